@@ -1,0 +1,40 @@
+/**
+ * The root Hono app: request ids, one error mapper, and the mounts of every
+ * face of Plinth (REST v1, MCP, OAuth, portal, approval pages, media files).
+ */
+import { Hono } from "hono";
+import { requestId } from "hono/request-id";
+import { approvalRoutes } from "./approvals/routes";
+import type { Deps } from "./core/context";
+import { AppError, httpStatus } from "./core/errors";
+import { mediaFileRoutes } from "./domains/cms/media-files";
+import { mcpRoutes } from "./mcp/routes";
+import { oauthRoutes } from "./oauth/routes";
+import { portalRoutes } from "./portal/routes";
+import { restRoutes } from "./rest/routes";
+
+export function createApp(deps: Deps) {
+  const app = new Hono();
+  app.use(requestId());
+  app.route("/api/v1", restRoutes(deps));
+  app.route("/", mcpRoutes(deps));
+  app.route("/", oauthRoutes(deps));
+  app.route("/approve", approvalRoutes(deps));
+  app.route("/media", mediaFileRoutes(deps));
+  app.route("/", portalRoutes(deps));
+
+  // The last line of defence: sub-apps map their own errors to their wire
+  // format; anything that reaches here still leaves as a clean response.
+  app.onError((err, c) => {
+    if (err instanceof AppError) {
+      return c.json({ success: false, message: err.message }, httpStatus[err.code]);
+    }
+    if (err instanceof Error && "getResponse" in err && typeof (err as any).getResponse === "function") {
+      return (err as any).getResponse();
+    }
+    console.error(`[${c.get("requestId")}] unhandled error:`, err instanceof Error ? err.stack : err);
+    return c.json({ success: false, message: "Internal server error" }, 500);
+  });
+  app.notFound((c) => c.json({ success: false, message: "Not found" }, 404));
+  return app;
+}

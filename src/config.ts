@@ -1,0 +1,97 @@
+/**
+ * Configuration from flags (`--port 9000`) or environment (PLINTH_PORT).
+ * Flags win. A bad value stops start-up with one line naming the setting.
+ */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  publicUrl: string;
+  /** REST requests per minute per key (or per client address when unauthenticated). */
+  rateLimit: number;
+  /** Approval link lifetime in days. */
+  approvalTtlDays: number;
+  /** Extra Host/Origin values accepted by the MCP endpoint (DNS-rebinding protection). */
+  allowedHosts: string[];
+  allowedOrigins: string[];
+  /** Largest media upload, in bytes. */
+  maxUploadBytes: number;
+}
+
+export class ConfigError extends Error {}
+
+type Source = Record<string, string | undefined>;
+
+function int(name: string, raw: string, min: number, max: number): number {
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function list(raw: string | undefined): string[] {
+  return (raw ?? "")
+    .split(",")
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
+}
+
+/** Parses `--name value` / `--name=value` flags into a map keyed by flag name. */
+export function parseFlags(argv: string[]): { flags: Record<string, string | true>; rest: string[] } {
+  const flags: Record<string, string | true> = {};
+  const rest: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a.startsWith("--")) {
+      const eq = a.indexOf("=");
+      if (eq > 0) flags[a.slice(2, eq)] = a.slice(eq + 1);
+      else if (i + 1 < argv.length && !argv[i + 1]!.startsWith("--")) flags[a.slice(2)] = argv[++i]!;
+      else flags[a.slice(2)] = true;
+    } else rest.push(a);
+  }
+  return { flags, rest };
+}
+
+export function loadConfig(flags: Record<string, string | true> = {}, env: Source = process.env): Config {
+  const get = (flag: string, envName: string): string | undefined => {
+    const f = flags[flag];
+    if (f === true) throw new ConfigError(`--${flag} needs a value`);
+    return f ?? env[envName];
+  };
+  const portRaw = get("port", "PLINTH_PORT");
+  const port = portRaw === undefined ? 8787 : int("PLINTH_PORT", portRaw, 0, 65535);
+  const host = get("host", "PLINTH_HOST") ?? "127.0.0.1";
+  if (!/^[A-Za-z0-9.:\-\[\]]+$/.test(host)) throw new ConfigError(`PLINTH_HOST is not a host name or address: "${host}"`);
+  const dataDir = get("data-dir", "PLINTH_DATA_DIR") ?? "./data";
+  if (!dataDir) throw new ConfigError("PLINTH_DATA_DIR must not be empty");
+  const publicRaw = get("public-url", "PLINTH_PUBLIC_URL");
+  let publicUrl = `http://localhost:${port}`;
+  if (publicRaw !== undefined) {
+    let u: URL;
+    try {
+      u = new URL(publicRaw);
+    } catch {
+      throw new ConfigError(`PLINTH_PUBLIC_URL is not a URL: "${publicRaw}"`);
+    }
+    if (u.protocol !== "http:" && u.protocol !== "https:")
+      throw new ConfigError(`PLINTH_PUBLIC_URL must be http or https: "${publicRaw}"`);
+    publicUrl = u.origin;
+  }
+  const rlRaw = get("rate-limit", "PLINTH_RATE_LIMIT");
+  const rateLimit = rlRaw === undefined ? 600 : int("PLINTH_RATE_LIMIT", rlRaw, 1, 1_000_000);
+  const ttlRaw = get("approval-ttl-days", "PLINTH_APPROVAL_TTL_DAYS");
+  const approvalTtlDays = ttlRaw === undefined ? 14 : int("PLINTH_APPROVAL_TTL_DAYS", ttlRaw, 1, 365);
+  const upRaw = get("max-upload-bytes", "PLINTH_MAX_UPLOAD_BYTES");
+  const maxUploadBytes = upRaw === undefined ? 10 * 1024 * 1024 : int("PLINTH_MAX_UPLOAD_BYTES", upRaw, 1024, 1024 * 1024 * 1024);
+  return {
+    port,
+    host,
+    dataDir,
+    publicUrl,
+    rateLimit,
+    approvalTtlDays,
+    allowedHosts: list(get("allowed-hosts", "PLINTH_ALLOWED_HOSTS")),
+    allowedOrigins: list(get("allowed-origins", "PLINTH_ALLOWED_ORIGINS")),
+    maxUploadBytes,
+  };
+}

@@ -1,0 +1,49 @@
+/**
+ * What every verb receives: the process-wide dependencies, and, for calls made
+ * on someone's behalf, who is acting (principal) and for which company.
+ */
+import type { Config } from "../config";
+import type { Role } from "../domains/accounts/tables";
+import type { Clock } from "./clock";
+import type { Db, Store } from "./db";
+
+export interface Deps {
+  store: Store;
+  db: Db;
+  config: Config;
+  clock: Clock;
+}
+
+export type CredentialKind = "mcp_key" | "oauth" | "session" | "cli" | "approval_link";
+
+export interface Credential {
+  kind: CredentialKind;
+  id: number;
+  name: string;
+}
+
+export interface CompanyAccess {
+  id: number;
+  name: string;
+  role: Role;
+}
+
+/** A resolved credential: the same shape whether it came from an API key, an OAuth token or a portal session. */
+export interface Principal {
+  userId: number;
+  credential: Credential;
+  /** Scopes fixed when the credential was issued. */
+  scopes: string[];
+  /** Companies the credential selected, intersected with live membership, ordered by id. */
+  companies: CompanyAccess[];
+  /** Stage every sites:write / media:write mutation as a pending change. */
+  requireCmsApproval: boolean;
+}
+
+export interface ActorContext {
+  deps: Deps;
+  principal: Principal;
+  /** The company this call acts for. */
+  company: CompanyAccess;
+  requestId: string;
+}

@@ -1,0 +1,8 @@
+import type { Domain } from "../../mcp/define";
+
+export const approvalsDomain: Domain = {
+  name: "approvals",
+  title: "Approvals",
+  description: "",
+  tools: [],
+};

@@ -1,0 +1,8 @@
+import type { Domain } from "../../mcp/define";
+
+export const brandingDomain: Domain = {
+  name: "branding",
+  title: "Branding",
+  description: "",
+  tools: [],
+};

@@ -1,0 +1,7 @@
+import { Hono } from "hono";
+import type { Deps } from "../../core/context";
+
+export function mediaFileRoutes(_deps: Deps) {
+  const app = new Hono();
+  return app;
+}

@@ -1,0 +1,182 @@
+/** Content: post types, posts (and their pending revisions), taxonomies, media, navigation, block templates. */
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { bool, createdAt, id, json, time, updatedAt } from "../../core/columns";
+import { users } from "../accounts/tables";
+import { sites } from "../sites/tables";
+
+/** Block content as stored; REST serves it JSON-encoded in PostDetail.content. */
+export interface BlockContent {
+  blocks: unknown[];
+  version: string;
+}
+
+export const postTypes = sqliteTable(
+  "post_types",
+  {
+    id: id(),
+    siteId: integer("site_id").notNull().references(() => sites.id, { onDelete: "cascade" }),
+    slug: text("slug").notNull(),
+    name: text("name").notNull(),
+    description: text("description"),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("post_types_site_slug").on(t.siteId, t.slug)],
+);
+
+export const POST_STATUSES = ["draft", "pending", "published", "rejected", "archived"] as const;
+export type PostStatus = (typeof POST_STATUSES)[number];
+
+export const posts = sqliteTable(
+  "posts",
+  {
+    id: id(),
+    siteId: integer("site_id").notNull().references(() => sites.id, { onDelete: "cascade" }),
+    postTypeId: integer("post_type_id").notNull().references(() => postTypes.id),
+    title: text("title").notNull(),
+    slug: text("slug").notNull(),
+    excerpt: text("excerpt"),
+    content: json<BlockContent>("content"),
+    coverImage: text("cover_image"),
+    ogImage: text("og_image"),
+    /** Workflow state; `published` is the public flag the REST API reads. */
+    status: text("status").$type<PostStatus>().notNull().default("draft"),
+    published: bool("published").notNull().default(false),
+    publishedAt: time("published_at"),
+    seoTitle: text("seo_title"),
+    seoDescription: text("seo_description"),
+    canonicalUrl: text("canonical_url"),
+    customCss: text("custom_css"),
+    customJs: text("custom_js"),
+    noIndex: bool("no_index"),
+    parentPostId: integer("parent_post_id"),
+    authorUserId: integer("author_user_id").references(() => users.id, { onDelete: "set null" }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("posts_site_slug").on(t.siteId, t.slug),
+    index("posts_site_pub").on(t.siteId, t.published, t.publishedAt),
+    index("posts_type").on(t.postTypeId),
+  ],
+);
+
+/**
+ * A proposed change to an already published post. The live row keeps being
+ * served until the revision's approval link is approved.
+ */
+export const postRevisions = sqliteTable(
+  "post_revisions",
+  {
+    id: id(),
+    postId: integer("post_id").notNull().references(() => posts.id, { onDelete: "cascade" }),
+    changes: json<Record<string, unknown>>("changes").notNull(),
+    status: text("status").notNull().default("pending"), // pending | applied | rejected | superseded
+    createdByUserId: integer("created_by_user_id"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("post_revisions_post").on(t.postId)],
+);
+
+export const categories = sqliteTable(
+  "categories",
+  {
+    id: id(),
+    siteId: integer("site_id").notNull().references(() => sites.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    slug: text("slug").notNull(),
+    description: text("description"),
+    color: text("color"),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("categories_site_slug").on(t.siteId, t.slug)],
+);
+
+export const tags = sqliteTable(
+  "tags",
+  {
+    id: id(),
+    siteId: integer("site_id").notNull().references(() => sites.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    slug: text("slug").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("tags_site_slug").on(t.siteId, t.slug)],
+);
+
+export const postCategories = sqliteTable(
+  "post_categories",
+  {
+    postId: integer("post_id").notNull().references(() => posts.id, { onDelete: "cascade" }),
+    categoryId: integer("category_id").notNull().references(() => categories.id),
+  },
+  (t) => [primaryKey({ columns: [t.postId, t.categoryId] }), index("post_categories_cat").on(t.categoryId)],
+);
+
+export const postTags = sqliteTable(
+  "post_tags",
+  {
+    postId: integer("post_id").notNull().references(() => posts.id, { onDelete: "cascade" }),
+    tagId: integer("tag_id").notNull().references(() => tags.id),
+  },
+  (t) => [primaryKey({ columns: [t.postId, t.tagId] }), index("post_tags_tag").on(t.tagId)],
+);
+
+export const media = sqliteTable(
+  "media",
+  {
+    id: id(),
+    siteId: integer("site_id").notNull().references(() => sites.id, { onDelete: "cascade" }),
+    filename: text("filename").notNull(),
+    mimeType: text("mime_type").notNull(),
+    url: text("url").notNull(),
+    /** Path under the data dir's media folder when the file is stored locally; null for registered URLs. */
+    storageKey: text("storage_key"),
+    thumbnailUrl: text("thumbnail_url"),
+    alt: text("alt"),
+    caption: text("caption"),
+    width: integer("width"),
+    height: integer("height"),
+    sizeBytes: integer("size_bytes"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("media_site_created").on(t.siteId, t.createdAt)],
+);
+
+export const navItems = sqliteTable(
+  "nav_items",
+  {
+    id: id(),
+    siteId: integer("site_id").notNull().references(() => sites.id, { onDelete: "cascade" }),
+    parentId: integer("parent_id"),
+    label: text("label").notNull(),
+    href: text("href").notNull(),
+    sortOrder: integer("sort_order").notNull().default(0),
+    openInNewTab: bool("open_in_new_tab").notNull().default(false),
+    isButton: bool("is_button").notNull().default(false),
+    description: text("description"),
+    icon: text("icon"),
+    featuredImage: text("featured_image"),
+    columnGroup: integer("column_group"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index("nav_site").on(t.siteId)],
+);
+
+export const blockTemplates = sqliteTable(
+  "block_templates",
+  {
+    id: id(),
+    siteId: integer("site_id").notNull().references(() => sites.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    slug: text("slug").notNull(),
+    description: text("description"),
+    content: json<BlockContent>("content").notNull(),
+    /** Approved content stays in `content`; a pending proposal waits in `draftContent`. */
+    draftContent: json<BlockContent>("draft_content"),
+    status: text("status").notNull().default("draft"), // draft | pending | published | rejected
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex("block_templates_site_slug").on(t.siteId, t.slug)],
+);

@@ -1,0 +1,8 @@
+import type { Domain } from "../../mcp/define";
+
+export const cmsDomain: Domain = {
+  name: "cms",
+  title: "Cms",
+  description: "",
+  tools: [],
+};

@@ -1,0 +1,8 @@
+import type { Domain } from "../../mcp/define";
+
+export const servicesDomain: Domain = {
+  name: "services",
+  title: "Services",
+  description: "",
+  tools: [],
+};

@@ -1,0 +1,8 @@
+import type { Domain } from "../../mcp/define";
+
+export const storeDomain: Domain = {
+  name: "store",
+  title: "Store",
+  description: "",
+  tools: [],
+};

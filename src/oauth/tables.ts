@@ -1,0 +1,73 @@
+/** OAuth 2.1 authorization server state: clients, codes, access and refresh tokens. Secrets are stored as SHA-256. */
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { createdAt, id, json, time } from "../core/columns";
+import { users } from "../domains/accounts/tables";
+
+export const oauthClients = sqliteTable("oauth_clients", {
+  /** Opaque id for registered clients, or the https URL of a Client ID Metadata Document. */
+  clientId: text("client_id").primaryKey(),
+  name: text("name"),
+  redirectUris: json<string[]>("redirect_uris").notNull(),
+  secretHash: text("secret_hash"),
+  tokenEndpointAuthMethod: text("token_endpoint_auth_method").notNull().default("none"),
+  metadata: json<Record<string, unknown>>("metadata"),
+  createdAt: createdAt(),
+});
+
+export const oauthCodes = sqliteTable(
+  "oauth_codes",
+  {
+    id: id(),
+    codeHash: text("code_hash").notNull(),
+    clientId: text("client_id").notNull(),
+    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    redirectUri: text("redirect_uri").notNull(),
+    codeChallenge: text("code_challenge").notNull(),
+    scopes: json<string[]>("scopes").notNull(),
+    companyIds: json<number[]>("company_ids").notNull(),
+    resource: text("resource"),
+    expiresAt: time("expires_at").notNull(),
+    usedAt: time("used_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("oauth_codes_hash").on(t.codeHash)],
+);
+
+/** Access tokens (svc_oauth_…). A family groups every token issued from one authorization. */
+export const oauthTokens = sqliteTable(
+  "oauth_tokens",
+  {
+    id: id(),
+    tokenHash: text("token_hash").notNull(),
+    familyId: text("family_id").notNull(),
+    clientId: text("client_id").notNull(),
+    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    scopes: json<string[]>("scopes").notNull(),
+    companyIds: json<number[]>("company_ids").notNull(),
+    resource: text("resource"),
+    expiresAt: time("expires_at").notNull(),
+    revokedAt: time("revoked_at"),
+    lastUsedAt: time("last_used_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("oauth_tokens_hash").on(t.tokenHash), index("oauth_tokens_family").on(t.familyId)],
+);
+
+export const oauthRefreshTokens = sqliteTable(
+  "oauth_refresh_tokens",
+  {
+    id: id(),
+    tokenHash: text("token_hash").notNull(),
+    familyId: text("family_id").notNull(),
+    clientId: text("client_id").notNull(),
+    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    scopes: json<string[]>("scopes").notNull(),
+    companyIds: json<number[]>("company_ids").notNull(),
+    resource: text("resource"),
+    expiresAt: time("expires_at").notNull(),
+    usedAt: time("used_at"),
+    revokedAt: time("revoked_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("oauth_refresh_hash").on(t.tokenHash), index("oauth_refresh_family").on(t.familyId)],
+);
