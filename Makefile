@@ -46,7 +46,8 @@ install: $(BUN) node_modules/.installed
 $(CURDIR)/.tools/node_modules/.bin/bun:
 	@echo "Installing Bun $(BUN_VERSION) from the npm registry into .tools/"
 	@mkdir -p .tools
-	@cd .tools && npm install --no-audit --no-fund --silent --no-save bun@$(BUN_VERSION) >/dev/null
+	@echo '{"private":true}' > .tools/package.json
+	@npm install --prefix .tools --no-audit --no-fund --silent --no-save bun@$(BUN_VERSION) >/dev/null
 	@test "$$($@ --version)" = "$(BUN_VERSION)"
 
 node_modules/.installed: package.json bun.lock $(BUN)

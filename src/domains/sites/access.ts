@@ -1,0 +1,21 @@
+/**
+ * Tenancy for everything site-scoped, decided here: a site is reachable by
+ * an actor only when it belongs to the company the call acts for. A site of
+ * another company answers exactly like a site that does not exist.
+ */
+import { and, eq } from "drizzle-orm";
+import type { ActorContext } from "../../core/context";
+import { notFound } from "../../core/errors";
+import { sites } from "./tables";
+
+export type SiteRow = typeof sites.$inferSelect;
+
+export function siteForActor(ctx: ActorContext, siteId: number): SiteRow {
+  const site = ctx.deps.db
+    .select()
+    .from(sites)
+    .where(and(eq(sites.id, siteId), eq(sites.companyId, ctx.company.id)))
+    .get();
+  if (!site) throw notFound(`Site ${siteId} not found in ${ctx.company.name}.`);
+  return site;
+}
