@@ -1,0 +1,76 @@
+/**
+ * The compiled executable: built with `bun build --compile`, copied alone into
+ * an empty folder, started there, and asked for one authenticated and one
+ * public endpoint. Proves migrations, seed and assets are embedded.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { copyFileSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const root = new URL("../..", import.meta.url).pathname;
+const dir = mkdtempSync(join(tmpdir(), "plinth-bin-"));
+let proc: ReturnType<typeof Bun.spawn> | undefined;
+let banner = "";
+let base = "";
+
+beforeAll(async () => {
+  const build = Bun.spawnSync(
+    [process.execPath, "build", "--compile", join(root, "src/main.ts"), "--outfile", join(dir, "build", "plinth")],
+    { cwd: root, stdout: "pipe", stderr: "pipe" },
+  );
+  expect(build.exitCode).toBe(0);
+  // Run it from a folder holding nothing but the executable.
+  const runDir = join(dir, "run");
+  Bun.spawnSync(["mkdir", "-p", runDir]);
+  copyFileSync(join(dir, "build", "plinth"), join(runDir, "plinth"));
+  Bun.spawnSync(["chmod", "+x", join(runDir, "plinth")]);
+  expect(readdirSync(runDir)).toEqual(["plinth"]);
+  proc = Bun.spawn([join(runDir, "plinth"), "--port", "0"], {
+    cwd: runDir,
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { PATH: "/usr/bin:/bin", HOME: runDir },
+  });
+  const reader = proc.stdout.getReader();
+  const deadline = Date.now() + 20_000;
+  while (!/curl .*config/.test(banner) && Date.now() < deadline) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    banner += new TextDecoder().decode(value);
+  }
+  base = /listening on (http:\/\/\S+)/.exec(banner)?.[1] ?? "";
+}, 60_000);
+
+afterAll(() => {
+  proc?.kill();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("compiled binary", () => {
+  test("starts from an empty folder, seeds the demo, prints credentials", () => {
+    expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(banner).toMatch(/svc_live_[0-9a-f]{64}/);
+    expect(banner).toMatch(/svc_mcp_[0-9a-f]{64}/);
+  });
+
+  test("serves an authenticated endpoint with the printed key", async () => {
+    const [, siteId, key] = /REST key \(site (\d+)\):\s+(svc_live_[0-9a-f]{64})/.exec(banner)!;
+    const res = await fetch(`${base}/api/v1/sites/${siteId}/posts?limit=2`, { headers: { "x-api-key": key! } });
+    expect(res.status).toBe(200);
+    const body: any = await res.json();
+    expect(body.success).toBe(true);
+    expect(body.data).toHaveLength(2);
+    const denied = await fetch(`${base}/api/v1/sites/${siteId}/posts`);
+    expect(denied.status).toBe(401);
+  });
+
+  test("serves a public endpoint without a key", async () => {
+    const [, siteId] = /REST key \(site (\d+)\)/.exec(banner)!;
+    const res = await fetch(`${base}/api/v1/sites/${siteId}/config`);
+    expect(res.status).toBe(200);
+    const body: any = await res.json();
+    expect(body.data.id).toBe(Number(siteId));
+    expect(typeof body.data.storeEnabled).toBe("boolean");
+  });
+});
