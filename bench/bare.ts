@@ -1,3 +1,4 @@
+export {};
 /**
  * The baseline: a bare Bun.serve that returns the very same bytes (and
  * content type) as the endpoint it stands beside. Usage: bun bench/bare.ts PORT BODYFILE CONTENT_TYPE

@@ -115,7 +115,7 @@ const whoami = await fetch(base + "/api/mcp", {
 const clientId = JSON.parse(whoami.result.content[0].text).defaultClientId;
 const rpc = (method: string, params: unknown) => JSON.stringify({ jsonrpc: "2.0", id: 1, method, params });
 
-const scenarios: Scenario[] = [
+const all: Scenario[] = [
   { name: "listPosts", method: "GET", path: `/api/v1/sites/${siteId}/posts?limit=20`, headers: auth },
   { name: "getPostBySlug", method: "GET", path: `/api/v1/sites/${siteId}/posts/${postSlug}`, headers: auth },
   { name: "listProducts", method: "GET", path: `/api/v1/sites/${siteId}/products`, headers: auth },
@@ -124,7 +124,8 @@ const scenarios: Scenario[] = [
   { name: "mcp tools/call whoami", method: "POST", path: "/api/mcp", headers: mcpHeaders, body: rpc("tools/call", { name: "whoami", arguments: {} }) },
   { name: "mcp tools/call read tool", method: "POST", path: "/api/mcp", headers: mcpHeaders, body: rpc("tools/call", { name: "sites_list", arguments: { clientId } }) },
   { name: "mcp tools/list (scope *)", method: "POST", path: "/api/mcp", headers: mcpHeaders, body: rpc("tools/list", {}) },
-].filter((s) => s.name.includes(ONLY));
+];
+const scenarios = all.filter((s) => s.name.includes(ONLY));
 
 interface Row { name: string; bytes: number; real: WrkResult[]; bare: WrkResult[]; c1: WrkResult }
 const rows: Row[] = [];

@@ -10,7 +10,7 @@ import { join } from "node:path";
 
 const root = new URL("../..", import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), "plinth-bin-"));
-let proc: ReturnType<typeof Bun.spawn> | undefined;
+let proc: Bun.Subprocess<"ignore", "pipe", "pipe"> | undefined;
 let banner = "";
 let base = "";
 
@@ -27,6 +27,7 @@ beforeAll(async () => {
   Bun.spawnSync(["chmod", "+x", join(runDir, "plinth")]);
   expect(readdirSync(runDir)).toEqual(["plinth"]);
   proc = Bun.spawn([join(runDir, "plinth"), "--port", "0"], {
+    stdin: "ignore",
     cwd: runDir,
     stdout: "pipe",
     stderr: "pipe",
