@@ -570,12 +570,14 @@ CREATE TABLE `oauth_clients` (
 	`secret_hash` text,
 	`token_endpoint_auth_method` text DEFAULT 'none' NOT NULL,
 	`metadata` text,
+	`fetched_at` integer,
 	`created_at` integer NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE `oauth_codes` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`code_hash` text NOT NULL,
+	`family_id` text NOT NULL,
 	`client_id` text NOT NULL,
 	`user_id` integer NOT NULL,
 	`redirect_uri` text NOT NULL,

@@ -11,6 +11,8 @@ export const oauthClients = sqliteTable("oauth_clients", {
   secretHash: text("secret_hash"),
   tokenEndpointAuthMethod: text("token_endpoint_auth_method").notNull().default("none"),
   metadata: json<Record<string, unknown>>("metadata"),
+  /** When a Client ID Metadata Document was last fetched; null for registered clients. */
+  fetchedAt: time("fetched_at"),
   createdAt: createdAt(),
 });
 
@@ -19,6 +21,8 @@ export const oauthCodes = sqliteTable(
   {
     id: id(),
     codeHash: text("code_hash").notNull(),
+    /** The token family this code starts; a replayed code revokes the whole family. */
+    familyId: text("family_id").notNull(),
     clientId: text("client_id").notNull(),
     userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
     redirectUri: text("redirect_uri").notNull(),
