@@ -76,6 +76,8 @@ export interface BooleanInput extends InputBase {
 /** http(s) absolute, site-relative (`/…`, `#…`, `?…`) or mailto:/tel: URLs. Nothing else (no javascript:, data:). */
 export interface UrlInput extends InputBase {
   kind: "url";
+  /** Only absolute https:// URLs (third-party frames). */
+  httpsOnly?: boolean;
 }
 /** `#rgb` or `#rrggbb`. */
 export interface ColorInput extends InputBase {
@@ -160,7 +162,12 @@ const bool = (description: string, def?: boolean): BooleanInput => ({
   description,
   ...(def !== undefined ? { default: def } : {}),
 });
-const url = (description: string): UrlInput => ({ kind: "url", required: false, description });
+const url = (description: string, o: { httpsOnly?: boolean } = {}): UrlInput => ({
+  kind: "url",
+  required: false,
+  description,
+  ...o,
+});
 const color = (description: string): ColorInput => ({ kind: "color", required: false, description });
 const slug = (description: string): SlugInput => ({ kind: "slug", required: false, description });
 const textList = (minItems: number, maxItems: number, itemMaxLength: number, description: string): TextListInput => ({
@@ -592,7 +599,7 @@ const DEFINITIONS: BlockDefinition[] = [
     category: "media",
     description: "Third-party content in a sandboxed frame: YouTube, Vimeo, maps, podcasts. Only https URLs.",
     inputs: {
-      url: req(url("The https URL of the embeddable page (e.g. https://www.youtube.com/embed/ID).")),
+      url: req(url("The https URL of the embeddable page (e.g. https://www.youtube.com/embed/ID).", { httpsOnly: true })),
       title: req(text(200, "Accessible title of the frame.", { minLength: 1 })),
       provider: enumOf(["youtube", "vimeo", "google-maps", "spotify", "other"], "Who serves the embed.", "other"),
       aspectRatio: enumOf(["16:9", "4:3", "1:1", "9:16"], "Frame aspect ratio.", "16:9"),
