@@ -1,0 +1,82 @@
+/**
+ * A small real world for verb-level tests: an in-memory store with the real
+ * migrations, two companies (the second one is "another tenant"), a site in
+ * each, and ActorContexts for any role and scope set. Verbs run exactly as
+ * the MCP adapter would call them.
+ */
+import { ManualClock } from "../../src/core/clock";
+import type { ActorContext, Deps } from "../../src/core/context";
+import { migrate, openStore } from "../../src/core/db";
+import { loadConfig } from "../../src/config";
+import { companies, memberships, users, type Role } from "../../src/domains/accounts/tables";
+import { sites } from "../../src/domains/sites/tables";
+import { eq } from "drizzle-orm";
+
+export interface World {
+  deps: Deps;
+  clock: ManualClock;
+  companyId: number;
+  otherCompanyId: number;
+  siteId: number;
+  /** A second site of the same company. */
+  site2Id: number;
+  /** A site of the other company. */
+  otherSiteId: number;
+  ctx(opts?: { role?: Role; scopes?: string[]; company?: "mine" | "other" }): ActorContext;
+  contentVersion(siteId: number): number;
+  close(): void;
+}
+
+export function makeWorld(): World {
+  const store = openStore(":memory:");
+  migrate(store.sqlite);
+  const clock = new ManualClock(Date.UTC(2025, 0, 15, 12, 0, 0));
+  const deps: Deps = { store, db: store.db, config: { ...loadConfig({}, {}), dataDir: ":memory:" }, clock };
+  const db = store.db;
+  const user = db.insert(users).values({ email: "owner@example.test", name: "Owner" }).returning().get();
+  const mine = db.insert(companies).values({ name: "Acme" }).returning().get();
+  const other = db.insert(companies).values({ name: "Rival" }).returning().get();
+  db.insert(memberships).values({ companyId: mine.id, userId: user.id, role: "owner" }).run();
+  const site = db.insert(sites).values({ companyId: mine.id, name: "Acme Shop" }).returning().get();
+  const site2 = db.insert(sites).values({ companyId: mine.id, name: "Acme Blog" }).returning().get();
+  const otherSite = db.insert(sites).values({ companyId: other.id, name: "Rival Shop" }).returning().get();
+  return {
+    deps,
+    clock,
+    companyId: mine.id,
+    otherCompanyId: other.id,
+    siteId: site.id,
+    site2Id: site2.id,
+    otherSiteId: otherSite.id,
+    ctx({ role = "owner", scopes = ["*"], company = "mine" } = {}) {
+      const c = company === "mine" ? { id: mine.id, name: mine.name, role } : { id: other.id, name: other.name, role };
+      return {
+        deps,
+        principal: {
+          userId: user.id,
+          credential: { kind: "mcp_key", id: 1, name: "test key" },
+          scopes,
+          companies: [c],
+          requireCmsApproval: false,
+        },
+        company: c,
+        requestId: "test",
+      };
+    },
+    contentVersion(siteId) {
+      return db.select({ v: sites.contentVersion }).from(sites).where(eq(sites.id, siteId)).get()!.v;
+    },
+    close: () => store.close(),
+  };
+}
+
+/** Runs `fn` and returns the AppError it throws (fails the test when it does not throw). */
+export async function errorOf(fn: () => unknown): Promise<{ code: string; message: string; details?: Record<string, unknown> }> {
+  try {
+    await fn();
+  } catch (e: any) {
+    if (e?.name !== "AppError") throw e;
+    return e;
+  }
+  throw new Error("expected an AppError, but the call succeeded");
+}
