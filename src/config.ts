@@ -16,6 +16,11 @@ export interface Config {
   allowedOrigins: string[];
   /** Largest media upload, in bytes. */
   maxUploadBytes: number;
+  /**
+   * Accept OAuth client ids that are http URLs on a loopback address (Client
+   * ID Metadata Documents served by a local test client). Off in production.
+   */
+  oauthDevLoopbackClientIds: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -93,5 +98,6 @@ export function loadConfig(flags: Record<string, string | true> = {}, env: Sourc
     allowedHosts: list(get("allowed-hosts", "PLINTH_ALLOWED_HOSTS")),
     allowedOrigins: list(get("allowed-origins", "PLINTH_ALLOWED_ORIGINS")),
     maxUploadBytes,
+    oauthDevLoopbackClientIds: get("oauth-dev-loopback-client-ids", "PLINTH_OAUTH_DEV_LOOPBACK_CLIENT_IDS") === "1",
   };
 }
