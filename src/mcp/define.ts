@@ -35,6 +35,10 @@ export interface ToolDef<I extends v.GenericSchema = v.GenericSchema, O = unknow
   readOnly: boolean;
   /** Deletes or irreversibly changes data. Never true for read-only tools. */
   destructive?: boolean;
+  /** Write tools only: calling again with the same input changes nothing more (MCP idempotentHint). */
+  idempotent?: boolean;
+  /** Reaches outside Plinth (sends email, calls a third party); MCP openWorldHint. Default false. */
+  openWorld?: boolean;
   /** Write tools that draft an entity and return an approval envelope. */
   approval?: ApprovalEntityType;
   /** Role needed beyond the default (viewer for reads, admin for writes). */

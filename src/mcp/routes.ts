@@ -1,7 +1,182 @@
+/**
+ * The HTTP face of the MCP endpoint (interface.md 4.2): `POST /api/mcp` and
+ * the protected-resource metadata. In order, a request passes: method (405),
+ * Host/Origin allow-lists (403, DNS-rebinding protection), the bearer
+ * credential (401), optional narrowing (400), body size (413), JSON (-32700),
+ * JSON-RPC shape (-32600), batch rules; then each message is served by the
+ * SDK (server.ts). Nothing here answers with a 500 for anything a client sent.
+ */
+import {
+  hostHeaderValidationResponse,
+  localhostAllowedHostnames,
+  originValidationResponse,
+} from "@modelcontextprotocol/server";
 import { Hono } from "hono";
+import type { Config } from "../config";
 import type { Deps } from "../core/context";
+import { domains } from "../domains";
+import { authenticate, protectedResourceMetadata, unauthorizedResponse } from "./auth";
+import type { McpEnv } from "./call";
+import { INVALID_PARAMS } from "./errors";
+import { parseNarrowing } from "./narrowing";
+import { buildRegistry, type Registry } from "./registry";
+import { dispatch } from "./server";
 
-export function mcpRoutes(_deps: Deps) {
-  const app = new Hono();
+/** JSON-RPC items per batch; more is refused as a whole. */
+export const MAX_BATCH = 100;
+
+/**
+ * Largest request body: a base64 media upload of `maxUploadBytes` grows by
+ * 4/3, plus room for the JSON around it; 15 MiB at the default 10 MiB upload.
+ * Bun.serve is given the same bound (src/server.ts).
+ */
+export function maxBodyBytes(config: Config) {
+  return Math.ceil(config.maxUploadBytes * 1.4) + 1024 * 1024;
+}
+
+let defaultRegistry: Registry | undefined;
+/** The registry of every domain, built (and checked) once per process. */
+export function registry(): Registry {
+  return (defaultRegistry ??= buildRegistry(domains));
+}
+
+function rpcError(status: number, code: number, message: string, id: unknown = null, headers?: Record<string, string>) {
+  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: validId(id) ? id : null }), {
+    status,
+    headers: { "content-type": "application/json", ...headers },
+  });
+}
+
+function validId(id: unknown): id is string | number {
+  return typeof id === "string" || (typeof id === "number" && Number.isFinite(id));
+}
+
+/** A JSON-RPC 2.0 request, notification or response object (shape only; the SDK checks params). */
+function isMessage(m: unknown): m is Record<string, unknown> {
+  if (typeof m !== "object" || m === null || Array.isArray(m)) return false;
+  const o = m as Record<string, unknown>;
+  if (o.jsonrpc !== "2.0") return false;
+  if (typeof o.method === "string") return o.id === undefined || validId(o.id);
+  return validId(o.id) && ("result" in o || "error" in o);
+}
+
+function hostnameOf(entry: string): string | null {
+  try {
+    return new URL(entry.includes("://") ? entry : `http://${entry}`).hostname;
+  } catch {
+    return null;
+  }
+}
+
+function allowLists(config: Config) {
+  const pub = hostnameOf(config.publicUrl);
+  const base = [...localhostAllowedHostnames(), ...(pub ? [pub] : [])];
+  const hosts = [...base, ...config.allowedHosts.map(hostnameOf).filter((h): h is string => !!h)];
+  const origins = [...base, ...config.allowedOrigins.map(hostnameOf).filter((h): h is string => !!h)];
+  return { hosts, origins };
+}
+
+/** The clientId a tools/call item names; whoami never takes one and is left out. */
+function batchClientId(m: Record<string, unknown>): { counts: boolean; value: unknown } {
+  if (m.method !== "tools/call") return { counts: false, value: undefined };
+  const p = m.params as Record<string, unknown> | undefined;
+  if (p?.name === "whoami") return { counts: false, value: undefined };
+  const args = p?.arguments as Record<string, unknown> | undefined;
+  return { counts: true, value: args && typeof args === "object" ? args.clientId : undefined };
+}
+
+export function mcpRoutes(deps: Deps, reg: Registry = registry()) {
+  const app = new Hono<{ Variables: { requestId: string } }>();
+  const { config } = deps;
+  let lists = { key: "", value: allowLists(config) };
+  const allowed = () => {
+    const key = config.publicUrl;
+    if (lists.key !== key) lists = { key, value: allowLists(config) };
+    return lists.value;
+  };
+
+  const metadata = (c: { json: (o: unknown) => Response }) => c.json(protectedResourceMetadata(config));
+  app.get("/.well-known/oauth-protected-resource", metadata);
+  app.get("/.well-known/oauth-protected-resource/api/mcp", metadata);
+
+  app.all("/api/mcp", async (c) => {
+    const req = c.req.raw;
+    if (req.method !== "POST")
+      // Stateless: no SSE stream to GET, no session to DELETE.
+      return rpcError(405, -32000, "Method not allowed: this endpoint accepts POST only.", null, { allow: "POST" });
+
+    const a = allowed();
+    const rejected = hostHeaderValidationResponse(req, a.hosts) ?? originValidationResponse(req, a.origins);
+    if (rejected) return rejected;
+
+    const principal = authenticate(deps, req.headers.get("authorization"));
+    if (!principal) return unauthorizedResponse(config);
+
+    const filter = parseNarrowing(req, new URL(req.url), reg);
+    if (typeof filter === "string") return rpcError(400, INVALID_PARAMS, filter);
+
+    if (!/^application\/json\s*(;|$)/i.test(req.headers.get("content-type") ?? ""))
+      return rpcError(415, -32000, "Unsupported Media Type: Content-Type must be application/json");
+    const limit = maxBodyBytes(config);
+    const declared = Number(req.headers.get("content-length") ?? "0");
+    if (declared > limit) return rpcError(413, -32000, `Request body too large: the limit is ${limit} bytes.`);
+    let text: string;
+    try {
+      text = await req.text();
+    } catch {
+      return rpcError(400, -32700, "Parse error: the request body could not be read");
+    }
+    if (Buffer.byteLength(text) > limit) return rpcError(413, -32000, `Request body too large: the limit is ${limit} bytes.`);
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return rpcError(400, -32700, "Parse error: the body is not valid JSON");
+    }
+
+    const env: McpEnv = { deps, principal, registry: reg, filter, requestId: c.get("requestId") ?? "" };
+
+    if (!Array.isArray(body)) {
+      if (!isMessage(body)) return rpcError(400, -32600, "Invalid Request: not a JSON-RPC 2.0 message", (body as any)?.id);
+      return dispatch(req, body, env);
+    }
+
+    if (body.length === 0) return rpcError(400, -32600, "Invalid Request: the batch is empty");
+    if (body.length > MAX_BATCH) return rpcError(400, -32600, `Invalid Request: a batch may hold at most ${MAX_BATCH} messages`);
+    const named = new Set<string>();
+    for (const m of body) {
+      if (!isMessage(m)) continue;
+      const { counts, value } = batchClientId(m);
+      if (counts) named.add(value === undefined ? "(none)" : JSON.stringify(value));
+    }
+    if (named.size > 1)
+      return rpcError(
+        400,
+        -32600,
+        `Invalid Request: every tools/call in a batch must use the same clientId (one company per batch); this batch uses ${[
+          ...named,
+        ].join(", ")}. Send one batch per company.`,
+      );
+    const answers: unknown[] = [];
+    for (const m of body) {
+      if (!isMessage(m)) {
+        answers.push({ jsonrpc: "2.0", error: { code: -32600, message: "Invalid Request: not a JSON-RPC 2.0 message" }, id: validId((m as any)?.id) ? (m as any).id : null });
+        continue;
+      }
+      const res = await dispatch(req, m, env);
+      const t = res.status === 202 ? "" : await res.text();
+      if (!t) continue;
+      try {
+        const parsed = JSON.parse(t);
+        if (Array.isArray(parsed)) answers.push(...parsed);
+        else answers.push(parsed);
+      } catch {
+        answers.push({ jsonrpc: "2.0", error: { code: -32603, message: "Internal error" }, id: validId(m.id) ? m.id : null });
+      }
+    }
+    if (answers.length === 0) return new Response(null, { status: 202 });
+    return c.json(answers);
+  });
+
   return app;
 }

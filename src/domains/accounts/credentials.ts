@@ -1,0 +1,122 @@
+/**
+ * Bearer credential → Principal, for both kinds the MCP endpoint accepts:
+ * portal API keys (`svc_mcp_` + 64 hex) and OAuth access tokens
+ * (`svc_oauth_` + 64 hex). Both are looked up by their SHA-256, checked for
+ * revocation and expiry against the injected clock, and resolve to the same
+ * shape. The companies a credential selected are intersected with the user's
+ * live memberships on every request, so removing a member cuts access at once.
+ *
+ * This runs on every MCP request, so the statements are prepared once per
+ * database and the last-used write is coalesced (at most one per credential
+ * per second).
+ */
+import { asc, eq, sql } from "drizzle-orm";
+import type { CompanyAccess, CredentialKind, Deps, Principal } from "../../core/context";
+import type { Db } from "../../core/db";
+import { hasShape, KEY_PREFIX, safeEqual, sha256Hex } from "../../core/secrets";
+import { oauthTokens } from "../../oauth/tables";
+import { companies, mcpKeys, memberships } from "./tables";
+
+function statements(db: Db) {
+  return {
+    key: db
+      .select({
+        id: mcpKeys.id,
+        userId: mcpKeys.userId,
+        name: mcpKeys.name,
+        secretHash: mcpKeys.secretHash,
+        scopes: mcpKeys.scopes,
+        companyIds: mcpKeys.companyIds,
+        requireCmsApproval: mcpKeys.requireCmsApproval,
+        expiresAt: mcpKeys.expiresAt,
+        revokedAt: mcpKeys.revokedAt,
+      })
+      .from(mcpKeys)
+      .where(eq(mcpKeys.secretHash, sql.placeholder("hash")))
+      .prepare(),
+    oauth: db
+      .select({
+        id: oauthTokens.id,
+        userId: oauthTokens.userId,
+        name: oauthTokens.clientId,
+        secretHash: oauthTokens.tokenHash,
+        scopes: oauthTokens.scopes,
+        companyIds: oauthTokens.companyIds,
+        expiresAt: oauthTokens.expiresAt,
+        revokedAt: oauthTokens.revokedAt,
+      })
+      .from(oauthTokens)
+      .where(eq(oauthTokens.tokenHash, sql.placeholder("hash")))
+      .prepare(),
+    companies: db
+      .select({ id: companies.id, name: companies.name, role: memberships.role })
+      .from(memberships)
+      .innerJoin(companies, eq(companies.id, memberships.companyId))
+      .where(eq(memberships.userId, sql.placeholder("userId")))
+      .orderBy(asc(companies.id))
+      .prepare(),
+  };
+}
+
+const prepared = new WeakMap<Db, ReturnType<typeof statements>>();
+function stmts(db: Db) {
+  let s = prepared.get(db);
+  if (!s) prepared.set(db, (s = statements(db)));
+  return s;
+}
+
+/** Last write per credential, per database: "<kind>:<id>" → epoch ms. */
+const lastTouched = new WeakMap<Db, Map<string, number>>();
+const TOUCH_EVERY_MS = 1000;
+
+function touch(deps: Deps, kind: CredentialKind, id: number) {
+  let m = lastTouched.get(deps.db);
+  if (!m) lastTouched.set(deps.db, (m = new Map()));
+  const k = `${kind}:${id}`;
+  const now = deps.clock.ms();
+  const prev = m.get(k);
+  if (prev !== undefined && now - prev < TOUCH_EVERY_MS && now >= prev) return;
+  m.set(k, now);
+  const at = new Date(now);
+  if (kind === "mcp_key") deps.db.update(mcpKeys).set({ lastUsedAt: at }).where(eq(mcpKeys.id, id)).run();
+  else deps.db.update(oauthTokens).set({ lastUsedAt: at }).where(eq(oauthTokens.id, id)).run();
+}
+
+/** The companies a credential selected that the user still belongs to, ordered by id. */
+export function reachableCompanies(deps: Deps, userId: number, selected: readonly number[]): CompanyAccess[] {
+  if (selected.length === 0) return [];
+  const want = new Set(selected);
+  return stmts(deps.db)
+    .companies.all({ userId })
+    .filter((c) => want.has(c.id));
+}
+
+/**
+ * Resolves an `Authorization: Bearer` token. Returns null for anything that
+ * is not a live credential: wrong prefix or length, unknown, revoked, expired.
+ * The caller answers all of these the same way (401), so nothing here tells
+ * a guesser which one it was.
+ */
+export function resolveBearer(deps: Deps, token: string): Principal | null {
+  let kind: CredentialKind;
+  if (hasShape(token, KEY_PREFIX.mcp)) kind = "mcp_key";
+  else if (hasShape(token, KEY_PREFIX.oauth)) kind = "oauth";
+  else return null;
+  const hash = sha256Hex(token);
+  const s = stmts(deps.db);
+  const row = kind === "mcp_key" ? s.key.get({ hash }) : s.oauth.get({ hash });
+  // The index lookup found the row by hash; comparing again in constant time
+  // costs nothing and keeps the check independent of how SQLite compares.
+  if (!row || !safeEqual(row.secretHash, hash)) return null;
+  if (row.revokedAt) return null;
+  const now = deps.clock.ms();
+  if (row.expiresAt && row.expiresAt.getTime() <= now) return null;
+  touch(deps, kind, row.id);
+  return {
+    userId: row.userId,
+    credential: { kind, id: row.id, name: row.name },
+    scopes: row.scopes,
+    companies: reachableCompanies(deps, row.userId, row.companyIds),
+    requireCmsApproval: "requireCmsApproval" in row ? Boolean(row.requireCmsApproval) : false,
+  };
+}

@@ -1,0 +1,195 @@
+/**
+ * People, companies, memberships and MCP API keys: the verbs the CLI, the
+ * portal and the test fixtures share. These run as the operator (CLI) or
+ * the signed-in user (portal), not through a tool call, so they take Deps,
+ * not an ActorContext; the caller decides who may run them.
+ */
+import { and, asc, eq, inArray, isNull } from "drizzle-orm";
+import type { Deps } from "../../core/context";
+import { conflict, invalid, notFound } from "../../core/errors";
+import { isGrantable } from "../../core/scopes";
+import { KEY_PREFIX, mintSecret } from "../../core/secrets";
+import { companies, mcpKeys, memberships, ROLES, users, type Role } from "./tables";
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export function normaliseEmail(email: string): string {
+  const e = email.trim().toLowerCase();
+  if (e.length > 254 || !EMAIL.test(e)) throw invalid(`Not an email address: "${email}".`);
+  return e;
+}
+
+export function isRole(r: string): r is Role {
+  return (ROLES as readonly string[]).includes(r);
+}
+
+export async function createUser(
+  deps: Deps,
+  input: { email: string; password?: string; name?: string },
+): Promise<{ id: number; email: string }> {
+  const email = normaliseEmail(input.email);
+  if (input.password !== undefined && input.password.length < 8)
+    throw invalid("The password must be at least 8 characters long.");
+  const existing = deps.db.select({ id: users.id }).from(users).where(eq(users.email, email)).get();
+  if (existing) throw conflict(`A user with email ${email} already exists.`);
+  const passwordHash =
+    input.password === undefined ? null : await Bun.password.hash(input.password, { algorithm: "argon2id" });
+  const row = deps.db
+    .insert(users)
+    .values({ email, name: input.name ?? null, passwordHash, createdAt: deps.clock.now() })
+    .returning({ id: users.id, email: users.email })
+    .get();
+  return row;
+}
+
+export async function verifyPassword(deps: Deps, email: string, password: string): Promise<number | null> {
+  const row = deps.db
+    .select({ id: users.id, hash: users.passwordHash })
+    .from(users)
+    .where(eq(users.email, email.trim().toLowerCase()))
+    .get();
+  if (!row?.hash) return null;
+  return (await Bun.password.verify(password, row.hash)) ? row.id : null;
+}
+
+export function userByEmail(deps: Deps, email: string) {
+  const row = deps.db.select().from(users).where(eq(users.email, normaliseEmail(email))).get();
+  if (!row) throw notFound(`No user with email ${email.trim().toLowerCase()}.`);
+  return row;
+}
+
+export function createCompany(deps: Deps, input: { name: string; ownerUserId?: number }): { id: number; name: string } {
+  const name = input.name.trim();
+  if (!name || name.length > 200) throw invalid("A company name must be 1 to 200 characters.");
+  return deps.db.transaction((tx) => {
+    const row = tx
+      .insert(companies)
+      .values({ name, createdAt: deps.clock.now() })
+      .returning({ id: companies.id, name: companies.name })
+      .get();
+    if (input.ownerUserId !== undefined) {
+      const u = tx.select({ id: users.id }).from(users).where(eq(users.id, input.ownerUserId)).get();
+      if (!u) throw notFound(`No user with id ${input.ownerUserId}.`);
+      tx.insert(memberships)
+        .values({ companyId: row.id, userId: input.ownerUserId, role: "owner", createdAt: deps.clock.now() })
+        .run();
+    }
+    return row;
+  });
+}
+
+/** Adds the user to the company, or changes their role when already a member. */
+export function addMember(deps: Deps, companyId: number, userId: number, role: Role) {
+  if (!isRole(role)) throw invalid(`Role must be one of ${ROLES.join(", ")}.`);
+  const c = deps.db.select({ id: companies.id }).from(companies).where(eq(companies.id, companyId)).get();
+  if (!c) throw notFound(`No company with id ${companyId}.`);
+  const u = deps.db.select({ id: users.id }).from(users).where(eq(users.id, userId)).get();
+  if (!u) throw notFound(`No user with id ${userId}.`);
+  deps.db
+    .insert(memberships)
+    .values({ companyId, userId, role, createdAt: deps.clock.now() })
+    .onConflictDoUpdate({ target: [memberships.companyId, memberships.userId], set: { role } })
+    .run();
+}
+
+/** Removing a member takes effect on that user's very next MCP request. */
+export function removeMember(deps: Deps, companyId: number, userId: number): boolean {
+  const where = and(eq(memberships.companyId, companyId), eq(memberships.userId, userId));
+  const found = deps.db.select({ u: memberships.userId }).from(memberships).where(where).get();
+  if (found) deps.db.delete(memberships).where(where).run();
+  return !!found;
+}
+
+export function membershipsOf(deps: Deps, userId: number) {
+  return deps.db
+    .select({ id: companies.id, name: companies.name, role: memberships.role })
+    .from(memberships)
+    .innerJoin(companies, eq(companies.id, memberships.companyId))
+    .where(eq(memberships.userId, userId))
+    .orderBy(asc(companies.id))
+    .all();
+}
+
+export interface MintKeyInput {
+  userId: number;
+  scopes: string[];
+  /** Companies the key may reach; must be companies the user belongs to now. */
+  companyIds: number[];
+  requireCmsApproval?: boolean;
+  expiresAt?: Date;
+  name?: string;
+}
+
+/** Mints a portal API key. The secret is returned once; only its SHA-256 is stored. */
+export function mintMcpKey(deps: Deps, input: MintKeyInput): { id: number; key: string } {
+  const scopes = [...new Set(input.scopes.map((s) => s.trim()).filter(Boolean))];
+  if (scopes.length === 0) throw invalid("A key needs at least one scope.");
+  const bad = scopes.filter((s) => !isGrantable(s));
+  if (bad.length) throw invalid(`Unknown scope${bad.length > 1 ? "s" : ""}: ${bad.join(", ")}.`);
+  const companyIds = [...new Set(input.companyIds)].sort((a, b) => a - b);
+  for (const id of companyIds) if (!Number.isSafeInteger(id) || id <= 0) throw invalid(`Not a company id: ${id}.`);
+  if (companyIds.length) {
+    const mine = new Set(
+      deps.db
+        .select({ id: memberships.companyId })
+        .from(memberships)
+        .where(and(eq(memberships.userId, input.userId), inArray(memberships.companyId, companyIds)))
+        .all()
+        .map((r) => r.id),
+    );
+    const foreign = companyIds.filter((id) => !mine.has(id));
+    if (foreign.length) throw invalid(`The user is not a member of company ${foreign.join(", ")}.`);
+  }
+  if (input.expiresAt && input.expiresAt.getTime() <= deps.clock.ms()) throw invalid("The expiry date is in the past.");
+  const name = (input.name ?? "MCP key").trim().slice(0, 200) || "MCP key";
+  const { secret, hash, hint } = mintSecret(KEY_PREFIX.mcp);
+  const row = deps.db
+    .insert(mcpKeys)
+    .values({
+      userId: input.userId,
+      name,
+      hint,
+      secretHash: hash,
+      scopes,
+      companyIds,
+      requireCmsApproval: input.requireCmsApproval ?? false,
+      expiresAt: input.expiresAt ?? null,
+      createdAt: deps.clock.now(),
+    })
+    .returning({ id: mcpKeys.id })
+    .get();
+  return { id: row.id, key: secret };
+}
+
+/** Revokes a key (keeping the first revocation time); false when no such key exists. */
+export function revokeMcpKey(deps: Deps, id: number): boolean {
+  const found = deps.db.select({ id: mcpKeys.id }).from(mcpKeys).where(eq(mcpKeys.id, id)).get();
+  if (!found) return false;
+  deps.db
+    .update(mcpKeys)
+    .set({ revokedAt: deps.clock.now() })
+    .where(and(eq(mcpKeys.id, id), isNull(mcpKeys.revokedAt)))
+    .run();
+  return true;
+}
+
+/** Keys of a user, without secrets (only the stored hint). */
+export function listMcpKeys(deps: Deps, userId: number) {
+  return deps.db
+    .select({
+      id: mcpKeys.id,
+      name: mcpKeys.name,
+      hint: mcpKeys.hint,
+      scopes: mcpKeys.scopes,
+      companyIds: mcpKeys.companyIds,
+      requireCmsApproval: mcpKeys.requireCmsApproval,
+      expiresAt: mcpKeys.expiresAt,
+      revokedAt: mcpKeys.revokedAt,
+      lastUsedAt: mcpKeys.lastUsedAt,
+      createdAt: mcpKeys.createdAt,
+    })
+    .from(mcpKeys)
+    .where(eq(mcpKeys.userId, userId))
+    .orderBy(asc(mcpKeys.id))
+    .all();
+}

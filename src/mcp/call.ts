@@ -1,0 +1,106 @@
+/**
+ * From a tools/call or resources/read request to a result: find the tool
+ * among those visible to this caller, settle the company from `clientId`,
+ * validate the input, and hand over to `executeTool`. Protocol-agnostic: the
+ * SDK server (server.ts) calls these with the per-request environment.
+ */
+import { ProtocolError } from "@modelcontextprotocol/server";
+import * as v from "valibot";
+import type { ActorContext, CompanyAccess, Deps, Principal } from "../core/context";
+import { covers } from "../core/scopes";
+import type { ResourceDef } from "./define";
+import { INVALID_PARAMS, issuesMessage, mapToolError, toolError, toolOk, type ToolResult } from "./errors";
+import { executeTool } from "./execute";
+import type { Registry, ToolFilter } from "./registry";
+
+/** Everything a request's handlers need; built once per HTTP request. */
+export interface McpEnv {
+  deps: Deps;
+  principal: Principal;
+  registry: Registry;
+  filter: ToolFilter;
+  requestId: string;
+}
+
+/** Stand-in company for whoami on a connection that reaches none: it is never used to read or write. */
+const NO_COMPANY: CompanyAccess = Object.freeze({ id: 0, name: "", role: "viewer" as const });
+
+function describe(c: CompanyAccess) {
+  return `${c.id} "${c.name}" (${c.role})`;
+}
+
+/**
+ * The company a call acts for, or the message telling the model what to
+ * pass. A clientId outside the reachable set gets the same answer whether or
+ * not such a company exists.
+ */
+export function resolveCompany(p: Principal, clientId: unknown): CompanyAccess | string {
+  const n = p.companies.length;
+  if (n === 0)
+    return "This credential cannot act for any company: it selected none, or the user is no longer a member of those it selected. Ask the user to re-authorize with a company they belong to.";
+  if (clientId === undefined || clientId === null) {
+    if (n === 1) return p.companies[0]!;
+    return `clientId is required: this credential can act for ${n} companies: ${p.companies
+      .map(describe)
+      .join(", ")}. Pass clientId with one of these ids.`;
+  }
+  if (typeof clientId !== "number" || !Number.isSafeInteger(clientId))
+    return `clientId must be an integer company id; this credential can act for: ${p.companies.map(describe).join(", ")}.`;
+  const c = p.companies.find((x) => x.id === clientId);
+  if (!c)
+    return `clientId ${clientId} is not a company this credential can act for; it can act for: ${p.companies
+      .map(describe)
+      .join(", ")}.`;
+  return c;
+}
+
+function isPlainObject(x: unknown): x is Record<string, unknown> {
+  return typeof x === "object" && x !== null && !Array.isArray(x);
+}
+
+export function unknownTool(name: unknown): ProtocolError {
+  return new ProtocolError(INVALID_PARAMS, `Unknown tool: ${String(name).slice(0, 200)}`);
+}
+
+export async function callTool(env: McpEnv, name: string, args: unknown): Promise<ToolResult> {
+  const reg = env.registry.byName.get(name);
+  // A tool the caller may not see answers exactly like one that does not exist.
+  if (!reg || !env.registry.isVisible(reg.def, env.principal, env.filter)) throw unknownTool(name);
+  const tool = reg.def;
+  if (args !== undefined && !isPlainObject(args)) return toolError("Invalid arguments: arguments must be a JSON object.");
+  const { clientId, ...rest } = (args ?? {}) as Record<string, unknown>;
+  let company: CompanyAccess;
+  if (tool.companyFree) {
+    company = env.principal.companies[0] ?? NO_COMPANY;
+  } else {
+    const c = resolveCompany(env.principal, clientId);
+    if (typeof c === "string") return toolError(c);
+    company = c;
+  }
+  const parsed = v.safeParse(tool.input, tool.companyFree ? (args ?? {}) : rest);
+  if (!parsed.success) return toolError(issuesMessage(parsed.issues));
+  const ctx: ActorContext = { deps: env.deps, principal: env.principal, company, requestId: env.requestId };
+  try {
+    return toolOk(await executeTool(ctx, tool, parsed.output));
+  } catch (e) {
+    return mapToolError(e, env.requestId);
+  }
+}
+
+export function visibleResource(env: McpEnv, uri: string): ResourceDef | undefined {
+  return env.registry.visibleResources(env.principal).find((r) => r.uri === uri);
+}
+
+export async function readResource(env: McpEnv, uri: string) {
+  const r = visibleResource(env, uri);
+  if (!r || !covers(env.principal.scopes, r.scope)) throw new ProtocolError(-32002, `Resource not found: ${uri.slice(0, 200)}`);
+  const company = env.principal.companies.length === 1 ? env.principal.companies[0] : undefined;
+  let text: string;
+  try {
+    text = await r.read({ deps: env.deps, principal: env.principal, company });
+  } catch (e) {
+    const mapped = mapToolError(e, env.requestId);
+    throw new ProtocolError(INVALID_PARAMS, mapped.content[0]!.text);
+  }
+  return { contents: [{ uri: r.uri, mimeType: r.mimeType, text }] };
+}

@@ -1,0 +1,41 @@
+/**
+ * Optional narrowing of what a connection sees, beyond the spec: 450 tools
+ * overwhelm most clients. `X-MCP-Toolsets: cms,store` (or `?toolsets=cms,store`)
+ * keeps only those toolsets; `X-MCP-Readonly: true` (or `?readonly=1`) keeps
+ * only read-only tools. whoami always stays. Narrowed-away tools are not
+ * registered for the request: calling one answers like an unknown tool.
+ */
+import { NO_FILTER, type Registry, type ToolFilter } from "./registry";
+
+const TRUE = new Set(["1", "true", "yes", "on"]);
+const FALSE = new Set(["", "0", "false", "no", "off"]);
+
+/** Returns the filter, or a message naming what is wrong with the request's narrowing. */
+export function parseNarrowing(req: Request, url: URL, registry: Registry): ToolFilter | string {
+  const rawSets = req.headers.get("x-mcp-toolsets") ?? url.searchParams.get("toolsets");
+  const rawRo = req.headers.get("x-mcp-readonly") ?? url.searchParams.get("readonly");
+  if (rawSets === null && rawRo === null) return NO_FILTER;
+  let readOnly = false;
+  if (rawRo !== null) {
+    const r = rawRo.trim().toLowerCase();
+    if (TRUE.has(r)) readOnly = true;
+    else if (!FALSE.has(r)) return `X-MCP-Readonly must be true or false, got "${rawRo.slice(0, 40)}".`;
+  }
+  let toolsets: Set<string> | null = null;
+  if (rawSets !== null) {
+    const names = rawSets
+      .split(",")
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean);
+    if (names.length && !(names.length === 1 && (names[0] === "all" || names[0] === "*"))) {
+      const known = new Set(registry.toolsets.map((t) => t.name));
+      const unknown = names.filter((n) => !known.has(n));
+      if (unknown.length)
+        return `Unknown toolset${unknown.length > 1 ? "s" : ""} ${unknown
+          .map((u) => `"${u.slice(0, 40)}"`)
+          .join(", ")} in X-MCP-Toolsets; known toolsets: ${[...known].join(", ")}.`;
+      toolsets = new Set(names);
+    }
+  }
+  return { toolsets, readOnly };
+}

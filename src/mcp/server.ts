@@ -1,0 +1,113 @@
+/**
+ * The MCP protocol layer, built on the official SDK (@modelcontextprotocol/server 2.x).
+ *
+ * Design (measured; see docs/mcp.md): per HTTP request we build a low-level
+ * SDK `Server` with exactly four handlers (tools/list, tools/call,
+ * resources/list, resources/read) that close over that request's
+ * environment (deps, resolved Principal, registry, narrowing). Registering
+ * four closures is cheap; building an McpServer with 450 registered tools per
+ * request would not be. Everything heavy (JSON Schemas, list entries) lives
+ * in the registry, computed at start-up.
+ *
+ * Both protocol eras go through the SDK:
+ *  - 2026-07-28 requests (per-request `_meta` envelope): `createMcpHandler`
+ *    with `legacy: 'reject'`, JSON responses.
+ *  - 2025-era requests (initialize handshake, protocol 2025-03-26..2025-11-25):
+ *    the SDK's `WebStandardStreamableHTTPServerTransport` in stateless,
+ *    JSON-response mode (`sessionIdGenerator: undefined`,
+ *    `enableJsonResponse: true`). The SDK's own legacy fallback would answer
+ *    over SSE; interface.md 4.2 asks for JSON responses.
+ * The era is decided by the SDK's own `isLegacyRequest` predicate.
+ */
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  Server,
+  WebStandardStreamableHTTPServerTransport,
+  type AuthInfo,
+  type McpRequestContext,
+} from "@modelcontextprotocol/server";
+import { callTool, readResource, type McpEnv } from "./call";
+
+export const SERVER_INFO = { name: "plinth", title: "Plinth", version: "0.1.0" };
+
+const INSTRUCTIONS =
+  "Plinth: content, commerce and portal tools. Call whoami first: it lists the companies (clients) this " +
+  "credential can act for and its scopes. When it can act for more than one company, pass clientId on every " +
+  "other tool call. Read the blocks://schema resource before writing post content.";
+
+function envOf(auth: AuthInfo | undefined): McpEnv {
+  const env = auth?.extra?.plinth as McpEnv | undefined;
+  // The route only dispatches after authentication; reaching here without an
+  // environment is a wiring bug, not a client error.
+  if (!env) throw new Error("MCP request dispatched without an authenticated environment");
+  return env;
+}
+
+/** The per-request SDK server: four handlers closing over this request's environment. */
+export function makeServer(env: McpEnv): Server {
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
+    instructions: INSTRUCTIONS,
+  });
+  server.setRequestHandler("tools/list", () => env.registry.listResult(env.principal, env.filter) as never);
+  server.setRequestHandler("tools/call", (req) => callTool(env, req.params.name, req.params.arguments) as never);
+  server.setRequestHandler("resources/list", () => ({
+    resources: env.registry.visibleResources(env.principal).map((r) => ({
+      uri: r.uri,
+      name: r.name,
+      description: r.description,
+      mimeType: r.mimeType,
+    })),
+  }));
+  server.setRequestHandler("resources/read", (req) => readResource(env, req.params.uri));
+  return server;
+}
+
+function factory(ctx: McpRequestContext) {
+  return makeServer(envOf(ctx.authInfo));
+}
+
+// One modern handler per process: it holds no per-request state of its own
+// (the factory builds a Server per request from the auth info it is given).
+let modernHandler: ReturnType<typeof createMcpHandler> | undefined;
+function modern() {
+  return (modernHandler ??= createMcpHandler(factory, {
+    legacy: "reject",
+    responseMode: "auto",
+    onerror: () => {}, // rejections are answered on the wire; nothing to log
+  }));
+}
+
+function authInfo(env: McpEnv): AuthInfo {
+  const p = env.principal;
+  return {
+    // Never the secret itself: handlers have no use for it and it must not travel further.
+    token: `${p.credential.kind}:${p.credential.id}`,
+    clientId: p.credential.kind === "oauth" ? p.credential.name : `mcp_key:${p.credential.id}`,
+    scopes: p.scopes,
+    extra: { plinth: env },
+  };
+}
+
+async function serveLegacy(request: Request, message: unknown, auth: AuthInfo): Promise<Response> {
+  const server = factory({ era: "legacy", authInfo: auth, requestInfo: request });
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(request, { authInfo: auth, parsedBody: message });
+  } finally {
+    transport.close().catch(() => {});
+    server.close().catch(() => {});
+  }
+}
+
+/**
+ * Serves one parsed JSON-RPC message (never a batch: the route splits those)
+ * through the SDK, in whichever era the message belongs to.
+ */
+export async function dispatch(request: Request, message: unknown, env: McpEnv): Promise<Response> {
+  const auth = authInfo(env);
+  if (await isLegacyRequest(request, message)) return serveLegacy(request, message, auth);
+  return modern().fetch(request, { authInfo: auth, parsedBody: message });
+}
