@@ -92,6 +92,7 @@ export function inputJsonSchema(tool: ToolDef): JsonSchema {
     fail(`tool ${tool.name}`, `its input schema cannot be expressed as JSON Schema (${(e as Error).message})`);
   }
   delete schema.$schema;
+  if (Array.isArray(schema.required) && schema.required.length === 0) delete schema.required;
   if (schema.type !== "object") fail(`tool ${tool.name}`, "its input must be a valibot object schema");
   return schema;
 }

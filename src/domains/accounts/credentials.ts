@@ -42,6 +42,7 @@ function statements(db: Db) {
         secretHash: oauthTokens.tokenHash,
         scopes: oauthTokens.scopes,
         companyIds: oauthTokens.companyIds,
+        resource: oauthTokens.resource,
         expiresAt: oauthTokens.expiresAt,
         revokedAt: oauthTokens.revokedAt,
       })
@@ -91,6 +92,13 @@ export function reachableCompanies(deps: Deps, userId: number, selected: readonl
     .filter((c) => want.has(c.id));
 }
 
+/** The MCP endpoint's resource identifiers: `{portal_url}/api/mcp`, and the bare origin some clients send. */
+function isThisResource(deps: Deps, resource: string): boolean {
+  const base = deps.config.publicUrl.replace(/\/+$/, "");
+  const r = resource.replace(/\/+$/, "");
+  return r === `${base}/api/mcp` || r === base;
+}
+
 /**
  * Resolves an `Authorization: Bearer` token. Returns null for anything that
  * is not a live credential: wrong prefix or length, unknown, revoked, expired.
@@ -111,6 +119,8 @@ export function resolveBearer(deps: Deps, token: string): Principal | null {
   if (row.revokedAt) return null;
   const now = deps.clock.ms();
   if (row.expiresAt && row.expiresAt.getTime() <= now) return null;
+  // An OAuth token bound (RFC 8707) to another resource is not for us.
+  if ("resource" in row && row.resource && !isThisResource(deps, row.resource)) return null;
   touch(deps, kind, row.id);
   return {
     userId: row.userId,

@@ -1,6 +1,11 @@
-/** The accounts toolset: whoami, the one tool every credential has. */
+/**
+ * The always-available surface every credential has, whatever its scopes:
+ * the whoami tool and the blocks://schema resource (interface.md 4.2, 5.3
+ * "(unscoped)"). They live together here because they share that rule.
+ */
 import * as v from "valibot";
-import { defineTool, type Domain } from "../../mcp/define";
+import { blockSchemaMarkdown } from "../blocks/markdown";
+import { defineResource, defineTool, type Domain } from "../../mcp/define";
 
 /**
  * whoami (interface.md 2.7). `client` and `defaultClientId` name the first
@@ -34,9 +39,21 @@ export const whoami = defineTool({
   },
 });
 
+export const blocksSchemaResource = defineResource({
+  uri: "blocks://schema",
+  name: "Block type reference",
+  description:
+    "The full block-type reference as Markdown: every block type, its inputs and constraints, and a complete " +
+    "post body. Read it before posts_create or posts_update.",
+  mimeType: "text/markdown",
+  scope: null,
+  read: () => blockSchemaMarkdown(),
+});
+
 export const accountsDomain: Domain = {
   name: "accounts",
   title: "Accounts",
-  description: "Who the connection acts as: user, reachable companies and granted scopes.",
+  description: "Who the connection acts as: user, reachable companies and granted scopes; the block reference.",
   tools: [whoami],
+  resources: [blocksSchemaResource],
 };

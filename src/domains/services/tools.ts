@@ -1,8 +1,90 @@
-import type { Domain } from "../../mcp/define";
+/** The services toolset: the agency's service catalogue and service requests. */
+import * as v from "valibot";
+import { notFound } from "../../core/errors";
+import { pageInput } from "../../core/pagination";
+import { defineResource, defineTool, type Domain } from "../../mcp/define";
+import { createServiceRequest, getService, listServiceRequests, listServices } from "./verbs";
+
+const id = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(Number.MAX_SAFE_INTEGER));
+
+export const serviceCatalogList = defineTool({
+  name: "service_catalog_list",
+  toolset: "services",
+  scope: "services:read",
+  readOnly: true,
+  title: "List services",
+  description:
+    "List the services your agency offers this company (name, description, price in cents and billing unit). " +
+    "Use it before service_requests_create to find the serviceId. Multi-company connections use this in place " +
+    "of the catalog://services resource.",
+  input: v.object({
+    includeInactive: v.optional(v.boolean(), false),
+  }),
+  run: (ctx, input) => listServices(ctx, input),
+});
+
+export const serviceCatalogGet = defineTool({
+  name: "service_catalog_get",
+  toolset: "services",
+  scope: "services:read",
+  readOnly: true,
+  title: "Get a service",
+  description: "Get one service of the company's catalogue by id, with its price in cents and billing unit.",
+  input: v.object({ serviceId: id }),
+  run: (ctx, input) => getService(ctx, input.serviceId),
+});
+
+export const serviceRequestsList = defineTool({
+  name: "service_requests_list",
+  toolset: "services",
+  scope: "services:read",
+  readOnly: true,
+  title: "List service requests",
+  description:
+    "List the service requests submitted for this company, newest first, with their status (open, in_progress, done, cancelled). " +
+    "Paginated with limit (1-100, default 20) and offset; nextOffset is null on the last page.",
+  input: v.object({
+    status: v.optional(v.picklist(["open", "in_progress", "done", "cancelled"])),
+    ...pageInput,
+  }),
+  run: (ctx, input) => listServiceRequests(ctx, input),
+});
+
+export const serviceRequestsCreate = defineTool({
+  name: "service_requests_create",
+  toolset: "services",
+  scope: "services:write",
+  readOnly: false,
+  title: "Request a service",
+  description:
+    "Submit a request for one of the agency's active services on behalf of this company (serviceId from " +
+    "service_catalog_list), with free-text details of what is needed. Returns the new request's id and status.",
+  input: v.object({
+    serviceId: id,
+    details: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(5000))),
+  }),
+  run: (ctx, input) => createServiceRequest(ctx, input),
+});
+
+export const catalogResource = defineResource({
+  uri: "catalog://services",
+  name: "Service catalogue",
+  description:
+    "The services the agency offers this company, as JSON. Offered only to connections that reach exactly one company; " +
+    "others call service_catalog_list with clientId.",
+  mimeType: "application/json",
+  scope: "services:read",
+  singleCompanyOnly: true,
+  read: ({ deps, principal, company }) => {
+    if (!company) throw notFound("catalog://services needs a connection that reaches exactly one company.");
+    return JSON.stringify(listServices({ deps, principal, company, requestId: "" }));
+  },
+});
 
 export const servicesDomain: Domain = {
   name: "services",
   title: "Services",
-  description: "",
-  tools: [],
+  description: "The agency's service catalogue and the requests a company submits against it.",
+  tools: [serviceCatalogList, serviceCatalogGet, serviceRequestsList, serviceRequestsCreate],
+  resources: [catalogResource],
 };
