@@ -405,6 +405,7 @@ CREATE TABLE `order_items` (
 	`quantity` integer NOT NULL,
 	`unit_price` integer NOT NULL,
 	`line_total` integer NOT NULL,
+	`stock_taken` integer DEFAULT false NOT NULL,
 	FOREIGN KEY (`order_id`) REFERENCES `orders`(`id`) ON UPDATE no action ON DELETE cascade,
 	FOREIGN KEY (`product_id`) REFERENCES `products`(`id`) ON UPDATE no action ON DELETE set null,
 	FOREIGN KEY (`variant_id`) REFERENCES `product_variants`(`id`) ON UPDATE no action ON DELETE set null

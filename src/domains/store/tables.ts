@@ -214,6 +214,8 @@ export const orderItems = sqliteTable(
     quantity: integer("quantity").notNull(),
     unitPrice: integer("unit_price").notNull(),
     lineTotal: integer("line_total").notNull(),
+    /** Stock was taken for this line when the order was placed (so a cancel or refund puts it back). */
+    stockTaken: bool("stock_taken").notNull().default(false),
   },
   (t) => [index("order_items_order").on(t.orderId)],
 );
