@@ -7,7 +7,7 @@
 import { ProtocolError } from "@modelcontextprotocol/server";
 import * as v from "valibot";
 import type { ActorContext, CompanyAccess, Deps, Principal } from "../core/context";
-import { covers } from "../core/scopes";
+import { authorize, covers } from "../core/scopes";
 import type { ResourceDef } from "./define";
 import { INVALID_PARAMS, issuesMessage, mapToolError, toolError, toolOk, type ToolResult } from "./errors";
 import { executeTool } from "./execute";
@@ -77,10 +77,13 @@ export async function callTool(env: McpEnv, name: string, args: unknown): Promis
     if (typeof c === "string") return toolError(c);
     company = c;
   }
-  const parsed = v.safeParse(tool.input, tool.companyFree ? (args ?? {}) : rest);
-  if (!parsed.success) return toolError(issuesMessage(parsed.issues));
   const ctx: ActorContext = { deps: env.deps, principal: env.principal, company, requestId: env.requestId };
   try {
+    // Who may call comes before what was passed: a viewer is told it may not
+    // write, not how to fix arguments it cannot use. executeTool checks again.
+    authorize(ctx, tool.scope, { write: !tool.readOnly, minRole: tool.minRole });
+    const parsed = v.safeParse(tool.input, tool.companyFree ? (args ?? {}) : rest);
+    if (!parsed.success) return toolError(issuesMessage(parsed.issues));
     return toolOk(await executeTool(ctx, tool, parsed.output));
   } catch (e) {
     return mapToolError(e, env.requestId);
