@@ -1,3 +1,76 @@
-import type { Command } from "./command";
+/**
+ * `plinth keys create|revoke|list`: REST read keys. `create` prints only the
+ * new key on stdout, so `KEY=$(plinth keys create --site 1)` works; notes go
+ * to stderr. Nothing ever prints a secret other than the one just minted.
+ */
+import { systemClock } from "../core/clock";
+import type { Deps } from "../core/context";
+import { migrate, openStore } from "../core/db";
+import { createRestKey, listRestKeys, revokeRestKey } from "../domains/sites/rest-keys";
+import type { Config } from "../config";
+import { needFlag, UsageError, type Command } from "./command";
 
-export const restKeyCommands: Command[] = [];
+function positiveId(raw: string, what: string): number {
+  if (!/^[1-9]\d{0,15}$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new UsageError(`${what} must be a positive whole number, got "${raw}"`);
+  return Number(raw);
+}
+
+/** Accepts an ISO 8601 date ("2030-01-31", read as midnight UTC) or date-time ("2030-01-31T12:00:00Z"). */
+export function parseExpiry(raw: string): Date {
+  const ok = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/.test(raw);
+  const d = new Date(raw);
+  if (!ok || Number.isNaN(d.getTime())) throw new UsageError(`--expires must be an ISO 8601 date or date-time with offset (e.g. 2030-01-31 or 2030-01-31T12:00:00Z), got "${raw}"`);
+  return d;
+}
+
+async function withDeps<T>(config: Config, fn: (deps: Deps) => T): Promise<T> {
+  const store = openStore(config.dataDir);
+  try {
+    migrate(store.sqlite);
+    return fn({ store, db: store.db, config, clock: systemClock });
+  } finally {
+    store.close();
+  }
+}
+
+export const restKeyCommands: Command[] = [
+  {
+    name: "keys create",
+    usage: "plinth keys create --site <id> [--name <text>] [--expires <ISO date>]",
+    summary: "Issue a REST key for one site; prints only the key (shown once, stored hashed).",
+    async run({ flags, config }) {
+      const siteId = positiveId(needFlag(flags, "site"), "--site");
+      const name = flags.name === undefined ? undefined : needFlag(flags, "name");
+      const expiresAt = flags.expires === undefined ? undefined : parseExpiry(needFlag(flags, "expires"));
+      const created = await withDeps(config, (deps) => createRestKey(deps, { siteId, name, expiresAt }));
+      console.log(created.key);
+      console.error(`Key ${created.id} "${created.name}" for site ${siteId}${created.expiresAt ? `, expires ${created.expiresAt}` : ""}. Store it now: only its hash is kept.`);
+    },
+  },
+  {
+    name: "keys revoke",
+    usage: "plinth keys revoke <key-id>",
+    summary: "Revoke a REST key at once.",
+    async run({ rest, config }) {
+      if (rest.length !== 1) throw new UsageError("give exactly one key id");
+      const id = positiveId(rest[0]!, "key id");
+      const k = await withDeps(config, (deps) => revokeRestKey(deps, id));
+      console.log(`revoked key ${k.id} "${k.name}" (site ${k.siteId})`);
+    },
+  },
+  {
+    name: "keys list",
+    usage: "plinth keys list --site <id>",
+    summary: "List a site's REST keys (id, name, hint, created, last used, expires, revoked); never secrets.",
+    async run({ flags, config }) {
+      const siteId = positiveId(needFlag(flags, "site"), "--site");
+      const keys = await withDeps(config, (deps) => listRestKeys(deps, siteId));
+      const head = ["ID", "NAME", "HINT", "CREATED", "LAST USED", "EXPIRES", "REVOKED"];
+      const rows = keys.map((k) => [String(k.id), k.name, `${k.hint}…`, k.createdAt, k.lastUsedAt ?? "-", k.expiresAt ?? "-", k.revokedAt ?? "-"]);
+      const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+      const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
+      console.log([line(head), ...rows.map(line)].join("\n"));
+      if (!keys.length) console.error(`site ${siteId} has no REST keys`);
+    },
+  },
+];
