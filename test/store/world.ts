@@ -11,6 +11,9 @@ import { loadConfig } from "../../src/config";
 import { companies, memberships, users, type Role } from "../../src/domains/accounts/tables";
 import { sites } from "../../src/domains/sites/tables";
 import { eq } from "drizzle-orm";
+import * as v from "valibot";
+import { AppError } from "../../src/core/errors";
+import type { Domain } from "../../src/mcp/define";
 
 export interface World {
   deps: Deps;
@@ -79,4 +82,18 @@ export async function errorOf(fn: () => unknown): Promise<{ code: string; messag
     return e;
   }
   throw new Error("expected an AppError, but the call succeeded");
+}
+
+/**
+ * Calls a tool as the MCP adapter does after authentication: validate the
+ * arguments with the tool's own schema, then run it. Scope and role are left
+ * to the verb, so these tests prove the verbs check them themselves.
+ */
+export async function call(domain: Domain, ctx: ActorContext, name: string, args: Record<string, unknown>): Promise<any> {
+  const tool = domain.tools.find((t) => t.name === name);
+  if (!tool) throw new Error(`no tool ${name}`);
+  const parsed = v.safeParse(tool.input, args);
+  if (!parsed.success)
+    throw new AppError("validation", parsed.issues.map((i) => `${v.getDotPath(i) ?? ""}: ${i.message}`).join("; "));
+  return await tool.run(ctx, parsed.output);
 }

@@ -1,0 +1,57 @@
+/**
+ * The first lines of every store verb: scope and role (authorize), tenancy
+ * (siteForActor), and for writes one transaction that also bumps the site's
+ * content version, so REST ETags change with every catalog change.
+ */
+import type { ActorContext } from "../../core/context";
+import { bumpContentVersion } from "../../core/content-version";
+import type { Db } from "../../core/db";
+import { invalid } from "../../core/errors";
+import { authorize } from "../../core/scopes";
+import { siteForActor, type SiteRow } from "../sites/access";
+import { urlProblem } from "../blocks/urls";
+
+/** What a transaction callback receives; verbs' helpers accept it or the Db itself. */
+export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+export type Q = Db | Tx;
+
+export function storeRead(ctx: ActorContext, siteId: number): SiteRow {
+  authorize(ctx, "store:read", { write: false });
+  return siteForActor(ctx, siteId);
+}
+
+export function storeWrite(ctx: ActorContext, siteId: number): SiteRow {
+  authorize(ctx, "store:write", { write: true });
+  return siteForActor(ctx, siteId);
+}
+
+/** Runs `fn` in one transaction and bumps the site's content version in it. */
+export function mutate<T>(ctx: ActorContext, siteId: number, fn: (tx: Tx) => T): T {
+  return ctx.deps.db.transaction((tx) => {
+    const out = fn(tx);
+    bumpContentVersion(tx, siteId);
+    return out;
+  });
+}
+
+/** Image and category URLs: absolute http(s) or a site-relative path (no other schemes). */
+export function checkImageUrl(url: string, field: string): string {
+  const problem = urlProblem(url);
+  if (problem) throw invalid(`${field} ${problem}.`);
+  if (!/^https?:\/\//i.test(url) && !url.startsWith("/"))
+    throw invalid(`${field} must be an absolute http(s) URL or a path starting with /.`);
+  return url;
+}
+
+/** Text columns are trimmed; an empty optional text becomes null. */
+export function clean(s: string | null | undefined): string | null | undefined {
+  if (s === undefined || s === null) return s;
+  const t = s.trim();
+  return t === "" ? null : t;
+}
+
+/** A substring filter that treats every character literally (no LIKE wildcards to escape). */
+export function lowerNeedle(s: string | undefined): string | null {
+  const t = s?.trim().toLowerCase();
+  return t ? t : null;
+}

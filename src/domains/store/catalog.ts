@@ -1,0 +1,186 @@
+/**
+ * Reading the catalog: a product with everything ProductDetail holds, the
+ * option tree variants are checked against, and lookups that enforce the
+ * site a row must belong to (a row of another site reads as not found).
+ */
+import { and, asc, eq, inArray } from "drizzle-orm";
+import { iso } from "../../core/clock";
+import { notFound } from "../../core/errors";
+import type { Q } from "./access";
+import {
+  bulkPricingRules,
+  productCategories,
+  productImages,
+  productOptions,
+  productOptionValues,
+  products,
+  productVariants,
+} from "./tables";
+
+export type ProductRow = typeof products.$inferSelect;
+export type VariantRow = typeof productVariants.$inferSelect;
+export type Combination = { optionId: number; valueId: number }[];
+
+export interface OptionTree {
+  id: number;
+  name: string;
+  order: number;
+  createdAt: Date;
+  values: { id: number; value: string; label: string | null; order: number; createdAt: Date }[];
+}
+
+export function productInSite(q: Q, siteId: number, productId: number): ProductRow {
+  const p = q.select().from(products).where(and(eq(products.id, productId), eq(products.siteId, siteId))).get();
+  if (!p) throw notFound(`Product ${productId} not found on site ${siteId}.`);
+  return p;
+}
+
+export function variantInSite(q: Q, siteId: number, variantId: number): { variant: VariantRow; product: ProductRow } {
+  const row = q
+    .select({ variant: productVariants, product: products })
+    .from(productVariants)
+    .innerJoin(products, eq(products.id, productVariants.productId))
+    .where(and(eq(productVariants.id, variantId), eq(products.siteId, siteId)))
+    .get();
+  if (!row) throw notFound(`Variant ${variantId} not found on site ${siteId}.`);
+  return row;
+}
+
+export function optionTree(q: Q, productId: number): OptionTree[] {
+  const opts = q
+    .select()
+    .from(productOptions)
+    .where(eq(productOptions.productId, productId))
+    .orderBy(asc(productOptions.order), asc(productOptions.id))
+    .all();
+  if (opts.length === 0) return [];
+  const values = q
+    .select()
+    .from(productOptionValues)
+    .where(inArray(productOptionValues.optionId, opts.map((o) => o.id)))
+    .orderBy(asc(productOptionValues.order), asc(productOptionValues.id))
+    .all();
+  return opts.map((o) => ({
+    id: o.id,
+    name: o.name,
+    order: o.order,
+    createdAt: o.createdAt,
+    values: values.filter((v) => v.optionId === o.id).map((v) => ({ id: v.id, value: v.value, label: v.label, order: v.order, createdAt: v.createdAt })),
+  }));
+}
+
+export function variantsOf(q: Q, productId: number): VariantRow[] {
+  return q.select().from(productVariants).where(eq(productVariants.productId, productId)).orderBy(asc(productVariants.id)).all();
+}
+
+/** A stable key for a combination, independent of the order its pairs were given in. */
+export function comboKey(c: Combination): string {
+  return [...c].sort((a, b) => a.optionId - b.optionId).map((p) => `${p.optionId}:${p.valueId}`).join(",");
+}
+
+/** Null when `combo` picks exactly one existing value of every option; otherwise why not. */
+export function comboProblem(tree: OptionTree[], combo: Combination): string | null {
+  if (tree.length === 0) return "the product has no options, so it cannot have variants";
+  const seen = new Set<number>();
+  for (const p of combo) {
+    const opt = tree.find((o) => o.id === p.optionId);
+    if (!opt) return `option ${p.optionId} does not exist on this product`;
+    if (seen.has(p.optionId)) return `option "${opt.name}" is given twice`;
+    seen.add(p.optionId);
+    if (!opt.values.some((val) => val.id === p.valueId)) return `value ${p.valueId} is not a value of option "${opt.name}"`;
+  }
+  const missing = tree.filter((o) => !seen.has(o.id)).map((o) => `"${o.name}"`);
+  if (missing.length) return `a value is missing for ${missing.join(", ")}`;
+  return null;
+}
+
+function imagesOf(q: Q, productId: number) {
+  return q.select().from(productImages).where(eq(productImages.productId, productId)).orderBy(asc(productImages.order), asc(productImages.id)).all();
+}
+
+export function variantOut(v: VariantRow) {
+  return {
+    id: v.id,
+    productId: v.productId,
+    name: v.name,
+    sku: v.sku,
+    barcode: v.barcode,
+    price: v.price,
+    compareAtPrice: v.compareAtPrice,
+    costPrice: v.costPrice,
+    quantity: v.quantity,
+    weight: v.weight,
+    image: v.image,
+    lengthIn: v.lengthIn,
+    widthIn: v.widthIn,
+    heightIn: v.heightIn,
+    active: v.active,
+    optionValues: v.optionValues,
+    createdAt: iso(v.createdAt)!,
+    updatedAt: iso(v.updatedAt)!,
+  };
+}
+
+/**
+ * The product as ProductDetail (interface.md 2.5) plus, for the portal's
+ * agents, inactive variants too (each carries `active`). REST serves the
+ * same rows through its own read with inactive variants filtered out.
+ */
+export function productDetail(q: Q, p: ProductRow) {
+  const tree = optionTree(q, p.id);
+  const category = p.categoryId
+    ? q.select({ id: productCategories.id, name: productCategories.name, slug: productCategories.slug }).from(productCategories).where(eq(productCategories.id, p.categoryId)).get() ?? null
+    : null;
+  const rules = q.select().from(bulkPricingRules).where(eq(bulkPricingRules.productId, p.id)).orderBy(asc(bulkPricingRules.variantId), asc(bulkPricingRules.minQuantity)).all();
+  return {
+    id: p.id,
+    websiteId: p.siteId,
+    categoryId: p.categoryId,
+    name: p.name,
+    slug: p.slug,
+    description: p.description,
+    shortDescription: p.shortDescription,
+    sku: p.sku,
+    barcode: p.barcode,
+    price: p.price,
+    compareAtPrice: p.compareAtPrice,
+    costPrice: p.costPrice,
+    trackInventory: p.trackInventory,
+    quantity: p.quantity,
+    weight: p.weight,
+    weightUnit: p.weightUnit,
+    lengthIn: p.lengthIn,
+    widthIn: p.widthIn,
+    heightIn: p.heightIn,
+    status: p.status,
+    featured: p.featured,
+    designable: p.designable,
+    seoTitle: p.seoTitle,
+    seoDescription: p.seoDescription,
+    tags: p.tags,
+    metadata: p.metadata ?? null,
+    createdAt: iso(p.createdAt)!,
+    updatedAt: iso(p.updatedAt)!,
+    images: imagesOf(q, p.id).map((i) => ({ id: i.id, productId: i.productId, url: i.url, alt: i.alt, order: i.order, createdAt: iso(i.createdAt)! })),
+    options: tree.map((o) => ({
+      id: o.id,
+      productId: p.id,
+      name: o.name,
+      order: o.order,
+      createdAt: iso(o.createdAt)!,
+      values: o.values.map((val) => ({ id: val.id, optionId: o.id, value: val.value, label: val.label, order: val.order, createdAt: iso(val.createdAt)! })),
+    })),
+    variants: variantsOf(q, p.id).map(variantOut),
+    bulkPricing: rules.map((r) => ({
+      id: r.id,
+      productId: r.productId,
+      variantId: r.variantId,
+      minQuantity: r.minQuantity,
+      maxQuantity: r.maxQuantity,
+      priceType: r.priceType,
+      amount: r.amount,
+      createdAt: iso(r.createdAt)!,
+    })),
+    category,
+  };
+}

@@ -1,0 +1,288 @@
+/**
+ * Product categories: a tree per site. Invariants kept here:
+ *  - no cycles (a category never moves under itself or a descendant);
+ *  - at most MAX_CATEGORY_DEPTH levels;
+ *  - an active category has only active ancestors, so the REST list (active
+ *    categories only) never holds a child whose parent it hides. Deactivating
+ *    a category therefore deactivates its subtree; activating one under an
+ *    inactive parent, or moving an active one there, is refused.
+ * Sibling order is a dense 0..n-1 `order`, rewritten on move and reorder.
+ */
+import { and, asc, eq, inArray, isNull, ne, sql } from "drizzle-orm";
+import type * as v from "valibot";
+import { audit } from "../../core/audit";
+import { iso } from "../../core/clock";
+import type { ActorContext } from "../../core/context";
+import { conflict, invalid, notFound } from "../../core/errors";
+import { slugify, uniqueSlug } from "../../core/slug";
+import { checkImageUrl, clean, mutate, storeRead, storeWrite, type Q, type Tx } from "./access";
+import type { categoryCreateInput, categoryListInput, categoryMoveInput, categoryRef, categoryReorderInput, categoryUpdateInput } from "./schemas";
+import { productCategories, products } from "./tables";
+
+export const MAX_CATEGORY_DEPTH = 6;
+
+type CategoryRow = typeof productCategories.$inferSelect;
+
+/** Pure tree checks, over a list of { id, parentId }. */
+export function descendantsOf(all: readonly { id: number; parentId: number | null }[], id: number): number[] {
+  const out: number[] = [];
+  const stack = [id];
+  while (stack.length) {
+    const cur = stack.pop()!;
+    for (const c of all) if (c.parentId === cur && !out.includes(c.id)) (out.push(c.id), stack.push(c.id));
+  }
+  return out;
+}
+
+/** Levels from the root down to and including `id` (a root category has depth 1). */
+export function depthOf(all: readonly { id: number; parentId: number | null }[], id: number | null): number {
+  let d = 0;
+  const seen = new Set<number>();
+  for (let cur = id; cur !== null; ) {
+    if (seen.has(cur)) throw new Error("category cycle in storage"); // guarded by moveCategory; never expected
+    seen.add(cur);
+    d++;
+    cur = all.find((c) => c.id === cur)?.parentId ?? null;
+  }
+  return d;
+}
+
+/** Why `id` may not move under `newParentId`, or null when it may. */
+export function moveProblem(all: readonly { id: number; parentId: number | null }[], id: number, newParentId: number | null): string | null {
+  if (newParentId === null) return null;
+  if (newParentId === id) return "a category cannot be its own parent";
+  if (descendantsOf(all, id).includes(newParentId)) return `category ${newParentId} is inside category ${id}; moving it there would make a cycle`;
+  const height = 1 + Math.max(0, ...descendantsOf(all, id).map((d) => depthOf(all, d) - depthOf(all, id)));
+  if (depthOf(all, newParentId) + height > MAX_CATEGORY_DEPTH) return `the tree may be at most ${MAX_CATEGORY_DEPTH} levels deep`;
+  return null;
+}
+
+function allOf(q: Q, siteId: number) {
+  return q.select().from(productCategories).where(eq(productCategories.siteId, siteId)).orderBy(asc(productCategories.order), asc(productCategories.name)).all();
+}
+
+function categoryInSite(q: Q, siteId: number, id: number): CategoryRow {
+  const c = q.select().from(productCategories).where(and(eq(productCategories.id, id), eq(productCategories.siteId, siteId))).get();
+  if (!c) throw notFound(`Product category ${id} not found on site ${siteId}.`);
+  return c;
+}
+
+function parentInSite(q: Q, siteId: number, parentId: number | null | undefined): CategoryRow | null {
+  if (parentId === null || parentId === undefined) return null;
+  const p = q.select().from(productCategories).where(and(eq(productCategories.id, parentId), eq(productCategories.siteId, siteId))).get();
+  if (!p) throw invalid(`Parent category ${parentId} does not exist on this site.`);
+  return p;
+}
+
+function siblings(q: Q, siteId: number, parentId: number | null, exceptId?: number) {
+  return q
+    .select()
+    .from(productCategories)
+    .where(
+      and(
+        eq(productCategories.siteId, siteId),
+        parentId === null ? isNull(productCategories.parentId) : eq(productCategories.parentId, parentId),
+        exceptId ? ne(productCategories.id, exceptId) : undefined,
+      ),
+    )
+    .orderBy(asc(productCategories.order), asc(productCategories.name), asc(productCategories.id))
+    .all();
+}
+
+function renumber(tx: Tx, ids: number[], now: Date) {
+  ids.forEach((id, i) => tx.update(productCategories).set({ order: i, updatedAt: now }).where(eq(productCategories.id, id)).run());
+}
+
+function slugOwner(q: Q, siteId: number, slug: string, exceptId?: number) {
+  return q
+    .select({ id: productCategories.id })
+    .from(productCategories)
+    .where(and(eq(productCategories.siteId, siteId), eq(productCategories.slug, slug), exceptId ? ne(productCategories.id, exceptId) : undefined))
+    .get()?.id ?? null;
+}
+
+const compact = (c: CategoryRow) => ({ id: c.id, slug: c.slug, status: c.active ? "active" : "inactive", parentId: c.parentId, order: c.order });
+
+export function createCategory(ctx: ActorContext, input: v.InferOutput<typeof categoryCreateInput>) {
+  storeWrite(ctx, input.siteId);
+  if (input.image) checkImageUrl(input.image, "image");
+  const now = ctx.deps.clock.now();
+  return mutate(ctx, input.siteId, (tx) => {
+    const parent = parentInSite(tx, input.siteId, input.parentId);
+    if (parent && depthOf(allOf(tx, input.siteId), parent.id) + 1 > MAX_CATEGORY_DEPTH)
+      throw invalid(`The category tree may be at most ${MAX_CATEGORY_DEPTH} levels deep.`);
+    if (parent && !parent.active && input.active) throw conflict(`Parent category ${parent.id} is inactive; create this one with active: false or activate the parent first.`);
+    let slug: string;
+    if (input.slug) {
+      const owner = slugOwner(tx, input.siteId, input.slug);
+      if (owner) throw conflict(`The slug "${input.slug}" is already used by product category ${owner} on this site.`);
+      slug = input.slug;
+    } else slug = uniqueSlug(slugify(input.name, "category"), (s) => slugOwner(tx, input.siteId, s) !== null);
+    const sibs = siblings(tx, input.siteId, parent?.id ?? null);
+    const row = tx
+      .insert(productCategories)
+      .values({
+        siteId: input.siteId,
+        parentId: parent?.id ?? null,
+        name: input.name.trim(),
+        slug,
+        description: clean(input.description) ?? null,
+        image: input.image ?? null,
+        order: sibs.length,
+        active: input.active,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+      .get();
+    if (input.order !== undefined && input.order < sibs.length) {
+      const ids = sibs.map((s) => s.id);
+      ids.splice(input.order, 0, row.id);
+      renumber(tx, ids, now);
+    }
+    audit(tx, ctx, "product_categories.create", { type: "product_category", id: row.id, siteId: input.siteId, detail: { slug } });
+    return compact(categoryInSite(tx, input.siteId, row.id));
+  });
+}
+
+export function updateCategory(ctx: ActorContext, input: v.InferOutput<typeof categoryUpdateInput>) {
+  storeWrite(ctx, input.siteId);
+  if (input.image) checkImageUrl(input.image, "image");
+  const now = ctx.deps.clock.now();
+  return mutate(ctx, input.siteId, (tx) => {
+    const before = categoryInSite(tx, input.siteId, input.categoryId);
+    const set: Partial<CategoryRow> = { updatedAt: now };
+    if (input.name !== undefined) set.name = input.name.trim();
+    if (input.description !== undefined) set.description = clean(input.description) ?? null;
+    if (input.image !== undefined) set.image = input.image;
+    if (input.slug !== undefined && input.slug !== before.slug) {
+      const owner = slugOwner(tx, input.siteId, input.slug, before.id);
+      if (owner) throw conflict(`The slug "${input.slug}" is already used by product category ${owner} on this site.`);
+      set.slug = input.slug;
+    }
+    let alsoDeactivated: number[] = [];
+    if (input.active === true && !before.active && before.parentId !== null) {
+      const parent = categoryInSite(tx, input.siteId, before.parentId);
+      if (!parent.active) throw conflict(`Parent category ${parent.id} ("${parent.name}") is inactive; activate it first.`);
+    }
+    if (input.active !== undefined) set.active = input.active;
+    if (input.active === false) {
+      const all = allOf(tx, input.siteId);
+      alsoDeactivated = descendantsOf(all, before.id).filter((id) => all.find((c) => c.id === id)!.active);
+      if (alsoDeactivated.length)
+        tx.update(productCategories).set({ active: false, updatedAt: now }).where(inArray(productCategories.id, alsoDeactivated)).run();
+    }
+    const row = tx.update(productCategories).set(set).where(eq(productCategories.id, before.id)).returning().get();
+    audit(tx, ctx, "product_categories.update", { type: "product_category", id: row.id, siteId: input.siteId, detail: { fields: Object.keys(set).filter((k) => k !== "updatedAt"), alsoDeactivated } });
+    return { ...compact(row), alsoDeactivated };
+  });
+}
+
+export function moveCategory(ctx: ActorContext, input: v.InferOutput<typeof categoryMoveInput>) {
+  storeWrite(ctx, input.siteId);
+  const now = ctx.deps.clock.now();
+  return mutate(ctx, input.siteId, (tx) => {
+    const cat = categoryInSite(tx, input.siteId, input.categoryId);
+    const parent = parentInSite(tx, input.siteId, input.parentId);
+    const problem = moveProblem(allOf(tx, input.siteId), cat.id, input.parentId);
+    if (problem) throw invalid(`Cannot move category ${cat.id}: ${problem}.`);
+    if (parent && !parent.active && cat.active)
+      throw conflict(`Category ${parent.id} is inactive; an active category cannot move under it. Deactivate this one or activate the parent first.`);
+    const oldSibs = siblings(tx, input.siteId, cat.parentId, cat.id).map((s) => s.id);
+    const newSibs = siblings(tx, input.siteId, input.parentId, cat.id).map((s) => s.id);
+    const position = Math.min(input.position ?? newSibs.length, newSibs.length);
+    newSibs.splice(position, 0, cat.id);
+    tx.update(productCategories).set({ parentId: input.parentId, updatedAt: now }).where(eq(productCategories.id, cat.id)).run();
+    if (cat.parentId !== input.parentId) renumber(tx, oldSibs, now);
+    renumber(tx, newSibs, now);
+    audit(tx, ctx, "product_categories.move", { type: "product_category", id: cat.id, siteId: input.siteId, detail: { from: cat.parentId, to: input.parentId, position } });
+    return compact(categoryInSite(tx, input.siteId, cat.id));
+  });
+}
+
+export function reorderCategories(ctx: ActorContext, input: v.InferOutput<typeof categoryReorderInput>) {
+  storeWrite(ctx, input.siteId);
+  const now = ctx.deps.clock.now();
+  return mutate(ctx, input.siteId, (tx) => {
+    if (input.parentId !== null) categoryInSite(tx, input.siteId, input.parentId);
+    const current = siblings(tx, input.siteId, input.parentId).map((s) => s.id);
+    const given = new Set(input.orderedIds);
+    if (given.size !== input.orderedIds.length) throw invalid("orderedIds lists a category twice.");
+    const missing = current.filter((id) => !given.has(id));
+    const foreign = input.orderedIds.filter((id) => !current.includes(id));
+    if (missing.length || foreign.length)
+      throw invalid(
+        `orderedIds must list exactly the children of ${input.parentId === null ? "the top level" : `category ${input.parentId}`}: ${current.join(", ") || "(none)"}.` +
+          (foreign.length ? ` Not children there: ${foreign.join(", ")}.` : "") +
+          (missing.length ? ` Missing: ${missing.join(", ")}.` : ""),
+      );
+    renumber(tx, input.orderedIds, now);
+    audit(tx, ctx, "product_categories.reorder", { type: "product_category", id: input.parentId, siteId: input.siteId, detail: { orderedIds: input.orderedIds } });
+    return { parentId: input.parentId, orderedIds: input.orderedIds };
+  });
+}
+
+export function deleteCategory(ctx: ActorContext, input: v.InferOutput<typeof categoryRef>) {
+  storeWrite(ctx, input.siteId);
+  const now = ctx.deps.clock.now();
+  return mutate(ctx, input.siteId, (tx) => {
+    const cat = categoryInSite(tx, input.siteId, input.categoryId);
+    const children = siblings(tx, input.siteId, cat.id);
+    if (children.length)
+      throw conflict(`Category ${cat.id} has ${children.length} subcategories (${children.map((c) => c.id).join(", ")}); move or delete them first.`);
+    const uncategorized = tx.select({ n: sql<number>`count(*)` }).from(products).where(eq(products.categoryId, cat.id)).get()!.n;
+    tx.update(products).set({ categoryId: null, updatedAt: now }).where(eq(products.categoryId, cat.id)).run();
+    tx.delete(productCategories).where(eq(productCategories.id, cat.id)).run();
+    renumber(tx, siblings(tx, input.siteId, cat.parentId).map((s) => s.id), now);
+    audit(tx, ctx, "product_categories.delete", { type: "product_category", id: cat.id, siteId: input.siteId, detail: { slug: cat.slug, uncategorized } });
+    return { id: cat.id, slug: cat.slug, deleted: true, productsUncategorized: uncategorized };
+  });
+}
+
+/**
+ * Every category in tree order (depth-first, siblings by order then name),
+ * with `productCount` as REST computes it (active products directly in the
+ * category) and `totalProducts` of any status.
+ */
+export function listCategories(ctx: ActorContext, input: v.InferOutput<typeof categoryListInput>) {
+  storeRead(ctx, input.siteId);
+  const db = ctx.deps.db;
+  const all = allOf(db, input.siteId);
+  const counts = db
+    .select({
+      id: products.categoryId,
+      active: sql<number>`sum(case when ${products.status} = 'active' then 1 else 0 end)`,
+      total: sql<number>`count(*)`,
+    })
+    .from(products)
+    .where(eq(products.siteId, input.siteId))
+    .groupBy(products.categoryId)
+    .all();
+  const out: ReturnType<typeof row>[] = [];
+  function row(c: CategoryRow, depth: number) {
+    const n = counts.find((x) => x.id === c.id);
+    return {
+      id: c.id,
+      name: c.name,
+      slug: c.slug,
+      description: c.description,
+      image: c.image,
+      parentId: c.parentId,
+      order: c.order,
+      active: c.active,
+      depth,
+      productCount: n?.active ?? 0,
+      totalProducts: n?.total ?? 0,
+      updatedAt: iso(c.updatedAt)!,
+    };
+  }
+  const walk = (parentId: number | null, depth: number) => {
+    for (const c of all.filter((x) => x.parentId === parentId)) {
+      if (!input.includeInactive && !c.active) continue;
+      out.push(row(c, depth));
+      walk(c.id, depth + 1);
+    }
+  };
+  walk(null, 1);
+  return { items: out, total: out.length };
+}

@@ -1,0 +1,96 @@
+/** Customers of a site's store, unique by email (stored lower-cased) per site. */
+import { and, desc, eq, ne, sql } from "drizzle-orm";
+import type * as v from "valibot";
+import { audit } from "../../core/audit";
+import { iso } from "../../core/clock";
+import type { ActorContext } from "../../core/context";
+import { conflict, notFound } from "../../core/errors";
+import { page } from "../../core/pagination";
+import { clean, lowerNeedle, mutate, storeRead, storeWrite, type Q, type Tx } from "./access";
+import type { customerCreateInput, customerListInput, customerRef, customerUpdateInput } from "./schemas";
+import { customers, orders } from "./tables";
+
+type CustomerRow = typeof customers.$inferSelect;
+
+export function customerInSite(q: Q, siteId: number, id: number): CustomerRow {
+  const c = q.select().from(customers).where(and(eq(customers.id, id), eq(customers.siteId, siteId))).get();
+  if (!c) throw notFound(`Customer ${id} not found on site ${siteId}.`);
+  return c;
+}
+
+function byEmail(q: Q, siteId: number, email: string, exceptId?: number) {
+  return q
+    .select()
+    .from(customers)
+    .where(and(eq(customers.siteId, siteId), eq(customers.email, email.trim().toLowerCase()), exceptId ? ne(customers.id, exceptId) : undefined))
+    .get() ?? null;
+}
+
+/** The customer with this email, created when new (used by orders_create). */
+export function findOrCreateCustomer(tx: Tx, siteId: number, email: string, name: string | undefined, now: Date): CustomerRow {
+  return (
+    byEmail(tx, siteId, email) ??
+    tx.insert(customers).values({ siteId, email: email.trim().toLowerCase(), name: clean(name) ?? null, createdAt: now }).returning().get()
+  );
+}
+
+const out = (c: CustomerRow) => ({ id: c.id, email: c.email, name: c.name, phone: c.phone, createdAt: iso(c.createdAt)! });
+
+export function createCustomer(ctx: ActorContext, input: v.InferOutput<typeof customerCreateInput>) {
+  storeWrite(ctx, input.siteId);
+  const now = ctx.deps.clock.now();
+  return mutate(ctx, input.siteId, (tx) => {
+    const dup = byEmail(tx, input.siteId, input.email);
+    if (dup) throw conflict(`A customer with email ${dup.email} already exists (customer ${dup.id}).`);
+    const c = tx
+      .insert(customers)
+      .values({ siteId: input.siteId, email: input.email.trim().toLowerCase(), name: clean(input.name) ?? null, phone: clean(input.phone) ?? null, createdAt: now })
+      .returning()
+      .get();
+    audit(tx, ctx, "customers.create", { type: "customer", id: c.id, siteId: input.siteId });
+    return { id: c.id, email: c.email };
+  });
+}
+
+export function updateCustomer(ctx: ActorContext, input: v.InferOutput<typeof customerUpdateInput>) {
+  storeWrite(ctx, input.siteId);
+  return mutate(ctx, input.siteId, (tx) => {
+    const before = customerInSite(tx, input.siteId, input.customerId);
+    const set: Partial<CustomerRow> = {};
+    if (input.email !== undefined) {
+      const dup = byEmail(tx, input.siteId, input.email, before.id);
+      if (dup) throw conflict(`A customer with email ${dup.email} already exists (customer ${dup.id}).`);
+      set.email = input.email.trim().toLowerCase();
+    }
+    if (input.name !== undefined) set.name = clean(input.name) ?? null;
+    if (input.phone !== undefined) set.phone = clean(input.phone) ?? null;
+    const c = Object.keys(set).length ? tx.update(customers).set(set).where(eq(customers.id, before.id)).returning().get() : before;
+    audit(tx, ctx, "customers.update", { type: "customer", id: c.id, siteId: input.siteId, detail: { fields: Object.keys(set) } });
+    return { id: c.id, email: c.email };
+  });
+}
+
+export function getCustomer(ctx: ActorContext, input: v.InferOutput<typeof customerRef>) {
+  storeRead(ctx, input.siteId);
+  const db = ctx.deps.db;
+  const c = customerInSite(db, input.siteId, input.customerId);
+  const stats = db
+    .select({ n: sql<number>`count(*)`, spent: sql<number>`coalesce(sum(case when ${orders.status} in ('paid','fulfilled') then ${orders.total} else 0 end), 0)` })
+    .from(orders)
+    .where(eq(orders.customerId, c.id))
+    .get()!;
+  return { ...out(c), orders: stats.n, totalSpent: stats.spent };
+}
+
+export function listCustomers(ctx: ActorContext, input: v.InferOutput<typeof customerListInput>) {
+  storeRead(ctx, input.siteId);
+  const db = ctx.deps.db;
+  const needle = lowerNeedle(input.search);
+  const where = and(
+    eq(customers.siteId, input.siteId),
+    needle ? sql`(instr(${customers.email}, ${needle}) > 0 OR instr(lower(coalesce(${customers.name}, '')), ${needle}) > 0)` : undefined,
+  );
+  const total = db.select({ n: sql<number>`count(*)` }).from(customers).where(where).get()!.n;
+  const rows = db.select().from(customers).where(where).orderBy(desc(customers.createdAt), desc(customers.id)).limit(input.limit).offset(input.offset).all();
+  return page(rows.map(out), total, input.limit, input.offset);
+}

@@ -1,0 +1,267 @@
+/**
+ * Orders. Prices come from the catalog at the moment the order is placed
+ * (variant price or product price, then the bulk tier for the line's
+ * quantity, see pricing.ts); callers never send prices. Totals are integer
+ * cents: each line is unit × quantity, the subtotal their exact sum, then
+ * one discount code at most.
+ *
+ * Lifecycle (interface.md leaves it open; decided here):
+ *   pending   → paid | cancelled
+ *   paid      → fulfilled | refunded
+ *   fulfilled → refunded
+ *   cancelled, refunded: final
+ * Stock: for products with trackInventory, placing an order takes the stock
+ * (the variant's quantity for a variant line, the product's otherwise; null
+ * counts as 0) and an order that asks for more than there is is refused.
+ * Cancelling a pending order or refunding a paid (not yet fulfilled) one puts
+ * the stock back; refunding a fulfilled order does not (the goods left; a
+ * return is restocked by editing the quantity). Cancelling a pending order
+ * also releases its discount-code use.
+ */
+import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
+import type * as v from "valibot";
+import { audit } from "../../core/audit";
+import { iso } from "../../core/clock";
+import type { ActorContext } from "../../core/context";
+import { conflict, invalid, notFound } from "../../core/errors";
+import { page } from "../../core/pagination";
+import { clean, mutate, storeRead, storeWrite, type Q, type Tx } from "./access";
+import { optionTree, productInSite, type ProductRow, type VariantRow } from "./catalog";
+import { customerInSite, findOrCreateCustomer } from "./customers";
+import { redeemDiscount, releaseDiscount } from "./discounts";
+import { orderTotals, unitPrice, type BulkRule } from "./pricing";
+import type { OrderCreateInput, orderListInput, orderRef, OrderStatus, orderStatusInput } from "./schemas";
+import { storeOf } from "./settings";
+import { bulkPricingRules, customers, discounts, orderItems, orders, products, productVariants } from "./tables";
+
+export const ORDER_TRANSITIONS: Record<OrderStatus, readonly OrderStatus[]> = {
+  pending: ["paid", "cancelled"],
+  paid: ["fulfilled", "refunded"],
+  fulfilled: ["refunded"],
+  cancelled: [],
+  refunded: [],
+};
+
+type OrderRow = typeof orders.$inferSelect;
+
+function orderInSite(q: Q, siteId: number, id: number): OrderRow {
+  const o = q.select().from(orders).where(and(eq(orders.id, id), eq(orders.siteId, siteId))).get();
+  if (!o) throw notFound(`Order ${id} not found on site ${siteId}.`);
+  return o;
+}
+
+interface PricedLine {
+  product: ProductRow;
+  variant: VariantRow | null;
+  quantity: number;
+  unitPrice: number;
+  tracked: boolean;
+}
+
+function priceLine(tx: Tx, siteId: number, item: OrderCreateInput["items"][number], i: number): PricedLine {
+  const where = `items[${i}]`;
+  const product = productInSite(tx, siteId, item.productId);
+  if (product.status !== "active") throw conflict(`${where}: product ${product.id} ("${product.name}") is ${product.status}; only active products can be ordered.`);
+  const hasOptions = optionTree(tx, product.id).length > 0;
+  let variant: VariantRow | null = null;
+  if (item.variantId !== undefined) {
+    variant = tx.select().from(productVariants).where(and(eq(productVariants.id, item.variantId), eq(productVariants.productId, product.id))).get() ?? null;
+    if (!variant) throw invalid(`${where}: variant ${item.variantId} is not a variant of product ${product.id}.`);
+    if (!variant.active) throw conflict(`${where}: variant ${variant.id} ("${variant.name}") is inactive and cannot be ordered.`);
+  } else if (hasOptions) {
+    throw invalid(`${where}: product ${product.id} ("${product.name}") has options; give the variantId of the variant ordered.`);
+  }
+  const rules = tx.select().from(bulkPricingRules).where(eq(bulkPricingRules.productId, product.id)).all() as BulkRule[];
+  const base = variant?.price ?? product.price;
+  return { product, variant, quantity: item.quantity, unitPrice: unitPrice(base, rules, item.quantity, variant?.id ?? null).unitPrice, tracked: product.trackInventory };
+}
+
+/** Takes stock for tracked lines; refuses the whole order when any line asks for more than there is. */
+function takeStock(tx: Tx, lines: PricedLine[]) {
+  for (const l of lines) {
+    if (!l.tracked) continue;
+    const table = l.variant ? productVariants : products;
+    const id = l.variant?.id ?? l.product.id;
+    const taken = tx
+      .update(table)
+      .set({ quantity: sql`${table.quantity} - ${l.quantity}` })
+      .where(and(eq(table.id, id), sql`coalesce(${table.quantity}, 0) >= ${l.quantity}`))
+      .returning({ id: table.id })
+      .get();
+    if (!taken) {
+      const available = (l.variant ? l.variant.quantity : l.product.quantity) ?? 0;
+      const name = l.variant ? `${l.product.name} (${l.variant.name})` : l.product.name;
+      throw conflict(`Insufficient stock for "${name}": ${l.quantity} requested, ${Math.max(0, available)} available.`, {
+        productId: l.product.id,
+        variantId: l.variant?.id ?? null,
+        available: Math.max(0, available),
+      });
+    }
+  }
+}
+
+function restock(tx: Tx, orderId: number) {
+  const lines = tx.select().from(orderItems).where(and(eq(orderItems.orderId, orderId), eq(orderItems.stockTaken, true))).all();
+  for (const l of lines) {
+    // A line whose product or variant was deleted since has nothing to return to.
+    if (l.variantId !== null)
+      tx.update(productVariants).set({ quantity: sql`coalesce(${productVariants.quantity}, 0) + ${l.quantity}` }).where(eq(productVariants.id, l.variantId)).run();
+    else if (l.productId !== null)
+      tx.update(products).set({ quantity: sql`coalesce(${products.quantity}, 0) + ${l.quantity}` }).where(eq(products.id, l.productId)).run();
+  }
+  tx.update(orderItems).set({ stockTaken: false }).where(eq(orderItems.orderId, orderId)).run();
+}
+
+function orderOut(q: Q, o: OrderRow) {
+  const items = q.select().from(orderItems).where(eq(orderItems.orderId, o.id)).orderBy(asc(orderItems.id)).all();
+  const customer = o.customerId ? q.select({ id: customers.id, email: customers.email, name: customers.name }).from(customers).where(eq(customers.id, o.customerId)).get() ?? null : null;
+  const discount = o.discountId ? q.select({ code: discounts.code }).from(discounts).where(eq(discounts.id, o.discountId)).get() : undefined;
+  return {
+    id: o.id,
+    siteId: o.siteId,
+    status: o.status,
+    currency: o.currency,
+    customer,
+    items: items.map((l) => ({
+      id: l.id,
+      productId: l.productId,
+      variantId: l.variantId,
+      name: l.name,
+      sku: l.sku,
+      quantity: l.quantity,
+      unitPrice: l.unitPrice,
+      lineTotal: l.lineTotal,
+    })),
+    subtotal: o.subtotal,
+    discountCode: discount?.code ?? null,
+    discountTotal: o.discountTotal,
+    total: o.total,
+    notes: o.notes,
+    createdAt: iso(o.createdAt)!,
+    updatedAt: iso(o.updatedAt)!,
+  };
+}
+
+export function createOrder(ctx: ActorContext, input: OrderCreateInput) {
+  storeWrite(ctx, input.siteId);
+  if (input.customerId !== undefined && input.customer) throw invalid("Give customerId or customer, not both.");
+  const seen = new Set<string>();
+  input.items.forEach((it, i) => {
+    const key = `${it.productId}:${it.variantId ?? ""}`;
+    if (seen.has(key)) throw invalid(`items[${i}] repeats a product/variant already in the order; put the whole quantity on one line.`);
+    seen.add(key);
+  });
+  const now = ctx.deps.clock.now();
+  return mutate(ctx, input.siteId, (tx) => {
+    const store = storeOf(tx, input.siteId);
+    if (!store?.enabled) throw conflict(`Site ${input.siteId} has no enabled store; enable it with store_settings_update first.`);
+    const customer =
+      input.customerId !== undefined
+        ? customerInSite(tx, input.siteId, input.customerId)
+        : input.customer
+          ? findOrCreateCustomer(tx, input.siteId, input.customer.email, input.customer.name, now)
+          : null;
+    const lines = input.items.map((it, i) => priceLine(tx, input.siteId, it, i));
+    const subtotalOnly = orderTotals(lines);
+    const discount = input.discountCode ? redeemDiscount(tx, input.siteId, input.discountCode, subtotalOnly.subtotal, now) : null;
+    const totals = orderTotals(lines, discount?.terms);
+    takeStock(tx, lines);
+    const order = tx
+      .insert(orders)
+      .values({
+        siteId: input.siteId,
+        customerId: customer?.id ?? null,
+        status: "pending",
+        currency: store.currency,
+        subtotal: totals.subtotal,
+        discountTotal: totals.discountTotal,
+        total: totals.total,
+        discountId: discount?.row.id ?? null,
+        notes: clean(input.notes) ?? null,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+      .get();
+    lines.forEach((l, i) =>
+      tx
+        .insert(orderItems)
+        .values({
+          orderId: order.id,
+          productId: l.product.id,
+          variantId: l.variant?.id ?? null,
+          name: l.variant ? `${l.product.name} — ${l.variant.name}` : l.product.name,
+          sku: l.variant?.sku ?? l.product.sku,
+          quantity: l.quantity,
+          unitPrice: l.unitPrice,
+          lineTotal: totals.lineTotals[i]!,
+          stockTaken: l.tracked,
+        })
+        .run(),
+    );
+    audit(tx, ctx, "orders.create", { type: "order", id: order.id, siteId: input.siteId, detail: { total: totals.total, lines: lines.length, discount: discount?.row.code ?? null } });
+    return orderOut(tx, order);
+  });
+}
+
+export function updateOrderStatus(ctx: ActorContext, input: v.InferOutput<typeof orderStatusInput>) {
+  storeWrite(ctx, input.siteId);
+  const now = ctx.deps.clock.now();
+  return mutate(ctx, input.siteId, (tx) => {
+    const before = orderInSite(tx, input.siteId, input.orderId);
+    const from = before.status as OrderStatus;
+    if (from === input.status) return { id: before.id, status: from, previousStatus: from };
+    if (!ORDER_TRANSITIONS[from].includes(input.status))
+      throw conflict(
+        `An order cannot go from ${from} to ${input.status}. ` +
+          (ORDER_TRANSITIONS[from].length ? `Allowed from ${from}: ${ORDER_TRANSITIONS[from].join(", ")}.` : `${from} is final.`),
+      );
+    const restocked = input.status === "cancelled" || (input.status === "refunded" && from === "paid");
+    if (restocked) restock(tx, before.id);
+    if (input.status === "cancelled" && before.discountId !== null) releaseDiscount(tx, before.discountId);
+    tx.update(orders).set({ status: input.status, updatedAt: now }).where(eq(orders.id, before.id)).run();
+    audit(tx, ctx, "orders.update_status", { type: "order", id: before.id, siteId: input.siteId, detail: { from, to: input.status, restocked } });
+    return { id: before.id, status: input.status, previousStatus: from, restocked };
+  });
+}
+
+export function getOrder(ctx: ActorContext, input: v.InferOutput<typeof orderRef>) {
+  storeRead(ctx, input.siteId);
+  return orderOut(ctx.deps.db, orderInSite(ctx.deps.db, input.siteId, input.orderId));
+}
+
+export function listOrders(ctx: ActorContext, input: v.InferOutput<typeof orderListInput>) {
+  storeRead(ctx, input.siteId);
+  const db = ctx.deps.db;
+  const where = and(
+    eq(orders.siteId, input.siteId),
+    input.status ? eq(orders.status, input.status) : undefined,
+    input.customerId ? eq(orders.customerId, input.customerId) : undefined,
+  );
+  const total = db.select({ n: sql<number>`count(*)` }).from(orders).where(where).get()!.n;
+  const rows = db
+    .select({ o: orders, email: customers.email })
+    .from(orders)
+    .leftJoin(customers, eq(customers.id, orders.customerId))
+    .where(where)
+    .orderBy(desc(orders.createdAt), desc(orders.id))
+    .limit(input.limit)
+    .offset(input.offset)
+    .all();
+  const counts = rows.length
+    ? db.select({ orderId: orderItems.orderId, n: sql<number>`sum(${orderItems.quantity})` }).from(orderItems).where(inArray(orderItems.orderId, rows.map((r) => r.o.id))).groupBy(orderItems.orderId).all()
+    : [];
+  const items = rows.map(({ o, email }) => ({
+    id: o.id,
+    status: o.status,
+    currency: o.currency,
+    customerId: o.customerId,
+    customerEmail: email ?? null,
+    units: counts.find((c) => c.orderId === o.id)?.n ?? 0,
+    subtotal: o.subtotal,
+    discountTotal: o.discountTotal,
+    total: o.total,
+    createdAt: iso(o.createdAt)!,
+  }));
+  return page(items, total, input.limit, input.offset);
+}

@@ -1,0 +1,257 @@
+/**
+ * Products: create (with images, options, variants and bulk pricing in one
+ * call), update, status transitions, delete, list and get.
+ *
+ * Status transitions (interface.md leaves them open; decided here):
+ *   draft    → active | inactive   (publish, or park without publishing)
+ *   inactive → active | draft      (back on sale, or back to editing)
+ *   active   → inactive            (withdraw from sale; REST stops serving it)
+ * active → draft is refused: a product that has been on sale is withdrawn
+ * (inactive) first, so "draft" always means "not yet released".
+ * Setting the current status again is a no-op.
+ */
+import { and, asc, desc, eq, inArray, ne, sql } from "drizzle-orm";
+import type * as v from "valibot";
+import { audit } from "../../core/audit";
+import { iso } from "../../core/clock";
+import type { ActorContext } from "../../core/context";
+import { conflict, invalid, notFound } from "../../core/errors";
+import { page } from "../../core/pagination";
+import { slugify, uniqueSlug } from "../../core/slug";
+import { checkImageUrl, clean, lowerNeedle, mutate, storeRead, storeWrite, type Q, type Tx } from "./access";
+import { productDetail, productInSite, type ProductRow } from "./catalog";
+import { MAX_METADATA_BYTES, type ProductCreateInput, type productGetInput, type productListInput, type productRef, type productSetStatusInput, type ProductUpdateInput } from "./schemas";
+import { productCategories, productImages, products, productVariants, type ProductStatus } from "./tables";
+import { assertSellable, checkCompareAt, insertVariants, prepareRules, replaceRules, writeOptions } from "./variants";
+
+export const STATUS_TRANSITIONS: Record<ProductStatus, readonly ProductStatus[]> = {
+  draft: ["active", "inactive"],
+  inactive: ["active", "draft"],
+  active: ["inactive"],
+};
+
+function checkTransition(from: ProductStatus, to: ProductStatus) {
+  if (from === to || STATUS_TRANSITIONS[from].includes(to)) return;
+  throw conflict(
+    `A product cannot go from ${from} to ${to}. Allowed from ${from}: ${STATUS_TRANSITIONS[from].join(", ")}.` +
+      (from === "active" && to === "draft" ? " Set it inactive first." : ""),
+  );
+}
+
+function checkMetadata(m: unknown) {
+  if (m === undefined) return;
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(m);
+  } catch {
+    throw invalid("metadata must be plain JSON.");
+  }
+  if (json !== undefined && Buffer.byteLength(json) > MAX_METADATA_BYTES)
+    throw invalid(`metadata must be at most ${MAX_METADATA_BYTES} bytes of JSON.`);
+}
+
+function normalizeTags(tags: string[] | null | undefined): string[] | null | undefined {
+  if (!tags) return tags;
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const t of tags) {
+    const s = t.trim();
+    if (!seen.has(s.toLowerCase())) {
+      seen.add(s.toLowerCase());
+      out.push(s);
+    }
+  }
+  return out;
+}
+
+function checkCategory(q: Q, siteId: number, categoryId: number | null | undefined) {
+  if (categoryId === null || categoryId === undefined) return;
+  const c = q.select({ id: productCategories.id }).from(productCategories).where(and(eq(productCategories.id, categoryId), eq(productCategories.siteId, siteId))).get();
+  if (!c) throw invalid(`Product category ${categoryId} does not exist on this site.`);
+}
+
+function slugTaken(q: Q, siteId: number, slug: string, exceptId?: number) {
+  const row = q
+    .select({ id: products.id })
+    .from(products)
+    .where(and(eq(products.siteId, siteId), eq(products.slug, slug), exceptId ? ne(products.id, exceptId) : undefined))
+    .get();
+  return row?.id ?? null;
+}
+
+/** Columns shared by create and update, from the input fields that were given. */
+function scalarValues(input: Partial<ProductCreateInput>) {
+  const out: Partial<typeof products.$inferInsert> = {};
+  const texts = ["description", "shortDescription", "sku", "barcode", "weight", "seoTitle", "seoDescription"] as const;
+  for (const k of texts) if (input[k] !== undefined) out[k] = k === "description" ? input[k] : (clean(input[k]) ?? null);
+  const direct = ["price", "compareAtPrice", "costPrice", "trackInventory", "quantity", "weightUnit", "lengthIn", "widthIn", "heightIn", "featured", "designable", "categoryId"] as const;
+  for (const k of direct) if (input[k] !== undefined) (out as any)[k] = input[k];
+  if (input.name !== undefined) out.name = input.name.trim();
+  if (input.tags !== undefined) out.tags = normalizeTags(input.tags) ?? null;
+  if (input.metadata !== undefined) out.metadata = input.metadata;
+  return out;
+}
+
+function writeImages(tx: Tx, productId: number, images: { url: string; alt?: string | null }[], now: Date) {
+  tx.delete(productImages).where(eq(productImages.productId, productId)).run();
+  images.forEach((img, i) =>
+    tx.insert(productImages).values({ productId, url: img.url, alt: clean(img.alt) ?? null, order: i, createdAt: now }).run(),
+  );
+}
+
+const compact = (p: ProductRow) => ({ id: p.id, slug: p.slug, status: p.status });
+
+export function createProduct(ctx: ActorContext, input: ProductCreateInput) {
+  storeWrite(ctx, input.siteId);
+  checkCompareAt(input.price, input.compareAtPrice, "");
+  checkMetadata(input.metadata);
+  input.images?.forEach((img, i) => checkImageUrl(img.url, `images[${i}].url`));
+  input.variants?.forEach((x, i) => x.image && checkImageUrl(x.image, `variants[${i}].image`));
+  if (input.variants?.length && !input.options?.length) throw invalid("variants need options: give options (e.g. Size: S, M, L) with the variants.");
+  const now = ctx.deps.clock.now();
+  return mutate(ctx, input.siteId, (tx) => {
+    checkCategory(tx, input.siteId, input.categoryId);
+    let slug: string;
+    if (input.slug) {
+      const owner = slugTaken(tx, input.siteId, input.slug);
+      if (owner) throw conflict(`The slug "${input.slug}" is already used by product ${owner} on this site.`);
+      slug = input.slug;
+    } else slug = uniqueSlug(slugify(input.name, "product"), (s) => slugTaken(tx, input.siteId, s) !== null);
+    let product = tx
+      .insert(products)
+      .values({ ...scalarValues(input), name: input.name.trim(), price: input.price, siteId: input.siteId, slug, status: "draft", createdAt: now, updatedAt: now })
+      .returning()
+      .get();
+    if (input.images) writeImages(tx, product.id, input.images, now);
+    const tree = input.options ? writeOptions(tx, product.id, input.options, now) : [];
+    if (input.variants?.length) insertVariants(tx, product, tree, input.variants, now);
+    if (input.bulkPricing?.length) replaceRules(tx, product.id, prepareRules(tx, product.id, tree, input.bulkPricing), now);
+    const status = input.status ?? "draft";
+    if (status !== "draft") {
+      checkTransition("draft", status);
+      product = tx.update(products).set({ status }).where(eq(products.id, product.id)).returning().get();
+      assertSellable(tx, product);
+    }
+    audit(tx, ctx, "products.create", { type: "product", id: product.id, siteId: input.siteId, detail: { slug, status } });
+    return compact(product);
+  });
+}
+
+export function updateProduct(ctx: ActorContext, input: ProductUpdateInput) {
+  storeWrite(ctx, input.siteId);
+  checkMetadata(input.metadata);
+  input.images?.forEach((img, i) => checkImageUrl(img.url, `images[${i}].url`));
+  const now = ctx.deps.clock.now();
+  return mutate(ctx, input.siteId, (tx) => {
+    const before = productInSite(tx, input.siteId, input.productId);
+    checkCategory(tx, input.siteId, input.categoryId);
+    const values = scalarValues(input);
+    checkCompareAt(values.price ?? before.price, values.compareAtPrice !== undefined ? values.compareAtPrice : before.compareAtPrice, "");
+    if (input.slug && input.slug !== before.slug) {
+      const owner = slugTaken(tx, input.siteId, input.slug, before.id);
+      if (owner) throw conflict(`The slug "${input.slug}" is already used by product ${owner} on this site.`);
+      values.slug = input.slug;
+    }
+    if (input.images) writeImages(tx, before.id, input.images, now);
+    const product = tx.update(products).set({ ...values, updatedAt: now }).where(eq(products.id, before.id)).returning().get();
+    const fields = Object.keys(values).concat(input.images ? ["images"] : []);
+    audit(tx, ctx, "products.update", { type: "product", id: product.id, siteId: input.siteId, detail: { fields } });
+    return compact(product);
+  });
+}
+
+export function setProductStatus(ctx: ActorContext, input: v.InferOutput<typeof productSetStatusInput>) {
+  storeWrite(ctx, input.siteId);
+  const now = ctx.deps.clock.now();
+  return mutate(ctx, input.siteId, (tx) => {
+    const before = productInSite(tx, input.siteId, input.productId);
+    checkTransition(before.status, input.status);
+    if (before.status === input.status) return { ...compact(before), previousStatus: before.status };
+    const product = tx.update(products).set({ status: input.status, updatedAt: now }).where(eq(products.id, before.id)).returning().get();
+    assertSellable(tx, product);
+    audit(tx, ctx, "products.set_status", { type: "product", id: product.id, siteId: input.siteId, detail: { from: before.status, to: input.status } });
+    return { ...compact(product), previousStatus: before.status };
+  });
+}
+
+export function deleteProduct(ctx: ActorContext, input: v.InferOutput<typeof productRef>) {
+  storeWrite(ctx, input.siteId);
+  return mutate(ctx, input.siteId, (tx) => {
+    const p = productInSite(tx, input.siteId, input.productId);
+    // Images, options, variants, bulk rules and reviews go with it; order
+    // lines keep their name, sku and prices and lose only the link.
+    tx.delete(products).where(eq(products.id, p.id)).run();
+    audit(tx, ctx, "products.delete", { type: "product", id: p.id, siteId: input.siteId, detail: { slug: p.slug, name: p.name } });
+    return { id: p.id, slug: p.slug, deleted: true };
+  });
+}
+
+export function getProduct(ctx: ActorContext, input: v.InferOutput<typeof productGetInput>) {
+  storeRead(ctx, input.siteId);
+  const db = ctx.deps.db;
+  if ((input.productId === undefined) === (input.slug === undefined)) throw invalid("Give exactly one of productId or slug.");
+  const p =
+    input.productId !== undefined
+      ? productInSite(db, input.siteId, input.productId)
+      : db.select().from(products).where(and(eq(products.siteId, input.siteId), eq(products.slug, input.slug!))).get();
+  if (!p) throw notFound(`No product with slug "${input.slug}" on site ${input.siteId}.`);
+  return productDetail(db, p);
+}
+
+export function listProducts(ctx: ActorContext, input: v.InferOutput<typeof productListInput>) {
+  storeRead(ctx, input.siteId);
+  const db = ctx.deps.db;
+  const needle = lowerNeedle(input.search);
+  const where = and(
+    eq(products.siteId, input.siteId),
+    input.status ? eq(products.status, input.status) : undefined,
+    input.categoryId ? eq(products.categoryId, input.categoryId) : undefined,
+    needle ? sql`(instr(lower(${products.name}), ${needle}) > 0 OR instr(lower(${products.sku}), ${needle}) > 0)` : undefined,
+  );
+  const total = db.select({ n: sql<number>`count(*)` }).from(products).where(where).get()!.n;
+  const rows = db
+    .select({ p: products, categoryName: productCategories.name })
+    .from(products)
+    .leftJoin(productCategories, eq(productCategories.id, products.categoryId))
+    .where(where)
+    .orderBy(desc(products.createdAt), desc(products.id))
+    .limit(input.limit)
+    .offset(input.offset)
+    .all();
+  const ids = rows.map((r) => r.p.id);
+  const images = ids.length
+    ? db.select().from(productImages).where(inArray(productImages.productId, ids)).orderBy(asc(productImages.order), asc(productImages.id)).all()
+    : [];
+  const variantCounts = ids.length
+    ? db
+        .select({ productId: productVariants.productId, n: sql<number>`count(*)`, active: sql<number>`sum(${productVariants.active})` })
+        .from(productVariants)
+        .where(inArray(productVariants.productId, ids))
+        .groupBy(productVariants.productId)
+        .all()
+    : [];
+  const items = rows.map(({ p, categoryName }) => {
+    const vc = variantCounts.find((x) => x.productId === p.id);
+    return {
+      id: p.id,
+      name: p.name,
+      slug: p.slug,
+      status: p.status,
+      price: p.price,
+      compareAtPrice: p.compareAtPrice,
+      sku: p.sku,
+      featured: p.featured,
+      categoryId: p.categoryId,
+      categoryName: categoryName ?? null,
+      image: images.find((i) => i.productId === p.id)?.url ?? null,
+      trackInventory: p.trackInventory,
+      quantity: p.quantity,
+      variants: vc?.n ?? 0,
+      activeVariants: vc?.active ?? 0,
+      createdAt: iso(p.createdAt)!,
+      updatedAt: iso(p.updatedAt)!,
+    };
+  });
+  return page(items, total, input.limit, input.offset);
+}
+

@@ -1,0 +1,346 @@
+/**
+ * Options, variants and bulk pricing of a product. A variant picks exactly
+ * one value of every option of its product, and no two variants pick the
+ * same combination; callers name values as { "Size": "M" } and we store the
+ * ids. Replacing options keeps the ids of options and values whose name or
+ * value is unchanged, so existing variants stay valid where they can.
+ */
+import { eq, inArray } from "drizzle-orm";
+import type * as v from "valibot";
+import { audit } from "../../core/audit";
+import type { ActorContext } from "../../core/context";
+import { conflict, invalid } from "../../core/errors";
+import { mutate, checkImageUrl, clean, storeWrite, type Q, type Tx } from "./access";
+import { comboKey, comboProblem, optionTree, productInSite, variantInSite, variantsOf, type Combination, type OptionTree, type ProductRow, type VariantRow } from "./catalog";
+import { MAX_BASIS_POINTS, MAX_CENTS } from "./money";
+import { findOverlap, type BulkRule } from "./pricing";
+import {
+  MAX_VARIANTS,
+  type bulkPricingSetInput,
+  type bulkRuleInput,
+  type optionsInput,
+  type productOptionsSetInput,
+  type variantCreateInput,
+  type variantInput,
+  type variantRef,
+  type variantsGenerateInput,
+  type variantUpdateInput,
+} from "./schemas";
+import { bulkPricingRules, productOptions, productOptionValues, products, productVariants } from "./tables";
+
+type OptionsInput = v.InferOutput<typeof optionsInput>;
+type VariantInput = v.InferOutput<typeof variantInput>;
+type RuleInput = v.InferOutput<typeof bulkRuleInput>;
+
+const fold = (s: string) => s.trim().toLowerCase();
+
+export function checkCompareAt(price: number, compareAt: number | null | undefined, what: string) {
+  if (compareAt !== null && compareAt !== undefined && compareAt <= price)
+    throw invalid(`${what}compareAtPrice (${compareAt}) must be above price (${price}) when set; use null to clear it.`);
+}
+
+/**
+ * Writes the option list of a product, reusing the ids of options (matched
+ * by name) and values (matched by value) that survive. Returns the new tree.
+ */
+export function writeOptions(tx: Tx, productId: number, input: OptionsInput, now: Date): OptionTree[] {
+  const names = new Set<string>();
+  for (const o of input) {
+    const n = fold(o.name);
+    if (names.has(n)) throw invalid(`Option "${o.name.trim()}" is given twice.`);
+    names.add(n);
+    const vals = new Set<string>();
+    for (const raw of o.values) {
+      const val = fold(typeof raw === "string" ? raw : raw.value);
+      if (vals.has(val)) throw invalid(`Option "${o.name.trim()}" lists the value "${val}" twice.`);
+      vals.add(val);
+    }
+  }
+  const before = optionTree(tx, productId);
+  const keptOptionIds = new Set<number>();
+  input.forEach((o, oi) => {
+    const existing = before.find((b) => fold(b.name) === fold(o.name));
+    let optionId: number;
+    if (existing) {
+      optionId = existing.id;
+      tx.update(productOptions).set({ name: o.name.trim(), order: oi }).where(eq(productOptions.id, optionId)).run();
+    } else {
+      optionId = tx.insert(productOptions).values({ productId, name: o.name.trim(), order: oi, createdAt: now }).returning({ id: productOptions.id }).get().id;
+    }
+    keptOptionIds.add(optionId);
+    const keptValueIds = new Set<number>();
+    o.values.forEach((raw, vi) => {
+      const value = (typeof raw === "string" ? raw : raw.value).trim();
+      const label = typeof raw === "string" ? null : (clean(raw.label) ?? null);
+      const old = existing?.values.find((x) => fold(x.value) === fold(value));
+      if (old) {
+        tx.update(productOptionValues).set({ value, label, order: vi }).where(eq(productOptionValues.id, old.id)).run();
+        keptValueIds.add(old.id);
+      } else {
+        const id = tx.insert(productOptionValues).values({ optionId, value, label, order: vi, createdAt: now }).returning({ id: productOptionValues.id }).get().id;
+        keptValueIds.add(id);
+      }
+    });
+    const dropValues = (existing?.values ?? []).filter((x) => !keptValueIds.has(x.id)).map((x) => x.id);
+    if (dropValues.length) tx.delete(productOptionValues).where(inArray(productOptionValues.id, dropValues)).run();
+  });
+  const dropOptions = before.filter((b) => !keptOptionIds.has(b.id)).map((b) => b.id);
+  if (dropOptions.length) tx.delete(productOptions).where(inArray(productOptions.id, dropOptions)).run();
+  return optionTree(tx, productId);
+}
+
+/** { "Size": "m" } → [{ optionId, valueId }]; names and values match case-insensitively, values by value or label. */
+export function resolveCombination(tree: OptionTree[], map: Record<string, string>): Combination {
+  if (tree.length === 0) throw invalid("This product has no options, so it cannot have variants; set its options first.");
+  const combo: Combination = [];
+  for (const [name, value] of Object.entries(map)) {
+    const opt = tree.find((o) => fold(o.name) === fold(name));
+    if (!opt) throw invalid(`"${name}" is not an option of this product; its options are ${tree.map((o) => `"${o.name}"`).join(", ")}.`);
+    const val = opt.values.find((x) => fold(x.value) === fold(value) || (x.label !== null && fold(x.label) === fold(value)));
+    if (!val) throw invalid(`"${value}" is not a value of option "${opt.name}"; its values are ${opt.values.map((x) => `"${x.value}"`).join(", ")}.`);
+    if (combo.some((p) => p.optionId === opt.id)) throw invalid(`Option "${opt.name}" is given twice.`);
+    combo.push({ optionId: opt.id, valueId: val.id });
+  }
+  const problem = comboProblem(tree, combo);
+  if (problem) throw invalid(`Invalid variant options: ${problem}.`);
+  return sortCombo(tree, combo);
+}
+
+function sortCombo(tree: OptionTree[], combo: Combination): Combination {
+  const pos = (id: number) => tree.findIndex((o) => o.id === id);
+  return [...combo].sort((a, b) => pos(a.optionId) - pos(b.optionId));
+}
+
+function comboName(tree: OptionTree[], combo: Combination): string {
+  return sortCombo(tree, combo)
+    .map((p) => {
+      const val = tree.find((o) => o.id === p.optionId)!.values.find((x) => x.id === p.valueId)!;
+      return val.label ?? val.value;
+    })
+    .join(" / ");
+}
+
+function variantValues(input: Partial<VariantInput>) {
+  if (input.image) checkImageUrl(input.image, "image");
+  const out: Partial<typeof productVariants.$inferInsert> = {};
+  if (input.name !== undefined) out.name = input.name.trim();
+  if (input.sku !== undefined) out.sku = clean(input.sku) ?? null;
+  if (input.barcode !== undefined) out.barcode = clean(input.barcode) ?? null;
+  if (input.price !== undefined) out.price = input.price;
+  if (input.compareAtPrice !== undefined) out.compareAtPrice = input.compareAtPrice;
+  if (input.costPrice !== undefined) out.costPrice = input.costPrice;
+  if (input.quantity !== undefined) out.quantity = input.quantity;
+  if (input.weight !== undefined) out.weight = clean(input.weight) ?? null;
+  if (input.image !== undefined) out.image = input.image;
+  if (input.lengthIn !== undefined) out.lengthIn = input.lengthIn;
+  if (input.widthIn !== undefined) out.widthIn = input.widthIn;
+  if (input.heightIn !== undefined) out.heightIn = input.heightIn;
+  if (input.active !== undefined) out.active = input.active;
+  return out;
+}
+
+/** Inserts variants after checking combinations against the tree, each other and what exists. */
+export function insertVariants(tx: Tx, product: ProductRow, tree: OptionTree[], inputs: VariantInput[], now: Date): VariantRow[] {
+  const existing = variantsOf(tx, product.id);
+  if (existing.length + inputs.length > MAX_VARIANTS)
+    throw invalid(`A product has at most ${MAX_VARIANTS} variants; it has ${existing.length} and ${inputs.length} more were given.`);
+  const taken = new Map(existing.map((x) => [comboKey(x.optionValues), x]));
+  return inputs.map((input) => {
+    const combo = resolveCombination(tree, input.options);
+    const key = comboKey(combo);
+    const clash = taken.get(key);
+    if (clash) throw conflict(`A variant with this combination already exists (variant ${clash.id}, "${clash.name}").`);
+    const fields = variantValues(input);
+    const price = fields.price ?? product.price;
+    checkCompareAt(price, fields.compareAtPrice, `Variant "${comboName(tree, combo)}": `);
+    const row = tx
+      .insert(productVariants)
+      .values({ ...fields, productId: product.id, name: fields.name ?? comboName(tree, combo), price, optionValues: combo, createdAt: now, updatedAt: now })
+      .returning()
+      .get();
+    taken.set(key, row);
+    return row;
+  });
+}
+
+/** Checks and resolves bulk rules; variants may be named by id or by their option values. */
+export function prepareRules(q: Q, productId: number, tree: OptionTree[], inputs: RuleInput[]): BulkRule[] {
+  const variants = variantsOf(q, productId);
+  const rules = inputs.map((r, i): BulkRule => {
+    const where = `Bulk pricing rule ${i + 1}`;
+    if (r.variantId != null && r.variantOptions) throw invalid(`${where}: give variantId or variantOptions, not both.`);
+    let variantId: number | null = null;
+    if (r.variantId != null) {
+      if (!variants.some((x) => x.id === r.variantId)) throw invalid(`${where}: variant ${r.variantId} is not a variant of this product.`);
+      variantId = r.variantId;
+    } else if (r.variantOptions) {
+      const key = comboKey(resolveCombination(tree, r.variantOptions));
+      const match = variants.find((x) => comboKey(x.optionValues) === key);
+      if (!match) throw invalid(`${where}: no variant has those options; create it first.`);
+      variantId = match.id;
+    }
+    const max = r.maxQuantity ?? null;
+    if (max !== null && max < r.minQuantity) throw invalid(`${where}: maxQuantity (${max}) is below minQuantity (${r.minQuantity}).`);
+    if (r.priceType === "fixed" && r.amount > MAX_CENTS) throw invalid(`${where}: a fixed amount is a price in cents, at most ${MAX_CENTS}.`);
+    if (r.priceType === "percent_off" && (r.amount < 1 || r.amount > MAX_BASIS_POINTS))
+      throw invalid(`${where}: percent_off is in basis points, 1 to ${MAX_BASIS_POINTS} (1000 = 10 %).`);
+    return { variantId, minQuantity: r.minQuantity, maxQuantity: max, priceType: r.priceType, amount: r.amount };
+  });
+  const overlap = findOverlap(rules);
+  if (overlap) {
+    const fmt = (r: BulkRule) => `${r.minQuantity}–${r.maxQuantity ?? "∞"}`;
+    const scope = overlap[0].variantId === null ? "product-wide rules" : `rules for variant ${overlap[0].variantId}`;
+    throw invalid(`Bulk pricing quantity ranges overlap (${scope}: ${fmt(overlap[0])} and ${fmt(overlap[1])}); each quantity may match one rule per scope.`);
+  }
+  return rules;
+}
+
+export function replaceRules(tx: Tx, productId: number, rules: BulkRule[], now: Date) {
+  tx.delete(bulkPricingRules).where(eq(bulkPricingRules.productId, productId)).run();
+  for (const r of rules) tx.insert(bulkPricingRules).values({ ...r, productId, createdAt: now }).run();
+}
+
+function touch(tx: Tx, productId: number, now: Date) {
+  tx.update(products).set({ updatedAt: now }).where(eq(products.id, productId)).run();
+}
+
+/** An active product with options must keep at least one active variant, or nothing could be bought. */
+export function assertSellable(q: Q, product: ProductRow) {
+  if (product.status !== "active") return;
+  const tree = optionTree(q, product.id);
+  if (tree.length === 0) return;
+  if (!variantsOf(q, product.id).some((x) => x.active))
+    throw conflict(`Product ${product.id} is active and has options, so it needs at least one active variant; set it inactive first or add a variant.`);
+}
+
+// Verbs
+
+export function setProductOptions(ctx: ActorContext, input: v.InferOutput<typeof productOptionsSetInput>) {
+  storeWrite(ctx, input.siteId);
+  const now = ctx.deps.clock.now();
+  return mutate(ctx, input.siteId, (tx) => {
+    const product = productInSite(tx, input.siteId, input.productId);
+    const tree = writeOptions(tx, product.id, input.options, now);
+    const invalidVariants = variantsOf(tx, product.id).filter((x) => comboProblem(tree, x.optionValues) !== null);
+    if (invalidVariants.length && !input.deleteInvalidVariants)
+      throw conflict(
+        `These variants would no longer match the options: ${invalidVariants.map((x) => `${x.id} ("${x.name}")`).join(", ")}. ` +
+          "Pass deleteInvalidVariants: true to delete them, or keep their option values.",
+        { variantIds: invalidVariants.map((x) => x.id) },
+      );
+    if (invalidVariants.length) tx.delete(productVariants).where(inArray(productVariants.id, invalidVariants.map((x) => x.id))).run();
+    touch(tx, product.id, now);
+    assertSellable(tx, product);
+    audit(tx, ctx, "products.options_set", { type: "product", id: product.id, siteId: input.siteId, detail: { options: tree.length, deletedVariants: invalidVariants.length } });
+    return {
+      id: product.id,
+      slug: product.slug,
+      status: product.status,
+      options: tree.map((o) => ({ id: o.id, name: o.name, values: o.values.map((x) => ({ id: x.id, value: x.value, label: x.label })) })),
+      deletedVariantIds: invalidVariants.map((x) => x.id),
+    };
+  });
+}
+
+export function createVariant(ctx: ActorContext, input: v.InferOutput<typeof variantCreateInput>) {
+  storeWrite(ctx, input.siteId);
+  const now = ctx.deps.clock.now();
+  return mutate(ctx, input.siteId, (tx) => {
+    const product = productInSite(tx, input.siteId, input.productId);
+    const { siteId: _s, productId: _p, ...variant } = input;
+    const [row] = insertVariants(tx, product, optionTree(tx, product.id), [variant], now);
+    touch(tx, product.id, now);
+    audit(tx, ctx, "product_variants.create", { type: "product_variant", id: row!.id, siteId: input.siteId, detail: { productId: product.id } });
+    return { id: row!.id, productId: product.id, name: row!.name, price: row!.price, active: row!.active, optionValues: row!.optionValues };
+  });
+}
+
+export function updateVariant(ctx: ActorContext, input: v.InferOutput<typeof variantUpdateInput>) {
+  storeWrite(ctx, input.siteId);
+  const now = ctx.deps.clock.now();
+  return mutate(ctx, input.siteId, (tx) => {
+    const { variant, product } = variantInSite(tx, input.siteId, input.variantId);
+    const { siteId: _s, variantId: _v, options, ...rest } = input;
+    const fields = variantValues(rest);
+    if (options) {
+      const tree = optionTree(tx, product.id);
+      const combo = resolveCombination(tree, options);
+      const clash = variantsOf(tx, product.id).find((x) => x.id !== variant.id && comboKey(x.optionValues) === comboKey(combo));
+      if (clash) throw conflict(`A variant with this combination already exists (variant ${clash.id}, "${clash.name}").`);
+      fields.optionValues = combo;
+    }
+    const price = fields.price ?? variant.price;
+    const compareAt = fields.compareAtPrice !== undefined ? fields.compareAtPrice : variant.compareAtPrice;
+    checkCompareAt(price, compareAt, "");
+    const row = tx.update(productVariants).set({ ...fields, updatedAt: now }).where(eq(productVariants.id, variant.id)).returning().get();
+    touch(tx, product.id, now);
+    assertSellable(tx, product);
+    audit(tx, ctx, "product_variants.update", { type: "product_variant", id: variant.id, siteId: input.siteId, detail: { fields: Object.keys(fields) } });
+    return { id: row.id, productId: product.id, name: row.name, price: row.price, active: row.active, optionValues: row.optionValues };
+  });
+}
+
+export function deleteVariant(ctx: ActorContext, input: v.InferOutput<typeof variantRef>) {
+  storeWrite(ctx, input.siteId);
+  const now = ctx.deps.clock.now();
+  return mutate(ctx, input.siteId, (tx) => {
+    const { variant, product } = variantInSite(tx, input.siteId, input.variantId);
+    tx.delete(productVariants).where(eq(productVariants.id, variant.id)).run();
+    touch(tx, product.id, now);
+    assertSellable(tx, product);
+    audit(tx, ctx, "product_variants.delete", { type: "product_variant", id: variant.id, siteId: input.siteId, detail: { productId: product.id, name: variant.name } });
+    return { id: variant.id, productId: product.id, deleted: true };
+  });
+}
+
+/**
+ * Creates a variant for every combination of option values that has none
+ * yet. The full grid is capped at MAX_VARIANTS: a bigger one is refused
+ * before anything is written.
+ */
+export function generateVariants(ctx: ActorContext, input: v.InferOutput<typeof variantsGenerateInput>) {
+  storeWrite(ctx, input.siteId);
+  const now = ctx.deps.clock.now();
+  return mutate(ctx, input.siteId, (tx) => {
+    const product = productInSite(tx, input.siteId, input.productId);
+    const tree = optionTree(tx, product.id);
+    if (tree.length === 0) throw invalid("This product has no options; set options (e.g. Size: S, M, L) before generating variants.");
+    const count = tree.reduce((n, o) => n * o.values.length, 1);
+    if (count > MAX_VARIANTS)
+      throw invalid(
+        `The options make ${count} combinations (${tree.map((o) => `${o.values.length} ${o.name}`).join(" × ")}); at most ${MAX_VARIANTS} variants can be generated. Remove some option values.`,
+      );
+    let combos: Combination[] = [[]];
+    for (const o of tree) combos = combos.flatMap((c) => o.values.map((x) => [...c, { optionId: o.id, valueId: x.id }]));
+    const existing = variantsOf(tx, product.id);
+    const taken = new Set(existing.map((x) => comboKey(x.optionValues)));
+    const fresh = combos.filter((c) => !taken.has(comboKey(c)));
+    if (existing.length + fresh.length > MAX_VARIANTS)
+      throw invalid(`The product would have ${existing.length + fresh.length} variants; the maximum is ${MAX_VARIANTS}. Delete variants that no longer fit first.`);
+    const price = input.price ?? product.price;
+    const created = fresh.map((combo) =>
+      tx
+        .insert(productVariants)
+        .values({ productId: product.id, name: comboName(tree, combo), price, quantity: input.quantity ?? null, active: input.active, optionValues: combo, createdAt: now, updatedAt: now })
+        .returning({ id: productVariants.id, name: productVariants.name })
+        .get(),
+    );
+    touch(tx, product.id, now);
+    audit(tx, ctx, "product_variants.generate", { type: "product", id: product.id, siteId: input.siteId, detail: { created: created.length } });
+    return { id: product.id, slug: product.slug, status: product.status, created, skippedExisting: combos.length - fresh.length };
+  });
+}
+
+export function setBulkPricing(ctx: ActorContext, input: v.InferOutput<typeof bulkPricingSetInput>) {
+  storeWrite(ctx, input.siteId);
+  const now = ctx.deps.clock.now();
+  return mutate(ctx, input.siteId, (tx) => {
+    const product = productInSite(tx, input.siteId, input.productId);
+    const rules = prepareRules(tx, product.id, optionTree(tx, product.id), input.rules);
+    replaceRules(tx, product.id, rules, now);
+    touch(tx, product.id, now);
+    audit(tx, ctx, "products.bulk_pricing_set", { type: "product", id: product.id, siteId: input.siteId, detail: { rules: rules.length } });
+    return { id: product.id, slug: product.slug, status: product.status, rules: rules.length };
+  });
+}
+
