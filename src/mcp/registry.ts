@@ -64,6 +64,8 @@ export interface Registry {
   isVisible(tool: ToolDef, principal: Principal, filter: ToolFilter): boolean;
   /** The tools/list result for this caller; computed once per (scopes, company count, filter). */
   listResult(principal: Principal, filter: ToolFilter): { tools: ToolEntry[] };
+  /** What the tools/list result depends on: equal keys, equal results. */
+  listKey(principal: Principal, filter: ToolFilter): string;
   /** Resources this caller may list and read. */
   visibleResources(principal: Principal): ResourceDef[];
 }
@@ -201,12 +203,16 @@ export function buildRegistry(domains: readonly Domain[]): Registry {
     return true;
   }
 
+  function listKey(p: Principal, f: ToolFilter) {
+    return `${[...p.scopes].sort().join(" ")}|${p.companies.length > 1 ? "m" : "s"}|${f.readOnly ? "r" : "w"}|${
+      f.toolsets ? [...f.toolsets].sort().join(",") : "*"
+    }`;
+  }
+
   const listCache = new Map<string, { tools: ToolEntry[] }>();
   function listResult(p: Principal, f: ToolFilter) {
     const multi = p.companies.length > 1;
-    const key = `${[...p.scopes].sort().join(" ")}|${multi ? "m" : "s"}|${f.readOnly ? "r" : "w"}|${
-      f.toolsets ? [...f.toolsets].sort().join(",") : "*"
-    }`;
+    const key = listKey(p, f);
     let hit = listCache.get(key);
     if (!hit) {
       hit = { tools: tools.filter((t) => isVisible(t.def, p, f)).map((t) => (multi ? t.entryMulti : t.entrySingle)) };
@@ -220,5 +226,5 @@ export function buildRegistry(domains: readonly Domain[]): Registry {
     return resources.filter((r) => covers(p.scopes, r.scope) && (!r.singleCompanyOnly || p.companies.length === 1));
   }
 
-  return { tools, byName: sortedByName, resources, toolsets, isVisible, listResult, visibleResources };
+  return { tools, byName: sortedByName, resources, toolsets, isVisible, listResult, listKey, visibleResources };
 }

@@ -76,6 +76,20 @@ function allowLists(config: Config) {
   return { hosts, origins };
 }
 
+function cors(origin: string): Record<string, string> {
+  return {
+    "access-control-allow-origin": origin,
+    "access-control-expose-headers": "www-authenticate, mcp-protocol-version, mcp-session-id",
+    vary: "origin",
+  };
+}
+const PREFLIGHT = {
+  "access-control-allow-methods": "POST",
+  "access-control-allow-headers":
+    "authorization, content-type, accept, mcp-protocol-version, mcp-method, mcp-name, x-mcp-toolsets, x-mcp-readonly",
+  "access-control-max-age": "600",
+};
+
 /** The clientId a tools/call item names; whoami never takes one and is left out. */
 function batchClientId(m: Record<string, unknown>): { counts: boolean; value: unknown } {
   if (m.method !== "tools/call") return { counts: false, value: undefined };
@@ -95,12 +109,26 @@ export function mcpRoutes(deps: Deps, reg: Registry = registry()) {
     return lists.value;
   };
 
-  const metadata = (c: { json: (o: unknown) => Response }) => c.json(protectedResourceMetadata(config));
+  // Public metadata: any origin may read it (browser-based OAuth clients do).
+  const metadata = (c: { json: (o: unknown, status?: any, headers?: Record<string, string>) => Response }) =>
+    c.json(protectedResourceMetadata(config), 200, { "access-control-allow-origin": "*" });
   app.get("/.well-known/oauth-protected-resource", metadata);
   app.get("/.well-known/oauth-protected-resource/api/mcp", metadata);
 
   app.all("/api/mcp", async (c) => {
     const req = c.req.raw;
+    const origin = req.headers.get("origin");
+    if (req.method === "OPTIONS" && origin) {
+      // CORS preflight for browser clients (e.g. MCP Inspector), only from allowed origins.
+      if (originValidationResponse(req, allowed().origins)) return new Response(null, { status: 403 });
+      return new Response(null, { status: 204, headers: { ...cors(origin), ...PREFLIGHT } });
+    }
+    const res = await handle(c, req);
+    if (origin && res.status !== 403) for (const [k, v] of Object.entries(cors(origin))) res.headers.set(k, v);
+    return res;
+  });
+
+  async function handle(c: { get(k: "requestId"): string; json(o: unknown): Response }, req: Request): Promise<Response> {
     if (req.method !== "POST")
       // Stateless: no SSE stream to GET, no session to DELETE.
       return rpcError(405, -32000, "Method not allowed: this endpoint accepts POST only.", null, { allow: "POST" });
@@ -176,7 +204,7 @@ export function mcpRoutes(deps: Deps, reg: Registry = registry()) {
     }
     if (answers.length === 0) return new Response(null, { status: 202 });
     return c.json(answers);
-  });
+  }
 
   return app;
 }

@@ -161,6 +161,43 @@ describe("HTTP surface", () => {
   });
 });
 
+describe("browser clients (CORS) and the memoised tools/list", () => {
+  test("preflight from an allowed origin is answered; from another origin refused", async () => {
+    const pre = (origin: string) =>
+      fetch(new URL("/api/mcp", s.url), {
+        method: "OPTIONS",
+        headers: { Origin: origin, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization, content-type" },
+      });
+    const ok = await pre("http://localhost:6274");
+    expect(ok.status).toBe(204);
+    expect(ok.headers.get("access-control-allow-origin")).toBe("http://localhost:6274");
+    expect(ok.headers.get("access-control-allow-headers")).toContain("authorization");
+    expect((await pre("https://evil.example")).status).toBe(403);
+    // The 401 challenge is readable by an allowed browser origin.
+    const r = await rawMcp(s.url, null, call("whoami"), { Origin: "http://localhost:6274" });
+    expect(r.status).toBe(401);
+    expect(r.headers.get("access-control-expose-headers")).toContain("www-authenticate");
+  });
+
+  test("tools/list: each request gets its own id back; lists differ by credential, filter and era", async () => {
+    const list = async (k: string, id: unknown, headers: Record<string, string> = {}) =>
+      (await rawMcp(s.url, k, { jsonrpc: "2.0", id, method: "tools/list", params: {} }, headers)).json();
+    const a = await list(key, 1);
+    const b = await list(key, "second");
+    const c = await list(key, 3.5);
+    expect([a.id, b.id, c.id]).toEqual([1, "second", 3.5]);
+    expect(b.result).toEqual(a.result);
+    const narrowed = await list(key, 4, { "X-MCP-Readonly": "1" });
+    expect(narrowed.id).toBe(4);
+    expect(narrowed.result.tools.length).toBeLessThan(a.result.tools.length);
+    const multi = await list(multiKey, 5);
+    const m = multi.result.tools.find((t: any) => t.name === "service_catalog_list");
+    expect(m.inputSchema.required).toContain("clientId");
+    const again = await list(key, 6);
+    expect(again.result.tools.find((t: any) => t.name === "service_catalog_list").inputSchema.required ?? []).not.toContain("clientId");
+  });
+});
+
 describe("Host/Origin configured for a proxy", () => {
   test("configured hosts and origins are allowed, others still refused; public URL host always allowed", async () => {
     const p = await startTestServer({
