@@ -165,7 +165,13 @@ export const accountCommands: Command[] = [
         return;
       }
       for (const k of keys) {
-        const state = k.revokedAt ? `revoked ${iso(k.revokedAt)}` : k.expiresAt ? `expires ${iso(k.expiresAt)}` : "active";
+        const state = k.revokedAt
+          ? `revoked ${iso(k.revokedAt)}`
+          : k.expiresAt && k.expiresAt.getTime() <= systemClock.ms()
+            ? `expired ${iso(k.expiresAt)}`
+            : k.expiresAt
+              ? `expires ${iso(k.expiresAt)}`
+              : "active";
         console.log(
           [
             k.id,
