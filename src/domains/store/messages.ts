@@ -98,8 +98,9 @@ export function listMessages(ctx: ActorContext, input: v.InferOutput<typeof mess
   const rows = db
     .select({
       m: customerMessages,
-      replies: sql<number>`(select count(*) from ${customerMessageReplies} where ${customerMessageReplies.messageId} = ${customerMessages.id})`,
-      lastAuthor: sql<string | null>`(select ${customerMessageReplies.author} from ${customerMessageReplies} where ${customerMessageReplies.messageId} = ${customerMessages.id} order by ${customerMessageReplies.id} desc limit 1)`,
+      // Spelled out: drizzle leaves columns unqualified inside sql``, which a correlated subquery cannot afford.
+      replies: sql<number>`(select count(*) from customer_message_replies r where r.message_id = ${customerMessages}.id)`,
+      lastAuthor: sql<string | null>`(select r.author from customer_message_replies r where r.message_id = ${customerMessages}.id order by r.id desc limit 1)`,
     })
     .from(customerMessages)
     .where(where)

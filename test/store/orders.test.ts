@@ -1,0 +1,242 @@
+/** Orders: catalog pricing with bulk tiers and discounts checked against hand-computed totals, stock, lifecycle. */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { DAY_MS } from "../../src/core/clock";
+import { storeDomain } from "../../src/domains/store/tools";
+import { call as callAs, errorOf, makeWorld, type World } from "./world";
+
+let w: World;
+const call = (name: string, args: Record<string, unknown>) => callAs(storeDomain, w.ctx(), name, args);
+let mug: number; // 999 cents; 10-49: 10 % off; 50+: 700
+let shirt: number; // options Size S/M; S 1500, M 1700; M has own rule 5+: 1400; product-wide 3+: 5 % off
+let shirtS: number, shirtM: number;
+let tracked: number; // trackInventory, 5 in stock
+
+const stock = async (productId: number) => (await call("products_get", { siteId: w.siteId, productId })).quantity;
+
+beforeAll(async () => {
+  w = makeWorld();
+  await call("store_settings_update", { siteId: w.siteId, enabled: true, currency: "eur" });
+  mug = (
+    await call("products_create", {
+      siteId: w.siteId,
+      name: "Mug",
+      price: 999,
+      sku: "MUG",
+      status: "active",
+      bulkPricing: [
+        { minQuantity: 10, maxQuantity: 49, priceType: "percent_off", amount: 1000 },
+        { minQuantity: 50, priceType: "fixed", amount: 700 },
+      ],
+    })
+  ).id;
+  shirt = (
+    await call("products_create", {
+      siteId: w.siteId,
+      name: "Shirt",
+      price: 1500,
+      options: [{ name: "Size", values: ["S", "M"] }],
+      variants: [{ options: { Size: "S" }, sku: "SH-S" }, { options: { Size: "M" }, price: 1700 }],
+    })
+  ).id;
+  const p = await call("products_get", { siteId: w.siteId, productId: shirt });
+  [shirtS, shirtM] = p.variants.map((x: any) => x.id);
+  await call("product_bulk_pricing_set", {
+    siteId: w.siteId,
+    productId: shirt,
+    rules: [
+      { minQuantity: 3, priceType: "percent_off", amount: 500 },
+      { variantId: shirtM, minQuantity: 5, priceType: "fixed", amount: 1400 },
+    ],
+  });
+  await call("products_set_status", { siteId: w.siteId, productId: shirt, status: "active" });
+  tracked = (await call("products_create", { siteId: w.siteId, name: "Lamp", price: 12345, trackInventory: true, quantity: 5, status: "active" })).id;
+});
+afterAll(() => w.close());
+
+describe("orders_create pricing", () => {
+  test("bulk tiers per line, variant rule over product rule, exact totals", async () => {
+    const o = await call("orders_create", {
+      siteId: w.siteId,
+      customer: { email: "Ana@Example.com", name: "Ana" },
+      items: [
+        { productId: mug, quantity: 12 }, //            999 × 0.9 = 899.1 → 899; × 12 = 10788
+        { productId: shirt, variantId: shirtS, quantity: 3 }, // 1500 × 0.95 = 1425; × 3 = 4275
+        { productId: shirt, variantId: shirtM, quantity: 5 }, // own rule: 1400 × 5 = 7000
+      ],
+    });
+    expect(o.items.map((l: any) => [l.name, l.sku, l.unitPrice, l.quantity, l.lineTotal])).toEqual([
+      ["Mug", "MUG", 899, 12, 10788],
+      ["Shirt — S", "SH-S", 1425, 3, 4275],
+      ["Shirt — M", null, 1400, 5, 7000],
+    ]);
+    expect(o).toMatchObject({ status: "pending", currency: "EUR", subtotal: 22063, discountTotal: 0, total: 22063 });
+    expect(o.customer).toMatchObject({ email: "ana@example.com", name: "Ana" });
+  });
+
+  test("the M variant below its own tier falls back to the product-wide rule", async () => {
+    // 4 × M: own rule starts at 5, product-wide 3+ applies: 1700 × 0.95 = 1615; × 4 = 6460
+    const o = await call("orders_create", { siteId: w.siteId, items: [{ productId: shirt, variantId: shirtM, quantity: 4 }] });
+    expect(o.items[0]).toMatchObject({ unitPrice: 1615, lineTotal: 6460 });
+    expect(o.total).toBe(6460);
+  });
+
+  test("percent discount code: round half up once on the subtotal", async () => {
+    await call("discounts_create", { siteId: w.siteId, code: "spring-12", kind: "percent", amount: 1250 });
+    // mug × 50 → 700 × 50 = 35000; mug-free line: shirt S × 1 = 1500. Subtotal 36500.
+    // 36500 × 12.5 % = 4562.5 → 4563; total 31937
+    const o = await call("orders_create", {
+      siteId: w.siteId,
+      items: [{ productId: mug, quantity: 50 }, { productId: shirt, variantId: shirtS, quantity: 1 }],
+      discountCode: "Spring-12",
+    });
+    expect(o).toMatchObject({ subtotal: 36500, discountCode: "SPRING-12", discountTotal: 4563, total: 31937 });
+    expect(o.items.reduce((a: number, l: any) => a + l.lineTotal, 0)).toBe(o.subtotal);
+  });
+
+  test("fixed discount with a minimum subtotal, a window and a usage limit", async () => {
+    const start = new Date(w.clock.ms() + DAY_MS).toISOString();
+    const end = new Date(w.clock.ms() + 3 * DAY_MS).toISOString();
+    const d = await call("discounts_create", { siteId: w.siteId, code: "TENOFF", kind: "fixed", amount: 1000, minSubtotal: 5000, startsAt: start, endsAt: end, usageLimit: 2 });
+    const order = (extra: Record<string, unknown> = {}) =>
+      call("orders_create", { siteId: w.siteId, items: [{ productId: mug, quantity: 6 }], discountCode: "tenoff", ...extra }); // 999 × 6 = 5994
+    expect((await errorOf(() => order())).message).toContain("is valid from");
+    w.clock.advance(DAY_MS);
+    const o1 = await order();
+    expect(o1).toMatchObject({ subtotal: 5994, discountTotal: 1000, total: 4994 });
+    const small = await errorOf(() => call("orders_create", { siteId: w.siteId, items: [{ productId: mug, quantity: 1 }], discountCode: "TENOFF" }));
+    expect(small.message).toContain("at least 5000");
+    const o2 = await order();
+    expect((await errorOf(() => order())).message).toContain("usage limit of 2");
+    // Cancelling a pending order releases its use.
+    await call("orders_update_status", { siteId: w.siteId, orderId: o2.id, status: "cancelled" });
+    expect((await call("discounts_get", { siteId: w.siteId, discountId: d.id })).usedCount).toBe(1);
+    await order();
+    w.clock.advance(3 * DAY_MS);
+    await call("discounts_update", { siteId: w.siteId, discountId: d.id, usageLimit: 10 });
+    expect((await errorOf(() => order())).message).toContain("expired");
+    await call("discounts_update", { siteId: w.siteId, discountId: d.id, endsAt: null, active: false });
+    expect((await errorOf(() => order())).message).toContain("not active");
+    expect((await errorOf(() => order({ discountCode: "NOPE" }))).message).toContain("does not exist");
+    expect((await errorOf(() => call("discounts_delete", { siteId: w.siteId, discountId: d.id }))).code).toBe("conflict");
+  });
+
+  test("a fixed discount larger than the order makes it free, not negative", async () => {
+    await call("discounts_create", { siteId: w.siteId, code: "HUGE", kind: "fixed", amount: 1_000_000 });
+    const o = await call("orders_create", { siteId: w.siteId, items: [{ productId: mug, quantity: 1 }], discountCode: "HUGE" });
+    expect(o).toMatchObject({ subtotal: 999, discountTotal: 999, total: 0 });
+  });
+
+  test("refuses what cannot be sold, with reasons", async () => {
+    const draft = (await call("products_create", { siteId: w.siteId, name: "Draft", price: 1 })).id;
+    const cases: [Record<string, unknown>[], string, string][] = [
+      [[{ productId: draft, quantity: 1 }], "conflict", "is draft"],
+      [[{ productId: shirt, quantity: 1 }], "validation", "give the variantId"],
+      [[{ productId: mug, variantId: shirtS, quantity: 1 }], "validation", "is not a variant of product"],
+      [[{ productId: 999999, quantity: 1 }], "not_found", "not found"],
+      [[{ productId: mug, quantity: 0 }], "validation", "at least 1"],
+      [[{ productId: mug, quantity: 2.5 }], "validation", "integer"],
+      [[{ productId: mug, quantity: 1 }, { productId: mug, quantity: 2 }], "validation", "repeats"],
+      [[], "validation", "at least one item"],
+    ];
+    for (const [items, code, msg] of cases) {
+      const e = await errorOf(() => call("orders_create", { siteId: w.siteId, items }));
+      expect([e.code, e.message]).toEqual([code, expect.stringContaining(msg)]);
+    }
+    await call("product_variants_update", { siteId: w.siteId, variantId: shirtS, active: false });
+    expect((await errorOf(() => call("orders_create", { siteId: w.siteId, items: [{ productId: shirt, variantId: shirtS, quantity: 1 }] }))).message).toContain("inactive");
+    await call("product_variants_update", { siteId: w.siteId, variantId: shirtS, active: true });
+    // Prices in the input are not accepted at all.
+    expect((await errorOf(() => call("orders_create", { siteId: w.siteId, items: [{ productId: mug, quantity: 1, unitPrice: 1 }] }))).code).toBe("validation");
+  });
+
+  test("an order above the total cap is refused, not rounded", async () => {
+    const pricey = (await call("products_create", { siteId: w.siteId, name: "Jet", price: 10_000_000_000, status: "active" })).id;
+    const e = await errorOf(() => call("orders_create", { siteId: w.siteId, items: [{ productId: pricey, quantity: 1_000_000 }] }));
+    expect(e.message).toContain("exceed the maximum");
+  });
+
+  test("a disabled store takes no orders", async () => {
+    await call("store_settings_update", { siteId: w.siteId, enabled: false });
+    expect((await errorOf(() => call("orders_create", { siteId: w.siteId, items: [{ productId: mug, quantity: 1 }] }))).message).toContain("no enabled store");
+    await call("store_settings_update", { siteId: w.siteId, enabled: true });
+  });
+});
+
+describe("stock and lifecycle", () => {
+  test("tracked stock is taken, refused when short, returned on cancel and on refund before fulfilment", async () => {
+    const o1 = await call("orders_create", { siteId: w.siteId, items: [{ productId: tracked, quantity: 3 }] });
+    expect(await stock(tracked)).toBe(2);
+    const short = await errorOf(() => call("orders_create", { siteId: w.siteId, items: [{ productId: tracked, quantity: 3 }, { productId: mug, quantity: 1 }] }));
+    expect(short.code).toBe("conflict");
+    expect(short.message).toContain('Insufficient stock for "Lamp": 3 requested, 2 available');
+    expect(await stock(tracked)).toBe(2); // the refused order took nothing
+    await call("orders_update_status", { siteId: w.siteId, orderId: o1.id, status: "cancelled" });
+    expect(await stock(tracked)).toBe(5);
+    // cancelled is final
+    expect((await errorOf(() => call("orders_update_status", { siteId: w.siteId, orderId: o1.id, status: "paid" }))).message).toContain("final");
+
+    const o2 = await call("orders_create", { siteId: w.siteId, items: [{ productId: tracked, quantity: 5 }] });
+    expect(await stock(tracked)).toBe(0);
+    await call("orders_update_status", { siteId: w.siteId, orderId: o2.id, status: "paid" });
+    expect(await call("orders_update_status", { siteId: w.siteId, orderId: o2.id, status: "refunded" })).toMatchObject({ restocked: true });
+    expect(await stock(tracked)).toBe(5);
+
+    const o3 = await call("orders_create", { siteId: w.siteId, items: [{ productId: tracked, quantity: 2 }] });
+    await call("orders_update_status", { siteId: w.siteId, orderId: o3.id, status: "paid" });
+    expect((await errorOf(() => call("orders_update_status", { siteId: w.siteId, orderId: o3.id, status: "cancelled" }))).message).toContain("Allowed from paid: fulfilled, refunded");
+    await call("orders_update_status", { siteId: w.siteId, orderId: o3.id, status: "fulfilled" });
+    expect(await call("orders_update_status", { siteId: w.siteId, orderId: o3.id, status: "refunded" })).toMatchObject({ restocked: false });
+    expect(await stock(tracked)).toBe(3);
+  });
+
+  test("tracked variants use their own quantity; null counts as none", async () => {
+    const p = await call("products_create", {
+      siteId: w.siteId,
+      name: "Cap",
+      price: 800,
+      trackInventory: true,
+      options: [{ name: "Colour", values: ["red", "blue"] }],
+      variants: [{ options: { Colour: "red" }, quantity: 2 }, { options: { Colour: "blue" } }],
+      status: "active",
+    });
+    const [red, blue] = (await call("products_get", { siteId: w.siteId, productId: p.id })).variants;
+    await call("orders_create", { siteId: w.siteId, items: [{ productId: p.id, variantId: red.id, quantity: 2 }] });
+    const again = await call("products_get", { siteId: w.siteId, productId: p.id });
+    expect(again.variants[0].quantity).toBe(0);
+    expect((await errorOf(() => call("orders_create", { siteId: w.siteId, items: [{ productId: p.id, variantId: blue.id, quantity: 1 }] }))).message).toContain("0 available");
+  });
+
+  test("untracked products never run out", async () => {
+    await call("orders_create", { siteId: w.siteId, items: [{ productId: mug, quantity: 1_000_000 }] });
+    expect(await stock(mug)).toBeNull();
+  });
+
+  test("orders_list and orders_get", async () => {
+    const page = await call("orders_list", { siteId: w.siteId, limit: 3 });
+    expect(page.items).toHaveLength(3);
+    expect(page.total).toBeGreaterThan(3);
+    const one = await call("orders_get", { siteId: w.siteId, orderId: page.items[0].id });
+    expect(one.items.reduce((a: number, l: any) => a + l.lineTotal, 0)).toBe(one.subtotal);
+    expect(one.subtotal - one.discountTotal).toBe(one.total);
+    const cancelled = await call("orders_list", { siteId: w.siteId, status: "cancelled" });
+    expect(cancelled.items.every((o: any) => o.status === "cancelled")).toBe(true);
+    expect(cancelled.total).toBe(2);
+  });
+});
+
+describe("customers", () => {
+  test("unique emails per site, case-insensitive; stats on get", async () => {
+    const c = await call("customers_create", { siteId: w.siteId, email: "Bo@Example.com", name: "Bo" });
+    expect(c.email).toBe("bo@example.com");
+    expect((await errorOf(() => call("customers_create", { siteId: w.siteId, email: "BO@example.com" }))).code).toBe("conflict");
+    expect((await errorOf(() => call("customers_create", { siteId: w.siteId, email: "not-an-email" }))).code).toBe("validation");
+    expect((await errorOf(() => call("customers_create", { siteId: w.siteId, email: "x@y.z", phone: "<script>" }))).code).toBe("validation");
+    const o = await call("orders_create", { siteId: w.siteId, customerId: c.id, items: [{ productId: mug, quantity: 2 }] });
+    await call("orders_update_status", { siteId: w.siteId, orderId: o.id, status: "paid" });
+    expect(await call("customers_get", { siteId: w.siteId, customerId: c.id })).toMatchObject({ orders: 1, totalSpent: 1998 });
+    await call("customers_update", { siteId: w.siteId, customerId: c.id, name: null, phone: "+351 912 345 678" });
+    const found = await call("customers_list", { siteId: w.siteId, search: "BO@" });
+    expect(found.items).toEqual([expect.objectContaining({ id: c.id, name: null, phone: "+351 912 345 678" })]);
+    expect((await errorOf(() => call("orders_create", { siteId: w.siteId, customerId: c.id, customer: { email: "a@b.c" }, items: [{ productId: mug, quantity: 1 }] }))).code).toBe("validation");
+  });
+});
