@@ -1,0 +1,133 @@
+/**
+ * Issuing and revoking OAuth credentials. A *family* is everything minted
+ * from one consent: the authorization code, then each access/refresh pair
+ * produced by rotation. Revoking a family (code replay, refresh-token reuse,
+ * a person disconnecting the app in the portal) ends every token in it.
+ */
+import { and, desc, eq, gt, isNull } from "drizzle-orm";
+import type { Deps } from "../core/context";
+import type { Db } from "../core/db";
+import { KEY_PREFIX, mintSecret } from "../core/secrets";
+import { ACCESS_TOKEN_TTL_MS, REFRESH_TOKEN_TTL_MS } from "./metadata";
+import { oauthClients, oauthRefreshTokens, oauthTokens } from "./tables";
+
+type Tx = Pick<Db, "insert" | "update" | "select">;
+
+export interface Grant {
+  familyId: string;
+  clientId: string;
+  userId: number;
+  /** Scopes of the access token (may be narrower than the refresh token's on refresh). */
+  scopes: string[];
+  /** Scopes the refresh token carries: always the whole consented set. */
+  refreshScopes: string[];
+  companyIds: number[];
+  resource: string | null;
+}
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: "Bearer";
+  expires_in: number;
+  refresh_token: string;
+  scope: string;
+}
+
+export function issueTokens(tx: Tx, deps: Deps, g: Grant): TokenResponse {
+  const now = deps.clock.ms();
+  const access = mintSecret(KEY_PREFIX.oauth);
+  const refresh = mintSecret(KEY_PREFIX.refresh);
+  const common = { familyId: g.familyId, clientId: g.clientId, userId: g.userId, companyIds: g.companyIds, resource: g.resource, createdAt: new Date(now) };
+  tx.insert(oauthTokens)
+    .values({ ...common, tokenHash: access.hash, scopes: g.scopes, expiresAt: new Date(now + ACCESS_TOKEN_TTL_MS) })
+    .run();
+  tx.insert(oauthRefreshTokens)
+    .values({ ...common, tokenHash: refresh.hash, scopes: g.refreshScopes, expiresAt: new Date(now + REFRESH_TOKEN_TTL_MS) })
+    .run();
+  return {
+    access_token: access.secret,
+    token_type: "Bearer",
+    expires_in: ACCESS_TOKEN_TTL_MS / 1000,
+    refresh_token: refresh.secret,
+    scope: g.scopes.join(" "),
+  };
+}
+
+export function revokeFamily(tx: Pick<Db, "update">, deps: Deps, familyId: string) {
+  const now = deps.clock.now();
+  tx.update(oauthTokens).set({ revokedAt: now }).where(and(eq(oauthTokens.familyId, familyId), isNull(oauthTokens.revokedAt))).run();
+  tx.update(oauthRefreshTokens)
+    .set({ revokedAt: now })
+    .where(and(eq(oauthRefreshTokens.familyId, familyId), isNull(oauthRefreshTokens.revokedAt)))
+    .run();
+}
+
+/** A connected app as the portal lists it: one live token family. */
+export interface Connection {
+  familyId: string;
+  clientId: string;
+  clientName: string | null;
+  scopes: string[];
+  companyIds: number[];
+  connectedAt: Date;
+  lastUsedAt: Date | null;
+  expiresAt: Date;
+}
+
+/** The user's connections that can still be used: a refresh token neither used, revoked nor expired. */
+export function listConnections(deps: Deps, userId: number): Connection[] {
+  const now = deps.clock.now();
+  const rows = deps.db
+    .select({ r: oauthRefreshTokens, clientName: oauthClients.name })
+    .from(oauthRefreshTokens)
+    .leftJoin(oauthClients, eq(oauthClients.clientId, oauthRefreshTokens.clientId))
+    .where(
+      and(
+        eq(oauthRefreshTokens.userId, userId),
+        isNull(oauthRefreshTokens.usedAt),
+        isNull(oauthRefreshTokens.revokedAt),
+        gt(oauthRefreshTokens.expiresAt, now),
+      ),
+    )
+    .orderBy(desc(oauthRefreshTokens.createdAt))
+    .all();
+  return rows.map(({ r, clientName }) => {
+    const first = deps.db
+      .select({ createdAt: oauthTokens.createdAt })
+      .from(oauthTokens)
+      .where(eq(oauthTokens.familyId, r.familyId))
+      .orderBy(oauthTokens.id)
+      .limit(1)
+      .get();
+    const used = deps.db
+      .select({ lastUsedAt: oauthTokens.lastUsedAt })
+      .from(oauthTokens)
+      .where(eq(oauthTokens.familyId, r.familyId))
+      .orderBy(desc(oauthTokens.lastUsedAt))
+      .limit(1)
+      .get();
+    return {
+      familyId: r.familyId,
+      clientId: r.clientId,
+      clientName,
+      scopes: r.scopes,
+      companyIds: r.companyIds,
+      connectedAt: first?.createdAt ?? r.createdAt,
+      lastUsedAt: used?.lastUsedAt ?? null,
+      expiresAt: r.expiresAt,
+    };
+  });
+}
+
+/** Ends one of the user's connections; false when it is not theirs (or does not exist). */
+export function disconnect(deps: Deps, userId: number, familyId: string): boolean {
+  const owned = deps.db
+    .select({ id: oauthRefreshTokens.id })
+    .from(oauthRefreshTokens)
+    .where(and(eq(oauthRefreshTokens.familyId, familyId), eq(oauthRefreshTokens.userId, userId)))
+    .limit(1)
+    .get();
+  if (!owned) return false;
+  deps.db.transaction((tx) => revokeFamily(tx, deps, familyId));
+  return true;
+}

@@ -1,0 +1,234 @@
+/**
+ * Settings → API keys: a person's own MCP keys (svc_mcp_…). Create one with
+ * a name, scopes from the full table (wildcards included), the companies it
+ * may reach, whether its content changes need approval, and an expiry; the
+ * secret is shown once, on the page that answers the create form, and never
+ * again. List with created / last used; revoke.
+ */
+import type { Hono } from "hono";
+import type { Deps } from "../core/context";
+import { AppError, invalid, isAppError } from "../core/errors";
+import { listMcpKeys, mintMcpKey, revokeMcpKey } from "../domains/accounts/verbs";
+import type { Form } from "./forms";
+import { signedIn, type PortalEnv } from "./guard";
+import { Csrf, Layout, Notice, render, when } from "./layout";
+import { ALL_PICKABLE, ScopePicker } from "./scope-picker";
+import type { Session } from "./session";
+
+const PATH = "/settings/api-keys";
+export const EXPIRY_CHOICES = [
+  { value: "", label: "Never" },
+  { value: "7", label: "In 7 days" },
+  { value: "30", label: "In 30 days" },
+  { value: "90", label: "In 90 days" },
+  { value: "365", label: "In a year" },
+] as const;
+
+export interface KeyDraft {
+  name: string;
+  scopes: string[];
+  companyIds: number[];
+  requireCmsApproval: boolean;
+  expiry: string;
+}
+
+/** Reads and checks the create form; an AppError names the field at fault. */
+export function readKeyDraft(form: Form, session: Session): KeyDraft {
+  const name = form.text("name", { label: "Name", max: 100, required: true });
+  if (/[\x00-\x1f\x7f]/.test(name)) throw invalid("Name must not contain control characters.");
+  const pickable = new Set(ALL_PICKABLE);
+  const scopes = [...new Set(form.list("scope", { max: ALL_PICKABLE.length + 1, maxLength: 40 }))];
+  const unknown = scopes.filter((s) => !pickable.has(s));
+  if (unknown.length) throw invalid(`Unknown scope: ${unknown[0]}.`);
+  if (scopes.length === 0) throw invalid("Choose at least one scope.");
+  const mine = new Set(session.companies.map((m) => m.id));
+  const companyIds = [...new Set(form.ids("company", "Companies"))];
+  if (companyIds.length === 0) throw invalid("Choose at least one company the key may reach.");
+  if (companyIds.some((id) => !mine.has(id))) throw invalid("You can only choose companies you belong to.");
+  const expiry = form.text("expiry", { label: "Expiry", max: 5 });
+  if (!EXPIRY_CHOICES.some((e) => e.value === expiry)) throw invalid("Choose an expiry from the list.");
+  return { name, scopes, companyIds, requireCmsApproval: form.bool("require_cms_approval"), expiry };
+}
+
+type KeyRow = ReturnType<typeof listMcpKeys>[number];
+
+function status(k: KeyRow, now: number): { label: string; kind: string } {
+  if (k.revokedAt) return { label: "revoked", kind: "danger" };
+  if (k.expiresAt && k.expiresAt.getTime() <= now) return { label: "expired", kind: "warn" };
+  return { label: "active", kind: "ok" };
+}
+
+const EMPTY: KeyDraft = { name: "", scopes: [], companyIds: [], requireCmsApproval: false, expiry: "" };
+
+const KeysPage = (p: {
+  session: Session;
+  keys: KeyRow[];
+  now: number;
+  draft: KeyDraft;
+  error?: string;
+  created?: { name: string; key: string };
+  notice?: string;
+}) => {
+  const companyName = new Map(p.session.companies.map((m) => [m.id, m.name]));
+  const checkedCompanies = new Set(p.draft.companyIds.length ? p.draft.companyIds : p.session.active ? [p.session.active.id] : []);
+  return (
+    <Layout title="API keys" session={p.session} path={PATH}>
+      <h1>API keys</h1>
+      <p class="lead">
+        Keys for MCP clients that cannot sign in with a browser. They act as you, with the scopes you choose, in the companies you
+        choose.
+      </p>
+      {p.notice && <Notice kind="ok">{p.notice}</Notice>}
+      {p.created && (
+        <div class="notice ok" role="status">
+          <strong>Key “{p.created.name}” created.</strong> Copy it now: it will not be shown again.
+          <code class="secret" id="new-key">
+            {p.created.key}
+          </code>
+          <span class="muted small">
+            Send it as <code>Authorization: Bearer …</code> to <code>/api/mcp</code>.
+          </span>
+        </div>
+      )}
+      <h2>Your keys</h2>
+      {p.keys.length === 0 ? (
+        <p class="muted">No keys yet.</p>
+      ) : (
+        <div class="card scroll">
+          <table>
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Scopes</th>
+                <th class="hide-sm">Companies</th>
+                <th class="hide-sm">Created</th>
+                <th>Last used</th>
+                <th class="hide-sm">Expires</th>
+                <th>Status</th>
+                <th></th>
+              </tr>
+            </thead>
+            <tbody>
+              {p.keys.map((k) => {
+                const s = status(k, p.now);
+                return (
+                  <tr>
+                    <td>
+                      {k.name}
+                      <div class="muted small">
+                        <code>{k.hint}…</code>
+                        {k.requireCmsApproval && <span class="badge warn">changes need approval</span>}
+                      </div>
+                    </td>
+                    <td class="small">{k.scopes.join(" ")}</td>
+                    <td class="hide-sm small">{k.companyIds.map((id) => companyName.get(id) ?? `#${id}`).join(", ")}</td>
+                    <td class="hide-sm small">{when(k.createdAt)}</td>
+                    <td class="small">{k.lastUsedAt ? when(k.lastUsedAt) : "never"}</td>
+                    <td class="hide-sm small">{k.expiresAt ? when(k.expiresAt) : "never"}</td>
+                    <td>
+                      <span class={`badge ${s.kind}`}>{s.label}</span>
+                    </td>
+                    <td>
+                      {s.label === "active" && (
+                        <form class="inline" method="post" action={`${PATH}/${k.id}/revoke`}>
+                          <Csrf session={p.session} />
+                          <button class="danger" type="submit">
+                            Revoke
+                          </button>
+                        </form>
+                      )}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <h2 id="create">Create a key</h2>
+      {p.error && <Notice kind="error">{p.error}</Notice>}
+      <form class="card" method="post" action={PATH}>
+        <Csrf session={p.session} />
+        <label for="key-name">Name</label>
+        <input id="key-name" type="text" name="name" maxlength={100} required value={p.draft.name} placeholder="e.g. Claude on my laptop" />
+        <label>Companies it may reach</label>
+        {p.session.companies.map((m) => (
+          <label class="inline">
+            <input type="checkbox" name="company" value={String(m.id)} checked={checkedCompanies.has(m.id)} /> {m.name}{" "}
+            <span class="badge">{m.role}</span>
+          </label>
+        ))}
+        <label>Scopes</label>
+        <ScopePicker offered={ALL_PICKABLE} checked={new Set(p.draft.scopes)} />
+        <label class="inline">
+          <input type="checkbox" name="require_cms_approval" checked={p.draft.requireCmsApproval} /> Content and media changes
+          made with this key wait for a person's approval
+        </label>
+        <label for="key-expiry">Expires</label>
+        <select id="key-expiry" name="expiry">
+          {EXPIRY_CHOICES.map((e) => (
+            <option value={e.value} selected={p.draft.expiry === e.value}>
+              {e.label}
+            </option>
+          ))}
+        </select>
+        <div class="actions">
+          <button type="submit">Create key</button>
+        </div>
+      </form>
+    </Layout>
+  );
+};
+
+export function apiKeyRoutes(app: Hono<PortalEnv>, deps: Deps) {
+  const page = (session: Session, extra: Partial<Parameters<typeof KeysPage>[0]> = {}) => (
+    <KeysPage session={session} keys={listMcpKeys(deps, session.user.id)} now={deps.clock.ms()} draft={EMPTY} {...extra} />
+  );
+
+  app.get(PATH, signedIn(deps), (c) => {
+    const session = c.get("session");
+    const revoked = Number(c.req.query("revoked"));
+    const key = Number.isSafeInteger(revoked) ? listMcpKeys(deps, session.user.id).find((k) => k.id === revoked) : undefined;
+    const notice = key?.revokedAt ? `Key “${key.name}” revoked. Clients using it are refused from now on.` : undefined;
+    return render(c, page(session, { notice }));
+  });
+
+  app.post(PATH, signedIn(deps), (c) => {
+    const session = c.get("session");
+    let draft = EMPTY;
+    try {
+      draft = readKeyDraft(c.get("form"), session);
+      const days = draft.expiry ? Number(draft.expiry) : null;
+      const { key } = mintMcpKey(deps, {
+        userId: session.user.id,
+        name: draft.name,
+        scopes: draft.scopes,
+        companyIds: draft.companyIds,
+        requireCmsApproval: draft.requireCmsApproval,
+        expiresAt: days ? new Date(deps.clock.ms() + days * 86_400_000) : undefined,
+      });
+      return render(c, page(session, { created: { name: draft.name, key } }));
+    } catch (e) {
+      if (!isAppError(e) || e.code !== "validation") throw e;
+      // Keep what they typed (except on a malformed post, where draft stays empty).
+      let kept = draft;
+      try {
+        kept = { ...EMPTY, name: c.get("form").text("name", { max: 100 }) };
+      } catch {
+        kept = EMPTY;
+      }
+      return render(c, page(session, { draft: draft === EMPTY ? kept : draft, error: e.message }), { status: 400 });
+    }
+  });
+
+  app.post(`${PATH}/:id/revoke`, signedIn(deps), (c) => {
+    const session = c.get("session");
+    const raw = c.req.param("id");
+    const id = /^\d{1,15}$/.test(raw) ? Number(raw) : NaN;
+    // Only your own keys: someone else's id answers like a key that does not exist.
+    const key = listMcpKeys(deps, session.user.id).find((k) => k.id === id);
+    if (!key) throw new AppError("not_found", "No such key among yours.");
+    revokeMcpKey(deps, id);
+    return c.redirect(`${PATH}?revoked=${id}`, 303);
+  });
+}

@@ -1,0 +1,198 @@
+/**
+ * The approvals inbox: pending approval links of the active company, each
+ * with its preview (summary, facts, what changes), and a page per link with
+ * the full rendered proposal where owners and admins approve or reject.
+ * Listing, previews and decisions all go through the approvals verbs, with
+ * the signed-in person as the actor.
+ */
+import type { Hono } from "hono";
+import type { Deps } from "../core/context";
+import { AppError } from "../core/errors";
+import { decideApproval, getApproval, listApprovals, previewCss, type ApprovalView } from "../domains/approvals/verbs";
+import { canManage, portalActor, requireManager } from "./actor";
+import { signedIn, type PortalEnv } from "./guard";
+import { Csrf, Layout, Notice, render, when } from "./layout";
+import type { Session } from "./session";
+
+const PATH = "/approvals";
+const PAGE_SIZE = 20;
+
+type Detail = ReturnType<typeof getApproval>;
+
+const Proposal = (p: { a: Detail }) =>
+  p.a.proposal ? (
+    <>
+      <p>{p.a.proposal.summary}</p>
+      {p.a.proposal.facts.length > 0 && (
+        <table class="small">
+          <tbody>
+            {p.a.proposal.facts.map((f) => (
+              <tr>
+                <th scope="row">{f.label}</th>
+                <td>{f.value}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {p.a.proposal.changes.length > 0 && (
+        <div class="scroll">
+          <table class="small">
+            <thead>
+              <tr>
+                <th>Field</th>
+                <th>Live now</th>
+                <th>Proposed</th>
+              </tr>
+            </thead>
+            <tbody>
+              {p.a.proposal.changes.map((ch) => (
+                <tr>
+                  <th scope="row">{ch.field}</th>
+                  <td>{ch.before ?? <span class="muted">(none)</span>}</td>
+                  <td>{ch.after ?? <span class="muted">(none)</span>}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
+  ) : (
+    <p class="muted">The item this request was about no longer exists.</p>
+  );
+
+const Meta = (p: { a: ApprovalView }) => (
+  <p class="muted small">
+    {p.a.linkType === "pending_change" ? `Staged call ${p.a.tool ?? ""}` : p.a.entityType} · requested by{" "}
+    {p.a.requestedBy.name ?? "unknown"}
+    {p.a.credential.name ? ` via ${p.a.credential.name}` : ""} · {when(new Date(p.a.createdAt))} · expires{" "}
+    {when(new Date(p.a.expiresAt))}
+  </p>
+);
+
+export function approvalRoutes(app: Hono<PortalEnv>, deps: Deps) {
+  const idParam = (raw: string) => {
+    if (!/^\d{1,15}$/.test(raw)) throw new AppError("not_found", "No such approval.");
+    return Number(raw);
+  };
+
+  app.get(PATH, signedIn(deps), (c) => {
+    const session = c.get("session");
+    const ctx = portalActor(deps, c, session);
+    const rawOffset = c.req.query("offset") ?? "0";
+    const offset = /^\d{1,9}$/.test(rawOffset) ? Number(rawOffset) : 0;
+    const list = listApprovals(ctx, { status: "pending", limit: PAGE_SIZE, offset });
+    const details = list.items.map((a) => getApproval(ctx, a.id));
+    return render(
+      c,
+      <Layout title="Approvals" session={session} path={PATH}>
+        <h1>Approvals</h1>
+        <p class="lead">
+          Changes agents drafted or staged for {session.active!.name}, waiting for a person. {list.total} pending.
+        </p>
+        {details.length === 0 && <p class="muted">Nothing is waiting for approval.</p>}
+        {details.map((a) => (
+          <article class="card">
+            <h2>
+              <a href={`${PATH}/${a.id}`}>{a.proposal?.title ?? a.title ?? `Approval #${a.id}`}</a>
+            </h2>
+            <Meta a={a} />
+            {a.lastError && <Notice kind="warn">Last attempt to approve failed: {a.lastError}</Notice>}
+            <div class="preview">
+              <Proposal a={a} />
+            </div>
+            <div class="actions">
+              <a class="button secondary" href={`${PATH}/${a.id}`}>
+                {canManage(session) ? "Review" : "View"}
+              </a>
+            </div>
+          </article>
+        ))}
+        <div class="actions">
+          {offset > 0 && (
+            <a class="button secondary" href={`${PATH}?offset=${Math.max(0, offset - PAGE_SIZE)}`}>
+              Newer
+            </a>
+          )}
+          {list.nextOffset !== null && (
+            <a class="button secondary" href={`${PATH}?offset=${list.nextOffset}`}>
+              Older
+            </a>
+          )}
+        </div>
+      </Layout>,
+    );
+  });
+
+  app.get(`${PATH}/:id/preview.css`, signedIn(deps), (c) => {
+    const ctx = portalActor(deps, c, c.get("session"));
+    const a = getApproval(ctx, idParam(c.req.param("id")));
+    c.header("Cache-Control", "private, max-age=300");
+    c.header("X-Content-Type-Options", "nosniff");
+    return c.body(previewCss(deps, a.siteId), 200, { "Content-Type": "text/css; charset=utf-8" });
+  });
+
+  app.get(`${PATH}/:id`, signedIn(deps), (c) => {
+    const session = c.get("session");
+    const ctx = portalActor(deps, c, session);
+    const a = getApproval(ctx, idParam(c.req.param("id")), { html: true });
+    const outcome = c.req.query("outcome");
+    return render(
+      c,
+      <Layout title={`Approval #${a.id}`} session={session} path={PATH}>
+        <p>
+          <a href={PATH}>← All approvals</a>
+        </p>
+        <h1>{a.proposal?.title ?? a.title ?? `Approval #${a.id}`}</h1>
+        <Meta a={a} />
+        {outcome === "approve" && <Notice kind="ok">Approved: the change is live.</Notice>}
+        {outcome === "reject" && <Notice kind="ok">Rejected: nothing was published or changed.</Notice>}
+        {a.status !== "pending" && (
+          <Notice kind="info">
+            Status: <strong>{a.status}</strong>
+            {a.decidedBy ? ` · decided by ${a.decidedBy}` : ""}
+            {a.decidedAt ? ` on ${when(new Date(a.decidedAt))}` : ""}
+            {a.comment ? ` · “${a.comment}”` : ""}
+          </Notice>
+        )}
+        {a.lastError && <Notice kind="warn">Last attempt to approve failed: {a.lastError}</Notice>}
+        <link rel="stylesheet" href={`${PATH}/${a.id}/preview.css`} />
+        {/* The approvals domain renders the fragment with every content string escaped (src/domains/approvals/preview.ts). */}
+        <div class="preview card" dangerouslySetInnerHTML={{ __html: a.html ?? "" }} />
+        {a.status === "pending" &&
+          (canManage(session) ? (
+            <form class="card" method="post" action={`${PATH}/${a.id}/decide`}>
+              <Csrf session={session} />
+              <label for="comment">Comment (optional)</label>
+              <input id="comment" type="text" name="comment" maxlength={2000} />
+              <div class="actions">
+                <button type="submit" name="decision" value="approve">
+                  Approve
+                </button>
+                <button class="danger" type="submit" name="decision" value="reject">
+                  Reject
+                </button>
+              </div>
+            </form>
+          ) : (
+            <p class="muted small">Only owners and admins can approve or reject.</p>
+          ))}
+      </Layout>,
+    );
+  });
+
+  app.post(`${PATH}/:id/decide`, signedIn(deps), (c) => {
+    const session = c.get("session");
+    const ctx = portalActor(deps, c, session);
+    requireManager(session, "approve or reject requests");
+    const id = idParam(c.req.param("id"));
+    const form = c.get("form");
+    const decision = form.text("decision", { max: 10 });
+    if (decision !== "approve" && decision !== "reject") throw new AppError("validation", "Choose Approve or Reject.");
+    const comment = form.text("comment", { label: "Comment", max: 2000 }) || null;
+    const outcome = decideApproval(deps, { ctx, id }, decision, { comment, decidedBy: session.user.email });
+    if (!outcome.ok) throw new AppError("conflict", outcome.message);
+    return c.redirect(`${PATH}/${id}?outcome=${decision}`, 303);
+  });
+}

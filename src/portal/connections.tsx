@@ -1,0 +1,83 @@
+/**
+ * Settings → Connected apps: the OAuth connections a person has granted,
+ * what each may do and where, and a button to disconnect (which revokes
+ * every token of that connection at once).
+ */
+import type { Hono } from "hono";
+import type { Deps } from "../core/context";
+import { AppError } from "../core/errors";
+import { disconnect, listConnections } from "../oauth/grants";
+import { signedIn, type PortalEnv } from "./guard";
+import { Csrf, Layout, Notice, render, when } from "./layout";
+
+const PATH = "/settings/connections";
+
+export function connectionRoutes(app: Hono<PortalEnv>, deps: Deps) {
+  app.get(PATH, signedIn(deps), (c) => {
+    const session = c.get("session");
+    const apps = listConnections(deps, session.user.id);
+    const companyName = new Map(session.companies.map((m) => [m.id, m.name]));
+    return render(
+      c,
+      <Layout title="Connected apps" session={session} path={PATH}>
+        <h1>Connected apps</h1>
+        <p class="lead">Applications you allowed to use Plinth on your behalf through the browser consent screen.</p>
+        {c.req.query("disconnected") === "1" && <Notice kind="ok">Disconnected. Its tokens no longer work.</Notice>}
+        {apps.length === 0 ? (
+          <p class="muted">No connected apps.</p>
+        ) : (
+          <div class="card scroll">
+            <table>
+              <thead>
+                <tr>
+                  <th>Application</th>
+                  <th>Scopes</th>
+                  <th class="hide-sm">Companies</th>
+                  <th class="hide-sm">Connected</th>
+                  <th>Last used</th>
+                  <th></th>
+                </tr>
+              </thead>
+              <tbody>
+                {apps.map((a) => (
+                  <tr>
+                    <td>
+                      {a.clientName ?? "Unnamed application"}
+                      <div class="muted small">
+                        <code>{a.clientId}</code>
+                      </div>
+                    </td>
+                    <td class="small">{a.scopes.join(" ")}</td>
+                    <td class="hide-sm small">
+                      {a.companyIds
+                        .map((id) => companyName.get(id))
+                        .filter(Boolean)
+                        .join(", ") || <span class="muted">none you still belong to</span>}
+                    </td>
+                    <td class="hide-sm small">{when(a.connectedAt)}</td>
+                    <td class="small">{a.lastUsedAt ? when(a.lastUsedAt) : "never"}</td>
+                    <td>
+                      <form class="inline" method="post" action={`${PATH}/${a.familyId}/disconnect`}>
+                        <Csrf session={session} />
+                        <button class="danger" type="submit">
+                          Disconnect
+                        </button>
+                      </form>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Layout>,
+    );
+  });
+
+  app.post(`${PATH}/:family/disconnect`, signedIn(deps), (c) => {
+    const family = c.req.param("family");
+    if (!/^[0-9a-f]{32}$/.test(family) || !disconnect(deps, c.get("session").user.id, family))
+      throw new AppError("not_found", "No such connection among yours.");
+    return c.redirect(`${PATH}?disconnected=1`, 303);
+  });
+}

@@ -1,0 +1,119 @@
+/**
+ * The frame every portal page shares: header with the company switcher and
+ * sign-out, navigation, notices; and `render`, which sends a page with the
+ * security headers the portal always wants. Hono's JSX escapes every
+ * interpolated value, so user-supplied text (key names, company names,
+ * approval titles) is rendered as text, never markup.
+ */
+import type { Context } from "hono";
+import type { Child, FC, PropsWithChildren } from "hono/jsx";
+import { PORTAL_CSS_HASH, PORTAL_CSS_PATH } from "./style";
+import type { Session } from "./session";
+
+export const NAV = [
+  { href: "/", label: "Overview" },
+  { href: "/approvals", label: "Approvals" },
+  { href: "/settings/api-keys", label: "API keys" },
+  { href: "/settings/rest-keys", label: "REST keys" },
+  { href: "/settings/connections", label: "Connected apps" },
+  { href: "/team", label: "Team" },
+] as const;
+
+export const Csrf: FC<{ session: Session }> = ({ session }) => <input type="hidden" name="_csrf" value={session.csrfToken} />;
+
+export type NoticeKind = "ok" | "error" | "warn" | "info";
+export const Notice: FC<PropsWithChildren<{ kind?: NoticeKind }>> = ({ kind = "info", children }) => (
+  <div class={`notice ${kind === "info" ? "" : kind}`} role={kind === "error" ? "alert" : "status"}>
+    {children}
+  </div>
+);
+
+const Header: FC<{ session: Session | null; path: string }> = ({ session, path }) => (
+  <header class="top">
+    <div class="bar">
+      <a class="brand" href="/">
+        Plinth
+      </a>
+      {session && session.companies.length > 1 && (
+        <form class="switcher" method="post" action="/company">
+          <Csrf session={session} />
+          <input type="hidden" name="next" value={path} />
+          <label class="inline" for="company-switch">
+            <span class="muted small">Company</span>
+          </label>
+          <select id="company-switch" name="company_id">
+            {session.companies.map((m) => (
+              <option value={String(m.id)} selected={m.id === session.active?.id}>
+                {m.name}
+              </option>
+            ))}
+          </select>
+          <button class="secondary" type="submit">
+            Switch
+          </button>
+        </form>
+      )}
+      {session && session.companies.length === 1 && <span class="muted small">{session.active?.name}</span>}
+      {session && (
+        <form class="signout inline" method="post" action="/logout">
+          <Csrf session={session} />
+          <span class="muted small">{session.user.email} </span>
+          <button class="secondary" type="submit">
+            Sign out
+          </button>
+        </form>
+      )}
+    </div>
+    {session && (
+      <nav class="main" aria-label="Portal">
+        {NAV.map((n) => (
+          <a href={n.href} aria-current={path === n.href ? "page" : undefined}>
+            {n.label}
+          </a>
+        ))}
+      </nav>
+    )}
+  </header>
+);
+
+export const Layout: FC<PropsWithChildren<{ title: string; session: Session | null; path: string; narrow?: boolean }>> = (p) => (
+  <html lang="en">
+    <head>
+      <meta charset="utf-8" />
+      <meta name="viewport" content="width=device-width, initial-scale=1" />
+      <meta name="referrer" content="no-referrer" />
+      <title>{p.title} · Plinth</title>
+      <link rel="stylesheet" href={`${PORTAL_CSS_PATH}?v=${PORTAL_CSS_HASH}`} />
+    </head>
+    <body>
+      <Header session={p.session} path={p.path} />
+      <main class={p.narrow ? "narrow" : undefined}>{p.children}</main>
+    </body>
+  </html>
+);
+
+export interface RenderOptions {
+  status?: 200 | 400 | 403 | 404 | 409 | 413 | 422 | 429;
+  /** Extra CSP form-action sources (the consent form redirects to the client). */
+  formAction?: string[];
+}
+
+/** Sends a page with no-store caching and a strict policy: no scripts at all, no framing. */
+export function render(c: Context, page: Child, opts: RenderOptions = {}) {
+  const formAction = ["'self'", ...(opts.formAction ?? [])].join(" ");
+  c.header(
+    "Content-Security-Policy",
+    `default-src 'none'; style-src 'self'; img-src 'self' data:; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
+  );
+  c.header("X-Frame-Options", "DENY");
+  c.header("X-Content-Type-Options", "nosniff");
+  c.header("Referrer-Policy", "no-referrer");
+  c.header("Cache-Control", "no-store");
+  return c.html(`<!doctype html>${page}`, opts.status ?? 200);
+}
+
+/** Date-times in the portal: UTC, minute precision, unambiguous on any device. */
+export function when(d: Date | null | undefined): string {
+  if (!d) return "—";
+  return d.toISOString().slice(0, 16).replace("T", " ") + " UTC";
+}

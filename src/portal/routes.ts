@@ -1,7 +1,0 @@
-import { Hono } from "hono";
-import type { Deps } from "../core/context";
-
-export function portalRoutes(_deps: Deps) {
-  const app = new Hono();
-  return app;
-}

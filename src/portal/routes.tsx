@@ -1,0 +1,48 @@
+/**
+ * The portal: server-rendered pages for people (sign-in, keys, connected
+ * apps, team, approvals). Mounted last at "/" by src/app.ts; each page
+ * family lives in its own file and registers its routes here. Pages work
+ * without JavaScript and carry no script at all (the CSP forbids it).
+ */
+import { Hono } from "hono";
+import type { Deps } from "../core/context";
+import { invalid } from "../core/errors";
+import { apiKeyRoutes } from "./api-keys";
+import { approvalRoutes } from "./approvals";
+import { connectionRoutes } from "./connections";
+import { dashboardRoutes } from "./dashboard";
+import { portalErrorResponse } from "./errors";
+import { safeNext, signedIn, type PortalEnv } from "./guard";
+import { loginRoutes } from "./login";
+import { restKeyRoutes } from "./rest-keys";
+import { setActiveCompany } from "./session";
+import { PORTAL_CSS, PORTAL_CSS_PATH } from "./style";
+import { teamRoutes } from "./team";
+
+export function portalRoutes(deps: Deps) {
+  const app = new Hono<PortalEnv>();
+
+  app.get(PORTAL_CSS_PATH, (c) => {
+    c.header("Cache-Control", "public, max-age=31536000, immutable");
+    c.header("X-Content-Type-Options", "nosniff");
+    return c.body(PORTAL_CSS, 200, { "Content-Type": "text/css; charset=utf-8" });
+  });
+
+  loginRoutes(app, deps);
+  dashboardRoutes(app, deps);
+  apiKeyRoutes(app, deps);
+  restKeyRoutes(app, deps);
+  connectionRoutes(app, deps);
+  teamRoutes(app, deps);
+  approvalRoutes(app, deps);
+
+  app.post("/company", signedIn(deps), (c) => {
+    const form = c.get("form");
+    const id = form.id("company_id", { label: "Company", required: true })!;
+    if (!setActiveCompany(deps, c.get("session"), id)) throw invalid("You do not belong to that company.");
+    return c.redirect(safeNext(form.text("next", { max: 2000 })), 303);
+  });
+
+  app.onError((err, c) => portalErrorResponse(deps, c, err));
+  return app;
+}

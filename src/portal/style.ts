@@ -1,0 +1,67 @@
+/**
+ * The portal's one stylesheet, kept as a string so `bun build --compile`
+ * carries it inside the binary. Served at /assets/portal.css with a
+ * content hash in the link, so browsers cache it for good.
+ */
+import { createHash } from "node:crypto";
+
+export const PORTAL_CSS = `
+:root{--bg:#f6f7f9;--card:#fff;--text:#1c2330;--muted:#5b6576;--line:#dde1e7;--accent:#2f5bd3;--accent-text:#fff;--danger:#b42318;--ok:#067647;--warn:#b54708;--code:#eef1f5;color-scheme:light dark}
+@media (prefers-color-scheme:dark){:root{--bg:#12151b;--card:#1b2029;--text:#e6e9ef;--muted:#9aa4b5;--line:#2c3340;--accent:#7c9cff;--accent-text:#0d1320;--danger:#ff8a7f;--ok:#5fd39a;--warn:#f5b45c;--code:#262d39}}
+*{box-sizing:border-box}
+html{-webkit-text-size-adjust:100%}
+body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:var(--bg);color:var(--text)}
+a{color:var(--accent)}
+header.top{background:var(--card);border-bottom:1px solid var(--line)}
+header.top .bar{max-width:980px;margin:0 auto;padding:.6rem 1rem;display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center}
+.brand{font-weight:700;font-size:1.1rem;text-decoration:none;color:var(--text);margin-right:auto}
+nav.main{max-width:980px;margin:0 auto;padding:0 1rem .4rem;display:flex;flex-wrap:wrap;gap:.2rem .9rem}
+nav.main a{text-decoration:none;color:var(--muted);padding:.2rem 0;border-bottom:2px solid transparent}
+nav.main a[aria-current=page]{color:var(--text);border-color:var(--accent)}
+main{max-width:980px;margin:1.2rem auto 3rem;padding:0 1rem}
+main.narrow{max-width:560px}
+h1{font-size:1.45rem;margin:.2rem 0 1rem}
+h2{font-size:1.1rem;margin:1.6rem 0 .6rem}
+p.lead{color:var(--muted);margin-top:-.6rem}
+.card{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:1rem 1.1rem;margin:0 0 1rem}
+.muted{color:var(--muted)}
+.small{font-size:.87rem}
+label{display:block;font-weight:600;margin:.7rem 0 .25rem}
+label.inline{display:inline-flex;gap:.35rem;align-items:center;font-weight:400;margin:.15rem .8rem .15rem 0}
+input[type=text],input[type=email],input[type=password],input[type=date],input[type=number],select,textarea{width:100%;max-width:100%;padding:.5rem .6rem;border:1px solid var(--line);border-radius:7px;background:var(--bg);color:var(--text);font:inherit}
+input:focus,select:focus,button:focus,a:focus{outline:2px solid var(--accent);outline-offset:1px}
+button,.button{display:inline-block;padding:.5rem .95rem;border-radius:7px;border:1px solid var(--accent);background:var(--accent);color:var(--accent-text);font:inherit;font-weight:600;cursor:pointer;text-decoration:none}
+button.secondary,.button.secondary{background:transparent;color:var(--accent)}
+button.danger{background:transparent;border-color:var(--danger);color:var(--danger)}
+button.link{background:none;border:0;padding:0;color:var(--accent);font-weight:400;text-decoration:underline}
+.actions{display:flex;flex-wrap:wrap;gap:.6rem;margin-top:1rem;align-items:center}
+form.inline{display:inline}
+table{width:100%;border-collapse:collapse}
+th,td{text-align:left;padding:.5rem .45rem;border-bottom:1px solid var(--line);vertical-align:top}
+th{font-size:.82rem;text-transform:uppercase;letter-spacing:.03em;color:var(--muted)}
+.scroll{overflow-x:auto}
+code,.secret{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:var(--code);border-radius:5px;padding:.1rem .3rem;font-size:.88em;word-break:break-all}
+.secret{display:block;padding:.7rem;font-size:.95rem;user-select:all}
+.notice{border-left:4px solid var(--accent);padding:.7rem .9rem;background:var(--card);border-radius:6px;margin:0 0 1rem}
+.notice.error{border-color:var(--danger)}
+.notice.ok{border-color:var(--ok)}
+.notice.warn{border-color:var(--warn)}
+.badge{display:inline-block;font-size:.76rem;padding:.05rem .45rem;border-radius:99px;border:1px solid var(--line);color:var(--muted);white-space:nowrap}
+.badge.ok{color:var(--ok);border-color:var(--ok)}
+.badge.danger{color:var(--danger);border-color:var(--danger)}
+.badge.warn{color:var(--warn);border-color:var(--warn)}
+.scopes{display:grid;grid-template-columns:1fr;gap:.1rem}
+.scopes .row{display:flex;flex-wrap:wrap;align-items:baseline;gap:.1rem .4rem;padding:.4rem 0;border-bottom:1px solid var(--line)}
+.scopes .row .what{flex:1 1 260px}
+.scopes .row .what strong{display:block}
+.switcher{display:flex;gap:.4rem;align-items:center}
+.switcher select{width:auto;padding:.3rem .4rem}
+.switcher button,.signout button{padding:.3rem .7rem}
+.preview{border:1px dashed var(--line);border-radius:8px;padding:.7rem;background:var(--bg);max-height:22rem;overflow:auto}
+.client{display:flex;gap:.8rem;align-items:center}
+.client .mark{width:2.6rem;height:2.6rem;border-radius:9px;background:var(--accent);color:var(--accent-text);display:grid;place-items:center;font-weight:700;font-size:1.2rem;flex:none}
+@media (max-width:600px){body{font-size:16px}th.hide-sm,td.hide-sm{display:none}main{margin-top:.8rem}}
+`;
+
+export const PORTAL_CSS_HASH = createHash("sha256").update(PORTAL_CSS).digest("hex").slice(0, 12);
+export const PORTAL_CSS_PATH = `/assets/portal.css`;

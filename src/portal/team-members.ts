@@ -1,0 +1,89 @@
+/**
+ * Team management rules for the portal, over the accounts verbs (which
+ * write memberships but take no actor). Kept here until the accounts domain
+ * grows team verbs of its own:
+ *
+ * - owners and admins manage; viewers only see;
+ * - only an owner may grant the owner role or change/remove an owner;
+ * - a company always keeps at least one owner.
+ */
+import { and, asc, eq } from "drizzle-orm";
+import type { Deps } from "../core/context";
+import { conflict, forbidden, invalid, notFound } from "../core/errors";
+import { memberships, ROLES, users, type Role } from "../domains/accounts/tables";
+import { addMember, isRole, removeMember, userByEmail } from "../domains/accounts/verbs";
+import type { Membership } from "./session";
+
+export interface Member {
+  userId: number;
+  email: string;
+  name: string | null;
+  role: Role;
+  joinedAt: Date;
+}
+
+export function listMembers(deps: Deps, companyId: number): Member[] {
+  return deps.db
+    .select({ userId: users.id, email: users.email, name: users.name, role: memberships.role, joinedAt: memberships.createdAt })
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.userId))
+    .where(eq(memberships.companyId, companyId))
+    .orderBy(asc(users.email))
+    .all();
+}
+
+function roleOf(deps: Deps, companyId: number, userId: number): Role | null {
+  return (
+    deps.db
+      .select({ role: memberships.role })
+      .from(memberships)
+      .where(and(eq(memberships.companyId, companyId), eq(memberships.userId, userId)))
+      .get()?.role ?? null
+  );
+}
+
+function ownerCount(deps: Deps, companyId: number): number {
+  return listMembers(deps, companyId).filter((m) => m.role === "owner").length;
+}
+
+function checkManager(actor: Membership) {
+  if (actor.role !== "owner" && actor.role !== "admin")
+    throw forbidden(`Only owners and admins of ${actor.name} can manage the team; your role is ${actor.role}.`);
+}
+
+function parseRole(raw: string): Role {
+  if (!isRole(raw)) throw invalid(`Role must be one of ${ROLES.join(", ")}.`);
+  return raw;
+}
+
+export function addMemberByEmail(deps: Deps, actor: Membership, email: string, rawRole: string): Member {
+  checkManager(actor);
+  const role = parseRole(rawRole);
+  if (role === "owner" && actor.role !== "owner") throw forbidden("Only an owner can add another owner.");
+  const user = userByEmail(deps, email);
+  if (roleOf(deps, actor.id, user.id)) throw conflict(`${user.email} is already a member of ${actor.name}.`);
+  addMember(deps, actor.id, user.id, role);
+  return listMembers(deps, actor.id).find((m) => m.userId === user.id)!;
+}
+
+export function changeRole(deps: Deps, actor: Membership, userId: number, rawRole: string): void {
+  checkManager(actor);
+  const role = parseRole(rawRole);
+  const current = roleOf(deps, actor.id, userId);
+  if (!current) throw notFound(`No such member of ${actor.name}.`);
+  if ((role === "owner" || current === "owner") && actor.role !== "owner")
+    throw forbidden("Only an owner can grant or change the owner role.");
+  if (current === "owner" && role !== "owner" && ownerCount(deps, actor.id) <= 1)
+    throw conflict(`${actor.name} must keep at least one owner; make someone else owner first.`);
+  addMember(deps, actor.id, userId, role);
+}
+
+export function removeFromTeam(deps: Deps, actor: Membership, userId: number): void {
+  checkManager(actor);
+  const current = roleOf(deps, actor.id, userId);
+  if (!current) throw notFound(`No such member of ${actor.name}.`);
+  if (current === "owner" && actor.role !== "owner") throw forbidden("Only an owner can remove an owner.");
+  if (current === "owner" && ownerCount(deps, actor.id) <= 1)
+    throw conflict(`${actor.name} must keep at least one owner; make someone else owner first.`);
+  removeMember(deps, actor.id, userId);
+}

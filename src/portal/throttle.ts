@@ -1,0 +1,65 @@
+/**
+ * Counting attempts per key in fixed windows: failed sign-ins per email and
+ * per address, client registrations per address. State lives in memory, per
+ * server: Plinth is one process, and a restart forgetting a lockout is an
+ * acceptable trade for no writes on every failed attempt. Time comes from the
+ * injected Clock so tests move it instead of sleeping.
+ */
+import type { Context } from "hono";
+import { getConnInfo } from "hono/bun";
+
+/** Above this many tracked keys, finished windows are swept before adding more. */
+const MAX_KEYS = 50_000;
+
+export class WindowCounter {
+  private windows = new Map<string, { start: number; count: number }>();
+  constructor(
+    readonly limit: number,
+    readonly windowMs: number,
+  ) {}
+
+  /** Milliseconds until `key` may try again, or 0 when it is under the limit. */
+  blockedFor(key: string, now: number): number {
+    const w = this.windows.get(key);
+    if (!w || now - w.start >= this.windowMs) return 0;
+    return w.count >= this.limit ? w.start + this.windowMs - now : 0;
+  }
+
+  /** Counts one attempt. */
+  add(key: string, now: number) {
+    let w = this.windows.get(key);
+    if (!w || now - w.start >= this.windowMs) {
+      if (this.windows.size >= MAX_KEYS) this.sweep(now);
+      w = { start: now, count: 0 };
+      this.windows.set(key, w);
+    }
+    w.count++;
+  }
+
+  /** Counts an attempt and returns the wait, if this attempt is over the limit. */
+  hit(key: string, now: number): number {
+    const wait = this.blockedFor(key, now);
+    if (wait > 0) return wait;
+    this.add(key, now);
+    return 0;
+  }
+
+  clear(key: string) {
+    this.windows.delete(key);
+  }
+
+  private sweep(now: number) {
+    for (const [k, w] of this.windows) if (now - w.start >= this.windowMs) this.windows.delete(k);
+    // Still full of live windows: forget the oldest rather than grow without bound.
+    if (this.windows.size >= MAX_KEYS) this.windows.delete(this.windows.keys().next().value!);
+  }
+}
+
+/** The peer address of the connection (not a forwarded header, which anyone can send). */
+export function clientAddress(c: Context): string {
+  try {
+    return getConnInfo(c).remote.address ?? "unknown";
+  } catch {
+    return "unknown";
+  }
+}
