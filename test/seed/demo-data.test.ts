@@ -1,0 +1,403 @@
+/**
+ * The demo seed, checked at the database: it must hold every case the REST
+ * API has a rule for, valid block content, and credentials whose hashes are
+ * what is stored. Seeds a fresh in-memory store (real migrations) per suite.
+ */
+import { beforeAll, describe, expect, test } from "bun:test";
+import { and, eq, isNull } from "drizzle-orm";
+import { loadConfig } from "../../src/config";
+import { ManualClock } from "../../src/core/clock";
+import type { Deps } from "../../src/core/context";
+import { migrate, openStore } from "../../src/core/db";
+import { AppError } from "../../src/core/errors";
+import { hasShape, KEY_PREFIX, sha256Hex } from "../../src/core/secrets";
+import * as t from "../../src/core/schema";
+import { validateContent } from "../../src/domains/blocks/validate";
+import { getBlockDefinition, type Block } from "../../src/domains/blocks/catalog";
+import { orderTotals } from "../../src/domains/store/pricing";
+import { demoSiteIds, isEmpty, seedDemo, type DemoCredentials } from "../../db/seed/demo";
+
+const NOW = new Date("2031-03-15T12:00:00Z");
+
+function freshDeps(): Deps {
+  const store = openStore(":memory:");
+  migrate(store.sqlite);
+  return { store, db: store.db, config: loadConfig({}, {}), clock: new ManualClock(NOW) };
+}
+
+let deps: Deps;
+let creds: DemoCredentials;
+let ids: ReturnType<typeof demoSiteIds>;
+const HEX = /^#[0-9a-f]{6}$/i;
+
+beforeAll(async () => {
+  deps = freshDeps();
+  expect(isEmpty(deps)).toBe(true);
+  creds = await seedDemo(deps);
+  ids = demoSiteIds(deps);
+});
+
+describe("demo seed: accounts and credentials", () => {
+  test("credentials have the right shapes and only their hashes are stored", async () => {
+    expect(hasShape(creds.restKey, KEY_PREFIX.rest)).toBe(true);
+    expect(hasShape(creds.mcpKey, KEY_PREFIX.mcp)).toBe(true);
+    expect(creds.email).toBe("demo@plinth.dev");
+    expect(creds.password.length).toBeGreaterThanOrEqual(16);
+    expect(creds.siteId).toBe(ids.store!);
+
+    const rest = deps.db.select().from(t.restKeys).all();
+    expect(rest).toHaveLength(1);
+    expect(rest[0]!.siteId).toBe(creds.siteId);
+    expect(rest[0]!.secretHash).toBe(sha256Hex(creds.restKey));
+    expect(creds.restKey.startsWith(rest[0]!.hint)).toBe(true);
+
+    const user = deps.db.select().from(t.users).where(eq(t.users.email, creds.email)).get()!;
+    const mcp = deps.db.select().from(t.mcpKeys).all();
+    expect(mcp).toHaveLength(1);
+    expect(mcp[0]!.secretHash).toBe(sha256Hex(creds.mcpKey));
+    expect(mcp[0]!.userId).toBe(user.id);
+    expect(mcp[0]!.scopes).toEqual(["*"]);
+    const companies = deps.db.select().from(t.companies).all();
+    expect([...mcp[0]!.companyIds].sort()).toEqual(companies.map((c) => c.id).sort());
+
+    // No plaintext secret anywhere in the database file.
+    const dump = JSON.stringify(deps.store.sqlite.query("SELECT * FROM rest_keys, mcp_keys, users").all());
+    expect(dump).not.toContain(creds.restKey.slice(9));
+    expect(dump).not.toContain(creds.mcpKey.slice(8));
+    expect(dump).not.toContain(creds.password);
+
+    expect(user.passwordHash).toStartWith("$argon2id$");
+    expect(await Bun.password.verify(creds.password, user.passwordHash!)).toBe(true);
+    expect(await Bun.password.verify(creds.password + "x", user.passwordHash!)).toBe(false);
+  });
+
+  test("the demo user owns one company and administers the other; a viewer exists", () => {
+    const companies = deps.db.select().from(t.companies).all();
+    expect(companies.map((c) => c.name)).toContain("Northwind Studio");
+    expect(companies.length).toBeGreaterThanOrEqual(2);
+    const demo = deps.db.select().from(t.users).where(eq(t.users.email, "demo@plinth.dev")).get()!;
+    const roles = deps.db.select().from(t.memberships).where(eq(t.memberships.userId, demo.id)).all();
+    expect(roles.map((r) => r.role).sort()).toEqual(["admin", "owner"]);
+    const owned = roles.find((r) => r.role === "owner")!;
+    expect(companies.find((c) => c.id === owned.companyId)!.name).toBe("Northwind Studio");
+    const viewers = deps.db.select().from(t.memberships).where(eq(t.memberships.role, "viewer")).all();
+    expect(viewers.length).toBeGreaterThan(0);
+    expect(viewers.every((v) => v.userId !== demo.id)).toBe(true);
+  });
+});
+
+describe("demo seed: sites and stores", () => {
+  test("two active sites with and without an enabled store, one with no store row, one inactive", () => {
+    const all = deps.db.select().from(t.sites).all();
+    const storesRows = deps.db.select().from(t.stores).all();
+    const site = (id: number | null) => all.find((s) => s.id === id)!;
+    const store = (id: number | null) => storesRows.find((s) => s.siteId === id);
+    expect(all.filter((s) => s.active).length).toBeGreaterThanOrEqual(2);
+    expect(site(ids.store).active).toBe(true);
+    expect(store(ids.store)!.enabled).toBe(true);
+    expect(site(ids.storeDisabled).active).toBe(true);
+    expect(store(ids.storeDisabled)!.enabled).toBe(false);
+    expect(site(ids.noStore).active).toBe(true);
+    expect(store(ids.noStore)).toBeUndefined();
+    expect(site(ids.inactive).active).toBe(false);
+    // Sites belong to companies; the demo user reaches all of them.
+    const companyIds = new Set(deps.db.select().from(t.companies).all().map((c) => c.id));
+    for (const s of all) expect(companyIds.has(s.companyId)).toBe(true);
+    expect(new Set(all.map((s) => s.companyId)).size).toBe(2);
+  });
+});
+
+describe("demo seed: content", () => {
+  test("at least 40 posts over page, blog and case-study, with drafts and spread dates", () => {
+    const rows = deps.db
+      .select({ post: t.posts, type: t.postTypes.slug })
+      .from(t.posts)
+      .innerJoin(t.postTypes, eq(t.posts.postTypeId, t.postTypes.id))
+      .all();
+    expect(rows.length).toBeGreaterThanOrEqual(40);
+    const store = rows.filter((r) => r.post.siteId === ids.store);
+    expect(new Set(store.map((r) => r.type))).toEqual(new Set(["page", "blog", "case-study"]));
+    expect(store.filter((r) => r.post.published).length).toBeGreaterThan(20); // more than one page of 20
+    for (const type of ["page", "blog", "case-study"]) {
+      expect(store.some((r) => r.type === type && r.post.published)).toBe(true);
+      expect(store.some((r) => r.type === type && !r.post.published)).toBe(true);
+    }
+    for (const { post } of rows) {
+      if (post.published) {
+        expect(post.status).toBe("published");
+        expect(post.publishedAt!.getTime()).toBeLessThan(NOW.getTime());
+      } else {
+        expect(post.status).toBe("draft");
+        expect(post.publishedAt).toBeNull();
+      }
+    }
+    const days = new Set(store.filter((r) => r.post.publishedAt).map((r) => Math.floor(r.post.publishedAt!.getTime() / 86_400_000)));
+    expect(days.size).toBeGreaterThan(15);
+    const times = store.filter((r) => r.post.publishedAt).map((r) => r.post.publishedAt!.getTime());
+    expect(new Set(times).size).toBe(times.length);
+    // A child page, SEO fields, noIndex and a title with a LIKE wildcard character.
+    expect(store.some((r) => r.post.parentPostId !== null && store.some((p) => p.post.id === r.post.parentPostId))).toBe(true);
+    expect(store.some((r) => r.post.seoTitle && r.post.ogImage)).toBe(true);
+    expect(store.some((r) => r.post.noIndex === true)).toBe(true);
+    expect(store.some((r) => r.post.title.includes("%"))).toBe(true);
+    // Slugs unique per site.
+    expect(new Set(store.map((r) => r.post.slug)).size).toBe(store.length);
+  });
+
+  test("every post's content passes validateContent and is multi-block", () => {
+    const rows = deps.db.select().from(t.posts).all();
+    let total = 0;
+    for (const p of rows) {
+      const r = validateContent(p.content);
+      if (!r.ok) throw new Error(`${p.slug}: ${JSON.stringify(r.errors)}`);
+      expect(r.value).toEqual(p.content as any); // stored in normalised form
+      expect(p.content!.blocks.length).toBeGreaterThanOrEqual(1);
+      total += p.content!.blocks.length;
+    }
+    expect(total / rows.length).toBeGreaterThan(3);
+    // Between them the posts use every category of block.
+    const cats = new Set<string>();
+    const walk = (bs: Block[]) => bs.forEach((b) => (cats.add(getBlockDefinition(b.type)!.category), walk(b.children ?? [])));
+    for (const p of rows) walk(p.content!.blocks as Block[]);
+    expect(cats).toEqual(new Set(["basic", "layout", "component", "media", "ecommerce"]));
+  });
+
+  test("store blocks in posts point at products and categories that exist", () => {
+    const slugs = new Set(deps.db.select({ s: t.products.slug }).from(t.products).where(eq(t.products.siteId, ids.store!)).all().map((r) => r.s));
+    const cats = new Set(deps.db.select({ s: t.productCategories.slug }).from(t.productCategories).where(eq(t.productCategories.siteId, ids.store!)).all().map((r) => r.s));
+    const posts = deps.db.select().from(t.posts).where(eq(t.posts.siteId, ids.store!)).all();
+    let refs = 0;
+    const walk = (bs: Block[]) =>
+      bs.forEach((b) => {
+        if (typeof b.props.productSlug === "string") (refs++, expect(slugs.has(b.props.productSlug)).toBe(true));
+        if (typeof b.props.categorySlug === "string") (refs++, expect(cats.has(b.props.categorySlug)).toBe(true));
+        walk(b.children ?? []);
+      });
+    for (const p of posts) walk(p.content!.blocks as Block[]);
+    expect(refs).toBeGreaterThan(5);
+  });
+
+  test("at least 8 coloured categories and 12 tags, attached to posts", () => {
+    const cats = deps.db.select().from(t.categories).where(eq(t.categories.siteId, ids.store!)).all();
+    expect(cats.filter((c) => c.color && HEX.test(c.color)).length).toBeGreaterThanOrEqual(8);
+    expect(cats.every((c) => c.color === null || HEX.test(c.color))).toBe(true);
+    const tagRows = deps.db.select().from(t.tags).where(eq(t.tags.siteId, ids.store!)).all();
+    expect(tagRows.length).toBeGreaterThanOrEqual(12);
+    const catLinks = deps.db.select().from(t.postCategories).all();
+    const tagLinks = deps.db.select().from(t.postTags).all();
+    expect(new Set(catLinks.map((l) => l.categoryId)).size).toBeGreaterThanOrEqual(8);
+    expect(new Set(tagLinks.map((l) => l.tagId)).size).toBeGreaterThanOrEqual(12);
+    // Links never cross sites.
+    const postSite = new Map(deps.db.select().from(t.posts).all().map((p) => [p.id, p.siteId]));
+    const catSite = new Map(deps.db.select().from(t.categories).all().map((c) => [c.id, c.siteId]));
+    const tagSite = new Map(deps.db.select().from(t.tags).all().map((c) => [c.id, c.siteId]));
+    for (const l of catLinks) expect(catSite.get(l.categoryId)).toBe(postSite.get(l.postId)!);
+    for (const l of tagLinks) expect(tagSite.get(l.tagId)).toBe(postSite.get(l.postId)!);
+  });
+
+  test("at least 30 media items of several MIME types, with dimensions and spread times", () => {
+    const items = deps.db.select().from(t.media).where(eq(t.media.siteId, ids.store!)).all();
+    expect(items.length).toBeGreaterThanOrEqual(30);
+    const types = new Set(items.map((m) => m.mimeType));
+    for (const mt of ["image/jpeg", "image/png", "image/webp", "image/svg+xml", "video/mp4", "application/pdf"]) expect(types.has(mt)).toBe(true);
+    for (const m of items) {
+      if (m.mimeType.startsWith("image/") || m.mimeType.startsWith("video/")) {
+        expect(m.width).toBeGreaterThan(0);
+        expect(m.height).toBeGreaterThan(0);
+        expect(m.alt).toBeTruthy();
+      } else {
+        expect(m.width).toBeNull();
+      }
+      expect(m.url).toStartWith("/media/demo/");
+      expect(m.createdAt.getTime()).toBeLessThanOrEqual(NOW.getTime());
+    }
+    expect(new Set(items.map((m) => m.createdAt.getTime())).size).toBe(items.length);
+    expect(items.some((m) => m.caption)).toBe(true);
+  });
+});
+
+describe("demo seed: store", () => {
+  test("at least 25 products, including inactive and draft, featured, on sale and uncategorised", () => {
+    const ps = deps.db.select().from(t.products).where(eq(t.products.siteId, ids.store!)).all();
+    expect(ps.length).toBeGreaterThanOrEqual(25);
+    expect(ps.filter((p) => p.status === "active").length).toBeGreaterThanOrEqual(20);
+    expect(ps.some((p) => p.status === "inactive")).toBe(true);
+    expect(ps.some((p) => p.status === "draft")).toBe(true);
+    expect(ps.some((p) => p.featured && p.status === "active")).toBe(true);
+    expect(ps.some((p) => p.compareAtPrice !== null && p.compareAtPrice > p.price)).toBe(true);
+    expect(ps.some((p) => p.categoryId === null && p.status === "active")).toBe(true);
+    expect(ps.some((p) => p.metadata !== null && p.tags && p.tags.length > 0)).toBe(true);
+    for (const p of ps) expect(Number.isInteger(p.price)).toBe(true);
+  });
+
+  test("images are ordered, options have labelled values, variants map to option values, some inactive", () => {
+    const images = deps.db.select().from(t.productImages).all();
+    expect(images.length).toBeGreaterThan(15);
+    const byProduct = Map.groupBy(images, (i) => i.productId);
+    expect([...byProduct.values()].some((list) => list.length > 1)).toBe(true);
+    for (const list of byProduct.values()) expect(list.map((i) => i.order).sort()).toEqual(list.map((_, i) => i));
+
+    const options = deps.db.select().from(t.productOptions).all();
+    const values = deps.db.select().from(t.productOptionValues).all();
+    expect(options.some((o) => o.name === "Size")).toBe(true);
+    expect(options.some((o) => o.name === "Grind")).toBe(true);
+    expect(values.some((v) => v.value === "1kg" && v.label === "1 kg")).toBe(true);
+    expect(values.some((v) => v.label === null)).toBe(true);
+
+    const variants = deps.db.select().from(t.productVariants).all();
+    expect(variants.some((v) => !v.active)).toBe(true);
+    const optionProduct = new Map(options.map((o) => [o.id, o.productId]));
+    const valueOption = new Map(values.map((v) => [v.id, v.optionId]));
+    for (const v of variants) {
+      expect(v.optionValues.length).toBe(options.filter((o) => o.productId === v.productId).length);
+      for (const ov of v.optionValues) {
+        expect(optionProduct.get(ov.optionId)).toBe(v.productId);
+        expect(valueOption.get(ov.valueId)).toBe(ov.optionId);
+      }
+    }
+    // No two variants of a product share a combination.
+    const keys = variants.map((v) => `${v.productId}:${v.optionValues.map((o) => o.valueId).join(",")}`);
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  test("bulk pricing rules of both kinds, product-wide and per variant", () => {
+    const rules = deps.db.select().from(t.bulkPricingRules).all();
+    const fixed = rules.filter((r) => r.priceType === "fixed");
+    const pct = rules.filter((r) => r.priceType === "percent_off");
+    expect(fixed.length).toBeGreaterThan(0);
+    expect(pct.length).toBeGreaterThan(0);
+    expect(pct.every((r) => r.amount > 0 && r.amount < 10000)).toBe(true);
+    expect(rules.some((r) => r.variantId !== null)).toBe(true);
+    expect(rules.some((r) => r.maxQuantity !== null)).toBe(true);
+  });
+
+  test("a product category tree at least two levels deep, with inactive categories and uncategorised products", () => {
+    const cats = deps.db.select().from(t.productCategories).where(eq(t.productCategories.siteId, ids.store!)).all();
+    const byId = new Map(cats.map((c) => [c.id, c]));
+    const depth = (c: (typeof cats)[number]): number => (c.parentId === null ? 1 : 1 + depth(byId.get(c.parentId)!));
+    expect(Math.max(...cats.map(depth))).toBeGreaterThanOrEqual(3);
+    expect(cats.some((c) => !c.active && c.parentId === null)).toBe(true);
+    expect(cats.some((c) => !c.active && c.parentId !== null && byId.get(c.parentId)!.active)).toBe(true);
+    const products = deps.db.select().from(t.products).where(eq(t.products.siteId, ids.store!)).all();
+    const used = new Set(products.map((p) => p.categoryId));
+    expect(cats.filter((c) => used.has(c.id)).length).toBeGreaterThan(5);
+  });
+
+  test("orders add up using the store's pricing rules; customers, discounts, reviews, messages exist", () => {
+    const orders = deps.db.select().from(t.orders).where(eq(t.orders.siteId, ids.store!)).all();
+    expect(orders.length).toBeGreaterThanOrEqual(3);
+    const items = deps.db.select().from(t.orderItems).all();
+    for (const o of orders) {
+      const lines = items.filter((i) => i.orderId === o.id);
+      expect(lines.length).toBeGreaterThan(0);
+      for (const l of lines) expect(l.lineTotal).toBe(l.unitPrice * l.quantity);
+      expect(o.subtotal).toBe(lines.reduce((a, l) => a + l.lineTotal, 0));
+      expect(o.total).toBe(o.subtotal - o.discountTotal);
+      if (o.discountId) {
+        const d = deps.db.select().from(t.discounts).where(eq(t.discounts.id, o.discountId)).get()!;
+        expect(orderTotals(lines, d).discountTotal).toBe(o.discountTotal);
+      }
+    }
+    expect(orders.some((o) => o.discountTotal > 0)).toBe(true);
+    // A bulk rule really applied somewhere: some line is priced below its variant's price.
+    const variants = new Map(deps.db.select().from(t.productVariants).all().map((v) => [v.id, v]));
+    expect(items.some((i) => i.variantId && i.unitPrice < variants.get(i.variantId)!.price)).toBe(true);
+    expect(deps.db.select().from(t.customers).all().length).toBeGreaterThanOrEqual(3);
+    const discounts = deps.db.select().from(t.discounts).all();
+    expect(new Set(discounts.map((d) => d.kind))).toEqual(new Set(["percent", "fixed"]));
+    const reviews = deps.db.select().from(t.reviews).all();
+    expect(new Set(reviews.map((r) => r.status))).toEqual(new Set(["approved", "pending", "hidden"]));
+    const msgs = deps.db.select().from(t.customerMessages).all();
+    const replies = deps.db.select().from(t.customerMessageReplies).all();
+    expect(msgs.length).toBeGreaterThan(0);
+    expect(replies.some((r) => r.author === "staff")).toBe(true);
+  });
+});
+
+describe("demo seed: branding, navigation, services", () => {
+  test("the store site has the full Branding object", () => {
+    const b = deps.db.select().from(t.brandProfiles).where(eq(t.brandProfiles.siteId, ids.store!)).get()!.data as any;
+    for (const k of ["primaryColor", "secondaryColor", "accentColor", "backgroundColor", "textColor", "navBackground", "navTextColor", "linkColor", "linkHoverColor"])
+      expect(b[k]).toMatch(HEX);
+    for (const k of ["headingFont", "bodyFont", "logoUrl", "logoSquareUrl", "logoRectUrl", "logoIconUrl", "logoText", "logoAlt", "navTemplate", "navPosition", "borderRadius", "faviconUrl", "ogImageUrl"])
+      expect(typeof b[k]).toBe("string");
+    expect(Object.keys(b.buttonStyle).sort()).toEqual(["borderRadius", "primaryBg", "primaryHoverBg", "primaryText", "secondaryBg", "secondaryHoverBg", "secondaryText", "variant"]);
+    expect(b.buttonPresets.length).toBeGreaterThanOrEqual(2);
+    for (const p of b.buttonPresets) {
+      expect(p.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+      for (const k of ["name", "backgroundColor", "color", "borderRadius", "fontWeight", "textTransform", "paddingX", "paddingY"]) expect(typeof p[k]).toBe("string");
+    }
+    expect(Object.keys(b.typography).sort()).toEqual(["body", "h1", "h2", "h3", "h4", "h5", "h6"]);
+    for (const v of Object.values(b.typography) as any[]) expect(Object.keys(v).sort()).toEqual(["font", "letterSpacing", "lineHeight", "size", "weight"]);
+    expect(Object.keys(b.darkMode).sort()).toEqual(["backgroundColor", "navBackground", "navTextColor", "primaryColor", "textColor"]);
+    // Every value in the whole object is a string (the spec's Branding has no other leaf type).
+    const leaves = (o: unknown): unknown[] => (o && typeof o === "object" ? Object.values(o).flatMap(leaves) : [o]);
+    expect(leaves(b).every((x) => typeof x === "string")).toBe(true);
+    expect(deps.db.select().from(t.brandMessaging).where(eq(t.brandMessaging.siteId, ids.store!)).get()!.tagline).toBeTruthy();
+    // Preset ids are stable across seeds (not random).
+    expect(b.buttonPresets[0].id).toBe("3f1c2a8e-6b4d-4c1e-9a7f-2d5e8b1c0a11");
+  });
+
+  test("navigation nests two levels with buttons, new-tab links and mega-menu fields", () => {
+    const nav = deps.db.select().from(t.navItems).where(eq(t.navItems.siteId, ids.store!)).all();
+    const roots = nav.filter((n) => n.parentId === null);
+    const children = nav.filter((n) => n.parentId !== null);
+    expect(roots.length).toBeGreaterThanOrEqual(4);
+    expect(children.length).toBeGreaterThanOrEqual(6);
+    const byId = new Map(nav.map((n) => [n.id, n]));
+    for (const c of children) expect(byId.get(c.parentId!)!.parentId).toBeNull();
+    expect(nav.some((n) => n.isButton)).toBe(true);
+    expect(nav.some((n) => n.openInNewTab)).toBe(true);
+    expect(children.some((n) => n.description && n.icon && n.featuredImage && n.columnGroup !== null)).toBe(true);
+    // Inserted out of sortOrder, so readers must sort.
+    const order = roots.map((r) => r.sortOrder);
+    expect(order).not.toEqual([...order].sort((a, b) => a - b));
+  });
+
+  test("each company has a service catalogue", () => {
+    for (const c of deps.db.select().from(t.companies).all()) {
+      const rows = deps.db.select().from(t.serviceCatalog).where(eq(t.serviceCatalog.companyId, c.id)).all();
+      expect(rows.length).toBeGreaterThanOrEqual(2);
+    }
+    expect(deps.db.select().from(t.serviceCatalog).where(and(eq(t.serviceCatalog.active, false))).all().length).toBeGreaterThan(0);
+    expect(deps.db.select().from(t.serviceCatalog).where(isNull(t.serviceCatalog.priceCents)).all().length).toBeGreaterThan(0);
+  });
+});
+
+describe("demo seed: behaviour", () => {
+  test("is deterministic apart from the secrets", async () => {
+    const other = freshDeps();
+    const c2 = await seedDemo(other);
+    expect(c2.restKey).not.toBe(creds.restKey);
+    expect(c2.mcpKey).not.toBe(creds.mcpKey);
+    for (const table of ["posts", "media", "products", "product_variants", "bulk_pricing_rules", "nav_items", "brand_profiles", "orders", "product_categories"]) {
+      const dump = (d: Deps) => JSON.stringify(d.store.sqlite.query(`SELECT * FROM ${table} ORDER BY rowid`).all());
+      expect(dump(other)).toBe(dump(deps));
+    }
+    other.store.close();
+  });
+
+  test("refuses to seed into a store that already has sites, and writes nothing", async () => {
+    const before = deps.store.sqlite.query("SELECT count(*) AS n FROM users").get() as { n: number };
+    expect(isEmpty(deps)).toBe(false);
+    let err: unknown;
+    try {
+      await seedDemo(deps);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).code).toBe("conflict");
+    expect(deps.store.sqlite.query("SELECT count(*) AS n FROM users").get()).toEqual(before);
+  });
+
+  test("dates follow the injected clock", async () => {
+    const other = freshDeps();
+    (other.clock as ManualClock).set(new Date("2040-01-01T00:00:00Z"));
+    await seedDemo(other);
+    const newest = other.store.sqlite.query("SELECT max(created_at) AS t FROM media").get() as { t: number };
+    expect(newest.t).toBeLessThanOrEqual(Date.parse("2040-01-01T00:00:00Z"));
+    expect(newest.t).toBeGreaterThan(Date.parse("2039-12-01T00:00:00Z"));
+    other.store.close();
+  });
+});
