@@ -1,17 +1,230 @@
 /**
  * require_cms_approval: a credential with that flag has every sites:write /
  * media:write mutation staged as a pending change instead of applied.
- * (Placeholder: the approvals engineer replaces the bodies.)
+ *
+ * Staging a call:
+ *  1. dry-runs the tool inside a transaction that is always rolled back, so
+ *     the agent learns now (not at approval time) that its call is invalid;
+ *  2. snapshots the record the call would change (a StagedTarget), for the
+ *     reviewer's "live → proposed" view and to detect that it moved on;
+ *  3. mints a pending_change link holding the tool name, the validated
+ *     arguments and the credential's scopes.
+ * Approving re-runs the tool (applyStagedCall) with the requester's identity
+ * and live role, inside the decision transaction.
+ *
+ * Staged tools must run synchronously (every verb over bun:sqlite does): an
+ * asynchronous run could not be kept inside one transaction.
  */
-import type { ActorContext } from "../../core/context";
+import * as v from "valibot";
+import type { ActorContext, Deps } from "../../core/context";
+import type { Db } from "../../core/db";
+import { AppError, conflict } from "../../core/errors";
+import { and, eq } from "drizzle-orm";
 import type { ToolDef } from "../../mcp/define";
+import { companies, mcpKeys, memberships } from "../accounts/tables";
+import { domains } from "../index";
+import { mintLink, type LinkRow, type Tx } from "./links";
+import { stagedTarget } from "./registry";
+
+/** Mutations of these scopes are staged for a credential with require_cms_approval. */
+export const STAGED_SCOPES: ReadonlySet<string> = new Set(["sites:write", "media:write"]);
 
 /** True when this call must be staged rather than run. */
 export function shouldStage(ctx: ActorContext, tool: ToolDef): boolean {
-  return false && ctx.principal.requireCmsApproval && !tool.readOnly;
+  return ctx.principal.requireCmsApproval && !tool.readOnly && tool.scope !== null && STAGED_SCOPES.has(tool.scope);
+}
+
+/** What a staged link stores in its payload. */
+export interface StagedPayload {
+  tool: string;
+  input: Record<string, unknown>;
+  scopes: string[];
+  /** The target record as it was when the call was staged; null when the call creates something. */
+  before: Record<string, unknown> | null;
+}
+
+// Dry runs are marked on their Deps object, which every verb reaches through
+// ctx.deps: verbs with side effects outside the database (media files) skip
+// them when the surrounding transaction is going to be rolled back anyway.
+const dryRunDeps = new WeakSet<object>();
+
+/** True while a staged call is being dry-run: do not touch anything outside the database. */
+export function isDryRun(ctx: { deps: Deps }): boolean {
+  return dryRunDeps.has(ctx.deps);
+}
+
+class DryRunRollback extends Error {}
+
+function isThenable(x: unknown): x is PromiseLike<unknown> {
+  return typeof x === "object" && x !== null && typeof (x as { then?: unknown }).then === "function";
+}
+
+/** Runs a tool synchronously against a transaction handle; refuses tools that would escape it. */
+export function runInTx(tool: ToolDef, ctx: ActorContext, input: unknown): unknown {
+  const r = tool.run(ctx, input);
+  if (isThenable(r)) {
+    // Swallow the escaped promise's outcome; the caller's transaction is already being abandoned.
+    Promise.resolve(r).catch(() => {});
+    throw new AppError("internal", `Tool ${tool.name} runs asynchronously and cannot be staged for approval.`);
+  }
+  return r;
+}
+
+function withDb(ctx: ActorContext, tx: unknown, extra: Partial<Deps> = {}): ActorContext {
+  return { ...ctx, deps: { ...ctx.deps, db: tx as Db, ...extra } };
+}
+
+function dryRun(ctx: ActorContext, tool: ToolDef, input: Record<string, unknown>) {
+  try {
+    ctx.deps.db.transaction((tx) => {
+      const c = withDb(ctx, tx);
+      c.principal = { ...ctx.principal, requireCmsApproval: false };
+      dryRunDeps.add(c.deps);
+      runInTx(tool, c, input);
+      throw new DryRunRollback();
+    });
+  } catch (e) {
+    if (e instanceof DryRunRollback) return;
+    throw e;
+  }
+}
+
+/** "Delete post #12", "Upload media: logo.png": what the reviewer sees as the request's title. */
+function stagedTitle(tool: ToolDef, input: Record<string, unknown>): string {
+  const name = tool.title ?? tool.name.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase());
+  for (const k of ["title", "name", "label", "filename", "key", "hostname"]) {
+    const val = input[k];
+    if (typeof val === "string" && val.trim()) return `${name}: ${val.trim().slice(0, 200)}`;
+  }
+  if (typeof input.id === "number") return `${name} #${input.id}`;
+  return name;
 }
 
 /** Records the call as a pending_change approval link and returns the tool result to send back. */
-export async function stageToolCall(_ctx: ActorContext, _tool: ToolDef, _input: unknown): Promise<unknown> {
-  throw new Error("staging not implemented yet");
+export async function stageToolCall(ctx: ActorContext, tool: ToolDef, input: unknown): Promise<unknown> {
+  const args = (input ?? {}) as Record<string, unknown>;
+  dryRun(ctx, tool, args);
+  const target = stagedTarget(tool.name);
+  const before = target ? target.current(ctx, args) : null;
+  const id = typeof args.id === "number" ? args.id : null;
+  const payload: StagedPayload = { tool: tool.name, input: args, scopes: [...ctx.principal.scopes], before };
+  const approval = ctx.deps.db.transaction((tx) =>
+    mintLink(tx, ctx, {
+      linkType: "pending_change",
+      entityType: target?.entityType ?? tool.approval ?? tool.toolset,
+      entityId: id,
+      siteId: typeof args.siteId === "number" ? args.siteId : null,
+      title: stagedTitle(tool, args),
+      payload: payload as unknown as Record<string, unknown>,
+    }),
+  );
+  return {
+    ...(id !== null ? { id } : {}),
+    status: "staged",
+    staged: { tool: tool.name },
+    approval,
+    message:
+      "Nothing was changed yet: this credential's changes need a person's approval. Share approval.url with a reviewer; " +
+      "the change is applied when they approve it.",
+  };
+}
+
+/** Stable JSON: equal values give equal strings whatever their key order. */
+export function stableJson(x: unknown): string {
+  if (Array.isArray(x)) return `[${x.map(stableJson).join(",")}]`;
+  if (x && typeof x === "object" && !(x instanceof Date)) {
+    const o = x as Record<string, unknown>;
+    return `{${Object.keys(o)
+      .filter((k) => o[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${stableJson(o[k])}`)
+      .join(",")}}`;
+  }
+  return JSON.stringify(x instanceof Date ? x.toISOString() : x) ?? "null";
+}
+
+/**
+ * The fields whose live value must still be what the reviewer saw: those the
+ * call sets; for a call that sets none (a delete, a move), the whole record.
+ */
+function comparedFields(input: Record<string, unknown>, before: Record<string, unknown>): string[] {
+  const touched = Object.keys(input).filter((k) => k !== "siteId" && k !== "id" && Object.hasOwn(before, k));
+  return touched.length > 0 ? touched : Object.keys(before);
+}
+
+let toolMap: Map<string, ToolDef> | null = null;
+export function toolByName(name: string): ToolDef | undefined {
+  if (!toolMap) {
+    toolMap = new Map();
+    for (const d of domains) for (const t of d.tools) toolMap.set(t.name, t);
+  }
+  return toolMap.get(name);
+}
+
+/**
+ * The requester of a staged link as an actor, with their live role. Refuses
+ * when they left the company, or when the API key they used was revoked
+ * (a revoked key's queued changes must not go live).
+ */
+export function actorFromLink(tx: Tx, deps: Deps, link: LinkRow, scopes: string[]): ActorContext {
+  const company = tx.select().from(companies).where(eq(companies.id, link.companyId)).get();
+  const member =
+    link.requestedByUserId === null
+      ? undefined
+      : tx
+          .select({ role: memberships.role })
+          .from(memberships)
+          .where(and(eq(memberships.companyId, link.companyId), eq(memberships.userId, link.requestedByUserId)))
+          .get();
+  if (!company || !member || link.requestedByUserId === null)
+    throw conflict("The person who requested this change is no longer a member of the company, so it cannot be applied.");
+  if (link.credentialKind === "mcp_key" && link.credentialId !== null) {
+    const key = tx.select({ revokedAt: mcpKeys.revokedAt }).from(mcpKeys).where(eq(mcpKeys.id, link.credentialId)).get();
+    if (!key || key.revokedAt) throw conflict("The API key that requested this change has been revoked, so it cannot be applied.");
+  }
+  const access = { id: company.id, name: company.name, role: member.role };
+  return {
+    deps: { ...deps, db: tx as unknown as Db },
+    principal: {
+      userId: link.requestedByUserId,
+      credential: {
+        kind: (link.credentialKind ?? "approval_link") as ActorContext["principal"]["credential"]["kind"],
+        id: link.credentialId ?? 0,
+        name: link.credentialName ?? "",
+      },
+      scopes,
+      companies: [access],
+      requireCmsApproval: false,
+    },
+    company: access,
+    requestId: `approval-${link.id}`,
+  };
+}
+
+/**
+ * Applies a staged call inside the decision transaction `tx`: re-validates
+ * the arguments, checks its target did not change since it was staged, and
+ * re-runs the tool as the requester. Throws AppError when it no longer fits.
+ */
+export function applyStagedCall(tx: Tx, deps: Deps, link: LinkRow): { tool: ToolDef; result: unknown } {
+  const payload = link.payload as unknown as StagedPayload | null;
+  const tool = payload ? toolByName(payload.tool) : undefined;
+  if (!payload || !tool) throw conflict("This change refers to an operation that no longer exists, so it cannot be applied.");
+  const parsed = v.safeParse(tool.input, payload.input);
+  if (!parsed.success) throw conflict(`This change is no longer valid: ${parsed.issues[0]?.message ?? "invalid arguments"}.`);
+  const ctx = actorFromLink(tx, deps, link, payload.scopes);
+  const target = stagedTarget(tool.name);
+  if (target && payload.before) {
+    const before = payload.before;
+    const now = target.current(ctx, parsed.output as Record<string, unknown>);
+    if (!now) throw conflict("What this change applies to no longer exists.");
+    const changed = comparedFields(payload.input, before).filter((k) => stableJson(now[k]) !== stableJson(before[k]));
+    if (changed.length > 0) {
+      throw conflict(
+        `What this change applies to was modified after the change was requested (${changed.slice(0, 5).join(", ")} changed); ` +
+          "it was not applied blindly. Reject it and ask for a fresh request.",
+      );
+    }
+  }
+  return { tool, result: runInTx(tool, ctx, parsed.output) };
 }

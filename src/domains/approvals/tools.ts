@@ -1,8 +1,94 @@
-import type { Domain } from "../../mcp/define";
+/** MCP tools of the approvals domain: read the state of approval links, and decide them. */
+import * as v from "valibot";
+import type { ActorContext } from "../../core/context";
+import { AppError, conflict } from "../../core/errors";
+import { pageInput } from "../../core/pagination";
+import { defineTool, type Domain } from "../../mcp/define";
+import { LINK_STATUSES, TOKEN_RE } from "./links";
+import { decideApproval, getApproval, listApprovals, type DecisionKind } from "./verbs";
+
+const idSchema = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(Number.MAX_SAFE_INTEGER));
+const comment = v.optional(v.pipe(v.string(), v.maxLength(2000)));
+
+const approvalsList = defineTool({
+  name: "approvals_list",
+  toolset: "approvals",
+  scope: "approvals:read",
+  readOnly: true,
+  title: "List approval requests",
+  description:
+    "List approval links of the company, newest first: drafts waiting for a person (status pending) and past decisions " +
+    "(approved, rejected, expired, superseded, withdrawn). Filter by status, entityType (post, block_template, …), " +
+    "linkType (entity or pending_change) or siteId. Tokens are never shown again after the tool that minted them.",
+  input: v.object({
+    status: v.optional(v.picklist(LINK_STATUSES)),
+    entityType: v.optional(v.pipe(v.string(), v.maxLength(64))),
+    linkType: v.optional(v.picklist(["entity", "pending_change"])),
+    siteId: v.optional(idSchema),
+    ...pageInput,
+  }),
+  run: (ctx, input) => listApprovals(ctx, input),
+});
+
+const approvalsGet = defineTool({
+  name: "approvals_get",
+  toolset: "approvals",
+  scope: "approvals:read",
+  readOnly: true,
+  title: "Get an approval request",
+  description:
+    "Get one approval link by id: its status, who asked, when it expires, the decision and comment once decided, and what it " +
+    "proposes (summary, facts, and for updates the changed fields). Set include to [\"html\"] for the rendered preview.",
+  input: v.object({ id: idSchema, include: v.optional(v.array(v.picklist(["html"]))) }),
+  run: (ctx, input) => getApproval(ctx, input.id, { html: input.include?.includes("html") }),
+});
+
+function decide(ctx: ActorContext, input: { id: number; comment?: string }, decision: DecisionKind) {
+  const who = `${ctx.principal.credential.name || ctx.principal.credential.kind} (user ${ctx.principal.userId})`;
+  const out = decideApproval(ctx.deps, { ctx, id: input.id }, decision, { comment: input.comment ?? null, decidedBy: who });
+  if (out.ok) return { id: out.approval.id, status: out.approval.status, result: out.approval.result, message: out.message };
+  // Asking for the decision already taken is idempotent; anything else is refused with what happened.
+  const same = (decision === "approve" && out.approval.status === "approved") || (decision === "reject" && out.approval.status === "rejected");
+  if (same) return { id: out.approval.id, status: out.approval.status, alreadyDecided: true, message: out.message };
+  if (out.reason === "conflict") throw new AppError("conflict", out.message);
+  throw conflict(out.message, { status: out.approval.status });
+}
+
+const approvalsApprove = defineTool({
+  name: "approvals_approve",
+  toolset: "approvals",
+  scope: "approvals:manage",
+  readOnly: false,
+  title: "Approve a request",
+  description:
+    "Approve a pending approval link by id, as a person would on the approval page: the draft is published or the staged " +
+    "change applied. One-way; approving an approved link again reports it. A credential cannot approve changes it staged itself.",
+  input: v.object({ id: idSchema, comment }),
+  run: (ctx, input) => decide(ctx, input, "approve"),
+});
+
+const approvalsReject = defineTool({
+  name: "approvals_reject",
+  toolset: "approvals",
+  scope: "approvals:manage",
+  readOnly: false,
+  destructive: true,
+  title: "Reject a request",
+  description:
+    "Reject a pending approval link by id, with an optional comment for the author: nothing is published or changed, and " +
+    "the link cannot be approved afterwards. The author can propose again by updating the item.",
+  input: v.object({ id: idSchema, comment }),
+  run: (ctx, input) => decide(ctx, input, "reject"),
+});
+
+export const approvalsTools = [approvalsList, approvalsGet, approvalsApprove, approvalsReject];
 
 export const approvalsDomain: Domain = {
   name: "approvals",
   title: "Approvals",
-  description: "",
-  tools: [],
+  description: "Human approval of what agents draft: list approval links, inspect what they propose, approve or reject them.",
+  tools: approvalsTools,
 };
+
+/** Shape check for tokens typed or pasted by people (used by the approval page). */
+export const isTokenShape = (s: string) => TOKEN_RE.test(s);

@@ -1,8 +1,531 @@
-import type { Domain } from "../../mcp/define";
+/**
+ * The CMS toolset: sites and their settings, posts, post types, block
+ * templates, taxonomies, navigation and media. Thin declarations over the
+ * verbs; every verb checks scope, role and site tenancy itself.
+ *
+ * Write tools echo a compact result ({ id, slug, status } and `approval`
+ * when a link was minted); blocks and rendered html come back only when
+ * `include` asks for them.
+ */
+import * as v from "valibot";
+import { pageInput } from "../../core/pagination";
+import { defineTool, type Domain } from "../../mcp/define";
+import { siteTools } from "../sites/tools";
+import { createTemplate, deleteTemplate, getTemplate, listTemplates, updateTemplate } from "./block-templates";
+import { blocksSchema, colorSchema, idSchema, includeSchema, line, slugSchema, textBlock, urlSchema } from "./common";
+import { deleteMedia, getMedia, listMedia, registerMedia, updateMedia, uploadMedia } from "./media";
+import { createNavItem, deleteNavItem, listNav, moveNavItem, reorderNav, updateNavItem } from "./navigation";
+import { createPostType, deletePostType, listPostTypes, updatePostType } from "./post-types";
+import { createPost, deletePost, getPost, listPosts, unpublishPost, updatePost } from "./posts";
+import { createTerm, deleteTerm, getTerm, listTerms, updateTerm } from "./taxonomies";
+import { POST_STATUSES } from "./tables";
+
+const siteId = idSchema;
+const search = v.optional(v.pipe(v.string(), v.maxLength(200)));
+const nullable = <T extends v.GenericSchema>(s: T) => v.optional(v.nullable(s));
+
+const BLOCKS_HELP =
+  "`blocks` is an array of blocks from the block catalog (read the blocks://schema resource first): " +
+  '[{"type":"heading","props":{"text":"Hello","level":1}},{"type":"paragraph","props":{"text":"…"}}]. ' +
+  "An unknown block type, unknown prop or wrong prop type is refused with the path of the offending block (e.g. blocks[3].props.level).";
+
+const APPROVAL_HELP =
+  "Returns { id, slug, status, approval }: approval.url is a page where a person previews and approves the draft; share it with them. " +
+  "Nothing is published until they approve. Links expire after 14 days; call the matching update tool to get a fresh one.";
+
+// ----- posts ---------------------------------------------------------------
+
+const postFields = {
+  slug: v.optional(slugSchema),
+  postType: v.optional(slugSchema),
+  blocks: v.optional(blocksSchema),
+  excerpt: nullable(textBlock(1000)),
+  coverImage: nullable(urlSchema),
+  ogImage: nullable(urlSchema),
+  seoTitle: nullable(line(200)),
+  seoDescription: nullable(textBlock(500)),
+  canonicalUrl: nullable(urlSchema),
+  customCss: nullable(textBlock(50_000)),
+  customJs: nullable(textBlock(50_000)),
+  noIndex: nullable(v.boolean()),
+  parentPostId: nullable(idSchema),
+  categoryIds: v.optional(v.pipe(v.array(idSchema), v.maxLength(50))),
+  tagIds: v.optional(v.pipe(v.array(idSchema), v.maxLength(100))),
+  include: includeSchema,
+};
+
+const postTools = [
+  defineTool({
+    name: "posts_list",
+    toolset: "cms",
+    scope: "sites:read",
+    readOnly: true,
+    title: "List posts",
+    description:
+      "List a site's posts (all states: pending, published, rejected, archived), most recently updated first. Filter by postType slug, status, " +
+      "categoryId, tagId or a title search. Returns summaries; use posts_get for one post's fields and blocks.",
+    input: v.object({
+      siteId,
+      postType: v.optional(slugSchema),
+      status: v.optional(v.picklist(POST_STATUSES)),
+      categoryId: v.optional(idSchema),
+      tagId: v.optional(idSchema),
+      search,
+      ...pageInput,
+    }),
+    run: (ctx, input) => listPosts(ctx, input),
+  }),
+  defineTool({
+    name: "posts_get",
+    toolset: "cms",
+    scope: "sites:read",
+    readOnly: true,
+    title: "Get a post",
+    description:
+      "Get one post by id or slug: fields, categories, tags, approval state and any pending revision. " +
+      'Set include to ["blocks"] for the block content (and the pending revision\'s blocks) or ["html"] for it rendered.',
+    input: v.object({ siteId, id: v.optional(idSchema), slug: v.optional(slugSchema), include: includeSchema }),
+    run: (ctx, input) => getPost(ctx, input),
+  }),
+  defineTool({
+    name: "posts_create",
+    toolset: "cms",
+    scope: "sites:write",
+    readOnly: false,
+    approval: "post",
+    title: "Create a post",
+    description:
+      "Draft a new post (postType defaults to blog; use page for standalone pages). The slug is generated from the title when omitted " +
+      `and must be unique on the site. ${BLOCKS_HELP} ${APPROVAL_HELP}`,
+    input: v.object({ siteId, title: line(300), ...postFields }),
+    run: (ctx, input) => createPost(ctx, input),
+  }),
+  defineTool({
+    name: "posts_update",
+    toolset: "cms",
+    scope: "sites:write",
+    readOnly: false,
+    approval: "post",
+    title: "Update a post",
+    description:
+      "Change a post; give only the fields to change (null clears a field). For a published post the live version keeps being served and the " +
+      "changes wait for approval (pending revision; successive updates accumulate). Calling it with no changes re-sends the current proposal " +
+      `with a fresh link (use this when a link expired). ${BLOCKS_HELP} ${APPROVAL_HELP}`,
+    input: v.object({ siteId, id: idSchema, title: v.optional(line(300)), ...postFields }),
+    run: (ctx, input) => updatePost(ctx, input),
+  }),
+  defineTool({
+    name: "posts_unpublish",
+    toolset: "cms",
+    scope: "sites:write",
+    readOnly: false,
+    destructive: true,
+    title: "Unpublish a post",
+    description: "Take a published post offline (status archived); REST stops serving it. Updating it later proposes it for approval again.",
+    input: v.object({ siteId, id: idSchema }),
+    run: (ctx, input) => unpublishPost(ctx, input),
+  }),
+  defineTool({
+    name: "posts_delete",
+    toolset: "cms",
+    scope: "sites:write",
+    readOnly: false,
+    destructive: true,
+    title: "Delete a post",
+    description: "Delete a post and its revisions for good; open approval links for it are withdrawn. Refused while other posts name it as parent.",
+    input: v.object({ siteId, id: idSchema }),
+    run: (ctx, input) => deletePost(ctx, input),
+  }),
+];
+
+// ----- post types ------------------------------------------------------------
+
+const postTypeTools = [
+  defineTool({
+    name: "post_types_list",
+    toolset: "cms",
+    scope: "sites:read",
+    readOnly: true,
+    title: "List post types",
+    description: "List a site's post types with their post counts. The built-in types blog and page exist as soon as a post uses them.",
+    input: v.object({ siteId, ...pageInput }),
+    run: (ctx, input) => listPostTypes(ctx, input),
+  }),
+  defineTool({
+    name: "post_types_create",
+    toolset: "cms",
+    scope: "sites:write",
+    readOnly: false,
+    title: "Create a post type",
+    description: "Create a post type such as case-study (slug generated from the name when omitted). Posts name it in postType.",
+    input: v.object({ siteId, name: line(100), slug: v.optional(slugSchema), description: nullable(textBlock(500)) }),
+    run: (ctx, input) => createPostType(ctx, input),
+  }),
+  defineTool({
+    name: "post_types_update",
+    toolset: "cms",
+    scope: "sites:write",
+    readOnly: false,
+    title: "Update a post type",
+    description: "Rename a post type or change its slug or description. REST reports posts under the new slug at once.",
+    input: v.object({ siteId, id: idSchema, name: v.optional(line(100)), slug: v.optional(slugSchema), description: nullable(textBlock(500)) }),
+    run: (ctx, input) => updatePostType(ctx, input),
+  }),
+  defineTool({
+    name: "post_types_delete",
+    toolset: "cms",
+    scope: "sites:write",
+    readOnly: false,
+    destructive: true,
+    title: "Delete a post type",
+    description: "Delete a post type. Refused while posts use it; the error says how many and which.",
+    input: v.object({ siteId, id: idSchema }),
+    run: (ctx, input) => deletePostType(ctx, input),
+  }),
+];
+
+// ----- block templates ---------------------------------------------------------
+
+const templateTools = [
+  defineTool({
+    name: "block_templates_list",
+    toolset: "cms",
+    scope: "sites:read",
+    readOnly: true,
+    title: "List block templates",
+    description: "List a site's reusable block templates (name, slug, status, block count). Approved templates have status published.",
+    input: v.object({ siteId, status: v.optional(v.picklist(["pending", "published", "rejected"])), search, ...pageInput }),
+    run: (ctx, input) => listTemplates(ctx, input),
+  }),
+  defineTool({
+    name: "block_templates_get",
+    toolset: "cms",
+    scope: "sites:read",
+    readOnly: true,
+    title: "Get a block template",
+    description: 'Get a block template by id or slug. Set include to ["blocks"] to get its blocks (to copy into posts_create) or ["html"].',
+    input: v.object({ siteId, id: v.optional(idSchema), slug: v.optional(slugSchema), include: includeSchema }),
+    run: (ctx, input) => getTemplate(ctx, input),
+  }),
+  defineTool({
+    name: "block_templates_create",
+    toolset: "cms",
+    scope: "sites:write",
+    readOnly: false,
+    approval: "block_template",
+    title: "Create a block template",
+    description: `Draft a reusable block template. ${BLOCKS_HELP} ${APPROVAL_HELP}`,
+    input: v.object({ siteId, name: line(200), slug: v.optional(slugSchema), description: nullable(textBlock(1000)), blocks: blocksSchema, include: includeSchema }),
+    run: (ctx, input) => createTemplate(ctx, input),
+  }),
+  defineTool({
+    name: "block_templates_update",
+    toolset: "cms",
+    scope: "sites:write",
+    readOnly: false,
+    approval: "block_template",
+    title: "Update a block template",
+    description:
+      "Change a block template. New blocks for an approved template wait for approval while the approved version stays in use; " +
+      `name, slug and description change at once. Calling it with no changes re-sends a pending proposal with a fresh link. ${BLOCKS_HELP}`,
+    input: v.object({
+      siteId,
+      id: idSchema,
+      name: v.optional(line(200)),
+      slug: v.optional(slugSchema),
+      description: nullable(textBlock(1000)),
+      blocks: v.optional(blocksSchema),
+      include: includeSchema,
+    }),
+    run: (ctx, input) => updateTemplate(ctx, input),
+  }),
+  defineTool({
+    name: "block_templates_delete",
+    toolset: "cms",
+    scope: "sites:write",
+    readOnly: false,
+    destructive: true,
+    title: "Delete a block template",
+    description: "Delete a block template; open approval links for it are withdrawn. Posts built from it keep their own copy of the blocks.",
+    input: v.object({ siteId, id: idSchema }),
+    run: (ctx, input) => deleteTemplate(ctx, input),
+  }),
+];
+
+// ----- taxonomies --------------------------------------------------------------
+
+const categoryFields = { description: nullable(textBlock(1000)), color: nullable(colorSchema) };
+
+const taxonomyTools = [
+  defineTool({
+    name: "categories_list",
+    toolset: "cms",
+    scope: "sites:read",
+    readOnly: true,
+    title: "List categories",
+    description: "List a site's post categories alphabetically, with colour and post count.",
+    input: v.object({ siteId, search, ...pageInput }),
+    run: (ctx, input) => listTerms(ctx, "category", input),
+  }),
+  defineTool({
+    name: "categories_get",
+    toolset: "cms",
+    scope: "sites:read",
+    readOnly: true,
+    title: "Get a category",
+    description: "Get one category with its post count.",
+    input: v.object({ siteId, id: idSchema }),
+    run: (ctx, input) => getTerm(ctx, "category", input),
+  }),
+  defineTool({
+    name: "categories_create",
+    toolset: "cms",
+    scope: "sites:write",
+    readOnly: false,
+    title: "Create a category",
+    description: "Create a post category with an optional description and hex colour (#rgb or #rrggbb). Assign it with posts_update categoryIds.",
+    input: v.object({ siteId, name: line(100), slug: v.optional(slugSchema), ...categoryFields }),
+    run: (ctx, input) => createTerm(ctx, "category", input),
+  }),
+  defineTool({
+    name: "categories_update",
+    toolset: "cms",
+    scope: "sites:write",
+    readOnly: false,
+    title: "Update a category",
+    description: "Change a category's name, slug, description or colour (null clears description or colour).",
+    input: v.object({ siteId, id: idSchema, name: v.optional(line(100)), slug: v.optional(slugSchema), ...categoryFields }),
+    run: (ctx, input) => updateTerm(ctx, "category", input),
+  }),
+  defineTool({
+    name: "categories_delete",
+    toolset: "cms",
+    scope: "sites:write",
+    readOnly: false,
+    destructive: true,
+    title: "Delete a category",
+    description: "Delete a category. Refused while posts use it; the error names them.",
+    input: v.object({ siteId, id: idSchema }),
+    run: (ctx, input) => deleteTerm(ctx, "category", input),
+  }),
+  defineTool({
+    name: "tags_list",
+    toolset: "cms",
+    scope: "sites:read",
+    readOnly: true,
+    title: "List tags",
+    description: "List a site's tags alphabetically with post counts.",
+    input: v.object({ siteId, search, ...pageInput }),
+    run: (ctx, input) => listTerms(ctx, "tag", input),
+  }),
+  defineTool({
+    name: "tags_create",
+    toolset: "cms",
+    scope: "sites:write",
+    readOnly: false,
+    title: "Create a tag",
+    description: "Create a tag (slug generated from the name when omitted). Assign it with posts_update tagIds.",
+    input: v.object({ siteId, name: line(100), slug: v.optional(slugSchema) }),
+    run: (ctx, input) => createTerm(ctx, "tag", input),
+  }),
+  defineTool({
+    name: "tags_update",
+    toolset: "cms",
+    scope: "sites:write",
+    readOnly: false,
+    title: "Update a tag",
+    description: "Rename a tag or change its slug.",
+    input: v.object({ siteId, id: idSchema, name: v.optional(line(100)), slug: v.optional(slugSchema) }),
+    run: (ctx, input) => updateTerm(ctx, "tag", input),
+  }),
+  defineTool({
+    name: "tags_delete",
+    toolset: "cms",
+    scope: "sites:write",
+    readOnly: false,
+    destructive: true,
+    title: "Delete a tag",
+    description: "Delete a tag. Refused while posts use it; the error names them.",
+    input: v.object({ siteId, id: idSchema }),
+    run: (ctx, input) => deleteTerm(ctx, "tag", input),
+  }),
+];
+
+// ----- navigation ----------------------------------------------------------------
+
+const navFields = {
+  openInNewTab: v.optional(v.boolean()),
+  isButton: v.optional(v.boolean()),
+  description: nullable(line(300)),
+  icon: nullable(v.pipe(v.string(), v.maxLength(64), v.regex(/^[A-Za-z0-9:_-]+$/, "must be an icon name like arrow-right"))),
+  featuredImage: nullable(urlSchema),
+  columnGroup: nullable(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(100))),
+};
+const position = v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(1000)));
+
+const navTools = [
+  defineTool({
+    name: "nav_items_list",
+    toolset: "cms",
+    scope: "sites:read",
+    readOnly: true,
+    title: "Get the navigation tree",
+    description: "Get a site's navigation as a tree (children nested, siblings in order), exactly as REST getNavigation serves it. At most 500 items.",
+    input: v.object({ siteId }),
+    run: (ctx, input) => listNav(ctx, input),
+  }),
+  defineTool({
+    name: "nav_items_create",
+    toolset: "cms",
+    scope: "sites:write",
+    readOnly: false,
+    title: "Add a navigation item",
+    description:
+      "Add a link to the site navigation: at the root, or under parentId (at most 3 levels). position is the index among its siblings (default: last). " +
+      "href is a relative path (/about) or an absolute http(s), mailto: or tel: URL.",
+    input: v.object({ siteId, label: line(100), href: urlSchema, parentId: nullable(idSchema), position, ...navFields }),
+    run: (ctx, input) => createNavItem(ctx, input),
+  }),
+  defineTool({
+    name: "nav_items_update",
+    toolset: "cms",
+    scope: "sites:write",
+    readOnly: false,
+    title: "Update a navigation item",
+    description: "Change a navigation item's label, link or display options. Use nav_items_move to change its place.",
+    input: v.object({ siteId, id: idSchema, label: v.optional(line(100)), href: v.optional(urlSchema), ...navFields }),
+    run: (ctx, input) => updateNavItem(ctx, input),
+  }),
+  defineTool({
+    name: "nav_items_move",
+    toolset: "cms",
+    scope: "sites:write",
+    readOnly: false,
+    title: "Move a navigation item",
+    description:
+      "Move a navigation item (with its children) under another parent (parentId, null for the root) at a position among the new siblings " +
+      "(default: last). Moving an item under itself or its descendants is refused.",
+    input: v.object({ siteId, id: idSchema, parentId: v.nullable(idSchema), position }),
+    run: (ctx, input) => moveNavItem(ctx, input),
+  }),
+  defineTool({
+    name: "nav_items_reorder",
+    toolset: "cms",
+    scope: "sites:write",
+    readOnly: false,
+    title: "Reorder navigation items",
+    description: "Set the order of the children of one parent (parentId, null for the root): ids must list exactly those children, in the new order.",
+    input: v.object({ siteId, parentId: v.nullable(idSchema), ids: v.pipe(v.array(idSchema), v.maxLength(500)) }),
+    run: (ctx, input) => reorderNav(ctx, input),
+  }),
+  defineTool({
+    name: "nav_items_delete",
+    toolset: "cms",
+    scope: "sites:write",
+    readOnly: false,
+    destructive: true,
+    title: "Delete a navigation item",
+    description: "Delete a navigation item. An item with children is refused unless withChildren: true, which deletes the whole branch.",
+    input: v.object({ siteId, id: idSchema, withChildren: v.optional(v.boolean()) }),
+    run: (ctx, input) => deleteNavItem(ctx, input),
+  }),
+];
+
+// ----- media ------------------------------------------------------------------------
+
+const mediaText = { alt: nullable(line(500)), caption: nullable(textBlock(1000)) };
+
+const mediaTools = [
+  defineTool({
+    name: "media_list",
+    toolset: "cms",
+    scope: "media:read",
+    readOnly: true,
+    title: "List media",
+    description: "List a site's media library, newest first. mimeType filters by prefix (image matches image/png and image/jpeg); search matches file names.",
+    input: v.object({ siteId, mimeType: v.optional(v.pipe(v.string(), v.maxLength(100))), search, ...pageInput }),
+    run: (ctx, input) => listMedia(ctx, input),
+  }),
+  defineTool({
+    name: "media_get",
+    toolset: "cms",
+    scope: "media:read",
+    readOnly: true,
+    title: "Get a media item",
+    description: "Get one media item: URL, thumbnail URL, type, pixel size, alt text and caption.",
+    input: v.object({ siteId, id: idSchema }),
+    run: (ctx, input) => getMedia(ctx, input),
+  }),
+  defineTool({
+    name: "media_upload",
+    toolset: "cms",
+    scope: "media:write",
+    readOnly: false,
+    title: "Upload a file",
+    description:
+      "Upload a file as base64 (dataBase64; a data: URL also works). The type is read from the bytes (png, jpeg, gif, webp, avif, svg, ico, pdf, " +
+      "mp4, webm, mov, mp3, m4a, ogg, wav, flac, woff, woff2, zip; txt, csv, md and json when mimeType says so); a mimeType that contradicts the " +
+      "bytes is refused, as is HTML. Images get width, height and a thumbnailUrl. Returns the item with its stable url, to use in blocks.",
+    input: v.object({
+      siteId,
+      filename: line(255),
+      dataBase64: v.pipe(v.string(), v.minLength(1)),
+      mimeType: v.optional(v.pipe(v.string(), v.maxLength(100))),
+      ...mediaText,
+    }),
+    run: (ctx, input) => uploadMedia(ctx, input),
+  }),
+  defineTool({
+    name: "media_register",
+    toolset: "cms",
+    scope: "media:write",
+    readOnly: false,
+    title: "Register a file by URL",
+    description:
+      "Add a file hosted elsewhere to the media library by its absolute http(s) URL, without copying it (the server never fetches it). " +
+      "Give its mimeType and, for images, width and height if known.",
+    input: v.object({
+      siteId,
+      url: urlSchema,
+      mimeType: v.pipe(v.string(), v.minLength(1), v.maxLength(100)),
+      filename: v.optional(line(255)),
+      width: nullable(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100_000))),
+      height: nullable(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100_000))),
+      thumbnailUrl: nullable(urlSchema),
+      ...mediaText,
+    }),
+    run: (ctx, input) => registerMedia(ctx, input),
+  }),
+  defineTool({
+    name: "media_update",
+    toolset: "cms",
+    scope: "media:write",
+    readOnly: false,
+    title: "Update a media item",
+    description: "Change a media item's display file name, alt text or caption.",
+    input: v.object({ siteId, id: idSchema, filename: v.optional(line(255)), ...mediaText }),
+    run: (ctx, input) => updateMedia(ctx, input),
+  }),
+  defineTool({
+    name: "media_delete",
+    toolset: "cms",
+    scope: "media:write",
+    readOnly: false,
+    destructive: true,
+    title: "Delete a media item",
+    description: "Delete a media item and its stored file. Refused while a post, navigation item, block template or the branding uses its URL; the error names them.",
+    input: v.object({ siteId, id: idSchema }),
+    run: (ctx, input) => deleteMedia(ctx, input),
+  }),
+];
+
+export const cmsTools = [...siteTools, ...postTools, ...postTypeTools, ...templateTools, ...taxonomyTools, ...navTools, ...mediaTools];
 
 export const cmsDomain: Domain = {
   name: "cms",
-  title: "Cms",
-  description: "",
-  tools: [],
+  title: "CMS",
+  description:
+    "Build and run websites: sites, domains and environment variables, posts and pages made of blocks, post types, block templates, " +
+    "categories and tags, navigation, and the media library. Posts and block templates are published only after a person approves them.",
+  tools: cmsTools,
 };

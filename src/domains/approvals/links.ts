@@ -1,0 +1,201 @@
+/**
+ * Approval links: minting, looking up by token, lifetime, and the envelope a
+ * write tool returns (interface.md 2.7).
+ *
+ * The token is 32 bytes from the CSPRNG shown as 64 lowercase hex, returned
+ * once in the tool result; only its SHA-256 is stored, so a database leak
+ * yields no working links (and the URL cannot be shown again later).
+ *
+ * Link states (the spec leaves the post-decision names open; these are ours):
+ *   pending    minted, waiting for a reviewer
+ *   approved   a reviewer approved; the draft was published / the staged call applied
+ *   rejected   a reviewer rejected; nothing went live
+ *   expired    past expiresAt without a decision (persisted lazily, on first read after expiry)
+ *   superseded a newer link for the same entity replaced it (the author updated the draft)
+ *   withdrawn  the entity it was about was deleted
+ */
+import { and, desc, eq, inArray, lte } from "drizzle-orm";
+import { DAY_MS, iso } from "../../core/clock";
+import type { ActorContext, Deps } from "../../core/context";
+import type { Db } from "../../core/db";
+import { randomHex, sha256Hex } from "../../core/secrets";
+import { auditLog } from "../accounts/tables";
+import { approvalLinks } from "./tables";
+
+export type LinkRow = typeof approvalLinks.$inferSelect;
+export type LinkType = "entity" | "pending_change";
+export const LINK_STATUSES = ["pending", "approved", "rejected", "expired", "superseded", "withdrawn"] as const;
+export type LinkStatus = (typeof LINK_STATUSES)[number];
+
+/** A write transaction or the database itself; verbs pass whichever they hold. */
+export type Tx = Pick<Db, "select" | "insert" | "update" | "delete">;
+
+/** Exactly what a minted token looks like; anything else is refused before any lookup. */
+export const TOKEN_RE = /^[0-9a-f]{64}$/;
+
+/** The approval envelope of interface.md 2.7, plus our link id and type. */
+export interface ApprovalEnvelope {
+  id: number;
+  linkType: LinkType;
+  url: string;
+  previewUrl: string;
+  token: string;
+  status: "pending";
+  expiresAt: string;
+}
+
+export function approvalUrl(deps: Deps, token: string): string {
+  return `${deps.config.publicUrl}/approve/${token}`;
+}
+
+export interface MintInput {
+  linkType: LinkType;
+  entityType: string;
+  entityId: number | null;
+  siteId: number | null;
+  title: string;
+  payload?: Record<string, unknown> | null;
+}
+
+/**
+ * Mints a pending link inside the caller's transaction. An entity link
+ * supersedes any earlier pending link for the same entity: a reviewer can
+ * only ever approve the latest proposal.
+ */
+export function mintLink(tx: Tx, ctx: ActorContext, input: MintInput): ApprovalEnvelope {
+  const now = ctx.deps.clock.now();
+  if (input.linkType === "entity" && input.entityId !== null) {
+    tx.update(approvalLinks)
+      .set({ status: "superseded", decidedAt: now })
+      .where(
+        and(
+          eq(approvalLinks.companyId, ctx.company.id),
+          eq(approvalLinks.linkType, "entity"),
+          eq(approvalLinks.entityType, input.entityType),
+          eq(approvalLinks.entityId, input.entityId),
+          inArray(approvalLinks.status, ["pending", "expired"]),
+        ),
+      )
+      .run();
+  }
+  const token = randomHex(32);
+  const expiresAt = new Date(now.getTime() + ctx.deps.config.approvalTtlDays * DAY_MS);
+  const row = tx
+    .insert(approvalLinks)
+    .values({
+      tokenHash: sha256Hex(token),
+      companyId: ctx.company.id,
+      siteId: input.siteId,
+      linkType: input.linkType,
+      entityType: input.entityType,
+      entityId: input.entityId,
+      payload: input.payload ?? null,
+      title: input.title.slice(0, 300),
+      status: "pending",
+      requestedByUserId: ctx.principal.userId,
+      credentialKind: ctx.principal.credential.kind,
+      credentialId: ctx.principal.credential.id,
+      credentialName: ctx.principal.credential.name,
+      expiresAt,
+      createdAt: now,
+    })
+    .returning({ id: approvalLinks.id })
+    .get();
+  tx.insert(auditLog)
+    .values({
+      companyId: ctx.company.id,
+      siteId: input.siteId,
+      userId: ctx.principal.userId,
+      credentialKind: ctx.principal.credential.kind,
+      credentialId: ctx.principal.credential.id,
+      action: "approvals.mint",
+      entityType: input.entityType,
+      entityId: input.entityId,
+      detail: { approvalId: row.id, linkType: input.linkType },
+      createdAt: now,
+    })
+    .run();
+  const url = approvalUrl(ctx.deps, token);
+  return {
+    id: row.id,
+    linkType: input.linkType,
+    url,
+    // The approval page is the preview: one page shows the rendered draft and the decision buttons.
+    previewUrl: url,
+    token,
+    status: "pending",
+    expiresAt: iso(expiresAt)!,
+  };
+}
+
+/** The status a link has now: a pending link past its lifetime is expired even before the sweep writes it. */
+export function effectiveStatus(link: Pick<LinkRow, "status" | "expiresAt">, now: Date): LinkStatus {
+  if (link.status === "pending" && link.expiresAt.getTime() <= now.getTime()) return "expired";
+  return link.status as LinkStatus;
+}
+
+/** Persists `expired` on pending links past their lifetime (of one company, or all). */
+export function sweepExpired(db: Tx, now: Date, companyId?: number) {
+  const past = and(eq(approvalLinks.status, "pending"), lte(approvalLinks.expiresAt, now));
+  db.update(approvalLinks)
+    .set({ status: "expired" })
+    .where(companyId === undefined ? past : and(past, eq(approvalLinks.companyId, companyId)))
+    .run();
+}
+
+/**
+ * The link a token names, or null. Malformed tokens (wrong length, upper
+ * case, non-hex) are refused without a query; lookup is by SHA-256, so the
+ * database never compares the secret itself.
+ */
+export function linkByToken(db: Tx, token: string): LinkRow | null {
+  if (!TOKEN_RE.test(token)) return null;
+  return db.select().from(approvalLinks).where(eq(approvalLinks.tokenHash, sha256Hex(token))).get() ?? null;
+}
+
+/** Marks the open links about an entity as withdrawn (the entity was deleted). */
+export function withdrawLinks(tx: Tx, companyId: number, entityType: string, entityId: number, now: Date) {
+  tx.update(approvalLinks)
+    .set({ status: "withdrawn", decidedAt: now })
+    .where(
+      and(
+        eq(approvalLinks.companyId, companyId),
+        eq(approvalLinks.entityType, entityType),
+        eq(approvalLinks.entityId, entityId),
+        inArray(approvalLinks.status, ["pending", "expired"]),
+      ),
+    )
+    .run();
+}
+
+/** The newest link about an entity, for showing the approval state beside the entity. */
+export function latestLinkFor(db: Tx, companyId: number, entityType: string, entityId: number): LinkRow | null {
+  return (
+    db
+      .select()
+      .from(approvalLinks)
+      .where(
+        and(
+          eq(approvalLinks.companyId, companyId),
+          eq(approvalLinks.linkType, "entity"),
+          eq(approvalLinks.entityType, entityType),
+          eq(approvalLinks.entityId, entityId),
+        ),
+      )
+      .orderBy(desc(approvalLinks.id))
+      .limit(1)
+      .get() ?? null
+  );
+}
+
+/** The compact approval state shown inside entity reads (no token: it is shown only once). */
+export function approvalState(link: LinkRow | null, now: Date) {
+  if (!link) return null;
+  return {
+    id: link.id,
+    status: effectiveStatus(link, now),
+    expiresAt: iso(link.expiresAt),
+    decidedAt: iso(link.decidedAt),
+    comment: link.comment,
+  };
+}

@@ -1,0 +1,332 @@
+/**
+ * Approval verbs, shared by the MCP approvals tools, the public approval
+ * page (src/approvals) and the portal inbox.
+ *
+ * A decision runs in one transaction: the link is re-read, must still be
+ * pending and unexpired, the kind's approve (or the staged call) runs in a
+ * savepoint, and the link's new state and the audit row are written with it.
+ * Deciding is one-way and idempotent: a decided link is never changed again,
+ * and asking again reports what already happened.
+ */
+import { and, count, desc, eq, inArray } from "drizzle-orm";
+import { iso } from "../../core/clock";
+import type { ActorContext, Deps } from "../../core/context";
+import type { Db } from "../../core/db";
+import { AppError, forbidden, notFound } from "../../core/errors";
+import { page, type Page } from "../../core/pagination";
+import { authorize } from "../../core/scopes";
+import { auditLog, users } from "../accounts/tables";
+import type { Decision } from "./kinds";
+import { effectiveStatus, linkByToken, sweepExpired, type LinkRow, type LinkStatus, type Tx } from "./links";
+import { approvalPreview, previewCss, renderApprovalPreview } from "./preview";
+import { approvalKind } from "./registry";
+import { applyStagedCall, type StagedPayload } from "./staging";
+import { approvalLinks } from "./tables";
+
+export { renderApprovalPreview, previewCss };
+
+/** An approval link as tools and the portal show it. Never includes the token. */
+export interface ApprovalView {
+  id: number;
+  linkType: "entity" | "pending_change";
+  entityType: string;
+  entityId: number | null;
+  siteId: number | null;
+  title: string | null;
+  status: LinkStatus;
+  requestedBy: { userId: number | null; name: string | null };
+  credential: { kind: string | null; name: string | null };
+  /** For staged changes: the tool that will run on approval. */
+  tool: string | null;
+  createdAt: string;
+  expiresAt: string;
+  decidedAt: string | null;
+  decidedBy: string | null;
+  comment: string | null;
+  /** What approving did (e.g. the published post id), once approved. */
+  result: Record<string, unknown> | null;
+  /** Why the last attempt to approve could not be applied; the link stays pending. */
+  lastError: string | null;
+}
+
+function userName(db: Tx, userId: number | null): string | null {
+  if (userId === null) return null;
+  const u = db.select({ name: users.name, email: users.email }).from(users).where(eq(users.id, userId)).get();
+  return u ? (u.name ?? u.email) : null;
+}
+
+export function toView(deps: Deps, link: LinkRow): ApprovalView {
+  const now = deps.clock.now();
+  const result = link.result ?? null;
+  const lastError = result && typeof result.error === "string" && link.status === "pending" ? result.error : null;
+  return {
+    id: link.id,
+    linkType: link.linkType,
+    entityType: link.entityType,
+    entityId: link.entityId,
+    siteId: link.siteId,
+    title: link.title,
+    status: effectiveStatus(link, now),
+    requestedBy: { userId: link.requestedByUserId, name: userName(deps.db, link.requestedByUserId) },
+    credential: { kind: link.credentialKind, name: link.credentialName },
+    tool: link.linkType === "pending_change" ? ((link.payload as unknown as StagedPayload | null)?.tool ?? null) : null,
+    createdAt: iso(link.createdAt)!,
+    expiresAt: iso(link.expiresAt)!,
+    decidedAt: iso(link.decidedAt),
+    decidedBy: link.decidedBy,
+    comment: link.comment,
+    result: lastError ? null : result,
+    lastError,
+  };
+}
+
+export interface ListApprovalsInput {
+  status?: LinkStatus;
+  entityType?: string;
+  linkType?: "entity" | "pending_change";
+  siteId?: number;
+  limit: number;
+  offset: number;
+}
+
+export function listApprovals(ctx: ActorContext, input: ListApprovalsInput): Page<ApprovalView> {
+  authorize(ctx, "approvals:read", { write: false });
+  const { db, clock } = ctx.deps;
+  sweepExpired(db, clock.now(), ctx.company.id);
+  const conds = [eq(approvalLinks.companyId, ctx.company.id)];
+  if (input.status) conds.push(eq(approvalLinks.status, input.status));
+  if (input.entityType) conds.push(eq(approvalLinks.entityType, input.entityType));
+  if (input.linkType) conds.push(eq(approvalLinks.linkType, input.linkType));
+  if (input.siteId !== undefined) conds.push(eq(approvalLinks.siteId, input.siteId));
+  const where = and(...conds);
+  const total = db.select({ n: count() }).from(approvalLinks).where(where).get()?.n ?? 0;
+  const rows = db.select().from(approvalLinks).where(where).orderBy(desc(approvalLinks.id)).limit(input.limit).offset(input.offset).all();
+  return page(
+    rows.map((r) => toView(ctx.deps, r)),
+    total,
+    input.limit,
+    input.offset,
+  );
+}
+
+function linkInCompany(ctx: ActorContext, id: number): LinkRow {
+  const link = ctx.deps.db
+    .select()
+    .from(approvalLinks)
+    .where(and(eq(approvalLinks.id, id), eq(approvalLinks.companyId, ctx.company.id)))
+    .get();
+  if (!link) throw notFound(`Approval ${id} not found in ${ctx.company.name}.`);
+  return link;
+}
+
+/** One link with what it proposes (summary, facts, changes; the rendered HTML on request). */
+export function getApproval(ctx: ActorContext, id: number, opts: { html?: boolean } = {}) {
+  authorize(ctx, "approvals:read", { write: false });
+  const link = linkInCompany(ctx, id);
+  const p = approvalPreview(ctx.deps, link);
+  return {
+    ...toView(ctx.deps, link),
+    proposal: p ? { title: p.title, summary: p.summary, facts: p.facts, changes: p.changes } : null,
+    ...(opts.html ? { html: renderApprovalPreview(ctx.deps, link) } : {}),
+  };
+}
+
+/** The link a token names (for the public page); null for unknown or malformed tokens. */
+export function approvalByToken(deps: Deps, token: string): LinkRow | null {
+  const link = linkByToken(deps.db, token);
+  if (link && effectiveStatus(link, deps.clock.now()) === "expired" && link.status === "pending") {
+    deps.db.update(approvalLinks).set({ status: "expired" }).where(eq(approvalLinks.id, link.id)).run();
+    return { ...link, status: "expired" };
+  }
+  return link;
+}
+
+export type DecisionKind = "approve" | "reject";
+
+export type DecisionOutcome =
+  | { ok: true; decision: DecisionKind; approval: ApprovalView; message: string }
+  | {
+      ok: false;
+      /** already_decided: approved/rejected before; conflict: approving could not be applied (still pending). */
+      reason: "already_decided" | "expired" | "superseded" | "withdrawn" | "conflict";
+      approval: ApprovalView;
+      message: string;
+    };
+
+export type DecisionTarget = { token: string } | { ctx: ActorContext; id: number };
+
+function notPendingMessage(link: LinkRow, status: LinkStatus): { reason: Exclude<DecisionOutcome, { ok: true }>["reason"]; message: string } {
+  const when = link.decidedAt ? ` on ${iso(link.decidedAt)}` : "";
+  const by = link.decidedBy ? ` by ${link.decidedBy}` : "";
+  switch (status) {
+    case "approved":
+      return { reason: "already_decided", message: `This request was already approved${when}${by}. Nothing was changed.` };
+    case "rejected":
+      return { reason: "already_decided", message: `This request was already rejected${when}${by}. Nothing was changed.` };
+    case "expired":
+      return {
+        reason: "expired",
+        message: `This request expired on ${iso(link.expiresAt)}. The author can send a fresh link by updating the item again.`,
+      };
+    case "superseded":
+      return { reason: "superseded", message: "This request was replaced by a newer version. Use the newest link." };
+    default:
+      return { reason: "withdrawn", message: "This request was withdrawn: the item it was about was deleted." };
+  }
+}
+
+/**
+ * Decides a link inside `tx`. Exported for the staged-call path, which
+ * approves the entity link its own tool call minted together with it.
+ */
+export function decideInTx(
+  tx: Tx,
+  deps: Deps,
+  link: LinkRow,
+  decision: DecisionKind,
+  d: Decision,
+  actor: { kind: string; id: number } | null,
+): DecisionOutcome {
+  const status = effectiveStatus(link, d.now);
+  if (status !== "pending") {
+    if (status === "expired" && link.status === "pending")
+      tx.update(approvalLinks).set({ status: "expired" }).where(eq(approvalLinks.id, link.id)).run();
+    const { reason, message } = notPendingMessage(link, status);
+    return { ok: false, reason, message, approval: toView(deps, { ...link, status }) };
+  }
+  let result: Record<string, unknown> = {};
+  if (decision === "approve") {
+    try {
+      // A savepoint: a proposal that no longer fits rolls back alone, and the
+      // failure is recorded on the still-pending link for the reviewer.
+      result = (tx as unknown as Db).transaction((sp) => applyApproval(sp as unknown as Tx, deps, link, d));
+    } catch (e) {
+      if (!(e instanceof AppError) || e.code === "internal") throw e;
+      tx.update(approvalLinks)
+        .set({ result: { error: e.message, at: iso(d.now) } })
+        .where(eq(approvalLinks.id, link.id))
+        .run();
+      return {
+        ok: false,
+        reason: "conflict",
+        message: `This request could not be applied: ${e.message}`,
+        approval: toView(deps, { ...link, result: { error: e.message } }),
+      };
+    }
+  } else if (link.linkType === "entity") {
+    const kind = approvalKind(link.entityType);
+    kind?.reject(tx, deps, link, d);
+  }
+  const next = decision === "approve" ? "approved" : "rejected";
+  const comment = d.comment?.trim() ? d.comment.trim().slice(0, 2000) : null;
+  tx.update(approvalLinks)
+    .set({ status: next, decidedAt: d.now, decidedBy: d.decidedBy.slice(0, 200), comment, result })
+    .where(and(eq(approvalLinks.id, link.id), eq(approvalLinks.status, "pending")))
+    .run();
+  tx.insert(auditLog)
+    .values({
+      companyId: link.companyId,
+      siteId: link.siteId,
+      userId: d.userId,
+      credentialKind: actor?.kind ?? "approval_link",
+      credentialId: actor?.id ?? link.id,
+      action: decision === "approve" ? "approvals.approve" : "approvals.reject",
+      entityType: link.entityType,
+      entityId: link.entityId,
+      detail: { approvalId: link.id, linkType: link.linkType, decidedBy: d.decidedBy, ...(comment ? { comment } : {}) },
+      createdAt: d.now,
+    })
+    .run();
+  const updated: LinkRow = { ...link, status: next, decidedAt: d.now, decidedBy: d.decidedBy, comment, result };
+  return {
+    ok: true,
+    decision,
+    approval: toView(deps, updated),
+    message: decision === "approve" ? "Approved: the change is live." : "Rejected: nothing was published or changed.",
+  };
+}
+
+function applyApproval(tx: Tx, deps: Deps, link: LinkRow, d: Decision): Record<string, unknown> {
+  if (link.linkType === "entity") {
+    const kind = approvalKind(link.entityType);
+    if (!kind) throw new AppError("conflict", `No approval handler for ${link.entityType}.`);
+    return kind.approve(tx, deps, link, d);
+  }
+  const { tool, result } = applyStagedCall(tx, deps, link);
+  const out: Record<string, unknown> = { applied: tool.name };
+  const r = (result ?? {}) as Record<string, unknown>;
+  for (const k of ["id", "slug", "status"]) if (k in r) out[k] = r[k];
+  // A staged call to an approval-gated tool (posts_create …) minted its own
+  // entity link; the reviewer just approved exactly that proposal, so it is
+  // approved with it rather than sent for a second review.
+  const minted = r.approval as { id?: unknown } | undefined;
+  if (tool.approval && minted && typeof minted.id === "number") {
+    const inner = tx.select().from(approvalLinks).where(eq(approvalLinks.id, minted.id)).get();
+    if (inner) {
+      const o = decideInTx(tx, deps, inner, "approve", { ...d, comment: `Approved with staged change #${link.id}` }, null);
+      if (!o.ok) throw new AppError("conflict", o.message);
+      out.status = (o.approval.result?.status as string | undefined) ?? out.status;
+      out.approvalId = inner.id;
+    }
+  }
+  return out;
+}
+
+/**
+ * Approve or reject a link, by its token (the public page) or by id for an
+ * actor (the approvals tools and the portal inbox).
+ *
+ * @example
+ *   decideApproval(deps, { token }, "approve", { decidedBy: "Ana (approval link)" })
+ *   decideApproval(deps, { ctx, id: 7 }, "reject", { comment: "Wrong tone", decidedBy: "ana@example.com" })
+ */
+export function decideApproval(
+  deps: Deps,
+  target: DecisionTarget,
+  decision: DecisionKind,
+  opts: { comment?: string | null; decidedBy: string },
+): DecisionOutcome {
+  let link: LinkRow | null;
+  let actor: { kind: string; id: number } | null = null;
+  let userId: number | null = null;
+  if ("token" in target) {
+    link = linkByToken(deps.db, target.token);
+    if (!link) throw notFound("This approval link is not valid.");
+  } else {
+    const { ctx } = target;
+    authorize(ctx, "approvals:manage", { write: true });
+    link = linkInCompany(ctx, target.id);
+    if (decision === "approve") {
+      if (ctx.principal.requireCmsApproval)
+        throw forbidden("This credential's own changes need approval, so it cannot approve requests.");
+      if (
+        link.linkType === "pending_change" &&
+        link.credentialKind === ctx.principal.credential.kind &&
+        link.credentialId === ctx.principal.credential.id
+      )
+        throw forbidden("A credential cannot approve a change it requested itself; a person must approve it.");
+    }
+    actor = { kind: ctx.principal.credential.kind, id: ctx.principal.credential.id };
+    userId = ctx.principal.userId;
+  }
+  const found = link;
+  const d: Decision = { now: deps.clock.now(), decidedBy: opts.decidedBy, comment: opts.comment ?? null, userId };
+  return deps.db.transaction((tx) => {
+    // Re-read inside the transaction: two clicks must not both see "pending".
+    const fresh = tx.select().from(approvalLinks).where(eq(approvalLinks.id, found.id)).get()!;
+    return decideInTx(tx as unknown as Tx, deps, fresh, decision, d, actor);
+  });
+}
+
+/** Open links of a company, counted by type: for badges in the portal. */
+export function countPending(ctx: ActorContext): number {
+  authorize(ctx, "approvals:read", { write: false });
+  sweepExpired(ctx.deps.db, ctx.deps.clock.now(), ctx.company.id);
+  return (
+    ctx.deps.db
+      .select({ n: count() })
+      .from(approvalLinks)
+      .where(and(eq(approvalLinks.companyId, ctx.company.id), inArray(approvalLinks.status, ["pending"])))
+      .get()?.n ?? 0
+  );
+}

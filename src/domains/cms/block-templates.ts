@@ -1,0 +1,185 @@
+/**
+ * Block templates: reusable block arrangements agents start posts from.
+ * Their content goes through approval like a post's: a new template is
+ * `pending` until approved; a proposal for an approved (`published`)
+ * template waits in `draftContent` while the approved content stays in use.
+ * Name and description are labels, changed directly.
+ */
+import { and, asc, count, eq, ne, sql } from "drizzle-orm";
+import { audit } from "../../core/audit";
+import { iso } from "../../core/clock";
+import type { ActorContext } from "../../core/context";
+import { conflict, notFound } from "../../core/errors";
+import { page } from "../../core/pagination";
+import { authorize } from "../../core/scopes";
+import { slugify, uniqueSlug } from "../../core/slug";
+import { renderBlocksHtml } from "../blocks/render";
+import { approvalState, latestLinkFor, mintLink, withdrawLinks } from "../approvals/links";
+import { siteForActor } from "../sites/access";
+import { contentFrom, write, type Include, type Tx } from "./common";
+import { blockTemplates, type BlockContent } from "./tables";
+
+export type TemplateRow = typeof blockTemplates.$inferSelect;
+
+function slugOwner(tx: Tx, siteId: number, slug: string, exceptId: number | null) {
+  return tx
+    .select({ id: blockTemplates.id, name: blockTemplates.name })
+    .from(blockTemplates)
+    .where(and(eq(blockTemplates.siteId, siteId), eq(blockTemplates.slug, slug), exceptId === null ? undefined : ne(blockTemplates.id, exceptId)))
+    .get();
+}
+
+function assertSlugFree(tx: Tx, siteId: number, slug: string, exceptId: number | null) {
+  const o = slugOwner(tx, siteId, slug, exceptId);
+  if (o) throw conflict(`Block template slug "${slug}" is already used by template ${o.id} ("${o.name}") on this site.`, { path: "slug" });
+}
+
+export function templateInSite(tx: Tx, siteId: number, id: number): TemplateRow {
+  const t = tx.select().from(blockTemplates).where(and(eq(blockTemplates.id, id), eq(blockTemplates.siteId, siteId))).get();
+  if (!t) throw notFound(`Block template ${id} not found on site ${siteId}.`);
+  return t;
+}
+
+function withContent(out: Record<string, unknown>, content: BlockContent | null, include: Include) {
+  if (include.includes("blocks")) out.blocks = content?.blocks ?? [];
+  if (include.includes("html")) out.html = renderBlocksHtml(content ?? { blocks: [] });
+  return out;
+}
+
+const templateLink = (ctx: ActorContext, tx: Tx, t: { id: number; siteId: number; name: string }) =>
+  mintLink(tx, ctx, { linkType: "entity", entityType: "block_template", entityId: t.id, siteId: t.siteId, title: t.name });
+
+export function listTemplates(ctx: ActorContext, input: { siteId: number; status?: string; search?: string; limit: number; offset: number }) {
+  authorize(ctx, "sites:read", { write: false });
+  const site = siteForActor(ctx, input.siteId);
+  const db = ctx.deps.db;
+  const conds = [eq(blockTemplates.siteId, site.id)];
+  if (input.status) conds.push(eq(blockTemplates.status, input.status));
+  if (input.search) {
+    const pat = `%${input.search.toLowerCase().replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
+    conds.push(sql`lower(${blockTemplates.name}) like ${pat} escape '\\'`);
+  }
+  const where = and(...conds);
+  const total = db.select({ n: count() }).from(blockTemplates).where(where).get()?.n ?? 0;
+  const rows = db.select().from(blockTemplates).where(where).orderBy(asc(blockTemplates.name), asc(blockTemplates.id)).limit(input.limit).offset(input.offset).all();
+  return page(
+    rows.map((t) => ({
+      id: t.id,
+      name: t.name,
+      slug: t.slug,
+      description: t.description,
+      status: t.status,
+      hasPendingChanges: t.draftContent !== null,
+      blockCount: t.content.blocks.length,
+      updatedAt: iso(t.updatedAt),
+    })),
+    total,
+    input.limit,
+    input.offset,
+  );
+}
+
+export function getTemplate(ctx: ActorContext, input: { siteId: number; id?: number; slug?: string; include?: Include }) {
+  authorize(ctx, "sites:read", { write: false });
+  const site = siteForActor(ctx, input.siteId);
+  const db = ctx.deps.db;
+  const t =
+    input.id !== undefined
+      ? templateInSite(db, site.id, input.id)
+      : db.select().from(blockTemplates).where(and(eq(blockTemplates.siteId, site.id), eq(blockTemplates.slug, input.slug ?? ""))).get();
+  if (!t) throw notFound(`Block template "${input.slug}" not found on site ${site.id}.`);
+  const include = input.include ?? [];
+  const out = withContent(
+    {
+      id: t.id,
+      siteId: t.siteId,
+      name: t.name,
+      slug: t.slug,
+      description: t.description,
+      status: t.status,
+      blockCount: t.content.blocks.length,
+      hasPendingChanges: t.draftContent !== null,
+      approval: approvalState(latestLinkFor(db, ctx.company.id, "block_template", t.id), ctx.deps.clock.now()),
+      createdAt: iso(t.createdAt),
+      updatedAt: iso(t.updatedAt),
+    },
+    t.content,
+    include,
+  );
+  if (t.draftContent && include.includes("blocks")) out.pendingBlocks = t.draftContent.blocks;
+  return out;
+}
+
+export function createTemplate(
+  ctx: ActorContext,
+  input: { siteId: number; name: string; slug?: string; description?: string | null; blocks: unknown[]; include?: Include },
+) {
+  authorize(ctx, "sites:write", { write: true });
+  const site = siteForActor(ctx, input.siteId);
+  const content = contentFrom(input.blocks);
+  const now = ctx.deps.clock.now();
+  return write(ctx, (tx) => {
+    if (input.slug !== undefined) assertSlugFree(tx, site.id, input.slug, null);
+    const slug = input.slug ?? uniqueSlug(slugify(input.name, "template"), (s) => !!slugOwner(tx, site.id, s, null));
+    const row = tx
+      .insert(blockTemplates)
+      .values({ siteId: site.id, name: input.name, slug, description: input.description ?? null, content, status: "pending", createdAt: now, updatedAt: now })
+      .returning()
+      .get();
+    const approval = templateLink(ctx, tx, row);
+    audit(tx, ctx, "block_templates.create", { type: "block_template", id: row.id, siteId: site.id, detail: { slug, approvalId: approval.id } });
+    return withContent({ id: row.id, slug, status: "pending", approval }, content, input.include ?? []);
+  });
+}
+
+export function updateTemplate(
+  ctx: ActorContext,
+  input: { siteId: number; id: number; name?: string; slug?: string; description?: string | null; blocks?: unknown[]; include?: Include },
+) {
+  authorize(ctx, "sites:write", { write: true });
+  const site = siteForActor(ctx, input.siteId);
+  const content = input.blocks !== undefined ? contentFrom(input.blocks) : undefined;
+  const now = ctx.deps.clock.now();
+  return write(ctx, (tx) => {
+    const t = templateInSite(tx, site.id, input.id);
+    if (input.slug !== undefined && input.slug !== t.slug) assertSlugFree(tx, site.id, input.slug, t.id);
+    const set: Partial<TemplateRow> = { updatedAt: now };
+    if (input.name !== undefined) set.name = input.name;
+    if (input.slug !== undefined) set.slug = input.slug;
+    if (input.description !== undefined) set.description = input.description;
+    const live = t.status === "published";
+    if (live) {
+      if (content) set.draftContent = content;
+    } else {
+      if (content) set.content = content;
+      set.status = "pending";
+    }
+    tx.update(blockTemplates).set(set).where(eq(blockTemplates.id, t.id)).run();
+    const proposal = live ? (set.draftContent ?? t.draftContent) : (set.content ?? t.content);
+    // A live template with no pending content has nothing to approve: label edits apply directly.
+    const approval = !live || proposal ? templateLink(ctx, tx, { ...t, name: set.name ?? t.name }) : undefined;
+    audit(tx, ctx, "block_templates.update", {
+      type: "block_template",
+      id: t.id,
+      siteId: site.id,
+      detail: { fields: Object.keys(set).filter((k) => k !== "updatedAt"), ...(approval ? { approvalId: approval.id } : {}) },
+    });
+    return withContent(
+      { id: t.id, slug: set.slug ?? t.slug, status: set.status ?? t.status, ...(approval ? { approval } : {}), hasPendingChanges: live && !!proposal },
+      proposal ?? t.content,
+      input.include ?? [],
+    );
+  });
+}
+
+export function deleteTemplate(ctx: ActorContext, input: { siteId: number; id: number }) {
+  authorize(ctx, "sites:write", { write: true });
+  const site = siteForActor(ctx, input.siteId);
+  return write(ctx, (tx) => {
+    const t = templateInSite(tx, site.id, input.id);
+    tx.delete(blockTemplates).where(eq(blockTemplates.id, t.id)).run();
+    withdrawLinks(tx, ctx.company.id, "block_template", t.id, ctx.deps.clock.now());
+    audit(tx, ctx, "block_templates.delete", { type: "block_template", id: t.id, siteId: site.id, detail: { slug: t.slug } });
+    return { id: t.id, slug: t.slug, status: "deleted" };
+  });
+}

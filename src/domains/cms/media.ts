@@ -1,0 +1,289 @@
+/**
+ * The media library: files uploaded as base64 (stored under
+ * `<dataDir>/media/<siteId>/`, served by media-files.ts at stable URLs) and
+ * files registered by URL (recorded, never fetched: fetching arbitrary URLs
+ * from the server would let callers probe the private network).
+ *
+ * An upload's type comes from its bytes (media-sniff.ts); its size is capped
+ * by config.maxUploadBytes before it is decoded; images get their pixel
+ * dimensions and, for large JPEG/PNG, a thumbnail file (media-image.ts).
+ */
+import { and, asc, count, desc, eq, sql } from "drizzle-orm";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { audit } from "../../core/audit";
+import { iso } from "../../core/clock";
+import type { ActorContext, Deps } from "../../core/context";
+import { bumpContentVersion } from "../../core/content-version";
+import { AppError, conflict, invalid, notFound } from "../../core/errors";
+import { page } from "../../core/pagination";
+import { authorize } from "../../core/scopes";
+import { randomHex } from "../../core/secrets";
+import { isDryRun } from "../approvals/staging";
+import { brandProfiles } from "../branding/tables";
+import { siteForActor } from "../sites/access";
+import { checkUrl, write, type Tx } from "./common";
+import { dimensions, makeThumbnail, THUMB_MAX } from "./media-image";
+import { decideType, MEDIA_TYPES, normaliseMime } from "./media-sniff";
+import { postsReferencing } from "./posts";
+import { blockTemplates, media, navItems } from "./tables";
+
+export type MediaRow = typeof media.$inferSelect;
+
+export function mediaDir(deps: Deps): string {
+  return join(deps.config.dataDir, "media");
+}
+
+export function mediaUrl(deps: Deps, storageKey: string): string {
+  return `${deps.config.publicUrl}/media/${storageKey}`;
+}
+
+export function mediaView(r: MediaRow) {
+  return {
+    id: r.id,
+    filename: r.filename,
+    mimeType: r.mimeType,
+    url: r.url,
+    thumbnailUrl: r.thumbnailUrl,
+    alt: r.alt,
+    caption: r.caption,
+    width: r.width,
+    height: r.height,
+    sizeBytes: r.sizeBytes,
+    stored: r.storageKey !== null,
+    createdAt: iso(r.createdAt),
+  };
+}
+
+/** A display-safe original file name: last path segment, no control characters, bounded. */
+export function cleanFilename(name: string): string {
+  const last = name.split(/[\\/]/).pop() ?? "";
+  const clean = last.replace(/[\u0000-\u001f\u007f]/g, "").trim().slice(0, 255);
+  if (!clean || clean === "." || clean === "..") throw invalid("filename must name a file, like photo.jpg.", { path: "filename" });
+  return clean;
+}
+
+const B64_RE = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** Bytes of a base64 string (or data: URL), refusing oversize input before decoding it. */
+export function decodeUpload(data: string, maxBytes: number): { bytes: Buffer; declared?: string } {
+  let declared: string | undefined;
+  let b64 = data;
+  const m = /^data:([^;,]{1,100})(?:;[^;,]{0,100})*;base64,/i.exec(b64);
+  if (m) {
+    declared = m[1];
+    b64 = b64.slice(m[0].length);
+  }
+  b64 = b64.replace(/\s+/g, "").replace(/-/g, "+").replace(/_/g, "/");
+  const approxBytes = Math.floor((b64.length * 3) / 4);
+  if (approxBytes - 2 > maxBytes)
+    throw new AppError("payload_too_large", `The file is about ${approxBytes} bytes; the largest upload is ${maxBytes} bytes.`, { maxBytes });
+  if (!B64_RE.test(b64) || b64.length % 4 === 1) throw invalid("dataBase64 is not valid base64.", { path: "dataBase64" });
+  const bytes = Buffer.from(b64, "base64");
+  if (bytes.length === 0) throw invalid("dataBase64 is empty: the file has no bytes.", { path: "dataBase64" });
+  if (bytes.length > maxBytes)
+    throw new AppError("payload_too_large", `The file is ${bytes.length} bytes; the largest upload is ${maxBytes} bytes.`, { maxBytes });
+  return { bytes, declared };
+}
+
+function mediaInSite(tx: Tx, siteId: number, id: number): MediaRow {
+  const r = tx.select().from(media).where(and(eq(media.id, id), eq(media.siteId, siteId))).get();
+  if (!r) throw notFound(`Media ${id} not found on site ${siteId}.`);
+  return r;
+}
+
+export function listMedia(ctx: ActorContext, input: { siteId: number; mimeType?: string; search?: string; limit: number; offset: number }) {
+  authorize(ctx, "media:read", { write: false });
+  const site = siteForActor(ctx, input.siteId);
+  const db = ctx.deps.db;
+  const conds = [eq(media.siteId, site.id)];
+  if (input.mimeType && input.mimeType !== "all") {
+    const pat = `${input.mimeType.toLowerCase().replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
+    conds.push(sql`${media.mimeType} like ${pat} escape '\\'`);
+  }
+  if (input.search) {
+    const pat = `%${input.search.toLowerCase().replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
+    conds.push(sql`lower(${media.filename}) like ${pat} escape '\\'`);
+  }
+  const where = and(...conds);
+  const total = db.select({ n: count() }).from(media).where(where).get()?.n ?? 0;
+  const rows = db.select().from(media).where(where).orderBy(desc(media.createdAt), desc(media.id)).limit(input.limit).offset(input.offset).all();
+  return page(rows.map(mediaView), total, input.limit, input.offset);
+}
+
+export function getMedia(ctx: ActorContext, input: { siteId: number; id: number }) {
+  authorize(ctx, "media:read", { write: false });
+  const site = siteForActor(ctx, input.siteId);
+  return mediaView(mediaInSite(ctx.deps.db, site.id, input.id));
+}
+
+function removeFiles(deps: Deps, keys: (string | null)[]) {
+  for (const k of keys) if (k) rmSync(join(mediaDir(deps), k), { force: true });
+}
+
+export function uploadMedia(
+  ctx: ActorContext,
+  input: { siteId: number; filename: string; dataBase64: string; mimeType?: string; alt?: string | null; caption?: string | null },
+) {
+  authorize(ctx, "media:write", { write: true });
+  const site = siteForActor(ctx, input.siteId);
+  const filename = cleanFilename(input.filename);
+  const { bytes, declared } = decodeUpload(input.dataBase64, ctx.deps.config.maxUploadBytes);
+  const decided = decideType(bytes, input.mimeType ?? declared);
+  if (!decided.ok) throw invalid(decided.message, { path: "dataBase64" });
+  const type = decided.type;
+  const dims = dimensions(bytes, type.mime);
+  const dry = isDryRun(ctx);
+  const base = `${site.id}/${randomHex(12)}`;
+  const key = `${base}.${type.ext}`;
+  const thumb = dry ? null : makeThumbnail(bytes, type.mime, dims);
+  const thumbKey = thumb ? `${base}.thumb.${thumb.ext}` : null;
+  const url = mediaUrl(ctx.deps, key);
+  // Without a thumbnail file: small images and formats browsers scale by
+  // themselves use the original; JPEG/PNG too large to decode get none.
+  let thumbnailUrl: string | null = null;
+  if (thumbKey) thumbnailUrl = mediaUrl(ctx.deps, thumbKey);
+  else if (dims) {
+    const reducible = type.mime === "image/jpeg" || type.mime === "image/png";
+    if (!reducible || Math.max(dims.width, dims.height) <= THUMB_MAX) thumbnailUrl = url;
+  }
+  if (!dry) {
+    const path = join(mediaDir(ctx.deps), key);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, bytes);
+    if (thumb && thumbKey) writeFileSync(join(mediaDir(ctx.deps), thumbKey), thumb.bytes);
+  }
+  try {
+    return write(ctx, (tx) => {
+      const row = tx
+        .insert(media)
+        .values({
+          siteId: site.id,
+          filename,
+          mimeType: type.mime,
+          url,
+          storageKey: key,
+          thumbnailUrl,
+          alt: input.alt ?? null,
+          caption: input.caption ?? null,
+          width: dims?.width ?? null,
+          height: dims?.height ?? null,
+          sizeBytes: bytes.length,
+          createdAt: ctx.deps.clock.now(),
+        })
+        .returning()
+        .get();
+      bumpContentVersion(tx, site.id);
+      audit(tx, ctx, "media.upload", { type: "media", id: row.id, siteId: site.id, detail: { filename, mimeType: type.mime, sizeBytes: bytes.length } });
+      return mediaView(row);
+    });
+  } catch (e) {
+    if (!dry) removeFiles(ctx.deps, [key, thumbKey]);
+    throw e;
+  }
+}
+
+export function registerMedia(
+  ctx: ActorContext,
+  input: {
+    siteId: number;
+    url: string;
+    mimeType: string;
+    filename?: string;
+    alt?: string | null;
+    caption?: string | null;
+    width?: number | null;
+    height?: number | null;
+    thumbnailUrl?: string | null;
+  },
+) {
+  authorize(ctx, "media:write", { write: true });
+  const site = siteForActor(ctx, input.siteId);
+  checkUrl("url", input.url);
+  if (!/^https?:\/\//i.test(input.url)) throw invalid("url must be an absolute http(s) URL of the file.", { path: "url" });
+  checkUrl("thumbnailUrl", input.thumbnailUrl);
+  const mime = normaliseMime(input.mimeType);
+  if (!MEDIA_TYPES[mime]) throw invalid(`mimeType "${input.mimeType}" is not accepted. Accepted: ${Object.keys(MEDIA_TYPES).join(", ")}.`, { path: "mimeType" });
+  const filename = cleanFilename(input.filename ?? decodeURIComponent(new URL(input.url).pathname.split("/").pop() || "file").slice(0, 255));
+  return write(ctx, (tx) => {
+    const row = tx
+      .insert(media)
+      .values({
+        siteId: site.id,
+        filename,
+        mimeType: mime,
+        url: input.url,
+        storageKey: null,
+        thumbnailUrl: input.thumbnailUrl ?? (mime.startsWith("image/") ? input.url : null),
+        alt: input.alt ?? null,
+        caption: input.caption ?? null,
+        width: input.width ?? null,
+        height: input.height ?? null,
+        sizeBytes: null,
+        createdAt: ctx.deps.clock.now(),
+      })
+      .returning()
+      .get();
+    bumpContentVersion(tx, site.id);
+    audit(tx, ctx, "media.register", { type: "media", id: row.id, siteId: site.id, detail: { url: input.url } });
+    return mediaView(row);
+  });
+}
+
+export function updateMedia(ctx: ActorContext, input: { siteId: number; id: number; filename?: string; alt?: string | null; caption?: string | null }) {
+  authorize(ctx, "media:write", { write: true });
+  const site = siteForActor(ctx, input.siteId);
+  return write(ctx, (tx) => {
+    const cur = mediaInSite(tx, site.id, input.id);
+    const set: Partial<MediaRow> = {};
+    if (input.filename !== undefined) set.filename = cleanFilename(input.filename);
+    if (input.alt !== undefined) set.alt = input.alt;
+    if (input.caption !== undefined) set.caption = input.caption;
+    if (Object.keys(set).length) {
+      tx.update(media).set(set).where(eq(media.id, cur.id)).run();
+      bumpContentVersion(tx, site.id);
+    }
+    audit(tx, ctx, "media.update", { type: "media", id: cur.id, siteId: site.id, detail: { fields: Object.keys(set) } });
+    return mediaView({ ...cur, ...set });
+  });
+}
+
+/** Everything on the site that shows this media item, by kind, for the "still in use" refusal. */
+function holders(tx: Tx, siteId: number, url: string): string[] {
+  const out: string[] = [];
+  for (const p of postsReferencing(tx, siteId, url, 4)) out.push(`post ${p.id} ("${p.title.slice(0, 60)}")`);
+  const pat = `%${url.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
+  for (const n of tx.select({ id: navItems.id, label: navItems.label }).from(navItems).where(and(eq(navItems.siteId, siteId), eq(navItems.featuredImage, url))).limit(3).all())
+    out.push(`navigation item ${n.id} ("${n.label}")`);
+  for (const t of tx
+    .select({ id: blockTemplates.id, name: blockTemplates.name })
+    .from(blockTemplates)
+    .where(and(eq(blockTemplates.siteId, siteId), sql`(${blockTemplates.content} like ${pat} escape '\\' or ${blockTemplates.draftContent} like ${pat} escape '\\')`))
+    .orderBy(asc(blockTemplates.id))
+    .limit(3)
+    .all())
+    out.push(`block template ${t.id} ("${t.name}")`);
+  const brand = tx.select({ siteId: brandProfiles.siteId }).from(brandProfiles).where(and(eq(brandProfiles.siteId, siteId), sql`${brandProfiles.data} like ${pat} escape '\\'`)).get();
+  if (brand) out.push("the site's branding");
+  return out;
+}
+
+export function deleteMedia(ctx: ActorContext, input: { siteId: number; id: number }) {
+  authorize(ctx, "media:write", { write: true });
+  const site = siteForActor(ctx, input.siteId);
+  const removed = write(ctx, (tx) => {
+    const cur = mediaInSite(tx, site.id, input.id);
+    const held = [...holders(tx, site.id, cur.url), ...(cur.thumbnailUrl && cur.thumbnailUrl !== cur.url ? holders(tx, site.id, cur.thumbnailUrl) : [])];
+    if (held.length)
+      throw conflict(`Media ${cur.id} (${cur.filename}) is still used by ${[...new Set(held)].join(", ")}. Remove it from there first.`);
+    tx.delete(media).where(eq(media.id, cur.id)).run();
+    bumpContentVersion(tx, site.id);
+    audit(tx, ctx, "media.delete", { type: "media", id: cur.id, siteId: site.id, detail: { filename: cur.filename, url: cur.url } });
+    return cur;
+  });
+  if (!isDryRun(ctx) && removed.storageKey) {
+    const base = removed.storageKey.replace(/\.[a-z0-9]+$/, "");
+    removeFiles(ctx.deps, [removed.storageKey, `${base}.thumb.jpg`, `${base}.thumb.png`]);
+  }
+  return { id: removed.id, status: "deleted" };
+}

@@ -1,0 +1,449 @@
+/**
+ * Posts: drafts written by agents, published only through an approval link.
+ *
+ * States of a post (our names; `published` is the flag REST reads):
+ *   pending    drafted or edited, waiting for approval (never served)
+ *   published  approved and served by REST
+ *   rejected   a reviewer rejected the draft (never served); updating it proposes again
+ *   archived   taken offline with posts_unpublish; updating it proposes it again
+ * A published post that is updated stays published and served as it is: the
+ * update waits in post_revisions until its link is approved.
+ */
+import { and, asc, count, desc, eq, inArray, ne, or, sql } from "drizzle-orm";
+import { iso } from "../../core/clock";
+import type { ActorContext } from "../../core/context";
+import { bumpContentVersion } from "../../core/content-version";
+import { audit } from "../../core/audit";
+import { conflict, invalid, notFound } from "../../core/errors";
+import { page } from "../../core/pagination";
+import { authorize } from "../../core/scopes";
+import { slugify, uniqueSlug } from "../../core/slug";
+import { renderBlocksHtml } from "../blocks/render";
+import { approvalState, latestLinkFor, mintLink, withdrawLinks, type ApprovalEnvelope } from "../approvals/links";
+import { siteForActor } from "../sites/access";
+import { checkUrl, contentFrom, uniqueIds, write, type Include, type Tx } from "./common";
+import { ensurePostType, postTypeBySlug } from "./post-types";
+import { categories, postCategories, postRevisions, posts, postTags, postTypes, tags, type BlockContent } from "./tables";
+
+export type PostRow = typeof posts.$inferSelect;
+
+/** Fields an agent may set on a post. */
+export interface PostFields {
+  title?: string;
+  slug?: string;
+  postType?: string;
+  blocks?: unknown[];
+  excerpt?: string | null;
+  coverImage?: string | null;
+  ogImage?: string | null;
+  seoTitle?: string | null;
+  seoDescription?: string | null;
+  canonicalUrl?: string | null;
+  customCss?: string | null;
+  customJs?: string | null;
+  noIndex?: boolean | null;
+  parentPostId?: number | null;
+  categoryIds?: number[];
+  tagIds?: number[];
+}
+
+/** A validated change set, keyed by column (plus the two link lists). */
+export interface PostChanges {
+  title?: string;
+  slug?: string;
+  postTypeId?: number;
+  content?: BlockContent;
+  excerpt?: string | null;
+  coverImage?: string | null;
+  ogImage?: string | null;
+  seoTitle?: string | null;
+  seoDescription?: string | null;
+  canonicalUrl?: string | null;
+  customCss?: string | null;
+  customJs?: string | null;
+  noIndex?: boolean | null;
+  parentPostId?: number | null;
+  categoryIds?: number[];
+  tagIds?: number[];
+}
+
+const COPIED = ["title", "excerpt", "seoTitle", "seoDescription", "customCss", "customJs", "noIndex"] as const;
+
+function slugOwner(tx: Tx, siteId: number, slug: string, exceptId: number | null) {
+  return tx
+    .select({ id: posts.id, title: posts.title })
+    .from(posts)
+    .where(and(eq(posts.siteId, siteId), eq(posts.slug, slug), exceptId === null ? undefined : ne(posts.id, exceptId)))
+    .get();
+}
+
+export function assertSlugFree(tx: Tx, siteId: number, slug: string, exceptId: number | null) {
+  const owner = slugOwner(tx, siteId, slug, exceptId);
+  if (owner)
+    throw conflict(
+      `Slug "${slug}" is already used by post ${owner.id} ("${owner.title.slice(0, 80)}") on this site. Choose another slug, or omit slug to have one generated.`,
+      { path: "slug" },
+    );
+}
+
+function assertIdsOnSite(tx: Tx, table: typeof categories | typeof tags, siteId: number, ids: number[], field: string, noun: string) {
+  if (ids.length === 0) return;
+  const found = new Set(
+    tx.select({ id: table.id }).from(table).where(and(eq(table.siteId, siteId), inArray(table.id, ids))).all().map((r) => r.id),
+  );
+  const missing = ids.filter((i) => !found.has(i));
+  if (missing.length) throw notFound(`${field}: ${noun} ${missing.join(", ")} not found on this site.`);
+}
+
+/** Validates caller fields into a change set; `current` is the post being updated (null on create). */
+export function postChanges(tx: Tx, siteId: number, f: PostFields, current: PostRow | null): PostChanges {
+  const c: PostChanges = {};
+  for (const k of COPIED) if (f[k] !== undefined) (c as Record<string, unknown>)[k] = f[k];
+  if (f.title !== undefined && !f.title.trim()) throw invalid("title must not be blank.", { path: "title" });
+  if (f.slug !== undefined && f.slug !== current?.slug) {
+    assertSlugFree(tx, siteId, f.slug, current?.id ?? null);
+    c.slug = f.slug;
+  }
+  if (f.postType !== undefined) c.postTypeId = ensurePostType(tx, siteId, f.postType).id;
+  if (f.blocks !== undefined) c.content = contentFrom(f.blocks);
+  for (const k of ["coverImage", "ogImage", "canonicalUrl"] as const) {
+    if (f[k] === undefined) continue;
+    checkUrl(k, f[k], k === "canonicalUrl");
+    c[k] = f[k];
+  }
+  if (f.parentPostId !== undefined) {
+    if (f.parentPostId !== null) {
+      if (current && f.parentPostId === current.id) throw invalid("parentPostId cannot be the post itself.", { path: "parentPostId" });
+      const parent = tx.select({ id: posts.id, parentPostId: posts.parentPostId }).from(posts)
+        .where(and(eq(posts.id, f.parentPostId), eq(posts.siteId, siteId))).get();
+      if (!parent) throw notFound(`parentPostId: post ${f.parentPostId} not found on this site.`);
+      // Walk up from the new parent: reaching the post itself would make a cycle.
+      let up = parent.parentPostId;
+      for (let i = 0; up !== null && i < 64; i++) {
+        if (current && up === current.id) throw invalid("parentPostId would make the post its own ancestor.", { path: "parentPostId" });
+        up = tx.select({ p: posts.parentPostId }).from(posts).where(eq(posts.id, up)).get()?.p ?? null;
+      }
+    }
+    c.parentPostId = f.parentPostId;
+  }
+  if (f.categoryIds !== undefined) {
+    c.categoryIds = uniqueIds("categoryIds", f.categoryIds);
+    assertIdsOnSite(tx, categories, siteId, c.categoryIds, "categoryIds", "category");
+  }
+  if (f.tagIds !== undefined) {
+    c.tagIds = uniqueIds("tagIds", f.tagIds);
+    assertIdsOnSite(tx, tags, siteId, c.tagIds, "tagIds", "tag");
+  }
+  return c;
+}
+
+/** Writes a change set onto a post row (and its category/tag links). */
+export function applyPostChanges(tx: Tx, post: PostRow, c: PostChanges, now: Date, extra: Partial<PostRow> = {}) {
+  const { categoryIds, tagIds, ...cols } = c;
+  tx.update(posts).set({ ...cols, ...extra, updatedAt: now }).where(eq(posts.id, post.id)).run();
+  if (categoryIds) {
+    tx.delete(postCategories).where(eq(postCategories.postId, post.id)).run();
+    if (categoryIds.length) tx.insert(postCategories).values(categoryIds.map((categoryId) => ({ postId: post.id, categoryId }))).run();
+  }
+  if (tagIds) {
+    tx.delete(postTags).where(eq(postTags.postId, post.id)).run();
+    if (tagIds.length) tx.insert(postTags).values(tagIds.map((tagId) => ({ postId: post.id, tagId }))).run();
+  }
+}
+
+export function postInSite(tx: Tx, siteId: number, id: number): PostRow {
+  const p = tx.select().from(posts).where(and(eq(posts.id, id), eq(posts.siteId, siteId))).get();
+  if (!p) throw notFound(`Post ${id} not found on site ${siteId}.`);
+  return p;
+}
+
+function pendingRevision(tx: Tx, postId: number) {
+  return tx
+    .select()
+    .from(postRevisions)
+    .where(and(eq(postRevisions.postId, postId), eq(postRevisions.status, "pending")))
+    .orderBy(desc(postRevisions.id))
+    .get();
+}
+
+/** Change sets are stored as JSON; this is the JSON form (content kept as an object). */
+function revisionJson(c: PostChanges): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(c)) as Record<string, unknown>;
+}
+
+function withContent(out: Record<string, unknown>, content: BlockContent | null, include: Include) {
+  if (include.includes("blocks")) out.blocks = content?.blocks ?? [];
+  if (include.includes("html")) out.html = renderBlocksHtml(content ?? { blocks: [] });
+  return out;
+}
+
+const postLink = (ctx: ActorContext, tx: Tx, post: { id: number; siteId: number; title: string }, revisionId: number | null) =>
+  mintLink(tx, ctx, {
+    linkType: "entity",
+    entityType: "post",
+    entityId: post.id,
+    siteId: post.siteId,
+    title: post.title,
+    payload: revisionId === null ? null : { revisionId },
+  });
+
+export interface WriteResult {
+  id: number;
+  slug: string;
+  status: string;
+  approval?: ApprovalEnvelope;
+  [k: string]: unknown;
+}
+
+export function createPost(ctx: ActorContext, input: PostFields & { siteId: number; title: string; include?: Include }): WriteResult {
+  authorize(ctx, "sites:write", { write: true });
+  const site = siteForActor(ctx, input.siteId);
+  const now = ctx.deps.clock.now();
+  return write(ctx, (tx) => {
+    const c = postChanges(tx, site.id, { ...input, postType: input.postType ?? "blog" }, null);
+    const slug = c.slug ?? uniqueSlug(slugify(input.title, "post"), (s) => !!slugOwner(tx, site.id, s, null));
+    const { categoryIds, tagIds, ...cols } = c;
+    const row = tx
+      .insert(posts)
+      .values({
+        ...cols,
+        siteId: site.id,
+        postTypeId: c.postTypeId!,
+        title: input.title,
+        slug,
+        content: c.content ?? { blocks: [], version: "1" },
+        status: "pending",
+        published: false,
+        authorUserId: ctx.principal.userId,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+      .get();
+    applyPostChanges(tx, row, { categoryIds, tagIds }, now);
+    const approval = postLink(ctx, tx, row, null);
+    audit(tx, ctx, "posts.create", { type: "post", id: row.id, siteId: site.id, detail: { slug, approvalId: approval.id } });
+    return withContent({ id: row.id, slug, status: "pending", approval }, row.content, input.include ?? []) as WriteResult;
+  });
+}
+
+export function updatePost(ctx: ActorContext, input: PostFields & { siteId: number; id: number; include?: Include }): WriteResult {
+  authorize(ctx, "sites:write", { write: true });
+  const site = siteForActor(ctx, input.siteId);
+  const now = ctx.deps.clock.now();
+  return write(ctx, (tx) => {
+    const post = postInSite(tx, site.id, input.id);
+    const c = postChanges(tx, site.id, input, post);
+    if (post.published) {
+      // Live stays live: the change waits in a revision. Changes accumulate, so
+      // re-calling with nothing new re-proposes (and re-mints) the pending ones.
+      const prev = pendingRevision(tx, post.id);
+      const merged = { ...(prev?.changes ?? {}), ...revisionJson(c) };
+      if (Object.keys(merged).length === 0)
+        return withContent(
+          { id: post.id, slug: post.slug, status: post.status, message: "Nothing to change: the post is published as it is." },
+          post.content,
+          input.include ?? [],
+        ) as WriteResult;
+      if (prev) tx.update(postRevisions).set({ status: "superseded" }).where(eq(postRevisions.id, prev.id)).run();
+      const rev = tx
+        .insert(postRevisions)
+        .values({ postId: post.id, changes: merged, status: "pending", createdByUserId: ctx.principal.userId, createdAt: now })
+        .returning({ id: postRevisions.id })
+        .get();
+      const approval = postLink(ctx, tx, { ...post, title: (merged.title as string | undefined) ?? post.title }, rev.id);
+      audit(tx, ctx, "posts.update", { type: "post", id: post.id, siteId: site.id, detail: { revisionId: rev.id, fields: Object.keys(merged), approvalId: approval.id } });
+      const proposed = (merged.content as BlockContent | undefined) ?? post.content;
+      return withContent(
+        { id: post.id, slug: post.slug, status: post.status, pendingRevision: { id: rev.id, fields: Object.keys(merged) }, approval },
+        proposed,
+        input.include ?? [],
+      ) as WriteResult;
+    }
+    applyPostChanges(tx, post, c, now, { status: "pending" });
+    const updated = postInSite(tx, site.id, post.id);
+    const approval = postLink(ctx, tx, updated, null);
+    audit(tx, ctx, "posts.update", { type: "post", id: post.id, siteId: site.id, detail: { fields: Object.keys(c), approvalId: approval.id } });
+    return withContent({ id: post.id, slug: updated.slug, status: "pending", approval }, updated.content, input.include ?? []) as WriteResult;
+  });
+}
+
+export function deletePost(ctx: ActorContext, input: { siteId: number; id: number }) {
+  authorize(ctx, "sites:write", { write: true });
+  const site = siteForActor(ctx, input.siteId);
+  return write(ctx, (tx) => {
+    const post = postInSite(tx, site.id, input.id);
+    const children = tx.select({ id: posts.id, title: posts.title }).from(posts).where(eq(posts.parentPostId, post.id)).limit(6).all();
+    if (children.length)
+      throw conflict(
+        `Post ${post.id} is the parent of ${children.length > 5 ? "more than 5" : children.length} post(s): ${children
+          .slice(0, 5)
+          .map((p) => `${p.id} ("${p.title.slice(0, 60)}")`)
+          .join(", ")}. Move or delete them first.`,
+      );
+    tx.delete(posts).where(eq(posts.id, post.id)).run();
+    withdrawLinks(tx, ctx.company.id, "post", post.id, ctx.deps.clock.now());
+    if (post.published) bumpContentVersion(tx, site.id);
+    audit(tx, ctx, "posts.delete", { type: "post", id: post.id, siteId: site.id, detail: { slug: post.slug, wasPublished: post.published } });
+    return { id: post.id, slug: post.slug, status: "deleted" };
+  });
+}
+
+export function unpublishPost(ctx: ActorContext, input: { siteId: number; id: number }) {
+  authorize(ctx, "sites:write", { write: true });
+  const site = siteForActor(ctx, input.siteId);
+  return write(ctx, (tx) => {
+    const post = postInSite(tx, site.id, input.id);
+    if (!post.published) return { id: post.id, slug: post.slug, status: post.status, message: "The post is not published." };
+    tx.update(posts).set({ published: false, status: "archived", updatedAt: ctx.deps.clock.now() }).where(eq(posts.id, post.id)).run();
+    bumpContentVersion(tx, site.id);
+    audit(tx, ctx, "posts.unpublish", { type: "post", id: post.id, siteId: site.id });
+    return { id: post.id, slug: post.slug, status: "archived" };
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Reads
+
+function terms(tx: Tx, postIds: number[]) {
+  const cats = postIds.length
+    ? tx
+        .select({ postId: postCategories.postId, id: categories.id, name: categories.name, slug: categories.slug, color: categories.color })
+        .from(postCategories)
+        .innerJoin(categories, eq(categories.id, postCategories.categoryId))
+        .where(inArray(postCategories.postId, postIds))
+        .orderBy(asc(categories.name))
+        .all()
+    : [];
+  const tgs = postIds.length
+    ? tx
+        .select({ postId: postTags.postId, id: tags.id, name: tags.name, slug: tags.slug })
+        .from(postTags)
+        .innerJoin(tags, eq(tags.id, postTags.tagId))
+        .where(inArray(postTags.postId, postIds))
+        .orderBy(asc(tags.name))
+        .all()
+    : [];
+  return { cats, tgs };
+}
+
+export function listPosts(
+  ctx: ActorContext,
+  input: { siteId: number; postType?: string; status?: string; search?: string; categoryId?: number; tagId?: number; limit: number; offset: number },
+) {
+  authorize(ctx, "sites:read", { write: false });
+  const site = siteForActor(ctx, input.siteId);
+  const db = ctx.deps.db;
+  const conds = [eq(posts.siteId, site.id)];
+  if (input.postType !== undefined) {
+    const t = postTypeBySlug(db, site.id, input.postType);
+    if (!t) return page([], 0, input.limit, input.offset);
+    conds.push(eq(posts.postTypeId, t.id));
+  }
+  if (input.status) conds.push(eq(posts.status, input.status as PostRow["status"]));
+  if (input.search) {
+    // LIKE with the wildcards of the search text escaped: a search for "50%" means the characters.
+    const pat = `%${input.search.toLowerCase().replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
+    conds.push(sql`lower(${posts.title}) like ${pat} escape '\\'`);
+  }
+  if (input.categoryId !== undefined)
+    conds.push(inArray(posts.id, db.select({ id: postCategories.postId }).from(postCategories).where(eq(postCategories.categoryId, input.categoryId))));
+  if (input.tagId !== undefined)
+    conds.push(inArray(posts.id, db.select({ id: postTags.postId }).from(postTags).where(eq(postTags.tagId, input.tagId))));
+  const where = and(...conds);
+  const total = db.select({ n: count() }).from(posts).where(where).get()?.n ?? 0;
+  const rows = db
+    .select({
+      id: posts.id,
+      title: posts.title,
+      slug: posts.slug,
+      postType: postTypes.slug,
+      status: posts.status,
+      published: posts.published,
+      publishedAt: posts.publishedAt,
+      updatedAt: posts.updatedAt,
+      excerpt: posts.excerpt,
+    })
+    .from(posts)
+    .innerJoin(postTypes, eq(postTypes.id, posts.postTypeId))
+    .where(where)
+    .orderBy(desc(posts.updatedAt), desc(posts.id))
+    .limit(input.limit)
+    .offset(input.offset)
+    .all();
+  const pending = new Set(
+    rows.length
+      ? db
+          .select({ postId: postRevisions.postId })
+          .from(postRevisions)
+          .where(and(inArray(postRevisions.postId, rows.map((r) => r.id)), eq(postRevisions.status, "pending")))
+          .all()
+          .map((r) => r.postId)
+      : [],
+  );
+  return page(
+    rows.map((r) => ({ ...r, publishedAt: iso(r.publishedAt), updatedAt: iso(r.updatedAt), hasPendingRevision: pending.has(r.id) })),
+    total,
+    input.limit,
+    input.offset,
+  );
+}
+
+export function getPost(ctx: ActorContext, input: { siteId: number; id?: number; slug?: string; include?: Include }) {
+  authorize(ctx, "sites:read", { write: false });
+  const site = siteForActor(ctx, input.siteId);
+  const db = ctx.deps.db;
+  if ((input.id === undefined) === (input.slug === undefined)) throw invalid("Give exactly one of id or slug.");
+  const post = db
+    .select()
+    .from(posts)
+    .where(and(eq(posts.siteId, site.id), input.id !== undefined ? eq(posts.id, input.id) : eq(posts.slug, input.slug!)))
+    .get();
+  if (!post) throw notFound(`Post ${input.id ?? `"${input.slug}"`} not found on site ${site.id}.`);
+  const type = db.select({ slug: postTypes.slug }).from(postTypes).where(eq(postTypes.id, post.postTypeId)).get();
+  const { cats, tgs } = terms(db, [post.id]);
+  const rev = pendingRevision(db, post.id);
+  const include = input.include ?? [];
+  const out: Record<string, unknown> = {
+    id: post.id,
+    siteId: post.siteId,
+    title: post.title,
+    slug: post.slug,
+    postType: type?.slug ?? null,
+    status: post.status,
+    published: post.published,
+    publishedAt: iso(post.publishedAt),
+    excerpt: post.excerpt,
+    coverImage: post.coverImage,
+    ogImage: post.ogImage,
+    seoTitle: post.seoTitle,
+    seoDescription: post.seoDescription,
+    canonicalUrl: post.canonicalUrl,
+    customCss: post.customCss,
+    customJs: post.customJs,
+    noIndex: post.noIndex,
+    parentPostId: post.parentPostId,
+    categories: cats.map(({ postId: _, ...c }) => c),
+    tags: tgs.map(({ postId: _, ...t }) => t),
+    blockCount: post.content?.blocks.length ?? 0,
+    createdAt: iso(post.createdAt),
+    updatedAt: iso(post.updatedAt),
+    approval: approvalState(latestLinkFor(db, ctx.company.id, "post", post.id), ctx.deps.clock.now()),
+    pendingRevision: rev ? { id: rev.id, fields: Object.keys(rev.changes), createdAt: iso(rev.createdAt) } : null,
+  };
+  withContent(out, post.content, include);
+  if (rev && include.includes("blocks") && rev.changes.content) (out.pendingRevision as Record<string, unknown>).blocks = (rev.changes.content as BlockContent).blocks;
+  return out;
+}
+
+/** Posts whose content, cover or OG image mentions `url`: what holds a media item. */
+export function postsReferencing(tx: Tx, siteId: number, url: string, limit = 6) {
+  const pat = `%${url.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
+  return tx
+    .select({ id: posts.id, title: posts.title })
+    .from(posts)
+    .where(and(eq(posts.siteId, siteId), or(eq(posts.coverImage, url), eq(posts.ogImage, url), sql`${posts.content} like ${pat} escape '\\'`)))
+    .limit(limit)
+    .all();
+}
+

@@ -1,0 +1,43 @@
+/** Staged-change targets for site settings (see approvals/kinds.ts StagedTarget). */
+import { and, eq } from "drizzle-orm";
+import type { ActorContext } from "../../core/context";
+import type { StagedTarget } from "../approvals/kinds";
+import { sha256Hex } from "../../core/secrets";
+import { siteForActor } from "./access";
+import { siteDomains, siteEnvVars } from "./tables";
+
+function site(ctx: ActorContext, input: Record<string, unknown>) {
+  if (typeof input.siteId !== "number") return null;
+  try {
+    return siteForActor(ctx, input.siteId);
+  } catch {
+    return null;
+  }
+}
+
+export const siteStagedTargets: StagedTarget[] = [
+  {
+    entityType: "site_domain",
+    tools: ["site_domains_update", "site_domains_remove"],
+    current(ctx, input) {
+      const s = site(ctx, input);
+      if (!s || typeof input.id !== "number") return null;
+      const d = ctx.deps.db.select().from(siteDomains).where(and(eq(siteDomains.id, input.id), eq(siteDomains.siteId, s.id))).get();
+      return d ? { hostname: d.hostname, primary: d.isPrimary } : null;
+    },
+  },
+  {
+    entityType: "site_env_var",
+    tools: ["site_env_vars_set", "site_env_vars_delete"],
+    current(ctx, input) {
+      const s = site(ctx, input);
+      if (!s || typeof input.key !== "string") return null;
+      const e = ctx.deps.db.select().from(siteEnvVars).where(and(eq(siteEnvVars.siteId, s.id), eq(siteEnvVars.key, input.key))).get();
+      // A secret's value is compared through a fingerprint, never stored in the link.
+      return e ? { key: e.key, value: e.secret ? `sha256:${sha256Hex(e.value)}` : e.value, secret: e.secret } : null;
+    },
+    // Values of secrets (or of keys named like secrets) never appear on the public approval page.
+    redact: (input, before) =>
+      input.secret === true || before?.secret === true || /SECRET|TOKEN|PASSWORD|PASSWD|PRIVATE|CREDENTIAL|API_?KEY/.test(String(input.key)) ? ["value"] : [],
+  },
+];

@@ -1,0 +1,106 @@
+/** MCP tools for sites, their domains and environment variables (toolset cms; scopes sites:read / sites:write). */
+import * as v from "valibot";
+import { pageInput } from "../../core/pagination";
+import { defineTool } from "../../mcp/define";
+import { idSchema } from "../cms/common";
+import { addDomain, getSite, listDomains, listEnvVars, listSites, MAX_ENV_VALUE, removeDomain, setEnvVar, deleteEnvVar, updateDomain, ENV_KEY_RE } from "./verbs";
+
+const siteId = idSchema;
+const envKey = v.pipe(v.string(), v.regex(ENV_KEY_RE, "must be UPPER_SNAKE_CASE: A–Z, 0–9 and _, starting with a letter or _ (at most 128 characters)"));
+
+export const siteTools = [
+  defineTool({
+    name: "sites_list",
+    toolset: "cms",
+    scope: "sites:read",
+    readOnly: true,
+    title: "List sites",
+    description: "List the company's sites (id, name, primary domain, subdomain, active). Every other CMS tool takes a siteId from here.",
+    input: v.object({ ...pageInput }),
+    run: (ctx, input) => listSites(ctx, input),
+  }),
+  defineTool({
+    name: "sites_get",
+    toolset: "cms",
+    scope: "sites:read",
+    readOnly: true,
+    title: "Get a site",
+    description: "Get one site with its domains and counts of posts, published posts and media.",
+    input: v.object({ siteId }),
+    run: (ctx, input) => getSite(ctx, input),
+  }),
+  defineTool({
+    name: "site_domains_list",
+    toolset: "cms",
+    scope: "sites:read",
+    readOnly: true,
+    title: "List site domains",
+    description: "List the custom domains of a site; the primary one is what the REST site config reports as `domain`.",
+    input: v.object({ siteId }),
+    run: (ctx, input) => listDomains(ctx, input),
+  }),
+  defineTool({
+    name: "site_domains_add",
+    toolset: "cms",
+    scope: "sites:write",
+    readOnly: false,
+    title: "Add a site domain",
+    description:
+      "Add a custom domain (hostname only, like www.example.com) to a site. The first domain becomes primary; pass primary: true to make a later one primary. A hostname can belong to one site only.",
+    input: v.object({ siteId, hostname: v.pipe(v.string(), v.minLength(1), v.maxLength(253)), primary: v.optional(v.boolean()) }),
+    run: (ctx, input) => addDomain(ctx, input),
+  }),
+  defineTool({
+    name: "site_domains_update",
+    toolset: "cms",
+    scope: "sites:write",
+    readOnly: false,
+    title: "Set the primary domain",
+    description: "Make a domain the site's primary domain (primary: true) or leave the site without one (primary: false on the current primary).",
+    input: v.object({ siteId, id: idSchema, primary: v.boolean() }),
+    run: (ctx, input) => updateDomain(ctx, input),
+  }),
+  defineTool({
+    name: "site_domains_remove",
+    toolset: "cms",
+    scope: "sites:write",
+    readOnly: false,
+    destructive: true,
+    title: "Remove a site domain",
+    description: "Remove a domain from a site. Removing the primary promotes the oldest remaining domain.",
+    input: v.object({ siteId, id: idSchema }),
+    run: (ctx, input) => removeDomain(ctx, input),
+  }),
+  defineTool({
+    name: "site_env_vars_list",
+    toolset: "cms",
+    scope: "sites:read",
+    readOnly: true,
+    title: "List environment variables",
+    description: "List a site's environment variables. Values of secret variables are never shown (value: null).",
+    input: v.object({ siteId }),
+    run: (ctx, input) => listEnvVars(ctx, input),
+  }),
+  defineTool({
+    name: "site_env_vars_set",
+    toolset: "cms",
+    scope: "sites:write",
+    readOnly: false,
+    title: "Set an environment variable",
+    description:
+      "Create or replace a site environment variable. Mark API keys and passwords secret: true; a secret stays secret and its value is never returned again.",
+    input: v.object({ siteId, key: envKey, value: v.pipe(v.string(), v.maxLength(MAX_ENV_VALUE)), secret: v.optional(v.boolean()) }),
+    run: (ctx, input) => setEnvVar(ctx, input),
+  }),
+  defineTool({
+    name: "site_env_vars_delete",
+    toolset: "cms",
+    scope: "sites:write",
+    readOnly: false,
+    destructive: true,
+    title: "Delete an environment variable",
+    description: "Delete a site environment variable by key.",
+    input: v.object({ siteId, key: envKey }),
+    run: (ctx, input) => deleteEnvVar(ctx, input),
+  }),
+];

@@ -1,0 +1,222 @@
+/**
+ * Site verbs for agents: read sites, manage their domains and environment
+ * variables. (Creating sites and REST keys belongs to the portal and CLI.)
+ *
+ * Domains: hostnames are unique across the whole service (one hostname can
+ * only point at one site), so a taken hostname is a conflict that names no
+ * other tenant. The primary domain is what REST serves as SiteConfig.domain.
+ * Ownership is not verified here (no DNS check in this build): `verified`
+ * stays false until a hosting integration sets it.
+ *
+ * Environment variables are configuration for the site's renderer. Values
+ * marked secret are never returned by any tool after they are set.
+ */
+import { and, asc, count, eq, ne } from "drizzle-orm";
+import { audit } from "../../core/audit";
+import { iso } from "../../core/clock";
+import type { ActorContext } from "../../core/context";
+import { bumpContentVersion } from "../../core/content-version";
+import { conflict, invalid, notFound } from "../../core/errors";
+import { page } from "../../core/pagination";
+import { authorize } from "../../core/scopes";
+import { write, type Tx } from "../cms/common";
+import { media, posts } from "../cms/tables";
+import { siteForActor, type SiteRow } from "./access";
+import { siteDomains, siteEnvVars, sites } from "./tables";
+
+export const MAX_DOMAINS_PER_SITE = 20;
+export const MAX_ENV_VARS_PER_SITE = 200;
+export const MAX_ENV_VALUE = 32_768;
+
+function siteView(s: SiteRow) {
+  return {
+    id: s.id,
+    name: s.name,
+    domain: s.domain,
+    subdomain: s.subdomain,
+    description: s.description,
+    active: s.active,
+    createdAt: iso(s.createdAt),
+    updatedAt: iso(s.updatedAt),
+  };
+}
+
+export function listSites(ctx: ActorContext, input: { limit: number; offset: number }) {
+  authorize(ctx, "sites:read", { write: false });
+  const db = ctx.deps.db;
+  const where = eq(sites.companyId, ctx.company.id);
+  const total = db.select({ n: count() }).from(sites).where(where).get()?.n ?? 0;
+  const rows = db.select().from(sites).where(where).orderBy(asc(sites.id)).limit(input.limit).offset(input.offset).all();
+  return page(rows.map(siteView), total, input.limit, input.offset);
+}
+
+export function getSite(ctx: ActorContext, input: { siteId: number }) {
+  authorize(ctx, "sites:read", { write: false });
+  const s = siteForActor(ctx, input.siteId);
+  const db = ctx.deps.db;
+  const n = (q: { n: number } | undefined) => q?.n ?? 0;
+  return {
+    ...siteView(s),
+    domains: db.select().from(siteDomains).where(eq(siteDomains.siteId, s.id)).orderBy(asc(siteDomains.id)).all().map(domainView),
+    counts: {
+      posts: n(db.select({ n: count() }).from(posts).where(eq(posts.siteId, s.id)).get()),
+      publishedPosts: n(db.select({ n: count() }).from(posts).where(and(eq(posts.siteId, s.id), eq(posts.published, true))).get()),
+      media: n(db.select({ n: count() }).from(media).where(eq(media.siteId, s.id)).get()),
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Domains
+
+type DomainRow = typeof siteDomains.$inferSelect;
+
+function domainView(d: DomainRow) {
+  return { id: d.id, hostname: d.hostname, isPrimary: d.isPrimary, verified: d.verified, createdAt: iso(d.createdAt) };
+}
+
+const LABEL_RE = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+
+/** A public DNS hostname in canonical form (lower case, IDN as punycode), or a validation error. */
+export function canonicalHostname(raw: string): string {
+  const trimmed = raw.trim().replace(/\.$/, "");
+  let host: string;
+  try {
+    if (/[/?#@:\s\\]/.test(trimmed)) throw new Error();
+    host = new URL(`http://${trimmed}/`).hostname;
+  } catch {
+    throw invalid(`hostname "${raw.slice(0, 100)}" is not a hostname; give just the name, like www.example.com (no scheme, path or port).`, { path: "hostname" });
+  }
+  const labels = host.split(".");
+  if (host.length > 253 || labels.length < 2 || !labels.every((l) => LABEL_RE.test(l)) || /^\d+$/.test(labels.at(-1)!))
+    throw invalid(`hostname "${raw.slice(0, 100)}" must be a public domain name like www.example.com (not an IP address or single label).`, { path: "hostname" });
+  if (host === "localhost" || host.endsWith(".localhost") || host.endsWith(".local") || host.endsWith(".internal"))
+    throw invalid(`hostname "${host}" is reserved for local networks.`, { path: "hostname" });
+  return host;
+}
+
+function domainInSite(tx: Tx, siteId: number, id: number): DomainRow {
+  const d = tx.select().from(siteDomains).where(and(eq(siteDomains.id, id), eq(siteDomains.siteId, siteId))).get();
+  if (!d) throw notFound(`Domain ${id} not found on site ${siteId}.`);
+  return d;
+}
+
+/** Makes `id` the site's only primary domain and mirrors it to sites.domain (served by REST). */
+function setPrimary(tx: Tx, siteId: number, id: number | null, now: Date) {
+  tx.update(siteDomains).set({ isPrimary: false }).where(eq(siteDomains.siteId, siteId)).run();
+  let hostname: string | null = null;
+  if (id !== null) {
+    tx.update(siteDomains).set({ isPrimary: true }).where(eq(siteDomains.id, id)).run();
+    hostname = tx.select({ h: siteDomains.hostname }).from(siteDomains).where(eq(siteDomains.id, id)).get()?.h ?? null;
+  }
+  tx.update(sites).set({ domain: hostname, updatedAt: now }).where(eq(sites.id, siteId)).run();
+  bumpContentVersion(tx, siteId);
+}
+
+export function listDomains(ctx: ActorContext, input: { siteId: number }) {
+  authorize(ctx, "sites:read", { write: false });
+  const s = siteForActor(ctx, input.siteId);
+  const rows = ctx.deps.db.select().from(siteDomains).where(eq(siteDomains.siteId, s.id)).orderBy(asc(siteDomains.id)).all();
+  return { items: rows.map(domainView), total: rows.length };
+}
+
+export function addDomain(ctx: ActorContext, input: { siteId: number; hostname: string; primary?: boolean }) {
+  authorize(ctx, "sites:write", { write: true });
+  const s = siteForActor(ctx, input.siteId);
+  const hostname = canonicalHostname(input.hostname);
+  const now = ctx.deps.clock.now();
+  return write(ctx, (tx) => {
+    const taken = tx.select({ siteId: siteDomains.siteId }).from(siteDomains).where(eq(siteDomains.hostname, hostname)).get();
+    if (taken)
+      throw conflict(taken.siteId === s.id ? `${hostname} is already a domain of this site.` : `${hostname} is already in use by another site.`, { path: "hostname" });
+    const n = tx.select({ n: count() }).from(siteDomains).where(eq(siteDomains.siteId, s.id)).get()?.n ?? 0;
+    if (n >= MAX_DOMAINS_PER_SITE) throw conflict(`A site can have at most ${MAX_DOMAINS_PER_SITE} domains.`);
+    const row = tx.insert(siteDomains).values({ siteId: s.id, hostname, isPrimary: false, verified: false, createdAt: now }).returning().get();
+    // The first domain becomes primary: a site with domains always has one.
+    const primary = input.primary ?? n === 0;
+    if (primary) setPrimary(tx, s.id, row.id, now);
+    audit(tx, ctx, "site_domains.add", { type: "site_domain", id: row.id, siteId: s.id, detail: { hostname, primary } });
+    return { ...domainView({ ...row, isPrimary: primary }) };
+  });
+}
+
+export function updateDomain(ctx: ActorContext, input: { siteId: number; id: number; primary: boolean }) {
+  authorize(ctx, "sites:write", { write: true });
+  const s = siteForActor(ctx, input.siteId);
+  const now = ctx.deps.clock.now();
+  return write(ctx, (tx) => {
+    const d = domainInSite(tx, s.id, input.id);
+    if (input.primary && !d.isPrimary) setPrimary(tx, s.id, d.id, now);
+    if (!input.primary && d.isPrimary) setPrimary(tx, s.id, null, now);
+    audit(tx, ctx, "site_domains.update", { type: "site_domain", id: d.id, siteId: s.id, detail: { primary: input.primary } });
+    return domainView({ ...d, isPrimary: input.primary });
+  });
+}
+
+export function removeDomain(ctx: ActorContext, input: { siteId: number; id: number }) {
+  authorize(ctx, "sites:write", { write: true });
+  const s = siteForActor(ctx, input.siteId);
+  const now = ctx.deps.clock.now();
+  return write(ctx, (tx) => {
+    const d = domainInSite(tx, s.id, input.id);
+    tx.delete(siteDomains).where(eq(siteDomains.id, d.id)).run();
+    if (d.isPrimary) {
+      // Promote the oldest remaining domain, so the site keeps a primary while it has domains.
+      const next = tx.select({ id: siteDomains.id }).from(siteDomains).where(and(eq(siteDomains.siteId, s.id), ne(siteDomains.id, d.id))).orderBy(asc(siteDomains.id)).get();
+      setPrimary(tx, s.id, next?.id ?? null, now);
+    }
+    audit(tx, ctx, "site_domains.remove", { type: "site_domain", id: d.id, siteId: s.id, detail: { hostname: d.hostname } });
+    return { id: d.id, hostname: d.hostname, status: "removed" };
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Environment variables
+
+type EnvRow = typeof siteEnvVars.$inferSelect;
+
+export const ENV_KEY_RE = /^[A-Z_][A-Z0-9_]{0,127}$/;
+
+function envView(e: EnvRow) {
+  return { key: e.key, value: e.secret ? null : e.value, secret: e.secret, updatedAt: iso(e.updatedAt) };
+}
+
+export function listEnvVars(ctx: ActorContext, input: { siteId: number }) {
+  authorize(ctx, "sites:read", { write: false });
+  const s = siteForActor(ctx, input.siteId);
+  const rows = ctx.deps.db.select().from(siteEnvVars).where(eq(siteEnvVars.siteId, s.id)).orderBy(asc(siteEnvVars.key)).all();
+  return { items: rows.map(envView), total: rows.length };
+}
+
+export function setEnvVar(ctx: ActorContext, input: { siteId: number; key: string; value: string; secret?: boolean }) {
+  authorize(ctx, "sites:write", { write: true });
+  const s = siteForActor(ctx, input.siteId);
+  const now = ctx.deps.clock.now();
+  return write(ctx, (tx) => {
+    const cur = tx.select().from(siteEnvVars).where(and(eq(siteEnvVars.siteId, s.id), eq(siteEnvVars.key, input.key))).get();
+    // Once secret, always secret: un-marking would reveal the value through the next list.
+    const secret = (input.secret ?? cur?.secret ?? false) || (cur?.secret ?? false);
+    if (cur) {
+      tx.update(siteEnvVars).set({ value: input.value, secret, updatedAt: now }).where(eq(siteEnvVars.id, cur.id)).run();
+    } else {
+      const n = tx.select({ n: count() }).from(siteEnvVars).where(eq(siteEnvVars.siteId, s.id)).get()?.n ?? 0;
+      if (n >= MAX_ENV_VARS_PER_SITE) throw conflict(`A site can have at most ${MAX_ENV_VARS_PER_SITE} environment variables.`);
+      tx.insert(siteEnvVars).values({ siteId: s.id, key: input.key, value: input.value, secret, createdAt: now, updatedAt: now }).run();
+    }
+    // The value is never written to the audit log.
+    audit(tx, ctx, "site_env_vars.set", { type: "site_env_var", siteId: s.id, detail: { key: input.key, secret, created: !cur } });
+    return { key: input.key, secret, status: cur ? "updated" : "created" };
+  });
+}
+
+export function deleteEnvVar(ctx: ActorContext, input: { siteId: number; key: string }) {
+  authorize(ctx, "sites:write", { write: true });
+  const s = siteForActor(ctx, input.siteId);
+  return write(ctx, (tx) => {
+    const cur = tx.select().from(siteEnvVars).where(and(eq(siteEnvVars.siteId, s.id), eq(siteEnvVars.key, input.key))).get();
+    if (!cur) throw notFound(`Environment variable ${input.key} is not set on site ${s.id}.`);
+    tx.delete(siteEnvVars).where(eq(siteEnvVars.id, cur.id)).run();
+    audit(tx, ctx, "site_env_vars.delete", { type: "site_env_var", siteId: s.id, detail: { key: input.key } });
+    return { key: input.key, status: "deleted" };
+  });
+}
