@@ -96,7 +96,7 @@ test("users, companies, members and MCP keys from the command line", async () =>
   } finally {
     await server.stop();
   }
-});
+}, 60_000); // about twenty real process starts
 
 test("passwords are stored as argon2id, never in clear", () => {
   const { Database } = require("bun:sqlite");

@@ -224,7 +224,7 @@ describe("generic wire suite over every tool", () => {
       const j = await call(ownerKey, t.def.name, { ...validArgs(t), siteId: siteB }, base);
       const text = j.result?.content[0]?.text ?? JSON.stringify(j.error);
       if (!j.result?.isError || text.startsWith("Invalid arguments") || text.startsWith("Forbidden") || /Foreign Secret/.test(text))
-        failures.push(`${t.def.name} with a foreign siteId: ${text.slice(0, 300)}`);
+        failures.push(`${t.def.name} must refuse another company's siteId (resolve it with siteForActor), got: ${text.slice(0, 300)}`);
       if (changes() !== before) failures.push(`${t.def.name} changed data with a foreign siteId`);
     }
     return failures;
