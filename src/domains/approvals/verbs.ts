@@ -16,6 +16,7 @@ import { AppError, forbidden, notFound } from "../../core/errors";
 import { page, type Page } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
 import { auditLog, users } from "../accounts/tables";
+import { siteForActor } from "../sites/access";
 import type { Decision } from "./kinds";
 import { effectiveStatus, linkByToken, sweepExpired, type LinkRow, type LinkStatus, type Tx } from "./links";
 import { approvalPreview, previewCss, renderApprovalPreview } from "./preview";
@@ -97,7 +98,7 @@ export function listApprovals(ctx: ActorContext, input: ListApprovalsInput): Pag
   if (input.status) conds.push(eq(approvalLinks.status, input.status));
   if (input.entityType) conds.push(eq(approvalLinks.entityType, input.entityType));
   if (input.linkType) conds.push(eq(approvalLinks.linkType, input.linkType));
-  if (input.siteId !== undefined) conds.push(eq(approvalLinks.siteId, input.siteId));
+  if (input.siteId !== undefined) conds.push(eq(approvalLinks.siteId, siteForActor(ctx, input.siteId).id));
   const where = and(...conds);
   const total = db.select({ n: count() }).from(approvalLinks).where(where).get()?.n ?? 0;
   const rows = db.select().from(approvalLinks).where(where).orderBy(desc(approvalLinks.id)).limit(input.limit).offset(input.offset).all();
