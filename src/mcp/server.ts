@@ -155,10 +155,35 @@ async function listTools(request: Request, message: Record<string, unknown>, env
 }
 
 /**
+ * The two methods whose params the handlers read are checked here, so a
+ * client gets "-32602 tools/call needs params.name" rather than the SDK's
+ * raw schema dump (which for resources/read even arrives as -32603).
+ */
+function paramsProblem(m: Record<string, unknown>): string | null {
+  if (m.id === undefined) return null;
+  const p = m.params as Record<string, unknown> | undefined;
+  const obj = typeof p === "object" && p !== null && !Array.isArray(p);
+  if (m.method === "tools/call" && (!obj || typeof p.name !== "string"))
+    return "Invalid params: tools/call needs params.name (string) and optionally params.arguments (object).";
+  if (m.method === "resources/read" && (!obj || typeof p.uri !== "string"))
+    return "Invalid params: resources/read needs params.uri (string).";
+  return null;
+}
+
+function invalidParams(id: unknown, message: string): Response {
+  return new Response(JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32602, message } }), {
+    status: 200,
+    headers: { "content-type": "application/json" },
+  });
+}
+
+/**
  * Serves one parsed JSON-RPC message (never a batch: the route splits those)
  * through the SDK, in whichever era the message belongs to.
  */
 export async function dispatch(request: Request, message: Record<string, unknown>, env: McpEnv): Promise<Response> {
+  const bad = paramsProblem(message);
+  if (bad) return invalidParams(message.id, bad);
   if (message.method === "tools/list" && (typeof message.id === "number" || typeof message.id === "string"))
     return listTools(request, message, env);
   return viaSdk(request, message, env);

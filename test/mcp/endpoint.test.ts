@@ -117,6 +117,21 @@ describe("HTTP surface", () => {
     expect(j.error.code).toBe(-32601);
   });
 
+  test("tools/call and resources/read without their params: -32602 saying what is missing", async () => {
+    for (const [method, params, needs] of [
+      ["tools/call", undefined, "params.name"],
+      ["tools/call", { name: 5 }, "params.name"],
+      ["resources/read", {}, "params.uri"],
+      ["resources/read", { uri: ["x"] }, "params.uri"],
+    ] as const) {
+      const r = await rawMcp(s.url, key, { jsonrpc: "2.0", id: 9, method, params });
+      const j = await r.json();
+      expect(j.id).toBe(9);
+      expect(j.error.code).toBe(-32602);
+      expect(j.error.message).toContain(needs);
+    }
+  });
+
   test("wrong Content-Type: 415", async () => {
     const r = await rawMcp(s.url, key, JSON.stringify(call("whoami")), { "Content-Type": "text/plain" });
     expect(r.status).toBe(415);
