@@ -140,7 +140,9 @@ export async function pageText(html: string): Promise<string> {
     })
     .transform(new Response(html))
     .text();
-  return out.replace(/\s+/g, " ");
+  // HTMLRewriter hands over text as written; decode the entities a browser would.
+  const entities: Record<string, string> = { lt: "<", gt: ">", quot: '"', amp: "&", "#39": "'", "#x27": "'" };
+  return out.replace(/&(lt|gt|quot|amp|#39|#x27);/g, (_, e: string) => entities[e]!).replace(/\s+/g, " ");
 }
 
 export function pkce() {
