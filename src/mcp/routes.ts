@@ -6,11 +6,7 @@
  * JSON-RPC shape (-32600), batch rules; then each message is served by the
  * SDK (server.ts). Nothing here answers with a 500 for anything a client sent.
  */
-import {
-  hostHeaderValidationResponse,
-  localhostAllowedHostnames,
-  originValidationResponse,
-} from "@modelcontextprotocol/server";
+import { localhostAllowedHostnames, validateHostHeader, validateOriginHeader } from "@modelcontextprotocol/server";
 import { Hono } from "hono";
 import type { Config } from "../config";
 import type { Deps } from "../core/context";
@@ -120,7 +116,7 @@ export function mcpRoutes(deps: Deps, reg: Registry = registry()) {
     const origin = req.headers.get("origin");
     if (req.method === "OPTIONS" && origin) {
       // CORS preflight for browser clients (e.g. MCP Inspector), only from allowed origins.
-      if (originValidationResponse(req, allowed().origins)) return new Response(null, { status: 403 });
+      if (!validateOriginHeader(origin, allowed().origins).ok) return new Response(null, { status: 403 });
       return new Response(null, { status: 204, headers: { ...cors(origin), ...PREFLIGHT } });
     }
     const res = await handle(c, req);
@@ -133,9 +129,14 @@ export function mcpRoutes(deps: Deps, reg: Registry = registry()) {
       // Stateless: no SSE stream to GET, no session to DELETE.
       return rpcError(405, -32000, "Method not allowed: this endpoint accepts POST only.", null, { allow: "POST" });
 
+    // DNS-rebinding protection with the SDK's validators; our message says how to allow a name.
     const a = allowed();
-    const rejected = hostHeaderValidationResponse(req, a.hosts) ?? originValidationResponse(req, a.origins);
-    if (rejected) return rejected;
+    const host = validateHostHeader(req.headers.get("host"), a.hosts);
+    if (!host.ok)
+      return rpcError(403, -32000, `${host.message}. Allowed host names: ${a.hosts.join(", ")}; add yours to PLINTH_ALLOWED_HOSTS or set PLINTH_PUBLIC_URL.`);
+    const org = validateOriginHeader(req.headers.get("origin"), a.origins);
+    if (!org.ok)
+      return rpcError(403, -32000, `${org.message}. Allowed origins (host names): ${a.origins.join(", ")}; add yours to PLINTH_ALLOWED_ORIGINS.`);
 
     const principal = authenticate(deps, req.headers.get("authorization"));
     if (!principal) return unauthorizedResponse(config);

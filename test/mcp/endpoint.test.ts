@@ -169,6 +169,9 @@ describe("HTTP surface", () => {
   test("Host and Origin allow-lists (DNS-rebinding protection)", async () => {
     const evilHost = await rawMcp(s.url, key, call("whoami"), { Host: "evil.example" });
     expect(evilHost.status).toBe(403);
+    const hj = await evilHost.json();
+    expect(hj.error.message).toContain("Invalid Host: evil.example");
+    expect(hj.error.message).toContain("PLINTH_ALLOWED_HOSTS");
     const evilOrigin = await rawMcp(s.url, key, call("whoami"), { Origin: "http://evil.example" });
     expect(evilOrigin.status).toBe(403);
     const local = await rawMcp(s.url, key, call("whoami"), { Origin: "http://localhost:5173" });
