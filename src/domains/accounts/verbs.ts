@@ -42,13 +42,19 @@ export async function createUser(
   return row;
 }
 
+/** Checked when the email is unknown, so a failed sign-in takes as long either way (no account discovery by timing). */
+let timingDummy: Promise<string> | undefined;
+
 export async function verifyPassword(deps: Deps, email: string, password: string): Promise<number | null> {
   const row = deps.db
     .select({ id: users.id, hash: users.passwordHash })
     .from(users)
     .where(eq(users.email, email.trim().toLowerCase()))
     .get();
-  if (!row?.hash) return null;
+  if (!row?.hash) {
+    await Bun.password.verify(password, await (timingDummy ??= Bun.password.hash("plinth timing dummy", { algorithm: "argon2id" })));
+    return null;
+  }
   return (await Bun.password.verify(password, row.hash)) ? row.id : null;
 }
 
