@@ -1,0 +1,133 @@
+/**
+ * The brand audit: every foreground/background pair a profile implies,
+ * checked with WCAG 2.x contrast, plus the brand assets that are missing.
+ *
+ * Colours resolve as a renderer would: the five spec colours fall back to
+ * their defaults; linkColor falls back to primaryColor; nav colours fall back
+ * to text/background (the nav pair is checked only when one of them is set,
+ * else it would repeat text-on-background); button backgrounds fall back to
+ * primaryColor / secondaryColor. A pair whose foreground has no value at all
+ * (e.g. buttonStyle.primaryText unset) is reported as skipped, not guessed.
+ *
+ * Every pair is held to AA for normal text (4.5:1): body text, links, nav
+ * items and button labels are all normal-size text in the common case. Each
+ * failure carries the nearest passing foreground (same hue, lightness moved
+ * as little as possible) as a suggestion.
+ */
+import { contrast, nearestPassing, normalizeHex, THRESHOLDS, type ContrastResult } from "./contrast";
+import { BRANDING_DEFAULTS } from "./profiles";
+import type { BrandingData } from "./schemas";
+
+export const AUDIT_TARGET = THRESHOLDS.aa.normal;
+
+export interface PairSpec {
+  pair: string;
+  foreground: { field: string; value: string | undefined };
+  background: { field: string; value: string | undefined };
+}
+
+export interface CheckedPair extends ContrastResult {
+  pair: string;
+  foreground: string;
+  foregroundField: string;
+  background: string;
+  backgroundField: string;
+  passes: boolean;
+  /** Nearest foreground reaching 4.5:1 on this background; only on failures (null when none can). */
+  suggestion?: string | null;
+}
+
+/** The pairs a profile implies, with the field each colour came from. */
+export function impliedPairs(b: BrandingData): PairSpec[] {
+  const d = BRANDING_DEFAULTS;
+  const pick = (field: string, value: string | undefined, fallbackField?: string, fallback?: string) =>
+    value !== undefined ? { field, value } : { field: fallbackField ?? field, value: fallback };
+  const bg = pick("backgroundColor", b.backgroundColor, "default backgroundColor", d.backgroundColor);
+  const text = pick("textColor", b.textColor, "default textColor", d.textColor);
+  const primary = pick("primaryColor", b.primaryColor, "default primaryColor", d.primaryColor);
+  const secondary = pick("secondaryColor", b.secondaryColor, "default secondaryColor", d.secondaryColor);
+  const pairs: PairSpec[] = [
+    { pair: "text on background", foreground: text, background: bg },
+    { pair: "link on background", foreground: b.linkColor !== undefined ? { field: "linkColor", value: b.linkColor } : primary, background: bg },
+  ];
+  if (b.linkHoverColor !== undefined) pairs.push({ pair: "link hover on background", foreground: { field: "linkHoverColor", value: b.linkHoverColor }, background: bg });
+  if (b.navBackground !== undefined || b.navTextColor !== undefined)
+    pairs.push({
+      pair: "nav text on nav background",
+      foreground: pick("navTextColor", b.navTextColor, text.field, text.value),
+      background: pick("navBackground", b.navBackground, bg.field, bg.value),
+    });
+  const bs = b.buttonStyle ?? {};
+  const btn = (kind: "primary" | "secondary", fallbackBg: { field: string; value: string | undefined }) => {
+    const label = { field: `buttonStyle.${kind}Text`, value: bs[`${kind}Text`] };
+    pairs.push({ pair: `${kind} button text on ${kind} button`, foreground: label, background: pick(`buttonStyle.${kind}Bg`, bs[`${kind}Bg`], fallbackBg.field, fallbackBg.value) });
+    if (bs[`${kind}HoverBg`] !== undefined)
+      pairs.push({ pair: `${kind} button text on hover`, foreground: label, background: { field: `buttonStyle.${kind}HoverBg`, value: bs[`${kind}HoverBg`] } });
+  };
+  btn("primary", primary);
+  btn("secondary", secondary);
+  for (const p of b.buttonPresets ?? [])
+    pairs.push({
+      pair: `button preset "${p.name}" text on its background`,
+      foreground: { field: `buttonPresets.${p.id}.color`, value: p.color },
+      background: { field: `buttonPresets.${p.id}.backgroundColor`, value: p.backgroundColor },
+    });
+  const dm = b.darkMode;
+  if (dm && Object.keys(dm).length) {
+    const dbg = { field: "darkMode.backgroundColor", value: dm.backgroundColor };
+    const dtext = { field: "darkMode.textColor", value: dm.textColor };
+    pairs.push({ pair: "dark mode: text on background", foreground: dtext, background: dbg });
+    pairs.push({ pair: "dark mode: primary on background", foreground: { field: "darkMode.primaryColor", value: dm.primaryColor }, background: dbg });
+    if (dm.navBackground !== undefined || dm.navTextColor !== undefined)
+      pairs.push({
+        pair: "dark mode: nav text on nav background",
+        foreground: pick("darkMode.navTextColor", dm.navTextColor, dtext.field, dtext.value),
+        background: pick("darkMode.navBackground", dm.navBackground, dbg.field, dbg.value),
+      });
+  }
+  return pairs;
+}
+
+export function checkPair(p: PairSpec): CheckedPair {
+  const fg = normalizeHex(p.foreground.value!);
+  const bg = normalizeHex(p.background.value!);
+  const r = contrast(fg, bg);
+  const passes = r.aa.normal;
+  return {
+    pair: p.pair,
+    foreground: fg,
+    foregroundField: p.foreground.field,
+    background: bg,
+    backgroundField: p.background.field,
+    ...r,
+    passes,
+    ...(!passes && { suggestion: nearestPassing(fg, bg, AUDIT_TARGET) }),
+  };
+}
+
+const LOGO_FIELDS = ["logoUrl", "logoSquareUrl", "logoRectUrl", "logoIconUrl"] as const;
+
+export function auditBranding(b: BrandingData) {
+  const checked: CheckedPair[] = [];
+  const skipped: { pair: string; reason: string }[] = [];
+  for (const p of impliedPairs(b)) {
+    const missing = [p.foreground, p.background].filter((c) => c.value === undefined).map((c) => c.field);
+    if (missing.length) skipped.push({ pair: p.pair, reason: `${missing.join(" and ")} not set` });
+    else checked.push(checkPair(p));
+  }
+  const missingAssets: string[] = LOGO_FIELDS.filter((f) => !b[f]);
+  if (!b.faviconUrl) missingAssets.push("faviconUrl");
+  const warnings: string[] = [];
+  if (LOGO_FIELDS.some((f) => b[f]) && !b.logoAlt) warnings.push("A logo is set but logoAlt is not: screen readers will announce the logo without a name.");
+  if (!LOGO_FIELDS.some((f) => b[f]) && !b.logoText) warnings.push("No logo and no logoText: the site header has nothing to show as the brand mark.");
+  if (!b.ogImageUrl) warnings.push("No ogImageUrl: links shared on social networks will have no preview image.");
+  const failed = checked.filter((c) => !c.passes);
+  return {
+    target: `WCAG 2.x AA for normal text (${AUDIT_TARGET}:1)`,
+    summary: { checked: checked.length, passed: checked.length - failed.length, failed: failed.length, skipped: skipped.length, missingAssets: missingAssets.length },
+    pairs: checked,
+    skipped,
+    missingAssets,
+    warnings,
+  };
+}

@@ -1,0 +1,78 @@
+/**
+ * Brand messaging per site: tagline, tone of voice, elevator pitch, key
+ * messages and words to avoid. Not part of the REST Branding object; it is
+ * what agents read before writing copy. Updates are partial: a given field
+ * replaces, null clears, lists are replaced as a whole.
+ */
+import { eq } from "drizzle-orm";
+import type * as v from "valibot";
+import { audit } from "../../core/audit";
+import { iso } from "../../core/clock";
+import { bumpContentVersion } from "../../core/content-version";
+import type { ActorContext } from "../../core/context";
+import { invalid } from "../../core/errors";
+import { authorize } from "../../core/scopes";
+import { siteForActor } from "../sites/access";
+import { brandingRead } from "./profiles";
+import type { messagingUpdateInput, siteOnly } from "./schemas";
+import { brandMessaging } from "./tables";
+
+type Row = typeof brandMessaging.$inferSelect;
+
+export function messagingView(siteId: number, row: Row | null) {
+  return {
+    siteId,
+    tagline: row?.tagline ?? null,
+    toneOfVoice: row?.toneOfVoice ?? null,
+    elevatorPitch: row?.elevatorPitch ?? null,
+    keyMessages: row?.keyMessages ?? [],
+    wordsToAvoid: row?.wordsToAvoid ?? [],
+    updatedAt: iso(row?.updatedAt ?? null),
+  };
+}
+
+export function messagingRow(ctx: Pick<ActorContext, "deps">, siteId: number): Row | null {
+  return ctx.deps.db.select().from(brandMessaging).where(eq(brandMessaging.siteId, siteId)).get() ?? null;
+}
+
+export function getMessaging(ctx: ActorContext, input: v.InferOutput<typeof siteOnly>) {
+  const site = brandingRead(ctx, input.siteId);
+  return messagingView(site.id, messagingRow(ctx, site.id));
+}
+
+const text = (s: string | null | undefined) => (s === undefined ? undefined : s === null ? null : s.trim() || null);
+
+/** Trimmed, blank entries dropped, duplicates (case-insensitive) dropped; an empty list clears. */
+function list(items: string[] | null | undefined): string[] | null | undefined {
+  if (items === undefined || items === null) return items;
+  const seen = new Set<string>();
+  const out = items.map((s) => s.trim()).filter((s) => s && !seen.has(s.toLowerCase()) && seen.add(s.toLowerCase()));
+  return out.length ? out : null;
+}
+
+export function updateMessaging(ctx: ActorContext, input: v.InferOutput<typeof messagingUpdateInput>) {
+  authorize(ctx, "branding:write", { write: true });
+  const site = siteForActor(ctx, input.siteId);
+  const set: Partial<Row> = {};
+  const t = { tagline: text(input.tagline), toneOfVoice: text(input.toneOfVoice), elevatorPitch: text(input.elevatorPitch) };
+  for (const [k, x] of Object.entries(t)) if (x !== undefined) (set as any)[k] = x;
+  const k = list(input.keyMessages);
+  const w = list(input.wordsToAvoid);
+  if (k !== undefined) set.keyMessages = k;
+  if (w !== undefined) set.wordsToAvoid = w;
+  if (Object.keys(set).length === 0) throw invalid("Nothing to update: give at least one of tagline, toneOfVoice, elevatorPitch, keyMessages, wordsToAvoid (null clears).");
+  const now = ctx.deps.clock.now();
+  const row = ctx.deps.db.transaction((tx) => {
+    const r = tx
+      .insert(brandMessaging)
+      .values({ siteId: site.id, ...set, createdAt: now, updatedAt: now })
+      .onConflictDoUpdate({ target: brandMessaging.siteId, set: { ...set, updatedAt: now } })
+      .returning()
+      .get();
+    audit(tx, ctx, "brand_messaging.update", { type: "brand_messaging", id: site.id, siteId: site.id, detail: { fields: Object.keys(set) } });
+    // Messaging is not served by REST today; bumping anyway keeps "every branding write changes the ETag" true.
+    bumpContentVersion(tx, site.id);
+    return r;
+  });
+  return messagingView(site.id, row);
+}

@@ -1,0 +1,209 @@
+/** Brand profiles, messaging, contrast and audit tools on a real migrated store. */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { auditBranding } from "../../src/domains/branding/brand-audit";
+import { contrastRatio } from "../../src/domains/branding/contrast";
+import { getPublicBranding } from "../../src/domains/branding/public-reads";
+import { brandingDomain, readDefaultBrand } from "../../src/domains/branding/tools";
+import { call as callAs, errorOf, makeWorld, type World } from "../store/world";
+
+let w: World;
+const call = (name: string, args: Record<string, unknown>) => callAs(brandingDomain, w.ctx(), name, args);
+const update = (branding: Record<string, unknown>, siteId = w.siteId) => call("branding_update_profile", { siteId, branding });
+
+beforeAll(() => {
+  w = makeWorld();
+});
+afterAll(() => w.close());
+
+describe("branding profiles", () => {
+  test("a site without a profile reads as defaults", async () => {
+    const p = await call("branding_get_profile", { siteId: w.site2Id });
+    expect(p).toMatchObject({ siteId: w.site2Id, branding: {}, cssVars: {}, updatedAt: null });
+    expect(p.effective).toEqual({ primaryColor: "#2563eb", secondaryColor: "#1e40af", accentColor: "#f59e0b", backgroundColor: "#ffffff", textColor: "#111827" });
+  });
+
+  test("updates merge, normalise colours, and show at once in REST's branding and cssVars", async () => {
+    const v0 = w.contentVersion(w.siteId);
+    await update({ primaryColor: "#0F766E", headingFont: "'Playfair Display', serif", buttonStyle: { primaryBg: "#0f766e", primaryText: "#FFF" }, typography: { h1: { size: "3rem", weight: "700" } } });
+    const p = await update({ textColor: "#222", buttonStyle: { primaryHoverBg: "#115e59" }, typography: { h1: { lineHeight: "1.1" }, body: { size: "1rem" } } });
+    expect(w.contentVersion(w.siteId)).toBe(v0 + 2);
+    expect(p.branding).toEqual({
+      primaryColor: "#0f766e",
+      textColor: "#222222",
+      headingFont: "'Playfair Display', serif",
+      buttonStyle: { primaryBg: "#0f766e", primaryText: "#ffffff", primaryHoverBg: "#115e59" },
+      typography: { h1: { size: "3rem", weight: "700", lineHeight: "1.1" }, body: { size: "1rem" } },
+    });
+    expect(p.effective).toMatchObject({ primaryColor: "#0f766e", backgroundColor: "#ffffff", textColor: "#222222" });
+    expect(p.cssVars).toMatchObject({ "--color-primary": "#0f766e", "--font-heading": "'Playfair Display', serif", "--typography-h1-line-height": "1.1", "--button-primary-hover-bg": "#115e59" });
+    // What REST reads is the same data.
+    expect(getPublicBranding(w.deps, w.siteId)).toEqual(p.branding);
+  });
+
+  test("null clears back to the default, nested and top level", async () => {
+    const p = await update({ textColor: null, buttonStyle: { primaryText: null }, typography: { body: null, h1: { weight: null } } });
+    expect(p.branding.textColor).toBeUndefined();
+    expect(p.effective.textColor).toBe("#111827");
+    expect(p.branding.buttonStyle).toEqual({ primaryBg: "#0f766e", primaryHoverBg: "#115e59" });
+    expect(p.branding.typography).toEqual({ h1: { size: "3rem", lineHeight: "1.1" } });
+    expect(p.cssVars["--color-text"]).toBeUndefined();
+  });
+
+  test("button presets get stable uuids and are patched by id", async () => {
+    const a = await update({ buttonPresets: [{ name: "Primary", backgroundColor: "#0f766e", color: "#ffffff", paddingX: "1.5rem" }, { name: "Ghost", color: "#0f766e" }] });
+    const [p1, p2] = a.branding.buttonPresets;
+    expect(p1.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(p2.id).not.toBe(p1.id);
+    const b = await update({ buttonPresets: [{ id: p1.id, paddingX: "2rem", textTransform: "uppercase" }, { name: "Outline", color: "#111111" }] });
+    expect(b.branding.buttonPresets.map((p: any) => p.id)).toEqual([p1.id, p2.id, expect.any(String)]);
+    expect(b.branding.buttonPresets[0]).toEqual({ id: p1.id, name: "Primary", backgroundColor: "#0f766e", color: "#ffffff", paddingX: "2rem", textTransform: "uppercase" });
+    const unknown = await errorOf(() => update({ buttonPresets: [{ id: "7f1c1a52-1b1a-4c1e-9a1a-1a1a1a1a1a1a", name: "X" }] }));
+    expect(unknown.message).toContain("omit id");
+    expect((await errorOf(() => update({ buttonPresets: [{ color: "#000000" }] }))).message).toContain("needs a name");
+    // Clearing one preset by id, and a field of another.
+    const c = await call("branding_clear_fields", { siteId: w.siteId, fields: [`buttonPresets.${p2.id}`, `buttonPresets.${p1.id}.paddingX`] });
+    expect(c.branding.buttonPresets.map((p: any) => p.id)).toEqual([p1.id, b.branding.buttonPresets[2].id]);
+    expect(c.branding.buttonPresets[0].paddingX).toBeUndefined();
+  });
+
+  test("branding_clear_fields takes paths and refuses unknown ones", async () => {
+    await update({ darkMode: { backgroundColor: "#0b0b0b", textColor: "#eeeeee" }, logoUrl: "https://cdn.example.com/logo.svg" });
+    const r = await call("branding_clear_fields", { siteId: w.siteId, fields: ["darkMode.textColor", "typography.h1.size", "logoUrl"] });
+    expect(r.branding.darkMode).toEqual({ backgroundColor: "#0b0b0b" });
+    expect(r.branding.typography).toEqual({ h1: { lineHeight: "1.1" } });
+    expect(r.branding.logoUrl).toBeUndefined();
+    for (const path of ["nope", "darkMode.linkColor", "typography.h1.colour", "primaryColor.x", "buttonPresets.not-an-id", "__proto__", "constructor.prototype"]) {
+      const e = await errorOf(() => call("branding_clear_fields", { siteId: w.siteId, fields: [path] }));
+      expect([path, e.code]).toEqual([path, "validation"]);
+    }
+  });
+
+  test("the spec's shape is enforced exactly, and CSS values cannot break out", async () => {
+    const bad: Record<string, unknown>[] = [
+      { primaryColor: "red" },
+      { primaryColor: "#12345" },
+      { primaryColour: "#123456" },
+      { buttonStyle: { primaryBg: "#fff", shadow: "1px" } },
+      { headingFont: "Inter; } body { display: none" },
+      { borderRadius: "4px</style><script>alert(1)</script>" },
+      { bodyFont: "url(javascript:alert(1))" },
+      { typography: { "h1 { color": { size: "1rem" } } },
+      { typography: { H1: { size: "1rem" } } },
+      { logoUrl: "javascript:alert(1)" },
+      { faviconUrl: "//evil.example/f.ico" },
+      { navTemplate: "classic; drop" },
+      { logoText: "" },
+      { darkMode: { textColor: 123 } },
+      { buttonPresets: [{ id: "not-a-uuid", name: "x" }] },
+      { typography: Object.fromEntries(Array.from({ length: 31 }, (_, i) => [`e${i}`, { size: "1rem" }])) },
+    ];
+    for (const b of bad) {
+      const e = await errorOf(() => update(b));
+      expect([JSON.stringify(b), e.code]).toEqual([JSON.stringify(b), "validation"]);
+    }
+    expect((await errorOf(() => update({}))).message).toContain("branding is empty");
+    // Text fields hold any text: HTML is data, renderers escape it.
+    const p = await update({ logoAlt: `<img src=x onerror=alert(1)> "Acme" & co` });
+    expect(p.branding.logoAlt).toBe(`<img src=x onerror=alert(1)> "Acme" & co`);
+  });
+
+  test("deleting the profile falls back to defaults", async () => {
+    await update({ primaryColor: "#000000" }, w.site2Id);
+    await call("branding_delete_profile", { siteId: w.site2Id });
+    expect((await call("branding_get_profile", { siteId: w.site2Id })).branding).toEqual({});
+    expect((await errorOf(() => call("branding_delete_profile", { siteId: w.site2Id }))).code).toBe("not_found");
+  });
+});
+
+describe("contrast and audit tools", () => {
+  test("branding_check_contrast reports WCAG levels and suggestions", async () => {
+    const r = await call("branding_check_contrast", { foreground: "#777", background: "#FFFFFF" });
+    expect(r).toMatchObject({ foreground: "#777777", background: "#ffffff", ratio: 4.48, aa: { normal: false, large: true }, aaa: { normal: false, large: false } });
+    expect(r.suggestions.aaNormal).toBe("#767676");
+    expect(contrastRatio(r.suggestions.aaaNormal, "#ffffff")).toBeGreaterThanOrEqual(7);
+    expect(r.suggestions.aaLarge).toBeUndefined();
+    expect((await errorOf(() => call("branding_check_contrast", { foreground: "blue", background: "#fff" }))).code).toBe("validation");
+  });
+
+  test("the audit checks every implied pair and suggests fixes", async () => {
+    const site = w.site2Id;
+    await update(
+      {
+        backgroundColor: "#ffffff",
+        textColor: "#777777",
+        linkColor: "#ffff00",
+        navBackground: "#1e293b",
+        navTextColor: "#334155",
+        buttonStyle: { primaryBg: "#2563eb", primaryText: "#ffffff", secondaryText: "#1e40af", primaryHoverBg: "#93c5fd" },
+        buttonPresets: [{ name: "Soft", backgroundColor: "#eeeeee", color: "#999999" }],
+        darkMode: { backgroundColor: "#0b0b0b", textColor: "#eeeeee", primaryColor: "#1e3a8a" },
+        logoUrl: "/logo.svg",
+      },
+      site,
+    );
+    const a = await call("branding_audit", { siteId: site });
+    const byPair = Object.fromEntries(a.pairs.map((p: any) => [p.pair, p]));
+    expect(Object.keys(byPair).sort()).toEqual(
+      [
+        "text on background",
+        "link on background",
+        "nav text on nav background",
+        "primary button text on primary button",
+        "primary button text on hover",
+        "secondary button text on secondary button",
+        'button preset "Soft" text on its background',
+        "dark mode: text on background",
+        "dark mode: primary on background",
+      ].sort(),
+    );
+    expect(byPair["text on background"]).toMatchObject({ ratio: 4.48, passes: false, suggestion: "#767676", foregroundField: "textColor" });
+    expect(byPair["link on background"].passes).toBe(false);
+    expect(contrastRatio(byPair["link on background"].suggestion, "#ffffff")).toBeGreaterThanOrEqual(4.5);
+    expect(byPair["nav text on nav background"].passes).toBe(false);
+    expect(byPair["primary button text on primary button"].passes).toBe(true);
+    expect(byPair["primary button text on hover"].passes).toBe(false);
+    expect(byPair["secondary button text on secondary button"]).toMatchObject({ backgroundField: "default secondaryColor", passes: false });
+    expect(byPair["dark mode: text on background"].passes).toBe(true);
+    expect(byPair["dark mode: primary on background"].passes).toBe(false);
+    for (const p of a.pairs.filter((x: any) => !x.passes)) expect(contrastRatio(p.suggestion, p.background)).toBeGreaterThanOrEqual(4.5);
+    expect(a.summary).toEqual({ checked: 9, passed: 2, failed: 7, skipped: 0, missingAssets: 4 });
+    expect(a.missingAssets).toEqual(["logoSquareUrl", "logoRectUrl", "logoIconUrl", "faviconUrl"]);
+    expect(a.warnings.join(" ")).toContain("logoAlt");
+  });
+
+  test("pairs without a foreground are skipped, not guessed; defaults are audited", () => {
+    const a = auditBranding({});
+    expect(a.pairs.map((p) => p.pair)).toEqual(["text on background", "link on background"]);
+    expect(a.pairs.every((p) => p.passes)).toBe(true);
+    expect(a.skipped.map((s) => s.pair)).toEqual(["primary button text on primary button", "secondary button text on secondary button"]);
+    expect(a.missingAssets).toEqual(["logoUrl", "logoSquareUrl", "logoRectUrl", "logoIconUrl", "faviconUrl"]);
+    const dark = auditBranding({ darkMode: { textColor: "#ffffff" } });
+    expect(dark.skipped.map((s) => s.reason)).toContain("darkMode.backgroundColor not set");
+  });
+});
+
+describe("brand messaging", () => {
+  test("partial updates, null clears, lists replaced and tidied", async () => {
+    expect(await call("brand_messaging_get", { siteId: w.siteId })).toMatchObject({ tagline: null, keyMessages: [], wordsToAvoid: [], updatedAt: null });
+    await call("brand_messaging_update", { siteId: w.siteId, tagline: " Coffee, roasted right. ", keyMessages: ["Fresh", " fresh ", "Local", "  "] });
+    const m = await call("brand_messaging_update", { siteId: w.siteId, toneOfVoice: "Warm, plain-spoken.", wordsToAvoid: ["cheap"] });
+    expect(m).toMatchObject({ tagline: "Coffee, roasted right.", toneOfVoice: "Warm, plain-spoken.", keyMessages: ["Fresh", "Local"], wordsToAvoid: ["cheap"] });
+    const cleared = await call("brand_messaging_update", { siteId: w.siteId, tagline: null, keyMessages: [] });
+    expect(cleared).toMatchObject({ tagline: null, keyMessages: [], toneOfVoice: "Warm, plain-spoken." });
+    expect((await errorOf(() => call("brand_messaging_update", { siteId: w.siteId }))).message).toContain("Nothing to update");
+    expect((await errorOf(() => call("brand_messaging_update", { siteId: w.siteId, wordsToAvoid: [""] }))).code).toBe("validation");
+    expect((await errorOf(() => call("brand_messaging_update", { siteId: w.siteId, keyMessages: Array(21).fill("x") }))).code).toBe("validation");
+    expect((await errorOf(() => call("brand_messaging_update", { siteId: w.siteId, tagline: "x".repeat(201) }))).code).toBe("validation");
+  });
+});
+
+describe("brand://default", () => {
+  test("is the first active site's profile and messaging, as JSON", async () => {
+    const doc = JSON.parse(readDefaultBrand(w.ctx()));
+    expect(doc.siteId).toBe(w.siteId);
+    expect(doc.branding.primaryColor).toBe("#0f766e");
+    expect(doc.messaging.toneOfVoice).toBe("Warm, plain-spoken.");
+    expect(doc.cssVars["--color-primary"]).toBe("#0f766e");
+    expect((await errorOf(() => readDefaultBrand(w.ctx({ scopes: ["store:read"] })))).code).toBe("forbidden");
+  });
+});
