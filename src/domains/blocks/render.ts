@@ -65,19 +65,17 @@ function hex(p: Props, k: string): string | undefined {
   return typeof v === "string" && HEX_RE.test(v) ? v : undefined;
 }
 
-// Enum values per block input, read from the catalog so a class name can
-// only ever be one of the declared values.
-const ENUMS = new Map<string, readonly string[]>();
+// Enum values and defaults per block input, read from the catalog so a class
+// name can only ever be one of the declared values.
+const ENUMS = new Map<string, EnumInput>();
 for (const d of BLOCK_CATALOG)
-  for (const [name, spec] of Object.entries(d.inputs)) if (spec.kind === "enum") ENUMS.set(`${d.type}.${name}`, spec.values);
-const enumDefault = (type: string, name: string) =>
-  (BLOCK_CATALOG.find((d) => d.type === type)?.inputs[name] as EnumInput | undefined)?.default;
+  for (const [name, spec] of Object.entries(d.inputs)) if (spec.kind === "enum") ENUMS.set(`${d.type}.${name}`, spec);
 
 function choice(type: string, p: Props, k: string): string | undefined {
   const v = p[k];
-  const values = ENUMS.get(`${type}.${k}`);
-  if (typeof v === "string" && values?.includes(v)) return v;
-  return enumDefault(type, k);
+  const spec = ENUMS.get(`${type}.${k}`);
+  if (typeof v === "string" && spec?.values.includes(v)) return v;
+  return spec?.default;
 }
 
 function attrs(a: Record<string, string | number | boolean | undefined | null>): string {
