@@ -107,48 +107,77 @@ export interface ResolvedRestKey {
   siteId: number;
 }
 
-interface KeyStatements {
-  byHash: ReturnType<typeof prepareByHash>;
-  touch: ReturnType<typeof prepareTouch>;
+/** What a lookup by hash returns: enough to decide usability and to coalesce last-used writes. */
+export interface RestKeyRecord {
+  id: number;
+  siteId: number;
+  secretHash: string;
+  expiresAt: number | null;
+  revokedAt: number | null;
+  lastUsedAt: number | null;
 }
 
-function prepareByHash(deps: Deps) {
-  return deps.store.sqlite.prepare<
-    { id: number; site_id: number; secret_hash: string; expires_at: number | null; revoked_at: number | null; last_used_at: number | null },
-    [string]
-  >("SELECT id, site_id, secret_hash, expires_at, revoked_at, last_used_at FROM rest_keys WHERE secret_hash = ?");
+type KeyRow = { id: number; site_id: number; secret_hash: string; expires_at: number | null; revoked_at: number | null; last_used_at: number | null };
+
+function prepare(deps: Deps) {
+  return {
+    byHash: deps.store.sqlite.prepare<KeyRow, [string]>(
+      "SELECT id, site_id, secret_hash, expires_at, revoked_at, last_used_at FROM rest_keys WHERE secret_hash = ?",
+    ),
+    touch: deps.store.sqlite.prepare<unknown, [number, number]>("UPDATE rest_keys SET last_used_at = ? WHERE id = ?"),
+  };
 }
 
-function prepareTouch(deps: Deps) {
-  return deps.store.sqlite.prepare<unknown, [number, number]>("UPDATE rest_keys SET last_used_at = ? WHERE id = ?");
-}
-
-// Statements are prepared once per open database (resolve runs on every keyed request).
-const statements = new WeakMap<object, KeyStatements>();
-function stmts(deps: Deps): KeyStatements {
+// Statements are prepared once per open database (lookups run on every keyed request).
+const statements = new WeakMap<object, ReturnType<typeof prepare>>();
+function stmts(deps: Deps) {
   let s = statements.get(deps.store.sqlite);
   if (!s) {
-    s = { byHash: prepareByHash(deps), touch: prepareTouch(deps) };
+    s = prepare(deps);
     statements.set(deps.store.sqlite, s);
   }
   return s;
 }
 
+/** The stored hash of a presented secret, or null when it is not even shaped like a REST key (no lookup needed). */
+export function restKeyHash(presented: string): string | null {
+  return hasShape(presented, KEY_PREFIX.rest) ? sha256Hex(presented) : null;
+}
+
+/** The key row with this secret hash, or null. The index finds it; the constant-time compare confirms it. */
+export function findRestKeyByHash(deps: Deps, hash: string): RestKeyRecord | null {
+  const r = stmts(deps).byHash.get(hash);
+  if (!r || !safeEqual(r.secret_hash, hash)) return null;
+  return { id: r.id, siteId: r.site_id, secretHash: r.secret_hash, expiresAt: r.expires_at, revokedAt: r.revoked_at, lastUsedAt: r.last_used_at };
+}
+
+/** Usable now: not revoked, not expired. */
+export function restKeyUsable(k: RestKeyRecord, nowMs: number): boolean {
+  return k.revokedAt === null && (k.expiresAt === null || k.expiresAt > nowMs);
+}
+
+/**
+ * Records a use. Writes only when the stored time is at least
+ * LAST_USED_RESOLUTION_MS old, and updates `k` to match; returns whether it wrote.
+ */
+export function touchRestKey(deps: Deps, k: RestKeyRecord, nowMs: number): boolean {
+  if (k.lastUsedAt !== null && nowMs - k.lastUsedAt < LAST_USED_RESOLUTION_MS) return false;
+  stmts(deps).touch.run(nowMs, k.id);
+  k.lastUsedAt = nowMs;
+  return true;
+}
+
 /**
  * The key behind a presented secret, or null when the secret is malformed,
  * unknown, revoked or expired (callers answer all of these alike, so a
- * caller learns nothing about which). Updates last_used_at, coalesced to
- * once per LAST_USED_RESOLUTION_MS per key.
+ * caller learns nothing about which). Records the use.
  */
 export function resolveRestKey(deps: Deps, presented: string): ResolvedRestKey | null {
-  if (!hasShape(presented, KEY_PREFIX.rest)) return null;
-  const hash = sha256Hex(presented);
-  const s = stmts(deps);
-  const row = s.byHash.get(hash);
-  if (!row || !safeEqual(row.secret_hash, hash)) return null;
+  const hash = restKeyHash(presented);
+  const k = hash && findRestKeyByHash(deps, hash);
+  if (!k) return null;
   const now = deps.clock.ms();
-  if (row.revoked_at !== null) return null;
-  if (row.expires_at !== null && row.expires_at <= now) return null;
-  if (row.last_used_at === null || now - row.last_used_at >= LAST_USED_RESOLUTION_MS) s.touch.run(now, row.id);
-  return { id: row.id, siteId: row.site_id };
+  if (!restKeyUsable(k, now)) return null;
+  touchRestKey(deps, k, now);
+  return { id: k.id, siteId: k.siteId };
 }

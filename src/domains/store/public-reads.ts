@@ -77,7 +77,8 @@ const summaryColumns = {
   categoryId: productCategories.id,
   categoryName: productCategories.name,
   // First image by display order: a correlated lookup on the (product_id, sort_order) index.
-  image: sql<string | null>`(SELECT ${productImages.url} FROM ${productImages} WHERE ${productImages.productId} = ${products.id} ORDER BY ${productImages.order}, ${productImages.id} LIMIT 1)`,
+  // Names are spelled out: drizzle leaves columns in select fields unqualified, which a subquery would rebind.
+  image: sql<string | null>`(SELECT i.url FROM product_images AS i WHERE i.product_id = "products"."id" ORDER BY i.sort_order, i.id LIMIT 1)`,
   createdAt: products.createdAt,
 };
 
@@ -414,7 +415,8 @@ export function listActiveProductCategories(deps: Deps, siteId: number): Product
       image: productCategories.image,
       parentId: productCategories.parentId,
       order: productCategories.order,
-      productCount: sql<number>`(SELECT count(*) FROM ${products} WHERE ${products.categoryId} = ${productCategories.id} AND ${products.status} = 'active' AND ${products.siteId} = ${siteId})`,
+      // Qualified by hand: drizzle leaves select-field columns unqualified, and "id" would bind to products.
+      productCount: sql<number>`(SELECT count(*) FROM products AS p WHERE p.category_id = "product_categories"."id" AND p.status = 'active' AND p.site_id = ${siteId})`,
     })
     .from(productCategories)
     .where(and(eq(productCategories.siteId, siteId), eq(productCategories.active, true)))

@@ -1,0 +1,144 @@
+/**
+ * Branding as the public REST API serves it (interface.md 2.6): only fields
+ * that are set, each of the type the spec names. The stored profile is
+ * projected onto that shape, so an internal or malformed field never
+ * reaches a renderer.
+ */
+import { eq } from "drizzle-orm";
+import type { Deps } from "../../core/context";
+import { brandProfiles } from "./tables";
+
+type Str = string;
+
+export interface ButtonStyle {
+  primaryBg?: Str;
+  primaryText?: Str;
+  primaryHoverBg?: Str;
+  secondaryBg?: Str;
+  secondaryText?: Str;
+  secondaryHoverBg?: Str;
+  borderRadius?: Str;
+  variant?: Str;
+}
+
+export interface ButtonPreset {
+  id?: Str;
+  name?: Str;
+  backgroundColor?: Str;
+  color?: Str;
+  borderRadius?: Str;
+  fontWeight?: Str;
+  textTransform?: Str;
+  paddingX?: Str;
+  paddingY?: Str;
+}
+
+export interface TypographyStyle {
+  font?: Str;
+  size?: Str;
+  weight?: Str;
+  lineHeight?: Str;
+  letterSpacing?: Str;
+}
+
+export interface DarkMode {
+  primaryColor?: Str;
+  backgroundColor?: Str;
+  textColor?: Str;
+  navBackground?: Str;
+  navTextColor?: Str;
+}
+
+export interface Branding {
+  primaryColor?: Str;
+  secondaryColor?: Str;
+  accentColor?: Str;
+  backgroundColor?: Str;
+  textColor?: Str;
+  headingFont?: Str;
+  bodyFont?: Str;
+  logoUrl?: Str;
+  logoSquareUrl?: Str;
+  logoRectUrl?: Str;
+  logoIconUrl?: Str;
+  logoText?: Str;
+  logoAlt?: Str;
+  navTemplate?: Str;
+  navPosition?: Str;
+  navBackground?: Str;
+  navTextColor?: Str;
+  borderRadius?: Str;
+  linkColor?: Str;
+  linkHoverColor?: Str;
+  faviconUrl?: Str;
+  ogImageUrl?: Str;
+  buttonStyle?: ButtonStyle;
+  buttonPresets?: ButtonPreset[];
+  typography?: Record<string, TypographyStyle>;
+  darkMode?: DarkMode;
+}
+
+export const BRANDING_STRING_FIELDS = [
+  "primaryColor", "secondaryColor", "accentColor", "backgroundColor", "textColor",
+  "headingFont", "bodyFont",
+  "logoUrl", "logoSquareUrl", "logoRectUrl", "logoIconUrl", "logoText", "logoAlt",
+  "navTemplate", "navPosition", "navBackground", "navTextColor",
+  "borderRadius", "linkColor", "linkHoverColor", "faviconUrl", "ogImageUrl",
+] as const;
+export const BUTTON_STYLE_FIELDS = [
+  "primaryBg", "primaryText", "primaryHoverBg", "secondaryBg", "secondaryText", "secondaryHoverBg", "borderRadius", "variant",
+] as const;
+export const BUTTON_PRESET_FIELDS = [
+  "id", "name", "backgroundColor", "color", "borderRadius", "fontWeight", "textTransform", "paddingX", "paddingY",
+] as const;
+export const TYPOGRAPHY_FIELDS = ["font", "size", "weight", "lineHeight", "letterSpacing"] as const;
+export const DARK_MODE_FIELDS = ["primaryColor", "backgroundColor", "textColor", "navBackground", "navTextColor"] as const;
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const isSet = (v: unknown): v is string => typeof v === "string" && v !== "";
+
+/** Keeps the listed string fields that are set; undefined when none are. */
+function pickStrings<K extends string>(src: unknown, fields: readonly K[]): Partial<Record<K, string>> | undefined {
+  if (!isObj(src)) return undefined;
+  const out: Partial<Record<K, string>> = {};
+  let any = false;
+  for (const f of fields) {
+    const v = src[f];
+    if (isSet(v)) {
+      out[f] = v;
+      any = true;
+    }
+  }
+  return any ? out : undefined;
+}
+
+/** Projects a stored profile onto the spec's Branding shape. */
+export function toPublicBranding(raw: unknown): Branding {
+  const b: Branding = {};
+  if (!isObj(raw)) return b;
+  const top = pickStrings(raw, BRANDING_STRING_FIELDS);
+  if (top) Object.assign(b, top);
+  const buttonStyle = pickStrings(raw.buttonStyle, BUTTON_STYLE_FIELDS);
+  if (buttonStyle) b.buttonStyle = buttonStyle;
+  if (Array.isArray(raw.buttonPresets)) {
+    const presets = raw.buttonPresets.map((p) => pickStrings(p, BUTTON_PRESET_FIELDS)).filter((p): p is ButtonPreset => !!p);
+    if (presets.length) b.buttonPresets = presets;
+  }
+  if (isObj(raw.typography)) {
+    const typography: Record<string, TypographyStyle> = {};
+    for (const [element, style] of Object.entries(raw.typography)) {
+      const s = pickStrings(style, TYPOGRAPHY_FIELDS);
+      if (s) typography[element] = s;
+    }
+    if (Object.keys(typography).length) b.typography = typography;
+  }
+  const darkMode = pickStrings(raw.darkMode, DARK_MODE_FIELDS);
+  if (darkMode) b.darkMode = darkMode;
+  return b;
+}
+
+/** The site's branding; `{}` when it has no profile. The caller has checked the site is public. */
+export function getPublicBranding(deps: Deps, siteId: number): Branding {
+  const row = deps.db.select({ data: brandProfiles.data }).from(brandProfiles).where(eq(brandProfiles.siteId, siteId)).get();
+  return toPublicBranding(row?.data);
+}

@@ -1,0 +1,315 @@
+/**
+ * Public content reads for REST v1: published posts and pages, categories,
+ * tags and media of one site. Callers have already checked the site is
+ * public; every query here is still filtered by site id.
+ *
+ * Orders (see docs/rest.md):
+ *   posts, pages  newest published first (publishedAt desc, a null publishedAt last), then id desc
+ *   categories, tags  by name, human alphabetical (case- and accent-insensitive, digits numeric), then id
+ *   media         newest first (createdAt desc), then id desc
+ */
+import { and, count, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { iso } from "../../core/clock";
+import type { Deps } from "../../core/context";
+import { categories, media, postCategories, posts, postTags, postTypes, tags } from "./tables";
+
+/** Alphabetical as a reader expects it: "apple" before "Banana", "Item 2" before "Item 10". */
+export const byName = new Intl.Collator("en", { numeric: true }).compare;
+
+/** Case-insensitive "contains", Unicode-aware (SQLite's LIKE folds ASCII only). */
+export function containsFolded(haystack: string | null | undefined, needleFolded: string): boolean {
+  return !!haystack && haystack.toLocaleLowerCase("en").includes(needleFolded);
+}
+export const fold = (s: string) => s.toLocaleLowerCase("en");
+
+export interface PostSummary {
+  id: number;
+  title: string;
+  slug: string;
+  postType: string;
+  excerpt: string | null;
+  coverImage: string | null;
+  publishedAt: string | null;
+}
+
+export interface PostListQuery {
+  limit: number;
+  offset: number;
+  postType?: string;
+  category?: string;
+  tag?: string;
+  search?: string;
+}
+
+const summaryColumns = {
+  id: posts.id,
+  title: posts.title,
+  slug: posts.slug,
+  postType: postTypes.slug,
+  excerpt: posts.excerpt,
+  coverImage: posts.coverImage,
+  publishedAt: posts.publishedAt,
+};
+
+const newestFirst = [sql`${posts.publishedAt} IS NULL`, desc(posts.publishedAt), desc(posts.id)];
+
+function toSummary(r: { id: number; title: string; slug: string; postType: string; excerpt: string | null; coverImage: string | null; publishedAt: Date | null }): PostSummary {
+  return {
+    id: r.id,
+    title: r.title,
+    slug: r.slug,
+    postType: r.postType,
+    excerpt: r.excerpt ?? null,
+    coverImage: r.coverImage ?? null,
+    publishedAt: iso(r.publishedAt),
+  };
+}
+
+function postFilters(siteId: number, q: PostListQuery): SQL {
+  const conds: SQL[] = [eq(posts.siteId, siteId), eq(posts.published, true)];
+  if (q.postType !== undefined) conds.push(eq(postTypes.slug, q.postType));
+  if (q.category !== undefined)
+    conds.push(
+      sql`EXISTS (SELECT 1 FROM ${postCategories} JOIN ${categories} ON ${categories.id} = ${postCategories.categoryId}
+           WHERE ${postCategories.postId} = ${posts.id} AND ${categories.siteId} = ${siteId} AND ${categories.slug} = ${q.category})`,
+    );
+  if (q.tag !== undefined)
+    conds.push(
+      sql`EXISTS (SELECT 1 FROM ${postTags} JOIN ${tags} ON ${tags.id} = ${postTags.tagId}
+           WHERE ${postTags.postId} = ${posts.id} AND ${tags.siteId} = ${siteId} AND ${tags.slug} = ${q.tag})`,
+    );
+  return and(...conds)!;
+}
+
+/**
+ * Published posts (all types, or one) in newest-first order with the total
+ * of all matches. A search is matched in JS against the titles of the
+ * filtered candidates, because SQLite folds case for ASCII only and the spec
+ * promises a case-insensitive match.
+ */
+export function listPublishedPosts(deps: Deps, siteId: number, q: PostListQuery): { items: PostSummary[]; total: number } {
+  const where = postFilters(siteId, q);
+  if (q.search !== undefined) {
+    const needle = fold(q.search);
+    const candidates = deps.db
+      .select({ id: posts.id, title: posts.title })
+      .from(posts)
+      .innerJoin(postTypes, eq(postTypes.id, posts.postTypeId))
+      .where(where)
+      .orderBy(...newestFirst)
+      .all();
+    const matched = candidates.filter((c) => containsFolded(c.title, needle));
+    const pageIds = matched.slice(q.offset, q.offset + q.limit).map((c) => c.id);
+    if (!pageIds.length) return { items: [], total: matched.length };
+    const rows = deps.db
+      .select(summaryColumns)
+      .from(posts)
+      .innerJoin(postTypes, eq(postTypes.id, posts.postTypeId))
+      .where(inArray(posts.id, pageIds))
+      .orderBy(...newestFirst)
+      .all();
+    return { items: rows.map(toSummary), total: matched.length };
+  }
+  const total = deps.db
+    .select({ n: count() })
+    .from(posts)
+    .innerJoin(postTypes, eq(postTypes.id, posts.postTypeId))
+    .where(where)
+    .get()!.n;
+  if (q.offset >= total) return { items: [], total };
+  const rows = deps.db
+    .select(summaryColumns)
+    .from(posts)
+    .innerJoin(postTypes, eq(postTypes.id, posts.postTypeId))
+    .where(where)
+    .orderBy(...newestFirst)
+    .limit(q.limit)
+    .offset(q.offset)
+    .all();
+  return { items: rows.map(toSummary), total };
+}
+
+export interface CategoryEmbedded {
+  id: number;
+  name: string;
+  slug: string;
+  color: string | null;
+}
+export interface TagEmbedded {
+  id: number;
+  name: string;
+  slug: string;
+}
+
+export interface PostDetail {
+  id: number;
+  websiteId: number;
+  title: string;
+  slug: string;
+  postType: string;
+  excerpt: string | null;
+  /** JSON-encoded `{ blocks, version }`; clients parse it themselves. */
+  content: string | null;
+  coverImage: string | null;
+  ogImage: string | null;
+  published: boolean;
+  publishedAt: string | null;
+  seoTitle: string | null;
+  seoDescription: string | null;
+  canonicalUrl: string | null;
+  customCss: string | null;
+  customJs: string | null;
+  noIndex: boolean | null;
+  parentPostId: number | null;
+  createdAt: string;
+  updatedAt: string;
+  categories: CategoryEmbedded[];
+  tags: TagEmbedded[];
+}
+
+/** A published post of the site by slug, with its categories and tags; null when there is none. */
+export function getPublishedPostBySlug(deps: Deps, siteId: number, slug: string): PostDetail | null {
+  const r = deps.db
+    .select({ post: posts, postType: postTypes.slug })
+    .from(posts)
+    .innerJoin(postTypes, eq(postTypes.id, posts.postTypeId))
+    .where(and(eq(posts.siteId, siteId), eq(posts.slug, slug), eq(posts.published, true)))
+    .get();
+  if (!r) return null;
+  const p = r.post;
+  const cats = deps.db
+    .select({ id: categories.id, name: categories.name, slug: categories.slug, color: categories.color })
+    .from(postCategories)
+    .innerJoin(categories, eq(categories.id, postCategories.categoryId))
+    .where(and(eq(postCategories.postId, p.id), eq(categories.siteId, siteId)))
+    .all()
+    .map((c) => ({ ...c, color: c.color ?? null }))
+    .sort((a, b) => byName(a.name, b.name) || a.id - b.id);
+  const tagRows = deps.db
+    .select({ id: tags.id, name: tags.name, slug: tags.slug })
+    .from(postTags)
+    .innerJoin(tags, eq(tags.id, postTags.tagId))
+    .where(and(eq(postTags.postId, p.id), eq(tags.siteId, siteId)))
+    .all()
+    .sort((a, b) => byName(a.name, b.name) || a.id - b.id);
+  return {
+    id: p.id,
+    websiteId: p.siteId,
+    title: p.title,
+    slug: p.slug,
+    postType: r.postType,
+    excerpt: p.excerpt ?? null,
+    content: p.content ? JSON.stringify({ blocks: p.content.blocks ?? [], version: String(p.content.version ?? "") }) : null,
+    coverImage: p.coverImage ?? null,
+    ogImage: p.ogImage ?? null,
+    published: p.published,
+    publishedAt: iso(p.publishedAt),
+    seoTitle: p.seoTitle ?? null,
+    seoDescription: p.seoDescription ?? null,
+    canonicalUrl: p.canonicalUrl ?? null,
+    customCss: p.customCss ?? null,
+    customJs: p.customJs ?? null,
+    noIndex: p.noIndex ?? null,
+    parentPostId: p.parentPostId ?? null,
+    createdAt: iso(p.createdAt)!,
+    updatedAt: iso(p.updatedAt)!,
+    categories: cats,
+    tags: tagRows,
+  };
+}
+
+export interface Category {
+  id: number;
+  name: string;
+  slug: string;
+  description: string | null;
+  color: string | null;
+}
+
+export function listCategories(deps: Deps, siteId: number): Category[] {
+  return deps.db
+    .select({ id: categories.id, name: categories.name, slug: categories.slug, description: categories.description, color: categories.color })
+    .from(categories)
+    .where(eq(categories.siteId, siteId))
+    .all()
+    .map((c) => ({ ...c, description: c.description ?? null, color: c.color ?? null }))
+    .sort((a, b) => byName(a.name, b.name) || a.id - b.id);
+}
+
+export interface Tag {
+  id: number;
+  name: string;
+  slug: string;
+}
+
+export function listTags(deps: Deps, siteId: number): Tag[] {
+  return deps.db
+    .select({ id: tags.id, name: tags.name, slug: tags.slug })
+    .from(tags)
+    .where(eq(tags.siteId, siteId))
+    .all()
+    .sort((a, b) => byName(a.name, b.name) || a.id - b.id);
+}
+
+export interface MediaItem {
+  id: number;
+  filename: string;
+  mimeType: string;
+  url: string;
+  thumbnailUrl: string | null;
+  alt: string | null;
+  caption: string | null;
+  width: number | null;
+  height: number | null;
+}
+
+export interface MediaListQuery {
+  limit: number;
+  offset: number;
+  /**
+   * Lower-case prefix of the MIME type: a bare type ("image") matches every
+   * subtype ("image/…"); anything with a slash is matched as given.
+   */
+  mimePrefix?: string;
+}
+
+export function listMedia(deps: Deps, siteId: number, q: MediaListQuery): { items: MediaItem[]; total: number } {
+  const conds: SQL[] = [eq(media.siteId, siteId)];
+  if (q.mimePrefix !== undefined) {
+    const prefix = q.mimePrefix.includes("/") ? q.mimePrefix : `${q.mimePrefix}/`;
+    // substr instead of LIKE: no wildcard characters to escape.
+    conds.push(sql`substr(lower(${media.mimeType}), 1, ${prefix.length}) = ${prefix}`);
+  }
+  const where = and(...conds)!;
+  const total = deps.db.select({ n: count() }).from(media).where(where).get()!.n;
+  if (q.offset >= total) return { items: [], total };
+  const rows = deps.db
+    .select({
+      id: media.id,
+      filename: media.filename,
+      mimeType: media.mimeType,
+      url: media.url,
+      thumbnailUrl: media.thumbnailUrl,
+      alt: media.alt,
+      caption: media.caption,
+      width: media.width,
+      height: media.height,
+    })
+    .from(media)
+    .where(where)
+    .orderBy(desc(media.createdAt), desc(media.id))
+    .limit(q.limit)
+    .offset(q.offset)
+    .all();
+  return {
+    items: rows.map((m) => ({
+      ...m,
+      thumbnailUrl: m.thumbnailUrl ?? null,
+      alt: m.alt ?? null,
+      caption: m.caption ?? null,
+      width: m.width ?? null,
+      height: m.height ?? null,
+    })),
+    total,
+  };
+}

@@ -1,0 +1,38 @@
+/**
+ * Who is calling REST v1 (interface.md 5.1), decided once per request.
+ *
+ * A key travels as `Authorization: Bearer <key>` or `x-api-key: <key>`; the
+ * Authorization header is checked first, and when it carries a Bearer token
+ * that token is the credential, whatever x-api-key says. An Authorization
+ * header with another scheme (say Basic, added by a proxy) is not a REST key
+ * and is passed over for x-api-key.
+ *
+ * A header that is present but empty or malformed counts as a presented,
+ * invalid key: a renderer whose key variable is unset should hear about it.
+ * The key itself is resolved (and cached) by hot-lookups.ts.
+ */
+import type { ResolvedRestKey } from "../domains/sites/rest-keys";
+
+export interface Caller {
+  /** A key header was sent (even an empty or bogus one). */
+  presented: boolean;
+  /** The valid, unexpired, unrevoked key it named; null otherwise. */
+  key: ResolvedRestKey | null;
+}
+
+const BEARER = /^bearer(?:\s+(.*))?$/i;
+
+export function presentedKey(headers: Headers): string | null {
+  const authz = headers.get("authorization");
+  if (authz !== null) {
+    const m = BEARER.exec(authz.trim());
+    if (m) return (m[1] ?? "").trim();
+  }
+  const x = headers.get("x-api-key");
+  return x === null ? null : x.trim();
+}
+
+export const MSG_KEY_REQUIRED = "API key required";
+export const MSG_INVALID_KEY = "Invalid API key";
+/** RFC 9110 wants a challenge on every 401. */
+export const WWW_AUTHENTICATE = 'Bearer realm="plinth-rest"';
