@@ -42,7 +42,7 @@ export class Form {
 
   /** Integer ids from a repeated field. */
   ids(name: string, label = name): number[] {
-    return this.list(name, { max: 1000, maxLength: 20 }).map((raw) => {
+    return this.list(name, { max: 1000, maxLength: 1000 }).map((raw) => {
       if (!/^\d{1,15}$/.test(raw) || Number(raw) < 1) throw invalid(`${label} must be positive whole numbers.`);
       return Number(raw);
     });

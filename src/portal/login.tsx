@@ -10,7 +10,7 @@ import { verifyPassword } from "../domains/accounts/verbs";
 import { readForm } from "./forms";
 import { safeNext, sameOrigin, signedIn, type PortalEnv } from "./guard";
 import { Layout, Notice, render } from "./layout";
-import { endSession, readSession, startSession } from "./session";
+import { dropSession, endSession, readSession, startSession } from "./session";
 import { clientAddress, WindowCounter } from "./throttle";
 
 export const FAILURES_PER_EMAIL = 5;
@@ -79,7 +79,9 @@ export function loginRoutes(app: Hono<PortalEnv>, deps: Deps) {
       });
     }
     perEmail.clear(email);
-    endSession(deps, c, readSession(deps, c));
+    // A fresh id for the new session; an old one in this browser is ended server-side.
+    const previous = readSession(deps, c);
+    if (previous) dropSession(deps, previous);
     startSession(deps, c, userId);
     return c.redirect(next, 303);
   });

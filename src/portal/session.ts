@@ -91,8 +91,14 @@ export function readSession(deps: Deps, c: Context): Session | null {
   };
 }
 
+/** Ends a session server-side; its cookie, wherever it is, no longer works. */
+export function dropSession(deps: Deps, session: Session): void {
+  deps.db.delete(sessions).where(eq(sessions.idHash, session.idHash)).run();
+}
+
+/** Signs this browser out: the session row and the cookie. */
 export function endSession(deps: Deps, c: Context, session: Session | null): void {
-  if (session) deps.db.delete(sessions).where(eq(sessions.idHash, session.idHash)).run();
+  if (session) dropSession(deps, session);
   deleteCookie(c, cookieName(deps, c), { path: "/", secure: isSecure(deps, c) });
 }
 

@@ -55,13 +55,14 @@ const open = (u: URL, b = browser) => b.get(u.pathname + u.search);
 
 describe("requests that cannot be trusted with a redirect", () => {
   test("unknown client, missing client, unregistered or missing redirect URI: a 400 page, no redirect", async () => {
-    for (const params of [
+    const cases: Record<string, string | null>[] = [
       { client_id: "plinth_client_00000000000000000000000000000000" },
       { client_id: null },
       { redirect_uri: "https://evil.example/cb" },
       { redirect_uri: "http://127.0.0.1:7000/callback/extra" },
       { redirect_uri: null },
-    ]) {
+    ];
+    for (const params of cases) {
       const res = await open(authorizeUrl(params));
       expect(res.status).toBe(400);
       expect(res.headers.get("location")).toBeNull();
