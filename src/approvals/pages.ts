@@ -52,7 +52,7 @@ export function page(o: PageOptions): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <meta name="robots" content="noindex,nofollow">
 <title>${e(o.title)}</title>
 <style nonce="${e(o.nonce)}">${CHROME_CSS}${o.css ?? ""}</style>

@@ -7,7 +7,7 @@
  * Safety:
  * - strict CSP (no script at all; styles only through the per-response
  *   nonce; embeds rendered as links), nosniff, no framing, no caching;
- * - Referrer-Policy no-referrer, so following a link in a preview never
+ * - Referrer-Policy same-origin, so following a link in a preview never
  *   sends the token to another site;
  * - decisions are POSTs guarded twice against cross-site requests: a
  *   same-origin check (Origin / Sec-Fetch-Site) and a double-submit token
@@ -47,7 +47,7 @@ function securityHeaders(c: Context, nonce: string) {
   );
   c.header("X-Content-Type-Options", "nosniff");
   c.header("X-Frame-Options", "DENY");
-  c.header("Referrer-Policy", "no-referrer");
+  c.header("Referrer-Policy", "same-origin");
   c.header("Cache-Control", "no-store");
   c.header("X-Robots-Tag", "noindex, nofollow");
 }

@@ -127,14 +127,16 @@ export const postApprovalKind: ApprovalKind = {
         rows.push({ field: LABELS[k] ?? k, before: fieldText(db, k, live[k]), after: fieldText(db, k, (changes as Record<string, unknown>)[k]) });
       }
     }
-    const typeSlug = typeName(db, proposed.postTypeId as number);
+    const typeLabel = (
+      db.select({ name: postTypes.name }).from(postTypes).where(eq(postTypes.id, proposed.postTypeId as number)).get()?.name ?? "post"
+    ).toLowerCase();
     return {
       title: proposed.title as string,
       summary: rev
-        ? `Changes to the published ${typeSlug} “${post.title}”. The live version stays online unchanged until you approve.`
+        ? `Changes to the published ${typeLabel} “${post.title}”. The live version stays online unchanged until you approve.`
         : post.publishedAt
-          ? `An edited ${typeSlug} that is offline now; approving publishes it again.`
-          : `A new ${typeSlug}, not yet published: approving publishes it on the site.`,
+          ? `An edited ${typeLabel} that is offline now; approving publishes it again.`
+          : `A new ${typeLabel}, not yet published: approving publishes it on the site.`,
       facts,
       changes: rows,
       html: coverHtml(proposed.coverImage as string | null) + renderBlocksHtml(content, RENDER),
