@@ -206,6 +206,25 @@ describe("stock and lifecycle", () => {
     expect((await errorOf(() => call("orders_create", { siteId: w.siteId, items: [{ productId: p.id, variantId: blue.id, quantity: 1 }] }))).message).toContain("0 available");
   });
 
+  test("cancelling after the ordered variant was deleted does not put its stock on the product", async () => {
+    const p = await call("products_create", {
+      siteId: w.siteId,
+      name: "Scarf",
+      price: 900,
+      trackInventory: true,
+      quantity: 7,
+      options: [{ name: "Colour", values: ["grey", "navy"] }],
+      variants: [{ options: { Colour: "grey" }, quantity: 4 }, { options: { Colour: "navy" }, quantity: 1 }],
+      status: "active",
+    });
+    const [grey] = (await call("products_get", { siteId: w.siteId, productId: p.id })).variants;
+    const o = await call("orders_create", { siteId: w.siteId, items: [{ productId: p.id, variantId: grey.id, quantity: 3 }] });
+    await call("product_variants_delete", { siteId: w.siteId, variantId: grey.id });
+    expect(await call("orders_update_status", { siteId: w.siteId, orderId: o.id, status: "cancelled" })).toMatchObject({ status: "cancelled" });
+    expect(await stock(p.id)).toBe(7);
+    expect((await call("orders_get", { siteId: w.siteId, orderId: o.id })).items[0]).toMatchObject({ variantId: null, name: "Scarf — grey", lineTotal: 2700 });
+  });
+
   test("untracked products never run out", async () => {
     await call("orders_create", { siteId: w.siteId, items: [{ productId: mug, quantity: 1_000_000 }] });
     expect(await stock(mug)).toBeNull();
@@ -220,7 +239,7 @@ describe("stock and lifecycle", () => {
     expect(one.subtotal - one.discountTotal).toBe(one.total);
     const cancelled = await call("orders_list", { siteId: w.siteId, status: "cancelled" });
     expect(cancelled.items.every((o: any) => o.status === "cancelled")).toBe(true);
-    expect(cancelled.total).toBe(2);
+    expect(cancelled.total).toBe(3);
   });
 });
 

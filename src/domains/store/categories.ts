@@ -20,6 +20,8 @@ import type { categoryCreateInput, categoryListInput, categoryMoveInput, categor
 import { productCategories, products } from "./tables";
 
 export const MAX_CATEGORY_DEPTH = 6;
+/** Categories per site: the list tool returns the whole tree in one answer. */
+export const MAX_CATEGORIES = 1000;
 
 type CategoryRow = typeof productCategories.$inferSelect;
 
@@ -108,6 +110,8 @@ export function createCategory(ctx: ActorContext, input: v.InferOutput<typeof ca
   if (input.image) checkImageUrl(input.image, "image");
   const now = ctx.deps.clock.now();
   return mutate(ctx, input.siteId, (tx) => {
+    const count = tx.select({ n: sql<number>`count(*)` }).from(productCategories).where(eq(productCategories.siteId, input.siteId)).get()!.n;
+    if (count >= MAX_CATEGORIES) throw conflict(`A site has at most ${MAX_CATEGORIES} product categories.`);
     const parent = parentInSite(tx, input.siteId, input.parentId);
     if (parent && depthOf(allOf(tx, input.siteId), parent.id) + 1 > MAX_CATEGORY_DEPTH)
       throw invalid(`The category tree may be at most ${MAX_CATEGORY_DEPTH} levels deep.`);

@@ -26,7 +26,7 @@ import {
   type variantsGenerateInput,
   type variantUpdateInput,
 } from "./schemas";
-import { bulkPricingRules, productOptions, productOptionValues, products, productVariants } from "./tables";
+import { bulkPricingRules, orderItems, productOptions, productOptionValues, products, productVariants } from "./tables";
 
 type OptionsInput = v.InferOutput<typeof optionsInput>;
 type VariantInput = v.InferOutput<typeof variantInput>;
@@ -200,6 +200,17 @@ export function replaceRules(tx: Tx, productId: number, rules: BulkRule[], now: 
   for (const r of rules) tx.insert(bulkPricingRules).values({ ...r, productId, createdAt: now }).run();
 }
 
+/**
+ * Deletes variants. Order lines that took stock from them keep their record
+ * but have nowhere to return it to, so a later cancel must not put it on the
+ * product instead (their variant link becomes null on delete).
+ */
+function dropVariants(tx: Tx, ids: number[]) {
+  if (!ids.length) return;
+  tx.update(orderItems).set({ stockTaken: false }).where(inArray(orderItems.variantId, ids)).run();
+  tx.delete(productVariants).where(inArray(productVariants.id, ids)).run();
+}
+
 function touch(tx: Tx, productId: number, now: Date) {
   tx.update(products).set({ updatedAt: now }).where(eq(products.id, productId)).run();
 }
@@ -228,7 +239,7 @@ export function setProductOptions(ctx: ActorContext, input: v.InferOutput<typeof
           "Pass deleteInvalidVariants: true to delete them, or keep their option values.",
         { variantIds: invalidVariants.map((x) => x.id) },
       );
-    if (invalidVariants.length) tx.delete(productVariants).where(inArray(productVariants.id, invalidVariants.map((x) => x.id))).run();
+    dropVariants(tx, invalidVariants.map((x) => x.id));
     touch(tx, product.id, now);
     assertSellable(tx, product);
     audit(tx, ctx, "products.options_set", { type: "product", id: product.id, siteId: input.siteId, detail: { options: tree.length, deletedVariants: invalidVariants.length } });
@@ -285,7 +296,7 @@ export function deleteVariant(ctx: ActorContext, input: v.InferOutput<typeof var
   const now = ctx.deps.clock.now();
   return mutate(ctx, input.siteId, (tx) => {
     const { variant, product } = variantInSite(tx, input.siteId, input.variantId);
-    tx.delete(productVariants).where(eq(productVariants.id, variant.id)).run();
+    dropVariants(tx, [variant.id]);
     touch(tx, product.id, now);
     assertSellable(tx, product);
     audit(tx, ctx, "product_variants.delete", { type: "product_variant", id: variant.id, siteId: input.siteId, detail: { productId: product.id, name: variant.name } });
