@@ -135,6 +135,14 @@ export function approvalRoutes(deps: Deps) {
     const token = c.req.param("token");
     const link = TOKEN_RE.test(token) ? approvalByToken(deps, token) : null;
     if (!link) return send(c, nonce, unknownPage(nonce), 404);
+    // A decided or dead link changes nothing whatever is posted: say what happened.
+    const current = toView(deps, link);
+    if (current.status !== "pending") {
+      if (current.status === "approved" || current.status === "rejected")
+        return send(c, nonce, fullPage(deps, nonce, link, current, decidedNotice(current, false), ""), 409);
+      const title = current.title ?? "Approval request";
+      return send(c, nonce, page({ title, nonce, body: `${decidedNotice(current, false)}${header(current, title)}` }), 410);
+    }
     if (!sameOrigin(c, deps))
       return send(c, nonce, messagePage(nonce, "Request refused", "This decision was sent from another site. Open the approval link directly and decide there."), 403);
     const form = await readForm(c);

@@ -14,7 +14,7 @@
  *   superseded a newer link for the same entity replaced it (the author updated the draft)
  *   withdrawn  the entity it was about was deleted
  */
-import { and, desc, eq, inArray, lte } from "drizzle-orm";
+import { and, desc, eq, lte } from "drizzle-orm";
 import { DAY_MS, iso } from "../../core/clock";
 import type { ActorContext, Deps } from "../../core/context";
 import type { Db } from "../../core/db";
@@ -65,18 +65,16 @@ export interface MintInput {
 export function mintLink(tx: Tx, ctx: ActorContext, input: MintInput): ApprovalEnvelope {
   const now = ctx.deps.clock.now();
   if (input.linkType === "entity" && input.entityId !== null) {
-    tx.update(approvalLinks)
-      .set({ status: "superseded", decidedAt: now })
-      .where(
-        and(
-          eq(approvalLinks.companyId, ctx.company.id),
-          eq(approvalLinks.linkType, "entity"),
-          eq(approvalLinks.entityType, input.entityType),
-          eq(approvalLinks.entityId, input.entityId),
-          inArray(approvalLinks.status, ["pending", "expired"]),
-        ),
-      )
-      .run();
+    const same = and(
+      eq(approvalLinks.companyId, ctx.company.id),
+      eq(approvalLinks.linkType, "entity"),
+      eq(approvalLinks.entityType, input.entityType),
+      eq(approvalLinks.entityId, input.entityId),
+      eq(approvalLinks.status, "pending"),
+    );
+    // A link past its lifetime stays "expired" in the history; a live one is replaced.
+    tx.update(approvalLinks).set({ status: "expired" }).where(and(same, lte(approvalLinks.expiresAt, now))).run();
+    tx.update(approvalLinks).set({ status: "superseded", decidedAt: now }).where(same).run();
   }
   const token = randomHex(32);
   const expiresAt = new Date(now.getTime() + ctx.deps.config.approvalTtlDays * DAY_MS);
@@ -162,7 +160,7 @@ export function withdrawLinks(tx: Tx, companyId: number, entityType: string, ent
         eq(approvalLinks.companyId, companyId),
         eq(approvalLinks.entityType, entityType),
         eq(approvalLinks.entityId, entityId),
-        inArray(approvalLinks.status, ["pending", "expired"]),
+        eq(approvalLinks.status, "pending"),
       ),
     )
     .run();
