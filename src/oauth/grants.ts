@@ -4,14 +4,14 @@
  * produced by rotation. Revoking a family (code replay, refresh-token reuse,
  * a person disconnecting the app in the portal) ends every token in it.
  */
-import { and, desc, eq, gt, isNull } from "drizzle-orm";
+import { and, desc, eq, gt, isNull, lt } from "drizzle-orm";
 import type { Deps } from "../core/context";
 import type { Db } from "../core/db";
 import { KEY_PREFIX, mintSecret } from "../core/secrets";
 import { ACCESS_TOKEN_TTL_MS, REFRESH_TOKEN_TTL_MS } from "./metadata";
-import { oauthClients, oauthRefreshTokens, oauthTokens } from "./tables";
+import { oauthClients, oauthCodes, oauthRefreshTokens, oauthTokens } from "./tables";
 
-type Tx = Pick<Db, "insert" | "update" | "select">;
+type Tx = Pick<Db, "insert" | "update" | "select" | "delete">;
 
 export interface Grant {
   familyId: string;
@@ -34,6 +34,7 @@ export interface TokenResponse {
 }
 
 export function issueTokens(tx: Tx, deps: Deps, g: Grant): TokenResponse {
+  sweepExpired(tx, deps);
   const now = deps.clock.ms();
   const access = mintSecret(KEY_PREFIX.oauth);
   const refresh = mintSecret(KEY_PREFIX.refresh);
@@ -51,6 +52,20 @@ export function issueTokens(tx: Tx, deps: Deps, g: Grant): TokenResponse {
     refresh_token: refresh.secret,
     scope: g.scopes.join(" "),
   };
+}
+
+/**
+ * Forgets credentials nobody can use any more, so the tables do not grow
+ * forever: codes and refresh tokens a day after they expire (long enough to
+ * still recognise a late replay), access tokens once their whole connection
+ * could have expired (the portal reads their last-used times).
+ */
+export function sweepExpired(tx: Pick<Db, "delete">, deps: Deps) {
+  const now = deps.clock.ms();
+  const day = 24 * 60 * 60 * 1000;
+  tx.delete(oauthCodes).where(lt(oauthCodes.expiresAt, new Date(now - day))).run();
+  tx.delete(oauthRefreshTokens).where(lt(oauthRefreshTokens.expiresAt, new Date(now - day))).run();
+  tx.delete(oauthTokens).where(lt(oauthTokens.expiresAt, new Date(now - REFRESH_TOKEN_TTL_MS - day))).run();
 }
 
 export function revokeFamily(tx: Pick<Db, "update">, deps: Deps, familyId: string) {

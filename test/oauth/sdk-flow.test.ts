@@ -142,6 +142,12 @@ describe("SDK client OAuth flow", () => {
     expect(who.data.clients).toEqual([{ id: acme.id, company: "Acme", role: "owner" }]);
     expect(who.data.scopes.sort()).toEqual([...GRANTED].sort());
     expect(who.data.clients.some((x: any) => x.id === globex.id)).toBe(false);
+    // A tool beyond the consented scopes is not there to call.
+    const beyond = await c2.callTool({ name: "posts_create", arguments: { siteId: 1, title: "x" } }).then(
+      (r: any) => r.isError === true,
+      () => true,
+    );
+    expect(beyond).toBe(true);
     await c2.close();
   });
 });

@@ -258,6 +258,21 @@ describe("refresh_token", () => {
   });
 });
 
+describe("housekeeping", () => {
+  test("codes and refresh tokens are forgotten a day after they expire", async () => {
+    const count = (table: string) => (s.deps.store.sqlite.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+    await tokens();
+    expect(count("oauth_codes")).toBeGreaterThan(0);
+    s.clock.advance(32 * 24 * 60 * 60 * 1000);
+    browser = new Browser(base);
+    await browser.signIn("ana@example.test", "correct horse battery");
+    await tokens();
+    // Only the code and refresh token just issued remain.
+    expect(count("oauth_codes")).toBe(1);
+    expect(count("oauth_refresh_tokens")).toBe(1);
+  });
+});
+
 describe("client authentication and malformed requests", () => {
   test("confidential clients must present their secret (Basic or post)", async () => {
     const reg = await register(base, { client_name: "Server app", redirect_uris: ["https://app.example/cb"] });
