@@ -31,14 +31,6 @@ export const quantity = (what = "Quantity", min = 0) =>
     v.maxValue(MAX_QUANTITY, `${what} must be at most ${MAX_QUANTITY}.`),
   );
 
-export const basisPoints = (what = "Amount") =>
-  v.pipe(
-    v.number(`${what} must be a number of basis points.`),
-    v.integer(`${what} must be whole basis points (an integer).`),
-    v.minValue(1, `${what} must be at least 1 basis point.`),
-    v.maxValue(MAX_BASIS_POINTS, `${what} must be at most ${MAX_BASIS_POINTS} basis points (100 %).`),
-  );
-
 /** Round-half-up integer division for non-negative BigInts: round(n / d). */
 export function divRoundHalfUp(n: bigint, d: bigint): bigint {
   return (n * 2n + d) / (d * 2n);

@@ -8,7 +8,7 @@ import * as v from "valibot";
 import { pageInput } from "../../core/pagination";
 import { MAX_SLUG } from "../../core/slug";
 import { PRODUCT_STATUSES } from "./tables";
-import { basisPoints, cents, quantity } from "./money";
+import { cents, quantity } from "./money";
 
 export const MAX_IMAGES = 20;
 export const MAX_OPTIONS = 5;
@@ -405,5 +405,3 @@ export const messageListInput = v.strictObject({
   ...pageInput,
 });
 
-// Shared helpers: kept here so the verbs and the schemas agree on them.
-export { basisPoints };
