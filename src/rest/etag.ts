@@ -21,13 +21,18 @@ export function etagFor(basis: string): string {
   return `"${a}${b}"`;
 }
 
+/** `If-None-Match: *`: matches any current representation, so the caller must first know one exists. */
+export function isStar(header: string | undefined | null): boolean {
+  return !!header && header.trim() === "*";
+}
+
 /**
- * If-None-Match semantics (RFC 9110 13.1.2): `*` or any listed tag equal to
- * ours under weak comparison (a W/ prefix is ignored).
+ * If-None-Match semantics (RFC 9110 13.1.2) for listed tags: any equal to
+ * ours under weak comparison (a W/ prefix is ignored). `*` is not handled
+ * here (see isStar).
  */
 export function ifNoneMatchHits(header: string | undefined | null, etag: string): boolean {
   if (!header) return false;
-  if (header.trim() === "*") return true;
   for (let tag of header.split(",")) {
     tag = tag.trim();
     if (tag.startsWith("W/")) tag = tag.slice(2);

@@ -27,7 +27,7 @@ import type { PublicSiteState } from "../domains/sites/public-reads";
 import { MSG_INVALID_KEY, MSG_KEY_REQUIRED, WWW_AUTHENTICATE, type Caller } from "./auth";
 import { ResponseCache } from "./cache";
 import { CORS_HEADERS, PREFLIGHT_HEADERS, VARY } from "./cors";
-import { etagFor, ifNoneMatchHits } from "./etag";
+import { etagFor, ifNoneMatchHits, isStar } from "./etag";
 import { HotLookups } from "./hot-lookups";
 import { buildOpenApiDocument } from "./openapi";
 import { OPERATIONS, type Operation } from "./operations";
@@ -124,7 +124,8 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
       return { body, etag: etagFor(body) };
     })();
     const headers = { ETag: doc.etag, "Cache-Control": CACHE_DOC };
-    if (ifNoneMatchHits(c.req.header("if-none-match"), doc.etag)) return new Response(null, { status: 304, headers });
+    const inm = c.req.header("if-none-match");
+    if (isStar(inm) || ifNoneMatchHits(inm, doc.etag)) return new Response(null, { status: 304, headers });
     return new Response(doc.body, { status: 200, headers: { ...headers, "Content-Type": JSON_TYPE } });
   });
 
@@ -168,7 +169,8 @@ function handlerFor(deps: Deps, op: Operation, cache: ResponseCache, lookups: Ho
 
     const etag = etagFor(basis);
     const headers = { ETag: etag, "Cache-Control": caller.key ? CACHE_KEYED : CACHE_PUBLIC };
-    if (ifNoneMatchHits(c.req.header("if-none-match"), etag)) return new Response(null, { status: 304, headers });
+    const inm = c.req.header("if-none-match");
+    if (ifNoneMatchHits(inm, etag)) return new Response(null, { status: 304, headers });
 
     let body = cache.get(basis);
     if (body === undefined) {
@@ -177,6 +179,8 @@ function handlerFor(deps: Deps, op: Operation, cache: ResponseCache, lookups: Ho
       body = JSON.stringify({ success: true, ...result });
       cache.set(basis, body);
     }
+    // "*" matches only a representation that exists, so it is answered after the read.
+    if (isStar(inm)) return new Response(null, { status: 304, headers });
     return new Response(body, { status: 200, headers: { ...headers, "Content-Type": JSON_TYPE } });
   };
 }
