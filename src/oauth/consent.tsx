@@ -54,7 +54,7 @@ const ConsentPage = (p: {
   const { name, detail } = clientLabel(p.request);
   const hasCompanies = p.session.companies.length > 0;
   return (
-    <Layout title={`Connect ${name}`} session={p.session} path={PATHS.authorize} narrow>
+    <Layout title={`Connect ${name}`} session={p.session} path={PATHS.authorize} narrow focused>
       <h1>Connect {name} to Plinth?</h1>
       {p.error && <Notice kind="error">{p.error}</Notice>}
       <div class="card client">

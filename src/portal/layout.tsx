@@ -28,13 +28,14 @@ export const Notice: FC<PropsWithChildren<{ kind?: NoticeKind }>> = ({ kind = "i
   </div>
 );
 
-const Header: FC<{ session: Session | null; path: string }> = ({ session, path }) => (
+/** `focused` pages (the consent screen) keep only the brand and sign-out: switching company there would lose the request. */
+const Header: FC<{ session: Session | null; path: string; focused?: boolean }> = ({ session, path, focused }) => (
   <header class="top">
     <div class="bar">
       <a class="brand" href="/">
         Plinth
       </a>
-      {session && session.companies.length > 1 && (
+      {session && !focused && session.companies.length > 1 && (
         <form class="switcher" method="post" action="/company">
           <Csrf session={session} />
           <input type="hidden" name="next" value={path} />
@@ -53,7 +54,7 @@ const Header: FC<{ session: Session | null; path: string }> = ({ session, path }
           </button>
         </form>
       )}
-      {session && session.companies.length === 1 && <span class="muted small">{session.active?.name}</span>}
+      {session && !focused && session.companies.length === 1 && <span class="muted small">{session.active?.name}</span>}
       {session && (
         <form class="signout inline" method="post" action="/logout">
           <Csrf session={session} />
@@ -64,7 +65,7 @@ const Header: FC<{ session: Session | null; path: string }> = ({ session, path }
         </form>
       )}
     </div>
-    {session && (
+    {session && !focused && (
       <nav class="main" aria-label="Portal">
         {NAV.map((n) => (
           <a href={n.href} aria-current={path === n.href ? "page" : undefined}>
@@ -76,7 +77,9 @@ const Header: FC<{ session: Session | null; path: string }> = ({ session, path }
   </header>
 );
 
-export const Layout: FC<PropsWithChildren<{ title: string; session: Session | null; path: string; narrow?: boolean }>> = (p) => (
+export const Layout: FC<
+  PropsWithChildren<{ title: string; session: Session | null; path: string; narrow?: boolean; focused?: boolean }>
+> = (p) => (
   <html lang="en">
     <head>
       <meta charset="utf-8" />
@@ -86,7 +89,7 @@ export const Layout: FC<PropsWithChildren<{ title: string; session: Session | nu
       <link rel="stylesheet" href={`${PORTAL_CSS_PATH}?v=${PORTAL_CSS_HASH}`} />
     </head>
     <body>
-      <Header session={p.session} path={p.path} />
+      <Header session={p.session} path={p.path} focused={p.focused} />
       <main class={p.narrow ? "narrow" : undefined}>{p.children}</main>
     </body>
   </html>

@@ -134,6 +134,8 @@ describe("the consent screen", () => {
     const text = await pageText(html);
     expect(text).toContain(`Connect <script>alert("x")</script> Evil & Co to Plinth?`);
     expect(text).toContain("127.0.0.1:7000");
+    // No company switcher here: switching would drop the request; the companies are chosen in the form.
+    expect((await readForms(html)).some((f) => f.action === "/company")).toBe(false);
     const form = (await readForms(html)).find((f) => f.action === "/oauth/authorize")!;
     const scopes = form.fields.filter((f) => f.name === "grant_scope");
     expect(scopes.map((f) => [f.value, f.checked])).toEqual([
