@@ -19,7 +19,9 @@ function positiveId(raw: string, what: string): number {
 export function parseExpiry(raw: string): Date {
   const ok = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/.test(raw);
   const d = new Date(raw);
-  if (!ok || Number.isNaN(d.getTime())) throw new UsageError(`--expires must be an ISO 8601 date or date-time with offset (e.g. 2030-01-31 or 2030-01-31T12:00:00Z), got "${raw}"`);
+  // Date rolls 2030-02-30 over to March; a calendar date must survive the round trip.
+  const calendarOk = ok && !Number.isNaN(d.getTime()) && (raw.length > 10 || d.toISOString().slice(0, 10) === raw);
+  if (!calendarOk) throw new UsageError(`--expires must be an ISO 8601 date or date-time with offset (e.g. 2030-01-31 or 2030-01-31T12:00:00Z), got "${raw}"`);
   return d;
 }
 
