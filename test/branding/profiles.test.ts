@@ -171,6 +171,28 @@ describe("contrast and audit tools", () => {
     expect(a.warnings.join(" ")).toContain("logoAlt");
   });
 
+  test("transparent backgrounds show the page; notations the maths cannot evaluate are skipped", async () => {
+    const p = await update({ buttonPresets: [{ name: "Outline", backgroundColor: "transparent", color: "#AAAAAA" }], darkMode: { backgroundColor: "rgb(10, 10, 10)", textColor: "#fff" } }, w.site2Id);
+    const outline = p.branding.buttonPresets.find((x: any) => x.name === "Outline");
+    expect(outline).toMatchObject({ backgroundColor: "transparent", color: "#aaaaaa" });
+    const a = await call("branding_audit", { siteId: w.site2Id });
+    const pair = a.pairs.find((x: any) => x.pair === 'button preset "Outline" text on its background');
+    expect(pair).toMatchObject({ background: "#ffffff", backgroundField: `buttonPresets.${outline.id}.backgroundColor (transparent, shows #ffffff)`, passes: false });
+    expect(a.skipped).toContainEqual({ pair: "dark mode: text on background", reason: expect.stringContaining("darkMode.backgroundColor is rgb(10, 10, 10)") });
+    // Top-level colours stay hex-only, as the spec says.
+    expect((await errorOf(() => update({ backgroundColor: "transparent" }, w.site2Id))).code).toBe("validation");
+    expect((await errorOf(() => update({ buttonStyle: { primaryBg: "rgb(1,2,3); x" } }, w.site2Id))).code).toBe("validation");
+  });
+
+  test("a stored value from before a rule existed is named, and can be cleared", async () => {
+    w.deps.store.sqlite.query("UPDATE brand_profiles SET data = ? WHERE site_id = ?").run(JSON.stringify({ primaryColor: "blue", textColor: "#111111" }), w.site2Id);
+    expect((await call("branding_get_profile", { siteId: w.site2Id })).branding).toEqual({ primaryColor: "blue", textColor: "#111111" });
+    expect((await call("branding_audit", { siteId: w.site2Id })).skipped).toContainEqual({ pair: "link on background", reason: expect.stringContaining("primaryColor is blue") });
+    const e = await errorOf(() => update({ textColor: "#000000" }, w.site2Id));
+    expect(e.message).toContain("invalid field primaryColor");
+    expect((await call("branding_clear_fields", { siteId: w.site2Id, fields: ["primaryColor"] })).branding).toEqual({ textColor: "#111111" });
+  });
+
   test("pairs without a foreground are skipped, not guessed; defaults are audited", () => {
     const a = auditBranding({});
     expect(a.pairs.map((p) => p.pair)).toEqual(["text on background", "link on background"]);

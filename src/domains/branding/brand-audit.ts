@@ -7,14 +7,17 @@
  * to text/background (the nav pair is checked only when one of them is set,
  * else it would repeat text-on-background); button backgrounds fall back to
  * primaryColor / secondaryColor. A pair whose foreground has no value at all
- * (e.g. buttonStyle.primaryText unset) is reported as skipped, not guessed.
+ * (e.g. buttonStyle.primaryText unset) is reported as skipped, not guessed;
+ * so is one in a notation the maths does not evaluate (currentColor,
+ * rgb()/hsl()). A transparent background shows what is behind it: the page
+ * (or dark-mode) background.
  *
  * Every pair is held to AA for normal text (4.5:1): body text, links, nav
  * items and button labels are all normal-size text in the common case. Each
  * failure carries the nearest passing foreground (same hue, lightness moved
  * as little as possible) as a suggestion.
  */
-import { contrast, nearestPassing, normalizeHex, THRESHOLDS, type ContrastResult } from "./contrast";
+import { contrast, HEX_RE, nearestPassing, normalizeHex, THRESHOLDS, type ContrastResult } from "./contrast";
 import { BRANDING_DEFAULTS } from "./profiles";
 import type { BrandingData } from "./schemas";
 
@@ -24,6 +27,8 @@ export interface PairSpec {
   pair: string;
   foreground: { field: string; value: string | undefined };
   background: { field: string; value: string | undefined };
+  /** What shows through a transparent background (the page or dark-mode background). */
+  behind?: string;
 }
 
 export interface CheckedPair extends ContrastResult {
@@ -56,13 +61,14 @@ export function impliedPairs(b: BrandingData): PairSpec[] {
       pair: "nav text on nav background",
       foreground: pick("navTextColor", b.navTextColor, text.field, text.value),
       background: pick("navBackground", b.navBackground, bg.field, bg.value),
+      behind: bg.value,
     });
   const bs = b.buttonStyle ?? {};
   const btn = (kind: "primary" | "secondary", fallbackBg: { field: string; value: string | undefined }) => {
     const label = { field: `buttonStyle.${kind}Text`, value: bs[`${kind}Text`] };
-    pairs.push({ pair: `${kind} button text on ${kind} button`, foreground: label, background: pick(`buttonStyle.${kind}Bg`, bs[`${kind}Bg`], fallbackBg.field, fallbackBg.value) });
+    pairs.push({ pair: `${kind} button text on ${kind} button`, foreground: label, background: pick(`buttonStyle.${kind}Bg`, bs[`${kind}Bg`], fallbackBg.field, fallbackBg.value), behind: bg.value });
     if (bs[`${kind}HoverBg`] !== undefined)
-      pairs.push({ pair: `${kind} button text on hover`, foreground: label, background: { field: `buttonStyle.${kind}HoverBg`, value: bs[`${kind}HoverBg`] } });
+      pairs.push({ pair: `${kind} button text on hover`, foreground: label, background: { field: `buttonStyle.${kind}HoverBg`, value: bs[`${kind}HoverBg`] }, behind: bg.value });
   };
   btn("primary", primary);
   btn("secondary", secondary);
@@ -71,6 +77,7 @@ export function impliedPairs(b: BrandingData): PairSpec[] {
       pair: `button preset "${p.name}" text on its background`,
       foreground: { field: `buttonPresets.${p.id}.color`, value: p.color },
       background: { field: `buttonPresets.${p.id}.backgroundColor`, value: p.backgroundColor },
+      behind: bg.value,
     });
   const dm = b.darkMode;
   if (dm && Object.keys(dm).length) {
@@ -83,9 +90,21 @@ export function impliedPairs(b: BrandingData): PairSpec[] {
         pair: "dark mode: nav text on nav background",
         foreground: pick("darkMode.navTextColor", dm.navTextColor, dtext.field, dtext.value),
         background: pick("darkMode.navBackground", dm.navBackground, dbg.field, dbg.value),
+        behind: dbg.value,
       });
   }
   return pairs;
+}
+
+/**
+ * A colour as a hex the maths can use, or why not: transparent shows what is
+ * behind it; currentColor and rgb()/hsl() notation are not evaluated.
+ */
+function resolve(c: { field: string; value: string | undefined }, behind?: string): { hex: string } | { reason: string } {
+  if (c.value === undefined) return { reason: `${c.field} not set` };
+  if (HEX_RE.test(c.value)) return { hex: normalizeHex(c.value) };
+  if (c.value === "transparent" && behind !== undefined && HEX_RE.test(behind)) return { hex: normalizeHex(behind) };
+  return { reason: `${c.field} is ${c.value}; only hex colours (and transparent backgrounds) can be checked` };
 }
 
 export function checkPair(p: PairSpec): CheckedPair {
@@ -111,9 +130,18 @@ export function auditBranding(b: BrandingData) {
   const checked: CheckedPair[] = [];
   const skipped: { pair: string; reason: string }[] = [];
   for (const p of impliedPairs(b)) {
-    const missing = [p.foreground, p.background].filter((c) => c.value === undefined).map((c) => c.field);
-    if (missing.length) skipped.push({ pair: p.pair, reason: `${missing.join(" and ")} not set` });
-    else checked.push(checkPair(p));
+    const fg = resolve(p.foreground);
+    const bg = resolve(p.background, p.behind);
+    const reasons = [fg, bg].flatMap((r) => ("reason" in r ? [r.reason] : []));
+    if (reasons.length) skipped.push({ pair: p.pair, reason: reasons.join("; ") });
+    else
+      checked.push(
+        checkPair({
+          ...p,
+          foreground: { ...p.foreground, value: (fg as { hex: string }).hex },
+          background: { field: p.background.value === "transparent" ? `${p.background.field} (transparent, shows ${p.behind})` : p.background.field, value: (bg as { hex: string }).hex },
+        }),
+      );
   }
   const missingAssets: string[] = LOGO_FIELDS.filter((f) => !b[f]);
   if (!b.faviconUrl) missingAssets.push("faviconUrl");

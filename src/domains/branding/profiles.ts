@@ -22,7 +22,7 @@ import { invalid, notFound } from "../../core/errors";
 import { authorize } from "../../core/scopes";
 import { urlProblem } from "../blocks/urls";
 import { siteForActor } from "../sites/access";
-import { normalizeHex } from "./contrast";
+import { HEX_RE, normalizeHex } from "./contrast";
 import { cssVarsFor } from "./css-vars";
 import { toPublicBranding } from "./public-reads";
 import {
@@ -62,7 +62,7 @@ const NESTED_COLOURS: Record<string, ReadonlySet<string>> = {
 };
 
 function normalizeValue(key: string, value: string, colour: boolean): string {
-  if (colour) return normalizeHex(value);
+  if (colour && HEX_RE.test(value)) return normalizeHex(value);
   if (URLS.has(key)) {
     const problem = urlProblem(value);
     if (problem) throw invalid(`${key} ${problem}.`);
@@ -125,7 +125,11 @@ export function applyPatch(current: BrandingData, patch: BrandingPatchData, newI
   }
   // The merged profile must still be a valid Branding object (belt and braces: the patch schema already held).
   const checked = val.safeParse(Branding, out);
-  if (!checked.success) throw invalid(`The resulting profile is not valid: ${checked.issues[0]?.message}`);
+  if (!checked.success) {
+    // Only reachable through a stored value from before a rule existed; name it so it can be fixed or cleared.
+    const issue = checked.issues[0]!;
+    throw invalid(`The stored profile has an invalid field ${val.getDotPath(issue) ?? ""} (${issue.message}); set it again or clear it with branding_clear_fields.`);
+  }
   return checked.output as BrandingData;
 }
 

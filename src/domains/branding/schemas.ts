@@ -15,6 +15,20 @@ export const ELEMENT_RE = /^[a-z][a-z0-9-]{0,31}$/;
 
 export const hexColor = v.pipe(v.string("Colours are hex strings."), v.regex(HEX_RE, "Colours must be hex, #rgb or #rrggbb (e.g. #2563eb)."));
 
+/**
+ * Colours inside buttonStyle, buttonPresets and darkMode: the spec types them
+ * as plain strings, and an outline button really is `transparent`, so these
+ * also take transparent, currentColor and rgb()/hsl() notation. Top-level
+ * colours are hex, as the spec says.
+ */
+export const cssColor = v.pipe(
+  v.string("Colours are strings."),
+  v.regex(
+    /^(?:#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})|transparent|currentColor|currentcolor|(?:rgb|rgba|hsl|hsla)\([0-9.,% /deg+-]{1,60}\))$/,
+    "Colours must be hex (#rrggbb), transparent, currentColor, or rgb()/hsl() notation.",
+  ),
+);
+
 /** A CSS value: letters, digits, spaces and # % . , ( ) ' " + - / * _ only (no ; { } < > \ :). */
 export const cssValue = v.pipe(
   v.string("CSS values are strings."),
@@ -53,16 +67,16 @@ function entries<K extends string>(keys: readonly K[], schema: v.GenericSchema, 
 function shapes(nullable: boolean) {
   const opt = (s: v.GenericSchema) => (nullable ? v.optional(v.nullable(s)) : v.optional(s));
   const buttonStyle = v.strictObject({
-    ...entries(BUTTON_STYLE_COLOURS, hexColor, nullable),
+    ...entries(BUTTON_STYLE_COLOURS, cssColor, nullable),
     borderRadius: opt(cssValue),
     variant: opt(token),
   });
-  const darkMode = v.strictObject(entries(DARK_MODE_KEYS, hexColor, nullable));
+  const darkMode = v.strictObject(entries(DARK_MODE_KEYS, cssColor, nullable));
   const typographyStyle = v.strictObject(entries(TYPOGRAPHY_KEYS, cssValue, nullable));
   const preset = v.strictObject({
     id: v.optional(v.pipe(v.string(), v.uuid("Preset ids are the uuids Plinth assigned; omit id to add a preset."))),
     name: opt(label(60)),
-    ...entries(PRESET_COLOURS, hexColor, nullable),
+    ...entries(PRESET_COLOURS, cssColor, nullable),
     ...entries(PRESET_CSS, cssValue, nullable),
   });
   const elementKey = v.pipe(v.string(), v.regex(ELEMENT_RE, "Typography keys are element names such as h1, body or caption (lower case)."));
