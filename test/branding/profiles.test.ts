@@ -8,7 +8,23 @@ import { call as callAs, errorOf, makeWorld, type World } from "../store/world";
 
 let w: World;
 const call = (name: string, args: Record<string, unknown>) => callAs(brandingDomain, w.ctx(), name, args);
-const update = (branding: Record<string, unknown>, siteId = w.siteId) => call("branding_update_profile", { siteId, branding });
+/** Updates, checks the compact echo, and returns the whole profile as read back. */
+const update = async (branding: Record<string, unknown>, siteId = w.siteId) => {
+  const echo = await call("branding_update_profile", { siteId, branding });
+  const profile = await call("branding_get_profile", { siteId });
+  expect(echo).toEqual({
+    siteId,
+    status: "saved",
+    fields: Object.keys(profile.branding),
+    buttonPresets: (profile.branding.buttonPresets ?? []).map((p: any) => ({ id: p.id, name: p.name })),
+    updatedAt: profile.updatedAt,
+  });
+  return profile;
+};
+const clear = async (fields: string[], siteId = w.siteId) => {
+  await call("branding_clear_fields", { siteId, fields });
+  return call("branding_get_profile", { siteId });
+};
 
 beforeAll(() => {
   w = makeWorld();
@@ -61,14 +77,14 @@ describe("branding profiles", () => {
     expect(unknown.message).toContain("omit id");
     expect((await errorOf(() => update({ buttonPresets: [{ color: "#000000" }] }))).message).toContain("needs a name");
     // Clearing one preset by id, and a field of another.
-    const c = await call("branding_clear_fields", { siteId: w.siteId, fields: [`buttonPresets.${p2.id}`, `buttonPresets.${p1.id}.paddingX`] });
+    const c = await clear([`buttonPresets.${p2.id}`, `buttonPresets.${p1.id}.paddingX`]);
     expect(c.branding.buttonPresets.map((p: any) => p.id)).toEqual([p1.id, b.branding.buttonPresets[2].id]);
     expect(c.branding.buttonPresets[0].paddingX).toBeUndefined();
   });
 
   test("branding_clear_fields takes paths and refuses unknown ones", async () => {
     await update({ darkMode: { backgroundColor: "#0b0b0b", textColor: "#eeeeee" }, logoUrl: "https://cdn.example.com/logo.svg" });
-    const r = await call("branding_clear_fields", { siteId: w.siteId, fields: ["darkMode.textColor", "typography.h1.size", "logoUrl"] });
+    const r = await clear(["darkMode.textColor", "typography.h1.size", "logoUrl"]);
     expect(r.branding.darkMode).toEqual({ backgroundColor: "#0b0b0b" });
     expect(r.branding.typography).toEqual({ h1: { lineHeight: "1.1" } });
     expect(r.branding.logoUrl).toBeUndefined();
@@ -190,7 +206,7 @@ describe("contrast and audit tools", () => {
     expect((await call("branding_audit", { siteId: w.site2Id })).skipped).toContainEqual({ pair: "link on background", reason: expect.stringContaining("primaryColor is blue") });
     const e = await errorOf(() => update({ textColor: "#000000" }, w.site2Id));
     expect(e.message).toContain("invalid field primaryColor");
-    expect((await call("branding_clear_fields", { siteId: w.site2Id, fields: ["primaryColor"] })).branding).toEqual({ textColor: "#111111" });
+    expect((await clear(["primaryColor"], w.site2Id)).branding).toEqual({ textColor: "#111111" });
   });
 
   test("pairs without a foreground are skipped, not guessed; defaults are audited", () => {
@@ -208,9 +224,12 @@ describe("brand messaging", () => {
   test("partial updates, null clears, lists replaced and tidied", async () => {
     expect(await call("brand_messaging_get", { siteId: w.siteId })).toMatchObject({ tagline: null, keyMessages: [], wordsToAvoid: [], updatedAt: null });
     await call("brand_messaging_update", { siteId: w.siteId, tagline: " Coffee, roasted right. ", keyMessages: ["Fresh", " fresh ", "Local", "  "] });
-    const m = await call("brand_messaging_update", { siteId: w.siteId, toneOfVoice: "Warm, plain-spoken.", wordsToAvoid: ["cheap"] });
+    const echo = await call("brand_messaging_update", { siteId: w.siteId, toneOfVoice: "Warm, plain-spoken.", wordsToAvoid: ["cheap"] });
+    expect(echo).toEqual({ siteId: w.siteId, status: "saved", fields: ["tagline", "toneOfVoice", "keyMessages", "wordsToAvoid"], updatedAt: expect.any(String) });
+    const m = await call("brand_messaging_get", { siteId: w.siteId });
     expect(m).toMatchObject({ tagline: "Coffee, roasted right.", toneOfVoice: "Warm, plain-spoken.", keyMessages: ["Fresh", "Local"], wordsToAvoid: ["cheap"] });
-    const cleared = await call("brand_messaging_update", { siteId: w.siteId, tagline: null, keyMessages: [] });
+    await call("brand_messaging_update", { siteId: w.siteId, tagline: null, keyMessages: [] });
+    const cleared = await call("brand_messaging_get", { siteId: w.siteId });
     expect(cleared).toMatchObject({ tagline: null, keyMessages: [], toneOfVoice: "Warm, plain-spoken." });
     expect((await errorOf(() => call("brand_messaging_update", { siteId: w.siteId }))).message).toContain("Nothing to update");
     expect((await errorOf(() => call("brand_messaging_update", { siteId: w.siteId, wordsToAvoid: [""] }))).code).toBe("validation");

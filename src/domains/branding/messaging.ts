@@ -74,5 +74,7 @@ export function updateMessaging(ctx: ActorContext, input: v.InferOutput<typeof m
     bumpContentVersion(tx, site.id);
     return r;
   });
-  return messagingView(site.id, row);
+  const view = messagingView(site.id, row);
+  // Compact echo: which fields now hold a value.
+  return { siteId: site.id, status: "saved", fields: Object.entries(view).filter(([k, x]) => k !== "siteId" && k !== "updatedAt" && x !== null && !(Array.isArray(x) && !x.length)).map(([k]) => k), updatedAt: view.updatedAt };
 }

@@ -222,7 +222,14 @@ function save(ctx: ActorContext, site: { id: number; name: string }, action: str
     audit(tx, ctx, action, { type: "brand_profile", id: site.id, siteId: site.id, detail });
     bumpContentVersion(tx, site.id);
   });
-  return profileView(site.id, site.name, next, Object.keys(next).length ? now : null);
+  // Compact echo (interface.md 2.7): what changed, plus the preset ids an agent needs for its next patch.
+  return {
+    siteId: site.id,
+    status: Object.keys(next).length ? "saved" : "defaults",
+    fields: Object.keys(next),
+    buttonPresets: (next.buttonPresets ?? []).map((p) => ({ id: p.id, name: p.name })),
+    updatedAt: iso(now),
+  };
 }
 
 export function updateProfile(ctx: ActorContext, input: v.InferOutput<typeof updateProfileInput>) {

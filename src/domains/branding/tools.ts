@@ -39,7 +39,7 @@ const brandingUpdateProfile = defineTool({
     'Change a site\'s branding by merging a partial Branding object, e.g. {"primaryColor":"#0f766e","typography":{"h1":{"size":"3rem"}}}. ' +
     "Given fields replace, null clears a field back to its default, buttonStyle, darkMode and each typography element merge field by field, " +
     "and buttonPresets are upserted: an entry with id changes that preset, one without id (and with a name) adds a preset with a new stable uuid. " +
-    "Colours are hex (#rgb or #rrggbb); URLs absolute http(s) or /paths. Takes effect on the storefront API at once. Returns the whole profile.",
+    "Colours are hex (#rgb or #rrggbb); URLs absolute http(s) or /paths. Takes effect on the storefront API at once. Returns the fields now set and the presets with their ids; read the whole profile with branding_get_profile.",
   input: s.updateProfileInput,
   run: updateProfile,
 });
@@ -53,7 +53,7 @@ const brandingClearFields = defineTool({
   title: "Clear brand fields",
   description:
     "Reset fields of a site's branding to their defaults by path: a top-level field (primaryColor, typography, buttonPresets …), buttonStyle.<field>, darkMode.<field>, " +
-    "typography.<element>, typography.<element>.<field>, buttonPresets.<id> (removes that preset) or buttonPresets.<id>.<field>. Returns the whole profile.",
+    "typography.<element>, typography.<element>.<field>, buttonPresets.<id> (removes that preset) or buttonPresets.<id>.<field>. Returns the fields still set.",
   input: s.clearFieldsInput,
   run: clearFields,
 });
@@ -129,7 +129,7 @@ const brandMessagingUpdate = defineTool({
   idempotent: true,
   title: "Update brand messaging",
   description:
-    "Change a site's brand messaging. Fields you omit stay; null clears one; keyMessages (up to 20) and wordsToAvoid (up to 100) replace the whole list.",
+    "Change a site's brand messaging. Fields you omit stay; null clears one; keyMessages (up to 20) and wordsToAvoid (up to 100) replace the whole list. Returns which fields now hold a value.",
   input: s.messagingUpdateInput,
   run: updateMessaging,
 });
