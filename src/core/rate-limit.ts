@@ -32,6 +32,12 @@ export interface RateLimiter {
   peek(bucket: string): RateLimitDecision | Promise<RateLimitDecision>;
 }
 
+/** The in-memory limiter answers synchronously. */
+export interface MemoryRateLimiter extends RateLimiter {
+  take(bucket: string): RateLimitDecision;
+  peek(bucket: string): RateLimitDecision;
+}
+
 interface Bucket {
   tokens: number;
   at: number;
@@ -39,7 +45,7 @@ interface Bucket {
 
 const MINUTE_MS = 60_000;
 
-export function memoryRateLimiter(opts: { limitPerMinute: number; clock: Clock; maxBuckets?: number }): RateLimiter {
+export function memoryRateLimiter(opts: { limitPerMinute: number; clock: Clock; maxBuckets?: number }): MemoryRateLimiter {
   const limit = opts.limitPerMinute;
   const perMs = limit / MINUTE_MS;
   const maxBuckets = opts.maxBuckets ?? 100_000;
