@@ -4,7 +4,7 @@ import type { ActorContext } from "../../core/context";
 import { AppError, conflict } from "../../core/errors";
 import { pageInput } from "../../core/pagination";
 import { defineTool, type Domain } from "../../mcp/define";
-import { LINK_STATUSES, TOKEN_RE } from "./links";
+import { LINK_STATUSES } from "./links";
 import { decideApproval, getApproval, listApprovals, type DecisionKind } from "./verbs";
 
 const idSchema = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(Number.MAX_SAFE_INTEGER));
@@ -89,6 +89,3 @@ export const approvalsDomain: Domain = {
   description: "Human approval of what agents draft: list approval links, inspect what they propose, approve or reject them.",
   tools: approvalsTools,
 };
-
-/** Shape check for tokens typed or pasted by people (used by the approval page). */
-export const isTokenShape = (s: string) => TOKEN_RE.test(s);
