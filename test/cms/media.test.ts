@@ -131,6 +131,9 @@ describe("register, update, delete", () => {
     expect(m).toMatchObject({ filename: "Beans Close.jpg", mimeType: "image/jpeg", url: "https://cdn.example.com/img/Beans%20Close.jpg", thumbnailUrl: "https://cdn.example.com/img/Beans%20Close.jpg", width: 1200, stored: false });
     const u = await w.ok(w.owner, "media_update", { siteId: w.siteA, id: m.id, alt: null, caption: "Close-up" });
     expect(u).toMatchObject({ alt: null, caption: "Close-up" });
+    expect(await w.err(w.owner, "media_update", { siteId: w.siteA, id: 999_999, alt: "x" })).toStartWith("Not found");
+    expect(await w.err(w.owner, "media_update", { siteId: w.siteA, id: m.id, filename: ".." })).toContain("filename");
+    expect(await w.err(w.owner, "media_update", { siteId: w.siteA, id: m.id, alt: "a\u0007b" })).toStartWith("Invalid arguments");
   });
 
   test("media in use is refused naming what uses it; once free, delete removes the row and the files", async () => {

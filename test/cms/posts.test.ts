@@ -164,6 +164,9 @@ describe("errors", () => {
     expect(await w.err(w.owner, "posts_get", { siteId: w.siteA })).toContain("exactly one of id or slug");
     expect(await w.err(w.owner, "posts_get", { siteId: w.siteA, id: 9_007_199_254_740_991 })).toStartWith("Not found");
     expect(await w.err(w.owner, "posts_list", { siteId: w.siteA, limit: 1000 })).toStartWith("Invalid arguments");
+    expect(await w.err(w.owner, "posts_unpublish", { siteId: w.siteA, id: 999_999 })).toStartWith("Not found");
+    const draftOnly = await w.ok(w.owner, "posts_create", { siteId: w.siteA, title: "Never live" });
+    expect(await w.ok(w.owner, "posts_unpublish", { siteId: w.siteA, id: draftOnly.id })).toMatchObject({ status: "pending", message: "The post is not published." });
   });
 
   test("parent posts: unknown, self and cycles are refused; a parent with children cannot be deleted", async () => {

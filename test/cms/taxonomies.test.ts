@@ -102,6 +102,22 @@ describe("post types", () => {
   });
 });
 
+describe("more errors", () => {
+  test("slug conflicts on update, unknown ids and malformed input across taxonomy and type tools", async () => {
+    const t1 = await w.ok(w.owner, "tags_create", { siteId: w.siteA, name: "One" });
+    await w.ok(w.owner, "tags_create", { siteId: w.siteA, name: "Two" });
+    expect(await w.err(w.owner, "tags_update", { siteId: w.siteA, id: t1.id, slug: "two" })).toStartWith("Conflict");
+    expect(await w.err(w.owner, "tags_update", { siteId: w.siteA, id: 999_999, name: "x" })).toStartWith("Not found");
+    expect(await w.err(w.owner, "tags_create", { siteId: w.siteA, name: "x", slug: "-bad-" })).toStartWith("Invalid arguments");
+    const p1 = await w.ok(w.owner, "post_types_create", { siteId: w.siteA, name: "Event" });
+    await w.ok(w.owner, "post_types_create", { siteId: w.siteA, name: "Podcast" });
+    expect(await w.err(w.owner, "post_types_update", { siteId: w.siteA, id: p1.id, slug: "podcast" })).toStartWith("Conflict");
+    expect(await w.err(w.owner, "post_types_update", { siteId: w.siteA, id: 999_999, name: "x" })).toStartWith("Not found");
+    expect(await w.err(w.owner, "post_types_list", { siteId: w.siteA, offset: -1 })).toStartWith("Invalid arguments");
+    expect(await w.err(w.owner, "categories_list", { siteId: w.siteA, search: "x".repeat(201) })).toStartWith("Invalid arguments");
+  });
+});
+
 describe("security", () => {
   test("another company's terms and types cannot be read or changed, through their site or mine", async () => {
     const cat = await w.ok(w.stranger, "categories_create", { siteId: w.siteB, name: "Rival category" });

@@ -72,6 +72,9 @@ describe("errors and security", () => {
     await w.ok(w.owner, "block_templates_create", { siteId: w.siteA, name: "Taken", slug: "taken", blocks: [] });
     expect(await w.err(w.owner, "block_templates_create", { siteId: w.siteA, name: "Other", slug: "taken", blocks: [] })).toStartWith("Conflict");
     expect(await w.err(w.owner, "block_templates_create", { siteId: w.siteA, name: "No blocks" })).toStartWith("Invalid arguments");
+    expect(await w.err(w.owner, "block_templates_list", { siteId: w.siteA, status: "archived" })).toStartWith("Invalid arguments");
+    expect(await w.err(w.owner, "block_templates_get", { siteId: w.siteA, slug: "no-such-template" })).toStartWith("Not found");
+    expect(await w.err(w.owner, "block_templates_get", { siteId: w.siteA })).toContain("exactly one of id or slug");
     const theirs = await w.ok(w.stranger, "block_templates_create", { siteId: w.siteB, name: "Rival template", blocks: [] });
     const before = w.changes();
     for (const [tool, args] of [

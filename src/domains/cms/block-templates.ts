@@ -9,7 +9,7 @@ import { and, asc, count, eq, ne, sql } from "drizzle-orm";
 import { audit } from "../../core/audit";
 import { iso } from "../../core/clock";
 import type { ActorContext } from "../../core/context";
-import { conflict, notFound } from "../../core/errors";
+import { conflict, invalid, notFound } from "../../core/errors";
 import { page } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
 import { slugify, uniqueSlug } from "../../core/slug";
@@ -83,6 +83,7 @@ export function getTemplate(ctx: ActorContext, input: { siteId: number; id?: num
   authorize(ctx, "sites:read", { write: false });
   const site = siteForActor(ctx, input.siteId);
   const db = ctx.deps.db;
+  if ((input.id === undefined) === (input.slug === undefined)) throw invalid("Give exactly one of id or slug.");
   const t =
     input.id !== undefined
       ? templateInSite(db, site.id, input.id)
