@@ -38,7 +38,9 @@ describe("staging", () => {
     expect(count("SELECT count(*) AS n FROM nav_items")).toBe(before);
 
     const got = await w.ok(w.owner, "approvals_get", { id: staged.approval.id });
-    expect(got).toMatchObject({ linkType: "pending_change", tool: "nav_items_create", status: "pending", credential: { name: "Careful agent" } });
+    expect(got).toMatchObject({ linkType: "pending_change", entityType: "nav_item", tool: "nav_items_create", status: "pending", credential: { name: "Careful agent" } });
+    const listed = await w.ok(w.owner, "approvals_list", { linkType: "pending_change", entityType: "nav_item", status: "pending" });
+    expect(listed.items.map((a: any) => a.id)).toEqual([staged.approval.id]);
     expect(got.proposal.changes).toEqual(expect.arrayContaining([{ field: "label", before: null, after: "Shop" }]));
 
     // The credential that staged it cannot wave it through itself.

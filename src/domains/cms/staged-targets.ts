@@ -1,6 +1,8 @@
 /**
- * For staged CMS calls that change an existing record: the record as it is
- * now, keyed like the tool's arguments. The approval page shows it beside
+ * For staged CMS calls: the entity type recorded on the link (so
+ * approvals_list can filter by it), and for calls that change an existing
+ * record, the record as it is now, keyed like the tool's arguments (creates
+ * have no id, so `current` is null for them). The approval page shows it beside
  * the proposal, and approval refuses to apply a call whose target changed
  * in the meantime (approvals/staging.ts).
  */
@@ -26,7 +28,7 @@ function lookup<T>(ctx: ActorContext, input: Input, fn: (siteId: number, id: num
 export const cmsStagedTargets: StagedTarget[] = [
   {
     entityType: "post",
-    tools: ["posts_update", "posts_delete", "posts_unpublish"],
+    tools: ["posts_create", "posts_update", "posts_delete", "posts_unpublish"],
     current: (ctx, input) =>
       lookup(ctx, input, (siteId, id) => {
         const db = ctx.deps.db;
@@ -55,7 +57,7 @@ export const cmsStagedTargets: StagedTarget[] = [
   },
   {
     entityType: "post_type",
-    tools: ["post_types_update", "post_types_delete"],
+    tools: ["post_types_create", "post_types_update", "post_types_delete"],
     current: (ctx, input) =>
       lookup(ctx, input, (siteId, id) =>
         ctx.deps.db
@@ -67,7 +69,7 @@ export const cmsStagedTargets: StagedTarget[] = [
   },
   {
     entityType: "category",
-    tools: ["categories_update", "categories_delete"],
+    tools: ["categories_create", "categories_update", "categories_delete"],
     current: (ctx, input) =>
       lookup(ctx, input, (siteId, id) =>
         ctx.deps.db
@@ -79,7 +81,7 @@ export const cmsStagedTargets: StagedTarget[] = [
   },
   {
     entityType: "tag",
-    tools: ["tags_update", "tags_delete"],
+    tools: ["tags_create", "tags_update", "tags_delete"],
     current: (ctx, input) =>
       lookup(ctx, input, (siteId, id) =>
         ctx.deps.db.select({ name: tags.name, slug: tags.slug }).from(tags).where(and(eq(tags.id, id), eq(tags.siteId, siteId))).get(),
@@ -87,7 +89,7 @@ export const cmsStagedTargets: StagedTarget[] = [
   },
   {
     entityType: "nav_item",
-    tools: ["nav_items_update", "nav_items_move", "nav_items_delete"],
+    tools: ["nav_items_create", "nav_items_update", "nav_items_move", "nav_items_delete"],
     current: (ctx, input) =>
       lookup(ctx, input, (siteId, id) => {
         const n = ctx.deps.db.select().from(navItems).where(and(eq(navItems.id, id), eq(navItems.siteId, siteId))).get();
@@ -129,7 +131,7 @@ export const cmsStagedTargets: StagedTarget[] = [
   },
   {
     entityType: "block_template",
-    tools: ["block_templates_update", "block_templates_delete"],
+    tools: ["block_templates_create", "block_templates_update", "block_templates_delete"],
     current: (ctx, input) =>
       lookup(ctx, input, (siteId, id) => {
         const t = ctx.deps.db.select().from(blockTemplates).where(and(eq(blockTemplates.id, id), eq(blockTemplates.siteId, siteId))).get();
@@ -139,7 +141,7 @@ export const cmsStagedTargets: StagedTarget[] = [
   },
   {
     entityType: "media",
-    tools: ["media_update", "media_delete"],
+    tools: ["media_upload", "media_register", "media_update", "media_delete"],
     current: (ctx, input) =>
       lookup(ctx, input, (siteId, id) =>
         ctx.deps.db

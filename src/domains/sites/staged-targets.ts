@@ -18,7 +18,7 @@ function site(ctx: ActorContext, input: Record<string, unknown>) {
 export const siteStagedTargets: StagedTarget[] = [
   {
     entityType: "site_domain",
-    tools: ["site_domains_update", "site_domains_remove"],
+    tools: ["site_domains_add", "site_domains_update", "site_domains_remove"],
     current(ctx, input) {
       const s = site(ctx, input);
       if (!s || typeof input.id !== "number") return null;
