@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { DAY_MS } from "../../src/core/clock";
+import { brandProfiles } from "../../src/domains/branding/tables";
 import { startTestServer, type TestServer } from "../harness";
 import { makeWorld, SAMPLE_BLOCKS, toolNames, type World } from "../cms/world";
 
@@ -164,6 +165,23 @@ describe("cross-site protection and request hygiene", () => {
     expect(page.cookie).toMatch(/^plinth_approve=[0-9a-f]{32}$/);
     const second = await open(r.approval.url);
     expect(/'nonce-([0-9a-f]+)'/.exec(second.headers.get("content-security-policy")!)![1]).not.toBe(nonce);
+  });
+
+  test("the preview uses the site's branding; brand values that are not plain colours or fonts never reach the CSS", async () => {
+    s.deps.db
+      .insert(brandProfiles)
+      .values({ siteId: w.siteA, data: { primaryColor: "#aa3300", textColor: "#101010", headingFont: "Playfair Display", bodyFont: "x;}</style><script>alert(1)</script>", linkColor: "red;background:url(//evil)" } })
+      .onConflictDoUpdate({ target: brandProfiles.siteId, set: { data: { primaryColor: "#aa3300", textColor: "#101010", headingFont: "Playfair Display", bodyFont: "x;}</style><script>alert(1)</script>", linkColor: "red;background:url(//evil)" } } })
+      .run();
+    const r = await draft("Branded");
+    const page = await open(r.approval.url);
+    const css = /<style nonce="[0-9a-f]+">([\s\S]*?)<\/style>/.exec(page.body)![1]!;
+    expect(css).toContain(".ap-content .pb-button-primary{background:#aa3300");
+    expect(css).toContain("color:#101010");
+    expect(css).toContain("font-family:Playfair Display");
+    expect(css).not.toContain("evil");
+    expect(page.body).not.toContain("<script");
+    expect(css).toContain(".ap-content a{color:#aa3300}");
   });
 
   test("decisions from another site, without the form token or with a forged one, are refused and change nothing", async () => {
