@@ -100,6 +100,11 @@ describe("happy paths", () => {
     const served = (await rest("/posts/accumulated")).body.data;
     expect(served).toMatchObject({ title: "Accumulated", categories: [{ slug: "guides" }] });
     expect((await w.ok(w.owner, "posts_get", { siteId: w.siteA, id: r.id })).pendingRevision).toBeNull();
+    // A pending slug change can be taken back by sending the live slug again.
+    await w.ok(w.owner, "posts_update", { siteId: w.siteA, id: r.id, slug: "renamed-again" });
+    const back = await w.ok(w.owner, "posts_update", { siteId: w.siteA, id: r.id, slug: "accumulated" });
+    approve(back.approval.token);
+    expect((await rest("/posts/accumulated")).status).toBe(200);
     // Nothing left to change: no link.
     const same = await w.ok(w.owner, "posts_update", { siteId: w.siteA, id: r.id });
     expect(same.approval).toBeUndefined();

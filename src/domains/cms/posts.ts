@@ -100,8 +100,9 @@ export function postChanges(tx: Tx, siteId: number, f: PostFields, current: Post
   const c: PostChanges = {};
   for (const k of COPIED) if (f[k] !== undefined) (c as Record<string, unknown>)[k] = f[k];
   if (f.title !== undefined && !f.title.trim()) throw invalid("title must not be blank.", { path: "title" });
-  if (f.slug !== undefined && f.slug !== current?.slug) {
-    assertSlugFree(tx, siteId, f.slug, current?.id ?? null);
+  if (f.slug !== undefined) {
+    // Kept even when equal to the live slug: it can cancel a slug change waiting in a revision.
+    if (f.slug !== current?.slug) assertSlugFree(tx, siteId, f.slug, current?.id ?? null);
     c.slug = f.slug;
   }
   if (f.postType !== undefined) c.postTypeId = ensurePostType(tx, siteId, f.postType).id;
