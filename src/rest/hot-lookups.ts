@@ -32,6 +32,8 @@ const MAX_ENTRIES = 10_000;
 
 export class HotLookups {
   private keys = new Map<string, RestKeyRecord>();
+  /** Presented token → its SHA-256, so a busy key is hashed once, not per request. Never written anywhere. */
+  private hashes = new Map<string, string>();
   private sites = new Map<number, PublicSiteState>();
   private totalChanges = -1;
   private dataVersion = -1;
@@ -76,7 +78,15 @@ export class HotLookups {
     this.revalidate();
     const token = presentedKey(headers);
     if (token === null) return { presented: false, key: null };
-    const hash = restKeyHash(token);
+    let hash = this.hashes.get(token);
+    if (hash === undefined) {
+      hash = restKeyHash(token);
+      // Only well-formed tokens are remembered, so junk cannot fill the map.
+      if (hash) {
+        if (this.hashes.size >= MAX_ENTRIES) this.hashes.clear();
+        this.hashes.set(token, hash);
+      }
+    }
     if (!hash) return { presented: true, key: null };
     let k = this.keys.get(hash);
     if (!k) {
