@@ -1,8 +1,8 @@
 /**
  * Encoded REST bodies by ETag basis (site, content version, operation,
  * parameters). The basis changes whenever the content may have, so an entry
- * is never stale, only unused; least recently used entries go first once the
- * cache holds `maxEntries` bodies or `maxBytes` bytes. Bodies are kept as
+ * is never stale, only unused; the oldest entries go first once the cache
+ * holds `maxEntries` bodies or `maxBytes` bytes. Bodies are kept as
  * UTF-8 bytes so a hit costs no serialization or encoding at all: this is
  * what lets a hot endpoint answer at close to the speed of a static file.
  */
@@ -15,13 +15,10 @@ export class ResponseCache {
   ) {}
 
   get(key: string): Uint8Array<ArrayBuffer> | undefined {
-    const body = this.map.get(key);
-    if (body !== undefined) {
-      // Re-insert: a Map iterates in insertion order, so the head is the least recently used.
-      this.map.delete(key);
-      this.map.set(key, body);
-    }
-    return body;
+    // No recency bookkeeping on a hit (that would cost two more hash lookups
+    // per request): eviction is first in, first out, and an evicted hot body
+    // is simply rebuilt once.
+    return this.map.get(key);
   }
 
   set(key: string, body: Uint8Array<ArrayBuffer>) {

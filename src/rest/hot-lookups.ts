@@ -78,16 +78,14 @@ export class HotLookups {
     this.revalidate();
     const token = presentedKey(headers);
     if (token === null) return { presented: false, key: null };
-    let hash = this.hashes.get(token);
+    let hash: string | null | undefined = this.hashes.get(token);
     if (hash === undefined) {
       hash = restKeyHash(token);
+      if (!hash) return { presented: true, key: null };
       // Only well-formed tokens are remembered, so junk cannot fill the map.
-      if (hash) {
-        if (this.hashes.size >= MAX_ENTRIES) this.hashes.clear();
-        this.hashes.set(token, hash);
-      }
+      if (this.hashes.size >= MAX_ENTRIES) this.hashes.clear();
+      this.hashes.set(token, hash);
     }
-    if (!hash) return { presented: true, key: null };
     let k = this.keys.get(hash);
     if (!k) {
       const found = findRestKeyByHash(this.deps, hash);

@@ -72,14 +72,28 @@ interface Ctx {
   requestId: string | undefined;
 }
 
-/** Headers every REST response carries, in one object so each Response is built once. */
+const EXPOSE = CORS_HEADERS["Access-Control-Expose-Headers"]!;
+const ALLOW_ORIGIN = CORS_HEADERS["Access-Control-Allow-Origin"]!;
+
+/**
+ * Headers every REST response carries, built as one object literal of a
+ * fixed shape (this runs on every request).
+ */
 function baseHeaders(x: Ctx): Record<string, string> {
-  const h: Record<string, string> = { ...CORS_HEADERS, Vary: VARY };
-  if (x.rate) {
-    h["X-RateLimit-Limit"] = String(x.rate.limit);
-    h["X-RateLimit-Remaining"] = String(x.rate.remaining);
+  const h: Record<string, string> = {
+    "Access-Control-Allow-Origin": ALLOW_ORIGIN,
+    "Access-Control-Expose-Headers": EXPOSE,
+    Vary: VARY,
+    "X-RateLimit-Limit": x.rate ? String(x.rate.limit) : "",
+    "X-RateLimit-Remaining": x.rate ? String(x.rate.remaining) : "",
+    "X-Request-Id": x.requestId ?? "",
+  };
+  // Rare: a failure before the rate limiter ran, or routes used without app.ts's request ids.
+  if (!x.rate) {
+    delete h["X-RateLimit-Limit"];
+    delete h["X-RateLimit-Remaining"];
   }
-  if (x.requestId) h["X-Request-Id"] = x.requestId;
+  if (!x.requestId) delete h["X-Request-Id"];
   return h;
 }
 
@@ -106,10 +120,41 @@ interface Route {
   parseQuery: ((q: URLSearchParams) => ParsedQuery) | null;
 }
 
+/**
+ * What the URL alone decides, kept per distinct path and query: renderers
+ * repeat the same URLs, so validation runs once per URL, not per request.
+ * Failures are kept too and raised in the documented order (site id, then
+ * auth, then query and slug).
+ */
+interface ParsedUrl {
+  route: Route;
+  siteId: number | null;
+  query: ParsedQuery | AppError;
+  slug: string | AppError;
+}
+const MAX_PARSED = 5000;
+const NO_QUERY: ParsedQuery = { values: {}, canonical: "" };
+
+function parseUrl(route: Route, rawSiteId: string, rawSlug: string, search: string): ParsedUrl {
+  let query: ParsedQuery | AppError = NO_QUERY;
+  if (route.parseQuery) {
+    try {
+      query = route.parseQuery(new URLSearchParams(search));
+    } catch (e) {
+      if (!(e instanceof AppError)) throw e;
+      query = e;
+    }
+  }
+  let slug: string | AppError = "";
+  if (route.op.slug) slug = parseSlug(decodeSegment(rawSlug)) ?? invalid(INVALID_SLUG);
+  return { route, siteId: parseSiteId(decodeSegment(rawSiteId)), query, slug };
+}
+
 export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: ResponseCache } = {}) {
   const limiter = opts.limiter ?? memoryRateLimiter({ limitPerMinute: deps.config.rateLimit, clock: deps.clock });
   const cache = opts.cache ?? new ResponseCache();
   const lookups = new HotLookups(deps);
+  const parsedUrls = new Map<string, ParsedUrl>();
 
   // /sites/{siteId}/<resource> and /sites/{siteId}/<resource>/{slug}, by resource.
   const lists = new Map<string, Route>();
@@ -158,16 +203,23 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
   function route(c: Context<Env>, x: Ctx, caller: Caller): Response {
     const url = c.req.url;
     const pathStart = url.indexOf("/", url.indexOf("//") + 2);
-    const q = url.indexOf("?", pathStart);
-    const path = url.slice(pathStart, q === -1 ? undefined : q);
-    if (!path.startsWith(REST_BASE + "/")) throw notFound();
-    const parts = path.slice(REST_BASE.length + 1).split("/");
-    if (parts.length === 1 && parts[0] === "openapi.json") return serveDoc(c, x);
-    // A trailing slash names no resource (…/posts/ is not a post with an empty slug).
-    if (parts[0] !== "sites" || parts.length < 3 || parts.length > 4 || parts[parts.length - 1] === "") throw notFound();
-    const r = (parts.length === 3 ? lists : details).get(parts[2]!);
-    if (!r) throw notFound();
-    return serve(c, x, caller, r, decodeSegment(parts[1]!), parts.length === 4 ? decodeSegment(parts[3]!) : "", q === -1 ? "" : url.slice(q));
+    const pathAndQuery = url.slice(pathStart);
+    let parsed = parsedUrls.get(pathAndQuery);
+    if (!parsed) {
+      const q = pathAndQuery.indexOf("?");
+      const path = q === -1 ? pathAndQuery : pathAndQuery.slice(0, q);
+      if (!path.startsWith(REST_BASE + "/")) throw notFound();
+      const parts = path.slice(REST_BASE.length + 1).split("/");
+      if (parts.length === 1 && parts[0] === "openapi.json") return serveDoc(c, x);
+      // A trailing slash names no resource (…/posts/ is not a post with an empty slug).
+      if (parts[0] !== "sites" || parts.length < 3 || parts.length > 4 || parts[parts.length - 1] === "") throw notFound();
+      const r = (parts.length === 3 ? lists : details).get(parts[2]!);
+      if (!r) throw notFound();
+      parsed = parseUrl(r, parts[1]!, parts[3] ?? "", q === -1 ? "" : pathAndQuery.slice(q));
+      if (parsedUrls.size >= MAX_PARSED) parsedUrls.clear();
+      parsedUrls.set(pathAndQuery, parsed);
+    }
+    return serve(c, x, caller, parsed);
   }
 
   function serveDoc(c: Context<Env>, x: Ctx): Response {
@@ -181,21 +233,17 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
     return new Response(d.body, { status: 200, headers });
   }
 
-  function serve(c: Context<Env>, x: Ctx, caller: Caller, r: Route, rawSiteId: string, rawSlug: string, search: string): Response {
-    const op = r.op;
-    const siteId = parseSiteId(rawSiteId);
+  function serve(c: Context<Env>, x: Ctx, caller: Caller, p: ParsedUrl): Response {
+    const op = p.route.op;
+    const siteId = p.siteId;
     if (siteId === null) throw invalid("Invalid site ID");
     if (caller.presented) {
       if (!caller.key || caller.key.siteId !== siteId) throw unauthorized(MSG_INVALID_KEY);
     } else if (op.auth === "required") throw unauthorized(MSG_KEY_REQUIRED);
-
-    const query = r.parseQuery ? r.parseQuery(new URLSearchParams(search)) : { values: {}, canonical: "" };
-    let slug = "";
-    if (op.slug) {
-      const s = parseSlug(rawSlug);
-      if (s === null) throw invalid(INVALID_SLUG);
-      slug = s;
-    }
+    if (p.query instanceof AppError) throw p.query;
+    if (p.slug instanceof AppError) throw p.slug;
+    const query = p.query;
+    const slug = p.slug;
 
     let site: PublicSiteState = { id: siteId, active: true, contentVersion: 0, storeEnabled: false };
     let basis: string;
