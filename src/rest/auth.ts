@@ -18,6 +18,8 @@ export interface Caller {
   presented: boolean;
   /** The valid, unexpired, unrevoked key it named; null otherwise. */
   key: ResolvedRestKey | null;
+  /** The key's rate-limit bucket; null when the caller is limited by address. */
+  bucket: string | null;
 }
 
 const BEARER = /^bearer(?:\s+(.*))?$/i;

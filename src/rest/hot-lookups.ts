@@ -27,11 +27,14 @@ import { publicSiteState, type PublicSiteState } from "../domains/sites/public-r
 import { presentedKey, type Caller } from "./auth";
 
 export const CROSS_PROCESS_CHECK_MS = 50;
+const ANONYMOUS: Caller = Object.freeze({ presented: false, key: null, bucket: null });
+const INVALID: Caller = Object.freeze({ presented: true, key: null, bucket: null });
 /** Bounds memory against floods of distinct keys or site ids; a full cache simply starts over. */
 const MAX_ENTRIES = 10_000;
 
 export class HotLookups {
-  private keys = new Map<string, RestKeyRecord>();
+  /** By secret hash: the row, and the caller answer built from it once. */
+  private keys = new Map<string, { record: RestKeyRecord; caller: Caller }>();
   /** Presented token → its SHA-256, so a busy key is hashed once, not per request. Never written anywhere. */
   private hashes = new Map<string, string>();
   private sites = new Map<number, PublicSiteState>();
@@ -77,11 +80,11 @@ export class HotLookups {
   caller(headers: Headers): Caller {
     this.revalidate();
     const token = presentedKey(headers);
-    if (token === null) return { presented: false, key: null };
+    if (token === null) return ANONYMOUS;
     let hash: string | null | undefined = this.hashes.get(token);
     if (hash === undefined) {
       hash = restKeyHash(token);
-      if (!hash) return { presented: true, key: null };
+      if (!hash) return INVALID;
       // Only well-formed tokens are remembered, so junk cannot fill the map.
       if (this.hashes.size >= MAX_ENTRIES) this.hashes.clear();
       this.hashes.set(token, hash);
@@ -89,17 +92,17 @@ export class HotLookups {
     let k = this.keys.get(hash);
     if (!k) {
       const found = findRestKeyByHash(this.deps, hash);
-      if (!found) return { presented: true, key: null };
+      if (!found) return INVALID;
       if (this.keys.size >= MAX_ENTRIES) this.keys.clear();
-      this.keys.set(hash, found);
-      k = found;
+      k = { record: found, caller: { presented: true, key: { id: found.id, siteId: found.siteId }, bucket: `key:${found.id}` } };
+      this.keys.set(hash, k);
     }
     const now = this.deps.clock.ms();
-    if (!restKeyUsable(k, now)) return { presented: true, key: null };
+    if (!restKeyUsable(k.record, now)) return INVALID;
     // Our own last-used write changes nothing this cache holds except that
     // field, which touchRestKey updated in place: accept it as seen.
-    if (touchRestKey(this.deps, k, now)) this.totalChanges = this.readTotalChanges();
-    return { presented: true, key: { id: k.id, siteId: k.siteId } };
+    if (touchRestKey(this.deps, k.record, now)) this.totalChanges = this.readTotalChanges();
+    return k.caller;
   }
 
   site(siteId: number): PublicSiteState | null {

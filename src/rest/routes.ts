@@ -97,6 +97,27 @@ function baseHeaders(x: Ctx): Record<string, string> {
   return h;
 }
 
+/**
+ * Headers of a 200 or 304 (Content-Type is added for a 200). No request id
+ * here: success responses are the hot path, and an id helps only when
+ * something went wrong.
+ */
+function okHeaders(x: Ctx, etag: string, cacheControl: string): Record<string, string> {
+  const r = x.rate!;
+  return {
+    "Access-Control-Allow-Origin": ALLOW_ORIGIN,
+    "Access-Control-Expose-Headers": EXPOSE,
+    Vary: VARY,
+    "X-RateLimit-Limit": String(r.limit),
+    "X-RateLimit-Remaining": String(r.remaining),
+    ETag: etag,
+    "Cache-Control": cacheControl,
+  };
+}
+
+/** listBlocks never looks its site up; its ETag basis has no content version. */
+const CATALOG_SITE: PublicSiteState = Object.freeze({ id: 0, active: true, contentVersion: 0, storeEnabled: false });
+
 function errorResponse(x: Ctx, status: number, message: string, extra?: Record<string, string>): Response {
   const headers = baseHeaders(x);
   headers["Content-Type"] = JSON_TYPE;
@@ -131,6 +152,10 @@ interface ParsedUrl {
   siteId: number | null;
   query: ParsedQuery | AppError;
   slug: string | AppError;
+  /** The ETag basis and ETag at the content version they were computed for. */
+  version: number;
+  basis: string;
+  etag: string;
 }
 const MAX_PARSED = 5000;
 const NO_QUERY: ParsedQuery = { values: {}, canonical: "" };
@@ -147,7 +172,7 @@ function parseUrl(route: Route, rawSiteId: string, rawSlug: string, search: stri
   }
   let slug: string | AppError = "";
   if (route.op.slug) slug = parseSlug(decodeSegment(rawSlug)) ?? invalid(INVALID_SLUG);
-  return { route, siteId: parseSiteId(decodeSegment(rawSiteId)), query, slug };
+  return { route, siteId: parseSiteId(decodeSegment(rawSiteId)), query, slug, version: -1, basis: "", etag: "" };
 }
 
 export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: ResponseCache } = {}) {
@@ -175,8 +200,7 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
     return doc;
   };
 
-  const bucketOf = (c: Context<Env>, caller: Caller) =>
-    caller.key ? `key:${caller.key.id}` : clientBucket(c.env?.requestIP?.(c.req.raw)?.address);
+  const bucketOf = (c: Context<Env>, caller: Caller) => caller.bucket ?? clientBucket(c.env?.requestIP?.(c.req.raw)?.address);
 
   function handle(c: Context<Env>, x: Ctx): Response | Promise<Response> {
     const method = c.req.method;
@@ -245,20 +269,23 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
     const query = p.query;
     const slug = p.slug;
 
-    let site: PublicSiteState = { id: siteId, active: true, contentVersion: 0, storeEnabled: false };
-    let basis: string;
+    let site = CATALOG_SITE;
     if (op.siteLookup) {
       const s = lookups.site(siteId);
       if (!s || !s.active) throw notFound();
       if (op.store && !s.storeEnabled) throw notFound("Store not found");
       site = s;
-      basis = `${siteId}|${s.contentVersion}|${op.operationId}|${slug}|${query.canonical}`;
-    } else basis = `*|${op.operationId}|${query.canonical}`;
-
-    const etag = etagFor(basis);
-    const headers = baseHeaders(x);
-    headers.ETag = etag;
-    headers["Cache-Control"] = caller.key ? CACHE_KEYED : CACHE_PUBLIC;
+    }
+    if (p.version !== site.contentVersion) {
+      p.basis = op.siteLookup
+        ? `${siteId}|${site.contentVersion}|${op.operationId}|${slug}|${query.canonical}`
+        : `*|${op.operationId}|${query.canonical}`;
+      p.etag = etagFor(p.basis);
+      p.version = site.contentVersion;
+    }
+    const basis = p.basis;
+    const etag = p.etag;
+    const headers = okHeaders(x, etag, caller.key ? CACHE_KEYED : CACHE_PUBLIC);
     const inm = c.req.raw.headers.get("if-none-match");
     if (ifNoneMatchHits(inm, etag)) return new Response(null, { status: 304, headers });
 
