@@ -11,6 +11,7 @@
  * invalid key: a renderer whose key variable is unset should hear about it.
  * The key itself is resolved (and cached) by hot-lookups.ts.
  */
+import { KEY_PREFIX } from "../core/secrets";
 import type { ResolvedRestKey } from "../domains/sites/rest-keys";
 
 export interface Caller {
@@ -23,9 +24,12 @@ export interface Caller {
 }
 
 const BEARER = /^bearer(?:\s+(.*))?$/i;
+const BEARER_EXACT_LENGTH = "Bearer ".length + KEY_PREFIX.rest.length + 64;
 
 export function presentedKey(headers: Headers): string | null {
   const authz = headers.get("authorization");
+  // The common, exact form first ("Bearer " + a key-length token): it needs no regular expression.
+  if (authz !== null && authz.length === BEARER_EXACT_LENGTH && authz.startsWith("Bearer ") && authz.charCodeAt(7) > 32) return authz.slice(7);
   if (authz !== null) {
     const m = BEARER.exec(authz.trim());
     if (m) return (m[1] ?? "").trim();

@@ -214,14 +214,17 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
     }
     const caller = lookups.caller(c.req.raw.headers);
     const decision = limiter.take(bucketOf(c, caller));
-    const go = (rate: RateLimitDecision): Response => {
-      x.rate = rate;
-      if (!rate.allowed) return errorResponse(x, 429, "Rate limit exceeded", { "Retry-After": String(rate.retryAfterSec) });
-      if (method !== "GET" && method !== "HEAD")
-        return errorResponse(x, 405, `Method ${method} not allowed: the REST API is read-only (GET)`, { Allow: "GET, HEAD, OPTIONS" });
-      return route(c, x, caller);
-    };
-    return decision instanceof Promise ? decision.then(go) : go(decision);
+    if (decision instanceof Promise) return decision.then((rate) => admitted(c, x, caller, method, rate));
+    return admitted(c, x, caller, method, decision);
+  }
+
+  function admitted(c: Context<Env>, x: Ctx, caller: Caller, method: string, rate: RateLimitDecision): Response {
+    x.rate = rate;
+    if (!rate.allowed || (method !== "GET" && method !== "HEAD")) x.requestId = c.get("requestId");
+    if (!rate.allowed) return errorResponse(x, 429, "Rate limit exceeded", { "Retry-After": String(rate.retryAfterSec) });
+    if (method !== "GET" && method !== "HEAD")
+      return errorResponse(x, 405, `Method ${method} not allowed: the REST API is read-only (GET)`, { Allow: "GET, HEAD, OPTIONS" });
+    return route(c, x, caller);
   }
 
   function route(c: Context<Env>, x: Ctx, caller: Caller): Response {
@@ -303,6 +306,7 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
   }
 
   function fail(c: Context<Env>, x: Ctx, err: unknown): Response {
+    x.requestId = c.get("requestId");
     if (err instanceof AppError) {
       const status = httpStatus[err.code];
       return errorResponse(x, status, err.message, status === 401 ? { "WWW-Authenticate": WWW_AUTHENTICATE } : undefined);
@@ -313,7 +317,7 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
 
   const app = new Hono<Env>();
   app.all("*", (c) => {
-    const x: Ctx = { rate: null, requestId: c.get("requestId") };
+    const x: Ctx = { rate: null, requestId: undefined };
     try {
       const res = handle(c, x);
       return res instanceof Promise ? res.catch((e) => fail(c, x, e)) : res;
