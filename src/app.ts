@@ -11,12 +11,13 @@ import { mediaFileRoutes } from "./domains/cms/media-files";
 import { mcpRoutes } from "./mcp/routes";
 import { oauthRoutes } from "./oauth/routes";
 import { portalRoutes } from "./portal/routes";
-import { restRoutes } from "./rest/routes";
+import { restRoutes, withRestFastPath } from "./rest/routes";
 
 export function createApp(deps: Deps) {
   const app = new Hono();
   app.use(requestId());
-  app.route("/api/v1", restRoutes(deps));
+  const rest = restRoutes(deps);
+  app.route("/api/v1", rest);
   app.route("/", mcpRoutes(deps));
   app.route("/", oauthRoutes(deps));
   app.route("/approve", approvalRoutes(deps));
@@ -36,5 +37,5 @@ export function createApp(deps: Deps) {
     return c.json({ success: false, message: "Internal server error" }, 500);
   });
   app.notFound((c) => c.json({ success: false, message: "Not found" }, 404));
-  return app;
+  return withRestFastPath(app, rest);
 }

@@ -126,6 +126,18 @@ function errorResponse(x: Ctx, status: number, message: string, extra?: Record<s
   return new Response(JSON.stringify({ success: false, message }), { status, headers });
 }
 
+/**
+ * The id an error response carries (and its log line). REST requests skip
+ * the root request-id middleware (see withRestFastPath), so it is made here,
+ * only when needed, the same way: a sane incoming X-Request-Id, else a UUID.
+ */
+function requestIdOf(c: Context<Env>): string {
+  const fromRoot = c.get("requestId");
+  if (fromRoot) return fromRoot;
+  const sent = c.req.raw.headers.get("x-request-id");
+  return sent && /^[\w\-]{1,255}$/.test(sent) ? sent : crypto.randomUUID();
+}
+
 /** A path segment as a client meant it; a malformed escape stays as sent (and then fails validation). */
 function decodeSegment(s: string): string {
   if (!s.includes("%")) return s;
@@ -220,7 +232,7 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
 
   function admitted(c: Context<Env>, x: Ctx, caller: Caller, method: string, rate: RateLimitDecision): Response {
     x.rate = rate;
-    if (!rate.allowed || (method !== "GET" && method !== "HEAD")) x.requestId = c.get("requestId");
+    if (!rate.allowed || (method !== "GET" && method !== "HEAD")) x.requestId = requestIdOf(c);
     if (!rate.allowed) return errorResponse(x, 429, "Rate limit exceeded", { "Retry-After": String(rate.retryAfterSec) });
     if (method !== "GET" && method !== "HEAD")
       return errorResponse(x, 405, `Method ${method} not allowed: the REST API is read-only (GET)`, { Allow: "GET, HEAD, OPTIONS" });
@@ -306,7 +318,7 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
   }
 
   function fail(c: Context<Env>, x: Ctx, err: unknown): Response {
-    x.requestId = c.get("requestId");
+    x.requestId = requestIdOf(c);
     if (err instanceof AppError) {
       const status = httpStatus[err.code];
       return errorResponse(x, status, err.message, status === 401 ? { "WWW-Authenticate": WWW_AUTHENTICATE } : undefined);
@@ -326,4 +338,23 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
     }
   });
   return app;
+}
+
+/**
+ * Lets REST requests skip the root app's middleware chain: the root app
+ * still mounts the REST routes (so app.request and route listings see
+ * them), but its fetch hands anything under /api/v1/ straight to them.
+ * Every REST response is complete on its own (CORS, rate limits, errors in
+ * the REST envelope), so nothing of the root chain is lost, and renderers'
+ * requests are answered without a dozen promise hops.
+ */
+export function withRestFastPath<A extends Hono<any>>(root: A, rest: Hono<any>): A {
+  const direct = new Hono().route(REST_BASE, rest);
+  const rootFetch = root.fetch;
+  const prefix = REST_BASE + "/";
+  root.fetch = (req: Request, env?: unknown, ctx?: any) => {
+    const u = req.url;
+    return u.startsWith(prefix, u.indexOf("/", u.indexOf("//") + 2)) ? direct.fetch(req, env, ctx) : rootFetch(req, env, ctx);
+  };
+  return root;
 }

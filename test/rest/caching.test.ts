@@ -144,6 +144,16 @@ describe("ETag and 304", () => {
     expect(r.headers.get("etag")).toBeNull();
     expect(r.headers.get("cache-control")).toBe("no-store");
   });
+
+  test("errors carry a request id: the caller's when sane, else a fresh UUID", async () => {
+    const own = await api.keyed(`${shop}/posts/nope`, key, { "X-Request-Id": "renderer-42" });
+    expect(own.headers.get("x-request-id")).toBe("renderer-42");
+    const junk = await api.keyed(`${shop}/posts/nope`, key, { "X-Request-Id": "<script>" });
+    expect(junk.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    const none = await api.get(`${shop}/posts`);
+    expect(none.status).toBe(401);
+    expect(none.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+  });
 });
 
 describe("Cache-Control and Vary", () => {
