@@ -50,7 +50,7 @@ describe("memoryRateLimiter", () => {
     expect(rl.take("p").allowed).toBe(true);
   });
 
-  test("idle buckets are forgotten after a minute; busy ones are kept", () => {
+  test("a sweep never forgets a bucket that has not refilled", () => {
     const clock = new ManualClock(0);
     const rl = memoryRateLimiter({ limitPerMinute: 1, clock, maxBuckets: 10 });
     rl.take("busy");
