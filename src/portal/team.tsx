@@ -12,7 +12,7 @@ import { canManage } from "./actor";
 import { signedIn, type PortalEnv } from "./guard";
 import { Csrf, Layout, Notice, render, when } from "./layout";
 import type { Session } from "./session";
-import { addMemberByEmail, changeRole, listMembers, removeFromTeam, type Member } from "./team-members";
+import { addMemberByEmail, changeRole, listMembers, removeFromTeam, type Member } from "../domains/accounts/team";
 
 const PATH = "/team";
 

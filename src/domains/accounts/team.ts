@@ -1,18 +1,19 @@
 /**
- * Team management rules for the portal, over the accounts verbs (which
- * write memberships but take no actor). Kept here until the accounts domain
- * grows team verbs of its own:
+ * Team management rules, over the membership verbs (which take no actor).
+ * The portal's team page calls these today; the team MCP toolset will too:
  *
  * - owners and admins manage; viewers only see;
  * - only an owner may grant the owner role or change/remove an owner;
  * - a company always keeps at least one owner.
  */
 import { and, asc, eq } from "drizzle-orm";
-import type { Deps } from "../core/context";
-import { conflict, forbidden, invalid, notFound } from "../core/errors";
-import { memberships, ROLES, users, type Role } from "../domains/accounts/tables";
-import { addMember, isRole, removeMember, userByEmail } from "../domains/accounts/verbs";
-import type { Membership } from "./session";
+import type { CompanyAccess, Deps } from "../../core/context";
+import { conflict, forbidden, invalid, notFound } from "../../core/errors";
+import { memberships, ROLES, users, type Role } from "./tables";
+import { addMember, isRole, removeMember, userByEmail } from "./verbs";
+
+/** The acting member: the company acted on, and the actor's role there. */
+type Membership = CompanyAccess;
 
 export interface Member {
   userId: number;
