@@ -182,6 +182,7 @@ interface ParsedUrl {
   etag: string;
 }
 const MAX_PARSED = 5000;
+const MAX_PARSED_URL = 512;
 const NO_QUERY: ParsedQuery = { values: {}, canonical: "" };
 
 function parseUrl(route: Route, rawSiteId: string, rawSlug: string, search: string): ParsedUrl {
@@ -267,8 +268,11 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
       const r = (parts.length === 3 ? lists : details).get(parts[2]!);
       if (!r) throw notFound();
       parsed = parseUrl(r, parts[1]!, parts[3] ?? "", q === -1 ? "" : pathAndQuery.slice(q));
-      if (parsedUrls.size >= MAX_PARSED) parsedUrls.clear();
-      parsedUrls.set(pathAndQuery, parsed);
+      // Long URLs are not kept: renderers' URLs are short, and a flood of long ones must not hold memory.
+      if (pathAndQuery.length <= MAX_PARSED_URL) {
+        if (parsedUrls.size >= MAX_PARSED) parsedUrls.clear();
+        parsedUrls.set(pathAndQuery, parsed);
+      }
     }
     return serve(c, x, caller, parsed);
   }
