@@ -77,7 +77,7 @@ const fmt = (n: number, d = 0) => n.toFixed(d);
 // 1. Start the compiled binary on a fresh data dir (it seeds the demo site).
 const dataDir = join(work, "data");
 const server = Bun.spawn(
-  ["taskset", "-c", "1", join(root, "dist/plinth"), "serve", "--port", String(PORT), "--data-dir", dataDir, "--rate-limit", "100000000"],
+  ["taskset", "-c", "1", join(root, "dist/plinth"), "serve", "--port", String(PORT), "--data-dir", dataDir, "--rate-limit", "1000000"],
   { stdout: "pipe", stderr: "inherit" },
 );
 let banner = "";
