@@ -9,6 +9,8 @@ export interface Config {
   publicUrl: string;
   /** REST requests per minute per key (or per client address when unauthenticated). */
   rateLimit: number;
+  /** MCP JSON-RPC messages per minute per credential. */
+  mcpRateLimit: number;
   /** Approval link lifetime in days. */
   approvalTtlDays: number;
   /** Extra Host/Origin values accepted by the MCP endpoint (DNS-rebinding protection). */
@@ -83,7 +85,9 @@ export function loadConfig(flags: Record<string, string | true> = {}, env: Sourc
     publicUrl = u.origin;
   }
   const rlRaw = get("rate-limit", "PLINTH_RATE_LIMIT");
-  const rateLimit = rlRaw === undefined ? 600 : int("PLINTH_RATE_LIMIT", rlRaw, 1, 1_000_000);
+  const rateLimit = rlRaw === undefined ? 600 : int("PLINTH_RATE_LIMIT", rlRaw, 1, 1_000_000_000);
+  const mrlRaw = get("mcp-rate-limit", "PLINTH_MCP_RATE_LIMIT");
+  const mcpRateLimit = mrlRaw === undefined ? 1200 : int("PLINTH_MCP_RATE_LIMIT", mrlRaw, 1, 1_000_000_000);
   const ttlRaw = get("approval-ttl-days", "PLINTH_APPROVAL_TTL_DAYS");
   const approvalTtlDays = ttlRaw === undefined ? 14 : int("PLINTH_APPROVAL_TTL_DAYS", ttlRaw, 1, 365);
   const upRaw = get("max-upload-bytes", "PLINTH_MAX_UPLOAD_BYTES");
@@ -94,6 +98,7 @@ export function loadConfig(flags: Record<string, string | true> = {}, env: Sourc
     dataDir,
     publicUrl,
     rateLimit,
+    mcpRateLimit,
     approvalTtlDays,
     allowedHosts: list(get("allowed-hosts", "PLINTH_ALLOWED_HOSTS")),
     allowedOrigins: list(get("allowed-origins", "PLINTH_ALLOWED_ORIGINS")),

@@ -10,6 +10,7 @@ import { localhostAllowedHostnames, validateHostHeader, validateOriginHeader } f
 import { Hono } from "hono";
 import type { Config } from "../config";
 import type { Deps } from "../core/context";
+import { memoryRateLimiter, type RateLimiter } from "../core/rate-limit";
 import { domains } from "../domains";
 import { authenticate, protectedResourceMetadata, unauthorizedResponse } from "./auth";
 import type { McpEnv } from "./call";
@@ -95,9 +96,26 @@ function batchClientId(m: Record<string, unknown>): { counts: boolean; value: un
   return { counts: true, value: args && typeof args === "object" ? args.clientId : undefined };
 }
 
-export function mcpRoutes(deps: Deps, reg: Registry = registry()) {
+/**
+ * Per-credential rate limit (the spec leaves MCP limits open). Every JSON-RPC
+ * message counts, so a batch of 50 costs 50: batching is for fewer round
+ * trips, not for more calls. A refused request runs nothing.
+ */
+async function overLimit(limiter: RateLimiter, bucket: string, messages: number): Promise<Response | null> {
+  let d = await limiter.take(bucket);
+  for (let i = 1; i < messages && d.allowed; i++) d = await limiter.take(bucket);
+  if (d.allowed) return null;
+  return rpcError(429, -32000, `Rate limit exceeded: at most ${d.limit} MCP messages per minute per credential. Retry after ${d.retryAfterSec} s.`, null, {
+    "retry-after": String(d.retryAfterSec),
+    "x-ratelimit-limit": String(d.limit),
+    "x-ratelimit-remaining": "0",
+  });
+}
+
+export function mcpRoutes(deps: Deps, reg: Registry = registry(), opts: { limiter?: RateLimiter } = {}) {
   const app = new Hono<{ Variables: { requestId: string } }>();
   const { config } = deps;
+  const limiter = opts.limiter ?? memoryRateLimiter({ limitPerMinute: config.mcpRateLimit, clock: deps.clock });
   let lists = { key: "", value: allowLists(config) };
   const allowed = () => {
     const key = config.publicUrl;
@@ -162,6 +180,9 @@ export function mcpRoutes(deps: Deps, reg: Registry = registry()) {
     } catch {
       return rpcError(400, -32700, "Parse error: the body is not valid JSON");
     }
+
+    const limited = await overLimit(limiter, `${principal.credential.kind}:${principal.credential.id}`, Array.isArray(body) ? Math.min(body.length, MAX_BATCH) : 1);
+    if (limited) return limited;
 
     const env: McpEnv = { deps, principal, registry: reg, filter, requestId: c.get("requestId") ?? "" };
 

@@ -6,6 +6,7 @@
  * MAX_NAV_ITEMS items, nested at most MAX_NAV_DEPTH levels (a mega menu's
  * columns and links); moving an item under its own descendant is refused.
  */
+import { buildNavTree, type NavigationItem } from "./nav-tree";
 import { and, asc, eq, inArray, isNull } from "drizzle-orm";
 import { audit } from "../../core/audit";
 import type { ActorContext } from "../../core/context";
@@ -32,50 +33,15 @@ export interface NavFields {
   columnGroup?: number | null;
 }
 
-export interface NavItemView {
-  id: number;
-  label: string;
-  href: string;
-  sortOrder: number;
-  openInNewTab: boolean;
-  isButton: boolean;
-  parentId: number | null;
-  description: string | null;
-  icon: string | null;
-  featuredImage: string | null;
-  columnGroup: number | null;
-  children: NavItemView[];
-}
+export type NavItemView = NavigationItem;
 
 function allItems(tx: Tx, siteId: number): NavRow[] {
   return tx.select().from(navItems).where(eq(navItems.siteId, siteId)).orderBy(asc(navItems.sortOrder), asc(navItems.id)).all();
 }
 
-/** The items as a tree, siblings by sortOrder. */
+/** The items as a tree, siblings by sortOrder; an item whose parent is gone is shown at the root. */
 export function navTree(rows: NavRow[]): NavItemView[] {
-  const views = new Map<number, NavItemView>();
-  for (const r of rows)
-    views.set(r.id, {
-      id: r.id,
-      label: r.label,
-      href: r.href,
-      sortOrder: r.sortOrder,
-      openInNewTab: r.openInNewTab,
-      isButton: r.isButton,
-      parentId: r.parentId,
-      description: r.description,
-      icon: r.icon,
-      featuredImage: r.featuredImage,
-      columnGroup: r.columnGroup,
-      children: [],
-    });
-  const roots: NavItemView[] = [];
-  for (const r of rows) {
-    const v = views.get(r.id)!;
-    const parent = r.parentId === null ? undefined : views.get(r.parentId);
-    (parent ? parent.children : roots).push(v);
-  }
-  return roots;
+  return buildNavTree(rows, "root");
 }
 
 function depthOf(rows: Map<number, NavRow>, id: number | null): number {

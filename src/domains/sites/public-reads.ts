@@ -3,6 +3,7 @@
  * version), its configuration bundle and its navigation tree. Used by REST
  * v1; callers decide visibility from `publicSiteState` first.
  */
+import { buildNavTree, type NavigationItem } from "../cms/nav-tree";
 import { asc, eq } from "drizzle-orm";
 import type { Deps } from "../../core/context";
 import { cssVarsFor, type CssVars } from "../branding/css-vars";
@@ -45,20 +46,7 @@ export function publicSiteState(deps: Deps, siteId: number): PublicSiteState | n
   return { id: r.id, active: r.active === 1, contentVersion: r.content_version, storeEnabled: r.store_enabled === 1 };
 }
 
-export interface NavigationItem {
-  id: number;
-  label: string;
-  href: string;
-  sortOrder: number;
-  openInNewTab: boolean;
-  isButton: boolean;
-  parentId: number | null;
-  description: string | null;
-  icon: string | null;
-  featuredImage: string | null;
-  columnGroup: number | null;
-  children: NavigationItem[];
-}
+export type { NavigationItem };
 
 /**
  * The site's navigation as a tree of roots (parentId null), siblings sorted
@@ -73,35 +61,7 @@ export function getNavigationTree(deps: Deps, siteId: number): NavigationItem[] 
     .where(eq(navItems.siteId, siteId))
     .orderBy(asc(navItems.sortOrder), asc(navItems.id))
     .all();
-  const byParent = new Map<number | null, NavigationItem[]>();
-  for (const r of rows) {
-    const item: NavigationItem = {
-      id: r.id,
-      label: r.label,
-      href: r.href,
-      sortOrder: r.sortOrder,
-      openInNewTab: r.openInNewTab,
-      isButton: r.isButton,
-      parentId: r.parentId ?? null,
-      description: r.description ?? null,
-      icon: r.icon ?? null,
-      featuredImage: r.featuredImage ?? null,
-      columnGroup: r.columnGroup ?? null,
-      children: [],
-    };
-    const list = byParent.get(item.parentId);
-    if (list) list.push(item);
-    else byParent.set(item.parentId, [item]);
-  }
-  // Rows arrive sorted, so every sibling list is already in order.
-  const roots = byParent.get(null) ?? [];
-  const stack = [...roots];
-  while (stack.length) {
-    const item = stack.pop()!;
-    item.children = byParent.get(item.id) ?? [];
-    stack.push(...item.children);
-  }
-  return roots;
+  return buildNavTree(rows, "drop");
 }
 
 export interface SiteConfig {
