@@ -4,7 +4,7 @@
  * server pinned to core 1, wrk to core 0, warm-up discarded, A/B alternated,
  * median and min–max of several runs, ratio to the bare baseline, peak RSS.
  *
- * Env: BENCH_DURATION (default 10s), BENCH_RUNS (default 3), BENCH_ONLY (substring filter).
+ * Env: BENCH_DURATION (default 10s), BENCH_RUNS (default 3), BENCH_ONLY (comma-separated name substrings).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,7 +12,7 @@ import { join } from "node:path";
 
 const DURATION = process.env.BENCH_DURATION ?? "10s";
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
-const ONLY = process.env.BENCH_ONLY ?? "";
+const ONLY = (process.env.BENCH_ONLY ?? "").split(",").filter(Boolean);
 const root = new URL("..", import.meta.url).pathname;
 const work = mkdtempSync(join(tmpdir(), "plinth-bench-"));
 const PORT = 18787;
@@ -125,7 +125,7 @@ const all: Scenario[] = [
   { name: "mcp tools/call read tool", method: "POST", path: "/api/mcp", headers: mcpHeaders, body: rpc("tools/call", { name: "sites_list", arguments: { clientId } }) },
   { name: "mcp tools/list (scope *)", method: "POST", path: "/api/mcp", headers: mcpHeaders, body: rpc("tools/list", {}) },
 ];
-const scenarios = all.filter((s) => s.name.includes(ONLY));
+const scenarios = all.filter((s) => ONLY.length === 0 || ONLY.some((o) => s.name.includes(o)));
 
 interface Row { name: string; bytes: number; real: WrkResult[]; bare: WrkResult[]; c1: WrkResult }
 const rows: Row[] = [];

@@ -22,7 +22,9 @@
 import {
   createMcpHandler,
   isLegacyRequest,
+  ProtocolError,
   Server,
+  SUPPORTED_PROTOCOL_VERSIONS,
   WebStandardStreamableHTTPServerTransport,
   type AuthInfo,
   type McpRequestContext,
@@ -177,13 +179,66 @@ function invalidParams(id: unknown, message: string): Response {
   });
 }
 
+const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
+
+function rpcResult(id: string | number, resultJson: string): Response {
+  // The SDK's key order, so both paths answer with the same bytes.
+  return new Response(`{"result":${resultJson},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`, {
+    status: 200,
+    headers: { "content-type": "application/json" },
+  });
+}
+
+/**
+ * The hot path. A well-formed 2025-era `tools/call` — the bulk of agent
+ * traffic — is answered by the very handler the SDK server above registers
+ * (callTool), without building an SDK Server and transport for it: that
+ * construction and the SDK's per-message schema work cost ~50 µs, several
+ * times the work of a typical tool. The era is still the SDK's decision
+ * (isLegacyRequest). Anything else (initialize, resources, 2026-era
+ * envelopes, unusual headers or params) returns null and goes through the
+ * SDK; tools/list has its own memo (listTools). test/mcp/fast-path.test.ts
+ * checks that both paths give the same answers.
+ */
+export async function fastPath(request: Request, message: Record<string, unknown>, env: McpEnv): Promise<Response | null> {
+  const id = message.id;
+  if (typeof id !== "string" && typeof id !== "number") return null;
+  if (message.method !== "tools/call") return null;
+  const accept = request.headers.get("accept") ?? "";
+  if (!accept.includes("application/json") || !accept.includes("text/event-stream")) return null;
+  const version = request.headers.get("mcp-protocol-version");
+  if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return null;
+  const params = message.params;
+  if (!isObject(params) || typeof params.name !== "string") return null;
+  if (params.arguments !== undefined && !isObject(params.arguments)) return null;
+  if (!(await isLegacyRequest(request, message))) return null;
+  try {
+    return rpcResult(id, JSON.stringify(await callTool(env, params.name, params.arguments)));
+  } catch (e) {
+    if (!(e instanceof ProtocolError)) throw e;
+    return new Response(JSON.stringify({ jsonrpc: "2.0", id, error: { code: e.code, message: e.message } }), {
+      status: 200,
+      headers: { "content-type": "application/json" },
+    });
+  }
+}
+
 /**
  * Serves one parsed JSON-RPC message (never a batch: the route splits those)
  * through the SDK, in whichever era the message belongs to.
  */
-export async function dispatch(request: Request, message: Record<string, unknown>, env: McpEnv): Promise<Response> {
+export async function dispatch(
+  request: Request,
+  message: Record<string, unknown>,
+  env: McpEnv,
+  opts: { sdkOnly?: boolean } = {},
+): Promise<Response> {
   const bad = paramsProblem(message);
   if (bad) return invalidParams(message.id, bad);
+  if (!opts.sdkOnly) {
+    const fast = await fastPath(request, message, env);
+    if (fast) return fast;
+  }
   if (message.method === "tools/list" && (typeof message.id === "number" || typeof message.id === "string"))
     return listTools(request, message, env);
   return viaSdk(request, message, env);

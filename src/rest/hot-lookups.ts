@@ -1,21 +1,11 @@
 /**
  * The two lookups every REST request makes — the presented key and the
- * site's state — answered from memory while the database is unchanged.
- *
- * Each SQLite read in WAL mode costs a read transaction (a few microseconds
- * of locking), which on the hot path is most of a cached response's cost.
- * So rows are cached and the whole cache is dropped as soon as the database
- * may have changed:
- *   - writes on this process's connection move `total_changes()` (a
- *     statement that touches no table, so it is nearly free) — checked on
- *     every request, so in-process changes (a revoked key, a bumped content
- *     version, a deactivated site) apply to the very next request;
- *   - writes by another process (`plinth keys revoke` run beside the server)
- *     move `PRAGMA data_version`, which costs a read transaction, so it is
- *     checked at most every CROSS_PROCESS_CHECK_MS of wall time.
- * Key expiry is time, not data: it is evaluated on every use.
+ * site's state — answered from memory while the database is unchanged
+ * (src/core/db-changes.ts says when it may have changed). Key expiry is time,
+ * not data: it is evaluated on every use.
  */
 import type { Deps } from "../core/context";
+import { DbChangeWatch } from "../core/db-changes";
 import {
   findRestKeyByHash,
   restKeyHash,
@@ -26,7 +16,7 @@ import {
 import { publicSiteState, type PublicSiteState } from "../domains/sites/public-reads";
 import { presentedKey, type Caller } from "./auth";
 
-export const CROSS_PROCESS_CHECK_MS = 50;
+export { CROSS_PROCESS_CHECK_MS } from "../core/db-changes";
 const ANONYMOUS: Caller = Object.freeze({ presented: false, key: null, bucket: null });
 const INVALID: Caller = Object.freeze({ presented: true, key: null, bucket: null });
 /** Bounds memory against floods of distinct keys or site ids; a full cache simply starts over. */
@@ -38,39 +28,15 @@ export class HotLookups {
   /** Presented token → its SHA-256, so a busy key is hashed once, not per request. Never written anywhere. */
   private hashes = new Map<string, string>();
   private sites = new Map<number, PublicSiteState>();
-  private totalChanges = -1;
-  private dataVersion = -1;
-  private lastCrossCheck = -Infinity;
-  private readonly totalChangesStmt;
-  private readonly dataVersionStmt;
+  private readonly watch: DbChangeWatch;
 
   constructor(private readonly deps: Deps) {
-    this.totalChangesStmt = deps.store.sqlite.prepare<unknown, []>("SELECT total_changes()");
-    this.dataVersionStmt = deps.store.sqlite.prepare<unknown, []>("PRAGMA data_version");
-  }
-
-  private readTotalChanges(): number {
-    return this.totalChangesStmt.values()[0]![0] as number;
+    this.watch = new DbChangeWatch(deps.store.sqlite);
   }
 
   /** Drops every cached row if the database may have changed since the last request. */
   private revalidate() {
-    let changed = false;
-    const tc = this.readTotalChanges();
-    if (tc !== this.totalChanges) {
-      this.totalChanges = tc;
-      changed = true;
-    }
-    const now = performance.now();
-    if (now - this.lastCrossCheck >= CROSS_PROCESS_CHECK_MS) {
-      this.lastCrossCheck = now;
-      const dv = this.dataVersionStmt.values()[0]![0] as number;
-      if (dv !== this.dataVersion) {
-        this.dataVersion = dv;
-        changed = true;
-      }
-    }
-    if (changed) {
+    if (this.watch.changed()) {
       this.keys.clear();
       this.sites.clear();
     }
@@ -101,7 +67,7 @@ export class HotLookups {
     if (!restKeyUsable(k.record, now)) return INVALID;
     // Our own last-used write changes nothing this cache holds except that
     // field, which touchRestKey updated in place: accept it as seen.
-    if (touchRestKey(this.deps, k.record, now)) this.totalChanges = this.readTotalChanges();
+    if (touchRestKey(this.deps, k.record, now)) this.watch.acknowledge();
     return k.caller;
   }
 

@@ -7,12 +7,15 @@
  * live memberships on every request, so removing a member cuts access at once.
  *
  * This runs on every MCP request, so the statements are prepared once per
- * database and the last-used write is coalesced (at most one per credential
- * per second).
+ * database, resolved rows are cached in memory until the database changes
+ * (src/core/db-changes.ts: this process's writes at once, another process's
+ * within 50 ms), and the last-used write is coalesced (at most one per
+ * credential per second). Revocation and expiry are checked on every use.
  */
 import { asc, eq, sql } from "drizzle-orm";
 import type { CompanyAccess, CredentialKind, Deps, Principal } from "../../core/context";
 import type { Db } from "../../core/db";
+import { DbChangeWatch } from "../../core/db-changes";
 import { hasShape, KEY_PREFIX, safeEqual, sha256Hex } from "../../core/secrets";
 import { oauthTokens } from "../../oauth/tables";
 import { companies, mcpKeys, memberships } from "./tables";
@@ -70,17 +73,47 @@ function stmts(db: Db) {
 const lastTouched = new WeakMap<Db, Map<string, number>>();
 const TOUCH_EVERY_MS = 1000;
 
-function touch(deps: Deps, kind: CredentialKind, id: number) {
+/** Writes the last-used time unless it was written in the past second; true when it wrote. */
+function touch(deps: Deps, kind: CredentialKind, id: number): boolean {
   let m = lastTouched.get(deps.db);
   if (!m) lastTouched.set(deps.db, (m = new Map()));
   const k = `${kind}:${id}`;
   const now = deps.clock.ms();
   const prev = m.get(k);
-  if (prev !== undefined && now - prev < TOUCH_EVERY_MS && now >= prev) return;
+  if (prev !== undefined && now - prev < TOUCH_EVERY_MS && now >= prev) return false;
   m.set(k, now);
   const at = new Date(now);
   if (kind === "mcp_key") deps.db.update(mcpKeys).set({ lastUsedAt: at }).where(eq(mcpKeys.id, id)).run();
   else deps.db.update(oauthTokens).set({ lastUsedAt: at }).where(eq(oauthTokens.id, id)).run();
+  return true;
+}
+
+interface Resolved {
+  kind: CredentialKind;
+  row: {
+    id: number;
+    userId: number;
+    name: string;
+    secretHash: string;
+    scopes: string[];
+    companyIds: number[];
+    expiresAt: Date | null;
+    revokedAt: Date | null;
+    resource?: string | null;
+    requireCmsApproval?: boolean;
+  };
+  companies: CompanyAccess[];
+}
+
+/** Bounds memory against floods of distinct tokens; a full cache simply starts over. */
+const MAX_CACHED = 10_000;
+const caches = new WeakMap<Db, { watch: DbChangeWatch; byHash: Map<string, Resolved> }>();
+
+function cacheFor(deps: Deps) {
+  let c = caches.get(deps.db);
+  if (!c) caches.set(deps.db, (c = { watch: new DbChangeWatch(deps.store.sqlite), byHash: new Map() }));
+  if (c.watch.changed()) c.byHash.clear();
+  return c;
 }
 
 /** The companies a credential selected that the user still belongs to, ordered by id. */
@@ -111,22 +144,31 @@ export function resolveBearer(deps: Deps, token: string): Principal | null {
   else if (hasShape(token, KEY_PREFIX.oauth)) kind = "oauth";
   else return null;
   const hash = sha256Hex(token);
-  const s = stmts(deps.db);
-  const row = kind === "mcp_key" ? s.key.get({ hash }) : s.oauth.get({ hash });
-  // The index lookup found the row by hash; comparing again in constant time
-  // costs nothing and keeps the check independent of how SQLite compares.
-  if (!row || !safeEqual(row.secretHash, hash)) return null;
+  const cache = cacheFor(deps);
+  let hit = cache.byHash.get(hash);
+  if (!hit) {
+    const s = stmts(deps.db);
+    const row = kind === "mcp_key" ? s.key.get({ hash }) : s.oauth.get({ hash });
+    // The index lookup found the row by hash; comparing again in constant time
+    // costs nothing and keeps the check independent of how SQLite compares.
+    if (!row || !safeEqual(row.secretHash, hash)) return null;
+    hit = { kind, row, companies: reachableCompanies(deps, row.userId, row.companyIds) };
+    if (cache.byHash.size >= MAX_CACHED) cache.byHash.clear();
+    cache.byHash.set(hash, hit);
+  }
+  const { row } = hit;
   if (row.revokedAt) return null;
   const now = deps.clock.ms();
   if (row.expiresAt && row.expiresAt.getTime() <= now) return null;
   // An OAuth token bound (RFC 8707) to another resource is not for us.
-  if ("resource" in row && row.resource && !isThisResource(deps, row.resource)) return null;
-  touch(deps, kind, row.id);
+  if (row.resource && !isThisResource(deps, row.resource)) return null;
+  // Our own last-used write changes nothing the cache holds.
+  if (touch(deps, kind, row.id)) cache.watch.acknowledge();
   return {
     userId: row.userId,
     credential: { kind, id: row.id, name: row.name },
     scopes: row.scopes,
-    companies: reachableCompanies(deps, row.userId, row.companyIds),
-    requireCmsApproval: "requireCmsApproval" in row ? Boolean(row.requireCmsApproval) : false,
+    companies: hit.companies,
+    requireCmsApproval: Boolean(row.requireCmsApproval),
   };
 }

@@ -1,0 +1,105 @@
+/**
+ * The tools/call hot path (src/mcp/server.ts fastPath) must answer exactly as
+ * the SDK path does: same status, same content type, same JSON. Each request
+ * below is dispatched both ways and the answers compared. Only read tools and
+ * refusals are used, so running a request twice changes nothing.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { resolveBearer } from "../../src/domains/accounts/credentials";
+import { addCatalogService } from "../../src/domains/services/verbs";
+import type { McpEnv } from "../../src/mcp/call";
+import { registry } from "../../src/mcp/routes";
+import { dispatch, fastPath } from "../../src/mcp/server";
+import { startTestServer, type TestServer } from "../harness";
+import { addMember, createCompany, createUser, mintMcpKey } from "../fixtures/accounts";
+
+let s: TestServer;
+const keys: Record<string, string> = {};
+
+beforeAll(async () => {
+  s = await startTestServer({ seed: false });
+  const u = await createUser(s.deps, { email: "fast@acme.test" });
+  const acme = createCompany(s.deps, { name: "Acme", ownerUserId: u.id });
+  const beta = createCompany(s.deps, { name: "Beta" });
+  addMember(s.deps, beta.id, u.id, "viewer");
+  addCatalogService(s.deps, { companyId: acme.id, name: "SEO audit", priceCents: 50000, unit: "project" });
+  keys.single = mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [acme.id] }).key;
+  keys.multi = mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [acme.id, beta.id] }).key;
+  keys.narrow = mintMcpKey(s.deps, { userId: u.id, scopes: ["services:read"], companyIds: [acme.id] }).key;
+});
+afterAll(() => s.stop());
+
+function env(key: string): McpEnv {
+  const principal = resolveBearer(s.deps, key)!;
+  return { deps: s.deps, principal, registry: registry(), filter: { toolsets: null, readOnly: false }, requestId: "t" };
+}
+
+function request(body: unknown, version: string | null) {
+  const headers: Record<string, string> = {
+    host: "localhost",
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+  };
+  if (version) headers["mcp-protocol-version"] = version;
+  return new Request("http://localhost/api/mcp", { method: "POST", headers, body: JSON.stringify(body) });
+}
+
+const call = (name: string, args?: unknown, id: string | number = 7) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: args === undefined ? { name } : { name, arguments: args },
+});
+
+const cases: [string, string, Record<string, unknown>][] = [
+  ["whoami", "single", call("whoami", {})],
+  ["whoami, no arguments key", "multi", call("whoami")],
+  ["a read tool", "single", call("service_catalog_list", {})],
+  ["a read tool with clientId, string id", "multi", call("service_catalog_list", { clientId: 0 }, "abc")],
+  ["clientId missing on a multi-company key", "multi", call("service_catalog_list", {})],
+  ["foreign clientId", "multi", call("service_catalog_list", { clientId: 999 })],
+  ["wrong-typed argument", "single", call("service_catalog_get", { id: "one" })],
+  ["not found", "single", call("service_catalog_get", { id: 424242 })],
+  ["unknown tool", "single", call("no_such_tool", {})],
+  ["tool hidden by scopes", "narrow", call("sites_list", {})],
+  ["hostile strings", "single", call("service_catalog_get", { id: "<script>alert(1)</script>' OR 1=1 --" })],
+];
+
+describe("tools/call fast path answers as the SDK does", () => {
+  for (const version of [null, "2025-03-26", "2025-06-18", "2025-11-25"]) {
+    for (const [label, key, body] of cases) {
+      test(`${label} (protocol ${version ?? "header absent"})`, async () => {
+        const e = env(keys[key]!);
+        if (label.includes("clientId, string id")) (body.params as any).arguments.clientId = e.principal.companies[0]!.id;
+        const fast = await fastPath(request(body, version), body, e);
+        expect(fast).not.toBeNull();
+        const sdk = await dispatch(request(body, version), body, e, { sdkOnly: true });
+        expect(fast!.status).toBe(sdk.status);
+        expect(fast!.headers.get("content-type")).toBe(sdk.headers.get("content-type"));
+        const answer: any = await fast!.json();
+        expect(answer).toEqual(await sdk.json());
+        // The comparison is only worth something if the answers are the real thing.
+        if (label.startsWith("a read tool") || label.startsWith("whoami")) expect(answer.result.isError).toBeUndefined();
+        if (label === "a read tool") expect(answer.result.content[0].text).toContain("SEO audit");
+        if (label === "unknown tool") expect(answer.error.code).toBe(-32602);
+        if (label === "wrong-typed argument") expect(answer.result.isError).toBe(true);
+      });
+    }
+  }
+
+  test("requests it does not take go to the SDK", async () => {
+    const e = env(keys.single!);
+    const body = call("whoami", {});
+    expect(await fastPath(request({ ...body, method: "tools/list" }, null), { ...body, method: "tools/list" }, e)).toBeNull();
+    expect(await fastPath(request(body, "2026-07-28"), body, e)).toBeNull();
+    expect(await fastPath(request(body, "1999-01-01"), body, e)).toBeNull();
+    const { id: _, ...notification } = body;
+    expect(await fastPath(request(notification, null), notification, e)).toBeNull();
+    const noAccept = new Request("http://localhost/api/mcp", {
+      method: "POST",
+      headers: { host: "localhost", "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify(body),
+    });
+    expect(await fastPath(noAccept, body, e)).toBeNull();
+  });
+});
