@@ -29,8 +29,26 @@ export function openStore(dataDir: string | ":memory:"): Store {
   sqlite.exec("PRAGMA synchronous = NORMAL");
   sqlite.exec("PRAGMA foreign_keys = ON");
   sqlite.exec("PRAGMA busy_timeout = 5000");
-  const db = drizzle({ client: sqlite, schema });
+  const db = drizzle({ client: withStatementCache(sqlite), schema });
   return { sqlite, db, close: () => sqlite.close() };
+}
+
+/**
+ * drizzle prepares a fresh statement for every query it runs; bun:sqlite's
+ * `query()` keeps compiled statements by SQL text. Handing drizzle a client
+ * whose `prepare` is `query` lets every repeated query skip SQLite's compile
+ * step (a third of a simple query's cost), with no change in any verb.
+ * drizzle only runs statements to completion (all/get/run/values), so one
+ * shared statement per SQL text is safe.
+ */
+function withStatementCache(sqlite: Database): Database {
+  return new Proxy(sqlite, {
+    get(target, prop) {
+      if (prop === "prepare") return (sql: string) => target.query(sql);
+      const value = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
 }
 
 /**

@@ -120,8 +120,9 @@ async function viaSdk(request: Request, message: unknown, env: McpEnv): Promise<
 interface ListTemplate {
   status: number;
   headers: [string, string][];
-  before: string;
-  after: string;
+  /** Already UTF-8: encoding a 100+ KiB string on every answer would cost more than the rest of the request. */
+  before: Uint8Array<ArrayBuffer>;
+  after: Uint8Array<ArrayBuffer>;
 }
 const listBodies = new WeakMap<object, Map<string, ListTemplate>>();
 const MAX_LIST_BODIES = 1000;
@@ -137,7 +138,7 @@ async function listTools(request: Request, message: Record<string, unknown>, env
     JSON.stringify({ ...message, id: null }),
   ].join("\n");
   const respond = (t: ListTemplate) =>
-    new Response(t.before + JSON.stringify(message.id) + t.after, { status: t.status, headers: t.headers });
+    new Response(new Blob([t.before, JSON.stringify(message.id), t.after]), { status: t.status, headers: t.headers });
   const hit = cache.get(key);
   if (hit) return respond(hit);
   const res = await viaSdk(request, { ...message, id: SENTINEL }, env);
@@ -148,7 +149,13 @@ async function listTools(request: Request, message: Record<string, unknown>, env
   if (at < 0 || text.indexOf(marker, at + 1) >= 0)
     // Not an answer to this id (should not happen): pass it on, uncached, with the real id.
     return new Response(text.split(marker).join(JSON.stringify(message.id)), { status: res.status, headers });
-  const t: ListTemplate = { status: res.status, headers, before: text.slice(0, at), after: text.slice(at + marker.length) };
+  const utf8 = new TextEncoder();
+  const t: ListTemplate = {
+    status: res.status,
+    headers,
+    before: utf8.encode(text.slice(0, at)),
+    after: utf8.encode(text.slice(at + marker.length)),
+  };
   if (res.status === 200) {
     if (cache.size >= MAX_LIST_BODIES) cache.clear();
     cache.set(key, t);
