@@ -19,6 +19,7 @@ run: install
 	$(BUN) src/main.ts serve
 
 test: install chromium
+	$(BUN) x tsc --noEmit -p .
 	@bash scripts/run-tests.sh "$(BUN)"
 
 build: dist/plinth
