@@ -5,10 +5,10 @@
  * the OpenAPI document by the client in helpers.ts.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestServer, type TestServer } from "../harness";
+import type { TestServer } from "../harness";
 import { mintRestKey } from "../fixtures/rest";
 import { BASE, CONTENT, seedRestContent, type RestContent } from "../fixtures/rest-content";
-import { expectError, rest, type Rest } from "./helpers";
+import { expectError, restWorld, type Rest } from "./helpers";
 
 let server: TestServer;
 let api: Rest;
@@ -16,13 +16,7 @@ let c: RestContent;
 let key: string;
 let shop: string;
 
-beforeAll(async () => {
-  server = await startTestServer({ seed: false, config: { rateLimit: 100_000 } });
-  c = seedRestContent(server.deps);
-  key = mintRestKey(server.deps, c.sites.shop).key;
-  shop = `/api/v1/sites/${c.sites.shop}`;
-  api = await rest(server);
-});
+beforeAll(async () => ({ server, api, c, key, shop } = await restWorld()));
 afterAll(() => server.stop());
 
 const get = (path: string) => api.keyed(shop + path, key);

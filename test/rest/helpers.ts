@@ -7,7 +7,9 @@
 import { expect } from "bun:test";
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
 import addFormats from "ajv-formats";
-import type { TestServer } from "../harness";
+import { startTestServer, type TestServer } from "../harness";
+import { mintRestKey } from "../fixtures/rest";
+import { seedRestContent } from "../fixtures/rest-content";
 
 export interface RestResponse {
   status: number;
@@ -135,4 +137,17 @@ export function expectError(r: RestResponse, status: number, message: string | R
   expect({ status: r.status, success: r.body?.success }).toEqual({ status, success: false });
   if (typeof message === "string") expect(r.body.message).toBe(message);
   else expect(r.body.message).toMatch(message);
+}
+
+/**
+ * The usual REST test world: a real server on a fresh data dir with the
+ * precise fixture content, a key for the shop site and a checking client.
+ */
+export async function restWorld() {
+  const server = await startTestServer({ seed: false, config: { rateLimit: 100_000 } });
+  const c = seedRestContent(server.deps);
+  const key = mintRestKey(server.deps, c.sites.shop).key;
+  const shop = `/api/v1/sites/${c.sites.shop}`;
+  const api = await rest(server);
+  return { server, api, c, key, shop };
 }

@@ -7,10 +7,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { blockCatalogEntries } from "../../src/domains/blocks/catalog";
 import { cssVarsFor } from "../../src/domains/branding/css-vars";
 import { toPublicBranding } from "../../src/domains/branding/public-reads";
-import { startTestServer, type TestServer } from "../harness";
+import type { TestServer } from "../harness";
 import { mintRestKey } from "../fixtures/rest";
-import { seedRestContent, type RestContent } from "../fixtures/rest-content";
-import { expectError, rest, type Rest } from "./helpers";
+import { type RestContent } from "../fixtures/rest-content";
+import { expectError, restWorld, type Rest } from "./helpers";
 
 let server: TestServer;
 let api: Rest;
@@ -18,13 +18,7 @@ let c: RestContent;
 let key: string;
 let shop: string;
 
-beforeAll(async () => {
-  server = await startTestServer({ seed: false, config: { rateLimit: 100_000 } });
-  c = seedRestContent(server.deps);
-  key = mintRestKey(server.deps, c.sites.shop).key;
-  shop = `/api/v1/sites/${c.sites.shop}`;
-  api = await rest(server);
-});
+beforeAll(async () => ({ server, api, c, key, shop } = await restWorld()));
 afterAll(() => server.stop());
 
 const SHOP_BRANDING = {
