@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { TestServer } from "../harness";
 import { mintRestKey } from "../fixtures/rest";
-import { BASE, CONTENT, seedRestContent, type RestContent } from "../fixtures/rest-content";
+import { BASE, CONTENT, type RestContent } from "../fixtures/rest-content";
 import { expectError, restWorld, type Rest } from "./helpers";
 
 let server: TestServer;
