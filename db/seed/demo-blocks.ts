@@ -4,8 +4,14 @@
  * the seed tests; nothing here bypasses the catalog.
  */
 import type { Block } from "../../src/domains/blocks/catalog";
+import { HARBOR_MEDIA, NORTHWIND_MEDIA } from "./demo-media";
 
-export const M = (file: string) => `/media/demo/${file}`;
+/**
+ * How seed data names a demo media file. The seed swaps these placeholders
+ * for the stored files' URLs (and refuses names that are not demo files).
+ */
+export const DEMO_MEDIA_PREFIX = "/media/demo/";
+export const M = (file: string) => `${DEMO_MEDIA_PREFIX}${file}`;
 
 export const h = (text: string, level = 2, anchor?: string): Block => ({
   type: "heading",
@@ -21,15 +27,20 @@ export const hr = (): Block => ({ type: "divider", props: {} });
 export const button = (label: string, href: string, variant = "primary"): Block => ({ type: "button", props: { label, href, variant } });
 export const spacer = (size = "md"): Block => ({ type: "spacer", props: { size } });
 
-export const img = (file: string, alt: string, caption?: string, dims?: [number, number]): Block => ({
-  type: "image",
-  props: {
-    src: M(file),
-    alt,
-    ...(caption ? { caption } : {}),
-    ...(dims ? { width: dims[0], height: dims[1] } : {}),
-  },
-});
+/** An image block; `sized` adds the file's pixel width and height (from the media list, so they are always the real ones). */
+export const img = (file: string, alt: string, caption?: string, sized = false): Block => {
+  const m = sized ? [...HARBOR_MEDIA, ...NORTHWIND_MEDIA].find((x) => x.file === file) : undefined;
+  if (sized && !m?.width) throw new Error(`demo seed: ${file} is not a demo image with a size`);
+  return {
+    type: "image",
+    props: {
+      src: M(file),
+      alt,
+      ...(caption ? { caption } : {}),
+      ...(m ? { width: m.width, height: m.height } : {}),
+    },
+  };
+};
 export const gallery = (...images: [file: string, alt: string, caption?: string][]): Block => ({
   type: "gallery",
   props: { images: images.map(([f, alt, caption]) => ({ src: M(f), alt, ...(caption ? { caption } : {}) })), columns: 3 },

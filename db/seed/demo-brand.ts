@@ -131,8 +131,8 @@ export const HARBOR_NAV: DemoNavItem[] = [
     sortOrder: 10,
     children: [
       { label: "Equipment", href: "/shop/brewing-equipment", sortOrder: 3, description: "Grinders, brewers, kettles", icon: "settings", columnGroup: 2 },
-      { label: "Single origins", href: "/shop/single-origin", sortOrder: 1, description: "One farm per bag, roasted twice a week", icon: "map-pin", featuredImage: "/media/demo/bag-ethiopia-kochere.webp", columnGroup: 1 },
-      { label: "Blends & espresso", href: "/shop/blends", sortOrder: 2, description: "Consistent all year", icon: "layers", featuredImage: "/media/demo/bag-house-espresso.webp", columnGroup: 1 },
+      { label: "Single origins", href: "/shop/single-origin", sortOrder: 1, description: "One farm per bag, roasted twice a week", icon: "map-pin", featuredImage: "/media/demo/bag-ethiopia-kochere.png", columnGroup: 1 },
+      { label: "Blends & espresso", href: "/shop/blends", sortOrder: 2, description: "Consistent all year", icon: "layers", featuredImage: "/media/demo/bag-house-espresso.png", columnGroup: 1 },
       { label: "Gift cards", href: "/shop/gift-card", sortOrder: 4, description: "Never expire", icon: "gift", columnGroup: 2 },
     ],
   },

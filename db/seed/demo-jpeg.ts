@@ -91,52 +91,45 @@ function scaleTable(base: number[], quality: number): Uint8Array {
 
 const AAN = [1, 1.387039845, 1.306562965, 1.175875602, 1, 0.785694958, 0.5411961, 0.275899379];
 
-/** Reciprocal divisors folding the AAN output scaling into quantisation. */
-function divisors(q: Uint8Array): Float32Array {
-  const d = new Float32Array(64);
-  for (let r = 0; r < 8; r++) for (let c = 0; c < 8; c++) d[r * 8 + c] = 1 / (q[r * 8 + c]! * AAN[r]! * AAN[c]! * 8);
+/** Reciprocal divisors folding the AAN output scaling into quantisation, in zigzag order. */
+function divisors(q: Uint8Array): Float64Array {
+  const d = new Float64Array(64);
+  for (let i = 0; i < 64; i++) {
+    const n = ZIGZAG[i]!;
+    d[i] = 1 / (q[n]! * AAN[n >> 3]! * AAN[n & 7]! * 8);
+  }
   return d;
 }
 
-/** Forward DCT (AAN, floating point, as libjpeg's jfdctflt) and quantisation into zigzag order. */
-function fdctQuant(b: Float32Array, div: Float32Array, out: Int32Array) {
-  for (let pass = 0; pass < 2; pass++) {
-    const step = pass === 0 ? 1 : 8;
-    const stride = pass === 0 ? 8 : 1;
-    for (let i = 0; i < 8; i++) {
-      const o = i * stride;
-      const d0 = b[o]!, d1 = b[o + step]!, d2 = b[o + 2 * step]!, d3 = b[o + 3 * step]!;
-      const d4 = b[o + 4 * step]!, d5 = b[o + 5 * step]!, d6 = b[o + 6 * step]!, d7 = b[o + 7 * step]!;
-      const t0 = d0 + d7, t7 = d0 - d7, t1 = d1 + d6, t6 = d1 - d6;
-      const t2 = d2 + d5, t5 = d2 - d5, t3 = d3 + d4, t4 = d3 - d4;
-      let t10 = t0 + t3;
-      const t13 = t0 - t3;
-      let t11 = t1 + t2;
-      let t12 = t1 - t2;
-      b[o] = t10 + t11;
-      b[o + 4 * step] = t10 - t11;
-      const z1 = (t12 + t13) * 0.707106781;
-      b[o + 2 * step] = t13 + z1;
-      b[o + 6 * step] = t13 - z1;
-      t10 = t4 + t5;
-      t11 = t5 + t6;
-      t12 = t6 + t7;
-      const z5 = (t10 - t12) * 0.382683433;
-      const z2 = 0.5411961 * t10 + z5;
-      const z4 = 1.306562965 * t12 + z5;
-      const z3 = t11 * 0.707106781;
-      const z11 = t7 + z3;
-      const z13 = t7 - z3;
-      b[o + 5 * step] = z13 + z2;
-      b[o + 3 * step] = z13 - z2;
-      b[o + step] = z11 + z4;
-      b[o + 7 * step] = z11 - z4;
-    }
-  }
-  for (let i = 0; i < 64; i++) {
-    const n = ZIGZAG[i]!;
-    out[i] = Math.round(b[n]! * div[n]!);
-  }
+/** One 8-point AAN forward DCT (as libjpeg's jfdctflt), from src[s + k·ss] into dst[o + k·ds]. */
+function dct8(src: Float64Array, s: number, ss: number, dst: Float64Array, o: number, ds: number) {
+  const d0 = src[s]!, d1 = src[s + ss]!, d2 = src[s + 2 * ss]!, d3 = src[s + 3 * ss]!;
+  const d4 = src[s + 4 * ss]!, d5 = src[s + 5 * ss]!, d6 = src[s + 6 * ss]!, d7 = src[s + 7 * ss]!;
+  const t0 = d0 + d7, t7 = d0 - d7, t1 = d1 + d6, t6 = d1 - d6;
+  const t2 = d2 + d5, t5 = d2 - d5, t3 = d3 + d4, t4 = d3 - d4;
+  const t10 = t0 + t3, t13 = t0 - t3, t11 = t1 + t2, t12 = t1 - t2;
+  dst[o] = t10 + t11;
+  dst[o + 4 * ds] = t10 - t11;
+  const z1 = (t12 + t13) * 0.707106781;
+  dst[o + 2 * ds] = t13 + z1;
+  dst[o + 6 * ds] = t13 - z1;
+  const u10 = t4 + t5, u11 = t5 + t6, u12 = t6 + t7;
+  const z5 = (u10 - u12) * 0.382683433;
+  const z2 = 0.5411961 * u10 + z5;
+  const z4 = 1.306562965 * u12 + z5;
+  const z3 = u11 * 0.707106781;
+  const z11 = t7 + z3, z13 = t7 - z3;
+  dst[o + 5 * ds] = z13 + z2;
+  dst[o + 3 * ds] = z13 - z2;
+  dst[o + ds] = z11 + z4;
+  dst[o + 7 * ds] = z11 - z4;
+}
+
+/** The 8×8 block at (x0, y0) of a plane: transformed, then quantised into zigzag order. */
+function fdctQuant(plane: Float64Array, stride: number, x0: number, y0: number, tmp: Float64Array, div: Float64Array, out: Int32Array) {
+  for (let r = 0; r < 8; r++) dct8(plane, (y0 + r) * stride + x0, 1, tmp, r * 8, 1);
+  for (let c = 0; c < 8; c++) dct8(tmp, c, 8, tmp, c, 8);
+  for (let i = 0; i < 64; i++) out[i] = Math.round(tmp[ZIGZAG[i]!]! * div[i]!);
 }
 
 /** Bytes out, with 0xFF stuffing inside entropy-coded data. */
@@ -180,14 +173,12 @@ class Writer {
   }
 }
 
+const magnitude = (v: number) => (v === 0 ? 0 : 32 - Math.clz32(v < 0 ? -v : v));
+
 function writeBlock(w: Writer, coef: Int32Array, prevDc: number, dc: Huff, ac: Huff): number {
   const diff = coef[0]! - prevDc;
-  const put = (v: number, table: Huff, sym: number) => {
-    w.bits(table.code[sym]!, table.len[sym]!);
-  };
-  const magnitude = (v: number) => (v === 0 ? 0 : 32 - Math.clz32(v < 0 ? -v : v));
   let size = magnitude(diff);
-  put(diff, dc, size);
+  w.bits(dc.code[size]!, dc.len[size]!);
   if (size) w.bits(diff < 0 ? diff + (1 << size) - 1 : diff, size);
   let run = 0;
   for (let k = 1; k < 64; k++) {
@@ -197,15 +188,16 @@ function writeBlock(w: Writer, coef: Int32Array, prevDc: number, dc: Huff, ac: H
       continue;
     }
     while (run > 15) {
-      put(0, ac, 0xf0);
+      w.bits(ac.code[0xf0]!, ac.len[0xf0]!);
       run -= 16;
     }
     size = magnitude(v);
-    put(v, ac, (run << 4) | size);
+    const sym = (run << 4) | size;
+    w.bits(ac.code[sym]!, ac.len[sym]!);
     w.bits(v < 0 ? v + (1 << size) - 1 : v, size);
     run = 0;
   }
-  if (run > 0) put(0, ac, 0x00);
+  if (run > 0) w.bits(ac.code[0]!, ac.len[0]!);
   return coef[0]!;
 }
 
@@ -215,11 +207,18 @@ function writeDht(w: Writer, cls: number, id: number, spec: { bits: number[]; va
   w.bytes((cls << 4) | id, ...spec.bits, ...spec.vals);
 }
 
+/** Plane memory reused from one picture to the next (every sample is overwritten), so encoding touches no fresh pages. */
+let planeMemory = new Float64Array(0);
+function scratchPlanes(n: number): Float64Array {
+  if (planeMemory.length < n) planeMemory = new Float64Array(n);
+  return planeMemory;
+}
+
 /**
- * Encodes RGB pixels (3 bytes per pixel, row-major) as a baseline JPEG with
- * 4:2:0 chroma. Dimensions up to 65535.
+ * Encodes RGB pixels (3 values of 0–255 per pixel, row-major) as a baseline
+ * JPEG with 4:2:0 chroma. Dimensions up to 65535.
  */
-export function encodeJpeg(rgb: Uint8Array, width: number, height: number, quality = 82): Uint8Array {
+export function encodeJpeg(rgb: ArrayLike<number>, width: number, height: number, quality = 82): Uint8Array {
   if (rgb.length !== width * height * 3) throw new Error("encodeJpeg: pixel buffer does not match the size");
   const qY = scaleTable(LUMA_Q, quality);
   const qC = scaleTable(CHROMA_Q, quality);
@@ -229,20 +228,29 @@ export function encodeJpeg(rgb: Uint8Array, width: number, height: number, quali
   // Colour conversion (JFIF) into level-shifted planes padded to whole 16×16 MCUs by repeating edges.
   const pw = (width + 15) & ~15;
   const ph = (height + 15) & ~15;
-  const Y = new Float32Array(pw * ph);
   const cw = pw >> 1;
-  const Cb = new Float32Array(cw * (ph >> 1));
-  const Cr = new Float32Array(cw * (ph >> 1));
-  for (let y = 0; y < ph; y++) {
-    const sy = y < height ? y : height - 1;
-    for (let x = 0; x < pw; x++) {
-      const i = (sy * width + (x < width ? x : width - 1)) * 3;
-      const r = rgb[i]!, g = rgb[i + 1]!, b = rgb[i + 2]!;
-      Y[y * pw + x] = 0.299 * r + 0.587 * g + 0.114 * b - 128;
-      const ci = (y >> 1) * cw + (x >> 1);
-      // Each chroma sample averages its 2×2 pixels.
-      Cb[ci] = Cb[ci]! + (-0.168736 * r - 0.331264 * g + 0.5 * b) * 0.25;
-      Cr[ci] = Cr[ci]! + (0.5 * r - 0.418688 * g - 0.081312 * b) * 0.25;
+  const ch = ph >> 1;
+  const planes = scratchPlanes(pw * ph + 2 * cw * ch);
+  const Y = planes.subarray(0, pw * ph);
+  for (let y = 0; y < height; y++) {
+    const row = y * pw;
+    for (let x = 0, i = y * width * 3; x < width; x++, i += 3) Y[row + x] = 0.299 * rgb[i]! + 0.587 * rgb[i + 1]! + 0.114 * rgb[i + 2]! - 128;
+    Y.fill(Y[row + width - 1]!, row + width, row + pw);
+  }
+  for (let y = height; y < ph; y++) Y.copyWithin(y * pw, (height - 1) * pw, height * pw);
+  // Colour at half resolution: one sample per 2×2 pixels, from their average.
+  const Cb = planes.subarray(pw * ph, pw * ph + cw * ch);
+  const Cr = planes.subarray(pw * ph + cw * ch, pw * ph + 2 * cw * ch);
+  for (let cy = 0; cy < ch; cy++) {
+    const ya = Math.min(2 * cy, height - 1) * width, yb = Math.min(2 * cy + 1, height - 1) * width;
+    for (let cx = 0; cx < cw; cx++) {
+      const xa = Math.min(2 * cx, width - 1), xb = Math.min(2 * cx + 1, width - 1);
+      const p = (ya + xa) * 3, q = (ya + xb) * 3, s = (yb + xa) * 3, t = (yb + xb) * 3;
+      const r = (rgb[p]! + rgb[q]! + rgb[s]! + rgb[t]!) * 0.25;
+      const g = (rgb[p + 1]! + rgb[q + 1]! + rgb[s + 1]! + rgb[t + 1]!) * 0.25;
+      const b = (rgb[p + 2]! + rgb[q + 2]! + rgb[s + 2]! + rgb[t + 2]!) * 0.25;
+      Cb[cy * cw + cx] = -0.168736 * r - 0.331264 * g + 0.5 * b;
+      Cr[cy * cw + cx] = 0.5 * r - 0.418688 * g - 0.081312 * b;
     }
   }
 
@@ -262,27 +270,18 @@ export function encodeJpeg(rgb: Uint8Array, width: number, height: number, quali
   writeDht(w, 1, 1, AC_CHROMA);
   w.bytes(0xff, 0xda, 0, 12, 3, 1, 0x00, 2, 0x11, 3, 0x11, 0, 63, 0); // SOS
 
-  const block = new Float32Array(64);
+  const tmp = new Float64Array(64);
   const coef = new Int32Array(64);
   let dcY = 0, dcCb = 0, dcCr = 0;
-  const load = (plane: Float32Array, stride: number, x0: number, y0: number) => {
-    for (let r = 0; r < 8; r++) {
-      const row = (y0 + r) * stride + x0;
-      for (let c = 0; c < 8; c++) block[r * 8 + c] = plane[row + c]!;
-    }
-  };
   for (let my = 0; my < ph; my += 16) {
     for (let mx = 0; mx < pw; mx += 16) {
       for (let k = 0; k < 4; k++) {
-        load(Y, pw, mx + (k & 1) * 8, my + (k >> 1) * 8);
-        fdctQuant(block, divY, coef);
+        fdctQuant(Y, pw, mx + (k & 1) * 8, my + (k >> 1) * 8, tmp, divY, coef);
         dcY = writeBlock(w, coef, dcY, HUFF.dcY, HUFF.acY);
       }
-      load(Cb, cw, mx >> 1, my >> 1);
-      fdctQuant(block, divC, coef);
+      fdctQuant(Cb, cw, mx >> 1, my >> 1, tmp, divC, coef);
       dcCb = writeBlock(w, coef, dcCb, HUFF.dcC, HUFF.acC);
-      load(Cr, cw, mx >> 1, my >> 1);
-      fdctQuant(block, divC, coef);
+      fdctQuant(Cr, cw, mx >> 1, my >> 1, tmp, divC, coef);
       dcCr = writeBlock(w, coef, dcCr, HUFF.dcC, HUFF.acC);
     }
   }

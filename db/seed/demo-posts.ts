@@ -77,12 +77,12 @@ export const HARBOR_POSTS: DemoPost[] = [
     slug: "about",
     excerpt: "Two baristas, one secondhand roaster and a lease on an old net loft.",
     publishedDaysAgo: 418,
-    cover: "storefront-waterfront.webp",
+    cover: "storefront-waterfront.jpg",
     blocks: [
       h("Our story", 1),
       lead("Harbor Coffee started in 2016 with two baristas, a secondhand 5 kg roaster and a lease on an old net loft by the fish market."),
       p("Maya Ortiz and Dev Patel had spent a decade behind espresso bars and wanted to roast coffee the way they liked to drink it: light enough to taste where it came from, developed enough to be sweet."),
-      img("storefront-waterfront.webp", "The Harbor Coffee storefront on the waterfront at dusk", "The net loft, now our roastery and tasting room.", [1800, 1200]),
+      img("storefront-waterfront.jpg", "The Harbor Coffee storefront on the waterfront at dusk", "The net loft, now our roastery and tasting room.", true),
       h("What we believe"),
       ul(
         "Know the farm. We buy most of our coffee from producers we have met, and we publish what we pay.",
@@ -255,7 +255,7 @@ export const HARBOR_POSTS: DemoPost[] = [
     tags: ["pour-over", "grinders", "water"],
     blocks: [
       lead("A good pour-over needs fresh coffee, a decent grinder and a recipe you repeat until you can taste what changes."),
-      img("pour-over-v60.jpg", "Water being poured in a spiral over a V60", undefined, [1600, 1067]),
+      img("pour-over-v60.jpg", "Water being poured in a spiral over a V60", undefined, true),
       h("The recipe", 2, "recipe"),
       ol("15 g of coffee, ground like coarse sand", "250 g of water just off the boil", "Bloom with 40 g for 45 seconds", "Pour the rest in slow circles by 1:45", "Total time around 3:00"),
       video("brew-guide-pour-over.mp4", "pour-over-poster.jpg", "Pour-over in two minutes", "Dev walks through the recipe at the tasting-room bar."),
@@ -313,7 +313,7 @@ export const HARBOR_POSTS: DemoPost[] = [
     categories: ["recipes", "brewing"],
     tags: ["cold-brew"],
     blocks: [
-      img("cold-brew-jars.jpg", "Mason jars of cold brew steeping in a fridge", undefined, [1600, 1067]),
+      img("cold-brew-jars.jpg", "Mason jars of cold brew steeping in a fridge", undefined, true),
       ol("Grind 200 g of coffee very coarse", "Stir into 1 litre of cold, filtered water", "Steep in the fridge for 16 hours", "Filter through a paper filter", "Dilute 1:1 with water or milk over ice"),
       p("The concentrate keeps for a week in a sealed bottle. Our Breakfast Blend and the Colombia both make excellent cold brew."),
       productGrid("Good for cold brew", "blends", 3),
@@ -346,7 +346,7 @@ export const HARBOR_POSTS: DemoPost[] = [
     blocks: [
       lead("Our house espresso is roasted to be forgiving, but every grinder and machine is different."),
       tabs(["Starting recipe", "18 g in, 38 g out, 26 to 30 seconds, 93 °C."], ["Too sour", "Grind finer, or increase the yield to 40 g."], ["Too bitter", "Grind coarser, or stop the shot at 36 g."]),
-      img("espresso-shot.jpg", "Espresso pouring from a bottomless portafilter", undefined, [1600, 1067]),
+      img("espresso-shot.jpg", "Espresso pouring from a bottomless portafilter", undefined, true),
       code("dose 18.0 g\nyield 38.0 g\ntime 28 s\ntemp 93 C", "text"),
       productCard("house-espresso"),
     ],
@@ -393,7 +393,7 @@ export const HARBOR_POSTS: DemoPost[] = [
     tags: ["kenya"],
     blocks: [
       p("The Gatomboya cooperative in Nyeri grows SL28 and SL34 on red volcanic soil at 1,800 metres. This AA lot is the best Kenyan we've tasted in three years."),
-      img("farm-nyeri-cherries.jpg", "Ripe red coffee cherries on the branch", "Cherries at Gatomboya in November.", [1600, 1067]),
+      img("farm-nyeri-cherries.jpg", "Ripe red coffee cherries on the branch", "Cherries at Gatomboya in November.", true),
       productCard("kenya-nyeri-gatomboya"),
     ],
   },
@@ -548,7 +548,7 @@ export const HARBOR_POSTS: DemoPost[] = [
     tags: ["pour-over", "colombia"],
     blocks: [
       p("Saltbox sells 300 cups of batch brew before 10 a.m. They wanted something sweet enough to drink black and sturdy enough for a big jug."),
-      img("saltbox-bakery-counter.jpg", "The Saltbox Bakery counter with pastries and a batch brewer", undefined, [1600, 1067]),
+      img("saltbox-bakery-counter.jpg", "The Saltbox Bakery counter with pastries and a batch brewer", undefined, true),
       p("We cupped eleven combinations with their bakers and settled on 60% Colombia Huila, 40% Brazil Cerrado, roasted a touch darker than our filter profile."),
       quote("People ask for 'the Saltbox coffee' by name now.", "Hannah Cole, Saltbox Bakery"),
     ],
@@ -619,8 +619,8 @@ export const NORTHWIND_POSTS: DemoPost[] = [
       hero("Websites that small teams can run themselves", "Northwind Studio designs and builds headless sites for independent shops, cafés and co-ops.", ["See our work", "/work"]),
       grid(
         3,
-        card("Harbor Coffee Roasters", "A shop that sells while the roaster sleeps.", "/work/harbor-coffee"),
-        card("Tidewater Co-op", "A member portal for a grocery co-op.", "/work/tidewater-member-portal"),
+        card("Harbor Coffee Roasters", "A shop that sells while the roaster sleeps.", "/work/harbor-coffee", "northwind-harbor-case-study.png"),
+        card("Tidewater Co-op", "A member portal for a grocery co-op.", "/work/tidewater-member-portal", "northwind-tidewater-portal.png"),
         card("Our services", "Design, build, care plans and training.", "/services"),
       ),
     ],
@@ -647,7 +647,12 @@ export const NORTHWIND_POSTS: DemoPost[] = [
     slug: "about",
     excerpt: "Four people in a converted sail loft.",
     publishedDaysAgo: 690,
-    blocks: [h("About Northwind", 1), p("We are a designer, two developers and a project lead, working from a sail loft two doors from Harbor Coffee.")],
+    cover: "northwind-studio-loft.jpg",
+    blocks: [
+      h("About Northwind", 1),
+      p("We are a designer, two developers and a project lead, working from a sail loft two doors from Harbor Coffee."),
+      img("northwind-studio-loft.jpg", "The Northwind team at a long table in the sail loft", "Monday planning in the loft.", true),
+    ],
   },
   {
     type: "case-study",
@@ -655,6 +660,7 @@ export const NORTHWIND_POSTS: DemoPost[] = [
     slug: "harbor-coffee",
     excerpt: "A headless storefront with subscriptions, wholesale and a blog the team updates themselves.",
     publishedDaysAgo: 90,
+    cover: "northwind-harbor-case-study.png",
     categories: ["ecommerce", "design"],
     tags: ["headless", "retail"],
     blocks: [
@@ -669,6 +675,7 @@ export const NORTHWIND_POSTS: DemoPost[] = [
     slug: "tidewater-member-portal",
     excerpt: "Member sign-up, shifts and bulk orders in one place.",
     publishedDaysAgo: 160,
+    cover: "northwind-tidewater-portal.png",
     categories: ["engineering"],
     tags: ["headless"],
     blocks: [p("Tidewater's 900 members sign up for shifts and pre-order bulk goods from one portal backed by the same content API as their public site.")],

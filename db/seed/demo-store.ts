@@ -16,12 +16,12 @@ export interface DemoProductCategory {
 }
 
 export const PRODUCT_CATEGORIES: DemoProductCategory[] = [
-  { slug: "coffee", name: "Coffee", parent: null, description: "Roasted every Tuesday and Friday.", image: "/media/demo/bag-house-espresso.webp", order: 1, active: true },
-  { slug: "single-origin", name: "Single origin", parent: "coffee", description: "One farm or washing station per bag.", image: "/media/demo/bag-ethiopia-kochere.webp", order: 1, active: true },
+  { slug: "coffee", name: "Coffee", parent: null, description: "Roasted every Tuesday and Friday.", image: "/media/demo/bag-house-espresso.png", order: 1, active: true },
+  { slug: "single-origin", name: "Single origin", parent: "coffee", description: "One farm or washing station per bag.", image: "/media/demo/bag-ethiopia-kochere.png", order: 1, active: true },
   { slug: "africa", name: "Africa", parent: "single-origin", description: "Ethiopia, Kenya, Rwanda.", image: null, order: 1, active: true },
   { slug: "latin-america", name: "Latin America", parent: "single-origin", description: "Colombia, Guatemala, Costa Rica, Brazil.", image: null, order: 2, active: true },
   { slug: "asia-pacific", name: "Asia & Pacific", parent: "single-origin", description: "Back next season.", image: null, order: 3, active: false },
-  { slug: "blends", name: "Blends", parent: "coffee", description: "Consistent, all year round.", image: "/media/demo/bag-breakfast-blend.webp", order: 2, active: true },
+  { slug: "blends", name: "Blends", parent: "coffee", description: "Consistent, all year round.", image: "/media/demo/bag-breakfast-blend.png", order: 2, active: true },
   { slug: "espresso", name: "Espresso", parent: "coffee", description: "Roasted for espresso and milk.", image: null, order: 3, active: true },
   { slug: "decaf", name: "Decaf", parent: "coffee", description: "Swiss Water process, no solvents.", image: null, order: 4, active: true },
   { slug: "brewing-equipment", name: "Brewing equipment", parent: null, description: "What we use behind the bar.", image: null, order: 2, active: true },
@@ -77,6 +77,8 @@ export interface DemoProduct {
   options?: DemoOption[];
   /** Price of the variant with these option values; defaults to `price`. */
   variantPrice?: (values: string[]) => number;
+  /** Picture of the variant with these option values (a demo media reference); none by default. */
+  variantImage?: (values: string[]) => string;
   /** Variants (by option values, joined with "/") that exist but are switched off. */
   inactiveVariants?: string[];
   bulk?: DemoBulkRule[];
@@ -123,7 +125,7 @@ function coffee(
 export const PRODUCTS: DemoProduct[] = [
   coffee("ethiopia-yirgacheffe-kochere", "Ethiopia Yirgacheffe Kochere", "africa", 1950, ["Blueberry", "Jasmine", "Black tea"],
     { country: "Ethiopia", region: "Yirgacheffe, Gedeo", producer: "Kochere washing station", altitude: "1,900–2,100 m", process: "Washed", varieties: ["Heirloom"] },
-    { featured: true, images: [[img("bag-ethiopia-kochere.webp"), "A 250 g bag of Ethiopia Kochere"], [img("farm-kochere-washing-station.jpg"), "The Kochere washing station"]], inactiveVariants: ["1kg/filter"], createdDaysAgo: 40, seoTitle: "Ethiopia Yirgacheffe Kochere, washed | Harbor Coffee" }),
+    { featured: true, images: [[img("bag-ethiopia-kochere.png"), "A 250 g bag of Ethiopia Kochere"], [img("farm-kochere-washing-station.jpg"), "The Kochere washing station"]], inactiveVariants: ["1kg/filter"], createdDaysAgo: 40, seoTitle: "Ethiopia Yirgacheffe Kochere, washed | Harbor Coffee" }),
   coffee("kenya-nyeri-gatomboya", "Kenya Nyeri Gatomboya AA", "africa", 2100, ["Blackcurrant", "Grapefruit", "Cane sugar"],
     { country: "Kenya", region: "Nyeri", producer: "Gatomboya cooperative", altitude: "1,800 m", process: "Washed", varieties: ["SL28", "SL34"] },
     { compareAtPrice: 2400, images: [[img("farm-nyeri-cherries.jpg"), "Ripe coffee cherries at Gatomboya"]], createdDaysAgo: 80 }),
@@ -132,7 +134,7 @@ export const PRODUCTS: DemoProduct[] = [
     { images: [[img("green-beans-sacks.jpg"), "Green coffee sacks"]], createdDaysAgo: 130 }),
   coffee("colombia-huila-el-paraiso", "Colombia Huila El Paraíso", "latin-america", 1800, ["Milk chocolate", "Red grape", "Panela"],
     { country: "Colombia", region: "Huila", producer: "Finca El Paraíso", altitude: "1,750 m", process: "Washed", varieties: ["Caturra", "Castillo"] },
-    { featured: true, images: [[img("bag-colombia-huila.webp"), "A 250 g bag of Colombia Huila"]], createdDaysAgo: 200 }),
+    { featured: true, images: [[img("bag-colombia-huila.png"), "A 250 g bag of Colombia Huila"]], createdDaysAgo: 200 }),
   coffee("guatemala-huehuetenango-la-esperanza", "Guatemala Huehuetenango La Esperanza", "latin-america", 1900, ["Toffee", "Plum", "Cocoa"],
     { country: "Guatemala", region: "Huehuetenango", producer: "La Esperanza", altitude: "1,650 m", process: "Washed", varieties: ["Bourbon", "Caturra"] },
     { images: [], createdDaysAgo: 95 }),
@@ -147,7 +149,7 @@ export const PRODUCTS: DemoProduct[] = [
     {
       featured: true,
       barcode: "5060123450017",
-      images: [[img("bag-house-espresso.webp"), "A 250 g bag of House Espresso"], [img("espresso-shot.jpg"), "House Espresso pouring"]],
+      images: [[img("bag-house-espresso.png"), "A 250 g bag of House Espresso"], [img("espresso-shot.jpg"), "House Espresso pouring"]],
       bulk: [
         { min: 3, max: 5, type: "fixed", amount: 1500 },
         { min: 6, max: null, type: "percent_off", amount: 1000 },
@@ -159,7 +161,7 @@ export const PRODUCTS: DemoProduct[] = [
     { blend: "Sumatra 50%, Brazil 50%", roast: "Medium-dark" }, { images: [], createdDaysAgo: 250 }),
   coffee("harbor-breakfast-blend", "Harbor Breakfast Blend", "blends", 1450, ["Milk chocolate", "Toasted nuts", "Caramel"],
     { blend: "Colombia 60%, Brazil 40%", roast: "Medium" },
-    { featured: true, images: [[img("bag-breakfast-blend.webp"), "A 250 g bag of Harbor Breakfast Blend"]], bulk: [{ min: 10, max: null, type: "percent_off", amount: 1500 }], createdDaysAgo: 390 }),
+    { featured: true, images: [[img("bag-breakfast-blend.png"), "A 250 g bag of Harbor Breakfast Blend"]], bulk: [{ min: 10, max: null, type: "percent_off", amount: 1500 }], createdDaysAgo: 390 }),
   coffee("lighthouse-dark-roast", "Lighthouse Dark Roast", "blends", 1450, ["Bittersweet chocolate", "Cedar"],
     { blend: "Brazil 70%, Guatemala 30%", roast: "Dark" }, { images: [], createdDaysAgo: 380 }),
   coffee("swiss-water-decaf-colombia", "Swiss Water Decaf Colombia", "decaf", 1700, ["Cocoa", "Red apple", "Brown sugar"],
@@ -364,12 +366,13 @@ export const PRODUCTS: DemoProduct[] = [
     shortDescription: "Organic cotton tee with a small anchor on the chest.",
     description: "<p>Relaxed fit. Sand or navy.</p>",
     tags: ["merch", "apparel"],
-    images: [[img("tee-sand.png"), "Sand T-shirt"]],
+    images: [[img("tee-sand.png"), "Sand T-shirt"], [img("tee-navy.png"), "Navy T-shirt"]],
     options: [
       { name: "Size", values: [["s", "S"], ["m", "M"], ["l", "L"], ["xl", "XL"]] },
       { name: "Colour", values: [["sand", "Sand"], ["navy", "Navy"]] },
     ],
     variantPrice: (v) => (v[0] === "xl" ? 3000 : 2800),
+    variantImage: (v) => img(v[1] === "navy" ? "tee-navy.png" : "tee-sand.png"),
     inactiveVariants: ["xl/sand", "s/navy"],
     createdDaysAgo: 210,
   },

@@ -33,6 +33,8 @@ import {
   HARBOR_BRANDING, HARBOR_MESSAGING, HARBOR_NAV, NORTHWIND_BRANDING, NORTHWIND_MESSAGING, NORTHWIND_NAV, SERVICES_FOR_HARBOR,
   SERVICES_FOR_NORTHWIND, type DemoNavItem, type DemoService,
 } from "./demo-brand";
+import { DEMO_MEDIA_PREFIX } from "./demo-blocks";
+import { demoFiles, storedDemoFile, writeDemoFiles, type GeneratedFile, type StoredDemoFile } from "./demo-files";
 import { HARBOR_MEDIA, NORTHWIND_MEDIA, type DemoMedia } from "./demo-media";
 import {
   EVENTS_POSTS, HARBOR_CATEGORIES, HARBOR_POSTS, HARBOR_TAGS, NORTHWIND_CATEGORIES, NORTHWIND_POSTS, NORTHWIND_TAGS, RETIRED_POSTS,
@@ -72,14 +74,17 @@ function demoPassword() {
 
 type Tx = Parameters<Parameters<Deps["db"]["transaction"]>[0]>[0];
 type At = (daysAgo: number, hoursAgo?: number) => Date;
-
-const M = (file: string) => `/media/demo/${file}`;
+/** Swaps `/media/demo/<file>` references for the stored files' URLs anywhere in a JSON value. */
+type MediaRefs = <T>(value: T) => T;
+type Placed = { stored: StoredDemoFile; file: GeneratedFile }[];
 
 export async function seedDemo(deps: Deps): Promise<DemoCredentials> {
   const { password, hash } = await demoPassword();
   const rest = mintSecret(KEY_PREFIX.rest);
   const mcp = mintSecret(KEY_PREFIX.mcp);
   const at = clockAt(deps.clock);
+  // Made once per process (deterministic); each seed only writes them.
+  const files = demoFiles([...HARBOR_MEDIA, ...NORTHWIND_MEDIA]);
 
   const siteId = deps.db.transaction((tx) => {
     if (tx.select({ id: sites.id }).from(sites).limit(1).get()) throw conflict("The data dir already has sites; the demo is only seeded into an empty one.");
@@ -171,19 +176,22 @@ export async function seedDemo(deps: Deps): Promise<DemoCredentials> {
       ])
       .run();
 
-    // --- content ---
-    insertMedia(tx, harborSite, HARBOR_MEDIA, at);
-    insertMedia(tx, northwindSite, NORTHWIND_MEDIA, at);
-    insertContent(tx, harborSite, demoUser.id, HARBOR_POSTS, HARBOR_CATEGORIES, HARBOR_TAGS, at);
-    insertContent(tx, northwindSite, demoUser.id, NORTHWIND_POSTS, NORTHWIND_CATEGORIES, NORTHWIND_TAGS, at);
-    insertContent(tx, retiredSite, demoUser.id, RETIRED_POSTS, [], [], at);
-    insertContent(tx, eventsSite, demoUser.id, EVENTS_POSTS, [], [], at);
+    // --- media (real files, written below once every row is in) and content ---
+    const placed: Placed = [];
+    const urls = new Map<string, string>();
+    insertMedia(tx, harborSite, HARBOR_MEDIA, files, placed, urls, at);
+    insertMedia(tx, northwindSite, NORTHWIND_MEDIA, files, placed, urls, at);
+    const refs = mediaRefs(urls);
+    insertContent(tx, harborSite, demoUser.id, HARBOR_POSTS, HARBOR_CATEGORIES, HARBOR_TAGS, refs, at);
+    insertContent(tx, northwindSite, demoUser.id, NORTHWIND_POSTS, NORTHWIND_CATEGORIES, NORTHWIND_TAGS, refs, at);
+    insertContent(tx, retiredSite, demoUser.id, RETIRED_POSTS, [], [], refs, at);
+    insertContent(tx, eventsSite, demoUser.id, EVENTS_POSTS, [], [], refs, at);
 
     // --- branding and navigation ---
     tx.insert(brandProfiles)
       .values([
-        { siteId: harborSite, data: HARBOR_BRANDING, createdAt: at(470), updatedAt: at(14) },
-        { siteId: northwindSite, data: NORTHWIND_BRANDING, createdAt: at(690), updatedAt: at(90) },
+        { siteId: harborSite, data: refs(HARBOR_BRANDING), createdAt: at(470), updatedAt: at(14) },
+        { siteId: northwindSite, data: refs(NORTHWIND_BRANDING), createdAt: at(690), updatedAt: at(90) },
       ])
       .run();
     tx.insert(brandMessaging)
@@ -192,11 +200,11 @@ export async function seedDemo(deps: Deps): Promise<DemoCredentials> {
         { siteId: northwindSite, ...NORTHWIND_MESSAGING, createdAt: at(690), updatedAt: at(90) },
       ])
       .run();
-    insertNav(tx, harborSite, HARBOR_NAV, null, at);
-    insertNav(tx, northwindSite, NORTHWIND_NAV, null, at);
+    insertNav(tx, harborSite, refs(HARBOR_NAV), null, at);
+    insertNav(tx, northwindSite, refs(NORTHWIND_NAV), null, at);
 
     // --- store ---
-    insertStore(tx, harborSite, maya.id, at);
+    insertStore(tx, harborSite, maya.id, refs, at);
     const trade = tx
       .insert(products)
       .values({
@@ -205,7 +213,8 @@ export async function seedDemo(deps: Deps): Promise<DemoCredentials> {
       })
       .returning({ id: products.id })
       .get();
-    tx.insert(productImages).values({ productId: trade.id, url: M("bag-house-espresso.webp"), alt: null, order: 0, createdAt: at(900) }).run();
+    // The retired site has no media library of its own; its one picture is Harbor's file.
+    tx.insert(productImages).values({ productId: trade.id, url: refs(`${DEMO_MEDIA_PREFIX}bag-house-espresso.png`), alt: null, order: 0, createdAt: at(900) }).run();
 
     // --- services ---
     insertServices(tx, harbor.id, SERVICES_FOR_HARBOR, at);
@@ -225,6 +234,8 @@ export async function seedDemo(deps: Deps): Promise<DemoCredentials> {
       })
       .run();
 
+    // Last, so a refused or failed seed writes no files; a failed write rolls the rows back.
+    writeDemoFiles(deps, placed);
     return harborSite;
   });
 
@@ -237,31 +248,47 @@ function clockAt(clock: Clock): At {
   return (daysAgo, hoursAgo = 0) => new Date(now - daysAgo * DAY_MS - hoursAgo * 3_600_000);
 }
 
-function insertMedia(tx: Tx, siteId: number, items: DemoMedia[], at: At) {
-  const thumb = (m: DemoMedia) => {
-    const base = m.file.replace(/\.[a-z0-9]+$/, "");
-    if (m.mimeType.startsWith("image/") && m.mimeType !== "image/svg+xml") return M(`thumbs/${base}.webp`);
-    if (m.mimeType.startsWith("video/")) return M(`thumbs/${base}.jpg`);
-    return null;
-  };
+/** Media rows as uploads make them (stored files, thumbnails), remembering each file's URL for the content that shows it. */
+function insertMedia(tx: Tx, siteId: number, items: DemoMedia[], files: Map<string, GeneratedFile>, placed: Placed, urls: Map<string, string>, at: At) {
   tx.insert(media)
     .values(
-      items.map((m) => ({
-        siteId,
-        filename: m.file,
-        mimeType: m.mimeType,
-        url: M(m.file),
-        storageKey: null,
-        thumbnailUrl: thumb(m),
-        alt: m.alt,
-        caption: m.caption,
-        width: m.width,
-        height: m.height,
-        sizeBytes: m.sizeBytes,
-        createdAt: at(0, m.hoursAgo),
-      })),
+      items.map((m) => {
+        const file = files.get(m.file)!;
+        const stored = storedDemoFile(siteId, m, file);
+        placed.push({ stored, file });
+        urls.set(m.file, stored.url);
+        return {
+          siteId,
+          filename: m.file,
+          mimeType: m.mimeType,
+          url: stored.url,
+          storageKey: stored.storageKey,
+          thumbnailUrl: stored.thumbnailUrl,
+          alt: m.alt,
+          caption: m.caption,
+          width: m.width,
+          height: m.height,
+          sizeBytes: stored.sizeBytes,
+          createdAt: at(0, m.hoursAgo),
+        };
+      }),
     )
     .run();
+}
+
+function mediaRefs(urls: Map<string, string>): MediaRefs {
+  const deep = (v: unknown): unknown => {
+    if (typeof v === "string") {
+      if (!v.startsWith(DEMO_MEDIA_PREFIX)) return v;
+      const url = urls.get(v.slice(DEMO_MEDIA_PREFIX.length));
+      if (!url) throw new Error(`demo seed: ${v} names no demo media file`);
+      return url;
+    }
+    if (Array.isArray(v)) return v.map(deep);
+    if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, deep(x)]));
+    return v;
+  };
+  return deep as MediaRefs;
 }
 
 const POST_TYPE_NAMES: Record<DemoPost["type"], [name: string, description: string]> = {
@@ -270,7 +297,7 @@ const POST_TYPE_NAMES: Record<DemoPost["type"], [name: string, description: stri
   "case-study": ["Case study", "Stories of clients and partners."],
 };
 
-function insertContent(tx: Tx, siteId: number, authorId: number, list: DemoPost[], cats: DemoCategory[], tagList: [string, string][], at: At) {
+function insertContent(tx: Tx, siteId: number, authorId: number, list: DemoPost[], cats: DemoCategory[], tagList: [string, string][], refs: MediaRefs, at: At) {
   const typeIds = new Map<string, number>();
   for (const type of [...new Set(list.map((p) => p.type))]) {
     const [name, description] = POST_TYPE_NAMES[type];
@@ -291,7 +318,7 @@ function insertContent(tx: Tx, siteId: number, authorId: number, list: DemoPost[
     // Publish times differ per post even on the same day, so ordering by time never ties.
     const publishedAt = published ? at(post.publishedDaysAgo!, 12 + (i % 5)) : null;
     const createdAt = published ? new Date(publishedAt!.getTime() - 2 * DAY_MS) : at(4, i);
-    const cover = post.cover ? M(post.cover) : null;
+    const cover = post.cover ? refs(`${DEMO_MEDIA_PREFIX}${post.cover}`) : null;
     const id = tx
       .insert(posts)
       .values({
@@ -301,7 +328,7 @@ function insertContent(tx: Tx, siteId: number, authorId: number, list: DemoPost[
         slug: post.slug,
         excerpt: post.excerpt,
         // The same validation every write path applies; stores the normalised form.
-        content: assertValidContent({ blocks: post.blocks, version: "1" }),
+        content: assertValidContent({ blocks: refs(post.blocks), version: "1" }),
         coverImage: cover,
         ogImage: post.seoTitle ? cover : null,
         status: published ? "published" : "draft",
@@ -377,7 +404,7 @@ interface SeededProduct {
   rules: BulkRule[];
 }
 
-function insertStore(tx: Tx, siteId: number, staffUserId: number, at: At) {
+function insertStore(tx: Tx, siteId: number, staffUserId: number, refs: MediaRefs, at: At) {
   // Category tree: parents are listed before their children.
   const catIds = new Map<string, number>();
   for (const c of PRODUCT_CATEGORIES) {
@@ -389,7 +416,7 @@ function insertStore(tx: Tx, siteId: number, staffUserId: number, at: At) {
         name: c.name,
         slug: c.slug,
         description: c.description,
-        image: c.image,
+        image: c.image === null ? null : refs(c.image),
         order: c.order,
         active: c.active,
         createdAt: at(470),
@@ -439,7 +466,7 @@ function insertStore(tx: Tx, siteId: number, staffUserId: number, at: At) {
 
     if (def.images.length)
       tx.insert(productImages)
-        .values(def.images.map(([url, alt], order) => ({ productId: id, url, alt, order, createdAt })))
+        .values(def.images.map(([url, alt], order) => ({ productId: id, url: refs(url), alt, order, createdAt })))
         .run();
 
     // Options and their values; remember value ids by option index and value.
@@ -473,6 +500,7 @@ function insertStore(tx: Tx, siteId: number, staffUserId: number, at: At) {
             costPrice: def.costPrice ?? null,
             quantity: def.trackInventory ? 12 : null,
             weight: combo[0] === "1kg" ? "1000" : def.weight ?? null,
+            image: def.variantImage ? refs(def.variantImage(combo)) : null,
             active: !(def.inactiveVariants ?? []).includes(key),
             optionValues: combo.map((v, i) => ({ optionId: optionIds[i]!, valueId: valueIds[i]!.get(v)! })),
             createdAt,
