@@ -1,9 +1,14 @@
 /**
  * The demo seed, checked at the database: it must hold every case the REST
- * API has a rule for, valid block content, and credentials whose hashes are
- * what is stored. Seeds a fresh in-memory store (real migrations) per suite.
+ * API has a rule for, valid block content, media rows backed by real files
+ * (named, sized and referenced exactly as uploads are), and credentials whose
+ * hashes are what is stored. Seeds a fresh in-memory store (real migrations)
+ * with a temporary data dir for the files.
  */
-import { beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { and, eq, isNull } from "drizzle-orm";
 import { loadConfig } from "../../src/config";
 import { ManualClock } from "../../src/core/clock";
@@ -15,14 +20,25 @@ import * as t from "../../src/core/schema";
 import { validateContent } from "../../src/domains/blocks/validate";
 import { getBlockDefinition, type Block } from "../../src/domains/blocks/catalog";
 import { orderTotals } from "../../src/domains/store/pricing";
+import { fitWithin, THUMB_MAX } from "../../src/domains/cms/media-image";
 import { demoSiteIds, isEmpty, seedDemo, type DemoCredentials } from "../../db/seed/demo";
 
 const NOW = new Date("2031-03-15T12:00:00Z");
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 function freshDeps(): Deps {
   const store = openStore(":memory:");
   migrate(store.sqlite);
-  return { store, db: store.db, config: loadConfig({}, {}), clock: new ManualClock(NOW) };
+  const dataDir = mkdtempSync(join(tmpdir(), "plinth-seed-data-"));
+  dirs.push(dataDir);
+  return { store, db: store.db, config: loadConfig({ "data-dir": dataDir }, {}), clock: new ManualClock(NOW) };
+}
+
+/** Every file under a directory, relative paths, sorted. */
+function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return (readdirSync(dir, { recursive: true }) as string[]).filter((f) => statSync(join(dir, f)).isFile()).sort();
 }
 
 let deps: Deps;
@@ -199,7 +215,7 @@ describe("demo seed: content", () => {
     const items = deps.db.select().from(t.media).where(eq(t.media.siteId, ids.store!)).all();
     expect(items.length).toBeGreaterThanOrEqual(30);
     const types = new Set(items.map((m) => m.mimeType));
-    for (const mt of ["image/jpeg", "image/png", "image/webp", "image/svg+xml", "video/mp4", "application/pdf"]) expect(types.has(mt)).toBe(true);
+    for (const mt of ["image/jpeg", "image/png", "image/svg+xml", "video/mp4", "application/pdf"]) expect(types.has(mt)).toBe(true);
     for (const m of items) {
       if (m.mimeType.startsWith("image/") || m.mimeType.startsWith("video/")) {
         expect(m.width).toBeGreaterThan(0);
@@ -208,11 +224,82 @@ describe("demo seed: content", () => {
       } else {
         expect(m.width).toBeNull();
       }
-      expect(m.url).toStartWith("/media/demo/");
       expect(m.createdAt.getTime()).toBeLessThanOrEqual(NOW.getTime());
     }
     expect(new Set(items.map((m) => m.createdAt.getTime())).size).toBe(items.length);
     expect(items.some((m) => m.caption)).toBe(true);
+  });
+
+  test("every media item is a stored file, named, sized and thumbnailed as an upload would be", () => {
+    const items = deps.db.select().from(t.media).all();
+    const onDisk = new Set(filesUnder(join(deps.config.dataDir, "media")));
+    const EXT: Record<string, string> = { "image/jpeg": "jpg", "image/png": "png", "image/svg+xml": "svg", "video/mp4": "mp4", "application/pdf": "pdf" };
+    const expectedFiles = new Set<string>();
+    for (const m of items) {
+      // The upload's shapes: <siteId>/<24 hex>.<ext>, served at /media/<key> (relative: immune to public URL changes).
+      expect(m.storageKey).toMatch(new RegExp(`^${m.siteId}/[0-9a-f]{24}\\.${EXT[m.mimeType]}$`));
+      expect(m.url).toBe(`/media/${m.storageKey}`);
+      expect(onDisk.has(m.storageKey!)).toBe(true);
+      expectedFiles.add(m.storageKey!);
+      expect(m.sizeBytes).toBe(statSync(join(deps.config.dataDir, "media", m.storageKey!)).size);
+      const base = m.storageKey!.replace(/\.[a-z0-9]+$/, "");
+      const big = m.width !== null && Math.max(m.width, m.height!) > THUMB_MAX;
+      if ((m.mimeType === "image/jpeg" || m.mimeType === "image/png") && big) {
+        // Large JPEG/PNG: a reduced copy in the same format, like makeThumbnail's.
+        expect(m.thumbnailUrl).toBe(`/media/${base}.thumb.${EXT[m.mimeType]}`);
+      } else if (m.mimeType.startsWith("image/")) {
+        expect(m.thumbnailUrl).toBe(m.url); // small images and SVG show themselves
+      } else if (m.mimeType === "video/mp4") {
+        expect(m.thumbnailUrl).toBe(`/media/${base}.thumb.jpg`); // a poster frame
+      } else {
+        expect(m.thumbnailUrl).toBeNull();
+      }
+      if (m.thumbnailUrl && m.thumbnailUrl !== m.url) {
+        const key = m.thumbnailUrl.slice("/media/".length);
+        expect(onDisk.has(key)).toBe(true);
+        expectedFiles.add(key);
+      }
+    }
+    // Nothing else was written.
+    expect([...onDisk].sort()).toEqual([...expectedFiles].sort());
+    expect(items.some((m) => m.thumbnailUrl?.includes(".thumb."))).toBe(true);
+    expect(fitWithin(720, 480)).toEqual({ width: 400, height: 267 }); // the thumbnail size the rows imply
+  });
+
+  test("every media reference in the data is a stored file's URL; no placeholder is left", () => {
+    const rows = deps.db.select().from(t.media).all();
+    const known = new Set(rows.flatMap((m) => [m.url, m.thumbnailUrl]).filter(Boolean));
+    const tables = ["posts", "product_images", "product_variants", "product_categories", "brand_profiles", "nav_items", "block_templates"];
+    const dump = tables.map((tb) => JSON.stringify(deps.store.sqlite.query(`SELECT * FROM ${tb}`).all())).join("\n");
+    expect(dump).not.toContain("/media/demo/");
+    const refs = [...dump.matchAll(/\/media\/[^"\\\s)]+/g)].map((m) => m[0]);
+    expect(refs.length).toBeGreaterThan(60);
+    for (const r of refs) expect(known.has(r)).toBe(true);
+    // Each kind of holder shows at least one file.
+    const b = deps.db.select().from(t.brandProfiles).where(eq(t.brandProfiles.siteId, ids.store!)).get()!.data as Record<string, string>;
+    for (const k of ["logoUrl", "logoSquareUrl", "logoRectUrl", "logoIconUrl", "faviconUrl", "ogImageUrl"]) expect(known.has(b[k]!)).toBe(true);
+    expect(deps.db.select().from(t.navItems).all().some((n) => n.featuredImage && known.has(n.featuredImage))).toBe(true);
+    expect(deps.db.select().from(t.productVariants).all().some((v) => v.image && known.has(v.image))).toBe(true);
+    expect(deps.db.select().from(t.productCategories).all().some((c) => c.image && known.has(c.image))).toBe(true);
+    const posts = deps.db.select().from(t.posts).all();
+    expect(posts.filter((p) => p.coverImage).every((p) => known.has(p.coverImage!))).toBe(true);
+    expect(posts.some((p) => p.siteId === ids.storeDisabled && p.coverImage)).toBe(true);
+  });
+
+  test("image blocks that give a size give the file's real size", () => {
+    const byUrl = new Map(deps.db.select().from(t.media).all().map((m) => [m.url, m]));
+    let sized = 0;
+    const walk = (bs: Block[]) =>
+      bs.forEach((b) => {
+        if (b.type === "image" && b.props.width !== undefined) {
+          const m = byUrl.get(b.props.src as string)!;
+          expect([b.props.width, b.props.height]).toEqual([m.width, m.height]);
+          sized++;
+        }
+        walk(b.children ?? []);
+      });
+    for (const p of deps.db.select().from(t.posts).all()) walk(p.content!.blocks as Block[]);
+    expect(sized).toBeGreaterThan(4);
   });
 });
 
@@ -375,6 +462,25 @@ describe("demo seed: behaviour", () => {
       expect(dump(other)).toBe(dump(deps));
     }
     other.store.close();
+  });
+
+  test("a refused seed writes no files; a failed file write leaves no rows", async () => {
+    // Refused: a store with a site already.
+    const busy = freshDeps();
+    const company = busy.db.insert(t.companies).values({ name: "Someone else", createdAt: NOW }).returning().get();
+    busy.db.insert(t.sites).values({ companyId: company.id, name: "Theirs", subdomain: "theirs", createdAt: NOW, updatedAt: NOW }).run();
+    await expect(seedDemo(busy)).rejects.toThrow("already has sites");
+    expect(filesUnder(busy.config.dataDir)).toEqual([]);
+    busy.store.close();
+
+    // Failed: the media folder cannot be created (a file is in its way); the rows roll back.
+    const blocked = freshDeps();
+    writeFileSync(join(blocked.config.dataDir, "media"), "not a folder");
+    await expect(seedDemo(blocked)).rejects.toThrow();
+    expect(isEmpty(blocked)).toBe(true);
+    expect(blocked.store.sqlite.query("SELECT count(*) AS n FROM media").get()).toEqual({ n: 0 });
+    expect(readFileSync(join(blocked.config.dataDir, "media"), "utf8")).toBe("not a folder");
+    blocked.store.close();
   });
 
   test("refuses to seed into a store that already has sites, and writes nothing", async () => {

@@ -6,12 +6,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import * as t from "../../src/core/schema";
+import { fitWithin } from "../../src/domains/cms/media-image";
 import { blockCatalogEntries } from "../../src/domains/blocks/catalog";
 import { validateContent } from "../../src/domains/blocks/validate";
 import { demoSiteIds } from "../../db/seed/demo";
 import { startTestServer, type TestServer } from "../harness";
 import { mintRestKey } from "../fixtures/rest";
 import { expectError, rest, type Rest } from "../rest/helpers";
+import { readFile } from "./file-formats";
 
 let s: TestServer;
 let api: Rest;
@@ -114,6 +116,73 @@ describe("demo over REST", () => {
     const b = await api.get(v1(ids.store, "/branding"));
     expect(b.body.data.typography.h1.font).toBe("Fraunces");
     expect(Object.keys(b.body.cssVars).length).toBeGreaterThan(5);
+  });
+});
+
+describe("demo media files over HTTP", () => {
+  type Row = typeof t.media.$inferSelect;
+  const TYPE_BY_EXT: Record<string, string> = { jpg: "image/jpeg", png: "image/png" };
+
+  /** What the server must answer for a URL: the row it belongs to, and whether it is the row's thumbnail. */
+  function expectationsFor(url: string, rows: Row[]) {
+    const original = rows.find((r) => r.url === url);
+    if (original) return { row: original, mime: original.mimeType, size: [original.width, original.height] as const, bytes: original.sizeBytes };
+    const owner = rows.find((r) => r.thumbnailUrl === url);
+    if (!owner) throw new Error(`${url} belongs to no media row`);
+    const fit = fitWithin(owner.width!, owner.height!);
+    return { row: owner, mime: TYPE_BY_EXT[url.split(".").pop()!]!, size: [fit.width, fit.height] as const, bytes: null };
+  }
+
+  async function fetchFile(url: string) {
+    const res = await fetch(new URL(url, s.url));
+    return { res, bytes: new Uint8Array(await res.arrayBuffer()) };
+  }
+
+  test("every file the demo refers to, anywhere, is served with its type, size and real pixel dimensions", async () => {
+    const rows = s.deps.db.select().from(t.media).all();
+    // Everywhere a URL can sit: media rows, posts (cover, og, block content), products, variants, categories, branding, navigation.
+    const tables = ["media", "posts", "product_images", "product_variants", "product_categories", "brand_profiles", "nav_items"];
+    const text = tables.map((tb) => JSON.stringify(s.deps.store.sqlite.query(`SELECT * FROM ${tb}`).all())).join("\n");
+    const urls = [...new Set([...text.matchAll(/\/media\/[^"\\\s)]+/g)].map((m) => m[0]))].sort();
+    expect(urls.length).toBeGreaterThan(70); // 42 files, their thumbnails and poster frames
+    for (const url of urls) {
+      const want = expectationsFor(url, rows);
+      const { res, bytes } = await fetchFile(url);
+      expect({ url, status: res.status }).toEqual({ url, status: 200 });
+      expect(res.headers.get("content-type")).toBe(want.mime);
+      expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(Number(res.headers.get("content-length"))).toBe(bytes.length);
+      if (want.bytes !== null) expect(bytes.length).toBe(want.bytes);
+      // Decoded by independent readers: the pixels (or frames) are the size the row says.
+      const facts = readFile(want.mime, bytes);
+      expect({ url, size: [facts.width, facts.height] }).toEqual({ url, size: [want.size[0], want.size[1]] });
+      if (want.mime === "video/mp4") expect([facts.duration, facts.frames]).toEqual([4, 48]);
+      // Downloads carry the library's file name (found through the row's storage key).
+      if (want.mime === "application/pdf" || want.mime === "video/mp4")
+        expect(res.headers.get("content-disposition")).toStartWith(`attachment; filename="${want.row.filename}"`);
+    }
+  });
+
+  test("what REST readers get are working URLs: media list, covers, products, variants, categories, branding, navigation", async () => {
+    const got: string[] = [];
+    const media = await api.keyed(v1(ids.store, "/media?limit=100"), key);
+    for (const m of media.body.data) got.push(m.url, ...(m.thumbnailUrl ? [m.thumbnailUrl] : []));
+    const home = await api.keyed(v1(ids.store, "/posts/home"), key);
+    got.push(home.body.data.coverImage);
+    const tee = await api.keyed(v1(ids.store, "/products/harbor-logo-tee"), key);
+    got.push(...tee.body.data.images.map((i: any) => i.url), ...tee.body.data.variants.map((v: any) => v.image));
+    const cats = await api.keyed(v1(ids.store, "/product-categories"), key);
+    got.push(...cats.body.data.filter((c: any) => c.image).map((c: any) => c.image));
+    const b = (await api.get(v1(ids.store, "/branding"))).body.data;
+    got.push(b.logoUrl, b.logoSquareUrl, b.faviconUrl, b.ogImageUrl);
+    const nav = (await api.get(v1(ids.store, "/navigation"))).body.data;
+    got.push(...nav.flatMap((n: any) => n.children).filter((n: any) => n.featuredImage).map((n: any) => n.featuredImage));
+    expect(got.every((u) => typeof u === "string" && u.startsWith("/media/"))).toBe(true);
+    expect(new Set(got).size).toBeGreaterThan(60);
+    for (const url of new Set(got)) {
+      const { res } = await fetchFile(url);
+      expect({ url, status: res.status }).toEqual({ url, status: 200 });
+    }
   });
 });
 
