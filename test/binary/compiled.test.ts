@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { imageSize } from "image-size";
 
 const root = new URL("../..", import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), "plinth-bin-"));
@@ -64,6 +65,17 @@ describe("compiled binary", () => {
     expect(body.data).toHaveLength(2);
     const denied = await fetch(`${base}/api/v1/sites/${siteId}/posts`);
     expect(denied.status).toBe(401);
+  });
+
+  test("serves the demo's media files, generated into its data dir at first start", async () => {
+    const [, siteId, key] = /REST key \(site (\d+)\):\s+(svc_live_[0-9a-f]{64})/.exec(banner)!;
+    const list: any = await (await fetch(`${base}/api/v1/sites/${siteId}/media?mimeType=image/jpeg&limit=1`, { headers: { "x-api-key": key! } })).json();
+    const file = await fetch(new URL(list.data[0].url, base));
+    expect(file.status).toBe(200);
+    expect(file.headers.get("content-type")).toBe("image/jpeg");
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    const size = imageSize(bytes);
+    expect([size.type, size.width, size.height]).toEqual(["jpg", list.data[0].width, list.data[0].height]);
   });
 
   test("serves a public endpoint without a key", async () => {
