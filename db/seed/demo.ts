@@ -79,12 +79,14 @@ type MediaRefs = <T>(value: T) => T;
 type Placed = { stored: StoredDemoFile; file: GeneratedFile }[];
 
 export async function seedDemo(deps: Deps): Promise<DemoCredentials> {
-  const { password, hash } = await demoPassword();
+  // The hash runs on another thread while this one paints the media files.
+  const hashing = demoPassword();
+  // Made once per process (deterministic); each seed only writes them.
+  const files = demoFiles([...HARBOR_MEDIA, ...NORTHWIND_MEDIA]);
+  const { password, hash } = await hashing;
   const rest = mintSecret(KEY_PREFIX.rest);
   const mcp = mintSecret(KEY_PREFIX.mcp);
   const at = clockAt(deps.clock);
-  // Made once per process (deterministic); each seed only writes them.
-  const files = demoFiles([...HARBOR_MEDIA, ...NORTHWIND_MEDIA]);
 
   const siteId = deps.db.transaction((tx) => {
     if (tx.select({ id: sites.id }).from(sites).limit(1).get()) throw conflict("The data dir already has sites; the demo is only seeded into an empty one.");
