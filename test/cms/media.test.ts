@@ -136,6 +136,19 @@ describe("register, update, delete", () => {
     expect(await w.err(w.owner, "media_update", { siteId: w.siteA, id: m.id, alt: "a\u0007b" })).toStartWith("Invalid arguments");
   });
 
+  test("pictures the store uses (product and category images) hold their media too", async () => {
+    const m = (await upload("bag.png", pngBytes(300, 300))).data;
+    const product = await w.ok(w.owner, "products_create", { siteId: w.siteA, name: "House blend", price: 1800, images: [{ url: m.url }] });
+    const category = await w.ok(w.owner, "product_categories_create", { siteId: w.siteA, name: "Blends", image: m.url });
+    const msg = await w.err(w.owner, "media_delete", { siteId: w.siteA, id: m.id });
+    expect(msg).toContain(`product ${product.id} ("House blend")`);
+    expect(msg).toContain(`product category ${category.id} ("Blends")`);
+    expect(existsSync(fileOf(m.url))).toBe(true);
+    await w.ok(w.owner, "products_delete", { siteId: w.siteA, productId: product.id });
+    await w.ok(w.owner, "product_categories_delete", { siteId: w.siteA, categoryId: category.id });
+    expect(await w.ok(w.owner, "media_delete", { siteId: w.siteA, id: m.id })).toEqual({ id: m.id, status: "deleted" });
+  });
+
   test("media in use is refused naming what uses it; once free, delete removes the row and the files", async () => {
     const m = (await upload("cover.png", pngBytes(600, 600))).data;
     const post = await w.ok(w.owner, "posts_create", { siteId: w.siteA, title: "With cover", coverImage: m.url });

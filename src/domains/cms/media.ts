@@ -20,6 +20,7 @@ import { page } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
 import { randomHex } from "../../core/secrets";
 import { isDryRun } from "../approvals/staging";
+import { productCategories, productImages, products, productVariants } from "../store/tables";
 import { brandProfiles } from "../branding/tables";
 import { siteForActor } from "../sites/access";
 import { checkUrl, write, type Tx } from "./common";
@@ -263,6 +264,30 @@ function holders(tx: Tx, siteId: number, url: string): string[] {
     .limit(3)
     .all())
     out.push(`block template ${t.id} ("${t.name}")`);
+  // The store refers to pictures by URL too: product and variant images, category images.
+  for (const pr of tx
+    .select({ id: products.id, name: products.name })
+    .from(productImages)
+    .innerJoin(products, eq(products.id, productImages.productId))
+    .where(and(eq(products.siteId, siteId), eq(productImages.url, url)))
+    .limit(3)
+    .all())
+    if (!out.includes(`product ${pr.id} ("${pr.name.slice(0, 60)}")`)) out.push(`product ${pr.id} ("${pr.name.slice(0, 60)}")`);
+  for (const va of tx
+    .select({ id: productVariants.id, name: productVariants.name, productId: productVariants.productId })
+    .from(productVariants)
+    .innerJoin(products, eq(products.id, productVariants.productId))
+    .where(and(eq(products.siteId, siteId), eq(productVariants.image, url)))
+    .limit(3)
+    .all())
+    out.push(`variant ${va.id} ("${va.name.slice(0, 60)}") of product ${va.productId}`);
+  for (const pc of tx
+    .select({ id: productCategories.id, name: productCategories.name })
+    .from(productCategories)
+    .where(and(eq(productCategories.siteId, siteId), eq(productCategories.image, url)))
+    .limit(3)
+    .all())
+    out.push(`product category ${pc.id} ("${pc.name.slice(0, 60)}")`);
   const brand = tx.select({ siteId: brandProfiles.siteId }).from(brandProfiles).where(and(eq(brandProfiles.siteId, siteId), sql`${brandProfiles.data} like ${pat} escape '\\'`)).get();
   if (brand) out.push("the site's branding");
   return out;
