@@ -553,7 +553,7 @@ const DEFINITIONS: BlockDefinition[] = [
       href: url("Link when the image is clicked."),
       size: enumOf(["small", "medium", "large", "full"], "Display size.", "large"),
     },
-    example: { type: "image", props: { src: "/media/demo/roastery.jpg", alt: "The roaster at work", caption: "Our 15 kg drum roaster" } },
+    example: { type: "image", props: { src: "https://cdn.example.com/roastery.jpg", alt: "The roaster at work", caption: "Our 15 kg drum roaster" } },
   },
   {
     type: "gallery",
@@ -573,7 +573,7 @@ const DEFINITIONS: BlockDefinition[] = [
     },
     example: {
       type: "gallery",
-      props: { images: [{ src: "/media/demo/cupping.jpg", alt: "Cupping table" }, { src: "/media/demo/beans.jpg", alt: "Green beans" }] },
+      props: { images: [{ src: "https://cdn.example.com/cupping.jpg", alt: "Cupping table" }, { src: "https://cdn.example.com/beans.jpg", alt: "Green beans" }] },
     },
   },
   {
@@ -591,7 +591,7 @@ const DEFINITIONS: BlockDefinition[] = [
       muted: bool("Start muted.", false),
       controls: bool("Show playback controls.", true),
     },
-    example: { type: "video", props: { src: "/media/demo/pour-over.mp4", poster: "/media/demo/pour-over-poster.jpg", title: "Pour-over in two minutes" } },
+    example: { type: "video", props: { src: "https://cdn.example.com/pour-over.mp4", poster: "https://cdn.example.com/pour-over-poster.jpg", title: "Pour-over in two minutes" } },
   },
   {
     type: "embed",
@@ -617,7 +617,7 @@ const DEFINITIONS: BlockDefinition[] = [
       title: text(200, "Title shown with the player."),
       caption: text(500, "Caption."),
     },
-    example: { type: "audio", props: { src: "/media/demo/episode-12.mp3", title: "Episode 12: Washed vs natural" } },
+    example: { type: "audio", props: { src: "https://cdn.example.com/episode-12.mp3", title: "Episode 12: Washed vs natural" } },
   },
   {
     type: "file",
@@ -629,7 +629,7 @@ const DEFINITIONS: BlockDefinition[] = [
       label: req(text(120, "Link text.", { minLength: 1 })),
       description: text(300, "One line about the file."),
     },
-    example: { type: "file", props: { href: "/media/demo/wholesale-price-list.pdf", label: "Wholesale price list (PDF)" } },
+    example: { type: "file", props: { href: "https://cdn.example.com/wholesale-price-list.pdf", label: "Wholesale price list (PDF)" } },
   },
 
   // ----- ecommerce -----

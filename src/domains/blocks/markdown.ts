@@ -58,7 +58,7 @@ export const EXAMPLE_CONTENT: BlockContent = {
           type: "column",
           props: { width: 6 },
           children: [
-            { type: "image", props: { src: "/media/demo/espresso-shot.jpg", alt: "An espresso shot pouring", width: 1600, height: 1067 } },
+            { type: "image", props: { src: "https://cdn.example.com/espresso-shot.jpg", alt: "An espresso shot pouring", width: 1600, height: 1067 } },
           ],
         },
         {
