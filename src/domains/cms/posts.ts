@@ -47,25 +47,8 @@ export interface PostFields {
   tagIds?: number[];
 }
 
-/** A validated change set, keyed by column (plus the two link lists). */
-export interface PostChanges {
-  title?: string;
-  slug?: string;
-  postTypeId?: number;
-  content?: BlockContent;
-  excerpt?: string | null;
-  coverImage?: string | null;
-  ogImage?: string | null;
-  seoTitle?: string | null;
-  seoDescription?: string | null;
-  canonicalUrl?: string | null;
-  customCss?: string | null;
-  customJs?: string | null;
-  noIndex?: boolean | null;
-  parentPostId?: number | null;
-  categoryIds?: number[];
-  tagIds?: number[];
-}
+/** A validated change set, keyed by column (plus the two link lists): the fields, with the post type and blocks resolved. */
+export type PostChanges = Omit<PostFields, "postType" | "blocks"> & { postTypeId?: number; content?: BlockContent };
 
 const COPIED = ["title", "excerpt", "seoTitle", "seoDescription", "customCss", "customJs", "noIndex"] as const;
 
