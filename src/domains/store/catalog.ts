@@ -7,6 +7,7 @@ import { and, asc, eq, inArray } from "drizzle-orm";
 import { iso } from "../../core/clock";
 import { notFound } from "../../core/errors";
 import type { Q } from "./access";
+import { bulkRuleView, productFieldsView, productImageView, variantView } from "./public-reads";
 import {
   bulkPricingRules,
   productCategories,
@@ -98,28 +99,8 @@ function imagesOf(q: Q, productId: number) {
   return q.select().from(productImages).where(eq(productImages.productId, productId)).orderBy(asc(productImages.order), asc(productImages.id)).all();
 }
 
-export function variantOut(v: VariantRow) {
-  return {
-    id: v.id,
-    productId: v.productId,
-    name: v.name,
-    sku: v.sku,
-    barcode: v.barcode,
-    price: v.price,
-    compareAtPrice: v.compareAtPrice,
-    costPrice: v.costPrice,
-    quantity: v.quantity,
-    weight: v.weight,
-    image: v.image,
-    lengthIn: v.lengthIn,
-    widthIn: v.widthIn,
-    heightIn: v.heightIn,
-    active: v.active,
-    optionValues: v.optionValues,
-    createdAt: iso(v.createdAt)!,
-    updatedAt: iso(v.updatedAt)!,
-  };
-}
+/** A variant as ProductVariant (the same view REST serves). */
+export const variantOut = (v: VariantRow) => variantView(v);
 
 /**
  * The product as ProductDetail (interface.md 2.5) plus, for the portal's
@@ -133,35 +114,8 @@ export function productDetail(q: Q, p: ProductRow) {
     : null;
   const rules = q.select().from(bulkPricingRules).where(eq(bulkPricingRules.productId, p.id)).orderBy(asc(bulkPricingRules.variantId), asc(bulkPricingRules.minQuantity)).all();
   return {
-    id: p.id,
-    websiteId: p.siteId,
-    categoryId: p.categoryId,
-    name: p.name,
-    slug: p.slug,
-    description: p.description,
-    shortDescription: p.shortDescription,
-    sku: p.sku,
-    barcode: p.barcode,
-    price: p.price,
-    compareAtPrice: p.compareAtPrice,
-    costPrice: p.costPrice,
-    trackInventory: p.trackInventory,
-    quantity: p.quantity,
-    weight: p.weight,
-    weightUnit: p.weightUnit,
-    lengthIn: p.lengthIn,
-    widthIn: p.widthIn,
-    heightIn: p.heightIn,
-    status: p.status,
-    featured: p.featured,
-    designable: p.designable,
-    seoTitle: p.seoTitle,
-    seoDescription: p.seoDescription,
-    tags: p.tags,
-    metadata: p.metadata ?? null,
-    createdAt: iso(p.createdAt)!,
-    updatedAt: iso(p.updatedAt)!,
-    images: imagesOf(q, p.id).map((i) => ({ id: i.id, productId: i.productId, url: i.url, alt: i.alt, order: i.order, createdAt: iso(i.createdAt)! })),
+    ...productFieldsView(p, p.categoryId),
+    images: imagesOf(q, p.id).map(productImageView),
     options: tree.map((o) => ({
       id: o.id,
       productId: p.id,
@@ -171,16 +125,7 @@ export function productDetail(q: Q, p: ProductRow) {
       values: o.values.map((val) => ({ id: val.id, optionId: o.id, value: val.value, label: val.label, order: val.order, createdAt: iso(val.createdAt)! })),
     })),
     variants: variantsOf(q, p.id).map(variantOut),
-    bulkPricing: rules.map((r) => ({
-      id: r.id,
-      productId: r.productId,
-      variantId: r.variantId,
-      minQuantity: r.minQuantity,
-      maxQuantity: r.maxQuantity,
-      priceType: r.priceType,
-      amount: r.amount,
-      createdAt: iso(r.createdAt)!,
-    })),
+    bulkPricing: rules.map(bulkRuleView),
     category,
   };
 }

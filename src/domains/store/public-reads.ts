@@ -254,107 +254,62 @@ export interface ProductDetail {
   category: { id: number; name: string; slug: string } | null;
 }
 
-/** An active product of the site by slug, with its images, options and values, active variants, bulk pricing and category. */
-export function getActiveProductBySlug(deps: Deps, siteId: number, slug: string): ProductDetail | null {
-  const r = deps.db
-    .select({ p: products, catId: productCategories.id, catName: productCategories.name, catSlug: productCategories.slug })
-    .from(products)
-    .leftJoin(productCategories, activeCategory)
-    .where(and(eq(products.siteId, siteId), eq(products.slug, slug), eq(products.status, "active")))
-    .get();
-  if (!r) return null;
-  const p = r.p;
-  const images = deps.db
-    .select()
-    .from(productImages)
-    .where(eq(productImages.productId, p.id))
-    .orderBy(asc(productImages.order), asc(productImages.id))
-    .all()
-    .map((i) => ({ id: i.id, productId: i.productId, url: i.url, alt: i.alt ?? null, order: i.order, createdAt: iso(i.createdAt)! }));
-  const optionRows = deps.db
-    .select()
-    .from(productOptions)
-    .where(eq(productOptions.productId, p.id))
-    .orderBy(asc(productOptions.order), asc(productOptions.id))
-    .all();
-  const valueRows = optionRows.length
-    ? deps.db
-        .select()
-        .from(productOptionValues)
-        .where(inArray(productOptionValues.optionId, optionRows.map((o) => o.id)))
-        .orderBy(asc(productOptionValues.order), asc(productOptionValues.id))
-        .all()
-    : [];
-  const valuesByOption = new Map<number, ProductOptionValue[]>();
-  for (const v of valueRows) {
-    const value = { id: v.id, optionId: v.optionId, value: v.value, label: v.label ?? null, order: v.order, createdAt: iso(v.createdAt)! };
-    const list = valuesByOption.get(v.optionId);
-    if (list) list.push(value);
-    else valuesByOption.set(v.optionId, [value]);
-  }
-  const options = optionRows.map((o) => ({
-    id: o.id,
-    productId: o.productId,
-    name: o.name,
-    order: o.order,
-    createdAt: iso(o.createdAt)!,
-    values: valuesByOption.get(o.id) ?? [],
-  }));
-  const variants = deps.db
-    .select()
-    .from(productVariants)
-    .where(and(eq(productVariants.productId, p.id), eq(productVariants.active, true)))
-    .orderBy(asc(productVariants.id))
-    .all()
-    .map((x) => ({
-      id: x.id,
-      productId: x.productId,
-      name: x.name,
-      sku: x.sku ?? null,
-      barcode: x.barcode ?? null,
-      price: x.price,
-      compareAtPrice: x.compareAtPrice ?? null,
-      costPrice: x.costPrice ?? null,
-      quantity: x.quantity ?? null,
-      weight: x.weight ?? null,
-      image: x.image ?? null,
-      lengthIn: x.lengthIn ?? null,
-      widthIn: x.widthIn ?? null,
-      heightIn: x.heightIn ?? null,
-      active: x.active,
-      optionValues: Array.isArray(x.optionValues) ? x.optionValues : [],
-      createdAt: iso(x.createdAt)!,
-      updatedAt: iso(x.updatedAt)!,
-    }));
-  const activeVariantIds = variants.map((x) => x.id);
-  const bulkPricing = deps.db
-    .select()
-    .from(bulkPricingRules)
-    .where(
-      and(
-        eq(bulkPricingRules.productId, p.id),
-        activeVariantIds.length
-          ? or(isNull(bulkPricingRules.variantId), inArray(bulkPricingRules.variantId, activeVariantIds))
-          : isNull(bulkPricingRules.variantId),
-      ),
-    )
-    .orderBy(asc(bulkPricingRules.minQuantity), asc(bulkPricingRules.id))
-    .all()
-    .map((b) => ({
-      id: b.id,
-      productId: b.productId,
-      variantId: b.variantId ?? null,
-      minQuantity: b.minQuantity,
-      maxQuantity: b.maxQuantity ?? null,
-      priceType: b.priceType,
-      amount: b.amount,
-      createdAt: iso(b.createdAt)!,
-    }));
-  const category = r.catId !== null ? { id: r.catId, name: r.catName!, slug: r.catSlug! } : null;
+type ProductRow = typeof products.$inferSelect;
+
+/**
+ * Row → view mappers for ProductDetail's parts. REST reads and the store
+ * tools (catalog.ts) both build ProductDetail-shaped answers from them.
+ */
+export function productImageView(i: typeof productImages.$inferSelect): ProductImage {
+  return { id: i.id, productId: i.productId, url: i.url, alt: i.alt ?? null, order: i.order, createdAt: iso(i.createdAt)! };
+}
+
+export function optionValueView(v: typeof productOptionValues.$inferSelect): ProductOptionValue {
+  return { id: v.id, optionId: v.optionId, value: v.value, label: v.label ?? null, order: v.order, createdAt: iso(v.createdAt)! };
+}
+
+export function variantView(x: typeof productVariants.$inferSelect): ProductVariant {
+  return {
+    id: x.id,
+    productId: x.productId,
+    name: x.name,
+    sku: x.sku ?? null,
+    barcode: x.barcode ?? null,
+    price: x.price,
+    compareAtPrice: x.compareAtPrice ?? null,
+    costPrice: x.costPrice ?? null,
+    quantity: x.quantity ?? null,
+    weight: x.weight ?? null,
+    image: x.image ?? null,
+    lengthIn: x.lengthIn ?? null,
+    widthIn: x.widthIn ?? null,
+    heightIn: x.heightIn ?? null,
+    active: x.active,
+    optionValues: Array.isArray(x.optionValues) ? x.optionValues : [],
+    createdAt: iso(x.createdAt)!,
+    updatedAt: iso(x.updatedAt)!,
+  };
+}
+
+export function bulkRuleView(b: typeof bulkPricingRules.$inferSelect): BulkPricingRule {
+  return {
+    id: b.id,
+    productId: b.productId,
+    variantId: b.variantId ?? null,
+    minQuantity: b.minQuantity,
+    maxQuantity: b.maxQuantity ?? null,
+    priceType: b.priceType,
+    amount: b.amount,
+    createdAt: iso(b.createdAt)!,
+  };
+}
+
+/** ProductDetail's own fields; `categoryId` is passed because REST hides an inactive category. */
+export function productFieldsView(p: ProductRow, categoryId: number | null) {
   return {
     id: p.id,
     websiteId: p.siteId,
-    categoryId: category?.id ?? null,
+    categoryId,
     name: p.name,
     slug: p.slug,
     description: p.description ?? null,
@@ -380,6 +335,80 @@ export function getActiveProductBySlug(deps: Deps, siteId: number, slug: string)
     metadata: p.metadata ?? null,
     createdAt: iso(p.createdAt)!,
     updatedAt: iso(p.updatedAt)!,
+  };
+}
+
+/** An active product of the site by slug, with its images, options and values, active variants, bulk pricing and category. */
+export function getActiveProductBySlug(deps: Deps, siteId: number, slug: string): ProductDetail | null {
+  const r = deps.db
+    .select({ p: products, catId: productCategories.id, catName: productCategories.name, catSlug: productCategories.slug })
+    .from(products)
+    .leftJoin(productCategories, activeCategory)
+    .where(and(eq(products.siteId, siteId), eq(products.slug, slug), eq(products.status, "active")))
+    .get();
+  if (!r) return null;
+  const p = r.p;
+  const images = deps.db
+    .select()
+    .from(productImages)
+    .where(eq(productImages.productId, p.id))
+    .orderBy(asc(productImages.order), asc(productImages.id))
+    .all()
+    .map(productImageView);
+  const optionRows = deps.db
+    .select()
+    .from(productOptions)
+    .where(eq(productOptions.productId, p.id))
+    .orderBy(asc(productOptions.order), asc(productOptions.id))
+    .all();
+  const valueRows = optionRows.length
+    ? deps.db
+        .select()
+        .from(productOptionValues)
+        .where(inArray(productOptionValues.optionId, optionRows.map((o) => o.id)))
+        .orderBy(asc(productOptionValues.order), asc(productOptionValues.id))
+        .all()
+    : [];
+  const valuesByOption = new Map<number, ProductOptionValue[]>();
+  for (const v of valueRows) {
+    const value = optionValueView(v);
+    const list = valuesByOption.get(v.optionId);
+    if (list) list.push(value);
+    else valuesByOption.set(v.optionId, [value]);
+  }
+  const options = optionRows.map((o) => ({
+    id: o.id,
+    productId: o.productId,
+    name: o.name,
+    order: o.order,
+    createdAt: iso(o.createdAt)!,
+    values: valuesByOption.get(o.id) ?? [],
+  }));
+  const variants = deps.db
+    .select()
+    .from(productVariants)
+    .where(and(eq(productVariants.productId, p.id), eq(productVariants.active, true)))
+    .orderBy(asc(productVariants.id))
+    .all()
+    .map(variantView);
+  const activeVariantIds = variants.map((x) => x.id);
+  const bulkPricing = deps.db
+    .select()
+    .from(bulkPricingRules)
+    .where(
+      and(
+        eq(bulkPricingRules.productId, p.id),
+        activeVariantIds.length
+          ? or(isNull(bulkPricingRules.variantId), inArray(bulkPricingRules.variantId, activeVariantIds))
+          : isNull(bulkPricingRules.variantId),
+      ),
+    )
+    .orderBy(asc(bulkPricingRules.minQuantity), asc(bulkPricingRules.id))
+    .all()
+    .map(bulkRuleView);
+  const category = r.catId !== null ? { id: r.catId, name: r.catName!, slug: r.catSlug! } : null;
+  return {
+    ...productFieldsView(p, category?.id ?? null),
     images,
     options,
     variants,
