@@ -11,7 +11,7 @@ import { AppError, invalid, isAppError } from "../core/errors";
 import { listMcpKeys, mintMcpKey, revokeMcpKey } from "../domains/accounts/verbs";
 import type { Form } from "./forms";
 import { signedIn, type PortalEnv } from "./guard";
-import { Csrf, Layout, Notice, render, when } from "./layout";
+import { Csrf, DangerButton, Layout, Notice, render, when } from "./layout";
 import { ALL_PICKABLE, ScopePicker } from "./scope-picker";
 import type { Session } from "./session";
 
@@ -130,12 +130,7 @@ const KeysPage = (p: {
                     </td>
                     <td>
                       {s.label === "active" && (
-                        <form class="inline" method="post" action={`${PATH}/${k.id}/revoke`}>
-                          <Csrf session={p.session} />
-                          <button class="danger" type="submit">
-                            Revoke
-                          </button>
-                        </form>
+                        <DangerButton session={p.session} action={`${PATH}/${k.id}/revoke`} label="Revoke" />
                       )}
                     </td>
                   </tr>

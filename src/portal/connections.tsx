@@ -8,7 +8,7 @@ import type { Deps } from "../core/context";
 import { AppError } from "../core/errors";
 import { disconnect, listConnections } from "../oauth/grants";
 import { signedIn, type PortalEnv } from "./guard";
-import { Csrf, Layout, Notice, render, when } from "./layout";
+import { DangerButton, Layout, Notice, render, when } from "./layout";
 
 const PATH = "/settings/connections";
 
@@ -57,12 +57,7 @@ export function connectionRoutes(app: Hono<PortalEnv>, deps: Deps) {
                     <td class="hide-sm small">{when(a.connectedAt)}</td>
                     <td class="small">{a.lastUsedAt ? when(a.lastUsedAt) : "never"}</td>
                     <td>
-                      <form class="inline" method="post" action={`${PATH}/${a.familyId}/disconnect`}>
-                        <Csrf session={session} />
-                        <button class="danger" type="submit">
-                          Disconnect
-                        </button>
-                      </form>
+                      <DangerButton session={session} action={`${PATH}/${a.familyId}/disconnect`} label="Disconnect" />
                     </td>
                   </tr>
                 ))}

@@ -21,6 +21,17 @@ export const NAV = [
 
 export const Csrf: FC<{ session: Session }> = ({ session }) => <input type="hidden" name="_csrf" value={session.csrfToken} />;
 
+/** A one-button POST form for a destructive action (revoke, disconnect, remove), CSRF token included. */
+export const DangerButton: FC<PropsWithChildren<{ session: Session; action: string; label: string }>> = ({ session, action, label, children }) => (
+  <form class="inline" method="post" action={action}>
+    <Csrf session={session} />
+    {children}
+    <button class="danger" type="submit">
+      {label}
+    </button>
+  </form>
+);
+
 export type NoticeKind = "ok" | "error" | "warn" | "info";
 export const Notice: FC<PropsWithChildren<{ kind?: NoticeKind }>> = ({ kind = "info", children }) => (
   <div class={`notice ${kind === "info" ? "" : kind}`} role={kind === "error" ? "alert" : "status"}>

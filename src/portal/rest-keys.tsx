@@ -14,7 +14,7 @@ import { sites } from "../domains/sites/tables";
 import { canManage, portalActor, requireManager } from "./actor";
 import { EXPIRY_CHOICES } from "./api-keys";
 import { signedIn, type PortalEnv } from "./guard";
-import { Csrf, Layout, Notice, render, when } from "./layout";
+import { Csrf, DangerButton, Layout, Notice, render, when } from "./layout";
 import type { Session } from "./session";
 
 const PATH = "/settings/rest-keys";
@@ -112,13 +112,9 @@ const RestKeysPage = (p: {
                         {manage && (
                           <td>
                             {state[0] === "active" && (
-                              <form class="inline" method="post" action={`${PATH}/${k.id}/revoke`}>
-                                <Csrf session={p.session} />
+                              <DangerButton session={p.session} action={`${PATH}/${k.id}/revoke`} label="Revoke">
                                 <input type="hidden" name="site_id" value={String(p.site!.id)} />
-                                <button class="danger" type="submit">
-                                  Revoke
-                                </button>
-                              </form>
+                              </DangerButton>
                             )}
                           </td>
                         )}

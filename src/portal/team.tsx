@@ -10,7 +10,7 @@ import { AppError, isAppError } from "../core/errors";
 import { ROLES } from "../domains/accounts/tables";
 import { canManage } from "./actor";
 import { signedIn, type PortalEnv } from "./guard";
-import { Csrf, Layout, Notice, render, when } from "./layout";
+import { Csrf, DangerButton, Layout, Notice, render, when } from "./layout";
 import type { Session } from "./session";
 import { addMemberByEmail, changeRole, listMembers, removeFromTeam, type Member } from "../domains/accounts/team";
 
@@ -65,12 +65,7 @@ const TeamPage = (p: { session: Session; members: Member[]; error?: string; noti
                 <td class="hide-sm small">{when(m.joinedAt)}</td>
                 {manage && (
                   <td>
-                    <form class="inline" method="post" action={`${PATH}/${m.userId}/remove`}>
-                      <Csrf session={p.session} />
-                      <button class="danger" type="submit">
-                        Remove
-                      </button>
-                    </form>
+                    <DangerButton session={p.session} action={`${PATH}/${m.userId}/remove`} label="Remove" />
                   </td>
                 )}
               </tr>
