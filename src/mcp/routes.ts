@@ -102,9 +102,14 @@ function batchClientId(m: Record<string, unknown>): { counts: boolean; value: un
  * trips, not for more calls. A refused request runs nothing.
  */
 async function overLimit(limiter: RateLimiter, bucket: string, messages: number): Promise<Response | null> {
-  let d = await limiter.take(bucket);
-  for (let i = 1; i < messages && d.allowed; i++) d = await limiter.take(bucket);
+  // All the batch's tokens or none: a refused batch spends nothing, so resending it after Retry-After works.
+  const d = await limiter.take(bucket, Math.max(1, messages));
   if (d.allowed) return null;
+  if (d.impossible)
+    return rpcError(429, -32000, `Rate limit exceeded: this batch of ${messages} messages is larger than the limit of ${d.limit} MCP messages per minute per credential; send it in smaller batches.`, null, {
+      "x-ratelimit-limit": String(d.limit),
+      "x-ratelimit-remaining": "0",
+    });
   return rpcError(429, -32000, `Rate limit exceeded: at most ${d.limit} MCP messages per minute per credential. Retry after ${d.retryAfterSec} s.`, null, {
     "retry-after": String(d.retryAfterSec),
     "x-ratelimit-limit": String(d.limit),
@@ -156,7 +161,7 @@ export function mcpRoutes(deps: Deps, reg: Registry = registry(), opts: { limite
     if (!org.ok)
       return rpcError(403, -32000, `${org.message}. Allowed origins (host names): ${a.origins.join(", ")}; add yours to PLINTH_ALLOWED_ORIGINS.`);
 
-    const principal = authenticate(deps, req.headers.get("authorization"));
+    const principal = await authenticate(deps, req.headers.get("authorization"));
     if (!principal) return unauthorizedResponse(config);
 
     const filter = parseNarrowing(req, new URL(req.url), reg);

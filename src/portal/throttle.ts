@@ -1,9 +1,10 @@
 /**
  * Counting attempts per key in fixed windows: failed sign-ins per email and
- * per address, client registrations per address. State lives in memory, per
- * server: Plinth is one process, and a restart forgetting a lockout is an
- * acceptable trade for no writes on every failed attempt. Time comes from the
- * injected Clock so tests move it instead of sleeping.
+ * per address, client registrations per address. WindowCounter keeps state
+ * in memory, per server: for a single process a restart forgetting a lockout
+ * is an acceptable trade for no writes on every failed attempt; instances
+ * behind one load balancer share a Redis counter instead (AttemptCounter).
+ * Time comes from the injected Clock so tests move it instead of sleeping.
  */
 import type { Context } from "hono";
 import { getConnInfo } from "hono/bun";
@@ -11,7 +12,23 @@ import { getConnInfo } from "hono/bun";
 /** Above this many tracked keys, finished windows are swept before adding more. */
 const MAX_KEYS = 50_000;
 
-export class WindowCounter {
+/**
+ * Failed attempts per key in fixed windows. WindowCounter answers from
+ * memory; the Redis counter (src/core/rate-limit-redis.ts) shares counts
+ * across instances and answers with promises, so callers await every result.
+ */
+export interface AttemptCounter {
+  /** Milliseconds until `key` may try again, or 0 when it is under the limit. */
+  blockedFor(key: string, now: number): number | Promise<number>;
+  /** Counts one attempt. */
+  add(key: string, now: number): void | Promise<void>;
+  /** Counts an attempt and returns the wait, if this attempt is over the limit. */
+  hit(key: string, now: number): number | Promise<number>;
+  /** Forgets `key`'s window (after a successful sign-in). */
+  clear(key: string): void | Promise<void>;
+}
+
+export class WindowCounter implements AttemptCounter {
   private windows = new Map<string, { start: number; count: number }>();
   constructor(
     readonly limit: number,
