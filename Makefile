@@ -37,6 +37,7 @@ typecheck: install
 # Regenerate SQL migrations from the tables.ts files and re-embed them.
 migrations: install
 	$(BUN) x drizzle-kit generate
+	$(BUN) x drizzle-kit generate --config drizzle.pg.config.ts
 	$(BUN) scripts/embed-migrations.ts
 
 docs: install

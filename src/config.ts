@@ -23,6 +23,16 @@ export interface Config {
    * ID Metadata Documents served by a local test client). Off in production.
    */
   oauthDevLoopbackClientIds: boolean;
+  /** postgres://… runs on PostgreSQL; null keeps the embedded SQLite file in dataDir. */
+  databaseUrl: string | null;
+  /** PostgreSQL connections per instance. */
+  dbPoolSize: number;
+  /** redis://… shares rate limits, sign-in throttling and cache invalidation between instances. */
+  redisUrl: string | null;
+  /** Where media bytes live: the data dir (SQLite default), the database (PostgreSQL default) or an S3 bucket. */
+  mediaStore: "local" | "db" | "s3";
+  /** S3-compatible bucket settings (mediaStore "s3"); credentials also come from the usual S3_* / AWS_* variables. */
+  s3: { bucket: string | null; endpoint: string | null; region: string | null; accessKeyId: string | null; secretAccessKey: string | null };
 }
 
 export class ConfigError extends Error {}
@@ -92,7 +102,32 @@ export function loadConfig(flags: Record<string, string | true> = {}, env: Sourc
   const approvalTtlDays = ttlRaw === undefined ? 14 : int("PLINTH_APPROVAL_TTL_DAYS", ttlRaw, 1, 365);
   const upRaw = get("max-upload-bytes", "PLINTH_MAX_UPLOAD_BYTES");
   const maxUploadBytes = upRaw === undefined ? 10 * 1024 * 1024 : int("PLINTH_MAX_UPLOAD_BYTES", upRaw, 1024, 1024 * 1024 * 1024);
+  const databaseUrl = get("database-url", "PLINTH_DATABASE_URL") || null;
+  if (databaseUrl !== null && !/^postgres(ql)?:\/\/\S+$/i.test(databaseUrl))
+    throw new ConfigError(`PLINTH_DATABASE_URL must be a postgres:// or postgresql:// URL (leave it unset for the embedded SQLite store)`);
+  const redisUrl = get("redis-url", "PLINTH_REDIS_URL") || null;
+  if (redisUrl !== null && !/^rediss?:\/\/\S+$/i.test(redisUrl)) throw new ConfigError(`PLINTH_REDIS_URL must be a redis:// or rediss:// URL`);
+  const poolRaw = get("db-pool-size", "PLINTH_DB_POOL_SIZE");
+  const dbPoolSize = poolRaw === undefined ? 10 : int("PLINTH_DB_POOL_SIZE", poolRaw, 1, 500);
+  const mediaRaw = get("media-store", "PLINTH_MEDIA_STORE");
+  const mediaStore = (mediaRaw ?? (databaseUrl ? "db" : "local")) as Config["mediaStore"];
+  if (!["local", "db", "s3"].includes(mediaStore)) throw new ConfigError(`PLINTH_MEDIA_STORE must be local, db or s3, got "${mediaRaw}"`);
+  if (mediaStore === "db" && !databaseUrl)
+    throw new ConfigError(`PLINTH_MEDIA_STORE=db needs PostgreSQL (PLINTH_DATABASE_URL); the SQLite store keeps media in the data dir`);
+  const s3 = {
+    bucket: get("s3-bucket", "PLINTH_S3_BUCKET") ?? null,
+    endpoint: get("s3-endpoint", "PLINTH_S3_ENDPOINT") ?? null,
+    region: get("s3-region", "PLINTH_S3_REGION") ?? null,
+    accessKeyId: env.PLINTH_S3_ACCESS_KEY_ID ?? null,
+    secretAccessKey: env.PLINTH_S3_SECRET_ACCESS_KEY ?? null,
+  };
+  if (mediaStore === "s3" && !s3.bucket) throw new ConfigError(`PLINTH_MEDIA_STORE=s3 needs PLINTH_S3_BUCKET`);
   return {
+    databaseUrl,
+    dbPoolSize,
+    redisUrl,
+    mediaStore,
+    s3,
     port,
     host,
     dataDir,

@@ -3,9 +3,18 @@
  * The plinth command line. `plinth` alone serves; `plinth help` lists commands.
  * Same commands through `bun src/main.ts …` and the compiled `dist/plinth …`.
  */
-import { commands } from "./cli/index";
 import { UsageError } from "./cli/command";
 import { ConfigError, loadConfig, parseFlags } from "./config";
+import { engineOfUrl, setEngine } from "./core/engine";
+
+// Tables are built for one engine as their modules load (src/core/columns.ts):
+// fix the engine from --database-url / PLINTH_DATABASE_URL before loading them.
+{
+  const { flags } = parseFlags(process.argv.slice(2));
+  const url = typeof flags["database-url"] === "string" ? flags["database-url"] : process.env.PLINTH_DATABASE_URL;
+  setEngine(engineOfUrl(url));
+}
+const { commands } = await import("./cli/index");
 
 function help() {
   const w = Math.max(...commands.map((c) => c.usage.length));

@@ -4,9 +4,9 @@
  */
 import { createApp } from "./app";
 import type { Config } from "./config";
-import { systemClock, type Clock } from "./core/clock";
+import type { Clock } from "./core/clock";
 import type { Deps } from "./core/context";
-import { migrate, openStore } from "./core/db";
+import { openDeps } from "./core/open";
 import { isEmpty, seedDemo, type DemoCredentials } from "../db/seed/demo";
 
 export interface RunningServer {
@@ -22,11 +22,9 @@ export async function startServer(
   config: Config,
   opts: { clock?: Clock; seed?: boolean } = {},
 ): Promise<RunningServer> {
-  const store = openStore(config.dataDir);
-  migrate(store.sqlite);
-  const deps: Deps = { store, db: store.db, config, clock: opts.clock ?? systemClock };
+  const deps = await openDeps(config, { clock: opts.clock });
   let demo: DemoCredentials | null = null;
-  if (opts.seed !== false && isEmpty(deps)) demo = await seedDemo(deps);
+  if (opts.seed !== false && await isEmpty(deps)) demo = await seedDemo(deps);
   const app = createApp(deps);
   const server = Bun.serve({
     port: config.port,
@@ -45,7 +43,7 @@ export async function startServer(
     demo,
     async stop() {
       await server.stop(true);
-      store.close();
+      await deps.close();
     },
   };
 }

@@ -8,6 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig, type Config } from "../src/config";
 import { ManualClock } from "../src/core/clock";
+import type { Store } from "../src/core/db";
+import { dropDatabase, freshDatabaseUrl, ON_PG } from "./db";
 import { startServer, type RunningServer } from "../src/server";
 
 export interface TestServer extends RunningServer {
@@ -20,7 +22,8 @@ export async function startTestServer(
   opts: { seed?: boolean; config?: Partial<Config>; clock?: ManualClock } = {},
 ): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), "plinth-test-"));
-  const config = { ...loadConfig({}, {}), port: 0, dataDir, ...opts.config };
+  const databaseUrl = ON_PG ? await freshDatabaseUrl() : null;
+  const config = { ...loadConfig({}, {}), port: 0, dataDir, databaseUrl, mediaStore: databaseUrl ? "db" : "local", ...opts.config } as Config;
   if (!opts.config?.publicUrl) config.publicUrl = "http://localhost:0";
   const clock = opts.clock ?? new ManualClock(Date.now());
   const s = await startServer(config, { clock, seed: opts.seed });
@@ -31,7 +34,49 @@ export async function startTestServer(
     config,
     async stop() {
       await s.stop();
+      await dropDatabase(databaseUrl);
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Raw SQL (`?` placeholders) on either engine, for checks a test makes behind the API's back. */
+export async function rows<T = Record<string, any>>(deps: { store: Store }, sql: string, ...params: unknown[]): Promise<T[]> {
+  return deps.store.query<T>(sql, params);
+}
+export async function row<T = Record<string, any>>(deps: { store: Store }, sql: string, ...params: unknown[]): Promise<T | undefined> {
+  return (await deps.store.query<T>(sql, params))[0];
+}
+/** Committed writing transactions so far: equal before and after a refused call proves it wrote nothing. */
+export function commits(deps: { store: Store }): number {
+  return deps.store.changes.commits;
+}
+
+/** A JSON column as read by raw SQL: text on SQLite, already parsed on PostgreSQL. */
+export function jsonValue(v: unknown): unknown {
+  return typeof v === "string" ? JSON.parse(v) : v;
+}
+
+/** Every table of the schema (not the migrations ledger), sorted. */
+export async function tableNames(deps: { store: Store }): Promise<string[]> {
+  const sql =
+    deps.store.engine === "pg"
+      ? "SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> '_migrations' ORDER BY tablename"
+      : "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '_migrations' ORDER BY name";
+  return (await rows<{ name: string }>(deps, sql)).map((r) => r.name);
+}
+
+/**
+ * How long another instance may keep serving what a write elsewhere changed:
+ * none on SQLite (every process checks data_version on every request); on
+ * PostgreSQL the time for the change notice to arrive (docs/deploy.md).
+ */
+export const FOREIGN_WRITE_DELAY_MS = ON_PG ? 300 : 0;
+export async function afterForeignWrite(): Promise<void> {
+  if (FOREIGN_WRITE_DELAY_MS) await Bun.sleep(FOREIGN_WRITE_DELAY_MS);
+}
+
+/** The environment a `plinth` child process needs to reach a test server's database. */
+export function storeEnv(config: { dataDir: string; databaseUrl: string | null }): Record<string, string | undefined> {
+  return { ...process.env, PLINTH_DATA_DIR: config.dataDir, PLINTH_DATABASE_URL: config.databaseUrl ?? undefined };
 }

@@ -23,6 +23,7 @@ import type { Deps } from "../core/context";
 import { AppError } from "../core/errors";
 import { randomHex, safeEqual } from "../core/secrets";
 import { TOKEN_RE } from "../domains/approvals/links";
+import type { LinkRow } from "../domains/approvals/links";
 import { approvalByToken, decideApproval, previewCss, renderApprovalPreview, toView, type ApprovalView } from "../domains/approvals/verbs";
 import { decidedNotice, decisionForm, header, messagePage, notice, page, unknownPage } from "./pages";
 
@@ -82,13 +83,13 @@ function csrfFor(c: Context, deps: Deps, token: string): string {
   return value;
 }
 
-function fullPage(deps: Deps, nonce: string, link: NonNullable<ReturnType<typeof approvalByToken>>, view: ApprovalView, top: string, form: string) {
-  const preview = renderApprovalPreview(deps, link);
+async function fullPage(deps: Deps, nonce: string, link: LinkRow, view: ApprovalView, top: string, form: string) {
+  const preview = await renderApprovalPreview(deps, link);
   const title = view.title ?? "Approval request";
   return page({
     title: `Approve: ${title}`,
     nonce,
-    css: previewCss(deps, link.siteId),
+    css: await previewCss(deps, link.siteId),
     body: `${top}${header(view, title)}<section class="ap-card">${preview}</section>${form}`,
   });
 }
@@ -112,14 +113,14 @@ async function readForm(c: Context): Promise<URLSearchParams | "too_large" | "ba
 export function approvalRoutes(deps: Deps) {
   const app = new Hono();
 
-  app.get("/:token", (c) => {
+  app.get("/:token", async (c) => {
     const nonce = randomHex(16);
     const token = c.req.param("token");
-    const link = TOKEN_RE.test(token) ? approvalByToken(deps, token) : null;
+    const link = TOKEN_RE.test(token) ? await approvalByToken(deps, token) : null;
     if (!link) return send(c, nonce, unknownPage(nonce), 404);
-    const view = toView(deps, link);
+    const view = await toView(deps, link);
     if (view.status === "pending") {
-      return send(c, nonce, fullPage(deps, nonce, link, view, "", decisionForm(`/approve/${token}`, csrfFor(c, deps, token))));
+      return send(c, nonce, await fullPage(deps, nonce, link, view, "", decisionForm(`/approve/${token}`, csrfFor(c, deps, token))));
     }
     const fresh = c.req.query("done") === view.status;
     const gone = view.status === "expired" || view.status === "superseded" || view.status === "withdrawn";
@@ -127,19 +128,19 @@ export function approvalRoutes(deps: Deps) {
       const title = view.title ?? "Approval request";
       return send(c, nonce, page({ title, nonce, body: `${decidedNotice(view, false)}${header(view, title)}` }), 410);
     }
-    return send(c, nonce, fullPage(deps, nonce, link, view, decidedNotice(view, fresh), ""));
+    return send(c, nonce, await fullPage(deps, nonce, link, view, decidedNotice(view, fresh), ""));
   });
 
   app.post("/:token", async (c) => {
     const nonce = randomHex(16);
     const token = c.req.param("token");
-    const link = TOKEN_RE.test(token) ? approvalByToken(deps, token) : null;
+    const link = TOKEN_RE.test(token) ? await approvalByToken(deps, token) : null;
     if (!link) return send(c, nonce, unknownPage(nonce), 404);
     // A decided or dead link changes nothing whatever is posted: say what happened.
-    const current = toView(deps, link);
+    const current = await toView(deps, link);
     if (current.status !== "pending") {
       if (current.status === "approved" || current.status === "rejected")
-        return send(c, nonce, fullPage(deps, nonce, link, current, decidedNotice(current, false), ""), 409);
+        return send(c, nonce, await fullPage(deps, nonce, link, current, decidedNotice(current, false), ""), 409);
       const title = current.title ?? "Approval request";
       return send(c, nonce, page({ title, nonce, body: `${decidedNotice(current, false)}${header(current, title)}` }), 410);
     }
@@ -160,22 +161,22 @@ export function approvalRoutes(deps: Deps) {
     if (comment.length > 2000) return send(c, nonce, messagePage(nonce, "Comment too long", "Keep the comment under 2000 characters."), 400);
     let outcome;
     try {
-      outcome = decideApproval(deps, { token }, decision, {
-        comment: comment || null,
-        decidedBy: name ? `${name} (approval link)` : "a reviewer with the approval link",
-      });
+      outcome = await decideApproval(deps, { token }, decision, {
+              comment: comment || null,
+              decidedBy: name ? `${name} (approval link)` : "a reviewer with the approval link",
+            });
     } catch (e) {
       if (e instanceof AppError && e.code === "not_found") return send(c, nonce, unknownPage(nonce), 404);
       throw e;
     }
     if (outcome.ok) return c.redirect(`/approve/${token}?done=${outcome.approval.status}`, 303);
-    const fresh = approvalByToken(deps, token)!;
-    const view = toView(deps, fresh);
+    const fresh = (await approvalByToken(deps, token))!;
+    const view = await toView(deps, fresh);
     if (outcome.reason === "conflict") {
       const top = notice("bad", `${outcome.message} Nothing was changed. You can reject the request, or approve again once the problem is fixed.`);
-      return send(c, nonce, fullPage(deps, nonce, fresh, view, top, decisionForm(`/approve/${token}`, csrfFor(c, deps, token))), 409);
+      return send(c, nonce, await fullPage(deps, nonce, fresh, view, top, decisionForm(`/approve/${token}`, csrfFor(c, deps, token))), 409);
     }
-    if (outcome.reason === "already_decided") return send(c, nonce, fullPage(deps, nonce, fresh, view, decidedNotice(view, false), ""), 409);
+    if (outcome.reason === "already_decided") return send(c, nonce, await fullPage(deps, nonce, fresh, view, decidedNotice(view, false), ""), 409);
     const title = view.title ?? "Approval request";
     return send(c, nonce, page({ title, nonce, body: `${decidedNotice(view, false)}${header(view, title)}` }), 410);
   });

@@ -6,7 +6,7 @@
  */
 import { iso, systemClock } from "../core/clock";
 import type { Deps } from "../core/context";
-import { migrate, openStore } from "../core/db";
+import { openDeps } from "../core/open";
 import { isGrantable } from "../core/scopes";
 import type { Config } from "../config";
 import { ROLES } from "../domains/accounts/tables";
@@ -32,12 +32,11 @@ function positiveId(raw: string, what: string): number {
 }
 
 async function withDeps<T>(config: Config, fn: (deps: Deps) => T | Promise<T>): Promise<T> {
-  const store = openStore(config.dataDir);
+  const deps = await openDeps(config, { listen: false });
   try {
-    migrate(store.sqlite);
-    return await fn({ store, db: store.db, config, clock: systemClock });
+    return await fn(deps);
   } finally {
-    store.close();
+    await deps.close();
   }
 }
 
@@ -66,7 +65,7 @@ export const accountCommands: Command[] = [
     async run({ flags, config }) {
       const name = needFlag(flags, "name");
       const owner = needFlag(flags, "owner");
-      const c = await withDeps(config, (deps) => createCompany(deps, { name, ownerUserId: userByEmail(deps, owner).id }));
+      const c = await withDeps(config, async (deps) => await createCompany(deps, { name, ownerUserId: (await userByEmail(deps, owner)).id }));
       console.log(`created company ${c.id} "${c.name}" owned by ${owner.trim().toLowerCase()}`);
     },
   },
@@ -78,7 +77,7 @@ export const accountCommands: Command[] = [
       const companyId = positiveId(needFlag(flags, "company"), "--company");
       const email = needFlag(flags, "email");
       const r = role(needFlag(flags, "role"));
-      await withDeps(config, (deps) => addMember(deps, companyId, userByEmail(deps, email).id, r));
+      await withDeps(config, async (deps) => await addMember(deps, companyId, (await userByEmail(deps, email)).id, r));
       console.log(`${email.trim().toLowerCase()} is ${r} of company ${companyId}`);
     },
   },
@@ -89,7 +88,7 @@ export const accountCommands: Command[] = [
     async run({ flags, config }) {
       const companyId = positiveId(needFlag(flags, "company"), "--company");
       const email = needFlag(flags, "email");
-      const removed = await withDeps(config, (deps) => removeMember(deps, companyId, userByEmail(deps, email).id));
+      const removed = await withDeps(config, async (deps) => await removeMember(deps, companyId, (await userByEmail(deps, email)).id));
       if (!removed) {
         console.error(`plinth members remove: ${email.trim().toLowerCase()} is not a member of company ${companyId}`);
         return 1;
@@ -117,17 +116,17 @@ export const accountCommands: Command[] = [
       const name = flags.name === undefined ? undefined : needFlag(flags, "name");
       if (flags["require-cms-approval"] !== undefined && flags["require-cms-approval"] !== true)
         throw new UsageError("--require-cms-approval takes no value");
-      const created = await withDeps(config, (deps) => {
-        const user = userByEmail(deps, email);
-        const companyIds = companies ?? membershipsOf(deps, user.id).map((m) => m.id);
-        const k = mintMcpKey(deps, {
-          userId: user.id,
-          scopes,
-          companyIds,
-          requireCmsApproval: flags["require-cms-approval"] === true,
-          expiresAt,
-          name,
-        });
+      const created = await withDeps(config, async (deps) => {
+        const user = await userByEmail(deps, email);
+        const companyIds = companies ?? (await membershipsOf(deps, user.id)).map((m) => m.id);
+        const k = await mintMcpKey(deps, {
+                  userId: user.id,
+                  scopes,
+                  companyIds,
+                  requireCmsApproval: flags["require-cms-approval"] === true,
+                  expiresAt,
+                  name,
+                });
         return { ...k, companyIds };
       });
       console.log(created.key);
@@ -145,7 +144,7 @@ export const accountCommands: Command[] = [
     async run({ rest, config }) {
       if (rest.length !== 1) throw new UsageError("give exactly one key id");
       const id = positiveId(rest[0]!, "key id");
-      const ok = await withDeps(config, (deps) => revokeMcpKey(deps, id));
+      const ok = await withDeps(config, async (deps) => await revokeMcpKey(deps, id));
       if (!ok) {
         console.error(`plinth mcp-keys revoke: no MCP key with id ${id}`);
         return 1;
@@ -159,7 +158,7 @@ export const accountCommands: Command[] = [
     summary: "List a user's MCP API keys (no secrets).",
     async run({ flags, config }) {
       const email = needFlag(flags, "email");
-      const keys = await withDeps(config, (deps) => listMcpKeys(deps, userByEmail(deps, email).id));
+      const keys = await withDeps(config, async (deps) => await listMcpKeys(deps, (await userByEmail(deps, email)).id));
       if (!keys.length) {
         console.log("no MCP keys");
         return;

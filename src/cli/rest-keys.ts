@@ -3,9 +3,8 @@
  * new key on stdout, so `KEY=$(plinth keys create --site 1)` works; notes go
  * to stderr. Nothing ever prints a secret other than the one just minted.
  */
-import { systemClock } from "../core/clock";
 import type { Deps } from "../core/context";
-import { migrate, openStore } from "../core/db";
+import { openDeps } from "../core/open";
 import { createRestKey, listRestKeys, revokeRestKey } from "../domains/sites/rest-keys";
 import type { Config } from "../config";
 import { needFlag, UsageError, type Command } from "./command";
@@ -25,13 +24,12 @@ export function parseExpiry(raw: string): Date {
   return d;
 }
 
-async function withDeps<T>(config: Config, fn: (deps: Deps) => T): Promise<T> {
-  const store = openStore(config.dataDir);
+async function withDeps<T>(config: Config, fn: (deps: Deps) => T | Promise<T>): Promise<T> {
+  const deps = await openDeps(config, { listen: false });
   try {
-    migrate(store.sqlite);
-    return fn({ store, db: store.db, config, clock: systemClock });
+    return await fn(deps);
   } finally {
-    store.close();
+    await deps.close();
   }
 }
 
@@ -44,7 +42,7 @@ export const restKeyCommands: Command[] = [
       const siteId = positiveId(needFlag(flags, "site"), "--site");
       const name = flags.name === undefined ? undefined : needFlag(flags, "name");
       const expiresAt = flags.expires === undefined ? undefined : parseExpiry(needFlag(flags, "expires"));
-      const created = await withDeps(config, (deps) => createRestKey(deps, { siteId, name, expiresAt }));
+      const created = await withDeps(config, async (deps) => await createRestKey(deps, { siteId, name, expiresAt }));
       console.log(created.key);
       console.error(`Key ${created.id} "${created.name}" for site ${siteId}${created.expiresAt ? `, expires ${created.expiresAt}` : ""}. Store it now: only its hash is kept.`);
     },
@@ -56,7 +54,7 @@ export const restKeyCommands: Command[] = [
     async run({ rest, config }) {
       if (rest.length !== 1) throw new UsageError("give exactly one key id");
       const id = positiveId(rest[0]!, "key id");
-      const k = await withDeps(config, (deps) => revokeRestKey(deps, id));
+      const k = await withDeps(config, async (deps) => await revokeRestKey(deps, id));
       console.log(`revoked key ${k.id} "${k.name}" (site ${k.siteId})`);
     },
   },
@@ -66,7 +64,7 @@ export const restKeyCommands: Command[] = [
     summary: "List a site's REST keys (id, name, hint, created, last used, expires, revoked); never secrets.",
     async run({ flags, config }) {
       const siteId = positiveId(needFlag(flags, "site"), "--site");
-      const keys = await withDeps(config, (deps) => listRestKeys(deps, siteId));
+      const keys = await withDeps(config, async (deps) => await listRestKeys(deps, siteId));
       const head = ["ID", "NAME", "HINT", "CREATED", "LAST USED", "EXPIRES", "REVOKED"];
       const rows = keys.map((k) => [String(k.id), k.name, `${k.hint}…`, k.createdAt, k.lastUsedAt ?? "-", k.expiresAt ?? "-", k.revokedAt ?? "-"]);
       const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));

@@ -1,6 +1,6 @@
 /** serve (the default), migrate, seed --demo. */
-import { migrate, openStore } from "../core/db";
-import { systemClock } from "../core/clock";
+import { openDeps } from "../core/open";
+import { openStore } from "../core/db";
 import { seedDemo, isEmpty } from "../../db/seed/demo";
 import { startServer } from "../server";
 import { UsageError, type Command } from "./command";
@@ -49,9 +49,8 @@ export const serverCommands: Command[] = [
     usage: "plinth migrate [--data-dir DIR]",
     summary: "Apply pending migrations; a no-op on an up-to-date database.",
     async run({ config }) {
-      const store = openStore(config.dataDir);
-      const applied = migrate(store.sqlite);
-      store.close();
+      const store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+      const applied = await store.migrate().finally(() => store.close());
       console.log(applied.length ? `applied: ${applied.join(", ")}` : "database is up to date");
     },
   },
@@ -61,16 +60,13 @@ export const serverCommands: Command[] = [
     summary: "Seed the bundled demo site (only into a data dir without sites).",
     async run({ flags, config }) {
       if (!flags.demo) throw new UsageError("only --demo is supported");
-      const store = openStore(config.dataDir);
-      migrate(store.sqlite);
-      const deps = { store, db: store.db, config, clock: systemClock };
-      if (!isEmpty(deps)) {
-        store.close();
-        console.error("seed: the data dir already has sites; refusing to mix the demo into them");
+      const deps = await openDeps(config, { listen: false });
+      if (!(await isEmpty(deps))) {
+        await deps.close();
+        console.error("seed: the database already has sites; refusing to mix the demo into them");
         return 1;
       }
-      const d = await seedDemo(deps);
-      store.close();
+      const d = await seedDemo(deps).finally(() => deps.close());
       if (d) {
         console.log(`REST key (site ${d.siteId}): ${d.restKey}`);
         console.log(`MCP key: ${d.mcpKey}`);

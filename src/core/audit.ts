@@ -3,24 +3,23 @@ import { auditLog } from "../domains/accounts/tables";
 import type { ActorContext } from "./context";
 import type { Db } from "./db";
 
-export function audit(
+export async function audit(
   tx: Pick<Db, "insert">,
   ctx: ActorContext,
   action: string,
   entity: { type?: string; id?: number | null; siteId?: number | null; detail?: Record<string, unknown> } = {},
 ) {
-  tx.insert(auditLog)
-    .values({
-      companyId: ctx.company.id,
-      siteId: entity.siteId ?? null,
-      userId: ctx.principal.userId,
-      credentialKind: ctx.principal.credential.kind,
-      credentialId: ctx.principal.credential.id,
-      action,
-      entityType: entity.type ?? null,
-      entityId: entity.id ?? null,
-      detail: entity.detail ?? null,
-      createdAt: ctx.deps.clock.now(),
-    })
-    .run();
+  await tx.insert(auditLog)
+            .values({
+              companyId: ctx.company.id,
+              siteId: entity.siteId ?? null,
+              userId: ctx.principal.userId,
+              credentialKind: ctx.principal.credential.kind,
+              credentialId: ctx.principal.credential.id,
+              action,
+              entityType: entity.type ?? null,
+              entityId: entity.id ?? null,
+              detail: entity.detail ?? null,
+              createdAt: ctx.deps.clock.now(),
+            });
 }

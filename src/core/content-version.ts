@@ -8,9 +8,8 @@ import { eq, sql } from "drizzle-orm";
 import { sites } from "../domains/sites/tables";
 import type { Db } from "./db";
 
-export function bumpContentVersion(tx: Pick<Db, "update">, siteId: number) {
-  tx.update(sites)
-    .set({ contentVersion: sql`${sites.contentVersion} + 1` })
-    .where(eq(sites.id, siteId))
-    .run();
+export async function bumpContentVersion(tx: Pick<Db, "update">, siteId: number) {
+  await tx.update(sites)
+            .set({ contentVersion: sql`${sites.contentVersion} + 1` })
+            .where(eq(sites.id, siteId));
 }

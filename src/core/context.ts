@@ -5,13 +5,17 @@
 import type { Config } from "../config";
 import type { Role } from "../domains/accounts/tables";
 import type { Clock } from "./clock";
+import type Redis from "ioredis";
 import type { Db, Store } from "./db";
 
 export interface Deps {
   store: Store;
+  /** store.db: the query builder, bound to the transaction open in this async context if any. */
   db: Db;
   config: Config;
   clock: Clock;
+  /** Shared between instances when PLINTH_REDIS_URL is set: rate limits, sign-in throttling, cache invalidation. */
+  redis: Redis | null;
 }
 
 export type CredentialKind = "mcp_key" | "oauth" | "session" | "cli" | "approval_link";

@@ -1,45 +1,228 @@
 /**
- * Opening the store: one SQLite file in the data dir, WAL, foreign keys on,
- * a busy timeout, and the embedded migrations applied by the same code in
- * tests and in the compiled binary.
+ * Opening the store, on either engine (src/core/engine.ts):
+ *
+ *   SQLite (default): one file in the data dir, WAL, foreign keys on. Two
+ *   connections: a writer that only transactions use, one at a time (an
+ *   async mutex; SQLite has a single writer anyway), and a query-only reader
+ *   for everything else. Verbs await between statements, so without the
+ *   split a read from another request could see a transaction's uncommitted
+ *   rows, and a rolled-back write could leak into a cached response.
+ *
+ *   PostgreSQL: a postgres.js pool. Write transactions run SERIALIZABLE and
+ *   are retried on serialization failures, so every check-then-write that
+ *   SQLite's single writer made safe (unique slugs, stock, approval
+ *   decisions, single-use codes, token rotation) stays safe across
+ *   instances without per-verb locking.
+ *
+ * On both, `store.db` follows the transaction open in the current async
+ * context (AsyncLocalStorage): a helper called inside a verb's transaction
+ * reads that transaction's rows without being handed `tx`, and a nested
+ * `transaction()` becomes a savepoint instead of waiting for itself.
+ * Tables written in a transaction are reported to the change feed after
+ * commit (src/core/changes.ts), which is how in-memory caches on every
+ * instance learn that a key was revoked or a site's content changed.
+ *
+ * Migrations are embedded in the binary (db/migrations/index.ts) and applied
+ * by the same code in tests and in production.
  */
 import { Database } from "bun:sqlite";
-import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
-import { mkdirSync } from "node:fs";
+import { AsyncLocalStorage } from "node:async_hooks";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { getTableName, is, Table } from "drizzle-orm";
+import { drizzle as drizzleSqlite, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+import { drizzle as drizzlePg } from "drizzle-orm/postgres-js";
+import postgres from "postgres";
 import { migrations } from "../../db/migrations/index";
-import * as schema from "./schema";
+import { ChangeFeed } from "./changes";
+import { engine, type Engine } from "./engine";
+import { AppError, conflict, invalid } from "./errors";
 
-export type Db = BunSQLiteDatabase<typeof schema>;
+/**
+ * The query builder verbs use. Typed as drizzle's SQLite database; on
+ * PostgreSQL it is drizzle's postgres-js database, which offers the same
+ * builders. Verbs only await queries (never the SQLite-only .get/.all/.run).
+ */
+export type Db = Omit<BunSQLiteDatabase<Record<string, never>>, "transaction"> & {
+  /** The store's transaction (src/core/db.ts): async, a savepoint when nested. */
+  transaction<T>(fn: (tx: Tx) => Promise<T>, opts?: { silent?: boolean }): Promise<T>;
+};
+/** Inside a transaction: the same builders, bound to the transaction. */
+export type Tx = Db;
 
-export interface Store {
-  sqlite: Database;
-  db: Db;
-  close(): void;
+export interface StoreOptions {
+  /** SQLite: the folder holding plinth.sqlite (":memory:" = a throwaway temp file). */
+  dataDir: string;
+  /** postgres://… selects PostgreSQL (the process engine must be "pg"). */
+  databaseUrl?: string | null;
+  /** PostgreSQL pool size (default 10). */
+  poolSize?: number;
 }
 
-export function openStore(dataDir: string | ":memory:"): Store {
-  let path = ":memory:";
-  if (dataDir !== ":memory:") {
-    mkdirSync(dataDir, { recursive: true });
-    path = join(dataDir, "plinth.sqlite");
+export interface Store {
+  readonly engine: Engine;
+  /** The query builder: the current transaction's when one is open in this async context. */
+  readonly db: Db;
+  /**
+   * Runs `fn` in one transaction; inside another it is a savepoint. Rolls
+   * back when `fn` throws. `silent` leaves the tables it wrote unreported to
+   * the change feed: only for bookkeeping no cache depends on (last-used times).
+   */
+  transaction<T>(fn: (tx: Tx) => Promise<T>, opts?: { silent?: boolean }): Promise<T>;
+  /** True while a transaction is open in this async context. */
+  inTransaction(): boolean;
+  /** Runs `fn` after the current transaction commits (at once when none is open). */
+  afterCommit(fn: () => void): void;
+  /** Raw SQL with `?` placeholders, for migrations, checks, tests and engine-specific helpers. */
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  /** Which tables changed, for in-memory caches. */
+  readonly changes: ChangeFeed;
+  /** Applies the embedded migrations not yet recorded; returns the tags applied. */
+  migrate(): Promise<string[]>;
+  close(): Promise<void>;
+  /** SQLite only: the query-only reader connection, for hot-path prepared statements. */
+  readonly sqlite?: Database;
+  /** PostgreSQL only: the postgres.js pool, for hot-path statements. */
+  readonly pg?: postgres.Sql;
+}
+
+/** What the current async context knows about its open transaction. */
+interface TxState {
+  tx: Tx;
+  /** drizzle's own transaction object (PostgreSQL), for savepoints. */
+  raw: unknown;
+  tables: Set<string>;
+  after: (() => void)[];
+  depth: number;
+  open: boolean;
+}
+
+const MUTATORS = new Set(["insert", "update", "delete"]);
+
+/** A view of `target` that records which tables its insert/update/delete builders touch. */
+function tracking(target: Db, state: () => TxState | undefined, transaction: Store["transaction"]): Db {
+  return new Proxy(target, {
+    get(t, prop) {
+      if (prop === "transaction") return transaction;
+      const value = Reflect.get(t, prop, t);
+      if (typeof value !== "function") return value;
+      if (typeof prop === "string" && MUTATORS.has(prop))
+        return (table: unknown) => {
+          if (is(table, Table)) state()?.tables.add(getTableName(table as Table));
+          return (value as (x: unknown) => unknown).call(t, table);
+        };
+      return value.bind(t);
+    },
+  });
+}
+
+/**
+ * A write started outside any transaction (`db.update(t).set(…).where(…)`):
+ * the builder chain is recorded and replayed, when awaited, inside a
+ * transaction of its own. So every write is serialised on SQLite's writer
+ * connection and reported to the change feed on both engines, whoever forgot
+ * to open a transaction.
+ */
+function deferredWrite(start: (tx: Tx) => unknown, transaction: Store["transaction"]): unknown {
+  const calls: [PropertyKey, unknown[]][] = [];
+  const run = () =>
+    transaction(async (tx) => {
+      let q = start(tx) as Record<PropertyKey, (...a: unknown[]) => unknown>;
+      for (const [m, args] of calls) q = q[m]!(...args) as typeof q;
+      return await (q as unknown as Promise<unknown>);
+    });
+  const chain: object = new Proxy(
+    {},
+    {
+      get(_t, prop) {
+        if (prop === "then") return (ok: (v: unknown) => unknown, fail: (e: unknown) => unknown) => run().then(ok, fail);
+        if (prop === "catch") return (fail: (e: unknown) => unknown) => run().catch(fail);
+        return (...args: unknown[]) => {
+          calls.push([prop, args]);
+          return chain;
+        };
+      },
+    },
+  );
+  return chain;
+}
+
+/**
+ * `store.db`: reads and writes go to the transaction open in this async
+ * context; otherwise reads go to `base` and writes each get a transaction.
+ * `transaction` on it is the store's.
+ */
+function routed(base: Db, als: AsyncLocalStorage<TxState>, transaction: Store["transaction"]): Db {
+  return new Proxy(base, {
+    get(t, prop) {
+      if (prop === "transaction") return transaction;
+      const s = als.getStore();
+      const target = s && s.open ? s.tx : t;
+      if (target === t && typeof prop === "string" && MUTATORS.has(prop))
+        return (table: unknown) => deferredWrite((tx) => (tx as unknown as Record<string, (x: unknown) => unknown>)[prop]!(table), transaction);
+      const value = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+/** `?` placeholders → `$1, $2 …` (outside quoted strings), for PostgreSQL raw queries. */
+export function dollarParams(sql: string): string {
+  let n = 0;
+  let quoted = false;
+  let out = "";
+  for (const ch of sql) {
+    if (ch === "'") quoted = !quoted;
+    out += ch === "?" && !quoted ? `$${++n}` : ch;
   }
-  const sqlite = new Database(path, { create: true, strict: true });
-  sqlite.exec("PRAGMA journal_mode = WAL");
-  sqlite.exec("PRAGMA synchronous = NORMAL");
-  sqlite.exec("PRAGMA foreign_keys = ON");
-  sqlite.exec("PRAGMA busy_timeout = 5000");
-  const db = drizzle({ client: withStatementCache(sqlite), schema });
-  return { sqlite, db, close: () => sqlite.close() };
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Errors the engines raise for bad input, as the one AppError type.
+
+const PG_RETRYABLE = new Set(["40001", "40P01"]);
+
+/**
+ * Maps an engine error that bad input can cause to a clear AppError, so it
+ * never surfaces as a 500; anything else is rethrown as is.
+ */
+export function mapDbError(e: unknown): unknown {
+  if (e instanceof AppError || !(e instanceof Error)) return e;
+  const code = (e as { code?: string }).code;
+  const msg = e.message;
+  // PostgreSQL (SQLSTATE codes) and SQLite (message text) for the same conditions.
+  if (code === "23505" || /UNIQUE constraint failed/.test(msg)) return conflict("That value is already in use; choose another.");
+  if (code === "23503" || /FOREIGN KEY constraint failed/.test(msg)) return conflict("Another record still refers to this one, or the one referred to does not exist.");
+  if (code === "22021" || code === "22P05" || /invalid byte sequence|unsupported Unicode escape/.test(msg))
+    return invalid("Text must not contain NUL (\\u0000) characters.");
+  if (code === "22003") return invalid("A number is out of range.");
+  if (code === "22P02") return invalid("A value has the wrong form.");
+  return e;
+}
+
+// ---------------------------------------------------------------------------
+// SQLite
+
+/** A FIFO async mutex: the writer connection serves one transaction at a time. */
+class Mutex {
+  private tail: Promise<void> = Promise.resolve();
+  lock(): Promise<() => void> {
+    let release!: () => void;
+    const next = new Promise<void>((r) => (release = r));
+    const ready = this.tail.then(() => release);
+    this.tail = this.tail.then(() => next);
+    return ready;
+  }
 }
 
 /**
  * drizzle prepares a fresh statement for every query it runs; bun:sqlite's
  * `query()` keeps compiled statements by SQL text. Handing drizzle a client
  * whose `prepare` is `query` lets every repeated query skip SQLite's compile
- * step (a third of a simple query's cost), with no change in any verb.
- * drizzle only runs statements to completion (all/get/run/values), so one
- * shared statement per SQL text is safe.
+ * step (a third of a simple query's cost). drizzle only runs statements to
+ * completion (all/get/run/values), so one shared statement per SQL text is safe.
  */
 function withStatementCache(sqlite: Database): Database {
   return new Proxy(sqlite, {
@@ -51,27 +234,271 @@ function withStatementCache(sqlite: Database): Database {
   });
 }
 
-/**
- * Applies the migrations not yet recorded, each in its own transaction.
- * Returns the tags applied; an up-to-date database gets [] and no writes.
- */
-export function migrate(sqlite: Database): string[] {
-  sqlite.exec(
-    "CREATE TABLE IF NOT EXISTS _migrations (tag TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)",
-  );
-  const done = new Set(
-    sqlite.query<{ tag: string }, []>("SELECT tag FROM _migrations").all().map((r) => r.tag),
-  );
+function openConnection(path: string, readonly: boolean): Database {
+  const c = new Database(path, { create: true, strict: true });
+  c.exec("PRAGMA busy_timeout = 5000");
+  c.exec("PRAGMA foreign_keys = ON");
+  c.exec("PRAGMA synchronous = NORMAL");
+  if (readonly) c.exec("PRAGMA query_only = ON");
+  return c;
+}
+
+function openSqlite(opts: StoreOptions): Store {
+  let dir = opts.dataDir;
+  let throwaway: string | null = null;
+  if (dir === ":memory:") dir = throwaway = mkdtempSync(join(tmpdir(), "plinth-mem-"));
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, "plinth.sqlite");
+  const writer = openConnection(path, false);
+  writer.exec("PRAGMA journal_mode = WAL");
+  const reader = openConnection(path, true);
+  const writerDb = drizzleSqlite({ client: withStatementCache(writer) }) as Db;
+  const readerDb = drizzleSqlite({ client: withStatementCache(reader) }) as Db;
+  const als = new AsyncLocalStorage<TxState>();
+  const mutex = new Mutex();
+  const changes = new ChangeFeed();
+  // Any commit — this process's or another's (a CLI beside the server) — moves
+  // the reader's data_version: caches check it on every use.
+  const dataVersion = reader.prepare<{ data_version: number }, []>("PRAGMA data_version");
+  changes.setPoll(() => dataVersion.get()!.data_version);
+  let savepoints = 0;
+
+  async function transaction<T>(fn: (tx: Tx) => Promise<T>, opts?: { silent?: boolean }): Promise<T> {
+    const outer = als.getStore();
+    if (outer && outer.open) {
+      const name = `sp${++savepoints}`;
+      writer.exec(`SAVEPOINT ${name}`);
+      try {
+        const r = await als.run({ ...outer, depth: outer.depth + 1 }, () => fn(outer.tx));
+        writer.exec(`RELEASE ${name}`);
+        return r;
+      } catch (e) {
+        writer.exec(`ROLLBACK TO ${name}`);
+        writer.exec(`RELEASE ${name}`);
+        throw mapDbError(e);
+      }
+    }
+    const release = await mutex.lock();
+    const state: TxState = { tx: undefined as unknown as Tx, raw: null, tables: new Set(), after: [], depth: 0, open: true };
+    state.tx = tracking(writerDb, () => state, transaction);
+    try {
+      writer.exec("BEGIN IMMEDIATE");
+      let result: T;
+      try {
+        result = await als.run(state, () => fn(state.tx));
+        writer.exec("COMMIT");
+      } catch (e) {
+        if (writer.inTransaction) writer.exec("ROLLBACK");
+        throw mapDbError(e);
+      } finally {
+        state.open = false;
+      }
+      if (opts?.silent) state.tables.clear();
+      committed(state, changes);
+      return result;
+    } finally {
+      release();
+    }
+  }
+
+  const store: Store = {
+    engine: "sqlite",
+    db: routed(readerDb, als, transaction),
+    transaction,
+    inTransaction: () => !!als.getStore()?.open,
+    afterCommit(fn) {
+      const s = als.getStore();
+      if (s && s.open) s.after.push(fn);
+      else fn();
+    },
+    async query<T>(sql: string, params: unknown[] = []) {
+      const s = als.getStore();
+      const conn = s && s.open ? writer : /^\s*(select|pragma|with)\b/i.test(sql) ? reader : null;
+      if (!conn) return transaction(async () => writer.query(sql).all(...(params as [])) as T[]);
+      return conn.query(sql).all(...(params as [])) as T[];
+    },
+    changes,
+    async migrate() {
+      const release = await mutex.lock();
+      try {
+        return migrateSqlite(writer);
+      } finally {
+        release();
+      }
+    },
+    async close() {
+      const release = await mutex.lock();
+      try {
+        reader.close();
+        // Fold the WAL back into the database file so the file alone is a complete copy.
+        try {
+          writer.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+        } catch {}
+        writer.close();
+      } finally {
+        release();
+        if (throwaway) rmSync(throwaway, { recursive: true, force: true });
+      }
+    },
+    sqlite: reader,
+  };
+  return store;
+}
+
+function migrateSqlite(sqlite: Database): string[] {
+  sqlite.exec("CREATE TABLE IF NOT EXISTS _migrations (tag TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)");
+  const done = new Set(sqlite.query<{ tag: string }, []>("SELECT tag FROM _migrations").all().map((r) => r.tag));
   const applied: string[] = [];
-  for (const m of migrations) {
+  for (const m of migrations.sqlite) {
     if (done.has(m.tag)) continue;
     sqlite.transaction(() => {
-      for (const stmt of m.sql.split("--> statement-breakpoint")) {
-        if (stmt.trim()) sqlite.exec(stmt);
-      }
+      for (const stmt of m.sql.split("--> statement-breakpoint")) if (stmt.trim()) sqlite.exec(stmt);
       sqlite.query("INSERT INTO _migrations (tag, applied_at) VALUES (?, ?)").run(m.tag, Date.now());
     })();
     applied.push(m.tag);
   }
   return applied;
+}
+
+// ---------------------------------------------------------------------------
+// PostgreSQL
+
+/** A PostgreSQL client that reads bigint and numeric as JS numbers (ids, cents and counts fit in 2^53). */
+export function pgClient(url: string, max = 10): postgres.Sql {
+  const asNumber = { to: 0, from: [20, 1700], serialize: (x: unknown) => String(x), parse: (x: string) => Number(x) };
+  return postgres(url, {
+    max,
+    onnotice: () => {},
+    types: { number: asNumber } as unknown as Record<string, postgres.PostgresType>,
+    connection: { application_name: "plinth" },
+  });
+}
+
+const MAX_ATTEMPTS = 10;
+
+function openPg(opts: StoreOptions): Store {
+  const client = pgClient(opts.databaseUrl!, opts.poolSize ?? 10);
+  const base = drizzlePg({ client }) as unknown as Db;
+  const als = new AsyncLocalStorage<TxState>();
+  const changes = new ChangeFeed();
+
+  async function transaction<T>(fn: (tx: Tx) => Promise<T>, opts?: { silent?: boolean }): Promise<T> {
+    const outer = als.getStore();
+    if (outer && outer.open) {
+      type Savepointer = { transaction(f: (inner: unknown) => Promise<T>): Promise<T> };
+      try {
+        return await (outer.raw as Savepointer).transaction((inner) => {
+          const state: TxState = { ...outer, raw: inner, depth: outer.depth + 1 };
+          state.tx = tracking(inner as Db, () => state, transaction);
+          // Nested states share the outer sets: what a savepoint wrote is reported once, at the top.
+          state.tables = outer.tables;
+          state.after = outer.after;
+          return als.run(state, () => fn(state.tx));
+        });
+      } catch (e) {
+        throw mapDbError(e);
+      }
+    }
+    for (let attempt = 1; ; attempt++) {
+      const state: TxState = { tx: undefined as unknown as Tx, raw: null, tables: new Set(), after: [], depth: 0, open: true };
+      try {
+        type Begin = { transaction(f: (tx: unknown) => Promise<T>, c: { isolationLevel: "serializable" }): Promise<T> };
+        const result = await (base as unknown as Begin).transaction(
+          async (raw) => {
+            state.raw = raw;
+            state.tx = tracking(raw as Db, () => state, transaction);
+            const r = await als.run(state, () => fn(state.tx));
+            if (opts?.silent) state.tables.clear();
+            // Delivered to every instance's listener only if and when this commits.
+            if (state.tables.size) await (raw as { execute(q: unknown): Promise<unknown> }).execute(changes.notifySql(state.tables));
+            return r;
+          },
+          { isolationLevel: "serializable" },
+        );
+        state.open = false;
+        committed(state, changes);
+        return result;
+      } catch (e) {
+        state.open = false;
+        const code = (e as { code?: string }).code;
+        if (code && PG_RETRYABLE.has(code) && attempt < MAX_ATTEMPTS) {
+          // Back off with jitter so racing transactions stop colliding.
+          await Bun.sleep(Math.random() * Math.min(200, 5 * 2 ** attempt));
+          continue;
+        }
+        throw mapDbError(e);
+      }
+    }
+  }
+
+  const store: Store = {
+    engine: "pg",
+    db: routed(base, als, transaction),
+    transaction,
+    inTransaction: () => !!als.getStore()?.open,
+    afterCommit(fn) {
+      const s = als.getStore();
+      if (s && s.open) s.after.push(fn);
+      else fn();
+    },
+    async query<T>(sql: string, params: unknown[] = []) {
+      const s = als.getStore();
+      const run = s && s.open ? (s.raw as { session: { client: postgres.Sql } }).session.client : client;
+      try {
+        return (await run.unsafe(dollarParams(sql), params as postgres.ParameterOrJSON<never>[])) as unknown as T[];
+      } catch (e) {
+        throw mapDbError(e);
+      }
+    },
+    changes,
+    async migrate() {
+      return migratePg(client);
+    },
+    async close() {
+      await changes.stop();
+      await client.end({ timeout: 5 });
+    },
+    pg: client,
+  };
+  return store;
+}
+
+/** Serialised across instances by an advisory lock: two instances starting at once migrate once. */
+async function migratePg(sql: postgres.Sql): Promise<string[]> {
+  return sql.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(8675309)`;
+    await tx`CREATE TABLE IF NOT EXISTS _migrations (tag text PRIMARY KEY, applied_at bigint NOT NULL)`;
+    const done = new Set((await tx<{ tag: string }[]>`SELECT tag FROM _migrations`).map((r) => r.tag));
+    const applied: string[] = [];
+    for (const m of migrations.pg) {
+      if (done.has(m.tag)) continue;
+      for (const stmt of m.sql.split("--> statement-breakpoint")) if (stmt.trim()) await tx.unsafe(stmt);
+      await tx`INSERT INTO _migrations (tag, applied_at) VALUES (${m.tag}, ${Date.now()})`;
+      applied.push(m.tag);
+    }
+    return applied;
+  }) as Promise<string[]>;
+}
+
+// ---------------------------------------------------------------------------
+
+function committed(state: TxState, changes: ChangeFeed) {
+  if (state.tables.size) changes.local(state.tables);
+  for (const fn of state.after) {
+    try {
+      fn();
+    } catch (e) {
+      console.error("after-commit hook failed:", e);
+    }
+  }
+}
+
+export function openStore(opts: StoreOptions | string): Store {
+  const o = typeof opts === "string" ? { dataDir: opts } : opts;
+  const wants = o.databaseUrl ? "pg" : "sqlite";
+  if (o.databaseUrl && !/^postgres(ql)?:\/\//i.test(o.databaseUrl))
+    throw new Error(`database URL must start with postgres:// or postgresql://`);
+  if (wants !== engine())
+    throw new Error(`this process's tables are built for ${engine()}, but the store asked for is ${wants} (set PLINTH_DATABASE_URL before start)`);
+  return wants === "pg" ? openPg(o) : openSqlite(o);
 }

@@ -25,11 +25,11 @@ export function slugify(title: string, fallback = "item"): string {
  * slug is generated; a slug the caller chose is never altered (a taken one is
  * a conflict error instead).
  */
-export function uniqueSlug(base: string, taken: (slug: string) => boolean): string {
-  if (!taken(base)) return base;
+export async function uniqueSlug(base: string, taken: (slug: string) => boolean | Promise<boolean>): Promise<string> {
+  if (!(await taken(base))) return base;
   for (let i = 2; ; i++) {
     const suffix = `-${i}`;
     const candidate = base.slice(0, MAX_SLUG - suffix.length) + suffix;
-    if (!taken(candidate)) return candidate;
+    if (!(await taken(candidate))) return candidate;
   }
 }

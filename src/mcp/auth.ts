@@ -38,9 +38,9 @@ export function bearerToken(header: string | null | undefined): string | null {
   return m ? m[1]! : null;
 }
 
-export function authenticate(deps: Deps, header: string | null | undefined): Principal | null {
+export async function authenticate(deps: Deps, header: string | null | undefined): Promise<Principal | null> {
   const token = bearerToken(header);
-  return token ? resolveBearer(deps, token) : null;
+  return token ? await resolveBearer(deps, token) : null;
 }
 
 /** HTTP 401 exactly as interface.md 5.2 and 7.2 describe it. */

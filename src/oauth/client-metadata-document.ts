@@ -152,7 +152,7 @@ export async function clientFromMetadataDocument(deps: Deps, url: string): Promi
   const problem = urlProblem(deps, url);
   if (problem) throw oauthError("invalid_client", `The client id URL ${problem}.`);
   const now = deps.clock.ms();
-  const cached = deps.db.select().from(oauthClients).where(eq(oauthClients.clientId, url)).get();
+  const cached = (await deps.db.select().from(oauthClients).where(eq(oauthClients.clientId, url)).limit(1))[0];
   const expires = (cached?.metadata?.["cache_expires_at"] as number | undefined) ?? 0;
   if (cached?.fetchedAt && now < expires) return rowToClient(cached);
   let fields: ReturnType<typeof validateDocument>;
@@ -179,10 +179,9 @@ export async function clientFromMetadataDocument(deps: Deps, url: string): Promi
     metadata: { ...fields.metadata, cache_expires_at: now + ttl },
     fetchedAt: new Date(now),
   };
-  deps.db
-    .insert(oauthClients)
-    .values({ ...values, createdAt: new Date(now) })
-    .onConflictDoUpdate({ target: oauthClients.clientId, set: values })
-    .run();
-  return rowToClient(deps.db.select().from(oauthClients).where(eq(oauthClients.clientId, url)).get()!);
+  await deps.db
+            .insert(oauthClients)
+            .values({ ...values, createdAt: new Date(now) })
+            .onConflictDoUpdate({ target: oauthClients.clientId, set: values });
+  return rowToClient((await deps.db.select().from(oauthClients).where(eq(oauthClients.clientId, url)).limit(1))[0]!);
 }

@@ -51,7 +51,7 @@ export function rowToClient(row: typeof oauthClients.$inferSelect): OAuthClient 
 export async function loadClient(deps: Deps, clientId: string): Promise<OAuthClient | null> {
   if (!clientId || clientId.length > MAX_CLIENT_ID) return null;
   if (isMetadataDocumentClientId(clientId)) return clientFromMetadataDocument(deps, clientId);
-  const row = deps.db.select().from(oauthClients).where(eq(oauthClients.clientId, clientId)).get();
+  const row = (await deps.db.select().from(oauthClients).where(eq(oauthClients.clientId, clientId)).limit(1))[0];
   return row ? rowToClient(row) : null;
 }
 

@@ -125,25 +125,24 @@ const ErrorPage = (p: { session: Session | null; message: string }) => (
 );
 
 /** Mints the authorization code: shown once in the redirect, stored as its SHA-256. */
-function issueCode(deps: Deps, r: AuthorizeRequest, userId: number, scopes: string[], companyIds: number[]): string {
+async function issueCode(deps: Deps, r: AuthorizeRequest, userId: number, scopes: string[], companyIds: number[]): Promise<string> {
   const code = randomHex(32);
   const now = deps.clock.ms();
-  deps.db
-    .insert(oauthCodes)
-    .values({
-      codeHash: sha256Hex(code),
-      familyId: randomHex(16),
-      clientId: r.client.clientId,
-      userId,
-      redirectUri: r.redirectUri,
-      codeChallenge: r.codeChallenge,
-      scopes,
-      companyIds,
-      resource: r.resource,
-      expiresAt: new Date(now + CODE_TTL_MS),
-      createdAt: new Date(now),
-    })
-    .run();
+  await deps.db
+            .insert(oauthCodes)
+            .values({
+              codeHash: sha256Hex(code),
+              familyId: randomHex(16),
+              clientId: r.client.clientId,
+              userId,
+              redirectUri: r.redirectUri,
+              codeChallenge: r.codeChallenge,
+              scopes,
+              companyIds,
+              resource: r.resource,
+              expiresAt: new Date(now + CODE_TTL_MS),
+              createdAt: new Date(now),
+            });
   return code;
 }
 
@@ -151,7 +150,7 @@ export function consentRoutes(app: Hono<PortalEnv>, deps: Deps) {
   app.get(PATHS.authorize, async (c) => {
     const url = new URL(c.req.url);
     const parsed = await parseAuthorizeRequest(deps, url.searchParams);
-    const session = readSession(deps, c);
+    const session = await readSession(deps, c);
     if (parsed.kind === "fatal") return render(c, <ErrorPage session={session} message={parsed.message} />, { status: 400 });
     if (parsed.kind === "redirect") return c.redirect(parsed.location, 302);
     if (!session) return loginRedirect(c);
@@ -165,7 +164,7 @@ export function consentRoutes(app: Hono<PortalEnv>, deps: Deps) {
   app.post(PATHS.authorize, sameOrigin(deps), async (c) => {
     const form = await readForm(c);
     const parsed = await parseAuthorizeRequest(deps, form.params);
-    const session = readSession(deps, c);
+    const session = await readSession(deps, c);
     if (parsed.kind === "fatal") return render(c, <ErrorPage session={session} message={parsed.message} />, { status: 400 });
     if (parsed.kind === "redirect") return c.redirect(parsed.location, 303);
     const r = parsed.request;
@@ -195,7 +194,7 @@ export function consentRoutes(app: Hono<PortalEnv>, deps: Deps) {
     if (granted.length === 0) return again("Tick at least one scope, or choose Deny.");
     // Keep the grant in the order the client asked for it.
     const scopes = r.scopes.filter((s) => granted.includes(s));
-    const code = issueCode(deps, r, session.user.id, scopes, companyIds);
+    const code = await issueCode(deps, r, session.user.id, scopes, companyIds);
     return c.redirect(buildRedirect(deps, r.redirectUri, { code, state: r.state }), 303);
   });
 }

@@ -10,6 +10,7 @@ import type { Db } from "../core/db";
 import { KEY_PREFIX, mintSecret } from "../core/secrets";
 import { ACCESS_TOKEN_TTL_MS, REFRESH_TOKEN_TTL_MS } from "./metadata";
 import { oauthClients, oauthCodes, oauthRefreshTokens, oauthTokens } from "./tables";
+import { mapSeq } from "../core/maybe";
 
 type Tx = Pick<Db, "insert" | "update" | "select" | "delete">;
 
@@ -33,18 +34,16 @@ export interface TokenResponse {
   scope: string;
 }
 
-export function issueTokens(tx: Tx, deps: Deps, g: Grant): TokenResponse {
-  sweepExpired(tx, deps);
+export async function issueTokens(tx: Tx, deps: Deps, g: Grant): Promise<TokenResponse> {
+  await sweepExpired(tx, deps);
   const now = deps.clock.ms();
   const access = mintSecret(KEY_PREFIX.oauth);
   const refresh = mintSecret(KEY_PREFIX.refresh);
   const common = { familyId: g.familyId, clientId: g.clientId, userId: g.userId, companyIds: g.companyIds, resource: g.resource, createdAt: new Date(now) };
-  tx.insert(oauthTokens)
-    .values({ ...common, tokenHash: access.hash, scopes: g.scopes, expiresAt: new Date(now + ACCESS_TOKEN_TTL_MS) })
-    .run();
-  tx.insert(oauthRefreshTokens)
-    .values({ ...common, tokenHash: refresh.hash, scopes: g.refreshScopes, expiresAt: new Date(now + REFRESH_TOKEN_TTL_MS) })
-    .run();
+  await tx.insert(oauthTokens)
+            .values({ ...common, tokenHash: access.hash, scopes: g.scopes, expiresAt: new Date(now + ACCESS_TOKEN_TTL_MS) });
+  await tx.insert(oauthRefreshTokens)
+            .values({ ...common, tokenHash: refresh.hash, scopes: g.refreshScopes, expiresAt: new Date(now + REFRESH_TOKEN_TTL_MS) });
   return {
     access_token: access.secret,
     token_type: "Bearer",
@@ -60,21 +59,20 @@ export function issueTokens(tx: Tx, deps: Deps, g: Grant): TokenResponse {
  * still recognise a late replay), access tokens once their whole connection
  * could have expired (the portal reads their last-used times).
  */
-export function sweepExpired(tx: Pick<Db, "delete">, deps: Deps) {
+export async function sweepExpired(tx: Pick<Db, "delete">, deps: Deps) {
   const now = deps.clock.ms();
   const day = 24 * 60 * 60 * 1000;
-  tx.delete(oauthCodes).where(lt(oauthCodes.expiresAt, new Date(now - day))).run();
-  tx.delete(oauthRefreshTokens).where(lt(oauthRefreshTokens.expiresAt, new Date(now - day))).run();
-  tx.delete(oauthTokens).where(lt(oauthTokens.expiresAt, new Date(now - REFRESH_TOKEN_TTL_MS - day))).run();
+  await tx.delete(oauthCodes).where(lt(oauthCodes.expiresAt, new Date(now - day)));
+  await tx.delete(oauthRefreshTokens).where(lt(oauthRefreshTokens.expiresAt, new Date(now - day)));
+  await tx.delete(oauthTokens).where(lt(oauthTokens.expiresAt, new Date(now - REFRESH_TOKEN_TTL_MS - day)));
 }
 
-export function revokeFamily(tx: Pick<Db, "update">, deps: Deps, familyId: string) {
+export async function revokeFamily(tx: Pick<Db, "update">, deps: Deps, familyId: string) {
   const now = deps.clock.now();
-  tx.update(oauthTokens).set({ revokedAt: now }).where(and(eq(oauthTokens.familyId, familyId), isNull(oauthTokens.revokedAt))).run();
-  tx.update(oauthRefreshTokens)
-    .set({ revokedAt: now })
-    .where(and(eq(oauthRefreshTokens.familyId, familyId), isNull(oauthRefreshTokens.revokedAt)))
-    .run();
+  await tx.update(oauthTokens).set({ revokedAt: now }).where(and(eq(oauthTokens.familyId, familyId), isNull(oauthTokens.revokedAt)));
+  await tx.update(oauthRefreshTokens)
+            .set({ revokedAt: now })
+            .where(and(eq(oauthRefreshTokens.familyId, familyId), isNull(oauthRefreshTokens.revokedAt)));
 }
 
 /** A connected app as the portal lists it: one live token family. */
@@ -90,59 +88,55 @@ export interface Connection {
 }
 
 /** The user's connections that can still be used: a refresh token neither used, revoked nor expired. */
-export function listConnections(deps: Deps, userId: number): Connection[] {
+export async function listConnections(deps: Deps, userId: number): Promise<Connection[]> {
   const now = deps.clock.now();
-  const rows = deps.db
-    .select({ r: oauthRefreshTokens, clientName: oauthClients.name })
-    .from(oauthRefreshTokens)
-    .leftJoin(oauthClients, eq(oauthClients.clientId, oauthRefreshTokens.clientId))
-    .where(
-      and(
-        eq(oauthRefreshTokens.userId, userId),
-        isNull(oauthRefreshTokens.usedAt),
-        isNull(oauthRefreshTokens.revokedAt),
-        gt(oauthRefreshTokens.expiresAt, now),
-      ),
-    )
-    .orderBy(desc(oauthRefreshTokens.createdAt))
-    .all();
-  return rows.map(({ r, clientName }) => {
-    const first = deps.db
-      .select({ createdAt: oauthTokens.createdAt })
-      .from(oauthTokens)
-      .where(eq(oauthTokens.familyId, r.familyId))
-      .orderBy(oauthTokens.id)
-      .limit(1)
-      .get();
-    const used = deps.db
-      .select({ lastUsedAt: oauthTokens.lastUsedAt })
-      .from(oauthTokens)
-      .where(eq(oauthTokens.familyId, r.familyId))
-      .orderBy(desc(oauthTokens.lastUsedAt))
-      .limit(1)
-      .get();
-    return {
-      familyId: r.familyId,
-      clientId: r.clientId,
-      clientName,
-      scopes: r.scopes,
-      companyIds: r.companyIds,
-      connectedAt: first?.createdAt ?? r.createdAt,
-      lastUsedAt: used?.lastUsedAt ?? null,
-      expiresAt: r.expiresAt,
-    };
-  });
+  const rows = await deps.db
+        .select({ r: oauthRefreshTokens, clientName: oauthClients.name })
+        .from(oauthRefreshTokens)
+        .leftJoin(oauthClients, eq(oauthClients.clientId, oauthRefreshTokens.clientId))
+        .where(
+          and(
+            eq(oauthRefreshTokens.userId, userId),
+            isNull(oauthRefreshTokens.usedAt),
+            isNull(oauthRefreshTokens.revokedAt),
+            gt(oauthRefreshTokens.expiresAt, now),
+          ),
+        )
+        .orderBy(desc(oauthRefreshTokens.createdAt));
+  return await mapSeq(rows, async ({ r, clientName }) => {
+      const first = (await deps.db
+            .select({ createdAt: oauthTokens.createdAt })
+            .from(oauthTokens)
+            .where(eq(oauthTokens.familyId, r.familyId))
+            .orderBy(oauthTokens.id)
+            .limit(1))[0];
+      const used = (await deps.db
+            .select({ lastUsedAt: oauthTokens.lastUsedAt })
+            .from(oauthTokens)
+            .where(eq(oauthTokens.familyId, r.familyId))
+            .orderBy(desc(oauthTokens.lastUsedAt))
+            .limit(1))[0];
+      return {
+        familyId: r.familyId,
+        clientId: r.clientId,
+        clientName,
+        scopes: r.scopes,
+        companyIds: r.companyIds,
+        connectedAt: first?.createdAt ?? r.createdAt,
+        lastUsedAt: used?.lastUsedAt ?? null,
+        expiresAt: r.expiresAt,
+      };
+    });
 }
 
 /** Ends one of the user's connections; false when it is not theirs (or does not exist). */
-export function disconnect(deps: Deps, userId: number, familyId: string): boolean {
-  const owned = deps.db
-    .select({ id: oauthRefreshTokens.id })
-    .from(oauthRefreshTokens)
-    .where(and(eq(oauthRefreshTokens.familyId, familyId), eq(oauthRefreshTokens.userId, userId)))
-    .limit(1)
-    .get();
+export async function disconnect(deps: Deps, userId: number, familyId: string): Promise<boolean> {
+  const owned = (await deps.db
+      .select({ id: oauthRefreshTokens.id })
+      .from(oauthRefreshTokens)
+      .where(and(eq(oauthRefreshTokens.familyId, familyId), eq(oauthRefreshTokens.userId, userId)))
+      .limit(1))[0];
   if (!owned) return false;
-  deps.db.transaction((tx) => revokeFamily(tx, deps, familyId));
+  await deps.db.transaction(async (tx) => await revokeFamily(tx, deps, familyId));
   return true;
 }

@@ -124,18 +124,17 @@ export function registerEndpoint(deps: Deps) {
     const secret = meta.token_endpoint_auth_method === "none" ? null : mintSecret("plinth_secret_");
     const now = deps.clock.now();
     const { redirect_uris, token_endpoint_auth_method, client_name, ...rest } = meta;
-    deps.db
-      .insert(oauthClients)
-      .values({
-        clientId,
-        name: client_name ?? null,
-        redirectUris: redirect_uris,
-        secretHash: secret?.hash ?? null,
-        tokenEndpointAuthMethod: token_endpoint_auth_method,
-        metadata: rest,
-        createdAt: now,
-      })
-      .run();
+    await deps.db
+                  .insert(oauthClients)
+                  .values({
+                    clientId,
+                    name: client_name ?? null,
+                    redirectUris: redirect_uris,
+                    secretHash: secret?.hash ?? null,
+                    tokenEndpointAuthMethod: token_endpoint_auth_method,
+                    metadata: rest,
+                    createdAt: now,
+                  });
     c.header("Cache-Control", "no-store");
     return c.json(
       {

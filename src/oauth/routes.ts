@@ -52,6 +52,6 @@ export function oauthRoutes(deps: Deps) {
     });
   consentRoutes(app, deps);
 
-  app.onError((err, c) => (c.req.path === PATHS.authorize ? portalErrorResponse(deps, c, err) : oauthErrorResponse(c, err)));
+  app.onError(async (err, c) => (c.req.path === PATHS.authorize ? await portalErrorResponse(deps, c, err) : oauthErrorResponse(c, err)));
   return app;
 }

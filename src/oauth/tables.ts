@@ -1,9 +1,8 @@
 /** OAuth 2.1 authorization server state: clients, codes, access and refresh tokens. Secrets are stored as SHA-256. */
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { createdAt, id, json, time } from "../core/columns";
+import { createdAt, id, index, integer, json, table, text, time, uniqueIndex } from "../core/columns";
 import { users } from "../domains/accounts/tables";
 
-export const oauthClients = sqliteTable("oauth_clients", {
+export const oauthClients = table("oauth_clients", {
   /** Opaque id for registered clients, or the https URL of a Client ID Metadata Document. */
   clientId: text("client_id").primaryKey(),
   name: text("name"),
@@ -16,7 +15,7 @@ export const oauthClients = sqliteTable("oauth_clients", {
   createdAt: createdAt(),
 });
 
-export const oauthCodes = sqliteTable(
+export const oauthCodes = table(
   "oauth_codes",
   {
     id: id(),
@@ -38,7 +37,7 @@ export const oauthCodes = sqliteTable(
 );
 
 /** Access tokens (svc_oauth_…). A family groups every token issued from one authorization. */
-export const oauthTokens = sqliteTable(
+export const oauthTokens = table(
   "oauth_tokens",
   {
     id: id(),
@@ -57,7 +56,7 @@ export const oauthTokens = sqliteTable(
   (t) => [uniqueIndex("oauth_tokens_hash").on(t.tokenHash), index("oauth_tokens_family").on(t.familyId)],
 );
 
-export const oauthRefreshTokens = sqliteTable(
+export const oauthRefreshTokens = table(
   "oauth_refresh_tokens",
   {
     id: id(),

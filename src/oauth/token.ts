@@ -34,15 +34,15 @@ function checkResource(deps: Deps, form: URLSearchParams) {
 const CODE_REPLAYED = "The authorization code was already used; the tokens issued from it are revoked.";
 const REFRESH_REPLAYED = "The refresh token was already used; this connection has been revoked. Authorize again.";
 
-function exchangeCode(deps: Deps, client: OAuthClient, form: URLSearchParams): TokenResponse {
+async function exchangeCode(deps: Deps, client: OAuthClient, form: URLSearchParams): Promise<TokenResponse> {
   const code = required(form, "code");
   const verifier = required(form, "code_verifier");
-  const row = deps.db.select().from(oauthCodes).where(eq(oauthCodes.codeHash, sha256Hex(code))).get();
+  const row = (await deps.db.select().from(oauthCodes).where(eq(oauthCodes.codeHash, sha256Hex(code))).limit(1))[0];
   if (!row) throw oauthError("invalid_grant", "The authorization code is invalid.");
   if (row.clientId !== client.clientId) throw oauthError("invalid_grant", "The authorization code was issued to another client.");
   const now = deps.clock.ms();
   if (row.usedAt) {
-    deps.db.transaction((tx) => revokeFamily(tx, deps, row.familyId));
+    await deps.db.transaction(async (tx) => await revokeFamily(tx, deps, row.familyId));
     throw oauthError("invalid_grant", CODE_REPLAYED);
   }
   if (row.expiresAt.getTime() <= now) throw oauthError("invalid_grant", "The authorization code has expired.");
@@ -51,40 +51,39 @@ function exchangeCode(deps: Deps, client: OAuthClient, form: URLSearchParams): T
     throw oauthError("invalid_grant", "redirect_uri does not match the authorization request.");
   if (!verifyPkce(verifier, row.codeChallenge)) throw oauthError("invalid_grant", "The code_verifier does not match the code_challenge.");
   checkResource(deps, form);
-  const issued = deps.db.transaction((tx) => {
+  const issued = await deps.db.transaction(async (tx) => {
     // The guard on used_at makes two racing exchanges of one code produce one winner.
-    const claimed = tx
-      .update(oauthCodes)
-      .set({ usedAt: new Date(now) })
-      .where(and(eq(oauthCodes.id, row.id), isNull(oauthCodes.usedAt)))
-      .returning({ id: oauthCodes.id })
-      .all();
+    const claimed = await tx
+              .update(oauthCodes)
+              .set({ usedAt: new Date(now) })
+              .where(and(eq(oauthCodes.id, row.id), isNull(oauthCodes.usedAt)))
+              .returning({ id: oauthCodes.id });
     if (claimed.length !== 1) return null;
-    return issueTokens(tx, deps, {
-      familyId: row.familyId,
-      clientId: row.clientId,
-      userId: row.userId,
-      scopes: row.scopes,
-      refreshScopes: row.scopes,
-      companyIds: row.companyIds,
-      resource: row.resource,
-    });
+    return await issueTokens(tx, deps, {
+          familyId: row.familyId,
+          clientId: row.clientId,
+          userId: row.userId,
+          scopes: row.scopes,
+          refreshScopes: row.scopes,
+          companyIds: row.companyIds,
+          resource: row.resource,
+        });
   });
   if (!issued) {
-    deps.db.transaction((tx) => revokeFamily(tx, deps, row.familyId));
+    await deps.db.transaction(async (tx) => await revokeFamily(tx, deps, row.familyId));
     throw oauthError("invalid_grant", CODE_REPLAYED);
   }
   return issued;
 }
 
-function refresh(deps: Deps, client: OAuthClient, form: URLSearchParams): TokenResponse {
+async function refresh(deps: Deps, client: OAuthClient, form: URLSearchParams): Promise<TokenResponse> {
   const token = required(form, "refresh_token");
-  const row = deps.db.select().from(oauthRefreshTokens).where(eq(oauthRefreshTokens.tokenHash, sha256Hex(token))).get();
+  const row = (await deps.db.select().from(oauthRefreshTokens).where(eq(oauthRefreshTokens.tokenHash, sha256Hex(token))).limit(1))[0];
   if (!row) throw oauthError("invalid_grant", "The refresh token is invalid.");
   if (row.clientId !== client.clientId) throw oauthError("invalid_grant", "The refresh token was issued to another client.");
   if (row.revokedAt) throw oauthError("invalid_grant", "The refresh token has been revoked.");
   if (row.usedAt) {
-    deps.db.transaction((tx) => revokeFamily(tx, deps, row.familyId));
+    await deps.db.transaction(async (tx) => await revokeFamily(tx, deps, row.familyId));
     throw oauthError("invalid_grant", REFRESH_REPLAYED);
   }
   const now = deps.clock.ms();
@@ -94,26 +93,25 @@ function refresh(deps: Deps, client: OAuthClient, form: URLSearchParams): TokenR
   if (!withinGrant(row.scopes, scopes))
     throw oauthError("invalid_scope", "The requested scope is beyond what was granted.");
   checkResource(deps, form);
-  const issued = deps.db.transaction((tx) => {
-    const claimed = tx
-      .update(oauthRefreshTokens)
-      .set({ usedAt: new Date(now) })
-      .where(and(eq(oauthRefreshTokens.id, row.id), isNull(oauthRefreshTokens.usedAt), isNull(oauthRefreshTokens.revokedAt)))
-      .returning({ id: oauthRefreshTokens.id })
-      .all();
+  const issued = await deps.db.transaction(async (tx) => {
+    const claimed = await tx
+              .update(oauthRefreshTokens)
+              .set({ usedAt: new Date(now) })
+              .where(and(eq(oauthRefreshTokens.id, row.id), isNull(oauthRefreshTokens.usedAt), isNull(oauthRefreshTokens.revokedAt)))
+              .returning({ id: oauthRefreshTokens.id });
     if (claimed.length !== 1) return null;
-    return issueTokens(tx, deps, {
-      familyId: row.familyId,
-      clientId: row.clientId,
-      userId: row.userId,
-      scopes,
-      refreshScopes: row.scopes,
-      companyIds: row.companyIds,
-      resource: row.resource,
-    });
+    return await issueTokens(tx, deps, {
+          familyId: row.familyId,
+          clientId: row.clientId,
+          userId: row.userId,
+          scopes,
+          refreshScopes: row.scopes,
+          companyIds: row.companyIds,
+          resource: row.resource,
+        });
   });
   if (!issued) {
-    deps.db.transaction((tx) => revokeFamily(tx, deps, row.familyId));
+    await deps.db.transaction(async (tx) => await revokeFamily(tx, deps, row.familyId));
     throw oauthError("invalid_grant", REFRESH_REPLAYED);
   }
   return issued;
@@ -125,8 +123,8 @@ export function tokenEndpoint(deps: Deps) {
     const client = await authenticateClient(deps, c, form);
     const grantType = required(form, "grant_type");
     let body: TokenResponse;
-    if (grantType === "authorization_code") body = exchangeCode(deps, client, form);
-    else if (grantType === "refresh_token") body = refresh(deps, client, form);
+    if (grantType === "authorization_code") body = await exchangeCode(deps, client, form);
+    else if (grantType === "refresh_token") body = await refresh(deps, client, form);
     else throw oauthError("unsupported_grant_type", `grant_type ${grantType.slice(0, 50)} is not supported.`);
     c.header("Cache-Control", "no-store");
     c.header("Pragma", "no-cache");

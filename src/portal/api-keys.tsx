@@ -50,7 +50,7 @@ export function readKeyDraft(form: Form, session: Session): KeyDraft {
   return { name, scopes, companyIds, requireCmsApproval: form.bool("require_cms_approval"), expiry };
 }
 
-type KeyRow = ReturnType<typeof listMcpKeys>[number];
+type KeyRow = Awaited<ReturnType<typeof listMcpKeys>>[number];
 
 function status(k: KeyRow, now: number): { label: string; kind: string } {
   if (k.revokedAt) return { label: "revoked", kind: "danger" };
@@ -176,33 +176,33 @@ const KeysPage = (p: {
 };
 
 export function apiKeyRoutes(app: Hono<PortalEnv>, deps: Deps) {
-  const page = (session: Session, extra: Partial<Parameters<typeof KeysPage>[0]> = {}) => (
-    <KeysPage session={session} keys={listMcpKeys(deps, session.user.id)} now={deps.clock.ms()} draft={EMPTY} {...extra} />
+  const page = async (session: Session, extra: Partial<Parameters<typeof KeysPage>[0]> = {}) => (
+    <KeysPage session={session} keys={await listMcpKeys(deps, session.user.id)} now={deps.clock.ms()} draft={EMPTY} {...extra} />
   );
 
-  app.get(PATH, signedIn(deps), (c) => {
+  app.get(PATH, signedIn(deps), async (c) => {
     const session = c.get("session");
     const revoked = Number(c.req.query("revoked"));
-    const key = Number.isSafeInteger(revoked) ? listMcpKeys(deps, session.user.id).find((k) => k.id === revoked) : undefined;
+    const key = Number.isSafeInteger(revoked) ? (await listMcpKeys(deps, session.user.id)).find((k) => k.id === revoked) : undefined;
     const notice = key?.revokedAt ? `Key “${key.name}” revoked. Clients using it are refused from now on.` : undefined;
-    return render(c, page(session, { notice }));
+    return render(c, await page(session, { notice }));
   });
 
-  app.post(PATH, signedIn(deps), (c) => {
+  app.post(PATH, signedIn(deps), async (c) => {
     const session = c.get("session");
     let draft = EMPTY;
     try {
       draft = readKeyDraft(c.get("form"), session);
       const days = draft.expiry ? Number(draft.expiry) : null;
-      const { key } = mintMcpKey(deps, {
-        userId: session.user.id,
-        name: draft.name,
-        scopes: draft.scopes,
-        companyIds: draft.companyIds,
-        requireCmsApproval: draft.requireCmsApproval,
-        expiresAt: days ? new Date(deps.clock.ms() + days * 86_400_000) : undefined,
-      });
-      return render(c, page(session, { created: { name: draft.name, key } }));
+      const { key } = await mintMcpKey(deps, {
+              userId: session.user.id,
+              name: draft.name,
+              scopes: draft.scopes,
+              companyIds: draft.companyIds,
+              requireCmsApproval: draft.requireCmsApproval,
+              expiresAt: days ? new Date(deps.clock.ms() + days * 86_400_000) : undefined,
+            });
+      return render(c, await page(session, { created: { name: draft.name, key } }));
     } catch (e) {
       if (!isAppError(e) || e.code !== "validation") throw e;
       // Keep what they typed (except on a malformed post, where draft stays empty).
@@ -212,18 +212,18 @@ export function apiKeyRoutes(app: Hono<PortalEnv>, deps: Deps) {
       } catch {
         kept = EMPTY;
       }
-      return render(c, page(session, { draft: draft === EMPTY ? kept : draft, error: e.message }), { status: 400 });
+      return render(c, await page(session, { draft: draft === EMPTY ? kept : draft, error: e.message }), { status: 400 });
     }
   });
 
-  app.post(`${PATH}/:id/revoke`, signedIn(deps), (c) => {
+  app.post(`${PATH}/:id/revoke`, signedIn(deps), async (c) => {
     const session = c.get("session");
     const raw = c.req.param("id");
     const id = /^\d{1,15}$/.test(raw) ? Number(raw) : NaN;
     // Only your own keys: someone else's id answers like a key that does not exist.
-    const key = listMcpKeys(deps, session.user.id).find((k) => k.id === id);
+    const key = (await listMcpKeys(deps, session.user.id)).find((k) => k.id === id);
     if (!key) throw new AppError("not_found", "No such key among yours.");
-    revokeMcpKey(deps, id);
+    await revokeMcpKey(deps, id);
     return c.redirect(`${PATH}?revoked=${id}`, 303);
   });
 }

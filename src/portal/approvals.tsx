@@ -13,11 +13,12 @@ import { canManage, portalActor, requireManager } from "./actor";
 import { signedIn, type PortalEnv } from "./guard";
 import { Csrf, Layout, Notice, render, when } from "./layout";
 import type { Session } from "./session";
+import { mapSeq } from "../core/maybe";
 
 const PATH = "/approvals";
 const PAGE_SIZE = 20;
 
-type Detail = ReturnType<typeof getApproval>;
+type Detail = Awaited<ReturnType<typeof getApproval>>;
 
 const Proposal = (p: { a: Detail }) =>
   p.a.proposal ? (
@@ -77,13 +78,13 @@ export function approvalRoutes(app: Hono<PortalEnv>, deps: Deps) {
     return Number(raw);
   };
 
-  app.get(PATH, signedIn(deps), (c) => {
+  app.get(PATH, signedIn(deps), async (c) => {
     const session = c.get("session");
     const ctx = portalActor(deps, c, session);
     const rawOffset = c.req.query("offset") ?? "0";
     const offset = /^\d{1,9}$/.test(rawOffset) ? Number(rawOffset) : 0;
-    const list = listApprovals(ctx, { status: "pending", limit: PAGE_SIZE, offset });
-    const details = list.items.map((a) => getApproval(ctx, a.id));
+    const list = await listApprovals(ctx, { status: "pending", limit: PAGE_SIZE, offset });
+    const details = await mapSeq(list.items, async (a) => await getApproval(ctx, a.id));
     return render(
       c,
       <Layout title="Approvals" session={session} path={PATH}>
@@ -125,18 +126,18 @@ export function approvalRoutes(app: Hono<PortalEnv>, deps: Deps) {
     );
   });
 
-  app.get(`${PATH}/:id/preview.css`, signedIn(deps), (c) => {
+  app.get(`${PATH}/:id/preview.css`, signedIn(deps), async (c) => {
     const ctx = portalActor(deps, c, c.get("session"));
-    const a = getApproval(ctx, idParam(c.req.param("id")));
+    const a = await getApproval(ctx, idParam(c.req.param("id")));
     c.header("Cache-Control", "private, max-age=300");
     c.header("X-Content-Type-Options", "nosniff");
-    return c.body(previewCss(deps, a.siteId), 200, { "Content-Type": "text/css; charset=utf-8" });
+    return c.body(await previewCss(deps, a.siteId), 200, { "Content-Type": "text/css; charset=utf-8" });
   });
 
-  app.get(`${PATH}/:id`, signedIn(deps), (c) => {
+  app.get(`${PATH}/:id`, signedIn(deps), async (c) => {
     const session = c.get("session");
     const ctx = portalActor(deps, c, session);
-    const a = getApproval(ctx, idParam(c.req.param("id")), { html: true });
+    const a = await getApproval(ctx, idParam(c.req.param("id")), { html: true });
     const outcome = c.req.query("outcome");
     return render(
       c,
@@ -182,7 +183,7 @@ export function approvalRoutes(app: Hono<PortalEnv>, deps: Deps) {
     );
   });
 
-  app.post(`${PATH}/:id/decide`, signedIn(deps), (c) => {
+  app.post(`${PATH}/:id/decide`, signedIn(deps), async (c) => {
     const session = c.get("session");
     const ctx = portalActor(deps, c, session);
     requireManager(session, "approve or reject requests");
@@ -191,7 +192,7 @@ export function approvalRoutes(app: Hono<PortalEnv>, deps: Deps) {
     const decision = form.text("decision", { max: 10 });
     if (decision !== "approve" && decision !== "reject") throw new AppError("validation", "Choose Approve or Reject.");
     const comment = form.text("comment", { label: "Comment", max: 2000 }) || null;
-    const outcome = decideApproval(deps, { ctx, id }, decision, { comment, decidedBy: session.user.email });
+    const outcome = await decideApproval(deps, { ctx, id }, decision, { comment, decidedBy: session.user.email });
     if (!outcome.ok) throw new AppError("conflict", outcome.message);
     return c.redirect(`${PATH}/${id}?outcome=${decision}`, 303);
   });

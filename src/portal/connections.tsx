@@ -13,9 +13,9 @@ import { DangerButton, Layout, Notice, render, when } from "./layout";
 const PATH = "/settings/connections";
 
 export function connectionRoutes(app: Hono<PortalEnv>, deps: Deps) {
-  app.get(PATH, signedIn(deps), (c) => {
+  app.get(PATH, signedIn(deps), async (c) => {
     const session = c.get("session");
-    const apps = listConnections(deps, session.user.id);
+    const apps = await listConnections(deps, session.user.id);
     const companyName = new Map(session.companies.map((m) => [m.id, m.name]));
     return render(
       c,
@@ -69,9 +69,9 @@ export function connectionRoutes(app: Hono<PortalEnv>, deps: Deps) {
     );
   });
 
-  app.post(`${PATH}/:family/disconnect`, signedIn(deps), (c) => {
+  app.post(`${PATH}/:family/disconnect`, signedIn(deps), async (c) => {
     const family = c.req.param("family");
-    if (!/^[0-9a-f]{32}$/.test(family) || !disconnect(deps, c.get("session").user.id, family))
+    if (!/^[0-9a-f]{32}$/.test(family) || !await disconnect(deps, c.get("session").user.id, family))
       throw new AppError("not_found", "No such connection among yours.");
     return c.redirect(`${PATH}?disconnected=1`, 303);
   });

@@ -9,12 +9,12 @@ import { signedIn, type PortalEnv } from "./guard";
 import { Layout, Notice, render } from "./layout";
 
 export function dashboardRoutes(app: Hono<PortalEnv>, deps: Deps) {
-  app.get("/", signedIn(deps), (c) => {
+  app.get("/", signedIn(deps), async (c) => {
     const session = c.get("session");
     const now = deps.clock.ms();
-    const keys = listMcpKeys(deps, session.user.id).filter((k) => !k.revokedAt && (!k.expiresAt || k.expiresAt.getTime() > now));
-    const apps = listConnections(deps, session.user.id);
-    const pending = session.active ? countPending(portalActor(deps, c, session)) : 0;
+    const keys = (await listMcpKeys(deps, session.user.id)).filter((k) => !k.revokedAt && (!k.expiresAt || k.expiresAt.getTime() > now));
+    const apps = await listConnections(deps, session.user.id);
+    const pending = session.active ? await countPending(portalActor(deps, c, session)) : 0;
     return render(
       c,
       <Layout title="Overview" session={session} path="/">

@@ -20,7 +20,7 @@ const TITLES: Record<number, string> = {
   429: "Slow down",
 };
 
-export function portalErrorResponse(deps: Deps, c: Context, err: unknown): Response | Promise<Response> {
+export async function portalErrorResponse(deps: Deps, c: Context, err: unknown): Promise<Response | Promise<Response>> {
   let status: number;
   let message: string;
   if (isAppError(err) && httpStatus[err.code] !== 500) {
@@ -38,7 +38,7 @@ export function portalErrorResponse(deps: Deps, c: Context, err: unknown): Respo
   }
   let session = null;
   try {
-    session = readSession(deps, c);
+    session = await readSession(deps, c);
   } catch {
     session = null;
   }

@@ -31,7 +31,7 @@ export function loginRedirect(c: Context): Response {
 /** Requires a session; on posts also reads the form and checks its CSRF token. */
 export function signedIn(deps: Deps): MiddlewareHandler<PortalEnv> {
   return async (c, next) => {
-    const session = readSession(deps, c);
+    const session = await readSession(deps, c);
     if (!session) return loginRedirect(c);
     c.set("session", session);
     if (c.req.method === "POST") {

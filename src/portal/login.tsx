@@ -39,9 +39,9 @@ export function loginRoutes(app: Hono<PortalEnv>, deps: Deps) {
   const perEmail = new WindowCounter(FAILURES_PER_EMAIL, THROTTLE_WINDOW_MS);
   const perAddress = new WindowCounter(FAILURES_PER_ADDRESS, THROTTLE_WINDOW_MS);
 
-  app.get("/login", (c) => {
+  app.get("/login", async (c) => {
     const next = safeNext(c.req.query("next"));
-    if (readSession(deps, c)) return c.redirect(next, 303);
+    if (await readSession(deps, c)) return c.redirect(next, 303);
     const info = next.startsWith("/oauth/authorize") ? "Sign in to connect an application to your account." : undefined;
     return render(c, <LoginPage next={next} info={info} />);
   });
@@ -80,14 +80,14 @@ export function loginRoutes(app: Hono<PortalEnv>, deps: Deps) {
     }
     perEmail.clear(email);
     // A fresh id for the new session; an old one in this browser is ended server-side.
-    const previous = readSession(deps, c);
-    if (previous) dropSession(deps, previous);
-    startSession(deps, c, userId);
+    const previous = await readSession(deps, c);
+    if (previous) await dropSession(deps, previous);
+    await startSession(deps, c, userId);
     return c.redirect(next, 303);
   });
 
-  app.post("/logout", sameOrigin(deps), signedIn(deps), (c) => {
-    endSession(deps, c, c.get("session"));
+  app.post("/logout", sameOrigin(deps), signedIn(deps), async (c) => {
+    await endSession(deps, c, c.get("session"));
     return c.redirect("/login", 303);
   });
 }

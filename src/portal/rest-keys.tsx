@@ -19,13 +19,12 @@ import type { Session } from "./session";
 
 const PATH = "/settings/rest-keys";
 
-function companySites(ctx: ActorContext) {
-  return ctx.deps.db
-    .select({ id: sites.id, name: sites.name })
-    .from(sites)
-    .where(eq(sites.companyId, ctx.company.id))
-    .orderBy(asc(sites.id))
-    .all();
+async function companySites(ctx: ActorContext) {
+  return await ctx.deps.db
+        .select({ id: sites.id, name: sites.name })
+        .from(sites)
+        .where(eq(sites.companyId, ctx.company.id))
+        .orderBy(asc(sites.id));
 }
 
 const at = (s: string | null) => (s ? when(new Date(s)) : null);
@@ -155,15 +154,15 @@ const RestKeysPage = (p: {
 };
 
 export function restKeyRoutes(app: Hono<PortalEnv>, deps: Deps) {
-  const view = (ctx: ActorContext, session: Session, siteId: number | undefined, extra: Record<string, unknown> = {}) => {
-    const all = companySites(ctx);
-    const site = siteId !== undefined ? siteForActor(ctx, siteId) : (all[0] ?? null);
+  const view = async (ctx: ActorContext, session: Session, siteId: number | undefined, extra: Record<string, unknown> = {}) => {
+    const all = await companySites(ctx);
+    const site = siteId !== undefined ? await siteForActor(ctx, siteId) : (all[0] ?? null);
     return (
       <RestKeysPage
         session={session}
         sites={all}
         site={site ? { id: site.id, name: site.name } : null}
-        keys={site ? listRestKeys(deps, site.id) : []}
+        keys={site ? await listRestKeys(deps, site.id) : []}
         now={deps.clock.ms()}
         {...extra}
       />
@@ -175,48 +174,48 @@ export function restKeyRoutes(app: Hono<PortalEnv>, deps: Deps) {
     return Number(raw);
   };
 
-  app.get(PATH, signedIn(deps), (c) => {
+  app.get(PATH, signedIn(deps), async (c) => {
     const session = c.get("session");
     const ctx = portalActor(deps, c, session);
     const notice = c.req.query("revoked") ? "Key revoked. Requests with it now get 401." : undefined;
-    return render(c, view(ctx, session, siteParam(c.req.query("site")), { notice }));
+    return render(c, await view(ctx, session, siteParam(c.req.query("site")), { notice }));
   });
 
-  app.post(PATH, signedIn(deps), (c) => {
+  app.post(PATH, signedIn(deps), async (c) => {
     const session = c.get("session");
     const ctx = portalActor(deps, c, session);
     const form = c.get("form");
     requireManager(session, "create REST keys");
-    const site = siteForActor(ctx, form.id("site_id", { label: "Site", required: true })!);
+    const site = await siteForActor(ctx, form.id("site_id", { label: "Site", required: true })!);
     let name = "";
     try {
       name = form.text("name", { label: "Name", max: 100, required: true });
       const expiry = form.text("expiry", { label: "Expiry", max: 5 });
       if (!EXPIRY_CHOICES.some((e) => e.value === expiry)) throw invalid("Choose an expiry from the list.");
       const days = expiry ? Number(expiry) : null;
-      const created = createRestKey(deps, {
-        siteId: site.id,
-        name,
-        expiresAt: days ? new Date(deps.clock.ms() + days * 86_400_000) : undefined,
-      });
-      return render(c, view(ctx, session, site.id, { created: { name: created.name, key: created.key } }));
+      const created = await createRestKey(deps, {
+              siteId: site.id,
+              name,
+              expiresAt: days ? new Date(deps.clock.ms() + days * 86_400_000) : undefined,
+            });
+      return render(c, await view(ctx, session, site.id, { created: { name: created.name, key: created.key } }));
     } catch (e) {
       if (!isAppError(e) || e.code !== "validation") throw e;
-      return render(c, view(ctx, session, site.id, { error: e.message, name }), { status: 400 });
+      return render(c, await view(ctx, session, site.id, { error: e.message, name }), { status: 400 });
     }
   });
 
-  app.post(`${PATH}/:id/revoke`, signedIn(deps), (c) => {
+  app.post(`${PATH}/:id/revoke`, signedIn(deps), async (c) => {
     const session = c.get("session");
     const ctx = portalActor(deps, c, session);
     requireManager(session, "revoke REST keys");
-    const site = siteForActor(ctx, c.get("form").id("site_id", { label: "Site", required: true })!);
+    const site = await siteForActor(ctx, c.get("form").id("site_id", { label: "Site", required: true })!);
     const raw = c.req.param("id");
     const id = /^\d{1,15}$/.test(raw) ? Number(raw) : NaN;
     // The key must belong to this site, which belongs to this company.
-    const key = listRestKeys(deps, site.id).find((k) => k.id === id);
+    const key = (await listRestKeys(deps, site.id)).find((k) => k.id === id);
     if (!key) throw new AppError("not_found", `No such key for ${site.name}.`);
-    if (!key.revokedAt) revokeRestKey(deps, id);
+    if (!key.revokedAt) await revokeRestKey(deps, id);
     return c.redirect(`${PATH}?site=${site.id}&revoked=1`, 303);
   });
 }

@@ -36,13 +36,13 @@ export function portalRoutes(deps: Deps) {
   teamRoutes(app, deps);
   approvalRoutes(app, deps);
 
-  app.post("/company", signedIn(deps), (c) => {
+  app.post("/company", signedIn(deps), async (c) => {
     const form = c.get("form");
     const id = form.id("company_id", { label: "Company", required: true })!;
-    if (!setActiveCompany(deps, c.get("session"), id)) throw invalid("You do not belong to that company.");
+    if (!await setActiveCompany(deps, c.get("session"), id)) throw invalid("You do not belong to that company.");
     return c.redirect(safeNext(form.text("next", { max: 2000 })), 303);
   });
 
-  app.onError((err, c) => portalErrorResponse(deps, c, err));
+  app.onError(async (err, c) => await portalErrorResponse(deps, c, err));
   return app;
 }

@@ -44,22 +44,21 @@ export function cookieName(deps: Deps, c: Context): string {
 }
 
 /** Starts a fresh session (a new id at every sign-in, so a planted id is worthless). */
-export function startSession(deps: Deps, c: Context, userId: number): void {
+export async function startSession(deps: Deps, c: Context, userId: number): Promise<void> {
   const id = randomHex(32);
   const now = deps.clock.ms();
   // Sweep this user's expired sessions while we are here.
-  deps.db.delete(sessions).where(and(eq(sessions.userId, userId), lte(sessions.expiresAt, new Date(now)))).run();
-  deps.db
-    .insert(sessions)
-    .values({
-      idHash: sha256Hex(id),
-      userId,
-      csrfToken: randomHex(32),
-      activeCompanyId: null,
-      expiresAt: new Date(now + SESSION_TTL_MS),
-      createdAt: new Date(now),
-    })
-    .run();
+  await deps.db.delete(sessions).where(and(eq(sessions.userId, userId), lte(sessions.expiresAt, new Date(now))));
+  await deps.db
+            .insert(sessions)
+            .values({
+              idHash: sha256Hex(id),
+              userId,
+              csrfToken: randomHex(32),
+              activeCompanyId: null,
+              expiresAt: new Date(now + SESSION_TTL_MS),
+              createdAt: new Date(now),
+            });
   setCookie(c, cookieName(deps, c), id, {
     path: "/",
     httpOnly: true,
@@ -70,17 +69,16 @@ export function startSession(deps: Deps, c: Context, userId: number): void {
 }
 
 /** The signed-in session for this request, or null. */
-export function readSession(deps: Deps, c: Context): Session | null {
+export async function readSession(deps: Deps, c: Context): Promise<Session | null> {
   const id = getCookie(c, cookieName(deps, c));
   if (!id || !/^[0-9a-f]{64}$/.test(id)) return null;
-  const row = deps.db
-    .select({ s: sessions, email: users.email, name: users.name })
-    .from(sessions)
-    .innerJoin(users, eq(users.id, sessions.userId))
-    .where(and(eq(sessions.idHash, sha256Hex(id)), gt(sessions.expiresAt, deps.clock.now())))
-    .get();
+  const row = (await deps.db
+      .select({ s: sessions, email: users.email, name: users.name })
+      .from(sessions)
+      .innerJoin(users, eq(users.id, sessions.userId))
+      .where(and(eq(sessions.idHash, sha256Hex(id)), gt(sessions.expiresAt, deps.clock.now()))).limit(1))[0];
   if (!row) return null;
-  const companies = membershipsOf(deps, row.s.userId) as Membership[];
+  const companies = await membershipsOf(deps, row.s.userId) as Membership[];
   const active = companies.find((m) => m.id === row.s.activeCompanyId) ?? companies[0] ?? null;
   return {
     idHash: row.s.idHash,
@@ -92,19 +90,19 @@ export function readSession(deps: Deps, c: Context): Session | null {
 }
 
 /** Ends a session server-side; its cookie, wherever it is, no longer works. */
-export function dropSession(deps: Deps, session: Session): void {
-  deps.db.delete(sessions).where(eq(sessions.idHash, session.idHash)).run();
+export async function dropSession(deps: Deps, session: Session): Promise<void> {
+  await deps.db.delete(sessions).where(eq(sessions.idHash, session.idHash));
 }
 
 /** Signs this browser out: the session row and the cookie. */
-export function endSession(deps: Deps, c: Context, session: Session | null): void {
-  if (session) dropSession(deps, session);
+export async function endSession(deps: Deps, c: Context, session: Session | null): Promise<void> {
+  if (session) await dropSession(deps, session);
   deleteCookie(c, cookieName(deps, c), { path: "/", secure: isSecure(deps, c) });
 }
 
-export function setActiveCompany(deps: Deps, session: Session, companyId: number): boolean {
+export async function setActiveCompany(deps: Deps, session: Session, companyId: number): Promise<boolean> {
   if (!session.companies.some((m) => m.id === companyId)) return false;
-  deps.db.update(sessions).set({ activeCompanyId: companyId }).where(eq(sessions.idHash, session.idHash)).run();
+  await deps.db.update(sessions).set({ activeCompanyId: companyId }).where(eq(sessions.idHash, session.idHash));
   return true;
 }
 

@@ -109,55 +109,55 @@ export function teamRoutes(app: Hono<PortalEnv>, deps: Deps) {
     if (!s.active) throw new AppError("not_found", "You do not belong to any company yet.");
     return s.active;
   };
-  const page = (s: Session, extra: { error?: string; notice?: string; email?: string } = {}) => (
-    <TeamPage session={s} members={listMembers(deps, active(s).id)} {...extra} />
+  const page = async (s: Session, extra: { error?: string; notice?: string; email?: string } = {}) => (
+    <TeamPage session={s} members={await listMembers(deps, active(s).id)} {...extra} />
   );
   const userIdParam = (raw: string) => {
     if (!/^\d{1,15}$/.test(raw)) throw new AppError("not_found", "No such member.");
     return Number(raw);
   };
   /** Rule violations re-show the page with the reason; anything else goes to the error page. */
-  const attempt = (c: Context<PortalEnv>, s: Session, action: () => void, done: string, email = () => "") => {
+  const attempt = async (c: Context<PortalEnv>, s: Session, action: () => Promise<void>, done: string, email = () => "") => {
     try {
-      action();
+      await action();
       return c.redirect(`${PATH}?done=${done}`, 303);
     } catch (e) {
       if (!isAppError(e) || !["validation", "conflict", "not_found", "forbidden"].includes(e.code)) throw e;
       const status = e.code === "forbidden" ? 403 : e.code === "conflict" ? 409 : e.code === "not_found" ? 404 : 400;
-      return render(c, page(s, { error: e.message, email: email() }), { status });
+      return render(c, await page(s, { error: e.message, email: email() }), { status });
     }
   };
 
-  app.get(PATH, signedIn(deps), (c) => {
+  app.get(PATH, signedIn(deps), async (c) => {
     const s = c.get("session");
-    return render(c, page(s, { notice: NOTICES[c.req.query("done") ?? ""] }));
+    return render(c, await page(s, { notice: NOTICES[c.req.query("done") ?? ""] }));
   });
 
-  app.post(PATH, signedIn(deps), (c) => {
+  app.post(PATH, signedIn(deps), async (c) => {
     const s = c.get("session");
     const form = c.get("form");
     let email = "";
-    return attempt(
-      c,
-      s,
-      () => {
-        email = form.text("email", { label: "Email", max: 254, required: true });
-        addMemberByEmail(deps, active(s), email, form.text("role", { label: "Role", max: 20, required: true }));
-      },
-      "added",
-      () => email,
-    );
+    return await attempt(
+          c,
+          s,
+          async () => {
+            email = form.text("email", { label: "Email", max: 254, required: true });
+            await addMemberByEmail(deps, active(s), email, form.text("role", { label: "Role", max: 20, required: true }));
+          },
+          "added",
+          () => email,
+        );
   });
 
-  app.post(`${PATH}/:userId/role`, signedIn(deps), (c) => {
+  app.post(`${PATH}/:userId/role`, signedIn(deps), async (c) => {
     const s = c.get("session");
     const userId = userIdParam(c.req.param("userId"));
-    return attempt(c, s, () => changeRole(deps, active(s), userId, c.get("form").text("role", { label: "Role", max: 20, required: true })), "role");
+    return await attempt(c, s, async () => await changeRole(deps, active(s), userId, c.get("form").text("role", { label: "Role", max: 20, required: true })), "role");
   });
 
-  app.post(`${PATH}/:userId/remove`, signedIn(deps), (c) => {
+  app.post(`${PATH}/:userId/remove`, signedIn(deps), async (c) => {
     const s = c.get("session");
     const userId = userIdParam(c.req.param("userId"));
-    return attempt(c, s, () => removeFromTeam(deps, active(s), userId), "removed");
+    return await attempt(c, s, async () => await removeFromTeam(deps, active(s), userId), "removed");
   });
 }

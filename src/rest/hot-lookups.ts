@@ -1,11 +1,13 @@
 /**
  * The two lookups every REST request makes — the presented key and the
- * site's state — answered from memory while the database is unchanged
- * (src/core/db-changes.ts says when it may have changed). Key expiry is time,
- * not data: it is evaluated on every use.
+ * site's state — answered from memory while their tables are unchanged
+ * (src/core/changes.ts says when they may have changed, on every instance).
+ * A hit touches no database and, on SQLite, makes no promise; a miss reads
+ * once. Key expiry is time, not data: it is evaluated on every use.
  */
+import type { ChangeWatch } from "../core/changes";
 import type { Deps } from "../core/context";
-import { DbChangeWatch } from "../core/db-changes";
+import { then, type MaybePromise } from "../core/maybe";
 import {
   findRestKeyByHash,
   restKeyHash,
@@ -16,7 +18,6 @@ import {
 import { publicSiteState, type PublicSiteState } from "../domains/sites/public-reads";
 import { presentedKey, type Caller } from "./auth";
 
-export { CROSS_PROCESS_CHECK_MS } from "../core/db-changes";
 const ANONYMOUS: Caller = Object.freeze({ presented: false, key: null, bucket: null });
 const INVALID: Caller = Object.freeze({ presented: true, key: null, bucket: null });
 /** Bounds memory against floods of distinct keys or site ids; a full cache simply starts over. */
@@ -28,10 +29,10 @@ export class HotLookups {
   /** Presented token → its SHA-256, so a busy key is hashed once, not per request. Never written anywhere. */
   private hashes = new Map<string, string>();
   private sites = new Map<number, PublicSiteState>();
-  private readonly watch: DbChangeWatch;
+  private readonly watch: ChangeWatch;
 
   constructor(private readonly deps: Deps) {
-    this.watch = new DbChangeWatch(deps.store.sqlite);
+    this.watch = deps.store.changes.watch(["rest_keys", "sites", "stores"]);
   }
 
   /** Drops every cached row if the database may have changed since the last request. */
@@ -43,7 +44,7 @@ export class HotLookups {
   }
 
   /** Identifies the caller of a request. Call once per request, before `site`. */
-  caller(headers: Headers): Caller {
+  caller(headers: Headers): MaybePromise<Caller> {
     this.revalidate();
     const token = presentedKey(headers);
     if (token === null) return ANONYMOUS;
@@ -55,30 +56,35 @@ export class HotLookups {
       if (this.hashes.size >= MAX_ENTRIES) this.hashes.clear();
       this.hashes.set(token, hash);
     }
-    let k = this.keys.get(hash);
-    if (!k) {
-      const found = findRestKeyByHash(this.deps, hash);
+    const k = this.keys.get(hash);
+    if (k) return this.use(k);
+    const h = hash;
+    return then(findRestKeyByHash(this.deps, h), (found) => {
       if (!found) return INVALID;
       if (this.keys.size >= MAX_ENTRIES) this.keys.clear();
-      k = { record: found, caller: { presented: true, key: { id: found.id, siteId: found.siteId }, bucket: `key:${found.id}` } };
-      this.keys.set(hash, k);
-    }
+      const entry = { record: found, caller: { presented: true, key: { id: found.id, siteId: found.siteId }, bucket: `key:${found.id}` } };
+      this.keys.set(h, entry);
+      return this.use(entry);
+    });
+  }
+
+  private use(k: { record: RestKeyRecord; caller: Caller }): Caller {
     const now = this.deps.clock.ms();
     if (!restKeyUsable(k.record, now)) return INVALID;
-    // Our own last-used write changes nothing this cache holds except that
-    // field, which touchRestKey updated in place: accept it as seen.
-    if (touchRestKey(this.deps, k.record, now)) this.watch.acknowledge();
+    // The last-used write updates the cached record in place.
+    touchRestKey(this.deps, k.record, now);
     return k.caller;
   }
 
-  site(siteId: number): PublicSiteState | null {
+  site(siteId: number): MaybePromise<PublicSiteState | null> {
     const cached = this.sites.get(siteId);
     if (cached) return cached;
-    const s = publicSiteState(this.deps, siteId);
-    if (s) {
-      if (this.sites.size >= MAX_ENTRIES) this.sites.clear();
-      this.sites.set(siteId, s);
-    }
-    return s;
+    return then(publicSiteState(this.deps, siteId), (s) => {
+      if (s) {
+        if (this.sites.size >= MAX_ENTRIES) this.sites.clear();
+        this.sites.set(siteId, s);
+      }
+      return s;
+    });
   }
 }

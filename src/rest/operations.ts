@@ -52,7 +52,7 @@ export interface Operation {
   /** What 404 means for this operation, for the OpenAPI description. */
   notFound?: string;
   /** null: the slug names nothing visible (404 "Not found"). */
-  run(deps: Deps, site: PublicSiteState, q: Record<string, any>, slug: string): RestResult | null;
+  run(deps: Deps, site: PublicSiteState, q: Record<string, any>, slug: string): Promise<RestResult | null>;
 }
 
 const limitParam = (dflt: number): ParamSpec => ({
@@ -103,8 +103,8 @@ export const OPERATIONS: readonly Operation[] = [
     pagination: "offset",
     errors: ALL,
     notFound: SITE_404,
-    run(deps, site, q) {
-      const r = listPublishedPosts(deps, site.id, { limit: q.limit, offset: q.offset, postType: q.postType, category: q.category, tag: q.tag, search: q.search });
+    async run(deps, site, q) {
+      const r = await listPublishedPosts(deps, site.id, { limit: q.limit, offset: q.offset, postType: q.postType, category: q.category, tag: q.tag, search: q.search });
       return { data: r.items, pagination: offsetPage(q as any, r.total) };
     },
   },
@@ -122,8 +122,8 @@ export const OPERATIONS: readonly Operation[] = [
     data: { ref: "PostDetail" },
     errors: ALL,
     notFound: "The site is unknown or inactive, or it has no published post with this slug (message \"Not found\").",
-    run: (deps, site, _q, slug) => {
-      const post = getPublishedPostBySlug(deps, site.id, slug);
+    run: async (deps, site, _q, slug) => {
+      const post = await getPublishedPostBySlug(deps, site.id, slug);
       return post && { data: post };
     },
   },
@@ -142,8 +142,8 @@ export const OPERATIONS: readonly Operation[] = [
     pagination: "offset",
     errors: ALL,
     notFound: SITE_404,
-    run(deps, site, q) {
-      const r = listPublishedPosts(deps, site.id, { limit: q.limit, offset: q.offset, postType: "page", search: q.search });
+    async run(deps, site, q) {
+      const r = await listPublishedPosts(deps, site.id, { limit: q.limit, offset: q.offset, postType: "page", search: q.search });
       return { data: r.items, pagination: offsetPage(q as any, r.total) };
     },
   },
@@ -161,7 +161,7 @@ export const OPERATIONS: readonly Operation[] = [
     data: { arrayOf: "Category" },
     errors: ALL,
     notFound: SITE_404,
-    run: (deps, site) => ({ data: listCategories(deps, site.id) }),
+    run: async (deps, site) => ({ data: await listCategories(deps, site.id) }),
   },
   {
     operationId: "listTags",
@@ -177,7 +177,7 @@ export const OPERATIONS: readonly Operation[] = [
     data: { arrayOf: "Tag" },
     errors: ALL,
     notFound: SITE_404,
-    run: (deps, site) => ({ data: listTags(deps, site.id) }),
+    run: async (deps, site) => ({ data: await listTags(deps, site.id) }),
   },
   {
     operationId: "listMedia",
@@ -203,8 +203,8 @@ export const OPERATIONS: readonly Operation[] = [
     pagination: "offset",
     errors: ALL,
     notFound: SITE_404,
-    run(deps, site, q) {
-      const r = listMedia(deps, site.id, { limit: q.limit, offset: q.offset, mimePrefix: q.mimeType });
+    async run(deps, site, q) {
+      const r = await listMedia(deps, site.id, { limit: q.limit, offset: q.offset, mimePrefix: q.mimeType });
       return { data: r.items, pagination: offsetPage(q as any, r.total) };
     },
   },
@@ -222,7 +222,7 @@ export const OPERATIONS: readonly Operation[] = [
     query: [],
     data: { arrayOf: "Block" },
     errors: [401, 429],
-    run: () => ({ data: blockCatalogEntries() }),
+    run: async () => ({ data: blockCatalogEntries() }),
   },
   {
     operationId: "listProducts",
@@ -246,8 +246,8 @@ export const OPERATIONS: readonly Operation[] = [
     pagination: "page",
     errors: ALL,
     notFound: "The site is unknown or inactive (\"Not found\"), or it has no enabled store (\"Store not found\").",
-    run(deps, site, q) {
-      const r = listActiveProducts(deps, site.id, { page: q.page, limit: q.limit, sort: q.sort as ProductSort, category: q.category, search: q.search });
+    async run(deps, site, q) {
+      const r = await listActiveProducts(deps, site.id, { page: q.page, limit: q.limit, sort: q.sort as ProductSort, category: q.category, search: q.search });
       return { data: r.items, pagination: { page: q.page, limit: q.limit, total: r.total, totalPages: Math.ceil(r.total / q.limit) } };
     },
   },
@@ -265,8 +265,8 @@ export const OPERATIONS: readonly Operation[] = [
     data: { ref: "ProductDetail" },
     errors: ALL,
     notFound: "The site is unknown or inactive (\"Not found\"), it has no enabled store (\"Store not found\"), or no active product has this slug (\"Not found\").",
-    run: (deps, site, _q, slug) => {
-      const p = getActiveProductBySlug(deps, site.id, slug);
+    run: async (deps, site, _q, slug) => {
+      const p = await getActiveProductBySlug(deps, site.id, slug);
       return p && { data: p };
     },
   },
@@ -284,7 +284,7 @@ export const OPERATIONS: readonly Operation[] = [
     data: { arrayOf: "ProductCategory" },
     errors: ALL,
     notFound: "The site is unknown or inactive (\"Not found\"), or it has no enabled store (\"Store not found\").",
-    run: (deps, site) => ({ data: listActiveProductCategories(deps, site.id) }),
+    run: async (deps, site) => ({ data: await listActiveProductCategories(deps, site.id) }),
   },
   {
     operationId: "getBranding",
@@ -301,8 +301,8 @@ export const OPERATIONS: readonly Operation[] = [
     topLevel: { cssVars: "CssVars" },
     errors: ALL,
     notFound: SITE_404,
-    run(deps, site) {
-      const branding = getPublicBranding(deps, site.id);
+    async run(deps, site) {
+      const branding = await getPublicBranding(deps, site.id);
       return { data: branding, cssVars: cssVarsFor(branding) };
     },
   },
@@ -320,7 +320,7 @@ export const OPERATIONS: readonly Operation[] = [
     data: { ref: "SiteConfig" },
     errors: ALL,
     notFound: SITE_404,
-    run: (deps, site) => ({ data: getSiteConfig(deps, site) }),
+    run: async (deps, site) => ({ data: await getSiteConfig(deps, site) }),
   },
   {
     operationId: "getNavigation",
@@ -336,6 +336,6 @@ export const OPERATIONS: readonly Operation[] = [
     data: { arrayOf: "NavigationItem" },
     errors: ALL,
     notFound: SITE_404,
-    run: (deps, site) => ({ data: getNavigationTree(deps, site.id) }),
+    run: async (deps, site) => ({ data: await getNavigationTree(deps, site.id) }),
   },
 ];

@@ -238,12 +238,17 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
       return peek instanceof Promise ? peek.then(preflight) : preflight(peek);
     }
     const caller = lookups.caller(c.raw.headers);
+    if (caller instanceof Promise) return caller.then((k) => identified(c, x, k, method));
+    return identified(c, x, caller, method);
+  }
+
+  function identified(c: Incoming, x: Ctx, caller: Caller, method: string): Response | Promise<Response> {
     const decision = limiter.take(bucketOf(c, caller));
     if (decision instanceof Promise) return decision.then((rate) => admitted(c, x, caller, method, rate));
     return admitted(c, x, caller, method, decision);
   }
 
-  function admitted(c: Incoming, x: Ctx, caller: Caller, method: string, rate: RateLimitDecision): Response {
+  function admitted(c: Incoming, x: Ctx, caller: Caller, method: string, rate: RateLimitDecision): Response | Promise<Response> {
     x.rate = rate;
     if (!rate.allowed || (method !== "GET" && method !== "HEAD")) x.requestId = requestIdOf(c);
     if (!rate.allowed) return errorResponse(x, 429, "Rate limit exceeded", { "Retry-After": String(rate.retryAfterSec) });
@@ -252,7 +257,7 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
     return route(c, x, caller);
   }
 
-  function route(c: Incoming, x: Ctx, caller: Caller): Response {
+  function route(c: Incoming, x: Ctx, caller: Caller): Response | Promise<Response> {
     const url = c.raw.url;
     const pathStart = url.indexOf("/", url.indexOf("//") + 2);
     const pathAndQuery = url.slice(pathStart);
@@ -288,7 +293,7 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
     return new Response(d.body, { status: 200, headers });
   }
 
-  function serve(c: Incoming, x: Ctx, caller: Caller, p: ParsedUrl): Response {
+  function serve(c: Incoming, x: Ctx, caller: Caller, p: ParsedUrl): Response | Promise<Response> {
     const op = p.route.op;
     const siteId = p.siteId;
     if (siteId === null) throw invalid("Invalid site ID");
@@ -297,19 +302,25 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
     } else if (op.auth === "required") throw unauthorized(MSG_KEY_REQUIRED);
     if (p.query instanceof AppError) throw p.query;
     if (p.slug instanceof AppError) throw p.slug;
-    const query = p.query;
-    const slug = p.slug;
+    if (!op.siteLookup) return respond(c, x, caller, p, CATALOG_SITE);
+    const s = lookups.site(siteId);
+    return s instanceof Promise ? s.then((site) => respond(c, x, caller, p, visible(op, site))) : respond(c, x, caller, p, visible(op, s));
+  }
 
-    let site = CATALOG_SITE;
-    if (op.siteLookup) {
-      const s = lookups.site(siteId);
-      if (!s || !s.active) throw notFound();
-      if (op.store && !s.storeEnabled) throw notFound("Store not found");
-      site = s;
-    }
+  function visible(op: Operation, s: PublicSiteState | null): PublicSiteState {
+    if (!s || !s.active) throw notFound();
+    if (op.store && !s.storeEnabled) throw notFound("Store not found");
+    return s;
+  }
+
+  /** From here a cache hit answers synchronously; only a miss runs (and awaits) the domain read. */
+  function respond(c: Incoming, x: Ctx, caller: Caller, p: ParsedUrl, site: PublicSiteState): Response | Promise<Response> {
+    const op = p.route.op;
+    const query = p.query as ParsedQuery;
+    const slug = p.slug as string;
     if (p.version !== site.contentVersion) {
       p.basis = op.siteLookup
-        ? `${siteId}|${site.contentVersion}|${op.operationId}|${slug}|${query.canonical}`
+        ? `${site.id}|${site.contentVersion}|${op.operationId}|${slug}|${query.canonical}`
         : `*|${op.operationId}|${query.canonical}`;
       p.etag = etagFor(p.basis);
       p.version = site.contentVersion;
@@ -320,17 +331,20 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
     const inm = c.raw.headers.get("if-none-match");
     if (ifNoneMatchHits(inm, etag)) return new Response(null, { status: 304, headers });
 
-    let body = cache.get(basis);
-    if (body === undefined) {
-      const result = op.run(deps, site, query.values, slug);
+    const ok = (body: Uint8Array<ArrayBuffer>) => {
+      // "*" matches only a representation that exists, so it is answered after the read.
+      if (isStar(inm)) return new Response(null, { status: 304, headers });
+      headers["Content-Type"] = JSON_TYPE;
+      return new Response(body, { status: 200, headers });
+    };
+    const cached = cache.get(basis);
+    if (cached !== undefined) return ok(cached);
+    return op.run(deps, site, query.values, slug).then((result) => {
       if (!result) throw notFound();
-      body = new TextEncoder().encode(JSON.stringify({ success: true, ...result }));
+      const body = new TextEncoder().encode(JSON.stringify({ success: true, ...result }));
       cache.set(basis, body);
-    }
-    // "*" matches only a representation that exists, so it is answered after the read.
-    if (isStar(inm)) return new Response(null, { status: 304, headers });
-    headers["Content-Type"] = JSON_TYPE;
-    return new Response(body, { status: 200, headers });
+      return ok(body);
+    });
   }
 
   function fail(c: Incoming, x: Ctx, err: unknown): Response {

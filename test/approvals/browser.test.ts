@@ -26,7 +26,7 @@ let restKey: string;
 beforeAll(async () => {
   s = await startTestServer({ seed: false });
   w = await makeWorld(s);
-  restKey = mintRestKey(s.deps, w.siteA).key;
+  restKey = (await mintRestKey(s.deps, w.siteA)).key;
   profile = mkdtempSync(join(tmpdir(), "plinth-chromium-"));
   context = await chromium.launchPersistentContext(profile, {
     executablePath: "/usr/bin/chromium",

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { DAY_MS } from "../../src/core/clock";
 import { brandProfiles } from "../../src/domains/branding/tables";
-import { startTestServer, type TestServer } from "../harness";
+import { row, startTestServer, type TestServer } from "../harness";
 import { makeWorld, SAMPLE_BLOCKS, toolNames, type World } from "../cms/world";
 
 let s: TestServer;
@@ -65,7 +65,7 @@ describe("the envelope and lifetime", () => {
     // Tokens come from the CSPRNG: two drafts never share one, and only the hash is stored.
     const other = await draft("Envelope two");
     expect(other.approval.token).not.toBe(r.approval.token);
-    const stored = s.deps.store.sqlite.query("SELECT token_hash FROM approval_links WHERE id = ?").get(r.approval.id) as { token_hash: string };
+    const stored = (await row(s.deps, "SELECT token_hash FROM approval_links WHERE id = ?", r.approval.id)) as { token_hash: string };
     expect(stored.token_hash).not.toContain(r.approval.token);
     expect(stored.token_hash).toMatch(/^[0-9a-f]{64}$/);
   });
@@ -168,11 +168,10 @@ describe("cross-site protection and request hygiene", () => {
   });
 
   test("the preview uses the site's branding; brand values that are not plain colours or fonts never reach the CSS", async () => {
-    s.deps.db
-      .insert(brandProfiles)
-      .values({ siteId: w.siteA, data: { primaryColor: "#aa3300", textColor: "#101010", headingFont: "Playfair Display", bodyFont: "x;}</style><script>alert(1)</script>", linkColor: "red;background:url(//evil)" } })
-      .onConflictDoUpdate({ target: brandProfiles.siteId, set: { data: { primaryColor: "#aa3300", textColor: "#101010", headingFont: "Playfair Display", bodyFont: "x;}</style><script>alert(1)</script>", linkColor: "red;background:url(//evil)" } } })
-      .run();
+    await s.deps.db
+                  .insert(brandProfiles)
+                  .values({ siteId: w.siteA, data: { primaryColor: "#aa3300", textColor: "#101010", headingFont: "Playfair Display", bodyFont: "x;}</style><script>alert(1)</script>", linkColor: "red;background:url(//evil)" } })
+                  .onConflictDoUpdate({ target: brandProfiles.siteId, set: { data: { primaryColor: "#aa3300", textColor: "#101010", headingFont: "Playfair Display", bodyFont: "x;}</style><script>alert(1)</script>", linkColor: "red;background:url(//evil)" } } });
     const r = await draft("Branded");
     const page = await open(r.approval.url);
     const css = /<style nonce="[0-9a-f]+">([\s\S]*?)<\/style>/.exec(page.body)![1]!;

@@ -8,7 +8,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { encode as encodePng } from "fast-png";
 import { addMember, removeMember, revokeMcpKey, mintMcpKey, mcpClient, createUser } from "../fixtures/accounts";
-import { startTestServer, type TestServer } from "../harness";
+import { row, rows, startTestServer, type TestServer } from "../harness";
 import { makeWorld, SAMPLE_BLOCKS, toolNames, type World } from "../cms/world";
 
 let s: TestServer;
@@ -22,7 +22,7 @@ afterAll(async () => {
   await s?.stop();
 });
 
-const count = (sql: string, ...args: unknown[]) => (s.deps.store.sqlite.query(sql).get(...(args as [])) as { n: number }).n;
+const count = async (sql: string, ...args: unknown[]) => (await row<{ n: number }>(s.deps, sql, ...args))!.n;
 
 describe("staging", () => {
   test("write tools stay listed for a gated credential: they are staged, not hidden", async () => {
@@ -31,11 +31,11 @@ describe("staging", () => {
   });
 
   test("a staged call changes nothing, returns a pending_change envelope, and is applied on approval by a person", async () => {
-    const before = count("SELECT count(*) AS n FROM nav_items");
+    const before = await count("SELECT count(*) AS n FROM nav_items");
     const staged = await w.ok(w.gated, "nav_items_create", { siteId: w.siteA, label: "Shop", href: "/shop" });
     expect(staged).toMatchObject({ status: "staged", staged: { tool: "nav_items_create" }, approval: { linkType: "pending_change", status: "pending" } });
     expect(staged.approval.token).toMatch(/^[0-9a-f]{64}$/);
-    expect(count("SELECT count(*) AS n FROM nav_items")).toBe(before);
+    expect(await count("SELECT count(*) AS n FROM nav_items")).toBe(before);
 
     const got = await w.ok(w.owner, "approvals_get", { id: staged.approval.id });
     expect(got).toMatchObject({ linkType: "pending_change", entityType: "nav_item", tool: "nav_items_create", status: "pending", credential: { name: "Careful agent" } });
@@ -50,9 +50,10 @@ describe("staging", () => {
     const nav = await w.ok(w.owner, "nav_items_list", { siteId: w.siteA });
     expect(nav.items.map((i: any) => i.label)).toContain("Shop");
     // The change is recorded as the requester's, through their key; the decision as the approver's.
-    const audit = s.deps.store.sqlite
-      .query("SELECT action, credential_id AS cred FROM audit_log WHERE action IN ('nav_items.create', 'approvals.approve') ORDER BY id DESC LIMIT 2")
-      .all() as { action: string; cred: number }[];
+    const audit = await rows<{ action: string; cred: number }>(
+      s.deps,
+      "SELECT action, credential_id AS cred FROM audit_log WHERE action IN ('nav_items.create', 'approvals.approve') ORDER BY id DESC LIMIT 2",
+    );
     expect(audit).toEqual([
       { action: "approvals.approve", cred: w.ownerKeyId },
       { action: "nav_items.create", cred: w.gatedKeyId },
@@ -60,13 +61,13 @@ describe("staging", () => {
   });
 
   test("an invalid staged call is refused at once, and no link is minted", async () => {
-    const links = count("SELECT count(*) AS n FROM approval_links");
+    const links = await count("SELECT count(*) AS n FROM approval_links");
     const bad = await w.err(w.gated, "posts_create", { siteId: w.siteA, title: "Bad", blocks: [{ type: "heading", props: { text: "x", level: 9 } }] });
     expect(bad).toContain("blocks[0].props.level");
     expect(await w.err(w.gated, "categories_create", { siteId: w.siteB, name: "Elsewhere" })).toStartWith("Not found");
     await w.ok(w.owner, "tags_create", { siteId: w.siteA, name: "Taken", slug: "taken" });
     expect(await w.err(w.gated, "tags_create", { siteId: w.siteA, name: "Again", slug: "taken" })).toStartWith("Conflict");
-    expect(count("SELECT count(*) AS n FROM approval_links")).toBe(links);
+    expect(await count("SELECT count(*) AS n FROM approval_links")).toBe(links);
   });
 
   test("a change whose target moved on is not applied blindly: the reviewer sees the conflict, the link stays pending", async () => {
@@ -128,29 +129,29 @@ describe("staging", () => {
 
   test("approval re-checks the requester: a lost membership, a viewer role or a revoked key stops the change", async () => {
     const u = await createUser(s.deps, { email: "temp-agent@cms.test", name: "Temp" });
-    addMember(s.deps, w.A.id, u.id, "admin");
-    const key = mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [w.A.id], requireCmsApproval: true, name: "Temp key" });
+    await addMember(s.deps, w.A.id, u.id, "admin");
+    const key = await mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [w.A.id], requireCmsApproval: true, name: "Temp key" });
     const c = await mcpClient(s.url, key.key);
     const one = await w.ok(c, "tags_create", { siteId: w.siteA, name: "From temp one" });
     const two = await w.ok(c, "tags_create", { siteId: w.siteA, name: "From temp two" });
     const three = await w.ok(c, "tags_create", { siteId: w.siteA, name: "From temp three" });
 
-    removeMember(s.deps, w.A.id, u.id);
-    addMember(s.deps, w.A.id, u.id, "viewer");
+    await removeMember(s.deps, w.A.id, u.id);
+    await addMember(s.deps, w.A.id, u.id, "viewer");
     expect(await w.err(w.owner, "approvals_approve", { id: one.approval.id })).toContain("viewer");
-    removeMember(s.deps, w.A.id, u.id);
+    await removeMember(s.deps, w.A.id, u.id);
     expect(await w.err(w.owner, "approvals_approve", { id: two.approval.id })).toContain("no longer a member");
-    addMember(s.deps, w.A.id, u.id, "admin");
-    revokeMcpKey(s.deps, key.id);
+    await addMember(s.deps, w.A.id, u.id, "admin");
+    await revokeMcpKey(s.deps, key.id);
     expect(await w.err(w.owner, "approvals_approve", { id: three.approval.id })).toContain("revoked");
     expect((await w.ok(w.owner, "tags_list", { siteId: w.siteA, search: "From temp" })).total).toBe(0);
     for (const l of [one, two, three]) expect((await w.ok(w.owner, "approvals_get", { id: l.approval.id })).status).toBe("pending");
   });
 
   test("staged posts_create: nothing exists until approved; approving publishes it in one step", async () => {
-    const posts = count("SELECT count(*) AS n FROM posts");
+    const posts = await count("SELECT count(*) AS n FROM posts");
     const staged = await w.ok(w.gated, "posts_create", { siteId: w.siteA, title: "Gated post", blocks: SAMPLE_BLOCKS });
-    expect(count("SELECT count(*) AS n FROM posts")).toBe(posts);
+    expect(await count("SELECT count(*) AS n FROM posts")).toBe(posts);
     const ok = await w.ok(w.owner, "approvals_approve", { id: staged.approval.id });
     expect(ok.result).toMatchObject({ applied: "posts_create", slug: "gated-post", status: "published" });
     const post = await w.ok(w.owner, "posts_get", { siteId: w.siteA, slug: "gated-post" });

@@ -26,8 +26,8 @@ const clear = async (fields: string[], siteId = w.siteId) => {
   return call("branding_get_profile", { siteId });
 };
 
-beforeAll(() => {
-  w = makeWorld();
+beforeAll(async () => {
+  w = await makeWorld();
 });
 afterAll(() => w.close());
 
@@ -39,10 +39,10 @@ describe("branding profiles", () => {
   });
 
   test("updates merge, normalise colours, and show at once in REST's branding and cssVars", async () => {
-    const v0 = w.contentVersion(w.siteId);
+    const v0 = await w.contentVersion(w.siteId);
     await update({ primaryColor: "#0F766E", headingFont: "'Playfair Display', serif", buttonStyle: { primaryBg: "#0f766e", primaryText: "#FFF" }, typography: { h1: { size: "3rem", weight: "700" } } });
     const p = await update({ textColor: "#222", buttonStyle: { primaryHoverBg: "#115e59" }, typography: { h1: { lineHeight: "1.1" }, body: { size: "1rem" } } });
-    expect(w.contentVersion(w.siteId)).toBe(v0 + 2);
+    expect(await w.contentVersion(w.siteId)).toBe(v0 + 2);
     expect(p.branding).toEqual({
       primaryColor: "#0f766e",
       textColor: "#222222",
@@ -53,7 +53,7 @@ describe("branding profiles", () => {
     expect(p.effective).toMatchObject({ primaryColor: "#0f766e", backgroundColor: "#ffffff", textColor: "#222222" });
     expect(p.cssVars).toMatchObject({ "--color-primary": "#0f766e", "--font-heading": "'Playfair Display', serif", "--typography-h1-line-height": "1.1", "--button-primary-hover-bg": "#115e59" });
     // What REST reads is the same data.
-    expect(getPublicBranding(w.deps, w.siteId)).toEqual(p.branding);
+    expect(await getPublicBranding(w.deps, w.siteId)).toEqual(p.branding);
   });
 
   test("null clears back to the default, nested and top level", async () => {
@@ -201,7 +201,7 @@ describe("contrast and audit tools", () => {
   });
 
   test("a stored value from before a rule existed is named, and can be cleared", async () => {
-    w.deps.store.sqlite.query("UPDATE brand_profiles SET data = ? WHERE site_id = ?").run(JSON.stringify({ primaryColor: "blue", textColor: "#111111" }), w.site2Id);
+    await w.deps.store.query("UPDATE brand_profiles SET data = ? WHERE site_id = ?", [JSON.stringify({ primaryColor: "blue", textColor: "#111111" }), w.site2Id]);
     expect((await call("branding_get_profile", { siteId: w.site2Id })).branding).toEqual({ primaryColor: "blue", textColor: "#111111" });
     expect((await call("branding_audit", { siteId: w.site2Id })).skipped).toContainEqual({ pair: "link on background", reason: expect.stringContaining("primaryColor is blue") });
     const e = await errorOf(() => update({ textColor: "#000000" }, w.site2Id));
@@ -240,11 +240,11 @@ describe("brand messaging", () => {
 
 describe("brand://default", () => {
   test("is the first active site's profile and messaging, as JSON", async () => {
-    const doc = JSON.parse(readDefaultBrand(w.ctx()));
+    const doc = JSON.parse(await readDefaultBrand(w.ctx()));
     expect(doc.siteId).toBe(w.siteId);
     expect(doc.branding.primaryColor).toBe("#0f766e");
     expect(doc.messaging.toneOfVoice).toBe("Warm, plain-spoken.");
     expect(doc.cssVars["--color-primary"]).toBe("#0f766e");
-    expect((await errorOf(() => readDefaultBrand(w.ctx({ scopes: ["store:read"] })))).code).toBe("forbidden");
+    expect((await errorOf(async () => await readDefaultBrand(w.ctx({ scopes: ["store:read"] })))).code).toBe("forbidden");
   });
 });

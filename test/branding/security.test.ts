@@ -26,7 +26,7 @@ function sample(name: string, siteId: number): Record<string, unknown> {
 }
 
 beforeAll(async () => {
-  w = makeWorld();
+  w = await makeWorld();
   for (const [ctx, siteId] of [[w.ctx(), w.siteId], [w.ctx({ company: "other" }), w.otherSiteId]] as const) {
     await call(brandingDomain, ctx, "branding_update_profile", { siteId, branding: { primaryColor: "#123456" } });
     await call(brandingDomain, ctx, "brand_messaging_update", { siteId, tagline: "Theirs" });
@@ -54,13 +54,13 @@ describe("every branding tool", () => {
   });
 
   test("another company's site is not found and stays as it was", async () => {
-    const before = w.contentVersion(w.otherSiteId);
+    const before = await w.contentVersion(w.otherSiteId);
     for (const t of brandingDomain.tools) {
       if (t.name === "branding_check_contrast") continue; // not site-scoped
       const e = await errorOf(() => call(brandingDomain, w.ctx(), t.name, sample(t.name, w.otherSiteId)));
       expect([t.name, e.code]).toEqual([t.name, "not_found"]);
     }
-    expect(w.contentVersion(w.otherSiteId)).toBe(before);
+    expect(await w.contentVersion(w.otherSiteId)).toBe(before);
     const theirs = await call(brandingDomain, w.ctx({ company: "other" }), "branding_get_profile", { siteId: w.otherSiteId });
     expect(theirs.branding).toEqual({ primaryColor: "#123456" });
   });

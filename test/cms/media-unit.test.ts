@@ -73,7 +73,7 @@ describe("images", () => {
     //   4 5 6
     const src = new Uint8Array(6 * 4);
     for (let i = 0; i < 6; i++) src[i * 4] = i + 1;
-    const red = (o: ReturnType<typeof orient>) => [...o.data].filter((_, i) => i % 4 === 0);
+    const red = (o: Awaited<ReturnType<typeof orient>>) => [...o.data].filter((_, i) => i % 4 === 0);
     expect(red(orient(src, 3, 2, 1))).toEqual([1, 2, 3, 4, 5, 6]);
     expect(red(orient(src, 3, 2, 2))).toEqual([3, 2, 1, 6, 5, 4]);
     expect(red(orient(src, 3, 2, 3))).toEqual([6, 5, 4, 3, 2, 1]);

@@ -19,7 +19,7 @@ let restKey: string;
 beforeAll(async () => {
   s = await startTestServer({ seed: false, config: { maxUploadBytes: MAX } });
   w = await makeWorld(s);
-  restKey = mintRestKey(s.deps, w.siteA).key;
+  restKey = (await mintRestKey(s.deps, w.siteA)).key;
 });
 afterAll(async () => {
   await s?.stop();

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { decideApproval } from "../../src/domains/approvals/verbs";
 import { mintRestKey } from "../fixtures/rest";
-import { startTestServer, type TestServer } from "../harness";
+import { row, startTestServer, type TestServer } from "../harness";
 import { makeWorld, SAMPLE_BLOCKS, type World } from "./world";
 
 let s: TestServer;
@@ -12,21 +12,21 @@ let restKey: string;
 beforeAll(async () => {
   s = await startTestServer({ seed: false });
   w = await makeWorld(s);
-  restKey = mintRestKey(s.deps, w.siteA).key;
+  restKey = (await mintRestKey(s.deps, w.siteA)).key;
 });
 afterAll(async () => {
   await s?.stop();
 });
 
-const approve = (token: string) => {
-  const o = decideApproval(s.deps, { token }, "approve", { decidedBy: "test reviewer" });
+const approve = async (token: string) => {
+  const o = await decideApproval(s.deps, { token }, "approve", { decidedBy: "test reviewer" });
   if (!o.ok) throw new Error(o.message);
 };
 const rest = async (path: string) => {
   const r = await fetch(`${s.url}/api/v1/sites/${w.siteA}${path}`, { headers: { Authorization: `Bearer ${restKey}` } });
   return { status: r.status, body: (await r.json()) as any };
 };
-const version = () => (s.deps.store.sqlite.query("SELECT content_version AS v FROM sites WHERE id = ?").get(w.siteA) as { v: number }).v;
+const version = async () => ((await row(s.deps, "SELECT content_version AS v FROM sites WHERE id = ?", w.siteA)) as { v: number }).v;
 
 describe("happy paths", () => {
   test("create echoes { id, slug, status, approval } only; include returns blocks and html", async () => {
@@ -55,7 +55,7 @@ describe("happy paths", () => {
     const p1 = await w.ok(w.owner, "posts_create", { siteId: w.siteA2, title: "Alpha launch", categoryIds: [cat.id], tagIds: [tag.id] });
     await w.ok(w.owner, "posts_create", { siteId: w.siteA2, title: "About us", postType: "page" });
     await w.ok(w.owner, "posts_create", { siteId: w.siteA2, title: "Beta 50% off" });
-    approve(p1.approval.token);
+    await approve(p1.approval.token);
     const got = await w.ok(w.owner, "posts_get", { siteId: w.siteA2, slug: "alpha-launch" });
     expect(got).toMatchObject({ id: p1.id, postType: "blog", status: "published", published: true, categories: [{ id: cat.id, name: "News", slug: "news" }], tags: [{ name: "Launch" }] });
     expect(got.blocks).toBeUndefined();
@@ -75,19 +75,19 @@ describe("happy paths", () => {
   });
 
   test("publishing bumps the content version; drafts do not", async () => {
-    const v0 = version();
+    const v0 = await version();
     const r = await w.ok(w.owner, "posts_create", { siteId: w.siteA, title: "Versioned" });
-    expect(version()).toBe(v0);
-    approve(r.approval.token);
-    expect(version()).toBe(v0 + 1);
+    expect(await version()).toBe(v0);
+    await approve(r.approval.token);
+    expect(await version()).toBe(v0 + 1);
     await w.ok(w.owner, "posts_update", { siteId: w.siteA, id: r.id, title: "Versioned 2" });
-    expect(version()).toBe(v0 + 1);
+    expect(await version()).toBe(v0 + 1);
   });
 
   test("updates of a live post accumulate in one revision; approving applies all of them", async () => {
     const cat = await w.ok(w.owner, "categories_create", { siteId: w.siteA, name: "Guides" });
     const r = await w.ok(w.owner, "posts_create", { siteId: w.siteA, title: "Accumulate", blocks: [{ type: "paragraph", props: { text: "v1" } }] });
-    approve(r.approval.token);
+    await approve(r.approval.token);
     const u1 = await w.ok(w.owner, "posts_update", { siteId: w.siteA, id: r.id, title: "Accumulated" });
     const u2 = await w.ok(w.owner, "posts_update", { siteId: w.siteA, id: r.id, categoryIds: [cat.id], slug: "accumulated" });
     expect(u2.pendingRevision.fields.sort()).toEqual(["categoryIds", "slug", "title"]);
@@ -95,7 +95,7 @@ describe("happy paths", () => {
     expect((await rest("/posts/accumulate")).body.data.title).toBe("Accumulate");
     const got = await w.ok(w.owner, "posts_get", { siteId: w.siteA, id: r.id, include: ["blocks"] });
     expect(got.pendingRevision.fields.sort()).toEqual(["categoryIds", "slug", "title"]);
-    approve(u2.approval.token);
+    await approve(u2.approval.token);
     expect((await rest("/posts/accumulate")).status).toBe(404);
     const served = (await rest("/posts/accumulated")).body.data;
     expect(served).toMatchObject({ title: "Accumulated", categories: [{ slug: "guides" }] });
@@ -103,7 +103,7 @@ describe("happy paths", () => {
     // A pending slug change can be taken back by sending the live slug again.
     await w.ok(w.owner, "posts_update", { siteId: w.siteA, id: r.id, slug: "renamed-again" });
     const back = await w.ok(w.owner, "posts_update", { siteId: w.siteA, id: r.id, slug: "accumulated" });
-    approve(back.approval.token);
+    await approve(back.approval.token);
     expect((await rest("/posts/accumulated")).status).toBe(200);
     // Nothing left to change: no link.
     const same = await w.ok(w.owner, "posts_update", { siteId: w.siteA, id: r.id });
@@ -113,7 +113,7 @@ describe("happy paths", () => {
 
   test("unpublish takes a post offline; updating it proposes it again; delete removes it and withdraws its links", async () => {
     const r = await w.ok(w.owner, "posts_create", { siteId: w.siteA, title: "Offline soon" });
-    approve(r.approval.token);
+    await approve(r.approval.token);
     expect((await rest("/posts/offline-soon")).status).toBe(200);
     expect(await w.ok(w.owner, "posts_unpublish", { siteId: w.siteA, id: r.id })).toMatchObject({ status: "archived" });
     expect((await rest("/posts/offline-soon")).status).toBe(404);
@@ -187,10 +187,10 @@ describe("errors", () => {
 
   test("approving a revision whose slug was taken meanwhile is a conflict shown to the reviewer", async () => {
     const r = await w.ok(w.owner, "posts_create", { siteId: w.siteA, title: "Racer" });
-    approve(r.approval.token);
+    await approve(r.approval.token);
     const u = await w.ok(w.owner, "posts_update", { siteId: w.siteA, id: r.id, slug: "finish-line" });
     await w.ok(w.owner, "posts_create", { siteId: w.siteA, title: "Finish line" });
-    const o = decideApproval(s.deps, { token: u.approval.token }, "approve", { decidedBy: "t" });
+    const o = await decideApproval(s.deps, { token: u.approval.token }, "approve", { decidedBy: "t" });
     expect(o.ok).toBe(false);
     expect(o.message).toContain('Slug "finish-line" is already used');
     expect((await w.ok(w.owner, "posts_get", { siteId: w.siteA, id: r.id })).slug).toBe("racer");

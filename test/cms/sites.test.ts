@@ -1,6 +1,6 @@
 /** Site tools: sites list/get, custom domains (primary mirrored to REST site config), environment variables (secrets never shown). */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestServer, type TestServer } from "../harness";
+import { rows, startTestServer, type TestServer } from "../harness";
 import { makeWorld, type World } from "./world";
 
 let s: TestServer;
@@ -73,7 +73,7 @@ describe("environment variables", () => {
       ["STRIPE_KEY", null, true],
     ]);
     expect(JSON.stringify(list)).not.toContain("sk_live");
-    const audit = s.deps.store.sqlite.query("SELECT detail FROM audit_log WHERE action = 'site_env_vars.set'").all() as { detail: string }[];
+    const audit = (await rows(s.deps, "SELECT detail FROM audit_log WHERE action = 'site_env_vars.set'")) as { detail: string }[];
     expect(audit.map((a) => a.detail).join(" ")).not.toContain("sk_live");
     expect(await w.ok(w.owner, "site_env_vars_delete", { siteId: w.siteA, key: "PUBLIC_GA_ID" })).toEqual({ key: "PUBLIC_GA_ID", status: "deleted" });
     expect(await w.err(w.owner, "site_env_vars_delete", { siteId: w.siteA, key: "PUBLIC_GA_ID" })).toStartWith("Not found");

@@ -1,7 +1,7 @@
 /** Categories (with colours), tags and post types over MCP, checked against what REST then serves. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mintRestKey } from "../fixtures/rest";
-import { startTestServer, type TestServer } from "../harness";
+import { row, startTestServer, type TestServer } from "../harness";
 import { makeWorld, type World } from "./world";
 
 let s: TestServer;
@@ -11,7 +11,7 @@ let restKey: string;
 beforeAll(async () => {
   s = await startTestServer({ seed: false });
   w = await makeWorld(s);
-  restKey = mintRestKey(s.deps, w.siteA).key;
+  restKey = (await mintRestKey(s.deps, w.siteA)).key;
 });
 afterAll(async () => {
   await s?.stop();
@@ -19,14 +19,14 @@ afterAll(async () => {
 
 const rest = async (path: string) =>
   (await (await fetch(`${s.url}/api/v1/sites/${w.siteA}${path}`, { headers: { Authorization: `Bearer ${restKey}` } })).json()) as any;
-const version = () => (s.deps.store.sqlite.query("SELECT content_version AS v FROM sites WHERE id = ?").get(w.siteA) as { v: number }).v;
+const version = async () => ((await row(s.deps, "SELECT content_version AS v FROM sites WHERE id = ?", w.siteA)) as { v: number }).v;
 
 describe("categories", () => {
   test("create, update, list and get; colours normalised; REST serves them alphabetically", async () => {
-    const v0 = version();
+    const v0 = await version();
     const b = await w.ok(w.owner, "categories_create", { siteId: w.siteA, name: "Beans", color: "#A1B2C3", description: "Green and roasted" });
     expect(b).toEqual({ id: b.id, name: "Beans", slug: "beans", description: "Green and roasted", color: "#a1b2c3" });
-    expect(version()).toBe(v0 + 1);
+    expect(await version()).toBe(v0 + 1);
     const a = await w.ok(w.owner, "categories_create", { siteId: w.siteA, name: "Accessories", color: "#fff" });
     const upd = await w.ok(w.owner, "categories_update", { siteId: w.siteA, id: b.id, name: "Beans & Blends", color: null });
     expect(upd).toMatchObject({ name: "Beans & Blends", slug: "beans", color: null });
@@ -84,9 +84,9 @@ describe("post types", () => {
     expect(cs).toMatchObject({ slug: "case-study", name: "Case Study" });
     const p = await w.ok(w.owner, "posts_create", { siteId: w.siteA, title: "Acme story", postType: "case-study" });
     expect((await w.ok(w.owner, "posts_get", { siteId: w.siteA, id: p.id })).postType).toBe("case-study");
-    const v0 = version();
+    const v0 = await version();
     await w.ok(w.owner, "post_types_update", { siteId: w.siteA, id: cs.id, slug: "stories" });
-    expect(version()).toBe(v0 + 1);
+    expect(await version()).toBe(v0 + 1);
     expect((await w.ok(w.owner, "posts_get", { siteId: w.siteA, id: p.id })).postType).toBe("stories");
     expect(await w.err(w.owner, "post_types_create", { siteId: w.siteA, name: "Stories" })).toStartWith("Conflict");
   });

@@ -15,14 +15,14 @@ afterAll(async () => {
   await s?.stop();
 });
 
-const decide = (token: string, d: "approve" | "reject") => decideApproval(s.deps, { token }, d, { decidedBy: "tester" });
+const decide = async (token: string, d: "approve" | "reject") => await decideApproval(s.deps, { token }, d, { decidedBy: "tester" });
 
 describe("happy paths", () => {
   test("create → pending with a link; approve → published; update proposes new blocks while the approved ones stay", async () => {
     const t = await w.ok(w.owner, "block_templates_create", { siteId: w.siteA, name: "Landing hero", blocks: SAMPLE_BLOCKS.slice(0, 2) });
     expect(t).toMatchObject({ slug: "landing-hero", status: "pending", approval: { linkType: "entity", status: "pending" } });
     expect(t.blocks).toBeUndefined();
-    expect(decide(t.approval.token, "approve").ok).toBe(true);
+    expect((await decide(t.approval.token, "approve")).ok).toBe(true);
     expect(await w.ok(w.owner, "block_templates_get", { siteId: w.siteA, id: t.id })).toMatchObject({ status: "published", hasPendingChanges: false, blockCount: 2 });
 
     const u = await w.ok(w.owner, "block_templates_update", { siteId: w.siteA, id: t.id, blocks: SAMPLE_BLOCKS, description: "Top of the home page" });
@@ -33,7 +33,7 @@ describe("happy paths", () => {
     expect(live.description).toBe("Top of the home page");
     const preview = await w.ok(w.owner, "approvals_get", { id: u.approval.id });
     expect(preview.proposal.changes[0]).toMatchObject({ field: "Content", before: "2 blocks" });
-    expect(decide(u.approval.token, "approve").ok).toBe(true);
+    expect((await decide(u.approval.token, "approve")).ok).toBe(true);
     const after = await w.ok(w.owner, "block_templates_get", { siteId: w.siteA, id: t.id, include: ["blocks", "html"] });
     expect(after.blocks).toHaveLength(SAMPLE_BLOCKS.length);
     expect(after.html).toContain("Shop coffee");
@@ -42,13 +42,13 @@ describe("happy paths", () => {
 
   test("reject: a new template becomes rejected; a rejected change to a live one leaves it as it was", async () => {
     const t = await w.ok(w.owner, "block_templates_create", { siteId: w.siteA, name: "Footer", blocks: [] });
-    decide(t.approval.token, "reject");
+    await decide(t.approval.token, "reject");
     expect((await w.ok(w.owner, "block_templates_list", { siteId: w.siteA, status: "rejected" })).items.map((x: any) => x.id)).toEqual([t.id]);
     const again = await w.ok(w.owner, "block_templates_update", { siteId: w.siteA, id: t.id, blocks: [SAMPLE_BLOCKS[1]] });
     expect(again.status).toBe("pending");
-    decide(again.approval.token, "approve");
+    await decide(again.approval.token, "approve");
     const u = await w.ok(w.owner, "block_templates_update", { siteId: w.siteA, id: t.id, blocks: [SAMPLE_BLOCKS[0]] });
-    decide(u.approval.token, "reject");
+    await decide(u.approval.token, "reject");
     const got = await w.ok(w.owner, "block_templates_get", { siteId: w.siteA, id: t.id, include: ["blocks"] });
     expect(got).toMatchObject({ status: "published", hasPendingChanges: false });
     expect(got.blocks).toEqual([SAMPLE_BLOCKS[1]]);
@@ -56,13 +56,13 @@ describe("happy paths", () => {
 
   test("label-only edits of a live template apply at once without a link; delete withdraws open links", async () => {
     const t = await w.ok(w.owner, "block_templates_create", { siteId: w.siteA, name: "Banner", blocks: [] });
-    decide(t.approval.token, "approve");
+    await decide(t.approval.token, "approve");
     const r = await w.ok(w.owner, "block_templates_update", { siteId: w.siteA, id: t.id, name: "Promo banner" });
     expect(r.approval).toBeUndefined();
     const u = await w.ok(w.owner, "block_templates_update", { siteId: w.siteA, id: t.id, blocks: [SAMPLE_BLOCKS[0]] });
     await w.ok(w.owner, "block_templates_delete", { siteId: w.siteA, id: t.id });
     expect((await w.ok(w.owner, "approvals_get", { id: u.approval.id })).status).toBe("withdrawn");
-    expect(decide(u.approval.token, "approve")).toMatchObject({ ok: false, reason: "withdrawn" });
+    expect(await decide(u.approval.token, "approve")).toMatchObject({ ok: false, reason: "withdrawn" });
   });
 });
 

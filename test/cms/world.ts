@@ -1,3 +1,4 @@
+import { commits } from "../harness";
 /**
  * A small world for CMS and approval tests, on one real server per test
  * file: an owner in company A with two sites, a viewer, a stranger company
@@ -53,19 +54,19 @@ export async function makeWorld(s: TestServer): Promise<World> {
   const owner = await createUser(s.deps, { email: `owner${n}@cms.test`, name: "Olivia Owner" });
   const viewerUser = await createUser(s.deps, { email: `viewer${n}@cms.test`, name: "Vic Viewer" });
   const strangerUser = await createUser(s.deps, { email: `stranger${n}@cms.test`, name: "Sam Stranger" });
-  const A = createCompany(s.deps, { name: `Acme ${n}`, ownerUserId: owner.id });
-  const B = createCompany(s.deps, { name: `Rival ${n}`, ownerUserId: strangerUser.id });
-  addMember(s.deps, A.id, viewerUser.id, "viewer");
-  const site = (companyId: number, name: string) =>
-    s.deps.db.insert(sites).values({ companyId, name }).returning({ id: sites.id }).get().id;
-  const siteA = site(A.id, "Acme Coffee");
-  const siteA2 = site(A.id, "Acme Blog");
-  const siteB = site(B.id, "Rival Site");
-  const ownerKey = mintMcpKey(s.deps, { userId: owner.id, scopes: ["*"], companyIds: [A.id], name: "Agent key" });
-  const viewerKey = mintMcpKey(s.deps, { userId: viewerUser.id, scopes: ["*"], companyIds: [A.id], name: "Viewer key" });
-  const readerKey = mintMcpKey(s.deps, { userId: owner.id, scopes: ["sites:read", "media:read", "approvals:read"], companyIds: [A.id], name: "Reader" });
-  const gated = mintMcpKey(s.deps, { userId: owner.id, scopes: ["*"], companyIds: [A.id], requireCmsApproval: true, name: "Careful agent" });
-  const strangerKey = mintMcpKey(s.deps, { userId: strangerUser.id, scopes: ["*"], companyIds: [B.id], name: "Stranger key" });
+  const A = await createCompany(s.deps, { name: `Acme ${n}`, ownerUserId: owner.id });
+  const B = await createCompany(s.deps, { name: `Rival ${n}`, ownerUserId: strangerUser.id });
+  await addMember(s.deps, A.id, viewerUser.id, "viewer");
+  const site = async (companyId: number, name: string) =>
+    (await s.deps.db.insert(sites).values({ companyId, name }).returning({ id: sites.id }))[0].id;
+  const siteA = await site(A.id, "Acme Coffee");
+  const siteA2 = await site(A.id, "Acme Blog");
+  const siteB = await site(B.id, "Rival Site");
+  const ownerKey = await mintMcpKey(s.deps, { userId: owner.id, scopes: ["*"], companyIds: [A.id], name: "Agent key" });
+  const viewerKey = await mintMcpKey(s.deps, { userId: viewerUser.id, scopes: ["*"], companyIds: [A.id], name: "Viewer key" });
+  const readerKey = await mintMcpKey(s.deps, { userId: owner.id, scopes: ["sites:read", "media:read", "approvals:read"], companyIds: [A.id], name: "Reader" });
+  const gated = await mintMcpKey(s.deps, { userId: owner.id, scopes: ["*"], companyIds: [A.id], requireCmsApproval: true, name: "Careful agent" });
+  const strangerKey = await mintMcpKey(s.deps, { userId: strangerUser.id, scopes: ["*"], companyIds: [B.id], name: "Stranger key" });
   const [oc, vc, rc, gc, sc] = await Promise.all([
     mcpClient(s.url, ownerKey.key),
     mcpClient(s.url, viewerKey.key),
@@ -101,7 +102,7 @@ export async function makeWorld(s: TestServer): Promise<World> {
       expect(r.isError).toBe(true);
       return r.text;
     },
-    changes: () => (s.deps.store.sqlite.query("SELECT total_changes() AS n").get() as { n: number }).n,
+    changes: () => commits(s.deps),
     local: (url: string) => {
       const u = new URL(url);
       return `${s.url}${u.pathname}${u.search}`;

@@ -9,7 +9,7 @@ import { randomHex, sha256Hex } from "../../src/core/secrets";
 import { mcpKeys } from "../../src/domains/accounts/tables";
 import { addCatalogService } from "../../src/domains/services/verbs";
 import { oauthTokens } from "../../src/oauth/tables";
-import { startTestServer, type TestServer } from "../harness";
+import { row, startTestServer, type TestServer } from "../harness";
 import {
   addMember,
   createCompany,
@@ -59,25 +59,24 @@ async function listed(token: string): Promise<string[] | "unauthorized"> {
   return body.result.tools.map((t: any) => t.name);
 }
 
-function insertOauth(opts: { scopes: string[]; companyIds: number[]; expiresInMs?: number; revoked?: boolean; resource?: string | null }) {
+async function insertOauth(opts: { scopes: string[]; companyIds: number[]; expiresInMs?: number; revoked?: boolean; resource?: string | null }) {
   const token = `svc_oauth_${randomHex(32)}`;
   const now = s.clock.now();
-  const row = s.deps.db
-    .insert(oauthTokens)
-    .values({
-      tokenHash: sha256Hex(token),
-      familyId: randomHex(8),
-      clientId: "https://client.example/meta.json",
-      userId,
-      scopes: opts.scopes,
-      companyIds: opts.companyIds,
-      resource: opts.resource === undefined ? `${s.config.publicUrl}/api/mcp` : opts.resource,
-      expiresAt: new Date(now.getTime() + (opts.expiresInMs ?? 3600_000)),
-      revokedAt: opts.revoked ? now : null,
-      createdAt: now,
-    })
-    .returning({ id: oauthTokens.id })
-    .get();
+  const row = (await s.deps.db
+      .insert(oauthTokens)
+      .values({
+        tokenHash: sha256Hex(token),
+        familyId: randomHex(8),
+        clientId: "https://client.example/meta.json",
+        userId,
+        scopes: opts.scopes,
+        companyIds: opts.companyIds,
+        resource: opts.resource === undefined ? `${s.config.publicUrl}/api/mcp` : opts.resource,
+        expiresAt: new Date(now.getTime() + (opts.expiresInMs ?? 3600_000)),
+        revokedAt: opts.revoked ? now : null,
+        createdAt: now,
+      })
+      .returning({ id: oauthTokens.id }))[0];
   return { token, id: row.id };
 }
 
@@ -85,29 +84,29 @@ beforeAll(async () => {
   s = await startTestServer({ seed: false });
   userId = (await createUser(s.deps, { email: "matrix@plinth.test" })).id;
   const other = await createUser(s.deps, { email: "other@plinth.test" });
-  co.A = createCompany(s.deps, { name: "Alpha", ownerUserId: userId }); // owner
-  co.B = createCompany(s.deps, { name: "Bravo" });
-  addMember(s.deps, co.B.id, userId, "admin");
-  co.C = createCompany(s.deps, { name: "Charlie" });
-  addMember(s.deps, co.C.id, userId, "viewer");
-  co.D = createCompany(s.deps, { name: "Delta (foreign)", ownerUserId: other.id }); // not ours
+  co.A = await createCompany(s.deps, { name: "Alpha", ownerUserId: userId }); // owner
+  co.B = await createCompany(s.deps, { name: "Bravo" });
+  await addMember(s.deps, co.B.id, userId, "admin");
+  co.C = await createCompany(s.deps, { name: "Charlie" });
+  await addMember(s.deps, co.C.id, userId, "viewer");
+  co.D = await createCompany(s.deps, { name: "Delta (foreign)", ownerUserId: other.id }); // not ours
   for (const k of ["A", "B", "C", "D"] as const)
-    svc[k] = addCatalogService(s.deps, { companyId: co[k].id, name: `Service of ${co[k].name}` }).id;
+    svc[k] = (await addCatalogService(s.deps, { companyId: co[k].id, name: `Service of ${co[k].name}` })).id;
 });
 afterAll(() => s.stop());
 
 describe("credential states", () => {
   test("valid key: list, read and write all work", async () => {
-    const { key } = mintMcpKey(s.deps, { userId, scopes: ["*"], companyIds: [co.A.id] });
+    const { key } = await mintMcpKey(s.deps, { userId, scopes: ["*"], companyIds: [co.A.id] });
     expect(await listed(key)).toContain(WRITE);
     expect((await outcome(key, READ, {})).o).toBe("ok");
     expect((await outcome(key, WRITE, { serviceId: svc.A })).o).toBe("ok");
   });
 
   test("revoked key: 401 from the next request on", async () => {
-    const { key, id } = mintMcpKey(s.deps, { userId, scopes: ["*"], companyIds: [co.A.id] });
+    const { key, id } = await mintMcpKey(s.deps, { userId, scopes: ["*"], companyIds: [co.A.id] });
     expect((await outcome(key, READ, {})).o).toBe("ok");
-    revokeMcpKey(s.deps, id);
+    await revokeMcpKey(s.deps, id);
     expect(await listed(key)).toBe("unauthorized");
     expect((await outcome(key, READ, {})).o).toBe("unauthorized");
     expect((await outcome(key, WRITE, { serviceId: svc.A })).o).toBe("unauthorized");
@@ -115,7 +114,7 @@ describe("credential states", () => {
 
   test("expired key: works until its expiry, 401 at and after it", async () => {
     const expiresAt = new Date(s.clock.ms() + 60_000);
-    const { key } = mintMcpKey(s.deps, { userId, scopes: ["*"], companyIds: [co.A.id], expiresAt });
+    const { key } = await mintMcpKey(s.deps, { userId, scopes: ["*"], companyIds: [co.A.id], expiresAt });
     expect((await outcome(key, READ, {})).o).toBe("ok");
     s.clock.set(expiresAt);
     expect(await listed(key)).toBe("unauthorized");
@@ -123,7 +122,7 @@ describe("credential states", () => {
   });
 
   test("wrong prefix, wrong length, wrong case, stray whitespace: 401", async () => {
-    const { key } = mintMcpKey(s.deps, { userId, scopes: ["*"], companyIds: [co.A.id] });
+    const { key } = await mintMcpKey(s.deps, { userId, scopes: ["*"], companyIds: [co.A.id] });
     const hex = key.slice("svc_mcp_".length);
     for (const bad of [
       `svc_live_${hex}`,
@@ -140,7 +139,7 @@ describe("credential states", () => {
   });
 
   test("OAuth access token inserted into oauth_tokens resolves to the same context", async () => {
-    const { token, id } = insertOauth({ scopes: ["services:read"], companyIds: [co.A.id, co.B.id] });
+    const { token, id } = await insertOauth({ scopes: ["services:read"], companyIds: [co.A.id, co.B.id] });
     expect(await listed(token)).toEqual([
       "service_catalog_get",
       "service_catalog_list",
@@ -155,32 +154,32 @@ describe("credential states", () => {
     expect(who.data.scopes).toEqual(["services:read"]);
     expect((await outcome(token, READ, { clientId: co.B.id })).data.services[0].name).toBe("Service of Bravo");
     expect((await outcome(token, WRITE, { clientId: co.B.id, serviceId: svc.B })).o).toBe("unknown");
-    const row = s.deps.db.select().from(oauthTokens).where(eq(oauthTokens.id, id)).get()!;
+    const row = (await s.deps.db.select().from(oauthTokens).where(eq(oauthTokens.id, id)).limit(1))[0]!;
     expect(row.lastUsedAt?.getTime()).toBe(s.clock.ms());
   });
 
   test("OAuth token revoked, expired, or bound to another resource: 401", async () => {
-    const revoked = insertOauth({ scopes: ["*"], companyIds: [co.A.id], revoked: true }).token;
-    const expired = insertOauth({ scopes: ["*"], companyIds: [co.A.id], expiresInMs: -1 }).token;
-    const elsewhere = insertOauth({ scopes: ["*"], companyIds: [co.A.id], resource: "https://other.example/api/mcp" }).token;
-    const unbound = insertOauth({ scopes: ["*"], companyIds: [co.A.id], resource: null }).token;
+    const revoked = (await insertOauth({ scopes: ["*"], companyIds: [co.A.id], revoked: true })).token;
+    const expired = (await insertOauth({ scopes: ["*"], companyIds: [co.A.id], expiresInMs: -1 })).token;
+    const elsewhere = (await insertOauth({ scopes: ["*"], companyIds: [co.A.id], resource: "https://other.example/api/mcp" })).token;
+    const unbound = (await insertOauth({ scopes: ["*"], companyIds: [co.A.id], resource: null })).token;
     for (const t of [revoked, expired, elsewhere]) expect(await listed(t)).toBe("unauthorized");
     expect(await listed(unbound)).toContain(WRITE);
   });
 
   test("last-used time: written on use, coalesced within a second", async () => {
-    const { key, id } = mintMcpKey(s.deps, { userId, scopes: ["*"], companyIds: [co.A.id] });
-    const lastUsed = () => s.deps.db.select().from(mcpKeys).where(eq(mcpKeys.id, id)).get()!.lastUsedAt?.getTime() ?? null;
-    expect(lastUsed()).toBeNull();
+    const { key, id } = await mintMcpKey(s.deps, { userId, scopes: ["*"], companyIds: [co.A.id] });
+    const lastUsed = async () => (await s.deps.db.select().from(mcpKeys).where(eq(mcpKeys.id, id)).limit(1))[0]!.lastUsedAt?.getTime() ?? null;
+    expect(await lastUsed()).toBeNull();
     const t0 = s.clock.ms();
     await listed(key);
-    expect(lastUsed()).toBe(t0);
+    expect(await lastUsed()).toBe(t0);
     s.clock.advance(500);
     await listed(key);
-    expect(lastUsed()).toBe(t0); // coalesced
+    expect(await lastUsed()).toBe(t0); // coalesced
     s.clock.advance(600);
     await listed(key);
-    expect(lastUsed()).toBe(t0 + 1100);
+    expect(await lastUsed()).toBe(t0 + 1100);
   });
 });
 
@@ -202,7 +201,7 @@ describe("scope set × role (one company per key)", () => {
     for (const r of roles)
       test(`${set.scopes.join(" ")} as ${r.role}`, async () => {
         const c = co[r.company];
-        const { key } = mintMcpKey(s.deps, { userId, scopes: set.scopes, companyIds: [c.id] });
+        const { key } = await mintMcpKey(s.deps, { userId, scopes: set.scopes, companyIds: [c.id] });
         const names = (await listed(key)) as string[];
         expect(names).toContain("whoami");
         expect(names.includes(READ)).toBe(set.read);
@@ -220,7 +219,7 @@ describe("scope set × role (one company per key)", () => {
       });
 
   test("an OAuth token with no scopes at all sees only whoami", async () => {
-    const { token } = insertOauth({ scopes: [], companyIds: [co.A.id] });
+    const { token } = await insertOauth({ scopes: [], companyIds: [co.A.id] });
     expect(await listed(token)).toEqual(["whoami"]);
     expect((await outcome(token, READ, {})).o).toBe("unknown");
     expect((await outcome(token, "whoami", {})).o).toBe("ok");
@@ -229,8 +228,8 @@ describe("scope set × role (one company per key)", () => {
 
 describe("company cases", () => {
   test("several companies: clientId required, listed with id, name and role; no default applied", async () => {
-    const { key } = mintMcpKey(s.deps, { userId, scopes: ["*"], companyIds: [co.A.id, co.B.id, co.C.id] });
-    const before = s.deps.store.sqlite.query("SELECT count(*) AS n FROM service_requests").get() as { n: number };
+    const { key } = await mintMcpKey(s.deps, { userId, scopes: ["*"], companyIds: [co.A.id, co.B.id, co.C.id] });
+    const before = (await row(s.deps, "SELECT count(*) AS n FROM service_requests")) as { n: number };
     for (const name of [READ, WRITE]) {
       const r = await outcome(key, name, { serviceId: svc.A });
       expect(r.o).toBe("needs-client");
@@ -239,7 +238,7 @@ describe("company cases", () => {
       expect(r.text).toContain(`${co.B.id} "Bravo" (admin)`);
       expect(r.text).toContain(`${co.C.id} "Charlie" (viewer)`);
     }
-    const after = s.deps.store.sqlite.query("SELECT count(*) AS n FROM service_requests").get() as { n: number };
+    const after = (await row(s.deps, "SELECT count(*) AS n FROM service_requests")) as { n: number };
     expect(after.n).toBe(before.n);
     const who = await outcome(key, "whoami", {});
     expect(who.data.client).toEqual({ id: co.A.id, company: "Alpha" });
@@ -251,13 +250,13 @@ describe("company cases", () => {
   });
 
   test("one company: clientId optional, and naming it explicitly works too", async () => {
-    const { key } = mintMcpKey(s.deps, { userId, scopes: ["*"], companyIds: [co.B.id] });
+    const { key } = await mintMcpKey(s.deps, { userId, scopes: ["*"], companyIds: [co.B.id] });
     expect((await outcome(key, READ, {})).data.company.id).toBe(co.B.id);
     expect((await outcome(key, READ, { clientId: co.B.id })).data.company.id).toBe(co.B.id);
   });
 
   test("foreign and nonexistent clientId get the same refusal, and no data of the foreign company", async () => {
-    const { key } = mintMcpKey(s.deps, { userId, scopes: ["*"], companyIds: [co.A.id, co.B.id] });
+    const { key } = await mintMcpKey(s.deps, { userId, scopes: ["*"], companyIds: [co.A.id, co.B.id] });
     const foreign = await outcome(key, READ, { clientId: co.D.id });
     const missing = await outcome(key, READ, { clientId: 987654 });
     const notSelected = await outcome(key, READ, { clientId: co.C.id }); // member, but not selected by this key
@@ -274,13 +273,13 @@ describe("company cases", () => {
   });
 
   test("a key cannot be minted for a company the user does not belong to", () => {
-    expect(() => mintMcpKey(s.deps, { userId, scopes: ["*"], companyIds: [co.D.id] })).toThrow(/not a member/);
+    expect(async () => await mintMcpKey(s.deps, { userId, scopes: ["*"], companyIds: [co.D.id] })).toThrow(/not a member/);
   });
 
   test("membership removed mid-test: access to that company ends on the next request", async () => {
-    const { key } = mintMcpKey(s.deps, { userId, scopes: ["*"], companyIds: [co.A.id, co.B.id] });
+    const { key } = await mintMcpKey(s.deps, { userId, scopes: ["*"], companyIds: [co.A.id, co.B.id] });
     expect((await outcome(key, READ, { clientId: co.B.id })).o).toBe("ok");
-    removeMember(s.deps, co.B.id, userId);
+    await removeMember(s.deps, co.B.id, userId);
     try {
       expect((await outcome(key, READ, { clientId: co.B.id })).o).toBe("refused-client");
       const who = await outcome(key, "whoami", {});
@@ -288,14 +287,14 @@ describe("company cases", () => {
       // Now a single-company connection: clientId becomes optional and means Alpha.
       expect((await outcome(key, READ, {})).data.company.id).toBe(co.A.id);
     } finally {
-      addMember(s.deps, co.B.id, userId, "admin");
+      await addMember(s.deps, co.B.id, userId, "admin");
     }
     expect((await outcome(key, READ, { clientId: co.B.id })).o).toBe("ok");
   });
 
   test("zero reachable companies: whoami works, everything else is refused clearly", async () => {
-    const { key } = mintMcpKey(s.deps, { userId, scopes: ["*"], companyIds: [co.C.id] });
-    removeMember(s.deps, co.C.id, userId);
+    const { key } = await mintMcpKey(s.deps, { userId, scopes: ["*"], companyIds: [co.C.id] });
+    await removeMember(s.deps, co.C.id, userId);
     try {
       const who = await outcome(key, "whoami", {});
       expect(who.data).toEqual({ userId, client: null, defaultClientId: null, clients: [], scopes: ["*"] });
@@ -305,7 +304,7 @@ describe("company cases", () => {
       const res = await rpc(key, "resources/list");
       expect(res.body.result.resources.map((r: any) => r.uri)).toEqual(["blocks://schema"]);
     } finally {
-      addMember(s.deps, co.C.id, userId, "viewer");
+      await addMember(s.deps, co.C.id, userId, "viewer");
     }
   });
 });

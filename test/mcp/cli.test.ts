@@ -8,25 +8,33 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config";
 import { startServer, type RunningServer } from "../../src/server";
+import { openStore } from "../../src/core/db";
 import { callTool, mcpClient, rawMcp } from "../fixtures/accounts";
+import { dropDatabase, freshDatabaseUrl, ON_PG } from "../db";
+import { afterForeignWrite, rows, storeEnv } from "../harness";
 
 const root = join(import.meta.dir, "../..");
 let dataDir: string;
+let databaseUrl: string | null = null;
 
 function plinth(...args: string[]) {
   const p = Bun.spawnSync([process.execPath, join(root, "src/main.ts"), ...args, "--data-dir", dataDir], {
     cwd: root,
     stdout: "pipe",
     stderr: "pipe",
-    env: { ...process.env, PLINTH_DATA_DIR: dataDir },
+    env: storeEnv({ dataDir, databaseUrl }),
   });
   return { code: p.exitCode, out: p.stdout.toString().trim(), err: p.stderr.toString().trim() };
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "plinth-cli-"));
+  if (ON_PG) databaseUrl = await freshDatabaseUrl();
 });
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+afterAll(async () => {
+  rmSync(dataDir, { recursive: true, force: true });
+  await dropDatabase(databaseUrl);
+});
 
 test("users, companies, members and MCP keys from the command line", async () => {
   expect(plinth("users", "create", "--email", "Ada@Example.test", "--password", "correct horse battery").code).toBe(0);
@@ -70,7 +78,7 @@ test("users, companies, members and MCP keys from the command line", async () =>
   expect(listed.out).toContain("cms-approval");
 
   // The key works against a server on the same data dir.
-  const config = { ...loadConfig({}, {}), port: 0, dataDir };
+  const config = { ...loadConfig({}, {}), port: 0, dataDir, databaseUrl };
   const server: RunningServer = await startServer(config, { seed: false });
   try {
     const client = await mcpClient(server.url, key);
@@ -84,11 +92,13 @@ test("users, companies, members and MCP keys from the command line", async () =>
 
     expect(plinth("members", "remove", "--company", "2", "--email", "ada@example.test").code).toBe(0);
     expect(plinth("members", "remove", "--company", "2", "--email", "ada@example.test").code).toBe(1);
+    await afterForeignWrite();
     const after = await rawMcp(server.url, key, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "whoami", arguments: {} } });
     expect(JSON.parse((await after.json()).result.content[0].text).clients).toEqual([{ id: 1, company: "Acme", role: "owner" }]);
 
     const id = listed.out.split("\n")[0]!.split(/\s+/)[0]!;
     expect(plinth("mcp-keys", "revoke", id).code).toBe(0);
+    await afterForeignWrite();
     const revoked = await rawMcp(server.url, key, { jsonrpc: "2.0", id: 1, method: "tools/list" });
     expect(revoked.status).toBe(401);
     expect(plinth("mcp-keys", "revoke", "999").code).toBe(1);
@@ -98,13 +108,12 @@ test("users, companies, members and MCP keys from the command line", async () =>
   }
 }, 60_000); // about twenty real process starts
 
-test("passwords are stored as argon2id, never in clear", () => {
-  const { Database } = require("bun:sqlite");
-  const db = new Database(join(dataDir, "plinth.sqlite"), { readonly: true });
-  const rows = db.query("SELECT email, password_hash FROM users").all() as { email: string; password_hash: string }[];
-  db.close();
-  expect(rows.length).toBe(2);
-  for (const r of rows) {
+test("passwords are stored as argon2id, never in clear", async () => {
+  const store = openStore({ dataDir, databaseUrl });
+  const users = await rows<{ email: string; password_hash: string }>({ store }, "SELECT email, password_hash FROM users");
+  await store.close();
+  expect(users.length).toBe(2);
+  for (const r of users) {
     expect(r.password_hash.startsWith("$argon2id$")).toBe(true);
     expect(r.password_hash).not.toContain("correct horse");
   }

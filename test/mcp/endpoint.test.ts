@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { addCatalogService } from "../../src/domains/services/verbs";
 import { maxBodyBytes } from "../../src/mcp/routes";
-import { startTestServer, type TestServer } from "../harness";
+import { row, startTestServer, type TestServer } from "../harness";
 import { addMember, callTool, createCompany, createUser, mcpClient, mintMcpKey, rawMcp } from "../fixtures/accounts";
 
 let s: TestServer;
@@ -25,13 +25,13 @@ const call = (name: string, args: Record<string, unknown> = {}, id: number | str
 beforeAll(async () => {
   s = await startTestServer({ seed: false });
   const u = await createUser(s.deps, { email: "owner@acme.test" });
-  acme = createCompany(s.deps, { name: "Acme", ownerUserId: u.id });
-  beta = createCompany(s.deps, { name: "Beta <script>" });
-  addMember(s.deps, beta.id, u.id, "viewer");
-  addCatalogService(s.deps, { companyId: acme.id, name: "SEO audit", priceCents: 50000, unit: "project" });
-  addCatalogService(s.deps, { companyId: beta.id, name: "Beta logo", priceCents: 1000 });
-  key = mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [acme.id] }).key;
-  multiKey = mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [acme.id, beta.id] }).key;
+  acme = await createCompany(s.deps, { name: "Acme", ownerUserId: u.id });
+  beta = await createCompany(s.deps, { name: "Beta <script>" });
+  await addMember(s.deps, beta.id, u.id, "viewer");
+  await addCatalogService(s.deps, { companyId: acme.id, name: "SEO audit", priceCents: 50000, unit: "project" });
+  await addCatalogService(s.deps, { companyId: beta.id, name: "Beta logo", priceCents: 1000 });
+  key = (await mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [acme.id] })).key;
+  multiKey = (await mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [acme.id, beta.id] })).key;
 });
 afterAll(() => s.stop());
 
@@ -158,8 +158,8 @@ describe("HTTP surface", () => {
 
   test("a tool the scopes hide answers exactly like an unknown tool", async () => {
     const u = await createUser(s.deps, { email: "reader@acme.test" });
-    addMember(s.deps, acme.id, u.id, "admin");
-    const readKey = mintMcpKey(s.deps, { userId: u.id, scopes: ["services:read"], companyIds: [acme.id] }).key;
+    await addMember(s.deps, acme.id, u.id, "admin");
+    const readKey = (await mintMcpKey(s.deps, { userId: u.id, scopes: ["services:read"], companyIds: [acme.id] })).key;
     const hidden = await (await rawMcp(s.url, readKey, call("service_requests_create", { serviceId: 1 }, 5))).json();
     const unknown = await (await rawMcp(s.url, readKey, call("service_requests_createx", { serviceId: 1 }, 5))).json();
     expect(hidden.error.code).toBe(unknown.error.code);
@@ -224,8 +224,8 @@ describe("Host/Origin configured for a proxy", () => {
     });
     try {
       const u = await createUser(p.deps, { email: "x@y.test" });
-      const c = createCompany(p.deps, { name: "P", ownerUserId: u.id });
-      const k = mintMcpKey(p.deps, { userId: u.id, scopes: ["*"], companyIds: [c.id] }).key;
+      const c = await createCompany(p.deps, { name: "P", ownerUserId: u.id });
+      const k = (await mintMcpKey(p.deps, { userId: u.id, scopes: ["*"], companyIds: [c.id] })).key;
       expect((await rawMcp(p.url, k, call("whoami"), { Host: "mcp.internal" })).status).toBe(200);
       expect((await rawMcp(p.url, k, call("whoami"), { Host: "plinth.example.org" })).status).toBe(200);
       expect((await rawMcp(p.url, k, call("whoami"), { Origin: "https://app.example.com" })).status).toBe(200);
@@ -262,7 +262,7 @@ describe("batches", () => {
   });
 
   test("a batch naming two companies is refused as a whole, and nothing runs", async () => {
-    const before = s.deps.store.sqlite.query("SELECT count(*) AS n FROM service_requests").get() as { n: number };
+    const before = (await row(s.deps, "SELECT count(*) AS n FROM service_requests")) as { n: number };
     const r = await rawMcp(s.url, multiKey, [
       call("service_requests_create", { clientId: acme.id, serviceId: 1 }, 1),
       call("service_catalog_list", { clientId: beta.id }, 2),
@@ -272,7 +272,7 @@ describe("batches", () => {
     expect(Array.isArray(j)).toBe(false);
     expect(j.error.code).toBe(-32600);
     expect(j.error.message).toContain("same clientId");
-    const after = s.deps.store.sqlite.query("SELECT count(*) AS n FROM service_requests").get() as { n: number };
+    const after = (await row(s.deps, "SELECT count(*) AS n FROM service_requests")) as { n: number };
     expect(after.n).toBe(before.n);
   });
 

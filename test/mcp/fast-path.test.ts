@@ -19,18 +19,18 @@ const keys: Record<string, string> = {};
 beforeAll(async () => {
   s = await startTestServer({ seed: false });
   const u = await createUser(s.deps, { email: "fast@acme.test" });
-  const acme = createCompany(s.deps, { name: "Acme", ownerUserId: u.id });
-  const beta = createCompany(s.deps, { name: "Beta" });
-  addMember(s.deps, beta.id, u.id, "viewer");
-  addCatalogService(s.deps, { companyId: acme.id, name: "SEO audit", priceCents: 50000, unit: "project" });
-  keys.single = mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [acme.id] }).key;
-  keys.multi = mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [acme.id, beta.id] }).key;
-  keys.narrow = mintMcpKey(s.deps, { userId: u.id, scopes: ["services:read"], companyIds: [acme.id] }).key;
+  const acme = await createCompany(s.deps, { name: "Acme", ownerUserId: u.id });
+  const beta = await createCompany(s.deps, { name: "Beta" });
+  await addMember(s.deps, beta.id, u.id, "viewer");
+  await addCatalogService(s.deps, { companyId: acme.id, name: "SEO audit", priceCents: 50000, unit: "project" });
+  keys.single = (await mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [acme.id] })).key;
+  keys.multi = (await mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [acme.id, beta.id] })).key;
+  keys.narrow = (await mintMcpKey(s.deps, { userId: u.id, scopes: ["services:read"], companyIds: [acme.id] })).key;
 });
 afterAll(() => s.stop());
 
-function env(key: string): McpEnv {
-  const principal = resolveBearer(s.deps, key)!;
+async function env(key: string): Promise<McpEnv> {
+  const principal = (await resolveBearer(s.deps, key))!;
   return { deps: s.deps, principal, registry: registry(), filter: { toolsets: null, readOnly: false }, requestId: "t" };
 }
 
@@ -69,7 +69,7 @@ describe("tools/call fast path answers as the SDK does", () => {
   for (const version of [null, "2025-03-26", "2025-06-18", "2025-11-25"]) {
     for (const [label, key, body] of cases) {
       test(`${label} (protocol ${version ?? "header absent"})`, async () => {
-        const e = env(keys[key]!);
+        const e = await env(keys[key]!);
         if (label.includes("clientId, string id")) (body.params as any).arguments.clientId = e.principal.companies[0]!.id;
         const fast = await fastPath(request(body, version), body, e);
         expect(fast).not.toBeNull();
@@ -88,7 +88,7 @@ describe("tools/call fast path answers as the SDK does", () => {
   }
 
   test("requests it does not take go to the SDK", async () => {
-    const e = env(keys.single!);
+    const e = await env(keys.single!);
     const body = call("whoami", {});
     expect(await fastPath(request({ ...body, method: "tools/list" }, null), { ...body, method: "tools/list" }, e)).toBeNull();
     expect(await fastPath(request(body, "2026-07-28"), body, e)).toBeNull();

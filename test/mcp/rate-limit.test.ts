@@ -17,9 +17,9 @@ const whoami = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/call", para
 beforeAll(async () => {
   s = await startTestServer({ seed: false, config: { mcpRateLimit: 3 } });
   const u = await createUser(s.deps, { email: "limits@acme.test" });
-  const acme = createCompany(s.deps, { name: "Acme", ownerUserId: u.id });
-  key = mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [acme.id] }).key;
-  otherKey = mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [acme.id] }).key;
+  const acme = await createCompany(s.deps, { name: "Acme", ownerUserId: u.id });
+  key = (await mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [acme.id] })).key;
+  otherKey = (await mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [acme.id] })).key;
 });
 afterAll(() => s.stop());
 

@@ -28,7 +28,7 @@ import { defineTool, type Domain, type ToolDef } from "../../src/mcp/define";
 import { buildRegistry, RegistryError, type RegisteredTool, type Registry } from "../../src/mcp/registry";
 import { mcpRoutes, registry } from "../../src/mcp/routes";
 import { renderToolsDoc } from "../../src/mcp/tools-doc";
-import { startTestServer, type TestServer } from "../harness";
+import { commits, startTestServer, type TestServer } from "../harness";
 import { addMember, createCompany, createUser, mintMcpKey, rawMcp } from "../fixtures/accounts";
 import { sample, wrongTyped } from "./sample-input";
 
@@ -160,7 +160,7 @@ const siteRead = tool({
   scope: "sites:read",
   description: "Test-only: read one site of the acting company through siteForActor.",
   input: v.object({ siteId: v.pipe(v.number(), v.integer(), v.minValue(1)) }),
-  run: (ctx, input: any) => ({ id: siteForActor(ctx, input.siteId).id }),
+  run: async (ctx, input: any) => ({ id: (await siteForActor(ctx, input.siteId)).id }),
 });
 const siteWrite = tool({
   name: "fixture_sites_rename",
@@ -170,9 +170,9 @@ const siteWrite = tool({
   destructive: false,
   description: "Test-only: rename a site of the acting company through siteForActor.",
   input: v.object({ siteId: v.pipe(v.number(), v.integer(), v.minValue(1)), name: v.pipe(v.string(), v.minLength(1)) }),
-  run: (ctx, input: any) => {
-    const site = siteForActor(ctx, input.siteId);
-    ctx.deps.db.update(sites).set({ name: input.name }).where(eq(sites.id, site.id)).run();
+  run: async (ctx, input: any) => {
+    const site = await siteForActor(ctx, input.siteId);
+    await ctx.deps.db.update(sites).set({ name: input.name }).where(eq(sites.id, site.id));
     return { id: site.id };
   },
 });
@@ -182,7 +182,7 @@ const leaky = tool({
   scope: "sites:read",
   description: "Test-only and deliberately wrong: reads any site by id without the tenancy check.",
   input: v.object({ siteId: v.pipe(v.number(), v.integer(), v.minValue(1)) }),
-  run: (ctx, input: any) => ctx.deps.db.select().from(sites).where(eq(sites.id, input.siteId)).get(),
+  run: async (ctx, input: any) => (await ctx.deps.db.select().from(sites).where(eq(sites.id, input.siteId)).limit(1))[0],
 });
 const fixtureDomain: Domain = { name: "fixture", title: "Fixture", description: "Test-only tools.", tools: [siteRead, siteWrite] };
 
@@ -207,7 +207,7 @@ describe("generic wire suite over every tool", () => {
   const writeTools = tools.filter((t) => !t.def.readOnly);
   const siteScoped = (list: RegisteredTool[]) => list.filter((t) => !t.def.companyFree && "siteId" in props(t));
 
-  const changes = () => (s.deps.store.sqlite.query("SELECT total_changes() AS n").get() as { n: number }).n;
+  const changes = () => commits(s.deps);
 
   async function call(key: string, name: string, args: Record<string, unknown>, base = url) {
     const r = await rawMcp(base, key, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } });
@@ -244,19 +244,19 @@ describe("generic wire suite over every tool", () => {
     leakyServer = serve(buildRegistry([{ ...fixtureDomain, tools: [leaky] }]));
     const u = await createUser(s.deps, { email: "suite@plinth.test" });
     const stranger = await createUser(s.deps, { email: "stranger@plinth.test" });
-    A = createCompany(s.deps, { name: "Suite Owner Co", ownerUserId: u.id });
-    B = createCompany(s.deps, { name: "Foreign Secret Co", ownerUserId: stranger.id });
-    C = createCompany(s.deps, { name: "Suite Viewer Co", ownerUserId: stranger.id });
-    addMember(s.deps, C.id, u.id, "viewer");
-    const site = (companyId: number, name: string) =>
-      s.deps.db.insert(sites).values({ companyId, name, subdomain: name.toLowerCase().replace(/\W+/g, "-") }).returning({ id: sites.id }).get().id;
-    siteA = site(A.id, "Suite Site A");
-    siteB = site(B.id, "Foreign Secret Site");
-    site(C.id, "Suite Site C");
-    ownerKey = mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [A.id] }).key;
-    viewerKey = mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [C.id] }).key;
-    readKey = mintMcpKey(s.deps, { userId: u.id, scopes: SCOPES.filter((x) => x.endsWith(":read")), companyIds: [A.id] }).key;
-    multiKey = mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [A.id, C.id] }).key;
+    A = await createCompany(s.deps, { name: "Suite Owner Co", ownerUserId: u.id });
+    B = await createCompany(s.deps, { name: "Foreign Secret Co", ownerUserId: stranger.id });
+    C = await createCompany(s.deps, { name: "Suite Viewer Co", ownerUserId: stranger.id });
+    await addMember(s.deps, C.id, u.id, "viewer");
+    const site = async (companyId: number, name: string) =>
+      (await s.deps.db.insert(sites).values({ companyId, name, subdomain: name.toLowerCase().replace(/\W+/g, "-") }).returning({ id: sites.id }))[0].id;
+    siteA = await site(A.id, "Suite Site A");
+    siteB = await site(B.id, "Foreign Secret Site");
+    await site(C.id, "Suite Site C");
+    ownerKey = (await mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [A.id] })).key;
+    viewerKey = (await mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [C.id] })).key;
+    readKey = (await mintMcpKey(s.deps, { userId: u.id, scopes: SCOPES.filter((x) => x.endsWith(":read")), companyIds: [A.id] })).key;
+    multiKey = (await mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [A.id, C.id] })).key;
     // Touch every key once so last-used writes do not count as changes below.
     for (const k of [ownerKey, viewerKey, readKey, multiKey]) await call(k, "whoami", {});
   });

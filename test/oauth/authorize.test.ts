@@ -22,10 +22,10 @@ beforeAll(async () => {
   base = s.config.publicUrl;
   const ana = await createUser(s.deps, { email: "ana@example.test", password: "correct horse battery" });
   const zed = await createUser(s.deps, { email: "zed@example.test" });
-  acme = createCompany(s.deps, { name: "Acme", ownerUserId: ana.id });
-  globex = createCompany(s.deps, { name: "Globex" });
-  addMember(s.deps, globex.id, ana.id, "viewer");
-  elsewhere = createCompany(s.deps, { name: "Elsewhere", ownerUserId: zed.id });
+  acme = await createCompany(s.deps, { name: "Acme", ownerUserId: ana.id });
+  globex = await createCompany(s.deps, { name: "Globex" });
+  await addMember(s.deps, globex.id, ana.id, "viewer");
+  elsewhere = await createCompany(s.deps, { name: "Elsewhere", ownerUserId: zed.id });
   browser = new Browser(base);
   await browser.signIn("ana@example.test", "correct horse battery");
   const reg = await register(base, {

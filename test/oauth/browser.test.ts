@@ -49,8 +49,8 @@ afterAll(async () => {
 
 test("sign in, consent to one company in the browser, and the token cannot reach the other", async () => {
   const ana = await createUser(s.deps, { email: "ana@example.test", password: "correct horse battery" });
-  const acme = createCompany(s.deps, { name: "Acme", ownerUserId: ana.id });
-  const globex = createCompany(s.deps, { name: "Globex", ownerUserId: ana.id });
+  const acme = await createCompany(s.deps, { name: "Acme", ownerUserId: ana.id });
+  const globex = await createCompany(s.deps, { name: "Globex", ownerUserId: ana.id });
   const redirectUri = `http://127.0.0.1:${app.port}/callback`;
   const reg = await register(s.config.publicUrl, { client_name: "Browser Test App", redirect_uris: [redirectUri], token_endpoint_auth_method: "none" });
   const { verifier, challenge } = pkce();

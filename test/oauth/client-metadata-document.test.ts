@@ -52,7 +52,7 @@ beforeAll(async () => {
   origin = `http://127.0.0.1:${docs.port}`;
   s = await startTestServer({ seed: false, config: { oauthDevLoopbackClientIds: true } });
   const ana = await createUser(s.deps, { email: "ana@example.test", password: "correct horse battery" });
-  acme = createCompany(s.deps, { name: "Acme", ownerUserId: ana.id });
+  acme = await createCompany(s.deps, { name: "Acme", ownerUserId: ana.id });
   browser = new Browser(s.config.publicUrl);
   await browser.signIn("ana@example.test", "correct horse battery");
 });

@@ -1,6 +1,6 @@
 /** Dynamic client registration (RFC 7591) and the discovery documents clients start from. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestServer, type TestServer } from "../harness";
+import { row, startTestServer, type TestServer } from "../harness";
 import { register } from "./helpers";
 
 let s: TestServer;
@@ -83,7 +83,7 @@ describe("registration", () => {
     expect(r.status).toBe(201);
     expect(r.body.client_secret).toMatch(/^plinth_secret_[0-9a-f]{64}$/);
     expect(r.body.client_secret_expires_at).toBe(0);
-    const stored = s.deps.store.sqlite.query("SELECT secret_hash FROM oauth_clients WHERE client_id = ?").get(r.body.client_id) as any;
+    const stored = (await row(s.deps, "SELECT secret_hash FROM oauth_clients WHERE client_id = ?", r.body.client_id)) as any;
     expect(stored.secret_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(stored.secret_hash).not.toContain(r.body.client_secret);
   });

@@ -76,8 +76,8 @@ let globex: { id: number; name: string };
 beforeAll(async () => {
   s = await startTestServer({ seed: false });
   user = await createUser(s.deps, { email: "ana@example.test", password: "correct horse battery" });
-  acme = createCompany(s.deps, { name: "Acme", ownerUserId: user.id });
-  globex = createCompany(s.deps, { name: "Globex", ownerUserId: user.id });
+  acme = await createCompany(s.deps, { name: "Acme", ownerUserId: user.id });
+  globex = await createCompany(s.deps, { name: "Globex", ownerUserId: user.id });
 });
 afterAll(() => s.stop());
 
@@ -131,7 +131,7 @@ describe("SDK client OAuth flow", () => {
     expect(listed.length).toBeLessThan(registry().tools.length);
 
     // The same scopes on a portal key list the same tools: both credentials resolve alike.
-    const { key } = mintMcpKey(s.deps, { userId: user.id, scopes: GRANTED, companyIds: [acme.id] });
+    const { key } = await mintMcpKey(s.deps, { userId: user.id, scopes: GRANTED, companyIds: [acme.id] });
     const viaKey = await mcpClient(s.url, key);
     expect((await viaKey.listTools()).tools.map((t) => t.name).sort()).toEqual(listed);
     await viaKey.close();

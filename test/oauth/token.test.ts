@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { addMember, callTool, createCompany, createUser, mcpClient, rawMcp, removeMember } from "../fixtures/accounts";
-import { startTestServer, type TestServer } from "../harness";
+import { row, startTestServer, type TestServer } from "../harness";
 import { authorizeCode, Browser, register, revokeRequest, tokenRequest } from "./helpers";
 
 let s: TestServer;
@@ -21,8 +21,8 @@ beforeAll(async () => {
   s = await startTestServer({ seed: false });
   base = s.config.publicUrl;
   ana = await createUser(s.deps, { email: "ana@example.test", password: "correct horse battery" });
-  acme = createCompany(s.deps, { name: "Acme", ownerUserId: ana.id });
-  globex = createCompany(s.deps, { name: "Globex", ownerUserId: ana.id });
+  acme = await createCompany(s.deps, { name: "Acme", ownerUserId: ana.id });
+  globex = await createCompany(s.deps, { name: "Globex", ownerUserId: ana.id });
   browser = new Browser(base);
   expect((await browser.signIn("ana@example.test", "correct horse battery")).status).toBe(303);
   client = (await register(base, { client_name: "Token tests", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" })).body;
@@ -167,8 +167,8 @@ describe("access tokens", () => {
 
   test("reach only the consented companies, intersected with live membership", async () => {
     const bob = await createUser(s.deps, { email: "bob@example.test", password: "bob's long password" });
-    addMember(s.deps, acme.id, bob.id, "admin");
-    addMember(s.deps, globex.id, bob.id, "admin");
+    await addMember(s.deps, acme.id, bob.id, "admin");
+    await addMember(s.deps, globex.id, bob.id, "admin");
     const bobBrowser = new Browser(base);
     await bobBrowser.signIn("bob@example.test", "bob's long password");
     const c = await authorizeCode(bobBrowser, base, {
@@ -183,13 +183,13 @@ describe("access tokens", () => {
     const before = await callTool(mcp, "service_catalog_list", { clientId: globex.id });
     expect(before.isError).toBe(false);
     // Removed from Globex: the very next call cannot reach it, the token still works for Acme.
-    removeMember(s.deps, globex.id, bob.id);
+    await removeMember(s.deps, globex.id, bob.id);
     expect((await callTool(mcp, "whoami")).data.clients.map((x: any) => x.id)).toEqual([acme.id]);
     const after = await callTool(mcp, "service_catalog_list", { clientId: globex.id });
     expect(after.isError).toBe(true);
     expect((await callTool(mcp, "service_catalog_list", { clientId: acme.id })).isError).toBe(false);
     // A company joined after consenting is not reachable: connecting again is how companies are added.
-    const initech = createCompany(s.deps, { name: "Initech", ownerUserId: bob.id });
+    const initech = await createCompany(s.deps, { name: "Initech", ownerUserId: bob.id });
     expect((await callTool(mcp, "whoami")).data.clients.map((x: any) => x.id)).toEqual([acme.id]);
     expect((await callTool(mcp, "service_catalog_list", { clientId: initech.id })).isError).toBe(true);
     await mcp.close();
@@ -260,16 +260,16 @@ describe("refresh_token", () => {
 
 describe("housekeeping", () => {
   test("codes and refresh tokens are forgotten a day after they expire", async () => {
-    const count = (table: string) => (s.deps.store.sqlite.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+    const count = async (table: string) => ((await row(s.deps, `SELECT count(*) AS n FROM ${table}`)) as { n: number }).n;
     await tokens();
-    expect(count("oauth_codes")).toBeGreaterThan(0);
+    expect(await count("oauth_codes")).toBeGreaterThan(0);
     s.clock.advance(32 * 24 * 60 * 60 * 1000);
     browser = new Browser(base);
     await browser.signIn("ana@example.test", "correct horse battery");
     await tokens();
     // Only the code and refresh token just issued remain.
-    expect(count("oauth_codes")).toBe(1);
-    expect(count("oauth_refresh_tokens")).toBe(1);
+    expect(await count("oauth_codes")).toBe(1);
+    expect(await count("oauth_refresh_tokens")).toBe(1);
   });
 });
 

@@ -1,7 +1,7 @@
 /** Settings → API keys: create (shown once), list, use, revoke; and every kind of bad form. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { addMember, callTool, createCompany, createUser, mcpClient, mintMcpKey, rawMcp } from "../fixtures/accounts";
-import { startTestServer, type TestServer } from "../harness";
+import { jsonValue, row, startTestServer, type TestServer } from "../harness";
 import { Browser, pageText, readForms } from "../oauth/helpers";
 
 let s: TestServer;
@@ -16,10 +16,10 @@ beforeAll(async () => {
   const a = await createUser(s.deps, { email: "ana@example.test", password: "correct horse battery" });
   const z = await createUser(s.deps, { email: "zed@example.test", password: "zed's long password" });
   zedId = z.id;
-  acme = createCompany(s.deps, { name: "Acme", ownerUserId: a.id });
-  globex = createCompany(s.deps, { name: "Globex" });
-  addMember(s.deps, globex.id, a.id, "viewer");
-  elsewhere = createCompany(s.deps, { name: "Elsewhere", ownerUserId: z.id });
+  acme = await createCompany(s.deps, { name: "Acme", ownerUserId: a.id });
+  globex = await createCompany(s.deps, { name: "Globex" });
+  await addMember(s.deps, globex.id, a.id, "viewer");
+  elsewhere = await createCompany(s.deps, { name: "Elsewhere", ownerUserId: z.id });
   ana = new Browser(s.config.publicUrl);
   await ana.signIn("ana@example.test", "correct horse battery");
 });
@@ -65,12 +65,12 @@ describe("a key's life", () => {
     expect(await pageText(html)).toContain("it will not be shown again");
 
     // Stored hashed: the secret appears nowhere in the database.
-    const row = s.deps.store.sqlite.query("SELECT * FROM mcp_keys WHERE name = 'Claude on laptop'").get() as any;
-    expect(JSON.stringify(row)).not.toContain(key);
-    expect(JSON.parse(row.scopes)).toEqual(["services:read", "branding:*"]);
-    expect(JSON.parse(row.company_ids)).toEqual([acme.id, globex.id].sort((x, y) => x - y));
-    expect(row.require_cms_approval).toBe(1);
-    expect(row.expires_at).toBe(s.clock.ms() + 30 * 86_400_000);
+    const stored = (await row(s.deps, "SELECT * FROM mcp_keys WHERE name = 'Claude on laptop'")) as any;
+    expect(JSON.stringify(stored)).not.toContain(key);
+    expect(jsonValue(stored.scopes)).toEqual(["services:read", "branding:*"]);
+    expect(jsonValue(stored.company_ids)).toEqual([acme.id, globex.id].sort((x, y) => x - y));
+    expect(Boolean(stored.require_cms_approval)).toBe(true);
+    expect(new Date(stored.expires_at).getTime()).toBe(s.clock.ms() + 30 * 86_400_000);
 
     // Never shown again.
     const list = await (await ana.get("/settings/api-keys")).text();
@@ -99,7 +99,7 @@ describe("a key's life", () => {
   });
 
   test("someone else's key cannot be revoked (404), and is not listed", async () => {
-    const theirs = mintMcpKey(s.deps, { userId: zedId, name: "Zed's key", scopes: ["*"], companyIds: [elsewhere.id] });
+    const theirs = await mintMcpKey(s.deps, { userId: zedId, name: "Zed's key", scopes: ["*"], companyIds: [elsewhere.id] });
     const csrf = await ana.csrf();
     const res = await ana.post(`/settings/api-keys/${theirs.id}/revoke`, { _csrf: csrf });
     expect(res.status).toBe(404);
@@ -140,11 +140,11 @@ describe("hostile and malformed input", () => {
       const f = { ...fields };
       if (f.company === "1") f.company = String(acme.id);
       if (f.company === "ELSEWHERE") f.company = String(elsewhere.id);
-      const before = (s.deps.store.sqlite.query("SELECT count(*) AS n FROM mcp_keys").get() as any).n;
+      const before = ((await row(s.deps, "SELECT count(*) AS n FROM mcp_keys")) as any).n;
       const res = await create(ana, f);
       expect(res.status).toBe(400);
       expect(await pageText(await res.text())).toContain(message);
-      expect((s.deps.store.sqlite.query("SELECT count(*) AS n FROM mcp_keys").get() as any).n).toBe(before);
+      expect(((await row(s.deps, "SELECT count(*) AS n FROM mcp_keys")) as any).n).toBe(before);
     });
 
   test("wrong content types and oversized forms are 4xx", async () => {

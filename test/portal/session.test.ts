@@ -1,7 +1,7 @@
 /** Signing in and out, the session cookie, CSRF refusal and sign-in throttling. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createCompany, createUser } from "../fixtures/accounts";
-import { startTestServer, type TestServer } from "../harness";
+import { rows, startTestServer, type TestServer } from "../harness";
 import { Browser, pageText, readForms } from "../oauth/helpers";
 
 let s: TestServer;
@@ -41,8 +41,8 @@ describe("sign-in", () => {
     expect(cookie).toContain("SameSite=Lax");
     expect(cookie).not.toContain("Secure");
     const id = cookie.split(";")[0]!.split("=")[1]!;
-    const rows = s.deps.store.sqlite.query("SELECT id_hash FROM sessions").all() as { id_hash: string }[];
-    expect(rows.some((r) => r.id_hash === id)).toBe(false);
+    const sessions = await rows<{ id_hash: string }>(s.deps, "SELECT id_hash FROM sessions");
+    expect(sessions.some((r) => r.id_hash === id)).toBe(false);
     const home = await b.get("/");
     expect(home.status).toBe(200);
     expect(await pageText(await home.text())).toContain("Hello, Ana");

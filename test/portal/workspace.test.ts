@@ -9,7 +9,7 @@ import { DEMO_EMAIL, VIEWER_EMAIL } from "../../db/seed/demo";
 import { companies } from "../../src/domains/accounts/tables";
 import { sites } from "../../src/domains/sites/tables";
 import { callTool, mcpClient } from "../fixtures/accounts";
-import { startTestServer, type TestServer } from "../harness";
+import { row, startTestServer, type TestServer } from "../harness";
 import { Browser, pageText, readForms } from "../oauth/helpers";
 
 let s: TestServer;
@@ -20,16 +20,16 @@ let harbor: number;
 let northwindSite: number;
 let harborSite: number;
 
-const companyId = (name: string) => s.deps.db.select().from(companies).where(eq(companies.name, name)).get()!.id;
-const siteOf = (company: number) => s.deps.db.select().from(sites).where(eq(sites.companyId, company)).all()[0]!.id;
+const companyId = async (name: string) => (await s.deps.db.select().from(companies).where(eq(companies.name, name)).limit(1))[0]!.id;
+const siteOf = async (company: number) => (await s.deps.db.select().from(sites).where(eq(sites.companyId, company)))[0]!.id;
 const text = async (b: Browser, path: string) => pageText(await (await b.get(path)).text());
 
 beforeAll(async () => {
   s = await startTestServer();
-  northwind = companyId("Northwind Studio");
-  harbor = companyId("Harbor Coffee Roasters");
-  northwindSite = siteOf(northwind);
-  harborSite = s.deps.db.select().from(sites).where(eq(sites.subdomain, "harbor-coffee")).get()!.id;
+  northwind = await companyId("Northwind Studio");
+  harbor = await companyId("Harbor Coffee Roasters");
+  northwindSite = await siteOf(northwind);
+  harborSite = (await s.deps.db.select().from(sites).where(eq(sites.subdomain, "harbor-coffee")).limit(1))[0]!.id;
   owner = new Browser(s.config.publicUrl);
   viewer = new Browser(s.config.publicUrl);
   expect((await owner.signIn(DEMO_EMAIL, s.demo!.password)).status).toBe(303);
@@ -142,7 +142,7 @@ describe("team", () => {
     expect(t).toContain("owner");
     expect((await readForms(page)).filter((f) => f.action.startsWith("/team"))).toEqual([]);
     const csrf = await viewer.csrf("/team");
-    const demoId = s.deps.store.sqlite.query("SELECT id FROM users WHERE email = ?").get(DEMO_EMAIL) as { id: number };
+    const demoId = (await row(s.deps, "SELECT id FROM users WHERE email = ?", DEMO_EMAIL)) as { id: number };
     expect((await viewer.post(`/team/${demoId.id}/role`, { _csrf: csrf, role: "viewer" })).status).toBe(403);
     expect((await viewer.post(`/team/${demoId.id}/remove`, { _csrf: csrf })).status).toBe(403);
     expect((await viewer.post("/team", { _csrf: csrf, email: "maya@harborcoffee.example", role: "viewer" })).status).toBe(403);
@@ -153,12 +153,12 @@ describe("team", () => {
     const add = await owner.post("/team", { _csrf: csrf, email: "maya@harborcoffee.example", role: "viewer" });
     expect(add.status).toBe(303);
     expect(await text(owner, "/team")).toContain("Maya Ortiz");
-    const maya = (s.deps.store.sqlite.query("SELECT id FROM users WHERE email = ?").get("maya@harborcoffee.example") as { id: number }).id;
+    const maya = ((await row(s.deps, "SELECT id FROM users WHERE email = ?", "maya@harborcoffee.example")) as { id: number }).id;
     expect((await owner.post("/team", { _csrf: csrf, email: "maya@harborcoffee.example", role: "admin" })).status).toBe(409);
     expect((await owner.post(`/team/${maya}/role`, { _csrf: csrf, role: "admin" })).status).toBe(303);
-    expect(s.deps.store.sqlite.query("SELECT role FROM memberships WHERE user_id = ? AND company_id = ?").get(maya, northwind)).toEqual({ role: "admin" });
+    expect(await row(s.deps, "SELECT role FROM memberships WHERE user_id = ? AND company_id = ?", maya, northwind)).toEqual({ role: "admin" });
     // The only owner cannot step down or be removed.
-    const me = (s.deps.store.sqlite.query("SELECT id FROM users WHERE email = ?").get(DEMO_EMAIL) as { id: number }).id;
+    const me = ((await row(s.deps, "SELECT id FROM users WHERE email = ?", DEMO_EMAIL)) as { id: number }).id;
     const demote = await owner.post(`/team/${me}/role`, { _csrf: csrf, role: "viewer" });
     expect(demote.status).toBe(409);
     expect(await pageText(await demote.text())).toContain("must keep at least one owner");
@@ -171,8 +171,8 @@ describe("team", () => {
     await submit(owner, "/team", (f) => f.action === "/company", { company_id: String(harbor) });
     try {
       const csrf = await owner.csrf("/team");
-      const maya = (s.deps.store.sqlite.query("SELECT id FROM users WHERE email = ?").get("maya@harborcoffee.example") as { id: number }).id;
-      const sam = (s.deps.store.sqlite.query("SELECT id FROM users WHERE email = ?").get(VIEWER_EMAIL) as { id: number }).id;
+      const maya = ((await row(s.deps, "SELECT id FROM users WHERE email = ?", "maya@harborcoffee.example")) as { id: number }).id;
+      const sam = ((await row(s.deps, "SELECT id FROM users WHERE email = ?", VIEWER_EMAIL)) as { id: number }).id;
       expect((await owner.post(`/team/${maya}/remove`, { _csrf: csrf })).status).toBe(403);
       expect((await owner.post(`/team/${maya}/role`, { _csrf: csrf, role: "viewer" })).status).toBe(403);
       expect((await owner.post(`/team/${sam}/role`, { _csrf: csrf, role: "owner" })).status).toBe(403);
@@ -192,7 +192,7 @@ describe("team", () => {
     expect((await owner.post("/team", { _csrf: csrf, email: "maya@harborcoffee.example", role: "god" })).status).toBe(400);
     expect((await owner.post("/team", { _csrf: csrf, email: "maya@harborcoffee.example", role: ["viewer", "owner"] })).status).toBe(400);
     // Maya is no longer in Northwind: she is not a member to change here.
-    const maya = (s.deps.store.sqlite.query("SELECT id FROM users WHERE email = ?").get("maya@harborcoffee.example") as { id: number }).id;
+    const maya = ((await row(s.deps, "SELECT id FROM users WHERE email = ?", "maya@harborcoffee.example")) as { id: number }).id;
     expect((await owner.post(`/team/${maya}/role`, { _csrf: csrf, role: "viewer" })).status).toBe(404);
     expect((await owner.post(`/team/abc/remove`, { _csrf: csrf })).status).toBe(404);
   });
@@ -208,7 +208,7 @@ describe("approvals inbox", () => {
     await mcp.close();
     expect(r.isError).toBe(false);
     expect(r.data.approval.status).toBe("pending");
-    approvalId = (s.deps.store.sqlite.query("SELECT id FROM approval_links ORDER BY id DESC LIMIT 1").get() as { id: number }).id;
+    approvalId = ((await row(s.deps, "SELECT id FROM approval_links ORDER BY id DESC LIMIT 1")) as { id: number }).id;
     const html = await (await owner.get("/approvals")).text();
     expect(html).not.toContain(`<script>alert("post")</script>`);
     const t = await pageText(html);

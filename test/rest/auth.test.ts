@@ -22,9 +22,9 @@ let shop: string;
 
 beforeAll(async () => {
   server = await startTestServer({ seed: false, config: { rateLimit: 100_000 } });
-  c = seedRestContent(server.deps);
-  ({ key, id: keyId } = mintRestKey(server.deps, c.sites.shop, { name: "renderer" }));
-  blogKey = mintRestKey(server.deps, c.sites.blog).key;
+  c = await seedRestContent(server.deps);
+  ({ key, id: keyId } = await mintRestKey(server.deps, c.sites.shop, { name: "renderer" }));
+  blogKey = (await mintRestKey(server.deps, c.sites.blog)).key;
   shop = `/api/v1/sites/${c.sites.shop}`;
   api = await rest(server);
 });
@@ -95,7 +95,7 @@ describe("keys are tied to one site", () => {
   });
 
   test("the key of an inactive site reaches the site check → 404", async () => {
-    const offKey = mintRestKey(server.deps, c.sites.off).key;
+    const offKey = (await mintRestKey(server.deps, c.sites.off)).key;
     expectError(await api.keyed(`/api/v1/sites/${c.sites.off}/posts`, offKey), 404, "Not found");
     expectError(await api.get(`/api/v1/sites/${c.sites.off}/config`, { "x-api-key": offKey }), 404, "Not found");
   });
@@ -108,7 +108,7 @@ describe("keys are tied to one site", () => {
 describe("expiry and revocation", () => {
   test("a key works until its expiry instant, and not at or after it", async () => {
     const expiresAt = new Date(server.clock.ms() + 60 * 60 * 1000);
-    const k = mintRestKey(server.deps, c.sites.shop, { expiresAt }).key;
+    const k = (await mintRestKey(server.deps, c.sites.shop, { expiresAt })).key;
     expect((await api.keyed(`${shop}/tags`, k)).status).toBe(200);
     server.clock.set(expiresAt.getTime() - 1);
     expect((await api.keyed(`${shop}/tags`, k)).status).toBe(200);
@@ -122,48 +122,48 @@ describe("expiry and revocation", () => {
   });
 
   test("a revoked key is refused on the very next request", async () => {
-    const k = mintRestKey(server.deps, c.sites.shop);
+    const k = await mintRestKey(server.deps, c.sites.shop);
     expect((await api.keyed(`${shop}/tags`, k.key)).status).toBe(200);
-    revokeRestKey(server.deps, k.id);
+    await revokeRestKey(server.deps, k.id);
     expectError(await api.keyed(`${shop}/tags`, k.key), 401, "Invalid API key");
     expectError(await api.get(`${shop}/navigation`, { "x-api-key": k.key }), 401, "Invalid API key");
-    expect(() => revokeRestKey(server.deps, k.id)).toThrow(/already revoked/);
+    expect(async () => await revokeRestKey(server.deps, k.id)).toThrow(/already revoked/);
   });
 
   test("a key deleted from the database stops working", async () => {
-    const k = mintRestKey(server.deps, c.sites.shop);
+    const k = await mintRestKey(server.deps, c.sites.shop);
     expect((await api.keyed(`${shop}/tags`, k.key)).status).toBe(200);
-    server.deps.db.delete(restKeys).where(eq(restKeys.id, k.id)).run();
+    await server.deps.db.delete(restKeys).where(eq(restKeys.id, k.id));
     expectError(await api.keyed(`${shop}/tags`, k.key), 401, "Invalid API key");
   });
 });
 
 describe("last used", () => {
-  const lastUsed = (id: number) => server.deps.db.select({ t: restKeys.lastUsedAt }).from(restKeys).where(eq(restKeys.id, id)).get()!.t;
+  const lastUsed = async (id: number) => (await server.deps.db.select({ t: restKeys.lastUsedAt }).from(restKeys).where(eq(restKeys.id, id)).limit(1))[0]!.t;
 
   test("recorded on use, written at most once per second", async () => {
-    const k = mintRestKey(server.deps, c.sites.shop);
-    expect(lastUsed(k.id)).toBeNull();
+    const k = await mintRestKey(server.deps, c.sites.shop);
+    expect(await lastUsed(k.id)).toBeNull();
     const t0 = server.clock.ms();
     await api.keyed(`${shop}/tags`, k.key);
-    expect(lastUsed(k.id)!.getTime()).toBe(t0);
+    expect((await lastUsed(k.id))!.getTime()).toBe(t0);
     server.clock.advance(LAST_USED_RESOLUTION_MS - 1);
     await api.keyed(`${shop}/tags`, k.key);
-    expect(lastUsed(k.id)!.getTime()).toBe(t0); // coalesced
+    expect((await lastUsed(k.id))!.getTime()).toBe(t0); // coalesced
     server.clock.advance(1);
     await api.get(`${shop}/config`, { "x-api-key": k.key });
-    expect(lastUsed(k.id)!.getTime()).toBe(t0 + LAST_USED_RESOLUTION_MS);
+    expect((await lastUsed(k.id))!.getTime()).toBe(t0 + LAST_USED_RESOLUTION_MS);
   });
 
   test("refused requests do not count as use", async () => {
-    const k = mintRestKey(server.deps, c.sites.shop);
-    revokeRestKey(server.deps, k.id);
+    const k = await mintRestKey(server.deps, c.sites.shop);
+    await revokeRestKey(server.deps, k.id);
     await api.keyed(`${shop}/tags`, k.key);
-    expect(lastUsed(k.id)).toBeNull();
+    expect(await lastUsed(k.id)).toBeNull();
   });
 
-  test("only the hash is stored", () => {
-    const row = server.deps.db.select().from(restKeys).where(eq(restKeys.id, keyId)).get()!;
+  test("only the hash is stored", async () => {
+    const row = (await server.deps.db.select().from(restKeys).where(eq(restKeys.id, keyId)).limit(1))[0]!;
     expect(JSON.stringify(row)).not.toContain(key.slice(9));
     expect(row.secretHash).toMatch(/^[0-9a-f]{64}$/);
     expect(row.hint).toBe(key.slice(0, 15));

@@ -38,8 +38,8 @@ const EVERY = [
   "navigation",
 ];
 
-function bump(siteId = c.sites.shop) {
-  server.deps.db.transaction((tx) => bumpContentVersion(tx, siteId));
+async function bump(siteId = c.sites.shop) {
+  await server.deps.db.transaction(async (tx) => await bumpContentVersion(tx, siteId));
 }
 
 describe("ETag and 304", () => {
@@ -84,7 +84,7 @@ describe("ETag and 304", () => {
   });
 
   test("the same request on two sites has different ETags", async () => {
-    const blogKey = mintRestKey(server.deps, c.sites.blog).key;
+    const blogKey = (await mintRestKey(server.deps, c.sites.blog)).key;
     const a = await api.keyed(`${shop}/tags`, key);
     const b = await api.keyed(`/api/v1/sites/${c.sites.blog}/tags`, blogKey);
     expect(a.headers.get("etag")).not.toBe(b.headers.get("etag"));
@@ -93,9 +93,9 @@ describe("ETag and 304", () => {
   test("a content change (writer bumps the version) gives a new ETag and the new body", async () => {
     const before = await api.keyed(`${shop}/posts/hello-world`, key);
     const etag = before.headers.get("etag")!;
-    server.deps.db.transaction((tx) => {
-      tx.update(posts).set({ title: "Hello, Changed" }).where(eq(posts.id, c.posts.hello)).run();
-      bumpContentVersion(tx, c.sites.shop);
+    await server.deps.db.transaction(async (tx) => {
+      await tx.update(posts).set({ title: "Hello, Changed" }).where(eq(posts.id, c.posts.hello));
+      await bumpContentVersion(tx, c.sites.shop);
     });
     const after = await api.keyed(`${shop}/posts/hello-world`, key, { "If-None-Match": etag });
     expect(after.status).toBe(200);
@@ -104,20 +104,20 @@ describe("ETag and 304", () => {
     expect(newTag).not.toBe(etag);
     expect((await api.keyed(`${shop}/posts/hello-world`, key, { "If-None-Match": newTag })).status).toBe(304);
     // Every endpoint of the site moves to a new ETag; another site's do not.
-    const blogKey = mintRestKey(server.deps, c.sites.blog).key;
+    const blogKey = (await mintRestKey(server.deps, c.sites.blog)).key;
     const blogTag = (await api.keyed(`/api/v1/sites/${c.sites.blog}/tags`, blogKey)).headers.get("etag")!;
     const shopTag = (await api.keyed(`${shop}/tags`, key)).headers.get("etag")!;
-    bump();
+    await bump();
     expect((await api.keyed(`${shop}/tags`, key, { "If-None-Match": shopTag })).status).toBe(200);
     expect((await api.keyed(`/api/v1/sites/${c.sites.blog}/tags`, blogKey, { "If-None-Match": blogTag })).status).toBe(304);
   });
 
   test("304 is decided from the version alone: an unbumped change is not seen (writers must bump)", async () => {
     const before = await api.keyed(`${shop}/posts/second-post`, key);
-    server.deps.db.update(posts).set({ title: "Silently changed" }).where(eq(posts.id, c.posts.second)).run();
+    await server.deps.db.update(posts).set({ title: "Silently changed" }).where(eq(posts.id, c.posts.second));
     const same = await api.keyed(`${shop}/posts/second-post`, key, { "If-None-Match": before.headers.get("etag")! });
     expect(same.status).toBe(304);
-    bump();
+    await bump();
     const fresh = await api.keyed(`${shop}/posts/second-post`, key);
     expect(fresh.body.data.title).toBe("Silently changed");
   });
@@ -125,11 +125,11 @@ describe("ETag and 304", () => {
   test("a deactivated site is 404 on the next request, even with a matching ETag", async () => {
     const r = await api.get(`/api/v1/sites/${c.sites.closed}/config`);
     const etag = r.headers.get("etag")!;
-    server.deps.db.update(sites).set({ active: false }).where(eq(sites.id, c.sites.closed)).run();
+    await server.deps.db.update(sites).set({ active: false }).where(eq(sites.id, c.sites.closed));
     try {
       expectError(await api.get(`/api/v1/sites/${c.sites.closed}/config`, { "If-None-Match": etag }), 404, "Not found");
     } finally {
-      server.deps.db.update(sites).set({ active: true }).where(eq(sites.id, c.sites.closed)).run();
+      await server.deps.db.update(sites).set({ active: true }).where(eq(sites.id, c.sites.closed));
     }
     expect((await api.get(`/api/v1/sites/${c.sites.closed}/config`)).status).toBe(200);
   });

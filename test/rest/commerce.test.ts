@@ -232,18 +232,18 @@ describe("listProductCategories", () => {
 
   test("productCount is live: a product turned active counts after the writer bumps the content version", async () => {
     const db = server.deps.db;
-    db.transaction((tx) => {
-      tx.update(products).set({ status: "active" }).where(eq(products.id, c.products.draft)).run();
-      bumpContentVersion(tx, c.sites.shop);
+    await db.transaction(async (tx) => {
+      await tx.update(products).set({ status: "active" }).where(eq(products.id, c.products.draft));
+      await bumpContentVersion(tx, c.sites.shop);
     });
     try {
       const r = await get("/product-categories");
       expect(r.body.data.find((x: any) => x.slug === "apparel").productCount).toBe(3);
       expect(slugs(await get("/products?category=apparel"))).toEqual(["draft-thing", "premium-hoodie", "classic-tee"]);
     } finally {
-      db.transaction((tx) => {
-        tx.update(products).set({ status: "draft" }).where(eq(products.id, c.products.draft)).run();
-        bumpContentVersion(tx, c.sites.shop);
+      await db.transaction(async (tx) => {
+        await tx.update(products).set({ status: "draft" }).where(eq(products.id, c.products.draft));
+        await bumpContentVersion(tx, c.sites.shop);
       });
     }
     expect((await get("/product-categories")).body.data.find((x: any) => x.slug === "apparel").productCount).toBe(2);
@@ -256,7 +256,7 @@ describe("Store not found", () => {
     ["closed (store disabled)", "closed"],
   ] as const)("%s: every product endpoint → 404 Store not found", async (_label, which) => {
     const id = c.sites[which];
-    const k = mintRestKey(server.deps, id).key;
+    const k = (await mintRestKey(server.deps, id)).key;
     for (const p of ["products", "products/closed-product", "product-categories"]) {
       expectError(await api.keyed(`/api/v1/sites/${id}/${p}`, k), 404, "Store not found");
     }
@@ -266,7 +266,7 @@ describe("Store not found", () => {
   });
 
   test("an inactive site with a store is Not found, not Store not found", async () => {
-    const k = mintRestKey(server.deps, c.sites.off).key;
+    const k = (await mintRestKey(server.deps, c.sites.off)).key;
     expectError(await api.keyed(`/api/v1/sites/${c.sites.off}/products`, k), 404, "Not found");
   });
 });

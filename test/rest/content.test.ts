@@ -188,7 +188,7 @@ describe("getPostBySlug", () => {
   });
 
   test("the same slug on another site is that site's post, not this one", async () => {
-    const other = mintRestKey(server.deps, c.sites.blog).key;
+    const other = (await mintRestKey(server.deps, c.sites.blog)).key;
     const r = await api.keyed(`/api/v1/sites/${c.sites.blog}/posts/hello-world`, other);
     expect(r.body.data).toMatchObject({ id: c.posts.blogHello, title: "Hello from Blog", websiteId: c.sites.blog });
   });
@@ -253,7 +253,7 @@ describe("listCategories and listTags", () => {
     ]);
   });
   test("a site without categories gets an empty list", async () => {
-    const closedKey = mintRestKey(server.deps, c.sites.closed).key;
+    const closedKey = (await mintRestKey(server.deps, c.sites.closed)).key;
     const r = await api.keyed(`/api/v1/sites/${c.sites.closed}/categories`, closedKey);
     expect(r.body).toEqual({ success: true, data: [] });
   });

@@ -25,7 +25,7 @@ beforeAll(async () => {
   key = server.demo!.restKey;
   base = `/api/v1/sites/${server.demo!.siteId}`;
   api = await rest(server);
-  siteBySub = Object.fromEntries(server.deps.db.select({ id: sites.id, sub: sites.subdomain }).from(sites).all().map((s) => [s.sub, s.id]));
+  siteBySub = Object.fromEntries((await server.deps.db.select({ id: sites.id, sub: sites.subdomain }).from(sites)).map((s) => [s.sub, s.id]));
 });
 afterAll(() => server.stop());
 
@@ -49,7 +49,7 @@ describe("demo site with the printed key", () => {
   });
 
   test("posts: exactly the published rows, newest first, pages walk the whole list", async () => {
-    const allRows = server.deps.db.select().from(posts).where(eq(posts.siteId, server.demo!.siteId)).all();
+    const allRows = await server.deps.db.select().from(posts).where(eq(posts.siteId, server.demo!.siteId));
     const rows = allRows.filter((p) => p.published);
     expect(rows.length).toBeGreaterThan(20);
     expect(allRows.length).toBeGreaterThan(rows.length); // there are drafts to hide
@@ -72,14 +72,14 @@ describe("demo site with the printed key", () => {
         expect(typeof content.version).toBe("string");
       }
     }
-    const drafts = server.deps.db.select().from(posts).where(eq(posts.siteId, server.demo!.siteId)).all().filter((p) => !p.published);
+    const drafts = (await server.deps.db.select().from(posts).where(eq(posts.siteId, server.demo!.siteId))).filter((p) => !p.published);
     expect(drafts.length).toBeGreaterThan(0);
     for (const d of drafts) expectError(await get(`/posts/${d.slug}`), 404, "Not found");
   });
 
   test("pages are the published posts of type page; search is literal (%)", async () => {
-    const pageType = server.deps.db.select().from(postTypes).where(eq(postTypes.siteId, server.demo!.siteId)).all().find((t) => t.slug === "page")!;
-    const pages = server.deps.db.select().from(posts).where(eq(posts.postTypeId, pageType.id)).all().filter((p) => p.published);
+    const pageType = (await server.deps.db.select().from(postTypes).where(eq(postTypes.siteId, server.demo!.siteId))).find((t) => t.slug === "page")!;
+    const pages = (await server.deps.db.select().from(posts).where(eq(posts.postTypeId, pageType.id))).filter((p) => p.published);
     const r = await get("/pages?limit=100");
     expect(r.body.data.map((p: any) => p.id).sort()).toEqual(pages.map((p) => p.id).sort());
     const pct = await get("/posts?search=100%25");
@@ -88,7 +88,7 @@ describe("demo site with the printed key", () => {
   });
 
   test("products: only active ones, every sort consistent, every detail with only active variants", async () => {
-    const active = server.deps.db.select().from(products).where(eq(products.siteId, server.demo!.siteId)).all().filter((p) => p.status === "active");
+    const active = (await server.deps.db.select().from(products).where(eq(products.siteId, server.demo!.siteId))).filter((p) => p.status === "active");
     const listed = await all("/products", "page");
     expect(listed.map((p) => p.id).sort()).toEqual(active.map((p) => p.id).sort());
     const asc = await all("/products?sort=price_asc", "page");
@@ -99,7 +99,7 @@ describe("demo site with the printed key", () => {
     for (const p of listed) {
       const d = await get(`/products/${p.slug}`);
       expect(d.status).toBe(200);
-      const dbActive = server.deps.db.select().from(productVariants).where(eq(productVariants.productId, p.id)).all().filter((v) => v.active);
+      const dbActive = (await server.deps.db.select().from(productVariants).where(eq(productVariants.productId, p.id))).filter((v) => v.active);
       expect(d.body.data.variants.map((v: any) => v.id).sort()).toEqual(dbActive.map((v) => v.id).sort());
       expect(d.body.data.images.map((i: any) => i.order)).toEqual([...d.body.data.images.map((i: any) => i.order)].sort((a, b) => a - b));
       expect(p.image).toBe(d.body.data.images[0]?.url ?? null);
@@ -160,7 +160,7 @@ describe("demo site with the printed key", () => {
 describe("the other demo sites", () => {
   test("Northwind: store row disabled → Store not found; partial branding", async () => {
     const id = siteBySub["northwind"]!;
-    const k = mintRestKey(server.deps, id).key;
+    const k = (await mintRestKey(server.deps, id)).key;
     for (const p of ["products", "product-categories", "products/anything"]) expectError(await api.keyed(`/api/v1/sites/${id}/${p}`, k), 404, "Store not found");
     expect((await api.keyed(`/api/v1/sites/${id}/posts`, k)).status).toBe(200);
     expect((await api.get(`/api/v1/sites/${id}/config`)).body.data.storeEnabled).toBe(false);
@@ -168,13 +168,13 @@ describe("the other demo sites", () => {
 
   test("retired: inactive → Not found everywhere, even with its own key", async () => {
     const id = siteBySub["harbor-wholesale"]!;
-    const k = mintRestKey(server.deps, id).key;
+    const k = (await mintRestKey(server.deps, id)).key;
     for (const p of ["posts", "products", "config", "navigation", "branding"]) expectError(await api.keyed(`/api/v1/sites/${id}/${p}`, k), 404, "Not found");
   });
 
   test("events: no store row → Store not found; no branding, no navigation", async () => {
     const id = siteBySub["harbor-events"]!;
-    const k = mintRestKey(server.deps, id).key;
+    const k = (await mintRestKey(server.deps, id)).key;
     expectError(await api.keyed(`/api/v1/sites/${id}/products`, k), 404, "Store not found");
     expect((await api.get(`/api/v1/sites/${id}/branding`)).body).toEqual({ success: true, data: {}, cssVars: {} });
     expect((await api.get(`/api/v1/sites/${id}/navigation`)).body.data).toEqual([]);

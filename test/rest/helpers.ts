@@ -145,8 +145,8 @@ export function expectError(r: RestResponse, status: number, message: string | R
  */
 export async function restWorld() {
   const server = await startTestServer({ seed: false, config: { rateLimit: 100_000 } });
-  const c = seedRestContent(server.deps);
-  const key = mintRestKey(server.deps, c.sites.shop).key;
+  const c = await seedRestContent(server.deps);
+  const key = (await mintRestKey(server.deps, c.sites.shop)).key;
   const shop = `/api/v1/sites/${c.sites.shop}`;
   const api = await rest(server);
   return { server, api, c, key, shop };

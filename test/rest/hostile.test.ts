@@ -5,7 +5,7 @@
  * a 5xx; and the data is byte-for-byte the same afterwards.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestServer, type TestServer } from "../harness";
+import { row, rows, startTestServer, tableNames, type TestServer } from "../harness";
 import { mintRestKey } from "../fixtures/rest";
 import { seedRestContent, type RestContent } from "../fixtures/rest-content";
 import { rest, type Rest } from "./helpers";
@@ -24,13 +24,10 @@ const enc = encodeURIComponent;
 
 /** Everything a renderer could see, plus every table's row count: compared before and after. */
 async function snapshot(): Promise<string> {
-  const sqlite = server.deps.store.sqlite;
-  const tables = sqlite
-    .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'rest_keys' ORDER BY name")
-    .all()
-    .map((t) => t.name);
-  const counts = tables.map((t) => `${t}:${(sqlite.query(`SELECT count(*) AS n FROM "${t}"`).get() as { n: number }).n}`);
-  const keys = sqlite.query("SELECT id, site_id, secret_hash, revoked_at, expires_at FROM rest_keys ORDER BY id").all();
+  const tables = (await tableNames(server.deps)).filter((t) => t !== "rest_keys");
+  const counts: string[] = [];
+  for (const t of tables) counts.push(`${t}:${(await row<{ n: number }>(server.deps, `SELECT count(*) AS n FROM "${t}"`))!.n}`);
+  const keys = await rows(server.deps, "SELECT id, site_id, secret_hash, revoked_at, expires_at FROM rest_keys ORDER BY id");
   const shop = `/api/v1/sites/${c.sites.shop}`;
   const bodies: string[] = [];
   for (const p of ["posts?limit=100", "pages", "categories", "tags", "media", "products?limit=100", "product-categories", "config"]) {
@@ -41,9 +38,9 @@ async function snapshot(): Promise<string> {
 
 beforeAll(async () => {
   server = await startTestServer({ seed: false, config: { rateLimit: 100_000 } });
-  c = seedRestContent(server.deps);
-  key = mintRestKey(server.deps, c.sites.shop).key;
-  blogKey = mintRestKey(server.deps, c.sites.blog).key;
+  c = await seedRestContent(server.deps);
+  key = (await mintRestKey(server.deps, c.sites.shop)).key;
+  blogKey = (await mintRestKey(server.deps, c.sites.blog)).key;
   api = await rest(server);
   before = await snapshot();
 });

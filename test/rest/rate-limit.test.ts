@@ -86,7 +86,7 @@ describe("over HTTP (limit 3 per minute)", () => {
 
   beforeAll(async () => {
     server = await startTestServer({ seed: false, config: { rateLimit: 3 } });
-    c = seedRestContent(server.deps);
+    c = await seedRestContent(server.deps);
     shop = `/api/v1/sites/${c.sites.shop}`;
     api = await rest(server); // spends one anonymous token
   });
@@ -97,7 +97,7 @@ describe("over HTTP (limit 3 per minute)", () => {
   const limits = (r: { headers: Headers }) => [r.headers.get("x-ratelimit-limit"), r.headers.get("x-ratelimit-remaining")];
 
   test("a key gets 3, then 429 with Retry-After, and recovers with time", async () => {
-    const { key } = mintRestKey(server.deps, c.sites.shop);
+    const { key } = await mintRestKey(server.deps, c.sites.shop);
     const seen = [];
     for (let i = 0; i < 3; i++) {
       const r = await api.keyed(`${shop}/tags`, key);
@@ -119,8 +119,8 @@ describe("over HTTP (limit 3 per minute)", () => {
   });
 
   test("each key has its own bucket, and anonymous callers share their address's", async () => {
-    const a = mintRestKey(server.deps, c.sites.shop).key;
-    const b = mintRestKey(server.deps, c.sites.shop).key;
+    const a = (await mintRestKey(server.deps, c.sites.shop)).key;
+    const b = (await mintRestKey(server.deps, c.sites.shop)).key;
     for (let i = 0; i < 3; i++) await api.keyed(`${shop}/tags`, a);
     expect((await api.keyed(`${shop}/tags`, a)).status).toBe(429);
     expect((await api.keyed(`${shop}/tags`, b)).status).toBe(200);
@@ -139,7 +139,7 @@ describe("over HTTP (limit 3 per minute)", () => {
   });
 
   test("every kind of response spends a token and carries the headers: 400, 404, 304", async () => {
-    const { key } = mintRestKey(server.deps, c.sites.shop);
+    const { key } = await mintRestKey(server.deps, c.sites.shop);
     const r1 = await api.keyed("/api/v1/sites/abc/tags", key);
     expect([r1.status, ...limits(r1)]).toEqual([400, "3", "2"]);
     const r2 = await api.keyed(`${shop}/posts/nope`, key);

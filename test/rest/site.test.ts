@@ -163,7 +163,7 @@ describe("getNavigation", () => {
   });
   test("keyed works too; the key of another site does not", async () => {
     expect((await api.keyed(`${shop}/navigation`, key)).status).toBe(200);
-    const other = mintRestKey(server.deps, c.sites.blog).key;
+    const other = (await mintRestKey(server.deps, c.sites.blog)).key;
     expectError(await api.keyed(`${shop}/navigation`, other), 401, "Invalid API key");
   });
 });

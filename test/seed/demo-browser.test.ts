@@ -26,7 +26,7 @@ let siteId: number;
 
 beforeAll(async () => {
   s = await startTestServer();
-  siteId = demoSiteIds(s.deps).store!;
+  siteId = (await demoSiteIds(s.deps)).store!;
   profile = mkdtempSync(join(tmpdir(), "plinth-chromium-"));
   context = await chromium.launchPersistentContext(profile, {
     executablePath: "/usr/bin/chromium",
@@ -43,13 +43,13 @@ afterAll(async () => {
   if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
-const companyOf = (id: number) => s.deps.db.select().from(t.sites).where(eq(t.sites.id, id)).get()!.companyId;
-const rows = () => s.deps.db.select().from(t.media).where(eq(t.media.siteId, siteId)).all();
+const companyOf = async (id: number) => (await s.deps.db.select().from(t.sites).where(eq(t.sites.id, id)).limit(1))[0]!.companyId;
+const rows = async () => (await s.deps.db.select().from(t.media).where(eq(t.media.siteId, siteId)));
 
 describe("demo media in Chromium", () => {
   test("every picture and thumbnail decodes at the size its row gives", async () => {
     const want: [url: string, w: number, h: number][] = [];
-    for (const m of rows().filter((r) => r.mimeType.startsWith("image/"))) {
+    for (const m of (await rows()).filter((r) => r.mimeType.startsWith("image/"))) {
       want.push([`${s.url}${m.url}`, m.width!, m.height!]);
       if (m.thumbnailUrl !== m.url) {
         const fit = fitWithin(m.width!, m.height!);
@@ -58,18 +58,18 @@ describe("demo media in Chromium", () => {
     }
     expect(want.length).toBeGreaterThan(40);
     const got = await page.evaluate(
-      (list) =>
+      async (list) =>
         Promise.all(
           list.map(async ([url]) => {
-            const img = new Image();
-            img.src = url;
-            try {
-              await img.decode();
-              return [url, img.naturalWidth, img.naturalHeight] as [string, number, number];
-            } catch {
-              return [url, 0, 0] as [string, number, number];
-            }
-          }),
+                        const img = new Image();
+                        img.src = url;
+                        try {
+                          await img.decode();
+                          return [url, img.naturalWidth, img.naturalHeight] as [string, number, number];
+                        } catch {
+                          return [url, 0, 0] as [string, number, number];
+                        }
+                      }),
         ),
       want,
     );
@@ -77,7 +77,7 @@ describe("demo media in Chromium", () => {
   });
 
   test("every video plays: its size, 4 seconds, a first frame that matches its poster frame, then movement", async () => {
-    const videos = rows().filter((r) => r.mimeType === "video/mp4");
+    const videos = (await rows()).filter((r) => r.mimeType === "video/mp4");
     expect(videos.length).toBe(3);
     for (const v of videos) {
       // Pixels stay in the page (moving frames through the driver is slow); only the numbers come back.
@@ -136,8 +136,8 @@ describe("demo media in Chromium", () => {
   }, 20_000);
 
   test("an agent's proposal built from demo content shows every picture in the approval preview", async () => {
-    const team = s.deps.db.select().from(t.posts).where(eq(t.posts.slug, "team")).all().find((p) => p.siteId === siteId)!;
-    const guide = s.deps.db.select().from(t.posts).where(eq(t.posts.slug, "better-pour-over-at-home")).all().find((p) => p.siteId === siteId)!;
+    const team = (await s.deps.db.select().from(t.posts).where(eq(t.posts.slug, "team"))).find((p) => p.siteId === siteId)!;
+    const guide = (await s.deps.db.select().from(t.posts).where(eq(t.posts.slug, "better-pour-over-at-home"))).find((p) => p.siteId === siteId)!;
     const blocks = [...(team.content!.blocks as unknown[]), ...(guide.content!.blocks as unknown[])];
     const res = await fetch(`${s.url}/api/mcp`, {
       method: "POST",
@@ -146,7 +146,7 @@ describe("demo media in Chromium", () => {
         jsonrpc: "2.0",
         id: 1,
         method: "tools/call",
-        params: { name: "posts_create", arguments: { clientId: companyOf(siteId), siteId, title: "Visit the roastery", blocks, coverImage: guide.coverImage } },
+        params: { name: "posts_create", arguments: { clientId: await companyOf(siteId), siteId, title: "Visit the roastery", blocks, coverImage: guide.coverImage } },
       }),
     });
     const body: any = await res.json();

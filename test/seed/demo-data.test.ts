@@ -1,3 +1,4 @@
+import { row, rows } from "../harness";
 /**
  * The demo seed, checked at the database: it must hold every case the REST
  * API has a rule for, valid block content, media rows backed by real files
@@ -13,7 +14,7 @@ import { and, eq, isNull } from "drizzle-orm";
 import { loadConfig } from "../../src/config";
 import { ManualClock } from "../../src/core/clock";
 import type { Deps } from "../../src/core/context";
-import { migrate, openStore } from "../../src/core/db";
+import { openTestStore } from "../db";
 import { AppError } from "../../src/core/errors";
 import { hasShape, KEY_PREFIX, sha256Hex } from "../../src/core/secrets";
 import * as t from "../../src/core/schema";
@@ -22,17 +23,17 @@ import { getBlockDefinition, type Block } from "../../src/domains/blocks/catalog
 import { orderTotals } from "../../src/domains/store/pricing";
 import { fitWithin, THUMB_MAX } from "../../src/domains/cms/media-image";
 import { demoSiteIds, isEmpty, seedDemo, type DemoCredentials } from "../../db/seed/demo";
+import { mapSeq } from "../../src/core/maybe";
 
 const NOW = new Date("2031-03-15T12:00:00Z");
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-function freshDeps(): Deps {
-  const store = openStore(":memory:");
-  migrate(store.sqlite);
+async function freshDeps(): Promise<Deps> {
+  const store = await openTestStore();
   const dataDir = mkdtempSync(join(tmpdir(), "plinth-seed-data-"));
   dirs.push(dataDir);
-  return { store, db: store.db, config: loadConfig({ "data-dir": dataDir }, {}), clock: new ManualClock(NOW) };
+  return { store, db: store.db, config: loadConfig({ "data-dir": dataDir }, {}), clock: new ManualClock(NOW), redis: null };
 }
 
 /** Every file under a directory, relative paths, sorted. */
@@ -43,14 +44,14 @@ function filesUnder(dir: string): string[] {
 
 let deps: Deps;
 let creds: DemoCredentials;
-let ids: ReturnType<typeof demoSiteIds>;
+let ids: Awaited<ReturnType<typeof demoSiteIds>>;
 const HEX = /^#[0-9a-f]{6}$/i;
 
 beforeAll(async () => {
-  deps = freshDeps();
-  expect(isEmpty(deps)).toBe(true);
+  deps = await freshDeps();
+  expect(await isEmpty(deps)).toBe(true);
   creds = await seedDemo(deps);
-  ids = demoSiteIds(deps);
+  ids = await demoSiteIds(deps);
 });
 
 describe("demo seed: accounts and credentials", () => {
@@ -61,23 +62,23 @@ describe("demo seed: accounts and credentials", () => {
     expect(creds.password.length).toBeGreaterThanOrEqual(16);
     expect(creds.siteId).toBe(ids.store!);
 
-    const rest = deps.db.select().from(t.restKeys).all();
+    const rest = await deps.db.select().from(t.restKeys);
     expect(rest).toHaveLength(1);
     expect(rest[0]!.siteId).toBe(creds.siteId);
     expect(rest[0]!.secretHash).toBe(sha256Hex(creds.restKey));
     expect(creds.restKey.startsWith(rest[0]!.hint)).toBe(true);
 
-    const user = deps.db.select().from(t.users).where(eq(t.users.email, creds.email)).get()!;
-    const mcp = deps.db.select().from(t.mcpKeys).all();
+    const user = (await deps.db.select().from(t.users).where(eq(t.users.email, creds.email)).limit(1))[0]!;
+    const mcp = await deps.db.select().from(t.mcpKeys);
     expect(mcp).toHaveLength(1);
     expect(mcp[0]!.secretHash).toBe(sha256Hex(creds.mcpKey));
     expect(mcp[0]!.userId).toBe(user.id);
     expect(mcp[0]!.scopes).toEqual(["*"]);
-    const companies = deps.db.select().from(t.companies).all();
+    const companies = await deps.db.select().from(t.companies);
     expect([...mcp[0]!.companyIds].sort()).toEqual(companies.map((c) => c.id).sort());
 
     // No plaintext secret anywhere in the database file.
-    const dump = JSON.stringify(deps.store.sqlite.query("SELECT * FROM rest_keys, mcp_keys, users").all());
+    const dump = JSON.stringify(await rows(deps, "SELECT * FROM rest_keys, mcp_keys, users"));
     expect(dump).not.toContain(creds.restKey.slice(9));
     expect(dump).not.toContain(creds.mcpKey.slice(8));
     expect(dump).not.toContain(creds.password);
@@ -87,25 +88,25 @@ describe("demo seed: accounts and credentials", () => {
     expect(await Bun.password.verify(creds.password + "x", user.passwordHash!)).toBe(false);
   });
 
-  test("the demo user owns one company and administers the other; a viewer exists", () => {
-    const companies = deps.db.select().from(t.companies).all();
+  test("the demo user owns one company and administers the other; a viewer exists", async () => {
+    const companies = await deps.db.select().from(t.companies);
     expect(companies.map((c) => c.name)).toContain("Northwind Studio");
     expect(companies.length).toBeGreaterThanOrEqual(2);
-    const demo = deps.db.select().from(t.users).where(eq(t.users.email, "demo@plinth.dev")).get()!;
-    const roles = deps.db.select().from(t.memberships).where(eq(t.memberships.userId, demo.id)).all();
+    const demo = (await deps.db.select().from(t.users).where(eq(t.users.email, "demo@plinth.dev")).limit(1))[0]!;
+    const roles = await deps.db.select().from(t.memberships).where(eq(t.memberships.userId, demo.id));
     expect(roles.map((r) => r.role).sort()).toEqual(["admin", "owner"]);
     const owned = roles.find((r) => r.role === "owner")!;
     expect(companies.find((c) => c.id === owned.companyId)!.name).toBe("Northwind Studio");
-    const viewers = deps.db.select().from(t.memberships).where(eq(t.memberships.role, "viewer")).all();
+    const viewers = await deps.db.select().from(t.memberships).where(eq(t.memberships.role, "viewer"));
     expect(viewers.length).toBeGreaterThan(0);
     expect(viewers.every((v) => v.userId !== demo.id)).toBe(true);
   });
 });
 
 describe("demo seed: sites and stores", () => {
-  test("two active sites with and without an enabled store, one with no store row, one inactive", () => {
-    const all = deps.db.select().from(t.sites).all();
-    const storesRows = deps.db.select().from(t.stores).all();
+  test("two active sites with and without an enabled store, one with no store row, one inactive", async () => {
+    const all = await deps.db.select().from(t.sites);
+    const storesRows = await deps.db.select().from(t.stores);
     const site = (id: number | null) => all.find((s) => s.id === id)!;
     const store = (id: number | null) => storesRows.find((s) => s.siteId === id);
     expect(all.filter((s) => s.active).length).toBeGreaterThanOrEqual(2);
@@ -117,19 +118,18 @@ describe("demo seed: sites and stores", () => {
     expect(store(ids.noStore)).toBeUndefined();
     expect(site(ids.inactive).active).toBe(false);
     // Sites belong to companies; the demo user reaches all of them.
-    const companyIds = new Set(deps.db.select().from(t.companies).all().map((c) => c.id));
+    const companyIds = new Set((await deps.db.select().from(t.companies)).map((c) => c.id));
     for (const s of all) expect(companyIds.has(s.companyId)).toBe(true);
     expect(new Set(all.map((s) => s.companyId)).size).toBe(2);
   });
 });
 
 describe("demo seed: content", () => {
-  test("at least 40 posts over page, blog and case-study, with drafts and spread dates", () => {
-    const rows = deps.db
-      .select({ post: t.posts, type: t.postTypes.slug })
-      .from(t.posts)
-      .innerJoin(t.postTypes, eq(t.posts.postTypeId, t.postTypes.id))
-      .all();
+  test("at least 40 posts over page, blog and case-study, with drafts and spread dates", async () => {
+    const rows = await deps.db
+              .select({ post: t.posts, type: t.postTypes.slug })
+              .from(t.posts)
+              .innerJoin(t.postTypes, eq(t.posts.postTypeId, t.postTypes.id));
     expect(rows.length).toBeGreaterThanOrEqual(40);
     const store = rows.filter((r) => r.post.siteId === ids.store);
     expect(new Set(store.map((r) => r.type))).toEqual(new Set(["page", "blog", "case-study"]));
@@ -160,8 +160,8 @@ describe("demo seed: content", () => {
     expect(new Set(store.map((r) => r.post.slug)).size).toBe(store.length);
   });
 
-  test("every post's content passes validateContent and is multi-block", () => {
-    const rows = deps.db.select().from(t.posts).all();
+  test("every post's content passes validateContent and is multi-block", async () => {
+    const rows = await deps.db.select().from(t.posts);
     let total = 0;
     for (const p of rows) {
       const r = validateContent(p.content);
@@ -178,10 +178,10 @@ describe("demo seed: content", () => {
     expect(cats).toEqual(new Set(["basic", "layout", "component", "media", "ecommerce"]));
   });
 
-  test("store blocks in posts point at products and categories that exist", () => {
-    const slugs = new Set(deps.db.select({ s: t.products.slug }).from(t.products).where(eq(t.products.siteId, ids.store!)).all().map((r) => r.s));
-    const cats = new Set(deps.db.select({ s: t.productCategories.slug }).from(t.productCategories).where(eq(t.productCategories.siteId, ids.store!)).all().map((r) => r.s));
-    const posts = deps.db.select().from(t.posts).where(eq(t.posts.siteId, ids.store!)).all();
+  test("store blocks in posts point at products and categories that exist", async () => {
+    const slugs = new Set((await deps.db.select({ s: t.products.slug }).from(t.products).where(eq(t.products.siteId, ids.store!))).map((r) => r.s));
+    const cats = new Set((await deps.db.select({ s: t.productCategories.slug }).from(t.productCategories).where(eq(t.productCategories.siteId, ids.store!))).map((r) => r.s));
+    const posts = await deps.db.select().from(t.posts).where(eq(t.posts.siteId, ids.store!));
     let refs = 0;
     const walk = (bs: Block[]) =>
       bs.forEach((b) => {
@@ -193,26 +193,26 @@ describe("demo seed: content", () => {
     expect(refs).toBeGreaterThan(5);
   });
 
-  test("at least 8 coloured categories and 12 tags, attached to posts", () => {
-    const cats = deps.db.select().from(t.categories).where(eq(t.categories.siteId, ids.store!)).all();
+  test("at least 8 coloured categories and 12 tags, attached to posts", async () => {
+    const cats = await deps.db.select().from(t.categories).where(eq(t.categories.siteId, ids.store!));
     expect(cats.filter((c) => c.color && HEX.test(c.color)).length).toBeGreaterThanOrEqual(8);
     expect(cats.every((c) => c.color === null || HEX.test(c.color))).toBe(true);
-    const tagRows = deps.db.select().from(t.tags).where(eq(t.tags.siteId, ids.store!)).all();
+    const tagRows = await deps.db.select().from(t.tags).where(eq(t.tags.siteId, ids.store!));
     expect(tagRows.length).toBeGreaterThanOrEqual(12);
-    const catLinks = deps.db.select().from(t.postCategories).all();
-    const tagLinks = deps.db.select().from(t.postTags).all();
+    const catLinks = await deps.db.select().from(t.postCategories);
+    const tagLinks = await deps.db.select().from(t.postTags);
     expect(new Set(catLinks.map((l) => l.categoryId)).size).toBeGreaterThanOrEqual(8);
     expect(new Set(tagLinks.map((l) => l.tagId)).size).toBeGreaterThanOrEqual(12);
     // Links never cross sites.
-    const postSite = new Map(deps.db.select().from(t.posts).all().map((p) => [p.id, p.siteId]));
-    const catSite = new Map(deps.db.select().from(t.categories).all().map((c) => [c.id, c.siteId]));
-    const tagSite = new Map(deps.db.select().from(t.tags).all().map((c) => [c.id, c.siteId]));
+    const postSite = new Map((await deps.db.select().from(t.posts)).map((p) => [p.id, p.siteId]));
+    const catSite = new Map((await deps.db.select().from(t.categories)).map((c) => [c.id, c.siteId]));
+    const tagSite = new Map((await deps.db.select().from(t.tags)).map((c) => [c.id, c.siteId]));
     for (const l of catLinks) expect(catSite.get(l.categoryId)).toBe(postSite.get(l.postId)!);
     for (const l of tagLinks) expect(tagSite.get(l.tagId)).toBe(postSite.get(l.postId)!);
   });
 
-  test("at least 30 media items of several MIME types, with dimensions and spread times", () => {
-    const items = deps.db.select().from(t.media).where(eq(t.media.siteId, ids.store!)).all();
+  test("at least 30 media items of several MIME types, with dimensions and spread times", async () => {
+    const items = await deps.db.select().from(t.media).where(eq(t.media.siteId, ids.store!));
     expect(items.length).toBeGreaterThanOrEqual(30);
     const types = new Set(items.map((m) => m.mimeType));
     for (const mt of ["image/jpeg", "image/png", "image/svg+xml", "video/mp4", "application/pdf"]) expect(types.has(mt)).toBe(true);
@@ -230,8 +230,8 @@ describe("demo seed: content", () => {
     expect(items.some((m) => m.caption)).toBe(true);
   });
 
-  test("every media item is a stored file, named, sized and thumbnailed as an upload would be", () => {
-    const items = deps.db.select().from(t.media).all();
+  test("every media item is a stored file, named, sized and thumbnailed as an upload would be", async () => {
+    const items = await deps.db.select().from(t.media);
     const onDisk = new Set(filesUnder(join(deps.config.dataDir, "media")));
     const EXT: Record<string, string> = { "image/jpeg": "jpg", "image/png": "png", "image/svg+xml": "svg", "video/mp4": "mp4", "application/pdf": "pdf" };
     const expectedFiles = new Set<string>();
@@ -266,28 +266,28 @@ describe("demo seed: content", () => {
     expect(fitWithin(720, 480)).toEqual({ width: 400, height: 267 }); // the thumbnail size the rows imply
   });
 
-  test("every media reference in the data is a stored file's URL; no placeholder is left", () => {
-    const rows = deps.db.select().from(t.media).all();
-    const known = new Set(rows.flatMap((m) => [m.url, m.thumbnailUrl]).filter(Boolean));
+  test("every media reference in the data is a stored file's URL; no placeholder is left", async () => {
+    const mediaRows = await deps.db.select().from(t.media);
+    const known = new Set(mediaRows.flatMap((m) => [m.url, m.thumbnailUrl]).filter(Boolean));
     const tables = ["posts", "product_images", "product_variants", "product_categories", "brand_profiles", "nav_items", "block_templates"];
-    const dump = tables.map((tb) => JSON.stringify(deps.store.sqlite.query(`SELECT * FROM ${tb}`).all())).join("\n");
+    const dump = (await mapSeq(tables, async (tb) => JSON.stringify(await rows(deps, `SELECT * FROM ${tb}`)))).join("\n");
     expect(dump).not.toContain("/media/demo/");
     const refs = [...dump.matchAll(/\/media\/[^"\\\s)]+/g)].map((m) => m[0]);
     expect(refs.length).toBeGreaterThan(60);
     for (const r of refs) expect(known.has(r)).toBe(true);
     // Each kind of holder shows at least one file.
-    const b = deps.db.select().from(t.brandProfiles).where(eq(t.brandProfiles.siteId, ids.store!)).get()!.data as Record<string, string>;
+    const b = (await deps.db.select().from(t.brandProfiles).where(eq(t.brandProfiles.siteId, ids.store!)).limit(1))[0]!.data as Record<string, string>;
     for (const k of ["logoUrl", "logoSquareUrl", "logoRectUrl", "logoIconUrl", "faviconUrl", "ogImageUrl"]) expect(known.has(b[k]!)).toBe(true);
-    expect(deps.db.select().from(t.navItems).all().some((n) => n.featuredImage && known.has(n.featuredImage))).toBe(true);
-    expect(deps.db.select().from(t.productVariants).all().some((v) => v.image && known.has(v.image))).toBe(true);
-    expect(deps.db.select().from(t.productCategories).all().some((c) => c.image && known.has(c.image))).toBe(true);
-    const posts = deps.db.select().from(t.posts).all();
+    expect((await deps.db.select().from(t.navItems)).some((n) => n.featuredImage && known.has(n.featuredImage))).toBe(true);
+    expect((await deps.db.select().from(t.productVariants)).some((v) => v.image && known.has(v.image))).toBe(true);
+    expect((await deps.db.select().from(t.productCategories)).some((c) => c.image && known.has(c.image))).toBe(true);
+    const posts = await deps.db.select().from(t.posts);
     expect(posts.filter((p) => p.coverImage).every((p) => known.has(p.coverImage!))).toBe(true);
     expect(posts.some((p) => p.siteId === ids.storeDisabled && p.coverImage)).toBe(true);
   });
 
-  test("image blocks that give a size give the file's real size", () => {
-    const byUrl = new Map(deps.db.select().from(t.media).all().map((m) => [m.url, m]));
+  test("image blocks that give a size give the file's real size", async () => {
+    const byUrl = new Map((await deps.db.select().from(t.media)).map((m) => [m.url, m]));
     let sized = 0;
     const walk = (bs: Block[]) =>
       bs.forEach((b) => {
@@ -298,14 +298,14 @@ describe("demo seed: content", () => {
         }
         walk(b.children ?? []);
       });
-    for (const p of deps.db.select().from(t.posts).all()) walk(p.content!.blocks as Block[]);
+    for (const p of (await deps.db.select().from(t.posts))) walk(p.content!.blocks as Block[]);
     expect(sized).toBeGreaterThan(4);
   });
 });
 
 describe("demo seed: store", () => {
-  test("at least 25 products, including inactive and draft, featured, on sale and uncategorised", () => {
-    const ps = deps.db.select().from(t.products).where(eq(t.products.siteId, ids.store!)).all();
+  test("at least 25 products, including inactive and draft, featured, on sale and uncategorised", async () => {
+    const ps = await deps.db.select().from(t.products).where(eq(t.products.siteId, ids.store!));
     expect(ps.length).toBeGreaterThanOrEqual(25);
     expect(ps.filter((p) => p.status === "active").length).toBeGreaterThanOrEqual(20);
     expect(ps.some((p) => p.status === "inactive")).toBe(true);
@@ -317,21 +317,21 @@ describe("demo seed: store", () => {
     for (const p of ps) expect(Number.isInteger(p.price)).toBe(true);
   });
 
-  test("images are ordered, options have labelled values, variants map to option values, some inactive", () => {
-    const images = deps.db.select().from(t.productImages).all();
+  test("images are ordered, options have labelled values, variants map to option values, some inactive", async () => {
+    const images = await deps.db.select().from(t.productImages);
     expect(images.length).toBeGreaterThan(15);
     const byProduct = Map.groupBy(images, (i) => i.productId);
     expect([...byProduct.values()].some((list) => list.length > 1)).toBe(true);
     for (const list of byProduct.values()) expect(list.map((i) => i.order).sort()).toEqual(list.map((_, i) => i));
 
-    const options = deps.db.select().from(t.productOptions).all();
-    const values = deps.db.select().from(t.productOptionValues).all();
+    const options = await deps.db.select().from(t.productOptions);
+    const values = await deps.db.select().from(t.productOptionValues);
     expect(options.some((o) => o.name === "Size")).toBe(true);
     expect(options.some((o) => o.name === "Grind")).toBe(true);
     expect(values.some((v) => v.value === "1kg" && v.label === "1 kg")).toBe(true);
     expect(values.some((v) => v.label === null)).toBe(true);
 
-    const variants = deps.db.select().from(t.productVariants).all();
+    const variants = await deps.db.select().from(t.productVariants);
     expect(variants.some((v) => !v.active)).toBe(true);
     const optionProduct = new Map(options.map((o) => [o.id, o.productId]));
     const valueOption = new Map(values.map((v) => [v.id, v.optionId]));
@@ -347,8 +347,8 @@ describe("demo seed: store", () => {
     expect(new Set(keys).size).toBe(keys.length);
   });
 
-  test("bulk pricing rules of both kinds, product-wide and per variant", () => {
-    const rules = deps.db.select().from(t.bulkPricingRules).all();
+  test("bulk pricing rules of both kinds, product-wide and per variant", async () => {
+    const rules = await deps.db.select().from(t.bulkPricingRules);
     const fixed = rules.filter((r) => r.priceType === "fixed");
     const pct = rules.filter((r) => r.priceType === "percent_off");
     expect(fixed.length).toBeGreaterThan(0);
@@ -358,22 +358,22 @@ describe("demo seed: store", () => {
     expect(rules.some((r) => r.maxQuantity !== null)).toBe(true);
   });
 
-  test("a product category tree at least two levels deep, with inactive categories and uncategorised products", () => {
-    const cats = deps.db.select().from(t.productCategories).where(eq(t.productCategories.siteId, ids.store!)).all();
+  test("a product category tree at least two levels deep, with inactive categories and uncategorised products", async () => {
+    const cats = await deps.db.select().from(t.productCategories).where(eq(t.productCategories.siteId, ids.store!));
     const byId = new Map(cats.map((c) => [c.id, c]));
     const depth = (c: (typeof cats)[number]): number => (c.parentId === null ? 1 : 1 + depth(byId.get(c.parentId)!));
     expect(Math.max(...cats.map(depth))).toBeGreaterThanOrEqual(3);
     expect(cats.some((c) => !c.active && c.parentId === null)).toBe(true);
     expect(cats.some((c) => !c.active && c.parentId !== null && byId.get(c.parentId)!.active)).toBe(true);
-    const products = deps.db.select().from(t.products).where(eq(t.products.siteId, ids.store!)).all();
+    const products = await deps.db.select().from(t.products).where(eq(t.products.siteId, ids.store!));
     const used = new Set(products.map((p) => p.categoryId));
     expect(cats.filter((c) => used.has(c.id)).length).toBeGreaterThan(5);
   });
 
-  test("orders add up using the store's pricing rules; customers, discounts, reviews, messages exist", () => {
-    const orders = deps.db.select().from(t.orders).where(eq(t.orders.siteId, ids.store!)).all();
+  test("orders add up using the store's pricing rules; customers, discounts, reviews, messages exist", async () => {
+    const orders = await deps.db.select().from(t.orders).where(eq(t.orders.siteId, ids.store!));
     expect(orders.length).toBeGreaterThanOrEqual(3);
-    const items = deps.db.select().from(t.orderItems).all();
+    const items = await deps.db.select().from(t.orderItems);
     for (const o of orders) {
       const lines = items.filter((i) => i.orderId === o.id);
       expect(lines.length).toBeGreaterThan(0);
@@ -381,29 +381,29 @@ describe("demo seed: store", () => {
       expect(o.subtotal).toBe(lines.reduce((a, l) => a + l.lineTotal, 0));
       expect(o.total).toBe(o.subtotal - o.discountTotal);
       if (o.discountId) {
-        const d = deps.db.select().from(t.discounts).where(eq(t.discounts.id, o.discountId)).get()!;
+        const d = (await deps.db.select().from(t.discounts).where(eq(t.discounts.id, o.discountId)).limit(1))[0]!;
         expect(orderTotals(lines, d).discountTotal).toBe(o.discountTotal);
       }
     }
     expect(orders.some((o) => o.discountTotal > 0)).toBe(true);
     // A bulk rule really applied somewhere: some line is priced below its variant's price.
-    const variants = new Map(deps.db.select().from(t.productVariants).all().map((v) => [v.id, v]));
+    const variants = new Map((await deps.db.select().from(t.productVariants)).map((v) => [v.id, v]));
     expect(items.some((i) => i.variantId && i.unitPrice < variants.get(i.variantId)!.price)).toBe(true);
-    expect(deps.db.select().from(t.customers).all().length).toBeGreaterThanOrEqual(3);
-    const discounts = deps.db.select().from(t.discounts).all();
+    expect((await deps.db.select().from(t.customers)).length).toBeGreaterThanOrEqual(3);
+    const discounts = await deps.db.select().from(t.discounts);
     expect(new Set(discounts.map((d) => d.kind))).toEqual(new Set(["percent", "fixed"]));
-    const reviews = deps.db.select().from(t.reviews).all();
+    const reviews = await deps.db.select().from(t.reviews);
     expect(new Set(reviews.map((r) => r.status))).toEqual(new Set(["approved", "pending", "hidden"]));
-    const msgs = deps.db.select().from(t.customerMessages).all();
-    const replies = deps.db.select().from(t.customerMessageReplies).all();
+    const msgs = await deps.db.select().from(t.customerMessages);
+    const replies = await deps.db.select().from(t.customerMessageReplies);
     expect(msgs.length).toBeGreaterThan(0);
     expect(replies.some((r) => r.author === "staff")).toBe(true);
   });
 });
 
 describe("demo seed: branding, navigation, services", () => {
-  test("the store site has the full Branding object", () => {
-    const b = deps.db.select().from(t.brandProfiles).where(eq(t.brandProfiles.siteId, ids.store!)).get()!.data as any;
+  test("the store site has the full Branding object", async () => {
+    const b = (await deps.db.select().from(t.brandProfiles).where(eq(t.brandProfiles.siteId, ids.store!)).limit(1))[0]!.data as any;
     for (const k of ["primaryColor", "secondaryColor", "accentColor", "backgroundColor", "textColor", "navBackground", "navTextColor", "linkColor", "linkHoverColor"])
       expect(b[k]).toMatch(HEX);
     for (const k of ["headingFont", "bodyFont", "logoUrl", "logoSquareUrl", "logoRectUrl", "logoIconUrl", "logoText", "logoAlt", "navTemplate", "navPosition", "borderRadius", "faviconUrl", "ogImageUrl"])
@@ -420,13 +420,13 @@ describe("demo seed: branding, navigation, services", () => {
     // Every value in the whole object is a string (the spec's Branding has no other leaf type).
     const leaves = (o: unknown): unknown[] => (o && typeof o === "object" ? Object.values(o).flatMap(leaves) : [o]);
     expect(leaves(b).every((x) => typeof x === "string")).toBe(true);
-    expect(deps.db.select().from(t.brandMessaging).where(eq(t.brandMessaging.siteId, ids.store!)).get()!.tagline).toBeTruthy();
+    expect((await deps.db.select().from(t.brandMessaging).where(eq(t.brandMessaging.siteId, ids.store!)).limit(1))[0]!.tagline).toBeTruthy();
     // Preset ids are stable across seeds (not random).
     expect(b.buttonPresets[0].id).toBe("3f1c2a8e-6b4d-4c1e-9a7f-2d5e8b1c0a11");
   });
 
-  test("navigation nests two levels with buttons, new-tab links and mega-menu fields", () => {
-    const nav = deps.db.select().from(t.navItems).where(eq(t.navItems.siteId, ids.store!)).all();
+  test("navigation nests two levels with buttons, new-tab links and mega-menu fields", async () => {
+    const nav = await deps.db.select().from(t.navItems).where(eq(t.navItems.siteId, ids.store!));
     const roots = nav.filter((n) => n.parentId === null);
     const children = nav.filter((n) => n.parentId !== null);
     expect(roots.length).toBeGreaterThanOrEqual(4);
@@ -441,51 +441,51 @@ describe("demo seed: branding, navigation, services", () => {
     expect(order).not.toEqual([...order].sort((a, b) => a - b));
   });
 
-  test("each company has a service catalogue", () => {
-    for (const c of deps.db.select().from(t.companies).all()) {
-      const rows = deps.db.select().from(t.serviceCatalog).where(eq(t.serviceCatalog.companyId, c.id)).all();
+  test("each company has a service catalogue", async () => {
+    for (const c of (await deps.db.select().from(t.companies))) {
+      const rows = await deps.db.select().from(t.serviceCatalog).where(eq(t.serviceCatalog.companyId, c.id));
       expect(rows.length).toBeGreaterThanOrEqual(2);
     }
-    expect(deps.db.select().from(t.serviceCatalog).where(and(eq(t.serviceCatalog.active, false))).all().length).toBeGreaterThan(0);
-    expect(deps.db.select().from(t.serviceCatalog).where(isNull(t.serviceCatalog.priceCents)).all().length).toBeGreaterThan(0);
+    expect((await deps.db.select().from(t.serviceCatalog).where(and(eq(t.serviceCatalog.active, false)))).length).toBeGreaterThan(0);
+    expect((await deps.db.select().from(t.serviceCatalog).where(isNull(t.serviceCatalog.priceCents))).length).toBeGreaterThan(0);
   });
 });
 
 describe("demo seed: behaviour", () => {
   test("is deterministic apart from the secrets", async () => {
-    const other = freshDeps();
+    const other = await freshDeps();
     const c2 = await seedDemo(other);
     expect(c2.restKey).not.toBe(creds.restKey);
     expect(c2.mcpKey).not.toBe(creds.mcpKey);
     for (const table of ["posts", "media", "products", "product_variants", "bulk_pricing_rules", "nav_items", "brand_profiles", "orders", "product_categories"]) {
-      const dump = (d: Deps) => JSON.stringify(d.store.sqlite.query(`SELECT * FROM ${table} ORDER BY rowid`).all());
-      expect(dump(other)).toBe(dump(deps));
+      const dump = async (d: Deps) => JSON.stringify(await rows(d, `SELECT * FROM ${table} ORDER BY rowid`));
+      expect(await dump(other)).toBe(await dump(deps));
     }
     other.store.close();
   });
 
   test("a refused seed writes no files; a failed file write leaves no rows", async () => {
     // Refused: a store with a site already.
-    const busy = freshDeps();
-    const company = busy.db.insert(t.companies).values({ name: "Someone else", createdAt: NOW }).returning().get();
-    busy.db.insert(t.sites).values({ companyId: company.id, name: "Theirs", subdomain: "theirs", createdAt: NOW, updatedAt: NOW }).run();
+    const busy = await freshDeps();
+    const company = (await busy.db.insert(t.companies).values({ name: "Someone else", createdAt: NOW }).returning())[0];
+    await busy.db.insert(t.sites).values({ companyId: company.id, name: "Theirs", subdomain: "theirs", createdAt: NOW, updatedAt: NOW });
     await expect(seedDemo(busy)).rejects.toThrow("already has sites");
     expect(filesUnder(busy.config.dataDir)).toEqual([]);
     busy.store.close();
 
     // Failed: the media folder cannot be created (a file is in its way); the rows roll back.
-    const blocked = freshDeps();
+    const blocked = await freshDeps();
     writeFileSync(join(blocked.config.dataDir, "media"), "not a folder");
     await expect(seedDemo(blocked)).rejects.toThrow();
-    expect(isEmpty(blocked)).toBe(true);
-    expect(blocked.store.sqlite.query("SELECT count(*) AS n FROM media").get()).toEqual({ n: 0 });
+    expect(await isEmpty(blocked)).toBe(true);
+    expect(await row(blocked, "SELECT count(*) AS n FROM media")).toEqual({ n: 0 });
     expect(readFileSync(join(blocked.config.dataDir, "media"), "utf8")).toBe("not a folder");
     blocked.store.close();
   });
 
   test("refuses to seed into a store that already has sites, and writes nothing", async () => {
-    const before = deps.store.sqlite.query("SELECT count(*) AS n FROM users").get() as { n: number };
-    expect(isEmpty(deps)).toBe(false);
+    const before = (await row(deps, "SELECT count(*) AS n FROM users")) as { n: number };
+    expect(await isEmpty(deps)).toBe(false);
     let err: unknown;
     try {
       await seedDemo(deps);
@@ -494,14 +494,14 @@ describe("demo seed: behaviour", () => {
     }
     expect(err).toBeInstanceOf(AppError);
     expect((err as AppError).code).toBe("conflict");
-    expect(deps.store.sqlite.query("SELECT count(*) AS n FROM users").get()).toEqual(before);
+    expect(await row(deps, "SELECT count(*) AS n FROM users")).toEqual(before);
   });
 
   test("dates follow the injected clock", async () => {
-    const other = freshDeps();
+    const other = await freshDeps();
     (other.clock as ManualClock).set(new Date("2040-01-01T00:00:00Z"));
     await seedDemo(other);
-    const newest = other.store.sqlite.query("SELECT max(created_at) AS t FROM media").get() as { t: number };
+    const newest = (await row(other, "SELECT max(created_at) AS t FROM media")) as { t: number };
     expect(newest.t).toBeLessThanOrEqual(Date.parse("2040-01-01T00:00:00Z"));
     expect(newest.t).toBeGreaterThan(Date.parse("2039-12-01T00:00:00Z"));
     other.store.close();

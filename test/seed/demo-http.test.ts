@@ -10,22 +10,23 @@ import { fitWithin } from "../../src/domains/cms/media-image";
 import { blockCatalogEntries } from "../../src/domains/blocks/catalog";
 import { validateContent } from "../../src/domains/blocks/validate";
 import { demoSiteIds } from "../../db/seed/demo";
-import { startTestServer, type TestServer } from "../harness";
+import { rows, startTestServer, type TestServer } from "../harness";
 import { mintRestKey } from "../fixtures/rest";
 import { expectError, rest, type Rest } from "../rest/helpers";
 import { readFile } from "./file-formats";
+import { mapSeq } from "../../src/core/maybe";
 
 let s: TestServer;
 let api: Rest;
 let key: string;
-let ids: ReturnType<typeof demoSiteIds>;
+let ids: Awaited<ReturnType<typeof demoSiteIds>>;
 
 beforeAll(async () => {
   s = await startTestServer();
   api = await rest(s);
   expect(s.demo).not.toBeNull();
   key = s.demo!.restKey;
-  ids = demoSiteIds(s.deps);
+  ids = await demoSiteIds(s.deps);
 });
 afterAll(() => s.stop());
 
@@ -33,12 +34,12 @@ const v1 = (site: number | null, path: string) => `/api/v1/sites/${site}${path}`
 
 describe("demo over REST", () => {
   test("the printed REST key reads the store site's published posts, not drafts", async () => {
-    const published = s.deps.db.select().from(t.posts).where(and(eq(t.posts.siteId, ids.store!), eq(t.posts.published, true))).all();
+    const published = await s.deps.db.select().from(t.posts).where(and(eq(t.posts.siteId, ids.store!), eq(t.posts.published, true)));
     const r = await api.keyed(v1(ids.store, "/posts"), key);
     expect(r.status).toBe(200);
     expect(r.body.pagination).toEqual({ limit: 20, offset: 0, total: published.length });
     expect(r.body.data).toHaveLength(20);
-    const draft = s.deps.db.select().from(t.posts).where(and(eq(t.posts.siteId, ids.store!), eq(t.posts.published, false))).get()!;
+    const draft = (await s.deps.db.select().from(t.posts).where(and(eq(t.posts.siteId, ids.store!), eq(t.posts.published, false))).limit(1))[0]!;
     expectError(await api.keyed(v1(ids.store, `/posts/${draft.slug}`), key), 404, "Not found");
   });
 
@@ -65,7 +66,7 @@ describe("demo over REST", () => {
     expect(all.body.pagination.total).toBeGreaterThanOrEqual(30);
     const listed = all.body.data.map((m: any) => m.id);
     expect(listed.length).toBe(all.body.pagination.total);
-    const rows = s.deps.db.select().from(t.media).where(eq(t.media.siteId, ids.store!)).all();
+    const rows = await s.deps.db.select().from(t.media).where(eq(t.media.siteId, ids.store!));
     const expected = [...rows].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime()).map((m) => m.id);
     expect(listed).toEqual(expected);
     const videos = await api.keyed(v1(ids.store, "/media?mimeType=video"), key);
@@ -80,7 +81,7 @@ describe("demo over REST", () => {
   });
 
   test("products: only active ones, active variants, both kinds of bulk pricing", async () => {
-    const active = s.deps.db.select().from(t.products).where(and(eq(t.products.siteId, ids.store!), eq(t.products.status, "active"))).all();
+    const active = await s.deps.db.select().from(t.products).where(and(eq(t.products.siteId, ids.store!), eq(t.products.status, "active")));
     const list = await api.keyed(v1(ids.store, "/products?limit=100"), key);
     expect(list.body.pagination.total).toBe(active.length);
     expect(list.body.data.some((p: any) => p.slug === "panama-geisha-lot-7")).toBe(false);
@@ -96,9 +97,9 @@ describe("demo over REST", () => {
   });
 
   test("store states: disabled and missing stores are 'Store not found'; an inactive site is not found", async () => {
-    const k2 = mintRestKey(s.deps, ids.storeDisabled!).key;
+    const k2 = (await mintRestKey(s.deps, ids.storeDisabled!)).key;
     expectError(await api.keyed(v1(ids.storeDisabled, "/products"), k2), 404, "Store not found");
-    const k4 = mintRestKey(s.deps, ids.noStore!).key;
+    const k4 = (await mintRestKey(s.deps, ids.noStore!)).key;
     expectError(await api.keyed(v1(ids.noStore, "/product-categories"), k4), 404, "Store not found");
     expect((await api.get(v1(ids.store, "/config"))).body.data.storeEnabled).toBe(true);
     expect((await api.get(v1(ids.storeDisabled, "/config"))).body.data.storeEnabled).toBe(false);
@@ -139,14 +140,14 @@ describe("demo media files over HTTP", () => {
   }
 
   test("every file the demo refers to, anywhere, is served with its type, size and real pixel dimensions", async () => {
-    const rows = s.deps.db.select().from(t.media).all();
+    const mediaRows = await s.deps.db.select().from(t.media);
     // Everywhere a URL can sit: media rows, posts (cover, og, block content), products, variants, categories, branding, navigation.
     const tables = ["media", "posts", "product_images", "product_variants", "product_categories", "brand_profiles", "nav_items"];
-    const text = tables.map((tb) => JSON.stringify(s.deps.store.sqlite.query(`SELECT * FROM ${tb}`).all())).join("\n");
+    const text = (await mapSeq(tables, async (tb) => JSON.stringify(await rows(s.deps, `SELECT * FROM ${tb}`)))).join("\n");
     const urls = [...new Set([...text.matchAll(/\/media\/[^"\\\s)]+/g)].map((m) => m[0]))].sort();
     expect(urls.length).toBeGreaterThan(70); // 42 files, their thumbnails and poster frames
     for (const url of urls) {
-      const want = expectationsFor(url, rows);
+      const want = expectationsFor(url, mediaRows);
       const { res, bytes } = await fetchFile(url);
       expect({ url, status: res.status }).toEqual({ url, status: 200 });
       expect(res.headers.get("content-type")).toBe(want.mime);

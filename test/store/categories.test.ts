@@ -35,8 +35,8 @@ let w: World;
 const call = (name: string, args: Record<string, unknown>) => callAs(storeDomain, w.ctx(), name, args);
 const list = async () => (await call("product_categories_list", { siteId: w.siteId })).items as any[];
 
-beforeAll(() => {
-  w = makeWorld();
+beforeAll(async () => {
+  w = await makeWorld();
 });
 afterAll(() => w.close());
 

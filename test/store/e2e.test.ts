@@ -27,18 +27,18 @@ beforeAll(async () => {
   s = await startTestServer({ seed: false, config: { rateLimit: 100_000 } });
   const u = await createUser(s.deps, { email: "owner@shop.test" });
   const viewer = await createUser(s.deps, { email: "viewer@shop.test" });
-  const co = createCompany(s.deps, { name: "Shop Co", ownerUserId: u.id });
-  const other = createCompany(s.deps, { name: "Other Co", ownerUserId: u.id });
-  addMember(s.deps, co.id, viewer.id, "viewer");
+  const co = await createCompany(s.deps, { name: "Shop Co", ownerUserId: u.id });
+  const other = await createCompany(s.deps, { name: "Other Co", ownerUserId: u.id });
+  await addMember(s.deps, co.id, viewer.id, "viewer");
   const now = s.clock.now();
-  siteId = s.deps.db.insert(sites).values({ companyId: co.id, name: "Shop", createdAt: now, updatedAt: now }).returning().get().id;
-  otherSiteId = s.deps.db.insert(sites).values({ companyId: other.id, name: "Elsewhere", createdAt: now, updatedAt: now }).returning().get().id;
-  restKey = mintRestKey(s.deps, siteId).key;
+  siteId = (await s.deps.db.insert(sites).values({ companyId: co.id, name: "Shop", createdAt: now, updatedAt: now }).returning())[0].id;
+  otherSiteId = (await s.deps.db.insert(sites).values({ companyId: other.id, name: "Elsewhere", createdAt: now, updatedAt: now }).returning())[0].id;
+  restKey = (await mintRestKey(s.deps, siteId)).key;
   keys = {
-    owner: mintMcpKey(s.deps, { userId: u.id, scopes: ["store:*", "branding:*"], companyIds: [co.id] }).key,
-    readOnly: mintMcpKey(s.deps, { userId: u.id, scopes: ["store:read", "branding:read"], companyIds: [co.id] }).key,
-    viewer: mintMcpKey(s.deps, { userId: viewer.id, scopes: ["store:*", "branding:*"], companyIds: [co.id] }).key,
-    multi: mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [co.id, other.id] }).key,
+    owner: (await mintMcpKey(s.deps, { userId: u.id, scopes: ["store:*", "branding:*"], companyIds: [co.id] })).key,
+    readOnly: (await mintMcpKey(s.deps, { userId: u.id, scopes: ["store:read", "branding:read"], companyIds: [co.id] })).key,
+    viewer: (await mintMcpKey(s.deps, { userId: viewer.id, scopes: ["store:*", "branding:*"], companyIds: [co.id] })).key,
+    multi: (await mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [co.id, other.id] })).key,
   };
   owner = await mcpClient(s.url, keys.owner);
 });

@@ -14,7 +14,7 @@ let tracked: number; // trackInventory, 5 in stock
 const stock = async (productId: number) => (await call("products_get", { siteId: w.siteId, productId })).quantity;
 
 beforeAll(async () => {
-  w = makeWorld();
+  w = await makeWorld();
   await call("store_settings_update", { siteId: w.siteId, enabled: true, currency: "eur" });
   mug = (
     await call("products_create", {

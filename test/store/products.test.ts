@@ -1,3 +1,4 @@
+import { row } from "../harness";
 /** Products, options, variants and bulk pricing through the store tools, on a real migrated store. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { storeDomain } from "../../src/domains/store/tools";
@@ -8,14 +9,14 @@ import { call as callAs, errorOf, makeWorld, type World } from "./world";
 let w: World;
 const call = (name: string, args: Record<string, unknown>) => callAs(storeDomain, w.ctx(), name, args);
 
-beforeAll(() => {
-  w = makeWorld();
+beforeAll(async () => {
+  w = await makeWorld();
 });
 afterAll(() => w.close());
 
 describe("products_create / products_get", () => {
   test("creates a full product in one call and reads it back as ProductDetail", async () => {
-    const v0 = w.contentVersion(w.siteId);
+    const v0 = await w.contentVersion(w.siteId);
     const cat = await call("product_categories_create", { siteId: w.siteId, name: "Mugs" });
     const r = await call("products_create", {
       siteId: w.siteId,
@@ -34,7 +35,7 @@ describe("products_create / products_get", () => {
       bulkPricing: [{ minQuantity: 10, priceType: "percent_off", amount: 1000 }],
     });
     expect(r).toEqual({ id: expect.any(Number), slug: "blue-mug", status: "draft" });
-    expect(w.contentVersion(w.siteId)).toBe(v0 + 2);
+    expect(await w.contentVersion(w.siteId)).toBe(v0 + 2);
 
     const p = await call("products_get", { siteId: w.siteId, slug: "blue-mug" });
     expect(p).toMatchObject({
@@ -65,7 +66,7 @@ describe("products_create / products_get", () => {
     expect(p.bulkPricing).toEqual([
       expect.objectContaining({ variantId: null, minQuantity: 10, maxQuantity: null, priceType: "percent_off", amount: 1000 }),
     ]);
-    const a = w.deps.db.select().from(auditLog).where(eq(auditLog.entityId, r.id)).all().find((x) => x.action === "products.create");
+    const a = (await w.deps.db.select().from(auditLog).where(eq(auditLog.entityId, r.id))).find((x) => x.action === "products.create");
     expect(a).toMatchObject({ companyId: w.companyId, siteId: w.siteId, credentialKind: "mcp_key" });
   });
 
@@ -167,9 +168,9 @@ describe("products_update", () => {
 describe("status transitions", () => {
   test("draft → active → inactive → draft, never active → draft", async () => {
     const r = await call("products_create", { siteId: w.siteId, name: "Status", price: 10 });
-    const v0 = w.contentVersion(w.siteId);
+    const v0 = await w.contentVersion(w.siteId);
     expect(await call("products_set_status", { siteId: w.siteId, productId: r.id, status: "active" })).toMatchObject({ status: "active", previousStatus: "draft" });
-    expect(w.contentVersion(w.siteId)).toBe(v0 + 1);
+    expect(await w.contentVersion(w.siteId)).toBe(v0 + 1);
     const e = await errorOf(() => call("products_set_status", { siteId: w.siteId, productId: r.id, status: "draft" }));
     expect(e.code).toBe("conflict");
     expect(e.message).toContain("Set it inactive first");
@@ -357,7 +358,7 @@ describe("products_list and delete", () => {
     const r = await call("products_create", { siteId: w.siteId, name: "Gone", price: 1, images: [{ url: "/x.png" }], options: [{ name: "A", values: ["1"] }], variants: [{ options: { A: "1" } }] });
     expect(await call("products_delete", { siteId: w.siteId, productId: r.id })).toEqual({ id: r.id, slug: "gone", deleted: true });
     expect((await errorOf(() => call("products_get", { siteId: w.siteId, productId: r.id }))).code).toBe("not_found");
-    const orphans = w.deps.store.sqlite.query("SELECT count(*) AS n FROM product_variants WHERE product_id = ?").get(r.id) as { n: number };
+    const orphans = (await row(w.deps, "SELECT count(*) AS n FROM product_variants WHERE product_id = ?", r.id)) as { n: number };
     expect(orphans.n).toBe(0);
   });
 });

@@ -98,7 +98,7 @@ function sample(name: string, x: Ids): Record<string, unknown> {
 const SITE_ONLY = new Set(["products_list", "products_create", "product_categories_list", "product_categories_create", "store_settings_get", "store_settings_update", "customers_list", "customers_create", "orders_list", "discounts_list", "discounts_create", "reviews_list", "customer_messages_list", "customer_messages_create"]);
 
 beforeAll(async () => {
-  w = makeWorld();
+  w = await makeWorld();
   mine = await seed(w.ctx(), w.siteId);
   theirs = await seed(w.ctx({ company: "other" }), w.otherSiteId);
 });
@@ -140,16 +140,16 @@ describe("every store tool", () => {
   });
 
   test("another company's site answers as not found, and nothing of it changes", async () => {
-    const before = w.contentVersion(theirs.site);
+    const before = await w.contentVersion(theirs.site);
     for (const t of tools()) {
       const e = await errorOf(() => call(storeDomain, w.ctx(), t.name, sample(t.name, theirs)));
       expect([t.name, e.code, e.message]).toEqual([t.name, "not_found", expect.stringContaining(`Site ${theirs.site} not found`)]);
     }
-    expect(w.contentVersion(theirs.site)).toBe(before);
+    expect(await w.contentVersion(theirs.site)).toBe(before);
   });
 
   test("another company's rows cannot be reached through one's own site", async () => {
-    const before = w.contentVersion(theirs.site);
+    const before = await w.contentVersion(theirs.site);
     for (const t of tools()) {
       if (SITE_ONLY.has(t.name)) continue;
       // Own site id, the other tenant's row ids.
@@ -157,7 +157,7 @@ describe("every store tool", () => {
       const e = await errorOf(() => call(storeDomain, w.ctx(), t.name, args));
       expect([t.name, ["not_found", "validation"].includes(e.code)]).toEqual([t.name, true]);
     }
-    expect(w.contentVersion(theirs.site)).toBe(before);
+    expect(await w.contentVersion(theirs.site)).toBe(before);
     // And their rows are intact.
     const theirProduct = await call(storeDomain, w.ctx({ company: "other" }), "products_get", { siteId: theirs.site, productId: theirs.product });
     expect(theirProduct.name).toBe("P");

@@ -6,8 +6,8 @@ import { call as callAs, errorOf, makeWorld, type World } from "./world";
 let w: World;
 const call = (name: string, args: Record<string, unknown>) => callAs(storeDomain, w.ctx(), name, args);
 
-beforeAll(() => {
-  w = makeWorld();
+beforeAll(async () => {
+  w = await makeWorld();
 });
 afterAll(() => w.close());
 
@@ -21,9 +21,9 @@ describe("store settings", () => {
       taxInclusive: false,
       updatedAt: null,
     });
-    const v0 = w.contentVersion(w.siteId);
+    const v0 = await w.contentVersion(w.siteId);
     await call("store_settings_update", { siteId: w.siteId, enabled: true, currency: "gbp" });
-    expect(w.contentVersion(w.siteId)).toBe(v0 + 1);
+    expect(await w.contentVersion(w.siteId)).toBe(v0 + 1);
     await call("store_settings_update", { siteId: w.siteId, taxInclusive: true });
     expect(await call("store_settings_get", { siteId: w.siteId })).toMatchObject({ configured: true, enabled: true, currency: "GBP", taxInclusive: true });
     for (const currency of ["ABC", "EU", "€€€", "usd'; --"]) expect((await errorOf(() => call("store_settings_update", { siteId: w.siteId, currency }))).code).toBe("validation");

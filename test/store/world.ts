@@ -6,7 +6,7 @@
  */
 import { ManualClock } from "../../src/core/clock";
 import type { ActorContext, Deps } from "../../src/core/context";
-import { migrate, openStore } from "../../src/core/db";
+import { openTestStore } from "../db";
 import { loadConfig } from "../../src/config";
 import { companies, memberships, users, type Role } from "../../src/domains/accounts/tables";
 import { sites } from "../../src/domains/sites/tables";
@@ -26,23 +26,22 @@ export interface World {
   /** A site of the other company. */
   otherSiteId: number;
   ctx(opts?: { role?: Role; scopes?: string[]; company?: "mine" | "other" }): ActorContext;
-  contentVersion(siteId: number): number;
-  close(): void;
+  contentVersion(siteId: number): Promise<number>;
+  close(): Promise<void>;
 }
 
-export function makeWorld(): World {
-  const store = openStore(":memory:");
-  migrate(store.sqlite);
+export async function makeWorld(): Promise<World> {
+  const store = await openTestStore();
   const clock = new ManualClock(Date.UTC(2025, 0, 15, 12, 0, 0));
-  const deps: Deps = { store, db: store.db, config: { ...loadConfig({}, {}), dataDir: ":memory:" }, clock };
+  const deps: Deps = { store, db: store.db, config: { ...loadConfig({}, {}), dataDir: ":memory:" }, clock, redis: null };
   const db = store.db;
-  const user = db.insert(users).values({ email: "owner@example.test", name: "Owner" }).returning().get();
-  const mine = db.insert(companies).values({ name: "Acme" }).returning().get();
-  const other = db.insert(companies).values({ name: "Rival" }).returning().get();
-  db.insert(memberships).values({ companyId: mine.id, userId: user.id, role: "owner" }).run();
-  const site = db.insert(sites).values({ companyId: mine.id, name: "Acme Shop" }).returning().get();
-  const site2 = db.insert(sites).values({ companyId: mine.id, name: "Acme Blog" }).returning().get();
-  const otherSite = db.insert(sites).values({ companyId: other.id, name: "Rival Shop" }).returning().get();
+  const user = (await db.insert(users).values({ email: "owner@example.test", name: "Owner" }).returning())[0];
+  const mine = (await db.insert(companies).values({ name: "Acme" }).returning())[0];
+  const other = (await db.insert(companies).values({ name: "Rival" }).returning())[0];
+  await db.insert(memberships).values({ companyId: mine.id, userId: user.id, role: "owner" });
+  const site = (await db.insert(sites).values({ companyId: mine.id, name: "Acme Shop" }).returning())[0];
+  const site2 = (await db.insert(sites).values({ companyId: mine.id, name: "Acme Blog" }).returning())[0];
+  const otherSite = (await db.insert(sites).values({ companyId: other.id, name: "Rival Shop" }).returning())[0];
   return {
     deps,
     clock,
@@ -66,8 +65,8 @@ export function makeWorld(): World {
         requestId: "test",
       };
     },
-    contentVersion(siteId) {
-      return db.select({ v: sites.contentVersion }).from(sites).where(eq(sites.id, siteId)).get()!.v;
+    async contentVersion(siteId) {
+      return (await db.select({ v: sites.contentVersion }).from(sites).where(eq(sites.id, siteId)).limit(1))[0]!.v;
     },
     close: () => store.close(),
   };

@@ -6,86 +6,68 @@
  * shape. The companies a credential selected are intersected with the user's
  * live memberships on every request, so removing a member cuts access at once.
  *
- * This runs on every MCP request, so the statements are prepared once per
- * database, resolved rows are cached in memory until the database changes
- * (src/core/db-changes.ts: this process's writes at once, another process's
- * within 50 ms), and the last-used write is coalesced (at most one per
- * credential per second). Revocation and expiry are checked on every use.
+ * This runs on every MCP request, so resolved rows are cached in memory
+ * until a table they come from changes (src/core/changes.ts: on SQLite at
+ * the very next request in every process; on PostgreSQL as soon as the
+ * change notice reaches each instance), and the last-used write is coalesced
+ * (at most one per credential per second). Revocation and expiry are checked
+ * on every use.
  */
-import { asc, eq, sql } from "drizzle-orm";
+import { asc, eq } from "drizzle-orm";
 import type { CompanyAccess, CredentialKind, Deps, Principal } from "../../core/context";
-import type { Db } from "../../core/db";
-import { DbChangeWatch } from "../../core/db-changes";
+import type { ChangeWatch } from "../../core/changes";
 import { hasShape, KEY_PREFIX, safeEqual, sha256Hex } from "../../core/secrets";
 import { oauthTokens } from "../../oauth/tables";
 import { companies, mcpKeys, memberships } from "./tables";
 
-function statements(db: Db) {
-  return {
-    key: db
-      .select({
-        id: mcpKeys.id,
-        userId: mcpKeys.userId,
-        name: mcpKeys.name,
-        secretHash: mcpKeys.secretHash,
-        scopes: mcpKeys.scopes,
-        companyIds: mcpKeys.companyIds,
-        requireCmsApproval: mcpKeys.requireCmsApproval,
-        expiresAt: mcpKeys.expiresAt,
-        revokedAt: mcpKeys.revokedAt,
-      })
-      .from(mcpKeys)
-      .where(eq(mcpKeys.secretHash, sql.placeholder("hash")))
-      .prepare(),
-    oauth: db
-      .select({
-        id: oauthTokens.id,
-        userId: oauthTokens.userId,
-        name: oauthTokens.clientId,
-        secretHash: oauthTokens.tokenHash,
-        scopes: oauthTokens.scopes,
-        companyIds: oauthTokens.companyIds,
-        resource: oauthTokens.resource,
-        expiresAt: oauthTokens.expiresAt,
-        revokedAt: oauthTokens.revokedAt,
-      })
-      .from(oauthTokens)
-      .where(eq(oauthTokens.tokenHash, sql.placeholder("hash")))
-      .prepare(),
-    companies: db
-      .select({ id: companies.id, name: companies.name, role: memberships.role })
-      .from(memberships)
-      .innerJoin(companies, eq(companies.id, memberships.companyId))
-      .where(eq(memberships.userId, sql.placeholder("userId")))
-      .orderBy(asc(companies.id))
-      .prepare(),
-  };
-}
+const keyColumns = {
+  id: mcpKeys.id,
+  userId: mcpKeys.userId,
+  name: mcpKeys.name,
+  secretHash: mcpKeys.secretHash,
+  scopes: mcpKeys.scopes,
+  companyIds: mcpKeys.companyIds,
+  requireCmsApproval: mcpKeys.requireCmsApproval,
+  expiresAt: mcpKeys.expiresAt,
+  revokedAt: mcpKeys.revokedAt,
+};
+const oauthColumns = {
+  id: oauthTokens.id,
+  userId: oauthTokens.userId,
+  name: oauthTokens.clientId,
+  secretHash: oauthTokens.tokenHash,
+  scopes: oauthTokens.scopes,
+  companyIds: oauthTokens.companyIds,
+  resource: oauthTokens.resource,
+  expiresAt: oauthTokens.expiresAt,
+  revokedAt: oauthTokens.revokedAt,
+};
 
-const prepared = new WeakMap<Db, ReturnType<typeof statements>>();
-function stmts(db: Db) {
-  let s = prepared.get(db);
-  if (!s) prepared.set(db, (s = statements(db)));
-  return s;
-}
-
-/** Last write per credential, per database: "<kind>:<id>" → epoch ms. */
-const lastTouched = new WeakMap<Db, Map<string, number>>();
+/** Last write per credential, per store: "<kind>:<id>" → epoch ms. */
+const lastTouched = new WeakMap<object, Map<string, number>>();
 const TOUCH_EVERY_MS = 1000;
 
-/** Writes the last-used time unless it was written in the past second; true when it wrote. */
-function touch(deps: Deps, kind: CredentialKind, id: number): boolean {
-  let m = lastTouched.get(deps.db);
-  if (!m) lastTouched.set(deps.db, (m = new Map()));
+/**
+ * Writes the last-used time unless it was written in the past second. Not
+ * awaited (a request does not wait on bookkeeping) and silent: no cache is
+ * built from last-used times.
+ */
+function touch(deps: Deps, kind: CredentialKind, id: number) {
+  let m = lastTouched.get(deps.store);
+  if (!m) lastTouched.set(deps.store, (m = new Map()));
   const k = `${kind}:${id}`;
   const now = deps.clock.ms();
   const prev = m.get(k);
-  if (prev !== undefined && now - prev < TOUCH_EVERY_MS && now >= prev) return false;
+  if (prev !== undefined && now - prev < TOUCH_EVERY_MS && now >= prev) return;
+  if (m.size >= MAX_CACHED) m.clear();
   m.set(k, now);
   const at = new Date(now);
-  if (kind === "mcp_key") deps.db.update(mcpKeys).set({ lastUsedAt: at }).where(eq(mcpKeys.id, id)).run();
-  else deps.db.update(oauthTokens).set({ lastUsedAt: at }).where(eq(oauthTokens.id, id)).run();
-  return true;
+  deps.store
+    .transaction(async (tx) => {
+      if (kind === "mcp_key") await tx.update(mcpKeys).set({ lastUsedAt: at }).where(eq(mcpKeys.id, id));
+      else await tx.update(oauthTokens).set({ lastUsedAt: at }).where(eq(oauthTokens.id, id));
+    }, { silent: true })
+    .catch((e) => console.error("credential last-used write failed:", e));
 }
 
 interface Resolved {
@@ -107,22 +89,28 @@ interface Resolved {
 
 /** Bounds memory against floods of distinct tokens; a full cache simply starts over. */
 const MAX_CACHED = 10_000;
-const caches = new WeakMap<Db, { watch: DbChangeWatch; byHash: Map<string, Resolved> }>();
+/** What resolution reads: a change to any of these drops the cache (on every instance). */
+const CREDENTIAL_TABLES = ["mcp_keys", "oauth_tokens", "memberships", "companies", "users"];
+const caches = new WeakMap<object, { watch: ChangeWatch; byHash: Map<string, Resolved> }>();
 
 function cacheFor(deps: Deps) {
-  let c = caches.get(deps.db);
-  if (!c) caches.set(deps.db, (c = { watch: new DbChangeWatch(deps.store.sqlite), byHash: new Map() }));
+  let c = caches.get(deps.store);
+  if (!c) caches.set(deps.store, (c = { watch: deps.store.changes.watch(CREDENTIAL_TABLES), byHash: new Map() }));
   if (c.watch.changed()) c.byHash.clear();
   return c;
 }
 
 /** The companies a credential selected that the user still belongs to, ordered by id. */
-export function reachableCompanies(deps: Deps, userId: number, selected: readonly number[]): CompanyAccess[] {
+export async function reachableCompanies(deps: Deps, userId: number, selected: readonly number[]): Promise<CompanyAccess[]> {
   if (selected.length === 0) return [];
   const want = new Set(selected);
-  return stmts(deps.db)
-    .companies.all({ userId })
-    .filter((c) => want.has(c.id));
+  const rows = await deps.db
+    .select({ id: companies.id, name: companies.name, role: memberships.role })
+    .from(memberships)
+    .innerJoin(companies, eq(companies.id, memberships.companyId))
+    .where(eq(memberships.userId, userId))
+    .orderBy(asc(companies.id));
+  return rows.filter((c) => want.has(c.id));
 }
 
 /** The MCP endpoint's resource identifiers: `{portal_url}/api/mcp`, and the bare origin some clients send. */
@@ -138,7 +126,7 @@ function isThisResource(deps: Deps, resource: string): boolean {
  * The caller answers all of these the same way (401), so nothing here tells
  * a guesser which one it was.
  */
-export function resolveBearer(deps: Deps, token: string): Principal | null {
+export async function resolveBearer(deps: Deps, token: string): Promise<Principal | null> {
   let kind: CredentialKind;
   if (hasShape(token, KEY_PREFIX.mcp)) kind = "mcp_key";
   else if (hasShape(token, KEY_PREFIX.oauth)) kind = "oauth";
@@ -147,12 +135,14 @@ export function resolveBearer(deps: Deps, token: string): Principal | null {
   const cache = cacheFor(deps);
   let hit = cache.byHash.get(hash);
   if (!hit) {
-    const s = stmts(deps.db);
-    const row = kind === "mcp_key" ? s.key.get({ hash }) : s.oauth.get({ hash });
+    const row =
+      kind === "mcp_key"
+        ? (await deps.db.select(keyColumns).from(mcpKeys).where(eq(mcpKeys.secretHash, hash)))[0]
+        : (await deps.db.select(oauthColumns).from(oauthTokens).where(eq(oauthTokens.tokenHash, hash)))[0];
     // The index lookup found the row by hash; comparing again in constant time
     // costs nothing and keeps the check independent of how SQLite compares.
     if (!row || !safeEqual(row.secretHash, hash)) return null;
-    hit = { kind, row, companies: reachableCompanies(deps, row.userId, row.companyIds) };
+    hit = { kind, row, companies: await reachableCompanies(deps, row.userId, row.companyIds) };
     if (cache.byHash.size >= MAX_CACHED) cache.byHash.clear();
     cache.byHash.set(hash, hit);
   }
@@ -162,8 +152,7 @@ export function resolveBearer(deps: Deps, token: string): Principal | null {
   if (row.expiresAt && row.expiresAt.getTime() <= now) return null;
   // An OAuth token bound (RFC 8707) to another resource is not for us.
   if (row.resource && !isThisResource(deps, row.resource)) return null;
-  // Our own last-used write changes nothing the cache holds.
-  if (touch(deps, kind, row.id)) cache.watch.acknowledge();
+  touch(deps, kind, row.id);
   return {
     userId: row.userId,
     credential: { kind, id: row.id, name: row.name },

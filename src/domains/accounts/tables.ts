@@ -1,11 +1,10 @@
 /** People, the companies (portal tenants) they belong to, and their MCP API keys. */
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { createdAt, id, json, time, bool } from "../../core/columns";
+import { bool, createdAt, id, index, integer, json, primaryKey, table, text, time, uniqueIndex } from "../../core/columns";
 
 export const ROLES = ["owner", "admin", "viewer"] as const;
 export type Role = (typeof ROLES)[number];
 
-export const users = sqliteTable("users", {
+export const users = table("users", {
   id: id(),
   email: text("email").notNull().unique(), // stored lower-cased
   name: text("name"),
@@ -13,13 +12,13 @@ export const users = sqliteTable("users", {
   createdAt: createdAt(),
 });
 
-export const companies = sqliteTable("companies", {
+export const companies = table("companies", {
   id: id(),
   name: text("name").notNull(),
   createdAt: createdAt(),
 });
 
-export const memberships = sqliteTable(
+export const memberships = table(
   "memberships",
   {
     companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
@@ -31,7 +30,7 @@ export const memberships = sqliteTable(
 );
 
 /** Portal API keys for the MCP endpoint (svc_mcp_ + 64 hex). Only the SHA-256 is kept. */
-export const mcpKeys = sqliteTable(
+export const mcpKeys = table(
   "mcp_keys",
   {
     id: id(),
@@ -51,7 +50,7 @@ export const mcpKeys = sqliteTable(
 );
 
 /** Who did what, through which credential; written in the same transaction as the change. */
-export const auditLog = sqliteTable(
+export const auditLog = table(
   "audit_log",
   {
     id: id(),

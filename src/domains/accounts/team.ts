@@ -23,28 +23,26 @@ export interface Member {
   joinedAt: Date;
 }
 
-export function listMembers(deps: Deps, companyId: number): Member[] {
-  return deps.db
-    .select({ userId: users.id, email: users.email, name: users.name, role: memberships.role, joinedAt: memberships.createdAt })
-    .from(memberships)
-    .innerJoin(users, eq(users.id, memberships.userId))
-    .where(eq(memberships.companyId, companyId))
-    .orderBy(asc(users.email))
-    .all();
+export async function listMembers(deps: Deps, companyId: number): Promise<Member[]> {
+  return await deps.db
+        .select({ userId: users.id, email: users.email, name: users.name, role: memberships.role, joinedAt: memberships.createdAt })
+        .from(memberships)
+        .innerJoin(users, eq(users.id, memberships.userId))
+        .where(eq(memberships.companyId, companyId))
+        .orderBy(asc(users.email));
 }
 
-function roleOf(deps: Deps, companyId: number, userId: number): Role | null {
+async function roleOf(deps: Deps, companyId: number, userId: number): Promise<Role | null> {
   return (
-    deps.db
-      .select({ role: memberships.role })
-      .from(memberships)
-      .where(and(eq(memberships.companyId, companyId), eq(memberships.userId, userId)))
-      .get()?.role ?? null
+    (await deps.db
+            .select({ role: memberships.role })
+            .from(memberships)
+            .where(and(eq(memberships.companyId, companyId), eq(memberships.userId, userId))).limit(1))[0]?.role ?? null
   );
 }
 
-function ownerCount(deps: Deps, companyId: number): number {
-  return listMembers(deps, companyId).filter((m) => m.role === "owner").length;
+async function ownerCount(deps: Deps, companyId: number): Promise<number> {
+  return (await listMembers(deps, companyId)).filter((m) => m.role === "owner").length;
 }
 
 function checkManager(actor: Membership) {
@@ -57,34 +55,34 @@ function parseRole(raw: string): Role {
   return raw;
 }
 
-export function addMemberByEmail(deps: Deps, actor: Membership, email: string, rawRole: string): Member {
+export async function addMemberByEmail(deps: Deps, actor: Membership, email: string, rawRole: string): Promise<Member> {
   checkManager(actor);
   const role = parseRole(rawRole);
   if (role === "owner" && actor.role !== "owner") throw forbidden("Only an owner can add another owner.");
-  const user = userByEmail(deps, email);
-  if (roleOf(deps, actor.id, user.id)) throw conflict(`${user.email} is already a member of ${actor.name}.`);
-  addMember(deps, actor.id, user.id, role);
-  return listMembers(deps, actor.id).find((m) => m.userId === user.id)!;
+  const user = await userByEmail(deps, email);
+  if (await roleOf(deps, actor.id, user.id)) throw conflict(`${user.email} is already a member of ${actor.name}.`);
+  await addMember(deps, actor.id, user.id, role);
+  return (await listMembers(deps, actor.id)).find((m) => m.userId === user.id)!;
 }
 
-export function changeRole(deps: Deps, actor: Membership, userId: number, rawRole: string): void {
+export async function changeRole(deps: Deps, actor: Membership, userId: number, rawRole: string): Promise<void> {
   checkManager(actor);
   const role = parseRole(rawRole);
-  const current = roleOf(deps, actor.id, userId);
+  const current = await roleOf(deps, actor.id, userId);
   if (!current) throw notFound(`No such member of ${actor.name}.`);
   if ((role === "owner" || current === "owner") && actor.role !== "owner")
     throw forbidden("Only an owner can grant or change the owner role.");
-  if (current === "owner" && role !== "owner" && ownerCount(deps, actor.id) <= 1)
+  if (current === "owner" && role !== "owner" && await ownerCount(deps, actor.id) <= 1)
     throw conflict(`${actor.name} must keep at least one owner; make someone else owner first.`);
-  addMember(deps, actor.id, userId, role);
+  await addMember(deps, actor.id, userId, role);
 }
 
-export function removeFromTeam(deps: Deps, actor: Membership, userId: number): void {
+export async function removeFromTeam(deps: Deps, actor: Membership, userId: number): Promise<void> {
   checkManager(actor);
-  const current = roleOf(deps, actor.id, userId);
+  const current = await roleOf(deps, actor.id, userId);
   if (!current) throw notFound(`No such member of ${actor.name}.`);
   if (current === "owner" && actor.role !== "owner") throw forbidden("Only an owner can remove an owner.");
-  if (current === "owner" && ownerCount(deps, actor.id) <= 1)
+  if (current === "owner" && await ownerCount(deps, actor.id) <= 1)
     throw conflict(`${actor.name} must keep at least one owner; make someone else owner first.`);
-  removeMember(deps, actor.id, userId);
+  await removeMember(deps, actor.id, userId);
 }

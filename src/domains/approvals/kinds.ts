@@ -52,15 +52,15 @@ export interface ApprovalKind {
   /** Human name of the type: "Post", "Block template". */
   label: string;
   /** What the link proposes, rendered fresh from the current rows; null when the entity no longer exists. */
-  preview(deps: Deps, link: LinkRow): ApprovalPreview | null;
+  preview(deps: Deps, link: LinkRow): Promise<ApprovalPreview | null>;
   /**
    * Make the proposal live inside the decision transaction; returns a small
    * result stored on the link. Throws AppError (conflict) when the proposal
    * no longer fits the current state; the transaction then rolls back.
    */
-  approve(tx: Tx, deps: Deps, link: LinkRow, decision: Decision): Record<string, unknown>;
+  approve(tx: Tx, deps: Deps, link: LinkRow, decision: Decision): Promise<Record<string, unknown>>;
   /** Leave the live version as it is and mark the proposal rejected. */
-  reject(tx: Tx, deps: Deps, link: LinkRow, decision: Decision): void;
+  reject(tx: Tx, deps: Deps, link: LinkRow, decision: Decision): Promise<void>;
 }
 
 export interface StagedTarget {
@@ -72,7 +72,7 @@ export interface StagedTarget {
    * The live record the call would change, as display fields keyed like the
    * tool's arguments; null when there is none (e.g. it was deleted).
    */
-  current(ctx: ActorContext, input: Record<string, unknown>): Record<string, unknown> | null;
+  current(ctx: ActorContext, input: Record<string, unknown>): Promise<Record<string, unknown> | null>;
   /** Argument names whose values must not be shown on the approval page (e.g. a secret's value). */
   redact?(input: Record<string, unknown>, before: Record<string, unknown> | null): string[];
 }

@@ -28,7 +28,7 @@ export const LINK_STATUSES = ["pending", "approved", "rejected", "expired", "sup
 export type LinkStatus = (typeof LINK_STATUSES)[number];
 
 /** A write transaction or the database itself; verbs pass whichever they hold. */
-export type Tx = Pick<Db, "select" | "insert" | "update" | "delete">;
+export type Tx = Db;
 
 /** Exactly what a minted token looks like; anything else is refused before any lookup. */
 export const TOKEN_RE = /^[0-9a-f]{64}$/;
@@ -62,7 +62,7 @@ export interface MintInput {
  * supersedes any earlier pending link for the same entity: a reviewer can
  * only ever approve the latest proposal.
  */
-export function mintLink(tx: Tx, ctx: ActorContext, input: MintInput): ApprovalEnvelope {
+export async function mintLink(tx: Tx, ctx: ActorContext, input: MintInput): Promise<ApprovalEnvelope> {
   const now = ctx.deps.clock.now();
   if (input.linkType === "entity" && input.entityId !== null) {
     const same = and(
@@ -73,46 +73,44 @@ export function mintLink(tx: Tx, ctx: ActorContext, input: MintInput): ApprovalE
       eq(approvalLinks.status, "pending"),
     );
     // A link past its lifetime stays "expired" in the history; a live one is replaced.
-    tx.update(approvalLinks).set({ status: "expired" }).where(and(same, lte(approvalLinks.expiresAt, now))).run();
-    tx.update(approvalLinks).set({ status: "superseded", decidedAt: now }).where(same).run();
+    await tx.update(approvalLinks).set({ status: "expired" }).where(and(same, lte(approvalLinks.expiresAt, now)));
+    await tx.update(approvalLinks).set({ status: "superseded", decidedAt: now }).where(same);
   }
   const token = randomHex(32);
   const expiresAt = new Date(now.getTime() + ctx.deps.config.approvalTtlDays * DAY_MS);
-  const row = tx
-    .insert(approvalLinks)
-    .values({
-      tokenHash: sha256Hex(token),
-      companyId: ctx.company.id,
-      siteId: input.siteId,
-      linkType: input.linkType,
-      entityType: input.entityType,
-      entityId: input.entityId,
-      payload: input.payload ?? null,
-      title: input.title.slice(0, 300),
-      status: "pending",
-      requestedByUserId: ctx.principal.userId,
-      credentialKind: ctx.principal.credential.kind,
-      credentialId: ctx.principal.credential.id,
-      credentialName: ctx.principal.credential.name,
-      expiresAt,
-      createdAt: now,
-    })
-    .returning({ id: approvalLinks.id })
-    .get();
-  tx.insert(auditLog)
-    .values({
-      companyId: ctx.company.id,
-      siteId: input.siteId,
-      userId: ctx.principal.userId,
-      credentialKind: ctx.principal.credential.kind,
-      credentialId: ctx.principal.credential.id,
-      action: "approvals.mint",
-      entityType: input.entityType,
-      entityId: input.entityId,
-      detail: { approvalId: row.id, linkType: input.linkType },
-      createdAt: now,
-    })
-    .run();
+  const row = (await tx
+      .insert(approvalLinks)
+      .values({
+        tokenHash: sha256Hex(token),
+        companyId: ctx.company.id,
+        siteId: input.siteId,
+        linkType: input.linkType,
+        entityType: input.entityType,
+        entityId: input.entityId,
+        payload: input.payload ?? null,
+        title: input.title.slice(0, 300),
+        status: "pending",
+        requestedByUserId: ctx.principal.userId,
+        credentialKind: ctx.principal.credential.kind,
+        credentialId: ctx.principal.credential.id,
+        credentialName: ctx.principal.credential.name,
+        expiresAt,
+        createdAt: now,
+      })
+      .returning({ id: approvalLinks.id }))[0];
+  await tx.insert(auditLog)
+            .values({
+              companyId: ctx.company.id,
+              siteId: input.siteId,
+              userId: ctx.principal.userId,
+              credentialKind: ctx.principal.credential.kind,
+              credentialId: ctx.principal.credential.id,
+              action: "approvals.mint",
+              entityType: input.entityType,
+              entityId: input.entityId,
+              detail: { approvalId: row.id, linkType: input.linkType },
+              createdAt: now,
+            });
   const url = approvalUrl(ctx.deps, token);
   return {
     id: row.id,
@@ -133,12 +131,12 @@ export function effectiveStatus(link: Pick<LinkRow, "status" | "expiresAt">, now
 }
 
 /** Persists `expired` on pending links past their lifetime (of one company, or all). */
-export function sweepExpired(db: Tx, now: Date, companyId?: number) {
+export async function sweepExpired(db: Tx, now: Date, companyId?: number) {
   const past = and(eq(approvalLinks.status, "pending"), lte(approvalLinks.expiresAt, now));
-  db.update(approvalLinks)
-    .set({ status: "expired" })
-    .where(companyId === undefined ? past : and(past, eq(approvalLinks.companyId, companyId)))
-    .run();
+  const where = companyId === undefined ? past : and(past, eq(approvalLinks.companyId, companyId));
+  // Reads call this on every list: look before writing, so a list with nothing to sweep writes nothing.
+  if ((await db.select({ id: approvalLinks.id }).from(approvalLinks).where(where).limit(1)).length === 0) return;
+  await db.update(approvalLinks).set({ status: "expired" }).where(where);
 }
 
 /**
@@ -146,43 +144,41 @@ export function sweepExpired(db: Tx, now: Date, companyId?: number) {
  * case, non-hex) are refused without a query; lookup is by SHA-256, so the
  * database never compares the secret itself.
  */
-export function linkByToken(db: Tx, token: string): LinkRow | null {
+export async function linkByToken(db: Tx, token: string): Promise<LinkRow | null> {
   if (!TOKEN_RE.test(token)) return null;
-  return db.select().from(approvalLinks).where(eq(approvalLinks.tokenHash, sha256Hex(token))).get() ?? null;
+  return (await db.select().from(approvalLinks).where(eq(approvalLinks.tokenHash, sha256Hex(token))).limit(1))[0] ?? null;
 }
 
 /** Marks the open links about an entity as withdrawn (the entity was deleted). */
-export function withdrawLinks(tx: Tx, companyId: number, entityType: string, entityId: number, now: Date) {
-  tx.update(approvalLinks)
-    .set({ status: "withdrawn", decidedAt: now })
-    .where(
-      and(
-        eq(approvalLinks.companyId, companyId),
-        eq(approvalLinks.entityType, entityType),
-        eq(approvalLinks.entityId, entityId),
-        eq(approvalLinks.status, "pending"),
-      ),
-    )
-    .run();
+export async function withdrawLinks(tx: Tx, companyId: number, entityType: string, entityId: number, now: Date) {
+  await tx.update(approvalLinks)
+            .set({ status: "withdrawn", decidedAt: now })
+            .where(
+              and(
+                eq(approvalLinks.companyId, companyId),
+                eq(approvalLinks.entityType, entityType),
+                eq(approvalLinks.entityId, entityId),
+                eq(approvalLinks.status, "pending"),
+              ),
+            );
 }
 
 /** The newest link about an entity, for showing the approval state beside the entity. */
-export function latestLinkFor(db: Tx, companyId: number, entityType: string, entityId: number): LinkRow | null {
+export async function latestLinkFor(db: Tx, companyId: number, entityType: string, entityId: number): Promise<LinkRow | null> {
   return (
-    db
-      .select()
-      .from(approvalLinks)
-      .where(
-        and(
-          eq(approvalLinks.companyId, companyId),
-          eq(approvalLinks.linkType, "entity"),
-          eq(approvalLinks.entityType, entityType),
-          eq(approvalLinks.entityId, entityId),
-        ),
-      )
-      .orderBy(desc(approvalLinks.id))
-      .limit(1)
-      .get() ?? null
+    (await db
+            .select()
+            .from(approvalLinks)
+            .where(
+              and(
+                eq(approvalLinks.companyId, companyId),
+                eq(approvalLinks.linkType, "entity"),
+                eq(approvalLinks.entityType, entityType),
+                eq(approvalLinks.entityId, entityId),
+              ),
+            )
+            .orderBy(desc(approvalLinks.id))
+            .limit(1))[0] ?? null
   );
 }
 

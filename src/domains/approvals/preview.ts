@@ -54,7 +54,7 @@ function humanTool(name: string): string {
 const HIDDEN_ARGS = new Set(["siteId", "include", "clientId"]);
 
 /** The preview of a staged call, built from its arguments (no kind needed). */
-function stagedPreview(deps: Deps, link: LinkRow): ApprovalPreview {
+async function stagedPreview(deps: Deps, link: LinkRow): Promise<ApprovalPreview> {
   const payload = (link.payload ?? {}) as unknown as StagedPayload;
   const input = payload.input ?? {};
   const tool = toolByName(payload.tool);
@@ -94,7 +94,7 @@ function stagedPreview(deps: Deps, link: LinkRow): ApprovalPreview {
   const facts = [{ label: "Operation", value: humanTool(payload.tool ?? "unknown") }];
   if (tool) facts.push({ label: "What it does", value: tool.description.split(/(?<=\.)\s/)[0] ?? tool.description });
   if (link.siteId !== null) {
-    const site = deps.db.select({ name: sites.name }).from(sites).where(eq(sites.id, link.siteId)).get();
+    const site = (await deps.db.select({ name: sites.name }).from(sites).where(eq(sites.id, link.siteId)).limit(1))[0];
     if (site) facts.push({ label: "Site", value: site.name });
   }
   return {
@@ -109,8 +109,8 @@ function stagedPreview(deps: Deps, link: LinkRow): ApprovalPreview {
 }
 
 /** The proposal of a link, from its kind (entity links) or its staged arguments. Null when the entity is gone. */
-export function approvalPreview(deps: Deps, link: LinkRow): ApprovalPreview | null {
-  if (link.linkType === "pending_change") return stagedPreview(deps, link);
+export async function approvalPreview(deps: Deps, link: LinkRow): Promise<ApprovalPreview | null> {
+  if (link.linkType === "pending_change") return await stagedPreview(deps, link);
   const kind = approvalKind(link.entityType);
   if (!kind) return null;
   return kind.preview(deps, link);
@@ -129,8 +129,8 @@ function changesTable(rows: ChangeRow[], hasBefore: boolean): string {
  * The proposal as an HTML fragment, safe to embed in any page whose CSP
  * forbids scripts. Pair it with previewCss() for the site's branding.
  */
-export function renderApprovalPreview(deps: Deps, link: LinkRow): string {
-  const p = approvalPreview(deps, link);
+export async function renderApprovalPreview(deps: Deps, link: LinkRow): Promise<string> {
+  const p = await approvalPreview(deps, link);
   if (!p) return `<section class="ap-preview"><p class="ap-summary">The item this request was about no longer exists.</p></section>`;
   const facts = p.facts.length
     ? `<dl class="ap-facts">${p.facts.map((f) => `<dt>${escapeHtml(f.label)}</dt><dd>${escapeHtml(f.value)}</dd>`).join("")}</dl>`
@@ -157,11 +157,11 @@ const RADIUS_RE = /^\d{1,3}(?:\.\d{1,3})?(?:px|rem|em|%)$/;
  * (colours, fonts, radius). Only values that match strict patterns reach the
  * stylesheet, so a brand profile cannot inject CSS.
  */
-export function previewCss(deps: Deps, siteId: number | null): string {
+export async function previewCss(deps: Deps, siteId: number | null): Promise<string> {
   const data =
     siteId === null
       ? undefined
-      : deps.db.select({ data: brandProfiles.data }).from(brandProfiles).where(eq(brandProfiles.siteId, siteId)).get()?.data;
+      : (await deps.db.select({ data: brandProfiles.data }).from(brandProfiles).where(eq(brandProfiles.siteId, siteId)).limit(1))[0]?.data;
   const b = (data ?? {}) as Record<string, unknown>;
   const color = (k: string, def: string) => (typeof b[k] === "string" && HEX_RE.test(b[k] as string) ? (b[k] as string) : def);
   const font = (k: string) => (typeof b[k] === "string" && FONT_RE.test(b[k] as string) ? (b[k] as string) : null);

@@ -12,8 +12,9 @@
  * Approving re-runs the tool (applyStagedCall) with the requester's identity
  * and live role, inside the decision transaction.
  *
- * Staged tools must run synchronously (every verb over bun:sqlite does): an
- * asynchronous run could not be kept inside one transaction.
+ * Both runs happen inside a store transaction, so everything the tool's
+ * verbs do (their own transactions become savepoints) commits or rolls back
+ * with it.
  */
 import * as v from "valibot";
 import type { ActorContext, Deps } from "../../core/context";
@@ -55,32 +56,17 @@ export function isDryRun(ctx: { deps: Deps }): boolean {
 
 class DryRunRollback extends Error {}
 
-function isThenable(x: unknown): x is PromiseLike<unknown> {
-  return typeof x === "object" && x !== null && typeof (x as { then?: unknown }).then === "function";
-}
-
-/** Runs a tool synchronously against a transaction handle; refuses tools that would escape it. */
-export function runInTx(tool: ToolDef, ctx: ActorContext, input: unknown): unknown {
-  const r = tool.run(ctx, input);
-  if (isThenable(r)) {
-    // Swallow the escaped promise's outcome; the caller's transaction is already being abandoned.
-    Promise.resolve(r).catch(() => {});
-    throw new AppError("internal", `Tool ${tool.name} runs asynchronously and cannot be staged for approval.`);
-  }
-  return r;
-}
-
 function withDb(ctx: ActorContext, tx: unknown, extra: Partial<Deps> = {}): ActorContext {
   return { ...ctx, deps: { ...ctx.deps, db: tx as Db, ...extra } };
 }
 
-function dryRun(ctx: ActorContext, tool: ToolDef, input: Record<string, unknown>) {
+async function dryRun(ctx: ActorContext, tool: ToolDef, input: Record<string, unknown>) {
   try {
-    ctx.deps.db.transaction((tx) => {
+    await ctx.deps.db.transaction(async (tx) => {
       const c = withDb(ctx, tx);
       c.principal = { ...ctx.principal, requireCmsApproval: false };
       dryRunDeps.add(c.deps);
-      runInTx(tool, c, input);
+      await tool.run(c, input);
       throw new DryRunRollback();
     });
   } catch (e) {
@@ -103,20 +89,20 @@ function stagedTitle(tool: ToolDef, input: Record<string, unknown>): string {
 /** Records the call as a pending_change approval link and returns the tool result to send back. */
 export async function stageToolCall(ctx: ActorContext, tool: ToolDef, input: unknown): Promise<unknown> {
   const args = (input ?? {}) as Record<string, unknown>;
-  dryRun(ctx, tool, args);
+  await dryRun(ctx, tool, args);
   const target = stagedTarget(tool.name);
-  const before = target ? target.current(ctx, args) : null;
+  const before = target ? await target.current(ctx, args) : null;
   const id = typeof args.id === "number" ? args.id : null;
   const payload: StagedPayload = { tool: tool.name, input: args, scopes: [...ctx.principal.scopes], before };
-  const approval = ctx.deps.db.transaction((tx) =>
-    mintLink(tx, ctx, {
-      linkType: "pending_change",
-      entityType: target?.entityType ?? tool.approval ?? tool.toolset,
-      entityId: id,
-      siteId: typeof args.siteId === "number" ? args.siteId : null,
-      title: stagedTitle(tool, args),
-      payload: payload as unknown as Record<string, unknown>,
-    }),
+  const approval = await ctx.deps.db.transaction(async (tx) =>
+    await mintLink(tx, ctx, {
+            linkType: "pending_change",
+            entityType: target?.entityType ?? tool.approval ?? tool.toolset,
+            entityId: id,
+            siteId: typeof args.siteId === "number" ? args.siteId : null,
+            title: stagedTitle(tool, args),
+            payload: payload as unknown as Record<string, unknown>,
+          }),
   );
   return {
     ...(id !== null ? { id } : {}),
@@ -166,20 +152,19 @@ export function toolByName(name: string): ToolDef | undefined {
  * when they left the company, or when the API key they used was revoked
  * (a revoked key's queued changes must not go live).
  */
-export function actorFromLink(tx: Tx, deps: Deps, link: LinkRow, scopes: string[]): ActorContext {
-  const company = tx.select().from(companies).where(eq(companies.id, link.companyId)).get();
+export async function actorFromLink(tx: Tx, deps: Deps, link: LinkRow, scopes: string[]): Promise<ActorContext> {
+  const company = (await tx.select().from(companies).where(eq(companies.id, link.companyId)).limit(1))[0];
   const member =
     link.requestedByUserId === null
       ? undefined
-      : tx
-          .select({ role: memberships.role })
-          .from(memberships)
-          .where(and(eq(memberships.companyId, link.companyId), eq(memberships.userId, link.requestedByUserId)))
-          .get();
+      : (await tx
+                    .select({ role: memberships.role })
+                    .from(memberships)
+                    .where(and(eq(memberships.companyId, link.companyId), eq(memberships.userId, link.requestedByUserId))).limit(1))[0];
   if (!company || !member || link.requestedByUserId === null)
     throw conflict("The person who requested this change is no longer a member of the company, so it cannot be applied.");
   if (link.credentialKind === "mcp_key" && link.credentialId !== null) {
-    const key = tx.select({ revokedAt: mcpKeys.revokedAt }).from(mcpKeys).where(eq(mcpKeys.id, link.credentialId)).get();
+    const key = (await tx.select({ revokedAt: mcpKeys.revokedAt }).from(mcpKeys).where(eq(mcpKeys.id, link.credentialId)).limit(1))[0];
     if (!key || key.revokedAt) throw conflict("The API key that requested this change has been revoked, so it cannot be applied.");
   }
   const access = { id: company.id, name: company.name, role: member.role };
@@ -206,17 +191,17 @@ export function actorFromLink(tx: Tx, deps: Deps, link: LinkRow, scopes: string[
  * the arguments, checks its target did not change since it was staged, and
  * re-runs the tool as the requester. Throws AppError when it no longer fits.
  */
-export function applyStagedCall(tx: Tx, deps: Deps, link: LinkRow): { tool: ToolDef; result: unknown } {
+export async function applyStagedCall(tx: Tx, deps: Deps, link: LinkRow): Promise<{ tool: ToolDef; result: unknown }> {
   const payload = link.payload as unknown as StagedPayload | null;
   const tool = payload ? toolByName(payload.tool) : undefined;
   if (!payload || !tool) throw conflict("This change refers to an operation that no longer exists, so it cannot be applied.");
   const parsed = v.safeParse(tool.input, payload.input);
   if (!parsed.success) throw conflict(`This change is no longer valid: ${parsed.issues[0]?.message ?? "invalid arguments"}.`);
-  const ctx = actorFromLink(tx, deps, link, payload.scopes);
+  const ctx = await actorFromLink(tx, deps, link, payload.scopes);
   const target = stagedTarget(tool.name);
   if (target && payload.before) {
     const before = payload.before;
-    const now = target.current(ctx, parsed.output as Record<string, unknown>);
+    const now = await target.current(ctx, parsed.output as Record<string, unknown>);
     if (!now) throw conflict("What this change applies to no longer exists.");
     const changed = comparedFields(payload.input, before).filter((k) => stableJson(now[k]) !== stableJson(before[k]));
     if (changed.length > 0) {
@@ -226,5 +211,5 @@ export function applyStagedCall(tx: Tx, deps: Deps, link: LinkRow): { tool: Tool
       );
     }
   }
-  return { tool, result: runInTx(tool, ctx, parsed.output) };
+  return { tool, result: await tool.run(ctx, parsed.output) };
 }

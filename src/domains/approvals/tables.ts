@@ -1,9 +1,8 @@
 /** Approval links: a human must approve what an agent drafted or staged. */
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { createdAt, id, json, time } from "../../core/columns";
+import { createdAt, id, index, integer, json, table, text, time, uniqueIndex } from "../../core/columns";
 import { companies } from "../accounts/tables";
 
-export const approvalLinks = sqliteTable(
+export const approvalLinks = table(
   "approval_links",
   {
     id: id(),

@@ -27,7 +27,7 @@ const approvalsList = defineTool({
     siteId: v.optional(idSchema),
     ...pageInput,
   }),
-  run: (ctx, input) => listApprovals(ctx, input),
+  run: async (ctx, input) => await listApprovals(ctx, input),
 });
 
 const approvalsGet = defineTool({
@@ -40,12 +40,12 @@ const approvalsGet = defineTool({
     "Get one approval link by id: its status, who asked, when it expires, the decision and comment once decided, and what it " +
     "proposes (summary, facts, and for updates the changed fields). Set include to [\"html\"] for the rendered preview.",
   input: v.object({ id: idSchema, include: v.optional(v.array(v.picklist(["html"]))) }),
-  run: (ctx, input) => getApproval(ctx, input.id, { html: input.include?.includes("html") }),
+  run: async (ctx, input) => await getApproval(ctx, input.id, { html: input.include?.includes("html") }),
 });
 
-function decide(ctx: ActorContext, input: { id: number; comment?: string }, decision: DecisionKind) {
+async function decide(ctx: ActorContext, input: { id: number; comment?: string }, decision: DecisionKind) {
   const who = `${ctx.principal.credential.name || ctx.principal.credential.kind} (user ${ctx.principal.userId})`;
-  const out = decideApproval(ctx.deps, { ctx, id: input.id }, decision, { comment: input.comment ?? null, decidedBy: who });
+  const out = await decideApproval(ctx.deps, { ctx, id: input.id }, decision, { comment: input.comment ?? null, decidedBy: who });
   if (out.ok) return { id: out.approval.id, status: out.approval.status, result: out.approval.result, message: out.message };
   // Asking for the decision already taken is idempotent; anything else is refused with what happened.
   const same = (decision === "approve" && out.approval.status === "approved") || (decision === "reject" && out.approval.status === "rejected");
@@ -64,7 +64,7 @@ const approvalsApprove = defineTool({
     "Approve a pending approval link by id, as a person would on the approval page: the draft is published or the staged " +
     "change applied. One-way; approving an approved link again reports it. A credential cannot approve changes it staged itself.",
   input: v.object({ id: idSchema, comment }),
-  run: (ctx, input) => decide(ctx, input, "approve"),
+  run: async (ctx, input) => await decide(ctx, input, "approve"),
 });
 
 const approvalsReject = defineTool({
@@ -78,7 +78,7 @@ const approvalsReject = defineTool({
     "Reject a pending approval link by id, with an optional comment for the author: nothing is published or changed, and " +
     "the link cannot be approved afterwards. The author can propose again by updating the item.",
   input: v.object({ id: idSchema, comment }),
-  run: (ctx, input) => decide(ctx, input, "reject"),
+  run: async (ctx, input) => await decide(ctx, input, "reject"),
 });
 
 export const approvalsTools = [approvalsList, approvalsGet, approvalsApprove, approvalsReject];

@@ -13,6 +13,7 @@ import { iso } from "../../core/clock";
 import type { ActorContext, Deps } from "../../core/context";
 import type { Db } from "../../core/db";
 import { AppError, forbidden, notFound } from "../../core/errors";
+import { mapSeq } from "../../core/maybe";
 import { page, type Page } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
 import { auditLog, users } from "../accounts/tables";
@@ -50,13 +51,13 @@ export interface ApprovalView {
   lastError: string | null;
 }
 
-function userName(db: Tx, userId: number | null): string | null {
+async function userName(db: Tx, userId: number | null): Promise<string | null> {
   if (userId === null) return null;
-  const u = db.select({ name: users.name, email: users.email }).from(users).where(eq(users.id, userId)).get();
+  const u = (await db.select({ name: users.name, email: users.email }).from(users).where(eq(users.id, userId)).limit(1))[0];
   return u ? (u.name ?? u.email) : null;
 }
 
-export function toView(deps: Deps, link: LinkRow): ApprovalView {
+export async function toView(deps: Deps, link: LinkRow): Promise<ApprovalView> {
   const now = deps.clock.now();
   const result = link.result ?? null;
   const lastError = result && typeof result.error === "string" && link.status === "pending" ? result.error : null;
@@ -68,7 +69,7 @@ export function toView(deps: Deps, link: LinkRow): ApprovalView {
     siteId: link.siteId,
     title: link.title,
     status: effectiveStatus(link, now),
-    requestedBy: { userId: link.requestedByUserId, name: userName(deps.db, link.requestedByUserId) },
+    requestedBy: { userId: link.requestedByUserId, name: await userName(deps.db, link.requestedByUserId) },
     credential: { kind: link.credentialKind, name: link.credentialName },
     tool: link.linkType === "pending_change" ? ((link.payload as unknown as StagedPayload | null)?.tool ?? null) : null,
     createdAt: iso(link.createdAt)!,
@@ -90,53 +91,52 @@ export interface ListApprovalsInput {
   offset: number;
 }
 
-export function listApprovals(ctx: ActorContext, input: ListApprovalsInput): Page<ApprovalView> {
+export async function listApprovals(ctx: ActorContext, input: ListApprovalsInput): Promise<Page<ApprovalView>> {
   authorize(ctx, "approvals:read", { write: false });
   const { db, clock } = ctx.deps;
-  sweepExpired(db, clock.now(), ctx.company.id);
+  await sweepExpired(db, clock.now(), ctx.company.id);
   const conds = [eq(approvalLinks.companyId, ctx.company.id)];
   if (input.status) conds.push(eq(approvalLinks.status, input.status));
   if (input.entityType) conds.push(eq(approvalLinks.entityType, input.entityType));
   if (input.linkType) conds.push(eq(approvalLinks.linkType, input.linkType));
-  if (input.siteId !== undefined) conds.push(eq(approvalLinks.siteId, siteForActor(ctx, input.siteId).id));
+  if (input.siteId !== undefined) conds.push(eq(approvalLinks.siteId, (await siteForActor(ctx, input.siteId)).id));
   const where = and(...conds);
-  const total = db.select({ n: count() }).from(approvalLinks).where(where).get()?.n ?? 0;
-  const rows = db.select().from(approvalLinks).where(where).orderBy(desc(approvalLinks.id)).limit(input.limit).offset(input.offset).all();
+  const total = (await db.select({ n: count() }).from(approvalLinks).where(where).limit(1))[0]?.n ?? 0;
+  const rows = await db.select().from(approvalLinks).where(where).orderBy(desc(approvalLinks.id)).limit(input.limit).offset(input.offset);
   return page(
-    rows.map((r) => toView(ctx.deps, r)),
+    await mapSeq(rows, (r) => toView(ctx.deps, r)),
     total,
     input.limit,
     input.offset,
   );
 }
 
-function linkInCompany(ctx: ActorContext, id: number): LinkRow {
-  const link = ctx.deps.db
-    .select()
-    .from(approvalLinks)
-    .where(and(eq(approvalLinks.id, id), eq(approvalLinks.companyId, ctx.company.id)))
-    .get();
+async function linkInCompany(ctx: ActorContext, id: number): Promise<LinkRow> {
+  const link = (await ctx.deps.db
+      .select()
+      .from(approvalLinks)
+      .where(and(eq(approvalLinks.id, id), eq(approvalLinks.companyId, ctx.company.id))).limit(1))[0];
   if (!link) throw notFound(`Approval ${id} not found in ${ctx.company.name}.`);
   return link;
 }
 
 /** One link with what it proposes (summary, facts, changes; the rendered HTML on request). */
-export function getApproval(ctx: ActorContext, id: number, opts: { html?: boolean } = {}) {
+export async function getApproval(ctx: ActorContext, id: number, opts: { html?: boolean } = {}) {
   authorize(ctx, "approvals:read", { write: false });
-  const link = linkInCompany(ctx, id);
-  const p = approvalPreview(ctx.deps, link);
+  const link = await linkInCompany(ctx, id);
+  const p = await approvalPreview(ctx.deps, link);
   return {
-    ...toView(ctx.deps, link),
+    ...await toView(ctx.deps, link),
     proposal: p ? { title: p.title, summary: p.summary, facts: p.facts, changes: p.changes } : null,
-    ...(opts.html ? { html: renderApprovalPreview(ctx.deps, link) } : {}),
+    ...(opts.html ? { html: await renderApprovalPreview(ctx.deps, link) } : {}),
   };
 }
 
 /** The link a token names (for the public page); null for unknown or malformed tokens. */
-export function approvalByToken(deps: Deps, token: string): LinkRow | null {
-  const link = linkByToken(deps.db, token);
+export async function approvalByToken(deps: Deps, token: string): Promise<LinkRow | null> {
+  const link = await linkByToken(deps.db, token);
   if (link && effectiveStatus(link, deps.clock.now()) === "expired" && link.status === "pending") {
-    deps.db.update(approvalLinks).set({ status: "expired" }).where(eq(approvalLinks.id, link.id)).run();
+    await deps.db.update(approvalLinks).set({ status: "expired" }).where(eq(approvalLinks.id, link.id));
     return { ...link, status: "expired" };
   }
   return link;
@@ -180,80 +180,77 @@ function notPendingMessage(link: LinkRow, status: LinkStatus): { reason: Exclude
  * Decides a link inside `tx`. Exported for the staged-call path, which
  * approves the entity link its own tool call minted together with it.
  */
-export function decideInTx(
+export async function decideInTx(
   tx: Tx,
   deps: Deps,
   link: LinkRow,
   decision: DecisionKind,
   d: Decision,
   actor: { kind: string; id: number } | null,
-): DecisionOutcome {
+): Promise<DecisionOutcome> {
   const status = effectiveStatus(link, d.now);
   if (status !== "pending") {
     if (status === "expired" && link.status === "pending")
-      tx.update(approvalLinks).set({ status: "expired" }).where(eq(approvalLinks.id, link.id)).run();
+      await tx.update(approvalLinks).set({ status: "expired" }).where(eq(approvalLinks.id, link.id));
     const { reason, message } = notPendingMessage(link, status);
-    return { ok: false, reason, message, approval: toView(deps, { ...link, status }) };
+    return { ok: false, reason, message, approval: await toView(deps, { ...link, status }) };
   }
   let result: Record<string, unknown> = {};
   if (decision === "approve") {
     try {
       // A savepoint: a proposal that no longer fits rolls back alone, and the
       // failure is recorded on the still-pending link for the reviewer.
-      result = (tx as unknown as Db).transaction((sp) => applyApproval(sp as unknown as Tx, deps, link, d));
+      result = await tx.transaction((sp) => applyApproval(sp, deps, link, d));
     } catch (e) {
       if (!(e instanceof AppError) || e.code === "internal") throw e;
-      tx.update(approvalLinks)
-        .set({ result: { error: e.message, at: iso(d.now) } })
-        .where(eq(approvalLinks.id, link.id))
-        .run();
+      await tx.update(approvalLinks)
+                        .set({ result: { error: e.message, at: iso(d.now) } })
+                        .where(eq(approvalLinks.id, link.id));
       return {
         ok: false,
         reason: "conflict",
         message: `This request could not be applied: ${e.message}`,
-        approval: toView(deps, { ...link, result: { error: e.message } }),
+        approval: await toView(deps, { ...link, result: { error: e.message } }),
       };
     }
   } else if (link.linkType === "entity") {
     const kind = approvalKind(link.entityType);
-    kind?.reject(tx, deps, link, d);
+    await kind?.reject(tx, deps, link, d);
   }
   const next = decision === "approve" ? "approved" : "rejected";
   const comment = d.comment?.trim() ? d.comment.trim().slice(0, 2000) : null;
-  tx.update(approvalLinks)
-    .set({ status: next, decidedAt: d.now, decidedBy: d.decidedBy.slice(0, 200), comment, result })
-    .where(and(eq(approvalLinks.id, link.id), eq(approvalLinks.status, "pending")))
-    .run();
-  tx.insert(auditLog)
-    .values({
-      companyId: link.companyId,
-      siteId: link.siteId,
-      userId: d.userId,
-      credentialKind: actor?.kind ?? "approval_link",
-      credentialId: actor?.id ?? link.id,
-      action: decision === "approve" ? "approvals.approve" : "approvals.reject",
-      entityType: link.entityType,
-      entityId: link.entityId,
-      detail: { approvalId: link.id, linkType: link.linkType, decidedBy: d.decidedBy, ...(comment ? { comment } : {}) },
-      createdAt: d.now,
-    })
-    .run();
+  await tx.update(approvalLinks)
+            .set({ status: next, decidedAt: d.now, decidedBy: d.decidedBy.slice(0, 200), comment, result })
+            .where(and(eq(approvalLinks.id, link.id), eq(approvalLinks.status, "pending")));
+  await tx.insert(auditLog)
+            .values({
+              companyId: link.companyId,
+              siteId: link.siteId,
+              userId: d.userId,
+              credentialKind: actor?.kind ?? "approval_link",
+              credentialId: actor?.id ?? link.id,
+              action: decision === "approve" ? "approvals.approve" : "approvals.reject",
+              entityType: link.entityType,
+              entityId: link.entityId,
+              detail: { approvalId: link.id, linkType: link.linkType, decidedBy: d.decidedBy, ...(comment ? { comment } : {}) },
+              createdAt: d.now,
+            });
   const updated: LinkRow = { ...link, status: next, decidedAt: d.now, decidedBy: d.decidedBy, comment, result };
   return {
     ok: true,
     decision,
-    approval: toView(deps, updated),
+    approval: await toView(deps, updated),
     message: decision === "approve" ? "Approved: the change is live." : "Rejected: nothing was published or changed.",
   };
 }
 
-function applyApproval(tx: Tx, deps: Deps, link: LinkRow, d: Decision): Record<string, unknown> {
+async function applyApproval(tx: Tx, deps: Deps, link: LinkRow, d: Decision): Promise<Record<string, unknown>> {
   if (link.linkType === "entity") {
     const kind = approvalKind(link.entityType);
     if (!kind) throw new AppError("conflict", `No approval handler for ${link.entityType}.`);
-    return kind.approve(tx, deps, link, d);
+    return await kind.approve(tx, deps, link, d);
   }
-  const { tool, result } = applyStagedCall(tx, deps, link);
+  const { tool, result } = await applyStagedCall(tx, deps, link);
   const out: Record<string, unknown> = { applied: tool.name };
   const r = (result ?? {}) as Record<string, unknown>;
   for (const k of ["id", "slug", "status"]) if (k in r) out[k] = r[k];
@@ -262,9 +259,9 @@ function applyApproval(tx: Tx, deps: Deps, link: LinkRow, d: Decision): Record<s
   // approved with it rather than sent for a second review.
   const minted = r.approval as { id?: unknown } | undefined;
   if (tool.approval && minted && typeof minted.id === "number") {
-    const inner = tx.select().from(approvalLinks).where(eq(approvalLinks.id, minted.id)).get();
+    const inner = (await tx.select().from(approvalLinks).where(eq(approvalLinks.id, minted.id)).limit(1))[0];
     if (inner) {
-      const o = decideInTx(tx, deps, inner, "approve", { ...d, comment: `Approved with staged change #${link.id}` }, null);
+      const o = await decideInTx(tx, deps, inner, "approve", { ...d, comment: `Approved with staged change #${link.id}` }, null);
       if (!o.ok) throw new AppError("conflict", o.message);
       out.status = (o.approval.result?.status as string | undefined) ?? out.status;
       out.approvalId = inner.id;
@@ -281,22 +278,22 @@ function applyApproval(tx: Tx, deps: Deps, link: LinkRow, d: Decision): Record<s
  *   decideApproval(deps, { token }, "approve", { decidedBy: "Ana (approval link)" })
  *   decideApproval(deps, { ctx, id: 7 }, "reject", { comment: "Wrong tone", decidedBy: "ana@example.com" })
  */
-export function decideApproval(
+export async function decideApproval(
   deps: Deps,
   target: DecisionTarget,
   decision: DecisionKind,
   opts: { comment?: string | null; decidedBy: string },
-): DecisionOutcome {
+): Promise<DecisionOutcome> {
   let link: LinkRow | null;
   let actor: { kind: string; id: number } | null = null;
   let userId: number | null = null;
   if ("token" in target) {
-    link = linkByToken(deps.db, target.token);
+    link = await linkByToken(deps.db, target.token);
     if (!link) throw notFound("This approval link is not valid.");
   } else {
     const { ctx } = target;
     authorize(ctx, "approvals:manage", { write: true });
-    link = linkInCompany(ctx, target.id);
+    link = await linkInCompany(ctx, target.id);
     if (decision === "approve") {
       if (ctx.principal.requireCmsApproval)
         throw forbidden("This credential's own changes need approval, so it cannot approve requests.");
@@ -312,22 +309,21 @@ export function decideApproval(
   }
   const found = link;
   const d: Decision = { now: deps.clock.now(), decidedBy: opts.decidedBy, comment: opts.comment ?? null, userId };
-  return deps.db.transaction((tx) => {
+  return deps.db.transaction(async (tx) => {
     // Re-read inside the transaction: two clicks must not both see "pending".
-    const fresh = tx.select().from(approvalLinks).where(eq(approvalLinks.id, found.id)).get()!;
-    return decideInTx(tx as unknown as Tx, deps, fresh, decision, d, actor);
+    const fresh = (await tx.select().from(approvalLinks).where(eq(approvalLinks.id, found.id)).limit(1))[0]!;
+    return await decideInTx(tx as unknown as Tx, deps, fresh, decision, d, actor);
   });
 }
 
 /** Open links of a company, counted by type: for badges in the portal. */
-export function countPending(ctx: ActorContext): number {
+export async function countPending(ctx: ActorContext): Promise<number> {
   authorize(ctx, "approvals:read", { write: false });
-  sweepExpired(ctx.deps.db, ctx.deps.clock.now(), ctx.company.id);
+  await sweepExpired(ctx.deps.db, ctx.deps.clock.now(), ctx.company.id);
   return (
-    ctx.deps.db
-      .select({ n: count() })
-      .from(approvalLinks)
-      .where(and(eq(approvalLinks.companyId, ctx.company.id), inArray(approvalLinks.status, ["pending"])))
-      .get()?.n ?? 0
+    (await ctx.deps.db
+            .select({ n: count() })
+            .from(approvalLinks)
+            .where(and(eq(approvalLinks.companyId, ctx.company.id), inArray(approvalLinks.status, ["pending"]))).limit(1))[0]?.n ?? 0
   );
 }

@@ -31,13 +31,13 @@ export function messagingView(siteId: number, row: Row | null) {
   };
 }
 
-export function messagingRow(ctx: Pick<ActorContext, "deps">, siteId: number): Row | null {
-  return ctx.deps.db.select().from(brandMessaging).where(eq(brandMessaging.siteId, siteId)).get() ?? null;
+export async function messagingRow(ctx: Pick<ActorContext, "deps">, siteId: number): Promise<Row | null> {
+  return (await ctx.deps.db.select().from(brandMessaging).where(eq(brandMessaging.siteId, siteId)).limit(1))[0] ?? null;
 }
 
-export function getMessaging(ctx: ActorContext, input: v.InferOutput<typeof siteOnly>) {
-  const site = brandingRead(ctx, input.siteId);
-  return messagingView(site.id, messagingRow(ctx, site.id));
+export async function getMessaging(ctx: ActorContext, input: v.InferOutput<typeof siteOnly>) {
+  const site = await brandingRead(ctx, input.siteId);
+  return messagingView(site.id, await messagingRow(ctx, site.id));
 }
 
 const text = (s: string | null | undefined) => (s === undefined ? undefined : s === null ? null : s.trim() || null);
@@ -50,9 +50,9 @@ function list(items: string[] | null | undefined): string[] | null | undefined {
   return out.length ? out : null;
 }
 
-export function updateMessaging(ctx: ActorContext, input: v.InferOutput<typeof messagingUpdateInput>) {
+export async function updateMessaging(ctx: ActorContext, input: v.InferOutput<typeof messagingUpdateInput>) {
   authorize(ctx, "branding:write", { write: true });
-  const site = siteForActor(ctx, input.siteId);
+  const site = await siteForActor(ctx, input.siteId);
   const set: Partial<Row> = {};
   const t = { tagline: text(input.tagline), toneOfVoice: text(input.toneOfVoice), elevatorPitch: text(input.elevatorPitch) };
   for (const [k, x] of Object.entries(t)) if (x !== undefined) (set as any)[k] = x;
@@ -62,16 +62,15 @@ export function updateMessaging(ctx: ActorContext, input: v.InferOutput<typeof m
   if (w !== undefined) set.wordsToAvoid = w;
   if (Object.keys(set).length === 0) throw invalid("Nothing to update: give at least one of tagline, toneOfVoice, elevatorPitch, keyMessages, wordsToAvoid (null clears).");
   const now = ctx.deps.clock.now();
-  const row = ctx.deps.db.transaction((tx) => {
-    const r = tx
-      .insert(brandMessaging)
-      .values({ siteId: site.id, ...set, createdAt: now, updatedAt: now })
-      .onConflictDoUpdate({ target: brandMessaging.siteId, set: { ...set, updatedAt: now } })
-      .returning()
-      .get();
-    audit(tx, ctx, "brand_messaging.update", { type: "brand_messaging", id: site.id, siteId: site.id, detail: { fields: Object.keys(set) } });
+  const row = await ctx.deps.db.transaction(async (tx) => {
+    const r = (await tx
+          .insert(brandMessaging)
+          .values({ siteId: site.id, ...set, createdAt: now, updatedAt: now })
+          .onConflictDoUpdate({ target: brandMessaging.siteId, set: { ...set, updatedAt: now } })
+          .returning())[0];
+    await audit(tx, ctx, "brand_messaging.update", { type: "brand_messaging", id: site.id, siteId: site.id, detail: { fields: Object.keys(set) } });
     // Messaging is not served by REST today; bumping anyway keeps "every branding write changes the ETag" true.
-    bumpContentVersion(tx, site.id);
+    await bumpContentVersion(tx, site.id);
     return r;
   });
   const view = messagingView(site.id, row);

@@ -171,8 +171,8 @@ export function clearPatch(current: BrandingData, fields: string[]): BrandingPat
   return patch as BrandingPatchData;
 }
 
-function profileRow(ctx: ActorContext, siteId: number) {
-  return ctx.deps.db.select().from(brandProfiles).where(eq(brandProfiles.siteId, siteId)).get() ?? null;
+async function profileRow(ctx: ActorContext, siteId: number) {
+  return (await ctx.deps.db.select().from(brandProfiles).where(eq(brandProfiles.siteId, siteId)).limit(1))[0] ?? null;
 }
 
 /** What a stored profile holds, parsed; a row from before a schema change degrades to its valid fields. */
@@ -194,33 +194,32 @@ export function profileView(siteId: number, siteName: string, data: BrandingData
   };
 }
 
-export function brandingRead(ctx: ActorContext, siteId: number) {
+export async function brandingRead(ctx: ActorContext, siteId: number) {
   authorize(ctx, "branding:read", { write: false });
-  return siteForActor(ctx, siteId);
+  return await siteForActor(ctx, siteId);
 }
 
-function brandingWrite(ctx: ActorContext, siteId: number) {
+async function brandingWrite(ctx: ActorContext, siteId: number) {
   authorize(ctx, "branding:write", { write: true });
-  return siteForActor(ctx, siteId);
+  return await siteForActor(ctx, siteId);
 }
 
-export function getProfile(ctx: ActorContext, input: v.InferOutput<typeof siteOnly>) {
-  const site = brandingRead(ctx, input.siteId);
-  const row = profileRow(ctx, site.id);
+export async function getProfile(ctx: ActorContext, input: v.InferOutput<typeof siteOnly>) {
+  const site = await brandingRead(ctx, input.siteId);
+  const row = await profileRow(ctx, site.id);
   return profileView(site.id, site.name, stored(row?.data ?? {}), row?.updatedAt ?? null);
 }
 
-function save(ctx: ActorContext, site: { id: number; name: string }, action: string, next: BrandingData, detail: Obj) {
+async function save(ctx: ActorContext, site: { id: number; name: string }, action: string, next: BrandingData, detail: Obj) {
   const now = ctx.deps.clock.now();
-  ctx.deps.db.transaction((tx) => {
-    if (Object.keys(next).length === 0) tx.delete(brandProfiles).where(eq(brandProfiles.siteId, site.id)).run();
+  await ctx.deps.db.transaction(async (tx) => {
+    if (Object.keys(next).length === 0) await tx.delete(brandProfiles).where(eq(brandProfiles.siteId, site.id));
     else
-      tx.insert(brandProfiles)
-        .values({ siteId: site.id, data: next as Obj, createdAt: now, updatedAt: now })
-        .onConflictDoUpdate({ target: brandProfiles.siteId, set: { data: next as Obj, updatedAt: now } })
-        .run();
-    audit(tx, ctx, action, { type: "brand_profile", id: site.id, siteId: site.id, detail });
-    bumpContentVersion(tx, site.id);
+      await tx.insert(brandProfiles)
+                        .values({ siteId: site.id, data: next as Obj, createdAt: now, updatedAt: now })
+                        .onConflictDoUpdate({ target: brandProfiles.siteId, set: { data: next as Obj, updatedAt: now } });
+    await audit(tx, ctx, action, { type: "brand_profile", id: site.id, siteId: site.id, detail });
+    await bumpContentVersion(tx, site.id);
   });
   // Compact echo (interface.md 2.7): what changed, plus the preset ids an agent needs for its next patch.
   return {
@@ -232,18 +231,18 @@ function save(ctx: ActorContext, site: { id: number; name: string }, action: str
   };
 }
 
-export function updateProfile(ctx: ActorContext, input: v.InferOutput<typeof updateProfileInput>) {
-  const site = brandingWrite(ctx, input.siteId);
+export async function updateProfile(ctx: ActorContext, input: v.InferOutput<typeof updateProfileInput>) {
+  const site = await brandingWrite(ctx, input.siteId);
   const fields = Object.keys(input.branding).filter((k) => (input.branding as Obj)[k] !== undefined);
   if (fields.length === 0) throw invalid("branding is empty: give at least one field to set (or null to clear).");
-  const current = stored(profileRow(ctx, site.id)?.data ?? {});
+  const current = stored((await profileRow(ctx, site.id))?.data ?? {});
   const next = applyPatch(current, input.branding);
-  return save(ctx, site, "branding.update", next, { fields });
+  return await save(ctx, site, "branding.update", next, { fields });
 }
 
-export function clearFields(ctx: ActorContext, input: v.InferOutput<typeof clearFieldsInput>) {
-  const site = brandingWrite(ctx, input.siteId);
-  const current = stored(profileRow(ctx, site.id)?.data ?? {});
+export async function clearFields(ctx: ActorContext, input: v.InferOutput<typeof clearFieldsInput>) {
+  const site = await brandingWrite(ctx, input.siteId);
+  const current = stored((await profileRow(ctx, site.id))?.data ?? {});
   const { __removePresets, ...patch } = clearPatch(current, input.fields) as Obj;
   let next = applyPatch(current, patch as BrandingPatchData);
   if (Array.isArray(__removePresets) && next.buttonPresets) {
@@ -252,11 +251,11 @@ export function clearFields(ctx: ActorContext, input: v.InferOutput<typeof clear
     if (kept.length) next.buttonPresets = kept;
     else delete next.buttonPresets;
   }
-  return save(ctx, site, "branding.clear_fields", next, { fields: input.fields });
+  return await save(ctx, site, "branding.clear_fields", next, { fields: input.fields });
 }
 
-export function deleteProfile(ctx: ActorContext, input: v.InferOutput<typeof siteOnly>) {
-  const site = brandingWrite(ctx, input.siteId);
-  if (!profileRow(ctx, site.id)) throw notFound(`Site ${site.id} has no brand profile; it already uses the defaults.`);
-  return save(ctx, site, "branding.delete", {}, {});
+export async function deleteProfile(ctx: ActorContext, input: v.InferOutput<typeof siteOnly>) {
+  const site = await brandingWrite(ctx, input.siteId);
+  if (!await profileRow(ctx, site.id)) throw notFound(`Site ${site.id} has no brand profile; it already uses the defaults.`);
+  return await save(ctx, site, "branding.delete", {}, {});
 }

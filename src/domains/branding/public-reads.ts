@@ -138,7 +138,7 @@ export function toPublicBranding(raw: unknown): Branding {
 }
 
 /** The site's branding; `{}` when it has no profile. The caller has checked the site is public. */
-export function getPublicBranding(deps: Deps, siteId: number): Branding {
-  const row = deps.db.select({ data: brandProfiles.data }).from(brandProfiles).where(eq(brandProfiles.siteId, siteId)).get();
+export async function getPublicBranding(deps: Deps, siteId: number): Promise<Branding> {
+  const row = (await deps.db.select({ data: brandProfiles.data }).from(brandProfiles).where(eq(brandProfiles.siteId, siteId)).limit(1))[0];
   return toPublicBranding(row?.data);
 }

@@ -1,9 +1,8 @@
 /** One brand profile and one messaging record per site. */
-import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { createdAt, json, updatedAt } from "../../core/columns";
+import { createdAt, integer, json, table, text, updatedAt } from "../../core/columns";
 import { sites } from "../sites/tables";
 
-export const brandProfiles = sqliteTable("brand_profiles", {
+export const brandProfiles = table("brand_profiles", {
   siteId: integer("site_id").primaryKey().references(() => sites.id, { onDelete: "cascade" }),
   /** The Branding object of the spec, holding only the fields that are set. */
   data: json<Record<string, unknown>>("data").notNull(),
@@ -11,7 +10,7 @@ export const brandProfiles = sqliteTable("brand_profiles", {
   updatedAt: updatedAt(),
 });
 
-export const brandMessaging = sqliteTable("brand_messaging", {
+export const brandMessaging = table("brand_messaging", {
   siteId: integer("site_id").primaryKey().references(() => sites.id, { onDelete: "cascade" }),
   tagline: text("tagline"),
   toneOfVoice: text("tone_of_voice"),

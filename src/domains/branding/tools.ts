@@ -104,8 +104,8 @@ const brandingAudit = defineTool({
     "Check every foreground/background pair a site's branding implies (text, links, nav, buttons, button presets, dark mode) against WCAG AA for normal text (4.5:1), " +
     "with the nearest passing colour for each failure; list pairs skipped for lack of a colour, missing logos and favicon, and other warnings (logo without alt text, no social image).",
   input: s.siteOnly,
-  run: (ctx, input) => {
-    const profile = getProfile(ctx, input);
+  run: async (ctx, input) => {
+    const profile = await getProfile(ctx, input);
     return { siteId: profile.siteId, ...auditBranding(profile.branding) };
   },
 });
@@ -135,23 +135,22 @@ const brandMessagingUpdate = defineTool({
 });
 
 /** The company's primary site: its first active site (lowest id). */
-function primarySite(ctx: ActorContext) {
-  return ctx.deps.db
-    .select({ id: sites.id })
-    .from(sites)
-    .where(and(eq(sites.companyId, ctx.company.id), eq(sites.active, true)))
-    .orderBy(asc(sites.id))
-    .limit(1)
-    .get();
+async function primarySite(ctx: ActorContext) {
+  return (await ctx.deps.db
+      .select({ id: sites.id })
+      .from(sites)
+      .where(and(eq(sites.companyId, ctx.company.id), eq(sites.active, true)))
+      .orderBy(asc(sites.id))
+      .limit(1))[0];
 }
 
 /** brand://default as JSON: the primary site's profile, audit-free, with its messaging. */
-export function readDefaultBrand(ctx: ActorContext): string {
+export async function readDefaultBrand(ctx: ActorContext): Promise<string> {
   authorize(ctx, "branding:read", { write: false });
-  const site = primarySite(ctx);
+  const site = await primarySite(ctx);
   if (!site) throw notFound(`${ctx.company.name} has no active site, so it has no brand profile yet.`);
-  const profile = getProfile(ctx, { siteId: site.id });
-  return JSON.stringify({ ...profile, messaging: messagingView(site.id, messagingRow(ctx, site.id)) });
+  const profile = await getProfile(ctx, { siteId: site.id });
+  return JSON.stringify({ ...profile, messaging: messagingView(site.id, await messagingRow(ctx, site.id)) });
 }
 
 const brandDefault = defineResource({
@@ -163,9 +162,9 @@ const brandDefault = defineResource({
   mimeType: "application/json",
   scope: "branding:read",
   singleCompanyOnly: true,
-  read: ({ deps, principal, company }) => {
+  read: async ({ deps, principal, company }) => {
     if (!company) throw notFound("brand://default needs a connection that reaches exactly one company.");
-    return readDefaultBrand({ deps, principal, company, requestId: "" });
+    return await readDefaultBrand({ deps, principal, company, requestId: "" });
   },
 });
 

@@ -18,27 +18,26 @@ import { blockTemplates, categories, postCategories, postRevisions, posts, postT
 
 const RENDER = { embeds: "link" } as const;
 
-function siteName(db: Tx, siteId: number | null): string | null {
+async function siteName(db: Tx, siteId: number | null): Promise<string | null> {
   if (siteId === null) return null;
-  return db.select({ name: sites.name }).from(sites).where(eq(sites.id, siteId)).get()?.name ?? null;
+  return (await db.select({ name: sites.name }).from(sites).where(eq(sites.id, siteId)).limit(1))[0]?.name ?? null;
 }
 
-function names(db: Tx, table: typeof categories | typeof tags, ids: number[]): string {
+async function names(db: Tx, table: typeof categories | typeof tags, ids: number[]): Promise<string> {
   if (ids.length === 0) return "";
-  return db
-    .select({ name: table.name })
-    .from(table)
-    .where(inArray(table.id, ids))
-    .all()
+  return (await db
+      .select({ name: table.name })
+      .from(table)
+      .where(inArray(table.id, ids)))
     .map((r) => r.name)
     .sort()
     .join(", ");
 }
 
-function linkedIds(db: Tx, postId: number) {
+async function linkedIds(db: Tx, postId: number) {
   return {
-    categoryIds: db.select({ id: postCategories.categoryId }).from(postCategories).where(eq(postCategories.postId, postId)).all().map((r) => r.id),
-    tagIds: db.select({ id: postTags.tagId }).from(postTags).where(eq(postTags.postId, postId)).all().map((r) => r.id),
+    categoryIds: (await db.select({ id: postCategories.categoryId }).from(postCategories).where(eq(postCategories.postId, postId))).map((r) => r.id),
+    tagIds: (await db.select({ id: postTags.tagId }).from(postTags).where(eq(postTags.postId, postId))).map((r) => r.id),
   };
 }
 
@@ -61,16 +60,16 @@ const LABELS: Record<string, string> = {
   tagIds: "Tags",
 };
 
-function typeName(db: Tx, id: number): string {
-  return db.select({ slug: postTypes.slug }).from(postTypes).where(eq(postTypes.id, id)).get()?.slug ?? String(id);
+async function typeName(db: Tx, id: number): Promise<string> {
+  return (await db.select({ slug: postTypes.slug }).from(postTypes).where(eq(postTypes.id, id)).limit(1))[0]?.slug ?? String(id);
 }
 
 /** Field value as the reviewer reads it. */
-function fieldText(db: Tx, key: string, value: unknown): string | null {
+async function fieldText(db: Tx, key: string, value: unknown): Promise<string | null> {
   if (value === null || value === undefined) return null;
-  if (key === "postTypeId") return typeName(db, value as number);
-  if (key === "categoryIds") return names(db, categories, value as number[]) || null;
-  if (key === "tagIds") return names(db, tags, value as number[]) || null;
+  if (key === "postTypeId") return await typeName(db, value as number);
+  if (key === "categoryIds") return await names(db, categories, value as number[]) || null;
+  if (key === "tagIds") return await names(db, tags, value as number[]) || null;
   if (key === "noIndex") return value ? "yes" : "no";
   return displayValue(value);
 }
@@ -80,37 +79,37 @@ function coverHtml(url: string | null | undefined): string {
   return src ? `<figure class="ap-cover"><img alt="Cover image" src="${escapeHtml(src)}"></figure>` : "";
 }
 
-function pendingRevisionOf(db: Tx, link: LinkRow) {
+async function pendingRevisionOf(db: Tx, link: LinkRow) {
   const revisionId = (link.payload as { revisionId?: unknown } | null)?.revisionId;
   if (typeof revisionId !== "number") return null;
-  return db.select().from(postRevisions).where(eq(postRevisions.id, revisionId)).get() ?? null;
+  return (await db.select().from(postRevisions).where(eq(postRevisions.id, revisionId)).limit(1))[0] ?? null;
 }
 
-function postOf(db: Tx, link: LinkRow): PostRow | undefined {
+async function postOf(db: Tx, link: LinkRow): Promise<PostRow | undefined> {
   if (link.entityId === null) return undefined;
-  return db.select().from(posts).where(eq(posts.id, link.entityId)).get();
+  return (await db.select().from(posts).where(eq(posts.id, link.entityId)).limit(1))[0];
 }
 
 export const postApprovalKind: ApprovalKind = {
   entityType: "post",
   label: "Post",
 
-  preview(deps: Deps, link: LinkRow): ApprovalPreview | null {
+  async preview(deps: Deps, link: LinkRow): Promise<ApprovalPreview | null> {
     const db = deps.db;
-    const post = postOf(db, link);
+    const post = await postOf(db, link);
     if (!post) return null;
-    const rev = pendingRevisionOf(db, link);
+    const rev = await pendingRevisionOf(db, link);
     const changes = (rev?.changes ?? {}) as PostChanges;
-    const live = { ...post, ...linkedIds(db, post.id) } as Record<string, unknown>;
+    const live = { ...post, ...await linkedIds(db, post.id) } as Record<string, unknown>;
     const proposed = { ...live, ...changes } as Record<string, unknown>;
     const content = (proposed.content as BlockContent | null) ?? { blocks: [], version: "1" };
     const facts: { label: string; value: string }[] = [];
-    const site = siteName(db, post.siteId);
+    const site = await siteName(db, post.siteId);
     if (site) facts.push({ label: "Site", value: site });
-    facts.push({ label: "Post type", value: typeName(db, proposed.postTypeId as number) });
+    facts.push({ label: "Post type", value: await typeName(db, proposed.postTypeId as number) });
     facts.push({ label: "Slug", value: proposed.slug as string });
     for (const k of ["excerpt", "categoryIds", "tagIds", "seoTitle", "seoDescription", "canonicalUrl", "noIndex"] as const) {
-      const t = fieldText(db, k, proposed[k]);
+      const t = await fieldText(db, k, proposed[k]);
       if (t !== null && (k !== "noIndex" || proposed[k])) facts.push({ label: LABELS[k]!, value: t });
     }
     for (const k of ["customCss", "customJs"] as const) {
@@ -124,11 +123,11 @@ export const postApprovalKind: ApprovalKind = {
           rows.push({ field: "Content", before: `${post.content?.blocks.length ?? 0} blocks`, after: blocksDiff(post.content?.blocks, changes.content?.blocks) ?? "no block changes" });
           continue;
         }
-        rows.push({ field: LABELS[k] ?? k, before: fieldText(db, k, live[k]), after: fieldText(db, k, (changes as Record<string, unknown>)[k]) });
+        rows.push({ field: LABELS[k] ?? k, before: await fieldText(db, k, live[k]), after: await fieldText(db, k, (changes as Record<string, unknown>)[k]) });
       }
     }
     const typeLabel = (
-      db.select({ name: postTypes.name }).from(postTypes).where(eq(postTypes.id, proposed.postTypeId as number)).get()?.name ?? "post"
+      (await db.select({ name: postTypes.name }).from(postTypes).where(eq(postTypes.id, proposed.postTypeId as number)).limit(1))[0]?.name ?? "post"
     ).toLowerCase();
     return {
       title: proposed.title as string,
@@ -144,62 +143,61 @@ export const postApprovalKind: ApprovalKind = {
     };
   },
 
-  approve(tx, deps, link, d) {
-    const post = postOf(tx, link);
+  async approve(tx, deps, link, d) {
+    const post = await postOf(tx, link);
     if (!post) throw conflict("The post no longer exists.");
-    const rev = pendingRevisionOf(tx, link);
+    const rev = await pendingRevisionOf(tx, link);
     if (rev) {
       if (rev.status !== "pending") throw conflict(`This revision is ${rev.status}, so it cannot be applied.`);
       const changes = rev.changes as PostChanges;
-      if (changes.slug !== undefined && changes.slug !== post.slug) assertSlugFree(tx, post.siteId, changes.slug, post.id);
+      if (changes.slug !== undefined && changes.slug !== post.slug) await assertSlugFree(tx, post.siteId, changes.slug, post.id);
       // Categories or tags deleted since the proposal are dropped rather than failing the whole change.
       if (changes.categoryIds)
-        changes.categoryIds = tx.select({ id: categories.id }).from(categories).where(and(eq(categories.siteId, post.siteId), inArray(categories.id, changes.categoryIds.length ? changes.categoryIds : [-1]))).all().map((r) => r.id);
+        changes.categoryIds = (await tx.select({ id: categories.id }).from(categories).where(and(eq(categories.siteId, post.siteId), inArray(categories.id, changes.categoryIds.length ? changes.categoryIds : [-1])))).map((r) => r.id);
       if (changes.tagIds)
-        changes.tagIds = tx.select({ id: tags.id }).from(tags).where(and(eq(tags.siteId, post.siteId), inArray(tags.id, changes.tagIds.length ? changes.tagIds : [-1]))).all().map((r) => r.id);
-      if (changes.postTypeId !== undefined && !tx.select({ id: postTypes.id }).from(postTypes).where(eq(postTypes.id, changes.postTypeId)).get())
+        changes.tagIds = (await tx.select({ id: tags.id }).from(tags).where(and(eq(tags.siteId, post.siteId), inArray(tags.id, changes.tagIds.length ? changes.tagIds : [-1])))).map((r) => r.id);
+      if (changes.postTypeId !== undefined && !(await tx.select({ id: postTypes.id }).from(postTypes).where(eq(postTypes.id, changes.postTypeId)).limit(1))[0])
         throw conflict("The proposed post type no longer exists.");
-      applyPostChanges(tx, post, changes, d.now);
-      tx.update(postRevisions).set({ status: "applied" }).where(eq(postRevisions.id, rev.id)).run();
+      await applyPostChanges(tx, post, changes, d.now);
+      await tx.update(postRevisions).set({ status: "applied" }).where(eq(postRevisions.id, rev.id));
     } else {
       if (post.status !== "pending") throw conflict(`The post is ${post.status} now, so this request no longer applies.`);
-      tx.update(posts)
-        .set({ status: "published", published: true, publishedAt: post.publishedAt ?? d.now, updatedAt: d.now })
-        .where(eq(posts.id, post.id))
-        .run();
+      await tx.update(posts)
+                        .set({ status: "published", published: true, publishedAt: post.publishedAt ?? d.now, updatedAt: d.now })
+                        .where(eq(posts.id, post.id));
     }
-    bumpContentVersion(tx, post.siteId);
-    const now = tx.select({ slug: posts.slug, status: posts.status }).from(posts).where(eq(posts.id, post.id)).get()!;
+    await bumpContentVersion(tx, post.siteId);
+    const now = (await tx.select({ slug: posts.slug, status: posts.status }).from(posts).where(eq(posts.id, post.id)).limit(1))[0]!;
     return { postId: post.id, slug: now.slug, status: now.status, ...(rev ? { revisionId: rev.id } : {}) };
   },
 
-  reject(tx, _deps, link) {
-    const rev = pendingRevisionOf(tx, link);
+  async reject(tx, _deps, link) {
+    const rev = await pendingRevisionOf(tx, link);
     if (rev) {
-      if (rev.status === "pending") tx.update(postRevisions).set({ status: "rejected" }).where(eq(postRevisions.id, rev.id)).run();
+      if (rev.status === "pending") await tx.update(postRevisions).set({ status: "rejected" }).where(eq(postRevisions.id, rev.id));
       return;
     }
-    const post = postOf(tx, link);
-    if (post && post.status === "pending") tx.update(posts).set({ status: "rejected" }).where(eq(posts.id, post.id)).run();
+    const post = await postOf(tx, link);
+    if (post && post.status === "pending") await tx.update(posts).set({ status: "rejected" }).where(eq(posts.id, post.id));
   },
 };
 
-function templateOf(db: Tx, link: LinkRow) {
+async function templateOf(db: Tx, link: LinkRow) {
   if (link.entityId === null) return undefined;
-  return db.select().from(blockTemplates).where(eq(blockTemplates.id, link.entityId)).get();
+  return (await db.select().from(blockTemplates).where(eq(blockTemplates.id, link.entityId)).limit(1))[0];
 }
 
 export const blockTemplateApprovalKind: ApprovalKind = {
   entityType: "block_template",
   label: "Block template",
 
-  preview(deps, link) {
-    const t = templateOf(deps.db, link);
+  async preview(deps, link) {
+    const t = await templateOf(deps.db, link);
     if (!t) return null;
     const isUpdate = t.status === "published" && t.draftContent !== null;
     const proposed = isUpdate ? t.draftContent! : t.content;
     const facts = [{ label: "Slug", value: t.slug }];
-    const site = siteName(deps.db, t.siteId);
+    const site = await siteName(deps.db, t.siteId);
     if (site) facts.unshift({ label: "Site", value: site });
     if (t.description) facts.push({ label: "Description", value: t.description });
     return {
@@ -214,23 +212,23 @@ export const blockTemplateApprovalKind: ApprovalKind = {
     };
   },
 
-  approve(tx, _deps, link, d) {
-    const t = templateOf(tx, link);
+  async approve(tx, _deps, link, d) {
+    const t = await templateOf(tx, link);
     if (!t) throw conflict("The block template no longer exists.");
     if (t.status === "published" && t.draftContent) {
-      tx.update(blockTemplates).set({ content: t.draftContent, draftContent: null, updatedAt: d.now }).where(eq(blockTemplates.id, t.id)).run();
+      await tx.update(blockTemplates).set({ content: t.draftContent, draftContent: null, updatedAt: d.now }).where(eq(blockTemplates.id, t.id));
     } else if (t.status === "pending") {
-      tx.update(blockTemplates).set({ status: "published", updatedAt: d.now }).where(eq(blockTemplates.id, t.id)).run();
+      await tx.update(blockTemplates).set({ status: "published", updatedAt: d.now }).where(eq(blockTemplates.id, t.id));
     } else {
       throw conflict(`The block template is ${t.status} with nothing pending, so this request no longer applies.`);
     }
     return { blockTemplateId: t.id, slug: t.slug, status: "published" };
   },
 
-  reject(tx, _deps, link, d) {
-    const t = templateOf(tx, link);
+  async reject(tx, _deps, link, d) {
+    const t = await templateOf(tx, link);
     if (!t) return;
-    if (t.status === "published") tx.update(blockTemplates).set({ draftContent: null, updatedAt: d.now }).where(eq(blockTemplates.id, t.id)).run();
-    else if (t.status === "pending") tx.update(blockTemplates).set({ status: "rejected", updatedAt: d.now }).where(eq(blockTemplates.id, t.id)).run();
+    if (t.status === "published") await tx.update(blockTemplates).set({ draftContent: null, updatedAt: d.now }).where(eq(blockTemplates.id, t.id));
+    else if (t.status === "pending") await tx.update(blockTemplates).set({ status: "rejected", updatedAt: d.now }).where(eq(blockTemplates.id, t.id));
   },
 };

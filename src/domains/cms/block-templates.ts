@@ -21,21 +21,20 @@ import { blockTemplates, type BlockContent } from "./tables";
 
 export type TemplateRow = typeof blockTemplates.$inferSelect;
 
-function slugOwner(tx: Tx, siteId: number, slug: string, exceptId: number | null) {
-  return tx
-    .select({ id: blockTemplates.id, name: blockTemplates.name })
-    .from(blockTemplates)
-    .where(and(eq(blockTemplates.siteId, siteId), eq(blockTemplates.slug, slug), exceptId === null ? undefined : ne(blockTemplates.id, exceptId)))
-    .get();
+async function slugOwner(tx: Tx, siteId: number, slug: string, exceptId: number | null) {
+  return (await tx
+      .select({ id: blockTemplates.id, name: blockTemplates.name })
+      .from(blockTemplates)
+      .where(and(eq(blockTemplates.siteId, siteId), eq(blockTemplates.slug, slug), exceptId === null ? undefined : ne(blockTemplates.id, exceptId))).limit(1))[0];
 }
 
-function assertSlugFree(tx: Tx, siteId: number, slug: string, exceptId: number | null) {
-  const o = slugOwner(tx, siteId, slug, exceptId);
+async function assertSlugFree(tx: Tx, siteId: number, slug: string, exceptId: number | null) {
+  const o = await slugOwner(tx, siteId, slug, exceptId);
   if (o) throw conflict(`Block template slug "${slug}" is already used by template ${o.id} ("${o.name}") on this site.`, { path: "slug" });
 }
 
-export function templateInSite(tx: Tx, siteId: number, id: number): TemplateRow {
-  const t = tx.select().from(blockTemplates).where(and(eq(blockTemplates.id, id), eq(blockTemplates.siteId, siteId))).get();
+export async function templateInSite(tx: Tx, siteId: number, id: number): Promise<TemplateRow> {
+  const t = (await tx.select().from(blockTemplates).where(and(eq(blockTemplates.id, id), eq(blockTemplates.siteId, siteId))).limit(1))[0];
   if (!t) throw notFound(`Block template ${id} not found on site ${siteId}.`);
   return t;
 }
@@ -46,12 +45,12 @@ function withContent(out: Record<string, unknown>, content: BlockContent | null,
   return out;
 }
 
-const templateLink = (ctx: ActorContext, tx: Tx, t: { id: number; siteId: number; name: string }) =>
-  mintLink(tx, ctx, { linkType: "entity", entityType: "block_template", entityId: t.id, siteId: t.siteId, title: t.name });
+const templateLink = async (ctx: ActorContext, tx: Tx, t: { id: number; siteId: number; name: string }) =>
+  await mintLink(tx, ctx, { linkType: "entity", entityType: "block_template", entityId: t.id, siteId: t.siteId, title: t.name });
 
-export function listTemplates(ctx: ActorContext, input: { siteId: number; status?: string; search?: string; limit: number; offset: number }) {
+export async function listTemplates(ctx: ActorContext, input: { siteId: number; status?: string; search?: string; limit: number; offset: number }) {
   authorize(ctx, "sites:read", { write: false });
-  const site = siteForActor(ctx, input.siteId);
+  const site = await siteForActor(ctx, input.siteId);
   const db = ctx.deps.db;
   const conds = [eq(blockTemplates.siteId, site.id)];
   if (input.status) conds.push(eq(blockTemplates.status, input.status));
@@ -60,8 +59,8 @@ export function listTemplates(ctx: ActorContext, input: { siteId: number; status
     conds.push(sql`lower(${blockTemplates.name}) like ${pat} escape '\\'`);
   }
   const where = and(...conds);
-  const total = db.select({ n: count() }).from(blockTemplates).where(where).get()?.n ?? 0;
-  const rows = db.select().from(blockTemplates).where(where).orderBy(asc(blockTemplates.name), asc(blockTemplates.id)).limit(input.limit).offset(input.offset).all();
+  const total = (await db.select({ n: count() }).from(blockTemplates).where(where).limit(1))[0]?.n ?? 0;
+  const rows = await db.select().from(blockTemplates).where(where).orderBy(asc(blockTemplates.name), asc(blockTemplates.id)).limit(input.limit).offset(input.offset);
   return page(
     rows.map((t) => ({
       id: t.id,
@@ -79,15 +78,15 @@ export function listTemplates(ctx: ActorContext, input: { siteId: number; status
   );
 }
 
-export function getTemplate(ctx: ActorContext, input: { siteId: number; id?: number; slug?: string; include?: Include }) {
+export async function getTemplate(ctx: ActorContext, input: { siteId: number; id?: number; slug?: string; include?: Include }) {
   authorize(ctx, "sites:read", { write: false });
-  const site = siteForActor(ctx, input.siteId);
+  const site = await siteForActor(ctx, input.siteId);
   const db = ctx.deps.db;
   if ((input.id === undefined) === (input.slug === undefined)) throw invalid("Give exactly one of id or slug.");
   const t =
     input.id !== undefined
-      ? templateInSite(db, site.id, input.id)
-      : db.select().from(blockTemplates).where(and(eq(blockTemplates.siteId, site.id), eq(blockTemplates.slug, input.slug ?? ""))).get();
+      ? await templateInSite(db, site.id, input.id)
+      : (await db.select().from(blockTemplates).where(and(eq(blockTemplates.siteId, site.id), eq(blockTemplates.slug, input.slug ?? ""))).limit(1))[0];
   if (!t) throw notFound(`Block template "${input.slug}" not found on site ${site.id}.`);
   const include = input.include ?? [];
   const out = withContent(
@@ -100,7 +99,7 @@ export function getTemplate(ctx: ActorContext, input: { siteId: number; id?: num
       status: t.status,
       blockCount: t.content.blocks.length,
       hasPendingChanges: t.draftContent !== null,
-      approval: approvalState(latestLinkFor(db, ctx.company.id, "block_template", t.id), ctx.deps.clock.now()),
+      approval: approvalState(await latestLinkFor(db, ctx.company.id, "block_template", t.id), ctx.deps.clock.now()),
       createdAt: iso(t.createdAt),
       updatedAt: iso(t.updatedAt),
     },
@@ -111,39 +110,38 @@ export function getTemplate(ctx: ActorContext, input: { siteId: number; id?: num
   return out;
 }
 
-export function createTemplate(
+export async function createTemplate(
   ctx: ActorContext,
   input: { siteId: number; name: string; slug?: string; description?: string | null; blocks: unknown[]; include?: Include },
 ) {
   authorize(ctx, "sites:write", { write: true });
-  const site = siteForActor(ctx, input.siteId);
+  const site = await siteForActor(ctx, input.siteId);
   const content = contentFrom(input.blocks);
   const now = ctx.deps.clock.now();
-  return write(ctx, (tx) => {
-    if (input.slug !== undefined) assertSlugFree(tx, site.id, input.slug, null);
-    const slug = input.slug ?? uniqueSlug(slugify(input.name, "template"), (s) => !!slugOwner(tx, site.id, s, null));
-    const row = tx
-      .insert(blockTemplates)
-      .values({ siteId: site.id, name: input.name, slug, description: input.description ?? null, content, status: "pending", createdAt: now, updatedAt: now })
-      .returning()
-      .get();
-    const approval = templateLink(ctx, tx, row);
-    audit(tx, ctx, "block_templates.create", { type: "block_template", id: row.id, siteId: site.id, detail: { slug, approvalId: approval.id } });
+  return write(ctx, async (tx) => {
+    if (input.slug !== undefined) await assertSlugFree(tx, site.id, input.slug, null);
+    const slug = input.slug ?? await uniqueSlug(slugify(input.name, "template"), async (s) => !!await slugOwner(tx, site.id, s, null));
+    const row = (await tx
+          .insert(blockTemplates)
+          .values({ siteId: site.id, name: input.name, slug, description: input.description ?? null, content, status: "pending", createdAt: now, updatedAt: now })
+          .returning())[0];
+    const approval = await templateLink(ctx, tx, row);
+    await audit(tx, ctx, "block_templates.create", { type: "block_template", id: row.id, siteId: site.id, detail: { slug, approvalId: approval.id } });
     return withContent({ id: row.id, slug, status: "pending", approval }, content, input.include ?? []);
   });
 }
 
-export function updateTemplate(
+export async function updateTemplate(
   ctx: ActorContext,
   input: { siteId: number; id: number; name?: string; slug?: string; description?: string | null; blocks?: unknown[]; include?: Include },
 ) {
   authorize(ctx, "sites:write", { write: true });
-  const site = siteForActor(ctx, input.siteId);
+  const site = await siteForActor(ctx, input.siteId);
   const content = input.blocks !== undefined ? contentFrom(input.blocks) : undefined;
   const now = ctx.deps.clock.now();
-  return write(ctx, (tx) => {
-    const t = templateInSite(tx, site.id, input.id);
-    if (input.slug !== undefined && input.slug !== t.slug) assertSlugFree(tx, site.id, input.slug, t.id);
+  return write(ctx, async (tx) => {
+    const t = await templateInSite(tx, site.id, input.id);
+    if (input.slug !== undefined && input.slug !== t.slug) await assertSlugFree(tx, site.id, input.slug, t.id);
     const set: Partial<TemplateRow> = { updatedAt: now };
     if (input.name !== undefined) set.name = input.name;
     if (input.slug !== undefined) set.slug = input.slug;
@@ -155,16 +153,16 @@ export function updateTemplate(
       if (content) set.content = content;
       set.status = "pending";
     }
-    tx.update(blockTemplates).set(set).where(eq(blockTemplates.id, t.id)).run();
+    await tx.update(blockTemplates).set(set).where(eq(blockTemplates.id, t.id));
     const proposal = live ? (set.draftContent ?? t.draftContent) : (set.content ?? t.content);
     // A live template with no pending content has nothing to approve: label edits apply directly.
-    const approval = !live || proposal ? templateLink(ctx, tx, { ...t, name: set.name ?? t.name }) : undefined;
-    audit(tx, ctx, "block_templates.update", {
-      type: "block_template",
-      id: t.id,
-      siteId: site.id,
-      detail: { fields: Object.keys(set).filter((k) => k !== "updatedAt"), ...(approval ? { approvalId: approval.id } : {}) },
-    });
+    const approval = !live || proposal ? await templateLink(ctx, tx, { ...t, name: set.name ?? t.name }) : undefined;
+    await audit(tx, ctx, "block_templates.update", {
+            type: "block_template",
+            id: t.id,
+            siteId: site.id,
+            detail: { fields: Object.keys(set).filter((k) => k !== "updatedAt"), ...(approval ? { approvalId: approval.id } : {}) },
+          });
     return withContent(
       { id: t.id, slug: set.slug ?? t.slug, status: set.status ?? t.status, ...(approval ? { approval } : {}), hasPendingChanges: live && !!proposal },
       proposal ?? t.content,
@@ -173,14 +171,14 @@ export function updateTemplate(
   });
 }
 
-export function deleteTemplate(ctx: ActorContext, input: { siteId: number; id: number }) {
+export async function deleteTemplate(ctx: ActorContext, input: { siteId: number; id: number }) {
   authorize(ctx, "sites:write", { write: true });
-  const site = siteForActor(ctx, input.siteId);
-  return write(ctx, (tx) => {
-    const t = templateInSite(tx, site.id, input.id);
-    tx.delete(blockTemplates).where(eq(blockTemplates.id, t.id)).run();
-    withdrawLinks(tx, ctx.company.id, "block_template", t.id, ctx.deps.clock.now());
-    audit(tx, ctx, "block_templates.delete", { type: "block_template", id: t.id, siteId: site.id, detail: { slug: t.slug } });
+  const site = await siteForActor(ctx, input.siteId);
+  return write(ctx, async (tx) => {
+    const t = await templateInSite(tx, site.id, input.id);
+    await tx.delete(blockTemplates).where(eq(blockTemplates.id, t.id));
+    await withdrawLinks(tx, ctx.company.id, "block_template", t.id, ctx.deps.clock.now());
+    await audit(tx, ctx, "block_templates.delete", { type: "block_template", id: t.id, siteId: site.id, detail: { slug: t.slug } });
     return { id: t.id, slug: t.slug, status: "deleted" };
   });
 }

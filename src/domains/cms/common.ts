@@ -66,7 +66,7 @@ export function normalColor(c: string | null | undefined): string | null | undef
 }
 
 /** Runs `fn` in one transaction (a savepoint when the caller already holds one: approval apply, dry runs). */
-export function write<T>(ctx: ActorContext, fn: (tx: Tx) => T): T {
+export function write<T>(ctx: ActorContext, fn: (tx: Tx) => Promise<T>): Promise<T> {
   return (ctx.deps.db as Db).transaction((tx) => fn(tx as unknown as Tx));
 }
 

@@ -55,7 +55,7 @@ function parseRange(header: string, size: number): { start: number; end: number 
 export function mediaFileRoutes(deps: Deps) {
   const app = new Hono();
 
-  app.get("/:siteId/:name", (c) => {
+  app.get("/:siteId/:name", async (c) => {
     const siteId = c.req.param("siteId");
     const name = c.req.param("name");
     const m = NAME_RE.exec(name);
@@ -86,11 +86,10 @@ export function mediaFileRoutes(deps: Deps) {
     };
     if (!type.inline) {
       // The original name (for the download dialog) lives on the media row.
-      const row = deps.db
-        .select({ filename: media.filename })
-        .from(media)
-        .where(and(eq(media.siteId, Number(siteId)), eq(media.storageKey, `${siteId}/${name}`)))
-        .get();
+      const row = (await deps.db
+              .select({ filename: media.filename })
+              .from(media)
+              .where(and(eq(media.siteId, Number(siteId)), eq(media.storageKey, `${siteId}/${name}`))).limit(1))[0];
       headers["Content-Disposition"] = contentDisposition("attachment", row?.filename ?? name);
     }
     if (c.req.header("if-none-match") === etag) return c.body(null, 304, headers);

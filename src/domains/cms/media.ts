@@ -87,15 +87,15 @@ export function decodeUpload(data: string, maxBytes: number): { bytes: Buffer; d
   return { bytes, declared };
 }
 
-function mediaInSite(tx: Tx, siteId: number, id: number): MediaRow {
-  const r = tx.select().from(media).where(and(eq(media.id, id), eq(media.siteId, siteId))).get();
+async function mediaInSite(tx: Tx, siteId: number, id: number): Promise<MediaRow> {
+  const r = (await tx.select().from(media).where(and(eq(media.id, id), eq(media.siteId, siteId))).limit(1))[0];
   if (!r) throw notFound(`Media ${id} not found on site ${siteId}.`);
   return r;
 }
 
-export function listMedia(ctx: ActorContext, input: { siteId: number; mimeType?: string; search?: string; limit: number; offset: number }) {
+export async function listMedia(ctx: ActorContext, input: { siteId: number; mimeType?: string; search?: string; limit: number; offset: number }) {
   authorize(ctx, "media:read", { write: false });
-  const site = siteForActor(ctx, input.siteId);
+  const site = await siteForActor(ctx, input.siteId);
   const db = ctx.deps.db;
   const conds = [eq(media.siteId, site.id)];
   if (input.mimeType && input.mimeType !== "all") {
@@ -107,27 +107,27 @@ export function listMedia(ctx: ActorContext, input: { siteId: number; mimeType?:
     conds.push(sql`lower(${media.filename}) like ${pat} escape '\\'`);
   }
   const where = and(...conds);
-  const total = db.select({ n: count() }).from(media).where(where).get()?.n ?? 0;
-  const rows = db.select().from(media).where(where).orderBy(desc(media.createdAt), desc(media.id)).limit(input.limit).offset(input.offset).all();
+  const total = (await db.select({ n: count() }).from(media).where(where).limit(1))[0]?.n ?? 0;
+  const rows = await db.select().from(media).where(where).orderBy(desc(media.createdAt), desc(media.id)).limit(input.limit).offset(input.offset);
   return page(rows.map(mediaView), total, input.limit, input.offset);
 }
 
-export function getMedia(ctx: ActorContext, input: { siteId: number; id: number }) {
+export async function getMedia(ctx: ActorContext, input: { siteId: number; id: number }) {
   authorize(ctx, "media:read", { write: false });
-  const site = siteForActor(ctx, input.siteId);
-  return mediaView(mediaInSite(ctx.deps.db, site.id, input.id));
+  const site = await siteForActor(ctx, input.siteId);
+  return mediaView(await mediaInSite(ctx.deps.db, site.id, input.id));
 }
 
 function removeFiles(deps: Deps, keys: (string | null)[]) {
   for (const k of keys) if (k) rmSync(join(mediaDir(deps), k), { force: true });
 }
 
-export function uploadMedia(
+export async function uploadMedia(
   ctx: ActorContext,
   input: { siteId: number; filename: string; dataBase64: string; mimeType?: string; alt?: string | null; caption?: string | null },
 ) {
   authorize(ctx, "media:write", { write: true });
-  const site = siteForActor(ctx, input.siteId);
+  const site = await siteForActor(ctx, input.siteId);
   const filename = cleanFilename(input.filename);
   const { bytes, declared } = decodeUpload(input.dataBase64, ctx.deps.config.maxUploadBytes);
   const decided = decideType(bytes, input.mimeType ?? declared);
@@ -155,27 +155,26 @@ export function uploadMedia(
     if (thumb && thumbKey) writeFileSync(join(mediaDir(ctx.deps), thumbKey), thumb.bytes);
   }
   try {
-    return write(ctx, (tx) => {
-      const row = tx
-        .insert(media)
-        .values({
-          siteId: site.id,
-          filename,
-          mimeType: type.mime,
-          url,
-          storageKey: key,
-          thumbnailUrl,
-          alt: input.alt ?? null,
-          caption: input.caption ?? null,
-          width: dims?.width ?? null,
-          height: dims?.height ?? null,
-          sizeBytes: bytes.length,
-          createdAt: ctx.deps.clock.now(),
-        })
-        .returning()
-        .get();
-      bumpContentVersion(tx, site.id);
-      audit(tx, ctx, "media.upload", { type: "media", id: row.id, siteId: site.id, detail: { filename, mimeType: type.mime, sizeBytes: bytes.length } });
+    return write(ctx, async (tx) => {
+      const row = (await tx
+              .insert(media)
+              .values({
+                siteId: site.id,
+                filename,
+                mimeType: type.mime,
+                url,
+                storageKey: key,
+                thumbnailUrl,
+                alt: input.alt ?? null,
+                caption: input.caption ?? null,
+                width: dims?.width ?? null,
+                height: dims?.height ?? null,
+                sizeBytes: bytes.length,
+                createdAt: ctx.deps.clock.now(),
+              })
+              .returning())[0];
+      await bumpContentVersion(tx, site.id);
+      await audit(tx, ctx, "media.upload", { type: "media", id: row.id, siteId: site.id, detail: { filename, mimeType: type.mime, sizeBytes: bytes.length } });
       return mediaView(row);
     });
   } catch (e) {
@@ -184,7 +183,7 @@ export function uploadMedia(
   }
 }
 
-export function registerMedia(
+export async function registerMedia(
   ctx: ActorContext,
   input: {
     siteId: number;
@@ -199,111 +198,106 @@ export function registerMedia(
   },
 ) {
   authorize(ctx, "media:write", { write: true });
-  const site = siteForActor(ctx, input.siteId);
+  const site = await siteForActor(ctx, input.siteId);
   checkUrl("url", input.url);
   if (!/^https?:\/\//i.test(input.url)) throw invalid("url must be an absolute http(s) URL of the file.", { path: "url" });
   checkUrl("thumbnailUrl", input.thumbnailUrl);
   const mime = normaliseMime(input.mimeType);
   if (!MEDIA_TYPES[mime]) throw invalid(`mimeType "${input.mimeType}" is not accepted. Accepted: ${Object.keys(MEDIA_TYPES).join(", ")}.`, { path: "mimeType" });
   const filename = cleanFilename(input.filename ?? decodeURIComponent(new URL(input.url).pathname.split("/").pop() || "file").slice(0, 255));
-  return write(ctx, (tx) => {
-    const row = tx
-      .insert(media)
-      .values({
-        siteId: site.id,
-        filename,
-        mimeType: mime,
-        url: input.url,
-        storageKey: null,
-        thumbnailUrl: input.thumbnailUrl ?? (mime.startsWith("image/") ? input.url : null),
-        alt: input.alt ?? null,
-        caption: input.caption ?? null,
-        width: input.width ?? null,
-        height: input.height ?? null,
-        sizeBytes: null,
-        createdAt: ctx.deps.clock.now(),
-      })
-      .returning()
-      .get();
-    bumpContentVersion(tx, site.id);
-    audit(tx, ctx, "media.register", { type: "media", id: row.id, siteId: site.id, detail: { url: input.url } });
+  return write(ctx, async (tx) => {
+    const row = (await tx
+          .insert(media)
+          .values({
+            siteId: site.id,
+            filename,
+            mimeType: mime,
+            url: input.url,
+            storageKey: null,
+            thumbnailUrl: input.thumbnailUrl ?? (mime.startsWith("image/") ? input.url : null),
+            alt: input.alt ?? null,
+            caption: input.caption ?? null,
+            width: input.width ?? null,
+            height: input.height ?? null,
+            sizeBytes: null,
+            createdAt: ctx.deps.clock.now(),
+          })
+          .returning())[0];
+    await bumpContentVersion(tx, site.id);
+    await audit(tx, ctx, "media.register", { type: "media", id: row.id, siteId: site.id, detail: { url: input.url } });
     return mediaView(row);
   });
 }
 
-export function updateMedia(ctx: ActorContext, input: { siteId: number; id: number; filename?: string; alt?: string | null; caption?: string | null }) {
+export async function updateMedia(ctx: ActorContext, input: { siteId: number; id: number; filename?: string; alt?: string | null; caption?: string | null }) {
   authorize(ctx, "media:write", { write: true });
-  const site = siteForActor(ctx, input.siteId);
-  return write(ctx, (tx) => {
-    const cur = mediaInSite(tx, site.id, input.id);
+  const site = await siteForActor(ctx, input.siteId);
+  return write(ctx, async (tx) => {
+    const cur = await mediaInSite(tx, site.id, input.id);
     const set: Partial<MediaRow> = {};
     if (input.filename !== undefined) set.filename = cleanFilename(input.filename);
     if (input.alt !== undefined) set.alt = input.alt;
     if (input.caption !== undefined) set.caption = input.caption;
     if (Object.keys(set).length) {
-      tx.update(media).set(set).where(eq(media.id, cur.id)).run();
-      bumpContentVersion(tx, site.id);
+      await tx.update(media).set(set).where(eq(media.id, cur.id));
+      await bumpContentVersion(tx, site.id);
     }
-    audit(tx, ctx, "media.update", { type: "media", id: cur.id, siteId: site.id, detail: { fields: Object.keys(set) } });
+    await audit(tx, ctx, "media.update", { type: "media", id: cur.id, siteId: site.id, detail: { fields: Object.keys(set) } });
     return mediaView({ ...cur, ...set });
   });
 }
 
 /** Everything on the site that shows this media item, by kind, for the "still in use" refusal. */
-function holders(tx: Tx, siteId: number, url: string): string[] {
+async function holders(tx: Tx, siteId: number, url: string): Promise<string[]> {
   const out: string[] = [];
-  for (const p of postsReferencing(tx, siteId, url, 4)) out.push(`post ${p.id} ("${p.title.slice(0, 60)}")`);
+  for (const p of await postsReferencing(tx, siteId, url, 4)) out.push(`post ${p.id} ("${p.title.slice(0, 60)}")`);
   const pat = `%${url.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
-  for (const n of tx.select({ id: navItems.id, label: navItems.label }).from(navItems).where(and(eq(navItems.siteId, siteId), eq(navItems.featuredImage, url))).limit(3).all())
+  for (const n of (await tx.select({ id: navItems.id, label: navItems.label }).from(navItems).where(and(eq(navItems.siteId, siteId), eq(navItems.featuredImage, url))).limit(3)))
     out.push(`navigation item ${n.id} ("${n.label}")`);
-  for (const t of tx
-    .select({ id: blockTemplates.id, name: blockTemplates.name })
-    .from(blockTemplates)
-    .where(and(eq(blockTemplates.siteId, siteId), sql`(${blockTemplates.content} like ${pat} escape '\\' or ${blockTemplates.draftContent} like ${pat} escape '\\')`))
-    .orderBy(asc(blockTemplates.id))
-    .limit(3)
-    .all())
+  for (const t of (await tx
+      .select({ id: blockTemplates.id, name: blockTemplates.name })
+      .from(blockTemplates)
+      .where(and(eq(blockTemplates.siteId, siteId), sql`(${blockTemplates.content} like ${pat} escape '\\' or ${blockTemplates.draftContent} like ${pat} escape '\\')`))
+      .orderBy(asc(blockTemplates.id))
+      .limit(3)))
     out.push(`block template ${t.id} ("${t.name}")`);
   // The store refers to pictures by URL too: product and variant images, category images.
-  for (const pr of tx
-    .select({ id: products.id, name: products.name })
-    .from(productImages)
-    .innerJoin(products, eq(products.id, productImages.productId))
-    .where(and(eq(products.siteId, siteId), eq(productImages.url, url)))
-    .limit(3)
-    .all())
+  for (const pr of (await tx
+      .select({ id: products.id, name: products.name })
+      .from(productImages)
+      .innerJoin(products, eq(products.id, productImages.productId))
+      .where(and(eq(products.siteId, siteId), eq(productImages.url, url)))
+      .limit(3)))
     if (!out.includes(`product ${pr.id} ("${pr.name.slice(0, 60)}")`)) out.push(`product ${pr.id} ("${pr.name.slice(0, 60)}")`);
-  for (const va of tx
-    .select({ id: productVariants.id, name: productVariants.name, productId: productVariants.productId })
-    .from(productVariants)
-    .innerJoin(products, eq(products.id, productVariants.productId))
-    .where(and(eq(products.siteId, siteId), eq(productVariants.image, url)))
-    .limit(3)
-    .all())
+  for (const va of (await tx
+      .select({ id: productVariants.id, name: productVariants.name, productId: productVariants.productId })
+      .from(productVariants)
+      .innerJoin(products, eq(products.id, productVariants.productId))
+      .where(and(eq(products.siteId, siteId), eq(productVariants.image, url)))
+      .limit(3)))
     out.push(`variant ${va.id} ("${va.name.slice(0, 60)}") of product ${va.productId}`);
-  for (const pc of tx
-    .select({ id: productCategories.id, name: productCategories.name })
-    .from(productCategories)
-    .where(and(eq(productCategories.siteId, siteId), eq(productCategories.image, url)))
-    .limit(3)
-    .all())
+  for (const pc of (await tx
+      .select({ id: productCategories.id, name: productCategories.name })
+      .from(productCategories)
+      .where(and(eq(productCategories.siteId, siteId), eq(productCategories.image, url)))
+      .limit(3)))
     out.push(`product category ${pc.id} ("${pc.name.slice(0, 60)}")`);
-  const brand = tx.select({ siteId: brandProfiles.siteId }).from(brandProfiles).where(and(eq(brandProfiles.siteId, siteId), sql`${brandProfiles.data} like ${pat} escape '\\'`)).get();
+  const brand = (await tx.select({ siteId: brandProfiles.siteId }).from(brandProfiles).where(and(eq(brandProfiles.siteId, siteId), sql`${brandProfiles.data} like ${pat} escape '\\'`)).limit(1))[0];
   if (brand) out.push("the site's branding");
   return out;
 }
 
-export function deleteMedia(ctx: ActorContext, input: { siteId: number; id: number }) {
+export async function deleteMedia(ctx: ActorContext, input: { siteId: number; id: number }) {
   authorize(ctx, "media:write", { write: true });
-  const site = siteForActor(ctx, input.siteId);
-  const removed = write(ctx, (tx) => {
-    const cur = mediaInSite(tx, site.id, input.id);
-    const held = [...holders(tx, site.id, cur.url), ...(cur.thumbnailUrl && cur.thumbnailUrl !== cur.url ? holders(tx, site.id, cur.thumbnailUrl) : [])];
+  const site = await siteForActor(ctx, input.siteId);
+  const removed = await write(ctx, async (tx) => {
+    const cur = await mediaInSite(tx, site.id, input.id);
+    const held = [...await holders(tx, site.id, cur.url), ...(cur.thumbnailUrl && cur.thumbnailUrl !== cur.url ? await holders(tx, site.id, cur.thumbnailUrl) : [])];
     if (held.length)
       throw conflict(`Media ${cur.id} (${cur.filename}) is still used by ${[...new Set(held)].join(", ")}. Remove it from there first.`);
-    tx.delete(media).where(eq(media.id, cur.id)).run();
-    bumpContentVersion(tx, site.id);
-    audit(tx, ctx, "media.delete", { type: "media", id: cur.id, siteId: site.id, detail: { filename: cur.filename, url: cur.url } });
+    await tx.delete(media).where(eq(media.id, cur.id));
+    await bumpContentVersion(tx, site.id);
+    await audit(tx, ctx, "media.delete", { type: "media", id: cur.id, siteId: site.id, detail: { filename: cur.filename, url: cur.url } });
     return cur;
   });
   if (!isDryRun(ctx) && removed.storageKey) {

@@ -16,6 +16,7 @@ import { authorize } from "../../core/scopes";
 import { siteForActor } from "../sites/access";
 import { checkUrl, uniqueIds, write, type Tx } from "./common";
 import { navItems } from "./tables";
+import { mapSeq } from "../../core/maybe";
 
 export const MAX_NAV_ITEMS = 500;
 export const MAX_NAV_DEPTH = 3;
@@ -35,8 +36,8 @@ export interface NavFields {
 
 export type NavItemView = NavigationItem;
 
-function allItems(tx: Tx, siteId: number): NavRow[] {
-  return tx.select().from(navItems).where(eq(navItems.siteId, siteId)).orderBy(asc(navItems.sortOrder), asc(navItems.id)).all();
+async function allItems(tx: Tx, siteId: number): Promise<NavRow[]> {
+  return await tx.select().from(navItems).where(eq(navItems.siteId, siteId)).orderBy(asc(navItems.sortOrder), asc(navItems.id));
 }
 
 /** The items as a tree, siblings by sortOrder; an item whose parent is gone is shown at the root. */
@@ -61,22 +62,21 @@ function heightOf(rows: NavRow[], id: number): number {
   return 1 + (kids.length ? Math.max(...kids.map((k) => heightOf(rows, k.id))) : 0);
 }
 
-function siblings(tx: Tx, siteId: number, parentId: number | null) {
-  return tx
-    .select({ id: navItems.id })
-    .from(navItems)
-    .where(and(eq(navItems.siteId, siteId), parentId === null ? isNull(navItems.parentId) : eq(navItems.parentId, parentId)))
-    .orderBy(asc(navItems.sortOrder), asc(navItems.id))
-    .all()
+async function siblings(tx: Tx, siteId: number, parentId: number | null) {
+  return (await tx
+      .select({ id: navItems.id })
+      .from(navItems)
+      .where(and(eq(navItems.siteId, siteId), parentId === null ? isNull(navItems.parentId) : eq(navItems.parentId, parentId)))
+      .orderBy(asc(navItems.sortOrder), asc(navItems.id)))
     .map((r) => r.id);
 }
 
-function renumber(tx: Tx, ids: number[], parentId: number | null, now: Date) {
-  ids.forEach((id, i) => tx.update(navItems).set({ sortOrder: i, parentId, updatedAt: now }).where(eq(navItems.id, id)).run());
+async function renumber(tx: Tx, ids: number[], parentId: number | null, now: Date) {
+  await mapSeq(ids, async (id, i) => (await tx.update(navItems).set({ sortOrder: i, parentId, updatedAt: now }).where(eq(navItems.id, id))));
 }
 
-function itemInSite(tx: Tx, siteId: number, id: number, field = "id"): NavRow {
-  const r = tx.select().from(navItems).where(and(eq(navItems.id, id), eq(navItems.siteId, siteId))).get();
+async function itemInSite(tx: Tx, siteId: number, id: number, field = "id"): Promise<NavRow> {
+  const r = (await tx.select().from(navItems).where(and(eq(navItems.id, id), eq(navItems.siteId, siteId))).limit(1))[0];
   if (!r) throw notFound(`${field}: navigation item ${id} not found on site ${siteId}.`);
   return r;
 }
@@ -93,104 +93,103 @@ function placeAt(list: number[], id: number, position: number | undefined): numb
   return out;
 }
 
-export function listNav(ctx: ActorContext, input: { siteId: number }) {
+export async function listNav(ctx: ActorContext, input: { siteId: number }) {
   authorize(ctx, "sites:read", { write: false });
-  const site = siteForActor(ctx, input.siteId);
-  const rows = allItems(ctx.deps.db, site.id);
+  const site = await siteForActor(ctx, input.siteId);
+  const rows = await allItems(ctx.deps.db, site.id);
   return { items: navTree(rows), total: rows.length };
 }
 
-export function createNavItem(ctx: ActorContext, input: NavFields & { siteId: number; label: string; href: string; parentId?: number | null; position?: number }) {
+export async function createNavItem(ctx: ActorContext, input: NavFields & { siteId: number; label: string; href: string; parentId?: number | null; position?: number }) {
   authorize(ctx, "sites:write", { write: true });
-  const site = siteForActor(ctx, input.siteId);
+  const site = await siteForActor(ctx, input.siteId);
   checkFields(input);
   const now = ctx.deps.clock.now();
-  return write(ctx, (tx) => {
-    const rows = allItems(tx, site.id);
+  return write(ctx, async (tx) => {
+    const rows = await allItems(tx, site.id);
     if (rows.length >= MAX_NAV_ITEMS) throw conflict(`This site already has ${MAX_NAV_ITEMS} navigation items, the most allowed.`);
     const parentId = input.parentId ?? null;
     if (parentId !== null) {
-      itemInSite(tx, site.id, parentId, "parentId");
+      await itemInSite(tx, site.id, parentId, "parentId");
       if (depthOf(new Map(rows.map((r) => [r.id, r])), parentId) + 1 > MAX_NAV_DEPTH)
         throw invalid(`Navigation is at most ${MAX_NAV_DEPTH} levels deep; item ${parentId} is already at the deepest level.`, { path: "parentId" });
     }
-    const row = tx
-      .insert(navItems)
-      .values({
-        siteId: site.id,
-        parentId,
-        label: input.label,
-        href: input.href,
-        openInNewTab: input.openInNewTab ?? false,
-        isButton: input.isButton ?? false,
-        description: input.description ?? null,
-        icon: input.icon ?? null,
-        featuredImage: input.featuredImage ?? null,
-        columnGroup: input.columnGroup ?? null,
-        sortOrder: 0,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning()
-      .get();
-    const order = placeAt(siblings(tx, site.id, parentId), row.id, input.position);
-    renumber(tx, order, parentId, now);
-    bumpContentVersion(tx, site.id);
-    audit(tx, ctx, "nav_items.create", { type: "nav_item", id: row.id, siteId: site.id });
+    const row = (await tx
+          .insert(navItems)
+          .values({
+            siteId: site.id,
+            parentId,
+            label: input.label,
+            href: input.href,
+            openInNewTab: input.openInNewTab ?? false,
+            isButton: input.isButton ?? false,
+            description: input.description ?? null,
+            icon: input.icon ?? null,
+            featuredImage: input.featuredImage ?? null,
+            columnGroup: input.columnGroup ?? null,
+            sortOrder: 0,
+            createdAt: now,
+            updatedAt: now,
+          })
+          .returning())[0];
+    const order = placeAt(await siblings(tx, site.id, parentId), row.id, input.position);
+    await renumber(tx, order, parentId, now);
+    await bumpContentVersion(tx, site.id);
+    await audit(tx, ctx, "nav_items.create", { type: "nav_item", id: row.id, siteId: site.id });
     return { id: row.id, label: row.label, parentId, sortOrder: order.indexOf(row.id) };
   });
 }
 
-export function updateNavItem(ctx: ActorContext, input: NavFields & { siteId: number; id: number }) {
+export async function updateNavItem(ctx: ActorContext, input: NavFields & { siteId: number; id: number }) {
   authorize(ctx, "sites:write", { write: true });
-  const site = siteForActor(ctx, input.siteId);
+  const site = await siteForActor(ctx, input.siteId);
   checkFields(input);
-  return write(ctx, (tx) => {
-    const cur = itemInSite(tx, site.id, input.id);
+  return write(ctx, async (tx) => {
+    const cur = await itemInSite(tx, site.id, input.id);
     const set: Partial<NavRow> = {};
     for (const k of ["label", "href", "openInNewTab", "isButton", "description", "icon", "featuredImage", "columnGroup"] as const)
       if (input[k] !== undefined) (set as Record<string, unknown>)[k] = input[k];
     if (Object.keys(set).length) {
-      tx.update(navItems).set({ ...set, updatedAt: ctx.deps.clock.now() }).where(eq(navItems.id, cur.id)).run();
-      bumpContentVersion(tx, site.id);
+      await tx.update(navItems).set({ ...set, updatedAt: ctx.deps.clock.now() }).where(eq(navItems.id, cur.id));
+      await bumpContentVersion(tx, site.id);
     }
-    audit(tx, ctx, "nav_items.update", { type: "nav_item", id: cur.id, siteId: site.id, detail: { fields: Object.keys(set) } });
+    await audit(tx, ctx, "nav_items.update", { type: "nav_item", id: cur.id, siteId: site.id, detail: { fields: Object.keys(set) } });
     return { id: cur.id, label: set.label ?? cur.label, parentId: cur.parentId, sortOrder: cur.sortOrder };
   });
 }
 
-export function moveNavItem(ctx: ActorContext, input: { siteId: number; id: number; parentId: number | null; position?: number }) {
+export async function moveNavItem(ctx: ActorContext, input: { siteId: number; id: number; parentId: number | null; position?: number }) {
   authorize(ctx, "sites:write", { write: true });
-  const site = siteForActor(ctx, input.siteId);
+  const site = await siteForActor(ctx, input.siteId);
   const now = ctx.deps.clock.now();
-  return write(ctx, (tx) => {
-    const rows = allItems(tx, site.id);
-    const cur = itemInSite(tx, site.id, input.id);
+  return write(ctx, async (tx) => {
+    const rows = await allItems(tx, site.id);
+    const cur = await itemInSite(tx, site.id, input.id);
     const parentId = input.parentId;
     if (parentId !== null) {
-      itemInSite(tx, site.id, parentId, "parentId");
+      await itemInSite(tx, site.id, parentId, "parentId");
       if (subtreeIds(rows, cur.id).includes(parentId))
         throw invalid(`Cannot move item ${cur.id} under ${parentId === cur.id ? "itself" : `its own descendant ${parentId}`}.`, { path: "parentId" });
       const byId = new Map(rows.map((r) => [r.id, r]));
       if (depthOf(byId, parentId) + heightOf(rows, cur.id) > MAX_NAV_DEPTH)
         throw invalid(`Navigation is at most ${MAX_NAV_DEPTH} levels deep; moving item ${cur.id} (with its children) under ${parentId} would exceed it.`, { path: "parentId" });
     }
-    if (cur.parentId !== parentId) renumber(tx, siblings(tx, site.id, cur.parentId).filter((x) => x !== cur.id), cur.parentId, now);
-    const order = placeAt(siblings(tx, site.id, parentId), cur.id, input.position);
-    renumber(tx, order, parentId, now);
-    bumpContentVersion(tx, site.id);
-    audit(tx, ctx, "nav_items.move", { type: "nav_item", id: cur.id, siteId: site.id, detail: { from: cur.parentId, to: parentId } });
+    if (cur.parentId !== parentId) await renumber(tx, (await siblings(tx, site.id, cur.parentId)).filter((x) => x !== cur.id), cur.parentId, now);
+    const order = placeAt(await siblings(tx, site.id, parentId), cur.id, input.position);
+    await renumber(tx, order, parentId, now);
+    await bumpContentVersion(tx, site.id);
+    await audit(tx, ctx, "nav_items.move", { type: "nav_item", id: cur.id, siteId: site.id, detail: { from: cur.parentId, to: parentId } });
     return { id: cur.id, label: cur.label, parentId, sortOrder: order.indexOf(cur.id) };
   });
 }
 
-export function reorderNav(ctx: ActorContext, input: { siteId: number; parentId: number | null; ids: number[] }) {
+export async function reorderNav(ctx: ActorContext, input: { siteId: number; parentId: number | null; ids: number[] }) {
   authorize(ctx, "sites:write", { write: true });
-  const site = siteForActor(ctx, input.siteId);
+  const site = await siteForActor(ctx, input.siteId);
   const ids = uniqueIds("ids", input.ids);
-  return write(ctx, (tx) => {
-    if (input.parentId !== null) itemInSite(tx, site.id, input.parentId, "parentId");
-    const current = siblings(tx, site.id, input.parentId);
+  return write(ctx, async (tx) => {
+    if (input.parentId !== null) await itemInSite(tx, site.id, input.parentId, "parentId");
+    const current = await siblings(tx, site.id, input.parentId);
     const missing = current.filter((id) => !ids.includes(id));
     const foreign = ids.filter((id) => !current.includes(id));
     if (missing.length || foreign.length)
@@ -200,19 +199,19 @@ export function reorderNav(ctx: ActorContext, input: { siteId: number; parentId:
           (foreign.length ? ` Not children there: ${foreign.join(", ")}.` : ""),
         { path: "ids" },
       );
-    renumber(tx, ids, input.parentId, ctx.deps.clock.now());
-    bumpContentVersion(tx, site.id);
-    audit(tx, ctx, "nav_items.reorder", { type: "nav_item", id: input.parentId, siteId: site.id, detail: { ids } });
+    await renumber(tx, ids, input.parentId, ctx.deps.clock.now());
+    await bumpContentVersion(tx, site.id);
+    await audit(tx, ctx, "nav_items.reorder", { type: "nav_item", id: input.parentId, siteId: site.id, detail: { ids } });
     return { parentId: input.parentId, ids };
   });
 }
 
-export function deleteNavItem(ctx: ActorContext, input: { siteId: number; id: number; withChildren?: boolean }) {
+export async function deleteNavItem(ctx: ActorContext, input: { siteId: number; id: number; withChildren?: boolean }) {
   authorize(ctx, "sites:write", { write: true });
-  const site = siteForActor(ctx, input.siteId);
-  return write(ctx, (tx) => {
-    const rows = allItems(tx, site.id);
-    const cur = itemInSite(tx, site.id, input.id);
+  const site = await siteForActor(ctx, input.siteId);
+  return write(ctx, async (tx) => {
+    const rows = await allItems(tx, site.id);
+    const cur = await itemInSite(tx, site.id, input.id);
     const ids = subtreeIds(rows, cur.id);
     if (ids.length > 1 && !input.withChildren) {
       const kids = rows.filter((r) => r.parentId === cur.id);
@@ -223,10 +222,10 @@ export function deleteNavItem(ctx: ActorContext, input: { siteId: number; id: nu
           .join(", ")}. Move them first, or pass withChildren: true to delete them too.`,
       );
     }
-    tx.delete(navItems).where(inArray(navItems.id, ids)).run();
-    renumber(tx, siblings(tx, site.id, cur.parentId), cur.parentId, ctx.deps.clock.now());
-    bumpContentVersion(tx, site.id);
-    audit(tx, ctx, "nav_items.delete", { type: "nav_item", id: cur.id, siteId: site.id, detail: { deleted: ids } });
+    await tx.delete(navItems).where(inArray(navItems.id, ids));
+    await renumber(tx, await siblings(tx, site.id, cur.parentId), cur.parentId, ctx.deps.clock.now());
+    await bumpContentVersion(tx, site.id);
+    await audit(tx, ctx, "nav_items.delete", { type: "nav_item", id: cur.id, siteId: site.id, detail: { deleted: ids } });
     return { id: cur.id, status: "deleted", deletedIds: ids };
   });
 }

@@ -52,16 +52,15 @@ export type PostChanges = Omit<PostFields, "postType" | "blocks"> & { postTypeId
 
 const COPIED = ["title", "excerpt", "seoTitle", "seoDescription", "customCss", "customJs", "noIndex"] as const;
 
-function slugOwner(tx: Tx, siteId: number, slug: string, exceptId: number | null) {
-  return tx
-    .select({ id: posts.id, title: posts.title })
-    .from(posts)
-    .where(and(eq(posts.siteId, siteId), eq(posts.slug, slug), exceptId === null ? undefined : ne(posts.id, exceptId)))
-    .get();
+async function slugOwner(tx: Tx, siteId: number, slug: string, exceptId: number | null) {
+  return (await tx
+      .select({ id: posts.id, title: posts.title })
+      .from(posts)
+      .where(and(eq(posts.siteId, siteId), eq(posts.slug, slug), exceptId === null ? undefined : ne(posts.id, exceptId))).limit(1))[0];
 }
 
-export function assertSlugFree(tx: Tx, siteId: number, slug: string, exceptId: number | null) {
-  const owner = slugOwner(tx, siteId, slug, exceptId);
+export async function assertSlugFree(tx: Tx, siteId: number, slug: string, exceptId: number | null) {
+  const owner = await slugOwner(tx, siteId, slug, exceptId);
   if (owner)
     throw conflict(
       `Slug "${slug}" is already used by post ${owner.id} ("${owner.title.slice(0, 80)}") on this site. Choose another slug, or omit slug to have one generated.`,
@@ -69,26 +68,26 @@ export function assertSlugFree(tx: Tx, siteId: number, slug: string, exceptId: n
     );
 }
 
-function assertIdsOnSite(tx: Tx, table: typeof categories | typeof tags, siteId: number, ids: number[], field: string, noun: string) {
+async function assertIdsOnSite(tx: Tx, table: typeof categories | typeof tags, siteId: number, ids: number[], field: string, noun: string) {
   if (ids.length === 0) return;
   const found = new Set(
-    tx.select({ id: table.id }).from(table).where(and(eq(table.siteId, siteId), inArray(table.id, ids))).all().map((r) => r.id),
+    (await tx.select({ id: table.id }).from(table).where(and(eq(table.siteId, siteId), inArray(table.id, ids)))).map((r) => r.id),
   );
   const missing = ids.filter((i) => !found.has(i));
   if (missing.length) throw notFound(`${field}: ${noun} ${missing.join(", ")} not found on this site.`);
 }
 
 /** Validates caller fields into a change set; `current` is the post being updated (null on create). */
-export function postChanges(tx: Tx, siteId: number, f: PostFields, current: PostRow | null): PostChanges {
+export async function postChanges(tx: Tx, siteId: number, f: PostFields, current: PostRow | null): Promise<PostChanges> {
   const c: PostChanges = {};
   for (const k of COPIED) if (f[k] !== undefined) (c as Record<string, unknown>)[k] = f[k];
   if (f.title !== undefined && !f.title.trim()) throw invalid("title must not be blank.", { path: "title" });
   if (f.slug !== undefined) {
     // Kept even when equal to the live slug: it can cancel a slug change waiting in a revision.
-    if (f.slug !== current?.slug) assertSlugFree(tx, siteId, f.slug, current?.id ?? null);
+    if (f.slug !== current?.slug) await assertSlugFree(tx, siteId, f.slug, current?.id ?? null);
     c.slug = f.slug;
   }
-  if (f.postType !== undefined) c.postTypeId = ensurePostType(tx, siteId, f.postType).id;
+  if (f.postType !== undefined) c.postTypeId = (await ensurePostType(tx, siteId, f.postType)).id;
   if (f.blocks !== undefined) c.content = contentFrom(f.blocks);
   for (const k of ["coverImage", "ogImage", "canonicalUrl"] as const) {
     if (f[k] === undefined) continue;
@@ -98,56 +97,55 @@ export function postChanges(tx: Tx, siteId: number, f: PostFields, current: Post
   if (f.parentPostId !== undefined) {
     if (f.parentPostId !== null) {
       if (current && f.parentPostId === current.id) throw invalid("parentPostId cannot be the post itself.", { path: "parentPostId" });
-      const parent = tx.select({ id: posts.id, parentPostId: posts.parentPostId }).from(posts)
-        .where(and(eq(posts.id, f.parentPostId), eq(posts.siteId, siteId))).get();
+      const parent = (await tx.select({ id: posts.id, parentPostId: posts.parentPostId }).from(posts)
+              .where(and(eq(posts.id, f.parentPostId), eq(posts.siteId, siteId))).limit(1))[0];
       if (!parent) throw notFound(`parentPostId: post ${f.parentPostId} not found on this site.`);
       // Walk up from the new parent: reaching the post itself would make a cycle.
       let up = parent.parentPostId;
       for (let i = 0; up !== null && i < 64; i++) {
         if (current && up === current.id) throw invalid("parentPostId would make the post its own ancestor.", { path: "parentPostId" });
-        up = tx.select({ p: posts.parentPostId }).from(posts).where(eq(posts.id, up)).get()?.p ?? null;
+        up = (await tx.select({ p: posts.parentPostId }).from(posts).where(eq(posts.id, up)).limit(1))[0]?.p ?? null;
       }
     }
     c.parentPostId = f.parentPostId;
   }
   if (f.categoryIds !== undefined) {
     c.categoryIds = uniqueIds("categoryIds", f.categoryIds);
-    assertIdsOnSite(tx, categories, siteId, c.categoryIds, "categoryIds", "category");
+    await assertIdsOnSite(tx, categories, siteId, c.categoryIds, "categoryIds", "category");
   }
   if (f.tagIds !== undefined) {
     c.tagIds = uniqueIds("tagIds", f.tagIds);
-    assertIdsOnSite(tx, tags, siteId, c.tagIds, "tagIds", "tag");
+    await assertIdsOnSite(tx, tags, siteId, c.tagIds, "tagIds", "tag");
   }
   return c;
 }
 
 /** Writes a change set onto a post row (and its category/tag links). */
-export function applyPostChanges(tx: Tx, post: PostRow, c: PostChanges, now: Date, extra: Partial<PostRow> = {}) {
+export async function applyPostChanges(tx: Tx, post: PostRow, c: PostChanges, now: Date, extra: Partial<PostRow> = {}) {
   const { categoryIds, tagIds, ...cols } = c;
-  tx.update(posts).set({ ...cols, ...extra, updatedAt: now }).where(eq(posts.id, post.id)).run();
+  await tx.update(posts).set({ ...cols, ...extra, updatedAt: now }).where(eq(posts.id, post.id));
   if (categoryIds) {
-    tx.delete(postCategories).where(eq(postCategories.postId, post.id)).run();
-    if (categoryIds.length) tx.insert(postCategories).values(categoryIds.map((categoryId) => ({ postId: post.id, categoryId }))).run();
+    await tx.delete(postCategories).where(eq(postCategories.postId, post.id));
+    if (categoryIds.length) await tx.insert(postCategories).values(categoryIds.map((categoryId) => ({ postId: post.id, categoryId })));
   }
   if (tagIds) {
-    tx.delete(postTags).where(eq(postTags.postId, post.id)).run();
-    if (tagIds.length) tx.insert(postTags).values(tagIds.map((tagId) => ({ postId: post.id, tagId }))).run();
+    await tx.delete(postTags).where(eq(postTags.postId, post.id));
+    if (tagIds.length) await tx.insert(postTags).values(tagIds.map((tagId) => ({ postId: post.id, tagId })));
   }
 }
 
-export function postInSite(tx: Tx, siteId: number, id: number): PostRow {
-  const p = tx.select().from(posts).where(and(eq(posts.id, id), eq(posts.siteId, siteId))).get();
+export async function postInSite(tx: Tx, siteId: number, id: number): Promise<PostRow> {
+  const p = (await tx.select().from(posts).where(and(eq(posts.id, id), eq(posts.siteId, siteId))).limit(1))[0];
   if (!p) throw notFound(`Post ${id} not found on site ${siteId}.`);
   return p;
 }
 
-function pendingRevision(tx: Tx, postId: number) {
-  return tx
-    .select()
-    .from(postRevisions)
-    .where(and(eq(postRevisions.postId, postId), eq(postRevisions.status, "pending")))
-    .orderBy(desc(postRevisions.id))
-    .get();
+async function pendingRevision(tx: Tx, postId: number) {
+  return (await tx
+      .select()
+      .from(postRevisions)
+      .where(and(eq(postRevisions.postId, postId), eq(postRevisions.status, "pending")))
+      .orderBy(desc(postRevisions.id)).limit(1))[0];
 }
 
 /** Change sets are stored as JSON; this is the JSON form (content kept as an object). */
@@ -161,15 +159,15 @@ function withContent(out: Record<string, unknown>, content: BlockContent | null,
   return out;
 }
 
-const postLink = (ctx: ActorContext, tx: Tx, post: { id: number; siteId: number; title: string }, revisionId: number | null) =>
-  mintLink(tx, ctx, {
-    linkType: "entity",
-    entityType: "post",
-    entityId: post.id,
-    siteId: post.siteId,
-    title: post.title,
-    payload: revisionId === null ? null : { revisionId },
-  });
+const postLink = async (ctx: ActorContext, tx: Tx, post: { id: number; siteId: number; title: string }, revisionId: number | null) =>
+  await mintLink(tx, ctx, {
+        linkType: "entity",
+        entityType: "post",
+        entityId: post.id,
+        siteId: post.siteId,
+        title: post.title,
+        payload: revisionId === null ? null : { revisionId },
+      });
 
 export interface WriteResult {
   id: number;
@@ -179,49 +177,48 @@ export interface WriteResult {
   [k: string]: unknown;
 }
 
-export function createPost(ctx: ActorContext, input: PostFields & { siteId: number; title: string; include?: Include }): WriteResult {
+export async function createPost(ctx: ActorContext, input: PostFields & { siteId: number; title: string; include?: Include }): Promise<WriteResult> {
   authorize(ctx, "sites:write", { write: true });
-  const site = siteForActor(ctx, input.siteId);
+  const site = await siteForActor(ctx, input.siteId);
   const now = ctx.deps.clock.now();
-  return write(ctx, (tx) => {
-    const c = postChanges(tx, site.id, { ...input, postType: input.postType ?? "blog" }, null);
-    const slug = c.slug ?? uniqueSlug(slugify(input.title, "post"), (s) => !!slugOwner(tx, site.id, s, null));
+  return write(ctx, async (tx) => {
+    const c = await postChanges(tx, site.id, { ...input, postType: input.postType ?? "blog" }, null);
+    const slug = c.slug ?? await uniqueSlug(slugify(input.title, "post"), async (s) => !!await slugOwner(tx, site.id, s, null));
     const { categoryIds, tagIds, ...cols } = c;
-    const row = tx
-      .insert(posts)
-      .values({
-        ...cols,
-        siteId: site.id,
-        postTypeId: c.postTypeId!,
-        title: input.title,
-        slug,
-        content: c.content ?? { blocks: [], version: "1" },
-        status: "pending",
-        published: false,
-        authorUserId: ctx.principal.userId,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning()
-      .get();
-    applyPostChanges(tx, row, { categoryIds, tagIds }, now);
-    const approval = postLink(ctx, tx, row, null);
-    audit(tx, ctx, "posts.create", { type: "post", id: row.id, siteId: site.id, detail: { slug, approvalId: approval.id } });
+    const row = (await tx
+          .insert(posts)
+          .values({
+            ...cols,
+            siteId: site.id,
+            postTypeId: c.postTypeId!,
+            title: input.title,
+            slug,
+            content: c.content ?? { blocks: [], version: "1" },
+            status: "pending",
+            published: false,
+            authorUserId: ctx.principal.userId,
+            createdAt: now,
+            updatedAt: now,
+          })
+          .returning())[0];
+    await applyPostChanges(tx, row, { categoryIds, tagIds }, now);
+    const approval = await postLink(ctx, tx, row, null);
+    await audit(tx, ctx, "posts.create", { type: "post", id: row.id, siteId: site.id, detail: { slug, approvalId: approval.id } });
     return withContent({ id: row.id, slug, status: "pending", approval }, row.content, input.include ?? []) as WriteResult;
   });
 }
 
-export function updatePost(ctx: ActorContext, input: PostFields & { siteId: number; id: number; include?: Include }): WriteResult {
+export async function updatePost(ctx: ActorContext, input: PostFields & { siteId: number; id: number; include?: Include }): Promise<WriteResult> {
   authorize(ctx, "sites:write", { write: true });
-  const site = siteForActor(ctx, input.siteId);
+  const site = await siteForActor(ctx, input.siteId);
   const now = ctx.deps.clock.now();
-  return write(ctx, (tx) => {
-    const post = postInSite(tx, site.id, input.id);
-    const c = postChanges(tx, site.id, input, post);
+  return write(ctx, async (tx) => {
+    const post = await postInSite(tx, site.id, input.id);
+    const c = await postChanges(tx, site.id, input, post);
     if (post.published) {
       // Live stays live: the change waits in a revision. Changes accumulate, so
       // re-calling with nothing new re-proposes (and re-mints) the pending ones.
-      const prev = pendingRevision(tx, post.id);
+      const prev = await pendingRevision(tx, post.id);
       const merged = { ...(prev?.changes ?? {}), ...revisionJson(c) };
       if (Object.keys(merged).length === 0)
         return withContent(
@@ -229,14 +226,13 @@ export function updatePost(ctx: ActorContext, input: PostFields & { siteId: numb
           post.content,
           input.include ?? [],
         ) as WriteResult;
-      if (prev) tx.update(postRevisions).set({ status: "superseded" }).where(eq(postRevisions.id, prev.id)).run();
-      const rev = tx
-        .insert(postRevisions)
-        .values({ postId: post.id, changes: merged, status: "pending", createdByUserId: ctx.principal.userId, createdAt: now })
-        .returning({ id: postRevisions.id })
-        .get();
-      const approval = postLink(ctx, tx, { ...post, title: (merged.title as string | undefined) ?? post.title }, rev.id);
-      audit(tx, ctx, "posts.update", { type: "post", id: post.id, siteId: site.id, detail: { revisionId: rev.id, fields: Object.keys(merged), approvalId: approval.id } });
+      if (prev) await tx.update(postRevisions).set({ status: "superseded" }).where(eq(postRevisions.id, prev.id));
+      const rev = (await tx
+              .insert(postRevisions)
+              .values({ postId: post.id, changes: merged, status: "pending", createdByUserId: ctx.principal.userId, createdAt: now })
+              .returning({ id: postRevisions.id }))[0];
+      const approval = await postLink(ctx, tx, { ...post, title: (merged.title as string | undefined) ?? post.title }, rev.id);
+      await audit(tx, ctx, "posts.update", { type: "post", id: post.id, siteId: site.id, detail: { revisionId: rev.id, fields: Object.keys(merged), approvalId: approval.id } });
       const proposed = (merged.content as BlockContent | undefined) ?? post.content;
       return withContent(
         { id: post.id, slug: post.slug, status: post.status, pendingRevision: { id: rev.id, fields: Object.keys(merged) }, approval },
@@ -244,20 +240,20 @@ export function updatePost(ctx: ActorContext, input: PostFields & { siteId: numb
         input.include ?? [],
       ) as WriteResult;
     }
-    applyPostChanges(tx, post, c, now, { status: "pending" });
-    const updated = postInSite(tx, site.id, post.id);
-    const approval = postLink(ctx, tx, updated, null);
-    audit(tx, ctx, "posts.update", { type: "post", id: post.id, siteId: site.id, detail: { fields: Object.keys(c), approvalId: approval.id } });
+    await applyPostChanges(tx, post, c, now, { status: "pending" });
+    const updated = await postInSite(tx, site.id, post.id);
+    const approval = await postLink(ctx, tx, updated, null);
+    await audit(tx, ctx, "posts.update", { type: "post", id: post.id, siteId: site.id, detail: { fields: Object.keys(c), approvalId: approval.id } });
     return withContent({ id: post.id, slug: updated.slug, status: "pending", approval }, updated.content, input.include ?? []) as WriteResult;
   });
 }
 
-export function deletePost(ctx: ActorContext, input: { siteId: number; id: number }) {
+export async function deletePost(ctx: ActorContext, input: { siteId: number; id: number }) {
   authorize(ctx, "sites:write", { write: true });
-  const site = siteForActor(ctx, input.siteId);
-  return write(ctx, (tx) => {
-    const post = postInSite(tx, site.id, input.id);
-    const children = tx.select({ id: posts.id, title: posts.title }).from(posts).where(eq(posts.parentPostId, post.id)).limit(6).all();
+  const site = await siteForActor(ctx, input.siteId);
+  return write(ctx, async (tx) => {
+    const post = await postInSite(tx, site.id, input.id);
+    const children = await tx.select({ id: posts.id, title: posts.title }).from(posts).where(eq(posts.parentPostId, post.id)).limit(6);
     if (children.length)
       throw conflict(
         `Post ${post.id} is the parent of ${children.length > 5 ? "more than 5" : children.length} post(s): ${children
@@ -265,23 +261,23 @@ export function deletePost(ctx: ActorContext, input: { siteId: number; id: numbe
           .map((p) => `${p.id} ("${p.title.slice(0, 60)}")`)
           .join(", ")}. Move or delete them first.`,
       );
-    tx.delete(posts).where(eq(posts.id, post.id)).run();
-    withdrawLinks(tx, ctx.company.id, "post", post.id, ctx.deps.clock.now());
-    if (post.published) bumpContentVersion(tx, site.id);
-    audit(tx, ctx, "posts.delete", { type: "post", id: post.id, siteId: site.id, detail: { slug: post.slug, wasPublished: post.published } });
+    await tx.delete(posts).where(eq(posts.id, post.id));
+    await withdrawLinks(tx, ctx.company.id, "post", post.id, ctx.deps.clock.now());
+    if (post.published) await bumpContentVersion(tx, site.id);
+    await audit(tx, ctx, "posts.delete", { type: "post", id: post.id, siteId: site.id, detail: { slug: post.slug, wasPublished: post.published } });
     return { id: post.id, slug: post.slug, status: "deleted" };
   });
 }
 
-export function unpublishPost(ctx: ActorContext, input: { siteId: number; id: number }) {
+export async function unpublishPost(ctx: ActorContext, input: { siteId: number; id: number }) {
   authorize(ctx, "sites:write", { write: true });
-  const site = siteForActor(ctx, input.siteId);
-  return write(ctx, (tx) => {
-    const post = postInSite(tx, site.id, input.id);
+  const site = await siteForActor(ctx, input.siteId);
+  return write(ctx, async (tx) => {
+    const post = await postInSite(tx, site.id, input.id);
     if (!post.published) return { id: post.id, slug: post.slug, status: post.status, message: "The post is not published." };
-    tx.update(posts).set({ published: false, status: "archived", updatedAt: ctx.deps.clock.now() }).where(eq(posts.id, post.id)).run();
-    bumpContentVersion(tx, site.id);
-    audit(tx, ctx, "posts.unpublish", { type: "post", id: post.id, siteId: site.id });
+    await tx.update(posts).set({ published: false, status: "archived", updatedAt: ctx.deps.clock.now() }).where(eq(posts.id, post.id));
+    await bumpContentVersion(tx, site.id);
+    await audit(tx, ctx, "posts.unpublish", { type: "post", id: post.id, siteId: site.id });
     return { id: post.id, slug: post.slug, status: "archived" };
   });
 }
@@ -289,38 +285,36 @@ export function unpublishPost(ctx: ActorContext, input: { siteId: number; id: nu
 // ---------------------------------------------------------------------------
 // Reads
 
-function terms(tx: Tx, postIds: number[]) {
+async function terms(tx: Tx, postIds: number[]) {
   const cats = postIds.length
-    ? tx
-        .select({ postId: postCategories.postId, id: categories.id, name: categories.name, slug: categories.slug, color: categories.color })
-        .from(postCategories)
-        .innerJoin(categories, eq(categories.id, postCategories.categoryId))
-        .where(inArray(postCategories.postId, postIds))
-        .orderBy(asc(categories.name))
-        .all()
+    ? (await tx
+              .select({ postId: postCategories.postId, id: categories.id, name: categories.name, slug: categories.slug, color: categories.color })
+              .from(postCategories)
+              .innerJoin(categories, eq(categories.id, postCategories.categoryId))
+              .where(inArray(postCategories.postId, postIds))
+              .orderBy(asc(categories.name)))
     : [];
   const tgs = postIds.length
-    ? tx
-        .select({ postId: postTags.postId, id: tags.id, name: tags.name, slug: tags.slug })
-        .from(postTags)
-        .innerJoin(tags, eq(tags.id, postTags.tagId))
-        .where(inArray(postTags.postId, postIds))
-        .orderBy(asc(tags.name))
-        .all()
+    ? (await tx
+              .select({ postId: postTags.postId, id: tags.id, name: tags.name, slug: tags.slug })
+              .from(postTags)
+              .innerJoin(tags, eq(tags.id, postTags.tagId))
+              .where(inArray(postTags.postId, postIds))
+              .orderBy(asc(tags.name)))
     : [];
   return { cats, tgs };
 }
 
-export function listPosts(
+export async function listPosts(
   ctx: ActorContext,
   input: { siteId: number; postType?: string; status?: string; search?: string; categoryId?: number; tagId?: number; limit: number; offset: number },
 ) {
   authorize(ctx, "sites:read", { write: false });
-  const site = siteForActor(ctx, input.siteId);
+  const site = await siteForActor(ctx, input.siteId);
   const db = ctx.deps.db;
   const conds = [eq(posts.siteId, site.id)];
   if (input.postType !== undefined) {
-    const t = postTypeBySlug(db, site.id, input.postType);
+    const t = await postTypeBySlug(db, site.id, input.postType);
     if (!t) return page([], 0, input.limit, input.offset);
     conds.push(eq(posts.postTypeId, t.id));
   }
@@ -335,33 +329,31 @@ export function listPosts(
   if (input.tagId !== undefined)
     conds.push(inArray(posts.id, db.select({ id: postTags.postId }).from(postTags).where(eq(postTags.tagId, input.tagId))));
   const where = and(...conds);
-  const total = db.select({ n: count() }).from(posts).where(where).get()?.n ?? 0;
-  const rows = db
-    .select({
-      id: posts.id,
-      title: posts.title,
-      slug: posts.slug,
-      postType: postTypes.slug,
-      status: posts.status,
-      published: posts.published,
-      publishedAt: posts.publishedAt,
-      updatedAt: posts.updatedAt,
-      excerpt: posts.excerpt,
-    })
-    .from(posts)
-    .innerJoin(postTypes, eq(postTypes.id, posts.postTypeId))
-    .where(where)
-    .orderBy(desc(posts.updatedAt), desc(posts.id))
-    .limit(input.limit)
-    .offset(input.offset)
-    .all();
+  const total = (await db.select({ n: count() }).from(posts).where(where).limit(1))[0]?.n ?? 0;
+  const rows = await db
+        .select({
+          id: posts.id,
+          title: posts.title,
+          slug: posts.slug,
+          postType: postTypes.slug,
+          status: posts.status,
+          published: posts.published,
+          publishedAt: posts.publishedAt,
+          updatedAt: posts.updatedAt,
+          excerpt: posts.excerpt,
+        })
+        .from(posts)
+        .innerJoin(postTypes, eq(postTypes.id, posts.postTypeId))
+        .where(where)
+        .orderBy(desc(posts.updatedAt), desc(posts.id))
+        .limit(input.limit)
+        .offset(input.offset);
   const pending = new Set(
     rows.length
-      ? db
-          .select({ postId: postRevisions.postId })
-          .from(postRevisions)
-          .where(and(inArray(postRevisions.postId, rows.map((r) => r.id)), eq(postRevisions.status, "pending")))
-          .all()
+      ? (await db
+                    .select({ postId: postRevisions.postId })
+                    .from(postRevisions)
+                    .where(and(inArray(postRevisions.postId, rows.map((r) => r.id)), eq(postRevisions.status, "pending"))))
           .map((r) => r.postId)
       : [],
   );
@@ -373,20 +365,19 @@ export function listPosts(
   );
 }
 
-export function getPost(ctx: ActorContext, input: { siteId: number; id?: number; slug?: string; include?: Include }) {
+export async function getPost(ctx: ActorContext, input: { siteId: number; id?: number; slug?: string; include?: Include }) {
   authorize(ctx, "sites:read", { write: false });
-  const site = siteForActor(ctx, input.siteId);
+  const site = await siteForActor(ctx, input.siteId);
   const db = ctx.deps.db;
   if ((input.id === undefined) === (input.slug === undefined)) throw invalid("Give exactly one of id or slug.");
-  const post = db
-    .select()
-    .from(posts)
-    .where(and(eq(posts.siteId, site.id), input.id !== undefined ? eq(posts.id, input.id) : eq(posts.slug, input.slug!)))
-    .get();
+  const post = (await db
+      .select()
+      .from(posts)
+      .where(and(eq(posts.siteId, site.id), input.id !== undefined ? eq(posts.id, input.id) : eq(posts.slug, input.slug!))).limit(1))[0];
   if (!post) throw notFound(`Post ${input.id ?? `"${input.slug}"`} not found on site ${site.id}.`);
-  const type = db.select({ slug: postTypes.slug }).from(postTypes).where(eq(postTypes.id, post.postTypeId)).get();
-  const { cats, tgs } = terms(db, [post.id]);
-  const rev = pendingRevision(db, post.id);
+  const type = (await db.select({ slug: postTypes.slug }).from(postTypes).where(eq(postTypes.id, post.postTypeId)).limit(1))[0];
+  const { cats, tgs } = await terms(db, [post.id]);
+  const rev = await pendingRevision(db, post.id);
   const include = input.include ?? [];
   const out: Record<string, unknown> = {
     id: post.id,
@@ -412,7 +403,7 @@ export function getPost(ctx: ActorContext, input: { siteId: number; id?: number;
     blockCount: post.content?.blocks.length ?? 0,
     createdAt: iso(post.createdAt),
     updatedAt: iso(post.updatedAt),
-    approval: approvalState(latestLinkFor(db, ctx.company.id, "post", post.id), ctx.deps.clock.now()),
+    approval: approvalState(await latestLinkFor(db, ctx.company.id, "post", post.id), ctx.deps.clock.now()),
     pendingRevision: rev ? { id: rev.id, fields: Object.keys(rev.changes), createdAt: iso(rev.createdAt) } : null,
   };
   withContent(out, post.content, include);
@@ -421,13 +412,12 @@ export function getPost(ctx: ActorContext, input: { siteId: number; id?: number;
 }
 
 /** Posts whose content, cover or OG image mentions `url`: what holds a media item. */
-export function postsReferencing(tx: Tx, siteId: number, url: string, limit = 6) {
+export async function postsReferencing(tx: Tx, siteId: number, url: string, limit = 6) {
   const pat = `%${url.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
-  return tx
-    .select({ id: posts.id, title: posts.title })
-    .from(posts)
-    .where(and(eq(posts.siteId, siteId), or(eq(posts.coverImage, url), eq(posts.ogImage, url), sql`${posts.content} like ${pat} escape '\\'`)))
-    .limit(limit)
-    .all();
+  return await tx
+        .select({ id: posts.id, title: posts.title })
+        .from(posts)
+        .where(and(eq(posts.siteId, siteId), or(eq(posts.coverImage, url), eq(posts.ogImage, url), sql`${posts.content} like ${pat} escape '\\'`)))
+        .limit(limit);
 }
 

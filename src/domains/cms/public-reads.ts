@@ -87,45 +87,41 @@ function postFilters(siteId: number, q: PostListQuery): SQL {
  * filtered candidates, because SQLite folds case for ASCII only and the spec
  * promises a case-insensitive match.
  */
-export function listPublishedPosts(deps: Deps, siteId: number, q: PostListQuery): { items: PostSummary[]; total: number } {
+export async function listPublishedPosts(deps: Deps, siteId: number, q: PostListQuery): Promise<{ items: PostSummary[]; total: number }> {
   const where = postFilters(siteId, q);
   if (q.search !== undefined) {
     const needle = fold(q.search);
-    const candidates = deps.db
-      .select({ id: posts.id, title: posts.title })
-      .from(posts)
-      .innerJoin(postTypes, eq(postTypes.id, posts.postTypeId))
-      .where(where)
-      .orderBy(...newestFirst)
-      .all();
+    const candidates = await deps.db
+              .select({ id: posts.id, title: posts.title })
+              .from(posts)
+              .innerJoin(postTypes, eq(postTypes.id, posts.postTypeId))
+              .where(where)
+              .orderBy(...newestFirst);
     const matched = candidates.filter((c) => containsFolded(c.title, needle));
     const pageIds = matched.slice(q.offset, q.offset + q.limit).map((c) => c.id);
     if (!pageIds.length) return { items: [], total: matched.length };
-    const rows = deps.db
-      .select(summaryColumns)
-      .from(posts)
-      .innerJoin(postTypes, eq(postTypes.id, posts.postTypeId))
-      .where(inArray(posts.id, pageIds))
-      .orderBy(...newestFirst)
-      .all();
+    const rows = await deps.db
+              .select(summaryColumns)
+              .from(posts)
+              .innerJoin(postTypes, eq(postTypes.id, posts.postTypeId))
+              .where(inArray(posts.id, pageIds))
+              .orderBy(...newestFirst);
     return { items: rows.map(toSummary), total: matched.length };
   }
-  const total = deps.db
-    .select({ n: count() })
-    .from(posts)
-    .innerJoin(postTypes, eq(postTypes.id, posts.postTypeId))
-    .where(where)
-    .get()!.n;
+  const total = (await deps.db
+      .select({ n: count() })
+      .from(posts)
+      .innerJoin(postTypes, eq(postTypes.id, posts.postTypeId))
+      .where(where).limit(1))[0]!.n;
   if (q.offset >= total) return { items: [], total };
-  const rows = deps.db
-    .select(summaryColumns)
-    .from(posts)
-    .innerJoin(postTypes, eq(postTypes.id, posts.postTypeId))
-    .where(where)
-    .orderBy(...newestFirst)
-    .limit(q.limit)
-    .offset(q.offset)
-    .all();
+  const rows = await deps.db
+        .select(summaryColumns)
+        .from(posts)
+        .innerJoin(postTypes, eq(postTypes.id, posts.postTypeId))
+        .where(where)
+        .orderBy(...newestFirst)
+        .limit(q.limit)
+        .offset(q.offset);
   return { items: rows.map(toSummary), total };
 }
 
@@ -168,29 +164,26 @@ export interface PostDetail {
 }
 
 /** A published post of the site by slug, with its categories and tags; null when there is none. */
-export function getPublishedPostBySlug(deps: Deps, siteId: number, slug: string): PostDetail | null {
-  const r = deps.db
-    .select({ post: posts, postType: postTypes.slug })
-    .from(posts)
-    .innerJoin(postTypes, eq(postTypes.id, posts.postTypeId))
-    .where(and(eq(posts.siteId, siteId), eq(posts.slug, slug), eq(posts.published, true)))
-    .get();
+export async function getPublishedPostBySlug(deps: Deps, siteId: number, slug: string): Promise<PostDetail | null> {
+  const r = (await deps.db
+      .select({ post: posts, postType: postTypes.slug })
+      .from(posts)
+      .innerJoin(postTypes, eq(postTypes.id, posts.postTypeId))
+      .where(and(eq(posts.siteId, siteId), eq(posts.slug, slug), eq(posts.published, true))).limit(1))[0];
   if (!r) return null;
   const p = r.post;
-  const cats = deps.db
-    .select({ id: categories.id, name: categories.name, slug: categories.slug, color: categories.color })
-    .from(postCategories)
-    .innerJoin(categories, eq(categories.id, postCategories.categoryId))
-    .where(and(eq(postCategories.postId, p.id), eq(categories.siteId, siteId)))
-    .all()
+  const cats = (await deps.db
+      .select({ id: categories.id, name: categories.name, slug: categories.slug, color: categories.color })
+      .from(postCategories)
+      .innerJoin(categories, eq(categories.id, postCategories.categoryId))
+      .where(and(eq(postCategories.postId, p.id), eq(categories.siteId, siteId))))
     .map((c) => ({ ...c, color: c.color ?? null }))
     .sort((a, b) => byName(a.name, b.name) || a.id - b.id);
-  const tagRows = deps.db
-    .select({ id: tags.id, name: tags.name, slug: tags.slug })
-    .from(postTags)
-    .innerJoin(tags, eq(tags.id, postTags.tagId))
-    .where(and(eq(postTags.postId, p.id), eq(tags.siteId, siteId)))
-    .all()
+  const tagRows = (await deps.db
+      .select({ id: tags.id, name: tags.name, slug: tags.slug })
+      .from(postTags)
+      .innerJoin(tags, eq(tags.id, postTags.tagId))
+      .where(and(eq(postTags.postId, p.id), eq(tags.siteId, siteId))))
     .sort((a, b) => byName(a.name, b.name) || a.id - b.id);
   return {
     id: p.id,
@@ -226,12 +219,11 @@ export interface Category {
   color: string | null;
 }
 
-export function listCategories(deps: Deps, siteId: number): Category[] {
-  return deps.db
-    .select({ id: categories.id, name: categories.name, slug: categories.slug, description: categories.description, color: categories.color })
-    .from(categories)
-    .where(eq(categories.siteId, siteId))
-    .all()
+export async function listCategories(deps: Deps, siteId: number): Promise<Category[]> {
+  return (await deps.db
+      .select({ id: categories.id, name: categories.name, slug: categories.slug, description: categories.description, color: categories.color })
+      .from(categories)
+      .where(eq(categories.siteId, siteId)))
     .map((c) => ({ ...c, description: c.description ?? null, color: c.color ?? null }))
     .sort((a, b) => byName(a.name, b.name) || a.id - b.id);
 }
@@ -242,12 +234,11 @@ export interface Tag {
   slug: string;
 }
 
-export function listTags(deps: Deps, siteId: number): Tag[] {
-  return deps.db
-    .select({ id: tags.id, name: tags.name, slug: tags.slug })
-    .from(tags)
-    .where(eq(tags.siteId, siteId))
-    .all()
+export async function listTags(deps: Deps, siteId: number): Promise<Tag[]> {
+  return (await deps.db
+      .select({ id: tags.id, name: tags.name, slug: tags.slug })
+      .from(tags)
+      .where(eq(tags.siteId, siteId)))
     .sort((a, b) => byName(a.name, b.name) || a.id - b.id);
 }
 
@@ -273,7 +264,7 @@ export interface MediaListQuery {
   mimePrefix?: string;
 }
 
-export function listMedia(deps: Deps, siteId: number, q: MediaListQuery): { items: MediaItem[]; total: number } {
+export async function listMedia(deps: Deps, siteId: number, q: MediaListQuery): Promise<{ items: MediaItem[]; total: number }> {
   const conds: SQL[] = [eq(media.siteId, siteId)];
   if (q.mimePrefix !== undefined) {
     const prefix = q.mimePrefix.includes("/") ? q.mimePrefix : `${q.mimePrefix}/`;
@@ -281,26 +272,25 @@ export function listMedia(deps: Deps, siteId: number, q: MediaListQuery): { item
     conds.push(sql`substr(lower(${media.mimeType}), 1, ${prefix.length}) = ${prefix}`);
   }
   const where = and(...conds)!;
-  const total = deps.db.select({ n: count() }).from(media).where(where).get()!.n;
+  const total = (await deps.db.select({ n: count() }).from(media).where(where).limit(1))[0]!.n;
   if (q.offset >= total) return { items: [], total };
-  const rows = deps.db
-    .select({
-      id: media.id,
-      filename: media.filename,
-      mimeType: media.mimeType,
-      url: media.url,
-      thumbnailUrl: media.thumbnailUrl,
-      alt: media.alt,
-      caption: media.caption,
-      width: media.width,
-      height: media.height,
-    })
-    .from(media)
-    .where(where)
-    .orderBy(desc(media.createdAt), desc(media.id))
-    .limit(q.limit)
-    .offset(q.offset)
-    .all();
+  const rows = await deps.db
+        .select({
+          id: media.id,
+          filename: media.filename,
+          mimeType: media.mimeType,
+          url: media.url,
+          thumbnailUrl: media.thumbnailUrl,
+          alt: media.alt,
+          caption: media.caption,
+          width: media.width,
+          height: media.height,
+        })
+        .from(media)
+        .where(where)
+        .orderBy(desc(media.createdAt), desc(media.id))
+        .limit(q.limit)
+        .offset(q.offset);
   return {
     items: rows.map((m) => ({
       ...m,

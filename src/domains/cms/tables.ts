@@ -1,6 +1,5 @@
 /** Content: post types, posts (and their pending revisions), taxonomies, media, navigation, block templates. */
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { bool, createdAt, id, json, time, updatedAt } from "../../core/columns";
+import { bool, createdAt, id, index, integer, json, primaryKey, table, text, time, uniqueIndex, updatedAt } from "../../core/columns";
 import { users } from "../accounts/tables";
 import { sites } from "../sites/tables";
 
@@ -10,7 +9,7 @@ export interface BlockContent {
   version: string;
 }
 
-export const postTypes = sqliteTable(
+export const postTypes = table(
   "post_types",
   {
     id: id(),
@@ -26,7 +25,7 @@ export const postTypes = sqliteTable(
 export const POST_STATUSES = ["draft", "pending", "published", "rejected", "archived"] as const;
 export type PostStatus = (typeof POST_STATUSES)[number];
 
-export const posts = sqliteTable(
+export const posts = table(
   "posts",
   {
     id: id(),
@@ -64,7 +63,7 @@ export const posts = sqliteTable(
  * A proposed change to an already published post. The live row keeps being
  * served until the revision's approval link is approved.
  */
-export const postRevisions = sqliteTable(
+export const postRevisions = table(
   "post_revisions",
   {
     id: id(),
@@ -77,7 +76,7 @@ export const postRevisions = sqliteTable(
   (t) => [index("post_revisions_post").on(t.postId)],
 );
 
-export const categories = sqliteTable(
+export const categories = table(
   "categories",
   {
     id: id(),
@@ -91,7 +90,7 @@ export const categories = sqliteTable(
   (t) => [uniqueIndex("categories_site_slug").on(t.siteId, t.slug)],
 );
 
-export const tags = sqliteTable(
+export const tags = table(
   "tags",
   {
     id: id(),
@@ -103,7 +102,7 @@ export const tags = sqliteTable(
   (t) => [uniqueIndex("tags_site_slug").on(t.siteId, t.slug)],
 );
 
-export const postCategories = sqliteTable(
+export const postCategories = table(
   "post_categories",
   {
     postId: integer("post_id").notNull().references(() => posts.id, { onDelete: "cascade" }),
@@ -112,7 +111,7 @@ export const postCategories = sqliteTable(
   (t) => [primaryKey({ columns: [t.postId, t.categoryId] }), index("post_categories_cat").on(t.categoryId)],
 );
 
-export const postTags = sqliteTable(
+export const postTags = table(
   "post_tags",
   {
     postId: integer("post_id").notNull().references(() => posts.id, { onDelete: "cascade" }),
@@ -121,7 +120,7 @@ export const postTags = sqliteTable(
   (t) => [primaryKey({ columns: [t.postId, t.tagId] }), index("post_tags_tag").on(t.tagId)],
 );
 
-export const media = sqliteTable(
+export const media = table(
   "media",
   {
     id: id(),
@@ -142,7 +141,7 @@ export const media = sqliteTable(
   (t) => [index("media_site_created").on(t.siteId, t.createdAt)],
 );
 
-export const navItems = sqliteTable(
+export const navItems = table(
   "nav_items",
   {
     id: id(),
@@ -163,7 +162,7 @@ export const navItems = sqliteTable(
   (t) => [index("nav_site").on(t.siteId)],
 );
 
-export const blockTemplates = sqliteTable(
+export const blockTemplates = table(
   "block_templates",
   {
     id: id(),

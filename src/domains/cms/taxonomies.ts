@@ -14,6 +14,7 @@ import { slugify, uniqueSlug } from "../../core/slug";
 import { siteForActor } from "../sites/access";
 import { normalColor, write, type Tx } from "./common";
 import { categories, postCategories, posts, postTags, tags } from "./tables";
+import { mapSeq } from "../../core/maybe";
 
 export type TaxonomyKind = "category" | "tag";
 
@@ -29,30 +30,29 @@ interface TermInput {
   color?: string | null;
 }
 
-function termInSite(tx: Tx, kind: TaxonomyKind, siteId: number, id: number) {
+async function termInSite(tx: Tx, kind: TaxonomyKind, siteId: number, id: number) {
   const { table, noun } = T[kind];
-  const row = tx.select().from(table).where(and(eq(table.id, id), eq(table.siteId, siteId))).get();
+  const row = (await tx.select().from(table).where(and(eq(table.id, id), eq(table.siteId, siteId))).limit(1))[0];
   if (!row) throw notFound(`${noun} ${id} not found on site ${siteId}.`);
   return row as typeof categories.$inferSelect & Partial<Record<"description" | "color", string | null>>;
 }
 
-function slugTaken(tx: Tx, kind: TaxonomyKind, siteId: number, slug: string, exceptId: number | null) {
+async function slugTaken(tx: Tx, kind: TaxonomyKind, siteId: number, slug: string, exceptId: number | null) {
   const { table } = T[kind];
-  return tx
-    .select({ id: table.id, name: table.name })
-    .from(table)
-    .where(and(eq(table.siteId, siteId), eq(table.slug, slug), exceptId === null ? undefined : ne(table.id, exceptId)))
-    .get();
+  return (await tx
+      .select({ id: table.id, name: table.name })
+      .from(table)
+      .where(and(eq(table.siteId, siteId), eq(table.slug, slug), exceptId === null ? undefined : ne(table.id, exceptId))).limit(1))[0];
 }
 
-function usage(tx: Tx, kind: TaxonomyKind, id: number) {
+async function usage(tx: Tx, kind: TaxonomyKind, id: number) {
   const { link, linkCol } = T[kind];
-  return tx.select({ n: count() }).from(link).where(eq(linkCol, id)).get()?.n ?? 0;
+  return (await tx.select({ n: count() }).from(link).where(eq(linkCol, id)).limit(1))[0]?.n ?? 0;
 }
 
-export function listTerms(ctx: ActorContext, kind: TaxonomyKind, input: { siteId: number; search?: string; limit: number; offset: number }) {
+export async function listTerms(ctx: ActorContext, kind: TaxonomyKind, input: { siteId: number; search?: string; limit: number; offset: number }) {
   authorize(ctx, "sites:read", { write: false });
-  const site = siteForActor(ctx, input.siteId);
+  const site = await siteForActor(ctx, input.siteId);
   const db = ctx.deps.db;
   const { table } = T[kind];
   const conds = [eq(table.siteId, site.id)];
@@ -61,10 +61,10 @@ export function listTerms(ctx: ActorContext, kind: TaxonomyKind, input: { siteId
     conds.push(sql`lower(${table.name}) like ${pat} escape '\\'`);
   }
   const where = and(...conds);
-  const total = db.select({ n: count() }).from(table).where(where).get()?.n ?? 0;
-  const rows = db.select().from(table).where(where).orderBy(asc(table.name), asc(table.id)).limit(input.limit).offset(input.offset).all();
+  const total = (await db.select({ n: count() }).from(table).where(where).limit(1))[0]?.n ?? 0;
+  const rows = await db.select().from(table).where(where).orderBy(asc(table.name), asc(table.id)).limit(input.limit).offset(input.offset);
   return page(
-    rows.map((r) => ({ ...view(kind, r), postCount: usage(db, kind, r.id) })),
+    await mapSeq(rows, async (r) => ({ ...view(kind, r), postCount: await usage(db, kind, r.id) })),
     total,
     input.limit,
     input.offset,
@@ -76,41 +76,41 @@ function view(kind: TaxonomyKind, r: Record<string, unknown>) {
   return kind === "category" ? { ...base, description: (r.description as string | null) ?? null, color: (r.color as string | null) ?? null } : base;
 }
 
-export function getTerm(ctx: ActorContext, kind: TaxonomyKind, input: { siteId: number; id: number }) {
+export async function getTerm(ctx: ActorContext, kind: TaxonomyKind, input: { siteId: number; id: number }) {
   authorize(ctx, "sites:read", { write: false });
-  const site = siteForActor(ctx, input.siteId);
-  const r = termInSite(ctx.deps.db, kind, site.id, input.id);
-  return { ...view(kind, r), postCount: usage(ctx.deps.db, kind, r.id) };
+  const site = await siteForActor(ctx, input.siteId);
+  const r = await termInSite(ctx.deps.db, kind, site.id, input.id);
+  return { ...view(kind, r), postCount: await usage(ctx.deps.db, kind, r.id) };
 }
 
-export function createTerm(ctx: ActorContext, kind: TaxonomyKind, input: TermInput & { siteId: number; name: string }) {
+export async function createTerm(ctx: ActorContext, kind: TaxonomyKind, input: TermInput & { siteId: number; name: string }) {
   authorize(ctx, "sites:write", { write: true });
-  const site = siteForActor(ctx, input.siteId);
+  const site = await siteForActor(ctx, input.siteId);
   const { table, noun, tool } = T[kind];
-  return write(ctx, (tx) => {
+  return write(ctx, async (tx) => {
     let slug: string;
     if (input.slug !== undefined) {
-      const owner = slugTaken(tx, kind, site.id, input.slug, null);
+      const owner = await slugTaken(tx, kind, site.id, input.slug, null);
       if (owner) throw conflict(`${noun} slug "${input.slug}" is already used by ${noun.toLowerCase()} ${owner.id} ("${owner.name}") on this site.`, { path: "slug" });
       slug = input.slug;
-    } else slug = uniqueSlug(slugify(input.name, kind), (s) => !!slugTaken(tx, kind, site.id, s, null));
+    } else slug = await uniqueSlug(slugify(input.name, kind), async (s) => !!await slugTaken(tx, kind, site.id, s, null));
     const values: Record<string, unknown> = { siteId: site.id, name: input.name, slug, createdAt: ctx.deps.clock.now() };
     if (kind === "category") Object.assign(values, { description: input.description ?? null, color: normalColor(input.color) ?? null });
-    const row = tx.insert(table).values(values as never).returning().get() as Record<string, unknown>;
-    bumpContentVersion(tx, site.id);
-    audit(tx, ctx, `${tool}.create`, { type: kind, id: row.id as number, siteId: site.id, detail: { slug } });
+    const row = (await tx.insert(table).values(values as never).returning())[0] as Record<string, unknown>;
+    await bumpContentVersion(tx, site.id);
+    await audit(tx, ctx, `${tool}.create`, { type: kind, id: row.id as number, siteId: site.id, detail: { slug } });
     return view(kind, row);
   });
 }
 
-export function updateTerm(ctx: ActorContext, kind: TaxonomyKind, input: TermInput & { siteId: number; id: number }) {
+export async function updateTerm(ctx: ActorContext, kind: TaxonomyKind, input: TermInput & { siteId: number; id: number }) {
   authorize(ctx, "sites:write", { write: true });
-  const site = siteForActor(ctx, input.siteId);
+  const site = await siteForActor(ctx, input.siteId);
   const { table, noun, tool } = T[kind];
-  return write(ctx, (tx) => {
-    const cur = termInSite(tx, kind, site.id, input.id);
+  return write(ctx, async (tx) => {
+    const cur = await termInSite(tx, kind, site.id, input.id);
     if (input.slug !== undefined && input.slug !== cur.slug) {
-      const owner = slugTaken(tx, kind, site.id, input.slug, cur.id);
+      const owner = await slugTaken(tx, kind, site.id, input.slug, cur.id);
       if (owner) throw conflict(`${noun} slug "${input.slug}" is already used by ${noun.toLowerCase()} ${owner.id} ("${owner.name}") on this site.`, { path: "slug" });
     }
     const set: Record<string, unknown> = {};
@@ -121,38 +121,37 @@ export function updateTerm(ctx: ActorContext, kind: TaxonomyKind, input: TermInp
       if (input.color !== undefined) set.color = normalColor(input.color);
     }
     if (Object.keys(set).length) {
-      tx.update(table).set(set as never).where(eq(table.id, cur.id)).run();
-      bumpContentVersion(tx, site.id);
+      await tx.update(table).set(set as never).where(eq(table.id, cur.id));
+      await bumpContentVersion(tx, site.id);
     }
-    audit(tx, ctx, `${tool}.update`, { type: kind, id: cur.id, siteId: site.id, detail: { fields: Object.keys(set) } });
+    await audit(tx, ctx, `${tool}.update`, { type: kind, id: cur.id, siteId: site.id, detail: { fields: Object.keys(set) } });
     return view(kind, { ...cur, ...set });
   });
 }
 
-export function deleteTerm(ctx: ActorContext, kind: TaxonomyKind, input: { siteId: number; id: number }) {
+export async function deleteTerm(ctx: ActorContext, kind: TaxonomyKind, input: { siteId: number; id: number }) {
   authorize(ctx, "sites:write", { write: true });
-  const site = siteForActor(ctx, input.siteId);
+  const site = await siteForActor(ctx, input.siteId);
   const { table, link, linkCol, noun, tool } = T[kind];
-  return write(ctx, (tx) => {
-    const cur = termInSite(tx, kind, site.id, input.id);
-    const n = usage(tx, kind, cur.id);
+  return write(ctx, async (tx) => {
+    const cur = await termInSite(tx, kind, site.id, input.id);
+    const n = await usage(tx, kind, cur.id);
     if (n > 0) {
-      const holders = tx
-        .select({ id: posts.id, title: posts.title })
-        .from(link)
-        .innerJoin(posts, eq(posts.id, (link as typeof postCategories).postId))
-        .where(eq(linkCol, cur.id))
-        .limit(3)
-        .all();
+      const holders = await tx
+                    .select({ id: posts.id, title: posts.title })
+                    .from(link)
+                    .innerJoin(posts, eq(posts.id, (link as typeof postCategories).postId))
+                    .where(eq(linkCol, cur.id))
+                    .limit(3);
       throw conflict(
         `${noun} "${cur.name}" is used by ${n} post(s), e.g. ${holders.map((p) => `${p.id} ("${p.title.slice(0, 60)}")`).join(", ")}. ` +
           `Remove it from those posts (posts_update with ${kind === "category" ? "categoryIds" : "tagIds"}) first.`,
         { postCount: n },
       );
     }
-    tx.delete(table).where(eq(table.id, cur.id)).run();
-    bumpContentVersion(tx, site.id);
-    audit(tx, ctx, `${tool}.delete`, { type: kind, id: cur.id, siteId: site.id, detail: { slug: cur.slug } });
+    await tx.delete(table).where(eq(table.id, cur.id));
+    await bumpContentVersion(tx, site.id);
+    await audit(tx, ctx, `${tool}.delete`, { type: kind, id: cur.id, siteId: site.id, detail: { slug: cur.slug } });
     return { id: cur.id, slug: cur.slug, status: "deleted" };
   });
 }

@@ -73,7 +73,7 @@ const postTools = [
       search,
       ...pageInput,
     }),
-    run: (ctx, input) => listPosts(ctx, input),
+    run: async (ctx, input) => await listPosts(ctx, input),
   }),
   defineTool({
     name: "posts_get",
@@ -85,7 +85,7 @@ const postTools = [
       "Get one post by id or slug: fields, categories, tags, approval state and any pending revision. " +
       'Set include to ["blocks"] for the block content (and the pending revision\'s blocks) or ["html"] for it rendered.',
     input: v.object({ siteId, id: v.optional(idSchema), slug: v.optional(slugSchema), include: includeSchema }),
-    run: (ctx, input) => getPost(ctx, input),
+    run: async (ctx, input) => await getPost(ctx, input),
   }),
   defineTool({
     name: "posts_create",
@@ -98,7 +98,7 @@ const postTools = [
       "Draft a new post (postType defaults to blog; use page for standalone pages). The slug is generated from the title when omitted " +
       `and must be unique on the site. ${BLOCKS_HELP} ${APPROVAL_HELP}`,
     input: v.object({ siteId, title: line(300), ...postFields }),
-    run: (ctx, input) => createPost(ctx, input),
+    run: async (ctx, input) => await createPost(ctx, input),
   }),
   defineTool({
     name: "posts_update",
@@ -112,7 +112,7 @@ const postTools = [
       "changes wait for approval (pending revision; successive updates accumulate). Calling it with no changes re-sends the current proposal " +
       `with a fresh link (use this when a link expired). ${BLOCKS_HELP} ${APPROVAL_HELP}`,
     input: v.object({ siteId, id: idSchema, title: v.optional(line(300)), ...postFields }),
-    run: (ctx, input) => updatePost(ctx, input),
+    run: async (ctx, input) => await updatePost(ctx, input),
   }),
   defineTool({
     name: "posts_unpublish",
@@ -123,7 +123,7 @@ const postTools = [
     title: "Unpublish a post",
     description: "Take a published post offline (status archived); REST stops serving it. Updating it later proposes it for approval again.",
     input: v.object({ siteId, id: idSchema }),
-    run: (ctx, input) => unpublishPost(ctx, input),
+    run: async (ctx, input) => await unpublishPost(ctx, input),
   }),
   defineTool({
     name: "posts_delete",
@@ -134,7 +134,7 @@ const postTools = [
     title: "Delete a post",
     description: "Delete a post and its revisions for good; open approval links for it are withdrawn. Refused while other posts name it as parent.",
     input: v.object({ siteId, id: idSchema }),
-    run: (ctx, input) => deletePost(ctx, input),
+    run: async (ctx, input) => await deletePost(ctx, input),
   }),
 ];
 
@@ -149,7 +149,7 @@ const postTypeTools = [
     title: "List post types",
     description: "List a site's post types with their post counts. The built-in types blog and page exist as soon as a post uses them.",
     input: v.object({ siteId, ...pageInput }),
-    run: (ctx, input) => listPostTypes(ctx, input),
+    run: async (ctx, input) => await listPostTypes(ctx, input),
   }),
   defineTool({
     name: "post_types_create",
@@ -159,7 +159,7 @@ const postTypeTools = [
     title: "Create a post type",
     description: "Create a post type such as case-study (slug generated from the name when omitted). Posts name it in postType.",
     input: v.object({ siteId, name: line(100), slug: v.optional(slugSchema), description: nullable(textBlock(500)) }),
-    run: (ctx, input) => createPostType(ctx, input),
+    run: async (ctx, input) => await createPostType(ctx, input),
   }),
   defineTool({
     name: "post_types_update",
@@ -169,7 +169,7 @@ const postTypeTools = [
     title: "Update a post type",
     description: "Rename a post type or change its slug or description. REST reports posts under the new slug at once.",
     input: v.object({ siteId, id: idSchema, name: v.optional(line(100)), slug: v.optional(slugSchema), description: nullable(textBlock(500)) }),
-    run: (ctx, input) => updatePostType(ctx, input),
+    run: async (ctx, input) => await updatePostType(ctx, input),
   }),
   defineTool({
     name: "post_types_delete",
@@ -180,7 +180,7 @@ const postTypeTools = [
     title: "Delete a post type",
     description: "Delete a post type. Refused while posts use it; the error says how many and which.",
     input: v.object({ siteId, id: idSchema }),
-    run: (ctx, input) => deletePostType(ctx, input),
+    run: async (ctx, input) => await deletePostType(ctx, input),
   }),
 ];
 
@@ -195,7 +195,7 @@ const templateTools = [
     title: "List block templates",
     description: "List a site's reusable block templates (name, slug, status, block count). Approved templates have status published.",
     input: v.object({ siteId, status: v.optional(v.picklist(["pending", "published", "rejected"])), search, ...pageInput }),
-    run: (ctx, input) => listTemplates(ctx, input),
+    run: async (ctx, input) => await listTemplates(ctx, input),
   }),
   defineTool({
     name: "block_templates_get",
@@ -205,7 +205,7 @@ const templateTools = [
     title: "Get a block template",
     description: 'Get a block template by id or slug. Set include to ["blocks"] to get its blocks (to copy into posts_create) or ["html"].',
     input: v.object({ siteId, id: v.optional(idSchema), slug: v.optional(slugSchema), include: includeSchema }),
-    run: (ctx, input) => getTemplate(ctx, input),
+    run: async (ctx, input) => await getTemplate(ctx, input),
   }),
   defineTool({
     name: "block_templates_create",
@@ -216,7 +216,7 @@ const templateTools = [
     title: "Create a block template",
     description: `Draft a reusable block template. ${BLOCKS_HELP} ${APPROVAL_HELP}`,
     input: v.object({ siteId, name: line(200), slug: v.optional(slugSchema), description: nullable(textBlock(1000)), blocks: blocksSchema, include: includeSchema }),
-    run: (ctx, input) => createTemplate(ctx, input),
+    run: async (ctx, input) => await createTemplate(ctx, input),
   }),
   defineTool({
     name: "block_templates_update",
@@ -237,7 +237,7 @@ const templateTools = [
       blocks: v.optional(blocksSchema),
       include: includeSchema,
     }),
-    run: (ctx, input) => updateTemplate(ctx, input),
+    run: async (ctx, input) => await updateTemplate(ctx, input),
   }),
   defineTool({
     name: "block_templates_delete",
@@ -248,7 +248,7 @@ const templateTools = [
     title: "Delete a block template",
     description: "Delete a block template; open approval links for it are withdrawn. Posts built from it keep their own copy of the blocks.",
     input: v.object({ siteId, id: idSchema }),
-    run: (ctx, input) => deleteTemplate(ctx, input),
+    run: async (ctx, input) => await deleteTemplate(ctx, input),
   }),
 ];
 
@@ -265,7 +265,7 @@ const taxonomyTools = [
     title: "List categories",
     description: "List a site's post categories alphabetically, with colour and post count.",
     input: v.object({ siteId, search, ...pageInput }),
-    run: (ctx, input) => listTerms(ctx, "category", input),
+    run: async (ctx, input) => await listTerms(ctx, "category", input),
   }),
   defineTool({
     name: "categories_get",
@@ -275,7 +275,7 @@ const taxonomyTools = [
     title: "Get a category",
     description: "Get one category with its post count.",
     input: v.object({ siteId, id: idSchema }),
-    run: (ctx, input) => getTerm(ctx, "category", input),
+    run: async (ctx, input) => await getTerm(ctx, "category", input),
   }),
   defineTool({
     name: "categories_create",
@@ -285,7 +285,7 @@ const taxonomyTools = [
     title: "Create a category",
     description: "Create a post category with an optional description and hex colour (#rgb or #rrggbb). Assign it with posts_update categoryIds.",
     input: v.object({ siteId, name: line(100), slug: v.optional(slugSchema), ...categoryFields }),
-    run: (ctx, input) => createTerm(ctx, "category", input),
+    run: async (ctx, input) => await createTerm(ctx, "category", input),
   }),
   defineTool({
     name: "categories_update",
@@ -295,7 +295,7 @@ const taxonomyTools = [
     title: "Update a category",
     description: "Change a category's name, slug, description or colour (null clears description or colour).",
     input: v.object({ siteId, id: idSchema, name: v.optional(line(100)), slug: v.optional(slugSchema), ...categoryFields }),
-    run: (ctx, input) => updateTerm(ctx, "category", input),
+    run: async (ctx, input) => await updateTerm(ctx, "category", input),
   }),
   defineTool({
     name: "categories_delete",
@@ -306,7 +306,7 @@ const taxonomyTools = [
     title: "Delete a category",
     description: "Delete a category. Refused while posts use it; the error names them.",
     input: v.object({ siteId, id: idSchema }),
-    run: (ctx, input) => deleteTerm(ctx, "category", input),
+    run: async (ctx, input) => await deleteTerm(ctx, "category", input),
   }),
   defineTool({
     name: "tags_list",
@@ -316,7 +316,7 @@ const taxonomyTools = [
     title: "List tags",
     description: "List a site's tags alphabetically with post counts.",
     input: v.object({ siteId, search, ...pageInput }),
-    run: (ctx, input) => listTerms(ctx, "tag", input),
+    run: async (ctx, input) => await listTerms(ctx, "tag", input),
   }),
   defineTool({
     name: "tags_create",
@@ -326,7 +326,7 @@ const taxonomyTools = [
     title: "Create a tag",
     description: "Create a tag (slug generated from the name when omitted). Assign it with posts_update tagIds.",
     input: v.object({ siteId, name: line(100), slug: v.optional(slugSchema) }),
-    run: (ctx, input) => createTerm(ctx, "tag", input),
+    run: async (ctx, input) => await createTerm(ctx, "tag", input),
   }),
   defineTool({
     name: "tags_update",
@@ -336,7 +336,7 @@ const taxonomyTools = [
     title: "Update a tag",
     description: "Rename a tag or change its slug.",
     input: v.object({ siteId, id: idSchema, name: v.optional(line(100)), slug: v.optional(slugSchema) }),
-    run: (ctx, input) => updateTerm(ctx, "tag", input),
+    run: async (ctx, input) => await updateTerm(ctx, "tag", input),
   }),
   defineTool({
     name: "tags_delete",
@@ -347,7 +347,7 @@ const taxonomyTools = [
     title: "Delete a tag",
     description: "Delete a tag. Refused while posts use it; the error names them.",
     input: v.object({ siteId, id: idSchema }),
-    run: (ctx, input) => deleteTerm(ctx, "tag", input),
+    run: async (ctx, input) => await deleteTerm(ctx, "tag", input),
   }),
 ];
 
@@ -372,7 +372,7 @@ const navTools = [
     title: "Get the navigation tree",
     description: "Get a site's navigation as a tree (children nested, siblings in order), exactly as REST getNavigation serves it. At most 500 items.",
     input: v.object({ siteId }),
-    run: (ctx, input) => listNav(ctx, input),
+    run: async (ctx, input) => await listNav(ctx, input),
   }),
   defineTool({
     name: "nav_items_create",
@@ -384,7 +384,7 @@ const navTools = [
       "Add a link to the site navigation: at the root, or under parentId (at most 3 levels). position is the index among its siblings (default: last). " +
       "href is a relative path (/about) or an absolute http(s), mailto: or tel: URL.",
     input: v.object({ siteId, label: line(100), href: urlSchema, parentId: nullable(idSchema), position, ...navFields }),
-    run: (ctx, input) => createNavItem(ctx, input),
+    run: async (ctx, input) => await createNavItem(ctx, input),
   }),
   defineTool({
     name: "nav_items_update",
@@ -394,7 +394,7 @@ const navTools = [
     title: "Update a navigation item",
     description: "Change a navigation item's label, link or display options. Use nav_items_move to change its place.",
     input: v.object({ siteId, id: idSchema, label: v.optional(line(100)), href: v.optional(urlSchema), ...navFields }),
-    run: (ctx, input) => updateNavItem(ctx, input),
+    run: async (ctx, input) => await updateNavItem(ctx, input),
   }),
   defineTool({
     name: "nav_items_move",
@@ -406,7 +406,7 @@ const navTools = [
       "Move a navigation item (with its children) under another parent (parentId, null for the root) at a position among the new siblings " +
       "(default: last). Moving an item under itself or its descendants is refused.",
     input: v.object({ siteId, id: idSchema, parentId: v.nullable(idSchema), position }),
-    run: (ctx, input) => moveNavItem(ctx, input),
+    run: async (ctx, input) => await moveNavItem(ctx, input),
   }),
   defineTool({
     name: "nav_items_reorder",
@@ -416,7 +416,7 @@ const navTools = [
     title: "Reorder navigation items",
     description: "Set the order of the children of one parent (parentId, null for the root): ids must list exactly those children, in the new order.",
     input: v.object({ siteId, parentId: v.nullable(idSchema), ids: v.pipe(v.array(idSchema), v.maxLength(500)) }),
-    run: (ctx, input) => reorderNav(ctx, input),
+    run: async (ctx, input) => await reorderNav(ctx, input),
   }),
   defineTool({
     name: "nav_items_delete",
@@ -427,7 +427,7 @@ const navTools = [
     title: "Delete a navigation item",
     description: "Delete a navigation item. An item with children is refused unless withChildren: true, which deletes the whole branch.",
     input: v.object({ siteId, id: idSchema, withChildren: v.optional(v.boolean()) }),
-    run: (ctx, input) => deleteNavItem(ctx, input),
+    run: async (ctx, input) => await deleteNavItem(ctx, input),
   }),
 ];
 
@@ -444,7 +444,7 @@ const mediaTools = [
     title: "List media",
     description: "List a site's media library, newest first. mimeType filters by prefix (image matches image/png and image/jpeg); search matches file names.",
     input: v.object({ siteId, mimeType: v.optional(v.pipe(v.string(), v.maxLength(100))), search, ...pageInput }),
-    run: (ctx, input) => listMedia(ctx, input),
+    run: async (ctx, input) => await listMedia(ctx, input),
   }),
   defineTool({
     name: "media_get",
@@ -454,7 +454,7 @@ const mediaTools = [
     title: "Get a media item",
     description: "Get one media item: URL, thumbnail URL, type, pixel size, alt text and caption.",
     input: v.object({ siteId, id: idSchema }),
-    run: (ctx, input) => getMedia(ctx, input),
+    run: async (ctx, input) => await getMedia(ctx, input),
   }),
   defineTool({
     name: "media_upload",
@@ -473,7 +473,7 @@ const mediaTools = [
       mimeType: v.optional(v.pipe(v.string(), v.maxLength(100))),
       ...mediaText,
     }),
-    run: (ctx, input) => uploadMedia(ctx, input),
+    run: async (ctx, input) => await uploadMedia(ctx, input),
   }),
   defineTool({
     name: "media_register",
@@ -494,7 +494,7 @@ const mediaTools = [
       thumbnailUrl: nullable(urlSchema),
       ...mediaText,
     }),
-    run: (ctx, input) => registerMedia(ctx, input),
+    run: async (ctx, input) => await registerMedia(ctx, input),
   }),
   defineTool({
     name: "media_update",
@@ -504,7 +504,7 @@ const mediaTools = [
     title: "Update a media item",
     description: "Change a media item's display file name, alt text or caption.",
     input: v.object({ siteId, id: idSchema, filename: v.optional(line(255)), ...mediaText }),
-    run: (ctx, input) => updateMedia(ctx, input),
+    run: async (ctx, input) => await updateMedia(ctx, input),
   }),
   defineTool({
     name: "media_delete",
@@ -515,7 +515,7 @@ const mediaTools = [
     title: "Delete a media item",
     description: "Delete a media item and its stored file. Refused while a post, navigation item, block template or the branding uses its URL; the error names them.",
     input: v.object({ siteId, id: idSchema }),
-    run: (ctx, input) => deleteMedia(ctx, input),
+    run: async (ctx, input) => await deleteMedia(ctx, input),
   }),
 ];
 

@@ -1,9 +1,8 @@
 /** The agency's service catalogue per company, and requests made against it. */
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { bool, createdAt, id } from "../../core/columns";
+import { bool, createdAt, id, index, integer, table, text } from "../../core/columns";
 import { companies } from "../accounts/tables";
 
-export const serviceCatalog = sqliteTable(
+export const serviceCatalog = table(
   "service_catalog",
   {
     id: id(),
@@ -18,7 +17,7 @@ export const serviceCatalog = sqliteTable(
   (t) => [index("service_catalog_company").on(t.companyId)],
 );
 
-export const serviceRequests = sqliteTable("service_requests", {
+export const serviceRequests = table("service_requests", {
   id: id(),
   companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
   serviceId: integer("service_id").notNull().references(() => serviceCatalog.id),

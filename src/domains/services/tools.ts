@@ -20,7 +20,7 @@ export const serviceCatalogList = defineTool({
   input: v.object({
     includeInactive: v.optional(v.boolean(), false),
   }),
-  run: (ctx, input) => listServices(ctx, input),
+  run: async (ctx, input) => await listServices(ctx, input),
 });
 
 export const serviceCatalogGet = defineTool({
@@ -31,7 +31,7 @@ export const serviceCatalogGet = defineTool({
   title: "Get a service",
   description: "Get one service of the company's catalogue by id, with its price in cents and billing unit.",
   input: v.object({ serviceId: id }),
-  run: (ctx, input) => getService(ctx, input.serviceId),
+  run: async (ctx, input) => await getService(ctx, input.serviceId),
 });
 
 export const serviceRequestsList = defineTool({
@@ -47,7 +47,7 @@ export const serviceRequestsList = defineTool({
     status: v.optional(v.picklist(["open", "in_progress", "done", "cancelled"])),
     ...pageInput,
   }),
-  run: (ctx, input) => listServiceRequests(ctx, input),
+  run: async (ctx, input) => await listServiceRequests(ctx, input),
 });
 
 export const serviceRequestsCreate = defineTool({
@@ -63,7 +63,7 @@ export const serviceRequestsCreate = defineTool({
     serviceId: id,
     details: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(5000))),
   }),
-  run: (ctx, input) => createServiceRequest(ctx, input),
+  run: async (ctx, input) => await createServiceRequest(ctx, input),
 });
 
 export const catalogResource = defineResource({
@@ -75,9 +75,9 @@ export const catalogResource = defineResource({
   mimeType: "application/json",
   scope: "services:read",
   singleCompanyOnly: true,
-  read: ({ deps, principal, company }) => {
+  read: async ({ deps, principal, company }) => {
     if (!company) throw notFound("catalog://services needs a connection that reaches exactly one company.");
-    return JSON.stringify(listServices({ deps, principal, company, requestId: "" }));
+    return JSON.stringify(await listServices({ deps, principal, company, requestId: "" }));
   },
 });
 

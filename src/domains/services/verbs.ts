@@ -40,31 +40,30 @@ function requestOut(r: RequestRow, serviceName?: string) {
 }
 
 /** The company's catalogue; inactive services only on request. */
-export function listServices(ctx: ActorContext, input: { includeInactive?: boolean } = {}) {
+export async function listServices(ctx: ActorContext, input: { includeInactive?: boolean } = {}) {
   authorize(ctx, "services:read", { write: false });
   const where = input.includeInactive
     ? eq(serviceCatalog.companyId, ctx.company.id)
     : and(eq(serviceCatalog.companyId, ctx.company.id), eq(serviceCatalog.active, true));
-  const rows = ctx.deps.db.select().from(serviceCatalog).where(where).orderBy(asc(serviceCatalog.name), asc(serviceCatalog.id)).all();
+  const rows = await ctx.deps.db.select().from(serviceCatalog).where(where).orderBy(asc(serviceCatalog.name), asc(serviceCatalog.id));
   return { company: { id: ctx.company.id, name: ctx.company.name }, services: rows.map(serviceOut) };
 }
 
-function serviceOfCompany(ctx: ActorContext, id: number): ServiceRow {
-  const row = ctx.deps.db
-    .select()
-    .from(serviceCatalog)
-    .where(and(eq(serviceCatalog.id, id), eq(serviceCatalog.companyId, ctx.company.id)))
-    .get();
+async function serviceOfCompany(ctx: ActorContext, id: number): Promise<ServiceRow> {
+  const row = (await ctx.deps.db
+      .select()
+      .from(serviceCatalog)
+      .where(and(eq(serviceCatalog.id, id), eq(serviceCatalog.companyId, ctx.company.id))).limit(1))[0];
   if (!row) throw notFound(`Service ${id} not found in ${ctx.company.name}'s catalogue. List services with service_catalog_list.`);
   return row;
 }
 
-export function getService(ctx: ActorContext, id: number) {
+export async function getService(ctx: ActorContext, id: number) {
   authorize(ctx, "services:read", { write: false });
-  return serviceOut(serviceOfCompany(ctx, id));
+  return serviceOut(await serviceOfCompany(ctx, id));
 }
 
-export function listServiceRequests(
+export async function listServiceRequests(
   ctx: ActorContext,
   input: { status?: string; limit: number; offset: number },
 ) {
@@ -72,16 +71,15 @@ export function listServiceRequests(
   const where = input.status
     ? and(eq(serviceRequests.companyId, ctx.company.id), eq(serviceRequests.status, input.status))
     : eq(serviceRequests.companyId, ctx.company.id);
-  const total = ctx.deps.db.select({ n: count() }).from(serviceRequests).where(where).get()?.n ?? 0;
-  const rows = ctx.deps.db
-    .select({ r: serviceRequests, name: serviceCatalog.name })
-    .from(serviceRequests)
-    .innerJoin(serviceCatalog, eq(serviceCatalog.id, serviceRequests.serviceId))
-    .where(where)
-    .orderBy(desc(serviceRequests.createdAt), desc(serviceRequests.id))
-    .limit(input.limit)
-    .offset(input.offset)
-    .all();
+  const total = (await ctx.deps.db.select({ n: count() }).from(serviceRequests).where(where).limit(1))[0]?.n ?? 0;
+  const rows = await ctx.deps.db
+        .select({ r: serviceRequests, name: serviceCatalog.name })
+        .from(serviceRequests)
+        .innerJoin(serviceCatalog, eq(serviceCatalog.id, serviceRequests.serviceId))
+        .where(where)
+        .orderBy(desc(serviceRequests.createdAt), desc(serviceRequests.id))
+        .limit(input.limit)
+        .offset(input.offset);
   return page(
     rows.map((x) => requestOut(x.r, x.name)),
     total,
@@ -91,46 +89,44 @@ export function listServiceRequests(
 }
 
 /** Submits a request for one of the company's active services. */
-export function createServiceRequest(ctx: ActorContext, input: { serviceId: number; details?: string }) {
+export async function createServiceRequest(ctx: ActorContext, input: { serviceId: number; details?: string }) {
   authorize(ctx, "services:write", { write: true });
-  const service = serviceOfCompany(ctx, input.serviceId);
+  const service = await serviceOfCompany(ctx, input.serviceId);
   if (!service.active) throw invalid(`Service ${service.id} ("${service.name}") is no longer offered; pick an active one.`);
-  return ctx.deps.db.transaction((tx) => {
-    const row = tx
-      .insert(serviceRequests)
-      .values({
-        companyId: ctx.company.id,
-        serviceId: service.id,
-        userId: ctx.principal.userId,
-        details: input.details ?? null,
-        status: "open",
-        createdAt: ctx.deps.clock.now(),
-      })
-      .returning()
-      .get();
-    audit(tx, ctx, "service_requests.create", { type: "service_request", id: row.id, detail: { serviceId: service.id } });
+  return ctx.deps.db.transaction(async (tx) => {
+    const row = (await tx
+          .insert(serviceRequests)
+          .values({
+            companyId: ctx.company.id,
+            serviceId: service.id,
+            userId: ctx.principal.userId,
+            details: input.details ?? null,
+            status: "open",
+            createdAt: ctx.deps.clock.now(),
+          })
+          .returning())[0];
+    await audit(tx, ctx, "service_requests.create", { type: "service_request", id: row.id, detail: { serviceId: service.id } });
     return { id: row.id, serviceId: service.id, status: row.status };
   });
 }
 
 /** Operator verb (CLI, demo seed, tests): add a service to a company's catalogue. */
-export function addCatalogService(
+export async function addCatalogService(
   deps: Deps,
   input: { companyId: number; name: string; description?: string; priceCents?: number; unit?: string; active?: boolean },
 ) {
   const name = input.name.trim();
   if (!name || name.length > 200) throw invalid("A service name must be 1 to 200 characters.");
-  return deps.db
-    .insert(serviceCatalog)
-    .values({
-      companyId: input.companyId,
-      name,
-      description: input.description ?? null,
-      priceCents: input.priceCents ?? null,
-      unit: input.unit ?? null,
-      active: input.active ?? true,
-      createdAt: deps.clock.now(),
-    })
-    .returning({ id: serviceCatalog.id, name: serviceCatalog.name })
-    .get();
+  return (await deps.db
+      .insert(serviceCatalog)
+      .values({
+        companyId: input.companyId,
+        name,
+        description: input.description ?? null,
+        priceCents: input.priceCents ?? null,
+        unit: input.unit ?? null,
+        active: input.active ?? true,
+        createdAt: deps.clock.now(),
+      })
+      .returning({ id: serviceCatalog.id, name: serviceCatalog.name }))[0];
 }

@@ -10,12 +10,11 @@ import { sites } from "./tables";
 
 export type SiteRow = typeof sites.$inferSelect;
 
-export function siteForActor(ctx: ActorContext, siteId: number): SiteRow {
-  const site = ctx.deps.db
-    .select()
-    .from(sites)
-    .where(and(eq(sites.id, siteId), eq(sites.companyId, ctx.company.id)))
-    .get();
+export async function siteForActor(ctx: ActorContext, siteId: number): Promise<SiteRow> {
+  const site = (await ctx.deps.db
+      .select()
+      .from(sites)
+      .where(and(eq(sites.id, siteId), eq(sites.companyId, ctx.company.id))).limit(1))[0];
   if (!site) throw notFound(`Site ${siteId} not found in ${ctx.company.name}.`);
   return site;
 }

@@ -6,6 +6,7 @@
 import { buildNavTree, type NavigationItem } from "../cms/nav-tree";
 import { asc, eq } from "drizzle-orm";
 import type { Deps } from "../../core/context";
+import type { MaybePromise } from "../../core/maybe";
 import { cssVarsFor, type CssVars } from "../branding/css-vars";
 import { getPublicBranding, type Branding } from "../branding/public-reads";
 import { navItems } from "../cms/tables";
@@ -20,30 +21,51 @@ export interface PublicSiteState {
   storeEnabled: boolean;
 }
 
-type StateRow = { id: number; active: number; content_version: number; store_enabled: number };
-const stateStatements = new WeakMap<object, ReturnType<typeof prepareState>>();
-function prepareState(deps: Deps) {
-  return deps.store.sqlite.prepare<StateRow, [number]>(
-    // A scalar subquery, not a LEFT JOIN: SQLite plans the join several times slower here.
-    `SELECT id, active, content_version, coalesce((SELECT enabled FROM stores WHERE site_id = sites.id), 0) AS store_enabled
-       FROM sites WHERE id = ?`,
-  );
+type StateRow = { id: number; active: number | boolean; content_version: number; store_enabled: number | boolean };
+const stateStatements = new WeakMap<object, (siteId: number) => MaybePromise<StateRow | undefined>>();
+
+/**
+ * The state lookup for this store, prepared once: a synchronous bun:sqlite
+ * statement on SQLite (REST answers without a promise), a prepared
+ * postgres.js query on PostgreSQL. A scalar subquery, not a LEFT JOIN:
+ * SQLite plans the join several times slower here.
+ */
+function stateLookup(deps: Deps) {
+  const { store } = deps;
+  let lookup = stateStatements.get(store);
+  if (lookup) return lookup;
+  if (store.sqlite) {
+    const stmt = store.sqlite.prepare<StateRow, [number]>(
+      `SELECT id, active, content_version, coalesce((SELECT enabled FROM stores WHERE site_id = sites.id), 0) AS store_enabled
+         FROM sites WHERE id = ?`,
+    );
+    lookup = (siteId) => stmt.get(siteId) ?? undefined;
+  } else {
+    const pg = store.pg!;
+    lookup = async (siteId) =>
+      (
+        await pg<StateRow[]>`SELECT id, active, content_version,
+            coalesce((SELECT enabled FROM stores WHERE site_id = sites.id), false) AS store_enabled
+          FROM sites WHERE id = ${siteId}`
+      )[0];
+  }
+  stateStatements.set(store, lookup);
+  return lookup;
+}
+
+function toState(r: StateRow | undefined): PublicSiteState | null {
+  if (!r) return null;
+  return { id: r.id, active: r.active === 1 || r.active === true, contentVersion: r.content_version, storeEnabled: r.store_enabled === 1 || r.store_enabled === true };
 }
 
 /**
  * One indexed lookup answering everything REST needs before deciding a
  * response: existence, activity, content version (for the ETag) and store
- * status. Prepared once; REST caches its answers (src/rest/hot-lookups.ts).
+ * status. REST caches its answers (src/rest/hot-lookups.ts).
  */
-export function publicSiteState(deps: Deps, siteId: number): PublicSiteState | null {
-  let stmt = stateStatements.get(deps.store.sqlite);
-  if (!stmt) {
-    stmt = prepareState(deps);
-    stateStatements.set(deps.store.sqlite, stmt);
-  }
-  const r = stmt.get(siteId);
-  if (!r) return null;
-  return { id: r.id, active: r.active === 1, contentVersion: r.content_version, storeEnabled: r.store_enabled === 1 };
+export function publicSiteState(deps: Deps, siteId: number): MaybePromise<PublicSiteState | null> {
+  const r = stateLookup(deps)(siteId);
+  return r instanceof Promise ? r.then(toState) : toState(r);
 }
 
 export type { NavigationItem };
@@ -54,13 +76,12 @@ export type { NavigationItem };
  * parent cycle) are unreachable from a root and are left out rather than
  * promoted, so a half-deleted submenu never surfaces at the top level.
  */
-export function getNavigationTree(deps: Deps, siteId: number): NavigationItem[] {
-  const rows = deps.db
-    .select()
-    .from(navItems)
-    .where(eq(navItems.siteId, siteId))
-    .orderBy(asc(navItems.sortOrder), asc(navItems.id))
-    .all();
+export async function getNavigationTree(deps: Deps, siteId: number): Promise<NavigationItem[]> {
+  const rows = await deps.db
+        .select()
+        .from(navItems)
+        .where(eq(navItems.siteId, siteId))
+        .orderBy(asc(navItems.sortOrder), asc(navItems.id));
   return buildNavTree(rows, "drop");
 }
 
@@ -78,20 +99,19 @@ export interface SiteConfig {
 }
 
 /** The combined configuration bundle of a site the caller has checked is public. */
-export function getSiteConfig(deps: Deps, state: PublicSiteState): SiteConfig {
-  const site = deps.db
-    .select({
-      id: sites.id,
-      name: sites.name,
-      domain: sites.domain,
-      subdomain: sites.subdomain,
-      description: sites.description,
-      customLayout: sites.customLayout,
-    })
-    .from(sites)
-    .where(eq(sites.id, state.id))
-    .get()!;
-  const branding = getPublicBranding(deps, state.id);
+export async function getSiteConfig(deps: Deps, state: PublicSiteState): Promise<SiteConfig> {
+  const site = (await deps.db
+      .select({
+        id: sites.id,
+        name: sites.name,
+        domain: sites.domain,
+        subdomain: sites.subdomain,
+        description: sites.description,
+        customLayout: sites.customLayout,
+      })
+      .from(sites)
+      .where(eq(sites.id, state.id)).limit(1))[0]!;
+  const branding = await getPublicBranding(deps, state.id);
   return {
     id: site.id,
     storeEnabled: state.storeEnabled,
@@ -102,6 +122,6 @@ export function getSiteConfig(deps: Deps, state: PublicSiteState): SiteConfig {
     customLayout: site.customLayout ?? null,
     branding,
     cssVars: cssVarsFor(branding),
-    navigation: getNavigationTree(deps, state.id),
+    navigation: await getNavigationTree(deps, state.id),
   };
 }

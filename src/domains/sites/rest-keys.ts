@@ -11,6 +11,7 @@ import * as v from "valibot";
 import { iso } from "../../core/clock";
 import type { Deps } from "../../core/context";
 import { conflict, invalid, notFound } from "../../core/errors";
+import { then, type MaybePromise } from "../../core/maybe";
 import { hasShape, KEY_PREFIX, mintSecret, safeEqual, sha256Hex } from "../../core/secrets";
 import { restKeys, sites } from "./tables";
 
@@ -43,21 +44,20 @@ export interface CreatedRestKey {
   expiresAt: string | null;
 }
 
-export function createRestKey(deps: Deps, input: v.InferInput<typeof CreateInput>): CreatedRestKey {
+export async function createRestKey(deps: Deps, input: v.InferInput<typeof CreateInput>): Promise<CreatedRestKey> {
   const parsed = v.safeParse(CreateInput, input);
   if (!parsed.success) throw invalid(parsed.issues[0].message);
   const { siteId, expiresAt } = parsed.output;
   const now = deps.clock.now();
   if (expiresAt && expiresAt.getTime() <= now.getTime()) throw invalid("expiry must be in the future");
-  const site = deps.db.select({ id: sites.id }).from(sites).where(eq(sites.id, siteId)).get();
+  const site = (await deps.db.select({ id: sites.id }).from(sites).where(eq(sites.id, siteId)).limit(1))[0];
   if (!site) throw notFound(`Site ${siteId} not found`);
   const { secret, hash, hint } = mintSecret(KEY_PREFIX.rest);
   const name = parsed.output.name ?? "REST key";
-  const row = deps.db
-    .insert(restKeys)
-    .values({ siteId, name, hint, secretHash: hash, expiresAt: expiresAt ?? null, createdAt: now })
-    .returning({ id: restKeys.id })
-    .get();
+  const row = (await deps.db
+      .insert(restKeys)
+      .values({ siteId, name, hint, secretHash: hash, expiresAt: expiresAt ?? null, createdAt: now })
+      .returning({ id: restKeys.id }))[0];
   return { id: row.id, siteId, name, hint, key: secret, expiresAt: iso(expiresAt) };
 }
 
@@ -86,18 +86,18 @@ function info(r: typeof restKeys.$inferSelect): RestKeyInfo {
 }
 
 /** The keys of a site, oldest first. Never includes secrets (they are not stored). */
-export function listRestKeys(deps: Deps, siteId: number): RestKeyInfo[] {
-  const site = deps.db.select({ id: sites.id }).from(sites).where(eq(sites.id, siteId)).get();
+export async function listRestKeys(deps: Deps, siteId: number): Promise<RestKeyInfo[]> {
+  const site = (await deps.db.select({ id: sites.id }).from(sites).where(eq(sites.id, siteId)).limit(1))[0];
   if (!site) throw notFound(`Site ${siteId} not found`);
-  return deps.db.select().from(restKeys).where(eq(restKeys.siteId, siteId)).orderBy(asc(restKeys.id)).all().map(info);
+  return (await deps.db.select().from(restKeys).where(eq(restKeys.siteId, siteId)).orderBy(asc(restKeys.id))).map(info);
 }
 
 /** Revokes a key at once; the next request with it gets 401. Revoking twice is a conflict, not a silent success. */
-export function revokeRestKey(deps: Deps, id: number): RestKeyInfo {
-  const row = deps.db.select().from(restKeys).where(eq(restKeys.id, id)).get();
+export async function revokeRestKey(deps: Deps, id: number): Promise<RestKeyInfo> {
+  const row = (await deps.db.select().from(restKeys).where(eq(restKeys.id, id)).limit(1))[0];
   if (!row) throw notFound(`REST key ${id} not found`);
   if (row.revokedAt) throw conflict(`REST key ${id} was already revoked at ${iso(row.revokedAt)}`);
-  const updated = deps.db.update(restKeys).set({ revokedAt: deps.clock.now() }).where(eq(restKeys.id, id)).returning().get();
+  const updated = (await deps.db.update(restKeys).set({ revokedAt: deps.clock.now() }).where(eq(restKeys.id, id)).returning())[0];
   return info(updated);
 }
 
@@ -117,26 +117,32 @@ export interface RestKeyRecord {
   lastUsedAt: number | null;
 }
 
-type KeyRow = { id: number; site_id: number; secret_hash: string; expires_at: number | null; revoked_at: number | null; last_used_at: number | null };
+type KeyRow = { id: number; site_id: number; secret_hash: string; expires_at: number | Date | null; revoked_at: number | Date | null; last_used_at: number | Date | null };
 
-function prepare(deps: Deps) {
-  return {
-    byHash: deps.store.sqlite.prepare<KeyRow, [string]>(
+const ms = (t: number | Date | null) => (t === null ? null : typeof t === "number" ? t : t.getTime());
+
+/**
+ * The lookup by hash, prepared once per store: a synchronous bun:sqlite
+ * statement on SQLite (a keyed REST request needs no promise), a prepared
+ * postgres.js query on PostgreSQL.
+ */
+const byHashLookups = new WeakMap<object, (hash: string) => MaybePromise<KeyRow | undefined>>();
+function byHash(deps: Deps) {
+  const { store } = deps;
+  let lookup = byHashLookups.get(store);
+  if (lookup) return lookup;
+  if (store.sqlite) {
+    const stmt = store.sqlite.prepare<KeyRow, [string]>(
       "SELECT id, site_id, secret_hash, expires_at, revoked_at, last_used_at FROM rest_keys WHERE secret_hash = ?",
-    ),
-    touch: deps.store.sqlite.prepare<unknown, [number, number]>("UPDATE rest_keys SET last_used_at = ? WHERE id = ?"),
-  };
-}
-
-// Statements are prepared once per open database (lookups run on every keyed request).
-const statements = new WeakMap<object, ReturnType<typeof prepare>>();
-function stmts(deps: Deps) {
-  let s = statements.get(deps.store.sqlite);
-  if (!s) {
-    s = prepare(deps);
-    statements.set(deps.store.sqlite, s);
+    );
+    lookup = (hash) => stmt.get(hash) ?? undefined;
+  } else {
+    const pg = store.pg!;
+    lookup = async (hash) =>
+      (await pg<KeyRow[]>`SELECT id, site_id, secret_hash, expires_at, revoked_at, last_used_at FROM rest_keys WHERE secret_hash = ${hash}`)[0];
   }
-  return s;
+  byHashLookups.set(store, lookup);
+  return lookup;
 }
 
 /** The stored hash of a presented secret, or null when it is not even shaped like a REST key (no lookup needed). */
@@ -144,11 +150,14 @@ export function restKeyHash(presented: string): string | null {
   return hasShape(presented, KEY_PREFIX.rest) ? sha256Hex(presented) : null;
 }
 
-/** The key row with this secret hash, or null. The index finds it; the constant-time compare confirms it. */
-export function findRestKeyByHash(deps: Deps, hash: string): RestKeyRecord | null {
-  const r = stmts(deps).byHash.get(hash);
+function toRecord(hash: string, r: KeyRow | undefined): RestKeyRecord | null {
   if (!r || !safeEqual(r.secret_hash, hash)) return null;
-  return { id: r.id, siteId: r.site_id, secretHash: r.secret_hash, expiresAt: r.expires_at, revokedAt: r.revoked_at, lastUsedAt: r.last_used_at };
+  return { id: r.id, siteId: r.site_id, secretHash: r.secret_hash, expiresAt: ms(r.expires_at), revokedAt: ms(r.revoked_at), lastUsedAt: ms(r.last_used_at) };
+}
+
+/** The key row with this secret hash, or null. The index finds it; the constant-time compare confirms it. */
+export function findRestKeyByHash(deps: Deps, hash: string): MaybePromise<RestKeyRecord | null> {
+  return then(byHash(deps)(hash), (r) => toRecord(hash, r));
 }
 
 /** Usable now: not revoked, not expired. */
@@ -158,26 +167,15 @@ export function restKeyUsable(k: RestKeyRecord, nowMs: number): boolean {
 
 /**
  * Records a use. Writes only when the stored time is at least
- * LAST_USED_RESOLUTION_MS old, and updates `k` to match; returns whether it wrote.
+ * LAST_USED_RESOLUTION_MS old, and updates `k` to match; returns whether it
+ * wrote. The write is not awaited (the request does not wait on bookkeeping)
+ * and is silent: no cache is built from last-used times.
  */
 export function touchRestKey(deps: Deps, k: RestKeyRecord, nowMs: number): boolean {
   if (k.lastUsedAt !== null && nowMs - k.lastUsedAt < LAST_USED_RESOLUTION_MS) return false;
-  stmts(deps).touch.run(nowMs, k.id);
   k.lastUsedAt = nowMs;
+  deps.store
+    .transaction((tx) => tx.update(restKeys).set({ lastUsedAt: new Date(nowMs) }).where(eq(restKeys.id, k.id)).then(() => {}), { silent: true })
+    .catch((e) => console.error("rest key last-used write failed:", e));
   return true;
-}
-
-/**
- * The key behind a presented secret, or null when the secret is malformed,
- * unknown, revoked or expired (callers answer all of these alike, so a
- * caller learns nothing about which). Records the use.
- */
-export function resolveRestKey(deps: Deps, presented: string): ResolvedRestKey | null {
-  const hash = restKeyHash(presented);
-  const k = hash && findRestKeyByHash(deps, hash);
-  if (!k) return null;
-  const now = deps.clock.ms();
-  if (!restKeyUsable(k, now)) return null;
-  touchRestKey(deps, k, now);
-  return { id: k.id, siteId: k.siteId };
 }

@@ -6,10 +6,10 @@ import { sha256Hex } from "../../core/secrets";
 import { siteForActor } from "./access";
 import { siteDomains, siteEnvVars } from "./tables";
 
-function site(ctx: ActorContext, input: Record<string, unknown>) {
+async function site(ctx: ActorContext, input: Record<string, unknown>) {
   if (typeof input.siteId !== "number") return null;
   try {
-    return siteForActor(ctx, input.siteId);
+    return await siteForActor(ctx, input.siteId);
   } catch {
     return null;
   }
@@ -19,20 +19,20 @@ export const siteStagedTargets: StagedTarget[] = [
   {
     entityType: "site_domain",
     tools: ["site_domains_add", "site_domains_update", "site_domains_remove"],
-    current(ctx, input) {
-      const s = site(ctx, input);
+    async current(ctx, input) {
+      const s = await site(ctx, input);
       if (!s || typeof input.id !== "number") return null;
-      const d = ctx.deps.db.select().from(siteDomains).where(and(eq(siteDomains.id, input.id), eq(siteDomains.siteId, s.id))).get();
+      const d = (await ctx.deps.db.select().from(siteDomains).where(and(eq(siteDomains.id, input.id), eq(siteDomains.siteId, s.id))).limit(1))[0];
       return d ? { hostname: d.hostname, primary: d.isPrimary } : null;
     },
   },
   {
     entityType: "site_env_var",
     tools: ["site_env_vars_set", "site_env_vars_delete"],
-    current(ctx, input) {
-      const s = site(ctx, input);
+    async current(ctx, input) {
+      const s = await site(ctx, input);
       if (!s || typeof input.key !== "string") return null;
-      const e = ctx.deps.db.select().from(siteEnvVars).where(and(eq(siteEnvVars.siteId, s.id), eq(siteEnvVars.key, input.key))).get();
+      const e = (await ctx.deps.db.select().from(siteEnvVars).where(and(eq(siteEnvVars.siteId, s.id), eq(siteEnvVars.key, input.key))).limit(1))[0];
       // A secret's value is compared through a fingerprint, never stored in the link.
       return e ? { key: e.key, value: e.secret ? `sha256:${sha256Hex(e.value)}` : e.value, secret: e.secret } : null;
     },

@@ -1,9 +1,8 @@
 /** Sites (belong to a company), their domains, environment variables and REST keys. */
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { bool, createdAt, id, json, time, updatedAt } from "../../core/columns";
+import { bool, createdAt, id, index, integer, json, table, text, time, uniqueIndex, updatedAt } from "../../core/columns";
 import { companies } from "../accounts/tables";
 
-export const sites = sqliteTable(
+export const sites = table(
   "sites",
   {
     id: id(),
@@ -22,7 +21,7 @@ export const sites = sqliteTable(
   (t) => [index("sites_company").on(t.companyId)],
 );
 
-export const siteDomains = sqliteTable("site_domains", {
+export const siteDomains = table("site_domains", {
   id: id(),
   siteId: integer("site_id").notNull().references(() => sites.id, { onDelete: "cascade" }),
   hostname: text("hostname").notNull().unique(),
@@ -31,7 +30,7 @@ export const siteDomains = sqliteTable("site_domains", {
   createdAt: createdAt(),
 });
 
-export const siteEnvVars = sqliteTable(
+export const siteEnvVars = table(
   "site_env_vars",
   {
     id: id(),
@@ -46,7 +45,7 @@ export const siteEnvVars = sqliteTable(
 );
 
 /** REST read keys (svc_live_ + 64 hex), tied to one site. Only the SHA-256 is kept. */
-export const restKeys = sqliteTable(
+export const restKeys = table(
   "rest_keys",
   {
     id: id(),

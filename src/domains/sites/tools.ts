@@ -17,7 +17,7 @@ export const siteTools = [
     title: "List sites",
     description: "List the company's sites (id, name, primary domain, subdomain, active). Every other CMS tool takes a siteId from here.",
     input: v.object({ ...pageInput }),
-    run: (ctx, input) => listSites(ctx, input),
+    run: async (ctx, input) => await listSites(ctx, input),
   }),
   defineTool({
     name: "sites_get",
@@ -27,7 +27,7 @@ export const siteTools = [
     title: "Get a site",
     description: "Get one site with its domains and counts of posts, published posts and media.",
     input: v.object({ siteId }),
-    run: (ctx, input) => getSite(ctx, input),
+    run: async (ctx, input) => await getSite(ctx, input),
   }),
   defineTool({
     name: "site_domains_list",
@@ -37,7 +37,7 @@ export const siteTools = [
     title: "List site domains",
     description: "List the custom domains of a site; the primary one is what the REST site config reports as `domain`.",
     input: v.object({ siteId }),
-    run: (ctx, input) => listDomains(ctx, input),
+    run: async (ctx, input) => await listDomains(ctx, input),
   }),
   defineTool({
     name: "site_domains_add",
@@ -48,7 +48,7 @@ export const siteTools = [
     description:
       "Add a custom domain (hostname only, like www.example.com) to a site. The first domain becomes primary; pass primary: true to make a later one primary. A hostname can belong to one site only.",
     input: v.object({ siteId, hostname: v.pipe(v.string(), v.minLength(1), v.maxLength(253)), primary: v.optional(v.boolean()) }),
-    run: (ctx, input) => addDomain(ctx, input),
+    run: async (ctx, input) => await addDomain(ctx, input),
   }),
   defineTool({
     name: "site_domains_update",
@@ -58,7 +58,7 @@ export const siteTools = [
     title: "Set the primary domain",
     description: "Make a domain the site's primary domain (primary: true) or leave the site without one (primary: false on the current primary).",
     input: v.object({ siteId, id: idSchema, primary: v.boolean() }),
-    run: (ctx, input) => updateDomain(ctx, input),
+    run: async (ctx, input) => await updateDomain(ctx, input),
   }),
   defineTool({
     name: "site_domains_remove",
@@ -69,7 +69,7 @@ export const siteTools = [
     title: "Remove a site domain",
     description: "Remove a domain from a site. Removing the primary promotes the oldest remaining domain.",
     input: v.object({ siteId, id: idSchema }),
-    run: (ctx, input) => removeDomain(ctx, input),
+    run: async (ctx, input) => await removeDomain(ctx, input),
   }),
   defineTool({
     name: "site_env_vars_list",
@@ -79,7 +79,7 @@ export const siteTools = [
     title: "List environment variables",
     description: "List a site's environment variables. Values of secret variables are never shown (value: null).",
     input: v.object({ siteId }),
-    run: (ctx, input) => listEnvVars(ctx, input),
+    run: async (ctx, input) => await listEnvVars(ctx, input),
   }),
   defineTool({
     name: "site_env_vars_set",
@@ -90,7 +90,7 @@ export const siteTools = [
     description:
       "Create or replace a site environment variable. Mark API keys and passwords secret: true; a secret stays secret and its value is never returned again.",
     input: v.object({ siteId, key: envKey, value: v.pipe(v.string(), v.maxLength(MAX_ENV_VALUE)), secret: v.optional(v.boolean()) }),
-    run: (ctx, input) => setEnvVar(ctx, input),
+    run: async (ctx, input) => await setEnvVar(ctx, input),
   }),
   defineTool({
     name: "site_env_vars_delete",
@@ -101,6 +101,6 @@ export const siteTools = [
     title: "Delete an environment variable",
     description: "Delete a site environment variable by key.",
     input: v.object({ siteId, key: envKey }),
-    run: (ctx, input) => deleteEnvVar(ctx, input),
+    run: async (ctx, input) => await deleteEnvVar(ctx, input),
   }),
 ];

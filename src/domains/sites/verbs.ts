@@ -41,27 +41,27 @@ function siteView(s: SiteRow) {
   };
 }
 
-export function listSites(ctx: ActorContext, input: { limit: number; offset: number }) {
+export async function listSites(ctx: ActorContext, input: { limit: number; offset: number }) {
   authorize(ctx, "sites:read", { write: false });
   const db = ctx.deps.db;
   const where = eq(sites.companyId, ctx.company.id);
-  const total = db.select({ n: count() }).from(sites).where(where).get()?.n ?? 0;
-  const rows = db.select().from(sites).where(where).orderBy(asc(sites.id)).limit(input.limit).offset(input.offset).all();
+  const total = (await db.select({ n: count() }).from(sites).where(where).limit(1))[0]?.n ?? 0;
+  const rows = await db.select().from(sites).where(where).orderBy(asc(sites.id)).limit(input.limit).offset(input.offset);
   return page(rows.map(siteView), total, input.limit, input.offset);
 }
 
-export function getSite(ctx: ActorContext, input: { siteId: number }) {
+export async function getSite(ctx: ActorContext, input: { siteId: number }) {
   authorize(ctx, "sites:read", { write: false });
-  const s = siteForActor(ctx, input.siteId);
+  const s = await siteForActor(ctx, input.siteId);
   const db = ctx.deps.db;
   const n = (q: { n: number } | undefined) => q?.n ?? 0;
   return {
     ...siteView(s),
-    domains: db.select().from(siteDomains).where(eq(siteDomains.siteId, s.id)).orderBy(asc(siteDomains.id)).all().map(domainView),
+    domains: (await db.select().from(siteDomains).where(eq(siteDomains.siteId, s.id)).orderBy(asc(siteDomains.id))).map(domainView),
     counts: {
-      posts: n(db.select({ n: count() }).from(posts).where(eq(posts.siteId, s.id)).get()),
-      publishedPosts: n(db.select({ n: count() }).from(posts).where(and(eq(posts.siteId, s.id), eq(posts.published, true))).get()),
-      media: n(db.select({ n: count() }).from(media).where(eq(media.siteId, s.id)).get()),
+      posts: n((await db.select({ n: count() }).from(posts).where(eq(posts.siteId, s.id)).limit(1))[0]),
+      publishedPosts: n((await db.select({ n: count() }).from(posts).where(and(eq(posts.siteId, s.id), eq(posts.published, true))).limit(1))[0]),
+      media: n((await db.select({ n: count() }).from(media).where(eq(media.siteId, s.id)).limit(1))[0]),
     },
   };
 }
@@ -95,77 +95,77 @@ export function canonicalHostname(raw: string): string {
   return host;
 }
 
-function domainInSite(tx: Tx, siteId: number, id: number): DomainRow {
-  const d = tx.select().from(siteDomains).where(and(eq(siteDomains.id, id), eq(siteDomains.siteId, siteId))).get();
+async function domainInSite(tx: Tx, siteId: number, id: number): Promise<DomainRow> {
+  const d = (await tx.select().from(siteDomains).where(and(eq(siteDomains.id, id), eq(siteDomains.siteId, siteId))).limit(1))[0];
   if (!d) throw notFound(`Domain ${id} not found on site ${siteId}.`);
   return d;
 }
 
 /** Makes `id` the site's only primary domain and mirrors it to sites.domain (served by REST). */
-function setPrimary(tx: Tx, siteId: number, id: number | null, now: Date) {
-  tx.update(siteDomains).set({ isPrimary: false }).where(eq(siteDomains.siteId, siteId)).run();
+async function setPrimary(tx: Tx, siteId: number, id: number | null, now: Date) {
+  await tx.update(siteDomains).set({ isPrimary: false }).where(eq(siteDomains.siteId, siteId));
   let hostname: string | null = null;
   if (id !== null) {
-    tx.update(siteDomains).set({ isPrimary: true }).where(eq(siteDomains.id, id)).run();
-    hostname = tx.select({ h: siteDomains.hostname }).from(siteDomains).where(eq(siteDomains.id, id)).get()?.h ?? null;
+    await tx.update(siteDomains).set({ isPrimary: true }).where(eq(siteDomains.id, id));
+    hostname = (await tx.select({ h: siteDomains.hostname }).from(siteDomains).where(eq(siteDomains.id, id)).limit(1))[0]?.h ?? null;
   }
-  tx.update(sites).set({ domain: hostname, updatedAt: now }).where(eq(sites.id, siteId)).run();
-  bumpContentVersion(tx, siteId);
+  await tx.update(sites).set({ domain: hostname, updatedAt: now }).where(eq(sites.id, siteId));
+  await bumpContentVersion(tx, siteId);
 }
 
-export function listDomains(ctx: ActorContext, input: { siteId: number }) {
+export async function listDomains(ctx: ActorContext, input: { siteId: number }) {
   authorize(ctx, "sites:read", { write: false });
-  const s = siteForActor(ctx, input.siteId);
-  const rows = ctx.deps.db.select().from(siteDomains).where(eq(siteDomains.siteId, s.id)).orderBy(asc(siteDomains.id)).all();
+  const s = await siteForActor(ctx, input.siteId);
+  const rows = await ctx.deps.db.select().from(siteDomains).where(eq(siteDomains.siteId, s.id)).orderBy(asc(siteDomains.id));
   return { items: rows.map(domainView), total: rows.length };
 }
 
-export function addDomain(ctx: ActorContext, input: { siteId: number; hostname: string; primary?: boolean }) {
+export async function addDomain(ctx: ActorContext, input: { siteId: number; hostname: string; primary?: boolean }) {
   authorize(ctx, "sites:write", { write: true });
-  const s = siteForActor(ctx, input.siteId);
+  const s = await siteForActor(ctx, input.siteId);
   const hostname = canonicalHostname(input.hostname);
   const now = ctx.deps.clock.now();
-  return write(ctx, (tx) => {
-    const taken = tx.select({ siteId: siteDomains.siteId }).from(siteDomains).where(eq(siteDomains.hostname, hostname)).get();
+  return write(ctx, async (tx) => {
+    const taken = (await tx.select({ siteId: siteDomains.siteId }).from(siteDomains).where(eq(siteDomains.hostname, hostname)).limit(1))[0];
     if (taken)
       throw conflict(taken.siteId === s.id ? `${hostname} is already a domain of this site.` : `${hostname} is already in use by another site.`, { path: "hostname" });
-    const n = tx.select({ n: count() }).from(siteDomains).where(eq(siteDomains.siteId, s.id)).get()?.n ?? 0;
+    const n = (await tx.select({ n: count() }).from(siteDomains).where(eq(siteDomains.siteId, s.id)).limit(1))[0]?.n ?? 0;
     if (n >= MAX_DOMAINS_PER_SITE) throw conflict(`A site can have at most ${MAX_DOMAINS_PER_SITE} domains.`);
-    const row = tx.insert(siteDomains).values({ siteId: s.id, hostname, isPrimary: false, verified: false, createdAt: now }).returning().get();
+    const row = (await tx.insert(siteDomains).values({ siteId: s.id, hostname, isPrimary: false, verified: false, createdAt: now }).returning())[0];
     // The first domain becomes primary: a site with domains always has one.
     const primary = input.primary ?? n === 0;
-    if (primary) setPrimary(tx, s.id, row.id, now);
-    audit(tx, ctx, "site_domains.add", { type: "site_domain", id: row.id, siteId: s.id, detail: { hostname, primary } });
+    if (primary) await setPrimary(tx, s.id, row.id, now);
+    await audit(tx, ctx, "site_domains.add", { type: "site_domain", id: row.id, siteId: s.id, detail: { hostname, primary } });
     return { ...domainView({ ...row, isPrimary: primary }) };
   });
 }
 
-export function updateDomain(ctx: ActorContext, input: { siteId: number; id: number; primary: boolean }) {
+export async function updateDomain(ctx: ActorContext, input: { siteId: number; id: number; primary: boolean }) {
   authorize(ctx, "sites:write", { write: true });
-  const s = siteForActor(ctx, input.siteId);
+  const s = await siteForActor(ctx, input.siteId);
   const now = ctx.deps.clock.now();
-  return write(ctx, (tx) => {
-    const d = domainInSite(tx, s.id, input.id);
-    if (input.primary && !d.isPrimary) setPrimary(tx, s.id, d.id, now);
-    if (!input.primary && d.isPrimary) setPrimary(tx, s.id, null, now);
-    audit(tx, ctx, "site_domains.update", { type: "site_domain", id: d.id, siteId: s.id, detail: { primary: input.primary } });
+  return write(ctx, async (tx) => {
+    const d = await domainInSite(tx, s.id, input.id);
+    if (input.primary && !d.isPrimary) await setPrimary(tx, s.id, d.id, now);
+    if (!input.primary && d.isPrimary) await setPrimary(tx, s.id, null, now);
+    await audit(tx, ctx, "site_domains.update", { type: "site_domain", id: d.id, siteId: s.id, detail: { primary: input.primary } });
     return domainView({ ...d, isPrimary: input.primary });
   });
 }
 
-export function removeDomain(ctx: ActorContext, input: { siteId: number; id: number }) {
+export async function removeDomain(ctx: ActorContext, input: { siteId: number; id: number }) {
   authorize(ctx, "sites:write", { write: true });
-  const s = siteForActor(ctx, input.siteId);
+  const s = await siteForActor(ctx, input.siteId);
   const now = ctx.deps.clock.now();
-  return write(ctx, (tx) => {
-    const d = domainInSite(tx, s.id, input.id);
-    tx.delete(siteDomains).where(eq(siteDomains.id, d.id)).run();
+  return write(ctx, async (tx) => {
+    const d = await domainInSite(tx, s.id, input.id);
+    await tx.delete(siteDomains).where(eq(siteDomains.id, d.id));
     if (d.isPrimary) {
       // Promote the oldest remaining domain, so the site keeps a primary while it has domains.
-      const next = tx.select({ id: siteDomains.id }).from(siteDomains).where(and(eq(siteDomains.siteId, s.id), ne(siteDomains.id, d.id))).orderBy(asc(siteDomains.id)).get();
-      setPrimary(tx, s.id, next?.id ?? null, now);
+      const next = (await tx.select({ id: siteDomains.id }).from(siteDomains).where(and(eq(siteDomains.siteId, s.id), ne(siteDomains.id, d.id))).orderBy(asc(siteDomains.id)).limit(1))[0];
+      await setPrimary(tx, s.id, next?.id ?? null, now);
     }
-    audit(tx, ctx, "site_domains.remove", { type: "site_domain", id: d.id, siteId: s.id, detail: { hostname: d.hostname } });
+    await audit(tx, ctx, "site_domains.remove", { type: "site_domain", id: d.id, siteId: s.id, detail: { hostname: d.hostname } });
     return { id: d.id, hostname: d.hostname, status: "removed" };
   });
 }
@@ -181,42 +181,42 @@ function envView(e: EnvRow) {
   return { key: e.key, value: e.secret ? null : e.value, secret: e.secret, updatedAt: iso(e.updatedAt) };
 }
 
-export function listEnvVars(ctx: ActorContext, input: { siteId: number }) {
+export async function listEnvVars(ctx: ActorContext, input: { siteId: number }) {
   authorize(ctx, "sites:read", { write: false });
-  const s = siteForActor(ctx, input.siteId);
-  const rows = ctx.deps.db.select().from(siteEnvVars).where(eq(siteEnvVars.siteId, s.id)).orderBy(asc(siteEnvVars.key)).all();
+  const s = await siteForActor(ctx, input.siteId);
+  const rows = await ctx.deps.db.select().from(siteEnvVars).where(eq(siteEnvVars.siteId, s.id)).orderBy(asc(siteEnvVars.key));
   return { items: rows.map(envView), total: rows.length };
 }
 
-export function setEnvVar(ctx: ActorContext, input: { siteId: number; key: string; value: string; secret?: boolean }) {
+export async function setEnvVar(ctx: ActorContext, input: { siteId: number; key: string; value: string; secret?: boolean }) {
   authorize(ctx, "sites:write", { write: true });
-  const s = siteForActor(ctx, input.siteId);
+  const s = await siteForActor(ctx, input.siteId);
   const now = ctx.deps.clock.now();
-  return write(ctx, (tx) => {
-    const cur = tx.select().from(siteEnvVars).where(and(eq(siteEnvVars.siteId, s.id), eq(siteEnvVars.key, input.key))).get();
+  return write(ctx, async (tx) => {
+    const cur = (await tx.select().from(siteEnvVars).where(and(eq(siteEnvVars.siteId, s.id), eq(siteEnvVars.key, input.key))).limit(1))[0];
     // Once secret, always secret: un-marking would reveal the value through the next list.
     const secret = (input.secret ?? cur?.secret ?? false) || (cur?.secret ?? false);
     if (cur) {
-      tx.update(siteEnvVars).set({ value: input.value, secret, updatedAt: now }).where(eq(siteEnvVars.id, cur.id)).run();
+      await tx.update(siteEnvVars).set({ value: input.value, secret, updatedAt: now }).where(eq(siteEnvVars.id, cur.id));
     } else {
-      const n = tx.select({ n: count() }).from(siteEnvVars).where(eq(siteEnvVars.siteId, s.id)).get()?.n ?? 0;
+      const n = (await tx.select({ n: count() }).from(siteEnvVars).where(eq(siteEnvVars.siteId, s.id)).limit(1))[0]?.n ?? 0;
       if (n >= MAX_ENV_VARS_PER_SITE) throw conflict(`A site can have at most ${MAX_ENV_VARS_PER_SITE} environment variables.`);
-      tx.insert(siteEnvVars).values({ siteId: s.id, key: input.key, value: input.value, secret, createdAt: now, updatedAt: now }).run();
+      await tx.insert(siteEnvVars).values({ siteId: s.id, key: input.key, value: input.value, secret, createdAt: now, updatedAt: now });
     }
     // The value is never written to the audit log.
-    audit(tx, ctx, "site_env_vars.set", { type: "site_env_var", siteId: s.id, detail: { key: input.key, secret, created: !cur } });
+    await audit(tx, ctx, "site_env_vars.set", { type: "site_env_var", siteId: s.id, detail: { key: input.key, secret, created: !cur } });
     return { key: input.key, secret, status: cur ? "updated" : "created" };
   });
 }
 
-export function deleteEnvVar(ctx: ActorContext, input: { siteId: number; key: string }) {
+export async function deleteEnvVar(ctx: ActorContext, input: { siteId: number; key: string }) {
   authorize(ctx, "sites:write", { write: true });
-  const s = siteForActor(ctx, input.siteId);
-  return write(ctx, (tx) => {
-    const cur = tx.select().from(siteEnvVars).where(and(eq(siteEnvVars.siteId, s.id), eq(siteEnvVars.key, input.key))).get();
+  const s = await siteForActor(ctx, input.siteId);
+  return write(ctx, async (tx) => {
+    const cur = (await tx.select().from(siteEnvVars).where(and(eq(siteEnvVars.siteId, s.id), eq(siteEnvVars.key, input.key))).limit(1))[0];
     if (!cur) throw notFound(`Environment variable ${input.key} is not set on site ${s.id}.`);
-    tx.delete(siteEnvVars).where(eq(siteEnvVars.id, cur.id)).run();
-    audit(tx, ctx, "site_env_vars.delete", { type: "site_env_var", siteId: s.id, detail: { key: input.key } });
+    await tx.delete(siteEnvVars).where(eq(siteEnvVars.id, cur.id));
+    await audit(tx, ctx, "site_env_vars.delete", { type: "site_env_var", siteId: s.id, detail: { key: input.key } });
     return { key: input.key, status: "deleted" };
   });
 }

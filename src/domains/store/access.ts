@@ -15,21 +15,21 @@ import { urlProblem } from "../blocks/urls";
 export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 export type Q = Db | Tx;
 
-export function storeRead(ctx: ActorContext, siteId: number): SiteRow {
+export async function storeRead(ctx: ActorContext, siteId: number): Promise<SiteRow> {
   authorize(ctx, "store:read", { write: false });
-  return siteForActor(ctx, siteId);
+  return await siteForActor(ctx, siteId);
 }
 
-export function storeWrite(ctx: ActorContext, siteId: number): SiteRow {
+export async function storeWrite(ctx: ActorContext, siteId: number): Promise<SiteRow> {
   authorize(ctx, "store:write", { write: true });
-  return siteForActor(ctx, siteId);
+  return await siteForActor(ctx, siteId);
 }
 
 /** Runs `fn` in one transaction and bumps the site's content version in it. */
-export function mutate<T>(ctx: ActorContext, siteId: number, fn: (tx: Tx) => T): T {
-  return ctx.deps.db.transaction((tx) => {
+export async function mutate<T>(ctx: ActorContext, siteId: number, fn: (tx: Tx) => T): Promise<T> {
+  return ctx.deps.db.transaction(async (tx) => {
     const out = fn(tx);
-    bumpContentVersion(tx, siteId);
+    await bumpContentVersion(tx, siteId);
     return out;
   });
 }

@@ -30,37 +30,34 @@ export interface OptionTree {
   values: { id: number; value: string; label: string | null; order: number; createdAt: Date }[];
 }
 
-export function productInSite(q: Q, siteId: number, productId: number): ProductRow {
-  const p = q.select().from(products).where(and(eq(products.id, productId), eq(products.siteId, siteId))).get();
+export async function productInSite(q: Q, siteId: number, productId: number): Promise<ProductRow> {
+  const p = (await q.select().from(products).where(and(eq(products.id, productId), eq(products.siteId, siteId))).limit(1))[0];
   if (!p) throw notFound(`Product ${productId} not found on site ${siteId}.`);
   return p;
 }
 
-export function variantInSite(q: Q, siteId: number, variantId: number): { variant: VariantRow; product: ProductRow } {
-  const row = q
-    .select({ variant: productVariants, product: products })
-    .from(productVariants)
-    .innerJoin(products, eq(products.id, productVariants.productId))
-    .where(and(eq(productVariants.id, variantId), eq(products.siteId, siteId)))
-    .get();
+export async function variantInSite(q: Q, siteId: number, variantId: number): Promise<{ variant: VariantRow; product: ProductRow }> {
+  const row = (await q
+      .select({ variant: productVariants, product: products })
+      .from(productVariants)
+      .innerJoin(products, eq(products.id, productVariants.productId))
+      .where(and(eq(productVariants.id, variantId), eq(products.siteId, siteId))).limit(1))[0];
   if (!row) throw notFound(`Variant ${variantId} not found on site ${siteId}.`);
   return row;
 }
 
-export function optionTree(q: Q, productId: number): OptionTree[] {
-  const opts = q
-    .select()
-    .from(productOptions)
-    .where(eq(productOptions.productId, productId))
-    .orderBy(asc(productOptions.order), asc(productOptions.id))
-    .all();
+export async function optionTree(q: Q, productId: number): Promise<OptionTree[]> {
+  const opts = await q
+        .select()
+        .from(productOptions)
+        .where(eq(productOptions.productId, productId))
+        .orderBy(asc(productOptions.order), asc(productOptions.id));
   if (opts.length === 0) return [];
-  const values = q
-    .select()
-    .from(productOptionValues)
-    .where(inArray(productOptionValues.optionId, opts.map((o) => o.id)))
-    .orderBy(asc(productOptionValues.order), asc(productOptionValues.id))
-    .all();
+  const values = await q
+        .select()
+        .from(productOptionValues)
+        .where(inArray(productOptionValues.optionId, opts.map((o) => o.id)))
+        .orderBy(asc(productOptionValues.order), asc(productOptionValues.id));
   return opts.map((o) => ({
     id: o.id,
     name: o.name,
@@ -70,8 +67,8 @@ export function optionTree(q: Q, productId: number): OptionTree[] {
   }));
 }
 
-export function variantsOf(q: Q, productId: number): VariantRow[] {
-  return q.select().from(productVariants).where(eq(productVariants.productId, productId)).orderBy(asc(productVariants.id)).all();
+export async function variantsOf(q: Q, productId: number): Promise<VariantRow[]> {
+  return await q.select().from(productVariants).where(eq(productVariants.productId, productId)).orderBy(asc(productVariants.id));
 }
 
 /** A stable key for a combination, independent of the order its pairs were given in. */
@@ -95,8 +92,8 @@ export function comboProblem(tree: OptionTree[], combo: Combination): string | n
   return null;
 }
 
-function imagesOf(q: Q, productId: number) {
-  return q.select().from(productImages).where(eq(productImages.productId, productId)).orderBy(asc(productImages.order), asc(productImages.id)).all();
+async function imagesOf(q: Q, productId: number) {
+  return await q.select().from(productImages).where(eq(productImages.productId, productId)).orderBy(asc(productImages.order), asc(productImages.id));
 }
 
 /** A variant as ProductVariant (the same view REST serves). */
@@ -107,15 +104,15 @@ export const variantOut = (v: VariantRow) => variantView(v);
  * agents, inactive variants too (each carries `active`). REST serves the
  * same rows through its own read with inactive variants filtered out.
  */
-export function productDetail(q: Q, p: ProductRow) {
-  const tree = optionTree(q, p.id);
+export async function productDetail(q: Q, p: ProductRow) {
+  const tree = await optionTree(q, p.id);
   const category = p.categoryId
-    ? q.select({ id: productCategories.id, name: productCategories.name, slug: productCategories.slug }).from(productCategories).where(eq(productCategories.id, p.categoryId)).get() ?? null
+    ? (await q.select({ id: productCategories.id, name: productCategories.name, slug: productCategories.slug }).from(productCategories).where(eq(productCategories.id, p.categoryId)).limit(1))[0] ?? null
     : null;
-  const rules = q.select().from(bulkPricingRules).where(eq(bulkPricingRules.productId, p.id)).orderBy(asc(bulkPricingRules.variantId), asc(bulkPricingRules.minQuantity)).all();
+  const rules = await q.select().from(bulkPricingRules).where(eq(bulkPricingRules.productId, p.id)).orderBy(asc(bulkPricingRules.variantId), asc(bulkPricingRules.minQuantity));
   return {
     ...productFieldsView(p, p.categoryId),
-    images: imagesOf(q, p.id).map(productImageView),
+    images: (await imagesOf(q, p.id)).map(productImageView),
     options: tree.map((o) => ({
       id: o.id,
       productId: p.id,
@@ -124,7 +121,7 @@ export function productDetail(q: Q, p: ProductRow) {
       createdAt: iso(o.createdAt)!,
       values: o.values.map((val) => ({ id: val.id, optionId: o.id, value: val.value, label: val.label, order: val.order, createdAt: iso(val.createdAt)! })),
     })),
-    variants: variantsOf(q, p.id).map(variantOut),
+    variants: (await variantsOf(q, p.id)).map(variantOut),
     bulkPricing: rules.map(bulkRuleView),
     category,
   };

@@ -18,6 +18,7 @@ import { slugify, uniqueSlug } from "../../core/slug";
 import { checkImageUrl, clean, mutate, storeRead, storeWrite, type Q, type Tx } from "./access";
 import type { categoryCreateInput, categoryListInput, categoryMoveInput, categoryRef, categoryReorderInput, categoryUpdateInput } from "./schemas";
 import { productCategories, products } from "./tables";
+import { mapSeq } from "../../core/maybe";
 
 export const MAX_CATEGORY_DEPTH = 6;
 /** Categories per site: the list tool returns the whole tree in one answer. */
@@ -59,157 +60,154 @@ export function moveProblem(all: readonly { id: number; parentId: number | null 
   return null;
 }
 
-function allOf(q: Q, siteId: number) {
-  return q.select().from(productCategories).where(eq(productCategories.siteId, siteId)).orderBy(asc(productCategories.order), asc(productCategories.name)).all();
+async function allOf(q: Q, siteId: number) {
+  return await q.select().from(productCategories).where(eq(productCategories.siteId, siteId)).orderBy(asc(productCategories.order), asc(productCategories.name));
 }
 
-function categoryInSite(q: Q, siteId: number, id: number): CategoryRow {
-  const c = q.select().from(productCategories).where(and(eq(productCategories.id, id), eq(productCategories.siteId, siteId))).get();
+async function categoryInSite(q: Q, siteId: number, id: number): Promise<CategoryRow> {
+  const c = (await q.select().from(productCategories).where(and(eq(productCategories.id, id), eq(productCategories.siteId, siteId))).limit(1))[0];
   if (!c) throw notFound(`Product category ${id} not found on site ${siteId}.`);
   return c;
 }
 
-function parentInSite(q: Q, siteId: number, parentId: number | null | undefined): CategoryRow | null {
+async function parentInSite(q: Q, siteId: number, parentId: number | null | undefined): Promise<CategoryRow | null> {
   if (parentId === null || parentId === undefined) return null;
-  const p = q.select().from(productCategories).where(and(eq(productCategories.id, parentId), eq(productCategories.siteId, siteId))).get();
+  const p = (await q.select().from(productCategories).where(and(eq(productCategories.id, parentId), eq(productCategories.siteId, siteId))).limit(1))[0];
   if (!p) throw invalid(`Parent category ${parentId} does not exist on this site.`);
   return p;
 }
 
-function siblings(q: Q, siteId: number, parentId: number | null, exceptId?: number) {
-  return q
-    .select()
-    .from(productCategories)
-    .where(
-      and(
-        eq(productCategories.siteId, siteId),
-        parentId === null ? isNull(productCategories.parentId) : eq(productCategories.parentId, parentId),
-        exceptId ? ne(productCategories.id, exceptId) : undefined,
-      ),
-    )
-    .orderBy(asc(productCategories.order), asc(productCategories.name), asc(productCategories.id))
-    .all();
+async function siblings(q: Q, siteId: number, parentId: number | null, exceptId?: number) {
+  return await q
+        .select()
+        .from(productCategories)
+        .where(
+          and(
+            eq(productCategories.siteId, siteId),
+            parentId === null ? isNull(productCategories.parentId) : eq(productCategories.parentId, parentId),
+            exceptId ? ne(productCategories.id, exceptId) : undefined,
+          ),
+        )
+        .orderBy(asc(productCategories.order), asc(productCategories.name), asc(productCategories.id));
 }
 
-function renumber(tx: Tx, ids: number[], now: Date) {
-  ids.forEach((id, i) => tx.update(productCategories).set({ order: i, updatedAt: now }).where(eq(productCategories.id, id)).run());
+async function renumber(tx: Tx, ids: number[], now: Date) {
+  await mapSeq(ids, async (id, i) => (await tx.update(productCategories).set({ order: i, updatedAt: now }).where(eq(productCategories.id, id))));
 }
 
-function slugOwner(q: Q, siteId: number, slug: string, exceptId?: number) {
-  return q
-    .select({ id: productCategories.id })
-    .from(productCategories)
-    .where(and(eq(productCategories.siteId, siteId), eq(productCategories.slug, slug), exceptId ? ne(productCategories.id, exceptId) : undefined))
-    .get()?.id ?? null;
+async function slugOwner(q: Q, siteId: number, slug: string, exceptId?: number) {
+  return (await q
+      .select({ id: productCategories.id })
+      .from(productCategories)
+      .where(and(eq(productCategories.siteId, siteId), eq(productCategories.slug, slug), exceptId ? ne(productCategories.id, exceptId) : undefined)).limit(1))[0]?.id ?? null;
 }
 
 const compact = (c: CategoryRow) => ({ id: c.id, slug: c.slug, status: c.active ? "active" : "inactive", parentId: c.parentId, order: c.order });
 
-export function createCategory(ctx: ActorContext, input: v.InferOutput<typeof categoryCreateInput>) {
-  storeWrite(ctx, input.siteId);
+export async function createCategory(ctx: ActorContext, input: v.InferOutput<typeof categoryCreateInput>) {
+  await storeWrite(ctx, input.siteId);
   if (input.image) checkImageUrl(input.image, "image");
   const now = ctx.deps.clock.now();
-  return mutate(ctx, input.siteId, (tx) => {
-    const count = tx.select({ n: sql<number>`count(*)` }).from(productCategories).where(eq(productCategories.siteId, input.siteId)).get()!.n;
+  return mutate(ctx, input.siteId, async (tx) => {
+    const count = (await tx.select({ n: sql<number>`count(*)` }).from(productCategories).where(eq(productCategories.siteId, input.siteId)).limit(1))[0]!.n;
     if (count >= MAX_CATEGORIES) throw conflict(`A site has at most ${MAX_CATEGORIES} product categories.`);
-    const parent = parentInSite(tx, input.siteId, input.parentId);
-    if (parent && depthOf(allOf(tx, input.siteId), parent.id) + 1 > MAX_CATEGORY_DEPTH)
+    const parent = await parentInSite(tx, input.siteId, input.parentId);
+    if (parent && depthOf(await allOf(tx, input.siteId), parent.id) + 1 > MAX_CATEGORY_DEPTH)
       throw invalid(`The category tree may be at most ${MAX_CATEGORY_DEPTH} levels deep.`);
     if (parent && !parent.active && input.active) throw conflict(`Parent category ${parent.id} is inactive; create this one with active: false or activate the parent first.`);
     let slug: string;
     if (input.slug) {
-      const owner = slugOwner(tx, input.siteId, input.slug);
+      const owner = await slugOwner(tx, input.siteId, input.slug);
       if (owner) throw conflict(`The slug "${input.slug}" is already used by product category ${owner} on this site.`);
       slug = input.slug;
-    } else slug = uniqueSlug(slugify(input.name, "category"), (s) => slugOwner(tx, input.siteId, s) !== null);
-    const sibs = siblings(tx, input.siteId, parent?.id ?? null);
-    const row = tx
-      .insert(productCategories)
-      .values({
-        siteId: input.siteId,
-        parentId: parent?.id ?? null,
-        name: input.name.trim(),
-        slug,
-        description: clean(input.description) ?? null,
-        image: input.image ?? null,
-        order: sibs.length,
-        active: input.active,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning()
-      .get();
+    } else slug = await uniqueSlug(slugify(input.name, "category"), async (s) => await slugOwner(tx, input.siteId, s) !== null);
+    const sibs = await siblings(tx, input.siteId, parent?.id ?? null);
+    const row = (await tx
+          .insert(productCategories)
+          .values({
+            siteId: input.siteId,
+            parentId: parent?.id ?? null,
+            name: input.name.trim(),
+            slug,
+            description: clean(input.description) ?? null,
+            image: input.image ?? null,
+            order: sibs.length,
+            active: input.active,
+            createdAt: now,
+            updatedAt: now,
+          })
+          .returning())[0];
     if (input.order !== undefined && input.order < sibs.length) {
       const ids = sibs.map((s) => s.id);
       ids.splice(input.order, 0, row.id);
-      renumber(tx, ids, now);
+      await renumber(tx, ids, now);
     }
-    audit(tx, ctx, "product_categories.create", { type: "product_category", id: row.id, siteId: input.siteId, detail: { slug } });
-    return compact(categoryInSite(tx, input.siteId, row.id));
+    await audit(tx, ctx, "product_categories.create", { type: "product_category", id: row.id, siteId: input.siteId, detail: { slug } });
+    return compact(await categoryInSite(tx, input.siteId, row.id));
   });
 }
 
-export function updateCategory(ctx: ActorContext, input: v.InferOutput<typeof categoryUpdateInput>) {
-  storeWrite(ctx, input.siteId);
+export async function updateCategory(ctx: ActorContext, input: v.InferOutput<typeof categoryUpdateInput>) {
+  await storeWrite(ctx, input.siteId);
   if (input.image) checkImageUrl(input.image, "image");
   const now = ctx.deps.clock.now();
-  return mutate(ctx, input.siteId, (tx) => {
-    const before = categoryInSite(tx, input.siteId, input.categoryId);
+  return mutate(ctx, input.siteId, async (tx) => {
+    const before = await categoryInSite(tx, input.siteId, input.categoryId);
     const set: Partial<CategoryRow> = { updatedAt: now };
     if (input.name !== undefined) set.name = input.name.trim();
     if (input.description !== undefined) set.description = clean(input.description) ?? null;
     if (input.image !== undefined) set.image = input.image;
     if (input.slug !== undefined && input.slug !== before.slug) {
-      const owner = slugOwner(tx, input.siteId, input.slug, before.id);
+      const owner = await slugOwner(tx, input.siteId, input.slug, before.id);
       if (owner) throw conflict(`The slug "${input.slug}" is already used by product category ${owner} on this site.`);
       set.slug = input.slug;
     }
     let alsoDeactivated: number[] = [];
     if (input.active === true && !before.active && before.parentId !== null) {
-      const parent = categoryInSite(tx, input.siteId, before.parentId);
+      const parent = await categoryInSite(tx, input.siteId, before.parentId);
       if (!parent.active) throw conflict(`Parent category ${parent.id} ("${parent.name}") is inactive; activate it first.`);
     }
     if (input.active !== undefined) set.active = input.active;
     if (input.active === false) {
-      const all = allOf(tx, input.siteId);
+      const all = await allOf(tx, input.siteId);
       alsoDeactivated = descendantsOf(all, before.id).filter((id) => all.find((c) => c.id === id)!.active);
       if (alsoDeactivated.length)
-        tx.update(productCategories).set({ active: false, updatedAt: now }).where(inArray(productCategories.id, alsoDeactivated)).run();
+        await tx.update(productCategories).set({ active: false, updatedAt: now }).where(inArray(productCategories.id, alsoDeactivated));
     }
-    const row = tx.update(productCategories).set(set).where(eq(productCategories.id, before.id)).returning().get();
-    audit(tx, ctx, "product_categories.update", { type: "product_category", id: row.id, siteId: input.siteId, detail: { fields: Object.keys(set).filter((k) => k !== "updatedAt"), alsoDeactivated } });
+    const row = (await tx.update(productCategories).set(set).where(eq(productCategories.id, before.id)).returning())[0];
+    await audit(tx, ctx, "product_categories.update", { type: "product_category", id: row.id, siteId: input.siteId, detail: { fields: Object.keys(set).filter((k) => k !== "updatedAt"), alsoDeactivated } });
     return { ...compact(row), alsoDeactivated };
   });
 }
 
-export function moveCategory(ctx: ActorContext, input: v.InferOutput<typeof categoryMoveInput>) {
-  storeWrite(ctx, input.siteId);
+export async function moveCategory(ctx: ActorContext, input: v.InferOutput<typeof categoryMoveInput>) {
+  await storeWrite(ctx, input.siteId);
   const now = ctx.deps.clock.now();
-  return mutate(ctx, input.siteId, (tx) => {
-    const cat = categoryInSite(tx, input.siteId, input.categoryId);
-    const parent = parentInSite(tx, input.siteId, input.parentId);
-    const problem = moveProblem(allOf(tx, input.siteId), cat.id, input.parentId);
+  return mutate(ctx, input.siteId, async (tx) => {
+    const cat = await categoryInSite(tx, input.siteId, input.categoryId);
+    const parent = await parentInSite(tx, input.siteId, input.parentId);
+    const problem = moveProblem(await allOf(tx, input.siteId), cat.id, input.parentId);
     if (problem) throw invalid(`Cannot move category ${cat.id}: ${problem}.`);
     if (parent && !parent.active && cat.active)
       throw conflict(`Category ${parent.id} is inactive; an active category cannot move under it. Deactivate this one or activate the parent first.`);
-    const oldSibs = siblings(tx, input.siteId, cat.parentId, cat.id).map((s) => s.id);
-    const newSibs = siblings(tx, input.siteId, input.parentId, cat.id).map((s) => s.id);
+    const oldSibs = (await siblings(tx, input.siteId, cat.parentId, cat.id)).map((s) => s.id);
+    const newSibs = (await siblings(tx, input.siteId, input.parentId, cat.id)).map((s) => s.id);
     const position = Math.min(input.position ?? newSibs.length, newSibs.length);
     newSibs.splice(position, 0, cat.id);
-    tx.update(productCategories).set({ parentId: input.parentId, updatedAt: now }).where(eq(productCategories.id, cat.id)).run();
-    if (cat.parentId !== input.parentId) renumber(tx, oldSibs, now);
-    renumber(tx, newSibs, now);
-    audit(tx, ctx, "product_categories.move", { type: "product_category", id: cat.id, siteId: input.siteId, detail: { from: cat.parentId, to: input.parentId, position } });
-    return compact(categoryInSite(tx, input.siteId, cat.id));
+    await tx.update(productCategories).set({ parentId: input.parentId, updatedAt: now }).where(eq(productCategories.id, cat.id));
+    if (cat.parentId !== input.parentId) await renumber(tx, oldSibs, now);
+    await renumber(tx, newSibs, now);
+    await audit(tx, ctx, "product_categories.move", { type: "product_category", id: cat.id, siteId: input.siteId, detail: { from: cat.parentId, to: input.parentId, position } });
+    return compact(await categoryInSite(tx, input.siteId, cat.id));
   });
 }
 
-export function reorderCategories(ctx: ActorContext, input: v.InferOutput<typeof categoryReorderInput>) {
-  storeWrite(ctx, input.siteId);
+export async function reorderCategories(ctx: ActorContext, input: v.InferOutput<typeof categoryReorderInput>) {
+  await storeWrite(ctx, input.siteId);
   const now = ctx.deps.clock.now();
-  return mutate(ctx, input.siteId, (tx) => {
-    if (input.parentId !== null) categoryInSite(tx, input.siteId, input.parentId);
-    const current = siblings(tx, input.siteId, input.parentId).map((s) => s.id);
+  return mutate(ctx, input.siteId, async (tx) => {
+    if (input.parentId !== null) await categoryInSite(tx, input.siteId, input.parentId);
+    const current = (await siblings(tx, input.siteId, input.parentId)).map((s) => s.id);
     const given = new Set(input.orderedIds);
     if (given.size !== input.orderedIds.length) throw invalid("orderedIds lists a category twice.");
     const missing = current.filter((id) => !given.has(id));
@@ -220,25 +218,25 @@ export function reorderCategories(ctx: ActorContext, input: v.InferOutput<typeof
           (foreign.length ? ` Not children there: ${foreign.join(", ")}.` : "") +
           (missing.length ? ` Missing: ${missing.join(", ")}.` : ""),
       );
-    renumber(tx, input.orderedIds, now);
-    audit(tx, ctx, "product_categories.reorder", { type: "product_category", id: input.parentId, siteId: input.siteId, detail: { orderedIds: input.orderedIds } });
+    await renumber(tx, input.orderedIds, now);
+    await audit(tx, ctx, "product_categories.reorder", { type: "product_category", id: input.parentId, siteId: input.siteId, detail: { orderedIds: input.orderedIds } });
     return { parentId: input.parentId, orderedIds: input.orderedIds };
   });
 }
 
-export function deleteCategory(ctx: ActorContext, input: v.InferOutput<typeof categoryRef>) {
-  storeWrite(ctx, input.siteId);
+export async function deleteCategory(ctx: ActorContext, input: v.InferOutput<typeof categoryRef>) {
+  await storeWrite(ctx, input.siteId);
   const now = ctx.deps.clock.now();
-  return mutate(ctx, input.siteId, (tx) => {
-    const cat = categoryInSite(tx, input.siteId, input.categoryId);
-    const children = siblings(tx, input.siteId, cat.id);
+  return mutate(ctx, input.siteId, async (tx) => {
+    const cat = await categoryInSite(tx, input.siteId, input.categoryId);
+    const children = await siblings(tx, input.siteId, cat.id);
     if (children.length)
       throw conflict(`Category ${cat.id} has ${children.length} subcategories (${children.map((c) => c.id).join(", ")}); move or delete them first.`);
-    const uncategorized = tx.select({ n: sql<number>`count(*)` }).from(products).where(eq(products.categoryId, cat.id)).get()!.n;
-    tx.update(products).set({ categoryId: null, updatedAt: now }).where(eq(products.categoryId, cat.id)).run();
-    tx.delete(productCategories).where(eq(productCategories.id, cat.id)).run();
-    renumber(tx, siblings(tx, input.siteId, cat.parentId).map((s) => s.id), now);
-    audit(tx, ctx, "product_categories.delete", { type: "product_category", id: cat.id, siteId: input.siteId, detail: { slug: cat.slug, uncategorized } });
+    const uncategorized = (await tx.select({ n: sql<number>`count(*)` }).from(products).where(eq(products.categoryId, cat.id)).limit(1))[0]!.n;
+    await tx.update(products).set({ categoryId: null, updatedAt: now }).where(eq(products.categoryId, cat.id));
+    await tx.delete(productCategories).where(eq(productCategories.id, cat.id));
+    await renumber(tx, (await siblings(tx, input.siteId, cat.parentId)).map((s) => s.id), now);
+    await audit(tx, ctx, "product_categories.delete", { type: "product_category", id: cat.id, siteId: input.siteId, detail: { slug: cat.slug, uncategorized } });
     return { id: cat.id, slug: cat.slug, deleted: true, productsUncategorized: uncategorized };
   });
 }
@@ -248,20 +246,19 @@ export function deleteCategory(ctx: ActorContext, input: v.InferOutput<typeof ca
  * with `productCount` as REST computes it (active products directly in the
  * category) and `totalProducts` of any status.
  */
-export function listCategories(ctx: ActorContext, input: v.InferOutput<typeof categoryListInput>) {
-  storeRead(ctx, input.siteId);
+export async function listCategories(ctx: ActorContext, input: v.InferOutput<typeof categoryListInput>) {
+  await storeRead(ctx, input.siteId);
   const db = ctx.deps.db;
-  const all = allOf(db, input.siteId);
-  const counts = db
-    .select({
-      id: products.categoryId,
-      active: sql<number>`sum(case when ${products.status} = 'active' then 1 else 0 end)`,
-      total: sql<number>`count(*)`,
-    })
-    .from(products)
-    .where(eq(products.siteId, input.siteId))
-    .groupBy(products.categoryId)
-    .all();
+  const all = await allOf(db, input.siteId);
+  const counts = await db
+        .select({
+          id: products.categoryId,
+          active: sql<number>`sum(case when ${products.status} = 'active' then 1 else 0 end)`,
+          total: sql<number>`count(*)`,
+        })
+        .from(products)
+        .where(eq(products.siteId, input.siteId))
+        .groupBy(products.categoryId);
   const out: ReturnType<typeof row>[] = [];
   function row(c: CategoryRow, depth: number) {
     const n = counts.find((x) => x.id === c.id);

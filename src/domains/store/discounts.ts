@@ -32,8 +32,8 @@ function checkWindow(startsAt: Date | null, endsAt: Date | null) {
 
 const toDate = (s: string | null | undefined) => (s === undefined ? undefined : s === null ? null : new Date(s));
 
-export function discountInSite(q: Q, siteId: number, id: number): DiscountRow {
-  const d = q.select().from(discounts).where(and(eq(discounts.id, id), eq(discounts.siteId, siteId))).get();
+export async function discountInSite(q: Q, siteId: number, id: number): Promise<DiscountRow> {
+  const d = (await q.select().from(discounts).where(and(eq(discounts.id, id), eq(discounts.siteId, siteId))).limit(1))[0];
   if (!d) throw notFound(`Discount ${id} not found on site ${siteId}.`);
   return d;
 }
@@ -52,26 +52,24 @@ export function discountProblem(d: DiscountRow, subtotal: number, now: Date): st
  * Checks a code against an order and counts the use, atomically: the
  * conditional update cannot pass a usage limit even under concurrent orders.
  */
-export function redeemDiscount(tx: Tx, siteId: number, code: string, subtotal: number, now: Date): { row: DiscountRow; terms: DiscountTerms } {
-  const d = tx.select().from(discounts).where(and(eq(discounts.siteId, siteId), eq(discounts.code, code.trim().toUpperCase()))).get();
+export async function redeemDiscount(tx: Tx, siteId: number, code: string, subtotal: number, now: Date): Promise<{ row: DiscountRow; terms: DiscountTerms }> {
+  const d = (await tx.select().from(discounts).where(and(eq(discounts.siteId, siteId), eq(discounts.code, code.trim().toUpperCase()))).limit(1))[0];
   if (!d) throw invalid(`The discount code "${code}" does not exist on this site.`);
   const problem = discountProblem(d, subtotal, now);
   if (problem) throw invalid(`The discount code ${d.code} ${problem}.`);
-  const counted = tx
-    .update(discounts)
-    .set({ usedCount: sql`${discounts.usedCount} + 1` })
-    .where(and(eq(discounts.id, d.id), or(isNull(discounts.usageLimit), lt(discounts.usedCount, discounts.usageLimit))))
-    .returning({ id: discounts.id })
-    .get();
+  const counted = (await tx
+      .update(discounts)
+      .set({ usedCount: sql`${discounts.usedCount} + 1` })
+      .where(and(eq(discounts.id, d.id), or(isNull(discounts.usageLimit), lt(discounts.usedCount, discounts.usageLimit))))
+      .returning({ id: discounts.id }))[0];
   if (!counted) throw invalid(`The discount code ${d.code} has reached its usage limit of ${d.usageLimit}.`);
   return { row: d, terms: { kind: d.kind, amount: d.amount } };
 }
 
-export function releaseDiscount(tx: Tx, discountId: number) {
-  tx.update(discounts)
-    .set({ usedCount: sql`max(${discounts.usedCount} - 1, 0)` })
-    .where(eq(discounts.id, discountId))
-    .run();
+export async function releaseDiscount(tx: Tx, discountId: number) {
+  await tx.update(discounts)
+            .set({ usedCount: sql`max(${discounts.usedCount} - 1, 0)` })
+            .where(eq(discounts.id, discountId));
 }
 
 const out = (d: DiscountRow, now: Date) => ({
@@ -92,42 +90,41 @@ const out = (d: DiscountRow, now: Date) => ({
 
 const compact = (d: DiscountRow) => ({ id: d.id, code: d.code, status: d.active ? "active" : "inactive" });
 
-export function createDiscount(ctx: ActorContext, input: v.InferOutput<typeof discountCreateInput>) {
-  storeWrite(ctx, input.siteId);
+export async function createDiscount(ctx: ActorContext, input: v.InferOutput<typeof discountCreateInput>) {
+  await storeWrite(ctx, input.siteId);
   checkAmount(input.kind, input.amount);
   const startsAt = toDate(input.startsAt) ?? null;
   const endsAt = toDate(input.endsAt) ?? null;
   checkWindow(startsAt, endsAt);
   const code = input.code.toUpperCase();
   const now = ctx.deps.clock.now();
-  return mutate(ctx, input.siteId, (tx) => {
-    const dup = tx.select({ id: discounts.id }).from(discounts).where(and(eq(discounts.siteId, input.siteId), eq(discounts.code, code))).get();
+  return mutate(ctx, input.siteId, async (tx) => {
+    const dup = (await tx.select({ id: discounts.id }).from(discounts).where(and(eq(discounts.siteId, input.siteId), eq(discounts.code, code))).limit(1))[0];
     if (dup) throw conflict(`The discount code ${code} already exists (discount ${dup.id}).`);
-    const d = tx
-      .insert(discounts)
-      .values({
-        siteId: input.siteId,
-        code,
-        kind: input.kind,
-        amount: input.amount,
-        minSubtotal: input.minSubtotal ?? null,
-        startsAt,
-        endsAt,
-        usageLimit: input.usageLimit ?? null,
-        active: input.active,
-        createdAt: now,
-      })
-      .returning()
-      .get();
-    audit(tx, ctx, "discounts.create", { type: "discount", id: d.id, siteId: input.siteId, detail: { code } });
+    const d = (await tx
+          .insert(discounts)
+          .values({
+            siteId: input.siteId,
+            code,
+            kind: input.kind,
+            amount: input.amount,
+            minSubtotal: input.minSubtotal ?? null,
+            startsAt,
+            endsAt,
+            usageLimit: input.usageLimit ?? null,
+            active: input.active,
+            createdAt: now,
+          })
+          .returning())[0];
+    await audit(tx, ctx, "discounts.create", { type: "discount", id: d.id, siteId: input.siteId, detail: { code } });
     return compact(d);
   });
 }
 
-export function updateDiscount(ctx: ActorContext, input: v.InferOutput<typeof discountUpdateInput>) {
-  storeWrite(ctx, input.siteId);
-  return mutate(ctx, input.siteId, (tx) => {
-    const before = discountInSite(tx, input.siteId, input.discountId);
+export async function updateDiscount(ctx: ActorContext, input: v.InferOutput<typeof discountUpdateInput>) {
+  await storeWrite(ctx, input.siteId);
+  return mutate(ctx, input.siteId, async (tx) => {
+    const before = await discountInSite(tx, input.siteId, input.discountId);
     const set: Partial<DiscountRow> = {};
     if (input.amount !== undefined) (checkAmount(before.kind, input.amount), (set.amount = input.amount));
     if (input.minSubtotal !== undefined) set.minSubtotal = input.minSubtotal;
@@ -136,35 +133,35 @@ export function updateDiscount(ctx: ActorContext, input: v.InferOutput<typeof di
     if (input.usageLimit !== undefined) set.usageLimit = input.usageLimit;
     if (input.active !== undefined) set.active = input.active;
     checkWindow(set.startsAt !== undefined ? set.startsAt : before.startsAt, set.endsAt !== undefined ? set.endsAt : before.endsAt);
-    const d = Object.keys(set).length ? tx.update(discounts).set(set).where(eq(discounts.id, before.id)).returning().get() : before;
-    audit(tx, ctx, "discounts.update", { type: "discount", id: d.id, siteId: input.siteId, detail: { fields: Object.keys(set) } });
+    const d = Object.keys(set).length ? (await tx.update(discounts).set(set).where(eq(discounts.id, before.id)).returning())[0] : before;
+    await audit(tx, ctx, "discounts.update", { type: "discount", id: d.id, siteId: input.siteId, detail: { fields: Object.keys(set) } });
     return compact(d);
   });
 }
 
-export function deleteDiscount(ctx: ActorContext, input: v.InferOutput<typeof discountRef>) {
-  storeWrite(ctx, input.siteId);
-  return mutate(ctx, input.siteId, (tx) => {
-    const d = discountInSite(tx, input.siteId, input.discountId);
-    const used = tx.select({ n: sql<number>`count(*)` }).from(orders).where(eq(orders.discountId, d.id)).get()!.n;
+export async function deleteDiscount(ctx: ActorContext, input: v.InferOutput<typeof discountRef>) {
+  await storeWrite(ctx, input.siteId);
+  return mutate(ctx, input.siteId, async (tx) => {
+    const d = await discountInSite(tx, input.siteId, input.discountId);
+    const used = (await tx.select({ n: sql<number>`count(*)` }).from(orders).where(eq(orders.discountId, d.id)).limit(1))[0]!.n;
     if (used) throw conflict(`Discount ${d.code} is recorded on ${used} orders and cannot be deleted; set active: false instead.`);
-    tx.delete(discounts).where(eq(discounts.id, d.id)).run();
-    audit(tx, ctx, "discounts.delete", { type: "discount", id: d.id, siteId: input.siteId, detail: { code: d.code } });
+    await tx.delete(discounts).where(eq(discounts.id, d.id));
+    await audit(tx, ctx, "discounts.delete", { type: "discount", id: d.id, siteId: input.siteId, detail: { code: d.code } });
     return { id: d.id, code: d.code, deleted: true };
   });
 }
 
-export function getDiscount(ctx: ActorContext, input: v.InferOutput<typeof discountRef>) {
-  storeRead(ctx, input.siteId);
-  return out(discountInSite(ctx.deps.db, input.siteId, input.discountId), ctx.deps.clock.now());
+export async function getDiscount(ctx: ActorContext, input: v.InferOutput<typeof discountRef>) {
+  await storeRead(ctx, input.siteId);
+  return out(await discountInSite(ctx.deps.db, input.siteId, input.discountId), ctx.deps.clock.now());
 }
 
-export function listDiscounts(ctx: ActorContext, input: v.InferOutput<typeof discountListInput>) {
-  storeRead(ctx, input.siteId);
+export async function listDiscounts(ctx: ActorContext, input: v.InferOutput<typeof discountListInput>) {
+  await storeRead(ctx, input.siteId);
   const db = ctx.deps.db;
   const where = and(eq(discounts.siteId, input.siteId), input.activeOnly ? eq(discounts.active, true) : undefined);
-  const total = db.select({ n: sql<number>`count(*)` }).from(discounts).where(where).get()!.n;
-  const rows = db.select().from(discounts).where(where).orderBy(desc(discounts.createdAt), desc(discounts.id)).limit(input.limit).offset(input.offset).all();
+  const total = (await db.select({ n: sql<number>`count(*)` }).from(discounts).where(where).limit(1))[0]!.n;
+  const rows = await db.select().from(discounts).where(where).orderBy(desc(discounts.createdAt), desc(discounts.id)).limit(input.limit).offset(input.offset);
   const now = ctx.deps.clock.now();
   return page(rows.map((d) => out(d, now)), total, input.limit, input.offset);
 }

@@ -17,67 +17,65 @@ import { customerMessageReplies, customerMessages, customers } from "./tables";
 
 type MessageRow = typeof customerMessages.$inferSelect;
 
-function messageInSite(q: Q, siteId: number, id: number): MessageRow {
-  const m = q.select().from(customerMessages).where(and(eq(customerMessages.id, id), eq(customerMessages.siteId, siteId))).get();
+async function messageInSite(q: Q, siteId: number, id: number): Promise<MessageRow> {
+  const m = (await q.select().from(customerMessages).where(and(eq(customerMessages.id, id), eq(customerMessages.siteId, siteId))).limit(1))[0];
   if (!m) throw notFound(`Customer message ${id} not found on site ${siteId}.`);
   return m;
 }
 
-export function createMessage(ctx: ActorContext, input: v.InferOutput<typeof messageCreateInput>) {
-  storeWrite(ctx, input.siteId);
+export async function createMessage(ctx: ActorContext, input: v.InferOutput<typeof messageCreateInput>) {
+  await storeWrite(ctx, input.siteId);
   const now = ctx.deps.clock.now();
   const email = input.email.trim().toLowerCase();
-  return mutate(ctx, input.siteId, (tx) => {
-    const customer = tx.select({ id: customers.id }).from(customers).where(and(eq(customers.siteId, input.siteId), eq(customers.email, email))).get();
-    const m = tx
-      .insert(customerMessages)
-      .values({ siteId: input.siteId, customerId: customer?.id ?? null, email, subject: input.subject.trim(), status: "open", createdAt: now, updatedAt: now })
-      .returning()
-      .get();
-    tx.insert(customerMessageReplies).values({ messageId: m.id, author: "customer", userId: null, body: input.body, createdAt: now }).run();
-    audit(tx, ctx, "customer_messages.create", { type: "customer_message", id: m.id, siteId: input.siteId });
+  return mutate(ctx, input.siteId, async (tx) => {
+    const customer = (await tx.select({ id: customers.id }).from(customers).where(and(eq(customers.siteId, input.siteId), eq(customers.email, email))).limit(1))[0];
+    const m = (await tx
+          .insert(customerMessages)
+          .values({ siteId: input.siteId, customerId: customer?.id ?? null, email, subject: input.subject.trim(), status: "open", createdAt: now, updatedAt: now })
+          .returning())[0];
+    await tx.insert(customerMessageReplies).values({ messageId: m.id, author: "customer", userId: null, body: input.body, createdAt: now });
+    await audit(tx, ctx, "customer_messages.create", { type: "customer_message", id: m.id, siteId: input.siteId });
     return { id: m.id, status: m.status, customerId: m.customerId };
   });
 }
 
-export function replyToMessage(ctx: ActorContext, input: v.InferOutput<typeof messageReplyInput>) {
-  storeWrite(ctx, input.siteId);
+export async function replyToMessage(ctx: ActorContext, input: v.InferOutput<typeof messageReplyInput>) {
+  await storeWrite(ctx, input.siteId);
   const now = ctx.deps.clock.now();
-  return mutate(ctx, input.siteId, (tx) => {
-    const m = messageInSite(tx, input.siteId, input.messageId);
+  return mutate(ctx, input.siteId, async (tx) => {
+    const m = await messageInSite(tx, input.siteId, input.messageId);
     if (m.status === "closed") throw conflict(`Message ${m.id} is closed; reopen it with customer_messages_reopen before replying.`);
-    const r = tx
-      .insert(customerMessageReplies)
-      .values({ messageId: m.id, author: "staff", userId: ctx.principal.userId, body: input.body, createdAt: now })
-      .returning()
-      .get();
-    tx.update(customerMessages).set({ updatedAt: now }).where(eq(customerMessages.id, m.id)).run();
-    audit(tx, ctx, "customer_messages.reply", { type: "customer_message", id: m.id, siteId: input.siteId, detail: { replyId: r.id } });
+    const r = (await tx
+          .insert(customerMessageReplies)
+          .values({ messageId: m.id, author: "staff", userId: ctx.principal.userId, body: input.body, createdAt: now })
+          .returning())[0];
+    await tx.update(customerMessages).set({ updatedAt: now }).where(eq(customerMessages.id, m.id));
+    await audit(tx, ctx, "customer_messages.reply", { type: "customer_message", id: m.id, siteId: input.siteId, detail: { replyId: r.id } });
     return { id: m.id, replyId: r.id, status: m.status };
   });
 }
 
-function setStatus(ctx: ActorContext, input: v.InferOutput<typeof messageRef>, status: "open" | "closed") {
-  storeWrite(ctx, input.siteId);
+async function setStatus(ctx: ActorContext, input: v.InferOutput<typeof messageRef>, status: "open" | "closed") {
+  await storeWrite(ctx, input.siteId);
   const now = ctx.deps.clock.now();
-  return mutate(ctx, input.siteId, (tx) => {
-    const m = messageInSite(tx, input.siteId, input.messageId);
+  return mutate(ctx, input.siteId, async (tx) => {
+    const m = await messageInSite(tx, input.siteId, input.messageId);
     if (m.status !== status) {
-      tx.update(customerMessages).set({ status, updatedAt: now }).where(eq(customerMessages.id, m.id)).run();
-      audit(tx, ctx, status === "closed" ? "customer_messages.close" : "customer_messages.reopen", { type: "customer_message", id: m.id, siteId: input.siteId });
+      await tx.update(customerMessages).set({ status, updatedAt: now }).where(eq(customerMessages.id, m.id));
+      await audit(tx, ctx, status === "closed" ? "customer_messages.close" : "customer_messages.reopen", { type: "customer_message", id: m.id, siteId: input.siteId });
     }
     return { id: m.id, status, previousStatus: m.status };
   });
 }
 
-export const closeMessage = (ctx: ActorContext, input: v.InferOutput<typeof messageRef>) => setStatus(ctx, input, "closed");
-export const reopenMessage = (ctx: ActorContext, input: v.InferOutput<typeof messageRef>) => setStatus(ctx, input, "open");
+export const closeMessage = async (ctx: ActorContext, input: v.InferOutput<typeof messageRef>) => await setStatus(ctx, input, "closed");
+export const reopenMessage = async (ctx: ActorContext, input: v.InferOutput<typeof messageRef>) => await setStatus(ctx, input, "open");
 
-export function getMessage(ctx: ActorContext, input: v.InferOutput<typeof messageRef>) {
-  storeRead(ctx, input.siteId);
+export async function getMessage(ctx: ActorContext, input: v.InferOutput<typeof messageRef>) {
+  await storeRead(ctx, input.siteId);
   const db = ctx.deps.db;
-  const m = messageInSite(db, input.siteId, input.messageId);
-  const replies = db.select().from(customerMessageReplies).where(eq(customerMessageReplies.messageId, m.id)).orderBy(asc(customerMessageReplies.createdAt), asc(customerMessageReplies.id)).all();
+  const m = await messageInSite(db, input.siteId, input.messageId);
+  const replies = await db.select().from(customerMessageReplies).where(eq(customerMessageReplies.messageId, m.id)).orderBy(asc(customerMessageReplies.createdAt), asc(customerMessageReplies.id));
   return {
     id: m.id,
     email: m.email,
@@ -90,24 +88,23 @@ export function getMessage(ctx: ActorContext, input: v.InferOutput<typeof messag
   };
 }
 
-export function listMessages(ctx: ActorContext, input: v.InferOutput<typeof messageListInput>) {
-  storeRead(ctx, input.siteId);
+export async function listMessages(ctx: ActorContext, input: v.InferOutput<typeof messageListInput>) {
+  await storeRead(ctx, input.siteId);
   const db = ctx.deps.db;
   const where = and(eq(customerMessages.siteId, input.siteId), input.status ? eq(customerMessages.status, input.status) : undefined);
-  const total = db.select({ n: sql<number>`count(*)` }).from(customerMessages).where(where).get()!.n;
-  const rows = db
-    .select({
-      m: customerMessages,
-      // Spelled out: drizzle leaves columns unqualified inside sql``, which a correlated subquery cannot afford.
-      replies: sql<number>`(select count(*) from customer_message_replies r where r.message_id = ${customerMessages}.id)`,
-      lastAuthor: sql<string | null>`(select r.author from customer_message_replies r where r.message_id = ${customerMessages}.id order by r.id desc limit 1)`,
-    })
-    .from(customerMessages)
-    .where(where)
-    .orderBy(desc(customerMessages.updatedAt), desc(customerMessages.id))
-    .limit(input.limit)
-    .offset(input.offset)
-    .all();
+  const total = (await db.select({ n: sql<number>`count(*)` }).from(customerMessages).where(where).limit(1))[0]!.n;
+  const rows = await db
+        .select({
+          m: customerMessages,
+          // Spelled out: drizzle leaves columns unqualified inside sql``, which a correlated subquery cannot afford.
+          replies: sql<number>`(select count(*) from customer_message_replies r where r.message_id = ${customerMessages}.id)`,
+          lastAuthor: sql<string | null>`(select r.author from customer_message_replies r where r.message_id = ${customerMessages}.id order by r.id desc limit 1)`,
+        })
+        .from(customerMessages)
+        .where(where)
+        .orderBy(desc(customerMessages.updatedAt), desc(customerMessages.id))
+        .limit(input.limit)
+        .offset(input.offset);
   const items = rows.map(({ m, replies, lastAuthor }) => ({
     id: m.id,
     email: m.email,

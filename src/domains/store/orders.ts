@@ -33,6 +33,7 @@ import { orderTotals, unitPrice, type BulkRule } from "./pricing";
 import type { OrderCreateInput, orderListInput, orderRef, OrderStatus, orderStatusInput } from "./schemas";
 import { storeOf } from "./settings";
 import { bulkPricingRules, customers, discounts, orderItems, orders, products, productVariants } from "./tables";
+import { mapSeq } from "../../core/maybe";
 
 export const ORDER_TRANSITIONS: Record<OrderStatus, readonly OrderStatus[]> = {
   pending: ["paid", "cancelled"],
@@ -44,8 +45,8 @@ export const ORDER_TRANSITIONS: Record<OrderStatus, readonly OrderStatus[]> = {
 
 type OrderRow = typeof orders.$inferSelect;
 
-function orderInSite(q: Q, siteId: number, id: number): OrderRow {
-  const o = q.select().from(orders).where(and(eq(orders.id, id), eq(orders.siteId, siteId))).get();
+async function orderInSite(q: Q, siteId: number, id: number): Promise<OrderRow> {
+  const o = (await q.select().from(orders).where(and(eq(orders.id, id), eq(orders.siteId, siteId))).limit(1))[0];
   if (!o) throw notFound(`Order ${id} not found on site ${siteId}.`);
   return o;
 }
@@ -58,36 +59,35 @@ interface PricedLine {
   tracked: boolean;
 }
 
-function priceLine(tx: Tx, siteId: number, item: OrderCreateInput["items"][number], i: number): PricedLine {
+async function priceLine(tx: Tx, siteId: number, item: OrderCreateInput["items"][number], i: number): Promise<PricedLine> {
   const where = `items[${i}]`;
-  const product = productInSite(tx, siteId, item.productId);
+  const product = await productInSite(tx, siteId, item.productId);
   if (product.status !== "active") throw conflict(`${where}: product ${product.id} ("${product.name}") is ${product.status}; only active products can be ordered.`);
-  const hasOptions = optionTree(tx, product.id).length > 0;
+  const hasOptions = (await optionTree(tx, product.id)).length > 0;
   let variant: VariantRow | null = null;
   if (item.variantId !== undefined) {
-    variant = tx.select().from(productVariants).where(and(eq(productVariants.id, item.variantId), eq(productVariants.productId, product.id))).get() ?? null;
+    variant = (await tx.select().from(productVariants).where(and(eq(productVariants.id, item.variantId), eq(productVariants.productId, product.id))).limit(1))[0] ?? null;
     if (!variant) throw invalid(`${where}: variant ${item.variantId} is not a variant of product ${product.id}.`);
     if (!variant.active) throw conflict(`${where}: variant ${variant.id} ("${variant.name}") is inactive and cannot be ordered.`);
   } else if (hasOptions) {
     throw invalid(`${where}: product ${product.id} ("${product.name}") has options; give the variantId of the variant ordered.`);
   }
-  const rules = tx.select().from(bulkPricingRules).where(eq(bulkPricingRules.productId, product.id)).all() as BulkRule[];
+  const rules = (await tx.select().from(bulkPricingRules).where(eq(bulkPricingRules.productId, product.id))) as BulkRule[];
   const base = variant?.price ?? product.price;
   return { product, variant, quantity: item.quantity, unitPrice: unitPrice(base, rules, item.quantity, variant?.id ?? null).unitPrice, tracked: product.trackInventory };
 }
 
 /** Takes stock for tracked lines; refuses the whole order when any line asks for more than there is. */
-function takeStock(tx: Tx, lines: PricedLine[]) {
+async function takeStock(tx: Tx, lines: PricedLine[]) {
   for (const l of lines) {
     if (!l.tracked) continue;
     const table = l.variant ? productVariants : products;
     const id = l.variant?.id ?? l.product.id;
-    const taken = tx
-      .update(table)
-      .set({ quantity: sql`${table.quantity} - ${l.quantity}` })
-      .where(and(eq(table.id, id), sql`coalesce(${table.quantity}, 0) >= ${l.quantity}`))
-      .returning({ id: table.id })
-      .get();
+    const taken = (await tx
+          .update(table)
+          .set({ quantity: sql`${table.quantity} - ${l.quantity}` })
+          .where(and(eq(table.id, id), sql`coalesce(${table.quantity}, 0) >= ${l.quantity}`))
+          .returning({ id: table.id }))[0];
     if (!taken) {
       const available = (l.variant ? l.variant.quantity : l.product.quantity) ?? 0;
       const name = l.variant ? `${l.product.name} (${l.variant.name})` : l.product.name;
@@ -100,22 +100,22 @@ function takeStock(tx: Tx, lines: PricedLine[]) {
   }
 }
 
-function restock(tx: Tx, orderId: number) {
-  const lines = tx.select().from(orderItems).where(and(eq(orderItems.orderId, orderId), eq(orderItems.stockTaken, true))).all();
+async function restock(tx: Tx, orderId: number) {
+  const lines = await tx.select().from(orderItems).where(and(eq(orderItems.orderId, orderId), eq(orderItems.stockTaken, true)));
   for (const l of lines) {
     // A line whose product or variant was deleted since has nothing to return to.
     if (l.variantId !== null)
-      tx.update(productVariants).set({ quantity: sql`coalesce(${productVariants.quantity}, 0) + ${l.quantity}` }).where(eq(productVariants.id, l.variantId)).run();
+      await tx.update(productVariants).set({ quantity: sql`coalesce(${productVariants.quantity}, 0) + ${l.quantity}` }).where(eq(productVariants.id, l.variantId));
     else if (l.productId !== null)
-      tx.update(products).set({ quantity: sql`coalesce(${products.quantity}, 0) + ${l.quantity}` }).where(eq(products.id, l.productId)).run();
+      await tx.update(products).set({ quantity: sql`coalesce(${products.quantity}, 0) + ${l.quantity}` }).where(eq(products.id, l.productId));
   }
-  tx.update(orderItems).set({ stockTaken: false }).where(eq(orderItems.orderId, orderId)).run();
+  await tx.update(orderItems).set({ stockTaken: false }).where(eq(orderItems.orderId, orderId));
 }
 
-function orderOut(q: Q, o: OrderRow) {
-  const items = q.select().from(orderItems).where(eq(orderItems.orderId, o.id)).orderBy(asc(orderItems.id)).all();
-  const customer = o.customerId ? q.select({ id: customers.id, email: customers.email, name: customers.name }).from(customers).where(eq(customers.id, o.customerId)).get() ?? null : null;
-  const discount = o.discountId ? q.select({ code: discounts.code }).from(discounts).where(eq(discounts.id, o.discountId)).get() : undefined;
+async function orderOut(q: Q, o: OrderRow) {
+  const items = await q.select().from(orderItems).where(eq(orderItems.orderId, o.id)).orderBy(asc(orderItems.id));
+  const customer = o.customerId ? (await q.select({ id: customers.id, email: customers.email, name: customers.name }).from(customers).where(eq(customers.id, o.customerId)).limit(1))[0] ?? null : null;
+  const discount = o.discountId ? (await q.select({ code: discounts.code }).from(discounts).where(eq(discounts.id, o.discountId)).limit(1))[0] : undefined;
   return {
     id: o.id,
     siteId: o.siteId,
@@ -142,8 +142,8 @@ function orderOut(q: Q, o: OrderRow) {
   };
 }
 
-export function createOrder(ctx: ActorContext, input: OrderCreateInput) {
-  storeWrite(ctx, input.siteId);
+export async function createOrder(ctx: ActorContext, input: OrderCreateInput) {
+  await storeWrite(ctx, input.siteId);
   if (input.customerId !== undefined && input.customer) throw invalid("Give customerId or customer, not both.");
   const seen = new Set<string>();
   input.items.forEach((it, i) => {
@@ -152,63 +152,60 @@ export function createOrder(ctx: ActorContext, input: OrderCreateInput) {
     seen.add(key);
   });
   const now = ctx.deps.clock.now();
-  return mutate(ctx, input.siteId, (tx) => {
-    const store = storeOf(tx, input.siteId);
+  return mutate(ctx, input.siteId, async (tx) => {
+    const store = await storeOf(tx, input.siteId);
     if (!store?.enabled) throw conflict(`Site ${input.siteId} has no enabled store; enable it with store_settings_update first.`);
     const customer =
       input.customerId !== undefined
-        ? customerInSite(tx, input.siteId, input.customerId)
+        ? await customerInSite(tx, input.siteId, input.customerId)
         : input.customer
-          ? findOrCreateCustomer(tx, input.siteId, input.customer.email, input.customer.name, now)
+          ? await findOrCreateCustomer(tx, input.siteId, input.customer.email, input.customer.name, now)
           : null;
-    const lines = input.items.map((it, i) => priceLine(tx, input.siteId, it, i));
+    const lines = await mapSeq(input.items, async (it, i) => await priceLine(tx, input.siteId, it, i));
     const subtotalOnly = orderTotals(lines);
-    const discount = input.discountCode ? redeemDiscount(tx, input.siteId, input.discountCode, subtotalOnly.subtotal, now) : null;
+    const discount = input.discountCode ? await redeemDiscount(tx, input.siteId, input.discountCode, subtotalOnly.subtotal, now) : null;
     const totals = orderTotals(lines, discount?.terms);
-    takeStock(tx, lines);
-    const order = tx
-      .insert(orders)
-      .values({
-        siteId: input.siteId,
-        customerId: customer?.id ?? null,
-        status: "pending",
-        currency: store.currency,
-        subtotal: totals.subtotal,
-        discountTotal: totals.discountTotal,
-        total: totals.total,
-        discountId: discount?.row.id ?? null,
-        notes: clean(input.notes) ?? null,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning()
-      .get();
-    lines.forEach((l, i) =>
-      tx
-        .insert(orderItems)
-        .values({
-          orderId: order.id,
-          productId: l.product.id,
-          variantId: l.variant?.id ?? null,
-          name: l.variant ? `${l.product.name} — ${l.variant.name}` : l.product.name,
-          sku: l.variant?.sku ?? l.product.sku,
-          quantity: l.quantity,
-          unitPrice: l.unitPrice,
-          lineTotal: totals.lineTotals[i]!,
-          stockTaken: l.tracked,
-        })
-        .run(),
-    );
-    audit(tx, ctx, "orders.create", { type: "order", id: order.id, siteId: input.siteId, detail: { total: totals.total, lines: lines.length, discount: discount?.row.code ?? null } });
-    return orderOut(tx, order);
+    await takeStock(tx, lines);
+    const order = (await tx
+          .insert(orders)
+          .values({
+            siteId: input.siteId,
+            customerId: customer?.id ?? null,
+            status: "pending",
+            currency: store.currency,
+            subtotal: totals.subtotal,
+            discountTotal: totals.discountTotal,
+            total: totals.total,
+            discountId: discount?.row.id ?? null,
+            notes: clean(input.notes) ?? null,
+            createdAt: now,
+            updatedAt: now,
+          })
+          .returning())[0];
+    await mapSeq(lines, async (l, i) =>
+            (await tx
+                      .insert(orderItems)
+                      .values({
+                        orderId: order.id,
+                        productId: l.product.id,
+                        variantId: l.variant?.id ?? null,
+                        name: l.variant ? `${l.product.name} — ${l.variant.name}` : l.product.name,
+                        sku: l.variant?.sku ?? l.product.sku,
+                        quantity: l.quantity,
+                        unitPrice: l.unitPrice,
+                        lineTotal: totals.lineTotals[i]!,
+                        stockTaken: l.tracked,
+                      })));
+    await audit(tx, ctx, "orders.create", { type: "order", id: order.id, siteId: input.siteId, detail: { total: totals.total, lines: lines.length, discount: discount?.row.code ?? null } });
+    return await orderOut(tx, order);
   });
 }
 
-export function updateOrderStatus(ctx: ActorContext, input: v.InferOutput<typeof orderStatusInput>) {
-  storeWrite(ctx, input.siteId);
+export async function updateOrderStatus(ctx: ActorContext, input: v.InferOutput<typeof orderStatusInput>) {
+  await storeWrite(ctx, input.siteId);
   const now = ctx.deps.clock.now();
-  return mutate(ctx, input.siteId, (tx) => {
-    const before = orderInSite(tx, input.siteId, input.orderId);
+  return mutate(ctx, input.siteId, async (tx) => {
+    const before = await orderInSite(tx, input.siteId, input.orderId);
     const from = before.status as OrderStatus;
     if (from === input.status) return { id: before.id, status: from, previousStatus: from };
     if (!ORDER_TRANSITIONS[from].includes(input.status))
@@ -217,39 +214,38 @@ export function updateOrderStatus(ctx: ActorContext, input: v.InferOutput<typeof
           (ORDER_TRANSITIONS[from].length ? `Allowed from ${from}: ${ORDER_TRANSITIONS[from].join(", ")}.` : `${from} is final.`),
       );
     const restocked = input.status === "cancelled" || (input.status === "refunded" && from === "paid");
-    if (restocked) restock(tx, before.id);
-    if (input.status === "cancelled" && before.discountId !== null) releaseDiscount(tx, before.discountId);
-    tx.update(orders).set({ status: input.status, updatedAt: now }).where(eq(orders.id, before.id)).run();
-    audit(tx, ctx, "orders.update_status", { type: "order", id: before.id, siteId: input.siteId, detail: { from, to: input.status, restocked } });
+    if (restocked) await restock(tx, before.id);
+    if (input.status === "cancelled" && before.discountId !== null) await releaseDiscount(tx, before.discountId);
+    await tx.update(orders).set({ status: input.status, updatedAt: now }).where(eq(orders.id, before.id));
+    await audit(tx, ctx, "orders.update_status", { type: "order", id: before.id, siteId: input.siteId, detail: { from, to: input.status, restocked } });
     return { id: before.id, status: input.status, previousStatus: from, restocked };
   });
 }
 
-export function getOrder(ctx: ActorContext, input: v.InferOutput<typeof orderRef>) {
-  storeRead(ctx, input.siteId);
-  return orderOut(ctx.deps.db, orderInSite(ctx.deps.db, input.siteId, input.orderId));
+export async function getOrder(ctx: ActorContext, input: v.InferOutput<typeof orderRef>) {
+  await storeRead(ctx, input.siteId);
+  return await orderOut(ctx.deps.db, await orderInSite(ctx.deps.db, input.siteId, input.orderId));
 }
 
-export function listOrders(ctx: ActorContext, input: v.InferOutput<typeof orderListInput>) {
-  storeRead(ctx, input.siteId);
+export async function listOrders(ctx: ActorContext, input: v.InferOutput<typeof orderListInput>) {
+  await storeRead(ctx, input.siteId);
   const db = ctx.deps.db;
   const where = and(
     eq(orders.siteId, input.siteId),
     input.status ? eq(orders.status, input.status) : undefined,
     input.customerId ? eq(orders.customerId, input.customerId) : undefined,
   );
-  const total = db.select({ n: sql<number>`count(*)` }).from(orders).where(where).get()!.n;
-  const rows = db
-    .select({ o: orders, email: customers.email })
-    .from(orders)
-    .leftJoin(customers, eq(customers.id, orders.customerId))
-    .where(where)
-    .orderBy(desc(orders.createdAt), desc(orders.id))
-    .limit(input.limit)
-    .offset(input.offset)
-    .all();
+  const total = (await db.select({ n: sql<number>`count(*)` }).from(orders).where(where).limit(1))[0]!.n;
+  const rows = await db
+        .select({ o: orders, email: customers.email })
+        .from(orders)
+        .leftJoin(customers, eq(customers.id, orders.customerId))
+        .where(where)
+        .orderBy(desc(orders.createdAt), desc(orders.id))
+        .limit(input.limit)
+        .offset(input.offset);
   const counts = rows.length
-    ? db.select({ orderId: orderItems.orderId, n: sql<number>`sum(${orderItems.quantity})` }).from(orderItems).where(inArray(orderItems.orderId, rows.map((r) => r.o.id))).groupBy(orderItems.orderId).all()
+    ? (await db.select({ orderId: orderItems.orderId, n: sql<number>`sum(${orderItems.quantity})` }).from(orderItems).where(inArray(orderItems.orderId, rows.map((r) => r.o.id))).groupBy(orderItems.orderId))
     : [];
   const items = rows.map(({ o, email }) => ({
     id: o.id,

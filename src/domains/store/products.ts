@@ -23,6 +23,7 @@ import { productDetail, productInSite, type ProductRow } from "./catalog";
 import { MAX_METADATA_BYTES, type ProductCreateInput, type productGetInput, type productListInput, type productRef, type productSetStatusInput, type ProductUpdateInput } from "./schemas";
 import { productCategories, productImages, products, productVariants, type ProductStatus } from "./tables";
 import { assertSellable, checkCompareAt, insertVariants, prepareRules, replaceRules, writeOptions } from "./variants";
+import { mapSeq } from "../../core/maybe";
 
 export const STATUS_TRANSITIONS: Record<ProductStatus, readonly ProductStatus[]> = {
   draft: ["active", "inactive"],
@@ -64,18 +65,17 @@ function normalizeTags(tags: string[] | null | undefined): string[] | null | und
   return out;
 }
 
-function checkCategory(q: Q, siteId: number, categoryId: number | null | undefined) {
+async function checkCategory(q: Q, siteId: number, categoryId: number | null | undefined) {
   if (categoryId === null || categoryId === undefined) return;
-  const c = q.select({ id: productCategories.id }).from(productCategories).where(and(eq(productCategories.id, categoryId), eq(productCategories.siteId, siteId))).get();
+  const c = (await q.select({ id: productCategories.id }).from(productCategories).where(and(eq(productCategories.id, categoryId), eq(productCategories.siteId, siteId))).limit(1))[0];
   if (!c) throw invalid(`Product category ${categoryId} does not exist on this site.`);
 }
 
-function slugTaken(q: Q, siteId: number, slug: string, exceptId?: number) {
-  const row = q
-    .select({ id: products.id })
-    .from(products)
-    .where(and(eq(products.siteId, siteId), eq(products.slug, slug), exceptId ? ne(products.id, exceptId) : undefined))
-    .get();
+async function slugTaken(q: Q, siteId: number, slug: string, exceptId?: number) {
+  const row = (await q
+      .select({ id: products.id })
+      .from(products)
+      .where(and(eq(products.siteId, siteId), eq(products.slug, slug), exceptId ? ne(products.id, exceptId) : undefined)).limit(1))[0];
   return row?.id ?? null;
 }
 
@@ -92,114 +92,112 @@ function scalarValues(input: Partial<ProductCreateInput>) {
   return out;
 }
 
-function writeImages(tx: Tx, productId: number, images: { url: string; alt?: string | null }[], now: Date) {
-  tx.delete(productImages).where(eq(productImages.productId, productId)).run();
-  images.forEach((img, i) =>
-    tx.insert(productImages).values({ productId, url: img.url, alt: clean(img.alt) ?? null, order: i, createdAt: now }).run(),
-  );
+async function writeImages(tx: Tx, productId: number, images: { url: string; alt?: string | null }[], now: Date) {
+  await tx.delete(productImages).where(eq(productImages.productId, productId));
+  await mapSeq(images, async (img, i) =>
+        (await tx.insert(productImages).values({ productId, url: img.url, alt: clean(img.alt) ?? null, order: i, createdAt: now })));
 }
 
 const compact = (p: ProductRow) => ({ id: p.id, slug: p.slug, status: p.status });
 
-export function createProduct(ctx: ActorContext, input: ProductCreateInput) {
-  storeWrite(ctx, input.siteId);
+export async function createProduct(ctx: ActorContext, input: ProductCreateInput) {
+  await storeWrite(ctx, input.siteId);
   checkCompareAt(input.price, input.compareAtPrice, "");
   checkMetadata(input.metadata);
   input.images?.forEach((img, i) => checkImageUrl(img.url, `images[${i}].url`));
   input.variants?.forEach((x, i) => x.image && checkImageUrl(x.image, `variants[${i}].image`));
   if (input.variants?.length && !input.options?.length) throw invalid("variants need options: give options (e.g. Size: S, M, L) with the variants.");
   const now = ctx.deps.clock.now();
-  return mutate(ctx, input.siteId, (tx) => {
-    checkCategory(tx, input.siteId, input.categoryId);
+  return mutate(ctx, input.siteId, async (tx) => {
+    await checkCategory(tx, input.siteId, input.categoryId);
     let slug: string;
     if (input.slug) {
-      const owner = slugTaken(tx, input.siteId, input.slug);
+      const owner = await slugTaken(tx, input.siteId, input.slug);
       if (owner) throw conflict(`The slug "${input.slug}" is already used by product ${owner} on this site.`);
       slug = input.slug;
-    } else slug = uniqueSlug(slugify(input.name, "product"), (s) => slugTaken(tx, input.siteId, s) !== null);
-    let product = tx
-      .insert(products)
-      .values({ ...scalarValues(input), name: input.name.trim(), price: input.price, siteId: input.siteId, slug, status: "draft", createdAt: now, updatedAt: now })
-      .returning()
-      .get();
-    if (input.images) writeImages(tx, product.id, input.images, now);
-    const tree = input.options ? writeOptions(tx, product.id, input.options, now) : [];
-    if (input.variants?.length) insertVariants(tx, product, tree, input.variants, now);
-    if (input.bulkPricing?.length) replaceRules(tx, product.id, prepareRules(tx, product.id, tree, input.bulkPricing), now);
+    } else slug = await uniqueSlug(slugify(input.name, "product"), async (s) => await slugTaken(tx, input.siteId, s) !== null);
+    let product = (await tx
+          .insert(products)
+          .values({ ...scalarValues(input), name: input.name.trim(), price: input.price, siteId: input.siteId, slug, status: "draft", createdAt: now, updatedAt: now })
+          .returning())[0];
+    if (input.images) await writeImages(tx, product.id, input.images, now);
+    const tree = input.options ? await writeOptions(tx, product.id, input.options, now) : [];
+    if (input.variants?.length) await insertVariants(tx, product, tree, input.variants, now);
+    if (input.bulkPricing?.length) await replaceRules(tx, product.id, await prepareRules(tx, product.id, tree, input.bulkPricing), now);
     const status = input.status ?? "draft";
     if (status !== "draft") {
       checkTransition("draft", status);
-      product = tx.update(products).set({ status }).where(eq(products.id, product.id)).returning().get();
-      assertSellable(tx, product);
+      product = (await tx.update(products).set({ status }).where(eq(products.id, product.id)).returning())[0];
+      await assertSellable(tx, product);
     }
-    audit(tx, ctx, "products.create", { type: "product", id: product.id, siteId: input.siteId, detail: { slug, status } });
+    await audit(tx, ctx, "products.create", { type: "product", id: product.id, siteId: input.siteId, detail: { slug, status } });
     return compact(product);
   });
 }
 
-export function updateProduct(ctx: ActorContext, input: ProductUpdateInput) {
-  storeWrite(ctx, input.siteId);
+export async function updateProduct(ctx: ActorContext, input: ProductUpdateInput) {
+  await storeWrite(ctx, input.siteId);
   checkMetadata(input.metadata);
   input.images?.forEach((img, i) => checkImageUrl(img.url, `images[${i}].url`));
   const now = ctx.deps.clock.now();
-  return mutate(ctx, input.siteId, (tx) => {
-    const before = productInSite(tx, input.siteId, input.productId);
-    checkCategory(tx, input.siteId, input.categoryId);
+  return mutate(ctx, input.siteId, async (tx) => {
+    const before = await productInSite(tx, input.siteId, input.productId);
+    await checkCategory(tx, input.siteId, input.categoryId);
     const values = scalarValues(input);
     checkCompareAt(values.price ?? before.price, values.compareAtPrice !== undefined ? values.compareAtPrice : before.compareAtPrice, "");
     if (input.slug && input.slug !== before.slug) {
-      const owner = slugTaken(tx, input.siteId, input.slug, before.id);
+      const owner = await slugTaken(tx, input.siteId, input.slug, before.id);
       if (owner) throw conflict(`The slug "${input.slug}" is already used by product ${owner} on this site.`);
       values.slug = input.slug;
     }
-    if (input.images) writeImages(tx, before.id, input.images, now);
-    const product = tx.update(products).set({ ...values, updatedAt: now }).where(eq(products.id, before.id)).returning().get();
+    if (input.images) await writeImages(tx, before.id, input.images, now);
+    const product = (await tx.update(products).set({ ...values, updatedAt: now }).where(eq(products.id, before.id)).returning())[0];
     const fields = Object.keys(values).concat(input.images ? ["images"] : []);
-    audit(tx, ctx, "products.update", { type: "product", id: product.id, siteId: input.siteId, detail: { fields } });
+    await audit(tx, ctx, "products.update", { type: "product", id: product.id, siteId: input.siteId, detail: { fields } });
     return compact(product);
   });
 }
 
-export function setProductStatus(ctx: ActorContext, input: v.InferOutput<typeof productSetStatusInput>) {
-  storeWrite(ctx, input.siteId);
+export async function setProductStatus(ctx: ActorContext, input: v.InferOutput<typeof productSetStatusInput>) {
+  await storeWrite(ctx, input.siteId);
   const now = ctx.deps.clock.now();
-  return mutate(ctx, input.siteId, (tx) => {
-    const before = productInSite(tx, input.siteId, input.productId);
+  return mutate(ctx, input.siteId, async (tx) => {
+    const before = await productInSite(tx, input.siteId, input.productId);
     checkTransition(before.status, input.status);
     if (before.status === input.status) return { ...compact(before), previousStatus: before.status };
-    const product = tx.update(products).set({ status: input.status, updatedAt: now }).where(eq(products.id, before.id)).returning().get();
-    assertSellable(tx, product);
-    audit(tx, ctx, "products.set_status", { type: "product", id: product.id, siteId: input.siteId, detail: { from: before.status, to: input.status } });
+    const product = (await tx.update(products).set({ status: input.status, updatedAt: now }).where(eq(products.id, before.id)).returning())[0];
+    await assertSellable(tx, product);
+    await audit(tx, ctx, "products.set_status", { type: "product", id: product.id, siteId: input.siteId, detail: { from: before.status, to: input.status } });
     return { ...compact(product), previousStatus: before.status };
   });
 }
 
-export function deleteProduct(ctx: ActorContext, input: v.InferOutput<typeof productRef>) {
-  storeWrite(ctx, input.siteId);
-  return mutate(ctx, input.siteId, (tx) => {
-    const p = productInSite(tx, input.siteId, input.productId);
+export async function deleteProduct(ctx: ActorContext, input: v.InferOutput<typeof productRef>) {
+  await storeWrite(ctx, input.siteId);
+  return mutate(ctx, input.siteId, async (tx) => {
+    const p = await productInSite(tx, input.siteId, input.productId);
     // Images, options, variants, bulk rules and reviews go with it; order
     // lines keep their name, sku and prices and lose only the link.
-    tx.delete(products).where(eq(products.id, p.id)).run();
-    audit(tx, ctx, "products.delete", { type: "product", id: p.id, siteId: input.siteId, detail: { slug: p.slug, name: p.name } });
+    await tx.delete(products).where(eq(products.id, p.id));
+    await audit(tx, ctx, "products.delete", { type: "product", id: p.id, siteId: input.siteId, detail: { slug: p.slug, name: p.name } });
     return { id: p.id, slug: p.slug, deleted: true };
   });
 }
 
-export function getProduct(ctx: ActorContext, input: v.InferOutput<typeof productGetInput>) {
-  storeRead(ctx, input.siteId);
+export async function getProduct(ctx: ActorContext, input: v.InferOutput<typeof productGetInput>) {
+  await storeRead(ctx, input.siteId);
   const db = ctx.deps.db;
   if ((input.productId === undefined) === (input.slug === undefined)) throw invalid("Give exactly one of productId or slug.");
   const p =
     input.productId !== undefined
-      ? productInSite(db, input.siteId, input.productId)
-      : db.select().from(products).where(and(eq(products.siteId, input.siteId), eq(products.slug, input.slug!))).get();
+      ? await productInSite(db, input.siteId, input.productId)
+      : (await db.select().from(products).where(and(eq(products.siteId, input.siteId), eq(products.slug, input.slug!))).limit(1))[0];
   if (!p) throw notFound(`No product with slug "${input.slug}" on site ${input.siteId}.`);
-  return productDetail(db, p);
+  return await productDetail(db, p);
 }
 
-export function listProducts(ctx: ActorContext, input: v.InferOutput<typeof productListInput>) {
-  storeRead(ctx, input.siteId);
+export async function listProducts(ctx: ActorContext, input: v.InferOutput<typeof productListInput>) {
+  await storeRead(ctx, input.siteId);
   const db = ctx.deps.db;
   const needle = lowerNeedle(input.search);
   const where = and(
@@ -208,27 +206,25 @@ export function listProducts(ctx: ActorContext, input: v.InferOutput<typeof prod
     input.categoryId ? eq(products.categoryId, input.categoryId) : undefined,
     needle ? sql`(instr(lower(${products.name}), ${needle}) > 0 OR instr(lower(${products.sku}), ${needle}) > 0)` : undefined,
   );
-  const total = db.select({ n: sql<number>`count(*)` }).from(products).where(where).get()!.n;
-  const rows = db
-    .select({ p: products, categoryName: productCategories.name })
-    .from(products)
-    .leftJoin(productCategories, eq(productCategories.id, products.categoryId))
-    .where(where)
-    .orderBy(desc(products.createdAt), desc(products.id))
-    .limit(input.limit)
-    .offset(input.offset)
-    .all();
+  const total = (await db.select({ n: sql<number>`count(*)` }).from(products).where(where).limit(1))[0]!.n;
+  const rows = await db
+        .select({ p: products, categoryName: productCategories.name })
+        .from(products)
+        .leftJoin(productCategories, eq(productCategories.id, products.categoryId))
+        .where(where)
+        .orderBy(desc(products.createdAt), desc(products.id))
+        .limit(input.limit)
+        .offset(input.offset);
   const ids = rows.map((r) => r.p.id);
   const images = ids.length
-    ? db.select().from(productImages).where(inArray(productImages.productId, ids)).orderBy(asc(productImages.order), asc(productImages.id)).all()
+    ? (await db.select().from(productImages).where(inArray(productImages.productId, ids)).orderBy(asc(productImages.order), asc(productImages.id)))
     : [];
   const variantCounts = ids.length
-    ? db
-        .select({ productId: productVariants.productId, n: sql<number>`count(*)`, active: sql<number>`sum(${productVariants.active})` })
-        .from(productVariants)
-        .where(inArray(productVariants.productId, ids))
-        .groupBy(productVariants.productId)
-        .all()
+    ? (await db
+              .select({ productId: productVariants.productId, n: sql<number>`count(*)`, active: sql<number>`sum(${productVariants.active})` })
+              .from(productVariants)
+              .where(inArray(productVariants.productId, ids))
+              .groupBy(productVariants.productId))
     : [];
   const items = rows.map(({ p, categoryName }) => {
     const vc = variantCounts.find((x) => x.productId === p.id);

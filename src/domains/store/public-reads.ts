@@ -117,14 +117,13 @@ function toSummary(r: SummaryRow): ProductSummary {
  * search is a keyword match: every whitespace-separated word must appear
  * (case-insensitively, Unicode-aware) in the name or short description.
  */
-export function listActiveProducts(deps: Deps, siteId: number, q: ProductListQuery): { items: ProductSummary[]; total: number } {
+export async function listActiveProducts(deps: Deps, siteId: number, q: ProductListQuery): Promise<{ items: ProductSummary[]; total: number }> {
   const conds: SQL[] = [eq(products.siteId, siteId), eq(products.status, "active")];
   if (q.category !== undefined) {
-    const cat = deps.db
-      .select({ id: productCategories.id })
-      .from(productCategories)
-      .where(and(eq(productCategories.siteId, siteId), eq(productCategories.slug, q.category), eq(productCategories.active, true)))
-      .get();
+    const cat = (await deps.db
+          .select({ id: productCategories.id })
+          .from(productCategories)
+          .where(and(eq(productCategories.siteId, siteId), eq(productCategories.slug, q.category), eq(productCategories.active, true))).limit(1))[0];
     if (!cat) return { items: [], total: 0 };
     conds.push(eq(products.categoryId, cat.id));
   }
@@ -132,35 +131,32 @@ export function listActiveProducts(deps: Deps, siteId: number, q: ProductListQue
   const offset = (q.page - 1) * q.limit;
   if (q.search !== undefined) {
     const words = fold(q.search).split(/\s+/).filter(Boolean);
-    const candidates = deps.db
-      .select({ id: products.id, name: products.name, shortDescription: products.shortDescription })
-      .from(products)
-      .where(where)
-      .orderBy(...ORDER[q.sort])
-      .all();
+    const candidates = await deps.db
+              .select({ id: products.id, name: products.name, shortDescription: products.shortDescription })
+              .from(products)
+              .where(where)
+              .orderBy(...ORDER[q.sort]);
     const matched = candidates.filter((c) => words.every((w) => containsFolded(c.name, w) || containsFolded(c.shortDescription, w)));
     const pageIds = matched.slice(offset, offset + q.limit).map((c) => c.id);
     if (!pageIds.length) return { items: [], total: matched.length };
-    const rows = deps.db
-      .select(summaryColumns)
-      .from(products)
-      .leftJoin(productCategories, activeCategory)
-      .where(inArray(products.id, pageIds))
-      .orderBy(...ORDER[q.sort])
-      .all();
+    const rows = await deps.db
+              .select(summaryColumns)
+              .from(products)
+              .leftJoin(productCategories, activeCategory)
+              .where(inArray(products.id, pageIds))
+              .orderBy(...ORDER[q.sort]);
     return { items: rows.map(toSummary), total: matched.length };
   }
-  const total = deps.db.select({ n: count() }).from(products).where(where).get()!.n;
+  const total = (await deps.db.select({ n: count() }).from(products).where(where).limit(1))[0]!.n;
   if (offset >= total) return { items: [], total };
-  const rows = deps.db
-    .select(summaryColumns)
-    .from(products)
-    .leftJoin(productCategories, activeCategory)
-    .where(where)
-    .orderBy(...ORDER[q.sort])
-    .limit(q.limit)
-    .offset(offset)
-    .all();
+  const rows = await deps.db
+        .select(summaryColumns)
+        .from(products)
+        .leftJoin(productCategories, activeCategory)
+        .where(where)
+        .orderBy(...ORDER[q.sort])
+        .limit(q.limit)
+        .offset(offset);
   return { items: rows.map(toSummary), total };
 }
 
@@ -339,35 +335,31 @@ export function productFieldsView(p: ProductRow, categoryId: number | null) {
 }
 
 /** An active product of the site by slug, with its images, options and values, active variants, bulk pricing and category. */
-export function getActiveProductBySlug(deps: Deps, siteId: number, slug: string): ProductDetail | null {
-  const r = deps.db
-    .select({ p: products, catId: productCategories.id, catName: productCategories.name, catSlug: productCategories.slug })
-    .from(products)
-    .leftJoin(productCategories, activeCategory)
-    .where(and(eq(products.siteId, siteId), eq(products.slug, slug), eq(products.status, "active")))
-    .get();
+export async function getActiveProductBySlug(deps: Deps, siteId: number, slug: string): Promise<ProductDetail | null> {
+  const r = (await deps.db
+      .select({ p: products, catId: productCategories.id, catName: productCategories.name, catSlug: productCategories.slug })
+      .from(products)
+      .leftJoin(productCategories, activeCategory)
+      .where(and(eq(products.siteId, siteId), eq(products.slug, slug), eq(products.status, "active"))).limit(1))[0];
   if (!r) return null;
   const p = r.p;
-  const images = deps.db
-    .select()
-    .from(productImages)
-    .where(eq(productImages.productId, p.id))
-    .orderBy(asc(productImages.order), asc(productImages.id))
-    .all()
+  const images = (await deps.db
+      .select()
+      .from(productImages)
+      .where(eq(productImages.productId, p.id))
+      .orderBy(asc(productImages.order), asc(productImages.id)))
     .map(productImageView);
-  const optionRows = deps.db
-    .select()
-    .from(productOptions)
-    .where(eq(productOptions.productId, p.id))
-    .orderBy(asc(productOptions.order), asc(productOptions.id))
-    .all();
-  const valueRows = optionRows.length
-    ? deps.db
+  const optionRows = await deps.db
         .select()
-        .from(productOptionValues)
-        .where(inArray(productOptionValues.optionId, optionRows.map((o) => o.id)))
-        .orderBy(asc(productOptionValues.order), asc(productOptionValues.id))
-        .all()
+        .from(productOptions)
+        .where(eq(productOptions.productId, p.id))
+        .orderBy(asc(productOptions.order), asc(productOptions.id));
+  const valueRows = optionRows.length
+    ? (await deps.db
+              .select()
+              .from(productOptionValues)
+              .where(inArray(productOptionValues.optionId, optionRows.map((o) => o.id)))
+              .orderBy(asc(productOptionValues.order), asc(productOptionValues.id)))
     : [];
   const valuesByOption = new Map<number, ProductOptionValue[]>();
   for (const v of valueRows) {
@@ -384,27 +376,25 @@ export function getActiveProductBySlug(deps: Deps, siteId: number, slug: string)
     createdAt: iso(o.createdAt)!,
     values: valuesByOption.get(o.id) ?? [],
   }));
-  const variants = deps.db
-    .select()
-    .from(productVariants)
-    .where(and(eq(productVariants.productId, p.id), eq(productVariants.active, true)))
-    .orderBy(asc(productVariants.id))
-    .all()
+  const variants = (await deps.db
+      .select()
+      .from(productVariants)
+      .where(and(eq(productVariants.productId, p.id), eq(productVariants.active, true)))
+      .orderBy(asc(productVariants.id)))
     .map(variantView);
   const activeVariantIds = variants.map((x) => x.id);
-  const bulkPricing = deps.db
-    .select()
-    .from(bulkPricingRules)
-    .where(
-      and(
-        eq(bulkPricingRules.productId, p.id),
-        activeVariantIds.length
-          ? or(isNull(bulkPricingRules.variantId), inArray(bulkPricingRules.variantId, activeVariantIds))
-          : isNull(bulkPricingRules.variantId),
-      ),
-    )
-    .orderBy(asc(bulkPricingRules.minQuantity), asc(bulkPricingRules.id))
-    .all()
+  const bulkPricing = (await deps.db
+      .select()
+      .from(bulkPricingRules)
+      .where(
+        and(
+          eq(bulkPricingRules.productId, p.id),
+          activeVariantIds.length
+            ? or(isNull(bulkPricingRules.variantId), inArray(bulkPricingRules.variantId, activeVariantIds))
+            : isNull(bulkPricingRules.variantId),
+        ),
+      )
+      .orderBy(asc(bulkPricingRules.minQuantity), asc(bulkPricingRules.id)))
     .map(bulkRuleView);
   const category = r.catId !== null ? { id: r.catId, name: r.catName!, slug: r.catSlug! } : null;
   return {
@@ -434,22 +424,21 @@ export interface ProductCategory {
  * A category whose parent is inactive keeps its parentId: the tree is the
  * renderer's to draw, and the parent's absence from the list says enough.
  */
-export function listActiveProductCategories(deps: Deps, siteId: number): ProductCategory[] {
-  return deps.db
-    .select({
-      id: productCategories.id,
-      name: productCategories.name,
-      slug: productCategories.slug,
-      description: productCategories.description,
-      image: productCategories.image,
-      parentId: productCategories.parentId,
-      order: productCategories.order,
-      // Qualified by hand: drizzle leaves select-field columns unqualified, and "id" would bind to products.
-      productCount: sql<number>`(SELECT count(*) FROM products AS p WHERE p.category_id = "product_categories"."id" AND p.status = 'active' AND p.site_id = ${siteId})`,
-    })
-    .from(productCategories)
-    .where(and(eq(productCategories.siteId, siteId), eq(productCategories.active, true)))
-    .all()
+export async function listActiveProductCategories(deps: Deps, siteId: number): Promise<ProductCategory[]> {
+  return (await deps.db
+      .select({
+        id: productCategories.id,
+        name: productCategories.name,
+        slug: productCategories.slug,
+        description: productCategories.description,
+        image: productCategories.image,
+        parentId: productCategories.parentId,
+        order: productCategories.order,
+        // Qualified by hand: drizzle leaves select-field columns unqualified, and "id" would bind to products.
+        productCount: sql<number>`(SELECT count(*) FROM products AS p WHERE p.category_id = "product_categories"."id" AND p.status = 'active' AND p.site_id = ${siteId})`,
+      })
+      .from(productCategories)
+      .where(and(eq(productCategories.siteId, siteId), eq(productCategories.active, true))))
     .map((c) => ({ ...c, description: c.description ?? null, image: c.image ?? null, parentId: c.parentId ?? null, productCount: Number(c.productCount) }))
     .sort((a, b) => a.order - b.order || byName(a.name, b.name) || a.id - b.id);
 }

@@ -30,62 +30,60 @@ const out = (r: ReviewRow, productName?: string) => ({
   createdAt: iso(r.createdAt)!,
 });
 
-export function createReview(ctx: ActorContext, input: v.InferOutput<typeof reviewCreateInput>) {
-  storeWrite(ctx, input.siteId);
+export async function createReview(ctx: ActorContext, input: v.InferOutput<typeof reviewCreateInput>) {
+  await storeWrite(ctx, input.siteId);
   const now = ctx.deps.clock.now();
-  return mutate(ctx, input.siteId, (tx) => {
-    const product = productInSite(tx, input.siteId, input.productId);
-    const r = tx
-      .insert(reviews)
-      .values({
-        siteId: input.siteId,
-        productId: product.id,
-        authorName: input.authorName.trim(),
-        authorEmail: input.authorEmail?.trim().toLowerCase() ?? null,
-        rating: input.rating,
-        title: clean(input.title) ?? null,
-        body: clean(input.body) ?? null,
-        status: "pending",
-        createdAt: now,
-      })
-      .returning()
-      .get();
-    audit(tx, ctx, "reviews.create", { type: "review", id: r.id, siteId: input.siteId, detail: { productId: product.id } });
+  return mutate(ctx, input.siteId, async (tx) => {
+    const product = await productInSite(tx, input.siteId, input.productId);
+    const r = (await tx
+          .insert(reviews)
+          .values({
+            siteId: input.siteId,
+            productId: product.id,
+            authorName: input.authorName.trim(),
+            authorEmail: input.authorEmail?.trim().toLowerCase() ?? null,
+            rating: input.rating,
+            title: clean(input.title) ?? null,
+            body: clean(input.body) ?? null,
+            status: "pending",
+            createdAt: now,
+          })
+          .returning())[0];
+    await audit(tx, ctx, "reviews.create", { type: "review", id: r.id, siteId: input.siteId, detail: { productId: product.id } });
     return { id: r.id, productId: r.productId, status: r.status };
   });
 }
 
-export function moderateReview(ctx: ActorContext, input: v.InferOutput<typeof reviewModerateInput>) {
-  storeWrite(ctx, input.siteId);
-  return mutate(ctx, input.siteId, (tx) => {
-    const r = tx.select().from(reviews).where(and(eq(reviews.id, input.reviewId), eq(reviews.siteId, input.siteId))).get();
+export async function moderateReview(ctx: ActorContext, input: v.InferOutput<typeof reviewModerateInput>) {
+  await storeWrite(ctx, input.siteId);
+  return mutate(ctx, input.siteId, async (tx) => {
+    const r = (await tx.select().from(reviews).where(and(eq(reviews.id, input.reviewId), eq(reviews.siteId, input.siteId))).limit(1))[0];
     if (!r) throw notFound(`Review ${input.reviewId} not found on site ${input.siteId}.`);
     const status = input.action === "approve" ? "approved" : "hidden";
-    tx.update(reviews).set({ status }).where(eq(reviews.id, r.id)).run();
-    audit(tx, ctx, "reviews.moderate", { type: "review", id: r.id, siteId: input.siteId, detail: { from: r.status, to: status } });
+    await tx.update(reviews).set({ status }).where(eq(reviews.id, r.id));
+    await audit(tx, ctx, "reviews.moderate", { type: "review", id: r.id, siteId: input.siteId, detail: { from: r.status, to: status } });
     return { id: r.id, productId: r.productId, status, previousStatus: r.status };
   });
 }
 
-export function listReviews(ctx: ActorContext, input: v.InferOutput<typeof reviewListInput>) {
-  storeRead(ctx, input.siteId);
+export async function listReviews(ctx: ActorContext, input: v.InferOutput<typeof reviewListInput>) {
+  await storeRead(ctx, input.siteId);
   const db = ctx.deps.db;
-  if (input.productId !== undefined) productInSite(db, input.siteId, input.productId);
+  if (input.productId !== undefined) await productInSite(db, input.siteId, input.productId);
   const where = and(
     eq(reviews.siteId, input.siteId),
     input.productId !== undefined ? eq(reviews.productId, input.productId) : undefined,
     input.status ? eq(reviews.status, input.status) : undefined,
   );
-  const stats = db.select({ n: sql<number>`count(*)`, avg: sql<number | null>`avg(${reviews.rating})` }).from(reviews).where(where).get()!;
-  const rows = db
-    .select({ r: reviews, productName: products.name })
-    .from(reviews)
-    .innerJoin(products, eq(products.id, reviews.productId))
-    .where(where)
-    .orderBy(desc(reviews.createdAt), desc(reviews.id))
-    .limit(input.limit)
-    .offset(input.offset)
-    .all();
+  const stats = (await db.select({ n: sql<number>`count(*)`, avg: sql<number | null>`avg(${reviews.rating})` }).from(reviews).where(where).limit(1))[0]!;
+  const rows = await db
+        .select({ r: reviews, productName: products.name })
+        .from(reviews)
+        .innerJoin(products, eq(products.id, reviews.productId))
+        .where(where)
+        .orderBy(desc(reviews.createdAt), desc(reviews.id))
+        .limit(input.limit)
+        .offset(input.offset);
   return {
     ...page(rows.map((x) => out(x.r, x.productName)), stats.n, input.limit, input.offset),
     averageRating: stats.avg === null ? null : Math.round(stats.avg * 100) / 100,

@@ -16,8 +16,8 @@ import { stores } from "./tables";
 
 const CURRENCIES = new Set(Intl.supportedValuesOf("currency"));
 
-export function storeOf(q: Q, siteId: number) {
-  return q.select().from(stores).where(eq(stores.siteId, siteId)).get() ?? null;
+export async function storeOf(q: Q, siteId: number) {
+  return (await q.select().from(stores).where(eq(stores.siteId, siteId)).limit(1))[0] ?? null;
 }
 
 function out(siteId: number, row: typeof stores.$inferSelect | null) {
@@ -31,29 +31,28 @@ function out(siteId: number, row: typeof stores.$inferSelect | null) {
   };
 }
 
-export function getStoreSettings(ctx: ActorContext, input: v.InferOutput<typeof siteOnly>) {
-  storeRead(ctx, input.siteId);
-  return out(input.siteId, storeOf(ctx.deps.db, input.siteId));
+export async function getStoreSettings(ctx: ActorContext, input: v.InferOutput<typeof siteOnly>) {
+  await storeRead(ctx, input.siteId);
+  return out(input.siteId, await storeOf(ctx.deps.db, input.siteId));
 }
 
-export function updateStoreSettings(ctx: ActorContext, input: v.InferOutput<typeof storeSettingsUpdateInput>) {
-  storeWrite(ctx, input.siteId);
+export async function updateStoreSettings(ctx: ActorContext, input: v.InferOutput<typeof storeSettingsUpdateInput>) {
+  await storeWrite(ctx, input.siteId);
   const currency = input.currency?.toUpperCase();
   if (currency !== undefined && !CURRENCIES.has(currency)) throw invalid(`"${input.currency}" is not an ISO 4217 currency code.`);
   const now = ctx.deps.clock.now();
-  return mutate(ctx, input.siteId, (tx) => {
+  return mutate(ctx, input.siteId, async (tx) => {
     const set = {
       ...(input.enabled !== undefined && { enabled: input.enabled }),
       ...(currency !== undefined && { currency }),
       ...(input.taxInclusive !== undefined && { taxInclusive: input.taxInclusive }),
     };
-    const row = tx
-      .insert(stores)
-      .values({ siteId: input.siteId, ...set, createdAt: now, updatedAt: now })
-      .onConflictDoUpdate({ target: stores.siteId, set: { ...set, updatedAt: now } })
-      .returning()
-      .get();
-    audit(tx, ctx, "store_settings.update", { type: "store", id: input.siteId, siteId: input.siteId, detail: set });
+    const row = (await tx
+          .insert(stores)
+          .values({ siteId: input.siteId, ...set, createdAt: now, updatedAt: now })
+          .onConflictDoUpdate({ target: stores.siteId, set: { ...set, updatedAt: now } })
+          .returning())[0];
+    await audit(tx, ctx, "store_settings.update", { type: "store", id: input.siteId, siteId: input.siteId, detail: set });
     return out(input.siteId, row);
   });
 }

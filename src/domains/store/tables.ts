@@ -1,9 +1,8 @@
 /** Commerce: store settings, catalog (products, options, variants, bulk pricing, categories), customers, orders, discounts, reviews, messages. Money is integer cents. */
-import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { bool, createdAt, id, json, time, updatedAt } from "../../core/columns";
+import { bool, createdAt, id, index, integer, json, real, table, text, time, uniqueIndex, updatedAt } from "../../core/columns";
 import { sites } from "../sites/tables";
 
-export const stores = sqliteTable("stores", {
+export const stores = table("stores", {
   siteId: integer("site_id").primaryKey().references(() => sites.id, { onDelete: "cascade" }),
   enabled: bool("enabled").notNull().default(true),
   currency: text("currency").notNull().default("USD"),
@@ -12,7 +11,7 @@ export const stores = sqliteTable("stores", {
   updatedAt: updatedAt(),
 });
 
-export const productCategories = sqliteTable(
+export const productCategories = table(
   "product_categories",
   {
     id: id(),
@@ -33,7 +32,7 @@ export const productCategories = sqliteTable(
 export const PRODUCT_STATUSES = ["active", "inactive", "draft"] as const;
 export type ProductStatus = (typeof PRODUCT_STATUSES)[number];
 
-export const products = sqliteTable(
+export const products = table(
   "products",
   {
     id: id(),
@@ -72,7 +71,7 @@ export const products = sqliteTable(
   ],
 );
 
-export const productImages = sqliteTable(
+export const productImages = table(
   "product_images",
   {
     id: id(),
@@ -85,7 +84,7 @@ export const productImages = sqliteTable(
   (t) => [index("product_images_product").on(t.productId, t.order)],
 );
 
-export const productOptions = sqliteTable(
+export const productOptions = table(
   "product_options",
   {
     id: id(),
@@ -97,7 +96,7 @@ export const productOptions = sqliteTable(
   (t) => [index("product_options_product").on(t.productId)],
 );
 
-export const productOptionValues = sqliteTable(
+export const productOptionValues = table(
   "product_option_values",
   {
     id: id(),
@@ -110,7 +109,7 @@ export const productOptionValues = sqliteTable(
   (t) => [index("product_option_values_option").on(t.optionId)],
 );
 
-export const productVariants = sqliteTable(
+export const productVariants = table(
   "product_variants",
   {
     id: id(),
@@ -135,7 +134,7 @@ export const productVariants = sqliteTable(
   (t) => [index("product_variants_product").on(t.productId)],
 );
 
-export const bulkPricingRules = sqliteTable(
+export const bulkPricingRules = table(
   "bulk_pricing_rules",
   {
     id: id(),
@@ -150,7 +149,7 @@ export const bulkPricingRules = sqliteTable(
   (t) => [index("bulk_pricing_product").on(t.productId)],
 );
 
-export const customers = sqliteTable(
+export const customers = table(
   "customers",
   {
     id: id(),
@@ -163,7 +162,7 @@ export const customers = sqliteTable(
   (t) => [uniqueIndex("customers_site_email").on(t.siteId, t.email)],
 );
 
-export const discounts = sqliteTable(
+export const discounts = table(
   "discounts",
   {
     id: id(),
@@ -183,7 +182,7 @@ export const discounts = sqliteTable(
   (t) => [uniqueIndex("discounts_site_code").on(t.siteId, t.code)],
 );
 
-export const orders = sqliteTable(
+export const orders = table(
   "orders",
   {
     id: id(),
@@ -202,7 +201,7 @@ export const orders = sqliteTable(
   (t) => [index("orders_site").on(t.siteId, t.createdAt)],
 );
 
-export const orderItems = sqliteTable(
+export const orderItems = table(
   "order_items",
   {
     id: id(),
@@ -220,7 +219,7 @@ export const orderItems = sqliteTable(
   (t) => [index("order_items_order").on(t.orderId)],
 );
 
-export const reviews = sqliteTable(
+export const reviews = table(
   "reviews",
   {
     id: id(),
@@ -237,7 +236,7 @@ export const reviews = sqliteTable(
   (t) => [index("reviews_product").on(t.productId)],
 );
 
-export const customerMessages = sqliteTable(
+export const customerMessages = table(
   "customer_messages",
   {
     id: id(),
@@ -252,7 +251,7 @@ export const customerMessages = sqliteTable(
   (t) => [index("customer_messages_site").on(t.siteId)],
 );
 
-export const customerMessageReplies = sqliteTable("customer_message_replies", {
+export const customerMessageReplies = table("customer_message_replies", {
   id: id(),
   messageId: integer("message_id").notNull().references(() => customerMessages.id, { onDelete: "cascade" }),
   author: text("author").notNull(), // customer | staff

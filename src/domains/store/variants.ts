@@ -27,6 +27,7 @@ import {
   type variantUpdateInput,
 } from "./schemas";
 import { bulkPricingRules, orderItems, productOptions, productOptionValues, products, productVariants } from "./tables";
+import { mapSeq } from "../../core/maybe";
 
 type OptionsInput = v.InferOutput<typeof optionsInput>;
 type VariantInput = v.InferOutput<typeof variantInput>;
@@ -43,7 +44,7 @@ export function checkCompareAt(price: number, compareAt: number | null | undefin
  * Writes the option list of a product, reusing the ids of options (matched
  * by name) and values (matched by value) that survive. Returns the new tree.
  */
-export function writeOptions(tx: Tx, productId: number, input: OptionsInput, now: Date): OptionTree[] {
+export async function writeOptions(tx: Tx, productId: number, input: OptionsInput, now: Date): Promise<OptionTree[]> {
   const names = new Set<string>();
   for (const o of input) {
     const n = fold(o.name);
@@ -56,37 +57,37 @@ export function writeOptions(tx: Tx, productId: number, input: OptionsInput, now
       vals.add(val);
     }
   }
-  const before = optionTree(tx, productId);
+  const before = await optionTree(tx, productId);
   const keptOptionIds = new Set<number>();
-  input.forEach((o, oi) => {
-    const existing = before.find((b) => fold(b.name) === fold(o.name));
-    let optionId: number;
-    if (existing) {
-      optionId = existing.id;
-      tx.update(productOptions).set({ name: o.name.trim(), order: oi }).where(eq(productOptions.id, optionId)).run();
-    } else {
-      optionId = tx.insert(productOptions).values({ productId, name: o.name.trim(), order: oi, createdAt: now }).returning({ id: productOptions.id }).get().id;
-    }
-    keptOptionIds.add(optionId);
-    const keptValueIds = new Set<number>();
-    o.values.forEach((raw, vi) => {
-      const value = (typeof raw === "string" ? raw : raw.value).trim();
-      const label = typeof raw === "string" ? null : (clean(raw.label) ?? null);
-      const old = existing?.values.find((x) => fold(x.value) === fold(value));
-      if (old) {
-        tx.update(productOptionValues).set({ value, label, order: vi }).where(eq(productOptionValues.id, old.id)).run();
-        keptValueIds.add(old.id);
-      } else {
-        const id = tx.insert(productOptionValues).values({ optionId, value, label, order: vi, createdAt: now }).returning({ id: productOptionValues.id }).get().id;
-        keptValueIds.add(id);
-      }
-    });
-    const dropValues = (existing?.values ?? []).filter((x) => !keptValueIds.has(x.id)).map((x) => x.id);
-    if (dropValues.length) tx.delete(productOptionValues).where(inArray(productOptionValues.id, dropValues)).run();
-  });
+  await mapSeq(input, async (o, oi) => {
+        const existing = before.find((b) => fold(b.name) === fold(o.name));
+        let optionId: number;
+        if (existing) {
+          optionId = existing.id;
+          await tx.update(productOptions).set({ name: o.name.trim(), order: oi }).where(eq(productOptions.id, optionId));
+        } else {
+          optionId = (await tx.insert(productOptions).values({ productId, name: o.name.trim(), order: oi, createdAt: now }).returning({ id: productOptions.id }))[0].id;
+        }
+        keptOptionIds.add(optionId);
+        const keptValueIds = new Set<number>();
+        await mapSeq(o.values, async (raw, vi) => {
+                const value = (typeof raw === "string" ? raw : raw.value).trim();
+                const label = typeof raw === "string" ? null : (clean(raw.label) ?? null);
+                const old = existing?.values.find((x) => fold(x.value) === fold(value));
+                if (old) {
+                  await tx.update(productOptionValues).set({ value, label, order: vi }).where(eq(productOptionValues.id, old.id));
+                  keptValueIds.add(old.id);
+                } else {
+                  const id = (await tx.insert(productOptionValues).values({ optionId, value, label, order: vi, createdAt: now }).returning({ id: productOptionValues.id }))[0].id;
+                  keptValueIds.add(id);
+                }
+              });
+        const dropValues = (existing?.values ?? []).filter((x) => !keptValueIds.has(x.id)).map((x) => x.id);
+        if (dropValues.length) await tx.delete(productOptionValues).where(inArray(productOptionValues.id, dropValues));
+      });
   const dropOptions = before.filter((b) => !keptOptionIds.has(b.id)).map((b) => b.id);
-  if (dropOptions.length) tx.delete(productOptions).where(inArray(productOptions.id, dropOptions)).run();
-  return optionTree(tx, productId);
+  if (dropOptions.length) await tx.delete(productOptions).where(inArray(productOptions.id, dropOptions));
+  return await optionTree(tx, productId);
 }
 
 /** { "Size": "m" } → [{ optionId, valueId }]; names and values match case-insensitively, values by value or label. */
@@ -140,32 +141,31 @@ function variantValues(input: Partial<VariantInput>) {
 }
 
 /** Inserts variants after checking combinations against the tree, each other and what exists. */
-export function insertVariants(tx: Tx, product: ProductRow, tree: OptionTree[], inputs: VariantInput[], now: Date): VariantRow[] {
-  const existing = variantsOf(tx, product.id);
+export async function insertVariants(tx: Tx, product: ProductRow, tree: OptionTree[], inputs: VariantInput[], now: Date): Promise<VariantRow[]> {
+  const existing = await variantsOf(tx, product.id);
   if (existing.length + inputs.length > MAX_VARIANTS)
     throw invalid(`A product has at most ${MAX_VARIANTS} variants; it has ${existing.length} and ${inputs.length} more were given.`);
   const taken = new Map(existing.map((x) => [comboKey(x.optionValues), x]));
-  return inputs.map((input) => {
-    const combo = resolveCombination(tree, input.options);
-    const key = comboKey(combo);
-    const clash = taken.get(key);
-    if (clash) throw conflict(`A variant with this combination already exists (variant ${clash.id}, "${clash.name}").`);
-    const fields = variantValues(input);
-    const price = fields.price ?? product.price;
-    checkCompareAt(price, fields.compareAtPrice, `Variant "${comboName(tree, combo)}": `);
-    const row = tx
-      .insert(productVariants)
-      .values({ ...fields, productId: product.id, name: fields.name ?? comboName(tree, combo), price, optionValues: combo, createdAt: now, updatedAt: now })
-      .returning()
-      .get();
-    taken.set(key, row);
-    return row;
-  });
+  return await mapSeq(inputs, async (input) => {
+      const combo = resolveCombination(tree, input.options);
+      const key = comboKey(combo);
+      const clash = taken.get(key);
+      if (clash) throw conflict(`A variant with this combination already exists (variant ${clash.id}, "${clash.name}").`);
+      const fields = variantValues(input);
+      const price = fields.price ?? product.price;
+      checkCompareAt(price, fields.compareAtPrice, `Variant "${comboName(tree, combo)}": `);
+      const row = (await tx
+            .insert(productVariants)
+            .values({ ...fields, productId: product.id, name: fields.name ?? comboName(tree, combo), price, optionValues: combo, createdAt: now, updatedAt: now })
+            .returning())[0];
+      taken.set(key, row);
+      return row;
+    });
 }
 
 /** Checks and resolves bulk rules; variants may be named by id or by their option values. */
-export function prepareRules(q: Q, productId: number, tree: OptionTree[], inputs: RuleInput[]): BulkRule[] {
-  const variants = variantsOf(q, productId);
+export async function prepareRules(q: Q, productId: number, tree: OptionTree[], inputs: RuleInput[]): Promise<BulkRule[]> {
+  const variants = await variantsOf(q, productId);
   const rules = inputs.map((r, i): BulkRule => {
     const where = `Bulk pricing rule ${i + 1}`;
     if (r.variantId != null && r.variantOptions) throw invalid(`${where}: give variantId or variantOptions, not both.`);
@@ -195,9 +195,9 @@ export function prepareRules(q: Q, productId: number, tree: OptionTree[], inputs
   return rules;
 }
 
-export function replaceRules(tx: Tx, productId: number, rules: BulkRule[], now: Date) {
-  tx.delete(bulkPricingRules).where(eq(bulkPricingRules.productId, productId)).run();
-  for (const r of rules) tx.insert(bulkPricingRules).values({ ...r, productId, createdAt: now }).run();
+export async function replaceRules(tx: Tx, productId: number, rules: BulkRule[], now: Date) {
+  await tx.delete(bulkPricingRules).where(eq(bulkPricingRules.productId, productId));
+  for (const r of rules) await tx.insert(bulkPricingRules).values({ ...r, productId, createdAt: now });
 }
 
 /**
@@ -205,44 +205,44 @@ export function replaceRules(tx: Tx, productId: number, rules: BulkRule[], now: 
  * but have nowhere to return it to, so a later cancel must not put it on the
  * product instead (their variant link becomes null on delete).
  */
-function dropVariants(tx: Tx, ids: number[]) {
+async function dropVariants(tx: Tx, ids: number[]) {
   if (!ids.length) return;
-  tx.update(orderItems).set({ stockTaken: false }).where(inArray(orderItems.variantId, ids)).run();
-  tx.delete(productVariants).where(inArray(productVariants.id, ids)).run();
+  await tx.update(orderItems).set({ stockTaken: false }).where(inArray(orderItems.variantId, ids));
+  await tx.delete(productVariants).where(inArray(productVariants.id, ids));
 }
 
-function touch(tx: Tx, productId: number, now: Date) {
-  tx.update(products).set({ updatedAt: now }).where(eq(products.id, productId)).run();
+async function touch(tx: Tx, productId: number, now: Date) {
+  await tx.update(products).set({ updatedAt: now }).where(eq(products.id, productId));
 }
 
 /** An active product with options must keep at least one active variant, or nothing could be bought. */
-export function assertSellable(q: Q, product: ProductRow) {
+export async function assertSellable(q: Q, product: ProductRow) {
   if (product.status !== "active") return;
-  const tree = optionTree(q, product.id);
+  const tree = await optionTree(q, product.id);
   if (tree.length === 0) return;
-  if (!variantsOf(q, product.id).some((x) => x.active))
+  if (!(await variantsOf(q, product.id)).some((x) => x.active))
     throw conflict(`Product ${product.id} is active and has options, so it needs at least one active variant; set it inactive first or add a variant.`);
 }
 
 // Verbs
 
-export function setProductOptions(ctx: ActorContext, input: v.InferOutput<typeof productOptionsSetInput>) {
-  storeWrite(ctx, input.siteId);
+export async function setProductOptions(ctx: ActorContext, input: v.InferOutput<typeof productOptionsSetInput>) {
+  await storeWrite(ctx, input.siteId);
   const now = ctx.deps.clock.now();
-  return mutate(ctx, input.siteId, (tx) => {
-    const product = productInSite(tx, input.siteId, input.productId);
-    const tree = writeOptions(tx, product.id, input.options, now);
-    const invalidVariants = variantsOf(tx, product.id).filter((x) => comboProblem(tree, x.optionValues) !== null);
+  return mutate(ctx, input.siteId, async (tx) => {
+    const product = await productInSite(tx, input.siteId, input.productId);
+    const tree = await writeOptions(tx, product.id, input.options, now);
+    const invalidVariants = (await variantsOf(tx, product.id)).filter((x) => comboProblem(tree, x.optionValues) !== null);
     if (invalidVariants.length && !input.deleteInvalidVariants)
       throw conflict(
         `These variants would no longer match the options: ${invalidVariants.map((x) => `${x.id} ("${x.name}")`).join(", ")}. ` +
           "Pass deleteInvalidVariants: true to delete them, or keep their option values.",
         { variantIds: invalidVariants.map((x) => x.id) },
       );
-    dropVariants(tx, invalidVariants.map((x) => x.id));
-    touch(tx, product.id, now);
-    assertSellable(tx, product);
-    audit(tx, ctx, "products.options_set", { type: "product", id: product.id, siteId: input.siteId, detail: { options: tree.length, deletedVariants: invalidVariants.length } });
+    await dropVariants(tx, invalidVariants.map((x) => x.id));
+    await touch(tx, product.id, now);
+    await assertSellable(tx, product);
+    await audit(tx, ctx, "products.options_set", { type: "product", id: product.id, siteId: input.siteId, detail: { options: tree.length, deletedVariants: invalidVariants.length } });
     return {
       id: product.id,
       slug: product.slug,
@@ -253,53 +253,53 @@ export function setProductOptions(ctx: ActorContext, input: v.InferOutput<typeof
   });
 }
 
-export function createVariant(ctx: ActorContext, input: v.InferOutput<typeof variantCreateInput>) {
-  storeWrite(ctx, input.siteId);
+export async function createVariant(ctx: ActorContext, input: v.InferOutput<typeof variantCreateInput>) {
+  await storeWrite(ctx, input.siteId);
   const now = ctx.deps.clock.now();
-  return mutate(ctx, input.siteId, (tx) => {
-    const product = productInSite(tx, input.siteId, input.productId);
+  return mutate(ctx, input.siteId, async (tx) => {
+    const product = await productInSite(tx, input.siteId, input.productId);
     const { siteId: _s, productId: _p, ...variant } = input;
-    const [row] = insertVariants(tx, product, optionTree(tx, product.id), [variant], now);
-    touch(tx, product.id, now);
-    audit(tx, ctx, "product_variants.create", { type: "product_variant", id: row!.id, siteId: input.siteId, detail: { productId: product.id } });
+    const [row] = await insertVariants(tx, product, await optionTree(tx, product.id), [variant], now);
+    await touch(tx, product.id, now);
+    await audit(tx, ctx, "product_variants.create", { type: "product_variant", id: row!.id, siteId: input.siteId, detail: { productId: product.id } });
     return { id: row!.id, productId: product.id, name: row!.name, price: row!.price, active: row!.active, optionValues: row!.optionValues };
   });
 }
 
-export function updateVariant(ctx: ActorContext, input: v.InferOutput<typeof variantUpdateInput>) {
-  storeWrite(ctx, input.siteId);
+export async function updateVariant(ctx: ActorContext, input: v.InferOutput<typeof variantUpdateInput>) {
+  await storeWrite(ctx, input.siteId);
   const now = ctx.deps.clock.now();
-  return mutate(ctx, input.siteId, (tx) => {
-    const { variant, product } = variantInSite(tx, input.siteId, input.variantId);
+  return mutate(ctx, input.siteId, async (tx) => {
+    const { variant, product } = await variantInSite(tx, input.siteId, input.variantId);
     const { siteId: _s, variantId: _v, options, ...rest } = input;
     const fields = variantValues(rest);
     if (options) {
-      const tree = optionTree(tx, product.id);
+      const tree = await optionTree(tx, product.id);
       const combo = resolveCombination(tree, options);
-      const clash = variantsOf(tx, product.id).find((x) => x.id !== variant.id && comboKey(x.optionValues) === comboKey(combo));
+      const clash = (await variantsOf(tx, product.id)).find((x) => x.id !== variant.id && comboKey(x.optionValues) === comboKey(combo));
       if (clash) throw conflict(`A variant with this combination already exists (variant ${clash.id}, "${clash.name}").`);
       fields.optionValues = combo;
     }
     const price = fields.price ?? variant.price;
     const compareAt = fields.compareAtPrice !== undefined ? fields.compareAtPrice : variant.compareAtPrice;
     checkCompareAt(price, compareAt, "");
-    const row = tx.update(productVariants).set({ ...fields, updatedAt: now }).where(eq(productVariants.id, variant.id)).returning().get();
-    touch(tx, product.id, now);
-    assertSellable(tx, product);
-    audit(tx, ctx, "product_variants.update", { type: "product_variant", id: variant.id, siteId: input.siteId, detail: { fields: Object.keys(fields) } });
+    const row = (await tx.update(productVariants).set({ ...fields, updatedAt: now }).where(eq(productVariants.id, variant.id)).returning())[0];
+    await touch(tx, product.id, now);
+    await assertSellable(tx, product);
+    await audit(tx, ctx, "product_variants.update", { type: "product_variant", id: variant.id, siteId: input.siteId, detail: { fields: Object.keys(fields) } });
     return { id: row.id, productId: product.id, name: row.name, price: row.price, active: row.active, optionValues: row.optionValues };
   });
 }
 
-export function deleteVariant(ctx: ActorContext, input: v.InferOutput<typeof variantRef>) {
-  storeWrite(ctx, input.siteId);
+export async function deleteVariant(ctx: ActorContext, input: v.InferOutput<typeof variantRef>) {
+  await storeWrite(ctx, input.siteId);
   const now = ctx.deps.clock.now();
-  return mutate(ctx, input.siteId, (tx) => {
-    const { variant, product } = variantInSite(tx, input.siteId, input.variantId);
-    dropVariants(tx, [variant.id]);
-    touch(tx, product.id, now);
-    assertSellable(tx, product);
-    audit(tx, ctx, "product_variants.delete", { type: "product_variant", id: variant.id, siteId: input.siteId, detail: { productId: product.id, name: variant.name } });
+  return mutate(ctx, input.siteId, async (tx) => {
+    const { variant, product } = await variantInSite(tx, input.siteId, input.variantId);
+    await dropVariants(tx, [variant.id]);
+    await touch(tx, product.id, now);
+    await assertSellable(tx, product);
+    await audit(tx, ctx, "product_variants.delete", { type: "product_variant", id: variant.id, siteId: input.siteId, detail: { productId: product.id, name: variant.name } });
     return { id: variant.id, productId: product.id, deleted: true };
   });
 }
@@ -309,12 +309,12 @@ export function deleteVariant(ctx: ActorContext, input: v.InferOutput<typeof var
  * yet. The full grid is capped at MAX_VARIANTS: a bigger one is refused
  * before anything is written.
  */
-export function generateVariants(ctx: ActorContext, input: v.InferOutput<typeof variantsGenerateInput>) {
-  storeWrite(ctx, input.siteId);
+export async function generateVariants(ctx: ActorContext, input: v.InferOutput<typeof variantsGenerateInput>) {
+  await storeWrite(ctx, input.siteId);
   const now = ctx.deps.clock.now();
-  return mutate(ctx, input.siteId, (tx) => {
-    const product = productInSite(tx, input.siteId, input.productId);
-    const tree = optionTree(tx, product.id);
+  return mutate(ctx, input.siteId, async (tx) => {
+    const product = await productInSite(tx, input.siteId, input.productId);
+    const tree = await optionTree(tx, product.id);
     if (tree.length === 0) throw invalid("This product has no options; set options (e.g. Size: S, M, L) before generating variants.");
     const count = tree.reduce((n, o) => n * o.values.length, 1);
     if (count > MAX_VARIANTS)
@@ -323,34 +323,32 @@ export function generateVariants(ctx: ActorContext, input: v.InferOutput<typeof 
       );
     let combos: Combination[] = [[]];
     for (const o of tree) combos = combos.flatMap((c) => o.values.map((x) => [...c, { optionId: o.id, valueId: x.id }]));
-    const existing = variantsOf(tx, product.id);
+    const existing = await variantsOf(tx, product.id);
     const taken = new Set(existing.map((x) => comboKey(x.optionValues)));
     const fresh = combos.filter((c) => !taken.has(comboKey(c)));
     if (existing.length + fresh.length > MAX_VARIANTS)
       throw invalid(`The product would have ${existing.length + fresh.length} variants; the maximum is ${MAX_VARIANTS}. Delete variants that no longer fit first.`);
     const price = input.price ?? product.price;
-    const created = fresh.map((combo) =>
-      tx
-        .insert(productVariants)
-        .values({ productId: product.id, name: comboName(tree, combo), price, quantity: input.quantity ?? null, active: input.active, optionValues: combo, createdAt: now, updatedAt: now })
-        .returning({ id: productVariants.id, name: productVariants.name })
-        .get(),
-    );
-    touch(tx, product.id, now);
-    audit(tx, ctx, "product_variants.generate", { type: "product", id: product.id, siteId: input.siteId, detail: { created: created.length } });
+    const created = await mapSeq(fresh, async (combo) =>
+          (await tx
+                    .insert(productVariants)
+                    .values({ productId: product.id, name: comboName(tree, combo), price, quantity: input.quantity ?? null, active: input.active, optionValues: combo, createdAt: now, updatedAt: now })
+                    .returning({ id: productVariants.id, name: productVariants.name }))[0]);
+    await touch(tx, product.id, now);
+    await audit(tx, ctx, "product_variants.generate", { type: "product", id: product.id, siteId: input.siteId, detail: { created: created.length } });
     return { id: product.id, slug: product.slug, status: product.status, created, skippedExisting: combos.length - fresh.length };
   });
 }
 
-export function setBulkPricing(ctx: ActorContext, input: v.InferOutput<typeof bulkPricingSetInput>) {
-  storeWrite(ctx, input.siteId);
+export async function setBulkPricing(ctx: ActorContext, input: v.InferOutput<typeof bulkPricingSetInput>) {
+  await storeWrite(ctx, input.siteId);
   const now = ctx.deps.clock.now();
-  return mutate(ctx, input.siteId, (tx) => {
-    const product = productInSite(tx, input.siteId, input.productId);
-    const rules = prepareRules(tx, product.id, optionTree(tx, product.id), input.rules);
-    replaceRules(tx, product.id, rules, now);
-    touch(tx, product.id, now);
-    audit(tx, ctx, "products.bulk_pricing_set", { type: "product", id: product.id, siteId: input.siteId, detail: { rules: rules.length } });
+  return mutate(ctx, input.siteId, async (tx) => {
+    const product = await productInSite(tx, input.siteId, input.productId);
+    const rules = await prepareRules(tx, product.id, await optionTree(tx, product.id), input.rules);
+    await replaceRules(tx, product.id, rules, now);
+    await touch(tx, product.id, now);
+    await audit(tx, ctx, "products.bulk_pricing_set", { type: "product", id: product.id, siteId: input.siteId, detail: { rules: rules.length } });
     return { id: product.id, slug: product.slug, status: product.status, rules: rules.length };
   });
 }

@@ -1,0 +1,58 @@
+/**
+ * From configuration to the dependencies every verb receives: the store on
+ * the configured engine (migrated), Redis when configured, and the change
+ * feed wired to whatever carries changes between instances. Used by the
+ * server, the CLI and the tests alike.
+ */
+import Redis from "ioredis";
+import type { Config } from "../config";
+import { redisChangeBus } from "./bus-redis";
+import { systemClock, type Clock } from "./clock";
+import type { Deps } from "./context";
+import { openStore } from "./db";
+
+export interface OpenedDeps extends Deps {
+  close(): Promise<void>;
+}
+
+export function connectRedis(url: string): Redis {
+  return new Redis(url, {
+    // Commands wait while reconnecting rather than fail at once, but not forever.
+    maxRetriesPerRequest: 2,
+    enableOfflineQueue: true,
+    connectTimeout: 5000,
+    lazyConnect: false,
+  });
+}
+
+export async function openDeps(
+  config: Config,
+  opts: { clock?: Clock; migrate?: boolean; listen?: boolean } = {},
+): Promise<OpenedDeps> {
+  const store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, poolSize: config.dbPoolSize });
+  let redis: Redis | null = null;
+  try {
+    if (opts.migrate !== false) await store.migrate();
+    if (config.redisUrl) redis = connectRedis(config.redisUrl);
+    // Long-running instances listen for other instances' writes; a CLI command does not need to.
+    if (opts.listen !== false && store.engine === "pg") {
+      if (redis) await store.changes.useBus(redisChangeBus(redis));
+      else await store.changes.listenPg(store.pg!);
+    }
+  } catch (e) {
+    redis?.disconnect();
+    await store.close();
+    throw e;
+  }
+  return {
+    store,
+    db: store.db,
+    config,
+    clock: opts.clock ?? systemClock,
+    redis,
+    async close() {
+      await store.close();
+      redis?.disconnect();
+    },
+  };
+}
