@@ -13,7 +13,7 @@ BUN := $(CURDIR)/.tools/node_modules/.bin/bun
 endif
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: run test build bench install chromium typecheck migrations docs clean
+.PHONY: run test test-pg build bench install chromium typecheck migrations docs clean
 
 run: install
 	$(BUN) src/main.ts serve
@@ -21,6 +21,11 @@ run: install
 test: install chromium
 	$(BUN) x tsc --noEmit -p .
 	@bash scripts/run-tests.sh "$(BUN)"
+
+# The whole suite again on a real PostgreSQL server that this target starts
+# (Debian's postgresql, a temp cluster on loopback) and stops afterwards.
+test-pg: install chromium
+	@bash scripts/run-tests.sh "$(BUN) scripts/with-postgres.ts $(BUN)"
 
 build: dist/plinth
 

@@ -80,7 +80,9 @@ export interface Store {
   readonly changes: ChangeFeed;
   /** Applies the embedded migrations not yet recorded; returns the tags applied. */
   migrate(): Promise<string[]>;
+  /** Waits for transactions under way, then closes; later transactions are refused. */
   close(): Promise<void>;
+  readonly closed: boolean;
   /** SQLite only: the query-only reader connection, for hot-path prepared statements. */
   readonly sqlite?: Database;
   /** PostgreSQL only: the postgres.js pool, for hot-path statements. */
@@ -184,14 +186,30 @@ export function dollarParams(sql: string): string {
 
 const PG_RETRYABLE = new Set(["40001", "40P01"]);
 
+/** The SQLSTATE of a PostgreSQL error, also when drizzle wrapped it ("Failed query: …", the driver's error as cause). */
+function sqlState(e: unknown): string | undefined {
+  for (let x = e, i = 0; x && typeof x === "object" && i < 4; x = (x as { cause?: unknown }).cause, i++) {
+    const code = (x as { code?: unknown }).code;
+    if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return code;
+  }
+  return undefined;
+}
+
+/** The driver's own message, not drizzle's "Failed query: <sql>" wrapper. */
+function rootMessage(e: Error): string {
+  let x: unknown = e;
+  for (let i = 0; i < 4 && x instanceof Error && x.cause instanceof Error; i++) x = x.cause;
+  return x instanceof Error ? x.message : e.message;
+}
+
 /**
  * Maps an engine error that bad input can cause to a clear AppError, so it
  * never surfaces as a 500; anything else is rethrown as is.
  */
 export function mapDbError(e: unknown): unknown {
   if (e instanceof AppError || !(e instanceof Error)) return e;
-  const code = (e as { code?: string }).code;
-  const msg = e.message;
+  const code = sqlState(e);
+  const msg = rootMessage(e);
   // PostgreSQL (SQLSTATE codes) and SQLite (message text) for the same conditions.
   if (code === "23505" || /UNIQUE constraint failed/.test(msg)) return conflict("That value is already in use; choose another.");
   if (code === "23503" || /FOREIGN KEY constraint failed/.test(msg)) return conflict("Another record still refers to this one, or the one referred to does not exist.");
@@ -200,6 +218,26 @@ export function mapDbError(e: unknown): unknown {
   if (code === "22003") return invalid("A number is out of range.");
   if (code === "22P02") return invalid("A value has the wrong form.");
   return e;
+}
+
+/** Transactions under way, so close() can let them finish first. */
+class InFlight {
+  closed = false;
+  private running = new Set<Promise<unknown>>();
+  run<T>(p: () => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new Error("the store is closed"));
+    const q = p();
+    this.running.add(q);
+    q.then(
+      () => this.running.delete(q),
+      () => this.running.delete(q),
+    );
+    return q;
+  }
+  async drain() {
+    this.closed = true;
+    while (this.running.size) await Promise.allSettled([...this.running]);
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -257,6 +295,7 @@ function openSqlite(opts: StoreOptions): Store {
   const als = new AsyncLocalStorage<TxState>();
   const mutex = new Mutex();
   const changes = new ChangeFeed();
+  const inflight = new InFlight();
   // Any commit — this process's or another's (a CLI beside the server) — moves
   // the reader's data_version: caches check it on every use.
   const dataVersion = reader.prepare<{ data_version: number }, []>("PRAGMA data_version");
@@ -278,6 +317,10 @@ function openSqlite(opts: StoreOptions): Store {
         throw mapDbError(e);
       }
     }
+    return inflight.run(() => topLevel(fn, opts));
+  }
+
+  async function topLevel<T>(fn: (tx: Tx) => Promise<T>, opts?: { silent?: boolean }): Promise<T> {
     const release = await mutex.lock();
     const state: TxState = { tx: undefined as unknown as Tx, raw: null, tables: new Set(), after: [], depth: 0, open: true };
     state.tx = tracking(writerDb, () => state, transaction);
@@ -326,7 +369,12 @@ function openSqlite(opts: StoreOptions): Store {
         release();
       }
     },
+    get closed() {
+      return inflight.closed;
+    },
     async close() {
+      if (inflight.closed) return;
+      await inflight.drain();
       const release = await mutex.lock();
       try {
         reader.close();
@@ -381,6 +429,7 @@ function openPg(opts: StoreOptions): Store {
   const base = drizzlePg({ client }) as unknown as Db;
   const als = new AsyncLocalStorage<TxState>();
   const changes = new ChangeFeed();
+  const inflight = new InFlight();
 
   async function transaction<T>(fn: (tx: Tx) => Promise<T>, opts?: { silent?: boolean }): Promise<T> {
     const outer = als.getStore();
@@ -399,6 +448,10 @@ function openPg(opts: StoreOptions): Store {
         throw mapDbError(e);
       }
     }
+    return inflight.run(() => topLevel(fn, opts));
+  }
+
+  async function topLevel<T>(fn: (tx: Tx) => Promise<T>, opts?: { silent?: boolean }): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const state: TxState = { tx: undefined as unknown as Tx, raw: null, tables: new Set(), after: [], depth: 0, open: true };
       try {
@@ -420,7 +473,7 @@ function openPg(opts: StoreOptions): Store {
         return result;
       } catch (e) {
         state.open = false;
-        const code = (e as { code?: string }).code;
+        const code = sqlState(e);
         if (code && PG_RETRYABLE.has(code) && attempt < MAX_ATTEMPTS) {
           // Back off with jitter so racing transactions stop colliding.
           await Bun.sleep(Math.random() * Math.min(200, 5 * 2 ** attempt));
@@ -445,7 +498,9 @@ function openPg(opts: StoreOptions): Store {
       const s = als.getStore();
       const run = s && s.open ? (s.raw as { session: { client: postgres.Sql } }).session.client : client;
       try {
-        return (await run.unsafe(dollarParams(sql), params as postgres.ParameterOrJSON<never>[])) as unknown as T[];
+        // drizzle hands timestamps to the driver as text; do the same for raw Dates.
+        const values = params.map((p) => (p instanceof Date ? p.toISOString() : p));
+        return (await run.unsafe(dollarParams(sql), values as postgres.ParameterOrJSON<never>[])) as unknown as T[];
       } catch (e) {
         throw mapDbError(e);
       }
@@ -454,7 +509,12 @@ function openPg(opts: StoreOptions): Store {
     async migrate() {
       return migratePg(client);
     },
+    get closed() {
+      return inflight.closed;
+    },
     async close() {
+      if (inflight.closed) return;
+      await inflight.drain();
       await changes.stop();
       await client.end({ timeout: 5 });
     },

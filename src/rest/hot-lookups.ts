@@ -68,12 +68,12 @@ export class HotLookups {
     });
   }
 
-  private use(k: { record: RestKeyRecord; caller: Caller }): Caller {
+  private use(k: { record: RestKeyRecord; caller: Caller }): MaybePromise<Caller> {
     const now = this.deps.clock.ms();
     if (!restKeyUsable(k.record, now)) return INVALID;
-    // The last-used write updates the cached record in place.
-    touchRestKey(this.deps, k.record, now);
-    return k.caller;
+    // At most once a second per key: the request waits for its last-used write.
+    const touched = touchRestKey(this.deps, k.record, now);
+    return touched ? touched.then(() => k.caller) : k.caller;
   }
 
   site(siteId: number): MaybePromise<PublicSiteState | null> {

@@ -458,7 +458,7 @@ describe("demo seed: behaviour", () => {
     expect(c2.restKey).not.toBe(creds.restKey);
     expect(c2.mcpKey).not.toBe(creds.mcpKey);
     for (const table of ["posts", "media", "products", "product_variants", "bulk_pricing_rules", "nav_items", "brand_profiles", "orders", "product_categories"]) {
-      const dump = async (d: Deps) => JSON.stringify(await rows(d, `SELECT * FROM ${table} ORDER BY rowid`));
+      const dump = async (d: Deps) => JSON.stringify(await rows(d, `SELECT * FROM ${table} ORDER BY 1`));
       expect(await dump(other)).toBe(await dump(deps));
     }
     other.store.close();
@@ -501,7 +501,7 @@ describe("demo seed: behaviour", () => {
     const other = await freshDeps();
     (other.clock as ManualClock).set(new Date("2040-01-01T00:00:00Z"));
     await seedDemo(other);
-    const newest = (await row(other, "SELECT max(created_at) AS t FROM media")) as { t: number };
+    const newest = { t: new Date((await row(other, "SELECT max(created_at) AS t FROM media"))!.t).getTime() };
     expect(newest.t).toBeLessThanOrEqual(Date.parse("2040-01-01T00:00:00Z"));
     expect(newest.t).toBeGreaterThan(Date.parse("2039-12-01T00:00:00Z"));
     other.store.close();

@@ -48,11 +48,11 @@ const lastTouched = new WeakMap<object, Map<string, number>>();
 const TOUCH_EVERY_MS = 1000;
 
 /**
- * Writes the last-used time unless it was written in the past second. Not
- * awaited (a request does not wait on bookkeeping) and silent: no cache is
- * built from last-used times.
+ * Writes the last-used time unless it was written in the past second (so a
+ * busy credential costs one write a second). Silent: no cache is built from
+ * last-used times.
  */
-function touch(deps: Deps, kind: CredentialKind, id: number) {
+async function touch(deps: Deps, kind: CredentialKind, id: number) {
   let m = lastTouched.get(deps.store);
   if (!m) lastTouched.set(deps.store, (m = new Map()));
   const k = `${kind}:${id}`;
@@ -62,7 +62,8 @@ function touch(deps: Deps, kind: CredentialKind, id: number) {
   if (m.size >= MAX_CACHED) m.clear();
   m.set(k, now);
   const at = new Date(now);
-  deps.store
+  if (deps.store.closed) return;
+  await deps.store
     .transaction(async (tx) => {
       if (kind === "mcp_key") await tx.update(mcpKeys).set({ lastUsedAt: at }).where(eq(mcpKeys.id, id));
       else await tx.update(oauthTokens).set({ lastUsedAt: at }).where(eq(oauthTokens.id, id));
@@ -152,7 +153,7 @@ export async function resolveBearer(deps: Deps, token: string): Promise<Principa
   if (row.expiresAt && row.expiresAt.getTime() <= now) return null;
   // An OAuth token bound (RFC 8707) to another resource is not for us.
   if (row.resource && !isThisResource(deps, row.resource)) return null;
-  touch(deps, kind, row.id);
+  await touch(deps, kind, row.id);
   return {
     userId: row.userId,
     credential: { kind, id: row.id, name: row.name },

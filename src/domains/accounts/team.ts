@@ -11,6 +11,7 @@ import type { CompanyAccess, Deps } from "../../core/context";
 import { conflict, forbidden, invalid, notFound } from "../../core/errors";
 import { memberships, ROLES, users, type Role } from "./tables";
 import { addMember, isRole, removeMember, userByEmail } from "./verbs";
+import { byText } from "../../core/sql";
 
 /** The acting member: the company acted on, and the actor's role there. */
 type Membership = CompanyAccess;
@@ -29,7 +30,7 @@ export async function listMembers(deps: Deps, companyId: number): Promise<Member
         .from(memberships)
         .innerJoin(users, eq(users.id, memberships.userId))
         .where(eq(memberships.companyId, companyId))
-        .orderBy(asc(users.email));
+        .orderBy(asc(byText(users.email)));
 }
 
 async function roleOf(deps: Deps, companyId: number, userId: number): Promise<Role | null> {

@@ -18,6 +18,7 @@ import { approvalState, latestLinkFor, mintLink, withdrawLinks } from "../approv
 import { siteForActor } from "../sites/access";
 import { contentFrom, write, type Include, type Tx } from "./common";
 import { blockTemplates, type BlockContent } from "./tables";
+import { containsText } from "../../core/sql";
 
 export type TemplateRow = typeof blockTemplates.$inferSelect;
 
@@ -55,8 +56,7 @@ export async function listTemplates(ctx: ActorContext, input: { siteId: number; 
   const conds = [eq(blockTemplates.siteId, site.id)];
   if (input.status) conds.push(eq(blockTemplates.status, input.status));
   if (input.search) {
-    const pat = `%${input.search.toLowerCase().replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
-    conds.push(sql`lower(${blockTemplates.name}) like ${pat} escape '\\'`);
+    conds.push(containsText(blockTemplates.name, input.search));
   }
   const where = and(...conds);
   const total = (await db.select({ n: count() }).from(blockTemplates).where(where).limit(1))[0]?.n ?? 0;

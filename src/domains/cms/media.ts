@@ -8,7 +8,7 @@
  * by config.maxUploadBytes before it is decoded; images get their pixel
  * dimensions and, for large JPEG/PNG, a thumbnail file (media-image.ts).
  */
-import { and, asc, count, desc, eq, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, or, sql } from "drizzle-orm";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { audit } from "../../core/audit";
@@ -28,6 +28,7 @@ import { dimensions, makeThumbnail, THUMB_MAX } from "./media-image";
 import { decideType, MEDIA_TYPES, normaliseMime } from "./media-sniff";
 import { postsReferencing } from "./posts";
 import { blockTemplates, media, navItems } from "./tables";
+import { containsText, jsonContains, startsWithText } from "../../core/sql";
 
 export type MediaRow = typeof media.$inferSelect;
 
@@ -99,12 +100,10 @@ export async function listMedia(ctx: ActorContext, input: { siteId: number; mime
   const db = ctx.deps.db;
   const conds = [eq(media.siteId, site.id)];
   if (input.mimeType && input.mimeType !== "all") {
-    const pat = `${input.mimeType.toLowerCase().replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
-    conds.push(sql`${media.mimeType} like ${pat} escape '\\'`);
+    conds.push(startsWithText(media.mimeType, input.mimeType));
   }
   if (input.search) {
-    const pat = `%${input.search.toLowerCase().replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
-    conds.push(sql`lower(${media.filename}) like ${pat} escape '\\'`);
+    conds.push(containsText(media.filename, input.search));
   }
   const where = and(...conds);
   const total = (await db.select({ n: count() }).from(media).where(where).limit(1))[0]?.n ?? 0;
@@ -251,13 +250,12 @@ export async function updateMedia(ctx: ActorContext, input: { siteId: number; id
 async function holders(tx: Tx, siteId: number, url: string): Promise<string[]> {
   const out: string[] = [];
   for (const p of await postsReferencing(tx, siteId, url, 4)) out.push(`post ${p.id} ("${p.title.slice(0, 60)}")`);
-  const pat = `%${url.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
   for (const n of (await tx.select({ id: navItems.id, label: navItems.label }).from(navItems).where(and(eq(navItems.siteId, siteId), eq(navItems.featuredImage, url))).limit(3)))
     out.push(`navigation item ${n.id} ("${n.label}")`);
   for (const t of (await tx
       .select({ id: blockTemplates.id, name: blockTemplates.name })
       .from(blockTemplates)
-      .where(and(eq(blockTemplates.siteId, siteId), sql`(${blockTemplates.content} like ${pat} escape '\\' or ${blockTemplates.draftContent} like ${pat} escape '\\')`))
+      .where(and(eq(blockTemplates.siteId, siteId), or(jsonContains(blockTemplates.content, url), jsonContains(blockTemplates.draftContent, url))))
       .orderBy(asc(blockTemplates.id))
       .limit(3)))
     out.push(`block template ${t.id} ("${t.name}")`);
@@ -282,7 +280,7 @@ async function holders(tx: Tx, siteId: number, url: string): Promise<string[]> {
       .where(and(eq(productCategories.siteId, siteId), eq(productCategories.image, url)))
       .limit(3)))
     out.push(`product category ${pc.id} ("${pc.name.slice(0, 60)}")`);
-  const brand = (await tx.select({ siteId: brandProfiles.siteId }).from(brandProfiles).where(and(eq(brandProfiles.siteId, siteId), sql`${brandProfiles.data} like ${pat} escape '\\'`)).limit(1))[0];
+  const brand = (await tx.select({ siteId: brandProfiles.siteId }).from(brandProfiles).where(and(eq(brandProfiles.siteId, siteId), jsonContains(brandProfiles.data, url))).limit(1))[0];
   if (brand) out.push("the site's branding");
   return out;
 }

@@ -16,6 +16,7 @@ import { siteForActor } from "../sites/access";
 import { write, type Tx } from "./common";
 import { posts, postTypes } from "./tables";
 import { mapSeq } from "../../core/maybe";
+import { byText } from "../../core/sql";
 
 export const BUILT_IN_POST_TYPES: Record<string, { name: string; description: string }> = {
   blog: { name: "Blog post", description: "Articles and news, listed newest first." },
@@ -61,7 +62,7 @@ export async function listPostTypes(ctx: ActorContext, input: { siteId: number; 
   const db = ctx.deps.db;
   const where = eq(postTypes.siteId, site.id);
   const total = (await db.select({ n: count() }).from(postTypes).where(where).limit(1))[0]?.n ?? 0;
-  const rows = await db.select().from(postTypes).where(where).orderBy(asc(postTypes.slug)).limit(input.limit).offset(input.offset);
+  const rows = await db.select().from(postTypes).where(where).orderBy(asc(byText(postTypes.slug))).limit(input.limit).offset(input.offset);
   return page(
     await mapSeq(rows, async (t) => ({ id: t.id, slug: t.slug, name: t.name, description: t.description, postCount: await postCount(db, t.id), builtIn: t.slug in BUILT_IN_POST_TYPES })),
     total,

@@ -24,6 +24,8 @@ import { siteForActor } from "../sites/access";
 import { checkUrl, contentFrom, uniqueIds, write, type Include, type Tx } from "./common";
 import { ensurePostType, postTypeBySlug } from "./post-types";
 import { categories, postCategories, postRevisions, posts, postTags, postTypes, tags, type BlockContent } from "./tables";
+import { containsText, jsonContains } from "../../core/sql";
+import { byText } from "../../core/sql";
 
 export type PostRow = typeof posts.$inferSelect;
 
@@ -292,7 +294,7 @@ async function terms(tx: Tx, postIds: number[]) {
               .from(postCategories)
               .innerJoin(categories, eq(categories.id, postCategories.categoryId))
               .where(inArray(postCategories.postId, postIds))
-              .orderBy(asc(categories.name)))
+              .orderBy(asc(byText(categories.name))))
     : [];
   const tgs = postIds.length
     ? (await tx
@@ -300,7 +302,7 @@ async function terms(tx: Tx, postIds: number[]) {
               .from(postTags)
               .innerJoin(tags, eq(tags.id, postTags.tagId))
               .where(inArray(postTags.postId, postIds))
-              .orderBy(asc(tags.name)))
+              .orderBy(asc(byText(tags.name))))
     : [];
   return { cats, tgs };
 }
@@ -320,9 +322,7 @@ export async function listPosts(
   }
   if (input.status) conds.push(eq(posts.status, input.status as PostRow["status"]));
   if (input.search) {
-    // LIKE with the wildcards of the search text escaped: a search for "50%" means the characters.
-    const pat = `%${input.search.toLowerCase().replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
-    conds.push(sql`lower(${posts.title}) like ${pat} escape '\\'`);
+    conds.push(containsText(posts.title, input.search));
   }
   if (input.categoryId !== undefined)
     conds.push(inArray(posts.id, db.select({ id: postCategories.postId }).from(postCategories).where(eq(postCategories.categoryId, input.categoryId))));
@@ -413,11 +413,10 @@ export async function getPost(ctx: ActorContext, input: { siteId: number; id?: n
 
 /** Posts whose content, cover or OG image mentions `url`: what holds a media item. */
 export async function postsReferencing(tx: Tx, siteId: number, url: string, limit = 6) {
-  const pat = `%${url.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
   return await tx
         .select({ id: posts.id, title: posts.title })
         .from(posts)
-        .where(and(eq(posts.siteId, siteId), or(eq(posts.coverImage, url), eq(posts.ogImage, url), sql`${posts.content} like ${pat} escape '\\'`)))
+        .where(and(eq(posts.siteId, siteId), or(eq(posts.coverImage, url), eq(posts.ogImage, url), jsonContains(posts.content, url))))
         .limit(limit);
 }
 

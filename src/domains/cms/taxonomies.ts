@@ -15,6 +15,7 @@ import { siteForActor } from "../sites/access";
 import { normalColor, write, type Tx } from "./common";
 import { categories, postCategories, posts, postTags, tags } from "./tables";
 import { mapSeq } from "../../core/maybe";
+import { containsText } from "../../core/sql";
 
 export type TaxonomyKind = "category" | "tag";
 
@@ -57,8 +58,7 @@ export async function listTerms(ctx: ActorContext, kind: TaxonomyKind, input: { 
   const { table } = T[kind];
   const conds = [eq(table.siteId, site.id)];
   if (input.search) {
-    const pat = `%${input.search.toLowerCase().replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
-    conds.push(sql`lower(${table.name}) like ${pat} escape '\\'`);
+    conds.push(containsText(table.name, input.search));
   }
   const where = and(...conds);
   const total = (await db.select({ n: count() }).from(table).where(where).limit(1))[0]?.n ?? 0;

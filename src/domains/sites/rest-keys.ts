@@ -117,9 +117,11 @@ export interface RestKeyRecord {
   lastUsedAt: number | null;
 }
 
-type KeyRow = { id: number; site_id: number; secret_hash: string; expires_at: number | Date | null; revoked_at: number | Date | null; last_used_at: number | Date | null };
+/** Times as each engine's raw driver returns them: epoch ms (SQLite), timestamptz text (PostgreSQL). */
+type RawTime = number | string | null;
+type KeyRow = { id: number; site_id: number; secret_hash: string; expires_at: RawTime; revoked_at: RawTime; last_used_at: RawTime };
 
-const ms = (t: number | Date | null) => (t === null ? null : typeof t === "number" ? t : t.getTime());
+const ms = (t: RawTime) => (t === null ? null : typeof t === "number" ? t : Date.parse(t));
 
 /**
  * The lookup by hash, prepared once per store: a synchronous bun:sqlite
@@ -167,15 +169,15 @@ export function restKeyUsable(k: RestKeyRecord, nowMs: number): boolean {
 
 /**
  * Records a use. Writes only when the stored time is at least
- * LAST_USED_RESOLUTION_MS old, and updates `k` to match; returns whether it
- * wrote. The write is not awaited (the request does not wait on bookkeeping)
- * and is silent: no cache is built from last-used times.
+ * LAST_USED_RESOLUTION_MS old (so a busy key costs one write a second), and
+ * updates `k` to match; returns the write to wait for, or null. The write is
+ * silent: no cache is built from last-used times.
  */
-export function touchRestKey(deps: Deps, k: RestKeyRecord, nowMs: number): boolean {
-  if (k.lastUsedAt !== null && nowMs - k.lastUsedAt < LAST_USED_RESOLUTION_MS) return false;
+export function touchRestKey(deps: Deps, k: RestKeyRecord, nowMs: number): Promise<void> | null {
+  if (k.lastUsedAt !== null && nowMs - k.lastUsedAt < LAST_USED_RESOLUTION_MS) return null;
+  if (deps.store.closed) return null;
   k.lastUsedAt = nowMs;
-  deps.store
-    .transaction((tx) => tx.update(restKeys).set({ lastUsedAt: new Date(nowMs) }).where(eq(restKeys.id, k.id)).then(() => {}), { silent: true })
+  return deps.store
+    .transaction(async (tx) => void (await tx.update(restKeys).set({ lastUsedAt: new Date(nowMs) }).where(eq(restKeys.id, k.id))), { silent: true })
     .catch((e) => console.error("rest key last-used write failed:", e));
-  return true;
 }

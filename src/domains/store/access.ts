@@ -26,9 +26,9 @@ export async function storeWrite(ctx: ActorContext, siteId: number): Promise<Sit
 }
 
 /** Runs `fn` in one transaction and bumps the site's content version in it. */
-export async function mutate<T>(ctx: ActorContext, siteId: number, fn: (tx: Tx) => T): Promise<T> {
+export async function mutate<T>(ctx: ActorContext, siteId: number, fn: (tx: Tx) => Promise<T>): Promise<T> {
   return ctx.deps.db.transaction(async (tx) => {
-    const out = fn(tx);
+    const out = await fn(tx);
     await bumpContentVersion(tx, siteId);
     return out;
   });
@@ -48,10 +48,4 @@ export function clean(s: string | null | undefined): string | null | undefined {
   if (s === undefined || s === null) return s;
   const t = s.trim();
   return t === "" ? null : t;
-}
-
-/** A substring filter that treats every character literally (no LIKE wildcards to escape). */
-export function lowerNeedle(s: string | undefined): string | null {
-  const t = s?.trim().toLowerCase();
-  return t ? t : null;
 }

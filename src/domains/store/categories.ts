@@ -19,6 +19,7 @@ import { checkImageUrl, clean, mutate, storeRead, storeWrite, type Q, type Tx } 
 import type { categoryCreateInput, categoryListInput, categoryMoveInput, categoryRef, categoryReorderInput, categoryUpdateInput } from "./schemas";
 import { productCategories, products } from "./tables";
 import { mapSeq } from "../../core/maybe";
+import { byText } from "../../core/sql";
 
 export const MAX_CATEGORY_DEPTH = 6;
 /** Categories per site: the list tool returns the whole tree in one answer. */
@@ -61,7 +62,7 @@ export function moveProblem(all: readonly { id: number; parentId: number | null 
 }
 
 async function allOf(q: Q, siteId: number) {
-  return await q.select().from(productCategories).where(eq(productCategories.siteId, siteId)).orderBy(asc(productCategories.order), asc(productCategories.name));
+  return await q.select().from(productCategories).where(eq(productCategories.siteId, siteId)).orderBy(asc(productCategories.order), asc(byText(productCategories.name)));
 }
 
 async function categoryInSite(q: Q, siteId: number, id: number): Promise<CategoryRow> {
@@ -88,7 +89,7 @@ async function siblings(q: Q, siteId: number, parentId: number | null, exceptId?
             exceptId ? ne(productCategories.id, exceptId) : undefined,
           ),
         )
-        .orderBy(asc(productCategories.order), asc(productCategories.name), asc(productCategories.id));
+        .orderBy(asc(productCategories.order), asc(byText(productCategories.name)), asc(productCategories.id));
 }
 
 async function renumber(tx: Tx, ids: number[], now: Date) {

@@ -1,14 +1,15 @@
 /** Customers of a site's store, unique by email (stored lower-cased) per site. */
-import { and, desc, eq, ne, sql } from "drizzle-orm";
+import { and, desc, eq, ne, or, sql } from "drizzle-orm";
 import type * as v from "valibot";
 import { audit } from "../../core/audit";
 import { iso } from "../../core/clock";
 import type { ActorContext } from "../../core/context";
 import { conflict, notFound } from "../../core/errors";
 import { page } from "../../core/pagination";
-import { clean, lowerNeedle, mutate, storeRead, storeWrite, type Q, type Tx } from "./access";
+import { clean, mutate, storeRead, storeWrite, type Q, type Tx } from "./access";
 import type { customerCreateInput, customerListInput, customerRef, customerUpdateInput } from "./schemas";
 import { customers, orders } from "./tables";
+import { containsText } from "../../core/sql";
 
 type CustomerRow = typeof customers.$inferSelect;
 
@@ -82,10 +83,9 @@ export async function getCustomer(ctx: ActorContext, input: v.InferOutput<typeof
 export async function listCustomers(ctx: ActorContext, input: v.InferOutput<typeof customerListInput>) {
   await storeRead(ctx, input.siteId);
   const db = ctx.deps.db;
-  const needle = lowerNeedle(input.search);
   const where = and(
     eq(customers.siteId, input.siteId),
-    needle ? sql`(instr(${customers.email}, ${needle}) > 0 OR instr(lower(coalesce(${customers.name}, '')), ${needle}) > 0)` : undefined,
+    input.search?.trim() ? or(containsText(customers.email, input.search.trim()), containsText(customers.name, input.search.trim())) : undefined,
   );
   const total = (await db.select({ n: sql<number>`count(*)` }).from(customers).where(where).limit(1))[0]!.n;
   const rows = await db.select().from(customers).where(where).orderBy(desc(customers.createdAt), desc(customers.id)).limit(input.limit).offset(input.offset);

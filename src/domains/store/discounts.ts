@@ -17,6 +17,7 @@ import { MAX_BASIS_POINTS, MAX_CENTS } from "./money";
 import type { DiscountTerms } from "./pricing";
 import type { discountCreateInput, discountListInput, discountRef, discountUpdateInput } from "./schemas";
 import { discounts, orders } from "./tables";
+import { greatest } from "../../core/sql";
 
 type DiscountRow = typeof discounts.$inferSelect;
 
@@ -68,7 +69,7 @@ export async function redeemDiscount(tx: Tx, siteId: number, code: string, subto
 
 export async function releaseDiscount(tx: Tx, discountId: number) {
   await tx.update(discounts)
-            .set({ usedCount: sql`max(${discounts.usedCount} - 1, 0)` })
+            .set({ usedCount: greatest(sql`${discounts.usedCount} - 1`, 0) })
             .where(eq(discounts.id, discountId));
 }
 

@@ -10,7 +10,7 @@
  * (inactive) first, so "draft" always means "not yet released".
  * Setting the current status again is a no-op.
  */
-import { and, asc, desc, eq, inArray, ne, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, ne, or, sql } from "drizzle-orm";
 import type * as v from "valibot";
 import { audit } from "../../core/audit";
 import { iso } from "../../core/clock";
@@ -18,12 +18,14 @@ import type { ActorContext } from "../../core/context";
 import { conflict, invalid, notFound } from "../../core/errors";
 import { page } from "../../core/pagination";
 import { slugify, uniqueSlug } from "../../core/slug";
-import { checkImageUrl, clean, lowerNeedle, mutate, storeRead, storeWrite, type Q, type Tx } from "./access";
+import { checkImageUrl, clean, mutate, storeRead, storeWrite, type Q, type Tx } from "./access";
 import { productDetail, productInSite, type ProductRow } from "./catalog";
 import { MAX_METADATA_BYTES, type ProductCreateInput, type productGetInput, type productListInput, type productRef, type productSetStatusInput, type ProductUpdateInput } from "./schemas";
 import { productCategories, productImages, products, productVariants, type ProductStatus } from "./tables";
 import { assertSellable, checkCompareAt, insertVariants, prepareRules, replaceRules, writeOptions } from "./variants";
 import { mapSeq } from "../../core/maybe";
+import { containsText } from "../../core/sql";
+import { countTrue } from "../../core/sql";
 
 export const STATUS_TRANSITIONS: Record<ProductStatus, readonly ProductStatus[]> = {
   draft: ["active", "inactive"],
@@ -199,12 +201,11 @@ export async function getProduct(ctx: ActorContext, input: v.InferOutput<typeof 
 export async function listProducts(ctx: ActorContext, input: v.InferOutput<typeof productListInput>) {
   await storeRead(ctx, input.siteId);
   const db = ctx.deps.db;
-  const needle = lowerNeedle(input.search);
   const where = and(
     eq(products.siteId, input.siteId),
     input.status ? eq(products.status, input.status) : undefined,
     input.categoryId ? eq(products.categoryId, input.categoryId) : undefined,
-    needle ? sql`(instr(lower(${products.name}), ${needle}) > 0 OR instr(lower(${products.sku}), ${needle}) > 0)` : undefined,
+    input.search?.trim() ? or(containsText(products.name, input.search.trim()), containsText(products.sku, input.search.trim())) : undefined,
   );
   const total = (await db.select({ n: sql<number>`count(*)` }).from(products).where(where).limit(1))[0]!.n;
   const rows = await db
@@ -221,7 +222,7 @@ export async function listProducts(ctx: ActorContext, input: v.InferOutput<typeo
     : [];
   const variantCounts = ids.length
     ? (await db
-              .select({ productId: productVariants.productId, n: sql<number>`count(*)`, active: sql<number>`sum(${productVariants.active})` })
+              .select({ productId: productVariants.productId, n: sql<number>`count(*)`, active: countTrue(productVariants.active) })
               .from(productVariants)
               .where(inArray(productVariants.productId, ids))
               .groupBy(productVariants.productId))

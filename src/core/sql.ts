@@ -1,0 +1,59 @@
+/**
+ * The few SQL fragments that differ between SQLite and PostgreSQL, each
+ * with both forms side by side, so verbs stay engine-neutral and answer the
+ * same on both (test: the whole suite runs on each engine).
+ *
+ * Text matching folds ASCII letters only, on both engines: SQLite's lower()
+ * and LIKE know no other case pairs, and PostgreSQL's lower() would fold
+ * more (by its locale), so its side lowers A–Z with translate(). Searches
+ * that must fold all of Unicode (REST's title search) match in JS instead.
+ */
+import { sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { engine } from "./engine";
+
+const UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+const LOWER = "abcdefghijklmnopqrstuvwxyz";
+
+/** Lower-cases ASCII letters only, as the SQL side does. */
+export const asciiLower = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
+
+/** LIKE pattern characters taken literally: a search for "50%" means those characters. */
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, (m) => `\\${m}`);
+
+function folded(col: SQLWrapper): SQL {
+  return engine() === "pg" ? sql`translate(${col}, ${UPPER}, ${LOWER})` : sql`lower(${col})`;
+}
+
+/** `col` contains `needle`, ASCII case folded; NULL never matches. */
+export function containsText(col: SQLWrapper, needle: string): SQL {
+  return sql`${folded(col)} like ${`%${escapeLike(asciiLower(needle))}%`} escape '\\'`;
+}
+
+/** `col` starts with `prefix`, ASCII case folded. */
+export function startsWithText(col: SQLWrapper, prefix: string): SQL {
+  return sql`${folded(col)} like ${`${escapeLike(asciiLower(prefix))}%`} escape '\\'`;
+}
+
+/** The stored JSON text of `col` contains `needle` exactly (a URL inside block content, say). */
+export function jsonContains(col: SQLWrapper, needle: string): SQL {
+  const text = engine() === "pg" ? sql`${col}::text` : sql`${col}`;
+  return sql`${text} like ${`%${escapeLike(needle)}%`} escape '\\'`;
+}
+
+/** How many rows have `col` true. */
+export function countTrue(col: SQLWrapper): SQL<number> {
+  return sql<number>`coalesce(sum(case when ${col} then 1 else 0 end), 0)`.mapWith(Number);
+}
+
+/** The larger of two numbers (SQLite's two-argument max, PostgreSQL's greatest). */
+export function greatest(a: SQLWrapper | number, b: SQLWrapper | number): SQL {
+  return engine() === "pg" ? sql`greatest(${a}, ${b})` : sql`max(${a}, ${b})`;
+}
+
+/**
+ * Ordering by text in byte order on both engines (SQLite's BINARY
+ * collation; PostgreSQL's depends on the database's locale unless told).
+ */
+export function byText(col: SQLWrapper): SQL {
+  return engine() === "pg" ? sql`${col} collate "C"` : sql`${col}`;
+}
