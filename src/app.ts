@@ -9,15 +9,18 @@ import type { Deps } from "./core/context";
 import { AppError, httpStatus } from "./core/errors";
 import { mediaFileRoutes } from "./domains/cms/media-files";
 import { mcpRoutes } from "./mcp/routes";
+import { healthRoutes } from "./ops/health";
 import { oauthRoutes } from "./oauth/routes";
 import { portalRoutes } from "./portal/routes";
 import { restRoutes, withRestFastPath } from "./rest/routes";
+import { mapDbError } from "./core/db";
 
 export function createApp(deps: Deps) {
   const app = new Hono();
   app.use(requestId());
   const rest = restRoutes(deps);
   app.route("/api/v1", rest);
+  app.route("/", healthRoutes(deps));
   app.route("/", mcpRoutes(deps));
   app.route("/", oauthRoutes(deps));
   app.route("/approve", approvalRoutes(deps));
@@ -26,7 +29,8 @@ export function createApp(deps: Deps) {
 
   // The last line of defence: sub-apps map their own errors to their wire
   // format; anything that reaches here still leaves as a clean response.
-  app.onError((err, c) => {
+  app.onError((e, c) => {
+    const err = mapDbError(e);
     if (err instanceof AppError) {
       return c.json({ success: false, message: err.message }, httpStatus[err.code]);
     }

@@ -7,6 +7,7 @@ import type { Config } from "./config";
 import type { Clock } from "./core/clock";
 import type { Deps } from "./core/context";
 import { openDeps } from "./core/open";
+import { AppError } from "./core/errors";
 import { isEmpty, seedDemo, type DemoCredentials } from "../db/seed/demo";
 
 export interface RunningServer {
@@ -24,7 +25,13 @@ export async function startServer(
 ): Promise<RunningServer> {
   const deps = await openDeps(config, { clock: opts.clock });
   let demo: DemoCredentials | null = null;
-  if (opts.seed !== false && await isEmpty(deps)) demo = await seedDemo(deps);
+  if (opts.seed !== false && (await isEmpty(deps))) {
+    // Instances started together on one empty database race to seed it: one wins, the others find it seeded.
+    demo = await seedDemo(deps).catch((e) => {
+      if (e instanceof AppError && e.code === "conflict") return null;
+      throw e;
+    });
+  }
   const app = createApp(deps);
   const server = Bun.serve({
     port: config.port,

@@ -3,7 +3,8 @@
  * runs SQLite (a throwaway file per store); `make test-pg` runs the same
  * tests on a PostgreSQL server started by scripts/with-postgres.ts, which
  * sets PLINTH_ENGINE=pg and PLINTH_TEST_PG_URL (a superuser URL). Each store
- * then gets its own database, cloned from a template migrated once per run.
+ * then gets its own database, cloned from a template migrated once per run,
+ * with an en-US collation.
  */
 import postgres from "postgres";
 import { openStore, type Store } from "../src/core/db";
@@ -37,7 +38,10 @@ function templateDb(): Promise<string> {
     const name = `plinth_tpl_${process.pid}`;
     const sql = adminSql();
     await sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await sql.unsafe(`CREATE DATABASE ${name}`);
+    // A linguistic collation (ICU, so no OS locale is needed), as many
+    // production databases have: an ordering left to the database's locale
+    // would then differ from SQLite's and fail the suite.
+    await sql.unsafe(`CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'`);
     const s = openStore({ dataDir: ":memory:", databaseUrl: urlFor(name) });
     await s.migrate();
     await s.close();

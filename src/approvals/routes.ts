@@ -156,7 +156,7 @@ export function approvalRoutes(deps: Deps) {
     const decision = form.get("decision");
     if (decision !== "approve" && decision !== "reject")
       return send(c, nonce, messagePage(nonce, "Choose a decision", "Use the Approve or Reject button."), 400);
-    const comment = (form.get("comment") ?? "").trim();
+    const comment = (form.get("comment") ?? "").replace(/\u0000/g, "").trim();
     const name = (form.get("name") ?? "").replace(/[\u0000-\u001f\u007f]/g, "").trim().slice(0, 100);
     if (comment.length > 2000) return send(c, nonce, messagePage(nonce, "Comment too long", "Keep the comment under 2000 characters."), 400);
     let outcome;

@@ -12,11 +12,11 @@
  *     fails on the very next request in every process;
  *   - PostgreSQL: every write transaction sends NOTIFY with its tables, which
  *     PostgreSQL delivers to every instance's LISTEN connection only if and
- *     when the transaction commits; with Redis configured, the tables go out
- *     on a Redis channel after commit instead (for PgBouncer in transaction
- *     mode, where LISTEN does not work). A lost listener connection flushes
- *     every cache, and entries are also refreshed after MAX_AGE_MS, so a
- *     missed message costs at most that long.
+ *     when the transaction commits; with Redis configured, the tables also go
+ *     out on a Redis channel after commit (for PgBouncer in transaction mode,
+ *     where LISTEN hears nothing). A lost listener connection flushes every
+ *     cache, and entries are also refreshed after MAX_AGE_MS, so a missed
+ *     message costs at most that long.
  *
  * Granularity is the table: a watch names the tables its cache is built
  * from, and a write elsewhere leaves it alone.
@@ -91,10 +91,11 @@ export class ChangeFeed {
     this.listener = await client.listen(CHANNEL, this.onMessage, () => this.remote(null));
   }
 
-  /** With Redis: publish after commit, subscribe for the others. */
-  async useBus(bus: ChangeBus) {
-    this.shared = true;
+  /** With Redis: publish after commit; subscribe for the others unless this process only writes (a CLI command). */
+  async useBus(bus: ChangeBus, opts: { subscribe: boolean }) {
     this.bus = bus;
+    if (!opts.subscribe) return;
+    this.shared = true;
     await bus.subscribe(this.onMessage, () => this.remote(null));
   }
 

@@ -34,10 +34,12 @@ export async function openDeps(
   try {
     if (opts.migrate !== false) await store.migrate();
     if (config.redisUrl) redis = connectRedis(config.redisUrl);
-    // Long-running instances listen for other instances' writes; a CLI command does not need to.
-    if (opts.listen !== false && store.engine === "pg") {
-      if (redis) await store.changes.useBus(redisChangeBus(redis));
-      else await store.changes.listenPg(store.pg!);
+    if (store.engine === "pg") {
+      // Every write transaction NOTIFYs; with Redis its tables also go out on
+      // Redis (for deployments behind PgBouncer in transaction mode, where
+      // LISTEN hears nothing). A CLI command publishes but does not listen.
+      if (redis) await store.changes.useBus(redisChangeBus(redis), { subscribe: opts.listen !== false });
+      if (opts.listen !== false) await store.changes.listenPg(store.pg!);
     }
   } catch (e) {
     redis?.disconnect();
@@ -52,7 +54,8 @@ export async function openDeps(
     redis,
     async close() {
       await store.close();
-      redis?.disconnect();
+      // quit, not disconnect: change notices still queued (a CLI revoke's) go out first.
+      await redis?.quit().catch(() => redis?.disconnect());
     },
   };
 }

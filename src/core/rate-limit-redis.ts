@@ -1,7 +1,7 @@
 /**
  * Limits shared by every instance behind one load balancer, kept in Redis:
  * the token bucket of src/core/rate-limit.ts and the fixed-window attempt
- * counter of src/portal/throttle.ts. With per-process state, N instances
+ * counter of src/core/attempts.ts. With per-process state, N instances
  * would each admit a caller's whole allowance: N times the configured limit.
  *
  * Each decision is one Lua script, so concurrent takes on one bucket from any
@@ -15,7 +15,7 @@
  * most every 10 seconds says so, and `healthy()` reports it for /readyz.
  */
 import type Redis from "ioredis";
-import type { AttemptCounter } from "../portal/throttle";
+import type { AttemptCounter } from "./attempts";
 import type { Clock } from "./clock";
 import {
   bucketDecision,

@@ -54,6 +54,27 @@ export function resolveCompany(p: Principal, clientId: unknown): CompanyAccess |
   return c;
 }
 
+/**
+ * The path of the first string holding a NUL character, or null. Refused
+ * for every tool alike: PostgreSQL cannot store NUL in text and SQLite
+ * would, so without this the two engines would answer differently.
+ */
+export function nulPath(x: unknown, path = ""): string | null {
+  if (typeof x === "string") return x.includes("\u0000") ? path || "(value)" : null;
+  if (Array.isArray(x)) {
+    for (let i = 0; i < x.length; i++) {
+      const p = nulPath(x[i], `${path}[${i}]`);
+      if (p) return p;
+    }
+  } else if (x && typeof x === "object") {
+    for (const [k, v] of Object.entries(x)) {
+      const p = nulPath(v, path ? `${path}.${k}` : k);
+      if (p) return p;
+    }
+  }
+  return null;
+}
+
 function isPlainObject(x: unknown): x is Record<string, unknown> {
   return typeof x === "object" && x !== null && !Array.isArray(x);
 }
@@ -84,6 +105,8 @@ export async function callTool(env: McpEnv, name: string, args: unknown): Promis
     authorize(ctx, tool.scope, { write: !tool.readOnly, minRole: tool.minRole });
     const parsed = v.safeParse(tool.input, tool.companyFree ? (args ?? {}) : rest);
     if (!parsed.success) return toolError(issuesMessage(parsed.issues));
+    const nul = nulPath(parsed.output);
+    if (nul) return toolError(`Invalid arguments: ${nul} must not contain the NUL character (\\u0000).`);
     return toolOk(await executeTool(ctx, tool, parsed.output));
   } catch (e) {
     return mapToolError(e, env.requestId);

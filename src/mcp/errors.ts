@@ -10,6 +10,7 @@
 import { ProtocolError } from "@modelcontextprotocol/server";
 import * as v from "valibot";
 import { AppError, type ErrorCode } from "../core/errors";
+import { mapDbError } from "../core/db";
 
 /** The JSON-RPC code interface.md 5.2 names for a missing or bad credential. */
 export const UNAUTHORIZED_CODE = -32001;
@@ -62,7 +63,8 @@ export function toolOk(value: unknown): ToolResult {
  * error) for the rest. Unknown exceptions are logged with the request id and
  * never shown: their text may hold internals.
  */
-export function mapToolError(e: unknown, requestId: string): ToolResult {
+export function mapToolError(err: unknown, requestId: string): ToolResult {
+  const e = mapDbError(err);
   if (e instanceof AppError) {
     if (TOOL_ERROR[e.code] === "tool") {
       const msg = e.message.startsWith(PREFIX[e.code]) ? e.message : `${PREFIX[e.code]}: ${e.message}`;

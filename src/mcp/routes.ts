@@ -10,7 +10,8 @@ import { localhostAllowedHostnames, validateHostHeader, validateOriginHeader } f
 import { Hono } from "hono";
 import type { Config } from "../config";
 import type { Deps } from "../core/context";
-import { memoryRateLimiter, type RateLimiter } from "../core/rate-limit";
+import { rateLimiter } from "../core/limits";
+import type { RateLimiter } from "../core/rate-limit";
 import { domains } from "../domains";
 import { authenticate, protectedResourceMetadata, unauthorizedResponse } from "./auth";
 import type { McpEnv } from "./call";
@@ -120,7 +121,7 @@ async function overLimit(limiter: RateLimiter, bucket: string, messages: number)
 export function mcpRoutes(deps: Deps, reg: Registry = registry(), opts: { limiter?: RateLimiter } = {}) {
   const app = new Hono<{ Variables: { requestId: string } }>();
   const { config } = deps;
-  const limiter = opts.limiter ?? memoryRateLimiter({ limitPerMinute: config.mcpRateLimit, clock: deps.clock });
+  const limiter = opts.limiter ?? rateLimiter(deps, "mcp", config.mcpRateLimit);
   let lists = { key: "", value: allowLists(config) };
   const allowed = () => {
     const key = config.publicUrl;

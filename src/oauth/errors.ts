@@ -6,6 +6,7 @@
  */
 import type { Context } from "hono";
 import { AppError, httpStatus, isAppError } from "../core/errors";
+import { mapDbError } from "../core/db";
 
 export type OAuthErrorCode =
   | "invalid_request"
@@ -30,7 +31,8 @@ export function oauthError(error: OAuthErrorCode, description: string, extra: { 
 }
 
 /** Maps any error thrown by a machine-facing OAuth endpoint to the RFC wire format. */
-export function oauthErrorResponse(c: Context, err: unknown): Response {
+export function oauthErrorResponse(c: Context, e: unknown): Response {
+  const err = mapDbError(e);
   c.header("Cache-Control", "no-store");
   if (isAppError(err)) {
     const error = (err.details?.oauth as string | undefined) ?? "invalid_request";

@@ -15,7 +15,8 @@ import { oauthError } from "./errors";
 import { redirectUriProblem } from "./redirect-uri";
 import { parseScopeParam } from "./scope";
 import { oauthClients } from "./tables";
-import { WindowCounter, clientAddress } from "../portal/throttle";
+import { attemptCounter } from "../core/limits";
+import { clientAddress } from "../portal/throttle";
 
 export const MAX_REGISTRATION_BYTES = 16 * 1024;
 const MAX_REDIRECT_URIS = 10;
@@ -102,9 +103,9 @@ export function validateRegistration(body: unknown) {
 }
 
 export function registerEndpoint(deps: Deps) {
-  const limiter = new WindowCounter(REGISTRATIONS_PER_WINDOW, WINDOW_MS);
+  const limiter = attemptCounter(deps, "oauth-register", REGISTRATIONS_PER_WINDOW, WINDOW_MS);
   return async (c: Context) => {
-    const wait = limiter.hit(clientAddress(c), deps.clock.ms());
+    const wait = await limiter.hit(clientAddress(c), deps.clock.ms());
     if (wait > 0)
       throw oauthError("temporarily_unavailable", "Too many registrations from this address; try again later.", {
         retryAfter: Math.ceil(wait / 1000),

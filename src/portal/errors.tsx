@@ -10,6 +10,7 @@ import type { Deps } from "../core/context";
 import { httpStatus, isAppError } from "../core/errors";
 import { Layout, Notice, render, type RenderOptions } from "./layout";
 import { readSession } from "./session";
+import { mapDbError } from "../core/db";
 
 const TITLES: Record<number, string> = {
   400: "That did not work",
@@ -20,7 +21,8 @@ const TITLES: Record<number, string> = {
   429: "Slow down",
 };
 
-export async function portalErrorResponse(deps: Deps, c: Context, err: unknown): Promise<Response | Promise<Response>> {
+export async function portalErrorResponse(deps: Deps, c: Context, e: unknown): Promise<Response | Promise<Response>> {
+  const err = mapDbError(e);
   let status: number;
   let message: string;
   if (isAppError(err) && httpStatus[err.code] !== 500) {

@@ -18,6 +18,7 @@ export class Form {
     const all = this.params.getAll(name);
     if (all.length > 1) throw invalid(`${label} was sent more than once.`);
     const v = (all[0] ?? "").trim();
+    if (v.includes("\u0000")) throw invalid(`${label} must not contain the NUL character.`);
     if (opts.required && !v) throw invalid(`${label} is required.`);
     const max = opts.max ?? 200;
     if (v.length > max) throw invalid(`${label} must be at most ${max} characters.`);
@@ -29,6 +30,7 @@ export class Form {
     const all = this.params.getAll(name);
     if (all.length > (opts.max ?? 200)) throw invalid(`Too many values for ${name}.`);
     if (all.some((v) => v.length > (opts.maxLength ?? 200))) throw invalid(`A value for ${name} is too long.`);
+    if (all.some((v) => v.includes("\u0000"))) throw invalid(`A value for ${name} must not contain the NUL character.`);
     return all;
   }
 

@@ -11,7 +11,8 @@ import { readForm } from "./forms";
 import { safeNext, sameOrigin, signedIn, type PortalEnv } from "./guard";
 import { Layout, Notice, render } from "./layout";
 import { dropSession, endSession, readSession, startSession } from "./session";
-import { clientAddress, WindowCounter } from "./throttle";
+import { attemptCounter } from "../core/limits";
+import { clientAddress } from "./throttle";
 
 export const FAILURES_PER_EMAIL = 5;
 export const FAILURES_PER_ADDRESS = 30;
@@ -36,8 +37,8 @@ const LoginPage = (p: { next: string; email?: string; error?: string; info?: str
 );
 
 export function loginRoutes(app: Hono<PortalEnv>, deps: Deps) {
-  const perEmail = new WindowCounter(FAILURES_PER_EMAIL, THROTTLE_WINDOW_MS);
-  const perAddress = new WindowCounter(FAILURES_PER_ADDRESS, THROTTLE_WINDOW_MS);
+  const perEmail = attemptCounter(deps, "login-email", FAILURES_PER_EMAIL, THROTTLE_WINDOW_MS);
+  const perAddress = attemptCounter(deps, "login-address", FAILURES_PER_ADDRESS, THROTTLE_WINDOW_MS);
 
   app.get("/login", async (c) => {
     const next = safeNext(c.req.query("next"));
@@ -60,7 +61,7 @@ export function loginRoutes(app: Hono<PortalEnv>, deps: Deps) {
     }
     const now = deps.clock.ms();
     const addr = clientAddress(c);
-    const wait = Math.max(perEmail.blockedFor(email, now), perAddress.blockedFor(addr, now));
+    const wait = Math.max(await perEmail.blockedFor(email, now), await perAddress.blockedFor(addr, now));
     if (wait > 0) {
       const minutes = Math.ceil(wait / 60000);
       c.header("Retry-After", String(Math.ceil(wait / 1000)));
@@ -72,13 +73,13 @@ export function loginRoutes(app: Hono<PortalEnv>, deps: Deps) {
     }
     const userId = await verifyPassword(deps, email, password);
     if (userId === null) {
-      perEmail.add(email, now);
-      perAddress.add(addr, now);
+      await perEmail.add(email, now);
+      await perAddress.add(addr, now);
       return render(c, <LoginPage next={next} email={email} error="That email and password do not match an account." />, {
         status: 400,
       });
     }
-    perEmail.clear(email);
+    await perEmail.clear(email);
     // A fresh id for the new session; an old one in this browser is ended server-side.
     const previous = await readSession(deps, c);
     if (previous) await dropSession(deps, previous);

@@ -73,7 +73,13 @@ function schemaFor(p: ParamSpec): v.GenericSchema<string, unknown> {
     case "slug":
       return v.pipe(v.string(), v.check(isSlug, `${p.name} must be a slug (${SLUG_HELP}, at most ${MAX_SLUG} characters)`));
     case "text":
-      return v.pipe(v.string(), v.maxLength(p.maxLength, `${p.name} must be at most ${p.maxLength} characters`), v.trim());
+      return v.pipe(
+        v.string(),
+        v.maxLength(p.maxLength, `${p.name} must be at most ${p.maxLength} characters`),
+        // Refused on both engines alike (PostgreSQL cannot compare text with NUL in it).
+        v.check((s) => !s.includes("\u0000"), `${p.name} must not contain the NUL character`),
+        v.trim(),
+      );
     case "enum":
       return v.picklist(p.values as string[], `${p.name} must be one of ${p.values.join(", ")}`);
     case "mime":

@@ -27,7 +27,8 @@
 import { Hono } from "hono";
 import type { Deps } from "../core/context";
 import { AppError, httpStatus, invalid, notFound, unauthorized } from "../core/errors";
-import { memoryRateLimiter, type RateLimitDecision, type RateLimiter } from "../core/rate-limit";
+import { rateLimiter } from "../core/limits";
+import type { RateLimitDecision, RateLimiter } from "../core/rate-limit";
 import type { PublicSiteState } from "../domains/sites/public-reads";
 import { MSG_INVALID_KEY, MSG_KEY_REQUIRED, WWW_AUTHENTICATE, type Caller } from "./auth";
 import { ResponseCache } from "./cache";
@@ -37,6 +38,7 @@ import { HotLookups } from "./hot-lookups";
 import { buildOpenApiDocument } from "./openapi";
 import { OPERATIONS, type Operation } from "./operations";
 import { INVALID_SLUG, parseSiteId, parseSlug, queryParser, type ParsedQuery } from "./params";
+import { mapDbError } from "../core/db";
 
 /** What Bun.serve passes as the second fetch argument (the server), as far as REST uses it. */
 type Server = { requestIP?: (req: Request) => { address: string } | null } | undefined;
@@ -201,7 +203,7 @@ function parseUrl(route: Route, rawSiteId: string, rawSlug: string, search: stri
 }
 
 export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: ResponseCache } = {}) {
-  const limiter = opts.limiter ?? memoryRateLimiter({ limitPerMinute: deps.config.rateLimit, clock: deps.clock });
+  const limiter = opts.limiter ?? rateLimiter(deps, "rest", deps.config.rateLimit);
   const cache = opts.cache ?? new ResponseCache();
   const lookups = new HotLookups(deps);
   const parsedUrls = new Map<string, ParsedUrl>();
@@ -347,8 +349,9 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
     });
   }
 
-  function fail(c: Incoming, x: Ctx, err: unknown): Response {
+  function fail(c: Incoming, x: Ctx, e: unknown): Response {
     x.requestId = requestIdOf(c);
+    const err = mapDbError(e);
     if (err instanceof AppError) {
       const status = httpStatus[err.code];
       return errorResponse(x, status, err.message, status === 401 ? { "WWW-Authenticate": WWW_AUTHENTICATE } : undefined);

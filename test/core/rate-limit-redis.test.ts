@@ -11,7 +11,7 @@ import Redis from "ioredis";
 import { ManualClock } from "../../src/core/clock";
 import { memoryRateLimiter, type RateLimitDecision, type RateLimiter } from "../../src/core/rate-limit";
 import { redisRateLimiter, redisWindowCounter } from "../../src/core/rate-limit-redis";
-import { type AttemptCounter, WindowCounter } from "../../src/portal/throttle";
+import { type AttemptCounter, WindowCounter } from "../../src/core/attempts";
 import { ensureDebianPackages, PackageInstallError, type RedisServer, SERVICE_PACKAGES, startRedis } from "../infra/services";
 
 const skipReason = await ensureDebianPackages([SERVICE_PACKAGES.redis]).then(

@@ -19,6 +19,7 @@ import { siteForActor } from "../sites/access";
 import { contentFrom, write, type Include, type Tx } from "./common";
 import { blockTemplates, type BlockContent } from "./tables";
 import { containsText } from "../../core/sql";
+import { byText } from "../../core/sql";
 
 export type TemplateRow = typeof blockTemplates.$inferSelect;
 
@@ -60,7 +61,7 @@ export async function listTemplates(ctx: ActorContext, input: { siteId: number; 
   }
   const where = and(...conds);
   const total = (await db.select({ n: count() }).from(blockTemplates).where(where).limit(1))[0]?.n ?? 0;
-  const rows = await db.select().from(blockTemplates).where(where).orderBy(asc(blockTemplates.name), asc(blockTemplates.id)).limit(input.limit).offset(input.offset);
+  const rows = await db.select().from(blockTemplates).where(where).orderBy(asc(byText(blockTemplates.name)), asc(blockTemplates.id)).limit(input.limit).offset(input.offset);
   return page(
     rows.map((t) => ({
       id: t.id,

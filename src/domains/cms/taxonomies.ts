@@ -16,6 +16,7 @@ import { normalColor, write, type Tx } from "./common";
 import { categories, postCategories, posts, postTags, tags } from "./tables";
 import { mapSeq } from "../../core/maybe";
 import { containsText } from "../../core/sql";
+import { byText } from "../../core/sql";
 
 export type TaxonomyKind = "category" | "tag";
 
@@ -62,7 +63,7 @@ export async function listTerms(ctx: ActorContext, kind: TaxonomyKind, input: { 
   }
   const where = and(...conds);
   const total = (await db.select({ n: count() }).from(table).where(where).limit(1))[0]?.n ?? 0;
-  const rows = await db.select().from(table).where(where).orderBy(asc(table.name), asc(table.id)).limit(input.limit).offset(input.offset);
+  const rows = await db.select().from(table).where(where).orderBy(asc(byText(table.name)), asc(table.id)).limit(input.limit).offset(input.offset);
   return page(
     await mapSeq(rows, async (r) => ({ ...view(kind, r), postCount: await usage(db, kind, r.id) })),
     total,

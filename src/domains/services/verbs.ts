@@ -12,6 +12,7 @@ import { iso } from "../../core/clock";
 import { page } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
 import { serviceCatalog, serviceRequests } from "./tables";
+import { byText } from "../../core/sql";
 
 type ServiceRow = typeof serviceCatalog.$inferSelect;
 type RequestRow = typeof serviceRequests.$inferSelect;
@@ -45,7 +46,7 @@ export async function listServices(ctx: ActorContext, input: { includeInactive?:
   const where = input.includeInactive
     ? eq(serviceCatalog.companyId, ctx.company.id)
     : and(eq(serviceCatalog.companyId, ctx.company.id), eq(serviceCatalog.active, true));
-  const rows = await ctx.deps.db.select().from(serviceCatalog).where(where).orderBy(asc(serviceCatalog.name), asc(serviceCatalog.id));
+  const rows = await ctx.deps.db.select().from(serviceCatalog).where(where).orderBy(asc(byText(serviceCatalog.name)), asc(serviceCatalog.id));
   return { company: { id: ctx.company.id, name: ctx.company.name }, services: rows.map(serviceOut) };
 }
 

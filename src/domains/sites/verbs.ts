@@ -23,6 +23,7 @@ import { write, type Tx } from "../cms/common";
 import { media, posts } from "../cms/tables";
 import { siteForActor, type SiteRow } from "./access";
 import { siteDomains, siteEnvVars, sites } from "./tables";
+import { byText } from "../../core/sql";
 
 export const MAX_DOMAINS_PER_SITE = 20;
 export const MAX_ENV_VARS_PER_SITE = 200;
@@ -184,7 +185,7 @@ function envView(e: EnvRow) {
 export async function listEnvVars(ctx: ActorContext, input: { siteId: number }) {
   authorize(ctx, "sites:read", { write: false });
   const s = await siteForActor(ctx, input.siteId);
-  const rows = await ctx.deps.db.select().from(siteEnvVars).where(eq(siteEnvVars.siteId, s.id)).orderBy(asc(siteEnvVars.key));
+  const rows = await ctx.deps.db.select().from(siteEnvVars).where(eq(siteEnvVars.siteId, s.id)).orderBy(asc(byText(siteEnvVars.key)));
   return { items: rows.map(envView), total: rows.length };
 }
 
