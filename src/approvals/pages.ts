@@ -79,7 +79,7 @@ function requester(a: ApprovalView): string {
 
 /** The header block: what, who, when. */
 export function header(a: ApprovalView, title: string): string {
-  const kind = a.linkType === "pending_change" ? "Staged change" : a.entityType.replace(/_/g, " ");
+  const kind = a.linkType === "pending_change" ? `held change (${a.entityType.replace(/_/g, " ")})` : a.entityType.replace(/_/g, " ");
   return `<section class="ap-card">
 <h1 class="ap-page">${e(title)}</h1>
 <p class="ap-meta">${e(kind.charAt(0).toUpperCase() + kind.slice(1))} · requested by <strong>${e(requester(a))}</strong> on ${e(fmt(a.createdAt))}</p>

@@ -1,7 +1,7 @@
 /** Audit records, written by verbs inside the same transaction as their change. */
-import { auditLog } from "../domains/accounts/tables";
 import type { ActorContext } from "./context";
 import type { Db } from "./db";
+import { auditLog } from "./tables";
 
 export async function audit(
   tx: Pick<Db, "insert">,

@@ -3,9 +3,10 @@
  * on someone's behalf, who is acting (principal) and for which company.
  */
 import type { Config } from "../config";
-import type { Role } from "../domains/accounts/tables";
+import type { Role } from "./roles";
 import type { Clock } from "./clock";
 import type Redis from "ioredis";
+import type { BlobStore } from "./blobs";
 import type { Db, Store } from "./db";
 
 export interface Deps {
@@ -16,6 +17,8 @@ export interface Deps {
   clock: Clock;
   /** Shared between instances when PLINTH_REDIS_URL is set: rate limits, sign-in throttling, cache invalidation. */
   redis: Redis | null;
+  /** Media bytes: the data dir, the database or an S3 bucket (PLINTH_MEDIA_STORE), src/core/blobs.ts. */
+  blobs: BlobStore;
 }
 
 export type CredentialKind = "mcp_key" | "oauth" | "session" | "cli" | "approval_link";

@@ -13,7 +13,8 @@
  */
 import type * as v from "valibot";
 import type { ActorContext } from "../core/context";
-import type { Role } from "../domains/accounts/tables";
+import type { Role } from "../core/roles";
+import type { ApprovalKind, ApprovalSupport, StagedTarget } from "../domains/approvals/kinds";
 
 /** Entity types the approval workflow knows (interface.md section 3). */
 export type ApprovalEntityType =
@@ -39,11 +40,13 @@ export interface ToolDef<I extends v.GenericSchema = v.GenericSchema, O = unknow
   idempotent?: boolean;
   /** Reaches outside Plinth (sends email, calls a third party); MCP openWorldHint. Default false. */
   openWorld?: boolean;
+  /** Accepts idempotencyKey (default: every `*_create` tool); see src/mcp/idempotency.ts. */
+  idempotencyKey?: boolean;
   /** Write tools that draft an entity and return an approval envelope. */
   approval?: ApprovalEntityType;
   /** Role needed beyond the default (viewer for reads, admin for writes). */
   minRole?: Role;
-  /** whoami alone acts without a company and never takes clientId. */
+  /** Acts on no company's data and never takes clientId: whoami, the discovery tools, pure computations (branding_check_contrast). */
   companyFree?: boolean;
   /** Short human title for clients that show one. */
   title?: string;
@@ -72,11 +75,33 @@ export function defineResource(def: ResourceDef): ResourceDef {
   return def;
 }
 
-/** One domain folder's contribution to the registry. */
+/**
+ * One domain folder's contribution: its tools and resources for the
+ * registry, and what it adds to the approval workflow. Everything a domain
+ * brings is declared here, in its own folder; src/domains/index.ts lists
+ * the domains, and the registry and the approvals domain collect from that
+ * list (nothing central names a domain's internals).
+ */
 export interface Domain {
   name: string;
   title: string;
   description: string;
   tools: ToolDef<any>[];
   resources?: ResourceDef[];
+  /**
+   * The entity types this domain's tools submit for approval
+   * (`approval: "post"` on a tool): how each proposal is previewed, what
+   * approving makes live and what rejecting leaves behind. The registry
+   * refuses a gated tool whose type no domain declares, and a type declared twice.
+   */
+  approvalKinds?: ApprovalKind[];
+  /**
+   * For calls to this domain's own tools that are held for approval (a
+   * require_cms_approval credential's writes; taking live content down):
+   * the record each call would change, so the reviewer sees "live →
+   * proposed" and approval refuses a change whose target moved on.
+   */
+  stagedTargets?: StagedTarget[];
+  /** What this domain tells approval pages about data it owns: a site's name, the preview's styles, a revoked credential. */
+  approvalSupport?: ApprovalSupport;
 }

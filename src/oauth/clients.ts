@@ -10,7 +10,7 @@ import type { Deps } from "../core/context";
 import { safeEqual, sha256Hex } from "../core/secrets";
 import { clientFromMetadataDocument, isMetadataDocumentClientId } from "./client-metadata-document";
 import { oauthError } from "./errors";
-import { oauthClients } from "./tables";
+import { oauthClients } from "../domains/accounts/tables";
 
 export type ClientAuthMethod = "none" | "client_secret_basic" | "client_secret_post";
 

@@ -9,7 +9,7 @@ import type { Deps } from "../core/context";
 import type { Db } from "../core/db";
 import { KEY_PREFIX, mintSecret } from "../core/secrets";
 import { ACCESS_TOKEN_TTL_MS, REFRESH_TOKEN_TTL_MS } from "./metadata";
-import { oauthClients, oauthCodes, oauthRefreshTokens, oauthTokens } from "./tables";
+import { oauthClients, oauthCodes, oauthRefreshTokens, oauthTokens } from "../domains/accounts/tables";
 import { mapSeq } from "../core/maybe";
 
 type Tx = Pick<Db, "insert" | "update" | "select" | "delete">;

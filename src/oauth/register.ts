@@ -14,7 +14,7 @@ import type { ClientAuthMethod } from "./clients";
 import { oauthError } from "./errors";
 import { redirectUriProblem } from "./redirect-uri";
 import { parseScopeParam } from "./scope";
-import { oauthClients } from "./tables";
+import { oauthClients } from "../domains/accounts/tables";
 import { attemptCounter } from "../core/limits";
 import { clientAddress } from "../portal/throttle";
 

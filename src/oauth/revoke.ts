@@ -12,7 +12,7 @@ import { authenticateClient } from "./clients";
 import { oauthError } from "./errors";
 import { readForm, required } from "./form";
 import { revokeFamily } from "./grants";
-import { oauthRefreshTokens, oauthTokens } from "./tables";
+import { oauthRefreshTokens, oauthTokens } from "../domains/accounts/tables";
 
 export function revokeEndpoint(deps: Deps) {
   return async (c: Context) => {

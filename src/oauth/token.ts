@@ -18,7 +18,7 @@ import { issueTokens, revokeFamily, type TokenResponse } from "./grants";
 import { acceptedResources } from "./metadata";
 import { verifyPkce } from "./pkce";
 import { parseScopeParam, withinGrant } from "./scope";
-import { oauthCodes, oauthRefreshTokens } from "./tables";
+import { oauthCodes, oauthRefreshTokens } from "../domains/accounts/tables";
 
 /**
  * A resource indicator presented at the token endpoint must name the MCP

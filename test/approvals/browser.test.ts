@@ -89,7 +89,7 @@ describe("entity links (posts_create)", () => {
     expect(status).toBe(200);
     expect(await text(page, "h1.ap-page")).toBe("Our espresso guide");
     const preview = page.locator("#ap-content");
-    expect(await text(preview, "h1.pb-heading")).toBe("Single-origin espresso");
+    expect(await text(preview, "h2.pb-heading")).toBe("Single-origin espresso");
     const previewText = await preview.innerText();
     expect(previewText).toContain("Bright, sweet and roasted in small batches.");
     expect(await preview.locator("li").count()).toBe(3);

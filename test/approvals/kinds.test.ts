@@ -1,49 +1,116 @@
 /**
- * The approvable-kinds registry stays complete: every approval-gated tool
- * names a kind that is registered, every staged-change target names real
- * write tools of the staged scopes, and the spec's approvable types are the
- * only ones a tool may gate on.
+ * Approval kinds and staged targets are declared by the domain that owns
+ * them (its Domain value: approvalKinds, stagedTargets, approvalSupport)
+ * and collected from the domain list; the approvals domain names none of
+ * them. The registry refuses, at load, a gated tool whose type no domain
+ * declares, a type declared twice, and a staged target naming a tool that
+ * is not its own domain's. A new approvable type (a survey) plugs in with
+ * its own Domain value alone.
  */
 import { describe, expect, test } from "bun:test";
+import * as v from "valibot";
 import { domains } from "../../src/domains/index";
-import { approvalKind, approvalKindTypes, stagedTarget } from "../../src/domains/approvals/registry";
+import { approvalKind, approvalKindTypes, approvalSupport, stagedTarget, toolByName } from "../../src/domains/approvals/registry";
+import type { ApprovalKind } from "../../src/domains/approvals/kinds";
 import { STAGED_SCOPES } from "../../src/domains/approvals/staging";
-import { cmsStagedTargets } from "../../src/domains/cms/staged-targets";
-import { siteStagedTargets } from "../../src/domains/sites/staged-targets";
+import { defineTool, type Domain } from "../../src/mcp/define";
+import { buildRegistry, RegistryError } from "../../src/mcp/registry";
+import { openTestStore } from "../db";
 
 const tools = domains.flatMap((d) => d.tools);
 const SPEC_TYPES = ["post", "pitch_deck", "email_campaign", "block_template", "survey", "booking_page"];
 
-describe("approval kinds", () => {
-  test("every approval-gated tool has a registered kind with preview, approve and reject", () => {
+describe("approval kinds come from the domains", () => {
+  test("every approval-gated tool has a kind, declared by a domain, with preview, approve and reject", () => {
     const gated = tools.filter((t) => t.approval);
     expect(gated.map((t) => t.name).sort()).toEqual(expect.arrayContaining(["block_templates_create", "block_templates_update", "posts_create", "posts_update"]));
+    const declared = domains.flatMap((d) => d.approvalKinds ?? []);
     for (const t of gated) {
       expect(SPEC_TYPES).toContain(t.approval!);
       const k = approvalKind(t.approval!);
       expect(k, `${t.name} gates on ${t.approval} which has no kind`).toBeDefined();
+      expect(declared).toContain(k!);
       expect(typeof k!.preview).toBe("function");
       expect(typeof k!.approve).toBe("function");
       expect(typeof k!.reject).toBe("function");
     }
-    expect(new Set(approvalKindTypes()).size).toBe(approvalKindTypes().length);
+    expect(approvalKindTypes().sort()).toEqual(declared.map((k) => k.entityType).sort());
+    expect(domains.find((d) => d.name === "cms")!.approvalKinds!.map((k) => k.entityType)).toEqual(["post", "block_template"]);
   });
 
-  test("staged-change targets name existing write tools of the staged scopes, each once", () => {
-    const byName = new Map(tools.map((t) => [t.name, t]));
+  test("staged targets name write tools of their own domain, each once; every update/delete of the staged scopes has one", () => {
     const seen = new Set<string>();
-    for (const target of [...cmsStagedTargets, ...siteStagedTargets])
-      for (const name of target.tools) {
-        const t = byName.get(name);
-        expect(t, `${name} is not a tool`).toBeDefined();
-        expect(t!.readOnly).toBe(false);
-        expect(STAGED_SCOPES.has(t!.scope!)).toBe(true);
-        expect(seen.has(name)).toBe(false);
-        seen.add(name);
-        expect(stagedTarget(name)).toBe(target);
-      }
+    for (const d of domains)
+      for (const target of d.stagedTargets ?? [])
+        for (const name of target.tools) {
+          const t = d.tools.find((x) => x.name === name);
+          expect(t, `${name} is not a tool of ${d.name}`).toBeDefined();
+          expect(t!.readOnly).toBe(false);
+          expect(seen.has(name)).toBe(false);
+          seen.add(name);
+          expect(stagedTarget(name)).toBe(target);
+          expect(toolByName(name)).toBe(t);
+        }
     // Every update/delete/move of an existing record has a target, so approval can detect it moved on.
     const needing = tools.filter((t) => !t.readOnly && STAGED_SCOPES.has(t.scope ?? "") && /_(update|delete|remove|move|reorder|unpublish)$/.test(t.name));
     expect(needing.map((t) => t.name).filter((n) => !seen.has(n))).toEqual([]);
+    // Taking live content down is held for approval: those tools have targets too.
+    for (const n of ["posts_unpublish", "posts_delete", "products_delete", "products_set_status"]) expect(seen.has(n)).toBe(true);
+  });
+
+  test("support answers each have one owner; the preview's styles add up", async () => {
+    const owners = (key: "site" | "credentialRevoked" | "previewCss") => domains.filter((d) => d.approvalSupport?.[key]).map((d) => d.name);
+    expect(owners("site")).toEqual(["cms"]);
+    expect(owners("credentialRevoked")).toEqual(["accounts"]);
+    expect(owners("previewCss").sort()).toEqual(["branding", "cms"]);
+    const store = await openTestStore();
+    try {
+      const css = await approvalSupport().previewCss(store.db, null);
+      expect(css).toContain(".pb-"); // the cms: styles of rendered blocks
+      expect(css).toContain(".ap-content .pb-button-primary{background:#2563eb"); // branding: defaults without a profile
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe("the registry checks the declarations at load", () => {
+  const kind = (entityType: string): ApprovalKind => ({
+    entityType,
+    label: entityType,
+    preview: async () => null,
+    approve: async () => ({}),
+    reject: async () => {},
+  });
+  const surveyTool = defineTool({
+    name: "surveys_create",
+    toolset: "surveys",
+    scope: "surveys:write",
+    readOnly: false,
+    approval: "survey",
+    description: "Draft a survey; a person approves it before it is sent out.",
+    input: v.object({ title: v.string() }),
+    run: () => ({}),
+  });
+  const surveys = (extra: Partial<Domain> = {}): Domain => ({
+    name: "surveys",
+    title: "Surveys",
+    description: "Surveys, drafted by agents and approved by people.",
+    tools: [surveyTool],
+    approvalKinds: [kind("survey")],
+    ...extra,
+  });
+
+  test("a new approvable type plugs in with its own Domain value alone", () => {
+    const r = buildRegistry([...domains, surveys()]);
+    expect(r.byName.get("surveys_create")?.def.approval).toBe("survey");
+  });
+
+  test("a gated tool without a kind, a kind declared twice, a target naming another domain's tool: refused, named", () => {
+    expect(() => buildRegistry([...domains, surveys({ approvalKinds: [] })])).toThrow(RegistryError);
+    expect(() => buildRegistry([...domains, surveys({ approvalKinds: [] })])).toThrow(/surveys_create: gates on survey, but no domain declares an approval kind/);
+    expect(() => buildRegistry([...domains, surveys({ approvalKinds: [kind("survey"), kind("post")] })])).toThrow(/approval kind post: declared twice/);
+    const stray = surveys({ stagedTargets: [{ entityType: "survey", tools: ["posts_delete"], current: async () => null }] });
+    expect(() => buildRegistry([...domains, stray])).toThrow(/names posts_delete, which is not a tool of domain surveys/);
   });
 });

@@ -249,13 +249,13 @@ describe("approvals tools", () => {
 
   test("approve and reject by id; repeating the same decision is idempotent, the opposite one is refused", async () => {
     const a = await draft("Tool approved");
-    const ok = await w.ok(w.owner, "approvals_approve", { id: a.approval.id, comment: "ship it" });
+    const ok = await w.ok(w.colleague, "approvals_approve", { id: a.approval.id, comment: "ship it" });
     expect(ok).toMatchObject({ id: a.approval.id, status: "approved", result: { postId: a.id, status: "published" } });
-    expect(await w.ok(w.owner, "approvals_approve", { id: a.approval.id })).toMatchObject({ status: "approved", alreadyDecided: true });
-    expect(await w.err(w.owner, "approvals_reject", { id: a.approval.id })).toContain("already approved");
+    expect(await w.ok(w.colleague, "approvals_approve", { id: a.approval.id })).toMatchObject({ status: "approved", alreadyDecided: true });
+    expect(await w.err(w.colleague, "approvals_reject", { id: a.approval.id })).toContain("already approved");
     const b = await draft("Tool rejected");
-    expect(await w.ok(w.owner, "approvals_reject", { id: b.approval.id, comment: "no" })).toMatchObject({ status: "rejected" });
-    expect(await w.err(w.owner, "approvals_approve", { id: b.approval.id })).toContain("already rejected");
+    expect(await w.ok(w.colleague, "approvals_reject", { id: b.approval.id, comment: "no" })).toMatchObject({ status: "rejected" });
+    expect(await w.err(w.colleague, "approvals_approve", { id: b.approval.id })).toContain("already rejected");
     expect((await w.ok(w.owner, "posts_get", { siteId: w.siteA, id: b.id })).published).toBe(false);
   });
 
@@ -268,7 +268,8 @@ describe("approvals tools", () => {
     expect(names).toContain("approvals_list");
     expect(names).not.toContain("approvals_approve");
     expect(names).not.toContain("posts_create");
-    expect(await w.err(w.gated, "approvals_approve", { id: a.approval.id })).toContain("need approval");
+    // The gated key belongs to the owner, who asked: refused as the requester (the rule that comes first).
+    expect(await w.err(w.gated, "approvals_approve", { id: a.approval.id })).toContain("You asked for this change yourself");
     expect(w.changes()).toBe(before);
     expect((await w.ok(w.owner, "approvals_get", { id: a.approval.id })).status).toBe("pending");
   });

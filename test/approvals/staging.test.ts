@@ -4,8 +4,6 @@
  * approval, re-validated against the state at that moment.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readdirSync } from "node:fs";
-import { join } from "node:path";
 import { encode as encodePng } from "fast-png";
 import { addMember, removeMember, revokeMcpKey, mintMcpKey, mcpClient, createUser } from "../fixtures/accounts";
 import { row, rows, startTestServer, type TestServer } from "../harness";
@@ -45,7 +43,7 @@ describe("staging", () => {
 
     // The credential that staged it cannot wave it through itself.
     expect(await w.err(w.gated, "approvals_approve", { id: staged.approval.id })).toStartWith("Forbidden");
-    const ok = await w.ok(w.owner, "approvals_approve", { id: staged.approval.id });
+    const ok = await w.ok(w.colleague, "approvals_approve", { id: staged.approval.id });
     expect(ok).toMatchObject({ status: "approved", result: { applied: "nav_items_create" } });
     const nav = await w.ok(w.owner, "nav_items_list", { siteId: w.siteA });
     expect(nav.items.map((i: any) => i.label)).toContain("Shop");
@@ -55,7 +53,7 @@ describe("staging", () => {
       "SELECT action, credential_id AS cred FROM audit_log WHERE action IN ('nav_items.create', 'approvals.approve') ORDER BY id DESC LIMIT 2",
     );
     expect(audit).toEqual([
-      { action: "approvals.approve", cred: w.ownerKeyId },
+      { action: "approvals.approve", cred: w.colleagueKeyId },
       { action: "nav_items.create", cred: w.gatedKeyId },
     ]);
   });
@@ -76,7 +74,7 @@ describe("staging", () => {
     const preview = await w.ok(w.owner, "approvals_get", { id: staged.approval.id });
     expect(preview.proposal.changes).toEqual(expect.arrayContaining([{ field: "name", before: "Original", after: "Proposed" }]));
     await w.ok(w.owner, "categories_update", { siteId: w.siteA, id: cat.id, name: "Edited meanwhile" });
-    const msg = await w.err(w.owner, "approvals_approve", { id: staged.approval.id });
+    const msg = await w.err(w.colleague, "approvals_approve", { id: staged.approval.id });
     expect(msg).toContain("modified after the change was requested");
     expect(msg).toContain("name");
     const after = await w.ok(w.owner, "approvals_get", { id: staged.approval.id });
@@ -94,7 +92,7 @@ describe("staging", () => {
     });
     expect(post.status).toBe(409);
     expect(await post.text()).toContain("could not be applied");
-    expect(await w.ok(w.owner, "approvals_reject", { id: staged.approval.id })).toMatchObject({ status: "rejected" });
+    expect(await w.ok(w.colleague, "approvals_reject", { id: staged.approval.id })).toMatchObject({ status: "rejected" });
   });
 
   test("a staged delete keeps the item until approved", async () => {
@@ -102,20 +100,24 @@ describe("staging", () => {
     const staged = await w.ok(w.gated, "tags_delete", { siteId: w.siteA, id: tag.id });
     expect(staged.id).toBe(tag.id);
     expect((await w.ok(w.owner, "tags_list", { siteId: w.siteA, search: "Doomed" })).total).toBe(1);
-    await w.ok(w.owner, "approvals_approve", { id: staged.approval.id });
+    await w.ok(w.colleague, "approvals_approve", { id: staged.approval.id });
     expect((await w.ok(w.owner, "tags_list", { siteId: w.siteA, search: "Doomed" })).total).toBe(0);
   });
 
   test("a staged upload writes no file until approved; secrets of staged env vars are never shown", async () => {
-    const dir = join(s.dataDir, "media", String(w.siteA));
-    const files = () => (existsSync(dir) ? readdirSync(dir).length : 0);
+    // Files in the media store (data dir, database or bucket) under the site's prefix.
+    const files = async () => {
+      let n = 0;
+      for await (const _ of s.deps.blobs.keys(`${w.siteA}/`)) n++;
+      return n;
+    };
     const png = Buffer.from(encodePng({ width: 4, height: 3, data: new Uint8Array(4 * 3 * 4).fill(200), channels: 4, depth: 8 })).toString("base64");
-    const before = files();
+    const before = await files();
     const staged = await w.ok(w.gated, "media_upload", { siteId: w.siteA, filename: "dot.png", dataBase64: png });
-    expect(files()).toBe(before);
+    expect(await files()).toBe(before);
     expect((await w.ok(w.owner, "approvals_get", { id: staged.approval.id, include: ["html"] })).html).toContain('src="data:image/png;base64,');
-    const ok = await w.ok(w.owner, "approvals_approve", { id: staged.approval.id });
-    expect(files()).toBe(before + 1);
+    const ok = await w.ok(w.colleague, "approvals_approve", { id: staged.approval.id });
+    expect(await files()).toBe(before + 1);
     const item = await w.ok(w.owner, "media_get", { siteId: w.siteA, id: ok.result.id });
     expect(item).toMatchObject({ filename: "dot.png", mimeType: "image/png", width: 4, height: 3 });
 
@@ -152,7 +154,7 @@ describe("staging", () => {
     const posts = await count("SELECT count(*) AS n FROM posts");
     const staged = await w.ok(w.gated, "posts_create", { siteId: w.siteA, title: "Gated post", blocks: SAMPLE_BLOCKS });
     expect(await count("SELECT count(*) AS n FROM posts")).toBe(posts);
-    const ok = await w.ok(w.owner, "approvals_approve", { id: staged.approval.id });
+    const ok = await w.ok(w.colleague, "approvals_approve", { id: staged.approval.id });
     expect(ok.result).toMatchObject({ applied: "posts_create", slug: "gated-post", status: "published" });
     const post = await w.ok(w.owner, "posts_get", { siteId: w.siteA, slug: "gated-post" });
     expect(post).toMatchObject({ published: true, approval: { status: "approved" } });

@@ -17,8 +17,7 @@ import { asc, eq } from "drizzle-orm";
 import type { CompanyAccess, CredentialKind, Deps, Principal } from "../../core/context";
 import type { ChangeWatch } from "../../core/changes";
 import { hasShape, KEY_PREFIX, safeEqual, sha256Hex } from "../../core/secrets";
-import { oauthTokens } from "../../oauth/tables";
-import { companies, mcpKeys, memberships } from "./tables";
+import { companies, mcpKeys, memberships, oauthTokens } from "./tables";
 
 const keyColumns = {
   id: mcpKeys.id,

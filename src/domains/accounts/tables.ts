@@ -1,33 +1,18 @@
-/** People, the companies (portal tenants) they belong to, and their MCP API keys. */
-import { bool, createdAt, id, index, integer, json, primaryKey, table, text, time, uniqueIndex } from "../../core/columns";
+/**
+ * Credentials: the MCP API keys people mint in the portal, and the OAuth
+ * grants (clients, codes, access and refresh tokens) AI clients obtain
+ * through the consent flow. Both resolve to the same principal
+ * (credentials.ts). Secrets are stored as SHA-256 only.
+ *
+ * People, companies and memberships are the core's (src/core/tables.ts):
+ * every domain's rows hang from them and the core's authorization decides
+ * over them. They are re-exported here for the verbs that manage them.
+ */
+import { bool, createdAt, id, index, integer, json, table, text, time, uniqueIndex } from "../../core/columns";
+import { users } from "../../core/tables";
 
-export const ROLES = ["owner", "admin", "viewer"] as const;
-export type Role = (typeof ROLES)[number];
-
-export const users = table("users", {
-  id: id(),
-  email: text("email").notNull().unique(), // stored lower-cased
-  name: text("name"),
-  passwordHash: text("password_hash"),
-  createdAt: createdAt(),
-});
-
-export const companies = table("companies", {
-  id: id(),
-  name: text("name").notNull(),
-  createdAt: createdAt(),
-});
-
-export const memberships = table(
-  "memberships",
-  {
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
-    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
-    role: text("role").$type<Role>().notNull(),
-    createdAt: createdAt(),
-  },
-  (t) => [primaryKey({ columns: [t.companyId, t.userId] }), index("memberships_user").on(t.userId)],
-);
+export { ROLES, type Role } from "../../core/roles";
+export { auditLog, companies, memberships, users } from "../../core/tables";
 
 /** Portal API keys for the MCP endpoint (svc_mcp_ + 64 hex). Only the SHA-256 is kept. */
 export const mcpKeys = table(
@@ -49,21 +34,77 @@ export const mcpKeys = table(
   (t) => [uniqueIndex("mcp_keys_secret").on(t.secretHash), index("mcp_keys_user").on(t.userId)],
 );
 
-/** Who did what, through which credential; written in the same transaction as the change. */
-export const auditLog = table(
-  "audit_log",
+// OAuth 2.1 authorization server state (src/oauth serves the protocol).
+
+export const oauthClients = table("oauth_clients", {
+  /** Opaque id for registered clients, or the https URL of a Client ID Metadata Document. */
+  clientId: text("client_id").primaryKey(),
+  name: text("name"),
+  redirectUris: json<string[]>("redirect_uris").notNull(),
+  secretHash: text("secret_hash"),
+  tokenEndpointAuthMethod: text("token_endpoint_auth_method").notNull().default("none"),
+  metadata: json<Record<string, unknown>>("metadata"),
+  /** When a Client ID Metadata Document was last fetched; null for registered clients. */
+  fetchedAt: time("fetched_at"),
+  createdAt: createdAt(),
+});
+
+export const oauthCodes = table(
+  "oauth_codes",
   {
     id: id(),
-    companyId: integer("company_id"),
-    siteId: integer("site_id"),
-    userId: integer("user_id"),
-    credentialKind: text("credential_kind"), // mcp_key | oauth | session | cli | approval_link
-    credentialId: integer("credential_id"),
-    action: text("action").notNull(), // e.g. posts.create
-    entityType: text("entity_type"),
-    entityId: integer("entity_id"),
-    detail: json<Record<string, unknown>>("detail"),
+    codeHash: text("code_hash").notNull(),
+    /** The token family this code starts; a replayed code revokes the whole family. */
+    familyId: text("family_id").notNull(),
+    clientId: text("client_id").notNull(),
+    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    redirectUri: text("redirect_uri").notNull(),
+    codeChallenge: text("code_challenge").notNull(),
+    scopes: json<string[]>("scopes").notNull(),
+    companyIds: json<number[]>("company_ids").notNull(),
+    resource: text("resource"),
+    expiresAt: time("expires_at").notNull(),
+    usedAt: time("used_at"),
     createdAt: createdAt(),
   },
-  (t) => [index("audit_company").on(t.companyId, t.createdAt)],
+  (t) => [uniqueIndex("oauth_codes_hash").on(t.codeHash)],
+);
+
+/** Access tokens (svc_oauth_…). A family groups every token issued from one authorization. */
+export const oauthTokens = table(
+  "oauth_tokens",
+  {
+    id: id(),
+    tokenHash: text("token_hash").notNull(),
+    familyId: text("family_id").notNull(),
+    clientId: text("client_id").notNull(),
+    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    scopes: json<string[]>("scopes").notNull(),
+    companyIds: json<number[]>("company_ids").notNull(),
+    resource: text("resource"),
+    expiresAt: time("expires_at").notNull(),
+    revokedAt: time("revoked_at"),
+    lastUsedAt: time("last_used_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("oauth_tokens_hash").on(t.tokenHash), index("oauth_tokens_family").on(t.familyId)],
+);
+
+export const oauthRefreshTokens = table(
+  "oauth_refresh_tokens",
+  {
+    id: id(),
+    tokenHash: text("token_hash").notNull(),
+    familyId: text("family_id").notNull(),
+    clientId: text("client_id").notNull(),
+    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    scopes: json<string[]>("scopes").notNull(),
+    companyIds: json<number[]>("company_ids").notNull(),
+    resource: text("resource"),
+    expiresAt: time("expires_at").notNull(),
+    usedAt: time("used_at"),
+    revokedAt: time("revoked_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("oauth_refresh_hash").on(t.tokenHash), index("oauth_refresh_family").on(t.familyId)],
 );

@@ -1,17 +1,22 @@
 /**
- * The registry of approvable entity kinds. The approval workflow itself
- * (links, pages, tools, decisions) is generic; what differs per entity type
- * is how to show the proposal, what approving does and what rejecting does.
+ * What a domain contributes to the approval workflow, and the shapes the
+ * workflow asks of it. The workflow itself (links, pages, tools,
+ * decisions) is generic and names no other domain; each domain declares,
+ * on its `Domain` value (src/mcp/define.ts), what differs:
  *
- * A domain that gates a tool with `approval: "<entityType>"` in defineTool
- * exports one ApprovalKind and adds it to kind-list.ts; nothing else changes.
- * A registry test fails when a gated tool names a type with no kind.
+ *  - `approvalKinds`: for each entity type its tools draft
+ *    (`approval: "<entityType>"` in defineTool), how to show the proposal,
+ *    what approving makes live and what rejecting leaves behind. The
+ *    registry fails at load when a gated tool names a type no domain declares;
+ *  - `stagedTargets`: for changes to its records that are held for approval
+ *    (a require_cms_approval credential's calls, taking live content down),
+ *    the record as it is now, so the reviewer sees "live → proposed" and
+ *    approval refuses a change whose target moved on; optionally how the
+ *    call reads on the page (rendered blocks, what disappears);
+ *  - `approvalSupport`: answers about data it owns that every approval page
+ *    needs (a site's name, the preview's styles, a revoked credential).
  *
- * Staged calls (require_cms_approval) need no kind: they are previewed from
- * their arguments and applied by re-running the tool. A domain may add a
- * StagedTarget so the reviewer sees "live → proposed" for calls that change
- * an existing record, and so approval refuses to apply a change whose
- * target moved on since it was requested.
+ * registry.ts collects all three from the domain list (src/domains/index.ts).
  */
 import type { ActorContext, Deps } from "../../core/context";
 import type { LinkRow, Tx } from "./links";
@@ -63,6 +68,34 @@ export interface ApprovalKind {
   reject(tx: Tx, deps: Deps, link: LinkRow, decision: Decision): Promise<void>;
 }
 
+/** A held call, as a StagedTarget's `present` sees it. */
+export interface HeldCall {
+  tool: string;
+  input: Record<string, unknown>;
+  /** The target record when the call was held (from `current`); null for calls that create something. */
+  before: Record<string, unknown> | null;
+  link: LinkRow;
+}
+
+/** How a held call reads on the approval page, beyond the generic table of its arguments. */
+export interface CallPresentation {
+  /**
+   * What the call proposes, as the subject of the summary line
+   * ("Take the published blog post “Roasting” off the site"); the workflow
+   * adds the state (held, approved on … by …, rejected …).
+   */
+  proposal?: string;
+  /** Past participle for an approved link: "taken offline" (default "applied"). */
+  applied?: string;
+  facts?: { label: string; value: string }[];
+  /** Rows replacing the generic rows of the arguments named in `handled`. */
+  rows?: ChangeRow[];
+  /** Arguments this presentation shows itself (not listed again generically). */
+  handled?: string[];
+  /** Safe HTML, escaped or sanitised by the producer: rendered blocks, an uploaded image. */
+  html?: string;
+}
+
 export interface StagedTarget {
   /** Entity type recorded on the pending_change link (e.g. "post", "media"), for filtering. */
   entityType: string;
@@ -75,4 +108,24 @@ export interface StagedTarget {
   current(ctx: ActorContext, input: Record<string, unknown>): Promise<Record<string, unknown> | null>;
   /** Argument names whose values must not be shown on the approval page (e.g. a secret's value). */
   redact?(input: Record<string, unknown>, before: Record<string, unknown> | null): string[];
+  /** How the call reads on the page (rendered blocks, what disappears and where it was linked from). */
+  present?(deps: Deps, call: HeldCall): Promise<CallPresentation>;
+}
+
+/**
+ * Answers about data other domains own that approval pages need. Each
+ * answer has one owner (two domains giving the same one is an error at
+ * first use), except `previewCss`, which every provider adds to.
+ */
+export interface ApprovalSupport {
+  /** The company's site with this id (name for the facts; tenancy of approvals_list's siteId), or null. */
+  site?(db: Tx, companyId: number, siteId: number): Promise<{ id: number; name: string } | null>;
+  /**
+   * Stylesheet text for the preview fragment of a site's link: styles of
+   * the rendered content, the site's branding. Every value taken from data
+   * must be checked against a strict pattern before it reaches the CSS.
+   */
+  previewCss?(db: Tx, siteId: number | null): Promise<string>;
+  /** True when the credential that asked for a change may no longer act (a revoked API key): its queued changes must not go live. */
+  credentialRevoked?(db: Tx, kind: string, id: number): Promise<boolean>;
 }

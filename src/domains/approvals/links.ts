@@ -14,12 +14,12 @@
  *   superseded a newer link for the same entity replaced it (the author updated the draft)
  *   withdrawn  the entity it was about was deleted
  */
-import { and, desc, eq, lte } from "drizzle-orm";
+import { and, desc, eq, lte, ne } from "drizzle-orm";
 import { DAY_MS, iso } from "../../core/clock";
 import type { ActorContext, Deps } from "../../core/context";
 import type { Db } from "../../core/db";
 import { randomHex, sha256Hex } from "../../core/secrets";
-import { auditLog } from "../accounts/tables";
+import { auditLog } from "../../core/tables";
 import { approvalLinks } from "./tables";
 
 export type LinkRow = typeof approvalLinks.$inferSelect;
@@ -149,8 +149,12 @@ export async function linkByToken(db: Tx, token: string): Promise<LinkRow | null
   return (await db.select().from(approvalLinks).where(eq(approvalLinks.tokenHash, sha256Hex(token))).limit(1))[0] ?? null;
 }
 
-/** Marks the open links about an entity as withdrawn (the entity was deleted). */
-export async function withdrawLinks(tx: Tx, companyId: number, entityType: string, entityId: number, now: Date) {
+/**
+ * Marks the open links about an entity as withdrawn (the entity was
+ * deleted). `exceptId`: the link whose approval is deleting it (see
+ * staging.ts approvedLinkId), which ends approved, not withdrawn.
+ */
+export async function withdrawLinks(tx: Tx, companyId: number, entityType: string, entityId: number, now: Date, exceptId: number | null = null) {
   await tx.update(approvalLinks)
             .set({ status: "withdrawn", decidedAt: now })
             .where(
@@ -159,6 +163,7 @@ export async function withdrawLinks(tx: Tx, companyId: number, entityType: strin
                 eq(approvalLinks.entityType, entityType),
                 eq(approvalLinks.entityId, entityId),
                 eq(approvalLinks.status, "pending"),
+                exceptId === null ? undefined : ne(approvalLinks.id, exceptId),
               ),
             );
 }

@@ -3,20 +3,27 @@
  * fragment (used by the public approval page and the portal inbox), and the
  * site-branded stylesheet that goes with it.
  *
- * Every string that comes from content or arguments is escaped here or by
- * renderBlocksHtml; the fragment carries no script and no inline event
- * handler, so it is safe under a CSP without 'unsafe-inline' scripts.
+ * Every string that comes from content or arguments is escaped here, or by
+ * the kind or staged target that rendered it (block content goes through
+ * the block renderer, src/domains/blocks/render.ts, in the cms domain's
+ * kinds); the fragment carries no script and no inline event handler, so
+ * it is safe under a CSP without 'unsafe-inline' scripts.
+ *
+ * Decided links are described as they were proposed, with their outcome
+ * ("A new blog post — approved and published on … by …"): see `summarize`.
  */
-import { eq } from "drizzle-orm";
 import type { Deps } from "../../core/context";
-import { BLOCKS_PREVIEW_CSS, escapeHtml, renderBlocksHtml } from "../blocks/render";
-import { brandProfiles } from "../branding/tables";
-import { sites } from "../sites/tables";
-import { sniffMime } from "../cms/media-sniff";
 import type { ApprovalPreview, ChangeRow } from "./kinds";
-import type { LinkRow } from "./links";
-import { approvalKind, stagedTarget } from "./registry";
-import { toolByName, type StagedPayload } from "./staging";
+import { effectiveStatus, type LinkRow } from "./links";
+import { approvalKind, approvalSupport, stagedTarget, toolByName } from "./registry";
+import type { StagedPayload } from "./staging";
+
+const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+
+/** Text for HTML text and attribute values. */
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+}
 
 const MAX_SHOWN = 2000;
 
@@ -53,18 +60,65 @@ function humanTool(name: string): string {
 
 const HIDDEN_ARGS = new Set(["siteId", "include", "clientId"]);
 
-/** The preview of a staged call, built from its arguments (no kind needed). */
+/** "2026-12-06 03:01 UTC": how a summary line dates a decision. */
+export function when(d: Date | null): string {
+  return d ? `${d.toISOString().slice(0, 16).replace("T", " ")} UTC` : "(unknown date)";
+}
+
+/** How a kind or target words its proposal; `summarize` adds the link's state. */
+export interface OutcomeWords {
+  /** The proposal as it was made, e.g. "A new blog post", "Changes to the published page “About”". */
+  proposal: string;
+  /** The whole sentence while the link is pending, e.g. "A new blog post, not yet published: approving publishes it on the site." */
+  pending: string;
+  /** What approving did, as a past participle: "published" (default "applied"). */
+  applied?: string;
+  /** What stayed when it was not approved: "nothing was published" (default "nothing was changed"). */
+  kept?: string;
+}
+
+/**
+ * One line describing a link's proposal and its outcome, the same way on
+ * the approval page and in approvals_get, whatever the state:
+ *   pending     the kind's own sentence
+ *   approved    "A new blog post — approved and published on 2026-12-06 03:01 UTC by Ana (approval link)."
+ *   rejected    "… — rejected on … by …: nothing was published."
+ *   expired     "… — expired on … without a decision: nothing was published."
+ *   superseded  "… — replaced by a newer request on …, the one to decide."
+ *   withdrawn   "… — withdrawn on …: the item it was about was deleted."
+ */
+export function summarize(link: LinkRow, now: Date, w: OutcomeWords): string {
+  const by = link.decidedBy ? ` by ${link.decidedBy}` : "";
+  const kept = w.kept ?? "nothing was changed";
+  switch (effectiveStatus(link, now)) {
+    case "pending":
+      return w.pending;
+    case "approved":
+      return `${w.proposal} — approved and ${w.applied ?? "applied"} on ${when(link.decidedAt)}${by}.`;
+    case "rejected":
+      return `${w.proposal} — rejected on ${when(link.decidedAt)}${by}: ${kept}.`;
+    case "expired":
+      return `${w.proposal} — expired on ${when(link.expiresAt)} without a decision: ${kept}.`;
+    case "superseded":
+      return `${w.proposal} — replaced by a newer request on ${when(link.decidedAt)}, the one to decide.`;
+    default:
+      return `${w.proposal} — withdrawn on ${when(link.decidedAt)}: the item it was about was deleted.`;
+  }
+}
+
+/** The preview of a held call (staged or live content), built from its arguments and its target's presentation. */
 async function stagedPreview(deps: Deps, link: LinkRow): Promise<ApprovalPreview> {
   const payload = (link.payload ?? {}) as unknown as StagedPayload;
   const input = payload.input ?? {};
   const tool = toolByName(payload.tool);
   const before = payload.before ?? null;
   const target = stagedTarget(payload.tool);
-  const changes: ChangeRow[] = [];
-  let html = "";
+  const shown = target?.present ? await target.present(deps, { tool: payload.tool, input, before, link }) : {};
+  const handled = new Set(shown.handled ?? []);
+  const changes: ChangeRow[] = [...(shown.rows ?? [])];
   const redacted = new Set(target?.redact?.(input, before) ?? []);
   for (const [k, val] of Object.entries(input)) {
-    if (HIDDEN_ARGS.has(k) || val === undefined) continue;
+    if (HIDDEN_ARGS.has(k) || handled.has(k) || val === undefined) continue;
     if (redacted.has(k)) {
       changes.push({ field: k, before: before && before[k] !== undefined ? "(hidden)" : null, after: "(hidden)" });
       continue;
@@ -72,21 +126,6 @@ async function stagedPreview(deps: Deps, link: LinkRow): Promise<ApprovalPreview
     if (k === "dataBase64" && typeof val === "string") {
       const bytes = Math.floor((val.replace(/=+$/, "").length * 3) / 4);
       changes.push({ field: "file", before: null, after: `${bytes} bytes` });
-      // A raster image upload is shown as the image itself; SVG and other types are not inlined.
-      try {
-        const data = Buffer.from(val, "base64");
-        const mime = sniffMime(data);
-        if (data.length <= 2_000_000 && (mime === "image/png" || mime === "image/jpeg" || mime === "image/gif" || mime === "image/webp"))
-          html += `<figure class="ap-upload"><img alt="Uploaded file" src="data:${mime};base64,${data.toString("base64")}"></figure>`;
-      } catch {
-        /* not shown */
-      }
-      continue;
-    }
-    if (k === "blocks" && Array.isArray(val)) {
-      const diff = before ? blocksDiff(before.blocks, val) : null;
-      changes.push({ field: "content", before: before ? `${Array.isArray(before.blocks) ? before.blocks.length : 0} blocks` : null, after: diff ?? `${val.length} blocks (shown below)` });
-      html += renderBlocksHtml({ blocks: val }, { embeds: "link" });
       continue;
     }
     changes.push({ field: k, before: before ? displayValue(before[k]) : null, after: displayValue(val) });
@@ -94,17 +133,22 @@ async function stagedPreview(deps: Deps, link: LinkRow): Promise<ApprovalPreview
   const facts = [{ label: "Operation", value: humanTool(payload.tool ?? "unknown") }];
   if (tool) facts.push({ label: "What it does", value: tool.description.split(/(?<=\.)\s/)[0] ?? tool.description });
   if (link.siteId !== null) {
-    const site = (await deps.db.select({ name: sites.name }).from(sites).where(eq(sites.id, link.siteId)).limit(1))[0];
+    const site = await approvalSupport().site(deps.db, link.companyId, link.siteId);
     if (site) facts.push({ label: "Site", value: site.name });
   }
+  facts.push(...(shown.facts ?? []));
+  const noun = target?.entityType.replace(/_/g, " ") ?? "item";
+  const proposal = shown.proposal ?? (before ? `A change to an existing ${noun}` : "A change");
   return {
     title: link.title ?? humanTool(payload.tool ?? "change"),
-    summary: before
-      ? `A change to an existing ${target?.entityType.replace(/_/g, " ") ?? "item"}, held for approval: nothing is changed until you approve.`
-      : "A change held for approval: nothing is changed until you approve.",
+    summary: summarize(link, deps.clock.now(), {
+      proposal,
+      pending: `${proposal}, held for approval: nothing is changed until you approve.`,
+      applied: shown.applied,
+    }),
     facts,
     changes,
-    html,
+    html: shown.html ?? "",
   };
 }
 
@@ -116,8 +160,8 @@ export async function approvalPreview(deps: Deps, link: LinkRow): Promise<Approv
   return kind.preview(deps, link);
 }
 
-function changesTable(rows: ChangeRow[], hasBefore: boolean): string {
-  const head = hasBefore ? "<tr><th>Field</th><th>Live now</th><th>Proposed</th></tr>" : "<tr><th>Field</th><th>Proposed</th></tr>";
+function changesTable(rows: ChangeRow[], hasBefore: boolean, pending: boolean): string {
+  const head = hasBefore ? `<tr><th>Field</th><th>${pending ? "Live now" : "Before"}</th><th>Proposed</th></tr>` : "<tr><th>Field</th><th>Proposed</th></tr>";
   const cell = (s: string | null) => (s === null ? '<td class="ap-none">(none)</td>' : `<td>${escapeHtml(s)}</td>`);
   const body = rows
     .map((r) => `<tr><th scope="row">${escapeHtml(r.field)}</th>${hasBefore ? cell(r.before) : ""}${cell(r.after)}</tr>`)
@@ -136,9 +180,9 @@ export async function renderApprovalPreview(deps: Deps, link: LinkRow): Promise<
     ? `<dl class="ap-facts">${p.facts.map((f) => `<dt>${escapeHtml(f.label)}</dt><dd>${escapeHtml(f.value)}</dd>`).join("")}</dl>`
     : "";
   const hasBefore = p.changes.some((c) => c.before !== null);
-  const changes = p.changes.length
-    ? `<h2 class="ap-h">${hasBefore ? "What changes" : "What is proposed"}</h2>${changesTable(p.changes, hasBefore)}`
-    : "";
+  const pending = effectiveStatus(link, deps.clock.now()) === "pending";
+  const heading = pending ? (hasBefore ? "What changes" : "What is proposed") : hasBefore ? "What it proposed to change" : "What was proposed";
+  const changes = p.changes.length ? `<h2 class="ap-h">${heading}</h2>${changesTable(p.changes, hasBefore, pending)}` : "";
   const content = p.html || link.linkType === "entity"
     ? `<h2 class="ap-h">Preview</h2><div class="ap-content" id="ap-content"><h1 class="ap-title">${escapeHtml(p.title)}</h1>${p.html}</div>`
     : "";
@@ -148,37 +192,14 @@ export async function renderApprovalPreview(deps: Deps, link: LinkRow): Promise<
   return `<section class="ap-preview"><p class="ap-summary">${escapeHtml(p.summary)}</p>${facts}${changes}${content}${live}</section>`;
 }
 
-const HEX_RE = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
-const FONT_RE = /^[A-Za-z0-9 ,'"-]{1,100}$/;
-const RADIUS_RE = /^\d{1,3}(?:\.\d{1,3})?(?:px|rem|em|%)$/;
+/** Layout of the preview box; colours, fonts and block styles come from the domains (approvalSupport.previewCss). */
+const BASE_CSS = ".ap-content{border:1px solid #e5e7eb;border-radius:.5rem;padding:1.5rem}";
 
 /**
- * CSS for the preview: the neutral block styles plus the site's branding
- * (colours, fonts, radius). Only values that match strict patterns reach the
- * stylesheet, so a brand profile cannot inject CSS.
+ * CSS for the preview: the box, then what the domains add for a site's
+ * link (the cms: styles of rendered blocks; branding: the site's colours,
+ * fonts and radius, each value checked against a strict pattern first).
  */
 export async function previewCss(deps: Deps, siteId: number | null): Promise<string> {
-  const data =
-    siteId === null
-      ? undefined
-      : (await deps.db.select({ data: brandProfiles.data }).from(brandProfiles).where(eq(brandProfiles.siteId, siteId)).limit(1))[0]?.data;
-  const b = (data ?? {}) as Record<string, unknown>;
-  const color = (k: string, def: string) => (typeof b[k] === "string" && HEX_RE.test(b[k] as string) ? (b[k] as string) : def);
-  const font = (k: string) => (typeof b[k] === "string" && FONT_RE.test(b[k] as string) ? (b[k] as string) : null);
-  const radius = typeof b.borderRadius === "string" && RADIUS_RE.test(b.borderRadius) ? b.borderRadius : ".375rem";
-  const primary = color("primaryColor", "#2563eb");
-  const secondary = color("secondaryColor", "#1e40af");
-  const text = color("textColor", "#111827");
-  const bg = color("backgroundColor", "#ffffff");
-  const link = color("linkColor", primary);
-  const body = font("bodyFont");
-  const heading = font("headingFont");
-  return `${BLOCKS_PREVIEW_CSS}
-.ap-content{color:${text};background:${bg};border:1px solid #e5e7eb;border-radius:.5rem;padding:1.5rem;${body ? `font-family:${body},system-ui,sans-serif;` : ""}}
-.ap-content h1,.ap-content h2,.ap-content h3,.ap-content h4{${heading ? `font-family:${heading},system-ui,sans-serif;` : ""}}
-.ap-content a{color:${link}}
-.ap-content .pb-button-primary{background:${primary};color:#fff;border-radius:${radius}}
-.ap-content .pb-button-secondary{background:${secondary};color:#fff;border-radius:${radius}}
-.ap-content .pb-highlighted{border-color:${primary}}
-`;
+  return `${BASE_CSS}\n${await approvalSupport().previewCss(deps.db, siteId)}`;
 }

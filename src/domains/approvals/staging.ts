@@ -15,17 +15,22 @@
  * Both runs happen inside a store transaction, so everything the tool's
  * verbs do (their own transactions become savepoints) commits or rolls back
  * with it.
+ *
+ * The same kind of link holds changes that take live content down
+ * (unpublishing or deleting a published post, withdrawing or deleting an
+ * active product): the verb itself calls holdForApproval instead of
+ * applying, whoever calls it, and applying re-runs the tool with
+ * isApprovedRun true, so the verb then does what was approved.
  */
+import { and, eq } from "drizzle-orm";
 import * as v from "valibot";
 import type { ActorContext, Deps } from "../../core/context";
 import type { Db } from "../../core/db";
-import { AppError, conflict } from "../../core/errors";
-import { and, eq } from "drizzle-orm";
+import { conflict } from "../../core/errors";
+import { companies, memberships } from "../../core/tables";
 import type { ToolDef } from "../../mcp/define";
-import { companies, mcpKeys, memberships } from "../accounts/tables";
-import { domains } from "../index";
-import { mintLink, type LinkRow, type Tx } from "./links";
-import { stagedTarget } from "./registry";
+import { mintLink, type ApprovalEnvelope, type LinkRow, type Tx } from "./links";
+import { approvalSupport, stagedTarget, toolByName } from "./registry";
 
 /** Mutations of these scopes are staged for a credential with require_cms_approval. */
 export const STAGED_SCOPES: ReadonlySet<string> = new Set(["sites:write", "media:write"]);
@@ -42,6 +47,8 @@ export interface StagedPayload {
   scopes: string[];
   /** The target record as it was when the call was staged; null when the call creates something. */
   before: Record<string, unknown> | null;
+  /** Why it was held: the credential's require_cms_approval (absent, the default), or because it takes live content down. */
+  reason?: "live_content";
 }
 
 // Dry runs are marked on their Deps object, which every verb reaches through
@@ -52,6 +59,21 @@ const dryRunDeps = new WeakSet<object>();
 /** True while a staged call is being dry-run: do not touch anything outside the database. */
 export function isDryRun(ctx: { deps: Deps }): boolean {
   return dryRunDeps.has(ctx.deps);
+}
+
+// Runs of a call a person approved are marked the same way (with the link
+// being applied): a verb that holds live changes for approval applies them
+// when this is true.
+const approvedDeps = new WeakMap<object, number>();
+
+/** True while a call a person approved is being applied: do what it asks, do not hold it again. */
+export function isApprovedRun(ctx: { deps: Deps }): boolean {
+  return approvedDeps.has(ctx.deps);
+}
+
+/** The link being applied in an approved run (so withdrawing an entity's open links leaves that one to its decision), else null. */
+export function approvedLinkId(ctx: { deps: Deps }): number | null {
+  return approvedDeps.get(ctx.deps) ?? null;
 }
 
 class DryRunRollback extends Error {}
@@ -115,6 +137,36 @@ export async function stageToolCall(ctx: ActorContext, tool: ToolDef, input: unk
   };
 }
 
+/**
+ * Holds a change to live content for a person's approval instead of
+ * applying it: the verb of `tool`, called with `input` (exactly its tool's
+ * arguments), found that it would take something live down. Mints a
+ * pending_change link in the caller's transaction, with the target's
+ * snapshot for the moved-on check; approving re-runs the tool as the
+ * requester (isApprovedRun is then true, and the verb applies it).
+ *
+ * @example
+ *   if (post.published && !isApprovedRun(ctx))
+ *     return { id, slug, status: post.status, approval: await holdForApproval(ctx, { tool: "posts_delete", input, … }) };
+ */
+export async function holdForApproval(
+  ctx: ActorContext,
+  call: { tool: string; input: Record<string, unknown>; entityId: number; siteId: number; title: string },
+): Promise<ApprovalEnvelope> {
+  const input = Object.fromEntries(Object.entries(call.input).filter(([, x]) => x !== undefined));
+  const target = stagedTarget(call.tool);
+  const before = target ? await target.current(ctx, input) : null;
+  const payload: StagedPayload = { tool: call.tool, input, scopes: [...ctx.principal.scopes], before, reason: "live_content" };
+  return await mintLink(ctx.deps.db, ctx, {
+    linkType: "pending_change",
+    entityType: target?.entityType ?? toolByName(call.tool)?.toolset ?? "change",
+    entityId: call.entityId,
+    siteId: call.siteId,
+    title: call.title,
+    payload: payload as unknown as Record<string, unknown>,
+  });
+}
+
 /** Stable JSON: equal values give equal strings whatever their key order. */
 export function stableJson(x: unknown): string {
   if (Array.isArray(x)) return `[${x.map(stableJson).join(",")}]`;
@@ -138,14 +190,6 @@ function comparedFields(input: Record<string, unknown>, before: Record<string, u
   return touched.length > 0 ? touched : Object.keys(before);
 }
 
-let toolMap: Map<string, ToolDef> | null = null;
-export function toolByName(name: string): ToolDef | undefined {
-  if (!toolMap) {
-    toolMap = new Map();
-    for (const d of domains) for (const t of d.tools) toolMap.set(t.name, t);
-  }
-  return toolMap.get(name);
-}
 
 /**
  * The requester of a staged link as an actor, with their live role. Refuses
@@ -163,10 +207,8 @@ export async function actorFromLink(tx: Tx, deps: Deps, link: LinkRow, scopes: s
                     .where(and(eq(memberships.companyId, link.companyId), eq(memberships.userId, link.requestedByUserId))).limit(1))[0];
   if (!company || !member || link.requestedByUserId === null)
     throw conflict("The person who requested this change is no longer a member of the company, so it cannot be applied.");
-  if (link.credentialKind === "mcp_key" && link.credentialId !== null) {
-    const key = (await tx.select({ revokedAt: mcpKeys.revokedAt }).from(mcpKeys).where(eq(mcpKeys.id, link.credentialId)).limit(1))[0];
-    if (!key || key.revokedAt) throw conflict("The API key that requested this change has been revoked, so it cannot be applied.");
-  }
+  if (link.credentialKind !== null && link.credentialId !== null && (await approvalSupport().credentialRevoked(tx, link.credentialKind, link.credentialId)))
+    throw conflict("The API key that requested this change has been revoked, so it cannot be applied.");
   const access = { id: company.id, name: company.name, role: member.role };
   return {
     deps: { ...deps, db: tx as unknown as Db },
@@ -198,6 +240,7 @@ export async function applyStagedCall(tx: Tx, deps: Deps, link: LinkRow): Promis
   const parsed = v.safeParse(tool.input, payload.input);
   if (!parsed.success) throw conflict(`This change is no longer valid: ${parsed.issues[0]?.message ?? "invalid arguments"}.`);
   const ctx = await actorFromLink(tx, deps, link, payload.scopes);
+  approvedDeps.set(ctx.deps, link.id);
   const target = stagedTarget(tool.name);
   if (target && payload.before) {
     const before = payload.before;

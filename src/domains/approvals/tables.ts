@@ -1,6 +1,6 @@
 /** Approval links: a human must approve what an agent drafted or staged. */
 import { createdAt, id, index, integer, json, table, text, time, uniqueIndex } from "../../core/columns";
-import { companies } from "../accounts/tables";
+import { companies } from "../../core/tables";
 
 export const approvalLinks = table(
   "approval_links",

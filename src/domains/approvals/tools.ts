@@ -17,9 +17,7 @@ const approvalsList = defineTool({
   readOnly: true,
   title: "List approval requests",
   description:
-    "List approval links of the company, newest first: drafts waiting for a person (status pending) and past decisions " +
-    "(approved, rejected, expired, superseded, withdrawn). Filter by status, entityType (post, block_template, …), " +
-    "linkType (entity or pending_change) or siteId. Tokens are never shown again after the tool that minted them.",
+    "List the company's approval links, newest first: pending drafts and past decisions. Filter by status, entityType, linkType (entity, pending_change) or siteId. Tokens are never shown again.",
   input: v.object({
     status: v.optional(v.picklist(LINK_STATUSES)),
     entityType: v.optional(v.pipe(v.string(), v.maxLength(64))),
@@ -37,8 +35,7 @@ const approvalsGet = defineTool({
   readOnly: true,
   title: "Get an approval request",
   description:
-    "Get one approval link by id: its status, who asked, when it expires, the decision and comment once decided, and what it " +
-    "proposes (summary, facts, and for updates the changed fields). Set include to [\"html\"] for the rendered preview.",
+    "One approval link by id: what it proposes (preview facts and changes), its state, who asked and who decided.",
   input: v.object({ id: idSchema, include: v.optional(v.array(v.picklist(["html"]))) }),
   run: async (ctx, input) => await getApproval(ctx, input.id, { html: input.include?.includes("html") }),
 });
@@ -61,8 +58,7 @@ const approvalsApprove = defineTool({
   readOnly: false,
   title: "Approve a request",
   description:
-    "Approve a pending approval link by id, as a person would on the approval page: the draft is published or the staged " +
-    "change applied. One-way; approving an approved link again reports it. A credential cannot approve changes it staged itself.",
+    "Approve a pending approval link by id, as a person other than the one who asked for it: the draft goes live or the staged change is applied. The requester's own credentials cannot approve it.",
   input: v.object({ id: idSchema, comment }),
   run: async (ctx, input) => await decide(ctx, input, "approve"),
 });
@@ -75,8 +71,7 @@ const approvalsReject = defineTool({
   destructive: true,
   title: "Reject a request",
   description:
-    "Reject a pending approval link by id, with an optional comment for the author: nothing is published or changed, and " +
-    "the link cannot be approved afterwards. The author can propose again by updating the item.",
+    "Reject a pending approval link by id with an optional comment, as a person other than the requester: nothing goes live.",
   input: v.object({ id: idSchema, comment }),
   run: async (ctx, input) => await decide(ctx, input, "reject"),
 });

@@ -16,12 +16,11 @@ import { AppError, forbidden, notFound } from "../../core/errors";
 import { mapSeq } from "../../core/maybe";
 import { page, type Page } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
-import { auditLog, users } from "../accounts/tables";
-import { siteForActor } from "../sites/access";
+import { auditLog, users } from "../../core/tables";
 import type { Decision } from "./kinds";
 import { effectiveStatus, linkByToken, sweepExpired, type LinkRow, type LinkStatus, type Tx } from "./links";
 import { approvalPreview, previewCss, renderApprovalPreview } from "./preview";
-import { approvalKind } from "./registry";
+import { approvalKind, approvalSupport } from "./registry";
 import { applyStagedCall, type StagedPayload } from "./staging";
 import { approvalLinks } from "./tables";
 
@@ -99,7 +98,12 @@ export async function listApprovals(ctx: ActorContext, input: ListApprovalsInput
   if (input.status) conds.push(eq(approvalLinks.status, input.status));
   if (input.entityType) conds.push(eq(approvalLinks.entityType, input.entityType));
   if (input.linkType) conds.push(eq(approvalLinks.linkType, input.linkType));
-  if (input.siteId !== undefined) conds.push(eq(approvalLinks.siteId, (await siteForActor(ctx, input.siteId)).id));
+  if (input.siteId !== undefined) {
+    // A site of another company answers exactly like one that does not exist.
+    const site = await approvalSupport().site(db, ctx.company.id, input.siteId);
+    if (!site) throw notFound(`Site ${input.siteId} not found in ${ctx.company.name}.`);
+    conds.push(eq(approvalLinks.siteId, site.id));
+  }
   const where = and(...conds);
   const total = (await db.select({ n: count() }).from(approvalLinks).where(where).limit(1))[0]?.n ?? 0;
   const rows = await db.select().from(approvalLinks).where(where).orderBy(desc(approvalLinks.id)).limit(input.limit).offset(input.offset);
@@ -294,16 +298,18 @@ export async function decideApproval(
     const { ctx } = target;
     authorize(ctx, "approvals:manage", { write: true });
     link = await linkInCompany(ctx, target.id);
-    if (decision === "approve") {
-      if (ctx.principal.requireCmsApproval)
-        throw forbidden("This credential's own changes need approval, so it cannot approve requests.");
-      if (
-        link.linkType === "pending_change" &&
-        link.credentialKind === ctx.principal.credential.kind &&
-        link.credentialId === ctx.principal.credential.id
-      )
-        throw forbidden("A credential cannot approve a change it requested itself; a person must approve it.");
-    }
+    // The promise of interface.md §1: a person decides what an agent drafted.
+    // An agent credential (API key or OAuth token) of the user who asked
+    // cannot decide it, whichever of their credentials it is; that person
+    // decides on the approval page or in the portal's inbox, or another
+    // member with approvals:manage decides over MCP.
+    if (AGENT_CREDENTIALS.has(ctx.principal.credential.kind) && link.requestedByUserId === ctx.principal.userId)
+      throw forbidden(
+        `You asked for this change yourself, so you cannot ${decision} it over MCP: a person decides it on the approval page ` +
+          `(the link's url) or in the portal's Approvals inbox, or another member with approvals:manage decides it here.`,
+      );
+    if (decision === "approve" && ctx.principal.requireCmsApproval)
+      throw forbidden("This credential's own changes need approval, so it cannot approve requests.");
     actor = { kind: ctx.principal.credential.kind, id: ctx.principal.credential.id };
     userId = ctx.principal.userId;
   }
@@ -315,6 +321,9 @@ export async function decideApproval(
     return await decideInTx(tx as unknown as Tx, deps, fresh, decision, d, actor);
   });
 }
+
+/** Credentials an agent acts through; a portal session is the person themself. */
+const AGENT_CREDENTIALS: ReadonlySet<string> = new Set(["mcp_key", "oauth"]);
 
 /** Open links of a company, counted by type: for badges in the portal. */
 export async function countPending(ctx: ActorContext): Promise<number> {

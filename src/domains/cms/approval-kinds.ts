@@ -1,19 +1,27 @@
 /**
  * The CMS's approvable kinds (see approvals/kinds.ts): posts and block
- * templates. Each says how to preview its proposal, what approving makes
- * live, and what rejecting leaves behind.
+ * templates, declared on the cms Domain. Each says how to preview its
+ * proposal, what approving makes live, and what rejecting leaves behind.
+ *
+ * A link reads as what it proposed, whatever happened since: the proposal
+ * (new, an edit of an offline post, a revision of a live one) is recorded
+ * on the link when it is minted (posts.ts, block-templates.ts), and the
+ * summary adds the outcome ("A new blog post — approved and published on …
+ * by …"). Links minted before that record are read by inference.
  */
 import { and, eq, inArray } from "drizzle-orm";
 import type { Deps } from "../../core/context";
-import { bumpContentVersion } from "../../core/content-version";
+import { bumpContentVersion } from "../sites/content-version";
+import { iso } from "../../core/clock";
 import { conflict } from "../../core/errors";
 import { escapeHtml, renderBlocksHtml } from "../blocks/render";
 import { safeUrl } from "../blocks/urls";
 import type { ApprovalKind, ApprovalPreview, ChangeRow } from "../approvals/kinds";
 import type { LinkRow, Tx } from "../approvals/links";
-import { blocksDiff, displayValue } from "../approvals/preview";
+import { blocksDiff, displayValue, summarize } from "../approvals/preview";
+import { effectiveStatus } from "../approvals/links";
 import { sites } from "../sites/tables";
-import { applyPostChanges, assertSlugFree, type PostChanges, type PostRow } from "./posts";
+import { applyPostChanges, assertSlugFree, type PostChanges, type PostProposal, type PostRow } from "./posts";
 import { blockTemplates, categories, postCategories, postRevisions, posts, postTags, postTypes, tags, type BlockContent } from "./tables";
 
 const RENDER = { embeds: "link" } as const;
@@ -90,6 +98,20 @@ async function postOf(db: Tx, link: LinkRow): Promise<PostRow | undefined> {
   return (await db.select().from(posts).where(eq(posts.id, link.entityId)).limit(1))[0];
 }
 
+/**
+ * What a post link proposed: recorded on links minted since it was, else
+ * inferred (a revision link names its revision; a post first published by
+ * this very approval, or never published, was new).
+ */
+function proposalOf(link: LinkRow, post: PostRow, hasRevision: boolean): PostProposal {
+  const recorded = link.payload as Partial<PostProposal> | null;
+  if (recorded?.proposal === "revision" && recorded.before && typeof recorded.beforeBlocks === "number") return recorded as PostProposal;
+  if (recorded?.proposal === "new" || recorded?.proposal === "republish") return { proposal: recorded.proposal };
+  if (hasRevision) return { proposal: "revision", revisionId: 0, before: {}, beforeBlocks: 0 };
+  const firstPublishedByThis = link.status === "approved" && post.publishedAt && link.decidedAt && Math.abs(post.publishedAt.getTime() - link.decidedAt.getTime()) < 1000;
+  return { proposal: !post.publishedAt || firstPublishedByThis ? "new" : "republish" };
+}
+
 export const postApprovalKind: ApprovalKind = {
   entityType: "post",
   label: "Post",
@@ -99,6 +121,8 @@ export const postApprovalKind: ApprovalKind = {
     const post = await postOf(db, link);
     if (!post) return null;
     const rev = await pendingRevisionOf(db, link);
+    const pending = effectiveStatus(link, deps.clock.now()) === "pending";
+    const what = proposalOf(link, post, rev !== null);
     const changes = (rev?.changes ?? {}) as PostChanges;
     const live = { ...post, ...await linkedIds(db, post.id) } as Record<string, unknown>;
     const proposed = { ...live, ...changes } as Record<string, unknown>;
@@ -116,30 +140,54 @@ export const postApprovalKind: ApprovalKind = {
       const v = proposed[k] as string | null;
       if (v) facts.push({ label: LABELS[k]!, value: v.length > 500 ? `${v.slice(0, 500)}… (${v.length} characters)` : v });
     }
+    // "Before" is the live version while the link is open; once decided, the values recorded when it was proposed.
+    const recorded = what.proposal === "revision" && !pending ? what : null;
     const rows: ChangeRow[] = [];
     if (rev) {
       for (const k of Object.keys(changes)) {
         if (k === "content") {
-          rows.push({ field: "Content", before: `${post.content?.blocks.length ?? 0} blocks`, after: blocksDiff(post.content?.blocks, changes.content?.blocks) ?? "no block changes" });
+          const beforeBlocks = recorded ? recorded.beforeBlocks : (post.content?.blocks.length ?? 0);
+          const diff = recorded ? null : blocksDiff(post.content?.blocks, changes.content?.blocks);
+          rows.push({ field: "Content", before: `${beforeBlocks} blocks`, after: diff ?? `${changes.content?.blocks.length ?? 0} blocks${recorded ? "" : " (no block changes)"}` });
           continue;
         }
-        rows.push({ field: LABELS[k] ?? k, before: await fieldText(db, k, live[k]), after: await fieldText(db, k, (changes as Record<string, unknown>)[k]) });
+        const before = recorded ? recorded.before[k] : live[k];
+        rows.push({ field: LABELS[k] ?? k, before: await fieldText(db, k, before), after: await fieldText(db, k, (changes as Record<string, unknown>)[k]) });
       }
     }
     const typeLabel = (
       (await db.select({ name: postTypes.name }).from(postTypes).where(eq(postTypes.id, proposed.postTypeId as number)).limit(1))[0]?.name ?? "post"
     ).toLowerCase();
+    const words =
+      what.proposal === "revision"
+        ? {
+            proposal: `Changes to the published ${typeLabel} “${post.title}”`,
+            pending: `Changes to the published ${typeLabel} “${post.title}”. The live version stays online unchanged until you approve.`,
+            applied: "applied to the live version",
+            kept: "the live version stayed as it was",
+          }
+        : what.proposal === "republish"
+          ? {
+              proposal: `An edited ${typeLabel} that was offline`,
+              pending: `An edited ${typeLabel} that is offline now; approving publishes it again.`,
+              applied: "published again",
+              kept: "nothing was published",
+            }
+          : {
+              proposal: `A new ${typeLabel}`,
+              pending: `A new ${typeLabel}, not yet published: approving publishes it on the site.`,
+              applied: "published",
+              kept: "nothing was published",
+            };
+    const changedSince = !pending && post.updatedAt.getTime() > (link.decidedAt ?? link.expiresAt).getTime();
+    if (changedSince) facts.push({ label: "Since then", value: `The ${typeLabel} was changed again on ${iso(post.updatedAt)}; the preview shows it as it is now.` });
     return {
       title: proposed.title as string,
-      summary: rev
-        ? `Changes to the published ${typeLabel} “${post.title}”. The live version stays online unchanged until you approve.`
-        : post.publishedAt
-          ? `An edited ${typeLabel} that is offline now; approving publishes it again.`
-          : `A new ${typeLabel}, not yet published: approving publishes it on the site.`,
+      summary: summarize(link, deps.clock.now(), words),
       facts,
       changes: rows,
       html: coverHtml(proposed.coverImage as string | null) + renderBlocksHtml(content, RENDER),
-      ...(rev ? { liveHtml: `<h1 class="ap-title">${escapeHtml(post.title)}</h1>${coverHtml(post.coverImage)}${renderBlocksHtml(post.content ?? { blocks: [] }, RENDER)}` } : {}),
+      ...(rev && pending ? { liveHtml: `<h1 class="ap-title">${escapeHtml(post.title)}</h1>${coverHtml(post.coverImage)}${renderBlocksHtml(post.content ?? { blocks: [] }, RENDER)}` } : {}),
     };
   },
 
@@ -194,21 +242,44 @@ export const blockTemplateApprovalKind: ApprovalKind = {
   async preview(deps, link) {
     const t = await templateOf(deps.db, link);
     if (!t) return null;
-    const isUpdate = t.status === "published" && t.draftContent !== null;
-    const proposed = isUpdate ? t.draftContent! : t.content;
+    const pending = effectiveStatus(link, deps.clock.now()) === "pending";
+    const recorded = (link.payload as { proposal?: unknown } | null)?.proposal;
+    // Links minted before the proposal was recorded: an open one reads the template; a decided one its age.
+    const isUpdate =
+      recorded === "update" ||
+      (recorded === undefined &&
+        (pending ? t.status === "published" && t.draftContent !== null : Math.abs(t.createdAt.getTime() - link.createdAt.getTime()) > 2000));
+    // While open, an update proposes the draft beside the approved content; once decided the draft is gone (applied or dropped).
+    const open = isUpdate && pending && t.draftContent !== null;
+    const proposed = open ? t.draftContent! : t.content;
     const facts = [{ label: "Slug", value: t.slug }];
     const site = await siteName(deps.db, t.siteId);
     if (site) facts.unshift({ label: "Site", value: site });
     if (t.description) facts.push({ label: "Description", value: t.description });
+    if (isUpdate && !pending && link.status !== "approved")
+      facts.push({ label: "Shown", value: "The approved version in use; the proposed blocks were not kept." });
     return {
       title: t.name,
-      summary: isUpdate
-        ? `Changes to the block template “${t.name}”. Agents keep using the approved version until you approve.`
-        : "A new block template: approving makes it available to build pages from.",
+      summary: summarize(
+        link,
+        deps.clock.now(),
+        isUpdate
+          ? {
+              proposal: `Changes to the block template “${t.name}”`,
+              pending: `Changes to the block template “${t.name}”. Agents keep using the approved version until you approve.`,
+              kept: "the approved version stayed in use",
+            }
+          : {
+              proposal: "A new block template",
+              pending: "A new block template: approving makes it available to build pages from.",
+              applied: "made available",
+              kept: "it was not made available",
+            },
+      ),
       facts,
-      changes: isUpdate ? [{ field: "Content", before: `${t.content.blocks.length} blocks`, after: blocksDiff(t.content.blocks, proposed.blocks) ?? "no block changes" }] : [],
+      changes: open ? [{ field: "Content", before: `${t.content.blocks.length} blocks`, after: blocksDiff(t.content.blocks, proposed.blocks) ?? "no block changes" }] : [],
       html: renderBlocksHtml(proposed, RENDER),
-      ...(isUpdate ? { liveHtml: renderBlocksHtml(t.content, RENDER) } : {}),
+      ...(open ? { liveHtml: renderBlocksHtml(t.content, RENDER) } : {}),
     };
   },
 

@@ -1,15 +1,24 @@
 /**
- * For staged CMS calls: the entity type recorded on the link (so
+ * For held CMS calls (a require_cms_approval credential's writes; taking a
+ * published post down): the entity type recorded on the link (so
  * approvals_list can filter by it), and for calls that change an existing
  * record, the record as it is now, keyed like the tool's arguments (creates
  * have no id, so `current` is null for them). The approval page shows it beside
  * the proposal, and approval refuses to apply a call whose target changed
  * in the meantime (approvals/staging.ts).
+ *
+ * `present` says how a call reads on the page: blocks rendered as the site
+ * would show them, an uploaded image shown, and for a post taken down what
+ * disappears and what links to it.
  */
 import { and, asc, eq, isNull } from "drizzle-orm";
-import type { ActorContext } from "../../core/context";
-import type { StagedTarget } from "../approvals/kinds";
+import type { ActorContext, Deps } from "../../core/context";
+import { renderBlocksHtml } from "../blocks/render";
+import type { CallPresentation, ChangeRow, HeldCall, StagedTarget } from "../approvals/kinds";
+import { blocksDiff } from "../approvals/preview";
 import { siteForActor } from "../sites/access";
+import { sniffMime } from "./media-sniff";
+import { linksToSlug } from "./references";
 import { blockTemplates, categories, media, navItems, postCategories, posts, postTags, postTypes, tags } from "./tables";
 
 type Input = Record<string, unknown>;
@@ -25,10 +34,81 @@ async function lookup<T>(ctx: ActorContext, input: Input, fn: (siteId: number, i
   }
 }
 
+/** The blocks of a `blocks` argument, in either accepted form (the array, or {blocks, version}). */
+function blocksOf(arg: unknown): unknown[] | null {
+  if (Array.isArray(arg)) return arg;
+  if (arg && typeof arg === "object" && Array.isArray((arg as { blocks?: unknown }).blocks)) return (arg as { blocks: unknown[] }).blocks;
+  return null;
+}
+
+/** A `blocks` argument as the reviewer sees it: a row saying what changes, and the blocks rendered. */
+async function presentBlocks(call: HeldCall): Promise<CallPresentation> {
+  const blocks = blocksOf(call.input.blocks);
+  if (!blocks) return {};
+  const before = call.before;
+  const diff = before ? blocksDiff(before.blocks, blocks) : null;
+  const rows: ChangeRow[] = [
+    { field: "content", before: before ? `${Array.isArray(before.blocks) ? before.blocks.length : 0} blocks` : null, after: diff ?? `${blocks.length} blocks (shown below)` },
+  ];
+  return { rows, handled: ["blocks"], html: renderBlocksHtml({ blocks }, { embeds: "link" }) };
+}
+
+/** A raster image upload is shown as the image itself; SVG and other types are not inlined. */
+async function presentUpload(call: HeldCall): Promise<CallPresentation> {
+  const data64 = call.input.dataBase64;
+  if (typeof data64 !== "string") return {};
+  try {
+    const data = Buffer.from(data64, "base64");
+    const mime = sniffMime(data);
+    if (data.length <= 2_000_000 && (mime === "image/png" || mime === "image/jpeg" || mime === "image/gif" || mime === "image/webp"))
+      return { html: `<figure class="ap-upload"><img alt="Uploaded file" src="data:${mime};base64,${data.toString("base64")}"></figure>` };
+  } catch {
+    /* not shown */
+  }
+  return {};
+}
+
+async function typeLabel(deps: Deps, siteId: unknown, slug: unknown): Promise<string> {
+  if (typeof siteId !== "number" || typeof slug !== "string") return "post";
+  const t = (await deps.db.select({ name: postTypes.name }).from(postTypes).where(and(eq(postTypes.siteId, siteId), eq(postTypes.slug, slug))).limit(1))[0];
+  return (t?.name ?? slug).toLowerCase();
+}
+
+/**
+ * Unpublishing or deleting a post: what disappears from the site (by the
+ * snapshot taken when it was asked for), and what links to it now, so the
+ * reviewer knows which links will break.
+ */
+async function presentTakedown(deps: Deps, call: HeldCall): Promise<CallPresentation> {
+  const b = call.before;
+  if (!b || typeof b.slug !== "string") return {};
+  const label = await typeLabel(deps, call.input.siteId, b.postType);
+  const state = b.status === "published" ? "published " : "";
+  const what = `${state}${label} “${String(b.title)}”`;
+  const unpublish = call.tool === "posts_unpublish";
+  const linked = typeof call.input.siteId === "number" ? await linksToSlug(deps.db, call.input.siteId, b.slug, { exceptPostId: call.input.id as number }) : [];
+  const facts = [
+    {
+      label: "Disappears",
+      value: unpublish
+        ? `The ${what} (slug ${b.slug}): the REST API stops serving it. It stays in the CMS, archived, and can be proposed again.`
+        : `The ${what} (slug ${b.slug}) and its revisions, for good: the REST API stops serving it.`,
+    },
+    { label: "Linked from", value: linked.length ? linked.join("\n") : "nothing on this site links to it (navigation, posts, block templates)" },
+  ];
+  return {
+    proposal: `${unpublish ? "Unpublishing" : "Deleting"} the ${what}`,
+    applied: unpublish ? "taken offline" : "deleted",
+    facts,
+    handled: ["id"],
+  };
+}
+
 export const cmsStagedTargets: StagedTarget[] = [
   {
     entityType: "post",
     tools: ["posts_create", "posts_update", "posts_delete", "posts_unpublish"],
+    present: async (deps, call) => (call.tool === "posts_delete" || call.tool === "posts_unpublish" ? await presentTakedown(deps, call) : await presentBlocks(call)),
     current: async (ctx, input) =>
       await lookup(ctx, input, async (siteId, id) => {
                 const db = ctx.deps.db;
@@ -129,6 +209,7 @@ export const cmsStagedTargets: StagedTarget[] = [
   {
     entityType: "block_template",
     tools: ["block_templates_create", "block_templates_update", "block_templates_delete"],
+    present: async (_deps, call) => await presentBlocks(call),
     current: async (ctx, input) =>
       await lookup(ctx, input, async (siteId, id) => {
                 const t = (await ctx.deps.db.select().from(blockTemplates).where(and(eq(blockTemplates.id, id), eq(blockTemplates.siteId, siteId))).limit(1))[0];
@@ -139,6 +220,7 @@ export const cmsStagedTargets: StagedTarget[] = [
   {
     entityType: "media",
     tools: ["media_upload", "media_register", "media_update", "media_delete"],
+    present: async (_deps, call) => await presentUpload(call),
     current: async (ctx, input) =>
       await lookup(ctx, input, async (siteId, id) =>
                 (await ctx.deps.db

@@ -3,10 +3,13 @@
  * serves for a site calls bumpContentVersion inside its transaction; REST
  * ETags are derived from (siteId, contentVersion, request), so a 304 is
  * decided from one indexed row without re-running the content query.
+ *
+ * It lives with the sites table it bumps; every domain whose writes show
+ * on a site (cms, store, branding) calls it.
  */
 import { eq, sql } from "drizzle-orm";
-import { sites } from "../domains/sites/tables";
-import type { Db } from "./db";
+import type { Db } from "../../core/db";
+import { sites } from "./tables";
 
 export async function bumpContentVersion(tx: Pick<Db, "update">, siteId: number) {
   await tx.update(sites)
