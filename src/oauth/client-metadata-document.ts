@@ -14,7 +14,7 @@ import { BlockList, isIP } from "node:net";
 import type { Deps } from "../core/context";
 import { oauthError } from "./errors";
 import { redirectUriProblem } from "./redirect-uri";
-import { oauthClients } from "./tables";
+import { oauthClients } from "../domains/accounts/tables";
 import { eq } from "drizzle-orm";
 import type { OAuthClient } from "./clients";
 import { rowToClient } from "./clients";
@@ -129,10 +129,11 @@ function validateDocument(url: string, doc: unknown) {
   if (d.client_id !== url) throw new DocumentProblem("has a client_id that differs from its URL");
   if (!Array.isArray(d.redirect_uris) || d.redirect_uris.length === 0 || d.redirect_uris.length > 20)
     throw new DocumentProblem("must list 1 to 20 redirect_uris");
-  for (const r of d.redirect_uris) {
+  // The same rule as registration (src/oauth/redirect-uri.ts): canonical form only.
+  d.redirect_uris.forEach((r, i) => {
     const problem = redirectUriProblem(r);
-    if (problem) throw new DocumentProblem(`has a redirect URI that ${problem}`);
-  }
+    if (problem) throw new DocumentProblem(`has a redirect URI (redirect_uris[${i}]) that ${problem}`);
+  });
   const method = d.token_endpoint_auth_method ?? "none";
   // A document is public; it cannot carry a shared secret, so only public clients qualify.
   if (method !== "none") throw new DocumentProblem(`uses token_endpoint_auth_method ${String(method)}; only none is supported`);

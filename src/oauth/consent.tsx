@@ -1,24 +1,30 @@
 /**
  * The consent screen: who is asking (the client, and where the answer will
- * be sent), what it asks for (scopes, each untickable), and which companies
- * the connection may reach (one checkbox per membership). The connection is
- * limited to the companies ticked here, intersected on every request with
- * the person's live membership; joining a company later means connecting
- * again. Consent is never remembered: every authorization asks.
+ * be sent), a sentence saying what it asks for, what it may do (one line per
+ * area with no access / read / read and change, pre-set to what was asked,
+ * and `*` as a separate full-access box), and which companies the
+ * connection may reach (one checkbox per membership). What is granted is the
+ * person's choice, never more than asked (src/portal/scope-picker.tsx). The
+ * connection is limited to the companies ticked here, intersected on every
+ * request with the person's live membership; joining a company later means
+ * connecting again. Consent is never remembered: every authorization asks.
+ *
+ * Mounted by the portal (src/portal/routes.tsx), so its post has passed the
+ * portal's formGuard (same origin, and the session's CSRF token when signed in).
  */
 import { randomHex, sha256Hex } from "../core/secrets";
-import type { Hono } from "hono";
+import type { Context, Hono } from "hono";
 import type { Deps } from "../core/context";
-import { AppError } from "../core/errors";
+import { AppError, isAppError } from "../core/errors";
 import { readForm } from "../portal/forms";
-import { loginRedirect, sameOrigin, type PortalEnv } from "../portal/guard";
+import { checkedForm, loginRedirect, type PortalEnv } from "../portal/guard";
 import { Csrf, Layout, Notice, render } from "../portal/layout";
-import { ScopePicker } from "../portal/scope-picker";
-import { csrfValid, readSession, type Session } from "../portal/session";
+import { askedChoice, askedSummary, grantedScopes, offerFor, readScopeChoice, ScopeChooser, type ScopeChoice, type ScopeOffer } from "../portal/scope-picker";
+import { readSession, type Membership, type Session } from "../portal/session";
 import { parseAuthorizeRequest, REQUEST_PARAMS, type AuthorizeRequest } from "./authorize";
 import { CODE_TTL_MS, PATHS } from "./metadata";
 import { buildRedirect } from "./redirect";
-import { oauthCodes } from "./tables";
+import { oauthCodes } from "../domains/accounts/tables";
 
 function clientLabel(r: AuthorizeRequest): { name: string; detail: string } {
   const c = r.client;
@@ -44,15 +50,35 @@ function formActionSource(uri: string): string {
   return u.protocol === "http:" || u.protocol === "https:" ? u.origin : u.protocol;
 }
 
+/**
+ * Companies ticked when the page opens: those where the person is an owner
+ * or admin (where the application can act, not only read); a person who is
+ * a viewer everywhere gets all their companies ticked.
+ */
+export function defaultCompanies(companies: readonly Membership[]): Set<number> {
+  const managed = companies.filter((m) => m.role === "owner" || m.role === "admin");
+  return new Set((managed.length ? managed : companies).map((m) => m.id));
+}
+
+/** "A, B and 3 more", for the areas a client asked for that have no tools here. */
+function someNames(names: string[]): string {
+  const shown = names.slice(0, 4);
+  const rest = names.length - shown.length;
+  if (rest > 0) return `${shown.join(", ")} and ${rest} more`;
+  return shown.length > 1 ? `${shown.slice(0, -1).join(", ")} and ${shown.at(-1)}` : (shown[0] ?? "");
+}
+
 const ConsentPage = (p: {
   session: Session;
   request: AuthorizeRequest;
-  granted: ReadonlySet<string>;
+  offer: ScopeOffer;
+  choice: ScopeChoice;
   companies: ReadonlySet<number>;
   error?: string;
 }) => {
   const { name, detail } = clientLabel(p.request);
   const hasCompanies = p.session.companies.length > 0;
+  const grantable = p.offer.areas.length > 0 || p.offer.fullAccess;
   return (
     <Layout title={`Connect ${name}`} session={p.session} path={PATHS.authorize} narrow focused>
       <h1>Connect {name} to Plinth?</h1>
@@ -69,6 +95,16 @@ const ConsentPage = (p: {
           </div>
         </div>
       </div>
+      <p class="summary">
+        {name} {askedSummary(p.offer, p.request.scopes)}
+        {grantable && hasCompanies ? ", acting as you in the companies you choose below." : "."}
+      </p>
+      {p.offer.withoutTools.length > 0 && (
+        <p class="muted small">
+          It also asked for {someNames(p.offer.withoutTools)}, which this server has no tools for yet; that is not shown and not
+          granted.
+        </p>
+      )}
       <p class="muted small">
         Signed in as <strong>{p.session.user.email}</strong>. Not you? Sign out first.
       </p>
@@ -77,32 +113,33 @@ const ConsentPage = (p: {
         {REQUEST_PARAMS.filter((k) => p.request.params[k] !== undefined).map((k) => (
           <input type="hidden" name={k} value={p.request.params[k]} />
         ))}
-        {hasCompanies ? (
+        {!hasCompanies ? (
+          <Notice kind="warn">You do not belong to any company yet, so there is nothing this application could reach.</Notice>
+        ) : !grantable ? (
+          <Notice kind="warn">Nothing it asked for exists on this server yet, so there is nothing to grant.</Notice>
+        ) : (
           <>
-            <h2>Companies it may act for</h2>
-            <div class="card">
+            <fieldset class="card">
+              <legend>Companies it may act for</legend>
               {p.session.companies.map((m) => (
                 <label class="inline">
-                  <input type="checkbox" name="grant_company" value={String(m.id)} checked={p.companies.has(m.id)} />{" "}
-                  {m.name} <span class="badge">{m.role}</span>
+                  <input type="checkbox" name="grant_company" value={String(m.id)} checked={p.companies.has(m.id)} /> {m.name}{" "}
+                  <span class="badge">{m.role}</span>
                 </label>
               ))}
               <p class="muted small">
-                Your role still applies: where you are a viewer, it can only read. To add a company you join later, connect
-                again.
+                Your role still applies: where you are a viewer, it can only read. To add a company you join later, connect again.
               </p>
-            </div>
+            </fieldset>
             <h2>What it may do</h2>
-            <p class="muted small">It asked for the scopes below. Untick any you do not want to grant.</p>
+            <p class="muted small">Each area starts at what it asked for. Choose less wherever you like; it never gets more.</p>
             <div class="card">
-              <ScopePicker offered={p.request.scopes} checked={p.granted} name="grant_scope" />
+              <ScopeChooser offer={p.offer} choice={p.choice} />
             </div>
           </>
-        ) : (
-          <Notice kind="warn">You do not belong to any company yet, so there is nothing this application could reach.</Notice>
         )}
         <div class="actions">
-          {hasCompanies && (
+          {hasCompanies && grantable && (
             <button type="submit" name="decision" value="approve">
               Allow access
             </button>
@@ -155,17 +192,20 @@ export function consentRoutes(app: Hono<PortalEnv>, deps: Deps) {
     if (parsed.kind === "redirect") return c.redirect(parsed.location, 302);
     if (!session) return loginRedirect(c);
     const r = parsed.request;
-    const preselected = new Set(session.companies.length === 1 ? [session.companies[0]!.id] : session.active ? [session.active.id] : []);
-    return render(c, <ConsentPage session={session} request={r} granted={new Set(r.scopes)} companies={preselected} />, {
-      formAction: [formActionSource(r.redirectUri)],
-    });
+    const offer = offerFor(r.scopes);
+    return render(
+      c,
+      <ConsentPage session={session} request={r} offer={offer} choice={askedChoice(offer, r.scopes)} companies={defaultCompanies(session.companies)} />,
+      { formAction: [formActionSource(r.redirectUri)] },
+    );
   });
 
-  app.post(PATHS.authorize, sameOrigin(deps), async (c) => {
-    const form = await readForm(c);
+  app.post(PATHS.authorize, async (c: Context<PortalEnv>) => {
+    // formGuard has checked the origin, and for a signed-in person the CSRF token, and read the form.
+    const session = c.var.session as Session | undefined;
+    const form = session ? checkedForm(c) : await readForm(c);
     const parsed = await parseAuthorizeRequest(deps, form.params);
-    const session = await readSession(deps, c);
-    if (parsed.kind === "fatal") return render(c, <ErrorPage session={session} message={parsed.message} />, { status: 400 });
+    if (parsed.kind === "fatal") return render(c, <ErrorPage session={session ?? null} message={parsed.message} />, { status: 400 });
     if (parsed.kind === "redirect") return c.redirect(parsed.location, 303);
     const r = parsed.request;
     if (!session) {
@@ -173,27 +213,30 @@ export function consentRoutes(app: Hono<PortalEnv>, deps: Deps) {
       const q = new URLSearchParams(r.params);
       return c.redirect(`/login?next=${encodeURIComponent(`${PATHS.authorize}?${q}`)}`, 303);
     }
-    if (!csrfValid(session, form.params.get("_csrf")))
-      throw new AppError("forbidden", "This form has expired or did not come from this site. Go back, reload the page and try again.");
     const decision = form.text("decision", { max: 20 });
     if (decision === "deny")
       return c.redirect(buildRedirect(deps, r.redirectUri, { error: "access_denied", error_description: "The user denied access.", state: r.state }), 303);
     if (decision !== "approve") throw new AppError("validation", "Choose Allow access or Deny.");
 
-    const asked = new Set(r.scopes);
-    const granted = [...new Set(form.list("grant_scope"))].filter((s) => asked.has(s));
+    const offer = offerFor(r.scopes);
     const mine = new Set(session.companies.map((m) => m.id));
     const companyIds = [...new Set(form.ids("grant_company", "Companies"))].filter((id) => mine.has(id)).sort((a, b) => a - b);
-    const again = (error: string) =>
+    const again = (error: string, choice: ScopeChoice) =>
       render(
         c,
-        <ConsentPage session={session} request={r} granted={new Set(granted)} companies={new Set(companyIds)} error={error} />,
+        <ConsentPage session={session} request={r} offer={offer} choice={choice} companies={new Set(companyIds)} error={error} />,
         { status: 400, formAction: [formActionSource(r.redirectUri)] },
       );
-    if (companyIds.length === 0) return again("Tick at least one company the application may act for.");
-    if (granted.length === 0) return again("Tick at least one scope, or choose Deny.");
-    // Keep the grant in the order the client asked for it.
-    const scopes = r.scopes.filter((s) => granted.includes(s));
+    let choice: ScopeChoice;
+    try {
+      choice = readScopeChoice(form, offer);
+    } catch (e) {
+      if (!isAppError(e) || e.code !== "validation") throw e;
+      return again(e.message, askedChoice(offer, r.scopes));
+    }
+    if (companyIds.length === 0) return again("Tick at least one company the application may act for.", choice);
+    const scopes = grantedScopes(offer, choice);
+    if (scopes.length === 0) return again("Choose Read or Read and change for at least one area, or choose Deny.", choice);
     const code = await issueCode(deps, r, session.user.id, scopes, companyIds);
     return c.redirect(buildRedirect(deps, r.redirectUri, { code, state: r.state }), 303);
   });

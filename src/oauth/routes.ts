@@ -1,21 +1,20 @@
 /**
- * The OAuth 2.1 authorization server: metadata, registration, the
- * authorization/consent page, token and revocation. One file per protocol
- * concern sits beside this one; this file only wires them.
+ * The OAuth 2.1 authorization server's machine endpoints: metadata,
+ * registration, token and revocation. One file per protocol concern sits
+ * beside this one; this file only wires them.
  *
- * The machine endpoints answer any origin (CORS without credentials) since
+ * These endpoints answer any origin (CORS without credentials) since
  * browser-based MCP clients such as MCP Inspector call them from their own
  * page; they carry no cookies, so nothing ambient can be abused. The consent
- * page is the opposite: cookie-bound, never framed, same-origin posts only.
+ * page (`/oauth/authorize`, src/oauth/consent.tsx) is the opposite:
+ * cookie-bound, never framed, same-origin posts only, so it is mounted by
+ * the portal (src/portal/routes.tsx) behind the portal's form guard.
  * (The protected-resource document is served by src/mcp/.)
  */
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import type { Deps } from "../core/context";
-import type { PortalEnv } from "../portal/guard";
-import { portalErrorResponse } from "../portal/errors";
-import { consentRoutes } from "./consent";
 import { oauthErrorResponse } from "./errors";
 import { MAX_FORM_BYTES } from "./form";
 import { PATHS, serveMetadata } from "./metadata";
@@ -24,7 +23,7 @@ import { revokeEndpoint } from "./revoke";
 import { tokenEndpoint } from "./token";
 
 export function oauthRoutes(deps: Deps) {
-  const app = new Hono<PortalEnv>();
+  const app = new Hono();
   const open = cors({
     origin: "*",
     allowMethods: ["GET", "POST", "OPTIONS"],
@@ -50,8 +49,7 @@ export function oauthRoutes(deps: Deps) {
       c.header("Allow", "POST");
       return c.json({ error: "invalid_request", error_description: "Use POST." }, 405);
     });
-  consentRoutes(app, deps);
 
-  app.onError(async (err, c) => (c.req.path === PATHS.authorize ? await portalErrorResponse(deps, c, err) : oauthErrorResponse(c, err)));
+  app.onError((err, c) => oauthErrorResponse(c, err));
   return app;
 }

@@ -1,9 +1,10 @@
 /**
  * Settings → API keys: a person's own MCP keys (svc_mcp_…). Create one with
- * a name, scopes from the full table (wildcards included), the companies it
- * may reach, whether its content changes need approval, and an expiry; the
- * secret is shown once, on the page that answers the create form, and never
- * again. List with created / last used; revoke.
+ * a name, what it may do (per area: no access / read / read and change, or
+ * full access: the same chooser as the OAuth consent screen), the companies
+ * it may reach, whether its content changes need approval, and an expiry;
+ * the secret is shown once, on the page that answers the create form, and
+ * never again. List with created / last used; revoke.
  */
 import type { Hono } from "hono";
 import type { Deps } from "../core/context";
@@ -12,7 +13,7 @@ import { listMcpKeys, mintMcpKey, revokeMcpKey } from "../domains/accounts/verbs
 import type { Form } from "./forms";
 import { signedIn, type PortalEnv } from "./guard";
 import { Csrf, DangerButton, Layout, Notice, render, when } from "./layout";
-import { ALL_PICKABLE, ScopePicker } from "./scope-picker";
+import { emptyChoice, grantedScopes, offerAll, readScopeChoice, ScopeChooser, type ScopeChoice } from "./scope-picker";
 import type { Session } from "./session";
 
 const PATH = "/settings/api-keys";
@@ -26,6 +27,8 @@ export const EXPIRY_CHOICES = [
 
 export interface KeyDraft {
   name: string;
+  /** What the person chose, kept to re-show the form. */
+  choice: ScopeChoice;
   scopes: string[];
   companyIds: number[];
   requireCmsApproval: boolean;
@@ -36,18 +39,17 @@ export interface KeyDraft {
 export function readKeyDraft(form: Form, session: Session): KeyDraft {
   const name = form.text("name", { label: "Name", max: 100, required: true });
   if (/[\x00-\x1f\x7f]/.test(name)) throw invalid("Name must not contain control characters.");
-  const pickable = new Set(ALL_PICKABLE);
-  const scopes = [...new Set(form.list("scope", { max: ALL_PICKABLE.length + 1, maxLength: 40 }))];
-  const unknown = scopes.filter((s) => !pickable.has(s));
-  if (unknown.length) throw invalid(`Unknown scope: ${unknown[0]}.`);
-  if (scopes.length === 0) throw invalid("Choose at least one scope.");
+  const offer = offerAll();
+  const choice = readScopeChoice(form, offer);
+  const scopes = grantedScopes(offer, choice);
+  if (scopes.length === 0) throw invalid("Choose Read or Read and change for at least one area, or full access.");
   const mine = new Set(session.companies.map((m) => m.id));
   const companyIds = [...new Set(form.ids("company", "Companies"))];
   if (companyIds.length === 0) throw invalid("Choose at least one company the key may reach.");
   if (companyIds.some((id) => !mine.has(id))) throw invalid("You can only choose companies you belong to.");
   const expiry = form.text("expiry", { label: "Expiry", max: 5 });
   if (!EXPIRY_CHOICES.some((e) => e.value === expiry)) throw invalid("Choose an expiry from the list.");
-  return { name, scopes, companyIds, requireCmsApproval: form.bool("require_cms_approval"), expiry };
+  return { name, choice, scopes, companyIds, requireCmsApproval: form.bool("require_cms_approval"), expiry };
 }
 
 type KeyRow = Awaited<ReturnType<typeof listMcpKeys>>[number];
@@ -58,7 +60,7 @@ function status(k: KeyRow, now: number): { label: string; kind: string } {
   return { label: "active", kind: "ok" };
 }
 
-const EMPTY: KeyDraft = { name: "", scopes: [], companyIds: [], requireCmsApproval: false, expiry: "" };
+const EMPTY: KeyDraft = { name: "", choice: emptyChoice, scopes: [], companyIds: [], requireCmsApproval: false, expiry: "" };
 
 const KeysPage = (p: {
   session: Session;
@@ -146,15 +148,19 @@ const KeysPage = (p: {
         <Csrf session={p.session} />
         <label for="key-name">Name</label>
         <input id="key-name" type="text" name="name" maxlength={100} required value={p.draft.name} placeholder="e.g. Claude on my laptop" />
-        <label>Companies it may reach</label>
-        {p.session.companies.map((m) => (
-          <label class="inline">
-            <input type="checkbox" name="company" value={String(m.id)} checked={checkedCompanies.has(m.id)} /> {m.name}{" "}
-            <span class="badge">{m.role}</span>
-          </label>
-        ))}
-        <label>Scopes</label>
-        <ScopePicker offered={ALL_PICKABLE} checked={new Set(p.draft.scopes)} />
+        <fieldset>
+          <legend>Companies it may reach</legend>
+          {p.session.companies.map((m) => (
+            <label class="inline">
+              <input type="checkbox" name="company" value={String(m.id)} checked={checkedCompanies.has(m.id)} /> {m.name}{" "}
+              <span class="badge">{m.role}</span>
+            </label>
+          ))}
+        </fieldset>
+        <fieldset>
+          <legend>What it may do</legend>
+          <ScopeChooser offer={offerAll()} choice={p.draft.choice} />
+        </fieldset>
         <label class="inline">
           <input type="checkbox" name="require_cms_approval" checked={p.draft.requireCmsApproval} /> Content and media changes
           made with this key wait for a person's approval
@@ -209,8 +215,9 @@ export function apiKeyRoutes(app: Hono<PortalEnv>, deps: Deps) {
       let kept = draft;
       try {
         kept = { ...EMPTY, name: c.get("form").text("name", { max: 100 }) };
+        kept = { ...kept, choice: readScopeChoice(c.get("form"), offerAll()) };
       } catch {
-        kept = EMPTY;
+        // Keep what could be read.
       }
       return render(c, await page(session, { draft: draft === EMPTY ? kept : draft, error: e.message }), { status: 400 });
     }

@@ -1,11 +1,22 @@
 /**
- * What every portal request passes before its handler: cross-site request
- * refusal (hono/csrf checks Origin / Sec-Fetch-Site on every form post), the
- * signed-in session, and for posts the session's CSRF token. Two
- * independent checks, so a browser quirk in one does not open the other.
+ * What every portal request passes before its handler. `formGuard` is the
+ * one place cross-site requests are refused: installed once on the portal
+ * app (src/portal/routes.tsx, which also mounts the OAuth consent page), it
+ * runs for every request that is not GET or HEAD and applies two
+ * independent checks, so a browser quirk in one does not open the other:
+ *
+ *   1. same origin: `Sec-Fetch-Site`, when sent, must be `same-origin`
+ *      (`same-site`, a sibling subdomain, is refused like `cross-site`);
+ *      `Origin`, when sent, must be the portal's; a request with neither
+ *      is refused. Our pages use `Referrer-Policy: same-origin`, so browsers
+ *      send the real Origin on our own forms (under `no-referrer` they send
+ *      `Origin: null`).
+ *   2. the session's CSRF token in the `_csrf` field, whenever a session
+ *      exists (sign-in, which has none yet, relies on check 1 alone).
+ *
+ * `signedIn` then requires a session on the routes that need one.
  */
 import type { Context, MiddlewareHandler } from "hono";
-import { csrf } from "hono/csrf";
 import type { Deps } from "../core/context";
 import { AppError } from "../core/errors";
 import { readForm, type Form } from "./forms";
@@ -13,12 +24,54 @@ import { csrfValid, readSession, type Session } from "./session";
 
 export type PortalEnv = { Variables: { session: Session; form: Form; requestId: string } };
 
-/** Form posts must come from our own pages: the portal origin, or the origin the request arrived at. */
-export function sameOrigin(deps: Deps): MiddlewareHandler {
-  return csrf({
-    origin: (origin, c) => origin === new URL(deps.config.publicUrl).origin || origin === new URL(c.req.url).origin,
-    secFetchSite: "same-origin",
-  });
+/** Methods that change nothing; every other method passes formGuard's checks. */
+const SAFE_METHODS = new Set(["GET", "HEAD"]);
+/** Sign-in has no session yet, so no token: it is guarded by the same-origin check alone (login CSRF). */
+const NO_TOKEN_PATHS = new Set(["/login"]);
+
+export const crossSiteMessage = (why: string) =>
+  `This form was sent from another site (${why}), so it was refused. Open the page in Plinth and try again.`;
+export const EXPIRED_MESSAGE = "This form has expired or did not come from this site. Go back, reload the page and try again.";
+
+/** Our origins: the portal's public one, and the one this request arrived at (equal unless behind a proxy). */
+function ownOrigins(deps: Deps, c: Context): string[] {
+  return [new URL(deps.config.publicUrl).origin, new URL(c.req.url).origin];
+}
+
+/**
+ * Why a state-changing request does not look like a form of our own pages,
+ * or null when it does. Both headers are checked when both are present.
+ */
+export function crossSiteProblem(deps: Deps, c: Context): string | null {
+  const site = c.req.header("sec-fetch-site");
+  const origin = c.req.header("origin");
+  if (site !== undefined && site !== "same-origin") return `Sec-Fetch-Site is ${site.slice(0, 20)}`;
+  if (origin !== undefined && !ownOrigins(deps, c).includes(origin)) return "Origin is not this site";
+  if (site === undefined && origin === undefined) return "neither Origin nor Sec-Fetch-Site was sent";
+  return null;
+}
+
+/**
+ * The portal's cross-site request refusal (see the file comment). On a
+ * signed-in request it also reads the form, checks its token and leaves
+ * `session` and `form` for the handler.
+ */
+export function formGuard(deps: Deps): MiddlewareHandler<PortalEnv> {
+  return async (c, next) => {
+    if (SAFE_METHODS.has(c.req.method)) return await next();
+    const problem = crossSiteProblem(deps, c);
+    if (problem) throw new AppError("forbidden", crossSiteMessage(problem));
+    if (!NO_TOKEN_PATHS.has(c.req.path)) {
+      const session = await readSession(deps, c);
+      if (session) {
+        const form = await readForm(c);
+        if (!csrfValid(session, form.params.get("_csrf"))) throw new AppError("forbidden", EXPIRED_MESSAGE);
+        c.set("session", session);
+        c.set("form", form);
+      }
+    }
+    await next();
+  };
 }
 
 /** Where to send someone who must sign in first; only same-site paths survive. */
@@ -28,18 +81,20 @@ export function loginRedirect(c: Context): Response {
   return c.redirect(`/login?next=${encodeURIComponent(next)}`, 303);
 }
 
-/** Requires a session; on posts also reads the form and checks its CSRF token. */
+/** The form formGuard checked for this request; throws if it did not run (a wiring mistake, never a visitor's). */
+export function checkedForm(c: Context<PortalEnv>): Form {
+  const form = c.var.form as Form | undefined;
+  if (!form) throw new Error(`formGuard did not run for ${c.req.method} ${c.req.path}`);
+  return form;
+}
+
+/** Requires a session; on posts the form must already have passed formGuard. */
 export function signedIn(deps: Deps): MiddlewareHandler<PortalEnv> {
   return async (c, next) => {
-    const session = await readSession(deps, c);
+    const session = (c.var.session as Session | undefined) ?? (await readSession(deps, c));
     if (!session) return loginRedirect(c);
+    if (!SAFE_METHODS.has(c.req.method)) checkedForm(c);
     c.set("session", session);
-    if (c.req.method === "POST") {
-      const form = await readForm(c);
-      if (!csrfValid(session, form.params.get("_csrf")))
-        throw new AppError("forbidden", "This form has expired or did not come from this site. Go back, reload the page and try again.");
-      c.set("form", form);
-    }
     await next();
   };
 }

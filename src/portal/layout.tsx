@@ -95,7 +95,7 @@ export const Layout: FC<
     <head>
       <meta charset="utf-8" />
       <meta name="viewport" content="width=device-width, initial-scale=1" />
-      <meta name="referrer" content="no-referrer" />
+      <meta name="referrer" content="same-origin" />
       <title>{p.title} · Plinth</title>
       <link rel="stylesheet" href={`${PORTAL_CSS_PATH}?v=${PORTAL_CSS_HASH}`} />
     </head>
@@ -121,7 +121,8 @@ export function render(c: Context, page: Child, opts: RenderOptions = {}) {
   );
   c.header("X-Frame-Options", "DENY");
   c.header("X-Content-Type-Options", "nosniff");
-  c.header("Referrer-Policy", "no-referrer");
+  // same-origin, not no-referrer: under no-referrer browsers send `Origin: null` on our own forms (see guard.ts).
+  c.header("Referrer-Policy", "same-origin");
   c.header("Cache-Control", "no-store");
   return c.html(`<!doctype html>${page}`, opts.status ?? 200);
 }

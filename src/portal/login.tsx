@@ -8,7 +8,7 @@ import type { Deps } from "../core/context";
 import { AppError } from "../core/errors";
 import { verifyPassword } from "../domains/accounts/verbs";
 import { readForm } from "./forms";
-import { safeNext, sameOrigin, signedIn, type PortalEnv } from "./guard";
+import { safeNext, signedIn, type PortalEnv } from "./guard";
 import { Layout, Notice, render } from "./layout";
 import { dropSession, endSession, readSession, startSession } from "./session";
 import { attemptCounter } from "../core/limits";
@@ -47,7 +47,7 @@ export function loginRoutes(app: Hono<PortalEnv>, deps: Deps) {
     return render(c, <LoginPage next={next} info={info} />);
   });
 
-  app.post("/login", sameOrigin(deps), async (c) => {
+  app.post("/login", async (c) => {
     const form = await readForm(c);
     const next = safeNext(form.params.get("next"));
     let email: string;
@@ -87,7 +87,7 @@ export function loginRoutes(app: Hono<PortalEnv>, deps: Deps) {
     return c.redirect(next, 303);
   });
 
-  app.post("/logout", sameOrigin(deps), signedIn(deps), async (c) => {
+  app.post("/logout", signedIn(deps), async (c) => {
     await endSession(deps, c, c.get("session"));
     return c.redirect("/login", 303);
   });

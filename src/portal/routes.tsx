@@ -1,8 +1,10 @@
 /**
  * The portal: server-rendered pages for people (sign-in, keys, connected
- * apps, team, approvals). Mounted last at "/" by src/app.ts; each page
- * family lives in its own file and registers its routes here. Pages work
- * without JavaScript and carry no script at all (the CSP forbids it).
+ * apps, team, approvals, and the OAuth consent screen of src/oauth/consent.tsx).
+ * Mounted last at "/" by src/app.ts; each page family lives in its own file
+ * and registers its routes here. Pages work without JavaScript and carry no
+ * script at all (the CSP forbids it). Every request other than GET and HEAD
+ * passes `formGuard` first (same origin and the session's CSRF token).
  */
 import { Hono } from "hono";
 import type { Deps } from "../core/context";
@@ -12,7 +14,8 @@ import { approvalRoutes } from "./approvals";
 import { connectionRoutes } from "./connections";
 import { dashboardRoutes } from "./dashboard";
 import { portalErrorResponse } from "./errors";
-import { safeNext, signedIn, type PortalEnv } from "./guard";
+import { consentRoutes } from "../oauth/consent";
+import { formGuard, safeNext, signedIn, type PortalEnv } from "./guard";
 import { loginRoutes } from "./login";
 import { restKeyRoutes } from "./rest-keys";
 import { setActiveCompany } from "./session";
@@ -21,6 +24,8 @@ import { teamRoutes } from "./team";
 
 export function portalRoutes(deps: Deps) {
   const app = new Hono<PortalEnv>();
+  // Before every route: no form post is handled anywhere in the portal without both checks.
+  app.use("*", formGuard(deps));
 
   app.get(PORTAL_CSS_PATH, (c) => {
     c.header("Cache-Control", "public, max-age=31536000, immutable");
@@ -35,6 +40,7 @@ export function portalRoutes(deps: Deps) {
   connectionRoutes(app, deps);
   teamRoutes(app, deps);
   approvalRoutes(app, deps);
+  consentRoutes(app, deps);
 
   app.post("/company", signedIn(deps), async (c) => {
     const form = c.get("form");

@@ -1,134 +1,360 @@
 /**
- * The scope table of interface.md 5.3 as a form control: one row per
- * domain, a checkbox per scope, plus the wildcards (`*`, `<domain>:*`).
- * Used by API key creation (everything offered) and the OAuth consent
- * screen (only what the client asked for, all ticked; a person unticks what
- * they will not grant).
+ * Choosing what a credential may do, in words a person reads: one line per
+ * area (the domain of a scope: `crm`, `sites`, `store` …) with a choice of
+ * no access / read / read and change, plus `*` as a separate "full access"
+ * box with a warning. One component for both places a person grants scopes:
+ * the OAuth consent screen (offering only what the client asked for) and
+ * Settings → API keys (offering everything).
+ *
+ * Only areas whose scopes gate a tool or resource in this server's MCP
+ * registry are shown (`registry()`, read once; nothing here lists tools by
+ * hand), so an area without tools yet is neither shown nor granted. A level
+ * grants the area's gating scopes of that level that the request covers,
+ * written out explicitly (`store:read store:write`, never `store:*`): the
+ * result never exceeds what was asked, in the wildcard-aware sense of
+ * `covers` (src/core/scopes.ts).
  */
 import type { FC } from "hono/jsx";
-import { SCOPES } from "../core/scopes";
+import { invalid } from "../core/errors";
+import { covers, SCOPES } from "../core/scopes";
+import { registry } from "../mcp/routes";
+import type { Form } from "./forms";
 
-const DOMAIN_TITLES: Record<string, string> = {
-  profile: "Profile",
-  projects: "Projects",
-  tickets: "Tickets",
-  crm: "CRM",
-  sites: "Sites & content",
-  media: "Media",
-  email: "Email",
-  decks: "Pitch decks",
-  surveys: "Surveys",
-  bookings: "Bookings",
-  automations: "Automations",
-  team: "Team",
-  integrations: "Integrations",
-  services: "Services",
-  store: "Store",
-  billing: "Billing",
-  hosting: "Hosting",
-  ai: "AI history & credits",
-  brain: "Knowledge base",
-  approvals: "Approvals",
-  chat: "Live chat",
-  notifications: "Notifications",
-  branding: "Branding",
+export type Level = "none" | "read" | "write";
+
+/** Each area's name and, per scope, what it lets a connection do (interface.md 5.3 in plain words). */
+const AREAS: Record<string, { title: string; words: Record<string, string> }> = {
+  profile: { title: "Profile", words: { "profile:read": "read your portal profile", "profile:write": "update it" } },
+  projects: {
+    title: "Projects",
+    words: {
+      "projects:read": "read projects, boards, cards, sprints and labels",
+      "projects:write": "create, change and delete them and log time",
+    },
+  },
+  tickets: { title: "Tickets", words: { "tickets:read": "read tickets", "tickets:write": "open tickets, reply and change their status" } },
+  crm: {
+    title: "CRM",
+    words: {
+      "crm:read": "read contacts, companies, deals and pipelines",
+      "crm:write": "create and change them and move deals between stages",
+    },
+  },
+  sites: {
+    title: "Sites & content",
+    words: {
+      "sites:read": "read sites, posts, pages, navigation, templates and categories",
+      "sites:write": "create, change and delete them",
+    },
+  },
+  media: { title: "Media", words: { "media:read": "read the media library", "media:write": "upload and delete files" } },
+  email: {
+    title: "Email",
+    words: {
+      "email:read": "read campaigns, lists, subscribers and templates",
+      "email:write": "create, change and delete them",
+      "email:send": "send and schedule campaigns",
+    },
+  },
+  decks: { title: "Pitch decks", words: { "decks:read": "read pitch decks", "decks:write": "create, change, delete and publish them" } },
+  surveys: { title: "Surveys", words: { "surveys:read": "read surveys and their responses", "surveys:write": "create, change and copy surveys" } },
+  bookings: {
+    title: "Bookings",
+    words: {
+      "bookings:read": "read booking pages, bookings and availability",
+      "bookings:write": "change booking pages and change or cancel bookings",
+    },
+  },
+  automations: {
+    title: "Automations",
+    words: { "automations:read": "read automations", "automations:write": "create, change, delete and switch them on or off" },
+  },
+  team: { title: "Team", words: { "team:read": "read members and their roles", "team:write": "invite and remove members and change roles" } },
+  integrations: {
+    title: "Integrations",
+    words: { "integrations:read": "read connected integrations", "integrations:write": "disconnect them" },
+  },
+  services: {
+    title: "Services",
+    words: { "services:read": "read the service catalogue and your requests", "services:write": "submit service requests" },
+  },
+  store: {
+    title: "Store",
+    words: {
+      "store:read": "read products, orders, customers, discounts, reviews and messages",
+      "store:write": "change them, moderate reviews and answer customers",
+    },
+  },
+  billing: { title: "Billing", words: { "billing:read": "read invoices and subscriptions" } },
+  hosting: { title: "Hosting", words: { "hosting:read": "read hosting and domain status" } },
+  ai: { title: "AI history", words: { "ai:read": "read AI conversations and the credit balance" } },
+  brain: {
+    title: "Knowledge base",
+    words: {
+      "brain:read": "search notes, meetings, people, tasks and documents",
+      "brain:write": "add, change and delete them",
+      "brain:approve": "approve review items",
+    },
+  },
+  approvals: {
+    title: "Approvals",
+    words: { "approvals:read": "read what agents proposed and is waiting for approval", "approvals:manage": "approve or reject it" },
+  },
+  chat: { title: "Live chat", words: { "chat:read": "read conversations and messages", "chat:write": "send messages and manage conversations" } },
+  notifications: {
+    title: "Notifications",
+    words: { "notifications:read": "read notifications", "notifications:write": "create and manage them" },
+  },
+  branding: {
+    title: "Branding",
+    words: {
+      "branding:read": "read brand profiles and messaging and run contrast checks",
+      "branding:write": "create, change and delete them",
+    },
+  },
 };
 
-/** What each scope lets a connection do, in the words of the scope table. */
-export const SCOPE_DESCRIPTIONS: Record<string, string> = {
-  "profile:read": "read your portal profile",
-  "profile:write": "update your portal profile",
-  "projects:read": "list and view projects, boards, cards, sprints, labels",
-  "projects:write": "create, change and delete projects, boards, cards, sprints; log time",
-  "tickets:read": "list and view tickets",
-  "tickets:write": "create tickets, post replies, update status",
-  "crm:read": "search contacts, companies, deals, pipelines, activities",
-  "crm:write": "create and update contacts, companies, deals; manage pipelines",
-  "sites:read": "list sites, domains, navigation, posts, templates, taxonomies, media",
-  "sites:write": "create, change and delete posts, post types, templates, navigation, domains",
-  "media:read": "list media assets",
-  "media:write": "upload, register and delete media assets",
-  "email:read": "list campaigns, lists, subscribers, templates, segments",
-  "email:write": "create, change and delete campaigns, lists, subscribers, templates",
-  "email:send": "send and schedule campaigns",
-  "decks:read": "list and view pitch decks",
-  "decks:write": "create, change, delete and publish decks",
-  "surveys:read": "list surveys and responses",
-  "surveys:write": "create, change and fork surveys",
-  "bookings:read": "list booking pages, bookings, availability",
-  "bookings:write": "manage booking pages; change and cancel bookings",
-  "automations:read": "list automations",
-  "automations:write": "create, change, delete and toggle automations",
-  "team:read": "list members and roles",
-  "team:write": "invite members, change roles, remove members",
-  "integrations:read": "list connected integrations",
-  "integrations:write": "revoke integrations",
-  "services:read": "list the service catalogue and requests",
-  "services:write": "submit service requests",
-  "store:read": "list products, orders, customers, discounts, reviews",
-  "store:write": "manage products, orders, discounts; moderate reviews; reply to customers",
-  "billing:read": "read invoices and subscription data",
-  "hosting:read": "read hosting and domain status",
-  "ai:read": "read AI conversation history and credits",
-  "brain:read": "query the knowledge base",
-  "brain:write": "create, change and delete knowledge-base records",
-  "brain:approve": "approve knowledge-base review items",
-  "approvals:read": "list and inspect pending approval links",
-  "approvals:manage": "approve or reject pending approval links",
-  "chat:read": "read live chat conversations",
-  "chat:write": "send messages and manage conversations",
-  "notifications:read": "list notifications",
-  "notifications:write": "create and manage notifications",
-  "branding:read": "read brand profiles and messaging, run checks",
-  "branding:write": "create, change and delete brand profiles and messaging",
-};
+const domainOf = (scope: string) => scope.split(":")[0]!;
+const isReadScope = (scope: string) => scope.endsWith(":read");
 
-export const DOMAINS: string[] = [...new Set(SCOPES.map((s) => s.split(":")[0]!))];
+/** Every scope of the table has a title and words: checked at load, so a new scope cannot ship without them. */
+for (const s of SCOPES) if (!AREAS[domainOf(s)]?.words[s]) throw new Error(`scope-picker: no plain words for ${s}`);
 
-/** Every scope the picker can offer, in display order: `*`, then per domain its scopes and wildcard. */
-export const ALL_PICKABLE: string[] = ["*", ...DOMAINS.flatMap((d) => [...SCOPES.filter((s) => s.startsWith(`${d}:`)), `${d}:*`])];
-
-export function describeScope(scope: string): string {
-  if (scope === "*") return "everything, in every domain, including scopes added later";
-  if (scope.endsWith(":*")) return `everything in ${DOMAIN_TITLES[scope.slice(0, -2)] ?? scope.slice(0, -2)}`;
-  return SCOPE_DESCRIPTIONS[scope] ?? scope;
+export interface Area {
+  domain: string;
+  title: string;
+  /** The area's `:read` scopes that gate something in the registry. */
+  readScopes: string[];
+  /** Its other gating scopes (write, manage, send, approve). */
+  writeScopes: string[];
 }
 
-export const ScopePicker: FC<{ offered: readonly string[]; checked: ReadonlySet<string>; name?: string }> = ({
-  offered,
-  checked,
-  name = "scope",
-}) => {
-  const offer = new Set(offered);
-  const box = (scope: string, label: string) => (
-    <label class="inline" title={describeScope(scope)}>
-      <input type="checkbox" name={name} value={scope} checked={checked.has(scope)} /> <code>{label}</code>
-    </label>
-  );
-  return (
-    <div class="scopes">
-      {offer.has("*") && (
-        <div class="row">
-          <div class="what">
-            <strong>All scopes</strong>
-            <span class="muted small">{describeScope("*")}</span>
-          </div>
-          {box("*", "*")}
-        </div>
-      )}
-      {DOMAINS.filter((d) => ALL_PICKABLE.some((s) => s.startsWith(`${d}:`) && offer.has(s))).map((d) => {
-        const scopes = SCOPES.filter((s) => s.startsWith(`${d}:`) && offer.has(s));
-        return (
-          <div class="row">
-            <div class="what">
-              <strong>{DOMAIN_TITLES[d] ?? d}</strong>
-              <span class="muted small">{scopes.map((s) => describeScope(s)).join("; ")}</span>
-            </div>
-            {scopes.map((s) => box(s, s.split(":")[1]!))}
-            {offer.has(`${d}:*`) && box(`${d}:*`, `${d}:*`)}
-          </div>
-        );
-      })}
-    </div>
-  );
-};
+let areas: Area[] | undefined;
+/** Areas with at least one tool or resource in the registry, in the order of the scope table. */
+export function toolAreas(): Area[] {
+  if (areas) return areas;
+  const reg = registry();
+  const gating = new Set<string>();
+  for (const t of reg.tools) if (t.def.scope) gating.add(t.def.scope);
+  for (const r of reg.resources) if (r.scope) gating.add(r.scope);
+  const domains = [...new Set(SCOPES.map(domainOf))];
+  areas = domains
+    .map((domain) => {
+      const mine = SCOPES.filter((s) => domainOf(s) === domain && gating.has(s));
+      return { domain, title: AREAS[domain]!.title, readScopes: mine.filter(isReadScope), writeScopes: mine.filter((s) => !isReadScope(s)) };
+    })
+    .filter((a) => a.readScopes.length + a.writeScopes.length > 0);
+  return areas;
+}
+
+export interface AreaOffer {
+  area: Area;
+  /** The scopes each offered level grants; a level is offered when it grants something the request covers. */
+  read: string[] | null;
+  write: string[] | null;
+  /** The highest level offered: what the request asked for. */
+  asked: Exclude<Level, "none">;
+}
+
+export interface ScopeOffer {
+  areas: AreaOffer[];
+  /** `*` was asked, so the full-access box is offered. */
+  fullAccess: boolean;
+  /** Areas asked for that have no tools here: neither shown as a choice nor granted. */
+  withoutTools: string[];
+}
+
+/** What a person may grant for a request of `asked` scopes (wildcards included). */
+export function offerFor(asked: readonly string[]): ScopeOffer {
+  const offered: AreaOffer[] = [];
+  for (const area of toolAreas()) {
+    const read = area.readScopes.filter((s) => covers(asked, s));
+    const write = area.writeScopes.filter((s) => covers(asked, s));
+    if (read.length + write.length === 0) continue;
+    offered.push({
+      area,
+      read: read.length ? read : null,
+      write: write.length ? [...read, ...write] : null,
+      asked: write.length ? "write" : "read",
+    });
+  }
+  const shown = new Set(offered.map((o) => o.area.domain));
+  const withoutTools = [...new Set(asked.filter((s) => s !== "*").map(domainOf))]
+    .filter((d) => !shown.has(d) && AREAS[d])
+    .map((d) => AREAS[d]!.title);
+  return { areas: offered, fullAccess: asked.includes("*"), withoutTools };
+}
+
+/** Everything, for Settings → API keys. */
+export const offerAll = () => offerFor(["*"]);
+
+export interface ScopeChoice {
+  levels: ReadonlyMap<string, Level>;
+  fullAccess: boolean;
+}
+
+/**
+ * The choice a consent screen starts from: every area at the level asked.
+ * The full-access box is ticked only when `*` was the only thing asked; a
+ * client asking for `*` among other scopes (as SDKs asking for every
+ * advertised scope do) gets every area at read and change instead.
+ */
+export function askedChoice(offer: ScopeOffer, asked: readonly string[]): ScopeChoice {
+  return {
+    levels: new Map(offer.areas.map((o) => [o.area.domain, o.asked])),
+    fullAccess: offer.fullAccess && asked.length === 1 && asked[0] === "*",
+  };
+}
+
+/** The choice that grants nothing (a new API key). */
+export const emptyChoice: ScopeChoice = { levels: new Map(), fullAccess: false };
+
+/** The scopes a choice grants: `*` alone when full access is ticked, else each area's level, in table order. */
+export function grantedScopes(offer: ScopeOffer, choice: ScopeChoice): string[] {
+  if (choice.fullAccess && offer.fullAccess) return ["*"];
+  const out = new Set<string>();
+  for (const o of offer.areas) {
+    const level = choice.levels.get(o.area.domain) ?? "none";
+    for (const s of (level === "write" ? o.write : level === "read" ? o.read : null) ?? []) out.add(s);
+  }
+  return SCOPES.filter((s) => out.has(s));
+}
+
+const FIELD = "access_";
+const LEVEL_LABELS: Record<Level, string> = { none: "No access", read: "Read", write: "Read and change" };
+
+/**
+ * Reads a posted choice against what was offered. A level or area that was
+ * not offered, or full access when `*` was not asked, is a 400 naming it:
+ * nothing beyond the offer can be granted, even by a hand-made post. An
+ * area left out of the post counts as no access.
+ */
+export function readScopeChoice(form: Form, offer: ScopeOffer): ScopeChoice {
+  const byDomain = new Map(offer.areas.map((o) => [o.area.domain, o]));
+  for (const name of new Set(form.params.keys()))
+    if (name.startsWith(FIELD) && !byDomain.has(name.slice(FIELD.length)))
+      throw invalid(`${name.slice(FIELD.length, FIELD.length + 40)} is not one of the areas offered.`);
+  const levels = new Map<string, Level>();
+  for (const [domain, o] of byDomain) {
+    const v = form.text(FIELD + domain, { label: o.area.title, max: 100 }) || "none";
+    const offered = v === "none" || (v === "read" && o.read) || (v === "write" && o.write);
+    if (!offered) throw invalid(`${o.area.title}: choose one of the levels offered.`);
+    levels.set(domain, v as Level);
+  }
+  const fullAccess = form.bool("full_access");
+  if (fullAccess && !offer.fullAccess) throw invalid("Full access was not asked for, so it cannot be granted.");
+  const choice = { levels, fullAccess };
+  const implied = impliedProblem(offer, choice);
+  if (implied) throw invalid(implied);
+  return choice;
+}
+
+const RANK: Record<Level, number> = { none: 0, read: 1, write: 2 };
+
+/**
+ * A choice whose scopes would give an area more than the level chosen for
+ * it, through a scope of another area that includes it (the grammar of
+ * src/core/scopes.ts lets one area's scope cover another's, e.g. reading
+ * Sites & content includes reading Media): the page would not say what is
+ * granted, so the person is asked to make the two agree.
+ */
+function impliedProblem(offer: ScopeOffer, choice: ScopeChoice): string | null {
+  const scopes = grantedScopes(offer, choice);
+  if (scopes.includes("*")) return null;
+  for (const o of offer.areas) {
+    const chosen = choice.levels.get(o.area.domain) ?? "none";
+    for (const level of ["read", "write"] as const) {
+      const levelScopes = level === "read" ? o.read : o.write;
+      if (RANK[level] <= RANK[chosen] || !levelScopes) continue;
+      const extra = levelScopes.filter((x) => !scopes.includes(x));
+      if (!extra.length || !extra.every((x) => covers(scopes, x))) continue;
+      const by = [...new Set(scopes.filter((g) => domainOf(g) !== o.area.domain && extra.some((x) => covers([g], x))).map(domainOf))];
+      const titles = joinWords(by.map((d) => AREAS[d]!.title));
+      return `${o.area.title}: what you chose for ${titles} already includes “${LEVEL_LABELS[level]}” for ${o.area.title}. Choose ${LEVEL_LABELS[level]} for ${o.area.title} too, or less for ${titles}.`;
+    }
+  }
+  return null;
+}
+
+/** Other areas with a scope that includes reading this one (src/core/scopes.ts), by title. */
+function readAlsoComesWith(area: Area): string[] {
+  return toolAreas()
+    .filter((b) => b.domain !== area.domain && [...b.readScopes, ...b.writeScopes].some((g) => area.readScopes.some((r) => covers([g], r))))
+    .map((b) => b.title);
+}
+
+const capitalised = (s: string) => s.slice(0, 1).toUpperCase() + s.slice(1);
+
+function joinWords(parts: string[]): string {
+  return parts.length <= 1 ? (parts[0] ?? "") : `${parts.slice(0, -1).join(", ")} and ${parts.at(-1)}`;
+}
+
+/** "read contacts, companies, deals and pipelines … and change them" for an offered area. */
+export function areaLine(o: AreaOffer): string {
+  const words = AREAS[o.area.domain]!.words;
+  const read = (o.read ?? []).map((s) => words[s]!);
+  const write = (o.write ?? []).filter((s) => !isReadScope(s)).map((s) => words[s]!);
+  const line = !read.length ? joinWords(write) : write.length ? `${joinWords(read)} … and ${write.join(", and ")}` : joinWords(read);
+  const also = readAlsoComesWith(o.area);
+  return also.length ? `${line} (reading it also comes with ${joinWords(also)})` : line;
+}
+
+/**
+ * What a request asks for, as the rest of a sentence whose subject is the
+ * client: "asks to read and change Store and Media, and to read Branding".
+ */
+export function askedSummary(offer: ScopeOffer, asked: readonly string[]): string {
+  if (offer.fullAccess && asked.length === 1) return "asks for full access to everything your account can do, including tools added later";
+  const titles = (level: Level) => joinWords(offer.areas.filter((o) => o.asked === level).map((o) => o.area.title));
+  const parts = [];
+  if (titles("write")) parts.push(`to read and change ${titles("write")}`);
+  if (titles("read")) parts.push(`to read ${titles("read")}`);
+  if (!parts.length) return offer.fullAccess ? "asks for full access to everything, including tools added later" : "asks only for access this server has no tools for yet";
+  return `asks ${parts.join(", and ")}${offer.fullAccess ? ", or for full access to everything, including tools added later" : ""}`;
+}
+
+export const FULL_ACCESS_LABEL = "Full access to everything this account can do (includes future tools)";
+
+/**
+ * The form control: the full-access box (when offered) with its warning,
+ * then one fieldset per area with a radio per level. Works without
+ * JavaScript; every input has a label, every group a legend.
+ */
+export const ScopeChooser: FC<{ offer: ScopeOffer; choice: ScopeChoice }> = ({ offer, choice }) => (
+  <div class="scopes">
+    {offer.fullAccess && (
+      <div class="row full-access">
+        <label class="inline">
+          <input type="checkbox" name="full_access" value="on" checked={choice.fullAccess} aria-describedby="full-access-warning" />{" "}
+          <strong>{FULL_ACCESS_LABEL}</strong>
+        </label>
+        <p class="notice warn small" id="full-access-warning">
+          Warning: this grants every tool Plinth has, and every tool added later, wherever your role allows. When it is ticked the
+          choices below do not limit it. Leave it unticked and choose per area unless you trust this fully.
+        </p>
+      </div>
+    )}
+    {offer.areas.map((o) => {
+      const d = o.area.domain;
+      const level = choice.levels.get(d) ?? "none";
+      const radio = (value: Level) => (
+        <label class="inline">
+          <input type="radio" name={FIELD + d} value={value} checked={level === value} /> {LEVEL_LABELS[value]}
+        </label>
+      );
+      return (
+        <fieldset class="row area" aria-describedby={`area-${d}`}>
+          <legend>{o.area.title}</legend>
+          <span class="what muted small" id={`area-${d}`}>
+            {capitalised(areaLine(o))}
+          </span>
+          <span class="levels">
+            {radio("none")}
+            {o.read && radio("read")}
+            {o.write && radio("write")}
+          </span>
+        </fieldset>
+      );
+    })}
+  </div>
+);

@@ -6,7 +6,7 @@
  * strip), Secure and `__Host-` prefixed when the portal is served over https.
  *
  * Every state-changing form also carries the session's CSRF token, checked
- * in constant time, on top of the Origin check in routes.ts.
+ * in constant time by formGuard (guard.ts), on top of its same-origin check.
  */
 import { and, eq, gt, lte } from "drizzle-orm";
 import type { Context } from "hono";

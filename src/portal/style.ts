@@ -50,10 +50,18 @@ code,.secret{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;ba
 .badge.ok{color:var(--ok);border-color:var(--ok)}
 .badge.danger{color:var(--danger);border-color:var(--danger)}
 .badge.warn{color:var(--warn);border-color:var(--warn)}
+fieldset{border:0;padding:0;margin:.7rem 0 0;min-width:0}
+fieldset.card{border:1px solid var(--line);padding:1rem 1.1rem;margin:0 0 1rem}
+legend{font-weight:600;padding:0;margin:0 0 .25rem}
+fieldset.card>legend{float:left;width:100%;font-size:1.1rem}
+p.summary{font-size:1.05rem}
 .scopes{display:grid;grid-template-columns:1fr;gap:.1rem}
-.scopes .row{display:flex;flex-wrap:wrap;align-items:baseline;gap:.1rem .4rem;padding:.4rem 0;border-bottom:1px solid var(--line)}
-.scopes .row .what{flex:1 1 260px}
-.scopes .row .what strong{display:block}
+.scopes .row{display:flex;flex-wrap:wrap;align-items:baseline;gap:.1rem .6rem;padding:.45rem 0;margin:0;border-bottom:1px solid var(--line)}
+.scopes .row:last-child{border-bottom:0}
+.scopes .area legend{float:left;min-width:8.5rem;margin:0}
+.scopes .area .what{flex:1 1 240px}
+.scopes .area .levels{display:flex;flex-wrap:wrap}
+.scopes .full-access .notice{margin:.3rem 0 0;width:100%}
 .switcher{display:flex;gap:.4rem;align-items:center}
 .switcher select{width:auto;padding:.3rem .4rem}
 .switcher button,.signout button{padding:.3rem .7rem}

@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { addMember, createCompany, createUser } from "../fixtures/accounts";
 import { startTestServer, type TestServer } from "../harness";
-import { authorizeCode, Browser, consent, pageText, pkce, readForms, register, tokenRequest } from "./helpers";
+import { covers } from "../../src/core/scopes";
+import { areasWithTools, authorizeCode, Browser, consent, gatingScopes, pageText, pkce, readForms, register, tokenRequest } from "./helpers";
 
 let s: TestServer;
 let base: string;
@@ -137,11 +138,24 @@ describe("the consent screen", () => {
     // No company switcher here: switching would drop the request; the companies are chosen in the form.
     expect((await readForms(html)).some((f) => f.action === "/company")).toBe(false);
     const form = (await readForms(html)).find((f) => f.action === "/oauth/authorize")!;
-    const scopes = form.fields.filter((f) => f.name === "grant_scope");
-    expect(scopes.map((f) => [f.value, f.checked])).toEqual([
-      ["sites:write", true],
-      ["services:read", true],
+    // One choice per area the request covers, pre-set to what was asked; nothing else offered.
+    const radios = form.fields.filter((f) => f.type === "radio");
+    const level = (area: string) => radios.filter((f) => f.name === `access_${area}`).map((f) => [f.value, f.checked]);
+    expect(level("sites")).toEqual([
+      ["none", false],
+      ["read", false],
+      ["write", true],
     ]);
+    expect(level("services")).toEqual([
+      ["none", false],
+      ["read", true],
+    ]);
+    const asked = ["services:read", "sites:write"];
+    const covered = areasWithTools().filter((d) => gatingScopes().some((g) => g.startsWith(`${d}:`) && covers(asked, g)));
+    expect([...new Set(radios.map((f) => f.name))]).toEqual(covered.map((d) => `access_${d}`));
+    expect(form.fields.some((f) => f.name === "full_access")).toBe(false);
+    expect(text).toContain("asks to read and change Sites & content, and to read ");
+    expect(text).toMatch(/and to read [^.]*Services, acting as you/);
     const companies = form.fields.filter((f) => f.name === "grant_company").map((f) => Number(f.value));
     expect(companies.sort()).toEqual([acme.id, globex.id].sort());
     expect(companies).not.toContain(elsewhere.id);
@@ -177,13 +191,13 @@ describe("the consent screen", () => {
   test("no scope ticked re-shows the form with a message", async () => {
     const { response } = await consent(browser, authorizeUrl(), { scopes: [], companies: [acme.id] });
     expect(response.status).toBe(400);
-    expect(await pageText(await response.text())).toContain("Tick at least one scope");
+    expect(await pageText(await response.text())).toContain("Choose Read or Read and change for at least one area");
   });
 
   test("the consent post needs the session's CSRF token and a same-origin Origin", async () => {
     const u = authorizeUrl();
     const fields = Object.fromEntries(u.searchParams);
-    const body = { ...fields, grant_scope: "services:read", grant_company: String(acme.id), decision: "approve" };
+    const body = { ...fields, access_services: "read", grant_company: String(acme.id), decision: "approve" };
     const noToken = await browser.post("/oauth/authorize", body);
     expect(noToken.status).toBe(403);
     const token = (await readForms(await (await open(u)).text())).flatMap((f) => f.fields).find((f) => f.name === "_csrf")!.value;
@@ -201,7 +215,7 @@ describe("the consent screen", () => {
       ...Object.fromEntries(u.searchParams),
       redirect_uri: "https://evil.example/steal",
       _csrf: token,
-      grant_scope: "services:read",
+      access_services: "read",
       grant_company: String(acme.id),
       decision: "approve",
     });
@@ -212,13 +226,14 @@ describe("the consent screen", () => {
   test("hostile values in the consent form are 4xx, never 500", async () => {
     const u = authorizeUrl();
     const token = (await readForms(await (await open(u)).text())).flatMap((f) => f.fields).find((f) => f.name === "_csrf")!.value;
-    const base = { ...Object.fromEntries(u.searchParams), _csrf: token, grant_scope: "services:read", decision: "approve" };
+    const base = { ...Object.fromEntries(u.searchParams), _csrf: token, access_services: "read", decision: "approve" };
     for (const extra of [
       { grant_company: "abc" },
       { grant_company: "-1" },
       { grant_company: "99999999999999999999" },
       { grant_company: String(acme.id), decision: "<script>" },
-      { grant_company: String(acme.id), grant_scope: "x".repeat(300) },
+      { grant_company: String(acme.id), access_services: "x".repeat(300) },
+      { grant_company: String(acme.id), access_services: ["read", "read"] },
     ]) {
       const res = await browser.post("/oauth/authorize", { ...base, ...extra });
       expect(res.status).toBeGreaterThanOrEqual(400);

@@ -1,11 +1,15 @@
 /**
  * A person in a real browser (headless Chromium through playwright-core):
  * an application sends them to Plinth, they sign in, tick only one of their
- * two companies on the consent screen, and the resulting connection cannot
- * reach the other company.
+ * two companies on the consent screen and narrow one area from read and
+ * change to read, and the resulting connection has exactly that: it cannot
+ * reach the other company nor change the narrowed area. Every form post
+ * here is a real browser's, so it also proves the portal's cross-site guard
+ * accepts our own pages (Origin and Sec-Fetch-Site as Chromium sends them).
+ * A screenshot of the consent screen is kept in test-artifacts/.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type BrowserContext } from "playwright-core";
@@ -47,7 +51,9 @@ afterAll(async () => {
   if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
-test("sign in, consent to one company in the browser, and the token cannot reach the other", async () => {
+const ARTIFACTS = join(import.meta.dir, "../../test-artifacts");
+
+test("sign in, consent to one company with one area narrowed, and the token has exactly that", async () => {
   const ana = await createUser(s.deps, { email: "ana@example.test", password: "correct horse battery" });
   const acme = await createCompany(s.deps, { name: "Acme", ownerUserId: ana.id });
   const globex = await createCompany(s.deps, { name: "Globex", ownerUserId: ana.id });
@@ -62,7 +68,7 @@ test("sign in, consent to one company in the browser, and the token cannot reach
     code_challenge: challenge,
     code_challenge_method: "S256",
     state: "browser-state",
-    scope: "services:read branding:read",
+    scope: "services:read services:write branding:read branding:write",
   }))
     auth.searchParams.set(k, v);
 
@@ -75,13 +81,21 @@ test("sign in, consent to one company in the browser, and the token cannot reach
   await Promise.all([page.waitForURL((u) => u.pathname === "/oauth/authorize"), page.click("button[type=submit]")]);
   expect(await page.textContent("h1")).toBe("Connect Browser Test App to Plinth?");
 
-  // Both companies are offered; tick only Acme.
-  const acmeBox = page.locator(`input[name=grant_company][value="${acme.id}"]`);
-  const globexBox = page.locator(`input[name=grant_company][value="${globex.id}"]`);
-  await acmeBox.check();
-  await globexBox.uncheck();
-  expect(await globexBox.isChecked()).toBe(false);
-  await Promise.all([page.waitForURL((u) => u.port === String(app.port)), page.click("button[value=approve]")]);
+  // What it asks for, in words: one line per area, each pre-set to what was asked.
+  expect(await page.locator("p.summary").textContent()).toContain("asks to read and change Services and Branding");
+  expect(await page.locator("fieldset.area").count()).toBe(2);
+  const branding = page.getByRole("group", { name: "Branding" });
+  expect(await branding.getByRole("radio", { name: "Read and change" }).isChecked()).toBe(true);
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: join(ARTIFACTS, "oauth-consent.png"), fullPage: true });
+
+  // Both companies are offered (by their labels); tick only Acme. Narrow Branding to read.
+  const companies = page.getByRole("group", { name: "Companies it may act for" });
+  await companies.getByRole("checkbox", { name: /Acme/ }).check();
+  await companies.getByRole("checkbox", { name: /Globex/ }).uncheck();
+  expect(await page.locator(`input[name=grant_company][value="${globex.id}"]`).isChecked()).toBe(false);
+  await branding.getByRole("radio", { name: "Read", exact: true }).check();
+  await Promise.all([page.waitForURL((u) => u.port === String(app.port)), page.getByRole("button", { name: "Allow access" }).click()]);
 
   const cb = callbacks.filter((u) => u.pathname === "/callback").at(-1)!;
   expect(cb.searchParams.get("state")).toBe("browser-state");
@@ -94,10 +108,12 @@ test("sign in, consent to one company in the browser, and the token cannot reach
     client_id: reg.body.client_id,
   });
   expect(t.status).toBe(200);
+  expect(t.body.scope).toBe("services:read services:write branding:read");
 
   const mcp = await mcpClient(s.url, t.body.access_token);
   const who = await callTool(mcp, "whoami");
-  expect(who.data.clients).toEqual([{ id: acme.id, company: "Acme", role: "owner" }]);
+  expect(who.data.clients).toEqual([{ id: acme.id, company: "Acme", role: "owner", sites: expect.any(Array) }]);
+  expect(who.data.scopes).toEqual(["services:read", "services:write", "branding:read"]);
   expect((await callTool(mcp, "service_catalog_list", { clientId: acme.id })).isError).toBe(false);
   const other = await callTool(mcp, "service_catalog_list", { clientId: globex.id });
   expect(other.isError).toBe(true);

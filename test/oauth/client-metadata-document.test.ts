@@ -42,6 +42,16 @@ beforeAll(async () => {
           return Response.json(doc(path, { token_endpoint_auth_method: "client_secret_basic" }));
         case "/bad-redirect.json":
           return Response.json(doc(path, { redirect_uris: ["javascript:alert(1)"] }));
+        case "/space-redirect.json":
+          return Response.json(doc(path, { redirect_uris: [REDIRECT, `${REDIRECT} `] }));
+        case "/tab-redirect.json":
+          return Response.json(doc(path, { redirect_uris: ["http://127.0.0.1:7100/c\tb"] }));
+        case "/newline-redirect.json":
+          return Response.json(doc(path, { redirect_uris: ["http://127.0.0.1:7100/cb\n"] }));
+        case "/noncanonical-redirect.json":
+          return Response.json(doc(path, { redirect_uris: ["HTTP://127.0.0.1:7100/cb"] }));
+        case "/encoding-redirect.json":
+          return Response.json(doc(path, { redirect_uris: ["http://127.0.0.1:7100/%7ecb"] }));
         case "/short-cache.json":
           return Response.json(doc(path), { headers: { "cache-control": "max-age=120" } });
         default:
@@ -107,7 +117,13 @@ describe("documents that are refused (a 400 page, never a redirect)", () => {
     ["/redirect.json", "answered HTTP 302"],
     ["/missing.json", "answered HTTP 404"],
     ["/secret.json", "only none is supported"],
-    ["/bad-redirect.json", "has a redirect URI that must not use the javascript: scheme"],
+    ["/bad-redirect.json", "has a redirect URI (redirect_uris[0]) that must not use the javascript: scheme"],
+    // Redirect URIs must be in canonical form, as at registration (test/oauth/redirect-uri.test.ts).
+    ["/space-redirect.json", "has a redirect URI (redirect_uris[1]) that must not contain spaces (found a space (U+0020) at the end)"],
+    ["/tab-redirect.json", "has a redirect URI (redirect_uris[0]) that must not contain control characters (found a tab (U+0009) at position 24)"],
+    ["/newline-redirect.json", "must not contain control characters (found a line feed (U+000A) at the end)"],
+    ["/noncanonical-redirect.json", "is not in canonical form; register it as http://127.0.0.1:7100/cb"],
+    ["/encoding-redirect.json", "uses lower-case percent-encoding (%7e); write %7E"],
   ];
   for (const [path, message] of cases)
     test(`${path}: ${message}`, async () => {
@@ -127,6 +143,14 @@ describe("documents that are refused (a 400 page, never a redirect)", () => {
     });
     expect(r.status).toBe(401);
     expect(r.body.error).toBe("invalid_client");
+    const spaced = await tokenRequest(s.config.publicUrl, {
+      grant_type: "authorization_code",
+      code: "x",
+      code_verifier: "y".repeat(43),
+      client_id: `${origin}/space-redirect.json`,
+    });
+    expect(spaced.body.error).toBe("invalid_client");
+    expect(spaced.body.error_description).toContain("redirect_uris[1]) that must not contain spaces");
   });
 });
 

@@ -5,6 +5,8 @@
  * half of OAuth (PKCE pairs, registration, token requests).
  */
 import { createHash, randomBytes } from "node:crypto";
+import { SCOPES } from "../../src/core/scopes";
+import { registry } from "../../src/mcp/routes";
 
 /** A browser-ish cookie jar for one origin: enough for the portal's one session cookie. */
 export class Jar {
@@ -178,12 +180,52 @@ export async function revokeRequest(base: string, fields: Record<string, string>
   return { status: res.status, text: await res.text() };
 }
 
+export type Level = "none" | "read" | "write";
+
 export interface ConsentChoice {
-  /** Scopes to leave ticked; default: all the page offers ticked. */
+  /**
+   * Scopes to grant, translated into the page's per-area choice: an area is
+   * "read and change" when a non-read scope of it is listed (`store:write`,
+   * `approvals:manage`, `store:*`), "read" when its `:read` scope is, else
+   * none; `*` ticks full access. Default: the page's pre-selection.
+   */
   scopes?: string[];
+  /** Levels per area (`access_<domain>`), applied after `scopes`. */
+  levels?: Record<string, Level>;
+  /** Tick or untick the full-access box; default: as the page has it. */
+  fullAccess?: boolean;
   /** Company ids to tick; default: whatever the page pre-ticked. */
   companies?: number[];
   decision?: "approve" | "deny";
+}
+
+/** The level a list of scopes asks for in one area. */
+export function levelIn(scopes: readonly string[], domain: string): Level {
+  if (scopes.some((s) => s.startsWith(`${domain}:`) && !s.endsWith(":read"))) return "write";
+  return scopes.includes(`${domain}:read`) ? "read" : "none";
+}
+
+/** The consent form's fields as a browser would submit them for `choice`. */
+export function consentFields(form: HtmlForm, choice: ConsentChoice = {}): URLSearchParams {
+  const p = new URLSearchParams();
+  const areas = [...new Set(form.fields.filter((f) => f.name.startsWith("access_")).map((f) => f.name))];
+  const wanted = new Map<string, string>();
+  for (const name of areas) {
+    const domain = name.slice("access_".length);
+    const preset = form.fields.find((f) => f.name === name && f.checked)?.value ?? "none";
+    wanted.set(name, choice.levels?.[domain] ?? (choice.scopes ? levelIn(choice.scopes, domain) : preset));
+  }
+  for (const f of form.fields) {
+    if (f.type === "hidden") p.append(f.name, f.value);
+    else if (f.type === "radio" && wanted.get(f.name) === f.value) p.append(f.name, f.value);
+    else if (f.name === "full_access") {
+      const on = choice.fullAccess ?? (choice.scopes ? choice.scopes.includes("*") : f.checked);
+      if (on) p.append(f.name, f.value);
+    } else if (f.name === "grant_company" && (choice.companies ? choice.companies.includes(Number(f.value)) : f.checked))
+      p.append(f.name, f.value);
+  }
+  p.append("decision", choice.decision ?? "approve");
+  return p;
 }
 
 /**
@@ -198,15 +240,7 @@ export async function consent(browser: Browser, authorizationUrl: string | URL, 
   const html = await page.text();
   const form = (await readForms(html)).find((f) => f.action === "/oauth/authorize");
   if (!form) throw new Error("no consent form on the page");
-  const p = new URLSearchParams();
-  for (const f of form.fields) {
-    if (f.type === "hidden") p.append(f.name, f.value);
-    else if (f.name === "grant_scope" && (choice.scopes ? choice.scopes.includes(f.value) : f.checked)) p.append(f.name, f.value);
-    else if (f.name === "grant_company" && (choice.companies ? choice.companies.includes(Number(f.value)) : f.checked))
-      p.append(f.name, f.value);
-  }
-  p.append("decision", choice.decision ?? "approve");
-  return { page: html, response: await browser.post("/oauth/authorize", p) };
+  return { page: html, response: await browser.post("/oauth/authorize", consentFields(form, choice)) };
 }
 
 /** A complete authorization: returns the code and the callback parameters. */
@@ -230,4 +264,20 @@ export async function authorizeCode(
   if (response.status !== 303 || !location) throw new Error(`consent answered ${response.status}: ${await response.text()}`);
   const cb = new URL(location);
   return { code: cb.searchParams.get("code")!, callback: cb, verifier };
+}
+
+/**
+ * Areas (scope domains) whose scopes gate a tool or resource in the MCP
+ * registry, in the scope table's order: what the consent screen and the
+ * API-key form may offer. Computed here from the registry independently of
+ * src/portal/scope-picker.tsx.
+ */
+export function areasWithTools(): string[] {
+  return [...new Set(gatingScopes().map((s) => s.split(":")[0]!))];
+}
+
+/** Every scope that gates a tool or resource, in the scope table's order. */
+export function gatingScopes(): string[] {
+  const gating = new Set<string | null>([...registry().tools.map((t) => t.def.scope), ...registry().resources.map((r) => r.scope)]);
+  return SCOPES.filter((s) => gating.has(s));
 }

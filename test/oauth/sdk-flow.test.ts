@@ -14,6 +14,7 @@ import {
   type OAuthClientProvider,
 } from "@modelcontextprotocol/client";
 import { covers } from "../../src/core/scopes";
+import { DISCOVERY_ONLY } from "../../src/mcp/discovery";
 import { registry } from "../../src/mcp/routes";
 import { callTool, createCompany, createUser, mcpClient, mintMcpKey } from "../fixtures/accounts";
 import { startTestServer, type TestServer } from "../harness";
@@ -124,7 +125,7 @@ describe("SDK client OAuth flow", () => {
     await c2.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }));
     const listed = (await c2.listTools()).tools.map((t) => t.name).sort();
     const expected = registry()
-      .tools.filter((t) => covers(GRANTED, t.def.scope))
+      .tools.filter((t) => covers(GRANTED, t.def.scope) && !DISCOVERY_ONLY.has(t.def.name))
       .map((t) => t.def.name)
       .sort();
     expect(listed).toEqual(expected);

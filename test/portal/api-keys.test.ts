@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { addMember, callTool, createCompany, createUser, mcpClient, mintMcpKey, rawMcp } from "../fixtures/accounts";
 import { jsonValue, row, startTestServer, type TestServer } from "../harness";
-import { Browser, pageText, readForms } from "../oauth/helpers";
+import { areasWithTools, Browser, pageText, readForms } from "../oauth/helpers";
 
 let s: TestServer;
 let ana: Browser;
@@ -32,19 +32,30 @@ async function create(b: Browser, fields: Record<string, string | string[]>) {
 const secretIn = (html: string) => /svc_mcp_[0-9a-f]{64}/.exec(html)?.[0];
 
 describe("the create form", () => {
-  test("offers every scope with the wildcards, and only the person's companies", async () => {
+  test("offers full access and one choice per area with tools (none ticked), and only the person's companies", async () => {
     const html = await (await ana.get("/settings/api-keys")).text();
     const form = (await readForms(html)).find((f) => f.action === "/settings/api-keys")!;
-    const scopes = form.fields.filter((f) => f.name === "scope").map((f) => f.value);
-    expect(scopes).toContain("*");
-    expect(scopes).toContain("crm:*");
-    expect(scopes).toContain("email:send");
-    expect(scopes).toContain("approvals:manage");
-    expect(scopes.length).toBe(1 + 45 + 23);
+    const groups = [...new Set(form.fields.filter((f) => f.type === "radio").map((f) => f.name))];
+    expect(groups).toEqual(areasWithTools().map((d) => `access_${d}`));
+    for (const g of groups) {
+      expect(form.fields.filter((f) => f.name === g).map((f) => f.value)).toEqual(["none", "read", "write"]);
+      expect(form.fields.find((f) => f.name === g && f.checked)?.value).toBe("none");
+    }
+    const full = form.fields.filter((f) => f.name === "full_access");
+    expect(full.map((f) => f.checked)).toEqual([false]);
+    expect(await pageText(html)).toContain("Full access to everything this account can do (includes future tools)");
+    expect(form.fields.some((f) => f.name === "scope")).toBe(false);
     const companies = form.fields.filter((f) => f.name === "company").map((f) => Number(f.value));
     expect(companies.sort()).toEqual([acme.id, globex.id].sort());
     expect(form.fields.map((f) => f.name)).toContain("require_cms_approval");
     expect(form.fields.find((f) => f.name === "expiry")).toBeDefined();
+  });
+
+  test("full access makes a key with *", async () => {
+    const res = await create(ana, { name: "Everything", full_access: "on", access_services: "read", company: String(acme.id), expiry: "" });
+    expect(res.status).toBe(200);
+    const stored = (await row(s.deps, "SELECT scopes FROM mcp_keys WHERE name = 'Everything'")) as any;
+    expect(jsonValue(stored.scopes)).toEqual(["*"]);
   });
 });
 
@@ -52,7 +63,8 @@ describe("a key's life", () => {
   test("created with its settings, shown exactly once, works on /api/mcp, listed with last use, revoked", async () => {
     const res = await create(ana, {
       name: "Claude on laptop",
-      scope: ["services:read", "branding:*"],
+      access_services: "read",
+      access_branding: "write",
       company: [String(acme.id), String(globex.id)],
       require_cms_approval: "on",
       expiry: "30",
@@ -67,7 +79,7 @@ describe("a key's life", () => {
     // Stored hashed: the secret appears nowhere in the database.
     const stored = (await row(s.deps, "SELECT * FROM mcp_keys WHERE name = 'Claude on laptop'")) as any;
     expect(JSON.stringify(stored)).not.toContain(key);
-    expect(jsonValue(stored.scopes)).toEqual(["services:read", "branding:*"]);
+    expect(jsonValue(stored.scopes)).toEqual(["services:read", "branding:read", "branding:write"]);
     expect(jsonValue(stored.company_ids)).toEqual([acme.id, globex.id].sort((x, y) => x - y));
     expect(Boolean(stored.require_cms_approval)).toBe(true);
     expect(new Date(stored.expires_at).getTime()).toBe(s.clock.ms() + 30 * 86_400_000);
@@ -80,7 +92,7 @@ describe("a key's life", () => {
 
     const mcp = await mcpClient(s.url, key);
     const who = await callTool(mcp, "whoami");
-    expect(who.data.scopes).toEqual(["services:read", "branding:*"]);
+    expect(who.data.scopes).toEqual(["services:read", "branding:read", "branding:write"]);
     expect(who.data.clients.map((c: any) => c.id)).toEqual([acme.id, globex.id]);
     await mcp.close();
     // Listed with its created and last-used times (the clock stands still, so both are "now").
@@ -89,7 +101,7 @@ describe("a key's life", () => {
     expect(listed).toContain(`Claude on laptopsvc_mcp_`);
     expect(listed).toContain(`Acme, Globex${now}${now}`);
 
-    const form = (await readForms(await (await ana.get("/settings/api-keys")).text())).find((f) => f.action.endsWith("/revoke"))!;
+    const form = (await readForms(await (await ana.get("/settings/api-keys")).text())).find((f) => f.action === `/settings/api-keys/${stored.id}/revoke`)!;
     const revoke = await ana.post(form.action, Object.fromEntries(form.fields.map((f) => [f.name, f.value])));
     expect(revoke.status).toBe(303);
     const after = await pageText(await (await ana.get(revoke.headers.get("location")!)).text());
@@ -113,7 +125,7 @@ describe("a key's life", () => {
 describe("hostile and malformed input", () => {
   test("a script in the key name is stored as text and rendered escaped", async () => {
     const name = `<script>alert('k')</script><img src=x onerror=alert(1)>`;
-    const res = await create(ana, { name, scope: "services:read", company: String(acme.id), expiry: "" });
+    const res = await create(ana, { name, access_services: "read", company: String(acme.id), expiry: "" });
     expect(res.status).toBe(200);
     const html = await (await ana.get("/settings/api-keys")).text();
     expect(html).not.toContain("<script>alert('k')</script>");
@@ -122,18 +134,20 @@ describe("hostile and malformed input", () => {
   });
 
   const cases: [string, Record<string, string | string[]>, string][] = [
-    ["no name", { name: "", scope: "crm:read", company: "1", expiry: "" }, "Name is required."],
-    ["a huge name", { name: "x".repeat(5000), scope: "crm:read", company: "1", expiry: "" }, "Name must be at most 100 characters."],
-    ["a control character", { name: "a\u0007b", scope: "crm:read", company: "1", expiry: "" }, "control characters"],
-    ["no scope", { name: "k", company: "1", expiry: "" }, "Choose at least one scope."],
-    ["an unknown scope", { name: "k", scope: "root:all", company: "1", expiry: "" }, "Unknown scope: root:all."],
-    ["SQL in a scope", { name: "k", scope: "crm:read'; DROP TABLE mcp_keys;--", company: "1", expiry: "" }, "Unknown scope"],
-    ["no company", { name: "k", scope: "crm:read", expiry: "" }, "Choose at least one company"],
-    ["a company id that is not a number", { name: "k", scope: "crm:read", company: "abc", expiry: "" }, "positive whole numbers"],
-    ["a huge company id", { name: "k", scope: "crm:read", company: "9".repeat(30), expiry: "" }, "positive whole numbers"],
-    ["another tenant's company", { name: "k", scope: "crm:read", company: "ELSEWHERE", expiry: "" }, "only choose companies you belong to"],
-    ["an expiry not offered", { name: "k", scope: "crm:read", company: "1", expiry: "-5" }, "Choose an expiry from the list."],
-    ["a repeated name", { name: ["a", "b"], scope: "crm:read", company: "1", expiry: "" }, "sent more than once"],
+    ["no name", { name: "", access_services: "read", company: "1", expiry: "" }, "Name is required."],
+    ["a huge name", { name: "x".repeat(5000), access_services: "read", company: "1", expiry: "" }, "Name must be at most 100 characters."],
+    ["a control character", { name: "a\u0007b", access_services: "read", company: "1", expiry: "" }, "control characters"],
+    ["no scope", { name: "k", access_services: "none", company: "1", expiry: "" }, "Choose Read or Read and change for at least one area, or full access."],
+    ["an unknown area", { name: "k", access_root: "read", company: "1", expiry: "" }, "root is not one of the areas offered."],
+    ["an unknown level", { name: "k", access_services: "admin", company: "1", expiry: "" }, "Services: choose one of the levels offered."],
+    ["SQL in a level", { name: "k", access_services: "read'; DROP TABLE mcp_keys;--", company: "1", expiry: "" }, "choose one of the levels offered"],
+    ["a level sent twice", { name: "k", access_services: ["read", "write"], company: "1", expiry: "" }, "Services was sent more than once."],
+    ["no company", { name: "k", access_services: "read", expiry: "" }, "Choose at least one company"],
+    ["a company id that is not a number", { name: "k", access_services: "read", company: "abc", expiry: "" }, "positive whole numbers"],
+    ["a huge company id", { name: "k", access_services: "read", company: "9".repeat(30), expiry: "" }, "positive whole numbers"],
+    ["another tenant's company", { name: "k", access_services: "read", company: "ELSEWHERE", expiry: "" }, "only choose companies you belong to"],
+    ["an expiry not offered", { name: "k", access_services: "read", company: "1", expiry: "-5" }, "Choose an expiry from the list."],
+    ["a repeated name", { name: ["a", "b"], access_services: "read", company: "1", expiry: "" }, "sent more than once"],
   ];
   for (const [what, fields, message] of cases)
     test(`${what}: 400 with a clear message, nothing created`, async () => {
@@ -156,7 +170,7 @@ describe("hostile and malformed input", () => {
       body: `_csrf=${csrf}&name=x`,
     });
     expect(json.status).toBe(400);
-    const huge = await ana.post("/settings/api-keys", { _csrf: csrf, name: "k", scope: Array(20_000).fill("crm:read") });
+    const huge = await ana.post("/settings/api-keys", { _csrf: csrf, name: "k", access_services: Array(20_000).fill("read") });
     expect(huge.status).toBe(413);
   });
 });
