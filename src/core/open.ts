@@ -9,6 +9,7 @@ import type { Config } from "../config";
 import { redisChangeBus } from "./bus-redis";
 import { systemClock, type Clock } from "./clock";
 import type { Deps } from "./context";
+import { openBlobStore } from "./blobs";
 import { openStore } from "./db";
 
 export interface OpenedDeps extends Deps {
@@ -52,6 +53,7 @@ export async function openDeps(
     config,
     clock: opts.clock ?? systemClock,
     redis,
+    blobs: openBlobStore({ config, store }),
     async close() {
       await store.close();
       // quit, not disconnect: change notices still queued (a CLI revoke's) go out first.

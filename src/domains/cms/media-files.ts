@@ -12,13 +12,15 @@
  *   directly from running script;
  * - only names matching the stored pattern are looked at, so no path can
  *   leave the media directory.
+ *
+ * The bytes come from the media store (deps.blobs: data dir, database or S3
+ * bucket) and always pass through here, so the URLs and the headers are the
+ * same whichever store holds them; a Range is read as a range from the store.
  */
 import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
-import { statSync } from "node:fs";
-import { join } from "node:path";
+import type { BlobBody } from "../../core/blobs";
 import type { Deps } from "../../core/context";
-import { mediaDir } from "./media";
 import { MEDIA_TYPES, MIME_BY_EXT } from "./media-sniff";
 import { media } from "./tables";
 
@@ -52,6 +54,11 @@ function parseRange(header: string, size: number): { start: number; end: number 
   return { start, end };
 }
 
+/** A store's answer as a response body (Hono takes a stream or an ArrayBuffer-backed array). */
+function body(b: BlobBody): ReadableStream<Uint8Array> | Uint8Array<ArrayBuffer> {
+  return b as ReadableStream<Uint8Array> | Uint8Array<ArrayBuffer>;
+}
+
 export function mediaFileRoutes(deps: Deps) {
   const app = new Hono();
 
@@ -61,19 +68,13 @@ export function mediaFileRoutes(deps: Deps) {
     const m = NAME_RE.exec(name);
     const mime = m ? MIME_BY_EXT[m[3]!] : undefined;
     if (!SITE_RE.test(siteId) || !m || !mime) return c.json({ success: false, message: "Not found" }, 404);
-    const path = join(mediaDir(deps), siteId, name);
-    let size: number;
-    let mtime: number;
-    try {
-      const st = statSync(path);
-      if (!st.isFile()) throw new Error("not a file");
-      size = st.size;
-      mtime = st.mtimeMs;
-    } catch {
-      return c.json({ success: false, message: "Not found" }, 404);
-    }
+    const key = `${siteId}/${name}`;
+    const info = await deps.blobs.head(key);
+    if (!info) return c.json({ success: false, message: "Not found" }, 404);
+    const size = info.size;
     const type = MEDIA_TYPES[mime]!;
-    const etag = `"${m[1]}${m[2] ?? ""}-${size.toString(36)}-${Math.floor(mtime).toString(36)}"`;
+    // The local store's tag is size and mtime: the same ETag as before there were stores.
+    const etag = `"${m[1]}${m[2] ?? ""}-${info.etag}"`;
     const headers: Record<string, string> = {
       "Content-Type": mime.startsWith("text/") || mime === "application/json" ? `${mime}; charset=utf-8` : mime,
       "X-Content-Type-Options": "nosniff",
@@ -89,24 +90,27 @@ export function mediaFileRoutes(deps: Deps) {
       const row = (await deps.db
               .select({ filename: media.filename })
               .from(media)
-              .where(and(eq(media.siteId, Number(siteId)), eq(media.storageKey, `${siteId}/${name}`))).limit(1))[0];
+              .where(and(eq(media.siteId, Number(siteId)), eq(media.storageKey, key))).limit(1))[0];
       headers["Content-Disposition"] = contentDisposition("attachment", row?.filename ?? name);
     }
     if (c.req.header("if-none-match") === etag) return c.body(null, 304, headers);
-    const file = Bun.file(path);
     const rangeHeader = c.req.header("range");
     if (rangeHeader) {
       const r = parseRange(rangeHeader, size);
       if (r === "unsatisfiable") return c.body(null, 416, { ...headers, "Content-Range": `bytes */${size}` });
       if (r) {
-        return c.body(file.slice(r.start, r.end + 1).stream(), 206, {
+        const part = await deps.blobs.read(key, r);
+        if (!part) return c.json({ success: false, message: "Not found" }, 404);
+        return c.body(body(part), 206, {
           ...headers,
           "Content-Range": `bytes ${r.start}-${r.end}/${size}`,
           "Content-Length": String(r.end - r.start + 1),
         });
       }
     }
-    return c.body(file.stream(), 200, { ...headers, "Content-Length": String(size) });
+    const whole = await deps.blobs.read(key);
+    if (!whole) return c.json({ success: false, message: "Not found" }, 404);
+    return c.body(body(whole), 200, { ...headers, "Content-Length": String(size) });
   });
 
   return app;

@@ -1,6 +1,8 @@
 /**
- * The media library: files uploaded as base64 (stored under
- * `<dataDir>/media/<siteId>/`, served by media-files.ts at stable URLs) and
+ * The media library: files uploaded as base64 (stored under the key
+ * `<siteId>/<24 hex>[.thumb].<ext>` in the media store, deps.blobs: the data
+ * dir, the database or an S3 bucket; served by media-files.ts at stable
+ * URLs `/media/<key>`) and
  * files registered by URL (recorded, never fetched: fetching arbitrary URLs
  * from the server would let callers probe the private network).
  *
@@ -8,33 +10,25 @@
  * by config.maxUploadBytes before it is decoded; images get their pixel
  * dimensions and, for large JPEG/PNG, a thumbnail file (media-image.ts).
  */
-import { and, asc, count, desc, eq, or, sql } from "drizzle-orm";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { and, count, desc, eq } from "drizzle-orm";
 import { audit } from "../../core/audit";
 import { iso } from "../../core/clock";
 import type { ActorContext, Deps } from "../../core/context";
-import { bumpContentVersion } from "../../core/content-version";
+import { bumpContentVersion } from "../sites/content-version";
 import { AppError, conflict, invalid, notFound } from "../../core/errors";
 import { page } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
 import { randomHex } from "../../core/secrets";
 import { isDryRun } from "../approvals/staging";
-import { productCategories, productImages, products, productVariants } from "../store/tables";
-import { brandProfiles } from "../branding/tables";
 import { siteForActor } from "../sites/access";
 import { checkUrl, write, type Tx } from "./common";
 import { dimensions, makeThumbnail, THUMB_MAX } from "./media-image";
-import { decideType, MEDIA_TYPES, normaliseMime } from "./media-sniff";
-import { postsReferencing } from "./posts";
-import { blockTemplates, media, navItems } from "./tables";
-import { containsText, jsonContains, startsWithText } from "../../core/sql";
+import { decideType, MEDIA_TYPES, MIME_BY_EXT, normaliseMime } from "./media-sniff";
+import { mediaHolders } from "./references";
+import { media } from "./tables";
+import { containsText, startsWithText } from "../../core/sql";
 
 export type MediaRow = typeof media.$inferSelect;
-
-export function mediaDir(deps: Deps): string {
-  return join(deps.config.dataDir, "media");
-}
 
 export function mediaUrl(deps: Deps, storageKey: string): string {
   return `${deps.config.publicUrl}/media/${storageKey}`;
@@ -117,8 +111,28 @@ export async function getMedia(ctx: ActorContext, input: { siteId: number; id: n
   return mediaView(await mediaInSite(ctx.deps.db, site.id, input.id));
 }
 
-function removeFiles(deps: Deps, keys: (string | null)[]) {
-  for (const k of keys) if (k) rmSync(join(mediaDir(deps), k), { force: true });
+/**
+ * Removes stored files whose rows are gone. Inside a surrounding transaction
+ * (an approval being applied) a file outside the database is removed only
+ * once that transaction commits, so a rollback never leaves a row without
+ * its file; in the database store the removal is part of the transaction.
+ */
+async function removeFiles(deps: Deps, keys: (string | null)[]) {
+  const list = keys.filter((k): k is string => !!k);
+  if (!list.length) return;
+  if (deps.blobs.kind === "db" || !deps.store.inTransaction()) return deps.blobs.remove(list);
+  deps.store.afterCommit(() => {
+    deps.blobs.remove(list).catch((e) => console.error(`media: could not remove ${list.join(", ")}:`, e));
+  });
+}
+
+/** Files an upload wrote, removed again when the upload does not go through. */
+async function discardFiles(deps: Deps, keys: (string | null)[]) {
+  try {
+    await deps.blobs.remove(keys.filter((k): k is string => !!k));
+  } catch (e) {
+    console.error(`media: could not remove ${keys.filter(Boolean).join(", ")} after a failed upload:`, e);
+  }
 }
 
 export async function uploadMedia(
@@ -148,13 +162,16 @@ export async function uploadMedia(
     if (!reducible || Math.max(dims.width, dims.height) <= THUMB_MAX) thumbnailUrl = url;
   }
   if (!dry) {
-    const path = join(mediaDir(ctx.deps), key);
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, bytes);
-    if (thumb && thumbKey) writeFileSync(join(mediaDir(ctx.deps), thumbKey), thumb.bytes);
+    try {
+      await ctx.deps.blobs.put(key, bytes, type.mime);
+      if (thumb && thumbKey) await ctx.deps.blobs.put(thumbKey, thumb.bytes, MIME_BY_EXT[thumb.ext]!);
+    } catch (e) {
+      await discardFiles(ctx.deps, [key, thumbKey]);
+      throw e;
+    }
   }
   try {
-    return write(ctx, async (tx) => {
+    return await write(ctx, async (tx) => {
       const row = (await tx
               .insert(media)
               .values({
@@ -177,7 +194,7 @@ export async function uploadMedia(
       return mediaView(row);
     });
   } catch (e) {
-    if (!dry) removeFiles(ctx.deps, [key, thumbKey]);
+    if (!dry) await discardFiles(ctx.deps, [key, thumbKey]);
     throw e;
   }
 }
@@ -246,51 +263,12 @@ export async function updateMedia(ctx: ActorContext, input: { siteId: number; id
   });
 }
 
-/** Everything on the site that shows this media item, by kind, for the "still in use" refusal. */
-async function holders(tx: Tx, siteId: number, url: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const p of await postsReferencing(tx, siteId, url, 4)) out.push(`post ${p.id} ("${p.title.slice(0, 60)}")`);
-  for (const n of (await tx.select({ id: navItems.id, label: navItems.label }).from(navItems).where(and(eq(navItems.siteId, siteId), eq(navItems.featuredImage, url))).limit(3)))
-    out.push(`navigation item ${n.id} ("${n.label}")`);
-  for (const t of (await tx
-      .select({ id: blockTemplates.id, name: blockTemplates.name })
-      .from(blockTemplates)
-      .where(and(eq(blockTemplates.siteId, siteId), or(jsonContains(blockTemplates.content, url), jsonContains(blockTemplates.draftContent, url))))
-      .orderBy(asc(blockTemplates.id))
-      .limit(3)))
-    out.push(`block template ${t.id} ("${t.name}")`);
-  // The store refers to pictures by URL too: product and variant images, category images.
-  for (const pr of (await tx
-      .select({ id: products.id, name: products.name })
-      .from(productImages)
-      .innerJoin(products, eq(products.id, productImages.productId))
-      .where(and(eq(products.siteId, siteId), eq(productImages.url, url)))
-      .limit(3)))
-    if (!out.includes(`product ${pr.id} ("${pr.name.slice(0, 60)}")`)) out.push(`product ${pr.id} ("${pr.name.slice(0, 60)}")`);
-  for (const va of (await tx
-      .select({ id: productVariants.id, name: productVariants.name, productId: productVariants.productId })
-      .from(productVariants)
-      .innerJoin(products, eq(products.id, productVariants.productId))
-      .where(and(eq(products.siteId, siteId), eq(productVariants.image, url)))
-      .limit(3)))
-    out.push(`variant ${va.id} ("${va.name.slice(0, 60)}") of product ${va.productId}`);
-  for (const pc of (await tx
-      .select({ id: productCategories.id, name: productCategories.name })
-      .from(productCategories)
-      .where(and(eq(productCategories.siteId, siteId), eq(productCategories.image, url)))
-      .limit(3)))
-    out.push(`product category ${pc.id} ("${pc.name.slice(0, 60)}")`);
-  const brand = (await tx.select({ siteId: brandProfiles.siteId }).from(brandProfiles).where(and(eq(brandProfiles.siteId, siteId), jsonContains(brandProfiles.data, url))).limit(1))[0];
-  if (brand) out.push("the site's branding");
-  return out;
-}
-
 export async function deleteMedia(ctx: ActorContext, input: { siteId: number; id: number }) {
   authorize(ctx, "media:write", { write: true });
   const site = await siteForActor(ctx, input.siteId);
   const removed = await write(ctx, async (tx) => {
     const cur = await mediaInSite(tx, site.id, input.id);
-    const held = [...await holders(tx, site.id, cur.url), ...(cur.thumbnailUrl && cur.thumbnailUrl !== cur.url ? await holders(tx, site.id, cur.thumbnailUrl) : [])];
+    const held = [...await mediaHolders(tx, site.id, cur.url), ...(cur.thumbnailUrl && cur.thumbnailUrl !== cur.url ? await mediaHolders(tx, site.id, cur.thumbnailUrl) : [])];
     if (held.length)
       throw conflict(`Media ${cur.id} (${cur.filename}) is still used by ${[...new Set(held)].join(", ")}. Remove it from there first.`);
     await tx.delete(media).where(eq(media.id, cur.id));
@@ -300,7 +278,7 @@ export async function deleteMedia(ctx: ActorContext, input: { siteId: number; id
   });
   if (!isDryRun(ctx) && removed.storageKey) {
     const base = removed.storageKey.replace(/\.[a-z0-9]+$/, "");
-    removeFiles(ctx.deps, [removed.storageKey, `${base}.thumb.jpg`, `${base}.thumb.png`]);
+    await removeFiles(ctx.deps, [removed.storageKey, `${base}.thumb.jpg`, `${base}.thumb.png`]);
   }
   return { id: removed.id, status: "deleted" };
 }
