@@ -5,7 +5,7 @@ set -o pipefail
 # $1: how to run bun (for make test-pg, bun behind scripts/with-postgres.ts).
 BUN="$1"
 out=$(mktemp)
-$BUN test 2>&1 | tee "$out"
+$BUN test --timeout 30000 2>&1 | tee "$out"
 status=${PIPESTATUS[0]}
 pass=$(grep -Eo '^ *[0-9]+ pass$' "$out" | tail -1 | grep -Eo '[0-9]+')
 fail=$(grep -Eo '^ *[0-9]+ fail$' "$out" | tail -1 | grep -Eo '[0-9]+')

@@ -1,27 +1,33 @@
 /**
- * The root Hono app: request ids, one error mapper, and the mounts of every
- * face of Plinth (REST v1, MCP, OAuth, portal, approval pages, media files).
+ * The root Hono app: telemetry (request ids, access log, metrics; see
+ * src/ops/telemetry.ts), one error mapper, and the mounts of every face of
+ * Plinth (REST v1, MCP, OAuth, portal, approval pages, media files, health
+ * and metrics).
  */
 import { Hono } from "hono";
-import { requestId } from "hono/request-id";
 import { approvalRoutes } from "./approvals/routes";
 import type { Deps } from "./core/context";
 import { AppError, httpStatus } from "./core/errors";
 import { mediaFileRoutes } from "./domains/cms/media-files";
-import { mcpRoutes } from "./mcp/routes";
+import { mcpRoutes, registry } from "./mcp/routes";
 import { healthRoutes } from "./ops/health";
+import { metricsRoutes } from "./ops/metrics-routes";
+import { Telemetry, type AccessRecord } from "./ops/telemetry";
+import { rateLimiter } from "./core/limits";
 import { oauthRoutes } from "./oauth/routes";
 import { portalRoutes } from "./portal/routes";
 import { restRoutes, withRestFastPath } from "./rest/routes";
 import { mapDbError } from "./core/db";
 
-export function createApp(deps: Deps) {
-  const app = new Hono();
-  app.use(requestId());
-  const rest = restRoutes(deps);
+export function createApp(deps: Deps, telemetry = new Telemetry({ log: null, trustProxy: false })) {
+  const app = new Hono<{ Variables: { requestId: string; access: AccessRecord } }>();
+  app.use(telemetry.middleware());
+  const limiter = (name: "rest" | "mcp", perMinute: number) => telemetry.countRefusals(rateLimiter(deps, name, perMinute), name);
+  const rest = restRoutes(deps, { limiter: limiter("rest", deps.config.rateLimit) });
   app.route("/api/v1", rest);
   app.route("/", healthRoutes(deps));
-  app.route("/", mcpRoutes(deps));
+  app.route("/", metricsRoutes(deps, telemetry));
+  app.route("/", mcpRoutes(deps, registry(), { limiter: limiter("mcp", deps.config.mcpRateLimit) }));
   app.route("/", oauthRoutes(deps));
   app.route("/approve", approvalRoutes(deps));
   app.route("/media", mediaFileRoutes(deps));
@@ -41,5 +47,5 @@ export function createApp(deps: Deps) {
     return c.json({ success: false, message: "Internal server error" }, 500);
   });
   app.notFound((c) => c.json({ success: false, message: "Not found" }, 404));
-  return withRestFastPath(app, rest);
+  return withRestFastPath(app, rest, telemetry);
 }

@@ -1,6 +1,8 @@
 /**
  * Configuration from flags (`--port 9000`) or environment (PLINTH_PORT).
  * Flags win. A bad value stops start-up with one line naming the setting.
+ * SETTINGS lists every setting once (flag, variable, help): loadConfig reads
+ * through it, and the command line's parser and help texts are made from it.
  */
 export interface Config {
   port: number;
@@ -33,6 +35,93 @@ export interface Config {
   mediaStore: "local" | "db" | "s3";
   /** S3-compatible bucket settings (mediaStore "s3"); credentials also come from the usual S3_* / AWS_* variables. */
   s3: { bucket: string | null; endpoint: string | null; region: string | null; accessKeyId: string | null; secretAccessKey: string | null };
+  /** "access": one JSON line per request on stdout; "off": none. */
+  log: "off" | "access";
+  /** Take the client address from X-Forwarded-For (set only behind your own proxy). */
+  trustProxy: boolean;
+  /** Serve GET /metrics on the public listener to `Authorization: Bearer <token>`; null: not there. */
+  metricsToken: string | null;
+  /** Serve GET /metrics on 127.0.0.1:<port> without a token; null: no such listener (0 picks a free port). */
+  metricsPort: number | null;
+  /** How long SIGTERM/SIGINT waits for requests in flight before cutting them off. */
+  shutdownGraceMs: number;
+  /** Above this resident size (MB) a full garbage collection runs every few seconds; 0: never. */
+  memorySoftLimitMb: number;
+}
+
+/**
+ * One setting: its flag (null for secrets, which stay out of `ps`), its
+ * environment variable, and how help shows it. `group` says which commands
+ * take it: "store" settings every command that opens the data, "server"
+ * settings only `serve`.
+ */
+export interface Setting {
+  flag: string | null;
+  env: string;
+  value: string;
+  help: string;
+  group: "store" | "server";
+}
+
+export const SETTINGS: readonly Setting[] = [
+  { flag: "data-dir", env: "PLINTH_DATA_DIR", value: "<dir>", group: "store", help: "SQLite database and local media files (default ./data)" },
+  { flag: "database-url", env: "PLINTH_DATABASE_URL", value: "<url>", group: "store", help: "postgres://… runs on PostgreSQL instead of the SQLite file" },
+  { flag: "db-pool-size", env: "PLINTH_DB_POOL_SIZE", value: "<n>", group: "store", help: "PostgreSQL connections per instance (default 10)" },
+  { flag: "redis-url", env: "PLINTH_REDIS_URL", value: "<url>", group: "store", help: "redis://… shares rate limits and sign-in throttling between instances" },
+  { flag: "media-store", env: "PLINTH_MEDIA_STORE", value: "local|db|s3", group: "store", help: "where media bytes live (default: local on SQLite, db on PostgreSQL)" },
+  { flag: "s3-bucket", env: "PLINTH_S3_BUCKET", value: "<name>", group: "store", help: "bucket for --media-store s3" },
+  { flag: "s3-endpoint", env: "PLINTH_S3_ENDPOINT", value: "<url>", group: "store", help: "S3-compatible endpoint (default: AWS)" },
+  { flag: "s3-region", env: "PLINTH_S3_REGION", value: "<region>", group: "store", help: "S3 region" },
+  { flag: null, env: "PLINTH_S3_ACCESS_KEY_ID", value: "<id>", group: "store", help: "S3 access key id (or the usual AWS_* variables)" },
+  { flag: null, env: "PLINTH_S3_SECRET_ACCESS_KEY", value: "<secret>", group: "store", help: "S3 secret access key" },
+  { flag: "port", env: "PLINTH_PORT", value: "<n>", group: "server", help: "TCP port (default 8787; 0 picks a free one)" },
+  { flag: "host", env: "PLINTH_HOST", value: "<addr>", group: "server", help: "address to listen on (default 127.0.0.1; 0.0.0.0 or :: for all)" },
+  {
+    flag: "public-url",
+    env: "PLINTH_PUBLIC_URL",
+    value: "<url>",
+    group: "server",
+    help: "the address clients use: OAuth issuer, MCP resource, base of links (default http://<host>:<port>)",
+  },
+  { flag: "rate-limit", env: "PLINTH_RATE_LIMIT", value: "<n>", group: "server", help: "REST requests per minute per key or client address (default 600)" },
+  { flag: "mcp-rate-limit", env: "PLINTH_MCP_RATE_LIMIT", value: "<n>", group: "server", help: "MCP messages per minute per credential (default 1200)" },
+  { flag: "approval-ttl-days", env: "PLINTH_APPROVAL_TTL_DAYS", value: "<days>", group: "server", help: "approval link lifetime (default 14)" },
+  { flag: "max-upload-bytes", env: "PLINTH_MAX_UPLOAD_BYTES", value: "<n>", group: "server", help: "largest media upload (default 10485760)" },
+  { flag: "allowed-hosts", env: "PLINTH_ALLOWED_HOSTS", value: "<a,b>", group: "server", help: "Host names the MCP endpoint accepts besides loopback and the public URL's" },
+  { flag: "allowed-origins", env: "PLINTH_ALLOWED_ORIGINS", value: "<a,b>", group: "server", help: "browser origins the MCP endpoint accepts besides loopback and the public URL's" },
+  {
+    flag: "oauth-dev-loopback-client-ids",
+    env: "PLINTH_OAUTH_DEV_LOOPBACK_CLIENT_IDS",
+    value: "1",
+    group: "server",
+    help: "accept http://127.0.0.1 OAuth client id URLs (local development only)",
+  },
+  { flag: "log", env: "PLINTH_LOG", value: "access|off", group: "server", help: "access: one JSON line per request on stdout (default); off: none" },
+  { flag: "trust-proxy", env: "PLINTH_TRUST_PROXY", value: "1|0", group: "server", help: "log the client address from X-Forwarded-For (only behind your own proxy)" },
+  { flag: "metrics-port", env: "PLINTH_METRICS_PORT", value: "<n>", group: "server", help: "serve GET /metrics on 127.0.0.1:<n>, no token (default: no such listener)" },
+  { flag: null, env: "PLINTH_METRICS_TOKEN", value: "<token>", group: "server", help: "serve GET /metrics on the main port to Authorization: Bearer <token>" },
+  {
+    flag: "memory-soft-limit-mb",
+    env: "PLINTH_MEMORY_SOFT_LIMIT_MB",
+    value: "<mb>",
+    group: "server",
+    help: "above this RSS a full garbage collection runs every 2 s (default 160; 0: never)",
+  },
+  { flag: "shutdown-grace-ms", env: "PLINTH_SHUTDOWN_GRACE_MS", value: "<ms>", group: "server", help: "on SIGTERM/SIGINT, how long requests in flight may finish (default 10000)" },
+];
+
+const BY_FLAG = new Map(SETTINGS.filter((s) => s.flag).map((s) => [s.flag!, s]));
+const BY_ENV = new Map(SETTINGS.map((s) => [s.env, s]));
+
+/** The public URL Plinth assumes when none is configured: where it listens; localhost when that is every interface. */
+export function defaultPublicUrl(host: string, port: number): string {
+  if (isWildcardHost(host)) return `http://localhost:${port}`;
+  return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+}
+
+/** 0.0.0.0 or :: — every interface, not an address a client can use. */
+export function isWildcardHost(host: string): boolean {
+  return host === "0.0.0.0" || host === "::" || host === "0:0:0:0:0:0:0:0";
 }
 
 export class ConfigError extends Error {}
@@ -71,18 +160,26 @@ export function parseFlags(argv: string[]): { flags: Record<string, string | tru
 
 export function loadConfig(flags: Record<string, string | true> = {}, env: Source = process.env): Config {
   const get = (flag: string, envName: string): string | undefined => {
+    // Every setting read here is listed in SETTINGS (the parser and help are made from that list).
+    if (BY_FLAG.get(flag)?.env !== envName) throw new Error(`setting --${flag} / ${envName} is missing from SETTINGS`);
     const f = flags[flag];
     if (f === true) throw new ConfigError(`--${flag} needs a value`);
     return f ?? env[envName];
   };
+  const secret = (envName: string): string | undefined => {
+    if (!BY_ENV.has(envName)) throw new Error(`setting ${envName} is missing from SETTINGS`);
+    return env[envName] || undefined;
+  };
   const portRaw = get("port", "PLINTH_PORT");
   const port = portRaw === undefined ? 8787 : int("PLINTH_PORT", portRaw, 0, 65535);
-  const host = get("host", "PLINTH_HOST") ?? "127.0.0.1";
-  if (!/^[A-Za-z0-9.:\-\[\]]+$/.test(host)) throw new ConfigError(`PLINTH_HOST is not a host name or address: "${host}"`);
+  const hostRaw = get("host", "PLINTH_HOST") ?? "127.0.0.1";
+  if (!/^[A-Za-z0-9.:\-\[\]]+$/.test(hostRaw)) throw new ConfigError(`PLINTH_HOST is not a host name or address: "${hostRaw}"`);
+  // "[::1]" as written in URLs; the listener wants the bare address.
+  const host = /^\[.*\]$/.test(hostRaw) ? hostRaw.slice(1, -1) : hostRaw;
   const dataDir = get("data-dir", "PLINTH_DATA_DIR") ?? "./data";
   if (!dataDir) throw new ConfigError("PLINTH_DATA_DIR must not be empty");
   const publicRaw = get("public-url", "PLINTH_PUBLIC_URL");
-  let publicUrl = `http://localhost:${port}`;
+  let publicUrl = defaultPublicUrl(host, port);
   if (publicRaw !== undefined) {
     let u: URL;
     try {
@@ -118,11 +215,32 @@ export function loadConfig(flags: Record<string, string | true> = {}, env: Sourc
     bucket: get("s3-bucket", "PLINTH_S3_BUCKET") ?? null,
     endpoint: get("s3-endpoint", "PLINTH_S3_ENDPOINT") ?? null,
     region: get("s3-region", "PLINTH_S3_REGION") ?? null,
-    accessKeyId: env.PLINTH_S3_ACCESS_KEY_ID ?? null,
-    secretAccessKey: env.PLINTH_S3_SECRET_ACCESS_KEY ?? null,
+    accessKeyId: secret("PLINTH_S3_ACCESS_KEY_ID") ?? null,
+    secretAccessKey: secret("PLINTH_S3_SECRET_ACCESS_KEY") ?? null,
   };
   if (mediaStore === "s3" && !s3.bucket) throw new ConfigError(`PLINTH_MEDIA_STORE=s3 needs PLINTH_S3_BUCKET`);
+  const logRaw = get("log", "PLINTH_LOG");
+  const log = (logRaw || "access") as Config["log"];
+  if (log !== "access" && log !== "off") throw new ConfigError(`PLINTH_LOG must be access or off, got "${logRaw}"`);
+  const trustRaw = get("trust-proxy", "PLINTH_TRUST_PROXY");
+  if (trustRaw !== undefined && trustRaw !== "" && trustRaw !== "0" && trustRaw !== "1")
+    throw new ConfigError(`PLINTH_TRUST_PROXY must be 1 or 0, got "${trustRaw}"`);
+  const metricsToken = secret("PLINTH_METRICS_TOKEN") ?? null;
+  if (metricsToken !== null && (metricsToken.length < 16 || /\s/.test(metricsToken)))
+    throw new ConfigError("PLINTH_METRICS_TOKEN must be at least 16 characters without spaces (e.g. `openssl rand -hex 32`)");
+  const mpRaw = get("metrics-port", "PLINTH_METRICS_PORT");
+  const metricsPort = mpRaw === undefined || mpRaw === "" ? null : int("PLINTH_METRICS_PORT", mpRaw, 0, 65535);
+  const graceRaw = get("shutdown-grace-ms", "PLINTH_SHUTDOWN_GRACE_MS");
+  const shutdownGraceMs = graceRaw === undefined ? 10_000 : int("PLINTH_SHUTDOWN_GRACE_MS", graceRaw, 0, 3_600_000);
+  const memRaw = get("memory-soft-limit-mb", "PLINTH_MEMORY_SOFT_LIMIT_MB");
+  const memorySoftLimitMb = memRaw === undefined || memRaw === "" ? 160 : int("PLINTH_MEMORY_SOFT_LIMIT_MB", memRaw, 0, 1_000_000);
   return {
+    memorySoftLimitMb,
+    log,
+    trustProxy: trustRaw === "1",
+    metricsToken,
+    metricsPort,
+    shutdownGraceMs,
     databaseUrl,
     dbPoolSize,
     redisUrl,

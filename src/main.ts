@@ -2,43 +2,42 @@
 /**
  * The plinth command line. `plinth` alone serves; `plinth help` lists commands.
  * Same commands through `bun src/main.ts …` and the compiled `dist/plinth …`.
+ * Arguments are read strictly (src/cli/args.ts): unknown flags and commands
+ * are errors (exit 2) naming the closest known spelling.
  */
+import { parseArgs, usageLine } from "./cli/args";
 import { UsageError } from "./cli/command";
 import { ConfigError, loadConfig, parseFlags } from "./config";
 import { engineOfUrl, setEngine } from "./core/engine";
+import { VERSION } from "./version";
 
 // Tables are built for one engine as their modules load (src/core/columns.ts):
 // fix the engine from --database-url / PLINTH_DATABASE_URL before loading them.
+// `db copy` always has PostgreSQL on one side, opened through the store with its media store (src/cli/db.ts).
 {
-  const { flags } = parseFlags(process.argv.slice(2));
+  const { flags, rest } = parseFlags(process.argv.slice(2));
   const url = typeof flags["database-url"] === "string" ? flags["database-url"] : process.env.PLINTH_DATABASE_URL;
-  setEngine(engineOfUrl(url));
+  setEngine(rest[0] === "db" && rest[1] === "copy" ? "pg" : engineOfUrl(url));
 }
 const { commands } = await import("./cli/index");
 
-function help() {
-  const w = Math.max(...commands.map((c) => c.usage.length));
-  return ["Usage: plinth <command> [options]", "", ...commands.map((c) => `  ${c.usage.padEnd(w)}  ${c.summary}`)].join("\n");
-}
-
 async function main(argv: string[]): Promise<number> {
-  const { flags, rest } = parseFlags(argv);
-  if (rest[0] === "help" || flags.help) {
-    console.log(help());
-    return 0;
+  const parsed = parseArgs(argv, commands);
+  switch (parsed.kind) {
+    case "version":
+      console.log(`plinth ${VERSION}`);
+      return 0;
+    case "help":
+      console.log(parsed.text);
+      return 0;
+    case "error":
+      console.error(`plinth: ${parsed.message}${parsed.usage ? `\nusage: ${parsed.usage}` : ""}`);
+      return 2;
   }
-  // Longest command name that prefixes the words given ("keys create" before "keys").
-  const words = rest.length ? rest : ["serve"];
-  const cmd = [...commands]
-    .sort((a, b) => b.name.split(" ").length - a.name.split(" ").length)
-    .find((c) => c.name.split(" ").every((w, i) => words[i] === w));
-  if (!cmd) {
-    console.error(`plinth: unknown command "${words.join(" ")}"\n\n${help()}`);
-    return 2;
-  }
+  const { command: cmd, flags, rest } = parsed;
   try {
     const config = loadConfig(flags);
-    const code = await cmd.run({ flags, rest: words.slice(cmd.name.split(" ").length), config });
+    const code = await cmd.run({ flags, rest, config });
     return code ?? 0;
   } catch (e) {
     if (e instanceof ConfigError) {
@@ -46,7 +45,7 @@ async function main(argv: string[]): Promise<number> {
       return 2;
     }
     if (e instanceof UsageError) {
-      console.error(`plinth ${cmd.name}: ${e.message}\nusage: ${cmd.usage}`);
+      console.error(`plinth ${cmd.name}: ${e.message}\nusage: ${usageLine(cmd)}`);
       return 2;
     }
     if (e instanceof Error && e.name === "AppError") {

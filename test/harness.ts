@@ -10,7 +10,9 @@ import { loadConfig, type Config } from "../src/config";
 import { ManualClock } from "../src/core/clock";
 import type { Store } from "../src/core/db";
 import { dropDatabase, freshDatabaseUrl, ON_PG } from "./db";
+import { testS3 } from "./s3";
 import { startServer, type RunningServer } from "../src/server";
+import type { Sink } from "../src/ops/access-log";
 
 export interface TestServer extends RunningServer {
   clock: ManualClock;
@@ -19,14 +21,16 @@ export interface TestServer extends RunningServer {
 }
 
 export async function startTestServer(
-  opts: { seed?: boolean; config?: Partial<Config>; clock?: ManualClock } = {},
+  opts: { seed?: boolean; config?: Partial<Config>; clock?: ManualClock; accessLog?: Sink } = {},
 ): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), "plinth-test-"));
   const databaseUrl = ON_PG ? await freshDatabaseUrl() : null;
-  const config = { ...loadConfig({}, {}), port: 0, dataDir, databaseUrl, mediaStore: databaseUrl ? "db" : "local", ...opts.config } as Config;
+  const media = opts.config?.mediaStore ? {} : await testMediaConfig(databaseUrl !== null);
+  // No access log unless a test asks for one (config.log "access", lines to opts.accessLog): it would drown the output.
+  const config = { ...loadConfig({}, {}), port: 0, dataDir, databaseUrl, ...media, log: "off", ...opts.config } as Config;
   if (!opts.config?.publicUrl) config.publicUrl = "http://localhost:0";
   const clock = opts.clock ?? new ManualClock(Date.now());
-  const s = await startServer(config, { clock, seed: opts.seed });
+  const s = await startServer(config, { clock, seed: opts.seed, accessLog: opts.accessLog });
   return {
     ...s,
     clock,
@@ -38,6 +42,21 @@ export async function startTestServer(
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Where this run's test servers keep media bytes: as production defaults do,
+ * the database on PostgreSQL and the data dir on SQLite; with
+ * PLINTH_TEST_MEDIA_STORE=s3, a bucket of its own on a loopback S3 server
+ * (test/s3.ts), so any suite can run on each store.
+ */
+export async function testMediaConfig(onPg: boolean): Promise<Pick<Config, "mediaStore" | "s3">> {
+  const wanted = process.env.PLINTH_TEST_MEDIA_STORE;
+  if (wanted === "s3") return { mediaStore: "s3", s3: await (await testS3()).bucket() };
+  if (wanted && wanted !== "local" && wanted !== "db") throw new Error(`PLINTH_TEST_MEDIA_STORE must be local, db or s3, got "${wanted}"`);
+  const mediaStore = (wanted as "local" | "db" | undefined) ?? (onPg ? "db" : "local");
+  if (mediaStore === "db" && !onPg) throw new Error("PLINTH_TEST_MEDIA_STORE=db needs PostgreSQL (scripts/with-postgres.ts)");
+  return { mediaStore, s3: loadConfig({}, {}).s3 };
 }
 
 /** Raw SQL (`?` placeholders) on either engine, for checks a test makes behind the API's back. */

@@ -48,7 +48,11 @@ function role(raw: string) {
 export const accountCommands: Command[] = [
   {
     name: "users create",
-    usage: "plinth users create --email <email> --password <password> [--name <text>]",
+    flags: [
+      { name: "email", value: "<email>", required: true, help: "sign-in address (stored lower-cased)" },
+      { name: "password", value: "<password>", required: true, help: "portal password (stored as argon2id)" },
+      { name: "name", value: "<text>", help: "display name" },
+    ],
     summary: "Create a portal user (password stored as argon2id).",
     async run({ flags, config }) {
       const email = needFlag(flags, "email");
@@ -60,7 +64,10 @@ export const accountCommands: Command[] = [
   },
   {
     name: "companies create",
-    usage: "plinth companies create --name <text> --owner <email>",
+    flags: [
+      { name: "name", value: "<text>", required: true, help: "the company's name" },
+      { name: "owner", value: "<email>", required: true, help: "an existing user who becomes its owner" },
+    ],
     summary: "Create a company with that user as its owner.",
     async run({ flags, config }) {
       const name = needFlag(flags, "name");
@@ -71,7 +78,11 @@ export const accountCommands: Command[] = [
   },
   {
     name: "members add",
-    usage: "plinth members add --company <id> --email <email> --role owner|admin|viewer",
+    flags: [
+      { name: "company", value: "<id>", required: true, help: "the company" },
+      { name: "email", value: "<email>", required: true, help: "an existing user" },
+      { name: "role", value: "owner|admin|viewer", required: true, help: "their role there" },
+    ],
     summary: "Add a user to a company, or change their role there.",
     async run({ flags, config }) {
       const companyId = positiveId(needFlag(flags, "company"), "--company");
@@ -83,7 +94,10 @@ export const accountCommands: Command[] = [
   },
   {
     name: "members remove",
-    usage: "plinth members remove --company <id> --email <email>",
+    flags: [
+      { name: "company", value: "<id>", required: true, help: "the company" },
+      { name: "email", value: "<email>", required: true, help: "the member to remove" },
+    ],
     summary: "Remove a user from a company; their credentials lose that company at once.",
     async run({ flags, config }) {
       const companyId = positiveId(needFlag(flags, "company"), "--company");
@@ -98,8 +112,14 @@ export const accountCommands: Command[] = [
   },
   {
     name: "mcp-keys create",
-    usage:
-      'plinth mcp-keys create --email <email> --scopes "<space-separated scopes>" [--companies 1,2] [--require-cms-approval] [--expires <ISO date>] [--name <text>]',
+    flags: [
+      { name: "email", value: "<email>", required: true, help: "the user the key acts as" },
+      { name: "scopes", value: '"<scopes>"', required: true, help: 'space- or comma-separated scopes, e.g. "sites:* store:read" or "*"' },
+      { name: "companies", value: "<id,id>", help: "companies the key may reach (default: all the user's memberships)" },
+      { name: "require-cms-approval", help: "stage every sites:write / media:write change for approval" },
+      { name: "expires", value: "<date>", help: "ISO 8601 date or date-time with offset (2030-01-31, 2030-01-31T12:00:00Z); default never" },
+      { name: "name", value: "<text>", help: "a label shown in lists" },
+    ],
     summary: "Issue an MCP API key (svc_mcp_…); prints only the key (shown once, stored hashed).",
     async run({ flags, config }) {
       const email = needFlag(flags, "email");
@@ -139,7 +159,7 @@ export const accountCommands: Command[] = [
   },
   {
     name: "mcp-keys revoke",
-    usage: "plinth mcp-keys revoke <key-id>",
+    args: "<key-id>",
     summary: "Revoke an MCP API key at once.",
     async run({ rest, config }) {
       if (rest.length !== 1) throw new UsageError("give exactly one key id");
@@ -154,7 +174,7 @@ export const accountCommands: Command[] = [
   },
   {
     name: "mcp-keys list",
-    usage: "plinth mcp-keys list --email <email>",
+    flags: [{ name: "email", value: "<email>", required: true, help: "the user whose keys to list" }],
     summary: "List a user's MCP API keys (no secrets).",
     async run({ flags, config }) {
       const email = needFlag(flags, "email");

@@ -3,5 +3,7 @@ import type { Command } from "./command";
 import { serverCommands } from "./server";
 import { restKeyCommands } from "./rest-keys";
 import { accountCommands } from "./accounts";
+import { dbCommands } from "./db";
+import { backupCommands } from "./backup";
 
-export const commands: Command[] = [...serverCommands, ...restKeyCommands, ...accountCommands];
+export const commands: Command[] = [...serverCommands, ...restKeyCommands, ...accountCommands, ...dbCommands, ...backupCommands];

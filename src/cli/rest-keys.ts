@@ -36,7 +36,11 @@ async function withDeps<T>(config: Config, fn: (deps: Deps) => T | Promise<T>): 
 export const restKeyCommands: Command[] = [
   {
     name: "keys create",
-    usage: "plinth keys create --site <id> [--name <text>] [--expires <ISO date>]",
+    flags: [
+      { name: "site", value: "<id>", required: true, help: "the site the key reads" },
+      { name: "name", value: "<text>", help: "a label shown in lists" },
+      { name: "expires", value: "<date>", help: "ISO 8601 date or date-time with offset (2030-01-31, 2030-01-31T12:00:00Z); default never" },
+    ],
     summary: "Issue a REST key for one site; prints only the key (shown once, stored hashed).",
     async run({ flags, config }) {
       const siteId = positiveId(needFlag(flags, "site"), "--site");
@@ -49,7 +53,7 @@ export const restKeyCommands: Command[] = [
   },
   {
     name: "keys revoke",
-    usage: "plinth keys revoke <key-id>",
+    args: "<key-id>",
     summary: "Revoke a REST key at once.",
     async run({ rest, config }) {
       if (rest.length !== 1) throw new UsageError("give exactly one key id");
@@ -60,7 +64,7 @@ export const restKeyCommands: Command[] = [
   },
   {
     name: "keys list",
-    usage: "plinth keys list --site <id>",
+    flags: [{ name: "site", value: "<id>", required: true, help: "the site whose keys to list" }],
     summary: "List a site's REST keys (id, name, hint, created, last used, expires, revoked); never secrets.",
     async run({ flags, config }) {
       const siteId = positiveId(needFlag(flags, "site"), "--site");

@@ -36,14 +36,27 @@ export function mcpResource(deps: Deps): string {
   return `${deps.config.publicUrl}/api/mcp`;
 }
 
+const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"];
+
+/**
+ * The public URL and, when it names this machine's loopback interface, the
+ * same URL under the other loopback names: `http://127.0.0.1:8787` and
+ * `http://localhost:8787` are one server, and a client told either may send it.
+ */
+export function publicOrigins(publicUrl: string): string[] {
+  const u = new URL(publicUrl);
+  if (!LOOPBACK_NAMES.includes(u.hostname)) return [u.origin];
+  return [u.origin, ...LOOPBACK_NAMES.filter((h) => h !== u.hostname).map((h) => `${u.protocol}//${h}${u.port ? `:${u.port}` : ""}`)];
+}
+
 /**
  * Resource indicators (RFC 8707) we accept for the MCP endpoint. Clients
  * derive it from the protected-resource document, which names the endpoint
- * URL; some send the bare origin instead.
+ * URL; some send the bare origin instead. On a loopback public URL every
+ * loopback spelling of it is accepted (publicOrigins).
  */
 export function acceptedResources(deps: Deps): string[] {
-  const base = deps.config.publicUrl;
-  return [`${base}/api/mcp`, base, `${base}/`];
+  return publicOrigins(deps.config.publicUrl).flatMap((base) => [`${base}/api/mcp`, base, `${base}/`]);
 }
 
 export function authorizationServerMetadata(deps: Deps) {

@@ -18,8 +18,8 @@
  *   8. The body comes from the response cache or from the domain read.
  *      → 404 "Not found" for an unknown slug
  *
- * Every response carries X-RateLimit-Limit/-Remaining, CORS and Vary;
- * errors also carry X-Request-Id. The whole pipeline is one synchronous,
+ * Every response carries X-Request-Id, X-RateLimit-Limit/-Remaining, CORS
+ * and Vary. The whole pipeline is one synchronous,
  * framework-free function (handleRest): mounted as a single Hono route, and
  * called directly by app.ts's fetch for /api/v1/ (withRestFastPath). This
  * is the path `make bench` holds to half the speed of a static Bun.serve.
@@ -35,25 +35,29 @@ import { ResponseCache } from "./cache";
 import { CORS_HEADERS, PREFLIGHT_HEADERS, VARY } from "./cors";
 import { etagFor, ifNoneMatchHits, isStar } from "./etag";
 import { HotLookups } from "./hot-lookups";
+import { absoluteMediaUrls } from "./absolute-urls";
 import { buildOpenApiDocument } from "./openapi";
 import { OPERATIONS, type Operation } from "./operations";
 import { INVALID_SLUG, parseSiteId, parseSlug, queryParser, type ParsedQuery } from "./params";
 import { mapDbError } from "../core/db";
+import { requestIdFor, type AccessRecord, type PeerSource, type Telemetry } from "../ops/telemetry";
 
 /** What Bun.serve passes as the second fetch argument (the server), as far as REST uses it. */
 type Server = { requestIP?: (req: Request) => { address: string } | null } | undefined;
 
 type Env = {
   Bindings: Server;
-  Variables: { requestId: string };
+  Variables: { requestId: string; access: AccessRecord };
 };
 
 /** One request as the REST pipeline sees it: no framework context, so the fast path needs none. */
 interface Incoming {
   raw: Request;
   server: Server;
-  /** Set when the root app's request-id middleware ran. */
+  /** Set when the root app's telemetry ran (src/ops/telemetry.ts). */
   requestId?: string;
+  /** This request's access record, for the route template and credential it logs. */
+  note?: AccessRecord;
 }
 
 const JSON_TYPE = "application/json; charset=UTF-8";
@@ -83,7 +87,7 @@ export function clientBucket(address: string | undefined): string {
 /** Per-request state the response headers need. */
 interface Ctx {
   rate: RateLimitDecision | null;
-  requestId: string | undefined;
+  requestId: string;
 }
 
 const EXPOSE = CORS_HEADERS["Access-Control-Expose-Headers"]!;
@@ -100,22 +104,17 @@ function baseHeaders(x: Ctx): Record<string, string> {
     Vary: VARY,
     "X-RateLimit-Limit": x.rate ? String(x.rate.limit) : "",
     "X-RateLimit-Remaining": x.rate ? String(x.rate.remaining) : "",
-    "X-Request-Id": x.requestId ?? "",
+    "X-Request-Id": x.requestId,
   };
-  // Rare: a failure before the rate limiter ran, or routes used without app.ts's request ids.
+  // Rare: a failure before the rate limiter ran.
   if (!x.rate) {
     delete h["X-RateLimit-Limit"];
     delete h["X-RateLimit-Remaining"];
   }
-  if (!x.requestId) delete h["X-Request-Id"];
   return h;
 }
 
-/**
- * Headers of a 200 or 304 (Content-Type is added for a 200). No request id
- * here: success responses are the hot path, and an id helps only when
- * something went wrong.
- */
+/** Headers of a 200 or 304 (Content-Type is added for a 200). */
 function okHeaders(x: Ctx, etag: string, cacheControl: string): Record<string, string> {
   const r = x.rate!;
   return {
@@ -124,6 +123,7 @@ function okHeaders(x: Ctx, etag: string, cacheControl: string): Record<string, s
     Vary: VARY,
     "X-RateLimit-Limit": String(r.limit),
     "X-RateLimit-Remaining": String(r.remaining),
+    "X-Request-Id": x.requestId,
     ETag: etag,
     "Cache-Control": cacheControl,
   };
@@ -141,15 +141,12 @@ function errorResponse(x: Ctx, status: number, message: string, extra?: Record<s
 }
 
 /**
- * The id an error response carries (and its log line). REST requests skip
- * the root request-id middleware (see withRestFastPath), so it is made here,
- * only when needed, the same way: a sane incoming X-Request-Id, else a UUID.
+ * The id every response carries (and its log line): the one telemetry
+ * chose at the door (src/ops/telemetry.ts), or, for routes used on their
+ * own, made the same way: a sane incoming X-Request-Id, else a UUID.
  */
 function requestIdOf(c: Incoming): string {
-  const fromRoot = c.requestId;
-  if (fromRoot) return fromRoot;
-  const sent = c.raw.headers.get("x-request-id");
-  return sent && /^[\w\-]{1,255}$/.test(sent) ? sent : crypto.randomUUID();
+  return c.requestId ?? requestIdFor(c.raw.headers);
 }
 
 /** A path segment as a client meant it; a malformed escape stays as sent (and then fails validation). */
@@ -165,6 +162,8 @@ function decodeSegment(s: string): string {
 interface Route {
   op: Operation;
   parseQuery: ((q: URLSearchParams) => ParsedQuery) | null;
+  /** The route template logs and metrics name it by: "/api/v1/sites/{siteId}/posts". */
+  template: string;
 }
 
 /**
@@ -214,7 +213,7 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
   for (const op of OPERATIONS) {
     const m = /^\/sites\/\{siteId\}\/([a-z-]+)(\/\{slug\})?$/.exec(op.path);
     if (!m) throw new Error(`REST route shape not supported: ${op.path}`);
-    (m[2] ? details : lists).set(m[1]!, { op, parseQuery: op.query.length ? queryParser(op.query) : null });
+    (m[2] ? details : lists).set(m[1]!, { op, parseQuery: op.query.length ? queryParser(op.query) : null, template: REST_BASE + op.path });
   }
 
   // The document depends only on the public URL; built on first request so start-up config applies.
@@ -245,6 +244,7 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
   }
 
   function identified(c: Incoming, x: Ctx, caller: Caller, method: string): Response | Promise<Response> {
+    if (caller.key && c.note) c.note.credential("rest_key", caller.key.id);
     const decision = limiter.take(bucketOf(c, caller));
     if (decision instanceof Promise) return decision.then((rate) => admitted(c, x, caller, method, rate));
     return admitted(c, x, caller, method, decision);
@@ -252,7 +252,6 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
 
   function admitted(c: Incoming, x: Ctx, caller: Caller, method: string, rate: RateLimitDecision): Response | Promise<Response> {
     x.rate = rate;
-    if (!rate.allowed || (method !== "GET" && method !== "HEAD")) x.requestId = requestIdOf(c);
     if (!rate.allowed) return errorResponse(x, 429, "Rate limit exceeded", { "Retry-After": String(rate.retryAfterSec) });
     if (method !== "GET" && method !== "HEAD")
       return errorResponse(x, 405, `Method ${method} not allowed: the REST API is read-only (GET)`, { Allow: "GET, HEAD, OPTIONS" });
@@ -269,7 +268,10 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
       const path = q === -1 ? pathAndQuery : pathAndQuery.slice(0, q);
       if (!path.startsWith(REST_BASE + "/")) throw notFound();
       const parts = path.slice(REST_BASE.length + 1).split("/");
-      if (parts.length === 1 && parts[0] === "openapi.json") return serveDoc(c, x);
+      if (parts.length === 1 && parts[0] === "openapi.json") {
+        if (c.note) c.note.route = OPENAPI_TEMPLATE;
+        return serveDoc(c, x);
+      }
       // A trailing slash names no resource (…/posts/ is not a post with an empty slug).
       if (parts[0] !== "sites" || parts.length < 3 || parts.length > 4 || parts[parts.length - 1] === "") throw notFound();
       const r = (parts.length === 3 ? lists : details).get(parts[2]!);
@@ -281,6 +283,7 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
         parsedUrls.set(pathAndQuery, parsed);
       }
     }
+    if (c.note) c.note.route = parsed.route.template;
     return serve(c, x, caller, parsed);
   }
 
@@ -343,14 +346,13 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
     if (cached !== undefined) return ok(cached);
     return op.run(deps, site, query.values, slug).then((result) => {
       if (!result) throw notFound();
-      const body = new TextEncoder().encode(JSON.stringify({ success: true, ...result }));
+      const body = new TextEncoder().encode(JSON.stringify({ success: true, ...absoluteMediaUrls(result, deps.config.publicUrl) }));
       cache.set(basis, body);
       return ok(body);
     });
   }
 
   function fail(c: Incoming, x: Ctx, e: unknown): Response {
-    x.requestId = requestIdOf(c);
     const err = mapDbError(e);
     if (err instanceof AppError) {
       const status = httpStatus[err.code];
@@ -362,7 +364,7 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
 
   /** The whole pipeline as a fetch-style function. */
   function handleRest(c: Incoming): Response | Promise<Response> {
-    const x: Ctx = { rate: null, requestId: undefined };
+    const x: Ctx = { rate: null, requestId: requestIdOf(c) };
     try {
       const res = handle(c, x);
       return res instanceof Promise ? res.catch((e) => fail(c, x, e)) : res;
@@ -372,9 +374,9 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
   }
 
   const app = new Hono<Env>();
-  app.all("*", (c) => handleRest({ raw: c.req.raw, server: c.env, requestId: c.get("requestId") }));
-  fastPaths.set(app, (raw, server) => {
-    const res = handleRest({ raw, server });
+  app.all("*", (c) => handleRest({ raw: c.req.raw, server: c.env, requestId: c.get("requestId"), note: c.get("access") }));
+  fastPaths.set(app, (raw, server, note) => {
+    const res = handleRest({ raw, server, requestId: note?.id, note });
     // Hono answered HEAD for us on the mounted route; here it is ours to strip the body.
     if (raw.method !== "HEAD") return res;
     const strip = (r: Response) => new Response(null, r);
@@ -383,7 +385,7 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
   return app;
 }
 
-type FetchLike = (req: Request, server: Server) => Response | Promise<Response>;
+type FetchLike = (req: Request, server: Server, note?: AccessRecord) => Response | Promise<Response>;
 /** restRoutes apps and their framework-free entry points, for withRestFastPath. */
 const fastPaths = new WeakMap<object, FetchLike>();
 
@@ -392,17 +394,50 @@ const fastPaths = new WeakMap<object, FetchLike>();
  * the root app still mounts the REST routes (route listings and any request
  * that reaches them still work), but its fetch hands anything under
  * /api/v1/ straight to the REST pipeline. Every REST response is complete on
- * its own (CORS, rate limits, request id on errors, errors in the REST
- * envelope), so nothing of the root chain is lost.
+ * its own (CORS, rate limits, request id, errors in the REST
+ * envelope), so nothing of the root chain is lost. With `telemetry` the
+ * fast path also does what the root's telemetry middleware does for other
+ * requests: request id, access log line, metrics.
  */
-export function withRestFastPath<A extends Hono<any>>(root: A, rest: Hono<any>): A {
+export function withRestFastPath<A extends Hono<any>>(root: A, rest: Hono<any>, telemetry?: Telemetry): A {
   const direct = fastPaths.get(rest);
   if (!direct) throw new Error("withRestFastPath needs the app restRoutes returned");
   const rootFetch = root.fetch;
   const prefix = REST_BASE + "/";
   root.fetch = (req: Request, env?: unknown, ctx?: any) => {
     const u = req.url;
-    return u.startsWith(prefix, u.indexOf("/", u.indexOf("//") + 2)) ? direct(req, env as Server) : rootFetch(req, env, ctx);
+    if (!u.startsWith(prefix, u.indexOf("/", u.indexOf("//") + 2))) return rootFetch(req, env, ctx);
+    if (!telemetry) return direct(req, env as Server);
+    const note = telemetry.begin(req, env as PeerSource);
+    const done = (res: Response) => {
+      note.route ??= restTemplate(u);
+      return telemetry.end(note, res);
+    };
+    const res = direct(req, env as Server, note);
+    return res instanceof Promise ? res.then(done) : done(res);
   };
   return root;
+}
+
+const OPENAPI_TEMPLATE = `${REST_BASE}/openapi.json`;
+/** Resource name → route templates, for requests refused before routing (429, 405, preflights, bad ids). */
+const TEMPLATES = new Map<string, { list?: string; detail?: string }>();
+for (const op of OPERATIONS) {
+  const m = /^\/sites\/\{siteId\}\/([a-z-]+)(\/\{slug\})?$/.exec(op.path);
+  if (!m) continue;
+  const t = TEMPLATES.get(m[1]!) ?? {};
+  t[m[2] ? "detail" : "list"] = REST_BASE + op.path;
+  TEMPLATES.set(m[1]!, t);
+}
+
+/** The route template of a REST URL, or "unmatched" for a path that names no operation. */
+export function restTemplate(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  const q = url.indexOf("?", start);
+  const path = url.slice(start, q === -1 ? undefined : q);
+  if (path === OPENAPI_TEMPLATE) return OPENAPI_TEMPLATE;
+  const parts = path.slice(REST_BASE.length + 1).split("/");
+  if (parts[0] !== "sites" || parts.length < 3 || parts.length > 4 || parts[parts.length - 1] === "") return "unmatched";
+  const t = TEMPLATES.get(parts[2]!);
+  return (parts.length === 3 ? t?.list : t?.detail) ?? "unmatched";
 }

@@ -8,6 +8,7 @@ import { copyFileSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { imageSize } from "image-size";
+import pkg from "../../package.json" with { type: "json" };
 
 const root = new URL("../..", import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), "plinth-bin-"));
@@ -76,6 +77,19 @@ describe("compiled binary", () => {
     const bytes = new Uint8Array(await file.arrayBuffer());
     const size = imageSize(bytes);
     expect([size.type, size.width, size.height]).toEqual(["jpg", list.data[0].width, list.data[0].height]);
+  });
+
+  test("knows its version without package.json beside it, and reads its arguments strictly", () => {
+    const bin = join(dir, "run", "plinth");
+    const env = { PATH: "/usr/bin:/bin", HOME: join(dir, "run") };
+    const version = Bun.spawnSync([bin, "--version"], { cwd: join(dir, "run"), env, stdout: "pipe", stderr: "pipe" });
+    expect(version.exitCode).toBe(0);
+    expect(version.stdout.toString()).toBe(`plinth ${pkg.version}\n`);
+    const typo = Bun.spawnSync([bin, "--dta-dir", "x"], { cwd: join(dir, "run"), env, stdout: "pipe", stderr: "pipe" });
+    expect(typo.exitCode).toBe(2);
+    expect(typo.stderr.toString()).toStartWith("plinth: unknown flag --dta-dir; did you mean --data-dir?");
+    const help = Bun.spawnSync([bin, "keys", "create", "--help"], { cwd: join(dir, "run"), env, stdout: "pipe" });
+    expect(help.stdout.toString()).toStartWith("Usage: plinth keys create --site <id>");
   });
 
   test("serves a public endpoint without a key", async () => {

@@ -78,7 +78,7 @@ test("users, companies, members and MCP keys from the command line", async () =>
   expect(listed.out).toContain("cms-approval");
 
   // The key works against a server on the same data dir.
-  const config = { ...loadConfig({}, {}), port: 0, dataDir, databaseUrl };
+  const config = { ...loadConfig({}, {}), port: 0, dataDir, databaseUrl, log: "off" as const };
   const server: RunningServer = await startServer(config, { seed: false });
   try {
     const client = await mcpClient(server.url, key);

@@ -1,0 +1,51 @@
+/**
+ * Where access log lines go: standard output, one JSON object per line.
+ *
+ * Lines are queued and written together at most FLUSH_MS after the first
+ * of them (or as soon as MAX_QUEUED are waiting), so a busy server makes a
+ * few dozen writes a second instead of one system call per request. `flush()`
+ * writes what is queued at once and resolves when it has been handed to the
+ * operating system; shutdown awaits it before the process exits.
+ */
+
+export type Sink = (chunk: string) => void | Promise<void>;
+
+/** Writes to stdout and resolves once the chunk has left (so nothing is lost at exit). */
+export const stdoutSink: Sink = (chunk) => new Promise<void>((resolve) => void process.stdout.write(chunk, () => resolve()));
+
+const MAX_QUEUED = 512;
+/** The longest a line waits in the queue. */
+const FLUSH_MS = 50;
+
+export class AccessLog {
+  private queue: string[] = [];
+  private scheduled = false;
+  private writing: Promise<void> = Promise.resolve();
+
+  constructor(private readonly sink: Sink = stdoutSink) {}
+
+  write(line: string): void {
+    this.queue.push(line);
+    if (this.queue.length >= MAX_QUEUED) this.drain();
+    else if (!this.scheduled) {
+      this.scheduled = true;
+      setTimeout(this.drain, FLUSH_MS).unref();
+    }
+  }
+
+  private readonly drain = (): void => {
+    this.scheduled = false;
+    if (!this.queue.length) return;
+    const chunk = this.queue.join("\n") + "\n";
+    this.queue = [];
+    const sink = this.sink;
+    // One write at a time, in order; a failing sink (stdout closed) loses lines, never requests.
+    this.writing = this.writing.then(() => sink(chunk)).catch(() => {});
+  };
+
+  /** Writes everything queued; resolves when it is out. */
+  async flush(): Promise<void> {
+    this.drain();
+    await this.writing;
+  }
+}

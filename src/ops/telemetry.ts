@@ -1,0 +1,250 @@
+/**
+ * What every request leaves behind: its request id (X-Request-Id), one
+ * access log line and its share of the metrics. One AccessRecord is made
+ * per request at the door and filled in on the way (route template,
+ * credential, MCP methods and tools); when the response is ready the
+ * record becomes one log line and a few counter updates.
+ *
+ * Two doors lead here: the root Hono app's first middleware (`middleware`)
+ * for everything Hono routes, and the REST fast path (withRestFastPath in
+ * src/rest/routes.ts), which skips Hono altogether and calls begin/end
+ * itself. On that path the cost is the record, the request id and the log
+ * line: no body is ever serialised, and nothing is written per request
+ * (src/ops/access-log.ts batches lines).
+ *
+ * The log line (docs/deploy.md#logs):
+ *   {"time":"…","id":"…","method":"GET","route":"/api/v1/sites/{siteId}/posts",
+ *    "status":200,"ms":0.412,"client":"203.0.113.9","cred":"rest_key","credId":3}
+ * plus, for MCP, "mcp":[{"method":"tools/call","tool":"posts_list","outcome":"ok"}]
+ * (one entry per JSON-RPC message, so a batch is one line with its list).
+ * Never a secret, a raw URL (approval tokens live in paths) or an argument.
+ */
+import type { MiddlewareHandler } from "hono";
+import { matchedRoutes } from "hono/route";
+import type { RateLimitDecision, RateLimiter } from "../core/rate-limit";
+import type { AccessLog } from "./access-log";
+import { Metrics, type LimiterName, type ToolOutcome } from "./metrics";
+
+/** What Bun.serve passes as the second fetch argument, as far as we use it. */
+export type PeerSource = { requestIP?: (req: Request) => { address: string } | null } | undefined;
+
+/** A sane incoming X-Request-Id is kept (so ids follow a request through proxies); anything else is replaced. */
+const REQUEST_ID = /^[\w\-]{1,255}$/;
+
+export function requestIdFor(headers: Headers): string {
+  const sent = headers.get("x-request-id");
+  return sent !== null && REQUEST_ID.test(sent) ? sent : crypto.randomUUID();
+}
+
+/** One JSON-RPC message of an MCP request, as logged. */
+export interface McpNote {
+  method: string;
+  /** tools/call only: the tool asked for. */
+  tool: string | null;
+  outcome: ToolOutcome | null;
+}
+
+/** One request on its way through: made at the door, turned into a log line and metrics at the end. */
+export class AccessRecord {
+  /** Route template ("/api/v1/sites/{siteId}/posts", "/approve/{token}"); unset until routed. */
+  route: string | null = null;
+  credKind: string | null = null;
+  credId: number | null = null;
+  mcp: McpNote[] | null = null;
+
+  constructor(
+    readonly telemetry: Telemetry,
+    readonly req: Request,
+    readonly id: string,
+    readonly t0: number,
+    /** The client address, when the log needs it. */
+    readonly client: string,
+  ) {}
+
+  credential(kind: string, id: number): void {
+    this.credKind = kind;
+    this.credId = id;
+  }
+
+  /** The outcome of the tools/call being served (called from inside the tool handler). */
+  toolOutcome(outcome: ToolOutcome): void {
+    const n = this.mcp?.[this.mcp.length - 1];
+    if (n && n.outcome === null) n.outcome = outcome;
+  }
+}
+
+/** An address as X-Forwarded-For carries it (IPv4 or IPv6, nothing else). */
+const ADDRESS = /^[0-9A-Fa-f:.]{2,45}$/;
+
+/**
+ * The client address: the TCP peer, or with `trustProxy` the last
+ * X-Forwarded-For entry — the one our own proxy appended; earlier entries
+ * are whatever the client claimed.
+ */
+export function clientAddress(req: Request, server: PeerSource, trustProxy: boolean): string {
+  if (trustProxy) {
+    const xff = req.headers.get("x-forwarded-for");
+    if (xff !== null) {
+      const last = xff.slice(xff.lastIndexOf(",") + 1).trim();
+      if (ADDRESS.test(last)) return last;
+    }
+  }
+  return server?.requestIP?.(req)?.address ?? "unknown";
+}
+
+/** Hono's ":param" route paths in the REST documents' "{param}" style, once per path. */
+const templates = new Map<string, string>();
+function honoTemplate(path: string): string {
+  let t = templates.get(path);
+  if (t === undefined) templates.set(path, (t = path.replace(/:([A-Za-z_]\w*)/g, "{$1}")));
+  return t;
+}
+
+/** The route template Hono matched: the last matched route that is not a wildcard middleware. */
+function routeOf(c: Parameters<typeof matchedRoutes>[0]): string {
+  const routes = matchedRoutes(c);
+  for (let i = routes.length - 1; i >= 0; i--) {
+    const p = routes[i]!.path;
+    if (!p.endsWith("*")) return honoTemplate(p);
+  }
+  return "unmatched";
+}
+
+/** ISO time of the last millisecond logged: under load many lines share one. */
+let lastMs = 0;
+let lastIso = "";
+function isoNow(): string {
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
+}
+
+const PLAIN_METHOD = /^[A-Z]{1,10}$/;
+
+function mcpPart(notes: McpNote[]): string {
+  const items = notes.map(
+    (n) =>
+      `{"method":${JSON.stringify(n.method.slice(0, 100))}${n.tool === null ? "" : `,"tool":${JSON.stringify(n.tool.slice(0, 100))}`}${
+        n.outcome === null ? "" : `,"outcome":"${n.outcome}"`
+      }}`,
+  );
+  return `,"mcp":[${items.join(",")}]`;
+}
+
+export interface TelemetryOptions {
+  /** null: no access log (PLINTH_LOG=off). */
+  log: AccessLog | null;
+  /** Take the client address from X-Forwarded-For (PLINTH_TRUST_PROXY=1). */
+  trustProxy: boolean;
+}
+
+export class Telemetry {
+  readonly metrics = new Metrics();
+  /** Responses completed since start. */
+  served = 0;
+  private readonly log: AccessLog | null;
+  private readonly trustProxy: boolean;
+
+  constructor(opts: TelemetryOptions) {
+    this.log = opts.log;
+    this.trustProxy = opts.trustProxy;
+  }
+
+  begin(req: Request, server: PeerSource): AccessRecord {
+    this.metrics.inFlight++;
+    return new AccessRecord(this, req, requestIdFor(req.headers), performance.now(), this.log ? clientAddress(req, server, this.trustProxy) : "");
+  }
+
+  /** Counts and logs a finished request; returns the response untouched. */
+  end(rec: AccessRecord, res: Response): Response {
+    const ms = performance.now() - rec.t0;
+    this.metrics.inFlight--;
+    this.served++;
+    const route = rec.route ?? "unmatched";
+    const method = rec.req.method;
+    const status = res.status;
+    this.metrics.request(route, method, status, ms / 1000);
+    if (this.log) {
+      const m = PLAIN_METHOD.test(method) ? method : "OTHER";
+      this.log.write(
+        `{"time":"${isoNow()}","id":"${rec.id}","method":"${m}","route":"${route}","status":${status},"ms":${
+          Math.round(ms * 1000) / 1000
+        },"client":"${rec.client}"${rec.credKind === null ? "" : `,"cred":"${rec.credKind}","credId":${rec.credId}`}${
+          rec.mcp === null ? "" : mcpPart(rec.mcp)
+        }}`,
+      );
+    }
+    return res;
+  }
+
+  /** The root app's first middleware: request id in, X-Request-Id out, and the record for later handlers. */
+  middleware(): MiddlewareHandler<{ Variables: { requestId: string; access: AccessRecord } }> {
+    return async (c, next) => {
+      const rec = this.begin(c.req.raw, c.env as PeerSource);
+      c.set("requestId", rec.id);
+      c.set("access", rec);
+      let res: Response | undefined;
+      try {
+        await next();
+        rec.route ??= routeOf(c);
+        c.header("X-Request-Id", rec.id);
+        res = c.res;
+      } finally {
+        // A throw here would be Hono's own bug; the count of requests in flight must still come down.
+        this.end(rec, res ?? new Response(null, { status: 500 }));
+      }
+    };
+  }
+
+  /** The limiter, counting its refusals as plinth_rate_limited_total{limiter}. */
+  countRefusals(inner: RateLimiter, name: LimiterName): RateLimiter {
+    const count = (d: RateLimitDecision) => {
+      if (!d.allowed) this.metrics.rateLimited(name);
+      return d;
+    };
+    return {
+      take(bucket, n) {
+        const d = inner.take(bucket, n);
+        return d instanceof Promise ? d.then(count) : count(d);
+      },
+      peek: (bucket) => inner.peek(bucket),
+    };
+  }
+
+  /** Writes every queued log line; resolves when they are out. */
+  async flush(): Promise<void> {
+    await this.log?.flush();
+  }
+}
+
+/**
+ * Serves one MCP JSON-RPC message with its note on the record: method, tool
+ * and outcome. A tools/call whose handler ran reports ok or tool_error (or
+ * protocol_error when it threw one) through AccessRecord.toolOutcome; one
+ * refused before its handler ran (bad params, an SDK rejection) is a
+ * protocol_error. Tools are counted under their registry name, or
+ * "(unknown)" for a name the registry does not have.
+ */
+export async function observeMcp<T>(
+  rec: AccessRecord | undefined,
+  isTool: (name: string) => boolean,
+  message: Record<string, unknown>,
+  run: () => Promise<T>,
+): Promise<T> {
+  if (!rec) return run();
+  const method = typeof message.method === "string" ? message.method : "(response)";
+  const name = method === "tools/call" ? (message.params as { name?: unknown } | undefined)?.name : undefined;
+  const note: McpNote = { method, tool: method === "tools/call" ? (typeof name === "string" ? name : "") : null, outcome: null };
+  (rec.mcp ??= []).push(note);
+  try {
+    return await run();
+  } finally {
+    if (note.tool !== null && message.id !== undefined) {
+      note.outcome ??= "protocol_error";
+      rec.telemetry.metrics.toolCall(isTool(note.tool) ? note.tool : "(unknown)", note.outcome);
+    }
+  }
+}

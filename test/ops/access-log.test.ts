@@ -1,0 +1,185 @@
+/**
+ * The access log and request ids, over HTTP against a real server: one JSON
+ * line per request (the REST fast path included), the same id in the line
+ * and in the X-Request-Id of every response, credentials by kind and id,
+ * MCP methods, tools and outcomes, route templates instead of URLs, and
+ * never a secret or a tool argument. The lines are captured in process
+ * (the sink of src/ops/access-log.ts); test/ops/shutdown.test.ts reads
+ * them from a real process's stdout.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { rawMcp } from "../fixtures/accounts";
+import { row, startTestServer, type TestServer } from "../harness";
+
+let s: TestServer;
+const lines: string[] = [];
+
+async function lineFor(id: string): Promise<Record<string, any>> {
+  await s.telemetry.flush();
+  const found = lines.filter((l) => JSON.parse(l).id === id);
+  expect(found).toHaveLength(1);
+  return JSON.parse(found[0]!);
+}
+
+const rest = (path: string, headers: Record<string, string> = {}, init: RequestInit = {}) =>
+  fetch(`${s.url}/api/v1${path}`, { ...init, headers: { Authorization: `Bearer ${s.demo!.restKey}`, ...headers } });
+
+beforeAll(async () => {
+  s = await startTestServer({ config: { log: "access" }, accessLog: (chunk) => void lines.push(...chunk.split("\n").filter(Boolean)) });
+});
+afterAll(async () => {
+  await s?.stop();
+});
+
+describe("request ids", () => {
+  test("every REST response, 200 and 304 included, carries X-Request-Id, and its log line has the same id", async () => {
+    const site = s.demo!.siteId;
+    const ok = await rest(`/sites/${site}/posts?limit=2`);
+    expect(ok.status).toBe(200);
+    const id = ok.headers.get("x-request-id")!;
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    const keyId = (await row<{ id: number }>(s.deps, "SELECT id FROM rest_keys WHERE site_id = ?", site))!.id;
+    expect(await lineFor(id)).toMatchObject({
+      method: "GET",
+      route: "/api/v1/sites/{siteId}/posts",
+      status: 200,
+      client: "127.0.0.1",
+      cred: "rest_key",
+      credId: keyId,
+    });
+    const again = await rest(`/sites/${site}/posts?limit=2`, { "If-None-Match": ok.headers.get("etag")! });
+    expect(again.status).toBe(304);
+    expect((await lineFor(again.headers.get("x-request-id")!)).status).toBe(304);
+    const head = await rest(`/sites/${site}/config`, {}, { method: "HEAD" });
+    expect(await lineFor(head.headers.get("x-request-id")!)).toMatchObject({ method: "HEAD", route: "/api/v1/sites/{siteId}/config", status: 200 });
+    const ids = new Set([id, again.headers.get("x-request-id"), head.headers.get("x-request-id")]);
+    expect(ids.size).toBe(3);
+  });
+
+  test("a sane incoming X-Request-Id is kept everywhere; anything else is replaced", async () => {
+    const mine = "trace-42_abc";
+    const responses = [
+      await rest(`/sites/${s.demo!.siteId}/tags`, { "X-Request-Id": mine }),
+      await fetch(`${s.url}/healthz`, { headers: { "X-Request-Id": mine } }),
+      await fetch(`${s.url}/login`, { headers: { "X-Request-Id": mine } }),
+      await rawMcp(s.url, s.demo!.mcpKey, { jsonrpc: "2.0", id: 1, method: "tools/list" }, { "X-Request-Id": mine }),
+    ];
+    for (const r of responses) expect(r.headers.get("x-request-id")).toBe(mine);
+    for (const bad of ["has space", "x".repeat(256), "semi;colon", "dots.are.not.words", "<script>"]) {
+      const r = await rest(`/sites/${s.demo!.siteId}/tags`, { "X-Request-Id": bad });
+      expect(r.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+      const m = await rawMcp(s.url, s.demo!.mcpKey, { jsonrpc: "2.0", id: 1, method: "tools/list" }, { "X-Request-Id": bad });
+      expect(m.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
+
+  test("errors, 404s, redirects and MCP 401s carry it too", async () => {
+    const responses = [
+      await rest(`/sites/abc/posts`),
+      await fetch(`${s.url}/nowhere`),
+      await fetch(`${s.url}/settings/api-keys`, { redirect: "manual" }),
+      await rawMcp(s.url, null, { jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      await fetch(`${s.url}/api/mcp`),
+    ];
+    expect(responses.map((r) => r.status)).toEqual([400, 404, 303, 401, 405]);
+    for (const r of responses) {
+      const id = r.headers.get("x-request-id")!;
+      expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      expect((await lineFor(id)).status).toBe(r.status);
+    }
+  });
+});
+
+describe("access log lines", () => {
+  test("one line per MCP request: credential, and each message of a batch with its tool and outcome; no key, no argument", async () => {
+    const marker = "do-not-log-this-argument-7f3a";
+    const who = await rawMcp(s.url, s.demo!.mcpKey, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "whoami", arguments: {} } });
+    const clientId = JSON.parse((await who.json()).result.content[0].text).defaultClientId;
+    const batch = [
+      { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "sites_list", arguments: { clientId } } },
+      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "no_such_tool", arguments: { clientId } } },
+      { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "posts_get", arguments: { clientId, siteId: 987654, slug: marker } } },
+      { jsonrpc: "2.0", id: 4, method: "tools/list" },
+    ];
+    const r = await rawMcp(s.url, s.demo!.mcpKey, batch);
+    expect(r.status).toBe(200);
+    const line = await lineFor(r.headers.get("x-request-id")!);
+    const keyId = (await row<{ id: number }>(s.deps, "SELECT id FROM mcp_keys ORDER BY id LIMIT 1"))!.id;
+    expect(line).toMatchObject({ method: "POST", route: "/api/mcp", status: 200, cred: "mcp_key", credId: keyId });
+    expect(line.mcp).toEqual([
+      { method: "tools/call", tool: "sites_list", outcome: "ok" },
+      { method: "tools/call", tool: "no_such_tool", outcome: "protocol_error" },
+      { method: "tools/call", tool: "posts_get", outcome: "tool_error" },
+      { method: "tools/list" },
+    ]);
+    await s.telemetry.flush();
+    const all = lines.join("\n");
+    expect(all).not.toContain(marker);
+    expect(all).not.toContain(s.demo!.mcpKey);
+    expect(all).not.toContain(s.demo!.restKey);
+    expect(all).not.toMatch(/svc_(live|mcp)_/);
+  });
+
+  test("routes are templates: an approval token or a file name never reaches the log", async () => {
+    const token = "ab".repeat(32);
+    const approve = await fetch(`${s.url}/approve/${token}`);
+    expect(await lineFor(approve.headers.get("x-request-id")!)).toMatchObject({ route: "/approve/{token}", status: approve.status });
+    const file = await fetch(`${s.url}/media/${s.demo!.siteId}/secret-name.png`);
+    expect((await lineFor(file.headers.get("x-request-id")!)).route).toBe("/media/{siteId}/{name}");
+    const slug = await rest(`/sites/${s.demo!.siteId}/posts/some-slug-${token}`);
+    expect(await lineFor(slug.headers.get("x-request-id")!)).toMatchObject({ route: "/api/v1/sites/{siteId}/posts/{slug}", status: 404 });
+    const limited = await rest(`/sites/${s.demo!.siteId}/nonsense`);
+    expect((await lineFor(limited.headers.get("x-request-id")!)).route).toBe("unmatched");
+    await s.telemetry.flush();
+    expect(lines.join("\n")).not.toContain(token);
+    expect(lines.join("\n")).not.toContain("secret-name");
+  });
+
+  test("each line is one JSON object with time, id, method, route, status, ms and client", async () => {
+    await s.telemetry.flush();
+    expect(lines.length).toBeGreaterThan(10);
+    for (const l of lines) {
+      const o = JSON.parse(l);
+      expect(Object.keys(o).slice(0, 7)).toEqual(["time", "id", "method", "route", "status", "ms", "client"]);
+      expect(new Date(o.time).toISOString()).toBe(o.time);
+      expect(o.ms).toBeGreaterThanOrEqual(0);
+    }
+  });
+
+  test("the client is the TCP peer: X-Forwarded-For is ignored unless trustProxy is set", async () => {
+    const r = await rest(`/sites/${s.demo!.siteId}/tags`, { "X-Forwarded-For": "203.0.113.5" });
+    expect((await lineFor(r.headers.get("x-request-id")!)).client).toBe("127.0.0.1");
+
+    const mine: string[] = [];
+    const proxied = await startTestServer({ seed: false, config: { log: "access", trustProxy: true }, accessLog: (c) => void mine.push(...c.split("\n").filter(Boolean)) });
+    try {
+      const cases: [string | null, string][] = [
+        ["203.0.113.5, 198.51.100.7", "198.51.100.7"], // the last entry is the one our proxy added
+        ["2001:db8::1", "2001:db8::1"],
+        ["not an address", "127.0.0.1"],
+        [null, "127.0.0.1"],
+      ];
+      for (const [xff, client] of cases) {
+        const res = await fetch(`${proxied.url}/healthz`, { headers: xff ? { "X-Forwarded-For": xff } : {} });
+        await proxied.telemetry.flush();
+        const line = mine.map((l) => JSON.parse(l)).find((o) => o.id === res.headers.get("x-request-id"));
+        expect({ xff, client: line?.client }).toEqual({ xff, client });
+      }
+    } finally {
+      await proxied.stop();
+    }
+  });
+
+  test("with the log off (the harness default, PLINTH_LOG=off) nothing is written", async () => {
+    const none: string[] = [];
+    const quiet = await startTestServer({ seed: false, accessLog: (c) => void none.push(c) });
+    try {
+      const r = await fetch(`${quiet.url}/healthz`);
+      expect(r.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+      await quiet.telemetry.flush();
+      expect(none).toEqual([]);
+    } finally {
+      await quiet.stop();
+    }
+  });
+});
