@@ -422,7 +422,9 @@ export function pgClient(url: string, max = 10): postgres.Sql {
   });
 }
 
-const MAX_ATTEMPTS = 10;
+const MAX_ATTEMPTS = 20;
+/** Unique violations are retried a few times too: a check-then-insert that raced another instance sees the winner on the next attempt and answers with its own clear conflict. */
+const MAX_UNIQUE_RETRIES = 3;
 
 function openPg(opts: StoreOptions): Store {
   const client = pgClient(opts.databaseUrl!, opts.poolSize ?? 10);
@@ -451,7 +453,26 @@ function openPg(opts: StoreOptions): Store {
     return inflight.run(() => topLevel(fn, opts));
   }
 
+  // A transaction that lost a serialization race retries one at a time in
+  // this instance (first attempts stay concurrent): N writers racing for one
+  // hot row (a product's stock, a generated slug, a site's content version)
+  // would otherwise keep colliding with each other on every retry and run out
+  // of attempts. Waiters hold no open transaction, so the lane cannot deadlock.
+  const retryLane = new Mutex();
+
   async function topLevel<T>(fn: (tx: Tx) => Promise<T>, opts?: { silent?: boolean }): Promise<T> {
+    let release: (() => void) | null = null;
+    try {
+      return await attempts(fn, opts, async () => {
+        release ??= await retryLane.lock();
+      });
+    } finally {
+      (release as (() => void) | null)?.();
+    }
+  }
+
+  async function attempts<T>(fn: (tx: Tx) => Promise<T>, opts: { silent?: boolean } | undefined, beforeRetry: () => Promise<void>): Promise<T> {
+    let uniqueRetries = 0;
     for (let attempt = 1; ; attempt++) {
       const state: TxState = { tx: undefined as unknown as Tx, raw: null, tables: new Set(), after: [], depth: 0, open: true };
       try {
@@ -474,9 +495,11 @@ function openPg(opts: StoreOptions): Store {
       } catch (e) {
         state.open = false;
         const code = sqlState(e);
-        if (code && PG_RETRYABLE.has(code) && attempt < MAX_ATTEMPTS) {
+        const retry = (code !== undefined && PG_RETRYABLE.has(code)) || (code === "23505" && uniqueRetries++ < MAX_UNIQUE_RETRIES);
+        if (retry && attempt < MAX_ATTEMPTS) {
           // Back off with jitter so racing transactions stop colliding.
           await Bun.sleep(Math.random() * Math.min(200, 5 * 2 ** attempt));
+          await beforeRetry();
           continue;
         }
         throw mapDbError(e);

@@ -5,11 +5,12 @@
  *   "<domain>:*"   every scope of that domain (read, write, send, approve, manage)
  *   "<d>:write"    also grants "<d>:read": a key that may change a thing may see it
  *   "approvals:manage" includes "approvals:read"
+ *   "sites:read"   includes "media:read" (5.3 lists media among what sites:read reads)
  *   "email:send"   is required in addition to email:write; write does not imply send
  */
 import { forbidden } from "./errors";
 import type { ActorContext } from "./context";
-import type { Role } from "../domains/accounts/tables";
+import type { Role } from "./roles";
 
 export const SCOPES = [
   "profile:read", "profile:write",
@@ -54,6 +55,7 @@ function grantors(required: string): string[] {
   const out = ["*", required, `${domain}:*`];
   if (action === "read") out.push(`${domain}:write`);
   if (required === "approvals:read") out.push("approvals:manage");
+  if (required === "media:read") out.push("sites:read", "sites:write", "sites:*");
   return out;
 }
 

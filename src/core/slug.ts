@@ -21,6 +21,16 @@ export function slugify(title: string, fallback = "item"): string {
 }
 
 /**
+ * What a create result says when its generated slug had to move off the
+ * one its title gives, because another item has it: a retried create must
+ * not make a silent duplicate (pass idempotencyKey to make retries safe).
+ */
+export function slugNote(base: string, slug: string, noun: string): { note?: string } {
+  if (base === slug) return {};
+  return { note: `slug "${base}" is already used by another ${noun} here, so this one is "${slug}". If this call was a retry, delete the duplicate or pass idempotencyKey.` };
+}
+
+/**
  * The first of base, base-2, base-3 … that `taken` says is free. Used when a
  * slug is generated; a slug the caller chose is never altered (a taken one is
  * a conflict error instead).

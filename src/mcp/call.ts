@@ -4,14 +4,17 @@
  * validate the input, and hand over to `executeTool`. Protocol-agnostic: the
  * SDK server (server.ts) calls these with the per-request environment.
  */
-import { ProtocolError } from "@modelcontextprotocol/server";
+import { ProtocolError, ResourceNotFoundError } from "@modelcontextprotocol/server";
 import * as v from "valibot";
 import type { ActorContext, CompanyAccess, Deps, Principal } from "../core/context";
 import { authorize, covers } from "../core/scopes";
 import type { ResourceDef } from "./define";
-import { INVALID_PARAMS, issuesMessage, mapToolError, toolError, toolOk, type ToolResult } from "./errors";
+import { argumentProblem, closest, issuesMessage } from "./arguments";
+import { takesIdempotencyKey, withIdempotency } from "./idempotency";
+import { INVALID_PARAMS, mapToolError, toolError, toolOk, type ToolResult } from "./errors";
 import { executeTool } from "./execute";
 import type { Registry, ToolFilter } from "./registry";
+import type { ToolOutcome } from "../ops/metrics";
 
 /** Everything a request's handlers need; built once per HTTP request. */
 export interface McpEnv {
@@ -20,6 +23,8 @@ export interface McpEnv {
   registry: Registry;
   filter: ToolFilter;
   requestId: string;
+  /** Told how each tools/call ended, for the access log and metrics (src/ops/telemetry.ts). */
+  observe?: (outcome: ToolOutcome) => void;
 }
 
 /** Stand-in company for whoami on a connection that reaches none: it is never used to read or write. */
@@ -79,17 +84,41 @@ function isPlainObject(x: unknown): x is Record<string, unknown> {
   return typeof x === "object" && x !== null && !Array.isArray(x);
 }
 
-export function unknownTool(name: unknown): ProtocolError {
-  return new ProtocolError(INVALID_PARAMS, `Unknown tool: ${String(name).slice(0, 200)}`);
+/**
+ * An unknown name, with the visible tools it most likely meant (post_create →
+ * posts_create). Only tools this caller may call are suggested, so the answer
+ * leaks nothing about hidden ones.
+ */
+export function unknownTool(name: unknown, env?: McpEnv): ProtocolError {
+  const shown = String(name).slice(0, 200);
+  const names = env ? env.registry.tools.filter((t) => env.registry.isVisible(t.def, env.principal, env.filter)).map((t) => t.def.name) : [];
+  const near = typeof name === "string" ? closest(name, names) : [];
+  const hint = near.length ? ` Did you mean ${near.join(", ")}?` : env?.filter.discovery ? " Find tools with tools_search." : "";
+  return new ProtocolError(INVALID_PARAMS, `Unknown tool: ${shown}.${hint}`);
 }
 
 export async function callTool(env: McpEnv, name: string, args: unknown): Promise<ToolResult> {
+  if (!env.observe) return runTool(env, name, args);
+  try {
+    const r = await runTool(env, name, args);
+    env.observe(r.isError ? "tool_error" : "ok");
+    return r;
+  } catch (e) {
+    env.observe("protocol_error");
+    throw e;
+  }
+}
+
+async function runTool(env: McpEnv, name: string, args: unknown): Promise<ToolResult> {
   const reg = env.registry.byName.get(name);
   // A tool the caller may not see answers exactly like one that does not exist.
-  if (!reg || !env.registry.isVisible(reg.def, env.principal, env.filter)) throw unknownTool(name);
+  if (!reg || !env.registry.isCallable(reg.def, env.principal, env.filter)) throw unknownTool(name, env);
   const tool = reg.def;
   if (args !== undefined && !isPlainObject(args)) return toolError("Invalid arguments: arguments must be a JSON object.");
-  const { clientId, ...rest } = (args ?? {}) as Record<string, unknown>;
+  // whoami-like tools take no clientId; a stray one is ignored rather than refused.
+  const { clientId, idempotencyKey, ...toolArgs } = (args ?? {}) as Record<string, unknown>;
+  const keyed = takesIdempotencyKey(tool);
+  const rest = keyed || idempotencyKey === undefined ? toolArgs : { ...toolArgs, idempotencyKey };
   let company: CompanyAccess;
   if (tool.companyFree) {
     company = env.principal.companies[0] ?? NO_COMPANY;
@@ -103,10 +132,18 @@ export async function callTool(env: McpEnv, name: string, args: unknown): Promis
     // Who may call comes before what was passed: a viewer is told it may not
     // write, not how to fix arguments it cannot use. executeTool checks again.
     authorize(ctx, tool.scope, { write: !tool.readOnly, minRole: tool.minRole });
-    const parsed = v.safeParse(tool.input, tool.companyFree ? (args ?? {}) : rest);
-    if (!parsed.success) return toolError(issuesMessage(parsed.issues));
+    const schema = reg.entrySingle.inputSchema;
+    const problem = argumentProblem(schema, rest);
+    if (problem) return toolError(`Invalid arguments: ${problem}`);
+    const parsed = v.safeParse(tool.input, rest);
+    if (!parsed.success) return toolError(issuesMessage(parsed.issues, schema));
     const nul = nulPath(parsed.output);
     if (nul) return toolError(`Invalid arguments: ${nul} must not contain the NUL character (\\u0000).`);
+    if (keyed && idempotencyKey !== undefined) {
+      if (typeof idempotencyKey !== "string" || !/^[\x21-\x7e]{1,200}$/.test(idempotencyKey))
+        return toolError("Invalid arguments: idempotencyKey must be 1 to 200 printable characters without spaces (a UUID works).");
+      return toolOk(await withIdempotency(ctx, tool.name, idempotencyKey, parsed.output, () => executeTool(ctx, tool, parsed.output)));
+    }
     return toolOk(await executeTool(ctx, tool, parsed.output));
   } catch (e) {
     return mapToolError(e, env.requestId);
@@ -119,7 +156,8 @@ export function visibleResource(env: McpEnv, uri: string): ResourceDef | undefin
 
 export async function readResource(env: McpEnv, uri: string) {
   const r = visibleResource(env, uri);
-  if (!r || !covers(env.principal.scopes, r.scope)) throw new ProtocolError(-32002, `Resource not found: ${uri.slice(0, 200)}`);
+  // The SDK sends this as -32602 with data.uri, as the 2026-07-28 MCP revision requires on every era.
+  if (!r || !covers(env.principal.scopes, r.scope)) throw new ResourceNotFoundError(uri.slice(0, 200), `Resource not found: ${uri.slice(0, 200)}`);
   const company = env.principal.companies.length === 1 ? env.principal.companies[0] : undefined;
   let text: string;
   try {

@@ -8,7 +8,6 @@
  * JSON-RPC errors (-32001 Unauthorized, -32603 Internal error).
  */
 import { ProtocolError } from "@modelcontextprotocol/server";
-import * as v from "valibot";
 import { AppError, type ErrorCode } from "../core/errors";
 import { mapDbError } from "../core/db";
 
@@ -74,14 +73,4 @@ export function mapToolError(err: unknown, requestId: string): ToolResult {
   }
   console.error(`[${requestId}] tool failed:`, e instanceof Error ? e.stack : e);
   throw new ProtocolError(INTERNAL_ERROR, `Internal error (request ${requestId})`);
-}
-
-/** Valibot issues → one message naming each argument path, e.g. `items.2.price: Invalid type…`. */
-export function issuesMessage(issues: readonly v.BaseIssue<unknown>[]): string {
-  const parts = issues.slice(0, 10).map((i) => {
-    const path = v.getDotPath(i);
-    return path ? `${path}: ${i.message}` : i.message;
-  });
-  if (issues.length > 10) parts.push(`…and ${issues.length - 10} more`);
-  return `Invalid arguments: ${parts.join("; ")}`;
 }

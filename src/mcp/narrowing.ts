@@ -4,6 +4,9 @@
  * keeps only those toolsets; `X-MCP-Readonly: true` (or `?readonly=1`) keeps
  * only read-only tools. whoami always stays. Narrowed-away tools are not
  * registered for the request: calling one answers like an unknown tool.
+ * `X-MCP-Discovery: true` (or `?discovery=1`) lists only whoami,
+ * tools_search and toolsets_list but leaves every allowed tool callable
+ * (src/mcp/discovery.ts).
  */
 import { NO_FILTER, type Registry, type ToolFilter } from "./registry";
 
@@ -14,13 +17,19 @@ const FALSE = new Set(["", "0", "false", "no", "off"]);
 export function parseNarrowing(req: Request, url: URL, registry: Registry): ToolFilter | string {
   const rawSets = req.headers.get("x-mcp-toolsets") ?? url.searchParams.get("toolsets");
   const rawRo = req.headers.get("x-mcp-readonly") ?? url.searchParams.get("readonly");
-  if (rawSets === null && rawRo === null) return NO_FILTER;
-  let readOnly = false;
-  if (rawRo !== null) {
-    const r = rawRo.trim().toLowerCase();
-    if (TRUE.has(r)) readOnly = true;
-    else if (!FALSE.has(r)) return `X-MCP-Readonly must be true or false, got "${rawRo.slice(0, 40)}".`;
-  }
+  const rawDisc = req.headers.get("x-mcp-discovery") ?? url.searchParams.get("discovery");
+  if (rawSets === null && rawRo === null && rawDisc === null) return NO_FILTER;
+  const flag = (raw: string | null, header: string): boolean | string => {
+    if (raw === null) return false;
+    const r = raw.trim().toLowerCase();
+    if (TRUE.has(r)) return true;
+    if (FALSE.has(r)) return false;
+    return `${header} must be true or false, got "${raw.slice(0, 40)}".`;
+  };
+  const readOnly = flag(rawRo, "X-MCP-Readonly");
+  if (typeof readOnly === "string") return readOnly;
+  const discovery = flag(rawDisc, "X-MCP-Discovery");
+  if (typeof discovery === "string") return discovery;
   let toolsets: Set<string> | null = null;
   if (rawSets !== null) {
     const names = rawSets
@@ -37,5 +46,5 @@ export function parseNarrowing(req: Request, url: URL, registry: Registry): Tool
       toolsets = new Set(names);
     }
   }
-  return { toolsets, readOnly };
+  return { toolsets, readOnly, discovery };
 }

@@ -13,8 +13,13 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
 import type { Principal } from "../core/context";
 import { covers, SCOPES } from "../core/scopes";
-import { ROLES } from "../domains/accounts/tables";
+import { ROLES } from "../core/roles";
 import type { Domain, ResourceDef, ToolDef } from "./define";
+import { discoveryDomain, DISCOVERY_LISTED, DISCOVERY_ONLY } from "./discovery";
+import { takesIdempotencyKey } from "./idempotency";
+
+/** Added to every create tool's schema; the adapter strips it before the tool sees its arguments. */
+const IDEMPOTENCY_KEY_SCHEMA = { type: "string", minLength: 1, maxLength: 200 };
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -25,28 +30,31 @@ export interface ToolEntry {
   description: string;
   inputSchema: JsonSchema;
   annotations: {
-    title?: string;
-    readOnlyHint: boolean;
+    readOnlyHint?: boolean;
     destructiveHint?: boolean;
     idempotentHint?: boolean;
-    openWorldHint: boolean;
+    openWorldHint?: boolean;
   };
 }
 
 export interface RegisteredTool {
   def: ToolDef;
-  /** Entry for connections reaching at most one company: clientId optional. */
+  /** The complete JSON Schema, every bound and pattern included (docs/tools.md); clients get the compact entries. */
+  schema: JsonSchema;
+  /** Entry for connections reaching at most one company: no clientId (it is implied). */
   entrySingle: ToolEntry;
-  /** Entry for connections reaching several companies: clientId required. */
+  /** Entry for connections reaching several companies: an optional clientId, required on the call when several remain. */
   entryMulti: ToolEntry;
 }
 
-/** Optional narrowing a client asks for (X-MCP-Toolsets, X-MCP-Readonly). */
+/** Optional narrowing a client asks for (X-MCP-Toolsets, X-MCP-Readonly, X-MCP-Discovery). */
 export interface ToolFilter {
   toolsets: ReadonlySet<string> | null;
   readOnly: boolean;
+  /** tools/list shows only whoami, tools_search and toolsets_list; every allowed tool stays callable. */
+  discovery: boolean;
 }
-export const NO_FILTER: ToolFilter = { toolsets: null, readOnly: false };
+export const NO_FILTER: ToolFilter = { toolsets: null, readOnly: false, discovery: false };
 
 export interface ToolsetInfo {
   name: string;
@@ -61,7 +69,10 @@ export interface Registry {
   byName: ReadonlyMap<string, RegisteredTool>;
   resources: ResourceDef[];
   toolsets: ToolsetInfo[];
+  /** Listed in tools/list for this caller. */
   isVisible(tool: ToolDef, principal: Principal, filter: ToolFilter): boolean;
+  /** Callable by this caller: visible, or (discovery mode) allowed though not listed. */
+  isCallable(tool: ToolDef, principal: Principal, filter: ToolFilter): boolean;
   /** The tools/list result for this caller; computed once per (scopes, company count, filter). */
   listResult(principal: Principal, filter: ToolFilter): { tools: ToolEntry[] };
   /** What the tools/list result depends on: equal keys, equal results. */
@@ -70,8 +81,8 @@ export interface Registry {
   visibleResources(principal: Principal): ResourceDef[];
 }
 
-export const CLIENT_ID_DESCRIPTION =
-  "Company id to act for (see whoami's clients). Required when the credential can act for more than one company.";
+/** One short sentence, once per tool; only connections that reach several companies see clientId at all. */
+export const CLIENT_ID_DESCRIPTION = "Company id from whoami; needed with several.";
 
 const NAME = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/;
 const TOOLSET = /^[a-z][a-z0-9_]*$/;
@@ -85,7 +96,66 @@ function fail(what: string, msg: string): never {
   throw new RegistryError(`${what}: ${msg}`);
 }
 
-/** valibot → JSON Schema (2020-12, the MCP default dialect), without the $schema noise. */
+/**
+ * The published form of a schema: what a model needs, in fewer bytes
+ * (tools/list is read into every client's context, 450 tools of it):
+ *  - every object refuses unknown properties (`additionalProperties: false`),
+ *    as tools/call does;
+ *  - a nullable `anyOf [X, null]` becomes `type: [X's type, "null"]`;
+ *  - dropped, because they cost more bytes than they teach (every one is
+ *    still checked on the call, with a message naming the argument):
+ *    string lengths and list sizes, bounds no real value comes near (2^53, 10^10 cents),
+ *    ids' `minimum: 1` (every id is a positive integer), and patterns that
+ *    only keep control characters or blanks out, or are too long to read
+ *    (descriptions say the form in words where it matters).
+ */
+const MAX_PUBLISHED_PATTERN = 40;
+const MAX_PUBLISHED_BOUND = 100_000;
+const NO_CONTROL_PATTERNS = new Set(["\\S", "^[^\\u0000-\\u001f\\u007f]*$", "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$", "^[^\\x00-\\x1f\\x7f]*$"]);
+
+export function compactSchema(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(compactSchema);
+  if (!node || typeof node !== "object") return node;
+  const s: JsonSchema = {};
+  for (const [k, v] of Object.entries(node)) s[k] = k === "properties" ? mapValues(v as JsonSchema, compactSchema) : compactSchema(v);
+  // A bound no real value comes near (2^53, 10^10 cents) teaches nothing.
+  if (typeof s.maximum === "number" && s.maximum >= MAX_PUBLISHED_BOUND) delete s.maximum;
+  // Short patterns tell a model the form (a slug, #rrggbb); long ones are noise it cannot use.
+  if (typeof s.pattern === "string" && (NO_CONTROL_PATTERNS.has(s.pattern) || s.pattern.length > MAX_PUBLISHED_PATTERN)) delete s.pattern;
+  if (s.minimum === -Number.MAX_SAFE_INTEGER) delete s.minimum;
+  // Lengths are checked on the call with a message naming the argument; in the listing they cost more than they teach.
+  delete s.minLength;
+  delete s.maxLength;
+  delete s.maxItems;
+  delete s.maxProperties;
+  if (Array.isArray(s.required) && s.required.length === 0) delete s.required;
+  if (s.type === "object" && s.properties) {
+    if (s.additionalProperties === undefined) s.additionalProperties = false;
+    // Ids are positive integers, always: said once in docs/mcp.md, not on every id.
+    for (const [k, v] of Object.entries(s.properties as Record<string, JsonSchema>)) {
+      const t = v.type;
+      if ((k === "id" || /Id$/.test(k)) && (t === "integer" || (Array.isArray(t) && t.includes("integer"))) && v.minimum === 1) delete v.minimum;
+      const items = v.items as JsonSchema | undefined;
+      if (/Ids$/.test(k) && items?.type === "integer" && items.minimum === 1) delete items.minimum;
+    }
+  }
+  const any = s.anyOf as JsonSchema[] | undefined;
+  if (any?.length === 2) {
+    const i = any.findIndex((x) => x.type === "null" && Object.keys(x).length === 1);
+    const other = any[1 - i];
+    if (i >= 0 && other && typeof other.type === "string" && !("anyOf" in other)) {
+      delete s.anyOf;
+      return { ...other, type: [other.type, "null"], ...s };
+    }
+  }
+  return s;
+}
+
+function mapValues(o: JsonSchema, f: (v: unknown) => unknown): JsonSchema {
+  return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, f(v)]));
+}
+
+/** valibot → JSON Schema (2020-12, the MCP default dialect), without the $schema noise; `compactSchema` makes the published form. */
 export function inputJsonSchema(tool: ToolDef): JsonSchema {
   let schema: JsonSchema;
   try {
@@ -99,15 +169,22 @@ export function inputJsonSchema(tool: ToolDef): JsonSchema {
   return schema;
 }
 
-function withClientId(schema: JsonSchema, required: boolean): JsonSchema {
+/** clientId for connections that reach several companies: optional in the schema, named in one sentence. */
+function withClientId(schema: JsonSchema): JsonSchema {
   const properties = { ...((schema.properties as Record<string, unknown>) ?? {}) };
-  properties.clientId = { type: "integer", minimum: 1, description: CLIENT_ID_DESCRIPTION };
-  const req = [...((schema.required as string[]) ?? [])];
-  if (required) req.unshift("clientId");
-  const out: JsonSchema = { ...schema, properties };
-  if (req.length) out.required = req;
-  else delete out.required;
-  return out;
+  properties.clientId = { type: "integer", description: CLIENT_ID_DESCRIPTION };
+  return { ...schema, properties };
+}
+
+/** The entity a tool is about, from its name: products_update → [product, …]; what its own id argument must not be called. */
+function ownIdNames(toolName: string): string[] {
+  const noun = toolName.split("_").slice(0, -1);
+  if (!noun.length) return [];
+  const singular = (w: string) => w.replace(/ies$/, "y").replace(/(ss|[^s])s$/, "$1");
+  const camel = (ws: string[]) => ws.map((w, i) => (i ? w[0]!.toUpperCase() + w.slice(1) : w)).join("");
+  const words = [...noun.slice(0, -1), singular(noun[noun.length - 1]!)];
+  // siteId is every site-scoped tool's scope argument, sites_get's included.
+  return [...new Set([`${camel(words)}Id`, `${words[words.length - 1]}Id`])].filter((n) => n !== "siteId");
 }
 
 function checkTool(t: ToolDef) {
@@ -117,7 +194,7 @@ function checkTool(t: ToolDef) {
   if (t.name !== "whoami" && !t.name.includes("_")) fail(w, "name must read <noun>_<verb>");
   if (!TOOLSET.test(t.toolset ?? "")) fail(w, "toolset must be a lower-case identifier");
   if (t.scope === null) {
-    if (!t.companyFree) fail(w, "only company-free tools (whoami) may be unscoped");
+    if (!t.companyFree) fail(w, "only company-free tools (whoami, the discovery tools) may be unscoped");
     if (!t.readOnly) fail(w, "an unscoped tool must be read-only");
   } else {
     if (!KNOWN_SCOPES.has(t.scope)) fail(w, `scope ${t.scope} is not a scope of interface.md 5.3`);
@@ -134,28 +211,67 @@ function checkTool(t: ToolDef) {
   if (typeof t.run !== "function") fail(w, "needs a run handler");
 }
 
+/** Naming rules every tool's arguments follow (docs/mcp.md "Conventions"). */
+function checkArguments(t: ToolDef, schema: JsonSchema) {
+  const props = Object.keys((schema.properties as object) ?? {});
+  for (const own of ownIdNames(t.name))
+    if (props.includes(own)) fail(`tool ${t.name}`, `its own entity's id is \`id\`, not \`${own}\` (<entity>Id names other entities)`);
+  for (const p of props) if (!/^[a-z][A-Za-z0-9]*$/.test(p)) fail(`tool ${t.name}`, `argument ${p} must be camelCase`);
+}
+
+/**
+ * A tools/list entry: name, description, schema, annotations. Annotations say
+ * only what differs from MCP's defaults (readOnlyHint false, idempotentHint
+ * false; destructiveHint and openWorldHint default to true, so false is
+ * always said). The human title stays out of the listing (a model reads the
+ * name and description; the title serves docs/tools.md and approval pages).
+ */
 function entry(t: ToolDef, inputSchema: JsonSchema): ToolEntry {
-  const e: ToolEntry = {
-    name: t.name,
-    description: t.description.trim(),
-    inputSchema,
-    annotations: { readOnlyHint: t.readOnly, openWorldHint: t.openWorld ?? false },
-  };
-  if (t.title) {
-    e.title = t.title;
-    e.annotations.title = t.title;
+  const annotations: ToolEntry["annotations"] = {};
+  if (t.readOnly) annotations.readOnlyHint = true;
+  else {
+    // destructiveHint and idempotentHint only mean something for write tools.
+    annotations.destructiveHint = t.destructive ?? false;
+    if (t.idempotent) annotations.idempotentHint = true;
   }
-  // destructiveHint and idempotentHint only mean something for write tools (MCP spec).
-  if (!t.readOnly) {
-    e.annotations.destructiveHint = t.destructive ?? false;
-    e.annotations.idempotentHint = t.idempotent ?? false;
+  annotations.openWorldHint = t.openWorld ?? false;
+  return { name: t.name, description: t.description.trim(), inputSchema, annotations };
+}
+
+/**
+ * What domains add to the approval workflow (src/domains/approvals/kinds.ts)
+ * holds together: a gated tool's entity type has a kind some domain
+ * declares, no type has two kinds, and a domain's staged targets name its
+ * own tools, each tool at most once. The approvals domain collects the same
+ * declarations from the domain list.
+ */
+function checkApprovals(domains: readonly Domain[]) {
+  const kinds = new Set<string>();
+  for (const d of domains)
+    for (const k of d.approvalKinds ?? []) {
+      if (kinds.has(k.entityType)) fail(`approval kind ${k.entityType}`, `declared twice (again in domain ${d.name})`);
+      kinds.add(k.entityType);
+    }
+  const targeted = new Set<string>();
+  for (const d of domains) {
+    const own = new Set(d.tools.map((t) => t.name));
+    for (const t of d.tools)
+      if (t.approval && !kinds.has(t.approval)) fail(`tool ${t.name}`, `gates on ${t.approval}, but no domain declares an approval kind for it (approvalKinds)`);
+    for (const target of d.stagedTargets ?? [])
+      for (const name of target.tools) {
+        if (!own.has(name)) fail(`staged target ${target.entityType}`, `names ${name}, which is not a tool of domain ${d.name}`);
+        if (targeted.has(name)) fail(`tool ${name}`, "has two staged targets");
+        targeted.add(name);
+      }
   }
-  return e;
 }
 
 const MAX_CACHED_LISTS = 2000;
 
-export function buildRegistry(domains: readonly Domain[]): Registry {
+export function buildRegistry(domainList: readonly Domain[]): Registry {
+  // The registry's own domain: the discovery tools, which read this very registry.
+  let self: Registry;
+  const domains = [...domainList, discoveryDomain(() => self)];
   const byName = new Map<string, RegisteredTool>();
   const resources: ResourceDef[] = [];
   const uris = new Set<string>();
@@ -165,12 +281,15 @@ export function buildRegistry(domains: readonly Domain[]): Registry {
     for (const t of d.tools) {
       checkTool(t);
       if (byName.has(t.name)) fail(`tool ${t.name}`, `declared twice (again in domain ${d.name})`);
-      const base = inputJsonSchema(t);
-      if (base.properties && "clientId" in (base.properties as object))
-        fail(`tool ${t.name}`, "must not declare clientId itself; the adapter adds and strips it");
-      const single = t.companyFree ? base : withClientId(base, false);
-      const multi = t.companyFree ? base : withClientId(base, true);
-      byName.set(t.name, { def: t, entrySingle: entry(t, single), entryMulti: entry(t, multi) });
+      const full = inputJsonSchema(t);
+      for (const reserved of ["clientId", "idempotencyKey"])
+        if (full.properties && reserved in (full.properties as object))
+          fail(`tool ${t.name}`, `must not declare ${reserved} itself; the adapter adds and strips it`);
+      checkArguments(t, full);
+      if (takesIdempotencyKey(t)) (full.properties as Record<string, unknown>).idempotencyKey = IDEMPOTENCY_KEY_SCHEMA;
+      const single = compactSchema(full) as JsonSchema;
+      const multi = t.companyFree ? single : withClientId(single);
+      byName.set(t.name, { def: t, schema: full, entrySingle: entry(t, single), entryMulti: entry(t, multi) });
       toolsetCounts.set(t.toolset, (toolsetCounts.get(t.toolset) ?? 0) + 1);
     }
     for (const r of d.resources ?? []) {
@@ -181,6 +300,8 @@ export function buildRegistry(domains: readonly Domain[]): Registry {
       resources.push(r);
     }
   }
+
+  checkApprovals(domains);
 
   const tools = [...byName.values()].sort((a, b) => (a.def.name < b.def.name ? -1 : 1));
   const sortedByName = new Map(tools.map((t) => [t.def.name, t]));
@@ -194,19 +315,25 @@ export function buildRegistry(domains: readonly Domain[]): Registry {
       return { name, title: d?.title ?? name, description: d?.description ?? "", tools: n };
     });
 
-  function isVisible(t: ToolDef, p: Principal, f: ToolFilter): boolean {
+  function isCallable(t: ToolDef, p: Principal, f: ToolFilter): boolean {
     if (!covers(p.scopes, t.scope)) return false;
-    // whoami is never narrowed away: it is how a client learns what it can do.
-    if (t.companyFree) return true;
+    // whoami and the discovery tools are never narrowed away: they are how a client learns what it can do.
+    if (DISCOVERY_LISTED.has(t.name)) return true;
     if (f.readOnly && !t.readOnly) return false;
     if (f.toolsets && !f.toolsets.has(t.toolset)) return false;
     return true;
   }
 
+  function isVisible(t: ToolDef, p: Principal, f: ToolFilter): boolean {
+    // Discovery mode lists only the way in; the full listing leaves out the search tools it makes redundant.
+    if (f.discovery ? !DISCOVERY_LISTED.has(t.name) : DISCOVERY_ONLY.has(t.name)) return false;
+    return isCallable(t, p, f);
+  }
+
   function listKey(p: Principal, f: ToolFilter) {
     return `${[...p.scopes].sort().join(" ")}|${p.companies.length > 1 ? "m" : "s"}|${f.readOnly ? "r" : "w"}|${
       f.toolsets ? [...f.toolsets].sort().join(",") : "*"
-    }`;
+    }|${f.discovery ? "d" : "f"}`;
   }
 
   const listCache = new Map<string, { tools: ToolEntry[] }>();
@@ -226,5 +353,6 @@ export function buildRegistry(domains: readonly Domain[]): Registry {
     return resources.filter((r) => covers(p.scopes, r.scope) && (!r.singleCompanyOnly || p.companies.length === 1));
   }
 
-  return { tools, byName: sortedByName, resources, toolsets, isVisible, listResult, listKey, visibleResources };
+  self = { tools, byName: sortedByName, resources, toolsets, isVisible, isCallable, listResult, listKey, visibleResources };
+  return self;
 }

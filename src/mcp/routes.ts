@@ -19,6 +19,7 @@ import { INVALID_PARAMS } from "./errors";
 import { parseNarrowing } from "./narrowing";
 import { buildRegistry, type Registry } from "./registry";
 import { dispatch } from "./server";
+import { observeMcp, type AccessRecord } from "../ops/telemetry";
 
 /** JSON-RPC items per batch; more is refused as a whole. */
 export const MAX_BATCH = 100;
@@ -118,8 +119,11 @@ async function overLimit(limiter: RateLimiter, bucket: string, messages: number)
   });
 }
 
+/** Bodies above this size are followed by a garbage collection (memory stays bounded under floods of big requests). */
+const LARGE_BODY_BYTES = 1024 * 1024;
+
 export function mcpRoutes(deps: Deps, reg: Registry = registry(), opts: { limiter?: RateLimiter } = {}) {
-  const app = new Hono<{ Variables: { requestId: string } }>();
+  const app = new Hono<{ Variables: { requestId: string; access: AccessRecord } }>();
   const { config } = deps;
   const limiter = opts.limiter ?? rateLimiter(deps, "mcp", config.mcpRateLimit);
   let lists = { key: "", value: allowLists(config) };
@@ -145,10 +149,15 @@ export function mcpRoutes(deps: Deps, reg: Registry = registry(), opts: { limite
     }
     const res = await handle(c, req);
     if (origin && res.status !== 403) for (const [k, v] of Object.entries(cors(origin))) res.headers.set(k, v);
+    // A large body (an upload, or a flood of huge _meta) leaves tens of MB of garbage that the
+    // collector may leave for a long while; ask for a collection once the answer is out.
+    if (Number(req.headers.get("content-length") ?? "0") > LARGE_BODY_BYTES) setTimeout(() => Bun.gc(true), 0);
     return res;
   });
 
-  async function handle(c: { get(k: "requestId"): string; json(o: unknown): Response }, req: Request): Promise<Response> {
+  async function handle(c: { get(k: "requestId"): string; get(k: "access"): AccessRecord | undefined; json(o: unknown): Response }, req: Request): Promise<Response> {
+    // This request's access log record (src/ops/telemetry.ts): credential, methods, tools and outcomes.
+    const rec = c.get("access");
     if (req.method !== "POST")
       // Stateless: no SSE stream to GET, no session to DELETE.
       return rpcError(405, -32000, "Method not allowed: this endpoint accepts POST only.", null, { allow: "POST" });
@@ -164,6 +173,7 @@ export function mcpRoutes(deps: Deps, reg: Registry = registry(), opts: { limite
 
     const principal = await authenticate(deps, req.headers.get("authorization"));
     if (!principal) return unauthorizedResponse(config);
+    rec?.credential(principal.credential.kind, principal.credential.id);
 
     const filter = parseNarrowing(req, new URL(req.url), reg);
     if (typeof filter === "string") return rpcError(400, INVALID_PARAMS, filter);
@@ -190,11 +200,12 @@ export function mcpRoutes(deps: Deps, reg: Registry = registry(), opts: { limite
     const limited = await overLimit(limiter, `${principal.credential.kind}:${principal.credential.id}`, Array.isArray(body) ? Math.min(body.length, MAX_BATCH) : 1);
     if (limited) return limited;
 
-    const env: McpEnv = { deps, principal, registry: reg, filter, requestId: c.get("requestId") ?? "" };
+    const env: McpEnv = { deps, principal, registry: reg, filter, requestId: c.get("requestId") ?? "", observe: rec && ((o) => rec.toolOutcome(o)) };
+    const isTool = (name: string) => reg.byName.has(name);
 
     if (!Array.isArray(body)) {
       if (!isMessage(body)) return rpcError(400, -32600, "Invalid Request: not a JSON-RPC 2.0 message", (body as any)?.id);
-      return dispatch(req, body, env);
+      return observeMcp(rec, isTool, body, () => dispatch(req, body, env));
     }
 
     if (body.length === 0) return rpcError(400, -32600, "Invalid Request: the batch is empty");
@@ -219,7 +230,7 @@ export function mcpRoutes(deps: Deps, reg: Registry = registry(), opts: { limite
         answers.push({ jsonrpc: "2.0", error: { code: -32600, message: "Invalid Request: not a JSON-RPC 2.0 message" }, id: validId((m as any)?.id) ? (m as any).id : null });
         continue;
       }
-      const res = await dispatch(req, m, env);
+      const res = await observeMcp(rec, isTool, m, () => dispatch(req, m, env));
       const t = res.status === 202 ? "" : await res.text();
       if (!t) continue;
       try {

@@ -112,10 +112,13 @@ async function viaSdk(request: Request, message: unknown, env: McpEnv): Promise<
 
 /**
  * tools/list bodies are large (hundreds of tools) and depend only on the
- * caller's list key, the request headers the SDK reads, and the request
- * itself minus its id. So the SDK's own answer is memoised as bytes, split
- * where the id goes: a repeat costs a string concatenation, and every
- * protocol decision (era, version, validation) is still the SDK's, made once.
+ * caller's list key, the request headers the SDK reads, and the page asked
+ * for (`cursor`): never on `_meta` or the id. So the SDK's own answer is
+ * memoised as bytes, split where the id goes: a repeat costs a
+ * concatenation, and every protocol decision (era, version, validation) is
+ * still the SDK's, made once. The memo is bounded in bytes, and requests
+ * whose key would be long (a huge cursor) are answered but not memoised, so
+ * no sequence of requests can grow it past MAX_LIST_BYTES.
  */
 interface ListTemplate {
   status: number;
@@ -123,23 +126,42 @@ interface ListTemplate {
   /** Already UTF-8: encoding a 100+ KiB string on every answer would cost more than the rest of the request. */
   before: Uint8Array<ArrayBuffer>;
   after: Uint8Array<ArrayBuffer>;
+  bytes: number;
 }
-const listBodies = new WeakMap<object, Map<string, ListTemplate>>();
-const MAX_LIST_BODIES = 1000;
+interface ListMemo {
+  map: Map<string, ListTemplate>;
+  bytes: number;
+}
+const listMemos = new WeakMap<object, ListMemo>();
+export const MAX_LIST_BYTES = 16 * 1024 * 1024;
+const MAX_LIST_KEY = 1024;
 const SENTINEL = `plinth-list-id-${crypto.randomUUID()}`;
 const KEY_HEADERS = ["accept", "content-type", "mcp-protocol-version", "mcp-method", "mcp-name"];
 
+function remember(memo: ListMemo, key: string, t: ListTemplate) {
+  if (t.bytes > MAX_LIST_BYTES / 4) return;
+  memo.map.set(key, t);
+  memo.bytes += t.bytes;
+  while (memo.bytes > MAX_LIST_BYTES) {
+    const [k, old] = memo.map.entries().next().value as [string, ListTemplate];
+    memo.map.delete(k);
+    memo.bytes -= old.bytes;
+  }
+}
+
 async function listTools(request: Request, message: Record<string, unknown>, env: McpEnv): Promise<Response> {
-  let cache = listBodies.get(env.registry);
-  if (!cache) listBodies.set(env.registry, (cache = new Map()));
+  let memo = listMemos.get(env.registry);
+  if (!memo) listMemos.set(env.registry, (memo = { map: new Map(), bytes: 0 }));
+  const params = message.params as Record<string, unknown> | undefined;
   const key = [
     env.registry.listKey(env.principal, env.filter),
-    ...KEY_HEADERS.map((h) => request.headers.get(h) ?? ""),
-    JSON.stringify({ ...message, id: null }),
+    ...KEY_HEADERS.map((h) => (request.headers.get(h) ?? "").slice(0, 200)),
+    String(message.jsonrpc),
+    typeof params?.cursor === "string" ? params.cursor : "",
   ].join("\n");
   const respond = (t: ListTemplate) =>
     new Response(new Blob([t.before, JSON.stringify(message.id), t.after]), { status: t.status, headers: t.headers });
-  const hit = cache.get(key);
+  const hit = memo.map.get(key);
   if (hit) return respond(hit);
   const res = await viaSdk(request, { ...message, id: SENTINEL }, env);
   const text = await res.text();
@@ -150,32 +172,39 @@ async function listTools(request: Request, message: Record<string, unknown>, env
     // Not an answer to this id (should not happen): pass it on, uncached, with the real id.
     return new Response(text.split(marker).join(JSON.stringify(message.id)), { status: res.status, headers });
   const utf8 = new TextEncoder();
-  const t: ListTemplate = {
-    status: res.status,
-    headers,
-    before: utf8.encode(text.slice(0, at)),
-    after: utf8.encode(text.slice(at + marker.length)),
-  };
-  if (res.status === 200) {
-    if (cache.size >= MAX_LIST_BODIES) cache.clear();
-    cache.set(key, t);
-  }
+  const before = utf8.encode(text.slice(0, at));
+  const after = utf8.encode(text.slice(at + marker.length));
+  const t: ListTemplate = { status: res.status, headers, before, after, bytes: before.byteLength + after.byteLength + key.length * 2 };
+  if (res.status === 200 && key.length <= MAX_LIST_KEY) remember(memo, key, t);
   return respond(t);
 }
 
+const LIST_METHODS = new Set(["tools/list", "resources/list", "resources/templates/list", "prompts/list"]);
+const isObj = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
+
 /**
- * The two methods whose params the handlers read are checked here, so a
- * client gets "-32602 tools/call needs params.name" rather than the SDK's
- * raw schema dump (which for resources/read even arrives as -32603).
+ * Params are checked here for the methods whose params matter, so a client
+ * gets "-32602 Invalid params: …" with one short sentence rather than the
+ * SDK's raw schema dump (which arrives as -32603 Internal error).
  */
 function paramsProblem(m: Record<string, unknown>): string | null {
   if (m.id === undefined) return null;
-  const p = m.params as Record<string, unknown> | undefined;
-  const obj = typeof p === "object" && p !== null && !Array.isArray(p);
-  if (m.method === "tools/call" && (!obj || typeof p.name !== "string"))
+  const p = m.params;
+  if (p !== undefined && !isObj(p)) return `Invalid params: ${String(m.method).slice(0, 60)} params must be an object.`;
+  if (p && p._meta !== undefined && !isObj(p._meta)) return "Invalid params: params._meta must be an object.";
+  if (m.method === "tools/call" && (!p || typeof p.name !== "string"))
     return "Invalid params: tools/call needs params.name (string) and optionally params.arguments (object).";
-  if (m.method === "resources/read" && (!obj || typeof p.uri !== "string"))
+  if (m.method === "resources/read" && (!p || typeof p.uri !== "string"))
     return "Invalid params: resources/read needs params.uri (string).";
+  if (LIST_METHODS.has(String(m.method)) && p && p.cursor !== undefined && typeof p.cursor !== "string")
+    return `Invalid params: ${m.method} params.cursor must be a string.`;
+  if (m.method === "initialize") {
+    if (!p || typeof p.protocolVersion !== "string") return "Invalid params: initialize needs params.protocolVersion (string).";
+    if (!isObj(p.capabilities)) return "Invalid params: initialize needs params.capabilities (object).";
+    const info = p.clientInfo;
+    if (!isObj(info) || typeof info.name !== "string" || typeof info.version !== "string")
+      return "Invalid params: initialize needs params.clientInfo with name and version (strings).";
+  }
   return null;
 }
 

@@ -4,8 +4,6 @@
  * are served with, register by URL, deletion and its "still in use" rule.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { mintRestKey } from "../fixtures/rest";
 import { startTestServer, type TestServer } from "../harness";
 import { b64, GIF_1X1, jpegBytes, pngBytes, WEBP_1X1, withExifOrientation } from "./media-samples";
@@ -28,7 +26,8 @@ afterAll(async () => {
 const upload = (filename: string, bytes: Uint8Array | string, extra: Record<string, unknown> = {}) =>
   w.call(w.owner, "media_upload", { siteId: w.siteA, filename, dataBase64: b64(bytes), ...extra });
 const get = (url: string, headers: Record<string, string> = {}) => fetch(w.local(url), { headers });
-const fileOf = (url: string) => join(s.dataDir, "media", new URL(url).pathname.replace(/^\/media\//, ""));
+/** Whether the media store (data dir, database or bucket) holds the file a media URL names. */
+const stored = async (url: string) => (await s.deps.blobs.head(new URL(url).pathname.replace(/^\/media\//, ""))) !== null;
 
 const SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="120" height="80"><script>alert(document.cookie)</script><rect width="120" height="80" fill="#2563eb"/></svg>`;
 
@@ -40,7 +39,7 @@ describe("uploads", () => {
     expect(m).toMatchObject({ filename: "hero.png", mimeType: "image/png", width: 800, height: 600, alt: "Roastery", caption: "Our roaster", stored: true });
     expect(m.url).toMatch(new RegExp(`^${s.config.publicUrl}/media/${w.siteA}/[0-9a-f]{24}\\.png$`));
     expect(m.thumbnailUrl).toMatch(/\.thumb\.png$/);
-    expect(existsSync(fileOf(m.url))).toBe(true);
+    expect(await stored(m.url)).toBe(true);
     const file = await get(m.url);
     expect(file.status).toBe(200);
     expect(file.headers.get("content-type")).toBe("image/png");
@@ -143,9 +142,9 @@ describe("register, update, delete", () => {
     const msg = await w.err(w.owner, "media_delete", { siteId: w.siteA, id: m.id });
     expect(msg).toContain(`product ${product.id} ("House blend")`);
     expect(msg).toContain(`product category ${category.id} ("Blends")`);
-    expect(existsSync(fileOf(m.url))).toBe(true);
-    await w.ok(w.owner, "products_delete", { siteId: w.siteA, productId: product.id });
-    await w.ok(w.owner, "product_categories_delete", { siteId: w.siteA, categoryId: category.id });
+    expect(await stored(m.url)).toBe(true);
+    await w.ok(w.owner, "products_delete", { siteId: w.siteA, id: product.id });
+    await w.ok(w.owner, "product_categories_delete", { siteId: w.siteA, id: category.id });
     expect(await w.ok(w.owner, "media_delete", { siteId: w.siteA, id: m.id })).toEqual({ id: m.id, status: "deleted" });
   });
 
@@ -162,8 +161,8 @@ describe("register, update, delete", () => {
     await w.ok(w.owner, "nav_items_delete", { siteId: w.siteA, id: nav.id });
     await w.ok(w.owner, "block_templates_delete", { siteId: w.siteA, id: tpl.id });
     expect(await w.ok(w.owner, "media_delete", { siteId: w.siteA, id: m.id })).toEqual({ id: m.id, status: "deleted" });
-    expect(existsSync(fileOf(m.url))).toBe(false);
-    expect(existsSync(fileOf(m.thumbnailUrl))).toBe(false);
+    expect(await stored(m.url)).toBe(false);
+    expect(await stored(m.thumbnailUrl)).toBe(false);
     expect((await get(m.url)).status).toBe(404);
     expect(await w.err(w.owner, "media_get", { siteId: w.siteA, id: m.id })).toStartWith("Not found");
   });
@@ -251,6 +250,6 @@ describe("security", () => {
     }
     expect(await w.err(w.viewer, "media_upload", { siteId: w.siteA, filename: "v.png", dataBase64: b64(pngBytes(1, 1)) })).toContain("viewer");
     expect(w.changes()).toBe(before);
-    expect(existsSync(fileOf(theirs.url))).toBe(true);
+    expect(await stored(theirs.url)).toBe(true);
   });
 });

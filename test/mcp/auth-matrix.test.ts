@@ -8,7 +8,7 @@ import { eq } from "drizzle-orm";
 import { randomHex, sha256Hex } from "../../src/core/secrets";
 import { mcpKeys } from "../../src/domains/accounts/tables";
 import { addCatalogService } from "../../src/domains/services/verbs";
-import { oauthTokens } from "../../src/oauth/tables";
+import { oauthTokens } from "../../src/domains/accounts/tables";
 import { row, startTestServer, type TestServer } from "../harness";
 import {
   addMember,

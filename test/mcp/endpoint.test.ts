@@ -153,7 +153,10 @@ describe("HTTP surface", () => {
     const r = await rawMcp(s.url, key, call("nope_nothing"));
     const j = await r.json();
     expect(j.error.code).toBe(-32602);
-    expect(j.error.message).toBe("Unknown tool: nope_nothing");
+    expect(j.error.message).toBe("Unknown tool: nope_nothing.");
+    // A near miss is named: the model learns the real name.
+    const near = await (await rawMcp(s.url, key, call("service_request_create"))).json();
+    expect(near.error.message).toBe("Unknown tool: service_request_create. Did you mean service_requests_create?");
   });
 
   test("a tool the scopes hide answers exactly like an unknown tool", async () => {
@@ -163,7 +166,9 @@ describe("HTTP surface", () => {
     const hidden = await (await rawMcp(s.url, readKey, call("service_requests_create", { serviceId: 1 }, 5))).json();
     const unknown = await (await rawMcp(s.url, readKey, call("service_requests_createx", { serviceId: 1 }, 5))).json();
     expect(hidden.error.code).toBe(unknown.error.code);
-    expect(hidden.error.message.replace("service_requests_create", "X")).toBe(unknown.error.message.replace("service_requests_createx", "X"));
+    // Suggestions come from the tools this key can call only: the hidden create is never named.
+    expect(hidden.error.message).toBe("Unknown tool: service_requests_create. Did you mean service_requests_list?");
+    expect(unknown.error.message).toBe("Unknown tool: service_requests_createx.");
   });
 
   test("Host and Origin allow-lists (DNS-rebinding protection)", async () => {
@@ -210,9 +215,10 @@ describe("browser clients (CORS) and the memoised tools/list", () => {
     expect(narrowed.result.tools.length).toBeLessThan(a.result.tools.length);
     const multi = await list(multiKey, 5);
     const m = multi.result.tools.find((t: any) => t.name === "service_catalog_list");
-    expect(m.inputSchema.required).toContain("clientId");
+    expect(m.inputSchema.properties.clientId.type).toBe("integer");
+    expect(m.inputSchema.required ?? []).not.toContain("clientId");
     const again = await list(key, 6);
-    expect(again.result.tools.find((t: any) => t.name === "service_catalog_list").inputSchema.required ?? []).not.toContain("clientId");
+    expect(again.result.tools.find((t: any) => t.name === "service_catalog_list").inputSchema.properties.clientId).toBeUndefined();
   });
 });
 
@@ -338,11 +344,11 @@ describe("2025-era clients (raw initialize) and the SDK client in both eras", ()
         const whoamiTool = tools.find((t) => t.name === "whoami")!;
         expect(Object.keys((whoamiTool.inputSchema as any).properties ?? {})).not.toContain("clientId");
         const list = tools.find((t) => t.name === "service_catalog_list")!;
-        expect((list.inputSchema as any).properties.clientId.type).toBe("integer");
-        expect((list.inputSchema as any).required ?? []).not.toContain("clientId");
+        // A one-company key: the company is implied, so no tool offers clientId.
+        expect((list.inputSchema as any).properties?.clientId).toBeUndefined();
         expect(list.annotations?.readOnlyHint).toBe(true);
         const create = tools.find((t) => t.name === "service_requests_create")!;
-        expect(create.annotations?.readOnlyHint).toBe(false);
+        expect(create.annotations?.readOnlyHint ?? false).toBe(false);
         expect(create.annotations?.destructiveHint).toBe(false);
 
         const raw = (await c.callTool({ name: "whoami", arguments: {} })) as any;
@@ -353,7 +359,8 @@ describe("2025-era clients (raw initialize) and the SDK client in both eras", ()
           userId: expect.any(Number),
           client: { id: acme.id, company: "Acme" },
           defaultClientId: acme.id,
-          clients: [{ id: acme.id, company: "Acme", role: "owner" }],
+          // Beyond the spec: each company's sites, for a credential that may use site-scoped tools.
+          clients: [{ id: acme.id, company: "Acme", role: "owner", sites: expect.any(Array) }],
           scopes: ["*"],
         });
 
@@ -372,14 +379,15 @@ describe("2025-era clients (raw initialize) and the SDK client in both eras", ()
     });
   }
 
-  test("multi-company connection: catalog://services is not offered; clientId is required in schemas", async () => {
+  test("multi-company connection: catalog://services is not offered; schemas offer clientId (optional) and the call needs it", async () => {
     const c = await mcpClient(s.url, multiKey);
     try {
       const res = (await c.listResources()).resources.map((r) => r.uri);
       expect(res).toEqual(["blocks://schema"]);
       await expect(c.readResource({ uri: "catalog://services" })).rejects.toThrow();
       const list = (await c.listTools()).tools.find((t) => t.name === "service_catalog_list")!;
-      expect((list.inputSchema as any).required).toContain("clientId");
+      expect((list.inputSchema as any).properties.clientId.type).toBe("integer");
+      expect((await callTool(c, "service_catalog_list", {})).text).toContain("clientId is required");
       const r = await callTool(c, "service_catalog_list", { clientId: beta.id });
       expect(r.isError).toBe(false);
       expect(r.data.services.map((x: any) => x.name)).toEqual(["Beta logo"]);
@@ -418,7 +426,7 @@ describe("narrowing: X-MCP-Toolsets / ?toolsets= and X-MCP-Readonly / ?readonly=
     expect(ro).not.toContain("service_requests_create");
     expect(await names({}, "?readonly=1")).toEqual(ro);
     const r = await rawMcp(s.url, key, call("service_requests_create", { serviceId: 1 }), { "X-MCP-Readonly": "1" });
-    expect((await r.json()).error.message).toBe("Unknown tool: service_requests_create");
+    expect((await r.json()).error.message).toBe("Unknown tool: service_requests_create. Did you mean service_requests_list?");
   });
 
   test("an unknown toolset or a bad switch is a clear 400, not a silent empty list", async () => {

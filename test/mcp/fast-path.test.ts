@@ -31,7 +31,7 @@ afterAll(() => s.stop());
 
 async function env(key: string): Promise<McpEnv> {
   const principal = (await resolveBearer(s.deps, key))!;
-  return { deps: s.deps, principal, registry: registry(), filter: { toolsets: null, readOnly: false }, requestId: "t" };
+  return { deps: s.deps, principal, registry: registry(), filter: { toolsets: null, readOnly: false, discovery: false }, requestId: "t" };
 }
 
 function request(body: unknown, version: string | null) {

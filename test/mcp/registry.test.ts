@@ -25,6 +25,7 @@ import { domains } from "../../src/domains";
 import { siteForActor } from "../../src/domains/sites/access";
 import { sites } from "../../src/domains/sites/tables";
 import { defineTool, type Domain, type ToolDef } from "../../src/mcp/define";
+import { DISCOVERY_ONLY } from "../../src/mcp/discovery";
 import { buildRegistry, RegistryError, type RegisteredTool, type Registry } from "../../src/mcp/registry";
 import { mcpRoutes, registry } from "../../src/mcp/routes";
 import { renderToolsDoc } from "../../src/mcp/tools-doc";
@@ -56,6 +57,9 @@ describe("load-time rules", () => {
     ["not snake_case", [tool({ name: "ThingsList" })], /snake_case/],
     ["no verb", [tool({ name: "things" })], /<noun>_<verb>/],
     ["over 128 characters", [tool({ name: `a_${"b".repeat(127)}` })], /128/],
+    ["own entity's id not called id", [tool({ name: "things_get", input: v.object({ thingId: v.number() }) })], /own entity's id is `id`, not `thingId`/],
+    ["own entity's id by its last word", [tool({ name: "blue_things_get", input: v.object({ thingId: v.number() }) })], /not `thingId`/],
+    ["snake_case argument", [tool({ input: v.object({ site_id: v.number() }) })], /argument site_id must be camelCase/],
     ["read-only with a write scope", [tool({ scope: "crm:write" })], /read-only tool needs a :read scope/],
     ["write tool with a read scope", [tool({ readOnly: false })], /write tool cannot use the read scope/],
     ["destructive read-only", [tool({ destructive: true })], /destructive tool cannot be read-only/],
@@ -80,11 +84,15 @@ describe("load-time rules", () => {
 
   test("a well-formed test-only domain builds, with schemas computed once", () => {
     const r = buildRegistry([domain(tool({}), tool({ name: "things_create", scope: "crm:write", readOnly: false, destructive: true }))]);
-    expect(r.tools.map((t) => t.def.name)).toEqual(["things_create", "things_list"]);
+    // Every registry also holds its own discovery tools.
+    expect(r.tools.map((t) => t.def.name)).toEqual(["things_create", "things_list", "tools_search", "toolsets_list"]);
     const create = r.byName.get("things_create")!;
-    expect(create.entryMulti.inputSchema.required).toEqual(["clientId"]);
-    expect(create.entrySingle.inputSchema.required).toBeUndefined();
-    expect(create.entrySingle.annotations).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false });
+    expect(create.entryMulti.inputSchema.required).toBeUndefined();
+    expect((create.entryMulti.inputSchema.properties as any).clientId.type).toBe("integer");
+    expect((create.entrySingle.inputSchema.properties as any).clientId).toBeUndefined();
+    // Only what differs from MCP's defaults: destructiveHint and openWorldHint default to true.
+    expect(create.entrySingle.annotations).toEqual({ destructiveHint: true, openWorldHint: false });
+    expect(r.byName.get("things_list")!.entrySingle.annotations).toEqual({ readOnlyHint: true, openWorldHint: false });
   });
 });
 
@@ -107,8 +115,10 @@ describe("the real registry", () => {
       for (const e of [t.entrySingle, t.entryMulti]) {
         expect(e.name).toBe(d.name);
         expect(e.inputSchema.type).toBe("object");
-        expect(e.annotations.readOnlyHint).toBe(d.readOnly);
+        expect(e.annotations.readOnlyHint ?? false).toBe(d.readOnly);
         expect(e.annotations.openWorldHint).toBe(d.openWorld ?? false);
+        expect(e.annotations.idempotentHint ?? false).toBe(d.idempotent ?? false);
+        expect(e.inputSchema.additionalProperties).toBe(false);
         if (d.readOnly) expect(e.annotations.destructiveHint).toBeUndefined();
         else expect(e.annotations.destructiveHint).toBe(d.destructive ?? false);
       }
@@ -117,9 +127,10 @@ describe("the real registry", () => {
       if (d.companyFree) {
         expect(Object.keys((single.properties as object) ?? {})).not.toContain("clientId");
       } else {
-        expect((single.properties as any).clientId).toMatchObject({ type: "integer" });
-        expect((single.required as string[] | undefined) ?? []).not.toContain("clientId");
-        expect(multi.required as string[]).toContain("clientId");
+        // One company: implied, so not offered. Several: offered, optional in the schema, required by the call when several remain.
+        expect((single.properties as any).clientId).toBeUndefined();
+        expect((multi.properties as any).clientId).toMatchObject({ type: "integer" });
+        expect((multi.required as string[] | undefined) ?? []).not.toContain("clientId");
       }
     }
   });
@@ -269,9 +280,11 @@ describe("generic wire suite over every tool", () => {
   test("the real server lists exactly the real registry; * sees all, a read-only key only read-only tools", async () => {
     const list = async (k: string, base: string) =>
       ((await (await rawMcp(base, k, { jsonrpc: "2.0", id: 1, method: "tools/list" })).json()).result.tools as any[]).map((t) => t.name);
-    expect(await list(ownerKey, s.url)).toEqual(all.map((t) => t.def.name));
-    expect(await list(ownerKey, url)).toEqual(tools.map((t) => t.def.name));
-    expect(await list(readKey, url)).toEqual(tools.filter((t) => t.def.readOnly).map((t) => t.def.name));
+    // The full listing leaves out the discovery tools (listed only in discovery mode).
+    const listed = (ts: RegisteredTool[]) => ts.filter((t) => !DISCOVERY_ONLY.has(t.def.name)).map((t) => t.def.name);
+    expect(await list(ownerKey, s.url)).toEqual(listed(all));
+    expect(await list(ownerKey, url)).toEqual(listed(tools));
+    expect(await list(readKey, url)).toEqual(listed(tools.filter((t) => t.def.readOnly)));
   });
 
   test("a valid call can be built for the fixture tools too", () => {
@@ -342,7 +355,7 @@ describe("generic wire suite over every tool", () => {
     const failures: string[] = [];
     for (const t of writeTools) {
       const j = await call(readKey, t.def.name, validArgs(t));
-      if (j.error?.message !== `Unknown tool: ${t.def.name}`) failures.push(`${t.def.name}: ${JSON.stringify(j).slice(0, 300)}`);
+      if (!j.error?.message.startsWith(`Unknown tool: ${t.def.name}.`) || j.error.message.includes(`mean ${t.def.name}`)) failures.push(`${t.def.name}: ${JSON.stringify(j).slice(0, 300)}`);
     }
     expect(failures).toEqual([]);
     expect(changes()).toBe(before);

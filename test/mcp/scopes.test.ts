@@ -33,6 +33,13 @@ test("approvals:manage includes approvals:read", () => {
   expect(covers(["approvals:read"], "approvals:manage")).toBe(false);
 });
 
+test("sites:read includes media:read (interface.md 5.3 lists media under it), never media:write", () => {
+  for (const g of ["sites:read", "sites:write", "sites:*"]) expect(covers([g], "media:read")).toBe(true);
+  expect(covers(["sites:read"], "media:write")).toBe(false);
+  expect(covers(["sites:write"], "media:write")).toBe(false);
+  expect(covers(["media:read"], "sites:read")).toBe(false);
+});
+
 test("unscoped (null) is always covered, even by an empty scope list", () => {
   expect(covers([], null)).toBe(true);
   expect(covers([], "profile:read")).toBe(false);

@@ -142,6 +142,8 @@ const MALFORMED: Row[] = [
   ["store-less site's products", () => `/api/v1/sites/${c.sites.blog}/products`, 404, "Store not found", () => ({ Authorization: `Bearer ${blogKey}` })],
   ["DELETE", S("/posts/hello-world"), 405, /^Method DELETE not allowed/, undefined, "DELETE"],
   ["POST with a body-less request", S("/posts"), 405, /^Method POST not allowed/, undefined, "POST"],
+  // Refused on both engines alike: PostgreSQL cannot compare text holding NUL.
+  ["NUL in search", S("/posts?search=a%00b"), 400, "search must not contain the NUL character"],
 ];
 
 const HOSTILE_BUT_VALID: [string, string][] = [
@@ -152,7 +154,6 @@ const HOSTILE_BUT_VALID: [string, string][] = [
   ["double-encoded quote", "/posts?search=%2527"],
   ["emoji", `/posts?search=${enc("🦄")}`],
   ["RTL override", `/products?search=${enc("\u202Eabc")}`],
-  ["NUL in search", "/posts?search=a%00b"],
   ["unknown category", "/posts?category=does-not-exist"],
   ["array-style parameter (ignored)", "/posts?limit[]=5&search=zzz"],
 ];

@@ -4,8 +4,14 @@
  * "(unscoped)"). They live together here because they share that rule.
  */
 import * as v from "valibot";
+import { covers } from "../../core/scopes";
 import { blockSchemaMarkdown } from "../blocks/markdown";
+import { sitesByCompany } from "../sites/verbs";
 import { defineResource, defineTool, type Domain } from "../../mcp/define";
+import { accountsApprovalSupport } from "./approval-support";
+
+/** Scopes of tools that take a siteId: a credential with any of them sees each company's sites in whoami. */
+const SITE_SCOPES = ["sites:read", "media:read", "store:read", "branding:read"];
 
 /**
  * whoami (interface.md 2.7). `client` and `defaultClientId` name the first
@@ -13,6 +19,10 @@ import { defineResource, defineTool, type Domain } from "../../mcp/define";
  * for. A connection that reaches no company still gets an answer, with
  * `client: null`, `defaultClientId: null` and `clients: []`, so a model
  * can tell the user to re-authorize.
+ *
+ * Beyond the spec's fields, each client lists its sites (id, name, primary
+ * domain) when the credential may use site-scoped tools, so a model picks
+ * the right clientId for a siteId without a sites_list per company.
  */
 export const whoami = defineTool({
   name: "whoami",
@@ -22,18 +32,18 @@ export const whoami = defineTool({
   companyFree: true,
   title: "Who am I",
   description:
-    "Who this connection acts as: your user id, the companies (clients) you can act for with your role in each, " +
-    "the default company, and the scopes granted. Call it first. When clients has more than one entry, pass " +
-    "clientId (one of those ids) on every other tool call.",
+    "Who this connection acts as: user id, the companies (clients) it can act for with your role and sites in each, the default company, and the scopes. Call it first; with several clients pass clientId on other calls.",
   input: v.object({}),
-  run: (ctx) => {
+  run: async (ctx) => {
     const p = ctx.principal;
     const first = p.companies[0];
+    const withSites = SITE_SCOPES.some((s) => covers(p.scopes, s));
+    const bySite = withSites ? await sitesByCompany(ctx.deps, p.companies.map((c) => c.id)) : null;
     return {
       userId: p.userId,
       client: first ? { id: first.id, company: first.name } : null,
       defaultClientId: first ? first.id : null,
-      clients: p.companies.map((c) => ({ id: c.id, company: c.name, role: c.role })),
+      clients: p.companies.map((c) => ({ id: c.id, company: c.name, role: c.role, ...(bySite ? { sites: bySite.get(c.id) ?? [] } : {}) })),
       scopes: p.scopes,
     };
   },
@@ -56,4 +66,5 @@ export const accountsDomain: Domain = {
   description: "Who the connection acts as: user, reachable companies and granted scopes; the block reference.",
   tools: [whoami],
   resources: [blocksSchemaResource],
+  approvalSupport: accountsApprovalSupport,
 };

@@ -10,7 +10,7 @@ import { buildNavTree, type NavigationItem } from "./nav-tree";
 import { and, asc, eq, inArray, isNull } from "drizzle-orm";
 import { audit } from "../../core/audit";
 import type { ActorContext } from "../../core/context";
-import { bumpContentVersion } from "../../core/content-version";
+import { bumpContentVersion } from "../sites/content-version";
 import { conflict, invalid, notFound } from "../../core/errors";
 import { authorize } from "../../core/scopes";
 import { siteForActor } from "../sites/access";

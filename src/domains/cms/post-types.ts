@@ -7,7 +7,7 @@
 import { and, asc, count, eq, ne } from "drizzle-orm";
 import { audit } from "../../core/audit";
 import type { ActorContext } from "../../core/context";
-import { bumpContentVersion } from "../../core/content-version";
+import { bumpContentVersion } from "../sites/content-version";
 import { conflict, notFound } from "../../core/errors";
 import { page } from "../../core/pagination";
 import { authorize } from "../../core/scopes";

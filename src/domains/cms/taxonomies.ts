@@ -6,11 +6,11 @@
 import { and, asc, count, eq, ne, sql } from "drizzle-orm";
 import { audit } from "../../core/audit";
 import type { ActorContext } from "../../core/context";
-import { bumpContentVersion } from "../../core/content-version";
+import { bumpContentVersion } from "../sites/content-version";
 import { conflict, notFound } from "../../core/errors";
 import { page } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
-import { slugify, uniqueSlug } from "../../core/slug";
+import { slugify, slugNote, uniqueSlug } from "../../core/slug";
 import { siteForActor } from "../sites/access";
 import { normalColor, write, type Tx } from "./common";
 import { categories, postCategories, posts, postTags, tags } from "./tables";
@@ -90,17 +90,22 @@ export async function createTerm(ctx: ActorContext, kind: TaxonomyKind, input: T
   const { table, noun, tool } = T[kind];
   return write(ctx, async (tx) => {
     let slug: string;
+    let note = {};
     if (input.slug !== undefined) {
       const owner = await slugTaken(tx, kind, site.id, input.slug, null);
       if (owner) throw conflict(`${noun} slug "${input.slug}" is already used by ${noun.toLowerCase()} ${owner.id} ("${owner.name}") on this site.`, { path: "slug" });
       slug = input.slug;
-    } else slug = await uniqueSlug(slugify(input.name, kind), async (s) => !!await slugTaken(tx, kind, site.id, s, null));
+    } else {
+      const base = slugify(input.name, kind);
+      slug = await uniqueSlug(base, async (s) => !!(await slugTaken(tx, kind, site.id, s, null)));
+      note = slugNote(base, slug, kind);
+    }
     const values: Record<string, unknown> = { siteId: site.id, name: input.name, slug, createdAt: ctx.deps.clock.now() };
     if (kind === "category") Object.assign(values, { description: input.description ?? null, color: normalColor(input.color) ?? null });
     const row = (await tx.insert(table).values(values as never).returning())[0] as Record<string, unknown>;
     await bumpContentVersion(tx, site.id);
     await audit(tx, ctx, `${tool}.create`, { type: kind, id: row.id as number, siteId: site.id, detail: { slug } });
-    return view(kind, row);
+    return { ...view(kind, row), ...note };
   });
 }
 

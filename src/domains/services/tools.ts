@@ -14,9 +14,7 @@ export const serviceCatalogList = defineTool({
   readOnly: true,
   title: "List services",
   description:
-    "List the services your agency offers this company (name, description, price in cents and billing unit). " +
-    "Use it before service_requests_create to find the serviceId. Multi-company connections use this in place " +
-    "of the catalog://services resource.",
+    "The services the agency offers this company (name, description, price in cents, billing unit). Use it to find serviceId for service_requests_create.",
   input: v.object({
     includeInactive: v.optional(v.boolean(), false),
   }),
@@ -41,8 +39,7 @@ export const serviceRequestsList = defineTool({
   readOnly: true,
   title: "List service requests",
   description:
-    "List the service requests submitted for this company, newest first, with their status (open, in_progress, done, cancelled). " +
-    "Paginated with limit (1-100, default 20) and offset; nextOffset is null on the last page.",
+    "List this company's service requests, newest first, filtered by status.",
   input: v.object({
     status: v.optional(v.picklist(["open", "in_progress", "done", "cancelled"])),
     ...pageInput,
@@ -57,8 +54,7 @@ export const serviceRequestsCreate = defineTool({
   readOnly: false,
   title: "Request a service",
   description:
-    "Submit a request for one of the agency's active services on behalf of this company (serviceId from " +
-    "service_catalog_list), with free-text details of what is needed. Returns the new request's id and status.",
+    "Request one of the agency's active services (serviceId from service_catalog_list) for this company, with free-text details. Returns {id, status}.",
   input: v.object({
     serviceId: id,
     details: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(5000))),

@@ -11,11 +11,11 @@
  * Environment variables are configuration for the site's renderer. Values
  * marked secret are never returned by any tool after they are set.
  */
-import { and, asc, count, eq, ne } from "drizzle-orm";
+import { and, asc, count, eq, inArray, ne } from "drizzle-orm";
 import { audit } from "../../core/audit";
 import { iso } from "../../core/clock";
-import type { ActorContext } from "../../core/context";
-import { bumpContentVersion } from "../../core/content-version";
+import type { ActorContext, Deps } from "../../core/context";
+import { bumpContentVersion } from "./content-version";
 import { conflict, invalid, notFound } from "../../core/errors";
 import { page } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
@@ -40,6 +40,19 @@ function siteView(s: SiteRow) {
     createdAt: iso(s.createdAt),
     updatedAt: iso(s.updatedAt),
   };
+}
+
+/** The sites of each company, in id order: what whoami shows so a model never pairs a site with the wrong company. */
+export async function sitesByCompany(deps: Deps, companyIds: readonly number[]): Promise<Map<number, { id: number; name: string; domain: string | null }[]>> {
+  const out = new Map<number, { id: number; name: string; domain: string | null }[]>(companyIds.map((id) => [id, []]));
+  if (!companyIds.length) return out;
+  const rows = await deps.db
+    .select({ id: sites.id, companyId: sites.companyId, name: sites.name, domain: sites.domain, subdomain: sites.subdomain })
+    .from(sites)
+    .where(inArray(sites.companyId, [...companyIds]))
+    .orderBy(asc(sites.id));
+  for (const r of rows) out.get(r.companyId)?.push({ id: r.id, name: r.name, domain: r.domain ?? r.subdomain });
+  return out;
 }
 
 export async function listSites(ctx: ActorContext, input: { limit: number; offset: number }) {
