@@ -108,6 +108,8 @@ export const productGrid = (heading: string, categorySlug?: string, limit = 6, s
 export const productCard = (productSlug: string): Block => ({ type: "product-card", props: { productSlug } });
 export const addToCart = (productSlug: string, label = "Add to bag"): Block => ({ type: "add-to-cart", props: { productSlug, label } });
 export const featured = (heading: string, limit = 4): Block => ({ type: "featured-products", props: { heading, limit } });
+/** featured-products showing exactly these products, in this order. */
+export const picks = (heading: string, productSlugs: string[]): Block => ({ type: "featured-products", props: { heading, productSlugs } });
 export const categoryList = (heading: string, parentSlug?: string): Block => ({
   type: "category-list",
   props: { heading, ...(parentSlug ? { parentSlug } : {}), layout: "grid" },

@@ -1,9 +1,9 @@
 /**
  * The demo's media files: generated in pure JS (pictures painted by
  * demo-art.ts, videos, PDFs and SVGs), then stored exactly as an upload
- * would be: `<dataDir>/media/<siteId>/<24 hex>.<ext>`, with a
- * `.thumb.<ext>` beside JPEGs and PNGs larger than the thumbnail size, and
- * served by the media route at `/media/<siteId>/<name>`.
+ * would be, in the media store (deps.blobs) under `<siteId>/<24 hex>.<ext>`,
+ * with a `.thumb.<ext>` beside JPEGs and PNGs larger than the thumbnail
+ * size, and served by the media route at `/media/<siteId>/<name>`.
  *
  * The bytes are deterministic, so they are made once per process and only
  * written per seed: the test suite seeds many data dirs, and a compiled
@@ -12,13 +12,10 @@
  * hash input carries a version, because the media route tells browsers to
  * cache its files forever: change the pictures, bump ART_VERSION.
  */
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import type { Deps } from "../../src/core/context";
 import { sha256Hex } from "../../src/core/secrets";
-import { mediaDir } from "../../src/domains/cms/media";
 import { fitWithin, THUMB_MAX } from "../../src/domains/cms/media-image";
-import { MEDIA_TYPES } from "../../src/domains/cms/media-sniff";
+import { MEDIA_TYPES, MIME_BY_EXT } from "../../src/domains/cms/media-sniff";
 import { SCENES, VIDEO_SCENES } from "./demo-art";
 import { PDFS, SVGS } from "./demo-documents";
 import { encodeJpeg } from "./demo-jpeg";
@@ -120,29 +117,31 @@ export function storedDemoFile(siteId: number, m: DemoMedia, f: GeneratedFile): 
 }
 
 /**
- * Writes the files into the data dir. On failure removes what it wrote and
- * rethrows, so the caller's transaction can roll back with nothing left behind.
+ * Writes the files into the media store. On failure removes what it wrote and
+ * rethrows, so the caller's transaction can roll back with nothing left behind
+ * (in the database store the writes are part of that transaction anyway).
  */
-export function writeDemoFiles(deps: Deps, placed: { stored: StoredDemoFile; file: GeneratedFile }[]) {
-  const root = mediaDir(deps);
+export async function writeDemoFiles(deps: Pick<Deps, "blobs">, placed: { stored: StoredDemoFile; file: GeneratedFile }[]) {
   const written: string[] = [];
-  const dirs = new Set<string>();
   try {
     for (const { stored, file } of placed) {
-      const path = join(root, stored.storageKey);
-      const dir = join(path, "..");
-      if (!dirs.has(dir)) mkdirSync(dir, { recursive: true });
-      dirs.add(dir);
-      writeFileSync(path, file.bytes);
-      written.push(path);
+      const key = stored.storageKey;
+      await deps.blobs.put(key, file.bytes, mimeOf(file.ext));
+      written.push(key);
       if (file.thumb) {
-        const thumbPath = path.replace(/\.[a-z0-9]+$/, `.thumb.${file.thumb.ext}`);
-        writeFileSync(thumbPath, file.thumb.bytes);
-        written.push(thumbPath);
+        const thumbKey = key.replace(/\.[a-z0-9]+$/, `.thumb.${file.thumb.ext}`);
+        await deps.blobs.put(thumbKey, file.thumb.bytes, mimeOf(file.thumb.ext));
+        written.push(thumbKey);
       }
     }
   } catch (e) {
-    for (const p of written) rmSync(p, { force: true });
+    await deps.blobs.remove(written).catch(() => {});
     throw e;
   }
+}
+
+function mimeOf(ext: string): string {
+  const mime = MIME_BY_EXT[ext];
+  if (!mime) throw new Error(`demo seed: no media type for .${ext}`);
+  return mime;
 }

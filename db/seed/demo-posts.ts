@@ -11,7 +11,7 @@
 import type { Block } from "../../src/domains/blocks/catalog";
 import {
   accordion, addToCart, button, card, categoryList, code, columns, cta, embed, faq, featured, file, gallery, grid, h, hero, hr,
-  img, lead, ol, p, productCard, productGrid, quote, section, spacer, tabs, testimonial, ul, video,
+  img, lead, ol, p, picks, productCard, productGrid, quote, section, spacer, tabs, testimonial, ul, video,
 } from "./demo-blocks";
 
 export interface DemoPost {
@@ -503,7 +503,7 @@ export const HARBOR_POSTS: DemoPost[] = [
     excerpt: "Draft for December.",
     publishedDaysAgo: null,
     categories: ["roastery-news"],
-    blocks: [featured("Gifts for coffee people", 6), p("Gift cards never expire and can be used on subscriptions.")],
+    blocks: [picks("Gifts for coffee people", ["gift-card", "tasting-flight", "harbor-enamel-mug", "aeropress-original"]), p("Gift cards never expire and can be used on subscriptions.")],
   },
   {
     type: "blog",

@@ -47,6 +47,14 @@ export interface DemoCredentials {
   siteId: number;
   restKey: string;
   mcpKey: string;
+  /**
+   * The company the MCP key acts for by default (whoami's defaultClientId,
+   * the lowest id it reaches): Harbor Coffee, which owns the REST key's site,
+   * so the two printed keys are about the same data.
+   */
+  defaultCompany: { id: number; name: string };
+  /** Every company the MCP key reaches, by id. */
+  companies: { id: number; name: string }[];
   email: string;
   password: string;
 }
@@ -89,7 +97,7 @@ export async function seedDemo(deps: Deps): Promise<DemoCredentials> {
   const mcp = mintSecret(KEY_PREFIX.mcp);
   const at = clockAt(deps.clock);
 
-  const siteId = await deps.db.transaction(async (tx) => {
+  const seeded = await deps.db.transaction(async (tx) => {
     if ((await tx.select({ id: sites.id }).from(sites).limit(1))[0]) throw conflict("The data dir already has sites; the demo is only seeded into an empty one.");
 
     // --- people and companies ---
@@ -98,8 +106,10 @@ export async function seedDemo(deps: Deps): Promise<DemoCredentials> {
     const demoUser = await user({ email: DEMO_EMAIL, name: "Demo User", passwordHash: hash, createdAt: created });
     const viewer = await user({ email: VIEWER_EMAIL, name: "Sam Rivera", passwordHash: hash, createdAt: at(200) });
     const maya = await user({ email: "maya@harborcoffee.example", name: "Maya Ortiz", passwordHash: null, createdAt: at(500) });
-    const northwind = (await tx.insert(companies).values({ name: "Northwind Studio", createdAt: created }).returning({ id: companies.id }))[0];
+    // Harbor first: the MCP key's default company is the lowest id it reaches, and
+    // the printed REST key is for Harbor's site, so both keys start on the same data.
     const harbor = (await tx.insert(companies).values({ name: "Harbor Coffee Roasters", createdAt: at(500) }).returning({ id: companies.id }))[0];
+    const northwind = (await tx.insert(companies).values({ name: "Northwind Studio", createdAt: created }).returning({ id: companies.id }))[0];
     await tx.insert(memberships)
                   .values([
                     { companyId: northwind.id, userId: demoUser.id, role: "owner", createdAt: created },
@@ -225,16 +235,28 @@ export async function seedDemo(deps: Deps): Promise<DemoCredentials> {
                     hint: mcp.hint,
                     secretHash: mcp.hash,
                     scopes: ["*"],
-                    companyIds: [northwind.id, harbor.id],
+                    companyIds: [harbor.id, northwind.id],
                     createdAt: at(0),
                   });
 
     // Last, so a refused or failed seed writes no files; a failed write rolls the rows back.
-    writeDemoFiles(deps, placed);
-    return harborSite;
+    await writeDemoFiles(deps, placed);
+    return { siteId: harborSite, harbor: harbor.id, northwind: northwind.id };
   });
 
-  return { siteId, restKey: rest.secret, mcpKey: mcp.secret, email: DEMO_EMAIL, password };
+  const reached = [
+    { id: seeded.harbor, name: "Harbor Coffee Roasters" },
+    { id: seeded.northwind, name: "Northwind Studio" },
+  ].sort((a, b) => a.id - b.id);
+  return {
+    siteId: seeded.siteId,
+    restKey: rest.secret,
+    mcpKey: mcp.secret,
+    defaultCompany: reached[0]!,
+    companies: reached,
+    email: DEMO_EMAIL,
+    password,
+  };
 }
 
 /** Dates relative to the clock's now, so the demo always looks recent. */
@@ -507,7 +529,8 @@ async function insertStore(tx: Tx, siteId: number, staffUserId: number, refs: Me
       priceType: r.type,
       amount: r.amount,
     }));
-    if (rules.length) await tx.insert(bulkPricingRules).values(rules.map((r) => ({ productId: id, ...r, createdAt })));
+    // One at a time, so each rule learns its id (orders record the rule that priced a line).
+    for (const r of rules) r.id = (await tx.insert(bulkPricingRules).values({ productId: id, ...r, createdAt }).returning({ id: bulkPricingRules.id }))[0].id;
     seeded.set(def.slug, { id, def, variants, rules });
   }
 
@@ -539,8 +562,11 @@ async function insertStore(tx: Tx, siteId: number, staffUserId: number, refs: Me
     const lines = o.lines.map((l) => {
       const p = must(seeded, l.product, "product");
       const v = l.variant ? must(p.variants, l.variant.join("/"), "variant") : null;
-      const priced = unitPrice(v ? v.price : p.def.price, p.rules, l.quantity, v ? v.id : null);
-      return { productId: p.id, variantId: v?.id ?? null, name: v ? `${p.def.name} (${v.name})` : p.def.name, sku: v?.sku ?? p.def.sku, quantity: l.quantity, unitPrice: priced.unitPrice };
+      const listPrice = v ? v.price : p.def.price;
+      const priced = unitPrice(listPrice, p.rules, l.quantity, v ? v.id : null);
+      const r = priced.rule;
+      const bulkRule = r ? { id: r.id!, minQuantity: r.minQuantity, maxQuantity: r.maxQuantity, priceType: r.priceType, amount: r.amount } : null;
+      return { productId: p.id, variantId: v?.id ?? null, name: v ? `${p.def.name} (${v.name})` : p.def.name, sku: v?.sku ?? p.def.sku, quantity: l.quantity, listPrice, unitPrice: priced.unitPrice, bulkRule };
     });
     const discount = o.discount ? must(discountRows, o.discount, "discount") : null;
     const totals = orderTotals(lines, discount);
@@ -556,6 +582,9 @@ async function insertStore(tx: Tx, siteId: number, staffUserId: number, refs: Me
             discountTotal: totals.discountTotal,
             total: totals.total,
             discountId: discount?.id ?? null,
+            discountCode: o.discount,
+            discountKind: discount?.kind ?? null,
+            discountAmount: discount?.amount ?? null,
             notes: o.notes,
             createdAt,
             updatedAt: createdAt,

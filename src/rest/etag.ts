@@ -3,7 +3,7 @@
  *
  * A response body is a pure function of (site, the site's content version,
  * operation, validated parameters) — every write that changes what REST
- * serves bumps the content version (src/core/content-version.ts) — and of
+ * serves bumps the content version (src/domains/sites/content-version.ts) — and of
  * the code that renders it. So the ETag hashes that basis plus a salt drawn
  * once per process: a new release (or a restart) can never revalidate a body
  * an older one produced. Which key asked is not part of the basis: any key

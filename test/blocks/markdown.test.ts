@@ -26,6 +26,7 @@ describe("blockSchemaMarkdown", () => {
         if (spec.kind === "integer") expect(row).toContain(`${spec.min}–${spec.max}`);
         if (spec.kind === "text") expect(row).toContain(`max ${spec.maxLength} chars`);
         if (spec.kind === "list") for (const f of Object.keys(spec.fields)) expect(section).toContain(`| \`${name}[].${f}\` |`);
+        if (spec.kind === "slugList") expect(row).toContain(`| array of slugs | no | ${spec.minItems}–${spec.maxItems} items, each a lower-case slug |`);
       }
       if (d.children) expect(section).toContain("Children:");
     }
@@ -35,6 +36,9 @@ describe("blockSchemaMarkdown", () => {
     expect(md).toContain('{"blocks": [Block, ...], "version": "1"}');
     expect(md).toContain("at most 8 levels of nesting and 2000 blocks");
     expect(md).toContain("javascript:");
+    // Product slugs that name nothing are warned about, not refused: a model should know before it writes.
+    expect(md).toContain("the write result lists it under `warnings`");
+    expect(md).toContain("| `productSlugs` | array of slugs |");
   });
 
   test("every JSON example in it is valid, and the last is a complete post body", () => {

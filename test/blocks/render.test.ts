@@ -72,6 +72,7 @@ function hostileProps(inputs: Record<string, InputSpec>, url: string): Record<st
         out[name] = `true" autofocus onfocus="alert(1)`;
         break;
       case "textList":
+      case "slugList":
         out[name] = [HOSTILE, HOSTILE];
         break;
       case "list":
@@ -205,6 +206,14 @@ describe("renderBlocksHtml", () => {
     expect(renderBlocksHtml(c, { embeds: "link" })).toBe(
       '<p class="pb pb-embed" data-provider="other"><a href="https://player.vimeo.com/video/1" target="_blank" rel="noopener noreferrer">Tour</a></p>',
     );
+  });
+
+  test("featured products pick given slugs in order, or fall back to the featured ones", () => {
+    const picked = renderBlocksHtml({ blocks: [{ type: "featured-products", props: { heading: "Gifts", productSlugs: ["gift-card", "house-espresso"], limit: 9 } }] });
+    expect(picked).toBe(
+      '<div class="pb pb-featured-products pb-placeholder" data-products="gift-card,house-espresso"><h2>Gifts</h2><p>Products: “gift-card”, “house-espresso”.</p></div>',
+    );
+    expect(renderBlocksHtml({ blocks: [{ type: "featured-products", props: { limit: 6 } }] })).toContain('data-limit="6"');
   });
 
   test("prices are formatted from integer cents", () => {

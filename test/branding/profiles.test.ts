@@ -4,13 +4,14 @@ import { auditBranding } from "../../src/domains/branding/brand-audit";
 import { contrastRatio } from "../../src/domains/branding/contrast";
 import { getPublicBranding } from "../../src/domains/branding/public-reads";
 import { brandingDomain, readDefaultBrand } from "../../src/domains/branding/tools";
+import { sites } from "../../src/domains/sites/tables";
 import { call as callAs, errorOf, makeWorld, type World } from "../store/world";
 
 let w: World;
 const call = (name: string, args: Record<string, unknown>) => callAs(brandingDomain, w.ctx(), name, args);
-/** Updates, checks the compact echo, and returns the whole profile as read back. */
+/** Updates, checks the compact echo (contrast warnings aside: tested below), and returns the whole profile as read back. */
 const update = async (branding: Record<string, unknown>, siteId = w.siteId) => {
-  const echo = await call("branding_update_profile", { siteId, branding });
+  const { warnings: _warnings, ...echo } = await call("branding_update_profile", { siteId, branding });
   const profile = await call("branding_get_profile", { siteId });
   expect(echo).toEqual({
     siteId,
@@ -135,8 +136,12 @@ describe("contrast and audit tools", () => {
   test("branding_check_contrast reports WCAG levels and suggestions", async () => {
     const r = await call("branding_check_contrast", { foreground: "#777", background: "#FFFFFF" });
     expect(r).toMatchObject({ foreground: "#777777", background: "#ffffff", ratio: 4.48, aa: { normal: false, large: true }, aaa: { normal: false, large: false } });
-    expect(r.suggestions.aaNormal).toBe("#767676");
-    expect(contrastRatio(r.suggestions.aaaNormal, "#ffffff")).toBeGreaterThanOrEqual(7);
+    // Both ways to pass, each named: a new foreground on white, or a new background under #777.
+    expect(r.suggestions.aaNormal).toEqual({ foreground: "#767676", background: "#060606" });
+    expect(contrastRatio(r.suggestions.aaNormal.background, "#777777")).toBeGreaterThanOrEqual(4.5);
+    expect(contrastRatio(r.suggestions.aaaNormal.foreground, "#ffffff")).toBeGreaterThanOrEqual(7);
+    // No background reaches 7:1 under a mid grey (black gives 4.69, white 4.48): null, not a guess.
+    expect(r.suggestions.aaaNormal.background).toBeNull();
     expect(r.suggestions.aaLarge).toBeUndefined();
     expect((await errorOf(() => call("branding_check_contrast", { foreground: "blue", background: "#fff" }))).code).toBe("validation");
   });
@@ -163,6 +168,8 @@ describe("contrast and audit tools", () => {
       [
         "text on background",
         "link on background",
+        "primary on background",
+        "accent on background",
         "nav text on nav background",
         "primary button text on primary button",
         "primary button text on hover",
@@ -172,17 +179,24 @@ describe("contrast and audit tools", () => {
         "dark mode: primary on background",
       ].sort(),
     );
-    expect(byPair["text on background"]).toMatchObject({ ratio: 4.48, passes: false, suggestion: "#767676", foregroundField: "textColor" });
+    expect(byPair["text on background"]).toMatchObject({ ratio: 4.48, kind: "text", target: 4.5, passes: false, suggestion: { foreground: "#767676", background: "#060606" }, foregroundField: "textColor" });
     expect(byPair["link on background"].passes).toBe(false);
-    expect(contrastRatio(byPair["link on background"].suggestion, "#ffffff")).toBeGreaterThanOrEqual(4.5);
+    expect(contrastRatio(byPair["link on background"].suggestion.foreground, "#ffffff")).toBeGreaterThanOrEqual(4.5);
+    // With a linkColor of its own, the primary colour is still text (headings, prices, outline labels): checked on its own.
+    expect(byPair["primary on background"]).toMatchObject({ foregroundField: "default primaryColor", foreground: "#2563eb", ratio: 5.17, passes: true });
+    // The default accent (#f59e0b) is 2.15:1 on white: below even the 3:1 of non-text marks.
+    expect(byPair["accent on background"]).toMatchObject({ kind: "non-text", target: 3, ratio: 2.15, passes: false });
     expect(byPair["nav text on nav background"].passes).toBe(false);
     expect(byPair["primary button text on primary button"].passes).toBe(true);
     expect(byPair["primary button text on hover"].passes).toBe(false);
     expect(byPair["secondary button text on secondary button"]).toMatchObject({ backgroundField: "default secondaryColor", passes: false });
     expect(byPair["dark mode: text on background"].passes).toBe(true);
     expect(byPair["dark mode: primary on background"].passes).toBe(false);
-    for (const p of a.pairs.filter((x: any) => !x.passes)) expect(contrastRatio(p.suggestion, p.background)).toBeGreaterThanOrEqual(4.5);
-    expect(a.summary).toEqual({ checked: 9, passed: 2, failed: 7, skipped: 0, missingAssets: 4 });
+    for (const p of a.pairs.filter((x: any) => !x.passes)) {
+      expect(contrastRatio(p.suggestion.foreground, p.background)).toBeGreaterThanOrEqual(p.target);
+      expect(contrastRatio(p.foreground, p.suggestion.background)).toBeGreaterThanOrEqual(p.target);
+    }
+    expect(a.summary).toEqual({ checked: 11, passed: 3, failed: 8, skipped: 0, missingAssets: 4 });
     expect(a.missingAssets).toEqual(["logoSquareUrl", "logoRectUrl", "logoIconUrl", "faviconUrl"]);
     expect(a.warnings.join(" ")).toContain("logoAlt");
   });
@@ -211,12 +225,88 @@ describe("contrast and audit tools", () => {
 
   test("pairs without a foreground are skipped, not guessed; defaults are audited", () => {
     const a = auditBranding({});
-    expect(a.pairs.map((p) => p.pair)).toEqual(["text on background", "link on background"]);
-    expect(a.pairs.every((p) => p.passes)).toBe(true);
+    expect(a.pairs.map((p) => [p.pair, p.passes])).toEqual([
+      ["text on background", true],
+      ["link on background", true],
+      ["accent on background", false], // the spec's default amber on white: 2.15:1
+    ]);
     expect(a.skipped.map((s) => s.pair)).toEqual(["primary button text on primary button", "secondary button text on secondary button"]);
     expect(a.missingAssets).toEqual(["logoUrl", "logoSquareUrl", "logoRectUrl", "logoIconUrl", "faviconUrl"]);
     const dark = auditBranding({ darkMode: { textColor: "#ffffff" } });
     expect(dark.skipped.map((s) => s.reason)).toContain("darkMode.backgroundColor not set");
+  });
+});
+
+describe("primary and accent pairs; contrast warnings on write", () => {
+  /** A site of its own per test, with no profile yet. */
+  const freshSite = async () => (await w.deps.db.insert(sites).values({ companyId: w.companyId, name: "Fresh" }).returning())[0]!.id;
+  const write = (siteId: number, branding: Record<string, unknown>) => call("branding_update_profile", { siteId, branding });
+
+  test("a primary of 1.54:1 is flagged by the audit, and the update that sets it says so but still saves it", async () => {
+    const site = await freshSite();
+    const echo = await write(site, { linkColor: "#1d4ed8", primaryColor: "#b8d2f8" });
+    expect(echo.warnings).toEqual([
+      "primary on background: primaryColor #b8d2f8 on default backgroundColor #ffffff is 1.54:1, below WCAG AA 4.5:1 for text; " +
+        "nearest passing foreground primaryColor #2172e9, or background backgroundColor #595959.",
+    ]);
+    expect((await call("branding_get_profile", { siteId: site })).branding.primaryColor).toBe("#b8d2f8");
+    const a = await call("branding_audit", { siteId: site });
+    expect(a.pairs.find((p: any) => p.pair === "primary on background")).toMatchObject({
+      ratio: 1.54,
+      kind: "text",
+      target: 4.5,
+      passes: false,
+      suggestion: { foreground: "#2172e9", background: "#595959" },
+    });
+    expect(a.target).toBe("WCAG 2.x AA: 4.5:1 for text pairs, 3:1 for non-text pairs (accent)");
+  });
+
+  test("without a linkColor the primary colour is the link colour: one pair, one warning", async () => {
+    const site = await freshSite();
+    const echo = await write(site, { primaryColor: "#b8d2f8" });
+    expect(echo.warnings).toEqual([expect.stringMatching(/^link on background: primaryColor #b8d2f8 on default backgroundColor #ffffff is 1\.54:1/)]);
+    expect((await call("branding_audit", { siteId: site })).pairs.map((p: any) => p.pair)).not.toContain("primary on background");
+  });
+
+  test("only failures the change brought are warned about; a passing change has no warnings key", async () => {
+    const site = await freshSite();
+    // The default accent already fails 3:1 on white; setting a font does not repeat that.
+    const font = await write(site, { headingFont: "Georgia, serif" });
+    expect(font.warnings).toBeUndefined();
+    expect((await write(site, { primaryColor: "#1e3a8a", accentColor: "#b45309" })).warnings).toBeUndefined();
+    const accent = await write(site, { accentColor: "#fde68a" });
+    expect(accent.warnings).toEqual([
+      "accent on background: accentColor #fde68a on default backgroundColor #ffffff is 1.25:1, below WCAG AA 3:1 for non-text marks; " +
+        "nearest passing foreground accentColor #b49103, or background backgroundColor #848484.",
+    ]);
+    // A second, unrelated write keeps quiet about the accent it did not touch.
+    expect((await write(site, { logoText: "Fresh" })).warnings).toBeUndefined();
+  });
+
+  test("a new background is checked against every colour drawn on it, with both fixes named", async () => {
+    const site = await freshSite();
+    const echo = await write(site, { backgroundColor: "#111111" });
+    // Default text and the default primary (as links) fail on near-black; the amber accent passes 3:1 there.
+    expect(echo.warnings).toEqual([
+      "text on background: default textColor #111827 on backgroundColor #111111 is 1.06:1, below WCAG AA 4.5:1 for text; " +
+        "nearest passing foreground textColor #5e7bb9, or background backgroundColor #818181.",
+      "link on background: default primaryColor #2563eb on backgroundColor #111111 is 3.65:1, below WCAG AA 4.5:1 for text; " +
+        "nearest passing foreground primaryColor #3f76ed, or background backgroundColor #f0f0f0.",
+    ]);
+    const buttons = await write(site, { backgroundColor: null, buttonStyle: { primaryText: "#ffffff", primaryBg: "#93c5fd" } });
+    // Back on white, the default amber accent fails again: its background changed, so that is said too.
+    expect(buttons.warnings).toEqual([
+      expect.stringMatching(/^accent on background: default accentColor #f59e0b on default backgroundColor #ffffff is 2\.15:1, below WCAG AA 3:1/),
+      expect.stringContaining("primary button text on primary button: buttonStyle.primaryText #ffffff on buttonStyle.primaryBg #93c5fd is 1.8:1"),
+    ]);
+  });
+
+  test("clearing a colour back to its default warns too", async () => {
+    const site = await freshSite();
+    expect((await write(site, { backgroundColor: "#0b0b0b", textColor: "#f5f5f5", primaryColor: "#93c5fd" })).warnings).toBeUndefined();
+    const r = await call("branding_clear_fields", { siteId: site, fields: ["textColor"] });
+    expect(r.fields.sort()).toEqual(["backgroundColor", "primaryColor"]);
+    expect(r.warnings).toEqual([expect.stringMatching(/^text on background: default textColor #111827 on backgroundColor #0b0b0b is 1\.11:1/)]);
   });
 });
 
@@ -246,5 +336,13 @@ describe("brand://default", () => {
     expect(doc.messaging.toneOfVoice).toBe("Warm, plain-spoken.");
     expect(doc.cssVars["--color-primary"]).toBe("#0f766e");
     expect((await errorOf(async () => await readDefaultBrand(w.ctx({ scopes: ["store:read"] })))).code).toBe("forbidden");
+  });
+
+  test("branding_get_profile without siteId reads the same primary site: what a multi-company connection uses instead", async () => {
+    const doc = JSON.parse(await readDefaultBrand(w.ctx()));
+    const viaTool = await call("branding_get_profile", {});
+    expect(viaTool.siteId).toBe(doc.siteId);
+    expect(viaTool.branding).toEqual(doc.branding);
+    expect(viaTool.cssVars).toEqual(doc.cssVars);
   });
 });

@@ -111,11 +111,14 @@ describe("happy paths", () => {
     expect(same.status).toBe("published");
   });
 
-  test("unpublish takes a post offline; updating it proposes it again; delete removes it and withdraws its links", async () => {
+  test("unpublish takes a post offline (once approved); updating it proposes it again; delete removes it and withdraws its links", async () => {
     const r = await w.ok(w.owner, "posts_create", { siteId: w.siteA, title: "Offline soon" });
     await approve(r.approval.token);
     expect((await rest("/posts/offline-soon")).status).toBe(200);
-    expect(await w.ok(w.owner, "posts_unpublish", { siteId: w.siteA, id: r.id })).toMatchObject({ status: "archived" });
+    const held = await w.ok(w.owner, "posts_unpublish", { siteId: w.siteA, id: r.id });
+    expect(held).toMatchObject({ status: "published", approval: { linkType: "pending_change" } });
+    await approve(held.approval.token);
+    expect((await w.ok(w.owner, "posts_get", { siteId: w.siteA, id: r.id })).status).toBe("archived");
     expect((await rest("/posts/offline-soon")).status).toBe(404);
     const again = await w.ok(w.owner, "posts_update", { siteId: w.siteA, id: r.id, excerpt: "Back" });
     expect(again.status).toBe("pending");

@@ -36,6 +36,9 @@ export interface World {
   gatedKeyId: number;
   /** "*" key of B's owner. */
   stranger: Client;
+  /** "*" key of another admin of A: decides what the owner's agents asked for (a requester cannot). */
+  colleague: Client;
+  colleagueKeyId: number;
   call(c: Client, name: string, args?: Record<string, unknown>): Promise<{ isError: boolean; data: any; text: string }>;
   /** Calls a tool that must succeed and returns its parsed result. */
   ok(c: Client, name: string, args?: Record<string, unknown>): Promise<any>;
@@ -54,9 +57,11 @@ export async function makeWorld(s: TestServer): Promise<World> {
   const owner = await createUser(s.deps, { email: `owner${n}@cms.test`, name: "Olivia Owner" });
   const viewerUser = await createUser(s.deps, { email: `viewer${n}@cms.test`, name: "Vic Viewer" });
   const strangerUser = await createUser(s.deps, { email: `stranger${n}@cms.test`, name: "Sam Stranger" });
+  const colleagueUser = await createUser(s.deps, { email: `colleague${n}@cms.test`, name: "Cory Colleague" });
   const A = await createCompany(s.deps, { name: `Acme ${n}`, ownerUserId: owner.id });
   const B = await createCompany(s.deps, { name: `Rival ${n}`, ownerUserId: strangerUser.id });
   await addMember(s.deps, A.id, viewerUser.id, "viewer");
+  await addMember(s.deps, A.id, colleagueUser.id, "admin");
   const site = async (companyId: number, name: string) =>
     (await s.deps.db.insert(sites).values({ companyId, name }).returning({ id: sites.id }))[0].id;
   const siteA = await site(A.id, "Acme Coffee");
@@ -67,12 +72,14 @@ export async function makeWorld(s: TestServer): Promise<World> {
   const readerKey = await mintMcpKey(s.deps, { userId: owner.id, scopes: ["sites:read", "media:read", "approvals:read"], companyIds: [A.id], name: "Reader" });
   const gated = await mintMcpKey(s.deps, { userId: owner.id, scopes: ["*"], companyIds: [A.id], requireCmsApproval: true, name: "Careful agent" });
   const strangerKey = await mintMcpKey(s.deps, { userId: strangerUser.id, scopes: ["*"], companyIds: [B.id], name: "Stranger key" });
-  const [oc, vc, rc, gc, sc] = await Promise.all([
+  const colleagueKey = await mintMcpKey(s.deps, { userId: colleagueUser.id, scopes: ["*"], companyIds: [A.id], name: "Colleague key" });
+  const [oc, vc, rc, gc, sc, cc] = await Promise.all([
     mcpClient(s.url, ownerKey.key),
     mcpClient(s.url, viewerKey.key),
     mcpClient(s.url, readerKey.key),
     mcpClient(s.url, gated.key),
     mcpClient(s.url, strangerKey.key),
+    mcpClient(s.url, colleagueKey.key),
   ]);
   const call = (c: Client, name: string, args: Record<string, unknown> = {}) => callTool(c, name, args);
   return {
@@ -91,6 +98,8 @@ export async function makeWorld(s: TestServer): Promise<World> {
     gatedKey: gated.key,
     gatedKeyId: gated.id,
     stranger: sc,
+    colleague: cc,
+    colleagueKeyId: colleagueKey.id,
     call,
     async ok(c, name, args = {}) {
       const r = await call(c, name, args);
@@ -119,7 +128,7 @@ export { rawMcp };
 
 /** A few blocks of every common kind, valid against the catalog. */
 export const SAMPLE_BLOCKS = [
-  { type: "heading", props: { text: "Single-origin espresso", level: 1 } },
+  { type: "heading", props: { text: "Single-origin espresso", level: 2 } },
   { type: "paragraph", props: { text: "Bright, sweet and roasted in small batches." } },
   { type: "list", props: { items: ["Ethiopia", "Colombia", "Kenya"], ordered: false } },
   {

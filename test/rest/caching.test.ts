@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { bumpContentVersion } from "../../src/core/content-version";
+import { bumpContentVersion } from "../../src/domains/sites/content-version";
 import { posts } from "../../src/domains/cms/tables";
 import { sites } from "../../src/domains/sites/tables";
 import type { TestServer } from "../harness";

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { bumpContentVersion } from "../../src/core/content-version";
+import { bumpContentVersion } from "../../src/domains/sites/content-version";
 import { products } from "../../src/domains/store/tables";
 import type { TestServer } from "../harness";
 import { mintRestKey } from "../fixtures/rest";

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
-import * as t from "../../src/core/schema";
+import * as t from "../tables";
 import { fitWithin } from "../../src/domains/cms/media-image";
 import { demoSiteIds } from "../../db/seed/demo";
 import { startTestServer, type TestServer } from "../harness";

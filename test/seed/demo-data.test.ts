@@ -1,4 +1,4 @@
-import { row, rows } from "../harness";
+import { row, rows, testMediaConfig } from "../harness";
 /**
  * The demo seed, checked at the database: it must hold every case the REST
  * API has a rule for, valid block content, media rows backed by real files
@@ -14,10 +14,11 @@ import { and, eq, isNull } from "drizzle-orm";
 import { loadConfig } from "../../src/config";
 import { ManualClock } from "../../src/core/clock";
 import type { Deps } from "../../src/core/context";
+import { openBlobStore } from "../../src/core/blobs";
 import { openTestStore } from "../db";
 import { AppError } from "../../src/core/errors";
 import { hasShape, KEY_PREFIX, sha256Hex } from "../../src/core/secrets";
-import * as t from "../../src/core/schema";
+import * as t from "../tables";
 import { validateContent } from "../../src/domains/blocks/validate";
 import { getBlockDefinition, type Block } from "../../src/domains/blocks/catalog";
 import { orderTotals } from "../../src/domains/store/pricing";
@@ -33,7 +34,16 @@ async function freshDeps(): Promise<Deps> {
   const store = await openTestStore();
   const dataDir = mkdtempSync(join(tmpdir(), "plinth-seed-data-"));
   dirs.push(dataDir);
-  return { store, db: store.db, config: loadConfig({ "data-dir": dataDir }, {}), clock: new ManualClock(NOW), redis: null };
+  // The media store this run tests (the data dir on SQLite, the database on PostgreSQL, or S3).
+  const config = { ...loadConfig({ "data-dir": dataDir }, {}), ...(await testMediaConfig(store.engine === "pg")) };
+  return { store, db: store.db, config, clock: new ManualClock(NOW), redis: null, blobs: openBlobStore({ config, store }) };
+}
+
+/** Every key in a media store, sorted. */
+async function storedKeys(d: Deps): Promise<string[]> {
+  const out: string[] = [];
+  for await (const k of d.blobs.keys()) out.push(k);
+  return out.sort();
 }
 
 /** Every file under a directory, relative paths, sorted. */
@@ -186,6 +196,7 @@ describe("demo seed: content", () => {
     const walk = (bs: Block[]) =>
       bs.forEach((b) => {
         if (typeof b.props.productSlug === "string") (refs++, expect(slugs.has(b.props.productSlug)).toBe(true));
+        for (const slug of (b.props.productSlugs as string[] | undefined) ?? []) (refs++, expect([slug, slugs.has(slug)]).toEqual([slug, true]));
         if (typeof b.props.categorySlug === "string") (refs++, expect(cats.has(b.props.categorySlug)).toBe(true));
         walk(b.children ?? []);
       });
@@ -232,7 +243,7 @@ describe("demo seed: content", () => {
 
   test("every media item is a stored file, named, sized and thumbnailed as an upload would be", async () => {
     const items = await deps.db.select().from(t.media);
-    const onDisk = new Set(filesUnder(join(deps.config.dataDir, "media")));
+    const onDisk = new Set(await storedKeys(deps));
     const EXT: Record<string, string> = { "image/jpeg": "jpg", "image/png": "png", "image/svg+xml": "svg", "video/mp4": "mp4", "application/pdf": "pdf" };
     const expectedFiles = new Set<string>();
     for (const m of items) {
@@ -241,7 +252,7 @@ describe("demo seed: content", () => {
       expect(m.url).toBe(`/media/${m.storageKey}`);
       expect(onDisk.has(m.storageKey!)).toBe(true);
       expectedFiles.add(m.storageKey!);
-      expect(m.sizeBytes).toBe(statSync(join(deps.config.dataDir, "media", m.storageKey!)).size);
+      expect(m.sizeBytes).toBe((await deps.blobs.head(m.storageKey!))!.size);
       const base = m.storageKey!.replace(/\.[a-z0-9]+$/, "");
       const big = m.width !== null && Math.max(m.width, m.height!) > THUMB_MAX;
       if ((m.mimeType === "image/jpeg" || m.mimeType === "image/png") && big) {
@@ -389,6 +400,16 @@ describe("demo seed: store", () => {
     // A bulk rule really applied somewhere: some line is priced below its variant's price.
     const variants = new Map((await deps.db.select().from(t.productVariants)).map((v) => [v.id, v]));
     expect(items.some((i) => i.variantId && i.unitPrice < variants.get(i.variantId)!.price)).toBe(true);
+    // Each line records its list price and the rule that applied, and each coded order the code's terms, as orders_create does.
+    const storeItems = items.filter((i) => orders.some((o) => o.id === i.orderId));
+    for (const l of storeItems) {
+      expect(l.listPrice).toEqual(l.variantId ? variants.get(l.variantId)!.price : expect.any(Number));
+      expect(l.bulkRule === null ? l.unitPrice === l.listPrice : l.unitPrice < l.listPrice!).toBe(true);
+    }
+    const ruleIds = new Set((await deps.db.select().from(t.bulkPricingRules)).map((r) => r.id));
+    expect(storeItems.filter((l) => l.bulkRule).every((l) => ruleIds.has(l.bulkRule!.id))).toBe(true);
+    expect(storeItems.some((l) => l.bulkRule)).toBe(true);
+    for (const o of orders.filter((o) => o.discountId)) expect([o.discountCode, o.discountKind, o.discountAmount]).toEqual([expect.any(String), expect.any(String), expect.any(Number)]);
     expect((await deps.db.select().from(t.customers)).length).toBeGreaterThanOrEqual(3);
     const discounts = await deps.db.select().from(t.discounts);
     expect(new Set(discounts.map((d) => d.kind))).toEqual(new Set(["percent", "fixed"]));
@@ -471,16 +492,42 @@ describe("demo seed: behaviour", () => {
     await busy.db.insert(t.sites).values({ companyId: company.id, name: "Theirs", subdomain: "theirs", createdAt: NOW, updatedAt: NOW });
     await expect(seedDemo(busy)).rejects.toThrow("already has sites");
     expect(filesUnder(busy.config.dataDir)).toEqual([]);
+    expect(await storedKeys(busy)).toEqual([]);
     busy.store.close();
 
-    // Failed: the media folder cannot be created (a file is in its way); the rows roll back.
-    const blocked = await freshDeps();
-    writeFileSync(join(blocked.config.dataDir, "media"), "not a folder");
-    await expect(seedDemo(blocked)).rejects.toThrow();
-    expect(await isEmpty(blocked)).toBe(true);
-    expect(await row(blocked, "SELECT count(*) AS n FROM media")).toEqual({ n: 0 });
-    expect(readFileSync(join(blocked.config.dataDir, "media"), "utf8")).toBe("not a folder");
-    blocked.store.close();
+    // Failed: a file cannot be written halfway through; the rows roll back and the files written before it go.
+    const failing = await freshDeps();
+    // The real store underneath, with its fifth write failing.
+    const real = failing.blobs;
+    let puts = 0;
+    failing.blobs = {
+      kind: real.kind,
+      async put(key, bytes, type) {
+        if (++puts === 5) throw new Error("disk full");
+        await real.put(key, bytes, type);
+      },
+      head: (k) => real.head(k),
+      read: (k, r) => real.read(k, r),
+      remove: (keys) => real.remove(keys),
+      keys: (prefix) => real.keys(prefix),
+    };
+    await expect(seedDemo(failing)).rejects.toThrow("disk full");
+    expect(puts).toBe(5);
+    expect(await isEmpty(failing)).toBe(true);
+    expect(await row(failing, "SELECT count(*) AS n FROM media")).toEqual({ n: 0 });
+    expect(await storedKeys(failing)).toEqual([]);
+    failing.store.close();
+
+    if (deps.blobs.kind === "local") {
+      // Failed: the media folder cannot be created (a file is in its way); the rows roll back.
+      const blocked = await freshDeps();
+      writeFileSync(join(blocked.config.dataDir, "media"), "not a folder");
+      await expect(seedDemo(blocked)).rejects.toThrow();
+      expect(await isEmpty(blocked)).toBe(true);
+      expect(await row(blocked, "SELECT count(*) AS n FROM media")).toEqual({ n: 0 });
+      expect(readFileSync(join(blocked.config.dataDir, "media"), "utf8")).toBe("not a folder");
+      blocked.store.close();
+    }
   });
 
   test("refuses to seed into a store that already has sites, and writes nothing", async () => {

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { depthOf, descendantsOf, moveProblem } from "../../src/domains/store/categories";
 import { storeDomain } from "../../src/domains/store/tools";
-import { call as callAs, errorOf, makeWorld, type World } from "./world";
+import { approveHeld, call as callAs, errorOf, makeWorld, type World } from "./world";
 
 describe("tree checks (pure)", () => {
   const tree = [
@@ -64,18 +64,18 @@ describe("categories through the tools", () => {
 
   test("moving under itself or a descendant is refused as a cycle", async () => {
     for (const parentId of [clothing, tees]) {
-      const e = await errorOf(() => call("product_categories_move", { siteId: w.siteId, categoryId: clothing, parentId }));
+      const e = await errorOf(() => call("product_categories_move", { siteId: w.siteId, id: clothing, parentId }));
       expect(e.code).toBe("validation");
       expect(e.message).toMatch(/cycle|own parent/);
     }
   });
 
   test("move re-parents the subtree at a position and keeps both sibling lists dense", async () => {
-    await call("product_categories_move", { siteId: w.siteId, categoryId: shirts, parentId: home, position: 0 });
+    await call("product_categories_move", { siteId: w.siteId, id: shirts, parentId: home, position: 0 });
     const rows = await list();
     expect(rows.find((r) => r.id === shirts)).toMatchObject({ parentId: home, order: 0, depth: 2 });
     expect(rows.find((r) => r.id === tees)).toMatchObject({ parentId: shirts, depth: 3 });
-    await call("product_categories_move", { siteId: w.siteId, categoryId: shirts, parentId: null, position: 1 });
+    await call("product_categories_move", { siteId: w.siteId, id: shirts, parentId: null, position: 1 });
     const top = (await list()).filter((r) => r.parentId === null);
     expect(top.map((r) => r.order)).toEqual(top.map((_, i) => i));
     expect(top[1].id).toBe(shirts);
@@ -95,15 +95,15 @@ describe("categories through the tools", () => {
   });
 
   test("deactivation hides the subtree; activation needs an active parent", async () => {
-    const r = await call("product_categories_update", { siteId: w.siteId, categoryId: shirts, active: false });
+    const r = await call("product_categories_update", { siteId: w.siteId, id: shirts, active: false });
     expect(r.alsoDeactivated).toEqual([tees]);
     expect((await call("product_categories_list", { siteId: w.siteId, includeInactive: false })).items.some((c: any) => c.id === tees)).toBe(false);
-    const e = await errorOf(() => call("product_categories_update", { siteId: w.siteId, categoryId: tees, active: true }));
+    const e = await errorOf(() => call("product_categories_update", { siteId: w.siteId, id: tees, active: true }));
     expect(e.code).toBe("conflict");
     // An active category cannot move under the inactive one.
-    expect((await errorOf(() => call("product_categories_move", { siteId: w.siteId, categoryId: home, parentId: shirts }))).code).toBe("conflict");
-    await call("product_categories_update", { siteId: w.siteId, categoryId: shirts, active: true });
-    await call("product_categories_update", { siteId: w.siteId, categoryId: tees, active: true, name: "T-shirts" });
+    expect((await errorOf(() => call("product_categories_move", { siteId: w.siteId, id: home, parentId: shirts }))).code).toBe("conflict");
+    await call("product_categories_update", { siteId: w.siteId, id: shirts, active: true });
+    await call("product_categories_update", { siteId: w.siteId, id: tees, active: true, name: "T-shirts" });
     expect((await list()).find((c) => c.id === tees)).toMatchObject({ active: true, name: "T-shirts", slug: "tees" });
   });
 
@@ -111,12 +111,12 @@ describe("categories through the tools", () => {
     const a = await call("products_create", { siteId: w.siteId, name: "A", price: 1, categoryId: tees, status: "active" });
     await call("products_create", { siteId: w.siteId, name: "B", price: 1, categoryId: tees });
     expect((await list()).find((c) => c.id === tees)).toMatchObject({ productCount: 1, totalProducts: 2 });
-    await call("products_set_status", { siteId: w.siteId, productId: a.id, status: "inactive" });
+    await approveHeld(w, await call("products_set_status", { siteId: w.siteId, id: a.id, status: "inactive" }));
     expect((await list()).find((c) => c.id === tees)).toMatchObject({ productCount: 0, totalProducts: 2 });
-    const parent = await errorOf(() => call("product_categories_delete", { siteId: w.siteId, categoryId: shirts }));
+    const parent = await errorOf(() => call("product_categories_delete", { siteId: w.siteId, id: shirts }));
     expect(parent.message).toContain("subcategories");
-    expect(await call("product_categories_delete", { siteId: w.siteId, categoryId: tees })).toMatchObject({ deleted: true, productsUncategorized: 2 });
-    expect((await call("products_get", { siteId: w.siteId, productId: a.id })).category).toBeNull();
+    expect(await call("product_categories_delete", { siteId: w.siteId, id: tees })).toMatchObject({ status: "deleted", productsUncategorized: 2 });
+    expect((await call("products_get", { siteId: w.siteId, id: a.id })).category).toBeNull();
   });
 
   test("the depth limit holds through create", async () => {

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/client";
+import { decideApproval } from "../../src/domains/approvals/verbs";
 import { sites } from "../../src/domains/sites/tables";
 import { startTestServer, type TestServer } from "../harness";
 import { addMember, callTool, createCompany, createUser, mcpClient, mintMcpKey, rawMcp } from "../fixtures/accounts";
@@ -77,8 +78,8 @@ describe("an agent builds a catalog; REST serves it", () => {
     expect(list.status).toBe(200);
     expect(list.body.data).toEqual([]);
 
-    await tool("products_set_status", { siteId, productId: mug.id, status: "active" });
-    await tool("products_set_status", { siteId, productId: tee.id, status: "active" });
+    await tool("products_set_status", { siteId, id: mug.id, status: "active" });
+    await tool("products_set_status", { siteId, id: tee.id, status: "active" });
     list = await api("/products");
     expect(list.body.data.map((p: any) => p.slug)).toEqual(["tee", "blue-mug"]); // newest first
     expect(list.body.pagination).toEqual({ page: 1, limit: 24, total: 2, totalPages: 1 });
@@ -91,10 +92,11 @@ describe("an agent builds a catalog; REST serves it", () => {
       categoryName: "Mugs",
       image: "https://cdn.example.com/mug-front.jpg",
     });
-    expect(list.body.data[0]).toMatchObject({ categoryName: null, image: "/media/tee.png" });
+    // A /media/ path Plinth serves leaves REST absolute, for renderers on other hosts.
+    expect(list.body.data[0]).toMatchObject({ categoryName: null, image: `${s.config.publicUrl}/media/tee.png` });
     expect((await api("/products?sort=price_asc")).body.data.map((p: any) => p.slug)).toEqual(["blue-mug", "tee"]);
     // Reordering images over MCP changes the summary image.
-    await tool("products_update", { siteId, productId: mug.id, images: [{ url: "https://cdn.example.com/mug-back.jpg" }, { url: "https://cdn.example.com/mug-front.jpg" }] });
+    await tool("products_update", { siteId, id: mug.id, images: [{ url: "https://cdn.example.com/mug-back.jpg" }, { url: "https://cdn.example.com/mug-front.jpg" }] });
     expect((await api("/products?sort=price_asc")).body.data[0].image).toBe("https://cdn.example.com/mug-back.jpg");
     const cats = await api("/product-categories");
     expect(cats.body.data).toEqual([expect.objectContaining({ id: cat.id, name: "Mugs", productCount: 1 })]);
@@ -105,24 +107,27 @@ describe("an agent builds a catalog; REST serves it", () => {
     const gen = await tool("product_variants_generate", { siteId, productId: shirt.id });
     expect(gen.created).toHaveLength(3);
     await tool("product_bulk_pricing_set", { siteId, productId: shirt.id, rules: [{ minQuantity: 10, priceType: "percent_off", amount: 1000 }, { variantId: gen.created[2].id, minQuantity: 5, priceType: "fixed", amount: 2500 }] });
-    await tool("products_set_status", { siteId, productId: shirt.id, status: "active" });
+    await tool("products_set_status", { siteId, id: shirt.id, status: "active" });
     const first = await api("/products/shirt");
     expect(first.status).toBe(200);
     expect(first.body.data.variants.map((x: any) => x.name)).toEqual(["S", "M", "L"]);
     expect(first.etag).toBeTruthy();
     expect((await api("/products/shirt", { "If-None-Match": first.etag! })).status).toBe(304);
 
-    await tool("product_variants_update", { siteId, variantId: gen.created[2].id, active: false });
+    await tool("product_variants_update", { siteId, id: gen.created[2].id, active: false });
     const after = await api("/products/shirt", { "If-None-Match": first.etag! });
     expect(after.status).toBe(200);
     expect(after.etag).not.toBe(first.etag);
     expect(after.body.data.variants.map((x: any) => x.name)).toEqual(["S", "M"]);
     expect(after.body.data.variants.every((x: any) => x.active)).toBe(true);
     // The MCP view still has it, flagged.
-    const full = await tool("products_get", { siteId, productId: shirt.id });
+    const full = await tool("products_get", { siteId, id: shirt.id });
     expect(full.variants.find((x: any) => x.id === gen.created[2].id)).toMatchObject({ active: false });
-    // Withdrawing the product takes it off REST.
-    await tool("products_set_status", { siteId, productId: shirt.id, status: "inactive" });
+    // Withdrawing the product takes it off REST, once a person approves.
+    const held = await tool("products_set_status", { siteId, id: shirt.id, status: "inactive" });
+    expect(held.approval.linkType).toBe("pending_change");
+    expect((await api("/products/shirt")).status).toBe(200);
+    expect((await decideApproval(s.deps, { token: held.approval.token }, "approve", { decidedBy: "a reviewer" })).ok).toBe(true);
     expect((await api("/products/shirt")).status).toBe(404);
   });
 
@@ -136,6 +141,27 @@ describe("an agent builds a catalog; REST serves it", () => {
     const refused = await callTool(owner, "orders_create", { siteId, items: [{ productId: lamp.id, quantity: 2 }] });
     expect(refused.isError).toBe(true);
     expect(refused.text).toContain("Insufficient stock");
+  });
+
+  test("variants generated in products_create with optionPrices are what REST serves; orders over MCP record the price they used", async () => {
+    const r = await tool("products_create", {
+      siteId,
+      name: "Hoodie",
+      price: 4000,
+      status: "active",
+      options: [{ name: "Size", values: ["M", "XL"] }, { name: "Colour", values: ["grey", "black"] }],
+      generateVariants: true,
+      optionPrices: { Size: { XL: 500 }, Colour: { black: 250 } },
+    });
+    const expected = [["M / grey", 4000], ["M / black", 4250], ["XL / grey", 4500], ["XL / black", 4750]];
+    expect(r.variants.map((x: any) => [x.name, x.price])).toEqual(expected);
+    const rest = await api("/products/hoodie");
+    expect(rest.status).toBe(200);
+    expect(rest.body.data.variants.map((x: any) => [x.id, x.name, x.price])).toEqual(r.variants.map((x: any) => [x.id, x.name, x.price]));
+    const o = await tool("orders_create", { siteId, items: [{ productId: r.id, variantId: r.variants[3].id, quantity: 2 }] });
+    expect(o.items[0]).toMatchObject({ listPrice: 4750, unitPrice: 4750, bulkRule: null, lineTotal: 9500 });
+    const gone = await tool("orders_delete", { siteId, id: o.id });
+    expect(gone).toEqual({ id: o.id, status: "deleted", previousStatus: "pending", restocked: true });
   });
 });
 
@@ -216,7 +242,7 @@ describe("security over the wire", () => {
       ["orders_create", { siteId, items: [{ productId: "1 OR 1=1", quantity: 1 }] }, /Invalid/],
       ["branding_update_profile", { siteId, branding: { headingFont: "x; } body { display:none" } }, /Invalid/],
       ["branding_check_contrast", { foreground: "#fff", background: "url(x)" }, /Invalid/],
-      ["product_categories_move", { siteId, categoryId: 1, parentId: 1 }, /cycle|own parent|not found/i],
+      ["product_categories_move", { siteId, id: 1, parentId: 1 }, /cycle|own parent|not found/i],
     ];
     for (const [name, args, msg] of cases) {
       const r = await callTool(owner, name, args);

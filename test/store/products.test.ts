@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { storeDomain } from "../../src/domains/store/tools";
 import { auditLog } from "../../src/domains/accounts/tables";
 import { eq } from "drizzle-orm";
-import { call as callAs, errorOf, makeWorld, type World } from "./world";
+import { sites } from "../../src/domains/sites/tables";
+import { approveHeld, call as callAs, errorOf, makeWorld, type World } from "./world";
 
 let w: World;
 const call = (name: string, args: Record<string, unknown>) => callAs(storeDomain, w.ctx(), name, args);
@@ -34,7 +35,16 @@ describe("products_create / products_get", () => {
       variants: [{ options: { Size: "S" } }, { options: { size: "large" }, price: 2199, compareAtPrice: 2599 }],
       bulkPricing: [{ minQuantity: 10, priceType: "percent_off", amount: 1000 }],
     });
-    expect(r).toEqual({ id: expect.any(Number), slug: "blue-mug", status: "draft" });
+    // The variants the call made come back with their ids, ready for orders and bulk pricing.
+    expect(r).toEqual({
+      id: expect.any(Number),
+      slug: "blue-mug",
+      status: "draft",
+      variants: [
+        { id: expect.any(Number), name: "S", price: 1999 },
+        { id: expect.any(Number), name: "Large", price: 2199 },
+      ],
+    });
     expect(await w.contentVersion(w.siteId)).toBe(v0 + 2);
 
     const p = await call("products_get", { siteId: w.siteId, slug: "blue-mug" });
@@ -109,7 +119,7 @@ describe("products_create / products_get", () => {
     const name = `Robert'); DROP TABLE products;-- <script>alert(1)</script>`;
     const r = await call("products_create", { siteId: w.siteId, name, price: 5, shortDescription: "\" OR 1=1 --", tags: ["<img src=x onerror=alert(1)>"] });
     expect(r.slug).toBe("robert-drop-table-products-script-alert-1-script");
-    const p = await call("products_get", { siteId: w.siteId, productId: r.id });
+    const p = await call("products_get", { siteId: w.siteId, id: r.id });
     expect(p.name).toBe(name);
     expect(p.shortDescription).toBe("\" OR 1=1 --");
     const list = await call("products_list", { siteId: w.siteId, search: "'); drop" });
@@ -144,23 +154,23 @@ describe("products_create / products_get", () => {
 describe("products_update", () => {
   test("changes only what is given, null clears, compare-at is checked against the effective price", async () => {
     const r = await call("products_create", { siteId: w.siteId, name: "Lamp", price: 5000, compareAtPrice: 6000, sku: "L-1", images: [{ url: "/a.png" }] });
-    await call("products_update", { siteId: w.siteId, productId: r.id, shortDescription: "Bright", sku: null });
-    let p = await call("products_get", { siteId: w.siteId, productId: r.id });
+    await call("products_update", { siteId: w.siteId, id: r.id, shortDescription: "Bright", sku: null });
+    let p = await call("products_get", { siteId: w.siteId, id: r.id });
     expect(p).toMatchObject({ shortDescription: "Bright", sku: null, price: 5000, compareAtPrice: 6000 });
     expect(p.images).toHaveLength(1);
     // Raising the price to the compare-at price is refused; clearing compare-at at the same time is fine.
-    expect((await errorOf(() => call("products_update", { siteId: w.siteId, productId: r.id, price: 6000 }))).message).toContain("above price");
-    await call("products_update", { siteId: w.siteId, productId: r.id, price: 6000, compareAtPrice: null, images: [{ url: "/b.png" }, { url: "/c.png" }] });
-    p = await call("products_get", { siteId: w.siteId, productId: r.id });
+    expect((await errorOf(() => call("products_update", { siteId: w.siteId, id: r.id, price: 6000 }))).message).toContain("above price");
+    await call("products_update", { siteId: w.siteId, id: r.id, price: 6000, compareAtPrice: null, images: [{ url: "/b.png" }, { url: "/c.png" }] });
+    p = await call("products_get", { siteId: w.siteId, id: r.id });
     expect(p).toMatchObject({ price: 6000, compareAtPrice: null });
     expect(p.images.map((i: any) => i.url)).toEqual(["/b.png", "/c.png"]);
   });
 
   test("status is not changed by update, and category must belong to the site", async () => {
     const r = await call("products_create", { siteId: w.siteId, name: "Chair", price: 1 });
-    expect((await errorOf(() => call("products_update", { siteId: w.siteId, productId: r.id, status: "active" }))).code).toBe("validation");
+    expect((await errorOf(() => call("products_update", { siteId: w.siteId, id: r.id, status: "active" }))).code).toBe("validation");
     const otherCat = await call("product_categories_create", { siteId: w.site2Id, name: "Elsewhere" });
-    const e = await errorOf(() => call("products_update", { siteId: w.siteId, productId: r.id, categoryId: otherCat.id }));
+    const e = await errorOf(() => call("products_update", { siteId: w.siteId, id: r.id, categoryId: otherCat.id }));
     expect(e.message).toContain("does not exist on this site");
   });
 });
@@ -169,26 +179,30 @@ describe("status transitions", () => {
   test("draft → active → inactive → draft, never active → draft", async () => {
     const r = await call("products_create", { siteId: w.siteId, name: "Status", price: 10 });
     const v0 = await w.contentVersion(w.siteId);
-    expect(await call("products_set_status", { siteId: w.siteId, productId: r.id, status: "active" })).toMatchObject({ status: "active", previousStatus: "draft" });
+    expect(await call("products_set_status", { siteId: w.siteId, id: r.id, status: "active" })).toMatchObject({ status: "active", previousStatus: "draft" });
     expect(await w.contentVersion(w.siteId)).toBe(v0 + 1);
-    const e = await errorOf(() => call("products_set_status", { siteId: w.siteId, productId: r.id, status: "draft" }));
+    const e = await errorOf(() => call("products_set_status", { siteId: w.siteId, id: r.id, status: "draft" }));
     expect(e.code).toBe("conflict");
     expect(e.message).toContain("Set it inactive first");
-    await call("products_set_status", { siteId: w.siteId, productId: r.id, status: "inactive" });
-    expect(await call("products_set_status", { siteId: w.siteId, productId: r.id, status: "draft" })).toMatchObject({ status: "draft" });
+    // Withdrawing an active product waits for a person: nothing changes until approved.
+    const held = await call("products_set_status", { siteId: w.siteId, id: r.id, status: "inactive" });
+    expect(held).toMatchObject({ status: "active", approval: { linkType: "pending_change", status: "pending" } });
+    expect(await w.contentVersion(w.siteId)).toBe(v0 + 1);
+    expect(await approveHeld(w, held)).toMatchObject({ applied: "products_set_status", status: "inactive" });
+    expect(await call("products_set_status", { siteId: w.siteId, id: r.id, status: "draft" })).toMatchObject({ status: "draft" });
     // Same status again is a no-op.
-    expect(await call("products_set_status", { siteId: w.siteId, productId: r.id, status: "draft" })).toMatchObject({ status: "draft", previousStatus: "draft" });
-    expect((await errorOf(() => call("products_set_status", { siteId: w.siteId, productId: r.id, status: "archived" }))).code).toBe("validation");
+    expect(await call("products_set_status", { siteId: w.siteId, id: r.id, status: "draft" })).toMatchObject({ status: "draft", previousStatus: "draft" });
+    expect((await errorOf(() => call("products_set_status", { siteId: w.siteId, id: r.id, status: "archived" }))).code).toBe("validation");
   });
 
   test("a product with options cannot be active without an active variant", async () => {
     const r = await call("products_create", { siteId: w.siteId, name: "Shirt", price: 1500, options: [{ name: "Size", values: ["S", "M"] }] });
-    expect((await errorOf(() => call("products_set_status", { siteId: w.siteId, productId: r.id, status: "active" }))).message).toContain("at least one active variant");
+    expect((await errorOf(() => call("products_set_status", { siteId: w.siteId, id: r.id, status: "active" }))).message).toContain("at least one active variant");
     const gen = await call("product_variants_generate", { siteId: w.siteId, productId: r.id });
-    await call("products_set_status", { siteId: w.siteId, productId: r.id, status: "active" });
+    await call("products_set_status", { siteId: w.siteId, id: r.id, status: "active" });
     // Deactivating the last active variant of an active product is refused.
-    await call("product_variants_update", { siteId: w.siteId, variantId: gen.created[0].id, active: false });
-    const e = await errorOf(() => call("product_variants_update", { siteId: w.siteId, variantId: gen.created[1].id, active: false }));
+    await call("product_variants_update", { siteId: w.siteId, id: gen.created[0].id, active: false });
+    const e = await errorOf(() => call("product_variants_update", { siteId: w.siteId, id: gen.created[1].id, active: false }));
     expect(e.code).toBe("conflict");
     // Creating directly as active is checked the same way.
     expect((await errorOf(() => call("products_create", { siteId: w.siteId, name: "S2", price: 1, status: "active", options: [{ name: "Size", values: ["S"] }] }))).code).toBe("conflict");
@@ -239,7 +253,7 @@ describe("variants", () => {
     expect(g.skippedExisting).toBe(1);
     const again = await call("product_variants_generate", { siteId: w.siteId, productId });
     expect(again.created).toEqual([]);
-    const p = await call("products_get", { siteId: w.siteId, productId });
+    const p = await call("products_get", { siteId: w.siteId, id: productId });
     expect(p.variants).toHaveLength(6);
     expect(p.variants.find((x: any) => x.name === "M / blue")).toMatchObject({ price: 3900, quantity: 5 });
   });
@@ -251,13 +265,13 @@ describe("variants", () => {
     expect(e.code).toBe("validation");
     expect(e.message).toContain("110 combinations");
     expect(e.message).toContain("at most 100");
-    expect((await call("products_get", { siteId: w.siteId, productId: r.id })).variants).toEqual([]);
+    expect((await call("products_get", { siteId: w.siteId, id: r.id })).variants).toEqual([]);
     const ten = await call("products_create", { siteId: w.siteId, name: "Ten", price: 1, options: [{ name: "A", values: values(10) }, { name: "B", values: values(10) }] });
     expect((await call("product_variants_generate", { siteId: w.siteId, productId: ten.id })).created).toHaveLength(100);
   });
 
   test("changing options keeps surviving ids and refuses to orphan variants unless told", async () => {
-    const before = await call("products_get", { siteId: w.siteId, productId });
+    const before = await call("products_get", { siteId: w.siteId, id: productId });
     const e = await errorOf(() =>
       call("product_options_set", { siteId: w.siteId, productId, options: [{ name: "Size", values: ["S", "M"] }, { name: "Colour", values: ["red", "blue"] }] }),
     );
@@ -272,7 +286,7 @@ describe("variants", () => {
     expect(after.deletedVariantIds).toHaveLength(2);
     expect(after.options[0].id).toBe(before.options[0].id);
     expect(after.options[1].values[0]).toMatchObject({ id: before.options[1].values[0].id, label: "Crimson" });
-    const p = await call("products_get", { siteId: w.siteId, productId });
+    const p = await call("products_get", { siteId: w.siteId, id: productId });
     expect(p.variants).toHaveLength(4);
     // Adding an option invalidates every variant (each lacks a value for it).
     const e2 = await errorOf(() =>
@@ -284,14 +298,14 @@ describe("variants", () => {
   });
 
   test("variant prices: compare-at above price, inactive variants kept but flagged", async () => {
-    const p = await call("products_get", { siteId: w.siteId, productId });
+    const p = await call("products_get", { siteId: w.siteId, id: productId });
     const v1 = p.variants[0];
-    expect((await errorOf(() => call("product_variants_update", { siteId: w.siteId, variantId: v1.id, compareAtPrice: v1.price }))).message).toContain("above price");
-    await call("product_variants_update", { siteId: w.siteId, variantId: v1.id, active: false, costPrice: 100 });
-    const again = await call("products_get", { siteId: w.siteId, productId });
+    expect((await errorOf(() => call("product_variants_update", { siteId: w.siteId, id: v1.id, compareAtPrice: v1.price }))).message).toContain("above price");
+    await call("product_variants_update", { siteId: w.siteId, id: v1.id, active: false, costPrice: 100 });
+    const again = await call("products_get", { siteId: w.siteId, id: productId });
     expect(again.variants.find((x: any) => x.id === v1.id)).toMatchObject({ active: false, costPrice: 100 });
-    await call("product_variants_delete", { siteId: w.siteId, variantId: v1.id });
-    expect((await call("products_get", { siteId: w.siteId, productId })).variants.some((x: any) => x.id === v1.id)).toBe(false);
+    await call("product_variants_delete", { siteId: w.siteId, id: v1.id });
+    expect((await call("products_get", { siteId: w.siteId, id: productId })).variants.some((x: any) => x.id === v1.id)).toBe(false);
   });
 });
 
@@ -304,7 +318,7 @@ describe("bulk pricing", () => {
       options: [{ name: "Ink", values: ["black", "blue"] }],
       variants: [{ options: { Ink: "black" } }, { options: { Ink: "blue" } }],
     });
-    const p = await call("products_get", { siteId: w.siteId, productId: r.id });
+    const p = await call("products_get", { siteId: w.siteId, id: r.id });
     const black = p.variants[0].id;
     const overlap = await errorOf(() =>
       call("product_bulk_pricing_set", {
@@ -328,14 +342,14 @@ describe("bulk pricing", () => {
       ],
     });
     expect(res.rules).toBe(4);
-    const rules = (await call("products_get", { siteId: w.siteId, productId: r.id })).bulkPricing;
+    const rules = (await call("products_get", { siteId: w.siteId, id: r.id })).bulkPricing;
     expect(rules.filter((x: any) => x.variantId === black)).toHaveLength(2);
     const foreign = await errorOf(() =>
       call("product_bulk_pricing_set", { siteId: w.siteId, productId: r.id, rules: [{ variantId: 999999, minQuantity: 1, priceType: "fixed", amount: 1 }] }),
     );
     expect(foreign.message).toContain("not a variant of this product");
     await call("product_bulk_pricing_set", { siteId: w.siteId, productId: r.id, rules: [] });
-    expect((await call("products_get", { siteId: w.siteId, productId: r.id })).bulkPricing).toEqual([]);
+    expect((await call("products_get", { siteId: w.siteId, id: r.id })).bulkPricing).toEqual([]);
   });
 });
 
@@ -356,9 +370,185 @@ describe("products_list and delete", () => {
 
   test("delete removes the product and everything hanging off it", async () => {
     const r = await call("products_create", { siteId: w.siteId, name: "Gone", price: 1, images: [{ url: "/x.png" }], options: [{ name: "A", values: ["1"] }], variants: [{ options: { A: "1" } }] });
-    expect(await call("products_delete", { siteId: w.siteId, productId: r.id })).toEqual({ id: r.id, slug: "gone", deleted: true });
-    expect((await errorOf(() => call("products_get", { siteId: w.siteId, productId: r.id }))).code).toBe("not_found");
+    expect(await call("products_delete", { siteId: w.siteId, id: r.id })).toEqual({ id: r.id, slug: "gone", status: "deleted" });
+    expect((await errorOf(() => call("products_get", { siteId: w.siteId, id: r.id }))).code).toBe("not_found");
     const orphans = (await row(w.deps, "SELECT count(*) AS n FROM product_variants WHERE product_id = ?", r.id)) as { n: number };
     expect(orphans.n).toBe(0);
+  });
+});
+
+/** A new site of the same company, so counts and slugs start from nothing. */
+const freshSite = async () => (await w.deps.db.insert(sites).values({ companyId: w.companyId, name: "Fresh" }).returning())[0]!.id;
+const names = (variants: { name: string; price: number }[]) => variants.map((x) => [x.name, x.price]);
+
+describe("products_create generates variants, priced by option value", () => {
+  test("generateVariants makes every combination at the product's price plus its optionPrices", async () => {
+    const r = await call("products_create", {
+      siteId: w.siteId,
+      name: "Field Jacket",
+      price: 2000,
+      status: "active",
+      options: [
+        { name: "Size", values: ["S", "M", "L", "XL"] },
+        { name: "Colour", values: ["red", { value: "blue", label: "Navy" }] },
+      ],
+      generateVariants: true,
+      // Names and values match as variant options do: any case, value or label.
+      optionPrices: { size: { L: 300, xl: 500 }, Colour: { Navy: 150 } },
+    });
+    // Hand-computed: base 2000; + 300 for L, + 500 for XL, + 150 for Navy, added up.
+    const expected = [
+      ["S / red", 2000],
+      ["S / Navy", 2150],
+      ["M / red", 2000],
+      ["M / Navy", 2150],
+      ["L / red", 2300],
+      ["L / Navy", 2450],
+      ["XL / red", 2500],
+      ["XL / Navy", 2650],
+    ];
+    expect(r.status).toBe("active");
+    expect(names(r.variants)).toEqual(expected);
+    const p = await call("products_get", { siteId: w.siteId, id: r.id });
+    expect(p.variants.map((x: any) => [x.name, x.price, x.active, x.quantity])).toEqual(expected.map(([n, c]) => [n, c, true, null]));
+    expect(p.variants.map((x: any) => x.id)).toEqual(r.variants.map((x: any) => x.id));
+  });
+
+  test("explicit variants come first and keep their own price; unpriced ones take optionPrices; generation fills the rest", async () => {
+    const r = await call("products_create", {
+      siteId: w.siteId,
+      name: "Apron",
+      price: 1000,
+      options: [{ name: "Size", values: ["S", "M", "L"] }],
+      variants: [{ options: { Size: "M" }, price: 1111, sku: "AP-M" }, { options: { Size: "L" } }],
+      generateVariants: true,
+      optionPrices: { Size: { L: 250, S: -100 } },
+    });
+    // M: its own 1111 (optionPrices never override a given price); L: 1000 + 250; S (generated): 1000 − 100.
+    expect(names(r.variants)).toEqual([["M", 1111], ["L", 1250], ["S", 900]]);
+    // Bulk pricing in the same call can name a generated variant.
+    const withRule = await call("products_create", {
+      siteId: w.siteId,
+      name: "Apron Two",
+      price: 1000,
+      options: [{ name: "Size", values: ["S", "M"] }],
+      generateVariants: true,
+      bulkPricing: [{ variantOptions: { Size: "M" }, minQuantity: 5, priceType: "fixed", amount: 800 }],
+    });
+    const rules = (await call("products_get", { siteId: w.siteId, id: withRule.id })).bulkPricing;
+    expect(rules).toEqual([expect.objectContaining({ variantId: withRule.variants[1].id, amount: 800 })]);
+  });
+
+  test("product_variants_generate takes optionPrices too, over its own base price", async () => {
+    const r = await call("products_create", { siteId: w.siteId, name: "Beanie", price: 4000, options: [{ name: "Size", values: ["S", "M", "L"] }], variants: [{ options: { Size: "S" } }] });
+    const g = await call("product_variants_generate", { siteId: w.siteId, productId: r.id, price: 3900, optionPrices: { Size: { L: 400, S: 9999 } } });
+    // S exists and is left alone; M: 3900; L: 3900 + 400.
+    expect(g.created).toEqual([
+      { id: expect.any(Number), name: "M", price: 3900 },
+      { id: expect.any(Number), name: "L", price: 4300 },
+    ]);
+    expect(g.skippedExisting).toBe(1);
+    expect((await call("products_get", { siteId: w.siteId, id: r.id })).variants.map((x: any) => x.price)).toEqual([4000, 3900, 4300]);
+    const plain = await call("products_create", { siteId: w.siteId, name: "Plain beanie", price: 1 });
+    const e = await errorOf(() => call("product_variants_generate", { siteId: w.siteId, productId: plain.id, optionPrices: { Size: { L: 1 } } }));
+    expect([e.code, e.message]).toEqual(["validation", "optionPrices need options, and this product has none; set its options first."]);
+  });
+
+  test("optionPrices that name nothing, prices out of range and misplaced flags are refused, and nothing is written", async () => {
+    const site = await freshSite();
+    const base = { siteId: site, name: "Cap", price: 1000, options: [{ name: "Size", values: ["S", { value: "L", label: "Large" }] }], generateVariants: true };
+    const cases: [Record<string, unknown>, string][] = [
+      [{ optionPrices: { Fit: { slim: 100 } } }, 'optionPrices: "Fit" is not an option of this product; its options are "Size"'],
+      [{ optionPrices: { Size: { XL: 100 } } }, 'optionPrices.Size: "XL" is not a value of option "Size"; its values are "S", "L"'],
+      [{ optionPrices: { Size: { L: 100, large: 200 } } }, 'optionPrices.Size prices the value "L" twice'],
+      [{ optionPrices: { Size: { S: -1001 } } }, 'Variant "S" would cost -1 cents'],
+      [{ optionPrices: { Size: { S: 1.5 } } }, "whole cents"],
+      [{ generateVariants: false, optionPrices: { Size: { L: 100 } } }, "optionPrices price the variants this call creates"],
+      [{ options: undefined }, "generateVariants needs options"],
+    ];
+    for (const [extra, msg] of cases) {
+      const e = await errorOf(() => call("products_create", { ...base, ...extra }));
+      expect([e.code, e.message]).toEqual(["validation", expect.stringContaining(msg)]);
+    }
+    expect((await call("products_list", { siteId: site })).total).toBe(0);
+  });
+
+  test("generation in products_create keeps the 100-variant cap and writes nothing past it", async () => {
+    const site = await freshSite();
+    const values = (n: number) => Array.from({ length: n }, (_, i) => `v${i}`);
+    const e = await errorOf(() =>
+      call("products_create", { siteId: site, name: "Grid", price: 1, options: [{ name: "A", values: values(11) }, { name: "B", values: values(10) }], generateVariants: true }),
+    );
+    expect([e.code, e.message]).toEqual(["validation", expect.stringContaining("The options make 110 combinations (11 A × 10 B); at most 100")]);
+    // With one explicit variant, 99 more fit exactly; the grid of 100 is complete.
+    const ok = await call("products_create", {
+      siteId: site,
+      name: "Grid",
+      price: 1,
+      options: [{ name: "A", values: values(10) }, { name: "B", values: values(10) }],
+      variants: [{ options: { A: "v9", B: "v9" }, price: 7 }],
+      generateVariants: true,
+    });
+    expect(ok.slug).toBe("grid"); // the refused call left no product behind to push the slug to grid-2
+    expect(ok.variants).toHaveLength(100);
+    expect(ok.variants[0]).toMatchObject({ name: "v9 / v9", price: 7 });
+  });
+});
+
+describe("messages speak of the call, never of a row the failed call created", () => {
+  test("active with options but no active variant: the refusal names no product id", async () => {
+    const site = await freshSite();
+    const msg =
+      "A product with options needs at least one active variant to be created as active: pass variants (or generateVariants: true), " +
+      "or create it as draft and activate it after adding variants.";
+    const options = [{ name: "Size", values: ["S", "M"] }];
+    for (const extra of [{}, { variants: [{ options: { Size: "S" }, active: false }] }]) {
+      const e = await errorOf(() => call("products_create", { siteId: site, name: "Shirt", price: 1500, status: "active", options, ...extra }));
+      expect([e.code, e.message]).toEqual(["conflict", msg]);
+      expect(e.message).not.toMatch(/\d/);
+    }
+    expect((await call("products_list", { siteId: site })).total).toBe(0);
+    // The same call with generated variants goes through.
+    expect((await call("products_create", { siteId: site, name: "Shirt", price: 1500, status: "active", options, generateVariants: true })).slug).toBe("shirt");
+  });
+
+  test("two variants with the same options in one call, and overlapping rules of a new variant, are described, not numbered", async () => {
+    const site = await freshSite();
+    const dup = await errorOf(() =>
+      call("products_create", { siteId: site, name: "Pen", price: 250, options: [{ name: "Ink", values: ["black", "blue"] }], variants: [{ options: { Ink: "black" } }, { options: { ink: "BLACK" } }] }),
+    );
+    expect([dup.code, dup.message]).toEqual(["conflict", "Two of the variants given have the same options (black); give each combination once."]);
+    const overlap = await errorOf(() =>
+      call("products_create", {
+        siteId: site,
+        name: "Pen",
+        price: 250,
+        options: [{ name: "Ink", values: ["black", "blue"] }],
+        generateVariants: true,
+        bulkPricing: [
+          { variantOptions: { Ink: "black" }, minQuantity: 10, maxQuantity: 20, priceType: "fixed", amount: 200 },
+          { variantOptions: { Ink: "black" }, minQuantity: 15, priceType: "fixed", amount: 190 },
+        ],
+      }),
+    );
+    expect(overlap.message).toContain('(rules for variant "black": 10–20 and 15–∞)');
+    expect(overlap.message).not.toMatch(/variant \d/);
+    expect((await call("products_list", { siteId: site })).total).toBe(0);
+  });
+});
+
+describe("products_list featured filter", () => {
+  test("featured: true and false pick each side; omitted lists both", async () => {
+    const site = await freshSite();
+    const a = await call("products_create", { siteId: site, name: "Star", price: 1, featured: true });
+    const b = await call("products_create", { siteId: site, name: "Plain", price: 1 });
+    const c = await call("products_create", { siteId: site, name: "Also star", price: 1, featured: true, status: "active" });
+    const ids = async (args: Record<string, unknown>) => (await call("products_list", { siteId: site, ...args })).items.map((x: any) => x.id).sort();
+    expect(await ids({ featured: true })).toEqual([a.id, c.id].sort());
+    expect(await ids({ featured: false })).toEqual([b.id]);
+    expect(await ids({})).toEqual([a.id, b.id, c.id].sort());
+    expect(await ids({ featured: true, status: "active" })).toEqual([c.id]);
+    expect((await call("products_list", { siteId: site, featured: true })).total).toBe(2);
+    expect((await errorOf(() => call("products_list", { siteId: site, featured: "yes" }))).code).toBe("validation");
   });
 });

@@ -33,7 +33,7 @@ async function seed(ctx: ReturnType<World["ctx"]>, site: number): Promise<Ids> {
   const product = (
     await c("products_create", { siteId: site, name: "P", price: 100, options: [{ name: "Size", values: ["S", "M"] }], variants: [{ options: { Size: "S" } }], status: "active" })
   ).id;
-  const variant = (await c("products_get", { siteId: site, productId: product })).variants[0].id;
+  const variant = (await c("products_get", { siteId: site, id: product })).variants[0].id;
   const customer = (await c("customers_create", { siteId: site, email: "c@x.test" })).id;
   const order = (await c("orders_create", { siteId: site, customerId: customer, items: [{ productId: product, variantId: variant, quantity: 1 }] })).id;
   const discount = (await c("discounts_create", { siteId: site, code: "SAVE10", kind: "percent", amount: 1000 })).id;
@@ -47,47 +47,49 @@ function sample(name: string, x: Ids): Record<string, unknown> {
   const s = { siteId: x.site };
   const table: Record<string, Record<string, unknown>> = {
     products_list: s,
-    products_get: { ...s, productId: x.product },
+    products_get: { ...s, id: x.product },
     products_create: { ...s, name: "New", price: 1 },
-    products_update: { ...s, productId: x.product, name: "Renamed" },
-    products_set_status: { ...s, productId: x.product, status: "inactive" },
-    products_delete: { ...s, productId: x.product },
+    products_update: { ...s, id: x.product, name: "Renamed" },
+    products_set_status: { ...s, id: x.product, status: "inactive" },
+    products_delete: { ...s, id: x.product },
     product_options_set: { ...s, productId: x.product, options: [{ name: "Size", values: ["S", "M"] }] },
     product_variants_create: { ...s, productId: x.product, options: { Size: "M" } },
-    product_variants_update: { ...s, variantId: x.variant, price: 150 },
-    product_variants_delete: { ...s, variantId: x.variant },
+    product_variants_update: { ...s, id: x.variant, price: 150 },
+    product_variants_delete: { ...s, id: x.variant },
     product_variants_generate: { ...s, productId: x.product },
     product_bulk_pricing_set: { ...s, productId: x.product, rules: [] },
     product_categories_list: s,
     product_categories_create: { ...s, name: "C" },
-    product_categories_update: { ...s, categoryId: x.category, name: "C2" },
-    product_categories_move: { ...s, categoryId: x.category, parentId: x.category2 },
+    product_categories_update: { ...s, id: x.category, name: "C2" },
+    product_categories_move: { ...s, id: x.category, parentId: x.category2 },
     product_categories_reorder: { ...s, parentId: x.category2, orderedIds: [] },
-    product_categories_delete: { ...s, categoryId: x.category },
+    product_categories_delete: { ...s, id: x.category },
     store_settings_get: s,
     store_settings_update: { ...s, taxInclusive: true },
     customers_list: s,
-    customers_get: { ...s, customerId: x.customer },
+    customers_get: { ...s, id: x.customer },
     customers_create: { ...s, email: "new@x.test" },
-    customers_update: { ...s, customerId: x.customer, name: "N" },
+    customers_update: { ...s, id: x.customer, name: "N" },
     orders_list: s,
-    orders_get: { ...s, orderId: x.order },
+    orders_get: { ...s, id: x.order },
     orders_create: { ...s, items: [{ productId: x.product, variantId: x.variant, quantity: 1 }] },
-    orders_update_status: { ...s, orderId: x.order, status: "paid" },
+    orders_update: { ...s, id: x.order, notes: "Gift wrap", customerId: x.customer },
+    orders_update_status: { ...s, id: x.order, status: "paid" },
+    orders_delete: { ...s, id: x.order },
     discounts_list: s,
-    discounts_get: { ...s, discountId: x.discount },
+    discounts_get: { ...s, id: x.discount },
     discounts_create: { ...s, code: "NEW1", kind: "fixed", amount: 100 },
-    discounts_update: { ...s, discountId: x.discount, active: false },
-    discounts_delete: { ...s, discountId: x.discount },
+    discounts_update: { ...s, id: x.discount, active: false },
+    discounts_delete: { ...s, id: x.discount },
     reviews_list: s,
     reviews_create: { ...s, productId: x.product, authorName: "B", rating: 5 },
-    reviews_moderate: { ...s, reviewId: x.review, action: "approve" },
+    reviews_moderate: { ...s, id: x.review, action: "approve" },
     customer_messages_list: s,
-    customer_messages_get: { ...s, messageId: x.message },
+    customer_messages_get: { ...s, id: x.message },
     customer_messages_create: { ...s, email: "d@x.test", subject: "S", body: "B" },
-    customer_messages_reply: { ...s, messageId: x.message, body: "R" },
-    customer_messages_close: { ...s, messageId: x.message },
-    customer_messages_reopen: { ...s, messageId: x.message },
+    customer_messages_reply: { ...s, id: x.message, body: "R" },
+    customer_messages_close: { ...s, id: x.message },
+    customer_messages_reopen: { ...s, id: x.message },
   };
   const args = table[name];
   if (!args) throw new Error(`security.test.ts has no sample arguments for ${name}; add them`);
@@ -159,7 +161,7 @@ describe("every store tool", () => {
     }
     expect(await w.contentVersion(theirs.site)).toBe(before);
     // And their rows are intact.
-    const theirProduct = await call(storeDomain, w.ctx({ company: "other" }), "products_get", { siteId: theirs.site, productId: theirs.product });
+    const theirProduct = await call(storeDomain, w.ctx({ company: "other" }), "products_get", { siteId: theirs.site, id: theirs.product });
     expect(theirProduct.name).toBe("P");
   });
 

@@ -7,8 +7,10 @@
 import { ManualClock } from "../../src/core/clock";
 import type { ActorContext, Deps } from "../../src/core/context";
 import { openTestStore } from "../db";
+import { dbBlobStore } from "../../src/core/blobs-db";
 import { loadConfig } from "../../src/config";
-import { companies, memberships, users, type Role } from "../../src/domains/accounts/tables";
+import { companies, mcpKeys, memberships, users, type Role } from "../../src/domains/accounts/tables";
+import { decideApproval } from "../../src/domains/approvals/verbs";
 import { sites } from "../../src/domains/sites/tables";
 import { eq } from "drizzle-orm";
 import * as v from "valibot";
@@ -33,12 +35,18 @@ export interface World {
 export async function makeWorld(): Promise<World> {
   const store = await openTestStore();
   const clock = new ManualClock(Date.UTC(2025, 0, 15, 12, 0, 0));
-  const deps: Deps = { store, db: store.db, config: { ...loadConfig({}, {}), dataDir: ":memory:" }, clock, redis: null };
+  // Media bytes (if a test stores any) go to the throwaway database too, never to a folder.
+  const deps: Deps = { store, db: store.db, config: { ...loadConfig({}, {}), dataDir: ":memory:" }, clock, redis: null, blobs: dbBlobStore(store) };
   const db = store.db;
   const user = (await db.insert(users).values({ email: "owner@example.test", name: "Owner" }).returning())[0];
   const mine = (await db.insert(companies).values({ name: "Acme" }).returning())[0];
   const other = (await db.insert(companies).values({ name: "Rival" }).returning())[0];
   await db.insert(memberships).values({ companyId: mine.id, userId: user.id, role: "owner" });
+  // The key the world's actors use (held changes are applied as its requester, so it must exist and not be revoked).
+  const key = (await db
+    .insert(mcpKeys)
+    .values({ userId: user.id, name: "test key", hint: "svc_mcp_test", secretHash: "0".repeat(64), scopes: ["*"], companyIds: [mine.id] })
+    .returning())[0];
   const site = (await db.insert(sites).values({ companyId: mine.id, name: "Acme Shop" }).returning())[0];
   const site2 = (await db.insert(sites).values({ companyId: mine.id, name: "Acme Blog" }).returning())[0];
   const otherSite = (await db.insert(sites).values({ companyId: other.id, name: "Rival Shop" }).returning())[0];
@@ -56,7 +64,7 @@ export async function makeWorld(): Promise<World> {
         deps,
         principal: {
           userId: user.id,
-          credential: { kind: "mcp_key", id: 1, name: "test key" },
+          credential: { kind: "mcp_key", id: key.id, name: "test key" },
           scopes,
           companies: [c],
           requireCmsApproval: false,
@@ -95,4 +103,16 @@ export async function call(domain: Domain, ctx: ActorContext, name: string, args
   if (!parsed.success)
     throw new AppError("validation", parsed.issues.map((i) => `${v.getDotPath(i) ?? ""}: ${i.message}`).join("; "));
   return await tool.run(ctx, parsed.output);
+}
+
+/**
+ * Approves a change the verbs held for a person (taking an active product
+ * off sale, say), as a reviewer on the approval page would, and returns
+ * what approving did.
+ */
+export async function approveHeld(w: World, held: { approval?: { token: string } }): Promise<Record<string, unknown> | null> {
+  if (!held.approval) throw new Error("expected the call to be held for approval");
+  const o = await decideApproval(w.deps, { token: held.approval.token }, "approve", { decidedBy: "a reviewer" });
+  if (!o.ok) throw new Error(o.message);
+  return o.approval.result;
 }

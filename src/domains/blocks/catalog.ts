@@ -87,6 +87,12 @@ export interface ColorInput extends InputBase {
 export interface SlugInput extends InputBase {
   kind: "slug";
 }
+/** An array of slugs, e.g. the products a block shows, in order. */
+export interface SlugListInput extends InputBase {
+  kind: "slugList";
+  minItems: number;
+  maxItems: number;
+}
 /** An array of plain-text strings. */
 export interface TextListInput extends InputBase {
   kind: "textList";
@@ -102,7 +108,7 @@ export interface ListInput extends InputBase {
   fields: Record<string, FieldInput>;
 }
 
-export type FieldInput = TextInput | EnumInput | IntegerInput | BooleanInput | UrlInput | ColorInput | SlugInput | TextListInput;
+export type FieldInput = TextInput | EnumInput | IntegerInput | BooleanInput | UrlInput | ColorInput | SlugInput | SlugListInput | TextListInput;
 export type InputSpec = FieldInput | ListInput;
 export type InputKind = InputSpec["kind"];
 
@@ -170,6 +176,13 @@ const url = (description: string, o: { httpsOnly?: boolean } = {}): UrlInput => 
 });
 const color = (description: string): ColorInput => ({ kind: "color", required: false, description });
 const slug = (description: string): SlugInput => ({ kind: "slug", required: false, description });
+const slugList = (minItems: number, maxItems: number, description: string): SlugListInput => ({
+  kind: "slugList",
+  required: false,
+  minItems,
+  maxItems,
+  description,
+});
 const textList = (minItems: number, maxItems: number, itemMaxLength: number, description: string): TextListInput => ({
   kind: "textList",
   required: false,
@@ -203,7 +216,7 @@ const DEFINITIONS: BlockDefinition[] = [
     type: "heading",
     name: "Heading",
     category: "basic",
-    description: "A section heading (h1–h6). Use one level-1 heading per page at most; nest levels in order.",
+    description: "A section heading (h1–h6). A post's title is already the page's h1: use level 2 and below in post bodies, nested in order.",
     inputs: {
       text: req(text(300, "The heading text.", { minLength: 1 })),
       level: int(1, 6, "Heading level: 1 is the page title, 2 a section, 3 a subsection.", 2),
@@ -677,13 +690,15 @@ const DEFINITIONS: BlockDefinition[] = [
     type: "featured-products",
     name: "Featured products",
     category: "ecommerce",
-    description: "The store's products marked as featured.",
+    description:
+      "A row of products: the ones named in `productSlugs`, in that order, or, without it, the store's products marked as featured (newest first, up to `limit`).",
     inputs: {
       heading: text(200, "Heading.", {}),
-      limit: int(1, 24, "How many products to show.", 4),
+      productSlugs: slugList(1, 24, "Show exactly these products (slugs), in this order, instead of the featured ones. Slugs that name no product of the site are a warning when the content is saved."),
+      limit: int(1, 24, "How many featured products to show (when `productSlugs` is omitted).", 4),
       columns: int(1, 6, "Columns on wide screens.", 4),
     },
-    example: { type: "featured-products", props: { heading: "Roaster's picks", limit: 4 } },
+    example: { type: "featured-products", props: { heading: "Gift ideas", productSlugs: ["house-espresso", "gift-card"] } },
   },
   {
     type: "category-list",

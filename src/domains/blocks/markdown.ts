@@ -105,6 +105,8 @@ function typeLabel(spec: InputSpec): string {
       return "color";
     case "slug":
       return "slug";
+    case "slugList":
+      return "array of slugs";
     case "textList":
       return "array of text";
     case "list":
@@ -139,6 +141,9 @@ function constraints(spec: InputSpec): string {
       break;
     case "slug":
       parts.push("lower-case slug");
+      break;
+    case "slugList":
+      parts.push(`${spec.minItems}–${spec.maxItems} items, each a lower-case slug`);
       break;
     case "textList":
       parts.push(`${spec.minItems}–${spec.maxItems} items, each non-empty, max ${spec.itemMaxLength} chars`);
@@ -193,12 +198,14 @@ function build(): string {
     `- \`type\` is one of the block types below. \`props\` holds that type's inputs; any other input name is an error.`,
     `- \`children\` (an array of blocks) exists only on layout blocks that say so; other blocks must not have it.`,
     `- \`id\` is optional: 1–${MAX_BLOCK_ID} letters, digits, \`-\`, \`_\`, unique within the content. Use it to keep a block's identity across edits.`,
-    `- \`version\` is \`"${CONTENT_VERSION}"\`; it may be omitted on write.`,
+    `- \`version\` is \`"${CONTENT_VERSION}"\`; it may be omitted on write. The write tools (posts_create, posts_update, block_templates_create, block_templates_update) take \`blocks\` as this whole object or as the bare array of blocks; another \`version\` is refused.`,
+    "- A post's `title` is rendered as the page's `<h1>`: start the body's headings at level 2 and do not repeat the title as a heading block. A level-1 `heading` in a post body (or in a block template) is accepted, and the write result lists it under `warnings`.",
     `- Inputs marked **yes** are required. Optional inputs may be omitted or \`null\`; renderers apply the listed default.`,
     "- Text is plain text, never HTML or Markdown: `<b>` is shown literally. Line breaks are kept in multi-line text.",
     "- Integers are JSON numbers, not strings (`2`, not `\"2\"`). Prices are integer cents.",
     `- URLs: http(s), mailto:, tel:, or relative (\`/shop\`, \`#faq\`); at most ${MAX_URL} characters, no spaces. Other schemes (javascript:, data:) and \`//host\` are refused.`,
     `- Limits: at most ${MAX_DEPTH} levels of nesting and ${MAX_BLOCKS} blocks in all.`,
+    "- Store blocks name products by slug (`productSlug`, `productSlugs`). A slug that names no product of the site is not an error: the content is saved and the write result lists it under `warnings`.",
     "- Invalid content is refused with every problem listed by path, e.g. `blocks[2].children[0].props.src: URL scheme \"javascript:\" is not allowed`.",
     "",
     "## Block types",

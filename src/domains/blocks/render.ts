@@ -354,6 +354,9 @@ const RENDERERS: Record<string, Renderer> = {
     });
   },
   "featured-products"(p, _c, _x, base) {
+    const picked = textItems(p.productSlugs).slice(0, 24);
+    if (picked.length)
+      return storePlaceholder(base, str(p, "heading"), `Products: ${picked.map((x) => `“${txt(x)}”`).join(", ")}.`, { "data-products": picked.join(",") });
     const limit = int(p, "limit", 1, 24) ?? 4;
     return storePlaceholder(base, str(p, "heading"), `Featured products: up to ${limit}.`, { "data-limit": String(limit) });
   },

@@ -188,6 +188,21 @@ function checkInput(c: Collector, path: string, v: unknown, spec: InputSpec): un
         return undefined;
       }
       return v;
+    case "slugList": {
+      if (!Array.isArray(v)) {
+        c.add(path, `must be an array of slugs, got ${describe(v)}`);
+        return undefined;
+      }
+      if (v.length < spec.minItems || v.length > spec.maxItems) {
+        c.add(path, `must have ${spec.minItems} to ${spec.maxItems} items (got ${v.length})`);
+        return undefined;
+      }
+      let ok = true;
+      v.forEach((item, i) => {
+        if (checkInput(c, `${path}[${i}]`, item, { kind: "slug", required: true, description: spec.description }) === undefined) ok = false;
+      });
+      return ok ? [...v] : undefined;
+    }
     case "textList": {
       if (!Array.isArray(v)) {
         c.add(path, `must be an array of strings, got ${describe(v)}`);

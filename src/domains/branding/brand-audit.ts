@@ -12,19 +12,29 @@
  * rgb()/hsl()). A transparent background shows what is behind it: the page
  * (or dark-mode) background.
  *
- * Every pair is held to AA for normal text (4.5:1): body text, links, nav
- * items and button labels are all normal-size text in the common case. Each
- * failure carries the nearest passing foreground (same hue, lightness moved
- * as little as possible) as a suggestion.
+ * Text-like pairs (body text, links, the primary colour as text, nav items,
+ * button labels) are held to AA for normal text, 4.5:1: they are
+ * normal-size text in the common case. The accent colour is for non-text
+ * marks (badges, borders, icons, focus rings), held to WCAG 1.4.11's 3:1
+ * against the page. Each failure carries two suggestions, the nearest
+ * passing foreground and the nearest passing background (same hue,
+ * lightness moved as little as possible), so the fix can go either way.
  */
-import { contrast, HEX_RE, nearestPassing, normalizeHex, THRESHOLDS, type ContrastResult } from "./contrast";
+import { contrast, contrastRatio, HEX_RE, nearestFix, normalizeHex, THRESHOLDS, type ContrastFix, type ContrastResult } from "./contrast";
 import { BRANDING_DEFAULTS } from "./profiles";
 import type { BrandingData } from "./schemas";
 
+/** Text-like pairs: AA for normal text. */
 export const AUDIT_TARGET = THRESHOLDS.aa.normal;
+/** Non-text pairs (WCAG 1.4.11, UI components and graphics): 3:1. */
+export const NON_TEXT_TARGET = THRESHOLDS.aa.large;
+
+export type PairKind = "text" | "non-text";
 
 export interface PairSpec {
   pair: string;
+  /** text: held to 4.5:1; non-text: 3:1. Text unless said. */
+  kind?: PairKind;
   foreground: { field: string; value: string | undefined };
   background: { field: string; value: string | undefined };
   /** What shows through a transparent background (the page or dark-mode background). */
@@ -37,9 +47,12 @@ export interface CheckedPair extends ContrastResult {
   foregroundField: string;
   background: string;
   backgroundField: string;
+  kind: PairKind;
+  /** The ratio this pair must reach: 4.5 (text) or 3 (non-text). */
+  target: number;
   passes: boolean;
-  /** Nearest foreground reaching 4.5:1 on this background; only on failures (null when none can). */
-  suggestion?: string | null;
+  /** Only on failures: the nearest foreground reaching the target on this background, and the nearest background under this foreground (null when none can). */
+  suggestion?: ContrastFix;
 }
 
 /** The pairs a profile implies, with the field each colour came from. */
@@ -53,8 +66,11 @@ export function impliedPairs(b: BrandingData): PairSpec[] {
   const secondary = pick("secondaryColor", b.secondaryColor, "default secondaryColor", d.secondaryColor);
   const pairs: PairSpec[] = [
     { pair: "text on background", foreground: text, background: bg },
+    // Without a linkColor, links are the primary colour: this pair is then also "primary on background".
     { pair: "link on background", foreground: b.linkColor !== undefined ? { field: "linkColor", value: b.linkColor } : primary, background: bg },
   ];
+  if (b.linkColor !== undefined) pairs.push({ pair: "primary on background", foreground: primary, background: bg });
+  pairs.push({ pair: "accent on background", kind: "non-text", foreground: pick("accentColor", b.accentColor, "default accentColor", d.accentColor), background: bg });
   if (b.linkHoverColor !== undefined) pairs.push({ pair: "link hover on background", foreground: { field: "linkHoverColor", value: b.linkHoverColor }, background: bg });
   if (b.navBackground !== undefined || b.navTextColor !== undefined)
     pairs.push({
@@ -110,17 +126,20 @@ function resolve(c: { field: string; value: string | undefined }, behind?: strin
 export function checkPair(p: PairSpec): CheckedPair {
   const fg = normalizeHex(p.foreground.value!);
   const bg = normalizeHex(p.background.value!);
-  const r = contrast(fg, bg);
-  const passes = r.aa.normal;
+  const kind = p.kind ?? "text";
+  const target = kind === "text" ? AUDIT_TARGET : NON_TEXT_TARGET;
+  const passes = contrastRatio(fg, bg) >= target;
   return {
     pair: p.pair,
     foreground: fg,
     foregroundField: p.foreground.field,
     background: bg,
     backgroundField: p.background.field,
-    ...r,
+    ...contrast(fg, bg),
+    kind,
+    target,
     passes,
-    ...(!passes && { suggestion: nearestPassing(fg, bg, AUDIT_TARGET) }),
+    ...(!passes && { suggestion: nearestFix(fg, bg, target) }),
   };
 }
 
@@ -151,11 +170,41 @@ export function auditBranding(b: BrandingData) {
   if (!b.ogImageUrl) warnings.push("No ogImageUrl: links shared on social networks will have no preview image.");
   const failed = checked.filter((c) => !c.passes);
   return {
-    target: `WCAG 2.x AA for normal text (${AUDIT_TARGET}:1)`,
+    target: `WCAG 2.x AA: ${AUDIT_TARGET}:1 for text pairs, ${NON_TEXT_TARGET}:1 for non-text pairs (accent)`,
     summary: { checked: checked.length, passed: checked.length - failed.length, failed: failed.length, skipped: skipped.length, missingAssets: missingAssets.length },
     pairs: checked,
     skipped,
     missingAssets,
     warnings,
   };
+}
+
+/** A field name as a setting: "default backgroundColor" → backgroundColor; the transparent note dropped. */
+const setting = (field: string) => field.replace(/^default /, "").replace(/ \(transparent, .*\)$/, "");
+
+/**
+ * Contrast failures a change brought: pairs that fail in `after` and were
+ * not failing with the same two colours in `before` (a colour of the pair
+ * changed, or the pair is new). One line each, for a write result's
+ * `warnings`, naming both suggestions.
+ */
+export function contrastWarnings(before: BrandingData, after: BrandingData): string[] {
+  const old = new Map(auditBranding(before).pairs.map((p) => [p.pair, p]));
+  return auditBranding(after)
+    .pairs.filter((p) => !p.passes)
+    .filter((p) => {
+      const o = old.get(p.pair);
+      return !o || o.passes || o.foreground !== p.foreground || o.background !== p.background;
+    })
+    .map((p) => {
+      const fix = p.suggestion!;
+      const options = [
+        fix.foreground && `foreground ${setting(p.foregroundField)} ${fix.foreground}`,
+        fix.background && `background ${setting(p.backgroundField)} ${fix.background}`,
+      ].filter(Boolean);
+      return (
+        `${p.pair}: ${p.foregroundField} ${p.foreground} on ${p.backgroundField} ${p.background} is ${p.ratio}:1, below WCAG AA ${p.target}:1 for ${p.kind === "text" ? "text" : "non-text marks"}` +
+        (options.length ? `; nearest passing ${options.join(", or ")}.` : "; no change of lightness alone reaches it.")
+      );
+    });
 }

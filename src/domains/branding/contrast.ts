@@ -9,7 +9,7 @@
  * contrast("#777777", "#ffffff") // { ratio: 4.48, aa: { normal: false, large: true }, aaa: { normal: false, large: false } }
  */
 
-export const HEX_RE = /^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
+export const HEX_RE = /^#([0-9a-fA-F]{3}){1,2}$/; // #rgb or #rrggbb (short: tools/list publishes it per colour)
 
 export const THRESHOLDS = { aa: { normal: 4.5, large: 3 }, aaa: { normal: 7, large: 4.5 } } as const;
 
@@ -120,4 +120,24 @@ export function nearestPassing(foreground: string, background: string, target: n
     }
   }
   return null;
+}
+
+/** Two ways to reach a contrast target: change the foreground, or change the background. */
+export interface ContrastFix {
+  /** Nearest foreground reaching the target on the given background (null when none can). */
+  foreground: string | null;
+  /** Nearest background reaching the target under the given foreground (null when none can). */
+  background: string | null;
+}
+
+/**
+ * Both suggestions for a failing pair. The ratio is symmetric, so the
+ * nearest background is nearestPassing with the roles swapped: the
+ * background's lightness moves, the foreground stays.
+ *
+ * @example
+ * nearestFix("#777777", "#ffffff", 4.5) // { foreground: "#767676", background: "#060606" }
+ */
+export function nearestFix(foreground: string, background: string, target: number): ContrastFix {
+  return { foreground: nearestPassing(foreground, background, target), background: nearestPassing(background, foreground, target) };
 }

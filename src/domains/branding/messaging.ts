@@ -8,7 +8,7 @@ import { eq } from "drizzle-orm";
 import type * as v from "valibot";
 import { audit } from "../../core/audit";
 import { iso } from "../../core/clock";
-import { bumpContentVersion } from "../../core/content-version";
+import { bumpContentVersion } from "../sites/content-version";
 import type { ActorContext } from "../../core/context";
 import { invalid } from "../../core/errors";
 import { authorize } from "../../core/scopes";

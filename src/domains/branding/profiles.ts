@@ -16,12 +16,13 @@ import { eq } from "drizzle-orm";
 import type * as v from "valibot";
 import { audit } from "../../core/audit";
 import { iso } from "../../core/clock";
-import { bumpContentVersion } from "../../core/content-version";
+import { bumpContentVersion } from "../sites/content-version";
 import type { ActorContext } from "../../core/context";
 import { invalid, notFound } from "../../core/errors";
 import { authorize } from "../../core/scopes";
 import { urlProblem } from "../blocks/urls";
 import { siteForActor } from "../sites/access";
+import { contrastWarnings } from "./brand-audit";
 import { HEX_RE, normalizeHex } from "./contrast";
 import { cssVarsFor } from "./css-vars";
 import { toPublicBranding } from "./public-reads";
@@ -210,7 +211,7 @@ export async function getProfile(ctx: ActorContext, input: v.InferOutput<typeof 
   return profileView(site.id, site.name, stored(row?.data ?? {}), row?.updatedAt ?? null);
 }
 
-async function save(ctx: ActorContext, site: { id: number; name: string }, action: string, next: BrandingData, detail: Obj) {
+async function save(ctx: ActorContext, site: { id: number; name: string }, action: string, next: BrandingData, detail: Obj, warnings: string[] = []) {
   const now = ctx.deps.clock.now();
   await ctx.deps.db.transaction(async (tx) => {
     if (Object.keys(next).length === 0) await tx.delete(brandProfiles).where(eq(brandProfiles.siteId, site.id));
@@ -228,6 +229,8 @@ async function save(ctx: ActorContext, site: { id: number; name: string }, actio
     fields: Object.keys(next),
     buttonPresets: (next.buttonPresets ?? []).map((p) => ({ id: p.id, name: p.name })),
     updatedAt: iso(now),
+    // Saved all the same: contrast is advice, not a rule (branding_audit checks the whole profile).
+    ...(warnings.length ? { warnings } : {}),
   };
 }
 
@@ -237,7 +240,7 @@ export async function updateProfile(ctx: ActorContext, input: v.InferOutput<type
   if (fields.length === 0) throw invalid("branding is empty: give at least one field to set (or null to clear).");
   const current = stored((await profileRow(ctx, site.id))?.data ?? {});
   const next = applyPatch(current, input.branding);
-  return await save(ctx, site, "branding.update", next, { fields });
+  return await save(ctx, site, "branding.update", next, { fields }, contrastWarnings(current, next));
 }
 
 export async function clearFields(ctx: ActorContext, input: v.InferOutput<typeof clearFieldsInput>) {
@@ -251,7 +254,7 @@ export async function clearFields(ctx: ActorContext, input: v.InferOutput<typeof
     if (kept.length) next.buttonPresets = kept;
     else delete next.buttonPresets;
   }
-  return await save(ctx, site, "branding.clear_fields", next, { fields: input.fields });
+  return await save(ctx, site, "branding.clear_fields", next, { fields: input.fields }, contrastWarnings(current, next));
 }
 
 export async function deleteProfile(ctx: ActorContext, input: v.InferOutput<typeof siteOnly>) {

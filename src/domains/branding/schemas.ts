@@ -106,6 +106,8 @@ export type BrandingPatchData = { [K in keyof BrandingShape]?: unknown };
 const siteId = v.pipe(v.number("siteId must be a number."), v.integer("siteId must be an integer."), v.minValue(1), v.maxValue(Number.MAX_SAFE_INTEGER));
 
 export const siteOnly = v.strictObject({ siteId });
+/** Reads that default to the company's primary site, as brand://default does. */
+export const siteOptional = v.strictObject({ siteId: v.optional(siteId) });
 export const updateProfileInput = v.strictObject({ siteId, branding: BrandingPatch });
 export const clearFieldsInput = v.strictObject({
   siteId,

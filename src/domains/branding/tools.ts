@@ -9,11 +9,30 @@ import { notFound } from "../../core/errors";
 import { authorize } from "../../core/scopes";
 import { defineResource, defineTool, type Domain } from "../../mcp/define";
 import { sites } from "../sites/tables";
+import { brandingApprovalSupport } from "./approval-preview";
 import { auditBranding } from "./brand-audit";
-import { contrast, nearestPassing, normalizeHex, THRESHOLDS } from "./contrast";
+import { contrast, nearestFix, normalizeHex, THRESHOLDS, type ContrastFix } from "./contrast";
 import { getMessaging, messagingRow, messagingView, updateMessaging } from "./messaging";
 import { clearFields, deleteProfile, getProfile, updateProfile } from "./profiles";
 import * as s from "./schemas";
+
+/** The company's primary site: its first active site (lowest id). */
+async function primarySite(ctx: ActorContext) {
+  return (await ctx.deps.db
+      .select({ id: sites.id })
+      .from(sites)
+      .where(and(eq(sites.companyId, ctx.company.id), eq(sites.active, true)))
+      .orderBy(asc(sites.id))
+      .limit(1))[0];
+}
+
+/** The site a read acts on: the one named, else the company's primary site (what brand://default shows). */
+async function siteOrPrimary(ctx: ActorContext, siteId: number | undefined): Promise<number> {
+  if (siteId !== undefined) return siteId;
+  const site = await primarySite(ctx);
+  if (!site) throw notFound(`${ctx.company.name} has no active site, so it has no brand profile yet.`);
+  return site.id;
+}
 
 const brandingGetProfile = defineTool({
   name: "branding_get_profile",
@@ -22,10 +41,9 @@ const brandingGetProfile = defineTool({
   readOnly: true,
   title: "Get a brand profile",
   description:
-    "Get a site's brand profile: branding (only the fields that are set: colours, fonts, logos, nav styling, button style, button presets with their ids, typography per element, dark mode), " +
-    "the spec defaults and the effective colours after defaults, and cssVars exactly as the storefront API serves them. Multi-company connections use this in place of brand://default.",
-  input: s.siteOnly,
-  run: getProfile,
+    "A site's brand profile: the fields set, the defaults, the effective colours and the storefront's cssVars. Without siteId: the company's primary site.",
+  input: s.siteOptional,
+  run: async (ctx, input) => await getProfile(ctx, { siteId: await siteOrPrimary(ctx, input.siteId) }),
 });
 
 const brandingUpdateProfile = defineTool({
@@ -36,10 +54,7 @@ const brandingUpdateProfile = defineTool({
   idempotent: true,
   title: "Update a brand profile",
   description:
-    'Change a site\'s branding by merging a partial Branding object, e.g. {"primaryColor":"#0f766e","typography":{"h1":{"size":"3rem"}}}. ' +
-    "Given fields replace, null clears a field back to its default, buttonStyle, darkMode and each typography element merge field by field, " +
-    "and buttonPresets are upserted: an entry with id changes that preset, one without id (and with a name) adds a preset with a new stable uuid. " +
-    "Colours are hex (#rgb or #rrggbb); URLs absolute http(s) or /paths. Takes effect on the storefront API at once. Returns the fields now set and the presets with their ids; read the whole profile with branding_get_profile.",
+    "Merge a partial Branding object into a site's brand, e.g. {\"primaryColor\":\"#0f766e\",\"typography\":{\"h1\":{\"size\":\"3rem\"}}}. null resets a field; buttonStyle, darkMode and typography merge per field; buttonPresets with an id change that preset, without one add one. Live at once; warnings list changed colours failing WCAG AA.",
   input: s.updateProfileInput,
   run: updateProfile,
 });
@@ -52,8 +67,7 @@ const brandingClearFields = defineTool({
   idempotent: true,
   title: "Clear brand fields",
   description:
-    "Reset fields of a site's branding to their defaults by path: a top-level field (primaryColor, typography, buttonPresets …), buttonStyle.<field>, darkMode.<field>, " +
-    "typography.<element>, typography.<element>.<field>, buttonPresets.<id> (removes that preset) or buttonPresets.<id>.<field>. Returns the fields still set.",
+    "Reset the named branding fields of a site to their defaults (e.g. [\"accentColor\",\"typography\"]). Unknown names are refused. Live at once.",
   input: s.clearFieldsInput,
   run: clearFields,
 });
@@ -65,7 +79,8 @@ const brandingDeleteProfile = defineTool({
   readOnly: false,
   destructive: true,
   title: "Delete a brand profile",
-  description: "Delete a site's whole brand profile, so the site falls back to the default branding. Brand messaging is kept.",
+  description:
+    "Delete a site's brand profile so it falls back to the default branding; brand messaging is kept.",
   input: s.siteOnly,
   run: deleteProfile,
 });
@@ -75,21 +90,23 @@ const brandingCheckContrast = defineTool({
   toolset: "branding",
   scope: "branding:read",
   readOnly: true,
+  // Touches no company data: no clientId.
+  companyFree: true,
   title: "Check colour contrast",
   description:
-    "WCAG 2.x contrast ratio of a foreground and a background hex colour, with pass/fail for AA and AAA at normal and large text sizes " +
-    "(AA: 4.5 normal, 3 large; AAA: 7 normal, 4.5 large). Failing checks come with the nearest passing foreground for each level.",
+    "Contrast ratio of two hex colours and whether it passes WCAG AA/AAA for normal and large text; per failed level the nearest passing foreground and background. No site data is read.",
   input: s.contrastInput,
   run: (ctx, input) => {
     authorize(ctx, "branding:read", { write: false });
     const fg = normalizeHex(input.foreground);
     const bg = normalizeHex(input.background);
     const r = contrast(fg, bg);
-    const suggestions: Record<string, string | null> = {};
-    if (!r.aa.normal) suggestions.aaNormal = nearestPassing(fg, bg, THRESHOLDS.aa.normal);
-    if (!r.aa.large) suggestions.aaLarge = nearestPassing(fg, bg, THRESHOLDS.aa.large);
-    if (!r.aaa.normal) suggestions.aaaNormal = nearestPassing(fg, bg, THRESHOLDS.aaa.normal);
-    if (!r.aaa.large) suggestions.aaaLarge = nearestPassing(fg, bg, THRESHOLDS.aaa.large);
+    // Per failed level, both ways to pass: a new foreground on this background, or a new background under this foreground.
+    const suggestions: Record<string, ContrastFix> = {};
+    if (!r.aa.normal) suggestions.aaNormal = nearestFix(fg, bg, THRESHOLDS.aa.normal);
+    if (!r.aa.large) suggestions.aaLarge = nearestFix(fg, bg, THRESHOLDS.aa.large);
+    if (!r.aaa.normal) suggestions.aaaNormal = nearestFix(fg, bg, THRESHOLDS.aaa.normal);
+    if (!r.aaa.large) suggestions.aaaLarge = nearestFix(fg, bg, THRESHOLDS.aaa.large);
     return { foreground: fg, background: bg, ...r, thresholds: THRESHOLDS, suggestions };
   },
 });
@@ -101,8 +118,7 @@ const brandingAudit = defineTool({
   readOnly: true,
   title: "Audit a brand profile",
   description:
-    "Check every foreground/background pair a site's branding implies (text, links, nav, buttons, button presets, dark mode) against WCAG AA for normal text (4.5:1), " +
-    "with the nearest passing colour for each failure; list pairs skipped for lack of a colour, missing logos and favicon, and other warnings (logo without alt text, no social image).",
+    "Check every colour pair a site's branding implies, light and dark (text, links, primary, nav, buttons, presets at 4.5:1; accent at 3:1), with the nearest passing foreground and background per failure; also missing brand assets.",
   input: s.siteOnly,
   run: async (ctx, input) => {
     const profile = await getProfile(ctx, input);
@@ -129,28 +145,17 @@ const brandMessagingUpdate = defineTool({
   idempotent: true,
   title: "Update brand messaging",
   description:
-    "Change a site's brand messaging. Fields you omit stay; null clears one; keyMessages (up to 20) and wordsToAvoid (up to 100) replace the whole list. Returns which fields now hold a value.",
+    "Change a site's brand messaging: omitted fields stay, null clears one; keyMessages (\u2264 20) and wordsToAvoid (\u2264 100) replace the whole list.",
   input: s.messagingUpdateInput,
   run: updateMessaging,
 });
 
-/** The company's primary site: its first active site (lowest id). */
-async function primarySite(ctx: ActorContext) {
-  return (await ctx.deps.db
-      .select({ id: sites.id })
-      .from(sites)
-      .where(and(eq(sites.companyId, ctx.company.id), eq(sites.active, true)))
-      .orderBy(asc(sites.id))
-      .limit(1))[0];
-}
-
 /** brand://default as JSON: the primary site's profile, audit-free, with its messaging. */
 export async function readDefaultBrand(ctx: ActorContext): Promise<string> {
   authorize(ctx, "branding:read", { write: false });
-  const site = await primarySite(ctx);
-  if (!site) throw notFound(`${ctx.company.name} has no active site, so it has no brand profile yet.`);
-  const profile = await getProfile(ctx, { siteId: site.id });
-  return JSON.stringify({ ...profile, messaging: messagingView(site.id, await messagingRow(ctx, site.id)) });
+  const siteId = await siteOrPrimary(ctx, undefined);
+  const profile = await getProfile(ctx, { siteId });
+  return JSON.stringify({ ...profile, messaging: messagingView(siteId, await messagingRow(ctx, siteId)) });
 }
 
 const brandDefault = defineResource({
@@ -175,4 +180,5 @@ export const brandingDomain: Domain = {
     "Brand profiles per site (colours, fonts, logos, nav and button styling, typography, dark mode) served by the storefront API with cssVars, brand messaging, WCAG contrast checks and a brand audit.",
   tools: [brandingGetProfile, brandingUpdateProfile, brandingClearFields, brandingDeleteProfile, brandingCheckContrast, brandingAudit, brandMessagingGet, brandMessagingUpdate],
   resources: [brandDefault],
+  approvalSupport: brandingApprovalSupport,
 };

@@ -12,11 +12,12 @@ import type { ActorContext } from "../../core/context";
 import { conflict, invalid, notFound } from "../../core/errors";
 import { page } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
-import { slugify, uniqueSlug } from "../../core/slug";
+import { slugify, slugNote, uniqueSlug } from "../../core/slug";
 import { renderBlocksHtml } from "../blocks/render";
 import { approvalState, latestLinkFor, mintLink, withdrawLinks } from "../approvals/links";
+import { approvedLinkId } from "../approvals/staging";
 import { siteForActor } from "../sites/access";
-import { contentFrom, write, type Include, type Tx } from "./common";
+import { contentFrom, contentWarnings, write, type BlocksInput, type Include, type Tx } from "./common";
 import { blockTemplates, type BlockContent } from "./tables";
 import { containsText } from "../../core/sql";
 import { byText } from "../../core/sql";
@@ -47,8 +48,9 @@ function withContent(out: Record<string, unknown>, content: BlockContent | null,
   return out;
 }
 
-const templateLink = async (ctx: ActorContext, tx: Tx, t: { id: number; siteId: number; name: string }) =>
-  await mintLink(tx, ctx, { linkType: "entity", entityType: "block_template", entityId: t.id, siteId: t.siteId, title: t.name });
+/** What a template's link proposes (recorded so it reads the same after the decision): a template never approved, or new blocks for an approved one. */
+const templateLink = async (ctx: ActorContext, tx: Tx, t: { id: number; siteId: number; name: string }, proposal: "new" | "update") =>
+  await mintLink(tx, ctx, { linkType: "entity", entityType: "block_template", entityId: t.id, siteId: t.siteId, title: t.name, payload: { proposal } });
 
 export async function listTemplates(ctx: ActorContext, input: { siteId: number; status?: string; search?: string; limit: number; offset: number }) {
   authorize(ctx, "sites:read", { write: false });
@@ -113,7 +115,7 @@ export async function getTemplate(ctx: ActorContext, input: { siteId: number; id
 
 export async function createTemplate(
   ctx: ActorContext,
-  input: { siteId: number; name: string; slug?: string; description?: string | null; blocks: unknown[]; include?: Include },
+  input: { siteId: number; name: string; slug?: string; description?: string | null; blocks: BlocksInput; include?: Include },
 ) {
   authorize(ctx, "sites:write", { write: true });
   const site = await siteForActor(ctx, input.siteId);
@@ -121,20 +123,22 @@ export async function createTemplate(
   const now = ctx.deps.clock.now();
   return write(ctx, async (tx) => {
     if (input.slug !== undefined) await assertSlugFree(tx, site.id, input.slug, null);
-    const slug = input.slug ?? await uniqueSlug(slugify(input.name, "template"), async (s) => !!await slugOwner(tx, site.id, s, null));
+    const base = slugify(input.name, "template");
+    const slug = input.slug ?? (await uniqueSlug(base, async (s) => !!(await slugOwner(tx, site.id, s, null))));
     const row = (await tx
           .insert(blockTemplates)
           .values({ siteId: site.id, name: input.name, slug, description: input.description ?? null, content, status: "pending", createdAt: now, updatedAt: now })
           .returning())[0];
-    const approval = await templateLink(ctx, tx, row);
+    const approval = await templateLink(ctx, tx, row, "new");
     await audit(tx, ctx, "block_templates.create", { type: "block_template", id: row.id, siteId: site.id, detail: { slug, approvalId: approval.id } });
-    return withContent({ id: row.id, slug, status: "pending", approval }, content, input.include ?? []);
+    const warnings = await contentWarnings(tx, site.id, content, "template");
+    return withContent({ id: row.id, slug, status: "pending", ...(input.slug ? {} : slugNote(base, slug, "block template")), approval, ...warnings }, content, input.include ?? []);
   });
 }
 
 export async function updateTemplate(
   ctx: ActorContext,
-  input: { siteId: number; id: number; name?: string; slug?: string; description?: string | null; blocks?: unknown[]; include?: Include },
+  input: { siteId: number; id: number; name?: string; slug?: string; description?: string | null; blocks?: BlocksInput; include?: Include },
 ) {
   authorize(ctx, "sites:write", { write: true });
   const site = await siteForActor(ctx, input.siteId);
@@ -157,7 +161,7 @@ export async function updateTemplate(
     await tx.update(blockTemplates).set(set).where(eq(blockTemplates.id, t.id));
     const proposal = live ? (set.draftContent ?? t.draftContent) : (set.content ?? t.content);
     // A live template with no pending content has nothing to approve: label edits apply directly.
-    const approval = !live || proposal ? await templateLink(ctx, tx, { ...t, name: set.name ?? t.name }) : undefined;
+    const approval = !live || proposal ? await templateLink(ctx, tx, { ...t, name: set.name ?? t.name }, live ? "update" : "new") : undefined;
     await audit(tx, ctx, "block_templates.update", {
             type: "block_template",
             id: t.id,
@@ -165,7 +169,7 @@ export async function updateTemplate(
             detail: { fields: Object.keys(set).filter((k) => k !== "updatedAt"), ...(approval ? { approvalId: approval.id } : {}) },
           });
     return withContent(
-      { id: t.id, slug: set.slug ?? t.slug, status: set.status ?? t.status, ...(approval ? { approval } : {}), hasPendingChanges: live && !!proposal },
+      { id: t.id, slug: set.slug ?? t.slug, status: set.status ?? t.status, ...(approval ? { approval } : {}), hasPendingChanges: live && !!proposal, ...(await contentWarnings(tx, site.id, content, "template")) },
       proposal ?? t.content,
       input.include ?? [],
     );
@@ -178,7 +182,7 @@ export async function deleteTemplate(ctx: ActorContext, input: { siteId: number;
   return write(ctx, async (tx) => {
     const t = await templateInSite(tx, site.id, input.id);
     await tx.delete(blockTemplates).where(eq(blockTemplates.id, t.id));
-    await withdrawLinks(tx, ctx.company.id, "block_template", t.id, ctx.deps.clock.now());
+    await withdrawLinks(tx, ctx.company.id, "block_template", t.id, ctx.deps.clock.now(), approvedLinkId(ctx));
     await audit(tx, ctx, "block_templates.delete", { type: "block_template", id: t.id, siteId: site.id, detail: { slug: t.slug } });
     return { id: t.id, slug: t.slug, status: "deleted" };
   });

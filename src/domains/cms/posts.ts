@@ -12,17 +12,19 @@
 import { and, asc, count, desc, eq, inArray, ne, or, sql } from "drizzle-orm";
 import { iso } from "../../core/clock";
 import type { ActorContext } from "../../core/context";
-import { bumpContentVersion } from "../../core/content-version";
+import { bumpContentVersion } from "../sites/content-version";
 import { audit } from "../../core/audit";
 import { conflict, invalid, notFound } from "../../core/errors";
 import { page } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
-import { slugify, uniqueSlug } from "../../core/slug";
+import { slugify, slugNote, uniqueSlug } from "../../core/slug";
 import { renderBlocksHtml } from "../blocks/render";
 import { approvalState, latestLinkFor, mintLink, withdrawLinks, type ApprovalEnvelope } from "../approvals/links";
+import { approvedLinkId, holdForApproval, isApprovedRun } from "../approvals/staging";
 import { siteForActor } from "../sites/access";
-import { checkUrl, contentFrom, uniqueIds, write, type Include, type Tx } from "./common";
+import { checkUrl, contentFrom, contentWarnings, uniqueIds, write, type BlocksInput, type Include, type Tx } from "./common";
 import { ensurePostType, postTypeBySlug } from "./post-types";
+import { linksToSlug } from "./references";
 import { categories, postCategories, postRevisions, posts, postTags, postTypes, tags, type BlockContent } from "./tables";
 import { containsText, jsonContains } from "../../core/sql";
 import { byText } from "../../core/sql";
@@ -34,7 +36,7 @@ export interface PostFields {
   title?: string;
   slug?: string;
   postType?: string;
-  blocks?: unknown[];
+  blocks?: BlocksInput;
   excerpt?: string | null;
   coverImage?: string | null;
   ogImage?: string | null;
@@ -161,15 +163,39 @@ function withContent(out: Record<string, unknown>, content: BlockContent | null,
   return out;
 }
 
-const postLink = async (ctx: ActorContext, tx: Tx, post: { id: number; siteId: number; title: string }, revisionId: number | null) =>
+/**
+ * What a post's approval link proposes, recorded when it is minted so the
+ * link reads the same after the decision ("A new blog post — approved and
+ * published on …"): a post never published yet (`new`), an edit of a post
+ * that was published and is offline now (`republish`), or a pending
+ * revision of a live post (`revision`, with the live values it changes).
+ */
+export type PostProposal =
+  | { proposal: "new" | "republish" }
+  | { proposal: "revision"; revisionId: number; before: Record<string, unknown>; beforeBlocks: number };
+
+const postLink = async (ctx: ActorContext, tx: Tx, post: { id: number; siteId: number; title: string }, what: PostProposal) =>
   await mintLink(tx, ctx, {
         linkType: "entity",
         entityType: "post",
         entityId: post.id,
         siteId: post.siteId,
         title: post.title,
-        payload: revisionId === null ? null : { revisionId },
+        payload: what as unknown as Record<string, unknown>,
       });
+
+/** The live values a revision would change (content as its block count), for the link's record of "before". */
+async function liveValues(tx: Tx, post: PostRow, keys: string[]): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  for (const k of keys) {
+    if (k === "content") continue;
+    if (k === "categoryIds")
+      out[k] = (await tx.select({ id: postCategories.categoryId }).from(postCategories).where(eq(postCategories.postId, post.id))).map((r) => r.id);
+    else if (k === "tagIds") out[k] = (await tx.select({ id: postTags.tagId }).from(postTags).where(eq(postTags.postId, post.id))).map((r) => r.id);
+    else out[k] = (post as Record<string, unknown>)[k] ?? null;
+  }
+  return out;
+}
 
 export interface WriteResult {
   id: number;
@@ -185,7 +211,8 @@ export async function createPost(ctx: ActorContext, input: PostFields & { siteId
   const now = ctx.deps.clock.now();
   return write(ctx, async (tx) => {
     const c = await postChanges(tx, site.id, { ...input, postType: input.postType ?? "blog" }, null);
-    const slug = c.slug ?? await uniqueSlug(slugify(input.title, "post"), async (s) => !!await slugOwner(tx, site.id, s, null));
+    const base = slugify(input.title, "post");
+    const slug = c.slug ?? (await uniqueSlug(base, async (s) => !!(await slugOwner(tx, site.id, s, null))));
     const { categoryIds, tagIds, ...cols } = c;
     const row = (await tx
           .insert(posts)
@@ -204,9 +231,10 @@ export async function createPost(ctx: ActorContext, input: PostFields & { siteId
           })
           .returning())[0];
     await applyPostChanges(tx, row, { categoryIds, tagIds }, now);
-    const approval = await postLink(ctx, tx, row, null);
+    const approval = await postLink(ctx, tx, row, { proposal: "new" });
     await audit(tx, ctx, "posts.create", { type: "post", id: row.id, siteId: site.id, detail: { slug, approvalId: approval.id } });
-    return withContent({ id: row.id, slug, status: "pending", approval }, row.content, input.include ?? []) as WriteResult;
+    const warnings = await contentWarnings(tx, site.id, c.content, "post");
+    return withContent({ id: row.id, slug, status: "pending", ...(c.slug ? {} : slugNote(base, slug, "post")), approval, ...warnings }, row.content, input.include ?? []) as WriteResult;
   });
 }
 
@@ -233,21 +261,58 @@ export async function updatePost(ctx: ActorContext, input: PostFields & { siteId
               .insert(postRevisions)
               .values({ postId: post.id, changes: merged, status: "pending", createdByUserId: ctx.principal.userId, createdAt: now })
               .returning({ id: postRevisions.id }))[0];
-      const approval = await postLink(ctx, tx, { ...post, title: (merged.title as string | undefined) ?? post.title }, rev.id);
+      const approval = await postLink(ctx, tx, { ...post, title: (merged.title as string | undefined) ?? post.title }, {
+        proposal: "revision",
+        revisionId: rev.id,
+        before: await liveValues(tx, post, Object.keys(merged)),
+        beforeBlocks: post.content?.blocks.length ?? 0,
+      });
       await audit(tx, ctx, "posts.update", { type: "post", id: post.id, siteId: site.id, detail: { revisionId: rev.id, fields: Object.keys(merged), approvalId: approval.id } });
       const proposed = (merged.content as BlockContent | undefined) ?? post.content;
       return withContent(
-        { id: post.id, slug: post.slug, status: post.status, pendingRevision: { id: rev.id, fields: Object.keys(merged) }, approval },
+        { id: post.id, slug: post.slug, status: post.status, pendingRevision: { id: rev.id, fields: Object.keys(merged) }, approval, ...(await contentWarnings(tx, site.id, c.content, "post")) },
         proposed,
         input.include ?? [],
       ) as WriteResult;
     }
     await applyPostChanges(tx, post, c, now, { status: "pending" });
     const updated = await postInSite(tx, site.id, post.id);
-    const approval = await postLink(ctx, tx, updated, null);
+    const approval = await postLink(ctx, tx, updated, { proposal: post.publishedAt ? "republish" : "new" });
     await audit(tx, ctx, "posts.update", { type: "post", id: post.id, siteId: site.id, detail: { fields: Object.keys(c), approvalId: approval.id } });
-    return withContent({ id: post.id, slug: updated.slug, status: "pending", approval }, updated.content, input.include ?? []) as WriteResult;
+    const warnings = await contentWarnings(tx, site.id, c.content, "post");
+    return withContent({ id: post.id, slug: updated.slug, status: "pending", approval, ...warnings }, updated.content, input.include ?? []) as WriteResult;
   });
+}
+
+/**
+ * Taking a published post down (posts_delete, posts_unpublish) is held for
+ * a person's approval, like a draft going up: the call returns a
+ * pending_change approval envelope, the post stays served until a person
+ * approves, and approving runs the same call again (isApprovedRun), which
+ * then applies it, unless the post changed meanwhile (the reviewer sees
+ * the conflict). Posts that are not live are deleted or left at once.
+ */
+async function holdTakedown(ctx: ActorContext, tx: Tx, post: PostRow, tool: "posts_delete" | "posts_unpublish", input: { siteId: number; id: number }) {
+  const verb = tool === "posts_delete" ? "deleted" : "unpublished";
+  const approval = await holdForApproval(ctx, {
+    tool,
+    input: { siteId: input.siteId, id: input.id },
+    entityId: post.id,
+    siteId: post.siteId,
+    title: `${tool === "posts_delete" ? "Delete" : "Unpublish"} post: ${post.title}`,
+  });
+  const linkedFrom = await linksToSlug(tx, post.siteId, post.slug, { exceptPostId: post.id });
+  return {
+    id: post.id,
+    slug: post.slug,
+    status: post.status,
+    approval,
+    ...(linkedFrom.length ? { linkedFrom } : {}),
+    message:
+      `Nothing changed yet: the post is live, so taking it down needs a person's approval. Share approval.url with a reviewer; ` +
+      `the post is ${verb} when they approve, and stays served until then.` +
+      (linkedFrom.length ? " linkedFrom lists what links to it now; those links break once it is gone." : ""),
+  };
 }
 
 export async function deletePost(ctx: ActorContext, input: { siteId: number; id: number }) {
@@ -263,8 +328,9 @@ export async function deletePost(ctx: ActorContext, input: { siteId: number; id:
           .map((p) => `${p.id} ("${p.title.slice(0, 60)}")`)
           .join(", ")}. Move or delete them first.`,
       );
+    if (post.published && !isApprovedRun(ctx)) return await holdTakedown(ctx, tx, post, "posts_delete", input);
     await tx.delete(posts).where(eq(posts.id, post.id));
-    await withdrawLinks(tx, ctx.company.id, "post", post.id, ctx.deps.clock.now());
+    await withdrawLinks(tx, ctx.company.id, "post", post.id, ctx.deps.clock.now(), approvedLinkId(ctx));
     if (post.published) await bumpContentVersion(tx, site.id);
     await audit(tx, ctx, "posts.delete", { type: "post", id: post.id, siteId: site.id, detail: { slug: post.slug, wasPublished: post.published } });
     return { id: post.id, slug: post.slug, status: "deleted" };
@@ -277,6 +343,7 @@ export async function unpublishPost(ctx: ActorContext, input: { siteId: number; 
   return write(ctx, async (tx) => {
     const post = await postInSite(tx, site.id, input.id);
     if (!post.published) return { id: post.id, slug: post.slug, status: post.status, message: "The post is not published." };
+    if (!isApprovedRun(ctx)) return await holdTakedown(ctx, tx, post, "posts_unpublish", input);
     await tx.update(posts).set({ published: false, status: "archived", updatedAt: ctx.deps.clock.now() }).where(eq(posts.id, post.id));
     await bumpContentVersion(tx, site.id);
     await audit(tx, ctx, "posts.unpublish", { type: "post", id: post.id, siteId: site.id });

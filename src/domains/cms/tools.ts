@@ -10,7 +10,10 @@
 import * as v from "valibot";
 import { pageInput } from "../../core/pagination";
 import { defineTool, type Domain } from "../../mcp/define";
+import { siteStagedTargets } from "../sites/staged-targets";
 import { siteTools } from "../sites/tools";
+import { cmsApprovalSupport } from "./approval-support";
+import { blockTemplateApprovalKind, postApprovalKind } from "./approval-kinds";
 import { createTemplate, deleteTemplate, getTemplate, listTemplates, updateTemplate } from "./block-templates";
 import { blocksSchema, colorSchema, idSchema, includeSchema, line, slugSchema, textBlock, urlSchema } from "./common";
 import { deleteMedia, getMedia, listMedia, registerMedia, updateMedia, uploadMedia } from "./media";
@@ -18,20 +21,12 @@ import { createNavItem, deleteNavItem, listNav, moveNavItem, reorderNav, updateN
 import { createPostType, deletePostType, listPostTypes, updatePostType } from "./post-types";
 import { createPost, deletePost, getPost, listPosts, unpublishPost, updatePost } from "./posts";
 import { createTerm, deleteTerm, getTerm, listTerms, updateTerm } from "./taxonomies";
+import { cmsStagedTargets } from "./staged-targets";
 import { POST_STATUSES } from "./tables";
 
 const siteId = idSchema;
 const search = v.optional(v.pipe(v.string(), v.maxLength(200)));
 const nullable = <T extends v.GenericSchema>(s: T) => v.optional(v.nullable(s));
-
-const BLOCKS_HELP =
-  "`blocks` is an array of blocks from the block catalog (read the blocks://schema resource first): " +
-  '[{"type":"heading","props":{"text":"Hello","level":1}},{"type":"paragraph","props":{"text":"…"}}]. ' +
-  "An unknown block type, unknown prop or wrong prop type is refused with the path of the offending block (e.g. blocks[3].props.level).";
-
-const APPROVAL_HELP =
-  "Returns { id, slug, status, approval }: approval.url is a page where a person previews and approves the draft; share it with them. " +
-  "Nothing is published until they approve. Links expire after 14 days; call the matching update tool to get a fresh one.";
 
 // ----- posts ---------------------------------------------------------------
 
@@ -62,8 +57,7 @@ const postTools = [
     readOnly: true,
     title: "List posts",
     description:
-      "List a site's posts (all states: pending, published, rejected, archived), most recently updated first. Filter by postType slug, status, " +
-      "categoryId, tagId or a title search. Returns summaries; use posts_get for one post's fields and blocks.",
+      "List a site's posts (all states), newest first. Filter by postType, status, categoryId, tagId or search (title). Get one with posts_get.",
     input: v.object({
       siteId,
       postType: v.optional(slugSchema),
@@ -82,8 +76,7 @@ const postTools = [
     readOnly: true,
     title: "Get a post",
     description:
-      "Get one post by id or slug: fields, categories, tags, approval state and any pending revision. " +
-      'Set include to ["blocks"] for the block content (and the pending revision\'s blocks) or ["html"] for it rendered.',
+      "One post by id or slug with its fields, categories, tags and pending revision. Heavy fields (blocks, html) only with include.",
     input: v.object({ siteId, id: v.optional(idSchema), slug: v.optional(slugSchema), include: includeSchema }),
     run: async (ctx, input) => await getPost(ctx, input),
   }),
@@ -95,8 +88,7 @@ const postTools = [
     approval: "post",
     title: "Create a post",
     description:
-      "Draft a new post (postType defaults to blog; use page for standalone pages). The slug is generated from the title when omitted " +
-      `and must be unique on the site. ${BLOCKS_HELP} ${APPROVAL_HELP}`,
+      "Draft a post (postType blog by default; page for standalone pages). slug is made from the title when omitted. The title is the page's h1: headings start at level 2. blocks: see blocks://schema; a bad block is refused with its path (blocks[3].props.level). Returns {id, slug, status, approval}: nothing goes live until a person approves at approval.url (links last 14 days).",
     input: v.object({ siteId, title: line(300), ...postFields }),
     run: async (ctx, input) => await createPost(ctx, input),
   }),
@@ -108,9 +100,7 @@ const postTools = [
     approval: "post",
     title: "Update a post",
     description:
-      "Change a post; give only the fields to change (null clears a field). For a published post the live version keeps being served and the " +
-      "changes wait for approval (pending revision; successive updates accumulate). Calling it with no changes re-sends the current proposal " +
-      `with a fresh link (use this when a link expired). ${BLOCKS_HELP} ${APPROVAL_HELP}`,
+      "Change a post: give only the fields to change (null clears). A published post stays live; the change waits for approval, and successive updates accumulate. No changes = re-send the proposal with a fresh link (for an expired one). blocks: see blocks://schema. Returns {id, slug, status, approval}: a person approves at approval.url.",
     input: v.object({ siteId, id: idSchema, title: v.optional(line(300)), ...postFields }),
     run: async (ctx, input) => await updatePost(ctx, input),
   }),
@@ -121,7 +111,7 @@ const postTools = [
     readOnly: false,
     destructive: true,
     title: "Unpublish a post",
-    description: "Take a published post offline (status archived); REST stops serving it. Updating it later proposes it for approval again.",
+    description: "Take a published post offline (archived) once a person approves at approval.url; served until then. linkedFrom: what links to it.",
     input: v.object({ siteId, id: idSchema }),
     run: async (ctx, input) => await unpublishPost(ctx, input),
   }),
@@ -132,7 +122,7 @@ const postTools = [
     readOnly: false,
     destructive: true,
     title: "Delete a post",
-    description: "Delete a post and its revisions for good; open approval links for it are withdrawn. Refused while other posts name it as parent.",
+    description: "Delete a post for good; a published one once a person approves at approval.url (linkedFrom: what links to it). Refused for a parent.",
     input: v.object({ siteId, id: idSchema }),
     run: async (ctx, input) => await deletePost(ctx, input),
   }),
@@ -214,7 +204,7 @@ const templateTools = [
     readOnly: false,
     approval: "block_template",
     title: "Create a block template",
-    description: `Draft a reusable block template. ${BLOCKS_HELP} ${APPROVAL_HELP}`,
+    description: "Draft a reusable block template. blocks: see blocks://schema; a bad block is refused with its path. Returns {id, slug, status, approval}: nothing is usable until a person approves at approval.url.",
     input: v.object({ siteId, name: line(200), slug: v.optional(slugSchema), description: nullable(textBlock(1000)), blocks: blocksSchema, include: includeSchema }),
     run: async (ctx, input) => await createTemplate(ctx, input),
   }),
@@ -226,8 +216,7 @@ const templateTools = [
     approval: "block_template",
     title: "Update a block template",
     description:
-      "Change a block template. New blocks for an approved template wait for approval while the approved version stays in use; " +
-      `name, slug and description change at once. Calling it with no changes re-sends a pending proposal with a fresh link. ${BLOCKS_HELP}`,
+      "Change a block template. New blocks for an approved template wait for approval (the approved version stays in use); name, slug and description change at once. No changes = re-send the proposal with a fresh link. blocks: see blocks://schema.",
     input: v.object({
       siteId,
       id: idSchema,
@@ -381,8 +370,7 @@ const navTools = [
     readOnly: false,
     title: "Add a navigation item",
     description:
-      "Add a link to the site navigation: at the root, or under parentId (at most 3 levels). position is the index among its siblings (default: last). " +
-      "href is a relative path (/about) or an absolute http(s), mailto: or tel: URL.",
+      "Add a navigation item (label, href) at the top level or under parentId, at an optional position; optional button style, new tab, description, icon, image and column group.",
     input: v.object({ siteId, label: line(100), href: urlSchema, parentId: nullable(idSchema), position, ...navFields }),
     run: async (ctx, input) => await createNavItem(ctx, input),
   }),
@@ -403,8 +391,7 @@ const navTools = [
     readOnly: false,
     title: "Move a navigation item",
     description:
-      "Move a navigation item (with its children) under another parent (parentId, null for the root) at a position among the new siblings " +
-      "(default: last). Moving an item under itself or its descendants is refused.",
+      "Move a navigation item under another parent (null = top level) at an optional position. Cycles are refused.",
     input: v.object({ siteId, id: idSchema, parentId: v.nullable(idSchema), position }),
     run: async (ctx, input) => await moveNavItem(ctx, input),
   }),
@@ -463,9 +450,7 @@ const mediaTools = [
     readOnly: false,
     title: "Upload a file",
     description:
-      "Upload a file as base64 (dataBase64; a data: URL also works). The type is read from the bytes (png, jpeg, gif, webp, avif, svg, ico, pdf, " +
-      "mp4, webm, mov, mp3, m4a, ogg, wav, flac, woff, woff2, zip; txt, csv, md and json when mimeType says so); a mimeType that contradicts the " +
-      "bytes is refused, as is HTML. Images get width, height and a thumbnailUrl. Returns the item with its stable url, to use in blocks.",
+      "Upload a file as base64 (dataBase64, or a data: URL). The type is read from the bytes (images, svg, pdf, video, audio, fonts, zip; txt/csv/md/json by mimeType); HTML is refused. Images get width, height and thumbnailUrl. Returns the item with its stable url for blocks.",
     input: v.object({
       siteId,
       filename: line(255),
@@ -528,4 +513,7 @@ export const cmsDomain: Domain = {
     "Build and run websites: sites, domains and environment variables, posts and pages made of blocks, post types, block templates, " +
     "categories and tags, navigation, and the media library. Posts and block templates are published only after a person approves them.",
   tools: cmsTools,
+  approvalKinds: [postApprovalKind, blockTemplateApprovalKind],
+  stagedTargets: [...cmsStagedTargets, ...siteStagedTargets],
+  approvalSupport: cmsApprovalSupport,
 };

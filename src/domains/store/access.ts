@@ -4,7 +4,7 @@
  * content version, so REST ETags change with every catalog change.
  */
 import type { ActorContext } from "../../core/context";
-import { bumpContentVersion } from "../../core/content-version";
+import { bumpContentVersion } from "../sites/content-version";
 import type { Db } from "../../core/db";
 import { invalid } from "../../core/errors";
 import { authorize } from "../../core/scopes";

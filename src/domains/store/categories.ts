@@ -14,7 +14,7 @@ import { audit } from "../../core/audit";
 import { iso } from "../../core/clock";
 import type { ActorContext } from "../../core/context";
 import { conflict, invalid, notFound } from "../../core/errors";
-import { slugify, uniqueSlug } from "../../core/slug";
+import { slugify, slugNote, uniqueSlug } from "../../core/slug";
 import { checkImageUrl, clean, mutate, storeRead, storeWrite, type Q, type Tx } from "./access";
 import type { categoryCreateInput, categoryListInput, categoryMoveInput, categoryRef, categoryReorderInput, categoryUpdateInput } from "./schemas";
 import { productCategories, products } from "./tables";
@@ -117,11 +117,16 @@ export async function createCategory(ctx: ActorContext, input: v.InferOutput<typ
       throw invalid(`The category tree may be at most ${MAX_CATEGORY_DEPTH} levels deep.`);
     if (parent && !parent.active && input.active) throw conflict(`Parent category ${parent.id} is inactive; create this one with active: false or activate the parent first.`);
     let slug: string;
+    let note = {};
     if (input.slug) {
       const owner = await slugOwner(tx, input.siteId, input.slug);
       if (owner) throw conflict(`The slug "${input.slug}" is already used by product category ${owner} on this site.`);
       slug = input.slug;
-    } else slug = await uniqueSlug(slugify(input.name, "category"), async (s) => await slugOwner(tx, input.siteId, s) !== null);
+    } else {
+      const base = slugify(input.name, "category");
+      slug = await uniqueSlug(base, async (s) => (await slugOwner(tx, input.siteId, s)) !== null);
+      note = slugNote(base, slug, "product category");
+    }
     const sibs = await siblings(tx, input.siteId, parent?.id ?? null);
     const row = (await tx
           .insert(productCategories)
@@ -144,7 +149,7 @@ export async function createCategory(ctx: ActorContext, input: v.InferOutput<typ
       await renumber(tx, ids, now);
     }
     await audit(tx, ctx, "product_categories.create", { type: "product_category", id: row.id, siteId: input.siteId, detail: { slug } });
-    return compact(await categoryInSite(tx, input.siteId, row.id));
+    return { ...compact(await categoryInSite(tx, input.siteId, row.id)), ...note };
   });
 }
 
@@ -153,7 +158,7 @@ export async function updateCategory(ctx: ActorContext, input: v.InferOutput<typ
   if (input.image) checkImageUrl(input.image, "image");
   const now = ctx.deps.clock.now();
   return mutate(ctx, input.siteId, async (tx) => {
-    const before = await categoryInSite(tx, input.siteId, input.categoryId);
+    const before = await categoryInSite(tx, input.siteId, input.id);
     const set: Partial<CategoryRow> = { updatedAt: now };
     if (input.name !== undefined) set.name = input.name.trim();
     if (input.description !== undefined) set.description = clean(input.description) ?? null;
@@ -185,7 +190,7 @@ export async function moveCategory(ctx: ActorContext, input: v.InferOutput<typeo
   await storeWrite(ctx, input.siteId);
   const now = ctx.deps.clock.now();
   return mutate(ctx, input.siteId, async (tx) => {
-    const cat = await categoryInSite(tx, input.siteId, input.categoryId);
+    const cat = await categoryInSite(tx, input.siteId, input.id);
     const parent = await parentInSite(tx, input.siteId, input.parentId);
     const problem = moveProblem(await allOf(tx, input.siteId), cat.id, input.parentId);
     if (problem) throw invalid(`Cannot move category ${cat.id}: ${problem}.`);
@@ -229,7 +234,7 @@ export async function deleteCategory(ctx: ActorContext, input: v.InferOutput<typ
   await storeWrite(ctx, input.siteId);
   const now = ctx.deps.clock.now();
   return mutate(ctx, input.siteId, async (tx) => {
-    const cat = await categoryInSite(tx, input.siteId, input.categoryId);
+    const cat = await categoryInSite(tx, input.siteId, input.id);
     const children = await siblings(tx, input.siteId, cat.id);
     if (children.length)
       throw conflict(`Category ${cat.id} has ${children.length} subcategories (${children.map((c) => c.id).join(", ")}); move or delete them first.`);
@@ -238,7 +243,7 @@ export async function deleteCategory(ctx: ActorContext, input: v.InferOutput<typ
     await tx.delete(productCategories).where(eq(productCategories.id, cat.id));
     await renumber(tx, (await siblings(tx, input.siteId, cat.parentId)).map((s) => s.id), now);
     await audit(tx, ctx, "product_categories.delete", { type: "product_category", id: cat.id, siteId: input.siteId, detail: { slug: cat.slug, uncategorized } });
-    return { id: cat.id, slug: cat.slug, deleted: true, productsUncategorized: uncategorized };
+    return { id: cat.id, slug: cat.slug, status: "deleted", productsUncategorized: uncategorized };
   });
 }
 

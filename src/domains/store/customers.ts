@@ -54,7 +54,7 @@ export async function createCustomer(ctx: ActorContext, input: v.InferOutput<typ
 export async function updateCustomer(ctx: ActorContext, input: v.InferOutput<typeof customerUpdateInput>) {
   await storeWrite(ctx, input.siteId);
   return mutate(ctx, input.siteId, async (tx) => {
-    const before = await customerInSite(tx, input.siteId, input.customerId);
+    const before = await customerInSite(tx, input.siteId, input.id);
     const set: Partial<CustomerRow> = {};
     if (input.email !== undefined) {
       const dup = await byEmail(tx, input.siteId, input.email, before.id);
@@ -72,7 +72,7 @@ export async function updateCustomer(ctx: ActorContext, input: v.InferOutput<typ
 export async function getCustomer(ctx: ActorContext, input: v.InferOutput<typeof customerRef>) {
   await storeRead(ctx, input.siteId);
   const db = ctx.deps.db;
-  const c = await customerInSite(db, input.siteId, input.customerId);
+  const c = await customerInSite(db, input.siteId, input.id);
   const stats = (await db
       .select({ n: sql<number>`count(*)`, spent: sql<number>`coalesce(sum(case when ${orders.status} in ('paid','fulfilled') then ${orders.total} else 0 end), 0)` })
       .from(orders)

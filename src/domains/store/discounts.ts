@@ -125,7 +125,7 @@ export async function createDiscount(ctx: ActorContext, input: v.InferOutput<typ
 export async function updateDiscount(ctx: ActorContext, input: v.InferOutput<typeof discountUpdateInput>) {
   await storeWrite(ctx, input.siteId);
   return mutate(ctx, input.siteId, async (tx) => {
-    const before = await discountInSite(tx, input.siteId, input.discountId);
+    const before = await discountInSite(tx, input.siteId, input.id);
     const set: Partial<DiscountRow> = {};
     if (input.amount !== undefined) (checkAmount(before.kind, input.amount), (set.amount = input.amount));
     if (input.minSubtotal !== undefined) set.minSubtotal = input.minSubtotal;
@@ -143,18 +143,18 @@ export async function updateDiscount(ctx: ActorContext, input: v.InferOutput<typ
 export async function deleteDiscount(ctx: ActorContext, input: v.InferOutput<typeof discountRef>) {
   await storeWrite(ctx, input.siteId);
   return mutate(ctx, input.siteId, async (tx) => {
-    const d = await discountInSite(tx, input.siteId, input.discountId);
+    const d = await discountInSite(tx, input.siteId, input.id);
     const used = (await tx.select({ n: sql<number>`count(*)` }).from(orders).where(eq(orders.discountId, d.id)).limit(1))[0]!.n;
     if (used) throw conflict(`Discount ${d.code} is recorded on ${used} orders and cannot be deleted; set active: false instead.`);
     await tx.delete(discounts).where(eq(discounts.id, d.id));
     await audit(tx, ctx, "discounts.delete", { type: "discount", id: d.id, siteId: input.siteId, detail: { code: d.code } });
-    return { id: d.id, code: d.code, deleted: true };
+    return { id: d.id, code: d.code, status: "deleted" };
   });
 }
 
 export async function getDiscount(ctx: ActorContext, input: v.InferOutput<typeof discountRef>) {
   await storeRead(ctx, input.siteId);
-  return out(await discountInSite(ctx.deps.db, input.siteId, input.discountId), ctx.deps.clock.now());
+  return out(await discountInSite(ctx.deps.db, input.siteId, input.id), ctx.deps.clock.now());
 }
 
 export async function listDiscounts(ctx: ActorContext, input: v.InferOutput<typeof discountListInput>) {

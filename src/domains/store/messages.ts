@@ -43,7 +43,7 @@ export async function replyToMessage(ctx: ActorContext, input: v.InferOutput<typ
   await storeWrite(ctx, input.siteId);
   const now = ctx.deps.clock.now();
   return mutate(ctx, input.siteId, async (tx) => {
-    const m = await messageInSite(tx, input.siteId, input.messageId);
+    const m = await messageInSite(tx, input.siteId, input.id);
     if (m.status === "closed") throw conflict(`Message ${m.id} is closed; reopen it with customer_messages_reopen before replying.`);
     const r = (await tx
           .insert(customerMessageReplies)
@@ -59,7 +59,7 @@ async function setStatus(ctx: ActorContext, input: v.InferOutput<typeof messageR
   await storeWrite(ctx, input.siteId);
   const now = ctx.deps.clock.now();
   return mutate(ctx, input.siteId, async (tx) => {
-    const m = await messageInSite(tx, input.siteId, input.messageId);
+    const m = await messageInSite(tx, input.siteId, input.id);
     if (m.status !== status) {
       await tx.update(customerMessages).set({ status, updatedAt: now }).where(eq(customerMessages.id, m.id));
       await audit(tx, ctx, status === "closed" ? "customer_messages.close" : "customer_messages.reopen", { type: "customer_message", id: m.id, siteId: input.siteId });
@@ -74,7 +74,7 @@ export const reopenMessage = async (ctx: ActorContext, input: v.InferOutput<type
 export async function getMessage(ctx: ActorContext, input: v.InferOutput<typeof messageRef>) {
   await storeRead(ctx, input.siteId);
   const db = ctx.deps.db;
-  const m = await messageInSite(db, input.siteId, input.messageId);
+  const m = await messageInSite(db, input.siteId, input.id);
   const replies = await db.select().from(customerMessageReplies).where(eq(customerMessageReplies.messageId, m.id)).orderBy(asc(customerMessageReplies.createdAt), asc(customerMessageReplies.id));
   return {
     id: m.id,

@@ -17,6 +17,13 @@
  * the stock back; refunding a fulfilled order does not (the goods left; a
  * return is restocked by editing the quantity). Cancelling a pending order
  * also releases its discount-code use.
+ *
+ * Each line keeps its list price and the bulk rule that applied, and the
+ * order keeps the discount code's terms, all as they were when it was
+ * placed: later catalog or code changes do not rewrite an order.
+ * orders_update edits notes and customer while pending; orders_delete
+ * removes pending (giving stock and code use back) or cancelled orders,
+ * never paid, fulfilled or refunded ones (those are records of money).
  */
 import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import type * as v from "valibot";
@@ -30,9 +37,9 @@ import { optionTree, productInSite, type ProductRow, type VariantRow } from "./c
 import { customerInSite, findOrCreateCustomer } from "./customers";
 import { redeemDiscount, releaseDiscount } from "./discounts";
 import { orderTotals, unitPrice, type BulkRule } from "./pricing";
-import type { OrderCreateInput, orderListInput, orderRef, OrderStatus, orderStatusInput } from "./schemas";
+import type { OrderCreateInput, orderListInput, orderRef, OrderStatus, orderStatusInput, orderUpdateInput } from "./schemas";
 import { storeOf } from "./settings";
-import { bulkPricingRules, customers, discounts, orderItems, orders, products, productVariants } from "./tables";
+import { bulkPricingRules, customers, discounts, orderItems, orders, products, productVariants, type OrderBulkRule } from "./tables";
 import { mapSeq } from "../../core/maybe";
 
 export const ORDER_TRANSITIONS: Record<OrderStatus, readonly OrderStatus[]> = {
@@ -55,7 +62,10 @@ interface PricedLine {
   product: ProductRow;
   variant: VariantRow | null;
   quantity: number;
+  /** The variant's or product's price: the unit price before bulk pricing. */
+  listPrice: number;
   unitPrice: number;
+  bulkRule: OrderBulkRule | null;
   tracked: boolean;
 }
 
@@ -73,8 +83,11 @@ async function priceLine(tx: Tx, siteId: number, item: OrderCreateInput["items"]
     throw invalid(`${where}: product ${product.id} ("${product.name}") has options; give the variantId of the variant ordered.`);
   }
   const rules = (await tx.select().from(bulkPricingRules).where(eq(bulkPricingRules.productId, product.id))) as BulkRule[];
-  const base = variant?.price ?? product.price;
-  return { product, variant, quantity: item.quantity, unitPrice: unitPrice(base, rules, item.quantity, variant?.id ?? null).unitPrice, tracked: product.trackInventory };
+  const listPrice = variant?.price ?? product.price;
+  const priced = unitPrice(listPrice, rules, item.quantity, variant?.id ?? null);
+  const r = priced.rule;
+  const bulkRule = r ? { id: r.id!, minQuantity: r.minQuantity, maxQuantity: r.maxQuantity, priceType: r.priceType, amount: r.amount } : null;
+  return { product, variant, quantity: item.quantity, listPrice, unitPrice: priced.unitPrice, bulkRule, tracked: product.trackInventory };
 }
 
 /** Takes stock for tracked lines; refuses the whole order when any line asks for more than there is. */
@@ -115,7 +128,12 @@ async function restock(tx: Tx, orderId: number) {
 async function orderOut(q: Q, o: OrderRow) {
   const items = await q.select().from(orderItems).where(eq(orderItems.orderId, o.id)).orderBy(asc(orderItems.id));
   const customer = o.customerId ? (await q.select({ id: customers.id, email: customers.email, name: customers.name }).from(customers).where(eq(customers.id, o.customerId)).limit(1))[0] ?? null : null;
-  const discount = o.discountId ? (await q.select({ code: discounts.code }).from(discounts).where(eq(discounts.id, o.discountId)).limit(1))[0] : undefined;
+  // Orders placed before the terms were kept name their code through the discount row.
+  const legacyCode =
+    o.discountCode === null && o.discountId !== null
+      ? (await q.select({ code: discounts.code }).from(discounts).where(eq(discounts.id, o.discountId)).limit(1))[0]?.code ?? null
+      : null;
+  const code = o.discountCode ?? legacyCode;
   return {
     id: o.id,
     siteId: o.siteId,
@@ -129,11 +147,14 @@ async function orderOut(q: Q, o: OrderRow) {
       name: l.name,
       sku: l.sku,
       quantity: l.quantity,
+      listPrice: l.listPrice,
       unitPrice: l.unitPrice,
+      bulkRule: l.bulkRule ?? null,
       lineTotal: l.lineTotal,
     })),
     subtotal: o.subtotal,
-    discountCode: discount?.code ?? null,
+    discountCode: code,
+    discount: code === null ? null : { code, kind: o.discountKind, amount: o.discountAmount, discountTotal: o.discountTotal },
     discountTotal: o.discountTotal,
     total: o.total,
     notes: o.notes,
@@ -177,6 +198,9 @@ export async function createOrder(ctx: ActorContext, input: OrderCreateInput) {
             discountTotal: totals.discountTotal,
             total: totals.total,
             discountId: discount?.row.id ?? null,
+            discountCode: discount?.row.code ?? null,
+            discountKind: discount?.terms.kind ?? null,
+            discountAmount: discount?.terms.amount ?? null,
             notes: clean(input.notes) ?? null,
             createdAt: now,
             updatedAt: now,
@@ -192,7 +216,9 @@ export async function createOrder(ctx: ActorContext, input: OrderCreateInput) {
                         name: l.variant ? `${l.product.name} — ${l.variant.name}` : l.product.name,
                         sku: l.variant?.sku ?? l.product.sku,
                         quantity: l.quantity,
+                        listPrice: l.listPrice,
                         unitPrice: l.unitPrice,
+                        bulkRule: l.bulkRule,
                         lineTotal: totals.lineTotals[i]!,
                         stockTaken: l.tracked,
                       })));
@@ -205,7 +231,7 @@ export async function updateOrderStatus(ctx: ActorContext, input: v.InferOutput<
   await storeWrite(ctx, input.siteId);
   const now = ctx.deps.clock.now();
   return mutate(ctx, input.siteId, async (tx) => {
-    const before = await orderInSite(tx, input.siteId, input.orderId);
+    const before = await orderInSite(tx, input.siteId, input.id);
     const from = before.status as OrderStatus;
     if (from === input.status) return { id: before.id, status: from, previousStatus: from };
     if (!ORDER_TRANSITIONS[from].includes(input.status))
@@ -222,9 +248,61 @@ export async function updateOrderStatus(ctx: ActorContext, input: v.InferOutput<
   });
 }
 
+/** Notes and customer of a pending order; an order that has moved on keeps what it was placed with. */
+export async function updateOrder(ctx: ActorContext, input: v.InferOutput<typeof orderUpdateInput>) {
+  await storeWrite(ctx, input.siteId);
+  if (input.customerId !== undefined && input.customer) throw invalid("Give customerId or customer, not both.");
+  const fields = (["notes", "customerId", "customer"] as const).filter((k) => input[k] !== undefined);
+  if (fields.length === 0) throw invalid("Nothing to update: give notes, customerId (null for none) or customer {email, name}.");
+  const now = ctx.deps.clock.now();
+  return mutate(ctx, input.siteId, async (tx) => {
+    const before = await orderInSite(tx, input.siteId, input.id);
+    if (before.status !== "pending")
+      throw conflict(`Order ${before.id} is ${before.status}; only pending orders can be edited (its notes and customer stay as they were).`);
+    const set: Partial<OrderRow> = { updatedAt: now };
+    if (input.notes !== undefined) set.notes = clean(input.notes) ?? null;
+    if (input.customerId !== undefined) set.customerId = input.customerId === null ? null : (await customerInSite(tx, input.siteId, input.customerId)).id;
+    if (input.customer) set.customerId = (await findOrCreateCustomer(tx, input.siteId, input.customer.email, input.customer.name, now)).id;
+    const order = (await tx.update(orders).set(set).where(eq(orders.id, before.id)).returning())[0];
+    await audit(tx, ctx, "orders.update", { type: "order", id: order.id, siteId: input.siteId, detail: { fields } });
+    const out = await orderOut(tx, order);
+    return { id: out.id, status: out.status, customer: out.customer, notes: out.notes };
+  });
+}
+
+/** Statuses whose orders stay as records: what to do instead of deleting. */
+const KEPT: Partial<Record<OrderStatus, string>> = {
+  paid: 'a paid order is the record of a payment: refund it instead (orders_update_status, status "refunded")',
+  fulfilled: 'a fulfilled order is the record of a sale: refund it instead (orders_update_status, status "refunded") if the money goes back',
+  refunded: "a refunded order is the record of a payment and its refund, and refunded is final",
+};
+
+/**
+ * Deletes a pending or cancelled order. A pending one first gives back what
+ * placing it took (tracked stock, its discount-code use), as cancelling would.
+ */
+export async function deleteOrder(ctx: ActorContext, input: v.InferOutput<typeof orderRef>) {
+  await storeWrite(ctx, input.siteId);
+  return mutate(ctx, input.siteId, async (tx) => {
+    const before = await orderInSite(tx, input.siteId, input.id);
+    const status = before.status as OrderStatus;
+    const kept = KEPT[status];
+    if (kept) throw conflict(`Order ${before.id} is ${status}; only pending or cancelled orders can be deleted, and ${kept}.`);
+    const restocked = status === "pending";
+    if (restocked) {
+      await restock(tx, before.id);
+      if (before.discountId !== null) await releaseDiscount(tx, before.discountId);
+    }
+    await tx.delete(orderItems).where(eq(orderItems.orderId, before.id));
+    await tx.delete(orders).where(eq(orders.id, before.id));
+    await audit(tx, ctx, "orders.delete", { type: "order", id: before.id, siteId: input.siteId, detail: { previousStatus: status, total: before.total, restocked } });
+    return { id: before.id, status: "deleted", previousStatus: status, restocked };
+  });
+}
+
 export async function getOrder(ctx: ActorContext, input: v.InferOutput<typeof orderRef>) {
   await storeRead(ctx, input.siteId);
-  return await orderOut(ctx.deps.db, await orderInSite(ctx.deps.db, input.siteId, input.orderId));
+  return await orderOut(ctx.deps.db, await orderInSite(ctx.deps.db, input.siteId, input.id));
 }
 
 export async function listOrders(ctx: ActorContext, input: v.InferOutput<typeof orderListInput>) {

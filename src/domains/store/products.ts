@@ -17,12 +17,15 @@ import { iso } from "../../core/clock";
 import type { ActorContext } from "../../core/context";
 import { conflict, invalid, notFound } from "../../core/errors";
 import { page } from "../../core/pagination";
-import { slugify, uniqueSlug } from "../../core/slug";
+import { slugify, slugNote, uniqueSlug } from "../../core/slug";
+import { withdrawLinks } from "../approvals/links";
+import { approvedLinkId, holdForApproval, isApprovedRun } from "../approvals/staging";
+import { productShownAt } from "../cms/references";
 import { checkImageUrl, clean, mutate, storeRead, storeWrite, type Q, type Tx } from "./access";
 import { productDetail, productInSite, type ProductRow } from "./catalog";
 import { MAX_METADATA_BYTES, type ProductCreateInput, type productGetInput, type productListInput, type productRef, type productSetStatusInput, type ProductUpdateInput } from "./schemas";
 import { productCategories, productImages, products, productVariants, type ProductStatus } from "./tables";
-import { assertSellable, checkCompareAt, insertVariants, prepareRules, replaceRules, writeOptions } from "./variants";
+import { assertSellable, checkCompareAt, generateMissing, insertVariants, prepareRules, replaceRules, resolveOptionPrices, variantBrief, writeOptions } from "./variants";
 import { mapSeq } from "../../core/maybe";
 import { containsText } from "../../core/sql";
 import { countTrue } from "../../core/sql";
@@ -108,32 +111,47 @@ export async function createProduct(ctx: ActorContext, input: ProductCreateInput
   checkMetadata(input.metadata);
   input.images?.forEach((img, i) => checkImageUrl(img.url, `images[${i}].url`));
   input.variants?.forEach((x, i) => x.image && checkImageUrl(x.image, `variants[${i}].image`));
-  if (input.variants?.length && !input.options?.length) throw invalid("variants need options: give options (e.g. Size: S, M, L) with the variants.");
+  const hasOptions = !!input.options?.length;
+  if (input.variants?.length && !hasOptions) throw invalid("variants need options: give options (e.g. Size: S, M, L) with the variants.");
+  if (input.generateVariants && !hasOptions) throw invalid("generateVariants needs options: give options (e.g. Size: S, M, L) to generate their combinations.");
+  if (input.optionPrices && !input.generateVariants && !input.variants?.length)
+    throw invalid("optionPrices price the variants this call creates: pass generateVariants: true (or variants), or use product_variants_generate later.");
+  const status = input.status ?? "draft";
+  if (status !== "draft") checkTransition("draft", status);
   const now = ctx.deps.clock.now();
   return mutate(ctx, input.siteId, async (tx) => {
     await checkCategory(tx, input.siteId, input.categoryId);
     let slug: string;
+    let note = {};
     if (input.slug) {
       const owner = await slugTaken(tx, input.siteId, input.slug);
       if (owner) throw conflict(`The slug "${input.slug}" is already used by product ${owner} on this site.`);
       slug = input.slug;
-    } else slug = await uniqueSlug(slugify(input.name, "product"), async (s) => await slugTaken(tx, input.siteId, s) !== null);
-    let product = (await tx
+    } else {
+      const base = slugify(input.name, "product");
+      slug = await uniqueSlug(base, async (s) => (await slugTaken(tx, input.siteId, s)) !== null);
+      note = slugNote(base, slug, "product");
+    }
+    // Status is written with the row: checks below speak of this call, never of the
+    // new row's id, which does not exist once a refusal rolls the call back.
+    const product = (await tx
           .insert(products)
-          .values({ ...scalarValues(input), name: input.name.trim(), price: input.price, siteId: input.siteId, slug, status: "draft", createdAt: now, updatedAt: now })
+          .values({ ...scalarValues(input), name: input.name.trim(), price: input.price, siteId: input.siteId, slug, status, createdAt: now, updatedAt: now })
           .returning())[0];
     if (input.images) await writeImages(tx, product.id, input.images, now);
     const tree = input.options ? await writeOptions(tx, product.id, input.options, now) : [];
-    if (input.variants?.length) await insertVariants(tx, product, tree, input.variants, now);
+    const deltas = resolveOptionPrices(tree, input.optionPrices);
+    const variants = input.variants?.length ? await insertVariants(tx, product, tree, input.variants, now, deltas) : [];
+    if (input.generateVariants)
+      variants.push(...(await generateMissing(tx, product, tree, { base: product.price, quantity: null, active: true, deltas }, now)).created);
     if (input.bulkPricing?.length) await replaceRules(tx, product.id, await prepareRules(tx, product.id, tree, input.bulkPricing), now);
-    const status = input.status ?? "draft";
-    if (status !== "draft") {
-      checkTransition("draft", status);
-      product = (await tx.update(products).set({ status }).where(eq(products.id, product.id)).returning())[0];
-      await assertSellable(tx, product);
-    }
-    await audit(tx, ctx, "products.create", { type: "product", id: product.id, siteId: input.siteId, detail: { slug, status } });
-    return compact(product);
+    if (status === "active" && tree.length && !variants.some((x) => x.active))
+      throw conflict(
+        "A product with options needs at least one active variant to be created as active: pass variants (or generateVariants: true), " +
+          "or create it as draft and activate it after adding variants.",
+      );
+    await audit(tx, ctx, "products.create", { type: "product", id: product.id, siteId: input.siteId, detail: { slug, status, variants: variants.length } });
+    return { ...compact(product), ...note, ...(variants.length ? { variants: variants.map(variantBrief) } : {}) };
   });
 }
 
@@ -143,7 +161,7 @@ export async function updateProduct(ctx: ActorContext, input: ProductUpdateInput
   input.images?.forEach((img, i) => checkImageUrl(img.url, `images[${i}].url`));
   const now = ctx.deps.clock.now();
   return mutate(ctx, input.siteId, async (tx) => {
-    const before = await productInSite(tx, input.siteId, input.productId);
+    const before = await productInSite(tx, input.siteId, input.id);
     await checkCategory(tx, input.siteId, input.categoryId);
     const values = scalarValues(input);
     checkCompareAt(values.price ?? before.price, values.compareAtPrice !== undefined ? values.compareAtPrice : before.compareAtPrice, "");
@@ -160,39 +178,77 @@ export async function updateProduct(ctx: ActorContext, input: ProductUpdateInput
   });
 }
 
+/**
+ * Withdrawing or deleting an ACTIVE product takes it off the live site, so
+ * it is held for a person's approval (like a post taken down): the call
+ * returns a pending_change approval envelope, the product stays on sale
+ * and served until a person approves, and approving runs the same call
+ * again (isApprovedRun), which then applies it unless the product changed
+ * meanwhile. Draft and inactive products change at once.
+ */
+async function holdTakedown(ctx: ActorContext, tx: Tx, p: ProductRow, tool: "products_delete" | "products_set_status", input: Record<string, unknown>) {
+  const approval = await holdForApproval(ctx, {
+    tool,
+    input,
+    entityId: p.id,
+    siteId: p.siteId,
+    title: tool === "products_delete" ? `Delete product: ${p.name}` : `Withdraw product: ${p.name} (set ${String(input.status)})`,
+  });
+  const linkedFrom = await productShownAt(tx, p.siteId, { slug: p.slug, featured: p.featured, categoryId: p.categoryId });
+  return {
+    ...compact(p),
+    approval,
+    ...(linkedFrom.length ? { linkedFrom } : {}),
+    message:
+      `Nothing changed yet: the product is active (on sale), so taking it off the site needs a person's approval. Share approval.url with a reviewer; ` +
+      `it is ${tool === "products_delete" ? "deleted" : `set ${String(input.status)}`} when they approve, and stays on sale until then.` +
+      (linkedFrom.length ? " linkedFrom lists where the site shows or links to it now." : ""),
+  };
+}
+
 export async function setProductStatus(ctx: ActorContext, input: v.InferOutput<typeof productSetStatusInput>) {
   await storeWrite(ctx, input.siteId);
   const now = ctx.deps.clock.now();
-  return mutate(ctx, input.siteId, async (tx) => {
-    const before = await productInSite(tx, input.siteId, input.productId);
-    checkTransition(before.status, input.status);
-    if (before.status === input.status) return { ...compact(before), previousStatus: before.status };
-    const product = (await tx.update(products).set({ status: input.status, updatedAt: now }).where(eq(products.id, before.id)).returning())[0];
-    await assertSellable(tx, product);
-    await audit(tx, ctx, "products.set_status", { type: "product", id: product.id, siteId: input.siteId, detail: { from: before.status, to: input.status } });
-    return { ...compact(product), previousStatus: before.status };
+  return ctx.deps.db.transaction(async (outer) => {
+    const current = await productInSite(outer, input.siteId, input.id);
+    checkTransition(current.status, input.status);
+    if (current.status === input.status) return { ...compact(current), previousStatus: current.status };
+    if (current.status === "active" && !isApprovedRun(ctx)) return await holdTakedown(ctx, outer, current, "products_set_status", input);
+    return mutate(ctx, input.siteId, async (tx) => {
+      const before = await productInSite(tx, input.siteId, input.id);
+      const product = (await tx.update(products).set({ status: input.status, updatedAt: now }).where(eq(products.id, before.id)).returning())[0];
+      await assertSellable(tx, product);
+      await audit(tx, ctx, "products.set_status", { type: "product", id: product.id, siteId: input.siteId, detail: { from: before.status, to: input.status } });
+      return { ...compact(product), previousStatus: before.status };
+    });
   });
 }
 
 export async function deleteProduct(ctx: ActorContext, input: v.InferOutput<typeof productRef>) {
   await storeWrite(ctx, input.siteId);
-  return mutate(ctx, input.siteId, async (tx) => {
-    const p = await productInSite(tx, input.siteId, input.productId);
-    // Images, options, variants, bulk rules and reviews go with it; order
-    // lines keep their name, sku and prices and lose only the link.
-    await tx.delete(products).where(eq(products.id, p.id));
-    await audit(tx, ctx, "products.delete", { type: "product", id: p.id, siteId: input.siteId, detail: { slug: p.slug, name: p.name } });
-    return { id: p.id, slug: p.slug, deleted: true };
+  return ctx.deps.db.transaction(async (outer) => {
+    const current = await productInSite(outer, input.siteId, input.id);
+    if (current.status === "active" && !isApprovedRun(ctx)) return await holdTakedown(ctx, outer, current, "products_delete", input);
+    return mutate(ctx, input.siteId, async (tx) => {
+      const p = await productInSite(tx, input.siteId, input.id);
+      // Images, options, variants, bulk rules and reviews go with it; order
+      // lines keep their name, sku and prices and lose only the link.
+      await tx.delete(products).where(eq(products.id, p.id));
+      // Open requests about it (a held withdrawal, say) have nothing left to decide.
+      await withdrawLinks(tx, ctx.company.id, "product", p.id, ctx.deps.clock.now(), approvedLinkId(ctx));
+      await audit(tx, ctx, "products.delete", { type: "product", id: p.id, siteId: input.siteId, detail: { slug: p.slug, name: p.name } });
+      return { id: p.id, slug: p.slug, status: "deleted" };
+    });
   });
 }
 
 export async function getProduct(ctx: ActorContext, input: v.InferOutput<typeof productGetInput>) {
   await storeRead(ctx, input.siteId);
   const db = ctx.deps.db;
-  if ((input.productId === undefined) === (input.slug === undefined)) throw invalid("Give exactly one of productId or slug.");
+  if ((input.id === undefined) === (input.slug === undefined)) throw invalid("Give exactly one of id or slug.");
   const p =
-    input.productId !== undefined
-      ? await productInSite(db, input.siteId, input.productId)
+    input.id !== undefined
+      ? await productInSite(db, input.siteId, input.id)
       : (await db.select().from(products).where(and(eq(products.siteId, input.siteId), eq(products.slug, input.slug!))).limit(1))[0];
   if (!p) throw notFound(`No product with slug "${input.slug}" on site ${input.siteId}.`);
   return await productDetail(db, p);
@@ -205,6 +261,7 @@ export async function listProducts(ctx: ActorContext, input: v.InferOutput<typeo
     eq(products.siteId, input.siteId),
     input.status ? eq(products.status, input.status) : undefined,
     input.categoryId ? eq(products.categoryId, input.categoryId) : undefined,
+    input.featured !== undefined ? eq(products.featured, input.featured) : undefined,
     input.search?.trim() ? or(containsText(products.name, input.search.trim()), containsText(products.sku, input.search.trim())) : undefined,
   );
   const total = (await db.select({ n: sql<number>`count(*)` }).from(products).where(where).limit(1))[0]!.n;

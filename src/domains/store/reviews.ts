@@ -57,8 +57,8 @@ export async function createReview(ctx: ActorContext, input: v.InferOutput<typeo
 export async function moderateReview(ctx: ActorContext, input: v.InferOutput<typeof reviewModerateInput>) {
   await storeWrite(ctx, input.siteId);
   return mutate(ctx, input.siteId, async (tx) => {
-    const r = (await tx.select().from(reviews).where(and(eq(reviews.id, input.reviewId), eq(reviews.siteId, input.siteId))).limit(1))[0];
-    if (!r) throw notFound(`Review ${input.reviewId} not found on site ${input.siteId}.`);
+    const r = (await tx.select().from(reviews).where(and(eq(reviews.id, input.id), eq(reviews.siteId, input.siteId))).limit(1))[0];
+    if (!r) throw notFound(`Review ${input.id} not found on site ${input.siteId}.`);
     const status = input.action === "approve" ? "approved" : "hidden";
     await tx.update(reviews).set({ status }).where(eq(reviews.id, r.id));
     await audit(tx, ctx, "reviews.moderate", { type: "review", id: r.id, siteId: input.siteId, detail: { from: r.status, to: status } });

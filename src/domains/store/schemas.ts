@@ -8,7 +8,7 @@ import * as v from "valibot";
 import { pageInput } from "../../core/pagination";
 import { MAX_SLUG } from "../../core/slug";
 import { PRODUCT_STATUSES } from "./tables";
-import { cents, quantity } from "./money";
+import { cents, MAX_CENTS, quantity } from "./money";
 
 export const MAX_IMAGES = 20;
 export const MAX_OPTIONS = 5;
@@ -109,6 +109,25 @@ const variantFields = {
 
 export const variantInput = v.strictObject({ options: variantOptions, ...variantFields });
 
+/**
+ * Cents added to (or, negative, taken off) the base price of a generated
+ * variant for each option value it has: { "Size": { "L": 300, "XL": 500 } }.
+ * Option names and values match as variant options do; unnamed values add 0.
+ */
+export const optionPrices = v.record(
+  line("option name", 100),
+  v.record(
+    line("option value", 100),
+    v.pipe(
+      v.number("optionPrices amounts must be numbers of cents."),
+      v.integer("optionPrices amounts must be whole cents."),
+      v.minValue(-MAX_CENTS, `optionPrices amounts must be at least -${MAX_CENTS}.`),
+      v.maxValue(MAX_CENTS, `optionPrices amounts must be at most ${MAX_CENTS}.`),
+    ),
+  ),
+  "optionPrices maps option name → { value: cents added }.",
+);
+
 export const bulkRuleInput = v.strictObject({
   /** A rule for one variant: by id, or by its option values. Omit both for a product-wide rule. */
   variantId: v.optional(v.nullable(entityId("variantId"))),
@@ -152,13 +171,16 @@ export const productCreateInput = v.strictObject({
   ...productFields,
   options: v.optional(optionsInput),
   variants: v.optional(v.pipe(v.array(variantInput), v.maxLength(MAX_VARIANTS, `A product has at most ${MAX_VARIANTS} variants.`))),
+  /** After `variants`, create a variant for every combination still missing (at most 100 in all). */
+  generateVariants: v.optional(v.boolean("generateVariants must be true or false.")),
+  optionPrices: v.optional(optionPrices),
   bulkPricing: v.optional(v.pipe(v.array(bulkRuleInput), v.maxLength(MAX_BULK_RULES, `At most ${MAX_BULK_RULES} bulk pricing rules.`))),
 });
 export type ProductCreateInput = v.InferOutput<typeof productCreateInput>;
 
 export const productUpdateInput = v.strictObject({
   siteId,
-  productId: entityId("productId"),
+  id: entityId("id"),
   name: v.optional(line("name", 200)),
   slug: v.optional(slug),
   price: v.optional(cents("price")),
@@ -166,11 +188,11 @@ export const productUpdateInput = v.strictObject({
 });
 export type ProductUpdateInput = v.InferOutput<typeof productUpdateInput>;
 
-export const productRef = v.strictObject({ siteId, productId: entityId("productId") });
+export const productRef = v.strictObject({ siteId, id: entityId("id") });
 
 export const productGetInput = v.strictObject({
   siteId,
-  productId: v.optional(entityId("productId")),
+  id: v.optional(entityId("id")),
   slug: v.optional(slug),
 });
 
@@ -178,13 +200,14 @@ export const productListInput = v.strictObject({
   siteId,
   status: v.optional(v.picklist(PRODUCT_STATUSES, "status must be draft, inactive or active.")),
   categoryId: v.optional(entityId("categoryId")),
+  featured: v.optional(v.boolean("featured must be true or false.")),
   search: v.optional(text("search", 200)),
   ...pageInput,
 });
 
 export const productSetStatusInput = v.strictObject({
   siteId,
-  productId: entityId("productId"),
+  id: entityId("id"),
   status: v.picklist(PRODUCT_STATUSES, "status must be draft, inactive or active."),
 });
 
@@ -199,17 +222,18 @@ export const productOptionsSetInput = v.strictObject({
 export const variantCreateInput = v.strictObject({ siteId, productId: entityId("productId"), ...variantFields, options: variantOptions });
 export const variantUpdateInput = v.strictObject({
   siteId,
-  variantId: entityId("variantId"),
+  id: entityId("id"),
   ...variantFields,
   options: v.optional(variantOptions),
 });
-export const variantRef = v.strictObject({ siteId, variantId: entityId("variantId") });
+export const variantRef = v.strictObject({ siteId, id: entityId("id") });
 export const variantsGenerateInput = v.strictObject({
   siteId,
   productId: entityId("productId"),
   price: v.optional(cents("price")),
   quantity: v.optional(v.nullable(quantity("quantity"))),
   active: v.optional(v.boolean(), true),
+  optionPrices: v.optional(optionPrices),
 });
 
 export const bulkPricingSetInput = v.strictObject({
@@ -233,7 +257,7 @@ export const categoryCreateInput = v.strictObject({
 
 export const categoryUpdateInput = v.strictObject({
   siteId,
-  categoryId: entityId("categoryId"),
+  id: entityId("id"),
   name: v.optional(line("name", 120)),
   slug: v.optional(slug),
   description: v.optional(v.nullable(text("description", 2000))),
@@ -243,7 +267,7 @@ export const categoryUpdateInput = v.strictObject({
 
 export const categoryMoveInput = v.strictObject({
   siteId,
-  categoryId: entityId("categoryId"),
+  id: entityId("id"),
   /** New parent; null moves it to the top level. */
   parentId: v.nullable(entityId("parentId")),
   /** 0-based position among its new siblings; omitted puts it last. */
@@ -257,7 +281,7 @@ export const categoryReorderInput = v.strictObject({
   orderedIds: v.pipe(v.array(entityId("category id")), v.maxLength(1000)),
 });
 
-export const categoryRef = v.strictObject({ siteId, categoryId: entityId("categoryId") });
+export const categoryRef = v.strictObject({ siteId, id: entityId("id") });
 export const categoryListInput = v.strictObject({ siteId, includeInactive: v.optional(v.boolean(), true) });
 
 // Settings
@@ -286,12 +310,12 @@ export const customerCreateInput = v.strictObject({
 });
 export const customerUpdateInput = v.strictObject({
   siteId,
-  customerId: entityId("customerId"),
+  id: entityId("id"),
   email: v.optional(email),
   name: v.optional(v.nullable(text("name", 200))),
   phone: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(40), v.regex(/^[0-9+()\-. ]*$/, "phone may hold digits, spaces and + ( ) - . only.")))),
 });
-export const customerRef = v.strictObject({ siteId, customerId: entityId("customerId") });
+export const customerRef = v.strictObject({ siteId, id: entityId("id") });
 export const customerListInput = v.strictObject({ siteId, search: v.optional(text("search", 200)), ...pageInput });
 
 // Orders
@@ -322,10 +346,19 @@ export type OrderCreateInput = v.InferOutput<typeof orderCreateInput>;
 
 export const orderStatusInput = v.strictObject({
   siteId,
-  orderId: entityId("orderId"),
+  id: entityId("id"),
   status: v.picklist(ORDER_STATUSES, "status must be one of pending, paid, fulfilled, cancelled, refunded."),
 });
-export const orderRef = v.strictObject({ siteId, orderId: entityId("orderId") });
+export const orderRef = v.strictObject({ siteId, id: entityId("id") });
+export const orderUpdateInput = v.strictObject({
+  siteId,
+  id: entityId("id"),
+  notes: v.optional(v.nullable(text("notes", 2000))),
+  /** Another existing customer, or null for none. */
+  customerId: v.optional(v.nullable(entityId("customerId"))),
+  /** Finds the customer by email, creating it when new. Give this or customerId, not both. */
+  customer: v.optional(v.strictObject({ email, name: v.optional(text("name", 200)) })),
+});
 export const orderListInput = v.strictObject({
   siteId,
   status: v.optional(v.picklist(ORDER_STATUSES)),
@@ -353,7 +386,7 @@ export const discountCreateInput = v.strictObject({
 });
 export const discountUpdateInput = v.strictObject({
   siteId,
-  discountId: entityId("discountId"),
+  id: entityId("id"),
   amount: v.optional(v.pipe(v.number(), v.integer("amount must be an integer."), v.minValue(1, "amount must be at least 1."))),
   minSubtotal: v.optional(v.nullable(cents("minSubtotal"))),
   startsAt: v.optional(v.nullable(v.pipe(v.string(), v.isoTimestamp("startsAt must be an ISO 8601 date-time.")))),
@@ -361,7 +394,7 @@ export const discountUpdateInput = v.strictObject({
   usageLimit: v.optional(v.nullable(quantity("usageLimit", 1))),
   active: v.optional(v.boolean("active must be true or false.")),
 });
-export const discountRef = v.strictObject({ siteId, discountId: entityId("discountId") });
+export const discountRef = v.strictObject({ siteId, id: entityId("id") });
 export const discountListInput = v.strictObject({ siteId, activeOnly: v.optional(v.boolean(), false), ...pageInput });
 
 // Reviews
@@ -378,10 +411,10 @@ export const reviewCreateInput = v.strictObject({
 });
 export const reviewModerateInput = v.strictObject({
   siteId,
-  reviewId: entityId("reviewId"),
+  id: entityId("id"),
   action: v.picklist(["approve", "hide"], "action must be approve or hide."),
 });
-export const reviewRef = v.strictObject({ siteId, reviewId: entityId("reviewId") });
+export const reviewRef = v.strictObject({ siteId, id: entityId("id") });
 export const reviewListInput = v.strictObject({
   siteId,
   productId: v.optional(entityId("productId")),
@@ -397,8 +430,8 @@ export const messageCreateInput = v.strictObject({
   subject: line("subject", 200),
   body: line("body", 10_000),
 });
-export const messageReplyInput = v.strictObject({ siteId, messageId: entityId("messageId"), body: line("body", 10_000) });
-export const messageRef = v.strictObject({ siteId, messageId: entityId("messageId") });
+export const messageReplyInput = v.strictObject({ siteId, id: entityId("id"), body: line("body", 10_000) });
+export const messageRef = v.strictObject({ siteId, id: entityId("id") });
 export const messageListInput = v.strictObject({
   siteId,
   status: v.optional(v.picklist(["open", "closed"])),

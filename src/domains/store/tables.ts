@@ -194,12 +194,25 @@ export const orders = table(
     discountTotal: integer("discount_total").notNull().default(0),
     total: integer("total").notNull(),
     discountId: integer("discount_id").references(() => discounts.id),
+    /** The code's terms when the order was placed (later edits to the code do not rewrite them); null without a code. */
+    discountCode: text("discount_code"),
+    discountKind: text("discount_kind").$type<"percent" | "fixed">(),
+    discountAmount: integer("discount_amount"),
     notes: text("notes"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [index("orders_site").on(t.siteId, t.createdAt)],
 );
+
+/** A bulk pricing rule as an order line records it. */
+export interface OrderBulkRule {
+  id: number;
+  minQuantity: number;
+  maxQuantity: number | null;
+  priceType: "fixed" | "percent_off";
+  amount: number;
+}
 
 export const orderItems = table(
   "order_items",
@@ -211,7 +224,11 @@ export const orderItems = table(
     name: text("name").notNull(),
     sku: text("sku"),
     quantity: integer("quantity").notNull(),
+    /** Unit price before bulk pricing (the variant's or product's price at order time); null on lines placed before it was kept. */
+    listPrice: integer("list_price"),
     unitPrice: integer("unit_price").notNull(),
+    /** The bulk pricing rule that set unitPrice, as it was at order time; null when none applied. */
+    bulkRule: json<OrderBulkRule>("bulk_rule"),
     lineTotal: integer("line_total").notNull(),
     /** Stock was taken for this line when the order was placed (so a cancel or refund puts it back). */
     stockTaken: bool("stock_taken").notNull().default(false),

@@ -10,10 +10,11 @@ import { createCategory, deleteCategory, listCategories, moveCategory, reorderCa
 import { createCustomer, getCustomer, listCustomers, updateCustomer } from "./customers";
 import { createDiscount, deleteDiscount, getDiscount, listDiscounts, updateDiscount } from "./discounts";
 import { closeMessage, createMessage, getMessage, listMessages, reopenMessage, replyToMessage } from "./messages";
-import { createOrder, getOrder, listOrders, updateOrderStatus } from "./orders";
+import { createOrder, deleteOrder, getOrder, listOrders, updateOrder, updateOrderStatus } from "./orders";
 import { createProduct, deleteProduct, getProduct, listProducts, setProductStatus, updateProduct } from "./products";
 import { createReview, listReviews, moderateReview } from "./reviews";
 import * as s from "./schemas";
+import { storeStagedTargets } from "./staged-targets";
 import { getStoreSettings, updateStoreSettings } from "./settings";
 import { createVariant, deleteVariant, generateVariants, setBulkPricing, setProductOptions, updateVariant } from "./variants";
 
@@ -28,8 +29,7 @@ const productsList = defineTool({
   readOnly: true,
   title: "List products",
   description:
-    "List a site's products of every status (draft, inactive, active), newest first, with price (cents), category, first image, " +
-    "stock and variant counts. Filter by status, categoryId or search (name or SKU). Paginated: limit 1-100 (default 20), offset; nextOffset is null on the last page.",
+    "List a site's products (any status), newest first, with price, stock and variant counts. Filter by status, categoryId, featured, search (name or SKU).",
   input: s.productListInput,
   run: listProducts,
 });
@@ -41,9 +41,7 @@ const productsGet = defineTool({
   readOnly: true,
   title: "Get a product",
   description:
-    "Get one product by productId or slug with everything the storefront serves: images (in order), options with values, " +
-    "variants (including inactive ones, flagged active: false; the public API hides those), bulk pricing rules, SEO fields, tags, metadata and category. " +
-    MONEY,
+    "One product by id or slug: images, options, variants (inactive ones flagged), bulk pricing, SEO fields, tags, metadata, category. Cents.",
   input: s.productGetInput,
   run: getProduct,
 });
@@ -55,11 +53,7 @@ const productsCreate = defineTool({
   readOnly: false,
   title: "Create a product",
   description:
-    "Create a product, by default as a draft. In the same call you may give images (ordered), options " +
-    '(e.g. [{"name":"Size","values":["S","M"]}]), variants (each naming its option values, e.g. {"options":{"Size":"M"},"price":2100}) ' +
-    "and bulk pricing rules (fixed price in cents, or percent_off in basis points, 1000 = 10 %, over non-overlapping quantity ranges). " +
-    `compareAtPrice must be above price when set. ${MONEY} The slug is made from the name when omitted. ` +
-    "status may be draft (default), inactive or active; only active products appear on the storefront. Returns {id, slug, status}.",
+    "Create a product (draft unless status says; only active ones are sold) with images, options ([{\"name\":\"Size\",\"values\":[\"S\",\"M\"]}]), variants ({\"options\":{\"Size\":\"M\"}}) and/or generateVariants: true (all missing combinations), optionPrices ({\"Size\":{\"L\":300}}: cents added per value) and bulkPricing. Cents.",
   input: s.productCreateInput,
   run: createProduct,
 });
@@ -72,9 +66,7 @@ const productsUpdate = defineTool({
   idempotent: true,
   title: "Update a product",
   description:
-    "Change fields of a product; fields you omit stay as they are, null clears an optional field. images, when given, replaces the whole ordered list. " +
-    "Use products_set_status for status, product_options_set for options, product_variants_* for variants and product_bulk_pricing_set for bulk pricing. " +
-    `${MONEY} Returns {id, slug, status}.`,
+    "Change a product's fields; omitted stay, null clears; images replaces the list. Status, options, variants and bulk pricing have their own tools.",
   input: s.productUpdateInput,
   run: updateProduct,
 });
@@ -87,9 +79,7 @@ const productsSetStatus = defineTool({
   idempotent: true,
   title: "Change a product's status",
   description:
-    "Move a product between draft, inactive and active. Allowed: draft → active or inactive; inactive → active or draft; active → inactive " +
-    "(set an active product inactive before sending it back to draft). A product with options needs at least one active variant to be active. " +
-    "Only active products are served by the storefront API. Returns {id, slug, status, previousStatus}.",
+    "Move a product: draft \u2192 active/inactive, inactive \u2192 active/draft, active \u2192 inactive. With options it needs an active variant to be active. Only active products are sold. Taking an active one off sale waits for a person's approval (approval.url).",
   input: s.productSetStatusInput,
   run: setProductStatus,
 });
@@ -102,8 +92,7 @@ const productsDelete = defineTool({
   destructive: true,
   title: "Delete a product",
   description:
-    "Delete a product with its images, options, variants, bulk pricing and reviews. Past orders keep their lines (name, SKU, prices). " +
-    "To take a product off sale without losing it, use products_set_status with inactive instead.",
+    "Delete a product with its images, options, variants and bulk pricing. Orders keep their lines. An active one waits for a person's approval (approval.url).",
   input: s.productRef,
   run: deleteProduct,
 });
@@ -117,9 +106,7 @@ const productOptionsSet = defineTool({
   idempotent: true,
   title: "Set a product's options",
   description:
-    'Replace a product\'s options, e.g. [{"name":"Size","values":["S","M","L"]},{"name":"Colour","values":[{"value":"red","label":"Red"}]}] (at most 5 options, 50 values each). ' +
-    "Options and values that keep their name/value keep their ids, so existing variants stay valid. If a variant would no longer match (a value removed, an option added or removed), " +
-    "the call is refused listing those variants, unless deleteInvalidVariants is true. Then run product_variants_generate to add the missing combinations.",
+    "Replace a product's options, e.g. [{\"name\":\"Size\",\"values\":[\"S\",\"M\"]}]; surviving names and values keep their ids. Refused when variants would stop matching, unless deleteInvalidVariants.",
   input: s.productOptionsSetInput,
   run: setProductOptions,
 });
@@ -131,8 +118,7 @@ const variantsCreate = defineTool({
   readOnly: false,
   title: "Create a variant",
   description:
-    'Add one variant to a product. options must name one value of every product option, e.g. {"Size":"M","Colour":"Red"}; each combination may exist once. ' +
-    `price defaults to the product's price; compareAtPrice must be above price when set. ${MONEY} At most 100 variants per product.`,
+    "Add a variant to a product: options names one value per option ({\"Size\":\"M\"}), with its own price (cents), stock, SKU and image. Each combination exists once.",
   input: s.variantCreateInput,
   run: createVariant,
 });
@@ -145,8 +131,7 @@ const variantsUpdate = defineTool({
   idempotent: true,
   title: "Update a variant",
   description:
-    "Change a variant's price, compare-at or cost price, stock quantity, SKU, image, dimensions, active flag or option values. " +
-    `Inactive variants are hidden from the storefront and cannot be ordered. ${MONEY}`,
+    "Change a variant's price, stock, SKU, image, active flag or option values (the combination must stay unique).",
   input: s.variantUpdateInput,
   run: updateVariant,
 });
@@ -171,9 +156,7 @@ const variantsGenerate = defineTool({
   idempotent: true,
   title: "Generate all variants",
   description:
-    "Create a variant for every combination of the product's option values that has none yet, named from the values (e.g. \"M / Red\"), " +
-    "priced at price (default: the product's price) with the given stock quantity. Refused, creating nothing, when the options make more than 100 combinations. " +
-    "Calling it again creates nothing new.",
+    "Create the missing combinations of a product's options as variants (100 at most in all) at price (default the product's) plus optionPrices ({\"Size\":{\"L\":300}}: cents per value).",
   input: s.variantsGenerateInput,
   run: generateVariants,
 });
@@ -187,9 +170,7 @@ const bulkPricingSet = defineTool({
   idempotent: true,
   title: "Set bulk pricing",
   description:
-    "Replace a product's bulk (quantity) pricing rules; an empty list removes them. Each rule: minQuantity, optional maxQuantity, priceType fixed " +
-    "(amount = unit price in cents) or percent_off (amount in basis points, 1000 = 10 %, unit price rounded half up), and optionally a variant (variantId or variantOptions). " +
-    "Ranges of the same scope must not overlap. A variant's own rule wins over a product-wide one. Tiers apply per order line.",
+    "Replace a product's quantity pricing rules ([] removes them): minQuantity, maxQuantity?, priceType fixed (amount = unit price, cents) or percent_off (basis points, 1000 = 10 %), optional variantId or variantOptions (beats a product-wide rule). Ranges must not overlap.",
   input: s.bulkPricingSetInput,
   run: setBulkPricing,
 });
@@ -203,8 +184,7 @@ const categoriesList = defineTool({
   readOnly: true,
   title: "List product categories",
   description:
-    "All product categories of a site in tree order (depth-first, siblings by order), each with parentId, depth, active, " +
-    "productCount (active products in it, as the storefront API reports) and totalProducts (any status).",
+    "A site's product categories as a tree (parentId), ordered by position then name, with live counts of active products.",
   input: s.categoryListInput,
   run: listCategories,
 });
@@ -216,8 +196,7 @@ const categoriesCreate = defineTool({
   readOnly: false,
   title: "Create a product category",
   description:
-    "Create a product category, at the top level or under parentId (at most 6 levels), last among its siblings unless order (0-based position) is given. " +
-    "The slug is made from the name when omitted. Returns {id, slug, status, parentId, order}.",
+    "Create a product category, optionally under a parent, with slug, description, image, position and active flag.",
   input: s.categoryCreateInput,
   run: createCategory,
 });
@@ -230,8 +209,7 @@ const categoriesUpdate = defineTool({
   idempotent: true,
   title: "Update a product category",
   description:
-    "Rename a category or change its slug, description, image or active flag. Deactivating hides it and its whole subtree from the storefront " +
-    "(alsoDeactivated lists the descendants switched off); a category under an inactive parent cannot be activated until the parent is.",
+    "Change a category's name, slug, description, image or active flag. Deactivating hides its subtree from the storefront; activating needs an active parent.",
   input: s.categoryUpdateInput,
   run: updateCategory,
 });
@@ -244,8 +222,7 @@ const categoriesMove = defineTool({
   idempotent: true,
   title: "Move a product category",
   description:
-    "Move a category (with its subtree) under parentId, or to the top level with parentId null, at position (0-based among the new siblings; default last). " +
-    "Refused when it would make a cycle (moving under itself or a descendant) or exceed 6 levels.",
+    "Move a category under another parent (null = top level), optionally at a position among its new siblings; never under itself or a descendant.",
   input: s.categoryMoveInput,
   run: moveCategory,
 });
@@ -258,7 +235,7 @@ const categoriesReorder = defineTool({
   idempotent: true,
   title: "Reorder product categories",
   description:
-    "Set the order of the children of parentId (null for the top level): orderedIds must list every one of those children exactly once, in the new order.",
+    "Set the order of parentId's children (null = top level): orderedIds lists each of them exactly once, in the new order.",
   input: s.categoryReorderInput,
   run: reorderCategories,
 });
@@ -271,7 +248,7 @@ const categoriesDelete = defineTool({
   destructive: true,
   title: "Delete a product category",
   description:
-    "Delete a category that has no subcategories (move or delete those first). Its products become uncategorized; the count is returned.",
+    "Delete a category without subcategories (move or delete those first); its products become uncategorized (count returned).",
   input: s.categoryRef,
   run: deleteCategory,
 });
@@ -285,7 +262,7 @@ const settingsGet = defineTool({
   readOnly: true,
   title: "Get store settings",
   description:
-    "Whether the site's store is configured and enabled (the storefront API serves products only for an enabled store), its currency (ISO 4217) and whether prices include tax.",
+    "Whether the site's store exists and is enabled (REST serves products only then), its currency (ISO 4217) and whether prices include tax.",
   input: s.siteOnly,
   run: getStoreSettings,
 });
@@ -298,7 +275,7 @@ const settingsUpdate = defineTool({
   idempotent: true,
   title: "Update store settings",
   description:
-    "Enable or disable a site's store (creating it on first use), set its currency (ISO 4217 code such as EUR; new orders use it) and whether catalog prices include tax.",
+    "Enable or disable a site's store (created on first use), set its ISO 4217 currency (new orders use it) and whether catalog prices include tax.",
   input: s.storeSettingsUpdateInput,
   run: updateStoreSettings,
 });
@@ -311,7 +288,7 @@ const customersList = defineTool({
   scope: "store:read",
   readOnly: true,
   title: "List customers",
-  description: "List a site's customers, newest first; search matches email or name. Paginated: limit 1-100 (default 20), offset.",
+  description: "List a site's customers, newest first; search matches email or name.",
   input: s.customerListInput,
   run: listCustomers,
 });
@@ -322,7 +299,8 @@ const customersGet = defineTool({
   scope: "store:read",
   readOnly: true,
   title: "Get a customer",
-  description: "Get one customer with their number of orders and total spent (cents, paid and fulfilled orders).",
+  description:
+    "One customer with their order count and total spent (cents; paid and fulfilled orders).",
   input: s.customerRef,
   run: getCustomer,
 });
@@ -333,7 +311,8 @@ const customersCreate = defineTool({
   scope: "store:write",
   readOnly: false,
   title: "Create a customer",
-  description: "Add a customer to a site's store. Emails are unique per site (case-insensitive). Returns {id, email}.",
+  description:
+    "Add a customer; emails are unique per site (case-insensitive). Returns {id, email}.",
   input: s.customerCreateInput,
   run: createCustomer,
 });
@@ -358,7 +337,7 @@ const ordersList = defineTool({
   scope: "store:read",
   readOnly: true,
   title: "List orders",
-  description: `List a site's orders, newest first, filtered by status or customerId, with totals. ${MONEY} Paginated: limit 1-100 (default 20), offset.`,
+  description: `List a site's orders, newest first, filtered by status or customerId, with totals.`,
   input: s.orderListInput,
   run: listOrders,
 });
@@ -369,7 +348,8 @@ const ordersGet = defineTool({
   scope: "store:read",
   readOnly: true,
   title: "Get an order",
-  description: `Get one order with its lines (unit price, quantity, line total), subtotal, discount and total. ${MONEY}`,
+  description:
+    "One order: lines (listPrice, bulkRule applied, unitPrice, lineTotal), subtotal, discount {code, kind, amount, discountTotal}, total.",
   input: s.orderRef,
   run: getOrder,
 });
@@ -381,12 +361,33 @@ const ordersCreate = defineTool({
   readOnly: false,
   title: "Create an order",
   description:
-    "Place an order (status pending) for active products: items [{productId, variantId (required when the product has options), quantity}], " +
-    "optionally a customer (customerId, or customer {email, name} found or created) and a discountCode. Prices come from the catalog, " +
-    "including bulk pricing for each line's quantity; you never send prices. Stock of products that track inventory is taken, and the order is refused when there is not enough. " +
-    `Totals are exact: lines sum to the subtotal, minus the discount. Requires an enabled store. ${MONEY}`,
+    "Place a pending order: items [{productId, variantId if the product has options, quantity}], optional customerId or customer {email, name}, discountCode. Prices, bulk tiers and stock come from the catalog; never send prices. Needs an enabled store.",
   input: s.orderCreateInput,
   run: createOrder,
+});
+
+const ordersUpdate = defineTool({
+  name: "orders_update",
+  toolset: "store",
+  scope: "store:write",
+  readOnly: false,
+  idempotent: true,
+  title: "Update an order",
+  description: "Change a pending order's notes or customer (customerId, null for none, or customer {email, name}). Other statuses are refused.",
+  input: s.orderUpdateInput,
+  run: updateOrder,
+});
+
+const ordersDelete = defineTool({
+  name: "orders_delete",
+  toolset: "store",
+  scope: "store:write",
+  readOnly: false,
+  destructive: true,
+  title: "Delete an order",
+  description: "Delete a pending order (its tracked stock and code use are given back) or a cancelled one. Paid, fulfilled and refunded orders are kept: refund instead.",
+  input: s.orderRef,
+  run: deleteOrder,
 });
 
 const ordersUpdateStatus = defineTool({
@@ -397,8 +398,7 @@ const ordersUpdateStatus = defineTool({
   idempotent: true,
   title: "Change an order's status",
   description:
-    "Move an order along its lifecycle: pending → paid or cancelled; paid → fulfilled or refunded; fulfilled → refunded; cancelled and refunded are final. " +
-    "Cancelling a pending order or refunding a paid one returns its stock; cancelling also releases its discount-code use.",
+    "Move an order: pending \u2192 paid/cancelled, paid \u2192 fulfilled/refunded, fulfilled \u2192 refunded (cancelled and refunded are final). Cancelling or refunding before fulfilment returns tracked stock.",
   input: s.orderStatusInput,
   run: updateOrderStatus,
 });
@@ -411,7 +411,8 @@ const discountsList = defineTool({
   scope: "store:read",
   readOnly: true,
   title: "List discounts",
-  description: "List a site's discount codes with kind, amount, validity window, usage (usedCount of usageLimit) and whether each is usable now. Paginated.",
+  description:
+    "List a site's discount codes with their terms, usage (usedCount of usageLimit) and whether each is usable now.",
   input: s.discountListInput,
   run: listDiscounts,
 });
@@ -434,8 +435,7 @@ const discountsCreate = defineTool({
   readOnly: false,
   title: "Create a discount code",
   description:
-    "Create a discount code (3-40 letters, digits, - or _; case-insensitive) taking percent (amount in basis points, 1000 = 10 %) or fixed (amount in cents) " +
-    "off an order's subtotal, with optional minSubtotal (cents), startsAt/endsAt (ISO 8601) window and usageLimit. Returns {id, code, status}.",
+    "Create a discount code: percent (basis points, 1000 = 10 %) or fixed (cents) off the subtotal, optional minSubtotal, startsAt/endsAt (ISO 8601), usageLimit. Case-insensitive, unique per site.",
   input: s.discountCreateInput,
   run: createDiscount,
 });
@@ -447,7 +447,8 @@ const discountsUpdate = defineTool({
   readOnly: false,
   idempotent: true,
   title: "Update a discount code",
-  description: "Change a discount's amount, minimum subtotal, validity window, usage limit or active flag. The code and kind are fixed once created.",
+  description:
+    "Change a discount's amount, minSubtotal, validity window, usageLimit or active flag; code and kind are fixed.",
   input: s.discountUpdateInput,
   run: updateDiscount,
 });
@@ -459,7 +460,8 @@ const discountsDelete = defineTool({
   readOnly: false,
   destructive: true,
   title: "Delete a discount code",
-  description: "Delete a discount code that no order used; a used code is refused (deactivate it with discounts_update instead).",
+  description:
+    "Delete a discount code no order used; a used one is refused (deactivate it with discounts_update).",
   input: s.discountRef,
   run: deleteDiscount,
 });
@@ -472,7 +474,8 @@ const reviewsList = defineTool({
   scope: "store:read",
   readOnly: true,
   title: "List reviews",
-  description: "List product reviews of a site, newest first, filtered by productId or status (pending, approved, hidden), with the average rating of the matches. Paginated.",
+  description:
+    "List a site's product reviews, newest first, by productId or status (pending, approved, hidden), with the matches' average rating.",
   input: s.reviewListInput,
   run: listReviews,
 });
@@ -483,7 +486,8 @@ const reviewsCreate = defineTool({
   scope: "store:write",
   readOnly: false,
   title: "Record a review",
-  description: "Record a customer's review of a product (rating 1-5, optional title and body). New reviews are pending until approved with reviews_moderate.",
+  description:
+    "Record a customer's review of a product (rating 1-5, optional title and body); pending until approved with reviews_moderate.",
   input: s.reviewCreateInput,
   run: createReview,
 });
@@ -495,7 +499,8 @@ const reviewsModerate = defineTool({
   readOnly: false,
   idempotent: true,
   title: "Moderate a review",
-  description: "Approve (show) or hide a review. Either can be undone by moderating again. Returns {id, status, previousStatus}.",
+  description:
+    "Approve (show) or hide a review; either can be undone. Returns {id, status, previousStatus}.",
   input: s.reviewModerateInput,
   run: moderateReview,
 });
@@ -508,7 +513,8 @@ const messagesList = defineTool({
   scope: "store:read",
   readOnly: true,
   title: "List customer messages",
-  description: "List customer message threads, most recently active first, filtered by status (open, closed); awaitingReply marks open threads whose last message is the customer's. Paginated.",
+  description:
+    "List customer message threads, most recently active first, by status (open, closed); awaitingReply marks open threads whose last message is the customer's.",
   input: s.messageListInput,
   run: listMessages,
 });
@@ -530,7 +536,8 @@ const messagesCreate = defineTool({
   scope: "store:write",
   readOnly: false,
   title: "Record a customer message",
-  description: "Record a message a customer sent (by email, form or phone) as a new open thread, linked to the customer with that email when there is one.",
+  description:
+    "Record a message a customer sent (email, form, phone) as a new open thread, linked to the customer with that email if any.",
   input: s.messageCreateInput,
   run: createMessage,
 });
@@ -541,7 +548,8 @@ const messagesReply = defineTool({
   scope: "store:write",
   readOnly: false,
   title: "Reply to a customer message",
-  description: "Add a staff reply to an open thread. Closed threads are refused; reopen them first with customer_messages_reopen.",
+  description:
+    "Add a staff reply to an open thread; a closed one must be reopened with customer_messages_reopen first.",
   input: s.messageReplyInput,
   run: replyToMessage,
 });
@@ -581,9 +589,10 @@ export const storeDomain: Domain = {
     categoriesList, categoriesCreate, categoriesUpdate, categoriesMove, categoriesReorder, categoriesDelete,
     settingsGet, settingsUpdate,
     customersList, customersGet, customersCreate, customersUpdate,
-    ordersList, ordersGet, ordersCreate, ordersUpdateStatus,
+    ordersList, ordersGet, ordersCreate, ordersUpdate, ordersUpdateStatus, ordersDelete,
     discountsList, discountsGet, discountsCreate, discountsUpdate, discountsDelete,
     reviewsList, reviewsCreate, reviewsModerate,
     messagesList, messagesGet, messagesCreate, messagesReply, messagesClose, messagesReopen,
   ],
+  stagedTargets: storeStagedTargets,
 };

@@ -18,6 +18,7 @@ import {
   MAX_VARIANTS,
   type bulkPricingSetInput,
   type bulkRuleInput,
+  type optionPrices,
   type optionsInput,
   type productOptionsSetInput,
   type variantCreateInput,
@@ -32,6 +33,10 @@ import { mapSeq } from "../../core/maybe";
 type OptionsInput = v.InferOutput<typeof optionsInput>;
 type VariantInput = v.InferOutput<typeof variantInput>;
 type RuleInput = v.InferOutput<typeof bulkRuleInput>;
+type OptionPrices = v.InferOutput<typeof optionPrices>;
+
+/** How a write result names a variant it created. */
+export const variantBrief = (x: VariantRow) => ({ id: x.id, name: x.name, price: x.price });
 
 const fold = (s: string) => s.trim().toLowerCase();
 
@@ -140,27 +145,101 @@ function variantValues(input: Partial<VariantInput>) {
   return out;
 }
 
-/** Inserts variants after checking combinations against the tree, each other and what exists. */
-export async function insertVariants(tx: Tx, product: ProductRow, tree: OptionTree[], inputs: VariantInput[], now: Date): Promise<VariantRow[]> {
+/**
+ * optionPrices ({ "Size": { "L": 300 } }) resolved against the tree: value id →
+ * cents added. Names and values match as variant options do (case-insensitive,
+ * value or label); anything that names no option or value is refused.
+ */
+export function resolveOptionPrices(tree: OptionTree[], prices: OptionPrices | undefined): Map<number, number> {
+  const out = new Map<number, number>();
+  if (tree.length === 0 && Object.keys(prices ?? {}).length) throw invalid("optionPrices need options, and this product has none; set its options first.");
+  for (const [name, values] of Object.entries(prices ?? {})) {
+    const opt = tree.find((o) => fold(o.name) === fold(name));
+    if (!opt) throw invalid(`optionPrices: "${name}" is not an option of this product; its options are ${tree.map((o) => `"${o.name}"`).join(", ")}.`);
+    for (const [value, amount] of Object.entries(values)) {
+      const val = opt.values.find((x) => fold(x.value) === fold(value) || (x.label !== null && fold(x.label) === fold(value)));
+      if (!val) throw invalid(`optionPrices.${opt.name}: "${value}" is not a value of option "${opt.name}"; its values are ${opt.values.map((x) => `"${x.value}"`).join(", ")}.`);
+      if (out.has(val.id)) throw invalid(`optionPrices.${opt.name} prices the value "${val.value}" twice.`);
+      out.set(val.id, amount);
+    }
+  }
+  return out;
+}
+
+/** The base price plus the option prices of a combination; refused when it leaves 0 … MAX_CENTS. */
+function comboPrice(base: number, combo: Combination, deltas: Map<number, number>, name: string): number {
+  const price = combo.reduce((sum, p) => sum + (deltas.get(p.valueId) ?? 0), base);
+  if (price < 0 || price > MAX_CENTS)
+    throw invalid(`Variant "${name}" would cost ${price} cents (base ${base} plus its optionPrices); a price is 0 to ${MAX_CENTS} cents.`);
+  return price;
+}
+
+/**
+ * Inserts variants after checking combinations against the tree, each other
+ * and what exists. A variant given without a price costs the product's price
+ * plus its optionPrices (`deltas`).
+ */
+export async function insertVariants(tx: Tx, product: ProductRow, tree: OptionTree[], inputs: VariantInput[], now: Date, deltas = new Map<number, number>()): Promise<VariantRow[]> {
   const existing = await variantsOf(tx, product.id);
   if (existing.length + inputs.length > MAX_VARIANTS)
     throw invalid(`A product has at most ${MAX_VARIANTS} variants; it has ${existing.length} and ${inputs.length} more were given.`);
   const taken = new Map(existing.map((x) => [comboKey(x.optionValues), x]));
+  const givenHere = new Set<string>();
   return await mapSeq(inputs, async (input) => {
       const combo = resolveCombination(tree, input.options);
       const key = comboKey(combo);
+      // A variant given earlier in this call is not named by id: if the call fails, that row never existed.
+      if (givenHere.has(key)) throw conflict(`Two of the variants given have the same options (${comboName(tree, combo)}); give each combination once.`);
       const clash = taken.get(key);
       if (clash) throw conflict(`A variant with this combination already exists (variant ${clash.id}, "${clash.name}").`);
       const fields = variantValues(input);
-      const price = fields.price ?? product.price;
+      const price = fields.price ?? comboPrice(product.price, combo, deltas, comboName(tree, combo));
       checkCompareAt(price, fields.compareAtPrice, `Variant "${comboName(tree, combo)}": `);
       const row = (await tx
             .insert(productVariants)
             .values({ ...fields, productId: product.id, name: fields.name ?? comboName(tree, combo), price, optionValues: combo, createdAt: now, updatedAt: now })
             .returning())[0];
+      givenHere.add(key);
       taken.set(key, row);
       return row;
     });
+}
+
+/**
+ * Creates a variant for every combination of option values that has none
+ * yet, priced `base` plus its optionPrices. The full grid is capped at
+ * MAX_VARIANTS: a bigger one is refused before anything is written.
+ */
+export async function generateMissing(
+  tx: Tx,
+  product: ProductRow,
+  tree: OptionTree[],
+  opts: { base: number; quantity: number | null; active: boolean; deltas: Map<number, number> },
+  now: Date,
+) {
+  if (tree.length === 0) throw invalid("This product has no options; set options (e.g. Size: S, M, L) before generating variants.");
+  const count = tree.reduce((n, o) => n * o.values.length, 1);
+  if (count > MAX_VARIANTS)
+    throw invalid(
+      `The options make ${count} combinations (${tree.map((o) => `${o.values.length} ${o.name}`).join(" × ")}); at most ${MAX_VARIANTS} variants can be generated. Remove some option values.`,
+    );
+  let combos: Combination[] = [[]];
+  for (const o of tree) combos = combos.flatMap((c) => o.values.map((x) => [...c, { optionId: o.id, valueId: x.id }]));
+  const existing = await variantsOf(tx, product.id);
+  const taken = new Set(existing.map((x) => comboKey(x.optionValues)));
+  const fresh = combos.filter((c) => !taken.has(comboKey(c)));
+  if (existing.length + fresh.length > MAX_VARIANTS)
+    throw invalid(`The product would have ${existing.length + fresh.length} variants; the maximum is ${MAX_VARIANTS}. Delete variants that no longer fit first.`);
+  const priced = fresh.map((combo) => {
+    const name = comboName(tree, combo);
+    return { combo, name, price: comboPrice(opts.base, combo, opts.deltas, name) };
+  });
+  const created = await mapSeq(priced, async (x) =>
+        (await tx
+                  .insert(productVariants)
+                  .values({ productId: product.id, name: x.name, price: x.price, quantity: opts.quantity, active: opts.active, optionValues: x.combo, createdAt: now, updatedAt: now })
+                  .returning())[0]);
+  return { created, skippedExisting: combos.length - fresh.length };
 }
 
 /** Checks and resolves bulk rules; variants may be named by id or by their option values. */
@@ -189,7 +268,9 @@ export async function prepareRules(q: Q, productId: number, tree: OptionTree[], 
   const overlap = findOverlap(rules);
   if (overlap) {
     const fmt = (r: BulkRule) => `${r.minQuantity}–${r.maxQuantity ?? "∞"}`;
-    const scope = overlap[0].variantId === null ? "product-wide rules" : `rules for variant ${overlap[0].variantId}`;
+    // By name, not id: in products_create the variant was made by this call, and a refused call leaves no row behind.
+    const named = variants.find((x) => x.id === overlap[0].variantId);
+    const scope = overlap[0].variantId === null ? "product-wide rules" : `rules for variant "${named?.name ?? overlap[0].variantId}"`;
     throw invalid(`Bulk pricing quantity ranges overlap (${scope}: ${fmt(overlap[0])} and ${fmt(overlap[1])}); each quantity may match one rule per scope.`);
   }
   return rules;
@@ -270,8 +351,8 @@ export async function updateVariant(ctx: ActorContext, input: v.InferOutput<type
   await storeWrite(ctx, input.siteId);
   const now = ctx.deps.clock.now();
   return mutate(ctx, input.siteId, async (tx) => {
-    const { variant, product } = await variantInSite(tx, input.siteId, input.variantId);
-    const { siteId: _s, variantId: _v, options, ...rest } = input;
+    const { variant, product } = await variantInSite(tx, input.siteId, input.id);
+    const { siteId: _s, id: _v, options, ...rest } = input;
     const fields = variantValues(rest);
     if (options) {
       const tree = await optionTree(tx, product.id);
@@ -295,48 +376,26 @@ export async function deleteVariant(ctx: ActorContext, input: v.InferOutput<type
   await storeWrite(ctx, input.siteId);
   const now = ctx.deps.clock.now();
   return mutate(ctx, input.siteId, async (tx) => {
-    const { variant, product } = await variantInSite(tx, input.siteId, input.variantId);
+    const { variant, product } = await variantInSite(tx, input.siteId, input.id);
     await dropVariants(tx, [variant.id]);
     await touch(tx, product.id, now);
     await assertSellable(tx, product);
     await audit(tx, ctx, "product_variants.delete", { type: "product_variant", id: variant.id, siteId: input.siteId, detail: { productId: product.id, name: variant.name } });
-    return { id: variant.id, productId: product.id, deleted: true };
+    return { id: variant.id, productId: product.id, status: "deleted" };
   });
 }
 
-/**
- * Creates a variant for every combination of option values that has none
- * yet. The full grid is capped at MAX_VARIANTS: a bigger one is refused
- * before anything is written.
- */
 export async function generateVariants(ctx: ActorContext, input: v.InferOutput<typeof variantsGenerateInput>) {
   await storeWrite(ctx, input.siteId);
   const now = ctx.deps.clock.now();
   return mutate(ctx, input.siteId, async (tx) => {
     const product = await productInSite(tx, input.siteId, input.productId);
     const tree = await optionTree(tx, product.id);
-    if (tree.length === 0) throw invalid("This product has no options; set options (e.g. Size: S, M, L) before generating variants.");
-    const count = tree.reduce((n, o) => n * o.values.length, 1);
-    if (count > MAX_VARIANTS)
-      throw invalid(
-        `The options make ${count} combinations (${tree.map((o) => `${o.values.length} ${o.name}`).join(" × ")}); at most ${MAX_VARIANTS} variants can be generated. Remove some option values.`,
-      );
-    let combos: Combination[] = [[]];
-    for (const o of tree) combos = combos.flatMap((c) => o.values.map((x) => [...c, { optionId: o.id, valueId: x.id }]));
-    const existing = await variantsOf(tx, product.id);
-    const taken = new Set(existing.map((x) => comboKey(x.optionValues)));
-    const fresh = combos.filter((c) => !taken.has(comboKey(c)));
-    if (existing.length + fresh.length > MAX_VARIANTS)
-      throw invalid(`The product would have ${existing.length + fresh.length} variants; the maximum is ${MAX_VARIANTS}. Delete variants that no longer fit first.`);
-    const price = input.price ?? product.price;
-    const created = await mapSeq(fresh, async (combo) =>
-          (await tx
-                    .insert(productVariants)
-                    .values({ productId: product.id, name: comboName(tree, combo), price, quantity: input.quantity ?? null, active: input.active, optionValues: combo, createdAt: now, updatedAt: now })
-                    .returning({ id: productVariants.id, name: productVariants.name }))[0]);
+    const deltas = resolveOptionPrices(tree, input.optionPrices);
+    const { created, skippedExisting } = await generateMissing(tx, product, tree, { base: input.price ?? product.price, quantity: input.quantity ?? null, active: input.active, deltas }, now);
     await touch(tx, product.id, now);
     await audit(tx, ctx, "product_variants.generate", { type: "product", id: product.id, siteId: input.siteId, detail: { created: created.length } });
-    return { id: product.id, slug: product.slug, status: product.status, created, skippedExisting: combos.length - fresh.length };
+    return { id: product.id, slug: product.slug, status: product.status, created: created.map(variantBrief), skippedExisting };
   });
 }
 
