@@ -40,9 +40,10 @@ typecheck: install
 	$(BUN) x tsc --noEmit -p .
 
 # Regenerate SQL migrations from the tables.ts files and re-embed them.
+# NAME=<what changed> names the migration files (make migrations NAME=crm).
 migrations: install
-	$(BUN) x drizzle-kit generate
-	$(BUN) x drizzle-kit generate --config drizzle.pg.config.ts
+	$(BUN) x drizzle-kit generate $(if $(NAME),--name $(NAME))
+	$(BUN) x drizzle-kit generate --config drizzle.pg.config.ts $(if $(NAME),--name $(NAME))
 	$(BUN) scripts/embed-migrations.ts
 
 docs: install

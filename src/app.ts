@@ -18,6 +18,7 @@ import { oauthRoutes } from "./oauth/routes";
 import { portalRoutes } from "./portal/routes";
 import { restRoutes, withRestFastPath } from "./rest/routes";
 import { mapDbError } from "./core/db";
+import { domains } from "./domains";
 
 export function createApp(deps: Deps, telemetry = new Telemetry({ log: null, trustProxy: false })) {
   const app = new Hono<{ Variables: { requestId: string; access: AccessRecord } }>();
@@ -31,6 +32,8 @@ export function createApp(deps: Deps, telemetry = new Telemetry({ log: null, tru
   app.route("/", oauthRoutes(deps));
   app.route("/approve", approvalRoutes(deps));
   app.route("/media", mediaFileRoutes(deps));
+  // Domains' public pages (surveys, decks, booking pages…), each under its own prefix (checked by the registry).
+  for (const d of domains) for (const p of d.publicPages ?? []) app.route(p.prefix, p.routes(deps));
   app.route("/", portalRoutes(deps));
 
   // The last line of defence: sub-apps map their own errors to their wire

@@ -15,6 +15,10 @@ import { openDeps, type OpenedDeps } from "./core/open";
 import { AppError } from "./core/errors";
 import { isEmpty, seedDemo, type DemoCredentials } from "../db/seed/demo";
 import { AccessLog, type Sink } from "./ops/access-log";
+import { Dispatcher } from "./core/dispatcher";
+import { coreJobs } from "./core/housekeeping";
+import { JobRunner } from "./core/jobs";
+import { domains } from "./domains";
 import { startMemoryGuard } from "./ops/memory";
 import { startMetricsServer } from "./ops/metrics-routes";
 import { Telemetry } from "./ops/telemetry";
@@ -28,6 +32,10 @@ export interface RunningServer {
   telemetry: Telemetry;
   /** The loopback metrics listener (`--metrics-port`), when configured. */
   metricsUrl: string | null;
+  /** Delivers domain events to subscribers (tests call drain() to wait for it). */
+  dispatcher: Dispatcher;
+  /** Periodic jobs (tests move the clock and call runDue()). */
+  jobs: JobRunner;
   /** Stops at once: connections in flight are cut. For tests. */
   stop(): Promise<void>;
   /** The graceful stop of SIGTERM (see the file comment). */
@@ -80,12 +88,23 @@ export async function startServer(
   }
   const metrics = config.metricsPort === null ? null : startMetricsServer(deps, telemetry, config.metricsPort);
 
+  const report = (what: string) => (name: string, e: unknown) =>
+    console.error(`plinth: ${what} ${name} failed: ${e instanceof Error ? e.message : String(e)}`);
+  const dispatcher = new Dispatcher(deps, domains.flatMap((d) => d.subscribers ?? []), { onError: report("event subscriber") });
+  const jobs = new JobRunner(deps, [...coreJobs, ...domains.flatMap((d) => d.jobs ?? [])], { onError: report("job") });
+  await dispatcher.init();
+  await jobs.init();
+  dispatcher.start();
+  jobs.start();
+
   const stopMemoryGuard = config.memorySoftLimitMb > 0 ? startMemoryGuard(config.memorySoftLimitMb) : () => {};
 
   let closing: Promise<void> | null = null;
   const closeDeps = () => (closing ??= (async () => {
     stopMemoryGuard();
     metrics?.stop(true);
+    await jobs.stop();
+    await dispatcher.stop();
     await deps.close();
     await telemetry.flush();
   })());
@@ -97,6 +116,8 @@ export async function startServer(
     demo,
     telemetry,
     metricsUrl: metrics ? `http://127.0.0.1:${metrics.port}` : null,
+    dispatcher,
+    jobs,
     async stop() {
       await server.stop(true);
       await closeDeps();

@@ -18,10 +18,9 @@
  * transaction, and a second click is told what already happened.
  */
 import { Hono, type Context } from "hono";
-import { getCookie, setCookie } from "hono/cookie";
 import type { Deps } from "../core/context";
 import { AppError } from "../core/errors";
-import { randomHex, safeEqual } from "../core/secrets";
+import { csrfMatches, csrfToken, newNonce, readForm, sameOrigin, securityHeaders } from "../core/public-page";
 import { TOKEN_RE } from "../domains/approvals/links";
 import type { LinkRow } from "../domains/approvals/links";
 import { approvalByToken, decideApproval, previewCss, renderApprovalPreview, toView, type ApprovalView } from "../domains/approvals/verbs";
@@ -30,58 +29,13 @@ import { decidedNotice, decisionForm, header, messagePage, notice, page, unknown
 const CSRF_COOKIE = "plinth_approve";
 const MAX_FORM_BYTES = 16 * 1024;
 
-function securityHeaders(c: Context, nonce: string) {
-  c.header(
-    "Content-Security-Policy",
-    [
-      "default-src 'none'",
-      `style-src 'nonce-${nonce}'`,
-      // Rendered blocks carry sanitised style attributes (colours, background images, column widths).
-      "style-src-attr 'unsafe-inline'",
-      "img-src 'self' https: http: data:",
-      "media-src 'self' https: http:",
-      "font-src 'self' https:",
-      "form-action 'self'",
-      "frame-ancestors 'none'",
-      "base-uri 'none'",
-    ].join("; "),
-  );
-  c.header("X-Content-Type-Options", "nosniff");
-  c.header("X-Frame-Options", "DENY");
-  c.header("Referrer-Policy", "same-origin");
-  c.header("Cache-Control", "no-store");
-  c.header("X-Robots-Tag", "noindex, nofollow");
-}
-
 function send(c: Context, nonce: string, body: string, status: 200 | 400 | 403 | 404 | 409 | 410 | 413 | 415 = 200) {
   securityHeaders(c, nonce);
+  c.header("X-Robots-Tag", "noindex, nofollow");
   return c.html(body, status);
 }
 
-/** Origins this service answers on: the configured public URL, and the origin the request itself came to. */
-function sameOrigin(c: Context, deps: Deps): boolean {
-  const site = c.req.header("sec-fetch-site");
-  if (site && site !== "same-origin" && site !== "none") return false;
-  const origin = c.req.header("origin");
-  if (!origin) return true;
-  const own = new Set([new URL(deps.config.publicUrl).origin, new URL(c.req.url).origin]);
-  const host = c.req.header("host");
-  if (host) for (const scheme of ["http", "https"]) own.add(`${scheme}://${host}`);
-  return own.has(origin);
-}
-
-function csrfFor(c: Context, deps: Deps, token: string): string {
-  const existing = getCookie(c, CSRF_COOKIE);
-  const value = existing && /^[0-9a-f]{32}$/.test(existing) ? existing : randomHex(16);
-  setCookie(c, CSRF_COOKIE, value, {
-    path: `/approve/${token}`,
-    httpOnly: true,
-    sameSite: "Strict",
-    secure: deps.config.publicUrl.startsWith("https:"),
-    maxAge: 60 * 60 * 24,
-  });
-  return value;
-}
+const csrfFor = (c: Context, deps: Deps, token: string) => csrfToken(c, deps, CSRF_COOKIE, `/approve/${token}`);
 
 async function fullPage(deps: Deps, nonce: string, link: LinkRow, view: ApprovalView, top: string, form: string) {
   const preview = await renderApprovalPreview(deps, link);
@@ -94,27 +48,11 @@ async function fullPage(deps: Deps, nonce: string, link: LinkRow, view: Approval
   });
 }
 
-async function readForm(c: Context): Promise<URLSearchParams | "too_large" | "bad_type"> {
-  const type = c.req.header("content-type") ?? "";
-  if (!/^application\/x-www-form-urlencoded\b/i.test(type) && !/^multipart\/form-data\b/i.test(type)) return "bad_type";
-  const len = Number(c.req.header("content-length") ?? "0");
-  if (len > MAX_FORM_BYTES) return "too_large";
-  if (/^multipart/i.test(type)) {
-    const body = await c.req.parseBody();
-    const p = new URLSearchParams();
-    for (const [k, v] of Object.entries(body)) if (typeof v === "string") p.set(k, v);
-    return p;
-  }
-  const text = await c.req.text();
-  if (text.length > MAX_FORM_BYTES) return "too_large";
-  return new URLSearchParams(text);
-}
-
 export function approvalRoutes(deps: Deps) {
   const app = new Hono();
 
   app.get("/:token", async (c) => {
-    const nonce = randomHex(16);
+    const nonce = newNonce();
     const token = c.req.param("token");
     const link = TOKEN_RE.test(token) ? await approvalByToken(deps, token) : null;
     if (!link) return send(c, nonce, unknownPage(nonce), 404);
@@ -132,7 +70,7 @@ export function approvalRoutes(deps: Deps) {
   });
 
   app.post("/:token", async (c) => {
-    const nonce = randomHex(16);
+    const nonce = newNonce();
     const token = c.req.param("token");
     const link = TOKEN_RE.test(token) ? await approvalByToken(deps, token) : null;
     if (!link) return send(c, nonce, unknownPage(nonce), 404);
@@ -146,12 +84,10 @@ export function approvalRoutes(deps: Deps) {
     }
     if (!sameOrigin(c, deps))
       return send(c, nonce, messagePage(nonce, "Request refused", "This decision was sent from another site. Open the approval link directly and decide there."), 403);
-    const form = await readForm(c);
+    const form = await readForm(c, MAX_FORM_BYTES);
     if (form === "too_large") return send(c, nonce, messagePage(nonce, "Request too large", "The comment is too long."), 413);
     if (form === "bad_type") return send(c, nonce, messagePage(nonce, "Unsupported request", "Decide with the buttons on the approval page."), 415);
-    const cookie = getCookie(c, CSRF_COOKIE) ?? "";
-    const sent = form.get("csrf") ?? "";
-    if (!cookie || !sent || !safeEqual(cookie, sent))
+    if (!csrfMatches(c, CSRF_COOKIE, form))
       return send(c, nonce, messagePage(nonce, "Please try again", "This form has expired or cookies are blocked. Reload the approval page and decide again."), 403);
     const decision = form.get("decision");
     if (decision !== "approve" && decision !== "reject")

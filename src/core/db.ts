@@ -195,6 +195,12 @@ function sqlState(e: unknown): string | undefined {
   return undefined;
 }
 
+/** A PostgreSQL serialization failure or deadlock: the whole transaction is retried, so code inside it must not swallow one. */
+export function isRetryableDbError(e: unknown): boolean {
+  const code = sqlState(e);
+  return code !== undefined && PG_RETRYABLE.has(code);
+}
+
 /** The driver's own message, not drizzle's "Failed query: <sql>" wrapper. */
 function rootMessage(e: Error): string {
   let x: unknown = e;
@@ -307,9 +313,12 @@ function openSqlite(opts: StoreOptions): Store {
     if (outer && outer.open) {
       const name = `sp${++savepoints}`;
       writer.exec(`SAVEPOINT ${name}`);
+      // After-commit hooks registered inside a savepoint run only if it is kept.
+      const inner: TxState = { ...outer, depth: outer.depth + 1, after: [] };
       try {
-        const r = await als.run({ ...outer, depth: outer.depth + 1 }, () => fn(outer.tx));
+        const r = await als.run(inner, () => fn(outer.tx));
         writer.exec(`RELEASE ${name}`);
+        outer.after.push(...inner.after);
         return r;
       } catch (e) {
         writer.exec(`ROLLBACK TO ${name}`);
@@ -437,15 +446,19 @@ function openPg(opts: StoreOptions): Store {
     const outer = als.getStore();
     if (outer && outer.open) {
       type Savepointer = { transaction(f: (inner: unknown) => Promise<T>): Promise<T> };
+      const after: (() => void)[] = [];
       try {
-        return await (outer.raw as Savepointer).transaction((inner) => {
+        const r = await (outer.raw as Savepointer).transaction((inner) => {
           const state: TxState = { ...outer, raw: inner, depth: outer.depth + 1 };
           state.tx = tracking(inner as Db, () => state, transaction);
-          // Nested states share the outer sets: what a savepoint wrote is reported once, at the top.
+          // What a savepoint wrote is reported once, at the top (conservatively, even when it was rolled back);
+          // its after-commit hooks run only if it is kept.
           state.tables = outer.tables;
-          state.after = outer.after;
+          state.after = after;
           return als.run(state, () => fn(state.tx));
         });
+        outer.after.push(...after);
+        return r;
       } catch (e) {
         throw mapDbError(e);
       }

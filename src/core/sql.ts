@@ -57,3 +57,21 @@ export function greatest(a: SQLWrapper | number, b: SQLWrapper | number): SQL {
 export function byText(col: SQLWrapper): SQL {
   return engine() === "pg" ? sql`${col} collate "C"` : sql`${col}`;
 }
+
+/**
+ * `SELECT … FOR UPDATE SKIP LOCKED` on PostgreSQL: the row is this
+ * transaction's until it ends, and another instance asking for it gets
+ * nothing instead of waiting. SQLite has one writer at a time, so the plain
+ * select already is that.
+ */
+export function lockedOrSkipped<Q>(query: Q): Q {
+  return engine() === "pg" ? (query as unknown as { for(s: string, o: object): Q }).for("update", { skipLocked: true }) : query;
+}
+
+/**
+ * PostgreSQL: the oldest transaction id still running, as a number; every
+ * transaction below it has finished. (On SQLite, 1: the outbox's tx is 0.)
+ */
+export function finishedTxHorizon(): SQL<number> {
+  return engine() === "pg" ? sql<number>`(pg_snapshot_xmin(pg_current_snapshot())::text)::bigint` : sql<number>`1`;
+}

@@ -12,7 +12,7 @@
  * The SQL names are what they always were: moving a table between files
  * changes no migration.
  */
-import { bytes, createdAt, id, index, integer, json, primaryKey, table, text, uniqueIndex } from "./columns";
+import { bytes, createdAt, id, index, integer, json, primaryKey, table, text, time, uniqueIndex, updatedAt } from "./columns";
 import type { Role } from "./roles";
 
 export const users = table("users", {
@@ -88,3 +88,71 @@ export const idempotencyKeys = table(
   },
   (t) => [uniqueIndex("idempotency_keys_call").on(t.companyId, t.userId, t.tool, t.key), index("idempotency_keys_age").on(t.createdAt)],
 );
+
+/**
+ * The outbox of domain events (src/core/events.ts): written by verbs in the
+ * same transaction as their change, read in order by subscribers
+ * (src/core/dispatcher.ts). `tx` is PostgreSQL's transaction id of the
+ * writer (null on SQLite, whose single writer commits in id order): the
+ * dispatcher reads in (tx, id) order and only transactions that have
+ * finished, so an event committed late behind a higher id is never skipped.
+ */
+export const events = table(
+  "events",
+  {
+    id: id(),
+    type: text("type").notNull(), // e.g. post.published
+    companyId: integer("company_id").notNull(),
+    siteId: integer("site_id"),
+    entityType: text("entity_type").notNull(),
+    entityId: integer("entity_id").notNull(),
+    userId: integer("user_id"),
+    credentialKind: text("credential_kind"),
+    credentialId: integer("credential_id"),
+    data: json<Record<string, unknown>>("data").notNull(),
+    tx: integer("tx").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("events_order").on(t.tx, t.id), index("events_company").on(t.companyId, t.id), index("events_entity").on(t.entityType, t.entityId, t.id)],
+);
+
+/** Where each subscriber has read the outbox up to, and its current failure streak. */
+export const eventCursors = table("event_cursors", {
+  subscriber: text("subscriber").primaryKey(),
+  lastTx: integer("last_tx").notNull(),
+  lastId: integer("last_id").notNull(),
+  /** Failed attempts at the event after the cursor; reset when it passes. */
+  attempts: integer("attempts").notNull(),
+  lastError: text("last_error"),
+  retryAt: time("retry_at"),
+  updatedAt: updatedAt(),
+});
+
+/** Events a subscriber gave up on after its retries, kept for a person to look at. */
+export const eventFailures = table(
+  "event_failures",
+  {
+    id: id(),
+    subscriber: text("subscriber").notNull(),
+    eventId: integer("event_id").notNull(),
+    error: text("error").notNull(),
+    attempts: integer("attempts").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("event_failures_subscriber").on(t.subscriber, t.createdAt)],
+);
+
+/**
+ * Periodic background jobs (src/core/jobs.ts): when each last ran and who
+ * holds it now, so that of several instances on one database one runs it.
+ */
+export const jobLeases = table("job_leases", {
+  name: text("name").primaryKey(),
+  holder: text("holder"),
+  leaseUntil: time("lease_until"),
+  lastStartedAt: time("last_started_at"),
+  lastFinishedAt: time("last_finished_at"),
+  lastError: text("last_error"),
+  runs: integer("runs").notNull(),
+  failures: integer("failures").notNull(),
+});

@@ -12,7 +12,10 @@
  * });
  */
 import type * as v from "valibot";
-import type { ActorContext } from "../core/context";
+import type { Hono } from "hono";
+import type { ActorContext, Deps } from "../core/context";
+import type { EventDef, Subscriber } from "../core/events";
+import type { JobDef } from "../core/jobs";
 import type { Role } from "../core/roles";
 import type { ApprovalKind, ApprovalSupport, StagedTarget } from "../domains/approvals/kinds";
 
@@ -104,4 +107,23 @@ export interface Domain {
   stagedTargets?: StagedTarget[];
   /** What this domain tells approval pages about data it owns: a site's name, the preview's styles, a revoked credential. */
   approvalSupport?: ApprovalSupport;
+  /** The events its verbs emit (src/core/events.ts); the catalog docs/events.md is made from these lists. */
+  events?: EventDef<any>[];
+  /** What it does when events happen (src/core/dispatcher.ts): notifications, automations, webhook deliveries. */
+  subscribers?: Subscriber[];
+  /** Periodic background work (src/core/jobs.ts). */
+  jobs?: JobDef[];
+  /**
+   * Pages the public uses without signing in (a survey at /s/<slug>, a
+   * booking page at /b/<slug>), mounted by the app under `prefix`. Build
+   * them with src/core/public-page.ts: escaped output, a nonce CSP, and the
+   * same-origin check on every form post.
+   */
+  publicPages?: PublicPages[];
+}
+
+export interface PublicPages {
+  /** `/s`, `/b`…: one path segment, not one the app already uses. */
+  prefix: string;
+  routes(deps: Deps): Hono<any>;
 }

@@ -12,6 +12,7 @@
  */
 import { toJsonSchema } from "@valibot/to-json-schema";
 import type { Principal } from "../core/context";
+import { listEvents } from "../core/events";
 import { covers, SCOPES } from "../core/scopes";
 import { ROLES } from "../core/roles";
 import type { Domain, ResourceDef, ToolDef } from "./define";
@@ -266,6 +267,38 @@ function checkApprovals(domains: readonly Domain[]) {
   }
 }
 
+/** Path segments the app's own faces use; a domain's public pages take another. */
+const RESERVED_PREFIXES = new Set(["/api", "/approve", "/media", "/oauth", "/.well-known", "/healthz", "/readyz", "/metrics", "/login", "/logout", "/portal", "/company", "/static"]);
+
+/**
+ * What domains contribute besides tools holds together: each event is listed
+ * on one domain (and emit() refuses types no domain lists), subscriber and
+ * job names are unique, and public page prefixes are single segments nobody
+ * else uses.
+ */
+function checkContributions(domains: readonly Domain[]) {
+  const listed = new Map<string, string>();
+  for (const d of domains)
+    for (const e of d.events ?? []) {
+      if (listed.has(e.type)) fail(`event ${e.type}`, `listed twice (domains ${listed.get(e.type)} and ${d.name})`);
+      listed.set(e.type, d.name);
+    }
+  listEvents(listed.keys());
+  const names = new Set<string>();
+  for (const d of domains)
+    for (const x of [...(d.subscribers ?? []).map((s) => `subscriber ${s.name}`), ...(d.jobs ?? []).map((j) => `job ${j.name}`)]) {
+      if (names.has(x)) fail(x, "declared twice");
+      names.add(x);
+    }
+  const prefixes = new Set<string>();
+  for (const d of domains)
+    for (const p of d.publicPages ?? []) {
+      if (!/^\/[a-z][a-z0-9-]*$/.test(p.prefix)) fail(`public pages ${p.prefix} of domain ${d.name}`, "need a prefix of one lower-case path segment, like /s");
+      if (RESERVED_PREFIXES.has(p.prefix) || prefixes.has(p.prefix)) fail(`public pages ${p.prefix} of domain ${d.name}`, "use a prefix that is already taken");
+      prefixes.add(p.prefix);
+    }
+}
+
 const MAX_CACHED_LISTS = 2000;
 
 export function buildRegistry(domainList: readonly Domain[]): Registry {
@@ -302,6 +335,7 @@ export function buildRegistry(domainList: readonly Domain[]): Registry {
   }
 
   checkApprovals(domains);
+  checkContributions(domains);
 
   const tools = [...byName.values()].sort((a, b) => (a.def.name < b.def.name ? -1 : 1));
   const sortedByName = new Map(tools.map((t) => [t.def.name, t]));

@@ -20,6 +20,7 @@ import {
   type EnumInput,
 } from "./catalog";
 import { safeUrl } from "./urls";
+import { escapeHtml } from "../../core/public-page";
 
 export interface RenderOptions {
   /** `iframe` (default) renders embeds as sandboxed frames; `link` as plain links (for pages with a strict frame CSP). */
@@ -30,12 +31,7 @@ export interface RenderOptions {
 
 type Props = Record<string, unknown>;
 
-const ESC: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-
-/** HTML-escape for text and double-quoted attribute values. */
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ESC[c]!);
-}
+export { escapeHtml };
 
 /** Escaped text; `\n` becomes `<br>` when `multiline`. */
 function txt(s: string, multiline = false): string {

@@ -1,0 +1,133 @@
+/**
+ * Periodic background work that domains declare (`jobs: [...]` on their
+ * Domain): recurring cards, SLA breach checks, scheduled sends, uptime
+ * checks, event retention. Every instance runs the same runner; a lease row
+ * per job (job_leases) makes one instance at a time run a given job, and a
+ * job whose instance died mid-run is taken over when its lease lapses.
+ *
+ * A job is told nothing about what it missed: it works from the database
+ * ("what is due by now?"), so a server that was down catches up on its next
+ * run, and a run that did its work twice changes nothing the second time.
+ * Times come from deps.clock, so tests move a ManualClock and call runDue().
+ */
+import { and, eq, isNull, lt, lte, or, sql } from "drizzle-orm";
+import type { Deps } from "./context";
+import { jobLeases } from "./tables";
+
+export interface JobDef {
+  /** Unique and stable: the lease is stored under it. */
+  name: string;
+  /** One line for docs and the portal. */
+  description: string;
+  /** Runs at most this often (and at least, while some instance is up). */
+  everyMs: number;
+  /** How long a run may take before another instance may assume it died (default 10 minutes). */
+  leaseMs?: number;
+  run(deps: Deps): Promise<void>;
+}
+
+export interface JobOutcome {
+  name: string;
+  ok: boolean;
+  error?: string;
+}
+
+export class JobRunner {
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private running: Promise<unknown> | null = null;
+  readonly holder = crypto.randomUUID();
+
+  constructor(
+    private deps: Deps,
+    private jobs: readonly JobDef[],
+    private opts: { tickMs?: number; onError?: (job: string, e: unknown) => void } = {},
+  ) {
+    const names = new Set<string>();
+    for (const j of jobs) {
+      if (names.has(j.name)) throw new Error(`two jobs are named "${j.name}"`);
+      if (!(j.everyMs >= 1000)) throw new Error(`job "${j.name}" must run at most once a second`);
+      names.add(j.name);
+    }
+  }
+
+  async init(): Promise<void> {
+    for (const j of this.jobs) {
+      await this.deps.store.transaction(
+        (tx) => tx.insert(jobLeases).values({ name: j.name, runs: 0, failures: 0 }).onConflictDoNothing(),
+        { silent: true },
+      );
+    }
+  }
+
+  /** Claims the lease when the job is due and nobody holds it. */
+  private async claim(j: JobDef, now: Date): Promise<boolean> {
+    const dueBefore = new Date(now.getTime() - j.everyMs);
+    const rows = await this.deps.store.transaction(
+      (tx) =>
+        tx
+          .update(jobLeases)
+          .set({ holder: this.holder, leaseUntil: new Date(now.getTime() + (j.leaseMs ?? 10 * 60_000)), lastStartedAt: now })
+          .where(
+            and(
+              eq(jobLeases.name, j.name),
+              or(isNull(jobLeases.leaseUntil), lt(jobLeases.leaseUntil, now)),
+              or(isNull(jobLeases.lastStartedAt), lte(jobLeases.lastStartedAt, dueBefore)),
+            ),
+          )
+          .returning({ name: jobLeases.name }),
+      { silent: true },
+    );
+    return rows.length === 1;
+  }
+
+  /** Runs every job that is due now, one after another; what each did. */
+  async runDue(): Promise<JobOutcome[]> {
+    const out: JobOutcome[] = [];
+    for (const j of this.jobs) {
+      if (this.deps.store.closed) break;
+      if (!(await this.claim(j, this.deps.clock.now()))) continue;
+      let error: string | null = null;
+      try {
+        await j.run(this.deps);
+      } catch (e) {
+        error = (e instanceof Error ? e.message : String(e)).slice(0, 2000);
+        this.opts.onError?.(j.name, e);
+      }
+      if (this.deps.store.closed) break;
+      await this.deps.store.transaction(
+        (tx) =>
+          tx
+            .update(jobLeases)
+            .set({
+              holder: null,
+              leaseUntil: null,
+              lastFinishedAt: this.deps.clock.now(),
+              lastError: error,
+              runs: sql`${jobLeases.runs} + 1`,
+              failures: error ? sql`${jobLeases.failures} + 1` : jobLeases.failures,
+            })
+            .where(and(eq(jobLeases.name, j.name), eq(jobLeases.holder, this.holder))),
+        { silent: true },
+      );
+      out.push(error ? { name: j.name, ok: false, error } : { name: j.name, ok: true });
+    }
+    return out;
+  }
+
+  start(): void {
+    if (this.timer || this.jobs.length === 0) return;
+    this.timer = setInterval(() => {
+      if (this.running) return;
+      this.running = this.runDue()
+        .catch((e) => this.opts.onError?.("(runner)", e))
+        .finally(() => (this.running = null));
+    }, this.opts.tickMs ?? 1000);
+    this.timer.unref?.();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+}
