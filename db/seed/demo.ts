@@ -42,6 +42,7 @@ import {
 } from "./demo-posts";
 import { CUSTOMERS, DISCOUNTS, MESSAGES, ORDERS, PRODUCT_CATEGORIES, PRODUCTS, REVIEWS, type DemoProduct } from "./demo-store";
 import { mapSeq } from "../../src/core/maybe";
+import { DEMO_PARTS, type DemoWorld } from "./parts";
 
 export interface DemoCredentials {
   siteId: number;
@@ -106,6 +107,8 @@ export async function seedDemo(deps: Deps): Promise<DemoCredentials> {
     const demoUser = await user({ email: DEMO_EMAIL, name: "Demo User", passwordHash: hash, createdAt: created });
     const viewer = await user({ email: VIEWER_EMAIL, name: "Sam Rivera", passwordHash: hash, createdAt: at(200) });
     const maya = await user({ email: "maya@harborcoffee.example", name: "Maya Ortiz", passwordHash: null, createdAt: at(500) });
+    const priya = await user({ email: "priya@northwind.example", name: "Priya Shah", passwordHash: null, createdAt: at(650) });
+    const leo = await user({ email: "leo@northwind.example", name: "Leo Martin", passwordHash: null, createdAt: at(400) });
     // Harbor first: the MCP key's default company is the lowest id it reaches, and
     // the printed REST key is for Harbor's site, so both keys start on the same data.
     const harbor = (await tx.insert(companies).values({ name: "Harbor Coffee Roasters", createdAt: at(500) }).returning({ id: companies.id }))[0];
@@ -117,6 +120,8 @@ export async function seedDemo(deps: Deps): Promise<DemoCredentials> {
                     { companyId: harbor.id, userId: maya.id, role: "owner", createdAt: at(500) },
                     { companyId: harbor.id, userId: viewer.id, role: "viewer", createdAt: at(200) },
                     { companyId: northwind.id, userId: viewer.id, role: "viewer", createdAt: at(200) },
+                    { companyId: northwind.id, userId: priya.id, role: "admin", createdAt: at(650) },
+                    { companyId: northwind.id, userId: leo.id, role: "admin", createdAt: at(400) },
                   ]);
 
     // --- sites ---
@@ -238,6 +243,18 @@ export async function seedDemo(deps: Deps): Promise<DemoCredentials> {
                     companyIds: [harbor.id, northwind.id],
                     createdAt: at(0),
                   });
+
+    // --- the other domains' parts (db/seed/parts.ts) ---
+    const world: DemoWorld = {
+      deps,
+      tx,
+      clock: deps.clock,
+      at,
+      companies: { harbor: harbor.id, northwind: northwind.id },
+      users: { demo: demoUser.id, viewer: viewer.id, maya: maya.id, priya: priya.id, leo: leo.id },
+      sites: { harbor: harborSite, northwind: northwindSite, retired: retiredSite, events: eventsSite },
+    };
+    for (const part of DEMO_PARTS) await part(world);
 
     // Last, so a refused or failed seed writes no files; a failed write rolls the rows back.
     await writeDemoFiles(deps, placed);
