@@ -3,12 +3,16 @@
  * (moving the ManualClock), re-minting through *_update, token guessing,
  * cross-site request protection, the page's security headers, and the
  * approvals tools (list, get, approve, reject) with their permission rules.
+ * Deciding by id (MCP tools, the portal inbox) is checked at the exact
+ * expiry instant on a link nothing has swept yet.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { DAY_MS } from "../../src/core/clock";
 import { brandProfiles } from "../../src/domains/branding/tables";
+import { addMember, createUser } from "../fixtures/accounts";
 import { row, startTestServer, type TestServer } from "../harness";
 import { makeWorld, SAMPLE_BLOCKS, toolNames, type World } from "../cms/world";
+import { Browser, pageText, readForms } from "../oauth/helpers";
 
 let s: TestServer;
 let w: World;
@@ -197,6 +201,34 @@ describe("cross-site protection and request hygiene", () => {
     expect((await w.ok(w.owner, "approvals_get", { id: r.approval.id })).status).toBe("pending");
   });
 
+  test("Sec-Fetch-Site: same-site (a sibling subdomain) and look-alike Origins are refused like cross-site; same-origin goes through", async () => {
+    const r = await draft("Sibling target");
+    const port = new URL(s.url).port;
+    const sibling = `http://blog.localhost:${port}`;
+    const before = w.changes();
+    const refused: [string, { origin?: string | null; fetchSite?: string }][] = [
+      ["same-site from a sibling subdomain", { origin: sibling, fetchSite: "same-site" }],
+      // Our own Origin beside it: the Sec-Fetch-Site check alone must refuse.
+      ["same-site beside our Origin", { fetchSite: "same-site" }],
+      ["same-site without Origin", { origin: null, fetchSite: "same-site" }],
+      ["a sibling subdomain's Origin, no Sec-Fetch-Site", { origin: sibling }],
+      ["a cross-site Origin claiming same-origin", { origin: "https://evil.example", fetchSite: "same-origin" }],
+      ["another port that starts with ours", { origin: `${s.url}1` }],
+    ];
+    for (const [what, o] of refused) {
+      const res = await decide(r.approval.url, "approve", o);
+      expect({ what, status: res.status }).toEqual({ what, status: 403 });
+      expect(res.body).toContain("sent from another site");
+    }
+    expect(w.changes()).toBe(before);
+    expect((await w.ok(w.owner, "approvals_get", { id: r.approval.id })).status).toBe("pending");
+    expect((await w.ok(w.owner, "posts_get", { siteId: w.siteA, id: r.id })).published).toBe(false);
+
+    const ok = await decide(r.approval.url, "approve", { fetchSite: "same-origin" });
+    expect(ok.status).toBe(303);
+    expect((await w.ok(w.owner, "posts_get", { siteId: w.siteA, id: r.id })).published).toBe(true);
+  });
+
   test("malformed posts get 4xx pages, never a 500, and change nothing", async () => {
     const r = await draft("Malformed");
     const before = w.changes();
@@ -272,5 +304,78 @@ describe("approvals tools", () => {
     expect(await w.err(w.gated, "approvals_approve", { id: a.approval.id })).toContain("You asked for this change yourself");
     expect(w.changes()).toBe(before);
     expect((await w.ok(w.owner, "approvals_get", { id: a.approval.id })).status).toBe("pending");
+  });
+});
+
+describe("deciding by id at the expiry instant, before anything swept the link", () => {
+  /** A draft whose link nothing has read since it was minted (no list, no page view): the stored status is still pending. */
+  async function unswept(title: string) {
+    const r = await draft(title);
+    return { ...r, expiresAt: Date.parse(r.approval.expiresAt) as number };
+  }
+  const stored = async (id: number) => ((await row(s.deps, "SELECT status FROM approval_links WHERE id = ?", id)) as { status: string }).status;
+  const published = async (id: number) => (await w.ok(w.owner, "posts_get", { siteId: w.siteA, id })).published as boolean;
+
+  test("approvals_approve: one millisecond before expiry it publishes; at the exact instant it answers expired and publishes nothing", async () => {
+    const early = await unswept("Approved just in time");
+    const late = await unswept("Approved too late");
+    expect(late.expiresAt).toBe(early.expiresAt); // the clock did not move between the two drafts
+    s.clock.set(early.expiresAt - 1);
+    expect(await w.ok(w.colleague, "approvals_approve", { id: early.approval.id })).toMatchObject({ status: "approved" });
+    expect(await published(early.id)).toBe(true);
+
+    s.clock.set(late.expiresAt);
+    expect(await stored(late.approval.id)).toBe("pending");
+    const refused = await w.err(w.colleague, "approvals_approve", { id: late.approval.id });
+    expect(refused).toContain("expired");
+    expect(refused).not.toContain("already approved");
+    expect(await published(late.id)).toBe(false);
+    expect(await w.ok(w.owner, "approvals_get", { id: late.approval.id })).toMatchObject({ status: "expired", decidedAt: null });
+    expect(await stored(late.approval.id)).toBe("expired");
+  });
+
+  test("approvals_reject: one millisecond before expiry it rejects; at the exact instant it answers expired and records no decision", async () => {
+    const early = await unswept("Rejected just in time");
+    const late = await unswept("Rejected too late");
+    s.clock.set(early.expiresAt - 1);
+    expect(await w.ok(w.colleague, "approvals_reject", { id: early.approval.id, comment: "no" })).toMatchObject({ status: "rejected" });
+
+    s.clock.set(late.expiresAt);
+    expect(await stored(late.approval.id)).toBe("pending");
+    expect(await w.err(w.colleague, "approvals_reject", { id: late.approval.id, comment: "too late" })).toContain("expired");
+    expect(await w.ok(w.owner, "approvals_get", { id: late.approval.id })).toMatchObject({ status: "expired", decidedAt: null, comment: null });
+    expect(await published(late.id)).toBe(false);
+  });
+
+  test("the portal inbox's decide form: loaded a millisecond before expiry, posted at the exact instant, it answers expired", async () => {
+    const email = `reviewer${w.A.id}@cms.test`;
+    const reviewer = await createUser(s.deps, { email, password: "a long reviewer password", name: "Rita Reviewer" });
+    await addMember(s.deps, w.A.id, reviewer.id, "admin");
+    for (const decision of ["approve", "reject"] as const) {
+      const early = await unswept(`Portal ${decision} in time`);
+      const late = await unswept(`Portal ${decision} too late`);
+      s.clock.set(early.expiresAt - 1);
+      // Signed in now: a session lasts a week, less than the link's lifetime.
+      const b = new Browser(s.config.publicUrl);
+      expect((await b.signIn(email, "a long reviewer password")).status).toBe(303);
+      const form = async (id: number) => {
+        // The detail page, as a person opens it from the inbox; it reads the link without sweeping.
+        const f = (await readForms(await (await b.get(`/approvals/${id}`)).text())).find((x) => x.action === `/approvals/${id}/decide`);
+        if (!f) throw new Error(`no decide form on /approvals/${id}`);
+        return Object.fromEntries(f.fields.filter((x) => x.type !== "submit").map((x) => [x.name, x.value]));
+      };
+      const inTime = await b.post(`/approvals/${early.approval.id}/decide`, { ...(await form(early.approval.id)), decision });
+      expect(inTime.status).toBe(303);
+      expect((await w.ok(w.owner, "approvals_get", { id: early.approval.id })).status).toBe(decision === "approve" ? "approved" : "rejected");
+
+      const fields = await form(late.approval.id);
+      s.clock.set(late.expiresAt);
+      expect(await stored(late.approval.id)).toBe("pending");
+      const res = await b.post(`/approvals/${late.approval.id}/decide`, { ...fields, decision });
+      expect(res.status).toBe(409);
+      expect(await pageText(await res.text())).toContain("This request expired on");
+      expect(await published(late.id)).toBe(false);
+      expect(await w.ok(w.owner, "approvals_get", { id: late.approval.id })).toMatchObject({ status: "expired", decidedAt: null });
+    }
   });
 });

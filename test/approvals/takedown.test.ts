@@ -5,7 +5,9 @@
  * content (same ETag) until a person approves; approving applies it
  * (re-checked: content that changed meanwhile is a conflict the reviewer
  * sees); rejecting keeps it live. The preview says what disappears and
- * where it is linked from. Content that is not live goes at once.
+ * where it is linked from. Content that is not live goes at once. Once
+ * approved, REST stops serving it on the next request, whatever ETag the
+ * renderer holds.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { decideApproval } from "../../src/domains/approvals/verbs";
@@ -153,6 +155,42 @@ describe("a published post", () => {
     const open = await w.ok(w.owner, "approvals_list", { status: "pending", entityType: "post", linkType: "pending_change" });
     expect(open.items.filter((a: any) => a.entityId === post.id)).toEqual([]);
   });
+});
+
+describe("what a renderer sees once a takedown is approved", () => {
+  /** A REST read with its parsed body; `etag` is sent as If-None-Match, as a renderer holding it would. */
+  const read = async (path: string, etag?: string) => {
+    const r = await fetch(`${s.url}/api/v1/sites/${w.siteA}${path}`, {
+      headers: { Authorization: `Bearer ${restKey}`, ...(etag ? { "If-None-Match": etag } : {}) },
+    });
+    const text = await r.text();
+    return { status: r.status, etag: r.headers.get("etag"), body: text ? JSON.parse(text) : null };
+  };
+  const slugs = (r: { body: any }) => (r.body.data as { slug: string }[]).map((p) => p.slug);
+
+  for (const tool of ["posts_delete", "posts_unpublish"] as const)
+    test(`${tool}, approved by id: getPostBySlug is 404 and listPosts drops it on the next request, even with the old ETags`, async () => {
+      const post = await published(`Taken down by ${tool}`);
+      // The renderer holds both bodies and revalidates them: 304s, so they are cached on both sides.
+      const one = await read(`/posts/${post.slug}`);
+      const list = await read("/posts?limit=100");
+      expect(one.status).toBe(200);
+      expect(slugs(list)).toContain(post.slug);
+      expect((await read(`/posts/${post.slug}`, one.etag!)).status).toBe(304);
+      expect((await read("/posts?limit=100", list.etag!)).status).toBe(304);
+
+      const held = await w.ok(w.owner, tool, { siteId: w.siteA, id: post.id });
+      expect(await w.ok(w.colleague, "approvals_approve", { id: held.approval.id })).toMatchObject({ status: "approved", result: { applied: tool } });
+
+      const gone = await read(`/posts/${post.slug}`, one.etag!);
+      expect(gone).toMatchObject({ status: 404, etag: null });
+      expect((await read(`/posts/${post.slug}`)).status).toBe(404);
+      const after = await read("/posts?limit=100", list.etag!);
+      expect(after.status).toBe(200);
+      expect(after.etag).not.toBe(list.etag);
+      expect(slugs(after)).not.toContain(post.slug);
+      expect(slugs(await read("/posts"))).not.toContain(post.slug);
+    });
 });
 
 describe("an active product", () => {

@@ -4,8 +4,9 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { addMember, callTool, createCompany, createUser, mcpClient, rawMcp, removeMember } from "../fixtures/accounts";
+import { sha256Hex } from "../../src/core/secrets";
 import { row, startTestServer, type TestServer } from "../harness";
-import { authorizeCode, Browser, register, revokeRequest, tokenRequest } from "./helpers";
+import { authorizeCode, Browser, pageText, register, revokeRequest, tokenRequest } from "./helpers";
 
 let s: TestServer;
 let base: string;
@@ -193,6 +194,58 @@ describe("access tokens", () => {
     expect((await callTool(mcp, "whoami")).data.clients.map((x: any) => x.id)).toEqual([acme.id]);
     expect((await callTool(mcp, "service_catalog_list", { clientId: initech.id })).isError).toBe(true);
     await mcp.close();
+  });
+});
+
+describe("what is not yours stays working", () => {
+  /** Both halves of a connection still work: the access token answers, and the refresh token refreshes. */
+  async function stillConnected(t: { access_token: string; refresh_token: string }) {
+    expect((await whoami(t.access_token)).status).toBe(200);
+    const r = await tokenRequest(base, { grant_type: "refresh_token", refresh_token: t.refresh_token, client_id: client.client_id });
+    expect(r.status).toBe(200);
+    return r.body as { access_token: string; refresh_token: string };
+  }
+
+  test("another client revoking a refresh token is unauthorized_client; the connection, access token included, keeps working", async () => {
+    const t = await tokens();
+    const hints: Record<string, string>[] = [{}, { token_type_hint: "refresh_token" }, { token_type_hint: "access_token" }];
+    for (const hint of hints) {
+      const r = await revokeRequest(base, { token: t.refresh_token, client_id: other.client_id, ...hint });
+      expect(r.status).toBe(400);
+      expect(JSON.parse(r.text)).toEqual({ error: "unauthorized_client", error_description: "This token was issued to another client." });
+    }
+    const next = await stillConnected(t);
+    // The owning client can still revoke it: the refusal above was about the client, not the token.
+    expect((await revokeRequest(base, { token: next.refresh_token, client_id: client.client_id })).status).toBe(200);
+    expect((await whoami(next.access_token)).status).toBe(401);
+  });
+
+  test("another client revoking an access token is unauthorized_client; that token and its refresh token keep working", async () => {
+    const t = await tokens();
+    const r = await revokeRequest(base, { token: t.access_token, client_id: other.client_id, token_type_hint: "access_token" });
+    expect(r.status).toBe(400);
+    expect(JSON.parse(r.text).error).toBe("unauthorized_client");
+    await stillConnected(t);
+  });
+
+  test("another person disconnecting a connection by its id in the portal is refused (404); the connection keeps working", async () => {
+    const t = await tokens();
+    const family = ((await row(s.deps, "SELECT family_id FROM oauth_refresh_tokens WHERE token_hash = ?", sha256Hex(t.refresh_token))) as { family_id: string }).family_id;
+    await createUser(s.deps, { email: "eve@example.test", password: "eve's long password" });
+    const eve = new Browser(base);
+    expect((await eve.signIn("eve@example.test", "eve's long password")).status).toBe(303);
+    const page = await (await eve.get("/settings/connections")).text();
+    expect(page).not.toContain(family);
+    const refused = await eve.post(`/settings/connections/${family}/disconnect`, { _csrf: await eve.csrf() });
+    expect(refused.status).toBe(404);
+    expect(await pageText(await refused.text())).toContain("No such connection among yours.");
+    const next = await stillConnected(t);
+
+    // Its owner can: the same post from Ana's session ends it.
+    const own = await browser.post(`/settings/connections/${family}/disconnect`, { _csrf: await browser.csrf() });
+    expect(own.status).toBe(303);
+    expect((await whoami(next.access_token)).status).toBe(401);
+    expect((await tokenRequest(base, { grant_type: "refresh_token", refresh_token: next.refresh_token, client_id: client.client_id })).body.error).toBe("invalid_grant");
   });
 });
 

@@ -1,5 +1,8 @@
 /** Orders: catalog pricing with bulk tiers and discounts checked against hand-computed totals, stock, lifecycle. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+// The domain list first, as the server loads it: entered from store/tools, the
+// store → approvals → domain list import cycle meets storeDomain uninitialised.
+import "../../src/domains";
 import { DAY_MS } from "../../src/core/clock";
 import { storeDomain } from "../../src/domains/store/tools";
 import { auditLog } from "../../src/domains/accounts/tables";
@@ -419,5 +422,120 @@ describe("orders_update and orders_delete", () => {
     expect(await refuse()).toContain("refunded is final");
     expect((await call("orders_get", { siteId: w.siteId, id: o.id })).status).toBe("refunded");
     expect(await audits("orders.delete", o.id)).toEqual([]);
+  });
+});
+
+describe("discount and tier boundaries: the exact cent, the exact millisecond, the last use", () => {
+  let sticker: number; // 1 cent, no bulk rules: `n` stickers make a subtotal of exactly n cents
+  beforeAll(async () => {
+    sticker = (await call("products_create", { siteId: w.siteId, name: "Sticker", price: 1, status: "active" })).id;
+  });
+  const orderOf = (cents: number, discountCode?: string) =>
+    call("orders_create", { siteId: w.siteId, items: [{ productId: sticker, quantity: cents }], ...(discountCode ? { discountCode } : {}) });
+  const discount = async (id: number) => await call("discounts_get", { siteId: w.siteId, id });
+
+  test("a fixed discount of the subtotal plus one cent makes the total 0, never -1; of the subtotal, 0; one cent less leaves 1", async () => {
+    await call("discounts_create", { siteId: w.siteId, code: "FIFTY", kind: "fixed", amount: 5000 });
+    for (const [subtotal, discountTotal, total] of [
+      [4999, 4999, 0],
+      [5000, 5000, 0],
+      [5001, 5000, 1],
+    ]) {
+      const o = await orderOf(subtotal!, "fifty");
+      expect(o).toMatchObject({ subtotal, discountTotal, total });
+      expect(await call("orders_get", { siteId: w.siteId, id: o.id })).toMatchObject({ subtotal, discountTotal, total });
+    }
+  });
+
+  test("an order exactly at minSubtotal qualifies; one cent below does not and uses nothing", async () => {
+    const d = await call("discounts_create", { siteId: w.siteId, code: "MIN4995", kind: "percent", amount: 1000, minSubtotal: 4995 });
+    const below = await errorOf(() => orderOf(4994, "MIN4995"));
+    expect([below.code, below.message]).toEqual(["validation", "The discount code MIN4995 needs a subtotal of at least 4995 cents (this order has 4994)."]);
+    expect((await discount(d.id)).usedCount).toBe(0);
+    // 4995 × 10 % = 499.5 → 500
+    expect(await orderOf(4995, "MIN4995")).toMatchObject({ subtotal: 4995, discountTotal: 500, total: 4495 });
+    expect((await discount(d.id)).usedCount).toBe(1);
+  });
+
+  test("one ms before startsAt not yet valid, at exactly startsAt valid; one ms before endsAt valid, at exactly endsAt expired", async () => {
+    const startsAt = w.clock.ms() + DAY_MS;
+    const endsAt = startsAt + DAY_MS;
+    const d = await call("discounts_create", {
+      siteId: w.siteId,
+      code: "WINDOW",
+      kind: "fixed",
+      amount: 100,
+      startsAt: new Date(startsAt).toISOString(),
+      endsAt: new Date(endsAt).toISOString(),
+    });
+    const at = async (t: number) => {
+      w.clock.set(t);
+      const usableNow = (await discount(d.id)).usableNow as boolean;
+      try {
+        const o = await orderOf(1000, "window");
+        return { usableNow, total: o.total };
+      } catch (e: any) {
+        return { usableNow, refused: e.message as string };
+      }
+    };
+    expect(await at(startsAt - 1)).toEqual({ usableNow: false, refused: `The discount code WINDOW is valid from ${new Date(startsAt).toISOString()}.` });
+    expect(await at(startsAt)).toEqual({ usableNow: true, total: 900 });
+    expect(await at(endsAt - 1)).toEqual({ usableNow: true, total: 900 });
+    expect(await at(endsAt)).toEqual({ usableNow: false, refused: `The discount code WINDOW expired at ${new Date(endsAt).toISOString()}.` });
+    expect((await discount(d.id)).usedCount).toBe(2);
+  });
+
+  test("a window must last at least a millisecond: endsAt equal to startsAt is refused, one ms after is accepted", async () => {
+    const startsAt = new Date(w.clock.ms() + DAY_MS);
+    const same = await errorOf(() =>
+      call("discounts_create", { siteId: w.siteId, code: "EMPTY", kind: "fixed", amount: 1, startsAt: startsAt.toISOString(), endsAt: startsAt.toISOString() }),
+    );
+    expect([same.code, same.message]).toEqual(["validation", "endsAt must be after startsAt."]);
+    const d = await call("discounts_create", {
+      siteId: w.siteId,
+      code: "BLINK",
+      kind: "fixed",
+      amount: 1,
+      startsAt: startsAt.toISOString(),
+      endsAt: new Date(startsAt.getTime() + 1).toISOString(),
+    });
+    const moved = await errorOf(() => call("discounts_update", { siteId: w.siteId, id: d.id, endsAt: startsAt.toISOString() }));
+    expect(moved.message).toBe("endsAt must be after startsAt.");
+  });
+
+  test("usage limit: the last allowed use succeeds, the next is refused; raising the limit by one allows exactly one more", async () => {
+    const d = await call("discounts_create", { siteId: w.siteId, code: "LASTUSE", kind: "fixed", amount: 100, usageLimit: 1 });
+    expect(await orderOf(1000, "LASTUSE")).toMatchObject({ discountTotal: 100, total: 900 });
+    expect(await discount(d.id)).toMatchObject({ usedCount: 1, usableNow: false });
+    const next = await errorOf(() => orderOf(1000, "LASTUSE"));
+    expect(next.message).toBe("The discount code LASTUSE has reached its usage limit of 1.");
+    await call("discounts_update", { siteId: w.siteId, id: d.id, usageLimit: 2 });
+    expect((await discount(d.id)).usableNow).toBe(true);
+    expect(await orderOf(1000, "LASTUSE")).toMatchObject({ discountTotal: 100 });
+    expect((await errorOf(() => orderOf(1000, "LASTUSE"))).message).toContain("usage limit of 2");
+    expect((await discount(d.id)).usedCount).toBe(2);
+  });
+
+  test("a tier applies from exactly minQuantity through exactly maxQuantity, not one unit either side", async () => {
+    // Mug: 999; 10–49 at 10 % off (899); 50 and more at 700.
+    const unit = async (quantity: number) =>
+      (await call("orders_create", { siteId: w.siteId, items: [{ productId: mug, quantity }] })).items[0].unitPrice as number;
+    expect([await unit(9), await unit(10), await unit(49), await unit(50)]).toEqual([999, 899, 899, 700]);
+  });
+
+  test("a one-quantity tier (minQuantity = maxQuantity) is accepted and prices exactly that quantity", async () => {
+    const p = await call("products_create", {
+      siteId: w.siteId,
+      name: "Trio",
+      price: 600,
+      status: "active",
+      bulkPricing: [
+        { minQuantity: 3, maxQuantity: 3, priceType: "fixed", amount: 500 },
+        { minQuantity: 4, priceType: "fixed", amount: 450 },
+      ],
+    });
+    const unit = async (quantity: number) =>
+      (await call("orders_create", { siteId: w.siteId, items: [{ productId: p.id, quantity }] })).items[0].unitPrice as number;
+    expect([await unit(2), await unit(3), await unit(4)]).toEqual([600, 500, 450]);
   });
 });

@@ -64,6 +64,10 @@ describe("orderTotals", () => {
   test("a fixed discount never takes the total below zero", () => {
     expect(orderTotals(lines, { kind: "fixed", amount: 1000 })).toMatchObject({ discountTotal: 1000, total: 44947 });
     expect(orderTotals(lines, { kind: "fixed", amount: 99_999 })).toMatchObject({ discountTotal: 45947, total: 0 });
+    // At the exact cent: one more than the subtotal is free (never -1), the subtotal itself free, one less leaves a cent.
+    expect(orderTotals(lines, { kind: "fixed", amount: 45948 })).toMatchObject({ subtotal: 45947, discountTotal: 45947, total: 0 });
+    expect(orderTotals(lines, { kind: "fixed", amount: 45947 })).toMatchObject({ discountTotal: 45947, total: 0 });
+    expect(orderTotals(lines, { kind: "fixed", amount: 45946 })).toMatchObject({ discountTotal: 45946, total: 1 });
   });
   test("no drift across many lines with awkward amounts", () => {
     const many = Array.from({ length: 100 }, (_, i) => ({ unitPrice: 333 + i, quantity: 3 }));
