@@ -4,6 +4,7 @@
  */
 import type { Domain } from "../mcp/define";
 import { accountsDomain } from "./accounts/tools";
+import { useDomains } from "./approvals/registry";
 import { approvalsDomain } from "./approvals/tools";
 import { brandingDomain } from "./branding/tools";
 import { cmsDomain } from "./cms/tools";
@@ -18,3 +19,6 @@ export const domains: Domain[] = [
   brandingDomain,
   servicesDomain,
 ];
+
+// The approvals workflow reads the list from here (see approvals/registry.ts).
+useDomains(domains);

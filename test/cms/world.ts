@@ -1,3 +1,5 @@
+// The domain list first: verbs that hold changes for approval read it (src/domains/approvals/registry.ts).
+import "../../src/domains";
 import { commits } from "../harness";
 /**
  * A small world for CMS and approval tests, on one real server per test

@@ -4,6 +4,8 @@
  * each, and ActorContexts for any role and scope set. Verbs run exactly as
  * the MCP adapter would call them.
  */
+// The domain list first: verbs that hold changes for approval read it (src/domains/approvals/registry.ts).
+import "../../src/domains";
 import { ManualClock } from "../../src/core/clock";
 import type { ActorContext, Deps } from "../../src/core/context";
 import { openTestStore } from "../db";

@@ -5,12 +5,13 @@
  * an approvable type in its own folder (`approvalKinds` on its Domain)
  * and is listed once in src/domains/index.ts.
  *
- * Collected on first use, not at module load: the domains' modules import
- * the approvals module themselves (links, kinds), so the list is complete
- * only once every module has loaded.
+ * The list is handed over by src/domains/index.ts when it has loaded
+ * (useDomains), not imported from it: the domains' modules import the
+ * approvals module themselves (links, staging), and importing the list here
+ * would close a cycle in which a domain is read before it exists.
+ * Collected on first use.
  */
-import type { ToolDef } from "../../mcp/define";
-import { domains } from "../index";
+import type { Domain, ToolDef } from "../../mcp/define";
 import type { ApprovalKind, ApprovalSupport, StagedTarget } from "./kinds";
 import type { Tx } from "./links";
 
@@ -22,6 +23,13 @@ interface Collected {
 }
 
 let collected: Collected | null = null;
+let domains: readonly Domain[] | null = null;
+
+/** Called once by src/domains/index.ts with every domain. */
+export function useDomains(list: readonly Domain[]): void {
+  domains = list;
+  collected = null;
+}
 
 function collect(): Collected {
   const kinds = new Map<string, ApprovalKind>();
@@ -29,6 +37,7 @@ function collect(): Collected {
   const tools = new Map<string, ToolDef>();
   const single: { [K in "site" | "credentialRevoked"]?: { domain: string; fn: NonNullable<ApprovalSupport[K]> } } = {};
   const css: NonNullable<ApprovalSupport["previewCss"]>[] = [];
+  if (!domains) throw new Error("the approvals registry has no domain list yet: import src/domains (index.ts) first");
   for (const d of domains) {
     for (const t of d.tools) tools.set(t.name, t);
     for (const k of d.approvalKinds ?? []) {
