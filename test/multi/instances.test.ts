@@ -16,6 +16,7 @@ import { join } from "node:path";
 import postgres from "postgres";
 import { dropDatabase, freshDatabaseUrl, ON_PG } from "../db";
 import { FOREIGN_WRITE_DELAY_MS } from "../harness";
+import { collectLines } from "../ops/child";
 import { ensureDebianPackages, freePort, SERVICE_PACKAGES, startHaproxy, startRedis, type HaproxyServer, type RedisServer } from "../infra/services";
 
 const ROOT = join(import.meta.dir, "../..");
@@ -43,17 +44,6 @@ interface Cluster {
   siteId: number;
   env: Record<string, string | undefined>;
   stop(): Promise<void>;
-}
-
-async function readLines(stream: ReadableStream<Uint8Array>, into: string[]) {
-  const decoder = new TextDecoder();
-  let buf = "";
-  for await (const chunk of stream) {
-    buf += decoder.decode(chunk, { stream: true });
-    const lines = buf.split("\n");
-    buf = lines.pop()!;
-    into.push(...lines);
-  }
 }
 
 async function waitReady(url: string, ms = 30_000) {
@@ -89,8 +79,8 @@ async function startCluster(withRedis: boolean): Promise<Cluster> {
       stderr: "pipe",
     });
     const out: string[] = [];
-    void readLines(proc.stdout as ReadableStream<Uint8Array>, out);
-    void readLines(proc.stderr as ReadableStream<Uint8Array>, out);
+    void collectLines(proc.stdout as ReadableStream<Uint8Array>, out);
+    void collectLines(proc.stderr as ReadableStream<Uint8Array>, out);
     return { name, url: `http://127.0.0.1:${port}`, port, proc, out, dataDir };
   };
   // Both start at once on the empty database: exactly one seeds the demo.

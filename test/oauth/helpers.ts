@@ -7,6 +7,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { SCOPES } from "../../src/core/scopes";
 import { registry } from "../../src/mcp/routes";
+import type { OAuthClientProvider } from "@modelcontextprotocol/client";
 
 /** A browser-ish cookie jar for one origin: enough for the portal's one session cookie. */
 export class Jar {
@@ -281,3 +282,56 @@ export function gatingScopes(): string[] {
   const gating = new Set<string | null>([...registry().tools.map((t) => t.def.scope), ...registry().resources.map((r) => r.scope)]);
   return SCOPES.filter((s) => gating.has(s));
 }
+
+/** An in-memory OAuthClientProvider for the MCP SDK, like a desktop client keeps in its settings. */
+export class MemoryProvider implements OAuthClientProvider {
+  info: any;
+  saved: any;
+  verifier = "";
+  discovery: any;
+  authorizationUrl: URL | null = null;
+  constructor(
+    readonly redirectUrl: string,
+    private opts: { name?: string; state?: string } = {},
+  ) {}
+  get clientMetadata() {
+    return {
+      client_name: this.opts.name ?? "SDK test client",
+      redirect_uris: [this.redirectUrl],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+    };
+  }
+  state() {
+    return this.opts.state ?? "sdk-state-1";
+  }
+  clientInformation() {
+    return this.info;
+  }
+  saveClientInformation(info: any) {
+    this.info = info;
+  }
+  tokens() {
+    return this.saved;
+  }
+  saveTokens(t: any) {
+    this.saved = t;
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(v: string) {
+    this.verifier = v;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
+  saveDiscoveryState(s: any) {
+    this.discovery = s;
+  }
+  discoveryState() {
+    return this.discovery;
+  }
+}
+

@@ -7,67 +7,13 @@
  * session cookie), exchanges the code and calls tools with the token.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import {
-  Client,
-  StreamableHTTPClientTransport,
-  UnauthorizedError,
-  type OAuthClientProvider,
-} from "@modelcontextprotocol/client";
+import { Client, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
 import { covers } from "../../src/core/scopes";
 import { DISCOVERY_ONLY } from "../../src/mcp/discovery";
 import { registry } from "../../src/mcp/routes";
 import { callTool, createCompany, createUser, mcpClient, mintMcpKey } from "../fixtures/accounts";
 import { startTestServer, type TestServer } from "../harness";
-import { Browser, consent } from "./helpers";
-
-/** An in-memory OAuthClientProvider, like a desktop client keeps in its settings. */
-class MemoryProvider implements OAuthClientProvider {
-  info: any;
-  saved: any;
-  verifier = "";
-  discovery: any;
-  authorizationUrl: URL | null = null;
-  constructor(readonly redirectUrl: string) {}
-  get clientMetadata() {
-    return {
-      client_name: "SDK test client",
-      redirect_uris: [this.redirectUrl],
-      grant_types: ["authorization_code", "refresh_token"],
-      response_types: ["code"],
-      token_endpoint_auth_method: "none",
-    };
-  }
-  state() {
-    return "sdk-state-1";
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: any) {
-    this.info = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(t: any) {
-    this.saved = t;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(v: string) {
-    this.verifier = v;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-  saveDiscoveryState(s: any) {
-    this.discovery = s;
-  }
-  discoveryState() {
-    return this.discovery;
-  }
-}
+import { Browser, consent, MemoryProvider } from "./helpers";
 
 let s: TestServer;
 let user: { id: number };

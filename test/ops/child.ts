@@ -34,7 +34,8 @@ export function childEnv(env: Record<string, string | undefined> = {}): Record<s
   return { ...out, ...env };
 }
 
-async function collect(stream: ReadableStream<Uint8Array>, into: string[]) {
+/** Appends a child's output to `into`, line by line, as it arrives. */
+export async function collectLines(stream: ReadableStream<Uint8Array>, into: string[]) {
   const decoder = new TextDecoder();
   let buf = "";
   for await (const chunk of stream) {
@@ -57,8 +58,8 @@ export async function spawnServe(args: string[] = [], env: Record<string, string
   });
   const out: string[] = [];
   const err: string[] = [];
-  void collect(proc.stdout as ReadableStream<Uint8Array>, out);
-  void collect(proc.stderr as ReadableStream<Uint8Array>, err);
+  void collectLines(proc.stdout as ReadableStream<Uint8Array>, out);
+  void collectLines(proc.stderr as ReadableStream<Uint8Array>, err);
   const line = async (re: RegExp, ms = 30_000) => {
     const end = Date.now() + ms;
     for (;;) {

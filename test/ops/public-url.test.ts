@@ -7,56 +7,13 @@
  * check. The wildcard host's start-up line says what to set.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Client, StreamableHTTPClientTransport, UnauthorizedError, type OAuthClientProvider } from "@modelcontextprotocol/client";
+import { Client, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
 import { loadConfig } from "../../src/config";
 import { publicOrigins } from "../../src/oauth/metadata";
 import { createCompany, createUser, mintMcpKey, rawMcp } from "../fixtures/accounts";
 import { startTestServer, type TestServer } from "../harness";
-import { authorizeCode, Browser, consent, pkce, register, tokenRequest } from "../oauth/helpers";
+import { authorizeCode, Browser, consent, MemoryProvider, pkce, register, tokenRequest } from "../oauth/helpers";
 import { spawnServe } from "./child";
-
-/** The smallest OAuthClientProvider: what a desktop client keeps in its settings. */
-class Provider implements OAuthClientProvider {
-  info: any;
-  saved: any;
-  verifier = "";
-  discovery: any;
-  authorizationUrl: URL | null = null;
-  readonly redirectUrl = "http://127.0.0.1:4999/callback";
-  get clientMetadata() {
-    return { client_name: "loopback test", redirect_uris: [this.redirectUrl], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" };
-  }
-  state() {
-    return "loopback-state";
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: any) {
-    this.info = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(t: any) {
-    this.saved = t;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(v: string) {
-    this.verifier = v;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-  saveDiscoveryState(s: any) {
-    this.discovery = s;
-  }
-  discoveryState() {
-    return this.discovery;
-  }
-}
 
 let s: TestServer;
 let key: string;
@@ -87,7 +44,7 @@ describe("the default public URL", () => {
 
   test("an MCP client pointed at http://127.0.0.1:<port>/api/mcp completes OAuth with the SDK's own checks", async () => {
     const mcpUrl = new URL("/api/mcp", s.url);
-    const provider = new Provider();
+    const provider = new MemoryProvider("http://127.0.0.1:4999/callback", { name: "loopback test", state: "loopback-state" });
     const first = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider });
     const err = await new Client({ name: "lo", version: "1.0.0" }).connect(first).then(
       () => null,
