@@ -1,0 +1,150 @@
+/**
+ * Valibot inputs of the tickets tools. A ticket is named by its number in
+ * the company: 1042, "1042" or "#1042" all mean ticket #1042. Rules that
+ * need the database (assignee is a member, transitions, merges) live in
+ * the verbs.
+ */
+import * as v from "valibot";
+import { pageInput } from "../../core/pagination";
+import { TICKET_PRIORITIES, TICKET_STATUSES } from "./tables";
+
+export const MAX_BODY = 64 * 1024;
+export const MAX_TAGS = 20;
+
+const positive = (what: string) =>
+  v.pipe(
+    v.number(`${what} must be a number.`),
+    v.integer(`${what} must be an integer.`),
+    v.minValue(1, `${what} must be a positive integer.`),
+    v.maxValue(Number.MAX_SAFE_INTEGER, `${what} is too large.`),
+  );
+
+/** A ticket number: 1042 or "#1042"; read as the number. */
+export const ticketNumber = (what: string) =>
+  v.pipe(
+    v.union(
+      [positive(what), v.pipe(v.string(), v.regex(/^#?[1-9]\d{0,14}$/))],
+      `${what} is a ticket number: 1042 or "#1042".`,
+    ),
+    v.transform((x): number => (typeof x === "number" ? x : Number(x.replace("#", "")))),
+    v.examples([1]),
+  );
+
+const line = (what: string, max: number) =>
+  v.pipe(
+    v.string(`${what} must be a string.`),
+    v.trim(),
+    v.minLength(1, `${what} must not be empty.`),
+    v.maxLength(max, `${what} must be at most ${max} characters.`),
+  );
+
+const body = (what: string) =>
+  v.pipe(
+    v.string(`${what} must be a string.`),
+    v.maxLength(MAX_BODY, `${what} must be at most ${MAX_BODY} characters.`),
+    v.regex(/\S/, `${what} must not be blank.`),
+  );
+
+const email = v.pipe(
+  v.string("requesterEmail must be a string."),
+  v.trim(),
+  v.maxLength(254, "requesterEmail must be at most 254 characters."),
+  v.email("requesterEmail must be an email address."),
+);
+
+const tag = v.pipe(
+  v.string("A tag must be a string."),
+  v.trim(),
+  v.toLowerCase(),
+  v.regex(/^[a-z0-9][a-z0-9_:-]{0,39}$/, "Tags are 1-40 letters, digits, - _ or :, e.g. billing."),
+);
+const tags = v.pipe(v.array(tag, "tags must be a list of strings."), v.maxLength(MAX_TAGS, `At most ${MAX_TAGS} tags.`));
+
+export const status = v.picklist(TICKET_STATUSES, `status must be one of ${TICKET_STATUSES.join(", ")}.`);
+export const priority = v.picklist(TICKET_PRIORITIES, `priority must be one of ${TICKET_PRIORITIES.join(", ")}.`);
+
+/** A user: their id, their email, or "me" (the caller). */
+const userRef = (what: string) =>
+  v.union(
+    [positive(what), v.literal("me"), v.pipe(v.string(), v.trim(), v.maxLength(254), v.email())],
+    `${what} is a user id, an email or "me".`,
+  );
+
+export const ticketRef = v.strictObject({ id: ticketNumber("id") });
+
+export const ticketListInput = v.strictObject({
+  status: v.optional(v.union([status, v.pipe(v.array(status), v.minLength(1), v.maxLength(5))], "status is one status or a list of them.")),
+  assigneeId: v.optional(v.union([userRef("assigneeId"), v.literal("none")], 'assigneeId is a user id, an email, "me" or "none" (unassigned).')),
+  priority: v.optional(v.union([priority, v.pipe(v.array(priority), v.minLength(1), v.maxLength(4))], "priority is one priority or a list of them.")),
+  tag: v.optional(tag),
+  requester: v.optional(v.pipe(v.string("requester must be a string."), v.trim(), v.minLength(1), v.maxLength(254))),
+  breached: v.optional(v.boolean("breached must be true or false.")),
+  q: v.optional(v.pipe(v.string("q must be a string."), v.trim(), v.minLength(1), v.maxLength(200))),
+  sort: v.optional(v.picklist(["updated", "created", "due", "priority"], "sort must be updated, created, due or priority."), "updated"),
+  ...pageInput,
+});
+
+export const ticketCreateInput = v.strictObject({
+  subject: line("subject", 300),
+  requesterEmail: email,
+  requesterName: v.optional(line("requesterName", 200)),
+  body: body("body"),
+  priority: v.optional(priority, "normal"),
+  assigneeId: v.optional(userRef("assigneeId")),
+  tags: v.optional(tags),
+});
+
+export const ticketUpdateInput = v.strictObject({
+  id: ticketNumber("id"),
+  subject: v.optional(line("subject", 300)),
+  priority: v.optional(priority),
+  tags: v.optional(tags),
+  addTags: v.optional(tags),
+  removeTags: v.optional(tags),
+});
+
+export const ticketAssignInput = v.strictObject({
+  id: ticketNumber("id"),
+  assigneeId: v.nullable(userRef("assigneeId")),
+});
+
+export const ticketStatusInput = v.strictObject({ id: ticketNumber("id"), status });
+
+export const ticketReplyInput = v.strictObject({
+  id: ticketNumber("id"),
+  body: body("body"),
+  status: v.optional(status),
+});
+
+export const ticketNoteInput = v.strictObject({ id: ticketNumber("id"), body: body("body") });
+
+export const ticketMergeInput = v.strictObject({ id: ticketNumber("id"), targetId: ticketNumber("targetId") });
+
+export const messageListInput = v.strictObject({
+  ticketId: ticketNumber("ticketId"),
+  kind: v.optional(v.picklist(["reply", "note"], "kind must be reply or note.")),
+  ...pageInput,
+});
+
+const minutes = (what: string) =>
+  v.nullable(v.pipe(v.number(`${what} must be a number.`), v.integer(`${what} must be whole minutes.`), v.minValue(1), v.maxValue(60 * 24 * 365)));
+
+const target = v.strictObject({
+  firstResponseMinutes: v.optional(minutes("firstResponseMinutes")),
+  resolutionMinutes: v.optional(minutes("resolutionMinutes")),
+  businessHours: v.optional(v.boolean("businessHours must be true or false.")),
+});
+
+const interval = v.pipe(v.string(), v.regex(/^\d\d:\d\d-\d\d:\d\d$/, 'Intervals read "09:00-17:00".'));
+const day = v.optional(v.pipe(v.array(interval), v.maxLength(6, "At most 6 intervals a day.")));
+
+export const slaPolicyUpdateInput = v.strictObject({
+  timeZone: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(64), v.examples(["Europe/Berlin"]))),
+  businessHours: v.optional(v.strictObject({ mon: day, tue: day, wed: day, thu: day, fri: day, sat: day, sun: day })),
+  holidays: v.optional(v.pipe(v.array(v.pipe(v.string(), v.isoDate("Holidays are dates, YYYY-MM-DD."))), v.maxLength(400, "At most 400 holidays."))),
+  targets: v.optional(v.strictObject({ urgent: v.optional(target), high: v.optional(target), normal: v.optional(target), low: v.optional(target) })),
+  autoCloseDays: v.optional(v.nullable(v.pipe(v.number(), v.integer("autoCloseDays must be whole days."), v.minValue(1), v.maxValue(365)))),
+});
+
+export const tagListInput = v.strictObject({ ...pageInput });
+export const summaryInput = v.strictObject({});
