@@ -328,7 +328,7 @@ export async function ticketSummary(ctx: ActorContext) {
     unassigned: await n(and(active, isNull(tickets.assigneeId))),
     mine: await n(and(active, eq(tickets.assigneeId, ctx.principal.userId))),
     breached: await n(and(active, breachedSql(now))),
-    dueWithinHour: await n(and(active, not(breachedSql(now)), sql`(${nextDue}) is not null`, lte(nextDue, soon))),
+    dueWithinHour: await n(and(active, not(breachedSql(now)), sql`(${nextDue}) is not null`, lte(nextDue, sql.param(soon, tickets.resolutionDueAt)))),
     urgent: await n(and(active, eq(tickets.priority, "urgent"))),
   };
 }
