@@ -77,7 +77,7 @@ export async function mergeTickets(ctx: ActorContext, input: v.InferOutput<typeo
     const warnings: string[] = [];
     if (source.requesterEmail !== target.requesterEmail)
       warnings.push(`The requesters differ: replies on #${target.number} go to ${target.requesterEmail}, not ${source.requesterEmail}.`);
-    if (tagCount > 20) warnings.push(`#${target.number} now has ${tagCount} tags (20 is the usual limit); replace the list with tickets_update tags.`);
+    if (tagCount > 20) warnings.push(`#${target.number} now has ${tagCount} tags (20 is the usual limit); remove some with tickets_update removeTags.`);
     return {
       id: source.number,
       status: "closed" as const,

@@ -11,23 +11,22 @@ import { TICKET_PRIORITIES, TICKET_STATUSES } from "./tables";
 export const MAX_BODY = 64 * 1024;
 export const MAX_TAGS = 20;
 
+// Bounds as checks: ids are positive integers everywhere (docs/mcp.md), so the listing need not say it per argument.
 const positive = (what: string) =>
   v.pipe(
     v.number(`${what} must be a number.`),
     v.integer(`${what} must be an integer.`),
-    v.minValue(1, `${what} must be a positive integer.`),
-    v.maxValue(Number.MAX_SAFE_INTEGER, `${what} is too large.`),
+    v.check((n) => n >= 1 && n <= Number.MAX_SAFE_INTEGER, `${what} must be a positive integer.`),
   );
 
 /** A ticket number: 1042 or "#1042"; read as the number. */
 export const ticketNumber = (what: string) =>
   v.pipe(
     v.union(
-      [positive(what), v.pipe(v.string(), v.regex(/^#?[1-9]\d{0,14}$/))],
+      [positive(what), v.pipe(v.string(), v.regex(/^#?\d+$/), v.check((x) => /^#?[1-9]\d{0,14}$/.test(x)))],
       `${what} is a ticket number: 1042 or "#1042".`,
     ),
     v.transform((x): number => (typeof x === "number" ? x : Number(x.replace("#", "")))),
-    v.examples([1]),
   );
 
 const line = (what: string, max: number) =>
@@ -52,30 +51,44 @@ const email = v.pipe(
   v.email("requesterEmail must be an email address."),
 );
 
+// Checked, not published: the rule costs listing bytes on five arguments and the message says it.
 const tag = v.pipe(
   v.string("A tag must be a string."),
   v.trim(),
   v.toLowerCase(),
-  v.regex(/^[a-z0-9][a-z0-9_:-]{0,39}$/, "Tags are 1-40 letters, digits, - _ or :, e.g. billing."),
+  v.check((t) => /^[a-z0-9][a-z0-9_:-]{0,39}$/.test(t), "Tags are 1-40 letters, digits, - _ or :, e.g. billing."),
 );
 const tags = v.pipe(v.array(tag, "tags must be a list of strings."), v.maxLength(MAX_TAGS, `At most ${MAX_TAGS} tags.`));
 
 export const status = v.picklist(TICKET_STATUSES, `status must be one of ${TICKET_STATUSES.join(", ")}.`);
 export const priority = v.picklist(TICKET_PRIORITIES, `priority must be one of ${TICKET_PRIORITIES.join(", ")}.`);
 
-/** A user: their id, their email, or "me" (the caller). */
-const userRef = (what: string) =>
+const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** A user: their id, their email, or "me" (the caller); `extra` words too ("none"). Published as integer | string. */
+const userRef = (what: string, extra: string[] = []) =>
   v.union(
-    [positive(what), v.literal("me"), v.pipe(v.string(), v.trim(), v.maxLength(254), v.email())],
-    `${what} is a user id, an email or "me".`,
+    [
+      positive(what),
+      v.pipe(
+        v.string(),
+        v.trim(),
+        v.maxLength(254),
+        v.check((s) => s === "me" || extra.includes(s) || EMAIL_RE.test(s)),
+      ),
+    ],
+    `${what} is a user id, an email or ${["me", ...extra].map((x) => `"${x}"`).join(" or ")}.`,
   );
 
 export const ticketRef = v.strictObject({ id: ticketNumber("id") });
 
+/** "unsolved" is new, open and pending together: the view agents work from. */
+export const LIST_STATUSES = [...TICKET_STATUSES, "unsolved"] as const;
+
 export const ticketListInput = v.strictObject({
-  status: v.optional(v.union([status, v.pipe(v.array(status), v.minLength(1), v.maxLength(5))], "status is one status or a list of them.")),
-  assigneeId: v.optional(v.union([userRef("assigneeId"), v.literal("none")], 'assigneeId is a user id, an email, "me" or "none" (unassigned).')),
-  priority: v.optional(v.union([priority, v.pipe(v.array(priority), v.minLength(1), v.maxLength(4))], "priority is one priority or a list of them.")),
+  status: v.optional(v.picklist(LIST_STATUSES, `status must be one of ${LIST_STATUSES.join(", ")}.`)),
+  assigneeId: v.optional(userRef("assigneeId", ["none"])),
+  priority: v.optional(priority),
   tag: v.optional(tag),
   requester: v.optional(v.pipe(v.string("requester must be a string."), v.trim(), v.minLength(1), v.maxLength(254))),
   breached: v.optional(v.boolean("breached must be true or false.")),
@@ -94,11 +107,11 @@ export const ticketCreateInput = v.strictObject({
   tags: v.optional(tags),
 });
 
+// Tags are edited by adding and removing, never by replacing the list: two agents tagging at once both keep theirs.
 export const ticketUpdateInput = v.strictObject({
   id: ticketNumber("id"),
   subject: v.optional(line("subject", 300)),
   priority: v.optional(priority),
-  tags: v.optional(tags),
   addTags: v.optional(tags),
   removeTags: v.optional(tags),
 });
@@ -113,7 +126,7 @@ export const ticketStatusInput = v.strictObject({ id: ticketNumber("id"), status
 export const ticketReplyInput = v.strictObject({
   id: ticketNumber("id"),
   body: body("body"),
-  status: v.optional(status),
+  status: v.optional(v.picklist(["open", "pending", "solved"], "status after a reply is open, pending or solved.")),
 });
 
 export const ticketNoteInput = v.strictObject({ id: ticketNumber("id"), body: body("body") });
@@ -127,7 +140,7 @@ export const messageListInput = v.strictObject({
 });
 
 const minutes = (what: string) =>
-  v.nullable(v.pipe(v.number(`${what} must be a number.`), v.integer(`${what} must be whole minutes.`), v.minValue(1), v.maxValue(60 * 24 * 365)));
+  v.nullable(v.pipe(v.number(`${what} must be a number.`), v.integer(`${what} must be whole minutes.`), v.check((n) => n >= 1 && n <= 60 * 24 * 365, `${what} is 1 minute to a year, or null for no target.`)));
 
 const target = v.strictObject({
   firstResponseMinutes: v.optional(minutes("firstResponseMinutes")),
@@ -135,14 +148,16 @@ const target = v.strictObject({
   businessHours: v.optional(v.boolean("businessHours must be true or false.")),
 });
 
-const interval = v.pipe(v.string(), v.regex(/^\d\d:\d\d-\d\d:\d\d$/, 'Intervals read "09:00-17:00".'));
-const day = v.optional(v.pipe(v.array(interval), v.maxLength(6, "At most 6 intervals a day.")));
+const DAY_NAMES = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"] as const;
+// Interval strings are checked by the verb (parseWeekHours), whose messages name the day and the form.
+const day = v.pipe(v.array(v.pipe(v.string(), v.maxLength(20))), v.maxLength(6, "At most 6 intervals a day."));
 
 export const slaPolicyUpdateInput = v.strictObject({
-  timeZone: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(64), v.examples(["Europe/Berlin"]))),
-  businessHours: v.optional(v.strictObject({ mon: day, tue: day, wed: day, thu: day, fri: day, sat: day, sun: day })),
+  timeZone: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(64))),
+  // Day names are checked by the verb too (parseWeekHours); the description shows the form.
+  businessHours: v.optional(v.record(v.pipe(v.string(), v.check((d) => (DAY_NAMES as readonly string[]).includes(d), `Days are ${DAY_NAMES.join(", ")}.`)), day)),
   holidays: v.optional(v.pipe(v.array(v.pipe(v.string(), v.isoDate("Holidays are dates, YYYY-MM-DD."))), v.maxLength(400, "At most 400 holidays."))),
-  targets: v.optional(v.strictObject({ urgent: v.optional(target), high: v.optional(target), normal: v.optional(target), low: v.optional(target) })),
+  targets: v.optional(v.record(priority, target)),
   autoCloseDays: v.optional(v.nullable(v.pipe(v.number(), v.integer("autoCloseDays must be whole days."), v.minValue(1), v.maxValue(365)))),
 });
 

@@ -147,8 +147,8 @@ export async function listTickets(ctx: ActorContext, input: v.InferOutput<typeof
   const db = ctx.deps.db;
   const now = ctx.deps.clock.now();
   const where: (SQL | undefined)[] = [eq(tickets.companyId, ctx.company.id)];
-  if (input.status !== undefined) where.push(inArray(tickets.status, Array.isArray(input.status) ? input.status : [input.status]));
-  if (input.priority !== undefined) where.push(inArray(tickets.priority, Array.isArray(input.priority) ? input.priority : [input.priority]));
+  if (input.status !== undefined) where.push(input.status === "unsolved" ? inArray(tickets.status, [...AWAITING]) : eq(tickets.status, input.status));
+  if (input.priority !== undefined) where.push(eq(tickets.priority, input.priority));
   if (input.assigneeId === "none") where.push(isNull(tickets.assigneeId));
   else if (input.assigneeId !== undefined) {
     const uid = await userIdOf(db, ctx, input.assigneeId);
@@ -193,8 +193,6 @@ export async function listTickets(ctx: ActorContext, input: v.InferOutput<typeof
 
 export async function updateTicket(ctx: ActorContext, input: v.InferOutput<typeof ticketUpdateInput>) {
   ticketsWrite(ctx);
-  if (input.tags !== undefined && (input.addTags !== undefined || input.removeTags !== undefined))
-    throw invalid("Give tags (the whole list) or addTags/removeTags, not both.");
   return onTicket(ctx, input.id, async (c) => {
     const t = c.row;
     if (t.status === "closed") throw conflict(`Ticket #${t.number} is closed, and closed tickets are final.`);
@@ -210,7 +208,6 @@ export async function updateTicket(ctx: ActorContext, input: v.InferOutput<typeo
     }
     const current = (await c.tx.select({ tag: ticketTags.tag }).from(ticketTags).where(eq(ticketTags.ticketId, t.id))).map((r) => r.tag).sort();
     let next = current;
-    if (input.tags !== undefined) next = [...new Set(input.tags)].sort();
     if (input.addTags || input.removeTags) {
       const s = new Set([...current, ...(input.addTags ?? [])]);
       for (const r of input.removeTags ?? []) s.delete(r);

@@ -50,7 +50,7 @@ const ticketsUpdate = defineTool({
   name: "tickets_update",
   idempotent: true,
   title: "Update a ticket",
-  description: "Change subject, priority (recomputes SLA due times) or tags (tags replaces; addTags/removeTags edit).",
+  description: "Change subject, priority (recomputes SLA due times), addTags, removeTags.",
   input: s.ticketUpdateInput,
   run: updateTicket,
 });
@@ -79,7 +79,7 @@ const ticketsReply = defineTool({
   ...write,
   name: "tickets_reply",
   title: "Reply to the requester",
-  description: "Public reply, emailed to the requester; meets the first-response SLA. Optional status to set with it (e.g. pending). For private text use tickets_add_note.",
+  description: "Public reply, emailed to the requester; meets the first-response SLA; status optionally set with it. Private text: tickets_add_note.",
   input: s.ticketReplyInput,
   run: replyToTicket,
 });
@@ -163,7 +163,7 @@ const slaPolicyUpdate = defineTool({
   idempotent: true,
   title: "Update the SLA policy",
   description:
-    'Change SLA policy parts: timeZone (IANA), businessHours {"mon":["09:00-17:00"]}, holidays [YYYY-MM-DD], targets {high:{firstResponseMinutes,resolutionMinutes,businessHours}}, autoCloseDays. Applies to due times computed from now on.',
+    'Change parts of the SLA policy: timeZone (IANA), businessHours {"mon":["09:00-17:00"]}, holidays, targets per priority (minutes; businessHours false = 24/7), autoCloseDays. Affects due times computed from now on.',
   input: s.slaPolicyUpdateInput,
   run: updateSlaPolicy,
 });
