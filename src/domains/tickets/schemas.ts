@@ -20,14 +20,13 @@ const positive = (what: string) =>
   );
 
 /** A ticket number: 1042 or "#1042"; read as the number. */
-export const ticketNumber = (what: string) =>
-  v.pipe(
-    v.union(
-      [positive(what), v.pipe(v.string(), v.regex(/^#?\d+$/), v.check((x) => /^#?[1-9]\d{0,14}$/.test(x)))],
-      `${what} is a ticket number: 1042 or "#1042".`,
-    ),
+export const ticketNumber = (what: string) => {
+  const msg = `${what} is a ticket number: 1042 or "#1042".`;
+  return v.pipe(
+    v.union([positive(what), v.pipe(v.string(msg), v.regex(/^#?[1-9]\d{0,14}$/, msg))], msg),
     v.transform((x): number => (typeof x === "number" ? x : Number(x.replace("#", "")))),
   );
+};
 
 const line = (what: string, max: number) =>
   v.pipe(
@@ -66,19 +65,13 @@ export const priority = v.picklist(TICKET_PRIORITIES, `priority must be one of $
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** A user: their id, their email, or "me" (the caller); `extra` words too ("none"). Published as integer | string. */
-const userRef = (what: string, extra: string[] = []) =>
-  v.union(
-    [
-      positive(what),
-      v.pipe(
-        v.string(),
-        v.trim(),
-        v.maxLength(254),
-        v.check((s) => s === "me" || extra.includes(s) || EMAIL_RE.test(s)),
-      ),
-    ],
-    `${what} is a user id, an email or ${["me", ...extra].map((x) => `"${x}"`).join(" or ")}.`,
+const userRef = (what: string, extra: string[] = []) => {
+  const msg = `${what} is a user id, an email or ${["me", ...extra].map((x) => `"${x}"`).join(" or ")}.`;
+  return v.union(
+    [positive(what), v.pipe(v.string(msg), v.trim(), v.maxLength(254, msg), v.check((s) => s === "me" || extra.includes(s) || EMAIL_RE.test(s), msg))],
+    msg,
   );
+};
 
 export const ticketRef = v.strictObject({ id: ticketNumber("id") });
 
