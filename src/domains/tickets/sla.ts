@@ -113,7 +113,7 @@ export function slaView(t: TicketRow, now: Date) {
   const ms = now.getTime();
   let fr: TargetState;
   if (t.firstResponseBreachedAt) fr = "breached";
-  else if (t.firstRespondedAt) fr = "met";
+  else if (t.firstRespondedAt) fr = t.firstResponseDueAt && t.firstRespondedAt >= t.firstResponseDueAt ? "breached" : "met";
   else if (!t.firstResponseDueAt) fr = "none";
   else if (!AWAITING_FIRST_REPLY.includes(t.status)) fr = "stopped";
   else fr = t.firstResponseDueAt.getTime() <= ms ? "breached" : "running";
