@@ -10,6 +10,7 @@ import { brandingDomain } from "./branding/tools";
 import { cmsDomain } from "./cms/tools";
 import { servicesDomain } from "./services/tools";
 import { storeDomain } from "./store/tools";
+import { ticketsDomain } from "./tickets/tools";
 
 export const domains: Domain[] = [
   accountsDomain,
@@ -18,6 +19,7 @@ export const domains: Domain[] = [
   storeDomain,
   brandingDomain,
   servicesDomain,
+  ticketsDomain,
 ];
 
 // The approvals workflow reads the list from here (see approvals/registry.ts).

@@ -1,0 +1,127 @@
+/**
+ * Support tickets per company: the ticket (with its SLA clock), its thread
+ * of public replies and internal notes, its tags, the company's SLA policy
+ * and the counter that hands out ticket numbers.
+ *
+ * A ticket is addressed by its number within the company (#1042), as
+ * Zendesk, Freshdesk and Chatwoot address theirs; the row id is internal
+ * (foreign keys only) and never appears in a tool's input or output.
+ */
+import { createdAt, id, index, integer, json, primaryKey, table, text, time, uniqueIndex, updatedAt } from "../../core/columns";
+import { companies, users } from "../accounts/tables";
+
+export const TICKET_STATUSES = ["new", "open", "pending", "solved", "closed"] as const;
+export type TicketStatus = (typeof TICKET_STATUSES)[number];
+
+export const TICKET_PRIORITIES = ["low", "normal", "high", "urgent"] as const;
+export type TicketPriority = (typeof TICKET_PRIORITIES)[number];
+
+/** One paused stretch of the resolution clock (pending or solved), ISO instants. */
+export type SlaPause = [from: string, to: string];
+
+export const tickets = table(
+  "tickets",
+  {
+    id: id(),
+    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    /** Per company, from ticket_counters: what people and tools call the ticket (#1042). */
+    number: integer("number").notNull(),
+    subject: text("subject").notNull(),
+    requesterEmail: text("requester_email").notNull(), // lower-cased
+    requesterName: text("requester_name"),
+    status: text("status").$type<TicketStatus>().notNull(),
+    priority: text("priority").$type<TicketPriority>().notNull(),
+    assigneeId: integer("assignee_id").references(() => users.id, { onDelete: "set null" }),
+    /** Set when merged: the ticket (row id) this one was merged into; it is then closed. */
+    mergedIntoId: integer("merged_into_id"),
+    /** A follow-up opened for a requester who wrote again after the ticket was closed. */
+    followUpOfId: integer("follow_up_of_id"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    lastMessageAt: time("last_message_at").notNull(),
+    firstRespondedAt: time("first_responded_at"),
+    solvedAt: time("solved_at"),
+    closedAt: time("closed_at"),
+    /** SLA: when the first public reply is due (null: no target for the priority). */
+    firstResponseDueAt: time("first_response_due_at"),
+    /** SLA: when solving is due; null while the clock is paused (pending, solved) or without a target. */
+    resolutionDueAt: time("resolution_due_at"),
+    /** Since when the resolution clock is paused; null while it runs. */
+    slaPausedAt: time("sla_paused_at"),
+    /** Finished pauses of the resolution clock, oldest first. */
+    slaPauses: json<SlaPause[]>("sla_pauses").notNull(),
+    /** The due instant of each target once recorded as breached: set once, so each breach is reported once. */
+    firstResponseBreachedAt: time("first_response_breached_at"),
+    resolutionBreachedAt: time("resolution_breached_at"),
+  },
+  (t) => [
+    uniqueIndex("tickets_company_number").on(t.companyId, t.number),
+    index("tickets_company_status").on(t.companyId, t.status, t.updatedAt),
+    index("tickets_company_assignee").on(t.companyId, t.assigneeId),
+    index("tickets_company_requester").on(t.companyId, t.requesterEmail),
+    index("tickets_first_response_due").on(t.firstResponseDueAt),
+    index("tickets_resolution_due").on(t.resolutionDueAt),
+  ],
+);
+
+export const MESSAGE_KINDS = ["reply", "note"] as const;
+export type MessageKind = (typeof MESSAGE_KINDS)[number];
+
+/**
+ * The thread: public replies (from an agent or the requester) and internal
+ * notes (agents only; never sent or shown to the requester).
+ */
+export const ticketMessages = table(
+  "ticket_messages",
+  {
+    id: id(),
+    ticketId: integer("ticket_id").notNull().references(() => tickets.id, { onDelete: "cascade" }),
+    kind: text("kind").$type<MessageKind>().notNull(),
+    author: text("author").$type<"agent" | "requester" | "system">().notNull(),
+    /** The agent who wrote it; null for the requester and the system. */
+    userId: integer("user_id").references(() => users.id, { onDelete: "set null" }),
+    body: text("body").notNull(),
+    /** Number of the ticket this message was written on, when a merge moved it here. */
+    mergedFromNumber: integer("merged_from_number"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("ticket_messages_ticket").on(t.ticketId, t.createdAt)],
+);
+
+export const ticketTags = table(
+  "ticket_tags",
+  {
+    ticketId: integer("ticket_id").notNull().references(() => tickets.id, { onDelete: "cascade" }),
+    tag: text("tag").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.ticketId, t.tag] }), index("ticket_tags_tag").on(t.tag)],
+);
+
+/** The last ticket number handed out per company (an atomic upsert hands out the next). */
+export const ticketCounters = table("ticket_counters", {
+  companyId: integer("company_id").primaryKey().references(() => companies.id, { onDelete: "cascade" }),
+  lastNumber: integer("last_number").notNull(),
+});
+
+/** A target in minutes; businessHours false counts every minute (24/7). */
+export interface SlaTarget {
+  firstResponseMinutes: number | null;
+  resolutionMinutes: number | null;
+  businessHours: boolean;
+}
+
+/** Per weekday, "HH:MM-HH:MM" intervals in the policy's time zone. */
+export type WeekHours = Partial<Record<"mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun", string[]>>;
+
+/** A company's SLA policy; a company without a row uses the defaults (sla.ts). */
+export const ticketSlaPolicies = table("ticket_sla_policies", {
+  companyId: integer("company_id").primaryKey().references(() => companies.id, { onDelete: "cascade" }),
+  timeZone: text("time_zone").notNull(),
+  businessHours: json<WeekHours>("business_hours").notNull(),
+  /** Local dates (YYYY-MM-DD) without business hours. */
+  holidays: json<string[]>("holidays").notNull(),
+  targets: json<Record<TicketPriority, SlaTarget>>("targets").notNull(),
+  /** Solved tickets close by themselves after this many days without a reply; null never. */
+  autoCloseDays: integer("auto_close_days"),
+  updatedAt: updatedAt(),
+});

@@ -1,0 +1,195 @@
+/**
+ * The tickets toolset: support tickets per company, their threads (public
+ * replies, internal notes, requester messages), merges, SLA policy. Thin
+ * declarations over the verbs of this folder; every verb re-checks scope
+ * and role and looks tickets up within the acting company only.
+ */
+import { defineTool, type Domain } from "../../mcp/define";
+import { ticketEvents } from "./events";
+import { mergeTickets } from "./merge";
+import { addNote, addRequesterReply, listMessages, replyToTicket } from "./messages";
+import { getSlaPolicy, updateSlaPolicy } from "./policy";
+import * as s from "./schemas";
+import { ticketJobs } from "./sla";
+import { assignTicket, createTicket, deleteTicket, getTicket, listTicketTags, listTickets, setTicketStatus, ticketSummary, updateTicket } from "./tickets";
+
+const T = { toolset: "tickets" } as const;
+const read = { ...T, scope: "tickets:read", readOnly: true } as const;
+const write = { ...T, scope: "tickets:write", readOnly: false } as const;
+
+const ticketsList = defineTool({
+  ...read,
+  name: "tickets_list",
+  title: "List tickets",
+  description:
+    'Tickets, newest activity first. Filter: status, assigneeId (id, email, "me", "none"), priority, tag, requester, breached (SLA), q (text, #number). sort: updated|created|due|priority.',
+  input: s.ticketListInput,
+  run: listTickets,
+});
+
+const ticketsGet = defineTool({
+  ...read,
+  name: "tickets_get",
+  title: "Get a ticket",
+  description: 'One ticket by number (1042 or "#1042") with SLA state and its newest 50 messages; notes say internal: true.',
+  input: s.ticketRef,
+  run: getTicket,
+});
+
+const ticketsCreate = defineTool({
+  ...write,
+  name: "tickets_create",
+  title: "Open a ticket",
+  description: "Open a ticket for a requester's message (body). Status new, or open with an assignee (owner/admin). Returns number and SLA due times.",
+  input: s.ticketCreateInput,
+  run: (ctx, input) => createTicket(ctx, input),
+});
+
+const ticketsUpdate = defineTool({
+  ...write,
+  name: "tickets_update",
+  idempotent: true,
+  title: "Update a ticket",
+  description: "Change subject, priority (recomputes SLA due times), addTags, removeTags.",
+  input: s.ticketUpdateInput,
+  run: updateTicket,
+});
+
+const ticketsAssign = defineTool({
+  ...write,
+  name: "tickets_assign",
+  idempotent: true,
+  title: "Assign a ticket",
+  description: 'Assign to an owner/admin of the company (id, email or "me"); null unassigns. Assigning a new ticket opens it.',
+  input: s.ticketAssignInput,
+  run: assignTicket,
+});
+
+const ticketsSetStatus = defineTool({
+  ...write,
+  name: "tickets_set_status",
+  idempotent: true,
+  title: "Change a ticket's status",
+  description: "new→open|pending|solved; open→pending|solved; pending→open|solved; solved→open|closed; closed is final. Pending and solved pause the resolution SLA.",
+  input: s.ticketStatusInput,
+  run: setTicketStatus,
+});
+
+const ticketsReply = defineTool({
+  ...write,
+  name: "tickets_reply",
+  title: "Reply to the requester",
+  description: "Public reply, emailed to the requester; meets the first-response SLA; status optionally set with it. Private text: tickets_add_note.",
+  input: s.ticketReplyInput,
+  run: replyToTicket,
+});
+
+const ticketsAddNote = defineTool({
+  ...write,
+  name: "tickets_add_note",
+  title: "Add an internal note",
+  description: "Internal note for agents; never sent or shown to the requester.",
+  input: s.ticketNoteInput,
+  run: addNote,
+});
+
+const ticketsAddRequesterReply = defineTool({
+  ...write,
+  name: "tickets_add_requester_reply",
+  title: "Record a requester's message",
+  description: "Record a message the requester sent (email, phone). Reopens pending/solved; a closed ticket gets a follow-up ticket.",
+  input: s.ticketNoteInput,
+  run: addRequesterReply,
+});
+
+const ticketsMerge = defineTool({
+  ...write,
+  name: "tickets_merge",
+  title: "Merge tickets",
+  description: "Merge ticket id into targetId: its messages and tags move to the target, and it closes pointing there.",
+  input: s.ticketMergeInput,
+  run: mergeTickets,
+});
+
+const ticketsDelete = defineTool({
+  ...write,
+  name: "tickets_delete",
+  destructive: true,
+  title: "Delete a ticket",
+  description: "Delete a ticket and its thread (spam, tests). Refused while merged tickets point at it.",
+  input: s.ticketRef,
+  run: deleteTicket,
+});
+
+const ticketMessagesList = defineTool({
+  ...read,
+  name: "ticket_messages_list",
+  title: "List a ticket's messages",
+  description: "A ticket's thread, oldest first; kind reply or note (internal) filters.",
+  input: s.messageListInput,
+  run: listMessages,
+});
+
+const ticketsSummary = defineTool({
+  ...read,
+  name: "tickets_summary",
+  title: "Ticket queue summary",
+  description: "Counts: per status, active, unassigned, mine, SLA breached, due within the hour, urgent.",
+  input: s.summaryInput,
+  run: (ctx) => ticketSummary(ctx),
+});
+
+const ticketTagsList = defineTool({
+  ...read,
+  name: "ticket_tags_list",
+  title: "List ticket tags",
+  description: "Tags in use, most used first, with ticket counts. Reuse these rather than new spellings.",
+  input: s.tagListInput,
+  run: listTicketTags,
+});
+
+const slaPolicyGet = defineTool({
+  ...read,
+  name: "ticket_sla_policy_get",
+  title: "Get the SLA policy",
+  description: "SLA policy: time zone, business hours, holidays, first-response/resolution minutes per priority, autoCloseDays.",
+  input: s.summaryInput,
+  run: (ctx) => getSlaPolicy(ctx),
+});
+
+const slaPolicyUpdate = defineTool({
+  ...write,
+  name: "ticket_sla_policy_update",
+  idempotent: true,
+  title: "Update the SLA policy",
+  description:
+    'Change parts of the SLA policy: timeZone (IANA), businessHours {"mon":["09:00-17:00"]}, holidays, targets per priority (minutes; businessHours false = 24/7), autoCloseDays. Affects due times computed from now on.',
+  input: s.slaPolicyUpdateInput,
+  run: updateSlaPolicy,
+});
+
+export const ticketsDomain: Domain = {
+  name: "tickets",
+  title: "Tickets",
+  description: "Support tickets per company: threads with internal notes, assignment, statuses, merges and SLA targets in business hours.",
+  tools: [
+    ticketsList,
+    ticketsGet,
+    ticketsCreate,
+    ticketsUpdate,
+    ticketsAssign,
+    ticketsSetStatus,
+    ticketsReply,
+    ticketsAddNote,
+    ticketsAddRequesterReply,
+    ticketsMerge,
+    ticketsDelete,
+    ticketMessagesList,
+    ticketsSummary,
+    ticketTagsList,
+    slaPolicyGet,
+    slaPolicyUpdate,
+  ],
+  events: ticketEvents,
+  jobs: ticketJobs,
+};
