@@ -9,7 +9,7 @@ import { approvalRoutes } from "./approvals/routes";
 import type { Deps } from "./core/context";
 import { AppError, httpStatus } from "./core/errors";
 import { mediaFileRoutes } from "./domains/cms/media-files";
-import { mcpRoutes, registry } from "./mcp/routes";
+import { mcpRoutes, registry, withMcpFastPath } from "./mcp/routes";
 import { healthRoutes } from "./ops/health";
 import { metricsRoutes } from "./ops/metrics-routes";
 import { Telemetry, type AccessRecord } from "./ops/telemetry";
@@ -28,7 +28,8 @@ export function createApp(deps: Deps, telemetry = new Telemetry({ log: null, tru
   app.route("/api/v1", rest);
   app.route("/", healthRoutes(deps));
   app.route("/", metricsRoutes(deps, telemetry));
-  app.route("/", mcpRoutes(deps, registry(), { limiter: limiter("mcp", deps.config.mcpRateLimit) }));
+  const mcp = mcpRoutes(deps, registry(), { limiter: limiter("mcp", deps.config.mcpRateLimit) });
+  app.route("/", mcp);
   app.route("/", oauthRoutes(deps));
   app.route("/approve", approvalRoutes(deps));
   app.route("/media", mediaFileRoutes(deps));
@@ -50,5 +51,5 @@ export function createApp(deps: Deps, telemetry = new Telemetry({ log: null, tru
     return c.json({ success: false, message: "Internal server error" }, 500);
   });
   app.notFound((c) => c.json({ success: false, message: "Not found" }, 404));
-  return withRestFastPath(app, rest, telemetry);
+  return withMcpFastPath(withRestFastPath(app, rest, telemetry), mcp, telemetry);
 }

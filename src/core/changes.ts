@@ -7,9 +7,9 @@
  *   - this process's commits are reported by the store as they happen
  *     (src/core/db.ts), with the tables they wrote;
  *   - SQLite: another process's commits (a CLI revoke beside the server)
- *     move the reader connection's `PRAGMA data_version`, checked on every
- *     `changed()` call — a statement that reads no table — so a revoked key
- *     fails on the very next request in every process;
+ *     move the writer connection's `PRAGMA data_version` (its own commits do
+ *     not), checked on every `changed()` call — a statement that reads no
+ *     table — so a revoked key fails on the very next request in every process;
  *   - PostgreSQL: every write transaction sends NOTIFY with its tables, which
  *     PostgreSQL delivers to every instance's LISTEN connection only if and
  *     when the transaction commits; with Redis configured, the tables also go
@@ -138,6 +138,16 @@ export class ChangeWatch {
     private readonly feed: ChangeFeed,
     private readonly tables: readonly string[],
   ) {}
+
+  /**
+   * The current token, without marking it seen. A cache filled by an
+   * asynchronous read (PostgreSQL) takes one before the read and keeps the
+   * result only if it is unchanged after: otherwise a change that committed
+   * while the read was under way could be cached over and outlive it.
+   */
+  current(): number {
+    return this.feed.token(this.tables);
+  }
 
   /** True when the cache must be dropped: the first call, or any of its tables (maybe) changed since the previous call. */
   changed(): boolean {

@@ -302,9 +302,12 @@ function openSqlite(opts: StoreOptions): Store {
   const mutex = new Mutex();
   const changes = new ChangeFeed();
   const inflight = new InFlight();
-  // Any commit — this process's or another's (a CLI beside the server) — moves
-  // the reader's data_version: caches check it on every use.
-  const dataVersion = reader.prepare<{ data_version: number }, []>("PRAGMA data_version");
+  // Another process's commit (a CLI beside the server) moves the writer's
+  // data_version, and this process's own commits do not (SQLite counts only
+  // other connections' commits): those reach the change feed with the tables
+  // they wrote, so a write here drops only the caches built from those tables,
+  // and a silent one (last-used times) none. Caches check it on every use.
+  const dataVersion = writer.prepare<{ data_version: number }, []>("PRAGMA data_version");
   changes.setPoll(() => dataVersion.get()!.data_version);
   let savepoints = 0;
 
@@ -365,9 +368,17 @@ function openSqlite(opts: StoreOptions): Store {
     },
     async query<T>(sql: string, params: unknown[] = []) {
       const s = als.getStore();
-      const conn = s && s.open ? writer : /^\s*(select|pragma|with)\b/i.test(sql) ? reader : null;
-      if (!conn) return transaction(async () => writer.query(sql).all(...(params as [])) as T[]);
-      return conn.query(sql).all(...(params as [])) as T[];
+      const read = /^\s*(select|pragma|with)\b/i.test(sql);
+      // Raw SQL names no table the feed could report: a write drops every cache once it commits.
+      const flush = () => changes.remote(null);
+      if (s && s.open) {
+        if (!read) s.after.push(flush);
+        return writer.query(sql).all(...(params as [])) as T[];
+      }
+      if (read) return reader.query(sql).all(...(params as [])) as T[];
+      const rows = await transaction(async () => writer.query(sql).all(...(params as [])) as T[]);
+      flush();
+      return rows;
     },
     changes,
     async migrate() {

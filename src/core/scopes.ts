@@ -50,13 +50,25 @@ export function isGrantable(s: string): boolean {
 }
 
 /** Implied scopes: what holding `required` is also granted by. */
-function grantors(required: string): string[] {
+function grantorsOf(required: string): string[] {
   const [domain, action] = required.split(":");
   const out = ["*", required, `${domain}:*`];
   if (action === "read") out.push(`${domain}:write`);
   if (required === "approvals:read") out.push("approvals:manage");
   if (required === "media:read") out.push("sites:read", "sites:write", "sites:*");
   return out;
+}
+
+/** Worked out once per required scope: a tool call checks its scope three times (registry filter, adapter, verb). */
+const grantorMemo = new Map<string, readonly string[]>();
+function grantors(required: string): readonly string[] {
+  let g = grantorMemo.get(required);
+  if (!g) {
+    g = grantorsOf(required);
+    // Required scopes come from declarations, a short list; anything beyond it is simply not remembered.
+    if (grantorMemo.size < 1000) grantorMemo.set(required, g);
+  }
+  return g;
 }
 
 export function covers(granted: readonly string[], required: string | null): boolean {

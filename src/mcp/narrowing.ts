@@ -14,10 +14,12 @@ const TRUE = new Set(["1", "true", "yes", "on"]);
 const FALSE = new Set(["", "0", "false", "no", "off"]);
 
 /** Returns the filter, or a message naming what is wrong with the request's narrowing. */
-export function parseNarrowing(req: Request, url: URL, registry: Registry): ToolFilter | string {
-  const rawSets = req.headers.get("x-mcp-toolsets") ?? url.searchParams.get("toolsets");
-  const rawRo = req.headers.get("x-mcp-readonly") ?? url.searchParams.get("readonly");
-  const rawDisc = req.headers.get("x-mcp-discovery") ?? url.searchParams.get("discovery");
+export function parseNarrowing(req: Request, url: URL | string, registry: Registry): ToolFilter | string {
+  // Most requests carry no query string: parse the URL only when there is one.
+  const query = typeof url !== "string" ? url.searchParams : url.includes("?") ? new URL(url).searchParams : null;
+  const rawSets = req.headers.get("x-mcp-toolsets") ?? query?.get("toolsets") ?? null;
+  const rawRo = req.headers.get("x-mcp-readonly") ?? query?.get("readonly") ?? null;
+  const rawDisc = req.headers.get("x-mcp-discovery") ?? query?.get("discovery") ?? null;
   if (rawSets === null && rawRo === null && rawDisc === null) return NO_FILTER;
   const flag = (raw: string | null, header: string): boolean | string => {
     if (raw === null) return false;

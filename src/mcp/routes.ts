@@ -11,7 +11,7 @@ import { Hono } from "hono";
 import type { Config } from "../config";
 import type { Deps } from "../core/context";
 import { rateLimiter } from "../core/limits";
-import type { RateLimiter } from "../core/rate-limit";
+import type { RateLimitDecision, RateLimiter } from "../core/rate-limit";
 import { domains } from "../domains";
 import { authenticate, protectedResourceMetadata, unauthorizedResponse } from "./auth";
 import type { McpEnv } from "./call";
@@ -19,7 +19,9 @@ import { INVALID_PARAMS } from "./errors";
 import { parseNarrowing } from "./narrowing";
 import { buildRegistry, type Registry } from "./registry";
 import { dispatch } from "./server";
-import { observeMcp, type AccessRecord } from "../ops/telemetry";
+import { observeMcp, type AccessRecord, type PeerSource, type Telemetry } from "../ops/telemetry";
+import { AppError, httpStatus } from "../core/errors";
+import { mapDbError } from "../core/db";
 
 /** JSON-RPC items per batch; more is refused as a whole. */
 export const MAX_BATCH = 100;
@@ -103,9 +105,14 @@ function batchClientId(m: Record<string, unknown>): { counts: boolean; value: un
  * message counts, so a batch of 50 costs 50: batching is for fewer round
  * trips, not for more calls. A refused request runs nothing.
  */
-async function overLimit(limiter: RateLimiter, bucket: string, messages: number): Promise<Response | null> {
+function overLimit(limiter: RateLimiter, bucket: string, messages: number): Response | null | Promise<Response | null> {
   // All the batch's tokens or none: a refused batch spends nothing, so resending it after Retry-After works.
-  const d = await limiter.take(bucket, Math.max(1, messages));
+  const d = limiter.take(bucket, Math.max(1, messages));
+  // The in-memory limiter answers at once; only Redis's needs awaiting.
+  return d instanceof Promise ? d.then((x) => refusal(x, messages)) : refusal(d, messages);
+}
+
+function refusal(d: RateLimitDecision, messages: number): Response | null {
   if (d.allowed) return null;
   if (d.impossible)
     return rpcError(429, -32000, `Rate limit exceeded: this batch of ${messages} messages is larger than the limit of ${d.limit} MCP messages per minute per credential; send it in smaller batches.`, null, {
@@ -126,11 +133,21 @@ export function mcpRoutes(deps: Deps, reg: Registry = registry(), opts: { limite
   const app = new Hono<{ Variables: { requestId: string; access: AccessRecord } }>();
   const { config } = deps;
   const limiter = opts.limiter ?? rateLimiter(deps, "mcp", config.mcpRateLimit);
-  let lists = { key: "", value: allowLists(config) };
+  let lists = { key: "", value: allowLists(config), hosts: new Map<string | null, ReturnType<typeof validateHostHeader>>() };
   const allowed = () => {
     const key = config.publicUrl;
-    if (lists.key !== key) lists = { key, value: allowLists(config) };
+    if (lists.key !== key) lists = { key, value: allowLists(config), hosts: new Map() };
     return lists.value;
+  };
+  /** The SDK's Host check, remembered per Host value (a client sends the same one every time); bounded. */
+  const hostCheck = (host: string | null) => {
+    const a = allowed();
+    let r = lists.hosts.get(host);
+    if (!r) {
+      r = validateHostHeader(host, a.hosts);
+      if (lists.hosts.size < 256 && (host?.length ?? 0) <= 255) lists.hosts.set(host, r);
+    }
+    return r;
   };
 
   // Public metadata: any origin may read it (browser-based OAuth clients do).
@@ -139,32 +156,34 @@ export function mcpRoutes(deps: Deps, reg: Registry = registry(), opts: { limite
   app.get("/.well-known/oauth-protected-resource", metadata);
   app.get("/.well-known/oauth-protected-resource/api/mcp", metadata);
 
-  app.all("/api/mcp", async (c) => {
-    const req = c.req.raw;
+  app.all("/api/mcp", (c) => serve(c.req.raw, c.get("access"), c.get("requestId") ?? ""));
+
+  /** The endpoint without the framework: the Hono route above and the root's fast path (withMcpFastPath) both call it. */
+  async function serve(req: Request, rec: AccessRecord | undefined, requestId: string): Promise<Response> {
     const origin = req.headers.get("origin");
     if (req.method === "OPTIONS" && origin) {
       // CORS preflight for browser clients (e.g. MCP Inspector), only from allowed origins.
       if (!validateOriginHeader(origin, allowed().origins).ok) return new Response(null, { status: 403 });
       return new Response(null, { status: 204, headers: { ...cors(origin), ...PREFLIGHT } });
     }
-    const res = await handle(c, req);
+    const res = await handle(req, rec, requestId);
     if (origin && res.status !== 403) for (const [k, v] of Object.entries(cors(origin))) res.headers.set(k, v);
     // A large body (an upload, or a flood of huge _meta) leaves tens of MB of garbage that the
     // collector may leave for a long while; ask for a collection once the answer is out.
     if (Number(req.headers.get("content-length") ?? "0") > LARGE_BODY_BYTES) setTimeout(() => Bun.gc(true), 0);
     return res;
-  });
+  }
+  direct.set(app, serve);
 
-  async function handle(c: { get(k: "requestId"): string; get(k: "access"): AccessRecord | undefined; json(o: unknown): Response }, req: Request): Promise<Response> {
-    // This request's access log record (src/ops/telemetry.ts): credential, methods, tools and outcomes.
-    const rec = c.get("access");
+  /** `rec`: this request's access log record (src/ops/telemetry.ts): credential, methods, tools and outcomes. */
+  async function handle(req: Request, rec: AccessRecord | undefined, requestId: string): Promise<Response> {
     if (req.method !== "POST")
       // Stateless: no SSE stream to GET, no session to DELETE.
       return rpcError(405, -32000, "Method not allowed: this endpoint accepts POST only.", null, { allow: "POST" });
 
     // DNS-rebinding protection with the SDK's validators; our message says how to allow a name.
     const a = allowed();
-    const host = validateHostHeader(req.headers.get("host"), a.hosts);
+    const host = hostCheck(req.headers.get("host"));
     if (!host.ok)
       return rpcError(403, -32000, `${host.message}. Allowed host names: ${a.hosts.join(", ")}; add yours to PLINTH_ALLOWED_HOSTS or set PLINTH_PUBLIC_URL.`);
     const org = validateOriginHeader(req.headers.get("origin"), a.origins);
@@ -175,7 +194,7 @@ export function mcpRoutes(deps: Deps, reg: Registry = registry(), opts: { limite
     if (!principal) return unauthorizedResponse(config);
     rec?.credential(principal.credential.kind, principal.credential.id);
 
-    const filter = parseNarrowing(req, new URL(req.url), reg);
+    const filter = parseNarrowing(req, req.url, reg);
     if (typeof filter === "string") return rpcError(400, INVALID_PARAMS, filter);
 
     if (!/^application\/json\s*(;|$)/i.test(req.headers.get("content-type") ?? ""))
@@ -197,10 +216,11 @@ export function mcpRoutes(deps: Deps, reg: Registry = registry(), opts: { limite
       return rpcError(400, -32700, "Parse error: the body is not valid JSON");
     }
 
-    const limited = await overLimit(limiter, `${principal.credential.kind}:${principal.credential.id}`, Array.isArray(body) ? Math.min(body.length, MAX_BATCH) : 1);
+    let limited = overLimit(limiter, `${principal.credential.kind}:${principal.credential.id}`, Array.isArray(body) ? Math.min(body.length, MAX_BATCH) : 1);
+    if (limited instanceof Promise) limited = await limited;
     if (limited) return limited;
 
-    const env: McpEnv = { deps, principal, registry: reg, filter, requestId: c.get("requestId") ?? "", observe: rec && ((o) => rec.toolOutcome(o)) };
+    const env: McpEnv = { deps, principal, registry: reg, filter, requestId, observe: rec && ((o) => rec.toolOutcome(o)) };
     const isTool = (name: string) => reg.byName.has(name);
 
     if (!Array.isArray(body)) {
@@ -242,8 +262,58 @@ export function mcpRoutes(deps: Deps, reg: Registry = registry(), opts: { limite
       }
     }
     if (answers.length === 0) return new Response(null, { status: 202 });
-    return c.json(answers);
+    return new Response(JSON.stringify(answers), { headers: { "content-type": "application/json" } });
   }
 
   return app;
+}
+
+type Serve = (req: Request, rec: AccessRecord | undefined, requestId: string) => Promise<Response>;
+/** mcpRoutes apps and their framework-free entry points, for withMcpFastPath. */
+const direct = new WeakMap<object, Serve>();
+
+const MCP_PATH = "/api/mcp";
+
+/**
+ * Lets `POST /api/mcp` skip the root app's middleware chain and Hono's
+ * router, as withRestFastPath (src/rest/routes.ts) does for REST: measured,
+ * the root app's routing and middleware cost more than a typical tool call.
+ * The root app still mounts the MCP routes (any other method, and every
+ * request when this is not installed, go through them), and this path does
+ * what the root adds to them: request id (X-Request-Id), the access log
+ * line and metrics, and the root's error answer for anything that throws.
+ */
+export function withMcpFastPath<A extends { fetch: (req: Request, env?: unknown, ctx?: any) => Response | Promise<Response> }>(
+  root: A,
+  mcp: Hono<any>,
+  telemetry: Telemetry,
+): A {
+  const serve = direct.get(mcp);
+  if (!serve) throw new Error("withMcpFastPath needs the app mcpRoutes returned");
+  const rootFetch = root.fetch;
+  root.fetch = (req: Request, env?: unknown, ctx?: any) => {
+    if (req.method !== "POST") return rootFetch(req, env, ctx);
+    const u = req.url;
+    const start = u.indexOf("/", u.indexOf("//") + 2);
+    const end = start + MCP_PATH.length;
+    if (!u.startsWith(MCP_PATH, start) || (u.length !== end && u[end] !== "?")) return rootFetch(req, env, ctx);
+    const note = telemetry.begin(req, env as PeerSource);
+    note.route = MCP_PATH;
+    const done = (res: Response) => {
+      res.headers.set("X-Request-Id", note.id);
+      return telemetry.end(note, res);
+    };
+    return serve(req, note, note.id).then(done, (e) => done(rootError(e, note.id)));
+  };
+  return root;
+}
+
+/** What the root app's onError answers (src/app.ts), for a throw on the fast path. */
+function rootError(e: unknown, requestId: string): Response {
+  const err = mapDbError(e);
+  const json = (status: number, message: string) =>
+    new Response(JSON.stringify({ success: false, message }), { status, headers: { "content-type": "application/json" } });
+  if (err instanceof AppError) return json(httpStatus[err.code], err.message);
+  console.error(`[${requestId}] unhandled error:`, err instanceof Error ? err.stack : err);
+  return json(500, "Internal server error");
 }

@@ -226,6 +226,34 @@ function rpcResult(id: string | number, resultJson: string): Response {
 }
 
 /**
+ * The SDK's era decision (isLegacyRequest), remembered per request shape.
+ * Without a `_meta` object in params (where the 2026-era envelope claim
+ * lives), what the SDK's classification reads of a tools/call is the
+ * message's top-level keys, `jsonrpc`, the kind of id, and the three MCP
+ * headers: equal shapes get equal answers, so the SDK decides once per shape
+ * (its zod checks cost more than a typical tool). Anything else asks it
+ * every time; the memo is bounded and skips long header values.
+ */
+const eraMemo = new Map<string, boolean>();
+const MAX_ERA_SHAPES = 256;
+
+function legacyEra(request: Request, message: Record<string, unknown>, params: Record<string, unknown>): Promise<boolean> | boolean {
+  if (params._meta !== undefined) return isLegacyRequest(request, message);
+  const h = request.headers;
+  const v = h.get("mcp-protocol-version"), m = h.get("mcp-method"), n = h.get("mcp-name");
+  if ((v?.length ?? 0) + (m?.length ?? 0) + (n?.length ?? 0) > 200) return isLegacyRequest(request, message);
+  const id = message.id;
+  const idKind = typeof id === "string" ? "s" : Number.isSafeInteger(id) ? "i" : Number.isInteger(id) ? "I" : "x";
+  const key = JSON.stringify([message.jsonrpc === "2.0", idKind, Object.keys(message), v, m, n]);
+  const known = eraMemo.get(key);
+  if (known !== undefined) return known;
+  return isLegacyRequest(request, message).then((legacy) => {
+    if (eraMemo.size < MAX_ERA_SHAPES) eraMemo.set(key, legacy);
+    return legacy;
+  });
+}
+
+/**
  * The hot path. A well-formed 2025-era `tools/call` — the bulk of agent
  * traffic — is answered by the very handler the SDK server above registers
  * (callTool), without building an SDK Server and transport for it: that
@@ -247,7 +275,7 @@ export async function fastPath(request: Request, message: Record<string, unknown
   const params = message.params;
   if (!isObject(params) || typeof params.name !== "string") return null;
   if (params.arguments !== undefined && !isObject(params.arguments)) return null;
-  if (!(await isLegacyRequest(request, message))) return null;
+  if (!(await legacyEra(request, message, params))) return null;
   try {
     return rpcResult(id, JSON.stringify(await callTool(env, params.name, params.arguments)));
   } catch (e) {

@@ -102,4 +102,25 @@ describe("tools/call fast path answers as the SDK does", () => {
     });
     expect(await fastPath(noAccept, body, e)).toBeNull();
   });
+
+  test("the remembered era decision never stands in for a message of another shape", async () => {
+    const e = await env(keys.single!);
+    const body = call("whoami", {});
+    // Teach the memo the usual shape first, for each header value.
+    for (const v of [null, "2025-06-18"]) expect(await fastPath(request(body, v), body, e)).not.toBeNull();
+    const shapes: [string, Record<string, unknown>][] = [
+      ["a fractional id", { ...body, id: 1.5 }],
+      ["an id past 2^53", { ...body, id: 2 ** 60 }],
+      ["an extra top-level member", { ...body, extra: true }],
+      ["another jsonrpc version", { ...body, jsonrpc: "1.0" }],
+      ["a 2026-era envelope claim", { ...body, params: { ...body.params, _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } } }],
+    ];
+    for (const v of [null, "2025-06-18"])
+      for (const [label, m] of shapes) {
+        const fast = await fastPath(request(m, v), m, e);
+        const sdk = await dispatch(request(m, v), m, e, { sdkOnly: true });
+        if (fast === null) continue; // the SDK answers it: nothing for the memo to get wrong
+        expect({ label, status: fast.status, answer: await fast.json() }).toEqual({ label, status: sdk.status, answer: await sdk.json() });
+      }
+  });
 });

@@ -42,8 +42,8 @@ const oauthColumns = {
   revokedAt: oauthTokens.revokedAt,
 };
 
-/** Last write per credential, per store: "<kind>:<id>" → epoch ms. */
-const lastTouched = new WeakMap<object, Map<string, number>>();
+/** Last write per credential, per store: MCP key id, or minus the OAuth token id → epoch ms. */
+const lastTouched = new WeakMap<object, Map<number, number>>();
 const TOUCH_EVERY_MS = 1000;
 
 /**
@@ -51,18 +51,19 @@ const TOUCH_EVERY_MS = 1000;
  * busy credential costs one write a second). Silent: no cache is built from
  * last-used times.
  */
-async function touch(deps: Deps, kind: CredentialKind, id: number) {
+function touch(deps: Deps, kind: CredentialKind, id: number): Promise<void> | undefined {
   let m = lastTouched.get(deps.store);
   if (!m) lastTouched.set(deps.store, (m = new Map()));
-  const k = `${kind}:${id}`;
+  const k = kind === "mcp_key" ? id : -id;
   const now = deps.clock.ms();
   const prev = m.get(k);
-  if (prev !== undefined && now - prev < TOUCH_EVERY_MS && now >= prev) return;
+  // The common case, decided without a promise: written less than a second ago.
+  if (prev !== undefined && now - prev < TOUCH_EVERY_MS && now >= prev) return undefined;
   if (m.size >= MAX_CACHED) m.clear();
   m.set(k, now);
   const at = new Date(now);
-  if (deps.store.closed) return;
-  await deps.store
+  if (deps.store.closed) return undefined;
+  return deps.store
     .transaction(async (tx) => {
       if (kind === "mcp_key") await tx.update(mcpKeys).set({ lastUsedAt: at }).where(eq(mcpKeys.id, id));
       else await tx.update(oauthTokens).set({ lastUsedAt: at }).where(eq(oauthTokens.id, id));
@@ -100,6 +101,21 @@ function cacheFor(deps: Deps) {
   return c;
 }
 
+/**
+ * Presented token → its SHA-256, so a busy credential is hashed once, not per
+ * request (as REST does, src/rest/hot-lookups.ts). Only well-formed tokens
+ * get here; a hash never goes stale, so this is never invalidated, only bounded.
+ */
+const hashes = new Map<string, string>();
+function hashOf(token: string): string {
+  let h = hashes.get(token);
+  if (h === undefined) {
+    if (hashes.size >= MAX_CACHED) hashes.clear();
+    hashes.set(token, (h = sha256Hex(token)));
+  }
+  return h;
+}
+
 /** The companies a credential selected that the user still belongs to, ordered by id. */
 export async function reachableCompanies(deps: Deps, userId: number, selected: readonly number[]): Promise<CompanyAccess[]> {
   if (selected.length === 0) return [];
@@ -131,10 +147,11 @@ export async function resolveBearer(deps: Deps, token: string): Promise<Principa
   if (hasShape(token, KEY_PREFIX.mcp)) kind = "mcp_key";
   else if (hasShape(token, KEY_PREFIX.oauth)) kind = "oauth";
   else return null;
-  const hash = sha256Hex(token);
+  const hash = hashOf(token);
   const cache = cacheFor(deps);
   let hit = cache.byHash.get(hash);
   if (!hit) {
+    const before = cache.watch.current();
     const row =
       kind === "mcp_key"
         ? (await deps.db.select(keyColumns).from(mcpKeys).where(eq(mcpKeys.secretHash, hash)))[0]
@@ -143,8 +160,12 @@ export async function resolveBearer(deps: Deps, token: string): Promise<Principa
     // costs nothing and keeps the check independent of how SQLite compares.
     if (!row || !safeEqual(row.secretHash, hash)) return null;
     hit = { kind, row, companies: await reachableCompanies(deps, row.userId, row.companyIds) };
-    if (cache.byHash.size >= MAX_CACHED) cache.byHash.clear();
-    cache.byHash.set(hash, hit);
+    // Kept only if nothing it is built from changed while it was read (PostgreSQL reads are asynchronous):
+    // a revocation committed mid-read must not be cached over.
+    if (cache.watch.current() === before) {
+      if (cache.byHash.size >= MAX_CACHED) cache.byHash.clear();
+      cache.byHash.set(hash, hit);
+    }
   }
   const { row } = hit;
   if (row.revokedAt) return null;
@@ -152,7 +173,8 @@ export async function resolveBearer(deps: Deps, token: string): Promise<Principa
   if (row.expiresAt && row.expiresAt.getTime() <= now) return null;
   // An OAuth token bound (RFC 8707) to another resource is not for us.
   if (row.resource && !isThisResource(deps, row.resource)) return null;
-  await touch(deps, kind, row.id);
+  const touching = touch(deps, kind, row.id);
+  if (touching) await touching;
   return {
     userId: row.userId,
     credential: { kind, id: row.id, name: row.name },

@@ -28,6 +28,7 @@ import { linksToSlug } from "./references";
 import { categories, postCategories, postRevisions, posts, postTags, postTypes, tags, type BlockContent } from "./tables";
 import { containsText, jsonContains } from "../../core/sql";
 import { byText } from "../../core/sql";
+import { preparedRead } from "../../core/prepared";
 
 export type PostRow = typeof posts.$inferSelect;
 
@@ -374,6 +375,51 @@ async function terms(tx: Tx, postIds: number[]) {
   return { cats, tgs };
 }
 
+/** posts_list's columns; hasPendingRevision is answered by the same statement (an EXISTS per row). */
+const postListFields = {
+  id: posts.id,
+  title: posts.title,
+  slug: posts.slug,
+  postType: postTypes.slug,
+  status: posts.status,
+  published: posts.published,
+  publishedAt: posts.publishedAt,
+  updatedAt: posts.updatedAt,
+  excerpt: posts.excerpt,
+  hasPendingRevision: sql<boolean>`exists (select 1 from ${postRevisions} where ${postRevisions.postId} = ${posts.id} and ${postRevisions.status} = ${"pending"})`.mapWith(Boolean),
+};
+type PostListRow = {
+  id: number;
+  title: string;
+  slug: string;
+  postType: string;
+  status: PostRow["status"];
+  published: boolean;
+  publishedAt: Date | null;
+  updatedAt: Date;
+  excerpt: string | null;
+  hasPendingRevision: boolean;
+};
+
+// The unfiltered list (a site's newest posts), the common call, prepared once (src/core/prepared.ts), in
+// one statement: the total rides along as a scalar subquery, as in sites_list (src/domains/sites/verbs.ts).
+const sitePostCount = preparedRead<{ siteId: number }, { n: number }[]>("posts_count_by_site", (db) =>
+  db.select({ n: count() }).from(posts).where(eq(posts.siteId, sql.placeholder("siteId"))),
+);
+const sitePostPage = preparedRead<{ siteId: number; limit: number; offset: number }, (PostListRow & { total: number })[]>("posts_page_by_site", (db) =>
+  db
+    .select({
+      ...postListFields,
+      total: sql<number>`(select count(*) from ${posts} where ${posts.siteId} = ${sql.placeholder("siteId")})`.mapWith(Number),
+    })
+    .from(posts)
+    .innerJoin(postTypes, eq(postTypes.id, posts.postTypeId))
+    .where(eq(posts.siteId, sql.placeholder("siteId")))
+    .orderBy(desc(posts.updatedAt), desc(posts.id))
+    .limit(sql.placeholder("limit"))
+    .offset(sql.placeholder("offset")),
+);
+
 export async function listPosts(
   ctx: ActorContext,
   input: { siteId: number; postType?: string; status?: string; search?: string; categoryId?: number; tagId?: number; limit: number; offset: number },
@@ -381,51 +427,42 @@ export async function listPosts(
   authorize(ctx, "sites:read", { write: false });
   const site = await siteForActor(ctx, input.siteId);
   const db = ctx.deps.db;
-  const conds = [eq(posts.siteId, site.id)];
-  if (input.postType !== undefined) {
-    const t = await postTypeBySlug(db, site.id, input.postType);
-    if (!t) return page([], 0, input.limit, input.offset);
-    conds.push(eq(posts.postTypeId, t.id));
+  let total: number;
+  let rows: PostListRow[];
+  const filtered = input.postType !== undefined || !!input.status || !!input.search || input.categoryId !== undefined || input.tagId !== undefined;
+  if (!filtered) {
+    const { store } = ctx.deps;
+    const found = await sitePostPage(store, { siteId: site.id, limit: input.limit, offset: input.offset });
+    total = found.length ? found[0]!.total : ((await sitePostCount(store, { siteId: site.id }))[0]?.n ?? 0);
+    rows = found.map(({ total: _, ...r }) => r);
+  } else {
+    const conds = [eq(posts.siteId, site.id)];
+    if (input.postType !== undefined) {
+      const t = await postTypeBySlug(db, site.id, input.postType);
+      if (!t) return page([], 0, input.limit, input.offset);
+      conds.push(eq(posts.postTypeId, t.id));
+    }
+    if (input.status) conds.push(eq(posts.status, input.status as PostRow["status"]));
+    if (input.search) {
+      conds.push(containsText(posts.title, input.search));
+    }
+    if (input.categoryId !== undefined)
+      conds.push(inArray(posts.id, db.select({ id: postCategories.postId }).from(postCategories).where(eq(postCategories.categoryId, input.categoryId))));
+    if (input.tagId !== undefined)
+      conds.push(inArray(posts.id, db.select({ id: postTags.postId }).from(postTags).where(eq(postTags.tagId, input.tagId))));
+    const where = and(...conds);
+    total = (await db.select({ n: count() }).from(posts).where(where))[0]?.n ?? 0;
+    rows = await db
+      .select(postListFields)
+      .from(posts)
+      .innerJoin(postTypes, eq(postTypes.id, posts.postTypeId))
+      .where(where)
+      .orderBy(desc(posts.updatedAt), desc(posts.id))
+      .limit(input.limit)
+      .offset(input.offset);
   }
-  if (input.status) conds.push(eq(posts.status, input.status as PostRow["status"]));
-  if (input.search) {
-    conds.push(containsText(posts.title, input.search));
-  }
-  if (input.categoryId !== undefined)
-    conds.push(inArray(posts.id, db.select({ id: postCategories.postId }).from(postCategories).where(eq(postCategories.categoryId, input.categoryId))));
-  if (input.tagId !== undefined)
-    conds.push(inArray(posts.id, db.select({ id: postTags.postId }).from(postTags).where(eq(postTags.tagId, input.tagId))));
-  const where = and(...conds);
-  const total = (await db.select({ n: count() }).from(posts).where(where).limit(1))[0]?.n ?? 0;
-  const rows = await db
-        .select({
-          id: posts.id,
-          title: posts.title,
-          slug: posts.slug,
-          postType: postTypes.slug,
-          status: posts.status,
-          published: posts.published,
-          publishedAt: posts.publishedAt,
-          updatedAt: posts.updatedAt,
-          excerpt: posts.excerpt,
-        })
-        .from(posts)
-        .innerJoin(postTypes, eq(postTypes.id, posts.postTypeId))
-        .where(where)
-        .orderBy(desc(posts.updatedAt), desc(posts.id))
-        .limit(input.limit)
-        .offset(input.offset);
-  const pending = new Set(
-    rows.length
-      ? (await db
-                    .select({ postId: postRevisions.postId })
-                    .from(postRevisions)
-                    .where(and(inArray(postRevisions.postId, rows.map((r) => r.id)), eq(postRevisions.status, "pending"))))
-          .map((r) => r.postId)
-      : [],
-  );
   return page(
-    rows.map((r) => ({ ...r, publishedAt: iso(r.publishedAt), updatedAt: iso(r.updatedAt), hasPendingRevision: pending.has(r.id) })),
+    rows.map((r) => ({ ...r, publishedAt: iso(r.publishedAt), updatedAt: iso(r.updatedAt) })),
     total,
     input.limit,
     input.offset,

@@ -11,9 +11,10 @@
  * Environment variables are configuration for the site's renderer. Values
  * marked secret are never returned by any tool after they are set.
  */
-import { and, asc, count, eq, inArray, ne } from "drizzle-orm";
+import { and, asc, count, eq, ne, sql } from "drizzle-orm";
 import { audit } from "../../core/audit";
 import { iso } from "../../core/clock";
+import type { ChangeWatch } from "../../core/changes";
 import type { ActorContext, Deps } from "../../core/context";
 import { bumpContentVersion } from "./content-version";
 import { conflict, invalid, notFound } from "../../core/errors";
@@ -24,12 +25,26 @@ import { media, posts } from "../cms/tables";
 import { siteForActor, type SiteRow } from "./access";
 import { siteDomains, siteEnvVars, sites } from "./tables";
 import { byText } from "../../core/sql";
+import { preparedRead } from "../../core/prepared";
 
 export const MAX_DOMAINS_PER_SITE = 20;
 export const MAX_ENV_VARS_PER_SITE = 200;
 export const MAX_ENV_VALUE = 32_768;
 
-function siteView(s: SiteRow) {
+/** What siteView shows, and all that sites_list reads. */
+const siteViewColumns = {
+  id: sites.id,
+  name: sites.name,
+  domain: sites.domain,
+  subdomain: sites.subdomain,
+  description: sites.description,
+  active: sites.active,
+  createdAt: sites.createdAt,
+  updatedAt: sites.updatedAt,
+};
+type SiteViewRow = Pick<SiteRow, keyof typeof siteViewColumns>;
+
+function siteView(s: SiteViewRow) {
   return {
     id: s.id,
     name: s.name,
@@ -42,25 +57,74 @@ function siteView(s: SiteRow) {
   };
 }
 
+type SiteRef = { id: number; name: string; domain: string | null };
+
+/**
+ * Each company's sites (id, name, primary domain), cached in memory until the
+ * sites table changes (src/core/changes.ts, on every instance): whoami lists
+ * them on every call, and they are plain rows, nothing that expires with time.
+ */
+const siteRefCaches = new WeakMap<object, { watch: ChangeWatch; byCompany: Map<number, readonly SiteRef[]> }>();
+/** Bounds memory against many distinct companies; a full cache simply starts over. */
+const MAX_CACHED_COMPANIES = 10_000;
+
+const companySiteRefs = preparedRead<{ companyId: number }, { id: number; name: string; domain: string | null; subdomain: string | null }[]>(
+  "sites_refs_by_company",
+  (db) =>
+    db
+      .select({ id: sites.id, name: sites.name, domain: sites.domain, subdomain: sites.subdomain })
+      .from(sites)
+      .where(eq(sites.companyId, sql.placeholder("companyId")))
+      .orderBy(asc(sites.id)),
+);
+
 /** The sites of each company, in id order: what whoami shows so a model never pairs a site with the wrong company. */
-export async function sitesByCompany(deps: Deps, companyIds: readonly number[]): Promise<Map<number, { id: number; name: string; domain: string | null }[]>> {
-  const out = new Map<number, { id: number; name: string; domain: string | null }[]>(companyIds.map((id) => [id, []]));
+export async function sitesByCompany(deps: Deps, companyIds: readonly number[]): Promise<Map<number, readonly SiteRef[]>> {
+  const out = new Map<number, readonly SiteRef[]>();
   if (!companyIds.length) return out;
-  const rows = await deps.db
-    .select({ id: sites.id, companyId: sites.companyId, name: sites.name, domain: sites.domain, subdomain: sites.subdomain })
-    .from(sites)
-    .where(inArray(sites.companyId, [...companyIds]))
-    .orderBy(asc(sites.id));
-  for (const r of rows) out.get(r.companyId)?.push({ id: r.id, name: r.name, domain: r.domain ?? r.subdomain });
+  const { store } = deps;
+  // Inside a transaction the rows may be uncommitted: read them, never cache them.
+  let cache = store.inTransaction() ? undefined : siteRefCaches.get(store);
+  if (!cache && !store.inTransaction()) siteRefCaches.set(store, (cache = { watch: store.changes.watch(["sites"]), byCompany: new Map() }));
+  if (cache?.watch.changed()) cache.byCompany.clear();
+  for (const companyId of companyIds) {
+    let refs = cache?.byCompany.get(companyId);
+    if (!refs) {
+      const before = cache?.watch.current();
+      refs = (await companySiteRefs(store, { companyId })).map((r) => ({ id: r.id, name: r.name, domain: r.domain ?? r.subdomain }));
+      // Kept only if no change to sites committed while the read was under way (see ChangeWatch.current).
+      if (cache && cache.watch.current() === before) {
+        if (cache.byCompany.size >= MAX_CACHED_COMPANIES) cache.byCompany.clear();
+        cache.byCompany.set(companyId, refs);
+      }
+    }
+    out.set(companyId, refs);
+  }
   return out;
 }
 
+// sites_list in one statement (one round trip on PostgreSQL): the page with the total beside each row, a
+// scalar subquery evaluated once (measured cheaper on SQLite than a second statement, and than a window
+// count). Only a page past the end, which has no row to carry it, pays a second statement for the total.
+const sitePage = preparedRead<{ companyId: number; limit: number; offset: number }, (SiteViewRow & { total: number })[]>("sites_page_by_company", (db) =>
+  db
+    .select({ ...siteViewColumns, total: sql<number>`(select count(*) from ${sites} where ${sites.companyId} = ${sql.placeholder("companyId")})`.mapWith(Number) })
+    .from(sites)
+    .where(eq(sites.companyId, sql.placeholder("companyId")))
+    .orderBy(asc(sites.id))
+    .limit(sql.placeholder("limit"))
+    .offset(sql.placeholder("offset")),
+);
+const siteCount = preparedRead<{ companyId: number }, { n: number }[]>("sites_count_by_company", (db) =>
+  db.select({ n: count() }).from(sites).where(eq(sites.companyId, sql.placeholder("companyId"))),
+);
+
 export async function listSites(ctx: ActorContext, input: { limit: number; offset: number }) {
   authorize(ctx, "sites:read", { write: false });
-  const db = ctx.deps.db;
-  const where = eq(sites.companyId, ctx.company.id);
-  const total = (await db.select({ n: count() }).from(sites).where(where).limit(1))[0]?.n ?? 0;
-  const rows = await db.select().from(sites).where(where).orderBy(asc(sites.id)).limit(input.limit).offset(input.offset);
+  const { store } = ctx.deps;
+  const companyId = ctx.company.id;
+  const rows = await sitePage(store, { companyId, limit: input.limit, offset: input.offset });
+  const total = rows.length ? rows[0]!.total : ((await siteCount(store, { companyId }))[0]?.n ?? 0);
   return page(rows.map(siteView), total, input.limit, input.offset);
 }
 

@@ -1,0 +1,70 @@
+/**
+ * What the hot read paths rely on (src/core/prepared.ts, src/core/changes.ts):
+ * a prepared read sees the open transaction's own rows and never leaks them
+ * outside it; a write in this process moves only the caches built from the
+ * tables it wrote (a silent one none), while on SQLite a commit from another
+ * connection still moves every cache.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { eq, sql } from "drizzle-orm";
+import type { Store } from "../../src/core/db";
+import { preparedRead } from "../../src/core/prepared";
+import { companies } from "../../src/domains/accounts/tables";
+import { sites } from "../../src/domains/sites/tables";
+import { ON_PG, openTestStore } from "../db";
+
+let store: Store;
+let companyId: number;
+let siteId: number;
+
+const siteName = preparedRead<{ id: number }, { name: string }[]>("test_site_name", (db) =>
+  db.select({ name: sites.name }).from(sites).where(eq(sites.id, sql.placeholder("id"))),
+);
+
+beforeAll(async () => {
+  store = await openTestStore();
+  companyId = (await store.db.insert(companies).values({ name: "Hot Reads" }).returning({ id: companies.id }))[0]!.id;
+  siteId = (await store.db.insert(sites).values({ companyId, name: "Before" }).returning({ id: sites.id }))[0]!.id;
+});
+afterAll(() => store.close());
+
+test("a prepared read sees its transaction's own rows, and nothing uncommitted outside it", async () => {
+  expect(await siteName(store, { id: siteId })).toEqual([{ name: "Before" }]);
+  await expect(
+    store.transaction(async (tx) => {
+      await tx.update(sites).set({ name: "Inside" }).where(eq(sites.id, siteId));
+      expect(await siteName(store, { id: siteId })).toEqual([{ name: "Inside" }]);
+      throw new Error("roll back");
+    }),
+  ).rejects.toThrow("roll back");
+  expect(await siteName(store, { id: siteId })).toEqual([{ name: "Before" }]);
+  await store.transaction(async (tx) => void (await tx.update(sites).set({ name: "After" }).where(eq(sites.id, siteId))));
+  expect(await siteName(store, { id: siteId })).toEqual([{ name: "After" }]);
+});
+
+test("a write moves the caches of the tables it wrote, and a silent one moves none", async () => {
+  const sitesWatch = store.changes.watch(["sites"]);
+  const companiesWatch = store.changes.watch(["companies"]);
+  sitesWatch.changed();
+  companiesWatch.changed();
+  await store.transaction(async (tx) => void (await tx.update(sites).set({ name: "Again" }).where(eq(sites.id, siteId))));
+  expect(sitesWatch.changed()).toBe(true);
+  expect(companiesWatch.changed()).toBe(false);
+  await store.transaction(async (tx) => void (await tx.update(companies).set({ name: "Quiet" }).where(eq(companies.id, companyId))), { silent: true });
+  expect(sitesWatch.changed()).toBe(false);
+  expect(companiesWatch.changed()).toBe(false);
+});
+
+test.skipIf(ON_PG)("SQLite: a commit from another connection (a CLI beside the server) moves every cache", async () => {
+  const watch = store.changes.watch(["companies"]);
+  watch.changed();
+  const other = new Database(store.sqlite!.filename);
+  try {
+    other.query("UPDATE sites SET name = 'Elsewhere' WHERE id = ?").run(siteId);
+  } finally {
+    other.close();
+  }
+  expect(watch.changed()).toBe(true);
+  expect(await siteName(store, { id: siteId })).toEqual([{ name: "Elsewhere" }]);
+});
