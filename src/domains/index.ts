@@ -7,8 +7,11 @@ import { accountsDomain } from "./accounts/tools";
 import { approvalsDomain } from "./approvals/tools";
 import { brandingDomain } from "./branding/tools";
 import { cmsDomain } from "./cms/tools";
+import { notificationsDomain } from "./notifications/tools";
+import { profileDomain } from "./profile/tools";
 import { servicesDomain } from "./services/tools";
 import { storeDomain } from "./store/tools";
+import { teamDomain } from "./team/tools";
 
 export const domains: Domain[] = [
   accountsDomain,
@@ -17,4 +20,7 @@ export const domains: Domain[] = [
   storeDomain,
   brandingDomain,
   servicesDomain,
+  teamDomain,
+  profileDomain,
+  notificationsDomain,
 ];
