@@ -58,6 +58,7 @@ code,.secret{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;ba
 .note .actions{margin-top:.3rem;display:flex;flex-wrap:wrap;gap:.4rem}
 ul.plain{list-style:none;padding:0;margin:0}
 .tabs{display:flex;gap:1rem;flex-wrap:wrap;margin:.5rem 0 1rem}
+.tabs a[aria-current=page]{color:var(--text);font-weight:600;text-decoration:none}
 fieldset{border:0;padding:0;margin:.7rem 0 0;min-width:0}
 fieldset.card{border:1px solid var(--line);padding:1rem 1.1rem;margin:0 0 1rem}
 legend{font-weight:600;padding:0;margin:0 0 .25rem}
