@@ -162,6 +162,12 @@ async function change(box: Inbox, ids: number[], set: Partial<Row>): Promise<{ u
   });
 }
 
+/** The portal link of one of this inbox's notifications (the portal's "Open" button). */
+export async function linkOf(box: Inbox, id: number): Promise<string | null> {
+  await own(box, [id]);
+  return (await box.deps.db.select({ link: notifications.link }).from(notifications).where(eq(notifications.id, id)).limit(1))[0]?.link ?? null;
+}
+
 export async function markRead(box: Inbox, ids: number[], read: boolean) {
   const now = box.deps.clock.now();
   // Unread means back in the inbox: a snoozed or archived one returns.
