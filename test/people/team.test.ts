@@ -241,6 +241,15 @@ describe("invitations", () => {
     expect(accepted).toHaveLength(1);
   });
 
+  test("racing invitations to one address make one; the rest are told it is pending", async () => {
+    const results = await Promise.all(
+      [w.owner, w.admin, w.owner, w.admin, w.owner].map((p) => callTool(p.client, "team_invitations_create", { email: "dup@client.example", role: "viewer" })),
+    );
+    expect(results.filter((r) => !r.isError)).toHaveLength(1);
+    for (const r of results.filter((x) => x.isError)) expect(r.text).toContain("already has a pending invitation");
+    expect(await w.s.deps.db.select().from(invitations).where(eq(invitations.email, "dup@client.example"))).toHaveLength(1);
+  });
+
   test("revoked invitations are refused with a clear page; resend and revoke follow the rules", async () => {
     const r = await w.ok(w.admin, "team_invitations_create", { email: "gone@client.example", role: "viewer" });
     const { path } = await linkMailedTo("gone@client.example");

@@ -78,6 +78,9 @@ export const teamInvitationsCreate = defineTool({
   scope: "team:write",
   readOnly: false,
   openWorld: true,
+  // No idempotencyKey: a repeat is refused by the one-open-invitation rule (naming the invitation), and a
+  // kept result could hold the accept link in clear when no SMTP server is configured.
+  idempotencyKey: false,
   title: "Invite by email",
   description: "Email someone a link to join with a role (owner only by an owner). Expires after expiresInDays (default 7). message is quoted in the email.",
   input: v.object({
