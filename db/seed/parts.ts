@@ -7,6 +7,7 @@
 import type { Clock } from "../../src/core/clock";
 import type { Deps } from "../../src/core/context";
 import { demoTickets } from "./demo-tickets";
+import { demoPeople } from "./demo-people";
 
 type Tx = Parameters<Parameters<Deps["db"]["transaction"]>[0]>[0];
 
@@ -28,4 +29,4 @@ export interface DemoWorld {
 
 export type DemoPart = (world: DemoWorld) => Promise<void>;
 
-export const DEMO_PARTS: DemoPart[] = [demoTickets];
+export const DEMO_PARTS: DemoPart[] = [demoTickets, demoPeople];

@@ -1,6 +1,7 @@
 /** Jobs the core itself needs, whatever domains are present. */
 import { and, lt, sql } from "drizzle-orm";
 import type { JobDef } from "./jobs";
+import { mailJobs } from "./mail";
 import { eventCursors, eventFailures, events } from "./tables";
 
 /** How long the outbox keeps an event after every subscriber has passed it (for replays and investigations). */
@@ -28,4 +29,6 @@ export const coreJobs: JobDef[] = [
       }, { silent: true });
     },
   },
+  // Outgoing mail: sending the outbox and keeping its delivery log bounded (src/core/mail.ts).
+  ...mailJobs,
 ];

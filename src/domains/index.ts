@@ -8,9 +8,12 @@ import { useDomains } from "./approvals/registry";
 import { approvalsDomain } from "./approvals/tools";
 import { brandingDomain } from "./branding/tools";
 import { cmsDomain } from "./cms/tools";
+import { notificationsDomain } from "./notifications/tools";
+import { profileDomain } from "./profile/tools";
 import { servicesDomain } from "./services/tools";
 import { storeDomain } from "./store/tools";
 import { ticketsDomain } from "./tickets/tools";
+import { teamDomain } from "./team/tools";
 
 export const domains: Domain[] = [
   accountsDomain,
@@ -20,6 +23,9 @@ export const domains: Domain[] = [
   brandingDomain,
   servicesDomain,
   ticketsDomain,
+  teamDomain,
+  profileDomain,
+  notificationsDomain,
 ];
 
 // The approvals workflow reads the list from here (see approvals/registry.ts).
