@@ -5,6 +5,7 @@
 import type { Domain } from "../mcp/define";
 import { accountsDomain } from "./accounts/tools";
 import { approvalsDomain } from "./approvals/tools";
+import { bookingsDomain } from "./bookings/tools";
 import { brandingDomain } from "./branding/tools";
 import { cmsDomain } from "./cms/tools";
 import { servicesDomain } from "./services/tools";
@@ -17,4 +18,5 @@ export const domains: Domain[] = [
   storeDomain,
   brandingDomain,
   servicesDomain,
+  bookingsDomain,
 ];
