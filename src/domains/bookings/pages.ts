@@ -155,7 +155,9 @@ async function configFrom(tx: Db, ctx: ActorContext, base: PageConfig | null, in
     hostUserIds = members.map((m) => m.userId);
   } else if (!hostUserIds) {
     // No hosts named on a new page: the person whose agent drafts it hosts it.
-    members = [await resolveMember(tx, ctx.company, ctx.principal.userId)];
+    members = [await resolveMember(tx, ctx.company, ctx.principal.userId).catch(() => {
+      throw invalid(`Name the page's hosts: you are not a member of ${ctx.company.name} yourself.`, { path: "hosts" });
+    })];
     hostUserIds = [ctx.principal.userId];
   } else members = await membersById(tx, ctx.company.id, hostUserIds);
   const { hosts: _h, location, where, ...fields } = input;
