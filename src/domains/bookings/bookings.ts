@@ -26,7 +26,7 @@ import { authorize } from "../../core/scopes";
 import { randomHex } from "../../core/secrets";
 import { auditLog } from "../../core/tables";
 import { pageSlots } from "./availability-load";
-import type { PageConfig, Question, StoredAnswer, StoredLocation } from "./config";
+import type { BOOKING_STATUSES, PageConfig, Question, StoredAnswer, StoredLocation } from "./config";
 import {
   bookingCancelled,
   bookingConfirmed,
@@ -44,7 +44,6 @@ import { bookingHosts, bookingPages, bookings } from "./tables";
 import { DAY, isTimeZone, MINUTE } from "./zoned";
 
 export type BookingRow = typeof bookings.$inferSelect;
-export const BOOKING_STATUSES = ["pending", "accepted", "cancelled", "declined", "expired"] as const;
 const HOLDS_SLOT = ["pending", "accepted"];
 
 /** Who acts: a signed-in member's context, or a visitor of the public page (company only). */
@@ -562,8 +561,13 @@ async function decide(ctx: ActorContext, ref: { id?: number; uid?: string }, acc
   });
 }
 
-export const confirmBooking = (ctx: ActorContext, input: { id?: number; uid?: string }) => decide(ctx, input, true, null);
-export const declineBooking = (ctx: ActorContext, input: { id?: number; uid?: string; reason?: string }) => decide(ctx, input, false, input.reason?.trim() || null);
+// Function declarations, not consts: tools.ts may be evaluated inside an import cycle before this module's body runs.
+export function confirmBooking(ctx: ActorContext, input: { id?: number; uid?: string }) {
+  return decide(ctx, input, true, null);
+}
+export function declineBooking(ctx: ActorContext, input: { id?: number; uid?: string; reason?: string }) {
+  return decide(ctx, input, false, input.reason?.trim() || null);
+}
 
 export async function markNoShow(ctx: ActorContext, input: { id?: number; uid?: string; noShow: "attendee" | "host" | null }) {
   authorize(ctx, "bookings:write", { write: true });

@@ -10,6 +10,8 @@ import { MAX_SLUG } from "../../core/slug";
 import { urlProblem } from "../blocks/urls";
 import { isTimeZone, parseRange } from "./zoned";
 
+export const PAGE_STATUSES = ["pending", "live", "paused", "rejected"] as const;
+export const BOOKING_STATUSES = ["pending", "accepted", "cancelled", "declined", "expired"] as const;
 export const HOST_MODES = ["single", "round_robin", "collective"] as const;
 export type HostMode = (typeof HOST_MODES)[number];
 export const LOCATION_KINDS = ["in_person", "phone", "video"] as const;
@@ -144,7 +146,7 @@ export function checkConfig(c: PageConfig): void {
   if (new Set(c.hostUserIds).size !== c.hostUserIds.length) throw invalid("hosts must not name a member twice.", { path: "hosts" });
   const ids = new Set<string>();
   for (const [i, q] of c.questions.entries()) {
-    if (["name", "email", "notes", "start", "tz", "duration", "csrf", "website"].includes(q.id) || ids.has(q.id))
+    if (["name", "email"].includes(q.id) || ids.has(q.id))
       throw invalid(`questions[${i}].id "${q.id}" is taken (name and email are always asked); use another key.`, { path: `questions[${i}].id` });
     ids.add(q.id);
     if (q.type === "select" && !q.options?.length) throw invalid(`questions[${i}] is a select and needs options.`, { path: `questions[${i}].options` });

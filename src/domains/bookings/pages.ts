@@ -29,7 +29,6 @@ import { ensureSchedules, membersById, resolveMember, type Member } from "./sche
 import { bookingHosts, bookingPages, bookings } from "./tables";
 
 export type PageRow = typeof bookingPages.$inferSelect;
-export const PAGE_STATUSES = ["pending", "live", "paused", "rejected"] as const;
 const APPROVED = new Set(["live", "paused"]);
 
 export const publicPageUrl = (deps: Pick<Deps, "config">, slug: string) => `${deps.config.publicUrl}/b/${slug}`;

@@ -9,7 +9,6 @@ import { pageInput } from "../../core/pagination";
 import { defineTool, type Domain } from "../../mcp/define";
 import { bookingPageApprovalKind, bookingsApprovalSupport } from "./approval-kind";
 import {
-  BOOKING_STATUSES,
   cancelBooking,
   confirmBooking,
   createBooking,
@@ -20,10 +19,10 @@ import {
   markNoShow,
   rescheduleBooking,
 } from "./bookings";
-import { dayHoursInput, memberRef, NULLABLE_FIELDS, pageFields, slugInput, timeZoneInput, weeklyInput } from "./config";
+import { BOOKING_STATUSES, dayHoursInput, memberRef, PAGE_STATUSES, NULLABLE_FIELDS, pageFields, slugInput, timeZoneInput, weeklyInput } from "./config";
 import { bookingEvents } from "./events";
 import { freeSlots } from "./free-slots";
-import { createPage, deletePage, getPage, listPages, PAGE_STATUSES, updatePage } from "./pages";
+import { createPage, deletePage, getPage, listPages, updatePage } from "./pages";
 import { bookingPublicRoutes } from "./public-pages";
 import { addTimeOff, deleteTimeOff, getSchedule, listSchedules, setOverride, setSchedule } from "./schedules";
 
