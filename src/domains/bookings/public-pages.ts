@@ -60,8 +60,9 @@ const WATCHED = ["booking_pages", "booking_schedules", "booking_time_off", "book
 const ZONE_OPTIONS = allTimeZones();
 
 /** The script: the browser's zone on a first visit (no tz in the URL), and the select submitting itself. */
+// Only on the listing's own address: a listing shown as the answer to a form post (a taken time) stays put.
 const SCRIPT = `(function(){try{var u=new URL(location.href);var z=Intl.DateTimeFormat().resolvedOptions().timeZone;
-if(!u.searchParams.has("tz")&&z&&document.querySelector('#tz option[value="'+z+'"]')){u.searchParams.set("tz",z);location.replace(u.toString());return;}
+if(u.pathname.split("/").length===3&&!u.searchParams.has("tz")&&z&&document.querySelector('#tz option[value="'+z+'"]')){u.searchParams.set("tz",z);location.replace(u.toString());return;}
 var s=document.getElementById("tz");if(s)s.addEventListener("change",function(){s.form.submit();});}catch(e){}})();`;
 
 function send(c: Context, status: number, html: string, o: { script?: boolean; nonce: string; cache?: string }) {
