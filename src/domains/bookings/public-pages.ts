@@ -157,7 +157,7 @@ async function listingBody(deps: Deps, p: PageRow, hosts: Member[], q: ListParam
 
 export function bookingPublicRoutes(deps: Deps): Hono {
   const app = new Hono();
-  const posts = rateLimiter(deps, "bookings-public-post", 20);
+  const posts = rateLimiter(deps, "bookings-public-post", 30);
   const reads = rateLimiter(deps, "bookings-public-read", 240);
   const watch = deps.store.changes.watch(WATCHED);
   const cache = new Map<string, string[]>();
