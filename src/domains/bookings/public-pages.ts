@@ -57,12 +57,13 @@ const MAX_FORM = 32 * 1024;
 const CACHE_MAX = 2000;
 const WATCHED = ["booking_pages", "booking_schedules", "booking_time_off", "booking_hosts", "bookings", "memberships", "users"];
 
-const ZONE_OPTIONS = allTimeZones();
+// Built once; an option's text is its value (no value attribute), which halves the list's bytes.
+const ZONE_OPTIONS = allTimeZones().map((z) => `<option>${z}</option>`).join("");
 
 /** The script: the browser's zone on a first visit (no tz in the URL), and the select submitting itself. */
 // Only on the listing's own address: a listing shown as the answer to a form post (a taken time) stays put.
 const SCRIPT = `(function(){try{var u=new URL(location.href);var z=Intl.DateTimeFormat().resolvedOptions().timeZone;
-if(u.pathname.split("/").length===3&&!u.searchParams.has("tz")&&z&&document.querySelector('#tz option[value="'+z+'"]')){u.searchParams.set("tz",z);location.replace(u.toString());return;}
+if(u.pathname.split("/").length===3&&!u.searchParams.has("tz")&&z&&[].some.call(document.getElementById("tz").options,function(o){return o.value===z;})){u.searchParams.set("tz",z);location.replace(u.toString());return;}
 var s=document.getElementById("tz");if(s)s.addEventListener("change",function(){s.form.submit();});}catch(e){}})();`;
 
 function send(c: Context, status: number, html: string, o: { script?: boolean; nonce: string; cache?: string }) {
@@ -120,7 +121,10 @@ function qs(o: Record<string, string | number | null | undefined>): string {
 
 function zoneSelect(tz: string): string {
   // One option list, built once; the current zone is marked per page.
-  return `<select id="tz" name="tz">${ZONE_OPTIONS.map((z) => `<option value="${z}"${z === tz ? " selected" : ""}>${z.replace(/_/g, " ")}</option>`).join("")}</select>`;
+  // tz passed isTimeZone (letters, digits, _ + - /), so it is safe in markup; an alias the list lacks (US/Eastern) is added.
+  const own = `<option>${tz}</option>`;
+  const list = ZONE_OPTIONS.includes(own) ? ZONE_OPTIONS.replace(own, `<option selected>${tz}</option>`) : `<option selected>${tz}</option>${ZONE_OPTIONS}`;
+  return `<select id="tz" name="tz">${list}</select>`;
 }
 
 /** The week listing's body (everything escaped), for a live page. */
@@ -160,7 +164,25 @@ export function bookingPublicRoutes(deps: Deps): Hono {
   const posts = rateLimiter(deps, "bookings-public-post", 30);
   const reads = rateLimiter(deps, "bookings-public-read", 240);
   const watch = deps.store.changes.watch(WATCHED);
-  const cache = new Map<string, string[]>();
+  /** Encoded page bytes split where the nonce goes: a hit copies bytes, it encodes no text. */
+  const cache = new Map<string, Uint8Array[]>();
+  const enc = new TextEncoder();
+  const joinNonce = (parts: Uint8Array[], nonce: string) => {
+    const n = enc.encode(nonce);
+    let len = n.length * (parts.length - 1);
+    for (const p of parts) len += p.length;
+    const out = new Uint8Array(len);
+    let at = 0;
+    parts.forEach((p, i) => {
+      if (i > 0) {
+        out.set(n, at);
+        at += n.length;
+      }
+      out.set(p, at);
+      at += p.length;
+    });
+    return out;
+  };
 
   const limited = async (c: Context, l: typeof posts) => {
     const d = await l.take(`addr:${clientAddress(c)}`);
@@ -189,7 +211,10 @@ export function bookingPublicRoutes(deps: Deps): Hono {
     const hit = key ? cache.get(key) : undefined;
     if (hit) {
       const nonce = newNonce();
-      return send(c, 200, hit.join(nonce), { nonce, script: true });
+      securityHeaders(c, nonce, { script: true });
+      c.header("X-Robots-Tag", "noindex");
+      c.header("Content-Type", "text/html; charset=UTF-8");
+      return c.body(joinNonce(hit, nonce));
     }
     const blocked = await limited(c, reads);
     if (blocked) return blocked;
@@ -207,7 +232,7 @@ export function bookingPublicRoutes(deps: Deps): Hono {
     const html = publicPage({ title: p.config.title, nonce: NONCE_MARK, css: CSS, body: `<main class="bk">${body}</main>`, script: SCRIPT });
     if (key && !rescheduling) {
       if (cache.size >= CACHE_MAX) cache.clear();
-      cache.set(key, html.split(NONCE_MARK));
+      cache.set(key, html.split(NONCE_MARK).map((part) => enc.encode(part)));
     }
     const nonce = newNonce();
     return send(c, 200, html.split(NONCE_MARK).join(nonce), { nonce, script: true });

@@ -9,6 +9,7 @@ import { escapeHtml } from "../../core/public-page";
 import type { Slot } from "./availability";
 import type { PageConfig, Question } from "./config";
 import type { Member } from "./schedules";
+import { DAY, offsetMinutes } from "./zoned";
 
 export const CSS = `
 .bk{max-width:46rem;margin:0 auto;font:16px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:#111827}
@@ -75,10 +76,34 @@ function fmt(tz: string, o: Intl.DateTimeFormatOptions, key: string): Intl.DateT
   return f;
 }
 export const dayLabel = (ms: number, tz: string) => fmt(tz, { weekday: "short", day: "numeric", month: "short" }, "day").format(ms);
-export const timeLabel = (ms: number, tz: string) => fmt(tz, { hour: "2-digit", minute: "2-digit", hourCycle: "h23" }, "time").format(ms);
+
+/**
+ * The zone's offset at an instant, from a per-(zone, UTC day) memo: a day
+ * whose two ends share an offset has it throughout; only a day with a
+ * transition asks the zone rules per instant. Listing 1000 times this way
+ * costs a few Date getters each instead of two Intl formats.
+ */
+const dayOffsets = new Map<string, number | null>();
+function offsetAt(ms: number, tz: string): number {
+  const day = Math.floor(ms / DAY);
+  const key = `${tz}|${day}`;
+  let o = dayOffsets.get(key);
+  if (o === undefined) {
+    const a = offsetMinutes(day * DAY, tz);
+    o = a === offsetMinutes((day + 1) * DAY - 1, tz) ? a : null;
+    if (dayOffsets.size > 50_000) dayOffsets.clear();
+    dayOffsets.set(key, o);
+  }
+  return o ?? offsetMinutes(ms, tz);
+}
+const two = (n: number) => (n < 10 ? `0${n}` : String(n));
+export const timeLabel = (ms: number, tz: string) => {
+  const d = new Date(ms + offsetAt(ms, tz) * 60_000);
+  return `${two(d.getUTCHours())}:${two(d.getUTCMinutes())}`;
+};
 export const zoneName = (ms: number, tz: string) =>
   fmt(tz, { timeZoneName: "short" }, "zone").formatToParts(ms).find((p) => p.type === "timeZoneName")?.value ?? tz;
-export const localDate = (ms: number, tz: string) => fmt(tz, { year: "numeric", month: "2-digit", day: "2-digit" }, "date").format(ms).split("/").reverse().join("-");
+export const localDate = (ms: number, tz: string) => new Date(ms + offsetAt(ms, tz) * 60_000).toISOString().slice(0, 10);
 export const whenLabel = (ms: number, tz: string) =>
   `${fmt(tz, { weekday: "long", day: "numeric", month: "long", year: "numeric" }, "long").format(ms)}, ${timeLabel(ms, tz)} (${zoneName(ms, tz)})`;
 
