@@ -12,6 +12,8 @@ import { eq } from "drizzle-orm";
 import { auditLog } from "../../src/core/tables";
 import { book, expireUnconfirmed } from "../../src/domains/bookings/bookings";
 import { bookingHosts, bookings } from "../../src/domains/bookings/tables";
+import { bookingsDomain } from "../../src/domains/bookings/tools";
+import { JobRunner } from "../../src/core/jobs";
 import { errorOf } from "../store/world";
 import { makeWorld, type World } from "./world";
 
@@ -228,6 +230,25 @@ describe("after booking", () => {
     expect(await expireUnconfirmed(w.deps)).toBe(0);
     expect((await w.tool("bookings_get", { id: r.id })).status).toBe("expired");
     expect(await w.events("booking.expired")).toHaveLength(1);
+    const a = (await w.deps.db.select().from(auditLog).where(eq(auditLog.action, "bookings.expire")))[0]!;
+    expect(a).toMatchObject({ credentialKind: "system", userId: null });
+  });
+
+  test("the job as the runner runs it: a server that was down a day expires what passed meanwhile, once", async () => {
+    const { p } = await booked({ requiresConfirmation: true });
+    await w.tool("bookings_create", { pageId: p.id, startsAt: "2030-03-05T10:00:00Z", name: "Bob", email: "bob@example.test" });
+    const runner = new JobRunner(w.deps, bookingsDomain.jobs!);
+    await runner.init();
+    expect(await runner.runDue()).toEqual([{ name: "bookings.expire_unconfirmed", ok: true }]);
+    expect((await w.tool("bookings_list", { status: ["pending"] })).total).toBe(2);
+    w.clock.set(Date.parse("2030-03-06T09:00:00Z"));
+    expect(await runner.runDue()).toEqual([{ name: "bookings.expire_unconfirmed", ok: true }]);
+    expect((await w.tool("bookings_list", { status: ["expired"] })).total).toBe(2);
+    // Not due again within its minute; and nothing left to do later.
+    expect(await runner.runDue()).toEqual([]);
+    w.clock.advance(60_000);
+    await runner.runDue();
+    expect(await w.events("booking.expired")).toHaveLength(2);
   });
 
   test("no-show: only after the start of an accepted booking; null clears", async () => {

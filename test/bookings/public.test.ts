@@ -146,6 +146,24 @@ describe("the public page", () => {
     expect((await fetch(`${s.url}/b/other-slug/booking/${uid}`, { redirect: "manual" })).status).toBe(301);
   });
 
+  test("an attendee moves their booking from its page: same uid, a new time, SEQUENCE 1; the old time is free again", async () => {
+    const start = "2030-03-12T09:00:00.000Z";
+    const first = await session(start);
+    const made = await post(`/b/${slug}/book`, form(start, first.csrf), { Cookie: first.cookie });
+    const uid = /booking\/([0-9a-f]{32})/.exec(made.headers.get("location")!)![1]!;
+    const manage = await (await fetch(`${s.url}/b/${slug}/booking/${uid}?tz=UTC`)).text();
+    expect(manage).toContain(`/b/${slug}?reschedule=${uid}&amp;tz=UTC&amp;duration=30`);
+    const listing = await (await fetch(`${s.url}/b/${slug}?reschedule=${uid}&tz=UTC&week=2030-03-12`)).text();
+    expect(listing).toContain("Choose a new time for your booking of");
+    const to = "2030-03-12T15:00:00.000Z";
+    const r = await post(`/b/${slug}/book`, { start: to, tz: "UTC", duration: "30", reschedule: uid, csrf: first.csrf }, { Cookie: first.cookie });
+    expect(r.status).toBe(303);
+    expect(r.headers.get("location")).toBe(`/b/${slug}/booking/${uid}?tz=UTC&done=rescheduled`);
+    const b = await w.ok(w.owner, "bookings_get", { uid });
+    expect(b).toMatchObject({ startsAt: to, sequence: 1, history: [{ startsAt: start, by: "attendee" }] });
+    expect(await (await fetch(`${s.url}/b/${slug}?tz=UTC&week=2030-03-12`)).text()).toContain("start=2030-03-12T09%3A00%3A00.000Z");
+  });
+
   test("visitors racing over HTTP for one slot: exactly one 303, the others 409 and told to pick another", async () => {
     const start = "2030-03-08T13:00:00.000Z";
     const sessions = await Promise.all(Array.from({ length: 8 }, () => session(start)));

@@ -57,10 +57,10 @@ const actorOf = (ctx: ActorContext): Actor => ({ deps: ctx.deps, companyId: ctx.
 export const manageUrl = (deps: Pick<Deps, "config">, b: Pick<BookingRow, "pageSlug" | "uid">) => `${deps.config.publicUrl}/b/${b.pageSlug}/booking/${b.uid}`;
 export const icsUrl = (deps: Pick<Deps, "config">, b: Pick<BookingRow, "pageSlug" | "uid">) => `${manageUrl(deps, b)}/invite.ics`;
 
-async function writeAudit(tx: Db, a: Actor, action: string, id: number, detail: Record<string, unknown>) {
+async function writeAudit(tx: Db, a: Actor, action: string, id: number, detail: Record<string, unknown>, kind: "public_page" | "system" = "public_page") {
   if (a.ctx) return audit(tx, a.ctx, action, { type: "booking", id, detail });
-  // A visitor of the public page: no user, no credential; the company's log still shows it.
-  await tx.insert(auditLog).values({ companyId: a.companyId, userId: null, credentialKind: "public_page", credentialId: null, action, entityType: "booking", entityId: id, detail, createdAt: a.deps.clock.now() });
+  // A visitor of the public page (or the system's job): no user, no credential; the company's log still shows it.
+  await tx.insert(auditLog).values({ companyId: a.companyId, userId: null, credentialKind: kind, credentialId: null, action, entityType: "booking", entityId: id, detail, createdAt: a.deps.clock.now() });
 }
 
 async function emitFor<T>(tx: Db, a: Actor, def: EventDef<T>, id: number, data: T) {
@@ -607,7 +607,7 @@ export async function expireUnconfirmed(deps: Deps): Promise<number> {
         .returning())[0];
       if (!row) return;
       await releaseSlot(tx, b.id);
-      await writeAudit(tx, { deps, companyId: b.companyId, ctx: null }, "bookings.expire", b.id, {});
+      await writeAudit(tx, { deps, companyId: b.companyId, ctx: null }, "bookings.expire", b.id, {}, "system");
       await emit(tx, { deps, company: { id: b.companyId } }, bookingExpired, { id: b.id }, await factsOf(deps, row));
     });
   }
