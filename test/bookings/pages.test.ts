@@ -94,6 +94,24 @@ describe("booking pages go live through approval", () => {
     expect(await w.tool("booking_pages_get", { id: p.id })).toMatchObject({ durations: [45], pendingChanges: null });
   });
 
+  test("an expired link: calling update with no changes mints a fresh link for the same proposal (interface.md §3)", async () => {
+    const p = await w.livePage({ title: "Consult", durations: [30] });
+    const u = await w.tool("booking_pages_update", { id: p.id, durations: [45] });
+    w.clock.advance(15 * 24 * 3600_000);
+    expect(await decideApproval(w.deps, { token: u.approval.token }, "approve", { decidedBy: "late" })).toMatchObject({ ok: false });
+    const again = await w.tool("booking_pages_update", { id: p.id });
+    expect(again).toMatchObject({ hasPendingChanges: true, approval: { status: "pending" } });
+    await w.approve(again.approval.token);
+    expect(await w.tool("booking_pages_get", { id: p.id })).toMatchObject({ durations: [45], pendingChanges: null });
+    // A pending (never approved) page gets a fresh link the same way.
+    const q = await w.tool("booking_pages_create", { title: "Fresh" });
+    w.clock.advance(15 * 24 * 3600_000);
+    const q2 = await w.tool("booking_pages_update", { id: q.id });
+    expect(q2.approval.token).not.toBe(q.approval.token);
+    await w.approve(q2.approval.token);
+    expect((await w.tool("booking_pages_get", { id: q.id })).status).toBe("live");
+  });
+
   test("paused applies at once and needs no approval; a pending page cannot be paused", async () => {
     const p = await w.livePage({ title: "Demo" });
     expect(await w.tool("booking_pages_update", { id: p.id, paused: true })).toMatchObject({ status: "paused" });

@@ -92,8 +92,10 @@ export async function factsOf(deps: Deps, b: BookingRow, hosts?: Member[]): Prom
 }
 
 /** The booking's invite (.ics text): the download, bookings_get include ics, and the confirmation email's attachment. */
-export async function inviteOf(deps: Deps, b: BookingRow, description?: string | null): Promise<string> {
+export async function inviteOf(deps: Deps, b: BookingRow): Promise<string> {
   const hosts = await membersById(deps.db, b.companyId, b.hostUserIds);
+  const page = b.pageId === null ? null : (await deps.db.select({ config: bookingPages.config }).from(bookingPages).where(eq(bookingPages.id, b.pageId)).limit(1))[0];
+  const description = page?.config.description ?? null;
   return bookingInvite({
     uid: b.uid,
     status: b.status,
@@ -103,7 +105,7 @@ export async function inviteOf(deps: Deps, b: BookingRow, description?: string |
     createdAt: b.createdAt,
     updatedAt: b.updatedAt,
     title: b.pageTitle,
-    description: description ?? null,
+    description,
     location: b.location,
     timeZone: b.timeZone,
     attendee: { name: b.attendeeName, email: b.attendeeEmail },

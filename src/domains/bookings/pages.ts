@@ -235,6 +235,9 @@ export async function updatePage(ctx: ActorContext, input: PageFieldsInput & { i
     const set: Partial<PageRow> = { updatedAt: now, status };
     if (status !== p.status) set.version = p.version + 1;
     let approval;
+    // No changes on a page whose proposal waits (its link may have expired): a fresh link for the same proposal.
+    if (!next && approved && paused === undefined && p.draft)
+      approval = await pageLink(ctx, tx, { id: p.id, title: p.draft.title }, { proposal: "update", config: p.draft, before: p.config });
     if (next) {
       if (approved) {
         const changed = changedFields(p.config, next);

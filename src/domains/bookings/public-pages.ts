@@ -389,7 +389,7 @@ export function bookingPublicRoutes(deps: Deps): Hono {
     if (blocked) return blocked;
     const found = await bookingOf(c);
     if (!found) return notFoundPage(c);
-    const ics = await inviteOf(deps, found.b, found.p?.config.description);
+    const ics = await inviteOf(deps, found.b);
     const method = /METHOD:(\w+)/.exec(ics)?.[1] ?? "REQUEST";
     c.header("Content-Type", `text/calendar; charset=utf-8; method=${method}`);
     c.header("Content-Disposition", 'attachment; filename="invite.ics"');
