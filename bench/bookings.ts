@@ -148,9 +148,10 @@ function wrk(url: string, conns: number, duration = DURATION): { rps: number; p5
 }
 
 async function waitFor(url: string) {
-  for (let i = 0; i < 400; i++) {
+  for (let i = 0; i < 600; i++) {
     try {
-      if ((await fetch(url)).status < 500) return;
+      // 200 only: the server may answer before the demo seed is in.
+      if ((await fetch(url)).status === 200) return;
     } catch {
       /* not yet */
     }
