@@ -41,7 +41,7 @@ import { bookingInvite, inviteMethod } from "./ics";
 import { pageById, pageByRef, type PageRow } from "./pages";
 import { membersById, resolveMember, touchSchedules, type Member } from "./schedules";
 import { bookingHosts, bookingPages, bookings } from "./tables";
-import { DAY, isTimeZone, MINUTE } from "./zoned";
+import { canonicalZone, DAY, isTimeZone, MINUTE } from "./zoned";
 
 export type BookingRow = typeof bookings.$inferSelect;
 const HOLDS_SLOT = ["pending", "accepted"];
@@ -280,7 +280,7 @@ export async function book(a: Actor, pageId: number, input: BookInput): Promise<
     const cfg = p.config;
     const durationMin = input.durationMin ?? cfg.durations[0]!;
     if (!cfg.durations.includes(durationMin)) throw invalid(`durationMin must be one of ${cfg.durations.join(", ")}.`, { path: "durationMin" });
-    const timeZone = input.timeZone && isTimeZone(input.timeZone) ? input.timeZone : cfg.timeZone;
+    const timeZone = input.timeZone && isTimeZone(input.timeZone) ? canonicalZone(input.timeZone) : cfg.timeZone;
     const answers = checkAnswers(cfg.questions, input.answers ?? {});
     const start = input.startsAt.getTime();
     if (start % MINUTE !== 0) throw conflict("That time is not one of this page's start times; please pick another one.", { path: "startsAt" });

@@ -27,6 +27,7 @@ import { checkConfig, DEFAULTS, type PageConfig, type PageFieldsInput } from "./
 import { bookingPageCreated, bookingPageDeleted, bookingPageUpdated } from "./events";
 import { ensureSchedules, membersById, resolveMember, type Member } from "./schedules";
 import { bookingHosts, bookingPages, bookings } from "./tables";
+import { canonicalZone } from "./zoned";
 
 export type PageRow = typeof bookingPages.$inferSelect;
 const APPROVED = new Set(["live", "paused"]);
@@ -169,6 +170,7 @@ async function configFrom(tx: Db, ctx: ActorContext, base: PageConfig | null, in
     slug,
     hostUserIds,
   } as PageConfig;
+  config.timeZone = canonicalZone(config.timeZone);
   if (location !== undefined || where !== undefined) {
     const kind = location ?? config.location.kind;
     // A new kind of place without a new detail drops the old detail (an address is no meeting URL).

@@ -49,7 +49,7 @@ import type { PageRow } from "./pages";
 import { CSS, detailsHtml, durationText, formFieldsHtml, slotsHtml, whenLabel } from "./render";
 import { membersById, type Member } from "./schedules";
 import { bookingPages } from "./tables";
-import { allTimeZones, DAY, instantToLocal, isTimeZone, localToInstant, MINUTE, plainDate } from "./zoned";
+import { allTimeZones, canonicalZone, DAY, instantToLocal, isTimeZone, localToInstant, MINUTE, plainDate } from "./zoned";
 
 const CSRF_COOKIE = "bk_csrf";
 const NONCE_MARK = "\u0001NONCE\u0001";
@@ -94,7 +94,7 @@ interface ListParams {
 
 function paramsOf(c: Context, cfg: PageConfig, now: number): ListParams {
   const tzq = c.req.query("tz") ?? "";
-  const tz = isTimeZone(tzq) ? tzq : cfg.timeZone;
+  const tz = isTimeZone(tzq) ? canonicalZone(tzq) : cfg.timeZone;
   const today = instantToLocal(now, tz).date;
   const wq = c.req.query("week") ?? "";
   let week = today;
@@ -289,7 +289,7 @@ export function bookingPublicRoutes(deps: Deps): Hono {
     if (!csrfMatches(c, CSRF_COOKIE, form)) return page(c, 403, "Refused", `<h1>Your session expired</h1><p><a href="/b/${escapeHtml(p.slug)}">Start again</a>.</p>`);
     const now = deps.clock.now().getTime();
     const tzf = form.get("tz") ?? "";
-    const tz = isTimeZone(tzf) ? tzf : p.config.timeZone;
+    const tz = isTimeZone(tzf) ? canonicalZone(tzf) : p.config.timeZone;
     const df = Number(form.get("duration"));
     const duration = p.config.durations.includes(df) ? df : p.config.durations[0]!;
     const rf = form.get("reschedule") ?? "";

@@ -19,7 +19,7 @@ import { memberships, users } from "../accounts/tables";
 import { parseRanges, WEEKDAY_KEYS } from "./config";
 import { bookingScheduleUpdated } from "./events";
 import { bookingSchedules, bookingTimeOff } from "./tables";
-import { formatRange, instantToLocal } from "./zoned";
+import { canonicalZone, formatRange, instantToLocal } from "./zoned";
 
 export type ScheduleRow = typeof bookingSchedules.$inferSelect;
 export interface Member {
@@ -162,6 +162,7 @@ export async function setSchedule(
 ) {
   authorize(ctx, "bookings:write", { write: true });
   const weekly = input.weeklyHours ? normaliseWeekly(input.weeklyHours) : undefined;
+  if (input.timeZone) input = { ...input, timeZone: canonicalZone(input.timeZone) };
   const now = ctx.deps.clock.now();
   return await ctx.deps.db.transaction(async (tx) => {
     const m = await resolveMember(tx, ctx.company, input.member);

@@ -37,6 +37,15 @@ export function isTimeZone(tz: string): boolean {
   }
 }
 
+/** The zone's name as the runtime spells it ("europe/berlin" → "Europe/Berlin"); call after isTimeZone. */
+export function canonicalZone(tz: string): string {
+  try {
+    return new Intl.DateTimeFormat("en", { timeZone: tz }).resolvedOptions().timeZone;
+  } catch {
+    return tz;
+  }
+}
+
 /** Every zone name, sorted, for the public page's select. */
 export function allTimeZones(): string[] {
   return [...Intl.supportedValuesOf("timeZone")].sort();
