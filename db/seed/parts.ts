@@ -8,6 +8,7 @@ import type { Clock } from "../../src/core/clock";
 import type { Deps } from "../../src/core/context";
 import { demoTickets } from "./demo-tickets";
 import { demoPeople } from "./demo-people";
+import { demoBookings } from "./demo-bookings";
 
 type Tx = Parameters<Parameters<Deps["db"]["transaction"]>[0]>[0];
 
@@ -29,4 +30,4 @@ export interface DemoWorld {
 
 export type DemoPart = (world: DemoWorld) => Promise<void>;
 
-export const DEMO_PARTS: DemoPart[] = [demoTickets, demoPeople];
+export const DEMO_PARTS: DemoPart[] = [demoTickets, demoPeople, demoBookings];

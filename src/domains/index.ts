@@ -6,6 +6,7 @@ import type { Domain } from "../mcp/define";
 import { accountsDomain } from "./accounts/tools";
 import { useDomains } from "./approvals/registry";
 import { approvalsDomain } from "./approvals/tools";
+import { bookingsDomain } from "./bookings/tools";
 import { brandingDomain } from "./branding/tools";
 import { cmsDomain } from "./cms/tools";
 import { notificationsDomain } from "./notifications/tools";
@@ -26,6 +27,7 @@ export const domains: Domain[] = [
   teamDomain,
   profileDomain,
   notificationsDomain,
+  bookingsDomain,
 ];
 
 // The approvals workflow reads the list from here (see approvals/registry.ts).

@@ -62,12 +62,13 @@ describe("approval kinds come from the domains", () => {
     const owners = (key: "site" | "credentialRevoked" | "previewCss") => domains.filter((d) => d.approvalSupport?.[key]).map((d) => d.name);
     expect(owners("site")).toEqual(["cms"]);
     expect(owners("credentialRevoked")).toEqual(["accounts"]);
-    expect(owners("previewCss").sort()).toEqual(["branding", "cms"]);
+    expect(owners("previewCss").sort()).toEqual(["bookings", "branding", "cms"]);
     const store = await openTestStore();
     try {
       const css = await approvalSupport().previewCss(store.db, null);
       expect(css).toContain(".pb-"); // the cms: styles of rendered blocks
       expect(css).toContain(".ap-content .pb-button-primary{background:#2563eb"); // branding: defaults without a profile
+      expect(css).toContain(".bk .bk-slot{"); // bookings: the public booking page's own stylesheet
     } finally {
       await store.close();
     }
