@@ -8,6 +8,7 @@ import { useDomains } from "./approvals/registry";
 import { approvalsDomain } from "./approvals/tools";
 import { brandingDomain } from "./branding/tools";
 import { cmsDomain } from "./cms/tools";
+import { decksDomain } from "./decks/tools";
 import { servicesDomain } from "./services/tools";
 import { storeDomain } from "./store/tools";
 
@@ -18,6 +19,7 @@ export const domains: Domain[] = [
   storeDomain,
   brandingDomain,
   servicesDomain,
+  decksDomain,
 ];
 
 // The approvals workflow reads the list from here (see approvals/registry.ts).
