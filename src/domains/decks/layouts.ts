@@ -23,10 +23,14 @@ export const MAX_SLIDES = 100;
 export const MAX_NOTES = 5000;
 
 const opt = <T extends v.GenericSchema>(s: T) => v.optional(s);
+/** A template may hold a placeholder where a URL or an email goes ({{website}}); filling checks the real value. */
+const PLACEHOLDER_ONLY = /^\{\{\s*[A-Za-z][A-Za-z0-9_.-]{0,63}\s*\}\}$/;
+const EMAIL_RE = /^[\w+-]+(?:\.[\w+-]+)*@[\da-z]+(?:[.-][\da-z]+)*\.[a-z]{2,}$/iu;
 const link = v.pipe(
   line(2048),
-  v.check((s) => urlProblem(s) === null, (issue) => `${urlProblem(String(issue.input)) ?? "is not a usable URL"}`),
+  v.check((s) => PLACEHOLDER_ONLY.test(s) || urlProblem(s) === null, (issue) => `${urlProblem(String(issue.input)) ?? "is not a usable URL"}`),
 );
+const email = v.pipe(line(254), v.check((s) => PLACEHOLDER_ONLY.test(s) || EMAIL_RE.test(s), "an email address like ana@example.com"));
 const bullets = v.pipe(v.array(line(200)), v.maxLength(8, "at most 8 bullets"));
 const heading = line(160);
 const column = v.strictObject({ heading: opt(line(120)), body: opt(textBlock(800)), bullets: opt(bullets) });
@@ -68,7 +72,7 @@ export const LAYOUT_SCHEMAS = {
     title: heading,
     subtitle: opt(textBlock(300)),
     contactName: opt(line(120)),
-    email: opt(v.pipe(v.string(), v.email("an email address like ana@example.com"), v.maxLength(254))),
+    email: opt(email),
     phone: opt(line(40)),
     website: opt(link),
     ctaLabel: opt(line(60)),

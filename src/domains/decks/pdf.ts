@@ -119,7 +119,7 @@ class SlidePainter {
     for (const it of items) {
       if (typeof it !== "string") continue;
       this.page.drawText("•", { x: o.x, y: H - y - o.size, size: o.size, font: this.f.bold, color: o.color ?? this.ink });
-      y = this.text(it, { ...o, x: o.x + o.size * 1.1, width: o.width - o.size * 1.1, gap: o.size * 0.35 });
+      y = this.text(it, { ...o, y, x: o.x + o.size * 1.1, width: o.width - o.size * 1.1, gap: o.size * 0.35 });
     }
     return y;
   }

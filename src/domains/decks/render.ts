@@ -235,7 +235,7 @@ export const DECK_CSS = `.dk-deck{display:flex;flex-direction:column;align-items
 .dk-plan{border:.25cqw solid rgba(0,0,0,.12);border-radius:var(--dk-radius);padding:2.5cqw;display:flex;flex-direction:column}
 .dk-hl{border-color:var(--dk-primary);box-shadow:0 0 0 .25cqw var(--dk-primary)}
 .dk-badge{font-size:1.4cqw;font-weight:700;text-transform:uppercase;letter-spacing:.06em;color:var(--dk-primary);margin:0 0 .8cqw}
-.dk-price{font-family:var(--dk-head);font-size:4cqw;font-weight:700;margin:0 0 1cqw}.dk-price span{font-size:1.8cqw;font-weight:400;opacity:.8}
+.dk-price{font-family:var(--dk-head);font-size:4cqw;font-weight:700;margin:0 0 1cqw}.dk-price span{display:block;font-size:1.8cqw;font-weight:400;opacity:.8}
 .dk-features{font-size:1.9cqw}
 .dk-note{font-size:1.6cqw;opacity:.75;margin-top:2cqw}
 .dk-team{text-align:center}
