@@ -175,12 +175,12 @@ const LAYOUT_NAMES: Record<Layout, string> = {
 export function renderSlide(s: RenderSlide, n: number, total: number, t: DeckTheme, o: RenderOptions = {}): string {
   const title = str((s.content as C).title);
   const label = `Slide ${n} of ${total}${title ? `: ${title}` : ""}`;
-  const section = `<section class="dk-slide dk-l-${s.layout}"${o.anchors ? ` id="${n}"` : ""} role="group" aria-roledescription="slide" aria-label="${e(label)}">${body(
+  const section = `<section class="dk-slide dk-l-${s.layout}"${o.anchors ? ` id="${n}"` : ""} role="group" aria-roledescription="slide" aria-label="${e(label)}"><div class="dk-in">${body(
     s.layout,
     s.content as C,
     s.images,
     t,
-  )}<span class="dk-num" aria-hidden="true">${n}</span></section>`;
+  )}</div><span class="dk-num" aria-hidden="true">${n}</span></section>`;
   if (!o.notes) return section;
   const notes = str(s.notes);
   return `<div class="dk-review"><p class="dk-caption">Slide ${n} · ${LAYOUT_NAMES[s.layout]}</p>${section}${
@@ -199,7 +199,8 @@ export const DECK_CSS = `.dk-deck{display:flex;flex-direction:column;align-items
 .dk-caption{font-size:.85rem;color:#5b6576;margin:0 0 .35rem}
 .dk-notes{margin:.5rem 0 0;padding:.6rem .8rem;border-left:3px solid #c5ccd6;background:#f7f8fa;font-size:.9rem;color:#1c2330}
 .dk-notes p{margin:.3rem 0 0}
-.dk-slide{container-type:inline-size;position:relative;box-sizing:border-box;width:100%;max-width:960px;aspect-ratio:16/9;overflow:hidden;display:flex;flex-direction:column;padding:5.5cqw 6.5cqw;background:var(--dk-bg);color:var(--dk-text);font-family:var(--dk-body);font-size:2.3cqw;line-height:1.4;border-radius:var(--dk-radius);box-shadow:0 1px 3px rgba(0,0,0,.15)}
+.dk-slide{container-type:inline-size;position:relative;box-sizing:border-box;width:100%;max-width:960px;aspect-ratio:16/9;overflow:hidden;background:var(--dk-bg);color:var(--dk-text);font-family:var(--dk-body);border-radius:var(--dk-radius);box-shadow:0 1px 3px rgba(0,0,0,.15)}
+.dk-in{position:absolute;inset:0;display:flex;flex-direction:column;padding:5.5cqw 6.5cqw;font-size:2.6cqw;line-height:1.4}
 .dk-slide *{box-sizing:border-box}
 .dk-slide h1,.dk-slide h2,.dk-slide h3{font-family:var(--dk-head);margin:0;line-height:1.15}
 .dk-slide h1{font-size:6cqw}.dk-slide h2{font-size:4.2cqw;margin-bottom:3cqw}.dk-slide h3{font-size:2.6cqw;margin-bottom:1cqw}
