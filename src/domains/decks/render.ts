@@ -74,11 +74,12 @@ function logo(t: DeckTheme): string {
   return t.name ? `<span class="dk-brand">${e(t.name)}</span>` : "";
 }
 
-/** "$12,000" / "€450.50" from integer cents; an unknown currency code falls back to showing the code. */
+/** "$12,000" / "€450.50" / "¥1,234,568" from integer cents (hundredths of the unit, as everywhere in Plinth); an unknown currency code shows the code. */
 export function money(cents: number, currency: string): string {
   const whole = cents % 100 === 0;
   try {
-    return new Intl.NumberFormat("en-US", { style: "currency", currency, minimumFractionDigits: whole ? 0 : 2, maximumFractionDigits: 2 }).format(cents / 100);
+    const digits = new Intl.NumberFormat("en-US", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2;
+    return new Intl.NumberFormat("en-US", { style: "currency", currency, minimumFractionDigits: whole ? 0 : Math.min(2, digits), maximumFractionDigits: Math.min(2, digits) }).format(cents / 100);
   } catch {
     return `${currency} ${(cents / 100).toFixed(whole ? 0 : 2)}`;
   }
