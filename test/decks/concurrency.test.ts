@@ -78,3 +78,13 @@ test("racing publications of one deck: one version each, only the newest link ca
   const pending = (await w.ok(w.owner, "approvals_list", { entityType: "pitch_deck", status: "pending" })).items.filter((a: any) => a.entityId === d.id);
   expect(pending).toHaveLength(1);
 }, 60_000);
+
+test("a retried create with the same idempotencyKey makes one deck, racing or not", async () => {
+  const args = { title: "Once", idempotencyKey: "3b1f6c1e-5a0e-4a49-9a55-0d2f3c9b1e77", slides: [{ layout: "title", content: { title: "Once" } }] };
+  const results = await Promise.all(Array.from({ length: 5 }, () => w.call(w.owner, "decks_create", args)));
+  for (const r of results) expect(r.isError).toBe(false);
+  expect(new Set(results.map((r) => r.data.id)).size).toBe(1);
+  expect(results.filter((r) => r.data.replayed === true)).toHaveLength(4);
+  expect((await w.ok(w.owner, "decks_list", { search: "Once" })).total).toBe(1);
+  expect(await w.err(w.owner, "decks_create", { ...args, title: "Other" })).toContain("was already used with other arguments");
+}, 60_000);

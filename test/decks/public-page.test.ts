@@ -92,3 +92,14 @@ test("a changed slug moves the address; the old one is gone", async () => {
   expect((await fetch(`${s.url}/d/moved-here`)).status).toBe(200);
   expect((await fetch(`${s.url}/d/${d.slug}`)).status).toBe(404);
 });
+
+test("the approval page of a take-down says what disappears and shows the live deck", async () => {
+  const d = await live("Coming down");
+  const held = await w.ok(w.owner, "decks_unpublish", { id: d.id });
+  const r = await fetch(w.local(held.approval.url));
+  const html = await r.text();
+  expect(r.status).toBe(200);
+  expect(html).toContain("Take the published deck “Coming down” offline, held for approval");
+  expect(html).toContain(`/d/${d.slug} and its PDF`);
+  expect(html.match(/class="dk-slide /g)).toHaveLength(2);
+});
