@@ -77,6 +77,8 @@ const base = `http://127.0.0.1:${PORT}`;
 const rows: string[] = [];
 try {
   await waitFor(`${base}/healthz`);
+  // The demo is seeded after the server starts listening: wait for its deck.
+  for (let i = 0; i < 600 && (await fetch(`${base}/d/${DEMO_DECK_SLUG}`).then((r) => (r.arrayBuffer(), r.status)).catch(() => 0)) !== 200; i++) await Bun.sleep(50);
   for (const [name, path] of [
     ["deck page", `/d/${DEMO_DECK_SLUG}`],
     ["deck PDF", `/d/${DEMO_DECK_SLUG}.pdf`],
