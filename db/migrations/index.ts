@@ -7,6 +7,7 @@ import sqlite4 from "./sqlite/0004_events_and_jobs.sql" with { type: "text" };
 import sqlite5 from "./sqlite/0005_tickets.sql" with { type: "text" };
 import sqlite6 from "./sqlite/0006_people.sql" with { type: "text" };
 import sqlite7 from "./sqlite/0007_bookings.sql" with { type: "text" };
+import sqlite8 from "./sqlite/0008_decks.sql" with { type: "text" };
 import pg0 from "./pg/0000_init.sql" with { type: "text" };
 import pg1 from "./pg/0001_media_blobs.sql" with { type: "text" };
 import pg2 from "./pg/0002_idempotency_keys.sql" with { type: "text" };
@@ -15,6 +16,7 @@ import pg4 from "./pg/0004_events_and_jobs.sql" with { type: "text" };
 import pg5 from "./pg/0005_tickets.sql" with { type: "text" };
 import pg6 from "./pg/0006_people.sql" with { type: "text" };
 import pg7 from "./pg/0007_bookings.sql" with { type: "text" };
+import pg8 from "./pg/0008_decks.sql" with { type: "text" };
 
 export interface Migration {
   tag: string;
@@ -31,6 +33,7 @@ export const migrations: Record<"sqlite" | "pg", Migration[]> = {
     { tag: "0005_tickets", sql: sqlite5 },
     { tag: "0006_people", sql: sqlite6 },
     { tag: "0007_bookings", sql: sqlite7 },
+    { tag: "0008_decks", sql: sqlite8 },
   ],
   pg: [
     { tag: "0000_init", sql: pg0 },
@@ -41,5 +44,6 @@ export const migrations: Record<"sqlite" | "pg", Migration[]> = {
     { tag: "0005_tickets", sql: pg5 },
     { tag: "0006_people", sql: pg6 },
     { tag: "0007_bookings", sql: pg7 },
+    { tag: "0008_decks", sql: pg8 },
   ],
 };

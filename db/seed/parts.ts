@@ -9,6 +9,7 @@ import type { Deps } from "../../src/core/context";
 import { demoTickets } from "./demo-tickets";
 import { demoPeople } from "./demo-people";
 import { demoBookings } from "./demo-bookings";
+import { demoDecks } from "./demo-decks";
 
 type Tx = Parameters<Parameters<Deps["db"]["transaction"]>[0]>[0];
 
@@ -30,4 +31,4 @@ export interface DemoWorld {
 
 export type DemoPart = (world: DemoWorld) => Promise<void>;
 
-export const DEMO_PARTS: DemoPart[] = [demoTickets, demoPeople, demoBookings];
+export const DEMO_PARTS: DemoPart[] = [demoTickets, demoPeople, demoBookings, demoDecks];

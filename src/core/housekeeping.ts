@@ -25,7 +25,8 @@ export const coreJobs: JobDef[] = [
             ),
           );
         await tx.delete(eventFailures).where(lt(eventFailures.createdAt, new Date(now - FAILURE_RETENTION_MS)));
-        // Silent: no cache is built from these tables, and a test counting commits must not see this one.
+        // Bookkeeping: nothing any cache or subscriber reads changes, so no change notice and no count of a
+        // committed write (a test's "this changed nothing" window must not catch the hourly prune).
       }, { silent: true });
     },
   },

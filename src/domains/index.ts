@@ -11,6 +11,7 @@ import { brandingDomain } from "./branding/tools";
 import { cmsDomain } from "./cms/tools";
 import { notificationsDomain } from "./notifications/tools";
 import { profileDomain } from "./profile/tools";
+import { decksDomain } from "./decks/tools";
 import { servicesDomain } from "./services/tools";
 import { storeDomain } from "./store/tools";
 import { ticketsDomain } from "./tickets/tools";
@@ -28,6 +29,7 @@ export const domains: Domain[] = [
   profileDomain,
   notificationsDomain,
   bookingsDomain,
+  decksDomain,
 ];
 
 // The approvals workflow reads the list from here (see approvals/registry.ts).

@@ -251,7 +251,8 @@ describe("generic wire suite over every tool", () => {
   }
 
   beforeAll(async () => {
-    s = await startTestServer({ seed: false });
+    // The suite makes thousands of calls on a frozen clock; rate limits are tested elsewhere.
+    s = await startTestServer({ seed: false, config: { mcpRateLimit: 1_000_000 } });
     extra = serve(suiteReg);
     url = `http://127.0.0.1:${extra.port}`;
     leakyServer = serve(buildRegistry([{ ...fixtureDomain, tools: [leaky] }]));
