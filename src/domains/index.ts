@@ -9,6 +9,7 @@ import { brandingDomain } from "./branding/tools";
 import { cmsDomain } from "./cms/tools";
 import { servicesDomain } from "./services/tools";
 import { storeDomain } from "./store/tools";
+import { surveysDomain } from "./surveys/tools";
 
 export const domains: Domain[] = [
   accountsDomain,
@@ -17,4 +18,5 @@ export const domains: Domain[] = [
   storeDomain,
   brandingDomain,
   servicesDomain,
+  surveysDomain,
 ];
