@@ -253,7 +253,7 @@ export function parseAt<S extends v.GenericSchema>(schema: S, value: unknown, pa
   if (r.success) return r.output;
   const issue = r.issues[0];
   const sub = (issue.path ?? []).map((p) => (typeof p.key === "number" ? `[${p.key}]` : `.${String(p.key)}`)).join("");
-  const unknownKey = issue.expected === "never" && issue.path?.length ? ` is not a field here` : null;
+  const unknownKey = issue.expected === "never" && issue.path?.length ? "is not a field here" : null;
   fail(`${path}${sub}`, unknownKey ?? `is invalid: ${issue.message.replace(/^Invalid \w+: /, "")}.`);
 }
 

@@ -316,7 +316,8 @@ function questionFacts(q: Question): string {
 }
 
 /**
- * Every page, question, rule and ending of a definition, as the reviewer
+ * Every page, question, rule and ending of a definition (the approval page
+ * heads it with the title), as the reviewer
  * must see it before it goes live: questions drawn by the public renderer
  * (inert), each with its id, type, required flag and rules; the skip logic
  * in words; endings; hidden fields; languages with every translated text.
@@ -343,7 +344,7 @@ export function renderPreview(def: Definition, publicUrl: string): string {
   settings.push(def.closesAt ? `Closes at ${def.closesAt}` : "No close date");
   settings.push(def.maxResponses ? `Stops after ${def.maxResponses} responses` : "No response limit");
   const submit = def.submitLabel ? [`Submit button: ${def.submitLabel}`] : [];
-  return `<div class="sv sv-preview"><p class="sv-meta">${[...settings, ...submit].map(esc).join(" · ")}</p><h2 class="sv-title">${esc(def.title)}</h2>${intro}${pages}${endings}${translationTables(def)}</div>`;
+  return `<div class="sv sv-preview"><p class="sv-meta">${[...settings, ...submit].map(esc).join(" · ")}</p>${intro}${pages}${endings}${translationTables(def)}</div>`;
 }
 
 function translationTables(def: Definition): string {
@@ -397,7 +398,8 @@ main.sv{max-width:42rem;margin:0 auto;padding:1.5rem 1rem 3rem}
 .sv-other{width:auto;flex:1 1 12rem}
 .sv-points{display:flex;flex-wrap:wrap;gap:.35rem}
 .sv-point{position:relative}
-.sv-point input{position:absolute;opacity:0;width:100%;height:100%;margin:0;cursor:pointer}
+.sv-point input{position:absolute;left:.2rem;top:.2rem;opacity:0;width:1px;height:1px;margin:0}
+.sv-point label{cursor:pointer}
 .sv-point label{display:inline-block;min-width:2.4rem;text-align:center;padding:.45rem .5rem;border:2px solid #6b7280;border-radius:.25rem;background:#fff}
 .sv-point input:checked+label{background:var(--sv-primary);border-color:var(--sv-primary);color:#fff}
 .sv-point input:focus+label{outline:3px solid #fd0;box-shadow:0 0 0 2px #0b0c0c}
