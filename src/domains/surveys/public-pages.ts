@@ -62,9 +62,19 @@ const SCRIPT = `(function(){var f=document.querySelector("form.sv-form");if(!f)r
 const HOLE = { nonce: "\u0001N\u0001", hidden: "\u0001H\u0001", langs: "\u0001L\u0001" } as const;
 const HOLE_RE = /\u0001([NHL])\u0001/;
 
+/** The headers of a survey page with a script nonce, as securityHeaders sets them (with a hole for the nonce). */
+const PAGE_HEADERS: [string, string][] = (() => {
+  const out: [string, string][] = [];
+  securityHeaders({ header: (k: string, v: string) => out.push([k, v]) } as unknown as Context, HOLE.nonce, { script: true });
+  out.push(["X-Robots-Tag", "noindex, nofollow"]);
+  return out;
+})();
+
 interface KeptPage {
   /** Alternating text and hole names: [text, name, text, name, text…]. */
   parts: string[];
+  /** The language links for a visit without hidden fields (the usual one). */
+  links: string;
 }
 
 /** Bounded maps that start over when full: cheap, and a miss only costs one render. */
@@ -110,26 +120,34 @@ export function surveyPublicRoutes(deps: Deps) {
   const app = new Hono();
   const limiter = rateLimiter(deps, "survey-submit", SUBMITS_PER_MINUTE);
   const bySlug = new Bounded<string, SurveyRow | null>(2000);
-  const kept = new Bounded<string, KeptPage>(500);
+  const keptPages = new Bounded<string, KeptPage>(500);
   const brands = new Map<number, string>();
-  const surveysChanged = deps.store.changes.watch(["surveys"]);
-  const brandChanged = deps.store.changes.watch(["brand_profiles"]);
+  // One watch over what the kept rows and pages are built from: a survey row, a brand profile.
+  const changed = deps.store.changes.watch(["surveys", "brand_profiles"]);
 
-  /** The survey at this address, from memory while the surveys table is unchanged. */
-  async function lookup(slug: string): Promise<SurveyRow | null> {
-    if (surveysChanged.changed()) bySlug.clear();
+  /** The survey at this address, from memory while neither table changed (asked once per request). */
+  function lookup(slug: string): SurveyRow | null | Promise<SurveyRow | null> {
+    if (changed.changed()) {
+      bySlug.clear();
+      brands.clear();
+      // Pages are keyed by version, so a changed survey never hits an old one; a brand change alters them in place.
+      keptPages.clear();
+    }
     const hit = bySlug.get(slug);
     if (hit !== undefined) return hit;
-    const row = (await deps.db.select().from(surveys).where(eq(surveys.slug, slug)).limit(1))[0] ?? null;
-    bySlug.set(slug, row);
-    return row;
+    return deps.db
+      .select()
+      .from(surveys)
+      .where(eq(surveys.slug, slug))
+      .limit(1)
+      .then((rows) => {
+        const row = rows[0] ?? null;
+        bySlug.set(slug, row);
+        return row;
+      });
   }
 
   async function brandCss(siteId: number | null): Promise<string> {
-    if (brandChanged.changed()) {
-      brands.clear();
-      kept.clear();
-    }
     if (siteId === null) return "";
     const hit = brands.get(siteId);
     if (hit !== undefined) return hit;
@@ -174,11 +192,14 @@ export function surveyPublicRoutes(deps: Deps) {
     return publicPage({ title, nonce, lang, css: SURVEY_CSS + PAGE_CSS + css, body, script: SCRIPT });
   }
 
-  async function firstPage(s: SurveyRow, lang: string): Promise<KeptPage> {
+  /** The kept first page (synchronous on a hit), or a promise of it rendered. */
+  function firstPage(s: SurveyRow, lang: string): KeptPage | Promise<KeptPage> {
+    return keptPages.get(`${s.id}:${s.version}:${lang}`) ?? renderFirstPage(s, lang);
+  }
+
+  async function renderFirstPage(s: SurveyRow, lang: string): Promise<KeptPage> {
     const key = `${s.id}:${s.version}:${lang}`;
     const css = await brandCss(s.siteId);
-    const hit = kept.get(key);
-    if (hit) return hit;
     const def = s.definition;
     const t = translator(def, lang);
     const body = renderFormPage({
@@ -196,30 +217,48 @@ export function surveyPublicRoutes(deps: Deps) {
     });
     const html = pageHtml(s, lang, HOLE.nonce, css, body, t("title", def.title));
     const parts = html.split(HOLE_RE);
-    const page = { parts };
-    kept.set(key, page);
+    const page = { parts, links: languageLinks(def, lang, (l) => `/s/${s.slug}?lang=${l}`) };
+    keptPages.set(key, page);
     return page;
   }
 
+  const secure = deps.config.publicUrl.startsWith("https:");
+  const COOKIE_RE = new RegExp(`(?:^|;\\s*)${CSRF_COOKIE}=([0-9a-f]{32})(?:;|$)`);
+
+  /**
+   * The hot path: a first page from the kept text. It does what the public
+   * page kit does (csrfToken, securityHeaders) by the kit's own rules, with
+   * the cookie read by one regex and the headers from PAGE_HEADERS, because
+   * this is the one page served at volume (a link in a newsletter).
+   */
   app.get("/:slug", async (c) => {
     const slug = c.req.param("slug");
-    const s = SLUG_RE.test(slug) ? await lookup(slug) : null;
+    const found = SLUG_RE.test(slug) ? lookup(slug) : null;
+    const s = found instanceof Promise ? await found : found;
     if (!s || s.approvedAt === null) return messagePage(c, "en", "notFound", "notFoundBody", 404);
     const def = s.definition;
-    const lang = pickLanguage(def, c.req.query("lang"), c.req.header("accept-language"));
+    // Most visits carry no query at all: parse it only when there is one.
+    const url = c.req.url;
+    const query = url.includes("?") ? new URL(url).searchParams : null;
+    const lang = pickLanguage(def, query?.get("lang") ?? undefined, c.req.header("accept-language"));
     if (!acceptance(s, deps.clock.now()).accepting) return messagePage(c, lang, "closed", "closedBody", 410);
-    const page = await firstPage(s, lang);
+    const kept = firstPage(s, lang);
+    const page = kept instanceof Promise ? await kept : kept;
     const nonce = newNonce();
-    const hidden = hiddenFrom(def, (n) => c.req.query(n));
-    const csrf = csrfToken(c, deps, CSRF_COOKIE, `/s/${slug}`);
+    const hidden = query && def.hiddenFields.length ? hiddenFrom(def, (n) => query.get(n) ?? undefined) : {};
+    const csrf = COOKIE_RE.exec(c.req.header("cookie") ?? "")?.[1] ?? randomHex(16);
     const fill: Record<string, string> = {
       N: nonce,
       H: hiddenInputs(csrf, randomHex(16), lang, hidden),
-      L: languageLinks(def, lang, (l) => `/s/${slug}?${new URLSearchParams({ ...hidden, lang: l })}`),
+      L: Object.keys(hidden).length ? languageLinks(def, lang, (l) => `/s/${slug}?${new URLSearchParams({ ...hidden, lang: l })}`) : page.links,
     };
     let html = "";
     for (let i = 0; i < page.parts.length; i++) html += i % 2 === 0 ? page.parts[i] : fill[page.parts[i]!]!;
-    return send(c, nonce, html, 200, true);
+    const headers: Record<string, string> = { "Content-Type": "text/html; charset=UTF-8" };
+    for (const [k, v] of PAGE_HEADERS) headers[k] = v.includes(HOLE.nonce) ? v.split(HOLE.nonce).join(nonce) : v;
+    // As csrfToken sets it: SameSite=Strict, HttpOnly, a day, scoped to this survey's path.
+    headers["Set-Cookie"] = `${CSRF_COOKIE}=${csrf}; Max-Age=86400; Path=/s/${slug}; HttpOnly;${secure ? " Secure;" : ""} SameSite=Strict`;
+    return new Response(html, { status: 200, headers });
   });
 
   app.post("/:slug", async (c) => {
