@@ -367,6 +367,15 @@ describe("responses", () => {
     for (const r of Papa.parse<string[]>(all.csv, { skipEmptyLines: true }).data) for (const c of r) expect(c).not.toMatch(/^[=+@\t\r]|^-[^\d]/);
   });
 
+  test("CSV headers are neutralised too (question titles and choice labels come from the survey)", async () => {
+    const q = await createApproved(w, { title: "Formula titles", pages: [{ questions: [{ id: "a", type: "short_text", title: "=HYPERLINK(\"http://x.example\")", required: true }] }] });
+    await submit(w.deps, q.id, tok(), "page-1", { "q.a": "-2+3" });
+    const out = await ok("survey_responses_export", { surveyId: q.id });
+    const [head, row] = Papa.parse<string[]>(out.csv, { skipEmptyLines: true }).data as [string[], string[]];
+    expect(head.at(-1)).toBe("'=HYPERLINK(\"http://x.example\")");
+    expect(row.at(-1)).toBe("'-2+3");
+  });
+
   test("delete a response: it is gone and its place in the quota is freed", async () => {
     const [r] = (await ok("survey_responses_list", { surveyId: s.id, filter: { finished: true }, limit: 1 })).items;
     const before = (await ok("surveys_get", { id: s.id })).responseCount;
