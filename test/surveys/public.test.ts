@@ -232,3 +232,25 @@ test("a flood from one address is limited (429 with Retry-After); posts stop bei
   const ok = await post({ ...f, fields: { ...f.fields, token: "f".repeat(32) } }, { page: "p1", "q.nps": "10", "q.visits": "daily" });
   expect(ok.status).toBe(200);
 });
+
+describe("drafting over MCP (real SDK client)", () => {
+  test("a retried create with one idempotencyKey makes one survey, even when the retries race", async () => {
+    const args = { ...FEEDBACK, title: "Retried", idempotencyKey: "3b1f-retry" };
+    const all = await Promise.all(Array.from({ length: 5 }, () => w.ok(w.owner, "surveys_create", args)));
+    expect(new Set(all.map((r) => r.id)).size).toBe(1);
+    expect(all.filter((r) => r.replayed).length).toBe(4);
+    expect(await w.err(w.owner, "surveys_create", { ...args, title: "Other" })).toContain("was already used with other arguments");
+  });
+
+  test("racing creates with one title get distinct slugs, never an error", async () => {
+    const all = await Promise.all(Array.from({ length: 6 }, () => w.ok(w.owner, "surveys_create", { ...FEEDBACK, title: "Race day" })));
+    expect(new Set(all.map((r) => r.slug)).size).toBe(6);
+    expect(all.map((r) => r.slug).sort()).toEqual(["race-day", "race-day-2", "race-day-3", "race-day-4", "race-day-5", "race-day-6"]);
+  });
+
+  test("argument errors name the path the verb found, for parts the listing leaves loose", async () => {
+    expect(await w.err(w.owner, "surveys_update", { id: surveyId, pages: [{ questions: [{ id: "x", type: "nps", title: "X" }], logic: [{ if: [], goTo: "end" }] }] })).toContain("pages[0].logic[0].if");
+    expect(await w.err(w.owner, "surveys_update", { id: surveyId, pages: [{ questions: [{ id: "x", type: "teapot", title: "X" }] }] })).toContain("pages[0].questions[0].type");
+    expect(await w.err(w.owner, "survey_responses_summarize", { surveyId, filter: { where: [{ field: "nps" }] } })).toContain("filter.where[0].op");
+  });
+});
