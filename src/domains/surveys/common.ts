@@ -2,7 +2,7 @@
 import { and, eq, ne } from "drizzle-orm";
 import type { ActorContext, Deps } from "../../core/context";
 import type { Db } from "../../core/db";
-import { conflict, notFound } from "../../core/errors";
+import { conflict, invalid, notFound } from "../../core/errors";
 import type { Tx } from "../approvals/links";
 import { answerText } from "./answers";
 import type { AnswerValue, Definition } from "./definition";
@@ -32,7 +32,7 @@ export async function surveyBySlugInCompany(db: Pick<Db, "select">, ctx: ActorCo
 export async function surveyRef(db: Pick<Db, "select">, ctx: ActorContext, ref: { id?: number; slug?: string }, idName = "id", slugName = "slug"): Promise<SurveyRow> {
   if (ref.id !== undefined) return surveyInCompany(db, ctx, ref.id);
   if (ref.slug !== undefined) return surveyBySlugInCompany(db, ctx, ref.slug);
-  throw notFound(`Name the survey with ${idName} or ${slugName}.`);
+  throw invalid(`Name the survey with ${idName} or ${slugName}.`, { path: idName });
 }
 
 /**
