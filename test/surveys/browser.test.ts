@@ -247,4 +247,4 @@ test("every question type renders accessibly and submits without JavaScript", as
     rk: ["b", "c", "a"],
   });
   expect(statSync(join(ARTIFACTS, "survey-all-types.png")).size).toBeGreaterThan(5_000);
-}, T);
+}, 2 * T);

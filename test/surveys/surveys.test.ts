@@ -32,7 +32,7 @@ afterAll(async () => {
 
 const ok = (name: string, args: Record<string, unknown>, ctx = w.ctx()) => call(surveysDomain, ctx, name, args);
 const fail = (name: string, args: Record<string, unknown>, ctx = w.ctx()) => errorOf(() => call(surveysDomain, ctx, name, args));
-const eventsOf = async (type: string) => (await w.deps.db.select().from(events).where(eq(events.type, type))).map((e) => e.data as any);
+const eventsOf = async (type: string) => (await w.deps.db.select().from(events).where(eq(events.type, type)).orderBy(events.id)).map((e) => e.data as any);
 let tokens = 0;
 const tok = () => (++tokens).toString(16).padStart(32, "0");
 

@@ -15,11 +15,14 @@ import { surveys } from "./tables";
 
 export async function closeDueSurveys(deps: Deps): Promise<number> {
   const now = deps.clock.now();
+  const isDue = and(eq(surveys.status, "open"), isNotNull(surveys.closesAt), lte(surveys.closesAt, now));
+  // Look before opening a write transaction: most runs find nothing, and then write nothing.
+  if ((await deps.db.select({ id: surveys.id }).from(surveys).where(isDue).limit(1)).length === 0) return 0;
   return deps.db.transaction(async (tx) => {
     const due = await tx
       .select()
       .from(surveys)
-      .where(and(eq(surveys.status, "open"), isNotNull(surveys.closesAt), lte(surveys.closesAt, now)))
+      .where(isDue)
       .limit(500);
     for (const s of due) {
       await tx
