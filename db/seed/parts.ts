@@ -10,6 +10,7 @@ import { demoTickets } from "./demo-tickets";
 import { demoPeople } from "./demo-people";
 import { demoBookings } from "./demo-bookings";
 import { demoDecks } from "./demo-decks";
+import { demoSurveys } from "./demo-surveys";
 
 type Tx = Parameters<Parameters<Deps["db"]["transaction"]>[0]>[0];
 
@@ -31,4 +32,4 @@ export interface DemoWorld {
 
 export type DemoPart = (world: DemoWorld) => Promise<void>;
 
-export const DEMO_PARTS: DemoPart[] = [demoTickets, demoPeople, demoBookings, demoDecks];
+export const DEMO_PARTS: DemoPart[] = [demoTickets, demoPeople, demoBookings, demoDecks, demoSurveys];

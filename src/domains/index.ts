@@ -16,6 +16,7 @@ import { servicesDomain } from "./services/tools";
 import { storeDomain } from "./store/tools";
 import { ticketsDomain } from "./tickets/tools";
 import { teamDomain } from "./team/tools";
+import { surveysDomain } from "./surveys/tools";
 
 export const domains: Domain[] = [
   accountsDomain,
@@ -30,6 +31,7 @@ export const domains: Domain[] = [
   notificationsDomain,
   bookingsDomain,
   decksDomain,
+  surveysDomain,
 ];
 
 // The approvals workflow reads the list from here (see approvals/registry.ts).
