@@ -47,6 +47,14 @@ export interface Config {
   shutdownGraceMs: number;
   /** Above this resident size (MB) a full garbage collection runs every few seconds; 0: never. */
   memorySoftLimitMb: number;
+  /**
+   * Outgoing mail (src/core/mail.ts): smtp:// (STARTTLS when offered; required
+   * when credentials go to a non-loopback host) or smtps:// (TLS from the
+   * start), credentials in the URL. null: mail is recorded as no_transport.
+   */
+  smtpUrl: string | null;
+  /** The From of every message Plinth sends, `Name <address>` or an address; required with smtpUrl. */
+  mailFrom: string | null;
 }
 
 /**
@@ -107,6 +115,8 @@ export const SETTINGS: readonly Setting[] = [
     group: "server",
     help: "above this RSS a full garbage collection runs every 2 s (default 160; 0: never)",
   },
+  { flag: null, env: "PLINTH_SMTP_URL", value: "<url>", group: "server", help: "send mail through smtp://user:pass@host:587 (STARTTLS) or smtps://…:465; unset: mail is only recorded" },
+  { flag: "mail-from", env: "PLINTH_MAIL_FROM", value: "<from>", group: "server", help: "From of outgoing mail, e.g. \"Plinth <plinth@example.com>\" (required with PLINTH_SMTP_URL)" },
   { flag: "shutdown-grace-ms", env: "PLINTH_SHUTDOWN_GRACE_MS", value: "<ms>", group: "server", help: "on SIGTERM/SIGINT, how long requests in flight may finish (default 10000)" },
 ];
 
@@ -234,7 +244,26 @@ export function loadConfig(flags: Record<string, string | true> = {}, env: Sourc
   const shutdownGraceMs = graceRaw === undefined ? 10_000 : int("PLINTH_SHUTDOWN_GRACE_MS", graceRaw, 0, 3_600_000);
   const memRaw = get("memory-soft-limit-mb", "PLINTH_MEMORY_SOFT_LIMIT_MB");
   const memorySoftLimitMb = memRaw === undefined || memRaw === "" ? 160 : int("PLINTH_MEMORY_SOFT_LIMIT_MB", memRaw, 0, 1_000_000);
+  const smtpUrl = secret("PLINTH_SMTP_URL") ?? null;
+  if (smtpUrl !== null) {
+    let u: URL | null = null;
+    try {
+      u = new URL(smtpUrl);
+    } catch {
+      u = null;
+    }
+    // Never echo the URL: it holds the SMTP password.
+    if (!u || (u.protocol !== "smtp:" && u.protocol !== "smtps:") || !u.hostname)
+      throw new ConfigError("PLINTH_SMTP_URL must be an smtp://host[:port] or smtps://host[:port] URL (credentials as user:password@)");
+  }
+  const mailFromRaw = get("mail-from", "PLINTH_MAIL_FROM");
+  const mailFrom = mailFromRaw === undefined || mailFromRaw.trim() === "" ? null : mailFromRaw.trim();
+  if (mailFrom !== null && !/^(?:[^<>\r\n"]{0,100}<[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+)$/.test(mailFrom))
+    throw new ConfigError(`PLINTH_MAIL_FROM must be an address or "Name <address>", got "${mailFrom.slice(0, 200)}"`);
+  if (smtpUrl !== null && mailFrom === null) throw new ConfigError("PLINTH_SMTP_URL needs PLINTH_MAIL_FROM (the From of outgoing mail)");
   return {
+    smtpUrl,
+    mailFrom,
     memorySoftLimitMb,
     log,
     trustProxy: trustRaw === "1",

@@ -5,12 +5,20 @@ import sqlite2 from "./sqlite/0002_idempotency_keys.sql" with { type: "text" };
 import sqlite3 from "./sqlite/0003_order_pricing_record.sql" with { type: "text" };
 import sqlite4 from "./sqlite/0004_events_and_jobs.sql" with { type: "text" };
 import sqlite5 from "./sqlite/0005_tickets.sql" with { type: "text" };
+import sqlite6 from "./sqlite/0006_people.sql" with { type: "text" };
+import sqlite7 from "./sqlite/0007_bookings.sql" with { type: "text" };
+import sqlite8 from "./sqlite/0008_decks.sql" with { type: "text" };
+import sqlite9 from "./sqlite/0009_surveys.sql" with { type: "text" };
 import pg0 from "./pg/0000_init.sql" with { type: "text" };
 import pg1 from "./pg/0001_media_blobs.sql" with { type: "text" };
 import pg2 from "./pg/0002_idempotency_keys.sql" with { type: "text" };
 import pg3 from "./pg/0003_order_pricing_record.sql" with { type: "text" };
 import pg4 from "./pg/0004_events_and_jobs.sql" with { type: "text" };
 import pg5 from "./pg/0005_tickets.sql" with { type: "text" };
+import pg6 from "./pg/0006_people.sql" with { type: "text" };
+import pg7 from "./pg/0007_bookings.sql" with { type: "text" };
+import pg8 from "./pg/0008_decks.sql" with { type: "text" };
+import pg9 from "./pg/0009_surveys.sql" with { type: "text" };
 
 export interface Migration {
   tag: string;
@@ -25,6 +33,10 @@ export const migrations: Record<"sqlite" | "pg", Migration[]> = {
     { tag: "0003_order_pricing_record", sql: sqlite3 },
     { tag: "0004_events_and_jobs", sql: sqlite4 },
     { tag: "0005_tickets", sql: sqlite5 },
+    { tag: "0006_people", sql: sqlite6 },
+    { tag: "0007_bookings", sql: sqlite7 },
+    { tag: "0008_decks", sql: sqlite8 },
+    { tag: "0009_surveys", sql: sqlite9 },
   ],
   pg: [
     { tag: "0000_init", sql: pg0 },
@@ -33,5 +45,9 @@ export const migrations: Record<"sqlite" | "pg", Migration[]> = {
     { tag: "0003_order_pricing_record", sql: pg3 },
     { tag: "0004_events_and_jobs", sql: pg4 },
     { tag: "0005_tickets", sql: pg5 },
+    { tag: "0006_people", sql: pg6 },
+    { tag: "0007_bookings", sql: pg7 },
+    { tag: "0008_decks", sql: pg8 },
+    { tag: "0009_surveys", sql: pg9 },
   ],
 };

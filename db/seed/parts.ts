@@ -7,6 +7,10 @@
 import type { Clock } from "../../src/core/clock";
 import type { Deps } from "../../src/core/context";
 import { demoTickets } from "./demo-tickets";
+import { demoPeople } from "./demo-people";
+import { demoBookings } from "./demo-bookings";
+import { demoDecks } from "./demo-decks";
+import { demoSurveys } from "./demo-surveys";
 
 type Tx = Parameters<Parameters<Deps["db"]["transaction"]>[0]>[0];
 
@@ -28,4 +32,4 @@ export interface DemoWorld {
 
 export type DemoPart = (world: DemoWorld) => Promise<void>;
 
-export const DEMO_PARTS: DemoPart[] = [demoTickets];
+export const DEMO_PARTS: DemoPart[] = [demoTickets, demoPeople, demoBookings, demoDecks, demoSurveys];

@@ -1,6 +1,7 @@
 /** Jobs the core itself needs, whatever domains are present. */
 import { and, lt, sql } from "drizzle-orm";
 import type { JobDef } from "./jobs";
+import { mailJobs } from "./mail";
 import { eventCursors, eventFailures, events } from "./tables";
 
 /** How long the outbox keeps an event after every subscriber has passed it (for replays and investigations). */
@@ -24,8 +25,11 @@ export const coreJobs: JobDef[] = [
             ),
           );
         await tx.delete(eventFailures).where(lt(eventFailures.createdAt, new Date(now - FAILURE_RETENTION_MS)));
-        // Silent: no cache is built from these tables, and a test counting commits must not see this one.
+        // Bookkeeping: nothing any cache or subscriber reads changes, so no change notice and no count of a
+        // committed write (a test's "this changed nothing" window must not catch the hourly prune).
       }, { silent: true });
     },
   },
+  // Outgoing mail: sending the outbox and keeping its delivery log bounded (src/core/mail.ts).
+  ...mailJobs,
 ];

@@ -82,6 +82,8 @@ const WRITE_ROLES: readonly Role[] = ["owner", "admin"];
 
 export function roleAllows(role: Role, write: boolean, minRole?: Role): boolean {
   if (minRole === "owner") return role === "owner";
+  // Self-service writes (marking one's own notifications read, one's own profile): every member may.
+  if (minRole === "viewer") return true;
   if (minRole === "admin" || write) return WRITE_ROLES.includes(role);
   return true;
 }

@@ -156,3 +156,42 @@ export const jobLeases = table("job_leases", {
   runs: integer("runs").notNull(),
   failures: integer("failures").notNull(),
 });
+
+/**
+ * Outgoing mail (src/core/mail.ts): written by `queueMail` in the caller's
+ * transaction, so a message exists exactly when the change that asked for
+ * it committed; the `mail.send` job delivers it over SMTP and records what
+ * happened. Kept 90 days as the delivery log.
+ *
+ * status: queued (waiting for its first or next attempt) → sent | failed
+ * (gave up: the server refused the message, or retries ran out) |
+ * no_transport (no SMTP server configured when its turn came).
+ */
+export const mailOutbox = table(
+  "mail_outbox",
+  {
+    id: id(),
+    companyId: integer("company_id"),
+    /** Recipients, lower-cased addresses. */
+    to: json<string[]>("to").notNull(),
+    subject: text("subject").notNull(),
+    text: text("text").notNull(),
+    html: text("html"),
+    replyTo: text("reply_to"),
+    headers: json<Record<string, string>>("headers"),
+    attachments: json<{ filename: string; contentType: string; content: string }[]>("attachments"),
+    /** What sent it, for the delivery log: booking.confirmation, team.invitation… */
+    tag: text("tag"),
+    /** Fixed when queued, so a retry after an unclear failure carries the same Message-ID and receivers can drop the duplicate. */
+    messageId: text("message_id").notNull(),
+    status: text("status").$type<"queued" | "sent" | "failed" | "no_transport">().notNull(),
+    attempts: integer("attempts").notNull(),
+    nextAttemptAt: time("next_attempt_at").notNull(),
+    /** The SMTP server's last answer (`250 2.0.0 Ok: queued as …`) or the error that ended the last attempt. */
+    smtpResponse: text("smtp_response"),
+    sentAt: time("sent_at"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index("mail_outbox_due").on(t.status, t.nextAttemptAt), index("mail_outbox_company").on(t.companyId, t.createdAt), index("mail_outbox_age").on(t.createdAt)],
+);

@@ -6,11 +6,17 @@ import type { Domain } from "../mcp/define";
 import { accountsDomain } from "./accounts/tools";
 import { useDomains } from "./approvals/registry";
 import { approvalsDomain } from "./approvals/tools";
+import { bookingsDomain } from "./bookings/tools";
 import { brandingDomain } from "./branding/tools";
 import { cmsDomain } from "./cms/tools";
+import { notificationsDomain } from "./notifications/tools";
+import { profileDomain } from "./profile/tools";
+import { decksDomain } from "./decks/tools";
 import { servicesDomain } from "./services/tools";
 import { storeDomain } from "./store/tools";
 import { ticketsDomain } from "./tickets/tools";
+import { teamDomain } from "./team/tools";
+import { surveysDomain } from "./surveys/tools";
 
 export const domains: Domain[] = [
   accountsDomain,
@@ -20,6 +26,12 @@ export const domains: Domain[] = [
   brandingDomain,
   servicesDomain,
   ticketsDomain,
+  teamDomain,
+  profileDomain,
+  notificationsDomain,
+  bookingsDomain,
+  decksDomain,
+  surveysDomain,
 ];
 
 // The approvals workflow reads the list from here (see approvals/registry.ts).

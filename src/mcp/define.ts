@@ -47,7 +47,12 @@ export interface ToolDef<I extends v.GenericSchema = v.GenericSchema, O = unknow
   idempotencyKey?: boolean;
   /** Write tools that draft an entity and return an approval envelope. */
   approval?: ApprovalEntityType;
-  /** Role needed beyond the default (viewer for reads, admin for writes). */
+  /**
+   * Role needed beyond the default (viewer for reads, admin for writes).
+   * `"viewer"` on a write tool: a self-service write every member may make,
+   * because it changes only the caller's own records (their notifications,
+   * their profile).
+   */
   minRole?: Role;
   /** Acts on no company's data and never takes clientId: whoami, the discovery tools, pure computations (branding_check_contrast). */
   companyFree?: boolean;

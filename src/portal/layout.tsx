@@ -12,11 +12,13 @@ import type { Session } from "./session";
 
 export const NAV = [
   { href: "/", label: "Overview" },
+  { href: "/inbox", label: "Inbox" },
   { href: "/approvals", label: "Approvals" },
   { href: "/settings/api-keys", label: "API keys" },
   { href: "/settings/rest-keys", label: "REST keys" },
   { href: "/settings/connections", label: "Connected apps" },
   { href: "/team", label: "Team" },
+  { href: "/settings/profile", label: "Profile" },
 ] as const;
 
 export const Csrf: FC<{ session: Session }> = ({ session }) => <input type="hidden" name="_csrf" value={session.csrfToken} />;
@@ -78,11 +80,17 @@ const Header: FC<{ session: Session | null; path: string; focused?: boolean }> =
     </div>
     {session && !focused && (
       <nav class="main" aria-label="Portal">
-        {NAV.map((n) => (
-          <a href={n.href} aria-current={path === n.href ? "page" : undefined}>
-            {n.label}
-          </a>
-        ))}
+        {NAV.map((n) =>
+          n.href === "/inbox" && session.unread > 0 ? (
+            <a href={n.href} aria-current={path === n.href ? "page" : undefined} aria-label={`Inbox, ${session.unread} unread`}>
+              {n.label} <span class="badge unread">{session.unread > 99 ? "99+" : session.unread}</span>
+            </a>
+          ) : (
+            <a href={n.href} aria-current={path === n.href ? "page" : undefined}>
+              {n.label}
+            </a>
+          ),
+        )}
       </nav>
     )}
   </header>
@@ -107,7 +115,7 @@ export const Layout: FC<
 );
 
 export interface RenderOptions {
-  status?: 200 | 400 | 403 | 404 | 409 | 413 | 422 | 429;
+  status?: 200 | 400 | 403 | 404 | 409 | 410 | 413 | 422 | 429;
   /** Extra CSP form-action sources (the consent form redirects to the client). */
   formAction?: string[];
 }

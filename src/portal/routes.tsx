@@ -21,6 +21,9 @@ import { restKeyRoutes } from "./rest-keys";
 import { setActiveCompany } from "./session";
 import { PORTAL_CSS, PORTAL_CSS_PATH } from "./style";
 import { teamRoutes } from "./team";
+import { inboxRoutes } from "./inbox";
+import { inviteRoutes } from "./invite";
+import { profileRoutes } from "./profile";
 
 export function portalRoutes(deps: Deps) {
   const app = new Hono<PortalEnv>();
@@ -39,6 +42,9 @@ export function portalRoutes(deps: Deps) {
   restKeyRoutes(app, deps);
   connectionRoutes(app, deps);
   teamRoutes(app, deps);
+  inviteRoutes(app, deps);
+  inboxRoutes(app, deps);
+  profileRoutes(app, deps);
   approvalRoutes(app, deps);
   consentRoutes(app, deps);
 

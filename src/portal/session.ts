@@ -15,6 +15,7 @@ import type { Deps } from "../core/context";
 import { randomHex, safeEqual, sha256Hex } from "../core/secrets";
 import { membershipsOf } from "../domains/accounts/verbs";
 import { users, type Role } from "../domains/accounts/tables";
+import { unreadCount } from "../domains/notifications/verbs";
 import { sessions } from "./tables";
 
 export const SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -33,6 +34,8 @@ export interface Session {
   companies: Membership[];
   /** The company the portal pages act on; null when the user belongs to none. */
   active: Membership | null;
+  /** Unread notifications in the inbox, over every company the user belongs to (the header's count). */
+  unread: number;
 }
 
 export function isSecure(deps: Deps, c: Context): boolean {
@@ -44,7 +47,7 @@ export function cookieName(deps: Deps, c: Context): string {
 }
 
 /** Starts a fresh session (a new id at every sign-in, so a planted id is worthless). */
-export async function startSession(deps: Deps, c: Context, userId: number): Promise<void> {
+export async function startSession(deps: Deps, c: Context, userId: number, opts: { activeCompanyId?: number } = {}): Promise<void> {
   const id = randomHex(32);
   const now = deps.clock.ms();
   // Sweep this user's expired sessions while we are here.
@@ -55,7 +58,7 @@ export async function startSession(deps: Deps, c: Context, userId: number): Prom
               idHash: sha256Hex(id),
               userId,
               csrfToken: randomHex(32),
-              activeCompanyId: null,
+              activeCompanyId: opts.activeCompanyId ?? null,
               expiresAt: new Date(now + SESSION_TTL_MS),
               createdAt: new Date(now),
             });
@@ -80,7 +83,9 @@ export async function readSession(deps: Deps, c: Context): Promise<Session | nul
   if (!row) return null;
   const companies = await membershipsOf(deps, row.s.userId) as Membership[];
   const active = companies.find((m) => m.id === row.s.activeCompanyId) ?? companies[0] ?? null;
+  const unread = await unreadCount({ deps, userId: row.s.userId, companyIds: companies.map((m) => m.id) });
   return {
+    unread,
     idHash: row.s.idHash,
     csrfToken: row.s.csrfToken,
     user: { id: row.s.userId, email: row.email, name: row.name },

@@ -50,6 +50,15 @@ code,.secret{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;ba
 .badge.ok{color:var(--ok);border-color:var(--ok)}
 .badge.danger{color:var(--danger);border-color:var(--danger)}
 .badge.warn{color:var(--warn);border-color:var(--warn)}
+.badge.unread{color:var(--accent-text);background:var(--accent);border-color:var(--accent)}
+.note{padding:.6rem 0;border-top:1px solid var(--line)}
+.note:first-child{border-top:0}
+.note.new .note-title{font-weight:600}
+.note-title{margin:0}
+.note .actions{margin-top:.3rem;display:flex;flex-wrap:wrap;gap:.4rem}
+ul.plain{list-style:none;padding:0;margin:0}
+.tabs{display:flex;gap:1rem;flex-wrap:wrap;margin:.5rem 0 1rem}
+.tabs a[aria-current=page]{color:var(--text);font-weight:600;text-decoration:none}
 fieldset{border:0;padding:0;margin:.7rem 0 0;min-width:0}
 fieldset.card{border:1px solid var(--line);padding:1rem 1.1rem;margin:0 0 1rem}
 legend{font-weight:600;padding:0;margin:0 0 .25rem}

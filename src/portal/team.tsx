@@ -1,22 +1,35 @@
 /**
- * Team: the active company's members and roles. Everyone sees the list;
- * owners and admins add people (who already have a Plinth account), change
- * roles and remove members. Removal takes effect on the member's very next
- * request, whatever credential they use.
+ * Team: the active company's members and roles, and invitations. Everyone
+ * sees the members (with title and local time) and may leave; owners and
+ * admins invite people by email, resend or revoke invitations, change roles
+ * and remove members. The verbs are the team domain's, the same the team
+ * tools call. Removal takes effect on the member's very next request,
+ * whatever credential they use.
  */
 import type { Context, Hono } from "hono";
-import type { Deps } from "../core/context";
+import type { ActorContext, Deps } from "../core/context";
 import { AppError, isAppError } from "../core/errors";
-import { ROLES } from "../domains/accounts/tables";
-import { canManage } from "./actor";
+import { ROLES } from "../core/roles";
+import { inviteMember, listInvitations, resendInvitation, revokeInvitation } from "../domains/team/invitations";
+import { changeRole, leaveTeam, listMembers, removeMember, type MemberItem } from "../domains/team/members";
+import { canManage, portalActor } from "./actor";
 import { signedIn, type PortalEnv } from "./guard";
 import { Csrf, DangerButton, Layout, Notice, render, when } from "./layout";
 import type { Session } from "./session";
-import { addMemberByEmail, changeRole, listMembers, removeFromTeam, type Member } from "../domains/accounts/team";
 
 const PATH = "/team";
+type Invitation = Awaited<ReturnType<typeof listInvitations>>["items"][number];
 
-const TeamPage = (p: { session: Session; members: Member[]; error?: string; notice?: string; email?: string }) => {
+const TeamPage = (p: {
+  session: Session;
+  members: MemberItem[];
+  total: number;
+  invitations: Invitation[];
+  error?: string;
+  notice?: string;
+  link?: string;
+  form?: { email: string; role: string; message: string };
+}) => {
   const manage = canManage(p.session);
   const company = p.session.active!;
   return (
@@ -24,6 +37,11 @@ const TeamPage = (p: { session: Session; members: Member[]; error?: string; noti
       <h1>Team of {company.name}</h1>
       <p class="lead">Owners and admins manage the team and can write; viewers can read.</p>
       {p.notice && <Notice kind="ok">{p.notice}</Notice>}
+      {p.link && (
+        <Notice kind="warn">
+          This server sends no email (no SMTP server is configured), so pass this link on yourself: <code>{p.link}</code>
+        </Notice>
+      )}
       {p.error && <Notice kind="error">{p.error}</Notice>}
       <div class="card scroll">
         <table>
@@ -31,8 +49,9 @@ const TeamPage = (p: { session: Session; members: Member[]; error?: string; noti
             <tr>
               <th>Member</th>
               <th>Role</th>
+              <th class="hide-sm">Local time</th>
               <th class="hide-sm">Since</th>
-              {manage && <th></th>}
+              <th></th>
             </tr>
           </thead>
           <tbody>
@@ -40,8 +59,8 @@ const TeamPage = (p: { session: Session; members: Member[]; error?: string; noti
               <tr>
                 <td>
                   {m.name ?? m.email}
-                  {m.name && <div class="muted small">{m.email}</div>}
                   {m.userId === p.session.user.id && <span class="badge">you</span>}
+                  {(m.name || m.title) && <div class="muted small">{[m.title, m.name ? m.email : null].filter(Boolean).join(" · ")}</div>}
                 </td>
                 <td>
                   {manage ? (
@@ -62,34 +81,100 @@ const TeamPage = (p: { session: Session; members: Member[]; error?: string; noti
                     <span class="badge">{m.role}</span>
                   )}
                 </td>
-                <td class="hide-sm small">{when(m.joinedAt)}</td>
-                {manage && (
-                  <td>
-                    <DangerButton session={p.session} action={`${PATH}/${m.userId}/remove`} label="Remove" />
-                  </td>
-                )}
+                <td class="hide-sm small">
+                  {m.localTime ? (
+                    <>
+                      {m.localTime} <span class="muted">{m.timeZone}</span>
+                      {m.workingNow === false && <span class="muted"> · off</span>}
+                    </>
+                  ) : (
+                    "—"
+                  )}
+                </td>
+                <td class="hide-sm small">{when(new Date(m.joinedAt))}</td>
+                <td>
+                  {m.userId === p.session.user.id ? (
+                    <DangerButton session={p.session} action={`${PATH}/leave`} label="Leave" />
+                  ) : (
+                    manage && <DangerButton session={p.session} action={`${PATH}/${m.userId}/remove`} label="Remove" />
+                  )}
+                </td>
               </tr>
             ))}
           </tbody>
         </table>
+        {p.total > p.members.length && <p class="muted small">Showing {p.members.length} of {p.total} members.</p>}
       </div>
+      <h2>Pending invitations</h2>
+      {p.invitations.length === 0 ? (
+        <p class="muted">No pending invitations.</p>
+      ) : (
+        <div class="card scroll">
+          <table aria-label="Pending invitations">
+            <thead>
+              <tr>
+                <th>Email</th>
+                <th>Role</th>
+                <th class="hide-sm">Expires</th>
+                <th class="hide-sm">Invited by</th>
+                {manage && <th></th>}
+              </tr>
+            </thead>
+            <tbody>
+              {p.invitations.map((i) => (
+                <tr>
+                  <td>{i.email}</td>
+                  <td>
+                    <span class="badge">{i.role}</span>
+                  </td>
+                  <td class="hide-sm small">{when(new Date(i.expiresAt))}</td>
+                  <td class="hide-sm small">{i.invitedBy ?? "—"}</td>
+                  {manage && (
+                    <td>
+                      <form class="inline" method="post" action={`${PATH}/invitations/${i.id}/resend`}>
+                        <Csrf session={p.session} />
+                        <button class="secondary" type="submit">
+                          Resend
+                        </button>
+                      </form>{" "}
+                      <DangerButton session={p.session} action={`${PATH}/invitations/${i.id}/revoke`} label="Revoke" />
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
       {manage && (
         <>
-          <h2>Add a member</h2>
-          <form class="card" method="post" action={PATH}>
+          <h2>Invite someone</h2>
+          <form class="card" method="post" action={`${PATH}/invitations`}>
             <Csrf session={p.session} />
-            <label for="member-email">Email of their Plinth account</label>
-            <input id="member-email" type="email" name="email" maxlength={254} required value={p.email ?? ""} />
-            <label for="member-role">Role</label>
-            <select id="member-role" name="role">
-              {ROLES.map((r) => (
-                <option value={r} selected={r === "viewer"}>
+            <label for="invite-email">Email</label>
+            <input id="invite-email" type="email" name="email" maxlength={254} required value={p.form?.email ?? ""} />
+            <label for="invite-role">Role</label>
+            <select id="invite-role" name="role">
+              {ROLES.filter((r) => r !== "owner" || company.role === "owner").map((r) => (
+                <option value={r} selected={r === (p.form?.role || "viewer")}>
                   {r}
                 </option>
               ))}
             </select>
+            <label for="invite-days">Link works for</label>
+            <select id="invite-days" name="days">
+              {[1, 3, 7, 14, 30].map((d) => (
+                <option value={String(d)} selected={d === 7}>
+                  {d} day{d === 1 ? "" : "s"}
+                </option>
+              ))}
+            </select>
+            <label for="invite-message">Message (optional, quoted in the email)</label>
+            <textarea id="invite-message" name="message" maxlength={1000} rows={3}>
+              {p.form?.message ?? ""}
+            </textarea>
             <div class="actions">
-              <button type="submit">Add to {company.name}</button>
+              <button type="submit">Send invitation</button>
             </div>
           </form>
         </>
@@ -99,65 +184,97 @@ const TeamPage = (p: { session: Session; members: Member[]; error?: string; noti
 };
 
 const NOTICES: Record<string, string> = {
-  added: "Member added.",
+  joined: "Welcome to the team.",
+  invited: "Invitation sent.",
+  resent: "Invitation sent again with a new link; the old link no longer works.",
+  revoked: "Invitation revoked.",
   role: "Role saved.",
   removed: "Member removed. Their keys and connected apps no longer reach this company.",
 };
 
 export function teamRoutes(app: Hono<PortalEnv>, deps: Deps) {
-  const active = (s: Session) => {
-    if (!s.active) throw new AppError("not_found", "You do not belong to any company yet.");
-    return s.active;
-  };
-  const page = async (s: Session, extra: { error?: string; notice?: string; email?: string } = {}) => (
-    <TeamPage session={s} members={await listMembers(deps, active(s).id)} {...extra} />
-  );
-  const userIdParam = (raw: string) => {
-    if (!/^\d{1,15}$/.test(raw)) throw new AppError("not_found", "No such member.");
-    return Number(raw);
+  const actor = (c: Context<PortalEnv>): ActorContext => portalActor(deps, c, c.get("session"));
+  const page = async (c: Context<PortalEnv>, extra: { error?: string; notice?: string; link?: string; form?: { email: string; role: string; message: string } } = {}) => {
+    const ctx = actor(c);
+    const members = await listMembers(ctx, { limit: 100, offset: 0 });
+    const invitations = await listInvitations(ctx, { status: "pending", limit: 100, offset: 0 });
+    return <TeamPage session={c.get("session")} members={members.items} total={members.total} invitations={invitations.items} {...extra} />;
   };
   /** Rule violations re-show the page with the reason; anything else goes to the error page. */
-  const attempt = async (c: Context<PortalEnv>, s: Session, action: () => Promise<void>, done: string, email = () => "") => {
+  const attempt = async (c: Context<PortalEnv>, action: () => Promise<unknown>, done: string, form?: () => { email: string; role: string; message: string }) => {
     try {
-      await action();
+      const r = (await action()) as { acceptUrl?: string } | undefined;
+      // Without SMTP the inviter gets the link to pass on; it is shown once, on this answer, never in a URL.
+      if (r?.acceptUrl) return render(c, await page(c, { notice: NOTICES[done], link: r.acceptUrl }));
       return c.redirect(`${PATH}?done=${done}`, 303);
     } catch (e) {
       if (!isAppError(e) || !["validation", "conflict", "not_found", "forbidden"].includes(e.code)) throw e;
       const status = e.code === "forbidden" ? 403 : e.code === "conflict" ? 409 : e.code === "not_found" ? 404 : 400;
-      return render(c, await page(s, { error: e.message, email: email() }), { status });
+      return render(c, await page(c, { error: e.message, form: form?.() }), { status });
     }
   };
 
-  app.get(PATH, signedIn(deps), async (c) => {
-    const s = c.get("session");
-    return render(c, await page(s, { notice: NOTICES[c.req.query("done") ?? ""] }));
+  app.get(PATH, signedIn(deps), async (c) => render(c, await page(c, { notice: NOTICES[c.req.query("done") ?? ""] })));
+
+  app.post(`${PATH}/invitations`, signedIn(deps), async (c) => {
+    const form = c.get("form");
+    let entered = { email: "", role: "", message: "" };
+    return await attempt(
+      c,
+      async () => {
+        entered = {
+          email: form.text("email", { label: "Email", max: 254, required: true }),
+          role: form.text("role", { label: "Role", max: 20, required: true }),
+          message: form.text("message", { label: "Message", max: 1000 }),
+        };
+        const days = form.id("days", { label: "Link works for" }) ?? 7;
+        return await inviteMember(actor(c), { email: entered.email, role: entered.role, expiresInDays: days, message: entered.message || null });
+      },
+      "invited",
+      () => entered,
+    );
   });
 
-  app.post(PATH, signedIn(deps), async (c) => {
-    const s = c.get("session");
-    const form = c.get("form");
-    let email = "";
-    return await attempt(
-          c,
-          s,
-          async () => {
-            email = form.text("email", { label: "Email", max: 254, required: true });
-            await addMemberByEmail(deps, active(s), email, form.text("role", { label: "Role", max: 20, required: true }));
-          },
-          "added",
-          () => email,
-        );
+  app.post(`${PATH}/invitations/:id/resend`, signedIn(deps), async (c) =>
+    attempt(c, async () => await resendInvitation(actor(c), idOf(c.req.param("id"))), "resent"),
+  );
+  app.post(`${PATH}/invitations/:id/revoke`, signedIn(deps), async (c) =>
+    attempt(c, async () => await revokeInvitation(actor(c), idOf(c.req.param("id"))), "revoked"),
+  );
+
+  app.post(`${PATH}/leave`, signedIn(deps), async (c) => {
+    const company = c.get("session").active?.name ?? "the company";
+    try {
+      await leaveTeam(actor(c));
+    } catch (e) {
+      if (!isAppError(e) || e.code !== "conflict") throw e;
+      return render(c, await page(c, { error: e.message }), { status: 409 });
+    }
+    return render(
+      c,
+      <Layout title="Left" session={null} path={PATH} narrow>
+        <h1>You left {company}</h1>
+        <p>Your keys and connected apps no longer reach it.</p>
+        <p>
+          <a href="/">Back to the portal</a>
+        </p>
+      </Layout>,
+    );
   });
 
   app.post(`${PATH}/:userId/role`, signedIn(deps), async (c) => {
-    const s = c.get("session");
-    const userId = userIdParam(c.req.param("userId"));
-    return await attempt(c, s, async () => await changeRole(deps, active(s), userId, c.get("form").text("role", { label: "Role", max: 20, required: true })), "role");
+    const userId = idOf(c.req.param("userId"));
+    return await attempt(c, async () => await changeRole(actor(c), { userId }, c.get("form").text("role", { label: "Role", max: 20, required: true })), "role");
   });
 
   app.post(`${PATH}/:userId/remove`, signedIn(deps), async (c) => {
-    const s = c.get("session");
-    const userId = userIdParam(c.req.param("userId"));
-    return await attempt(c, s, async () => await removeFromTeam(deps, active(s), userId), "removed");
+    const userId = idOf(c.req.param("userId"));
+    return await attempt(c, async () => await removeMember(actor(c), { userId }), "removed");
   });
+}
+
+/** Ids in paths: not a number is "not found", like an id of someone else's. */
+function idOf(raw: string): number {
+  if (!/^\d{1,15}$/.test(raw)) throw new AppError("not_found", "No such member or invitation.");
+  return Number(raw);
 }

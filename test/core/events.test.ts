@@ -338,7 +338,8 @@ describe("jobs", () => {
     await make("new");
     const r = new JobRunner(deps, coreJobs);
     await r.init();
-    expect(await r.runDue()).toEqual([{ name: "events.prune", ok: true }]);
+    // Other core jobs (mail.send, mail.prune) run beside it.
+    expect((await r.runDue()).filter((o) => o.name === "events.prune")).toEqual([{ name: "events.prune", ok: true }]);
     const left = (await store.db.select().from(events).orderBy(events.id)).map((e) => e.data.name);
     expect(left).toEqual(["old-unpassed", "new"]);
   });

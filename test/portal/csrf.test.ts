@@ -11,7 +11,8 @@ import { DEMO_EMAIL } from "../../db/seed/demo";
 import { companies } from "../../src/domains/accounts/tables";
 import { createRestKey } from "../../src/domains/sites/rest-keys";
 import { sites } from "../../src/domains/sites/tables";
-import { callTool, mcpClient, mintMcpKey } from "../fixtures/accounts";
+import { notify } from "../../src/domains/notifications/notify";
+import { addMember, callTool, createUser, mcpClient, mintMcpKey } from "../fixtures/accounts";
 import { commits, row, rows, startTestServer, type TestServer } from "../harness";
 import { authorizeCode, Browser, consentFields, pageText, pkce, readForms, register, toParams, tokenRequest } from "../oauth/helpers";
 
@@ -42,6 +43,8 @@ beforeAll(async () => {
 afterAll(() => s.stop());
 
 type Fields = Record<string, string | string[]>;
+
+const invitationId = async (email: string) => ((await row(s.deps, "SELECT id FROM invitations WHERE email = ? ORDER BY id DESC LIMIT 1", email)) as { id: number }).id;
 
 /** A raw form post with exactly the given headers (Browser.post always adds our Origin). */
 function send(b: Browser, path: string, fields: Fields, headers: Record<string, string>) {
@@ -104,19 +107,81 @@ const ROUTES: Record<string, Route> = {
     state: () => snapshot("SELECT id, revoked_at FROM rest_keys ORDER BY id"),
     ok: 303,
   },
-  "POST /team (add)": {
-    prepare: async () => ({ path: "/team", fields: { email: "maya@harborcoffee.example", role: "viewer" } }),
-    state: () => snapshot("SELECT user_id, role FROM memberships WHERE company_id = ? ORDER BY user_id", northwind),
+  "POST /team/invitations": {
+    prepare: async () => ({ path: "/team/invitations", fields: { email: "newhire@example.test", role: "viewer", days: "7", message: "" } }),
+    state: () => snapshot("SELECT email, status FROM invitations WHERE company_id = ? ORDER BY id", northwind),
+    // No SMTP on this server: the page answers with the link to pass on.
+    ok: 200,
+  },
+  "POST /team/invitations/:id/resend": {
+    prepare: async () => {
+      s.clock.advance(61_000);
+      return { path: `/team/invitations/${await invitationId("newhire@example.test")}/resend`, fields: {} };
+    },
+    state: () => snapshot("SELECT id, send_count FROM invitations ORDER BY id"),
+    ok: 200,
+  },
+  "POST /team/invitations/:id/revoke": {
+    prepare: async () => ({ path: `/team/invitations/${await invitationId("newhire@example.test")}/revoke`, fields: {} }),
+    state: () => snapshot("SELECT id, status FROM invitations ORDER BY id"),
     ok: 303,
   },
   "POST /team/:userId/role": {
-    prepare: async () => ({ path: `/team/${maya}/role`, fields: { role: "admin" } }),
+    prepare: async () => {
+      await addMember(s.deps, northwind, maya, "viewer");
+      return { path: `/team/${maya}/role`, fields: { role: "admin" } };
+    },
     state: () => snapshot("SELECT user_id, role FROM memberships WHERE company_id = ? ORDER BY user_id", northwind),
     ok: 303,
   },
   "POST /team/:userId/remove": {
     prepare: async () => ({ path: `/team/${maya}/remove`, fields: {} }),
     state: () => snapshot("SELECT user_id, role FROM memberships WHERE company_id = ? ORDER BY user_id", northwind),
+    ok: 303,
+  },
+  "POST /team/leave": {
+    browser: async () => {
+      const u = await createUser(s.deps, { email: `leaver${Date.now()}@example.test`, password: "a long passphrase" });
+      await addMember(s.deps, northwind, u.id, "viewer");
+      const b = new Browser(base);
+      await b.signIn(u.email, "a long passphrase");
+      return b;
+    },
+    prepare: async () => ({ path: "/team/leave", fields: {} }),
+    state: () => snapshot("SELECT user_id FROM memberships WHERE company_id = ? ORDER BY user_id", northwind),
+    ok: 200,
+  },
+  "POST /inbox/:id/read": {
+    prepare: async () => {
+      await s.deps.store.transaction(() => notify(s.deps, { companyId: northwind, userIds: [ownerId], type: "message", title: "Read me" }));
+      const id = ((await row(s.deps, "SELECT id FROM notifications ORDER BY id DESC LIMIT 1")) as { id: number }).id;
+      return { path: `/inbox/${id}/read`, fields: { back: "/inbox" } };
+    },
+    state: () => snapshot("SELECT id, read_at FROM notifications ORDER BY id"),
+    ok: 303,
+  },
+  "POST /inbox/read-all": {
+    prepare: async () => {
+      await s.deps.store.transaction(() => notify(s.deps, { companyId: northwind, userIds: [ownerId], type: "message", title: "Read us all" }));
+      return { path: "/inbox/read-all", fields: { back: "/inbox" } };
+    },
+    state: () => snapshot("SELECT id, read_at FROM notifications ORDER BY id"),
+    ok: 303,
+  },
+  "POST /settings/profile": {
+    prepare: async () => ({ path: "/settings/profile", fields: { name: "Demo User", title: "Founder", time_zone: "Europe/Lisbon" } }),
+    state: () => snapshot("SELECT title, time_zone FROM user_profiles WHERE user_id = ?", ownerId),
+    ok: 303,
+  },
+  "POST /invite/:token (sign up, signed out)": {
+    noToken: false,
+    browser: async () => new Browser(base),
+    prepare: async () => {
+      const html = await (await owner.post("/team/invitations", { _csrf: await owner.csrf("/team"), email: "signup@example.test", role: "viewer", days: "7" })).text();
+      const path = /\/invite\/[0-9a-f]{64}/.exec(html)![0];
+      return { path, fields: { name: "New Person", password: "a long passphrase", confirm: "a long passphrase" } };
+    },
+    state: () => snapshot("SELECT id FROM users WHERE email = ?", "signup@example.test"),
     ok: 303,
   },
   "POST /settings/connections/:family/disconnect": {
@@ -182,7 +247,7 @@ describe("every state-changing portal route refuses cross-site posts and posts w
     test(name, async () => {
       const b = route.browser ? await route.browser() : owner;
       const { path, fields } = await route.prepare();
-      const token: Fields = route.noToken === false ? {} : { _csrf: await owner.csrf("/") };
+      const token: Fields = route.noToken === false ? {} : { _csrf: await b.csrf("/") };
       const cases: [string, Fields, Record<string, string>][] = [
         ["cross-site Origin, valid token", { ...fields, ...token }, { origin: "https://evil.example" }],
         ["cross-site Sec-Fetch-Site, valid token", { ...fields, ...token }, { origin: "https://evil.example", "sec-fetch-site": "cross-site" }],
@@ -231,7 +296,7 @@ describe("what the guard accepts", () => {
 
   test("signed out, a same-origin post to a signed-in page goes to sign in; a cross-site one is refused first", async () => {
     const anon = new Browser(base);
-    expect((await send(anon, "/team", { email: "x@example.test" }, { origin: base })).status).toBe(303);
-    expect((await send(anon, "/team", { email: "x@example.test" }, { origin: "https://evil.example" })).status).toBe(403);
+    expect((await send(anon, "/team/invitations", { email: "x@example.test" }, { origin: base })).status).toBe(303);
+    expect((await send(anon, "/team/invitations", { email: "x@example.test" }, { origin: "https://evil.example" })).status).toBe(403);
   });
 });

@@ -48,7 +48,7 @@ async function submit(b: Browser, path: string, pick: (f: { action: string }) =>
 }
 
 describe("pages", () => {
-  const PAGES = ["/", "/approvals", "/settings/api-keys", "/settings/rest-keys", "/settings/connections", "/team"];
+  const PAGES = ["/", "/approvals", "/settings/api-keys", "/settings/rest-keys", "/settings/connections", "/team", "/inbox", "/settings/profile"];
   test("every page renders for owner and viewer, script-free, framed by nobody, with the one stylesheet", async () => {
     for (const b of [owner, viewer])
       for (const path of PAGES) {
@@ -137,35 +137,43 @@ describe("REST keys", () => {
 });
 
 describe("team", () => {
-  test("a viewer sees members and roles but no controls, and posts are refused", async () => {
+  test("a viewer sees members and roles but no controls except leaving, and posts are refused", async () => {
     const page = await (await viewer.get("/team")).text();
     const t = await pageText(page);
     expect(t).toContain("Demo User");
     expect(t).toContain("owner");
-    expect((await readForms(page)).filter((f) => f.action.startsWith("/team"))).toEqual([]);
+    expect((await readForms(page)).filter((f) => f.action.startsWith("/team")).map((f) => f.action)).toEqual(["/team/leave"]);
     const csrf = await viewer.csrf("/team");
     const demoId = (await row(s.deps, "SELECT id FROM users WHERE email = ?", DEMO_EMAIL)) as { id: number };
     expect((await viewer.post(`/team/${demoId.id}/role`, { _csrf: csrf, role: "viewer" })).status).toBe(403);
     expect((await viewer.post(`/team/${demoId.id}/remove`, { _csrf: csrf })).status).toBe(403);
-    expect((await viewer.post("/team", { _csrf: csrf, email: "maya@harborcoffee.example", role: "viewer" })).status).toBe(403);
+    expect((await viewer.post("/team/invitations", { _csrf: csrf, email: "maya@harborcoffee.example", role: "viewer" })).status).toBe(403);
   });
 
-  test("an owner adds a member, changes their role and removes them; the rules hold", async () => {
+  test("an owner invites a member, who joins; roles change and they are removed; the rules hold", async () => {
     const csrf = await owner.csrf("/team");
-    const add = await owner.post("/team", { _csrf: csrf, email: "maya@harborcoffee.example", role: "viewer" });
-    expect(add.status).toBe(303);
+    // No SMTP on this server: the answer shows the link to pass on.
+    const invite = await owner.post("/team/invitations", { _csrf: csrf, email: "maya@harborcoffee.example", role: "viewer", days: "7" });
+    expect(invite.status).toBe(200);
+    const link = /\/invite\/[0-9a-f]{64}/.exec(await invite.text())![0];
+    expect(await text(owner, "/team")).toContain("maya@harborcoffee.example");
+    expect((await owner.post("/team/invitations", { _csrf: csrf, email: "maya@harborcoffee.example", role: "admin" })).status).toBe(409);
+    // Maya's account has no password: accepting sets one.
+    const maya = new Browser(s.config.publicUrl);
+    expect(await pageText(await (await maya.get(link)).text())).toContain("Set your password");
+    expect((await maya.post(link, { name: "Maya Ortiz", password: "maya's passphrase", confirm: "maya's passphrase" })).status).toBe(303);
     expect(await text(owner, "/team")).toContain("Maya Ortiz");
-    const maya = ((await row(s.deps, "SELECT id FROM users WHERE email = ?", "maya@harborcoffee.example")) as { id: number }).id;
-    expect((await owner.post("/team", { _csrf: csrf, email: "maya@harborcoffee.example", role: "admin" })).status).toBe(409);
-    expect((await owner.post(`/team/${maya}/role`, { _csrf: csrf, role: "admin" })).status).toBe(303);
-    expect(await row(s.deps, "SELECT role FROM memberships WHERE user_id = ? AND company_id = ?", maya, northwind)).toEqual({ role: "admin" });
-    // The only owner cannot step down or be removed.
+    const mayaId = ((await row(s.deps, "SELECT id FROM users WHERE email = ?", "maya@harborcoffee.example")) as { id: number }).id;
+    expect((await owner.post(`/team/${mayaId}/role`, { _csrf: csrf, role: "admin" })).status).toBe(303);
+    expect(await row(s.deps, "SELECT role FROM memberships WHERE user_id = ? AND company_id = ?", mayaId, northwind)).toEqual({ role: "admin" });
+    // The only owner cannot step down, be removed or leave.
     const me = ((await row(s.deps, "SELECT id FROM users WHERE email = ?", DEMO_EMAIL)) as { id: number }).id;
     const demote = await owner.post(`/team/${me}/role`, { _csrf: csrf, role: "viewer" });
     expect(demote.status).toBe(409);
     expect(await pageText(await demote.text())).toContain("must keep at least one owner");
     expect((await owner.post(`/team/${me}/remove`, { _csrf: csrf })).status).toBe(409);
-    expect((await owner.post(`/team/${maya}/remove`, { _csrf: csrf })).status).toBe(303);
+    expect((await owner.post("/team/leave", { _csrf: csrf })).status).toBe(409);
+    expect((await owner.post(`/team/${mayaId}/remove`, { _csrf: csrf })).status).toBe(303);
     expect(await text(owner, "/team")).not.toContain("Maya Ortiz");
   });
 
@@ -178,6 +186,7 @@ describe("team", () => {
       expect((await owner.post(`/team/${maya}/remove`, { _csrf: csrf })).status).toBe(403);
       expect((await owner.post(`/team/${maya}/role`, { _csrf: csrf, role: "viewer" })).status).toBe(403);
       expect((await owner.post(`/team/${sam}/role`, { _csrf: csrf, role: "owner" })).status).toBe(403);
+      expect((await owner.post("/team/invitations", { _csrf: csrf, email: "boss@example.test", role: "owner" })).status).toBe(403);
       expect((await owner.post(`/team/${sam}/role`, { _csrf: csrf, role: "admin" })).status).toBe(303);
       expect((await owner.post(`/team/${sam}/role`, { _csrf: csrf, role: "viewer" })).status).toBe(303);
     } finally {
@@ -185,18 +194,17 @@ describe("team", () => {
     }
   });
 
-  test("bad input: unknown people, unknown roles, hostile strings, other tenants' users", async () => {
+  test("bad input: bad addresses, unknown roles, hostile strings, other tenants' users", async () => {
     const csrf = await owner.csrf("/team");
-    const unknown = await owner.post("/team", { _csrf: csrf, email: "nobody@example.test", role: "viewer" });
-    expect(unknown.status).toBe(404);
-    expect(await pageText(await unknown.text())).toContain("No user with email nobody@example.test");
-    expect((await owner.post("/team", { _csrf: csrf, email: "<script>@x", role: "viewer" })).status).toBe(400);
-    expect((await owner.post("/team", { _csrf: csrf, email: "maya@harborcoffee.example", role: "god" })).status).toBe(400);
-    expect((await owner.post("/team", { _csrf: csrf, email: "maya@harborcoffee.example", role: ["viewer", "owner"] })).status).toBe(400);
+    expect((await owner.post("/team/invitations", { _csrf: csrf, email: "<script>@x", role: "viewer" })).status).toBe(400);
+    expect((await owner.post("/team/invitations", { _csrf: csrf, email: "someone@example.test", role: "god" })).status).toBe(400);
+    expect((await owner.post("/team/invitations", { _csrf: csrf, email: "someone@example.test", role: ["viewer", "owner"] })).status).toBe(400);
+    expect((await owner.post("/team/invitations", { _csrf: csrf, email: "someone@example.test", role: "viewer", days: "365" })).status).toBe(400);
     // Maya is no longer in Northwind: she is not a member to change here.
     const maya = ((await row(s.deps, "SELECT id FROM users WHERE email = ?", "maya@harborcoffee.example")) as { id: number }).id;
     expect((await owner.post(`/team/${maya}/role`, { _csrf: csrf, role: "viewer" })).status).toBe(404);
     expect((await owner.post(`/team/abc/remove`, { _csrf: csrf })).status).toBe(404);
+    expect((await owner.post(`/team/invitations/99999/revoke`, { _csrf: csrf })).status).toBe(404);
   });
 });
 

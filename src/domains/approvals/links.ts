@@ -20,6 +20,8 @@ import type { ActorContext, Deps } from "../../core/context";
 import type { Db } from "../../core/db";
 import { randomHex, sha256Hex } from "../../core/secrets";
 import { auditLog } from "../../core/tables";
+import { emit } from "../../core/events";
+import { approvalRequested } from "./events";
 import { approvalLinks } from "./tables";
 
 export type LinkRow = typeof approvalLinks.$inferSelect;
@@ -111,6 +113,15 @@ export async function mintLink(tx: Tx, ctx: ActorContext, input: MintInput): Pro
               detail: { approvalId: row.id, linkType: input.linkType },
               createdAt: now,
             });
+  await emit(tx, ctx, approvalRequested, { id: row.id, siteId: input.siteId }, {
+    approvalId: row.id,
+    linkType: input.linkType,
+    entityType: input.entityType,
+    entityId: input.entityId,
+    title: input.title.slice(0, 300),
+    requestedByUserId: ctx.principal.userId,
+    expiresAt: iso(expiresAt)!,
+  });
   const url = approvalUrl(ctx.deps, token);
   return {
     id: row.id,

@@ -4,6 +4,7 @@ import type { ActorContext } from "../../core/context";
 import { AppError, conflict } from "../../core/errors";
 import { pageInput } from "../../core/pagination";
 import { defineTool, type Domain } from "../../mcp/define";
+import { approvalEvents } from "./events";
 import { LINK_STATUSES } from "./links";
 import { decideApproval, getApproval, listApprovals, type DecisionKind } from "./verbs";
 
@@ -83,4 +84,5 @@ export const approvalsDomain: Domain = {
   title: "Approvals",
   description: "Human approval of what agents draft: list approval links, inspect what they propose, approve or reject them.",
   tools: approvalsTools,
+  events: approvalEvents,
 };

@@ -10,7 +10,8 @@
  */
 import { and, count, desc, eq, inArray } from "drizzle-orm";
 import { iso } from "../../core/clock";
-import type { ActorContext, Deps } from "../../core/context";
+import type { ActorContext, CredentialKind, Deps, Principal } from "../../core/context";
+import { emit } from "../../core/events";
 import type { Db } from "../../core/db";
 import { AppError, forbidden, notFound } from "../../core/errors";
 import { mapSeq } from "../../core/maybe";
@@ -22,6 +23,7 @@ import { effectiveStatus, linkByToken, sweepExpired, type LinkRow, type LinkStat
 import { approvalPreview, previewCss, renderApprovalPreview } from "./preview";
 import { approvalKind, approvalSupport } from "./registry";
 import { applyStagedCall, type StagedPayload } from "./staging";
+import { approvalDecided } from "./events";
 import { approvalLinks } from "./tables";
 
 export { renderApprovalPreview, previewCss };
@@ -239,6 +241,22 @@ export async function decideInTx(
               detail: { approvalId: link.id, linkType: link.linkType, decidedBy: d.decidedBy, ...(comment ? { comment } : {}) },
               createdAt: d.now,
             });
+  // The decider, when a person signed in or an agent decided; a visitor on the public page is nobody in particular.
+  const principal: Principal | null =
+    d.userId === null
+      ? null
+      : { userId: d.userId, credential: { kind: (actor?.kind ?? "session") as CredentialKind, id: actor?.id ?? 0, name: "" }, scopes: [], companies: [], requireCmsApproval: false };
+  await emit(tx, { deps, company: { id: link.companyId }, principal }, approvalDecided, { id: link.id, siteId: link.siteId }, {
+    approvalId: link.id,
+    linkType: link.linkType,
+    entityType: link.entityType,
+    entityId: link.entityId,
+    title: link.title,
+    requestedByUserId: link.requestedByUserId,
+    decision: next,
+    decidedBy: d.decidedBy.slice(0, 200),
+    comment,
+  });
   const updated: LinkRow = { ...link, status: next, decidedAt: d.now, decidedBy: d.decidedBy, comment, result };
   return {
     ok: true,

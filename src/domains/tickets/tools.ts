@@ -5,6 +5,7 @@
  * and role and looks tickets up within the acting company only.
  */
 import { defineTool, type Domain } from "../../mcp/define";
+import { ticketDelivery } from "./delivery";
 import { ticketEvents } from "./events";
 import { mergeTickets } from "./merge";
 import { addNote, addRequesterReply, listMessages, replyToTicket } from "./messages";
@@ -192,4 +193,5 @@ export const ticketsDomain: Domain = {
   ],
   events: ticketEvents,
   jobs: ticketJobs,
+  subscribers: [ticketDelivery],
 };

@@ -1,0 +1,334 @@
+/**
+ * The bookings toolset: booking pages (approved by a person before they go
+ * public at /b/<slug>), members' schedules and time off, free times, and
+ * bookings. Thin declarations over the verbs of this folder, which check
+ * scope, role and tenancy themselves.
+ */
+import * as v from "valibot";
+import { pageInput } from "../../core/pagination";
+import { defineTool, type Domain } from "../../mcp/define";
+import { bookingPageApprovalKind, bookingsApprovalSupport } from "./approval-kind";
+import {
+  cancelBooking,
+  confirmBooking,
+  createBooking,
+  declineBooking,
+  expireUnconfirmed,
+  getBooking,
+  listBookings,
+  markNoShow,
+  rescheduleBooking,
+} from "./bookings";
+import { BOOKING_STATUSES, dayHoursInput, memberRef, PAGE_STATUSES, NULLABLE_FIELDS, pageFields, slugInput, timeZoneInput, weeklyInput } from "./config";
+import { bookingEvents } from "./events";
+import { freeSlots } from "./free-slots";
+import { createPage, deletePage, getPage, listPages, updatePage } from "./pages";
+import { bookingPublicRoutes } from "./public-pages";
+import { addTimeOff, deleteTimeOff, getSchedule, listSchedules, setOverride, setSchedule } from "./schedules";
+
+const id = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(Number.MAX_SAFE_INTEGER));
+const uid = v.pipe(v.string(), v.check((s) => /^[0-9a-f]{32}$/.test(s), "must be the booking's 32-hex uid"));
+const isoTime = v.pipe(v.string(), v.maxLength(40), v.isoTimestamp("must be an ISO date-time like 2026-03-23T09:00:00Z"));
+const date = v.pipe(v.string(), v.check((s) => /^\d{4}-\d{2}-\d{2}$/.test(s), "must be a date like 2026-03-29"), v.examples(["2030-01-07"]));
+const reason = v.pipe(v.string(), v.maxLength(1000));
+const pageRef = { pageId: v.optional(id), pageSlug: v.optional(slugInput) };
+const bookingRef = { id: v.optional(id), uid: v.optional(uid) };
+const opt = <T extends Record<string, v.GenericSchema>>(o: T) => Object.fromEntries(Object.entries(o).map(([k, s]) => [k, v.optional(s)])) as { [K in keyof T]: v.OptionalSchema<T[K], undefined> };
+const { title, ...rest } = pageFields;
+const clearable = Object.fromEntries(Object.entries(rest).map(([k, s]) => [k, v.optional((NULLABLE_FIELDS as readonly string[]).includes(k) ? v.nullable(s) : s)])) as {
+  [K in keyof typeof rest]: v.OptionalSchema<(typeof rest)[K] | v.NullableSchema<(typeof rest)[K], undefined>, undefined>;
+};
+
+const TS = { toolset: "bookings" } as const;
+
+export const bookingPagesList = defineTool({
+  ...TS,
+  name: "booking_pages_list",
+  scope: "bookings:read",
+  readOnly: true,
+  title: "List booking pages",
+  description: "Booking pages with status, lengths, hosts, upcoming bookings. Filter: status, host (id or email), search.",
+  input: v.object({ status: v.optional(v.picklist(PAGE_STATUSES)), host: v.optional(memberRef), search: v.optional(v.pipe(v.string(), v.maxLength(200))), ...pageInput }),
+  run: listPages,
+});
+
+export const bookingPagesGet = defineTool({
+  ...TS,
+  name: "booking_pages_get",
+  scope: "bookings:read",
+  readOnly: true,
+  title: "Get a booking page",
+  description: "One booking page by id or slug: settings, hosts, url, pending changes, approval.",
+  input: v.object({ id: v.optional(id), slug: v.optional(slugInput) }),
+  run: getPage,
+});
+
+export const bookingPagesCreate = defineTool({
+  ...TS,
+  name: "booking_pages_create",
+  scope: "bookings:write",
+  readOnly: false,
+  approval: "booking_page",
+  title: "Create a booking page",
+  description:
+    "Draft a booking page; it opens at url once a person approves (approval.url). Times in minutes. hosts: member ids or emails (default you).",
+  input: v.object({ title, ...opt(rest) }),
+  run: createPage,
+});
+
+export const bookingPagesUpdate = defineTool({
+  ...TS,
+  name: "booking_pages_update",
+  scope: "bookings:write",
+  readOnly: false,
+  approval: "booking_page",
+  title: "Update a booking page",
+  description:
+    "Change a page; omitted fields stay, null clears. A live page's change waits for approval while it keeps taking bookings. paused applies at once.",
+  input: v.object({ id, title: v.optional(title), ...clearable, paused: v.optional(v.boolean()) }),
+  run: updatePage,
+});
+
+export const bookingPagesDelete = defineTool({
+  ...TS,
+  name: "booking_pages_delete",
+  scope: "bookings:write",
+  readOnly: false,
+  destructive: true,
+  title: "Delete a booking page",
+  description: "Delete a booking page with no upcoming bookings (else cancel them or pause it).",
+  input: v.object({ id }),
+  run: deletePage,
+});
+
+export const bookingAvailabilityGet = defineTool({
+  ...TS,
+  name: "booking_availability_get",
+  scope: "bookings:read",
+  readOnly: true,
+  title: "Free times of a booking page",
+  description:
+    "Free start times of a page (default next 7 days, max 93): days in timeZone, slots[].startsAt for bookings_create. proposed: with pending changes.",
+  input: v.object({ ...pageRef, from: v.optional(isoTime), to: v.optional(isoTime), timeZone: v.optional(timeZoneInput), durationMin: v.optional(id), proposed: v.optional(v.boolean()) }),
+  run: freeSlots,
+});
+
+export const bookingSchedulesList = defineTool({
+  ...TS,
+  name: "booking_schedules_list",
+  scope: "bookings:read",
+  readOnly: true,
+  title: "List schedules",
+  description: "Members with their booking time zone and weekly hours (null: none yet).",
+  input: v.object({ ...pageInput }),
+  run: listSchedules,
+});
+
+export const bookingSchedulesGet = defineTool({
+  ...TS,
+  name: "booking_schedules_get",
+  scope: "bookings:read",
+  readOnly: true,
+  title: "Get a schedule",
+  description: "A member's schedule: zone, weekly hours, upcoming overrides and time off.",
+  input: v.object({ member: memberRef }),
+  run: getSchedule,
+});
+
+export const bookingSchedulesSet = defineTool({
+  ...TS,
+  name: "booking_schedules_set",
+  scope: "bookings:write",
+  readOnly: false,
+  idempotent: true,
+  title: "Set a schedule",
+  description:
+    'Set a member\'s IANA time zone and/or weekly hours, e.g. {"mon":["09:00-12:00","13:00-17:00"]} (a day left out is off; replaces all days). Hours are in that zone.',
+  input: v.object({ member: memberRef, timeZone: v.optional(timeZoneInput), weeklyHours: v.optional(weeklyInput) }),
+  run: setSchedule,
+});
+
+export const bookingOverridesSet = defineTool({
+  ...TS,
+  name: "booking_overrides_set",
+  scope: "bookings:write",
+  readOnly: false,
+  idempotent: true,
+  title: "Set a date's hours",
+  description: 'Hours of one local date instead of the weekly ones: ["10:00-14:00"]; [] = away that day; null removes the override.',
+  input: v.object({ member: memberRef, date, hours: v.nullable(dayHoursInput) }),
+  run: setOverride,
+});
+
+export const bookingTimeOffCreate = defineTool({
+  ...TS,
+  name: "booking_time_off_create",
+  scope: "bookings:write",
+  readOnly: false,
+  title: "Add time off",
+  description: "Out of office for whole local days, startDate..endDate inclusive.",
+  input: v.object({ member: memberRef, startDate: date, endDate: date, reason: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(200)))) }),
+  run: addTimeOff,
+});
+
+export const bookingTimeOffDelete = defineTool({
+  ...TS,
+  name: "booking_time_off_delete",
+  scope: "bookings:write",
+  readOnly: false,
+  destructive: true,
+  title: "Remove time off",
+  description: "Remove time off by id (from booking_schedules_get).",
+  input: v.object({ id }),
+  run: deleteTimeOff,
+});
+
+export const bookingsList = defineTool({
+  ...TS,
+  name: "bookings_list",
+  scope: "bookings:read",
+  readOnly: true,
+  title: "List bookings",
+  description: "Bookings by start. Filter: page, status, host, attendeeEmail, from/to. order desc: newest first.",
+  input: v.object({
+    ...pageRef,
+    status: v.optional(v.array(v.picklist(BOOKING_STATUSES))),
+    host: v.optional(memberRef),
+    attendeeEmail: v.optional(v.pipe(v.string(), v.maxLength(254))),
+    from: v.optional(isoTime),
+    to: v.optional(isoTime),
+    order: v.optional(v.picklist(["asc", "desc"])),
+    ...pageInput,
+  }),
+  run: listBookings,
+});
+
+export const bookingsGet = defineTool({
+  ...TS,
+  name: "bookings_get",
+  scope: "bookings:read",
+  readOnly: true,
+  title: "Get a booking",
+  description: "A booking by id or uid: times, attendee, hosts, answers, history. include [\"ics\"]: its invite.",
+  input: v.object({ ...bookingRef, include: v.optional(v.array(v.picklist(["ics"]))) }),
+  run: getBooking,
+});
+
+export const bookingsCreate = defineTool({
+  ...TS,
+  name: "bookings_create",
+  scope: "bookings:write",
+  readOnly: false,
+  title: "Book a time",
+  description: "Book a free startsAt (booking_availability_get) on a live page. answers: {questionId: value}. Conflict: time taken.",
+  input: v.object({
+    ...pageRef,
+    startsAt: isoTime,
+    durationMin: v.optional(id),
+    timeZone: v.optional(timeZoneInput),
+    name: v.pipe(v.string(), v.maxLength(200)),
+    email: v.pipe(v.string(), v.maxLength(254)),
+    answers: v.optional(v.record(v.string(), v.union([v.string(), v.number(), v.boolean()]))),
+  }),
+  run: createBooking,
+});
+
+export const bookingsReschedule = defineTool({
+  ...TS,
+  name: "bookings_reschedule",
+  scope: "bookings:write",
+  readOnly: false,
+  title: "Reschedule a booking",
+  description: "Move a booking to another free time (same uid, SEQUENCE+1). Cutoff applies unless ignoreCutoff.",
+  input: v.object({ ...bookingRef, startsAt: isoTime, durationMin: v.optional(id), ignoreCutoff: v.optional(v.boolean()) }),
+  run: rescheduleBooking,
+});
+
+export const bookingsCancel = defineTool({
+  ...TS,
+  name: "bookings_cancel",
+  scope: "bookings:write",
+  readOnly: false,
+  destructive: true,
+  title: "Cancel a booking",
+  description: "Cancel a booking, with a reason for the attendee. Cutoff applies unless ignoreCutoff.",
+  input: v.object({ ...bookingRef, reason: v.optional(reason), ignoreCutoff: v.optional(v.boolean()) }),
+  run: cancelBooking,
+});
+
+export const bookingsConfirm = defineTool({
+  ...TS,
+  name: "bookings_confirm",
+  scope: "bookings:write",
+  readOnly: false,
+  title: "Confirm a booking",
+  description: "Confirm a pending booking (page requires confirmation).",
+  input: v.object(bookingRef),
+  run: confirmBooking,
+});
+
+export const bookingsDecline = defineTool({
+  ...TS,
+  name: "bookings_decline",
+  scope: "bookings:write",
+  readOnly: false,
+  destructive: true,
+  title: "Decline a booking",
+  description: "Decline a pending booking, with a reason; its time is free again.",
+  input: v.object({ ...bookingRef, reason: v.optional(reason) }),
+  run: declineBooking,
+});
+
+export const bookingsMarkNoShow = defineTool({
+  ...TS,
+  name: "bookings_mark_no_show",
+  scope: "bookings:write",
+  readOnly: false,
+  idempotent: true,
+  title: "Mark a no-show",
+  description: "After the start: who did not show, \"attendee\" or \"host\"; null clears.",
+  input: v.object({ ...bookingRef, noShow: v.nullable(v.picklist(["attendee", "host"])) }),
+  run: markNoShow,
+});
+
+export const bookingsDomain: Domain = {
+  name: "bookings",
+  title: "Bookings",
+  description: "Booking pages (approved before they go public at /b/<slug>), members' schedules, free times and bookings.",
+  tools: [
+    bookingPagesList,
+    bookingPagesGet,
+    bookingPagesCreate,
+    bookingPagesUpdate,
+    bookingPagesDelete,
+    bookingAvailabilityGet,
+    bookingSchedulesList,
+    bookingSchedulesGet,
+    bookingSchedulesSet,
+    bookingOverridesSet,
+    bookingTimeOffCreate,
+    bookingTimeOffDelete,
+    bookingsList,
+    bookingsGet,
+    bookingsCreate,
+    bookingsReschedule,
+    bookingsCancel,
+    bookingsConfirm,
+    bookingsDecline,
+    bookingsMarkNoShow,
+  ],
+  approvalKinds: [bookingPageApprovalKind],
+  approvalSupport: bookingsApprovalSupport,
+  events: bookingEvents,
+  jobs: [
+    {
+      name: "bookings.expire_unconfirmed",
+      description: "Closes bookings that needed a host's confirmation and reached their start without it.",
+      everyMs: 60_000,
+      run: async (deps) => {
+        await expireUnconfirmed(deps);
+      },
+    },
+  ],
+  publicPages: [{ prefix: "/b", routes: bookingPublicRoutes }],
+};

@@ -1,0 +1,82 @@
+/**
+ * A deck's theme, from the brand profile of its site (the branding
+ * domain's public read and contrast maths, imported, not restated): colours,
+ * fonts, corner radius and logo. Only values matching strict patterns get
+ * through, since they end up in a style attribute; text colours are moved
+ * to the nearest shade that reads (WCAG AA) when the brand's pair does not.
+ *
+ * A version freezes the theme it was approved with: a later brand change
+ * reaches the audience when the deck is published again, not silently.
+ */
+import { and, eq } from "drizzle-orm";
+import type { Deps } from "../../core/context";
+import { safeUrl } from "../blocks/urls";
+import { BRANDING_DEFAULTS } from "../branding/profiles";
+import { contrastRatio, HEX_RE, nearestPassing, normalizeHex } from "../branding/contrast";
+import { getPublicBranding } from "../branding/public-reads";
+import { media } from "../cms/tables";
+import { sites } from "../sites/tables";
+import type { DeckTheme } from "./layouts";
+
+/** Font family lists: names, commas, quotes, spaces and hyphens only. */
+const FONT_RE = /^[A-Za-z0-9 ,'"-]{1,100}$/;
+const RADIUS_RE = /^\d{1,3}(?:\.\d{1,3})?(?:px|rem|em|%)$/;
+
+const hex = (x: unknown, fallback: string) => (typeof x === "string" && HEX_RE.test(x) ? normalizeHex(x) : fallback);
+const font = (x: unknown) => (typeof x === "string" && FONT_RE.test(x) ? x : null);
+
+/** The theme from the site's brand profile now (defaults where the brand sets nothing). */
+export async function themeForSite(deps: Deps, siteId: number): Promise<DeckTheme> {
+  const b = await getPublicBranding(deps, siteId);
+  const site = (await deps.db.select({ name: sites.name }).from(sites).where(eq(sites.id, siteId)).limit(1))[0];
+  const background = hex(b.backgroundColor, BRANDING_DEFAULTS.backgroundColor);
+  const primary = hex(b.primaryColor, BRANDING_DEFAULTS.primaryColor);
+  let text = hex(b.textColor, BRANDING_DEFAULTS.textColor);
+  if (contrastRatio(text, background) < 4.5) text = nearestPassing(text, background, 4.5) ?? BRANDING_DEFAULTS.textColor;
+  const onPrimary = contrastRatio("#ffffff", primary) >= contrastRatio(text, primary) ? "#ffffff" : text;
+  const logoUrl = safeUrl(b.logoUrl ?? b.logoRectUrl ?? null);
+  let logo: DeckTheme["logo"] = null;
+  if (logoUrl) {
+    // A logo from the site's own media library can go into the PDF too (PNG and JPEG).
+    const m = (await deps.db
+      .select({ mimeType: media.mimeType, storageKey: media.storageKey })
+      .from(media)
+      .where(and(eq(media.siteId, siteId), eq(media.url, logoUrl)))
+      .limit(1))[0];
+    logo = { url: logoUrl, alt: b.logoAlt ?? b.logoText ?? site?.name ?? "Logo", mimeType: m?.mimeType ?? null, storageKey: m?.storageKey ?? null };
+  }
+  return {
+    primary,
+    secondary: hex(b.secondaryColor, BRANDING_DEFAULTS.secondaryColor),
+    accent: hex(b.accentColor, BRANDING_DEFAULTS.accentColor),
+    background,
+    text,
+    onPrimary,
+    headingFont: font(b.headingFont),
+    bodyFont: font(b.bodyFont),
+    radius: typeof b.borderRadius === "string" && RADIUS_RE.test(b.borderRadius) ? b.borderRadius : "12px",
+    name: (b.logoText ?? site?.name ?? "").slice(0, 100),
+    logo,
+  };
+}
+
+/**
+ * The theme as CSS custom properties for a style attribute. Every value is
+ * re-checked here (a stored version is data like any other), so the
+ * attribute can only ever hold colours, font names and a length.
+ */
+export function themeStyle(t: DeckTheme): string {
+  const c = (x: string, d: string) => (HEX_RE.test(x) ? x : d);
+  const f = (x: string | null) => (x && FONT_RE.test(x) ? `${x},` : "");
+  return [
+    `--dk-primary:${c(t.primary, "#2563eb")}`,
+    `--dk-secondary:${c(t.secondary, "#1e40af")}`,
+    `--dk-accent:${c(t.accent, "#f59e0b")}`,
+    `--dk-bg:${c(t.background, "#ffffff")}`,
+    `--dk-text:${c(t.text, "#111827")}`,
+    `--dk-on-primary:${c(t.onPrimary, "#ffffff")}`,
+    `--dk-head:${f(t.headingFont)}system-ui,sans-serif`,
+    `--dk-body:${f(t.bodyFont)}system-ui,sans-serif`,
+    `--dk-radius:${RADIUS_RE.test(t.radius) ? t.radius : "12px"}`,
+  ].join(";");
+}

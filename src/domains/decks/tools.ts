@@ -1,0 +1,255 @@
+/**
+ * The decks toolset: pitch decks of ordered, typed slides, created from an
+ * outline in one call, edited slide by slide (what Gamma's API cannot do),
+ * filled from templates, published through a person's approval, exported as
+ * PDF. Thin declarations over the verbs (decks.ts, slides.ts), which check
+ * scope, role and tenancy themselves.
+ *
+ * Slide `content` is a loose object in these schemas (tools/list stays
+ * small); deck_layouts_list gives each layout's fields, and the verbs
+ * validate them with paths (`slides[2].content.plans[0].price`).
+ */
+import * as v from "valibot";
+import { pageInput } from "../../core/pagination";
+import { defineTool, type Domain } from "../../mcp/define";
+import { idSchema, line, slugSchema, textBlock } from "../cms/common";
+import { deckApprovalSupport, deckStagedTarget, pitchDeckKind } from "./approval";
+import { createDeck, deleteDeck, exportDeckPdf, fillTemplate, getDeck, listDecks, publishDeck, replaceText, unpublishDeck, updateDeck } from "./decks";
+import { deckEvents } from "./events";
+import { LAYOUTS, layoutReference, MAX_NOTES, MAX_SLIDES } from "./layouts";
+import { deckPublicPages } from "./public-page";
+import { addSlides, deleteSlide, duplicateSlide, getSlide, moveSlide, reorderSlides, updateSlide } from "./slides";
+import { DECK_STATUSES } from "./tables";
+
+const T = "decks";
+const deckId = idSchema;
+const position = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_SLIDES + 1));
+const content = v.record(v.string(), v.unknown());
+const notes = v.optional(v.nullable(textBlock(MAX_NOTES)));
+const slide = v.object({ layout: v.picklist(LAYOUTS), content: v.optional(content), notes });
+const slides = (min: number) => (min ? v.pipe(v.array(slide), v.minLength(min), v.maxLength(MAX_SLIDES)) : v.pipe(v.array(slide), v.maxLength(MAX_SLIDES)));
+const version = v.optional(v.picklist(["draft", "published"]));
+
+const deckTools = [
+  defineTool({
+    name: "decks_list",
+    toolset: T,
+    scope: "decks:read",
+    readOnly: true,
+    title: "List decks",
+    description: "List the company's pitch decks, newest change first. Filter by siteId, status, template, search (title).",
+    input: v.object({ siteId: v.optional(idSchema), status: v.optional(v.picklist(DECK_STATUSES)), template: v.optional(v.boolean()), search: v.optional(v.pipe(v.string(), v.maxLength(200))), ...pageInput }),
+    run: (ctx, input) => listDecks(ctx, input),
+  }),
+  defineTool({
+    name: "decks_get",
+    toolset: T,
+    scope: "decks:read",
+    readOnly: true,
+    title: "Get a deck",
+    description: 'A deck by id or slug: status, public url, approval, unfilled {{placeholders}}, slide list. include ["slides"] for fields and notes, ["html"] rendered; version "published" reads the live one.',
+    input: v.object({ id: v.optional(deckId), slug: v.optional(slugSchema), version, include: v.optional(v.array(v.picklist(["slides", "html"]))) }),
+    run: (ctx, input) => getDeck(ctx, input),
+  }),
+  defineTool({
+    name: "decks_create",
+    toolset: T,
+    scope: "decks:write",
+    readOnly: false,
+    title: "Create a deck",
+    description:
+      "Create a draft deck in one call from slides [{layout, content, notes}] (fields: deck_layouts_list) or a Markdown outline (## heading per slide, - bullets, > quote). Themed by the site's brand (default: primary site).",
+    input: v.object({
+      title: line(200),
+      siteId: v.optional(idSchema),
+      slug: v.optional(slugSchema),
+      description: v.optional(v.nullable(textBlock(1000))),
+      isTemplate: v.optional(v.boolean()),
+      slides: v.optional(slides(0)),
+      outline: v.optional(textBlock(50_000)),
+    }),
+    run: (ctx, input) => createDeck(ctx, input),
+  }),
+  defineTool({
+    name: "decks_update",
+    toolset: T,
+    scope: "decks:write",
+    readOnly: false,
+    approval: "pitch_deck",
+    title: "Update a deck",
+    description: "Change a deck's title, slug, description, site (theme) or template flag. No changes = send the draft for approval again (fresh link).",
+    input: v.object({ id: deckId, title: v.optional(line(200)), slug: v.optional(slugSchema), description: v.optional(v.nullable(textBlock(1000))), siteId: v.optional(idSchema), isTemplate: v.optional(v.boolean()) }),
+    run: (ctx, input) => updateDeck(ctx, input),
+  }),
+  defineTool({
+    name: "decks_delete",
+    toolset: T,
+    scope: "decks:write",
+    readOnly: false,
+    destructive: true,
+    title: "Delete a deck",
+    description: "Delete a deck and its slides; a published one only once a person approves at approval.url.",
+    input: v.object({ id: deckId }),
+    run: (ctx, input) => deleteDeck(ctx, input),
+  }),
+  defineTool({
+    name: "decks_publish",
+    toolset: T,
+    scope: "decks:write",
+    readOnly: false,
+    approval: "pitch_deck",
+    title: "Publish a deck",
+    description: "Freeze the draft as a version and ask a person to approve it (approval.url shows every slide). Once approved it is live at url. Refused with {{placeholders}} left.",
+    input: v.object({ id: deckId }),
+    run: (ctx, input) => publishDeck(ctx, input),
+  }),
+  defineTool({
+    name: "decks_unpublish",
+    toolset: T,
+    scope: "decks:write",
+    readOnly: false,
+    destructive: true,
+    title: "Unpublish a deck",
+    description: "Take a published deck offline once a person approves at approval.url; a pending request is withdrawn at once.",
+    input: v.object({ id: deckId }),
+    run: (ctx, input) => unpublishDeck(ctx, input),
+  }),
+  defineTool({
+    name: "decks_fill_template",
+    toolset: T,
+    scope: "decks:write",
+    readOnly: false,
+    idempotencyKey: true,
+    title: "Fill a template",
+    description: 'New draft deck from a template, replacing {{name}} with variables {"name": "…"}. Reports unfilled and unknown names; strict refuses them.',
+    input: v.object({
+      id: deckId,
+      variables: v.record(v.string(), textBlock(1000)),
+      title: v.optional(line(200)),
+      slug: v.optional(slugSchema),
+      siteId: v.optional(idSchema),
+      strict: v.optional(v.boolean()),
+    }),
+    run: (ctx, input) => fillTemplate(ctx, input),
+  }),
+  defineTool({
+    name: "decks_replace_text",
+    toolset: T,
+    scope: "decks:write",
+    readOnly: false,
+    title: "Replace text in a deck",
+    description: "Replace every occurrence of find in a deck's title, slides and notes (matchCase default true). Returns the count and slide numbers.",
+    input: v.object({ id: deckId, find: line(200), replace: textBlock(2000), matchCase: v.optional(v.boolean()) }),
+    run: (ctx, input) => replaceText(ctx, input),
+  }),
+  defineTool({
+    name: "decks_export_pdf",
+    toolset: T,
+    scope: "decks:read",
+    readOnly: true,
+    title: "Export a deck as PDF",
+    description: "The deck as PDF (one page per slide) in dataBase64. version: draft (default) or published.",
+    input: v.object({ id: deckId, version }),
+    run: (ctx, input) => exportDeckPdf(ctx, input),
+  }),
+  defineTool({
+    name: "deck_layouts_list",
+    toolset: T,
+    scope: "decks:read",
+    readOnly: true,
+    companyFree: true,
+    title: "List slide layouts",
+    description: "Each slide layout with its content fields (JSON Schema) and an example. Images are media ids (media_list).",
+    input: v.object({}),
+    run: () => layoutReference(),
+  }),
+];
+
+const slideTools = [
+  defineTool({
+    name: "slides_get",
+    toolset: T,
+    scope: "decks:read",
+    readOnly: true,
+    title: "Get a slide",
+    description: "One slide with its layout, content fields and speaker notes.",
+    input: v.object({ deckId, id: idSchema }),
+    run: (ctx, input) => getSlide(ctx, input),
+  }),
+  defineTool({
+    name: "slides_add",
+    toolset: T,
+    scope: "decks:write",
+    readOnly: false,
+    idempotencyKey: true,
+    title: "Add slides",
+    description: "Insert slides [{layout, content, notes}] at position (1-based; default the end); later slides move down.",
+    input: v.object({ deckId, slides: slides(1), position: v.optional(position) }),
+    run: (ctx, input) => addSlides(ctx, input),
+  }),
+  defineTool({
+    name: "slides_update",
+    toolset: T,
+    scope: "decks:write",
+    readOnly: false,
+    title: "Update a slide",
+    description: "Change a slide: content sets the given fields (null removes one), notes, or layout (fields it lacks are dropped).",
+    input: v.object({ deckId, id: idSchema, layout: v.optional(v.picklist(LAYOUTS)), content: v.optional(content), notes }),
+    run: (ctx, input) => updateSlide(ctx, input),
+  }),
+  defineTool({
+    name: "slides_move",
+    toolset: T,
+    scope: "decks:write",
+    readOnly: false,
+    title: "Move a slide",
+    description: "Move a slide to position (1-based); returns the new order of slide ids.",
+    input: v.object({ deckId, id: idSchema, position }),
+    run: (ctx, input) => moveSlide(ctx, input),
+  }),
+  defineTool({
+    name: "slides_reorder",
+    toolset: T,
+    scope: "decks:write",
+    readOnly: false,
+    idempotent: true,
+    title: "Reorder slides",
+    description: "Set the whole order: ids lists every slide of the deck exactly once.",
+    input: v.object({ deckId, ids: v.pipe(v.array(idSchema), v.minLength(1), v.maxLength(MAX_SLIDES)) }),
+    run: (ctx, input) => reorderSlides(ctx, input),
+  }),
+  defineTool({
+    name: "slides_duplicate",
+    toolset: T,
+    scope: "decks:write",
+    readOnly: false,
+    idempotencyKey: true,
+    title: "Duplicate a slide",
+    description: "Copy a slide to position (default: right after it).",
+    input: v.object({ deckId, id: idSchema, position: v.optional(position) }),
+    run: (ctx, input) => duplicateSlide(ctx, input),
+  }),
+  defineTool({
+    name: "slides_delete",
+    toolset: T,
+    scope: "decks:write",
+    readOnly: false,
+    destructive: true,
+    title: "Delete a slide",
+    description: "Delete a slide; the slides after it move up.",
+    input: v.object({ deckId, id: idSchema }),
+    run: (ctx, input) => deleteSlide(ctx, input),
+  }),
+];
+
+export const decksDomain: Domain = {
+  name: "decks",
+  title: "Decks",
+  description: "Pitch decks: typed slides in the brand's theme, templates, publishing through approval at /d/<slug>, PDF export.",
+  tools: [...deckTools, ...slideTools],
+  approvalKinds: [pitchDeckKind],
+  stagedTargets: [deckStagedTarget],
+  approvalSupport: deckApprovalSupport,
+  events: deckEvents,
+  publicPages: [deckPublicPages],
+};

@@ -1,0 +1,59 @@
+/** The profile toolset: the caller's own name, title, time zone, working hours and notification preferences. */
+import * as v from "valibot";
+import { defineTool, type Domain } from "../../mcp/define";
+import { getProfile, updateProfile } from "./verbs";
+
+const line = (max: number) => v.nullable(v.pipe(v.string(), v.maxLength(max)));
+const hhmm = v.pipe(v.string(), v.regex(/^\d\d:\d\d$/, "times are HH:MM"));
+
+export const preferenceUpdates = v.pipe(
+  v.array(
+    v.object({
+      type: v.pipe(v.string(), v.maxLength(100)),
+      inApp: v.optional(v.boolean()),
+      email: v.optional(v.boolean()),
+      reset: v.optional(v.boolean()),
+    }),
+  ),
+  v.maxLength(50),
+);
+
+export const profileGet = defineTool({
+  name: "profile_get",
+  toolset: "profile",
+  scope: "profile:read",
+  readOnly: true,
+  companyFree: true,
+  title: "Get my profile",
+  description: "Your own profile: name, email, title, time zone, working hours, local time now, and notification preferences per type.",
+  input: v.object({}),
+  run: async (ctx) => await getProfile(ctx),
+});
+
+export const profileUpdate = defineTool({
+  name: "profile_update",
+  toolset: "profile",
+  scope: "profile:write",
+  readOnly: false,
+  idempotent: true,
+  companyFree: true,
+  minRole: "viewer",
+  title: "Update my profile",
+  description:
+    'Change your own profile; omitted fields stay, null clears. timeZone is IANA (Europe/Lisbon). workingHours: {"mon":[{"start":"09:00","end":"17:30"}],…}, days left out are off. notificationPreferences: [{type ("*" = all), inApp?, email?, reset?}].',
+  input: v.object({
+    name: v.optional(line(100)),
+    title: v.optional(line(100)),
+    timeZone: v.optional(line(64)),
+    workingHours: v.optional(v.nullable(v.record(v.string(), v.pipe(v.array(v.object({ start: hhmm, end: hhmm })), v.maxLength(4))))),
+    notificationPreferences: v.optional(preferenceUpdates),
+  }),
+  run: async (ctx, input) => await updateProfile(ctx, input),
+});
+
+export const profileDomain: Domain = {
+  name: "profile",
+  title: "Profile",
+  description: "Your own profile: name, title, time zone, working hours and notification preferences.",
+  tools: [profileGet, profileUpdate],
+};

@@ -1,0 +1,125 @@
+/** The team toolset: members and roles, invitations by email. The portal's team page calls the same verbs. */
+import * as v from "valibot";
+import { pageInput } from "../../core/pagination";
+import { ROLES } from "../../core/roles";
+import { defineTool, type Domain } from "../../mcp/define";
+import { teamEvents } from "./events";
+import { inviteMember, listInvitations, resendInvitation, revokeInvitation } from "./invitations";
+import { changeRole, leaveTeam, listMembers, removeMember } from "./members";
+
+const id = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(Number.MAX_SAFE_INTEGER));
+const role = v.picklist(ROLES);
+const email = v.pipe(v.string(), v.maxLength(254));
+/** A member by user id or email. */
+const who = { userId: v.optional(id), email: v.optional(email) };
+
+export const teamMembersList = defineTool({
+  name: "team_members_list",
+  toolset: "team",
+  scope: "team:read",
+  readOnly: true,
+  title: "List team members",
+  description: "Members of the company with role, title, time zone and local time now (workingNow). Filter by role or search name/email.",
+  input: v.object({ role: v.optional(role), search: v.optional(v.pipe(v.string(), v.maxLength(200))), ...pageInput }),
+  run: async (ctx, input) => await listMembers(ctx, input),
+});
+
+export const teamMembersUpdate = defineTool({
+  name: "team_members_update",
+  toolset: "team",
+  scope: "team:write",
+  readOnly: false,
+  idempotent: true,
+  title: "Change a member's role",
+  description: "Set a member's role (by userId or email). Only owners grant or change owner; the last owner cannot be demoted.",
+  input: v.object({ ...who, role }),
+  run: async (ctx, input) => await changeRole(ctx, { userId: input.userId, email: input.email }, input.role),
+});
+
+export const teamMembersRemove = defineTool({
+  name: "team_members_remove",
+  toolset: "team",
+  scope: "team:write",
+  readOnly: false,
+  destructive: true,
+  title: "Remove a member",
+  description: "Remove a member (by userId or email); their keys and apps stop reaching the company on their next request. The last owner cannot be removed.",
+  input: v.object(who),
+  run: async (ctx, input) => await removeMember(ctx, input),
+});
+
+export const teamLeave = defineTool({
+  name: "team_leave",
+  toolset: "team",
+  scope: "team:write",
+  readOnly: false,
+  destructive: true,
+  minRole: "viewer",
+  title: "Leave the company",
+  description: "You leave this company (any role; the last owner cannot). This connection loses it on the next request.",
+  input: v.object({}),
+  run: async (ctx) => await leaveTeam(ctx),
+});
+
+export const teamInvitationsList = defineTool({
+  name: "team_invitations_list",
+  toolset: "team",
+  scope: "team:read",
+  readOnly: true,
+  title: "List invitations",
+  description: "Invitations of the company, newest first; status pending (default), accepted, revoked, expired or all.",
+  input: v.object({ status: v.optional(v.picklist(["pending", "accepted", "revoked", "expired", "all"])), ...pageInput }),
+  run: async (ctx, input) => await listInvitations(ctx, input),
+});
+
+export const teamInvitationsCreate = defineTool({
+  name: "team_invitations_create",
+  toolset: "team",
+  scope: "team:write",
+  readOnly: false,
+  openWorld: true,
+  // No idempotencyKey: a repeat is refused by the one-open-invitation rule (naming the invitation), and a
+  // kept result could hold the accept link in clear when no SMTP server is configured.
+  idempotencyKey: false,
+  title: "Invite by email",
+  description: "Email someone a link to join with a role (owner only by an owner). Expires after expiresInDays (default 7). message is quoted in the email.",
+  input: v.object({
+    email,
+    role,
+    expiresInDays: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(30))),
+    message: v.optional(v.pipe(v.string(), v.maxLength(1000))),
+  }),
+  run: async (ctx, input) => await inviteMember(ctx, input),
+});
+
+export const teamInvitationsResend = defineTool({
+  name: "team_invitations_resend",
+  toolset: "team",
+  scope: "team:write",
+  readOnly: false,
+  openWorld: true,
+  title: "Resend an invitation",
+  description: "Email a pending or expired invitation again with a new link and a fresh expiry; the old link stops working.",
+  input: v.object({ id }),
+  run: async (ctx, input) => await resendInvitation(ctx, input.id),
+});
+
+export const teamInvitationsRevoke = defineTool({
+  name: "team_invitations_revoke",
+  toolset: "team",
+  scope: "team:write",
+  readOnly: false,
+  destructive: true,
+  title: "Revoke an invitation",
+  description: "Withdraw a pending invitation; its link then says it was withdrawn.",
+  input: v.object({ id }),
+  run: async (ctx, input) => await revokeInvitation(ctx, input.id),
+});
+
+export const teamDomain: Domain = {
+  name: "team",
+  title: "Team",
+  description: "Members and roles of a company, and invitations by email.",
+  tools: [teamMembersList, teamMembersUpdate, teamMembersRemove, teamLeave, teamInvitationsList, teamInvitationsCreate, teamInvitationsResend, teamInvitationsRevoke],
+  events: teamEvents,
+};
