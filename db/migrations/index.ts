@@ -4,11 +4,13 @@ import sqlite1 from "./sqlite/0001_media_blobs.sql" with { type: "text" };
 import sqlite2 from "./sqlite/0002_idempotency_keys.sql" with { type: "text" };
 import sqlite3 from "./sqlite/0003_order_pricing_record.sql" with { type: "text" };
 import sqlite4 from "./sqlite/0004_events_and_jobs.sql" with { type: "text" };
+import sqlite5 from "./sqlite/0005_projects.sql" with { type: "text" };
 import pg0 from "./pg/0000_init.sql" with { type: "text" };
 import pg1 from "./pg/0001_media_blobs.sql" with { type: "text" };
 import pg2 from "./pg/0002_idempotency_keys.sql" with { type: "text" };
 import pg3 from "./pg/0003_order_pricing_record.sql" with { type: "text" };
 import pg4 from "./pg/0004_events_and_jobs.sql" with { type: "text" };
+import pg5 from "./pg/0005_projects.sql" with { type: "text" };
 
 export interface Migration {
   tag: string;
@@ -22,6 +24,7 @@ export const migrations: Record<"sqlite" | "pg", Migration[]> = {
     { tag: "0002_idempotency_keys", sql: sqlite2 },
     { tag: "0003_order_pricing_record", sql: sqlite3 },
     { tag: "0004_events_and_jobs", sql: sqlite4 },
+    { tag: "0005_projects", sql: sqlite5 },
   ],
   pg: [
     { tag: "0000_init", sql: pg0 },
@@ -29,5 +32,6 @@ export const migrations: Record<"sqlite" | "pg", Migration[]> = {
     { tag: "0002_idempotency_keys", sql: pg2 },
     { tag: "0003_order_pricing_record", sql: pg3 },
     { tag: "0004_events_and_jobs", sql: pg4 },
+    { tag: "0005_projects", sql: pg5 },
   ],
 };

@@ -7,6 +7,7 @@ import { accountsDomain } from "./accounts/tools";
 import { approvalsDomain } from "./approvals/tools";
 import { brandingDomain } from "./branding/tools";
 import { cmsDomain } from "./cms/tools";
+import { workDomains } from "./projects/tools";
 import { servicesDomain } from "./services/tools";
 import { storeDomain } from "./store/tools";
 
@@ -17,4 +18,5 @@ export const domains: Domain[] = [
   storeDomain,
   brandingDomain,
   servicesDomain,
+  ...workDomains,
 ];
