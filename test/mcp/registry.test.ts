@@ -249,7 +249,8 @@ describe("generic wire suite over every tool", () => {
   }
 
   beforeAll(async () => {
-    s = await startTestServer({ seed: false });
+    // The suite sends several calls per tool with one key: well past the default per-minute limit once hundreds of tools exist.
+    s = await startTestServer({ seed: false, config: { mcpRateLimit: 1_000_000 } });
     extra = serve(suiteReg);
     url = `http://127.0.0.1:${extra.port}`;
     leakyServer = serve(buildRegistry([{ ...fixtureDomain, tools: [leaky] }]));

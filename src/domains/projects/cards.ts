@@ -260,7 +260,7 @@ export async function createCard(ctx: ActorContext, input: v.InferOutput<typeof 
       {
         project,
         column,
-        place: input.position === "top" ? { top: true } : { bottom: true },
+        place: { bottom: true },
         title: input.title.trim(),
         description: input.description ?? null,
         priority: input.priority,
@@ -539,7 +539,6 @@ export async function listCards(ctx: ActorContext, input: v.InferOutput<typeof c
     } else where.push(eq(cards.sprintId, (await sprintFor(db, ctx, input.sprintId)).sprint.id));
   }
   if (input.milestoneId !== undefined) where.push(eq(cards.milestoneId, input.milestoneId));
-  if (input.parentId !== undefined) where.push(eq(cards.parentId, (await cardFor(db, ctx, input.parentId)).card.id));
   if (input.dueBefore) where.push(lte(cards.dueDate, input.dueBefore));
   if (input.dueAfter) where.push(gte(cards.dueDate, input.dueAfter));
   const q = input.search?.trim();

@@ -139,7 +139,7 @@ export async function createProject(ctx: ActorContext, input: v.InferOutput<type
       .returning())[0]!;
     if (members.length) await tx.insert(projectMembers).values(members.map((m) => ({ projectId: p.id, userId: m.id, createdAt: at })));
     const board = (await tx.insert(boards).values({ projectId: p.id, name: "Board", position: 1024, createdAt: at, updatedAt: at }).returning())[0]!;
-    const columns = await createBoardColumns(tx, p.id, board.id, input.columns ?? DEFAULT_COLUMNS, at);
+    const columns = await createBoardColumns(tx, p.id, board.id, DEFAULT_COLUMNS, at);
     await audit(tx, ctx, "projects.create", { type: "project", id: p.id, detail: { key } });
     await emit(tx, ctx, projectCreated, { id: p.id }, { key, name: p.name, leadUserId: p.leadUserId, memberUserIds: members.map((m) => m.id) });
     return {

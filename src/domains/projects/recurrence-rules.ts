@@ -93,6 +93,70 @@ export function firstDueFrom(rule: Rule, from: string, notBefore: Date): { date:
   return date ? { date, at: instantOf(rule, date) } : null;
 }
 
+export type RulePart = Pick<Rule, "frequency" | "interval" | "weekdays" | "monthDay" | "weekOfMonth">;
+
+/**
+ * The RRULE subset a recurrence takes (RFC 5545, which models and calendar
+ * users already know): FREQ=DAILY|WEEKLY|MONTHLY, INTERVAL, BYDAY (MO..SU;
+ * for MONTHLY one day with an ordinal, 2TU or -1FR) and BYMONTHDAY (one
+ * day, -1 the last). Time, zone, start and end are their own fields.
+ * Returns the rule, or a message saying what is wrong.
+ */
+export function parseRRule(text: string): RulePart | string {
+  const body = text.trim().replace(/^RRULE:/i, "");
+  const parts = new Map<string, string>();
+  for (const p of body.split(";").filter(Boolean)) {
+    const [k, val, extra] = p.split("=");
+    if (!k || val === undefined || extra !== undefined) return `"${p.slice(0, 40)}" is not KEY=VALUE`;
+    parts.set(k.trim().toUpperCase(), val.trim().toUpperCase());
+  }
+  const freq = parts.get("FREQ");
+  if (!freq) return "FREQ is required (DAILY, WEEKLY or MONTHLY)";
+  if (!["DAILY", "WEEKLY", "MONTHLY"].includes(freq)) return `FREQ=${freq.slice(0, 20)} is not supported; use DAILY, WEEKLY or MONTHLY`;
+  for (const k of parts.keys())
+    if (!["FREQ", "INTERVAL", "BYDAY", "BYMONTHDAY"].includes(k))
+      return `${k.slice(0, 20)} is not supported (only FREQ, INTERVAL, BYDAY, BYMONTHDAY; set time, timeZone, startDate and endDate as arguments)`;
+  const rule: RulePart = { frequency: freq.toLowerCase() as Rule["frequency"], interval: 1, weekdays: [], monthDay: null, weekOfMonth: null };
+  const interval = parts.get("INTERVAL");
+  if (interval !== undefined) {
+    if (!/^[1-9][0-9]?$/.test(interval) || Number(interval) > 52) return "INTERVAL must be 1 to 52";
+    rule.interval = Number(interval);
+  }
+  const byday = parts.get("BYDAY");
+  if (byday !== undefined) {
+    for (const d of byday.split(",")) {
+      const m = /^([+-]?[0-9])?(MO|TU|WE|TH|FR|SA|SU)$/.exec(d);
+      if (!m) return `BYDAY "${d.slice(0, 10)}" is not a day like MO, or 2TU / -1FR for a monthly rule`;
+      if (m[1] !== undefined) {
+        const n = Number(m[1]);
+        if (freq !== "MONTHLY" || byday.includes(",")) return "An ordinal BYDAY (2TU, -1FR) needs FREQ=MONTHLY and a single day";
+        if (!(n === -1 || (n >= 1 && n <= 4))) return "The BYDAY ordinal is 1 to 4, or -1 for the last";
+        rule.weekOfMonth = n;
+      } else if (freq === "MONTHLY") return "A monthly BYDAY needs an ordinal: 2TU is the 2nd Tuesday, -1FR the last Friday";
+      const code = m[2]!.toLowerCase();
+      if (!rule.weekdays.includes(code)) rule.weekdays.push(code);
+    }
+  }
+  const bymd = parts.get("BYMONTHDAY");
+  if (bymd !== undefined) {
+    if (freq !== "MONTHLY") return "BYMONTHDAY needs FREQ=MONTHLY";
+    if (byday !== undefined) return "Give BYMONTHDAY or BYDAY, not both";
+    const n = Number(bymd);
+    if (!/^-?[0-9]{1,2}$/.test(bymd) || !(n === -1 || (n >= 1 && n <= 31))) return "BYMONTHDAY is one day 1 to 31, or -1 for the last day";
+    rule.monthDay = n;
+  }
+  return rule;
+}
+
+/** The rule back as RRULE text. */
+export function toRRule(r: RulePart): string {
+  const out = [`FREQ=${r.frequency.toUpperCase()}`];
+  if (r.interval > 1) out.push(`INTERVAL=${r.interval}`);
+  if (r.weekdays.length) out.push(`BYDAY=${r.weekdays.map((d) => `${r.weekOfMonth ?? ""}${d.toUpperCase()}`).join(",")}`);
+  if (r.monthDay !== null) out.push(`BYMONTHDAY=${r.monthDay}`);
+  return out.join(";");
+}
+
 /** "every 2 weeks on mo, we at 09:00 (Europe/London)": how a recurrence reads in results. */
 export function describeRule(rule: Rule): string {
   const every = rule.interval > 1 ? `every ${rule.interval} ${rule.frequency === "daily" ? "days" : rule.frequency === "weekly" ? "weeks" : "months"}` : rule.frequency;

@@ -36,7 +36,7 @@ import { memberships } from "../../core/tables";
 import { addDays, checkTimeZone, dateIn, peopleFor, projectFor, readAccess, write, type ProjectRow, type Q } from "./access";
 import { columnIn, defaultColumn, insertCard, labelIdsFor } from "./cards";
 import { recurrenceChanged } from "./events";
-import { describeRule, firstDueFrom, instantOf, nextOccurrence, type Rule } from "./recurrence-rules";
+import { describeRule, firstDueFrom, instantOf, nextOccurrence, parseRRule, toRRule, type Rule, type RulePart } from "./recurrence-rules";
 import type { recurrenceCreateInput, recurrenceListInput, recurrenceUpdateInput } from "./schemas";
 import { boardColumns, cardRecurrences, cards, projectLabels, projects, type RecurrenceTemplate } from "./tables";
 
@@ -58,14 +58,12 @@ const ruleOf = (r: Pick<RecurrenceRow, keyof Rule>): Rule => ({
 
 function checkRule(rule: Rule) {
   if (rule.endDate && rule.endDate < rule.startDate) throw invalid("endDate must be on or after startDate.");
-  if (rule.frequency !== "monthly" && (rule.monthDay !== null || rule.weekOfMonth !== null)) throw invalid("monthDay and weekOfMonth are for monthly recurrences.");
-  if (rule.frequency === "monthly") {
-    if (rule.monthDay !== null && rule.weekOfMonth !== null) throw invalid("Give monthDay (e.g. 15 or -1 for the last day) or weekOfMonth with one weekday, not both.");
-    if (rule.monthDay === 0) throw invalid("monthDay is 1–31, or -1 for the last day of the month.");
-    if (rule.weekOfMonth === 0) throw invalid("weekOfMonth is 1–4, or -1 for the last one.");
-    if (rule.weekOfMonth !== null && rule.weekdays.length !== 1) throw invalid("weekOfMonth needs exactly one weekday, e.g. weekOfMonth: 2, weekdays: [\"tu\"] for the 2nd Tuesday.");
-    if (rule.weekOfMonth === null && rule.weekdays.length) throw invalid("A monthly recurrence takes weekdays only with weekOfMonth.");
-  }
+}
+
+function ruleFrom(text: string): RulePart {
+  const r = parseRRule(text);
+  if (typeof r === "string") throw invalid(`rule: ${r}. Examples: FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR · FREQ=WEEKLY;INTERVAL=2;BYDAY=MO · FREQ=MONTHLY;BYMONTHDAY=-1 · FREQ=MONTHLY;BYDAY=2TU.`);
+  return r;
 }
 
 function view(r: RecurrenceRow, project: Pick<ProjectRow, "key">, made?: number) {
@@ -74,11 +72,7 @@ function view(r: RecurrenceRow, project: Pick<ProjectRow, "key">, made?: number)
     projectKey: project.key,
     title: r.template.title,
     schedule: describeRule(ruleOf(r)),
-    frequency: r.frequency,
-    interval: r.interval,
-    weekdays: r.weekdays,
-    monthDay: r.monthDay,
-    weekOfMonth: r.weekOfMonth,
+    rule: toRRule(r),
     time: r.timeOfDay,
     timeZone: r.timeZone,
     startDate: r.startDate,
@@ -133,11 +127,7 @@ export async function createRecurrence(ctx: ActorContext, input: v.InferOutput<t
     const timeZone = checkTimeZone(input.timeZone ?? project.timeZone);
     const today = dateIn(timeZone, now);
     const rule: Rule = {
-      frequency: input.frequency,
-      interval: input.interval ?? 1,
-      weekdays: [...new Set(input.weekdays ?? [])],
-      monthDay: input.monthDay ?? null,
-      weekOfMonth: input.weekOfMonth ?? null,
+      ...ruleFrom(input.rule),
       timeOfDay: input.time ?? "09:00",
       timeZone,
       startDate: input.startDate ?? today,
@@ -170,12 +160,7 @@ export async function updateRecurrence(ctx: ActorContext, input: v.InferOutput<t
   return write(ctx, async (tx) => {
     const now = ctx.deps.clock.now();
     const { r, project } = await recurrenceFor(tx, ctx, input.id);
-    const rule: Rule = ruleOf(r);
-    if (input.frequency !== undefined) rule.frequency = input.frequency;
-    if (input.interval !== undefined) rule.interval = input.interval;
-    if (input.weekdays !== undefined) rule.weekdays = [...new Set(input.weekdays)];
-    if (input.monthDay !== undefined) rule.monthDay = input.monthDay;
-    if (input.weekOfMonth !== undefined) rule.weekOfMonth = input.weekOfMonth;
+    const rule: Rule = { ...ruleOf(r), ...(input.rule !== undefined ? ruleFrom(input.rule) : {}) };
     if (input.time !== undefined) rule.timeOfDay = input.time;
     if (input.timeZone !== undefined) rule.timeZone = checkTimeZone(input.timeZone);
     if (input.startDate !== undefined) rule.startDate = input.startDate;

@@ -57,7 +57,7 @@ const S = { toolset: "sprints" } as const;
 const projectTools = [
   defineTool({ name: "projects_list", ...P, ...R, title: "List projects", description: "Projects with key, status, health, lead, open cards and active sprint. archived: true lists archived ones.", input: s.projectListInput, run: listProjects }),
   defineTool({ name: "projects_get", ...P, ...R, title: "Get a project", description: "A project by id or key (WEB): members, labels, milestones with progress, boards and columns with card counts, active sprint, time logged.", input: s.projectRefInput, run: getProject }),
-  defineTool({ name: "projects_create", ...P, ...W, title: "Create a project", description: "Create a project with a board (Backlog, To do, In progress, In review, Done, Cancelled unless columns given). key (WEB) prefixes card keys; derived from name if omitted.", input: s.projectCreateInput, run: createProject }),
+  defineTool({ name: "projects_create", ...P, ...W, title: "Create a project", description: "Create a project with a board (Backlog, To do, In progress, In review, Done, Cancelled). key (WEB) prefixes card keys; derived from name if omitted.", input: s.projectCreateInput, run: createProject }),
   defineTool({ name: "projects_update", ...P, ...W, idempotent: true, title: "Update a project", description: "Change a project's fields; null clears. A new key keeps old card keys resolving.", input: s.projectUpdateInput, run: updateProject }),
   defineTool({ name: "projects_archive", ...P, ...W, idempotent: true, title: "Archive or restore a project", description: "Archive a project (archived: false restores it). Archiving pauses its recurrences.", input: s.projectArchiveInput, run: archiveProject }),
   defineTool({ name: "projects_delete", ...P, ...W, destructive: true, title: "Delete a project", description: "Delete a project. Refused, listing what depends on it (cards, sprints, time), unless force: true.", input: s.projectDeleteInput, run: deleteProject }),
@@ -127,7 +127,7 @@ const kanbanTools = [
     ...K,
     ...W,
     title: "Create a recurrence",
-    description: "Make a card on a schedule: daily/weekly/monthly, interval, weekdays (mo..su), monthDay (-1 last) or weekOfMonth, time HH:MM, timeZone. {date} in title. catchUp all|latest.",
+    description: "Make a card on a schedule. rule: RRULE subset, e.g. FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,TH, FREQ=MONTHLY;BYMONTHDAY=-1 or BYDAY=2TU. time HH:MM in timeZone; {date} in title; catchUp all|latest.",
     input: s.recurrenceCreateInput,
     run: createRecurrence,
   }),
