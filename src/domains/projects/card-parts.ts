@@ -12,7 +12,7 @@ import { and, asc, eq, inArray, or, sql } from "drizzle-orm";
 import type * as v from "valibot";
 import { audit } from "../../core/audit";
 import type { ActorContext } from "../../core/context";
-import { conflict, invalid, notFound } from "../../core/errors";
+import { conflict, forbidden, invalid, notFound } from "../../core/errors";
 import { emit } from "../../core/events";
 import { memberships, users } from "../../core/tables";
 import { media } from "../cms/tables";
@@ -290,7 +290,7 @@ export async function updateComment(ctx: ActorContext, input: v.InferOutput<type
     const at = ctx.deps.clock.now();
     const { comment, card, project, key } = await commentFor(tx, ctx, input.id);
     if (comment.authorUserId !== ctx.principal.userId && ctx.company.role !== "owner")
-      throw invalid("Only the comment's author (or an owner) can edit it; post a new comment instead.");
+      throw forbidden("Only the comment's author (or an owner) can edit it; post a new comment instead.");
     const { userIds, warnings } = await mentionsIn(tx, ctx, input.body);
     await tx.update(cardComments).set({ body: input.body, mentionedUserIds: userIds, editedAt: at }).where(eq(cardComments.id, comment.id));
     await audit(tx, ctx, "cards.comment_update", { type: "comment", id: comment.id, detail: { key } });
@@ -304,7 +304,7 @@ export async function deleteComment(ctx: ActorContext, input: { id: number }) {
   return write(ctx, async (tx) => {
     const at = ctx.deps.clock.now();
     const { comment, card, project, key } = await commentFor(tx, ctx, input.id);
-    if (comment.authorUserId !== ctx.principal.userId && ctx.company.role !== "owner") throw invalid("Only the comment's author (or an owner) can delete it.");
+    if (comment.authorUserId !== ctx.principal.userId && ctx.company.role !== "owner") throw forbidden("Only the comment's author (or an owner) can delete it.");
     await tx.delete(cardComments).where(eq(cardComments.id, comment.id));
     await activity(tx, ctx, card, at, "comment", { deleted: comment.id });
     await audit(tx, ctx, "cards.comment_delete", { type: "comment", id: comment.id, detail: { key } });

@@ -107,7 +107,7 @@ export async function labelIdsFor(q: Q, project: ProjectRow, refs: readonly (num
   for (const r of refs) {
     const l = typeof r === "number" ? all.find((x) => x.id === r) : all.find((x) => x.nameKey === asciiLower(r.trim()));
     if (!l) {
-      const names = all.length ? `its labels: ${all.map((x) => x.name).join(", ")}` : "it has no labels yet (project_labels_create)";
+      const names = all.length ? `its labels: ${all.map((x) => x.name).sort((a, b) => (asciiLower(a) < asciiLower(b) ? -1 : 1)).join(", ")}` : "it has no labels yet (project_labels_create)";
       throw invalid(`${typeof r === "number" ? `Label ${r}` : `Label "${r.slice(0, 60)}"`} is not a label of project ${project.key}; ${names}.`);
     }
     if (!out.includes(l.id)) out.push(l.id);
