@@ -46,7 +46,7 @@ export async function createTimeLog(ctx: ActorContext, input: v.InferOutput<type
     const { card, project, key } = await cardFor(tx, ctx, input.cardId);
     const who = await personFor(tx, ctx, input.userId ?? "me");
     const workedOn = input.workedOn ?? dateIn(project.timeZone, at);
-    if (daysBetween(dateIn(project.timeZone, at), workedOn) > 1) throw invalid(`workedOn ${workedOn} is in the future; log time on or before today.`);
+    if (daysBetween(dateIn(project.timeZone, at), workedOn) > 1) throw invalid(`workedOn ${workedOn} is in the future; log time for today or earlier (a day of slack allows for time zones).`);
     const log = (await tx
       .insert(timeLogs)
       .values({
