@@ -6,6 +6,7 @@
  */
 import type { Clock } from "../../src/core/clock";
 import type { Deps } from "../../src/core/context";
+import { seedProjects } from "./demo-projects";
 
 type Tx = Parameters<Parameters<Deps["db"]["transaction"]>[0]>[0];
 
@@ -27,4 +28,4 @@ export interface DemoWorld {
 
 export type DemoPart = (world: DemoWorld) => Promise<void>;
 
-export const DEMO_PARTS: DemoPart[] = [];
+export const DEMO_PARTS: DemoPart[] = [seedProjects];
