@@ -6,7 +6,7 @@
  * project, a parent is a card of the same project (and no cycle), a sprint
  * holds only cards of its project, a milestone is the project's.
  */
-import { and, asc, desc, eq, exists, gte, inArray, isNull, lte, ne, not, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, exists, gte, inArray, isNull, lte, not, or, sql, type SQL } from "drizzle-orm";
 import type * as v from "valibot";
 import { audit } from "../../core/audit";
 import { iso } from "../../core/clock";
@@ -22,6 +22,7 @@ import {
   cardFor,
   cardKey,
   columnFor,
+  dateIn,
   namesOf,
   peopleFor,
   projectFor,
@@ -549,49 +550,59 @@ export async function listCards(ctx: ActorContext, input: v.InferOutput<typeof c
     } else where.push(or(containsText(cards.title, q), containsText(cards.description, q)));
   }
   const cond = and(...where);
-  const total = (
-    await db
-      .select({ n: sql<number>`count(*)` })
-      .from(cards)
-      .innerJoin(boardColumns, eq(boardColumns.id, cards.columnId))
-      .innerJoin(projects, eq(projects.id, cards.projectId))
-      .where(cond)
-      .limit(1)
-  )[0]!.n;
-  const order =
-    input.orderBy === "updated"
-      ? [desc(cards.updatedAt), desc(cards.id)]
-      : input.orderBy === "created"
-        ? [desc(cards.createdAt), desc(cards.id)]
-        : input.orderBy === "priority"
-          ? [asc(PRIORITY_ORDER), desc(cards.updatedAt), desc(cards.id)]
-          : input.orderBy === "due"
-            ? [asc(sql`case when ${cards.dueDate} is null then 1 else 0 end`), asc(cards.dueDate), asc(PRIORITY_ORDER), asc(cards.id)]
-            : [asc(cards.projectId), asc(boards.position), asc(cards.boardId), asc(boardColumns.position), asc(cards.columnId), asc(cards.position)];
-  const rows = await db
-    .select({
-      id: cards.id,
-      number: cards.number,
-      key: projects.key,
-      title: cards.title,
-      columnId: cards.columnId,
-      column: boardColumns.name,
-      stateGroup: boardColumns.stateGroup,
-      priority: cards.priority,
-      estimate: cards.estimate,
-      dueDate: cards.dueDate,
-      sprintId: cards.sprintId,
-      parentId: cards.parentId,
-      updatedAt: cards.updatedAt,
-    })
-    .from(cards)
-    .innerJoin(boardColumns, eq(boardColumns.id, cards.columnId))
-    .innerJoin(boards, eq(boards.id, cards.boardId))
-    .innerJoin(projects, eq(projects.id, cards.projectId))
-    .where(cond)
-    .orderBy(...order)
-    .limit(input.limit)
-    .offset(input.offset);
+  // Join only what the filters and the order need: counting and sorting 10,000 cards is most of a list's cost.
+  const needColumns = !!input.stateGroups?.length;
+  const needProjects = !!q && CARD_KEY.test(q);
+  const scoped = <T extends { innerJoin: Function }>(query: T): T => {
+    let out = query as any;
+    if (needColumns) out = out.innerJoin(boardColumns, eq(boardColumns.id, cards.columnId));
+    if (needProjects) out = out.innerJoin(projects, eq(projects.id, cards.projectId));
+    return out;
+  };
+  const total = (await scoped(db.select({ n: sql<number>`count(*)` }).from(cards).$dynamic()).where(cond).limit(1))[0]!.n;
+  let order: SQL[];
+  if (input.orderBy === "updated") order = [desc(cards.updatedAt), desc(cards.id)];
+  else if (input.orderBy === "created") order = [desc(cards.createdAt), desc(cards.id)];
+  else if (input.orderBy === "priority") order = [asc(PRIORITY_ORDER), desc(cards.updatedAt), desc(cards.id)];
+  else if (input.orderBy === "due") order = [asc(sql`case when ${cards.dueDate} is null then 1 else 0 end`), asc(cards.dueDate), asc(PRIORITY_ORDER), asc(cards.id)];
+  else {
+    // Board order: each column's rank (project, board, column positions) decided here, so the sort needs no join.
+    const columns = await db
+      .select({ id: boardColumns.id })
+      .from(boardColumns)
+      .innerJoin(boards, eq(boards.id, boardColumns.boardId))
+      .innerJoin(projects, eq(projects.id, boardColumns.projectId))
+      .where(and(eq(projects.companyId, ctx.company.id), project ? eq(projects.id, project.id) : undefined))
+      .orderBy(asc(projects.id), asc(boards.position), asc(boards.id), asc(boardColumns.position), asc(boardColumns.id));
+    const rank = columns.length ? sql.join([sql`case ${cards.columnId}`, ...columns.map((c, i) => sql`when ${sql.raw(String(c.id))} then ${sql.raw(String(i))}`), sql`end`], sql` `) : sql`0`;
+    order = [asc(rank), asc(cards.position), asc(cards.id)];
+  }
+  const pageIds = (await scoped(db.select({ id: cards.id }).from(cards).$dynamic()).where(cond).orderBy(...order).limit(input.limit).offset(input.offset)).map((r: { id: number }) => r.id);
+  const details = pageIds.length
+    ? await db
+        .select({
+          id: cards.id,
+          number: cards.number,
+          key: projects.key,
+          timeZone: projects.timeZone,
+          title: cards.title,
+          columnId: cards.columnId,
+          column: boardColumns.name,
+          stateGroup: boardColumns.stateGroup,
+          priority: cards.priority,
+          estimate: cards.estimate,
+          dueDate: cards.dueDate,
+          sprintId: cards.sprintId,
+          parentId: cards.parentId,
+          updatedAt: cards.updatedAt,
+        })
+        .from(cards)
+        .innerJoin(boardColumns, eq(boardColumns.id, cards.columnId))
+        .innerJoin(projects, eq(projects.id, cards.projectId))
+        .where(inArray(cards.id, pageIds))
+    : [];
+  const byId = new Map(details.map((d) => [d.id, d]));
+  const rows = pageIds.map((i: number) => byId.get(i)!);
   const ids = rows.map((r) => r.id);
   const people = ids.length
     ? await db
@@ -609,7 +620,8 @@ export async function listCards(ctx: ActorContext, input: v.InferOutput<typeof c
         .where(inArray(cardLabels.cardId, ids))
         .orderBy(asc(byText(projectLabels.nameKey)))
     : [];
-  const today = new Date(ctx.deps.clock.ms()).toISOString().slice(0, 10);
+  const todayIn = new Map<string, string>();
+  const today = (tz: string) => todayIn.get(tz) ?? (todayIn.set(tz, dateIn(tz, ctx.deps.clock.now())), todayIn.get(tz)!);
   const items = rows.map((r) => ({
     id: r.id,
     key: `${r.key}-${r.number}`,
@@ -620,7 +632,7 @@ export async function listCards(ctx: ActorContext, input: v.InferOutput<typeof c
     priority: r.priority,
     estimate: r.estimate,
     dueDate: r.dueDate,
-    ...(r.dueDate && r.dueDate < today && r.stateGroup !== "done" && r.stateGroup !== "cancelled" ? { overdue: true } : {}),
+    ...(r.dueDate && r.dueDate < today(r.timeZone) && r.stateGroup !== "done" && r.stateGroup !== "cancelled" ? { overdue: true } : {}),
     assignees: people.filter((p) => p.cardId === r.id).map((p) => ({ id: p.id, name: p.name ?? p.email })),
     labels: tags.filter((t) => t.cardId === r.id).map((t) => t.name),
     sprintId: r.sprintId,
@@ -631,16 +643,12 @@ export async function listCards(ctx: ActorContext, input: v.InferOutput<typeof c
 }
 
 async function assigneeFilter(ctx: ActorContext, ref: UserRef): Promise<SQL> {
-  const anyone = (userId?: number) =>
-    exists(
-      ctx.deps.db
-        .select({ x: sql`1` })
-        .from(cardAssignees)
-        .where(and(eq(cardAssignees.cardId, cards.id), userId === undefined ? undefined : eq(cardAssignees.userId, userId))),
-    );
-  if (typeof ref === "string" && ref.trim().toLowerCase() === "none") return not(anyone());
-  const [p] = await peopleFor(ctx.deps.db, ctx, [ref]);
-  return anyone(p!.id);
+  const db = ctx.deps.db;
+  if (typeof ref === "string" && ref.trim().toLowerCase() === "none")
+    return not(exists(db.select({ x: sql`1` }).from(cardAssignees).where(eq(cardAssignees.cardId, cards.id))));
+  const [p] = await peopleFor(db, ctx, [ref]);
+  // "id in (their cards)": the user index finds their few cards, instead of a lookup per card of the project.
+  return inArray(cards.id, db.select({ id: cardAssignees.cardId }).from(cardAssignees).where(eq(cardAssignees.userId, p!.id)));
 }
 
 async function labelFilter(ctx: ActorContext, project: ProjectRow | null, refs: readonly (number | string)[]): Promise<SQL> {
@@ -664,8 +672,7 @@ async function labelFilter(ctx: ActorContext, project: ProjectRow | null, refs: 
     ids = rows.map((r) => r.id);
     if (!ids.length) throw invalid(`No project of ${ctx.company.name} has a label ${refs.map((r) => JSON.stringify(r)).join(" or ")}.`);
   }
-  return exists(ctx.deps.db.select({ x: sql`1` }).from(cardLabels).where(and(eq(cardLabels.cardId, cards.id), inArray(cardLabels.labelId, ids))));
+  return inArray(cards.id, ctx.deps.db.select({ id: cardLabels.cardId }).from(cardLabels).where(inArray(cardLabels.labelId, ids)));
 }
 
 export type { StateGroup };
-void ne;
