@@ -78,6 +78,14 @@ describe("an agent runs a sprint over MCP", () => {
     expect(card).toMatchObject({ key: "CP-1", column: { stateGroup: "done" }, timeLogged: { minutes: 240 } });
   });
 
+  test("a retried create with the same idempotencyKey makes one card", async () => {
+    const args = { projectId: "CP", title: "Retry me", idempotencyKey: "c0ffee-1" };
+    const first = await tool("cards_create", args);
+    const again = await tool("cards_create", args);
+    expect(again).toMatchObject({ key: first.key, replayed: true });
+    expect((await tool("cards_list", { search: "Retry me" })).total).toBe(1);
+  });
+
   test("arguments a model gets wrong are answered in words it can act on", async () => {
     const r = await callTool(agent, "cards_get", { id: { key: "CP-1" } });
     expect(r.isError).toBe(true);

@@ -157,3 +157,20 @@ describe("tenancy and roles in the verbs", () => {
     expect((await w.err("projects_list", {}, w.ctx({ scopes: ["tickets:read"] }))).message).toContain("projects:read");
   });
 });
+
+describe("open work of a member (for the team domain's removal check)", () => {
+  test("counts open cards assigned to them and the projects they lead, in this company only", async () => {
+    const { openWorkOf } = await import("../../src/domains/projects/open-work");
+    await w.call("projects_create", { name: "Work", key: "WRK", lead: "priya@acme.test" });
+    await w.call("cards_create", { projectId: "WRK", title: "Open one", assignees: ["priya@acme.test"] });
+    await w.call("cards_create", { projectId: "WRK", title: "Open two", assignees: ["priya@acme.test", "me"], columnId: "started" });
+    await w.call("cards_create", { projectId: "WRK", title: "Finished", assignees: ["priya@acme.test"], columnId: "done" });
+    const before = await openWorkOf(w.deps.db, w.companyId, w.users.priya);
+    expect(before.keys).toEqual(expect.arrayContaining(["WRK-1", "WRK-2"]));
+    expect(before.keys).not.toContain("WRK-3");
+    expect(before.leads).toEqual(["NW", "WRK"]);
+    expect((await openWorkOf(w.deps.db, w.otherCompanyId, w.users.priya))).toEqual({ openCards: 0, keys: [], leads: [] });
+    await w.call("cards_move", { id: "WRK-1", columnId: "cancelled" });
+    expect((await openWorkOf(w.deps.db, w.companyId, w.users.priya)).openCards).toBe(before.openCards - 1);
+  });
+});
