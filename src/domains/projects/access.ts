@@ -58,10 +58,6 @@ export async function projectFor(q: Q, ctx: ActorContext, ref: ProjectRef): Prom
   return p;
 }
 
-export async function projectById(q: Q, ctx: ActorContext, projectId: number): Promise<ProjectRow> {
-  return projectFor(q, ctx, projectId);
-}
-
 export interface ResolvedCard {
   card: CardRow;
   project: ProjectRow;

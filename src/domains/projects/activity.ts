@@ -5,7 +5,7 @@
  * (sprint-maths.ts) replays these rows, so burndown and velocity are computed
  * from what happened, never from numbers stored along the way.
  */
-import { and, asc, desc, eq, sql } from "drizzle-orm";
+import { desc, eq } from "drizzle-orm";
 import type { ActorContext } from "../../core/context";
 import { iso } from "../../core/clock";
 import type { CardRow, Q } from "./access";
@@ -40,13 +40,4 @@ export async function activityOf(q: Q, cardId: number, limit: number) {
     .orderBy(desc(cardActivity.at), desc(cardActivity.id))
     .limit(limit);
   return rows.map((r) => ({ at: iso(r.at)!, userId: r.userId, action: r.action, detail: r.detail }));
-}
-
-export async function activityCount(q: Q, cardId: number): Promise<number> {
-  return (await q.select({ n: sql<number>`count(*)` }).from(cardActivity).where(and(eq(cardActivity.cardId, cardId))).limit(1))[0]!.n;
-}
-
-/** The first activity row of a card, oldest first (its creation). */
-export async function firstActivity(q: Q, cardId: number) {
-  return (await q.select().from(cardActivity).where(eq(cardActivity.cardId, cardId)).orderBy(asc(cardActivity.at), asc(cardActivity.id)).limit(1))[0];
 }

@@ -17,7 +17,7 @@ import { emit } from "../../core/events";
 import { memberships, users } from "../../core/tables";
 import { media } from "../cms/tables";
 import { sites } from "../sites/tables";
-import { cardFor, cardKey, write, type CardRow, type ProjectRow, type Q } from "./access";
+import { cardFor, write, type CardRow, type Q } from "./access";
 import { logActivity } from "./activity";
 import { assigneeIds, cardFacts, columnOf } from "./cards";
 import { cardAttachmentChanged, cardChecklistChanged, cardRelationChanged, commentCreated, commentDeleted, commentUpdated } from "./events";
@@ -367,5 +367,3 @@ export async function removeAttachment(ctx: ActorContext, input: v.InferOutput<t
   });
 }
 
-export type { ProjectRow };
-void cardKey;

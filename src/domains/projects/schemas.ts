@@ -10,7 +10,7 @@
  */
 import * as v from "valibot";
 import { pageInput } from "../../core/pagination";
-import { PROJECT_HEALTH, PROJECT_STATUSES, RELATION_KINDS, SPRINT_STATUSES, STATE_GROUPS } from "./tables";
+import { PROJECT_HEALTH, PROJECT_STATUSES, SPRINT_STATUSES, STATE_GROUPS } from "./tables";
 
 const MAX_ID = Number.MAX_SAFE_INTEGER;
 export const MAX_BULK = 100;
@@ -216,7 +216,6 @@ export const checklistUpdateInput = v.strictObject({
 });
 
 export const RELATION_INPUTS = ["blocks", "blocked_by", "duplicates", "duplicated_by", "relates"] as const;
-void RELATION_KINDS;
 export const relationInput = v.strictObject({ cardId: cardRef, kind: v.picklist(RELATION_INPUTS), otherCardId: cardRef });
 export const relationRemoveInput = v.strictObject({ cardId: cardRef, otherCardId: cardRef, kind: v.optional(v.picklist(RELATION_INPUTS)) });
 

@@ -17,7 +17,7 @@
  * it closed); the ideal line falls evenly from committed to 0 over all the
  * sprint's days. Calendar days, weekends included.
  */
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { and, asc, inArray } from "drizzle-orm";
 import type { Q } from "./access";
 import { addDays, dayStart, daysBetween } from "./access";
 import { cardActivity } from "./tables";
@@ -150,4 +150,3 @@ export function burndown(history: Map<number, HistoryRow[]>, s: SprintTimes, tim
   return { committed, days, points };
 }
 
-void eq;

@@ -7,7 +7,7 @@
  * (no sprint). Committed, completed, velocity and burndown come from the
  * card history (sprint-maths.ts).
  */
-import { and, asc, desc, eq, inArray, notInArray, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import type * as v from "valibot";
 import { audit } from "../../core/audit";
 import { iso } from "../../core/clock";
@@ -18,7 +18,7 @@ import { page } from "../../core/pagination";
 import { users } from "../../core/tables";
 import { cardFor, cardKey, projectFor, readAccess, sprintFor, write, type ProjectRow, type Q, type SprintRow } from "./access";
 import { logActivity } from "./activity";
-import { applyCardChanges, assigneeIds } from "./cards";
+import { applyCardChanges } from "./cards";
 import { sprintChanged, sprintClosed, sprintScopeChanged, sprintStarted } from "./events";
 import type { sprintCardsInput, sprintCloseInput, sprintCreateInput, sprintListInput, sprintUpdateInput, velocityInput } from "./schemas";
 import { burndown, CARRIED_OVER, committedOf, figuresAt, sprintHistory } from "./sprint-maths";
@@ -259,7 +259,7 @@ export async function getSprint(ctx: ActorContext, input: { id: number }) {
     closedAt: iso(s.closedAt),
     committedPoints: committedOf(history, s),
     ...f,
-    ...(s.carriedOver ? { carriedOver: { ...s.carriedOver, cardKeys: undefined } } : {}),
+    ...(s.carriedOver ? { carriedOver: s.carriedOver } : {}),
     timeLogged: { minutes: time.minutes, billableMinutes: time.billable },
     cards: inside.slice(0, 200).map((c) => ({
       id: c.id,
@@ -323,5 +323,3 @@ export async function sprintVelocity(ctx: ActorContext, input: v.InferOutput<typ
   };
 }
 
-void notInArray;
-void assigneeIds;
