@@ -136,6 +136,11 @@ describe("list and search", () => {
     expect(overdue).toMatchObject({ key: "WEB-4", overdue: true, labels: ["Bug"], assignees: [{ id: w.users.priya, name: "Priya Shah" }] });
   });
 
+  test("a company without projects gets an empty page, in every order", async () => {
+    for (const orderBy of ["board", "updated", "priority", "due"])
+      expect(await w.call("cards_list", { orderBy }, w.ctx({ company: "other" }))).toEqual({ items: [], total: 0, limit: 20, offset: 0, nextOffset: null });
+  });
+
   test("unknown filters are refused clearly", async () => {
     expect((await w.err("cards_list", { labels: ["Nope"] })).message).toBe('No project of Acme has a label "Nope".');
     expect((await w.err("cards_list", { assignee: "ghost@acme.test" })).message).toContain("is not a member");

@@ -574,8 +574,10 @@ export async function listCards(ctx: ActorContext, input: v.InferOutput<typeof c
       .innerJoin(projects, eq(projects.id, boardColumns.projectId))
       .where(and(eq(projects.companyId, ctx.company.id), project ? eq(projects.id, project.id) : undefined))
       .orderBy(asc(projects.id), asc(boards.position), asc(boards.id), asc(boardColumns.position), asc(boardColumns.id));
-    const rank = columns.length ? sql.join([sql`case ${cards.columnId}`, ...columns.map((c, i) => sql`when ${sql.raw(String(c.id))} then ${sql.raw(String(i))}`), sql`end`], sql` `) : sql`0`;
-    order = [asc(rank), asc(cards.position), asc(cards.id)];
+    // (No column at all means no card either: a constant ORDER BY term would read as a column number.)
+    order = columns.length
+      ? [asc(sql.join([sql`case ${cards.columnId}`, ...columns.map((c, i) => sql`when ${sql.raw(String(c.id))} then ${sql.raw(String(i))}`), sql`end`], sql` `)), asc(cards.position), asc(cards.id)]
+      : [asc(cards.id)];
   }
   const pageIds = (await scoped(db.select({ id: cards.id }).from(cards).$dynamic()).where(cond).orderBy(...order).limit(input.limit).offset(input.offset)).map((r: { id: number }) => r.id);
   const details = pageIds.length
