@@ -35,6 +35,7 @@ dist/plinth: install $(shell find src db -type f 2>/dev/null) package.json
 bench: install build
 	@command -v wrk >/dev/null || (apt-get update -qq && apt-get install -y -qq wrk >/dev/null)
 	$(BUN) bench/run.ts
+	$(BUN) bench/cards.ts
 
 typecheck: install
 	$(BUN) x tsc --noEmit -p .

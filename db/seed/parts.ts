@@ -11,6 +11,7 @@ import { demoPeople } from "./demo-people";
 import { demoBookings } from "./demo-bookings";
 import { demoDecks } from "./demo-decks";
 import { demoSurveys } from "./demo-surveys";
+import { seedProjects } from "./demo-projects";
 
 type Tx = Parameters<Parameters<Deps["db"]["transaction"]>[0]>[0];
 
@@ -32,4 +33,4 @@ export interface DemoWorld {
 
 export type DemoPart = (world: DemoWorld) => Promise<void>;
 
-export const DEMO_PARTS: DemoPart[] = [demoTickets, demoPeople, demoBookings, demoDecks, demoSurveys];
+export const DEMO_PARTS: DemoPart[] = [demoTickets, demoPeople, demoBookings, demoDecks, demoSurveys, seedProjects];

@@ -12,6 +12,7 @@ import { cmsDomain } from "./cms/tools";
 import { notificationsDomain } from "./notifications/tools";
 import { profileDomain } from "./profile/tools";
 import { decksDomain } from "./decks/tools";
+import { workDomains } from "./projects/tools";
 import { servicesDomain } from "./services/tools";
 import { storeDomain } from "./store/tools";
 import { ticketsDomain } from "./tickets/tools";
@@ -32,6 +33,7 @@ export const domains: Domain[] = [
   bookingsDomain,
   decksDomain,
   surveysDomain,
+  ...workDomains,
 ];
 
 // The approvals workflow reads the list from here (see approvals/registry.ts).

@@ -415,7 +415,8 @@ suite("plinth db copy", () => {
     // The other way: the seeded data dir is no place to copy into either.
     const back = await plinth("db", "copy", "--from", url, "--to", `sqlite:${seeded}`);
     expect(back.code).toBe(1);
-    expect(back.err).toMatch(/is not empty \(table companies has rows\)/);
+    // The first table with rows in copy order (the demo's audit log, since parts of the seed run through verbs).
+    expect(back.err).toMatch(/is not empty \(table \w+ has rows\)/);
   }, 60_000);
 
   test("bad --from / --to are usage errors (exit 2 with the usage line)", async () => {
