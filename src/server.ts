@@ -66,6 +66,8 @@ export async function startServer(
       if (e instanceof AppError && e.code === "conflict") return null;
       throw e;
     });
+    // The seed's garbage (every domain's demo data, media, PDFs) is well over 100 MB: collect it before serving.
+    Bun.gc(true);
   }
   const telemetry = new Telemetry({
     log: config.log === "access" ? new AccessLog(opts.accessLog) : null,
