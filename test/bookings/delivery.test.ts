@@ -31,6 +31,9 @@ let colleagueId: number;
 beforeAll(async () => {
   smtp = await startSmtp();
   s = await startTestServer({ seed: false, clock, config: { smtpUrl: smtp.url(), mailFrom: "Acme <bookings@plinth.test>" } });
+  // Events and jobs run when the test says (drain, runDue), so "nothing more" is an observation, not a race.
+  await s.dispatcher.stop();
+  await s.jobs.stop();
   w = await makeWorld(s);
   colleagueId = (await w.ok(w.colleague, "whoami", {})).userId;
   const week = ["09:00-17:00"];
