@@ -36,6 +36,11 @@ bench: install build
 	@command -v wrk >/dev/null || (apt-get update -qq && apt-get install -y -qq wrk >/dev/null)
 	$(BUN) bench/run.ts
 	$(BUN) bench/cards.ts
+	$(BUN) bench/bookings.ts
+	$(BUN) scripts/with-postgres.ts $(BUN) bench/bookings.ts
+	$(BUN) bench/bookings.ts --http
+	$(BUN) bench/survey-page.ts
+	$(BUN) bench/deck-page.ts
 
 typecheck: install
 	$(BUN) x tsc --noEmit -p .

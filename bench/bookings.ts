@@ -11,13 +11,13 @@
  *      bun scripts/with-postgres.ts bun bench/bookings.ts     (PostgreSQL)
  * 2. The public page /b/<slug> from its version-keyed cache, with wrk,
  *    against a bare Bun.serve returning the same bytes (as bench/run.ts does
- *    for REST): `bun bench/bookings.ts --http` starts `src/main.ts serve` on a
- *    fresh demo data dir (the demo seed has booking pages). Server pinned to
+ *    for REST): `bun bench/bookings.ts --http` starts dist/plinth (PLINTH_BIN;
+ *    `src/main.ts` when not built) on a fresh demo data dir (the demo seed has booking pages). Server pinned to
  *    core 1, wrk to core 0, warm-up discarded, A/B alternated.
  *
  * Env: BENCH_ITER (default 60), BENCH_DURATION (default 5s), BENCH_RUNS (default 3).
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -164,7 +164,10 @@ async function http() {
   const work = mkdtempSync(join(tmpdir(), "plinth-bench-bookings-"));
   const PORT = 18797;
   const BARE = 18798;
-  const server = Bun.spawn(["taskset", "-c", "1", process.execPath, join(root, "src/main.ts"), "serve", "--port", String(PORT), "--data-dir", join(work, "data"), "--log", "off"], { stdout: "ignore", stderr: "inherit" });
+  // The compiled binary when built (as make bench does, and as the other page benches measure), else the sources.
+  const bin = process.env.PLINTH_BIN ?? join(root, "dist/plinth");
+  const cmd = existsSync(bin) ? [bin] : [process.execPath, join(root, "src/main.ts")];
+  const server = Bun.spawn(["taskset", "-c", "1", ...cmd, "serve", "--port", String(PORT), "--data-dir", join(work, "data"), "--log", "off"], { stdout: "ignore", stderr: "inherit" });
   let bare: ReturnType<typeof Bun.spawn> | null = null;
   try {
     const url = `http://127.0.0.1:${PORT}/b/northwind-discovery?tz=Europe/London`;

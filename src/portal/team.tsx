@@ -11,7 +11,7 @@ import type { ActorContext, Deps } from "../core/context";
 import { AppError, isAppError } from "../core/errors";
 import { ROLES } from "../core/roles";
 import { inviteMember, listInvitations, resendInvitation, revokeInvitation } from "../domains/team/invitations";
-import { changeRole, leaveTeam, listMembers, removeMember, type MemberItem } from "../domains/team/members";
+import { changeRole, leaveTeam, listMembers, removeMember, type HandOver, type MemberItem } from "../domains/team/members";
 import { canManage, portalActor } from "./actor";
 import { signedIn, type PortalEnv } from "./guard";
 import { Csrf, DangerButton, Layout, Notice, render, when } from "./layout";
@@ -29,6 +29,8 @@ const TeamPage = (p: {
   notice?: string;
   link?: string;
   form?: { email: string; role: string; message: string };
+  /** A removal (or leave) refused for open work: who may take it over, and where the answer goes. */
+  handOver?: { action: string; label: string; candidates: MemberItem[] };
 }) => {
   const manage = canManage(p.session);
   const company = p.session.active!;
@@ -43,6 +45,22 @@ const TeamPage = (p: {
         </Notice>
       )}
       {p.error && <Notice kind="error">{p.error}</Notice>}
+      {p.handOver && (
+        <form class="card" method="post" action={p.handOver.action}>
+          <Csrf session={p.session} />
+          <input type="hidden" name="handover" value="1" />
+          <label for="reassignTo">Hand the open work to</label>
+          <select id="reassignTo" name="reassignTo">
+            {p.handOver.candidates.map((m) => (
+              <option value={String(m.userId)}>{m.name ? `${m.name} (${m.email})` : m.email}</option>
+            ))}
+            <option value="">Nobody: leave it unassigned</option>
+          </select>{" "}
+          <button class="danger" type="submit">
+            {p.handOver.label}
+          </button>
+        </form>
+      )}
       <div class="card scroll">
         <table>
           <thead>
@@ -194,12 +212,34 @@ const NOTICES: Record<string, string> = {
 
 export function teamRoutes(app: Hono<PortalEnv>, deps: Deps) {
   const actor = (c: Context<PortalEnv>): ActorContext => portalActor(deps, c, c.get("session"));
-  const page = async (c: Context<PortalEnv>, extra: { error?: string; notice?: string; link?: string; form?: { email: string; role: string; message: string } } = {}) => {
+  const page = async (
+    c: Context<PortalEnv>,
+    extra: { error?: string; notice?: string; link?: string; form?: { email: string; role: string; message: string }; handOver?: { action: string; label: string; leaving: number } } = {},
+  ) => {
     const ctx = actor(c);
     const members = await listMembers(ctx, { limit: 100, offset: 0 });
     const invitations = await listInvitations(ctx, { status: "pending", limit: 100, offset: 0 });
-    return <TeamPage session={c.get("session")} members={members.items} total={members.total} invitations={invitations.items} {...extra} />;
+    const { handOver, ...rest } = extra;
+    const candidates = handOver ? members.items.filter((m) => m.userId !== handOver.leaving && m.role !== "viewer") : [];
+    return (
+      <TeamPage
+        session={c.get("session")}
+        members={members.items}
+        total={members.total}
+        invitations={invitations.items}
+        {...rest}
+        handOver={handOver && { action: handOver.action, label: handOver.label, candidates }}
+      />
+    );
   };
+  /** The hand-over the refusal's form sends back: someone, or nobody (force). None on the first click. */
+  const handOverOf = (c: Context<PortalEnv>): HandOver => {
+    const form = c.get("form");
+    if (form.text("handover", { max: 1 }) !== "1") return {};
+    const to = form.id("reassignTo", { label: "Hand the open work to" });
+    return to === undefined ? { force: true } : { reassignTo: to };
+  };
+  const isOpenWork = (e: unknown) => isAppError(e) && e.code === "conflict" && typeof (e.details as { openCards?: unknown } | undefined)?.openCards === "number";
   /** Rule violations re-show the page with the reason; anything else goes to the error page. */
   const attempt = async (c: Context<PortalEnv>, action: () => Promise<unknown>, done: string, form?: () => { email: string; role: string; message: string }) => {
     try {
@@ -245,10 +285,11 @@ export function teamRoutes(app: Hono<PortalEnv>, deps: Deps) {
   app.post(`${PATH}/leave`, signedIn(deps), async (c) => {
     const company = c.get("session").active?.name ?? "the company";
     try {
-      await leaveTeam(actor(c));
+      await leaveTeam(actor(c), handOverOf(c));
     } catch (e) {
-      if (!isAppError(e) || e.code !== "conflict") throw e;
-      return render(c, await page(c, { error: e.message }), { status: 409 });
+      if (!isAppError(e) || (e.code !== "conflict" && e.code !== "validation")) throw e;
+      const handOver = isOpenWork(e) ? { action: `${PATH}/leave`, label: "Leave", leaving: c.get("session").user.id } : undefined;
+      return render(c, await page(c, { error: e.message, handOver }), { status: e.code === "conflict" ? 409 : 400 });
     }
     return render(
       c,
@@ -269,7 +310,14 @@ export function teamRoutes(app: Hono<PortalEnv>, deps: Deps) {
 
   app.post(`${PATH}/:userId/remove`, signedIn(deps), async (c) => {
     const userId = idOf(c.req.param("userId"));
-    return await attempt(c, async () => await removeMember(actor(c), { userId }), "removed");
+    try {
+      await removeMember(actor(c), { userId }, handOverOf(c));
+    } catch (e) {
+      // Open work: the same page, with the list and a choice of who takes it over.
+      if (isOpenWork(e)) return render(c, await page(c, { error: (e as Error).message, handOver: { action: `${PATH}/${userId}/remove`, label: "Remove", leaving: userId } }), { status: 409 });
+      return await attempt(c, async () => Promise.reject(e), "removed");
+    }
+    return c.redirect(`${PATH}?done=removed`, 303);
   });
 }
 

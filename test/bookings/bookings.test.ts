@@ -237,7 +237,7 @@ describe("after booking", () => {
   test("the job as the runner runs it: a server that was down a day expires what passed meanwhile, once", async () => {
     const { p } = await booked({ requiresConfirmation: true });
     await w.tool("bookings_create", { pageId: p.id, startsAt: "2030-03-05T10:00:00Z", name: "Bob", email: "bob@example.test" });
-    const runner = new JobRunner(w.deps, bookingsDomain.jobs!);
+    const runner = new JobRunner(w.deps, bookingsDomain.jobs!.filter((j) => j.name === "bookings.expire_unconfirmed"));
     await runner.init();
     expect(await runner.runDue()).toEqual([{ name: "bookings.expire_unconfirmed", ok: true }]);
     expect((await w.tool("bookings_list", { status: ["pending"] })).total).toBe(2);

@@ -110,7 +110,7 @@ describe("members", () => {
     expect(JSON.parse((await callTool(c, "team_leave")).text)).toMatchObject({ userId: u.id, status: "removed" });
     expect((await callTool(c, "team_members_list")).text).toContain("cannot act for any company");
     const ev = (await w.s.deps.db.select().from(events).where(eq(events.type, "member.removed"))).at(-1)!;
-    expect(ev.data).toEqual({ userId: u.id, email: "leaver@agency.example", role: "viewer", left: true });
+    expect(ev.data).toEqual({ userId: u.id, email: "leaver@agency.example", role: "viewer", left: true, handedOverToUserId: null });
   });
 });
 

@@ -18,7 +18,7 @@ import type { ApprovalKind, ApprovalSupport, ChangeRow } from "../approvals/kind
 import { effectiveStatus, type LinkRow } from "../approvals/links";
 import { summarize } from "../approvals/preview";
 import { pageSlots } from "./availability-load";
-import type { PageConfig } from "./config";
+import { remindersOf, type PageConfig } from "./config";
 import { bookingPagePublished } from "./events";
 import { assertSlugFree, changedFields, publicPageUrl, type PageRow } from "./pages";
 import { CSS, detailsHtml, durationText, formFieldsHtml, locationText, localDate, slotsHtml } from "./render";
@@ -62,6 +62,7 @@ const LABELS: Partial<Record<keyof PageConfig, string>> = {
   requiresConfirmation: "Host confirms each booking",
   cancelCutoff: "Attendees may cancel until",
   rescheduleCutoff: "Attendees may reschedule until",
+  reminders: "Reminder emails",
   timeZone: "Page time zone",
 };
 
@@ -95,6 +96,10 @@ function valueText(k: keyof PageConfig, c: PageConfig, names: Map<number, string
       return c.hostUserIds.map((id) => names.get(id) ?? `user ${id} (no longer a member)`).join(", ");
     case "requiresConfirmation":
       return c.requiresConfirmation ? "yes" : "no";
+    case "reminders": {
+      const r = remindersOf(c);
+      return r.length ? `${r.map(durationText).join(" and ")} before the start` : "none";
+    }
     case "cancelCutoff":
     case "rescheduleCutoff":
       return c[k] === 0 ? "the start" : `${durationText(c[k])} before the start`;
@@ -122,6 +127,7 @@ const FACT_KEYS: (keyof PageConfig)[] = [
   "requiresConfirmation",
   "cancelCutoff",
   "rescheduleCutoff",
+  "reminders",
   "timeZone",
 ];
 

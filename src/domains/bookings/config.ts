@@ -49,6 +49,8 @@ export interface PageConfig {
   /** Attendees may not cancel / reschedule later than this many minutes before the start. */
   cancelCutoff: number;
   rescheduleCutoff: number;
+  /** Reminder emails to the attendee, in minutes before the start (none: []). Pages made before this field: DEFAULT_REMINDERS. */
+  reminders?: number[];
   /** Default zone of the public page, and the grid of "all together" pages. */
   timeZone: string;
 }
@@ -112,6 +114,7 @@ export const pageFields = {
   requiresConfirmation: v.boolean(),
   cancelCutoff: int(0, 525_600),
   rescheduleCutoff: int(0, 525_600),
+  reminders: v.pipe(v.array(int(5, 20_160)), v.check((a) => a.length <= 3, "must list at most 3 reminders")),
   timeZone: timeZoneInput,
 };
 
@@ -136,7 +139,13 @@ export const DEFAULTS: Omit<PageConfig, "title" | "slug" | "hostUserIds" | "time
   requiresConfirmation: false,
   cancelCutoff: 0,
   rescheduleCutoff: 0,
+  reminders: [1440, 60],
 };
+
+/** A day and an hour before, as people expect of a calendar invite. */
+export const DEFAULT_REMINDERS = [1440, 60];
+/** The page's reminder offsets, largest first, without repeats. */
+export const remindersOf = (c: Pick<PageConfig, "reminders">) => [...new Set(c.reminders ?? DEFAULT_REMINDERS)].sort((a, b) => b - a);
 
 /** Rules across fields, with messages that name the field. */
 export function checkConfig(c: PageConfig): void {

@@ -145,3 +145,25 @@ export const bookingHosts = table(
     index("booking_hosts_booking").on(t.bookingId),
   ],
 );
+
+/**
+ * Reminders written down, one row per (booking, offset, start): what makes a
+ * reminder go out exactly once. The start is part of the key, so a moved
+ * booking is reminded again for its new time. `state` is `sent`, or
+ * `skipped` for an earlier reminder passed over when a later one was
+ * already due (a server that was down sends the nearest, not a burst).
+ */
+export const bookingReminders = table(
+  "booking_reminders",
+  {
+    id: id(),
+    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    bookingId: integer("booking_id").notNull().references(() => bookings.id, { onDelete: "cascade" }),
+    /** Minutes before the start. */
+    offsetMin: integer("offset_min").notNull(),
+    startsAt: time("starts_at").notNull(),
+    state: text("state").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("booking_reminders_once").on(t.bookingId, t.offsetMin, t.startsAt)],
+);

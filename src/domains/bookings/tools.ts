@@ -20,6 +20,7 @@ import {
   rescheduleBooking,
 } from "./bookings";
 import { BOOKING_STATUSES, dayHoursInput, memberRef, PAGE_STATUSES, NULLABLE_FIELDS, pageFields, slugInput, timeZoneInput, weeklyInput } from "./config";
+import { bookingDelivery, sendReminders } from "./delivery";
 import { bookingEvents } from "./events";
 import { freeSlots } from "./free-slots";
 import { createPage, deletePage, getPage, listPages, updatePage } from "./pages";
@@ -320,7 +321,16 @@ export const bookingsDomain: Domain = {
   approvalKinds: [bookingPageApprovalKind],
   approvalSupport: bookingsApprovalSupport,
   events: bookingEvents,
+  subscribers: [bookingDelivery],
   jobs: [
+    {
+      name: "bookings.reminders",
+      description: "Emails attendees their reminders (the page's offsets before the start), once per booking and offset; catches up after downtime.",
+      everyMs: 60_000,
+      run: async (deps) => {
+        await sendReminders(deps);
+      },
+    },
     {
       name: "bookings.expire_unconfirmed",
       description: "Closes bookings that needed a host's confirmation and reached their start without it.",

@@ -19,6 +19,9 @@ export const NOTIFICATION_TYPES: readonly NotificationType[] = [
   { type: "comment.mentioned", label: "You were mentioned in a comment", inApp: true, email: true },
   { type: "ticket.assigned", label: "A ticket was assigned to you", inApp: true, email: true },
   { type: "ticket.sla_breached", label: "A ticket you own breached its SLA", inApp: true, email: true },
+  { type: "booking.created", label: "Someone booked time with you", inApp: true, email: true },
+  { type: "booking.rescheduled", label: "A booking with you was moved", inApp: true, email: true },
+  { type: "booking.cancelled", label: "A booking with you was cancelled", inApp: true, email: true },
   { type: "message", label: "Messages from your team and its agents", inApp: true, email: false },
 ];
 

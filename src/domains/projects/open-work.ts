@@ -1,10 +1,19 @@
 /**
  * What a person still owns in a company's projects, so the team domain can
  * answer a member's removal with the open work it would orphan (cards they
- * are assigned to, projects they lead) before it happens. Reads only.
+ * are assigned to, projects they lead) before it happens; and the hand-over
+ * the removal performs when told to whom (or to nobody), through the same
+ * card changes cards_update makes (activity, card.assigned / unassigned
+ * events, so the new assignee is notified) and a project.updated per lead.
  */
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
-import type { Q } from "./access";
+import { audit } from "../../core/audit";
+import type { ActorContext } from "../../core/context";
+import type { Db } from "../../core/db";
+import { emit } from "../../core/events";
+import { cardKey, type Q } from "./access";
+import { applyCardChanges, assigneeIds } from "./cards";
+import { projectUpdated } from "./events";
 import { boardColumns, cardAssignees, cards, projects } from "./tables";
 
 export interface OpenWork {
@@ -40,4 +49,35 @@ export async function openWorkOf(q: Q, companyId: number, userId: number): Promi
     .limit(10);
   const leads = await q.select({ key: projects.key }).from(projects).where(and(eq(projects.companyId, companyId), eq(projects.leadUserId, userId))).orderBy(asc(projects.id));
   return { openCards: n, keys: some.map((r) => `${r.key}-${r.number}`), leads: leads.map((l) => l.key) };
+}
+
+/**
+ * Takes `fromUserId` off every open card of the company (putting
+ * `toUserId` on it instead, unless null or already there) and hands over
+ * the projects they lead. Returns the card keys and project keys touched.
+ */
+export async function handOverOpenWork(tx: Db, ctx: ActorContext, fromUserId: number, toUserId: number | null): Promise<{ cards: string[]; leads: string[] }> {
+  const at = ctx.deps.clock.now();
+  const open = await tx
+    .select({ card: cards, project: projects })
+    .from(cardAssignees)
+    .innerJoin(cards, eq(cards.id, cardAssignees.cardId))
+    .innerJoin(boardColumns, eq(boardColumns.id, cards.columnId))
+    .innerJoin(projects, eq(projects.id, cards.projectId))
+    .where(and(eq(cards.companyId, ctx.company.id), eq(cardAssignees.userId, fromUserId), inArray(boardColumns.stateGroup, ["backlog", "unstarted", "started"])))
+    .orderBy(asc(cards.id));
+  const keys: string[] = [];
+  for (const { card, project } of open) {
+    const now = (await assigneeIds(tx, card.id)).filter((u) => u !== fromUserId);
+    if (toUserId !== null && !now.includes(toUserId)) now.push(toUserId);
+    await applyCardChanges(tx, ctx, project, card, {}, { assignees: now }, at);
+    keys.push(cardKey(project, card));
+  }
+  const led = await tx.select().from(projects).where(and(eq(projects.companyId, ctx.company.id), eq(projects.leadUserId, fromUserId))).orderBy(asc(projects.id));
+  for (const p of led) {
+    await tx.update(projects).set({ leadUserId: toUserId, updatedAt: at }).where(eq(projects.id, p.id));
+    await audit(tx, ctx, "projects.update", { type: "project", id: p.id, detail: { fields: ["leadUserId"], reason: "member_removed" } });
+    await emit(tx, ctx, projectUpdated, { id: p.id }, { key: p.key, name: p.name, changes: { leadUserId: [fromUserId, toUserId] } });
+  }
+  return { cards: keys, leads: led.map((p) => p.key) };
 }

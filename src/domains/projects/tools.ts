@@ -7,6 +7,7 @@
  * state group. Descriptions stay short: the listing is read into every
  * client's context.
  */
+import { projectNotices } from "./notices";
 import { defineTool, type Domain } from "../../mcp/define";
 import { createBoard, createColumn, deleteBoard, deleteColumn, getBoard, reorderColumns, updateBoard, updateColumn } from "./boards";
 import {
@@ -157,6 +158,7 @@ export const projectsDomain: Domain = {
   description: "Client projects: members, labels, milestones, time logs and timesheets.",
   tools: projectTools,
   events: projectEvents,
+  subscribers: [projectNotices],
   jobs: [recurrenceJob],
 };
 

@@ -50,8 +50,8 @@ export const memberRoleChanged = defineEvent({
 export const memberRemoved = defineEvent({
   type: "member.removed",
   entity: "user",
-  description: "A member left or was removed; their keys and apps stop reaching the company on their next request.",
-  payload: v.object({ userId: v.number(), email: v.string(), role, left: v.boolean() }),
+  description: "A member left or was removed; their keys and apps stop reaching the company on their next request. handedOverToUserId: who took over their open work.",
+  payload: v.object({ userId: v.number(), email: v.string(), role, left: v.boolean(), handedOverToUserId: v.nullable(v.number()) }),
 });
 
 export const teamEvents = [invitationCreated, invitationResent, invitationRevoked, invitationAccepted, memberRoleChanged, memberRemoved];

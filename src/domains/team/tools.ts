@@ -12,6 +12,8 @@ const role = v.picklist(ROLES);
 const email = v.pipe(v.string(), v.maxLength(254));
 /** A member by user id or email. */
 const who = { userId: v.optional(id), email: v.optional(email) };
+/** Who takes over a departing member's open work, or force: leave it unassigned. */
+const handOver = { reassignTo: v.optional(v.union([id, email])), force: v.optional(v.boolean()) };
 
 export const teamMembersList = defineTool({
   name: "team_members_list",
@@ -43,9 +45,10 @@ export const teamMembersRemove = defineTool({
   readOnly: false,
   destructive: true,
   title: "Remove a member",
-  description: "Remove a member (by userId or email); their keys and apps stop reaching the company on their next request. The last owner cannot be removed.",
-  input: v.object(who),
-  run: async (ctx, input) => await removeMember(ctx, input),
+  description:
+    "Remove a member (by userId or email); their keys stop working at once. If they own open cards, projects or tickets, the error lists them: pass reassignTo (member id/email) or force (leave unassigned). Last owner stays.",
+  input: v.object({ ...who, ...handOver }),
+  run: async (ctx, { reassignTo, force, ...ref }) => await removeMember(ctx, ref, { reassignTo, force }),
 });
 
 export const teamLeave = defineTool({
@@ -56,9 +59,9 @@ export const teamLeave = defineTool({
   destructive: true,
   minRole: "viewer",
   title: "Leave the company",
-  description: "You leave this company (any role; the last owner cannot). This connection loses it on the next request.",
-  input: v.object({}),
-  run: async (ctx) => await leaveTeam(ctx),
+  description: "You leave this company (any role; the last owner cannot). Open work you own: reassignTo or force, as team_members_remove.",
+  input: v.object(handOver),
+  run: async (ctx, input) => await leaveTeam(ctx, input),
 });
 
 export const teamInvitationsList = defineTool({
