@@ -20,7 +20,7 @@ describe("contacts", () => {
       firstName: "Zoë",
       lastName: "Ärnström",
       emails: ["Zoe@Baeckerei.example", "zoe.private@gmail.com"],
-      phones: ["+44 20 7946 0018", { number: "(030) 1234-5678", label: "office" }],
+      phones: ["+44 20 7946 0018", "office: (030) 1234-5678"],
       tags: ["VIP", "bakery"],
     });
     expect(c).toMatchObject({ created: true, name: "Zoë Ärnström", email: "zoe@baeckerei.example", companyId: co.id, score: 0 });

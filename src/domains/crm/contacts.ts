@@ -45,8 +45,7 @@ import { rescore, rulesOf, scoreOf } from "./scoring";
 import { activities, contactEmails, contacts, crmCompanies, dealContacts, deals, stages, type Phone } from "./tables";
 import { withView } from "./views";
 
-export const toPhones = (list: (string | { number: string; label?: string | null })[] | undefined): Phone[] =>
-  (list ?? []).map((p) => (typeof p === "string" ? { number: p, label: null } : { number: p.number, label: p.label ?? null }));
+export const toPhones = (list: Phone[] | undefined): Phone[] => list ?? [];
 
 /** The live contact holding any of these addresses, if one does. */
 export async function contactByEmails(q: Q, companyId: number, emails: string[]): Promise<{ contactId: number; email: string } | null> {

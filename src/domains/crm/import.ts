@@ -226,7 +226,9 @@ async function oneLine(
           ...(cur.crmCompanyId === null && companyId !== null && { companyId }),
           ...(input.lifecycleStage && { lifecycleStage: input.lifecycleStage }),
           addEmails: (input.emails ?? []).filter((e) => !cur.emails.includes(e)),
-          ...(input.phones && { phones: [...cur.phones, ...input.phones.filter((p) => !cur.phones.some((q) => q.number.replace(/\D/g, "") === String(typeof p === "string" ? p : p.number).replace(/\D/g, "")))] }),
+          ...(input.phones && {
+            phones: [...cur.phones, ...input.phones.filter((p) => !cur.phones.some((q) => q.number.replace(/\D/g, "") === p.number.replace(/\D/g, "")))].map((p) => (p.label ? `${p.label}: ${p.number}` : p.number)),
+          }),
           ...(input.tags && { addTags: input.tags }),
           ...(input.custom && { custom: input.custom }),
           ...(input.ownerId !== undefined && { ownerId: input.ownerId }),

@@ -15,6 +15,10 @@ const positive = (what: string) =>
     v.check((n) => n >= 1 && n <= Number.MAX_SAFE_INTEGER, `${what} must be a positive integer.`),
   );
 
+/** Whole numbers in a range, checked but not published (bounds cost listing bytes; the message says them). */
+const intIn = (what: string, lo: number, hi: number) =>
+  v.pipe(v.number(`${what} must be a number.`), v.integer(`${what} must be whole.`), v.check((n) => n >= lo && n <= hi, `${what} is ${lo} to ${hi}.`));
+
 export const line = (what: string, max: number) =>
   v.pipe(v.string(`${what} must be a string.`), v.trim(), v.minLength(1, `${what} must not be empty.`), v.maxLength(max, `${what} must be at most ${max} characters.`));
 
@@ -28,14 +32,16 @@ const contactRef = (what: string) =>
   v.union([positive(what), emailAddr(what)], `${what} is a contact id or one of its email addresses.`);
 
 /** A CRM company: its id or its domain (acme.com). */
-const crmCompanyRef = (what: string) =>
-  v.union([positive(what), v.pipe(v.string(), v.trim(), v.toLowerCase(), v.minLength(3), v.maxLength(253), v.regex(/^[a-z0-9.-]+\.[a-z]{2,}$/))], `${what} is a company id or its domain (acme.com).`);
+const domainRef = (what: string) =>
+  v.pipe(v.string(), v.trim(), v.toLowerCase(), v.check((s) => s.length <= 253 && /^[a-z0-9.-]+\.[a-z]{2,}$/.test(s), `${what} is a company id or its domain (acme.com).`));
+const crmCompanyRef = (what: string) => v.union([positive(what), domainRef(what)], `${what} is a company id or its domain (acme.com).`);
+/** The same or null (unlink), as one flat union: a nested one costs listing bytes. */
+const crmCompanyRefOrNull = (what: string) => v.union([positive(what), domainRef(what), v.null()], `${what} is a company id, its domain, or null.`);
 
 /** A member of the tenant: user id, email or "me". */
-const userRef = (what: string) => {
-  const msg = `${what} is a user id, an email or "me".`;
-  return v.union([positive(what), v.pipe(v.string(msg), v.trim(), v.maxLength(254, msg), v.check((s) => s === "me" || isEmail(s), msg))], msg);
-};
+const userStr = (msg: string) => v.pipe(v.string(msg), v.trim(), v.maxLength(254, msg), v.check((s) => s === "me" || isEmail(s), msg));
+const userRef = (what: string) => v.union([positive(what), userStr(`${what} is a user id, an email or "me".`)], `${what} is a user id, an email or "me".`);
+const userRefOrNull = (what: string) => v.union([positive(what), userStr(`${what} is a user id, an email, "me" or null.`), v.null()], `${what} is a user id, an email, "me" or null.`);
 
 const tag = v.pipe(
   v.string("A tag must be a string."),
@@ -45,21 +51,31 @@ const tag = v.pipe(
 );
 const tags = v.pipe(v.array(tag, "tags must be a list of strings."), v.maxLength(30, "At most 30 tags."));
 
-const customValue = v.nullable(v.union([v.pipe(v.string(), v.maxLength(2000)), v.number(), v.boolean(), v.pipe(v.array(v.pipe(v.string(), v.maxLength(200))), v.maxLength(50))]));
-/** Custom field values by key; null removes a value. Checked against the definitions by the verb. */
-const custom = v.pipe(v.record(v.pipe(v.string(), v.maxLength(40)), customValue), v.check((o) => Object.keys(o).length <= 100, "At most 100 custom values."));
+const customOk = (x: unknown) =>
+  x === null || typeof x === "boolean" || (typeof x === "number" && Number.isFinite(x)) || (typeof x === "string" && x.length <= 2000) || (Array.isArray(x) && x.length <= 50 && x.every((y) => typeof y === "string" && y.length <= 200));
+/** Custom field values by key; null removes a value. Published as a plain object; checked here and against the definitions by the verb. */
+const custom = v.pipe(
+  v.record(v.string(), v.unknown()),
+  v.check((o) => Object.keys(o).length <= 100 && Object.keys(o).every((k) => k.length <= 40), "At most 100 custom values, keys up to 40 characters."),
+  v.check((o) => Object.values(o).every(customOk), "custom values are text, numbers, true/false, lists of text, or null."),
+);
 
-const date = v.pipe(v.string(), v.isoDate("must be a date, YYYY-MM-DD."), v.examples(["2030-01-31"]));
-const instant = v.pipe(v.string(), v.isoTimestamp("must be an ISO time like 2030-01-31T09:00:00Z."), v.examples(["2030-01-31T09:00:00Z"]));
+const date = v.pipe(v.string(), v.isoDate("must be a date, YYYY-MM-DD."));
+const instant = v.pipe(v.string(), v.isoTimestamp("must be an ISO time like 2030-01-31T09:00:00Z."));
 const q = v.pipe(v.string("q must be a string."), v.trim(), v.minLength(1), v.maxLength(200));
 const lifecycle = v.picklist(LIFECYCLE_STAGES, `lifecycleStage is one of ${LIFECYCLE_STAGES.join(", ")}.`);
-const phone = v.pipe(
-  v.string("A phone must be a string."),
-  v.trim(),
-  v.check((s) => /^\+?[0-9 ().\-/]{3,40}(\s*(x|ext\.?)\s*\d{1,6})?$/i.test(s) && /\d{3}/.test(s.replace(/\D/g, "")), "A phone is digits with + ( ) - . / or spaces, e.g. +44 20 7946 0000."),
-);
+export const PHONE_RE = /^\+?[0-9 ().\-/]{3,40}(\s*(x|ext\.?)\s*\d{1,6})?$/i;
+/** Phones as text; a label goes before a colon: "mobile: +44 7700 900123". */
+export function parsePhone(raw: string): { number: string; label: string | null } | null {
+  const m = /^(?:([^:+\d][^:]{0,39}):\s*)?(.+)$/.exec(raw.trim());
+  if (!m) return null;
+  const number = m[2]!.trim();
+  if (!PHONE_RE.test(number) || number.replace(/\D/g, "").length < 3) return null;
+  return { number, label: m[1]?.trim() || null };
+}
+const phoneMsg = 'A phone is digits with + ( ) - . / or spaces, label optional: "mobile: +44 7700 900123".';
 const phones = v.pipe(
-  v.array(v.union([phone, v.strictObject({ number: phone, label: v.optional(v.nullable(line("label", 40))) })])),
+  v.array(v.pipe(v.string(phoneMsg), v.maxLength(80, phoneMsg), v.check((x) => parsePhone(x) !== null, phoneMsg), v.transform((x) => parsePhone(x)!))),
   v.maxLength(10, "At most 10 phones."),
 );
 const emails = v.pipe(v.array(emailAddr("emails")), v.maxLength(10, "At most 10 emails."));
@@ -107,15 +123,15 @@ export const contactUpdateInput = v.strictObject({
   primaryEmail: v.optional(emailAddr("primaryEmail")),
   phones: v.optional(phones),
   jobTitle: v.optional(v.nullable(line("jobTitle", 200))),
-  companyId: v.optional(v.nullable(crmCompanyRef("companyId"))),
-  ownerId: v.optional(v.nullable(userRef("ownerId"))),
+  companyId: v.optional(crmCompanyRefOrNull("companyId")),
+  ownerId: v.optional(userRefOrNull("ownerId")),
   lifecycleStage: v.optional(lifecycle),
   addTags: v.optional(tags),
   removeTags: v.optional(tags),
   custom: v.optional(custom),
 });
 
-const keepChoice = v.record(v.pipe(v.string(), v.maxLength(60)), v.picklist(["survivor", "merged"], "keep values are survivor or merged."));
+const keepChoice = v.record(v.string(), v.picklist(["survivor", "merged"], "keep values are survivor or merged."));
 
 export const contactMergeInput = v.strictObject({ id: contactRef("id"), mergeId: contactRef("mergeId"), keep: v.optional(keepChoice) });
 export const companyMergeInput = v.strictObject({ id: crmCompanyRef("id"), mergeId: crmCompanyRef("mergeId"), keep: v.optional(keepChoice) });
@@ -147,7 +163,7 @@ export const companyUpdateInput = v.strictObject({
   domain: v.optional(v.nullable(domain)),
   size: v.optional(v.nullable(v.picklist(COMPANY_SIZES, `size is one of ${COMPANY_SIZES.join(", ")}.`))),
   industry: v.optional(v.nullable(line("industry", 100))),
-  ownerId: v.optional(v.nullable(userRef("ownerId"))),
+  ownerId: v.optional(userRefOrNull("ownerId")),
   addTags: v.optional(tags),
   removeTags: v.optional(tags),
   custom: v.optional(custom),
@@ -187,8 +203,8 @@ export const dealUpdateInput = v.strictObject({
   amountCents: v.optional(cents("amountCents")),
   currency: v.optional(currency),
   expectedClose: v.optional(v.nullable(date)),
-  ownerId: v.optional(v.nullable(userRef("ownerId"))),
-  companyId: v.optional(v.nullable(crmCompanyRef("companyId"))),
+  ownerId: v.optional(userRefOrNull("ownerId")),
+  companyId: v.optional(crmCompanyRefOrNull("companyId")),
   addContactIds: v.optional(v.pipe(v.array(contactRef("addContactIds")), v.maxLength(50))),
   removeContactIds: v.optional(v.pipe(v.array(contactRef("removeContactIds")), v.maxLength(50))),
   lostReason: v.optional(v.nullable(line("lostReason", 500))),
@@ -205,7 +221,7 @@ export const dealMoveInput = v.strictObject({
 const stageSpec = v.strictObject({
   id: v.optional(positive("stages[].id")),
   name: line("stages[].name", 80),
-  probability: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(100))),
+  probability: v.optional(intIn("probability", 0, 100)),
   kind: v.optional(v.picklist(STAGE_KINDS, "kind is open, won or lost.")),
 });
 const stageList = v.pipe(v.array(stageSpec), v.minLength(2, "A pipeline needs at least 2 stages."), v.maxLength(30, "At most 30 stages."));
@@ -227,7 +243,7 @@ export const activityCreateInput = v.strictObject({
   dealId: v.optional(positive("dealId")),
   occurredAt: v.optional(instant),
   dueAt: v.optional(instant),
-  durationMinutes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(1440))),
+  durationMinutes: v.optional(intIn("durationMinutes", 0, 1440)),
   ownerId: v.optional(userRef("ownerId")),
   completed: v.optional(v.boolean()),
 });
@@ -236,8 +252,8 @@ export const activityUpdateInput = v.strictObject({
   subject: v.optional(v.nullable(line("subject", 300))),
   body: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(20000)))),
   dueAt: v.optional(v.nullable(instant)),
-  durationMinutes: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(1440)))),
-  ownerId: v.optional(v.nullable(userRef("ownerId"))),
+  durationMinutes: v.optional(v.nullable(intIn("durationMinutes", 0, 1440))),
+  ownerId: v.optional(userRefOrNull("ownerId")),
   completed: v.optional(v.boolean()),
 });
 export const activityListInput = v.strictObject({
@@ -292,18 +308,18 @@ export const viewListInput = fieldListInput;
 
 export const ruleCreateInput = v.strictObject({
   name: line("name", 100),
-  points: v.pipe(v.number(), v.integer(), v.minValue(-1000), v.maxValue(1000)),
+  points: intIn("points", -1000, 1000),
   field: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(60))),
   op: v.optional(v.picklist(["eq", "neq", "contains", "exists", "gt", "lt"])),
   value: v.optional(v.union([v.pipe(v.string(), v.maxLength(200)), v.number(), v.boolean()])),
   activityKind: v.optional(v.picklist(ACTIVITY_KINDS)),
-  decayDays: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(3650)))),
+  decayDays: v.optional(v.nullable(intIn("decayDays", 1, 3650))),
 });
 export const ruleUpdateInput = v.strictObject({
   id: positive("id"),
   name: v.optional(line("name", 100)),
-  points: v.optional(v.pipe(v.number(), v.integer(), v.minValue(-1000), v.maxValue(1000))),
-  decayDays: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(3650)))),
+  points: v.optional(intIn("points", -1000, 1000)),
+  decayDays: v.optional(v.nullable(intIn("decayDays", 1, 3650))),
 });
 
 export const mergeListInput = v.strictObject({ object: v.optional(v.picklist(["contact", "company"])), ...pageInput });
@@ -313,7 +329,7 @@ export const importInput = v.strictObject({
   csv: v.optional(v.pipe(v.string(), v.maxLength(MAX_IMPORT_BYTES, "csv is at most 5 MB; upload larger files and pass mediaId."))),
   mediaId: v.optional(positive("mediaId")),
   dryRun: v.optional(v.boolean(), true),
-  mapping: v.optional(v.record(v.pipe(v.string(), v.maxLength(200)), v.pipe(v.string(), v.maxLength(60)))),
+  mapping: v.optional(v.pipe(v.record(v.string(), v.string()), v.check((o) => Object.keys(o).length <= 200, "At most 200 mapped columns."))),
   onDuplicate: v.optional(v.picklist(["update", "skip"]), "update"),
 });
 export const emptyRecompute = v.strictObject({});
