@@ -14,7 +14,7 @@ import type { ActorContext, Deps } from "../../src/core/context";
 import { AppError } from "../../src/core/errors";
 import { events } from "../../src/core/tables";
 import { companies, mcpKeys, memberships, users, type Role } from "../../src/domains/accounts/tables";
-import { crmDomain } from "../../src/domains/crm/tools";
+import { domains } from "../../src/domains";
 import { openTestStore } from "../db";
 import { asc } from "drizzle-orm";
 
@@ -28,6 +28,8 @@ export interface CWorld {
   ctx(who?: "olga" | "ada" | "vic" | "rita", opts?: { scopes?: string[] }): ActorContext;
   call(name: string, args: Record<string, unknown>, ctx?: ActorContext): Promise<any>;
   events(type?: string): Promise<{ id: number; type: string; companyId: number; entityId: number; data: any; userId: number | null }[]>;
+  /** Runs one domain job now (as the job runner would). */
+  runJob(name: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -77,7 +79,8 @@ export async function makeCrmWorld(start = Date.UTC(2025, 0, 15, 12, 0, 0)): Pro
     users: { olga: olga.id, ada: ada.id, vic: vic.id, rita: rita.id },
     ctx,
     async call(name, args, c = ctx()) {
-      const tool = crmDomain.tools.find((t) => t.name === name);
+      // Every domain's tools: the timeline reads tickets made through the tickets tools.
+      const tool = domains.flatMap((d) => d.tools).find((t) => t.name === name);
       if (!tool) throw new Error(`no tool ${name}`);
       const parsed = v.safeParse(tool.input, args);
       if (!parsed.success) throw new AppError("validation", parsed.issues.map((i) => `${v.getDotPath(i) ?? ""}: ${i.message}`).join("; "));
@@ -86,6 +89,11 @@ export async function makeCrmWorld(start = Date.UTC(2025, 0, 15, 12, 0, 0)): Pro
     async events(type) {
       const rows = await db.select().from(events).where(type ? eq(events.type, type) : undefined).orderBy(asc(events.id));
       return rows.map((r) => ({ id: r.id, type: r.type, companyId: r.companyId, entityId: r.entityId, data: r.data, userId: r.userId }));
+    },
+    async runJob(name) {
+      const job = domains.flatMap((d) => d.jobs ?? []).find((j) => j.name === name);
+      if (!job) throw new Error(`no job ${name}`);
+      await job.run(deps);
     },
     close: () => store.close(),
   };
