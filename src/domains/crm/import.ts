@@ -211,9 +211,11 @@ async function oneLine(
   if (!parsedIn.success) return { line, action: "refuse", email: key ?? null, reason: parsedIn.issues.slice(0, 3).map((i) => `${v.getDotPath(i) ?? ""}: ${i.message}`).join("; ") };
   const input = parsedIn.output;
   if (!input.firstName && !input.lastName && !input.emails?.length) return { line, action: "refuse", reason: "No name and no email." };
+  // Companies made by this line count only once the line has landed (a refused line rolls its savepoint back).
+  const madeHere = new Map<string, number>();
   try {
-    return await ctx.deps.db.transaction(async (tx: Db) => {
-      const companyId = await companyFor(tx, ctx, company, companyDomain, companiesMade);
+    const result = await ctx.deps.db.transaction(async (tx: Db) => {
+      const companyId = await companyFor(tx, ctx, company, companyDomain, madeHere);
       const existing = await contactByEmails(tx, ctx.company.id, input.emails ?? []);
       if (existing) {
         if (onDuplicate === "skip") return { line, action: "skip" as const, id: existing.contactId, email: existing.email, reason: "Contact exists (onDuplicate: skip)." };
@@ -239,6 +241,8 @@ async function oneLine(
       const row = await insertContact(tx, ctx, { ...input, ...(companyId !== null && { companyId }) }, "import");
       return { line, action: "create" as const, id: row.id, email: row.emails[0] ?? null, ...(warnings.length && { warnings }) };
     });
+    for (const [k, id] of madeHere) companiesMade.set(k, id);
+    return result;
   } catch (e) {
     if (isAppError(e) && e.code !== "internal" && e.code !== "forbidden") return { line, action: "refuse", email: key ?? null, reason: e.message };
     throw e;
