@@ -197,8 +197,10 @@ CREATE INDEX "crm_contact_emails_contact" ON "crm_contact_emails" USING btree ("
 CREATE INDEX "crm_contacts_updated" ON "crm_contacts" USING btree ("company_id","updated_at");--> statement-breakpoint
 CREATE INDEX "crm_contacts_company" ON "crm_contacts" USING btree ("crm_company_id");--> statement-breakpoint
 CREATE INDEX "crm_contacts_score" ON "crm_contacts" USING btree ("company_id","score");--> statement-breakpoint
+CREATE INDEX "crm_contacts_search" ON "crm_contacts" USING btree ("company_id","merged_into_id","search");--> statement-breakpoint
 CREATE UNIQUE INDEX "crm_companies_domain" ON "crm_companies" USING btree ("company_id","domain");--> statement-breakpoint
 CREATE INDEX "crm_companies_updated" ON "crm_companies" USING btree ("company_id","updated_at");--> statement-breakpoint
+CREATE INDEX "crm_companies_search" ON "crm_companies" USING btree ("company_id","merged_into_id","search");--> statement-breakpoint
 CREATE INDEX "crm_deal_contacts_contact" ON "crm_deal_contacts" USING btree ("contact_id");--> statement-breakpoint
 CREATE INDEX "crm_deals_stage" ON "crm_deals" USING btree ("company_id","pipeline_id","stage_id");--> statement-breakpoint
 CREATE INDEX "crm_deals_company" ON "crm_deals" USING btree ("crm_company_id");--> statement-breakpoint

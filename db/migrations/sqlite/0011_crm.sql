@@ -62,6 +62,7 @@ CREATE TABLE `crm_contacts` (
 CREATE INDEX `crm_contacts_updated` ON `crm_contacts` (`company_id`,`updated_at`);--> statement-breakpoint
 CREATE INDEX `crm_contacts_company` ON `crm_contacts` (`crm_company_id`);--> statement-breakpoint
 CREATE INDEX `crm_contacts_score` ON `crm_contacts` (`company_id`,`score`);--> statement-breakpoint
+CREATE INDEX `crm_contacts_search` ON `crm_contacts` (`company_id`,`merged_into_id`,`search`);--> statement-breakpoint
 CREATE TABLE `crm_companies` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`company_id` integer NOT NULL,
@@ -82,6 +83,7 @@ CREATE TABLE `crm_companies` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `crm_companies_domain` ON `crm_companies` (`company_id`,`domain`);--> statement-breakpoint
 CREATE INDEX `crm_companies_updated` ON `crm_companies` (`company_id`,`updated_at`);--> statement-breakpoint
+CREATE INDEX `crm_companies_search` ON `crm_companies` (`company_id`,`merged_into_id`,`search`);--> statement-breakpoint
 CREATE TABLE `crm_deal_contacts` (
 	`deal_id` integer NOT NULL,
 	`contact_id` integer NOT NULL,

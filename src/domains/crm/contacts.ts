@@ -7,7 +7,7 @@
  * same transaction. That key is what makes a racing second create of the
  * same address answer with the first contact instead of duplicating it.
  */
-import { and, asc, count, desc, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, isNull, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import type * as v from "valibot";
 import { audit } from "../../core/audit";
 import type { ActorContext } from "../../core/context";
@@ -15,7 +15,6 @@ import type { Db } from "../../core/db";
 import { conflict, invalid } from "../../core/errors";
 import { emit } from "../../core/events";
 import { page } from "../../core/pagination";
-import { containsText } from "../../core/sql";
 import {
   applyCustom,
   companyOf,
@@ -167,12 +166,17 @@ export async function listContacts(ctx: ActorContext, raw: v.InferOutput<typeof 
   return page(rows.map((r) => contactOut(r, x)), total, input.limit, input.offset);
 }
 
-/** Every word of `q` (folded) appears in the search text; phone-like words match by digits. */
-export function searchCond(col: Parameters<typeof containsText>[0], q: string): SQL {
-  const words = fold(q).split(" ").filter(Boolean).slice(0, 8);
+/**
+ * Every word of `q` (folded) appears in the search text; phone-like words
+ * match by digits. The column is folded already, so a plain LIKE does (no
+ * lower() per row), and an index on it can be scanned instead of the table.
+ */
+export function searchCond(col: SQLWrapper, q: string): SQL {
+  const like = (needle: string) => sql`${col} like ${`%${needle.replace(/[\\%_]/g, (m) => `\\${m}`)}%`} escape '\\'`;
   const phoneLike = /^[+\d\s().-]+$/.test(q) && q.replace(/\D/g, "").length >= 4;
-  if (phoneLike) return containsText(col, phoneDigits(q));
-  return and(...words.map((w) => containsText(col, w)))!;
+  if (phoneLike) return like(phoneDigits(q));
+  const words = fold(q).split(" ").filter(Boolean).slice(0, 8);
+  return and(...words.map(like))!;
 }
 
 export async function updateContact(ctx: ActorContext, input: v.InferOutput<typeof contactUpdateInput>) {

@@ -55,7 +55,11 @@ export const crmCompanies = table(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [uniqueIndex("crm_companies_domain").on(t.companyId, t.domain), index("crm_companies_updated").on(t.companyId, t.updatedAt)],
+  (t) => [
+    uniqueIndex("crm_companies_domain").on(t.companyId, t.domain),
+    index("crm_companies_updated").on(t.companyId, t.updatedAt),
+    index("crm_companies_search").on(t.companyId, t.mergedIntoId, t.search),
+  ],
 );
 
 export const contacts = table(
@@ -85,6 +89,8 @@ export const contacts = table(
     index("crm_contacts_updated").on(t.companyId, t.updatedAt),
     index("crm_contacts_company").on(t.crmCompanyId),
     index("crm_contacts_score").on(t.companyId, t.score),
+    // Search scans this index (narrow) rather than the table (wide JSON rows).
+    index("crm_contacts_search").on(t.companyId, t.mergedIntoId, t.search),
   ],
 );
 
