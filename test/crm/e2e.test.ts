@@ -88,6 +88,14 @@ describe("an agent works the pipeline", () => {
     expect((await tool(owner, "crm_search", { q: "'; DROP TABLE crm_contacts; --" })).items).toEqual([]);
   });
 
+  test("a retried import with its idempotency key adds nothing twice (contacts without email included)", async () => {
+    const args = { csv: "First name,Last name\nWalk,In\nNo,Email", dryRun: false, idempotencyKey: "upload-9" };
+    const first = await tool(owner, "contacts_import", args);
+    expect(first).toMatchObject({ created: 2, refused: 0 });
+    expect(await tool(owner, "contacts_import", args)).toMatchObject({ created: 2, replayed: true });
+    expect((await tool(owner, "contacts_list", { q: "walk in" })).total).toBe(1);
+  });
+
   test("the decay job runs on the real server", async () => {
     const c = await tool(owner, "contacts_create", { firstName: "Job", emails: ["job@x.example"] });
     await tool(owner, "scoring_rules_create", { name: "Calls", activityKind: "call", points: 20, decayDays: 4 });

@@ -77,6 +77,8 @@ const tools = [
   defineTool({
     ...write,
     name: "contacts_import",
+    // A retried real import must not add a second copy of contacts without an email.
+    idempotencyKey: true,
     title: "Import contacts from CSV",
     description: "Import contacts from csv or mediaId. dryRun (default) reports each line: create, update, skip or refuse and why.",
     input: s.importInput,
