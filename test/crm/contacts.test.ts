@@ -133,6 +133,13 @@ describe("contacts", () => {
   });
 });
 
+test("tag filters take the tag literally (no LIKE wildcards) and match whole tags", async () => {
+  const x = await w.call("contacts_create", { firstName: "Tag", lastName: "Under", tags: ["a_b"] });
+  await w.call("contacts_create", { firstName: "Tag", lastName: "Other", tags: ["axb", "a_bc"] });
+  expect((await w.call("contacts_list", { tag: "a_b" })).items.map((c: any) => c.id)).toEqual([x.id]);
+  expect((await errorOf(() => w.call("contacts_list", { tag: "a%" }))).code).toBe("validation");
+});
+
 describe("custom fields and saved views", () => {
   test("values are checked against their definitions on every write", async () => {
     await w.call("crm_fields_create", { object: "contact", key: "budget", label: "Budget", type: "number" });

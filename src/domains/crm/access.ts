@@ -265,3 +265,8 @@ export function customConds(col: SQLWrapper, filter: Record<string, unknown> | u
   }
   return out;
 }
+
+/** A JSON list of tags holds `tag` (its characters taken literally: `_` is a LIKE wildcard otherwise). */
+export function hasTag(col: SQLWrapper, tag: string): SQL {
+  return sql`${col} like ${`%${JSON.stringify(tag).replace(/[\\%_]/g, (m) => `\\${m}`)}%`} escape '\\'`;
+}

@@ -20,6 +20,7 @@ import {
   crmWrite,
   customConds,
   editTags,
+  hasTag,
   liveCompany,
   memberOf,
   normaliseDomain,
@@ -116,7 +117,7 @@ export async function listCompanies(ctx: ActorContext, raw: v.InferOutput<typeof
   if (input.ownerId !== undefined) where.push(eq(crmCompanies.ownerId, await userFilter(db, ctx, input.ownerId)));
   if (input.industry !== undefined) where.push(eq(crmCompanies.industry, input.industry));
   if (input.size !== undefined) where.push(eq(crmCompanies.size, input.size));
-  if (input.tag !== undefined) where.push(sql`${crmCompanies.tags} like ${`%"${input.tag}"%`}`);
+  if (input.tag !== undefined) where.push(hasTag(crmCompanies.tags, input.tag));
   where.push(...customConds(crmCompanies.custom, input.custom));
   const cond = and(...where);
   const total = (await db.select({ n: count() }).from(crmCompanies).where(cond))[0]!.n;

@@ -30,6 +30,7 @@ import {
   fold,
   FREE_MAIL,
   fullName,
+  hasTag,
   liveContact,
   memberOf,
   phoneDigits,
@@ -151,7 +152,7 @@ export async function listContacts(ctx: ActorContext, raw: v.InferOutput<typeof 
   if (input.companyId !== undefined) where.push(eq(contacts.crmCompanyId, (await companyOf(db, ctx, input.companyId, "companyId")).id));
   if (input.ownerId !== undefined) where.push(eq(contacts.ownerId, await userFilter(db, ctx, input.ownerId)));
   if (input.lifecycleStage !== undefined) where.push(eq(contacts.lifecycleStage, input.lifecycleStage));
-  if (input.tag !== undefined) where.push(sql`${contacts.tags} like ${`%"${input.tag}"%`}`);
+  if (input.tag !== undefined) where.push(hasTag(contacts.tags, input.tag));
   if (input.minScore !== undefined) where.push(sql`${contacts.score} >= ${input.minScore}`);
   where.push(...customConds(contacts.custom, input.custom));
   const cond = and(...where);
