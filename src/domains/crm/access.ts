@@ -5,7 +5,7 @@
  * against their definitions, the folded search text, output shapes.
  */
 import { and, eq, inArray, isNull, sql, type SQL, type SQLWrapper } from "drizzle-orm";
-import { jsonFieldText } from "../../core/sql";
+import { jsonContains, jsonFieldText } from "../../core/sql";
 import { iso } from "../../core/clock";
 import type { ActorContext } from "../../core/context";
 import type { Db } from "../../core/db";
@@ -266,7 +266,7 @@ export function customConds(col: SQLWrapper, filter: Record<string, unknown> | u
   return out;
 }
 
-/** A JSON list of tags holds `tag` (its characters taken literally: `_` is a LIKE wildcard otherwise). */
+/** A JSON list of tags holds `tag`, quotes included so "vip" is not found in "vips" (jsonContains takes it literally). */
 export function hasTag(col: SQLWrapper, tag: string): SQL {
-  return sql`${col} like ${`%${JSON.stringify(tag).replace(/[\\%_]/g, (m) => `\\${m}`)}%`} escape '\\'`;
+  return jsonContains(col, JSON.stringify(tag));
 }
