@@ -11,6 +11,7 @@ import sqlite8 from "./sqlite/0008_decks.sql" with { type: "text" };
 import sqlite9 from "./sqlite/0009_surveys.sql" with { type: "text" };
 import sqlite10 from "./sqlite/0010_projects.sql" with { type: "text" };
 import sqlite11 from "./sqlite/0011_booking_reminders.sql" with { type: "text" };
+import sqlite12 from "./sqlite/0012_crm.sql" with { type: "text" };
 import pg0 from "./pg/0000_init.sql" with { type: "text" };
 import pg1 from "./pg/0001_media_blobs.sql" with { type: "text" };
 import pg2 from "./pg/0002_idempotency_keys.sql" with { type: "text" };
@@ -23,6 +24,7 @@ import pg8 from "./pg/0008_decks.sql" with { type: "text" };
 import pg9 from "./pg/0009_surveys.sql" with { type: "text" };
 import pg10 from "./pg/0010_projects.sql" with { type: "text" };
 import pg11 from "./pg/0011_booking_reminders.sql" with { type: "text" };
+import pg12 from "./pg/0012_crm.sql" with { type: "text" };
 
 export interface Migration {
   tag: string;
@@ -43,6 +45,7 @@ export const migrations: Record<"sqlite" | "pg", Migration[]> = {
     { tag: "0009_surveys", sql: sqlite9 },
     { tag: "0010_projects", sql: sqlite10 },
     { tag: "0011_booking_reminders", sql: sqlite11 },
+    { tag: "0012_crm", sql: sqlite12 },
   ],
   pg: [
     { tag: "0000_init", sql: pg0 },
@@ -57,5 +60,6 @@ export const migrations: Record<"sqlite" | "pg", Migration[]> = {
     { tag: "0009_surveys", sql: pg9 },
     { tag: "0010_projects", sql: pg10 },
     { tag: "0011_booking_reminders", sql: pg11 },
+    { tag: "0012_crm", sql: pg12 },
   ],
 };

@@ -82,3 +82,14 @@ export function lockedOrSkipped<Q>(query: Q): Q {
 export function finishedTxHorizon(): SQL<number> {
   return engine() === "pg" ? sql<number>`(pg_snapshot_xmin(pg_current_snapshot())::text)::bigint` : sql<number>`1`;
 }
+
+/**
+ * The value under `key` of a JSON object column, as text (NULL when
+ * absent): SQLite's json_extract cast to text, PostgreSQL's ->>. Numbers
+ * read as their JSON text ("5"); booleans as 1/0 on SQLite and true/false
+ * on PostgreSQL; arrays as their JSON text.
+ */
+export function jsonFieldText(col: SQLWrapper, key: string): SQL {
+  if (!/^[A-Za-z0-9_]+$/.test(key)) throw new Error(`jsonFieldText: unsafe key ${key}`);
+  return engine() === "pg" ? sql`(${col} ->> ${key})` : sql`cast(json_extract(${col}, ${`$.${key}`}) as text)`;
+}

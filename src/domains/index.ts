@@ -9,6 +9,7 @@ import { approvalsDomain } from "./approvals/tools";
 import { bookingsDomain } from "./bookings/tools";
 import { brandingDomain } from "./branding/tools";
 import { cmsDomain } from "./cms/tools";
+import { crmDomain } from "./crm/tools";
 import { notificationsDomain } from "./notifications/tools";
 import { profileDomain } from "./profile/tools";
 import { decksDomain } from "./decks/tools";
@@ -33,6 +34,7 @@ export const domains: Domain[] = [
   bookingsDomain,
   decksDomain,
   surveysDomain,
+  crmDomain,
   ...workDomains,
 ];
 
