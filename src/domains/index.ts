@@ -18,6 +18,8 @@ import { storeDomain } from "./store/tools";
 import { ticketsDomain } from "./tickets/tools";
 import { teamDomain } from "./team/tools";
 import { surveysDomain } from "./surveys/tools";
+import { hostingDomain } from "./hosting/tools";
+import { billingDomain } from "./billing/tools";
 
 export const domains: Domain[] = [
   accountsDomain,
@@ -34,6 +36,8 @@ export const domains: Domain[] = [
   decksDomain,
   surveysDomain,
   ...workDomains,
+  hostingDomain,
+  billingDomain,
 ];
 
 // The approvals workflow reads the list from here (see approvals/registry.ts).

@@ -19,6 +19,10 @@ export const NOTIFICATION_TYPES: readonly NotificationType[] = [
   { type: "comment.mentioned", label: "You were mentioned in a comment", inApp: true, email: true },
   { type: "ticket.assigned", label: "A ticket was assigned to you", inApp: true, email: true },
   { type: "ticket.sla_breached", label: "A ticket you own breached its SLA", inApp: true, email: true },
+  { type: "hosting.incident_opened", label: "A site domain went down", inApp: true, email: true },
+  { type: "hosting.incident_resolved", label: "A site domain is back up", inApp: true, email: true },
+  { type: "hosting.certificate_problem", label: "A site's TLS certificate is expiring, expired or invalid", inApp: true, email: true },
+  { type: "invoice.overdue", label: "An invoice became overdue", inApp: true, email: true },
   { type: "message", label: "Messages from your team and its agents", inApp: true, email: false },
 ];
 
