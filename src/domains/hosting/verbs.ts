@@ -24,23 +24,26 @@ type State = typeof hostingDomainState.$inferSelect;
 /** One of the company's site domains, by id or hostname. */
 async function domainFor(ctx: ActorContext, ref: { id?: number; hostname?: string }): Promise<DomainRow> {
   if (ref.id === undefined && ref.hostname === undefined) throw invalid("Give the domain's id or hostname (hosting_domains_list).");
-  const cond = ref.id !== undefined ? eq(siteDomains.id, ref.id) : eq(siteDomains.hostname, hostnameOf(ref.hostname!));
+  const host = ref.id === undefined ? hostnameOf(ref.hostname!) : null;
+  const missing = () => notFound(`Domain ${ref.id ?? JSON.stringify(ref.hostname!.slice(0, 100))} not found in ${ctx.company.name}. List them with hosting_domains_list.`);
+  // Not a hostname at all: cannot be one of ours.
+  if (ref.id === undefined && host === null) throw missing();
+  const cond = ref.id !== undefined ? eq(siteDomains.id, ref.id) : eq(siteDomains.hostname, host!);
   const r = (await ctx.deps.db
     .select({ id: siteDomains.id, hostname: siteDomains.hostname, siteId: siteDomains.siteId, siteName: sites.name, isPrimary: siteDomains.isPrimary, siteActive: sites.active })
     .from(siteDomains)
     .innerJoin(sites, eq(sites.id, siteDomains.siteId))
     .where(and(cond, eq(sites.companyId, ctx.company.id)))
     .limit(1))[0];
-  if (!r) throw notFound(`Domain ${ref.id ?? JSON.stringify(ref.hostname!.slice(0, 100))} not found in ${ctx.company.name}. List them with hosting_domains_list.`);
+  if (!r) throw missing();
   return r;
 }
 
-function hostnameOf(raw: string): string {
+function hostnameOf(raw: string): string | null {
   try {
     return canonicalHostname(raw);
   } catch {
-    // Not a hostname at all: cannot be one of ours.
-    return "\u0000";
+    return null;
   }
 }
 
