@@ -38,7 +38,7 @@ export interface World {
   close(): Promise<void>;
 }
 
-export async function makeWorld(domain: Domain, opts: { start?: Date; config?: Partial<Config> } = {}): Promise<World> {
+export async function makeWorld(domain: Domain | Domain[], opts: { start?: Date; config?: Partial<Config> } = {}): Promise<World> {
   const store = await openTestStore();
   const clock = new ManualClock(opts.start ?? new Date("2026-03-02T09:00:00Z"));
   const deps: Deps = { store, db: store.db, config: { ...loadConfig({}, {}), dataDir: ":memory:", publicUrl: "https://plinth.test", ...opts.config }, clock, redis: null, blobs: dbBlobStore(store) };
@@ -58,7 +58,8 @@ export async function makeWorld(domain: Domain, opts: { start?: Date; config?: P
   ]);
   const site = (await db.insert(sites).values({ companyId: mine.id, name: "Acme Site" }).returning())[0]!;
   const otherSite = (await db.insert(sites).values({ companyId: other.id, name: "Rival Site" }).returning())[0]!;
-  const tools = new Map(domain.tools.map((t) => [t.name, t]));
+  const list = Array.isArray(domain) ? domain : [domain];
+  const tools = new Map(list.flatMap((d) => d.tools).map((t) => [t.name, t]));
 
   const ctx: World["ctx"] = ({ role = "owner", scopes = ["*"], company = "mine", as, kind = "mcp_key" } = {}) => {
     const c = company === "mine" ? { id: mine.id, name: mine.name, role } : { id: other.id, name: other.name, role };
@@ -86,7 +87,7 @@ export async function makeWorld(domain: Domain, opts: { start?: Date; config?: P
     throw new Error(`expected ${name} to fail`);
   };
   const jobs = async () => {
-    const r = new JobRunner(deps, domain.jobs ?? []);
+    const r = new JobRunner(deps, list.flatMap((d) => d.jobs ?? []));
     await r.init();
     return r;
   };

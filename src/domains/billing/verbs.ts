@@ -12,7 +12,7 @@
  * Numbers are taken from one counter in the issuing transaction: a failed
  * or concurrent issue can neither skip nor repeat a number.
  */
-import { and, asc, count, desc, eq, gte, inArray, lt, lte, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, gte, inArray, lt, lte, or, sql, type SQL } from "drizzle-orm";
 import * as v from "valibot";
 import { audit } from "../../core/audit";
 import { DAY_MS, iso } from "../../core/clock";
@@ -235,8 +235,8 @@ export async function listInvoices(
   const now = ctx.deps.clock.now();
   const conds: SQL[] = [eq(billingInvoices.companyId, ctx.company.id)];
   // Overdue as of now includes open invoices whose due instant has passed (the job may not have run yet).
-  if (input.status === "overdue") conds.push(sql`(${billingInvoices.status} = 'overdue' or (${billingInvoices.status} = 'open' and ${billingInvoices.dueAt} <= ${now}))`);
-  else if (input.status === "open") conds.push(and(eq(billingInvoices.status, "open"), sql`${billingInvoices.dueAt} > ${now}`)!);
+  if (input.status === "overdue") conds.push(or(eq(billingInvoices.status, "overdue"), and(eq(billingInvoices.status, "open"), lte(billingInvoices.dueAt, now)))!);
+  else if (input.status === "open") conds.push(and(eq(billingInvoices.status, "open"), gt(billingInvoices.dueAt, now))!);
   else if (input.status) conds.push(eq(billingInvoices.status, input.status));
   if (input.subscriptionId !== undefined) conds.push(eq(billingInvoices.subscriptionId, (await subFor(ctx.deps.db, ctx, input.subscriptionId)).id));
   if (input.from) conds.push(gte(billingInvoices.issuedAt, dayStart(input.from, "from")));
