@@ -116,6 +116,11 @@ describe("the first run", () => {
     const untrusted = await checkTls({ ...cfg, caFile: null }, "www.acme.test", w.clock.now());
     expect(untrusted.status).toBe("invalid");
     expect(untrusted.error).toMatch(/^untrusted certificate/);
+    // The uptime check refuses both too: a visitor's browser would.
+    const { checkHttp } = await import("../../src/domains/hosting/probes");
+    expect(await checkHttp(cfg, "other.acme.test")).toMatchObject({ ok: false, statusCode: null });
+    expect(await checkHttp({ ...cfg, caFile: null }, "www.acme.test")).toMatchObject({ ok: false, statusCode: null });
+    expect(await checkHttp(cfg, "www.acme.test")).toMatchObject({ ok: true, statusCode: 200, error: null });
     zones.delete("other.acme.test");
   });
 
