@@ -58,21 +58,30 @@ afterAll(async () => {
 });
 
 describe("the demo", () => {
-  test("each company has a subscription with period invoices, the older ones paid; Harbor has an overdue one-off and a draft", async () => {
-    for (const c of [agent, harborAgent]) {
+  test("each company has a subscription invoiced each period; Harbor owes one overdue period with a service request on it", async () => {
+    const statuses = async (c: Client) => {
       const subs = await tool("subscriptions_list", {}, c);
       expect(subs.total).toBe(1);
-      const inv = (await tool("invoices_list", { subscriptionId: subs.items[0].id }, c)).items;
-      expect(inv.length).toBe(3);
-      expect(inv.map((i: any) => i.status)).toEqual(["open", "paid", "paid"]);
-      const sum = await tool("billing_summary", {}, c);
-      expect(sum.activeSubscriptions).toBe(1);
-    }
-    const h = await tool("invoices_list", { status: "overdue" }, harborAgent);
-    expect(h.items).toHaveLength(1);
-    // $850.00 + 24 × $12.50 = $1 150.00; 5.5 % tax = $63.25; total $1 213.25.
-    expect(h.items[0]).toMatchObject({ subtotalCents: 115_000, taxCents: 6_325, totalCents: 121_325 });
+      return (await tool("invoices_list", { subscriptionId: subs.items[0].id }, c)).items.map((i: any) => i.status);
+    };
+    expect(await statuses(agent)).toEqual(["open", "paid", "paid"]);
+    expect(await statuses(harborAgent)).toEqual(["open", "overdue", "paid"]);
+    const overdue = (await tool("invoices_list", { status: "overdue" }, harborAgent)).items;
+    expect(overdue).toHaveLength(1);
+    const inv = await tool("invoices_get", { id: overdue[0].id }, harborAgent);
+    expect(inv.lines.map((l: any) => l.kind)).toEqual(["subscription", "service"]);
+    expect(inv.lines[0]).toMatchObject({ amountCents: 120_000, quantity: 1 });
+    const subtotal = 120_000 + inv.lines[1].amountCents;
+    // 5.5 % sales tax, half up.
+    expect(inv).toMatchObject({ subtotalCents: subtotal, taxCents: Math.floor((subtotal * 550 + 5_000) / 10_000), taxRate: 5.5 });
+    // The one-off: $850.00 + 24 × $12.50 = $1 150.00; 5.5 % = $63.25; total $1 213.25, open.
+    const oneOff = (await tool("invoices_list", { status: "open" }, harborAgent)).items.find((i: any) => !i.subscriptionId);
+    expect(oneOff).toMatchObject({ subtotalCents: 115_000, taxCents: 6_325, totalCents: 121_325 });
     expect((await tool("invoices_list", { status: "draft" }, harborAgent)).total).toBe(1);
+    // Numbers follow issue dates.
+    const all = (await tool("invoices_list", { limit: 100 }, harborAgent)).items.filter((i: any) => i.number);
+    const byDate = [...all].sort((a: any, b: any) => a.issuedAt.localeCompare(b.issuedAt)).map((i: any) => i.number);
+    expect(byDate).toEqual([...byDate].sort());
     // Northwind: 2 × $450 a month, no tax.
     expect((await tool("billing_summary")).monthlyRecurringCents).toBe(90_000);
   });
