@@ -11,7 +11,7 @@
 import type { ActorContext } from "../../src/core/context";
 import { companies } from "../../src/core/tables";
 import { eq } from "drizzle-orm";
-import { createInvoice, createSubscription, invoiceDueSubscriptions, issueInvoice, listInvoices, markPaid, saveSettings } from "../../src/domains/billing/verbs";
+import { createInvoice, createSubscription, invoiceDueSubscriptions, issueInvoice, listInvoices, markOverdue, markPaid, saveSettings } from "../../src/domains/billing/verbs";
 import { serviceCatalog, serviceRequests } from "../../src/domains/services/tables";
 import type { DemoPart } from "./parts";
 
@@ -71,4 +71,6 @@ export const demoBilling: DemoPart = async ({ deps, tx, at, companies: co, users
   });
   await issueInvoice(harbor, { id: oneOff.id });
   await createInvoice(harbor, { includeUsage: false, lines: [{ description: "Spring campaign landing page", quantity: 1, unitAmountCents: 240_000 }] });
+  // Recorded as overdue now, as the job would on its first run: Harbor's owner and admins have it in their inbox.
+  await markOverdue(deps);
 };
