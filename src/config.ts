@@ -55,6 +55,13 @@ export interface Config {
   smtpUrl: string | null;
   /** The From of every message Plinth sends, `Name <address>` or an address; required with smtpUrl. */
   mailFrom: string | null;
+  /**
+   * Hosting checks of site domains (src/domains/hosting): the DNS servers
+   * asked (host[:port]; empty: the system's), what a domain must point at
+   * (a hostname for CNAMEs and/or IP addresses), the HTTPS port probed, an
+   * extra CA file trusted besides the system's, and the uptime interval.
+   */
+  hosting: { dnsServers: string[]; target: string[]; httpsPort: number; caFile: string | null; intervalSec: number };
 }
 
 /**
@@ -117,6 +124,11 @@ export const SETTINGS: readonly Setting[] = [
   },
   { flag: null, env: "PLINTH_SMTP_URL", value: "<url>", group: "server", help: "send mail through smtp://user:pass@host:587 (STARTTLS) or smtps://…:465; unset: mail is only recorded" },
   { flag: "mail-from", env: "PLINTH_MAIL_FROM", value: "<from>", group: "server", help: "From of outgoing mail, e.g. \"Plinth <plinth@example.com>\" (required with PLINTH_SMTP_URL)" },
+  { flag: "hosting-dns", env: "PLINTH_HOSTING_DNS", value: "<a,b>", group: "server", help: "DNS servers (host[:port]) the hosting checks ask (default: the system's)" },
+  { flag: "hosting-target", env: "PLINTH_HOSTING_TARGET", value: "<a,b>", group: "server", help: "what site domains must point at: a CNAME target host and/or IP addresses" },
+  { flag: "hosting-port", env: "PLINTH_HOSTING_PORT", value: "<n>", group: "server", help: "HTTPS port the uptime and certificate checks connect to (default 443)" },
+  { flag: "hosting-ca-file", env: "PLINTH_HOSTING_CA_FILE", value: "<path>", group: "server", help: "PEM file of extra CAs the certificate and uptime checks trust" },
+  { flag: "hosting-interval", env: "PLINTH_HOSTING_INTERVAL", value: "<s>", group: "server", help: "seconds between uptime checks of each site domain (default 60)" },
   { flag: "shutdown-grace-ms", env: "PLINTH_SHUTDOWN_GRACE_MS", value: "<ms>", group: "server", help: "on SIGTERM/SIGINT, how long requests in flight may finish (default 10000)" },
 ];
 
@@ -261,7 +273,17 @@ export function loadConfig(flags: Record<string, string | true> = {}, env: Sourc
   if (mailFrom !== null && !/^(?:[^<>\r\n"]{0,100}<[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+)$/.test(mailFrom))
     throw new ConfigError(`PLINTH_MAIL_FROM must be an address or "Name <address>", got "${mailFrom.slice(0, 200)}"`);
   if (smtpUrl !== null && mailFrom === null) throw new ConfigError("PLINTH_SMTP_URL needs PLINTH_MAIL_FROM (the From of outgoing mail)");
+  const hostingPortRaw = get("hosting-port", "PLINTH_HOSTING_PORT");
+  const hostingIntervalRaw = get("hosting-interval", "PLINTH_HOSTING_INTERVAL");
+  const hosting = {
+    dnsServers: list(get("hosting-dns", "PLINTH_HOSTING_DNS")),
+    target: list(get("hosting-target", "PLINTH_HOSTING_TARGET")),
+    httpsPort: hostingPortRaw === undefined || hostingPortRaw === "" ? 443 : int("PLINTH_HOSTING_PORT", hostingPortRaw, 1, 65535),
+    caFile: get("hosting-ca-file", "PLINTH_HOSTING_CA_FILE") || null,
+    intervalSec: hostingIntervalRaw === undefined || hostingIntervalRaw === "" ? 60 : int("PLINTH_HOSTING_INTERVAL", hostingIntervalRaw, 10, 86_400),
+  };
   return {
+    hosting,
     smtpUrl,
     mailFrom,
     memorySoftLimitMb,

@@ -12,6 +12,7 @@ import sqlite9 from "./sqlite/0009_surveys.sql" with { type: "text" };
 import sqlite10 from "./sqlite/0010_projects.sql" with { type: "text" };
 import sqlite11 from "./sqlite/0011_booking_reminders.sql" with { type: "text" };
 import sqlite12 from "./sqlite/0012_crm.sql" with { type: "text" };
+import sqlite13 from "./sqlite/0013_hosting_billing.sql" with { type: "text" };
 import pg0 from "./pg/0000_init.sql" with { type: "text" };
 import pg1 from "./pg/0001_media_blobs.sql" with { type: "text" };
 import pg2 from "./pg/0002_idempotency_keys.sql" with { type: "text" };
@@ -25,6 +26,7 @@ import pg9 from "./pg/0009_surveys.sql" with { type: "text" };
 import pg10 from "./pg/0010_projects.sql" with { type: "text" };
 import pg11 from "./pg/0011_booking_reminders.sql" with { type: "text" };
 import pg12 from "./pg/0012_crm.sql" with { type: "text" };
+import pg13 from "./pg/0013_hosting_billing.sql" with { type: "text" };
 
 export interface Migration {
   tag: string;
@@ -46,6 +48,7 @@ export const migrations: Record<"sqlite" | "pg", Migration[]> = {
     { tag: "0010_projects", sql: sqlite10 },
     { tag: "0011_booking_reminders", sql: sqlite11 },
     { tag: "0012_crm", sql: sqlite12 },
+    { tag: "0013_hosting_billing", sql: sqlite13 },
   ],
   pg: [
     { tag: "0000_init", sql: pg0 },
@@ -61,5 +64,6 @@ export const migrations: Record<"sqlite" | "pg", Migration[]> = {
     { tag: "0010_projects", sql: pg10 },
     { tag: "0011_booking_reminders", sql: pg11 },
     { tag: "0012_crm", sql: pg12 },
+    { tag: "0013_hosting_billing", sql: pg13 },
   ],
 };

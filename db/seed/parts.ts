@@ -13,6 +13,8 @@ import { demoDecks } from "./demo-decks";
 import { demoSurveys } from "./demo-surveys";
 import { seedProjects } from "./demo-projects";
 import { demoCrm } from "./demo-crm";
+import { demoHosting } from "./demo-hosting";
+import { demoBilling } from "./demo-billing";
 
 type Tx = Parameters<Parameters<Deps["db"]["transaction"]>[0]>[0];
 
@@ -34,4 +36,4 @@ export interface DemoWorld {
 
 export type DemoPart = (world: DemoWorld) => Promise<void>;
 
-export const DEMO_PARTS: DemoPart[] = [demoTickets, demoPeople, demoBookings, demoDecks, demoSurveys, seedProjects, demoCrm];
+export const DEMO_PARTS: DemoPart[] = [demoTickets, demoPeople, demoBookings, demoDecks, demoSurveys, seedProjects, demoCrm, demoHosting, demoBilling];

@@ -19,6 +19,8 @@ import { storeDomain } from "./store/tools";
 import { ticketsDomain } from "./tickets/tools";
 import { teamDomain } from "./team/tools";
 import { surveysDomain } from "./surveys/tools";
+import { hostingDomain } from "./hosting/tools";
+import { billingDomain } from "./billing/tools";
 
 export const domains: Domain[] = [
   accountsDomain,
@@ -36,6 +38,8 @@ export const domains: Domain[] = [
   surveysDomain,
   crmDomain,
   ...workDomains,
+  hostingDomain,
+  billingDomain,
 ];
 
 // The approvals workflow reads the list from here (see approvals/registry.ts).

@@ -24,6 +24,7 @@ import { teamRoutes } from "./team";
 import { inboxRoutes } from "./inbox";
 import { inviteRoutes } from "./invite";
 import { profileRoutes } from "./profile";
+import { billingRoutes } from "./billing";
 
 export function portalRoutes(deps: Deps) {
   const app = new Hono<PortalEnv>();
@@ -45,6 +46,7 @@ export function portalRoutes(deps: Deps) {
   inviteRoutes(app, deps);
   inboxRoutes(app, deps);
   profileRoutes(app, deps);
+  billingRoutes(app, deps);
   approvalRoutes(app, deps);
   consentRoutes(app, deps);
 

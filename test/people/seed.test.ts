@@ -20,7 +20,8 @@ test("the demo user's inbox, the Northwind team's profiles and a pending invitat
   expect(nw.unreadCount).toBe(2);
   expect(nw.items.map((i: any) => i.read)).toEqual([false, false, true]);
   const hb = await call("notifications_list", { clientId: harbor, view: "all" });
-  expect(hb.items.map((i: any) => i.title)).toEqual(["Approved: Single-origin espresso guide", "Rejected: Holiday gift guide (draft)"]);
+  // Harbor's overdue invoice comes from the billing seed (db/seed/demo-billing.ts).
+  expect(hb.items.map((i: any) => i.title)).toEqual(["Invoice INV-000003 is overdue", "Approved: Single-origin espresso guide", "Rejected: Holiday gift guide (draft)"]);
   const team = await call("team_members_list", { clientId: northwind });
   const priya = team.items.find((m: any) => m.email === "priya@northwind.example");
   expect(priya).toMatchObject({ title: "Design lead", timeZone: "Europe/Berlin" });
@@ -33,6 +34,8 @@ test("the demo user's inbox, the Northwind team's profiles and a pending invitat
   const b = new Browser(s.url);
   expect((await b.signIn(DEMO_EMAIL, s.demo!.password)).status).toBe(303);
   const inbox = await pageText(await (await b.get("/inbox")).text());
-  expect(inbox).toContain("2 unread.");
+  // Two from the people seed, and Harbor's overdue invoice (db/seed/demo-billing.ts).
+  expect(inbox).toContain("3 unread.");
+  expect(inbox).toMatch(/Invoice INV-\d{6} is overdue/);
   expect(inbox).toContain("Harbor's spring menu page is ready for your review");
 });

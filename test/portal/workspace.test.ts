@@ -48,7 +48,7 @@ async function submit(b: Browser, path: string, pick: (f: { action: string }) =>
 }
 
 describe("pages", () => {
-  const PAGES = ["/", "/approvals", "/settings/api-keys", "/settings/rest-keys", "/settings/connections", "/team", "/inbox", "/settings/profile"];
+  const PAGES = ["/", "/approvals", "/settings/api-keys", "/settings/rest-keys", "/settings/connections", "/team", "/inbox", "/settings/profile", "/billing"];
   test("every page renders for owner and viewer, script-free, framed by nobody, with the one stylesheet", async () => {
     for (const b of [owner, viewer])
       for (const path of PAGES) {

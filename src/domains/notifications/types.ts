@@ -22,6 +22,10 @@ export const NOTIFICATION_TYPES: readonly NotificationType[] = [
   { type: "booking.created", label: "Someone booked time with you", inApp: true, email: true },
   { type: "booking.rescheduled", label: "A booking with you was moved", inApp: true, email: true },
   { type: "booking.cancelled", label: "A booking with you was cancelled", inApp: true, email: true },
+  { type: "hosting.incident_opened", label: "A site domain went down", inApp: true, email: true },
+  { type: "hosting.incident_resolved", label: "A site domain is back up", inApp: true, email: true },
+  { type: "hosting.certificate_problem", label: "A site's TLS certificate is expiring, expired or invalid", inApp: true, email: true },
+  { type: "invoice.overdue", label: "An invoice became overdue", inApp: true, email: true },
   { type: "message", label: "Messages from your team and its agents", inApp: true, email: false },
 ];
 

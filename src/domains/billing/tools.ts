@@ -1,0 +1,94 @@
+/**
+ * The billing toolset (read only, billing:read): the agency's subscriptions
+ * and invoices for the company, a summary, and invoice PDFs. Billing is
+ * written by people in the portal (/billing) and by the jobs below, never
+ * by agents.
+ */
+import * as v from "valibot";
+import { pageInput } from "../../core/pagination";
+import { defineTool, type Domain } from "../../mcp/define";
+import { idSchema } from "../cms/common";
+import { billingJobs } from "./jobs";
+import { invoicePdf } from "./pdf";
+import { billingEvents, billingSummary, getInvoice, getSubscription, INVOICE_STATUSES, invoiceDocument, listInvoices, listSubscriptions, pdfUrl } from "./verbs";
+
+const T = "billing";
+const number = v.pipe(v.string(), v.minLength(1), v.maxLength(40));
+const date = v.pipe(v.string(), v.maxLength(10));
+
+export const billingDomain: Domain = {
+  name: T,
+  title: "Billing",
+  description: "The agency's subscriptions and invoices for the company (read only; people bill in the portal).",
+  tools: [
+    defineTool({
+      name: "subscriptions_list",
+      toolset: T,
+      scope: "billing:read",
+      readOnly: true,
+      title: "List subscriptions",
+      description: "The company's subscriptions, newest first: plan, amount in cents, interval, current period, next invoice date, status.",
+      input: v.object({ status: v.optional(v.picklist(["active", "canceled"])), ...pageInput }),
+      run: listSubscriptions,
+    }),
+    defineTool({
+      name: "subscriptions_get",
+      toolset: T,
+      scope: "billing:read",
+      readOnly: true,
+      title: "Get a subscription",
+      description: "One subscription with its period and its 12 most recent invoices.",
+      input: v.object({ id: idSchema }),
+      run: getSubscription,
+    }),
+    defineTool({
+      name: "invoices_list",
+      toolset: T,
+      scope: "billing:read",
+      readOnly: true,
+      title: "List invoices",
+      description: "Invoices, newest first: number, status (draft, open, paid, void, overdue), totals in cents, due date. from/to: issue dates YYYY-MM-DD.",
+      input: v.object({ status: v.optional(v.picklist(INVOICE_STATUSES)), subscriptionId: v.optional(idSchema), from: v.optional(date), to: v.optional(date), ...pageInput }),
+      run: listInvoices,
+    }),
+    defineTool({
+      name: "invoices_get",
+      toolset: T,
+      scope: "billing:read",
+      readOnly: true,
+      title: "Get an invoice",
+      description: "One invoice by id or number (INV-000123): lines, subtotal, tax, total in cents, dates, payment, pdfUrl.",
+      input: v.object({ id: v.optional(idSchema), number: v.optional(number) }),
+      run: getInvoice,
+    }),
+    defineTool({
+      name: "invoices_pdf",
+      toolset: T,
+      scope: "billing:read",
+      readOnly: true,
+      title: "Invoice PDF",
+      description: "An invoice's PDF: its portal url (people signed in), and the file in dataBase64 when includeData is true.",
+      input: v.object({ id: v.optional(idSchema), number: v.optional(number), includeData: v.optional(v.boolean(), false) }),
+      run: async (ctx, input) => {
+        const doc = await invoiceDocument(ctx, input);
+        const name = `${doc.invoice.number ?? `draft-${doc.invoice.id}`}.pdf`;
+        const out = { id: doc.invoice.id, number: doc.invoice.number, filename: name, mimeType: "application/pdf", url: pdfUrl(ctx.deps, doc.invoice.id) };
+        if (!input.includeData) return out;
+        const bytes = await invoicePdf(doc);
+        return { ...out, bytes: bytes.length, dataBase64: Buffer.from(bytes).toString("base64") };
+      },
+    }),
+    defineTool({
+      name: "billing_summary",
+      toolset: T,
+      scope: "billing:read",
+      readOnly: true,
+      title: "Billing summary",
+      description: "Currency, tax rate, terms, active subscriptions, monthly recurring cents, next invoice date, outstanding/overdue/paid-30-day cents, counts per status.",
+      input: v.object({}),
+      run: (ctx) => billingSummary(ctx),
+    }),
+  ],
+  events: billingEvents,
+  jobs: billingJobs,
+};

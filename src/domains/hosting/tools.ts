@@ -1,0 +1,76 @@
+/**
+ * The hosting toolset (read only, hosting:read): the health of every site
+ * domain — DNS, TLS certificate, uptime — and incidents, as the background
+ * job (checks.ts) recorded them. Agents read; only the job writes.
+ */
+import * as v from "valibot";
+import { pageInput } from "../../core/pagination";
+import { defineTool, type Domain } from "../../mcp/define";
+import { idSchema } from "../cms/common";
+import { hostingEvents, hostingJob } from "./checks";
+import { getHostingDomain, getUptime, listChecks, listHostingDomains, listIncidents, OVERALL } from "./verbs";
+
+const T = "hosting";
+const hostname = v.pipe(v.string(), v.minLength(1), v.maxLength(253));
+const ref = { id: v.optional(idSchema), hostname: v.optional(hostname) };
+const stamp = v.pipe(v.string(), v.maxLength(40));
+
+export const hostingDomain: Domain = {
+  name: T,
+  title: "Hosting",
+  description: "DNS, TLS certificates and uptime of every site domain, checked in the background; incidents.",
+  tools: [
+    defineTool({
+      name: "hosting_domains_list",
+      toolset: T,
+      scope: "hosting:read",
+      readOnly: true,
+      title: "List domain health",
+      description: "Every site domain with status (ok, degraded, down, pending, paused), uptime, dns, tls, cert expiry, open incident; counts per status.",
+      input: v.object({ siteId: v.optional(idSchema), status: v.optional(v.picklist(OVERALL)), ...pageInput }),
+      run: listHostingDomains,
+    }),
+    defineTool({
+      name: "hosting_domains_get",
+      toolset: T,
+      scope: "hosting:read",
+      readOnly: true,
+      title: "Get domain health",
+      description: "One domain by id or hostname: DNS records required vs found, certificate issuer/expiry, last uptime check, last 24 h, open incident.",
+      input: v.object(ref),
+      run: getHostingDomain,
+    }),
+    defineTool({
+      name: "hosting_checks_list",
+      toolset: T,
+      scope: "hosting:read",
+      readOnly: true,
+      title: "List check history",
+      description: "A domain's checks, newest first: kind http|dns|tls, ok, status, HTTP code, response ms, error. since/until are ISO times.",
+      input: v.object({ ...ref, kind: v.optional(v.picklist(["http", "dns", "tls"])), ok: v.optional(v.boolean()), since: v.optional(stamp), until: v.optional(stamp), ...pageInput }),
+      run: listChecks,
+    }),
+    defineTool({
+      name: "hosting_incidents_list",
+      toolset: T,
+      scope: "hosting:read",
+      readOnly: true,
+      title: "List uptime incidents",
+      description: "Downtime incidents, newest first: hostname, start, end, duration, cause. Filter by status, site or domain.",
+      input: v.object({ status: v.optional(v.picklist(["open", "resolved"])), siteId: v.optional(idSchema), domainId: v.optional(idSchema), hostname: v.optional(hostname), ...pageInput }),
+      run: listIncidents,
+    }),
+    defineTool({
+      name: "hosting_uptime_get",
+      toolset: T,
+      scope: "hosting:read",
+      readOnly: true,
+      title: "Get uptime",
+      description: "Uptime % over the last `days` (default 30) per domain (one, a site's, or all): checks, failures, avg/p95 ms, incidents, downtime.",
+      input: v.object({ ...ref, siteId: v.optional(idSchema), days: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(90)), 30) }),
+      run: getUptime,
+    }),
+  ],
+  events: hostingEvents,
+  jobs: [hostingJob],
+};
