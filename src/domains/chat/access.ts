@@ -10,7 +10,7 @@ import type { Db } from "../../core/db";
 import { invalid, notFound } from "../../core/errors";
 import { authorize } from "../../core/scopes";
 import { memberships, users } from "../accounts/tables";
-import { addWorkingTime, isTimeZone, parseWeekHours } from "../tickets/business-time";
+import { DAYS, isTimeZone, parseWeekHours } from "../tickets/business-time";
 import { chatConversations, chatCounters, chatInboxes, chatLabels, chatMessages, chatVisitors, type InboxHours } from "./tables";
 
 export type Q = Pick<Db, "select">;
@@ -96,12 +96,28 @@ export function checkHours(h: InboxHours | null | undefined) {
 /** Whether the inbox is within its hours at `now`, and if not when it opens next (ISO). */
 export function availability(h: InboxHours | null, now: number): { open: boolean; opensAt: string | null } {
   if (!h) return { open: true, opensAt: null };
+  let week: ReturnType<typeof parseWeekHours>;
   try {
-    const at = addWorkingTime(now, 0, { timeZone: h.timeZone, hours: parseWeekHours(h.hours), holidays: new Set() });
-    return at <= now ? { open: true, opensAt: null } : { open: false, opensAt: new Date(at).toISOString() };
+    week = parseWeekHours(h.hours);
   } catch {
     return { open: true, opensAt: null };
   }
+  const here = Temporal.Instant.fromEpochMilliseconds(now).toZonedDateTimeISO(h.timeZone);
+  // Eight days ahead always reaches the next opening of a week with at least one interval.
+  for (let i = 0; i <= 8; i++) {
+    const date = here.toPlainDate().add({ days: i });
+    for (const iv of week[DAYS[date.dayOfWeek - 1]!]) {
+      const at = (m: number) =>
+        (m === 1440 ? date.add({ days: 1 }) : date)
+          .toPlainDateTime({ hour: Math.floor((m % 1440) / 60), minute: m % 60 })
+          .toZonedDateTime(h.timeZone, { disambiguation: "compatible" }).epochMilliseconds;
+      const from = at(iv.start);
+      const to = at(iv.end);
+      if (now >= from && now < to) return { open: true, opensAt: null };
+      if (from > now) return { open: false, opensAt: new Date(from).toISOString() };
+    }
+  }
+  return { open: false, opensAt: null };
 }
 
 export interface ConvExtras {
