@@ -15,6 +15,10 @@ let s: TestServer;
 let agent: Client;
 let rival: Client;
 let inbox: { id: number; widgetKey: string };
+let agentKey = "";
+let readKey = "";
+let noChatKey = "";
+let rivalCompany = 0;
 const HOST = "http://127.0.0.1:9"; // the embedding site's origin (never contacted)
 
 beforeAll(async () => {
@@ -25,7 +29,11 @@ beforeAll(async () => {
   const other = await createCompany(s.deps, { name: "Rival", ownerUserId: r.id });
   await addMember(s.deps, co.id, u.id, "owner").catch(() => {});
   const site = (await s.deps.db.insert(sites).values({ companyId: co.id, name: "Brew & Co" }).returning())[0]!;
-  agent = await mcpClient(s.url, (await mintMcpKey(s.deps, { userId: u.id, scopes: ["chat:*"], companyIds: [co.id] })).key);
+  agentKey = (await mintMcpKey(s.deps, { userId: u.id, scopes: ["chat:*"], companyIds: [co.id] })).key;
+  readKey = (await mintMcpKey(s.deps, { userId: u.id, scopes: ["chat:read"], companyIds: [co.id] })).key;
+  noChatKey = (await mintMcpKey(s.deps, { userId: u.id, scopes: ["tickets:read"], companyIds: [co.id] })).key;
+  rivalCompany = other.id;
+  agent = await mcpClient(s.url, agentKey);
   rival = await mcpClient(s.url, (await mintMcpKey(s.deps, { userId: r.id, scopes: ["chat:*"], companyIds: [other.id] })).key);
   inbox = await tool(agent, "chat_inboxes_create", { siteId: site.id, name: "Brew chat", allowedOrigins: [HOST] });
 });
@@ -215,6 +223,54 @@ describe("visitor API", () => {
     const mail = (await rows(s.deps, "SELECT * FROM mail_outbox WHERE tag = 'chat.transcript' ORDER BY id DESC"))[0]!;
     expect(mail.text).toContain("Send me this chat");
     expect(mail.text).not.toContain("NOTE-NOT-FOR-MAIL");
+  });
+
+  test("agents' SSE feed: credential and scope checked; visitor messages and notes arrive live; after= resumes", async () => {
+    const feed = (q: string, token: string | null) =>
+      fetch(`${s.url}/chat/agent/stream${q}`, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
+    expect((await feed("", null)).status).toBe(401);
+    expect((await feed("", "svc_mcp_" + "0".repeat(64))).status).toBe(401);
+    expect((await feed("", noChatKey)).status).toBe(403);
+    expect((await feed(`?clientId=${rivalCompany}`, agentKey)).status).toBe(400);
+    expect((await feed("?after=abc", agentKey)).status).toBe(400);
+    const ctl = new AbortController();
+    const got: any[] = [];
+    const r = await fetch(`${s.url}/chat/agent/stream`, { headers: { Authorization: `Bearer ${readKey}` }, signal: ctl.signal });
+    expect(r.status).toBe(200);
+    void (async () => {
+      const rd = r.body!.getReader();
+      const dec = new TextDecoder();
+      let buf = "";
+      try {
+        for (;;) {
+          const x = await rd.read();
+          if (x.done) break;
+          buf += dec.decode(x.value, { stream: true });
+          let i;
+          while ((i = buf.indexOf("\n\n")) >= 0) {
+            const ev = buf.slice(0, i);
+            buf = buf.slice(i + 2);
+            for (const l of ev.split("\n")) if (l.startsWith("data: ")) got.push(JSON.parse(l.slice(6)));
+          }
+        }
+      } catch {}
+    })();
+    await Bun.sleep(100);
+    const v = await (await post("/messages", { body: "agent feed check", name: "Feed Visitor" })).json();
+    await until(() => got.some((m) => m.body === "agent feed check"));
+    await tool(agent, "chat_conversations_add_note", { id: v.conversation, body: "feed note" });
+    await until(() => got.some((m) => m.body === "feed note"));
+    expect(got.find((m) => m.body === "agent feed check")).toMatchObject({ kind: "visitor", conversationId: v.conversation, visitor: { name: "Feed Visitor" } });
+    expect(got.find((m) => m.body === "feed note")).toMatchObject({ kind: "note", internal: true, user: { name: "Alex Agent" } });
+    ctl.abort();
+    // Resuming after the visitor's message replays exactly what followed.
+    const ctl2 = new AbortController();
+    const r2 = await fetch(`${s.url}/chat/agent/stream?after=${v.message.id}`, { headers: { Authorization: `Bearer ${readKey}` }, signal: ctl2.signal });
+    const rd2 = r2.body!.getReader();
+    let text = "";
+    while (!text.includes("feed note")) text += new TextDecoder().decode((await rd2.read()).value);
+    ctl2.abort();
+    expect(text).not.toContain("agent feed check");
   });
 
   test("posts are rate limited per address (20 a minute), refilled a minute later", async () => {

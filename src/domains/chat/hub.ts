@@ -46,11 +46,12 @@ export interface HubRow {
 }
 
 type VisitorSink = (rows: HubRow[]) => void;
-type CompanyWaiter = () => void;
+/** An agent-side listener: every new row of the company, notes included. */
+type CompanySink = (rows: HubRow[]) => void;
 
 export class ChatHub {
   private visitors = new Map<number, Set<VisitorSink>>();
-  private companies = new Map<number, Set<CompanyWaiter>>();
+  private companies = new Map<number, Set<CompanySink>>();
   private timer: ReturnType<typeof setInterval> | null = null;
   private watch: ChangeWatch;
   private floor = -1;
@@ -76,6 +77,11 @@ export class ChatHub {
   /** A widget's stream: gets the visitor-visible rows (never notes) of its visitor's conversations. */
   onVisitor(visitorId: number, sink: VisitorSink): () => void {
     return this.add(this.visitors, visitorId, sink);
+  }
+
+  /** An agent's stream: every new row of the company (notes too: agents see them). */
+  onCompany(companyId: number, sink: CompanySink): () => void {
+    return this.add(this.companies, companyId, sink);
   }
 
   /** Resolves at the next new message of the company (an agent's long poll), or after timeoutMs. */
@@ -180,16 +186,18 @@ export class ChatHub {
     this.advance(rows.length === BATCH ? rows[rows.length - 1]!.id : null);
     if (!fresh.length) return;
     const byVisitor = new Map<number, HubRow[]>();
-    const companies = new Set<number>();
+    const byCompany = new Map<number, HubRow[]>();
     for (const r of fresh) {
-      companies.add(r.companyId);
+      const c = byCompany.get(r.companyId);
+      if (c) c.push(r);
+      else byCompany.set(r.companyId, [r]);
       if (r.kind === "note") continue;
       const list = byVisitor.get(r.visitorId);
       if (list) list.push(r);
       else byVisitor.set(r.visitorId, [r]);
     }
     for (const [visitorId, list] of byVisitor) for (const sink of [...(this.visitors.get(visitorId) ?? [])]) sink(list);
-    for (const c of companies) for (const w of [...(this.companies.get(c) ?? [])]) w();
+    for (const [companyId, list] of byCompany) for (const sink of [...(this.companies.get(companyId) ?? [])]) sink(list);
     if (rows.length === BATCH) this.again = true;
   }
 

@@ -8,6 +8,7 @@
  *   GET  /chat/api/<key>/stream?after=N  Server-Sent Events: the visitor's new messages (agent replies) as they are written
  *   POST /chat/api/<key>/profile         {name?, email?}
  *   POST /chat/api/<key>/transcript      emails the newest conversation to the visitor's email
+ *   GET  /chat/agent/stream              agents' SSE feed, with a credential (agent-stream.ts)
  *
  * The API answers only the widget's own frame: requests must be
  * same-origin (Sec-Fetch-Site / Origin), posts must be JSON (so a
@@ -31,6 +32,7 @@ import { chatInboxes } from "./tables";
 import { updateProfile, visible, visitorByToken, visitorMessages, visitorPost, visitorTranscript, type VisibleMessage } from "./visitor";
 import { frameHtml, LOADER_JS, WIDGET_KEY_RE } from "./widget";
 import { usersById } from "./access";
+import { agentStream } from "./agent-stream";
 
 /** Per address per minute; mutable so the bench can connect 500 widgets from one address. */
 export const PUBLIC_LIMITS = { posts: 20, reads: 240, streams: 30, transcripts: 3, maxStreamsPerVisitor: 5, maxStreams: 20_000 };
@@ -237,6 +239,8 @@ export function chatPublicRoutes(deps: Deps): Hono {
     const after = Math.max(0, Math.min(Number.MAX_SAFE_INTEGER, Math.floor(Number(c.req.query("after") ?? c.req.header("last-event-id") ?? 0) || 0)));
     return sseStream(deps, c, v.id, after, perVisitor, async (since) => visitorMessages(deps, v, since));
   });
+
+  app.get("/agent/stream", (c) => agentStream(deps, c));
 
   return app;
 }
