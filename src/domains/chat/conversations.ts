@@ -48,6 +48,7 @@ import {
 import type { assignInput, conversationGetInput, conversationListInput, conversationRef, noteInput, replyInput, snoozeInput, statusInput, transcriptInput, updateInput } from "./schemas";
 import { chatConversations, chatInboxes, chatLabels, chatMessages, chatVisitors, type ChatStatus } from "./tables";
 import { cannedByRef } from "./canned";
+import { kickHub } from "./hub";
 
 const DEFAULT_STATUSES: ChatStatus[] = ["open", "pending"];
 
@@ -137,7 +138,7 @@ function fill(text: string, visitorName: string | null): string {
 export async function reply(ctx: ActorContext, input: v.InferOutput<typeof replyInput>) {
   chatWrite(ctx);
   if ((input.body === undefined) === (input.cannedId === undefined)) throw invalid("Give either body or cannedId (a canned response's id or short code).");
-  return onConversation(ctx, input.id, async (c) => {
+  const out = await onConversation(ctx, input.id, async (c) => {
     const facts = await factsFor(c.tx, c.row);
     const body = input.body ?? fill((await cannedByRef(c.tx, ctx, input.cannedId!)).content, facts.visitorName);
     const msg = (await c.tx
@@ -156,11 +157,13 @@ export async function reply(ctx: ActorContext, input: v.InferOutput<typeof reply
     await emit(c.tx, ctx, chatMessageCreated, { id: c.row.number }, { ...facts, messageId: msg.id, author: "agent", authorUserId: ctx.principal.userId, body, status: c.row.status });
     return { id: c.row.number, messageId: msg.id, status: c.row.status, body };
   });
+  kickHub(ctx.deps);
+  return out;
 }
 
 export async function addNote(ctx: ActorContext, input: v.InferOutput<typeof noteInput>) {
   chatWrite(ctx);
-  return onConversation(ctx, input.id, async (c) => {
+  const out = await onConversation(ctx, input.id, async (c) => {
     const msg = (await c.tx
       .insert(chatMessages)
       .values({ companyId: ctx.company.id, conversationId: c.row.id, kind: "note", userId: ctx.principal.userId, body: input.body, createdAt: c.now })
@@ -170,6 +173,8 @@ export async function addNote(ctx: ActorContext, input: v.InferOutput<typeof not
     await emit(c.tx, ctx, chatNoteAdded, { id: c.row.number }, { ...(await factsFor(c.tx, c.row)), messageId: msg.id, authorUserId: ctx.principal.userId });
     return { id: c.row.number, messageId: msg.id, internal: true };
   });
+  kickHub(ctx.deps);
+  return out;
 }
 
 export async function assign(ctx: ActorContext, input: v.InferOutput<typeof assignInput>) {

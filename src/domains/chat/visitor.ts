@@ -25,6 +25,7 @@ import { notify } from "../notifications/notify";
 import { convFacts, nextNumber, ref, usersById, type ConversationRow, type InboxRow, type VisitorRow } from "./access";
 import { sendTranscript } from "./conversations";
 import { chatConversationCreated, chatConversationStatusChanged, chatMessageCreated, chatVisitorIdentified } from "./events";
+import { kickHub } from "./hub";
 import { chatConversations, chatMessages, chatVisitors } from "./tables";
 
 export const REOPEN_WINDOW_MS = 24 * 3600_000;
@@ -100,7 +101,7 @@ export async function visitorPost(
   const profile = cleanProfile(input);
   const pageUrl = cleanPageUrl(input.pageUrl);
   const actor = { deps, company: { id: inbox.companyId } };
-  return deps.db.transaction(async (tx) => {
+  const out = await deps.db.transaction(async (tx) => {
     const now = deps.clock.now();
     let token: string | null = null;
     let v = visitor;
@@ -182,6 +183,8 @@ export async function visitorPost(
       });
     return { token, visitorId: v.id, conversation: conv.number, message: visible(msg, new Map()) };
   });
+  kickHub(deps);
+  return out;
 }
 
 export interface VisibleMessage {
