@@ -5,7 +5,7 @@
  * notifications written with the change; tenancy and roles.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { rows } from "../harness";
+import { commits, rows } from "../harness";
 import { errorOf, makeChatWorld, type CWorld } from "./world";
 import { reopenSnoozed } from "../../src/domains/chat/conversations";
 import { REOPEN_WINDOW_MS, visitorMessages, visitorByToken } from "../../src/domains/chat/visitor";
@@ -240,6 +240,17 @@ describe("visitors and conversations", () => {
     expect((await errorOf(() => w.call("chat_conversations_reply", { id: 1, body: "x" }, w.ctx("vic")))).code).toBe("forbidden");
   });
 
+  test("a refused call writes nothing: no message, no event, no commit", async () => {
+    await w.visit("hello");
+    const before = { commits: commits(w.deps), events: (await w.events()).length };
+    expect((await errorOf(() => w.call("chat_conversations_reply", { id: 1, cannedId: "missing" }))).code).toBe("not_found");
+    expect((await errorOf(() => w.call("chat_conversations_assign", { id: 1, assigneeId: w.users.rita }))).code).toBe("validation");
+    expect((await errorOf(() => w.call("chat_conversations_snooze", { id: 1, until: "2000-01-01T00:00:00Z" }))).code).toBe("validation");
+    expect(commits(w.deps)).toBe(before.commits);
+    expect((await w.events()).length).toBe(before.events);
+    expect((await w.call("chat_conversations_get", { id: 1 })).messages.total).toBe(1);
+  });
+
   test("hostile input is stored as text and limits hold", async () => {
     const v = await w.visit('<script>alert("x")</script>');
     expect((await w.call("chat_conversations_get", { id: 1 })).messages.items[0].body).toBe('<script>alert("x")</script>');
@@ -283,6 +294,7 @@ describe("transcripts", () => {
     const t = await w.call("chat_conversations_send_transcript", { id: 1 });
     expect(t).toEqual({ id: 1, to: "nora@example.com", messages: 2, queued: true });
     const mail = (await rows(w.deps, "SELECT * FROM mail_outbox WHERE tag = 'chat.transcript'"))[0]!;
+    expect(mail.subject).toBe("Your chat with Acme Coffee (#1)");
     expect(mail.text).toContain("Need help <b>now</b>");
     expect(mail.text).toContain("Olga Owner:\nOn it.");
     expect(mail.html).toContain("Need help &lt;b&gt;now&lt;/b&gt;");

@@ -130,6 +130,12 @@ describe("loader and frame", () => {
     expect(html).toContain("&lt;img src=x onerror=alert(1)&gt;&quot;&#39;");
     expect(html).not.toContain("<img src=x");
     await tool(agent, "chat_inboxes_update", { id: inbox.id, greeting: "Hi! Ask us anything." });
+    // The page address the loader passes is data in a JSON block, never markup.
+    const evil = await (await fetch(`${s.url}/chat/frame/${inbox.widgetKey}?page=${encodeURIComponent("http://x/</script><script>alert(1)</script>")}`)).text();
+    expect(evil).not.toContain("</script><script>alert(1)");
+    expect(evil).toContain("\\u003c/script>");
+    const js = await (await fetch(`${s.url}/chat/frame/${inbox.widgetKey}?page=${encodeURIComponent("javascript:alert(1)")}`)).text();
+    expect(js).not.toContain("javascript:alert");
   });
 });
 

@@ -22,6 +22,7 @@ import { queueMail } from "../../core/mail";
 import { page } from "../../core/pagination";
 import { containsText } from "../../core/sql";
 import { notify } from "../notifications/notify";
+import { sites } from "../sites/tables";
 import {
   assigneeOf,
   chatRead,
@@ -275,7 +276,9 @@ export async function transcriptMail(db: Db, c: ConversationRow, companyName: st
 
 /** Queues the transcript email inside the caller's transaction and emits the event. */
 export async function sendTranscript(deps: Deps, tx: Db, c: ConversationRow, to: string, requestedBy: "agent" | "visitor", actor: ActorContext | null) {
-  const company = (await tx.select({ name: chatInboxes.name }).from(chatInboxes).where(eq(chatInboxes.id, c.inboxId)).limit(1))[0]?.name ?? "us";
+  // The site's name is who the visitor talked to ("Harbor Coffee Roasters"), not the inbox's internal name.
+  const company =
+    (await tx.select({ name: sites.name }).from(chatInboxes).innerJoin(sites, eq(sites.id, chatInboxes.siteId)).where(eq(chatInboxes.id, c.inboxId)).limit(1))[0]?.name ?? "us";
   const t = await transcriptMail(tx, c, company);
   if (t.count === 0) throw conflict(`Conversation ${ref(c.number)} has no messages to send.`);
   await queueMail(tx, deps, {
