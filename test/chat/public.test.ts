@@ -215,6 +215,20 @@ describe("visitor API", () => {
     expect(rw.messages).toEqual([]);
   });
 
+  test("a stream opened after an idle spell gets only what follows `after`, nothing written while nobody listened", async () => {
+    const v = await (await post("/messages", { body: "idle 1" })).json();
+    const auth = { Authorization: `Bearer ${v.token}` };
+    await post("/messages", { body: "idle 2" }, auth);
+    const third = await (await post("/messages", { body: "idle 3" }, auth)).json();
+    const stream = listen(v.token, third.message.id);
+    await Bun.sleep(150);
+    await tool(agent, "chat_conversations_reply", { id: v.conversation, body: "after idle" });
+    await until(() => stream.got.length >= 1);
+    await Bun.sleep(200);
+    stream.stop();
+    expect(stream.got.map((m) => m.body)).toEqual(["after idle"]);
+  });
+
   test("the visitor leaves an email and gets the transcript (no notes); the profile is validated", async () => {
     const v = await (await post("/messages", { body: "Send me this chat" })).json();
     const auth = { Authorization: `Bearer ${v.token}` };

@@ -87,7 +87,7 @@ export async function agentStream(deps: Deps, c: Context): Promise<Response> {
         await describe(rows);
         for (const m of rows) {
           const conv = convs.get(m.conversationId);
-          if (!conv || sent.has(m.id) || (inboxId !== null && conv.inboxId !== inboxId)) continue;
+          if (!conv || sent.has(m.id) || (after !== null && m.id <= after) || (inboxId !== null && conv.inboxId !== inboxId)) continue;
           sent.add(m.id);
           const out = { ...messageOut({ ...m, companyId: company.id } as typeof chatMessages.$inferSelect, names, conv.number), visitor: conv.visitor };
           write(`id: ${m.id}\nevent: message\ndata: ${JSON.stringify(out)}\n\n`);
@@ -101,6 +101,7 @@ export async function agentStream(deps: Deps, c: Context): Promise<Response> {
       });
       write(`retry: 2000\n: connected\n\n`);
       try {
+        await hub.ready;
         if (after !== null) {
           const rows = await deps.db
             .select()

@@ -120,18 +120,30 @@ export class ChatHub {
     if (this.timer && !this.deps.store.inTransaction()) void this.pump();
   }
 
+  /**
+   * Resolves once the hub knows where "new" starts. A listener subscribes,
+   * awaits this, then reads its own backlog: everything committed before
+   * the backlog read is in the backlog, everything after the floor comes
+   * from the hub (the overlap is dropped by id), so nothing falls between.
+   */
+  ready: Promise<void> = Promise.resolve();
+
   private start() {
     if (this.timer) return;
     this.lastPump = performance.now();
     this.timer = setInterval(() => this.tick(), TICK_MS);
     (this.timer as { unref?: () => void }).unref?.();
-    // Start from what exists now: streams catch up on older rows themselves.
-    if (this.floor < 0) void this.pump();
+    // Start from what exists now: listeners catch up on older rows themselves.
+    this.ready = this.pump();
   }
 
   private stop() {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    // Idle: forget the position, so a later start does not replay what was written meanwhile.
+    this.floor = -1;
+    this.seen.clear();
+    this.gaps.clear();
   }
 
   private tick() {

@@ -36,7 +36,9 @@ export async function waitMessages(ctx: ActorContext, input: v.InferOutput<typeo
       .limit(MAX_ROWS);
   // Listen before reading: a message written between the read and the wait still wakes us.
   const stop = new AbortController();
-  const woken = hubFor(ctx.deps).waitCompany(ctx.company.id, input.timeoutSeconds * 1000, stop.signal);
+  const hub = hubFor(ctx.deps);
+  const woken = hub.waitCompany(ctx.company.id, input.timeoutSeconds * 1000, stop.signal);
+  await hub.ready;
   let rows = await read();
   if (!rows.length && input.timeoutSeconds > 0) {
     await woken;

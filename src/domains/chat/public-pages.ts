@@ -276,7 +276,7 @@ function sseStream(deps: Deps, c: Context, visitorId: number, after: number, per
       const deliver = async (rows: HubRow[]) => {
         const unknown = rows.filter((r) => r.userId !== null && !names.has(r.userId)).map((r) => r.userId);
         if (unknown.length) names = new Map([...names, ...(await usersById(deps.db, unknown))]);
-        for (const r of rows) send(visible(r, names));
+        for (const r of rows) if (r.id > after) send(visible(r, names));
       };
       // Subscribe first, then catch up: a message written in between arrives twice and is sent once.
       off = hub.onVisitor(visitorId, (rows) => {
@@ -285,6 +285,7 @@ function sseStream(deps: Deps, c: Context, visitorId: number, after: number, per
       });
       write(`retry: 2000\n: connected\n\n`);
       try {
+        await hub.ready;
         for (const m of await catchUp(after)) send(m);
         live = true;
         await deliver(pending.splice(0));
