@@ -293,6 +293,22 @@ describe("visitor API", () => {
     expect(text).not.toContain("agent feed check");
   });
 
+  test("on the real server, the snooze job reopens a conversation when the clock passes snoozedUntil, and events are delivered", async () => {
+    s.clock.advance(120_000); // a fresh minute of the per-address post allowance
+    const v = await (await post("/messages", { body: "remind me later" })).json();
+    const sn = await tool(agent, "chat_conversations_snooze", { id: v.conversation, minutes: 30 });
+    expect(sn.status).toBe("snoozed");
+    s.clock.advance(29 * 60_000);
+    await s.jobs.runDue();
+    expect((await tool(agent, "chat_conversations_get", { id: v.conversation })).status).toBe("snoozed");
+    s.clock.advance(60_000);
+    await s.jobs.runDue();
+    expect((await tool(agent, "chat_conversations_get", { id: v.conversation })).status).toBe("open");
+    await s.dispatcher.drain();
+    const ev = await rows(s.deps, "SELECT data FROM events WHERE type = 'chat.conversation_status_changed' ORDER BY id DESC LIMIT 1");
+    expect(JSON.stringify(ev[0]!.data)).toContain("snooze_ended");
+  });
+
   test("posts are rate limited per address (20 a minute), refilled a minute later", async () => {
     s.clock.advance(120_000);
     let status = 0;
