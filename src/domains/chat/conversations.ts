@@ -46,7 +46,7 @@ import {
   chatNoteAdded,
   chatTranscriptSent,
 } from "./events";
-import type { assignInput, conversationGetInput, conversationListInput, conversationRef, noteInput, replyInput, snoozeInput, statusInput, transcriptInput, updateInput } from "./schemas";
+import type { assignInput, conversationGetInput, conversationListInput, noteInput, replyInput, snoozeInput, statusInput, transcriptInput, updateInput } from "./schemas";
 import { chatConversations, chatInboxes, chatLabels, chatMessages, chatVisitors, type ChatStatus } from "./tables";
 import { cannedByRef } from "./canned";
 import { kickHub } from "./hub";

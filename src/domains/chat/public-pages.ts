@@ -26,12 +26,11 @@ import { rateLimiter } from "../../core/limits";
 import { clientAddress, escapeHtml, newNonce, publicPage, sameOrigin } from "../../core/public-page";
 import { getPublicBranding } from "../branding/public-reads";
 import { siteDomains, sites } from "../sites/tables";
-import { availability, type InboxRow } from "./access";
+import { availability, usersById, type InboxRow } from "./access";
 import { hubFor, type HubRow } from "./hub";
 import { chatInboxes } from "./tables";
 import { updateProfile, visible, visitorByToken, visitorMessages, visitorPost, visitorTranscript, type VisibleMessage } from "./visitor";
 import { frameHtml, LOADER_JS, WIDGET_KEY_RE } from "./widget";
-import { usersById } from "./access";
 import { agentStream } from "./agent-stream";
 
 /** Per address per minute; mutable so the bench can connect 500 widgets from one address. */

@@ -94,7 +94,6 @@ export const conversationListInput = v.object({
   q: v.optional(line("q", 200)),
   ...pageInput,
 });
-export const conversationRef = v.object({ id: convNumber("id") });
 export const conversationGetInput = v.object({
   id: convNumber("id"),
   limit: pageInput.limit,
