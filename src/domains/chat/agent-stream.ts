@@ -16,7 +16,8 @@ import { and, asc, eq, gt, inArray } from "drizzle-orm";
 import type { Context } from "hono";
 import type { ActorContext, Deps } from "../../core/context";
 import { isAppError, httpStatus } from "../../core/errors";
-import { authenticate } from "../../mcp/auth";
+// Straight from the accounts domain (as src/mcp/auth.ts does): importing src/mcp here would close an import cycle through the registry.
+import { resolveBearer } from "../accounts/credentials";
 import { chatRead, inboxById, messageOut, usersById } from "./access";
 import { hubFor, type HubRow } from "./hub";
 import { chatConversations, chatMessages, chatVisitors } from "./tables";
@@ -33,7 +34,8 @@ function intParam(raw: string | undefined): number | null {
 }
 
 export async function agentStream(deps: Deps, c: Context): Promise<Response> {
-  const principal = await authenticate(deps, c.req.header("authorization"));
+  const m = /^Bearer[ ]+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "");
+  const principal = m ? await resolveBearer(deps, m[1]!) : null;
   if (!principal) return err(401, "Unauthorized");
   const clientId = intParam(c.req.query("clientId"));
   const after = intParam(c.req.query("after") ?? c.req.header("last-event-id"));
