@@ -41,6 +41,7 @@ bench: install build
 	$(BUN) bench/bookings.ts --http
 	$(BUN) bench/survey-page.ts
 	$(BUN) bench/deck-page.ts
+	$(BUN) bench/chat.ts
 
 typecheck: install
 	$(BUN) x tsc --noEmit -p .

@@ -13,6 +13,7 @@ import sqlite10 from "./sqlite/0010_projects.sql" with { type: "text" };
 import sqlite11 from "./sqlite/0011_booking_reminders.sql" with { type: "text" };
 import sqlite12 from "./sqlite/0012_crm.sql" with { type: "text" };
 import sqlite13 from "./sqlite/0013_hosting_billing.sql" with { type: "text" };
+import sqlite14 from "./sqlite/0014_chat.sql" with { type: "text" };
 import pg0 from "./pg/0000_init.sql" with { type: "text" };
 import pg1 from "./pg/0001_media_blobs.sql" with { type: "text" };
 import pg2 from "./pg/0002_idempotency_keys.sql" with { type: "text" };
@@ -27,6 +28,7 @@ import pg10 from "./pg/0010_projects.sql" with { type: "text" };
 import pg11 from "./pg/0011_booking_reminders.sql" with { type: "text" };
 import pg12 from "./pg/0012_crm.sql" with { type: "text" };
 import pg13 from "./pg/0013_hosting_billing.sql" with { type: "text" };
+import pg14 from "./pg/0014_chat.sql" with { type: "text" };
 
 export interface Migration {
   tag: string;
@@ -49,6 +51,7 @@ export const migrations: Record<"sqlite" | "pg", Migration[]> = {
     { tag: "0011_booking_reminders", sql: sqlite11 },
     { tag: "0012_crm", sql: sqlite12 },
     { tag: "0013_hosting_billing", sql: sqlite13 },
+    { tag: "0014_chat", sql: sqlite14 },
   ],
   pg: [
     { tag: "0000_init", sql: pg0 },
@@ -65,5 +68,6 @@ export const migrations: Record<"sqlite" | "pg", Migration[]> = {
     { tag: "0011_booking_reminders", sql: pg11 },
     { tag: "0012_crm", sql: pg12 },
     { tag: "0013_hosting_billing", sql: pg13 },
+    { tag: "0014_chat", sql: pg14 },
   ],
 };

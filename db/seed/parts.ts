@@ -15,6 +15,7 @@ import { seedProjects } from "./demo-projects";
 import { demoCrm } from "./demo-crm";
 import { demoHosting } from "./demo-hosting";
 import { demoBilling } from "./demo-billing";
+import { demoChat } from "./demo-chat";
 
 type Tx = Parameters<Parameters<Deps["db"]["transaction"]>[0]>[0];
 
@@ -36,4 +37,4 @@ export interface DemoWorld {
 
 export type DemoPart = (world: DemoWorld) => Promise<void>;
 
-export const DEMO_PARTS: DemoPart[] = [demoTickets, demoPeople, demoBookings, demoDecks, demoSurveys, seedProjects, demoCrm, demoHosting, demoBilling];
+export const DEMO_PARTS: DemoPart[] = [demoTickets, demoPeople, demoBookings, demoDecks, demoSurveys, seedProjects, demoCrm, demoHosting, demoBilling, demoChat];

@@ -7,6 +7,7 @@ import { accountsDomain } from "./accounts/tools";
 import { useDomains } from "./approvals/registry";
 import { approvalsDomain } from "./approvals/tools";
 import { bookingsDomain } from "./bookings/tools";
+import { chatDomain } from "./chat/tools";
 import { brandingDomain } from "./branding/tools";
 import { cmsDomain } from "./cms/tools";
 import { crmDomain } from "./crm/tools";
@@ -40,6 +41,7 @@ export const domains: Domain[] = [
   ...workDomains,
   hostingDomain,
   billingDomain,
+  chatDomain,
 ];
 
 // The approvals workflow reads the list from here (see approvals/registry.ts).

@@ -1,0 +1,136 @@
+/**
+ * GET /chat/agent/stream — the agents' real-time feed, for the portal or
+ * any integration that holds a credential (an MCP key, an OAuth token):
+ * Server-Sent Events of every new message of the company's conversations
+ * (visitor messages, replies, and notes: agents see notes), each as the
+ * tools show it plus the conversation's number and the visitor.
+ *
+ *   Authorization: Bearer <credential with chat:read>
+ *   ?clientId=<company id>   needed when the credential reaches several companies
+ *   ?after=<message id>      resume: first everything after it (Last-Event-ID works too)
+ *   ?inboxId=<id>            only one inbox
+ *
+ * MCP clients that cannot hold a stream open use chat_messages_wait.
+ */
+import { and, asc, eq, gt, inArray } from "drizzle-orm";
+import type { Context } from "hono";
+import type { ActorContext, Deps } from "../../core/context";
+import { isAppError, httpStatus } from "../../core/errors";
+// Straight from the accounts domain (as src/mcp/auth.ts does): importing src/mcp here would close an import cycle through the registry.
+import { resolveBearer } from "../accounts/credentials";
+import { chatRead, inboxById, messageOut, usersById } from "./access";
+import { hubFor, type HubRow } from "./hub";
+import { chatConversations, chatMessages, chatVisitors } from "./tables";
+
+const HEARTBEAT_MS = 5_000;
+const CATCH_UP = 500;
+
+const err = (status: number, error: string) =>
+  new Response(JSON.stringify({ error }), { status, headers: { "Content-Type": "application/json", "Cache-Control": "no-store" } });
+
+function intParam(raw: string | undefined): number | null {
+  if (raw === undefined || raw === "") return null;
+  return /^\d{1,15}$/.test(raw) ? Number(raw) : NaN;
+}
+
+export async function agentStream(deps: Deps, c: Context): Promise<Response> {
+  const m = /^Bearer[ ]+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "");
+  const principal = m ? await resolveBearer(deps, m[1]!) : null;
+  if (!principal) return err(401, "Unauthorized");
+  const clientId = intParam(c.req.query("clientId"));
+  const after = intParam(c.req.query("after") ?? c.req.header("last-event-id"));
+  const inboxId = intParam(c.req.query("inboxId"));
+  if ([clientId, after, inboxId].some((x) => Number.isNaN(x))) return err(400, "clientId, after and inboxId are whole numbers.");
+  const company = clientId === null ? (principal.companies.length === 1 ? principal.companies[0] : undefined) : principal.companies.find((x) => x.id === clientId);
+  if (!company) return err(400, clientId === null ? "clientId is required: this credential reaches several companies." : `clientId ${clientId} is not a company this credential can act for.`);
+  const ctx: ActorContext = { deps, principal, company, requestId: "chat-stream" };
+  try {
+    chatRead(ctx);
+    if (inboxId !== null) await inboxById(deps.db, ctx, inboxId);
+  } catch (e) {
+    if (isAppError(e)) return err(httpStatus[e.code], e.message);
+    throw e;
+  }
+
+  const hub = hubFor(deps);
+  const enc = new TextEncoder();
+  const sent = new Set<number>();
+  const names = new Map<number, { id: number; name: string | null }>();
+  const convs = new Map<number, { number: number; visitor: { name: string | null; email: string | null }; inboxId: number }>();
+  let closed = false;
+  let off = () => {};
+  let beat: ReturnType<typeof setInterval> | null = null;
+
+  async function describe(rows: { conversationId: number; userId: number | null }[]) {
+    const want = [...new Set(rows.map((r) => r.conversationId).filter((id) => !convs.has(id)))];
+    if (want.length)
+      for (const r of await deps.db
+        .select({ id: chatConversations.id, number: chatConversations.number, inboxId: chatConversations.inboxId, name: chatVisitors.name, email: chatVisitors.email })
+        .from(chatConversations)
+        .innerJoin(chatVisitors, eq(chatVisitors.id, chatConversations.visitorId))
+        .where(inArray(chatConversations.id, want)))
+        convs.set(r.id, { number: r.number, inboxId: r.inboxId, visitor: { name: r.name, email: r.email } });
+    const users = rows.map((r) => r.userId).filter((u): u is number => u !== null && !names.has(u));
+    for (const [id, u] of await usersById(deps.db, users)) names.set(id, u);
+  }
+
+  const stream = new ReadableStream<Uint8Array>({
+    start: async (ctrl) => {
+      hub.streams++;
+      const write = (s: string) => {
+        if (closed) return;
+        try {
+          ctrl.enqueue(enc.encode(s));
+        } catch {
+          close();
+        }
+      };
+      const send = async (rows: (typeof chatMessages.$inferSelect)[] | HubRow[]) => {
+        await describe(rows);
+        for (const m of rows) {
+          const conv = convs.get(m.conversationId);
+          if (!conv || sent.has(m.id) || (after !== null && m.id <= after) || (inboxId !== null && conv.inboxId !== inboxId)) continue;
+          sent.add(m.id);
+          const out = { ...messageOut({ ...m, companyId: company.id } as typeof chatMessages.$inferSelect, names, conv.number), visitor: conv.visitor };
+          write(`id: ${m.id}\nevent: message\ndata: ${JSON.stringify(out)}\n\n`);
+        }
+      };
+      const pending: HubRow[] = [];
+      let live = false;
+      off = hub.onCompany(company.id, (rows) => {
+        if (live) void send(rows).catch(() => {});
+        else pending.push(...rows);
+      });
+      write(`retry: 2000\n: connected\n\n`);
+      try {
+        await hub.ready;
+        if (after !== null) {
+          const rows = await deps.db
+            .select()
+            .from(chatMessages)
+            .where(and(eq(chatMessages.companyId, company.id), gt(chatMessages.id, after)))
+            .orderBy(asc(chatMessages.id))
+            .limit(CATCH_UP);
+          await send(rows);
+        }
+        live = true;
+        await send(pending.splice(0));
+      } catch {
+        close();
+      }
+      beat = setInterval(() => write(`: ping\n\n`), HEARTBEAT_MS);
+    },
+    cancel: () => close(),
+  });
+  function close() {
+    if (closed) return;
+    closed = true;
+    off();
+    if (beat) clearInterval(beat);
+    hub.streams--;
+  }
+  c.req.raw.signal.addEventListener("abort", close, { once: true });
+  return new Response(stream, {
+    headers: { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-store", "X-Accel-Buffering": "no", "X-Content-Type-Options": "nosniff" },
+  });
+}

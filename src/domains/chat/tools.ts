@@ -1,0 +1,194 @@
+/**
+ * The chat toolset: inboxes (widgets per site), conversations and their
+ * threads, canned responses, and a long poll for new messages. Thin
+ * declarations over the verbs of this folder; every verb re-checks scope
+ * and role and looks records up within the acting company only.
+ */
+import { defineTool, type Domain } from "../../mcp/define";
+import { createCanned, deleteCanned, listCanned, updateCanned } from "./canned";
+import { addNote, assign, chatJobs, emailTranscript, getConversation, listConversations, reply, setStatus, snooze, update } from "./conversations";
+import { chatEvents } from "./events";
+import { createInbox, deleteInbox, getInbox, listInboxes, updateInbox } from "./inboxes";
+import { waitMessages } from "./live";
+import { chatPublicRoutes } from "./public-pages";
+import * as s from "./schemas";
+
+const T = { toolset: "chat" } as const;
+const read = { ...T, scope: "chat:read", readOnly: true } as const;
+const write = { ...T, scope: "chat:write", readOnly: false } as const;
+
+const tools = [
+  defineTool({
+    ...read,
+    name: "chat_inboxes_list",
+    title: "List chat inboxes",
+    description: "Chat inboxes (one widget each) with embed snippet and whether open now; filter siteId.",
+    input: s.inboxListInput,
+    run: listInboxes,
+  }),
+  defineTool({
+    ...read,
+    name: "chat_inboxes_get",
+    title: "Get a chat inbox",
+    description: "One inbox: settings, embed snippet, conversation counts per status.",
+    input: s.inboxRef,
+    run: getInbox,
+  }),
+  defineTool({
+    ...write,
+    name: "chat_inboxes_create",
+    title: "Create a chat inbox",
+    description:
+      'Chat widget for a site; returns the embed snippet. allowedOrigins: sites that may embed it (default: site domains). businessHours {timeZone,hours:{"mon":["09:00-17:00"]}}.',
+    input: s.inboxCreateInput,
+    run: (ctx, input) => createInbox(ctx, input),
+  }),
+  defineTool({
+    ...write,
+    name: "chat_inboxes_update",
+    idempotent: true,
+    title: "Update a chat inbox",
+    description: "Change settings; businessHours null: always open.",
+    input: s.inboxUpdateInput,
+    run: updateInbox,
+  }),
+  defineTool({
+    ...write,
+    name: "chat_inboxes_delete",
+    destructive: true,
+    title: "Delete a chat inbox",
+    description: "Delete an inbox with all its conversations; the widget stops loading.",
+    input: s.inboxRef,
+    run: deleteInbox,
+  }),
+  defineTool({
+    ...read,
+    name: "chat_conversations_list",
+    title: "List chat conversations",
+    description:
+      'Newest first. status (default open+pending; all), assigneeId (id, email, me, none), q searches text, visitor, #57. waitingSince: unanswered visitor.',
+    input: s.conversationListInput,
+    run: listConversations,
+  }),
+  defineTool({
+    ...read,
+    name: "chat_conversations_get",
+    title: "Get a chat conversation",
+    description: "Conversation by number with messages (default: newest page; previousOffset pages back). Notes: internal true.",
+    input: s.conversationGetInput,
+    run: getConversation,
+  }),
+  defineTool({
+    ...write,
+    name: "chat_conversations_reply",
+    title: "Reply to a visitor",
+    description: "Send body or cannedId (id or short code) to the visitor, live. Private text: chat_conversations_add_note.",
+    input: s.replyInput,
+    run: reply,
+  }),
+  defineTool({
+    ...write,
+    name: "chat_conversations_add_note",
+    title: "Add an internal note",
+    description: "Note for agents; never shown or sent to the visitor.",
+    input: s.noteInput,
+    run: addNote,
+  }),
+  defineTool({
+    ...write,
+    name: "chat_conversations_assign",
+    idempotent: true,
+    title: "Assign a conversation",
+    description: 'Assign to an owner/admin (id, email or "me"), who is notified; null unassigns.',
+    input: s.assignInput,
+    run: assign,
+  }),
+  defineTool({
+    ...write,
+    name: "chat_conversations_update",
+    idempotent: true,
+    title: "Set priority or labels",
+    description: "Change priority, addLabels, removeLabels.",
+    input: s.updateInput,
+    run: update,
+  }),
+  defineTool({
+    ...write,
+    name: "chat_conversations_snooze",
+    idempotent: true,
+    title: "Snooze a conversation",
+    description: "Hide until `until` (ISO) or for `minutes`; reopens then, or when the visitor writes.",
+    input: s.snoozeInput,
+    run: snooze,
+  }),
+  defineTool({
+    ...write,
+    name: "chat_conversations_set_status",
+    idempotent: true,
+    title: "Resolve or reopen",
+    description: "Set status open, pending or resolved (resolve / reopen).",
+    input: s.statusInput,
+    run: setStatus,
+  }),
+  defineTool({
+    ...write,
+    name: "chat_conversations_send_transcript",
+    openWorld: true,
+    title: "Email the transcript",
+    description: "Email visitor and agent messages (never notes) to the visitor's email or `to`.",
+    input: s.transcriptInput,
+    run: emailTranscript,
+  }),
+  defineTool({
+    ...read,
+    name: "chat_messages_wait",
+    title: "Wait for chat messages",
+    description: "Long poll: messages after cursor `after`, waiting up to timeoutSeconds for one. Omit after to get the current cursor.",
+    input: s.waitInput,
+    run: waitMessages,
+  }),
+  defineTool({
+    ...read,
+    name: "chat_canned_responses_list",
+    title: "List canned responses",
+    description: "Saved replies by short code; q searches.",
+    input: s.cannedListInput,
+    run: listCanned,
+  }),
+  defineTool({
+    ...write,
+    name: "chat_canned_responses_create",
+    title: "Create a canned response",
+    description: "Saved reply under a unique shortCode; {{name}} becomes the visitor's first name.",
+    input: s.cannedCreateInput,
+    run: (ctx, input) => createCanned(ctx, input),
+  }),
+  defineTool({
+    ...write,
+    name: "chat_canned_responses_update",
+    idempotent: true,
+    title: "Update a canned response",
+    description: "Change shortCode or content.",
+    input: s.cannedUpdateInput,
+    run: updateCanned,
+  }),
+  defineTool({
+    ...write,
+    name: "chat_canned_responses_delete",
+    destructive: true,
+    title: "Delete a canned response",
+    description: "Delete a canned response.",
+    input: s.cannedRef,
+    run: deleteCanned,
+  }),
+];
+
+export const chatDomain: Domain = {
+  name: "chat",
+  title: "Live chat",
+  description: "Live chat: a widget per site, conversations with statuses, assignment, labels, internal notes, canned responses, real-time replies.",
+  tools,
+  events: chatEvents,
+  jobs: chatJobs,
+  publicPages: [{ prefix: "/chat", routes: chatPublicRoutes }],
+};

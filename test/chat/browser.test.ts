@@ -1,0 +1,150 @@
+/**
+ * The widget on a real page in headless Chromium (playwright-core): a site
+ * on another origin embeds /chat/widget.js; a visitor opens the chat and
+ * writes; an agent waiting over MCP (official SDK client) is woken by the
+ * message and replies; the reply appears in the widget at once, styled from
+ * the site's branding; the internal note never does; planted script never
+ * runs; the page makes no request to any third host; a reload keeps the
+ * thread; a site that is not allowed cannot show the widget.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Client } from "@modelcontextprotocol/client";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { sites } from "../../src/domains/sites/tables";
+import { callTool, createCompany, createUser, mcpClient, mintMcpKey } from "../fixtures/accounts";
+import { startTestServer, type TestServer } from "../harness";
+
+const ARTIFACTS = join(import.meta.dir, "../../test-artifacts");
+const XSS = `<img src=x onerror="alert('xss')"><script>alert(1)</script>`;
+
+let s: TestServer;
+let browser: Browser;
+let agent: Client;
+let host: ReturnType<typeof Bun.serve>;
+let stranger: ReturnType<typeof Bun.serve>;
+let key = "";
+
+function sitePage(title: string) {
+  return (req: Request) =>
+    new URL(req.url).pathname === "/"
+      ? new Response(`<!doctype html><html><head><title>${title}</title></head><body><h1>${title}</h1><p>Our menu.</p><script src="${s.url}/chat/widget.js" data-inbox="${key}" async></script></body></html>`, {
+          headers: { "Content-Type": "text/html" },
+        })
+      : new Response("not found", { status: 404 });
+}
+
+beforeAll(async () => {
+  s = await startTestServer({ seed: false, config: { rateLimit: 100_000 } });
+  const u = await createUser(s.deps, { email: "agent@agency.test", name: "Alex Agent" });
+  const co = await createCompany(s.deps, { name: "Agency", ownerUserId: u.id });
+  const site = (await s.deps.db.insert(sites).values({ companyId: co.id, name: "Brew & Co" }).returning())[0]!;
+  agent = await mcpClient(s.url, (await mintMcpKey(s.deps, { userId: u.id, scopes: ["chat:*", "branding:*"], companyIds: [co.id] })).key);
+  host = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: sitePage("Brew & Co") });
+  stranger = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: sitePage("Scraper") });
+  const b = await callTool(agent, "branding_update_profile", { siteId: site.id, branding: { primaryColor: "#7a3e00", bodyFont: "Georgia, serif" } });
+  expect(b.isError).toBe(false);
+  const inbox = await callTool(agent, "chat_inboxes_create", { siteId: site.id, name: "Brew chat", greeting: "Hi! Ask the barista.", allowedOrigins: [`http://127.0.0.1:${host.port}`] });
+  key = inbox.data.widgetKey;
+  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"] });
+  mkdirSync(ARTIFACTS, { recursive: true });
+}, 30_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await agent?.close();
+  host?.stop(true);
+  stranger?.stop(true);
+  await s?.stop();
+});
+
+async function tool(name: string, args: Record<string, unknown>) {
+  const r = await callTool(agent, name, args);
+  if (r.isError) throw new Error(`${name}: ${r.text}`);
+  return r.data;
+}
+
+describe("the widget on a customer's site", () => {
+  test("visitor and agent exchange messages both ways in real time", async () => {
+    const ctx = await browser.newContext();
+    const page: Page = await ctx.newPage();
+    const dialogs: string[] = [];
+    const requests: string[] = [];
+    const errors: string[] = [];
+    page.on("dialog", (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    page.on("pageerror", (e) => errors.push(String(e)));
+    ctx.on("request", (r) => requests.push(r.url()));
+    await page.goto(`http://127.0.0.1:${host.port}/`);
+    const frame = page.frameLocator('iframe[title="Chat"]');
+    await frame.locator("#launch").click();
+    const box = await page.locator('iframe[title="Chat"]').boundingBox();
+    expect(box!.width).toBeGreaterThan(300);
+    expect(await frame.locator("#intro").innerText()).toBe("Hi! Ask the barista.");
+    expect(await frame.locator("h1").innerText()).toBe("Brew & Co");
+    // Branding: the header wears the site's primary colour and font.
+    const style = await frame.locator("header").evaluate((el) => [getComputedStyle(el).backgroundColor, getComputedStyle(el).fontFamily]);
+    expect(style[0]).toBe("rgb(122, 62, 0)");
+    expect(style[1]).toContain("Georgia");
+
+    const { cursor } = await tool("chat_messages_wait", {});
+    const waiting = tool("chat_messages_wait", { after: cursor, timeoutSeconds: 8 });
+    await frame.locator("#body").fill(`Do you have oat milk? ${XSS}`);
+    const typedAt = performance.now();
+    await frame.locator("#body").press("Enter");
+    const woke = await waiting;
+    expect(performance.now() - typedAt).toBeLessThan(3000);
+    expect(woke.messages).toHaveLength(1);
+    expect(woke.messages[0]).toMatchObject({ kind: "visitor", body: `Do you have oat milk? ${XSS}` });
+    const conv = woke.messages[0].conversationId;
+    expect((await tool("chat_conversations_get", { id: conv })).pageUrl).toBe(`http://127.0.0.1:${host.port}/`);
+
+    await tool("chat_conversations_add_note", { id: conv, body: "Regular customer, NOTE-PRIVATE" });
+    const sentAt = performance.now();
+    await tool("chat_conversations_reply", { id: conv, body: "Yes! Oat and almond." });
+    await frame.locator(".them", { hasText: "Yes! Oat and almond." }).waitFor({ timeout: 3000 });
+    expect(performance.now() - sentAt).toBeLessThan(2000);
+    expect(await frame.locator(".them b").first().innerText()).toBe("Alex");
+    // The planted markup is text on the page, and nothing ran.
+    expect(await frame.locator(".me p").first().innerText()).toBe(`Do you have oat milk? ${XSS}`);
+    expect(await frame.locator(".me img, .me script").count()).toBe(0);
+    await Bun.sleep(300);
+    expect(await frame.locator("#msgs").innerText()).not.toContain("NOTE-PRIVATE");
+    expect(dialogs).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.screenshot({ path: join(ARTIFACTS, "chat-widget.png") });
+
+    // A second reply, and the visitor's next message, keep flowing on the same stream.
+    await tool("chat_conversations_reply", { id: conv, body: "Anything else?" });
+    await frame.locator(".them", { hasText: "Anything else?" }).waitFor({ timeout: 3000 });
+    const { cursor: c2 } = await tool("chat_messages_wait", {});
+    const waiting2 = tool("chat_messages_wait", { after: c2, timeoutSeconds: 8 });
+    await frame.locator("#body").fill("A flat white please");
+    await frame.locator("button[type=submit]").first().click();
+    expect((await waiting2).messages.map((m: any) => m.body)).toEqual(["A flat white please"]);
+
+    // A reload keeps the thread (the token is kept by the widget) in order.
+    await page.reload();
+    await frame.locator("#launch").click();
+    await frame.locator(".them", { hasText: "Anything else?" }).waitFor({ timeout: 3000 });
+    const texts = await frame.locator("#msgs li p").allInnerTexts();
+    expect(texts).toEqual([`Do you have oat milk? ${XSS}`, "Yes! Oat and almond.", "Anything else?", "A flat white please"]);
+    // Every request went to the site itself or to Plinth: no third host.
+    const origins = new Set(requests.map((u) => new URL(u).origin));
+    expect([...origins].sort()).toEqual([`http://127.0.0.1:${host.port}`, new URL(s.url).origin].sort());
+    await ctx.close();
+  }, 60_000);
+
+  test("a site that is not an allowed origin cannot show the widget", async () => {
+    const ctx = await browser.newContext();
+    const page = await ctx.newPage();
+    await page.goto(`http://127.0.0.1:${stranger.port}/`);
+    await page.locator('iframe[title="Chat"]').waitFor({ state: "attached" });
+    await Bun.sleep(800);
+    expect(await page.frameLocator('iframe[title="Chat"]').locator("#launch").count()).toBe(0);
+    await ctx.close();
+  }, 30_000);
+});

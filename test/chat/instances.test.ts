@@ -1,0 +1,79 @@
+/**
+ * Two Plinth servers on one PostgreSQL database (LISTEN/NOTIFY between
+ * them), as behind a load balancer. PostgreSQL only: SQLite deployments
+ * are one process, where the hub hears every commit directly. a widget's stream on one instance gets the reply an agent
+ * sends through the other, and an agent's long poll on one wakes on a
+ * visitor's message written through the other.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { Client } from "@modelcontextprotocol/client";
+import { sites } from "../../src/domains/sites/tables";
+import { callTool, createCompany, createUser, mcpClient, mintMcpKey } from "../fixtures/accounts";
+import { startTestServer, type TestServer } from "../harness";
+import { ON_PG } from "../db";
+
+let a: TestServer;
+let b: TestServer;
+let agentOnB: Client;
+let key: string;
+
+beforeAll(async () => {
+  if (!ON_PG) return;
+  a = await startTestServer({ seed: false, config: { rateLimit: 100_000 } });
+  b = await startTestServer({ seed: false, config: { rateLimit: 100_000, databaseUrl: a.config.databaseUrl } });
+  const u = await createUser(a.deps, { email: "agent@agency.test", name: "Alex Agent" });
+  const co = await createCompany(a.deps, { name: "Agency", ownerUserId: u.id });
+  const site = (await a.deps.db.insert(sites).values({ companyId: co.id, name: "Brew" }).returning())[0]!;
+  agentOnB = await mcpClient(b.url, (await mintMcpKey(a.deps, { userId: u.id, scopes: ["chat:*"], companyIds: [co.id] })).key);
+  const r = await callTool(agentOnB, "chat_inboxes_create", { siteId: site.id, name: "Brew chat" });
+  key = r.data.widgetKey;
+});
+afterAll(async () => {
+  await agentOnB?.close();
+  await b?.stop();
+  await a?.stop();
+});
+
+test.skipIf(!ON_PG)("a reply written on B reaches the visitor streaming from A; a visitor writing on A wakes the agent waiting on B", async () => {
+  const first = await fetch(`${a.url}/chat/api/${key}/messages`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ body: "hello from A" }),
+  });
+  const v = await first.json();
+  const got: string[] = [];
+  const ctl = new AbortController();
+  void (async () => {
+    const r = await fetch(`${a.url}/chat/api/${key}/stream?after=${v.message.id}`, { headers: { Authorization: `Bearer ${v.token}` }, signal: ctl.signal });
+    const rd = r.body!.getReader();
+    const dec = new TextDecoder();
+    try {
+      for (;;) {
+        const x = await rd.read();
+        if (x.done) break;
+        for (const l of dec.decode(x.value).split("\n")) if (l.startsWith("data: ")) got.push(JSON.parse(l.slice(6)).body);
+      }
+    } catch {}
+  })();
+  await Bun.sleep(200);
+  const t0 = performance.now();
+  const rep = await callTool(agentOnB, "chat_conversations_reply", { id: v.conversation, body: "hello from B" });
+  expect(rep.isError).toBe(false);
+  while (!got.includes("hello from B") && performance.now() - t0 < 3000) await Bun.sleep(10);
+  expect(got).toEqual(["hello from B"]);
+  expect(performance.now() - t0).toBeLessThan(1500);
+  ctl.abort();
+
+  const { data: start } = await callTool(agentOnB, "chat_messages_wait", {});
+  const waiting = callTool(agentOnB, "chat_messages_wait", { after: start.cursor, timeoutSeconds: 8 });
+  await Bun.sleep(200);
+  const t1 = performance.now();
+  await fetch(`${a.url}/chat/api/${key}/messages`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Authorization: `Bearer ${v.token}` },
+    body: JSON.stringify({ body: "second, on A" }),
+  });
+  const woke = (await waiting).data;
+  expect(performance.now() - t1).toBeLessThan(1500);
+  expect(woke.messages.map((m: any) => m.body)).toEqual(["second, on A"]);
+});
