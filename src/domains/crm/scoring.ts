@@ -7,7 +7,7 @@
  *
  * Recomputed in the same transaction when a contact or its activities
  * change, when rules change (scoring_rules_recompute, or the rule tools),
- * and daily by the decay job, so fading points leave the score.
+ * and hourly by the decay job (crm.score_decay), so fading points leave the score.
  */
 import { and, asc, eq, gt, inArray, isNotNull } from "drizzle-orm";
 import type * as v from "valibot";
@@ -201,7 +201,7 @@ export async function recomputeScores(ctx: ActorContext) {
 
 const ruleOut = (r: Rule) => ({ id: r.id, name: r.name, points: r.points, ...r.condition, decayDays: r.decayDays });
 
-/** Daily: fading activity points leave scores (contacts with activities under a decaying rule). */
+/** Hourly: fading activity points leave scores (contacts with activities under a decaying rule). */
 export const scoreDecayJob: JobDef = {
   name: "crm.score_decay",
   description: "Recompute lead scores whose activity points fade with time (rules with decayDays).",
