@@ -26,6 +26,7 @@ let cert: Awaited<ReturnType<typeof makeCert>>;
 const zones = new Map<string, Zone>();
 const status = new Map<string, number>();
 const ids: Record<string, number> = {};
+let add: (siteId: number, hostname: string, isPrimary?: boolean) => Promise<number>;
 // Real time: the TLS library checks certificate dates against the machine's clock.
 const T0 = new Date(Math.floor(Date.now() / 1000) * 1000);
 
@@ -44,7 +45,7 @@ beforeAll(async () => {
     start: T0,
     config: { hosting: { dnsServers: [dns.server], target: ["sites.plinth.test", "127.0.0.1"], httpsPort: web.port, caFile: cert.caFile, intervalSec: 60 } },
   });
-  const add = async (siteId: number, hostname: string, isPrimary = false) =>
+  add = async (siteId: number, hostname: string, isPrimary = false) =>
     (ids[hostname] = (await w.deps.db.insert(siteDomains).values({ siteId, hostname, isPrimary }).returning())[0]!.id);
   await add(w.siteId, "www.acme.test", true);
   await add(w.siteId, "acme.test");
@@ -301,5 +302,20 @@ describe("reading: lists, tenancy and access", () => {
     await w.deps.db.delete(siteDomains).where(eq(siteDomains.id, ids["gone.acme.test"]!));
     expect((await w.deps.db.select().from(hostingChecks).where(eq(hostingChecks.domainId, ids["gone.acme.test"]!))).length).toBe(0);
     expect((await w.err("hosting_domains_get", { hostname: "gone.acme.test" })).code).toBe("not_found");
+  });
+});
+
+describe("reserved names", () => {
+  test("documentation names (.example, .invalid, example.com/.net/.org) are never probed; a look-alike is", async () => {
+    const reserved = ["shop.example", "example.com", "www.example.org", "x.invalid"];
+    for (const h of reserved) await add(w.siteId, h);
+    await add(w.siteId, "notexample.com");
+    await tick(3600_000);
+    for (const h of reserved) {
+      expect(await get(h)).toMatchObject({ status: "pending", uptime: "unknown", dns: "unknown" });
+      expect((await w.deps.db.select().from(hostingChecks).where(eq(hostingChecks.domainId, ids[h]!))).length).toBe(0);
+    }
+    // Not a reserved name: checked like any other (our DNS has no record of it).
+    expect(await get("notexample.com")).toMatchObject({ dns: "missing", uptime: "failing" });
   });
 });

@@ -11,7 +11,7 @@
  * or TLS status that changes emits site_domain.health_changed, and a
  * certificate turning expiring, expired or invalid notifies the admins.
  */
-import { and, asc, eq, inArray, isNull, lt, lte, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, lt, lte, ne, notLike, sql } from "drizzle-orm";
 import * as v from "valibot";
 import type { Deps } from "../../core/context";
 import { defineEvent, emit } from "../../core/events";
@@ -32,6 +32,21 @@ export const RETENTION_DAYS = 90;
 const PARALLEL = 8;
 /** Domains per round, so one run stays bounded. */
 const BATCH = 200;
+
+/**
+ * Names reserved for documentation (RFC 2606: the `.example` and `.invalid`
+ * TLDs, example.com/.net/.org) can never resolve: they are not probed. The
+ * demo's domains are such names, so a demo (air-gapped or not) makes no
+ * lookups and keeps its seeded history instead of opening incidents.
+ * Hostnames are stored lower case, so LIKE matches alike on both engines.
+ */
+const RESERVED_TLDS = ["example", "invalid"];
+const RESERVED_NAMES = ["example.com", "example.net", "example.org"];
+const probeable = () =>
+  and(
+    ...RESERVED_TLDS.map((t) => notLike(hostingDomainState.hostname, `%.${t}`)),
+    ...RESERVED_NAMES.flatMap((n) => [ne(hostingDomainState.hostname, n), notLike(hostingDomainState.hostname, `%.${n}`)]),
+  );
 
 export const incidentOpened = defineEvent({
   type: "uptime_incident.opened",
@@ -223,7 +238,7 @@ export async function runHostingChecks(deps: Deps): Promise<{ http: number; cert
     .select({ s: hostingDomainState })
     .from(hostingDomainState)
     .innerJoin(sites, eq(sites.id, hostingDomainState.siteId))
-    .where(and(active, lte(hostingDomainState.nextUptimeAt, now)))
+    .where(and(active, probeable(), lte(hostingDomainState.nextUptimeAt, now)))
     .orderBy(asc(hostingDomainState.nextUptimeAt), asc(hostingDomainState.id))
     .limit(BATCH);
   await pool(dueHttp, async ({ s }) => {
@@ -235,7 +250,7 @@ export async function runHostingChecks(deps: Deps): Promise<{ http: number; cert
     .select({ s: hostingDomainState })
     .from(hostingDomainState)
     .innerJoin(sites, eq(sites.id, hostingDomainState.siteId))
-    .where(and(active, lte(hostingDomainState.nextCertAt, now)))
+    .where(and(active, probeable(), lte(hostingDomainState.nextCertAt, now)))
     .orderBy(asc(hostingDomainState.nextCertAt), asc(hostingDomainState.id))
     .limit(BATCH);
   await pool(dueCert, async ({ s }) => {
