@@ -12,7 +12,7 @@ import { ManualClock } from "../../src/core/clock";
 import type { ActorContext } from "../../src/core/context";
 import { eq } from "drizzle-orm";
 import { media } from "../../src/domains/cms/tables";
-import { dateIn } from "../../src/domains/projects/access";
+import { dateIn, dayStart } from "../../src/domains/projects/access";
 import { workDomains } from "../../src/domains/projects/tools";
 import type { DemoPart } from "./parts";
 
@@ -34,9 +34,16 @@ export const seedProjects: DemoPart = async (world) => {
     const t = tools.get(name)!;
     return t.run(as(userId), v.parse(t.input, args));
   };
-  /** Moves the simulated clock to `daysAgo` days (plus `hour` hours into that day's working time) before now. */
-  const on = (daysAgo: number, hour = 0) => sim.set(new Date(world.at(daysAgo).getTime() + hour * 3_600_000));
   const day = (daysAgo: number) => dateIn(TZ, world.at(daysAgo));
+  /**
+   * Moves the simulated clock to `hour` hours into the working day (from
+   * 08:00 in the project's zone) of the date `daysAgo` days before today,
+   * never past now. Anchored to the local date, not to now minus days: a
+   * seed run late in the evening would otherwise put "the first hours" of a
+   * sprint on the next local day, after the sprint's start date.
+   */
+  const now = world.at(0).getTime();
+  const on = (daysAgo: number, hour = 0) => sim.set(new Date(Math.min(dayStart(TZ, day(daysAgo)).getTime() + (8 + hour) * 3_600_000, now - 60_000)));
 
   // --- Internal: Northwind brand refresh --------------------------------------
   on(40);
