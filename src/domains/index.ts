@@ -4,6 +4,8 @@
  */
 import type { Domain } from "../mcp/define";
 import { accountsDomain } from "./accounts/tools";
+import { aiDomain } from "./ai/tools";
+import { integrationsDomain } from "./integrations/tools";
 import { useDomains } from "./approvals/registry";
 import { approvalsDomain } from "./approvals/tools";
 import { bookingsDomain } from "./bookings/tools";
@@ -34,6 +36,8 @@ export const domains: Domain[] = [
   decksDomain,
   surveysDomain,
   ...workDomains,
+  aiDomain,
+  integrationsDomain,
 ];
 
 // The approvals workflow reads the list from here (see approvals/registry.ts).

@@ -19,6 +19,7 @@ export const NOTIFICATION_TYPES: readonly NotificationType[] = [
   { type: "comment.mentioned", label: "You were mentioned in a comment", inApp: true, email: true },
   { type: "ticket.assigned", label: "A ticket was assigned to you", inApp: true, email: true },
   { type: "ticket.sla_breached", label: "A ticket you own breached its SLA", inApp: true, email: true },
+  { type: "credits.budget_threshold", label: "Your company's AI credit spending reached a budget threshold", inApp: true, email: true },
   { type: "message", label: "Messages from your team and its agents", inApp: true, email: false },
 ];
 
