@@ -13,6 +13,7 @@ import { page } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
 import { containsText } from "../../core/sql";
 import { users } from "../../core/tables";
+import { flushToolCalls } from "./recorder";
 import { aiConversations, aiToolCalls } from "./tables";
 
 type ConvRow = typeof aiConversations.$inferSelect;
@@ -179,23 +180,21 @@ export async function searchConversations(ctx: ActorContext, input: { query: str
 }
 
 /**
- * For the integrations domain's health: the latest failed call by any of
- * these credentials in the company (a connected AI client's last error).
+ * For the integrations domain's health: what AI history knows of these
+ * credentials' calls in the company: the last successful call, the last
+ * failed one, and whether the latest call of all failed.
  */
-export async function lastFailedCall(deps: ActorContext["deps"], companyId: number, credentialKind: string, credentialIds: number[]) {
-  if (!credentialIds.length) return null;
-  const r = (await deps.db
-    .select({ at: aiToolCalls.createdAt, tool: aiToolCalls.tool, error: aiToolCalls.error })
-    .from(aiToolCalls)
-    .where(
-      and(
-        eq(aiToolCalls.companyId, companyId),
-        eq(aiToolCalls.credentialKind, credentialKind),
-        inArray(aiToolCalls.credentialId, credentialIds),
-        or(eq(aiToolCalls.status, "tool_error"), eq(aiToolCalls.status, "protocol_error")),
-      ),
-    )
-    .orderBy(desc(aiToolCalls.createdAt))
-    .limit(1))[0];
-  return r ? { at: r.at, message: `${r.tool}: ${r.error ?? "failed"}` } : null;
+export async function callHealth(deps: ActorContext["deps"], companyId: number, credentialKind: string, credentialIds: number[]) {
+  if (!credentialIds.length) return { lastSuccessAt: null, lastError: null, latestFailed: false };
+  await flushToolCalls(deps);
+  const mine = and(eq(aiToolCalls.companyId, companyId), eq(aiToolCalls.credentialKind, credentialKind), inArray(aiToolCalls.credentialId, credentialIds));
+  const failedOnly = or(eq(aiToolCalls.status, "tool_error"), eq(aiToolCalls.status, "protocol_error"));
+  const last = async (cond: SQL | undefined) =>
+    (await deps.db.select().from(aiToolCalls).where(cond).orderBy(desc(aiToolCalls.id)).limit(1))[0];
+  const [okCall, failed, latest] = [await last(and(mine, eq(aiToolCalls.status, "ok"))), await last(and(mine, failedOnly)), await last(mine)];
+  return {
+    lastSuccessAt: okCall?.createdAt ?? null,
+    lastError: failed ? { at: failed.createdAt, message: `${failed.tool}: ${failed.error ?? "failed"}` } : null,
+    latestFailed: !!latest && latest.status !== "ok",
+  };
 }

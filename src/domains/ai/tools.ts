@@ -17,10 +17,9 @@ export const aiConversationsList = defineTool({
   readOnly: true,
   title: "List AI conversations",
   description:
-    "AI agent sessions in this company, newest first: who, which credential, call/error/approval counts, tools used. Filter by person (email or userId), tool, time, errors.",
+    "AI agent sessions, newest first: person, credential, call/error/approval counts, tools. Filter by email, tool, time, errors.",
   input: v.object({
     email: v.optional(v.pipe(v.string(), v.maxLength(320))),
-    userId: v.optional(id),
     tool: v.optional(v.pipe(v.string(), v.maxLength(128))),
     since: v.optional(date),
     until: v.optional(date),
@@ -40,7 +39,7 @@ export const aiConversationsGet = defineTool({
   scope: "ai:read",
   readOnly: true,
   title: "Get an AI conversation",
-  description: "One AI conversation with its tool calls in order: tool, redacted arguments, status, error, duration, approval minted.",
+  description: "One AI conversation and its tool calls in order: tool, redacted arguments, status, error, duration, approval.",
   input: v.object({ id, status: v.optional(v.picklist(["ok", "error"])), ...pageInput }),
   run: async (ctx, input) => {
     await flushToolCalls(ctx.deps);
@@ -79,7 +78,7 @@ export const aiCreditsLedger = defineTool({
   scope: "ai:read",
   readOnly: true,
   title: "AI credit ledger",
-  description: "Credit grants and debits, newest first, each with the balance after. Filter by kind, reason (email.send…), ref, time.",
+  description: "Credit grants and debits, newest first, with the balance after each. Filter by kind, reason, ref, time.",
   input: v.object({
     kind: v.optional(v.picklist(["grant", "debit"])),
     reason: v.optional(v.pipe(v.string(), v.maxLength(64))),

@@ -23,7 +23,7 @@ import { and, desc, eq, gt, inArray, isNull, isNotNull, max } from "drizzle-orm"
 import type { ActorContext, Deps } from "../../core/context";
 import { mailOutbox } from "../../core/tables";
 import { oauthClients, oauthRefreshTokens, oauthTokens } from "../accounts/tables";
-import { lastFailedCall } from "../ai/conversations";
+import { callHealth } from "../ai/conversations";
 import { integrationHealth } from "./tables";
 
 export type IntegrationStatus = "active" | "failing" | "expired" | "disabled" | "configured" | "not_configured";
@@ -95,9 +95,11 @@ export const oauthClientSource: IntegrationSource = {
         .where(eq(oauthTokens.familyId, r.familyId));
       const used = tokens.map((t) => t.lastUsedAt?.getTime() ?? 0).reduce((a, b) => Math.max(a, b), 0);
       const first = tokens.map((t) => t.createdAt.getTime()).reduce((a, b) => Math.min(a, b), r.createdAt.getTime());
-      const failed = await lastFailedCall(deps, companyId, "oauth", tokens.map((t) => t.id));
-      const lastSuccessAt = used ? new Date(used) : null;
-      const failing = !!failed && (!lastSuccessAt || failed.at.getTime() > lastSuccessAt.getTime());
+      // Success and failure from AI history (every tool call is recorded); the token's last use when history has none.
+      const h = await callHealth(deps, companyId, "oauth", tokens.map((t) => t.id));
+      const failed = h.lastError;
+      const lastSuccessAt = h.lastSuccessAt ?? (used && !failed ? new Date(used) : null);
+      const failing = h.latestFailed;
       out.push({
         ref: r.familyId,
         name: clientName ?? r.clientId,

@@ -167,3 +167,8 @@ export async function revokeIntegration(ctx: ActorContext, id: number) {
     return { id: row.id, kind: row.kind, name: live.item.name, status: "revoked", effect };
   });
 }
+
+/** Tests that add a domain to the list: collect the sources again on next use. */
+export function forgetSources(): void {
+  sourcesCache = null;
+}
