@@ -1,6 +1,6 @@
 /**
  * The demo's AI side, per company: agents' conversations (an OAuth client
- * and an API key at work, one session that hit errors, one that minted an
+ * at work, one session that hit errors, one that minted an
  * approval), a credit ledger (a grant, then email sends, PDF exports and
  * embeddings, each with the balance after), a monthly budget, and the
  * connected integrations those conversations came through with their
@@ -9,7 +9,7 @@
  */
 import { randomHex, sha256Hex } from "../../src/core/secrets";
 import { desc, eq } from "drizzle-orm";
-import { mcpKeys, oauthClients, oauthRefreshTokens, oauthTokens } from "../../src/domains/accounts/tables";
+import { oauthClients, oauthRefreshTokens, oauthTokens } from "../../src/domains/accounts/tables";
 import { approvalLinks } from "../../src/domains/approvals/tables";
 import { summariseArgs } from "../../src/domains/ai/redact";
 import { aiConversations, aiCreditAccounts, aiCreditBudgets, aiCreditLedger, aiToolCalls } from "../../src/domains/ai/tables";
@@ -108,10 +108,7 @@ export const demoAi: DemoPart = async (w) => {
   const claude = await oauthConnection(w, { clientId: "plinth_client_demo_claude", name: "Claude Desktop", userId: users.demo, companyId: companies.northwind, scopes: ["sites:write", "approvals:read", "ai:read", "projects:write"], daysAgo: 21 });
   const cursor = await oauthConnection(w, { clientId: "plinth_client_demo_cursor", name: "Cursor", userId: users.maya, companyId: companies.harbor, scopes: ["store:read", "sites:read", "ai:read"], daysAgo: 9 });
 
-  const priyaKey = (await w.tx
-    .insert(mcpKeys)
-    .values({ userId: users.priya, name: "Priya's laptop", hint: "svc_mcp_3f9a1c", secretHash: sha256Hex(randomHex(32)), scopes: ["*"], companyIds: [companies.northwind], lastUsedAt: w.at(1, 3), createdAt: w.at(60) })
-    .returning({ id: mcpKeys.id }))[0]!.id;
+  const zed = await oauthConnection(w, { clientId: "plinth_client_demo_zed", name: "Zed", userId: users.priya, companyId: companies.northwind, scopes: ["projects:read", "kanban:read", "time:read", "ai:read"], daysAgo: 14 });
   const pendingApproval =
     (await w.tx.select({ id: approvalLinks.id }).from(approvalLinks).where(eq(approvalLinks.companyId, companies.northwind)).orderBy(desc(approvalLinks.id)).limit(1))[0]?.id ?? undefined;
 
@@ -127,7 +124,7 @@ export const demoAi: DemoPart = async (w) => {
     ],
   });
   await conversation(w, {
-    companyId: companies.northwind, userId: users.priya, kind: "mcp_key", credentialId: priyaKey, clientName: "Priya's laptop", daysAgo: 1, hoursAgo: 3,
+    companyId: companies.northwind, userId: users.priya, kind: "oauth", credentialId: zed, clientName: "plinth_client_demo_zed", oauthClientId: "plinth_client_demo_zed", daysAgo: 1, hoursAgo: 3,
     calls: [
       { tool: "cards_list", toolset: "kanban", args: { project: "WEB", status: "open" }, ms: 18, minutesIn: 0 },
       { tool: "timesheet_get", toolset: "time", args: { week: "last", groupBy: "project" }, ms: 22, minutesIn: 2, error: "Invalid arguments: unknown argument \"groupBy\"; accepted: week, userId" },

@@ -21,7 +21,7 @@ test("AI history, credits and integrations of both demo companies", async () => 
   // The demo user owns Northwind: every conversation there, including Priya's.
   const nw = await call("ai_conversations_list", { clientId: northwind, email: "priya@northwind.example" });
   expect(nw.total).toBe(1);
-  expect(nw.items[0]).toMatchObject({ calls: 4, errors: 1, credential: { kind: "mcp_key", name: "Priya's laptop" } });
+  expect(nw.items[0]).toMatchObject({ calls: 4, errors: 1, credential: { kind: "oauth", name: "plinth_client_demo_zed" } });
   const claude = (await call("ai_conversations_list", { clientId: northwind, tool: "posts_create" })).items[0];
   expect(claude.oauthClientId).toBe("plinth_client_demo_claude");
   expect(claude.session).toBe("session:9f2c1e7a-claude-desktop");
@@ -43,6 +43,12 @@ test("AI history, credits and integrations of both demo companies", async () => 
     expect(e.balanceAfter).toBe(run);
   }
   expect((await call("ai_credits_balance", { clientId: harbor })).balance).toBe(730);
+  const nwClients = (await call("integrations_list", { clientId: northwind, kind: "oauth_client" })).items.map((x: any) => x.name).sort();
+  expect(nwClients).toEqual(["Claude Desktop", "Zed"]);
+  // Zed's latest call succeeded after its failed one: active, with the error still shown.
+  const zed = (await call("integrations_list", { clientId: northwind, kind: "oauth_client" })).items.find((x: any) => x.name === "Zed");
+  expect(zed.status).toBe("active");
+  expect(zed.health.lastError).toContain("timesheet_get: Invalid arguments");
 
   for (const [company, name] of [
     [northwind, "Claude Desktop"],
@@ -50,9 +56,8 @@ test("AI history, credits and integrations of both demo companies", async () => 
   ] as const) {
     const list = await call("integrations_list", { clientId: company });
     const kinds = list.items.map((x: any) => x.kind).sort();
-    expect(kinds).toEqual(["embeddings", "oauth_client", "object_storage", "smtp"]);
-    const oauth = list.items.find((x: any) => x.kind === "oauth_client");
-    expect(oauth.name).toBe(name);
+    expect([...new Set(kinds)]).toEqual(["embeddings", "oauth_client", "object_storage", "smtp"]);
+    const oauth = list.items.find((x: any) => x.kind === "oauth_client" && x.name === name);
     expect(oauth.health.lastSuccessAt).not.toBeNull();
     expect(oauth.health.expiresAt).not.toBeNull();
     const storage = list.items.find((x: any) => x.kind === "object_storage");
