@@ -251,4 +251,14 @@ describe("racing debits", () => {
     expect(await balance(c)).toBe(968);
     expect(Number((await row(a.deps, "SELECT spent FROM ai_credit_budgets WHERE company_id = ?", c))!.spent)).toBe(32);
   }, 60_000);
+
+  test("racing debits across a threshold notify once", async () => {
+    const c = await company("Race Alert Co");
+    await grantCredits(a.deps, { companyId: c, amount: 1000 });
+    await setBudget(a.deps, { companyId: c, monthlyLimit: 100, thresholds: [50] });
+    await Promise.all(Array.from({ length: 10 }, (_, i) => debit(servers[i % servers.length]!, c, 10)));
+    const notes = await rows(a.deps, "SELECT user_id FROM notifications WHERE company_id = ? AND type = 'credits.budget_threshold'", c);
+    expect(notes.map((n) => Number(n.user_id)).sort((x, y) => x - y)).toEqual([users.owner, users.admin].sort((x, y) => x - y));
+    expect((await rows(a.deps, "SELECT id FROM events WHERE company_id = ? AND type = 'credits.budget_threshold_reached'", c)).length).toBe(1);
+  }, 60_000);
 });

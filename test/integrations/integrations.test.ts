@@ -139,6 +139,15 @@ describe("listing with health", () => {
     expect((await ok(admin, "integrations_list", { status: "failing" })).items.map((x: any) => x.kind).sort()).toEqual(["smtp"]);
   });
 
+  test("racing first lists give each integration one id", async () => {
+    const fresh = await createCompany(s.deps, { name: "Fresh Co", ownerUserId: ana.id });
+    const c = await mcpClient(s.url, (await mintMcpKey(s.deps, { userId: ana.id, scopes: ["integrations:read"], companyIds: [fresh.id] })).key);
+    const lists = await Promise.all(Array.from({ length: 10 }, () => ok(c, "integrations_list")));
+    const ids = lists.map((l) => l.items.map((x: any) => x.id).sort((p: number, q: number) => p - q).join(","));
+    expect(new Set(ids).size).toBe(1);
+    expect((await rows(s.deps, "SELECT id FROM integrations WHERE company_id = ?", fresh.id)).length).toBe(lists[0].total);
+  });
+
   test("bad filters are refused clearly", async () => {
     const r = await callTool(admin, "integrations_list", { kind: "carrier_pigeon" });
     expect(r.isError).toBe(true);
