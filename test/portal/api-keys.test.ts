@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { addMember, callTool, createCompany, createUser, mcpClient, mintMcpKey, rawMcp } from "../fixtures/accounts";
 import { jsonValue, row, startTestServer, type TestServer } from "../harness";
 import { areasWithTools, Browser, pageText, readForms } from "../oauth/helpers";
+import { SCOPES } from "../../src/core/scopes";
 
 let s: TestServer;
 let ana: Browser;
@@ -38,7 +39,10 @@ describe("the create form", () => {
     const groups = [...new Set(form.fields.filter((f) => f.type === "radio").map((f) => f.name))];
     expect(groups).toEqual(areasWithTools().map((d) => `access_${d}`));
     for (const g of groups) {
-      expect(form.fields.filter((f) => f.name === g).map((f) => f.value)).toEqual(["none", "read", "write"]);
+      // Read-only areas (ai; hosting and billing later) offer no "write".
+      const area = g.slice("access_".length);
+      const writable = SCOPES.some((x) => x.startsWith(`${area}:`) && !x.endsWith(":read"));
+      expect(form.fields.filter((f) => f.name === g).map((f) => f.value)).toEqual(writable ? ["none", "read", "write"] : ["none", "read"]);
       expect(form.fields.find((f) => f.name === g && f.checked)?.value).toBe("none");
     }
     const full = form.fields.filter((f) => f.name === "full_access");
