@@ -14,6 +14,7 @@ import sqlite11 from "./sqlite/0011_booking_reminders.sql" with { type: "text" }
 import sqlite12 from "./sqlite/0012_crm.sql" with { type: "text" };
 import sqlite13 from "./sqlite/0013_hosting_billing.sql" with { type: "text" };
 import sqlite14 from "./sqlite/0014_chat.sql" with { type: "text" };
+import sqlite15 from "./sqlite/0015_ai_integrations.sql" with { type: "text" };
 import pg0 from "./pg/0000_init.sql" with { type: "text" };
 import pg1 from "./pg/0001_media_blobs.sql" with { type: "text" };
 import pg2 from "./pg/0002_idempotency_keys.sql" with { type: "text" };
@@ -29,6 +30,7 @@ import pg11 from "./pg/0011_booking_reminders.sql" with { type: "text" };
 import pg12 from "./pg/0012_crm.sql" with { type: "text" };
 import pg13 from "./pg/0013_hosting_billing.sql" with { type: "text" };
 import pg14 from "./pg/0014_chat.sql" with { type: "text" };
+import pg15 from "./pg/0015_ai_integrations.sql" with { type: "text" };
 
 export interface Migration {
   tag: string;
@@ -52,6 +54,7 @@ export const migrations: Record<"sqlite" | "pg", Migration[]> = {
     { tag: "0012_crm", sql: sqlite12 },
     { tag: "0013_hosting_billing", sql: sqlite13 },
     { tag: "0014_chat", sql: sqlite14 },
+    { tag: "0015_ai_integrations", sql: sqlite15 },
   ],
   pg: [
     { tag: "0000_init", sql: pg0 },
@@ -69,5 +72,6 @@ export const migrations: Record<"sqlite" | "pg", Migration[]> = {
     { tag: "0012_crm", sql: pg12 },
     { tag: "0013_hosting_billing", sql: pg13 },
     { tag: "0014_chat", sql: pg14 },
+    { tag: "0015_ai_integrations", sql: pg15 },
   ],
 };

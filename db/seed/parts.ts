@@ -16,6 +16,7 @@ import { demoCrm } from "./demo-crm";
 import { demoHosting } from "./demo-hosting";
 import { demoBilling } from "./demo-billing";
 import { demoChat } from "./demo-chat";
+import { demoAi } from "./demo-ai";
 
 type Tx = Parameters<Parameters<Deps["db"]["transaction"]>[0]>[0];
 
@@ -37,4 +38,4 @@ export interface DemoWorld {
 
 export type DemoPart = (world: DemoWorld) => Promise<void>;
 
-export const DEMO_PARTS: DemoPart[] = [demoTickets, demoPeople, demoBookings, demoDecks, demoSurveys, seedProjects, demoCrm, demoHosting, demoBilling, demoChat];
+export const DEMO_PARTS: DemoPart[] = [demoTickets, demoPeople, demoBookings, demoDecks, demoSurveys, seedProjects, demoCrm, demoHosting, demoBilling, demoChat, demoAi];

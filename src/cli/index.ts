@@ -5,5 +5,6 @@ import { restKeyCommands } from "./rest-keys";
 import { accountCommands } from "./accounts";
 import { dbCommands } from "./db";
 import { backupCommands } from "./backup";
+import { creditCommands } from "./credits";
 
-export const commands: Command[] = [...serverCommands, ...restKeyCommands, ...accountCommands, ...dbCommands, ...backupCommands];
+export const commands: Command[] = [...serverCommands, ...restKeyCommands, ...accountCommands, ...dbCommands, ...backupCommands, ...creditCommands];

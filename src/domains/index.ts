@@ -4,6 +4,8 @@
  */
 import type { Domain } from "../mcp/define";
 import { accountsDomain } from "./accounts/tools";
+import { aiDomain } from "./ai/tools";
+import { integrationsDomain } from "./integrations/tools";
 import { useDomains } from "./approvals/registry";
 import { approvalsDomain } from "./approvals/tools";
 import { bookingsDomain } from "./bookings/tools";
@@ -42,6 +44,8 @@ export const domains: Domain[] = [
   hostingDomain,
   billingDomain,
   chatDomain,
+  aiDomain,
+  integrationsDomain,
 ];
 
 // The approvals workflow reads the list from here (see approvals/registry.ts).

@@ -8,7 +8,7 @@ import { ProtocolError, ResourceNotFoundError } from "@modelcontextprotocol/serv
 import * as v from "valibot";
 import type { ActorContext, CompanyAccess, Deps, Principal } from "../core/context";
 import { authorize, covers } from "../core/scopes";
-import type { ResourceDef } from "./define";
+import type { ResourceDef, ToolCallObserver, ToolCallRecord } from "./define";
 import { argumentProblem, closest, issuesMessage } from "./arguments";
 import { takesIdempotencyKey, withIdempotency } from "./idempotency";
 import { INVALID_PARAMS, mapToolError, toolError, toolOk, type ToolResult } from "./errors";
@@ -25,6 +25,8 @@ export interface McpEnv {
   requestId: string;
   /** Told how each tools/call ended, for the access log and metrics (src/ops/telemetry.ts). */
   observe?: (outcome: ToolOutcome) => void;
+  /** The client's Mcp-Session-Id header, if it sent one (AI history groups calls by it). */
+  sessionId?: string | null;
 }
 
 /** Stand-in company for whoami on a connection that reaches none: it is never used to read or write. */
@@ -97,19 +99,68 @@ export function unknownTool(name: unknown, env?: McpEnv): ProtocolError {
   return new ProtocolError(INVALID_PARAMS, `Unknown tool: ${shown}.${hint}`);
 }
 
-export async function callTool(env: McpEnv, name: string, args: unknown): Promise<ToolResult> {
-  if (!env.observe) return runTool(env, name, args);
+/** `meta`: the request's params._meta, passed on to toolCallObservers. */
+export async function callTool(env: McpEnv, name: string, args: unknown, meta?: unknown): Promise<ToolResult> {
+  const observers = env.registry.observers;
+  if (!env.observe && observers.length === 0) return runTool(env, name, args);
+  const settled: Settled = { company: null };
+  const startedAt = observers.length ? env.deps.clock.now() : null;
+  const t0 = performance.now();
   try {
-    const r = await runTool(env, name, args);
-    env.observe(r.isError ? "tool_error" : "ok");
+    const r = await runTool(env, name, args, settled);
+    env.observe?.(r.isError ? "tool_error" : "ok");
+    if (startedAt) tell(env, observers, name, args, meta, settled, r.isError ? "tool_error" : "ok", r.content[0]?.text ?? null, startedAt, t0);
     return r;
   } catch (e) {
-    env.observe("protocol_error");
+    env.observe?.("protocol_error");
+    if (startedAt) tell(env, observers, name, args, meta, settled, "protocol_error", null, startedAt, t0);
     throw e;
   }
 }
 
-async function runTool(env: McpEnv, name: string, args: unknown): Promise<ToolResult> {
+/** What runTool settled, for the observers. */
+interface Settled {
+  company: CompanyAccess | null;
+}
+
+function tell(
+  env: McpEnv,
+  observers: readonly ToolCallObserver[],
+  name: string,
+  args: unknown,
+  meta: unknown,
+  settled: Settled,
+  outcome: ToolCallRecord["outcome"],
+  resultText: string | null,
+  startedAt: Date,
+  t0: number,
+) {
+  const company = settled.company && settled.company !== NO_COMPANY ? settled.company.id : null;
+  const rec: ToolCallRecord = {
+    deps: env.deps,
+    principal: env.principal,
+    companyId: company,
+    tool: String(name).slice(0, 200),
+    toolset: env.registry.byName.get(name)?.def.toolset ?? null,
+    args,
+    meta: isPlainObject(meta) ? meta : null,
+    sessionId: env.sessionId ?? null,
+    outcome,
+    resultText,
+    startedAt,
+    durationMs: performance.now() - t0,
+    requestId: env.requestId,
+  };
+  for (const o of observers) {
+    try {
+      o(rec);
+    } catch {
+      // An observer never fails the call it observes.
+    }
+  }
+}
+
+async function runTool(env: McpEnv, name: string, args: unknown, settled?: Settled): Promise<ToolResult> {
   const reg = env.registry.byName.get(name);
   // A tool the caller may not see answers exactly like one that does not exist.
   if (!reg || !env.registry.isCallable(reg.def, env.principal, env.filter)) throw unknownTool(name, env);
@@ -127,6 +178,7 @@ async function runTool(env: McpEnv, name: string, args: unknown): Promise<ToolRe
     if (typeof c === "string") return toolError(c);
     company = c;
   }
+  if (settled) settled.company = company;
   const ctx: ActorContext = { deps: env.deps, principal: env.principal, company, requestId: env.requestId };
   try {
     // Who may call comes before what was passed: a viewer is told it may not

@@ -18,6 +18,7 @@ import type { EventDef, Subscriber } from "../core/events";
 import type { JobDef } from "../core/jobs";
 import type { Role } from "../core/roles";
 import type { ApprovalKind, ApprovalSupport, StagedTarget } from "../domains/approvals/kinds";
+import type { IntegrationSource } from "../domains/integrations/sources";
 
 /** Entity types the approval workflow knows (interface.md section 3). */
 export type ApprovalEntityType =
@@ -125,7 +126,46 @@ export interface Domain {
    * same-origin check on every form post.
    */
   publicPages?: PublicPages[];
+  /**
+   * Told how every MCP tool call ended (src/mcp/call.ts), after its answer
+   * is settled: AI history records them. Called synchronously on the hot
+   * path, so an observer only queues what it needs and returns; whatever
+   * it throws is swallowed (an observer never fails a call).
+   */
+  toolCallObservers?: ToolCallObserver[];
+  /**
+   * Connections this domain owns (webhook subscriptions…), listed with
+   * their health by integrations_list and revoked by integrations_revoke
+   * (src/domains/integrations/sources.ts).
+   */
+  integrations?: IntegrationSource[];
 }
+
+/** One finished tools/call, as toolCallObservers see it. */
+export interface ToolCallRecord {
+  deps: Deps;
+  principal: ActorContext["principal"];
+  /** The company the call acted for; null when none was settled (a refused clientId). */
+  companyId: number | null;
+  tool: string;
+  /** The tool's toolset; null for an unknown or hidden name. */
+  toolset: string | null;
+  /** The arguments as the client sent them (observers must redact before keeping anything). */
+  args: unknown;
+  /** params._meta of the request, when the client sent one. */
+  meta: Record<string, unknown> | null;
+  /** The client's session header (Mcp-Session-Id), when sent. */
+  sessionId: string | null;
+  outcome: "ok" | "tool_error" | "protocol_error";
+  /** The result's text (JSON for ok results, the message for errors); null for protocol errors. */
+  resultText: string | null;
+  /** When the call started, by deps.clock. */
+  startedAt: Date;
+  durationMs: number;
+  requestId: string;
+}
+
+export type ToolCallObserver = (call: ToolCallRecord) => void;
 
 export interface PublicPages {
   /** `/s`, `/b`…: one path segment, not one the app already uses. */

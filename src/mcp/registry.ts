@@ -15,7 +15,7 @@ import type { Principal } from "../core/context";
 import { listEvents } from "../core/events";
 import { covers, SCOPES } from "../core/scopes";
 import { ROLES } from "../core/roles";
-import type { Domain, ResourceDef, ToolDef } from "./define";
+import type { Domain, ResourceDef, ToolCallObserver, ToolDef } from "./define";
 import { discoveryDomain, DISCOVERY_LISTED, DISCOVERY_ONLY } from "./discovery";
 import { takesIdempotencyKey } from "./idempotency";
 
@@ -80,6 +80,8 @@ export interface Registry {
   listKey(principal: Principal, filter: ToolFilter): string;
   /** Resources this caller may list and read. */
   visibleResources(principal: Principal): ResourceDef[];
+  /** Every domain's toolCallObservers, told how each tools/call ended (src/mcp/call.ts). */
+  observers: ToolCallObserver[];
 }
 
 /** One short sentence, once per tool; only connections that reach several companies see clientId at all. */
@@ -387,6 +389,7 @@ export function buildRegistry(domainList: readonly Domain[]): Registry {
     return resources.filter((r) => covers(p.scopes, r.scope) && (!r.singleCompanyOnly || p.companies.length === 1));
   }
 
-  self = { tools, byName: sortedByName, resources, toolsets, isVisible, isCallable, listResult, listKey, visibleResources };
+  const observers = domains.flatMap((d) => d.toolCallObservers ?? []);
+  self = { tools, byName: sortedByName, resources, toolsets, isVisible, isCallable, listResult, listKey, visibleResources, observers };
   return self;
 }

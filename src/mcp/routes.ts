@@ -220,7 +220,15 @@ export function mcpRoutes(deps: Deps, reg: Registry = registry(), opts: { limite
     if (limited instanceof Promise) limited = await limited;
     if (limited) return limited;
 
-    const env: McpEnv = { deps, principal, registry: reg, filter, requestId, observe: rec && ((o) => rec.toolOutcome(o)) };
+    const env: McpEnv = {
+      deps,
+      principal,
+      registry: reg,
+      filter,
+      requestId,
+      observe: rec && ((o) => rec.toolOutcome(o)),
+      sessionId: req.headers.get("mcp-session-id"),
+    };
     const isTool = (name: string) => reg.byName.has(name);
 
     if (!Array.isArray(body)) {

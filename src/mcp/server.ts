@@ -53,7 +53,7 @@ export function makeServer(env: McpEnv): Server {
     instructions: INSTRUCTIONS,
   });
   server.setRequestHandler("tools/list", () => env.registry.listResult(env.principal, env.filter) as never);
-  server.setRequestHandler("tools/call", (req) => callTool(env, req.params.name, req.params.arguments) as never);
+  server.setRequestHandler("tools/call", (req) => callTool(env, req.params.name, req.params.arguments, req.params._meta) as never);
   server.setRequestHandler("resources/list", () => ({
     resources: env.registry.visibleResources(env.principal).map((r) => ({
       uri: r.uri,
@@ -277,7 +277,7 @@ export async function fastPath(request: Request, message: Record<string, unknown
   if (params.arguments !== undefined && !isObject(params.arguments)) return null;
   if (!(await legacyEra(request, message, params))) return null;
   try {
-    return rpcResult(id, JSON.stringify(await callTool(env, params.name, params.arguments)));
+    return rpcResult(id, JSON.stringify(await callTool(env, params.name, params.arguments, params._meta)));
   } catch (e) {
     if (!(e instanceof ProtocolError)) throw e;
     return new Response(JSON.stringify({ jsonrpc: "2.0", id, error: { code: e.code, message: e.message } }), {

@@ -26,6 +26,7 @@ export const NOTIFICATION_TYPES: readonly NotificationType[] = [
   { type: "hosting.incident_resolved", label: "A site domain is back up", inApp: true, email: true },
   { type: "hosting.certificate_problem", label: "A site's TLS certificate is expiring, expired or invalid", inApp: true, email: true },
   { type: "invoice.overdue", label: "An invoice became overdue", inApp: true, email: true },
+  { type: "credits.budget_threshold", label: "Your company's AI credit spending reached a budget threshold", inApp: true, email: true },
   { type: "message", label: "Messages from your team and its agents", inApp: true, email: false },
 ];
 

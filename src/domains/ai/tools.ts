@@ -1,0 +1,111 @@
+/** The ai toolset: AI history (every MCP tool call, grouped into conversations) and AI credits. */
+import * as v from "valibot";
+import { pageInput } from "../../core/pagination";
+import { defineTool, type Domain } from "../../mcp/define";
+import { getConversation, listConversations, searchConversations } from "./conversations";
+import { creditBalance, creditLedger, creditUsage } from "./credits";
+import { AI_EVENTS } from "./events";
+import { flushToolCalls, observeToolCall } from "./recorder";
+
+const id = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(Number.MAX_SAFE_INTEGER));
+const date = v.pipe(v.string(), v.maxLength(40));
+
+export const aiConversationsList = defineTool({
+  name: "ai_conversations_list",
+  toolset: "ai",
+  scope: "ai:read",
+  readOnly: true,
+  title: "List AI conversations",
+  description:
+    "AI agent sessions, newest first: person, credential, call/error/approval counts, tools. Filter by email, tool, time, errors.",
+  input: v.object({
+    email: v.optional(v.pipe(v.string(), v.maxLength(320))),
+    tool: v.optional(v.pipe(v.string(), v.maxLength(128))),
+    since: v.optional(date),
+    until: v.optional(date),
+    hasErrors: v.optional(v.boolean()),
+    hasApprovals: v.optional(v.boolean()),
+    ...pageInput,
+  }),
+  run: async (ctx, input) => {
+    await flushToolCalls(ctx.deps);
+    return await listConversations(ctx, input);
+  },
+});
+
+export const aiConversationsGet = defineTool({
+  name: "ai_conversations_get",
+  toolset: "ai",
+  scope: "ai:read",
+  readOnly: true,
+  title: "Get an AI conversation",
+  description: "One AI conversation and its tool calls in order: tool, redacted arguments, status, error, duration, approval.",
+  input: v.object({ id, status: v.optional(v.picklist(["ok", "error"])), ...pageInput }),
+  run: async (ctx, input) => {
+    await flushToolCalls(ctx.deps);
+    return await getConversation(ctx, input);
+  },
+});
+
+export const aiConversationsSearch = defineTool({
+  name: "ai_conversations_search",
+  toolset: "ai",
+  scope: "ai:read",
+  readOnly: true,
+  title: "Search AI history",
+  description: "Find AI conversations whose calls mention a tool name, argument value or error text; newest match first.",
+  input: v.object({ query: v.pipe(v.string(), v.maxLength(200)), since: v.optional(date), until: v.optional(date), ...pageInput }),
+  run: async (ctx, input) => {
+    await flushToolCalls(ctx.deps);
+    return await searchConversations(ctx, input);
+  },
+});
+
+export const aiCreditsBalance = defineTool({
+  name: "ai_credits_balance",
+  toolset: "ai",
+  scope: "ai:read",
+  readOnly: true,
+  title: "AI credit balance",
+  description: "This company's AI credit balance, its monthly budget (spent, remaining, thresholds) and the last ledger entry.",
+  input: v.object({}),
+  run: async (ctx) => await creditBalance(ctx),
+});
+
+export const aiCreditsLedger = defineTool({
+  name: "ai_credits_ledger",
+  toolset: "ai",
+  scope: "ai:read",
+  readOnly: true,
+  title: "AI credit ledger",
+  description: "Credit grants and debits, newest first, with the balance after each. Filter by kind, reason, ref, time.",
+  input: v.object({
+    kind: v.optional(v.picklist(["grant", "debit"])),
+    reason: v.optional(v.pipe(v.string(), v.maxLength(64))),
+    ref: v.optional(v.pipe(v.string(), v.maxLength(200))),
+    since: v.optional(date),
+    until: v.optional(date),
+    ...pageInput,
+  }),
+  run: async (ctx, input) => await creditLedger(ctx, input),
+});
+
+export const aiCreditsUsage = defineTool({
+  name: "ai_credits_usage",
+  toolset: "ai",
+  scope: "ai:read",
+  readOnly: true,
+  title: "AI credit usage",
+  description: "Credits spent from..to (default: this UTC month), grouped by reason or day, with totals debited and granted.",
+  input: v.object({ from: v.optional(date), to: v.optional(date), groupBy: v.optional(v.picklist(["reason", "day"]), "reason") }),
+  run: async (ctx, input) => await creditUsage(ctx, input),
+});
+
+export const aiDomain: Domain = {
+  name: "ai",
+  title: "AI history and credits",
+  description: "What AI agents did (tool calls grouped into conversations) and the company's AI credits.",
+  tools: [aiConversationsList, aiConversationsGet, aiConversationsSearch, aiCreditsBalance, aiCreditsLedger, aiCreditsUsage],
+  events: AI_EVENTS,
+  toolCallObservers: [observeToolCall],
+};

@@ -1,0 +1,64 @@
+/** The integrations toolset: what the company has connected, its health, and revoking it. */
+import * as v from "valibot";
+import { pageInput } from "../../core/pagination";
+import { defineTool, type Domain } from "../../mcp/define";
+import { checkObjectStorage } from "./sources";
+import { getIntegration, integrationRevoked, listIntegrations, revokeIntegration } from "./verbs";
+
+const id = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(Number.MAX_SAFE_INTEGER));
+
+export const integrationsList = defineTool({
+  name: "integrations_list",
+  toolset: "integrations",
+  scope: "integrations:read",
+  readOnly: true,
+  title: "List integrations",
+  description:
+    "What this company connected (OAuth AI clients, SMTP, storage, embeddings, webhooks) with health: last success/error, token expiry. Failing first.",
+  input: v.object({
+    kind: v.optional(v.pipe(v.string(), v.maxLength(40))),
+    status: v.optional(v.picklist(["active", "failing", "expired", "disabled", "configured", "not_configured"])),
+    ...pageInput,
+  }),
+  run: async (ctx, input) => await listIntegrations(ctx, input),
+});
+
+export const integrationsGet = defineTool({
+  name: "integrations_get",
+  toolset: "integrations",
+  scope: "integrations:read",
+  readOnly: true,
+  title: "Get an integration",
+  description: "One integration by id with its health and details (scopes, host); a revoked one says when and by whom.",
+  input: v.object({ id }),
+  run: async (ctx, input) => await getIntegration(ctx, input.id),
+});
+
+export const integrationsRevoke = defineTool({
+  name: "integrations_revoke",
+  toolset: "integrations",
+  scope: "integrations:write",
+  readOnly: false,
+  destructive: true,
+  title: "Revoke an integration",
+  description:
+    "Disconnect an integration: an OAuth AI client's tokens stop at once (or lose this company if they reach others). Server settings cannot be revoked.",
+  input: v.object({ id }),
+  run: async (ctx, input) => await revokeIntegration(ctx, input.id),
+});
+
+export const integrationsDomain: Domain = {
+  name: "integrations",
+  title: "Integrations",
+  description: "Connected AI clients, SMTP, storage, embeddings and webhooks: health and revoke.",
+  tools: [integrationsList, integrationsGet, integrationsRevoke],
+  events: [integrationRevoked],
+  jobs: [
+    {
+      name: "integrations.storage_check",
+      description: "Writes, reads back and removes a small object in media storage; the result is object storage's health.",
+      everyMs: 15 * 60_000,
+      run: checkObjectStorage,
+    },
+  ],
+};
