@@ -55,6 +55,16 @@ export interface Config {
   smtpUrl: string | null;
   /** The From of every message Plinth sends, `Name <address>` or an address; required with smtpUrl. */
   mailFrom: string | null;
+  /**
+   * OpenAI-compatible embeddings endpoint for the brain's hybrid search
+   * (POST <url>/v1/embeddings, or the URL itself when it ends in /embeddings);
+   * null: brain search is full text only.
+   */
+  embeddingsUrl: string | null;
+  /** Bearer key sent to embeddingsUrl, if it needs one. */
+  embeddingsKey: string | null;
+  /** Model name sent with each embeddings request. */
+  embeddingsModel: string;
 }
 
 /**
@@ -117,6 +127,9 @@ export const SETTINGS: readonly Setting[] = [
   },
   { flag: null, env: "PLINTH_SMTP_URL", value: "<url>", group: "server", help: "send mail through smtp://user:pass@host:587 (STARTTLS) or smtps://…:465; unset: mail is only recorded" },
   { flag: "mail-from", env: "PLINTH_MAIL_FROM", value: "<from>", group: "server", help: "From of outgoing mail, e.g. \"Plinth <plinth@example.com>\" (required with PLINTH_SMTP_URL)" },
+  { flag: null, env: "PLINTH_EMBEDDINGS_URL", value: "<url>", group: "server", help: "OpenAI-compatible embeddings endpoint (…/v1/embeddings) for the brain's hybrid search; unset: full text only" },
+  { flag: null, env: "PLINTH_EMBEDDINGS_KEY", value: "<key>", group: "server", help: "bearer key for PLINTH_EMBEDDINGS_URL" },
+  { flag: null, env: "PLINTH_EMBEDDINGS_MODEL", value: "<name>", group: "server", help: "embeddings model name (default text-embedding-3-small)" },
   { flag: "shutdown-grace-ms", env: "PLINTH_SHUTDOWN_GRACE_MS", value: "<ms>", group: "server", help: "on SIGTERM/SIGINT, how long requests in flight may finish (default 10000)" },
 ];
 
@@ -261,7 +274,12 @@ export function loadConfig(flags: Record<string, string | true> = {}, env: Sourc
   if (mailFrom !== null && !/^(?:[^<>\r\n"]{0,100}<[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+)$/.test(mailFrom))
     throw new ConfigError(`PLINTH_MAIL_FROM must be an address or "Name <address>", got "${mailFrom.slice(0, 200)}"`);
   if (smtpUrl !== null && mailFrom === null) throw new ConfigError("PLINTH_SMTP_URL needs PLINTH_MAIL_FROM (the From of outgoing mail)");
+  const embeddingsUrl = secret("PLINTH_EMBEDDINGS_URL") ?? null;
+  if (embeddingsUrl !== null && !/^https?:\/\/\S+$/i.test(embeddingsUrl)) throw new ConfigError("PLINTH_EMBEDDINGS_URL must be an http:// or https:// URL");
   return {
+    embeddingsUrl,
+    embeddingsKey: secret("PLINTH_EMBEDDINGS_KEY") ?? null,
+    embeddingsModel: secret("PLINTH_EMBEDDINGS_MODEL") || "text-embedding-3-small",
     smtpUrl,
     mailFrom,
     memorySoftLimitMb,

@@ -7,6 +7,7 @@ import { accountsDomain } from "./accounts/tools";
 import { useDomains } from "./approvals/registry";
 import { approvalsDomain } from "./approvals/tools";
 import { bookingsDomain } from "./bookings/tools";
+import { brainDomain } from "./brain/tools";
 import { brandingDomain } from "./branding/tools";
 import { cmsDomain } from "./cms/tools";
 import { notificationsDomain } from "./notifications/tools";
@@ -34,6 +35,7 @@ export const domains: Domain[] = [
   decksDomain,
   surveysDomain,
   ...workDomains,
+  brainDomain,
 ];
 
 // The approvals workflow reads the list from here (see approvals/registry.ts).

@@ -1,0 +1,82 @@
+/**
+ * Brain full text on SQLite: the FTS5 table brain_fts (title, search_text;
+ * porter stemming over unicode61, diacritics folded), ranked by bm25 with
+ * the title weighing ten times the body. Queries are built from the parsed
+ * tree only (search-query.ts): every word is a quoted FTS5 string.
+ */
+import type { Store } from "../../core/db";
+import { END_MARK, START_MARK, toDate, type ParsedQuery, type Term } from "./search-query";
+import type { Hit, SearchEngine, SearchFilters } from "./search-engine";
+
+const term = (t: Term) => `"${t.words.join(" ")}"${t.prefix ? "*" : ""}`;
+
+export function ftsExpression(q: ParsedQuery): string {
+  const must = q.must.map((c) => (c.any.length > 1 ? `(${c.any.map(term).join(" OR ")})` : term(c.any[0]!))).join(" AND ");
+  return q.not.length ? `(${must}) NOT (${q.not.map(term).join(" OR ")})` : must;
+}
+
+function where(q: ParsedQuery, f: SearchFilters): { sql: string; params: unknown[] } {
+  const parts = ["brain_fts MATCH ?", "r.company_id = ?"];
+  const params: unknown[] = [ftsExpression(q), f.companyId];
+  if (f.kinds?.length) {
+    parts.push(`r.kind IN (${f.kinds.map(() => "?").join(", ")})`);
+    params.push(...f.kinds);
+  }
+  if (f.topicId !== undefined) {
+    parts.push("r.id IN (SELECT from_id FROM brain_relations WHERE to_id = ? AND type = 'about')");
+    params.push(f.topicId);
+  }
+  if (f.authorUserId !== undefined) {
+    parts.push("r.created_by_user_id = ?");
+    params.push(f.authorUserId);
+  }
+  if (f.from) {
+    parts.push("r.at >= ?");
+    params.push(f.from.getTime());
+  }
+  if (f.to) {
+    parts.push("r.at < ?");
+    params.push(f.to.getTime());
+  }
+  if (f.ids) {
+    parts.push(f.ids.length ? `r.id IN (${f.ids.map(() => "?").join(", ")})` : "0");
+    params.push(...f.ids);
+  }
+  return { sql: parts.join(" AND "), params };
+}
+
+/** The body's passage when the match is there; else the marked title and how the body starts (as ts_headline over both reads). */
+function snippetOf(title: string, body: string): string {
+  const b = body.replace(/\s+/g, " ").trim();
+  if (b.includes(START_MARK) || !title.includes(START_MARK)) return b || title;
+  return b ? `${title} — ${b}` : title;
+}
+
+export const sqliteSearch: SearchEngine = {
+  async search(store: Store, q: ParsedQuery, f: SearchFilters, limit: number, offset: number) {
+    const w = where(q, f);
+    const rows = await store.query<Record<string, unknown>>(
+      `SELECT r.id, r.kind, r.title, r.at, r.updated_at, -bm25(brain_fts, 10.0, 1.0) AS rank,
+              snippet(brain_fts, 0, '${START_MARK}', '${END_MARK}', '…', 24) AS title_snippet,
+              snippet(brain_fts, 1, '${START_MARK}', '${END_MARK}', '…', 24) AS snippet
+         FROM brain_fts JOIN brain_records r ON r.id = brain_fts.rowid
+        WHERE ${w.sql}
+        ORDER BY rank DESC, r.id DESC LIMIT ? OFFSET ?`,
+      [...w.params, limit, offset],
+    );
+    const total =
+      rows.length < limit && offset === 0
+        ? rows.length
+        : Number((await store.query<{ n: number }>(`SELECT count(*) AS n FROM brain_fts JOIN brain_records r ON r.id = brain_fts.rowid WHERE ${w.sql}`, w.params))[0]!.n);
+    const hits: Hit[] = rows.map((r) => ({
+      id: Number(r.id),
+      kind: String(r.kind),
+      title: String(r.title),
+      rank: Number(r.rank),
+      snippet: snippetOf(String(r.title_snippet ?? ""), String(r.snippet ?? "")),
+      at: toDate(r.at),
+      updatedAt: toDate(r.updated_at),
+    }));
+    return { hits, total };
+  },
+};
