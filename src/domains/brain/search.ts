@@ -13,7 +13,7 @@ import type { ActorContext } from "../../core/context";
 import { invalid } from "../../core/errors";
 import { memberFor, readAccess, recordFor, type RecordRef } from "./access";
 import { embeddingsOn, vectorSearch, type VectorHit } from "./embeddings";
-import { anyOf, parseQuery, questionQuery, type ParsedQuery } from "./search-query";
+import { anyOf, MAX_TERMS, parseQuery, questionQuery, type ParsedQuery } from "./search-query";
 import { searchEngine, type Hit, type SearchFilters } from "./search-engine";
 import { brainRecords, brainRelations, type RecordKind } from "./tables";
 
@@ -126,7 +126,7 @@ export async function searchBrain(ctx: ActorContext, input: FilterInput & { quer
   const f = await filtersOf(ctx, input);
   const semantic = embeddingsOn(ctx.deps) && input.mode !== "text";
   const notes: string[] = [];
-  if (q.dropped) notes.push(`Only the first ${q.must.length + q.not.length} terms were used.`);
+  if (q.dropped) notes.push(`Only the first ${MAX_TERMS} terms were used.`);
   let relaxed = false;
   let items: Ranked[];
   let total: number;
