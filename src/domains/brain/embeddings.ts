@@ -23,6 +23,10 @@ const BATCH = 32;
 const MAX_ATTEMPTS = 12;
 const TIMEOUT_MS = 10_000;
 const QUERY_TIMEOUT_MS = 2_500;
+/** Cosine below this is not a match by meaning (text-embedding-3 puts unrelated passages around 0.1–0.2). */
+export const MIN_SIMILARITY = 0.3;
+/** …nor is a passage far behind the best one. */
+const RELATIVE_SIMILARITY = 0.6;
 
 export function embeddingsOn(deps: Deps): boolean {
   return !!deps.config.embeddingsUrl;
@@ -194,7 +198,12 @@ export async function vectorSearch(deps: Deps, companyId: number, query: string,
     const cur = best.get(r.recordId);
     if (!cur || score > cur.score) best.set(r.recordId, { recordId: r.recordId, score, text: r.text });
   }
-  return [...best.values()].sort((a, b) => b.score - a.score || a.recordId - b.recordId).slice(0, limit);
+  // Every vector is "nearest" to something: only passages close in absolute terms and to the best match count as matches.
+  const top = Math.max(0, ...[...best.values()].map((h) => h.score));
+  return [...best.values()]
+    .filter((h) => h.score >= MIN_SIMILARITY && h.score >= top * RELATIVE_SIMILARITY)
+    .sort((a, b) => b.score - a.score || a.recordId - b.recordId)
+    .slice(0, limit);
 }
 
 export async function embeddingStatus(deps: Deps, companyId: number) {
