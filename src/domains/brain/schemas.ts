@@ -25,9 +25,9 @@ const isRef = (x: unknown) => (typeof x === "number" && Number.isSafeInteger(x))
  * id, "#id" or title. Published without a type ({}): "integer or string"
  * costs every listing ~50 bytes per reference, and the check says it all.
  */
-export const ref = v.pipe(v.unknown(), v.check(isRef, "must be a record id, #id or title")) as unknown as v.GenericSchema<unknown, number | string>;
+export const ref = v.pipe(v.unknown(), v.check(isRef, "must be a record id, #id or title"), v.examples([1])) as unknown as v.GenericSchema<unknown, number | string>;
 /** A reference that null clears. */
-const refOrNull = v.pipe(v.unknown(), v.check((x) => x === null || isRef(x), "must be a record id, #id, title or null")) as unknown as v.GenericSchema<unknown, number | string | null>;
+const refOrNull = v.pipe(v.unknown(), v.check((x) => x === null || isRef(x), "must be a record id, #id, title or null"), v.examples([1])) as unknown as v.GenericSchema<unknown, number | string | null>;
 const refs = (max: number) => v.pipe(v.array(ref), v.maxLength(max));
 const kind = v.picklist(RECORD_KINDS);
 
