@@ -206,13 +206,15 @@ export async function brainContext(ctx: ActorContext, input: { question: string;
     if (!row) return;
     const inTitle = new Set((row.title.match(/[\p{L}\p{N}]+/gu) ?? []).map(stem));
     const ps = passagesOf(row.text);
+    // A record with no text (a bare topic) has nothing to cite but its name; it still counts when nothing else answers.
     if (!ps.length) ps.push(row.title);
+    const bare = !row.text.trim();
     for (const p of ps) {
       const words = new Set((p.match(/[\p{L}\p{N}]+/gu) ?? []).map(stem));
       let hits = 0;
       for (const w of want) if (words.has(w) || inTitle.has(w)) hits++;
       // Coverage of the question's words first, then the record's place in the search ranking.
-      candidates.push({ recordId: row.id, kind: row.kind, title: row.title, text: p, score: hits / want.size + 1 / (rank + 2), updatedAt: row.updatedAt });
+      candidates.push({ recordId: row.id, kind: row.kind, title: row.title, text: p, score: (hits / want.size + 1 / (rank + 2)) * (bare ? 0.25 : 1), updatedAt: row.updatedAt });
     }
   });
   candidates.sort((a, b) => b.score - a.score || a.recordId - b.recordId);
