@@ -8,7 +8,7 @@
  * credential; items show in the approvals inbox.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { listApprovals } from "../../src/domains/approvals/verbs";
+import { decideApproval, getApproval, listApprovals } from "../../src/domains/approvals/verbs";
 import { commits, row } from "../harness";
 import { makeWorld, type World } from "./world";
 
@@ -115,6 +115,17 @@ describe("per-credential review", () => {
     const inbox = await listApprovals(w.ctx({ key: "session" }), { status: "pending", limit: 20, offset: 0 });
     const item = inbox.items.find((i) => i.id === held.review.id)!;
     expect(item).toMatchObject({ linkType: "pending_change", entityType: "brain_record", tool: "brain_notes_create", title: "New note: Inbox item" });
+  });
+
+  test("the approval page previews a held brain write and deciding there applies it", async () => {
+    const d = await w.call("brain_documents_create", { title: "Page preview doc", body: "Old <b>text</b>" }, ada());
+    const held = await w.call("brain_documents_update", { id: d.id, body: "New <script>alert(1)</script> text" }, agent());
+    const view = await getApproval(w.ctx({ key: "session" }), held.review.id, { html: true });
+    expect(view.proposal!.changes).toContainEqual({ field: "body", before: "Old <b>text</b>", after: "New <script>alert(1)</script> text" });
+    expect(view.html).not.toContain("<script>alert(1)");
+    const out = await decideApproval(w.deps, { token: held.review.token }, "approve", { decidedBy: "Ana (approval link)" });
+    expect(out.ok).toBe(true);
+    expect((await w.call("brain_records_get", { id: d.id })).body).toBe("New <script>alert(1)</script> text");
   });
 
   test("lifting review: the agent's writes apply directly again", async () => {

@@ -28,7 +28,9 @@ const isRef = (x: unknown) => (typeof x === "number" && Number.isSafeInteger(x))
 export const ref = v.pipe(v.unknown(), v.check(isRef, "must be a record id, #id or title"), v.examples([1])) as unknown as v.GenericSchema<unknown, number | string>;
 /** A reference that null clears. */
 const refOrNull = v.pipe(v.unknown(), v.check((x) => x === null || isRef(x), "must be a record id, #id, title or null"), v.examples([1])) as unknown as v.GenericSchema<unknown, number | string | null>;
-const refs = (max: number) => v.pipe(v.array(ref), v.maxLength(max));
+/** In lists no example is needed (an empty list is a valid sample), so none is published. */
+const refItem = v.pipe(v.unknown(), v.check(isRef, "must be a record id, #id or title")) as unknown as v.GenericSchema<unknown, number | string>;
+const refs = (max: number) => v.pipe(v.array(refItem), v.maxLength(max));
 const kind = v.picklist(RECORD_KINDS);
 
 const title = line(300);
@@ -50,7 +52,7 @@ const KIND_FIELDS = {
   document: {},
   meeting: {
     at: v.pipe(v.string(), v.maxLength(40)),
-    attendees: v.pipe(v.array(ref), v.maxLength(100)),
+    attendees: refs(100),
     agenda: text(4000),
     decisions: v.pipe(v.array(line(1000)), v.maxLength(100)),
     actionItems: v.pipe(v.array(actionItem), v.maxLength(100)),

@@ -28,17 +28,17 @@ const A = { ...B, scope: "brain:approve", readOnly: false } as const;
 
 /** Per kind: its tools' noun and what the create tool's description adds. */
 const KINDS: { kind: RecordKind; noun: string; label: string; create: string; update?: string }[] = [
-  { kind: "note", noun: "notes", label: "note", create: "Write a markdown note. [[Title]] links records, @email mentions people; topics by name (created if new)." },
-  { kind: "document", noun: "documents", label: "document", create: "Create a markdown document (every change is a revision; brain_records_restore goes back). [[Title]] links records." },
-  { kind: "meeting", noun: "meetings", label: "meeting", create: "Record a meeting: at (ISO time), attendees (people by name/email, created if new), agenda, body as minutes, decisions, actionItems (each becomes a task)." },
-  { kind: "task", noun: "tasks", label: "task", create: "Create a task: status, assignee (a person), due date." },
-  { kind: "person", noun: "people", label: "person", create: "Add a person (inside or outside the company): email (unique), jobTitle, organization, internal, orgUnits." },
-  { kind: "topic", noun: "topics", label: "topic", create: "Create a topic (unique name); records are tagged with topics: [...]." },
-  { kind: "glossary", noun: "glossary", label: "glossary term", create: "Define a term: title is the term, body the definition, synonyms. Unique per company." },
-  { kind: "goal", noun: "goals", label: "goal", create: "Create a goal: owner (a person), targetDate, status, progress 0-100." },
-  { kind: "initiative", noun: "initiatives", label: "initiative", create: "Create an initiative: owner, targetDate, status, progress, goals it serves." },
-  { kind: "playbook", noun: "playbooks", label: "playbook", create: "Create a playbook: ordered steps [{title, detail}]." },
-  { kind: "org_unit", noun: "org_units", label: "org unit", create: "Create an org unit: parent unit (a tree), members (people)." },
+  { kind: "note", noun: "notes", label: "note", create: "Write a markdown note. [[Title]] links a record, @email a person; topics by name (new ones made)." },
+  { kind: "document", noun: "documents", label: "document", create: "Create a markdown document; every change is a revision (brain_records_restore)." },
+  { kind: "meeting", noun: "meetings", label: "meeting", create: "Record a meeting: at (ISO time), attendees (new names become people), body = minutes, decisions, actionItems (become tasks)." },
+  { kind: "task", noun: "tasks", label: "task", create: "Create a task: status, assignee (person), due." },
+  { kind: "person", noun: "people", label: "person", create: "Add a person, inside (internal) or outside the company; email unique." },
+  { kind: "topic", noun: "topics", label: "topic", create: "Create a topic (unique name); records take topics: [...]." },
+  { kind: "glossary", noun: "glossary", label: "glossary term", create: "Define a term: title = term, body = definition, synonyms." },
+  { kind: "goal", noun: "goals", label: "goal", create: "Create a goal: owner (person), targetDate, status, progress %." },
+  { kind: "initiative", noun: "initiatives", label: "initiative", create: "Create an initiative: owner, targetDate, status, progress %, goals it serves." },
+  { kind: "playbook", noun: "playbooks", label: "playbook", create: "Create a playbook of ordered steps." },
+  { kind: "org_unit", noun: "org_units", label: "org unit", create: "Create an org unit: parent unit, members (people)." },
 ];
 
 const kindTools: ToolDef<any>[] = KINDS.flatMap(({ kind, noun, label, create }) => {
@@ -53,10 +53,10 @@ const kindTools: ToolDef<any>[] = KINDS.flatMap(({ kind, noun, label, create }) 
       title: `Update a ${label}`,
       description:
         kind === "goal" || kind === "initiative"
-          ? `Change a ${label} (id or title); null clears. A new owner is always reviewed.`
+          ? `Change a ${label}; null clears. A new owner is reviewed.`
           : kind === "meeting"
-            ? "Change a meeting; actionItems replace the list (new items become tasks)."
-            : `Change a ${label} (id or title); null clears; lists replace.`,
+            ? "Change a meeting; actionItems replace the list (new ones become tasks)."
+            : `Change a ${label}; null clears; lists replace.`,
       input: s.updateInput(kind),
       run: (ctx, input) => saveRecord(ctx, kind, `${base}_update`, input),
     }),
@@ -69,7 +69,7 @@ const recordTools = [
     ...R,
     title: "Search the knowledge base",
     description:
-      'Search every record, best first, with a «marked» snippet. Words (all), "phrase", word*, a OR b, -word. Filters: kinds, topic, author, from/to. mode text: no semantic part.',
+      'Search all records, best first, «marked» snippets. All words, "phrase", word*, a OR b, -word. from/to: dates.',
     input: s.searchInput,
     run: searchBrain,
   }),
@@ -77,26 +77,26 @@ const recordTools = [
     name: "brain_context",
     ...R,
     title: "Passages for a question",
-    description: "Given a question, the best passages from the knowledge base with record id, title and a cite string. Use before writing.",
+    description: "Best passages for a question, with record id, title and cite string. Use before writing.",
     input: s.contextInput,
     run: brainContext,
   }),
-  defineTool({ name: "brain_records_get", ...R, title: "Fetch a record", description: "A record by id, #id or title: all fields, relations both ways, backlinks.", input: s.getInput, run: getRecord }),
-  defineTool({ name: "brain_records_list", ...R, title: "List records", description: "Records by kind, status, person (assignee/owner), topic, title text, dueBefore, updatedSince; sort updated|title|due.", input: s.listInput, run: listRecords }),
+  defineTool({ name: "brain_records_get", ...R, title: "Fetch a record", description: "A record by id, #id or title: fields, relations both ways, backlinks.", input: s.getInput, run: getRecord }),
+  defineTool({ name: "brain_records_list", ...R, title: "List records", description: "List records by kind, status, person (assignee/owner), topic, title, dates.", input: s.listInput, run: listRecords }),
   defineTool({ name: "brain_records_delete", ...W, destructive: true, title: "Delete a record", description: "Delete any record (history stays). Deleting a document is always reviewed.", input: s.refInput, run: deleteRecord }),
-  defineTool({ name: "brain_records_history", ...R, title: "Record history", description: "Versions of a record: who, which credential, what changed; version gives that version's full content.", input: s.historyInput, run: recordHistory }),
+  defineTool({ name: "brain_records_history", ...R, title: "Record history", description: "Versions of a record: who, which credential, what changed; version: that version in full.", input: s.historyInput, run: recordHistory }),
   defineTool({ name: "brain_records_restore", ...W, title: "Restore a version", description: "Make an earlier version current again (as a new version).", input: s.restoreInput, run: restoreRecord }),
-  defineTool({ name: "brain_relations_add", ...W, idempotent: true, title: "Relate two records", description: "fromId <type> toId, e.g. person works_in org unit, initiative serves goal, document supersedes document.", input: s.relationInput, run: (ctx, i) => changeRelation(ctx, i, "added") }),
+  defineTool({ name: "brain_relations_add", ...W, idempotent: true, title: "Relate two records", description: "fromId <type> toId: person works_in unit, initiative serves goal, doc supersedes doc…", input: s.relationInput, run: (ctx, i) => changeRelation(ctx, i, "added") }),
   defineTool({ name: "brain_relations_remove", ...W, destructive: true, title: "Remove a relation", description: "Remove a typed relation between two records.", input: s.relationInput, run: (ctx, i) => changeRelation(ctx, i, "removed") }),
-  defineTool({ name: "brain_relations_list", ...R, title: "Relations of a record", description: "A record's relations both ways (inverse names from the other end, e.g. has_member); type filters.", input: s.relationListInput, run: listRelations }),
-  defineTool({ name: "brain_people_merge", ...W, destructive: true, title: "Merge people", description: "Merge duplicate people (mergeIds) into one (id): links, tasks and emails move. Always reviewed.", input: s.mergeInput, run: mergePeople }),
+  defineTool({ name: "brain_relations_list", ...R, title: "Relations of a record", description: "A record's relations both ways (inverse names from the other end).", input: s.relationListInput, run: listRelations }),
+  defineTool({ name: "brain_people_merge", ...W, destructive: true, title: "Merge people", description: "Merge duplicate people (mergeIds) into id: links, tasks, emails move. Always reviewed.", input: s.mergeInput, run: mergePeople }),
   defineTool({ name: "brain_org_units_tree", ...R, title: "Org chart", description: "Org units as a tree with members; root narrows to one unit.", input: s.orgTreeInput, run: orgTree }),
   defineTool({ name: "brain_glossary_lookup", ...R, title: "Look up a term", description: "Terms matching a word exactly or by synonym, with definitions.", input: s.glossaryLookupInput, run: lookupGlossary }),
   defineTool({
     name: "brain_work_items_list",
     ...R,
     title: "Project cards, read-only",
-    description: "Cards of the projects domain (source: projects), read live, not copied; needs projects:read too.",
+    description: "Project cards, read live from the projects domain (needs projects:read).",
     input: s.workItemsInput,
     run: async (ctx, input) => {
       readAccess(ctx);
@@ -107,30 +107,30 @@ const recordTools = [
 ];
 
 const reviewTools = [
-  defineTool({ name: "brain_reviews_list", ...R, title: "List reviews", description: "Held brain writes, newest first; status (pending…), recordId.", input: s.reviewListInput, run: listReviews }),
-  defineTool({ name: "brain_reviews_get", ...R, title: "Get a review", description: "A held write against the record now: field rows current/proposed, bodyDiff, movedOn.", input: s.reviewIdInput, run: getReview }),
-  defineTool({ name: "brain_reviews_approve", ...A, title: "Approve a review", description: "Apply a held write atomically, re-validated; refused with the conflict if its target changed.", input: s.reviewApproveInput, run: (ctx, i) => decideReview(ctx, i, "approve") }),
+  defineTool({ name: "brain_reviews_list", ...R, title: "List reviews", description: "Held brain writes, newest first.", input: s.reviewListInput, run: listReviews }),
+  defineTool({ name: "brain_reviews_get", ...R, title: "Get a review", description: "A held write against the record now: current/proposed fields, bodyDiff, movedOn.", input: s.reviewIdInput, run: getReview }),
+  defineTool({ name: "brain_reviews_approve", ...A, title: "Approve a review", description: "Apply a held write, re-validated; a conflict if its target changed since.", input: s.reviewApproveInput, run: (ctx, i) => decideReview(ctx, i, "approve") }),
   defineTool({ name: "brain_reviews_reject", ...A, title: "Reject a review", description: "Discard a held write with a reason.", input: s.reviewRejectInput, run: (ctx, i) => decideReview(ctx, i, "reject") }),
-  defineTool({ name: "brain_review_policy_get", ...R, title: "Review settings", description: "Whether this credential's writes go to review, which credentials do, what is always reviewed.", input: s.emptyInput, run: getReviewPolicies }),
+  defineTool({ name: "brain_review_policy_get", ...R, title: "Review settings", description: "Which credentials' writes go to review (this one?), what always is.", input: s.emptyInput, run: getReviewPolicies }),
   defineTool({
     name: "brain_review_policy_set",
     ...W,
     idempotent: true,
     title: "Send writes to review",
-    description: "review: true sends a credential's brain writes to review (default: this one). Others, or off, need brain:approve.",
+    description: "review: true sends a credential's (default this one's) writes to review; others or off need brain:approve.",
     input: s.policySetInput,
     run: setReviewPolicy,
   }),
 ];
 
 const embeddingTools = [
-  defineTool({ name: "brain_embeddings_status", ...R, title: "Semantic index status", description: "Whether semantic search is configured; chunks pending/done/failed; last error.", input: s.emptyInput, run: (ctx) => (readAccess(ctx), embeddingStatus(ctx.deps, ctx.company.id)) }),
+  defineTool({ name: "brain_embeddings_status", ...R, title: "Semantic index status", description: "Semantic search: configured?, chunks pending/done/failed, last error.", input: s.emptyInput, run: (ctx) => (readAccess(ctx), embeddingStatus(ctx.deps, ctx.company.id)) }),
   defineTool({
     name: "brain_embeddings_reindex",
     ...W,
     idempotent: true,
     title: "Re-embed records",
-    description: "Queue every record of the company for embedding again (after a model change or failures).",
+    description: "Queue every record for embedding again (new model, failures).",
     input: s.emptyInput,
     run: async (ctx) => {
       authorize(ctx, "brain:write", { write: true });
