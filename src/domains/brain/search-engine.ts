@@ -34,8 +34,19 @@ export interface Hit {
   updatedAt: Date;
 }
 
+/**
+ * A query matching more records than this is ranked among its newest this
+ * many matches (by id, newest first): ranking a word found in every record
+ * of a 100,000-record knowledge base would cost a second, and for such a
+ * word the newest records are what people look for. Fewer matches: every
+ * match is ranked.
+ */
+export const RANK_CANDIDATES = 2000;
+/** Totals are counted up to this; beyond, total says this many and totalCapped is true. */
+export const COUNT_CAP = 10_000;
+
 export interface SearchEngine {
-  search(store: Store, q: ParsedQuery, f: SearchFilters, limit: number, offset: number): Promise<{ hits: Hit[]; total: number }>;
+  search(store: Store, q: ParsedQuery, f: SearchFilters, limit: number, offset: number): Promise<{ hits: Hit[]; total: number; capped: boolean }>;
 }
 
 export { START_MARK, END_MARK } from "./search-query";

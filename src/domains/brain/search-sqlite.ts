@@ -6,7 +6,7 @@
  */
 import type { Store } from "../../core/db";
 import { END_MARK, START_MARK, toDate, type ParsedQuery, type Term } from "./search-query";
-import type { Hit, SearchEngine, SearchFilters } from "./search-engine";
+import { COUNT_CAP, RANK_CANDIDATES, type Hit, type SearchEngine, type SearchFilters } from "./search-engine";
 
 const term = (t: Term) => `"${t.words.join(" ")}"${t.prefix ? "*" : ""}`;
 
@@ -15,6 +15,11 @@ export function ftsExpression(q: ParsedQuery): string {
   return q.not.length ? `(${must}) NOT (${q.not.map(term).join(" OR ")})` : must;
 }
 
+/**
+ * Tenancy and filters join each match's row. (Company and kind as tokens of
+ * extra FTS columns were tried: intersecting with a company's doclist on
+ * every query made selective searches 3x slower and broad ones no faster.)
+ */
 function where(q: ParsedQuery, f: SearchFilters): { sql: string; params: unknown[] } {
   const parts = ["brain_fts MATCH ?", "r.company_id = ?"];
   const params: unknown[] = [ftsExpression(q), f.companyId];
@@ -55,28 +60,48 @@ function snippetOf(title: string, body: string): string {
 export const sqliteSearch: SearchEngine = {
   async search(store: Store, q: ParsedQuery, f: SearchFilters, limit: number, offset: number) {
     const w = where(q, f);
-    const rows = await store.query<Record<string, unknown>>(
-      `SELECT r.id, r.kind, r.title, r.at, r.updated_at, -bm25(brain_fts, 10.0, 1.0) AS rank,
-              snippet(brain_fts, 0, '${START_MARK}', '${END_MARK}', '…', 24) AS title_snippet,
-              snippet(brain_fts, 1, '${START_MARK}', '${END_MARK}', '…', 24) AS snippet
-         FROM brain_fts JOIN brain_records r ON r.id = brain_fts.rowid
-        WHERE ${w.sql}
-        ORDER BY rank DESC, r.id DESC LIMIT ? OFFSET ?`,
+    // Rank the newest RANK_CANDIDATES matches (FTS5 walks its index in rowid order and stops there), then page.
+    const ranked = await store.query<Record<string, unknown>>(
+      `SELECT c.id, c.rank, r.kind, r.title, r.at, r.updated_at FROM (
+         SELECT brain_fts.rowid AS id, -bm25(brain_fts, 10.0, 1.0) AS rank
+           FROM brain_fts JOIN brain_records r ON r.id = brain_fts.rowid
+          WHERE ${w.sql}
+          ORDER BY brain_fts.rowid DESC LIMIT ${RANK_CANDIDATES}) c
+       JOIN brain_records r ON r.id = c.id
+       ORDER BY c.rank DESC, c.id DESC LIMIT ? OFFSET ?`,
       [...w.params, limit, offset],
     );
-    const total =
-      rows.length < limit && offset === 0
-        ? rows.length
-        : Number((await store.query<{ n: number }>(`SELECT count(*) AS n FROM brain_fts JOIN brain_records r ON r.id = brain_fts.rowid WHERE ${w.sql}`, w.params))[0]!.n);
-    const hits: Hit[] = rows.map((r) => ({
-      id: Number(r.id),
-      kind: String(r.kind),
-      title: String(r.title),
-      rank: Number(r.rank),
-      snippet: snippetOf(String(r.title_snippet ?? ""), String(r.snippet ?? "")),
-      at: toDate(r.at),
-      updatedAt: toDate(r.updated_at),
-    }));
-    return { hits, total };
+    const snippets = new Map<number, { title: string; body: string }>();
+    if (ranked.length) {
+      const ids = ranked.map((r) => Number(r.id));
+      const rows = await store.query<Record<string, unknown>>(
+        `SELECT rowid AS id, snippet(brain_fts, 0, '${START_MARK}', '${END_MARK}', '…', 24) AS t, snippet(brain_fts, 1, '${START_MARK}', '${END_MARK}', '…', 24) AS b
+           FROM brain_fts WHERE brain_fts MATCH ? AND rowid IN (${ids.map(() => "?").join(", ")})`,
+        [w.params[0], ...ids],
+      );
+      for (const r of rows) snippets.set(Number(r.id), { title: String(r.t ?? ""), body: String(r.b ?? "") });
+    }
+    let total = offset + ranked.length;
+    let capped = false;
+    if (!(ranked.length < limit && (ranked.length > 0 || offset === 0))) {
+      const n = Number(
+        (await store.query<{ n: number }>(`SELECT count(*) AS n FROM (SELECT 1 FROM brain_fts JOIN brain_records r ON r.id = brain_fts.rowid WHERE ${w.sql} LIMIT ${COUNT_CAP + 1})`, w.params))[0]!.n,
+      );
+      capped = n > COUNT_CAP;
+      total = Math.min(n, COUNT_CAP);
+    }
+    const hits: Hit[] = ranked.map((r) => {
+      const s = snippets.get(Number(r.id));
+      return {
+        id: Number(r.id),
+        kind: String(r.kind),
+        title: String(r.title),
+        rank: Number(r.rank),
+        snippet: s ? snippetOf(s.title, s.body) : String(r.title),
+        at: toDate(r.at),
+        updatedAt: toDate(r.updated_at),
+      };
+    });
+    return { hits, total, capped };
   },
 };

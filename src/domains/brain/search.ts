@@ -14,7 +14,7 @@ import { invalid } from "../../core/errors";
 import { memberFor, readAccess, recordFor, type RecordRef } from "./access";
 import { embeddingsOn, vectorSearch, type VectorHit } from "./embeddings";
 import { anyOf, MAX_TERMS, parseQuery, questionQuery, type ParsedQuery } from "./search-query";
-import { searchEngine, type Hit, type SearchFilters } from "./search-engine";
+import { RANK_CANDIDATES, searchEngine, type Hit, type SearchFilters } from "./search-engine";
 import { brainRecords, brainRelations, type RecordKind } from "./tables";
 
 const RRF_K = 60;
@@ -134,11 +134,17 @@ export async function searchBrain(ctx: ActorContext, input: FilterInput & { quer
   const run = async (pq: ParsedQuery) => {
     if (!semantic) {
       const r = await searchEngine().search(ctx.deps.store, pq, f, input.limit, input.offset);
-      return { items: r.hits.map((h) => ({ id: h.id, kind: h.kind, title: h.title, snippet: h.snippet, score: h.rank, matchedBy: ["text" as const], at: h.at, updatedAt: h.updatedAt })), total: r.total, mode: "text" as const, note: undefined };
+      return {
+        items: r.hits.map((h) => ({ id: h.id, kind: h.kind, title: h.title, snippet: h.snippet, score: h.rank, matchedBy: ["text" as const], at: h.at, updatedAt: h.updatedAt })),
+        total: r.total,
+        mode: "text" as const,
+        capped: r.capped,
+        note: r.total > RANK_CANDIDATES ? `${r.capped ? "Over " : ""}${r.total} records match; the newest ${RANK_CANDIDATES} are ranked. Add words or filters to narrow it.` : undefined,
+      };
     }
     // Hybrid pages through the fused list, which goes FUSE_DEPTH deep in each half.
     const r = await ranked(ctx, pq, input.query, f, Math.max(FUSE_DEPTH, input.offset + input.limit), true);
-    return { items: r.items.slice(input.offset, input.offset + input.limit), total: r.items.length, mode: r.mode, note: r.note };
+    return { items: r.items.slice(input.offset, input.offset + input.limit), total: r.items.length, mode: r.mode, capped: false, note: r.note };
   };
   let r = await run(q);
   // All words found nothing: try any of them (say so), as people expect from a search box.
@@ -148,6 +154,7 @@ export async function searchBrain(ctx: ActorContext, input: FilterInput & { quer
     relaxed = r.total > 0;
   }
   ({ items, total, mode } = r);
+  const capped = r.capped;
   if (r.note) notes.push(r.note);
   if (!embeddingsOn(ctx.deps)) notes.push("Full text only: semantic search is off (PLINTH_EMBEDDINGS_URL is not set).");
   return {
@@ -166,6 +173,7 @@ export async function searchBrain(ctx: ActorContext, input: FilterInput & { quer
     limit: input.limit,
     offset: input.offset,
     nextOffset: input.offset + items.length < total ? input.offset + items.length : null,
+    ...(capped ? { totalCapped: true } : {}),
     ...(relaxed ? { relaxed: true } : {}),
     ...(notes.length ? { note: notes.join(" ") } : {}),
   };
