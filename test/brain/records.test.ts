@@ -144,6 +144,14 @@ describe("history and restore", () => {
     expect(Number(audit[1]!.credential_id)).toBe(w.agentKeyId);
   });
 
+  test("deleting a person leaves their tasks unassigned, as a new version", async () => {
+    const p = await w.call("brain_people_create", { title: "Leaving Person" });
+    const t = await w.call("brain_tasks_create", { title: "Their task", assignee: p.id });
+    await w.call("brain_records_delete", { id: p.id });
+    expect(await w.call("brain_records_get", { id: t.id })).toMatchObject({ version: 2 });
+    expect((await w.call("brain_records_get", { id: t.id })).assignee).toBeUndefined();
+  });
+
   test("deleting keeps the history readable", async () => {
     const n = await w.call("brain_notes_create", { title: "Temp" });
     expect(await w.call("brain_records_delete", { id: n.id })).toEqual({ id: n.id, status: "deleted" });

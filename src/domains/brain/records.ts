@@ -493,8 +493,13 @@ export async function deleteRecord(ctx: ActorContext, input: { id: RecordRef }) 
       always: row.kind === "document" ? "Deleting a document is always reviewed." : undefined,
     });
     if (held) return held;
+    if (row.kind === "person") {
+      // Tasks and goals of a deleted person are left unassigned, each as a new version (not silently pointing nowhere).
+      const held = await tx.select().from(brainRecords).where(and(eq(brainRecords.companyId, ctx.company.id), eq(brainRecords.personId, row.id)));
+      for (const r of held) await updateRow(tx, ctx, r, { personId: null }, "update");
+    }
     await revision(tx, ctx, { ...row, version: row.version + 1 }, "delete", []);
-    // Topics' and people's references from other records stay as text; edges go with the row.
+    // Markdown references from other records stay as text; edges go with the row.
     await tx.delete(brainRecords).where(eq(brainRecords.id, row.id));
     await audit(tx, ctx, `brain.${row.kind}.delete`, { type: "brain_record", id: row.id, detail: { kind: row.kind, title: row.title } });
     await emit(tx, ctx, recordDeleted, { id: row.id }, { kind: row.kind, title: row.title, version: row.version + 1 });
