@@ -99,6 +99,7 @@ CREATE INDEX "brain_records_company_kind" ON "brain_records" USING btree ("compa
 CREATE INDEX "brain_records_company_title" ON "brain_records" USING btree ("company_id","title_key");--> statement-breakpoint
 CREATE INDEX "brain_records_company_person" ON "brain_records" USING btree ("company_id","person_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "brain_records_company_unique" ON "brain_records" USING btree ("company_id","unique_key");--> statement-breakpoint
+CREATE INDEX "brain_records_search_filter" ON "brain_records" USING btree ("id","company_id","kind","at","created_by_user_id");--> statement-breakpoint
 CREATE INDEX "brain_refs_target" ON "brain_refs" USING btree ("company_id","target");--> statement-breakpoint
 CREATE UNIQUE INDEX "brain_relations_edge" ON "brain_relations" USING btree ("from_id","to_id","type");--> statement-breakpoint
 CREATE INDEX "brain_relations_to" ON "brain_relations" USING btree ("to_id","type");--> statement-breakpoint

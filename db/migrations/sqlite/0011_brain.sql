@@ -46,6 +46,7 @@ CREATE INDEX `brain_records_company_kind` ON `brain_records` (`company_id`,`kind
 CREATE INDEX `brain_records_company_title` ON `brain_records` (`company_id`,`title_key`);--> statement-breakpoint
 CREATE INDEX `brain_records_company_person` ON `brain_records` (`company_id`,`person_id`);--> statement-breakpoint
 CREATE UNIQUE INDEX `brain_records_company_unique` ON `brain_records` (`company_id`,`unique_key`);--> statement-breakpoint
+CREATE INDEX `brain_records_search_filter` ON `brain_records` (`id`,`company_id`,`kind`,`at`,`created_by_user_id`);--> statement-breakpoint
 CREATE TABLE `brain_refs` (
 	`company_id` integer NOT NULL,
 	`from_id` integer NOT NULL,

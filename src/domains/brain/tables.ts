@@ -57,6 +57,8 @@ export const brainRecords = table(
     index("brain_records_company_title").on(t.companyId, t.titleKey),
     index("brain_records_company_person").on(t.companyId, t.personId),
     uniqueIndex("brain_records_company_unique").on(t.companyId, t.uniqueKey),
+    // Search looks up every full-text match's company, kind, time and author by id: from this narrow index, not the wide rows.
+    index("brain_records_search_filter").on(t.id, t.companyId, t.kind, t.at, t.createdByUserId),
   ],
 );
 
