@@ -5,7 +5,6 @@
  * `[[#12]]`, `@email`), from which backlinks are computed when read.
  */
 import { and, eq, inArray, or } from "drizzle-orm";
-import type { ActorContext } from "../../core/context";
 import { titleKey } from "./kinds";
 import type { Q, RecordRow } from "./access";
 import { brainRecords, brainRefs, brainRelations } from "./tables";

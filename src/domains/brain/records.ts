@@ -16,12 +16,12 @@ import { emit } from "../../core/events";
 import { page } from "../../core/pagination";
 import { containsText } from "../../core/sql";
 import { users } from "../../core/tables";
-import { KIND_LABEL, memberFor, personFor, readAccess, recordFor, titlesOf, writeAccess, type Q, type RecordRef, type RecordRow } from "./access";
+import { KIND_LABEL, personFor, readAccess, recordFor, titlesOf, writeAccess, type Q, type RecordRef, type RecordRow } from "./access";
 import { queueChunks } from "./embeddings";
 import { peopleMerged, recordCreated, recordDeleted, recordUpdated } from "./events";
 import { checkData, DATA_SCHEMAS, DEFAULT_STATUS, searchTextOf, STATUSES, titleKey, uniqueKeyOf } from "./kinds";
 import { addEdge, backlinksOf, edgeIds, relationsOf, resolveRefs, setEdges, syncRefs } from "./links";
-import { approvedLinkId, holdIfNeeded, type Held } from "./review";
+import { approvedLinkId, holdIfNeeded } from "./review";
 import { brainRecords, brainRefs, brainRelations, brainRevisions, type RecordKind } from "./tables";
 
 type Input = Record<string, unknown>;
@@ -637,4 +637,3 @@ export async function lookupGlossary(ctx: ActorContext, input: { term: string })
   return { term: input.term, matches: hits.map((r) => ({ id: r.id, term: r.title, definition: r.body, synonyms: (r.data.synonyms as string[] | undefined) ?? [] })) };
 }
 
-export { memberFor };

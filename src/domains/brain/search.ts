@@ -148,7 +148,7 @@ export async function searchBrain(ctx: ActorContext, input: FilterInput & { quer
   };
   let r = await run(q);
   // All words found nothing: try any of them (say so), as people expect from a search box.
-  if (r.total === 0 && input.offset === 0 && (q.must.length > 1 || q.must[0]!.any.length > 1) && !q.must.every((c) => c.any.length > 1)) {
+  if (r.total === 0 && input.offset === 0 && q.must.length > 1) {
     q = anyOf(q);
     r = await run(q);
     relaxed = r.total > 0;

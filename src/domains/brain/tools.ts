@@ -26,24 +26,23 @@ const R = { ...B, scope: "brain:read", readOnly: true } as const;
 const W = { ...B, scope: "brain:write", readOnly: false } as const;
 const A = { ...B, scope: "brain:approve", readOnly: false } as const;
 
-/** Per kind: its tools' noun and what the create tool's description adds. */
-const KINDS: { kind: RecordKind; noun: string; label: string; create: string; update?: string }[] = [
-  { kind: "note", noun: "notes", label: "note", create: "Write a markdown note. [[Title]] links a record, @email a person; topics by name (new ones made)." },
-  { kind: "document", noun: "documents", label: "document", create: "Create a markdown document; every change is a revision (brain_records_restore)." },
-  { kind: "meeting", noun: "meetings", label: "meeting", create: "Record a meeting: at (ISO time), attendees (new names become people), body = minutes, decisions, actionItems (become tasks)." },
-  { kind: "task", noun: "tasks", label: "task", create: "Create a task: status, assignee (person), due." },
-  { kind: "person", noun: "people", label: "person", create: "Add a person, inside (internal) or outside the company; email unique." },
-  { kind: "topic", noun: "topics", label: "topic", create: "Create a topic (unique name); records take topics: [...]." },
-  { kind: "glossary", noun: "glossary", label: "glossary term", create: "Define a term: title = term, body = definition, synonyms." },
-  { kind: "goal", noun: "goals", label: "goal", create: "Create a goal: owner (person), targetDate, status, progress %." },
-  { kind: "initiative", noun: "initiatives", label: "initiative", create: "Create an initiative: owner, targetDate, status, progress %, goals it serves." },
-  { kind: "playbook", noun: "playbooks", label: "playbook", create: "Create a playbook of ordered steps." },
-  { kind: "org_unit", noun: "org_units", label: "org unit", create: "Create an org unit: parent unit, members (people)." },
+/** Per kind: its label and what its create tool says. */
+const KINDS: { kind: RecordKind; label: string; create: string }[] = [
+  { kind: "note", label: "note", create: "Write a markdown note. [[Title]] links a record, @email a person; topics by name (new ones made)." },
+  { kind: "document", label: "document", create: "Create a markdown document; every change is a revision (brain_records_restore)." },
+  { kind: "meeting", label: "meeting", create: "Record a meeting: at (ISO time), attendees (new names become people), body = minutes, decisions, actionItems (become tasks)." },
+  { kind: "task", label: "task", create: "Create a task: status, assignee (person), due." },
+  { kind: "person", label: "person", create: "Add a person, inside (internal) or outside the company; email unique." },
+  { kind: "topic", label: "topic", create: "Create a topic (unique name); records take topics: [...]." },
+  { kind: "glossary", label: "glossary term", create: "Define a term: title = term, body = definition, synonyms." },
+  { kind: "goal", label: "goal", create: "Create a goal: owner (person), targetDate, status, progress %." },
+  { kind: "initiative", label: "initiative", create: "Create an initiative: owner, targetDate, status, progress %, goals it serves." },
+  { kind: "playbook", label: "playbook", create: "Create a playbook of ordered steps." },
+  { kind: "org_unit", label: "org unit", create: "Create an org unit: parent unit, members (people)." },
 ];
 
-const kindTools: ToolDef<any>[] = KINDS.flatMap(({ kind, noun, label, create }) => {
+const kindTools: ToolDef<any>[] = KINDS.flatMap(({ kind, label, create }) => {
   const base = KIND_TOOL[kind];
-  void noun;
   return [
     defineTool({ name: `${base}_create`, ...W, title: `Create a ${label}`, description: create, input: s.createInput(kind), run: (ctx, input) => saveRecord(ctx, kind, `${base}_create`, input) }),
     defineTool({
