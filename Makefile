@@ -42,6 +42,7 @@ bench: install build
 	$(BUN) bench/survey-page.ts
 	$(BUN) bench/deck-page.ts
 	$(BUN) bench/chat.ts
+	$(BUN) bench/brain.ts
 
 typecheck: install
 	$(BUN) x tsc --noEmit -p .

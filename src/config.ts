@@ -62,6 +62,16 @@ export interface Config {
    * extra CA file trusted besides the system's, and the uptime interval.
    */
   hosting: { dnsServers: string[]; target: string[]; httpsPort: number; caFile: string | null; intervalSec: number };
+  /**
+   * OpenAI-compatible embeddings endpoint for the brain's hybrid search
+   * (POST <url>/v1/embeddings, or the URL itself when it ends in /embeddings);
+   * null: brain search is full text only.
+   */
+  embeddingsUrl: string | null;
+  /** Bearer key sent to embeddingsUrl, if it needs one. */
+  embeddingsKey: string | null;
+  /** Model name sent with each embeddings request. */
+  embeddingsModel: string;
 }
 
 /**
@@ -129,6 +139,9 @@ export const SETTINGS: readonly Setting[] = [
   { flag: "hosting-port", env: "PLINTH_HOSTING_PORT", value: "<n>", group: "server", help: "HTTPS port the uptime and certificate checks connect to (default 443)" },
   { flag: "hosting-ca-file", env: "PLINTH_HOSTING_CA_FILE", value: "<path>", group: "server", help: "PEM file of extra CAs the certificate and uptime checks trust" },
   { flag: "hosting-interval", env: "PLINTH_HOSTING_INTERVAL", value: "<s>", group: "server", help: "seconds between uptime checks of each site domain (default 60)" },
+  { flag: null, env: "PLINTH_EMBEDDINGS_URL", value: "<url>", group: "server", help: "OpenAI-compatible embeddings endpoint (…/v1/embeddings) for the brain's hybrid search; unset: full text only" },
+  { flag: null, env: "PLINTH_EMBEDDINGS_KEY", value: "<key>", group: "server", help: "bearer key for PLINTH_EMBEDDINGS_URL" },
+  { flag: null, env: "PLINTH_EMBEDDINGS_MODEL", value: "<name>", group: "server", help: "embeddings model name (default text-embedding-3-small)" },
   { flag: "shutdown-grace-ms", env: "PLINTH_SHUTDOWN_GRACE_MS", value: "<ms>", group: "server", help: "on SIGTERM/SIGINT, how long requests in flight may finish (default 10000)" },
 ];
 
@@ -282,8 +295,13 @@ export function loadConfig(flags: Record<string, string | true> = {}, env: Sourc
     caFile: get("hosting-ca-file", "PLINTH_HOSTING_CA_FILE") || null,
     intervalSec: hostingIntervalRaw === undefined || hostingIntervalRaw === "" ? 60 : int("PLINTH_HOSTING_INTERVAL", hostingIntervalRaw, 10, 86_400),
   };
+  const embeddingsUrl = secret("PLINTH_EMBEDDINGS_URL") ?? null;
+  if (embeddingsUrl !== null && !/^https?:\/\/\S+$/i.test(embeddingsUrl)) throw new ConfigError("PLINTH_EMBEDDINGS_URL must be an http:// or https:// URL");
   return {
     hosting,
+    embeddingsUrl,
+    embeddingsKey: secret("PLINTH_EMBEDDINGS_KEY") ?? null,
+    embeddingsModel: secret("PLINTH_EMBEDDINGS_MODEL") || "text-embedding-3-small",
     smtpUrl,
     mailFrom,
     memorySoftLimitMb,

@@ -15,6 +15,7 @@ import sqlite12 from "./sqlite/0012_crm.sql" with { type: "text" };
 import sqlite13 from "./sqlite/0013_hosting_billing.sql" with { type: "text" };
 import sqlite14 from "./sqlite/0014_chat.sql" with { type: "text" };
 import sqlite15 from "./sqlite/0015_ai_integrations.sql" with { type: "text" };
+import sqlite16 from "./sqlite/0016_brain.sql" with { type: "text" };
 import pg0 from "./pg/0000_init.sql" with { type: "text" };
 import pg1 from "./pg/0001_media_blobs.sql" with { type: "text" };
 import pg2 from "./pg/0002_idempotency_keys.sql" with { type: "text" };
@@ -31,6 +32,7 @@ import pg12 from "./pg/0012_crm.sql" with { type: "text" };
 import pg13 from "./pg/0013_hosting_billing.sql" with { type: "text" };
 import pg14 from "./pg/0014_chat.sql" with { type: "text" };
 import pg15 from "./pg/0015_ai_integrations.sql" with { type: "text" };
+import pg16 from "./pg/0016_brain.sql" with { type: "text" };
 
 export interface Migration {
   tag: string;
@@ -55,6 +57,7 @@ export const migrations: Record<"sqlite" | "pg", Migration[]> = {
     { tag: "0013_hosting_billing", sql: sqlite13 },
     { tag: "0014_chat", sql: sqlite14 },
     { tag: "0015_ai_integrations", sql: sqlite15 },
+    { tag: "0016_brain", sql: sqlite16 },
   ],
   pg: [
     { tag: "0000_init", sql: pg0 },
@@ -73,5 +76,6 @@ export const migrations: Record<"sqlite" | "pg", Migration[]> = {
     { tag: "0013_hosting_billing", sql: pg13 },
     { tag: "0014_chat", sql: pg14 },
     { tag: "0015_ai_integrations", sql: pg15 },
+    { tag: "0016_brain", sql: pg16 },
   ],
 };

@@ -17,6 +17,7 @@ import { demoHosting } from "./demo-hosting";
 import { demoBilling } from "./demo-billing";
 import { demoChat } from "./demo-chat";
 import { demoAi } from "./demo-ai";
+import { demoBrain } from "./demo-brain";
 
 type Tx = Parameters<Parameters<Deps["db"]["transaction"]>[0]>[0];
 
@@ -38,4 +39,4 @@ export interface DemoWorld {
 
 export type DemoPart = (world: DemoWorld) => Promise<void>;
 
-export const DEMO_PARTS: DemoPart[] = [demoTickets, demoPeople, demoBookings, demoDecks, demoSurveys, seedProjects, demoCrm, demoHosting, demoBilling, demoChat, demoAi];
+export const DEMO_PARTS: DemoPart[] = [demoTickets, demoPeople, demoBookings, demoDecks, demoSurveys, seedProjects, demoCrm, demoHosting, demoBilling, demoChat, demoAi, demoBrain];

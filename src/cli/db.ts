@@ -373,7 +373,8 @@ function sqliteCatalog(db: Database): Catalog {
   const tables = new Map<string, TableInfo>();
   const fks: ForeignKey[] = [];
   const rows = all<{ name: string; sql: string | null }>(
-    "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name <> ? ORDER BY name",
+    // Virtual tables (full-text indexes) and their shadow tables are not data: triggers rebuild them from the rows copied.
+    "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name <> ? AND name IN (SELECT name FROM pragma_table_list WHERE type = 'table') ORDER BY name",
     LEDGER,
   );
   for (const { name, sql } of rows) {

@@ -10,6 +10,7 @@ import { useDomains } from "./approvals/registry";
 import { approvalsDomain } from "./approvals/tools";
 import { bookingsDomain } from "./bookings/tools";
 import { chatDomain } from "./chat/tools";
+import { brainDomain } from "./brain/tools";
 import { brandingDomain } from "./branding/tools";
 import { cmsDomain } from "./cms/tools";
 import { crmDomain } from "./crm/tools";
@@ -46,6 +47,7 @@ export const domains: Domain[] = [
   chatDomain,
   aiDomain,
   integrationsDomain,
+  brainDomain,
 ];
 
 // The approvals workflow reads the list from here (see approvals/registry.ts).

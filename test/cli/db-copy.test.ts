@@ -149,7 +149,8 @@ async function pgCounts(url: string): Promise<Record<string, number>> {
 }
 
 function sqliteTables(db: Database): string[] {
-  return (db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '_migrations' ORDER BY name").all() as { name: string }[]).map(
+  // Full-text indexes (virtual tables and their shadow tables) are not copied: triggers rebuild them from the rows.
+  return (db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '_migrations' AND name IN (SELECT name FROM pragma_table_list WHERE type = 'table') ORDER BY name").all() as { name: string }[]).map(
     (r) => r.name,
   );
 }

@@ -136,6 +136,12 @@ describe("listing with health", () => {
 
     const emb = (await ok(admin, "integrations_list", { kind: "embeddings" })).items[0];
     expect(emb.status).toBe("not_configured");
+    // Configured (the brain's hybrid search): the host shows, never credentials in the URL.
+    s.deps.config.embeddingsUrl = "https://user:hunter2@emb.internal:8443/v1/embeddings";
+    const set = (await ok(admin, "integrations_list", { kind: "embeddings" })).items[0];
+    expect(set).toMatchObject({ status: "configured", name: "Embeddings https://emb.internal:8443", detail: { host: "https://emb.internal:8443", model: s.deps.config.embeddingsModel } });
+    expect(JSON.stringify(set)).not.toContain("hunter2");
+    s.deps.config.embeddingsUrl = null;
     expect((await ok(admin, "integrations_list", { status: "failing" })).items.map((x: any) => x.kind).sort()).toEqual(["smtp"]);
   });
 

@@ -192,23 +192,25 @@ export const objectStorageSource: IntegrationSource = {
 };
 
 /**
- * The embeddings endpoint. This build has none to call (the knowledge-base
- * domain that embeds text brings its setting); it is listed as not
- * configured so people see where it will be.
+ * The embeddings endpoint the brain's hybrid search calls
+ * (PLINTH_EMBEDDINGS_URL); its queue and failures are in
+ * brain_embeddings_status.
  */
 export const embeddingsSource: IntegrationSource = {
   kind: "embeddings",
   title: "Embeddings endpoint",
-  notRevocable: "The embeddings endpoint is part of the server's configuration; the operator changes it there.",
-  async list() {
+  notRevocable: "The embeddings endpoint is part of the server's configuration (PLINTH_EMBEDDINGS_URL); the operator changes it there.",
+  async list(deps) {
+    const url = deps.config.embeddingsUrl;
     return [
       {
         ref: "server",
-        name: "Embeddings endpoint (not configured)",
-        status: "not_configured",
+        name: url ? `Embeddings ${hostOf(url)}` : "Embeddings endpoint (not configured)",
+        status: url ? "configured" : "not_configured",
         connectedAt: null,
         revocable: false,
         health: { lastSuccessAt: null, lastErrorAt: null, lastError: null, expiresAt: null },
+        detail: { host: hostOf(url), model: url ? deps.config.embeddingsModel : null, queue: "brain_embeddings_status" },
       },
     ];
   },

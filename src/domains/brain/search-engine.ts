@@ -1,0 +1,56 @@
+/**
+ * The full-text side of brain search, as one interface with one
+ * implementation per engine (search-sqlite.ts: FTS5 with bm25;
+ * search-pg.ts: tsvector with ts_rank). Both answer the same shape, rank
+ * title matches above body matches, stem English words and mark matched
+ * words in the snippet with « ».
+ */
+import { engine } from "../../core/engine";
+import type { Store } from "../../core/db";
+import type { ParsedQuery } from "./search-query";
+import { pgSearch } from "./search-pg";
+import { sqliteSearch } from "./search-sqlite";
+
+export interface SearchFilters {
+  companyId: number;
+  kinds?: readonly string[];
+  /** Records about this topic record (an `about` relation). */
+  topicId?: number;
+  authorUserId?: number;
+  from?: Date;
+  to?: Date;
+  /** Only these records (hybrid search re-filtering vector candidates). */
+  ids?: readonly number[];
+}
+
+export interface Hit {
+  id: number;
+  kind: string;
+  title: string;
+  /** Higher is better; comparable within one answer only. */
+  rank: number;
+  snippet: string;
+  at: Date;
+  updatedAt: Date;
+}
+
+/**
+ * A query matching more records than this is ranked among its newest this
+ * many matches (by id, newest first): ranking a word found in every record
+ * of a 100,000-record knowledge base would cost a second, and for such a
+ * word the newest records are what people look for. Fewer matches: every
+ * match is ranked.
+ */
+export const RANK_CANDIDATES = 2000;
+/** Totals are counted up to this; beyond, total says this many and totalCapped is true. */
+export const COUNT_CAP = 10_000;
+
+export interface SearchEngine {
+  search(store: Store, q: ParsedQuery, f: SearchFilters, limit: number, offset: number): Promise<{ hits: Hit[]; total: number; capped: boolean }>;
+}
+
+export { START_MARK, END_MARK } from "./search-query";
+
+export function searchEngine(): SearchEngine {
+  return engine() === "pg" ? pgSearch : sqliteSearch;
+}

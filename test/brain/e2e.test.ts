@@ -1,0 +1,123 @@
+/**
+ * Over the real wire with the official MCP SDK client: an agent records a
+ * meeting, finds it with brain_search, cites it with brain_context, reads
+ * project cards through the projects domain; an agent under review gets a
+ * review link that the owner approves in the same server; a viewer and a
+ * read-only key are held back; a hostile query is a tool error a model can read.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Client } from "@modelcontextprotocol/client";
+import { startTestServer, type TestServer } from "../harness";
+import { addMember, callTool, createCompany, createUser, mcpClient, mintMcpKey } from "../fixtures/accounts";
+
+let s: TestServer;
+let agent: Client;
+let keys: { owner: string; viewer: string; readOnly: string; supervised: string; approver: string };
+
+beforeAll(async () => {
+  s = await startTestServer({ seed: false, config: { mcpRateLimit: 100_000 } });
+  s.clock.set(new Date("2026-03-02T09:00:00Z"));
+  const owner = await createUser(s.deps, { email: "lead@agency.test", name: "Lena Lead" });
+  const viewer = await createUser(s.deps, { email: "client@agency.test" });
+  const admin = await createUser(s.deps, { email: "boss@agency.test", name: "Bo Boss" });
+  const co = await createCompany(s.deps, { name: "Agency", ownerUserId: owner.id });
+  await addMember(s.deps, co.id, viewer.id, "viewer");
+  await addMember(s.deps, co.id, admin.id, "admin");
+  keys = {
+    owner: (await mintMcpKey(s.deps, { userId: owner.id, scopes: ["brain:*", "projects:*"], companyIds: [co.id] })).key,
+    viewer: (await mintMcpKey(s.deps, { userId: viewer.id, scopes: ["brain:*"], companyIds: [co.id] })).key,
+    readOnly: (await mintMcpKey(s.deps, { userId: owner.id, scopes: ["brain:read"], companyIds: [co.id] })).key,
+    supervised: (await mintMcpKey(s.deps, { userId: owner.id, scopes: ["brain:write"], companyIds: [co.id] })).key,
+    approver: (await mintMcpKey(s.deps, { userId: admin.id, scopes: ["brain:approve", "brain:read"], companyIds: [co.id] })).key,
+  };
+  agent = await mcpClient(s.url, keys.owner);
+});
+afterAll(async () => {
+  await agent?.close();
+  await s.stop();
+});
+
+const tool = async (name: string, args: Record<string, unknown>, c = agent) => {
+  const r = await callTool(c, name, args);
+  if (r.isError) throw new Error(`${name} failed: ${r.text}`);
+  return r.data;
+};
+
+describe("an agent keeps the brain after a meeting", () => {
+  test("record, find, cite", async () => {
+    const m = await tool("brain_meetings_create", {
+      title: "Northwind kickoff",
+      at: "2026-03-02T10:00:00Z",
+      attendees: ["ana@northwind.test"],
+      body: "Northwind wants the relaunch before the trade fair in May.",
+      decisions: ["Relaunch on 28 April"],
+      actionItems: [{ text: "Send the sitemap draft", due: "2026-03-06" }],
+      topics: ["Northwind relaunch"],
+      idempotencyKey: "kickoff-1",
+    });
+    expect(m.tasksCreated).toHaveLength(1);
+    const again = await tool("brain_meetings_create", { title: "Northwind kickoff", at: "2026-03-02T10:00:00Z", attendees: ["ana@northwind.test"], body: "Northwind wants the relaunch before the trade fair in May.", decisions: ["Relaunch on 28 April"], actionItems: [{ text: "Send the sitemap draft", due: "2026-03-06" }], topics: ["Northwind relaunch"], idempotencyKey: "kickoff-1" });
+    expect(again.id).toBe(m.id);
+    const found = await tool("brain_search", { query: "trade fair" });
+    expect(found.items.map((i: { id: number }) => i.id)).toEqual([m.id]);
+    expect(found.items[0].snippet).toContain("«trade» «fair»");
+    const ctx = await tool("brain_context", { question: "When is the Northwind relaunch?" });
+    expect(ctx.passages[0].recordId).toBe(m.id);
+    const r = await callTool(agent, "brain_search", { query: '"(((' });
+    expect(r.isError).toBe(true);
+    expect(r.text).toContain("no words to search for");
+  });
+
+  test("project cards are read through the projects domain, with their source", async () => {
+    await tool("projects_create", { name: "Northwind relaunch", key: "NW" });
+    await tool("cards_create", { projectId: "NW", title: "Sitemap" });
+    const cards = await tool("brain_work_items_list", { project: "NW" });
+    expect(cards.source).toBe("projects");
+    expect(cards.items.map((c: { key: string }) => c.key)).toEqual(["NW-1"]);
+    const ro = await mcpClient(s.url, keys.readOnly);
+    try {
+      const r = await callTool(ro, "brain_work_items_list", {});
+      expect(r.isError).toBe(true);
+      expect(r.text).toContain("projects:read");
+    } finally {
+      await ro.close();
+    }
+  });
+
+  test("a supervised key's write waits for an approver with brain:approve", async () => {
+    const sup = await mcpClient(s.url, keys.supervised);
+    const app = await mcpClient(s.url, keys.approver);
+    try {
+      await tool("brain_review_policy_set", { review: true }, sup);
+      const held = await tool("brain_notes_create", { title: "Pricing idea", body: "Bundle SEO with the relaunch." }, sup);
+      expect(held.status).toBe("in_review");
+      expect((await tool("brain_search", { query: "bundle" })).total).toBe(0);
+      // Hidden from a key without brain:approve (and refused by the verb if called anyway).
+      await expect(callTool(sup, "brain_reviews_approve", { id: held.review.id })).rejects.toThrow("Unknown tool: brain_reviews_approve");
+      const got = await tool("brain_reviews_get", { id: held.review.id }, app);
+      expect(got.changes.map((c: { field: string }) => c.field)).toEqual(["title", "body"]);
+      expect((await tool("brain_reviews_approve", { id: held.review.id }, app)).ok).toBe(true);
+      expect((await tool("brain_search", { query: "bundle" })).total).toBe(1);
+    } finally {
+      await sup.close();
+      await app.close();
+    }
+  });
+
+  test("a viewer and a read-only key read but cannot write", async () => {
+    for (const key of [keys.viewer, keys.readOnly]) {
+      const c = await mcpClient(s.url, key);
+      try {
+        expect((await tool("brain_search", { query: "northwind" }, c)).total).toBeGreaterThan(0);
+        if (key === keys.readOnly) await expect(callTool(c, "brain_notes_create", { title: "Nope" })).rejects.toThrow("Unknown tool: brain_notes_create");
+        else {
+          const r = await callTool(c, "brain_notes_create", { title: "Nope" });
+          expect(r.isError).toBe(true);
+          expect(r.text).toContain("viewer");
+        }
+      } finally {
+        await c.close();
+      }
+    }
+  });
+});
