@@ -55,6 +55,8 @@ export interface Config {
   smtpUrl: string | null;
   /** The From of every message Plinth sends, `Name <address>` or an address; required with smtpUrl. */
   mailFrom: string | null;
+  /** Let outgoing webhooks and automation calls reach loopback and private addresses (off: SSRF guard). */
+  webhooksAllowPrivate: boolean;
 }
 
 /**
@@ -116,6 +118,7 @@ export const SETTINGS: readonly Setting[] = [
     help: "above this RSS a full garbage collection runs every 2 s (default 160; 0: never)",
   },
   { flag: null, env: "PLINTH_SMTP_URL", value: "<url>", group: "server", help: "send mail through smtp://user:pass@host:587 (STARTTLS) or smtps://…:465; unset: mail is only recorded" },
+  { flag: "webhooks-allow-private", env: "PLINTH_WEBHOOKS_ALLOW_PRIVATE", value: "1|0", group: "server", help: "let outgoing webhooks reach loopback and private addresses (default 0)" },
   { flag: "mail-from", env: "PLINTH_MAIL_FROM", value: "<from>", group: "server", help: "From of outgoing mail, e.g. \"Plinth <plinth@example.com>\" (required with PLINTH_SMTP_URL)" },
   { flag: "shutdown-grace-ms", env: "PLINTH_SHUTDOWN_GRACE_MS", value: "<ms>", group: "server", help: "on SIGTERM/SIGINT, how long requests in flight may finish (default 10000)" },
 ];
@@ -286,5 +289,6 @@ export function loadConfig(flags: Record<string, string | true> = {}, env: Sourc
     allowedOrigins: list(get("allowed-origins", "PLINTH_ALLOWED_ORIGINS")),
     maxUploadBytes,
     oauthDevLoopbackClientIds: get("oauth-dev-loopback-client-ids", "PLINTH_OAUTH_DEV_LOOPBACK_CLIENT_IDS") === "1",
+    webhooksAllowPrivate: get("webhooks-allow-private", "PLINTH_WEBHOOKS_ALLOW_PRIVATE") === "1",
   };
 }

@@ -6,6 +6,7 @@ import type { Domain } from "../mcp/define";
 import { accountsDomain } from "./accounts/tools";
 import { useDomains } from "./approvals/registry";
 import { approvalsDomain } from "./approvals/tools";
+import { automationDomains } from "./automations/tools";
 import { bookingsDomain } from "./bookings/tools";
 import { brandingDomain } from "./branding/tools";
 import { cmsDomain } from "./cms/tools";
@@ -34,6 +35,7 @@ export const domains: Domain[] = [
   decksDomain,
   surveysDomain,
   ...workDomains,
+  ...automationDomains,
 ];
 
 // The approvals workflow reads the list from here (see approvals/registry.ts).
