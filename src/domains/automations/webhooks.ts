@@ -39,7 +39,7 @@ export const RETRY_DELAYS_MS = [5_000, 30_000, 120_000, 600_000, 1_800_000, 7_20
 export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 export const FAILURE_LIMIT = 5;
 export const MAX_ENDPOINTS = 50;
-const SEND_CONCURRENCY = 32;
+const SEND_CONCURRENCY = 64;
 const BATCH = 500;
 
 type Endpoint = typeof webhookEndpoints.$inferSelect;
