@@ -36,6 +36,7 @@ bench: install build
 	@command -v wrk >/dev/null || (apt-get update -qq && apt-get install -y -qq wrk >/dev/null)
 	$(BUN) bench/run.ts
 	$(BUN) bench/cards.ts
+	$(BUN) bench/events.ts
 
 typecheck: install
 	$(BUN) x tsc --noEmit -p .
