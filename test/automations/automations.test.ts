@@ -275,3 +275,22 @@ describe("validation and tenancy", () => {
     expect(list.items.some((x: any) => x.id === ok.id)).toBe(true);
   });
 });
+
+describe("concurrency", () => {
+  test("racing creates of one name: exactly one wins, the other is told it exists", async () => {
+    const def = { trigger: { type: "event", eventType: "card.created" }, actions: [{ type: "notify", with: { roles: ["owner"], title: "x" } }] };
+    const rs = await Promise.all(Array.from({ length: 4 }, () => w.call(w.owner, "automations_create", { ...def, name: "Raced" })));
+    expect(rs.filter((r) => !r.isError).length).toBe(1);
+    for (const r of rs.filter((r) => r.isError)) expect(r.text).toMatch(/already exists|conflict/i);
+  });
+  test("racing retries of one failed run queue it once", async () => {
+    const a = await w.ok(w.owner, "automations_create", { name: "Retry race", trigger: { type: "event", eventType: "card.created" }, actions: [{ type: "call_tool", with: { tool: "cards_create", arguments: { projectId: "NOPE", title: "x" } } }], enabled: true });
+    await w.ok(w.owner, "cards_create", { projectId: "WEB", title: "Trigger" });
+    await settle();
+    const [run] = (await w.ok(w.owner, "automation_runs_list", { automationId: a.id })).items;
+    expect(run.status).toBe("failed");
+    const rs = await Promise.all(Array.from({ length: 4 }, () => w.call(w.owner, "automation_runs_retry", { id: run.id })));
+    expect(rs.filter((r) => !r.isError).length).toBe(1);
+    await w.ok(w.owner, "automations_delete", { id: a.id });
+  });
+});

@@ -346,7 +346,9 @@ export async function retryRun(ctx: ActorContext, input: { id: number }) {
     const a = await automationFor(ctx, r.automationId);
     if (a.version !== r.version)
       throw conflict(`Automation ${a.id} is at version ${a.version} now, and this run used version ${r.version}; steps may differ, so it is not resumed. Test the new version instead.`);
-    await tx.update(automationRuns).set({ status: "queued", error: null, finishedAt: null }).where(and(eq(automationRuns.id, r.id), eq(automationRuns.status, "failed")));
+    // The status guard makes racing retries queue the run once (the loser's update finds it queued already).
+    const moved = await tx.update(automationRuns).set({ status: "queued", error: null, finishedAt: null }).where(and(eq(automationRuns.id, r.id), eq(automationRuns.status, "failed"))).returning({ id: automationRuns.id });
+    if (!moved.length) throw conflict(`Run ${r.id} was queued again meanwhile.`);
     await audit(tx, ctx, "automation_runs.retry", { type: "automation_run", id: r.id, detail: { fromStep: r.startStep } });
     return { id: r.id, status: "queued", resumeAtStep: r.startStep };
   });
