@@ -13,7 +13,7 @@ import { sendDueMail } from "../../src/core/mail";
 import { mcpKeys } from "../../src/domains/accounts/tables";
 import { decideApproval } from "../../src/domains/approvals/verbs";
 import { runQueued, runSchedules } from "../../src/domains/automations/runner";
-import { auditLog } from "../../src/core/tables";
+import { auditLog, memberships } from "../../src/core/tables";
 import { notifications } from "../../src/domains/notifications/tables";
 import { startSmtp, type TestSmtp } from "../infra/smtp";
 import { startTestServer, type TestServer } from "../harness";
@@ -178,6 +178,35 @@ describe("failure, retry and loops", () => {
     expect(runs[0].error).toContain("Loop protection");
     await w.ok(w.owner, "automations_delete", { id: a.id });
     expect(await w.err(w.owner, "automations_get", { id: a.id })).toContain("not found");
+  });
+
+  test("call_tool: an approval-gated tool returns its approval; nothing goes live; the creator's role is read at run time", async () => {
+    const a = await w.ok(w.colleague, "automations_create", {
+      name: "Draft a recap",
+      trigger: { type: "event", eventType: "card.created" },
+      conditions: [{ path: "trigger.data.title", op: "contains", value: "recap" }],
+      actions: [{ type: "call_tool", with: { tool: "posts_create", arguments: { siteId: w.siteA, title: "Recap: {{trigger.data.title}}" } } }],
+      enabled: true,
+    });
+    expect(a.warnings.join(" ")).toContain("drafts for approval");
+    await w.ok(w.owner, "cards_create", { projectId: "WEB", title: "Weekly recap" });
+    await settle();
+    let [run] = (await w.ok(w.owner, "automation_runs_list", { automationId: a.id })).items;
+    const full = await w.ok(w.owner, "automation_runs_get", { id: run.id });
+    expect(full.status).toBe("succeeded");
+    const out = full.steps[0].output;
+    expect(out).toMatchObject({ status: "pending", approval: { status: "pending" } });
+    const post = await w.ok(w.owner, "posts_get", { siteId: w.siteA, id: out.id });
+    expect(post.status).toBe("pending");
+    // The colleague becomes a viewer: the next run is refused at the step, as their own call would be.
+    await s.deps.db.update(memberships).set({ role: "viewer" }).where(and(eq(memberships.userId, (await s.deps.db.select().from(mcpKeys).where(eq(mcpKeys.id, w.colleagueKeyId)))[0]!.userId), eq(memberships.companyId, w.A.id)));
+    await w.ok(w.owner, "cards_create", { projectId: "WEB", title: "Monthly recap" });
+    await settle();
+    [run] = (await w.ok(w.owner, "automation_runs_list", { automationId: a.id })).items;
+    expect(run.status).toBe("failed");
+    expect(run.error).toMatch(/role in .* is viewer/);
+    await s.deps.db.update(memberships).set({ role: "admin" }).where(and(eq(memberships.companyId, w.A.id), eq(memberships.role, "viewer"), eq(memberships.userId, (await s.deps.db.select().from(mcpKeys).where(eq(mcpKeys.id, w.colleagueKeyId)))[0]!.userId)));
+    await w.ok(w.owner, "automations_delete", { id: a.id });
   });
 
   test("a revoked key stops its automations", async () => {

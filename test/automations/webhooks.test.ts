@@ -176,6 +176,19 @@ describe("webhooks", () => {
     expect(got.map((g) => g.type)).toEqual(["post.created"]);
   });
 
+  test("two deliverers at once: each delivery is sent once, order per entity holds", async () => {
+    got.length = 0;
+    const ids: number[] = [];
+    for (let i = 0; i < 6; i++) ids.push((await w.ok(w.owner, "posts_create", { siteId: w.siteA, title: `Race ${i}` })).id);
+    for (const id of ids.slice(0, 3)) await w.ok(w.owner, "posts_update", { siteId: w.siteA, id, excerpt: "edited" });
+    await s.dispatcher.drain();
+    const [a, b] = await Promise.all([deliverDue(s.deps), deliverDue(s.deps)]);
+    expect(a + b).toBe(9);
+    expect(got.length).toBe(9);
+    expect(new Set(got.map((g) => g.id)).size).toBe(9);
+    for (const id of ids.slice(0, 3)) expect(got.filter((g) => g.entity === `post:${id}`).map((g) => g.type)).toEqual(["post.created", "post.updated"]);
+  });
+
   test("validation, tenancy and roles", async () => {
     expect(await w.err(w.owner, "webhooks_create", { url: url(), eventTypes: ["post.publishd"] })).toContain("Unknown event type");
     expect(await w.err(w.owner, "webhooks_create", { url: "ftp://example.com/x", eventTypes: ["*"] })).toContain("http(s)");

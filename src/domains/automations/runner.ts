@@ -284,10 +284,13 @@ export async function executeRun(deps: Deps, run: Run): Promise<void> {
 /** Claims and executes queued runs; runs whose instance died mid-way are marked failed (retry resumes them). */
 export async function runQueued(deps: Deps): Promise<number> {
   const now = deps.clock.now();
-  await deps.db
-    .update(automationRuns)
-    .set({ status: "failed", error: "Interrupted (the server stopped mid-run); retry to resume from the step that was running.", leaseUntil: null, finishedAt: now })
-    .where(and(eq(automationRuns.status, "running"), lt(automationRuns.leaseUntil, now)));
+  const stale = and(eq(automationRuns.status, "running"), lt(automationRuns.leaseUntil, now));
+  // Read first: an idle job writes nothing (no commit, no change-feed noise).
+  if ((await deps.db.select({ id: automationRuns.id }).from(automationRuns).where(stale).limit(1)).length)
+    await deps.db
+      .update(automationRuns)
+      .set({ status: "failed", error: "Interrupted (the server stopped mid-run); retry to resume from the step that was running.", leaseUntil: null, finishedAt: now })
+      .where(stale);
   let n = 0;
   while (n < RUNS_PER_JOB && !deps.store.closed) {
     const next = (await deps.db.select({ id: automationRuns.id }).from(automationRuns).where(eq(automationRuns.status, "queued")).orderBy(asc(automationRuns.id)).limit(1))[0];

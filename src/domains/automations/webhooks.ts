@@ -41,6 +41,8 @@ export const FAILURE_LIMIT = 5;
 export const MAX_ENDPOINTS = 50;
 const SEND_CONCURRENCY = 64;
 const BATCH = 500;
+/** How long a claimed delivery is left to its sender before another may try it. */
+const CLAIM_MS = 60_000;
 
 type Endpoint = typeof webhookEndpoints.$inferSelect;
 type Delivery = typeof webhookDeliveries.$inferSelect;
@@ -378,8 +380,24 @@ export async function deliverDue(deps: Deps): Promise<number> {
   let total = 0;
   for (;;) {
     if (deps.store.closed) return total;
-    const rows = await due(deps, BATCH);
-    if (!rows.length) return total;
+    const found = await due(deps, BATCH);
+    if (!found.length) return total;
+    // Claim before sending: another deliverer (a second instance whose job lease lapsed) skips what this one holds,
+    // and a delivery whose sender died is tried again when the claim runs out.
+    const now = deps.clock.now();
+    const claimed = new Set(
+      (await deps.store.transaction(
+        (tx) =>
+          tx
+            .update(webhookDeliveries)
+            .set({ nextAttemptAt: new Date(now.getTime() + CLAIM_MS) })
+            .where(and(inArray(webhookDeliveries.id, found.map((r) => r.d.id)), eq(webhookDeliveries.status, "pending"), lte(webhookDeliveries.nextAttemptAt, now)))
+            .returning({ id: webhookDeliveries.id }),
+        { silent: true },
+      )).map((r) => r.id),
+    );
+    const rows = found.filter((r) => claimed.has(r.d.id));
+    if (!rows.length) continue;
     const sent = await pool(rows, SEND_CONCURRENCY, async (r) => ({
       d: r.d,
       o: await sendSigned(deps, { url: r.url, secret: r.secret }, String(r.d.payload.id ?? `evt_${r.d.eventId}`), JSON.stringify(r.d.payload)),
