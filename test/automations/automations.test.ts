@@ -294,6 +294,10 @@ describe("validation and tenancy", () => {
     expect(await w.err(w.owner, "automations_create", { ...base, name: "g", actions: [{ type: "create_card", with: { title: 5 } }] })).toContain("would refuse");
     expect(await w.err(w.owner, "automations_create", { ...base, name: "h", actions: [{ type: "send_email", with: { to: "a@b.test", subject: "{{secrets.x}}", text: "t" } }] })).toContain("must start with trigger.");
     expect(await w.err(w.owner, "automations_create", { ...base, name: "i", actions: [{ type: "call_webhook", with: { webhookId: 99999 } }] })).toContain("webhook 99999 not found");
+    expect(await w.err(w.owner, "automations_create", { ...base, name: "j", trigger: { type: "schedule", timeZone: "UTC" } })).toContain("trigger.cron is required");
+    expect(await w.err(w.owner, "automations_create", { ...base, name: "k", trigger: { type: "event" } })).toContain("trigger.eventType is required");
+    expect(await w.err(w.owner, "automations_create", { ...base, name: "l", trigger: { type: "webhook", cron: "0 9 * * *" } })).toContain('belong to type "schedule"');
+    expect(await w.err(w.owner, "automations_create", { ...base, name: "m", actions: [] })).toMatch(/actions/);
     const ok = await w.ok(w.owner, "automations_create", { ...base, name: "Unique" });
     expect(ok.enabled).toBe(false);
     expect(await w.err(w.owner, "automations_create", { ...base, name: "Unique" })).toContain("already exists");

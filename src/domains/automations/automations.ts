@@ -17,7 +17,7 @@ import { randomHex } from "../../core/secrets";
 import { events } from "../../core/tables";
 import { toolByName } from "../approvals/registry";
 import { eventDef } from "./catalog";
-import { allHold, assertValid, checkDefinition, conditionHolds, nextRun, render } from "./definition";
+import { allHold, assertValid, checkDefinition, conditionHolds, nextRun, render, triggerOf } from "./definition";
 import { newSigningSecret } from "./outbound";
 import { eventTrigger } from "./runner";
 import { automationRuns, automations, automationVersions, webhookEndpoints, type AutomationDefinition, type RunStatus } from "./tables";
@@ -65,7 +65,7 @@ async function webhookIds(ctx: ActorContext): Promise<Set<number>> {
 function normalise(d: AutomationDefinition): AutomationDefinition {
   const name = d.name.replace(/\s+/g, " ").trim();
   if (!name) throw invalid("name must not be empty.");
-  const trigger = d.trigger.type === "schedule" ? { ...d.trigger, timeZone: d.trigger.timeZone ?? "UTC" } : d.trigger;
+  const trigger = triggerOf(d.trigger as Parameters<typeof triggerOf>[0]);
   return { ...d, name, description: d.description?.trim() || null, trigger };
 }
 

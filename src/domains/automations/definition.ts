@@ -15,7 +15,7 @@ import { invalid } from "../../core/errors";
 import { covers } from "../../core/scopes";
 import { toolByName } from "../approvals/registry";
 import { eventDef } from "./catalog";
-import type { AutomationAction, AutomationDefinition, Condition } from "./tables";
+import type { AutomationAction, AutomationDefinition, AutomationTrigger, Condition } from "./tables";
 
 export const MAX_ACTIONS = 20;
 export const BLOCKED_TOOLSETS = new Set(["automations", "webhooks"]);
@@ -32,11 +32,30 @@ export const conditionSchema = v.strictObject({
   op: v.picklist(["eq", "neq", "in", "contains", "exists", "gt", "lt"]),
   value: v.optional(v.unknown()),
 });
-export const triggerSchema = v.variant("type", [
-  v.strictObject({ type: v.literal("event"), eventType: v.pipe(v.string(), v.maxLength(100)), filters: v.optional(v.pipe(v.array(conditionSchema), v.maxLength(20))) }),
-  v.strictObject({ type: v.literal("schedule"), cron: v.pipe(v.string(), v.maxLength(100)), timeZone: v.optional(v.pipe(v.string(), v.maxLength(64)), "UTC") }),
-  v.strictObject({ type: v.literal("webhook") }),
-]);
+/** One flat object (not a union) keeps the published schema short; checkDefinition enforces what each type needs. */
+export const triggerSchema = v.strictObject({
+  type: v.picklist(["event", "schedule", "webhook"]),
+  eventType: v.optional(v.pipe(v.string(), v.maxLength(100))),
+  filters: v.optional(v.pipe(v.array(conditionSchema), v.maxLength(20))),
+  cron: v.optional(v.pipe(v.string(), v.maxLength(100))),
+  timeZone: v.optional(v.pipe(v.string(), v.maxLength(64))),
+});
+
+/** The stored trigger: only the fields its type uses. */
+export function triggerOf(t: v.InferOutput<typeof triggerSchema>): AutomationTrigger {
+  if (t.type === "event") {
+    if (!t.eventType) throw invalid('trigger.eventType is required for type "event" (e.g. post.published).');
+    if (t.cron !== undefined || t.timeZone !== undefined) throw invalid('cron and timeZone belong to type "schedule".');
+    return { type: "event", eventType: t.eventType, ...(t.filters?.length ? { filters: t.filters as Condition[] } : {}) };
+  }
+  if (t.eventType !== undefined || t.filters !== undefined) throw invalid(`eventType and filters belong to type "event", not "${t.type}".`);
+  if (t.type === "schedule") {
+    if (!t.cron) throw invalid('trigger.cron is required for type "schedule" (e.g. "0 9 * * 1-5").');
+    return { type: "schedule", cron: t.cron, timeZone: t.timeZone ?? "UTC" };
+  }
+  if (t.cron !== undefined || t.timeZone !== undefined) throw invalid('cron and timeZone belong to type "schedule".');
+  return { type: "webhook" };
+}
 export const actionSchema = v.strictObject({
   type: v.picklist(["create_card", "send_email", "notify", "call_webhook", "call_tool"]),
   with: v.record(v.string(), v.unknown()),

@@ -73,8 +73,8 @@ const automationsCreate = defineTool({
   ...W,
   name: "automations_create",
   description:
-    "Create an automation (disabled unless enabled: true). trigger: {type:event,eventType,filters} | {type:schedule,cron,timeZone} | {type:webhook}. " +
-    "conditions: [{path,op,value}]. actions: [{type: create_card|send_email|notify|call_webhook|call_tool, with}]; strings in with may use {{trigger.data.x}} or {{steps.0.output.x}}. Runs as you. See docs/automations.md.",
+    "Create an automation (disabled unless enabled: true). trigger.type event (eventType, filters) | schedule (cron, timeZone) | webhook. " +
+    "Strings in actions[].with may use {{trigger.data.x}}, {{steps.0.output.x}}. Actions run with your rights. Guide: docs/automations.md.",
   input: v.object({ name, description: v.optional(description, null), trigger: triggerSchema, conditions: v.optional(conditions, []), actions, enabled: v.optional(v.boolean()) }),
   run: (ctx, i) => createAutomation(ctx, i as AutomationDefinition & { enabled?: boolean }),
 });
