@@ -16,6 +16,7 @@ import { runQueued, runSchedules } from "../../src/domains/automations/runner";
 import { auditLog, memberships } from "../../src/core/tables";
 import { notifications } from "../../src/domains/notifications/tables";
 import { startSmtp, type TestSmtp } from "../infra/smtp";
+import { caughtUp } from "./settle";
 import { startTestServer, type TestServer } from "../harness";
 import { makeWorld, type World } from "../cms/world";
 
@@ -36,9 +37,9 @@ afterAll(async () => {
 });
 
 async function settle() {
-  await s.dispatcher.drain();
+  await caughtUp(s);
   await runQueued(s.deps);
-  await s.dispatcher.drain();
+  await caughtUp(s);
 }
 
 async function publish(title: string) {

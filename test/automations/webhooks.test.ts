@@ -14,6 +14,7 @@ import { deliverDue, FAILURE_LIMIT, MAX_ATTEMPTS, RETRY_DELAYS_MS } from "../../
 import { webhookDeliveries } from "../../src/domains/automations/tables";
 import { startTestServer, type TestServer } from "../harness";
 import { makeWorld, type World } from "../cms/world";
+import { caughtUp } from "./settle";
 
 interface Received {
   id: string;
@@ -61,7 +62,7 @@ afterAll(async () => {
 
 const url = () => `http://127.0.0.1:${receiver.port}/hooks/plinth`;
 async function pump() {
-  await s.dispatcher.drain();
+  await caughtUp(s);
   return await deliverDue(s.deps);
 }
 
@@ -121,7 +122,7 @@ describe("webhooks", () => {
     got.length = 0;
     const ids: number[] = [];
     for (let i = 0; i < FAILURE_LIMIT; i++) ids.push((await w.ok(w.owner, "posts_create", { siteId: w.siteA, title: `Doomed ${i}` })).id);
-    await s.dispatcher.drain();
+    await caughtUp(s);
     for (let i = 0; i < MAX_ATTEMPTS; i++) {
       await deliverDue(s.deps);
       s.clock.advance(RETRY_DELAYS_MS[Math.min(i, RETRY_DELAYS_MS.length - 1)]!);
@@ -169,7 +170,7 @@ describe("webhooks", () => {
   test("the delivery job runs from the job runner", async () => {
     got.length = 0;
     await w.ok(w.owner, "posts_create", { siteId: w.siteA, title: "Via the runner" });
-    await s.dispatcher.drain();
+    await caughtUp(s);
     s.clock.advance(60_000);
     const outcomes = await s.jobs.runDue();
     expect(outcomes.find((o) => o.name === "webhooks.deliver")).toEqual({ name: "webhooks.deliver", ok: true });
@@ -181,7 +182,7 @@ describe("webhooks", () => {
     const ids: number[] = [];
     for (let i = 0; i < 6; i++) ids.push((await w.ok(w.owner, "posts_create", { siteId: w.siteA, title: `Race ${i}` })).id);
     for (const id of ids.slice(0, 3)) await w.ok(w.owner, "posts_update", { siteId: w.siteA, id, excerpt: "edited" });
-    await s.dispatcher.drain();
+    await caughtUp(s);
     const [a, b] = await Promise.all([deliverDue(s.deps), deliverDue(s.deps)]);
     expect(a + b).toBe(9);
     expect(got.length).toBe(9);
