@@ -29,6 +29,8 @@ beforeAll(async () => {
   smtp = await startSmtp();
   s = await startTestServer({ seed: false, clock: new ManualClock(T0), config: { smtpUrl: smtp.url(), mailFrom: "Plinth <robot@plinth.test>", webhooksAllowPrivate: true } });
   w = await makeWorld(s);
+  // The tests drive delivery and runs themselves; the background runner would race them for the same rows.
+  await s.jobs.stop();
   await w.ok(w.owner, "projects_create", { name: "Website", key: "WEB" });
 });
 afterAll(async () => {
@@ -152,6 +154,8 @@ describe("failure, retry and loops", () => {
     expect(full.steps[0].output.notified).toEqual([w.ownerUserId]);
     const n0 = await count();
     expect(n0).toBe(1);
+    const failedNote = await s.deps.db.select().from(notifications).where(and(eq(notifications.userId, w.ownerUserId), eq(notifications.type, "automation.failed")));
+    expect(failedNote.map((n) => n.title)).toEqual(["Automation “Ops intake” failed at step 1 (call_tool)"]);
     await w.ok(w.owner, "projects_create", { name: "Operations", key: "OPS" });
     expect(await w.ok(w.owner, "automation_runs_retry", { id: run.id })).toMatchObject({ status: "queued", resumeAtStep: 1 });
     expect(await w.err(w.owner, "automation_runs_retry", { id: run.id })).toContain("only failed runs");
@@ -237,16 +241,21 @@ describe("schedules and incoming webhooks", () => {
     });
     const g = await w.ok(w.owner, "automations_get", { id: a.id });
     expect(g.nextRunAt).toBe("2026-01-15T08:00:00.000Z"); // 09:00 CET
-    s.clock.advance(59 * 60_000);
+    s.clock.advance(60 * 60_000 - 1); // 08:59:59.999 Paris
     await runSchedules(s.deps);
     expect((await w.ok(w.owner, "automation_runs_list", { automationId: a.id })).total).toBe(0);
-    s.clock.advance(3 * 24 * 3600_000); // down for three days: now 2026-01-18 07:59Z, the 15th, 16th and 17th were missed
-    await runSchedules(s.deps);
+    s.clock.advance(1); // 09:00:00.000 Paris: due
     await runSchedules(s.deps);
     expect((await w.ok(w.owner, "automation_runs_list", { automationId: a.id })).total).toBe(1);
+    expect((await w.ok(w.owner, "automations_get", { id: a.id })).nextRunAt).toBe("2026-01-16T08:00:00.000Z");
+    s.clock.advance(-1);
+    s.clock.advance(3 * 24 * 3600_000); // down for three days: now 2026-01-18 07:59:59.999Z, the 16th and 17th were missed
+    await runSchedules(s.deps);
+    await runSchedules(s.deps);
+    expect((await w.ok(w.owner, "automation_runs_list", { automationId: a.id })).total).toBe(2);
     expect((await w.ok(w.owner, "automations_get", { id: a.id })).nextRunAt).toBe("2026-01-18T08:00:00.000Z");
     await runQueued(s.deps);
-    expect((await w.ok(w.owner, "automation_runs_list", { automationId: a.id })).items[0].status).toBe("succeeded");
+    expect((await w.ok(w.owner, "automation_runs_list", { automationId: a.id })).items.map((r: any) => r.status)).toEqual(["succeeded", "succeeded"]);
     await w.ok(w.owner, "automations_delete", { id: a.id });
   });
 
@@ -275,6 +284,9 @@ describe("schedules and incoming webhooks", () => {
     expect((await post({ "content-type": "application/json" })).status).toBe(401);
     expect((await post(sign("msg_3"), body + " ")).status).toBe(401);
     expect((await fetch(`${s.url}/hooks/${"0".repeat(32)}`, { method: "POST", headers: sign("msg_4"), body })).status).toBe(404);
+    const huge = JSON.stringify({ name: "x".repeat(70_000) });
+    expect((await fetch(`${s.url}${path}`, { method: "POST", headers: sign("msg_5"), body: huge })).status).toBe(413);
+    expect((await fetch(`${s.url}/hooks/not-a-token`, { method: "POST", headers: sign("msg_6"), body })).status).toBe(404);
     await runQueued(s.deps);
     const run = await w.ok(w.owner, "automation_runs_get", { id: first.runId });
     expect(run.status).toBe("succeeded");
@@ -299,6 +311,11 @@ describe("validation and tenancy", () => {
     expect(await w.err(w.owner, "automations_create", { ...base, name: "k", trigger: { type: "event" } })).toContain("trigger.eventType is required");
     expect(await w.err(w.owner, "automations_create", { ...base, name: "l", trigger: { type: "webhook", cron: "0 9 * * *" } })).toContain('belong to type "schedule"');
     expect(await w.err(w.owner, "automations_create", { ...base, name: "m", actions: [] })).toMatch(/actions/);
+    const many = Array.from({ length: 21 }, () => base.actions[0]);
+    expect(await w.err(w.owner, "automations_create", { ...base, name: "n", actions: many })).toMatch(/actions/);
+    expect(await w.err(w.owner, "automations_create", { ...base, name: "x".repeat(121) })).toMatch(/name/);
+    expect(await w.err(w.owner, "automations_create", { ...base, name: "o", conditions: [{ path: "trigger.data'; DROP TABLE automations;--", op: "eq" }] })).toMatch(/path/);
+    expect(await w.err(w.owner, "automations_create", { ...base, name: "p", trigger: { type: "event", eventType: 42 } })).toMatch(/eventType/);
     const ok = await w.ok(w.owner, "automations_create", { ...base, name: "Unique" });
     expect(ok.enabled).toBe(false);
     expect(await w.err(w.owner, "automations_create", { ...base, name: "Unique" })).toContain("already exists");

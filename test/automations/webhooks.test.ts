@@ -35,6 +35,8 @@ let hits = 0;
 beforeAll(async () => {
   s = await startTestServer({ seed: false, clock: new ManualClock(Date.now()), config: { webhooksAllowPrivate: true } });
   w = await makeWorld(s);
+  // The tests drive delivery and runs themselves; the background runner would race them for the same rows.
+  await s.jobs.stop();
   receiver = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
@@ -188,6 +190,43 @@ describe("webhooks", () => {
     expect(got.length).toBe(9);
     expect(new Set(got.map((g) => g.id)).size).toBe(9);
     for (const id of ids.slice(0, 3)) expect(got.filter((g) => g.entity === `post:${id}`).map((g) => g.type)).toEqual(["post.created", "post.updated"]);
+  });
+
+  test("webhooks_test sends a signed test payload and reports the answer; nothing is recorded", async () => {
+    got.length = 0;
+    const n0 = (await s.deps.db.select().from(webhookDeliveries)).length;
+    const r = await w.ok(w.owner, "webhooks_test", { id: hookId });
+    expect(r).toMatchObject({ ok: true, statusCode: 200, error: null, response: "ok" });
+    expect(got.map((g) => [g.type, g.verified])).toEqual([["webhook.test", true]]);
+    failing = true;
+    const bad = await w.ok(w.owner, "webhooks_test", { id: hookId });
+    failing = false;
+    expect(bad).toMatchObject({ ok: false, statusCode: 503, error: "HTTP 503", response: "down for maintenance" });
+    expect((await s.deps.db.select().from(webhookDeliveries)).length).toBe(n0);
+    expect(await w.err(w.viewer, "webhooks_test", { id: hookId })).toMatch(/role|viewer/i);
+  });
+
+  test("finished deliveries are pruned after 30 days, with their attempts; pending ones stay", async () => {
+    const { pruneDeliveries, DELIVERY_RETENTION_DAYS } = await import("../../src/domains/automations/webhooks");
+    const { webhookAttempts } = await import("../../src/domains/automations/tables");
+    const all = await s.deps.db.select().from(webhookDeliveries);
+    expect(all.length).toBeGreaterThan(0);
+    const times = all.map((d) => d.createdAt.getTime());
+    const oldest = Math.min(...times);
+    const newest = Math.max(...times);
+    s.clock.set(oldest + DELIVERY_RETENTION_DAYS * 86_400_000 - 1);
+    await pruneDeliveries(s.deps);
+    expect((await s.deps.db.select().from(webhookDeliveries)).length).toBe(all.length);
+    s.clock.set(oldest + DELIVERY_RETENTION_DAYS * 86_400_000);
+    await pruneDeliveries(s.deps);
+    const oldestFinished = all.filter((d) => d.createdAt.getTime() === oldest && d.status !== "pending").length;
+    expect((await s.deps.db.select().from(webhookDeliveries)).length).toBe(all.length - oldestFinished);
+    s.clock.set(newest + DELIVERY_RETENTION_DAYS * 86_400_000);
+    await pruneDeliveries(s.deps);
+    const left = await s.deps.db.select().from(webhookDeliveries);
+    expect(left.every((d) => d.status === "pending")).toBe(true);
+    const attempts = await s.deps.db.select().from(webhookAttempts);
+    expect(attempts.every((a) => left.some((d) => d.id === a.deliveryId))).toBe(true);
   });
 
   test("validation, tenancy and roles", async () => {

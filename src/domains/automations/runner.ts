@@ -275,6 +275,15 @@ export async function executeRun(deps: Deps, run: Run): Promise<void> {
       return await deps.store.transaction(async () => {
         await finish({ status: "failed", steps, startStep: i, error: `Step ${i} (${action.type}) failed: ${error}` });
         await emit(deps.db, { deps, company: { id: a.companyId } }, automationRunFailed, { id: a.id }, { automationId: a.id, name: a.name, runId: run.id, step: i, error });
+        await notifyDetailed(deps, {
+          companyId: a.companyId,
+          userIds: [a.createdByUserId],
+          type: "automation.failed",
+          title: `Automation “${a.name.slice(0, 200)}” failed at step ${i} (${action.type})`,
+          body: `${error}\nRetry it from that step with automation_runs_retry (run ${run.id}).`,
+          link: `/automations/${a.id}/runs/${run.id}`,
+          entity: { type: "automation_run", id: run.id },
+        });
       });
     }
   }
@@ -316,6 +325,21 @@ export const runJob: JobDef = {
   description: "Executes queued automation runs, step by step, as each automation's creator.",
   everyMs: 1000,
   run: (deps) => runQueued(deps).then(() => undefined),
+};
+
+/** Run history retention: finished runs older than this are deleted. */
+export const RUN_RETENTION_DAYS = 90;
+
+export const pruneRunsJob: JobDef = {
+  name: "automations.prune",
+  description: `Deletes finished automation runs older than ${RUN_RETENTION_DAYS} days.`,
+  everyMs: 3_600_000,
+  async run(deps) {
+    const before = new Date(deps.clock.now().getTime() - RUN_RETENTION_DAYS * 86_400_000);
+    const old = and(inArray(automationRuns.status, ["succeeded", "failed", "skipped"]), lte(automationRuns.createdAt, before));
+    if ((await deps.db.select({ id: automationRuns.id }).from(automationRuns).where(old).limit(1)).length)
+      await deps.store.transaction((tx) => tx.delete(automationRuns).where(old), { silent: true });
+  },
 };
 
 export const scheduleJob: JobDef = {

@@ -26,7 +26,7 @@ import {
 import { actionSchema, conditionSchema, triggerSchema } from "./definition";
 import { automationEvents } from "./events";
 import { hookRoutes } from "./hooks";
-import { automationTrigger, runJob, scheduleJob } from "./runner";
+import { automationTrigger, pruneRunsJob, runJob, scheduleJob } from "./runner";
 import { RUN_STATUSES, type AutomationDefinition } from "./tables";
 import {
   createWebhook,
@@ -36,8 +36,10 @@ import {
   getWebhook,
   listDeliveries,
   listWebhooks,
+  pruneDeliveriesJob,
   redeliver,
   rotateWebhookSecret,
+  testWebhook,
   updateWebhook,
   webhookFanout,
 } from "./webhooks";
@@ -206,6 +208,15 @@ const webhooksRotate = defineTool({
   run: (ctx, i) => rotateWebhookSecret(ctx, i),
 });
 
+const webhooksTest = defineTool({
+  ...WW,
+  openWorld: true,
+  name: "webhooks_test",
+  description: "Send a signed webhook.test payload now; returns ok, statusCode, error, durationMs, response.",
+  input: v.object({ id }),
+  run: (ctx, i) => testWebhook(ctx, i),
+});
+
 const deliveriesList = defineTool({
   ...WR,
   name: "webhook_deliveries_list",
@@ -238,7 +249,7 @@ export const automationsDomain: Domain = {
   tools: [automationsList, automationsGet, automationsCreate, automationsUpdate, automationsDelete, automationsToggle, automationsTest, automationsVersions, automationsRollback, runsList, runsGet, runsRetry],
   events: automationEvents,
   subscribers: [automationTrigger],
-  jobs: [runJob, scheduleJob],
+  jobs: [runJob, scheduleJob, pruneRunsJob],
   publicPages: [{ prefix: "/hooks", routes: hookRoutes }],
 };
 
@@ -246,9 +257,9 @@ export const webhooksDomain: Domain = {
   name: "webhooks",
   title: "Webhooks",
   description: "Outgoing webhooks: signed POSTs of events to your URLs, retried, in order per entity, with a delivery log.",
-  tools: [webhooksList, webhooksGet, webhooksCreate, webhooksUpdate, webhooksDelete, webhooksRotate, deliveriesList, deliveriesGet, deliveriesRedeliver],
+  tools: [webhooksList, webhooksGet, webhooksCreate, webhooksUpdate, webhooksDelete, webhooksRotate, webhooksTest, deliveriesList, deliveriesGet, deliveriesRedeliver],
   subscribers: [webhookFanout],
-  jobs: [deliverJob],
+  jobs: [deliverJob, pruneDeliveriesJob],
 };
 
 export const automationDomains = [automationsDomain, webhooksDomain];

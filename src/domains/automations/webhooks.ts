@@ -249,6 +249,29 @@ export async function redeliver(ctx: ActorContext, input: { id: number }) {
   });
 }
 
+/** Sends a signed `webhook.test` payload now and says how the receiver answered; records nothing. */
+export async function testWebhook(ctx: ActorContext, input: { id: number }) {
+  authorize(ctx, "automations:write", { write: true });
+  const e = await endpointFor(ctx, input.id);
+  const now = ctx.deps.clock.now();
+  const msgId = `test_${randomHexId()}`;
+  const body = JSON.stringify({ id: msgId, type: "webhook.test", timestamp: now.toISOString(), companyId: ctx.company.id, siteId: null, entity: { type: "webhook", id: e.id }, actor: null, data: { webhookId: e.id, message: "A test from Plinth: if you verified this signature, your receiver works." } });
+  const o = await sendSigned(ctx.deps, { url: e.url, secret: e.secret }, msgId, body);
+  return { id: e.id, ok: o.ok, statusCode: o.statusCode, error: o.error, durationMs: o.durationMs, response: o.responseBody?.slice(0, 500) ?? null };
+}
+
+const randomHexId = () => crypto.randomUUID().replace(/-/g, "").slice(0, 16);
+
+/** Delivery log retention: finished deliveries (and their attempts) older than this are deleted. */
+export const DELIVERY_RETENTION_DAYS = 30;
+
+export async function pruneDeliveries(deps: Deps): Promise<void> {
+  const before = new Date(deps.clock.now().getTime() - DELIVERY_RETENTION_DAYS * 86_400_000);
+  const old = and(inArray(webhookDeliveries.status, ["succeeded", "failed"]), lte(webhookDeliveries.createdAt, before));
+  if ((await deps.db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(old).limit(1)).length)
+    await deps.store.transaction((tx) => tx.delete(webhookDeliveries).where(old), { silent: true });
+}
+
 // ---------------------------------------------------------------------------
 // Fan-out: events → deliveries (exactly once, in the dispatcher's transaction)
 
@@ -407,6 +430,13 @@ export async function deliverDue(deps: Deps): Promise<number> {
     total += rows.length;
   }
 }
+
+export const pruneDeliveriesJob: JobDef = {
+  name: "webhooks.prune",
+  description: `Deletes finished webhook deliveries older than ${DELIVERY_RETENTION_DAYS} days.`,
+  everyMs: 3_600_000,
+  run: pruneDeliveries,
+};
 
 export const deliverJob: JobDef = {
   name: "webhooks.deliver",

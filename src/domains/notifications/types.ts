@@ -20,6 +20,7 @@ export const NOTIFICATION_TYPES: readonly NotificationType[] = [
   { type: "ticket.assigned", label: "A ticket was assigned to you", inApp: true, email: true },
   { type: "ticket.sla_breached", label: "A ticket you own breached its SLA", inApp: true, email: true },
   { type: "webhook.disabled", label: "An outgoing webhook was disabled after failing", inApp: true, email: true },
+  { type: "automation.failed", label: "An automation you made failed", inApp: true, email: true },
   { type: "automation.message", label: "Messages from automations", inApp: true, email: false },
   { type: "message", label: "Messages from your team and its agents", inApp: true, email: false },
 ];
