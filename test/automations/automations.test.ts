@@ -214,6 +214,26 @@ describe("failure, retry and loops", () => {
     await w.ok(w.owner, "automations_delete", { id: a.id });
   });
 
+  test("loop protection: two automations feeding each other stop after one hop each", async () => {
+    const mk = (name: string) =>
+      w.ok(w.owner, "automations_create", { name, trigger: { type: "event", eventType: "card.created" }, conditions: [{ path: "trigger.data.title", op: "contains", value: "ping" }], actions: [{ type: "create_card", with: { projectId: "WEB", title: `${name}: {{trigger.data.title}}` } }], enabled: true });
+    const A = await mk("Ping A");
+    const B = await mk("Ping B");
+    const before = (await w.ok(w.owner, "cards_list", { projectId: "WEB", limit: 1 })).total;
+    await w.ok(w.owner, "cards_create", { projectId: "WEB", title: "ping" });
+    for (let i = 0; i < 5; i++) await settle();
+    for (const a of [A, B]) {
+      const runs = (await w.ok(w.owner, "automation_runs_list", { automationId: a.id })).items;
+      // Its own run on the person's card, one on the other's card, and three refusals (its own card, and both second-hop cards).
+      expect(runs.map((r: any) => r.status).sort()).toEqual(["skipped", "skipped", "skipped", "succeeded", "succeeded"]);
+      expect(runs.filter((r: any) => r.status === "skipped").every((r: any) => r.error.startsWith("Loop protection"))).toBe(true);
+    }
+    // The person's card, A's and B's copies of it, and one copy of each other's: 5 in all.
+    expect((await w.ok(w.owner, "cards_list", { projectId: "WEB", limit: 1 })).total).toBe(before + 5);
+    await w.ok(w.owner, "automations_delete", { id: A.id });
+    await w.ok(w.owner, "automations_delete", { id: B.id });
+  });
+
   test("a revoked key stops its automations", async () => {
     const a = await w.ok(w.gated, "automations_create", {
       name: "Gated",
@@ -316,6 +336,10 @@ describe("validation and tenancy", () => {
     expect(await w.err(w.owner, "automations_create", { ...base, name: "x".repeat(121) })).toMatch(/name/);
     expect(await w.err(w.owner, "automations_create", { ...base, name: "o", conditions: [{ path: "trigger.data'; DROP TABLE automations;--", op: "eq" }] })).toMatch(/path/);
     expect(await w.err(w.owner, "automations_create", { ...base, name: "p", trigger: { type: "event", eventType: 42 } })).toMatch(/eventType/);
+    expect(await w.err(w.owner, "automations_create", { ...base, name: "q", trigger: { type: "event", eventType: "nothing.*" } })).toContain("not an event");
+    const prefixed = await w.ok(w.owner, "automations_create", { ...base, name: "Any order event", trigger: { type: "event", eventType: "order.*" } });
+    expect((await w.ok(w.owner, "automations_test", { id: prefixed.id, sample: { type: "order.status_changed", data: {} } })).typeMatches).toBe(true);
+    expect((await w.ok(w.owner, "automations_test", { id: prefixed.id, sample: { type: "post.published", data: {} } })).typeMatches).toBe(false);
     const ok = await w.ok(w.owner, "automations_create", { ...base, name: "Unique" });
     expect(ok.enabled).toBe(false);
     expect(await w.err(w.owner, "automations_create", { ...base, name: "Unique" })).toContain("already exists");

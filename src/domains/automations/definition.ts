@@ -14,7 +14,7 @@ import type { ActorContext } from "../../core/context";
 import { invalid } from "../../core/errors";
 import { covers } from "../../core/scopes";
 import { toolByName } from "../approvals/registry";
-import { eventDef } from "./catalog";
+import { eventDef, knownEventTypes } from "./catalog";
 import type { AutomationAction, AutomationDefinition, AutomationTrigger, Condition } from "./tables";
 
 export const MAX_ACTIONS = 20;
@@ -164,7 +164,8 @@ export function checkDefinition(ctx: ActorContext, d: Omit<AutomationDefinition,
   const problems: string[] = [];
   const warnings: string[] = [];
   const t = d.trigger;
-  if (t.type === "event" && !eventDef(t.eventType)) problems.push(`trigger.eventType "${t.eventType.slice(0, 80)}" is not an event any domain emits (see docs/events.md).`);
+  const knownType = (x: string) => (x.endsWith(".*") ? [...knownEventTypes()].some((k) => k.startsWith(x.slice(0, -1))) : !!eventDef(x));
+  if (t.type === "event" && !knownType(t.eventType)) problems.push(`trigger.eventType "${t.eventType.slice(0, 80)}" is not an event any domain emits (see docs/events.md).`);
   if (t.type === "schedule") {
     const p = checkSchedule(t.cron, t.timeZone);
     if (p) problems.push(`trigger: ${p}`);
