@@ -8,6 +8,8 @@
  * calls the example URLs. Automations were made in the portal (credential
  * kind "session"), so no API key's revocation stops them.
  */
+import { eq } from "drizzle-orm";
+import { posts } from "../../src/domains/cms/tables";
 import { automationRuns, automations, automationVersions, webhookAttempts, webhookDeliveries, webhookEndpoints, type AutomationDefinition } from "../../src/domains/automations/tables";
 import { MAX_ATTEMPTS } from "../../src/domains/automations/webhooks";
 import type { DemoPart, DemoWorld } from "./parts";
@@ -148,8 +150,6 @@ async function seedCompany(world: DemoWorld, c: Company) {
 }
 
 export const demoAutomations: DemoPart = async (world) => {
-  const { posts } = await import("../../src/domains/cms/tables");
-  const { eq } = await import("drizzle-orm");
   const postsOf = async (siteId: number) =>
     (await world.tx.select({ id: posts.id, slug: posts.slug, title: posts.title }).from(posts).where(eq(posts.siteId, siteId)).orderBy(posts.id).limit(2));
   await seedCompany(world, { id: world.companies.harbor, owner: world.users.maya, siteId: world.sites.harbor, project: "HCW", editor: "maya@harborcoffee.example", host: "harborcoffee.example", posts: await postsOf(world.sites.harbor) });
