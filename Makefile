@@ -43,6 +43,7 @@ bench: install build
 	$(BUN) bench/deck-page.ts
 	$(BUN) bench/chat.ts
 	$(BUN) bench/brain.ts
+	$(BUN) bench/events.ts
 
 typecheck: install
 	$(BUN) x tsc --noEmit -p .

@@ -72,6 +72,8 @@ export interface Config {
   embeddingsKey: string | null;
   /** Model name sent with each embeddings request. */
   embeddingsModel: string;
+  /** Let outgoing webhooks and automation calls reach loopback and private addresses (off: SSRF guard). */
+  webhooksAllowPrivate: boolean;
 }
 
 /**
@@ -133,6 +135,7 @@ export const SETTINGS: readonly Setting[] = [
     help: "above this RSS a full garbage collection runs every 2 s (default 160; 0: never)",
   },
   { flag: null, env: "PLINTH_SMTP_URL", value: "<url>", group: "server", help: "send mail through smtp://user:pass@host:587 (STARTTLS) or smtps://…:465; unset: mail is only recorded" },
+  { flag: "webhooks-allow-private", env: "PLINTH_WEBHOOKS_ALLOW_PRIVATE", value: "1|0", group: "server", help: "let outgoing webhooks reach loopback and private addresses (default 0)" },
   { flag: "mail-from", env: "PLINTH_MAIL_FROM", value: "<from>", group: "server", help: "From of outgoing mail, e.g. \"Plinth <plinth@example.com>\" (required with PLINTH_SMTP_URL)" },
   { flag: "hosting-dns", env: "PLINTH_HOSTING_DNS", value: "<a,b>", group: "server", help: "DNS servers (host[:port]) the hosting checks ask (default: the system's)" },
   { flag: "hosting-target", env: "PLINTH_HOSTING_TARGET", value: "<a,b>", group: "server", help: "what site domains must point at: a CNAME target host and/or IP addresses" },
@@ -326,5 +329,6 @@ export function loadConfig(flags: Record<string, string | true> = {}, env: Sourc
     allowedOrigins: list(get("allowed-origins", "PLINTH_ALLOWED_ORIGINS")),
     maxUploadBytes,
     oauthDevLoopbackClientIds: get("oauth-dev-loopback-client-ids", "PLINTH_OAUTH_DEV_LOOPBACK_CLIENT_IDS") === "1",
+    webhooksAllowPrivate: get("webhooks-allow-private", "PLINTH_WEBHOOKS_ALLOW_PRIVATE") === "1",
   };
 }

@@ -16,6 +16,7 @@ import sqlite13 from "./sqlite/0013_hosting_billing.sql" with { type: "text" };
 import sqlite14 from "./sqlite/0014_chat.sql" with { type: "text" };
 import sqlite15 from "./sqlite/0015_ai_integrations.sql" with { type: "text" };
 import sqlite16 from "./sqlite/0016_brain.sql" with { type: "text" };
+import sqlite17 from "./sqlite/0017_automations.sql" with { type: "text" };
 import pg0 from "./pg/0000_init.sql" with { type: "text" };
 import pg1 from "./pg/0001_media_blobs.sql" with { type: "text" };
 import pg2 from "./pg/0002_idempotency_keys.sql" with { type: "text" };
@@ -33,6 +34,7 @@ import pg13 from "./pg/0013_hosting_billing.sql" with { type: "text" };
 import pg14 from "./pg/0014_chat.sql" with { type: "text" };
 import pg15 from "./pg/0015_ai_integrations.sql" with { type: "text" };
 import pg16 from "./pg/0016_brain.sql" with { type: "text" };
+import pg17 from "./pg/0017_automations.sql" with { type: "text" };
 
 export interface Migration {
   tag: string;
@@ -58,6 +60,7 @@ export const migrations: Record<"sqlite" | "pg", Migration[]> = {
     { tag: "0014_chat", sql: sqlite14 },
     { tag: "0015_ai_integrations", sql: sqlite15 },
     { tag: "0016_brain", sql: sqlite16 },
+    { tag: "0017_automations", sql: sqlite17 },
   ],
   pg: [
     { tag: "0000_init", sql: pg0 },
@@ -77,5 +80,6 @@ export const migrations: Record<"sqlite" | "pg", Migration[]> = {
     { tag: "0014_chat", sql: pg14 },
     { tag: "0015_ai_integrations", sql: pg15 },
     { tag: "0016_brain", sql: pg16 },
+    { tag: "0017_automations", sql: pg17 },
   ],
 };

@@ -18,6 +18,7 @@ import { demoBilling } from "./demo-billing";
 import { demoChat } from "./demo-chat";
 import { demoAi } from "./demo-ai";
 import { demoBrain } from "./demo-brain";
+import { demoAutomations } from "./demo-automations";
 
 type Tx = Parameters<Parameters<Deps["db"]["transaction"]>[0]>[0];
 
@@ -39,4 +40,4 @@ export interface DemoWorld {
 
 export type DemoPart = (world: DemoWorld) => Promise<void>;
 
-export const DEMO_PARTS: DemoPart[] = [demoTickets, demoPeople, demoBookings, demoDecks, demoSurveys, seedProjects, demoCrm, demoHosting, demoBilling, demoChat, demoAi, demoBrain];
+export const DEMO_PARTS: DemoPart[] = [demoTickets, demoPeople, demoBookings, demoDecks, demoSurveys, seedProjects, demoCrm, demoHosting, demoBilling, demoChat, demoAi, demoBrain, demoAutomations];

@@ -21,7 +21,8 @@ export interface Deps {
   blobs: BlobStore;
 }
 
-export type CredentialKind = "mcp_key" | "oauth" | "session" | "cli" | "approval_link";
+/** `automation`: an automation run acting for its creator (id = the run), so its events and audit rows say so and loop protection can follow the chain. */
+export type CredentialKind = "mcp_key" | "oauth" | "session" | "cli" | "approval_link" | "automation";
 
 export interface Credential {
   kind: CredentialKind;

@@ -8,6 +8,7 @@ import { aiDomain } from "./ai/tools";
 import { integrationsDomain } from "./integrations/tools";
 import { useDomains } from "./approvals/registry";
 import { approvalsDomain } from "./approvals/tools";
+import { automationDomains } from "./automations/tools";
 import { bookingsDomain } from "./bookings/tools";
 import { chatDomain } from "./chat/tools";
 import { brainDomain } from "./brain/tools";
@@ -48,6 +49,7 @@ export const domains: Domain[] = [
   aiDomain,
   integrationsDomain,
   brainDomain,
+  ...automationDomains,
 ];
 
 // The approvals workflow reads the list from here (see approvals/registry.ts).

@@ -6,6 +6,8 @@
  */
 import { eq } from "drizzle-orm";
 import type * as v from "valibot";
+import { emit } from "../../core/events";
+import { brandMessagingUpdated } from "./events";
 import { audit } from "../../core/audit";
 import { iso } from "../../core/clock";
 import { bumpContentVersion } from "../sites/content-version";
@@ -69,6 +71,7 @@ export async function updateMessaging(ctx: ActorContext, input: v.InferOutput<ty
           .onConflictDoUpdate({ target: brandMessaging.siteId, set: { ...set, updatedAt: now } })
           .returning())[0];
     await audit(tx, ctx, "brand_messaging.update", { type: "brand_messaging", id: site.id, siteId: site.id, detail: { fields: Object.keys(set) } });
+    await emit(tx, ctx, brandMessagingUpdated, { id: site.id, siteId: site.id }, { siteId: site.id, fields: Object.keys(set), cacheTags: [`site:${site.id}`] });
     // Messaging is not served by REST today; bumping anyway keeps "every branding write changes the ETag" true.
     await bumpContentVersion(tx, site.id);
     return r;

@@ -14,6 +14,8 @@
 import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
 import type * as v from "valibot";
+import { emit } from "../../core/events";
+import { brandingUpdated } from "./events";
 import { audit } from "../../core/audit";
 import { iso } from "../../core/clock";
 import { bumpContentVersion } from "../sites/content-version";
@@ -220,6 +222,12 @@ async function save(ctx: ActorContext, site: { id: number; name: string }, actio
                         .values({ siteId: site.id, data: next as Obj, createdAt: now, updatedAt: now })
                         .onConflictDoUpdate({ target: brandProfiles.siteId, set: { data: next as Obj, updatedAt: now } });
     await audit(tx, ctx, action, { type: "brand_profile", id: site.id, siteId: site.id, detail });
+    await emit(tx, ctx, brandingUpdated, { id: site.id, siteId: site.id }, {
+      siteId: site.id,
+      action: action.slice("branding.".length) as "update" | "clear_fields" | "delete",
+      fields: Array.isArray(detail.fields) ? (detail.fields as string[]) : [],
+      cacheTags: [`site:${site.id}`],
+    });
     await bumpContentVersion(tx, site.id);
   });
   // Compact echo (interface.md 2.7): what changed, plus the preset ids an agent needs for its next patch.

@@ -3,6 +3,7 @@
  * site), brand messaging, WCAG contrast checks and a brand audit, plus the
  * brand://default resource for single-company connections.
  */
+import { brandingEvents } from "./events";
 import { and, asc, eq } from "drizzle-orm";
 import type { ActorContext } from "../../core/context";
 import { notFound } from "../../core/errors";
@@ -181,4 +182,5 @@ export const brandingDomain: Domain = {
   tools: [brandingGetProfile, brandingUpdateProfile, brandingClearFields, brandingDeleteProfile, brandingCheckContrast, brandingAudit, brandMessagingGet, brandMessagingUpdate],
   resources: [brandDefault],
   approvalSupport: brandingApprovalSupport,
+  events: brandingEvents,
 };

@@ -12,6 +12,8 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { Deps } from "../../core/context";
 import { bumpContentVersion } from "../sites/content-version";
+import { emit } from "../../core/events";
+import { postEventData, postPublished, postRejected } from "./events";
 import { iso } from "../../core/clock";
 import { conflict } from "../../core/errors";
 import { escapeHtml, renderBlocksHtml } from "../blocks/render";
@@ -215,18 +217,31 @@ export const postApprovalKind: ApprovalKind = {
                         .where(eq(posts.id, post.id));
     }
     await bumpContentVersion(tx, post.siteId);
-    const now = (await tx.select({ slug: posts.slug, status: posts.status }).from(posts).where(eq(posts.id, post.id)).limit(1))[0]!;
+    const after = (await tx.select().from(posts).where(eq(posts.id, post.id)).limit(1))[0]!;
+    const now = { slug: after.slug, status: after.status };
+    const previousSlug = after.slug !== post.slug ? post.slug : null;
+    await emit(tx, { deps, company: { id: link.companyId } }, postPublished, { id: post.id, siteId: post.siteId }, {
+      ...(await postEventData(tx, after, [previousSlug])),
+      proposal: rev ? "revision" : post.publishedAt ? "republish" : "new",
+      previousSlug,
+      approvalId: link.id,
+      approvedBy: d.decidedBy,
+    });
     return { postId: post.id, slug: now.slug, status: now.status, ...(rev ? { revisionId: rev.id } : {}) };
   },
 
-  async reject(tx, _deps, link) {
+  async reject(tx, deps, link, d) {
     const rev = await pendingRevisionOf(tx, link);
-    if (rev) {
-      if (rev.status === "pending") await tx.update(postRevisions).set({ status: "rejected" }).where(eq(postRevisions.id, rev.id));
-      return;
-    }
+    if (rev && rev.status === "pending") await tx.update(postRevisions).set({ status: "rejected" }).where(eq(postRevisions.id, rev.id));
     const post = await postOf(tx, link);
-    if (post && post.status === "pending") await tx.update(posts).set({ status: "rejected" }).where(eq(posts.id, post.id));
+    if (!rev && post && post.status === "pending") await tx.update(posts).set({ status: "rejected" }).where(eq(posts.id, post.id));
+    const after = post && (await tx.select().from(posts).where(eq(posts.id, post.id)).limit(1))[0];
+    if (after)
+      await emit(tx, { deps, company: { id: link.companyId } }, postRejected, { id: after.id, siteId: after.siteId }, {
+        ...(await postEventData(tx, after)),
+        approvalId: link.id,
+        comment: d.comment,
+      });
   },
 };
 

@@ -14,6 +14,8 @@ import { iso } from "../../core/clock";
 import type { ActorContext } from "../../core/context";
 import { bumpContentVersion } from "../sites/content-version";
 import { audit } from "../../core/audit";
+import { emit } from "../../core/events";
+import { postCreated, postDeleted, postEventData, postUnpublished, postUpdated } from "./events";
 import { conflict, invalid, notFound } from "../../core/errors";
 import { page } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
@@ -234,6 +236,7 @@ export async function createPost(ctx: ActorContext, input: PostFields & { siteId
     await applyPostChanges(tx, row, { categoryIds, tagIds }, now);
     const approval = await postLink(ctx, tx, row, { proposal: "new" });
     await audit(tx, ctx, "posts.create", { type: "post", id: row.id, siteId: site.id, detail: { slug, approvalId: approval.id } });
+    await emit(tx, ctx, postCreated, { id: row.id, siteId: site.id }, { ...(await postEventData(tx, row)), approvalId: approval.id, authorUserId: row.authorUserId ?? null });
     const warnings = await contentWarnings(tx, site.id, c.content, "post");
     return withContent({ id: row.id, slug, status: "pending", ...(c.slug ? {} : slugNote(base, slug, "post")), approval, ...warnings }, row.content, input.include ?? []) as WriteResult;
   });
@@ -269,6 +272,7 @@ export async function updatePost(ctx: ActorContext, input: PostFields & { siteId
         beforeBlocks: post.content?.blocks.length ?? 0,
       });
       await audit(tx, ctx, "posts.update", { type: "post", id: post.id, siteId: site.id, detail: { revisionId: rev.id, fields: Object.keys(merged), approvalId: approval.id } });
+      await emit(tx, ctx, postUpdated, { id: post.id, siteId: site.id }, { ...(await postEventData(tx, post)), fields: Object.keys(merged), revisionId: rev.id, approvalId: approval.id });
       const proposed = (merged.content as BlockContent | undefined) ?? post.content;
       return withContent(
         { id: post.id, slug: post.slug, status: post.status, pendingRevision: { id: rev.id, fields: Object.keys(merged) }, approval, ...(await contentWarnings(tx, site.id, c.content, "post")) },
@@ -280,6 +284,7 @@ export async function updatePost(ctx: ActorContext, input: PostFields & { siteId
     const updated = await postInSite(tx, site.id, post.id);
     const approval = await postLink(ctx, tx, updated, { proposal: post.publishedAt ? "republish" : "new" });
     await audit(tx, ctx, "posts.update", { type: "post", id: post.id, siteId: site.id, detail: { fields: Object.keys(c), approvalId: approval.id } });
+    await emit(tx, ctx, postUpdated, { id: post.id, siteId: site.id }, { ...(await postEventData(tx, updated, [post.slug])), fields: Object.keys(c), revisionId: null, approvalId: approval.id });
     const warnings = await contentWarnings(tx, site.id, c.content, "post");
     return withContent({ id: post.id, slug: updated.slug, status: "pending", approval, ...warnings }, updated.content, input.include ?? []) as WriteResult;
   });
@@ -333,7 +338,9 @@ export async function deletePost(ctx: ActorContext, input: { siteId: number; id:
     await tx.delete(posts).where(eq(posts.id, post.id));
     await withdrawLinks(tx, ctx.company.id, "post", post.id, ctx.deps.clock.now(), approvedLinkId(ctx));
     if (post.published) await bumpContentVersion(tx, site.id);
+    const data = await postEventData(tx, post);
     await audit(tx, ctx, "posts.delete", { type: "post", id: post.id, siteId: site.id, detail: { slug: post.slug, wasPublished: post.published } });
+    await emit(tx, ctx, postDeleted, { id: post.id, siteId: site.id }, { ...data, status: "deleted", published: false, wasPublished: post.published });
     return { id: post.id, slug: post.slug, status: "deleted" };
   });
 }
@@ -348,6 +355,7 @@ export async function unpublishPost(ctx: ActorContext, input: { siteId: number; 
     await tx.update(posts).set({ published: false, status: "archived", updatedAt: ctx.deps.clock.now() }).where(eq(posts.id, post.id));
     await bumpContentVersion(tx, site.id);
     await audit(tx, ctx, "posts.unpublish", { type: "post", id: post.id, siteId: site.id });
+    await emit(tx, ctx, postUnpublished, { id: post.id, siteId: site.id }, await postEventData(tx, await postInSite(tx, site.id, post.id)));
     return { id: post.id, slug: post.slug, status: "archived" };
   });
 }

@@ -22,6 +22,7 @@ import { createPostType, deletePostType, listPostTypes, updatePostType } from ".
 import { createPost, deletePost, getPost, listPosts, unpublishPost, updatePost } from "./posts";
 import { createTerm, deleteTerm, getTerm, listTerms, updateTerm } from "./taxonomies";
 import { cmsStagedTargets } from "./staged-targets";
+import { cmsEvents } from "./events";
 import { POST_STATUSES } from "./tables";
 
 const siteId = idSchema;
@@ -516,4 +517,5 @@ export const cmsDomain: Domain = {
   approvalKinds: [postApprovalKind, blockTemplateApprovalKind],
   stagedTargets: [...cmsStagedTargets, ...siteStagedTargets],
   approvalSupport: cmsApprovalSupport,
+  events: cmsEvents,
 };

@@ -33,6 +33,8 @@ import type { ActorContext } from "../../core/context";
 import { conflict, invalid, notFound } from "../../core/errors";
 import { page } from "../../core/pagination";
 import { clean, mutate, storeRead, storeWrite, type Q, type Tx } from "./access";
+import { emit } from "../../core/events";
+import { orderCacheTags, orderCreated, orderDeleted, orderStatusChanged } from "./events";
 import { optionTree, productInSite, type ProductRow, type VariantRow } from "./catalog";
 import { customerInSite, findOrCreateCustomer } from "./customers";
 import { redeemDiscount, releaseDiscount } from "./discounts";
@@ -163,6 +165,20 @@ async function orderOut(q: Q, o: OrderRow) {
   };
 }
 
+/** The common part of an order event, read before the change. */
+async function orderEventBase(tx: Q, o: OrderRow) {
+  const out = await orderOut(tx, o);
+  return {
+    orderId: o.id,
+    status: o.status,
+    currency: o.currency,
+    total: o.total,
+    customerEmail: out.customer?.email ?? null,
+    customerName: out.customer?.name ?? null,
+    cacheTags: orderCacheTags(o.siteId, out.items.map((l) => l.productId)),
+  };
+}
+
 export async function createOrder(ctx: ActorContext, input: OrderCreateInput) {
   await storeWrite(ctx, input.siteId);
   if (input.customerId !== undefined && input.customer) throw invalid("Give customerId or customer, not both.");
@@ -223,7 +239,21 @@ export async function createOrder(ctx: ActorContext, input: OrderCreateInput) {
                         stockTaken: l.tracked,
                       })));
     await audit(tx, ctx, "orders.create", { type: "order", id: order.id, siteId: input.siteId, detail: { total: totals.total, lines: lines.length, discount: discount?.row.code ?? null } });
-    return await orderOut(tx, order);
+    const out = await orderOut(tx, order);
+    await emit(tx, ctx, orderCreated, { id: order.id, siteId: input.siteId }, {
+      orderId: order.id,
+      status: order.status,
+      currency: order.currency,
+      total: order.total,
+      subtotal: order.subtotal,
+      discountTotal: order.discountTotal,
+      discountCode: order.discountCode,
+      customerEmail: out.customer?.email ?? null,
+      customerName: out.customer?.name ?? null,
+      cacheTags: orderCacheTags(input.siteId, out.items.map((l) => l.productId)),
+      items: out.items.map((l) => ({ productId: l.productId, variantId: l.variantId, name: l.name, sku: l.sku, quantity: l.quantity, lineTotal: l.lineTotal })),
+    });
+    return out;
   });
 }
 
@@ -244,6 +274,7 @@ export async function updateOrderStatus(ctx: ActorContext, input: v.InferOutput<
     if (input.status === "cancelled" && before.discountId !== null) await releaseDiscount(tx, before.discountId);
     await tx.update(orders).set({ status: input.status, updatedAt: now }).where(eq(orders.id, before.id));
     await audit(tx, ctx, "orders.update_status", { type: "order", id: before.id, siteId: input.siteId, detail: { from, to: input.status, restocked } });
+    await emit(tx, ctx, orderStatusChanged, { id: before.id, siteId: input.siteId }, { ...(await orderEventBase(tx, before)), status: input.status, previousStatus: from, restocked });
     return { id: before.id, status: input.status, previousStatus: from, restocked };
   });
 }
@@ -293,8 +324,10 @@ export async function deleteOrder(ctx: ActorContext, input: v.InferOutput<typeof
       await restock(tx, before.id);
       if (before.discountId !== null) await releaseDiscount(tx, before.discountId);
     }
+    const base = await orderEventBase(tx, before);
     await tx.delete(orderItems).where(eq(orderItems.orderId, before.id));
     await tx.delete(orders).where(eq(orders.id, before.id));
+    await emit(tx, ctx, orderDeleted, { id: before.id, siteId: input.siteId }, { ...base, status: "deleted", previousStatus: status, restocked });
     await audit(tx, ctx, "orders.delete", { type: "order", id: before.id, siteId: input.siteId, detail: { previousStatus: status, total: before.total, restocked } });
     return { id: before.id, status: "deleted", previousStatus: status, restocked };
   });

@@ -22,6 +22,8 @@ import { withdrawLinks } from "../approvals/links";
 import { approvedLinkId, holdForApproval, isApprovedRun } from "../approvals/staging";
 import { productShownAt } from "../cms/references";
 import { checkImageUrl, clean, mutate, storeRead, storeWrite, type Q, type Tx } from "./access";
+import { emit } from "../../core/events";
+import { productCreated, productDeleted, productEventData, productStatusChanged, productUpdated } from "./events";
 import { productDetail, productInSite, type ProductRow } from "./catalog";
 import { MAX_METADATA_BYTES, type ProductCreateInput, type productGetInput, type productListInput, type productRef, type productSetStatusInput, type ProductUpdateInput } from "./schemas";
 import { productCategories, productImages, products, productVariants, type ProductStatus } from "./tables";
@@ -151,6 +153,7 @@ export async function createProduct(ctx: ActorContext, input: ProductCreateInput
           "or create it as draft and activate it after adding variants.",
       );
     await audit(tx, ctx, "products.create", { type: "product", id: product.id, siteId: input.siteId, detail: { slug, status, variants: variants.length } });
+    await emit(tx, ctx, productCreated, { id: product.id, siteId: input.siteId }, productEventData(product));
     return { ...compact(product), ...note, ...(variants.length ? { variants: variants.map(variantBrief) } : {}) };
   });
 }
@@ -174,6 +177,8 @@ export async function updateProduct(ctx: ActorContext, input: ProductUpdateInput
     const product = (await tx.update(products).set({ ...values, updatedAt: now }).where(eq(products.id, before.id)).returning())[0];
     const fields = Object.keys(values).concat(input.images ? ["images"] : []);
     await audit(tx, ctx, "products.update", { type: "product", id: product.id, siteId: input.siteId, detail: { fields } });
+    const previousSlug = product.slug !== before.slug ? before.slug : null;
+    await emit(tx, ctx, productUpdated, { id: product.id, siteId: input.siteId }, { ...productEventData(product, [previousSlug]), fields, previousSlug });
     return compact(product);
   });
 }
@@ -219,6 +224,7 @@ export async function setProductStatus(ctx: ActorContext, input: v.InferOutput<t
       const product = (await tx.update(products).set({ status: input.status, updatedAt: now }).where(eq(products.id, before.id)).returning())[0];
       await assertSellable(tx, product);
       await audit(tx, ctx, "products.set_status", { type: "product", id: product.id, siteId: input.siteId, detail: { from: before.status, to: input.status } });
+      await emit(tx, ctx, productStatusChanged, { id: product.id, siteId: input.siteId }, { ...productEventData(product), previousStatus: before.status });
       return { ...compact(product), previousStatus: before.status };
     });
   });
@@ -237,6 +243,7 @@ export async function deleteProduct(ctx: ActorContext, input: v.InferOutput<type
       // Open requests about it (a held withdrawal, say) have nothing left to decide.
       await withdrawLinks(tx, ctx.company.id, "product", p.id, ctx.deps.clock.now(), approvedLinkId(ctx));
       await audit(tx, ctx, "products.delete", { type: "product", id: p.id, siteId: input.siteId, detail: { slug: p.slug, name: p.name } });
+      await emit(tx, ctx, productDeleted, { id: p.id, siteId: input.siteId }, { ...productEventData(p), status: "deleted" });
       return { id: p.id, slug: p.slug, status: "deleted" };
     });
   });

@@ -15,6 +15,7 @@ import { createProduct, deleteProduct, getProduct, listProducts, setProductStatu
 import { createReview, listReviews, moderateReview } from "./reviews";
 import * as s from "./schemas";
 import { storeStagedTargets } from "./staged-targets";
+import { storeEvents } from "./events";
 import { getStoreSettings, updateStoreSettings } from "./settings";
 import { createVariant, deleteVariant, generateVariants, setBulkPricing, setProductOptions, updateVariant } from "./variants";
 
@@ -595,4 +596,5 @@ export const storeDomain: Domain = {
     messagesList, messagesGet, messagesCreate, messagesReply, messagesClose, messagesReopen,
   ],
   stagedTargets: storeStagedTargets,
+  events: storeEvents,
 };

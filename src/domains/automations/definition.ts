@@ -1,0 +1,217 @@
+/**
+ * What an automation is made of, and the checks it passes before it may be
+ * enabled: a trigger (an event type with filters, a cron schedule in a time
+ * zone, or an incoming signed webhook), conditions, and 1–20 ordered
+ * actions. Action arguments are JSON in which strings may hold templates,
+ * `{{trigger.data.slug}}` or `{{steps.0.output.key}}`: a string that is
+ * exactly one template takes the value as it is (a number stays a number);
+ * otherwise values are written into the text. Templates only read paths;
+ * nothing is evaluated.
+ */
+import { Cron } from "croner";
+import * as v from "valibot";
+import type { ActorContext } from "../../core/context";
+import { invalid } from "../../core/errors";
+import { covers } from "../../core/scopes";
+import { toolByName } from "../approvals/registry";
+import { eventDef, knownEventTypes } from "./catalog";
+import type { AutomationAction, AutomationDefinition, AutomationTrigger, Condition } from "./tables";
+
+export const MAX_ACTIONS = 20;
+export const BLOCKED_TOOLSETS = new Set(["automations", "webhooks"]);
+const PATH_RE = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$/;
+const TEMPLATE_RE = /\{\{\s*([^{}]*?)\s*\}\}/g;
+const ACTION_TOOL: Partial<Record<AutomationAction["type"], string>> = { create_card: "cards_create" };
+
+// ---------------------------------------------------------------------------
+// Schemas (tool inputs)
+
+const path = v.pipe(v.string(), v.maxLength(200), v.regex(PATH_RE, "must be a dotted path such as trigger.data.postType"));
+export const conditionSchema = v.strictObject({
+  path,
+  op: v.picklist(["eq", "neq", "in", "contains", "exists", "gt", "lt"]),
+  value: v.optional(v.unknown()),
+});
+/** One flat object (not a union) keeps the published schema short; checkDefinition enforces what each type needs. */
+export const triggerSchema = v.strictObject({
+  type: v.picklist(["event", "schedule", "webhook"]),
+  eventType: v.optional(v.pipe(v.string(), v.maxLength(100))),
+  filters: v.optional(v.pipe(v.array(conditionSchema), v.maxLength(20))),
+  cron: v.optional(v.pipe(v.string(), v.maxLength(100))),
+  timeZone: v.optional(v.pipe(v.string(), v.maxLength(64))),
+});
+
+/** The stored trigger: only the fields its type uses. */
+export function triggerOf(t: v.InferOutput<typeof triggerSchema>): AutomationTrigger {
+  if (t.type === "event") {
+    if (!t.eventType) throw invalid('trigger.eventType is required for type "event" (e.g. post.published).');
+    if (t.cron !== undefined || t.timeZone !== undefined) throw invalid('cron and timeZone belong to type "schedule".');
+    return { type: "event", eventType: t.eventType, ...(t.filters?.length ? { filters: t.filters as Condition[] } : {}) };
+  }
+  if (t.eventType !== undefined || t.filters !== undefined) throw invalid(`eventType and filters belong to type "event", not "${t.type}".`);
+  if (t.type === "schedule") {
+    if (!t.cron) throw invalid('trigger.cron is required for type "schedule" (e.g. "0 9 * * 1-5").');
+    return { type: "schedule", cron: t.cron, timeZone: t.timeZone ?? "UTC" };
+  }
+  if (t.cron !== undefined || t.timeZone !== undefined) throw invalid('cron and timeZone belong to type "schedule".');
+  return { type: "webhook" };
+}
+export const actionSchema = v.strictObject({
+  type: v.picklist(["create_card", "send_email", "notify", "call_webhook", "call_tool"]),
+  with: v.record(v.string(), v.unknown()),
+});
+
+// ---------------------------------------------------------------------------
+// Paths, templates, conditions
+
+export function getPath(root: unknown, p: string): unknown {
+  let cur: unknown = root;
+  for (const k of p.split(".")) {
+    if (cur === null || cur === undefined) return undefined;
+    if (Array.isArray(cur) && /^\d+$/.test(k)) cur = cur[Number(k)];
+    else if (typeof cur === "object") cur = (cur as Record<string, unknown>)[k];
+    else return undefined;
+  }
+  return cur;
+}
+
+/** Fills templates in a JSON value from `scope`. */
+export function render(value: unknown, scope: Record<string, unknown>): unknown {
+  if (typeof value === "string") {
+    const whole = /^\{\{\s*([^{}]*?)\s*\}\}$/.exec(value);
+    if (whole) return getPath(scope, whole[1]!) ?? null;
+    return value.replace(TEMPLATE_RE, (_, p: string) => {
+      const x = getPath(scope, p);
+      return x === undefined || x === null ? "" : typeof x === "object" ? JSON.stringify(x) : String(x);
+    });
+  }
+  if (Array.isArray(value)) return value.map((x) => render(x, scope));
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, x]) => [k, render(x, scope)]));
+  return value;
+}
+
+function templatePaths(value: unknown, out: string[] = []): string[] {
+  if (typeof value === "string") for (const m of value.matchAll(TEMPLATE_RE)) out.push(m[1]!);
+  else if (Array.isArray(value)) value.forEach((x) => templatePaths(x, out));
+  else if (value && typeof value === "object") Object.values(value).forEach((x) => templatePaths(x, out));
+  return out;
+}
+
+const hasTemplate = (value: unknown) => templatePaths(value).length > 0;
+
+export function conditionHolds(c: Condition, scope: Record<string, unknown>): boolean {
+  const x = getPath(scope, c.path);
+  switch (c.op) {
+    case "exists":
+      return c.value === false ? x === undefined || x === null : x !== undefined && x !== null;
+    case "eq":
+      return JSON.stringify(x) === JSON.stringify(c.value);
+    case "neq":
+      return JSON.stringify(x) !== JSON.stringify(c.value);
+    case "in":
+      return Array.isArray(c.value) && c.value.some((y) => JSON.stringify(y) === JSON.stringify(x));
+    case "contains":
+      return typeof x === "string" ? typeof c.value === "string" && x.toLowerCase().includes(c.value.toLowerCase()) : Array.isArray(x) && x.some((y) => JSON.stringify(y) === JSON.stringify(c.value));
+    case "gt":
+      return typeof x === "number" && typeof c.value === "number" && x > c.value;
+    case "lt":
+      return typeof x === "number" && typeof c.value === "number" && x < c.value;
+  }
+}
+
+export const allHold = (cs: readonly Condition[], scope: Record<string, unknown>) => cs.every((c) => conditionHolds(c, scope));
+
+// ---------------------------------------------------------------------------
+// Schedules
+
+export function nextRun(cron: string, timeZone: string, after: Date): Date | null {
+  return new Cron(cron, { timezone: timeZone, paused: true }).nextRun(after);
+}
+
+function checkSchedule(cron: string, timeZone: string): string | null {
+  try {
+    new Intl.DateTimeFormat("en", { timeZone });
+  } catch {
+    return `timeZone "${timeZone.slice(0, 64)}" is not an IANA time zone (e.g. Europe/Paris).`;
+  }
+  let job: Cron;
+  try {
+    job = new Cron(cron, { timezone: timeZone, paused: true });
+  } catch (e) {
+    return `cron "${cron.slice(0, 100)}" is not valid: ${(e as Error).message}. Use 5 fields, e.g. "0 9 * * 1-5".`;
+  }
+  const runs = job.nextRuns(3, new Date());
+  if (runs.length < 1) return `cron "${cron}" never fires.`;
+  if (runs.length >= 2 && runs[1]!.getTime() - runs[0]!.getTime() < 5 * 60_000) return "A schedule runs at most every 5 minutes.";
+  return null;
+}
+
+// ---------------------------------------------------------------------------
+// The whole definition
+
+export interface Checked {
+  problems: string[];
+  warnings: string[];
+}
+
+/**
+ * Every problem that would make the automation fail or misfire: unknown
+ * event types, a bad cron or time zone, templates that read nothing,
+ * unknown tools, tools the creator's credential may not call, arguments a
+ * tool would refuse. Run on every save and again on enabling.
+ */
+export function checkDefinition(ctx: ActorContext, d: Omit<AutomationDefinition, "name" | "description">, webhookIds: Set<number>): Checked {
+  const problems: string[] = [];
+  const warnings: string[] = [];
+  const t = d.trigger;
+  const knownType = (x: string) => (x.endsWith(".*") ? [...knownEventTypes()].some((k) => k.startsWith(x.slice(0, -1))) : !!eventDef(x));
+  if (t.type === "event" && !knownType(t.eventType)) problems.push(`trigger.eventType "${t.eventType.slice(0, 80)}" is not an event any domain emits (see docs/events.md).`);
+  if (t.type === "schedule") {
+    const p = checkSchedule(t.cron, t.timeZone);
+    if (p) problems.push(`trigger: ${p}`);
+  }
+  if (d.actions.length === 0) problems.push("actions is empty: give 1 to 20 actions.");
+  if (d.actions.length > MAX_ACTIONS) problems.push(`At most ${MAX_ACTIONS} actions.`);
+  const roots = new Set(["trigger", "steps", "automation"]);
+  const allPaths = [...(t.type === "event" ? (t.filters ?? []).map((c) => c.path) : []), ...d.conditions.map((c) => c.path), ...templatePaths(d.actions)];
+  for (const p of allPaths) {
+    if (!PATH_RE.test(p)) problems.push(`"{{${p.slice(0, 80)}}}" is not a path (letters, digits, _ and dots; e.g. trigger.data.slug).`);
+    else if (!roots.has(p.split(".")[0]!)) problems.push(`"${p.slice(0, 80)}" must start with trigger., steps. or automation.`);
+  }
+  d.actions.forEach((a, i) => {
+    const at = `actions[${i}] (${a.type})`;
+    const w = a.with;
+    const need = (k: string) => {
+      if (w[k] === undefined || w[k] === null || w[k] === "") problems.push(`${at}: with.${k} is required.`);
+    };
+    if (a.type === "send_email") ["to", "subject", "text"].forEach(need);
+    if (a.type === "notify") {
+      ["title"].forEach(need);
+      if (w.userIds === undefined && w.roles === undefined) problems.push(`${at}: give with.userIds (member ids) or with.roles (e.g. ["owner","admin"]).`);
+    }
+    if (a.type === "call_webhook") {
+      need("webhookId");
+      if (typeof w.webhookId === "number" && !webhookIds.has(w.webhookId)) problems.push(`${at}: webhook ${w.webhookId} not found.`);
+    }
+    const toolName = a.type === "call_tool" ? w.tool : ACTION_TOOL[a.type];
+    if (a.type === "call_tool" || ACTION_TOOL[a.type]) {
+      if (typeof toolName !== "string") return problems.push(`${at}: with.tool must name a Plinth tool (e.g. cards_create).`);
+      const tool = toolByName(toolName);
+      if (!tool) return problems.push(`${at}: there is no tool "${String(toolName).slice(0, 80)}".`);
+      if (BLOCKED_TOOLSETS.has(tool.toolset) && !tool.readOnly) return problems.push(`${at}: automations cannot change automations or webhooks (${tool.name}).`);
+      if (tool.scope && !covers(ctx.principal.scopes, tool.scope)) problems.push(`${at}: ${tool.name} needs the ${tool.scope} scope, which the credential creating this automation lacks.`);
+      const args = a.type === "call_tool" ? (w.arguments ?? {}) : w;
+      if (!args || typeof args !== "object" || Array.isArray(args)) return problems.push(`${at}: with.arguments must be an object.`);
+      if (!hasTemplate(args)) {
+        const r = v.safeParse(tool.input, args);
+        if (!r.success) problems.push(`${at}: ${tool.name} would refuse these arguments: ${v.summarize(r.issues).replace(/\n/g, "; ").slice(0, 300)}`);
+      } else warnings.push(`${at}: arguments with templates are checked against ${tool.name} when the action runs.`);
+      if (tool.approval) warnings.push(`${at}: ${tool.name} drafts for approval; the run records the approval link, and nothing goes live until a person approves.`);
+    }
+  });
+  return { problems, warnings };
+}
+
+export function assertValid(c: Checked) {
+  if (c.problems.length) throw invalid(`The automation is not valid: ${c.problems.join(" ")}`, { problems: c.problems });
+}

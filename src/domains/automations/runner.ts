@@ -1,0 +1,350 @@
+/**
+ * How automations run.
+ *
+ * - Triggers make runs: the `automations.trigger` subscriber (event
+ *   triggers, in the dispatcher's transaction: exactly one run per event and
+ *   automation), the `automations.schedule` job (cron triggers; intervals
+ *   missed while the server was down fold into one run), and the public
+ *   /hooks/<token> endpoint (signed incoming webhooks).
+ * - The `automations.run` job executes queued runs: conditions, then each
+ *   action in order, recording every step's input, output and error. A
+ *   failed step stops the run; automation_runs_retry queues it again from
+ *   that step, reusing the outputs of the steps before it.
+ * - Actions act for the automation's creator with the creator's rights as
+ *   they are at run time: their role in the company now, their API key's
+ *   scopes now (a revoked key stops the automation), the credential's
+ *   require_cms_approval. Tools that draft for approval still return an
+ *   approval link and make nothing live. The credential is recorded as
+ *   kind "automation" with the run's id, so audit rows and events name the
+ *   run, and loop protection can follow an event back to the run that
+ *   caused it.
+ * - Loop protection: an event caused by a run may trigger other
+ *   automations up to a chain of MAX_CHAIN runs, and never the same
+ *   automation twice in one chain; what is stopped is recorded as a skipped
+ *   run saying why.
+ */
+import { and, asc, eq, inArray, isNotNull, lt, lte, sql } from "drizzle-orm";
+import * as v from "valibot";
+import { audit } from "../../core/audit";
+import type { ActorContext, CompanyAccess, Deps, Principal } from "../../core/context";
+import { AppError } from "../../core/errors";
+import { emit, type EventRecord, type Subscriber } from "../../core/events";
+import { automationRunFailed } from "./events";
+import type { JobDef } from "../../core/jobs";
+import { queueMail } from "../../core/mail";
+import { authorize } from "../../core/scopes";
+import { companies, memberships } from "../../core/tables";
+import { mcpKeys } from "../accounts/tables";
+import { toolByName } from "../approvals/registry";
+import { shouldStage, stageToolCall } from "../approvals/staging";
+import { notifyDetailed } from "../notifications/notify";
+import { allHold, BLOCKED_TOOLSETS, nextRun, render } from "./definition";
+import { sendSigned } from "./outbound";
+import { automationRuns, automations, webhookEndpoints, type AutomationAction, type StepRecord } from "./tables";
+
+export const MAX_CHAIN = 3;
+const LEASE_MS = 10 * 60_000;
+const OUTPUT_MAX = 8000;
+const RUNS_PER_JOB = 100;
+
+type Automation = typeof automations.$inferSelect;
+type Run = typeof automationRuns.$inferSelect;
+
+export function matchType(pattern: string, type: string) {
+  return pattern === type || (pattern.endsWith(".*") && type.startsWith(pattern.slice(0, -1)));
+}
+
+/** What templates and conditions read for an event. */
+export function eventTrigger(e: Pick<EventRecord, "id" | "type" | "companyId" | "siteId" | "entity" | "actor" | "data" | "createdAt">) {
+  return { kind: "event", eventId: e.id, eventType: e.type, companyId: e.companyId, siteId: e.siteId, entity: e.entity, actor: e.actor, data: e.data, at: e.createdAt.toISOString() };
+}
+
+// ---------------------------------------------------------------------------
+// Making runs
+
+async function insertRun(deps: Deps, a: Automation, trigger: Record<string, unknown>, chain: number[], skip: string | null) {
+  const now = deps.clock.now();
+  const [r] = await deps.db
+    .insert(automationRuns)
+    .values({
+      automationId: a.id,
+      companyId: a.companyId,
+      version: a.version,
+      status: skip ? "skipped" : "queued",
+      trigger,
+      chain,
+      steps: [],
+      error: skip,
+      createdAt: now,
+      finishedAt: skip ? now : null,
+    })
+    .returning({ id: automationRuns.id });
+  await deps.db.update(automations).set({ lastRunAt: now }).where(eq(automations.id, a.id));
+  return r!.id;
+}
+
+export const automationTrigger: Subscriber = {
+  name: "automations.trigger",
+  types: "*",
+  async handle(deps, e) {
+    const list = await deps.db
+      .select()
+      .from(automations)
+      .where(and(eq(automations.companyId, e.companyId), eq(automations.enabled, true), eq(automations.triggerType, "event")));
+    const hits = list.filter((a) => a.trigger.type === "event" && matchType(a.trigger.eventType, e.type));
+    if (!hits.length) return;
+    let chain: number[] = [];
+    // The run that caused this event: the actor of its actions, or the run whose failure it reports.
+    const parentRunId =
+      e.actor?.credentialKind === "automation" && e.actor.credentialId !== null
+        ? e.actor.credentialId
+        : e.type === "automation.run_failed" && typeof e.data.runId === "number"
+          ? e.data.runId
+          : null;
+    if (parentRunId !== null) {
+      const parent = (await deps.db.select({ automationId: automationRuns.automationId, chain: automationRuns.chain }).from(automationRuns).where(eq(automationRuns.id, parentRunId)).limit(1))[0];
+      if (parent) chain = [...parent.chain, parent.automationId];
+    }
+    const trigger = eventTrigger(e);
+    for (const a of hits) {
+      const scope = { trigger, automation: { id: a.id, name: a.name } };
+      if (a.trigger.type === "event" && !allHold(a.trigger.filters ?? [], scope)) continue;
+      const loop = chain.includes(a.id)
+        ? `Loop protection: this event was caused by this automation's own run (chain ${[...chain, a.id].join(" → ")}), so it did not run again.`
+        : chain.length >= MAX_CHAIN
+          ? `Loop protection: ${chain.length} automations in a row led to this event (${chain.join(" → ")}); at most ${MAX_CHAIN} may chain.`
+          : null;
+      await insertRun(deps, a, trigger, chain, loop);
+    }
+  },
+};
+
+export async function runSchedules(deps: Deps): Promise<number> {
+  const now = deps.clock.now();
+  const due = await deps.db
+    .select()
+    .from(automations)
+    .where(and(eq(automations.enabled, true), eq(automations.triggerType, "schedule"), isNotNull(automations.nextRunAt), lte(automations.nextRunAt, now)));
+  for (const a of due) {
+    if (a.trigger.type !== "schedule") continue;
+    const t = a.trigger;
+    await deps.store.transaction(async () => {
+      // Only the instance that moves next_run_at on makes the run.
+      const moved = await deps.db
+        .update(automations)
+        .set({ nextRunAt: nextRun(t.cron, t.timeZone, now) })
+        .where(and(eq(automations.id, a.id), eq(automations.nextRunAt, a.nextRunAt!)))
+        .returning({ id: automations.id });
+      if (moved.length) await insertRun(deps, a, { kind: "schedule", scheduledFor: a.nextRunAt!.toISOString(), at: now.toISOString(), data: {} }, [], null);
+    });
+  }
+  return due.length;
+}
+
+// ---------------------------------------------------------------------------
+// Acting for the creator
+
+/** The creator as an actor now, or the reason the automation cannot act. */
+async function actorFor(deps: Deps, a: Automation, runId: number): Promise<ActorContext | string> {
+  const company = (await deps.db.select({ id: companies.id, name: companies.name }).from(companies).where(eq(companies.id, a.companyId)).limit(1))[0];
+  const m = (await deps.db.select({ role: memberships.role }).from(memberships).where(and(eq(memberships.companyId, a.companyId), eq(memberships.userId, a.createdByUserId))).limit(1))[0];
+  if (!company || !m) return "The person who created this automation is no longer a member of the company; it cannot act for them.";
+  let scopes = a.scopes;
+  if (a.credentialKind === "mcp_key") {
+    const key = (await deps.db.select({ scopes: mcpKeys.scopes, revokedAt: mcpKeys.revokedAt }).from(mcpKeys).where(eq(mcpKeys.id, a.credentialId)).limit(1))[0];
+    if (!key || key.revokedAt) return "The API key this automation was created with has been revoked; recreate the automation with a live credential.";
+    scopes = key.scopes;
+  }
+  const access: CompanyAccess = { id: company.id, name: company.name, role: m.role };
+  const principal: Principal = {
+    userId: a.createdByUserId,
+    credential: { kind: "automation", id: runId, name: `Automation “${a.name}”` },
+    scopes,
+    companies: [access],
+    requireCmsApproval: a.requireCmsApproval,
+  };
+  return { deps, principal, company: access, requestId: `automation-run-${runId}` };
+}
+
+function clip(x: unknown): unknown {
+  const s = JSON.stringify(x ?? null);
+  if (s.length <= OUTPUT_MAX) return x ?? null;
+  return { truncated: true, json: s.slice(0, OUTPUT_MAX) };
+}
+
+/** Calls a registered tool as `ctx`, the way the MCP endpoint would after authentication. */
+export async function callToolAs(ctx: ActorContext, name: string, args: unknown): Promise<unknown> {
+  const tool = toolByName(name);
+  if (!tool) throw new AppError("validation", `There is no tool "${name}".`);
+  if (BLOCKED_TOOLSETS.has(tool.toolset) && !tool.readOnly) throw new AppError("forbidden", `Automations cannot change automations or webhooks (${tool.name}).`);
+  const parsed = v.safeParse(tool.input, args ?? {});
+  if (!parsed.success) throw new AppError("validation", `Invalid arguments for ${name}: ${v.summarize(parsed.issues).replace(/\n/g, "; ")}`);
+  authorize(ctx, tool.scope, { write: !tool.readOnly, minRole: tool.minRole });
+  if (shouldStage(ctx, tool)) return await stageToolCall(ctx, tool, parsed.output);
+  return await tool.run(ctx, parsed.output as never);
+}
+
+const EMAIL_RE = /^[^\s@<>,;]+@[^\s@<>,;]+\.[^\s@<>,;]+$/;
+
+/** One action: its input (templates filled) and output. Throws on failure. */
+export async function runAction(ctx: ActorContext, a: Automation, runId: number, action: AutomationAction, input: Record<string, unknown>): Promise<unknown> {
+  const deps = ctx.deps;
+  switch (action.type) {
+    case "create_card":
+      return await callToolAs(ctx, "cards_create", input);
+    case "call_tool":
+      return await callToolAs(ctx, String(input.tool), input.arguments ?? {});
+    case "send_email": {
+      authorize(ctx, "automations:write", { write: true });
+      const to = (Array.isArray(input.to) ? input.to : String(input.to ?? "").split(",")).map((x) => String(x).trim()).filter(Boolean);
+      if (!to.length || to.length > 20 || to.some((x) => !EMAIL_RE.test(x))) throw new AppError("validation", `with.to must be 1 to 20 email addresses; got "${String(input.to).slice(0, 200)}".`);
+      const subject = String(input.subject ?? "").replace(/[\r\n]+/g, " ").trim().slice(0, 300);
+      const text = String(input.text ?? "");
+      if (!subject || !text.trim()) throw new AppError("validation", "An email needs a subject and a text.");
+      if (text.length > 100_000) throw new AppError("validation", "The email text is longer than 100,000 characters.");
+      return await deps.store.transaction(async (tx) => {
+        const m = await queueMail(tx, deps, { companyId: a.companyId, to, subject, text, tag: `automation.${a.id}` });
+        await audit(tx, ctx, "automations.send_email", { type: "automation", id: a.id, detail: { runId, to, subject } });
+        return { mailId: m.id, to, subject };
+      });
+    }
+    case "notify": {
+      authorize(ctx, "automations:write", { write: true });
+      let userIds = Array.isArray(input.userIds) ? input.userIds.map(Number) : [];
+      if (Array.isArray(input.roles) && input.roles.length) {
+        const roles = input.roles.map(String).filter((r) => ["owner", "admin", "member", "viewer"].includes(r)) as ("owner" | "admin")[];
+        const rows = roles.length ? await deps.db.select({ u: memberships.userId }).from(memberships).where(and(eq(memberships.companyId, a.companyId), inArray(memberships.role, roles))) : [];
+        userIds = [...userIds, ...rows.map((r) => r.u)];
+      }
+      const r = await deps.store.transaction(() =>
+        notifyDetailed(deps, {
+          companyId: a.companyId,
+          userIds,
+          type: "automation.message",
+          title: String(input.title ?? ""),
+          body: input.body === undefined || input.body === null ? null : String(input.body),
+          link: typeof input.link === "string" && input.link ? input.link : null,
+          entity: { type: "automation", id: a.id },
+        }),
+      );
+      return { notified: r.userIds, skipped: r.skipped };
+    }
+    case "call_webhook": {
+      authorize(ctx, "automations:write", { write: true });
+      const id = Number(input.webhookId);
+      const e = (await deps.db.select().from(webhookEndpoints).where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.companyId, a.companyId))).limit(1))[0];
+      if (!e) throw new AppError("not_found", `Webhook ${id} not found.`);
+      if (e.status !== "enabled") throw new AppError("conflict", `Webhook ${id} is disabled.`);
+      const body = JSON.stringify({ id: `run_${runId}_${a.id}`, type: "automation.call", timestamp: deps.clock.now().toISOString(), automationId: a.id, runId, data: input.body ?? null });
+      const o = await sendSigned(deps, { url: e.url, secret: e.secret }, `run_${runId}`, body);
+      if (!o.ok) throw new AppError("conflict", `The webhook answered ${o.error ?? "with an error"}.`);
+      return { statusCode: o.statusCode, durationMs: o.durationMs, response: o.responseBody?.slice(0, 500) ?? null };
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Executing runs
+
+function errorText(e: unknown): string {
+  return (e instanceof Error ? e.message : String(e)).slice(0, 2000);
+}
+
+export async function executeRun(deps: Deps, run: Run): Promise<void> {
+  const a = (await deps.db.select().from(automations).where(eq(automations.id, run.automationId)).limit(1))[0];
+  const finish = async (set: Partial<Run>) => {
+    await deps.db.update(automationRuns).set({ leaseUntil: null, finishedAt: deps.clock.now(), ...set }).where(eq(automationRuns.id, run.id));
+  };
+  if (!a) return;
+  const actor = await actorFor(deps, a, run.id);
+  if (typeof actor === "string") return await finish({ status: "failed", error: actor });
+  const steps: StepRecord[] = run.steps.slice(0, run.startStep);
+  const scope: Record<string, unknown> = { trigger: run.trigger, automation: { id: a.id, name: a.name, runId: run.id }, steps };
+  if (run.startStep === 0 && !allHold(a.conditions, scope)) return await finish({ status: "skipped", error: "Conditions not met.", steps: [] });
+  for (let i = run.startStep; i < a.actions.length; i++) {
+    const action = a.actions[i]!;
+    const startedAt = deps.clock.now().toISOString();
+    const input = render(action.with, scope) as Record<string, unknown>;
+    try {
+      const output = clip(await runAction(actor, a, run.id, action, input));
+      steps.push({ index: i, type: action.type, status: "succeeded", input: clip(input), output, error: null, startedAt, finishedAt: deps.clock.now().toISOString() });
+      await deps.db.update(automationRuns).set({ steps, startStep: i + 1 }).where(eq(automationRuns.id, run.id));
+    } catch (e) {
+      const error = errorText(e);
+      steps.push({ index: i, type: action.type, status: "failed", input: clip(input), output: null, error, startedAt, finishedAt: deps.clock.now().toISOString() });
+      return await deps.store.transaction(async () => {
+        await finish({ status: "failed", steps, startStep: i, error: `Step ${i} (${action.type}) failed: ${error}` });
+        await emit(deps.db, { deps, company: { id: a.companyId } }, automationRunFailed, { id: a.id }, { automationId: a.id, name: a.name, runId: run.id, step: i, error });
+        await notifyDetailed(deps, {
+          companyId: a.companyId,
+          userIds: [a.createdByUserId],
+          type: "automation.failed",
+          title: `Automation “${a.name.slice(0, 200)}” failed at step ${i} (${action.type})`,
+          body: `${error}\nRetry it from that step with automation_runs_retry (run ${run.id}).`,
+          link: `/automations/${a.id}/runs/${run.id}`,
+          entity: { type: "automation_run", id: run.id },
+        });
+      });
+    }
+  }
+  await finish({ status: "succeeded", steps, error: null });
+}
+
+/** Claims and executes queued runs; runs whose instance died mid-way are marked failed (retry resumes them). */
+export async function runQueued(deps: Deps): Promise<number> {
+  const now = deps.clock.now();
+  const stale = and(eq(automationRuns.status, "running"), lt(automationRuns.leaseUntil, now));
+  // Read first: an idle job writes nothing (no commit, no change-feed noise).
+  if ((await deps.db.select({ id: automationRuns.id }).from(automationRuns).where(stale).limit(1)).length)
+    await deps.db
+      .update(automationRuns)
+      .set({ status: "failed", error: "Interrupted (the server stopped mid-run); retry to resume from the step that was running.", leaseUntil: null, finishedAt: now })
+      .where(stale);
+  let n = 0;
+  while (n < RUNS_PER_JOB && !deps.store.closed) {
+    const next = (await deps.db.select({ id: automationRuns.id }).from(automationRuns).where(eq(automationRuns.status, "queued")).orderBy(asc(automationRuns.id)).limit(1))[0];
+    if (!next) break;
+    const claimed = (await deps.db
+      .update(automationRuns)
+      .set({ status: "running", attempts: sql`${automationRuns.attempts} + 1`, startedAt: deps.clock.now(), leaseUntil: new Date(deps.clock.now().getTime() + LEASE_MS), error: null })
+      .where(and(eq(automationRuns.id, next.id), eq(automationRuns.status, "queued")))
+      .returning())[0];
+    if (!claimed) continue;
+    try {
+      await executeRun(deps, claimed);
+    } catch (e) {
+      await deps.db.update(automationRuns).set({ status: "failed", error: errorText(e), leaseUntil: null, finishedAt: deps.clock.now() }).where(eq(automationRuns.id, claimed.id));
+    }
+    n++;
+  }
+  return n;
+}
+
+export const runJob: JobDef = {
+  name: "automations.run",
+  description: "Executes queued automation runs, step by step, as each automation's creator.",
+  everyMs: 1000,
+  run: (deps) => runQueued(deps).then(() => undefined),
+};
+
+/** Run history retention: finished runs older than this are deleted. */
+export const RUN_RETENTION_DAYS = 90;
+
+export const pruneRunsJob: JobDef = {
+  name: "automations.prune",
+  description: `Deletes finished automation runs older than ${RUN_RETENTION_DAYS} days.`,
+  everyMs: 3_600_000,
+  async run(deps) {
+    const before = new Date(deps.clock.now().getTime() - RUN_RETENTION_DAYS * 86_400_000);
+    const old = and(inArray(automationRuns.status, ["succeeded", "failed", "skipped"]), lte(automationRuns.createdAt, before));
+    if ((await deps.db.select({ id: automationRuns.id }).from(automationRuns).where(old).limit(1)).length)
+      await deps.store.transaction((tx) => tx.delete(automationRuns).where(old), { silent: true });
+  },
+};
+
+export const scheduleJob: JobDef = {
+  name: "automations.schedule",
+  description: "Starts scheduled automations whose cron time has come (missed times fold into one run).",
+  everyMs: 1000,
+  run: (deps) => runSchedules(deps).then(() => undefined),
+};

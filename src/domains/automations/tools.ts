@@ -1,0 +1,265 @@
+/**
+ * Two toolsets from one folder: `automations` (trigger → conditions →
+ * actions, versions, dry runs, run history) and `webhooks` (outgoing
+ * webhook subscriptions and their delivery log). Both use the
+ * automations:read / automations:write scopes: a webhook subscription is
+ * an automation whose only action is "POST this event there"; the
+ * integrations toolset lists them among connected integrations.
+ */
+import * as v from "valibot";
+import { pageInput } from "../../core/pagination";
+import { defineTool, type Domain } from "../../mcp/define";
+import {
+  createAutomation,
+  deleteAutomation,
+  getAutomation,
+  getRun,
+  listAutomations,
+  listRuns,
+  listVersions,
+  retryRun,
+  rollbackAutomation,
+  testAutomation,
+  toggleAutomation,
+  updateAutomation,
+} from "./automations";
+import { actionSchema, conditionSchema, triggerSchema } from "./definition";
+import { automationEvents } from "./events";
+import { hookRoutes } from "./hooks";
+import { automationTrigger, pruneRunsJob, runJob, scheduleJob } from "./runner";
+import { RUN_STATUSES, type AutomationDefinition } from "./tables";
+import {
+  createWebhook,
+  deleteWebhook,
+  deliverJob,
+  getDelivery,
+  getWebhook,
+  listDeliveries,
+  listWebhooks,
+  pruneDeliveriesJob,
+  redeliver,
+  rotateWebhookSecret,
+  testWebhook,
+  updateWebhook,
+  webhookFanout,
+} from "./webhooks";
+
+const id = v.pipe(v.number(), v.integer(), v.minValue(1));
+const name = v.pipe(v.string(), v.minLength(1), v.maxLength(120));
+const description = v.nullable(v.pipe(v.string(), v.maxLength(2000)));
+const conditions = v.pipe(v.array(conditionSchema), v.maxLength(20));
+const actions = v.pipe(v.array(actionSchema), v.minLength(1), v.maxLength(20));
+const url = v.pipe(v.string(), v.maxLength(2000));
+const eventTypes = v.pipe(v.array(v.pipe(v.string(), v.maxLength(100))), v.minLength(1), v.maxLength(100));
+
+const R = { toolset: "automations", scope: "automations:read", readOnly: true } as const;
+const W = { toolset: "automations", scope: "automations:write", readOnly: false } as const;
+
+const automationsList = defineTool({
+  ...R,
+  name: "automations_list",
+  description: "List automations; filter by enabled, triggerType, eventType.",
+  input: v.object({ enabled: v.optional(v.boolean()), triggerType: v.optional(v.picklist(["event", "schedule", "webhook"])), eventType: v.optional(v.string()), ...pageInput }),
+  run: (ctx, i) => listAutomations(ctx, i),
+});
+
+const automationsGet = defineTool({
+  ...R,
+  name: "automations_get",
+  description: "One automation: trigger, conditions, actions, version, hookUrl or nextRunAt, run counts.",
+  input: v.object({ id }),
+  run: (ctx, i) => getAutomation(ctx, i),
+});
+
+const automationsCreate = defineTool({
+  ...W,
+  name: "automations_create",
+  description:
+    "Create an automation (disabled unless enabled: true). trigger.type event (eventType, filters) | schedule (cron, timeZone) | webhook. " +
+    "Strings in actions[].with may use {{trigger.data.x}}, {{steps.0.output.x}}. Actions run with your rights. Guide: docs/automations.md.",
+  input: v.object({ name, description: v.optional(description, null), trigger: triggerSchema, conditions: v.optional(conditions, []), actions, enabled: v.optional(v.boolean()) }),
+  run: (ctx, i) => createAutomation(ctx, i as AutomationDefinition & { enabled?: boolean }),
+});
+
+const automationsUpdate = defineTool({
+  ...W,
+  name: "automations_update",
+  description: "Change name, description, trigger, conditions or actions; saves a new version (validated).",
+  input: v.object({ id, name: v.optional(name), description: v.optional(description), trigger: v.optional(triggerSchema), conditions: v.optional(conditions), actions: v.optional(actions) }),
+  run: (ctx, i) => updateAutomation(ctx, i as Partial<AutomationDefinition> & { id: number }),
+});
+
+const automationsDelete = defineTool({
+  ...W,
+  destructive: true,
+  name: "automations_delete",
+  description: "Delete an automation with its versions and run history.",
+  input: v.object({ id }),
+  run: (ctx, i) => deleteAutomation(ctx, i),
+});
+
+const automationsToggle = defineTool({
+  ...W,
+  idempotent: true,
+  name: "automations_toggle",
+  description: "Enable or disable. Enabling re-validates and fails with the problems listed.",
+  input: v.object({ id, enabled: v.boolean() }),
+  run: (ctx, i) => toggleAutomation(ctx, i),
+});
+
+const automationsTest = defineTool({
+  ...R,
+  name: "automations_test",
+  description: "Dry run with a sample trigger (sample.data shaped like the event) or a recent eventId: filters, conditions, each step's filled input and problems. Writes and sends nothing.",
+  input: v.object({ id, eventId: v.optional(id), sample: v.optional(v.record(v.string(), v.unknown())) }),
+  run: (ctx, i) => testAutomation(ctx, i),
+});
+
+const automationsVersions = defineTool({
+  ...R,
+  name: "automation_versions_list",
+  description: "Saved versions of an automation, newest first, with their definitions.",
+  input: v.object({ id, ...pageInput }),
+  run: (ctx, i) => listVersions(ctx, i),
+});
+
+const automationsRollback = defineTool({
+  ...W,
+  name: "automations_rollback",
+  description: "Restore an earlier version's definition as a new version.",
+  input: v.object({ id, version: id }),
+  run: (ctx, i) => rollbackAutomation(ctx, i),
+});
+
+const runsList = defineTool({
+  ...R,
+  name: "automation_runs_list",
+  description: "Run history, newest first; filter by automationId, status.",
+  input: v.object({ automationId: v.optional(id), status: v.optional(v.picklist(RUN_STATUSES)), ...pageInput }),
+  run: (ctx, i) => listRuns(ctx, i),
+});
+
+const runsGet = defineTool({
+  ...R,
+  name: "automation_runs_get",
+  description: "One run: trigger data and each step's input, output and error.",
+  input: v.object({ id }),
+  run: (ctx, i) => getRun(ctx, i),
+});
+
+const runsRetry = defineTool({
+  ...W,
+  name: "automation_runs_retry",
+  description: "Queue a failed run again from its failed step (earlier steps are not repeated).",
+  input: v.object({ id }),
+  run: (ctx, i) => retryRun(ctx, i),
+});
+
+const WR = { toolset: "webhooks", scope: "automations:read", readOnly: true } as const;
+const WW = { toolset: "webhooks", scope: "automations:write", readOnly: false } as const;
+
+const webhooksList = defineTool({
+  ...WR,
+  name: "webhooks_list",
+  description: "Outgoing webhooks of the company; filter by status.",
+  input: v.object({ status: v.optional(v.picklist(["enabled", "disabled"])), ...pageInput }),
+  run: (ctx, i) => listWebhooks(ctx, i),
+});
+
+const webhooksGet = defineTool({
+  ...WR,
+  name: "webhooks_get",
+  description: "One webhook with health (failure streak, last success/failure) and delivery counts.",
+  input: v.object({ id }),
+  run: (ctx, i) => getWebhook(ctx, i),
+});
+
+const webhooksCreate = defineTool({
+  ...WW,
+  openWorld: true,
+  name: "webhooks_create",
+  description: 'Subscribe a public https URL to event types (post.published, post.*, "*"). Returns the signing secret once (Standard Webhooks).',
+  input: v.object({ url, eventTypes, description: v.optional(description) }),
+  run: (ctx, i) => createWebhook(ctx, i),
+});
+
+const webhooksUpdate = defineTool({
+  ...WW,
+  name: "webhooks_update",
+  description: "Change url, eventTypes, description; enabled: true re-enables a disabled one and resends what waited.",
+  input: v.object({ id, url: v.optional(url), eventTypes: v.optional(eventTypes), description: v.optional(description), enabled: v.optional(v.boolean()) }),
+  run: (ctx, i) => updateWebhook(ctx, i),
+});
+
+const webhooksDelete = defineTool({
+  ...WW,
+  destructive: true,
+  name: "webhooks_delete",
+  description: "Delete a webhook and its delivery log.",
+  input: v.object({ id }),
+  run: (ctx, i) => deleteWebhook(ctx, i),
+});
+
+const webhooksRotate = defineTool({
+  ...WW,
+  name: "webhooks_rotate_secret",
+  description: "New signing secret (returned once); the old one stops at once.",
+  input: v.object({ id }),
+  run: (ctx, i) => rotateWebhookSecret(ctx, i),
+});
+
+const webhooksTest = defineTool({
+  ...WW,
+  openWorld: true,
+  name: "webhooks_test",
+  description: "Send a signed webhook.test payload now; returns ok, statusCode, error, durationMs, response.",
+  input: v.object({ id }),
+  run: (ctx, i) => testWebhook(ctx, i),
+});
+
+const deliveriesList = defineTool({
+  ...WR,
+  name: "webhook_deliveries_list",
+  description: "Delivery log, newest first; filter by webhookId, status, eventType.",
+  input: v.object({ webhookId: v.optional(id), status: v.optional(v.picklist(["pending", "succeeded", "failed"])), eventType: v.optional(v.string()), ...pageInput }),
+  run: (ctx, i) => listDeliveries(ctx, i),
+});
+
+const deliveriesGet = defineTool({
+  ...WR,
+  name: "webhook_deliveries_get",
+  description: "One delivery: payload and every attempt (status code, error, response, duration).",
+  input: v.object({ id }),
+  run: (ctx, i) => getDelivery(ctx, i),
+});
+
+const deliveriesRedeliver = defineTool({
+  ...WW,
+  openWorld: true,
+  name: "webhook_deliveries_redeliver",
+  description: "Send a delivered or failed delivery again (same webhook-id).",
+  input: v.object({ id }),
+  run: (ctx, i) => redeliver(ctx, i),
+});
+
+export const automationsDomain: Domain = {
+  name: "automations",
+  title: "Automations",
+  description: "When something happens (an event, a schedule, a signed incoming webhook), check conditions and run actions: create cards, send emails, notify people, call webhooks or any Plinth tool.",
+  tools: [automationsList, automationsGet, automationsCreate, automationsUpdate, automationsDelete, automationsToggle, automationsTest, automationsVersions, automationsRollback, runsList, runsGet, runsRetry],
+  events: automationEvents,
+  subscribers: [automationTrigger],
+  jobs: [runJob, scheduleJob, pruneRunsJob],
+  publicPages: [{ prefix: "/hooks", routes: hookRoutes }],
+};
+
+export const webhooksDomain: Domain = {
+  name: "webhooks",
+  title: "Webhooks",
+  description: "Outgoing webhooks: signed POSTs of events to your URLs, retried, in order per entity, with a delivery log.",
+  tools: [webhooksList, webhooksGet, webhooksCreate, webhooksUpdate, webhooksDelete, webhooksRotate, webhooksTest, deliveriesList, deliveriesGet, deliveriesRedeliver],
+  subscribers: [webhookFanout],
+  jobs: [deliverJob, pruneDeliveriesJob],
+};
+
+export const automationDomains = [automationsDomain, webhooksDomain];

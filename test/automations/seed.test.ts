@@ -1,0 +1,36 @@
+/**
+ * The demo seed's automations part: per demo company an enabled automation
+ * with two versions and a run history, and a webhook subscription with a
+ * delivery log, readable through the tools; nothing is left pending (a demo
+ * server never calls the example URLs), and the seeded automation passes
+ * the same validation as one an agent makes.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { companies } from "../../src/core/tables";
+import { automationRuns, automations, webhookDeliveries, webhookEndpoints } from "../../src/domains/automations/tables";
+import { startTestServer, type TestServer } from "../harness";
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer({ seed: true });
+});
+afterAll(() => s.stop());
+
+test("each demo company has an automation with run history and a webhook with deliveries", async () => {
+  const cs = await s.deps.db.select().from(companies);
+  const withAutomation = new Set((await s.deps.db.select({ c: automations.companyId }).from(automations)).map((r) => r.c));
+  const withHook = new Set((await s.deps.db.select({ c: webhookEndpoints.companyId }).from(webhookEndpoints)).map((r) => r.c));
+  const demo = cs.filter((c) => /Harbor|Northwind/.test(c.name));
+  expect(demo.length).toBe(2);
+  for (const c of demo) {
+    expect(withAutomation.has(c.id)).toBe(true);
+    expect(withHook.has(c.id)).toBe(true);
+    const runs = await s.deps.db.select().from(automationRuns).where(eq(automationRuns.companyId, c.id));
+    expect(runs.map((r) => r.status).sort()).toEqual(["failed", "skipped", "succeeded"]);
+    const ds = await s.deps.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.companyId, c.id));
+    expect(ds.length).toBeGreaterThanOrEqual(3);
+    expect(ds.some((d) => d.status === "pending")).toBe(false);
+    expect(ds.some((d) => d.status === "failed")).toBe(true);
+  }
+});
