@@ -74,8 +74,14 @@ export interface Store {
   inTransaction(): boolean;
   /** Runs `fn` after the current transaction commits (at once when none is open). */
   afterCommit(fn: () => void): void;
-  /** Raw SQL with `?` placeholders, for migrations, checks, tests and engine-specific helpers. */
-  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  /**
+   * Raw SQL with `?` placeholders, for migrations, checks, tests, engine-specific
+   * helpers and bulk writes drizzle's builders make slow. A raw write names no
+   * table the change feed could report, so it drops every cache when it
+   * commits, unless `writes` names the tables it touches: then it counts as a
+   * builder's write of those tables (and a silent transaction reports none).
+   */
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[], opts?: { writes?: readonly string[] }): Promise<T[]>;
   /** Which tables changed, for in-memory caches. */
   readonly changes: ChangeFeed;
   /** Applies the embedded migrations not yet recorded; returns the tags applied. */
@@ -366,16 +372,25 @@ function openSqlite(opts: StoreOptions): Store {
       if (s && s.open) s.after.push(fn);
       else fn();
     },
-    async query<T>(sql: string, params: unknown[] = []) {
+    async query<T>(sql: string, params: unknown[] = [], opts?: { writes?: readonly string[] }) {
       const s = als.getStore();
       const read = /^\s*(select|pragma|with)\b/i.test(sql);
-      // Raw SQL names no table the feed could report: a write drops every cache once it commits.
+      const writes = opts?.writes;
+      // Raw SQL names no table the feed could report: unless told which, a write drops every cache once it commits.
       const flush = () => changes.remote(null);
       if (s && s.open) {
-        if (!read) s.after.push(flush);
+        if (!read) {
+          if (writes) for (const t of writes) s.tables.add(t);
+          else s.after.push(flush);
+        }
         return writer.query(sql).all(...(params as [])) as T[];
       }
       if (read) return reader.query(sql).all(...(params as [])) as T[];
+      if (writes)
+        return transaction(async () => {
+          for (const t of writes) als.getStore()!.tables.add(t);
+          return writer.query(sql).all(...(params as [])) as T[];
+        });
       const rows = await transaction(async () => writer.query(sql).all(...(params as [])) as T[]);
       flush();
       return rows;
@@ -541,8 +556,10 @@ function openPg(opts: StoreOptions): Store {
       if (s && s.open) s.after.push(fn);
       else fn();
     },
-    async query<T>(sql: string, params: unknown[] = []) {
+    async query<T>(sql: string, params: unknown[] = [], opts?: { writes?: readonly string[] }) {
       const s = als.getStore();
+      // Named tables join the transaction's NOTIFY like a builder's writes (a raw write outside one notifies nothing).
+      if (s && s.open && opts?.writes) for (const t of opts.writes) s.tables.add(t);
       const run = s && s.open ? (s.raw as { session: { client: postgres.Sql } }).session.client : client;
       try {
         // drizzle hands timestamps to the driver as text; do the same for raw Dates.

@@ -68,3 +68,34 @@ test.skipIf(ON_PG)("SQLite: a commit from another connection (a CLI beside the s
   expect(watch.changed()).toBe(true);
   expect(await siteName(store, { id: siteId })).toEqual([{ name: "Elsewhere" }]);
 });
+
+test("a raw write that names its tables moves only their caches; bulkInsert stores what the builder stores", async () => {
+  const { bulkInsert } = await import("../../src/core/bulk");
+  const sitesWatch = store.changes.watch(["sites"]);
+  const companiesWatch = store.changes.watch(["companies"]);
+  sitesWatch.changed();
+  companiesWatch.changed();
+  await store.transaction(async () => void (await bulkInsert(store, sites, [{ companyId, name: "Bulk A", active: false }, { companyId, name: "Bulk B" }])));
+  expect(sitesWatch.changed()).toBe(true);
+  expect(companiesWatch.changed()).toBe(false);
+  // The same rows through the builder: every column reads back alike (booleans, defaults, timestamps).
+  await store.db.insert(sites).values([{ companyId, name: "Built A", active: false }, { companyId, name: "Built B" }]);
+  const rows = await store.db.select().from(sites).where(eq(sites.companyId, companyId));
+  const shape = (name: string) => {
+    const { id, name: _n, createdAt, updatedAt, ...rest } = rows.find((r) => r.name === name)! as Record<string, unknown> & { createdAt: Date; updatedAt: Date };
+    expect(createdAt).toBeInstanceOf(Date);
+    expect(updatedAt).toBeInstanceOf(Date);
+    return rest;
+  };
+  expect(shape("Bulk A")).toEqual(shape("Built A"));
+  expect(shape("Bulk B")).toEqual(shape("Built B"));
+  expect(shape("Bulk A").active).toBe(false);
+  expect(shape("Bulk B").active).toBe(true);
+});
+
+test.skipIf(ON_PG)("SQLite: a raw write that names no table moves every cache", async () => {
+  const watch = store.changes.watch(["companies"]);
+  watch.changed();
+  await store.query("UPDATE sites SET name = 'Raw' WHERE id = ?", [siteId]);
+  expect(watch.changed()).toBe(true);
+});

@@ -21,6 +21,7 @@
  * up in each company's history with that company's calls only.
  */
 import { and, desc, eq, gte, isNull, sql } from "drizzle-orm";
+import { bulkInsert } from "../../core/bulk";
 import type { Deps } from "../../core/context";
 import type { ToolCallRecord } from "../../mcp/define";
 import { summariseArgs, summariseError } from "./redact";
@@ -231,7 +232,8 @@ async function writeBatch(deps: Deps, batch: Pending[]) {
       });
     }
     for (const conv of open.values()) await save(tx, conv);
-    for (let i = 0; i < rows.length; i += 100) await tx.insert(aiToolCalls).values(rows.slice(i, i + 100));
+    // Raw multi-row inserts: drizzle's builder cost more per recorded call than most calls (src/core/bulk.ts).
+    await bulkInsert(deps.store, aiToolCalls, rows);
   }, { silent: true });
 
   async function findOrStart(tx: Deps["db"], p: Pending) {
