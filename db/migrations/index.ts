@@ -10,6 +10,7 @@ import sqlite7 from "./sqlite/0007_bookings.sql" with { type: "text" };
 import sqlite8 from "./sqlite/0008_decks.sql" with { type: "text" };
 import sqlite9 from "./sqlite/0009_surveys.sql" with { type: "text" };
 import sqlite10 from "./sqlite/0010_projects.sql" with { type: "text" };
+import sqlite11 from "./sqlite/0011_email.sql" with { type: "text" };
 import pg0 from "./pg/0000_init.sql" with { type: "text" };
 import pg1 from "./pg/0001_media_blobs.sql" with { type: "text" };
 import pg2 from "./pg/0002_idempotency_keys.sql" with { type: "text" };
@@ -21,6 +22,7 @@ import pg7 from "./pg/0007_bookings.sql" with { type: "text" };
 import pg8 from "./pg/0008_decks.sql" with { type: "text" };
 import pg9 from "./pg/0009_surveys.sql" with { type: "text" };
 import pg10 from "./pg/0010_projects.sql" with { type: "text" };
+import pg11 from "./pg/0011_email.sql" with { type: "text" };
 
 export interface Migration {
   tag: string;
@@ -40,6 +42,7 @@ export const migrations: Record<"sqlite" | "pg", Migration[]> = {
     { tag: "0008_decks", sql: sqlite8 },
     { tag: "0009_surveys", sql: sqlite9 },
     { tag: "0010_projects", sql: sqlite10 },
+    { tag: "0011_email", sql: sqlite11 },
   ],
   pg: [
     { tag: "0000_init", sql: pg0 },
@@ -53,5 +56,6 @@ export const migrations: Record<"sqlite" | "pg", Migration[]> = {
     { tag: "0008_decks", sql: pg8 },
     { tag: "0009_surveys", sql: pg9 },
     { tag: "0010_projects", sql: pg10 },
+    { tag: "0011_email", sql: pg11 },
   ],
 };

@@ -12,6 +12,7 @@ import { cmsDomain } from "./cms/tools";
 import { notificationsDomain } from "./notifications/tools";
 import { profileDomain } from "./profile/tools";
 import { decksDomain } from "./decks/tools";
+import { emailDomain } from "./email/tools";
 import { workDomains } from "./projects/tools";
 import { servicesDomain } from "./services/tools";
 import { storeDomain } from "./store/tools";
@@ -33,6 +34,7 @@ export const domains: Domain[] = [
   bookingsDomain,
   decksDomain,
   surveysDomain,
+  emailDomain,
   ...workDomains,
 ];
 
