@@ -52,7 +52,7 @@ const HEADINGS = ["h1", "h2", "h3", "h4", "h5", "h6"].map((selector) => ({ selec
 
 /** The text part made from HTML: links kept as "text [url]", headings as written. */
 export function htmlToText(html: string): string {
-  return convert(html, { wordwrap: 78, selectors: [...HEADINGS, { selector: "img", format: "skip" }, { selector: "th", options: { uppercase: false } }] }).trim();
+  return convert(html, { wordwrap: 78, selectors: [...HEADINGS, { selector: "img", format: "skip" }] }).trim();
 }
 
 export interface Vars {
