@@ -12,6 +12,7 @@ import { demoBookings } from "./demo-bookings";
 import { demoDecks } from "./demo-decks";
 import { demoSurveys } from "./demo-surveys";
 import { seedProjects } from "./demo-projects";
+import { demoEmail } from "./demo-email";
 
 type Tx = Parameters<Parameters<Deps["db"]["transaction"]>[0]>[0];
 
@@ -33,4 +34,4 @@ export interface DemoWorld {
 
 export type DemoPart = (world: DemoWorld) => Promise<void>;
 
-export const DEMO_PARTS: DemoPart[] = [demoTickets, demoPeople, demoBookings, demoDecks, demoSurveys, seedProjects];
+export const DEMO_PARTS: DemoPart[] = [demoTickets, demoPeople, demoBookings, demoDecks, demoSurveys, seedProjects, demoEmail];
