@@ -167,6 +167,17 @@ describe("over MCP", () => {
     expect(await w.err(w.owner, "email_transactional_send", { ...args, subject: "Other" })).toContain("already used");
   });
 
+  test("segments and attributes travel over MCP; malformed rules are a tool error naming the place", async () => {
+    const list = await w.ok(w.owner, "email_lists_create", { name: "MCP segment list", optIn: "single" });
+    await w.ok(w.owner, "email_subscribers_add", { email: "vip@example.com", attributes: { tier: "gold", visits: 12 }, listIds: [list.id] });
+    await w.ok(w.owner, "email_subscribers_add", { email: "new@example.com", attributes: { tier: "none", visits: 1 }, listIds: [list.id] });
+    const seg = await w.ok(w.owner, "email_segments_create", { name: "Regulars", rules: { conditions: [{ field: "attributes.visits", op: "gt", value: 10 }, { field: "list", op: "in", value: list.id }] } });
+    const n = await w.ok(w.owner, "email_segments_count", { id: seg.id });
+    expect(n.sample.map((x: any) => x.email)).toEqual(["vip@example.com"]);
+    expect(await w.err(w.owner, "email_segments_create", { name: "Bad", rules: { conditions: [{ field: "email", op: "like", value: "x" }] } })).toContain("rules.conditions[0].op");
+    expect(await w.err(w.owner, "email_subscribers_add", { email: "a@example.com", attributes: { nested: { no: 1 } } })).toContain("nested");
+  });
+
   test("a key without email:send does not see the send tools and is refused if it calls them", async () => {
     const user = w.ownerUserId;
     const writer = await mcpClient(s.url, (await mintMcpKey(s.deps, { userId: user, scopes: ["email:write"], companyIds: [w.A.id], name: "Writer" })).key);

@@ -30,6 +30,7 @@ import { campaignIn, listsIn, NO_SMTP, normalEmail, publicBase, segmentIn, smtpR
 import { DEFAULT_RATE_PER_MINUTE, queueSend, segmentRules } from "./delivery";
 import { campaignCreated, campaignDeleted, campaignStatusChanged, campaignUpdated, testSent } from "./events";
 import { renderCampaignMessage } from "./render";
+import { checkAttributes } from "./subscribers";
 import { cleanContent, templateText } from "./templates";
 import { emailCampaigns, emailSends, emailSubscribers } from "./tables";
 
@@ -368,7 +369,7 @@ export async function testCampaign(ctx: ActorContext, i: { id: number; to: strin
       const sub = (await tx.select().from(emailSubscribers).where(and(eq(emailSubscribers.companyId, ctx.company.id), eq(emailSubscribers.email, email))).limit(1))[0];
       const parts = renderCampaignMessage(
         { ...c, subject: `[Test] ${c.subject}`, trackOpens: false, trackClicks: false },
-        { name: i.name ?? sub?.name ?? null, email, attributes: (i.attributes as never) ?? sub?.attributes ?? {} },
+        { name: i.name ?? sub?.name ?? null, email, attributes: i.attributes ? checkAttributes(i.attributes) : (sub?.attributes ?? {}) },
         { unsubscribeUrl: `${publicBase(ctx.deps)}/u/test` },
       );
       const r = await queueSend(tx, ctx.deps, { companyId: ctx.company.id, kind: "test", campaignId: c.id, email, ...parts, fromName: c.fromName, fromEmail: c.fromEmail, replyTo: c.replyTo, tag: "email.test" });

@@ -36,6 +36,15 @@ export const rulesSchema = v.strictObject({
   conditions: v.pipe(v.array(conditionSchema), v.minLength(1), v.maxLength(50)),
 });
 export type Condition = v.InferOutput<typeof conditionSchema>;
+
+/** Rules as tools publish them (loosely, to keep the listing short; the shape is in the description), checked here. */
+export function parseRules(value: unknown, path = "rules"): Rules {
+  const r = v.safeParse(rulesSchema, value);
+  if (r.success) return r.output;
+  const issue = r.issues[0];
+  const sub = (issue.path ?? []).map((p) => (typeof p.key === "number" ? `[${p.key}]` : `.${String(p.key)}`)).join("");
+  throw invalid(`${path}${sub} is invalid: ${issue.message.replace(/^Invalid \w+: /, "")}.`, { path: `${path}${sub}` });
+}
 export type Rules = v.InferOutput<typeof rulesSchema>;
 
 export interface Candidate {

@@ -14,6 +14,7 @@ import { page } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
 import { containsText } from "../../core/sql";
 import { templateIn, type TemplateRow, type Tx } from "./common";
+import { checkAttributes } from "./subscribers";
 import { templateCreated, templateDeleted, templateUpdated } from "./events";
 import { htmlToText, renderTransactional, sanitizeTemplate, unknownVariables } from "./render";
 import { emailCampaigns, emailTemplates } from "./tables";
@@ -101,7 +102,7 @@ export async function renderTemplate(ctx: ActorContext, i: { id: number; subject
   const t = await templateIn(ctx.deps.db, ctx, i.id);
   const r = renderTransactional(
     { subject: i.subject ?? t.name, html: t.html, text: templateText(t) },
-    { name: i.name ?? "Alex Example", email: i.email ?? "alex@example.com", attributes: (i.attributes ?? {}) as never, data: i.data ?? {}, unsubscribeUrl: `${ctx.deps.config.publicUrl}/e/u/example` },
+    { name: i.name ?? "Alex Example", email: i.email ?? "alex@example.com", attributes: checkAttributes(i.attributes ?? {}), data: i.data ?? {}, unsubscribeUrl: `${ctx.deps.config.publicUrl}/e/u/example` },
   );
   return r;
 }

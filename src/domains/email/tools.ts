@@ -29,7 +29,7 @@ import { deliverJob } from "./delivery";
 import { emailEvents } from "./events";
 import { createList, deleteList, getList, listLists, updateList } from "./lists";
 import { emailPublicPages } from "./public-pages";
-import { rulesSchema } from "./segment-rules";
+import { parseRules } from "./segment-rules";
 import { countSegment, createSegment, deleteSegment, getSegment, listSegments, updateSegment } from "./segments";
 import { addSubscriber, deleteSubscriber, getSubscriber, IMPORT_MAX, importSubscribers, listSubscribers, subscriberHistory, unsubscribeSubscriber, updateSubscriber } from "./subscribers";
 import { TEMPLATE_LIMITS } from "./render";
@@ -41,7 +41,8 @@ const name = line(200);
 const search = line(200);
 const email = v.pipe(v.string(), v.minLength(3), v.maxLength(254));
 const ids = v.pipe(v.array(idSchema), v.maxLength(50));
-const attrs = v.record(v.pipe(v.string(), v.maxLength(50)), v.nullable(v.union([v.string(), v.number(), v.boolean()])));
+// Published loosely (short listing); checkAttributes validates names and values in the verb.
+const attrs = v.record(v.string(), v.unknown());
 const html = v.pipe(v.string(), v.minLength(1), v.maxLength(TEMPLATE_LIMITS.html));
 const text = v.pipe(v.string(), v.maxLength(TEMPLATE_LIMITS.text));
 const who = { id: v.optional(idSchema), email: v.optional(email) };
@@ -90,8 +91,7 @@ const subsAdd = defineTool({
   idempotencyKey: true,
   name: "email_subscribers_add",
   title: "Add a subscriber",
-  description:
-    "Add an address (or find it by email) and put it on lists: subscribed on single opt-in lists, unconfirmed plus a confirmation mail on double. Never overrides unsubscribed/bounced/complained. preconfirmed: consent obtained elsewhere.",
+  description: "Add an address (or find it) to lists: subscribed on single opt-in, unconfirmed plus a confirmation mail on double. Keeps unsubscribed/bounced/complained. preconfirmed: consent given elsewhere.",
   input: v.object({ email, name: v.optional(v.nullable(name)), attributes: v.optional(attrs), listIds: v.optional(ids), preconfirmed: v.optional(v.boolean()) }),
   run: addSubscriber,
 });
@@ -100,7 +100,7 @@ const subsImport = defineTool({
   idempotencyKey: true,
   name: "email_subscribers_import",
   title: "Import subscribers",
-  description: `Add up to ${IMPORT_MAX} rows {email, name?, attributes?} to lists as email_subscribers_add does; reports created, updated and refused rows. dryRun changes nothing.`,
+  description: `Add up to ${IMPORT_MAX} rows to lists as email_subscribers_add does; reports created, updated and refused rows. dryRun writes nothing.`,
   input: v.object({
     listIds: v.pipe(ids, v.minLength(1)),
     rows: v.pipe(v.array(v.object({ email: v.pipe(v.string(), v.maxLength(1000)), name: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(1000)))), attributes: v.optional(attrs) })), v.minLength(1), v.maxLength(IMPORT_MAX)),
@@ -114,7 +114,7 @@ const subsUpdate = defineTool({
   idempotent: true,
   name: "email_subscribers_update",
   title: "Change a subscriber",
-  description: "Change address (newEmail), name, attributes (merged; null removes), blocklisted, or set list statuses by hand: lists [{listId, status}].",
+  description: "Change newEmail, name, attributes (merged; null removes), blocklisted, or set list statuses by hand.",
   input: v.object({ ...who, newEmail: v.optional(email), name: v.optional(v.nullable(name)), attributes: v.optional(attrs), blocklisted: v.optional(v.boolean()), lists: v.optional(v.pipe(v.array(v.object({ listId: idSchema, status: memberStatus })), v.maxLength(50))) }),
   run: updateSubscriber,
 });
@@ -139,19 +139,28 @@ const subsHistory = defineTool({
 
 // Segments
 
-const RULES_HELP = 'rules {match: all|any, conditions: [{field, op, value?}]}; field email|name|createdAt|attributes.<key>|list; ops eq neq contains not_contains starts_with ends_with gt gte lt lte exists not_exists, before/after (createdAt), in/not_in (list: value listId, status? default subscribed).';
+const RULES_HELP = "rules {match: all|any, conditions: [{field, op, value?}]}; field email|name|createdAt|attributes.<key>|list; op eq neq contains not_contains starts_with ends_with gt gte lt lte exists not_exists; createdAt: before/after; list: in/not_in, value listId, status? (default subscribed).";
 const segList = defineTool({ ...R, name: "email_segments_list", title: "List segments", description: "Saved segments with their rules.", input: v.object({ search: v.optional(search), ...paging }), run: listSegments });
 const segGet = defineTool({ ...R, name: "email_segments_get", title: "Get a segment", description: "One segment and its rules.", input: v.object({ id: idSchema }), run: getSegment });
-const segCreate = defineTool({ ...W, name: "email_segments_create", title: "Create a segment", description: `Save a segment. ${RULES_HELP}`, input: v.object({ name, rules: rulesSchema }), run: createSegment });
-const segUpdate = defineTool({ ...W, idempotent: true, name: "email_segments_update", title: "Change a segment", description: "Rename a segment or replace its rules.", input: v.object({ id: idSchema, name: v.optional(name), rules: v.optional(rulesSchema) }), run: updateSegment });
+const rules = v.record(v.string(), v.unknown());
+const segCreate = defineTool({ ...W, name: "email_segments_create", title: "Create a segment", description: `Save a segment. ${RULES_HELP}`, input: v.object({ name, rules }), run: (ctx, i) => createSegment(ctx, { ...i, rules: parseRules(i.rules) }) });
+const segUpdate = defineTool({
+  ...W,
+  idempotent: true,
+  name: "email_segments_update",
+  title: "Change a segment",
+  description: "Rename a segment or replace its rules (as in create).",
+  input: v.object({ id: idSchema, name: v.optional(name), rules: v.optional(rules) }),
+  run: (ctx, i) => updateSegment(ctx, { ...i, rules: i.rules === undefined ? undefined : parseRules(i.rules) }),
+});
 const segDelete = defineTool({ ...W, destructive: true, name: "email_segments_delete", title: "Delete a segment", description: "Delete a segment no open campaign uses.", input: v.object({ id: idSchema }), run: deleteSegment });
 const segCount = defineTool({
   ...R,
   name: "email_segments_count",
   title: "Count a segment",
   description: "How many mailable subscribers a saved segment (id) or inline rules hold now, with 10 of them.",
-  input: v.object({ id: v.optional(idSchema), rules: v.optional(rulesSchema) }),
-  run: countSegment,
+  input: v.object({ id: v.optional(idSchema), rules: v.optional(rules) }),
+  run: (ctx, i) => countSegment(ctx, { id: i.id, rules: i.rules === undefined ? undefined : parseRules(i.rules) }),
 });
 
 // Templates
@@ -174,7 +183,7 @@ const tplRender = defineTool({
   name: "email_templates_render",
   title: "Render a template",
   description: "Render a template with sample values: subject, html, text.",
-  input: v.object({ id: idSchema, subject: v.optional(line(900)), name: v.optional(name), email: v.optional(email), attributes: v.optional(attrs), data: v.optional(v.record(v.string(), v.unknown())) }),
+  input: v.object({ id: idSchema, subject: v.optional(line(900)), name: v.optional(name), email: v.optional(email), attributes: v.optional(attrs), data: v.optional(attrs) }),
   run: renderTemplate,
 });
 
@@ -209,7 +218,7 @@ const cCreate = defineTool({
   approval: "email_campaign",
   name: "email_campaigns_create",
   title: "Draft a campaign",
-  description: "Draft a campaign: content from templateId or html; audience = subscribed members of listIds, narrowed to segmentIds. A person approves (approval.url) before it can be sent.",
+  description: "Draft a campaign from templateId or html; audience: subscribed members of listIds, narrowed to segmentIds. A person approves (approval.url) before it can be sent.",
   input: v.object({ ...content, name, subject: line(900), listIds: v.pipe(ids, v.minLength(1)) }),
   run: createCampaign,
 });
@@ -219,7 +228,7 @@ const cUpdate = defineTool({
   approval: "email_campaign",
   name: "email_campaigns_update",
   title: "Change a campaign",
-  description: "Change a draft, pending or scheduled campaign (shaped as in create); it needs approval again and loses its schedule. No changes: a fresh link.",
+  description: "Change a draft, pending or scheduled campaign (as in create); needs approval again, drops a schedule. No changes: a fresh link.",
   input: v.object({ id: idSchema, name: v.optional(name), ...content }),
   run: updateCampaign,
 });
@@ -260,8 +269,8 @@ const txSend = defineTool({
   idempotencyKey: true,
   name: "email_transactional_send",
   title: "Send a transactional email",
-  description: "One message to one address from a template; variables in data ({{ data.key }}). Pass idempotencyKey so a retry never sends twice.",
-  input: v.object({ to: email, templateId: idSchema, subject: line(900), name: v.optional(name), data: v.optional(v.record(v.pipe(v.string(), v.maxLength(100)), v.unknown())), fromName: v.optional(name), fromEmail: v.optional(email), replyTo: v.optional(email) }),
+  description: "One message to one address from a template, data for {{ data.key }}. Pass idempotencyKey: a retry never sends twice.",
+  input: v.object({ to: email, templateId: idSchema, subject: line(900), name: v.optional(name), data: v.optional(attrs), fromName: v.optional(name), fromEmail: v.optional(email), replyTo: v.optional(email) }),
   run: sendTransactional,
 });
 
