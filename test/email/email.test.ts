@@ -330,3 +330,65 @@ describe("campaigns and approval", () => {
     expect(rows).toHaveLength(2);
   });
 });
+
+describe("consent at send time and erasure", () => {
+  test("someone who unsubscribes while a campaign is under way is skipped; a deleted subscriber is erased from history", async () => {
+    const emails = Array.from({ length: 15 }, (_, i) => `m${i}@example.com`);
+    const { campaignId } = await w.readyCampaign(emails);
+    await w.t("email_campaigns_send", { id: campaignId });
+    const { deliver } = await import("../../src/domains/email/delivery");
+    await deliver(w.deps); // 10 of 15 sent, all 15 queued
+    const waiting = (await w.deps.db.select().from(emailSends).where(eq(emailSends.status, "queued"))).map((r) => r.email).sort();
+    expect(waiting).toHaveLength(5);
+    await w.t("email_subscribers_unsubscribe", { email: waiting[0] });
+    await w.t("email_subscribers_update", { email: waiting[1], blocklisted: true });
+    await w.t("email_subscribers_delete", { email: waiting[2] });
+    await w.flush();
+    const got = w.smtp.messages.map((m) => m.envelope.to[0]);
+    expect(got).toHaveLength(12);
+    for (const e of waiting.slice(0, 3)) expect(got).not.toContain(e);
+    expect(await w.t("email_campaigns_stats", { id: campaignId })).toMatchObject({ recipients: 15, delivered: 12, cancelled: 3 });
+    const rows = await w.deps.db.select().from(emailSends).where(eq(emailSends.campaignId, campaignId));
+    expect(rows.some((r) => r.email === waiting[2])).toBe(false);
+    expect(rows.filter((r) => r.email.startsWith("erased-"))).toHaveLength(1);
+    expect((await w.t("email_campaigns_get", { id: campaignId })).status).toBe("sent");
+  });
+});
+
+describe("bad input", () => {
+  test("oversized, hostile and foreign input is refused with a clear message and changes nothing", async () => {
+    const l = await w.t("email_lists_create", { name: "L", optIn: "single" });
+    const foreignTpl = await w.t("email_templates_create", { name: "Theirs", html: "<p>x</p>" }, w.ctx({ company: "other" }));
+    const foreignSeg = await w.t("email_segments_create", { name: "Theirs", rules: { conditions: [{ field: "email", op: "exists" }] } }, w.ctx({ company: "other" }));
+    const cases: [string, Record<string, unknown>, string][] = [
+      ["email_campaigns_create", { name: "C", subject: "S", listIds: [l.id], templateId: foreignTpl.id }, "not_found"],
+      ["email_campaigns_create", { name: "C", subject: "S", listIds: [l.id], html: "<p>x</p>", segmentIds: [foreignSeg.id] }, "not_found"],
+      ["email_campaigns_create", { name: "C", subject: "S", listIds: [l.id] }, "validation"],
+      ["email_campaigns_create", { name: "C", subject: "S", listIds: [l.id], html: "<script>only()</script>" }, "validation"],
+      ["email_campaigns_create", { name: "C", subject: "S", listIds: [l.id], html: "<p>x</p>", fromEmail: "not an address" }, "validation"],
+      ["email_subscribers_add", { email: "a@b.test", attributes: { x: "y".repeat(1001) } }, "validation"],
+      ["email_subscribers_add", { email: "a@b.test", attributes: { n: Number.POSITIVE_INFINITY } }, "validation"],
+      ["email_subscribers_add", { email: "a@b.test\r\nBcc: victim@example.com" }, "validation"],
+      ["email_segments_create", { name: "S", rules: { conditions: [{ field: "attributes.n", op: "gt", value: "many" }] } }, "validation"],
+      ["email_segments_create", { name: "S", rules: { conditions: [{ field: "createdAt", op: "after", value: "yesterday" }] } }, "validation"],
+      ["email_campaigns_schedule", { id: 999_999, at: "2025-02-01T09:00:00Z" }, "not_found"],
+      ["email_campaigns_schedule", { id: 1, at: "2025-02-01T09:00", timeZone: "Mars/Olympus" }, "validation"],
+      ["email_transactional_send", { to: "x@example.com", templateId: foreignTpl.id, subject: "Hi" }, "not_found"],
+    ];
+    for (const [tool, args, code] of cases) {
+      const e = await errorOf(() => w.t(tool, args));
+      expect([tool, e.code]).toEqual([tool, code]);
+      expect(e.message.length).toBeGreaterThan(10);
+    }
+    const { call } = await import("../store/world");
+    const { emailDomain } = await import("../../src/domains/email/tools");
+    // The schema refuses what never reaches a verb: line breaks in a subject, an enormous template, huge numbers.
+    for (const args of [
+      { name: "C", subject: "Hi\nBcc: x@y.z", listIds: [l.id], html: "<p>x</p>" },
+      { name: "C", subject: "Hi", listIds: [l.id], html: "x".repeat(500_001) },
+      { name: "C", subject: "Hi", listIds: [l.id], html: "<p>x</p>", ratePerMinute: 1e12 },
+    ])
+      expect((await errorOf(() => call(emailDomain, w.owner, "email_campaigns_create", args))).code).toBe("validation");
+    expect((await w.t("email_campaigns_list", {})).total).toBe(0);
+  });
+});

@@ -13,7 +13,7 @@
  * server: without one a send is refused with how to configure it, never
  * queued to vanish.
  */
-import { and, count, desc, eq, inArray } from "drizzle-orm";
+import { and, count, desc, eq, inArray, sum } from "drizzle-orm";
 import { audit } from "../../core/audit";
 import { iso } from "../../core/clock";
 import type { ActorContext } from "../../core/context";
@@ -390,10 +390,14 @@ export async function campaignStats(ctx: ActorContext, i: { id: number }) {
   const mine = and(eq(emailSends.campaignId, c.id), eq(emailSends.kind, "campaign"));
   const byStatus = await db.select({ status: emailSends.status, n: count() }).from(emailSends).where(mine).groupBy(emailSends.status);
   const n = (s: string) => byStatus.find((x) => x.status === s)?.n ?? 0;
-  const rows = await db.select({ opened: emailSends.openedAt, clicked: emailSends.clickedAt, unsub: emailSends.unsubscribedAt, opens: emailSends.opens, clicks: emailSends.clicks }).from(emailSends).where(mine);
-  const opened = rows.filter((r) => r.opened).length;
-  const clicked = rows.filter((r) => r.clicked).length;
-  const unsubscribed = rows.filter((r) => r.unsub).length;
+  // Counted in the database: a campaign to 50,000 people is one row here, not 50,000.
+  const t = (await db
+    .select({ opened: count(emailSends.openedAt), clicked: count(emailSends.clickedAt), unsub: count(emailSends.unsubscribedAt), opens: sum(emailSends.opens), clicks: sum(emailSends.clicks) })
+    .from(emailSends)
+    .where(mine))[0]!;
+  const opened = t.opened;
+  const clicked = t.clicked;
+  const unsubscribed = t.unsub;
   const delivered = n("sent");
   const rate = (x: number) => (delivered ? Math.round((x / delivered) * 10000) / 100 : 0);
   return {
@@ -408,8 +412,8 @@ export async function campaignStats(ctx: ActorContext, i: { id: number }) {
     cancelled: n("cancelled"),
     opened: c.trackOpens ? opened : null,
     clicked: c.trackClicks ? clicked : null,
-    totalOpens: c.trackOpens ? rows.reduce((a, r) => a + r.opens, 0) : null,
-    totalClicks: c.trackClicks ? rows.reduce((a, r) => a + r.clicks, 0) : null,
+    totalOpens: c.trackOpens ? Number(t.opens ?? 0) : null,
+    totalClicks: c.trackClicks ? Number(t.clicks ?? 0) : null,
     unsubscribed,
     openRate: c.trackOpens ? rate(opened) : null,
     clickRate: c.trackClicks ? rate(clicked) : null,

@@ -218,7 +218,7 @@ interface Rendered {
 /** Campaigns read during one run of the job (content cannot change while a campaign sends). */
 type CampaignCache = Map<number, CampaignRow>;
 
-async function render(deps: Deps, row: SendRow, cache: CampaignCache): Promise<Rendered | null> {
+async function render(deps: Deps, row: SendRow, cache: CampaignCache): Promise<Rendered | null | "skip"> {
   const base = publicBase(deps);
   const defaultFrom = deps.config.mailFrom!;
   const unsubscribe = `${base}/u/${row.token}`;
@@ -241,6 +241,14 @@ async function render(deps: Deps, row: SendRow, cache: CampaignCache): Promise<R
     cache.set(c.id, c);
   }
   const sub = row.subscriberId === null ? undefined : (await deps.db.select().from(emailSubscribers).where(eq(emailSubscribers.id, row.subscriberId)).limit(1))[0];
+  // Consent is read again at send time: someone who unsubscribed (or was blocklisted) after being queued gets nothing.
+  if (!sub || sub.blocklisted) return "skip";
+  const still = await deps.db
+    .select({ id: emailMemberships.id })
+    .from(emailMemberships)
+    .where(and(eq(emailMemberships.subscriberId, sub.id), inArray(emailMemberships.listId, c.listIds), eq(emailMemberships.status, "subscribed")))
+    .limit(1);
+  if (still.length === 0) return "skip";
   const parts = renderCampaignMessage(
     c,
     { name: sub?.name ?? null, email: row.email, attributes: sub?.attributes ?? {} },
@@ -271,6 +279,8 @@ async function sendOne(deps: Deps, row: SendRow, cache: CampaignCache = new Map(
     const r = await render(deps, row, cache);
     if (!r) {
       update = { status: "cancelled", smtpResponse: "The campaign no longer exists." };
+    } else if (r === "skip") {
+      update = { status: "cancelled", smtpResponse: "Not sent: unsubscribed, blocklisted or deleted after the campaign was queued." };
     } else {
       const info = await transport.sendMail({
         from: r.from,

@@ -302,6 +302,10 @@ export async function deleteSubscriber(ctx: ActorContext, i: { id?: number; emai
   authorize(ctx, "email:write", { write: true });
   return ctx.deps.db.transaction(async (tx) => {
     const s = await subscriberRef(tx, ctx, i);
+    // Erasure: the address leaves the send history too (counts stay for stats), and nothing still queued goes out.
+    const now = ctx.deps.clock.now();
+    await tx.update(emailSends).set({ status: "cancelled", updatedAt: now }).where(and(eq(emailSends.subscriberId, s.id), eq(emailSends.status, "queued")));
+    await tx.update(emailSends).set({ email: `erased-${s.id}@invalid`, subject: null, html: null, text: null, updatedAt: now }).where(eq(emailSends.subscriberId, s.id));
     await tx.delete(emailMemberships).where(eq(emailMemberships.subscriberId, s.id));
     await tx.delete(emailSubscribers).where(eq(emailSubscribers.id, s.id));
     await audit(tx, ctx, "email.subscribers.delete", { type: "email_subscriber", id: s.id, detail: { email: s.email } });
