@@ -110,7 +110,7 @@ test(
       await until(
         "the campaign to finish",
         async () => (await read.db.select({ status: emailCampaigns.status }).from(emailCampaigns).where(eq(emailCampaigns.id, c.id)))[0]?.status === "sent",
-        90_000,
+        150_000,
       );
       const byRecipient = new Map<string, Set<string>>();
       for (const m of smtp.messages) {
@@ -131,5 +131,5 @@ test(
       await second.proc.exited;
     }
   },
-  180_000,
+  240_000,
 );

@@ -14,7 +14,7 @@
  *     update only one runner can win;
  *  3. recording: the outcome is written after the server answered.
  * A crash between the server's "250" and step 3 is the one window left:
- * that row is retried after its claim lapses (30 s), with the same
+ * that row is retried after its claim lapses (90 s), with the same
  * Message-ID so receivers drop the copy. SMTP offers no way to close it.
  *
  * Rate: each campaign sends at most `ratePerMinute` in any 60 s window
@@ -39,8 +39,12 @@ import * as v from "valibot";
 /** Delays before the 2nd … 7th attempt; after the 7th a message is failed. */
 export const SEND_RETRY_MS = [60_000, 5 * 60_000, 15 * 60_000, 3600_000, 3 * 3600_000, 6 * 3600_000] as const;
 export const MAX_SEND_ATTEMPTS = SEND_RETRY_MS.length + 1;
-/** How long a claimed attempt may take before it is assumed lost (a crash) and retried. */
-export const CLAIM_MS = 30_000;
+/**
+ * How long a claimed attempt may take before it is assumed lost (a crash)
+ * and retried: longer than the transport's own limits (15 s connect, 15 s
+ * greeting, 60 s socket), so a slow server never gets a row sent twice.
+ */
+export const CLAIM_MS = 90_000;
 /** One run of the job works at most this long, so its lease (below) is never outlived. */
 const RUN_BUDGET_MS = 20_000;
 export const DEFAULT_RATE_PER_MINUTE = 600;
