@@ -34,7 +34,7 @@ beforeAll(async () => {
   browser = await chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"] });
   ctx = await browser.newContext();
   mkdirSync(ARTIFACTS, { recursive: true });
-}, 30_000);
+}, 120_000);
 afterAll(async () => {
   await browser?.close();
   await s?.stop();

@@ -25,7 +25,7 @@ beforeAll(async () => {
   closeMailTransport();
   s = await startTestServer({ seed: false, config: { smtpUrl: smtp.url(), mailFrom: "Acme <news@acme.test>" } });
   w = await makeWorld(s);
-}, 30_000);
+}, 120_000);
 afterAll(async () => {
   await s?.stop();
   closeMailTransport();
