@@ -16,7 +16,7 @@ import { startTestServer, type TestServer } from "../harness";
 import { startSmtp, type TestSmtp } from "../infra/smtp";
 import { makeWorld, type World } from "../cms/world";
 
-const T = 60_000;
+const T = 120_000;
 const ARTIFACTS = join(import.meta.dir, "../../test-artifacts");
 const XSS = `<script>alert("x")</script><img src=x onerror=alert("img")>`;
 
