@@ -19,6 +19,7 @@ import { demoChat } from "./demo-chat";
 import { demoAi } from "./demo-ai";
 import { demoBrain } from "./demo-brain";
 import { demoAutomations } from "./demo-automations";
+import { demoEmail } from "./demo-email";
 
 type Tx = Parameters<Parameters<Deps["db"]["transaction"]>[0]>[0];
 
@@ -40,4 +41,4 @@ export interface DemoWorld {
 
 export type DemoPart = (world: DemoWorld) => Promise<void>;
 
-export const DEMO_PARTS: DemoPart[] = [demoTickets, demoPeople, demoBookings, demoDecks, demoSurveys, seedProjects, demoCrm, demoHosting, demoBilling, demoChat, demoAi, demoBrain, demoAutomations];
+export const DEMO_PARTS: DemoPart[] = [demoTickets, demoPeople, demoBookings, demoDecks, demoSurveys, seedProjects, demoCrm, demoHosting, demoBilling, demoChat, demoAi, demoBrain, demoAutomations, demoEmail];

@@ -182,7 +182,7 @@ const LOOPBACK = new Set(["localhost", "127.0.0.1", "::1", "[::1]"]);
  * that is not loopback require STARTTLS, so a password never crosses the
  * network in clear because a server forgot to offer TLS.
  */
-function transportFor(config: Config): { transport: Transport; secrets: string[] } {
+export function transportFor(config: Config): { transport: Transport; secrets: string[] } {
   const url = config.smtpUrl!;
   const key = `${url}\u0000${config.mailFrom}`;
   if (cached?.key === key) return cached;
@@ -214,13 +214,13 @@ export function closeMailTransport(): void {
 }
 
 /** Text safe to store: credentials blanked, one line, bounded. */
-function redact(text: string, secrets: string[]): string {
+export function redact(text: string, secrets: string[]): string {
   let out = text;
   for (const s of secrets) out = out.split(s).join("***");
   return out.replace(/\s+/g, " ").trim().slice(0, 1000);
 }
 
-interface SmtpError extends Error {
+export interface SmtpError extends Error {
   code?: string;
   responseCode?: number;
   response?: string;
@@ -233,13 +233,13 @@ interface SmtpError extends Error {
  * failures are the operator's to fix and are retried, so a bad password
  * found on Friday night loses no mail.
  */
-function permanent(e: SmtpError): boolean {
+export function permanent(e: SmtpError): boolean {
   if (e.code === "EAUTH" || e.code === "ECONNECTION" || e.code === "ETIMEDOUT" || e.code === "ESOCKET" || e.code === "EDNS" || e.code === "ETLS" || e.code === "EPROTOCOL")
     return false;
   return typeof e.responseCode === "number" && e.responseCode >= 500 && e.responseCode < 600;
 }
 
-function describeError(e: SmtpError): string {
+export function describeError(e: SmtpError): string {
   const parts = [e.code, e.responseCode ? String(e.responseCode) : null, e.response ?? e.message].filter(Boolean);
   return parts.join(" ");
 }

@@ -18,6 +18,7 @@ import { crmDomain } from "./crm/tools";
 import { notificationsDomain } from "./notifications/tools";
 import { profileDomain } from "./profile/tools";
 import { decksDomain } from "./decks/tools";
+import { emailDomain } from "./email/tools";
 import { workDomains } from "./projects/tools";
 import { servicesDomain } from "./services/tools";
 import { storeDomain } from "./store/tools";
@@ -42,6 +43,7 @@ export const domains: Domain[] = [
   decksDomain,
   surveysDomain,
   crmDomain,
+  emailDomain,
   ...workDomains,
   hostingDomain,
   billingDomain,

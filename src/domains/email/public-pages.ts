@@ -1,0 +1,190 @@
+/**
+ * Pages under /e that recipients use without signing in:
+ *
+ *  - /e/u/<token>        unsubscribe: GET shows a page with a button (never
+ *                        unsubscribes by itself: mail scanners fetch every
+ *                        link); POST from that page (same origin + CSRF), or
+ *                        the RFC 8058 one-click POST mail clients send
+ *                        (`List-Unsubscribe=One-Click`, no cookies, from
+ *                        their own servers — the unguessable token is the
+ *                        authority), unsubscribes;
+ *  - /e/confirm/<token>  double opt-in: GET shows a button, POST confirms;
+ *  - /e/o/<token>        open pixel, /e/c/<token>/<n> tracked click — both
+ *                        record only for campaigns with tracking enabled,
+ *                        and a click redirects only to the n-th link of
+ *                        that very message (never an open redirect).
+ *
+ * Every value shown is escaped; posts are rate limited per client address.
+ */
+import { and, eq, isNull, sql } from "drizzle-orm";
+import { Hono, type Context } from "hono";
+import type { Deps } from "../../core/context";
+import { rateLimiter } from "../../core/limits";
+import {
+  clientAddress,
+  csrfMatches,
+  csrfToken,
+  escapeHtml as esc,
+  honeypotFilled,
+  honeypotHtml,
+  newNonce,
+  publicPage,
+  readForm,
+  sameOrigin,
+  securityHeaders,
+} from "../../core/public-page";
+import type { PublicPages } from "../../mcp/define";
+import { confirmationFor, confirmByToken, unsubscribeByToken, unsubscribeTarget } from "./subscribers";
+import { linkAt, renderCampaignMessage } from "./render";
+import { emailCampaigns, emailSends, emailSubscribers } from "./tables";
+
+const CSRF_COOKIE = "plinth_email";
+const TOKEN = /^[0-9a-f]{48}$/;
+export const POSTS_PER_MINUTE = 30;
+
+const CSS = `body{font:16px/1.5 system-ui,sans-serif;color:#111827;background:#f9fafb;margin:0}
+main{max-width:32rem;margin:10vh auto;background:#fff;border:1px solid #e5e7eb;border-radius:.75rem;padding:2rem}
+h1{font-size:1.35rem;margin:0 0 1rem}button{font:inherit;padding:.6rem 1.2rem;border-radius:.5rem;border:0;background:#111827;color:#fff;cursor:pointer}
+label{display:block;margin:1rem 0}.muted{color:#6b7280;font-size:.9rem}`;
+
+function page(c: Context, status: number, title: string, body: string) {
+  const nonce = newNonce();
+  securityHeaders(c, nonce);
+  c.header("X-Robots-Tag", "noindex, nofollow");
+  return c.html(publicPage({ title, nonce, css: CSS, body: `<main>${body}</main>` }), status as 200);
+}
+
+const message = (c: Context, status: number, title: string, text: string) => page(c, status, title, `<h1>${esc(title)}</h1><p>${esc(text)}</p>`);
+const gone = (c: Context) => message(c, 404, "Link not recognised", "This link is not valid (it may be incomplete, or from a test or preview message). Nothing was changed.");
+
+const PIXEL = Uint8Array.from(atob("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7"), (ch) => ch.charCodeAt(0));
+
+export function emailPublicRoutes(deps: Deps): Hono {
+  const app = new Hono();
+  const limiter = rateLimiter(deps, "email-public", POSTS_PER_MINUTE);
+
+  async function limited(c: Context): Promise<Response | null> {
+    const d = await limiter.take(`addr:${clientAddress(c)}`);
+    if (d.allowed) return null;
+    c.header("Retry-After", String(d.retryAfterSec));
+    return message(c, 429, "Too many requests", `Please try again in ${d.retryAfterSec} seconds.`);
+  }
+
+  app.get("/u/:token", async (c) => {
+    const token = c.req.param("token");
+    if (!TOKEN.test(token)) return gone(c);
+    const t = await unsubscribeTarget(deps, token);
+    if (!t) return gone(c);
+    const csrf = csrfToken(c, deps, CSRF_COOKIE, "/e/");
+    const active = t.campaignLists.filter((m) => m.status === "subscribed" || m.status === "unconfirmed");
+    const others = t.allLists.filter((m) => !t.campaignLists.includes(m) && (m.status === "subscribed" || m.status === "unconfirmed"));
+    if (active.length === 0 && others.length === 0)
+      return message(c, 200, "You are unsubscribed", `${t.subscriber.email} receives no more mail from these lists.`);
+    const names = (active.length ? active : others).map((m) => `“${esc(m.listName)}”`).join(", ");
+    return page(
+      c,
+      200,
+      "Unsubscribe",
+      `<h1>Unsubscribe</h1><p>Stop sending ${names} to <strong>${esc(t.subscriber.email)}</strong>?</p>
+<form method="post" action="/e/u/${token}"><input type="hidden" name="csrf" value="${esc(csrf)}">${honeypotHtml()}
+${others.length && active.length ? `<label><input type="checkbox" name="all" value="1"> Also unsubscribe from every other list (${others.map((m) => esc(m.listName)).join(", ")})</label>` : ""}
+${!active.length ? `<input type="hidden" name="all" value="1">` : ""}
+<button type="submit">Unsubscribe</button></form><p class="muted">You can close this page if you clicked by mistake.</p>`,
+    );
+  });
+
+  app.post("/u/:token", async (c) => {
+    const token = c.req.param("token");
+    const form = await readForm(c, 16 * 1024);
+    if (form === "too_large") return message(c, 413, "Too large", "The request was too large.");
+    if (form === "bad_type") return message(c, 415, "Unsupported", "Send the form from the unsubscribe page.");
+    const oneClick = form.get("List-Unsubscribe") === "One-Click";
+    if (!oneClick && (!sameOrigin(c, deps) || !csrfMatches(c, CSRF_COOKIE, form)))
+      return message(c, 403, "Page expired", "Open the unsubscribe link from your email again and press the button.");
+    const over = await limited(c);
+    if (over) return over;
+    if (!TOKEN.test(token)) return gone(c);
+    if (!oneClick && honeypotFilled(form)) return message(c, 200, "You are unsubscribed", "You will receive no more mail from these lists.");
+    const r = await unsubscribeByToken(deps, token, form.get("all") === "1", oneClick ? "one_click" : "unsubscribe_page");
+    if (!r) return gone(c);
+    if (oneClick) return c.text("Unsubscribed.", 200);
+    return message(c, 200, "You are unsubscribed", `${r.email} receives no more mail from ${r.lists.map((l) => `“${l}”`).join(", ") || "these lists"}.`);
+  });
+
+  app.get("/confirm/:token", async (c) => {
+    const token = c.req.param("token");
+    if (!TOKEN.test(token)) return gone(c);
+    const hit = await confirmationFor(deps, token);
+    if (!hit) return message(c, 404, "Link not recognised", "This confirmation link is not valid or was already used.");
+    if (hit.m.status !== "unconfirmed") return message(c, 200, "Subscription confirmed", `${hit.email} is on “${hit.listName}”.`);
+    const csrf = csrfToken(c, deps, CSRF_COOKIE, "/e/");
+    return page(
+      c,
+      200,
+      "Confirm your subscription",
+      `<h1>Confirm your subscription</h1><p>Add <strong>${esc(hit.email)}</strong> to “${esc(hit.listName)}”?</p>
+<form method="post" action="/e/confirm/${token}"><input type="hidden" name="csrf" value="${esc(csrf)}">${honeypotHtml()}<button type="submit">Yes, subscribe me</button></form>`,
+    );
+  });
+
+  app.post("/confirm/:token", async (c) => {
+    const token = c.req.param("token");
+    const form = await readForm(c, 16 * 1024);
+    if (form === "too_large" || form === "bad_type") return message(c, 400, "Bad request", "Send the form from the confirmation page.");
+    if (!sameOrigin(c, deps) || !csrfMatches(c, CSRF_COOKIE, form)) return message(c, 403, "Page expired", "Open the link from your email again and press the button.");
+    const over = await limited(c);
+    if (over) return over;
+    if (!TOKEN.test(token)) return gone(c);
+    if (honeypotFilled(form)) return message(c, 200, "Subscription confirmed", "Thank you.");
+    const r = await confirmByToken(deps, token);
+    if (!r) return message(c, 404, "Link not recognised", "This confirmation link is not valid or was already used.");
+    return message(c, 200, "Subscription confirmed", `${r.email} is on “${r.listName}”. Thank you!`);
+  });
+
+  async function trackedSend(token: string) {
+    if (!TOKEN.test(token)) return null;
+    const row = (await deps.db
+      .select({ send: emailSends, trackOpens: emailCampaigns.trackOpens, trackClicks: emailCampaigns.trackClicks, campaign: emailCampaigns })
+      .from(emailSends)
+      .innerJoin(emailCampaigns, eq(emailCampaigns.id, emailSends.campaignId))
+      .where(and(eq(emailSends.token, token), eq(emailSends.kind, "campaign")))
+      .limit(1))[0];
+    return row ?? null;
+  }
+
+  app.get("/o/:token", async (c) => {
+    const row = await trackedSend(c.req.param("token"));
+    if (row?.trackOpens) {
+      const now = deps.clock.now();
+      await deps.db.transaction(async (tx) => {
+        await tx.update(emailSends).set({ opens: sql`${emailSends.opens} + 1`, updatedAt: now }).where(eq(emailSends.id, row.send.id));
+        await tx.update(emailSends).set({ openedAt: now }).where(and(eq(emailSends.id, row.send.id), isNull(emailSends.openedAt)));
+      });
+    }
+    c.header("Cache-Control", "no-store");
+    return c.body(PIXEL, 200, { "Content-Type": "image/gif" });
+  });
+
+  app.get("/c/:token/:n", async (c) => {
+    const n = Number(c.req.param("n"));
+    const row = await trackedSend(c.req.param("token"));
+    if (!row || !row.trackClicks || !Number.isSafeInteger(n) || n < 0 || n > 10_000) return gone(c);
+    const sub = row.send.subscriberId === null ? undefined : (await deps.db.select().from(emailSubscribers).where(eq(emailSubscribers.id, row.send.subscriberId)).limit(1))[0];
+    // The link as that recipient's message had it (variables filled), before tracking rewrote it.
+    const parts = renderCampaignMessage({ ...row.campaign, trackClicks: false, trackOpens: false }, { name: sub?.name ?? null, email: row.send.email, attributes: sub?.attributes ?? {} }, { unsubscribeUrl: "" });
+    const target = linkAt(parts.html, n);
+    if (!target) return gone(c);
+    const now = deps.clock.now();
+    await deps.db.transaction(async (tx) => {
+      await tx.update(emailSends).set({ clicks: sql`${emailSends.clicks} + 1`, updatedAt: now }).where(eq(emailSends.id, row.send.id));
+      await tx.update(emailSends).set({ clickedAt: now }).where(and(eq(emailSends.id, row.send.id), isNull(emailSends.clickedAt)));
+      // A click proves the message was opened, even with images blocked.
+      if (row.trackOpens) await tx.update(emailSends).set({ openedAt: now }).where(and(eq(emailSends.id, row.send.id), isNull(emailSends.openedAt)));
+    });
+    return c.redirect(target, 302);
+  });
+
+  return app;
+}
+
+export const emailPublicPages: PublicPages = { prefix: "/e", routes: emailPublicRoutes };

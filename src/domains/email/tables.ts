@@ -1,0 +1,190 @@
+/**
+ * Email marketing: lists, subscribers and their per-list status, segments,
+ * templates, campaigns, and the send queue that is also the history.
+ *
+ * A campaign keeps a snapshot of its content (subject, HTML, text) taken
+ * when it was proposed: that snapshot is what its approval link shows and
+ * what is sent, so editing the template afterwards changes nothing a person
+ * approved. `email_sends` is the durable queue and the record of every
+ * message: one row per (campaign, subscriber) — the unique index is what
+ * makes queuing exactly once across crashes and racing instances — plus
+ * rows for test sends, transactional mail and opt-in confirmations.
+ */
+import { bool, createdAt, id, index, integer, json, table, text, time, uniqueIndex, updatedAt } from "../../core/columns";
+import { companies } from "../accounts/tables";
+
+export const emailLists = table(
+  "email_lists",
+  {
+    id: id(),
+    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    description: text("description"),
+    /** single | double */
+    optIn: text("opt_in").notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex("email_lists_name").on(t.companyId, t.name)],
+);
+
+export type Attributes = Record<string, string | number | boolean | null>;
+
+export const emailSubscribers = table(
+  "email_subscribers",
+  {
+    id: id(),
+    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    /** Lower-cased; one subscriber per address and company. */
+    email: text("email").notNull(),
+    name: text("name"),
+    attributes: json<Attributes>("attributes").notNull(),
+    /** Never mailed again (a complaint, or set by hand), whatever the list status says. */
+    blocklisted: bool("blocklisted").notNull().default(false),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex("email_subscribers_email").on(t.companyId, t.email)],
+);
+
+export const emailMemberships = table(
+  "email_memberships",
+  {
+    id: id(),
+    companyId: integer("company_id").notNull(),
+    listId: integer("list_id").notNull().references(() => emailLists.id, { onDelete: "cascade" }),
+    subscriberId: integer("subscriber_id").notNull().references(() => emailSubscribers.id, { onDelete: "cascade" }),
+    /** unconfirmed | subscribed | unsubscribed | bounced | complained */
+    status: text("status").notNull(),
+    /** SHA-256 of the double opt-in token mailed to the address (cleared once confirmed). */
+    confirmTokenHash: text("confirm_token_hash"),
+    confirmedAt: time("confirmed_at"),
+    unsubscribedAt: time("unsubscribed_at"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("email_memberships_pair").on(t.listId, t.subscriberId),
+    index("email_memberships_subscriber").on(t.subscriberId),
+    index("email_memberships_list_status").on(t.listId, t.status, t.subscriberId),
+    index("email_memberships_token").on(t.confirmTokenHash),
+  ],
+);
+
+export const emailSegments = table(
+  "email_segments",
+  {
+    id: id(),
+    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    /** See segment-rules.ts: { match: all|any, conditions: [...] }. */
+    rules: json<unknown>("rules").notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex("email_segments_name").on(t.companyId, t.name)],
+);
+
+export const emailTemplates = table(
+  "email_templates",
+  {
+    id: id(),
+    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    /** Sanitised HTML with {{ variables }}. */
+    html: text("html").notNull(),
+    /** The plain-text part as written; null: generated from the HTML. */
+    text: text("text"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex("email_templates_name").on(t.companyId, t.name)],
+);
+
+export const emailCampaigns = table(
+  "email_campaigns",
+  {
+    id: id(),
+    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    subject: text("subject").notNull(),
+    preheader: text("preheader"),
+    fromName: text("from_name"),
+    fromEmail: text("from_email"),
+    replyTo: text("reply_to"),
+    templateId: integer("template_id").references(() => emailTemplates.id, { onDelete: "set null" }),
+    /** Content snapshot (sanitised HTML with variables, and its text part) taken when proposed. */
+    html: text("html").notNull(),
+    text: text("text").notNull(),
+    listIds: json<number[]>("list_ids").notNull(),
+    segmentIds: json<number[]>("segment_ids").notNull(),
+    /** draft | pending_approval | scheduled | sending | sent | paused | cancelled */
+    status: text("status").notNull(),
+    /** Set when the current content was approved; cleared by any change. */
+    approvedAt: time("approved_at"),
+    approvedBy: text("approved_by"),
+    trackOpens: bool("track_opens").notNull().default(false),
+    trackClicks: bool("track_clicks").notNull().default(false),
+    ratePerMinute: integer("rate_per_minute").notNull(),
+    scheduledAt: time("scheduled_at"),
+    timeZone: text("time_zone"),
+    startedAt: time("started_at"),
+    finishedAt: time("finished_at"),
+    /** Queuing progress: every recipient has a send row once true; cursor = last subscriber id queued. */
+    queuedAll: bool("queued_all").notNull().default(false),
+    queueCursor: integer("queue_cursor").notNull().default(0),
+    recipientCount: integer("recipient_count").notNull().default(0),
+    createdByUserId: integer("created_by_user_id"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index("email_campaigns_company").on(t.companyId, t.id), index("email_campaigns_status").on(t.status, t.scheduledAt)],
+);
+
+export const emailSends = table(
+  "email_sends",
+  {
+    id: id(),
+    companyId: integer("company_id").notNull(),
+    campaignId: integer("campaign_id").references(() => emailCampaigns.id, { onDelete: "cascade" }),
+    subscriberId: integer("subscriber_id").references(() => emailSubscribers.id, { onDelete: "set null" }),
+    /** For confirmations: the list being confirmed. */
+    listId: integer("list_id"),
+    email: text("email").notNull(),
+    /** campaign | test | transactional | confirmation */
+    kind: text("kind").notNull(),
+    /** queued | sent | failed | bounced | cancelled */
+    status: text("status").notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: time("next_attempt_at").notNull(),
+    lastAttemptAt: time("last_attempt_at"),
+    /** Fixed when queued: every retry carries it, so a receiver can drop a duplicate. */
+    messageId: text("message_id").notNull(),
+    /** Random, in the message's unsubscribe / tracking links. */
+    token: text("token").notNull(),
+    /** Pre-rendered content (every kind but campaign, which renders from the campaign at send time). */
+    subject: text("subject"),
+    html: text("html"),
+    text: text("text"),
+    fromName: text("from_name"),
+    fromEmail: text("from_email"),
+    replyTo: text("reply_to"),
+    tag: text("tag"),
+    smtpResponse: text("smtp_response"),
+    sentAt: time("sent_at"),
+    openedAt: time("opened_at"),
+    clickedAt: time("clicked_at"),
+    opens: integer("opens").notNull().default(0),
+    clicks: integer("clicks").notNull().default(0),
+    unsubscribedAt: time("unsubscribed_at"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("email_sends_recipient").on(t.campaignId, t.subscriberId),
+    uniqueIndex("email_sends_token").on(t.token),
+    index("email_sends_due").on(t.status, t.nextAttemptAt),
+    index("email_sends_campaign").on(t.campaignId, t.status),
+    index("email_sends_subscriber").on(t.subscriberId, t.id),
+  ],
+);

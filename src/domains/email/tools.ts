@@ -1,0 +1,294 @@
+/**
+ * The email toolset: lists, subscribers, segments, templates, campaigns
+ * (approved by people before they can go out), sends and stats, and
+ * transactional mail. Thin declarations over the verbs of this folder;
+ * every verb re-checks scope and role and keeps to the caller's company.
+ */
+import * as v from "valibot";
+import { pageInput as paging } from "../../core/pagination";
+import { defineTool, type Domain } from "../../mcp/define";
+import { idSchema } from "../cms/common";
+import { emailApprovalKind, emailApprovalSupport } from "./approval-kind";
+import {
+  campaignRecipients,
+  campaignStats,
+  cancelCampaign,
+  createCampaign,
+  deleteCampaign,
+  getCampaign,
+  listCampaigns,
+  pauseCampaign,
+  resumeCampaign,
+  scheduleCampaign,
+  sendCampaign,
+  testCampaign,
+  updateCampaign,
+} from "./campaigns";
+import { CAMPAIGN_STATUSES, MEMBER_STATUSES } from "./common";
+import { deliverJob } from "./delivery";
+import { emailEvents } from "./events";
+import { createList, deleteList, getList, listLists, updateList } from "./lists";
+import { emailPublicPages } from "./public-pages";
+import { parseRules } from "./segment-rules";
+import { countSegment, createSegment, deleteSegment, getSegment, listSegments, updateSegment } from "./segments";
+import { addSubscriber, deleteSubscriber, getSubscriber, IMPORT_MAX, importSubscribers, listSubscribers, subscriberHistory, unsubscribeSubscriber, updateSubscriber } from "./subscribers";
+import { TEMPLATE_LIMITS } from "./render";
+import { createTemplate, deleteTemplate, getTemplate, listTemplates, renderTemplate, updateTemplate } from "./templates";
+import { sendTransactional } from "./transactional";
+
+const line = (max: number) => v.pipe(v.string(), v.minLength(1), v.maxLength(max), v.regex(/^[^\u0000-\u001f\u007f]*$/, "must be one line without control characters"));
+const name = line(200);
+const search = line(200);
+const email = v.pipe(v.string(), v.minLength(3), v.maxLength(254));
+const ids = v.pipe(v.array(idSchema), v.maxLength(50));
+// Published loosely (short listing); checkAttributes validates names and values in the verb.
+const attrs = v.record(v.string(), v.unknown());
+const html = v.pipe(v.string(), v.minLength(1), v.maxLength(TEMPLATE_LIMITS.html));
+const text = v.pipe(v.string(), v.maxLength(TEMPLATE_LIMITS.text));
+const who = { id: v.optional(idSchema), email: v.optional(email) };
+const W = { toolset: "email", scope: "email:write", readOnly: false } as const;
+const R = { toolset: "email", scope: "email:read", readOnly: true } as const;
+const S = { toolset: "email", scope: "email:send", readOnly: false, openWorld: true } as const;
+
+// Lists
+
+const listsList = defineTool({ ...R, name: "email_lists_list", title: "List mailing lists", description: "Mailing lists with subscriber counts per status.", input: v.object({ search: v.optional(search), ...paging }), run: listLists });
+const listsGet = defineTool({ ...R, name: "email_lists_get", title: "Get a list", description: "One mailing list with counts per status.", input: v.object({ id: idSchema }), run: getList });
+const optIn = v.picklist(["single", "double"]);
+const listsCreate = defineTool({
+  ...W,
+  name: "email_lists_create",
+  title: "Create a list",
+  description: "Create a mailing list. optIn double (default): new addresses get a confirmation mail and stay unconfirmed until they click.",
+  input: v.object({ name, description: v.optional(v.pipe(v.string(), v.maxLength(2000))), optIn: v.optional(optIn) }),
+  run: createList,
+});
+const listsUpdate = defineTool({
+  ...W,
+  idempotent: true,
+  name: "email_lists_update",
+  title: "Change a list",
+  description: "Rename a list, change its description or opt-in (applies to addresses added later).",
+  input: v.object({ id: idSchema, name: v.optional(name), description: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(2000)))), optIn: v.optional(optIn) }),
+  run: updateList,
+});
+const listsDelete = defineTool({ ...W, destructive: true, name: "email_lists_delete", title: "Delete a list", description: "Delete a list and its memberships (subscribers stay).", input: v.object({ id: idSchema }), run: deleteList });
+
+// Subscribers
+
+const memberStatus = v.picklist(MEMBER_STATUSES);
+const subsList = defineTool({
+  ...R,
+  name: "email_subscribers_list",
+  title: "List subscribers",
+  description: "Subscribers, newest first, with their status per list. Filter by listId and status, search email/name.",
+  input: v.object({ listId: v.optional(idSchema), status: v.optional(memberStatus), search: v.optional(search), blocklisted: v.optional(v.boolean()), ...paging }),
+  run: listSubscribers,
+});
+const subsGet = defineTool({ ...R, name: "email_subscribers_get", title: "Get a subscriber", description: "One subscriber by id or email, with attributes and list statuses.", input: v.object(who), run: getSubscriber });
+const subsAdd = defineTool({
+  ...W,
+  idempotencyKey: true,
+  name: "email_subscribers_add",
+  title: "Add a subscriber",
+  description: "Add an address (or find it) to lists: subscribed on single opt-in, unconfirmed plus a confirmation mail on double. Keeps unsubscribed/bounced/complained. preconfirmed: consent given elsewhere.",
+  input: v.object({ email, name: v.optional(v.nullable(name)), attributes: v.optional(attrs), listIds: v.optional(ids), preconfirmed: v.optional(v.boolean()) }),
+  run: addSubscriber,
+});
+const subsImport = defineTool({
+  ...W,
+  idempotencyKey: true,
+  name: "email_subscribers_import",
+  title: "Import subscribers",
+  description: `Add up to ${IMPORT_MAX} rows to lists as email_subscribers_add does; reports created, updated and refused rows. dryRun writes nothing.`,
+  input: v.object({
+    listIds: v.pipe(ids, v.minLength(1)),
+    rows: v.pipe(v.array(v.object({ email: v.pipe(v.string(), v.maxLength(1000)), name: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(1000)))), attributes: v.optional(attrs) })), v.minLength(1), v.maxLength(IMPORT_MAX)),
+    preconfirmed: v.optional(v.boolean()),
+    dryRun: v.optional(v.boolean()),
+  }),
+  run: importSubscribers,
+});
+const subsUpdate = defineTool({
+  ...W,
+  idempotent: true,
+  name: "email_subscribers_update",
+  title: "Change a subscriber",
+  description: "Change newEmail, name, attributes (merged; null removes), blocklisted, or set list statuses by hand.",
+  input: v.object({ ...who, newEmail: v.optional(email), name: v.optional(v.nullable(name)), attributes: v.optional(attrs), blocklisted: v.optional(v.boolean()), lists: v.optional(v.pipe(v.array(v.object({ listId: idSchema, status: memberStatus })), v.maxLength(50))) }),
+  run: updateSubscriber,
+});
+const subsUnsub = defineTool({
+  ...W,
+  idempotent: true,
+  name: "email_subscribers_unsubscribe",
+  title: "Unsubscribe",
+  description: "Unsubscribe an address from listIds (default: every list).",
+  input: v.object({ ...who, listIds: v.optional(ids) }),
+  run: unsubscribeSubscriber,
+});
+const subsDelete = defineTool({ ...W, destructive: true, name: "email_subscribers_delete", title: "Delete a subscriber", description: "Delete a subscriber and memberships (send history stays, unlinked).", input: v.object(who), run: deleteSubscriber });
+const subsHistory = defineTool({
+  ...R,
+  name: "email_subscribers_history",
+  title: "Subscriber history",
+  description: "What one subscriber was sent (campaigns, transactional, confirmations) with delivery, opens, clicks, unsubscribes; newest first.",
+  input: v.object({ ...who, ...paging }),
+  run: subscriberHistory,
+});
+
+// Segments
+
+const RULES_HELP = "rules {match: all|any, conditions: [{field, op, value?}]}; field email|name|createdAt|attributes.<key>|list; op eq neq contains not_contains starts_with ends_with gt gte lt lte exists not_exists; createdAt: before/after; list: in/not_in, value listId, status? (default subscribed).";
+const segList = defineTool({ ...R, name: "email_segments_list", title: "List segments", description: "Saved segments with their rules.", input: v.object({ search: v.optional(search), ...paging }), run: listSegments });
+const segGet = defineTool({ ...R, name: "email_segments_get", title: "Get a segment", description: "One segment and its rules.", input: v.object({ id: idSchema }), run: getSegment });
+const rules = v.record(v.string(), v.unknown());
+const segCreate = defineTool({ ...W, name: "email_segments_create", title: "Create a segment", description: `Save a segment. ${RULES_HELP}`, input: v.object({ name, rules }), run: (ctx, i) => createSegment(ctx, { ...i, rules: parseRules(i.rules) }) });
+const segUpdate = defineTool({
+  ...W,
+  idempotent: true,
+  name: "email_segments_update",
+  title: "Change a segment",
+  description: "Rename a segment or replace its rules (as in create).",
+  input: v.object({ id: idSchema, name: v.optional(name), rules: v.optional(rules) }),
+  run: (ctx, i) => updateSegment(ctx, { ...i, rules: i.rules === undefined ? undefined : parseRules(i.rules) }),
+});
+const segDelete = defineTool({ ...W, destructive: true, name: "email_segments_delete", title: "Delete a segment", description: "Delete a segment no open campaign uses.", input: v.object({ id: idSchema }), run: deleteSegment });
+const segCount = defineTool({
+  ...R,
+  name: "email_segments_count",
+  title: "Count a segment",
+  description: "How many mailable subscribers a saved segment (id) or inline rules hold now, with 10 of them.",
+  input: v.object({ id: v.optional(idSchema), rules: v.optional(rules) }),
+  run: (ctx, i) => countSegment(ctx, { id: i.id, rules: i.rules === undefined ? undefined : parseRules(i.rules) }),
+});
+
+// Templates
+
+const VARS = "Variables: {{ name }}, {{ email }}, {{ attributes.key }}, {{ data.key }}, {{ unsubscribe_url }}, fallback {{ name | there }}; values are escaped.";
+const tplList = defineTool({ ...R, name: "email_templates_list", title: "List templates", description: "Email templates (without bodies).", input: v.object({ search: v.optional(search), ...paging }), run: listTemplates });
+const tplGet = defineTool({ ...R, name: "email_templates_get", title: "Get a template", description: "One template with HTML and text part.", input: v.object({ id: idSchema }), run: getTemplate });
+const tplCreate = defineTool({
+  ...W,
+  name: "email_templates_create",
+  title: "Create a template",
+  description: `Save HTML (sanitised: inline styles, no scripts) and optional text (generated if omitted). ${VARS}`,
+  input: v.object({ name, html, text: v.optional(text) }),
+  run: createTemplate,
+});
+const tplUpdate = defineTool({ ...W, idempotent: true, name: "email_templates_update", title: "Change a template", description: "Change name, HTML or text (null: generate). Campaigns keep their approved copy.", input: v.object({ id: idSchema, name: v.optional(name), html: v.optional(html), text: v.optional(v.nullable(text)) }), run: updateTemplate });
+const tplDelete = defineTool({ ...W, destructive: true, name: "email_templates_delete", title: "Delete a template", description: "Delete a template (campaigns keep their copy).", input: v.object({ id: idSchema }), run: deleteTemplate });
+const tplRender = defineTool({
+  ...R,
+  name: "email_templates_render",
+  title: "Render a template",
+  description: "Render a template with sample values: subject, html, text.",
+  input: v.object({ id: idSchema, subject: v.optional(line(900)), name: v.optional(name), email: v.optional(email), attributes: v.optional(attrs), data: v.optional(attrs) }),
+  run: renderTemplate,
+});
+
+// Campaigns
+
+const content = {
+  subject: v.optional(line(900)),
+  preheader: v.optional(v.nullable(line(300))),
+  fromName: v.optional(v.nullable(name)),
+  fromEmail: v.optional(v.nullable(email)),
+  replyTo: v.optional(v.nullable(email)),
+  templateId: v.optional(idSchema),
+  html: v.optional(html),
+  text: v.optional(v.nullable(text)),
+  listIds: v.optional(ids),
+  segmentIds: v.optional(ids),
+  trackOpens: v.optional(v.boolean()),
+  trackClicks: v.optional(v.boolean()),
+  ratePerMinute: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(60_000))),
+};
+const cList = defineTool({
+  ...R,
+  name: "email_campaigns_list",
+  title: "List campaigns",
+  description: "Campaigns, newest first: status, approved, schedule, recipients.",
+  input: v.object({ status: v.optional(v.picklist(CAMPAIGN_STATUSES)), search: v.optional(search), ...paging }),
+  run: listCampaigns,
+});
+const cGet = defineTool({ ...R, name: "email_campaigns_get", title: "Get a campaign", description: "One campaign: content, audience size now, approval state, schedule.", input: v.object({ id: idSchema }), run: getCampaign });
+const cCreate = defineTool({
+  ...W,
+  approval: "email_campaign",
+  name: "email_campaigns_create",
+  title: "Draft a campaign",
+  description: "Draft a campaign from templateId or html; audience: subscribed members of listIds, narrowed to segmentIds. A person approves (approval.url) before it can be sent.",
+  input: v.object({ ...content, name, subject: line(900), listIds: v.pipe(ids, v.minLength(1)) }),
+  run: createCampaign,
+});
+const cUpdate = defineTool({
+  ...W,
+  idempotent: true,
+  approval: "email_campaign",
+  name: "email_campaigns_update",
+  title: "Change a campaign",
+  description: "Change a draft, pending or scheduled campaign (as in create); needs approval again, drops a schedule. No changes: a fresh link.",
+  input: v.object({ id: idSchema, name: v.optional(name), ...content }),
+  run: updateCampaign,
+});
+const cDelete = defineTool({ ...W, destructive: true, name: "email_campaigns_delete", title: "Delete a campaign", description: "Delete a campaign that reached nobody and is not scheduled or sending.", input: v.object({ id: idSchema }), run: deleteCampaign });
+const cSend = defineTool({ ...S, name: "email_campaigns_send", title: "Send a campaign", description: "Start sending an approved campaign now (refused without SMTP).", input: v.object({ id: idSchema }), run: sendCampaign });
+const cSchedule = defineTool({
+  ...S,
+  idempotent: true,
+  name: "email_campaigns_schedule",
+  title: "Schedule a campaign",
+  description: "Send an approved campaign later. at: ISO with Z/offset, or local YYYY-MM-DDTHH:MM with timeZone (IANA).",
+  input: v.object({ id: idSchema, at: v.pipe(v.string(), v.minLength(1), v.maxLength(40)), timeZone: v.optional(v.pipe(v.string(), v.maxLength(64))) }),
+  run: scheduleCampaign,
+});
+const cPause = defineTool({ ...S, idempotent: true, name: "email_campaigns_pause", title: "Pause a campaign", description: "Pause a sending or scheduled campaign.", input: v.object({ id: idSchema }), run: pauseCampaign });
+const cResume = defineTool({ ...S, name: "email_campaigns_resume", title: "Resume a campaign", description: "Resume a paused campaign where it stopped.", input: v.object({ id: idSchema }), run: resumeCampaign });
+const cCancel = defineTool({ ...S, destructive: true, name: "email_campaigns_cancel", title: "Cancel a campaign", description: "Cancel a scheduled, sending or paused campaign; unsent messages are dropped.", input: v.object({ id: idSchema }), run: cancelCampaign });
+const cTest = defineTool({
+  ...S,
+  name: "email_campaigns_test",
+  title: "Send a test",
+  description: "Send a [Test] copy to up to 5 addresses (company members only until approved); not in stats.",
+  input: v.object({ id: idSchema, to: v.pipe(v.array(email), v.minLength(1), v.maxLength(5)), name: v.optional(name), attributes: v.optional(attrs) }),
+  run: testCampaign,
+});
+const cStats = defineTool({ ...R, name: "email_campaigns_stats", title: "Campaign stats", description: "Recipients, delivered, bounced, failed, opened, clicked (when tracked), unsubscribed, rates.", input: v.object({ id: idSchema }), run: campaignStats });
+const cRecipients = defineTool({
+  ...R,
+  name: "email_campaigns_recipients",
+  title: "Campaign recipients",
+  description: "Per-recipient delivery of a campaign; filter by status, search email.",
+  input: v.object({ id: idSchema, status: v.optional(v.picklist(["queued", "sent", "failed", "bounced", "cancelled"])), search: v.optional(search), ...paging }),
+  run: campaignRecipients,
+});
+
+const txSend = defineTool({
+  ...S,
+  idempotencyKey: true,
+  name: "email_transactional_send",
+  title: "Send a transactional email",
+  description: "One message to one address from a template, data for {{ data.key }}. Pass idempotencyKey: a retry never sends twice.",
+  input: v.object({ to: email, templateId: idSchema, subject: line(900), name: v.optional(name), data: v.optional(attrs), fromName: v.optional(name), fromEmail: v.optional(email), replyTo: v.optional(email) }),
+  run: sendTransactional,
+});
+
+export const emailDomain: Domain = {
+  name: "email",
+  title: "Email marketing",
+  description: "Lists, subscribers, segments, templates, approved campaigns sent over SMTP, stats, and transactional mail.",
+  tools: [
+    listsList, listsGet, listsCreate, listsUpdate, listsDelete,
+    subsList, subsGet, subsAdd, subsImport, subsUpdate, subsUnsub, subsDelete, subsHistory,
+    segList, segGet, segCreate, segUpdate, segDelete, segCount,
+    tplList, tplGet, tplCreate, tplUpdate, tplDelete, tplRender,
+    cList, cGet, cCreate, cUpdate, cDelete, cSend, cSchedule, cPause, cResume, cCancel, cTest, cStats, cRecipients,
+    txSend,
+  ],
+  approvalKinds: [emailApprovalKind],
+  approvalSupport: emailApprovalSupport,
+  events: emailEvents,
+  jobs: [deliverJob],
+  publicPages: [emailPublicPages],
+};

@@ -1,0 +1,78 @@
+/**
+ * The demo's newsletter, seeded into a fresh store: Harbor's list, its
+ * October campaign's stats as counted by hand in db/seed/demo-email.ts,
+ * per-subscriber history, the pro segment, and a draft that cannot be sent
+ * before approval.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { eq } from "drizzle-orm";
+import { loadConfig } from "../../src/config";
+import { openBlobStore } from "../../src/core/blobs";
+import { ManualClock } from "../../src/core/clock";
+import type { ActorContext, Deps } from "../../src/core/context";
+import { companies, users } from "../../src/core/tables";
+import { seedDemo } from "../../db/seed/demo";
+import { emailDomain } from "../../src/domains/email/tools";
+import { openTestStore } from "../db";
+import { testMediaConfig } from "../harness";
+import { call, errorOf } from "../store/world";
+
+let deps: Deps;
+let dataDir: string;
+let ctx: ActorContext;
+const t = (name: string, args: Record<string, unknown>) => call(emailDomain, ctx, name, args);
+
+beforeAll(async () => {
+  const store = await openTestStore();
+  dataDir = mkdtempSync(join(tmpdir(), "plinth-email-demo-"));
+  const config = { ...loadConfig({ "data-dir": dataDir }, {}), ...(await testMediaConfig(store.engine === "pg")) };
+  deps = { store, db: store.db, config, clock: new ManualClock(new Date("2031-03-15T12:00:00Z")), redis: null, blobs: openBlobStore({ config, store }) };
+  await seedDemo(deps);
+  const harbor = (await deps.db.select().from(companies).where(eq(companies.name, "Harbor Coffee Roasters")))[0]!;
+  const demo = (await deps.db.select().from(users).where(eq(users.email, "demo@plinth.dev")))[0]!;
+  const company = { id: harbor.id, name: harbor.name, role: "admin" as const };
+  ctx = { deps, company, requestId: "t", principal: { userId: demo.id, credential: { kind: "cli", id: 0, name: "test" }, scopes: ["*"], companies: [company], requireCmsApproval: false } };
+}, 60_000);
+afterAll(async () => {
+  await deps?.store.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+test("Harbor's newsletter: 24 addresses, counted per status", async () => {
+  const lists = await t("email_lists_list", {});
+  expect(lists.items.map((l: any) => [l.name, l.optIn, l.counts])).toEqual([
+    ["Harbor Coffee Newsletter", "double", { unconfirmed: 1, subscribed: 19, unsubscribed: 2, bounced: 1, complained: 1 }],
+  ]);
+});
+
+test("the October campaign's stats read as counted by hand", async () => {
+  const c = (await t("email_campaigns_list", { status: "sent" })).items[0];
+  expect(c).toMatchObject({ name: "October roast drop", approved: true, recipients: 22 });
+  expect(await t("email_campaigns_stats", { id: c.id })).toMatchObject({
+    recipients: 22,
+    delivered: 21,
+    bounced: 1,
+    opened: 14,
+    clicked: 6,
+    unsubscribed: 2,
+    openRate: 66.67,
+    clickRate: 28.57,
+    unsubscribeRate: 9.52,
+  });
+  const h = await t("email_subscribers_history", { email: "theo.grant@example.com" });
+  expect(h.items[0]).toMatchObject({ campaignName: "October roast drop", status: "sent", openedAt: expect.any(String) });
+  expect(h.lists[0]).toMatchObject({ status: "unsubscribed" });
+});
+
+test("the pro segment holds the seven pro customers on the list; the draft needs approval", async () => {
+  const seg = (await t("email_segments_list", {})).items[0];
+  expect((await t("email_segments_count", { id: seg.id })).count).toBe(7);
+  const draft = (await t("email_campaigns_list", { status: "draft" })).items[0];
+  expect(draft).toMatchObject({ name: "Holiday gift guide", approved: false });
+  deps.config.smtpUrl = "smtp://127.0.0.1:9/";
+  deps.config.mailFrom = "Harbor <hello@harbor.example>";
+  expect((await errorOf(() => t("email_campaigns_send", { id: draft.id }))).message).toContain("not approved");
+});
