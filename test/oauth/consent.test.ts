@@ -139,7 +139,7 @@ describe("an SDK-like request for every scope", () => {
     const { html, text, form } = await openPage(await everything());
     const lines = await elements(html, "fieldset.area");
     expect(lines.length).toBe(areas().length);
-    expect(lines.length).toBeLessThan(new Set(SCOPES.map((x) => x.split(":")[0])).size);
+    expect(lines.length).toBeLessThan(SCOPES.length);
     // One radio group per area, each pre-set to read and change (what `*` asked for), or to
     // read where the area has no write scope (ai, hosting, billing are read-only areas).
     const groups = [...new Set(form.fields.filter((f) => f.type === "radio").map((f) => f.name))];
@@ -161,8 +161,10 @@ describe("an SDK-like request for every scope", () => {
     expect(boxes.sort()).toEqual(["full_access", "grant_company", "grant_company", "grant_company"]);
     expect(form.fields.some((f) => f.name === "grant_scope")).toBe(false);
     // Areas without tools are named once, as not granted, and offer no choice.
-    expect(text).toContain("which this server has no tools for yet; that is not shown and not granted");
-    expect(groups).not.toContain(`access_${toolless()}`);
+    if (toolless()) {
+      expect(text).toContain("which this server has no tools for yet; that is not shown and not granted");
+      expect(groups).not.toContain(`access_${toolless()}`);
+    } else expect(text).not.toContain("no tools for yet");
     // Accessible: every area is a fieldset with a legend, every visible input sits inside its label.
     expect((await elements(html, "fieldset.area legend")).length).toBe(areas().length);
     expect(await unlabelledInputs(html)).toEqual([]);
@@ -243,7 +245,8 @@ describe("areas one scope of another includes", () => {
   });
 });
 
-describe("areas without tools", () => {
+// Every area of interface.md §5.3 has tools now; these run again whenever a scope lands before its tools.
+describe.skipIf(!toolless())("areas without tools", () => {
   test("are neither shown nor granted", async () => {
     const x = toolless();
     const d = narrowable();
@@ -277,7 +280,7 @@ describe("posts that ask for more than the page offered", () => {
     const cases: [Record<string, string>, string][] = [
       [{ [`access_${d}`]: "write" }, "choose one of the levels offered"],
       [{ access_services: "read" }, "services is not one of the areas offered"],
-      [{ [`access_${toolless()}`]: "read" }, `${toolless()} is not one of the areas offered`],
+      ...(toolless() ? [[{ [`access_${toolless()}`]: "read" }, `${toolless()} is not one of the areas offered`] as [Record<string, string>, string]] : []),
       [{ full_access: "on" }, "Full access was not asked for"],
       [{ [`access_${d}`]: "everything" }, "choose one of the levels offered"],
     ];
