@@ -63,8 +63,10 @@ export interface DemoCredentials {
 export const DEMO_EMAIL = "demo@plinth.dev";
 export const VIEWER_EMAIL = "viewer@plinth.dev";
 
+/** No user, company or site yet: an install where people have started work (even without a site) is never seeded over. */
 export async function isEmpty(deps: Deps): Promise<boolean> {
-  return (await deps.db.select({ id: sites.id }).from(sites).limit(1)).length === 0;
+  for (const t of [users, companies, sites] as const) if ((await deps.db.select({ id: t.id }).from(t).limit(1)).length) return false;
+  return true;
 }
 
 /**
