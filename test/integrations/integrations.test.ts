@@ -157,7 +157,7 @@ describe("listing with health", () => {
   test("bad filters are refused clearly", async () => {
     const r = await callTool(admin, "integrations_list", { kind: "carrier_pigeon" });
     expect(r.isError).toBe(true);
-    expect(r.text).toContain('Unknown kind "carrier_pigeon"; kinds: oauth_client, smtp, embeddings, object_storage');
+    expect(r.text).toContain('Unknown kind "carrier_pigeon"; kinds: oauth_client, smtp, embeddings, object_storage, webhook');
   });
 });
 
@@ -216,8 +216,8 @@ describe("contribution point", () => {
   test("a domain's own integrations are listed and revoked through its source", async () => {
     const revoked: string[] = [];
     const source: IntegrationSource = {
-      kind: "webhook",
-      title: "Outgoing webhook",
+      kind: "crm_sync",
+      title: "CRM sync",
       list: async (_deps, companyId) =>
         revoked.includes("7") || companyId !== acme.id
           ? []
@@ -230,13 +230,38 @@ describe("contribution point", () => {
     domains.push({ name: "hooks_test", title: "t", description: "t", tools: [], integrations: [source] });
     forgetSources();
     try {
-      const hook = (await ok(admin, "integrations_list", { kind: "webhook" })).items[0];
-      expect(hook).toMatchObject({ kind: "webhook", kindTitle: "Outgoing webhook", name: "https://hooks.example.test/plinth", health: { lastSuccessAt: "1970-01-01T00:00:01.000Z" } });
+      const hook = (await ok(admin, "integrations_list", { kind: "crm_sync" })).items[0];
+      expect(hook).toMatchObject({ kind: "crm_sync", kindTitle: "CRM sync", name: "https://hooks.example.test/plinth", health: { lastSuccessAt: "1970-01-01T00:00:01.000Z" } });
       expect((await ok(admin, "integrations_revoke", { id: hook.id })).effect).toBe("disabled");
       expect(revoked).toEqual(["7"]);
     } finally {
       domains.pop();
       forgetSources();
     }
+  });
+});
+
+describe("webhooks (contributed by the webhooks domain)", () => {
+  test("each endpoint is listed with its delivery health, without the URL's query; revoking disables it and nothing else", async () => {
+    const { webhookEndpoints } = await import("../../src/domains/automations/tables");
+    const now = s.clock.now();
+    const [hook, rival] = await s.deps.db
+      .insert(webhookEndpoints)
+      .values([
+        { companyId: acme.id, url: "https://hooks.acme.example/plinth?token=s3cret", eventTypes: ["post.*"], secret: "whsec_x", status: "enabled", lastSuccessAt: new Date(now.getTime() - 60_000), lastFailureAt: now },
+        { companyId: globex.id, url: "https://globex.example/h", eventTypes: ["*"], secret: "whsec_y", status: "enabled" },
+      ])
+      .returning();
+    const listed = (await ok(admin, "integrations_list", { kind: "webhook" })).items;
+    expect(listed.length).toBe(1);
+    const it = listed[0];
+    expect(it).toMatchObject({ kind: "webhook", name: "https://hooks.acme.example/plinth", status: "failing", revocable: true, detail: { webhookId: hook!.id, eventTypes: ["post.*"] } });
+    expect(JSON.stringify(it)).not.toContain("s3cret");
+    const r = await ok(admin, "integrations_revoke", { id: it.id });
+    expect(r).toMatchObject({ id: it.id, kind: "webhook", effect: "disabled" });
+    const after = await s.deps.db.select().from(webhookEndpoints);
+    expect(after.find((e) => e.id === hook!.id)).toMatchObject({ status: "disabled", disabledReason: "revoked through integrations" });
+    expect(after.find((e) => e.id === rival!.id)!.status).toBe("enabled");
+    expect((await ok(admin, "integrations_list", { kind: "webhook" })).items[0]).toMatchObject({ status: "disabled", revocable: false });
   });
 });

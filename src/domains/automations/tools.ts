@@ -8,6 +8,7 @@
  */
 import * as v from "valibot";
 import { pageInput } from "../../core/pagination";
+import { webhookIntegrations } from "./integration";
 import { defineTool, type Domain } from "../../mcp/define";
 import {
   createAutomation,
@@ -260,6 +261,7 @@ export const webhooksDomain: Domain = {
   tools: [webhooksList, webhooksGet, webhooksCreate, webhooksUpdate, webhooksDelete, webhooksRotate, webhooksTest, deliveriesList, deliveriesGet, deliveriesRedeliver],
   subscribers: [webhookFanout],
   jobs: [deliverJob, pruneDeliveriesJob],
+  integrations: [webhookIntegrations],
 };
 
 export const automationDomains = [automationsDomain, webhooksDomain];
