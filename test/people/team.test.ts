@@ -6,7 +6,7 @@
  * effect on the next request.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { and, eq } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import { DAY_MS } from "../../src/core/clock";
 import { auditLog, events, mailOutbox, memberships, users } from "../../src/core/tables";
 import { invitations } from "../../src/domains/team/tables";
@@ -283,7 +283,7 @@ describe("invitations", () => {
       expect(r.mail).toBe("not_configured");
       expect(r.acceptUrl).toMatch(/\/invite\/[0-9a-f]{64}$/);
       await w.runJobs(1000);
-      const m = (await w.s.deps.db.select().from(mailOutbox).where(eq(mailOutbox.tag, "team.invitation"))).at(-1)!;
+      const m = (await w.s.deps.db.select().from(mailOutbox).where(eq(mailOutbox.tag, "team.invitation")).orderBy(asc(mailOutbox.id))).at(-1)!;
       expect(m.status).toBe("no_transport");
       const page = await acceptPage(await w.browser(), new URL(r.acceptUrl).pathname);
       expect(page.text).toContain("Join Acme Agency");

@@ -83,13 +83,14 @@ async function adoptNewDomains(deps: Deps, now: Date): Promise<void> {
     .where(and(eq(sites.active, true), isNull(hostingDomainState.id)))
     .limit(1000);
   if (!missing.length) return;
-  await deps.db.transaction(async (tx) => {
+  // Bookkeeping no cache reads: silent, like the history trim below.
+  await deps.store.transaction(async (tx) => {
     for (const d of missing)
       await tx
         .insert(hostingDomainState)
         .values({ domainId: d.id, siteId: d.siteId, companyId: d.companyId, hostname: d.hostname, dnsRequired: [], dnsFound: [], nextUptimeAt: now, nextCertAt: now, createdAt: now })
         .onConflictDoNothing();
-  });
+  }, { silent: true });
 }
 
 async function admins(deps: Deps, companyId: number): Promise<number[]> {
@@ -261,7 +262,7 @@ export async function runHostingChecks(deps: Deps): Promise<{ http: number; cert
   });
   const cutoff = new Date(now.getTime() - RETENTION_DAYS * 86_400_000);
   if ((await deps.db.select({ id: hostingChecks.id }).from(hostingChecks).where(lt(hostingChecks.checkedAt, cutoff)).limit(1)).length)
-    await deps.db.transaction((tx) => tx.delete(hostingChecks).where(lt(hostingChecks.checkedAt, cutoff)));
+    await deps.store.transaction((tx) => tx.delete(hostingChecks).where(lt(hostingChecks.checkedAt, cutoff)), { silent: true });
   return { http: dueHttp.length, cert: dueCert.length };
 }
 
