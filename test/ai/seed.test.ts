@@ -56,7 +56,8 @@ test("AI history, credits and integrations of both demo companies", async () => 
   ] as const) {
     const list = await call("integrations_list", { clientId: company });
     const kinds = list.items.map((x: any) => x.kind).sort();
-    expect([...new Set(kinds)]).toEqual(["embeddings", "oauth_client", "object_storage", "smtp"]);
+    // The demo's renderer webhook (db/seed/demo-automations) is listed too.
+    expect([...new Set(kinds)]).toEqual(["embeddings", "oauth_client", "object_storage", "smtp", "webhook"]);
     const oauth = list.items.find((x: any) => x.kind === "oauth_client" && x.name === name);
     expect(oauth.health.lastSuccessAt).not.toBeNull();
     expect(oauth.health.expiresAt).not.toBeNull();
