@@ -20,20 +20,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { onBothEngines, printSideBySide, timeTools, type Measured } from "./verb-timing";
 
-interface Row {
-  name: string;
-  median: number;
-  p95: number;
-  calls: number;
-  bytes: number;
-}
 
 const CALLS = Number(process.env.BENCH_CARDS_CALLS ?? 200);
-const root = new URL("..", import.meta.url).pathname;
 
-async function measure(): Promise<{ engine: string; rows: Row[]; seedMs: number }> {
-  const v = await import("valibot");
+async function measure(): Promise<Measured> {
   const { loadConfig } = await import("../src/config");
   const { ManualClock } = await import("../src/core/clock");
   const { openStore } = await import("../src/core/db");
@@ -180,52 +172,15 @@ async function measure(): Promise<{ engine: string; rows: Row[]; seedMs: number 
     ["sprints_burndown: 13-week sprint, 1,000 cards", "sprints_burndown", { id: sprints[6]!.id }, Math.max(20, Math.floor(CALLS / 4))],
     ["sprints_velocity: last 6 sprints", "sprints_velocity", { projectId: "BEN", count: 6 }],
   ];
-  const rows: Row[] = [];
-  for (const [name, tool, args, n = CALLS] of scenarios) {
-    const def = tools.get(tool)!;
-    const input = v.parse(def.input, args);
-    let bytes = 0;
-    for (let i = 0; i < Math.min(20, n); i++) bytes = JSON.stringify(await def.run(ctx as never, input)).length;
-    const times: number[] = [];
-    for (let i = 0; i < n; i++) {
-      const a = performance.now();
-      await def.run(ctx as never, input);
-      times.push(performance.now() - a);
-    }
-    times.sort((x, y) => x - y);
-    rows.push({ name, median: times[Math.floor(times.length / 2)]!, p95: times[Math.floor(times.length * 0.95)]!, calls: n, bytes });
-  }
+  const rows = await timeTools(tools as never, ctx, scenarios, { calls: CALLS, warmup: 20 });
   await store.close();
   if (url) await (await import("../test/db")).dropDatabase(url);
   rmSync(dir, { recursive: true, force: true });
   return { engine: engine(), rows, seedMs };
 }
 
-if (process.env.PLINTH_BENCH_CARDS_CHILD) {
-  console.log(JSON.stringify(await measure()));
-  process.exit(0);
-}
+const { sqlite, pg } = await onBothEngines("bench/cards", import.meta.path, "PLINTH_BENCH_CARDS_CHILD", process.env.BENCH_CARDS_PG === "0", measure);
 
-const sqlite = await measure();
-let pg: Awaited<ReturnType<typeof measure>> | null = null;
-if (process.env.BENCH_CARDS_PG !== "0") {
-  console.error("bench/cards: measuring PostgreSQL (scripts/with-postgres.ts)…");
-  const child = Bun.spawnSync([process.execPath, join(root, "scripts/with-postgres.ts"), process.execPath, join(root, "bench/cards.ts")], {
-    env: { ...process.env, PLINTH_BENCH_CARDS_CHILD: "1", PLINTH_LOG: "off" },
-    stdout: "pipe",
-    stderr: "inherit",
-  });
-  const line = child.stdout.toString().trim().split("\n").at(-1) ?? "";
-  if (child.exitCode === 0 && line.startsWith("{")) pg = JSON.parse(line);
-  else console.error(`bench/cards: PostgreSQL run failed (exit ${child.exitCode}); SQLite only.`);
-}
-
-const ms = (x: number | undefined) => (x === undefined ? "–" : x < 10 ? x.toFixed(2) : x.toFixed(1));
 console.log(`\n## Work management reads: server time per call (ms), 10,000-card project with 3 months of history\n`);
 console.log(`Data written in ${(sqlite.seedMs / 1000).toFixed(1)} s (SQLite)${pg ? `, ${(pg.seedMs / 1000).toFixed(1)} s (PostgreSQL)` : ""}; ${CALLS} calls per read after 20 warm-up calls.\n`);
-console.log(`| read | SQLite median | SQLite p95 | PostgreSQL median | PostgreSQL p95 | result bytes |`);
-console.log(`|---|---:|---:|---:|---:|---:|`);
-for (const r of sqlite.rows) {
-  const p = pg?.rows.find((x) => x.name === r.name);
-  console.log(`| ${r.name} | ${ms(r.median)} | ${ms(r.p95)} | ${ms(p?.median)} | ${ms(p?.p95)} | ${r.bytes} |`);
-}
+printSideBySide(sqlite, pg);

@@ -18,21 +18,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { onBothEngines, printSideBySide, timeTools, type Measured } from "./verb-timing";
 
-interface Row {
-  name: string;
-  median: number;
-  p95: number;
-  calls: number;
-  bytes: number;
-}
 
 const CALLS = Number(process.env.BENCH_CRM_CALLS ?? 50);
 const CONTACTS = 50_000;
-const root = new URL("..", import.meta.url).pathname;
 
-async function measure(): Promise<{ engine: string; rows: Row[]; seedMs: number }> {
-  const v = await import("valibot");
+async function measure(): Promise<Measured> {
   const { loadConfig } = await import("../src/config");
   const { ManualClock } = await import("../src/core/clock");
   const { openStore } = await import("../src/core/db");
@@ -134,52 +126,15 @@ async function measure(): Promise<{ engine: string; rows: Row[]; seedMs: number 
   ];
   // contacts_get needs an address that exists: the 25,000th contact's.
   scenarios[9]![2] = { id: contactRows[25_000]!.emails[0]! };
-  const rows: Row[] = [];
-  for (const [name, tool, args] of scenarios) {
-    const def = tools.get(tool)!;
-    const input = v.parse(def.input, args);
-    let bytes = 0;
-    for (let i = 0; i < 5; i++) bytes = JSON.stringify(await def.run(ctx as never, input)).length;
-    const times: number[] = [];
-    for (let i = 0; i < CALLS; i++) {
-      const a = performance.now();
-      await def.run(ctx as never, input);
-      times.push(performance.now() - a);
-    }
-    times.sort((x, y) => x - y);
-    rows.push({ name, median: times[Math.floor(times.length / 2)]!, p95: times[Math.floor(times.length * 0.95)]!, calls: CALLS, bytes });
-  }
+  const rows = await timeTools(tools as never, ctx, scenarios, { calls: CALLS, warmup: 5 });
   await store.close();
   if (url) await (await import("../test/db")).dropDatabase(url);
   rmSync(dir, { recursive: true, force: true });
   return { engine: engine(), rows, seedMs };
 }
 
-if (process.env.PLINTH_BENCH_CRM_CHILD) {
-  console.log(JSON.stringify(await measure()));
-  process.exit(0);
-}
+const { sqlite, pg } = await onBothEngines("bench/crm", import.meta.path, "PLINTH_BENCH_CRM_CHILD", process.env.BENCH_CRM_PG === "0", measure);
 
-const sqlite = await measure();
-let pg: Awaited<ReturnType<typeof measure>> | null = null;
-if (process.env.BENCH_CRM_PG !== "0") {
-  console.error("bench/crm: measuring PostgreSQL (scripts/with-postgres.ts)…");
-  const child = Bun.spawnSync([process.execPath, join(root, "scripts/with-postgres.ts"), process.execPath, join(root, "bench/crm.ts")], {
-    env: { ...process.env, PLINTH_BENCH_CRM_CHILD: "1", PLINTH_LOG: "off" },
-    stdout: "pipe",
-    stderr: "inherit",
-  });
-  const line = child.stdout.toString().trim().split("\n").at(-1) ?? "";
-  if (child.exitCode === 0 && line.startsWith("{")) pg = JSON.parse(line);
-  else console.error(`bench/crm: PostgreSQL run failed (exit ${child.exitCode}); SQLite only.`);
-}
-
-const ms = (x: number | undefined) => (x === undefined ? "–" : x < 10 ? x.toFixed(2) : x.toFixed(1));
 console.log(`\n## CRM reads: server time per call (ms), ${CONTACTS.toLocaleString("en")} contacts, 5,000 companies, 10,000 deals\n`);
 console.log(`Data written in ${(sqlite.seedMs / 1000).toFixed(1)} s (SQLite)${pg ? `, ${(pg.seedMs / 1000).toFixed(1)} s (PostgreSQL)` : ""}; ${CALLS} calls per read after 5 warm-up calls. Target: under 200 ms.\n`);
-console.log(`| read | SQLite median | SQLite p95 | PostgreSQL median | PostgreSQL p95 | result bytes |`);
-console.log(`|---|---:|---:|---:|---:|---:|`);
-for (const r of sqlite.rows) {
-  const p = pg?.rows.find((x) => x.name === r.name);
-  console.log(`| ${r.name} | ${ms(r.median)} | ${ms(r.p95)} | ${ms(p?.median)} | ${ms(p?.p95)} | ${r.bytes} |`);
-}
+printSideBySide(sqlite, pg);
