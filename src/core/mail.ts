@@ -170,7 +170,13 @@ export async function queueMail(tx: Pick<Db, "insert">, deps: Deps, mail: Outgoi
 // ------------------------------------------------------------------ sending
 
 type Transport = ReturnType<typeof nodemailer.createTransport>;
-let cached: { key: string; transport: Transport; secrets: string[] } | null = null;
+/**
+ * Transports by (URL, From). One process normally has one; a few are kept so
+ * that two configurations alive at once (tests running servers side by side)
+ * never close each other's transport under a send in flight.
+ */
+const transports = new Map<string, { key: string; transport: Transport; secrets: string[] }>();
+const MAX_TRANSPORTS = 4;
 
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "::1", "[::1]"]);
 
@@ -185,8 +191,13 @@ const LOOPBACK = new Set(["localhost", "127.0.0.1", "::1", "[::1]"]);
 export function transportFor(config: Config): { transport: Transport; secrets: string[] } {
   const url = config.smtpUrl!;
   const key = `${url}\u0000${config.mailFrom}`;
-  if (cached?.key === key) return cached;
-  cached?.transport.close();
+  const known = transports.get(key);
+  if (known) return known;
+  if (transports.size >= MAX_TRANSPORTS) {
+    const [oldest, t] = transports.entries().next().value!;
+    t.transport.close();
+    transports.delete(oldest);
+  }
   const u = new URL(url);
   const user = decodeURIComponent(u.username);
   const pass = decodeURIComponent(u.password);
@@ -203,14 +214,15 @@ export function transportFor(config: Config): { transport: Transport; secrets: s
     disableUrlAccess: true,
   } as Parameters<typeof nodemailer.createTransport>[0]);
   const secrets = [user, pass, Buffer.from(user).toString("base64"), Buffer.from(pass).toString("base64"), u.password, u.username].filter((s) => s.length >= 3);
-  cached = { key, transport, secrets };
-  return cached;
+  const entry = { key, transport, secrets };
+  transports.set(key, entry);
+  return entry;
 }
 
-/** Closes the cached transport (server stop, tests switching servers). */
+/** Closes the cached transports (server stop, tests switching servers). */
 export function closeMailTransport(): void {
-  cached?.transport.close();
-  cached = null;
+  for (const t of transports.values()) t.transport.close();
+  transports.clear();
 }
 
 /** Text safe to store: credentials blanked, one line, bounded. */
