@@ -113,6 +113,9 @@ describe("unsubscribe in the browser", () => {
     await w.ok(w.owner, "email_lists_create", { name: "Other list", optIn: "single" });
     const approval = await openPage(w.local(c.approval.url));
     await approval.page.click("button.approve");
+    // Closing while the decision's post is still navigating hangs page.close() in
+    // Playwright under Bun now and then: wait for the answer page first.
+    expect(await approval.page.locator(".ap-notice.ok").innerText()).toContain("Approved");
     await approval.page.close();
     await w.ok(w.owner, "email_campaigns_send", { id: c.id });
     const before = smtp.messages.length;

@@ -200,6 +200,9 @@ test("every question type renders accessibly and submits without JavaScript", as
   });
   const approval = await openPage(withJs, w.local(r.approval.url));
   await approval.page.click("button.approve");
+  // Closing while the decision's post is still navigating hangs page.close() in
+  // Playwright under Bun now and then: wait for the answer page first.
+  expect(await text(approval.page, ".ap-notice.ok")).toContain("Approved");
   await approval.page.close();
   const { page } = await openPage(noJs, `${s.url}/s/${r.slug}`);
   // Every input has an accessible name: a label, a legend-wrapped group, or labelled-by headers.
