@@ -27,6 +27,7 @@ export const NOTIFICATION_TYPES: readonly NotificationType[] = [
   { type: "hosting.certificate_problem", label: "A site's TLS certificate is expiring, expired or invalid", inApp: true, email: true },
   { type: "invoice.overdue", label: "An invoice became overdue", inApp: true, email: true },
   { type: "credits.budget_threshold", label: "Your company's AI credit spending reached a budget threshold", inApp: true, email: true },
+  { type: "credits.paused", label: "Work stopped for want of AI credits (a campaign paused)", inApp: true, email: true },
   { type: "webhook.disabled", label: "An outgoing webhook was disabled after failing", inApp: true, email: true },
   { type: "automation.failed", label: "An automation you made failed", inApp: true, email: true },
   { type: "automation.message", label: "Messages from automations", inApp: true, email: false },
