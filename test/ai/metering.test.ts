@@ -359,23 +359,31 @@ describe("embeddings", () => {
     expect((await ok(metered, "brain_search", { query: "espresso" })).note).toBeUndefined();
   });
 
-  test("a hard budget stops embeddings with credits left: the chunks wait a minute at a time, unsent", async () => {
-    await debitTo(10);
+  test("a hard budget stops embeddings with credits left: the chunks wait a minute at a time, unsent, without holding up other companies", async () => {
+    await debitTo(100);
     const spent = -(await ledger()).filter((e) => e.amount < 0).reduce((a, e) => a + e.amount, 0);
     await setBudget(s.deps, { companyId: co, monthlyLimit: spent, hard: true });
-    await ok(metered, "brain_notes_create", { title: "Parking", body: "Spots behind the office." });
+    // More than one batch (32) of the held company's chunks ahead of another company's.
+    for (let i = 0; i < 40; i++) await ok(metered, "brain_notes_create", { title: `Parking ${i}`, body: "Spots behind the office." });
+    await ok(free, "brain_notes_create", { title: "Free parking", body: "Anywhere." });
     const inputs = es.inputs;
-    expect(await drainEmbeddingQueue(s.deps)).toEqual({ embedded: 0, failed: 0, waiting: 1 });
-    expect(es.inputs).toBe(inputs);
-    const c = await row(s.deps, "SELECT state, attempts, last_error FROM brain_chunks WHERE company_id = ? AND state = 'pending'", co);
-    expect(c).toMatchObject({ state: "pending" });
-    expect(Number(c!.attempts)).toBe(0);
-    expect(c!.last_error).toContain("Waiting for AI credits");
-    expect((await ok(metered, "brain_embeddings_status")).waitingForCredits).toBe(1);
+    expect(await drainEmbeddingQueue(s.deps)).toEqual({ embedded: 1, failed: 0, waiting: 40 });
+    expect(es.inputs).toBe(inputs + 1);
+    expect(await chunkStates(freeCo)).toEqual({ done: 2 });
+    const held = await rows(s.deps, "SELECT state, attempts, last_error FROM brain_chunks WHERE company_id = ? AND state = 'pending'", co);
+    expect(held).toHaveLength(40);
+    for (const c of held) {
+      expect(Number(c.attempts)).toBe(0);
+      expect(c.last_error).toBe("Waiting for AI credits: the company's monthly AI credit budget is used up");
+    }
+    expect((await ok(metered, "brain_embeddings_status")).waitingForCredits).toBe(40);
+    // Within the minute nothing is retried; after it, with the budget raised, all are embedded and paid.
+    expect(await drainEmbeddingQueue(s.deps)).toEqual({ embedded: 0, failed: 0, waiting: 0 });
     await setBudget(s.deps, { companyId: co, monthlyLimit: spent + 100, hard: true });
     s.clock.advance(60_000);
-    expect(await drainEmbeddingQueue(s.deps)).toEqual({ embedded: 1, failed: 0, waiting: 0 });
-    expect(await balance()).toBe(9);
+    expect(await drainEmbeddingQueue(s.deps)).toEqual({ embedded: 40, failed: 0, waiting: 0 });
+    expect(await balance()).toBe(60);
+    expect((await ok(metered, "brain_embeddings_status")).waitingForCredits).toBeUndefined();
     await setBudget(s.deps, { companyId: co, monthlyLimit: null });
   });
 });

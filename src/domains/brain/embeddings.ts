@@ -148,21 +148,31 @@ export async function drainEmbeddingQueue(deps: Deps, maxBatches = 20): Promise<
     // Per company, only as many chunks as its credits (and hard budget) pay for go to the endpoint.
     const room = new Map<number, number>();
     const due: typeof candidates = [];
-    const unpaid: number[] = [];
+    const unpaid: typeof candidates = [];
     for (const c of candidates) {
       if (!room.has(c.companyId)) room.set(c.companyId, await affordableUnits(deps.db, deps, c.companyId, "embedding"));
       const left = room.get(c.companyId)!;
       if (left >= 1) {
         room.set(c.companyId, left - 1);
         due.push(c);
-      } else unpaid.push(c.id);
+      } else unpaid.push(c);
     }
-    // A balance short of the batch is skipped by the query next round; a hard budget is not, so those wait out CREDIT_WAIT_MS.
-    const budgetBound = candidates.filter((c) => unpaid.includes(c.id) && room.get(c.companyId) === 0 && !starved.includes(c.companyId));
+    /**
+     * Chunks left unpaid whose company still has a balance are held by a hard
+     * budget, which the query does not skip: they wait CREDIT_WAIT_MS rather
+     * than take the batch's places again. The others (balance spent) are
+     * skipped by the query from now until a grant.
+     */
+    const holdBudgetBound = async () => {
+      if (!unpaid.length) return;
+      const starvedNow = new Set(await starvedCompanies(deps.db, "embedding"));
+      const held = unpaid.filter((c) => !starvedNow.has(c.companyId)).map((c) => c.id);
+      await waitForCredits(deps, held, "the company's monthly AI credit budget is used up");
+      waiting += held.length;
+    };
     if (!due.length) {
-      await waitForCredits(deps, budgetBound.map((c) => c.id), "the company's monthly AI credit budget is used up");
-      waiting += budgetBound.length;
-      if (budgetBound.length) continue;
+      await holdBudgetBound();
+      if (unpaid.length) continue;
       break;
     }
     let vectors: number[][] | null = null;
@@ -213,6 +223,7 @@ export async function drainEmbeddingQueue(deps: Deps, maxBatches = 20): Promise<
         }
       }
     });
+    await holdBudgetBound();
     if (vectors) {
       embedded += due.length - refused.length;
       await waitForCredits(deps, refused, refusal);
