@@ -172,7 +172,7 @@ describe("campaign sends, per recipient", () => {
     await deliver(s.deps);
     expect((await ok(metered, "email_campaigns_get", { id: c.id })).status).toBe("paused");
     expect(await count("SELECT count(*) AS n FROM email_sends WHERE campaign_id = ?", c.id)).toBe(0);
-    const note = await row(s.deps, "SELECT title, body FROM notifications WHERE type = 'credits.paused' AND user_id = ?", ownerId);
+    const note = await row(s.deps, "SELECT title, body FROM notifications WHERE type = 'email.campaign_paused' AND user_id = ?", ownerId);
     expect(note!.title).toContain("paused: not enough AI credits");
     expect(note!.body).toContain(NOT_ENOUGH("email.send", 1, 0));
     await debitTo(1);

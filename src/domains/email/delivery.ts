@@ -167,7 +167,7 @@ async function pauseForCredits(deps: Deps, campaignId: number, why: string): Pro
       await notify(deps, {
         companyId: won.companyId,
         userIds: people,
-        type: "credits.paused",
+        type: "email.campaign_paused",
         title: `Campaign “${won.name.slice(0, 150)}” paused: not enough AI credits for its new recipients`,
         body: `${why}\nResume it (email_campaigns_resume) once the agency has granted more credits.`,
         link: `/email/campaigns/${won.id}`,
