@@ -145,10 +145,10 @@ export const campaignRef = (id: number) => `campaign:${id}`;
  * scheduled, then any growth as recipients are queued. A no-op for a
  * company that is not metered; throws InsufficientCredits otherwise.
  */
-export async function payForRecipients(tx: Tx, deps: Deps, c: Pick<CampaignRow, "id" | "companyId">, recipients: number, userId: number | null) {
+export async function payForRecipients(tx: Tx, deps: Deps, c: Pick<CampaignRow, "id" | "companyId">, recipients: number, userId: number | null, atMost = Infinity) {
   if ((await meteredBalance(tx, c.companyId)) === null) return null;
   const paid = Math.floor((await meteredSoFar(tx, c.companyId, "email.send", campaignRef(c.id))) / PRICES["email.send"]);
-  return meter(tx, deps, c.companyId, "email.send", recipients - paid, campaignRef(c.id), userId);
+  return meter(tx, deps, c.companyId, "email.send", Math.min(recipients - paid, atMost), campaignRef(c.id), userId);
 }
 
 /** A campaign whose new recipients the balance cannot pay for stops (paused) and its company's owners and admins hear why. */
@@ -218,8 +218,9 @@ async function queueBatch(deps: Deps, campaignId: number): Promise<boolean> {
         .onConflictDoNothing()
         .returning({ id: emailSends.id });
       added = rows.length;
-      // Recipients who joined since the send was paid for are paid for here, in the batch's transaction.
-      if (added) await payForRecipients(tx, deps, c, c.recipientCount + added, null);
+      // Recipients who joined since the send was paid for are paid for here, in the batch's transaction
+      // (never more than this batch: a company metered only since the campaign started pays from now on).
+      if (added) await payForRecipients(tx, deps, c, c.recipientCount + added, null, added);
     }
     await tx
       .update(emailCampaigns)
