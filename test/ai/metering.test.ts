@@ -20,7 +20,8 @@ import { PRICES } from "../../src/domains/ai/meter";
 import { decideApproval } from "../../src/domains/approvals/verbs";
 import { runQueued } from "../../src/domains/automations/runner";
 import { drainEmbeddingQueue } from "../../src/domains/brain/embeddings";
-import { deliver } from "../../src/domains/email/delivery";
+import { deliver, queueNextBatch } from "../../src/domains/email/delivery";
+import { emailMemberships, emailSubscribers } from "../../src/domains/email/tables";
 import { startEmbeddingsServer, type EmbeddingsServer } from "../brain/embeddings-server";
 import { caughtUp } from "../automations/settle";
 import { callTool, createCompany, createUser, mcpClient, mintMcpKey } from "../fixtures/accounts";
@@ -406,5 +407,33 @@ describe("a company the agency never granted credits is not metered", () => {
     expect(await count("SELECT count(*) AS n FROM ai_credit_ledger WHERE company_id = ?", freeCo)).toBe(0);
     const bal = await ok(free, "ai_credits_balance");
     expect(bal.balance).toBe(0);
+  });
+});
+
+describe("a company metered after its campaign started", () => {
+  test("pays for the recipients queued from then on, not for those queued before", async () => {
+    const late = (await createCompany(s.deps, { name: "Late Co", ownerUserId: ownerId })).id;
+    const c = await mcpClient(s.url, (await mintMcpKey(s.deps, { userId: ownerId, scopes: SCOPES, companyIds: [late] })).key);
+    try {
+      const cam = await campaign(c, []);
+      // 600 subscribers: two queuing batches of the delivery job (500, then 100).
+      const now = s.clock.now();
+      const subs = await s.deps.db
+        .insert(emailSubscribers)
+        .values(Array.from({ length: 600 }, (_, i) => ({ companyId: late, email: `late${i}@x.test`, attributes: {}, createdAt: now, updatedAt: now })))
+        .returning({ id: emailSubscribers.id });
+      await s.deps.db.insert(emailMemberships).values(subs.map((x) => ({ companyId: late, listId: cam.listId, subscriberId: x.id, status: "subscribed", createdAt: now, updatedAt: now })));
+      expect(await ok(c, "email_campaigns_send", { id: cam.id })).not.toHaveProperty("credits");
+      expect(await queueNextBatch(s.deps, cam.id)).toBe(false);
+      expect(await count("SELECT count(*) AS n FROM email_sends WHERE campaign_id = ?", cam.id)).toBe(500);
+      await grantCredits(s.deps, { companyId: late, amount: 1000 });
+      expect(await queueNextBatch(s.deps, cam.id)).toBe(true);
+      expect(await count("SELECT count(*) AS n FROM email_sends WHERE campaign_id = ?", cam.id)).toBe(600);
+      const debits = await rows(s.deps, "SELECT amount, balance_after, ref FROM ai_credit_ledger WHERE company_id = ? AND kind = 'debit'", late);
+      expect(debits.map((d) => [Number(d.amount), Number(d.balance_after), d.ref])).toEqual([[-100, 900, `campaign:${cam.id}`]]);
+      await ok(c, "email_campaigns_cancel", { id: cam.id });
+    } finally {
+      await c.close();
+    }
   });
 });
