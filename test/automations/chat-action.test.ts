@@ -122,6 +122,7 @@ describe("post_chat_message", () => {
     });
     expect(noConv.isError).toBe(true);
     expect(noConv.text).toContain("give with.conversationId");
+    expect(noConv.text).not.toContain("would refuse"); // one problem, said once
     const noteStatus = await callTool(agent, "automations_create", {
       name: "x",
       trigger: { type: "event", eventType: "chat.conversation_created" },

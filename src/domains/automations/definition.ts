@@ -228,7 +228,7 @@ export function checkDefinition(ctx: ActorContext, d: Omit<AutomationDefinition,
       const tool = toolByName(chatTool);
       if (!tool) return problems.push(`${at}: the chat toolset is not available.`);
       if (tool.scope && !covers(ctx.principal.scopes, tool.scope)) problems.push(`${at}: ${tool.name} needs the ${tool.scope} scope, which the credential creating this automation lacks.`);
-      if (!hasTemplate(args)) {
+      if (args.id !== undefined && !hasTemplate(args)) {
         const r = v.safeParse(tool.input, args);
         if (!r.success) problems.push(`${at}: ${tool.name} would refuse these arguments: ${v.summarize(r.issues).replace(/\n/g, "; ").slice(0, 300)}`);
       }
