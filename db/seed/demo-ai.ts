@@ -148,7 +148,7 @@ export const demoAi: DemoPart = async (w) => {
     { daysAgo: 18, amount: -45, reason: "pdf.export", ref: "deck:pitch-q2" },
     { daysAgo: 9, amount: -600, reason: "embedding", ref: "brain:handbook" },
     { daysAgo: 3, amount: -80, reason: "email.send", ref: "campaign:case-study" },
-    { daysAgo: 1, amount: -12, reason: "pdf.export", ref: "deck:harbor-proposal" },
+    { daysAgo: 1, amount: -10, reason: "pdf.export", ref: "deck:harbor-proposal" },
   ]);
   await ledger(w, companies.harbor, users.demo, [
     { daysAgo: 25, amount: 1000, reason: "grant", note: "Starter credits" },

@@ -6,7 +6,8 @@
  * site's renderer with a delivery log (delivered, and one that gave up
  * after its retries). Nothing is left pending, so a demo server never
  * calls the example URLs. Automations were made in the portal (credential
- * kind "session"), so no API key's revocation stops them.
+ * kind "session"), so no API key's revocation stops them. A second,
+ * disabled automation greets new chat visitors (post_chat_message).
  */
 import { eq } from "drizzle-orm";
 import { posts } from "../../src/domains/cms/tables";
@@ -113,6 +114,40 @@ async function seedCompany(world: DemoWorld, c: Company) {
     });
   }
   if (runs.length) await tx.insert(automationRuns).values(runs);
+
+  // A second automation, left off so the demo's widgets answer only as people do until someone enables it.
+  const greet: AutomationDefinition = {
+    name: "Greet new chats",
+    description: "Answer a visitor's first message at once, and leave the agents a note.",
+    trigger: { type: "event", eventType: "chat.conversation_created" },
+    conditions: [],
+    actions: [
+      { type: "post_chat_message", with: { text: "Hi {{trigger.data.visitorName}}, thanks for your message! Someone from the team will answer shortly.", status: "pending" } },
+      { type: "post_chat_message", with: { text: "Greeted automatically. First message: {{trigger.data.body}}", internal: true } },
+    ],
+  };
+  const [g] = await tx
+    .insert(automations)
+    .values({
+      companyId: c.id,
+      name: greet.name,
+      description: greet.description,
+      enabled: false,
+      version: 1,
+      trigger: greet.trigger,
+      conditions: greet.conditions,
+      actions: greet.actions,
+      triggerType: "event",
+      eventType: "chat.conversation_created",
+      createdByUserId: c.owner,
+      credentialKind: "session",
+      credentialId: 0,
+      scopes: ["*"],
+      createdAt: world.at(3),
+      updatedAt: world.at(3),
+    })
+    .returning({ id: automations.id });
+  await tx.insert(automationVersions).values({ automationId: g!.id, version: 1, definition: greet, note: "created", createdByUserId: c.owner, createdAt: world.at(3) });
 
   const [hook] = await tx
     .insert(webhookEndpoints)

@@ -33,7 +33,7 @@ test("AI history, credits and integrations of both demo companies", async () => 
   expect(hb.items.map((x: any) => x.userEmail)).toContain("maya@harborcoffee.example");
 
   const bal = await call("ai_credits_balance", { clientId: northwind });
-  expect(bal.balance).toBe(5000 - 120 - 45 - 600 - 80 - 12);
+  expect(bal.balance).toBe(5000 - 120 - 45 - 600 - 80 - 10);
   expect(bal.budget.monthlyLimit).toBe(1500);
   const ledger = await call("ai_credits_ledger", { clientId: northwind, limit: 100 });
   expect(ledger.total).toBe(6);

@@ -34,3 +34,13 @@ test("each demo company has an automation with run history and a webhook with de
     expect(ds.some((d) => d.status === "failed")).toBe(true);
   }
 });
+
+test("the disabled chat greeting automation passes validation: enabling it works as for one an agent made", async () => {
+  const { checkDefinition } = await import("../../src/domains/automations/definition");
+  const greet = await s.deps.db.select().from(automations).where(eq(automations.name, "Greet new chats"));
+  expect(greet.map((a) => a.enabled)).toEqual([false, false]);
+  for (const a of greet) {
+    const ctx = { deps: s.deps, principal: { userId: a.createdByUserId, credential: { kind: "session", id: 0, name: "portal" }, scopes: ["*"], companies: [], requireCmsApproval: false }, company: { id: a.companyId, name: "", role: "owner" } } as any;
+    expect(checkDefinition(ctx, { trigger: a.trigger, conditions: a.conditions, actions: a.actions }, new Set())).toEqual({ problems: [], warnings: [] });
+  }
+});

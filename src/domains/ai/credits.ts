@@ -41,6 +41,15 @@ export class InsufficientCredits extends AppError {
   }
 }
 
+/** The refusal for a short balance, the same words wherever it is raised. */
+export function notEnoughCredits(reason: string, needed: number, have: number): InsufficientCredits {
+  return new InsufficientCredits(`Not enough AI credits: ${reason} needs ${needed} and the company has ${have}. Nothing was done; ask the agency to grant more credits.`, {
+    needed,
+    balance: have,
+    reason,
+  });
+}
+
 function checkAmount(amount: number, what: string) {
   if (!Number.isSafeInteger(amount) || amount < 1 || amount > MAX_AMOUNT)
     throw invalid(`${what} must be a whole number of credits from 1 to ${MAX_AMOUNT.toLocaleString("en")}, got ${amount}.`);
@@ -92,10 +101,7 @@ export async function debitCredits(
       .returning({ balance: aiCreditAccounts.balance }))[0];
     if (!acc) {
       const have = (await t.select({ b: aiCreditAccounts.balance }).from(aiCreditAccounts).where(eq(aiCreditAccounts.companyId, companyId)).limit(1))[0]?.b ?? 0;
-      throw new InsufficientCredits(
-        `Not enough AI credits: ${reason} needs ${amount} and the company has ${have}. Nothing was done; ask the agency to grant more credits.`,
-        { needed: amount, balance: have, reason },
-      );
+      throw notEnoughCredits(reason, amount, have);
     }
     const userId = opts.userId ?? null;
     const entry = (await t

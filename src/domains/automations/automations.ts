@@ -17,7 +17,7 @@ import { randomHex } from "../../core/secrets";
 import { events } from "../../core/tables";
 import { toolByName } from "../approvals/registry";
 import { eventDef } from "./catalog";
-import { allHold, assertValid, checkDefinition, conditionHolds, nextRun, render, triggerOf } from "./definition";
+import { allHold, assertValid, chatCall, checkDefinition, conditionHolds, nextRun, render, triggerOf } from "./definition";
 import { newSigningSecret } from "./outbound";
 import { eventTrigger } from "./runner";
 import { automationRuns, automations, automationVersions, webhookEndpoints, type AutomationDefinition, type RunStatus } from "./tables";
@@ -276,12 +276,13 @@ export async function testAutomation(ctx: ActorContext, input: { id: number; eve
   const steps = a.actions.map((action, i) => {
     const filled = render(action.with, scope) as Record<string, unknown>;
     const problems: string[] = [];
-    const toolName = action.type === "call_tool" ? filled.tool : action.type === "create_card" ? "cards_create" : null;
+    const chat = action.type === "post_chat_message" ? chatCall(filled, trigger) : null;
+    const toolName = action.type === "call_tool" ? filled.tool : action.type === "create_card" ? "cards_create" : chat ? chat.tool : null;
     if (toolName !== null) {
       const tool = typeof toolName === "string" ? toolByName(toolName) : undefined;
       if (!tool) problems.push(`no tool "${String(toolName)}"`);
       else {
-        const r = v.safeParse(tool.input, action.type === "call_tool" ? (filled.arguments ?? {}) : filled);
+        const r = v.safeParse(tool.input, action.type === "call_tool" ? (filled.arguments ?? {}) : chat ? chat.args : filled);
         if (!r.success) problems.push(`${tool.name} would refuse: ${v.summarize(r.issues).replace(/\n/g, "; ").slice(0, 300)}`);
       }
     }

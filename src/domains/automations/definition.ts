@@ -57,9 +57,37 @@ export function triggerOf(t: v.InferOutput<typeof triggerSchema>): AutomationTri
   return { type: "webhook" };
 }
 export const actionSchema = v.strictObject({
-  type: v.picklist(["create_card", "send_email", "notify", "call_webhook", "call_tool"]),
+  type: v.picklist(["create_card", "send_email", "notify", "post_chat_message", "call_webhook", "call_tool"]),
   with: v.record(v.string(), v.unknown()),
 });
+
+// ---------------------------------------------------------------------------
+// post_chat_message: a reply to the visitor or an internal note, through the chat tools
+
+const CHAT_KEYS = new Set(["conversationId", "text", "internal", "status"]);
+
+/** Whether events of `eventType` (a pattern may end in .*) name a chat conversation, so the action can default to it. */
+export function chatTrigger(eventType: string | null | undefined): boolean {
+  if (!eventType) return false;
+  if (eventType.endsWith(".*")) return eventType === "chat.*";
+  return eventDef(eventType)?.entity === "chat_conversation";
+}
+
+/**
+ * The chat tool call a post_chat_message action makes: chat_conversations_reply
+ * (the visitor sees it live) or, with internal: true, chat_conversations_add_note.
+ * The conversation is with.conversationId (its number), else the trigger's
+ * conversation when the trigger is a chat event.
+ */
+export function chatCall(w: Record<string, unknown>, trigger: Record<string, unknown> | null): { tool: string; args: Record<string, unknown> } {
+  const entity = trigger?.entity as { type?: unknown; id?: unknown } | null | undefined;
+  const fromEvent = entity && entity.type === "chat_conversation" ? entity.id : undefined;
+  const id = w.conversationId ?? fromEvent;
+  const internal = w.internal === true;
+  const args: Record<string, unknown> = { id, body: w.text };
+  if (!internal && w.status !== undefined && w.status !== null && w.status !== "") args.status = w.status;
+  return { tool: internal ? "chat_conversations_add_note" : "chat_conversations_reply", args };
+}
 
 // ---------------------------------------------------------------------------
 // Paths, templates, conditions
@@ -188,6 +216,23 @@ export function checkDefinition(ctx: ActorContext, d: Omit<AutomationDefinition,
     if (a.type === "notify") {
       ["title"].forEach(need);
       if (w.userIds === undefined && w.roles === undefined) problems.push(`${at}: give with.userIds (member ids) or with.roles (e.g. ["owner","admin"]).`);
+    }
+    if (a.type === "post_chat_message") {
+      need("text");
+      for (const k of Object.keys(w)) if (!CHAT_KEYS.has(k)) problems.push(`${at}: with.${k.slice(0, 40)} is not known (conversationId, text, internal, status).`);
+      if (w.internal !== undefined && typeof w.internal !== "boolean") problems.push(`${at}: with.internal must be true or false.`);
+      if (w.internal === true && w.status !== undefined) problems.push(`${at}: with.status applies to replies, not internal notes.`);
+      if (w.conversationId === undefined && !(t.type === "event" && chatTrigger(t.eventType)))
+        problems.push(`${at}: give with.conversationId (a conversation number, e.g. {{trigger.data.conversationNumber}}); only chat events name one by themselves.`);
+      const { tool: chatTool, args } = chatCall(w, t.type === "event" && w.conversationId === undefined ? { entity: { type: "chat_conversation", id: 1 } } : null);
+      const tool = toolByName(chatTool);
+      if (!tool) return problems.push(`${at}: the chat toolset is not available.`);
+      if (tool.scope && !covers(ctx.principal.scopes, tool.scope)) problems.push(`${at}: ${tool.name} needs the ${tool.scope} scope, which the credential creating this automation lacks.`);
+      if (args.id !== undefined && !hasTemplate(args)) {
+        const r = v.safeParse(tool.input, args);
+        if (!r.success) problems.push(`${at}: ${tool.name} would refuse these arguments: ${v.summarize(r.issues).replace(/\n/g, "; ").slice(0, 300)}`);
+      }
+      return;
     }
     if (a.type === "call_webhook") {
       need("webhookId");

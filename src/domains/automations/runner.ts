@@ -35,10 +35,11 @@ import { queueMail } from "../../core/mail";
 import { authorize } from "../../core/scopes";
 import { companies, memberships } from "../../core/tables";
 import { mcpKeys } from "../accounts/tables";
+import { meter } from "../ai/meter";
 import { toolByName } from "../approvals/registry";
 import { shouldStage, stageToolCall } from "../approvals/staging";
 import { notifyDetailed } from "../notifications/notify";
-import { allHold, BLOCKED_TOOLSETS, nextRun, render } from "./definition";
+import { allHold, BLOCKED_TOOLSETS, chatCall, nextRun, render } from "./definition";
 import { sendSigned } from "./outbound";
 import { automationRuns, automations, webhookEndpoints, type AutomationAction, type StepRecord } from "./tables";
 
@@ -187,11 +188,17 @@ export async function callToolAs(ctx: ActorContext, name: string, args: unknown)
 const EMAIL_RE = /^[^\s@<>,;]+@[^\s@<>,;]+\.[^\s@<>,;]+$/;
 
 /** One action: its input (templates filled) and output. Throws on failure. */
-export async function runAction(ctx: ActorContext, a: Automation, runId: number, action: AutomationAction, input: Record<string, unknown>): Promise<unknown> {
+export async function runAction(ctx: ActorContext, a: Automation, runId: number, action: AutomationAction, input: Record<string, unknown>, trigger: Record<string, unknown> | null = null): Promise<unknown> {
   const deps = ctx.deps;
   switch (action.type) {
     case "create_card":
       return await callToolAs(ctx, "cards_create", input);
+    case "post_chat_message": {
+      // Through the chat tools, as the creator: chat:write checked now, the visitor's stream woken like any agent reply.
+      const c = chatCall(input, trigger);
+      if (c.args.id === undefined || c.args.id === null) throw new AppError("validation", "No conversation: give with.conversationId (a conversation number) or trigger on a chat event.");
+      return await callToolAs(ctx, c.tool, c.args);
+    }
     case "call_tool":
       return await callToolAs(ctx, String(input.tool), input.arguments ?? {});
     case "send_email": {
@@ -203,6 +210,8 @@ export async function runAction(ctx: ActorContext, a: Automation, runId: number,
       if (!subject || !text.trim()) throw new AppError("validation", "An email needs a subject and a text.");
       if (text.length > 100_000) throw new AppError("validation", "The email text is longer than 100,000 characters.");
       return await deps.store.transaction(async (tx) => {
+        // Metered per recipient like any email send; a refusal fails the step with nothing queued.
+        await meter(tx, deps, a.companyId, "email.send", to.length, `automation_run:${runId}`, ctx.principal.userId);
         const m = await queueMail(tx, deps, { companyId: a.companyId, to, subject, text, tag: `automation.${a.id}` });
         await audit(tx, ctx, "automations.send_email", { type: "automation", id: a.id, detail: { runId, to, subject } });
         return { mailId: m.id, to, subject };
@@ -266,7 +275,7 @@ export async function executeRun(deps: Deps, run: Run): Promise<void> {
     const startedAt = deps.clock.now().toISOString();
     const input = render(action.with, scope) as Record<string, unknown>;
     try {
-      const output = clip(await runAction(actor, a, run.id, action, input));
+      const output = clip(await runAction(actor, a, run.id, action, input, run.trigger));
       steps.push({ index: i, type: action.type, status: "succeeded", input: clip(input), output, error: null, startedAt, finishedAt: deps.clock.now().toISOString() });
       await deps.db.update(automationRuns).set({ steps, startStep: i + 1 }).where(eq(automationRuns.id, run.id));
     } catch (e) {

@@ -95,7 +95,7 @@ export interface Condition {
 }
 
 export interface AutomationAction {
-  type: "create_card" | "send_email" | "notify" | "call_webhook" | "call_tool";
+  type: "create_card" | "send_email" | "notify" | "post_chat_message" | "call_webhook" | "call_tool";
   /** Arguments; strings may hold {{path}} templates filled from the trigger and earlier steps. */
   with: Record<string, unknown>;
 }

@@ -12,9 +12,11 @@
  * (cosine) over the company's chunks: no vector extension on either engine,
  * fine for knowledge bases of thousands of records (docs/brain.md).
  */
-import { and, asc, eq, inArray, isNotNull, lte } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, lte, notInArray } from "drizzle-orm";
 import type { Deps } from "../../core/context";
 import type { JobDef } from "../../core/jobs";
+import { InsufficientCredits } from "../ai/credits";
+import { affordableUnits, meter, starvedCompanies } from "../ai/meter";
 import type { Q } from "./access";
 import { brainChunks } from "./tables";
 
@@ -107,20 +109,72 @@ export async function embed(deps: Deps, inputs: string[], timeoutMs = TIMEOUT_MS
   return out;
 }
 
-/** One run of the queue: due pending chunks in batches until none are due. */
-export async function drainEmbeddingQueue(deps: Deps, maxBatches = 20): Promise<{ embedded: number; failed: number }> {
+/** Marks (in last_error) a chunk that waits for its company's AI credits, not for the endpoint. */
+export const CREDIT_WAIT = "Waiting for AI credits";
+/** How long chunks wait when a hard budget (not the balance) stops them; a balance at zero is skipped until a grant, at once. */
+const CREDIT_WAIT_MS = 60_000;
+
+/** Chunks that cannot be paid for now wait, attempts untouched: nothing is lost, nothing counts as a failure. */
+async function waitForCredits(deps: Deps, ids: number[], why: string) {
+  if (!ids.length) return;
+  const at = new Date(deps.clock.now().getTime() + CREDIT_WAIT_MS);
+  await deps.db
+    .update(brainChunks)
+    .set({ lastError: `${CREDIT_WAIT}: ${why}`.slice(0, 500), nextAttemptAt: at })
+    .where(and(inArray(brainChunks.id, ids), eq(brainChunks.state, "pending")));
+}
+
+/**
+ * One run of the queue: due pending chunks in batches until none are due.
+ * Metered companies pay per chunk embedded (docs/brain.md, "AI credits"), in
+ * the transaction that stores the vectors; a company that cannot pay is
+ * skipped, its chunks kept pending, until the agency grants credits.
+ */
+export async function drainEmbeddingQueue(deps: Deps, maxBatches = 20): Promise<{ embedded: number; failed: number; waiting: number }> {
   let embedded = 0;
   let failed = 0;
-  if (!embeddingsOn(deps)) return { embedded, failed };
+  let waiting = 0;
+  if (!embeddingsOn(deps)) return { embedded, failed, waiting };
   for (let b = 0; b < maxBatches; b++) {
     const now = deps.clock.now();
-    const due = await deps.db
-      .select({ id: brainChunks.id, text: brainChunks.text, attempts: brainChunks.attempts })
+    const starved = await starvedCompanies(deps.db, "embedding");
+    const candidates = await deps.db
+      .select({ id: brainChunks.id, companyId: brainChunks.companyId, text: brainChunks.text, attempts: brainChunks.attempts })
       .from(brainChunks)
-      .where(and(eq(brainChunks.state, "pending"), lte(brainChunks.nextAttemptAt, now)))
+      .where(and(eq(brainChunks.state, "pending"), lte(brainChunks.nextAttemptAt, now), starved.length ? notInArray(brainChunks.companyId, starved) : undefined))
       .orderBy(asc(brainChunks.id))
       .limit(BATCH);
-    if (!due.length) break;
+    if (!candidates.length) break;
+    // Per company, only as many chunks as its credits (and hard budget) pay for go to the endpoint.
+    const room = new Map<number, number>();
+    const due: typeof candidates = [];
+    const unpaid: typeof candidates = [];
+    for (const c of candidates) {
+      if (!room.has(c.companyId)) room.set(c.companyId, await affordableUnits(deps.db, deps, c.companyId, "embedding"));
+      const left = room.get(c.companyId)!;
+      if (left >= 1) {
+        room.set(c.companyId, left - 1);
+        due.push(c);
+      } else unpaid.push(c);
+    }
+    /**
+     * Chunks left unpaid whose company still has a balance are held by a hard
+     * budget, which the query does not skip: they wait CREDIT_WAIT_MS rather
+     * than take the batch's places again. The others (balance spent) are
+     * skipped by the query from now until a grant.
+     */
+    const holdBudgetBound = async () => {
+      if (!unpaid.length) return;
+      const starvedNow = new Set(await starvedCompanies(deps.db, "embedding"));
+      const held = unpaid.filter((c) => !starvedNow.has(c.companyId)).map((c) => c.id);
+      await waitForCredits(deps, held, "the company's monthly AI credit budget is used up");
+      waiting += held.length;
+    };
+    if (!due.length) {
+      await holdBudgetBound();
+      if (unpaid.length) continue;
+      break;
+    }
     let vectors: number[][] | null = null;
     let error: string | null = null;
     try {
@@ -128,14 +182,36 @@ export async function drainEmbeddingQueue(deps: Deps, maxBatches = 20): Promise<
     } catch (e) {
       error = (e as Error).message;
     }
+    let refused: number[] = [];
+    let refusal = "";
     await deps.store.transaction(async (tx) => {
       if (vectors) {
-        // A chunk replaced meanwhile (its record was edited) is gone; updating it by id changes nothing.
-        for (let i = 0; i < due.length; i++)
-          await tx
-            .update(brainChunks)
-            .set({ state: "done", embedding: vectors[i]!, model: deps.config.embeddingsModel, lastError: null })
-            .where(and(eq(brainChunks.id, due[i]!.id), eq(brainChunks.state, "pending")));
+        const byCompany = new Map<number, number[]>();
+        due.forEach((c, i) => byCompany.set(c.companyId, [...(byCompany.get(c.companyId) ?? []), i]));
+        for (const [companyId, idx] of byCompany) {
+          // A chunk replaced meanwhile (its record was edited) is gone; updating it by id changes nothing, and it is not paid for.
+          const stored: number[] = [];
+          for (const i of idx) {
+            const r = await tx
+              .update(brainChunks)
+              .set({ state: "done", embedding: vectors[i]!, model: deps.config.embeddingsModel, lastError: null })
+              .where(and(eq(brainChunks.id, due[i]!.id), eq(brainChunks.state, "pending")))
+              .returning({ id: brainChunks.id });
+            stored.push(...r.map((x) => x.id));
+          }
+          if (!stored.length) continue;
+          try {
+            // A savepoint: a refusal (a race with another debit, a hard budget) undoes this company's chunks only.
+            await tx.transaction(async (sp) => {
+              await meter(sp, deps, companyId, "embedding", stored.length, `brain_chunks:${Math.min(...stored)}-${Math.max(...stored)}`);
+            });
+          } catch (e) {
+            if (!(e instanceof InsufficientCredits)) throw e;
+            await tx.update(brainChunks).set({ state: "pending", embedding: null, model: null }).where(inArray(brainChunks.id, stored));
+            refused = [...refused, ...stored];
+            refusal = e.message;
+          }
+        }
       } else {
         for (const c of due) {
           const attempts = c.attempts + 1;
@@ -147,13 +223,17 @@ export async function drainEmbeddingQueue(deps: Deps, maxBatches = 20): Promise<
         }
       }
     });
-    if (vectors) embedded += due.length;
-    else {
+    await holdBudgetBound();
+    if (vectors) {
+      embedded += due.length - refused.length;
+      await waitForCredits(deps, refused, refusal);
+      waiting += refused.length;
+    } else {
       failed += due.length;
       break;
     }
   }
-  return { embedded, failed };
+  return { embedded, failed, waiting };
 }
 
 export const embedJob: JobDef = {
@@ -206,6 +286,20 @@ export async function vectorSearch(deps: Deps, companyId: number, query: string,
     .slice(0, limit);
 }
 
+export const creditPauseNote = (n: number) =>
+  `Semantic search is paused for want of AI credits: ${n} passage${n === 1 ? "" : "s"} wait to be embedded until the agency grants more; what changed since is found by full text only.`;
+
+/** Chunks of the company that wait for AI credits (its balance cannot pay for one, or a hard budget stopped them). */
+export async function chunksWaitingForCredits(deps: Deps, companyId: number): Promise<number> {
+  if (!embeddingsOn(deps)) return 0;
+  const starved = (await affordableUnits(deps.db, deps, companyId, "embedding")) < 1;
+  const rows = await deps.db
+    .select({ lastError: brainChunks.lastError })
+    .from(brainChunks)
+    .where(and(eq(brainChunks.companyId, companyId), eq(brainChunks.state, "pending")));
+  return starved ? rows.length : rows.filter((r) => r.lastError?.startsWith(CREDIT_WAIT)).length;
+}
+
 export async function embeddingStatus(deps: Deps, companyId: number) {
   const rows = await deps.db.select({ state: brainChunks.state, lastError: brainChunks.lastError, nextAttemptAt: brainChunks.nextAttemptAt }).from(brainChunks).where(eq(brainChunks.companyId, companyId));
   const counts = { pending: 0, done: 0, failed: 0 };
@@ -218,5 +312,13 @@ export async function embeddingStatus(deps: Deps, companyId: number) {
       if (!nextAttemptAt || r.nextAttemptAt < nextAttemptAt) nextAttemptAt = r.nextAttemptAt;
     }
   }
-  return { configured: embeddingsOn(deps), model: embeddingsOn(deps) ? deps.config.embeddingsModel : null, chunks: counts, lastError, nextAttemptAt: nextAttemptAt?.toISOString() ?? null };
+  const waitingForCredits = await chunksWaitingForCredits(deps, companyId);
+  return {
+    configured: embeddingsOn(deps),
+    model: embeddingsOn(deps) ? deps.config.embeddingsModel : null,
+    chunks: counts,
+    lastError,
+    nextAttemptAt: nextAttemptAt?.toISOString() ?? null,
+    ...(waitingForCredits ? { waitingForCredits, note: creditPauseNote(waitingForCredits) } : {}),
+  };
 }

@@ -12,7 +12,7 @@ import { and, eq, gte, inArray, lt } from "drizzle-orm";
 import type { ActorContext } from "../../core/context";
 import { invalid } from "../../core/errors";
 import { memberFor, readAccess, recordFor, type RecordRef } from "./access";
-import { embeddingsOn, vectorSearch, type VectorHit } from "./embeddings";
+import { chunksWaitingForCredits, creditPauseNote, embeddingsOn, vectorSearch, type VectorHit } from "./embeddings";
 import { anyOf, MAX_TERMS, parseQuery, questionQuery, type ParsedQuery } from "./search-query";
 import { RANK_CANDIDATES, searchEngine, type Hit, type SearchFilters } from "./search-engine";
 import { brainRecords, brainRelations, type RecordKind } from "./tables";
@@ -157,6 +157,10 @@ export async function searchBrain(ctx: ActorContext, input: FilterInput & { quer
   const capped = r.capped;
   if (r.note) notes.push(r.note);
   if (!embeddingsOn(ctx.deps)) notes.push("Full text only: semantic search is off (PLINTH_EMBEDDINGS_URL is not set).");
+  else if (semantic) {
+    const waiting = await chunksWaitingForCredits(ctx.deps, ctx.company.id);
+    if (waiting) notes.push(creditPauseNote(waiting));
+  }
   return {
     query: input.query.slice(0, 200),
     mode,

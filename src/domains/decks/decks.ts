@@ -51,6 +51,7 @@ import { deckCreated, deckDeleted, deckPublishRequested, deckTextReplaced, deckU
 import { imageRefs, mapStrings, slideTitle, type Layout } from "./layouts";
 import { slidesFromOutline } from "./outline";
 import { deckPdf } from "./pdf";
+import { assertAffordable, meter } from "../ai/meter";
 import { renderDeck } from "./render";
 import { decks, deckSlides, deckVersions, type DeckRow, type DeckStatus, type SlideRow, type VersionRow } from "./tables";
 import { themeForSite } from "./theme";
@@ -571,10 +572,14 @@ const MAX_PDF_RESULT = 8 * 1024 * 1024;
 export async function exportDeckPdf(ctx: ActorContext, input: { id: number; version?: "draft" | "published" }) {
   authorize(ctx, "decks:read", { write: false });
   const d = await deckForExport(ctx, input);
+  // Metered companies pay per export: checked before rendering (no work for a company that cannot pay), debited after it.
+  await assertAffordable(ctx.deps.db, ctx.company.id, "pdf.export");
   const bytes = await deckPdf(ctx.deps, { title: d.title, slides: d.slides, theme: d.theme });
   if (bytes.length > MAX_PDF_RESULT)
     throw new AppError("payload_too_large", `The PDF is ${bytes.length} bytes, too large for a tool result (at most ${MAX_PDF_RESULT}); publish the deck and download ${deckUrl(ctx.deps, d.deck.slug)}.pdf.`);
+  const paid = await ctx.deps.db.transaction((tx) => meter(tx, ctx.deps, ctx.company.id, "pdf.export", 1, `deck:${d.deck.id}:${d.version ? `v${d.version}` : "draft"}`, ctx.principal.userId));
   return {
+    ...(paid ? { credits: paid.credits, creditBalance: paid.balanceAfter } : {}),
     id: d.deck.id,
     filename: `${d.deck.slug}${d.version ? `-v${d.version}` : "-draft"}.pdf`,
     mimeType: "application/pdf",

@@ -27,7 +27,8 @@ import { approvalState, latestLinkFor, mintLink, withdrawLinks, type ApprovalEnv
 import { isTimeZone, wallToInstant } from "../bookings/zoned";
 import { audienceSize } from "./audience";
 import { campaignIn, listsIn, NO_SMTP, normalEmail, publicBase, segmentIn, smtpReady, templateIn, type CampaignRow, type CampaignStatus, type Tx } from "./common";
-import { DEFAULT_RATE_PER_MINUTE, queueSend, segmentRules } from "./delivery";
+import { meter } from "../ai/meter";
+import { DEFAULT_RATE_PER_MINUTE, payForRecipients, queueSend, segmentRules } from "./delivery";
 import { campaignCreated, campaignDeleted, campaignStatusChanged, campaignUpdated, testSent } from "./events";
 import { renderCampaignMessage } from "./render";
 import { checkAttributes } from "./subscribers";
@@ -264,8 +265,10 @@ export async function sendCampaign(ctx: ActorContext, i: { id: number }) {
     if (c.status !== "draft" && c.status !== "scheduled") throw conflict(`Campaign ${c.id} is ${c.status}; only an approved draft or a scheduled campaign can be sent now.`);
     const audience = (await audienceOf(tx, c)).count;
     if (audience === 0) throw conflict(`Campaign ${c.id} has no recipients: nobody is subscribed to its lists${c.segmentIds.length ? " within its segments" : ""}.`);
+    // Metered companies pay per recipient now (a scheduled campaign paid when scheduled): a refusal leaves it unsent.
+    const paid = await payForRecipients(tx, ctx.deps, c, audience, ctx.principal.userId);
     const next = await transition(tx, ctx, c, "sending", { startedAt: ctx.deps.clock.now(), scheduledAt: null });
-    return compact(next, { audience });
+    return compact(next, { audience, ...(paid ? { credits: paid.credits, creditBalance: paid.balanceAfter } : {}) });
   });
 }
 
@@ -300,8 +303,10 @@ export async function scheduleCampaign(ctx: ActorContext, i: { id: number; at: s
     const c = await campaignIn(tx, ctx, i.id);
     requireApproved(c, "scheduled");
     if (c.status !== "draft" && c.status !== "scheduled") throw conflict(`Campaign ${c.id} is ${c.status}; only an approved draft can be scheduled.`);
+    // Paid when scheduled, so a want of credits shows now rather than at the send time; growth is paid as recipients are queued.
+    const paid = await payForRecipients(tx, ctx.deps, c, (await audienceOf(tx, c)).count, ctx.principal.userId);
     const next = await transition(tx, ctx, c, "scheduled", { scheduledAt: when, timeZone: i.timeZone ?? null });
-    return compact(next, { scheduledAt: iso(when), timeZone: next.timeZone });
+    return compact(next, { scheduledAt: iso(when), timeZone: next.timeZone, ...(paid ? { credits: paid.credits, creditBalance: paid.balanceAfter } : {}) });
   });
 }
 
@@ -375,6 +380,7 @@ export async function testCampaign(ctx: ActorContext, i: { id: number; to: strin
       const r = await queueSend(tx, ctx.deps, { companyId: ctx.company.id, kind: "test", campaignId: c.id, email, ...parts, fromName: c.fromName, fromEmail: c.fromEmail, replyTo: c.replyTo, tag: "email.test" });
       queued.push(r.id);
     }
+    await meter(tx, ctx.deps, ctx.company.id, "email.send", queued.length, `campaign:${c.id}:test`, ctx.principal.userId);
     await audit(tx, ctx, "email.campaigns.test", { type: "email_campaign", id: c.id, detail: { to } });
     await emit(tx, ctx, testSent, { id: c.id }, { name: c.name, subject: c.subject, to, userId: ctx.principal.userId });
     return { id: c.id, to, queued: queued.length };

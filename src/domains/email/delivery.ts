@@ -28,6 +28,10 @@ import { emit } from "../../core/events";
 import type { JobDef } from "../../core/jobs";
 import { describeError, permanent, redact, transportFor, type SmtpError } from "../../core/mail";
 import { randomHex } from "../../core/secrets";
+import { InsufficientCredits } from "../ai/credits";
+import { meteredBalance, meter, meteredSoFar, PRICES } from "../ai/meter";
+import { notify } from "../notifications/notify";
+import { memberships } from "../../core/tables";
 import { audienceBatch } from "./audience";
 import { fromHeader, publicBase, smtpReady, type CampaignRow, type Tx } from "./common";
 import { campaignSent, campaignStatusChanged, membershipChanged } from "./events";
@@ -131,8 +135,60 @@ async function startDue(deps: Deps): Promise<void> {
   }
 }
 
-/** Adds the next batch of recipients of one sending campaign; true when every recipient has a row. */
+// ---------------------------------------------------------------- credits
+
+export const campaignRef = (id: number) => `campaign:${id}`;
+
+/**
+ * Pays, per recipient, for the part of `recipients` not paid for yet
+ * (docs/email.md, "AI credits"): the audience when the campaign is sent or
+ * scheduled, then any growth as recipients are queued. A no-op for a
+ * company that is not metered; throws InsufficientCredits otherwise.
+ */
+export async function payForRecipients(tx: Tx, deps: Deps, c: Pick<CampaignRow, "id" | "companyId">, recipients: number, userId: number | null, atMost = Infinity) {
+  if ((await meteredBalance(tx, c.companyId)) === null) return null;
+  const paid = Math.floor((await meteredSoFar(tx, c.companyId, "email.send", campaignRef(c.id))) / PRICES["email.send"]);
+  return meter(tx, deps, c.companyId, "email.send", Math.min(recipients - paid, atMost), campaignRef(c.id), userId);
+}
+
+/** A campaign whose new recipients the balance cannot pay for stops (paused) and its company's owners and admins hear why. */
+async function pauseForCredits(deps: Deps, campaignId: number, why: string): Promise<void> {
+  await deps.db.transaction(async (tx) => {
+    const now = deps.clock.now();
+    const won = (await tx
+      .update(emailCampaigns)
+      .set({ status: "paused", updatedAt: now })
+      .where(and(eq(emailCampaigns.id, campaignId), eq(emailCampaigns.status, "sending")))
+      .returning())[0];
+    if (!won) return;
+    await emit(tx, { deps, company: { id: won.companyId } }, campaignStatusChanged, { id: won.id }, { name: won.name, subject: won.subject, from: "sending", to: "paused", scheduledAt: null, userId: null });
+    const people = (await tx.select({ u: memberships.userId }).from(memberships).where(and(eq(memberships.companyId, won.companyId), inArray(memberships.role, ["owner", "admin"])))).map((r) => r.u);
+    if (people.length)
+      await notify(deps, {
+        companyId: won.companyId,
+        userIds: people,
+        type: "email.campaign_paused",
+        title: `Campaign “${won.name.slice(0, 150)}” paused: not enough AI credits for its new recipients`,
+        body: `${why}\nResume it (email_campaigns_resume) once the agency has granted more credits.`,
+        link: `/email/campaigns/${won.id}`,
+        entity: { type: "email_campaign", id: won.id },
+      });
+  });
+}
+
+/** Adds the next batch of recipients of one sending campaign; true when every recipient has a row (or it paused for credits). */
 export async function queueNextBatch(deps: Deps, campaignId: number): Promise<boolean> {
+  try {
+    return await queueBatch(deps, campaignId);
+  } catch (e) {
+    if (!(e instanceof InsufficientCredits)) throw e;
+    // The batch rolled back whole: nobody was queued that is not paid for.
+    await pauseForCredits(deps, campaignId, e.message);
+    return true;
+  }
+}
+
+async function queueBatch(deps: Deps, campaignId: number): Promise<boolean> {
   return deps.db.transaction(async (tx) => {
     const c = (await tx.select().from(emailCampaigns).where(eq(emailCampaigns.id, campaignId)).limit(1))[0];
     if (!c || c.status !== "sending" || c.queuedAll) return true;
@@ -162,6 +218,9 @@ export async function queueNextBatch(deps: Deps, campaignId: number): Promise<bo
         .onConflictDoNothing()
         .returning({ id: emailSends.id });
       added = rows.length;
+      // Recipients who joined since the send was paid for are paid for here, in the batch's transaction
+      // (never more than this batch: a company metered only since the campaign started pays from now on).
+      if (added) await payForRecipients(tx, deps, c, c.recipientCount + added, null, added);
     }
     await tx
       .update(emailCampaigns)

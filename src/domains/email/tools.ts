@@ -290,5 +290,6 @@ export const emailDomain: Domain = {
   approvalSupport: emailApprovalSupport,
   events: emailEvents,
   jobs: [deliverJob],
+  notificationTypes: [{ type: "email.campaign_paused", label: "A campaign paused for want of AI credits", inApp: true, email: true }],
   publicPages: [emailPublicPages],
 };

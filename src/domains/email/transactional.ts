@@ -13,6 +13,7 @@ import { emit } from "../../core/events";
 import { conflict } from "../../core/errors";
 import { authorize } from "../../core/scopes";
 import { NO_SMTP, normalEmail, smtpReady, templateIn } from "./common";
+import { meter } from "../ai/meter";
 import { queueSend } from "./delivery";
 import { transactionalQueued } from "./events";
 import { renderTransactional } from "./render";
@@ -35,6 +36,7 @@ export async function sendTransactional(
     if (sub?.blocklisted) throw conflict(`${to} is blocklisted in ${ctx.company.name}; nothing was sent.`);
     const parts = renderTransactional({ subject: i.subject, html: t.html, text: templateText(t) }, { name: i.name ?? sub?.name ?? null, email: to, attributes: sub?.attributes ?? {}, data: i.data ?? {} });
     const r = await queueSend(tx, ctx.deps, { companyId: ctx.company.id, kind: "transactional", email: to, subscriberId: sub?.id ?? null, ...parts, fromName: i.fromName ?? null, fromEmail, replyTo, tag: "email.transactional" });
+    await meter(tx, ctx.deps, ctx.company.id, "email.send", 1, `email_send:${r.id}`, ctx.principal.userId);
     await audit(tx, ctx, "email.transactional.send", { type: "email_send", id: r.id, detail: { to, templateId: t.id } });
     await emit(tx, ctx, transactionalQueued, { id: r.id }, { to, subject: parts.subject, templateId: t.id, templateName: t.name, userId: ctx.principal.userId });
     return { id: r.id, to, subject: parts.subject, status: "queued" as const, messageId: r.messageId };
