@@ -51,7 +51,19 @@ export async function agentStream(deps: Deps, c: Context): Promise<Response> {
     if (isAppError(e)) return err(httpStatus[e.code], e.message);
     throw e;
   }
+  return messageStream(ctx, c.req.raw.signal, { after, inboxId });
+}
 
+/**
+ * The SSE response itself, for an actor already allowed to read the
+ * company's chats: the agent feed above, and the portal's live pages
+ * (src/domains/chat/portal.tsx, one conversation by its row id).
+ */
+export function messageStream(ctx: ActorContext, signal: AbortSignal, opts: { after: number | null; inboxId?: number | null; conversationRowId?: number }): Response {
+  const { deps, company } = ctx;
+  const { after } = opts;
+  const inboxId = opts.inboxId ?? null;
+  const only = opts.conversationRowId;
   const hub = hubFor(deps);
   const enc = new TextEncoder();
   const sent = new Set<number>();
@@ -90,6 +102,7 @@ export async function agentStream(deps: Deps, c: Context): Promise<Response> {
         for (const m of rows) {
           const conv = convs.get(m.conversationId);
           if (!conv || sent.has(m.id) || (after !== null && m.id <= after) || (inboxId !== null && conv.inboxId !== inboxId)) continue;
+          if (only !== undefined && m.conversationId !== only) continue;
           sent.add(m.id);
           const out = { ...messageOut({ ...m, companyId: company.id } as typeof chatMessages.$inferSelect, names, conv.number), visitor: conv.visitor };
           write(`id: ${m.id}\nevent: message\ndata: ${JSON.stringify(out)}\n\n`);
@@ -108,7 +121,7 @@ export async function agentStream(deps: Deps, c: Context): Promise<Response> {
           const rows = await deps.db
             .select()
             .from(chatMessages)
-            .where(and(eq(chatMessages.companyId, company.id), gt(chatMessages.id, after)))
+            .where(and(eq(chatMessages.companyId, company.id), gt(chatMessages.id, after), only !== undefined ? eq(chatMessages.conversationId, only) : undefined))
             .orderBy(asc(chatMessages.id))
             .limit(CATCH_UP);
           await send(rows);
@@ -129,7 +142,7 @@ export async function agentStream(deps: Deps, c: Context): Promise<Response> {
     if (beat) clearInterval(beat);
     hub.streams--;
   }
-  c.req.raw.signal.addEventListener("abort", close, { once: true });
+  signal.addEventListener("abort", close, { once: true });
   return new Response(stream, {
     headers: { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-store", "X-Accel-Buffering": "no", "X-Content-Type-Options": "nosniff" },
   });

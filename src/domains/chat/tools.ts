@@ -11,6 +11,7 @@ import { chatEvents } from "./events";
 import { createInbox, deleteInbox, getInbox, listInboxes, updateInbox } from "./inboxes";
 import { waitMessages } from "./live";
 import { chatPublicRoutes } from "./public-pages";
+import { CHAT_PATH, chatPortalRoutes } from "./portal";
 import * as s from "./schemas";
 
 const T = { toolset: "chat" } as const;
@@ -191,4 +192,5 @@ export const chatDomain: Domain = {
   events: chatEvents,
   jobs: chatJobs,
   publicPages: [{ prefix: "/chat", routes: chatPublicRoutes }],
+  portal: { routes: chatPortalRoutes, nav: [{ href: CHAT_PATH, label: "Chat" }] },
 };
