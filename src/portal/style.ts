@@ -72,7 +72,7 @@ p.summary{font-size:1.05rem}
 .scopes .area .levels{display:flex;flex-wrap:wrap}
 .scopes .full-access .notice{margin:.3rem 0 0;width:100%}
 .switcher{display:flex;gap:.4rem;align-items:center}
-.switcher select{width:auto;padding:.3rem .4rem}
+.switcher select,.switcher input{width:auto;padding:.3rem .4rem}
 .switcher button,.signout button{padding:.3rem .7rem}
 .preview{border:1px dashed var(--line);border-radius:8px;padding:.7rem;background:var(--bg);max-height:22rem;overflow:auto}
 .client{display:flex;gap:.8rem;align-items:center}
