@@ -3,6 +3,7 @@ import * as v from "valibot";
 import { pageInput } from "../../core/pagination";
 import { defineTool, type Domain } from "../../mcp/define";
 import { getConversation, listConversations, searchConversations } from "./conversations";
+import { creditRoutes, CREDITS_PATH } from "./portal";
 import { creditBalance, creditLedger, creditUsage } from "./credits";
 import { AI_EVENTS } from "./events";
 import { flushToolCalls, observeToolCall } from "./recorder";
@@ -108,4 +109,5 @@ export const aiDomain: Domain = {
   tools: [aiConversationsList, aiConversationsGet, aiConversationsSearch, aiCreditsBalance, aiCreditsLedger, aiCreditsUsage],
   events: AI_EVENTS,
   toolCallObservers: [observeToolCall],
+  portal: { routes: creditRoutes, nav: [{ href: CREDITS_PATH, label: "AI credits" }] },
 };
