@@ -278,3 +278,22 @@ describe("live", () => {
     expect((await got).map((m) => m.body)).toEqual(["Ann on the list", "Bob on the list"]);
   });
 });
+
+describe("notifications", () => {
+  test("opening a chat notification about another company switches to it before showing the conversation", async () => {
+    // Olga also helps Rival; Rita assigns Rival's conversation #1 to her. Acme has a #1 too: the switch is what keeps them apart.
+    const { addMember } = await import("../fixtures/accounts");
+    await addMember(w.s.deps, w.rival.id, w.users.olga, "admin");
+    await assign(w.as("rita"), { id: rivalConv, assigneeId: w.users.olga });
+    const n = await row<{ id: number; link: string }>(w.s.deps, "SELECT id, link FROM notifications WHERE user_id = ? AND company_id = ? ORDER BY id DESC LIMIT 1", w.users.olga, w.rival.id);
+    expect(n!.link).toBe(`/chat/${rivalConv}`);
+    expect(await pageText((await html(olga, `/chat/${rivalConv}`)).html)).toContain("Hello!");
+    const res = await post(olga, `/inbox/${n!.id}/open`, { back: "/inbox" });
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe(`/chat/${rivalConv}`);
+    const text = await pageText((await html(olga, `/chat/${rivalConv}`)).html);
+    expect(text).toContain("Rival's visitor");
+    expect(text).not.toContain("Hello!");
+    expect((await post(olga, "/company", { company_id: String(w.acme.id), next: "/" })).status).toBe(303);
+  });
+});
