@@ -13,11 +13,7 @@ import { inArray } from "drizzle-orm";
 import type { Context, Hono } from "hono";
 import type { Deps } from "../../core/context";
 import { invalid, isAppError } from "../../core/errors";
-import { canManage, portalActor } from "../../portal/actor";
-import type { Form } from "../../portal/forms";
-import { signedIn, type PortalEnv } from "../../portal/guard";
-import { Csrf, DangerButton, Layout, Notice, render, when } from "../../portal/layout";
-import type { Session } from "../../portal/session";
+import { canManage, portalActor, signedIn, Csrf, DangerButton, Layout, Notice, render, when, type Form, type PortalEnv, type Session } from "../../portal/kit";
 import { users } from "../accounts/tables";
 import { creditBalance, creditLedger, DEFAULT_THRESHOLDS, grantCreditsAs, MAX_AMOUNT, setBudgetAs } from "./credits";
 
