@@ -20,7 +20,6 @@ export const NAV = [
   { href: "/settings/rest-keys", label: "REST keys" },
   { href: "/settings/connections", label: "Connected apps" },
   { href: "/team", label: "Team" },
-  { href: "/billing", label: "Billing" },
   { href: "/settings/profile", label: "Profile" },
 ] as const;
 

@@ -24,7 +24,6 @@ import { teamRoutes } from "./team";
 import { inboxRoutes } from "./inbox";
 import { inviteRoutes } from "./invite";
 import { profileRoutes } from "./profile";
-import { billingRoutes } from "./billing";
 import { domains } from "../domains";
 import { setDomainNav } from "./layout";
 
@@ -48,7 +47,6 @@ export function portalRoutes(deps: Deps) {
   inviteRoutes(app, deps);
   inboxRoutes(app, deps);
   profileRoutes(app, deps);
-  billingRoutes(app, deps);
   approvalRoutes(app, deps);
   consentRoutes(app, deps);
   // Pages domains bring (Domain.portal): chat, AI credits…; their posts pass formGuard like every other.
