@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { addNote, assign, reply, setStatus } from "../../src/domains/chat/conversations";
 import { createCanned } from "../../src/domains/chat/canned";
-import { commits, row, rows } from "../harness";
+import { commits, jsonValue, row, rows } from "../harness";
 import { type Browser, pageText, readForms } from "../oauth/helpers";
 import { portalChatWorld, readEvents, type PortalChatWorld } from "./portal-world";
 
@@ -175,6 +175,58 @@ describe("one conversation", () => {
     }
     const res = await post(olga, `/chat/${ann.conversation}/reply`, { body: "Typed text kept", canned: "thanks" });
     expect(await res.text()).toContain("Typed text kept</textarea>");
+  });
+});
+
+describe("priority, labels, transcript, long threads", () => {
+  test("priority and labels are saved; a label a colleague added meanwhile stays; filters find them", async () => {
+    expect((await post(olga, `/chat/${bob.conversation}/update`, { priority: "high", labels: "Billing, vip, billing", was: "" })).status).toBe(303);
+    const labels = async () => (await rows<{ label: string }>(w.s.deps, "SELECT l.label FROM chat_conversation_labels l JOIN chat_conversations c ON c.id = l.conversation_id WHERE c.number = ? AND c.company_id = ? ORDER BY l.label", bob.conversation, w.acme.id)).map((r) => r.label);
+    expect(await labels()).toEqual(["billing", "vip"]);
+    const form = (await readForms((await html(olga, `/chat/${bob.conversation}`)).html)).find((f) => f.action.endsWith("/update"))!;
+    const shown = Object.fromEntries(form.fields.map((f) => [f.name, f.value]));
+    expect([shown.priority, shown.labels, shown.was]).toEqual(["high", "billing, vip", "billing, vip"]);
+    const { update } = await import("../../src/domains/chat/conversations");
+    await update(w.as("ada"), { id: bob.conversation, addLabels: ["wholesale"] });
+    expect((await post(olga, `/chat/${bob.conversation}/update`, { ...shown, labels: "billing" })).status).toBe(303);
+    expect(await labels()).toEqual(["billing", "wholesale"]);
+    const ids = async (q: string) => [...(await html(olga, `/chat${q}`)).html.matchAll(/<tr id="c(\d+)"/g)].map((m) => Number(m[1]));
+    expect(await ids("?label=wholesale&status=all")).toEqual([bob.conversation]);
+    expect(await ids("?priority=high&status=all")).toEqual([bob.conversation]);
+    expect(await ids("?priority=urgent&status=all")).toEqual([]);
+    const writes = commits(w.s.deps);
+    const bad = await post(olga, `/chat/${bob.conversation}/update`, { priority: "high", labels: "ok, not a label!", was: "billing, wholesale" });
+    expect(bad.status).toBe(400);
+    expect(await pageText(await bad.text())).toContain('"not a label!" is not a label');
+    expect((await post(olga, `/chat/${bob.conversation}/update`, { priority: "extreme", labels: "", was: "" })).status).toBe(400);
+    expect(commits(w.s.deps)).toBe(writes);
+  });
+
+  test("the transcript is queued to the visitor's email (or another), never with notes; a bad address is refused", async () => {
+    expect((await post(olga, `/chat/${ann.conversation}/transcript`, { to: "" })).status).toBe(303);
+    const mail = await row<{ to: unknown; text: string }>(w.s.deps, "SELECT \"to\", text FROM mail_outbox WHERE tag = 'chat.transcript' ORDER BY id DESC LIMIT 1");
+    expect(jsonValue(mail!.to)).toEqual(["ann@example.test"]);
+    expect(mail!.text).toContain("Hello!");
+    expect(mail!.text).not.toContain("VIP customer");
+    const writes = commits(w.s.deps);
+    expect((await post(olga, `/chat/${ann.conversation}/transcript`, { to: "not-an-address" })).status).toBe(400);
+    expect((await post(olga, `/chat/${bob.conversation}/transcript`, { to: "" })).status).toBe(400);
+    expect(commits(w.s.deps)).toBe(writes);
+  });
+
+  test("a long thread shows its newest 50 live; older pages link back and do not follow", async () => {
+    const talk = await w.visit("Message 1", { name: "Chatty Cathy" });
+    for (let i = 2; i <= 55; i++) await w.visit(`Message ${i}`, { token: talk.token });
+    const newest = (await html(olga, `/chat/${talk.conversation}`)).html;
+    expect(newest.match(/<li class="msg visitor"/g)).toHaveLength(50);
+    expect(newest).toContain('data-live="1"');
+    expect(await pageText(newest)).toContain("Message 55");
+    expect(await pageText(newest)).not.toMatch(/Message 5\b/);
+    expect(newest).toContain(`href="/chat/${talk.conversation}?offset=0"`);
+    const older = (await html(olga, `/chat/${talk.conversation}?offset=0`)).html;
+    expect(older).toContain('data-live="0"');
+    expect(await pageText(older)).toContain("Message 1");
+    expect(await pageText(older)).toContain("Newest messages (live)");
   });
 });
 

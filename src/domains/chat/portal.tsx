@@ -26,17 +26,17 @@ import { memberships, users } from "../accounts/tables";
 import { chatRead, conversationByNumber } from "./access";
 import { messageStream } from "./agent-stream";
 import { listCanned } from "./canned";
-import { addNote, assign, getConversation, listConversations, reply, setStatus, snooze } from "./conversations";
+import { addNote, assign, emailTranscript, getConversation, listConversations, reply, setStatus, snooze, update } from "./conversations";
 import { listInboxes } from "./inboxes";
 import { waitMessages } from "./live";
 import { LIMITS } from "./schemas";
-import { CHAT_STATUSES, type ChatStatus } from "./tables";
+import { CHAT_PRIORITIES, CHAT_STATUSES, type ChatPriority, type ChatStatus } from "./tables";
 
 export const CHAT_PATH = "/chat";
 const PER_PAGE = 25;
 const THREAD = 50;
 
-type Filters = { inbox: number | null; status: ChatStatus | "all" | null; assignee: string; q: string; pageNo: number };
+type Filters = { inbox: number | null; status: ChatStatus | "all" | null; assignee: string; priority: ChatPriority | null; label: string; q: string; pageNo: number };
 type Conversation = Awaited<ReturnType<typeof getConversation>>;
 type Message = Conversation["messages"]["items"][number];
 type Agent = { id: number; label: string };
@@ -51,6 +51,9 @@ const SNOOZES: Record<string, [string, number]> = {
   "10080": ["1 week", 10080],
 };
 
+/** The chat schemas' label rule (lower-case, 1-40 of a-z 0-9 _ : -). */
+const LABEL_RE = /^[a-z0-9][a-z0-9_:-]{0,39}$/;
+
 const whole = (raw: string | undefined) => (raw && /^\d{1,15}$/.test(raw) && Number(raw) >= 1 ? Number(raw) : null);
 
 function filtersOf(c: Context): Filters {
@@ -60,6 +63,8 @@ function filtersOf(c: Context): Filters {
     inbox: whole(c.req.query("inbox")),
     status: st === "all" || (CHAT_STATUSES as readonly string[]).includes(st) ? (st as ChatStatus | "all") : null,
     assignee: assignee === "me" || assignee === "none" || whole(assignee) !== null ? assignee : "",
+    priority: (CHAT_PRIORITIES as readonly string[]).includes(c.req.query("priority") ?? "") ? (c.req.query("priority") as ChatPriority) : null,
+    label: LABEL_RE.test((c.req.query("label") ?? "").trim().toLowerCase()) ? (c.req.query("label") ?? "").trim().toLowerCase() : "",
     q: (c.req.query("q") ?? "").trim().slice(0, 200),
     pageNo: whole(c.req.query("page")) ?? 1,
   };
@@ -70,6 +75,8 @@ function listHref(f: Filters, pageNo = f.pageNo) {
   if (f.inbox) q.set("inbox", String(f.inbox));
   if (f.status) q.set("status", f.status);
   if (f.assignee) q.set("assignee", f.assignee);
+  if (f.priority) q.set("priority", f.priority);
+  if (f.label) q.set("label", f.label);
   if (f.q) q.set("q", f.q);
   if (pageNo > 1) q.set("page", String(pageNo));
   const s = q.toString();
@@ -107,7 +114,8 @@ const THREAD_JS = String.raw`
   if (!list) return;
   var n = list.dataset.conversation;
   var visitor = list.dataset.visitor;
-  follow("/chat/" + n + "/stream?after=" + list.dataset.after, function (m) {
+  // An older page of the thread stays as it is; the newest page follows along.
+  if (list.dataset.live === "1") follow("/chat/" + n + "/stream?after=" + list.dataset.after, function (m) {
     if (document.getElementById("m" + m.id)) return;
     var li = el("li", "msg " + m.kind);
     li.id = "m" + m.id;
@@ -212,6 +220,17 @@ const ListPage = (p: { session: Session; data: ListData; f: Filters; inboxes: { 
             </option>
           ))}
         </select>
+        <label for="f-priority">Priority</label>
+        <select id="f-priority" name="priority">
+          <option value="">Any</option>
+          {CHAT_PRIORITIES.map((x) => (
+            <option value={x} selected={f.priority === x}>
+              {x}
+            </option>
+          ))}
+        </select>
+        <label for="f-label">Label</label>
+        <input type="text" id="f-label" name="label" maxlength={40} value={f.label} placeholder="billing" />
         <div class="actions">
           <button type="submit">Filter</button>
           <a href={CHAT_PATH}>Clear</a>
@@ -342,6 +361,11 @@ const ConversationPage = (
             <a href={`${CHAT_PATH}/${c.id}?offset=${msgs.previousOffset}`}>Earlier messages</a>
           </p>
         )}
+        {msgs.nextOffset !== null && (
+          <p class="small">
+            Older messages. <a href={`${CHAT_PATH}/${c.id}`}>Newest messages (live)</a>
+          </p>
+        )}
         <ol
           class="thread"
           id="thread"
@@ -351,6 +375,7 @@ const ConversationPage = (
           data-after={String(lastId)}
           data-visitor={visitor}
           data-named={c.visitor.name ? "1" : "0"}
+          data-live={msgs.nextOffset === null ? "1" : "0"}
         >
           {msgs.items.map((m) => (
             <MessageItem m={m} visitor={visitor} />
@@ -438,6 +463,27 @@ const ConversationPage = (
                 Assign
               </button>
             </form>
+            <form class="switcher actions" method="post" action={`${CHAT_PATH}/${c.id}/update`}>
+              <Csrf session={p.session} />
+              <input type="hidden" name="was" value={c.labels.join(", ")} />
+              <label class="inline" for="update-priority">
+                Priority
+              </label>
+              <select id="update-priority" name="priority">
+                {CHAT_PRIORITIES.map((x) => (
+                  <option value={x} selected={c.priority === x}>
+                    {x}
+                  </option>
+                ))}
+              </select>
+              <label class="inline" for="update-labels">
+                Labels
+              </label>
+              <input type="text" id="update-labels" name="labels" maxlength={900} value={p.values?.labels ?? c.labels.join(", ")} placeholder="billing, vip" />
+              <button class="secondary" type="submit">
+                Save
+              </button>
+            </form>
             {c.status !== "resolved" && (
               <form class="switcher actions" method="post" action={`${CHAT_PATH}/${c.id}/snooze`}>
                 <Csrf session={p.session} />
@@ -458,6 +504,16 @@ const ConversationPage = (
                 </button>
               </form>
             )}
+            <form class="switcher actions" method="post" action={`${CHAT_PATH}/${c.id}/transcript`}>
+              <Csrf session={p.session} />
+              <label class="inline" for="transcript-to">
+                Email the transcript (never notes) to
+              </label>
+              <input type="email" id="transcript-to" name="to" maxlength={254} value={p.values?.to ?? c.visitor.email ?? ""} placeholder="visitor@example.com" />
+              <button class="secondary" type="submit">
+                Send transcript
+              </button>
+            </form>
           </div>
         </>
       ) : (
@@ -474,6 +530,8 @@ const NOTICES: Record<string, string> = {
   assigned: "Assignment saved.",
   snoozed: "Snoozed.",
   status: "Status changed.",
+  updated: "Priority and labels saved.",
+  transcript: "Transcript queued for email (visitor and agent messages only, never notes).",
 };
 
 function numberOf(raw: string): number {
@@ -501,6 +559,8 @@ export function chatPortalRoutes(app: Hono<PortalEnv>, deps: Deps) {
       status: f.status ?? undefined,
       inboxId: f.inbox ?? undefined,
       assigneeId: f.assignee === "" ? undefined : f.assignee === "me" || f.assignee === "none" ? f.assignee : Number(f.assignee),
+      priority: f.priority ?? undefined,
+      label: f.label || undefined,
       q: f.q || undefined,
       limit: PER_PAGE,
       offset: (f.pageNo - 1) * PER_PAGE,
@@ -632,6 +692,42 @@ export function chatPortalRoutes(app: Hono<PortalEnv>, deps: Deps) {
       await snooze(ctx, { id, minutes });
     },
     "snoozed",
+  );
+
+  act(
+    "update",
+    "manage",
+    ["labels"],
+    async (ctx, id, f) => {
+      const priority = f.text("priority", { label: "Priority", max: 10, required: true });
+      if (!(CHAT_PRIORITIES as readonly string[]).includes(priority)) throw invalid("Choose a priority from the list.");
+      const split = (raw: string) => [...new Set(raw.split(",").map((x) => x.trim().toLowerCase()).filter(Boolean))];
+      const typed = split(f.text("labels", { label: "Labels", max: 900 }));
+      const bad = typed.find((l) => !LABEL_RE.test(l));
+      if (bad !== undefined) throw invalid(`"${bad.slice(0, 40)}" is not a label: labels are 1-40 letters, digits, - _ or :, separated by commas.`);
+      if (typed.length > LIMITS.labels) throw invalid(`At most ${LIMITS.labels} labels.`);
+      // Added and removed against what the form showed, not replaced: a label a colleague added meanwhile stays.
+      const was = split(f.text("was", { label: "Labels shown", max: 900 }));
+      await update(ctx, {
+        id,
+        priority: priority as ChatPriority,
+        addLabels: typed.filter((l) => !was.includes(l)),
+        removeLabels: was.filter((l) => !typed.includes(l) && LABEL_RE.test(l)),
+      });
+    },
+    "updated",
+  );
+
+  act(
+    "transcript",
+    "manage",
+    ["to"],
+    async (ctx, id, f) => {
+      const to = f.text("to", { label: "Email", max: 254 });
+      if (to && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(to)) throw invalid("Email the transcript to an address like visitor@example.com.");
+      await emailTranscript(ctx, { id, to: to || undefined });
+    },
+    "transcript",
   );
 
   act(
