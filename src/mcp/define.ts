@@ -19,6 +19,7 @@ import type { JobDef } from "../core/jobs";
 import type { Role } from "../core/roles";
 import type { ApprovalKind, ApprovalSupport, StagedTarget } from "../domains/approvals/kinds";
 import type { IntegrationSource } from "../domains/integrations/sources";
+import type { NotificationType } from "../domains/notifications/types";
 
 /** Entity types the approval workflow knows (interface.md section 3). */
 export type ApprovalEntityType =
@@ -139,6 +140,12 @@ export interface Domain {
    * (src/domains/integrations/sources.ts).
    */
   integrations?: IntegrationSource[];
+  /**
+   * The kinds of notification this domain sends with notify() (the type it
+   * passes, what a person reads next to the switch, and the defaults), so
+   * the preferences page and profile tools can list them.
+   */
+  notificationTypes?: NotificationType[];
   /**
    * Pages this domain adds to the signed-in portal (src/portal/routes.tsx
    * mounts them; formGuard's same-origin and CSRF checks already cover their

@@ -30,8 +30,9 @@ import {
   type McpRequestContext,
 } from "@modelcontextprotocol/server";
 import { callTool, readResource, type McpEnv } from "./call";
+import { VERSION } from "../version";
 
-export const SERVER_INFO = { name: "plinth", title: "Plinth", version: "0.1.0" };
+export const SERVER_INFO = { name: "plinth", title: "Plinth", version: VERSION };
 
 const INSTRUCTIONS =
   "Plinth: content, commerce and portal tools. Call whoami first: it lists the companies (clients) this " +

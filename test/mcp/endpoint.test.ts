@@ -4,6 +4,7 @@
  * batches, notifications, narrowing, DNS-rebinding protection and limits.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import pkg from "../../package.json" with { type: "json" };
 import { addCatalogService } from "../../src/domains/services/verbs";
 import { maxBodyBytes } from "../../src/mcp/routes";
 import { row, startTestServer, type TestServer } from "../harness";
@@ -321,6 +322,7 @@ describe("2025-era clients (raw initialize) and the SDK client in both eras", ()
       expect(j.result.protocolVersion).toBe(version);
       expect(j.result.capabilities.tools).toBeDefined();
       expect(j.result.serverInfo.name).toBe("plinth");
+      expect(j.result.serverInfo.version).toBe(pkg.version); // the build's own version, as `plinth --version` prints it
       const list = await rawMcp(s.url, key, { jsonrpc: "2.0", id: 1, method: "tools/list" }, { "MCP-Protocol-Version": version });
       expect((await list.json()).result.tools.map((t: any) => t.name)).toContain("whoami");
     });

@@ -91,6 +91,8 @@ async function startCluster(withRedis: boolean): Promise<Cluster> {
     { host: "127.0.0.1", port: pa },
     { host: "127.0.0.1", port: pb },
   ]);
+  // Ready answers can come before their stdout is read (a loaded machine): wait for both banners.
+  for (const end = Date.now() + 20_000; Date.now() < end && !([a, b].every((i) => i.out.some((l) => l.includes("Plinth is listening"))) && [...a.out, ...b.out].some((l) => l.includes("MCP key (demo user)"))); ) await Bun.sleep(50);
   const printed = [...a.out, ...b.out];
   const rest = printed.map((l) => /REST key \(site (\d+)\):\s+(svc_live_\w+)/.exec(l)).find(Boolean);
   const mcp = printed.map((l) => /MCP key \(demo user\):\s+(svc_mcp_\w+)/.exec(l)).find(Boolean);

@@ -1,39 +1,29 @@
 /**
- * A small agency for verb-level tests of projects, kanban and sprints: a
- * fresh store (real migrations, this run's engine), company Acme with an
- * owner (the actor), two more members and a site with one media item, and a
- * rival company with its own member, project and media. Tools are called as
- * the MCP adapter calls them: arguments validated by the tool's own schema,
- * then its verb, which checks scope and role itself.
+ * A small agency for verb-level tests of projects, kanban and sprints
+ * (test/fixtures/tenants.ts): company Acme with an owner (the actor), two
+ * more members and a site with one media item, and a rival company with its
+ * own member and media; tool calls reach the projects, kanban and sprints
+ * tools.
  */
-import * as v from "valibot";
-import { loadConfig } from "../../src/config";
-import { dbBlobStore } from "../../src/core/blobs-db";
-import { ManualClock } from "../../src/core/clock";
-import type { ActorContext, Deps } from "../../src/core/context";
+import type { ActorContext } from "../../src/core/context";
 import type { Store } from "../../src/core/db";
-import { AppError } from "../../src/core/errors";
-import { JobRunner } from "../../src/core/jobs";
-import { buildRegistry } from "../../src/mcp/registry";
-import { domains } from "../../src/domains";
-import { companies, mcpKeys, memberships, users, type Role } from "../../src/domains/accounts/tables";
+import type { AppError } from "../../src/core/errors";
+import type { Role } from "../../src/domains/accounts/tables";
 import { media } from "../../src/domains/cms/tables";
 import { workDomains } from "../../src/domains/projects/tools";
 import { sites } from "../../src/domains/sites/tables";
-import { openTestStore } from "../db";
+import { makeTenants, type Tenants } from "../fixtures/tenants";
 
-// The registry lists every domain's events; emit refuses unlisted types.
-buildRegistry(domains);
+const PEOPLE = {
+  owner: { email: "ada@acme.test", name: "Ada Owner", company: "mine", role: "owner" },
+  priya: { email: "priya@acme.test", name: "Priya Shah", company: "mine", role: "admin" },
+  leo: { email: "leo@acme.test", name: "Leo Martin", company: "mine", role: "viewer" },
+  outsider: { email: "mallory@rival.test", name: "Mallory", company: "other", role: "owner" },
+} as const;
 
-const tools = new Map(workDomains.flatMap((d) => d.tools).map((t) => [t.name, t]));
-
-export interface World {
-  deps: Deps;
-  store: Store;
-  clock: ManualClock;
+export interface World extends Pick<Tenants<keyof typeof PEOPLE>, "deps" | "store" | "clock" | "users" | "jobs" | "close"> {
   companyId: number;
   otherCompanyId: number;
-  users: { owner: number; priya: number; leo: number; outsider: number };
   mediaId: number;
   otherMediaId: number;
   /** The owner acting in Acme (or `as` another member, role, scopes, or the rival company). */
@@ -42,81 +32,25 @@ export interface World {
   call(name: string, args: Record<string, unknown>, ctx?: ActorContext): Promise<any>;
   /** The AppError a call throws (fails when it succeeds). */
   err(name: string, args: Record<string, unknown>, ctx?: ActorContext): Promise<AppError>;
-  /** A job runner for this folder's jobs, initialised (its lease rows exist), not started. */
-  jobs(): Promise<JobRunner>;
-  close(): Promise<void>;
 }
 
 export async function makeWorld(opts: { start?: Date; store?: Store } = {}): Promise<World> {
-  const store = opts.store ?? (await openTestStore());
-  const clock = new ManualClock(opts.start ?? new Date("2026-03-02T09:00:00Z"));
-  const deps: Deps = { store, db: store.db, config: { ...loadConfig({}, {}), dataDir: ":memory:" }, clock, redis: null, blobs: dbBlobStore(store) };
-  const db = store.db;
-  const u = async (email: string, name: string) => (await db.insert(users).values({ email, name }).returning())[0]!.id;
-  const owner = await u("ada@acme.test", "Ada Owner");
-  const priya = await u("priya@acme.test", "Priya Shah");
-  const leo = await u("leo@acme.test", "Leo Martin");
-  const outsider = await u("mallory@rival.test", "Mallory");
-  const mine = (await db.insert(companies).values({ name: "Acme" }).returning())[0]!;
-  const other = (await db.insert(companies).values({ name: "Rival" }).returning())[0]!;
-  await db.insert(memberships).values([
-    { companyId: mine.id, userId: owner, role: "owner" },
-    { companyId: mine.id, userId: priya, role: "admin" },
-    { companyId: mine.id, userId: leo, role: "viewer" },
-    { companyId: other.id, userId: outsider, role: "owner" },
-  ]);
-  const key = (await db
-    .insert(mcpKeys)
-    .values({ userId: owner, name: "test key", hint: "svc_mcp_test", secretHash: "0".repeat(64), scopes: ["*"], companyIds: [mine.id] })
-    .returning())[0]!;
-  const site = (await db.insert(sites).values({ companyId: mine.id, name: "Acme Site" }).returning())[0]!;
-  const otherSite = (await db.insert(sites).values({ companyId: other.id, name: "Rival Site" }).returning())[0]!;
+  const t = await makeTenants({ people: PEOPLE, domains: workDomains, start: opts.start, store: opts.store });
+  const db = t.deps.db;
+  const site = (await db.insert(sites).values({ companyId: t.mine.id, name: "Acme Site" }).returning())[0]!;
+  const otherSite = (await db.insert(sites).values({ companyId: t.other.id, name: "Rival Site" }).returning())[0]!;
   const m = (await db.insert(media).values({ siteId: site.id, filename: "brief.pdf", mimeType: "application/pdf", url: "https://cdn.example.com/brief.pdf" }).returning())[0]!;
   const om = (await db.insert(media).values({ siteId: otherSite.id, filename: "secret.pdf", mimeType: "application/pdf", url: "https://cdn.example.com/secret.pdf" }).returning())[0]!;
-
-  const ctx: World["ctx"] = ({ role = "owner", scopes = ["*"], company = "mine", as } = {}) => {
-    const c = company === "mine" ? { id: mine.id, name: mine.name, role } : { id: other.id, name: other.name, role };
-    return {
-      deps,
-      principal: { userId: as ?? (company === "mine" ? owner : outsider), credential: { kind: "mcp_key", id: key.id, name: "test key" }, scopes, companies: [c], requireCmsApproval: false },
-      company: c,
-      requestId: "test",
-    };
-  };
-  const call = async (name: string, args: Record<string, unknown>, c = ctx()) => {
-    const tool = tools.get(name);
-    if (!tool) throw new Error(`no tool ${name}`);
-    const parsed = v.safeParse(tool.input, args);
-    if (!parsed.success) throw new AppError("validation", parsed.issues.map((i) => `${v.getDotPath(i) ?? ""}: ${i.message}`).join("; "));
-    return await tool.run(c, parsed.output);
-  };
-  const err = async (name: string, args: Record<string, unknown>, c = ctx()) => {
-    try {
-      await call(name, args, c);
-    } catch (e) {
-      if (e instanceof AppError) return e;
-      throw e;
-    }
-    throw new Error(`expected ${name} to fail`);
-  };
-  const jobs = async () => {
-    const r = new JobRunner(deps, workDomains.flatMap((d) => d.jobs ?? []));
-    await r.init();
-    return r;
-  };
+  const ctx: World["ctx"] = ({ role = "owner", scopes = ["*"], company = "mine", as } = {}) =>
+    t.ctx(company === "mine" ? "owner" : "outsider", { role, scopes, company, as });
   return {
-    deps,
-    store,
-    clock,
-    companyId: mine.id,
-    otherCompanyId: other.id,
-    users: { owner, priya, leo, outsider },
+    ...t,
+    companyId: t.mine.id,
+    otherCompanyId: t.other.id,
     mediaId: m.id,
     otherMediaId: om.id,
     ctx,
-    call,
-    err,
-    jobs,
-    close: () => store.close(),
+    call: (name, args, c = ctx()) => t.call(name, args, c),
+    err: (name, args, c = ctx()) => t.err(name, args, c),
   };
 }

@@ -109,5 +109,8 @@ export const aiDomain: Domain = {
   tools: [aiConversationsList, aiConversationsGet, aiConversationsSearch, aiCreditsBalance, aiCreditsLedger, aiCreditsUsage],
   events: AI_EVENTS,
   toolCallObservers: [observeToolCall],
+  notificationTypes: [
+    { type: "credits.budget_threshold", label: "Your company's AI credit spending reached a budget threshold", inApp: true, email: true },
+  ],
   portal: { routes: creditRoutes, nav: [{ href: CREDITS_PATH, label: "AI credits" }] },
 };

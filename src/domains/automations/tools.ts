@@ -252,6 +252,10 @@ export const automationsDomain: Domain = {
   subscribers: [automationTrigger],
   jobs: [runJob, scheduleJob, pruneRunsJob],
   publicPages: [{ prefix: "/hooks", routes: hookRoutes }],
+  notificationTypes: [
+    { type: "automation.failed", label: "An automation you made failed", inApp: true, email: true },
+    { type: "automation.message", label: "Messages from automations", inApp: true, email: false },
+  ],
 };
 
 export const webhooksDomain: Domain = {
@@ -262,6 +266,9 @@ export const webhooksDomain: Domain = {
   subscribers: [webhookFanout],
   jobs: [deliverJob, pruneDeliveriesJob],
   integrations: [webhookIntegrations],
+  notificationTypes: [
+    { type: "webhook.disabled", label: "An outgoing webhook was disabled after failing", inApp: true, email: true },
+  ],
 };
 
 export const automationDomains = [automationsDomain, webhooksDomain];

@@ -93,4 +93,7 @@ export const billingDomain: Domain = {
   ],
   events: billingEvents,
   jobs: billingJobs,
+  notificationTypes: [
+    { type: "invoice.overdue", label: "An invoice became overdue", inApp: true, email: true },
+  ],
 };

@@ -341,4 +341,9 @@ export const bookingsDomain: Domain = {
     },
   ],
   publicPages: [{ prefix: "/b", routes: bookingPublicRoutes }],
+  notificationTypes: [
+    { type: "booking.created", label: "Someone booked time with you", inApp: true, email: true },
+    { type: "booking.rescheduled", label: "A booking with you was moved", inApp: true, email: true },
+    { type: "booking.cancelled", label: "A booking with you was cancelled", inApp: true, email: true },
+  ],
 };

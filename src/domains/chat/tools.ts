@@ -192,5 +192,11 @@ export const chatDomain: Domain = {
   events: chatEvents,
   jobs: chatJobs,
   publicPages: [{ prefix: "/chat", routes: chatPublicRoutes }],
+  notificationTypes: [
+    { type: "chat.conversation_created", label: "A visitor started a chat in one of your inboxes", inApp: true, email: false },
+    { type: "chat.message_created", label: "A visitor wrote in a chat assigned to you", inApp: true, email: false },
+    { type: "chat.conversation_assigned", label: "A chat was assigned to you", inApp: true, email: true },
+    { type: "chat.snooze_ended", label: "A chat you snoozed is due again", inApp: true, email: false },
+  ],
   portal: { routes: chatPortalRoutes, nav: [{ href: CHAT_PATH, label: "Chat" }] },
 };

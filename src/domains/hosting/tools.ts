@@ -73,4 +73,9 @@ export const hostingDomain: Domain = {
   ],
   events: hostingEvents,
   jobs: [hostingJob],
+  notificationTypes: [
+    { type: "hosting.incident_opened", label: "A site domain went down", inApp: true, email: true },
+    { type: "hosting.incident_resolved", label: "A site domain is back up", inApp: true, email: true },
+    { type: "hosting.certificate_problem", label: "A site's TLS certificate is expiring, expired or invalid", inApp: true, email: true },
+  ],
 };

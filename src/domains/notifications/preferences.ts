@@ -9,7 +9,7 @@ import type { Deps } from "../../core/context";
 import { invalid } from "../../core/errors";
 import { auditLog } from "../../core/tables";
 import { notificationPreferences } from "./tables";
-import { NOTIFICATION_TYPES, TYPE_RE, typeDefaults, typeLabel } from "./types";
+import { notificationTypes, TYPE_RE, typeDefaults, typeLabel } from "./types";
 
 export interface Preference {
   inApp: boolean;
@@ -51,7 +51,7 @@ export interface PreferencesView {
 export async function readPreferences(deps: Deps, userId: number): Promise<PreferencesView> {
   const rows = await deps.db.select().from(notificationPreferences).where(eq(notificationPreferences.userId, userId));
   const star = rows.find((r) => r.type === "*");
-  const names = [...new Set([...NOTIFICATION_TYPES.map((t) => t.type), ...rows.map((r) => r.type).filter((t) => t !== "*")])];
+  const names = [...new Set([...notificationTypes().map((t) => t.type), ...rows.map((r) => r.type).filter((t) => t !== "*")])];
   return {
     allTypes: star ? { inApp: star.inApp, email: star.email } : null,
     types: names.map((type) => {

@@ -142,4 +142,9 @@ export const notificationsDomain: Domain = {
   events: [notificationCreated],
   subscribers: [notificationSubscriber],
   jobs: [digestJob],
+  notificationTypes: [
+    { type: "approval.decided", label: "An approval you asked for was approved or rejected", inApp: true, email: true },
+    { type: "invitation.accepted", label: "Someone accepted your invitation to the team", inApp: true, email: false },
+    { type: "message", label: "Messages from your team and its agents", inApp: true, email: false },
+  ],
 };

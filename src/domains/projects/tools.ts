@@ -167,6 +167,10 @@ export const kanbanDomain: Domain = {
   title: "Kanban",
   description: "Boards, columns with WIP limits, cards (WEB-42) with checklists, relations, comments, attachments, recurrences.",
   tools: kanbanTools,
+  notificationTypes: [
+    { type: "card.assigned", label: "You were assigned a card", inApp: true, email: true },
+    { type: "comment.mentioned", label: "You were mentioned in a comment", inApp: true, email: true },
+  ],
 };
 
 export const sprintsDomain: Domain = {

@@ -194,4 +194,8 @@ export const ticketsDomain: Domain = {
   events: ticketEvents,
   jobs: ticketJobs,
   subscribers: [ticketDelivery],
+  notificationTypes: [
+    { type: "ticket.assigned", label: "A ticket was assigned to you", inApp: true, email: true },
+    { type: "ticket.sla_breached", label: "A ticket you own breached its SLA", inApp: true, email: true },
+  ],
 };
