@@ -331,6 +331,35 @@ describe("live", () => {
   });
 });
 
+describe("streams end and re-authorise", () => {
+  test("a stream ends after its lifetime; reconnecting after removal from the company is refused", async () => {
+    const { PORTAL_STREAM } = await import("../../src/domains/chat/portal");
+    const { addMember, createUser, removeMember } = await import("../fixtures/accounts");
+    const { PASSWORD } = await import("./portal-world");
+    const u = await createUser(w.s.deps, { email: "temp@acme.test", name: "Temp", password: PASSWORD });
+    await addMember(w.s.deps, w.acme.id, u.id, "viewer");
+    const { Browser } = await import("../oauth/helpers");
+    const temp = new Browser(w.s.config.publicUrl);
+    expect((await temp.signIn("temp@acme.test", PASSWORD)).status).toBe(303);
+    const saved = PORTAL_STREAM.maxLifetimeMs;
+    PORTAL_STREAM.maxLifetimeMs = 600;
+    try {
+      const url = new URL(`/chat/${ann.conversation}/stream`, w.s.config.publicUrl);
+      const res = await fetch(url, { headers: { cookie: temp.jar.header() } });
+      expect(res.status).toBe(200);
+      await removeMember(w.s.deps, w.acme.id, u.id);
+      const started = performance.now();
+      // Read to the end: the server closes the stream at its lifetime.
+      expect(await res.text()).toContain(": connected");
+      expect(performance.now() - started).toBeLessThan(3000);
+      const again = await fetch(url, { headers: { cookie: temp.jar.header() }, redirect: "manual" });
+      expect(again.status).toBe(404);
+    } finally {
+      PORTAL_STREAM.maxLifetimeMs = saved;
+    }
+  });
+});
+
 describe("notifications", () => {
   test("opening a chat notification about another company switches to it before showing the conversation", async () => {
     // Olga also helps Rival; Rita assigns Rival's conversation #1 to her. Acme has a #1 too: the switch is what keeps them apart.

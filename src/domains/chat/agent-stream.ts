@@ -59,7 +59,21 @@ export async function agentStream(deps: Deps, c: Context): Promise<Response> {
  * company's chats: the agent feed above, and the portal's live pages
  * (src/domains/chat/portal.tsx, one conversation by its row id).
  */
-export function messageStream(ctx: ActorContext, signal: AbortSignal, opts: { after: number | null; inboxId?: number | null; conversationRowId?: number }): Response {
+export function messageStream(
+  ctx: ActorContext,
+  signal: AbortSignal,
+  opts: {
+    after: number | null;
+    inboxId?: number | null;
+    conversationRowId?: number;
+    /**
+     * End the stream after this long: the client reconnects (EventSource does
+     * by itself, resuming from Last-Event-ID, so nothing is lost) and is
+     * authorised again, so a person removed from the company stops receiving.
+     */
+    maxLifetimeMs?: number;
+  },
+): Response {
   const { deps, company } = ctx;
   const { after } = opts;
   const inboxId = opts.inboxId ?? null;
@@ -72,6 +86,7 @@ export function messageStream(ctx: ActorContext, signal: AbortSignal, opts: { af
   let closed = false;
   let off = () => {};
   let beat: ReturnType<typeof setInterval> | null = null;
+  let life: ReturnType<typeof setTimeout> | null = null;
 
   async function describe(rows: { conversationId: number; userId: number | null }[]) {
     const want = [...new Set(rows.map((r) => r.conversationId).filter((id) => !convs.has(id)))];
@@ -88,6 +103,15 @@ export function messageStream(ctx: ActorContext, signal: AbortSignal, opts: { af
 
   const stream = new ReadableStream<Uint8Array>({
     start: async (ctrl) => {
+      if (opts.maxLifetimeMs !== undefined)
+        life = setTimeout(() => {
+          close();
+          try {
+            ctrl.close();
+          } catch {
+            /* already closed */
+          }
+        }, opts.maxLifetimeMs);
       hub.streams++;
       const write = (s: string) => {
         if (closed) return;
@@ -131,7 +155,7 @@ export function messageStream(ctx: ActorContext, signal: AbortSignal, opts: { af
       } catch {
         close();
       }
-      beat = setInterval(() => write(`: ping\n\n`), HEARTBEAT_MS);
+      if (!closed) beat = setInterval(() => write(`: ping\n\n`), HEARTBEAT_MS);
     },
     cancel: () => close(),
   });
@@ -141,6 +165,7 @@ export function messageStream(ctx: ActorContext, signal: AbortSignal, opts: { af
     off();
     if (beat) clearInterval(beat);
     hub.streams--;
+    if (life) clearTimeout(life);
   }
   signal.addEventListener("abort", close, { once: true });
   return new Response(stream, {

@@ -33,6 +33,13 @@ import { LIMITS } from "./schemas";
 import { CHAT_PRIORITIES, CHAT_STATUSES, type ChatPriority, type ChatStatus } from "./tables";
 
 export const CHAT_PATH = "/chat";
+/**
+ * The portal's streams end after this long and the browser reconnects
+ * (resuming by id), which checks the session and membership again: someone
+ * removed from the company, or signed out, stops receiving within it.
+ * Mutable for tests.
+ */
+export const PORTAL_STREAM = { maxLifetimeMs: 120_000 };
 const PER_PAGE = 25;
 const THREAD = 50;
 
@@ -578,7 +585,7 @@ export function chatPortalRoutes(app: Hono<PortalEnv>, deps: Deps) {
   app.get(`${CHAT_PATH}/live`, signedIn(deps), async (c) => {
     const ctx = actor(c);
     chatRead(ctx);
-    return messageStream(ctx, c.req.raw.signal, { after: whole(c.req.header("last-event-id")) ?? whole(c.req.query("after")) ?? null });
+    return messageStream(ctx, c.req.raw.signal, { after: whole(c.req.header("last-event-id")) ?? whole(c.req.query("after")) ?? null, maxLifetimeMs: PORTAL_STREAM.maxLifetimeMs });
   });
 
   const page = async (c: Context<PortalEnv>, number: number, extra: ConvExtra = {}) => {
@@ -615,7 +622,7 @@ export function chatPortalRoutes(app: Hono<PortalEnv>, deps: Deps) {
     chatRead(ctx);
     const conv = await conversationByNumber(deps.db, ctx, numberOf(c.req.param("number")));
     const after = whole(c.req.header("last-event-id")) ?? whole(c.req.query("after"));
-    return messageStream(ctx, c.req.raw.signal, { after, conversationRowId: conv.id });
+    return messageStream(ctx, c.req.raw.signal, { after, conversationRowId: conv.id, maxLifetimeMs: PORTAL_STREAM.maxLifetimeMs });
   });
 
   /** Runs an action's verb; a refusal re-shows the conversation with the reason beside its form. */
