@@ -146,6 +146,20 @@ export interface Domain {
    * the preferences page and profile tools can list them.
    */
   notificationTypes?: NotificationType[];
+  /**
+   * Pages this domain adds to the signed-in portal (src/portal/routes.tsx
+   * mounts them; formGuard's same-origin and CSRF checks already cover their
+   * posts) and its entries in the portal's navigation.
+   */
+  portal?: PortalPages;
+}
+
+/** A domain's part of the portal: routes on the portal app, and navigation entries. */
+export interface PortalPages {
+  /** Registers routes on the portal app (a `Hono<PortalEnv>` from src/portal/guard.ts); paths must not collide with the core's. */
+  routes(app: Hono<any>, deps: Deps): void;
+  /** Shown in the navigation to members whose role in the active company is at least `minRole` (default viewer). */
+  nav?: { href: string; label: string; minRole?: Role }[];
 }
 
 /** One finished tools/call, as toolCallObservers see it. */

@@ -9,8 +9,9 @@ import type { Context, Hono } from "hono";
 import type { Deps } from "../core/context";
 import { AppError, invalid } from "../core/errors";
 import { isPortalPath } from "../domains/notifications/notify";
-import { archive, linkOf, listNotifications, markAllRead, markRead, portalInbox, snooze, VIEWS, type NotificationItem, type View } from "../domains/notifications/verbs";
+import { archive, targetOf, listNotifications, markAllRead, markRead, portalInbox, snooze, VIEWS, type NotificationItem, type View } from "../domains/notifications/verbs";
 import { signedIn, type PortalEnv } from "./guard";
+import { setActiveCompany } from "./session";
 import { Csrf, Layout, Notice, render, when } from "./layout";
 import type { Session } from "./session";
 
@@ -171,7 +172,10 @@ export function inboxRoutes(app: Hono<PortalEnv>, deps: Deps) {
     switch (action) {
       case "open": {
         await markRead(box, [id], true);
-        const link = await linkOf(box, id);
+        const target = await targetOf(box, id);
+        const link = target?.link ?? null;
+        // Links name records of the notification's company (/chat/57): act on that company, as the switcher would.
+        if (link && target && target.companyId !== s.active?.id) await setActiveCompany(deps, s, target.companyId);
         // Links are checked when stored; checked again here because a redirect is where an open redirect would bite.
         return c.redirect(link && isPortalPath(link) ? link : PATH, 303);
       }

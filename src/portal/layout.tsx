@@ -7,6 +7,8 @@
  */
 import type { Context } from "hono";
 import type { Child, FC, PropsWithChildren } from "hono/jsx";
+import type { Role } from "../core/roles";
+import { roleAllows } from "../core/scopes";
 import { PORTAL_CSS_HASH, PORTAL_CSS_PATH } from "./style";
 import type { Session } from "./session";
 
@@ -18,9 +20,31 @@ export const NAV = [
   { href: "/settings/rest-keys", label: "REST keys" },
   { href: "/settings/connections", label: "Connected apps" },
   { href: "/team", label: "Team" },
-  { href: "/billing", label: "Billing" },
   { href: "/settings/profile", label: "Profile" },
 ] as const;
+
+export interface NavItem {
+  href: string;
+  label: string;
+  minRole?: Role;
+}
+
+/** Entries domains contribute (Domain.portal.nav), set once by portalRoutes; shown after Approvals. */
+let domainNav: NavItem[] = [];
+export function setDomainNav(items: NavItem[]) {
+  domainNav = items;
+}
+
+/** The navigation a member sees: the core's entries and the domains' entries their role in the active company reaches. */
+export function navFor(session: Session): NavItem[] {
+  const role = session.active?.role;
+  const extra = domainNav.filter((n) => !n.minRole || n.minRole === "viewer" || (role !== undefined && roleAllows(role, false, n.minRole)));
+  const at = NAV.findIndex((n) => n.href === "/approvals") + 1;
+  return [...NAV.slice(0, at), ...extra, ...NAV.slice(at)];
+}
+
+/** Whether `path` (the page being shown) sits under the navigation entry `href`. */
+const current = (path: string, href: string) => path === href || (href !== "/" && path.startsWith(`${href}/`));
 
 export const Csrf: FC<{ session: Session }> = ({ session }) => <input type="hidden" name="_csrf" value={session.csrfToken} />;
 
@@ -81,13 +105,13 @@ const Header: FC<{ session: Session | null; path: string; focused?: boolean }> =
     </div>
     {session && !focused && (
       <nav class="main" aria-label="Portal">
-        {NAV.map((n) =>
+        {navFor(session).map((n) =>
           n.href === "/inbox" && session.unread > 0 ? (
             <a href={n.href} aria-current={path === n.href ? "page" : undefined} aria-label={`Inbox, ${session.unread} unread`}>
               {n.label} <span class="badge unread">{session.unread > 99 ? "99+" : session.unread}</span>
             </a>
           ) : (
-            <a href={n.href} aria-current={path === n.href ? "page" : undefined}>
+            <a href={n.href} aria-current={current(path, n.href) ? "page" : undefined}>
               {n.label}
             </a>
           ),
@@ -119,14 +143,21 @@ export interface RenderOptions {
   status?: 200 | 400 | 403 | 404 | 409 | 410 | 413 | 422 | 429;
   /** Extra CSP form-action sources (the consent form redirects to the client). */
   formAction?: string[];
+  /**
+   * A page that updates itself live (the chat): its one inline script carries
+   * this nonce, and the policy then allows that script and same-origin
+   * connections (EventSource) — nothing else. Pages without it run no script.
+   */
+  scriptNonce?: string;
 }
 
-/** Sends a page with no-store caching and a strict policy: no scripts at all, no framing. */
+/** Sends a page with no-store caching and a strict policy: no scripts at all (unless one nonce'd script is asked for), no framing. */
 export function render(c: Context, page: Child, opts: RenderOptions = {}) {
   const formAction = ["'self'", ...(opts.formAction ?? [])].join(" ");
+  const script = opts.scriptNonce ? `; script-src 'nonce-${opts.scriptNonce}'; connect-src 'self'` : "";
   c.header(
     "Content-Security-Policy",
-    `default-src 'none'; style-src 'self'; img-src 'self' data:; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
+    `default-src 'none'; style-src 'self'; img-src 'self' data:; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'${script}`,
   );
   c.header("X-Frame-Options", "DENY");
   c.header("X-Content-Type-Options", "nosniff");

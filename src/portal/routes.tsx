@@ -24,7 +24,8 @@ import { teamRoutes } from "./team";
 import { inboxRoutes } from "./inbox";
 import { inviteRoutes } from "./invite";
 import { profileRoutes } from "./profile";
-import { billingRoutes } from "./billing";
+import { domains } from "../domains";
+import { setDomainNav } from "./layout";
 
 export function portalRoutes(deps: Deps) {
   const app = new Hono<PortalEnv>();
@@ -46,9 +47,11 @@ export function portalRoutes(deps: Deps) {
   inviteRoutes(app, deps);
   inboxRoutes(app, deps);
   profileRoutes(app, deps);
-  billingRoutes(app, deps);
   approvalRoutes(app, deps);
   consentRoutes(app, deps);
+  // Pages domains bring (Domain.portal): chat, AI credits…; their posts pass formGuard like every other.
+  for (const d of domains) d.portal?.routes(app, deps);
+  setDomainNav(domains.flatMap((d) => d.portal?.nav ?? []));
 
   app.post("/company", signedIn(deps), async (c) => {
     const form = c.get("form");

@@ -72,11 +72,19 @@ p.summary{font-size:1.05rem}
 .scopes .area .levels{display:flex;flex-wrap:wrap}
 .scopes .full-access .notice{margin:.3rem 0 0;width:100%}
 .switcher{display:flex;gap:.4rem;align-items:center}
-.switcher select{width:auto;padding:.3rem .4rem}
+.switcher select,.switcher input{width:auto;padding:.3rem .4rem}
 .switcher button,.signout button{padding:.3rem .7rem}
 .preview{border:1px dashed var(--line);border-radius:8px;padding:.7rem;background:var(--bg);max-height:22rem;overflow:auto}
 .client{display:flex;gap:.8rem;align-items:center}
 .client .mark{width:2.6rem;height:2.6rem;border-radius:9px;background:var(--accent);color:var(--accent-text);display:grid;place-items:center;font-weight:700;font-size:1.2rem;flex:none}
+ol.thread{list-style:none;padding:0;margin:0;display:flex;flex-direction:column;gap:.55rem}
+.msg{max-width:78%;padding:.5rem .75rem;border-radius:10px;border:1px solid var(--line);background:var(--bg)}
+.msg.agent{align-self:flex-end;background:var(--card);border-color:var(--accent)}
+.msg.note{align-self:flex-end;background:var(--code);border-style:dashed;border-color:var(--warn)}
+.msg .who{margin:0;font-size:.8rem;color:var(--muted)}
+.msg p.body{margin:.2rem 0 0;white-space:pre-wrap;overflow-wrap:anywhere}
+tr.fresh td{font-weight:600}
+.live{min-height:1.2rem}
 @media (max-width:600px){body{font-size:16px}th.hide-sm,td.hide-sm{display:none}main{margin-top:.8rem}}
 `;
 

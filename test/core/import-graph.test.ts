@@ -12,8 +12,10 @@
  *   domains     src/domains/<name>/: tables, verbs, tools, approval kinds.
  *               May import core, other domains, and the one file of the MCP
  *               layer that is the declaration contract every tools.ts uses,
- *               src/mcp/define.ts. Never a web adapter: not src/rest,
- *               src/mcp (but define.ts), src/portal, src/oauth,
+ *               src/mcp/define.ts, and the one file of the portal that
+ *               domains' signed-in pages use, src/portal/kit.ts. Never a
+ *               web adapter: not src/rest, src/mcp (but define.ts),
+ *               src/portal (but kit.ts), src/oauth,
  *               src/approvals, src/ops, src/cli, app.ts, server.ts, main.ts.
  *               Verbs are what adapters call, whichever adapter it is.
  *   approvals   src/domains/approvals is the generic workflow other domains
@@ -75,6 +77,8 @@ export function edgesOf(src: string): Edge[] {
 const CORE = /^(core\/|config$|version$)/;
 const ADAPTERS = /^(rest\/|mcp\/|portal\/|oauth\/|approvals\/|ops\/|cli\/|app$|server$|main$)/;
 const MCP_CONTRACT = "mcp/define";
+/** Domains' portal pages (Domain.portal) build on this one file of the portal. */
+const PORTAL_CONTRACT = "portal/kit";
 
 const isCore = (p: string) => CORE.test(p);
 const domainOf = (p: string) => /^domains\/([^/]+)\//.exec(p)?.[1] ?? null;
@@ -87,8 +91,8 @@ export function violations(edges: readonly Edge[]): string[] {
     if (!insideSrc(to)) continue;
     if (isCore(from) && !isCore(to)) out.push(`${from} → ${to}: the core imports only the core`);
     const fromDomain = domainOf(from) ?? (from === "domains/index.ts" ? "(list)" : null);
-    if (fromDomain !== null && ADAPTERS.test(to) && to !== MCP_CONTRACT)
-      out.push(`${from} → ${to}: a domain imports no web adapter (only ${MCP_CONTRACT}, the tool declaration contract)`);
+    if (fromDomain !== null && ADAPTERS.test(to) && to !== MCP_CONTRACT && to !== PORTAL_CONTRACT)
+      out.push(`${from} → ${to}: a domain imports no web adapter (only ${MCP_CONTRACT}, the tool declaration contract, and ${PORTAL_CONTRACT} for its portal pages)`);
     if (fromDomain === "approvals") {
       const toDomain = domainOf(to);
       if (toDomain !== null && toDomain !== "approvals")
@@ -118,9 +122,10 @@ describe("import graph of src", () => {
       { from: "domains/accounts/credentials.ts", to: "oauth/tables" },
       { from: "domains/cms/tools.ts", to: "mcp/registry" },
       { from: "domains/approvals/preview.ts", to: "domains/branding/tables" },
+      { from: "domains/chat/portal.tsx", to: "portal/layout" },
     ];
     const found = violations(bad);
-    expect(found).toHaveLength(5);
+    expect(found).toHaveLength(6);
     expect(found[0]).toStartWith("core/audit.ts → domains/accounts/tables");
     expect(found[2]).toContain("domains/accounts/credentials.ts → oauth/tables");
     expect(found[4]).toContain("approvals domain imports no other domain");
@@ -128,6 +133,7 @@ describe("import graph of src", () => {
     expect(
       violations([
         { from: "domains/cms/tools.ts", to: "mcp/define" },
+        { from: "domains/chat/portal.tsx", to: "portal/kit" },
         { from: "domains/cms/posts.ts", to: "domains/approvals/links" },
         { from: "domains/approvals/registry.ts", to: "domains/index" },
         { from: "core/db.ts", to: "../db/migrations/index" },

@@ -208,6 +208,19 @@ const ROUTES: Record<string, Route> = {
     state: () => snapshot("SELECT id, status FROM approval_links ORDER BY id"),
     ok: 303,
   },
+  "POST /chat/:number/reply (a domain's page)": {
+    prepare: async () => {
+      const n = ((await row(s.deps, "SELECT number FROM chat_conversations WHERE company_id = ? ORDER BY number LIMIT 1", northwind)) as { number: number }).number;
+      return { path: `/chat/${n}/reply`, fields: { body: "Forged reply" } };
+    },
+    state: () => snapshot("SELECT count(*) AS n FROM chat_messages WHERE company_id = ?", northwind),
+    ok: 303,
+  },
+  "POST /ai/credits/grant (a domain's page)": {
+    prepare: async () => ({ path: "/ai/credits/grant", fields: { amount: "10", note: "forged" } }),
+    state: () => snapshot("SELECT count(*) AS n FROM ai_credit_ledger WHERE company_id = ?", northwind),
+    ok: 303,
+  },
   "POST /oauth/authorize (consent)": {
     prepare: async () => {
       const client = (await register(base, { client_name: "Consent", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" })).body;

@@ -48,7 +48,7 @@ async function submit(b: Browser, path: string, pick: (f: { action: string }) =>
 }
 
 describe("pages", () => {
-  const PAGES = ["/", "/approvals", "/settings/api-keys", "/settings/rest-keys", "/settings/connections", "/team", "/inbox", "/settings/profile", "/billing"];
+  const PAGES = ["/", "/approvals", "/settings/api-keys", "/settings/rest-keys", "/settings/connections", "/team", "/inbox", "/settings/profile", "/billing", "/ai/credits"];
   test("every page renders for owner and viewer, script-free, framed by nobody, with the one stylesheet", async () => {
     for (const b of [owner, viewer])
       for (const path of PAGES) {
@@ -65,6 +65,20 @@ describe("pages", () => {
         const sheet = await fetch(new URL(css, s.config.publicUrl));
         expect(sheet.headers.get("content-type")).toContain("text/css");
         expect(sheet.headers.get("cache-control")).toContain("immutable");
+      }
+  });
+
+  test("the live chat pages carry one script, allowed by its nonce alone, for owner and viewer", async () => {
+    const n = ((await row(s.deps, "SELECT number FROM chat_conversations WHERE company_id = ? ORDER BY number LIMIT 1", northwind)) as { number: number }).number;
+    for (const b of [owner, viewer])
+      for (const path of ["/chat", `/chat/${n}`]) {
+        const res = await b.get(path);
+        expect(res.status).toBe(200);
+        const csp = res.headers.get("content-security-policy")!;
+        expect(csp).toContain("default-src 'none'");
+        const nonce = /script-src 'nonce-([A-Za-z0-9+/=_-]+)'; connect-src 'self'/.exec(csp)![1]!;
+        const html = await res.text();
+        expect(html.match(/<script[^>]*>/g)).toEqual([`<script nonce="${nonce}">`]);
       }
   });
 

@@ -19,13 +19,13 @@ import { audit } from "../../core/audit";
 import { iso } from "../../core/clock";
 import type { ActorContext, Deps } from "../../core/context";
 import type { Db } from "../../core/db";
-import { AppError, invalid } from "../../core/errors";
+import { AppError, forbidden, invalid } from "../../core/errors";
 import { emit } from "../../core/events";
 import { page } from "../../core/pagination";
-import { authorize } from "../../core/scopes";
+import { authorize, roleAllows } from "../../core/scopes";
 import { auditLog, memberships } from "../../core/tables";
 import { notify } from "../notifications/notify";
-import { creditsBudgetThreshold, creditsDebited, creditsGranted } from "./events";
+import { creditsBudgetSet, creditsBudgetThreshold, creditsDebited, creditsGranted } from "./events";
 import { aiCreditAccounts, aiCreditBudgets, aiCreditLedger } from "./tables";
 
 /** Largest single grant or debit: far beyond any real use, well inside 2^53. */
@@ -178,8 +178,13 @@ async function alertThreshold(t: Tx, deps: Deps, companyId: number, b: BudgetAft
   });
 }
 
+/** How an operator verb was reached, for its audit row: the CLI (default) or a portal session. */
+export type OperatorVia = { kind: "cli" | "session"; id: number | null };
+const CLI: OperatorVia = { kind: "cli", id: null };
+const SESSION: OperatorVia = { kind: "session", id: null };
+
 /** Operator verb (CLI, portal, seed): the agency grants `amount` credits to a company. */
-export async function grantCredits(deps: Deps, input: { companyId: number; amount: number; note?: string | null; userId?: number | null; at?: Date }) {
+export async function grantCredits(deps: Deps, input: { companyId: number; amount: number; note?: string | null; userId?: number | null; at?: Date; via?: OperatorVia }) {
   checkAmount(input.amount, "amount");
   const note = input.note?.trim() ? input.note.trim().slice(0, 500) : null;
   return await deps.db.transaction(async (t) => {
@@ -198,7 +203,8 @@ export async function grantCredits(deps: Deps, input: { companyId: number; amoun
     await t.insert(auditLog).values({
       companyId: input.companyId,
       userId,
-      credentialKind: "cli",
+      credentialKind: (input.via ?? CLI).kind,
+      credentialId: (input.via ?? CLI).id,
       action: "credits.grant",
       entityType: "credit_entry",
       entityId: entry.id,
@@ -216,12 +222,31 @@ export async function grantCredits(deps: Deps, input: { companyId: number; amoun
   });
 }
 
-/** Operator verb: sets (or with monthlyLimit null removes) a company's monthly budget. */
-export async function setBudget(deps: Deps, input: { companyId: number; monthlyLimit: number | null; thresholds?: number[]; hard?: boolean }) {
+/** Operator verb: sets (or with monthlyLimit null removes) a company's monthly budget; audited, emits credits.budget_set when something changed. */
+export async function setBudget(
+  deps: Deps,
+  input: { companyId: number; monthlyLimit: number | null; thresholds?: number[]; hard?: boolean; userId?: number | null; via?: OperatorVia },
+) {
+  const record = async (t: Tx, now: Date, detail: { monthlyLimit: number | null; thresholds: number[] | null; hard: boolean | null }) => {
+    const userId = input.userId ?? null;
+    await t.insert(auditLog).values({
+      companyId: input.companyId,
+      userId,
+      credentialKind: (input.via ?? CLI).kind,
+      credentialId: (input.via ?? CLI).id,
+      action: detail.monthlyLimit === null ? "credits.budget_remove" : "credits.budget",
+      entityType: "company",
+      entityId: input.companyId,
+      detail,
+      createdAt: now,
+    });
+    await emit(t, { deps, company: { id: input.companyId } }, creditsBudgetSet, { id: input.companyId }, { ...detail, setByUserId: userId });
+  };
   return await deps.db.transaction(async (t) => {
     const now = deps.clock.now();
     if (input.monthlyLimit === null) {
-      await t.delete(aiCreditBudgets).where(eq(aiCreditBudgets.companyId, input.companyId));
+      const gone = await t.delete(aiCreditBudgets).where(eq(aiCreditBudgets.companyId, input.companyId)).returning({ c: aiCreditBudgets.companyId });
+      if (gone.length) await record(t, now, { monthlyLimit: null, thresholds: null, hard: null });
       return null;
     }
     checkAmount(input.monthlyLimit, "the monthly limit");
@@ -239,8 +264,31 @@ export async function setBudget(deps: Deps, input: { companyId: number; monthlyL
     const values = { monthlyLimit: input.monthlyLimit, thresholds, hard: input.hard ?? false, periodStart: start, spent: -spent, updatedAt: now };
     const done = await t.update(aiCreditBudgets).set(values).where(eq(aiCreditBudgets.companyId, input.companyId)).returning();
     if (!done.length) await t.insert(aiCreditBudgets).values({ companyId: input.companyId, ...values, notifiedPercent: 0, createdAt: now });
+    await record(t, now, { monthlyLimit: values.monthlyLimit, thresholds, hard: values.hard });
     return budgetOut((await t.select().from(aiCreditBudgets).where(eq(aiCreditBudgets.companyId, input.companyId)).limit(1))[0]!, now);
   });
+}
+
+/**
+ * Grants and budgets from the portal: the agency's people are the owners and
+ * admins of the company (as for billing), acting through their signed-in
+ * session. Agents never reach these (no tool calls them, and any other
+ * credential is refused here too).
+ */
+function requireAgencyPerson(ctx: ActorContext, what: string) {
+  if (ctx.principal.credential.kind !== "session") throw forbidden(`AI credits are ${what} by the agency's people in the portal or the CLI, not by agents.`);
+  if (!roleAllows(ctx.company.role, true))
+    throw forbidden(`Only owners and admins of ${ctx.company.name} can ${what === "granted" ? "grant credits" : "set the budget"}; your role is ${ctx.company.role}.`);
+}
+
+export async function grantCreditsAs(ctx: ActorContext, input: { amount: number; note?: string | null }) {
+  requireAgencyPerson(ctx, "granted");
+  return await grantCredits(ctx.deps, { companyId: ctx.company.id, amount: input.amount, note: input.note, userId: ctx.principal.userId, via: SESSION });
+}
+
+export async function setBudgetAs(ctx: ActorContext, input: { monthlyLimit: number | null; thresholds?: number[]; hard?: boolean }) {
+  requireAgencyPerson(ctx, "budgeted");
+  return await setBudget(ctx.deps, { companyId: ctx.company.id, ...input, userId: ctx.principal.userId, via: SESSION });
 }
 
 function budgetOut(b: typeof aiCreditBudgets.$inferSelect, now: Date) {

@@ -42,4 +42,16 @@ export const creditsBudgetThreshold = defineEvent({
   }),
 });
 
-export const AI_EVENTS = [creditsGranted, creditsDebited, creditsBudgetThreshold];
+export const creditsBudgetSet = defineEvent({
+  type: "credits.budget_set",
+  entity: "company",
+  description: "A company's monthly AI credit budget was set or changed (monthlyLimit, thresholds, hard) or removed (all null), and by whom.",
+  payload: v.object({
+    monthlyLimit: v.nullable(v.number()),
+    thresholds: v.nullable(v.array(v.number())),
+    hard: v.nullable(v.boolean()),
+    setByUserId: v.nullable(v.number()),
+  }),
+});
+
+export const AI_EVENTS = [creditsGranted, creditsDebited, creditsBudgetThreshold, creditsBudgetSet];

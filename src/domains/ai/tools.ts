@@ -3,6 +3,7 @@ import * as v from "valibot";
 import { pageInput } from "../../core/pagination";
 import { defineTool, type Domain } from "../../mcp/define";
 import { getConversation, listConversations, searchConversations } from "./conversations";
+import { creditRoutes, CREDITS_PATH } from "./portal";
 import { creditBalance, creditLedger, creditUsage } from "./credits";
 import { AI_EVENTS } from "./events";
 import { flushToolCalls, observeToolCall } from "./recorder";
@@ -111,4 +112,5 @@ export const aiDomain: Domain = {
   notificationTypes: [
     { type: "credits.budget_threshold", label: "Your company's AI credit spending reached a budget threshold", inApp: true, email: true },
   ],
+  portal: { routes: creditRoutes, nav: [{ href: CREDITS_PATH, label: "AI credits" }] },
 };

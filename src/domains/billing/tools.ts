@@ -9,6 +9,7 @@ import { pageInput } from "../../core/pagination";
 import { defineTool, type Domain } from "../../mcp/define";
 import { idSchema } from "../cms/common";
 import { billingJobs } from "./jobs";
+import { BILLING_PATH, billingRoutes } from "./portal";
 import { invoicePdf } from "./pdf";
 import { billingEvents, billingSummary, getInvoice, getSubscription, INVOICE_STATUSES, invoiceDocument, listInvoices, listSubscriptions, pdfUrl } from "./verbs";
 
@@ -20,6 +21,7 @@ export const billingDomain: Domain = {
   name: T,
   title: "Billing",
   description: "The agency's subscriptions and invoices for the company (read only; people bill in the portal).",
+  portal: { routes: billingRoutes, nav: [{ href: BILLING_PATH, label: "Billing" }] },
   tools: [
     defineTool({
       name: "subscriptions_list",

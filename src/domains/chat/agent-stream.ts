@@ -51,7 +51,33 @@ export async function agentStream(deps: Deps, c: Context): Promise<Response> {
     if (isAppError(e)) return err(httpStatus[e.code], e.message);
     throw e;
   }
+  return messageStream(ctx, c.req.raw.signal, { after, inboxId });
+}
 
+/**
+ * The SSE response itself, for an actor already allowed to read the
+ * company's chats: the agent feed above, and the portal's live pages
+ * (src/domains/chat/portal.tsx, one conversation by its row id).
+ */
+export function messageStream(
+  ctx: ActorContext,
+  signal: AbortSignal,
+  opts: {
+    after: number | null;
+    inboxId?: number | null;
+    conversationRowId?: number;
+    /**
+     * End the stream after this long: the client reconnects (EventSource does
+     * by itself, resuming from Last-Event-ID, so nothing is lost) and is
+     * authorised again, so a person removed from the company stops receiving.
+     */
+    maxLifetimeMs?: number;
+  },
+): Response {
+  const { deps, company } = ctx;
+  const { after } = opts;
+  const inboxId = opts.inboxId ?? null;
+  const only = opts.conversationRowId;
   const hub = hubFor(deps);
   const enc = new TextEncoder();
   const sent = new Set<number>();
@@ -60,6 +86,7 @@ export async function agentStream(deps: Deps, c: Context): Promise<Response> {
   let closed = false;
   let off = () => {};
   let beat: ReturnType<typeof setInterval> | null = null;
+  let life: ReturnType<typeof setTimeout> | null = null;
 
   async function describe(rows: { conversationId: number; userId: number | null }[]) {
     const want = [...new Set(rows.map((r) => r.conversationId).filter((id) => !convs.has(id)))];
@@ -76,6 +103,15 @@ export async function agentStream(deps: Deps, c: Context): Promise<Response> {
 
   const stream = new ReadableStream<Uint8Array>({
     start: async (ctrl) => {
+      if (opts.maxLifetimeMs !== undefined)
+        life = setTimeout(() => {
+          close();
+          try {
+            ctrl.close();
+          } catch {
+            /* already closed */
+          }
+        }, opts.maxLifetimeMs);
       hub.streams++;
       const write = (s: string) => {
         if (closed) return;
@@ -90,6 +126,7 @@ export async function agentStream(deps: Deps, c: Context): Promise<Response> {
         for (const m of rows) {
           const conv = convs.get(m.conversationId);
           if (!conv || sent.has(m.id) || (after !== null && m.id <= after) || (inboxId !== null && conv.inboxId !== inboxId)) continue;
+          if (only !== undefined && m.conversationId !== only) continue;
           sent.add(m.id);
           const out = { ...messageOut({ ...m, companyId: company.id } as typeof chatMessages.$inferSelect, names, conv.number), visitor: conv.visitor };
           write(`id: ${m.id}\nevent: message\ndata: ${JSON.stringify(out)}\n\n`);
@@ -108,7 +145,7 @@ export async function agentStream(deps: Deps, c: Context): Promise<Response> {
           const rows = await deps.db
             .select()
             .from(chatMessages)
-            .where(and(eq(chatMessages.companyId, company.id), gt(chatMessages.id, after)))
+            .where(and(eq(chatMessages.companyId, company.id), gt(chatMessages.id, after), only !== undefined ? eq(chatMessages.conversationId, only) : undefined))
             .orderBy(asc(chatMessages.id))
             .limit(CATCH_UP);
           await send(rows);
@@ -118,7 +155,7 @@ export async function agentStream(deps: Deps, c: Context): Promise<Response> {
       } catch {
         close();
       }
-      beat = setInterval(() => write(`: ping\n\n`), HEARTBEAT_MS);
+      if (!closed) beat = setInterval(() => write(`: ping\n\n`), HEARTBEAT_MS);
     },
     cancel: () => close(),
   });
@@ -128,8 +165,9 @@ export async function agentStream(deps: Deps, c: Context): Promise<Response> {
     off();
     if (beat) clearInterval(beat);
     hub.streams--;
+    if (life) clearTimeout(life);
   }
-  c.req.raw.signal.addEventListener("abort", close, { once: true });
+  signal.addEventListener("abort", close, { once: true });
   return new Response(stream, {
     headers: { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-store", "X-Accel-Buffering": "no", "X-Content-Type-Options": "nosniff" },
   });

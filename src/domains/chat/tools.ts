@@ -11,6 +11,7 @@ import { chatEvents } from "./events";
 import { createInbox, deleteInbox, getInbox, listInboxes, updateInbox } from "./inboxes";
 import { waitMessages } from "./live";
 import { chatPublicRoutes } from "./public-pages";
+import { CHAT_PATH, chatPortalRoutes } from "./portal";
 import * as s from "./schemas";
 
 const T = { toolset: "chat" } as const;
@@ -197,4 +198,5 @@ export const chatDomain: Domain = {
     { type: "chat.conversation_assigned", label: "A chat was assigned to you", inApp: true, email: true },
     { type: "chat.snooze_ended", label: "A chat you snoozed is due again", inApp: true, email: false },
   ],
+  portal: { routes: chatPortalRoutes, nav: [{ href: CHAT_PATH, label: "Chat" }] },
 };

@@ -168,6 +168,12 @@ export async function linkOf(box: Inbox, id: number): Promise<string | null> {
   return (await box.deps.db.select({ link: notifications.link }).from(notifications).where(eq(notifications.id, id)).limit(1))[0]?.link ?? null;
 }
 
+/** Where opening a notification leads: its link and the company it is about (a portal link such as /chat/57 means that company's #57). */
+export async function targetOf(box: Inbox, id: number): Promise<{ link: string | null; companyId: number } | null> {
+  await own(box, [id]);
+  return (await box.deps.db.select({ link: notifications.link, companyId: notifications.companyId }).from(notifications).where(eq(notifications.id, id)).limit(1))[0] ?? null;
+}
+
 export async function markRead(box: Inbox, ids: number[], read: boolean) {
   const now = box.deps.clock.now();
   // Unread means back in the inbox: a snoozed or archived one returns.

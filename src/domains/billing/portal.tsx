@@ -9,10 +9,10 @@
  * without floating point.
  */
 import type { Context, Hono } from "hono";
-import type { ActorContext, Deps } from "../core/context";
-import { AppError, invalid, isAppError } from "../core/errors";
-import { formatMoney } from "../domains/billing/money";
-import { invoicePdf } from "../domains/billing/pdf";
+import type { ActorContext, Deps } from "../../core/context";
+import { AppError, invalid, isAppError } from "../../core/errors";
+import { formatMoney } from "./money";
+import { invoicePdf } from "./pdf";
 import {
   billingSummary,
   cancelSubscription,
@@ -28,14 +28,11 @@ import {
   saveSettings,
   settingsOf,
   voidInvoice,
-} from "../domains/billing/verbs";
-import { canManage, portalActor } from "./actor";
-import type { Form } from "./forms";
-import { signedIn, type PortalEnv } from "./guard";
-import { Csrf, DangerButton, Layout, Notice, render, when } from "./layout";
-import type { Session } from "./session";
+} from "./verbs";
+import { canManage, Csrf, DangerButton, Layout, Notice, portalActor, render, signedIn, when, type Form, type PortalEnv, type Session } from "../../portal/kit";
 
-const PATH = "/billing";
+export const BILLING_PATH = "/billing";
+const PATH = BILLING_PATH;
 
 /** "1234.5" → 123450 cents; digits only, at most two decimals. */
 export function centsOf(raw: string, label: string): number {
