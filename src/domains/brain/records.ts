@@ -21,6 +21,7 @@ import { queueChunks } from "./embeddings";
 import { peopleMerged, recordCreated, recordDeleted, recordUpdated } from "./events";
 import { checkData, DATA_SCHEMAS, DEFAULT_STATUS, searchTextOf, STATUSES, titleKey, uniqueKeyOf } from "./kinds";
 import { addEdge, backlinksOf, edgeIds, relationsOf, resolveRefs, setEdges, syncRefs } from "./links";
+import { linkContact, personContact } from "./others";
 import { approvedLinkId, holdIfNeeded } from "./review";
 import { brainRecords, brainRefs, brainRelations, brainRevisions, type RecordKind } from "./tables";
 
@@ -28,7 +29,7 @@ type Input = Record<string, unknown>;
 
 /** Data fields each kind takes straight from the tool's arguments. */
 const DATA_FIELDS: Record<RecordKind, string[]> = Object.fromEntries(
-  Object.entries(DATA_SCHEMAS).map(([k, s]) => [k, Object.keys((s as unknown as { entries: Record<string, unknown> }).entries).filter((f) => f !== "aliases" && f !== "actionItems")]),
+  Object.entries(DATA_SCHEMAS).map(([k, s]) => [k, Object.keys((s as unknown as { entries: Record<string, unknown> }).entries).filter((f) => f !== "aliases" && f !== "actionItems" && f !== "crmContactId")]),
 ) as Record<RecordKind, string[]>;
 
 /** The tool that writes each kind (for held writes, re-run on approval). */
@@ -311,6 +312,11 @@ export async function saveRecord(ctx: ActorContext, kind: RecordKind, tool: stri
     const members = kind === "org_unit" && input.members !== undefined ? await peopleIds(tx, ctx, input.members as RecordRef[], false) : undefined;
     const orgUnits = kind === "person" && input.orgUnits !== undefined ? await Promise.all((input.orgUnits as RecordRef[]).map(async (r) => (await recordFor(tx, ctx, r, ["org_unit"])).id)) : undefined;
     const goals = kind === "initiative" && input.goals !== undefined ? await Promise.all((input.goals as RecordRef[]).map(async (r) => (await recordFor(tx, ctx, r, ["goal"])).id)) : undefined;
+    if (kind === "person" && input.crmContact !== undefined) {
+      if (input.crmContact === null) delete data.crmContactId;
+      else data.crmContactId = await linkContact(tx, ctx, input.crmContact as number | string);
+      dataTouched = true;
+    }
     let parent: number | null | undefined;
     if (kind === "org_unit" && input.parent !== undefined) {
       parent = input.parent === null ? null : (await recordFor(tx, ctx, input.parent as RecordRef, ["org_unit"])).id;
@@ -426,6 +432,7 @@ export async function getRecord(ctx: ActorContext, input: { id: RecordRef; kind?
     updatedBy: who(row.updatedByUserId),
     relations,
     backlinks: await backlinksOf(q, row),
+    ...(row.kind === "person" ? { crmContact: await personContact(ctx, row) } : {}),
   };
 }
 
