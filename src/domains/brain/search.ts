@@ -128,6 +128,7 @@ export async function searchBrain(ctx: ActorContext, input: FilterInput & { quer
   const semantic = embeddingsOn(ctx.deps) && input.mode !== "text";
   const notes: string[] = [];
   if (q.dropped) notes.push(`Only the first ${MAX_TERMS} terms were used.`);
+  if (q.stopped) notes.push(`Common words ignored: ${q.stopped.slice(0, 6).join(", ")}.`);
   let relaxed = false;
   let items: Ranked[];
   let total: number;
