@@ -141,7 +141,7 @@ export async function searchBrain(ctx: ActorContext, input: FilterInput & { quer
         total: r.total,
         mode: "text" as const,
         capped: r.capped,
-        note: r.total > RANK_CANDIDATES ? `${r.capped ? "Over " : ""}${r.total} records match; the newest ${RANK_CANDIDATES} are ranked. Add words or filters to narrow it.` : undefined,
+        note: r.capped ? `Over ${RANK_CANDIDATES} records match; the newest ${RANK_CANDIDATES} are ranked and counted. Add words or filters to narrow it.` : undefined,
       };
     }
     // Hybrid pages through the fused list, which goes FUSE_DEPTH deep in each half.
