@@ -43,10 +43,17 @@ export interface Hit {
  * too: beyond it, total is this many and totalCapped is true (counting the
  * rest walked every match again: half the time of a broad query).
  */
-export const RANK_CANDIDATES = 2000;
+export const RANK_CANDIDATES = 1000;
+/**
+ * brain_context ranks fewer: a question is searched as "any of" its
+ * words, and bm25 over five OR'ed common words cost ~50 µs a row; it needs
+ * a dozen good records, not a thousand ranked.
+ */
+export const CONTEXT_CANDIDATES = 250;
 
 export interface SearchEngine {
-  search(store: Store, q: ParsedQuery, f: SearchFilters, limit: number, offset: number): Promise<{ hits: Hit[]; total: number; capped: boolean }>;
+  /** `candidates`: how many of the newest matches are ranked (RANK_CANDIDATES unless a caller needs fewer). */
+  search(store: Store, q: ParsedQuery, f: SearchFilters, limit: number, offset: number, candidates?: number): Promise<{ hits: Hit[]; total: number; capped: boolean }>;
 }
 
 export { START_MARK, END_MARK } from "./search-query";

@@ -52,7 +52,7 @@ function where(f: SearchFilters): { sql: string; params: unknown[] } {
 const HEADLINE = `StartSel="${START_MARK}", StopSel="${END_MARK}", MaxWords=30, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "`;
 
 export const pgSearch: SearchEngine = {
-  async search(store: Store, q: ParsedQuery, f: SearchFilters, limit: number, offset: number) {
+  async search(store: Store, q: ParsedQuery, f: SearchFilters, limit: number, offset: number, candidates = RANK_CANDIDATES) {
     const w = where(f);
     const tq = tsqueryText(q);
     // Rank the newest RANK_CANDIDATES (+1, to know there are more) matches only (see search-engine.ts);
@@ -61,7 +61,7 @@ export const pgSearch: SearchEngine = {
       `WITH c AS MATERIALIZED (
          SELECT r.id FROM brain_records r, to_tsquery('english', ?) AS q(q)
           WHERE ${w.sql}
-          ORDER BY r.id DESC LIMIT ${RANK_CANDIDATES + 1}),
+          ORDER BY r.id DESC LIMIT ${candidates + 1}),
        n AS (SELECT count(*) AS n FROM c),
        p AS (SELECT c.id, ts_rank(r.search_vector, q.q) AS rank, r.kind, r.title, r.search_text, r.at, r.updated_at
                FROM c JOIN brain_records r ON r.id = c.id, to_tsquery('english', ?) AS q(q)
@@ -84,6 +84,6 @@ export const pgSearch: SearchEngine = {
         at: toDate(r.at),
         updatedAt: toDate(r.updated_at),
       }));
-    return { hits, total: Math.min(n, RANK_CANDIDATES), capped: n > RANK_CANDIDATES };
+    return { hits, total: Math.min(n, candidates), capped: n > candidates };
   },
 };

@@ -60,7 +60,7 @@ function snippetOf(title: string, body: string): string {
 }
 
 export const sqliteSearch: SearchEngine = {
-  async search(store: Store, q: ParsedQuery, f: SearchFilters, limit: number, offset: number) {
+  async search(store: Store, q: ParsedQuery, f: SearchFilters, limit: number, offset: number, candidates = RANK_CANDIDATES) {
     const w = where(q, f);
     // The newest RANK_CANDIDATES (+1, to know there are more) matches, found by FTS5 walking its index in
     // rowid order and stopping there, each ranked once; their count is the total (capped), so no second
@@ -70,7 +70,7 @@ export const sqliteSearch: SearchEngine = {
          SELECT brain_fts.rowid AS id, -bm25(brain_fts, 10.0, 1.0) AS rank
            FROM brain_fts JOIN brain_records r INDEXED BY brain_records_search_filter ON r.id = brain_fts.rowid
           WHERE ${w.sql}
-          ORDER BY brain_fts.rowid DESC LIMIT ${RANK_CANDIDATES + 1}),
+          ORDER BY brain_fts.rowid DESC LIMIT ${candidates + 1}),
        n AS (SELECT count(*) AS n FROM c)
        SELECT p.id, p.rank, r.kind, r.title, r.at, r.updated_at, n.n
          FROM n LEFT JOIN (SELECT id, rank FROM c ORDER BY rank DESC, id DESC LIMIT ? OFFSET ?) p ON 1
@@ -98,7 +98,7 @@ export const sqliteSearch: SearchEngine = {
         : await store.query<Record<string, unknown>>(`SELECT rowid AS id, ${sn(0)} AS t, ${sn(1)} AS b FROM brain_fts WHERE brain_fts MATCH ? AND rowid IN (${list})`, [w.params[0], ...ids]);
       for (const r of rows) snippets.set(Number(r.id), { title: String(r.t ?? ""), body: String(r.b ?? "") });
     }
-    const capped = n > RANK_CANDIDATES;
+    const capped = n > candidates;
     const hits: Hit[] = page.map((r) => {
       const s = snippets.get(Number(r.id));
       return {
@@ -111,6 +111,6 @@ export const sqliteSearch: SearchEngine = {
         updatedAt: toDate(r.updated_at),
       };
     });
-    return { hits, total: Math.min(n, RANK_CANDIDATES), capped };
+    return { hits, total: Math.min(n, candidates), capped };
   },
 };

@@ -14,7 +14,7 @@ import { invalid } from "../../core/errors";
 import { memberFor, readAccess, recordFor, type RecordRef } from "./access";
 import { embeddingsOn, vectorSearch, type VectorHit } from "./embeddings";
 import { anyOf, MAX_TERMS, parseQuery, questionQuery, type ParsedQuery } from "./search-query";
-import { RANK_CANDIDATES, searchEngine, type Hit, type SearchFilters } from "./search-engine";
+import { CONTEXT_CANDIDATES, RANK_CANDIDATES, searchEngine, type Hit, type SearchFilters } from "./search-engine";
 import { othersMatching, type OtherItem } from "./others";
 import { brainRecords, brainRelations, type RecordKind } from "./tables";
 
@@ -87,8 +87,8 @@ interface Ranked {
 }
 
 /** Full text (and meaning, when configured) for `q`, best first, up to `depth`. */
-async function ranked(ctx: ActorContext, q: ParsedQuery, raw: string, f: SearchFilters, depth: number, semantic: boolean): Promise<{ items: Ranked[]; textTotal: number; mode: "text" | "hybrid"; note?: string }> {
-  const text = await searchEngine().search(ctx.deps.store, q, f, depth, 0);
+async function ranked(ctx: ActorContext, q: ParsedQuery, raw: string, f: SearchFilters, depth: number, semantic: boolean, candidates?: number): Promise<{ items: Ranked[]; textTotal: number; mode: "text" | "hybrid"; note?: string }> {
+  const text = await searchEngine().search(ctx.deps.store, q, f, depth, 0, candidates);
   const toRanked = (h: Hit, score: number): Ranked => ({ id: h.id, kind: h.kind, title: h.title, snippet: h.snippet, score, matchedBy: ["text"], at: h.at, updatedAt: h.updatedAt });
   if (!semantic) return { items: text.hits.map((h) => toRanked(h, h.rank)), textTotal: text.total, mode: "text" };
   let vec: VectorHit[];
@@ -226,7 +226,7 @@ export async function brainContext(ctx: ActorContext, input: { question: string;
   readAccess(ctx);
   const q = questionQuery(input.question);
   const f = await filtersOf(ctx, input);
-  const r = await ranked(ctx, q, input.question, f, 12, embeddingsOn(ctx.deps));
+  const r = await ranked(ctx, q, input.question, f, 12, embeddingsOn(ctx.deps), CONTEXT_CANDIDATES);
   const others = await contextOthers(ctx, q.words);
   const extra = { ...(others.items.length ? { others: others.items } : {}), ...(others.skipped.length ? { othersSkipped: others.skipped } : {}) };
   if (!r.items.length) return { question: input.question.slice(0, 200), mode: r.mode, passages: [], ...extra, note: "Nothing in the knowledge base matches; say so rather than guess." };
