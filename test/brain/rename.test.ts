@@ -114,6 +114,19 @@ describe("renaming keeps links", () => {
     expect(await backlinks(target.id)).toEqual([created.id]);
   });
 
+  test("race: two records linking each other renamed at once both land (a deadlock on PostgreSQL is retried whole)", async () => {
+    for (let round = 0; round < 3; round++) {
+      const a = await w.call("brain_notes_create", { title: `Mutual A${round}`, body: `See [[Mutual B${round}]].` });
+      const b = await w.call("brain_notes_create", { title: `Mutual B${round}`, body: `See [[Mutual A${round}]].` });
+      await Promise.all([w.call("brain_notes_update", { id: a.id, title: `Mutual A${round} new` }), w.call("brain_notes_update", { id: b.id, title: `Mutual B${round} new` })]);
+      expect(await backlinks(a.id)).toEqual([b.id]);
+      expect(await backlinks(b.id)).toEqual([a.id]);
+      const ga = await w.call("brain_records_get", { id: a.id });
+      const gb = await w.call("brain_records_get", { id: b.id });
+      expect([ga.title, gb.title]).toEqual([`Mutual A${round} new`, `Mutual B${round} new`]);
+    }
+  });
+
   test("restoring an old title relinks too; a rename by review applies the same way", async () => {
     const t = await w.call("brain_notes_create", { title: "Offer" });
     const l = await w.call("brain_notes_create", { title: "Offer link", body: "[[Offer]]" });

@@ -237,7 +237,8 @@ async function updateRow(tx: Q, ctx: ActorContext, row: RecordRow, f: Partial<Fi
  * version of it, by whoever renamed). Not when another record still has
  * the old title: those links were ambiguous or meant the other one, and
  * keep resolving to it. A linking record changed concurrently is re-read
- * and rewritten again (its update applies only to the version read), so
+ * and rewritten again (its update applies only to the version read; on
+ * PostgreSQL a serialization failure retries the whole transaction), so
  * neither the rename nor the other edit is lost. Links written after the
  * rename with the old title resolve through formerTitleKeys (links.ts).
  */
