@@ -44,6 +44,8 @@ async function northwind(world: DemoWorld) {
   await call("brain_people_create", { title: "Demo User", email: "demo@plinth.dev", jobTitle: "Founder", internal: true, orgUnits: ["Northwind Studio"] });
   await call("brain_people_create", { title: "Maya Ortiz", email: "maya@harborcoffee.example", jobTitle: "Owner", organization: "Harbor Coffee Roasters", internal: false });
   await call("brain_people_create", { title: "Jonas Weber", email: "jonas@harborcoffee.example", jobTitle: "Marketing", organization: "Harbor Coffee Roasters", internal: false });
+  // A prospect the CRM knows (demo-crm.ts seeds first): linked, not copied; brain_records_get shows her contact and deal live.
+  await call("brain_people_create", { title: "Ruth Okonkwo", crmContact: "ruth.okonkwo@tidewater.example", jobTitle: "Head of Digital", organization: "Tidewater Museum", internal: false });
 
   on(29, 1);
   for (const [title, body, synonyms] of [

@@ -62,4 +62,10 @@ describe("the demo knowledge bases", () => {
     const done = await call("Northwind Studio", "brain_records_list", { kind: "task", status: "done" });
     expect(done.total).toBe(2);
   });
+
+  test("a person linked to the demo CRM's contact shows it and its deal live", async () => {
+    const ruth = await call("Northwind Studio", "brain_records_get", { id: "Ruth Okonkwo" });
+    expect(ruth.crmContact).toMatchObject({ source: "crm", linkedBy: "link", name: "Dr. Ruth Okonkwo", email: "ruth.okonkwo@tidewater.example" });
+    expect(ruth.crmContact.deals.map((d: any) => d.name)).toEqual(["Tidewater Museum – exhibition microsite"]);
+  });
 });

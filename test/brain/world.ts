@@ -20,13 +20,14 @@ import { companies, mcpKeys, memberships, users, type Role } from "../../src/dom
 import { media } from "../../src/domains/cms/tables";
 import { brainDomain } from "../../src/domains/brain/tools";
 import { workDomains } from "../../src/domains/projects/tools";
+import { crmDomain } from "../../src/domains/crm/tools";
 import { sites } from "../../src/domains/sites/tables";
 import { openTestStore } from "../db";
 
 // The registry lists every domain's events; emit refuses unlisted types.
 buildRegistry(domains);
 
-const tools = new Map([...workDomains, brainDomain].flatMap((d) => d.tools).map((t) => [t.name, t]));
+const tools = new Map([...workDomains, crmDomain, brainDomain].flatMap((d) => d.tools).map((t) => [t.name, t]));
 
 export interface World {
   deps: Deps;

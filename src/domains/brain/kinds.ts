@@ -40,6 +40,8 @@ export const DATA_SCHEMAS: Record<RecordKind, v.GenericSchema<Record<string, unk
     organization: v.optional(line(200)),
     phone: v.optional(line(50)),
     internal: v.optional(v.boolean()),
+    /** The CRM contact this person is (read live through the CRM, never copied). */
+    crmContactId: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
     /** Emails of people merged into this one, so mentions by them still resolve. */
     aliases: v.optional(v.array(v.string())),
   }),

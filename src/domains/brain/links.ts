@@ -7,7 +7,7 @@
 import { and, eq, inArray, or } from "drizzle-orm";
 import { titleKey } from "./kinds";
 import type { Q, RecordRow } from "./access";
-import { brainRecords, brainRefs, brainRelations } from "./tables";
+import { brainRecords, brainRefs, brainRelations, brainRevisions } from "./tables";
 
 /** Relationship types and how each reads from the other end. */
 export const RELATION_TYPES = {
@@ -50,6 +50,44 @@ export function refsIn(markdown: string): string[] {
   return [...out];
 }
 
+const LINK_LABEL_RE = /\[\[([^\[\]\n|]{1,200})(\|[^\[\]\n]{0,200})?\]\]/g;
+
+/** A title that can stand inside [[…]] as written: no brackets, no pipe, not too long. */
+const linkable = (title: string) => title.length <= 200 && !/[\[\]|\n]/.test(title);
+
+/**
+ * `markdown` with every `[[Old title]]` / `[[Old title|label]]` (matched
+ * like links resolve: case- and space-insensitively) pointing at the
+ * record's new title. When the new title is shared with another record (so
+ * `[[New]]` would be ambiguous) or cannot be written inside brackets, the
+ * link becomes `[[#id|label]]`, which never breaks; the label shown stays
+ * what it was (the old text when there was none, as Obsidian keeps
+ * display text when it updates links).
+ */
+export function rewriteLinks(markdown: string, oldKey: string, target: { id: number; title: string }, newTitleShared: boolean): string {
+  return markdown.replace(LINK_LABEL_RE, (whole, inner: string, label: string | undefined) => {
+    if (/^#\d{1,15}$/.test(inner.trim()) || titleKey(inner) !== oldKey) return whole;
+    if (!newTitleShared && linkable(target.title)) return `[[${target.title}${label ?? ""}]]`;
+    return `[[#${target.id}${label ?? (linkable(target.title) ? `|${target.title}` : "")}]]`;
+  });
+}
+
+/**
+ * Title keys a record was known by before (from its revisions) that no
+ * record of the company holds now: a `[[Former title]]` written after a
+ * rename (a writer racing it, an agent remembering the old name) still
+ * resolves to the record, until another record takes that title.
+ */
+export async function formerTitleKeys(q: Q, row: RecordRow): Promise<string[]> {
+  const titles = await q.selectDistinct({ title: brainRevisions.title }).from(brainRevisions).where(and(eq(brainRevisions.companyId, row.companyId), eq(brainRevisions.recordId, row.id))).limit(200);
+  const keys = [...new Set(titles.map((t) => titleKey(t.title)))].filter((k) => k !== row.titleKey);
+  if (!keys.length) return [];
+  const held = new Set(
+    (await q.select({ key: brainRecords.titleKey }).from(brainRecords).where(and(eq(brainRecords.companyId, row.companyId), inArray(brainRecords.titleKey, keys)))).map((r) => r.key),
+  );
+  return keys.filter((k) => !held.has(k));
+}
+
 /** Replaces a record's stored references with those of its text. */
 export async function syncRefs(tx: Q, companyId: number, fromId: number, text: string): Promise<string[]> {
   const targets = refsIn(text);
@@ -83,7 +121,7 @@ export async function resolveRefs(q: Q, companyId: number, targets: readonly str
 
 /** Records whose markdown links to or mentions `row`. */
 export async function backlinksOf(q: Q, row: RecordRow): Promise<{ id: number; kind: string; title: string }[]> {
-  const targets = [`#${row.id}`, row.titleKey];
+  const targets = [`#${row.id}`, row.titleKey, ...(await formerTitleKeys(q, row))];
   if (row.kind === "person") {
     if (typeof row.data.email === "string") targets.push(`@${row.data.email}`);
     for (const a of (row.data.aliases as string[] | undefined) ?? []) targets.push(`@${a}`);

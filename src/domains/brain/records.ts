@@ -7,7 +7,7 @@
  * audit row and the event are written — or, when the write must be
  * reviewed, nothing but a review item.
  */
-import { and, asc, count, desc, eq, gte, inArray, lt, or, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gte, inArray, lt, ne, or, sql } from "drizzle-orm";
 import { audit } from "../../core/audit";
 import { iso } from "../../core/clock";
 import type { ActorContext } from "../../core/context";
@@ -20,7 +20,8 @@ import { KIND_LABEL, personFor, readAccess, recordFor, titlesOf, writeAccess, ty
 import { queueChunks } from "./embeddings";
 import { peopleMerged, recordCreated, recordDeleted, recordUpdated } from "./events";
 import { checkData, DATA_SCHEMAS, DEFAULT_STATUS, searchTextOf, STATUSES, titleKey, uniqueKeyOf } from "./kinds";
-import { addEdge, backlinksOf, edgeIds, relationsOf, resolveRefs, setEdges, syncRefs } from "./links";
+import { addEdge, backlinksOf, edgeIds, relationsOf, resolveRefs, rewriteLinks, setEdges, syncRefs } from "./links";
+import { linkContact, personContact } from "./others";
 import { approvedLinkId, holdIfNeeded } from "./review";
 import { brainRecords, brainRefs, brainRelations, brainRevisions, type RecordKind } from "./tables";
 
@@ -28,7 +29,7 @@ type Input = Record<string, unknown>;
 
 /** Data fields each kind takes straight from the tool's arguments. */
 const DATA_FIELDS: Record<RecordKind, string[]> = Object.fromEntries(
-  Object.entries(DATA_SCHEMAS).map(([k, s]) => [k, Object.keys((s as unknown as { entries: Record<string, unknown> }).entries).filter((f) => f !== "aliases" && f !== "actionItems")]),
+  Object.entries(DATA_SCHEMAS).map(([k, s]) => [k, Object.keys((s as unknown as { entries: Record<string, unknown> }).entries).filter((f) => f !== "aliases" && f !== "actionItems" && f !== "crmContactId")]),
 ) as Record<RecordKind, string[]>;
 
 /** The tool that writes each kind (for held writes, re-run on approval). */
@@ -191,7 +192,7 @@ async function updateRow(tx: Q, ctx: ActorContext, row: RecordRow, f: Partial<Fi
   if (next.personId !== row.personId) changed.push(row.kind === "task" ? "assignee" : "owner");
   if (next.dueDate !== row.dueDate) changed.push(row.kind === "task" ? "due" : "targetDate");
   if (next.at.getTime() !== row.at.getTime()) changed.push("at");
-  if (!changed.length && action !== "restore") return { row, changed };
+  if (!changed.length && action !== "restore") return { row, changed, relinked: [] as number[] };
   const uniqueKey = uniqueKeyOf(row.kind, title, data);
   if (uniqueKey && uniqueKey !== row.uniqueKey) {
     const clash = (await tx.select({ id: brainRecords.id, title: brainRecords.title }).from(brainRecords).where(and(eq(brainRecords.companyId, row.companyId), eq(brainRecords.uniqueKey, uniqueKey))).limit(1))[0];
@@ -215,6 +216,7 @@ async function updateRow(tx: Q, ctx: ActorContext, row: RecordRow, f: Partial<Fi
   }
   if (searchText !== row.searchText || title !== row.title) await queueChunks(tx, ctx.deps, row.companyId, row.id, title, searchText);
   await revision(tx, ctx, updated, action, changed);
+  const relinked = updated.titleKey !== row.titleKey ? await relinkAfterRename(tx, ctx, row, updated) : [];
   await audit(tx, ctx, `brain.${row.kind}.${action}`, { type: "brain_record", id: row.id, detail: { changed, version: updated.version, ...(opts.restoredFrom ? { restoredFrom: opts.restoredFrom } : {}) } });
   await emit(tx, ctx, recordUpdated, { id: row.id }, {
     kind: row.kind,
@@ -225,7 +227,53 @@ async function updateRow(tx: Q, ctx: ActorContext, row: RecordRow, f: Partial<Fi
     mentionedIds,
     restoredFrom: opts.restoredFrom ?? null,
   });
-  return { row: updated, changed };
+  return { row: updated, changed, relinked };
+}
+
+/**
+ * Renaming keeps links, as Obsidian's "update internal links" and Notion's
+ * id-based mentions do: in the rename's transaction, every record whose
+ * markdown says `[[Old title]]` is rewritten to the new title (a new
+ * version of it, by whoever renamed). Not when another record still has
+ * the old title: those links were ambiguous or meant the other one, and
+ * keep resolving to it. A linking record changed concurrently is re-read
+ * and rewritten again (its update applies only to the version read; on
+ * PostgreSQL a serialization failure retries the whole transaction), so
+ * neither the rename nor the other edit is lost. Links written after the
+ * rename with the old title resolve through formerTitleKeys (links.ts).
+ */
+async function relinkAfterRename(tx: Q, ctx: ActorContext, before: RecordRow, after: RecordRow): Promise<number[]> {
+  const others = (key: string) =>
+    tx
+      .select({ id: brainRecords.id })
+      .from(brainRecords)
+      .where(and(eq(brainRecords.companyId, after.companyId), eq(brainRecords.titleKey, key), ne(brainRecords.id, after.id)))
+      .limit(1);
+  if ((await others(before.titleKey)).length) return [];
+  const shared = (await others(after.titleKey)).length > 0;
+  const linking = await tx
+    .selectDistinct({ id: brainRefs.fromId })
+    .from(brainRefs)
+    .where(and(eq(brainRefs.companyId, after.companyId), eq(brainRefs.target, before.titleKey), ne(brainRefs.fromId, after.id)))
+    .orderBy(brainRefs.fromId)
+    .limit(1000);
+  const done: number[] = [];
+  for (const { id } of linking) {
+    for (let attempt = 0; ; attempt++) {
+      const cur = (await tx.select().from(brainRecords).where(eq(brainRecords.id, id)).limit(1))[0];
+      if (!cur) break;
+      const body = rewriteLinks(cur.body, before.titleKey, { id: after.id, title: after.title }, shared);
+      if (body === cur.body) break;
+      try {
+        await updateRow(tx, ctx, cur, { body }, "update");
+        done.push(id);
+        break;
+      } catch (e) {
+        if (!(isAppError(e) && e.code === "conflict") || attempt >= 4) throw e;
+      }
+    }
+  }
+  return done;
 }
 
 // ---------------------------------------------------------------------------
@@ -311,6 +359,11 @@ export async function saveRecord(ctx: ActorContext, kind: RecordKind, tool: stri
     const members = kind === "org_unit" && input.members !== undefined ? await peopleIds(tx, ctx, input.members as RecordRef[], false) : undefined;
     const orgUnits = kind === "person" && input.orgUnits !== undefined ? await Promise.all((input.orgUnits as RecordRef[]).map(async (r) => (await recordFor(tx, ctx, r, ["org_unit"])).id)) : undefined;
     const goals = kind === "initiative" && input.goals !== undefined ? await Promise.all((input.goals as RecordRef[]).map(async (r) => (await recordFor(tx, ctx, r, ["goal"])).id)) : undefined;
+    if (kind === "person" && input.crmContact !== undefined) {
+      if (input.crmContact === null) delete data.crmContactId;
+      else data.crmContactId = await linkContact(tx, ctx, input.crmContact as number | string);
+      dataTouched = true;
+    }
     let parent: number | null | undefined;
     if (kind === "org_unit" && input.parent !== undefined) {
       parent = input.parent === null ? null : (await recordFor(tx, ctx, input.parent as RecordRef, ["org_unit"])).id;
@@ -368,6 +421,7 @@ export async function saveRecord(ctx: ActorContext, kind: RecordKind, tool: stri
     await rel("goals", goals, "serves", false);
     if (parent !== undefined) await rel("parent", parent === null ? [] : [parent], "part_of", false);
     let tasks: { id: number; title: string }[] = [];
+    let relinked: number[] = [];
     if (items) {
       tasks = await items.createTasks();
       if (tasks.length) f.data = { ...(f.data ?? row.data), actionItems: items.data };
@@ -376,10 +430,12 @@ export async function saveRecord(ctx: ActorContext, kind: RecordKind, tool: stri
       const r = await updateRow(tx, ctx, row, f, "update", { relationsChanged: existing ? relChanged : [] });
       row = r.row;
       changed = r.changed;
+      relinked = r.relinked;
     }
     return echo(row, {
       ...(existing ? { changed } : {}),
       ...(tasks.length ? { tasksCreated: tasks } : {}),
+      ...(relinked.length ? { linksUpdatedIn: relinked } : {}),
     });
   });
 }
@@ -426,6 +482,7 @@ export async function getRecord(ctx: ActorContext, input: { id: RecordRef; kind?
     updatedBy: who(row.updatedByUserId),
     relations,
     backlinks: await backlinksOf(q, row),
+    ...(row.kind === "person" ? { crmContact: await personContact(ctx, row) } : {}),
   };
 }
 

@@ -65,6 +65,7 @@ const KIND_FIELDS = {
     phone: line(50),
     internal: v.boolean(),
     orgUnits: refs(20),
+    crmContact: v.union([id, v.pipe(v.string(), v.maxLength(254))]),
   },
   topic: {},
   glossary: { synonyms: v.pipe(v.array(line(200)), v.maxLength(50)) },
@@ -104,6 +105,7 @@ export const searchInput = v.strictObject({
   from: opt(when),
   to: opt(when),
   mode: opt(v.picklist(["auto", "text"])),
+  others: opt(v.boolean()),
   ...pageInput,
 });
 
@@ -150,3 +152,5 @@ export const reviewRejectInput = v.strictObject({ id, reason: v.pipe(v.string(),
 export const policySetInput = v.strictObject({ credentialKind: opt(v.picklist(["mcp_key", "oauth"])), credentialId: opt(id), review: v.boolean() });
 export const emptyInput = v.strictObject({});
 export const workItemsInput = v.strictObject({ project: opt(ref), search: opt(line(200)), ...pageInput });
+export const contactsInput = v.strictObject({ search: opt(line(200)), ...pageInput });
+export const dealsInput = v.strictObject({ search: opt(line(200)), contact: opt(v.union([id, v.pipe(v.string(), v.maxLength(254))])), status: opt(v.picklist(["open", "won", "lost"])), ...pageInput });

@@ -39,14 +39,21 @@ export interface Hit {
  * many matches (by id, newest first): ranking a word found in every record
  * of a 100,000-record knowledge base would cost a second, and for such a
  * word the newest records are what people look for. Fewer matches: every
- * match is ranked.
+ * match is ranked. Totals are counted in the same walk, so they stop there
+ * too: beyond it, total is this many and totalCapped is true (counting the
+ * rest walked every match again: half the time of a broad query).
  */
-export const RANK_CANDIDATES = 2000;
-/** Totals are counted up to this; beyond, total says this many and totalCapped is true. */
-export const COUNT_CAP = 10_000;
+export const RANK_CANDIDATES = 1000;
+/**
+ * brain_context ranks fewer: a question is searched as "any of" its
+ * words, and bm25 over five OR'ed common words cost ~50 µs a row; it needs
+ * a dozen good records, not a thousand ranked.
+ */
+export const CONTEXT_CANDIDATES = 250;
 
 export interface SearchEngine {
-  search(store: Store, q: ParsedQuery, f: SearchFilters, limit: number, offset: number): Promise<{ hits: Hit[]; total: number; capped: boolean }>;
+  /** `candidates`: how many of the newest matches are ranked (RANK_CANDIDATES unless a caller needs fewer). */
+  search(store: Store, q: ParsedQuery, f: SearchFilters, limit: number, offset: number, candidates?: number): Promise<{ hits: Hit[]; total: number; capped: boolean }>;
 }
 
 export { START_MARK, END_MARK } from "./search-query";

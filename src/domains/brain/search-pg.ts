@@ -7,7 +7,7 @@
  */
 import type { Store } from "../../core/db";
 import { END_MARK, START_MARK, toDate, type ParsedQuery, type Term } from "./search-query";
-import { COUNT_CAP, RANK_CANDIDATES, type Hit, type SearchEngine, type SearchFilters } from "./search-engine";
+import { RANK_CANDIDATES, type Hit, type SearchEngine, type SearchFilters } from "./search-engine";
 
 function term(t: Term): string {
   const ws = t.words.map((w, i) => (t.prefix && i === t.words.length - 1 ? `${w}:*` : w));
@@ -52,39 +52,38 @@ function where(f: SearchFilters): { sql: string; params: unknown[] } {
 const HEADLINE = `StartSel="${START_MARK}", StopSel="${END_MARK}", MaxWords=30, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "`;
 
 export const pgSearch: SearchEngine = {
-  async search(store: Store, q: ParsedQuery, f: SearchFilters, limit: number, offset: number) {
+  async search(store: Store, q: ParsedQuery, f: SearchFilters, limit: number, offset: number, candidates = RANK_CANDIDATES) {
     const w = where(f);
     const tq = tsqueryText(q);
-    // Rank the newest RANK_CANDIDATES matches only (see search-engine.ts), snippets for the page only.
+    // Rank the newest RANK_CANDIDATES (+1, to know there are more) matches only (see search-engine.ts);
+    // their count is the total (capped), so nothing walks the matches twice; headlines for the page only.
     const rows = await store.query<Record<string, unknown>>(
-      `SELECT p.id, p.kind, p.title, p.at, p.updated_at, p.rank,
+      `WITH c AS MATERIALIZED (
+         SELECT r.id FROM brain_records r, to_tsquery('english', ?) AS q(q)
+          WHERE ${w.sql}
+          ORDER BY r.id DESC LIMIT ${candidates + 1}),
+       n AS (SELECT count(*) AS n FROM c),
+       p AS (SELECT c.id, ts_rank(r.search_vector, q.q) AS rank, r.kind, r.title, r.search_text, r.at, r.updated_at
+               FROM c JOIN brain_records r ON r.id = c.id, to_tsquery('english', ?) AS q(q)
+              ORDER BY rank DESC, c.id DESC LIMIT ? OFFSET ?)
+       SELECT p.id, p.kind, p.title, p.at, p.updated_at, p.rank, n.n,
               ts_headline('english', p.title || E'\\n' || p.search_text, q.q, '${HEADLINE}') AS snippet
-         FROM (SELECT c.*, ts_rank(r.search_vector, q.q) AS rank, r.kind, r.title, r.search_text, r.at, r.updated_at
-                 FROM (SELECT r.id FROM brain_records r, to_tsquery('english', ?) AS q(q)
-                        WHERE ${w.sql}
-                        ORDER BY r.id DESC LIMIT ${RANK_CANDIDATES}) c
-                 JOIN brain_records r ON r.id = c.id, to_tsquery('english', ?) AS q(q)
-                ORDER BY rank DESC, c.id DESC LIMIT ? OFFSET ?) p,
-              to_tsquery('english', ?) AS q(q)
+         FROM n LEFT JOIN p ON true, to_tsquery('english', ?) AS q(q)
         ORDER BY p.rank DESC, p.id DESC`,
       [tq, ...w.params, tq, limit, offset, tq],
     );
-    let total = offset + rows.length;
-    let capped = false;
-    if (!(rows.length < limit && (rows.length > 0 || offset === 0))) {
-      const n = Number((await store.query<{ n: number }>(`SELECT count(*) AS n FROM (SELECT 1 FROM brain_records r, to_tsquery('english', ?) AS q(q) WHERE ${w.sql} LIMIT ${COUNT_CAP + 1}) x`, [tq, ...w.params]))[0]!.n);
-      capped = n > COUNT_CAP;
-      total = Math.min(n, COUNT_CAP);
-    }
-    const hits: Hit[] = rows.map((r) => ({
-      id: Number(r.id),
-      kind: String(r.kind),
-      title: String(r.title),
-      rank: Number(r.rank),
-      snippet: String(r.snippet ?? "").replace(/\s+/g, " ").trim(),
-      at: toDate(r.at),
-      updatedAt: toDate(r.updated_at),
-    }));
-    return { hits, total, capped };
+    const n = Number(rows[0]?.n ?? 0);
+    const hits: Hit[] = rows
+      .filter((r) => r.id !== null && r.id !== undefined)
+      .map((r) => ({
+        id: Number(r.id),
+        kind: String(r.kind),
+        title: String(r.title),
+        rank: Number(r.rank),
+        snippet: String(r.snippet ?? "").replace(/\s+/g, " ").trim(),
+        at: toDate(r.at),
+        updatedAt: toDate(r.updated_at),
+      }));
+    return { hits, total: Math.min(n, candidates), capped: n > candidates };
   },
 };

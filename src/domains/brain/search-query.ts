@@ -40,6 +40,39 @@ export interface ParsedQuery {
   words: string[];
   /** Words dropped beyond the limits, said in the result. */
   dropped: number;
+  /** Stop words left out (the same on both engines), said in the result. */
+  stopped?: string[];
+}
+
+/**
+ * Stop words, decided here for both engines: PostgreSQL's english
+ * configuration drops these (its english.stop list, verbatim) from the
+ * index and from queries, while FTS5 indexes every word. Left to the
+ * engines, "the plan" found only records containing "the" on SQLite and
+ * every record with "plan" on PostgreSQL. So the parser drops them before
+ * either engine sees the query: a stop word alone (also as -word or
+ * word*) is ignored, a phrase loses its leading and trailing stop words
+ * ("the matrix" is "matrix"; "bill of rights" keeps its inner "of"), and a
+ * query of stop words only is refused with a sentence.
+ */
+export const STOP_WORDS: ReadonlySet<string> = new Set(
+  (
+    "i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers herself it its itself they them their theirs themselves " +
+    "what which who whom this that these those am is are was were be been being have has had having do does did doing a an the and but if or because as until while " +
+    "of at by for with about against between into through during before after above below to from up down in out on off over under again further then once here there " +
+    "when where why how all any both each few more most other some such no nor not only own same so than too very s t can will just don should now"
+  ).split(" "),
+);
+
+/** A term without its leading and trailing stop words (null: nothing left). */
+function withoutStopWords(t: Term): Term | null {
+  let a = 0;
+  let b = t.words.length;
+  while (a < b && STOP_WORDS.has(t.words[a]!)) a++;
+  while (b > a && STOP_WORDS.has(t.words[b - 1]!)) b--;
+  if (a === b) return null;
+  // A trailing prefix word that was a stop word is gone: the rest is a whole-word phrase.
+  return { words: t.words.slice(a, b), prefix: t.prefix && b === t.words.length };
 }
 
 export const MAX_TERMS = 24;
@@ -56,6 +89,7 @@ export function parseQuery(raw: string): ParsedQuery {
   const text = raw.replace(/[\u0000-\u001f\u007f-\u009f]/g, " ");
   const tokens: { neg: boolean; or: boolean; term: Term }[] = [];
   let dropped = 0;
+  const stopped: string[] = [];
   const re = /(-?)"([^"]*)"?(\*?)|(\S+)/g;
   let m: RegExpExecArray | null;
   let pendingOr = false;
@@ -81,12 +115,18 @@ export function parseQuery(raw: string): ParsedQuery {
       words = wordsOf(t);
     }
     if (!words.length) continue;
+    const kept = withoutStopWords({ words: words.slice(0, 8), prefix });
+    if (!kept) {
+      for (const w of words) if (!stopped.includes(w)) stopped.push(w);
+      pendingOr = false;
+      continue;
+    }
     if (tokens.length >= MAX_TERMS) {
       dropped += words.length;
       continue;
     }
     // A word split by punctuation (e-mail, 2026-03) is searched as a phrase.
-    tokens.push({ neg, or: pendingOr && !neg, term: { words: words.slice(0, 8), prefix } });
+    tokens.push({ neg, or: pendingOr && !neg, term: kept });
     pendingOr = false;
   }
   const must: Clause[] = [];
@@ -97,6 +137,8 @@ export function parseQuery(raw: string): ParsedQuery {
     else must.push({ any: [t.term] });
   }
   if (!must.length) {
+    if (stopped.length && !not.length)
+      throw invalid(`The query has only common words (${stopped.slice(0, 6).join(", ")}), which search ignores; add a word that says what you are looking for.`);
     throw invalid(
       not.length
         ? "The query only excludes words (-word); add at least one word to find."
@@ -104,7 +146,7 @@ export function parseQuery(raw: string): ParsedQuery {
     );
   }
   const words = [...new Set(must.flatMap((c) => c.any.flatMap((t) => t.words)))];
-  return { must, not, words, dropped };
+  return { must, not, words, dropped, ...(stopped.length ? { stopped } : {}) };
 }
 
 /** The same query with every clause OR'ed: for questions (brain_context) and as the relaxed retry when all words find nothing. */
@@ -112,10 +154,8 @@ export function anyOf(q: ParsedQuery): ParsedQuery {
   return { ...q, must: [{ any: q.must.flatMap((c) => c.any) }] };
 }
 
-/** Small English stop list: a question's glue words are dropped before it is searched as "any of". */
-const STOP = new Set(
-  "a an and are as at be by can do does did for from has have how i in is it its of on or our out should so that the their them they this to was we were what when where which who why will with you your about into us me my".split(" "),
-);
+/** A question's glue words: the stop words, and a few more that questions are made of. */
+const STOP = new Set([...STOP_WORDS, "us", "tell", "know", "please", "would", "could"]);
 
 export function questionQuery(question: string): ParsedQuery {
   const words = wordsOf(question.replace(/[\u0000-\u001f\u007f-\u009f]/g, " ")).filter((w) => !STOP.has(w) && w.length > 1);

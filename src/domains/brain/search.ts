@@ -14,7 +14,8 @@ import { invalid } from "../../core/errors";
 import { memberFor, readAccess, recordFor, type RecordRef } from "./access";
 import { chunksWaitingForCredits, creditPauseNote, embeddingsOn, vectorSearch, type VectorHit } from "./embeddings";
 import { anyOf, MAX_TERMS, parseQuery, questionQuery, type ParsedQuery } from "./search-query";
-import { RANK_CANDIDATES, searchEngine, type Hit, type SearchFilters } from "./search-engine";
+import { CONTEXT_CANDIDATES, RANK_CANDIDATES, searchEngine, type Hit, type SearchFilters } from "./search-engine";
+import { othersMatching, type OtherItem } from "./others";
 import { brainRecords, brainRelations, type RecordKind } from "./tables";
 
 const RRF_K = 60;
@@ -86,8 +87,8 @@ interface Ranked {
 }
 
 /** Full text (and meaning, when configured) for `q`, best first, up to `depth`. */
-async function ranked(ctx: ActorContext, q: ParsedQuery, raw: string, f: SearchFilters, depth: number, semantic: boolean): Promise<{ items: Ranked[]; textTotal: number; mode: "text" | "hybrid"; note?: string }> {
-  const text = await searchEngine().search(ctx.deps.store, q, f, depth, 0);
+async function ranked(ctx: ActorContext, q: ParsedQuery, raw: string, f: SearchFilters, depth: number, semantic: boolean, candidates?: number): Promise<{ items: Ranked[]; textTotal: number; mode: "text" | "hybrid"; note?: string }> {
+  const text = await searchEngine().search(ctx.deps.store, q, f, depth, 0, candidates);
   const toRanked = (h: Hit, score: number): Ranked => ({ id: h.id, kind: h.kind, title: h.title, snippet: h.snippet, score, matchedBy: ["text"], at: h.at, updatedAt: h.updatedAt });
   if (!semantic) return { items: text.hits.map((h) => toRanked(h, h.rank)), textTotal: text.total, mode: "text" };
   let vec: VectorHit[];
@@ -120,13 +121,14 @@ async function ranked(ctx: ActorContext, q: ParsedQuery, raw: string, f: SearchF
   return { items, textTotal: text.total, mode: "hybrid" };
 }
 
-export async function searchBrain(ctx: ActorContext, input: FilterInput & { query: string; mode?: "auto" | "text"; limit: number; offset: number }) {
+export async function searchBrain(ctx: ActorContext, input: FilterInput & { query: string; mode?: "auto" | "text"; others?: boolean; limit: number; offset: number }) {
   readAccess(ctx);
   let q = parseQuery(input.query);
   const f = await filtersOf(ctx, input);
   const semantic = embeddingsOn(ctx.deps) && input.mode !== "text";
   const notes: string[] = [];
   if (q.dropped) notes.push(`Only the first ${MAX_TERMS} terms were used.`);
+  if (q.stopped) notes.push(`Common words ignored: ${q.stopped.slice(0, 6).join(", ")}.`);
   let relaxed = false;
   let items: Ranked[];
   let total: number;
@@ -139,7 +141,7 @@ export async function searchBrain(ctx: ActorContext, input: FilterInput & { quer
         total: r.total,
         mode: "text" as const,
         capped: r.capped,
-        note: r.total > RANK_CANDIDATES ? `${r.capped ? "Over " : ""}${r.total} records match; the newest ${RANK_CANDIDATES} are ranked. Add words or filters to narrow it.` : undefined,
+        note: r.capped ? `Over ${RANK_CANDIDATES} records match; the newest ${RANK_CANDIDATES} are ranked and counted. Add words or filters to narrow it.` : undefined,
       };
     }
     // Hybrid pages through the fused list, which goes FUSE_DEPTH deep in each half.
@@ -161,6 +163,8 @@ export async function searchBrain(ctx: ActorContext, input: FilterInput & { quer
     const waiting = await chunksWaitingForCredits(ctx.deps, ctx.company.id);
     if (waiting) notes.push(creditPauseNote(waiting));
   }
+  // Other domains' matches (CRM contacts and deals, project cards), read live through their own verbs: on the first page only, never ranked into items.
+  const others = input.offset === 0 && input.others !== false ? await othersMatching(ctx, q.words) : null;
   return {
     query: input.query.slice(0, 200),
     mode,
@@ -179,12 +183,34 @@ export async function searchBrain(ctx: ActorContext, input: FilterInput & { quer
     nextOffset: input.offset + items.length < total ? input.offset + items.length : null,
     ...(capped ? { totalCapped: true } : {}),
     ...(relaxed ? { relaxed: true } : {}),
+    ...(others?.items.length ? { others: others.items } : {}),
+    ...(others?.skipped.length ? { othersSkipped: others.skipped } : {}),
     ...(notes.length ? { note: notes.join(" ") } : {}),
   };
 }
 
 // ---------------------------------------------------------------------------
 // brain_context: passages to cite
+
+/**
+ * A question's content words rarely all appear in one contact or deal
+ * name, which each domain's search requires: all words first, then each of
+ * the three longest words alone ("What did Northwind decide about pricing"
+ * finds the contact or deal named Northwind).
+ */
+async function contextOthers(ctx: ActorContext, words: readonly string[]) {
+  const all = await othersMatching(ctx, words);
+  if (all.items.length || words.length < 2) return all;
+  const seen = new Set<string>();
+  const items: OtherItem[] = [];
+  for (const w of [...words].sort((a, b) => b.length - a.length || a.localeCompare(b)).slice(0, 3)) {
+    for (const it of (await othersMatching(ctx, [w], 2)).items) {
+      const k = `${it.source}:${it.type}:${it.id}`;
+      if (!seen.has(k)) (seen.add(k), items.push(it));
+    }
+  }
+  return { items: items.slice(0, 8), skipped: all.skipped };
+}
 
 /** A rough stem: enough to see "meetings" and "meeting" as one word when picking passages. */
 const stem = (w: string) => w.toLowerCase().replace(/(ing|ed|es|s|ly)$/, "").slice(0, 8);
@@ -204,8 +230,10 @@ export async function brainContext(ctx: ActorContext, input: { question: string;
   readAccess(ctx);
   const q = questionQuery(input.question);
   const f = await filtersOf(ctx, input);
-  const r = await ranked(ctx, q, input.question, f, 12, embeddingsOn(ctx.deps));
-  if (!r.items.length) return { question: input.question.slice(0, 200), mode: r.mode, passages: [], note: "Nothing in the knowledge base matches; say so rather than guess." };
+  const r = await ranked(ctx, q, input.question, f, 12, embeddingsOn(ctx.deps), CONTEXT_CANDIDATES);
+  const others = await contextOthers(ctx, q.words);
+  const extra = { ...(others.items.length ? { others: others.items } : {}), ...(others.skipped.length ? { othersSkipped: others.skipped } : {}) };
+  if (!r.items.length) return { question: input.question.slice(0, 200), mode: r.mode, passages: [], ...extra, note: "Nothing in the knowledge base matches; say so rather than guess." };
   const rows = await ctx.deps.db
     .select({ id: brainRecords.id, kind: brainRecords.kind, title: brainRecords.title, text: brainRecords.searchText, updatedAt: brainRecords.updatedAt })
     .from(brainRecords)
@@ -239,5 +267,5 @@ export async function brainContext(ctx: ActorContext, input: { question: string;
     perRecord.set(c.recordId, n + 1);
     passages.push({ recordId: c.recordId, kind: c.kind, title: c.title, text: c.text, cite: `[[${c.title}]] (#${c.recordId})`, score: Math.round(c.score * 1000) / 1000, updatedAt: c.updatedAt.toISOString() });
   }
-  return { question: input.question.slice(0, 200), mode: r.mode, passages, ...(r.note ? { note: r.note } : {}) };
+  return { question: input.question.slice(0, 200), mode: r.mode, passages, ...extra, ...(r.note ? { note: r.note } : {}) };
 }

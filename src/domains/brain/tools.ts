@@ -5,10 +5,7 @@
  * record with its relations both ways and backlinks (brain_records_get),
  * per-kind create/update tools, history and restore, review.
  */
-import * as v from "valibot";
 import { defineTool, type Domain, type ToolDef } from "../../mcp/define";
-import { listCards } from "../projects/cards";
-import { cardListInput } from "../projects/schemas";
 import { readAccess } from "./access";
 import { embeddingStatus, embedJob, queueChunks } from "./embeddings";
 import { brainEvents } from "./events";
@@ -16,6 +13,7 @@ import { deleteRecord, getRecord, KIND_TOOL, listRecords, lookupGlossary, mergeP
 import { changeRelation, listRelations } from "./relations";
 import { brainStagedTarget, decideReview, getReview, getReviewPolicies, listReviews, setReviewPolicy } from "./review";
 import * as s from "./schemas";
+import { brainContacts, brainDeals, brainWorkItems } from "./others";
 import { brainContext, searchBrain } from "./search";
 import { brainRecords, type RecordKind } from "./tables";
 import { and, eq } from "drizzle-orm";
@@ -32,7 +30,7 @@ const KINDS: { kind: RecordKind; label: string; create: string }[] = [
   { kind: "document", label: "document", create: "Create a markdown document; every change is a revision (brain_records_restore)." },
   { kind: "meeting", label: "meeting", create: "Record a meeting: at (ISO time), attendees (new names become people), body = minutes, decisions, actionItems (become tasks)." },
   { kind: "task", label: "task", create: "Create a task: status, assignee (person), due." },
-  { kind: "person", label: "person", create: "Add a person, inside (internal) or outside the company; email unique." },
+  { kind: "person", label: "person", create: "Add a person, inside (internal) or outside the company; email unique; crmContact: CRM contact id/email." },
   { kind: "topic", label: "topic", create: "Create a topic (unique name); records take topics: [...]." },
   { kind: "glossary", label: "glossary term", create: "Define a term: title = term, body = definition, synonyms." },
   { kind: "goal", label: "goal", create: "Create a goal: owner (person), targetDate, status, progress %." },
@@ -68,7 +66,7 @@ const recordTools = [
     ...R,
     title: "Search the knowledge base",
     description:
-      'Search all records, best first, «marked» snippets. All words, "phrase", word*, a OR b, -word. from/to: dates.',
+      'Search all records, best first, «marked» snippets; others: CRM/project matches. All words, "phrase", word*, a OR b, -word. from/to: dates.',
     input: s.searchInput,
     run: searchBrain,
   }),
@@ -91,18 +89,9 @@ const recordTools = [
   defineTool({ name: "brain_people_merge", ...W, destructive: true, title: "Merge people", description: "Merge duplicate people (mergeIds) into id: links, tasks, emails move. Always reviewed.", input: s.mergeInput, run: mergePeople }),
   defineTool({ name: "brain_org_units_tree", ...R, title: "Org chart", description: "Org units as a tree with members; root narrows to one unit.", input: s.orgTreeInput, run: orgTree }),
   defineTool({ name: "brain_glossary_lookup", ...R, title: "Look up a term", description: "Terms matching a word exactly or by synonym, with definitions.", input: s.glossaryLookupInput, run: lookupGlossary }),
-  defineTool({
-    name: "brain_work_items_list",
-    ...R,
-    title: "Project cards, read-only",
-    description: "Project cards, read live from the projects domain (needs projects:read).",
-    input: s.workItemsInput,
-    run: async (ctx, input) => {
-      readAccess(ctx);
-      const cards = await listCards(ctx, v.parse(cardListInput, { projectId: input.project, search: input.search, limit: input.limit, offset: input.offset }));
-      return { source: "projects", ...cards };
-    },
-  }),
+  defineTool({ name: "brain_work_items_list", ...R, title: "Project cards, read-only", description: "Project cards, read live from the projects domain (needs projects:read).", input: s.workItemsInput, run: brainWorkItems }),
+  defineTool({ name: "brain_contacts_list", ...R, title: "CRM contacts, read-only", description: "CRM contacts read live from the CRM (needs crm:read), with the linked brain person.", input: s.contactsInput, run: brainContacts }),
+  defineTool({ name: "brain_deals_list", ...R, title: "CRM deals, read-only", description: "CRM deals read live from the CRM (needs crm:read); contact: id or email.", input: s.dealsInput, run: brainDeals }),
 ];
 
 const reviewTools = [
