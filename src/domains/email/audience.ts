@@ -7,7 +7,8 @@
  */
 import { and, eq, gt, inArray } from "drizzle-orm";
 import type { Db } from "../../core/db";
-import { matches, type Candidate, type Rules } from "./segment-rules";
+import { contactFactsByEmails } from "../crm/facts";
+import { matches, usesCrm, type Candidate, type Rules } from "./segment-rules";
 import { emailMemberships, emailSubscribers } from "./tables";
 
 export const AUDIENCE_BATCH = 500;
@@ -19,8 +20,12 @@ export interface Batch {
   done: boolean;
 }
 
-/** Loads candidates (with every list status) for subscriber ids of one company. */
-export async function candidates(db: Pick<Db, "select">, companyId: number, ids: number[]): Promise<Candidate[]> {
+/**
+ * Loads candidates (with every list status) for subscriber ids of one
+ * company; with `crm`, also the CRM contact of each address in the same
+ * company (one query for the batch, through the CRM domain's reader).
+ */
+export async function candidates(db: Pick<Db, "select">, companyId: number, ids: number[], crm = false): Promise<Candidate[]> {
   if (ids.length === 0) return [];
   const subs = await db
     .select({ id: emailSubscribers.id, email: emailSubscribers.email, name: emailSubscribers.name, attributes: emailSubscribers.attributes, createdAt: emailSubscribers.createdAt, blocklisted: emailSubscribers.blocklisted })
@@ -36,9 +41,10 @@ export async function candidates(db: Pick<Db, "select">, companyId: number, ids:
     if (!l) lists.set(m.subscriberId, (l = new Map()));
     l.set(m.listId, m.status);
   }
-  return subs
-    .filter((s) => !s.blocklisted)
-    .map((s) => ({ id: s.id, email: s.email, name: s.name, attributes: s.attributes, createdAt: s.createdAt, lists: lists.get(s.id) ?? new Map() }))
+  const live = subs.filter((s) => !s.blocklisted);
+  const facts = crm ? await contactFactsByEmails(db, companyId, live.map((s) => s.email)) : null;
+  return live
+    .map((s) => ({ id: s.id, email: s.email, name: s.name, attributes: s.attributes, createdAt: s.createdAt, lists: lists.get(s.id) ?? new Map(), ...(facts && { crm: facts.get(s.email) ?? null }) }))
     .sort((a, b) => a.id - b.id);
 }
 
@@ -52,7 +58,7 @@ export async function audienceBatch(db: Pick<Db, "select" | "selectDistinct">, c
       .orderBy(emailMemberships.subscriberId)
       .limit(size)
   ).map((r) => r.id);
-  const found = await candidates(db, companyId, ids);
+  const found = await candidates(db, companyId, ids, usesCrm(segments));
   const recipients = segments.length ? found.filter((c) => segments.some((r) => matches(r, c))) : found;
   return { recipients, lastId: ids.length ? ids[ids.length - 1]! : afterId, done: ids.length < size };
 }
@@ -86,7 +92,7 @@ export async function segmentMembers(db: Pick<Db, "select">, companyId: number, 
         .orderBy(emailSubscribers.id)
         .limit(2000)
     ).map((r) => r.id);
-    for (const c of await candidates(db, companyId, ids)) {
+    for (const c of await candidates(db, companyId, ids, usesCrm([rules]))) {
       if (!matches(rules, c)) continue;
       count++;
       if (sample.length < sampleSize) sample.push(c);

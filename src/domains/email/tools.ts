@@ -139,7 +139,7 @@ const subsHistory = defineTool({
 
 // Segments
 
-const RULES_HELP = "rules {match: all|any, conditions: [{field, op, value?}]}; field email|name|createdAt|attributes.<key>|list; op eq neq contains not_contains starts_with ends_with gt gte lt lte exists not_exists; createdAt: before/after; list: in/not_in, value listId, status? (default subscribed).";
+const RULES_HELP = "rules {match: all|any, conditions: [{field, op, value?}]}; field email|name|createdAt|attributes.<key>|list|crm.<field> (CRM contact of the address: lifecycleStage, owner, tags, score, custom.<key>, company.<name|domain|industry|size|tags|custom.<key>>); op eq neq contains not_contains starts_with ends_with gt gte lt lte exists not_exists; createdAt: before/after; list: in/not_in, value listId, status? (default subscribed).";
 const segList = defineTool({ ...R, name: "email_segments_list", title: "List segments", description: "Saved segments with their rules.", input: v.object({ search: v.optional(search), ...paging }), run: listSegments });
 const segGet = defineTool({ ...R, name: "email_segments_get", title: "Get a segment", description: "One segment and its rules.", input: v.object({ id: idSchema }), run: getSegment });
 const rules = v.record(v.string(), v.unknown());
