@@ -80,9 +80,28 @@ describe("crm fields in segments", () => {
     ["company custom select", [{ field: "crm.company.custom.region", op: "eq", value: "emea" }], ["ann@a.test"]],
     ["mixed with subscriber fields (any)", [{ field: "crm.lifecycleStage", op: "eq", value: "lead" }, { field: "email", op: "starts_with", value: "cat" }], ["bob.alt@b.test", "cat@c.test"], "any"],
   ];
-  for (const [label, conditions, emails, match] of cases) test(label, async () => expect(await members(conditions, match)).toEqual(emails));
+  // Each case twice: as given (exact conditions answered by SQL) and under
+  // "any" with a never-true text condition, which forces evaluation in
+  // process: both paths must agree.
+  const never = { field: "email", op: "eq", value: "nobody@nowhere.invalid" };
+  for (const [label, conditions, emails, match] of cases)
+    test(label, async () => {
+      expect(await members(conditions, match)).toEqual(emails);
+      if ((match ?? "all") === "all" && conditions.length === 1) expect(await members([...conditions, never], "any")).toEqual(emails);
+    });
 
-  test("owner by user id", async () => expect(await members([{ field: "crm.owner", op: "eq", value: ownerUserId }])).toEqual(["ann@a.test"]));
+  test("owner by user id", async () => {
+    expect(await members([{ field: "crm.owner", op: "eq", value: ownerUserId }])).toEqual(["ann@a.test"]);
+    expect(await members([{ field: "crm.owner", op: "neq", value: ownerUserId }])).toEqual(["bob.alt@b.test"]);
+  });
+
+  test("counts: exact rules are counted by the database, the rest in process, with the same answer", async () => {
+    const n = async (rules: unknown) => (await w.t("email_segments_count", { rules })).count;
+    expect(await n({ conditions: [{ field: "crm.contact", op: "exists" }] })).toBe(2);
+    expect(await n({ match: "any", conditions: [{ field: "crm.contact", op: "exists" }, never] })).toBe(2);
+    expect(await n({ conditions: [{ field: "crm.score", op: "lt", value: 25 }, { field: "crm.firstName", op: "eq", value: "BOB" }] })).toBe(1);
+    expect(await n({ match: "any", conditions: [{ field: "crm.lifecycleStage", op: "eq", value: "customer" }, { field: "list", op: "in", value: listId }] })).toBe(4);
+  });
 
   test("the other company sees its own contacts only", async () => {
     const rival = w.ctx({ company: "other" });

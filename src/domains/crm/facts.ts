@@ -20,7 +20,8 @@
  * One query per batch of addresses (the subscribers' emails of an audience
  * page), never one per subscriber.
  */
-import { aliasedTable, and, eq, inArray, isNull } from "drizzle-orm";
+import { aliasedTable, and, eq, inArray, isNull, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { jsonFieldText } from "../../core/sql";
 import { users } from "../../core/tables";
 import type { Q } from "./access";
 import { contactEmails, contacts, crmCompanies, fieldDefs, LIFECYCLE_STAGES, type CustomValues, type FieldType } from "./tables";
@@ -127,4 +128,56 @@ export async function contactFactsByEmails(q: Q, companyId: number, emails: stri
     }
   }
   return out;
+}
+
+/**
+ * The same test as a SQL condition over rows holding an address
+ * (`emailCol`, lower-case), for the fields and operators where SQL gives
+ * exactly the answer `factValues` + the caller's comparison would: the
+ * contact's existence, lifecycle stage (a lower-case enum), score, owner
+ * by id, and custom dates (YYYY-MM-DD text). Null for anything else (text
+ * that must ignore accents, lists, JSON numbers): the caller then
+ * evaluates in process. Like the in-process test, a condition on a field
+ * never holds for an address without a contact (but `contact not_exists`).
+ */
+export function factSql(companyId: number, emailCol: SQLWrapper, field: string, op: string, value: unknown, types: Map<string, FieldType> | null): SQL | null {
+  const holds = (pred: SQL) =>
+    sql`exists (select 1 from ${contactEmails} inner join ${contacts} on ${contacts.id} = ${contactEmails.contactId} and ${contacts.mergedIntoId} is null where ${contactEmails.companyId} = ${companyId} and ${contactEmails.email} = ${emailCol} and ${pred})`;
+  const num = typeof value === "number" && Number.isFinite(value) ? value : null;
+  switch (field) {
+    case "contact":
+      return op === "exists" ? holds(sql`1 = 1`) : op === "not_exists" ? sql`not ${holds(sql`1 = 1`)}` : null;
+    case "lifecycleStage": {
+      const v = typeof value === "string" ? value.toLowerCase() : null;
+      if (op === "exists") return holds(sql`1 = 1`);
+      if (op === "not_exists") return sql`1 = 0`;
+      if (v === null || !(LIFECYCLE_STAGES as readonly string[]).includes(v)) return null;
+      return op === "eq" ? holds(sql`${contacts.lifecycleStage} = ${v}`) : op === "neq" ? holds(sql`${contacts.lifecycleStage} <> ${v}`) : null;
+    }
+    case "score": {
+      if (op === "exists") return holds(sql`1 = 1`);
+      if (op === "not_exists") return sql`1 = 0`;
+      const cmp = { eq: "=", gt: ">", gte: ">=", lt: "<", lte: "<=" }[op];
+      if (num === null) return null;
+      if (op === "neq") return holds(sql`${contacts.score} <> ${num}`);
+      return cmp ? holds(sql`${contacts.score} ${sql.raw(cmp)} ${num}`) : null;
+    }
+    case "owner":
+      if (op === "exists") return holds(sql`${contacts.ownerId} is not null`);
+      if (op === "not_exists") return holds(sql`${contacts.ownerId} is null`);
+      if (num === null || !Number.isSafeInteger(num)) return null;
+      return op === "eq" ? holds(sql`${contacts.ownerId} = ${num}`) : op === "neq" ? holds(sql`(${contacts.ownerId} is null or ${contacts.ownerId} <> ${num})`) : null;
+  }
+  const key = /^custom\.([A-Za-z0-9_]+)$/.exec(field)?.[1];
+  if (key && types?.get(`contact.${key}`) === "date") {
+    const x = jsonFieldText(contacts.custom, key);
+    if (op === "exists") return holds(sql`${x} is not null`);
+    if (op === "not_exists") return holds(sql`${x} is null`);
+    if (typeof value !== "string" || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return null;
+    if (op === "eq") return holds(sql`${x} = ${value}`);
+    if (op === "neq") return holds(sql`(${x} is null or ${x} <> ${value})`);
+    if (op === "before") return holds(sql`${x} < ${value}`);
+    if (op === "after") return holds(sql`${x} > ${value}`);
+  }
+  return null;
 }

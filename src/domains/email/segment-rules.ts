@@ -18,11 +18,12 @@
  * subscribers (segments are small documents; the attribute JSON has no
  * index on either engine), which keeps one code path for both engines.
  */
+import { and, gt, lt, not, or, sql, type SQL } from "drizzle-orm";
 import * as v from "valibot";
 import { invalid } from "../../core/errors";
-import { FACT_FIELDS, factKind, factValues, LIFECYCLE_STAGES, type ContactFacts, type FactKind } from "../crm/facts";
+import { FACT_FIELDS, factKind, factSql, factValues, LIFECYCLE_STAGES, type ContactFacts, type FactKind } from "../crm/facts";
 import type { FieldType } from "../crm/tables";
-import type { Attributes } from "./tables";
+import { emailMemberships, emailSubscribers, type Attributes } from "./tables";
 
 export const OPS = ["eq", "neq", "contains", "not_contains", "starts_with", "ends_with", "gt", "gte", "lt", "lte", "exists", "not_exists", "before", "after", "in", "not_in"] as const;
 export type Op = (typeof OPS)[number];
@@ -228,4 +229,38 @@ function test(c: Condition, s: Candidate): boolean {
 
 export function matches(rules: Rules, s: Candidate): boolean {
   return rules.match === "any" ? rules.conditions.some((c) => test(c, s)) : rules.conditions.every((c) => test(c, s));
+}
+
+/**
+ * A condition as SQL over email_subscribers rows, when SQL answers exactly
+ * as `matches` does: list membership, createdAt, and the CRM fields
+ * crm/facts.ts can express (contact, lifecycle stage, score, owner id,
+ * custom dates). Null otherwise (text ignoring accents, attributes): those
+ * are evaluated in process.
+ */
+export function conditionSql(c: Condition, companyId: number, crmTypes: Map<string, FieldType> | null): SQL | null {
+  if (c.field === "list") {
+    const member = sql`exists (select 1 from ${emailMemberships} where ${emailMemberships.subscriberId} = ${emailSubscribers.id} and ${emailMemberships.listId} = ${c.value as number} and ${emailMemberships.status} = ${c.status ?? "subscribed"})`;
+    return c.op === "in" ? member : not(member);
+  }
+  if (c.field === "createdAt") return c.op === "before" ? lt(emailSubscribers.createdAt, new Date(c.value as string)) : gt(emailSubscribers.createdAt, new Date(c.value as string));
+  if (c.field.startsWith("crm.")) return factSql(companyId, emailSubscribers.email, c.field.slice(4), c.op, c.value, crmTypes);
+  return null;
+}
+
+/**
+ * Rules split for evaluation: `sql` must hold (exact, pushed to the
+ * database), `rest` is checked in process on what it lets through (null
+ * when nothing is left to check). With match any, only rules whose every
+ * condition is exact go to SQL; otherwise everything is checked in process.
+ */
+export function planRules(rules: Rules, companyId: number, crmTypes: Map<string, FieldType> | null): { sql: SQL | undefined; rest: Rules | null } {
+  const parts = rules.conditions.map((c) => ({ c, q: conditionSql(c, companyId, crmTypes) }));
+  if (rules.match === "any") {
+    if (parts.every((p) => p.q)) return { sql: or(...parts.map((p) => p.q!)), rest: null };
+    return { sql: undefined, rest: rules };
+  }
+  const exact = parts.filter((p) => p.q).map((p) => p.q!);
+  const left = parts.filter((p) => !p.q).map((p) => p.c);
+  return { sql: exact.length ? and(...exact) : undefined, rest: left.length ? { match: "all", conditions: left } : null };
 }
