@@ -36,7 +36,7 @@ beforeAll(async () => {
   await add("chris2", { firstName: "Christopher", lastName: "Leeds", emails: ["chris.lee@b.example"] });
   // Another tenant's Zoë Ünal never pairs with ours.
   await add("rivalZoe", { firstName: "Zoë", lastName: "Ünal", emails: ["zoe@rival.example"] }, w.ctx("rita"));
-  for (const name of ["Initech Systems", "Initech Sytems", "ACME, Inc.", "Acme GmbH", "Globex"]) ids[`co:${name}`] = (await w.call("crm_companies_create", { name })).id;
+  for (const name of ["Initech Systems", "Initech Sytems", "ACME, Inc.", "Acme GmbH", "Globex", "Studio 54 Events", "Studio 55 Events"]) ids[`co:${name}`] = (await w.call("crm_companies_create", { name })).id;
 });
 afterAll(() => w.close());
 

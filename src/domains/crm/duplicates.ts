@@ -154,7 +154,7 @@ export async function findDuplicates(ctx: ActorContext, input: { object?: "conta
   }
   const rows = await db.select({ id: crmCompanies.id, name: crmCompanies.name, domain: crmCompanies.domain }).from(crmCompanies).where(and(eq(crmCompanies.companyId, ctx.company.id), isNull(crmCompanies.mergedIntoId)));
   if (input.id !== undefined && !rows.some((r) => r.id === input.id)) throw invalid(`Company ${input.id} not found in ${ctx.company.name}.`, { path: "id" });
-  const keyed = rows.map((r) => ({ ...r, k: companyKey(r.name) })).filter((r) => r.k.length >= 2);
+  const keyed = rows.map((r) => ({ ...r, k: companyKey(r.name) })).filter((r) => r.k.length >= 2).map((r) => ({ ...r, d: r.k.replace(/\D+/g, " ").trim() }));
   for (const list of groups(keyed, (r) => [r.k]).values()) {
     if (list.length < 2 || list.length > GROUP_MAX) continue;
     for (let i = 0; i < list.length; i++) for (let j = i + 1; j < list.length; j++) pairs.add(list[i]!.id, list[j]!.id, "same_name", 0.85);
@@ -166,7 +166,8 @@ export async function findDuplicates(ctx: ActorContext, input: { object?: "conta
       for (let j = i + 1; j < list.length; j++) {
         const x = list[i]!;
         const y = list[j]!;
-        if (x.k === y.k || Math.min(x.k.length, y.k.length) < 5) continue;
+        // "Studio 54" and "Studio 55" are two companies: numbers must agree.
+        if (x.k === y.k || Math.min(x.k.length, y.k.length) < 5 || x.d !== y.d) continue;
         if (editDistance(x.k, y.k) <= (Math.min(x.k.length, y.k.length) >= 10 ? 2 : 1)) pairs.add(x.id, y.id, "similar_name", 0.55);
       }
   }

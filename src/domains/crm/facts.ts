@@ -51,23 +51,30 @@ const BY_TYPE: Record<FieldType, FactKind> = { text: "text", url: "text", select
 export const FACT_FIELDS = `${Object.keys(CONTACT_FIELDS).join(", ")}, custom.<key>, company.${Object.keys(COMPANY_FIELDS).join("|")}, company.custom.<key>`;
 export { LIFECYCLE_STAGES };
 
-/** Custom field types of the company's contacts and CRM companies ("contact.key" / "company.key" → type). */
-export async function customFieldTypes(q: Q, companyId: number): Promise<Map<string, FieldType>> {
-  const defs = await q.select({ object: fieldDefs.object, key: fieldDefs.key, type: fieldDefs.type }).from(fieldDefs).where(eq(fieldDefs.companyId, companyId));
-  return new Map(defs.filter((d) => d.object !== "deal").map((d) => [`${d.object}.${d.key}`, d.type]));
+/** A custom field's type and (select, multi_select) options. */
+export interface FieldSpec {
+  type: FieldType;
+  options: string[];
+}
+export type FieldTypes = Map<string, FieldSpec>;
+
+/** Custom field definitions of the company's contacts and CRM companies ("contact.key" / "company.key" → type and options). */
+export async function customFieldTypes(q: Q, companyId: number): Promise<FieldTypes> {
+  const defs = await q.select({ object: fieldDefs.object, key: fieldDefs.key, type: fieldDefs.type, options: fieldDefs.options }).from(fieldDefs).where(eq(fieldDefs.companyId, companyId));
+  return new Map(defs.filter((d) => d.object !== "deal").map((d) => [`${d.object}.${d.key}`, { type: d.type, options: d.options }]));
 }
 
 /**
  * The kind of a field named after `crm.`, or null when there is no such
  * field (an unknown custom key included: `types` from customFieldTypes).
  */
-export function factKind(field: string, types: Map<string, FieldType>): FactKind | null {
+export function factKind(field: string, types: FieldTypes): FactKind | null {
   if (CONTACT_FIELDS[field]) return CONTACT_FIELDS[field]!;
   const [a, b, c, ...more] = field.split(".");
   if (more.length) return null;
-  if (a === "custom" && b && c === undefined) return types.has(`contact.${b}`) ? BY_TYPE[types.get(`contact.${b}`)!] : null;
+  if (a === "custom" && b && c === undefined) return types.has(`contact.${b}`) ? BY_TYPE[types.get(`contact.${b}`)!.type] : null;
   if (a === "company" && b && c === undefined) return COMPANY_FIELDS[b] ?? null;
-  if (a === "company" && b === "custom" && c) return types.has(`company.${c}`) ? BY_TYPE[types.get(`company.${c}`)!] : null;
+  if (a === "company" && b === "custom" && c) return types.has(`company.${c}`) ? BY_TYPE[types.get(`company.${c}`)!.type] : null;
   return null;
 }
 
@@ -102,8 +109,14 @@ export async function contactFactsByEmails(q: Q, companyId: number, emails: stri
   if (!emails.length) return out;
   const owner = aliasedTable(users, "crm_fact_owner");
   for (let i = 0; i < emails.length; i += 2000) {
+    // Only the columns a segment reads (not the wide search, emails and phones).
     const rows = await q
-      .select({ email: contactEmails.email, c: contacts, ownerEmail: owner.email, co: crmCompanies })
+      .select({
+        email: contactEmails.email,
+        c: { id: contacts.id, firstName: contacts.firstName, lastName: contacts.lastName, jobTitle: contacts.jobTitle, lifecycleStage: contacts.lifecycleStage, ownerId: contacts.ownerId, tags: contacts.tags, score: contacts.score, createdAt: contacts.createdAt, custom: contacts.custom },
+        ownerEmail: owner.email,
+        co: { id: crmCompanies.id, name: crmCompanies.name, domain: crmCompanies.domain, industry: crmCompanies.industry, size: crmCompanies.size, tags: crmCompanies.tags, custom: crmCompanies.custom },
+      })
       .from(contactEmails)
       .innerJoin(contacts, and(eq(contacts.id, contactEmails.contactId), eq(contacts.companyId, companyId), isNull(contacts.mergedIntoId)))
       .leftJoin(crmCompanies, and(eq(crmCompanies.id, contacts.crmCompanyId), eq(crmCompanies.companyId, companyId)))
@@ -140,7 +153,7 @@ export async function contactFactsByEmails(q: Q, companyId: number, emails: stri
  * evaluates in process. Like the in-process test, a condition on a field
  * never holds for an address without a contact (but `contact not_exists`).
  */
-export function factSql(companyId: number, emailCol: SQLWrapper, field: string, op: string, value: unknown, types: Map<string, FieldType> | null): SQL | null {
+export function factSql(companyId: number, emailCol: SQLWrapper, field: string, op: string, value: unknown, types: FieldTypes | null): SQL | null {
   const holds = (pred: SQL) =>
     sql`exists (select 1 from ${contactEmails} inner join ${contacts} on ${contacts.id} = ${contactEmails.contactId} and ${contacts.mergedIntoId} is null where ${contactEmails.companyId} = ${companyId} and ${contactEmails.email} = ${emailCol} and ${pred})`;
   const num = typeof value === "number" && Number.isFinite(value) ? value : null;
@@ -169,7 +182,21 @@ export function factSql(companyId: number, emailCol: SQLWrapper, field: string, 
       return op === "eq" ? holds(sql`${contacts.ownerId} = ${num}`) : op === "neq" ? holds(sql`(${contacts.ownerId} is null or ${contacts.ownerId} <> ${num})`) : null;
   }
   const key = /^custom\.([A-Za-z0-9_]+)$/.exec(field)?.[1];
-  if (key && types?.get(`contact.${key}`) === "date") {
+  const spec = key ? types?.get(`contact.${key}`) : undefined;
+  // A select holds one of its options: the options equal to the value once
+  // folded are exactly the stored values the folded comparison accepts.
+  if (key && spec?.type === "select") {
+    const x = jsonFieldText(contacts.custom, key);
+    if (op === "exists") return holds(sql`${x} is not null and ${x} <> ''`);
+    if (op === "not_exists") return holds(sql`(${x} is null or ${x} = '')`);
+    if (typeof value !== "string" || (op !== "eq" && op !== "neq")) return null;
+    // The same folding as the in-process test (email/segment-rules.ts).
+    const fold = (t: string) => t.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
+    const hits = spec.options.filter((o) => fold(o) === fold(value));
+    const isHit = hits.length ? sql`${x} in (${sql.join(hits.map((h) => sql`${h}`), sql`, `)})` : sql`1 = 0`;
+    return op === "eq" ? holds(isHit) : holds(sql`(${x} is null or not (${isHit}))`);
+  }
+  if (key && spec?.type === "date") {
     const x = jsonFieldText(contacts.custom, key);
     if (op === "exists") return holds(sql`${x} is not null`);
     if (op === "not_exists") return holds(sql`${x} is null`);

@@ -15,6 +15,8 @@ import { and, count, countDistinct, eq, gt, inArray, or, type SQL } from "drizzl
 import type { Db } from "../../core/db";
 import { contactFactsByEmails, customFieldTypes } from "../crm/facts";
 import { matches, planRules, usesCrm, type Candidate, type Rules } from "./segment-rules";
+
+const usesLists = (rules: Rules[]) => rules.some((r) => r.conditions.some((c) => c.field === "list"));
 import { emailMemberships, emailSubscribers } from "./tables";
 
 export const AUDIENCE_BATCH = 500;
@@ -31,16 +33,18 @@ export interface Batch {
  * company; with `crm`, also the CRM contact of each address in the same
  * company (one query for the batch, through the CRM domain's reader).
  */
-export async function candidates(db: Pick<Db, "select">, companyId: number, ids: number[], crm = false): Promise<Candidate[]> {
+export async function candidates(db: Pick<Db, "select">, companyId: number, ids: number[], crm = false, withLists = true): Promise<Candidate[]> {
   if (ids.length === 0) return [];
   const subs = await db
     .select({ id: emailSubscribers.id, email: emailSubscribers.email, name: emailSubscribers.name, attributes: emailSubscribers.attributes, createdAt: emailSubscribers.createdAt, blocklisted: emailSubscribers.blocklisted })
     .from(emailSubscribers)
     .where(and(eq(emailSubscribers.companyId, companyId), inArray(emailSubscribers.id, ids)));
-  const mems = await db
-    .select({ subscriberId: emailMemberships.subscriberId, listId: emailMemberships.listId, status: emailMemberships.status })
-    .from(emailMemberships)
-    .where(inArray(emailMemberships.subscriberId, ids));
+  const mems = withLists
+    ? await db
+        .select({ subscriberId: emailMemberships.subscriberId, listId: emailMemberships.listId, status: emailMemberships.status })
+        .from(emailMemberships)
+        .where(inArray(emailMemberships.subscriberId, ids))
+    : [];
   const lists = new Map<number, Map<number, string>>();
   for (const m of mems) {
     let l = lists.get(m.subscriberId);
@@ -91,7 +95,7 @@ export async function audienceBatch(db: Q, companyId: number, listIds: number[],
       .orderBy(emailMemberships.subscriberId)
       .limit(size)
   ).map((r) => r.id);
-  const found = await candidates(db, companyId, ids, usesCrm(segments));
+  const found = await candidates(db, companyId, ids, usesCrm(segments), usesLists(segments));
   const recipients = segments.length ? found.filter((c) => segments.some((r) => matches(r, c))) : found;
   return { recipients, lastId: ids.length ? ids[ids.length - 1]! : afterId, done: ids.length < size };
 }
@@ -132,7 +136,7 @@ export async function segmentMembers(db: Pick<Db, "select">, companyId: number, 
   const sample: Candidate[] = [];
   for (;;) {
     const ids = (await db.select({ id: emailSubscribers.id }).from(emailSubscribers).where(and(base, gt(emailSubscribers.id, cursor))).orderBy(emailSubscribers.id).limit(2000)).map((r) => r.id);
-    for (const c of await candidates(db, companyId, ids, usesCrm([rest]))) {
+    for (const c of await candidates(db, companyId, ids, usesCrm([rest]), usesLists([rest]))) {
       if (!matches(rest, c)) continue;
       total++;
       if (sample.length < sampleSize) sample.push(c);

@@ -21,8 +21,7 @@
 import { and, gt, lt, not, or, sql, type SQL } from "drizzle-orm";
 import * as v from "valibot";
 import { invalid } from "../../core/errors";
-import { FACT_FIELDS, factKind, factSql, factValues, LIFECYCLE_STAGES, type ContactFacts, type FactKind } from "../crm/facts";
-import type { FieldType } from "../crm/tables";
+import { FACT_FIELDS, factKind, factSql, factValues, LIFECYCLE_STAGES, type ContactFacts, type FactKind, type FieldTypes } from "../crm/facts";
 import { emailMemberships, emailSubscribers, type Attributes } from "./tables";
 
 export const OPS = ["eq", "neq", "contains", "not_contains", "starts_with", "ends_with", "gt", "gte", "lt", "lte", "exists", "not_exists", "before", "after", "in", "not_in"] as const;
@@ -76,7 +75,7 @@ const CRM_OPS: Record<FactKind, Op[]> = {
   user: ["eq", "neq", "exists", "not_exists"],
 };
 
-function checkCrm(c: Condition, where: string, types: Map<string, FieldType>) {
+function checkCrm(c: Condition, where: string, types: FieldTypes) {
   const field = c.field.slice(4);
   const kind = factKind(field, types);
   if (!kind) throw invalid(`${where}: unknown CRM field "${c.field.slice(0, 60)}"; use crm.${FACT_FIELDS.replaceAll(", ", ", crm.")} (custom keys from crm_fields_list).`, { path: where });
@@ -103,7 +102,7 @@ const NUM_OPS = new Set<Op>(["eq", "neq", "gt", "gte", "lt", "lte", "exists", "n
  * field types) is needed when the rules name crm fields; without it those
  * are checked for shape only (rules already saved).
  */
-export function checkRules(rules: Rules, crmTypes?: Map<string, FieldType>): { rules: Rules; listIds: number[] } {
+export function checkRules(rules: Rules, crmTypes?: FieldTypes): { rules: Rules; listIds: number[] } {
   const listIds: number[] = [];
   rules.conditions.forEach((c, i) => {
     const where = `conditions[${i}]`;
@@ -238,7 +237,7 @@ export function matches(rules: Rules, s: Candidate): boolean {
  * custom dates). Null otherwise (text ignoring accents, attributes): those
  * are evaluated in process.
  */
-export function conditionSql(c: Condition, companyId: number, crmTypes: Map<string, FieldType> | null): SQL | null {
+export function conditionSql(c: Condition, companyId: number, crmTypes: FieldTypes | null): SQL | null {
   if (c.field === "list") {
     const member = sql`exists (select 1 from ${emailMemberships} where ${emailMemberships.subscriberId} = ${emailSubscribers.id} and ${emailMemberships.listId} = ${c.value as number} and ${emailMemberships.status} = ${c.status ?? "subscribed"})`;
     return c.op === "in" ? member : not(member);
@@ -254,7 +253,7 @@ export function conditionSql(c: Condition, companyId: number, crmTypes: Map<stri
  * when nothing is left to check). With match any, only rules whose every
  * condition is exact go to SQL; otherwise everything is checked in process.
  */
-export function planRules(rules: Rules, companyId: number, crmTypes: Map<string, FieldType> | null): { sql: SQL | undefined; rest: Rules | null } {
+export function planRules(rules: Rules, companyId: number, crmTypes: FieldTypes | null): { sql: SQL | undefined; rest: Rules | null } {
   const parts = rules.conditions.map((c) => ({ c, q: conditionSql(c, companyId, crmTypes) }));
   if (rules.match === "any") {
     if (parts.every((p) => p.q)) return { sql: or(...parts.map((p) => p.q!)), rest: null };
