@@ -14,6 +14,7 @@ import { runQueued } from "../../src/domains/automations/runner";
 import { sites } from "../../src/domains/sites/tables";
 import { callTool, createCompany, createUser, mcpClient, mintMcpKey } from "../fixtures/accounts";
 import { rows, startTestServer, type TestServer } from "../harness";
+import { listenSse, until } from "../fixtures/sse";
 import { caughtUp } from "./settle";
 
 let s: TestServer;
@@ -59,40 +60,7 @@ const visitorPost = async (body: Record<string, unknown>, token?: string) => {
 };
 
 /** The visitor's SSE stream, collected until stopped. */
-function listen(token: string, after = 0) {
-  const got: any[] = [];
-  const ctl = new AbortController();
-  void (async () => {
-    const r = await fetch(api(`/stream?after=${after}`), { headers: { Authorization: `Bearer ${token}`, "Sec-Fetch-Site": "same-origin" }, signal: ctl.signal });
-    const rd = r.body!.getReader();
-    const dec = new TextDecoder();
-    let buf = "";
-    try {
-      for (;;) {
-        const x = await rd.read();
-        if (x.done) break;
-        buf += dec.decode(x.value, { stream: true });
-        let i;
-        while ((i = buf.indexOf("\n\n")) >= 0) {
-          const ev = buf.slice(0, i);
-          buf = buf.slice(i + 2);
-          for (const l of ev.split("\n")) if (l.startsWith("data: ")) got.push({ ...JSON.parse(l.slice(6)), receivedAt: performance.now() });
-        }
-      }
-    } catch {
-      /* aborted */
-    }
-  })();
-  return { got, stop: () => ctl.abort() };
-}
-
-async function until(check: () => boolean, ms = 5000) {
-  const end = performance.now() + ms;
-  while (!check()) {
-    if (performance.now() > end) throw new Error("timed out");
-    await Bun.sleep(10);
-  }
-}
+const listen = (token: string, after = 0) => listenSse(api(`/stream?after=${after}`), { Authorization: `Bearer ${token}`, "Sec-Fetch-Site": "same-origin" });
 
 const messageCount = async () => Number((await rows(s.deps, "SELECT count(*) AS n FROM chat_messages"))[0]!.n);
 

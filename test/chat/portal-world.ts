@@ -14,6 +14,7 @@ import { sites } from "../../src/domains/sites/tables";
 import { addMember, createCompany, createUser } from "../fixtures/accounts";
 import { startTestServer, type TestServer } from "../harness";
 import { Browser } from "../oauth/helpers";
+import { readSse, until } from "../fixtures/sse";
 
 export const PASSWORD = "a long passphrase for tests";
 
@@ -83,31 +84,18 @@ export async function portalChatWorld(o: { allowedOrigins?: string[] } = {}): Pr
   };
 }
 
-/** Reads an SSE response until `want` holds for the messages seen, or throws after `ms`. */
+/** Reads an SSE response's `message` events until `want` holds for the messages seen, or throws after `ms`. */
 export async function readEvents(res: Response, want: (msgs: any[]) => boolean, ms = 5000): Promise<any[]> {
-  const reader = res.body!.getReader();
-  const dec = new TextDecoder();
   const msgs: any[] = [];
-  let buf = "";
-  const deadline = Date.now() + ms;
+  const stop = new AbortController();
+  const reading = readSse(res.body!, (e) => void (e.event === "message" && msgs.push(e.data)), stop.signal);
   try {
-    while (!want(msgs)) {
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`stream: wanted more than ${JSON.stringify(msgs.map((m) => m.body))}`);
-      const r = await Promise.race([reader.read(), Bun.sleep(left).then(() => null)]);
-      if (!r) continue;
-      if (r.done) break;
-      buf += dec.decode(r.value, { stream: true });
-      let i: number;
-      while ((i = buf.indexOf("\n\n")) >= 0) {
-        const chunk = buf.slice(0, i);
-        buf = buf.slice(i + 2);
-        const data = chunk.split("\n").find((l) => l.startsWith("data: "));
-        if (chunk.includes("event: message") && data) msgs.push(JSON.parse(data.slice(6)));
-      }
-    }
+    await until(() => want(msgs), ms).catch(() => {
+      throw new Error(`stream: wanted more than ${JSON.stringify(msgs.map((m) => m.body))}`);
+    });
     return msgs;
   } finally {
-    await reader.cancel().catch(() => {});
+    stop.abort();
+    await reading;
   }
 }

@@ -10,6 +10,7 @@ import type { Client } from "@modelcontextprotocol/client";
 import { sites } from "../../src/domains/sites/tables";
 import { addMember, callTool, createCompany, createUser, mcpClient, mintMcpKey } from "../fixtures/accounts";
 import { rows, startTestServer, type TestServer } from "../harness";
+import { listenSse, until } from "../fixtures/sse";
 
 let s: TestServer;
 let agent: Client;
@@ -57,43 +58,8 @@ const post = (path: string, body: unknown, headers: Record<string, string> = {})
     body: typeof body === "string" ? body : JSON.stringify(body),
   });
 
-/** Reads SSE `data:` events from a stream into `into` until aborted. */
-function listen(token: string, after = 0) {
-  const got: any[] = [];
-  const ctl = new AbortController();
-  const done = (async () => {
-    const r = await fetch(api(`/stream?after=${after}`), { headers: { Authorization: `Bearer ${token}`, "Sec-Fetch-Site": "same-origin" }, signal: ctl.signal });
-    expect(r.status).toBe(200);
-    expect(r.headers.get("content-type")).toContain("text/event-stream");
-    const rd = r.body!.getReader();
-    const dec = new TextDecoder();
-    let buf = "";
-    try {
-      for (;;) {
-        const x = await rd.read();
-        if (x.done) break;
-        buf += dec.decode(x.value, { stream: true });
-        let i;
-        while ((i = buf.indexOf("\n\n")) >= 0) {
-          const ev = buf.slice(0, i);
-          buf = buf.slice(i + 2);
-          for (const l of ev.split("\n")) if (l.startsWith("data: ")) got.push({ ...JSON.parse(l.slice(6)), receivedAt: performance.now() });
-        }
-      }
-    } catch {
-      /* aborted */
-    }
-  })();
-  return { got, stop: () => ctl.abort(), done };
-}
-
-async function until(check: () => boolean, ms = 5000) {
-  const end = performance.now() + ms;
-  while (!check()) {
-    if (performance.now() > end) throw new Error("timed out");
-    await Bun.sleep(10);
-  }
-}
+/** The visitor's SSE stream, collected until stopped. */
+const listen = (token: string, after = 0) => listenSse(api(`/stream?after=${after}`), { Authorization: `Bearer ${token}`, "Sec-Fetch-Site": "same-origin" });
 
 describe("loader and frame", () => {
   test("widget.js is small, cacheable, and names no other host", async () => {
@@ -253,28 +219,8 @@ describe("visitor API", () => {
     expect((await feed("", noChatKey)).status).toBe(403);
     expect((await feed(`?clientId=${rivalCompany}`, agentKey)).status).toBe(400);
     expect((await feed("?after=abc", agentKey)).status).toBe(400);
-    const ctl = new AbortController();
-    const got: any[] = [];
-    const r = await fetch(`${s.url}/chat/agent/stream`, { headers: { Authorization: `Bearer ${readKey}` }, signal: ctl.signal });
-    expect(r.status).toBe(200);
-    void (async () => {
-      const rd = r.body!.getReader();
-      const dec = new TextDecoder();
-      let buf = "";
-      try {
-        for (;;) {
-          const x = await rd.read();
-          if (x.done) break;
-          buf += dec.decode(x.value, { stream: true });
-          let i;
-          while ((i = buf.indexOf("\n\n")) >= 0) {
-            const ev = buf.slice(0, i);
-            buf = buf.slice(i + 2);
-            for (const l of ev.split("\n")) if (l.startsWith("data: ")) got.push(JSON.parse(l.slice(6)));
-          }
-        }
-      } catch {}
-    })();
+    const feedStream = listenSse(`${s.url}/chat/agent/stream`, { Authorization: `Bearer ${readKey}` });
+    const got = feedStream.got;
     await Bun.sleep(100);
     const v = await (await post("/messages", { body: "agent feed check", name: "Feed Visitor" })).json();
     await until(() => got.some((m) => m.body === "agent feed check"));
@@ -282,7 +228,7 @@ describe("visitor API", () => {
     await until(() => got.some((m) => m.body === "feed note"));
     expect(got.find((m) => m.body === "agent feed check")).toMatchObject({ kind: "visitor", conversationId: v.conversation, visitor: { name: "Feed Visitor" } });
     expect(got.find((m) => m.body === "feed note")).toMatchObject({ kind: "note", internal: true, user: { name: "Alex Agent" } });
-    ctl.abort();
+    feedStream.stop();
     // Resuming after the visitor's message replays exactly what followed.
     const ctl2 = new AbortController();
     const r2 = await fetch(`${s.url}/chat/agent/stream?after=${v.message.id}`, { headers: { Authorization: `Bearer ${readKey}` }, signal: ctl2.signal });
