@@ -135,14 +135,18 @@ async function spendBudget(t: Tx, deps: Deps, companyId: number, amount: number,
     .returning())[0];
   if (!r) {
     const cur = (await t.select().from(aiCreditBudgets).where(eq(aiCreditBudgets.companyId, companyId)).limit(1))[0]!;
-    const left = Math.max(0, cur.monthlyLimit - cur.spent);
     const bal = (await t.select({ b: aiCreditAccounts.balance }).from(aiCreditAccounts).where(eq(aiCreditAccounts.companyId, companyId)).limit(1))[0]?.b ?? 0;
-    throw new InsufficientCredits(
-      `AI credit budget reached: ${reason} needs ${amount} and ${left} of this month's ${cur.monthlyLimit} remain. Nothing was done; the budget resets on ${iso(nextMonth(now))!.slice(0, 10)} or the agency can raise it.`,
-      { needed: amount, balance: bal, reason, budgetLeft: left },
-    );
+    throw budgetReached(reason, amount, Math.max(0, cur.monthlyLimit - cur.spent), cur.monthlyLimit, bal, now);
   }
   return r;
+}
+
+/** The refusal for a hard monthly budget, the same words wherever it is raised (before work, or at the debit). */
+export function budgetReached(reason: string, needed: number, left: number, monthlyLimit: number, balance: number, now: Date): InsufficientCredits {
+  return new InsufficientCredits(
+    `AI credit budget reached: ${reason} needs ${needed} and ${left} of this month's ${monthlyLimit} remain. Nothing was done; the budget resets on ${iso(nextMonth(now))!.slice(0, 10)} or the agency can raise it.`,
+    { needed, balance, reason, budgetLeft: left },
+  );
 }
 
 async function alertThreshold(t: Tx, deps: Deps, companyId: number, b: BudgetAfter, now: Date) {
