@@ -459,7 +459,8 @@ describe("a company metered after its campaign started", () => {
       expect(await count("SELECT count(*) AS n FROM email_sends WHERE campaign_id = ?", cam.id)).toBe(600);
       const debits = await rows(s.deps, "SELECT amount, balance_after, ref FROM ai_credit_ledger WHERE company_id = ? AND kind = 'debit'", late);
       expect(debits.map((d) => [Number(d.amount), Number(d.balance_after), d.ref])).toEqual([[-100, 900, `campaign:${cam.id}`]]);
-      await ok(c, "email_campaigns_cancel", { id: cam.id });
+      // Cancelled before any went out: what it paid (the 100 queued once metered) comes back, no more.
+      expect(await ok(c, "email_campaigns_cancel", { id: cam.id })).toMatchObject({ notSent: 600, creditsRefunded: 100, creditBalance: 1000 });
     } finally {
       await c.close();
     }
