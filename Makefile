@@ -36,6 +36,9 @@ bench: install build
 	@command -v wrk >/dev/null || (apt-get update -qq && apt-get install -y -qq wrk >/dev/null)
 	$(BUN) bench/run.ts
 	$(BUN) bench/cards.ts
+	$(BUN) bench/crm.ts
+	$(BUN) bench/email.ts
+	$(BUN) scripts/with-postgres.ts $(BUN) bench/email.ts
 	$(BUN) bench/bookings.ts
 	$(BUN) scripts/with-postgres.ts $(BUN) bench/bookings.ts
 	$(BUN) bench/bookings.ts --http

@@ -18,6 +18,7 @@ import sqlite15 from "./sqlite/0015_ai_integrations.sql" with { type: "text" };
 import sqlite16 from "./sqlite/0016_brain.sql" with { type: "text" };
 import sqlite17 from "./sqlite/0017_automations.sql" with { type: "text" };
 import sqlite18 from "./sqlite/0018_email.sql" with { type: "text" };
+import sqlite19 from "./sqlite/0019_email_feedback.sql" with { type: "text" };
 import pg0 from "./pg/0000_init.sql" with { type: "text" };
 import pg1 from "./pg/0001_media_blobs.sql" with { type: "text" };
 import pg2 from "./pg/0002_idempotency_keys.sql" with { type: "text" };
@@ -37,6 +38,7 @@ import pg15 from "./pg/0015_ai_integrations.sql" with { type: "text" };
 import pg16 from "./pg/0016_brain.sql" with { type: "text" };
 import pg17 from "./pg/0017_automations.sql" with { type: "text" };
 import pg18 from "./pg/0018_email.sql" with { type: "text" };
+import pg19 from "./pg/0019_email_feedback.sql" with { type: "text" };
 
 export interface Migration {
   tag: string;
@@ -64,6 +66,7 @@ export const migrations: Record<"sqlite" | "pg", Migration[]> = {
     { tag: "0016_brain", sql: sqlite16 },
     { tag: "0017_automations", sql: sqlite17 },
     { tag: "0018_email", sql: sqlite18 },
+    { tag: "0019_email_feedback", sql: sqlite19 },
   ],
   pg: [
     { tag: "0000_init", sql: pg0 },
@@ -85,5 +88,6 @@ export const migrations: Record<"sqlite" | "pg", Migration[]> = {
     { tag: "0016_brain", sql: pg16 },
     { tag: "0017_automations", sql: pg17 },
     { tag: "0018_email", sql: pg18 },
+    { tag: "0019_email_feedback", sql: pg19 },
   ],
 };

@@ -10,7 +10,7 @@
  * guide, is an unapproved draft.
  */
 import { randomHex } from "../../src/core/secrets";
-import { emailCampaigns, emailLists, emailMemberships, emailSegments, emailSends, emailSubscribers, emailTemplates } from "../../src/domains/email/tables";
+import { emailCampaigns, emailFeedback, emailLists, emailMemberships, emailSegments, emailSends, emailSubscribers, emailTemplates } from "../../src/domains/email/tables";
 import { htmlToText, sanitizeTemplate } from "../../src/domains/email/render";
 import type { DemoPart } from "./parts";
 
@@ -162,6 +162,21 @@ export const demoEmail: DemoPart = async ({ tx, at, companies, users }) => {
       updatedAt: sentAt,
     });
   }
+  // Wren's complaint came in as an ARF report from her mailbox provider's feedback loop.
+  const wren = PEOPLE.findIndex(([, , status]) => status === "complained");
+  await tx.insert(emailFeedback).values({
+    companyId: company,
+    kind: "complaint",
+    email: PEOPLE[wren]![1],
+    sendId: null,
+    campaignId: null,
+    subscriberId: subs[wren]!,
+    status: "abuse",
+    diagnostic: "Yahoo-Mail-Feedback/2.0",
+    format: "arf",
+    reportKey: randomHex(32),
+    receivedAt: at(12),
+  });
   await tx.insert(emailCampaigns).values({
     companyId: company,
     name: "Holiday gift guide",

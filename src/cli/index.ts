@@ -6,5 +6,6 @@ import { accountCommands } from "./accounts";
 import { dbCommands } from "./db";
 import { backupCommands } from "./backup";
 import { creditCommands } from "./credits";
+import { emailCommands } from "./email";
 
-export const commands: Command[] = [...serverCommands, ...restKeyCommands, ...accountCommands, ...dbCommands, ...backupCommands, ...creditCommands];
+export const commands: Command[] = [...serverCommands, ...restKeyCommands, ...accountCommands, ...dbCommands, ...backupCommands, ...creditCommands, ...emailCommands];

@@ -207,6 +207,14 @@ export function transportFor(config: Config): { transport: Transport; secrets: s
   if (u.protocol === "smtp:" && user && !LOOPBACK.has(u.hostname) && !u.searchParams.has("requireTLS")) options.requireTLS = true;
   const transport = nodemailer.createTransport({
     ...options,
+    // Pooled: one SMTP connection carries many messages (about 11 ms each over
+    // loopback) instead of a new connection, greeting and TLS per message
+    // (about 110 ms, which capped a campaign at ~9 messages a second, below
+    // its own default rate). Sends are sequential per process, so two
+    // connections are plenty; a connection is renewed after 100 messages.
+    pool: true,
+    maxConnections: 2,
+    maxMessages: 100,
     connectionTimeout: 15_000,
     greetingTimeout: 15_000,
     socketTimeout: 60_000,

@@ -50,10 +50,10 @@ const fails = async (c: Client, name: string, args: Record<string, unknown>) => 
 describe("an agent works the pipeline", () => {
   test("tools are listed by scope: a read-only key sees only the reads", async () => {
     const all = (await owner.listTools()).tools.filter((t) => t.name.match(/^(crm_|contacts_|deals_|pipelines_|scoring_rules_)/));
-    expect(all.length).toBe(46);
+    expect(all.length).toBe(47);
     const ro = (await reader.listTools()).tools.map((t) => t.name).filter((n) => n.match(/^(crm_|contacts_|deals_|pipelines_|scoring_rules_)/)).sort();
     expect(ro).toEqual([
-      "contacts_get", "contacts_list", "crm_activities_list", "crm_companies_get", "crm_companies_list", "crm_fields_list", "crm_merges_list", "crm_search",
+      "contacts_get", "contacts_list", "crm_activities_list", "crm_companies_get", "crm_companies_list", "crm_duplicates_find", "crm_fields_list", "crm_merges_list", "crm_search",
       "crm_timeline_get", "crm_views_list", "deals_get", "deals_list", "pipelines_forecast", "pipelines_get", "pipelines_list", "scoring_rules_list",
     ]);
   });

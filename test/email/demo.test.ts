@@ -62,6 +62,8 @@ test("the October campaign's stats read as counted by hand", async () => {
     clickRate: 28.57,
     unsubscribeRate: 9.52,
   });
+  const fb = await t("email_feedback_list", {});
+  expect(fb.items.map((f: any) => [f.kind, f.email, f.format])).toEqual([["complaint", "wren.doyle@example.com", "arf"]]);
   const h = await t("email_subscribers_history", { email: "theo.grant@example.com" });
   expect(h.items[0]).toMatchObject({ campaignName: "October roast drop", status: "sent", openedAt: expect.any(String) });
   expect(h.lists[0]).toMatchObject({ status: "unsubscribed" });

@@ -121,7 +121,7 @@ describe("segments", () => {
     expect(await count({ match: "any", conditions: [{ field: "list", op: "in", value: b.id }, { field: "attributes.plan", op: "not_exists" }] })).toEqual(["li@other.test", "max@acme.test", "no@acme.test"]);
     expect(await count({ conditions: [{ field: "list", op: "in", value: a.id }, { field: "list", op: "not_in", value: b.id }] })).toEqual(["zoe@acme.test"]);
     const bad = await errorOf(() => w.t("email_segments_create", { name: "X", rules: { conditions: [{ field: "crm.lifecycle", op: "eq", value: "lead" }] } }));
-    expect(bad.message).toContain("CRM fields are not available");
+    expect(bad.message).toContain("unknown CRM field");
     const foreignList = await w.t("email_lists_create", { name: "F" }, w.ctx({ company: "other" }));
     expect((await errorOf(() => w.t("email_segments_create", { name: "X", rules: { conditions: [{ field: "list", op: "in", value: foreignList.id }] } }))).code).toBe("not_found");
     // A campaign to list A narrowed by a "pro" segment reaches Zoë only.

@@ -39,7 +39,7 @@ describe("refused rules", () => {
     [{ conditions: [{ field: "list", op: "in", value: "five" }] }, /list id/],
     [{ conditions: [{ field: "attributes", op: "eq", value: 1 }] }, /unknown field/],
     [{ conditions: [{ field: "attributes.a.b", op: "eq", value: 1 }] }, /unknown field/],
-    [{ conditions: [{ field: "crm.stage", op: "eq", value: "won" }] }, /CRM fields/],
+    [{ conditions: [{ field: "crm", op: "eq", value: "won" }] }, /unknown field/],
     [{ conditions: [{ field: "email", op: "eq" }] }, /needs a value/],
     [{ conditions: [{ field: "email", op: "eq", value: "x", status: "subscribed" }] }, /list conditions only/],
     [{ conditions: [{ field: "email", op: "eq", value: "x" }], extra: 1 }, /rules/],

@@ -4,9 +4,11 @@
  *
  * The timeline mixes, newest first: the record's activities (for a company
  * also its contacts' and deals'), its deals' stage moves, merges into it,
- * and support tickets whose requester is one of the contact's addresses
+ * support tickets whose requester is one of the contact's addresses
  * (read through the tickets domain's own list, so a credential without
- * tickets:read simply sees none, and says so).
+ * tickets:read simply sees none, and says so), and the email domain's
+ * record of mail to those addresses — delivered, opened, clicked, bounced,
+ * complained, unsubscribed (email/timeline.ts; email:read, likewise).
  */
 import { and, asc, count, desc, eq, inArray, isNotNull, isNull, lte, or, sql, type SQL } from "drizzle-orm";
 import type * as v from "valibot";
@@ -17,6 +19,7 @@ import type { Db } from "../../core/db";
 import { invalid, isAppError, notFound } from "../../core/errors";
 import { emit } from "../../core/events";
 import { page } from "../../core/pagination";
+import { emailTimeline } from "../email/timeline";
 import { listTickets } from "../tickets/tickets";
 import {
   companyOf,
@@ -225,7 +228,7 @@ export async function timeline(ctx: ActorContext, input: v.InferOutput<typeof ti
     for (const m of await db.select().from(merges).where(and(eq(merges.companyId, ctx.company.id), mergeCond)).orderBy(desc(merges.at)).limit(n))
       items.push({ at: iso(m.at)!, type: m.undoneAt ? "merge_undone" : "merged", mergeId: m.id, mergedId: m.mergedId });
   }
-  let note: string | undefined;
+  const notes: string[] = [];
   if (emails.length) {
     try {
       for (const email of emails.slice(0, 20)) {
@@ -234,9 +237,16 @@ export async function timeline(ctx: ActorContext, input: v.InferOutput<typeof ti
       }
     } catch (e) {
       if (!isAppError(e) || e.code !== "forbidden") throw e;
-      note = "Tickets are left out: this credential lacks tickets:read.";
+      notes.push("Tickets are left out: this credential lacks tickets:read.");
+    }
+    try {
+      for (const e of await emailTimeline(ctx, emails, n)) items.push({ ...e });
+    } catch (e) {
+      if (!isAppError(e) || e.code !== "forbidden") throw e;
+      notes.push("Email events are left out: this credential lacks email:read.");
     }
   }
+  const note = notes.length ? notes.join(" ") : undefined;
   items.sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0));
   return { subject, ...page(items.slice(input.offset, input.offset + input.limit), items.length, input.limit, input.offset), ...(note && { note }) };
 }

@@ -133,6 +133,12 @@ export const contactUpdateInput = v.strictObject({
 
 const keepChoice = v.record(v.string(), v.picklist(["survivor", "merged"], "keep values are survivor or merged."));
 
+export const duplicatesInput = v.strictObject({
+  object: v.optional(v.picklist(["contact", "company"], "object is contact or company.")),
+  id: v.optional(positive("id")),
+  minScore: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(1))),
+  ...pageInput,
+});
 export const contactMergeInput = v.strictObject({ id: contactRef("id"), mergeId: contactRef("mergeId"), keep: v.optional(keepChoice) });
 export const companyMergeInput = v.strictObject({ id: crmCompanyRef("id"), mergeId: crmCompanyRef("mergeId"), keep: v.optional(keepChoice) });
 

@@ -11,6 +11,7 @@ import { createContact, deleteContact, getContact, listContacts, updateContact }
 import { createDeal, deleteDeal, getDeal, listDeals, moveDeal, updateDeal } from "./deals";
 import { crmEvents } from "./events";
 import { createField, deleteField, listFields, updateField } from "./fields";
+import { findDuplicates } from "./duplicates";
 import { importContacts } from "./import";
 import { listMerges, mergeCompanies, mergeContacts, undoMerge } from "./merges";
 import { createPipeline, deletePipeline, forecast, getPipeline, listPipelines, updatePipeline } from "./pipelines";
@@ -66,6 +67,14 @@ const tools = [
     run: updateContact,
   }),
   defineTool({ ...del, name: "contacts_delete", title: "Delete a contact", description: "Delete a contact and activities on it alone.", input: s.contactRefInput, run: deleteContact }),
+  defineTool({
+    ...read,
+    name: "crm_duplicates_find",
+    title: "Find likely duplicates",
+    description: "Likely duplicate contacts (or companies): same phone, same or similar name, same mailbox name; ranked pairs with reasons. Only records with id if given.",
+    input: s.duplicatesInput,
+    run: findDuplicates,
+  }),
   defineTool({
     ...write,
     name: "contacts_merge",

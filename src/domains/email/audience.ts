@@ -4,10 +4,19 @@
  * at least one of them. Walked in keyset-paged batches by subscriber id, so
  * queuing 50,000 recipients holds one batch in memory at a time and can
  * resume from a cursor after a crash.
+ *
+ * Conditions SQL can answer exactly (list membership, createdAt, most CRM
+ * fields: segment-rules.ts planRules) are pushed into the query; the rest
+ * (text that ignores accents, attributes) is checked in process on what
+ * the query lets through. A segment made only of exact conditions is
+ * counted by the database without loading a row.
  */
-import { and, eq, gt, inArray } from "drizzle-orm";
+import { and, count, countDistinct, eq, gt, inArray, or, type SQL } from "drizzle-orm";
 import type { Db } from "../../core/db";
-import { matches, type Candidate, type Rules } from "./segment-rules";
+import { contactFactsByEmails, customFieldTypes } from "../crm/facts";
+import { matches, planRules, usesCrm, type Candidate, type Rules } from "./segment-rules";
+
+const usesLists = (rules: Rules[]) => rules.some((r) => r.conditions.some((c) => c.field === "list"));
 import { emailMemberships, emailSubscribers } from "./tables";
 
 export const AUDIENCE_BATCH = 500;
@@ -19,31 +28,65 @@ export interface Batch {
   done: boolean;
 }
 
-/** Loads candidates (with every list status) for subscriber ids of one company. */
-export async function candidates(db: Pick<Db, "select">, companyId: number, ids: number[]): Promise<Candidate[]> {
+/**
+ * Loads candidates (with every list status) for subscriber ids of one
+ * company; with `crm`, also the CRM contact of each address in the same
+ * company (one query for the batch, through the CRM domain's reader).
+ */
+export async function candidates(db: Pick<Db, "select">, companyId: number, ids: number[], crm = false, withLists = true): Promise<Candidate[]> {
   if (ids.length === 0) return [];
   const subs = await db
     .select({ id: emailSubscribers.id, email: emailSubscribers.email, name: emailSubscribers.name, attributes: emailSubscribers.attributes, createdAt: emailSubscribers.createdAt, blocklisted: emailSubscribers.blocklisted })
     .from(emailSubscribers)
     .where(and(eq(emailSubscribers.companyId, companyId), inArray(emailSubscribers.id, ids)));
-  const mems = await db
-    .select({ subscriberId: emailMemberships.subscriberId, listId: emailMemberships.listId, status: emailMemberships.status })
-    .from(emailMemberships)
-    .where(inArray(emailMemberships.subscriberId, ids));
+  const mems = withLists
+    ? await db
+        .select({ subscriberId: emailMemberships.subscriberId, listId: emailMemberships.listId, status: emailMemberships.status })
+        .from(emailMemberships)
+        .where(inArray(emailMemberships.subscriberId, ids))
+    : [];
   const lists = new Map<number, Map<number, string>>();
   for (const m of mems) {
     let l = lists.get(m.subscriberId);
     if (!l) lists.set(m.subscriberId, (l = new Map()));
     l.set(m.listId, m.status);
   }
-  return subs
-    .filter((s) => !s.blocklisted)
-    .map((s) => ({ id: s.id, email: s.email, name: s.name, attributes: s.attributes, createdAt: s.createdAt, lists: lists.get(s.id) ?? new Map() }))
+  const live = subs.filter((s) => !s.blocklisted);
+  const facts = crm ? await contactFactsByEmails(db, companyId, live.map((s) => s.email)) : null;
+  return live
+    .map((s) => ({ id: s.id, email: s.email, name: s.name, attributes: s.attributes, createdAt: s.createdAt, lists: lists.get(s.id) ?? new Map(), ...(facts && { crm: facts.get(s.email) ?? null }) }))
     .sort((a, b) => a.id - b.id);
 }
 
-export async function audienceBatch(db: Pick<Db, "select" | "selectDistinct">, companyId: number, listIds: number[], segments: Rules[], afterId: number, size = AUDIENCE_BATCH): Promise<Batch> {
+type Q = Pick<Db, "select" | "selectDistinct">;
+
+/** The SQL that selects exactly the segments' members, or null when some segment needs checking in process. */
+async function exactSegments(db: Q, companyId: number, segments: Rules[]): Promise<SQL | undefined | null> {
+  if (!segments.length) return undefined;
+  const types = usesCrm(segments) ? await customFieldTypes(db, companyId) : null;
+  const plans = segments.map((r) => planRules(r, companyId, types));
+  if (plans.some((p) => p.rest)) return null;
+  return or(...plans.map((p) => p.sql ?? eq(emailSubscribers.companyId, companyId)));
+}
+
+const audienceWhere = (companyId: number, listIds: number[], seg: SQL | undefined) =>
+  and(eq(emailSubscribers.companyId, companyId), eq(emailSubscribers.blocklisted, false), eq(emailMemberships.companyId, companyId), inArray(emailMemberships.listId, listIds), eq(emailMemberships.status, "subscribed"), seg);
+
+export async function audienceBatch(db: Q, companyId: number, listIds: number[], segments: Rules[], afterId: number, size = AUDIENCE_BATCH): Promise<Batch> {
   if (listIds.length === 0) return { recipients: [], lastId: afterId, done: true };
+  const seg = await exactSegments(db, companyId, segments);
+  if (seg !== null) {
+    const ids = (
+      await db
+        .selectDistinct({ id: emailSubscribers.id })
+        .from(emailSubscribers)
+        .innerJoin(emailMemberships, eq(emailMemberships.subscriberId, emailSubscribers.id))
+        .where(and(audienceWhere(companyId, listIds, seg), gt(emailSubscribers.id, afterId)))
+        .orderBy(emailSubscribers.id)
+        .limit(size)
+    ).map((r) => r.id);
+    return { recipients: await candidates(db, companyId, ids), lastId: ids.length ? ids[ids.length - 1]! : afterId, done: ids.length < size };
+  }
   const ids = (
     await db
       .selectDistinct({ id: emailMemberships.subscriberId })
@@ -52,47 +95,54 @@ export async function audienceBatch(db: Pick<Db, "select" | "selectDistinct">, c
       .orderBy(emailMemberships.subscriberId)
       .limit(size)
   ).map((r) => r.id);
-  const found = await candidates(db, companyId, ids);
+  const found = await candidates(db, companyId, ids, usesCrm(segments), usesLists(segments));
   const recipients = segments.length ? found.filter((c) => segments.some((r) => matches(r, c))) : found;
   return { recipients, lastId: ids.length ? ids[ids.length - 1]! : afterId, done: ids.length < size };
 }
 
 /** How many a campaign would reach now, and the first few (for previews). */
-export async function audienceSize(db: Pick<Db, "select" | "selectDistinct">, companyId: number, listIds: number[], segments: Rules[], sampleSize = 0): Promise<{ count: number; sample: Candidate[] }> {
-  let count = 0;
+export async function audienceSize(db: Q, companyId: number, listIds: number[], segments: Rules[], sampleSize = 0): Promise<{ count: number; sample: Candidate[] }> {
+  if (listIds.length === 0) return { count: 0, sample: [] };
+  const seg = await exactSegments(db, companyId, segments);
+  if (seg !== null) {
+    const n = (await db.select({ n: countDistinct(emailSubscribers.id) }).from(emailSubscribers).innerJoin(emailMemberships, eq(emailMemberships.subscriberId, emailSubscribers.id)).where(audienceWhere(companyId, listIds, seg)))[0]!.n;
+    return { count: Number(n), sample: sampleSize ? (await audienceBatch(db, companyId, listIds, segments, 0, sampleSize)).recipients : [] };
+  }
+  let total = 0;
   let cursor = 0;
   const sample: Candidate[] = [];
   for (;;) {
     const b = await audienceBatch(db, companyId, listIds, segments, cursor, 2000);
-    count += b.recipients.length;
+    total += b.recipients.length;
     for (const r of b.recipients) if (sample.length < sampleSize) sample.push(r);
     if (b.done) break;
     cursor = b.lastId;
   }
-  return { count, sample };
+  return { count: total, sample };
 }
 
-/** Subscribers of a company matching rules alone (a segment on its own, whatever their list status). */
+/** Subscribers of a company matching rules alone (a segment on its own, whatever their list status; blocklisted left out). */
 export async function segmentMembers(db: Pick<Db, "select">, companyId: number, rules: Rules, sampleSize: number): Promise<{ count: number; sample: Candidate[] }> {
-  let count = 0;
+  const plan = planRules(rules, companyId, usesCrm([rules]) ? await customFieldTypes(db, companyId) : null);
+  const base = and(eq(emailSubscribers.companyId, companyId), eq(emailSubscribers.blocklisted, false), plan.sql);
+  if (!plan.rest) {
+    const n = (await db.select({ n: count() }).from(emailSubscribers).where(base))[0]!.n;
+    const ids = sampleSize ? (await db.select({ id: emailSubscribers.id }).from(emailSubscribers).where(base).orderBy(emailSubscribers.id).limit(sampleSize)).map((r) => r.id) : [];
+    return { count: Number(n), sample: await candidates(db, companyId, ids) };
+  }
+  const rest = plan.rest;
+  let total = 0;
   let cursor = 0;
   const sample: Candidate[] = [];
   for (;;) {
-    const ids = (
-      await db
-        .select({ id: emailSubscribers.id })
-        .from(emailSubscribers)
-        .where(and(eq(emailSubscribers.companyId, companyId), gt(emailSubscribers.id, cursor)))
-        .orderBy(emailSubscribers.id)
-        .limit(2000)
-    ).map((r) => r.id);
-    for (const c of await candidates(db, companyId, ids)) {
-      if (!matches(rules, c)) continue;
-      count++;
+    const ids = (await db.select({ id: emailSubscribers.id }).from(emailSubscribers).where(and(base, gt(emailSubscribers.id, cursor))).orderBy(emailSubscribers.id).limit(2000)).map((r) => r.id);
+    for (const c of await candidates(db, companyId, ids, usesCrm([rest]), usesLists([rest]))) {
+      if (!matches(rest, c)) continue;
+      total++;
       if (sample.length < sampleSize) sample.push(c);
     }
     if (ids.length < 2000) break;
     cursor = ids[ids.length - 1]!;
   }
-  return { count, sample };
+  return { count: total, sample };
 }

@@ -33,7 +33,7 @@ import { campaignCreated, campaignDeleted, campaignStatusChanged, campaignUpdate
 import { renderCampaignMessage } from "./render";
 import { checkAttributes } from "./subscribers";
 import { cleanContent, templateText } from "./templates";
-import { emailCampaigns, emailSends, emailSubscribers } from "./tables";
+import { emailCampaigns, emailFeedback, emailSends, emailSubscribers } from "./tables";
 
 export interface CampaignFields {
   name?: string;
@@ -421,6 +421,8 @@ export async function campaignStats(ctx: ActorContext, i: { id: number }) {
     .select({ opened: count(emailSends.openedAt), clicked: count(emailSends.clickedAt), unsub: count(emailSends.unsubscribedAt), opens: sum(emailSends.opens), clicks: sum(emailSends.clicks) })
     .from(emailSends)
     .where(mine))[0]!;
+  // Reports that came back later (feedback.ts): complaints, and soft bounces (the hard ones already turned rows to bounced).
+  const fb = await db.select({ kind: emailFeedback.kind, n: count() }).from(emailFeedback).where(and(eq(emailFeedback.companyId, c.companyId), eq(emailFeedback.campaignId, c.id))).groupBy(emailFeedback.kind);
   const opened = t.opened;
   const clicked = t.clicked;
   const unsubscribed = t.unsub;
@@ -441,6 +443,8 @@ export async function campaignStats(ctx: ActorContext, i: { id: number }) {
     totalOpens: c.trackOpens ? Number(t.opens ?? 0) : null,
     totalClicks: c.trackClicks ? Number(t.clicks ?? 0) : null,
     unsubscribed,
+    complained: fb.find((x) => x.kind === "complaint")?.n ?? 0,
+    softBounced: fb.find((x) => x.kind === "soft_bounce")?.n ?? 0,
     openRate: c.trackOpens ? rate(opened) : null,
     clickRate: c.trackClicks ? rate(clicked) : null,
     unsubscribeRate: rate(unsubscribed),

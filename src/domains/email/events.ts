@@ -58,9 +58,32 @@ export const membershipChanged = defineEvent({
     listName: v.string(),
     from: v.nullable(v.picklist(MEMBER_STATUS)),
     to: v.picklist(MEMBER_STATUS),
-    source: v.picklist(["tool", "confirm_page", "unsubscribe_page", "one_click", "bounce"]),
+    source: v.picklist(["tool", "confirm_page", "unsubscribe_page", "one_click", "bounce", "complaint"]),
     campaignId: v.nullable(v.number()),
   }),
+});
+
+export const feedbackReceived = defineEvent({
+  type: "email.feedback_received",
+  entity: "email_feedback",
+  description:
+    "A bounce or complaint report about one address was applied (DSN, ARF or a relay's webhook): hard_bounce marks it bounced on every list, complaint marks it complained and blocklists it, soft_bounce is counted.",
+  payload: v.object({
+    email: v.string(),
+    kind: v.picklist(["hard_bounce", "soft_bounce", "complaint"]),
+    format: v.picklist(["dsn", "arf", "ses", "postmark"]),
+    status: v.nullable(v.string()),
+    campaignId: v.nullable(v.number()),
+    sendId: v.nullable(v.number()),
+    subscriberId: v.nullable(v.number()),
+    blocklisted: v.boolean(),
+  }),
+});
+export const feedbackSecretSet = defineEvent({
+  type: "email.feedback_secret_set",
+  entity: "company",
+  description: "The company's bounce/complaint feedback secret was made or replaced (the old one stops working).",
+  payload: v.object({ hint: v.string(), replaced: v.boolean() }),
 });
 
 const named = v.object({ name: v.string() });
@@ -145,4 +168,6 @@ export const emailEvents = [
   campaignDeleted,
   testSent,
   transactionalQueued,
+  feedbackReceived,
+  feedbackSecretSet,
 ];

@@ -12,7 +12,9 @@
  *  - /e/o/<token>        open pixel, /e/c/<token>/<n> tracked click — both
  *                        record only for campaigns with tracking enabled,
  *                        and a click redirects only to the n-th link of
- *                        that very message (never an open redirect).
+ *                        that very message (never an open redirect);
+ *  - /e/feedback/<secret> bounce and complaint reports (feedback.ts), POSTed
+ *                        by an MTA or a relay; JSON answers.
  *
  * Every value shown is escaped; posts are rate limited per client address.
  */
@@ -35,12 +37,15 @@ import {
 } from "../../core/public-page";
 import type { PublicPages } from "../../mcp/define";
 import { confirmationFor, confirmByToken, unsubscribeByToken, unsubscribeTarget } from "./subscribers";
+import { applyReports, companyForSecret, MAX_REPORT_BYTES, parseJsonReport, parseRawReport, ReportError } from "./feedback";
 import { linkAt, renderCampaignMessage } from "./render";
 import { emailCampaigns, emailSends, emailSubscribers } from "./tables";
 
 const CSRF_COOKIE = "plinth_email";
 const TOKEN = /^[0-9a-f]{48}$/;
 export const POSTS_PER_MINUTE = 30;
+/** Relays post in bursts after a big campaign; a bad secret costs a slot too. */
+export const FEEDBACK_PER_MINUTE = 600;
 
 const CSS = `body{font:16px/1.5 system-ui,sans-serif;color:#111827;background:#f9fafb;margin:0}
 main{max-width:32rem;margin:10vh auto;background:#fff;border:1px solid #e5e7eb;border-radius:.75rem;padding:2rem}
@@ -184,7 +189,56 @@ ${!active.length ? `<input type="hidden" name="all" value="1">` : ""}
     return c.redirect(target, 302);
   });
 
+  // Bounce and complaint feedback (feedback.ts): machines post here, so answers are JSON.
+  const feedbackLimiter = rateLimiter(deps, "email-feedback", FEEDBACK_PER_MINUTE);
+  app.post("/feedback/:secret", async (c) => {
+    const fail = (status: number, code: string, msg: string) => c.json({ error: { code, message: msg } }, status as 400);
+    const d = await feedbackLimiter.take(`addr:${clientAddress(c)}`);
+    if (!d.allowed) {
+      c.header("Retry-After", String(d.retryAfterSec));
+      return fail(429, "rate_limited", `Too many reports; retry in ${d.retryAfterSec} s.`);
+    }
+    const companyId = await companyForSecret(deps, c.req.param("secret"));
+    if (companyId === null) return fail(401, "unauthorized", "Unknown feedback URL; email_feedback_setup gives the current one.");
+    const body = await readCapped(c.req.raw, MAX_REPORT_BYTES);
+    if (body === "too_large") return fail(413, "too_large", `Reports are limited to ${MAX_REPORT_BYTES} bytes.`);
+    const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+    try {
+      let parsed;
+      if (type === "application/json" || type === "text/json") {
+        let json: unknown;
+        try {
+          json = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(body));
+        } catch {
+          return fail(400, "validation", "The body is not valid UTF-8 JSON.");
+        }
+        parsed = parseJsonReport(json);
+      } else if (type === "message/rfc822" || type === "text/plain" || type === "application/octet-stream" || type === "") parsed = await parseRawReport(Buffer.from(body));
+      else return fail(415, "unsupported_media_type", "Post raw mail as message/rfc822, or relay notifications as application/json.");
+      const r = await applyReports(deps, companyId, parsed.reports);
+      return c.json({ applied: r.applied, duplicates: r.duplicates, unmatched: r.unmatched, ...(parsed.ignored && { ignored: parsed.ignored }) }, 200);
+    } catch (e) {
+      if (e instanceof ReportError) return fail(400, "validation", e.message);
+      throw e;
+    }
+  });
+
   return app;
+}
+
+/** Reads a request body up to `max` bytes (whatever Content-Length claims); "too_large" past it. */
+async function readCapped(req: Request, max: number): Promise<Uint8Array | "too_large"> {
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  if (declared > max) return "too_large";
+  if (!req.body) return new Uint8Array();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of req.body as unknown as AsyncIterable<Uint8Array>) {
+    size += chunk.length;
+    if (size > max) return "too_large";
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
 }
 
 export const emailPublicPages: PublicPages = { prefix: "/e", routes: emailPublicRoutes };

@@ -7,20 +7,22 @@
  *       { field: "list", op: "in", value: 3 },             // subscribed to list 3
  *       { field: "createdAt", op: "after", value: "2026-01-01T00:00:00Z" } ] }
  *
- * A field is a namespace and a name. Today: `email`, `name`, `createdAt`,
- * `attributes.<key>` and `list` (membership with status subscribed, or any
- * status given as `status`). CRM fields will be `crm.<field>`: the parser
- * refuses unknown namespaces now, and supporting one means adding a
- * resolver that loads those values for a batch of subscribers (by email)
- * before `matches` runs — the rule shape does not change.
+ * A field is a namespace and a name: `email`, `name`, `createdAt`,
+ * `attributes.<key>`, `list` (membership with status subscribed, or any
+ * status given as `status`) and `crm.<field>`: the CRM contact holding the
+ * subscriber's address in the same company (crm/facts.ts lists the fields
+ * and loads them for a batch of addresses in one query). A subscriber with
+ * no CRM contact matches no `crm.` condition but `crm.contact not_exists`.
  *
  * Rules are evaluated in the process over keyset-paged batches of
  * subscribers (segments are small documents; the attribute JSON has no
  * index on either engine), which keeps one code path for both engines.
  */
+import { and, gt, lt, not, or, sql, type SQL } from "drizzle-orm";
 import * as v from "valibot";
 import { invalid } from "../../core/errors";
-import type { Attributes } from "./tables";
+import { FACT_FIELDS, factKind, factSql, factValues, LIFECYCLE_STAGES, type ContactFacts, type FactKind, type FieldTypes } from "../crm/facts";
+import { emailMemberships, emailSubscribers, type Attributes } from "./tables";
 
 export const OPS = ["eq", "neq", "contains", "not_contains", "starts_with", "ends_with", "gt", "gte", "lt", "lte", "exists", "not_exists", "before", "after", "in", "not_in"] as const;
 export type Op = (typeof OPS)[number];
@@ -55,13 +57,52 @@ export interface Candidate {
   createdAt: Date;
   /** listId → status */
   lists: Map<number, string>;
+  /** The CRM contact with this address (null: none); loaded only when the rules name crm fields. */
+  crm?: ContactFacts | null;
+}
+
+/** Whether rules name CRM fields (then candidates need their CRM facts). */
+export const usesCrm = (rules: Rules[]) => rules.some((r) => r.conditions.some((c) => c.field.startsWith("crm.")));
+
+const CRM_OPS: Record<FactKind, Op[]> = {
+  exists: ["exists", "not_exists"],
+  text: ["eq", "neq", "contains", "not_contains", "starts_with", "ends_with", "exists", "not_exists"],
+  number: ["eq", "neq", "gt", "gte", "lt", "lte", "exists", "not_exists"],
+  date: ["eq", "neq", "before", "after", "exists", "not_exists"],
+  datetime: ["before", "after"],
+  boolean: ["eq", "neq", "exists", "not_exists"],
+  list: ["eq", "neq", "contains", "not_contains", "exists", "not_exists"],
+  user: ["eq", "neq", "exists", "not_exists"],
+};
+
+function checkCrm(c: Condition, where: string, types: FieldTypes) {
+  const field = c.field.slice(4);
+  const kind = factKind(field, types);
+  if (!kind) throw invalid(`${where}: unknown CRM field "${c.field.slice(0, 60)}"; use crm.${FACT_FIELDS.replaceAll(", ", ", crm.")} (custom keys from crm_fields_list).`, { path: where });
+  if (!CRM_OPS[kind].includes(c.op)) throw invalid(`${where}: ${c.field} takes ${CRM_OPS[kind].join(", ")}.`, { path: where });
+  if (c.op === "exists" || c.op === "not_exists") return;
+  const val = c.value;
+  const bad = (what: string) => invalid(`${where}: ${c.field} ${c.op} needs ${what}.`, { path: where });
+  if (kind === "number" && typeof val !== "number") throw bad("a number");
+  if (kind === "boolean" && typeof val !== "boolean") throw bad("true or false");
+  if (kind === "date" && (typeof val !== "string" || !/^\d{4}-\d{2}-\d{2}$/.test(val))) throw bad("a date, YYYY-MM-DD");
+  if (kind === "datetime" && (typeof val !== "string" || Number.isNaN(Date.parse(val)))) throw bad("an ISO date-time");
+  if (kind === "user" && (typeof val !== "number" || !Number.isSafeInteger(val)) && (typeof val !== "string" || !val.includes("@"))) throw bad("a user id or email");
+  if ((kind === "text" || kind === "list") && typeof val !== "string") throw bad("text");
+  if (field === "lifecycleStage" && (c.op === "eq" || c.op === "neq") && !(LIFECYCLE_STAGES as readonly string[]).includes(String(val).toLowerCase()))
+    throw bad(`one of ${LIFECYCLE_STAGES.join(", ")}`);
 }
 
 const TEXT_OPS = new Set<Op>(["eq", "neq", "contains", "not_contains", "starts_with", "ends_with", "exists", "not_exists", "in", "not_in"]);
 const NUM_OPS = new Set<Op>(["eq", "neq", "gt", "gte", "lt", "lte", "exists", "not_exists"]);
 
-/** Checks rules against what can be evaluated; returns them normalised (list ids to check against the company). */
-export function checkRules(rules: Rules): { rules: Rules; listIds: number[] } {
+/**
+ * Checks rules against what can be evaluated; returns them with the list
+ * ids to check against the company. `crmTypes` (the company's custom CRM
+ * field types) is needed when the rules name crm fields; without it those
+ * are checked for shape only (rules already saved).
+ */
+export function checkRules(rules: Rules, crmTypes?: FieldTypes): { rules: Rules; listIds: number[] } {
   const listIds: number[] = [];
   rules.conditions.forEach((c, i) => {
     const where = `conditions[${i}]`;
@@ -80,10 +121,11 @@ export function checkRules(rules: Rules): { rules: Rules; listIds: number[] } {
       if (typeof c.value !== "string" || Number.isNaN(Date.parse(c.value))) throw invalid(`${where}: value must be an ISO date-time.`, { path: where });
     } else if (ns === "attributes" && key && more.length === 0) {
       if ((c.op === "in" || c.op === "not_in" || c.op === "before" || c.op === "after")) throw invalid(`${where}: ${c.op} does not apply to attributes.`, { path: where });
-    } else if (ns === "crm") {
-      throw invalid(`${where}: CRM fields are not available to segments yet; use email, name, createdAt, attributes.<key> or list.`, { path: where });
+    } else if (ns === "crm" && key) {
+      if (crmTypes) checkCrm(c, where, crmTypes);
+      return;
     } else {
-      throw invalid(`${where}: unknown field "${c.field.slice(0, 60)}"; use email, name, createdAt, attributes.<key> or list.`, { path: where });
+      throw invalid(`${where}: unknown field "${c.field.slice(0, 60)}"; use email, name, createdAt, attributes.<key>, list or crm.<field>.`, { path: where });
     }
     if (c.op !== "exists" && c.op !== "not_exists" && (c.value === undefined || c.value === null))
       throw invalid(`${where}: ${c.op} needs a value.`, { path: where });
@@ -95,7 +137,54 @@ export function checkRules(rules: Rules): { rules: Rules; listIds: number[] } {
 
 const fold = (s: string) => s.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
 
+/** A crm.<field> condition: typed by the stored values (CRM checks them on write), any of several values (tags, owner id/email). */
+function testCrm(c: Condition, s: Candidate): boolean {
+  const f = s.crm;
+  const field = c.field.slice(4);
+  if (!f) return field === "contact" && c.op === "not_exists";
+  const vals = factValues(f, field);
+  const want = c.value;
+  const same = (x: unknown) => (typeof x === "number" || typeof x === "boolean" ? String(x) === String(want) : typeof x === "string" && fold(x) === fold(String(want)));
+  const text = (p: (a: string, b: string) => boolean) => vals.some((x) => typeof x === "string" && p(fold(x), fold(String(want))));
+  const num = (p: (a: number, b: number) => boolean) => vals.some((x) => typeof x === "number" && typeof want === "number" && p(x, want));
+  // Dates (YYYY-MM-DD) compare as text; date-times (createdAt) as instants.
+  const when = (x: unknown) => (typeof x === "string" && x.length > 10 ? Date.parse(x) : x);
+  const w = typeof want === "string" && want.length > 10 ? Date.parse(want) : want;
+  switch (c.op) {
+    case "exists":
+      return vals.length > 0;
+    case "not_exists":
+      return vals.length === 0;
+    case "eq":
+      return vals.some(same);
+    case "neq":
+      return !vals.some(same);
+    case "contains":
+      return text((a, b) => a.includes(b));
+    case "not_contains":
+      return !text((a, b) => a.includes(b));
+    case "starts_with":
+      return text((a, b) => a.startsWith(b));
+    case "ends_with":
+      return text((a, b) => a.endsWith(b));
+    case "gt":
+      return num((a, b) => a > b);
+    case "gte":
+      return num((a, b) => a >= b);
+    case "lt":
+      return num((a, b) => a < b);
+    case "lte":
+      return num((a, b) => a <= b);
+    case "before":
+      return vals.some((x) => (when(x) as number | string) < (w as number | string));
+    case "after":
+      return vals.some((x) => (when(x) as number | string) > (w as number | string));
+  }
+  return false;
+}
+
 function test(c: Condition, s: Candidate): boolean {
+  if (c.field.startsWith("crm.")) return testCrm(c, s);
   if (c.field === "list") {
     const st = s.lists.get(c.value as number);
     const member = st !== undefined && st === (c.status ?? "subscribed");
@@ -139,4 +228,38 @@ function test(c: Condition, s: Candidate): boolean {
 
 export function matches(rules: Rules, s: Candidate): boolean {
   return rules.match === "any" ? rules.conditions.some((c) => test(c, s)) : rules.conditions.every((c) => test(c, s));
+}
+
+/**
+ * A condition as SQL over email_subscribers rows, when SQL answers exactly
+ * as `matches` does: list membership, createdAt, and the CRM fields
+ * crm/facts.ts can express (contact, lifecycle stage, score, owner id,
+ * custom dates). Null otherwise (text ignoring accents, attributes): those
+ * are evaluated in process.
+ */
+export function conditionSql(c: Condition, companyId: number, crmTypes: FieldTypes | null): SQL | null {
+  if (c.field === "list") {
+    const member = sql`exists (select 1 from ${emailMemberships} where ${emailMemberships.subscriberId} = ${emailSubscribers.id} and ${emailMemberships.listId} = ${c.value as number} and ${emailMemberships.status} = ${c.status ?? "subscribed"})`;
+    return c.op === "in" ? member : not(member);
+  }
+  if (c.field === "createdAt") return c.op === "before" ? lt(emailSubscribers.createdAt, new Date(c.value as string)) : gt(emailSubscribers.createdAt, new Date(c.value as string));
+  if (c.field.startsWith("crm.")) return factSql(companyId, emailSubscribers.email, c.field.slice(4), c.op, c.value, crmTypes);
+  return null;
+}
+
+/**
+ * Rules split for evaluation: `sql` must hold (exact, pushed to the
+ * database), `rest` is checked in process on what it lets through (null
+ * when nothing is left to check). With match any, only rules whose every
+ * condition is exact go to SQL; otherwise everything is checked in process.
+ */
+export function planRules(rules: Rules, companyId: number, crmTypes: FieldTypes | null): { sql: SQL | undefined; rest: Rules | null } {
+  const parts = rules.conditions.map((c) => ({ c, q: conditionSql(c, companyId, crmTypes) }));
+  if (rules.match === "any") {
+    if (parts.every((p) => p.q)) return { sql: or(...parts.map((p) => p.q!)), rest: null };
+    return { sql: undefined, rest: rules };
+  }
+  const exact = parts.filter((p) => p.q).map((p) => p.q!);
+  const left = parts.filter((p) => !p.q).map((p) => p.c);
+  return { sql: exact.length ? and(...exact) : undefined, rest: left.length ? { match: "all", conditions: left } : null };
 }

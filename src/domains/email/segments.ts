@@ -12,14 +12,16 @@ import { containsText } from "../../core/sql";
 import { segmentMembers } from "./audience";
 import { listsIn, segmentIn, type SegmentRow, type Tx } from "./common";
 import { segmentCreated, segmentDeleted, segmentUpdated } from "./events";
-import { checkRules, rulesSchema, type Rules } from "./segment-rules";
+import { customFieldTypes } from "../crm/facts";
+import { checkRules, rulesSchema, usesCrm, type Rules } from "./segment-rules";
 import { emailCampaigns, emailSegments } from "./tables";
 
 const shape = (s: SegmentRow) => ({ id: s.id, name: s.name, rules: s.rules, createdAt: iso(s.createdAt), updatedAt: iso(s.updatedAt) });
 
 /** Rules checked in full, with every list they name belonging to the caller's company. */
 async function validRules(tx: Tx, ctx: ActorContext, raw: Rules): Promise<Rules> {
-  const { rules, listIds } = checkRules(raw);
+  const crmTypes = usesCrm([raw]) ? await customFieldTypes(tx, ctx.company.id) : undefined;
+  const { rules, listIds } = checkRules(raw, crmTypes);
   await listsIn(tx, ctx, listIds, "rules");
   return rules;
 }

@@ -186,5 +186,52 @@ export const emailSends = table(
     index("email_sends_due").on(t.status, t.nextAttemptAt),
     index("email_sends_campaign").on(t.campaignId, t.status),
     index("email_sends_subscriber").on(t.subscriberId, t.id),
+    // Bounce and complaint reports name the message they are about by its Message-ID.
+    index("email_sends_message_id").on(t.messageId),
+    // The CRM timeline reads a contact's mail by address.
+    index("email_sends_email").on(t.companyId, t.email, t.id),
   ],
+);
+
+/**
+ * The secret a company's bounce/complaint feedback is posted with
+ * (/e/feedback/<secret>): SHA-256 only, shown once when made.
+ */
+export const emailFeedbackKeys = table(
+  "email_feedback_keys",
+  {
+    companyId: integer("company_id").primaryKey().references(() => companies.id, { onDelete: "cascade" }),
+    secretHash: text("secret_hash").notNull(),
+    /** The secret's last four characters, to tell keys apart. */
+    hint: text("hint").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("email_feedback_keys_hash").on(t.secretHash)],
+);
+
+/**
+ * One bounce or complaint report about one address, applied once: the
+ * unique `reportKey` (a hash of what the report says) makes a report read
+ * twice (a relay's retry, an MTA redelivery) change nothing the second time.
+ */
+export const emailFeedback = table(
+  "email_feedback",
+  {
+    id: id(),
+    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    /** hard_bounce | soft_bounce | complaint */
+    kind: text("kind").notNull(),
+    email: text("email").notNull(),
+    sendId: integer("send_id").references(() => emailSends.id, { onDelete: "set null" }),
+    campaignId: integer("campaign_id"),
+    subscriberId: integer("subscriber_id"),
+    /** The enhanced status code (5.1.1) or feedback type (abuse). */
+    status: text("status"),
+    diagnostic: text("diagnostic"),
+    /** dsn | arf | ses | postmark */
+    format: text("format").notNull(),
+    reportKey: text("report_key").notNull(),
+    receivedAt: time("received_at").notNull(),
+  },
+  (t) => [uniqueIndex("email_feedback_report").on(t.companyId, t.reportKey), index("email_feedback_email").on(t.companyId, t.email, t.receivedAt), index("email_feedback_campaign").on(t.campaignId, t.kind)],
 );

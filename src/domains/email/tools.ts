@@ -27,6 +27,7 @@ import {
 import { CAMPAIGN_STATUSES, MEMBER_STATUSES } from "./common";
 import { deliverJob } from "./delivery";
 import { emailEvents } from "./events";
+import { listFeedback, setupFeedback } from "./feedback";
 import { createList, deleteList, getList, listLists, updateList } from "./lists";
 import { emailPublicPages } from "./public-pages";
 import { parseRules } from "./segment-rules";
@@ -139,7 +140,7 @@ const subsHistory = defineTool({
 
 // Segments
 
-const RULES_HELP = "rules {match: all|any, conditions: [{field, op, value?}]}; field email|name|createdAt|attributes.<key>|list; op eq neq contains not_contains starts_with ends_with gt gte lt lte exists not_exists; createdAt: before/after; list: in/not_in, value listId, status? (default subscribed).";
+const RULES_HELP = "rules {match: all|any, conditions: [{field, op, value?}]}; field email|name|createdAt|attributes.<key>|list|crm.<field> (CRM contact of the address: lifecycleStage, owner, tags, score, custom.<key>, company.<name|domain|industry|size|tags|custom.<key>>); op eq neq contains not_contains starts_with ends_with gt gte lt lte exists not_exists; createdAt: before/after; list: in/not_in, value listId, status? (default subscribed).";
 const segList = defineTool({ ...R, name: "email_segments_list", title: "List segments", description: "Saved segments with their rules.", input: v.object({ search: v.optional(search), ...paging }), run: listSegments });
 const segGet = defineTool({ ...R, name: "email_segments_get", title: "Get a segment", description: "One segment and its rules.", input: v.object({ id: idSchema }), run: getSegment });
 const rules = v.record(v.string(), v.unknown());
@@ -254,7 +255,7 @@ const cTest = defineTool({
   input: v.object({ id: idSchema, to: v.pipe(v.array(email), v.minLength(1), v.maxLength(5)), name: v.optional(name), attributes: v.optional(attrs) }),
   run: testCampaign,
 });
-const cStats = defineTool({ ...R, name: "email_campaigns_stats", title: "Campaign stats", description: "Recipients, delivered, bounced, failed, opened, clicked (when tracked), unsubscribed, rates.", input: v.object({ id: idSchema }), run: campaignStats });
+const cStats = defineTool({ ...R, name: "email_campaigns_stats", title: "Campaign stats", description: "Recipients, delivered, bounced, failed, opened, clicked (when tracked), unsubscribed, complained, soft bounces, rates.", input: v.object({ id: idSchema }), run: campaignStats });
 const cRecipients = defineTool({
   ...R,
   name: "email_campaigns_recipients",
@@ -274,6 +275,25 @@ const txSend = defineTool({
   run: sendTransactional,
 });
 
+// Bounce and complaint feedback
+
+const fbSetup = defineTool({
+  ...W,
+  name: "email_feedback_setup",
+  title: "Set up bounce feedback",
+  description: "Make (or replace) the secret URL where DSN/ARF reports and SES/Postmark webhooks are posted; shown once.",
+  input: v.object({}),
+  run: setupFeedback,
+});
+const fbList = defineTool({
+  ...R,
+  name: "email_feedback_list",
+  title: "List bounces and complaints",
+  description: "Bounce and complaint reports received, newest first.",
+  input: v.object({ kind: v.optional(v.picklist(["hard_bounce", "soft_bounce", "complaint"])), email: v.optional(email), campaignId: v.optional(idSchema), ...paging }),
+  run: listFeedback,
+});
+
 export const emailDomain: Domain = {
   name: "email",
   title: "Email marketing",
@@ -284,7 +304,7 @@ export const emailDomain: Domain = {
     segList, segGet, segCreate, segUpdate, segDelete, segCount,
     tplList, tplGet, tplCreate, tplUpdate, tplDelete, tplRender,
     cList, cGet, cCreate, cUpdate, cDelete, cSend, cSchedule, cPause, cResume, cCancel, cTest, cStats, cRecipients,
-    txSend,
+    txSend, fbSetup, fbList,
   ],
   approvalKinds: [emailApprovalKind],
   approvalSupport: emailApprovalSupport,

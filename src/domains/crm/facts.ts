@@ -1,0 +1,210 @@
+/**
+ * What other domains may read about CRM contacts by email address (email
+ * segments: `crm.<field>` conditions). Reads only, always inside one
+ * company: the caller has checked its own scope and passes its own
+ * company id, so another company's contact with the same address is never
+ * seen.
+ *
+ * Fields, as a segment names them after `crm.`:
+ *   contact                      whether a live contact holds the address
+ *   firstName, lastName, jobTitle, lifecycleStage        text
+ *   owner                        the owner's user id or email
+ *   tags                         a list (eq: has the tag)
+ *   score                        number
+ *   createdAt                    date-time
+ *   custom.<key>                 typed by its definition (number, date, boolean, select, multi_select, text, url)
+ *   company.name|domain|industry|size   text
+ *   company.tags                 a list
+ *   company.custom.<key>         typed by the company field's definition
+ *
+ * One query per batch of addresses (the subscribers' emails of an audience
+ * page), never one per subscriber.
+ */
+import { aliasedTable, and, eq, inArray, isNull, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { jsonFieldText } from "../../core/sql";
+import { users } from "../../core/tables";
+import type { Q } from "./access";
+import { contactEmails, contacts, crmCompanies, fieldDefs, LIFECYCLE_STAGES, type CustomValues, type FieldType } from "./tables";
+
+export interface ContactFacts {
+  id: number;
+  firstName: string | null;
+  lastName: string | null;
+  jobTitle: string | null;
+  lifecycleStage: string;
+  ownerId: number | null;
+  ownerEmail: string | null;
+  tags: string[];
+  score: number;
+  createdAt: Date;
+  custom: CustomValues;
+  company: { id: number; name: string; domain: string | null; industry: string | null; size: string | null; tags: string[]; custom: CustomValues } | null;
+}
+
+/** How a field's values compare: text (folded), number, date (YYYY-MM-DD), datetime, boolean, list (of text), user. */
+export type FactKind = "exists" | "text" | "number" | "date" | "datetime" | "boolean" | "list" | "user";
+
+const CONTACT_FIELDS: Record<string, FactKind> = { contact: "exists", firstName: "text", lastName: "text", jobTitle: "text", lifecycleStage: "text", owner: "user", tags: "list", score: "number", createdAt: "datetime" };
+const COMPANY_FIELDS: Record<string, FactKind> = { name: "text", domain: "text", industry: "text", size: "text", tags: "list" };
+const BY_TYPE: Record<FieldType, FactKind> = { text: "text", url: "text", select: "text", number: "number", date: "date", boolean: "boolean", multi_select: "list" };
+
+export const FACT_FIELDS = `${Object.keys(CONTACT_FIELDS).join(", ")}, custom.<key>, company.${Object.keys(COMPANY_FIELDS).join("|")}, company.custom.<key>`;
+export { LIFECYCLE_STAGES };
+
+/** A custom field's type and (select, multi_select) options. */
+export interface FieldSpec {
+  type: FieldType;
+  options: string[];
+}
+export type FieldTypes = Map<string, FieldSpec>;
+
+/** Custom field definitions of the company's contacts and CRM companies ("contact.key" / "company.key" → type and options). */
+export async function customFieldTypes(q: Q, companyId: number): Promise<FieldTypes> {
+  const defs = await q.select({ object: fieldDefs.object, key: fieldDefs.key, type: fieldDefs.type, options: fieldDefs.options }).from(fieldDefs).where(eq(fieldDefs.companyId, companyId));
+  return new Map(defs.filter((d) => d.object !== "deal").map((d) => [`${d.object}.${d.key}`, { type: d.type, options: d.options }]));
+}
+
+/**
+ * The kind of a field named after `crm.`, or null when there is no such
+ * field (an unknown custom key included: `types` from customFieldTypes).
+ */
+export function factKind(field: string, types: FieldTypes): FactKind | null {
+  if (CONTACT_FIELDS[field]) return CONTACT_FIELDS[field]!;
+  const [a, b, c, ...more] = field.split(".");
+  if (more.length) return null;
+  if (a === "custom" && b && c === undefined) return types.has(`contact.${b}`) ? BY_TYPE[types.get(`contact.${b}`)!.type] : null;
+  if (a === "company" && b && c === undefined) return COMPANY_FIELDS[b] ?? null;
+  if (a === "company" && b === "custom" && c) return types.has(`company.${c}`) ? BY_TYPE[types.get(`company.${c}`)!.type] : null;
+  return null;
+}
+
+/** The values of a field on a contact (several for lists and owners: id and email); [] when unset. */
+export function factValues(f: ContactFacts, field: string): unknown[] {
+  const one = (x: unknown) => (x === null || x === undefined || x === "" ? [] : Array.isArray(x) ? x : [x]);
+  switch (field) {
+    case "contact":
+      return [true];
+    case "owner":
+      return f.ownerId === null ? [] : [f.ownerId, f.ownerEmail];
+    case "createdAt":
+      return [f.createdAt.toISOString()];
+    case "firstName":
+    case "lastName":
+    case "jobTitle":
+    case "lifecycleStage":
+    case "tags":
+    case "score":
+      return one(f[field]);
+  }
+  if (field.startsWith("custom.")) return one(f.custom[field.slice(7)]);
+  if (!f.company) return [];
+  if (field.startsWith("company.custom.")) return one(f.company.custom[field.slice(15)]);
+  const k = field.slice(8) as "name" | "domain" | "industry" | "size" | "tags";
+  return one(f.company[k]);
+}
+
+/** The live contacts holding these (lower-case) addresses in the company, by address. */
+export async function contactFactsByEmails(q: Q, companyId: number, emails: string[]): Promise<Map<string, ContactFacts>> {
+  const out = new Map<string, ContactFacts>();
+  if (!emails.length) return out;
+  const owner = aliasedTable(users, "crm_fact_owner");
+  for (let i = 0; i < emails.length; i += 2000) {
+    // Only the columns a segment reads (not the wide search, emails and phones).
+    const rows = await q
+      .select({
+        email: contactEmails.email,
+        c: { id: contacts.id, firstName: contacts.firstName, lastName: contacts.lastName, jobTitle: contacts.jobTitle, lifecycleStage: contacts.lifecycleStage, ownerId: contacts.ownerId, tags: contacts.tags, score: contacts.score, createdAt: contacts.createdAt, custom: contacts.custom },
+        ownerEmail: owner.email,
+        co: { id: crmCompanies.id, name: crmCompanies.name, domain: crmCompanies.domain, industry: crmCompanies.industry, size: crmCompanies.size, tags: crmCompanies.tags, custom: crmCompanies.custom },
+      })
+      .from(contactEmails)
+      .innerJoin(contacts, and(eq(contacts.id, contactEmails.contactId), eq(contacts.companyId, companyId), isNull(contacts.mergedIntoId)))
+      .leftJoin(crmCompanies, and(eq(crmCompanies.id, contacts.crmCompanyId), eq(crmCompanies.companyId, companyId)))
+      .leftJoin(owner, eq(owner.id, contacts.ownerId))
+      .where(and(eq(contactEmails.companyId, companyId), inArray(contactEmails.email, emails.slice(i, i + 2000))));
+    for (const r of rows) {
+      const c = r.c;
+      out.set(r.email, {
+        id: c.id,
+        firstName: c.firstName,
+        lastName: c.lastName,
+        jobTitle: c.jobTitle,
+        lifecycleStage: c.lifecycleStage,
+        ownerId: c.ownerId,
+        ownerEmail: r.ownerEmail ?? null,
+        tags: c.tags,
+        score: c.score,
+        createdAt: c.createdAt,
+        custom: c.custom,
+        company: r.co ? { id: r.co.id, name: r.co.name, domain: r.co.domain, industry: r.co.industry, size: r.co.size, tags: r.co.tags, custom: r.co.custom } : null,
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * The same test as a SQL condition over rows holding an address
+ * (`emailCol`, lower-case), for the fields and operators where SQL gives
+ * exactly the answer `factValues` + the caller's comparison would: the
+ * contact's existence, lifecycle stage (a lower-case enum), score, owner
+ * by id, and custom dates (YYYY-MM-DD text). Null for anything else (text
+ * that must ignore accents, lists, JSON numbers): the caller then
+ * evaluates in process. Like the in-process test, a condition on a field
+ * never holds for an address without a contact (but `contact not_exists`).
+ */
+export function factSql(companyId: number, emailCol: SQLWrapper, field: string, op: string, value: unknown, types: FieldTypes | null): SQL | null {
+  const holds = (pred: SQL) =>
+    sql`exists (select 1 from ${contactEmails} inner join ${contacts} on ${contacts.id} = ${contactEmails.contactId} and ${contacts.mergedIntoId} is null where ${contactEmails.companyId} = ${companyId} and ${contactEmails.email} = ${emailCol} and ${pred})`;
+  const num = typeof value === "number" && Number.isFinite(value) ? value : null;
+  switch (field) {
+    case "contact":
+      return op === "exists" ? holds(sql`1 = 1`) : op === "not_exists" ? sql`not ${holds(sql`1 = 1`)}` : null;
+    case "lifecycleStage": {
+      const v = typeof value === "string" ? value.toLowerCase() : null;
+      if (op === "exists") return holds(sql`1 = 1`);
+      if (op === "not_exists") return sql`1 = 0`;
+      if (v === null || !(LIFECYCLE_STAGES as readonly string[]).includes(v)) return null;
+      return op === "eq" ? holds(sql`${contacts.lifecycleStage} = ${v}`) : op === "neq" ? holds(sql`${contacts.lifecycleStage} <> ${v}`) : null;
+    }
+    case "score": {
+      if (op === "exists") return holds(sql`1 = 1`);
+      if (op === "not_exists") return sql`1 = 0`;
+      const cmp = { eq: "=", gt: ">", gte: ">=", lt: "<", lte: "<=" }[op];
+      if (num === null) return null;
+      if (op === "neq") return holds(sql`${contacts.score} <> ${num}`);
+      return cmp ? holds(sql`${contacts.score} ${sql.raw(cmp)} ${num}`) : null;
+    }
+    case "owner":
+      if (op === "exists") return holds(sql`${contacts.ownerId} is not null`);
+      if (op === "not_exists") return holds(sql`${contacts.ownerId} is null`);
+      if (num === null || !Number.isSafeInteger(num)) return null;
+      return op === "eq" ? holds(sql`${contacts.ownerId} = ${num}`) : op === "neq" ? holds(sql`(${contacts.ownerId} is null or ${contacts.ownerId} <> ${num})`) : null;
+  }
+  const key = /^custom\.([A-Za-z0-9_]+)$/.exec(field)?.[1];
+  const spec = key ? types?.get(`contact.${key}`) : undefined;
+  // A select holds one of its options: the options equal to the value once
+  // folded are exactly the stored values the folded comparison accepts.
+  if (key && spec?.type === "select") {
+    const x = jsonFieldText(contacts.custom, key);
+    if (op === "exists") return holds(sql`${x} is not null and ${x} <> ''`);
+    if (op === "not_exists") return holds(sql`(${x} is null or ${x} = '')`);
+    if (typeof value !== "string" || (op !== "eq" && op !== "neq")) return null;
+    // The same folding as the in-process test (email/segment-rules.ts).
+    const fold = (t: string) => t.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
+    const hits = spec.options.filter((o) => fold(o) === fold(value));
+    const isHit = hits.length ? sql`${x} in (${sql.join(hits.map((h) => sql`${h}`), sql`, `)})` : sql`1 = 0`;
+    return op === "eq" ? holds(isHit) : holds(sql`(${x} is null or not (${isHit}))`);
+  }
+  if (key && spec?.type === "date") {
+    const x = jsonFieldText(contacts.custom, key);
+    if (op === "exists") return holds(sql`${x} is not null`);
+    if (op === "not_exists") return holds(sql`${x} is null`);
+    if (typeof value !== "string" || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return null;
+    if (op === "eq") return holds(sql`${x} = ${value}`);
+    if (op === "neq") return holds(sql`(${x} is null or ${x} <> ${value})`);
+    if (op === "before") return holds(sql`${x} < ${value}`);
+    if (op === "after") return holds(sql`${x} > ${value}`);
+  }
+  return null;
+}
