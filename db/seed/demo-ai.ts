@@ -2,7 +2,8 @@
  * The demo's AI side, per company: agents' conversations (an OAuth client
  * at work, one session that hit errors, one that minted an
  * approval), a credit ledger (a grant, then email sends, PDF exports and
- * embeddings, each with the balance after), a monthly budget, and the
+ * embeddings, each with the balance after; Harbor's cancelled campaign got
+ * its unsent recipients' credits back as a refund), a monthly budget, and the
  * connected integrations those conversations came through with their
  * health (an OAuth AI client per company, the object storage check).
  * The OAuth tokens are hashes of secrets nobody holds.
@@ -83,19 +84,19 @@ async function oauthConnection(w: DemoWorld, o: { clientId: string; name: string
   return token.id;
 }
 
-async function ledger(w: DemoWorld, companyId: number, grantedBy: number, entries: { daysAgo: number; amount: number; reason: string; ref?: string; note?: string }[]) {
+async function ledger(w: DemoWorld, companyId: number, grantedBy: number, entries: { daysAgo: number; amount: number; reason: string; ref?: string; note?: string; refund?: true }[]) {
   let balance = 0;
   for (const e of entries) {
     balance += e.amount;
     await w.tx.insert(aiCreditLedger).values({
       companyId,
-      kind: e.amount > 0 ? "grant" : "debit",
+      kind: e.refund ? "refund" : e.amount > 0 ? "grant" : "debit",
       amount: e.amount,
       balanceAfter: balance,
       reason: e.reason,
       ref: e.ref ?? null,
       note: e.note ?? null,
-      userId: e.amount > 0 ? grantedBy : null,
+      userId: e.amount > 0 && !e.refund ? grantedBy : null,
       createdAt: w.at(e.daysAgo, 2),
     });
   }
@@ -153,6 +154,9 @@ export const demoAi: DemoPart = async (w) => {
   await ledger(w, companies.harbor, users.demo, [
     { daysAgo: 25, amount: 1000, reason: "grant", note: "Starter credits" },
     { daysAgo: 12, amount: -240, reason: "email.send", ref: "campaign:holiday-blend" },
+    // A weekend offer scheduled for 60 subscribers and cancelled after 18 went out: the 42 unsent came back.
+    { daysAgo: 6, amount: -60, reason: "email.send", ref: "campaign:weekend-offer" },
+    { daysAgo: 5, amount: 42, reason: "email.send", ref: "campaign:weekend-offer", note: "Recipients of the campaign that were paid for and not sent", refund: true },
     { daysAgo: 2, amount: -30, reason: "embedding", ref: "brain:brew-guides" },
   ]);
   // This month's Northwind spending against its budget (the debits since the month began).

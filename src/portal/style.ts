@@ -36,6 +36,7 @@ button.danger{background:transparent;border-color:var(--danger);color:var(--dang
 button.link{background:none;border:0;padding:0;color:var(--accent);font-weight:400;text-decoration:underline}
 .actions{display:flex;flex-wrap:wrap;gap:.6rem;margin-top:1rem;align-items:center}
 form.inline{display:inline}
+[hidden]{display:none!important}
 table{width:100%;border-collapse:collapse}
 th,td{text-align:left;padding:.5rem .45rem;border-bottom:1px solid var(--line);vertical-align:top}
 th{font-size:.82rem;text-transform:uppercase;letter-spacing:.03em;color:var(--muted)}

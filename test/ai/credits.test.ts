@@ -192,18 +192,19 @@ describe("tools", () => {
       to: "2026-06-01T00:00:00.000Z",
       groupBy: "reason",
       debited: 9,
+      refunded: 0,
       granted: 50,
       operations: 3,
       groups: [
-        { key: "email.send", credits: 5, operations: 2 },
-        { key: "pdf.export", credits: 4, operations: 1 },
+        { key: "email.send", credits: 5, refunded: 0, operations: 2 },
+        { key: "pdf.export", credits: 4, refunded: 0, operations: 1 },
       ],
     });
     const days = await ok(owner, "ai_credits_usage", { groupBy: "day", from: "2026-03-01", to: "2026-06-01" });
     expect(days.groups).toEqual([
-      { key: "2026-03-15", credits: 100, operations: 2 },
-      { key: "2026-05-10", credits: 3, operations: 1 },
-      { key: "2026-05-11", credits: 6, operations: 2 },
+      { key: "2026-03-15", credits: 100, refunded: 0, operations: 2 },
+      { key: "2026-05-10", credits: 3, refunded: 0, operations: 1 },
+      { key: "2026-05-11", credits: 6, refunded: 0, operations: 2 },
     ]);
     expect(days.debited).toBe(109);
     expect(days.granted).toBe(155);

@@ -10,7 +10,8 @@
  * credits is not metered at all. Racing sends never take a balance below
  * zero.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, spyOn, test } from "bun:test";
+import * as pdfModule from "../../src/domains/decks/pdf";
 import type { Client } from "@modelcontextprotocol/client";
 import { closeMailTransport, sendDueMail } from "../../src/core/mail";
 import { debitCredits, grantCredits, setBudget } from "../../src/domains/ai/credits";
@@ -307,6 +308,33 @@ describe("deck PDFs", () => {
     expect((await ledger("pdf.export")).at(-1)).toEqual({ amount: -5, balanceAfter: 0, reason: "pdf.export", ref: `deck:${deck.id}:draft` });
   });
 
+  test("a hard budget is checked before rendering: 4 left refuses with the budget's message and renders nothing; exactly 5 left exports", async () => {
+    await debitTo(100);
+    const spent = -(await ledger()).filter((e) => e.amount < 0).reduce((a, e) => a + e.amount, 0);
+    await setBudget(s.deps, { companyId: co, monthlyLimit: spent + PRICES["pdf.export"] - 1, hard: true });
+    const renders = spyOn(pdfModule, "deckPdf");
+    try {
+      const before = await ledger();
+      const refused = await callTool(metered, "decks_export_pdf", { id: deck.id });
+      expect(refused.isError).toBe(true);
+      expect(refused.text).toContain(`AI credit budget reached: pdf.export needs 5 and 4 of this month's ${spent + 4} remain. Nothing was done; the budget resets on 2026-06-01`);
+      expect(renders).toHaveBeenCalledTimes(0);
+      expect(await ledger()).toEqual(before);
+      expect(await balance()).toBe(100);
+      await setBudget(s.deps, { companyId: co, monthlyLimit: spent + PRICES["pdf.export"], hard: true });
+      const pdf = await ok(metered, "decks_export_pdf", { id: deck.id });
+      expect(pdf).toMatchObject({ credits: 5, creditBalance: 95 });
+      expect(renders).toHaveBeenCalledTimes(1);
+      expect((await ok(metered, "ai_credits_balance")).budget).toMatchObject({ spent: spent + 5, remaining: 0 });
+      // Now at the limit: the next export is refused before rendering too.
+      expect((await callTool(metered, "decks_export_pdf", { id: deck.id })).text).toContain("AI credit budget reached: pdf.export needs 5 and 0 of this month's");
+      expect(renders).toHaveBeenCalledTimes(1);
+    } finally {
+      renders.mockRestore();
+      await setBudget(s.deps, { companyId: co, monthlyLimit: null });
+    }
+  });
+
   test("a visitor's download of the published deck is never metered, even at zero", async () => {
     const pub = await ok(metered, "decks_publish", { id: deck.id });
     await approve(pub.approval.token);
@@ -431,7 +459,8 @@ describe("a company metered after its campaign started", () => {
       expect(await count("SELECT count(*) AS n FROM email_sends WHERE campaign_id = ?", cam.id)).toBe(600);
       const debits = await rows(s.deps, "SELECT amount, balance_after, ref FROM ai_credit_ledger WHERE company_id = ? AND kind = 'debit'", late);
       expect(debits.map((d) => [Number(d.amount), Number(d.balance_after), d.ref])).toEqual([[-100, 900, `campaign:${cam.id}`]]);
-      await ok(c, "email_campaigns_cancel", { id: cam.id });
+      // Cancelled before any went out: what it paid (the 100 queued once metered) comes back, no more.
+      expect(await ok(c, "email_campaigns_cancel", { id: cam.id })).toMatchObject({ notSent: 600, creditsRefunded: 100, creditBalance: 1000 });
     } finally {
       await c.close();
     }

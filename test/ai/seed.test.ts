@@ -42,7 +42,10 @@ test("AI history, credits and integrations of both demo companies", async () => 
     run += e.amount;
     expect(e.balanceAfter).toBe(run);
   }
-  expect((await call("ai_credits_balance", { clientId: harbor })).balance).toBe(730);
+  // Harbor: 1000 granted, 240 + 30 spent, a cancelled campaign that paid 60 and got 42 back.
+  expect((await call("ai_credits_balance", { clientId: harbor })).balance).toBe(1000 - 240 - 60 + 42 - 30);
+  const refunds = await call("ai_credits_ledger", { clientId: harbor, kind: "refund" });
+  expect(refunds.items.map((e: any) => [e.amount, e.reason, e.ref])).toEqual([[42, "email.send", "campaign:weekend-offer"]]);
   const nwClients = (await call("integrations_list", { clientId: northwind, kind: "oauth_client" })).items.map((x: any) => x.name).sort();
   expect(nwClients).toEqual(["Claude Desktop", "Zed"]);
   // Zed's latest call succeeded after its failed one: active, with the error still shown.

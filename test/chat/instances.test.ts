@@ -2,8 +2,9 @@
  * Two Plinth servers on one PostgreSQL database (LISTEN/NOTIFY between
  * them), as behind a load balancer. PostgreSQL only: SQLite deployments
  * are one process, where the hub hears every commit directly. a widget's stream on one instance gets the reply an agent
- * sends through the other, and an agent's long poll on one wakes on a
- * visitor's message written through the other.
+ * sends through the other, an agent's long poll on one wakes on a
+ * visitor's message written through the other, and a portal page streaming
+ * from one shows a conversation resolved over MCP on the other.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/client";
@@ -11,6 +12,9 @@ import { sites } from "../../src/domains/sites/tables";
 import { callTool, createCompany, createUser, mcpClient, mintMcpKey } from "../fixtures/accounts";
 import { startTestServer, type TestServer } from "../harness";
 import { ON_PG } from "../db";
+import { Browser } from "../oauth/helpers";
+
+const PASSWORD = "a long passphrase for tests";
 
 let a: TestServer;
 let b: TestServer;
@@ -21,7 +25,7 @@ beforeAll(async () => {
   if (!ON_PG) return;
   a = await startTestServer({ seed: false, config: { rateLimit: 100_000 } });
   b = await startTestServer({ seed: false, config: { rateLimit: 100_000, databaseUrl: a.config.databaseUrl } });
-  const u = await createUser(a.deps, { email: "agent@agency.test", name: "Alex Agent" });
+  const u = await createUser(a.deps, { email: "agent@agency.test", name: "Alex Agent", password: PASSWORD });
   const co = await createCompany(a.deps, { name: "Agency", ownerUserId: u.id });
   const site = (await a.deps.db.insert(sites).values({ companyId: co.id, name: "Brew" }).returning())[0]!;
   agentOnB = await mcpClient(b.url, (await mintMcpKey(a.deps, { userId: u.id, scopes: ["chat:*"], companyIds: [co.id] })).key);
@@ -76,4 +80,37 @@ test.skipIf(!ON_PG)("a reply written on B reaches the visitor streaming from A; 
   const woke = (await waiting).data;
   expect(performance.now() - t1).toBeLessThan(1500);
   expect(woke.messages.map((m: any) => m.body)).toEqual(["second, on A"]);
+});
+
+test.skipIf(!ON_PG)("a conversation resolved over MCP on B reaches the portal page streaming from A", async () => {
+  const first = await fetch(`${a.url}/chat/api/${key}/messages`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ body: "status please" }) });
+  const v = await first.json();
+  const portal = new Browser(a.config.publicUrl);
+  expect((await portal.signIn("agent@agency.test", PASSWORD)).status).toBe(303);
+  const html = await (await portal.get(`/chat/${v.conversation}`)).text();
+  const changes = /data-changes="(\d+)"/.exec(html)![1];
+  const ctl = new AbortController();
+  const got: any[] = [];
+  void (async () => {
+    const r = await fetch(new URL(`/chat/${v.conversation}/stream?changes=${changes}`, a.url), { headers: { cookie: portal.jar.header() }, signal: ctl.signal });
+    const rd = r.body!.getReader();
+    const dec = new TextDecoder();
+    let buf = "";
+    try {
+      for (;;) {
+        const x = await rd.read();
+        if (x.done) break;
+        buf += dec.decode(x.value);
+        for (const m of buf.matchAll(/event: conversation\ndata: (.*)\n/g)) got.push(JSON.parse(m[1]!));
+        buf = buf.slice(buf.lastIndexOf("\n\n") + 2);
+      }
+    } catch {}
+  })();
+  await Bun.sleep(300);
+  const t0 = performance.now();
+  expect((await callTool(agentOnB, "chat_conversations_set_status", { id: v.conversation, status: "resolved" })).isError).toBe(false);
+  while (!got.some((c) => c.status === "resolved") && performance.now() - t0 < 3000) await Bun.sleep(10);
+  expect(got.at(-1)).toMatchObject({ id: v.conversation, status: "resolved" });
+  expect(performance.now() - t0).toBeLessThan(1500);
+  ctl.abort();
 });

@@ -61,6 +61,9 @@ export interface TestSmtp {
   waitFor(n: number): Promise<ReceivedMail[]>;
   /** Queue more DATA answers (see SmtpOptions.failData). */
   failNext(...answers: [number, string][]): void;
+  /** Holds every DATA answer until the returned release is called (a slow server: messages stay "in flight"); `held` counts those waiting. */
+  hold(): () => void;
+  readonly held: number;
   stop(): Promise<void>;
 }
 
@@ -72,6 +75,8 @@ export async function startSmtp(opts: SmtpOptions = {}, host = "127.0.0.1"): Pro
   const messages: ReceivedMail[] = [];
   const authAttempts: string[] = [];
   const failures = [...(opts.failData ?? [])];
+  let gate: Promise<void> | null = null;
+  let held = 0;
   const options: SMTPServerOptions = {
     secure: opts.secure ?? false,
     authOptional: !opts.auth,
@@ -101,7 +106,12 @@ export async function startSmtp(opts: SmtpOptions = {}, host = "127.0.0.1"): Pro
     onData(stream, session, cb) {
       const chunks: Buffer[] = [];
       stream.on("data", (c: Buffer) => chunks.push(c));
-      stream.on("end", () => {
+      stream.on("end", async () => {
+        if (gate) {
+          held++;
+          await gate;
+          held--;
+        }
         const failure = failures.shift();
         if (failure) return cb(smtpError(failure[0], failure[1]));
         const raw = Buffer.concat(chunks).toString("utf8");
@@ -131,6 +141,17 @@ export async function startSmtp(opts: SmtpOptions = {}, host = "127.0.0.1"): Pro
     port,
     messages,
     authAttempts,
+    hold() {
+      let release = () => {};
+      gate = new Promise<void>((r) => (release = r));
+      return () => {
+        gate = null;
+        release();
+      };
+    },
+    get held() {
+      return held;
+    },
     url(creds, h = host) {
       const scheme = opts.secure ? "smtps" : "smtp";
       const who = creds ? `${encodeURIComponent(creds.user)}:${encodeURIComponent(creds.pass)}@` : "";

@@ -25,7 +25,7 @@ import { page } from "../../core/pagination";
 import { authorize, roleAllows } from "../../core/scopes";
 import { auditLog, memberships } from "../../core/tables";
 import { notify } from "../notifications/notify";
-import { creditsBudgetSet, creditsBudgetThreshold, creditsDebited, creditsGranted } from "./events";
+import { creditsBudgetSet, creditsBudgetThreshold, creditsDebited, creditsGranted, creditsRefunded } from "./events";
 import { aiCreditAccounts, aiCreditBudgets, aiCreditLedger } from "./tables";
 
 /** Largest single grant or debit: far beyond any real use, well inside 2^53. */
@@ -114,6 +114,75 @@ export async function debitCredits(
   });
 }
 
+/**
+ * Gives back credits an operation paid for and did not use (a cancelled
+ * campaign's recipients never sent). Idempotent by construction: the
+ * caller says how many credits are owed back under (`reason`, `ref`) in
+ * total, from the operation's state, and only what the ledger has not
+ * refunded yet is credited — never more than was debited under that ref.
+ * A second call (a double cancel, the delivery job finishing the same
+ * campaign) finds nothing owed and writes nothing. Call it in the
+ * transaction that made the credits owed.
+ *
+ * The account row is locked first (a no-op UPDATE), so two refunds of one
+ * company take turns and the second reads the first's ledger row: on
+ * SQLite writers take turns anyway, on PostgreSQL the second waits for the
+ * lock and its SERIALIZABLE transaction is retried.
+ *
+ * The refund also comes off this month's budget `spent`, but only as far
+ * as it refunds debits made this month (a refund in May of April's debit
+ * does not make room in May's budget), and never below zero.
+ */
+export async function refundCredits(
+  tx: Tx,
+  deps: Deps,
+  companyId: number,
+  reason: string,
+  ref: string,
+  owedTotal: number,
+  opts: { userId?: number | null; note?: string | null } = {},
+): Promise<{ entryId: number; credits: number; balanceAfter: number } | null> {
+  if (!Number.isSafeInteger(owedTotal) || owedTotal < 0) throw invalid(`owed must be a whole number of credits, got ${owedTotal}.`);
+  return await tx.transaction(async (t) => {
+    const now = deps.clock.now();
+    const locked = await t.update(aiCreditAccounts).set({ updatedAt: now }).where(eq(aiCreditAccounts.companyId, companyId)).returning({ b: aiCreditAccounts.balance });
+    if (!locked.length) return null; // not metered: nothing was ever debited
+    const mine = and(eq(aiCreditLedger.companyId, companyId), eq(aiCreditLedger.reason, reason), eq(aiCreditLedger.ref, ref));
+    const sums = async (since?: Date) => {
+      const rows = await t
+        .select({ kind: aiCreditLedger.kind, s: sum(aiCreditLedger.amount) })
+        .from(aiCreditLedger)
+        .where(and(mine, inArray(aiCreditLedger.kind, ["debit", "refund"]), since ? gte(aiCreditLedger.createdAt, since) : undefined))
+        .groupBy(aiCreditLedger.kind);
+      return { paid: -Number(rows.find((r) => r.kind === "debit")?.s ?? 0), refunded: Number(rows.find((r) => r.kind === "refund")?.s ?? 0) };
+    };
+    const all = await sums();
+    const credits = Math.min(owedTotal, all.paid) - all.refunded;
+    if (credits <= 0) return null;
+    const acc = (await t
+      .update(aiCreditAccounts)
+      .set({ balance: sql`${aiCreditAccounts.balance} + ${credits}`, updatedAt: now })
+      .where(eq(aiCreditAccounts.companyId, companyId))
+      .returning({ balance: aiCreditAccounts.balance }))[0]!;
+    const start = monthStart(now);
+    const month = await sums(start);
+    const offBudget = Math.min(credits, Math.max(0, month.paid - month.refunded));
+    if (offBudget > 0)
+      await t
+        .update(aiCreditBudgets)
+        .set({ spent: sql`case when ${aiCreditBudgets.spent} >= ${offBudget} then ${aiCreditBudgets.spent} - ${offBudget} else 0 end`, updatedAt: now })
+        .where(and(eq(aiCreditBudgets.companyId, companyId), gte(aiCreditBudgets.periodStart, start)));
+    const userId = opts.userId ?? null;
+    const note = opts.note ?? null;
+    const entry = (await t
+      .insert(aiCreditLedger)
+      .values({ companyId, kind: "refund", amount: credits, balanceAfter: acc.balance, reason, ref, note, userId, createdAt: now })
+      .returning({ id: aiCreditLedger.id }))[0]!;
+    await emit(t, { deps, company: { id: companyId } }, creditsRefunded, { id: entry.id }, { entryId: entry.id, amount: credits, balanceAfter: acc.balance, reason, ref, note, userId });
+    return { entryId: entry.id, credits, balanceAfter: acc.balance };
+  });
+}
+
 type BudgetAfter = { spent: number; monthlyLimit: number; thresholds: number[]; notifiedPercent: number; periodStart: Date };
 
 /** Counts the debit against this month's budget, if the company has one; refuses past a hard limit. */
@@ -135,14 +204,18 @@ async function spendBudget(t: Tx, deps: Deps, companyId: number, amount: number,
     .returning())[0];
   if (!r) {
     const cur = (await t.select().from(aiCreditBudgets).where(eq(aiCreditBudgets.companyId, companyId)).limit(1))[0]!;
-    const left = Math.max(0, cur.monthlyLimit - cur.spent);
     const bal = (await t.select({ b: aiCreditAccounts.balance }).from(aiCreditAccounts).where(eq(aiCreditAccounts.companyId, companyId)).limit(1))[0]?.b ?? 0;
-    throw new InsufficientCredits(
-      `AI credit budget reached: ${reason} needs ${amount} and ${left} of this month's ${cur.monthlyLimit} remain. Nothing was done; the budget resets on ${iso(nextMonth(now))!.slice(0, 10)} or the agency can raise it.`,
-      { needed: amount, balance: bal, reason, budgetLeft: left },
-    );
+    throw budgetReached(reason, amount, Math.max(0, cur.monthlyLimit - cur.spent), cur.monthlyLimit, bal, now);
   }
   return r;
+}
+
+/** The refusal for a hard monthly budget, the same words wherever it is raised (before work, or at the debit). */
+export function budgetReached(reason: string, needed: number, left: number, monthlyLimit: number, balance: number, now: Date): InsufficientCredits {
+  return new InsufficientCredits(
+    `AI credit budget reached: ${reason} needs ${needed} and ${left} of this month's ${monthlyLimit} remain. Nothing was done; the budget resets on ${iso(nextMonth(now))!.slice(0, 10)} or the agency can raise it.`,
+    { needed, balance, reason, budgetLeft: left },
+  );
 }
 
 async function alertThreshold(t: Tx, deps: Deps, companyId: number, b: BudgetAfter, now: Date) {
@@ -254,14 +327,19 @@ export async function setBudget(
     if (!thresholds.length || thresholds.some((p) => !Number.isInteger(p) || p < 1 || p > 100))
       throw invalid("thresholds are whole percentages from 1 to 100, e.g. 50,80,100.");
     const start = monthStart(now);
-    // This month's spending so far counts from the moment a budget is set.
-    const spent = Number(
-      (await t
-        .select({ s: sum(aiCreditLedger.amount) })
-        .from(aiCreditLedger)
-        .where(and(eq(aiCreditLedger.companyId, input.companyId), eq(aiCreditLedger.kind, "debit"), gte(aiCreditLedger.createdAt, start))))[0]?.s ?? 0,
-    );
-    const values = { monthlyLimit: input.monthlyLimit, thresholds, hard: input.hard ?? false, periodStart: start, spent: -spent, updatedAt: now };
+    // This month's spending so far counts from the moment a budget is set: debits, less refunds of this month's debits (as refundCredits counts them).
+    const byRef = await t
+      .select({ ref: aiCreditLedger.ref, reason: aiCreditLedger.reason, kind: aiCreditLedger.kind, s: sum(aiCreditLedger.amount) })
+      .from(aiCreditLedger)
+      .where(and(eq(aiCreditLedger.companyId, input.companyId), inArray(aiCreditLedger.kind, ["debit", "refund"]), gte(aiCreditLedger.createdAt, start)))
+      .groupBy(aiCreditLedger.ref, aiCreditLedger.reason, aiCreditLedger.kind);
+    const net = new Map<string, number>();
+    for (const r of byRef) {
+      const k = `${r.reason}\u0000${r.ref ?? ""}`;
+      net.set(k, (net.get(k) ?? 0) - Number(r.s ?? 0));
+    }
+    const spent = [...net.values()].reduce((a, n) => a + Math.max(0, n), 0);
+    const values = { monthlyLimit: input.monthlyLimit, thresholds, hard: input.hard ?? false, periodStart: start, spent, updatedAt: now };
     const done = await t.update(aiCreditBudgets).set(values).where(eq(aiCreditBudgets.companyId, input.companyId)).returning();
     if (!done.length) await t.insert(aiCreditBudgets).values({ companyId: input.companyId, ...values, notifiedPercent: 0, createdAt: now });
     await record(t, now, { monthlyLimit: values.monthlyLimit, thresholds, hard: values.hard });
@@ -332,7 +410,7 @@ function when(s: string | undefined, what: string): Date | undefined {
   return d;
 }
 
-export async function creditLedger(ctx: ActorContext, f: { kind?: "grant" | "debit"; reason?: string; ref?: string; since?: string; until?: string; limit: number; offset: number }) {
+export async function creditLedger(ctx: ActorContext, f: { kind?: "grant" | "debit" | "refund"; reason?: string; ref?: string; since?: string; until?: string; limit: number; offset: number }) {
   authorize(ctx, "ai:read", { write: false });
   const conds: SQL[] = [eq(aiCreditLedger.companyId, ctx.company.id)];
   if (f.kind) conds.push(eq(aiCreditLedger.kind, f.kind));
@@ -350,7 +428,12 @@ export async function creditLedger(ctx: ActorContext, f: { kind?: "grant" | "deb
 
 const MAX_USAGE_DAYS = 366;
 
-/** Spending between `from` (inclusive) and `to` (exclusive), default this UTC month, grouped by reason or by UTC day. */
+/**
+ * Spending between `from` (inclusive) and `to` (exclusive), default this UTC
+ * month, grouped by reason or by UTC day. `credits` is what was spent net of
+ * refunds (a cancelled campaign's unsent recipients), `refunded` what came
+ * back; `operations` counts debits.
+ */
 export async function creditUsage(ctx: ActorContext, input: { from?: string; to?: string; groupBy: "reason" | "day" }) {
   authorize(ctx, "ai:read", { write: false });
   const now = ctx.deps.clock.now();
@@ -364,32 +447,34 @@ export async function creditUsage(ctx: ActorContext, input: { from?: string; to?
     .from(aiCreditLedger)
     .where(where)
     .groupBy(aiCreditLedger.kind);
-  const debited = -Number(totals.find((t) => t.kind === "debit")?.credits ?? 0);
-  const granted = Number(totals.find((t) => t.kind === "grant")?.credits ?? 0);
-  let groups: { key: string; credits: number; operations: number }[];
+  const total = (k: string) => Number(totals.find((t) => t.kind === k)?.credits ?? 0);
+  const debited = -total("debit");
+  const refunded = total("refund");
+  const granted = total("grant");
+  const groups = new Map<string, { key: string; credits: number; refunded: number; operations: number }>();
+  const add = (key: string, kind: string, amount: number, n: number) => {
+    const g = groups.get(key) ?? { key, credits: 0, refunded: 0, operations: 0 };
+    g.credits -= amount;
+    if (kind === "refund") g.refunded += amount;
+    else g.operations += n;
+    groups.set(key, g);
+  };
+  const spending = and(where, inArray(aiCreditLedger.kind, ["debit", "refund"]));
   if (input.groupBy === "reason") {
     const rows = await ctx.deps.db
-      .select({ reason: aiCreditLedger.reason, credits: sum(aiCreditLedger.amount), n: count() })
+      .select({ reason: aiCreditLedger.reason, kind: aiCreditLedger.kind, credits: sum(aiCreditLedger.amount), n: count() })
       .from(aiCreditLedger)
-      .where(and(where, eq(aiCreditLedger.kind, "debit")))
-      .groupBy(aiCreditLedger.reason);
-    groups = rows.map((r) => ({ key: r.reason, credits: -Number(r.credits ?? 0), operations: Number(r.n) }));
+      .where(spending)
+      .groupBy(aiCreditLedger.reason, aiCreditLedger.kind);
+    for (const r of rows) add(r.reason, r.kind, Number(r.credits ?? 0), Number(r.n));
   } else {
     const rows = await ctx.deps.db
-      .select({ at: aiCreditLedger.createdAt, amount: aiCreditLedger.amount })
+      .select({ at: aiCreditLedger.createdAt, kind: aiCreditLedger.kind, amount: aiCreditLedger.amount })
       .from(aiCreditLedger)
-      .where(and(where, eq(aiCreditLedger.kind, "debit")))
+      .where(spending)
       .orderBy(asc(aiCreditLedger.createdAt));
-    const byDay = new Map<string, { credits: number; operations: number }>();
-    for (const r of rows) {
-      const d = iso(r.at)!.slice(0, 10);
-      const g = byDay.get(d) ?? { credits: 0, operations: 0 };
-      g.credits -= r.amount;
-      g.operations++;
-      byDay.set(d, g);
-    }
-    groups = [...byDay].map(([key, g]) => ({ key, ...g }));
+    for (const r of rows) add(iso(r.at)!.slice(0, 10), r.kind, r.amount, 1);
   }
-  groups.sort((a, b) => (input.groupBy === "day" ? (a.key < b.key ? -1 : 1) : b.credits - a.credits || (a.key < b.key ? -1 : 1)));
-  return { from: iso(from), to: iso(to), groupBy: input.groupBy, debited, granted, operations: groups.reduce((n, g) => n + g.operations, 0), groups };
+  const list = [...groups.values()].sort((a, b) => (input.groupBy === "day" ? (a.key < b.key ? -1 : 1) : b.credits - a.credits || (a.key < b.key ? -1 : 1)));
+  return { from: iso(from), to: iso(to), groupBy: input.groupBy, debited, refunded, granted, operations: list.reduce((n, g) => n + g.operations, 0), groups: list };
 }

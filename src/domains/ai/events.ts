@@ -29,6 +29,21 @@ export const creditsDebited = defineEvent({
   }),
 });
 
+export const creditsRefunded = defineEvent({
+  type: "credits.refunded",
+  entity: "credit_entry",
+  description: "Credits paid for an operation that did not happen came back (a cancelled campaign's unsent recipients): amount, balance after, the debit's reason and ref.",
+  payload: v.object({
+    entryId: v.number(),
+    amount: v.number(),
+    balanceAfter: v.number(),
+    reason: v.string(),
+    ref: v.string(),
+    note: v.nullable(v.string()),
+    userId: v.nullable(v.number()),
+  }),
+});
+
 export const creditsBudgetThreshold = defineEvent({
   type: "credits.budget_threshold_reached",
   entity: "company",
@@ -54,4 +69,4 @@ export const creditsBudgetSet = defineEvent({
   }),
 });
 
-export const AI_EVENTS = [creditsGranted, creditsDebited, creditsBudgetThreshold, creditsBudgetSet];
+export const AI_EVENTS = [creditsGranted, creditsDebited, creditsRefunded, creditsBudgetThreshold, creditsBudgetSet];

@@ -10,7 +10,7 @@
 import { and, eq, lt, sum } from "drizzle-orm";
 import type { Deps } from "../../core/context";
 import type { Db } from "../../core/db";
-import { debitCredits, monthStart, notEnoughCredits } from "./credits";
+import { budgetReached, debitCredits, monthStart, notEnoughCredits } from "./credits";
 import { aiCreditAccounts, aiCreditBudgets, aiCreditLedger } from "./tables";
 
 /**
@@ -34,17 +34,22 @@ export async function meteredBalance(q: Q, companyId: number): Promise<number | 
   return r ? r.b : null;
 }
 
+/** What a metered company can spend now: its balance, and what its hard monthly budget leaves (null: no hard budget). */
+async function spendable(q: Q, deps: Deps, companyId: number): Promise<{ balance: number; budgetLeft: number | null; monthlyLimit: number } | null> {
+  const b = await meteredBalance(q, companyId);
+  if (b === null) return null;
+  const budget = (await q.select().from(aiCreditBudgets).where(eq(aiCreditBudgets.companyId, companyId)).limit(1))[0];
+  if (!budget?.hard) return { balance: b, budgetLeft: null, monthlyLimit: 0 };
+  // A row still holding last month's figures is a fresh month (the next debit rolls it).
+  const fresh = budget.periodStart.getTime() < monthStart(deps.clock.now()).getTime();
+  return { balance: b, budgetLeft: Math.max(0, budget.monthlyLimit - (fresh ? 0 : budget.spent)), monthlyLimit: budget.monthlyLimit };
+}
+
 /** How many units of `op` the balance (and a hard monthly budget) pays for now; Infinity when not metered. */
 export async function affordableUnits(q: Q, deps: Deps, companyId: number, op: MeteredOperation): Promise<number> {
-  const b = await meteredBalance(q, companyId);
-  if (b === null) return Infinity;
-  let credits = b;
-  const budget = (await q.select().from(aiCreditBudgets).where(eq(aiCreditBudgets.companyId, companyId)).limit(1))[0];
-  if (budget?.hard) {
-    const fresh = budget.periodStart.getTime() < monthStart(deps.clock.now()).getTime();
-    credits = Math.min(credits, Math.max(0, budget.monthlyLimit - (fresh ? 0 : budget.spent)));
-  }
-  return Math.floor(credits / PRICES[op]);
+  const s = await spendable(q, deps, companyId);
+  if (s === null) return Infinity;
+  return Math.floor(Math.min(s.balance, s.budgetLeft ?? Infinity) / PRICES[op]);
 }
 
 /** Metered companies whose balance cannot pay for one unit of `op`: background work skips them until a grant. */
@@ -52,10 +57,18 @@ export async function starvedCompanies(q: Q, op: MeteredOperation): Promise<numb
   return (await q.select({ c: aiCreditAccounts.companyId }).from(aiCreditAccounts).where(lt(aiCreditAccounts.balance, PRICES[op]))).map((r) => r.c);
 }
 
-/** Refuses up front (InsufficientCredits) when a metered company's balance cannot pay for `units` of `op`: for work worth not starting. */
-export async function assertAffordable(q: Q, companyId: number, op: MeteredOperation, units = 1): Promise<void> {
-  const b = await meteredBalance(q, companyId);
-  if (b !== null && b < PRICES[op] * units) throw notEnoughCredits(op, PRICES[op] * units, b);
+/**
+ * Refuses up front (InsufficientCredits, the same message the debit would
+ * give) when a metered company's balance, or what its hard monthly budget
+ * leaves, cannot pay for `units` of `op`: for work worth not starting
+ * (rendering a PDF). The debit after the work checks both again.
+ */
+export async function assertAffordable(q: Q, deps: Deps, companyId: number, op: MeteredOperation, units = 1): Promise<void> {
+  const s = await spendable(q, deps, companyId);
+  if (s === null) return;
+  const needed = PRICES[op] * units;
+  if (s.balance < needed) throw notEnoughCredits(op, needed, s.balance);
+  if (s.budgetLeft !== null && s.budgetLeft < needed) throw budgetReached(op, needed, s.budgetLeft, s.monthlyLimit, s.balance, deps.clock.now());
 }
 
 /**

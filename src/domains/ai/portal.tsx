@@ -19,7 +19,8 @@ import { creditBalance, creditLedger, DEFAULT_THRESHOLDS, grantCreditsAs, MAX_AM
 
 export const CREDITS_PATH = "/ai/credits";
 const PER_PAGE = 25;
-const KINDS = ["grant", "debit"] as const;
+const KINDS = ["grant", "debit", "refund"] as const;
+const KIND_LABEL: Record<Kind, string> = { grant: "Grants", debit: "Debits", refund: "Refunds" };
 type Kind = (typeof KINDS)[number];
 
 const fmt = (n: number) => n.toLocaleString("en-US");
@@ -91,7 +92,8 @@ const Page = (p: { session: Session; bal: Balance; ledger: Ledger; names: Map<nu
       {p.notice && <Notice kind="ok">{p.notice}</Notice>}
       {p.error && !manage && <Notice kind="error">{p.error.message}</Notice>}
       <p class="muted small">
-        Metered operations (email sends, embeddings, PDF exports) spend credits; an operation the balance cannot cover is refused and changes nothing.
+        Metered operations (email sends, embeddings, PDF exports) spend credits; an operation the balance cannot cover is refused and changes nothing. Credits
+        paid for campaign recipients never sent (a cancelled campaign) come back as refunds.
         {!manage && " Grants and budgets are set by the company's owners and admins."}
       </p>
 
@@ -147,7 +149,7 @@ const Page = (p: { session: Session; bal: Balance; ledger: Ledger; names: Map<nu
       <nav class="tabs" aria-label="Ledger entries">
         {([null, ...KINDS] as (Kind | null)[]).map((k) => (
           <a href={here({ kind: k, pageNo: 1 })} aria-current={k === p.view.kind ? "page" : undefined}>
-            {k === null ? "All" : k === "grant" ? "Grants" : "Debits"}
+            {k === null ? "All" : KIND_LABEL[k]}
           </a>
         ))}
       </nav>
@@ -170,7 +172,7 @@ const Page = (p: { session: Session; bal: Balance; ledger: Ledger; names: Map<nu
                 <tr id={`entry-${e.id}`}>
                   <td>{when(e.at ? new Date(e.at) : null)}</td>
                   <td>
-                    <span class="badge">{e.kind}</span> {e.kind === "debit" && <>{e.reason}</>}
+                    <span class={e.kind === "refund" ? "badge ok" : "badge"}>{e.kind}</span> {e.kind !== "grant" && <>{e.reason}</>}
                     {e.ref && <span class="muted small"> {e.ref}</span>}
                     {e.userId !== null && <span class="muted small"> · {p.names.get(e.userId) ?? `user ${e.userId}`}</span>}
                   </td>

@@ -92,11 +92,11 @@ export const aiCreditLedger = table(
     companyId: integer("company_id")
       .notNull()
       .references(() => companies.id, { onDelete: "cascade" }),
-    kind: text("kind").$type<"grant" | "debit">().notNull(),
-    /** Signed: positive for grants, negative for debits. */
+    kind: text("kind").$type<"grant" | "debit" | "refund">().notNull(),
+    /** Signed: positive for grants and refunds, negative for debits. */
     amount: integer("amount").notNull(),
     balanceAfter: integer("balance_after").notNull(),
-    /** What it was for: `grant`, `email.send`, `embedding`, `pdf.export`… */
+    /** What it was for: `grant`, `email.send`, `embedding`, `pdf.export`… (a refund carries its debit's reason and ref). */
     reason: text("reason").notNull(),
     /** What the operation acted on (`mail:42`, `deck:7`), for reconciling. */
     ref: text("ref"),

@@ -79,9 +79,9 @@ export const aiCreditsLedger = defineTool({
   scope: "ai:read",
   readOnly: true,
   title: "AI credit ledger",
-  description: "Credit grants and debits, newest first, with the balance after each. Filter by kind, reason, ref, time.",
+  description: "Credit grants, debits and refunds, newest first, with the balance after each. Filter by kind, reason, ref, time.",
   input: v.object({
-    kind: v.optional(v.picklist(["grant", "debit"])),
+    kind: v.optional(v.picklist(["grant", "debit", "refund"])),
     reason: v.optional(v.pipe(v.string(), v.maxLength(64))),
     ref: v.optional(v.pipe(v.string(), v.maxLength(200))),
     since: v.optional(date),
@@ -97,7 +97,7 @@ export const aiCreditsUsage = defineTool({
   scope: "ai:read",
   readOnly: true,
   title: "AI credit usage",
-  description: "Credits spent from..to (default: this UTC month), grouped by reason or day, with totals debited and granted.",
+  description: "Credits spent net of refunds from..to (default: this UTC month), grouped by reason or day; totals debited, refunded, granted.",
   input: v.object({ from: v.optional(date), to: v.optional(date), groupBy: v.optional(v.picklist(["reason", "day"]), "reason") }),
   run: async (ctx, input) => await creditUsage(ctx, input),
 });

@@ -18,8 +18,9 @@ import type { ActorContext, Deps } from "../../core/context";
 import { isAppError, httpStatus } from "../../core/errors";
 // Straight from the accounts domain (as src/mcp/auth.ts does): importing src/mcp here would close an import cycle through the registry.
 import { resolveBearer } from "../accounts/credentials";
-import { chatRead, inboxById, messageOut, usersById } from "./access";
-import { hubFor, type HubRow } from "./hub";
+import { events } from "../../core/tables";
+import { chatRead, conversationOut, extrasFor, inboxById, messageOut, usersById } from "./access";
+import { CONVERSATION_CHANGES, hubFor, type HubChange, type HubRow } from "./hub";
 import { chatConversations, chatMessages, chatVisitors } from "./tables";
 
 const HEARTBEAT_MS = 5_000;
@@ -67,6 +68,14 @@ export function messageStream(
     inboxId?: number | null;
     conversationRowId?: number;
     /**
+     * Also push conversation changes (status, assignee, priority, labels) as
+     * `event: conversation` records with the conversation's current state
+     * (the portal's pages; the agent feed's contract stays messages only).
+     * Record ids then carry both cursors, `<message id>-<event id>`, so a
+     * reconnect resumes both; `after` is the event cursor to catch up from.
+     */
+    changes?: { after: number | null; number?: number };
+    /**
      * End the stream after this long: the client reconnects (EventSource does
      * by itself, resuming from Last-Event-ID, so nothing is lost) and is
      * authorised again, so a person removed from the company stops receiving.
@@ -75,8 +84,11 @@ export function messageStream(
   },
 ): Response {
   const { deps, company } = ctx;
-  const { after } = opts;
+  const { after, changes } = opts;
   const inboxId = opts.inboxId ?? null;
+  let lastMessage = after ?? 0;
+  let lastChange = changes?.after ?? 0;
+  const recordId = () => (changes ? `${lastMessage}-${lastChange}` : String(lastMessage));
   const only = opts.conversationRowId;
   const hub = hubFor(deps);
   const enc = new TextEncoder();
@@ -128,16 +140,46 @@ export function messageStream(
           if (!conv || sent.has(m.id) || (after !== null && m.id <= after) || (inboxId !== null && conv.inboxId !== inboxId)) continue;
           if (only !== undefined && m.conversationId !== only) continue;
           sent.add(m.id);
+          lastMessage = m.id;
           const out = { ...messageOut({ ...m, companyId: company.id } as typeof chatMessages.$inferSelect, names, conv.number), visitor: conv.visitor };
-          write(`id: ${m.id}\nevent: message\ndata: ${JSON.stringify(out)}\n\n`);
+          write(`id: ${recordId()}\nevent: message\ndata: ${JSON.stringify(out)}\n\n`);
+        }
+      };
+      /** Each changed conversation's state now (never the event's payload: several changes in a burst show as the last one). */
+      const sendChanges = async (list: Pick<HubChange, "eventId" | "number">[]) => {
+        if (!changes || !list.length) return;
+        for (const ch of list) if (ch.eventId > lastChange) lastChange = ch.eventId;
+        const numbers = [...new Set(list.map((ch) => ch.number).filter((n) => changes.number === undefined || n === changes.number))];
+        if (!numbers.length) return;
+        const rows = await deps.db
+          .select()
+          .from(chatConversations)
+          .where(and(eq(chatConversations.companyId, company.id), inArray(chatConversations.number, numbers)));
+        const x = await extrasFor(deps.db, rows);
+        for (const r of rows) {
+          if (inboxId !== null && r.inboxId !== inboxId) continue;
+          const o = conversationOut(r, x);
+          const state = { id: o.id, ref: o.ref, status: o.status, snoozedUntil: o.snoozedUntil, priority: o.priority, assignee: o.assignee, labels: o.labels, waitingSince: o.waitingSince };
+          write(`id: ${recordId()}\nevent: conversation\ndata: ${JSON.stringify(state)}\n\n`);
         }
       };
       const pending: HubRow[] = [];
+      const pendingChanges: HubChange[] = [];
       let live = false;
-      off = hub.onCompany(company.id, (rows) => {
+      const offMessages = hub.onCompany(company.id, (rows) => {
         if (live) void send(rows).catch(() => {});
         else pending.push(...rows);
       });
+      const offChanges = changes
+        ? hub.onChanges(company.id, (list) => {
+            if (live) void sendChanges(list).catch(() => {});
+            else pendingChanges.push(...list);
+          })
+        : () => {};
+      off = () => {
+        offMessages();
+        offChanges();
+      };
       write(`retry: 2000\n: connected\n\n`);
       try {
         await hub.ready;
@@ -150,8 +192,25 @@ export function messageStream(
             .limit(CATCH_UP);
           await send(rows);
         }
+        if (changes && changes.after !== null) {
+          const missed = await deps.db
+            .select({ eventId: events.id, number: events.entityId, type: events.type })
+            .from(events)
+            .where(
+              and(
+                eq(events.companyId, company.id),
+                gt(events.id, changes.after),
+                inArray(events.type, [...CONVERSATION_CHANGES]),
+                changes.number !== undefined ? eq(events.entityId, changes.number) : undefined,
+              ),
+            )
+            .orderBy(asc(events.id))
+            .limit(CATCH_UP);
+          await sendChanges(missed.map((r) => ({ ...r, companyId: company.id })));
+        }
         live = true;
         await send(pending.splice(0));
+        await sendChanges(pendingChanges.splice(0));
       } catch {
         close();
       }

@@ -180,7 +180,7 @@ export async function addNote(ctx: ActorContext, input: v.InferOutput<typeof not
 
 export async function assign(ctx: ActorContext, input: v.InferOutput<typeof assignInput>) {
   chatWrite(ctx);
-  return onConversation(ctx, input.id, async (c) => {
+  const out = await onConversation(ctx, input.id, async (c) => {
     const who = input.assigneeId === null ? null : await assigneeOf(c.tx, ctx, input.assigneeId);
     const previous = c.row.assigneeId;
     if ((who?.id ?? null) === previous) return { id: c.row.number, assignee: who, changed: false };
@@ -200,11 +200,14 @@ export async function assign(ctx: ActorContext, input: v.InferOutput<typeof assi
       });
     return { id: c.row.number, assignee: who, changed: true };
   });
+  // Open portal pages show the change now (hub.ts); the change feed would tell the hub within a tick anyway.
+  kickHub(ctx.deps);
+  return out;
 }
 
 export async function update(ctx: ActorContext, input: v.InferOutput<typeof updateInput>) {
   chatWrite(ctx);
-  return onConversation(ctx, input.id, async (c) => {
+  const out = await onConversation(ctx, input.id, async (c) => {
     const changes: { priority?: typeof input.priority; labels?: string[] } = {};
     if (input.priority !== undefined && input.priority !== c.row.priority) {
       c.row = (await c.tx.update(chatConversations).set({ priority: input.priority, updatedAt: c.now }).where(eq(chatConversations.id, c.row.id)).returning())[0]!;
@@ -228,6 +231,9 @@ export async function update(ctx: ActorContext, input: v.InferOutput<typeof upda
     }
     return { id: c.row.number, priority: c.row.priority, labels, changed: Object.keys(changes) };
   });
+  // Open portal pages show the change now (hub.ts); the change feed would tell the hub within a tick anyway.
+  kickHub(ctx.deps);
+  return out;
 }
 
 export async function snooze(ctx: ActorContext, input: v.InferOutput<typeof snoozeInput>) {
@@ -237,21 +243,27 @@ export async function snooze(ctx: ActorContext, input: v.InferOutput<typeof snoo
   const until = new Date(input.until !== undefined ? Date.parse(input.until) : now + input.minutes! * 60_000);
   if (!(until.getTime() > now)) throw invalid(`until must be in the future (now is ${new Date(now).toISOString()}).`);
   if (until.getTime() > now + 90 * 86_400_000) throw invalid("Snooze at most 90 days.");
-  return onConversation(ctx, input.id, async (c) => {
+  const out = await onConversation(ctx, input.id, async (c) => {
     if (c.row.status === "resolved") throw conflict(`Conversation ${ref(c.row.number)} is resolved; reopen it before snoozing.`);
     await moveStatus(ctx, c, "snoozed", until);
     return { id: c.row.number, status: c.row.status, snoozedUntil: iso(until) };
   });
+  // Open portal pages show the change now (hub.ts); the change feed would tell the hub within a tick anyway.
+  kickHub(ctx.deps);
+  return out;
 }
 
 export async function setStatus(ctx: ActorContext, input: v.InferOutput<typeof statusInput>) {
   chatWrite(ctx);
-  return onConversation(ctx, input.id, async (c) => {
+  const out = await onConversation(ctx, input.id, async (c) => {
     if (c.row.status === input.status) return { id: c.row.number, status: c.row.status, changed: false };
     const from = c.row.status;
     await moveStatus(ctx, c, input.status);
     return { id: c.row.number, status: c.row.status, from, changed: true };
   });
+  // Open portal pages show the change now (hub.ts); the change feed would tell the hub within a tick anyway.
+  kickHub(ctx.deps);
+  return out;
 }
 
 const TRANSCRIPT_MAX_MESSAGES = 2000;

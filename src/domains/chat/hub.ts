@@ -1,6 +1,8 @@
 /**
  * Real-time fan-out of chat messages to the widgets (SSE streams) and to
- * agents waiting over MCP (chat_messages_wait), on one instance or many.
+ * agents waiting over MCP (chat_messages_wait), on one instance or many;
+ * and of conversation changes (status, assignee, priority, labels: the
+ * chat.conversation_* events the verbs emit) to the portal's live pages.
  *
  * One hub per store (process). It learns that chat tables changed from the
  * store's change feed (src/core/changes.ts): this process's commits at
@@ -8,7 +10,11 @@
  * the Redis bus when configured) — the same path cache invalidation uses.
  * It then reads the new rows ONCE (id > floor) and hands each row to the
  * streams of its visitor and the waiters of its company: 500 connected
- * widgets cost one query per burst of messages, not 500.
+ * widgets cost one query per burst of messages, not 500. Conversation
+ * changes are read the same way from the event outbox (`events`, the rows
+ * the verbs wrote in their own transaction), when chat_conversations or its
+ * labels changed: only their ids, types and companies, handed to the
+ * company's change listeners, which read the conversations' current state.
  *
  * Backstop (the documented poll fallback): while anyone is connected the
  * hub also reads every POLL_MS whatever the feed says, so a lost NOTIFY
@@ -25,6 +31,7 @@ import { and, eq, gt, max } from "drizzle-orm";
 import type { ChangeWatch } from "../../core/changes";
 import type { Deps } from "../../core/context";
 import type { Store } from "../../core/db";
+import { events } from "../../core/tables";
 import { chatConversations, chatMessages, type ChatMessageKind } from "./tables";
 
 export const TICK_MS = 20;
@@ -45,184 +52,49 @@ export interface HubRow {
   createdAt: Date;
 }
 
+/** A conversation change, from the event outbox: which conversation (by number) of which company. */
+export interface HubChange {
+  eventId: number;
+  companyId: number;
+  number: number;
+  type: string;
+}
+
+/** The events that change what a conversation page shows; messages (and the status a visitor's message reopens) come as messages too. */
+export const CONVERSATION_CHANGES = ["chat.conversation_assigned", "chat.conversation_status_changed", "chat.conversation_updated"] as const;
+
 type VisitorSink = (rows: HubRow[]) => void;
 /** An agent-side listener: every new row of the company, notes included. */
 type CompanySink = (rows: HubRow[]) => void;
+type ChangeSink = (changes: HubChange[]) => void;
 
-export class ChatHub {
-  private visitors = new Map<number, Set<VisitorSink>>();
-  private companies = new Map<number, Set<CompanySink>>();
-  private timer: ReturnType<typeof setInterval> | null = null;
-  private watch: ChangeWatch;
-  private floor = -1;
+/**
+ * Where "new" starts in one id-ordered table. On PostgreSQL ids are handed
+ * out before commit, so a row with a lower id can become visible after a
+ * higher one: `floor` is the id at or below which every row was seen or
+ * given up on, `seen` the ids read above it, and a missing id holds the
+ * floor for up to GAP_MS (a transaction still committing) before it is
+ * taken for a rollback.
+ */
+class IdCursor {
+  floor = -1;
   private seen = new Set<number>();
   private gaps = new Map<number, number>();
-  private lastPump = 0;
-  private pumping: Promise<void> | null = null;
-  private again = false;
-  /** Streams currently open (for limits and the bench). */
-  streams = 0;
 
-  constructor(private deps: Deps) {
-    this.watch = deps.store.changes.watch(["chat_messages"]);
-  }
-
-  get size() {
-    let n = 0;
-    for (const s of this.visitors.values()) n += s.size;
-    for (const s of this.companies.values()) n += s.size;
-    return n;
-  }
-
-  /** A widget's stream: gets the visitor-visible rows (never notes) of its visitor's conversations. */
-  onVisitor(visitorId: number, sink: VisitorSink): () => void {
-    return this.add(this.visitors, visitorId, sink);
-  }
-
-  /** An agent's stream: every new row of the company (notes too: agents see them). */
-  onCompany(companyId: number, sink: CompanySink): () => void {
-    return this.add(this.companies, companyId, sink);
-  }
-
-  /** Resolves at the next new message of the company (an agent's long poll), or after timeoutMs. */
-  waitCompany(companyId: number, timeoutMs: number, signal?: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      let off = () => {};
-      const done = () => {
-        clearTimeout(t);
-        off();
-        resolve();
-      };
-      const t = setTimeout(done, timeoutMs);
-      off = this.add(this.companies, companyId, done);
-      signal?.addEventListener("abort", done, { once: true });
-    });
-  }
-
-  private add<T>(map: Map<number, Set<T>>, key: number, v: T): () => void {
-    let set = map.get(key);
-    if (!set) map.set(key, (set = new Set()));
-    set.add(v);
-    this.start();
-    return () => {
-      set!.delete(v);
-      if (set!.size === 0 && map.get(key) === set) map.delete(key);
-      if (this.visitors.size === 0 && this.companies.size === 0) this.stop();
-    };
-  }
-
-  /**
-   * Called by this process's verbs right after their commit: read now rather
-   * than at the next tick. Only a shortcut; the feed and the poll still
-   * catch everything (and other instances' writes).
-   */
-  kick() {
-    if (this.timer && !this.deps.store.inTransaction()) void this.pump();
-  }
-
-  /**
-   * Resolves once the hub knows where "new" starts. A listener subscribes,
-   * awaits this, then reads its own backlog: everything committed before
-   * the backlog read is in the backlog, everything after the floor comes
-   * from the hub (the overlap is dropped by id), so nothing falls between.
-   */
-  ready: Promise<void> = Promise.resolve();
-
-  private start() {
-    if (this.timer) return;
-    this.lastPump = performance.now();
-    this.timer = setInterval(() => this.tick(), TICK_MS);
-    (this.timer as { unref?: () => void }).unref?.();
-    // Start from what exists now: listeners catch up on older rows themselves.
-    this.ready = this.pump();
-  }
-
-  private stop() {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    // Idle: forget the position, so a later start does not replay what was written meanwhile.
+  reset() {
     this.floor = -1;
     this.seen.clear();
     this.gaps.clear();
   }
 
-  private tick() {
-    let changed = false;
-    try {
-      changed = this.watch.changed();
-    } catch {
-      changed = true;
-    }
-    if (changed || performance.now() - this.lastPump >= POLL_MS) void this.pump();
+  /** The ids not seen before, marked seen. */
+  fresh<T extends { id: number }>(rows: T[]): T[] {
+    const out = rows.filter((r) => !this.seen.has(r.id));
+    for (const r of out) this.seen.add(r.id);
+    return out;
   }
 
-  /** Read new rows once and hand them out; overlapping calls coalesce into one more run. */
-  pump(): Promise<void> {
-    if (this.pumping) {
-      this.again = true;
-      return this.pumping;
-    }
-    this.pumping = (async () => {
-      try {
-        do {
-          this.again = false;
-          this.lastPump = performance.now();
-          await this.readOnce();
-        } while (this.again);
-      } catch {
-        // The store may be closing; the next tick tries again, and streams end with their requests.
-      } finally {
-        this.pumping = null;
-      }
-    })();
-    return this.pumping;
-  }
-
-  private async readOnce() {
-    const db = this.deps.db;
-    if (this.floor < 0) {
-      this.floor = (await db.select({ m: max(chatMessages.id) }).from(chatMessages))[0]?.m ?? 0;
-      return;
-    }
-    const rows: HubRow[] = await db
-      .select({
-        id: chatMessages.id,
-        companyId: chatMessages.companyId,
-        conversationId: chatMessages.conversationId,
-        number: chatConversations.number,
-        inboxId: chatConversations.inboxId,
-        visitorId: chatConversations.visitorId,
-        kind: chatMessages.kind,
-        userId: chatMessages.userId,
-        body: chatMessages.body,
-        createdAt: chatMessages.createdAt,
-      })
-      .from(chatMessages)
-      .innerJoin(chatConversations, eq(chatConversations.id, chatMessages.conversationId))
-      .where(and(gt(chatMessages.id, this.floor)))
-      .orderBy(chatMessages.id)
-      .limit(BATCH);
-    const fresh = rows.filter((r) => !this.seen.has(r.id));
-    for (const r of fresh) this.seen.add(r.id);
-    this.advance(rows.length === BATCH ? rows[rows.length - 1]!.id : null);
-    if (!fresh.length) return;
-    const byVisitor = new Map<number, HubRow[]>();
-    const byCompany = new Map<number, HubRow[]>();
-    for (const r of fresh) {
-      const c = byCompany.get(r.companyId);
-      if (c) c.push(r);
-      else byCompany.set(r.companyId, [r]);
-      if (r.kind === "note") continue;
-      const list = byVisitor.get(r.visitorId);
-      if (list) list.push(r);
-      else byVisitor.set(r.visitorId, [r]);
-    }
-    for (const [visitorId, list] of byVisitor) for (const sink of [...(this.visitors.get(visitorId) ?? [])]) sink(list);
-    for (const [companyId, list] of byCompany) for (const sink of [...(this.companies.get(companyId) ?? [])]) sink(list);
-    if (rows.length === BATCH) this.again = true;
-  }
-
-  private advance(batchEnd: number | null) {
+  advance(batchEnd: number | null) {
     let top = this.floor;
     for (const id of this.seen) if (id > top) top = id;
     if (batchEnd !== null && batchEnd < top) top = batchEnd;
@@ -250,6 +122,236 @@ export class ChatHub {
       this.gaps.delete(next);
       this.floor = next;
     }
+  }
+}
+
+export class ChatHub {
+  private visitors = new Map<number, Set<VisitorSink>>();
+  private companies = new Map<number, Set<CompanySink>>();
+  private changeSinks = new Map<number, Set<ChangeSink>>();
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private watch: ChangeWatch;
+  private convWatch: ChangeWatch;
+  private messages = new IdCursor();
+  private outbox = new IdCursor();
+  private convChanged = false;
+  private lastPump = 0;
+  private pumping: Promise<void> | null = null;
+  private again = false;
+  /** Streams currently open (for limits and the bench). */
+  streams = 0;
+
+  constructor(private deps: Deps) {
+    this.watch = deps.store.changes.watch(["chat_messages"]);
+    this.convWatch = deps.store.changes.watch(["chat_conversations", "chat_conversation_labels"]);
+  }
+
+  get size() {
+    let n = 0;
+    for (const s of this.visitors.values()) n += s.size;
+    for (const s of this.companies.values()) n += s.size;
+    for (const s of this.changeSinks.values()) n += s.size;
+    return n;
+  }
+
+  /** A widget's stream: gets the visitor-visible rows (never notes) of its visitor's conversations. */
+  onVisitor(visitorId: number, sink: VisitorSink): () => void {
+    return this.add(this.visitors, visitorId, sink);
+  }
+
+  /** An agent's stream: every new row of the company (notes too: agents see them). */
+  onCompany(companyId: number, sink: CompanySink): () => void {
+    return this.add(this.companies, companyId, sink);
+  }
+
+  /** A portal page: changes to the company's conversations (status, assignee, priority, labels), never another company's. */
+  onChanges(companyId: number, sink: ChangeSink): () => void {
+    return this.add(this.changeSinks, companyId, sink);
+  }
+
+  /** Resolves at the next new message of the company (an agent's long poll), or after timeoutMs. */
+  waitCompany(companyId: number, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      let off = () => {};
+      const done = () => {
+        clearTimeout(t);
+        off();
+        resolve();
+      };
+      const t = setTimeout(done, timeoutMs);
+      off = this.add(this.companies, companyId, done);
+      signal?.addEventListener("abort", done, { once: true });
+    });
+  }
+
+  private add<T>(map: Map<number, Set<T>>, key: number, v: T): () => void {
+    let set = map.get(key);
+    if (!set) map.set(key, (set = new Set()));
+    set.add(v);
+    this.start();
+    return () => {
+      set!.delete(v);
+      if (set!.size === 0 && map.get(key) === set) map.delete(key);
+      if (this.visitors.size === 0 && this.companies.size === 0 && this.changeSinks.size === 0) this.stop();
+    };
+  }
+
+  /**
+   * Called by this process's verbs right after their commit: read now rather
+   * than at the next tick. Only a shortcut; the feed and the poll still
+   * catch everything (and other instances' writes).
+   */
+  kick() {
+    if (this.timer && !this.deps.store.inTransaction()) {
+      this.convChanged = true;
+      void this.pump();
+    }
+  }
+
+  /**
+   * Resolves once the hub knows where "new" starts. A listener subscribes,
+   * awaits this, then reads its own backlog: everything committed before
+   * the backlog read is in the backlog, everything after the floor comes
+   * from the hub (the overlap is dropped by id), so nothing falls between.
+   */
+  ready: Promise<void> = Promise.resolve();
+
+  private start() {
+    if (this.timer) return;
+    this.lastPump = performance.now();
+    this.timer = setInterval(() => this.tick(), TICK_MS);
+    (this.timer as { unref?: () => void }).unref?.();
+    // Start from what exists now: listeners catch up on older rows themselves.
+    this.ready = this.pump();
+  }
+
+  private stop() {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    // Idle: forget the position, so a later start does not replay what was written meanwhile.
+    this.messages.reset();
+    this.outbox.reset();
+  }
+
+  private tick() {
+    let changed = false;
+    try {
+      changed = this.watch.changed();
+    } catch {
+      changed = true;
+    }
+    try {
+      if (this.convWatch.changed()) this.convChanged = true;
+    } catch {
+      this.convChanged = true;
+    }
+    if (changed || this.convChanged || performance.now() - this.lastPump >= POLL_MS) void this.pump();
+  }
+
+  /** Read new rows once and hand them out; overlapping calls coalesce into one more run. */
+  pump(): Promise<void> {
+    if (this.pumping) {
+      this.again = true;
+      return this.pumping;
+    }
+    this.pumping = (async () => {
+      try {
+        do {
+          this.again = false;
+          this.lastPump = performance.now();
+          await this.readOnce();
+        } while (this.again);
+      } catch {
+        // The store may be closing; the next tick tries again, and streams end with their requests.
+      } finally {
+        this.pumping = null;
+      }
+    })();
+    return this.pumping;
+  }
+
+  private async readOnce() {
+    const db = this.deps.db;
+    if (this.messages.floor < 0 || this.outbox.floor < 0) {
+      this.messages.floor = (await db.select({ m: max(chatMessages.id) }).from(chatMessages))[0]?.m ?? 0;
+      this.outbox.floor = (await db.select({ m: max(events.id) }).from(events))[0]?.m ?? 0;
+      return;
+    }
+    await this.readMessages();
+    // The outbox holds every domain's events: read it when a conversation changed (or at the poll backstop), not on every message.
+    if (!this.convChanged && performance.now() - this.lastOutbox < POLL_MS) return;
+    this.convChanged = false;
+    this.lastOutbox = performance.now();
+    if (this.changeSinks.size > 0) return await this.readChanges();
+    // Nobody listens for changes (only widgets are connected): keep the position current, so a page that opens later
+    // does not wade through what was written meanwhile (it reads its own backlog from its cursor).
+    this.outbox.reset();
+    this.outbox.floor = (await this.deps.db.select({ m: max(events.id) }).from(events))[0]?.m ?? 0;
+  }
+
+  private lastOutbox = 0;
+
+  private async readMessages() {
+    const db = this.deps.db;
+    const rows: HubRow[] = await db
+      .select({
+        id: chatMessages.id,
+        companyId: chatMessages.companyId,
+        conversationId: chatMessages.conversationId,
+        number: chatConversations.number,
+        inboxId: chatConversations.inboxId,
+        visitorId: chatConversations.visitorId,
+        kind: chatMessages.kind,
+        userId: chatMessages.userId,
+        body: chatMessages.body,
+        createdAt: chatMessages.createdAt,
+      })
+      .from(chatMessages)
+      .innerJoin(chatConversations, eq(chatConversations.id, chatMessages.conversationId))
+      .where(and(gt(chatMessages.id, this.messages.floor)))
+      .orderBy(chatMessages.id)
+      .limit(BATCH);
+    const fresh = this.messages.fresh(rows);
+    this.messages.advance(rows.length === BATCH ? rows[rows.length - 1]!.id : null);
+    if (rows.length === BATCH) this.again = true;
+    if (!fresh.length) return;
+    const byVisitor = new Map<number, HubRow[]>();
+    const byCompany = new Map<number, HubRow[]>();
+    for (const r of fresh) {
+      const c = byCompany.get(r.companyId);
+      if (c) c.push(r);
+      else byCompany.set(r.companyId, [r]);
+      if (r.kind === "note") continue;
+      const list = byVisitor.get(r.visitorId);
+      if (list) list.push(r);
+      else byVisitor.set(r.visitorId, [r]);
+    }
+    for (const [visitorId, list] of byVisitor) for (const sink of [...(this.visitors.get(visitorId) ?? [])]) sink(list);
+    for (const [companyId, list] of byCompany) for (const sink of [...(this.companies.get(companyId) ?? [])]) sink(list);
+  }
+
+  /** New outbox rows: every id is read (so no other domain's event looks like a gap), the conversation changes handed out by company. */
+  private async readChanges() {
+    const rows = await this.deps.db
+      .select({ id: events.id, type: events.type, companyId: events.companyId, entityId: events.entityId })
+      .from(events)
+      .where(gt(events.id, this.outbox.floor))
+      .orderBy(events.id)
+      .limit(BATCH);
+    const fresh = this.outbox.fresh(rows);
+    this.outbox.advance(rows.length === BATCH ? rows[rows.length - 1]!.id : null);
+    if (rows.length === BATCH) {
+      this.again = true;
+      this.convChanged = true;
+    }
+    const byCompany = new Map<number, HubChange[]>();
+    for (const r of fresh) {
+      if (!(CONVERSATION_CHANGES as readonly string[]).includes(r.type)) continue;
+      const list = byCompany.get(r.companyId) ?? [];
+      list.push({ eventId: r.id, companyId: r.companyId, number: r.entityId, type: r.type });
+      byCompany.set(r.companyId, list);
+    }
+    for (const [companyId, list] of byCompany) for (const sink of [...(this.changeSinks.get(companyId) ?? [])]) sink(list);
   }
 }
 

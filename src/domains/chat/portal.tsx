@@ -12,16 +12,19 @@
  * answer, viewers read. Pages work without JavaScript (forms post and come
  * back); with it, one nonce'd inline script follows the SSE stream and
  * adds new messages with textContent — never as HTML — so nothing a visitor
- * wrote can run. Posts pass the portal's formGuard (same origin + CSRF
+ * wrote can run. The same stream carries conversation changes (status,
+ * assignee, priority, labels — made here, by another agent, over MCP or by
+ * the snooze job): the page updates those in place, also as text only. Posts pass the portal's formGuard (same origin + CSRF
  * token); the streams are GETs that change nothing. /chat/<number> is the
  * link chat notifications carry.
  */
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { and, asc, eq, inArray, max } from "drizzle-orm";
 import type { Context, Hono } from "hono";
 import type { ActorContext, Deps } from "../../core/context";
 import { AppError, invalid, isAppError } from "../../core/errors";
 import { newNonce } from "../../core/public-page";
 import { canManage, portalActor, signedIn, Csrf, Layout, Notice, render, when, type Form, type PortalEnv, type Session } from "../../portal/kit";
+import { events } from "../../core/tables";
 import { memberships, users } from "../accounts/tables";
 import { chatRead, conversationByNumber } from "./access";
 import { messageStream } from "./agent-stream";
@@ -105,14 +108,19 @@ const visitorName = (v: { name: string | null; email: string | null }) => v.name
 
 /** Script shared by both pages: follow an SSE URL and hand each message to `on`. Messages are put on the page as text only. */
 const LIVE_JS = String.raw`
-function follow(url, on) {
+function follow(url, on, onConversation) {
   var es = new EventSource(url);
   es.addEventListener("message", function (ev) { try { on(JSON.parse(ev.data)); } catch (e) {} });
+  es.addEventListener("conversation", function (ev) { try { onConversation(JSON.parse(ev.data)); } catch (e) {} });
   es.addEventListener("open", function () { var s = document.getElementById("live"); if (s) s.dataset.state = "live"; });
   return es;
 }
 function el(tag, cls, text) { var e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = text; return e; }
 function stamp(iso) { return iso.slice(0, 16).replace("T", " ") + " UTC"; }
+var STATUS = { open: ["Open", "badge warn"], pending: ["Pending", "badge"], snoozed: ["Snoozed", "badge"], resolved: ["Resolved", "badge ok"] };
+function person(u) { return u ? (u.name || u.email) : null; }
+function badge(node, status) { var b = STATUS[status] || [status, "badge"]; node.textContent = b[0]; node.className = b[1]; }
+function show(id, on) { var e = document.getElementById(id); if (e) e.hidden = !on; }
 `;
 
 const THREAD_JS = String.raw`
@@ -122,7 +130,7 @@ const THREAD_JS = String.raw`
   var n = list.dataset.conversation;
   var visitor = list.dataset.visitor;
   // An older page of the thread stays as it is; the newest page follows along.
-  if (list.dataset.live === "1") follow("/chat/" + n + "/stream?after=" + list.dataset.after, function (m) {
+  if (list.dataset.live === "1") follow("/chat/" + n + "/stream?after=" + list.dataset.after + "&changes=" + list.dataset.changes, function (m) {
     if (document.getElementById("m" + m.id)) return;
     var li = el("li", "msg " + m.kind);
     li.id = "m" + m.id;
@@ -135,6 +143,28 @@ const THREAD_JS = String.raw`
     // A visitor's message reopens a pending, snoozed or resolved conversation (the server's rule).
     if (m.kind === "visitor") { var st = document.getElementById("status"); if (st) { st.textContent = "Open"; st.className = "badge warn"; } }
     li.scrollIntoView({ block: "nearest" });
+  }, function (c) {
+    // Another agent (or an agent over MCP) changed the conversation: the header and the forms follow, as text.
+    badge(document.getElementById("status"), c.status);
+    document.getElementById("snoozed").textContent = c.snoozedUntil ? " until " + stamp(c.snoozedUntil) : "";
+    document.getElementById("assignee").textContent = person(c.assignee) || "nobody";
+    document.getElementById("priority").textContent = c.priority !== "none" ? " · priority " + c.priority : "";
+    document.getElementById("labels").textContent = c.labels.length ? " · " + c.labels.join(", ") : "";
+    show("act-resolve", c.status !== "resolved");
+    show("act-open", c.status !== "open");
+    show("act-pending", c.status !== "pending" && c.status !== "resolved");
+    show("snooze-form", c.status !== "resolved");
+    var reopen = document.querySelector("#act-open button");
+    if (reopen) reopen.textContent = c.status === "resolved" ? "Reopen" : "Open";
+    var to = document.getElementById("assign-to");
+    if (to) to.value = c.assignee ? String(c.assignee.id) : "";
+    var pr = document.getElementById("update-priority");
+    if (pr) pr.value = c.priority;
+    var was = document.getElementById("labels-was"), typed = document.getElementById("update-labels");
+    // Labels someone is typing stay; an untouched box shows the new ones.
+    if (was && typed) { if (typed.value === was.value) typed.value = c.labels.join(", "); was.value = c.labels.join(", "); }
+    var note = document.getElementById("changed");
+    if (note) note.textContent = "Updated " + stamp(new Date().toISOString()) + ": " + (STATUS[c.status] || [c.status])[0] + ", assigned to " + (person(c.assignee) || "nobody") + ".";
   });
   var pick = document.getElementById("reply-canned");
   var body = document.getElementById("reply-body");
@@ -154,7 +184,7 @@ const LIST_JS = String.raw`
 (function () {
   var box = document.getElementById("live");
   if (!box) return;
-  follow("/chat/live?after=" + box.dataset.after, function (m) {
+  follow("/chat/live?after=" + box.dataset.after + "&changes=" + box.dataset.changes, function (m) {
     if (m.kind === "note") return;
     var row = document.getElementById("c" + m.conversationId);
     if (row) { row.className = "fresh"; var last = row.querySelector(".last"); if (last) last.textContent = stamp(m.createdAt); }
@@ -167,6 +197,19 @@ const LIST_JS = String.raw`
     p.appendChild(document.createTextNode(" from " + who + ": " + m.body.slice(0, 120)));
     box.insertBefore(p, box.firstChild);
     while (box.childNodes.length > 5) box.removeChild(box.lastChild);
+  }, function (c) {
+    var row = document.getElementById("c" + c.id);
+    if (!row) return;
+    row.className = "fresh";
+    badge(row.querySelector(".status .badge"), c.status);
+    row.querySelector(".status .snz").textContent = c.snoozedUntil ? " until " + stamp(c.snoozedUntil) : "";
+    row.querySelector(".assignee").textContent = person(c.assignee) || "—";
+    var prio = row.querySelector(".prio");
+    prio.textContent = c.priority !== "none" ? " " + c.priority : "";
+    prio.className = c.priority !== "none" ? "badge warn prio" : "prio";
+    var labels = row.querySelector(".labels");
+    while (labels.firstChild) labels.removeChild(labels.firstChild);
+    c.labels.forEach(function (l) { labels.appendChild(el("span", "badge", " " + l)); });
   });
 })();
 `;
@@ -175,7 +218,7 @@ const Script = (p: { nonce: string; js: string }) => <script nonce={p.nonce} dan
 
 type ListData = Awaited<ReturnType<typeof listConversations>>;
 
-const ListPage = (p: { session: Session; data: ListData; f: Filters; inboxes: { id: number; name: string }[]; agents: Agent[]; cursor: number; nonce: string }) => {
+const ListPage = (p: { session: Session; data: ListData; f: Filters; inboxes: { id: number; name: string }[]; agents: Agent[]; cursor: number; changes: number; nonce: string }) => {
   const { f } = p;
   const pages = Math.max(1, Math.ceil(p.data.total / PER_PAGE));
   return (
@@ -243,7 +286,7 @@ const ListPage = (p: { session: Session; data: ListData; f: Filters; inboxes: { 
           <a href={CHAT_PATH}>Clear</a>
         </div>
       </form>
-      <div id="live" class="live" aria-live="polite" data-after={String(p.cursor)}></div>
+      <div id="live" class="live" aria-live="polite" data-after={String(p.cursor)} data-changes={String(p.changes)}></div>
       <div class="card scroll">
         {p.data.items.length === 0 ? (
           <p class="muted">No conversations match.</p>
@@ -268,16 +311,19 @@ const ListPage = (p: { session: Session; data: ListData; f: Filters; inboxes: { 
                   <td>
                     <a href={`${CHAT_PATH}/${c.id}`}>{visitorName(c.visitor)}</a>
                     {c.waitingSince && <span class="badge warn"> waiting</span>}
-                    {c.labels.map((l) => (
-                      <span class="badge"> {l}</span>
-                    ))}
+                    <span class={c.priority !== "none" ? "badge warn prio" : "prio"}>{c.priority !== "none" ? ` ${c.priority}` : ""}</span>
+                    <span class="labels">
+                      {c.labels.map((l) => (
+                        <span class="badge"> {l}</span>
+                      ))}
+                    </span>
                   </td>
-                  <td>
+                  <td class="status">
                     <span class={STATUS_BADGE[c.status]}>{STATUS_LABEL[c.status]}</span>
-                    {c.snoozedUntil && <span class="muted small"> until {when(new Date(c.snoozedUntil))}</span>}
+                    <span class="muted small snz">{c.snoozedUntil ? ` until ${when(new Date(c.snoozedUntil))}` : ""}</span>
                   </td>
                   <td class="hide-sm">{c.inbox.name}</td>
-                  <td class="hide-sm">{c.assignee ? (c.assignee.name ?? c.assignee.email) : <span class="muted">—</span>}</td>
+                  <td class="hide-sm assignee">{c.assignee ? (c.assignee.name ?? c.assignee.email) : "—"}</td>
                   <td class="last">{when(new Date(c.lastMessageAt))}</td>
                 </tr>
               ))}
@@ -317,7 +363,7 @@ interface ConvExtra {
 }
 
 const ConversationPage = (
-  p: { session: Session; conv: Conversation; canned: { id: number; shortCode: string; content: string }[]; agents: Agent[]; nonce: string; me: number } & ConvExtra,
+  p: { session: Session; conv: Conversation; canned: { id: number; shortCode: string; content: string }[]; agents: Agent[]; nonce: string; me: number; changes: number } & ConvExtra,
 ) => {
   const c = p.conv;
   const manage = canManage(p.session);
@@ -326,8 +372,8 @@ const ConversationPage = (
   const lastId = msgs.items.length ? msgs.items[msgs.items.length - 1]!.id : 0;
   const err = (form: string) => p.error?.form === form && <Notice kind="error">{p.error.message}</Notice>;
   const val = (k: string) => p.values?.[k] ?? "";
-  const action = (path: string, label: string, fields: Record<string, string>, cls = "secondary") => (
-    <form class="inline" method="post" action={`${CHAT_PATH}/${c.id}/${path}`}>
+  const action = (id: string, shown: boolean, path: string, label: string, fields: Record<string, string>, cls = "secondary") => (
+    <form class="inline" id={id} hidden={!shown} method="post" action={`${CHAT_PATH}/${c.id}/${path}`}>
       <Csrf session={p.session} />
       {Object.entries(fields).map(([k, v]) => (
         <input type="hidden" name={k} value={v} />
@@ -349,11 +395,12 @@ const ConversationPage = (
         <span id="status" class={STATUS_BADGE[c.status]}>
           {STATUS_LABEL[c.status]}
         </span>
-        {c.snoozedUntil && <> until {when(new Date(c.snoozedUntil))}</>} · {c.inbox.name}
-        {c.visitor.email && <> · {c.visitor.email}</>} · assigned to {c.assignee ? (c.assignee.name ?? c.assignee.email) : "nobody"}
-        {c.priority !== "none" && <> · priority {c.priority}</>}
-        {c.labels.length > 0 && <> · {c.labels.join(", ")}</>}
+        <span id="snoozed">{c.snoozedUntil ? ` until ${when(new Date(c.snoozedUntil))}` : ""}</span> · {c.inbox.name}
+        {c.visitor.email && <> · {c.visitor.email}</>} · assigned to <span id="assignee">{c.assignee ? (c.assignee.name ?? c.assignee.email) : "nobody"}</span>
+        <span id="priority">{c.priority !== "none" ? ` · priority ${c.priority}` : ""}</span>
+        <span id="labels">{c.labels.length > 0 ? ` · ${c.labels.join(", ")}` : ""}</span>
       </p>
+      <p id="changed" class="muted small" aria-live="polite"></p>
       {c.pageUrl && (
         <p class="muted small">
           Started on <code>{c.pageUrl}</code>
@@ -383,6 +430,7 @@ const ConversationPage = (
           data-visitor={visitor}
           data-named={c.visitor.name ? "1" : "0"}
           data-live={msgs.nextOffset === null ? "1" : "0"}
+          data-changes={String(p.changes)}
         >
           {msgs.items.map((m) => (
             <MessageItem m={m} visitor={visitor} />
@@ -449,9 +497,10 @@ const ConversationPage = (
           <div class="card">
             {err("manage")}
             <div class="actions">
-              {c.status !== "resolved" && action("status", "Resolve", { status: "resolved" }, "")}
-              {c.status !== "open" && action("status", c.status === "resolved" ? "Reopen" : "Open", { status: "open" })}
-              {c.status !== "pending" && c.status !== "resolved" && action("status", "Mark pending", { status: "pending" })}
+              {/* All rendered, the ones that do not apply hidden: a change pushed live shows the right ones. */}
+              {action("act-resolve", c.status !== "resolved", "status", "Resolve", { status: "resolved" }, "")}
+              {action("act-open", c.status !== "open", "status", c.status === "resolved" ? "Reopen" : "Open", { status: "open" })}
+              {action("act-pending", c.status !== "pending" && c.status !== "resolved", "status", "Mark pending", { status: "pending" })}
             </div>
             <form class="switcher actions" method="post" action={`${CHAT_PATH}/${c.id}/assign`}>
               <Csrf session={p.session} />
@@ -472,7 +521,7 @@ const ConversationPage = (
             </form>
             <form class="switcher actions" method="post" action={`${CHAT_PATH}/${c.id}/update`}>
               <Csrf session={p.session} />
-              <input type="hidden" name="was" value={c.labels.join(", ")} />
+              <input type="hidden" id="labels-was" name="was" value={c.labels.join(", ")} />
               <label class="inline" for="update-priority">
                 Priority
               </label>
@@ -491,26 +540,24 @@ const ConversationPage = (
                 Save
               </button>
             </form>
-            {c.status !== "resolved" && (
-              <form class="switcher actions" method="post" action={`${CHAT_PATH}/${c.id}/snooze`}>
-                <Csrf session={p.session} />
-                <label class="inline" for="snooze-for">
-                  Snooze for
-                </label>
-                <select id="snooze-for" name="for">
-                  {Object.entries(SNOOZES).map(([k, [label]]) => (
-                    <option value={k}>{label}</option>
-                  ))}
-                </select>
-                <label class="inline" for="snooze-until">
-                  or until (UTC)
-                </label>
-                <input type="text" id="snooze-until" name="until" maxlength={20} placeholder="2026-03-02 09:00" value={val("until")} />
-                <button class="secondary" type="submit">
-                  Snooze
-                </button>
-              </form>
-            )}
+            <form class="switcher actions" id="snooze-form" hidden={c.status === "resolved"} method="post" action={`${CHAT_PATH}/${c.id}/snooze`}>
+              <Csrf session={p.session} />
+              <label class="inline" for="snooze-for">
+                Snooze for
+              </label>
+              <select id="snooze-for" name="for">
+                {Object.entries(SNOOZES).map(([k, [label]]) => (
+                  <option value={k}>{label}</option>
+                ))}
+              </select>
+              <label class="inline" for="snooze-until">
+                or until (UTC)
+              </label>
+              <input type="text" id="snooze-until" name="until" maxlength={20} placeholder="2026-03-02 09:00" value={val("until")} />
+              <button class="secondary" type="submit">
+                Snooze
+              </button>
+            </form>
             <form class="switcher actions" method="post" action={`${CHAT_PATH}/${c.id}/transcript`}>
               <Csrf session={p.session} />
               <label class="inline" for="transcript-to">
@@ -556,12 +603,29 @@ function untilOf(raw: string): string {
   return d.toISOString();
 }
 
+/** The newest event of the company now: a page's stream pushes conversation changes after it. */
+async function changeCursor(ctx: ActorContext): Promise<number> {
+  chatRead(ctx);
+  return (await ctx.deps.db.select({ m: max(events.id) }).from(events).where(eq(events.companyId, ctx.company.id)))[0]?.m ?? 0;
+}
+
+/** Where a stream resumes: the browser's Last-Event-ID (`<message id>-<event id>`, as the stream writes them) or the page's cursors. */
+function resumeAt(c: Context): { after: number | null; changes: number | null } {
+  const m = /^(\d{1,15})-(\d{1,15})$/.exec(c.req.header("last-event-id") ?? "");
+  // A message cursor of 0 means "nothing yet" (no backlog to replay); an event cursor of 0 means "from the company's first event".
+  if (m) return { after: whole(m[1]), changes: Number(m[2]) };
+  const raw = c.req.query("changes");
+  return { after: whole(c.req.header("last-event-id")) ?? whole(c.req.query("after")), changes: raw && /^\d{1,15}$/.test(raw) ? Number(raw) : null };
+}
+
 export function chatPortalRoutes(app: Hono<PortalEnv>, deps: Deps) {
   const actor = (c: Context<PortalEnv>) => portalActor(deps, c, c.get("session"));
 
   app.get(CHAT_PATH, signedIn(deps), async (c) => {
     const ctx = actor(c);
     const f = filtersOf(c);
+    // Read before the list: a change committed after it comes down the stream (a repeat only shows the same state again).
+    const changes = await changeCursor(ctx);
     const data = await listConversations(ctx, {
       status: f.status ?? undefined,
       inboxId: f.inbox ?? undefined,
@@ -576,7 +640,7 @@ export function chatPortalRoutes(app: Hono<PortalEnv>, deps: Deps) {
     // Where the live feed starts: the newest message now (the list above is read before it, so nothing falls between).
     const cursor = (await waitMessages(ctx, { timeoutSeconds: 0 })).cursor;
     const nonce = newNonce();
-    return render(c, <ListPage session={c.get("session")} data={data} f={f} inboxes={inboxes} agents={await agentsOf(ctx)} cursor={cursor} nonce={nonce} />, {
+    return render(c, <ListPage session={c.get("session")} data={data} f={f} inboxes={inboxes} agents={await agentsOf(ctx)} cursor={cursor} changes={changes} nonce={nonce} />, {
       scriptNonce: nonce,
     });
   });
@@ -585,13 +649,15 @@ export function chatPortalRoutes(app: Hono<PortalEnv>, deps: Deps) {
   app.get(`${CHAT_PATH}/live`, signedIn(deps), async (c) => {
     const ctx = actor(c);
     chatRead(ctx);
-    return messageStream(ctx, c.req.raw.signal, { after: whole(c.req.header("last-event-id")) ?? whole(c.req.query("after")) ?? null, maxLifetimeMs: PORTAL_STREAM.maxLifetimeMs });
+    const at = resumeAt(c);
+    return messageStream(ctx, c.req.raw.signal, { after: at.after, changes: { after: at.changes }, maxLifetimeMs: PORTAL_STREAM.maxLifetimeMs });
   });
 
   const page = async (c: Context<PortalEnv>, number: number, extra: ConvExtra = {}) => {
     const ctx = actor(c);
     const offRaw = c.req.query("offset");
     const offset = offRaw && /^\d{1,9}$/.test(offRaw) ? Number(offRaw) : undefined;
+    const changes = await changeCursor(ctx);
     const conv = await getConversation(ctx, { id: number, limit: THREAD, offset });
     const manage = canManage(c.get("session"));
     const canned = manage ? (await listCanned(ctx, { limit: 100, offset: 0 })).items : [];
@@ -606,6 +672,7 @@ export function chatPortalRoutes(app: Hono<PortalEnv>, deps: Deps) {
           agents={manage ? await agentsOf(ctx) : []}
           nonce={nonce}
           me={c.get("session").user.id}
+          changes={changes}
           {...extra}
         />
       ),
@@ -621,8 +688,8 @@ export function chatPortalRoutes(app: Hono<PortalEnv>, deps: Deps) {
     const ctx = actor(c);
     chatRead(ctx);
     const conv = await conversationByNumber(deps.db, ctx, numberOf(c.req.param("number")));
-    const after = whole(c.req.header("last-event-id")) ?? whole(c.req.query("after"));
-    return messageStream(ctx, c.req.raw.signal, { after, conversationRowId: conv.id, maxLifetimeMs: PORTAL_STREAM.maxLifetimeMs });
+    const at = resumeAt(c);
+    return messageStream(ctx, c.req.raw.signal, { after: at.after, conversationRowId: conv.id, changes: { after: at.changes, number: conv.number }, maxLifetimeMs: PORTAL_STREAM.maxLifetimeMs });
   });
 
   /** Runs an action's verb; a refusal re-shows the conversation with the reason beside its form. */

@@ -572,8 +572,8 @@ const MAX_PDF_RESULT = 8 * 1024 * 1024;
 export async function exportDeckPdf(ctx: ActorContext, input: { id: number; version?: "draft" | "published" }) {
   authorize(ctx, "decks:read", { write: false });
   const d = await deckForExport(ctx, input);
-  // Metered companies pay per export: checked before rendering (no work for a company that cannot pay), debited after it.
-  await assertAffordable(ctx.deps.db, ctx.company.id, "pdf.export");
+  // Metered companies pay per export: balance and hard budget checked before rendering (no work for a company that cannot pay), debited after it.
+  await assertAffordable(ctx.deps.db, ctx.deps, ctx.company.id, "pdf.export");
   const bytes = await deckPdf(ctx.deps, { title: d.title, slides: d.slides, theme: d.theme });
   if (bytes.length > MAX_PDF_RESULT)
     throw new AppError("payload_too_large", `The PDF is ${bytes.length} bytes, too large for a tool result (at most ${MAX_PDF_RESULT}); publish the deck and download ${deckUrl(ctx.deps, d.deck.slug)}.pdf.`);

@@ -13,7 +13,7 @@
  * server: without one a send is refused with how to configure it, never
  * queued to vanish.
  */
-import { and, count, desc, eq, inArray, sum } from "drizzle-orm";
+import { and, count, desc, eq, gt, inArray, notInArray, sum } from "drizzle-orm";
 import { audit } from "../../core/audit";
 import { iso } from "../../core/clock";
 import type { ActorContext } from "../../core/context";
@@ -28,7 +28,7 @@ import { isTimeZone, wallToInstant } from "../bookings/zoned";
 import { audienceSize } from "./audience";
 import { campaignIn, listsIn, NO_SMTP, normalEmail, publicBase, segmentIn, smtpReady, templateIn, type CampaignRow, type CampaignStatus, type Tx } from "./common";
 import { meter } from "../ai/meter";
-import { DEFAULT_RATE_PER_MINUTE, payForRecipients, queueSend, segmentRules } from "./delivery";
+import { DEFAULT_RATE_PER_MINUTE, inFlight, payForRecipients, queueSend, refundUnsent, segmentRules } from "./delivery";
 import { campaignCreated, campaignDeleted, campaignStatusChanged, campaignUpdated, testSent } from "./events";
 import { renderCampaignMessage } from "./render";
 import { checkAttributes } from "./subscribers";
@@ -175,6 +175,10 @@ export async function deleteCampaign(ctx: ActorContext, i: { id: number }) {
     const sent = (await tx.select({ n: count() }).from(emailSends).where(and(eq(emailSends.campaignId, c.id), eq(emailSends.kind, "campaign"), inArray(emailSends.status, ["sent", "bounced"]))))[0]!.n;
     if (["scheduled", "sending", "paused"].includes(c.status)) throw conflict(`Campaign ${c.id} is ${c.status}; cancel it first.`);
     if (sent > 0) throw conflict(`Campaign ${c.id} reached ${sent} recipient(s); it is kept for its stats and history.`);
+    const busy = (await tx.select({ n: count() }).from(emailSends).where(and(eq(emailSends.campaignId, c.id), eq(emailSends.kind, "campaign"), eq(emailSends.status, "queued"))))[0]!.n;
+    if (busy > 0) throw conflict(`Campaign ${c.id} still has ${busy} message(s) with the mail server; delete it in a minute, once they are done.`);
+    // A campaign paid for when scheduled, then edited back to a draft and deleted, gets its credits back.
+    await refundUnsent(tx, ctx.deps, c, ctx.principal.userId);
     await withdrawLinks(tx, ctx.company.id, "email_campaign", c.id, ctx.deps.clock.now());
     await tx.delete(emailSends).where(eq(emailSends.campaignId, c.id));
     await tx.delete(emailCampaigns).where(eq(emailCampaigns.id, c.id));
@@ -338,13 +342,29 @@ export async function cancelCampaign(ctx: ActorContext, i: { id: number }) {
   return ctx.deps.db.transaction(async (tx) => {
     const c = await campaignIn(tx, ctx, i.id);
     if (!["scheduled", "sending", "paused"].includes(c.status)) throw conflict(`Campaign ${c.id} is ${c.status}; only a scheduled, sending or paused campaign can be cancelled.`);
-    const next = await transition(tx, ctx, c, "cancelled", { finishedAt: ctx.deps.clock.now() });
+    const now = ctx.deps.clock.now();
+    const next = await transition(tx, ctx, c, "cancelled", { finishedAt: now });
+    const mine = and(eq(emailSends.campaignId, c.id), eq(emailSends.kind, "campaign"), eq(emailSends.status, "queued"));
+    // Messages the delivery job is handing to the mail server this moment are left to it: it records how
+    // they ended and settles their credits then (refundUnsent), so a message that did go out is never refunded.
+    const held = (await tx
+      .select({ id: emailSends.id, attempts: emailSends.attempts, lastAttemptAt: emailSends.lastAttemptAt, nextAttemptAt: emailSends.nextAttemptAt })
+      .from(emailSends)
+      .where(and(mine, gt(emailSends.attempts, 0), gt(emailSends.nextAttemptAt, now))))
+      .filter((r) => inFlight(r, now))
+      .map((r) => r.id);
     const dropped = await tx
       .update(emailSends)
-      .set({ status: "cancelled", updatedAt: ctx.deps.clock.now() })
-      .where(and(eq(emailSends.campaignId, c.id), eq(emailSends.kind, "campaign"), eq(emailSends.status, "queued")))
+      .set({ status: "cancelled", smtpResponse: "Not sent: the campaign was cancelled.", updatedAt: now })
+      .where(and(mine, held.length ? notInArray(emailSends.id, held) : undefined))
       .returning({ id: emailSends.id });
-    return compact(next, { notSent: dropped.length });
+    // Recipients paid for and now never sent: their credits come back in this transaction.
+    const back = await refundUnsent(tx, ctx.deps, c, ctx.principal.userId);
+    return compact(next, {
+      notSent: dropped.length,
+      ...(held.length ? { stillSending: held.length } : {}),
+      ...(back ? { creditsRefunded: back.credits, creditBalance: back.balanceAfter } : {}),
+    });
   });
 }
 

@@ -22,13 +22,13 @@
  * slices of a second so the flow is even. Test sends, transactional mail
  * and confirmations go first and are not rate limited.
  */
-import { and, asc, count, eq, gt, inArray, isNotNull, isNull, lte, sql } from "drizzle-orm";
+import { and, asc, count, eq, exists, gt, inArray, isNotNull, isNull, lte, sql } from "drizzle-orm";
 import type { Deps } from "../../core/context";
 import { emit } from "../../core/events";
 import type { JobDef } from "../../core/jobs";
 import { describeError, permanent, redact, transportFor, type SmtpError } from "../../core/mail";
 import { randomHex } from "../../core/secrets";
-import { InsufficientCredits } from "../ai/credits";
+import { InsufficientCredits, refundCredits } from "../ai/credits";
 import { meteredBalance, meter, meteredSoFar, PRICES } from "../ai/meter";
 import { notify } from "../notifications/notify";
 import { memberships } from "../../core/tables";
@@ -151,6 +151,77 @@ export async function payForRecipients(tx: Tx, deps: Deps, c: Pick<CampaignRow, 
   return meter(tx, deps, c.companyId, "email.send", Math.min(recipients - paid, atMost), campaignRef(c.id), userId);
 }
 
+/**
+ * Gives back the credits of a finished (cancelled or sent) campaign's
+ * recipients that were paid for and never sent: rows cancelled (dropped by
+ * the cancel, or skipped at send time because the person unsubscribed or
+ * was blocklisted) and people paid for at send/schedule time who were never
+ * queued (the audience shrank before queuing). Sent, bounced and failed
+ * rows were handed to a mail server and stay paid; rows still queued (a
+ * message in the mail server's hands while the cancel ran) count as paid
+ * until their outcome is recorded, when this runs again.
+ *
+ * Idempotent: it computes what is owed back in total from the rows and the
+ * ledger settles only the difference (refundCredits), so the cancel, the
+ * delivery job and a delete may all call it. Paid at most what was debited:
+ * a company metered only midway paid for fewer recipients than the rows;
+ * its unsent rows are refunded up to what it paid.
+ */
+export async function refundUnsent(tx: Tx, deps: Deps, c: Pick<CampaignRow, "id" | "companyId">, userId: number | null = null) {
+  if ((await meteredBalance(tx, c.companyId)) === null) return null;
+  const paid = Math.floor((await meteredSoFar(tx, c.companyId, "email.send", campaignRef(c.id))) / PRICES["email.send"]);
+  if (paid === 0) return null;
+  const byStatus = await tx
+    .select({ status: emailSends.status, n: count() })
+    .from(emailSends)
+    .where(and(eq(emailSends.campaignId, c.id), eq(emailSends.kind, "campaign")))
+    .groupBy(emailSends.status);
+  const rows = byStatus.reduce((a, x) => a + x.n, 0);
+  const dropped = byStatus.find((x) => x.status === "cancelled")?.n ?? 0;
+  const owed = Math.min(paid, dropped + Math.max(0, paid - rows));
+  return refundCredits(tx, deps, c.companyId, "email.send", campaignRef(c.id), owed * PRICES["email.send"], {
+    userId,
+    note: "Recipients of the campaign that were paid for and not sent",
+  });
+}
+
+/** A claim in force: a runner is talking to the mail server about this row right now (claim() pushed its next attempt exactly CLAIM_MS out). */
+export function inFlight(r: Pick<SendRow, "attempts" | "lastAttemptAt" | "nextAttemptAt">, now: Date): boolean {
+  return r.attempts > 0 && r.lastAttemptAt !== null && r.nextAttemptAt.getTime() > now.getTime() && r.nextAttemptAt.getTime() - r.lastAttemptAt.getTime() === CLAIM_MS;
+}
+
+/**
+ * Cancelled campaigns whose last messages are done being in flight (their
+ * claim lapsed: the runner crashed, or a retry came due): dropped now, and
+ * their credits settled. The normal path settles in sendOne's record step.
+ */
+async function settleCancelled(deps: Deps): Promise<void> {
+  const now = deps.clock.now();
+  const stale = await deps.db
+    .select({ id: emailCampaigns.id, companyId: emailCampaigns.companyId })
+    .from(emailCampaigns)
+    .where(
+      and(
+        eq(emailCampaigns.status, "cancelled"),
+        exists(
+          deps.db
+            .select({ x: emailSends.id })
+            .from(emailSends)
+            .where(and(eq(emailSends.campaignId, emailCampaigns.id), eq(emailSends.status, "queued"), eq(emailSends.kind, "campaign"), lte(emailSends.nextAttemptAt, now))),
+        ),
+      ),
+    )
+    .limit(50);
+  for (const c of stale)
+    await deps.db.transaction(async (tx) => {
+      await tx
+        .update(emailSends)
+        .set({ status: "cancelled", smtpResponse: "Not sent: the campaign was cancelled.", updatedAt: now })
+        .where(and(eq(emailSends.campaignId, c.id), eq(emailSends.kind, "campaign"), eq(emailSends.status, "queued"), lte(emailSends.nextAttemptAt, now)));
+      await refundUnsent(tx, deps, c);
+    });
+}
+
 /** A campaign whose new recipients the balance cannot pay for stops (paused) and its company's owners and admins hear why. */
 async function pauseForCredits(deps: Deps, campaignId: number, why: string): Promise<void> {
   await deps.db.transaction(async (tx) => {
@@ -236,13 +307,19 @@ type SendRow = typeof emailSends.$inferSelect;
 
 async function claim(deps: Deps, row: SendRow): Promise<boolean> {
   const now = deps.clock.now();
-  const won = await deps.db.transaction((tx) =>
-    tx
+  const won = await deps.db.transaction(async (tx) => {
+    // A campaign cancelled (or paused) since the runner looked sends nothing more; read in the claim's
+    // transaction, so a cancel either sees this claim (and leaves the row to it) or makes it fail.
+    if (row.kind === "campaign") {
+      const st = (await tx.select({ status: emailCampaigns.status }).from(emailCampaigns).where(eq(emailCampaigns.id, row.campaignId!)).limit(1))[0];
+      if (st && st.status !== "sending") return [];
+    }
+    return tx
       .update(emailSends)
       .set({ attempts: row.attempts + 1, lastAttemptAt: now, nextAttemptAt: new Date(now.getTime() + CLAIM_MS), updatedAt: now })
       .where(and(eq(emailSends.id, row.id), eq(emailSends.status, "queued"), eq(emailSends.attempts, row.attempts)))
-      .returning({ id: emailSends.id }),
-  );
+      .returning({ id: emailSends.id });
+  });
   return won.length === 1;
 }
 
@@ -374,8 +451,15 @@ async function sendOne(deps: Deps, row: SendRow, cache: CampaignCache = new Map(
     };
   }
   await deps.db.transaction(async (tx) => {
+    // Cancelled while this message was with the mail server: its outcome is recorded as it is, a retry
+    // becomes "not sent", and the campaign's credits are settled now that nothing of it is in flight.
+    const cancelled =
+      row.kind === "campaign" &&
+      (await tx.select({ status: emailCampaigns.status }).from(emailCampaigns).where(eq(emailCampaigns.id, row.campaignId!)).limit(1))[0]?.status === "cancelled";
+    if (cancelled && update.status === "queued") update = { status: "cancelled", smtpResponse: `Not sent: the campaign was cancelled (last attempt: ${update.smtpResponse ?? "no answer"})`.slice(0, 1000) };
     await tx.update(emailSends).set({ ...update, updatedAt: deps.clock.now() }).where(eq(emailSends.id, row.id));
     if (bounced && row.kind === "campaign") await markBounced(tx, deps, row);
+    if (cancelled) await refundUnsent(tx, deps, { id: row.campaignId!, companyId: row.companyId });
   });
 }
 
@@ -386,6 +470,7 @@ export async function deliver(deps: Deps): Promise<void> {
   const started = Date.now();
   const cache: CampaignCache = new Map();
   await startDue(deps);
+  await settleCancelled(deps);
   const sending = await deps.db.select().from(emailCampaigns).where(eq(emailCampaigns.status, "sending"));
   for (const c of sending) {
     if (!c.queuedAll) for (let i = 0; i < 20 && !(await queueNextBatch(deps, c.id)); i++) if (Date.now() - started > RUN_BUDGET_MS / 2) break;
@@ -458,6 +543,8 @@ export async function finishIfDone(deps: Deps, campaignId: number): Promise<bool
       .where(and(eq(emailSends.campaignId, c.id), eq(emailSends.kind, "campaign")))
       .groupBy(emailSends.status);
     const n = (s: string) => counts.find((x) => x.status === s)?.n ?? 0;
+    // Recipients skipped at send time (unsubscribed meanwhile) and paid-for people never queued get their credits back.
+    await refundUnsent(tx, deps, c);
     await emit(tx, { deps, company: { id: c.companyId } }, campaignSent, { id: c.id }, {
       name: c.name,
       subject: c.subject,
