@@ -8,5 +8,5 @@
 export { canManage, portalActor } from "./actor";
 export type { Form } from "./forms";
 export { signedIn, type PortalEnv } from "./guard";
-export { Csrf, DangerButton, Layout, Notice, render, when } from "./layout";
+export { Csrf, DangerButton, Layout, Notice, Pager, render, when } from "./layout";
 export type { Session } from "./session";

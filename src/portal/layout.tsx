@@ -66,6 +66,15 @@ export const Notice: FC<PropsWithChildren<{ kind?: NoticeKind }>> = ({ kind = "i
   </div>
 );
 
+/** "← Newer · Page n of m · Older →" under a newest-first list; nothing when it fits one page. */
+export const Pager: FC<{ pageNo: number; pages: number; href: (pageNo: number) => string }> = ({ pageNo, pages, href }) =>
+  pages > 1 ? (
+    <p>
+      {pageNo > 1 && <a href={href(pageNo - 1)}>← Newer</a>} Page {pageNo} of {pages}{" "}
+      {pageNo < pages && <a href={href(pageNo + 1)}>Older →</a>}
+    </p>
+  ) : null;
+
 /** `focused` pages (the consent screen) keep only the brand and sign-out: switching company there would lose the request. */
 const Header: FC<{ session: Session | null; path: string; focused?: boolean }> = ({ session, path, focused }) => (
   <header class="top">

@@ -13,7 +13,7 @@ import { inArray } from "drizzle-orm";
 import type { Context, Hono } from "hono";
 import type { Deps } from "../../core/context";
 import { invalid, isAppError } from "../../core/errors";
-import { canManage, portalActor, signedIn, Csrf, DangerButton, Layout, Notice, render, when, type Form, type PortalEnv, type Session } from "../../portal/kit";
+import { canManage, portalActor, signedIn, Csrf, DangerButton, Layout, Notice, Pager, render, when, type Form, type PortalEnv, type Session } from "../../portal/kit";
 import { users } from "../accounts/tables";
 import { creditBalance, creditLedger, DEFAULT_THRESHOLDS, grantCreditsAs, MAX_AMOUNT, setBudgetAs } from "./credits";
 
@@ -185,12 +185,7 @@ const Page = (p: { session: Session; bal: Balance; ledger: Ledger; names: Map<nu
           </table>
         )}
       </div>
-      {pages > 1 && (
-        <p>
-          {p.view.pageNo > 1 && <a href={here(p.view, p.view.pageNo - 1)}>← Newer</a>} Page {p.view.pageNo} of {pages}{" "}
-          {p.view.pageNo < pages && <a href={here(p.view, p.view.pageNo + 1)}>Older →</a>}
-        </p>
-      )}
+      <Pager pageNo={p.view.pageNo} pages={pages} href={(n) => here(p.view, n)} />
     </Layout>
   );
 };

@@ -23,7 +23,7 @@ import type { Context, Hono } from "hono";
 import type { ActorContext, Deps } from "../../core/context";
 import { AppError, invalid, isAppError } from "../../core/errors";
 import { newNonce } from "../../core/public-page";
-import { canManage, portalActor, signedIn, Csrf, Layout, Notice, render, when, type Form, type PortalEnv, type Session } from "../../portal/kit";
+import { canManage, portalActor, signedIn, Csrf, Layout, Notice, Pager, render, when, type Form, type PortalEnv, type Session } from "../../portal/kit";
 import { events } from "../../core/tables";
 import { memberships, users } from "../accounts/tables";
 import { chatRead, conversationByNumber } from "./access";
@@ -331,12 +331,7 @@ const ListPage = (p: { session: Session; data: ListData; f: Filters; inboxes: { 
           </table>
         )}
       </div>
-      {pages > 1 && (
-        <p>
-          {f.pageNo > 1 && <a href={listHref(f, f.pageNo - 1)}>← Newer</a>} Page {f.pageNo} of {pages}{" "}
-          {f.pageNo < pages && <a href={listHref(f, f.pageNo + 1)}>Older →</a>}
-        </p>
-      )}
+      <Pager pageNo={f.pageNo} pages={pages} href={(n) => listHref(f, n)} />
       <Script nonce={p.nonce} js={LIST_JS} />
     </Layout>
   );
