@@ -20,7 +20,7 @@
  * One query per batch of addresses (the subscribers' emails of an audience
  * page), never one per subscriber.
  */
-import { aliasedTable, and, eq, inArray, isNull, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { aliasedTable, and, eq, gt, inArray, isNull, lt, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { jsonFieldText } from "../../core/sql";
 import { users } from "../../core/tables";
 import type { Q } from "./access";
@@ -144,6 +144,42 @@ export async function contactFactsByEmails(q: Q, companyId: number, emails: stri
 }
 
 /**
+ * What factSql needs beyond the field types, loaded once per evaluation:
+ * the tenant's CRM companies when rules name company fields (a few
+ * thousand rows at most: a company condition is decided on each of them in
+ * JS and becomes "the contact's company is one of these"), and the
+ * contacts' owners when an owner is named by email (users' emails are not
+ * folded in SQL).
+ */
+export interface FactContext {
+  types: FieldTypes;
+  companies: { id: number; name: string; domain: string | null; industry: string | null; size: string | null; tags: string[]; custom: CustomValues }[] | null;
+  owners: { id: number; email: string }[] | null;
+}
+
+/** Companies at most this many match a company condition in SQL (beyond, the caller checks in process). */
+const COMPANY_IDS_MAX = 5000;
+
+export async function factContext(q: Q, companyId: number, fields: string[]): Promise<FactContext> {
+  const types = await customFieldTypes(q, companyId);
+  const companies = fields.some((f) => f.startsWith("company."))
+    ? await q
+        .select({ id: crmCompanies.id, name: crmCompanies.name, domain: crmCompanies.domain, industry: crmCompanies.industry, size: crmCompanies.size, tags: crmCompanies.tags, custom: crmCompanies.custom })
+        .from(crmCompanies)
+        .where(eq(crmCompanies.companyId, companyId))
+    : null;
+  const owners = fields.includes("owner")
+    ? await q
+        .select({ id: users.id, email: users.email })
+        .from(users)
+        .where(sql`exists (select 1 from ${contacts} where ${contacts.companyId} = ${companyId} and ${contacts.ownerId} = ${users.id})`)
+    : null;
+  return { types, companies, owners };
+}
+
+const NO_FACTS: Omit<ContactFacts, "company"> = { id: 0, firstName: null, lastName: null, jobTitle: null, lifecycleStage: "other", ownerId: null, ownerEmail: null, tags: [], score: 0, createdAt: new Date(0), custom: {} };
+
+/**
  * The same test as a SQL condition over rows holding an address
  * (`emailCol`, lower-case), for the fields and operators where SQL gives
  * exactly the answer `factValues` + the caller's comparison would: the
@@ -153,10 +189,34 @@ export async function contactFactsByEmails(q: Q, companyId: number, emails: stri
  * evaluates in process. Like the in-process test, a condition on a field
  * never holds for an address without a contact (but `contact not_exists`).
  */
-export function factSql(companyId: number, emailCol: SQLWrapper, field: string, op: string, value: unknown, types: FieldTypes | null): SQL | null {
+export function factSql(companyId: number, emailCol: SQLWrapper, field: string, op: string, value: unknown, ctx: FactContext, test: (f: ContactFacts) => boolean): SQL | null {
+  const types = ctx.types;
   const holds = (pred: SQL) =>
-    sql`exists (select 1 from ${contactEmails} inner join ${contacts} on ${contacts.id} = ${contactEmails.contactId} and ${contacts.mergedIntoId} is null where ${contactEmails.companyId} = ${companyId} and ${contactEmails.email} = ${emailCol} and ${pred})`;
+    sql`exists (select 1 from ${contactEmails} inner join ${contacts} on ${contacts.id} = ${contactEmails.contactId} and ${contacts.companyId} = ${companyId} and ${contacts.mergedIntoId} is null where ${contactEmails.companyId} = ${companyId} and ${contactEmails.email} = ${emailCol} and ${pred})`;
   const num = typeof value === "number" && Number.isFinite(value) ? value : null;
+  if (field.startsWith("company.") && ctx.companies) {
+    // Decided on each of the tenant's companies (and on "no company") by
+    // the caller's own test, so SQL gives exactly its answer.
+    const hits = ctx.companies.filter((co) => test({ ...NO_FACTS, company: co })).map((co) => co.id);
+    if (hits.length > COMPANY_IDS_MAX) return null;
+    const none = test({ ...NO_FACTS, company: null });
+    const inHits = hits.length ? sql`${contacts.crmCompanyId} in (${sql.join(hits.map((h) => sql`${h}`), sql`, `)})` : sql`1 = 0`;
+    if (!none) return holds(inHits);
+    const noCompany = sql`(${contacts.crmCompanyId} is null or not exists (select 1 from ${crmCompanies} where ${crmCompanies.id} = ${contacts.crmCompanyId} and ${crmCompanies.companyId} = ${companyId}))`;
+    return holds(sql`(${inHits} or ${noCompany})`);
+  }
+  if (field === "owner" && typeof value === "string" && ctx.owners) {
+    const ids = ctx.owners.filter((u) => test({ ...NO_FACTS, ownerId: u.id, ownerEmail: u.email, company: null })).map((u) => u.id);
+    const isHit = ids.length ? sql`${contacts.ownerId} in (${sql.join(ids.map((h) => sql`${h}`), sql`, `)})` : sql`1 = 0`;
+    if (op === "eq") return holds(isHit);
+    if (op === "neq") return holds(sql`(${contacts.ownerId} is null or not (${isHit}))`);
+    return null;
+  }
+  if (field === "createdAt" && typeof value === "string" && (op === "before" || op === "after")) {
+    const t = Date.parse(value);
+    if (Number.isNaN(t)) return sql`1 = 0`;
+    return holds(op === "before" ? lt(contacts.createdAt, new Date(t)) : gt(contacts.createdAt, new Date(t)));
+  }
   switch (field) {
     case "contact":
       return op === "exists" ? holds(sql`1 = 1`) : op === "not_exists" ? sql`not ${holds(sql`1 = 1`)}` : null;
