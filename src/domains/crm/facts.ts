@@ -206,11 +206,10 @@ export function factSql(companyId: number, emailCol: SQLWrapper, field: string, 
     return holds(sql`(${inHits} or ${noCompany})`);
   }
   if (field === "owner" && typeof value === "string" && ctx.owners) {
+    // Decided per owner (every user owning a contact of the tenant) and for "no owner", as above.
     const ids = ctx.owners.filter((u) => test({ ...NO_FACTS, ownerId: u.id, ownerEmail: u.email, company: null })).map((u) => u.id);
     const isHit = ids.length ? sql`${contacts.ownerId} in (${sql.join(ids.map((h) => sql`${h}`), sql`, `)})` : sql`1 = 0`;
-    if (op === "eq") return holds(isHit);
-    if (op === "neq") return holds(sql`(${contacts.ownerId} is null or not (${isHit}))`);
-    return null;
+    return holds(test({ ...NO_FACTS, company: null }) ? sql`(${contacts.ownerId} is null or ${isHit})` : isHit);
   }
   if (field === "createdAt" && typeof value === "string" && (op === "before" || op === "after")) {
     const t = Date.parse(value);
