@@ -129,3 +129,14 @@ export function likeFolded(col: SQLWrapper, s: string, where: "contains" | "star
   const pattern = where === "contains" ? `%${e}%` : where === "starts" ? `${e}%` : `%${e}`;
   return sql`${col} like ${pattern} escape '\\'`;
 }
+
+/** The JSON boolean at a path as the text 'true' / 'false', NULL when absent or not a boolean. */
+export function jsonPathBool(col: SQLWrapper, keys: string[]): SQL {
+  pathKeys(keys);
+  if (engine() === "pg") {
+    const args = sql.join(keys.map((k) => sql`${k}`), sql`, `);
+    return sql`(case when json_typeof(json_extract_path(${col}, ${args})) = 'boolean' then json_extract_path_text(${col}, ${args}) end)`;
+  }
+  const p = `$.${keys.map((k) => `"${k}"`).join(".")}`;
+  return sql`(case json_type(${col}, ${p}) when 'true' then 'true' when 'false' then 'false' end)`;
+}

@@ -187,12 +187,20 @@ describe("CRM fields now decided in SQL", () => {
   beforeAll(async () => {
     const co = await crm("crm_companies_create", { name: "Ünited Retail", domain: "united.test", industry: "Retail", size: "11-50", tags: ["Key"] });
     await crm("crm_companies_create", { name: "Other Co", industry: "Réseau 50%" });
-    await crm("contacts_create", { firstName: "Zoe", emails: ["zoe@acme.test"], companyId: co.id, ownerId: w.owner.principal.userId });
-    await crm("contacts_create", { firstName: "Max", emails: ["max@other.test"] });
+    for (const [key, type, options] of [["nick", "text"], ["site", "url"], ["tier", "select", ["Gold", "Silver"]], ["budget", "number"], ["vip", "boolean"]] as const)
+      await crm("crm_fields_create", { object: "contact", key, label: key, type, ...(options && { options }) });
+    await crm("contacts_create", { firstName: "Zoë", lastName: "O'Brien_%", jobTitle: "Head of Ünits", emails: ["zoe@acme.test"], companyId: co.id, ownerId: w.owner.principal.userId, lifecycleStage: "customer", custom: { nick: "Zed", site: "https://zoe.test/a_b", tier: "Gold", budget: 12.5, vip: true } });
+    await crm("contacts_create", { firstName: "Max", emails: ["max@other.test"], lifecycleStage: "lead", custom: { nick: "", budget: -3, vip: false } });
+    // Another tenant's contact with Ann's address and matching values: never seen.
+    await call(crmDomain, w.ctx({ company: "other" }), "contacts_create", { firstName: "Zoe", emails: ["ann@x.test"], jobTitle: "Head" });
   });
   const cases: unknown[] = [];
   for (const field of ["crm.company.name", "crm.company.industry", "crm.company.domain", "crm.company.size", "crm.company.tags"])
     for (const op of TEXT_OPS) for (const value of op.endsWith("exists") ? [undefined] : ["retail", "RÉTAIL", "united", "%", "key", "11-50", ".test", "réseau 50%"]) cases.push({ field, op, ...(value !== undefined && { value }) });
+  for (const field of ["crm.firstName", "crm.lastName", "crm.jobTitle", "crm.lifecycleStage", "crm.custom.nick", "crm.custom.site", "crm.custom.tier"])
+    for (const op of TEXT_OPS) for (const value of op.endsWith("exists") ? [undefined] : ["zoe", "ZOË", "o'brien_%", "_", "%", "head", "ünits", "customer", "CUST", "zed", "", "a_b", "gold", "GOLD"]) cases.push({ field, op, ...(value !== undefined && { value }) });
+  for (const op of ["eq", "neq", "gt", "gte", "lt", "lte", "exists", "not_exists"]) for (const value of op.endsWith("exists") ? [undefined] : [12.5, -3, 0, 1e300]) cases.push({ field: "crm.custom.budget", op, ...(value !== undefined && { value }) });
+  for (const op of ["eq", "neq", "exists", "not_exists"]) for (const value of op.endsWith("exists") ? [undefined] : [true, false]) cases.push({ field: "crm.custom.vip", op, ...(value !== undefined && { value }) });
   for (const op of ["eq", "neq"]) for (const value of ["owner@example.test", "OWNER@EXAMPLE.TEST", "nobody@x.test"]) cases.push({ field: "crm.owner", op, value });
   for (const op of ["before", "after"]) for (const value of ["2000-01-01", "2999-01-01T00:00:00Z", "2000"]) cases.push({ field: "crm.createdAt", op, value });
   test("every case is pure SQL and agrees with the process", async () => {
@@ -208,5 +216,12 @@ describe("CRM fields now decided in SQL", () => {
     expect(await who([{ field: "crm.company.name", op: "starts_with", value: "unit" }])).toEqual(["zoe@acme.test"]);
     expect(await who([{ field: "crm.owner", op: "eq", value: "OWNER@example.test" }])).toEqual(["zoe@acme.test"]);
     expect(await who([{ field: "crm.createdAt", op: "after", value: "2000-01-01" }])).toEqual(["max@other.test", "zoe@acme.test"]);
+    expect(await who([{ field: "crm.firstName", op: "eq", value: "ZOE" }])).toEqual(["zoe@acme.test"]);
+    expect(await who([{ field: "crm.lastName", op: "ends_with", value: "_%" }])).toEqual(["zoe@acme.test"]);
+    expect(await who([{ field: "crm.jobTitle", op: "neq", value: "head of units" }])).toEqual(["max@other.test"]);
+    expect(await who([{ field: "crm.custom.nick", op: "not_exists" }])).toEqual(["max@other.test"]);
+    expect(await who([{ field: "crm.lifecycleStage", op: "contains", value: "CUST" }])).toEqual(["zoe@acme.test"]);
+    expect(await who([{ field: "crm.custom.budget", op: "lt", value: 12.5 }])).toEqual(["max@other.test"]);
+    expect(await who([{ field: "crm.custom.vip", op: "neq", value: true }])).toEqual(["max@other.test"]);
   });
 });

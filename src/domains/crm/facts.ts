@@ -21,7 +21,7 @@
  * page), never one per subscriber.
  */
 import { aliasedTable, and, eq, gt, inArray, isNull, lt, sql, type SQL, type SQLWrapper } from "drizzle-orm";
-import { jsonFieldText } from "../../core/sql";
+import { jsonFieldText, jsonPathBool, jsonPathNumber, numberParam } from "../../core/sql";
 import { users } from "../../core/tables";
 import type { Q } from "./access";
 import { contactEmails, contacts, crmCompanies, fieldDefs, LIFECYCLE_STAGES, type CustomValues, type FieldType } from "./tables";
@@ -155,6 +155,19 @@ export interface FactContext {
   types: FieldTypes;
   companies: { id: number; name: string; domain: string | null; industry: string | null; size: string | null; tags: string[]; custom: CustomValues }[] | null;
   owners: { id: number; email: string }[] | null;
+  /** The distinct values of single-valued text fields the rules name (firstName, custom.<text key>…) among the tenant's live contacts. */
+  distinct: Map<string, (string | null)[]>;
+}
+
+/** Single-valued text fields of contacts, as the SQL expression holding them (null for other fields). */
+function scalarText(field: string, types: FieldTypes): SQL | null {
+  if (field === "firstName") return sql`${contacts.firstName}`;
+  if (field === "lastName") return sql`${contacts.lastName}`;
+  if (field === "jobTitle") return sql`${contacts.jobTitle}`;
+  if (field === "lifecycleStage") return sql`${contacts.lifecycleStage}`;
+  const key = /^custom\.([A-Za-z0-9_]+)$/.exec(field)?.[1];
+  const type = key ? types.get(`contact.${key}`)?.type : undefined;
+  return key && (type === "text" || type === "url" || type === "select") ? jsonFieldText(contacts.custom, key) : null;
 }
 
 /** Companies at most this many match a company condition in SQL (beyond, the caller checks in process). */
@@ -174,7 +187,14 @@ export async function factContext(q: Q, companyId: number, fields: string[]): Pr
         .from(users)
         .where(sql`exists (select 1 from ${contacts} where ${contacts.companyId} = ${companyId} and ${contacts.ownerId} = ${users.id})`)
     : null;
-  return { types, companies, owners };
+  const distinct = new Map<string, (string | null)[]>();
+  for (const f of new Set(fields)) {
+    const x = scalarText(f, types);
+    if (!x) continue;
+    const rows = await q.select({ v: sql<string | null>`${x}` }).from(contacts).where(and(eq(contacts.companyId, companyId), isNull(contacts.mergedIntoId))).groupBy(sql`1`);
+    distinct.set(f, rows.map((r) => r.v));
+  }
+  return { types, companies, owners, distinct };
 }
 
 const NO_FACTS: Omit<ContactFacts, "company"> = { id: 0, firstName: null, lastName: null, jobTitle: null, lifecycleStage: "other", ownerId: null, ownerEmail: null, tags: [], score: 0, createdAt: new Date(0), custom: {} };
@@ -210,6 +230,25 @@ export function factSql(companyId: number, emailCol: SQLWrapper, field: string, 
     const ids = ctx.owners.filter((u) => test({ ...NO_FACTS, ownerId: u.id, ownerEmail: u.email, company: null })).map((u) => u.id);
     const isHit = ids.length ? sql`${contacts.ownerId} in (${sql.join(ids.map((h) => sql`${h}`), sql`, `)})` : sql`1 = 0`;
     return holds(test({ ...NO_FACTS, company: null }) ? sql`(${contacts.ownerId} is null or ${isHit})` : isHit);
+  }
+  const values = ctx.distinct.get(field);
+  const x = values ? scalarText(field, types) : null;
+  // (A lifecycle stage's exists, and eq/neq a known stage, have their own cheaper form below.)
+  const stageFast = field === "lifecycleStage" && (op === "exists" || op === "not_exists" || ((op === "eq" || op === "neq") && typeof value === "string" && (LIFECYCLE_STAGES as readonly string[]).includes(value.toLowerCase())));
+  if (values && x && !stageFast) {
+    // Decided on each distinct stored value by the caller's test (folding
+    // in JS), then "the contact's value is one of these" (or, when that
+    // list is long, "none of the others").
+    const fact = (v: string | null): ContactFacts =>
+      field.startsWith("custom.") ? { ...NO_FACTS, custom: v === null ? {} : { [field.slice(7)]: v }, company: null } : ({ ...NO_FACTS, [field]: v, company: null } as ContactFacts);
+    const known = values.filter((v): v is string => v !== null);
+    const hits = known.filter((v) => test(fact(v)));
+    const misses = known.filter((v) => !test(fact(v)));
+    const nullHit = test(fact(null));
+    const list = (vs: string[]) => sql.join(vs.map((v) => sql`${v}`), sql`, `);
+    if (Math.min(hits.length, misses.length) > COMPANY_IDS_MAX) return null;
+    const inHits = hits.length <= misses.length ? (hits.length ? sql`${x} in (${list(hits)})` : sql`1 = 0`) : misses.length ? sql`(${x} is not null and ${x} not in (${list(misses)}))` : sql`${x} is not null`;
+    return holds(nullHit ? sql`(${x} is null or ${inHits})` : inHits);
   }
   if (field === "createdAt" && typeof value === "string" && (op === "before" || op === "after")) {
     const t = Date.parse(value);
@@ -254,6 +293,26 @@ export function factSql(companyId: number, emailCol: SQLWrapper, field: string, 
     const hits = spec.options.filter((o) => fold(o) === fold(value));
     const isHit = hits.length ? sql`${x} in (${sql.join(hits.map((h) => sql`${h}`), sql`, `)})` : sql`1 = 0`;
     return op === "eq" ? holds(isHit) : holds(sql`(${x} is null or not (${isHit}))`);
+  }
+  // Numbers and booleans are stored as their JSON type (checked on write;
+  // a field's type never changes and deleting it removes its values).
+  if (key && spec?.type === "number") {
+    const n = jsonPathNumber(contacts.custom, [key]);
+    if (op === "exists") return holds(sql`${n} is not null`);
+    if (op === "not_exists") return holds(sql`${n} is null`);
+    if (num === null) return null;
+    if (op === "neq") return holds(sql`(${n} is null or ${n} <> ${numberParam(num)})`);
+    const cmp = { eq: "=", gt: ">", gte: ">=", lt: "<", lte: "<=" }[op];
+    return cmp ? holds(sql`${n} ${sql.raw(cmp)} ${numberParam(num)}`) : null;
+  }
+  if (key && spec?.type === "boolean") {
+    const b = jsonPathBool(contacts.custom, [key]);
+    if (op === "exists") return holds(sql`${b} is not null`);
+    if (op === "not_exists") return holds(sql`${b} is null`);
+    if (typeof value !== "boolean") return null;
+    if (op === "eq") return holds(sql`${b} = ${String(value)}`);
+    if (op === "neq") return holds(sql`(${b} is null or ${b} <> ${String(value)})`);
+    return null;
   }
   if (key && spec?.type === "date") {
     const x = jsonFieldText(contacts.custom, key);
