@@ -173,7 +173,16 @@ function scalarText(field: string, types: FieldTypes): SQL | null {
 /** Companies at most this many match a company condition in SQL (beyond, the caller checks in process). */
 const COMPANY_IDS_MAX = 5000;
 
-export async function factContext(q: Q, companyId: number, fields: string[]): Promise<FactContext> {
+/** Conditions with a direct SQL form (no distinct values needed): a stage's existence or eq/neq a known stage, a select's existence or eq/neq. */
+function direct(field: string, op: string, value: unknown, types: FieldTypes): boolean {
+  const simple = op === "exists" || op === "not_exists" || op === "eq" || op === "neq";
+  if (field === "lifecycleStage") return op === "exists" || op === "not_exists" || (simple && typeof value === "string" && (LIFECYCLE_STAGES as readonly string[]).includes(value.toLowerCase()));
+  const key = /^custom\.([A-Za-z0-9_]+)$/.exec(field)?.[1];
+  return Boolean(key && types.get(`contact.${key}`)?.type === "select" && simple && (op.endsWith("exists") || typeof value === "string"));
+}
+
+export async function factContext(q: Q, companyId: number, conds: { field: string; op: string; value?: unknown }[]): Promise<FactContext> {
+  const fields = conds.map((c) => c.field);
   const types = await customFieldTypes(q, companyId);
   const companies = fields.some((f) => f.startsWith("company."))
     ? await q
@@ -188,7 +197,7 @@ export async function factContext(q: Q, companyId: number, fields: string[]): Pr
         .where(sql`exists (select 1 from ${contacts} where ${contacts.companyId} = ${companyId} and ${contacts.ownerId} = ${users.id})`)
     : null;
   const distinct = new Map<string, (string | null)[]>();
-  for (const f of new Set(fields)) {
+  for (const f of new Set(conds.filter((c) => !direct(c.field, c.op, c.value, types)).map((c) => c.field))) {
     const x = scalarText(f, types);
     if (!x) continue;
     const rows = await q.select({ v: sql<string | null>`${x}` }).from(contacts).where(and(eq(contacts.companyId, companyId), isNull(contacts.mergedIntoId))).groupBy(sql`1`);
@@ -233,9 +242,7 @@ export function factSql(companyId: number, emailCol: SQLWrapper, field: string, 
   }
   const values = ctx.distinct.get(field);
   const x = values ? scalarText(field, types) : null;
-  // (A lifecycle stage's exists, and eq/neq a known stage, have their own cheaper form below.)
-  const stageFast = field === "lifecycleStage" && (op === "exists" || op === "not_exists" || ((op === "eq" || op === "neq") && typeof value === "string" && (LIFECYCLE_STAGES as readonly string[]).includes(value.toLowerCase())));
-  if (values && x && !stageFast) {
+  if (values && x && !direct(field, op, value, types)) {
     // Decided on each distinct stored value by the caller's test (folding
     // in JS), then "the contact's value is one of these" (or, when that
     // list is long, "none of the others").

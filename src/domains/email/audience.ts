@@ -71,7 +71,7 @@ const usesText = (rules: Rules[]) => rules.some((r) => r.conditions.some((c) => 
  * conditions are checked in process, so answers never depend on it).
  */
 export async function planContext(db: Q, companyId: number, rules: Rules[]): Promise<{ crm: FactContext | null; folded: boolean }> {
-  const crm = usesCrm(rules) ? await factContext(db, companyId, rules.flatMap((r) => r.conditions.filter((c) => c.field.startsWith("crm.")).map((c) => c.field.slice(4)))) : null;
+  const crm = usesCrm(rules) ? await factContext(db, companyId, rules.flatMap((r) => r.conditions.filter((c) => c.field.startsWith("crm.")).map((c) => ({ field: c.field.slice(4), op: c.op, value: c.value })))) : null;
   const folded = usesText(rules) ? !(await db.select({ id: emailSubscribers.id }).from(emailSubscribers).where(and(eq(emailSubscribers.companyId, companyId), isNull(emailSubscribers.fold))).limit(1)).length : true;
   return { crm, folded };
 }
