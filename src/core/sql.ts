@@ -140,3 +140,8 @@ export function jsonPathBool(col: SQLWrapper, keys: string[]): SQL {
   const p = `$.${keys.map((k) => `"${k}"`).join(".")}`;
   return sql`(case json_type(${col}, ${p}) when 'true' then 'true' when 'false' then 'false' end)`;
 }
+
+/** A JSON column as its stored text (comparable and groupable on both engines; PostgreSQL's json has no equality). */
+export function jsonAsText(col: SQLWrapper): SQL {
+  return engine() === "pg" ? sql`(${col})::text` : sql`${col}`;
+}

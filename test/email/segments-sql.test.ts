@@ -187,18 +187,18 @@ describe("CRM fields now decided in SQL", () => {
   beforeAll(async () => {
     const co = await crm("crm_companies_create", { name: "Ünited Retail", domain: "united.test", industry: "Retail", size: "11-50", tags: ["Key"] });
     await crm("crm_companies_create", { name: "Other Co", industry: "Réseau 50%" });
-    for (const [key, type, options] of [["nick", "text"], ["site", "url"], ["tier", "select", ["Gold", "Silver"]], ["budget", "number"], ["vip", "boolean"]] as const)
+    for (const [key, type, options] of [["nick", "text"], ["site", "url"], ["tier", "select", ["Gold", "Silver"]], ["budget", "number"], ["vip", "boolean"], ["channels", "multi_select", ["E-mail", "Phone", "50%_off"]]] as const)
       await crm("crm_fields_create", { object: "contact", key, label: key, type, ...(options && { options }) });
-    await crm("contacts_create", { firstName: "Zoë", lastName: "O'Brien_%", jobTitle: "Head of Ünits", emails: ["zoe@acme.test"], companyId: co.id, ownerId: w.owner.principal.userId, lifecycleStage: "customer", custom: { nick: "Zed", site: "https://zoe.test/a_b", tier: "Gold", budget: 12.5, vip: true } });
-    await crm("contacts_create", { firstName: "Max", emails: ["max@other.test"], lifecycleStage: "lead", custom: { nick: "", budget: -3, vip: false } });
+    await crm("contacts_create", { firstName: "Zoë", lastName: "O'Brien_%", jobTitle: "Head of Ünits", emails: ["zoe@acme.test"], companyId: co.id, ownerId: w.owner.principal.userId, lifecycleStage: "customer", custom: { nick: "Zed", site: "https://zoe.test/a_b", tier: "Gold", budget: 12.5, vip: true, channels: ["E-mail", "50%_off"] }, tags: ["VIP", "Key_Account"] });
+    await crm("contacts_create", { firstName: "Max", emails: ["max@other.test"], lifecycleStage: "lead", custom: { nick: "", budget: -3, vip: false, channels: ["Phone"] }, tags: [] });
     // Another tenant's contact with Ann's address and matching values: never seen.
     await call(crmDomain, w.ctx({ company: "other" }), "contacts_create", { firstName: "Zoe", emails: ["ann@x.test"], jobTitle: "Head" });
   });
   const cases: unknown[] = [];
   for (const field of ["crm.company.name", "crm.company.industry", "crm.company.domain", "crm.company.size", "crm.company.tags"])
     for (const op of TEXT_OPS) for (const value of op.endsWith("exists") ? [undefined] : ["retail", "RÉTAIL", "united", "%", "key", "11-50", ".test", "réseau 50%"]) cases.push({ field, op, ...(value !== undefined && { value }) });
-  for (const field of ["crm.firstName", "crm.lastName", "crm.jobTitle", "crm.lifecycleStage", "crm.custom.nick", "crm.custom.site", "crm.custom.tier"])
-    for (const op of TEXT_OPS) for (const value of op.endsWith("exists") ? [undefined] : ["zoe", "ZOË", "o'brien_%", "_", "%", "head", "ünits", "customer", "CUST", "zed", "", "a_b", "gold", "GOLD"]) cases.push({ field, op, ...(value !== undefined && { value }) });
+  for (const field of ["crm.firstName", "crm.lastName", "crm.jobTitle", "crm.lifecycleStage", "crm.custom.nick", "crm.custom.site", "crm.custom.tier", "crm.tags", "crm.custom.channels"])
+    for (const op of TEXT_OPS) for (const value of op.endsWith("exists") ? [undefined] : ["zoe", "ZOË", "o'brien_%", "_", "%", "head", "ünits", "customer", "CUST", "zed", "", "a_b", "gold", "GOLD", "vip", "key_", "_", "e-mail", "50%", "phone"]) cases.push({ field, op, ...(value !== undefined && { value }) });
   for (const op of ["eq", "neq", "gt", "gte", "lt", "lte", "exists", "not_exists"]) for (const value of op.endsWith("exists") ? [undefined] : [12.5, -3, 0, 1e300]) cases.push({ field: "crm.custom.budget", op, ...(value !== undefined && { value }) });
   for (const op of ["eq", "neq", "exists", "not_exists"]) for (const value of op.endsWith("exists") ? [undefined] : [true, false]) cases.push({ field: "crm.custom.vip", op, ...(value !== undefined && { value }) });
   for (const op of ["eq", "neq"]) for (const value of ["owner@example.test", "OWNER@EXAMPLE.TEST", "nobody@x.test"]) cases.push({ field: "crm.owner", op, value });
@@ -223,5 +223,9 @@ describe("CRM fields now decided in SQL", () => {
     expect(await who([{ field: "crm.lifecycleStage", op: "contains", value: "CUST" }])).toEqual(["zoe@acme.test"]);
     expect(await who([{ field: "crm.custom.budget", op: "lt", value: 12.5 }])).toEqual(["max@other.test"]);
     expect(await who([{ field: "crm.custom.vip", op: "neq", value: true }])).toEqual(["max@other.test"]);
+    expect(await who([{ field: "crm.tags", op: "eq", value: "KEY_account" }])).toEqual(["zoe@acme.test"]);
+    expect(await who([{ field: "crm.tags", op: "not_exists" }])).toEqual(["max@other.test"]);
+    expect(await who([{ field: "crm.custom.channels", op: "contains", value: "%_" }])).toEqual(["zoe@acme.test"]);
+    expect(await who([{ field: "crm.custom.channels", op: "neq", value: "phone" }])).toEqual(["zoe@acme.test"]);
   });
 });

@@ -21,7 +21,7 @@
  * page), never one per subscriber.
  */
 import { aliasedTable, and, eq, gt, inArray, isNull, lt, sql, type SQL, type SQLWrapper } from "drizzle-orm";
-import { jsonFieldText, jsonPathBool, jsonPathNumber, numberParam } from "../../core/sql";
+import { jsonAsText, jsonFieldText, jsonPathBool, jsonPathNumber, numberParam } from "../../core/sql";
 import { users } from "../../core/tables";
 import type { Q } from "./access";
 import { contactEmails, contacts, crmCompanies, fieldDefs, LIFECYCLE_STAGES, type CustomValues, type FieldType } from "./tables";
@@ -159,18 +159,26 @@ export interface FactContext {
   distinct: Map<string, (string | null)[]>;
 }
 
-/** Single-valued text fields of contacts, as the SQL expression holding them (null for other fields). */
-function scalarText(field: string, types: FieldTypes): SQL | null {
-  if (field === "firstName") return sql`${contacts.firstName}`;
-  if (field === "lastName") return sql`${contacts.lastName}`;
-  if (field === "jobTitle") return sql`${contacts.jobTitle}`;
-  if (field === "lifecycleStage") return sql`${contacts.lifecycleStage}`;
+/**
+ * Contact fields decided over their distinct stored values: single-valued
+ * text (names, job title, stage, custom text/url/select) as the text, and
+ * lists (tags, custom multi_select) as their stored JSON text, decoded for
+ * the test. Null for other fields.
+ */
+function distinctExpr(field: string, types: FieldTypes): { x: SQL; list: boolean } | null {
+  if (field === "firstName") return { x: sql`${contacts.firstName}`, list: false };
+  if (field === "lastName") return { x: sql`${contacts.lastName}`, list: false };
+  if (field === "jobTitle") return { x: sql`${contacts.jobTitle}`, list: false };
+  if (field === "lifecycleStage") return { x: sql`${contacts.lifecycleStage}`, list: false };
+  if (field === "tags") return { x: jsonAsText(contacts.tags), list: true };
   const key = /^custom\.([A-Za-z0-9_]+)$/.exec(field)?.[1];
   const type = key ? types.get(`contact.${key}`)?.type : undefined;
-  return key && (type === "text" || type === "url" || type === "select") ? jsonFieldText(contacts.custom, key) : null;
+  if (key && (type === "text" || type === "url" || type === "select")) return { x: jsonFieldText(contacts.custom, key), list: false };
+  if (key && type === "multi_select") return { x: jsonFieldText(contacts.custom, key), list: true };
+  return null;
 }
 
-/** Companies at most this many match a company condition in SQL (beyond, the caller checks in process). */
+/** At most this many values (company ids, distinct stored values) go into one SQL list; beyond, the caller checks in process. */
 const COMPANY_IDS_MAX = 5000;
 
 /** Conditions with a direct SQL form (no distinct values needed): a stage's existence or eq/neq a known stage, a select's existence or eq/neq. */
@@ -198,9 +206,9 @@ export async function factContext(q: Q, companyId: number, conds: { field: strin
     : null;
   const distinct = new Map<string, (string | null)[]>();
   for (const f of new Set(conds.filter((c) => !direct(c.field, c.op, c.value, types)).map((c) => c.field))) {
-    const x = scalarText(f, types);
-    if (!x) continue;
-    const rows = await q.select({ v: sql<string | null>`${x}` }).from(contacts).where(and(eq(contacts.companyId, companyId), isNull(contacts.mergedIntoId))).groupBy(sql`1`);
+    const d = distinctExpr(f, types);
+    if (!d) continue;
+    const rows = await q.select({ v: sql<string | null>`${d.x}` }).from(contacts).where(and(eq(contacts.companyId, companyId), isNull(contacts.mergedIntoId))).groupBy(sql`1`);
     distinct.set(f, rows.map((r) => r.v));
   }
   return { types, companies, owners, distinct };
@@ -241,13 +249,17 @@ export function factSql(companyId: number, emailCol: SQLWrapper, field: string, 
     return holds(test({ ...NO_FACTS, company: null }) ? sql`(${contacts.ownerId} is null or ${isHit})` : isHit);
   }
   const values = ctx.distinct.get(field);
-  const x = values ? scalarText(field, types) : null;
-  if (values && x && !direct(field, op, value, types)) {
+  const d = values ? distinctExpr(field, types) : null;
+  if (values && d && !direct(field, op, value, types)) {
+    const x = d.x;
     // Decided on each distinct stored value by the caller's test (folding
     // in JS), then "the contact's value is one of these" (or, when that
     // list is long, "none of the others").
-    const fact = (v: string | null): ContactFacts =>
-      field.startsWith("custom.") ? { ...NO_FACTS, custom: v === null ? {} : { [field.slice(7)]: v }, company: null } : ({ ...NO_FACTS, [field]: v, company: null } as ContactFacts);
+    const fact = (t: string | null): ContactFacts => {
+      const v = t !== null && d.list ? (JSON.parse(t) as unknown) : t;
+      if (field.startsWith("custom.")) return { ...NO_FACTS, custom: v === null ? {} : ({ [field.slice(7)]: v } as CustomValues), company: null };
+      return { ...NO_FACTS, [field]: field === "tags" && v === null ? [] : v, company: null } as ContactFacts;
+    };
     const known = values.filter((v): v is string => v !== null);
     const hits = known.filter((v) => test(fact(v)));
     const misses = known.filter((v) => !test(fact(v)));
