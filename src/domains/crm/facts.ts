@@ -219,11 +219,13 @@ const NO_FACTS: Omit<ContactFacts, "company"> = { id: 0, firstName: null, lastNa
 /**
  * The same test as a SQL condition over rows holding an address
  * (`emailCol`, lower-case), for the fields and operators where SQL gives
- * exactly the answer `factValues` + the caller's comparison would: the
- * contact's existence, lifecycle stage (a lower-case enum), score, owner
- * by id, and custom dates (YYYY-MM-DD text). Null for anything else (text
- * that must ignore accents, lists, JSON numbers): the caller then
- * evaluates in process. Like the in-process test, a condition on a field
+ * exactly the answer `factValues` + the caller's comparison (`test`) would:
+ * existence, stage, score, owner, createdAt, custom dates, numbers and
+ * booleans directly; text and list fields over their distinct stored
+ * values, company fields over the tenant's companies, an owner's email
+ * over the owners (each decided by `test`, so folding stays the caller's).
+ * Null when that would list too many values: the caller then evaluates in
+ * process. Like the in-process test, a condition on a field
  * never holds for an address without a contact (but `contact not_exists`).
  */
 export function factSql(companyId: number, emailCol: SQLWrapper, field: string, op: string, value: unknown, ctx: FactContext, test: (f: ContactFacts) => boolean): SQL | null {

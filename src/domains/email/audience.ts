@@ -5,10 +5,10 @@
  * queuing 50,000 recipients holds one batch in memory at a time and can
  * resume from a cursor after a crash.
  *
- * Conditions SQL can answer exactly (list membership, createdAt, most CRM
- * fields: segment-rules.ts planRules) are pushed into the query; the rest
- * (text that ignores accents, attributes) is checked in process on what
- * the query lets through. A segment made only of exact conditions is
+ * Conditions are pushed into the query (segment-rules.ts planRules); the
+ * few SQL cannot take (a company whose older subscribers are not folded
+ * yet, a CRM condition listing past 5,000 values) are checked in process
+ * on what the query lets through. A segment made only of SQL conditions is
  * counted by the database without loading a row.
  */
 import { and, count, countDistinct, eq, gt, inArray, isNull, or, type SQL } from "drizzle-orm";

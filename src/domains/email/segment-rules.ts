@@ -14,9 +14,11 @@
  * and loads them for a batch of addresses in one query). A subscriber with
  * no CRM contact matches no `crm.` condition but `crm.contact not_exists`.
  *
- * Rules are evaluated in the process over keyset-paged batches of
- * subscribers (segments are small documents; the attribute JSON has no
- * index on either engine), which keeps one code path for both engines.
+ * `matches` is the reference meaning; planRules turns every condition into
+ * SQL that answers the same (subscriber text over the folded copy
+ * tables.ts SubscriberFold, CRM fields through crm/facts.ts factSql), and
+ * what cannot be (see docs/email.md) is checked in process on keyset-paged
+ * batches of what the SQL lets through.
  */
 import { and, gt, lt, not, or, sql, type SQL } from "drizzle-orm";
 import { jsonPathNumber, jsonPathText, likeFolded, numberParam } from "../../core/sql";
