@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { crmDomain } from "../../src/domains/crm/tools";
 import { foldJob, planContext, segmentMembers } from "../../src/domains/email/audience";
-import { checkRules, parseRules, planRules } from "../../src/domains/email/segment-rules";
+import { checkRules, foldSubscriber, parseRules, planRules } from "../../src/domains/email/segment-rules";
 import { emailSubscribers } from "../../src/domains/email/tables";
 import { call } from "../store/world";
 import { errorOf, makeEmailWorld, type EmailWorld } from "./world";
@@ -180,6 +180,18 @@ describe("rows without a folded copy", () => {
     expect(await who([{ field: "attributes.seats", op: "exists" }])).not.toContain("li@x.test");
     await w.t("email_subscribers_update", { email: "li@x.test", newEmail: "lee@x.test" });
     expect(await who([{ field: "email", op: "starts_with", value: "lee@" }])).toEqual(["lee@x.test"]);
+  });
+});
+
+describe("racing writes", () => {
+  test("the folded copy always matches the values it was written with", async () => {
+    await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        i % 2 ? w.t("email_subscribers_update", { email: "ann@x.test", name: `Ånn ${i}`, attributes: { plan: `Plän ${i}` } }) : w.t("email_subscribers_add", { email: "ann@x.test", name: `Ann ${i}`, attributes: { seats: i } }),
+      ),
+    );
+    const row = (await w.deps.db.select().from(emailSubscribers).where(eq(emailSubscribers.email, "ann@x.test")))[0]!;
+    expect(row.fold).toEqual(foldSubscriber(row));
   });
 });
 
