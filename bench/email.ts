@@ -49,6 +49,7 @@ const crm = await import("../src/domains/crm/tables");
 const { contactSearch, companySearch } = await import("../src/domains/crm/access");
 const em = await import("../src/domains/email/tables");
 const { emailDomain } = await import("../src/domains/email/tools");
+const { foldSubscriber } = await import("../src/domains/email/segment-rules");
 const { deliver, queueNextBatch } = await import("../src/domains/email/delivery");
 const { buildRegistry } = await import("../src/mcp/registry");
 const { domains } = await import("../src/domains");
@@ -127,7 +128,11 @@ await insert(crm.contactEmails, withContact.map((p, i) => ({ companyId: co.id, e
 const list = (await store.transaction((tx) => tx.insert(em.emailLists).values({ companyId: co.id, name: "Newsletter", optIn: "single", createdAt: now, updatedAt: now }).returning()))[0]!;
 const subIds = await insert(
   em.emailSubscribers,
-  people.map((p, i) => ({ companyId: co.id, email: p.email, name: `${p.firstName} ${p.lastName}`, attributes: { plan: i % 4 === 0 ? "pro" : "free", seats: i % 50 }, blocklisted: false, createdAt: now, updatedAt: now })),
+  people.map((p, i) => {
+    const row = { email: p.email, name: `${p.firstName} ${p.lastName}`, attributes: { plan: i % 4 === 0 ? "pro" : "free", seats: i % 50 } };
+    // The folded copy the subscriber verbs write with every row.
+    return { companyId: co.id, ...row, fold: foldSubscriber(row), blocklisted: false, createdAt: now, updatedAt: now };
+  }),
   true,
 );
 await insert(em.emailMemberships, subIds.map((s) => ({ companyId: co.id, listId: list.id, subscriberId: s.id, status: "subscribed", confirmedAt: now, createdAt: now, updatedAt: now })));
@@ -169,6 +174,10 @@ const rows = await timeTools(
     ["email_segments_count: crm.lifecycleStage = customer", "email_segments_count", rules({ field: "crm.lifecycleStage", op: "eq", value: "customer" })],
     ["email_segments_count: crm tier gold + score ≥ 50", "email_segments_count", rules({ field: "crm.custom.tier", op: "eq", value: "gold" }, { field: "crm.score", op: "gte", value: 50 })],
     ["email_segments_count: crm.company.industry = Retail", "email_segments_count", rules({ field: "crm.company.industry", op: "eq", value: "Retail" })],
+    ["email_segments_count: name contains \"ë\" (folded)", "email_segments_count", rules({ field: "name", op: "contains", value: "ë" })],
+    ["email_segments_count: attributes.seats ≥ 25 or plan starts with PR (any)", "email_segments_count", { rules: { match: "any", conditions: [{ field: "attributes.seats", op: "gte", value: 25 }, { field: "attributes.plan", op: "starts_with", value: "PR" }] } }],
+    ["email_segments_count: crm.firstName starts with a", "email_segments_count", rules({ field: "crm.firstName", op: "starts_with", value: "a" })],
+    ["email_segments_count: crm.tags = vip", "email_segments_count", rules({ field: "crm.tags", op: "eq", value: "vip" })],
     ["email_segments_count: no CRM contact", "email_segments_count", rules({ field: "crm.contact", op: "not_exists" })],
     ["email_campaigns_get: audience = list ∩ CRM segment", "email_campaigns_get", { id: preview.id }],
   ],

@@ -19,6 +19,7 @@ import sqlite16 from "./sqlite/0016_brain.sql" with { type: "text" };
 import sqlite17 from "./sqlite/0017_automations.sql" with { type: "text" };
 import sqlite18 from "./sqlite/0018_email.sql" with { type: "text" };
 import sqlite19 from "./sqlite/0019_email_feedback.sql" with { type: "text" };
+import sqlite20 from "./sqlite/0020_email_segments_sql.sql" with { type: "text" };
 import pg0 from "./pg/0000_init.sql" with { type: "text" };
 import pg1 from "./pg/0001_media_blobs.sql" with { type: "text" };
 import pg2 from "./pg/0002_idempotency_keys.sql" with { type: "text" };
@@ -39,6 +40,7 @@ import pg16 from "./pg/0016_brain.sql" with { type: "text" };
 import pg17 from "./pg/0017_automations.sql" with { type: "text" };
 import pg18 from "./pg/0018_email.sql" with { type: "text" };
 import pg19 from "./pg/0019_email_feedback.sql" with { type: "text" };
+import pg20 from "./pg/0020_email_segments_sql.sql" with { type: "text" };
 
 export interface Migration {
   tag: string;
@@ -67,6 +69,7 @@ export const migrations: Record<"sqlite" | "pg", Migration[]> = {
     { tag: "0017_automations", sql: sqlite17 },
     { tag: "0018_email", sql: sqlite18 },
     { tag: "0019_email_feedback", sql: sqlite19 },
+    { tag: "0020_email_segments_sql", sql: sqlite20 },
   ],
   pg: [
     { tag: "0000_init", sql: pg0 },
@@ -89,5 +92,6 @@ export const migrations: Record<"sqlite" | "pg", Migration[]> = {
     { tag: "0017_automations", sql: pg17 },
     { tag: "0018_email", sql: pg18 },
     { tag: "0019_email_feedback", sql: pg19 },
+    { tag: "0020_email_segments_sql", sql: pg20 },
   ],
 };

@@ -12,6 +12,7 @@
 import { randomHex } from "../../src/core/secrets";
 import { emailCampaigns, emailFeedback, emailLists, emailMemberships, emailSegments, emailSends, emailSubscribers, emailTemplates } from "../../src/domains/email/tables";
 import { htmlToText, sanitizeTemplate } from "../../src/domains/email/render";
+import { foldSubscriber } from "../../src/domains/email/segment-rules";
 import type { DemoPart } from "./parts";
 
 const PEOPLE: [string, string, string, Record<string, string | number>][] = [
@@ -76,7 +77,7 @@ export const demoEmail: DemoPart = async ({ tx, at, companies, users }) => {
   const subs: number[] = [];
   for (const [i, [name, email, status, attributes]] of PEOPLE.entries()) {
     const joined = at(110 - i * 3);
-    const s = (await tx.insert(emailSubscribers).values({ companyId: company, email, name, attributes, blocklisted: status === "complained", createdAt: joined, updatedAt: joined }).returning({ id: emailSubscribers.id }))[0]!;
+    const s = (await tx.insert(emailSubscribers).values({ companyId: company, email, name, attributes, fold: foldSubscriber({ email, name, attributes }), blocklisted: status === "complained", createdAt: joined, updatedAt: joined }).returning({ id: emailSubscribers.id }))[0]!;
     subs.push(s.id);
     const left = status === "unsubscribed" ? at(8, -2) : null;
     await tx.insert(emailMemberships).values({

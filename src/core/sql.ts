@@ -93,3 +93,55 @@ export function jsonFieldText(col: SQLWrapper, key: string): SQL {
   if (!/^[A-Za-z0-9_]+$/.test(key)) throw new Error(`jsonFieldText: unsafe key ${key}`);
   return engine() === "pg" ? sql`(${col} ->> ${key})` : sql`cast(json_extract(${col}, ${`$.${key}`}) as text)`;
 }
+
+/** JSON path keys these helpers take: letters, digits, _ and - (quoted in SQLite's path, a parameter on PostgreSQL). */
+const pathKeys = (keys: string[]) => {
+  for (const k of keys) if (!/^[\w-]+$/.test(k)) throw new Error(`json path: unsafe key ${k}`);
+  return keys;
+};
+
+/** The text at a JSON path (`col.a.b`), NULL when absent. */
+export function jsonPathText(col: SQLWrapper, keys: string[]): SQL {
+  pathKeys(keys);
+  if (engine() === "pg") return sql`json_extract_path_text(${col}, ${sql.join(keys.map((k) => sql`${k}`), sql`, `)})`;
+  return sql`cast(json_extract(${col}, ${`$.${keys.map((k) => `"${k}"`).join(".")}`}) as text)`;
+}
+
+/** The JSON number at a path as a SQL number, NULL when absent or not a number. */
+export function jsonPathNumber(col: SQLWrapper, keys: string[]): SQL {
+  pathKeys(keys);
+  if (engine() === "pg") {
+    const args = sql.join(keys.map((k) => sql`${k}`), sql`, `);
+    return sql`(case when json_typeof(json_extract_path(${col}, ${args})) = 'number' then json_extract_path_text(${col}, ${args})::numeric end)`;
+  }
+  const p = `$.${keys.map((k) => `"${k}"`).join(".")}`;
+  return sql`(case when json_type(${col}, ${p}) in ('integer', 'real') then json_extract(${col}, ${p}) end)`;
+}
+
+/** A number as a parameter compared exactly with jsonPathNumber (numeric on PostgreSQL, a double on SQLite). */
+export function numberParam(n: number): SQL {
+  return engine() === "pg" ? sql`${String(n)}::numeric` : sql`${n}`;
+}
+
+/** A LIKE pattern (escape '\\') matching text that contains / starts with / ends with `s` taken literally, case-sensitively on folded text. */
+export function likeFolded(col: SQLWrapper, s: string, where: "contains" | "starts" | "ends"): SQL {
+  const e = escapeLike(s);
+  const pattern = where === "contains" ? `%${e}%` : where === "starts" ? `${e}%` : `%${e}`;
+  return sql`${col} like ${pattern} escape '\\'`;
+}
+
+/** The JSON boolean at a path as the text 'true' / 'false', NULL when absent or not a boolean. */
+export function jsonPathBool(col: SQLWrapper, keys: string[]): SQL {
+  pathKeys(keys);
+  if (engine() === "pg") {
+    const args = sql.join(keys.map((k) => sql`${k}`), sql`, `);
+    return sql`(case when json_typeof(json_extract_path(${col}, ${args})) = 'boolean' then json_extract_path_text(${col}, ${args}) end)`;
+  }
+  const p = `$.${keys.map((k) => `"${k}"`).join(".")}`;
+  return sql`(case json_type(${col}, ${p}) when 'true' then 'true' when 'false' then 'false' end)`;
+}
+
+/** A JSON column as its stored text (comparable and groupable on both engines; PostgreSQL's json has no equality). */
+export function jsonAsText(col: SQLWrapper): SQL {
+  return engine() === "pg" ? sql`(${col})::text` : sql`${col}`;
+}

@@ -20,8 +20,8 @@
  * One query per batch of addresses (the subscribers' emails of an audience
  * page), never one per subscriber.
  */
-import { aliasedTable, and, eq, inArray, isNull, sql, type SQL, type SQLWrapper } from "drizzle-orm";
-import { jsonFieldText } from "../../core/sql";
+import { aliasedTable, and, eq, gt, inArray, isNull, lt, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { jsonAsText, jsonFieldText, jsonPathBool, jsonPathNumber, numberParam } from "../../core/sql";
 import { users } from "../../core/tables";
 import type { Q } from "./access";
 import { contactEmails, contacts, crmCompanies, fieldDefs, LIFECYCLE_STAGES, type CustomValues, type FieldType } from "./tables";
@@ -144,19 +144,138 @@ export async function contactFactsByEmails(q: Q, companyId: number, emails: stri
 }
 
 /**
+ * What factSql needs beyond the field types, loaded once per evaluation:
+ * the tenant's CRM companies when rules name company fields (a few
+ * thousand rows at most: a company condition is decided on each of them in
+ * JS and becomes "the contact's company is one of these"), and the
+ * contacts' owners when an owner is named by email (users' emails are not
+ * folded in SQL).
+ */
+export interface FactContext {
+  types: FieldTypes;
+  companies: { id: number; name: string; domain: string | null; industry: string | null; size: string | null; tags: string[]; custom: CustomValues }[] | null;
+  owners: { id: number; email: string }[] | null;
+  /** The distinct values of single-valued text fields the rules name (firstName, custom.<text key>…) among the tenant's live contacts. */
+  distinct: Map<string, (string | null)[]>;
+}
+
+/**
+ * Contact fields decided over their distinct stored values: single-valued
+ * text (names, job title, stage, custom text/url/select) as the text, and
+ * lists (tags, custom multi_select) as their stored JSON text, decoded for
+ * the test. Null for other fields.
+ */
+function distinctExpr(field: string, types: FieldTypes): { x: SQL; list: boolean } | null {
+  if (field === "firstName") return { x: sql`${contacts.firstName}`, list: false };
+  if (field === "lastName") return { x: sql`${contacts.lastName}`, list: false };
+  if (field === "jobTitle") return { x: sql`${contacts.jobTitle}`, list: false };
+  if (field === "lifecycleStage") return { x: sql`${contacts.lifecycleStage}`, list: false };
+  if (field === "tags") return { x: jsonAsText(contacts.tags), list: true };
+  const key = /^custom\.([A-Za-z0-9_]+)$/.exec(field)?.[1];
+  const type = key ? types.get(`contact.${key}`)?.type : undefined;
+  if (key && (type === "text" || type === "url" || type === "select")) return { x: jsonFieldText(contacts.custom, key), list: false };
+  if (key && type === "multi_select") return { x: jsonFieldText(contacts.custom, key), list: true };
+  return null;
+}
+
+/** At most this many values (company ids, distinct stored values) go into one SQL list; beyond, the caller checks in process. */
+const COMPANY_IDS_MAX = 5000;
+
+/** Conditions with a direct SQL form (no distinct values needed): a stage's existence or eq/neq a known stage, a select's existence or eq/neq. */
+function direct(field: string, op: string, value: unknown, types: FieldTypes): boolean {
+  const simple = op === "exists" || op === "not_exists" || op === "eq" || op === "neq";
+  if (field === "lifecycleStage") return op === "exists" || op === "not_exists" || (simple && typeof value === "string" && (LIFECYCLE_STAGES as readonly string[]).includes(value.toLowerCase()));
+  const key = /^custom\.([A-Za-z0-9_]+)$/.exec(field)?.[1];
+  return Boolean(key && types.get(`contact.${key}`)?.type === "select" && simple && (op.endsWith("exists") || typeof value === "string"));
+}
+
+export async function factContext(q: Q, companyId: number, conds: { field: string; op: string; value?: unknown }[]): Promise<FactContext> {
+  const fields = conds.map((c) => c.field);
+  const types = await customFieldTypes(q, companyId);
+  const companies = fields.some((f) => f.startsWith("company."))
+    ? await q
+        .select({ id: crmCompanies.id, name: crmCompanies.name, domain: crmCompanies.domain, industry: crmCompanies.industry, size: crmCompanies.size, tags: crmCompanies.tags, custom: crmCompanies.custom })
+        .from(crmCompanies)
+        .where(eq(crmCompanies.companyId, companyId))
+    : null;
+  const owners = fields.includes("owner")
+    ? await q
+        .select({ id: users.id, email: users.email })
+        .from(users)
+        .where(sql`exists (select 1 from ${contacts} where ${contacts.companyId} = ${companyId} and ${contacts.ownerId} = ${users.id})`)
+    : null;
+  const distinct = new Map<string, (string | null)[]>();
+  for (const f of new Set(conds.filter((c) => !direct(c.field, c.op, c.value, types)).map((c) => c.field))) {
+    const d = distinctExpr(f, types);
+    if (!d) continue;
+    const rows = await q.select({ v: sql<string | null>`${d.x}` }).from(contacts).where(and(eq(contacts.companyId, companyId), isNull(contacts.mergedIntoId))).groupBy(sql`1`);
+    distinct.set(f, rows.map((r) => r.v));
+  }
+  return { types, companies, owners, distinct };
+}
+
+const NO_FACTS: Omit<ContactFacts, "company"> = { id: 0, firstName: null, lastName: null, jobTitle: null, lifecycleStage: "other", ownerId: null, ownerEmail: null, tags: [], score: 0, createdAt: new Date(0), custom: {} };
+
+/**
  * The same test as a SQL condition over rows holding an address
  * (`emailCol`, lower-case), for the fields and operators where SQL gives
- * exactly the answer `factValues` + the caller's comparison would: the
- * contact's existence, lifecycle stage (a lower-case enum), score, owner
- * by id, and custom dates (YYYY-MM-DD text). Null for anything else (text
- * that must ignore accents, lists, JSON numbers): the caller then
- * evaluates in process. Like the in-process test, a condition on a field
+ * exactly the answer `factValues` + the caller's comparison (`test`) would:
+ * existence, stage, score, owner, createdAt, custom dates, numbers and
+ * booleans directly; text and list fields over their distinct stored
+ * values, company fields over the tenant's companies, an owner's email
+ * over the owners (each decided by `test`, so folding stays the caller's).
+ * Null when that would list too many values: the caller then evaluates in
+ * process. Like the in-process test, a condition on a field
  * never holds for an address without a contact (but `contact not_exists`).
  */
-export function factSql(companyId: number, emailCol: SQLWrapper, field: string, op: string, value: unknown, types: FieldTypes | null): SQL | null {
+export function factSql(companyId: number, emailCol: SQLWrapper, field: string, op: string, value: unknown, ctx: FactContext, test: (f: ContactFacts) => boolean): SQL | null {
+  const types = ctx.types;
   const holds = (pred: SQL) =>
-    sql`exists (select 1 from ${contactEmails} inner join ${contacts} on ${contacts.id} = ${contactEmails.contactId} and ${contacts.mergedIntoId} is null where ${contactEmails.companyId} = ${companyId} and ${contactEmails.email} = ${emailCol} and ${pred})`;
+    sql`exists (select 1 from ${contactEmails} inner join ${contacts} on ${contacts.id} = ${contactEmails.contactId} and ${contacts.companyId} = ${companyId} and ${contacts.mergedIntoId} is null where ${contactEmails.companyId} = ${companyId} and ${contactEmails.email} = ${emailCol} and ${pred})`;
   const num = typeof value === "number" && Number.isFinite(value) ? value : null;
+  if (field.startsWith("company.") && ctx.companies) {
+    // Decided on each of the tenant's companies (and on "no company") by
+    // the caller's own test, so SQL gives exactly its answer.
+    const hits = ctx.companies.filter((co) => test({ ...NO_FACTS, company: co })).map((co) => co.id);
+    if (hits.length > COMPANY_IDS_MAX) return null;
+    const none = test({ ...NO_FACTS, company: null });
+    const inHits = hits.length ? sql`${contacts.crmCompanyId} in (${sql.join(hits.map((h) => sql`${h}`), sql`, `)})` : sql`1 = 0`;
+    if (!none) return holds(inHits);
+    const noCompany = sql`(${contacts.crmCompanyId} is null or not exists (select 1 from ${crmCompanies} where ${crmCompanies.id} = ${contacts.crmCompanyId} and ${crmCompanies.companyId} = ${companyId}))`;
+    return holds(sql`(${inHits} or ${noCompany})`);
+  }
+  if (field === "owner" && typeof value === "string" && ctx.owners) {
+    // Decided per owner (every user owning a contact of the tenant) and for "no owner", as above.
+    const ids = ctx.owners.filter((u) => test({ ...NO_FACTS, ownerId: u.id, ownerEmail: u.email, company: null })).map((u) => u.id);
+    const isHit = ids.length ? sql`${contacts.ownerId} in (${sql.join(ids.map((h) => sql`${h}`), sql`, `)})` : sql`1 = 0`;
+    return holds(test({ ...NO_FACTS, company: null }) ? sql`(${contacts.ownerId} is null or ${isHit})` : isHit);
+  }
+  const values = ctx.distinct.get(field);
+  const d = values ? distinctExpr(field, types) : null;
+  if (values && d && !direct(field, op, value, types)) {
+    const x = d.x;
+    // Decided on each distinct stored value by the caller's test (folding
+    // in JS), then "the contact's value is one of these" (or, when that
+    // list is long, "none of the others").
+    const fact = (t: string | null): ContactFacts => {
+      const v = t !== null && d.list ? (JSON.parse(t) as unknown) : t;
+      if (field.startsWith("custom.")) return { ...NO_FACTS, custom: v === null ? {} : ({ [field.slice(7)]: v } as CustomValues), company: null };
+      return { ...NO_FACTS, [field]: field === "tags" && v === null ? [] : v, company: null } as ContactFacts;
+    };
+    const known = values.filter((v): v is string => v !== null);
+    const hits = known.filter((v) => test(fact(v)));
+    const misses = known.filter((v) => !test(fact(v)));
+    const nullHit = test(fact(null));
+    const list = (vs: string[]) => sql.join(vs.map((v) => sql`${v}`), sql`, `);
+    if (Math.min(hits.length, misses.length) > COMPANY_IDS_MAX) return null;
+    const inHits = hits.length <= misses.length ? (hits.length ? sql`${x} in (${list(hits)})` : sql`1 = 0`) : misses.length ? sql`(${x} is not null and ${x} not in (${list(misses)}))` : sql`${x} is not null`;
+    return holds(nullHit ? sql`(${x} is null or ${inHits})` : inHits);
+  }
+  if (field === "createdAt" && typeof value === "string" && (op === "before" || op === "after")) {
+    const t = Date.parse(value);
+    if (Number.isNaN(t)) return sql`1 = 0`;
+    return holds(op === "before" ? lt(contacts.createdAt, new Date(t)) : gt(contacts.createdAt, new Date(t)));
+  }
   switch (field) {
     case "contact":
       return op === "exists" ? holds(sql`1 = 1`) : op === "not_exists" ? sql`not ${holds(sql`1 = 1`)}` : null;
@@ -195,6 +314,26 @@ export function factSql(companyId: number, emailCol: SQLWrapper, field: string, 
     const hits = spec.options.filter((o) => fold(o) === fold(value));
     const isHit = hits.length ? sql`${x} in (${sql.join(hits.map((h) => sql`${h}`), sql`, `)})` : sql`1 = 0`;
     return op === "eq" ? holds(isHit) : holds(sql`(${x} is null or not (${isHit}))`);
+  }
+  // Numbers and booleans are stored as their JSON type (checked on write;
+  // a field's type never changes and deleting it removes its values).
+  if (key && spec?.type === "number") {
+    const n = jsonPathNumber(contacts.custom, [key]);
+    if (op === "exists") return holds(sql`${n} is not null`);
+    if (op === "not_exists") return holds(sql`${n} is null`);
+    if (num === null) return null;
+    if (op === "neq") return holds(sql`(${n} is null or ${n} <> ${numberParam(num)})`);
+    const cmp = { eq: "=", gt: ">", gte: ">=", lt: "<", lte: "<=" }[op];
+    return cmp ? holds(sql`${n} ${sql.raw(cmp)} ${numberParam(num)}`) : null;
+  }
+  if (key && spec?.type === "boolean") {
+    const b = jsonPathBool(contacts.custom, [key]);
+    if (op === "exists") return holds(sql`${b} is not null`);
+    if (op === "not_exists") return holds(sql`${b} is null`);
+    if (typeof value !== "boolean") return null;
+    if (op === "eq") return holds(sql`${b} = ${String(value)}`);
+    if (op === "neq") return holds(sql`(${b} is null or ${b} <> ${String(value)})`);
+    return null;
   }
   if (key && spec?.type === "date") {
     const x = jsonFieldText(contacts.custom, key);

@@ -5,16 +5,18 @@
  * queuing 50,000 recipients holds one batch in memory at a time and can
  * resume from a cursor after a crash.
  *
- * Conditions SQL can answer exactly (list membership, createdAt, most CRM
- * fields: segment-rules.ts planRules) are pushed into the query; the rest
- * (text that ignores accents, attributes) is checked in process on what
- * the query lets through. A segment made only of exact conditions is
+ * Conditions are pushed into the query (segment-rules.ts planRules); the
+ * few SQL cannot take (a company whose older subscribers are not folded
+ * yet, a CRM condition listing past 5,000 values) are checked in process
+ * on what the query lets through. A segment made only of SQL conditions is
  * counted by the database without loading a row.
  */
-import { and, count, countDistinct, eq, gt, inArray, or, type SQL } from "drizzle-orm";
+import { and, count, countDistinct, eq, gt, inArray, isNull, or, type SQL } from "drizzle-orm";
 import type { Db } from "../../core/db";
-import { contactFactsByEmails, customFieldTypes } from "../crm/facts";
-import { matches, planRules, usesCrm, type Candidate, type Rules } from "./segment-rules";
+import { contactFactsByEmails, factContext, type FactContext } from "../crm/facts";
+import type { Deps } from "../../core/context";
+import type { JobDef } from "../../core/jobs";
+import { foldSubscriber, matches, planRules, usesCrm, type Candidate, type Rules } from "./segment-rules";
 
 const usesLists = (rules: Rules[]) => rules.some((r) => r.conditions.some((c) => c.field === "list"));
 import { emailMemberships, emailSubscribers } from "./tables";
@@ -60,11 +62,25 @@ export async function candidates(db: Pick<Db, "select">, companyId: number, ids:
 
 type Q = Pick<Db, "select" | "selectDistinct">;
 
+const usesText = (rules: Rules[]) => rules.some((r) => r.conditions.some((c) => c.field === "email" || c.field === "name" || c.field.startsWith("attributes.")));
+
+/**
+ * What planning the rules needs: the CRM facts context when they name CRM
+ * fields, and whether every subscriber of the company has its folded copy
+ * (rows written before it existed wait for the fold job; until then text
+ * conditions are checked in process, so answers never depend on it).
+ */
+export async function planContext(db: Q, companyId: number, rules: Rules[]): Promise<{ crm: FactContext | null; folded: boolean }> {
+  const crm = usesCrm(rules) ? await factContext(db, companyId, rules.flatMap((r) => r.conditions.filter((c) => c.field.startsWith("crm.")).map((c) => ({ field: c.field.slice(4), op: c.op, value: c.value })))) : null;
+  const folded = usesText(rules) ? !(await db.select({ id: emailSubscribers.id }).from(emailSubscribers).where(and(eq(emailSubscribers.companyId, companyId), isNull(emailSubscribers.fold))).limit(1)).length : true;
+  return { crm, folded };
+}
+
 /** The SQL that selects exactly the segments' members, or null when some segment needs checking in process. */
 async function exactSegments(db: Q, companyId: number, segments: Rules[]): Promise<SQL | undefined | null> {
   if (!segments.length) return undefined;
-  const types = usesCrm(segments) ? await customFieldTypes(db, companyId) : null;
-  const plans = segments.map((r) => planRules(r, companyId, types));
+  const pc = await planContext(db, companyId, segments);
+  const plans = segments.map((r) => planRules(r, companyId, pc.crm, { folded: pc.folded }));
   if (plans.some((p) => p.rest)) return null;
   return or(...plans.map((p) => p.sql ?? eq(emailSubscribers.companyId, companyId)));
 }
@@ -122,8 +138,9 @@ export async function audienceSize(db: Q, companyId: number, listIds: number[], 
 }
 
 /** Subscribers of a company matching rules alone (a segment on its own, whatever their list status; blocklisted left out). */
-export async function segmentMembers(db: Pick<Db, "select">, companyId: number, rules: Rules, sampleSize: number): Promise<{ count: number; sample: Candidate[] }> {
-  const plan = planRules(rules, companyId, usesCrm([rules]) ? await customFieldTypes(db, companyId) : null);
+export async function segmentMembers(db: Q, companyId: number, rules: Rules, sampleSize: number, opts: { inProcess?: boolean } = {}): Promise<{ count: number; sample: Candidate[] }> {
+  const pc = opts.inProcess ? { crm: null, folded: false } : await planContext(db, companyId, [rules]);
+  const plan = planRules(rules, companyId, pc.crm, { folded: pc.folded, inProcess: opts.inProcess });
   const base = and(eq(emailSubscribers.companyId, companyId), eq(emailSubscribers.blocklisted, false), plan.sql);
   if (!plan.rest) {
     const n = (await db.select({ n: count() }).from(emailSubscribers).where(base))[0]!.n;
@@ -146,3 +163,24 @@ export async function segmentMembers(db: Pick<Db, "select">, companyId: number, 
   }
   return { count: total, sample };
 }
+
+/**
+ * Folds subscribers written before the folded copy existed (a batch per
+ * run, oldest first) so their segments go back to SQL; rows it has not
+ * reached are checked in process meanwhile (planContext).
+ */
+export const foldJob: JobDef = {
+  name: "email.fold_subscribers",
+  description: "Write the folded copy segment rules compare for subscribers that lack one (rows from before it existed).",
+  everyMs: 60_000,
+  async run(deps: Deps) {
+    const db = deps.db;
+    for (let n = 0; n < 10; n++) {
+      const rows = await db.select({ id: emailSubscribers.id, email: emailSubscribers.email, name: emailSubscribers.name, attributes: emailSubscribers.attributes }).from(emailSubscribers).where(isNull(emailSubscribers.fold)).orderBy(emailSubscribers.id).limit(1000);
+      if (!rows.length) return;
+      await db.transaction(async (tx) => {
+        for (const r of rows) await tx.update(emailSubscribers).set({ fold: foldSubscriber(r) }).where(and(eq(emailSubscribers.id, r.id), isNull(emailSubscribers.fold)));
+      });
+    }
+  },
+};

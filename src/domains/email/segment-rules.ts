@@ -14,15 +14,18 @@
  * and loads them for a batch of addresses in one query). A subscriber with
  * no CRM contact matches no `crm.` condition but `crm.contact not_exists`.
  *
- * Rules are evaluated in the process over keyset-paged batches of
- * subscribers (segments are small documents; the attribute JSON has no
- * index on either engine), which keeps one code path for both engines.
+ * `matches` is the reference meaning; planRules turns every condition into
+ * SQL that answers the same (subscriber text over the folded copy
+ * tables.ts SubscriberFold, CRM fields through crm/facts.ts factSql), and
+ * what cannot be (see docs/email.md) is checked in process on keyset-paged
+ * batches of what the SQL lets through.
  */
 import { and, gt, lt, not, or, sql, type SQL } from "drizzle-orm";
+import { jsonPathNumber, jsonPathText, likeFolded, numberParam } from "../../core/sql";
 import * as v from "valibot";
 import { invalid } from "../../core/errors";
-import { FACT_FIELDS, factKind, factSql, factValues, LIFECYCLE_STAGES, type ContactFacts, type FactKind, type FieldTypes } from "../crm/facts";
-import { emailMemberships, emailSubscribers, type Attributes } from "./tables";
+import { FACT_FIELDS, factKind, factSql, factValues, LIFECYCLE_STAGES, type ContactFacts, type FactContext, type FactKind, type FieldTypes } from "../crm/facts";
+import { emailMemberships, emailSubscribers, type Attributes, type SubscriberFold } from "./tables";
 
 export const OPS = ["eq", "neq", "contains", "not_contains", "starts_with", "ends_with", "gt", "gte", "lt", "lte", "exists", "not_exists", "before", "after", "in", "not_in"] as const;
 export type Op = (typeof OPS)[number];
@@ -93,6 +96,9 @@ function checkCrm(c: Condition, where: string, types: FieldTypes) {
     throw bad(`one of ${LIFECYCLE_STAGES.join(", ")}`);
 }
 
+/** Longer than any stored value a rule compares with (attributes: 1,000; names: 200). */
+export const VALUE_MAX = 1000;
+
 const TEXT_OPS = new Set<Op>(["eq", "neq", "contains", "not_contains", "starts_with", "ends_with", "exists", "not_exists", "in", "not_in"]);
 const NUM_OPS = new Set<Op>(["eq", "neq", "gt", "gte", "lt", "lte", "exists", "not_exists"]);
 
@@ -107,6 +113,11 @@ export function checkRules(rules: Rules, crmTypes?: FieldTypes): { rules: Rules;
   rules.conditions.forEach((c, i) => {
     const where = `conditions[${i}]`;
     const [ns, key, ...more] = c.field.split(".");
+    if (typeof c.value === "string") {
+      // Compared as written (LIKE wildcards are literal); what no stored value can hold is refused, alike on both engines.
+      if (c.value.length > VALUE_MAX) throw invalid(`${where}: value is over ${VALUE_MAX} characters.`, { path: where });
+      if (c.value.includes("\u0000") || !c.value.isWellFormed()) throw invalid(`${where}: value holds a NUL or a broken character.`, { path: where });
+    }
     if (c.field === "list") {
       if (c.op !== "in" && c.op !== "not_in") throw invalid(`${where}: a list condition takes op in or not_in.`, { path: where });
       if (typeof c.value !== "number" || !Number.isSafeInteger(c.value) || c.value < 1) throw invalid(`${where}: value must be a list id.`, { path: where });
@@ -135,7 +146,25 @@ export function checkRules(rules: Rules, crmTypes?: FieldTypes): { rules: Rules;
   return { rules, listIds: [...new Set(listIds)] };
 }
 
-const fold = (s: string) => s.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
+/** Case and accents dropped: "Zoë" → "zoe". The one fold rules mean, in process and in the stored fold columns. */
+export const fold = (s: string) => s.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
+
+/** An attribute as rules see it: own keys only (a key named "constructor" is not Object's). */
+const attribute = (a: Attributes, key: string) => (Object.hasOwn(a, key) ? a[key] : undefined);
+const present = (raw: unknown) => raw !== null && raw !== undefined && raw !== "";
+
+/** The folded copy of a subscriber's compared values (tables.ts SubscriberFold), written with them. */
+export function foldSubscriber(s: { email: string; name: string | null; attributes: Attributes }): SubscriberFold {
+  const out: SubscriberFold = { e: fold(s.email), a: {}, x: {} };
+  if (present(s.name)) out.n = fold(s.name!);
+  for (const [k, raw] of Object.entries(s.attributes)) {
+    if (!present(raw)) continue;
+    out.a[k] = fold(String(raw));
+    const n = Number(raw);
+    if (!Number.isNaN(n)) out.x[k] = n === Infinity ? "inf" : n === -Infinity ? "-inf" : n;
+  }
+  return out;
+}
 
 /** A crm.<field> condition: typed by the stored values (CRM checks them on write), any of several values (tags, owner id/email). */
 function testCrm(c: Condition, s: Candidate): boolean {
@@ -147,9 +176,11 @@ function testCrm(c: Condition, s: Candidate): boolean {
   const same = (x: unknown) => (typeof x === "number" || typeof x === "boolean" ? String(x) === String(want) : typeof x === "string" && fold(x) === fold(String(want)));
   const text = (p: (a: string, b: string) => boolean) => vals.some((x) => typeof x === "string" && p(fold(x), fold(String(want))));
   const num = (p: (a: number, b: number) => boolean) => vals.some((x) => typeof x === "number" && typeof want === "number" && p(x, want));
-  // Dates (YYYY-MM-DD) compare as text; date-times (createdAt) as instants.
-  const when = (x: unknown) => (typeof x === "string" && x.length > 10 ? Date.parse(x) : x);
-  const w = typeof want === "string" && want.length > 10 ? Date.parse(want) : want;
+  // Dates (YYYY-MM-DD) compare as text; date-times (crm.createdAt) as
+  // instants, whatever form the value takes ("2026-01-01" included).
+  const instant = field === "createdAt";
+  const when = (x: unknown) => (instant && typeof x === "string" ? Date.parse(x) : x);
+  const w = when(want);
   switch (c.op) {
     case "exists":
       return vals.length > 0;
@@ -194,11 +225,10 @@ function test(c: Condition, s: Candidate): boolean {
     const t = Date.parse(c.value as string);
     return c.op === "before" ? s.createdAt.getTime() < t : s.createdAt.getTime() > t;
   }
-  const raw = c.field === "email" ? s.email : c.field === "name" ? s.name : s.attributes[c.field.slice("attributes.".length)];
-  const present = raw !== null && raw !== undefined && raw !== "";
-  if (c.op === "exists") return present;
-  if (c.op === "not_exists") return !present;
-  if (!present) return c.op === "neq" || c.op === "not_contains";
+  const raw = c.field === "email" ? s.email : c.field === "name" ? s.name : attribute(s.attributes, c.field.slice("attributes.".length));
+  if (c.op === "exists") return present(raw);
+  if (c.op === "not_exists") return !present(raw);
+  if (!present(raw)) return c.op === "neq" || c.op === "not_contains";
   if (c.op === "gt" || c.op === "gte" || c.op === "lt" || c.op === "lte") {
     const a = Number(raw);
     const b = Number(c.value);
@@ -230,21 +260,73 @@ export function matches(rules: Rules, s: Candidate): boolean {
   return rules.match === "any" ? rules.conditions.some((c) => test(c, s)) : rules.conditions.every((c) => test(c, s));
 }
 
+const ATTRIBUTE_KEY = /^[a-zA-Z_][\w-]{0,49}$/;
+
 /**
- * A condition as SQL over email_subscribers rows, when SQL answers exactly
- * as `matches` does: list membership, createdAt, and the CRM fields
- * crm/facts.ts can express (contact, lifecycle stage, score, owner id,
- * custom dates). Null otherwise (text ignoring accents, attributes): those
- * are evaluated in process.
+ * A subscriber text condition (email, name, attributes.<key>) over the
+ * folded copy (`fold`, never null where this is used: see planRules):
+ * the same fold as `test`, then =, LIKE with wildcards escaped (both
+ * sides are folded to lower case, so SQLite's ASCII-insensitive LIKE and
+ * PostgreSQL's case-sensitive one agree), and numbers compared exactly
+ * (numeric on PostgreSQL, doubles on SQLite) with ±Infinity kept as text.
+ * A key no attribute can have (checkAttributes' names) is a missing value.
  */
-export function conditionSql(c: Condition, companyId: number, crmTypes: FieldTypes | null): SQL | null {
+function subscriberSql(c: Condition): SQL {
+  const col = emailSubscribers.fold;
+  const yes = sql`1 = 1`;
+  const no = sql`1 = 0`;
+  const key = c.field.startsWith("attributes.") ? c.field.slice(11) : null;
+  if (key !== null && !ATTRIBUTE_KEY.test(key)) return c.op === "not_exists" || c.op === "neq" || c.op === "not_contains" ? yes : no;
+  const a = jsonPathText(col, key === null ? [c.field === "email" ? "e" : "n"] : ["a", key]);
+  if (c.op === "exists") return sql`${a} is not null`;
+  if (c.op === "not_exists") return sql`${a} is null`;
+  if (c.op === "gt" || c.op === "gte" || c.op === "lt" || c.op === "lte") {
+    if (key === null) return no;
+    const b = Number(c.value);
+    if (Number.isNaN(b)) return no;
+    const n = jsonPathNumber(col, ["x", key]);
+    const t = jsonPathText(col, ["x", key]);
+    const up = c.op === "gt" || c.op === "gte";
+    const strict = c.op === "gt" || c.op === "lt";
+    if (b === Infinity) return up ? (strict ? no : sql`${t} = 'inf'`) : strict ? sql`(${n} is not null or ${t} = '-inf')` : sql`${t} is not null`;
+    if (b === -Infinity) return up ? (strict ? sql`(${n} is not null or ${t} = 'inf')` : sql`${t} is not null`) : strict ? no : sql`${t} = '-inf'`;
+    const cmp = sql.raw({ gt: ">", gte: ">=", lt: "<", lte: "<=" }[c.op]);
+    return sql`(${n} ${cmp} ${numberParam(b)} or ${t} = ${up ? "inf" : "-inf"})`;
+  }
+  const b = fold(String(c.value));
+  switch (c.op) {
+    case "eq":
+      return sql`${a} = ${b}`;
+    case "neq":
+      return sql`(${a} is null or ${a} <> ${b})`;
+    case "contains":
+      return likeFolded(a, b, "contains");
+    case "not_contains":
+      return sql`(${a} is null or not ${likeFolded(a, b, "contains")})`;
+    case "starts_with":
+      return likeFolded(a, b, "starts");
+    case "ends_with":
+      return likeFolded(a, b, "ends");
+  }
+  return no;
+}
+
+/**
+ * A condition as SQL over email_subscribers rows, answering exactly as
+ * `matches` does (test/email/segments-sql.test.ts checks both on every
+ * operator and field type, on both engines). Subscriber text conditions
+ * read the folded copy, so they are pushed down only when every row of
+ * the company has one (`folded`); otherwise null, and they are checked in
+ * process. CRM conditions are null where facts.ts cannot express them.
+ */
+export function conditionSql(c: Condition, companyId: number, crm: FactContext | null, folded = true): SQL | null {
   if (c.field === "list") {
     const member = sql`exists (select 1 from ${emailMemberships} where ${emailMemberships.subscriberId} = ${emailSubscribers.id} and ${emailMemberships.listId} = ${c.value as number} and ${emailMemberships.status} = ${c.status ?? "subscribed"})`;
     return c.op === "in" ? member : not(member);
   }
   if (c.field === "createdAt") return c.op === "before" ? lt(emailSubscribers.createdAt, new Date(c.value as string)) : gt(emailSubscribers.createdAt, new Date(c.value as string));
-  if (c.field.startsWith("crm.")) return factSql(companyId, emailSubscribers.email, c.field.slice(4), c.op, c.value, crmTypes);
-  return null;
+  if (c.field.startsWith("crm.")) return crm ? factSql(companyId, emailSubscribers.email, c.field.slice(4), c.op, c.value, crm, (f) => testCrm(c, { id: 0, email: "", name: null, attributes: {}, createdAt: new Date(0), lists: new Map(), crm: f })) : null;
+  return folded ? subscriberSql(c) : null;
 }
 
 /**
@@ -252,9 +334,11 @@ export function conditionSql(c: Condition, companyId: number, crmTypes: FieldTyp
  * database), `rest` is checked in process on what it lets through (null
  * when nothing is left to check). With match any, only rules whose every
  * condition is exact go to SQL; otherwise everything is checked in process.
+ * `inProcess` keeps everything in process (the reference, for tests).
  */
-export function planRules(rules: Rules, companyId: number, crmTypes: FieldTypes | null): { sql: SQL | undefined; rest: Rules | null } {
-  const parts = rules.conditions.map((c) => ({ c, q: conditionSql(c, companyId, crmTypes) }));
+export function planRules(rules: Rules, companyId: number, crm: FactContext | null, opts: { folded?: boolean; inProcess?: boolean } = {}): { sql: SQL | undefined; rest: Rules | null } {
+  if (opts.inProcess) return { sql: undefined, rest: rules };
+  const parts = rules.conditions.map((c) => ({ c, q: conditionSql(c, companyId, crm, opts.folded ?? true) }));
   if (rules.match === "any") {
     if (parts.every((p) => p.q)) return { sql: or(...parts.map((p) => p.q!)), rest: null };
     return { sql: undefined, rest: rules };

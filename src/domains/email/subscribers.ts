@@ -22,6 +22,7 @@ import { randomHex, sha256Hex } from "../../core/secrets";
 import { containsText } from "../../core/sql";
 import { listIn, listsIn, normalEmail, publicBase, smtpReady, subscriberRef, type ListRow, type MemberStatus, type SubscriberRow, type Tx } from "./common";
 import { queueSend } from "./delivery";
+import { foldSubscriber } from "./segment-rules";
 import { membershipChanged, subscriberAdded, subscriberDeleted, subscriberUpdated } from "./events";
 import { emailCampaigns, emailLists, emailMemberships, emailSends, emailSubscribers, type Attributes } from "./tables";
 
@@ -97,7 +98,7 @@ async function addOne(tx: Tx, ctx: ActorContext, row: AddRow, lists: ListRow[], 
   if (!s) {
     s = (await tx
       .insert(emailSubscribers)
-      .values({ companyId: ctx.company.id, email, name, attributes: attributes ?? {}, createdAt: now, updatedAt: now })
+      .values({ companyId: ctx.company.id, email, name, attributes: attributes ?? {}, fold: foldSubscriber({ email, name, attributes: attributes ?? {} }), createdAt: now, updatedAt: now })
       .onConflictDoNothing()
       .returning())[0];
     created = s !== undefined;
@@ -105,7 +106,7 @@ async function addOne(tx: Tx, ctx: ActorContext, row: AddRow, lists: ListRow[], 
   } else if ((name && name !== s.name) || attributes) {
     s = (await tx
       .update(emailSubscribers)
-      .set({ name: name ?? s.name, attributes: { ...s.attributes, ...(attributes ?? {}) }, updatedAt: now })
+      .set({ name: name ?? s.name, attributes: { ...s.attributes, ...(attributes ?? {}) }, fold: foldSubscriber({ email: s.email, name: name ?? s.name, attributes: { ...s.attributes, ...(attributes ?? {}) } }), updatedAt: now })
       .where(eq(emailSubscribers.id, s.id))
       .returning())[0]!;
   }
@@ -263,7 +264,9 @@ export async function updateSubscriber(
       set.blocklisted = i.blocklisted;
       fields.push("blocklisted");
     }
-    if (fields.length) await tx.update(emailSubscribers).set({ ...set, updatedAt: ctx.deps.clock.now() }).where(eq(emailSubscribers.id, s.id));
+    // The folded copy segments compare is rewritten with what it folds.
+    const fold = set.email !== undefined || set.name !== undefined || set.attributes ? foldSubscriber({ email: set.email ?? s.email, name: set.name !== undefined ? set.name : s.name, attributes: set.attributes ?? s.attributes }) : undefined;
+    if (fields.length) await tx.update(emailSubscribers).set({ ...set, ...(fold && { fold }), updatedAt: ctx.deps.clock.now() }).where(eq(emailSubscribers.id, s.id));
     const email = set.email ?? s.email;
     const changedLists: number[] = [];
     if (i.lists?.length) {

@@ -30,6 +30,22 @@ export const emailLists = table(
 
 export type Attributes = Record<string, string | number | boolean | null>;
 
+/**
+ * What segment rules compare, folded in JS (segment-rules.ts
+ * foldSubscriber) and written with the values they come from: SQL cannot
+ * drop accents the way the rules mean it, so it compares these instead.
+ * e: the address, n: the name (absent when none), a: each present attribute
+ * as text, x: each attribute that reads as a number (±Infinity as "inf" /
+ * "-inf"). Null on rows written before it existed, until the fold job
+ * reaches them (those rows are checked in process meanwhile).
+ */
+export interface SubscriberFold {
+  e: string;
+  n?: string;
+  a: Record<string, string>;
+  x: Record<string, number | string>;
+}
+
 export const emailSubscribers = table(
   "email_subscribers",
   {
@@ -39,6 +55,7 @@ export const emailSubscribers = table(
     email: text("email").notNull(),
     name: text("name"),
     attributes: json<Attributes>("attributes").notNull(),
+    fold: json<SubscriberFold>("fold"),
     /** Never mailed again (a complaint, or set by hand), whatever the list status says. */
     blocklisted: bool("blocklisted").notNull().default(false),
     createdAt: createdAt(),

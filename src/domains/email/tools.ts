@@ -26,6 +26,7 @@ import {
 } from "./campaigns";
 import { CAMPAIGN_STATUSES, MEMBER_STATUSES } from "./common";
 import { deliverJob } from "./delivery";
+import { foldJob } from "./audience";
 import { emailEvents } from "./events";
 import { listFeedback, setupFeedback } from "./feedback";
 import { createList, deleteList, getList, listLists, updateList } from "./lists";
@@ -309,7 +310,7 @@ export const emailDomain: Domain = {
   approvalKinds: [emailApprovalKind],
   approvalSupport: emailApprovalSupport,
   events: emailEvents,
-  jobs: [deliverJob],
+  jobs: [deliverJob, foldJob],
   notificationTypes: [{ type: "email.campaign_paused", label: "A campaign paused for want of AI credits", inApp: true, email: true }],
   publicPages: [emailPublicPages],
 };

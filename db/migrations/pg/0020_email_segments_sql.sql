@@ -1,0 +1,1 @@
+ALTER TABLE "email_subscribers" ADD COLUMN "fold" json;
