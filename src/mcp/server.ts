@@ -236,16 +236,32 @@ function rpcResult(id: string | number, resultJson: string): Response {
  * every time; the memo is bounded and skips long header values.
  */
 const eraMemo = new Map<string, boolean>();
+
+/**
+ * The memo key of a message's shape. The usual message (keys jsonrpc, id,
+ * method, params, in the order clients send them) gets a short key built
+ * without JSON; any other key list is spelled out in JSON, which can never
+ * equal a short key (it starts with "[").
+ */
+function shapeKey(rpc: boolean, idKind: string, message: Record<string, unknown>, v: string | null, m: string | null, n: string | null): string {
+  const keys = Object.keys(message);
+  const k = keys.length === 4 ? keys.join() : "";
+  // The order of plain JSON-RPC, and the MCP SDK client's ({ ...request, jsonrpc, id }).
+  const usual = k === "jsonrpc,id,method,params" ? "u" : k === "method,params,jsonrpc,id" ? "s" : null;
+  // Header values hold no line breaks or NUL (fetch refuses them), so neither can be faked by a header.
+  return `${usual ?? JSON.stringify(keys)}\n${rpc ? 1 : 0}${idKind}\n${v ?? "\u0000"}\n${m ?? "\u0000"}\n${n ?? "\u0000"}`;
+}
 const MAX_ERA_SHAPES = 256;
 
-function legacyEra(request: Request, message: Record<string, unknown>, params: Record<string, unknown>): Promise<boolean> | boolean {
+/** `v`: the request's MCP-Protocol-Version header, already read by the caller. */
+function legacyEra(request: Request, message: Record<string, unknown>, params: Record<string, unknown>, v: string | null): Promise<boolean> | boolean {
   if (params._meta !== undefined) return isLegacyRequest(request, message);
   const h = request.headers;
-  const v = h.get("mcp-protocol-version"), m = h.get("mcp-method"), n = h.get("mcp-name");
+  const m = h.get("mcp-method"), n = h.get("mcp-name");
   if ((v?.length ?? 0) + (m?.length ?? 0) + (n?.length ?? 0) > 200) return isLegacyRequest(request, message);
   const id = message.id;
   const idKind = typeof id === "string" ? "s" : Number.isSafeInteger(id) ? "i" : Number.isInteger(id) ? "I" : "x";
-  const key = JSON.stringify([message.jsonrpc === "2.0", idKind, Object.keys(message), v, m, n]);
+  const key = shapeKey(message.jsonrpc === "2.0", idKind, message, v, m, n);
   const known = eraMemo.get(key);
   if (known !== undefined) return known;
   return isLegacyRequest(request, message).then((legacy) => {
@@ -276,7 +292,9 @@ export async function fastPath(request: Request, message: Record<string, unknown
   const params = message.params;
   if (!isObject(params) || typeof params.name !== "string") return null;
   if (params.arguments !== undefined && !isObject(params.arguments)) return null;
-  if (!(await legacyEra(request, message, params))) return null;
+  let legacy = legacyEra(request, message, params, version);
+  if (typeof legacy !== "boolean") legacy = await legacy;
+  if (!legacy) return null;
   try {
     return rpcResult(id, JSON.stringify(await callTool(env, params.name, params.arguments, params._meta)));
   } catch (e) {
