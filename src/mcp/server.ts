@@ -237,19 +237,33 @@ function rpcResult(id: string | number, resultJson: string): Response {
  */
 const eraMemo = new Map<string, boolean>();
 
+/** The two usual key orders: plain JSON-RPC, and the MCP SDK client's ({ ...request, jsonrpc, id }). */
+const USUAL_ORDERS = [
+  ["jsonrpc", "id", "method", "params"],
+  ["method", "params", "jsonrpc", "id"],
+] as const;
+
+/** Which usual order the message's keys are in ("0", "1"), or null; counted without building a key list. */
+function usualOrder(message: Record<string, unknown>): string | null {
+  let a = true, b = true, i = 0;
+  for (const k in message) {
+    if (i >= 4) return null;
+    a &&= k === USUAL_ORDERS[0][i];
+    b &&= k === USUAL_ORDERS[1][i];
+    i++;
+  }
+  return i !== 4 ? null : a ? "0" : b ? "1" : null;
+}
+
 /**
- * The memo key of a message's shape. The usual message (keys jsonrpc, id,
- * method, params, in the order clients send them) gets a short key built
- * without JSON; any other key list is spelled out in JSON, which can never
- * equal a short key (it starts with "[").
+ * The memo key of a message's shape. A message in a usual key order gets a
+ * short key built without a key list; any other key list is spelled out in
+ * JSON, which can never equal a short one (it starts with "[").
  */
 function shapeKey(rpc: boolean, idKind: string, message: Record<string, unknown>, v: string | null, m: string | null, n: string | null): string {
-  const keys = Object.keys(message);
-  const k = keys.length === 4 ? keys.join() : "";
-  // The order of plain JSON-RPC, and the MCP SDK client's ({ ...request, jsonrpc, id }).
-  const usual = k === "jsonrpc,id,method,params" ? "u" : k === "method,params,jsonrpc,id" ? "s" : null;
+  const order = usualOrder(message) ?? JSON.stringify(Object.keys(message));
   // Header values hold no line breaks or NUL (fetch refuses them), so neither can be faked by a header.
-  return `${usual ?? JSON.stringify(keys)}\n${rpc ? 1 : 0}${idKind}\n${v ?? "\u0000"}\n${m ?? "\u0000"}\n${n ?? "\u0000"}`;
+  return `${order}\n${rpc ? 1 : 0}${idKind}\n${v ?? "\u0000"}\n${m ?? "\u0000"}\n${n ?? "\u0000"}`;
 }
 const MAX_ERA_SHAPES = 256;
 
