@@ -59,19 +59,22 @@ export function argumentProblem(schema: Schema, value: unknown, path = ""): stri
   if (!shapes.length) return null;
   // Several possible shapes (a union): judge by the one that knows the most keys.
   const keys = Object.keys(value);
-  const shape = shapes.reduce((best, s) =>
-    keys.filter((k) => k in s.properties!).length > keys.filter((k) => k in best.properties!).length ? s : best,
-  );
+  const shape =
+    shapes.length === 1
+      ? shapes[0]!
+      : shapes.reduce((best, s) =>
+          keys.filter((k) => k in s.properties!).length > keys.filter((k) => k in best.properties!).length ? s : best,
+        );
   const props = shape.properties!;
-  const accepted = Object.keys(props);
   const unknown = shape.additionalProperties === false ? keys.filter((k) => !(k in props)) : [];
-  const missing = (shape.required ?? []).filter((k) => value[k] === undefined);
+  const missing = shape.required?.length ? shape.required.filter((k) => value[k] === undefined) : [];
   for (const m of missing) {
     const meant = unknown.find((u) => loose(u) === loose(m));
     const where = joinPath(path, m);
     return meant ? `missing ${where} (did you mean ${joinPath(path, meant)} → ${where}?)` : `missing ${where}`;
   }
   if (unknown.length) {
+    const accepted = Object.keys(props);
     const u = unknown[0]!;
     const close = accepted.find((a) => loose(a) === loose(u));
     const hint = close ? ` (did you mean ${close}?)` : "";
@@ -79,7 +82,10 @@ export function argumentProblem(schema: Schema, value: unknown, path = ""): stri
     return `unknown ${label}${hint}; accepted: ${accepted.join(", ")}`;
   }
   for (const k of keys) {
-    const p = argumentProblem(props[k]!, value[k], joinPath(path, k));
+    const x = value[k];
+    // Only objects and arrays can hold a problem (see the top): no path is built for the rest.
+    if (x === null || typeof x !== "object" || !props[k]) continue;
+    const p = argumentProblem(props[k]!, x, joinPath(path, k));
     if (p) return p;
   }
   return null;

@@ -38,9 +38,25 @@ export function bearerToken(header: string | null | undefined): string | null {
   return m ? m[1]! : null;
 }
 
-export async function authenticate(deps: Deps, header: string | null | undefined): Promise<Principal | null> {
-  const token = bearerToken(header);
-  return token ? await resolveBearer(deps, token) : null;
+/**
+ * The last Authorization value seen and its token: a client sends the same
+ * header on every call, so the parse is skipped on a repeat. One entry: no
+ * memory grows, and a different header is simply parsed.
+ */
+let lastHeader: string | null = null;
+let lastToken: string | null = null;
+
+export function authenticate(deps: Deps, header: string | null | undefined): Promise<Principal | null> {
+  let token: string | null;
+  if (header && header === lastHeader) token = lastToken;
+  else {
+    token = bearerToken(header);
+    if (header) {
+      lastHeader = header;
+      lastToken = token;
+    }
+  }
+  return token ? resolveBearer(deps, token) : Promise.resolve(null);
 }
 
 /** HTTP 401 exactly as interface.md 5.2 and 7.2 describe it. */

@@ -166,17 +166,21 @@ export function mcpRoutes(deps: Deps, reg: Registry = registry(), opts: { limite
       if (!validateOriginHeader(origin, allowed().origins).ok) return new Response(null, { status: 403 });
       return new Response(null, { status: 204, headers: { ...cors(origin), ...PREFLIGHT } });
     }
-    const res = await handle(req, rec, requestId);
+    const length = Number(req.headers.get("content-length") ?? "0");
+    const res = await handle(req, rec, requestId, origin, length);
     if (origin && res.status !== 403) for (const [k, v] of Object.entries(cors(origin))) res.headers.set(k, v);
     // A large body (an upload, or a flood of huge _meta) leaves tens of MB of garbage that the
     // collector may leave for a long while; ask for a collection once the answer is out.
-    if (Number(req.headers.get("content-length") ?? "0") > LARGE_BODY_BYTES) setTimeout(() => Bun.gc(true), 0);
+    if (length > LARGE_BODY_BYTES) setTimeout(() => Bun.gc(true), 0);
     return res;
   }
   direct.set(app, serve);
 
-  /** `rec`: this request's access log record (src/ops/telemetry.ts): credential, methods, tools and outcomes. */
-  async function handle(req: Request, rec: AccessRecord | undefined, requestId: string): Promise<Response> {
+  /**
+   * `rec`: this request's access log record (src/ops/telemetry.ts): credential, methods, tools and outcomes.
+   * `origin` and `declared` (Content-Length, 0 when absent) are the headers serve has already read.
+   */
+  async function handle(req: Request, rec: AccessRecord | undefined, requestId: string, origin: string | null, declared: number): Promise<Response> {
     if (req.method !== "POST")
       // Stateless: no SSE stream to GET, no session to DELETE.
       return rpcError(405, -32000, "Method not allowed: this endpoint accepts POST only.", null, { allow: "POST" });
@@ -186,7 +190,7 @@ export function mcpRoutes(deps: Deps, reg: Registry = registry(), opts: { limite
     const host = hostCheck(req.headers.get("host"));
     if (!host.ok)
       return rpcError(403, -32000, `${host.message}. Allowed host names: ${a.hosts.join(", ")}; add yours to PLINTH_ALLOWED_HOSTS or set PLINTH_PUBLIC_URL.`);
-    const org = validateOriginHeader(req.headers.get("origin"), a.origins);
+    const org = validateOriginHeader(origin, a.origins);
     if (!org.ok)
       return rpcError(403, -32000, `${org.message}. Allowed origins (host names): ${a.origins.join(", ")}; add yours to PLINTH_ALLOWED_ORIGINS.`);
 
@@ -200,7 +204,6 @@ export function mcpRoutes(deps: Deps, reg: Registry = registry(), opts: { limite
     if (!/^application\/json\s*(;|$)/i.test(req.headers.get("content-type") ?? ""))
       return rpcError(415, -32000, "Unsupported Media Type: Content-Type must be application/json");
     const limit = maxBodyBytes(config);
-    const declared = Number(req.headers.get("content-length") ?? "0");
     if (declared > limit) return rpcError(413, -32000, `Request body too large: the limit is ${limit} bytes.`);
     let text: string;
     try {

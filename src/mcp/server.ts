@@ -236,16 +236,46 @@ function rpcResult(id: string | number, resultJson: string): Response {
  * every time; the memo is bounded and skips long header values.
  */
 const eraMemo = new Map<string, boolean>();
+
+/** The two usual key orders: plain JSON-RPC, and the MCP SDK client's ({ ...request, jsonrpc, id }). */
+const USUAL_ORDERS = [
+  ["jsonrpc", "id", "method", "params"],
+  ["method", "params", "jsonrpc", "id"],
+] as const;
+
+/** Which usual order the message's keys are in ("0", "1"), or null; counted without building a key list. */
+function usualOrder(message: Record<string, unknown>): string | null {
+  let a = true, b = true, i = 0;
+  for (const k in message) {
+    if (i >= 4) return null;
+    a &&= k === USUAL_ORDERS[0][i];
+    b &&= k === USUAL_ORDERS[1][i];
+    i++;
+  }
+  return i !== 4 ? null : a ? "0" : b ? "1" : null;
+}
+
+/**
+ * The memo key of a message's shape. A message in a usual key order gets a
+ * short key built without a key list; any other key list is spelled out in
+ * JSON, which can never equal a short one (it starts with "[").
+ */
+function shapeKey(rpc: boolean, idKind: string, message: Record<string, unknown>, v: string | null, m: string | null, n: string | null): string {
+  const order = usualOrder(message) ?? JSON.stringify(Object.keys(message));
+  // Header values hold no line breaks or NUL (fetch refuses them), so neither can be faked by a header.
+  return `${order}\n${rpc ? 1 : 0}${idKind}\n${v ?? "\u0000"}\n${m ?? "\u0000"}\n${n ?? "\u0000"}`;
+}
 const MAX_ERA_SHAPES = 256;
 
-function legacyEra(request: Request, message: Record<string, unknown>, params: Record<string, unknown>): Promise<boolean> | boolean {
+/** `v`: the request's MCP-Protocol-Version header, already read by the caller. */
+function legacyEra(request: Request, message: Record<string, unknown>, params: Record<string, unknown>, v: string | null): Promise<boolean> | boolean {
   if (params._meta !== undefined) return isLegacyRequest(request, message);
   const h = request.headers;
-  const v = h.get("mcp-protocol-version"), m = h.get("mcp-method"), n = h.get("mcp-name");
+  const m = h.get("mcp-method"), n = h.get("mcp-name");
   if ((v?.length ?? 0) + (m?.length ?? 0) + (n?.length ?? 0) > 200) return isLegacyRequest(request, message);
   const id = message.id;
   const idKind = typeof id === "string" ? "s" : Number.isSafeInteger(id) ? "i" : Number.isInteger(id) ? "I" : "x";
-  const key = JSON.stringify([message.jsonrpc === "2.0", idKind, Object.keys(message), v, m, n]);
+  const key = shapeKey(message.jsonrpc === "2.0", idKind, message, v, m, n);
   const known = eraMemo.get(key);
   if (known !== undefined) return known;
   return isLegacyRequest(request, message).then((legacy) => {
@@ -276,7 +306,9 @@ export async function fastPath(request: Request, message: Record<string, unknown
   const params = message.params;
   if (!isObject(params) || typeof params.name !== "string") return null;
   if (params.arguments !== undefined && !isObject(params.arguments)) return null;
-  if (!(await legacyEra(request, message, params))) return null;
+  let legacy = legacyEra(request, message, params, version);
+  if (typeof legacy !== "boolean") legacy = await legacy;
+  if (!legacy) return null;
   try {
     return rpcResult(id, JSON.stringify(await callTool(env, params.name, params.arguments, params._meta)));
   } catch (e) {

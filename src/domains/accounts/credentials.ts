@@ -102,18 +102,24 @@ function cacheFor(deps: Deps) {
 }
 
 /**
- * Presented token → its SHA-256, so a busy credential is hashed once, not per
- * request (as REST does, src/rest/hot-lookups.ts). Only well-formed tokens
- * get here; a hash never goes stale, so this is never invalidated, only bounded.
+ * Presented token → its kind and SHA-256, so a busy credential is checked and
+ * hashed once, not per request (as REST does, src/rest/hot-lookups.ts). Only
+ * well-formed tokens are kept; neither goes stale, so this is never
+ * invalidated, only bounded.
  */
-const hashes = new Map<string, string>();
-function hashOf(token: string): string {
-  let h = hashes.get(token);
-  if (h === undefined) {
-    if (hashes.size >= MAX_CACHED) hashes.clear();
-    hashes.set(token, (h = sha256Hex(token)));
+const shapes = new Map<string, { kind: CredentialKind; hash: string }>();
+/** The token's kind and hash, or null when it has neither credential's shape (those are not remembered). */
+function shapeOf(token: string): { kind: CredentialKind; hash: string } | null {
+  let s = shapes.get(token);
+  if (s === undefined) {
+    let kind: CredentialKind;
+    if (hasShape(token, KEY_PREFIX.mcp)) kind = "mcp_key";
+    else if (hasShape(token, KEY_PREFIX.oauth)) kind = "oauth";
+    else return null;
+    if (shapes.size >= MAX_CACHED) shapes.clear();
+    shapes.set(token, (s = { kind, hash: sha256Hex(token) }));
   }
-  return h;
+  return s;
 }
 
 /** The companies a credential selected that the user still belongs to, ordered by id. */
@@ -143,11 +149,9 @@ function isThisResource(deps: Deps, resource: string): boolean {
  * a guesser which one it was.
  */
 export async function resolveBearer(deps: Deps, token: string): Promise<Principal | null> {
-  let kind: CredentialKind;
-  if (hasShape(token, KEY_PREFIX.mcp)) kind = "mcp_key";
-  else if (hasShape(token, KEY_PREFIX.oauth)) kind = "oauth";
-  else return null;
-  const hash = hashOf(token);
+  const shape = shapeOf(token);
+  if (!shape) return null;
+  const { kind, hash } = shape;
   const cache = cacheFor(deps);
   let hit = cache.byHash.get(hash);
   if (!hit) {

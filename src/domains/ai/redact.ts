@@ -22,6 +22,15 @@ const SECRET_VALUE = [
   /\b[0-9a-f]{32,}\b/gi,
   /[A-Za-z0-9+/_-]{40,}={0,2}/g,
 ];
+/**
+ * Matches wherever any SECRET_VALUE pattern could: each pattern's match
+ * holds one of these (svc_, Bearer, eyJ, 32 hex digits, 40 base64
+ * characters). Most strings an agent sends (ids, slugs, statuses, keys)
+ * have none, and one test of this is far cheaper than five replaces.
+ */
+const MAYBE_SECRET = /svc_|bearer|eyJ|[0-9a-f]{32}|[A-Za-z0-9+/_-]{40}/i;
+/** Shorter than any SECRET_VALUE match ("Bearer x" is the shortest, 8 characters). */
+const MIN_SECRET = 8;
 const MAX_STRING = 80;
 const MAX_ITEMS = 5;
 const MAX_KEYS = 20;
@@ -30,6 +39,7 @@ export const MAX_SUMMARY = 1000;
 
 /** `text` with anything credential-shaped replaced. */
 export function scrub(text: string): string {
+  if (text.length < MIN_SECRET || !MAYBE_SECRET.test(text)) return text;
   let s = text;
   for (const re of SECRET_VALUE) s = s.replace(re, "[redacted]");
   return s;
@@ -47,6 +57,30 @@ function size(v: unknown): string {
   return summarise(v, MAX_DEPTH) as string;
 }
 
+/** How a key is treated: 0 plain, 1 secret, 2 body; with its scrubbed, cut form. */
+interface KeyKind {
+  shown: string;
+  kind: 0 | 1 | 2;
+}
+/**
+ * Argument names repeat from call to call (a tool's few parameters), so each
+ * is classified once; bounded against a client inventing names, and only
+ * short names are kept.
+ */
+const keyKinds = new Map<string, KeyKind>();
+const MAX_KEY_KINDS = 2000;
+function keyKind(k: string): KeyKind {
+  let r = keyKinds.get(k);
+  if (r === undefined) {
+    r = { shown: cut(k), kind: SECRET_KEY.test(k) ? 1 : BODY_KEY.test(k) ? 2 : 0 };
+    if (k.length <= 64) {
+      if (keyKinds.size >= MAX_KEY_KINDS) keyKinds.clear();
+      keyKinds.set(k, r);
+    }
+  }
+  return r;
+}
+
 function summarise(v: unknown, depth: number): unknown {
   if (v === null || typeof v === "boolean") return v;
   if (typeof v === "number") return Number.isFinite(v) ? v : String(v);
@@ -62,10 +96,10 @@ function summarise(v: unknown, depth: number): unknown {
     const out: Record<string, unknown> = {};
     const entries = Object.entries(v as Record<string, unknown>);
     for (const [k, x] of entries.slice(0, MAX_KEYS)) {
-      const key = cut(k);
-      if (SECRET_KEY.test(k)) out[key] = "[redacted]";
-      else if (BODY_KEY.test(k) && x !== null && typeof x === "object") out[key] = size(x);
-      else if (BODY_KEY.test(k) && typeof x === "string" && x.length > 40) out[key] = size(x);
+      const { shown: key, kind } = keyKind(k);
+      if (kind === 1) out[key] = "[redacted]";
+      else if (kind === 2 && x !== null && typeof x === "object") out[key] = size(x);
+      else if (kind === 2 && typeof x === "string" && x.length > 40) out[key] = size(x);
       else out[key] = summarise(x, depth - 1);
     }
     if (entries.length > MAX_KEYS) out["…"] = `${entries.length - MAX_KEYS} more fields`;
