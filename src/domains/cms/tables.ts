@@ -56,6 +56,8 @@ export const posts = table(
     uniqueIndex("posts_site_slug").on(t.siteId, t.slug),
     index("posts_site_pub").on(t.siteId, t.published, t.publishedAt),
     index("posts_type").on(t.postTypeId),
+    // posts_list's order (newest change first): walked in reverse, a page stops after its rows instead of sorting the site's posts.
+    index("posts_site_updated").on(t.siteId, t.updatedAt, t.id),
   ],
 );
 

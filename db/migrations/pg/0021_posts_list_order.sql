@@ -1,0 +1,1 @@
+CREATE INDEX "posts_site_updated" ON "posts" USING btree ("site_id","updated_at","id");
