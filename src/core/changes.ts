@@ -8,10 +8,8 @@
  *     (src/core/db.ts), with the tables they wrote;
  *   - SQLite: another process's commits (a CLI revoke beside the server)
  *     move the writer connection's `PRAGMA data_version` (its own commits do
- *     not), read by `changed()` at most once per POLL_MS — a statement that
- *     reads no table, but one that every cache on every request would
- *     otherwise repeat — so a revoked key fails on the next request a
- *     millisecond later in every process (docs/rest.md promises 50 ms);
+ *     not), checked on every `changed()` call — a statement that reads no
+ *     table — so a revoked key fails on the very next request in every process;
  *   - PostgreSQL: every write transaction sends NOTIFY with its tables, which
  *     PostgreSQL delivers to every instance's LISTEN connection only if and
  *     when the transaction commits; with Redis configured, the tables also go
@@ -29,8 +27,6 @@ import type postgres from "postgres";
 export const CHANNEL = "plinth_changes";
 /** Longest a cached row may be served on PostgreSQL without a fresh read, as a backstop for a lost message. */
 export const MAX_AGE_MS = 30_000;
-/** SQLite: how long one reading of data_version stands for all the caches that ask (another process's commit shows within this). */
-export const POLL_MS = 1;
 
 /** Something that carries table names between instances (Redis pub/sub). */
 export interface ChangeBus {
@@ -47,7 +43,6 @@ export class ChangeFeed {
   private everything = 0;
   private poll: (() => number) | null = null;
   private polled = -1;
-  private polledAt = Number.NEGATIVE_INFINITY;
   private bus: ChangeBus | null = null;
   private listener: postgres.ListenMeta | null = null;
   /** Remote instances exist (PostgreSQL): entries age out after MAX_AGE_MS. */
@@ -112,19 +107,12 @@ export class ChangeFeed {
   /** @internal the current token for `tables`; moves when any of them (or everything) changed. */
   token(tables: readonly string[]): number {
     if (this.poll) {
-      const now = performance.now();
-      if (now - this.polledAt < POLL_MS) return this.sum(tables);
-      this.polledAt = now;
       const v = this.poll();
       if (v !== this.polled) {
         this.polled = v;
         this.everything++;
       }
     }
-    return this.sum(tables);
-  }
-
-  private sum(tables: readonly string[]): number {
     let n = this.everything * 1_000_003;
     for (const t of tables) n += this.epochs.get(t) ?? 0;
     return n;
