@@ -25,6 +25,7 @@ import { and, eq, gt, max } from "drizzle-orm";
 import type { ChangeWatch } from "../../core/changes";
 import type { Deps } from "../../core/context";
 import type { Store } from "../../core/db";
+import { users } from "../accounts/tables";
 import { chatConversations, chatMessages, type ChatMessageKind } from "./tables";
 
 export const TICK_MS = 20;
@@ -41,6 +42,8 @@ export interface HubRow {
   visitorId: number;
   kind: ChatMessageKind;
   userId: number | null;
+  /** The author's name (agents' messages), read with the row so no stream needs a read of its own to show it. */
+  authorName: string | null;
   body: string;
   createdAt: Date;
 }
@@ -179,7 +182,9 @@ export class ChatHub {
   }
 
   private async readOnce() {
-    const db = this.deps.db;
+    // Connections of its own on PostgreSQL: behind a burst of write transactions queued on the pool,
+    // this read would wait for all of them, and every message for the slowest.
+    const db = this.deps.store.live;
     if (this.floor < 0) {
       this.floor = (await db.select({ m: max(chatMessages.id) }).from(chatMessages))[0]?.m ?? 0;
       return;
@@ -194,11 +199,13 @@ export class ChatHub {
         visitorId: chatConversations.visitorId,
         kind: chatMessages.kind,
         userId: chatMessages.userId,
+        authorName: users.name,
         body: chatMessages.body,
         createdAt: chatMessages.createdAt,
       })
       .from(chatMessages)
       .innerJoin(chatConversations, eq(chatConversations.id, chatMessages.conversationId))
+      .leftJoin(users, eq(users.id, chatMessages.userId))
       .where(and(gt(chatMessages.id, this.floor)))
       .orderBy(chatMessages.id)
       .limit(BATCH);
