@@ -149,7 +149,6 @@ for (let i = 0; i < SINGLE; i++) {
 }
 
 // 2. burst: one reply to every widget at once
-const g0 = JSON.parse(JSON.stringify((globalThis as any).__dbstats ?? {}));
 const burstStart = now();
 const arrivals = widgets.map((_, i) => expectOn(`burst ${i}`));
 // Each reply starts in a macrotask of its own, as replies arriving over HTTP would: 500 calls
@@ -165,7 +164,6 @@ const landed = await Promise.all(arrivals);
 const burst = landed.map((t) => t - burstStart);
 const afterCommit = landed.map((t, i) => Math.max(0, t - committed[i]!));
 const writesMs = Math.max(...committed) - burstStart;
-{ const g = (globalThis as any).__dbstats; if (g) { console.log("STATS burst: tx attempts", g.tx - g0.tx, "stmts", g.stmts - g0.stmts, "retries", JSON.stringify(g.retries), "before", JSON.stringify(g0.retries)); const d = Object.entries(g.byq).map(([k, n]) => [k, (n as number) - (g0.byq[k] ?? 0)]).filter((x) => (x[1] as number) > 0).sort((a, b) => (b[1] as number) - (a[1] as number)); for (const x of d.slice(0, 30)) console.log("  ", x[1], x[0]); } }
 
 // 3. inbound: visitor → agent feed
 const key = (await mintMcpKey(s.deps, { userId: u.id, scopes: ["chat:read"], companyIds: [co.id] })).key;
