@@ -1,11 +1,11 @@
 export {};
 /**
  * The widgets of bench/chat.ts, in a process of their own so the server's
- * work does not delay their reads: reads {base, tokens} as JSON on stdin,
- * opens one SSE stream per token, prints "ready" once all are open, then
- * one line per message received: `<body>\t<epoch ms, sub-millisecond>`.
+ * work does not delay their reads: reads {base, after, tokens} as JSON on
+ * stdin, opens one SSE stream per token resuming after message `after`,
+ * prints "ready" once all are open, then one line per message received: `<body>\t<epoch ms, sub-millisecond>`.
  */
-const input = JSON.parse(await new Response(Bun.stdin.stream()).text()) as { base: string; tokens: string[] };
+const input = JSON.parse(await new Response(Bun.stdin.stream()).text()) as { base: string; after: number; tokens: string[] };
 const now = () => performance.timeOrigin + performance.now();
 let opened = 0;
 const out: string[] = [];
@@ -21,7 +21,7 @@ function emit(line: string) {
 }
 await Promise.all(
   input.tokens.map(async (token) => {
-    const r = await fetch(`${input.base}/stream?after=${Number.MAX_SAFE_INTEGER - 1}`, { headers: { Authorization: `Bearer ${token}` } });
+    const r = await fetch(`${input.base}/stream?after=${input.after}`, { headers: { Authorization: `Bearer ${token}` } });
     if (r.status !== 200) throw new Error(`stream ${r.status}`);
     opened++;
     const rd = r.body!.getReader();

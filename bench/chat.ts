@@ -39,9 +39,9 @@ const { startTestServer } = await import("../test/harness");
 const { createCompany, createUser, mintMcpKey } = await import("../test/fixtures/accounts");
 const { chatDomain } = await import("../src/domains/chat/tools");
 const { visitorPost } = await import("../src/domains/chat/visitor");
-const { chatInboxes } = await import("../src/domains/chat/tables");
+const { chatInboxes, chatMessages } = await import("../src/domains/chat/tables");
 const v = await import("valibot");
-const { eq } = await import("drizzle-orm");
+const { desc, eq } = await import("drizzle-orm");
 
 const s = await startTestServer({ seed: false, config: { rateLimit: 1e9 } });
 const u = await createUser(s.deps, { email: "agent@bench.test", name: "Bench Agent" });
@@ -97,7 +97,9 @@ const base = `${s.url}/chat/api/${inbox.widgetKey}`;
 const t0 = now();
 // The widgets live in a child process (bench/chat-clients.ts): their receive times are theirs, not delayed by this process's work.
 const clients = Bun.spawn([process.execPath, new URL("./chat-clients.ts", import.meta.url).pathname], { stdin: "pipe", stdout: "pipe", stderr: "inherit", env: process.env });
-clients.stdin.write(JSON.stringify({ base, tokens: widgets.map((w) => w.token) }));
+// Streams resume after the newest message so far: the greetings above are history, not part of the measure.
+const newest = (await s.deps.db.select({ id: chatMessages.id }).from(chatMessages).orderBy(desc(chatMessages.id)).limit(1))[0]!.id;
+clients.stdin.write(JSON.stringify({ base, after: newest, tokens: widgets.map((w) => w.token) }));
 clients.stdin.end();
 const arrived = new Map<string, (t: number) => void>();
 let ready = false;

@@ -12,7 +12,10 @@
  *   are retried on serialization failures, so every check-then-write that
  *   SQLite's single writer made safe (unique slugs, stock, approval
  *   decisions, single-use codes, token rotation) stays safe across
- *   instances without per-verb locking.
+ *   instances without per-verb locking. A hot path whose writers each touch
+ *   their own row can opt out (`isolation: "read committed"`) and lock that
+ *   row itself (`forUpdate`, src/core/sql.ts): SERIALIZABLE tracks reads by
+ *   btree page, so writers of different rows on one page abort each other.
  *
  * On both, `store.db` follows the transaction open in the current async
  * context (AsyncLocalStorage): a helper called inside a verb's transaction
@@ -46,8 +49,25 @@ import { AppError, conflict, invalid } from "./errors";
  */
 export type Db = Omit<BunSQLiteDatabase<Record<string, never>>, "transaction"> & {
   /** The store's transaction (src/core/db.ts): async, a savepoint when nested. */
-  transaction<T>(fn: (tx: Tx) => Promise<T>, opts?: { silent?: boolean }): Promise<T>;
+  transaction<T>(fn: (tx: Tx) => Promise<T>, opts?: TxOptions): Promise<T>;
 };
+
+export interface TxOptions {
+  /** Leaves the tables it wrote unreported to the change feed: only for bookkeeping no cache depends on (last-used times). */
+  silent?: boolean;
+  /**
+   * PostgreSQL, top level only (a savepoint keeps its outer transaction's
+   * level; SQLite has one writer, which is stricter than either).
+   * "serializable" (the default) makes every check-then-write safe and
+   * retries the losers. "read committed" is for a hot path that serialises
+   * on rows it locks itself with `forUpdate` (src/core/sql.ts) before
+   * reading what it decides on, and whose other reads may be a moment stale:
+   * SERIALIZABLE tracks reads by btree page, so concurrent writers of
+   * different rows that share a page (500 conversations' replies) abort one
+   * another and queue their retries. Deadlocks are still retried.
+   */
+  isolation?: "serializable" | "read committed";
+}
 /** Inside a transaction: the same builders, bound to the transaction. */
 export type Tx = Db;
 
@@ -60,16 +80,26 @@ export interface StoreOptions {
   poolSize?: number;
 }
 
+/** The reads `store.live` offers: builders only, never inside a transaction. */
+export type LiveDb = Pick<Db, "select">;
+
 export interface Store {
   readonly engine: Engine;
   /** The query builder: the current transaction's when one is open in this async context. */
   readonly db: Db;
   /**
    * Runs `fn` in one transaction; inside another it is a savepoint. Rolls
-   * back when `fn` throws. `silent` leaves the tables it wrote unreported to
-   * the change feed: only for bookkeeping no cache depends on (last-used times).
+   * back when `fn` throws. See TxOptions for `silent` and `isolation`.
    */
-  transaction<T>(fn: (tx: Tx) => Promise<T>, opts?: { silent?: boolean }): Promise<T>;
+  transaction<T>(fn: (tx: Tx) => Promise<T>, opts?: TxOptions): Promise<T>;
+  /**
+   * Short reads on a latency path that must not queue behind a burst of
+   * write transactions (the chat hub reading new messages for 500 open
+   * streams): on PostgreSQL two connections of their own beside the pool,
+   * on SQLite the reader (which never waits for the writer). Committed data
+   * only; not for reads inside a transaction.
+   */
+  readonly live: LiveDb;
   /** True while a transaction is open in this async context. */
   inTransaction(): boolean;
   /** Runs `fn` after the current transaction commits (at once when none is open). */
@@ -317,7 +347,7 @@ function openSqlite(opts: StoreOptions): Store {
   changes.setPoll(() => dataVersion.get()!.data_version);
   let savepoints = 0;
 
-  async function transaction<T>(fn: (tx: Tx) => Promise<T>, opts?: { silent?: boolean }): Promise<T> {
+  async function transaction<T>(fn: (tx: Tx) => Promise<T>, opts?: TxOptions): Promise<T> {
     const outer = als.getStore();
     if (outer && outer.open) {
       const name = `sp${++savepoints}`;
@@ -338,7 +368,7 @@ function openSqlite(opts: StoreOptions): Store {
     return inflight.run(() => topLevel(fn, opts));
   }
 
-  async function topLevel<T>(fn: (tx: Tx) => Promise<T>, opts?: { silent?: boolean }): Promise<T> {
+  async function topLevel<T>(fn: (tx: Tx) => Promise<T>, opts?: TxOptions): Promise<T> {
     const release = await mutex.lock();
     const state: TxState = { tx: undefined as unknown as Tx, raw: null, tables: new Set(), after: [], depth: 0, open: true };
     state.tx = tracking(writerDb, () => state, transaction);
@@ -365,6 +395,7 @@ function openSqlite(opts: StoreOptions): Store {
   const store: Store = {
     engine: "sqlite",
     db: routed(readerDb, als, transaction),
+    live: readerDb,
     transaction,
     inTransaction: () => !!als.getStore()?.open,
     afterCommit(fn) {
@@ -464,11 +495,14 @@ const MAX_UNIQUE_RETRIES = 3;
 function openPg(opts: StoreOptions): Store {
   const client = pgClient(opts.databaseUrl!, opts.poolSize ?? 10);
   const base = drizzlePg({ client }) as unknown as Db;
+  // store.live: its own connections, opened on first use, so a latency-path read never waits behind queued transactions.
+  const liveClient = pgClient(opts.databaseUrl!, 2);
+  const live = drizzlePg({ client: liveClient }) as unknown as LiveDb;
   const als = new AsyncLocalStorage<TxState>();
   const changes = new ChangeFeed();
   const inflight = new InFlight();
 
-  async function transaction<T>(fn: (tx: Tx) => Promise<T>, opts?: { silent?: boolean }): Promise<T> {
+  async function transaction<T>(fn: (tx: Tx) => Promise<T>, opts?: TxOptions): Promise<T> {
     const outer = als.getStore();
     if (outer && outer.open) {
       type Savepointer = { transaction(f: (inner: unknown) => Promise<T>): Promise<T> };
@@ -496,59 +530,68 @@ function openPg(opts: StoreOptions): Store {
   // this instance (first attempts stay concurrent): N writers racing for one
   // hot row (a product's stock, a generated slug, a site's content version)
   // would otherwise keep colliding with each other on every retry and run out
-  // of attempts. Waiters hold no open transaction, so the lane cannot deadlock.
+  // of attempts. The lane is held for an attempt only, never across the
+  // backoff sleep before it: a transaction that keeps losing to first
+  // attempts would otherwise stall every other retry behind its sleeps.
+  // Waiters hold no open transaction, so the lane cannot deadlock.
   const retryLane = new Mutex();
 
-  async function topLevel<T>(fn: (tx: Tx) => Promise<T>, opts?: { silent?: boolean }): Promise<T> {
-    let release: (() => void) | null = null;
-    try {
-      return await attempts(fn, opts, async () => {
-        release ??= await retryLane.lock();
-      });
-    } finally {
-      (release as (() => void) | null)?.();
+  async function topLevel<T>(fn: (tx: Tx) => Promise<T>, opts?: TxOptions): Promise<T> {
+    let uniqueRetries = 0;
+    for (let attempt = 1; ; attempt++) {
+      const release = attempt > 1 ? await retryLane.lock() : null;
+      try {
+        return await once(fn, opts);
+      } catch (e) {
+        const code = sqlState(e);
+        const retry = (code !== undefined && PG_RETRYABLE.has(code)) || (code === "23505" && uniqueRetries++ < MAX_UNIQUE_RETRIES);
+        if (!retry || attempt >= MAX_ATTEMPTS) throw mapDbError(e);
+      } finally {
+        release?.();
+      }
+      // Full jitter, doubling from 10 ms to 200 ms: racing transactions spread out instead of colliding again.
+      await Bun.sleep(Math.random() * Math.min(200, 5 * 2 ** attempt));
     }
   }
 
-  async function attempts<T>(fn: (tx: Tx) => Promise<T>, opts: { silent?: boolean } | undefined, beforeRetry: () => Promise<void>): Promise<T> {
-    let uniqueRetries = 0;
-    for (let attempt = 1; ; attempt++) {
-      const state: TxState = { tx: undefined as unknown as Tx, raw: null, tables: new Set(), after: [], depth: 0, open: true };
-      try {
-        type Begin = { transaction(f: (tx: unknown) => Promise<T>, c: { isolationLevel: "serializable" }): Promise<T> };
-        const result = await (base as unknown as Begin).transaction(
-          async (raw) => {
-            state.raw = raw;
-            state.tx = tracking(raw as Db, () => state, transaction);
-            const r = await als.run(state, () => fn(state.tx));
-            if (opts?.silent) state.tables.clear();
-            // Delivered to every instance's listener only if and when this commits.
-            if (state.tables.size) await (raw as { execute(q: unknown): Promise<unknown> }).execute(changes.notifySql(state.tables));
-            return r;
-          },
-          { isolationLevel: "serializable" },
-        );
-        state.open = false;
-        committed(state, changes);
-        return result;
-      } catch (e) {
-        state.open = false;
-        const code = sqlState(e);
-        const retry = (code !== undefined && PG_RETRYABLE.has(code)) || (code === "23505" && uniqueRetries++ < MAX_UNIQUE_RETRIES);
-        if (retry && attempt < MAX_ATTEMPTS) {
-          // Back off with jitter so racing transactions stop colliding.
-          await Bun.sleep(Math.random() * Math.min(200, 5 * 2 ** attempt));
-          await beforeRetry();
-          continue;
-        }
-        throw mapDbError(e);
-      }
+  async function once<T>(fn: (tx: Tx) => Promise<T>, opts: TxOptions | undefined): Promise<T> {
+    const state: TxState = { tx: undefined as unknown as Tx, raw: null, tables: new Set(), after: [], depth: 0, open: true };
+    try {
+      type Begin = { transaction(f: (tx: unknown) => Promise<T>, c?: { isolationLevel: "serializable" }): Promise<T> };
+      let notified: Promise<unknown> | null = null;
+      const result = await (base as unknown as Begin).transaction(
+        async (raw) => {
+          state.raw = raw;
+          state.tx = tracking(raw as Db, () => state, transaction);
+          const r = await als.run(state, () => fn(state.tx));
+          if (opts?.silent) state.tables.clear();
+          // Delivered to every instance's listener only if and when this commits. Not awaited here: the
+          // driver pipelines it with the COMMIT that follows (one round trip, not two). Should it fail,
+          // PostgreSQL has aborted the transaction and answers that COMMIT by rolling back; the await
+          // below then throws, and the transaction counts as failed, as it is.
+          if (state.tables.size) {
+            // then() once: drizzle's query runs again on every then(), and once this has committed a second run would wait for ever.
+            notified = (raw as { execute(q: unknown): Promise<unknown> }).execute(changes.notifySql(state.tables)).then(() => undefined);
+            notified.catch(() => {});
+          }
+          return r;
+        },
+        // Read committed is PostgreSQL's default: a plain BEGIN, one round trip fewer.
+        opts?.isolation === "read committed" ? undefined : { isolationLevel: "serializable" },
+      );
+      if (notified) await notified;
+      state.open = false;
+      committed(state, changes);
+      return result;
+    } finally {
+      state.open = false;
     }
   }
 
   const store: Store = {
     engine: "pg",
     db: routed(base, als, transaction),
+    live,
     transaction,
     inTransaction: () => !!als.getStore()?.open,
     afterCommit(fn) {
@@ -580,7 +623,7 @@ function openPg(opts: StoreOptions): Store {
       if (inflight.closed) return;
       await inflight.drain();
       await changes.stop();
-      await client.end({ timeout: 5 });
+      await Promise.all([client.end({ timeout: 5 }), liveClient.end({ timeout: 5 })]);
     },
     pg: client,
   };

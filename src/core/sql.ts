@@ -8,7 +8,7 @@
  * more (by its locale), so its side lowers A–Z with translate(). Searches
  * that must fold all of Unicode (REST's title search) match in JS instead.
  */
-import { sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { sql, type SQL, type SQLWrapper, type Table } from "drizzle-orm";
 import { engine } from "./engine";
 
 const UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
@@ -73,6 +73,17 @@ export function byText(col: SQLWrapper): SQL {
  */
 export function lockedOrSkipped<Q>(query: Q): Q {
   return engine() === "pg" ? (query as unknown as { for(s: string, o: object): Q }).for("update", { skipLocked: true }) : query;
+}
+
+/**
+ * `SELECT … FOR UPDATE` on PostgreSQL: the rows are this transaction's until
+ * it ends; another writer asking for them waits, then reads them as that
+ * one left them. What a read-committed transaction (TxOptions.isolation)
+ * locks before deciding on. SQLite has one writer at a time, so the plain
+ * select already is that. `of`: of a join, only that table's rows.
+ */
+export function forUpdate<Q>(query: Q, of?: Table): Q {
+  return engine() === "pg" ? (query as unknown as { for(s: string, o?: object): Q }).for("update", of ? { of } : undefined) : query;
 }
 
 /**

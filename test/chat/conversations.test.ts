@@ -323,6 +323,32 @@ describe("concurrency", () => {
     expect((await w.events("chat.conversation_status_changed")).filter((e) => e.data.reason === "visitor_message").length).toBe(1);
   });
 
+  test("racing replies: one to each of 16 conversations, 10 on one, and a resolve among them all land, ordered, none lost", async () => {
+    for (let i = 0; i < 16; i++) await w.visit(`hello ${i}`);
+    const calls: Promise<any>[] = [];
+    for (let i = 1; i <= 16; i++) calls.push(w.call("chat_conversations_reply", { id: i, body: `answer ${i}` }));
+    for (let k = 0; k < 10; k++) calls.push(w.call("chat_conversations_reply", { id: 1, body: `more ${k}` }));
+    calls.push(w.call("chat_conversations_set_status", { id: 2, status: "resolved" }));
+    const out = await Promise.all(calls);
+    const replies = out.slice(0, 26);
+    // Unique message ids, each reply in its own conversation.
+    expect(new Set(replies.map((r) => r.messageId)).size).toBe(26);
+    const one = await w.call("chat_conversations_get", { id: 1, limit: 50 });
+    expect(one.messages.total).toBe(12);
+    const ids = one.messages.items.map((m: any) => m.id);
+    expect(ids).toEqual([...ids].sort((a: number, b: number) => a - b));
+    expect(one.messages.items.filter((m: any) => m.kind === "agent").map((m: any) => m.body).sort()).toEqual(["answer 1", ...Array.from({ length: 10 }, (_, k) => `more ${k}`)].sort());
+    for (let i = 2; i <= 16; i++) expect((await w.call("chat_conversations_get", { id: i })).messages.total).toBe(2);
+    // The resolve and the reply to #2 took turns on its row: it ends resolved whichever came first.
+    expect((await w.call("chat_conversations_get", { id: 2 })).status).toBe("resolved");
+    // One event and one audit row per reply, naming its message.
+    const created = (await w.events("chat.message_created")).filter((e) => e.data.author === "agent");
+    expect(created.map((e) => e.data.messageId).sort((a: number, b: number) => a - b)).toEqual(replies.map((r) => r.messageId).sort((a, b) => a - b));
+    expect((await rows(w.deps, "SELECT count(*) AS n FROM audit_log WHERE action = 'chat.reply'"))[0]!.n).toBe(26);
+    // No reply was left out of lastAgentMessageAt, no visitor waits.
+    for (const c of (await w.call("chat_conversations_list", { status: "all", limit: 50 })).items) expect(c.waitingSince).toBeNull();
+  });
+
   test("racing creates of one short code: one wins, the others are a conflict", async () => {
     const r = await Promise.allSettled(Array.from({ length: 6 }, () => w.call("chat_canned_responses_create", { shortCode: "race", content: "x" })));
     expect(r.filter((x) => x.status === "fulfilled").length).toBe(1);

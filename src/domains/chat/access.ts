@@ -9,6 +9,7 @@ import type { ActorContext } from "../../core/context";
 import type { Db } from "../../core/db";
 import { invalid, notFound } from "../../core/errors";
 import { authorize } from "../../core/scopes";
+import { forUpdate } from "../../core/sql";
 import { memberships, users } from "../accounts/tables";
 import { DAYS, isTimeZone, parseWeekHours } from "../tickets/business-time";
 import { chatConversations, chatCounters, chatInboxes, chatLabels, chatMessages, chatVisitors, type InboxHours } from "./tables";
@@ -38,6 +39,38 @@ export async function conversationByNumber(q: Q, ctx: ActorContext, number: numb
     .limit(1))[0];
   if (!row) throw notFound(`Conversation #${number} not found in ${ctx.company.name}. Find conversations with chat_conversations_list.`);
   return row;
+}
+
+export interface LockedConversation {
+  row: ConversationRow;
+  inbox: { id: number; name: string };
+  visitor: { id: number; name: string | null; email: string | null };
+}
+
+/**
+ * A conversation a verb is about to change, with what its events name (the
+ * inbox, the visitor), in one statement; on PostgreSQL the conversation's
+ * row is locked until the transaction ends, so writers of one conversation
+ * take turns and each reads what the previous one left. The verbs run
+ * read committed (conversations.ts): that lock is what they serialise on.
+ */
+export async function lockConversation(q: Q, ctx: ActorContext, number: number): Promise<LockedConversation> {
+  const r = (await forUpdate(
+    q
+      .select({
+        row: chatConversations,
+        inbox: { id: chatInboxes.id, name: chatInboxes.name },
+        visitor: { id: chatVisitors.id, name: chatVisitors.name, email: chatVisitors.email },
+      })
+      .from(chatConversations)
+      .innerJoin(chatInboxes, eq(chatInboxes.id, chatConversations.inboxId))
+      .innerJoin(chatVisitors, eq(chatVisitors.id, chatConversations.visitorId))
+      .where(and(eq(chatConversations.companyId, ctx.company.id), eq(chatConversations.number, number)))
+      .limit(1),
+    chatConversations,
+  ))[0];
+  if (!r) throw notFound(`Conversation #${number} not found in ${ctx.company.name}. Find conversations with chat_conversations_list.`);
+  return r;
 }
 
 /** The next conversation number of a company (an atomic upsert: racing visitors get distinct numbers). */
@@ -190,7 +223,11 @@ export function convFacts(c: ConversationRow, inbox: { id: number; name: string 
 }
 
 export async function factsFor(q: Q, c: ConversationRow) {
-  const inbox = (await q.select({ id: chatInboxes.id, name: chatInboxes.name }).from(chatInboxes).where(eq(chatInboxes.id, c.inboxId)).limit(1))[0]!;
-  const visitor = (await q.select({ id: chatVisitors.id, name: chatVisitors.name, email: chatVisitors.email }).from(chatVisitors).where(eq(chatVisitors.id, c.visitorId)).limit(1))[0]!;
-  return convFacts(c, inbox, visitor);
+  const r = (await q
+    .select({ inbox: { id: chatInboxes.id, name: chatInboxes.name }, visitor: { id: chatVisitors.id, name: chatVisitors.name, email: chatVisitors.email } })
+    .from(chatInboxes)
+    .innerJoin(chatVisitors, eq(chatVisitors.id, c.visitorId))
+    .where(eq(chatInboxes.id, c.inboxId))
+    .limit(1))[0]!;
+  return convFacts(c, r.inbox, r.visitor);
 }

@@ -100,17 +100,19 @@ export function messageStream(
   let beat: ReturnType<typeof setInterval> | null = null;
   let life: ReturnType<typeof setTimeout> | null = null;
 
-  async function describe(rows: { conversationId: number; userId: number | null }[]) {
+  // On the store's live connections, as the hub reads: a burst of writes queued on the pool does not hold up the feed.
+  async function describe(rows: { conversationId: number; userId: number | null; authorName?: string | null }[]) {
     const want = [...new Set(rows.map((r) => r.conversationId).filter((id) => !convs.has(id)))];
     if (want.length)
-      for (const r of await deps.db
+      for (const r of await deps.store.live
         .select({ id: chatConversations.id, number: chatConversations.number, inboxId: chatConversations.inboxId, name: chatVisitors.name, email: chatVisitors.email })
         .from(chatConversations)
         .innerJoin(chatVisitors, eq(chatVisitors.id, chatConversations.visitorId))
         .where(inArray(chatConversations.id, want)))
         convs.set(r.id, { number: r.number, inboxId: r.inboxId, visitor: { name: r.name, email: r.email } });
+    for (const r of rows) if (r.userId !== null && r.authorName !== undefined) names.set(r.userId, { id: r.userId, name: r.authorName });
     const users = rows.map((r) => r.userId).filter((u): u is number => u !== null && !names.has(u));
-    for (const [id, u] of await usersById(deps.db, users)) names.set(id, u);
+    for (const [id, u] of await usersById(deps.store.live, users)) names.set(id, u);
   }
 
   const stream = new ReadableStream<Uint8Array>({

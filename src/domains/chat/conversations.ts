@@ -29,9 +29,11 @@ import {
   chatWrite,
   conversationByNumber,
   conversationOut,
+  convFacts,
   extrasFor,
   factsFor,
   labelsOf,
+  lockConversation,
   messageOut,
   ref,
   userIdOf,
@@ -109,13 +111,31 @@ interface ConvTx {
   tx: Db;
   row: ConversationRow;
   now: Date;
+  /** The payload fields of its events, from the row as it is now. */
+  facts: () => ReturnType<typeof convFacts>;
 }
 
+/**
+ * Every agent-side write to a conversation: one transaction that first
+ * locks the conversation's row (lockConversation), read committed on
+ * PostgreSQL. Writers of one conversation take turns on that lock; writers
+ * of different conversations never wait for or abort each other. Under
+ * SERIALIZABLE they did: a reply updates lastMessageAt, which is indexed,
+ * so the update writes into the btree pages every other reply's lookup had
+ * read, and half of a burst of 500 replies was aborted and retried one at a
+ * time. What the verbs decide on is the locked row; the other reads (inbox
+ * and visitor names, a canned response, an assignee's membership) are
+ * committed data, as a moment earlier they would have been anyway.
+ */
 async function onConversation<T>(ctx: ActorContext, number: number, fn: (c: ConvTx) => Promise<T>): Promise<T> {
-  return ctx.deps.db.transaction(async (tx) => {
-    const row = await conversationByNumber(tx, ctx, number);
-    return fn({ tx, row, now: ctx.deps.clock.now() });
-  });
+  return ctx.deps.db.transaction(
+    async (tx) => {
+      const l = await lockConversation(tx, ctx, number);
+      const c: ConvTx = { tx, row: l.row, now: ctx.deps.clock.now(), facts: () => convFacts(c.row, l.inbox, l.visitor) };
+      return fn(c);
+    },
+    { isolation: "read committed" },
+  );
 }
 
 /** Moves the status, writes the audit row and the event. */
@@ -127,7 +147,7 @@ async function moveStatus(ctx: ActorContext, c: ConvTx, to: ChatStatus, until: D
     .where(eq(chatConversations.id, c.row.id))
     .returning())[0]!;
   await audit(c.tx, ctx, "chat.status", { type: "chat_conversation", id: c.row.number, detail: { from, to } });
-  await emit(c.tx, ctx, chatConversationStatusChanged, { id: c.row.number }, { ...(await factsFor(c.tx, c.row)), from, to, snoozedUntil: iso(until), reason: "agent" });
+  await emit(c.tx, ctx, chatConversationStatusChanged, { id: c.row.number }, { ...c.facts(), from, to, snoozedUntil: iso(until), reason: "agent" });
 }
 
 /** The {{name}} placeholder of canned responses: the visitor's first name, or "there". */
@@ -140,22 +160,24 @@ export async function reply(ctx: ActorContext, input: v.InferOutput<typeof reply
   chatWrite(ctx);
   if ((input.body === undefined) === (input.cannedId === undefined)) throw invalid("Give either body or cannedId (a canned response's id or short code).");
   const out = await onConversation(ctx, input.id, async (c) => {
-    const facts = await factsFor(c.tx, c.row);
+    const facts = c.facts();
     const body = input.body ?? fill((await cannedByRef(c.tx, ctx, input.cannedId!)).content, facts.visitorName);
-    const msg = (await c.tx
-      .insert(chatMessages)
-      .values({ companyId: ctx.company.id, conversationId: c.row.id, kind: "agent", userId: ctx.principal.userId, body, createdAt: c.now })
-      .returning())[0]!;
-    c.row = (await c.tx
-      .update(chatConversations)
-      .set({ lastMessageAt: c.now, lastAgentMessageAt: c.now, updatedAt: c.now })
-      .where(eq(chatConversations.id, c.row.id))
-      .returning())[0]!;
+    // The hot path of a burst of replies: statements that do not depend on each other are sent together
+    // (PostgreSQL pipelines them on the transaction's connection: one round trip each pair; SQLite runs
+    // them in turn). Same statements, same transaction, fewer waits.
+    const [msgRows, convRows] = await Promise.all([
+      c.tx.insert(chatMessages).values({ companyId: ctx.company.id, conversationId: c.row.id, kind: "agent", userId: ctx.principal.userId, body, createdAt: c.now }).returning(),
+      c.tx.update(chatConversations).set({ lastMessageAt: c.now, lastAgentMessageAt: c.now, updatedAt: c.now }).where(eq(chatConversations.id, c.row.id)).returning(),
+    ]);
+    const msg = msgRows[0]!;
+    c.row = convRows[0]!;
     // Answering a snoozed conversation means someone is on it again.
     const to = input.status ?? (c.row.status === "snoozed" ? "open" : undefined);
     if (to !== undefined && to !== c.row.status) await moveStatus(ctx, c, to);
-    await audit(c.tx, ctx, "chat.reply", { type: "chat_conversation", id: c.row.number, detail: { messageId: msg.id } });
-    await emit(c.tx, ctx, chatMessageCreated, { id: c.row.number }, { ...facts, messageId: msg.id, author: "agent", authorUserId: ctx.principal.userId, body, status: c.row.status });
+    await Promise.all([
+      audit(c.tx, ctx, "chat.reply", { type: "chat_conversation", id: c.row.number, detail: { messageId: msg.id } }),
+      emit(c.tx, ctx, chatMessageCreated, { id: c.row.number }, { ...facts, messageId: msg.id, author: "agent", authorUserId: ctx.principal.userId, body, status: c.row.status }),
+    ]);
     return { id: c.row.number, messageId: msg.id, status: c.row.status, body };
   });
   kickHub(ctx.deps);
@@ -171,7 +193,7 @@ export async function addNote(ctx: ActorContext, input: v.InferOutput<typeof not
       .returning())[0]!;
     await c.tx.update(chatConversations).set({ updatedAt: c.now }).where(eq(chatConversations.id, c.row.id));
     await audit(c.tx, ctx, "chat.note", { type: "chat_conversation", id: c.row.number, detail: { messageId: msg.id } });
-    await emit(c.tx, ctx, chatNoteAdded, { id: c.row.number }, { ...(await factsFor(c.tx, c.row)), messageId: msg.id, authorUserId: ctx.principal.userId });
+    await emit(c.tx, ctx, chatNoteAdded, { id: c.row.number }, { ...c.facts(), messageId: msg.id, authorUserId: ctx.principal.userId });
     return { id: c.row.number, messageId: msg.id, internal: true };
   });
   kickHub(ctx.deps);
@@ -185,7 +207,7 @@ export async function assign(ctx: ActorContext, input: v.InferOutput<typeof assi
     const previous = c.row.assigneeId;
     if ((who?.id ?? null) === previous) return { id: c.row.number, assignee: who, changed: false };
     c.row = (await c.tx.update(chatConversations).set({ assigneeId: who?.id ?? null, updatedAt: c.now }).where(eq(chatConversations.id, c.row.id)).returning())[0]!;
-    const facts = await factsFor(c.tx, c.row);
+    const facts = c.facts();
     await audit(c.tx, ctx, "chat.assign", { type: "chat_conversation", id: c.row.number, detail: { from: previous, to: who?.id ?? null } });
     await emit(c.tx, ctx, chatConversationAssigned, { id: c.row.number }, { ...facts, previousAssigneeUserId: previous, byUserId: ctx.principal.userId });
     if (who)
@@ -227,7 +249,7 @@ export async function update(ctx: ActorContext, input: v.InferOutput<typeof upda
     }
     if (Object.keys(changes).length) {
       await audit(c.tx, ctx, "chat.update", { type: "chat_conversation", id: c.row.number, detail: changes });
-      await emit(c.tx, ctx, chatConversationUpdated, { id: c.row.number }, { ...(await factsFor(c.tx, c.row)), changes });
+      await emit(c.tx, ctx, chatConversationUpdated, { id: c.row.number }, { ...c.facts(), changes });
     }
     return { id: c.row.number, priority: c.row.priority, labels, changed: Object.keys(changes) };
   });
@@ -309,7 +331,7 @@ export async function sendTranscript(deps: Deps, tx: Db, c: ConversationRow, to:
 export async function emailTranscript(ctx: ActorContext, input: v.InferOutput<typeof transcriptInput>) {
   chatWrite(ctx);
   return onConversation(ctx, input.id, async (c) => {
-    const facts = await factsFor(c.tx, c.row);
+    const facts = c.facts();
     const to = input.to ?? facts.visitorEmail;
     if (!to) throw invalid(`The visitor of ${ref(c.row.number)} left no email; pass to.`);
     const n = await sendTranscript(ctx.deps, c.tx, c.row, to.toLowerCase(), "agent", ctx);

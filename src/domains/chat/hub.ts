@@ -32,6 +32,7 @@ import type { ChangeWatch } from "../../core/changes";
 import type { Deps } from "../../core/context";
 import type { Store } from "../../core/db";
 import { events } from "../../core/tables";
+import { users } from "../accounts/tables";
 import { chatConversations, chatMessages, type ChatMessageKind } from "./tables";
 
 export const TICK_MS = 20;
@@ -48,6 +49,8 @@ export interface HubRow {
   visitorId: number;
   kind: ChatMessageKind;
   userId: number | null;
+  /** The author's name (agents' messages), read with the row so no stream needs a read of its own to show it. */
+  authorName: string | null;
   body: string;
   createdAt: Date;
 }
@@ -271,7 +274,9 @@ export class ChatHub {
   }
 
   private async readOnce() {
-    const db = this.deps.db;
+    // Connections of its own on PostgreSQL: behind a burst of write transactions queued on the pool,
+    // these reads would wait for all of them, and every message for the slowest.
+    const db = this.deps.store.live;
     if (this.messages.floor < 0 || this.outbox.floor < 0) {
       this.messages.floor = (await db.select({ m: max(chatMessages.id) }).from(chatMessages))[0]?.m ?? 0;
       this.outbox.floor = (await db.select({ m: max(events.id) }).from(events))[0]?.m ?? 0;
@@ -286,13 +291,13 @@ export class ChatHub {
     // Nobody listens for changes (only widgets are connected): keep the position current, so a page that opens later
     // does not wade through what was written meanwhile (it reads its own backlog from its cursor).
     this.outbox.reset();
-    this.outbox.floor = (await this.deps.db.select({ m: max(events.id) }).from(events))[0]?.m ?? 0;
+    this.outbox.floor = (await this.deps.store.live.select({ m: max(events.id) }).from(events))[0]?.m ?? 0;
   }
 
   private lastOutbox = 0;
 
   private async readMessages() {
-    const db = this.deps.db;
+    const db = this.deps.store.live;
     const rows: HubRow[] = await db
       .select({
         id: chatMessages.id,
@@ -303,11 +308,13 @@ export class ChatHub {
         visitorId: chatConversations.visitorId,
         kind: chatMessages.kind,
         userId: chatMessages.userId,
+        authorName: users.name,
         body: chatMessages.body,
         createdAt: chatMessages.createdAt,
       })
       .from(chatMessages)
       .innerJoin(chatConversations, eq(chatConversations.id, chatMessages.conversationId))
+      .leftJoin(users, eq(users.id, chatMessages.userId))
       .where(and(gt(chatMessages.id, this.messages.floor)))
       .orderBy(chatMessages.id)
       .limit(BATCH);
@@ -332,7 +339,7 @@ export class ChatHub {
 
   /** New outbox rows: every id is read (so no other domain's event looks like a gap), the conversation changes handed out by company. */
   private async readChanges() {
-    const rows = await this.deps.db
+    const rows = await this.deps.store.live
       .select({ id: events.id, type: events.type, companyId: events.companyId, entityId: events.entityId })
       .from(events)
       .where(gt(events.id, this.outbox.floor))

@@ -19,6 +19,7 @@ import type { Deps } from "../../core/context";
 import type { Db } from "../../core/db";
 import { conflict, invalid } from "../../core/errors";
 import { emit } from "../../core/events";
+import { forUpdate } from "../../core/sql";
 import { randomHex, sha256Hex } from "../../core/secrets";
 import { memberships } from "../../core/tables";
 import { notify } from "../notifications/notify";
@@ -101,6 +102,10 @@ export async function visitorPost(
   const profile = cleanProfile(input);
   const pageUrl = cleanPageUrl(input.pageUrl);
   const actor = { deps, company: { id: inbox.companyId } };
+  // Read committed on PostgreSQL, like the agents' verbs (conversations.ts): what this decides on is
+  // locked first (the visitor's row by its update, then the conversation), and a new conversation's
+  // number comes from an upsert of the company's counter row, which waits for a racing one instead of
+  // aborting it as SERIALIZABLE would. A first message makes a new visitor: nothing to race with.
   const out = await deps.db.transaction(async (tx) => {
     const now = deps.clock.now();
     let token: string | null = null;
@@ -117,7 +122,8 @@ export async function visitorPost(
       if (profile.email) set.email = profile.email;
       v = (await tx.update(chatVisitors).set(set).where(eq(chatVisitors.id, v.id)).returning())[0]!;
     }
-    let conv: ConversationRow | undefined = (await tx.select().from(chatConversations).where(eq(chatConversations.visitorId, v.id)).orderBy(desc(chatConversations.id)).limit(1))[0];
+    // Locked: an agent's verb on this conversation (resolve, reply) waits for this one or this for it (read committed, below).
+    let conv: ConversationRow | undefined = (await forUpdate(tx.select().from(chatConversations).where(eq(chatConversations.visitorId, v.id)).orderBy(desc(chatConversations.id)).limit(1)))[0];
     if (conv && conv.status === "resolved" && conv.resolvedAt && now.getTime() - conv.resolvedAt.getTime() > REOPEN_WINDOW_MS) conv = undefined;
     const visitorFacts = { id: v.id, name: v.name, email: v.email };
     let created = false;
@@ -182,7 +188,7 @@ export async function visitorPost(
         entity: { type: "chat_conversation", id: conv.number },
       });
     return { token, visitorId: v.id, conversation: conv.number, message: visible(msg, new Map()) };
-  });
+  }, { isolation: "read committed" });
   kickHub(deps);
   return out;
 }
