@@ -12,7 +12,7 @@ import { eq } from "drizzle-orm";
 import { mcpKeys } from "../../src/domains/accounts/tables";
 import { runQueued } from "../../src/domains/automations/runner";
 import { sites } from "../../src/domains/sites/tables";
-import { callTool, createCompany, createUser, mcpClient, mintMcpKey } from "../fixtures/accounts";
+import { callTool, createCompany, createUser, mcpClient, mintMcpKey, toolOk } from "../fixtures/accounts";
 import { rows, startTestServer, type TestServer } from "../harness";
 import { listenSse, until } from "../fixtures/sse";
 import { caughtUp } from "./settle";
@@ -42,11 +42,7 @@ afterAll(async () => {
   await s?.stop();
 });
 
-async function tool(c: Client, name: string, args: Record<string, unknown>) {
-  const r = await callTool(c, name, args);
-  if (r.isError) throw new Error(`${name} failed: ${r.text}`);
-  return r.data;
-}
+const tool = toolOk;
 
 const api = (path: string) => `${s.url}/chat/api/${inbox.widgetKey}${path}`;
 const visitorPost = async (body: Record<string, unknown>, token?: string) => {

@@ -10,7 +10,7 @@ import type { Client } from "@modelcontextprotocol/client";
 import { eq } from "drizzle-orm";
 import { DEMO_EMAIL, VIEWER_EMAIL } from "../../db/seed/demo";
 import { companies, users } from "../../src/core/tables";
-import { callTool, mcpClient, mintMcpKey } from "../fixtures/accounts";
+import { callTool, mcpClient, mintMcpKey, toolOk } from "../fixtures/accounts";
 import { startTestServer, type TestServer } from "../harness";
 import { Browser, pageText, readForms } from "../oauth/helpers";
 
@@ -23,11 +23,7 @@ let northwind: number;
 let harbor: number;
 
 const companyId = async (name: string) => (await s.deps.db.select().from(companies).where(eq(companies.name, name)).limit(1))[0]!.id;
-const tool = async (name: string, args: Record<string, unknown> = {}, c = agent) => {
-  const r = await callTool(c, name, args);
-  if (r.isError) throw new Error(`${name} failed: ${r.text}`);
-  return r.data;
-};
+const tool = (name: string, args: Record<string, unknown> = {}, c = agent) => toolOk(c, name, args);
 
 async function submit(b: Browser, pick: (f: { action: string }) => boolean, values: Record<string, string> = {}) {
   const form = (await readForms(await (await b.get("/billing")).text())).find(pick);

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/client";
 import { startTestServer, type TestServer } from "../harness";
-import { addMember, callTool, createCompany, createUser, mcpClient, mintMcpKey } from "../fixtures/accounts";
+import { addMember, callTool, createCompany, createUser, mcpClient, mintMcpKey, toolOk } from "../fixtures/accounts";
 
 let s: TestServer;
 let agent: Client;
@@ -37,11 +37,7 @@ afterAll(async () => {
   await s.stop();
 });
 
-const tool = async (name: string, args: Record<string, unknown>, c = agent) => {
-  const r = await callTool(c, name, args);
-  if (r.isError) throw new Error(`${name} failed: ${r.text}`);
-  return r.data;
-};
+const tool = (name: string, args: Record<string, unknown>, c = agent) => toolOk(c, name, args);
 
 describe("an agent keeps the brain after a meeting", () => {
   test("record, find, cite", async () => {

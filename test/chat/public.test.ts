@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/client";
 import { sites } from "../../src/domains/sites/tables";
-import { addMember, callTool, createCompany, createUser, mcpClient, mintMcpKey } from "../fixtures/accounts";
+import { addMember, callTool, createCompany, createUser, mcpClient, mintMcpKey, toolOk } from "../fixtures/accounts";
 import { rows, startTestServer, type TestServer } from "../harness";
 import { listenSse, until } from "../fixtures/sse";
 
@@ -44,11 +44,7 @@ afterAll(async () => {
   await s?.stop();
 });
 
-async function tool(c: Client, name: string, args: Record<string, unknown>) {
-  const r = await callTool(c, name, args);
-  if (r.isError) throw new Error(`${name} failed: ${r.text}`);
-  return r.data;
-}
+const tool = toolOk;
 
 const api = (path: string) => `${s.url}/chat/api/${inbox.widgetKey}${path}`;
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>

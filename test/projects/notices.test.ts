@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/client";
 import { startTestServer, type TestServer } from "../harness";
-import { addMember, callTool, createCompany, createUser, mcpClient, mintMcpKey } from "../fixtures/accounts";
+import { addMember, createCompany, createUser, mcpClient, mintMcpKey, toolOk } from "../fixtures/accounts";
 
 let s: TestServer;
 let lead: Client;
@@ -36,11 +36,7 @@ afterAll(async () => {
   await s.stop();
 });
 
-const tool = async (c: Client, name: string, args: Record<string, unknown>) => {
-  const r = await callTool(c, name, args);
-  if (r.isError) throw new Error(`${name} failed: ${r.text}`);
-  return r.data;
-};
+const tool = toolOk;
 /** The caller's card and mention notices, oldest first, after the dispatcher caught up. */
 async function inbox(c: Client) {
   await s.dispatcher.drain();

@@ -8,7 +8,7 @@ import type { Client } from "@modelcontextprotocol/client";
 import { decideApproval } from "../../src/domains/approvals/verbs";
 import { sites } from "../../src/domains/sites/tables";
 import { startTestServer, type TestServer } from "../harness";
-import { addMember, callTool, createCompany, createUser, mcpClient, mintMcpKey, rawMcp } from "../fixtures/accounts";
+import { addMember, callTool, createCompany, createUser, mcpClient, mintMcpKey, rawMcp, toolOk } from "../fixtures/accounts";
 import { mintRestKey } from "../fixtures/rest";
 
 let s: TestServer;
@@ -48,11 +48,7 @@ afterAll(async () => {
   await s.stop();
 });
 
-const tool = async (name: string, args: Record<string, unknown>, c = owner) => {
-  const r = await callTool(c, name, args);
-  if (r.isError) throw new Error(`${name} failed: ${r.text}`);
-  return r.data;
-};
+const tool = (name: string, args: Record<string, unknown>, c = owner) => toolOk(c, name, args);
 
 describe("an agent builds a catalog; REST serves it", () => {
   test("products created and activated over MCP appear in listProducts with image, categoryName and order", async () => {

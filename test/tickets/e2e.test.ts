@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/client";
-import { addMember, callTool, createCompany, createUser, mcpClient, mintMcpKey } from "../fixtures/accounts";
+import { addMember, callTool, createCompany, createUser, mcpClient, mintMcpKey, toolOk } from "../fixtures/accounts";
 import { commits, rows, startTestServer, type TestServer } from "../harness";
 
 let s: TestServer;
@@ -41,11 +41,7 @@ afterAll(async () => {
   await s.stop();
 });
 
-const tool = async (c: Client, name: string, args: Record<string, unknown>) => {
-  const r = await callTool(c, name, args);
-  if (r.isError) throw new Error(`${name} failed: ${r.text}`);
-  return r.data;
-};
+const tool = toolOk;
 const fails = async (c: Client, name: string, args: Record<string, unknown>) => {
   const r = await callTool(c, name, args);
   expect(r.isError).toBe(true);
