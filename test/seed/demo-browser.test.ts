@@ -107,6 +107,13 @@ describe("demo media in Chromium", () => {
           const frame = async (at: number) => {
             video.currentTime = at;
             await new Promise((ok) => (video.onseeked = ok));
+            // "seeked" can fire before a detached video has the new frame to draw (a CI run read the first
+            // frame twice): wait for the frame to be presented, or 300 ms where that callback never comes.
+            await new Promise<void>((ok) => {
+              const done = () => ok();
+              (video as HTMLVideoElement & { requestVideoFrameCallback?: (cb: () => void) => void }).requestVideoFrameCallback?.(done);
+              setTimeout(done, 300);
+            });
             return pixels(video, video.videoWidth, video.videoHeight);
           };
           const first = await frame(0);
