@@ -11,6 +11,7 @@
  *   run: (ctx, input) => getPost(ctx, input),
  * });
  */
+import type { Table } from "drizzle-orm";
 import type * as v from "valibot";
 import type { Hono } from "hono";
 import type { ActorContext, Deps } from "../core/context";
@@ -58,6 +59,15 @@ export interface ToolDef<I extends v.GenericSchema = v.GenericSchema, O = unknow
   minRole?: Role;
   /** Acts on no company's data and never takes clientId: whoami, the discovery tools, pure computations (branding_check_contrast). */
   companyFree?: boolean;
+  /**
+   * Read tools only: every table the answer is built from. Declaring them
+   * says the answer depends on nothing else that moves (no clock, no other
+   * table, nothing outside the database), so it is kept per caller, company
+   * and arguments until a write to one of them commits, on any instance
+   * (src/mcp/result-cache.ts). test/mcp/result-cache.test.ts runs every
+   * such tool and fails if it reads an undeclared table or the clock.
+   */
+  cachedBy?: readonly Table[];
   /** Short human title for clients that show one. */
   title?: string;
   /** Written for a model: what it does, when to use it, what it returns. */

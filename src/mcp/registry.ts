@@ -208,6 +208,8 @@ function checkTool(t: ToolDef) {
   if (t.destructive && t.readOnly) fail(w, "a destructive tool cannot be read-only");
   if (t.approval && t.readOnly) fail(w, "only write tools use the approval workflow");
   if (t.idempotent && t.readOnly) fail(w, "idempotent describes write tools; read-only tools are idempotent by nature");
+  if (t.cachedBy && !t.readOnly) fail(w, "only read-only tools may be cached (cachedBy)");
+  if (t.cachedBy && t.cachedBy.length === 0) fail(w, "cachedBy names the tables the answer is built from: at least one");
   if (t.minRole !== undefined && !(ROLES as readonly string[]).includes(t.minRole)) fail(w, `unknown minRole ${t.minRole}`);
   if (typeof t.description !== "string" || t.description.trim().length < MIN_DESCRIPTION)
     fail(w, `needs a description written for a model (at least ${MIN_DESCRIPTION} characters)`);

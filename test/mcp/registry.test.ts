@@ -64,6 +64,8 @@ describe("load-time rules", () => {
     ["write tool with a read scope", [tool({ readOnly: false })], /write tool cannot use the read scope/],
     ["destructive read-only", [tool({ destructive: true })], /destructive tool cannot be read-only/],
     ["approval on a read tool", [tool({ approval: "post" })], /only write tools use the approval workflow/],
+    ["a cached write tool", [tool({ name: "things_create", scope: "crm:write", readOnly: false, cachedBy: [sites] })], /only read-only tools may be cached/],
+    ["cached by no table", [tool({ cachedBy: [] })], /cachedBy names the tables/],
     ["trivial description", [tool({ description: "Lists." })], /description/],
     ["unscoped tool other than whoami", [tool({ scope: null })], /unscoped/],
     ["unknown scope", [tool({ scope: "things:read" })], /not a scope/],

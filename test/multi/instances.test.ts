@@ -190,6 +190,10 @@ for (const withRedis of [true, false]) {
       expect(before.status).toBe(200);
       const etag = before.headers.get("etag")!;
       const clientId = await companyOfSite(c.a.url, c);
+      // posts_list answers from each instance's result cache: warm both before the change.
+      const listed = async (base: string) =>
+        ((await mcp(base, c.mcpKey, "posts_list", { clientId, siteId: c.siteId, limit: 100 })).items as { slug: string; status: string }[]);
+      for (const inst of [c.a, c.b]) await listed(inst.url);
       const created = await mcp(c.a.url, c.mcpKey, "posts_create", {
         clientId,
         siteId: c.siteId,
@@ -209,6 +213,9 @@ for (const withRedis of [true, false]) {
         expect(after.headers.get("etag")).not.toBe(etag);
         const body = (await after.json()) as { data: { slug: string }[] };
         expect(body.data.map((p) => p.slug)).toContain(created.slug);
+        // And the MCP read on each instance shows it published, not the cached draft or nothing.
+        const items = await within(FOREIGN_WRITE_DELAY_MS + 2000, () => listed(inst.url), (xs) => xs.some((p) => p.slug === created.slug && p.status === "published"));
+        expect(items.find((p) => p.slug === created.slug)?.status).toBe("published");
       }
     });
 

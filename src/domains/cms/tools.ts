@@ -23,7 +23,8 @@ import { createPost, deletePost, getPost, listPosts, unpublishPost, updatePost }
 import { createTerm, deleteTerm, getTerm, listTerms, updateTerm } from "./taxonomies";
 import { cmsStagedTargets } from "./staged-targets";
 import { cmsEvents } from "./events";
-import { POST_STATUSES } from "./tables";
+import { POST_STATUSES, postCategories, postRevisions, posts, postTags, postTypes } from "./tables";
+import { sites } from "../sites/tables";
 
 const siteId = idSchema;
 const search = v.optional(v.pipe(v.string(), v.maxLength(200)));
@@ -68,6 +69,7 @@ const postTools = [
       search,
       ...pageInput,
     }),
+    cachedBy: [sites, posts, postTypes, postRevisions, postCategories, postTags],
     run: async (ctx, input) => await listPosts(ctx, input),
   }),
   defineTool({

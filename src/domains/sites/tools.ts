@@ -3,6 +3,8 @@ import * as v from "valibot";
 import { pageInput } from "../../core/pagination";
 import { defineTool } from "../../mcp/define";
 import { idSchema } from "../cms/common";
+import { media, posts } from "../cms/tables";
+import { siteDomains, sites } from "./tables";
 import { addDomain, getSite, listDomains, listEnvVars, listSites, MAX_ENV_VALUE, removeDomain, setEnvVar, deleteEnvVar, updateDomain, ENV_KEY_RE } from "./verbs";
 
 const siteId = idSchema;
@@ -17,6 +19,7 @@ export const siteTools = [
     title: "List sites",
     description: "List the company's sites (id, name, primary domain, subdomain, active). Every other CMS tool takes a siteId from here.",
     input: v.object({ ...pageInput }),
+    cachedBy: [sites],
     run: async (ctx, input) => await listSites(ctx, input),
   }),
   defineTool({
@@ -27,6 +30,7 @@ export const siteTools = [
     title: "Get a site",
     description: "Get one site with its domains and counts of posts, published posts and media.",
     input: v.object({ siteId }),
+    cachedBy: [sites, siteDomains, posts, media],
     run: async (ctx, input) => await getSite(ctx, input),
   }),
   defineTool({
@@ -37,6 +41,7 @@ export const siteTools = [
     title: "List site domains",
     description: "List the custom domains of a site; the primary one is what the REST site config reports as `domain`.",
     input: v.object({ siteId }),
+    cachedBy: [sites, siteDomains],
     run: async (ctx, input) => await listDomains(ctx, input),
   }),
   defineTool({

@@ -1,0 +1,118 @@
+/**
+ * Answers of read tools that declare `cachedBy` (the tables their answer is
+ * built from), kept until one of those tables changes: the MCP side of what
+ * REST's body cache does for listPosts. A hit skips the verb's queries, its
+ * row mapping and the result's JSON, which were most of a read call's cost.
+ *
+ * Freshness is the change feed's (src/core/changes.ts), the one the
+ * credential and REST caches already trust: this process's commits drop
+ * the entries of the tables they wrote at once; another process's commit on
+ * SQLite drops everything on the very next call; other instances on
+ * PostgreSQL are heard by NOTIFY or Redis, and an entry is read again after
+ * MAX_AGE_MS whatever happens. An entry carries the token taken *before*
+ * its read, so a write that commits while the read is under way leaves it
+ * stale at once instead of cached over.
+ *
+ * Only what the verb returned is kept, never an error, and only for the
+ * caller it was computed for: the key holds the user, the credential's
+ * scopes, the company (and its name) and the caller's role there, and the arguments as
+ * validated. Authorization runs before the lookup on every call, so a key
+ * that lost a scope or a membership is refused exactly as without a cache.
+ * Bounded like every cache here: MAX_ENTRIES answers and MAX_BYTES of text,
+ * oldest out first.
+ */
+import { getTableName } from "drizzle-orm";
+import type { ActorContext } from "../core/context";
+import { MAX_AGE_MS, type ChangeFeed, type ChangeWatch } from "../core/changes";
+import type { ToolDef } from "./define";
+
+const MAX_ENTRIES = 2000;
+const MAX_BYTES = 8 * 1024 * 1024;
+/** Larger answers are not kept: one page of a long list must not push out a hundred small ones. */
+const MAX_ENTRY_BYTES = 256 * 1024;
+
+interface Entry {
+  token: number;
+  at: number;
+  text: string;
+}
+
+class ResultCache {
+  private readonly map = new Map<string, Entry>();
+  private readonly watches = new Map<string, ChangeWatch>();
+  private chars = 0;
+  hits = 0;
+  misses = 0;
+
+  constructor(private readonly feed: ChangeFeed) {}
+
+  watch(tool: ToolDef): ChangeWatch {
+    let w = this.watches.get(tool.name);
+    if (!w) this.watches.set(tool.name, (w = this.feed.watch(tool.cachedBy!.map((t) => getTableName(t)))));
+    return w;
+  }
+
+  get(key: string, token: number): string | undefined {
+    const e = this.map.get(key);
+    if (e === undefined) return undefined;
+    if (e.token === token && !(this.feed.agesOut && performance.now() - e.at > MAX_AGE_MS)) return e.text;
+    this.drop(key, e);
+    return undefined;
+  }
+
+  set(key: string, token: number, text: string) {
+    // Strings are UTF-16 in memory: two bytes a character is the bound.
+    if (text.length * 2 > MAX_ENTRY_BYTES) return;
+    const old = this.map.get(key);
+    if (old) this.drop(key, old);
+    this.map.set(key, { token, at: performance.now(), text });
+    this.chars += text.length;
+    while (this.map.size > MAX_ENTRIES || this.chars * 2 > MAX_BYTES) {
+      const [k, e] = this.map.entries().next().value as [string, Entry];
+      this.drop(k, e);
+    }
+  }
+
+  private drop(key: string, e: Entry) {
+    this.map.delete(key);
+    this.chars -= e.text.length;
+  }
+
+  get size() {
+    return this.map.size;
+  }
+}
+
+const caches = new WeakMap<ChangeFeed, ResultCache>();
+
+function cacheOf(feed: ChangeFeed): ResultCache {
+  let c = caches.get(feed);
+  if (!c) caches.set(feed, (c = new ResultCache(feed)));
+  return c;
+}
+
+/**
+ * The answer's JSON text for `tool` (which declares cachedBy), from the cache
+ * or from `run`. Called after authorization and argument validation.
+ */
+export async function cachedAnswer(ctx: ActorContext, tool: ToolDef, input: unknown, run: () => Promise<unknown>): Promise<string> {
+  const cache = cacheOf(ctx.deps.store.changes);
+  const p = ctx.principal;
+  const key = `${tool.name}\u0000${p.userId}\u0000${p.scopes.join(" ")}\u0000${ctx.company.id}\u0000${ctx.company.role}\u0000${ctx.company.name}\u0000${JSON.stringify(input)}`;
+  const token = cache.watch(tool).current();
+  const hit = cache.get(key, token);
+  if (hit !== undefined) {
+    cache.hits++;
+    return hit;
+  }
+  cache.misses++;
+  const text = JSON.stringify((await run()) ?? null);
+  cache.set(key, token, text);
+  return text;
+}
+
+/** Entries held, hits and misses for this store's change feed (tests). */
+export function resultCacheStats(feed: ChangeFeed): { entries: number; hits: number; misses: number } {
+  const c = caches.get(feed);
+  return { entries: c?.size ?? 0, hits: c?.hits ?? 0, misses: c?.misses ?? 0 };
+}
