@@ -1,0 +1,71 @@
+/**
+ * The memory guard (src/ops/memory.ts): collects when RSS is above the soft
+ * limit; backs off when a collection freed little or left RSS above the
+ * limit; collects at once when RSS grows by another flood; keeps its cadence
+ * while collections are worth it.
+ */
+import { expect, test } from "bun:test";
+import { MemoryGuard } from "../../src/ops/memory";
+
+const MB = 1024 * 1024;
+
+function world(rss: number, freed = 0) {
+  const w = { rss, freed, guard: null as unknown as MemoryGuard };
+  w.guard = new MemoryGuard(
+    160 * MB,
+    () => w.rss,
+    () => {
+      w.rss -= w.freed;
+    },
+  );
+  return w;
+}
+
+/** Which of `n` ticks collected, as a string of 1s and 0s; `grow` is added to RSS before each tick. */
+function ticks(w: ReturnType<typeof world>, n: number, grow = 0): string {
+  let s = "";
+  for (let i = 0; i < n; i++) {
+    w.rss += grow;
+    s += w.guard.tick() ? "1" : "0";
+  }
+  return s;
+}
+
+test("under the limit it never collects", () => {
+  const w = world(160 * MB);
+  expect(ticks(w, 10)).toBe("0000000000");
+});
+
+test("collections that free plenty and get under the limit keep the every-tick cadence", () => {
+  // A flood: 100 MB of garbage between ticks, all of it freed.
+  const w = world(150 * MB, 100 * MB);
+  expect(ticks(w, 6, 100 * MB)).toBe("111111");
+  expect(w.rss).toBe(150 * MB);
+});
+
+test("collections that free nothing back off 2, 4, 8… ticks, up to 32", () => {
+  const w = world(200 * MB);
+  const expected = ["1", "01", "0001", "00000001", "0000000000000001", "0".repeat(31) + "1", "0".repeat(31) + "1"].join("");
+  expect(ticks(w, expected.length)).toBe(expected);
+  expect(w.guard.collections).toBe(7);
+});
+
+test("collections that get under the limit but free only a few MB back off too (the benchmark's case)", () => {
+  // RSS creeps 2 MB a tick above the limit; each collection frees 6 MB.
+  const w = world(161 * MB, 6 * MB);
+  const got = ticks(w, 40, 2 * MB);
+  expect(w.guard.collections).toBeLessThanOrEqual(6);
+  expect(got.startsWith("1")).toBe(true);
+});
+
+test("while backing off, growth of 32 MB collects at once", () => {
+  const w = world(200 * MB);
+  expect(ticks(w, 3)).toBe("101"); // backoff now 4: three ticks skipped
+  w.rss = 200 * MB + 31 * MB;
+  expect(ticks(w, 1)).toBe("0");
+  w.rss = 200 * MB + 33 * MB; // 33 MB above what the last collection left
+  expect(ticks(w, 1)).toBe("1");
+  // Under the limit nothing is collected, whatever the backoff.
+  w.rss = 100 * MB;
+  expect(ticks(w, 20)).toBe("0".repeat(20));
+});
