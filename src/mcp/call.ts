@@ -197,7 +197,7 @@ async function runTool(env: McpEnv, name: string, args: unknown, settled?: Settl
         return toolError("Invalid arguments: idempotencyKey must be 1 to 200 printable characters without spaces (a UUID works).");
       return toolOk(await withIdempotency(ctx, tool.name, idempotencyKey, parsed.output, () => executeTool(ctx, tool, parsed.output)));
     }
-    if (tool.cachedBy) return toolOk(await cachedAnswer(ctx, tool, parsed.output, () => executeTool(ctx, tool, parsed.output)));
+    if (tool.cachedBy) return await cachedAnswer(ctx, tool, parsed.output, () => executeTool(ctx, tool, parsed.output));
     return toolOk(await executeTool(ctx, tool, parsed.output));
   } catch (e) {
     return mapToolError(e, env.requestId);

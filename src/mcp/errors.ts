@@ -51,6 +51,19 @@ export function toolError(message: string, details?: Record<string, unknown>): T
   return { content: [{ type: "text", text }], isError: true };
 }
 
+/**
+ * A result's JSON when it was kept already serialised (a cached read-tool
+ * answer, src/mcp/result-cache.ts): the fast path sends these bytes instead
+ * of encoding the text a second time. A symbol, so neither JSON nor the
+ * SDK's result schema sees it.
+ */
+export const RESULT_JSON = Symbol("resultJson");
+
+/** The result as its JSON-RPC `result` member. */
+export function resultJson(r: ToolResult): string {
+  return (r as { [RESULT_JSON]?: string })[RESULT_JSON] ?? JSON.stringify(r);
+}
+
 export function toolOk(value: unknown): ToolResult {
   const text = typeof value === "string" ? value : JSON.stringify(value ?? null);
   return { content: [{ type: "text", text }] };

@@ -25,6 +25,7 @@ import { getTableName } from "drizzle-orm";
 import type { ActorContext } from "../core/context";
 import { MAX_AGE_MS, type ChangeFeed, type ChangeWatch } from "../core/changes";
 import type { ToolDef } from "./define";
+import { RESULT_JSON, toolOk, type ToolResult } from "./errors";
 
 const MAX_ENTRIES = 2000;
 const MAX_BYTES = 8 * 1024 * 1024;
@@ -35,6 +36,8 @@ interface Entry {
   token: number;
   at: number;
   text: string;
+  /** The tool result `{content:[{type:"text",text}]}` as JSON, encoded once. */
+  json: string;
 }
 
 class ResultCache {
@@ -52,21 +55,21 @@ class ResultCache {
     return w;
   }
 
-  get(key: string, token: number): string | undefined {
+  get(key: string, token: number): Entry | undefined {
     const e = this.map.get(key);
     if (e === undefined) return undefined;
-    if (e.token === token && !(this.feed.agesOut && performance.now() - e.at > MAX_AGE_MS)) return e.text;
+    if (e.token === token && !(this.feed.agesOut && performance.now() - e.at > MAX_AGE_MS)) return e;
     this.drop(key, e);
     return undefined;
   }
 
-  set(key: string, token: number, text: string) {
-    // Strings are UTF-16 in memory: two bytes a character is the bound.
-    if (text.length * 2 > MAX_ENTRY_BYTES) return;
+  set(key: string, e: Entry) {
+    // Strings are UTF-16 in memory: two bytes a character is the bound (text and its JSON form).
+    if ((e.text.length + e.json.length) * 2 > MAX_ENTRY_BYTES) return;
     const old = this.map.get(key);
     if (old) this.drop(key, old);
-    this.map.set(key, { token, at: performance.now(), text });
-    this.chars += text.length;
+    this.map.set(key, e);
+    this.chars += e.text.length + e.json.length;
     while (this.map.size > MAX_ENTRIES || this.chars * 2 > MAX_BYTES) {
       const [k, e] = this.map.entries().next().value as [string, Entry];
       this.drop(k, e);
@@ -75,7 +78,7 @@ class ResultCache {
 
   private drop(key: string, e: Entry) {
     this.map.delete(key);
-    this.chars -= e.text.length;
+    this.chars -= e.text.length + e.json.length;
   }
 
   get size() {
@@ -92,23 +95,24 @@ function cacheOf(feed: ChangeFeed): ResultCache {
 }
 
 /**
- * The answer's JSON text for `tool` (which declares cachedBy), from the cache
- * or from `run`. Called after authorization and argument validation.
+ * The tool result for `tool` (which declares cachedBy), from the cache or
+ * from `run`. Called after authorization and argument validation.
  */
-export async function cachedAnswer(ctx: ActorContext, tool: ToolDef, input: unknown, run: () => Promise<unknown>): Promise<string> {
+export async function cachedAnswer(ctx: ActorContext, tool: ToolDef, input: unknown, run: () => Promise<unknown>): Promise<ToolResult> {
   const cache = cacheOf(ctx.deps.store.changes);
   const p = ctx.principal;
   const key = `${tool.name}\u0000${p.userId}\u0000${p.scopes.join(" ")}\u0000${ctx.company.id}\u0000${ctx.company.role}\u0000${ctx.company.name}\u0000${JSON.stringify(input)}`;
   const token = cache.watch(tool).current();
-  const hit = cache.get(key, token);
-  if (hit !== undefined) {
-    cache.hits++;
-    return hit;
+  let e = cache.get(key, token);
+  if (e !== undefined) cache.hits++;
+  else {
+    cache.misses++;
+    const r = toolOk(await run());
+    e = { token, at: performance.now(), text: r.content[0]!.text, json: JSON.stringify(r) };
+    cache.set(key, e);
   }
-  cache.misses++;
-  const text = JSON.stringify((await run()) ?? null);
-  cache.set(key, token, text);
-  return text;
+  // A fresh object each time: callers may add to it; the strings are shared.
+  return { content: [{ type: "text", text: e.text }], [RESULT_JSON]: e.json };
 }
 
 /** Entries held, hits and misses for this store's change feed (tests). */

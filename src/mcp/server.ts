@@ -29,6 +29,7 @@ import {
   type AuthInfo,
   type McpRequestContext,
 } from "@modelcontextprotocol/server";
+import { resultJson } from "./errors";
 import { callTool, readResource, type McpEnv } from "./call";
 import { VERSION } from "../version";
 
@@ -310,7 +311,7 @@ export async function fastPath(request: Request, message: Record<string, unknown
   if (typeof legacy !== "boolean") legacy = await legacy;
   if (!legacy) return null;
   try {
-    return rpcResult(id, JSON.stringify(await callTool(env, params.name, params.arguments, params._meta)));
+    return rpcResult(id, resultJson(await callTool(env, params.name, params.arguments, params._meta)));
   } catch (e) {
     if (!(e instanceof ProtocolError)) throw e;
     return new Response(JSON.stringify({ jsonrpc: "2.0", id, error: { code: e.code, message: e.message } }), {

@@ -12,6 +12,7 @@ import { registry } from "../../src/mcp/routes";
 import { dispatch, fastPath } from "../../src/mcp/server";
 import { startTestServer, type TestServer } from "../harness";
 import { addMember, createCompany, createUser, mintMcpKey } from "../fixtures/accounts";
+import { sites } from "../../src/domains/sites/tables";
 
 let s: TestServer;
 const keys: Record<string, string> = {};
@@ -23,6 +24,7 @@ beforeAll(async () => {
   const beta = await createCompany(s.deps, { name: "Beta" });
   await addMember(s.deps, beta.id, u.id, "viewer");
   await addCatalogService(s.deps, { companyId: acme.id, name: "SEO audit", priceCents: 50000, unit: "project" });
+  await s.deps.db.insert(sites).values({ companyId: acme.id, name: 'Acme "Quoted" <b>site</b> \u2028' });
   keys.single = (await mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [acme.id] })).key;
   keys.multi = (await mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [acme.id, beta.id] })).key;
   keys.narrow = (await mintMcpKey(s.deps, { userId: u.id, scopes: ["services:read"], companyIds: [acme.id] })).key;
@@ -55,6 +57,7 @@ const cases: [string, string, Record<string, unknown>][] = [
   ["whoami", "single", call("whoami", {})],
   ["whoami, no arguments key", "multi", call("whoami")],
   ["a read tool", "single", call("service_catalog_list", {})],
+  ["a cached read tool (answered from src/mcp/result-cache.ts after the first call)", "single", call("sites_list", {})],
   ["a read tool with clientId, string id", "multi", call("service_catalog_list", { clientId: 0 }, "abc")],
   ["clientId missing on a multi-company key", "multi", call("service_catalog_list", {})],
   ["foreign clientId", "multi", call("service_catalog_list", { clientId: 999 })],
@@ -81,6 +84,7 @@ describe("tools/call fast path answers as the SDK does", () => {
         // The comparison is only worth something if the answers are the real thing.
         if (label.startsWith("a read tool") || label.startsWith("whoami")) expect(answer.result.isError).toBeUndefined();
         if (label === "a read tool") expect(answer.result.content[0].text).toContain("SEO audit");
+        if (label.startsWith("a cached read tool")) expect(JSON.parse(answer.result.content[0].text).items[0].name).toBe('Acme "Quoted" <b>site</b> \u2028');
         if (label === "unknown tool") expect(answer.error.code).toBe(-32602);
         if (label === "wrong-typed argument") expect(answer.result.isError).toBe(true);
       });

@@ -17,7 +17,16 @@ import { openStore, type Store } from "../../src/core/db";
 import { sites } from "../../src/domains/sites/tables";
 import type { ToolDef } from "../../src/mcp/define";
 import { registry } from "../../src/mcp/routes";
-import { cachedAnswer, resultCacheStats } from "../../src/mcp/result-cache";
+import { cachedAnswer as cachedResult, resultCacheStats } from "../../src/mcp/result-cache";
+import { RESULT_JSON, resultJson } from "../../src/mcp/errors";
+
+/** The answer's text, checking that the JSON kept beside it is that of the same result. */
+async function cachedAnswer(...a: Parameters<typeof cachedResult>): Promise<string> {
+  const r = await cachedResult(...a);
+  expect(typeof (r as any)[RESULT_JSON]).toBe("string");
+  expect(JSON.parse(resultJson(r))).toEqual(JSON.parse(JSON.stringify(r)));
+  return r.content[0]!.text;
+}
 import { callTool, mcpClient, mintMcpKey, revokeMcpKey } from "../fixtures/accounts";
 import { afterForeignWrite, startTestServer, type TestServer } from "../harness";
 import { ON_PG } from "../db";
@@ -225,7 +234,7 @@ test("a write committing while an answer is read leaves that answer stale", asyn
   // A failed read is not cached.
   const failing = fakeTool("failing_list");
   await expect(cachedAnswer(fakeCtx(feed), failing, {}, async () => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
-  expect(await cachedAnswer(fakeCtx(feed), failing, {}, async () => "fine")).toBe('"fine"');
+  expect(await cachedAnswer(fakeCtx(feed), failing, {}, async () => "fine")).toBe("fine");
 });
 
 test("the cache is bounded in entries and bytes, and skips oversized answers", async () => {
@@ -240,7 +249,7 @@ test("the cache is bounded in entries and bytes, and skips oversized answers", a
   expect(ran).toBe(1);
 
   const big = new ChangeFeed();
-  const text = "x".repeat(100_000); // ~200 KB in memory each: 8 MiB holds 41
+  const text = "x".repeat(50_000); // the text and its result JSON, ~200 KB in memory: 8 MiB holds 41
   for (let i = 0; i < 60; i++) await cachedAnswer(fakeCtx(big), tool, { i }, async () => text);
   expect(resultCacheStats(big).entries).toBeLessThanOrEqual(41);
   expect(resultCacheStats(big).entries).toBeGreaterThanOrEqual(40);
