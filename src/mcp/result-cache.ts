@@ -31,6 +31,8 @@ const MAX_ENTRIES = 2000;
 const MAX_BYTES = 8 * 1024 * 1024;
 /** Larger answers are not kept: one page of a long list must not push out a hundred small ones. */
 const MAX_ENTRY_BYTES = 256 * 1024;
+/** Calls with longer keys (long search strings) are answered but not kept. */
+const MAX_KEY_CHARS = 2048;
 
 interface Entry {
   token: number;
@@ -64,12 +66,12 @@ class ResultCache {
   }
 
   set(key: string, e: Entry) {
-    // Strings are UTF-16 in memory: two bytes a character is the bound (text and its JSON form).
-    if ((e.text.length + e.json.length) * 2 > MAX_ENTRY_BYTES) return;
+    // Strings are UTF-16 in memory: two bytes a character is the bound (key, text and its JSON form).
+    if (key.length > MAX_KEY_CHARS || (e.text.length + e.json.length) * 2 > MAX_ENTRY_BYTES) return;
     const old = this.map.get(key);
     if (old) this.drop(key, old);
     this.map.set(key, e);
-    this.chars += e.text.length + e.json.length;
+    this.chars += key.length + e.text.length + e.json.length;
     while (this.map.size > MAX_ENTRIES || this.chars * 2 > MAX_BYTES) {
       const [k, e] = this.map.entries().next().value as [string, Entry];
       this.drop(k, e);
@@ -78,7 +80,7 @@ class ResultCache {
 
   private drop(key: string, e: Entry) {
     this.map.delete(key);
-    this.chars -= e.text.length + e.json.length;
+    this.chars -= key.length + e.text.length + e.json.length;
   }
 
   get size() {

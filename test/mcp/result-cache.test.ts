@@ -256,4 +256,9 @@ test("the cache is bounded in entries and bytes, and skips oversized answers", a
   const huge = new ChangeFeed();
   await cachedAnswer(fakeCtx(huge), tool, {}, async () => "y".repeat(200_000));
   expect(resultCacheStats(huge).entries).toBe(0);
+  // Long arguments (a long search string) make long keys: answered, not kept.
+  await cachedAnswer(fakeCtx(huge), tool, { search: "z".repeat(1900) }, async () => "ok");
+  expect(resultCacheStats(huge).entries).toBe(1);
+  await cachedAnswer(fakeCtx(huge), tool, { search: "z".repeat(2100) }, async () => "ok");
+  expect(resultCacheStats(huge).entries).toBe(1);
 });
