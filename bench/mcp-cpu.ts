@@ -28,39 +28,18 @@ import { join } from "node:path";
 import { loadConfig } from "../src/config";
 import { startServer } from "../src/server";
 import { createApp } from "../src/app";
+import { traceSqlite } from "../test/fixtures/sqlite-trace";
 
 // SQLSTAT=1: count and time every SQLite statement run (which queries a call makes, and what they cost).
 const sqlStats = new Map<string, [number, number]>();
-if (process.env.SQLSTAT) {
-  const { Database } = await import("bun:sqlite");
-  // Database.query caches statements by text: wrap each statement object once.
-  const wrapped = new WeakSet<object>();
-  for (const method of ["query", "prepare"] as const) {
-    const original = (Database.prototype as any)[method];
-    (Database.prototype as any)[method] = function (sqlText: string, ...rest: unknown[]) {
-      const st = original.call(this, sqlText, ...rest);
-      if (wrapped.has(st)) return st;
-      wrapped.add(st);
-      for (const m of ["values", "all", "get", "run"]) {
-        const f = st[m];
-        if (typeof f !== "function") continue;
-        st[m] = (...a: unknown[]) => {
-          const t0 = performance.now();
-          try {
-            return f.apply(st, a);
-          } finally {
-            const k = `${m} ${sqlText.slice(0, 160)}`;
-            const e = sqlStats.get(k) ?? [0, 0];
-            e[0]++;
-            e[1] += performance.now() - t0;
-            sqlStats.set(k, e);
-          }
-        };
-      }
-      return st;
-    };
-  }
-}
+if (process.env.SQLSTAT)
+  traceSqlite((sqlText, ms) => {
+    const k = sqlText.slice(0, 160);
+    const e = sqlStats.get(k) ?? [0, 0];
+    e[0]++;
+    e[1] += ms;
+    sqlStats.set(k, e);
+  });
 
 const dir = process.env.DIR ?? mkdtempSync(join(tmpdir(), "mcp-cpu-"));
 const N = Number(process.env.N ?? 5000);

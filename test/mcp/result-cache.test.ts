@@ -8,7 +8,6 @@
  * while an answer is being read never leaves that answer cached.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
 import { eq, getTableName } from "drizzle-orm";
 import * as v from "valibot";
 import { ChangeFeed } from "../../src/core/changes";
@@ -31,30 +30,14 @@ import { callTool, mcpClient, mintMcpKey, revokeMcpKey } from "../fixtures/accou
 import { afterForeignWrite, startTestServer, type TestServer } from "../harness";
 import { ON_PG } from "../db";
 import { makeWorld, type World } from "../cms/world";
+import { traceSqlite } from "../fixtures/sqlite-trace";
 
 // Every SQL text a statement runs while `tracing` is on (SQLite: statements of every connection in this process).
 const traced: string[] = [];
 let tracing = false;
-{
-  const wrapped = new WeakSet<object>();
-  for (const method of ["query", "prepare"] as const) {
-    const original = (Database.prototype as any)[method];
-    (Database.prototype as any)[method] = function (this: Database, sqlText: string, ...rest: unknown[]) {
-      const st = original.call(this, sqlText, ...rest);
-      if (wrapped.has(st)) return st;
-      wrapped.add(st);
-      for (const m of ["values", "all", "get", "run"]) {
-        const f = st[m];
-        if (typeof f !== "function") continue;
-        st[m] = (...a: unknown[]) => {
-          if (tracing) traced.push(sqlText);
-          return f.apply(st, a);
-        };
-      }
-      return st;
-    };
-  }
-}
+traceSqlite((sqlText) => {
+  if (tracing) traced.push(sqlText);
+});
 
 /** Table names a statement reads or writes. */
 function tablesIn(sqlText: string): string[] {
