@@ -323,42 +323,6 @@ function openConnection(path: string, readonly: boolean): Database {
   return c;
 }
 
-/**
- * `PRAGMA data_version` costs a read transaction: two fcntl() locks and an
- * fstat() on the -shm file, several microseconds each on a virtual machine,
- * and the caches ask on every request. Every commit by any connection bumps
- * the wal-index header's change counter (`iChange`, bytes 8–11 of the -shm
- * file, https://www.sqlite.org/walformat.html), which this process can read
- * from memory: while it stands still, no connection has committed and the
- * last data_version still holds. When it moved (a commit here or anywhere),
- * data_version is asked once, after reading the counter, so a commit landing
- * in between is seen now or moves the counter again for the next check.
- * Without the mapping (no -shm yet, another platform), data_version every time.
- */
-function walPoll(path: string, dataVersion: () => number, closed: () => boolean): () => number {
-  let header: Uint32Array | null = null;
-  try {
-    dataVersion(); // opens the WAL and its -shm if nothing has yet
-    const m = Bun.mmap(`${path}-shm`, { shared: true, size: 48 });
-    if (m.byteLength >= 48) header = new Uint32Array(m.buffer, m.byteOffset, 12);
-  } catch {
-    header = null;
-  }
-  if (!header) return dataVersion;
-  let seen = -1;
-  let version = 0;
-  return () => {
-    // After close the mapping is not read (another process may reinitialise the file): data_version answers as before.
-    if (closed()) return dataVersion();
-    const c = header[2]!;
-    if (c !== seen) {
-      seen = c;
-      version = dataVersion();
-    }
-    return version;
-  };
-}
-
 function openSqlite(opts: StoreOptions): Store {
   let dir = opts.dataDir;
   let throwaway: string | null = null;
@@ -379,8 +343,12 @@ function openSqlite(opts: StoreOptions): Store {
   // other connections' commits): those reach the change feed with the tables
   // they wrote, so a write here drops only the caches built from those tables,
   // and a silent one (last-used times) none. Caches check it on every use.
+  // Tried and reverted: reading the WAL index's change counter from our own
+  // mmap of the -shm file (no system call). Opening and closing that file
+  // releases every POSIX lock this process holds on it, SQLite's included;
+  // another process then reinitialised the file under this one (SIGBUS in CI).
   const dataVersion = writer.prepare<{ data_version: number }, []>("PRAGMA data_version");
-  changes.setPoll(walPoll(path, () => dataVersion.get()!.data_version, () => inflight.closed));
+  changes.setPoll(() => dataVersion.get()!.data_version);
   let savepoints = 0;
 
   async function transaction<T>(fn: (tx: Tx) => Promise<T>, opts?: TxOptions): Promise<T> {
