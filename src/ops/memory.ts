@@ -5,16 +5,16 @@
  * for a long while. So every few seconds, when RSS is above a soft limit
  * (PLINTH_MEMORY_SOFT_LIMIT_MB, default 160), a full collection runs.
  *
- * A full collection takes 40–80 ms of a busy server's only thread (measured
- * under the read benchmark, where each freed 4–8 MB and RSS sat just above
- * the limit, so one ran every 2 s). A collection that freed less than
- * MIN_FREED_BYTES, or left RSS above the limit, is not worth repeating at
- * once: the guard then waits 2, 4, 8… up to MAX_BACKOFF ticks before the
- * next, unless RSS grows by REGROW_BYTES in the meantime (a new flood). One
- * that freed plenty and got under the limit keeps the every-tick cadence.
+ * A full collection takes 40–80 ms of the server's only thread. One that
+ * freed (next to) nothing and left RSS above the limit says the memory is
+ * live, or kept by the allocator: repeating it every tick would only burn
+ * that time. Then the guard waits 2, 4, 8… up to MAX_BACKOFF ticks before
+ * the next, unless RSS grows by REGROW_BYTES meanwhile (a new flood); any
+ * collection that frees something keeps the every-tick cadence, which is
+ * what brings RSS back down after a flood.
  */
 const MAX_BACKOFF = 32;
-const MIN_FREED_BYTES = 16 * 1024 * 1024;
+const MIN_FREED_BYTES = 1024 * 1024;
 const REGROW_BYTES = 32 * 1024 * 1024;
 
 export class MemoryGuard {
@@ -41,7 +41,7 @@ export class MemoryGuard {
     this.collect();
     this.collections++;
     this.after = this.rss();
-    if (this.after > this.limitBytes || before - this.after < MIN_FREED_BYTES) {
+    if (this.after > this.limitBytes && before - this.after < MIN_FREED_BYTES) {
       this.backoff = Math.min(this.backoff * 2, MAX_BACKOFF);
       this.skip = this.backoff - 1;
     } else {
