@@ -12,7 +12,8 @@
  * LOG (access | off, default access: log lines go to a file in DIR),
  * C (concurrent requests of the HTTP load child, default 8), SQLSTAT=1 (count
  * and time every SQLite statement), NOREC=1 (drop the tool-call observers,
- * i.e. AI history recording, to see its share; diagnostic only).
+ * i.e. AI history recording, to see its share; diagnostic only),
+ * PLINTH_DATABASE_URL (a fresh PostgreSQL database: the same on that engine).
  *
  * inproc: `app.fetch(new Request(…))` in this process; no HTTP.
  * http: the real Bun.serve of startServer in this process, loaded by a child
@@ -50,7 +51,7 @@ const logMode = (process.env.LOG ?? "access") as "access" | "off";
 
 const cfg = loadConfig(
   { "data-dir": dir, port: "0", host: "127.0.0.1", "rate-limit": "100000000", "mcp-rate-limit": "100000000" },
-  { PLINTH_LOG: logMode } as any,
+  { ...process.env, PLINTH_LOG: logMode } as any, // PLINTH_DATABASE_URL selects PostgreSQL
 );
 const logFile = Bun.file(join(dir, "access.log")).writer();
 const s = await startServer(cfg, {
