@@ -22,6 +22,7 @@
  * oldest out first.
  */
 import { getTableName } from "drizzle-orm";
+import { BoundedMap } from "../core/bounded-map";
 import type { ActorContext } from "../core/context";
 import { MAX_AGE_MS, type ChangeFeed, type ChangeWatch } from "../core/changes";
 import type { ToolDef } from "./define";
@@ -29,7 +30,7 @@ import { RESULT_JSON, toolOk, type ToolResult } from "./errors";
 
 const MAX_ENTRIES = 2000;
 const MAX_BYTES = 8 * 1024 * 1024;
-/** Larger answers are not kept: one page of a long list must not push out a hundred small ones. */
+/** Larger answers (with their key) are not kept: one page of a long list must not push out a hundred small ones. */
 const MAX_ENTRY_BYTES = 256 * 1024;
 /** Calls with longer keys (long search strings) are answered but not kept. */
 const MAX_KEY_CHARS = 2048;
@@ -43,9 +44,14 @@ interface Entry {
 }
 
 class ResultCache {
-  private readonly map = new Map<string, Entry>();
+  // Strings are UTF-16 in memory: two bytes a character (key, text and its JSON form).
+  private readonly map = new BoundedMap<string, Entry>({
+    maxEntries: MAX_ENTRIES,
+    maxBytes: MAX_BYTES,
+    maxEntryBytes: MAX_ENTRY_BYTES,
+    sizeOf: (key, e) => 2 * (key.length + e.text.length + e.json.length),
+  });
   private readonly watches = new Map<string, ChangeWatch>();
-  private chars = 0;
   hits = 0;
   misses = 0;
 
@@ -61,26 +67,12 @@ class ResultCache {
     const e = this.map.get(key);
     if (e === undefined) return undefined;
     if (e.token === token && !(this.feed.agesOut && performance.now() - e.at > MAX_AGE_MS)) return e;
-    this.drop(key, e);
+    this.map.delete(key);
     return undefined;
   }
 
   set(key: string, e: Entry) {
-    // Strings are UTF-16 in memory: two bytes a character is the bound (key, text and its JSON form).
-    if (key.length > MAX_KEY_CHARS || (e.text.length + e.json.length) * 2 > MAX_ENTRY_BYTES) return;
-    const old = this.map.get(key);
-    if (old) this.drop(key, old);
-    this.map.set(key, e);
-    this.chars += key.length + e.text.length + e.json.length;
-    while (this.map.size > MAX_ENTRIES || this.chars * 2 > MAX_BYTES) {
-      const [k, e] = this.map.entries().next().value as [string, Entry];
-      this.drop(k, e);
-    }
-  }
-
-  private drop(key: string, e: Entry) {
-    this.map.delete(key);
-    this.chars -= key.length + e.text.length + e.json.length;
+    if (key.length <= MAX_KEY_CHARS) this.map.set(key, e);
   }
 
   get size() {

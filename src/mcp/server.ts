@@ -29,6 +29,7 @@ import {
   type AuthInfo,
   type McpRequestContext,
 } from "@modelcontextprotocol/server";
+import { BoundedMap } from "../core/bounded-map";
 import { resultJson } from "./errors";
 import { callTool, readResource, type McpEnv } from "./call";
 import { VERSION } from "../version";
@@ -130,30 +131,16 @@ interface ListTemplate {
   after: Uint8Array<ArrayBuffer>;
   bytes: number;
 }
-interface ListMemo {
-  map: Map<string, ListTemplate>;
-  bytes: number;
-}
+type ListMemo = BoundedMap<string, ListTemplate>;
 const listMemos = new WeakMap<object, ListMemo>();
 export const MAX_LIST_BYTES = 16 * 1024 * 1024;
 const MAX_LIST_KEY = 1024;
 const SENTINEL = `plinth-list-id-${crypto.randomUUID()}`;
 const KEY_HEADERS = ["accept", "content-type", "mcp-protocol-version", "mcp-method", "mcp-name"];
 
-function remember(memo: ListMemo, key: string, t: ListTemplate) {
-  if (t.bytes > MAX_LIST_BYTES / 4) return;
-  memo.map.set(key, t);
-  memo.bytes += t.bytes;
-  while (memo.bytes > MAX_LIST_BYTES) {
-    const [k, old] = memo.map.entries().next().value as [string, ListTemplate];
-    memo.map.delete(k);
-    memo.bytes -= old.bytes;
-  }
-}
-
 async function listTools(request: Request, message: Record<string, unknown>, env: McpEnv): Promise<Response> {
   let memo = listMemos.get(env.registry);
-  if (!memo) listMemos.set(env.registry, (memo = { map: new Map(), bytes: 0 }));
+  if (!memo) listMemos.set(env.registry, (memo = new BoundedMap({ maxBytes: MAX_LIST_BYTES, maxEntryBytes: MAX_LIST_BYTES / 4, sizeOf: (_, t) => t.bytes })));
   const params = message.params as Record<string, unknown> | undefined;
   const key = [
     env.registry.listKey(env.principal, env.filter),
@@ -163,7 +150,7 @@ async function listTools(request: Request, message: Record<string, unknown>, env
   ].join("\n");
   const respond = (t: ListTemplate) =>
     new Response(new Blob([t.before, JSON.stringify(message.id), t.after]), { status: t.status, headers: t.headers });
-  const hit = memo.map.get(key);
+  const hit = memo.get(key);
   if (hit) return respond(hit);
   const res = await viaSdk(request, { ...message, id: SENTINEL }, env);
   const text = await res.text();
@@ -177,7 +164,7 @@ async function listTools(request: Request, message: Record<string, unknown>, env
   const before = utf8.encode(text.slice(0, at));
   const after = utf8.encode(text.slice(at + marker.length));
   const t: ListTemplate = { status: res.status, headers, before, after, bytes: before.byteLength + after.byteLength + key.length * 2 };
-  if (res.status === 200 && key.length <= MAX_LIST_KEY) remember(memo, key, t);
+  if (res.status === 200 && key.length <= MAX_LIST_KEY) memo.set(key, t);
   return respond(t);
 }
 
