@@ -68,6 +68,18 @@ export interface TxOptions {
    */
   isolation?: "serializable" | "read committed";
 }
+export interface QueryOptions {
+  /** The tables a raw write touches, reported to the change feed as a builder's writes would be. */
+  writes?: readonly string[];
+  /**
+   * The statement text repeats (a fixed shape): PostgreSQL keeps it prepared
+   * per connection instead of parsing and planning it on every run. Only for
+   * a small, fixed set of texts — prepared statements are never evicted.
+   * SQLite caches every compiled statement by its text anyway.
+   */
+  prepare?: boolean;
+}
+
 /** Inside a transaction: the same builders, bound to the transaction. */
 export type Tx = Db;
 
@@ -111,7 +123,7 @@ export interface Store {
    * commits, unless `writes` names the tables it touches: then it counts as a
    * builder's write of those tables (and a silent transaction reports none).
    */
-  query<T = Record<string, unknown>>(sql: string, params?: unknown[], opts?: { writes?: readonly string[] }): Promise<T[]>;
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[], opts?: QueryOptions): Promise<T[]>;
   /** Which tables changed, for in-memory caches. */
   readonly changes: ChangeFeed;
   /** Applies the embedded migrations not yet recorded; returns the tags applied. */
@@ -215,6 +227,18 @@ export function dollarParams(sql: string): string {
     out += ch === "?" && !quoted ? `$${++n}` : ch;
   }
   return out;
+}
+
+/** `$n` texts of the fixed-shape statements queries mark `prepare` (a handful, each up to a few KB). */
+const preparedTexts = new Map<string, string>();
+function preparedText(sql: string): string {
+  let t = preparedTexts.get(sql);
+  if (t === undefined) {
+    // A fixed set by contract (QueryOptions.prepare); the bound only guards against misuse.
+    if (preparedTexts.size >= 256) preparedTexts.clear();
+    preparedTexts.set(sql, (t = dollarParams(sql)));
+  }
+  return t;
 }
 
 // ---------------------------------------------------------------------------
@@ -407,7 +431,7 @@ function openSqlite(opts: StoreOptions): Store {
       if (s && s.open) s.after.push(fn);
       else fn();
     },
-    async query<T>(sql: string, params: unknown[] = [], opts?: { writes?: readonly string[] }) {
+    async query<T>(sql: string, params: unknown[] = [], opts?: QueryOptions) {
       const s = als.getStore();
       const read = /^\s*(select|pragma|with)\b/i.test(sql);
       const writes = opts?.writes;
@@ -603,7 +627,7 @@ function openPg(opts: StoreOptions): Store {
       if (s && s.open) s.after.push(fn);
       else fn();
     },
-    async query<T>(sql: string, params: unknown[] = [], opts?: { writes?: readonly string[] }) {
+    async query<T>(sql: string, params: unknown[] = [], opts?: QueryOptions) {
       const s = als.getStore();
       // Named tables join the transaction's NOTIFY like a builder's writes (a raw write outside one notifies nothing).
       if (s && s.open && opts?.writes) for (const t of opts.writes) s.tables.add(t);
@@ -611,7 +635,8 @@ function openPg(opts: StoreOptions): Store {
       try {
         // drizzle hands timestamps to the driver as text; do the same for raw Dates.
         const values = params.map((p) => (p instanceof Date ? p.toISOString() : p));
-        return (await run.unsafe(dollarParams(sql), values as postgres.ParameterOrJSON<never>[])) as unknown as T[];
+        const text = opts?.prepare ? preparedText(sql) : dollarParams(sql);
+        return (await run.unsafe(text, values as postgres.ParameterOrJSON<never>[], { prepare: opts?.prepare === true })) as unknown as T[];
       } catch (e) {
         throw mapDbError(e);
       }

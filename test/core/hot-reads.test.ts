@@ -93,6 +93,26 @@ test("a raw write that names its tables moves only their caches; bulkInsert stor
   expect(shape("Bulk B").active).toBe(true);
 });
 
+test("bulkInsert writes a batch of any size in power-of-two chunks, every row once and in order", async () => {
+  const { bulkInsert, chunkSize } = await import("../../src/core/bulk");
+  expect([1, 2, 3, 127, 128, 129, 1000].map(chunkSize)).toEqual([1, 2, 2, 64, 128, 128, 128]);
+  const other = (await store.db.insert(companies).values({ name: "Bulk chunks" }).returning({ id: companies.id }))[0]!.id;
+  // 203 = 128 + 64 + 8 + 2 + 1: five shapes, each boundary crossed.
+  const names = Array.from({ length: 203 }, (_, i) => `Chunk ${String(i).padStart(3, "0")}`);
+  await store.transaction(async () => {
+    await bulkInsert(store, sites, names.map((name, i) => ({ companyId: other, name, active: i % 2 === 0 })));
+    if (ON_PG) {
+      // The same connection as the inserts: each shape is a prepared statement there (QueryOptions.prepare).
+      const prepared = await store.query<{ statement: string }>("SELECT statement FROM pg_prepared_statements");
+      const shapes = prepared.filter((p) => p.statement.startsWith('insert into "sites"')).map((p) => (p.statement.match(/\(\$/g) ?? []).length);
+      expect(shapes.sort((a, b) => a - b)).toEqual([1, 2, 8, 64, 128]);
+    }
+  });
+  const rows = await store.db.select({ id: sites.id, name: sites.name, active: sites.active }).from(sites).where(eq(sites.companyId, other)).orderBy(sites.id);
+  expect(rows.map((r) => r.name)).toEqual(names);
+  expect(rows.map((r) => r.active)).toEqual(names.map((_, i) => i % 2 === 0));
+});
+
 test.skipIf(ON_PG)("SQLite: a raw write that names no table moves every cache", async () => {
   const watch = store.changes.watch(["companies"]);
   watch.changed();
