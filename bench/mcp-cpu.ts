@@ -171,6 +171,8 @@ for (const mode of ["inproc", "http"]) {
   const ratios = scenarios.filter((x) => x.name.startsWith("mcp")).map((x) => `${x.name.slice(4)} ${(rest / m(`${mode} ${x.name}`)).toFixed(2)}`);
   console.log(`${mode}: MCP throughput ÷ REST listPosts (= REST CPU ÷ MCP CPU): ${ratios.join(", ")}`);
 }
+// SQLite: how often a cache check had to ask data_version (src/core/wal-index.ts; every check without the mapping).
+if (s.deps.store.engine === "sqlite") console.log(`data_version readings: ${s.deps.store.changes.exactReads}`);
 for (const [k, [n, ms]] of [...sqlStats].sort((a, b) => b[1][1] - a[1][1]).slice(0, 15)) console.log(String(n).padStart(8), `${ms.toFixed(0)} ms`.padStart(9), k);
 bare.stop(true);
 await s.stop();

@@ -8,8 +8,9 @@
  *     (src/core/db.ts), with the tables they wrote;
  *   - SQLite: another process's commits (a CLI revoke beside the server)
  *     move the writer connection's `PRAGMA data_version` (its own commits do
- *     not), checked on every `changed()` call — a statement that reads no
- *     table — so a revoked key fails on the very next request in every process;
+ *     not), checked on every `changed()` call — from the mapped WAL-index
+ *     header, asking SQLite only after some commit (src/core/wal-index.ts) —
+ *     so a revoked key fails on the very next request in every process;
  *   - PostgreSQL: every write transaction sends NOTIFY with its tables, which
  *     PostgreSQL delivers to every instance's LISTEN connection only if and
  *     when the transaction commits; with Redis configured, the tables also go
@@ -55,6 +56,8 @@ export class ChangeFeed {
 
   /** Transactions this process committed that wrote a table (silent bookkeeping excluded); tests read it to prove a refused call wrote nothing. */
   commits = 0;
+  /** Exact readings taken (SQLite: `PRAGMA data_version`); tests read it to prove a cache check with nothing committed takes none. */
+  exactReads = 0;
 
   /** Tables this process just committed. */
   local(tables: Iterable<string>) {

@@ -39,6 +39,7 @@ import { drizzle as drizzlePg } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { migrations } from "../../db/migrations/index";
 import { ChangeFeed } from "./changes";
+import { mapWalIndex } from "./wal-index";
 import { engine, type Engine } from "./engine";
 import { AppError, conflict, invalid } from "./errors";
 
@@ -353,6 +354,8 @@ function openSqlite(opts: StoreOptions): Store {
   if (dir === ":memory:") dir = throwaway = mkdtempSync(join(tmpdir(), "plinth-mem-"));
   mkdirSync(dir, { recursive: true });
   const path = join(dir, "plinth.sqlite");
+  // Before any connection here opens the WAL: see wal-index.ts for why the order matters.
+  const walIndex = mapWalIndex(path);
   const writer = openConnection(path, false);
   writer.exec("PRAGMA journal_mode = WAL");
   const reader = openConnection(path, true);
@@ -367,12 +370,14 @@ function openSqlite(opts: StoreOptions): Store {
   // other connections' commits): those reach the change feed with the tables
   // they wrote, so a write here drops only the caches built from those tables,
   // and a silent one (last-used times) none. Caches check it on every use.
-  // Tried and reverted: reading the WAL index's change counter from our own
-  // mmap of the -shm file (no system call). Opening and closing that file
-  // releases every POSIX lock this process holds on it, SQLite's included;
-  // another process then reinitialised the file under this one (SIGBUS in CI).
+  // Read on every check unless the WAL-index header, mapped before SQLite
+  // opened it, shows no commit since the last reading (src/core/wal-index.ts).
   const dataVersion = writer.prepare<{ data_version: number }, []>("PRAGMA data_version");
-  changes.setPoll(() => dataVersion.get()!.data_version);
+  const readDataVersion = () => {
+    changes.exactReads++;
+    return dataVersion.get()!.data_version;
+  };
+  changes.setPoll(walIndex ? walIndex.poll(readDataVersion, () => inflight.closed) : readDataVersion);
   let savepoints = 0;
 
   async function transaction<T>(fn: (tx: Tx) => Promise<T>, opts?: TxOptions): Promise<T> {
