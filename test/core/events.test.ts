@@ -273,6 +273,34 @@ describe("jobs", () => {
     expect(lease).toEqual({ runs: 2, failures: 0, holder: null });
   });
 
+  test("a tick with nothing due takes no write transaction; a due job takes two (claim, finish)", async () => {
+    let txs = 0;
+    const counted = new Proxy(store, {
+      get(target, key) {
+        const v = Reflect.get(target, key);
+        if (key === "transaction") return (...args: Parameters<Store["transaction"]>) => (txs++, target.transaction(...args));
+        return typeof v === "function" ? v.bind(target) : v;
+      },
+    });
+    const runs: string[] = [];
+    const jobs: JobDef[] = ["quiet_a", "quiet_b", "quiet_c"].map((name) => ({ name, description: "counts", everyMs: 60_000, run: async () => void runs.push(name) }));
+    const r = new JobRunner({ ...deps, store: counted }, jobs);
+    await r.init();
+    txs = 0;
+    expect((await r.runDue()).map((o) => o.name)).toEqual(["quiet_a", "quiet_b", "quiet_c"]);
+    expect(txs).toBe(6);
+    txs = 0;
+    for (let i = 0; i < 5; i++) {
+      clock.advance(1000);
+      expect(await r.runDue()).toEqual([]);
+    }
+    expect(txs).toBe(0);
+    clock.advance(55_000);
+    expect((await r.runDue()).map((o) => o.name)).toEqual(["quiet_a", "quiet_b", "quiet_c"]);
+    expect(txs).toBe(6);
+    expect(runs).toHaveLength(6);
+  });
+
   test("a failing job is recorded and runs again next period", async () => {
     let n = 0;
     const job: JobDef = {
