@@ -26,6 +26,12 @@ const MAX_ENTRIES = 10_000;
 export class HotLookups {
   /** By secret hash: the row, and the caller answer built from it once. */
   private keys = new Map<string, { record: RestKeyRecord; caller: Caller }>();
+  /**
+   * Hashes of well-formed tokens that match no key: refused from memory like
+   * a known key is accepted, so a client (or a flood) repeating a wrong or
+   * deleted key reads the database once per change of rest_keys, not per request.
+   */
+  private unknown = new Set<string>();
   /** Presented token → its SHA-256, so a busy key is hashed once, not per request. Never written anywhere. */
   private hashes = new Map<string, string>();
   private sites = new Map<number, PublicSiteState>();
@@ -39,6 +45,7 @@ export class HotLookups {
   private revalidate() {
     if (this.watch.changed()) {
       this.keys.clear();
+      this.unknown.clear();
       this.sites.clear();
     }
   }
@@ -58,9 +65,14 @@ export class HotLookups {
     }
     const k = this.keys.get(hash);
     if (k) return this.use(k);
+    if (this.unknown.has(hash)) return INVALID;
     const h = hash;
     return then(findRestKeyByHash(this.deps, h), (found) => {
-      if (!found) return INVALID;
+      if (!found) {
+        if (this.unknown.size >= MAX_ENTRIES) this.unknown.clear();
+        this.unknown.add(h);
+        return INVALID;
+      }
       if (this.keys.size >= MAX_ENTRIES) this.keys.clear();
       const entry = { record: found, caller: { presented: true, key: { id: found.id, siteId: found.siteId }, bucket: `key:${found.id}` } };
       this.keys.set(h, entry);

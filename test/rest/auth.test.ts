@@ -5,12 +5,20 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { revokeRestKey, LAST_USED_RESOLUTION_MS } from "../../src/domains/sites/rest-keys";
+import { revokeRestKey, restKeyHash, LAST_USED_RESOLUTION_MS } from "../../src/domains/sites/rest-keys";
 import { restKeys } from "../../src/domains/sites/tables";
+import { ON_PG } from "../db";
+import { traceSqlite } from "../fixtures/sqlite-trace";
 import { startTestServer, type TestServer } from "../harness";
 import { mintRestKey } from "../fixtures/rest";
 import { seedRestContent, type RestContent } from "../fixtures/rest-content";
 import { expectError, rest, type Rest } from "./helpers";
+
+// SQLite: the key lookups this process runs (statements are wrapped before the server's store opens).
+let keyLookups = 0;
+traceSqlite((sqlText) => {
+  if (/FROM rest_keys WHERE secret_hash/.test(sqlText)) keyLookups++;
+});
 
 let server: TestServer;
 let api: Rest;
@@ -128,6 +136,21 @@ describe("expiry and revocation", () => {
     expectError(await api.keyed(`${shop}/tags`, k.key), 401, "Invalid API key");
     expectError(await api.get(`${shop}/navigation`, { "x-api-key": k.key }), 401, "Invalid API key");
     expect(async () => await revokeRestKey(server.deps, k.id)).toThrow(/already revoked/);
+  });
+
+  test("a wrong key is looked up once, then refused from memory until rest_keys changes; a key made for it then works at once", async () => {
+    const token = "svc_live_" + "ab".repeat(32);
+    const before = keyLookups;
+    for (let i = 0; i < 5; i++) expectError(await api.keyed(`${shop}/tags`, token), 401, "Invalid API key");
+    if (!ON_PG) expect(keyLookups - before).toBe(1);
+    // A key with exactly this secret appears (as an import or another process could make it): the next request sees it.
+    const [row] = await server.deps.db
+      .insert(restKeys)
+      .values({ siteId: c.sites.shop, name: "imported", hint: token.slice(-4), secretHash: restKeyHash(token)! })
+      .returning({ id: restKeys.id });
+    expect((await api.keyed(`${shop}/tags`, token)).status).toBe(200);
+    await server.deps.db.delete(restKeys).where(eq(restKeys.id, row!.id));
+    expectError(await api.keyed(`${shop}/tags`, token), 401, "Invalid API key");
   });
 
   test("a key deleted from the database stops working", async () => {
