@@ -13,9 +13,9 @@
  * C (concurrent requests of the HTTP load child, default 8), SQLSTAT=1 (count
  * and time every SQLite statement), NOREC=1 (drop the tool-call observers,
  * i.e. AI history recording, to see its share; diagnostic only), NOPOLL=1
- * (SQLite: skip the per-request `PRAGMA data_version` read that lets another
- * process's commit reach the caches on the very next request, to see its
- * share; diagnostic only — foreign commits go unseen),
+ * (SQLite: skip the per-check look for another process's commits — the
+ * mapped WAL-index header, or `PRAGMA data_version` without the mapping —
+ * to see its share; diagnostic only — foreign commits go unseen),
  * PLINTH_DATABASE_URL (a fresh PostgreSQL database: the same on that engine).
  *
  * inproc: `app.fetch(new Request(…))` in this process; no HTTP.
@@ -69,7 +69,7 @@ if (!existsSync(credsPath)) throw new Error(`${dir} holds data but no creds.json
 const demo = JSON.parse(await Bun.file(credsPath).text());
 // NOREC=1: without the tool-call observers (AI history), to see what recording costs per call. Diagnostic only.
 if (process.env.NOREC) (await import("../src/mcp/routes")).registry().observers.length = 0;
-// NOPOLL=1: no data_version read per cache check (src/core/changes.ts). Diagnostic only.
+// NOPOLL=1: no look for other processes' commits per cache check (src/core/changes.ts, wal-index.ts). Diagnostic only.
 if (process.env.NOPOLL) (s.deps.store.changes as unknown as { poll: null }).poll = null;
 const app = createApp(s.deps);
 

@@ -32,6 +32,11 @@ export interface JobOutcome {
   error?: string;
 }
 
+/** A job is due again once its last start is at or before this instant. */
+function lastStartDue(j: JobDef, now: Date): Date {
+  return new Date(now.getTime() - j.everyMs);
+}
+
 export class JobRunner {
   private timer: ReturnType<typeof setInterval> | null = null;
   private running: Promise<unknown> | null = null;
@@ -61,7 +66,7 @@ export class JobRunner {
 
   /** Claims the lease when the job is due and nobody holds it. */
   private async claim(j: JobDef, now: Date): Promise<boolean> {
-    const dueBefore = new Date(now.getTime() - j.everyMs);
+    const dueBefore = lastStartDue(j, now);
     const rows = await this.deps.store.transaction(
       (tx) =>
         tx
@@ -103,8 +108,9 @@ export class JobRunner {
       const l = leases.get(j.name);
       // No row yet (init() not run): the claim finds nothing either, as before.
       if (!l) continue;
+      // claim()'s own conditions, on the snapshot just read.
       const free = l.leaseUntil === null || l.leaseUntil < now;
-      const due = l.lastStartedAt === null || l.lastStartedAt.getTime() <= now.getTime() - j.everyMs;
+      const due = l.lastStartedAt === null || l.lastStartedAt <= lastStartDue(j, now);
       if (!free || !due) continue;
       if (!(await this.claim(j, now))) continue;
       let error: string | null = null;
