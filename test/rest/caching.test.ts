@@ -161,6 +161,9 @@ describe("Cache-Control and Vary", () => {
     const viaHeader = await api.get(`${shop}/config`, { "x-api-key": key });
     expect(viaHeader.headers.get("cache-control")).toBe("private, no-cache");
     for (const r of [keyed, anon, viaHeader]) expect(r.headers.get("vary")).toBe("Authorization, X-API-Key");
+    // One URL's shared headers are built once (src/rest/routes.ts okTemplate); what is per request must not be shared.
+    expect(new Set([keyed, anon, viaHeader].map((r) => r.headers.get("x-request-id"))).size).toBe(3);
+    expect(Number(viaHeader.headers.get("x-ratelimit-remaining"))).toBe(Number(keyed.headers.get("x-ratelimit-remaining")) - 1);
     const anon304 = await api.get(`${shop}/config`, { "If-None-Match": anon.headers.get("etag")! });
     expect(anon304.status).toBe(304);
     expect(anon304.headers.get("cache-control")).toBe("public, max-age=60");
