@@ -132,7 +132,7 @@ export const SETTINGS: readonly Setting[] = [
     env: "PLINTH_MEMORY_SOFT_LIMIT_MB",
     value: "<mb>",
     group: "server",
-    help: "above this RSS a full garbage collection runs every 2 s (default 160; 0: never)",
+    help: "above this RSS, full garbage collections, at most 1 % of the time (default 160; 0: off)",
   },
   { flag: null, env: "PLINTH_SMTP_URL", value: "<url>", group: "server", help: "send mail through smtp://user:pass@host:587 (STARTTLS) or smtps://…:465; unset: mail is only recorded" },
   { flag: "webhooks-allow-private", env: "PLINTH_WEBHOOKS_ALLOW_PRIVATE", value: "1|0", group: "server", help: "let outgoing webhooks reach loopback and private addresses (default 0)" },
