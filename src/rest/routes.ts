@@ -94,8 +94,10 @@ const EXPOSE = CORS_HEADERS["Access-Control-Expose-Headers"]!;
 const ALLOW_ORIGIN = CORS_HEADERS["Access-Control-Allow-Origin"]!;
 
 /**
- * Headers every REST response carries, built as one object literal of a
- * fixed shape (this runs on every request).
+ * Headers of every REST response that is not a resource's 200 or 304
+ * (errors, 429s, preflights, the OpenAPI document; those two copy
+ * okTemplate's instead), built as one object literal of a fixed shape: a
+ * flood of refusals runs it per request.
  */
 function baseHeaders(x: Ctx): Record<string, string> {
   const h: Record<string, string> = {
