@@ -23,6 +23,15 @@ export interface JobDef {
   everyMs: number;
   /** How long a run may take before another instance may assume it died (default 10 minutes). */
   leaseMs?: number;
+  /**
+   * A read-only check: has the job anything to do now? When given and
+   * false, the runner skips the job this tick without claiming its lease,
+   * so an idle job costs one read instead of two write transactions. It
+   * must be true whenever run() would change anything; a wider check is
+   * safe (run() then finds nothing, as without it), a narrower one leaves
+   * work undone — build it from the same conditions run() selects by.
+   */
+  pending?(deps: Deps): Promise<boolean>;
   run(deps: Deps): Promise<void>;
 }
 
@@ -92,7 +101,10 @@ export class JobRunner {
    * due is claimed (the claim checks again, atomically): a claim is a write
    * transaction even when it matches nothing, and with two dozen jobs on a
    * one-second tick an idle server was taking the write lock twenty-odd
-   * times a second for nothing.
+   * times a second for nothing. A job with a `pending` check is claimed
+   * only when that read finds work, so the one-second jobs (mail, email
+   * and webhook delivery, automation runs and schedules) write nothing
+   * while there is nothing to send or run.
    */
   async runDue(): Promise<JobOutcome[]> {
     const out: JobOutcome[] = [];
@@ -112,6 +124,7 @@ export class JobRunner {
       const free = l.leaseUntil === null || l.leaseUntil < now;
       const due = l.lastStartedAt === null || l.lastStartedAt <= lastStartDue(j, now);
       if (!free || !due) continue;
+      if (j.pending && !(await j.pending(this.deps))) continue;
       if (!(await this.claim(j, now))) continue;
       let error: string | null = null;
       try {

@@ -307,12 +307,15 @@ async function sendOne(deps: Deps, row: Row): Promise<void> {
 }
 
 /** Sends what is due now; with no SMTP server configured, marks it no_transport. */
+/** Mail the `mail.send` job sends now (and its pending check looks for). */
+const dueMail = (now: Date) => and(eq(mailOutbox.status, "queued"), lte(mailOutbox.nextAttemptAt, now));
+
 export async function sendDueMail(deps: Deps): Promise<void> {
   const now = deps.clock.now();
   const due = await deps.db
     .select()
     .from(mailOutbox)
-    .where(and(eq(mailOutbox.status, "queued"), lte(mailOutbox.nextAttemptAt, now)))
+    .where(dueMail(now))
     .orderBy(asc(mailOutbox.nextAttemptAt), asc(mailOutbox.id))
     .limit(BATCH);
   if (due.length === 0) return;
@@ -339,6 +342,7 @@ export const mailJobs: JobDef[] = [
     description: "Send queued outgoing mail over SMTP (PLINTH_SMTP_URL), retrying with backoff; record each outcome.",
     everyMs: 1000,
     leaseMs: 5 * 60_000,
+    pending: async (deps) => (await deps.db.select({ id: mailOutbox.id }).from(mailOutbox).where(dueMail(deps.clock.now())).limit(1)).length > 0,
     run: sendDueMail,
   },
   {

@@ -13,15 +13,15 @@
 import { afterAll, beforeAll, describe, expect, spyOn, test } from "bun:test";
 import * as pdfModule from "../../src/domains/decks/pdf";
 import type { Client } from "@modelcontextprotocol/client";
-import { closeMailTransport, sendDueMail } from "../../src/core/mail";
+import { closeMailTransport } from "../../src/core/mail";
 import { debitCredits, grantCredits, setBudget } from "../../src/domains/ai/credits";
 import { automationRuns } from "../../src/domains/automations/tables";
 import { sites } from "../../src/domains/sites/tables";
 import { PRICES } from "../../src/domains/ai/meter";
 import { decideApproval } from "../../src/domains/approvals/verbs";
-import { runQueued } from "../../src/domains/automations/runner";
 import { drainEmbeddingQueue } from "../../src/domains/brain/embeddings";
-import { deliver, queueNextBatch } from "../../src/domains/email/delivery";
+import { queueNextBatch } from "../../src/domains/email/delivery";
+import { deliver, runQueued, sendDueMail } from "../jobs";
 import { emailMemberships, emailSubscribers } from "../../src/domains/email/tables";
 import { startEmbeddingsServer, type EmbeddingsServer } from "../brain/embeddings-server";
 import { caughtUp } from "../automations/settle";

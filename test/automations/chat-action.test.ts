@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/client";
 import { eq } from "drizzle-orm";
 import { mcpKeys } from "../../src/domains/accounts/tables";
-import { runQueued } from "../../src/domains/automations/runner";
+import { runQueued } from "../jobs";
 import { sites } from "../../src/domains/sites/tables";
 import { callTool, createCompany, createUser, mcpClient, mintMcpKey, toolOk } from "../fixtures/accounts";
 import { rows, startTestServer, type TestServer } from "../harness";

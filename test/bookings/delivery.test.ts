@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, asc, eq, like } from "drizzle-orm";
 import { ManualClock } from "../../src/core/clock";
-import { sendDueMail } from "../../src/core/mail";
+import { sendDueMail } from "../jobs";
 import { mailOutbox } from "../../src/core/tables";
 import { sendReminders } from "../../src/domains/bookings/delivery";
 import { bookingReminders, bookings } from "../../src/domains/bookings/tables";

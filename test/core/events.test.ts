@@ -256,6 +256,19 @@ describe("dispatcher", () => {
   });
 });
 
+/** The store, counting its write transactions (`n`). */
+function countingTransactions(target: Store) {
+  const c = { n: 0, store: target };
+  c.store = new Proxy(target, {
+    get(t, key) {
+      const v = Reflect.get(t, key);
+      if (key === "transaction") return (...args: Parameters<Store["transaction"]>) => (c.n++, t.transaction(...args));
+      return typeof v === "function" ? v.bind(t) : v;
+    },
+  });
+  return c;
+}
+
 describe("jobs", () => {
   test("a job runs when due, once per period, and records what happened", async () => {
     let runs = 0;
@@ -274,31 +287,62 @@ describe("jobs", () => {
   });
 
   test("a tick with nothing due takes no write transaction; a due job takes two (claim, finish)", async () => {
-    let txs = 0;
-    const counted = new Proxy(store, {
-      get(target, key) {
-        const v = Reflect.get(target, key);
-        if (key === "transaction") return (...args: Parameters<Store["transaction"]>) => (txs++, target.transaction(...args));
-        return typeof v === "function" ? v.bind(target) : v;
-      },
-    });
+    const tx = countingTransactions(store);
     const runs: string[] = [];
     const jobs: JobDef[] = ["quiet_a", "quiet_b", "quiet_c"].map((name) => ({ name, description: "counts", everyMs: 60_000, run: async () => void runs.push(name) }));
-    const r = new JobRunner({ ...deps, store: counted }, jobs);
+    const r = new JobRunner({ ...deps, store: tx.store }, jobs);
     await r.init();
-    txs = 0;
+    tx.n = 0;
     expect((await r.runDue()).map((o) => o.name)).toEqual(["quiet_a", "quiet_b", "quiet_c"]);
-    expect(txs).toBe(6);
-    txs = 0;
+    expect(tx.n).toBe(6);
+    tx.n = 0;
     for (let i = 0; i < 5; i++) {
       clock.advance(1000);
       expect(await r.runDue()).toEqual([]);
     }
-    expect(txs).toBe(0);
+    expect(tx.n).toBe(0);
     clock.advance(55_000);
     expect((await r.runDue()).map((o) => o.name)).toEqual(["quiet_a", "quiet_b", "quiet_c"]);
-    expect(txs).toBe(6);
+    expect(tx.n).toBe(6);
     expect(runs).toHaveLength(6);
+  });
+
+  test("a job whose pending check finds nothing is neither claimed nor run; it runs the tick its check finds work", async () => {
+    const tx = countingTransactions(store);
+    let work = false;
+    let runs = 0;
+    const job: JobDef = { name: "sender", description: "sends", everyMs: 1000, pending: async () => work, run: async () => void runs++ };
+    const r = new JobRunner({ ...deps, store: tx.store }, [job]);
+    await r.init();
+    tx.n = 0;
+    for (let i = 0; i < 3; i++) {
+      expect(await r.runDue()).toEqual([]);
+      clock.advance(1000);
+    }
+    expect([tx.n, runs]).toEqual([0, 0]);
+    const lease = async () =>
+      (await store.query<{ runs: number; last_started_at: unknown }>("select runs, last_started_at from job_leases where name = 'sender'"))[0];
+    expect(await lease()).toEqual({ runs: 0, last_started_at: null });
+    work = true;
+    expect(await r.runDue()).toEqual([{ name: "sender", ok: true }]);
+    expect([tx.n, runs]).toEqual([2, 1]);
+    expect((await lease())!.runs).toBe(1);
+  });
+
+  test("an idle server's one-second jobs take no write transaction: every job due each second has a pending check that finds nothing", async () => {
+    const tx = countingTransactions(store);
+    const all = [...coreJobs, ...domains.flatMap((d) => d.jobs ?? [])];
+    const everySecond = all.filter((j) => j.everyMs === 1000).map((j) => j.name);
+    expect(everySecond.sort()).toEqual(["automations.run", "automations.schedule", "email.deliver", "mail.send", "webhooks.deliver"]);
+    const r = new JobRunner({ ...deps, store: tx.store }, all);
+    await r.init();
+    await r.runDue(); // the first tick runs everything once (hourly prunes and all)
+    tx.n = 0;
+    for (let i = 0; i < 4; i++) {
+      clock.advance(1000);
+      expect(await r.runDue()).toEqual([]);
+    }
+    expect(tx.n).toBe(0);
   });
 
   test("a failing job is recorded and runs again next period", async () => {

@@ -11,7 +11,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { closeMailTransport } from "../../src/core/mail";
-import { deliver } from "../../src/domains/email/delivery";
+import { deliver } from "../jobs";
 import { startTestServer, type TestServer } from "../harness";
 import { startSmtp, type TestSmtp } from "../infra/smtp";
 import { makeWorld, type World } from "../cms/world";

@@ -8,7 +8,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { closeMailTransport } from "../../src/core/mail";
-import { deliver, SEND_RETRY_MS } from "../../src/domains/email/delivery";
+import { SEND_RETRY_MS } from "../../src/domains/email/delivery";
+import { deliver } from "../jobs";
 import { emailSends } from "../../src/domains/email/tables";
 import { makeEmailWorld, type EmailWorld } from "./world";
 

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { and, eq } from "drizzle-orm";
 import { closeMailTransport } from "../../src/core/mail";
 import { decideApproval } from "../../src/domains/approvals/verbs";
-import { deliver } from "../../src/domains/email/delivery";
+import { deliver } from "../jobs";
 import { parseJsonReport, parseRawReport, ReportError } from "../../src/domains/email/feedback";
 import { emailFeedback, emailSends } from "../../src/domains/email/tables";
 import { afterForeignWrite, startTestServer, storeEnv, type TestServer } from "../harness";

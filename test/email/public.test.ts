@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { closeMailTransport } from "../../src/core/mail";
 import { decideApproval } from "../../src/domains/approvals/verbs";
-import { deliver } from "../../src/domains/email/delivery";
+import { deliver } from "../jobs";
 import { emailMemberships, emailSends } from "../../src/domains/email/tables";
 import { mcpClient, mintMcpKey } from "../fixtures/accounts";
 import { startTestServer, type TestServer } from "../harness";

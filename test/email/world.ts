@@ -9,7 +9,7 @@ import { and, eq } from "drizzle-orm";
 import { closeMailTransport } from "../../src/core/mail";
 import { events } from "../../src/core/tables";
 import { decideApproval } from "../../src/domains/approvals/verbs";
-import { deliver } from "../../src/domains/email/delivery";
+import { deliver } from "../jobs";
 import { emailSends } from "../../src/domains/email/tables";
 import { emailDomain } from "../../src/domains/email/tools";
 import type { ActorContext } from "../../src/core/context";

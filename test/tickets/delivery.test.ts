@@ -7,7 +7,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { and, asc, eq } from "drizzle-orm";
 import { Dispatcher } from "../../src/core/dispatcher";
-import { sendDueMail } from "../../src/core/mail";
+import { sendDueMail } from "../jobs";
 import { domains } from "../../src/domains";
 import { notifications } from "../../src/domains/notifications/tables";
 import { startSmtp, type TestSmtp } from "../infra/smtp";

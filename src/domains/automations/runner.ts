@@ -23,7 +23,7 @@
  *   automation twice in one chain; what is stopped is recorded as a skipped
  *   run saying why.
  */
-import { and, asc, eq, inArray, isNotNull, lt, lte, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, lt, lte, or, sql } from "drizzle-orm";
 import * as v from "valibot";
 import { audit } from "../../core/audit";
 import type { ActorContext, CompanyAccess, Deps, Principal } from "../../core/context";
@@ -120,12 +120,13 @@ export const automationTrigger: Subscriber = {
   },
 };
 
+/** Scheduled automations whose time has come (what runSchedules starts and scheduleJob's pending check looks for). */
+const dueSchedules = (now: Date) =>
+  and(eq(automations.enabled, true), eq(automations.triggerType, "schedule"), isNotNull(automations.nextRunAt), lte(automations.nextRunAt, now));
+
 export async function runSchedules(deps: Deps): Promise<number> {
   const now = deps.clock.now();
-  const due = await deps.db
-    .select()
-    .from(automations)
-    .where(and(eq(automations.enabled, true), eq(automations.triggerType, "schedule"), isNotNull(automations.nextRunAt), lte(automations.nextRunAt, now)));
+  const due = await deps.db.select().from(automations).where(dueSchedules(now));
   for (const a of due) {
     if (a.trigger.type !== "schedule") continue;
     const t = a.trigger;
@@ -300,9 +301,13 @@ export async function executeRun(deps: Deps, run: Run): Promise<void> {
 }
 
 /** Claims and executes queued runs; runs whose instance died mid-way are marked failed (retry resumes them). */
+/** Runs whose instance died mid-run: runQueued marks them failed. */
+const staleRuns = (now: Date) => and(eq(automationRuns.status, "running"), lt(automationRuns.leaseUntil, now));
+const queuedRuns = eq(automationRuns.status, "queued");
+
 export async function runQueued(deps: Deps): Promise<number> {
   const now = deps.clock.now();
-  const stale = and(eq(automationRuns.status, "running"), lt(automationRuns.leaseUntil, now));
+  const stale = staleRuns(now);
   // Read first: an idle job writes nothing (no commit, no change-feed noise).
   if ((await deps.db.select({ id: automationRuns.id }).from(automationRuns).where(stale).limit(1)).length)
     await deps.db
@@ -311,7 +316,7 @@ export async function runQueued(deps: Deps): Promise<number> {
       .where(stale);
   let n = 0;
   while (n < RUNS_PER_JOB && !deps.store.closed) {
-    const next = (await deps.db.select({ id: automationRuns.id }).from(automationRuns).where(eq(automationRuns.status, "queued")).orderBy(asc(automationRuns.id)).limit(1))[0];
+    const next = (await deps.db.select({ id: automationRuns.id }).from(automationRuns).where(queuedRuns).orderBy(asc(automationRuns.id)).limit(1))[0];
     if (!next) break;
     const claimed = (await deps.db
       .update(automationRuns)
@@ -333,6 +338,8 @@ export const runJob: JobDef = {
   name: "automations.run",
   description: "Executes queued automation runs, step by step, as each automation's creator.",
   everyMs: 1000,
+  pending: async (deps) =>
+    (await deps.db.select({ id: automationRuns.id }).from(automationRuns).where(or(queuedRuns, staleRuns(deps.clock.now()))).limit(1)).length > 0,
   run: (deps) => runQueued(deps).then(() => undefined),
 };
 
@@ -355,5 +362,6 @@ export const scheduleJob: JobDef = {
   name: "automations.schedule",
   description: "Starts scheduled automations whose cron time has come (missed times fold into one run).",
   everyMs: 1000,
+  pending: async (deps) => (await deps.db.select({ id: automations.id }).from(automations).where(dueSchedules(deps.clock.now())).limit(1)).length > 0,
   run: (deps) => runSchedules(deps).then(() => undefined),
 };

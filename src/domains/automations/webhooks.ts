@@ -443,5 +443,6 @@ export const deliverJob: JobDef = {
   description: "Sends outgoing webhook deliveries that are due, in order per entity, with retries.",
   everyMs: 1000,
   leaseMs: 5 * 60_000,
+  pending: async (deps) => (await due(deps, 1)).length > 0,
   run: (deps) => deliverDue(deps).then(() => undefined),
 };

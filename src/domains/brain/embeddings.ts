@@ -241,6 +241,10 @@ export const embedJob: JobDef = {
   description: "Embeds pending knowledge-base chunks through PLINTH_EMBEDDINGS_URL, retrying with backoff while it is down.",
   everyMs: 5_000,
   leaseMs: 5 * 60_000,
+  // Wider than the drain's query (which also skips companies out of credits): never misses a chunk it would embed.
+  pending: async (deps) =>
+    embeddingsOn(deps) &&
+    (await deps.db.select({ id: brainChunks.id }).from(brainChunks).where(and(eq(brainChunks.state, "pending"), lte(brainChunks.nextAttemptAt, deps.clock.now()))).limit(1)).length > 0,
   async run(deps) {
     await drainEmbeddingQueue(deps);
   },

@@ -22,7 +22,7 @@
  * slices of a second so the flow is even. Test sends, transactional mail
  * and confirmations go first and are not rate limited.
  */
-import { and, asc, count, eq, exists, gt, inArray, isNotNull, isNull, lte, sql } from "drizzle-orm";
+import { and, asc, count, eq, exists, gt, inArray, isNotNull, isNull, lte, or, sql } from "drizzle-orm";
 import type { Deps } from "../../core/context";
 import { emit } from "../../core/events";
 import type { JobDef } from "../../core/jobs";
@@ -119,9 +119,12 @@ export async function segmentRules(db: Pick<Tx, "select">, companyId: number, id
 // ------------------------------------------------------------- scheduling
 
 /** Scheduled campaigns whose time has come start sending. */
+/** Scheduled campaigns whose time has come. */
+const dueCampaigns = (now: Date) => and(eq(emailCampaigns.status, "scheduled"), lte(emailCampaigns.scheduledAt, now));
+
 async function startDue(deps: Deps): Promise<void> {
   const now = deps.clock.now();
-  const due = await deps.db.select().from(emailCampaigns).where(and(eq(emailCampaigns.status, "scheduled"), lte(emailCampaigns.scheduledAt, now))).limit(50);
+  const due = await deps.db.select().from(emailCampaigns).where(dueCampaigns(now)).limit(50);
   for (const c of due) {
     await deps.db.transaction(async (tx) => {
       const won = await tx
@@ -557,10 +560,26 @@ export async function finishIfDone(deps: Deps, campaignId: number): Promise<bool
   });
 }
 
+/**
+ * Whether deliver() has anything to do: a scheduled campaign to start, a
+ * campaign sending (its recipients to queue, its rate slice, its finish),
+ * or a send due — which covers single and test messages and a cancelled
+ * campaign's queued sends to settle. Wider than each step, never narrower.
+ */
+async function deliveryPending(deps: Deps): Promise<boolean> {
+  const now = deps.clock.now();
+  const one = async (q: Promise<unknown[]>) => (await q).length > 0;
+  return (
+    (await one(deps.db.select({ id: emailCampaigns.id }).from(emailCampaigns).where(or(dueCampaigns(now), eq(emailCampaigns.status, "sending"))).limit(1))) ||
+    (await one(deps.db.select({ id: emailSends.id }).from(emailSends).where(due(now)).limit(1)))
+  );
+}
+
 export const deliverJob: JobDef = {
   name: "email.deliver",
   description: "Start scheduled campaigns, queue their recipients (once each), and send due email over SMTP at each campaign's rate with retries.",
   everyMs: 1000,
   leaseMs: CLAIM_MS,
+  pending: deliveryPending,
   run: deliver,
 };

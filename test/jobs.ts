@@ -1,0 +1,42 @@
+/**
+ * The one-second jobs' steps as their tests drive them (sendDueMail,
+ * deliver, deliverDue, runQueued, runSchedules), each held to its job's
+ * `pending` check (src/core/jobs.ts): the runner skips a job whose check
+ * finds nothing, so a check that misses work would leave mail unsent in
+ * production while these tests, calling the step directly, still passed.
+ * Here, whenever the check says "nothing to do", the step runs inside a
+ * transaction that watches for writes and fails the test if there was one.
+ */
+import { mailJobs, sendDueMail as sendDueMailStep } from "../src/core/mail";
+import type { Deps } from "../src/core/context";
+import type { JobDef } from "../src/core/jobs";
+import { runJob, runQueued as runQueuedStep, runSchedules as runSchedulesStep, scheduleJob } from "../src/domains/automations/runner";
+import { deliverDue as deliverDueStep, deliverJob as webhooksJob } from "../src/domains/automations/webhooks";
+import { deliver as deliverStep, deliverJob as emailJob } from "../src/domains/email/delivery";
+import { ON_PG } from "./db";
+
+/** Rows this transaction changed so far (SQLite), or whether it wrote at all (PostgreSQL assigns an id on the first write). */
+async function writeMark(deps: Deps): Promise<string> {
+  const sql = ON_PG ? "select coalesce(txid_current_if_assigned()::text, 'none') as n" : "select total_changes() as n";
+  const [row] = await deps.store.query<{ n: unknown }>(sql);
+  return String(row!.n);
+}
+
+async function checked<T>(deps: Deps, job: JobDef, step: () => Promise<T>): Promise<T> {
+  if (!job.pending) throw new Error(`${job.name} has no pending check`);
+  if (await job.pending(deps)) return step();
+  return deps.store.transaction(async () => {
+    const before = await writeMark(deps);
+    const out = await step();
+    if ((await writeMark(deps)) !== before) throw new Error(`${job.name}: its pending check found nothing to do, but the run wrote`);
+    return out;
+  });
+}
+
+const mailJob = mailJobs.find((j) => j.name === "mail.send")!;
+
+export const sendDueMail = (deps: Deps) => checked(deps, mailJob, () => sendDueMailStep(deps));
+export const deliver = (deps: Deps) => checked(deps, emailJob, () => deliverStep(deps));
+export const deliverDue = (deps: Deps) => checked(deps, webhooksJob, () => deliverDueStep(deps));
+export const runQueued = (deps: Deps) => checked(deps, runJob, () => runQueuedStep(deps));
+export const runSchedules = (deps: Deps) => checked(deps, scheduleJob, () => runSchedulesStep(deps));
