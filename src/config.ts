@@ -74,6 +74,8 @@ export interface Config {
   embeddingsModel: string;
   /** Let outgoing webhooks and automation calls reach loopback and private addresses (off: SSRF guard). */
   webhooksAllowPrivate: boolean;
+  /** Days of AI history (MCP calls and their conversations) kept; 0 keeps it all (src/domains/ai/retention.ts). */
+  aiHistoryDays: number;
 }
 
 /**
@@ -145,6 +147,7 @@ export const SETTINGS: readonly Setting[] = [
   { flag: null, env: "PLINTH_EMBEDDINGS_URL", value: "<url>", group: "server", help: "OpenAI-compatible embeddings endpoint (…/v1/embeddings) for the brain's hybrid search; unset: full text only" },
   { flag: null, env: "PLINTH_EMBEDDINGS_KEY", value: "<key>", group: "server", help: "bearer key for PLINTH_EMBEDDINGS_URL" },
   { flag: null, env: "PLINTH_EMBEDDINGS_MODEL", value: "<name>", group: "server", help: "embeddings model name (default text-embedding-3-small)" },
+  { flag: "ai-history-days", env: "PLINTH_AI_HISTORY_DAYS", value: "<days>", group: "server", help: "days of AI history (MCP calls, conversations) kept (default 90; 0: all)" },
   { flag: "shutdown-grace-ms", env: "PLINTH_SHUTDOWN_GRACE_MS", value: "<ms>", group: "server", help: "on SIGTERM/SIGINT, how long requests in flight may finish (default 10000)" },
 ];
 
@@ -298,9 +301,12 @@ export function loadConfig(flags: Record<string, string | true> = {}, env: Sourc
     caFile: get("hosting-ca-file", "PLINTH_HOSTING_CA_FILE") || null,
     intervalSec: hostingIntervalRaw === undefined || hostingIntervalRaw === "" ? 60 : int("PLINTH_HOSTING_INTERVAL", hostingIntervalRaw, 10, 86_400),
   };
+  const aiDaysRaw = get("ai-history-days", "PLINTH_AI_HISTORY_DAYS");
+  const aiHistoryDays = aiDaysRaw === undefined || aiDaysRaw === "" ? 90 : int("PLINTH_AI_HISTORY_DAYS", aiDaysRaw, 0, 36_500);
   const embeddingsUrl = secret("PLINTH_EMBEDDINGS_URL") ?? null;
   if (embeddingsUrl !== null && !/^https?:\/\/\S+$/i.test(embeddingsUrl)) throw new ConfigError("PLINTH_EMBEDDINGS_URL must be an http:// or https:// URL");
   return {
+    aiHistoryDays,
     hosting,
     embeddingsUrl,
     embeddingsKey: secret("PLINTH_EMBEDDINGS_KEY") ?? null,

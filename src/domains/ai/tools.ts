@@ -7,6 +7,7 @@ import { creditRoutes, CREDITS_PATH } from "./portal";
 import { creditBalance, creditLedger, creditUsage } from "./credits";
 import { AI_EVENTS } from "./events";
 import { flushToolCalls, observeToolCall } from "./recorder";
+import { historyPruneJob } from "./retention";
 
 const id = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(Number.MAX_SAFE_INTEGER));
 const date = v.pipe(v.string(), v.maxLength(40));
@@ -109,6 +110,7 @@ export const aiDomain: Domain = {
   tools: [aiConversationsList, aiConversationsGet, aiConversationsSearch, aiCreditsBalance, aiCreditsLedger, aiCreditsUsage],
   events: AI_EVENTS,
   toolCallObservers: [observeToolCall],
+  jobs: [historyPruneJob],
   notificationTypes: [
     { type: "credits.budget_threshold", label: "Your company's AI credit spending reached a budget threshold", inApp: true, email: true },
   ],
