@@ -20,6 +20,7 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { wrk } from "./wrk";
 
 const ITER = Number(process.env.BENCH_ITER ?? 60);
 const WARM = 30;
@@ -139,14 +140,6 @@ async function availability() {
 const DURATION = process.env.BENCH_DURATION ?? "5s";
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 
-function wrk(url: string, conns: number, duration = DURATION): { rps: number; p50: string; non2xx: number } {
-  const p = Bun.spawnSync(["taskset", "-c", "0", "wrk", "-t1", `-c${conns}`, `-d${duration}`, "--latency", url], { stdout: "pipe" });
-  const out = p.stdout.toString();
-  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN);
-  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
-  return { rps, p50: /50%\s+(\S+)/.exec(out)?.[1] ?? "?", non2xx };
-}
-
 async function waitFor(url: string) {
   for (let i = 0; i < 600; i++) {
     try {
@@ -180,23 +173,23 @@ async function http() {
     bare = Bun.spawn(["taskset", "-c", "1", process.execPath, join(root, "bench/bare.ts"), String(BARE), file, "text/html; charset=UTF-8"], { stdout: "ignore" });
     const bareUrl = `http://127.0.0.1:${BARE}/`;
     await waitFor(bareUrl);
-    wrk(url, 50, "3s");
-    wrk(bareUrl, 50, "3s");
-    const c1 = wrk(url, 1, "3s");
+    wrk(url, { conns: 50, duration: "3s" });
+    wrk(bareUrl, { conns: 50, duration: "3s" });
+    const c1 = wrk(url, { conns: 1, duration: "3s" });
     const real: number[] = [];
     const base: number[] = [];
     for (let i = 0; i < RUNS; i++) {
-      const a = wrk(url, 50);
+      const a = wrk(url, { conns: 50, duration: DURATION });
       if (a.non2xx) throw new Error(`${a.non2xx} non-2xx answers from the booking page`);
       real.push(a.rps);
-      base.push(wrk(bareUrl, 50).rps);
+      base.push(wrk(bareUrl, { conns: 50, duration: DURATION }).rps);
     }
     const med = (xs: number[]) => pct(xs, 50);
     console.log(`\n## Public booking page from its cache (GET /b/northwind-discovery, ${bytes.length} bytes)\n`);
     console.log("| side | req/s median (min–max) | ratio |\n|---|---:|---:|");
     console.log(`| /b/<slug> | ${med(real).toFixed(0)} (${Math.min(...real).toFixed(0)}–${Math.max(...real).toFixed(0)}) | ${(med(real) / med(base)).toFixed(2)} |`);
     console.log(`| bare Bun.serve, same bytes | ${med(base).toFixed(0)} (${Math.min(...base).toFixed(0)}–${Math.max(...base).toFixed(0)}) | 1.00 |`);
-    console.log(`\np50 at one connection: ${c1.p50}. ${RUNS} × ${DURATION} per side, wrk -t1 -c50 (core 0), servers on core 1, 3 s warm-up discarded.`);
+    console.log(`\np50 at one connection: ${c1.p50.toFixed(3)} ms. ${RUNS} × ${DURATION} per side, wrk -t1 -c50 (core 0), servers on core 1, 3 s warm-up discarded.`);
   } finally {
     server.kill();
     bare?.kill();

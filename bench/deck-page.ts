@@ -14,6 +14,7 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { median, sh, waitFor, wrk, type WrkResult } from "./wrk";
 import { DEMO_DECK_SLUG } from "../db/seed/demo-decks";
 
 const DURATION = process.env.BENCH_DURATION ?? "10s";
@@ -27,50 +28,6 @@ if (!existsSync(bin)) throw new Error(`${bin} is missing: run \`make build\` fir
 if (Bun.spawnSync(["sh", "-c", "command -v wrk"]).exitCode !== 0) throw new Error("wrk is missing: apt-get install wrk (make bench installs it)");
 
 const work = mkdtempSync(join(tmpdir(), "plinth-bench-deck-"));
-
-function sh(cmd: string[]): string {
-  const p = Bun.spawnSync(cmd, { stdout: "pipe", stderr: "pipe" });
-  if (p.exitCode !== 0) throw new Error(`${cmd.join(" ")} failed: ${p.stderr.toString()}`);
-  return p.stdout.toString();
-}
-
-async function waitFor(url: string) {
-  for (let i = 0; i < 400; i++) {
-    try {
-      await (await fetch(url)).arrayBuffer();
-      return;
-    } catch {
-      await Bun.sleep(50);
-    }
-  }
-  throw new Error(`no answer from ${url}`);
-}
-
-interface WrkResult {
-  rps: number;
-  p50: number;
-  p99: number;
-  bad: number;
-}
-
-const toMs = (v: string) => {
-  const m = /^([\d.]+)(us|ms|s)$/.exec(v.trim());
-  if (!m) return NaN;
-  const n = Number(m[1]);
-  return m[2] === "us" ? n / 1000 : m[2] === "s" ? n * 1000 : n;
-};
-
-function wrk(url: string, conns: number, duration = DURATION): WrkResult {
-  const out = sh(["taskset", "-c", "0", "wrk", "-t1", `-c${conns}`, `-d${duration}`, "--latency", url]);
-  return {
-    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN),
-    p50: toMs(/\s50%\s+(\S+)/.exec(out)?.[1] ?? ""),
-    p99: toMs(/\s99%\s+(\S+)/.exec(out)?.[1] ?? ""),
-    bad: Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0),
-  };
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 const server = Bun.spawn(["taskset", "-c", "1", bin, "serve", "--port", String(PORT), "--data-dir", join(work, "data"), "--log", "off"], { stdout: "ignore", stderr: "inherit" });
 const base = `http://127.0.0.1:${PORT}`;
@@ -92,18 +49,18 @@ try {
     await waitFor(`http://127.0.0.1:${BARE_PORT}/`);
     const real = base + path;
     const bareUrl = `http://127.0.0.1:${BARE_PORT}${path}`;
-    wrk(real, 50, "3s");
-    wrk(bareUrl, 50, "3s");
-    const c1 = wrk(real, 1, "5s");
+    wrk(real, { conns: 50, duration: "3s" });
+    wrk(bareUrl, { conns: 50, duration: "3s" });
+    const c1 = wrk(real, { conns: 1, duration: "5s" });
     const r: WrkResult[] = [];
     const b: WrkResult[] = [];
     for (let i = 0; i < RUNS; i++) {
-      r.push(wrk(real, 50));
-      b.push(wrk(bareUrl, 50));
+      r.push(wrk(real, { conns: 50, duration: DURATION }));
+      b.push(wrk(bareUrl, { conns: 50, duration: DURATION }));
     }
     bare.kill();
     await bare.exited;
-    if (r.some((x) => x.bad)) throw new Error(`${name} answered non-2xx responses; the figures would be meaningless`);
+    if (r.some((x) => x.non2xx)) throw new Error(`${name} answered non-2xx responses; the figures would be meaningless`);
     const rr = r.map((x) => x.rps);
     const med = median(rr);
     const bmed = median(b.map((x) => x.rps));

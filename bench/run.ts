@@ -18,6 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import postgres from "postgres";
+import { median, sh, waitFor, wrk as runWrk, type WrkResult } from "./wrk";
 import { ensureDebianPackages, SERVICE_PACKAGES, startHaproxy, startPostgres, type HaproxyServer, type PostgresServer } from "../test/infra/services";
 
 const DURATION = process.env.BENCH_DURATION ?? "10s";
@@ -43,24 +44,6 @@ interface Scenario {
   body?: string;
 }
 
-function sh(cmd: string[], env?: Record<string, string>): string {
-  const p = Bun.spawnSync(cmd, { stdout: "pipe", stderr: "pipe", env: { ...process.env, ...env } });
-  if (p.exitCode !== 0) throw new Error(`${cmd.join(" ")} failed: ${p.stderr.toString()}`);
-  return p.stdout.toString();
-}
-
-async function waitFor(url: string) {
-  for (let i = 0; i < 200; i++) {
-    try {
-      await fetch(url);
-      return;
-    } catch {
-      await Bun.sleep(50);
-    }
-  }
-  throw new Error(`no answer from ${url}`);
-}
-
 let luaCount = 0;
 function luaFor(s: Scenario): string {
   const file = join(work, `${++luaCount}-${s.name.replace(/\W+/g, "_")}.lua`);
@@ -71,24 +54,11 @@ function luaFor(s: Scenario): string {
   return file;
 }
 
-interface WrkResult { rps: number; p50: number; p99: number; non2xx: number }
-
-function toMs(v: string): number {
-  const m = /^([\d.]+)(us|ms|s)$/.exec(v.trim());
-  if (!m) return NaN;
-  const n = Number(m[1]);
-  return m[2] === "us" ? n / 1000 : m[2] === "s" ? n * 1000 : n;
-}
-
+/** wrk with a Lua script; stops rather than report a figure made of error responses. */
 function wrk(url: string, lua: string, conns: number, duration = DURATION): WrkResult {
-  const out = sh(["taskset", "-c", "0", "wrk", "-t1", `-c${conns}`, `-d${duration}`, "--latency", "-s", lua, url]);
-  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN);
-  const p50 = toMs(/\s50%\s+(\S+)/.exec(out)?.[1] ?? "");
-  const p99 = toMs(/\s99%\s+(\S+)/.exec(out)?.[1] ?? "");
-  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
-  // A figure made of error responses measures nothing: stop rather than report it.
-  if (non2xx) throw new Error(`${url} answered ${non2xx} non-2xx/3xx responses; the figures would be meaningless`);
-  return { rps, p50, p99, non2xx };
+  const r = runWrk(url, { conns, duration, lua });
+  if (r.non2xx) throw new Error(`${url} answered ${r.non2xx} non-2xx/3xx responses; the figures would be meaningless`);
+  return r;
 }
 
 /** Every process this script spawns and keeps (servers, baselines), ended on any exit, also on Ctrl-C. */
@@ -112,7 +82,6 @@ for (const sig of ["SIGINT", "SIGTERM"] as const)
 /** The machine's load average (1 min), said beside the figures: other work on a shared machine moves them. */
 const loadAvg = () => Number(readFileSync("/proc/loadavg", "utf8").split(" ")[0]);
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const fmt = (n: number, d = 0) => n.toFixed(d);
 const selected = (name: string) => ONLY.length === 0 || ONLY.some((o) => name.includes(o));
 

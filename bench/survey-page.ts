@@ -18,6 +18,7 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { median, sh, waitFor, wrk, type WrkResult } from "./wrk";
 
 const DURATION = process.env.BENCH_DURATION ?? "10s";
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -26,45 +27,6 @@ const work = mkdtempSync(join(tmpdir(), "plinth-bench-survey-"));
 const PORT = 18797;
 const BARE_PORT = 18798;
 const SLUG = "harbor-visit-feedback";
-
-function sh(cmd: string[]): string {
-  const p = Bun.spawnSync(cmd, { stdout: "pipe", stderr: "pipe" });
-  if (p.exitCode !== 0) throw new Error(`${cmd.join(" ")} failed: ${p.stderr.toString()}`);
-  return p.stdout.toString();
-}
-
-async function waitFor(url: string) {
-  for (let i = 0; i < 400; i++) {
-    try {
-      await fetch(url);
-      return;
-    } catch {
-      await Bun.sleep(50);
-    }
-  }
-  throw new Error(`no answer from ${url}`);
-}
-
-interface WrkResult { rps: number; p50: number; p99: number; non2xx: number }
-
-const toMs = (v: string) => {
-  const m = /^([\d.]+)(us|ms|s)$/.exec(v.trim());
-  if (!m) return NaN;
-  const n = Number(m[1]);
-  return m[2] === "us" ? n / 1000 : m[2] === "s" ? n * 1000 : n;
-};
-
-function wrk(url: string, conns: number, duration = DURATION): WrkResult {
-  const out = sh(["taskset", "-c", "0", "wrk", "-t1", `-c${conns}`, `-d${duration}`, "--latency", url]);
-  return {
-    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN),
-    p50: toMs(/\s50%\s+(\S+)/.exec(out)?.[1] ?? ""),
-    p99: toMs(/\s99%\s+(\S+)/.exec(out)?.[1] ?? ""),
-    non2xx: Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0),
-  };
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 if (!existsSync(join(root, "dist/plinth"))) sh(["make", "-C", root, "build"]);
 const dataDir = join(work, "data");
@@ -93,14 +55,14 @@ await waitFor(`http://127.0.0.1:${BARE_PORT}/`);
 
 const realUrl = `${base}/s/${SLUG}`;
 const bareUrl = `http://127.0.0.1:${BARE_PORT}/s/${SLUG}`;
-wrk(realUrl, 50, "3s");
-wrk(bareUrl, 50, "3s");
-const c1 = wrk(realUrl, 1, "5s");
+wrk(realUrl, { conns: 50, duration: "3s" });
+wrk(bareUrl, { conns: 50, duration: "3s" });
+const c1 = wrk(realUrl, { conns: 1, duration: "5s" });
 const real: WrkResult[] = [];
 const base2: WrkResult[] = [];
 for (let i = 0; i < RUNS; i++) {
-  real.push(wrk(realUrl, 50));
-  base2.push(wrk(bareUrl, 50));
+  real.push(wrk(realUrl, { conns: 50, duration: DURATION }));
+  base2.push(wrk(bareUrl, { conns: 50, duration: DURATION }));
 }
 bare.kill();
 server.kill();
