@@ -24,7 +24,7 @@ import { Hono } from "hono";
 import type { Deps } from "../core/context";
 import { approvalCounts } from "../domains/approvals/stats";
 import { VERSION } from "../version";
-import { gauge } from "./metrics";
+import { family, gauge, sample } from "./metrics";
 import type { Telemetry } from "./telemetry";
 
 export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
@@ -60,6 +60,13 @@ export async function scrape(deps: Deps, telemetry: Telemetry): Promise<string> 
   if (engine === "sqlite") parts.push(gauge("plinth_sqlite_wal_bytes", "Size of the SQLite write-ahead log file.", [[{}, walBytes(deps.config.dataDir)]]));
   else parts.push(gauge("plinth_db_pool_max_connections", "Configured PostgreSQL connections per instance (PLINTH_DB_POOL_SIZE).", [[{}, deps.config.dbPoolSize]]));
   if (deps.redis) parts.push(gauge("plinth_redis_up", "1 when the Redis connection is ready.", [[{}, deps.redis.status === "ready" ? 1 : 0]]));
+  const dropped = telemetry.logDropped;
+  if (dropped !== null)
+    parts.push(
+      family("plinth_access_log_dropped_lines_total", "counter", "Access log lines dropped because standard output's reader fell more than 4 MB behind.", [
+        sample("plinth_access_log_dropped_lines_total", {}, dropped),
+      ]),
+    );
   parts.push(gauge("plinth_build_info", "The running version.", [[{ version: VERSION }, 1]]));
   parts.push(gauge("process_resident_memory_bytes", "Resident memory size in bytes.", [[{}, process.memoryUsage.rss()]]));
   parts.push(gauge("process_start_time_seconds", "Start time of the process since the Unix epoch, in seconds.", [[{}, Math.round(Date.now() / 1000 - process.uptime())]]));

@@ -64,7 +64,7 @@ export function labelValue(v: string): string {
 }
 
 /** `name{a="x",b="y"} value`, or `name value` without labels. */
-function sample(name: string, labels: Record<string, string>, value: number): string {
+export function sample(name: string, labels: Record<string, string>, value: number): string {
   const parts = Object.entries(labels).map(([k, v]) => `${k}="${labelValue(v)}"`);
   return `${name}${parts.length ? `{${parts.join(",")}}` : ""} ${formatNumber(value)}`;
 }

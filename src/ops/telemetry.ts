@@ -153,6 +153,11 @@ export class Telemetry {
     this.trustProxy = opts.trustProxy;
   }
 
+  /** Access log lines dropped because stdout's reader fell behind; null with the log off. */
+  get logDropped(): number | null {
+    return this.log ? this.log.dropped : null;
+  }
+
   begin(req: Request, server: PeerSource): AccessRecord {
     this.metrics.inFlight++;
     return new AccessRecord(this, req, requestIdFor(req.headers), performance.now(), this.log ? clientAddress(req, server, this.trustProxy) : "");

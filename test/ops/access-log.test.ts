@@ -8,6 +8,7 @@
  * them from a real process's stdout.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { AccessLog } from "../../src/ops/access-log";
 import { rawMcp } from "../fixtures/accounts";
 import { row, startTestServer, type TestServer } from "../harness";
 
@@ -181,5 +182,49 @@ describe("access log lines", () => {
     } finally {
       await quiet.stop();
     }
+  });
+});
+
+describe("a reader that falls behind", () => {
+  const line = (i: number) => `{"n":${String(i).padStart(5, "0")},"pad":"${"x".repeat(83)}"}`; // 100 characters
+
+  test("past the bound, lines are dropped and counted instead of held; the next chunk written starts by saying how many", async () => {
+    const written: string[] = [];
+    let release!: () => void;
+    const stalled = new Promise<void>((r) => (release = r));
+    const log = new AccessLog(async (chunk) => {
+      written.push(chunk);
+      await stalled;
+    }, 60_000);
+    for (let i = 0; i < 512; i++) log.write(line(i)); // a chunk of 51,712 characters goes to the (stalled) sink
+    for (let i = 512; i < 1024; i++) log.write(line(i)); // the next would make 103,424 pending: dropped
+    for (let i = 1024; i < 1124; i++) log.write(line(i));
+    void log.flush(); // and so would these 100 (10,100 more)
+    await Bun.sleep(0);
+    expect(written).toHaveLength(1);
+    expect(written[0]!.split("\n").filter(Boolean)).toHaveLength(512);
+    expect(log.dropped).toBe(612);
+
+    release();
+    log.write(line(9999));
+    await log.flush();
+    expect(written).toHaveLength(2);
+    const [notice, after, ...rest] = written[1]!.split("\n").filter(Boolean);
+    expect(JSON.parse(notice!)).toEqual({ time: expect.any(String), log: "dropped", lines: 612 });
+    expect(after).toBe(line(9999));
+    expect(rest).toEqual([]);
+    expect(log.dropped).toBe(612);
+  });
+
+  test("with nothing pending a chunk goes whatever its size, and a sink that keeps up never drops a line", async () => {
+    const got: string[] = [];
+    const log = new AccessLog(async (chunk) => void got.push(...chunk.split("\n").filter(Boolean)), 1_000);
+    // Each chunk of 512 lines (51,712 characters) is over the bound on its own.
+    for (let round = 0; round < 4; round++) {
+      for (let i = 0; i < 512; i++) log.write(line(round * 512 + i));
+      await log.flush();
+    }
+    expect(log.dropped).toBe(0);
+    expect(got).toEqual(Array.from({ length: 2_048 }, (_, i) => line(i)));
   });
 });
