@@ -144,6 +144,13 @@ describe("help", () => {
     expect(keys).not.toContain("PLINTH_PORT"); // keys create takes only the settings that open the data
   });
 
+  test("the README's settings table names every setting: its flag and its environment variable", async () => {
+    const readme = await Bun.file(join(ROOT, "README.md")).text();
+    const table = readme.slice(readme.indexOf("| Flag | Environment | Default |"));
+    const missing = SETTINGS.flatMap((s) => [s.flag && `\`--${s.flag}\``, `\`${s.env}\``].filter((x): x is string => !!x && !table.includes(x)));
+    expect(missing).toEqual([]);
+  });
+
   test("plinth -h, plinth --help and plinth help list every command", async () => {
     const [a, h, help, keys, keysHelp] = await Promise.all([
       plinthAsync("help"),
