@@ -1,6 +1,6 @@
 /**
- * The one-second jobs' steps as their tests drive them (sendDueMail,
- * deliver, deliverDue, runQueued, runSchedules), each held to its job's
+ * The frequent jobs' steps as their tests drive them (sendDueMail,
+ * deliver, deliverDue, runQueued, runSchedules, runHostingChecks), each held to its job's
  * `pending` check (src/core/jobs.ts): the runner skips a job whose check
  * finds nothing, so a check that misses work would leave mail unsent in
  * production while these tests, calling the step directly, still passed.
@@ -13,6 +13,7 @@ import type { JobDef } from "../src/core/jobs";
 import { runJob, runQueued as runQueuedStep, runSchedules as runSchedulesStep, scheduleJob } from "../src/domains/automations/runner";
 import { deliverDue as deliverDueStep, deliverJob as webhooksJob } from "../src/domains/automations/webhooks";
 import { deliver as deliverStep, deliverJob as emailJob } from "../src/domains/email/delivery";
+import { hostingJob, runHostingChecks as runHostingChecksStep } from "../src/domains/hosting/checks";
 import { ON_PG } from "./db";
 
 /** Rows this transaction changed so far (SQLite), or whether it wrote at all (PostgreSQL assigns an id on the first write). */
@@ -40,3 +41,4 @@ export const deliver = (deps: Deps) => checked(deps, emailJob, () => deliverStep
 export const deliverDue = (deps: Deps) => checked(deps, webhooksJob, () => deliverDueStep(deps));
 export const runQueued = (deps: Deps) => checked(deps, runJob, () => runQueuedStep(deps));
 export const runSchedules = (deps: Deps) => checked(deps, scheduleJob, () => runSchedulesStep(deps));
+export const runHostingChecks = (deps: Deps) => checked(deps, hostingJob, () => runHostingChecksStep(deps));

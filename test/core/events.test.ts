@@ -329,7 +329,7 @@ describe("jobs", () => {
     expect((await lease())!.runs).toBe(1);
   });
 
-  test("an idle server's one-second jobs take no write transaction: every job due each second has a pending check that finds nothing", async () => {
+  test("an idle server's frequent jobs take no write transaction: every job due each second, and those every 5 and 10, have a pending check that finds nothing", async () => {
     const tx = countingTransactions(store);
     const all = [...coreJobs, ...domains.flatMap((d) => d.jobs ?? [])];
     const everySecond = all.filter((j) => j.everyMs === 1000).map((j) => j.name);
@@ -338,7 +338,9 @@ describe("jobs", () => {
     await r.init();
     await r.runDue(); // the first tick runs everything once (hourly prunes and all)
     tx.n = 0;
-    for (let i = 0; i < 4; i++) {
+    // Ten seconds: the 5 s embedding queue twice, the 10 s hosting checks once (the next job runs every 30 s).
+    expect(all.filter((j) => j.everyMs > 1000 && j.everyMs <= 10_000).map((j) => j.name).sort()).toEqual(["brain.embed", "hosting.checks"]);
+    for (let i = 0; i < 10; i++) {
       clock.advance(1000);
       expect(await r.runDue()).toEqual([]);
     }

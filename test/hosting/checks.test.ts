@@ -11,9 +11,10 @@ import { and, asc, eq, gte } from "drizzle-orm";
 import { events } from "../../src/core/tables";
 import { notifications } from "../../src/domains/notifications/tables";
 import { hostingDomain } from "../../src/domains/hosting/tools";
-import { runHostingChecks, FAILURES_TO_OPEN } from "../../src/domains/hosting/checks";
+import { FAILURES_TO_OPEN, hostingJob } from "../../src/domains/hosting/checks";
+import { runHostingChecks } from "../jobs";
 import { checkTls, requiredRecords } from "../../src/domains/hosting/probes";
-import { hostingChecks } from "../../src/domains/hosting/tables";
+import { hostingChecks, hostingDomainState } from "../../src/domains/hosting/tables";
 import { siteDomains } from "../../src/domains/sites/tables";
 import { makeWorld, type World } from "./world";
 import { makeCert, startDns, startHttps, type Zone } from "./net";
@@ -317,5 +318,35 @@ describe("reserved names", () => {
     }
     // Not a reserved name: checked like any other (our DNS has no record of it).
     expect(await get("notexample.com")).toMatchObject({ dns: "missing", uptime: "failing" });
+  });
+});
+
+describe("the job's pending check (an idle server claims no lease)", () => {
+  const pending = () => hostingJob.pending!(w.deps);
+  test("nothing due after a run; then each kind of work on its own makes it true, and the run does that work", async () => {
+    await tick(3600_000);
+    expect(await pending()).toBe(false);
+
+    // Only a DNS/TLS check due (uptime not): a 2-hour uptime interval would leave the hourly checks to this branch.
+    const [state] = await w.deps.db.select().from(hostingDomainState).where(eq(hostingDomainState.domainId, ids["acme.test"]!));
+    await w.deps.db.update(hostingDomainState).set({ nextCertAt: w.clock.now() }).where(eq(hostingDomainState.id, state!.id));
+    expect(await pending()).toBe(true);
+    const tlsBefore = (await w.call("hosting_checks_list", { hostname: "acme.test", kind: "tls" })).total;
+    await runHostingChecks(w.deps);
+    expect((await w.call("hosting_checks_list", { hostname: "acme.test", kind: "tls" })).total).toBe(tlsBefore + 1);
+    expect(await pending()).toBe(false);
+
+    // Only history past its retention.
+    await w.deps.db.insert(hostingChecks).values({ domainId: ids["acme.test"]!, companyId: state!.companyId, kind: "http", ok: true, status: "up", checkedAt: new Date(w.clock.ms() - 91 * DAY) });
+    expect(await pending()).toBe(true);
+    await runHostingChecks(w.deps);
+    expect(await pending()).toBe(false);
+
+    // Only a new domain to adopt (a reserved name: adopted, never probed).
+    await add(w.siteId, "later.example");
+    expect(await pending()).toBe(true);
+    await runHostingChecks(w.deps);
+    expect((await w.deps.db.select().from(hostingDomainState).where(eq(hostingDomainState.domainId, ids["later.example"]!))).length).toBe(1);
+    expect(await pending()).toBe(false);
   });
 });

@@ -11,7 +11,7 @@
  * or TLS status that changes emits site_domain.health_changed, and a
  * certificate turning expiring, expired or invalid notifies the admins.
  */
-import { and, asc, eq, inArray, isNull, lt, lte, ne, notLike, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, lt, lte, ne, notLike, or, sql } from "drizzle-orm";
 import * as v from "valibot";
 import type { Deps } from "../../core/context";
 import { defineEvent, emit } from "../../core/events";
@@ -74,13 +74,21 @@ export const hostingEvents = [incidentOpened, incidentResolved, healthChanged];
 type State = typeof hostingDomainState.$inferSelect;
 
 /** Creates the state row of every domain of an active site that has none yet (checked at once). */
+/** An active site's domain with no check state yet (joined as adoptNewDomains joins). */
+const unadopted = () => and(eq(sites.active, true), isNull(hostingDomainState.id));
+/** A probeable domain of an active site whose uptime (or DNS/TLS) check is due. */
+const httpDue = (now: Date) => and(eq(sites.active, true), probeable(), lte(hostingDomainState.nextUptimeAt, now));
+const certDue = (now: Date) => and(eq(sites.active, true), probeable(), lte(hostingDomainState.nextCertAt, now));
+/** Check history past its retention. */
+const expired = (now: Date) => lt(hostingChecks.checkedAt, new Date(now.getTime() - RETENTION_DAYS * 86_400_000));
+
 async function adoptNewDomains(deps: Deps, now: Date): Promise<void> {
   const missing = await deps.db
     .select({ id: siteDomains.id, siteId: siteDomains.siteId, hostname: siteDomains.hostname, companyId: sites.companyId })
     .from(siteDomains)
     .innerJoin(sites, eq(sites.id, siteDomains.siteId))
     .leftJoin(hostingDomainState, eq(hostingDomainState.domainId, siteDomains.id))
-    .where(and(eq(sites.active, true), isNull(hostingDomainState.id)))
+    .where(unadopted())
     .limit(1000);
   if (!missing.length) return;
   // Bookkeeping no cache reads: silent, like the history trim below.
@@ -234,12 +242,11 @@ export async function recordCert(deps: Deps, s: State, dns: DnsResult, t: TlsRes
 export async function runHostingChecks(deps: Deps): Promise<{ http: number; cert: number }> {
   const now = deps.clock.now();
   await adoptNewDomains(deps, now);
-  const active = and(eq(sites.active, true));
   const dueHttp = await deps.db
     .select({ s: hostingDomainState })
     .from(hostingDomainState)
     .innerJoin(sites, eq(sites.id, hostingDomainState.siteId))
-    .where(and(active, probeable(), lte(hostingDomainState.nextUptimeAt, now)))
+    .where(httpDue(now))
     .orderBy(asc(hostingDomainState.nextUptimeAt), asc(hostingDomainState.id))
     .limit(BATCH);
   await pool(dueHttp, async ({ s }) => {
@@ -251,7 +258,7 @@ export async function runHostingChecks(deps: Deps): Promise<{ http: number; cert
     .select({ s: hostingDomainState })
     .from(hostingDomainState)
     .innerJoin(sites, eq(sites.id, hostingDomainState.siteId))
-    .where(and(active, probeable(), lte(hostingDomainState.nextCertAt, now)))
+    .where(certDue(now))
     .orderBy(asc(hostingDomainState.nextCertAt), asc(hostingDomainState.id))
     .limit(BATCH);
   await pool(dueCert, async ({ s }) => {
@@ -260,9 +267,8 @@ export async function runHostingChecks(deps: Deps): Promise<{ http: number; cert
     if (deps.store.closed || !(await stillThere(deps, s))) return;
     await recordCert(deps, s, dns, t, at);
   });
-  const cutoff = new Date(now.getTime() - RETENTION_DAYS * 86_400_000);
-  if ((await deps.db.select({ id: hostingChecks.id }).from(hostingChecks).where(lt(hostingChecks.checkedAt, cutoff)).limit(1)).length)
-    await deps.store.transaction((tx) => tx.delete(hostingChecks).where(lt(hostingChecks.checkedAt, cutoff)), { silent: true });
+  if ((await deps.db.select({ id: hostingChecks.id }).from(hostingChecks).where(expired(now)).limit(1)).length)
+    await deps.store.transaction((tx) => tx.delete(hostingChecks).where(expired(now)), { silent: true });
   return { http: dueHttp.length, cert: dueCert.length };
 }
 
@@ -271,6 +277,24 @@ export const hostingJob: JobDef = {
   description: "Uptime checks of every site domain (each interval), DNS and TLS checks (hourly); opens and resolves incidents.",
   everyMs: 10_000,
   leaseMs: 5 * 60_000,
+  // One read per step of runHostingChecks: a domain to adopt, an uptime or DNS/TLS check due, history to trim.
+  pending: async (deps) => {
+    const now = deps.clock.now();
+    const any = async (q: Promise<unknown[]>) => (await q).length > 0;
+    return (
+      (await any(
+        deps.db
+          .select({ id: siteDomains.id })
+          .from(siteDomains)
+          .innerJoin(sites, eq(sites.id, siteDomains.siteId))
+          .leftJoin(hostingDomainState, eq(hostingDomainState.domainId, siteDomains.id))
+          .where(unadopted())
+          .limit(1),
+      )) ||
+      (await any(deps.db.select({ id: hostingDomainState.id }).from(hostingDomainState).innerJoin(sites, eq(sites.id, hostingDomainState.siteId)).where(or(httpDue(now), certDue(now))).limit(1))) ||
+      (await any(deps.db.select({ id: hostingChecks.id }).from(hostingChecks).where(expired(now)).limit(1)))
+    );
+  },
   run: async (deps) => {
     await runHostingChecks(deps);
   },
