@@ -41,6 +41,11 @@ export interface JobOutcome {
   error?: string;
 }
 
+/** Whether a query (ended with `.limit(1)`) finds a row: the shape of every `pending` check. */
+export async function anyRow(query: PromiseLike<unknown[]>): Promise<boolean> {
+  return (await query).length > 0;
+}
+
 /** A job is due again once its last start is at or before this instant. */
 function lastStartDue(j: JobDef, now: Date): Date {
   return new Date(now.getTime() - j.everyMs);

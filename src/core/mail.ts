@@ -35,7 +35,7 @@ import { iso } from "./clock";
 import type { Deps } from "./context";
 import type { Db } from "./db";
 import { invalid } from "./errors";
-import type { JobDef } from "./jobs";
+import { anyRow, type JobDef } from "./jobs";
 import { randomHex } from "./secrets";
 import { mailOutbox } from "./tables";
 
@@ -342,7 +342,7 @@ export const mailJobs: JobDef[] = [
     description: "Send queued outgoing mail over SMTP (PLINTH_SMTP_URL), retrying with backoff; record each outcome.",
     everyMs: 1000,
     leaseMs: 5 * 60_000,
-    pending: async (deps) => (await deps.db.select({ id: mailOutbox.id }).from(mailOutbox).where(dueMail(deps.clock.now())).limit(1)).length > 0,
+    pending: (deps) => anyRow(deps.db.select({ id: mailOutbox.id }).from(mailOutbox).where(dueMail(deps.clock.now())).limit(1)),
     run: sendDueMail,
   },
   {

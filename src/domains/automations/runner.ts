@@ -30,7 +30,7 @@ import type { ActorContext, CompanyAccess, Deps, Principal } from "../../core/co
 import { AppError } from "../../core/errors";
 import { emit, type EventRecord, type Subscriber } from "../../core/events";
 import { automationRunFailed } from "./events";
-import type { JobDef } from "../../core/jobs";
+import { anyRow, type JobDef } from "../../core/jobs";
 import { queueMail } from "../../core/mail";
 import { authorize } from "../../core/scopes";
 import { companies, memberships } from "../../core/tables";
@@ -338,8 +338,7 @@ export const runJob: JobDef = {
   name: "automations.run",
   description: "Executes queued automation runs, step by step, as each automation's creator.",
   everyMs: 1000,
-  pending: async (deps) =>
-    (await deps.db.select({ id: automationRuns.id }).from(automationRuns).where(or(queuedRuns, staleRuns(deps.clock.now()))).limit(1)).length > 0,
+  pending: (deps) => anyRow(deps.db.select({ id: automationRuns.id }).from(automationRuns).where(or(queuedRuns, staleRuns(deps.clock.now()))).limit(1)),
   run: (deps) => runQueued(deps).then(() => undefined),
 };
 
@@ -362,6 +361,6 @@ export const scheduleJob: JobDef = {
   name: "automations.schedule",
   description: "Starts scheduled automations whose cron time has come (missed times fold into one run).",
   everyMs: 1000,
-  pending: async (deps) => (await deps.db.select({ id: automations.id }).from(automations).where(dueSchedules(deps.clock.now())).limit(1)).length > 0,
+  pending: (deps) => anyRow(deps.db.select({ id: automations.id }).from(automations).where(dueSchedules(deps.clock.now())).limit(1)),
   run: (deps) => runSchedules(deps).then(() => undefined),
 };

@@ -26,7 +26,7 @@ import type { ActorContext, Deps } from "../../core/context";
 import { emit, type EventRecord, type Subscriber } from "../../core/events";
 import { webhookDisabled } from "./events";
 import { conflict, invalid, notFound } from "../../core/errors";
-import type { JobDef } from "../../core/jobs";
+import { anyRow, type JobDef } from "../../core/jobs";
 import { page } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
 import { memberships } from "../../core/tables";
@@ -443,6 +443,6 @@ export const deliverJob: JobDef = {
   description: "Sends outgoing webhook deliveries that are due, in order per entity, with retries.",
   everyMs: 1000,
   leaseMs: 5 * 60_000,
-  pending: async (deps) => (await due(deps, 1)).length > 0,
+  pending: (deps) => anyRow(due(deps, 1)),
   run: (deps) => deliverDue(deps).then(() => undefined),
 };

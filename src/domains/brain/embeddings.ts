@@ -14,7 +14,7 @@
  */
 import { and, asc, eq, inArray, isNotNull, lte, notInArray } from "drizzle-orm";
 import type { Deps } from "../../core/context";
-import type { JobDef } from "../../core/jobs";
+import { anyRow, type JobDef } from "../../core/jobs";
 import { InsufficientCredits } from "../ai/credits";
 import { affordableUnits, meter, starvedCompanies } from "../ai/meter";
 import type { Q } from "./access";
@@ -244,7 +244,7 @@ export const embedJob: JobDef = {
   // Wider than the drain's query (which also skips companies out of credits): never misses a chunk it would embed.
   pending: async (deps) =>
     embeddingsOn(deps) &&
-    (await deps.db.select({ id: brainChunks.id }).from(brainChunks).where(and(eq(brainChunks.state, "pending"), lte(brainChunks.nextAttemptAt, deps.clock.now()))).limit(1)).length > 0,
+    (await anyRow(deps.db.select({ id: brainChunks.id }).from(brainChunks).where(and(eq(brainChunks.state, "pending"), lte(brainChunks.nextAttemptAt, deps.clock.now()))).limit(1))),
   async run(deps) {
     await drainEmbeddingQueue(deps);
   },

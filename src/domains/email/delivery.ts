@@ -25,7 +25,7 @@
 import { and, asc, count, eq, exists, gt, inArray, isNotNull, isNull, lte, or, sql } from "drizzle-orm";
 import type { Deps } from "../../core/context";
 import { emit } from "../../core/events";
-import type { JobDef } from "../../core/jobs";
+import { anyRow, type JobDef } from "../../core/jobs";
 import { describeError, permanent, redact, transportFor, type SmtpError } from "../../core/mail";
 import { randomHex } from "../../core/secrets";
 import { InsufficientCredits, refundCredits } from "../ai/credits";
@@ -118,10 +118,10 @@ export async function segmentRules(db: Pick<Tx, "select">, companyId: number, id
 
 // ------------------------------------------------------------- scheduling
 
-/** Scheduled campaigns whose time has come start sending. */
 /** Scheduled campaigns whose time has come. */
 const dueCampaigns = (now: Date) => and(eq(emailCampaigns.status, "scheduled"), lte(emailCampaigns.scheduledAt, now));
 
+/** Scheduled campaigns whose time has come start sending. */
 async function startDue(deps: Deps): Promise<void> {
   const now = deps.clock.now();
   const due = await deps.db.select().from(emailCampaigns).where(dueCampaigns(now)).limit(50);
@@ -568,10 +568,9 @@ export async function finishIfDone(deps: Deps, campaignId: number): Promise<bool
  */
 async function deliveryPending(deps: Deps): Promise<boolean> {
   const now = deps.clock.now();
-  const one = async (q: Promise<unknown[]>) => (await q).length > 0;
   return (
-    (await one(deps.db.select({ id: emailCampaigns.id }).from(emailCampaigns).where(or(dueCampaigns(now), eq(emailCampaigns.status, "sending"))).limit(1))) ||
-    (await one(deps.db.select({ id: emailSends.id }).from(emailSends).where(due(now)).limit(1)))
+    (await anyRow(deps.db.select({ id: emailCampaigns.id }).from(emailCampaigns).where(or(dueCampaigns(now), eq(emailCampaigns.status, "sending"))).limit(1))) ||
+    (await anyRow(deps.db.select({ id: emailSends.id }).from(emailSends).where(due(now)).limit(1)))
   );
 }
 

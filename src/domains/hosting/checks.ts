@@ -15,7 +15,7 @@ import { and, asc, eq, inArray, isNull, lt, lte, ne, notLike, or, sql } from "dr
 import * as v from "valibot";
 import type { Deps } from "../../core/context";
 import { defineEvent, emit } from "../../core/events";
-import type { JobDef } from "../../core/jobs";
+import { anyRow, type JobDef } from "../../core/jobs";
 import { memberships } from "../../core/tables";
 import { notify } from "../notifications/verbs";
 import { siteDomains, sites } from "../sites/tables";
@@ -73,23 +73,26 @@ export const hostingEvents = [incidentOpened, incidentResolved, healthChanged];
 
 type State = typeof hostingDomainState.$inferSelect;
 
-/** Creates the state row of every domain of an active site that has none yet (checked at once). */
-/** An active site's domain with no check state yet (joined as adoptNewDomains joins). */
-const unadopted = () => and(eq(sites.active, true), isNull(hostingDomainState.id));
 /** A probeable domain of an active site whose uptime (or DNS/TLS) check is due. */
 const httpDue = (now: Date) => and(eq(sites.active, true), probeable(), lte(hostingDomainState.nextUptimeAt, now));
 const certDue = (now: Date) => and(eq(sites.active, true), probeable(), lte(hostingDomainState.nextCertAt, now));
 /** Check history past its retention. */
 const expired = (now: Date) => lt(hostingChecks.checkedAt, new Date(now.getTime() - RETENTION_DAYS * 86_400_000));
 
-async function adoptNewDomains(deps: Deps, now: Date): Promise<void> {
-  const missing = await deps.db
+/** Domains of active sites that have no check state yet. */
+function unadopted(deps: Deps, limit: number) {
+  return deps.db
     .select({ id: siteDomains.id, siteId: siteDomains.siteId, hostname: siteDomains.hostname, companyId: sites.companyId })
     .from(siteDomains)
     .innerJoin(sites, eq(sites.id, siteDomains.siteId))
     .leftJoin(hostingDomainState, eq(hostingDomainState.domainId, siteDomains.id))
-    .where(unadopted())
-    .limit(1000);
+    .where(and(eq(sites.active, true), isNull(hostingDomainState.id)))
+    .limit(limit);
+}
+
+/** Creates the state row of every domain of an active site that has none yet (checked at once). */
+async function adoptNewDomains(deps: Deps, now: Date): Promise<void> {
+  const missing = await unadopted(deps, 1000);
   if (!missing.length) return;
   // Bookkeeping no cache reads: silent, like the history trim below.
   await deps.store.transaction(async (tx) => {
@@ -280,19 +283,10 @@ export const hostingJob: JobDef = {
   // One read per step of runHostingChecks: a domain to adopt, an uptime or DNS/TLS check due, history to trim.
   pending: async (deps) => {
     const now = deps.clock.now();
-    const any = async (q: Promise<unknown[]>) => (await q).length > 0;
     return (
-      (await any(
-        deps.db
-          .select({ id: siteDomains.id })
-          .from(siteDomains)
-          .innerJoin(sites, eq(sites.id, siteDomains.siteId))
-          .leftJoin(hostingDomainState, eq(hostingDomainState.domainId, siteDomains.id))
-          .where(unadopted())
-          .limit(1),
-      )) ||
-      (await any(deps.db.select({ id: hostingDomainState.id }).from(hostingDomainState).innerJoin(sites, eq(sites.id, hostingDomainState.siteId)).where(or(httpDue(now), certDue(now))).limit(1))) ||
-      (await any(deps.db.select({ id: hostingChecks.id }).from(hostingChecks).where(expired(now)).limit(1)))
+      (await anyRow(unadopted(deps, 1))) ||
+      (await anyRow(deps.db.select({ id: hostingDomainState.id }).from(hostingDomainState).innerJoin(sites, eq(sites.id, hostingDomainState.siteId)).where(or(httpDue(now), certDue(now))).limit(1))) ||
+      (await anyRow(deps.db.select({ id: hostingChecks.id }).from(hostingChecks).where(expired(now)).limit(1)))
     );
   },
   run: async (deps) => {
