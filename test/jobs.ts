@@ -1,6 +1,9 @@
 /**
  * The frequent jobs' steps as their tests drive them (sendDueMail,
- * deliver, deliverDue, runQueued, runSchedules, runHostingChecks), each held to its job's
+ * deliver, deliverDue, runQueued, runSchedules, runHostingChecks, and the
+ * 30-second and minute jobs' reopenSnoozed, invoiceDueSubscriptions,
+ * markOverdue, closeDueSurveys, sendReminders, expireUnconfirmed,
+ * foldSubscribers, sendDigests, runRecurrences, checkBreaches), each held to its job's
  * `pending` check (src/core/jobs.ts): the runner skips a job whose check
  * finds nothing, so a check that misses work would leave mail unsent in
  * production while these tests, calling the step directly, still passed.
@@ -14,6 +17,16 @@ import { runJob, runQueued as runQueuedStep, runSchedules as runSchedulesStep, s
 import { deliverDue as deliverDueStep, deliverJob as webhooksJob } from "../src/domains/automations/webhooks";
 import { deliver as deliverStep, deliverJob as emailJob } from "../src/domains/email/delivery";
 import { hostingJob, runHostingChecks as runHostingChecksStep } from "../src/domains/hosting/checks";
+import { billingJobs } from "../src/domains/billing/jobs";
+import { invoiceDueSubscriptions as invoiceDueSubscriptionsStep, markOverdue as markOverdueStep } from "../src/domains/billing/verbs";
+import { expireJob, expireUnconfirmed as expireUnconfirmedStep } from "../src/domains/bookings/bookings";
+import { reminderJob, sendReminders as sendRemindersStep } from "../src/domains/bookings/delivery";
+import { chatJobs, reopenSnoozed as reopenSnoozedStep } from "../src/domains/chat/conversations";
+import { foldJob } from "../src/domains/email/audience";
+import { digestJob, sendDigests as sendDigestsStep } from "../src/domains/notifications/digest";
+import { recurrenceJob, runRecurrences as runRecurrencesStep } from "../src/domains/projects/recurrences";
+import { closeDueJob, closeDueSurveys as closeDueSurveysStep } from "../src/domains/surveys/jobs";
+import { checkBreaches as checkBreachesStep, ticketJobs } from "../src/domains/tickets/sla";
 import { ON_PG } from "./db";
 
 /** Rows this transaction changed so far (SQLite), or whether it wrote at all (PostgreSQL assigns an id on the first write). */
@@ -34,7 +47,8 @@ async function checked<T>(deps: Deps, job: JobDef, step: () => Promise<T>): Prom
   });
 }
 
-const mailJob = mailJobs.find((j) => j.name === "mail.send")!;
+const named = (jobs: readonly JobDef[], name: string) => jobs.find((j) => j.name === name)!;
+const mailJob = named(mailJobs, "mail.send");
 
 export const sendDueMail = (deps: Deps) => checked(deps, mailJob, () => sendDueMailStep(deps));
 export const deliver = (deps: Deps) => checked(deps, emailJob, () => deliverStep(deps));
@@ -42,3 +56,13 @@ export const deliverDue = (deps: Deps) => checked(deps, webhooksJob, () => deliv
 export const runQueued = (deps: Deps) => checked(deps, runJob, () => runQueuedStep(deps));
 export const runSchedules = (deps: Deps) => checked(deps, scheduleJob, () => runSchedulesStep(deps));
 export const runHostingChecks = (deps: Deps) => checked(deps, hostingJob, () => runHostingChecksStep(deps));
+export const reopenSnoozed = (deps: Deps) => checked(deps, named(chatJobs, "chat.snooze_ended"), () => reopenSnoozedStep(deps));
+export const invoiceDueSubscriptions = (deps: Deps) => checked(deps, named(billingJobs, "billing.subscription_invoices"), () => invoiceDueSubscriptionsStep(deps));
+export const markOverdue = (deps: Deps) => checked(deps, named(billingJobs, "billing.overdue"), () => markOverdueStep(deps));
+export const closeDueSurveys = (deps: Deps) => checked(deps, closeDueJob, () => closeDueSurveysStep(deps));
+export const sendReminders = (deps: Deps) => checked(deps, reminderJob, () => sendRemindersStep(deps));
+export const expireUnconfirmed = (deps: Deps) => checked(deps, expireJob, () => expireUnconfirmedStep(deps));
+export const foldSubscribers = (deps: Deps) => checked(deps, foldJob, () => foldJob.run(deps));
+export const sendDigests = (deps: Deps) => checked(deps, digestJob, () => sendDigestsStep(deps));
+export const runRecurrences = (deps: Deps) => checked(deps, recurrenceJob, () => runRecurrencesStep(deps));
+export const checkBreaches = (deps: Deps) => checked(deps, named(ticketJobs, "tickets.sla_breaches"), () => checkBreachesStep(deps));

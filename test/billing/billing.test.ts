@@ -16,14 +16,13 @@ import {
   createInvoice,
   createSubscription,
   deleteDraft,
-  invoiceDueSubscriptions,
   issueInvoice,
-  markOverdue,
   markPaid,
   saveSettings,
   voidInvoice,
 } from "../../src/domains/billing/verbs";
 import { notifications } from "../../src/domains/notifications/tables";
+import { invoiceDueSubscriptions, markOverdue } from "../jobs";
 import { workDomains } from "../../src/domains/projects/tools";
 import { serviceCatalog, serviceRequests } from "../../src/domains/services/tables";
 import { makeWorld, type World } from "../hosting/world";

@@ -12,7 +12,7 @@ import { and, asc, eq, like } from "drizzle-orm";
 import { ManualClock } from "../../src/core/clock";
 import { sendDueMail } from "../jobs";
 import { mailOutbox } from "../../src/core/tables";
-import { sendReminders } from "../../src/domains/bookings/delivery";
+import { sendReminders } from "../jobs";
 import { bookingReminders, bookings } from "../../src/domains/bookings/tables";
 import { notifications } from "../../src/domains/notifications/tables";
 import { startTestServer, type TestServer } from "../harness";

@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { commits, rows } from "../harness";
 import { errorOf, makeChatWorld, type CWorld } from "./world";
-import { reopenSnoozed } from "../../src/domains/chat/conversations";
+import { reopenSnoozed } from "../jobs";
 import { REOPEN_WINDOW_MS, visitorMessages, visitorByToken } from "../../src/domains/chat/visitor";
 import { chatInboxes } from "../../src/domains/chat/tables";
 import { eq } from "drizzle-orm";

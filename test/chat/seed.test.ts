@@ -15,7 +15,7 @@ import { openBlobStore } from "../../src/core/blobs";
 import { ManualClock } from "../../src/core/clock";
 import type { ActorContext, Deps } from "../../src/core/context";
 import { companies, memberships, users } from "../../src/domains/accounts/tables";
-import { reopenSnoozed } from "../../src/domains/chat/conversations";
+import { reopenSnoozed } from "../jobs";
 import { chatInboxes } from "../../src/domains/chat/tables";
 import { chatDomain } from "../../src/domains/chat/tools";
 import { visitorPost } from "../../src/domains/chat/visitor";

@@ -347,6 +347,32 @@ describe("jobs", () => {
     expect(tx.n).toBe(0);
   });
 
+  test("an idle server takes no write transaction for an hour but the runs of its hourly jobs (and the 15-minute storage check): every job due more often has a pending check that finds nothing", async () => {
+    const tx = countingTransactions(store);
+    const all = [...coreJobs, ...domains.flatMap((d) => d.jobs ?? [])];
+    // The only jobs without a check: the hourly prunes and decays, and the storage probe (it tests object storage, not the database).
+    const unchecked = all.filter((j) => !j.pending).map((j) => j.name).sort();
+    const hourly = ["ai.history_prune", "automations.prune", "crm.score_decay", "events.prune", "mail.prune", "tickets.auto_close", "webhooks.prune"];
+    expect(unchecked).toEqual([...hourly, "integrations.storage_check"].sort());
+    expect(all.filter((j) => hourly.includes(j.name)).every((j) => j.everyMs === 3_600_000)).toBe(true);
+    expect(all.find((j) => j.name === "integrations.storage_check")!.everyMs).toBe(15 * 60_000);
+    const r = new JobRunner({ ...deps, store: tx.store }, all);
+    await r.init();
+    await r.runDue(); // the first tick runs everything once
+    const ran: string[] = [];
+    // An hour in 30-second ticks (the 30 s and minute jobs are due at every tick or every other one).
+    for (let i = 0; i < 120; i++) {
+      clock.advance(30_000);
+      const before = tx.n;
+      const out = await r.runDue();
+      ran.push(...out.map((o) => o.name));
+      // A tick that ran nothing took no write transaction.
+      if (!out.length) expect(tx.n).toBe(before);
+    }
+    // The storage check at 15, 30, 45 and 60 minutes; each hourly job once, at the hour.
+    expect(ran.sort()).toEqual([...hourly, ...Array(4).fill("integrations.storage_check")].sort());
+  });
+
   test("a failing job is recorded and runs again next period", async () => {
     let n = 0;
     const job: JobDef = {

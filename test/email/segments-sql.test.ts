@@ -12,9 +12,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { crmDomain } from "../../src/domains/crm/tools";
-import { foldJob, planContext, segmentMembers } from "../../src/domains/email/audience";
+import { planContext, segmentMembers } from "../../src/domains/email/audience";
 import { checkRules, foldSubscriber, parseRules, planRules } from "../../src/domains/email/segment-rules";
 import { emailSubscribers } from "../../src/domains/email/tables";
+import { foldSubscribers } from "../jobs";
 import { call } from "../store/world";
 import { errorOf, makeEmailWorld, type EmailWorld } from "./world";
 
@@ -169,7 +170,7 @@ describe("rows without a folded copy", () => {
     expect(await pureSql(c)).toBe(false);
     expect(await who(c)).toEqual(["zoe@acme.test"]);
     expect((await w.t("email_segments_count", { rules: { conditions: [{ field: "attributes.plan", op: "eq", value: "PRO" }] } })).count).toBe(1);
-    await foldJob.run(w.deps);
+    await foldSubscribers(w.deps);
     expect(await pureSql(c)).toBe(true);
     expect(await who(c)).toEqual(["zoe@acme.test"]);
   });

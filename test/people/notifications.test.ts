@@ -12,8 +12,9 @@ import { events, mailOutbox } from "../../src/core/tables";
 import { approvalLinks } from "../../src/domains/approvals/tables";
 import { notify } from "../../src/domains/notifications/notify";
 import { notificationPreferences, notifications } from "../../src/domains/notifications/tables";
-import { DIGEST_DELAY_MS } from "../../src/domains/notifications/digest";
+import { DIGEST_DELAY_MS, digestJob } from "../../src/domains/notifications/digest";
 import { sites } from "../../src/domains/sites/tables";
+import { sendDigests } from "../jobs";
 import { makePeople, type People } from "./world";
 
 let w: People;
@@ -203,9 +204,9 @@ describe("the email digest", () => {
     await say([w.owner.id], "WEB-3 Read already");
     const read = (await w.ok(w.owner, "notifications_list")).items.find((i: any) => i.title === "WEB-3 Read already").id;
     await w.ok(w.owner, "notifications_mark_read", { ids: [read] });
-    // Before the delay: nothing.
+    // Before the delay: nothing (a millisecond before it, the job's check finds nothing due; at it, it would).
     await w.runJobs(DIGEST_DELAY_MS - 1000);
-    await w.runJobs(1000);
+    await w.runJobs(999);
     expect(await w.s.deps.db.select().from(mailOutbox)).toEqual([]);
     await w.runJobs(61_000);
     await w.runJobs(1000);
@@ -225,6 +226,32 @@ describe("the email digest", () => {
     expect(w.smtp.messages).toHaveLength(1);
   });
 
+  test("the job's pending check: true from the delay on, whether the run mails or only sets aside what was read meanwhile", async () => {
+    const pending = () => digestJob.pending!(w.s.deps);
+    const states = async () => (await w.s.deps.db.select().from(notifications)).map((r) => [r.title, r.emailState]).sort();
+    // Only notifications read meanwhile: the run writes no email, but marks them skipped.
+    await say([w.owner.id], "WEB-5 Read in the portal");
+    const read = (await w.ok(w.owner, "notifications_list")).items[0].id;
+    await w.ok(w.owner, "notifications_mark_read", { ids: [read] });
+    w.s.clock.advance(DIGEST_DELAY_MS - 1);
+    expect(await pending()).toBe(false);
+    expect(await sendDigests(w.s.deps)).toBe(0);
+    w.s.clock.advance(1);
+    expect(await pending()).toBe(true);
+    expect(await sendDigests(w.s.deps)).toBe(0);
+    expect(await states()).toEqual([["WEB-5 Read in the portal", "skipped"]]);
+    expect(await pending()).toBe(false);
+    expect(await w.s.deps.db.select().from(mailOutbox)).toEqual([]);
+    // One unread: at the delay, mailed.
+    await say([w.owner.id], "WEB-6 Unread");
+    w.s.clock.advance(DIGEST_DELAY_MS);
+    expect(await pending()).toBe(true);
+    expect(await sendDigests(w.s.deps)).toBe(1);
+    expect(await states()).toEqual([["WEB-5 Read in the portal", "skipped"], ["WEB-6 Unread", "sent"]]);
+    expect(await pending()).toBe(false);
+    expect((await w.s.deps.db.select().from(mailOutbox)).map((m) => m.subject)).toEqual(["[Acme Agency] WEB-6 Unread"]);
+  });
+
   test("waits for the recipient's working hours in their time zone", async () => {
     // Sunday 2026-11-29 22:00 in Lisbon (UTC+0 in winter); Ada works Monday to Friday, 09:00–17:30.
     w.s.clock.set(Date.parse("2026-11-29T22:00:00Z"));
@@ -236,6 +263,8 @@ describe("the email digest", () => {
     await w.runJobs(DIGEST_DELAY_MS + 60_000);
     await w.runJobs(1000);
     expect(w.smtp.messages).toHaveLength(0);
+    // The job's check is wider here (the hours are checked in process): true all night, while the run writes nothing.
+    expect(await digestJob.pending!(w.s.deps)).toBe(true);
     // Monday 08:59 Lisbon: still not.
     w.s.clock.set(Date.parse("2026-11-30T08:59:00Z") - 61_000);
     await w.runJobs();

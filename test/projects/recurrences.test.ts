@@ -14,7 +14,9 @@ import { openStore, type Store } from "../../src/core/db";
 import { JobRunner } from "../../src/core/jobs";
 import { memberships } from "../../src/core/tables";
 import { instantOf, nextOccurrence, parseRRule, type Rule } from "../../src/domains/projects/recurrence-rules";
-import { runRecurrences } from "../../src/domains/projects/recurrences";
+import { recurrenceJob } from "../../src/domains/projects/recurrences";
+import { cardRecurrences } from "../../src/domains/projects/tables";
+import { runRecurrences } from "../jobs";
 import { workDomains } from "../../src/domains/projects/tools";
 import { dropDatabase, freshDatabaseUrl, ON_PG } from "../db";
 import { makeWorld, type World } from "./world";
@@ -210,6 +212,43 @@ describe("the job", () => {
     expect((await w.err("card_recurrences_create", { projectId: "OPS2", title: "x", rule: "FREQ=DAILY", timeZone: "Mars/Olympus" })).message).toContain("not an IANA time zone");
     expect((await w.err("card_recurrences_create", { projectId: "OPS2", title: "x", rule: "FREQ=DAILY", time: "25:00" })).message).toContain("time");
     expect((await w.err("card_recurrences_create", { projectId: "OPS2", title: "x", rule: "FREQ=DAILY", labels: ["Nope"] })).message).toContain("is not a label of project OPS2");
+  });
+});
+
+describe("the job's pending check (an idle server claims no lease)", () => {
+  test("true for a due occurrence, and for a stored instant the rule disagrees with (the run recomputes it, no card); false once caught up, and for an archived project", async () => {
+    const w = await makeWorld({ start: new Date("2026-05-04T12:00:00Z") });
+    try {
+      const pending = () => recurrenceJob.pending!(w.deps);
+      const nextAt = async (id: number) => (await w.deps.db.select({ at: cardRecurrences.nextAt }).from(cardRecurrences).where(eq(cardRecurrences.id, id)))[0]!.at?.toISOString();
+      await w.call("projects_create", { name: "Desk", key: "DSK" });
+      const r = await w.call("card_recurrences_create", { projectId: "DSK", title: "Tidy {date}", rule: "FREQ=DAILY", time: "09:00", timeZone: "UTC" });
+      expect(await pending()).toBe(false);
+      w.clock.set(new Date("2026-05-05T08:59:59.999Z"));
+      expect(await pending()).toBe(false);
+      w.clock.set(new Date("2026-05-05T09:00:00Z"));
+      expect(await pending()).toBe(true);
+      expect(await runRecurrences(w.deps)).toBe(1);
+      expect(await pending()).toBe(false);
+
+      // Only a stored instant earlier than the rule's (computed under other zone data): due by it, the run fixes it and makes nothing.
+      await w.deps.db.update(cardRecurrences).set({ nextAt: new Date("2026-05-05T10:00:00Z") }).where(eq(cardRecurrences.id, r.id));
+      w.clock.set(new Date("2026-05-05T10:00:00Z"));
+      expect(await pending()).toBe(true);
+      expect(await runRecurrences(w.deps)).toBe(0);
+      expect(await nextAt(r.id)).toBe("2026-05-06T09:00:00.000Z");
+      expect(await made(w, r.id)).toEqual(["2026-05-05"]);
+      expect(await pending()).toBe(false);
+
+      // An archived project's recurrence waits: not work for the job while it stays archived.
+      w.clock.set(new Date("2026-05-06T09:00:00Z"));
+      expect(await pending()).toBe(true);
+      await w.call("projects_archive", { id: "DSK" });
+      expect(await pending()).toBe(false);
+      expect(await runRecurrences(w.deps)).toBe(0);
+    } finally {
+      await w.close();
+    }
   });
 });
 

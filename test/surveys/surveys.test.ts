@@ -11,7 +11,7 @@ import Papa from "papaparse";
 import { events } from "../../src/core/tables";
 import { buildRegistry } from "../../src/mcp/registry";
 import { domains } from "../../src/domains";
-import { closeDueSurveys } from "../../src/domains/surveys/jobs";
+import { closeDueSurveys } from "../jobs";
 import { surveyResponses, surveys } from "../../src/domains/surveys/tables";
 import { surveysDomain } from "../../src/domains/surveys/tools";
 import { decideApproval } from "../../src/domains/approvals/verbs";

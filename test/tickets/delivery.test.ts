@@ -7,7 +7,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { and, asc, eq } from "drizzle-orm";
 import { Dispatcher } from "../../src/core/dispatcher";
-import { sendDueMail } from "../jobs";
+import { checkBreaches, sendDueMail } from "../jobs";
 import { domains } from "../../src/domains";
 import { notifications } from "../../src/domains/notifications/tables";
 import { startSmtp, type TestSmtp } from "../infra/smtp";
@@ -70,8 +70,7 @@ describe("ticket delivery", () => {
     await dispatcher.drain();
     const before = (await noticesOf(w.users.ada)).length;
     w.clock.advance(30 * 24 * 3600_000);
-    const sla = domains.find((d) => d.name === "tickets")!.jobs!.find((j) => j.name === "tickets.sla_breaches")!;
-    await sla.run(w.deps);
+    await checkBreaches(w.deps);
     await dispatcher.drain();
     const titles = (u: number) => noticesOf(u).then((ns) => ns.filter((n) => n.type === "ticket.sla_breached").map((n) => n.title).sort());
     expect(await titles(w.users.ada)).toEqual(

@@ -25,7 +25,7 @@ beforeAll(async () => {
   await w.call("tickets_reply", { id: ids.c, body: "Solved for you.", status: "solved" });
   await w.call("tickets_add_requester_reply", { id: ids.c, body: "Thanks!" });
   w.clock.advance(10 * 24 * 3_600_000);
-  const { checkBreaches } = await import("../../src/domains/tickets/sla");
+  const { checkBreaches } = await import("../jobs");
   await checkBreaches(w.deps);
 });
 afterAll(async () => await w.close());

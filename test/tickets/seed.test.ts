@@ -15,7 +15,7 @@ import { openBlobStore } from "../../src/core/blobs";
 import { ManualClock } from "../../src/core/clock";
 import type { ActorContext, Deps } from "../../src/core/context";
 import { companies, memberships, users } from "../../src/domains/accounts/tables";
-import { checkBreaches } from "../../src/domains/tickets/sla";
+import { checkBreaches } from "../jobs";
 import { ticketsDomain } from "../../src/domains/tickets/tools";
 import { seedDemo } from "../../db/seed/demo";
 import { openTestStore } from "../db";

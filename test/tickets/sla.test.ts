@@ -5,7 +5,8 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { JobRunner } from "../../src/core/jobs";
-import { checkBreaches, ticketJobs } from "../../src/domains/tickets/sla";
+import { ticketJobs } from "../../src/domains/tickets/sla";
+import { checkBreaches } from "../jobs";
 import { makeTicketWorld, type TWorld } from "./world";
 
 let w: TWorld;
@@ -83,6 +84,37 @@ describe("the resolution clock pauses while pending", () => {
     w.clock.set(Date.parse("2025-01-14T10:00:00Z")); // Tue 10:00: solved for 7 + 1 = 8 business hours
     await w.call("tickets_add_requester_reply", { id: t.id, body: "Still there on mobile." });
     expect((await w.call("tickets_get", { id: t.id })).sla.resolution.dueAt).toBe("2025-01-20T17:00:00.000Z"); // Fri 17:00 + one business day
+  });
+});
+
+describe("the breach job's pending check (an idle server claims no lease)", () => {
+  beforeEach(async () => {
+    w = await makeTicketWorld(Date.parse("2025-01-13T09:00:00Z")); // Mon 09:00 UTC; urgent: first response in 1 h, resolution in 8 h, 24/7
+  });
+  const pending = () => ticketJobs.find((j) => j.name === "tickets.sla_breaches")!.pending!(w.deps);
+  const targets = async () => (await w.events("ticket.sla_breached")).map((e) => `${e.data.number}:${e.data.target}`);
+
+  test("each target on its own makes it true, and the run records that breach; false once recorded", async () => {
+    const a = await w.call("tickets_create", { subject: "A", requesterEmail: "a@client.test", body: "a", priority: "urgent" }); // FR 10:00, res 17:00
+    expect(await pending()).toBe(false);
+    // Only the resolution: A's first response was met in time.
+    w.clock.set(Date.parse("2025-01-13T09:30:00Z"));
+    await w.call("tickets_reply", { id: a.id, body: "Looking into it." });
+    w.clock.set(Date.parse("2025-01-13T16:59:59.999Z"));
+    expect(await pending()).toBe(false);
+    w.clock.set(Date.parse("2025-01-13T17:00:00Z"));
+    expect(await pending()).toBe(true);
+    expect(await checkBreaches(w.deps)).toBe(1);
+    expect(await targets()).toEqual([`${a.id}:resolution`]);
+    expect(await pending()).toBe(false);
+
+    // Only a first response: B, made at 17:00, unanswered at 18:00 (its resolution is due at 01:00).
+    const b = await w.call("tickets_create", { subject: "B", requesterEmail: "b@client.test", body: "b", priority: "urgent" });
+    w.clock.set(Date.parse("2025-01-13T18:00:00Z"));
+    expect(await pending()).toBe(true);
+    expect(await checkBreaches(w.deps)).toBe(1);
+    expect(await targets()).toEqual([`${a.id}:resolution`, `${b.id}:first_response`]);
+    expect(await pending()).toBe(false);
   });
 });
 

@@ -20,6 +20,7 @@ import type { ActorContext, Deps } from "../../core/context";
 import type { Db } from "../../core/db";
 import { conflict, forbidden, invalid, notFound } from "../../core/errors";
 import { defineEvent, emit, type EventActor } from "../../core/events";
+import { anyRow } from "../../core/jobs";
 import { page } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
 import { companies, memberships } from "../../core/tables";
@@ -649,6 +650,17 @@ async function systemActor(deps: Deps, companyId: number, userId: number | null)
   };
 }
 
+/** Active subscriptions whose current period has ended by `now`: what invoiceDueSubscriptions invoices. */
+const periodEnded = (now: Date) => and(eq(billingSubscriptions.status, "active"), lte(billingSubscriptions.currentPeriodEnd, now));
+/** Open invoices whose due instant has passed by `now`: what markOverdue marks. */
+const pastDue = (now: Date) => and(eq(billingInvoices.status, "open"), lte(billingInvoices.dueAt, now));
+
+/** billing.subscription_invoices' pending check (jobs.ts): a period to invoice. */
+export const subscriptionInvoicesPending = (deps: Deps) =>
+  anyRow(deps.db.select({ id: billingSubscriptions.id }).from(billingSubscriptions).where(periodEnded(deps.clock.now())).limit(1));
+/** billing.overdue's pending check (jobs.ts), and markOverdue's own look before it writes: an invoice to mark. */
+export const overduePending = (deps: Deps, now = deps.clock.now()) => anyRow(deps.db.select({ id: billingInvoices.id }).from(billingInvoices).where(pastDue(now)).limit(1));
+
 /**
  * Invoices every period that has ended of every active subscription, oldest
  * first, one transaction per period: the subscription's period counter
@@ -663,7 +675,7 @@ export async function invoiceDueSubscriptions(deps: Deps, maxPeriods = 500): Pro
     const due = await deps.db
       .select()
       .from(billingSubscriptions)
-      .where(and(eq(billingSubscriptions.status, "active"), lte(billingSubscriptions.currentPeriodEnd, now)))
+      .where(periodEnded(now))
       .orderBy(asc(billingSubscriptions.currentPeriodEnd), asc(billingSubscriptions.id))
       .limit(50);
     if (!due.length) break;
@@ -719,10 +731,9 @@ async function invoicePeriod(deps: Deps, s: Sub, now: Date): Promise<boolean> {
 /** Records open invoices whose due instant has passed as overdue (reads already say so), with an event and a notification. */
 export async function markOverdue(deps: Deps): Promise<number> {
   const now = deps.clock.now();
-  const isDue = and(eq(billingInvoices.status, "open"), lte(billingInvoices.dueAt, now));
-  if (!(await deps.db.select({ id: billingInvoices.id }).from(billingInvoices).where(isDue).limit(1)).length) return 0;
+  if (!(await overduePending(deps, now))) return 0;
   return deps.db.transaction(async (tx) => {
-    const due = await tx.select().from(billingInvoices).where(isDue).orderBy(asc(billingInvoices.dueAt)).limit(500);
+    const due = await tx.select().from(billingInvoices).where(pastDue(now)).orderBy(asc(billingInvoices.dueAt)).limit(500);
     for (const i of due) {
       const r = await tx.update(billingInvoices).set({ status: "overdue", updatedAt: now }).where(and(eq(billingInvoices.id, i.id), eq(billingInvoices.status, "open"))).returning({ id: billingInvoices.id });
       if (!r.length) continue;

@@ -21,6 +21,7 @@ import type { ActorContext, Deps } from "../../core/context";
 import type { Db } from "../../core/db";
 import { conflict, invalid, notFound } from "../../core/errors";
 import { emit, type EventDef } from "../../core/events";
+import { anyRow, type JobDef } from "../../core/jobs";
 import { page as pageOf } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
 import { randomHex } from "../../core/secrets";
@@ -586,6 +587,9 @@ export async function markNoShow(ctx: ActorContext, input: { id?: number; uid?: 
   });
 }
 
+/** Bookings still waiting for a host's confirmation that have started by `now`: what expireUnconfirmed closes. */
+const unconfirmedStarted = (now: Date) => and(eq(bookings.status, "pending"), lte(bookings.startsAt, now));
+
 /**
  * The job: bookings that needed confirmation and reached their start
  * unconfirmed are closed as expired. Works from the database ("pending and
@@ -597,7 +601,7 @@ export async function expireUnconfirmed(deps: Deps): Promise<number> {
   const due = await deps.db
     .select()
     .from(bookings)
-    .where(and(eq(bookings.status, "pending"), lte(bookings.startsAt, now)))
+    .where(unconfirmedStarted(now))
     .orderBy(asc(bookings.startsAt))
     .limit(500);
   for (const b of due) {
@@ -615,3 +619,13 @@ export async function expireUnconfirmed(deps: Deps): Promise<number> {
   }
   return due.length;
 }
+
+export const expireJob: JobDef = {
+  name: "bookings.expire_unconfirmed",
+  description: "Closes bookings that needed a host's confirmation and reached their start without it.",
+  everyMs: 60_000,
+  pending: (deps) => anyRow(deps.db.select({ id: bookings.id }).from(bookings).where(unconfirmedStarted(deps.clock.now())).limit(1)),
+  run: async (deps) => {
+    await expireUnconfirmed(deps);
+  },
+};

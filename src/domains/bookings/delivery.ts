@@ -18,6 +18,7 @@ import { and, asc, eq, gt, inArray, lte } from "drizzle-orm";
 import type { Deps } from "../../core/context";
 import type { Db } from "../../core/db";
 import type { EventRecord, Subscriber } from "../../core/events";
+import { anyRow, type JobDef } from "../../core/jobs";
 import { queueMail, type OutgoingMail } from "../../core/mail";
 import { companies } from "../../core/tables";
 import { notify } from "../notifications/notify";
@@ -187,6 +188,10 @@ export const bookingDelivery: Subscriber = {
 const MAX_OFFSET_MIN = 20_160;
 const BATCH = 200;
 
+/** Accepted bookings that start after `now` and within the longest offset: the bookings sendReminders looks at. */
+const inReminderWindow = (now: Date) =>
+  and(eq(bookings.status, "accepted"), gt(bookings.startsAt, now), lte(bookings.startsAt, new Date(now.getTime() + MAX_OFFSET_MIN * MINUTE)));
+
 /**
  * The reminder job. "What is due by now?": accepted bookings that start
  * after now and within the longest offset, whose page asks for a reminder
@@ -206,7 +211,7 @@ export async function sendReminders(deps: Deps): Promise<number> {
   const due = await deps.db
     .select()
     .from(bookings)
-    .where(and(eq(bookings.status, "accepted"), gt(bookings.startsAt, now), lte(bookings.startsAt, new Date(t + MAX_OFFSET_MIN * MINUTE))))
+    .where(inReminderWindow(now))
     .orderBy(asc(bookings.startsAt), asc(bookings.id));
   if (!due.length) return 0;
   const pageIds = [...new Set(due.map((b) => b.pageId).filter((p): p is number => p !== null))];
@@ -249,3 +254,15 @@ export async function sendReminders(deps: Deps): Promise<number> {
   }
   return sent;
 }
+
+export const reminderJob: JobDef = {
+  name: "bookings.reminders",
+  description: "Emails attendees their reminders (the page's offsets before the start), once per booking and offset; catches up after downtime.",
+  everyMs: 60_000,
+  // Wider than the work: a booking in the window whose reminders are sent (or whose page asks for none) keeps it
+  // true — which offsets are owed lives in the page's config, read in process, not in a cheap query.
+  pending: (deps) => anyRow(deps.db.select({ id: bookings.id }).from(bookings).where(inReminderWindow(deps.clock.now())).limit(1)),
+  run: async (deps) => {
+    await sendReminders(deps);
+  },
+};

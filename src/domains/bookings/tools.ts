@@ -13,14 +13,14 @@ import {
   confirmBooking,
   createBooking,
   declineBooking,
-  expireUnconfirmed,
+  expireJob,
   getBooking,
   listBookings,
   markNoShow,
   rescheduleBooking,
 } from "./bookings";
 import { BOOKING_STATUSES, dayHoursInput, memberRef, PAGE_STATUSES, NULLABLE_FIELDS, pageFields, slugInput, timeZoneInput, weeklyInput } from "./config";
-import { bookingDelivery, sendReminders } from "./delivery";
+import { bookingDelivery, reminderJob } from "./delivery";
 import { bookingEvents } from "./events";
 import { freeSlots } from "./free-slots";
 import { createPage, deletePage, getPage, listPages, updatePage } from "./pages";
@@ -322,24 +322,7 @@ export const bookingsDomain: Domain = {
   approvalSupport: bookingsApprovalSupport,
   events: bookingEvents,
   subscribers: [bookingDelivery],
-  jobs: [
-    {
-      name: "bookings.reminders",
-      description: "Emails attendees their reminders (the page's offsets before the start), once per booking and offset; catches up after downtime.",
-      everyMs: 60_000,
-      run: async (deps) => {
-        await sendReminders(deps);
-      },
-    },
-    {
-      name: "bookings.expire_unconfirmed",
-      description: "Closes bookings that needed a host's confirmation and reached their start without it.",
-      everyMs: 60_000,
-      run: async (deps) => {
-        await expireUnconfirmed(deps);
-      },
-    },
-  ],
+  jobs: [reminderJob, expireJob],
   publicPages: [{ prefix: "/b", routes: bookingPublicRoutes }],
   notificationTypes: [
     { type: "booking.created", label: "Someone booked time with you", inApp: true, email: true },

@@ -17,7 +17,7 @@ import type { ActorContext, Deps } from "../../core/context";
 import type { Db } from "../../core/db";
 import { conflict, invalid } from "../../core/errors";
 import { emit } from "../../core/events";
-import type { JobDef } from "../../core/jobs";
+import { anyRow, type JobDef } from "../../core/jobs";
 import { queueMail } from "../../core/mail";
 import { page } from "../../core/pagination";
 import { containsText } from "../../core/sql";
@@ -340,6 +340,9 @@ export async function emailTranscript(ctx: ActorContext, input: v.InferOutput<ty
   });
 }
 
+/** Snoozed conversations whose time has come by `now`: what reopenSnoozed reopens. */
+const snoozeEnded = (now: Date) => and(eq(chatConversations.status, "snoozed"), lte(chatConversations.snoozedUntil, now));
+
 /** The job: snoozed conversations whose time has come are open again (and their assignee told). */
 export async function reopenSnoozed(deps: Deps): Promise<number> {
   const now = deps.clock.now();
@@ -348,7 +351,7 @@ export async function reopenSnoozed(deps: Deps): Promise<number> {
     const due = await deps.db
       .select({ id: chatConversations.id })
       .from(chatConversations)
-      .where(and(eq(chatConversations.status, "snoozed"), lte(chatConversations.snoozedUntil, now)))
+      .where(snoozeEnded(now))
       .orderBy(asc(chatConversations.id))
       .limit(100);
     for (const d of due) {
@@ -357,7 +360,7 @@ export async function reopenSnoozed(deps: Deps): Promise<number> {
         const won = (await tx
           .update(chatConversations)
           .set({ status: "open", snoozedUntil: null, updatedAt: now })
-          .where(and(eq(chatConversations.id, d.id), eq(chatConversations.status, "snoozed"), lte(chatConversations.snoozedUntil, now)))
+          .where(and(eq(chatConversations.id, d.id), snoozeEnded(now)))
           .returning())[0];
         if (!won) return;
         reopened++;
@@ -390,6 +393,7 @@ export const chatJobs: JobDef[] = [
     name: "chat.snooze_ended",
     description: "Reopens snoozed chat conversations whose snoozedUntil has passed and tells their assignee.",
     everyMs: 30_000,
+    pending: (deps) => anyRow(deps.db.select({ id: chatConversations.id }).from(chatConversations).where(snoozeEnded(deps.clock.now())).limit(1)),
     run: async (deps) => {
       await reopenSnoozed(deps);
     },

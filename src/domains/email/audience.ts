@@ -15,7 +15,7 @@ import { and, count, countDistinct, eq, gt, inArray, isNull, or, type SQL } from
 import type { Db } from "../../core/db";
 import { contactFactsByEmails, factContext, type FactContext } from "../crm/facts";
 import type { Deps } from "../../core/context";
-import type { JobDef } from "../../core/jobs";
+import { anyRow, type JobDef } from "../../core/jobs";
 import { foldSubscriber, matches, planRules, usesCrm, type Candidate, type Rules } from "./segment-rules";
 
 const usesLists = (rules: Rules[]) => rules.some((r) => r.conditions.some((c) => c.field === "list"));
@@ -164,6 +164,9 @@ export async function segmentMembers(db: Q, companyId: number, rules: Rules, sam
   return { count: total, sample };
 }
 
+/** Subscribers without their folded copy: what the fold job folds. */
+const unfolded = () => isNull(emailSubscribers.fold);
+
 /**
  * Folds subscribers written before the folded copy existed (a batch per
  * run, oldest first) so their segments go back to SQL; rows it has not
@@ -173,13 +176,14 @@ export const foldJob: JobDef = {
   name: "email.fold_subscribers",
   description: "Write the folded copy segment rules compare for subscribers that lack one (rows from before it existed).",
   everyMs: 60_000,
+  pending: (deps) => anyRow(deps.db.select({ id: emailSubscribers.id }).from(emailSubscribers).where(unfolded()).limit(1)),
   async run(deps: Deps) {
     const db = deps.db;
     for (let n = 0; n < 10; n++) {
-      const rows = await db.select({ id: emailSubscribers.id, email: emailSubscribers.email, name: emailSubscribers.name, attributes: emailSubscribers.attributes }).from(emailSubscribers).where(isNull(emailSubscribers.fold)).orderBy(emailSubscribers.id).limit(1000);
+      const rows = await db.select({ id: emailSubscribers.id, email: emailSubscribers.email, name: emailSubscribers.name, attributes: emailSubscribers.attributes }).from(emailSubscribers).where(unfolded()).orderBy(emailSubscribers.id).limit(1000);
       if (!rows.length) return;
       await db.transaction(async (tx) => {
-        for (const r of rows) await tx.update(emailSubscribers).set({ fold: foldSubscriber(r) }).where(and(eq(emailSubscribers.id, r.id), isNull(emailSubscribers.fold)));
+        for (const r of rows) await tx.update(emailSubscribers).set({ fold: foldSubscriber(r) }).where(and(eq(emailSubscribers.id, r.id), unfolded()));
       });
     }
   },

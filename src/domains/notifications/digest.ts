@@ -11,16 +11,15 @@
  * so a server that was down sends what came due on its next run, once: the
  * rows are marked in the same transaction that queues the mail.
  */
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { and, asc, eq, inArray, lte } from "drizzle-orm";
 import type { Deps } from "../../core/context";
-import type { JobDef } from "../../core/jobs";
+import { anyRow, type JobDef } from "../../core/jobs";
 import { queueMail } from "../../core/mail";
 import { escapeHtml } from "../../core/public-page";
 import { companies, memberships, users } from "../../core/tables";
 import { isWorkingTime } from "../profile/hours";
 import { profilesOf } from "../profile/verbs";
 import { notifications } from "./tables";
-import { pendingEmailUsers } from "./verbs";
 
 export const DIGEST_DELAY_MS = 5 * 60_000;
 /** A digest lists at most this many; the rest are counted and wait in the inbox. */
@@ -60,11 +59,18 @@ function compose(deps: Deps, name: string | null, items: Item[], more: number) {
   return { subject, text: lines.join("\n"), html: html.join("\n"), companyId: companyNames.length === 1 ? items[0]!.companyId : null };
 }
 
+/**
+ * Notifications waiting for email that are DIGEST_DELAY_MS old by `now`. A
+ * person has one exactly when the oldest of their waiting ones is that old:
+ * these rows name the people whose digest is due (and the job's check).
+ */
+const digestDue = (now: Date) => and(eq(notifications.emailState, "pending"), lte(notifications.createdAt, new Date(now.getTime() - DIGEST_DELAY_MS)));
+
 export async function sendDigests(deps: Deps): Promise<number> {
   const now = deps.clock.now();
   let sent = 0;
-  for (const p of await pendingEmailUsers(deps)) {
-    if (now.getTime() - p.oldest.getTime() < DIGEST_DELAY_MS) continue;
+  const due = await deps.db.selectDistinct({ userId: notifications.userId }).from(notifications).where(digestDue(now)).orderBy(asc(notifications.userId));
+  for (const p of due) {
     const profile = (await profilesOf(deps, [p.userId])).get(p.userId)!;
     if (!isWorkingTime(profile, now)) continue;
     sent += await deps.store.transaction(async (tx) => {
@@ -103,5 +109,8 @@ export const digestJob: JobDef = {
   name: "notifications.email",
   description: "Email each person one digest of the notifications they want by email, 5 minutes after the first, in their working hours.",
   everyMs: 60_000,
+  // Wider than the work: a due digest outside its recipient's working hours keeps it true until they start
+  // (the hours are a profile's, checked in process), and the run then writes nothing for them.
+  pending: (deps) => anyRow(deps.db.select({ id: notifications.id }).from(notifications).where(digestDue(deps.clock.now())).limit(1)),
   run: async (deps) => void (await sendDigests(deps)),
 };

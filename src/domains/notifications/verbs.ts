@@ -9,7 +9,7 @@
  * read state writes no audit row (it is nobody else's business and would
  * drown the log); notifications_create does.
  */
-import { and, asc, count, desc, eq, gt, gte, inArray, isNotNull, isNull, lte, or, sql, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, gt, gte, inArray, isNotNull, isNull, lte, or, sql, type SQL } from "drizzle-orm";
 import { audit } from "../../core/audit";
 import { iso } from "../../core/clock";
 import type { ActorContext, Deps } from "../../core/context";
@@ -253,15 +253,4 @@ export async function createNotifications(
     await audit(tx, ctx, "notifications.create", { type: "notification", id: r.ids[0] ?? null, detail: { userIds: r.userIds, type: input.type ?? "message" } });
     return { ids: r.ids, created: r.ids.length, skipped: r.skipped };
   });
-}
-
-/** Rows waiting for the email digest, oldest first (digest.ts). */
-export async function pendingEmailUsers(deps: Deps): Promise<{ userId: number; oldest: Date }[]> {
-  const rows = await deps.db
-    .select({ userId: notifications.userId, oldest: sql`min(${notifications.createdAt})`.mapWith(notifications.createdAt) })
-    .from(notifications)
-    .where(eq(notifications.emailState, "pending"))
-    .groupBy(notifications.userId)
-    .orderBy(asc(notifications.userId));
-  return rows.map((r) => ({ userId: r.userId, oldest: r.oldest as Date }));
 }

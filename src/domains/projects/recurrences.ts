@@ -30,7 +30,7 @@ import { iso } from "../../core/clock";
 import type { ActorContext, Deps } from "../../core/context";
 import { invalid, notFound } from "../../core/errors";
 import { emit } from "../../core/events";
-import type { JobDef } from "../../core/jobs";
+import { anyRow, type JobDef } from "../../core/jobs";
 import { page } from "../../core/pagination";
 import { memberships } from "../../core/tables";
 import { addDays, checkTimeZone, dateIn, peopleFor, projectFor, readAccess, write, type ProjectRow, type Q } from "./access";
@@ -301,17 +301,22 @@ async function catchUpOne(deps: Deps, id: number, now: Date): Promise<number> {
   });
 }
 
+/** Active recurrences of unarchived projects whose next occurrence has come by `now`, oldest first: what a run catches up. */
+function dueRecurrences(deps: Deps, now: Date, limit: number) {
+  return deps.db
+    .select({ id: cardRecurrences.id })
+    .from(cardRecurrences)
+    .innerJoin(projects, eq(projects.id, cardRecurrences.projectId))
+    .where(and(eq(cardRecurrences.active, true), lte(cardRecurrences.nextAt, now), sql`${projects.archivedAt} is null`))
+    .orderBy(asc(cardRecurrences.nextAt), asc(cardRecurrences.id))
+    .limit(limit);
+}
+
 export async function runRecurrences(deps: Deps): Promise<number> {
   const now = deps.clock.now();
   let made = 0;
   for (let round = 0; made < PER_RUN && round < 100; round++) {
-    const due = await deps.db
-      .select({ id: cardRecurrences.id })
-      .from(cardRecurrences)
-      .innerJoin(projects, eq(projects.id, cardRecurrences.projectId))
-      .where(and(eq(cardRecurrences.active, true), lte(cardRecurrences.nextAt, now), sql`${projects.archivedAt} is null`))
-      .orderBy(asc(cardRecurrences.nextAt), asc(cardRecurrences.id))
-      .limit(100);
+    const due = await dueRecurrences(deps, now, 100);
     if (!due.length) break;
     for (const d of due) made += await catchUpOne(deps, d.id, now);
   }
@@ -322,6 +327,7 @@ export const recurrenceJob: JobDef = {
   name: "projects.recurrences",
   description: "Makes the cards of card recurrences that are due (catching up after downtime).",
   everyMs: 60_000,
+  pending: (deps) => anyRow(dueRecurrences(deps, deps.clock.now(), 1)),
   run: async (deps) => {
     await runRecurrences(deps);
   },

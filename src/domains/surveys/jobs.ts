@@ -9,20 +9,25 @@
 import { and, eq, isNotNull, lte, sql } from "drizzle-orm";
 import type { Deps } from "../../core/context";
 import { emit } from "../../core/events";
-import type { JobDef } from "../../core/jobs";
+import { anyRow, type JobDef } from "../../core/jobs";
 import { surveyClosed } from "./events";
 import { surveys } from "./tables";
 
+/** Open surveys whose close date has come by `now`: what the job closes. */
+const closeDue = (now: Date) => and(eq(surveys.status, "open"), isNotNull(surveys.closesAt), lte(surveys.closesAt, now));
+
+/** The job's pending check, and the run's own look before it opens a write transaction: a survey to close. */
+const anyCloseDue = (deps: Deps, now = deps.clock.now()) => anyRow(deps.db.select({ id: surveys.id }).from(surveys).where(closeDue(now)).limit(1));
+
 export async function closeDueSurveys(deps: Deps): Promise<number> {
   const now = deps.clock.now();
-  const isDue = and(eq(surveys.status, "open"), isNotNull(surveys.closesAt), lte(surveys.closesAt, now));
   // Look before opening a write transaction: most runs find nothing, and then write nothing.
-  if ((await deps.db.select({ id: surveys.id }).from(surveys).where(isDue).limit(1)).length === 0) return 0;
+  if (!(await anyCloseDue(deps, now))) return 0;
   return deps.db.transaction(async (tx) => {
     const due = await tx
       .select()
       .from(surveys)
-      .where(isDue)
+      .where(closeDue(now))
       .limit(500);
     for (const s of due) {
       await tx
@@ -39,6 +44,7 @@ export const closeDueJob: JobDef = {
   name: "surveys.close_due",
   description: "Marks open surveys whose close date has passed as closed (the form already refuses from that instant).",
   everyMs: 60_000,
+  pending: (deps) => anyCloseDue(deps),
   async run(deps) {
     await closeDueSurveys(deps);
   },

@@ -24,7 +24,7 @@ import { iso } from "../../core/clock";
 import type { Deps } from "../../core/context";
 import type { Db } from "../../core/db";
 import { emit, type EventActor } from "../../core/events";
-import type { JobDef } from "../../core/jobs";
+import { anyRow, type JobDef } from "../../core/jobs";
 import { addWorkingTime, parseWeekHours, type Schedule } from "./business-time";
 import { ticketSlaBreached, ticketStatusChanged } from "./events";
 import { ticketSlaPolicies, tickets, type SlaPause, type SlaTarget, type TicketPriority, type TicketStatus, type WeekHours } from "./tables";
@@ -191,6 +191,17 @@ async function announce(tx: Db, actor: EventActor, t: TicketRow, target: "first_
 const BATCH = 200;
 
 /**
+ * Tickets with a target past its due time and its breach not recorded (the
+ * conditions recordBreaches records under): what the breach job walks, and
+ * what its pending check looks for.
+ */
+const breachDue = (now: Date) =>
+  or(
+    and(lte(tickets.firstResponseDueAt, now), isNull(tickets.firstResponseBreachedAt), isNull(tickets.firstRespondedAt), inArray(tickets.status, [...AWAITING_FIRST_REPLY])),
+    and(lte(tickets.resolutionDueAt, now), isNull(tickets.resolutionBreachedAt), isNull(tickets.slaPausedAt), inArray(tickets.status, [...RUNNING])),
+  );
+
+/**
  * The breach job: every ticket whose due time has passed without its breach
  * recorded, in id order (a cursor, so a row the condition still matches can
  * never loop). It asks the database what is due by now, so after downtime
@@ -204,15 +215,7 @@ export async function checkBreaches(deps: Deps): Promise<number> {
     const due = await deps.db
       .select({ id: tickets.id, companyId: tickets.companyId })
       .from(tickets)
-      .where(
-        and(
-          gt(tickets.id, after),
-          or(
-            and(lte(tickets.firstResponseDueAt, now), isNull(tickets.firstResponseBreachedAt), isNull(tickets.firstRespondedAt), inArray(tickets.status, [...AWAITING_FIRST_REPLY])),
-            and(lte(tickets.resolutionDueAt, now), isNull(tickets.resolutionBreachedAt), isNull(tickets.slaPausedAt), inArray(tickets.status, [...RUNNING])),
-          ),
-        ),
-      )
+      .where(and(gt(tickets.id, after), breachDue(now)))
       .orderBy(asc(tickets.id))
       .limit(BATCH);
     for (const d of due) {
@@ -279,6 +282,7 @@ export const ticketJobs: JobDef[] = [
     name: "tickets.sla_breaches",
     description: "Records SLA targets that passed their due time without being met and emits ticket.sla_breached once each.",
     everyMs: 60_000,
+    pending: (deps) => anyRow(deps.db.select({ id: tickets.id }).from(tickets).where(breachDue(deps.clock.now())).limit(1)),
     run: async (deps) => {
       await checkBreaches(deps);
     },
