@@ -51,19 +51,48 @@ export class AccessRecord {
   credKind: string | null = null;
   credId: number | null = null;
   mcp: McpNote[] | null = null;
+  /**
+   * Set by a path whose successful requests its credential identifies
+   * (keyed REST reads): their lines carry the client only when it costs no
+   * system call (see `end`).
+   */
+  clientOptional = false;
+  private peerAddress: string | undefined = undefined;
 
   constructor(
     readonly telemetry: Telemetry,
     readonly req: Request,
     readonly id: string,
     readonly t0: number,
-    /** The client address, when the log needs it. */
-    readonly client: string,
+    private readonly server: PeerSource,
   ) {}
 
   credential(kind: string, id: number): void {
     this.credKind = kind;
     this.credId = id;
+  }
+
+  /**
+   * The TCP peer's address, looked up once per request and only when asked:
+   * Bun's requestIP is a system call (getpeername) and an object each time,
+   * about 0.8 µs, so the log and the anonymous rate-limit bucket share one.
+   */
+  peer(): string | undefined {
+    return (this.peerAddress ??= this.server?.requestIP?.(this.req)?.address ?? "");
+  }
+
+  /**
+   * The client address as logged: the TCP peer, or with `trustProxy` the
+   * last X-Forwarded-For entry — the one our own proxy appended; earlier
+   * entries are whatever the client claimed.
+   */
+  client(): string {
+    return this.telemetry.trustProxy ? (forwardedFor(this.req) ?? (this.peer() || "unknown")) : this.peer() || "unknown";
+  }
+
+  /** The client when knowing it costs no system call: a trusted proxy's X-Forwarded-For entry, or a peer already looked up; else null. */
+  cheapClient(): string | null {
+    return (this.telemetry.trustProxy ? forwardedFor(this.req) : null) ?? (this.peerAddress || null);
   }
 
   /** The outcome of the tools/call being served (called from inside the tool handler). */
@@ -76,20 +105,12 @@ export class AccessRecord {
 /** An address as X-Forwarded-For carries it (IPv4 or IPv6, nothing else). */
 const ADDRESS = /^[0-9A-Fa-f:.]{2,45}$/;
 
-/**
- * The client address: the TCP peer, or with `trustProxy` the last
- * X-Forwarded-For entry — the one our own proxy appended; earlier entries
- * are whatever the client claimed.
- */
-export function clientAddress(req: Request, server: PeerSource, trustProxy: boolean): string {
-  if (trustProxy) {
-    const xff = req.headers.get("x-forwarded-for");
-    if (xff !== null) {
-      const last = xff.slice(xff.lastIndexOf(",") + 1).trim();
-      if (ADDRESS.test(last)) return last;
-    }
-  }
-  return server?.requestIP?.(req)?.address ?? "unknown";
+/** The last X-Forwarded-For entry when it is an address, else null. */
+function forwardedFor(req: Request): string | null {
+  const xff = req.headers.get("x-forwarded-for");
+  if (xff === null) return null;
+  const last = xff.slice(xff.lastIndexOf(",") + 1).trim();
+  return ADDRESS.test(last) ? last : null;
 }
 
 /** Hono's ":param" route paths in the REST documents' "{param}" style, once per path. */
@@ -146,7 +167,8 @@ export class Telemetry {
   /** Responses completed since start. */
   served = 0;
   private readonly log: AccessLog | null;
-  private readonly trustProxy: boolean;
+  /** Take the client address from X-Forwarded-For (PLINTH_TRUST_PROXY=1). */
+  readonly trustProxy: boolean;
 
   constructor(opts: TelemetryOptions) {
     this.log = opts.log;
@@ -160,7 +182,7 @@ export class Telemetry {
 
   begin(req: Request, server: PeerSource): AccessRecord {
     this.metrics.inFlight++;
-    return new AccessRecord(this, req, requestIdFor(req.headers), performance.now(), this.log ? clientAddress(req, server, this.trustProxy) : "");
+    return new AccessRecord(this, req, requestIdFor(req.headers), performance.now(), server);
   }
 
   /** Counts and logs a finished request; returns the response untouched. */
@@ -174,10 +196,13 @@ export class Telemetry {
     this.metrics.request(route, method, status, ms / 1000);
     if (this.log) {
       const m = PLAIN_METHOD.test(method) ? method : "OTHER";
+      // A keyed REST read that succeeded is named by its key; its client is
+      // logged when free (a trusted proxy's header, or already looked up).
+      const client = rec.clientOptional && status < 400 ? rec.cheapClient() : rec.client();
       this.log.write(
         `{"time":"${isoNow()}","id":"${rec.id}","method":"${m}","route":"${route}","status":${status},"ms":${
           Math.round(ms * 1000) / 1000
-        },"client":"${rec.client}"${rec.credKind === null ? "" : `,"cred":"${rec.credKind}","credId":${rec.credId}`}${
+        }${client === null ? "" : `,"client":"${client}"`}${rec.credKind === null ? "" : `,"cred":"${rec.credKind}","credId":${rec.credId}`}${
           rec.mcp === null ? "" : mcpPart(rec.mcp)
         }}`,
       );

@@ -251,12 +251,14 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
     return doc;
   };
 
-  const bucketOf = (c: Incoming, caller: Caller) => caller.bucket ?? clientBucket(c.server?.requestIP?.(c.raw)?.address);
+  /** The TCP peer, through the access record when there is one (the log may need it too: one lookup, a system call, per request). */
+  const peerOf = (c: Incoming) => (c.note ? c.note.peer() : c.server?.requestIP?.(c.raw)?.address);
+  const bucketOf = (c: Incoming, caller: Caller) => caller.bucket ?? clientBucket(peerOf(c));
 
   function handle(c: Incoming, x: Ctx): Response | Promise<Response> {
     const method = c.raw.method;
     if (method === "OPTIONS") {
-      const peek = limiter.peek(clientBucket(c.server?.requestIP?.(c.raw)?.address));
+      const peek = limiter.peek(clientBucket(peerOf(c)));
       const preflight = (r: RateLimitDecision) => {
         x.rate = r;
         return new Response(null, { status: 204, headers: { ...baseHeaders(x), ...PREFLIGHT_HEADERS, "Cache-Control": "public, max-age=86400" } });
@@ -269,7 +271,10 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
   }
 
   function identified(c: Incoming, x: Ctx, caller: Caller, method: string): Response | Promise<Response> {
-    if (caller.key && c.note) c.note.credential("rest_key", caller.key.id);
+    if (caller.key && c.note) {
+      c.note.credential("rest_key", caller.key.id);
+      c.note.clientOptional = true;
+    }
     const decision = limiter.take(bucketOf(c, caller));
     if (decision instanceof Promise) return decision.then((rate) => admitted(c, x, caller, method, rate));
     return admitted(c, x, caller, method, decision);

@@ -8,7 +8,9 @@
  * them from a real process's stdout.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createApp } from "../../src/app";
 import { AccessLog } from "../../src/ops/access-log";
+import { Telemetry } from "../../src/ops/telemetry";
 import { rawMcp } from "../fixtures/accounts";
 import { row, startTestServer, type TestServer } from "../harness";
 
@@ -40,14 +42,9 @@ describe("request ids", () => {
     const id = ok.headers.get("x-request-id")!;
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     const keyId = (await row<{ id: number }>(s.deps, "SELECT id FROM rest_keys WHERE site_id = ?", site))!.id;
-    expect(await lineFor(id)).toMatchObject({
-      method: "GET",
-      route: "/api/v1/sites/{siteId}/posts",
-      status: 200,
-      client: "127.0.0.1",
-      cred: "rest_key",
-      credId: keyId,
-    });
+    const line = await lineFor(id);
+    expect(line).toMatchObject({ method: "GET", route: "/api/v1/sites/{siteId}/posts", status: 200, cred: "rest_key", credId: keyId });
+    expect(line.client).toBeUndefined(); // a keyed read that succeeded is named by its key (the peer lookup is a system call)
     const again = await rest(`/sites/${site}/posts?limit=2`, { "If-None-Match": ok.headers.get("etag")! });
     expect(again.status).toBe(304);
     expect((await lineFor(again.headers.get("x-request-id")!)).status).toBe(304);
@@ -136,19 +133,26 @@ describe("access log lines", () => {
     expect(lines.join("\n")).not.toContain("secret-name");
   });
 
-  test("each line is one JSON object with time, id, method, route, status, ms and client", async () => {
+  test("each line is one JSON object with time, id, method, route, status, ms and client (but a keyed REST read that succeeded)", async () => {
     await s.telemetry.flush();
     expect(lines.length).toBeGreaterThan(10);
+    const kinds = new Set<string>();
     for (const l of lines) {
       const o = JSON.parse(l);
-      expect(Object.keys(o).slice(0, 7)).toEqual(["time", "id", "method", "route", "status", "ms", "client"]);
+      const keyedRead = o.cred === "rest_key" && o.status < 400;
+      kinds.add(keyedRead ? "keyed read" : o.cred ? `${o.cred} ${o.status < 400 ? "ok" : "refused"}` : "anonymous");
+      const expected = ["time", "id", "method", "route", "status", "ms", ...(keyedRead ? [] : ["client"])];
+      expect(Object.keys(o).slice(0, expected.length)).toEqual(expected);
+      if (keyedRead) expect(o.client).toBeUndefined();
       expect(new Date(o.time).toISOString()).toBe(o.time);
       expect(o.ms).toBeGreaterThanOrEqual(0);
     }
+    // A keyed REST request that was refused (the 429 above) names its client like any other.
+    expect([...kinds].sort()).toEqual(["anonymous", "keyed read", "mcp_key ok", "rest_key refused"]);
   });
 
   test("the client is the TCP peer: X-Forwarded-For is ignored unless trustProxy is set", async () => {
-    const r = await rest(`/sites/${s.demo!.siteId}/tags`, { "X-Forwarded-For": "203.0.113.5" });
+    const r = await fetch(`${s.url}/api/v1/sites/${s.demo!.siteId}/config`, { headers: { "X-Forwarded-For": "203.0.113.5" } });
     expect((await lineFor(r.headers.get("x-request-id")!)).client).toBe("127.0.0.1");
 
     const mine: string[] = [];
@@ -169,6 +173,57 @@ describe("access log lines", () => {
     } finally {
       await proxied.stop();
     }
+  });
+
+  test("the TCP peer is looked up once per request at most (a system call in Bun), and not for a keyed REST read that succeeded", async () => {
+    // The root app over the running server's database, served by hand so each requestIP call can be counted.
+    const asked: string[] = [];
+    const peer = { requestIP: (req: Request) => (asked.push(new URL(req.url).pathname), { address: "198.51.100.20" }) };
+    const run = async (trustProxy: boolean, path: string, init: RequestInit = {}) => {
+      const out: string[] = [];
+      const t = new Telemetry({ log: new AccessLog((c) => void out.push(...c.split("\n").filter(Boolean))), trustProxy });
+      const app = createApp(s.deps, t);
+      asked.length = 0;
+      const headers = new Headers(init.headers);
+      headers.set("Host", new URL(s.url).host); // what a client's fetch sends (MCP checks it)
+      const res = await app.fetch(new Request(`${s.url}${path}`, { ...init, headers }), peer);
+      await t.flush();
+      const line = JSON.parse(out.find((l) => JSON.parse(l).id === res.headers.get("x-request-id"))!);
+      return { status: res.status, lookups: asked.length, client: line.client as string | undefined };
+    };
+    const site = s.demo!.siteId;
+    const key = { Authorization: `Bearer ${s.demo!.restKey}` };
+    const etag = (await rest(`/sites/${site}/posts?limit=1`)).headers.get("etag")!;
+    const other = site + 1000;
+    expect([
+      await run(false, `/api/v1/sites/${site}/posts?limit=1`, { headers: key }),
+      await run(false, `/api/v1/sites/${site}/posts?limit=1`, { headers: { ...key, "If-None-Match": etag } }),
+      await run(false, `/api/v1/sites/${site}/config`), // anonymous: the rate-limit bucket and the line share one lookup
+      await run(false, `/api/v1/sites/${site}/posts`, { headers: { Authorization: "Bearer svc_live_" + "0".repeat(64) } }),
+      await run(false, `/api/v1/sites/${other}/posts`, { headers: key }), // a valid key, another site: refused, so named
+      await run(false, `/api/v1/sites/${site}/posts`, { method: "OPTIONS", headers: { Origin: "https://shop.example" } }),
+      await run(false, "/healthz"),
+      await run(true, `/api/v1/sites/${site}/posts?limit=1`, { headers: { ...key, "X-Forwarded-For": "203.0.113.7" } }), // free: the proxy's header
+      await run(true, `/api/v1/sites/${site}/posts?limit=1`, { headers: key }), // trusted proxy, but no header: a keyed read still skips it
+      await run(true, "/healthz", { headers: { "X-Forwarded-For": "203.0.113.8" } }),
+    ]).toEqual([
+      { status: 200, lookups: 0, client: undefined },
+      { status: 304, lookups: 0, client: undefined },
+      { status: 200, lookups: 1, client: "198.51.100.20" },
+      { status: 401, lookups: 1, client: "198.51.100.20" },
+      { status: 401, lookups: 1, client: "198.51.100.20" },
+      { status: 204, lookups: 1, client: "198.51.100.20" },
+      { status: 200, lookups: 1, client: "198.51.100.20" },
+      { status: 200, lookups: 0, client: "203.0.113.7" },
+      { status: 200, lookups: 0, client: undefined },
+      { status: 200, lookups: 0, client: "203.0.113.8" },
+    ]);
+    const mcp = await run(false, "/api/mcp", {
+      method: "POST",
+      headers: { Authorization: `Bearer ${s.demo!.mcpKey}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(mcp).toEqual({ status: 200, lookups: 1, client: "198.51.100.20" });
   });
 
   test("with the log off (the harness default, PLINTH_LOG=off) nothing is written", async () => {
