@@ -107,9 +107,9 @@ export class JobRunner {
    * transaction even when it matches nothing, and with two dozen jobs on a
    * one-second tick an idle server was taking the write lock twenty-odd
    * times a second for nothing. A job with a `pending` check is claimed
-   * only when that read finds work, so the one-second jobs (mail, email
-   * and webhook delivery, automation runs and schedules) write nothing
-   * while there is nothing to send or run.
+   * only when that read finds work: every job due more often than every
+   * 15 minutes has one, so an idle server writes only for its hourly jobs
+   * (docs/events-delivery.md, "Jobs").
    */
   async runDue(): Promise<JobOutcome[]> {
     const out: JobOutcome[] = [];

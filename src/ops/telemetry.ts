@@ -77,8 +77,13 @@ export class AccessRecord {
    * Bun's requestIP is a system call (getpeername) and an object each time,
    * about 0.8 µs, so the log and the anonymous rate-limit bucket share one.
    */
-  peer(): string | undefined {
+  peer(): string {
     return (this.peerAddress ??= this.server?.requestIP?.(this.req)?.address ?? "");
+  }
+
+  /** The trusted proxy's X-Forwarded-For entry, when the proxy is trusted and the entry is an address. */
+  private forwarded(): string | null {
+    return this.telemetry.trustProxy ? forwardedFor(this.req) : null;
   }
 
   /**
@@ -87,12 +92,12 @@ export class AccessRecord {
    * entries are whatever the client claimed.
    */
   client(): string {
-    return this.telemetry.trustProxy ? (forwardedFor(this.req) ?? (this.peer() || "unknown")) : this.peer() || "unknown";
+    return this.forwarded() ?? (this.peer() || "unknown");
   }
 
   /** The client when knowing it costs no system call: a trusted proxy's X-Forwarded-For entry, or a peer already looked up; else null. */
   cheapClient(): string | null {
-    return (this.telemetry.trustProxy ? forwardedFor(this.req) : null) ?? (this.peerAddress || null);
+    return this.forwarded() ?? (this.peerAddress || null);
   }
 
   /** The outcome of the tools/call being served (called from inside the tool handler). */
