@@ -1,20 +1,31 @@
 /**
- * The frequent jobs' steps as their tests drive them (sendDueMail,
- * deliver, deliverDue, runQueued, runSchedules, runHostingChecks, and the
- * 30-second and minute jobs' reopenSnoozed, invoiceDueSubscriptions,
- * markOverdue, closeDueSurveys, sendReminders, expireUnconfirmed,
- * foldSubscribers, sendDigests, runRecurrences, checkBreaches), each held to its job's
- * `pending` check (src/core/jobs.ts): the runner skips a job whose check
- * finds nothing, so a check that misses work would leave mail unsent in
- * production while these tests, calling the step directly, still passed.
- * Here, whenever the check says "nothing to do", the step runs inside a
- * transaction that watches for writes and fails the test if there was one.
+ * The jobs' steps as their tests drive them (sendDueMail, deliver,
+ * deliverDue, runQueued, runSchedules, runHostingChecks, the 30-second and
+ * minute jobs' reopenSnoozed, invoiceDueSubscriptions, markOverdue,
+ * closeDueSurveys, sendReminders, expireUnconfirmed, foldSubscribers,
+ * sendDigests, runRecurrences, checkBreaches, and the hourly jobs'
+ * pruneEvents, pruneMail, pruneHistory, pruneRuns, pruneDeliveries,
+ * autoClose, decayScores; runChecked for any job by its definition), each
+ * held to its job's `pending` check (src/core/jobs.ts): the runner skips a
+ * job whose check finds nothing, so a check that misses work would leave
+ * mail unsent in production while these tests, calling the step directly,
+ * still passed. Here, whenever the check says "nothing to do", the step
+ * runs inside a transaction that watches for writes and fails the test if
+ * there was one.
  */
+import { coreJobs } from "../src/core/housekeeping";
 import { mailJobs, sendDueMail as sendDueMailStep } from "../src/core/mail";
 import type { Deps } from "../src/core/context";
 import type { JobDef } from "../src/core/jobs";
-import { runJob, runQueued as runQueuedStep, runSchedules as runSchedulesStep, scheduleJob } from "../src/domains/automations/runner";
-import { deliverDue as deliverDueStep, deliverJob as webhooksJob } from "../src/domains/automations/webhooks";
+import { historyPruneJob, pruneHistory as pruneHistoryStep } from "../src/domains/ai/retention";
+import { pruneRunsJob, runJob, runQueued as runQueuedStep, runSchedules as runSchedulesStep, scheduleJob } from "../src/domains/automations/runner";
+import {
+  deliverDue as deliverDueStep,
+  deliverJob as webhooksJob,
+  pruneDeliveries as pruneDeliveriesStep,
+  pruneDeliveriesJob,
+} from "../src/domains/automations/webhooks";
+import { scoreDecayJob } from "../src/domains/crm/scoring";
 import { deliver as deliverStep, deliverJob as emailJob } from "../src/domains/email/delivery";
 import { hostingJob, runHostingChecks as runHostingChecksStep } from "../src/domains/hosting/checks";
 import { billingJobs } from "../src/domains/billing/jobs";
@@ -26,7 +37,7 @@ import { foldJob } from "../src/domains/email/audience";
 import { digestJob, sendDigests as sendDigestsStep } from "../src/domains/notifications/digest";
 import { recurrenceJob, runRecurrences as runRecurrencesStep } from "../src/domains/projects/recurrences";
 import { closeDueJob, closeDueSurveys as closeDueSurveysStep } from "../src/domains/surveys/jobs";
-import { checkBreaches as checkBreachesStep, ticketJobs } from "../src/domains/tickets/sla";
+import { autoClose as autoCloseStep, checkBreaches as checkBreachesStep, ticketJobs } from "../src/domains/tickets/sla";
 import { ON_PG } from "./db";
 
 /** Rows this transaction changed so far (SQLite), or whether it wrote at all (PostgreSQL assigns an id on the first write). */
@@ -66,3 +77,17 @@ export const foldSubscribers = (deps: Deps) => checked(deps, foldJob, () => fold
 export const sendDigests = (deps: Deps) => checked(deps, digestJob, () => sendDigestsStep(deps));
 export const runRecurrences = (deps: Deps) => checked(deps, recurrenceJob, () => runRecurrencesStep(deps));
 export const checkBreaches = (deps: Deps) => checked(deps, named(ticketJobs, "tickets.sla_breaches"), () => checkBreachesStep(deps));
+
+// The hourly jobs.
+export const pruneEvents = (deps: Deps) => runChecked(deps, named(coreJobs, "events.prune"));
+export const pruneMail = (deps: Deps) => runChecked(deps, named(mailJobs, "mail.prune"));
+export const pruneHistory = (deps: Deps) => checked(deps, historyPruneJob, () => pruneHistoryStep(deps));
+export const pruneRuns = (deps: Deps) => runChecked(deps, pruneRunsJob);
+export const pruneDeliveries = (deps: Deps) => checked(deps, pruneDeliveriesJob, () => pruneDeliveriesStep(deps));
+export const autoClose = (deps: Deps) => checked(deps, named(ticketJobs, "tickets.auto_close"), () => autoCloseStep(deps));
+export const decayScores = (deps: Deps) => runChecked(deps, scoreDecayJob);
+
+/** Runs `job` as the runner would, past its check (held to it as above); a job without one (the storage probe) just runs. */
+export function runChecked(deps: Deps, job: JobDef): Promise<void> {
+  return job.pending ? checked(deps, job, () => job.run(deps)) : job.run(deps);
+}

@@ -55,6 +55,14 @@ export class JobRunner {
   private timer: ReturnType<typeof setInterval> | null = null;
   private running: Promise<unknown> | null = null;
   readonly holder = crypto.randomUUID();
+  /**
+   * When each job's `pending` check last found nothing (clock ms). A job
+   * skipped by its check stays due, so without this its check would be read
+   * again at every tick: once a second for an hourly prune, and some checks
+   * scan a table. It is asked again one period later, which is how often
+   * its run made the same read before it had a check.
+   */
+  private quietAt = new Map<string, number>();
 
   constructor(
     private deps: Deps,
@@ -107,9 +115,9 @@ export class JobRunner {
    * transaction even when it matches nothing, and with two dozen jobs on a
    * one-second tick an idle server was taking the write lock twenty-odd
    * times a second for nothing. A job with a `pending` check is claimed
-   * only when that read finds work: every job due more often than every
-   * 15 minutes has one, so an idle server writes only for its hourly jobs
-   * (docs/events-delivery.md, "Jobs").
+   * only when that read finds work: every job that works on the database
+   * has one, so an idle server writes only for the 15-minute object storage
+   * check (docs/events-delivery.md, "Jobs").
    */
   async runDue(): Promise<JobOutcome[]> {
     const out: JobOutcome[] = [];
@@ -129,7 +137,16 @@ export class JobRunner {
       const free = l.leaseUntil === null || l.leaseUntil < now;
       const due = l.lastStartedAt === null || l.lastStartedAt <= lastStartDue(j, now);
       if (!free || !due) continue;
-      if (j.pending && !(await j.pending(this.deps))) continue;
+      if (j.pending) {
+        const quiet = this.quietAt.get(j.name);
+        const since = quiet === undefined ? Infinity : now.getTime() - quiet;
+        if (since >= 0 && since < j.everyMs) continue;
+        if (!(await j.pending(this.deps))) {
+          this.quietAt.set(j.name, now.getTime());
+          continue;
+        }
+        this.quietAt.delete(j.name);
+      }
       if (!(await this.claim(j, now))) continue;
       let error: string | null = null;
       try {

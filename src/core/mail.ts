@@ -306,10 +306,10 @@ async function sendOne(deps: Deps, row: Row): Promise<void> {
   await deps.store.transaction((tx) => tx.update(mailOutbox).set({ ...update, updatedAt: deps.clock.now() }).where(eq(mailOutbox.id, row.id)), { silent: true });
 }
 
-/** Sends what is due now; with no SMTP server configured, marks it no_transport. */
 /** Mail the `mail.send` job sends now (and its pending check looks for). */
 const dueMail = (now: Date) => and(eq(mailOutbox.status, "queued"), lte(mailOutbox.nextAttemptAt, now));
 
+/** Sends what is due now; with no SMTP server configured, marks it no_transport. */
 export async function sendDueMail(deps: Deps): Promise<void> {
   const now = deps.clock.now();
   const due = await deps.db
@@ -336,6 +336,9 @@ export async function sendDueMail(deps: Deps): Promise<void> {
   }
 }
 
+/** Mail older than the delivery log's retention (at `now`, epoch ms) that no longer waits to be sent: what `mail.prune` deletes (and its pending check looks for). */
+const expiredMail = (now: number) => and(lt(mailOutbox.createdAt, new Date(now - MAIL_RETENTION_MS)), ne(mailOutbox.status, "queued"));
+
 export const mailJobs: JobDef[] = [
   {
     name: "mail.send",
@@ -349,9 +352,9 @@ export const mailJobs: JobDef[] = [
     name: "mail.prune",
     description: "Delete outgoing mail older than 90 days that is no longer waiting to be sent (the delivery log's retention).",
     everyMs: 3600_000,
+    pending: (deps) => anyRow(deps.db.select({ id: mailOutbox.id }).from(mailOutbox).where(expiredMail(deps.clock.ms())).limit(1)),
     async run(deps) {
-      const before = new Date(deps.clock.ms() - MAIL_RETENTION_MS);
-      await deps.store.transaction((tx) => tx.delete(mailOutbox).where(and(lt(mailOutbox.createdAt, before), ne(mailOutbox.status, "queued"))), { silent: true });
+      await deps.store.transaction((tx) => tx.delete(mailOutbox).where(expiredMail(deps.clock.ms())), { silent: true });
     },
   },
 ];

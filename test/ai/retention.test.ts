@@ -3,7 +3,9 @@
  * calls recorded by the real recorder at chosen instants, then the prune
  * at and just past the cutoff; conversations still going keep their recent
  * calls; 0 days keeps everything; a history larger than one delete batch
- * goes in several; the job is on the ai domain and runs through the runner.
+ * goes in several; the job is on the ai domain and runs through the runner;
+ * its pending check finds work at exactly the instants the prune has some
+ * (pruneHistory is test/jobs.ts's, held to that check).
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
@@ -13,11 +15,12 @@ import type { Deps } from "../../src/core/context";
 import { JobRunner } from "../../src/core/jobs";
 import type { Store } from "../../src/core/db";
 import { flushToolCalls, observeToolCall } from "../../src/domains/ai/recorder";
-import { historyPruneJob, pruneHistory } from "../../src/domains/ai/retention";
+import { historyPruneJob } from "../../src/domains/ai/retention";
 import { aiConversations, aiToolCalls } from "../../src/domains/ai/tables";
 import { aiDomain } from "../../src/domains/ai/tools";
 import { createCompany, createUser } from "../fixtures/accounts";
 import { openTestStore } from "../db";
+import { pruneHistory } from "../jobs";
 
 const DAY = 86_400_000;
 const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);
@@ -119,18 +122,66 @@ describe("AI history retention", () => {
     expect((await history()).map((h) => [h.key, h.kept.length])).toEqual([["cred:2", 1]]);
   });
 
-  test("the ai domain runs it hourly through the job runner", async () => {
+  test("the job's check finds work exactly when the prune has some: an idle conversation, an old call of one still going; none at 0 days", async () => {
+    const pending = () => historyPruneJob.pending!(deps);
+    call(T0, { credentialId: 1 });
+    call(T0 + 5 * DAY, { credentialId: 3, session: "long" });
+    call(T0 + 10 * DAY, { credentialId: 3, session: "long" });
+    call(T0 + 95 * DAY, { credentialId: 3, session: "long" });
+    await flushToolCalls(deps);
+    expect(await pending()).toBe(false);
+    // Cutoff T0: conversation 1's last call is not older than it yet.
+    clock.set(T0 + 90 * DAY);
+    expect(await pending()).toBe(false);
+    expect(await pruneHistory(deps)).toEqual({ conversations: 0, calls: 0 });
+    // A millisecond later it is: an idle conversation.
+    clock.advance(1);
+    expect(await pending()).toBe(true);
+    expect(await pruneHistory(deps)).toEqual({ conversations: 1, calls: 1 });
+    expect(await pending()).toBe(false);
+    // The long session, still going: its first call exactly at the cutoff is no work, a millisecond older it is.
+    clock.set(T0 + 95 * DAY);
+    expect(await pending()).toBe(false);
+    clock.advance(1);
+    expect(await pending()).toBe(true);
+    expect(await pruneHistory(deps)).toEqual({ conversations: 0, calls: 1 });
+    // Started before the cutoff now: a later call exactly at the cutoff is no work either, a millisecond older it is.
+    clock.set(T0 + 100 * DAY);
+    expect(await pending()).toBe(false);
+    expect(await pruneHistory(deps)).toEqual({ conversations: 0, calls: 0 });
+    clock.advance(1);
+    expect(await pending()).toBe(true);
+    expect(await pruneHistory(deps)).toEqual({ conversations: 0, calls: 1 });
+    // Started before the cutoff and still going, but no call older than it: no work.
+    expect(await pending()).toBe(false);
+    expect(await history()).toEqual([{ key: "session:long", callCount: 3, kept: [95 * DAY] }]);
+    // Everything idle for a year: work, unless the history is kept forever.
+    clock.set(T0 + 460 * DAY);
+    expect(await pending()).toBe(true);
+    deps = depsWith(0);
+    expect(await pending()).toBe(false);
+    expect(await pruneHistory(deps)).toEqual({ conversations: 0, calls: 0 });
+  });
+
+  test("the ai domain runs it hourly through the job runner, when its check finds work", async () => {
     expect(aiDomain.jobs).toContain(historyPruneJob);
     call(T0, { credentialId: 1 });
+    call(T0 + DAY, { credentialId: 2 });
     await flushToolCalls(deps);
     const runner = new JobRunner(deps, aiDomain.jobs!);
     await runner.init();
+    const kept = async () => (await deps.db.select().from(aiConversations).where(eq(aiConversations.companyId, companyId))).map((c) => c.credentialId);
     clock.set(T0 + 91 * DAY);
     expect(await runner.runDue()).toEqual([{ name: "ai.history_prune", ok: true }]);
-    expect(await deps.db.select().from(aiConversations).where(eq(aiConversations.companyId, companyId))).toEqual([]);
+    expect(await kept()).toEqual([2]);
     clock.advance(59 * 60_000);
     expect(await runner.runDue()).toEqual([]);
+    // An hour on, the second conversation is idle past the retention too.
     clock.advance(60_000);
     expect(await runner.runDue()).toEqual([{ name: "ai.history_prune", ok: true }]);
+    expect(await kept()).toEqual([]);
+    // Another hour: due again, but nothing to prune, so not run.
+    clock.advance(60 * 60_000);
+    expect(await runner.runDue()).toEqual([]);
   });
 });

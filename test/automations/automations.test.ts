@@ -3,7 +3,7 @@
  * post creates a card and sends an email through the SMTP sink; dry runs
  * write nothing; a failed run resumes from its failed step; loop
  * protection; versions and rollback; schedules in a time zone; signed
- * incoming webhooks; validation and tenancy.
+ * incoming webhooks; validation and tenancy; run history retention.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
@@ -11,7 +11,9 @@ import { Webhook } from "standardwebhooks";
 import { ManualClock } from "../../src/core/clock";
 import { mcpKeys } from "../../src/domains/accounts/tables";
 import { decideApproval } from "../../src/domains/approvals/verbs";
-import { runQueued, runSchedules, sendDueMail } from "../jobs";
+import { pruneRuns, runQueued, runSchedules, sendDueMail } from "../jobs";
+import { pruneRunsJob, RUN_RETENTION_DAYS } from "../../src/domains/automations/runner";
+import { automationRuns, automations } from "../../src/domains/automations/tables";
 import { auditLog, memberships } from "../../src/core/tables";
 import { notifications } from "../../src/domains/notifications/tables";
 import { startSmtp, type TestSmtp } from "../infra/smtp";
@@ -366,5 +368,34 @@ describe("concurrency", () => {
     const rs = await Promise.all(Array.from({ length: 4 }, () => w.call(w.owner, "automation_runs_retry", { id: run.id })));
     expect(rs.filter((r) => !r.isError).length).toBe(1);
     await w.ok(w.owner, "automations_delete", { id: a.id });
+  });
+});
+
+describe("run history retention", () => {
+  test("automations.prune's check finds finished runs 90 days old or older, not younger ones nor unfinished ones; the run deletes exactly those", async () => {
+    const pending = () => pruneRunsJob.pending!(s.deps);
+    const now = s.clock.ms();
+    const RETENTION = RUN_RETENTION_DAYS * 86_400_000;
+    expect(await pending()).toBe(false);
+    const [a] = await s.deps.db.select().from(automations).limit(1);
+    const run = async (status: "succeeded" | "queued", age: number) =>
+      (await s.deps.db
+        .insert(automationRuns)
+        .values({ automationId: a!.id, companyId: a!.companyId, version: a!.version, status, trigger: { kind: "manual" }, chain: [], steps: [], createdAt: new Date(now - age) })
+        .returning())[0]!.id;
+    const ids = async () => (await s.deps.db.select({ id: automationRuns.id }).from(automationRuns).where(eq(automationRuns.automationId, a!.id)).orderBy(automationRuns.id)).map((r) => r.id);
+    const before = await ids();
+    const done = await run("succeeded", RETENTION - 1);
+    const waiting = await run("queued", 2 * RETENTION);
+    expect(await pending()).toBe(false);
+    await pruneRuns(s.deps); // held to the check: it must not write
+    expect(await ids()).toEqual([...before, done, waiting]);
+    // The run deletes created_at ≤ now − 90 days: exactly 90 days old goes.
+    await s.deps.db.update(automationRuns).set({ createdAt: new Date(now - RETENTION) }).where(eq(automationRuns.id, done));
+    expect(await pending()).toBe(true);
+    await pruneRuns(s.deps);
+    expect(await ids()).toEqual([...before, waiting]);
+    expect(await pending()).toBe(false);
+    await s.deps.db.delete(automationRuns).where(eq(automationRuns.id, waiting));
   });
 });

@@ -10,8 +10,8 @@ import { Webhook } from "standardwebhooks";
 import { ManualClock } from "../../src/core/clock";
 import { notifications } from "../../src/domains/notifications/tables";
 import { checkTargetUrl, isPrivateAddress } from "../../src/domains/automations/outbound";
-import { FAILURE_LIMIT, MAX_ATTEMPTS, RETRY_DELAYS_MS } from "../../src/domains/automations/webhooks";
-import { deliverDue } from "../jobs";
+import { deliveriesToPrune, DELIVERY_RETENTION_DAYS, FAILURE_LIMIT, MAX_ATTEMPTS, RETRY_DELAYS_MS } from "../../src/domains/automations/webhooks";
+import { deliverDue, pruneDeliveries } from "../jobs";
 import { webhookDeliveries } from "../../src/domains/automations/tables";
 import { startTestServer, type TestServer } from "../harness";
 import { makeWorld, type World } from "../cms/world";
@@ -207,27 +207,37 @@ describe("webhooks", () => {
     expect(await w.err(w.viewer, "webhooks_test", { id: hookId })).toMatch(/role|viewer/i);
   });
 
-  test("finished deliveries are pruned after 30 days, with their attempts; pending ones stay", async () => {
-    const { pruneDeliveries, DELIVERY_RETENTION_DAYS } = await import("../../src/domains/automations/webhooks");
+  test("finished deliveries are pruned after 30 days, with their attempts; pending ones stay; the job's check finds work at the same instants", async () => {
     const { webhookAttempts } = await import("../../src/domains/automations/tables");
     const all = await s.deps.db.select().from(webhookDeliveries);
     expect(all.length).toBeGreaterThan(0);
     const times = all.map((d) => d.createdAt.getTime());
     const oldest = Math.min(...times);
     const newest = Math.max(...times);
-    s.clock.set(oldest + DELIVERY_RETENTION_DAYS * 86_400_000 - 1);
-    await pruneDeliveries(s.deps);
-    expect((await s.deps.db.select().from(webhookDeliveries)).length).toBe(all.length);
-    s.clock.set(oldest + DELIVERY_RETENTION_DAYS * 86_400_000);
-    await pruneDeliveries(s.deps);
     const oldestFinished = all.filter((d) => d.createdAt.getTime() === oldest && d.status !== "pending").length;
+    expect(oldestFinished).toBeGreaterThan(0);
+    s.clock.set(oldest + DELIVERY_RETENTION_DAYS * 86_400_000 - 1);
+    expect(await deliveriesToPrune(s.deps)).toBe(false);
+    await pruneDeliveries(s.deps); // held to the check: it must not write
+    expect((await s.deps.db.select().from(webhookDeliveries)).length).toBe(all.length);
+    // At exactly 30 days old (the run deletes created_at ≤ now − 30 days).
+    s.clock.set(oldest + DELIVERY_RETENTION_DAYS * 86_400_000);
+    expect(await deliveriesToPrune(s.deps)).toBe(true);
+    await pruneDeliveries(s.deps);
     expect((await s.deps.db.select().from(webhookDeliveries)).length).toBe(all.length - oldestFinished);
+    // Every delivery so far has finished: one is made pending again (its next attempt far off), and stays.
+    const [stuck] = await s.deps.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.status, "failed")).limit(1);
+    await s.deps.db.update(webhookDeliveries).set({ status: "pending", nextAttemptAt: new Date(newest + 365 * 86_400_000) }).where(eq(webhookDeliveries.id, stuck!.id));
     s.clock.set(newest + DELIVERY_RETENTION_DAYS * 86_400_000);
+    expect(await deliveriesToPrune(s.deps)).toBe(true);
     await pruneDeliveries(s.deps);
     const left = await s.deps.db.select().from(webhookDeliveries);
-    expect(left.every((d) => d.status === "pending")).toBe(true);
+    expect(left.map((d) => [d.id, d.status])).toEqual([[stuck!.id, "pending"]]);
+    // A pending delivery, however old, is no work.
+    expect(await deliveriesToPrune(s.deps)).toBe(false);
     const attempts = await s.deps.db.select().from(webhookAttempts);
     expect(attempts.every((a) => left.some((d) => d.id === a.deliveryId))).toBe(true);
+    await s.deps.db.delete(webhookDeliveries).where(eq(webhookDeliveries.id, stuck!.id));
   });
 
   test("validation, tenancy and roles", async () => {

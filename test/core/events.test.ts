@@ -12,12 +12,13 @@ import type { Deps } from "../../src/core/context";
 import { openStore, type Store } from "../../src/core/db";
 import { Dispatcher, MAX_ATTEMPTS } from "../../src/core/dispatcher";
 import { defineEvent, emit, type EventRecord, type Subscriber } from "../../src/core/events";
-import { coreJobs, EVENT_RETENTION_MS } from "../../src/core/housekeeping";
+import { coreJobs, EVENT_RETENTION_MS, FAILURE_RETENTION_MS } from "../../src/core/housekeeping";
 import { JobRunner, type JobDef } from "../../src/core/jobs";
 import { auditLog, companies, eventCursors, eventFailures, events } from "../../src/core/tables";
 import { buildRegistry } from "../../src/mcp/registry";
 import { domains } from "../../src/domains";
 import { dropDatabase, freshDatabaseUrl, ON_PG, openTestStore } from "../db";
+import { pruneEvents } from "../jobs";
 
 const thingMade = defineEvent({
   type: "thing.made",
@@ -329,6 +330,43 @@ describe("jobs", () => {
     expect((await lease())!.runs).toBe(1);
   });
 
+  test("a pending check that found nothing is asked again one period later, not at every tick (an hourly check is one read an hour)", async () => {
+    let work = false;
+    let asked = 0;
+    let runs = 0;
+    const job: JobDef = {
+      name: "hourly_prune",
+      description: "prunes",
+      everyMs: 3_600_000,
+      pending: async () => (asked++, work),
+      run: async () => void runs++,
+    };
+    const r = new JobRunner(deps, [job]);
+    await r.init();
+    expect(await r.runDue()).toEqual([]);
+    expect(asked).toBe(1);
+    // Work appears: it waits for the period, as it did when the run itself looked once an hour.
+    work = true;
+    for (let i = 0; i < 59; i++) {
+      clock.advance(60_000);
+      expect(await r.runDue()).toEqual([]);
+    }
+    expect(asked).toBe(1);
+    clock.advance(59_999);
+    expect(await r.runDue()).toEqual([]);
+    expect(asked).toBe(1);
+    clock.advance(1);
+    expect(await r.runDue()).toEqual([{ name: "hourly_prune", ok: true }]);
+    expect([asked, runs]).toEqual([2, 1]);
+    // After a run the lease decides: not due again for an hour, and then the check is asked at once.
+    clock.advance(3_599_999);
+    expect(await r.runDue()).toEqual([]);
+    expect(asked).toBe(2);
+    clock.advance(1);
+    expect(await r.runDue()).toEqual([{ name: "hourly_prune", ok: true }]);
+    expect([asked, runs]).toEqual([3, 2]);
+  });
+
   test("an idle server's frequent jobs take no write transaction: every job due each second, and those every 5 and 10, have a pending check that finds nothing", async () => {
     const tx = countingTransactions(store);
     const all = [...coreJobs, ...domains.flatMap((d) => d.jobs ?? [])];
@@ -336,7 +374,7 @@ describe("jobs", () => {
     expect(everySecond.sort()).toEqual(["automations.run", "automations.schedule", "email.deliver", "mail.send", "webhooks.deliver"]);
     const r = new JobRunner({ ...deps, store: tx.store }, all);
     await r.init();
-    await r.runDue(); // the first tick runs everything once (hourly prunes and all)
+    await r.runDue(); // the first tick runs what is due at once and has no check (the storage probe)
     tx.n = 0;
     // Ten seconds: the 5 s embedding queue twice, the 10 s hosting checks once (the next job runs every 30 s).
     expect(all.filter((j) => j.everyMs > 1000 && j.everyMs <= 10_000).map((j) => j.name).sort()).toEqual(["brain.embed", "hosting.checks"]);
@@ -347,18 +385,20 @@ describe("jobs", () => {
     expect(tx.n).toBe(0);
   });
 
-  test("an idle server takes no write transaction for an hour but the runs of its hourly jobs (and the 15-minute storage check): every job due more often has a pending check that finds nothing", async () => {
+  test("an idle server takes no write transaction for an hour but the 15-minute storage check's: every other job has a pending check that finds nothing", async () => {
     const tx = countingTransactions(store);
     const all = [...coreJobs, ...domains.flatMap((d) => d.jobs ?? [])];
-    // The only jobs without a check: the hourly prunes and decays, and the storage probe (it tests object storage, not the database).
-    const unchecked = all.filter((j) => !j.pending).map((j) => j.name).sort();
-    const hourly = ["ai.history_prune", "automations.prune", "crm.score_decay", "events.prune", "mail.prune", "tickets.auto_close", "webhooks.prune"];
-    expect(unchecked).toEqual([...hourly, "integrations.storage_check"].sort());
-    expect(all.filter((j) => hourly.includes(j.name)).every((j) => j.everyMs === 3_600_000)).toBe(true);
+    // The only job without a check: the storage probe (it tests object storage, not the database).
+    expect(all.filter((j) => !j.pending).map((j) => j.name)).toEqual(["integrations.storage_check"]);
     expect(all.find((j) => j.name === "integrations.storage_check")!.everyMs).toBe(15 * 60_000);
+    // The hourly jobs, due at the first tick (they never ran) and at every tick after: their checks find nothing.
+    const hourly = all.filter((j) => j.everyMs === 3_600_000).map((j) => j.name);
+    expect(hourly.sort()).toEqual(["ai.history_prune", "automations.prune", "crm.score_decay", "events.prune", "mail.prune", "tickets.auto_close", "webhooks.prune"]);
     const r = new JobRunner({ ...deps, store: tx.store }, all);
     await r.init();
-    await r.runDue(); // the first tick runs everything once
+    tx.n = 0;
+    expect((await r.runDue()).map((o) => o.name)).toEqual(["integrations.storage_check"]);
+    expect(tx.n).toBe(2); // its claim and finish (the health row it records goes through deps.db, not counted here)
     const ran: string[] = [];
     // An hour in 30-second ticks (the 30 s and minute jobs are due at every tick or every other one).
     for (let i = 0; i < 120; i++) {
@@ -369,8 +409,10 @@ describe("jobs", () => {
       // A tick that ran nothing took no write transaction.
       if (!out.length) expect(tx.n).toBe(before);
     }
-    // The storage check at 15, 30, 45 and 60 minutes; each hourly job once, at the hour.
-    expect(ran.sort()).toEqual([...hourly, ...Array(4).fill("integrations.storage_check")].sort());
+    // The storage check at 15, 30, 45 and 60 minutes, and nothing else: claim and finish each.
+    expect(ran).toEqual(Array(4).fill("integrations.storage_check"));
+    expect(tx.n).toBe(2 + 4 * 2);
+    expect(await store.query("select name, runs from job_leases where runs > 0 or last_started_at is not null")).toEqual([{ name: "integrations.storage_check", runs: 5 }]);
   });
 
   test("a failing job is recorded and runs again next period", async () => {
@@ -442,5 +484,47 @@ describe("jobs", () => {
     expect((await r.runDue()).filter((o) => o.name === "events.prune")).toEqual([{ name: "events.prune", ok: true }]);
     const left = (await store.db.select().from(events).orderBy(events.id)).map((e) => e.data.name);
     expect(left).toEqual(["old-unpassed", "new"]);
+  });
+
+  test("events.prune's check: an event older than 30 days every cursor has passed, or a failure older than 90 days; an old event a cursor has not passed is no work", async () => {
+    const job = coreJobs.find((j) => j.name === "events.prune")!;
+    const pending = () => job.pending!(deps);
+    const names = async () => (await store.db.select().from(events).orderBy(events.id)).map((e) => e.data.name);
+    const s = recorder("pruned");
+    const d = new Dispatcher(deps, [s]);
+    await d.init();
+    const t0 = clock.ms();
+    await make("old");
+    await d.drain();
+    expect(await pending()).toBe(false);
+    // Exactly 30 days old is not older than 30 days (the run deletes created_at < now − 30 days).
+    clock.set(t0 + EVENT_RETENTION_MS);
+    expect(await pending()).toBe(false);
+    await pruneEvents(deps);
+    clock.advance(1);
+    expect(await pending()).toBe(true);
+    // A cursor that has not passed it: the same event is no work, and the run deletes nothing.
+    await store.transaction((tx) => tx.insert(eventCursors).values({ subscriber: "lagging", lastTx: 0, lastId: 0, attempts: 0, updatedAt: clock.now() }));
+    expect(await pending()).toBe(false);
+    await pruneEvents(deps); // held to the check: it must not write
+    expect(await names()).toEqual(["old"]);
+    // A failure: at 90 days no work; a millisecond older, work on its own (the lagging cursor still keeps the event).
+    const [f] = await store.transaction((tx) =>
+      tx.insert(eventFailures).values({ subscriber: "lagging", eventId: 1, error: "x", attempts: 5, createdAt: new Date(clock.ms() - FAILURE_RETENTION_MS) }).returning(),
+    );
+    expect(await pending()).toBe(false);
+    await store.transaction((tx) => tx.update(eventFailures).set({ createdAt: new Date(clock.ms() - FAILURE_RETENTION_MS - 1) }).where(eq(eventFailures.id, f!.id)));
+    expect(await pending()).toBe(true);
+    await pruneEvents(deps);
+    expect(await store.db.select().from(eventFailures)).toEqual([]);
+    expect(await names()).toEqual(["old"]);
+    expect(await pending()).toBe(false);
+    // The lagging cursor catches up: the event is work again, and goes.
+    const [ev] = await store.db.select().from(events);
+    await store.transaction((tx) => tx.update(eventCursors).set({ lastTx: ev!.tx, lastId: ev!.id }).where(eq(eventCursors.subscriber, "lagging")));
+    expect(await pending()).toBe(true);
+    await pruneEvents(deps);
+    expect(await names()).toEqual([]);
+    expect(await pending()).toBe(false);
   });
 });

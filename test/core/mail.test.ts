@@ -8,9 +8,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:tes
 import { eq } from "drizzle-orm";
 import { loadConfig } from "../../src/config";
 import { AppError } from "../../src/core/errors";
-import { closeMailTransport, mailLog, MAX_MAIL_ATTEMPTS, queueMail, RETRY_DELAYS_MS, type OutgoingMail } from "../../src/core/mail";
+import { closeMailTransport, MAIL_RETENTION_MS, mailJobs, mailLog, MAX_MAIL_ATTEMPTS, queueMail, RETRY_DELAYS_MS, type OutgoingMail } from "../../src/core/mail";
 import { mailOutbox } from "../../src/core/tables";
 import { startTestServer, type TestServer } from "../harness";
+import { pruneMail } from "../jobs";
 import { startSmtp, type TestSmtp } from "../infra/smtp";
 
 let s: TestServer;
@@ -96,6 +97,30 @@ describe("without an SMTP server", () => {
     expect(r.status).toBe("no_transport");
     expect(r.smtpResponse).toContain("PLINTH_SMTP_URL");
     expect((await mailLog(s.deps, { tag: "test.none" }))[0]).toMatchObject({ id, status: "no_transport", to: ["ana@client.example"] });
+  });
+});
+
+describe("mail.prune", () => {
+  test("its check finds mail older than 90 days that no longer waits to be sent; not mail exactly 90 days old, nor old mail still queued", async () => {
+    const pending = () => mailJobs.find((j) => j.name === "mail.prune")!.pending!(s.deps);
+    const now = s.clock.ms();
+    const age = (id: number, ms: number, status?: "sent") =>
+      s.deps.db.update(mailOutbox).set({ createdAt: new Date(now - ms), ...(status && { status }) }).where(eq(mailOutbox.id, id));
+    const left = async () => (await s.deps.db.select({ id: mailOutbox.id }).from(mailOutbox).orderBy(mailOutbox.id)).map((r) => r.id);
+    const sent = await queue({ tag: "prune.sent" });
+    const waiting = await queue({ tag: "prune.queued" });
+    expect(await pending()).toBe(false);
+    // The run deletes created_at < now − 90 days: exactly 90 days old stays; queued mail stays at any age.
+    await age(sent.id, MAIL_RETENTION_MS, "sent");
+    await age(waiting.id, MAIL_RETENTION_MS + 1);
+    expect(await pending()).toBe(false);
+    await pruneMail(s.deps); // held to the check: it must not write
+    expect(await left()).toEqual([sent.id, waiting.id]);
+    await age(sent.id, MAIL_RETENTION_MS + 1);
+    expect(await pending()).toBe(true);
+    await pruneMail(s.deps);
+    expect(await left()).toEqual([waiting.id]);
+    expect(await pending()).toBe(false);
   });
 });
 

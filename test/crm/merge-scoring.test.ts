@@ -1,10 +1,11 @@
 /**
  * Merges that lose nothing and can be undone, and lead scoring against
  * hand-built cases (field rules, activity rules fading over time, the
- * decay job).
+ * decay job and its pending check; w.runJob holds the job to that check).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { DAY_MS } from "../../src/core/clock";
+import { scoreDecayJob } from "../../src/domains/crm/scoring";
 import { errorOf, makeCrmWorld, type CWorld } from "./world";
 
 let w: CWorld;
@@ -162,5 +163,20 @@ describe("lead scoring", () => {
     expect((await w.call("contacts_list", { minScore: 60, sort: "score" })).items.map((x: any) => x.id)).toEqual([c.id]);
     expect((await w.call("scoring_rules_delete", { id: meeting.id })).contactsRescored).toBeGreaterThanOrEqual(1);
     expect((await w.call("contacts_get", { id: c.id })).score).toBe(17);
+  });
+
+  test("the decay job's check: some scoring rule fades (has decayDays); none, no work", async () => {
+    const pending = () => scoreDecayJob.pending!(w.deps);
+    // The rules left by the test above add points for fields only.
+    expect(await pending()).toBe(false);
+    await w.runJob("crm.score_decay"); // held to the check: it must not write
+    const calls = await w.call("scoring_rules_create", { name: "Calls", activityKind: "call", points: 5 });
+    expect(await pending()).toBe(false);
+    await w.call("scoring_rules_update", { id: calls.id, decayDays: 30 });
+    expect(await pending()).toBe(true);
+    await w.runJob("crm.score_decay");
+    await w.call("scoring_rules_update", { id: calls.id, decayDays: null });
+    expect(await pending()).toBe(false);
+    await w.call("scoring_rules_delete", { id: calls.id });
   });
 });

@@ -1,12 +1,13 @@
 /**
  * SLA due times on real tickets (hand-computed), the clock pausing while
  * pending, and the breach job: at the exact due instant, once per ticket
- * and target, after downtime and a restart, and racing itself.
+ * and target, after downtime and a restart, and racing itself. Auto-close
+ * and its pending check, per company setting, at the instant.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { JobRunner } from "../../src/core/jobs";
 import { ticketJobs } from "../../src/domains/tickets/sla";
-import { checkBreaches } from "../jobs";
+import { autoClose, checkBreaches } from "../jobs";
 import { makeTicketWorld, type TWorld } from "./world";
 
 let w: TWorld;
@@ -200,12 +201,49 @@ describe("breaches", () => {
     await runner.runDue();
     expect((await w.call("tickets_get", { id: a.id })).status).toBe("solved"); // 47 h < 2 days
     w.clock.advance(1 * H);
-    const { autoClose } = await import("../../src/domains/tickets/sla");
     expect(await autoClose(w.deps)).toBe(1);
     expect((await w.call("tickets_get", { id: a.id })).status).toBe("closed");
     expect((await w.call("tickets_get", { id: b.id })).status).toBe("open");
     const ev = (await w.events("ticket.status_changed")).filter((e) => e.data.reason === "auto_close");
     expect(ev.map((e) => e.data.number)).toEqual([a.id]);
     expect(ev[0]!.userId).toBeNull();
+  });
+
+  test("auto-close's check: a solved ticket whose company's days have passed (without a policy the default 4; never with null), from the instant on", async () => {
+    const pending = () => ticketJobs.find((j) => j.name === "tickets.auto_close")!.pending!(w.deps);
+    const D = 24 * H;
+    const rita = w.ctx("rita");
+    await w.call("ticket_sla_policy_update", { autoCloseDays: 2 }); // Acme; Rival has no policy of its own
+    const t0 = w.clock.ms();
+    const a = await w.call("tickets_create", { subject: "A", requesterEmail: "a@client.test", body: "a" });
+    await w.call("tickets_reply", { id: a.id, body: "done", status: "solved" });
+    const r = await w.call("tickets_create", { subject: "R", requesterEmail: "r@client.test", body: "r" }, rita);
+    await w.call("tickets_reply", { id: r.id, body: "done", status: "solved" }, rita);
+    const status = async () => [(await w.call("tickets_get", { id: a.id })).status, (await w.call("tickets_get", { id: r.id }, rita)).status];
+    expect(await pending()).toBe(false);
+    w.clock.set(t0 + 2 * D - 1);
+    expect(await pending()).toBe(false);
+    expect(await autoClose(w.deps)).toBe(0); // held to the check: it must not write
+    // Acme's two days, at the instant (the run closes solved_at ≤ now − days); Rival's ticket is no work yet.
+    w.clock.set(t0 + 2 * D);
+    expect(await pending()).toBe(true);
+    expect(await autoClose(w.deps)).toBe(1);
+    expect(await status()).toEqual(["closed", "solved"]);
+    expect(await pending()).toBe(false);
+    w.clock.set(t0 + 4 * D - 1);
+    expect(await pending()).toBe(false);
+    w.clock.set(t0 + 4 * D);
+    expect(await pending()).toBe(true);
+    // Rival turns auto-close off: never, however old; back on (a policy row saying 4), due again.
+    await w.call("ticket_sla_policy_update", { autoCloseDays: null }, rita);
+    expect(await pending()).toBe(false);
+    w.clock.advance(365 * D);
+    expect(await pending()).toBe(false);
+    expect(await autoClose(w.deps)).toBe(0);
+    await w.call("ticket_sla_policy_update", { autoCloseDays: 4 }, rita);
+    expect(await pending()).toBe(true);
+    expect(await autoClose(w.deps)).toBe(1);
+    expect(await status()).toEqual(["closed", "closed"]);
+    expect(await pending()).toBe(false);
   });
 });

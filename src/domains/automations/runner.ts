@@ -345,15 +345,17 @@ export const runJob: JobDef = {
 /** Run history retention: finished runs older than this are deleted. */
 export const RUN_RETENTION_DAYS = 90;
 
+/** Finished runs at least RUN_RETENTION_DAYS old at `now`: what automations.prune deletes (and its pending check looks for). */
+const oldRuns = (now: Date) =>
+  and(inArray(automationRuns.status, ["succeeded", "failed", "skipped"]), lte(automationRuns.createdAt, new Date(now.getTime() - RUN_RETENTION_DAYS * 86_400_000)));
+
 export const pruneRunsJob: JobDef = {
   name: "automations.prune",
   description: `Deletes finished automation runs older than ${RUN_RETENTION_DAYS} days.`,
   everyMs: 3_600_000,
+  pending: (deps) => anyRow(deps.db.select({ id: automationRuns.id }).from(automationRuns).where(oldRuns(deps.clock.now())).limit(1)),
   async run(deps) {
-    const before = new Date(deps.clock.now().getTime() - RUN_RETENTION_DAYS * 86_400_000);
-    const old = and(inArray(automationRuns.status, ["succeeded", "failed", "skipped"]), lte(automationRuns.createdAt, before));
-    if ((await deps.db.select({ id: automationRuns.id }).from(automationRuns).where(old).limit(1)).length)
-      await deps.store.transaction((tx) => tx.delete(automationRuns).where(old), { silent: true });
+    await deps.store.transaction((tx) => tx.delete(automationRuns).where(oldRuns(deps.clock.now())), { silent: true });
   },
 };
 

@@ -265,11 +265,17 @@ const randomHexId = () => crypto.randomUUID().replace(/-/g, "").slice(0, 16);
 /** Delivery log retention: finished deliveries (and their attempts) older than this are deleted. */
 export const DELIVERY_RETENTION_DAYS = 30;
 
+/** Finished deliveries at least DELIVERY_RETENTION_DAYS old at `now`: what pruneDeliveries deletes (and webhooks.prune's pending check looks for). */
+const oldDeliveries = (now: Date) =>
+  and(inArray(webhookDeliveries.status, ["succeeded", "failed"]), lte(webhookDeliveries.createdAt, new Date(now.getTime() - DELIVERY_RETENTION_DAYS * 86_400_000)));
+
+/** The webhooks.prune job's pending check: a delivery pruneDeliveries would delete. */
+export const deliveriesToPrune = (deps: Deps) =>
+  anyRow(deps.db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(oldDeliveries(deps.clock.now())).limit(1));
+
+/** Deletes old finished deliveries with their attempts. The runner calls it only when deliveriesToPrune finds one. */
 export async function pruneDeliveries(deps: Deps): Promise<void> {
-  const before = new Date(deps.clock.now().getTime() - DELIVERY_RETENTION_DAYS * 86_400_000);
-  const old = and(inArray(webhookDeliveries.status, ["succeeded", "failed"]), lte(webhookDeliveries.createdAt, before));
-  if ((await deps.db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(old).limit(1)).length)
-    await deps.store.transaction((tx) => tx.delete(webhookDeliveries).where(old), { silent: true });
+  await deps.store.transaction((tx) => tx.delete(webhookDeliveries).where(oldDeliveries(deps.clock.now())), { silent: true });
 }
 
 // ---------------------------------------------------------------------------
@@ -435,6 +441,7 @@ export const pruneDeliveriesJob: JobDef = {
   name: "webhooks.prune",
   description: `Deletes finished webhook deliveries older than ${DELIVERY_RETENTION_DAYS} days.`,
   everyMs: 3_600_000,
+  pending: deliveriesToPrune,
   run: pruneDeliveries,
 };
 

@@ -17,7 +17,7 @@ import type { ActorContext, Deps } from "../../core/context";
 import type { Db } from "../../core/db";
 import { invalid } from "../../core/errors";
 import { emit, type EventActor } from "../../core/events";
-import type { JobDef } from "../../core/jobs";
+import { anyRow, type JobDef } from "../../core/jobs";
 import { page } from "../../core/pagination";
 import { crmRead, crmWrite, fold, fullName, type ContactRow, type Q } from "./access";
 import { contactScoreChanged, crmSettingsChanged } from "./events";
@@ -201,13 +201,25 @@ export async function recomputeScores(ctx: ActorContext) {
 
 const ruleOut = (r: Rule) => ({ id: r.id, name: r.name, points: r.points, ...r.condition, decayDays: r.decayDays });
 
+/** Rules whose activity points fade: the decay job rescores the tenants that have one. */
+const decaying = isNotNull(scoringRules.decayDays);
+
 /** Hourly: fading activity points leave scores (contacts with activities under a decaying rule). */
 export const scoreDecayJob: JobDef = {
   name: "crm.score_decay",
   description: "Recompute lead scores whose activity points fade with time (rules with decayDays).",
   everyMs: 60 * 60_000,
+  /*
+   * The run's own selection: some tenant has a decaying rule. Wider than
+   * "a score would change", on purpose: a score moves only while one of its
+   * activities' points is still fading or has faded out since the contact
+   * was last rescored, and nothing stores when that was (a server down for
+   * a week must still drop what faded meanwhile); telling it would take the
+   * run's own arithmetic. So a server with such a rule runs this hourly.
+   */
+  pending: (deps) => anyRow(deps.db.select({ id: scoringRules.id }).from(scoringRules).where(decaying).limit(1)),
   async run(deps: Deps) {
-    const tenants = await deps.db.selectDistinct({ companyId: scoringRules.companyId }).from(scoringRules).where(isNotNull(scoringRules.decayDays));
+    const tenants = await deps.db.selectDistinct({ companyId: scoringRules.companyId }).from(scoringRules).where(decaying);
     for (const { companyId } of tenants) {
       await deps.db.transaction(async (tx) => {
         const ids = (await tx

@@ -19,8 +19,8 @@
  *    write to the ticket at or after that instant. A later priority change
  *    does not undo a recorded breach.
  */
-import { and, asc, eq, gt, inArray, isNotNull, isNull, lte, or } from "drizzle-orm";
-import { iso } from "../../core/clock";
+import { and, asc, eq, gt, inArray, isNotNull, isNull, lte, or, type SQL } from "drizzle-orm";
+import { DAY_MS, iso } from "../../core/clock";
 import type { Deps } from "../../core/context";
 import type { Db } from "../../core/db";
 import { emit, type EventActor } from "../../core/events";
@@ -231,50 +231,77 @@ export async function checkBreaches(deps: Deps): Promise<number> {
   }
 }
 
-/** Solved tickets close after the policy's autoCloseDays (a requester reply reopens them before that). */
+/** Solved tickets solved at or before `t`. */
+const solvedBy = (t: Date) => and(eq(tickets.status, "solved"), isNotNull(tickets.solvedAt), lte(tickets.solvedAt, t));
+
+/**
+ * Solved tickets whose company's autoCloseDays (policyOf's: the default's
+ * for a company without a policy row, never for one whose row says null)
+ * have passed since they were solved, at `now`: what autoClose closes and
+ * what its pending check looks for. A condition on tickets left-joined to
+ * their company's policy (dueToClose), with one branch per setting in use,
+ * read first; null when no setting can close anything.
+ */
+async function closeDue(q: Db, now: Date): Promise<SQL | null> {
+  const settings = await q.selectDistinct({ days: ticketSlaPolicies.autoCloseDays }).from(ticketSlaPolicies).where(isNotNull(ticketSlaPolicies.autoCloseDays));
+  const solvedDaysAgo = (days: number) => solvedBy(new Date(now.getTime() - days * DAY_MS));
+  const branches = settings.map(({ days }) => and(eq(ticketSlaPolicies.autoCloseDays, days!), solvedDaysAgo(days!)));
+  if (DEFAULT_POLICY.autoCloseDays !== null) branches.push(and(isNull(ticketSlaPolicies.companyId), solvedDaysAgo(DEFAULT_POLICY.autoCloseDays)));
+  return branches.length ? or(...branches)! : null;
+}
+
+/** The tickets `due` (closeDue) selects, after id `after`, in id order. */
+const dueToClose = (q: Db, due: SQL, after: number, limit: number) =>
+  q
+    .select({ id: tickets.id, companyId: tickets.companyId })
+    .from(tickets)
+    .leftJoin(ticketSlaPolicies, eq(ticketSlaPolicies.companyId, tickets.companyId))
+    .where(and(gt(tickets.id, after), due))
+    .orderBy(asc(tickets.id))
+    .limit(limit);
+
+/** The auto-close job's pending check: a solved ticket autoClose would close now. */
+async function anyToClose(deps: Deps): Promise<boolean> {
+  const due = await closeDue(deps.db, deps.clock.now());
+  return due !== null && (await anyRow(dueToClose(deps.db, due, 0, 1)));
+}
+
+/**
+ * Solved tickets close after the policy's autoCloseDays (a requester reply
+ * reopens them before that), in id order (a cursor, as checkBreaches).
+ */
 export async function autoClose(deps: Deps): Promise<number> {
   const now = deps.clock.now();
-  const DAY = 86_400_000;
-  // One day is the shortest setting: nothing solved more recently can be due.
-  const solvedBefore = (t: Date) => and(eq(tickets.status, "solved"), isNotNull(tickets.solvedAt), lte(tickets.solvedAt, t));
-  const withSolved = await deps.db.selectDistinct({ companyId: tickets.companyId }).from(tickets).where(solvedBefore(new Date(now.getTime() - DAY)));
+  const due = await closeDue(deps.db, now);
+  if (!due) return 0;
   let closed = 0;
-  for (const { companyId } of withSolved) {
-    const days = (await policyOf(deps.db, companyId)).autoCloseDays;
-    if (days === null) continue;
-    const cutoff = new Date(now.getTime() - days * DAY);
-    for (;;) {
-      const due = await deps.db
-        .select({ id: tickets.id })
-        .from(tickets)
-        .where(and(eq(tickets.companyId, companyId), solvedBefore(cutoff)))
-        .orderBy(asc(tickets.id))
-        .limit(BATCH);
-      for (const d of due) {
-        await deps.store.transaction(async (tx) => {
-          const won = (await tx
-            .update(tickets)
-            .set({ status: "closed", closedAt: now, updatedAt: now })
-            .where(and(eq(tickets.id, d.id), eq(tickets.status, "solved")))
-            .returning())[0];
-          if (!won) return;
-          closed++;
-          await emit(tx, { deps, company: { id: companyId } }, ticketStatusChanged, { id: won.number }, {
-            number: won.number,
-            subject: won.subject,
-            requesterEmail: won.requesterEmail,
-            requesterName: won.requesterName,
-            from: "solved",
-            to: "closed",
-            reason: "auto_close",
-            assigneeUserId: won.assigneeId,
-          });
+  let after = 0;
+  for (;;) {
+    const batch = await dueToClose(deps.db, due, after, BATCH);
+    for (const d of batch) {
+      await deps.store.transaction(async (tx) => {
+        const won = (await tx
+          .update(tickets)
+          .set({ status: "closed", closedAt: now, updatedAt: now })
+          .where(and(eq(tickets.id, d.id), eq(tickets.status, "solved")))
+          .returning())[0];
+        if (!won) return;
+        closed++;
+        await emit(tx, { deps, company: { id: d.companyId } }, ticketStatusChanged, { id: won.number }, {
+          number: won.number,
+          subject: won.subject,
+          requesterEmail: won.requesterEmail,
+          requesterName: won.requesterName,
+          from: "solved",
+          to: "closed",
+          reason: "auto_close",
+          assigneeUserId: won.assigneeId,
         });
-      }
-      if (due.length < BATCH) break;
+      });
     }
+    if (batch.length < BATCH) return closed;
+    after = batch[batch.length - 1]!.id;
   }
-  return closed;
 }
 
 export const ticketJobs: JobDef[] = [
@@ -291,6 +318,7 @@ export const ticketJobs: JobDef[] = [
     name: "tickets.auto_close",
     description: "Closes solved tickets after the company's autoCloseDays.",
     everyMs: 60 * 60_000,
+    pending: anyToClose,
     run: async (deps) => {
       await autoClose(deps);
     },
