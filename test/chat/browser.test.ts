@@ -5,7 +5,10 @@
  * message and replies; the reply appears in the widget at once, styled from
  * the site's branding; the internal note never does; planted script never
  * runs; the page makes no request to any third host; a reload keeps the
- * thread; a site that is not allowed cannot show the widget.
+ * thread; a site that is not allowed cannot show the widget. When an agent
+ * resolves the conversation the widget says so (and what writing again
+ * does, by the server's 24-hour rule) until the visitor writes or an agent
+ * reopens it.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
@@ -135,6 +138,84 @@ describe("the widget on a customer's site", () => {
     // Every request went to the site itself or to Plinth: no third host.
     const origins = new Set(requests.map((u) => new URL(u).origin));
     expect([...origins].sort()).toEqual([`http://127.0.0.1:${host.port}`, new URL(s.url).origin].sort());
+    await ctx.close();
+  }, 60_000);
+
+  test("the widget says when an agent resolves the conversation, until the visitor writes again or an agent reopens it", async () => {
+    const ctx = await browser.newContext();
+    const page: Page = await ctx.newPage();
+    const dialogs: string[] = [];
+    const errors: string[] = [];
+    page.on("dialog", (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    page.on("pageerror", (e) => errors.push(String(e)));
+    await page.goto(`http://127.0.0.1:${host.port}/`);
+    const frame = page.frameLocator('iframe[title="Chat"]');
+    const line = frame.locator("#state");
+    const REOPEN = "This conversation was marked resolved. Write again to reopen it.";
+    const NEW = "This conversation was marked resolved. Write again to start a new one.";
+    await frame.locator("#launch").click();
+    const { cursor } = await tool("chat_messages_wait", {});
+    const waiting = tool("chat_messages_wait", { after: cursor, timeoutSeconds: 8 });
+    await frame.locator("#body").fill(`Open on Sunday? ${XSS}`);
+    await frame.locator("#body").press("Enter");
+    const conv = (await waiting).messages[0].conversationId;
+    expect(await line.isHidden()).toBe(true);
+
+    // Resolved with a reply (markup in it, as text): the reply, then the line, without a reload.
+    await tool("chat_conversations_reply", { id: conv, body: `Yes, 9 to 5. ${XSS}`, status: "resolved" });
+    await frame.locator(".them", { hasText: "Yes, 9 to 5." }).waitFor({ timeout: 3000 });
+    await line.waitFor({ state: "visible", timeout: 3000 });
+    expect(await line.innerText()).toBe(REOPEN);
+    expect(await line.evaluate((el) => el.childElementCount)).toBe(0);
+    // The composer still works: writing again reopens it, and the line goes.
+    expect(await frame.locator("#body").isEnabled()).toBe(true);
+    await frame.locator("#body").fill("And on Monday?");
+    await frame.locator("#body").press("Enter");
+    await line.waitFor({ state: "hidden", timeout: 3000 });
+    expect((await tool("chat_conversations_get", { id: conv })).status).toBe("open");
+
+    // An agent resolves, then reopens: the line comes and goes with it.
+    await tool("chat_conversations_set_status", { id: conv, status: "resolved" });
+    await line.waitFor({ state: "visible", timeout: 3000 });
+    await tool("chat_conversations_set_status", { id: conv, status: "open" });
+    await line.waitFor({ state: "hidden", timeout: 3000 });
+
+    // Resolved, and the visitor comes back almost a day later: the reloaded frame says "reopen" from the thread it loads,
+    // then turns to "start a new one" when the 24 hours are up, by the seconds the server gave it.
+    await tool("chat_conversations_set_status", { id: conv, status: "resolved" });
+    await line.waitFor({ state: "visible", timeout: 3000 });
+    s.clock.advance(24 * 3600_000 - 6000); // 6 s left: room for the reload on a slow machine
+    await page.reload();
+    await frame.locator("#launch").click();
+    await frame.locator(".them", { hasText: "Yes, 9 to 5." }).waitFor({ timeout: 3000 });
+    expect(await line.isVisible()).toBe(true);
+    expect(await line.innerText()).toBe(REOPEN);
+    await frame.locator("#state", { hasText: NEW }).waitFor({ timeout: 10_000 });
+    s.clock.advance(7000); // the server's clock is the test's: now it agrees the day is over
+    const { cursor: c2 } = await tool("chat_messages_wait", {});
+    const waiting2 = tool("chat_messages_wait", { after: c2, timeoutSeconds: 8 });
+    await frame.locator("#body").fill("Back again");
+    await frame.locator("#body").press("Enter");
+    const next = (await waiting2).messages[0].conversationId;
+    expect(next).toBeGreaterThan(conv);
+    await line.waitFor({ state: "hidden", timeout: 3000 });
+    // A change to the old conversation no longer moves the widget; the new one's does.
+    await tool("chat_conversations_set_status", { id: conv, status: "open" });
+    await tool("chat_conversations_set_status", { id: conv, status: "resolved" });
+    await Bun.sleep(500);
+    expect(await line.isHidden()).toBe(true);
+    await tool("chat_conversations_set_status", { id: next, status: "resolved" });
+    await line.waitFor({ state: "visible", timeout: 3000 });
+    expect(await line.innerText()).toBe(REOPEN);
+    await page.screenshot({ path: join(ARTIFACTS, "chat-widget-resolved.png") });
+
+    // The planted markup stayed text everywhere, and nothing ran.
+    expect(await frame.locator("#msgs img, #msgs script, #state *").count()).toBe(0);
+    expect(dialogs).toEqual([]);
+    expect(errors).toEqual([]);
     await ctx.close();
   }, 60_000);
 

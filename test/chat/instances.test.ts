@@ -3,8 +3,9 @@
  * them), as behind a load balancer. PostgreSQL only: SQLite deployments
  * are one process, where the hub hears every commit directly. a widget's stream on one instance gets the reply an agent
  * sends through the other, an agent's long poll on one wakes on a
- * visitor's message written through the other, and a portal page streaming
- * from one shows a conversation resolved over MCP on the other.
+ * visitor's message written through the other, a portal page streaming
+ * from one shows a conversation resolved over MCP on the other, and so does
+ * the visitor's widget.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/client";
@@ -12,6 +13,7 @@ import { sites } from "../../src/domains/sites/tables";
 import { callTool, createCompany, createUser, mcpClient, mintMcpKey } from "../fixtures/accounts";
 import { startTestServer, type TestServer } from "../harness";
 import { ON_PG } from "../db";
+import { readSse } from "../fixtures/sse";
 import { Browser } from "../oauth/helpers";
 
 const PASSWORD = "a long passphrase for tests";
@@ -24,7 +26,8 @@ let key: string;
 beforeAll(async () => {
   if (!ON_PG) return;
   a = await startTestServer({ seed: false, config: { rateLimit: 100_000 } });
-  b = await startTestServer({ seed: false, config: { rateLimit: 100_000, databaseUrl: a.config.databaseUrl } });
+  // One clock for both, as two machines kept in time: what one writes (resolvedAt) the other counts from.
+  b = await startTestServer({ seed: false, clock: a.clock, config: { rateLimit: 100_000, databaseUrl: a.config.databaseUrl } });
   const u = await createUser(a.deps, { email: "agent@agency.test", name: "Alex Agent", password: PASSWORD });
   const co = await createCompany(a.deps, { name: "Agency", ownerUserId: u.id });
   const site = (await a.deps.db.insert(sites).values({ companyId: co.id, name: "Brew" }).returning())[0]!;
@@ -112,5 +115,30 @@ test.skipIf(!ON_PG)("a conversation resolved over MCP on B reaches the portal pa
   while (!got.some((c) => c.status === "resolved") && performance.now() - t0 < 3000) await Bun.sleep(10);
   expect(got.at(-1)).toMatchObject({ id: v.conversation, status: "resolved" });
   expect(performance.now() - t0).toBeLessThan(1500);
+  ctl.abort();
+});
+
+test.skipIf(!ON_PG)("a conversation resolved and reopened over MCP on B reaches the visitor's widget streaming from A", async () => {
+  const first = await fetch(`${a.url}/chat/api/${key}/messages`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ body: "are you there?" }) });
+  const v = await first.json();
+  const ctl = new AbortController();
+  const statuses: any[] = [];
+  void (async () => {
+    const r = await fetch(`${a.url}/chat/api/${key}/stream?status=1&after=${v.message.id}`, { headers: { Authorization: `Bearer ${v.token}` }, signal: ctl.signal });
+    await readSse(r.body!, (e) => e.event === "status" && statuses.push(e.data), ctl.signal);
+  })().catch(() => {});
+  const wait = async (n: number) => {
+    const t = performance.now();
+    while (statuses.length < n && performance.now() - t < 3000) await Bun.sleep(10);
+    return performance.now() - t;
+  };
+  await wait(1);
+  expect(statuses).toEqual([{ conversation: v.conversation, status: "open", reopensFor: null }]);
+  expect((await callTool(agentOnB, "chat_conversations_set_status", { id: v.conversation, status: "resolved" })).isError).toBe(false);
+  expect(await wait(2)).toBeLessThan(1500);
+  expect(statuses[1]).toEqual({ conversation: v.conversation, status: "resolved", reopensFor: 86_400 });
+  expect((await callTool(agentOnB, "chat_conversations_set_status", { id: v.conversation, status: "open" })).isError).toBe(false);
+  expect(await wait(3)).toBeLessThan(1500);
+  expect(statuses[2]).toEqual({ conversation: v.conversation, status: "open", reopensFor: null });
   ctl.abort();
 });

@@ -265,3 +265,169 @@ describe("visitor API", () => {
     expect((await post("/messages", { body: "later" })).status).toBe(201);
   });
 });
+
+/** One SSE record as sent: its `id:` (absent on status records), event name and data. */
+interface Rec {
+  id: string | null;
+  event: string | null;
+  data: any;
+}
+
+/**
+ * The visitor's stream as the frame opens it (`status=1`), every record kept
+ * with its id and event name; `lastEventId` resumes the way EventSource does
+ * (the header, no `after`).
+ */
+function follow(token: string, o: { after?: number; lastEventId?: number; status?: boolean } = {}) {
+  const got: Rec[] = [];
+  let raw = "";
+  const ctl = new AbortController();
+  const q = [o.status === false ? "" : "status=1", o.after !== undefined ? `after=${o.after}` : ""].filter(Boolean).join("&");
+  const headers: Record<string, string> = { Authorization: `Bearer ${token}`, "Sec-Fetch-Site": "same-origin" };
+  if (o.lastEventId !== undefined) headers["Last-Event-ID"] = String(o.lastEventId);
+  void (async () => {
+    const r = await fetch(api(`/stream?${q}`), { headers, signal: ctl.signal });
+    expect(r.status).toBe(200);
+    const rd = r.body!.getReader();
+    const dec = new TextDecoder();
+    let buf = "";
+    try {
+      for (;;) {
+        const x = await rd.read();
+        if (x.done) break;
+        const text = dec.decode(x.value, { stream: true });
+        raw += text;
+        buf += text;
+        let i: number;
+        while ((i = buf.indexOf("\n\n")) >= 0) {
+          const lines = buf.slice(0, i).split("\n");
+          buf = buf.slice(i + 2);
+          const field = (name: string) => lines.find((l) => l.startsWith(`${name}: `))?.slice(name.length + 2) ?? null;
+          const data = field("data");
+          if (data !== null) got.push({ id: field("id"), event: field("event"), data: JSON.parse(data) });
+        }
+      }
+    } catch {
+      /* stopped */
+    }
+  })().catch(() => {});
+  return {
+    got,
+    raw: () => raw,
+    statuses: () => got.filter((r) => r.event === "status").map((r) => r.data),
+    messages: () => got.filter((r) => r.event === "message").map((r) => r.data),
+    stop: () => ctl.abort(),
+  };
+}
+
+const open = (conversation: number) => ({ conversation, status: "open", reopensFor: null });
+const resolved = (conversation: number, reopensFor = 86_400) => ({ conversation, status: "resolved", reopensFor });
+
+describe("the widget is told its conversation's status", () => {
+  test("an agent's resolve and reopen reach the visitor's open stream; pending and snooze show as open; only the status, and only to that visitor", async () => {
+    s.clock.advance(120_000); // a fresh minute of the per-address allowances
+    // The other visitor's conversation is the OLDER one: a status sent to every widget would then pass the stream's
+    // "is this your current conversation" check, and show here.
+    const other = await (await post("/messages", { body: "other visitor" })).json();
+    const v = await (await post("/messages", { body: "resolve me", name: "Rosa Resolve", email: "rosa@example.test" })).json();
+    expect(v.conversation).toBeGreaterThan(other.conversation);
+    const mine = follow(v.token, { after: v.message.id });
+    const theirs = follow(other.token, { after: other.message.id });
+    const plain = follow(v.token, { after: v.message.id, status: false });
+    // On connect: the current status, no messages (none after `after`).
+    await until(() => mine.statuses().length === 1 && theirs.statuses().length === 1);
+    expect(mine.statuses()).toEqual([open(v.conversation)]);
+    expect(theirs.statuses()).toEqual([open(other.conversation)]);
+
+    // Agent-only changes reach no widget: a note, assignment, priority, labels, pending, a snooze.
+    await tool(agent, "chat_conversations_add_note", { id: v.conversation, body: "NOTE-SECRET about Rosa" });
+    await tool(agent, "chat_conversations_assign", { id: v.conversation, assigneeId: "me" });
+    await tool(agent, "chat_conversations_update", { id: v.conversation, priority: "urgent", addLabels: ["vip-secret"] });
+    await tool(agent, "chat_conversations_set_status", { id: v.conversation, status: "pending" });
+    await tool(agent, "chat_conversations_snooze", { id: v.conversation, minutes: 60 });
+
+    const t0 = performance.now();
+    await tool(agent, "chat_conversations_set_status", { id: v.conversation, status: "resolved" });
+    await until(() => mine.statuses().length === 2);
+    expect(performance.now() - t0).toBeLessThan(1500);
+    expect(mine.statuses()).toEqual([open(v.conversation), resolved(v.conversation)]);
+    // Exactly these keys, nothing an agent keeps to themselves; and no id: Last-Event-ID stays the last message's.
+    const rec = mine.got.find((r) => r.event === "status" && r.data.status === "resolved")!;
+    expect(Object.keys(rec.data).sort()).toEqual(["conversation", "reopensFor", "status"]);
+    expect(rec.id).toBeNull();
+    for (const secret of ["NOTE-SECRET", "agent@agency.test", "Alex", "urgent", "vip-secret", "snoozed", "pending", "rosa@example.test", "Rosa"])
+      expect(mine.raw()).not.toContain(secret);
+
+    await tool(agent, "chat_conversations_set_status", { id: v.conversation, status: "open" });
+    await until(() => mine.statuses().length === 3);
+    expect(mine.statuses()[2]).toEqual(open(v.conversation));
+
+    // The visitor writes after a resolve: the same conversation is reopened, and the stream says so after the message.
+    await tool(agent, "chat_conversations_set_status", { id: v.conversation, status: "resolved" });
+    await until(() => mine.statuses().length === 4);
+    const again = await (await post("/messages", { body: "one more thing" }, { Authorization: `Bearer ${v.token}` })).json();
+    expect(again.conversation).toBe(v.conversation);
+    await until(() => mine.statuses().length === 5);
+    expect(mine.statuses().slice(3)).toEqual([resolved(v.conversation), open(v.conversation)]);
+    expect(mine.messages().map((m) => m.body)).toEqual(["one more thing"]);
+
+    // A reply that resolves: the message, then the status.
+    await tool(agent, "chat_conversations_reply", { id: v.conversation, body: "Glad to help!", status: "resolved" });
+    await until(() => mine.statuses().length === 6);
+    expect(mine.got.slice(-2).map((r) => r.event)).toEqual(["message", "status"]);
+
+    await Bun.sleep(300);
+    mine.stop();
+    theirs.stop();
+    plain.stop();
+    // The other visitor of the same inbox heard nothing of it, and a stream that did not ask for statuses got messages only.
+    expect(theirs.got).toEqual([{ id: null, event: "status", data: open(other.conversation) }]);
+    expect(theirs.raw()).not.toContain(`"conversation":${v.conversation}`);
+    expect(plain.got.map((r) => r.event)).toEqual(["message", "message"]);
+    expect(plain.raw()).not.toContain("event: status");
+  });
+
+  test("a widget that was away while its conversation was resolved resumes by Last-Event-ID: missed messages, then the current status; past 24 hours a message starts a new conversation", async () => {
+    s.clock.advance(120_000);
+    const v = await (await post("/messages", { body: "before the drop" })).json();
+    const first = follow(v.token, { after: v.message.id });
+    await until(() => first.statuses().length === 1);
+    first.stop();
+    // While nobody listens: a reply, and a resolve.
+    const rep = await tool(agent, "chat_conversations_reply", { id: v.conversation, body: "answered while you were away" });
+    await tool(agent, "chat_conversations_set_status", { id: v.conversation, status: "resolved" });
+    s.clock.advance(3600_000);
+    const back = follow(v.token, { lastEventId: v.message.id });
+    await until(() => back.statuses().length === 1);
+    await Bun.sleep(200);
+    // The message keeps its id (what the next resume starts from); the status comes after it, with none.
+    expect(back.got).toEqual([
+      { id: String(rep.messageId), event: "message", data: expect.objectContaining({ body: "answered while you were away" }) },
+      { id: null, event: "status", data: resolved(v.conversation, 23 * 3600) },
+    ]);
+    back.stop();
+
+    // The thread the frame loads says it too (a field added beside the old ones).
+    const thread = await (await fetch(api("/messages"), { headers: { Authorization: `Bearer ${v.token}` } })).json();
+    expect(Object.keys(thread).sort()).toEqual(["messages", "status", "visitor"]);
+    expect(thread.status).toEqual(resolved(v.conversation, 23 * 3600));
+
+    // A day later the rule has turned: the widget is told a message starts a new conversation, and that is what happens.
+    s.clock.advance(23 * 3600_000 + 1000);
+    const later = follow(v.token, { lastEventId: rep.messageId });
+    await until(() => later.statuses().length === 1);
+    expect(later.statuses()).toEqual([resolved(v.conversation, 0)]);
+    const fresh = await (await post("/messages", { body: "new question" }, { Authorization: `Bearer ${v.token}` })).json();
+    expect(fresh.conversation).toBeGreaterThan(v.conversation);
+    await until(() => later.statuses().length === 2);
+    expect(later.statuses()[1]).toEqual(open(fresh.conversation));
+    // The old conversation stays resolved; its changes no longer move the widget, which follows the newest.
+    expect((await tool(agent, "chat_conversations_get", { id: v.conversation })).status).toBe("resolved");
+    await tool(agent, "chat_conversations_set_status", { id: v.conversation, status: "open" });
+    await tool(agent, "chat_conversations_set_status", { id: fresh.conversation, status: "resolved" });
+    await until(() => later.statuses().length === 3);
+    await Bun.sleep(300);
+    later.stop();
+    expect(later.statuses().slice(2)).toEqual([resolved(fresh.conversation)]);
+  });
+});

@@ -15,6 +15,9 @@
  * the verbs wrote in their own transaction), when chat_conversations or its
  * labels changed: only their ids, types and companies, handed to the
  * company's change listeners, which read the conversations' current state.
+ * The same read tells widgets whose status changed (resolved, reopened, a
+ * new conversation): for those events the hub reads the conversations'
+ * state once and hands each to the status listeners of its visitor.
  *
  * Backstop (the documented poll fallback): while anyone is connected the
  * hub also reads every POLL_MS whatever the feed says, so a lost NOTIFY
@@ -27,13 +30,13 @@
  * before it is taken for a rollback. Nothing is delivered twice by the hub,
  * and each stream also drops ids it already sent.
  */
-import { and, eq, gt, max } from "drizzle-orm";
+import { and, eq, gt, inArray, max, or } from "drizzle-orm";
 import type { ChangeWatch } from "../../core/changes";
 import type { Deps } from "../../core/context";
 import type { Store } from "../../core/db";
 import { events } from "../../core/tables";
 import { users } from "../accounts/tables";
-import { chatConversations, chatMessages, type ChatMessageKind } from "./tables";
+import { chatConversations, chatMessages, type ChatMessageKind, type ChatStatus } from "./tables";
 
 export const TICK_MS = 20;
 export const POLL_MS = 2_000;
@@ -66,10 +69,26 @@ export interface HubChange {
 /** The events that change what a conversation page shows; messages (and the status a visitor's message reopens) come as messages too. */
 export const CONVERSATION_CHANGES = ["chat.conversation_assigned", "chat.conversation_status_changed", "chat.conversation_updated"] as const;
 
+/**
+ * The events that can change what a visitor's widget shows of a status: a
+ * status moved, or a conversation began (which is then the visitor's
+ * current one: a second tab of the same visitor learns of it too).
+ */
+export const VISITOR_STATUS_CHANGES = ["chat.conversation_created", "chat.conversation_status_changed"] as const;
+
+/** A conversation's status now, read once for every widget of its visitor. */
+export interface HubStatus {
+  visitorId: number;
+  number: number;
+  status: ChatStatus;
+  resolvedAt: Date | null;
+}
+
 type VisitorSink = (rows: HubRow[]) => void;
 /** An agent-side listener: every new row of the company, notes included. */
 type CompanySink = (rows: HubRow[]) => void;
 type ChangeSink = (changes: HubChange[]) => void;
+type StatusSink = (list: HubStatus[]) => void;
 
 /**
  * Where "new" starts in one id-ordered table. On PostgreSQL ids are handed
@@ -132,6 +151,7 @@ export class ChatHub {
   private visitors = new Map<number, Set<VisitorSink>>();
   private companies = new Map<number, Set<CompanySink>>();
   private changeSinks = new Map<number, Set<ChangeSink>>();
+  private statusSinks = new Map<number, Set<StatusSink>>();
   private timer: ReturnType<typeof setInterval> | null = null;
   private watch: ChangeWatch;
   private convWatch: ChangeWatch;
@@ -154,12 +174,18 @@ export class ChatHub {
     for (const s of this.visitors.values()) n += s.size;
     for (const s of this.companies.values()) n += s.size;
     for (const s of this.changeSinks.values()) n += s.size;
+    for (const s of this.statusSinks.values()) n += s.size;
     return n;
   }
 
   /** A widget's stream: gets the visitor-visible rows (never notes) of its visitor's conversations. */
   onVisitor(visitorId: number, sink: VisitorSink): () => void {
     return this.add(this.visitors, visitorId, sink);
+  }
+
+  /** A widget's stream: the current status of its visitor's conversations as they change (the state now, never an event's payload). */
+  onVisitorStatus(visitorId: number, sink: StatusSink): () => void {
+    return this.add(this.statusSinks, visitorId, sink);
   }
 
   /** An agent's stream: every new row of the company (notes too: agents see them). */
@@ -195,7 +221,7 @@ export class ChatHub {
     return () => {
       set!.delete(v);
       if (set!.size === 0 && map.get(key) === set) map.delete(key);
-      if (this.visitors.size === 0 && this.companies.size === 0 && this.changeSinks.size === 0) this.stop();
+      if (this.visitors.size === 0 && this.companies.size === 0 && this.changeSinks.size === 0 && this.statusSinks.size === 0) this.stop();
     };
   }
 
@@ -287,8 +313,8 @@ export class ChatHub {
     if (!this.convChanged && performance.now() - this.lastOutbox < POLL_MS) return;
     this.convChanged = false;
     this.lastOutbox = performance.now();
-    if (this.changeSinks.size > 0) return await this.readChanges();
-    // Nobody listens for changes (only widgets are connected): keep the position current, so a page that opens later
+    if (this.changeSinks.size > 0 || this.statusSinks.size > 0) return await this.readChanges();
+    // Nobody listens for changes (only widgets that follow no status): keep the position current, so a page that opens later
     // does not wade through what was written meanwhile (it reads its own backlog from its cursor).
     this.outbox.reset();
     this.outbox.floor = (await this.deps.store.live.select({ m: max(events.id) }).from(events))[0]?.m ?? 0;
@@ -352,13 +378,42 @@ export class ChatHub {
       this.convChanged = true;
     }
     const byCompany = new Map<number, HubChange[]>();
+    const forVisitors = new Map<number, Set<number>>();
     for (const r of fresh) {
+      if ((VISITOR_STATUS_CHANGES as readonly string[]).includes(r.type)) {
+        const numbers = forVisitors.get(r.companyId) ?? new Set();
+        numbers.add(r.entityId);
+        forVisitors.set(r.companyId, numbers);
+      }
       if (!(CONVERSATION_CHANGES as readonly string[]).includes(r.type)) continue;
       const list = byCompany.get(r.companyId) ?? [];
       list.push({ eventId: r.id, companyId: r.companyId, number: r.entityId, type: r.type });
       byCompany.set(r.companyId, list);
     }
     for (const [companyId, list] of byCompany) for (const sink of [...(this.changeSinks.get(companyId) ?? [])]) sink(list);
+    if (forVisitors.size && this.statusSinks.size) await this.readStatuses(forVisitors);
+  }
+
+  /**
+   * The changed conversations' status now, in one read for every widget
+   * (the events name a conversation by company and number; its visitor is
+   * on the row). Read after the event was seen, and the event commits with
+   * the change, so the last status handed out is never older than the last
+   * change.
+   */
+  private async readStatuses(numbersByCompany: Map<number, Set<number>>) {
+    const rows: HubStatus[] = await this.deps.store.live
+      .select({ visitorId: chatConversations.visitorId, number: chatConversations.number, status: chatConversations.status, resolvedAt: chatConversations.resolvedAt })
+      .from(chatConversations)
+      .where(or(...[...numbersByCompany].map(([companyId, numbers]) => and(eq(chatConversations.companyId, companyId), inArray(chatConversations.number, [...numbers])))));
+    const byVisitor = new Map<number, HubStatus[]>();
+    for (const r of rows) {
+      if (!this.statusSinks.has(r.visitorId)) continue;
+      const list = byVisitor.get(r.visitorId) ?? [];
+      list.push(r);
+      byVisitor.set(r.visitorId, list);
+    }
+    for (const [visitorId, list] of byVisitor) for (const sink of [...(this.statusSinks.get(visitorId) ?? [])]) sink(list);
   }
 }
 

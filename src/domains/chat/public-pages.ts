@@ -3,9 +3,10 @@
  *
  *   GET  /chat/widget.js                 the loader a site embeds (cacheable, no secrets)
  *   GET  /chat/frame/<key>               the widget itself, framed by allowed origins only
- *   GET  /chat/api/<key>/messages        the visitor's thread (Bearer visitor token)
+ *   GET  /chat/api/<key>/messages        the visitor's thread and their current conversation's status (Bearer visitor token)
  *   POST /chat/api/<key>/messages        {body, name?, email?, pageUrl?}; without a token it makes the visitor and returns the token once
- *   GET  /chat/api/<key>/stream?after=N  Server-Sent Events: the visitor's new messages (agent replies) as they are written
+ *   GET  /chat/api/<key>/stream?after=N  Server-Sent Events: the visitor's new messages (agent replies) as they are written;
+ *                                        with &status=1 also `event: status` (resolved / open again), the current one first
  *   POST /chat/api/<key>/profile         {name?, email?}
  *   POST /chat/api/<key>/transcript      emails the newest conversation to the visitor's email
  *   GET  /chat/agent/stream              agents' SSE feed, with a credential (agent-stream.ts)
@@ -27,9 +28,9 @@ import { clientAddress, escapeHtml, newNonce, publicPage, sameOrigin } from "../
 import { getPublicBranding } from "../branding/public-reads";
 import { siteDomains, sites } from "../sites/tables";
 import { availability, type InboxRow } from "./access";
-import { hubFor, type HubRow } from "./hub";
+import { hubFor, type HubRow, type HubStatus } from "./hub";
 import { chatInboxes } from "./tables";
-import { updateProfile, visible, visitorByToken, visitorMessages, visitorPost, visitorTranscript, type VisibleMessage } from "./visitor";
+import { currentStatus, updateProfile, visible, visitorByToken, visitorMessages, visitorPost, visitorStatus, visitorTranscript, type VisibleMessage, type VisitorStatus } from "./visitor";
 import { frameHtml, LOADER_JS, WIDGET_KEY_RE } from "./widget";
 import { agentStream } from "./agent-stream";
 
@@ -182,7 +183,8 @@ export function chatPublicRoutes(deps: Deps): Hono {
     const v = await visitorOf(c, inbox);
     if (!v) return json(c, 401, { error: "Unknown visitor." });
     const after = Math.max(0, Math.min(Number.MAX_SAFE_INTEGER, Math.floor(Number(c.req.query("after") ?? 0) || 0)));
-    return json(c, 200, { visitor: { name: v.name, email: v.email }, messages: await visitorMessages(deps, v, after) });
+    // `status` was added later: the frame shows a resolved conversation's line with the thread, before its stream is up.
+    return json(c, 200, { visitor: { name: v.name, email: v.email }, messages: await visitorMessages(deps, v, after), status: await currentStatus(deps, deps.db, v.id) });
   });
 
   app.post("/api/:key/messages", async (c) => {
@@ -236,7 +238,9 @@ export function chatPublicRoutes(deps: Deps): Hono {
     if ((perVisitor.get(v.id) ?? 0) >= PUBLIC_LIMITS.maxStreamsPerVisitor) return json(c, 429, { error: "Too many open chat windows." });
     if (hub.streams >= PUBLIC_LIMITS.maxStreams) return json(c, 503, { error: "Busy; try again shortly." });
     const after = Math.max(0, Math.min(Number.MAX_SAFE_INTEGER, Math.floor(Number(c.req.query("after") ?? c.req.header("last-event-id") ?? 0) || 0)));
-    return sseStream(deps, c, v.id, after, perVisitor, async (since) => visitorMessages(deps, v, since));
+    // Status events only when asked for: a reader written before them (bench/chat-clients.ts, integrations' tests) takes every record for a message.
+    const follow = c.req.query("status") === "1";
+    return sseStream(deps, c, v.id, after, follow, perVisitor, async (since) => visitorMessages(deps, v, since));
   });
 
   app.get("/agent/stream", (c) => agentStream(deps, c));
@@ -244,8 +248,26 @@ export function chatPublicRoutes(deps: Deps): Hono {
   return app;
 }
 
-/** One visitor's stream: catch up from `after`, then every new visible message; heartbeats keep proxies and Bun's idle timer quiet. */
-function sseStream(deps: Deps, c: Context, visitorId: number, after: number, perVisitor: Map<number, number>, catchUp: (after: number) => Promise<VisibleMessage[]>) {
+/**
+ * One visitor's stream: catch up from `after`, then every new visible
+ * message; heartbeats keep proxies and Bun's idle timer quiet.
+ *
+ * With `followStatus`, also `event: status` records (VisitorStatus): the
+ * current conversation's status once on connect — so a widget that was
+ * away while an agent resolved or reopened shows the truth after any
+ * reconnect — then each time what the visitor sees changes. They carry no
+ * `id:`: the last event id stays the last message's, which is what
+ * `after` / Last-Event-ID resume from.
+ */
+function sseStream(
+  deps: Deps,
+  c: Context,
+  visitorId: number,
+  after: number,
+  followStatus: boolean,
+  perVisitor: Map<number, number>,
+  catchUp: (after: number) => Promise<VisibleMessage[]>,
+) {
   const hub = hubFor(deps);
   const enc = new TextEncoder();
   const sent = new Set<number>();
@@ -269,23 +291,53 @@ function sseStream(deps: Deps, c: Context, visitorId: number, after: number, per
         sent.add(m.id);
         write(`id: ${m.id}\nevent: message\ndata: ${JSON.stringify(m)}\n\n`);
       };
+      /** The visitor's current conversation (the newest they have): an older one's status is not what the widget shows. */
+      let current = 0;
+      let shown = "";
+      const sendStatus = (st: VisitorStatus | null) => {
+        if (!st || st.conversation < current) return;
+        current = st.conversation;
+        // Only what the visitor would see changes: an agent moving open to pending (both "open" here) sends nothing.
+        const key = `${st.conversation}:${st.status}:${st.reopensFor === 0}`;
+        if (key === shown) return;
+        shown = key;
+        write(`event: status\ndata: ${JSON.stringify(st)}\n\n`);
+      };
       const pending: HubRow[] = [];
+      const pendingStatus: HubStatus[] = [];
       let live = false;
       // Hub rows carry the author's name: 500 streams handed one reply each make no read of their own.
       const deliver = (rows: HubRow[]) => {
         for (const r of rows) if (r.id > after) send(visible(r, new Map(r.userId === null ? [] : [[r.userId, { name: r.authorName }]])));
       };
-      // Subscribe first, then catch up: a message written in between arrives twice and is sent once.
-      off = hub.onVisitor(visitorId, (rows) => {
+      const deliverStatus = (list: HubStatus[]) => {
+        const now = deps.clock.now();
+        for (const st of [...list].sort((a, b) => a.number - b.number)) sendStatus(visitorStatus(st, now));
+      };
+      // Subscribe first, then catch up: a message written in between arrives twice and is sent once; a status read by the
+      // hub in between is sent after the one read here, and any change after the hub's read reaches the hub again.
+      const offMessages = hub.onVisitor(visitorId, (rows) => {
         if (live) deliver(rows);
         else pending.push(...rows);
       });
+      const offStatus = followStatus
+        ? hub.onVisitorStatus(visitorId, (list) => {
+            if (live) deliverStatus(list);
+            else pendingStatus.push(...list);
+          })
+        : () => {};
+      off = () => {
+        offMessages();
+        offStatus();
+      };
       write(`retry: 2000\n: connected\n\n`);
       try {
         await hub.ready;
         for (const m of await catchUp(after)) send(m);
+        if (followStatus) sendStatus(await currentStatus(deps, deps.db, visitorId));
         live = true;
         deliver(pending.splice(0));
+        deliverStatus(pendingStatus.splice(0));
       } catch {
         close();
       }

@@ -12,6 +12,12 @@
  * conversation resolved longer ago stays closed and the message starts a
  * new one (agents see a fresh conversation rather than an old thread
  * jumping back to the top, a common complaint in Chatwoot's tracker).
+ *
+ * What the visitor is told of a conversation's status (visitorStatus): open
+ * or resolved, and for how long writing again still reopens it. Pending and
+ * snoozed are the agents' workflow (waiting on someone, hidden until a
+ * time); to the visitor the conversation is still live, and their message
+ * reopens it like an open one, so they show as open.
  */
 import { and, asc, desc, eq, gt, inArray, ne } from "drizzle-orm";
 import { iso } from "../../core/clock";
@@ -27,7 +33,7 @@ import { convFacts, nextNumber, ref, usersById, type ConversationRow, type Inbox
 import { sendTranscript } from "./conversations";
 import { chatConversationCreated, chatConversationStatusChanged, chatMessageCreated, chatVisitorIdentified } from "./events";
 import { kickHub } from "./hub";
-import { chatConversations, chatMessages, chatVisitors } from "./tables";
+import { chatConversations, chatMessages, chatVisitors, type ChatStatus } from "./tables";
 
 export const REOPEN_WINDOW_MS = 24 * 3600_000;
 export const VISITOR_LIMITS = { body: 4000, name: 120, email: 254, pageUrl: 1000 } as const;
@@ -124,7 +130,7 @@ export async function visitorPost(
     }
     // Locked: an agent's verb on this conversation (resolve, reply) waits for this one or this for it (read committed, below).
     let conv: ConversationRow | undefined = (await forUpdate(tx.select().from(chatConversations).where(eq(chatConversations.visitorId, v.id)).orderBy(desc(chatConversations.id)).limit(1)))[0];
-    if (conv && conv.status === "resolved" && conv.resolvedAt && now.getTime() - conv.resolvedAt.getTime() > REOPEN_WINDOW_MS) conv = undefined;
+    if (conv && startsNew(conv, now)) conv = undefined;
     const visitorFacts = { id: v.id, name: v.name, email: v.email };
     let created = false;
     if (!conv) {
@@ -225,6 +231,49 @@ export async function visitorMessages(deps: Deps, visitor: VisitorRow, after: nu
     .limit(limit);
   const authors = await usersById(deps.db, rows.map((r) => r.userId));
   return rows.map((r) => visible(r, authors));
+}
+
+/**
+ * Whether a visitor's message starts a new conversation rather than
+ * reopening this one: resolved more than REOPEN_WINDOW_MS ago. The one home
+ * of the rule, for visitorPost and for what the widget is told.
+ */
+export function startsNew(c: { status: ChatStatus; resolvedAt: Date | null }, now: Date): boolean {
+  // Resolved without a time (rows written outside the verbs): nothing to count from, so a message reopens it.
+  return c.status === "resolved" && c.resolvedAt !== null && now.getTime() - c.resolvedAt.getTime() > REOPEN_WINDOW_MS;
+}
+
+/**
+ * A conversation's status as its visitor sees it: the `event: status` of
+ * the widget's stream and `status` of GET …/messages. Nothing an agent
+ * keeps to themselves (assignee, priority, labels, notes, snooze time).
+ */
+export interface VisitorStatus {
+  /** The conversation's number, as the visitor's POST answers it. */
+  conversation: number;
+  /** pending and snoozed show as open (see above). */
+  status: "open" | "resolved";
+  /** Resolved: seconds during which writing again reopens it (0: a message starts a new conversation). Open: null. */
+  reopensFor: number | null;
+}
+
+export function visitorStatus(c: { number: number; status: ChatStatus; resolvedAt: Date | null }, now: Date): VisitorStatus {
+  if (c.status !== "resolved") return { conversation: c.number, status: "open", reopensFor: null };
+  if (startsNew(c, now)) return { conversation: c.number, status: "resolved", reopensFor: 0 };
+  const left = c.resolvedAt ? c.resolvedAt.getTime() + REOPEN_WINDOW_MS - now.getTime() : REOPEN_WINDOW_MS;
+  // Rounded up (and at least 1 while the rule still reopens): the widget says "reopen" as long as the server would.
+  return { conversation: c.number, status: "resolved", reopensFor: Math.max(1, Math.ceil(left / 1000)) };
+}
+
+/** The status of the visitor's newest conversation (the one their next message goes to, or follows): what the widget shows. */
+export async function currentStatus(deps: Deps, db: Db, visitorId: number): Promise<VisitorStatus | null> {
+  const c = (await db
+    .select({ number: chatConversations.number, status: chatConversations.status, resolvedAt: chatConversations.resolvedAt })
+    .from(chatConversations)
+    .where(eq(chatConversations.visitorId, visitorId))
+    .orderBy(desc(chatConversations.id))
+    .limit(1))[0];
+  return c ? visitorStatus(c, deps.clock.now()) : null;
 }
 
 export async function updateProfile(deps: Deps, inbox: InboxRow, visitor: VisitorRow, input: { name?: unknown; email?: unknown }) {

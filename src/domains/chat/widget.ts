@@ -15,7 +15,9 @@
  *
  * The frame's colours, font and corner radius come from the site's branding
  * (src/domains/branding); every message is put on the page with
- * textContent, never as HTML.
+ * textContent, never as HTML. When an agent resolves the visitor's
+ * conversation the frame says so under the thread (and what writing again
+ * does), from the stream's status events.
  */
 import { escapeHtml } from "../../core/public-page";
 import { cssVarsFor } from "../branding/css-vars";
@@ -33,22 +35,33 @@ w.addEventListener("message",function(e){if(e.origin!==o||e.source!==f.contentWi
 if(document.body)go();else document.addEventListener("DOMContentLoaded",go);})();
 `;
 
-/** The frame's script: state in closure, messages rendered with textContent, one stream with resume after a drop. */
+/**
+ * The frame's script: state in closure, messages rendered with textContent, one stream with resume after a drop.
+ * The status line follows the visitor's current conversation (`cur`, its number): the stream's `event: status`, the
+ * thread's `status` at load, and the visitor's own post (the server just decided: the conversation they wrote to is
+ * open). While resolved it says what writing again does, by the server's rule (`reopensFor` seconds reopen it, then a
+ * message starts a new one); the text is the frame's own, never anything the server sent.
+ */
 const FRAME_JS = `(function(){var d=document,cfg=JSON.parse(d.getElementById("cfg").textContent),K="plinth_chat_"+cfg.key,api="/chat/api/"+cfg.key;
 var tok=null;try{tok=localStorage.getItem(K);}catch(e){}
-var seen={},last=0,streaming=false,list=d.getElementById("msgs"),form=d.getElementById("send"),ta=d.getElementById("body"),err=d.getElementById("err");
+var seen={},last=0,cur=0,stT=0,streaming=false,list=d.getElementById("msgs"),st=d.getElementById("state"),form=d.getElementById("send"),ta=d.getElementById("body"),err=d.getElementById("err");
 function hdr(j){var h={};if(j)h["Content-Type"]="application/json";if(tok)h.Authorization="Bearer "+tok;return h;}
 function show(m){if(seen[m.id])return;seen[m.id]=1;if(m.id>last)last=m.id;var li=d.createElement("li");li.className="m "+(m.from==="visitor"?"me":"them");li.setAttribute("data-id",m.id);
 if(m.from!=="visitor"&&m.author){var b=d.createElement("b");b.textContent=m.author;li.appendChild(b);}var p=d.createElement("p");p.textContent=m.body;li.appendChild(p);
 var kids=list.children,i=kids.length;while(i>0&&+kids[i-1].getAttribute("data-id")>m.id)i--;list.insertBefore(li,kids[i]||null);list.scrollTop=list.scrollHeight;}
 function fail(t){err.textContent=t||"";}
-function stream(){if(!tok||streaming)return;streaming=true;fetch(api+"/stream?after="+last,{headers:hdr(false),cache:"no-store"}).then(function(r){if(!r.ok||!r.body)throw 0;var rd=r.body.getReader(),dec=new TextDecoder(),buf="";
-function pump(){return rd.read().then(function(x){if(x.done)throw 0;buf+=dec.decode(x.value,{stream:true});var i;while((i=buf.indexOf("\\n\\n"))>=0){var ev=buf.slice(0,i);buf=buf.slice(i+2);ev.split("\\n").forEach(function(l){if(l.indexOf("data: ")===0){try{show(JSON.parse(l.slice(6)));}catch(e){}}});}return pump();});}return pump();})
+function resolvedLine(isNew){st.textContent="This conversation was marked resolved. Write again to "+(isNew?"start a new one.":"reopen it.");}
+function status(s){if(!s||typeof s.conversation!=="number"||s.conversation<cur)return;cur=s.conversation;clearTimeout(stT);
+if(s.status!=="resolved"){st.hidden=true;st.textContent="";return;}var n=+s.reopensFor||0;resolvedLine(n<=0);st.hidden=false;list.scrollTop=list.scrollHeight;
+if(n>0)stT=setTimeout(function(){resolvedLine(true);},Math.min(n,864000)*1000);}
+function stream(){if(!tok||streaming)return;streaming=true;fetch(api+"/stream?status=1&after="+last,{headers:hdr(false),cache:"no-store"}).then(function(r){if(!r.ok||!r.body)throw 0;var rd=r.body.getReader(),dec=new TextDecoder(),buf="";
+function pump(){return rd.read().then(function(x){if(x.done)throw 0;buf+=dec.decode(x.value,{stream:true});var i;while((i=buf.indexOf("\\n\\n"))>=0){var ev=buf.slice(0,i),t="message",dt=null;buf=buf.slice(i+2);ev.split("\\n").forEach(function(l){if(l.indexOf("event: ")===0)t=l.slice(7);else if(l.indexOf("data: ")===0)dt=l.slice(6);});
+if(dt!==null){try{var o=JSON.parse(dt);if(t==="status")status(o);else if(t==="message")show(o);}catch(e){}}}return pump();});}return pump();})
 .catch(function(){}).then(function(){streaming=false;setTimeout(stream,1500);});}
-function load(){if(!tok)return;fetch(api+"/messages",{headers:hdr(false),cache:"no-store"}).then(function(r){if(r.status===401){tok=null;try{localStorage.removeItem(K);}catch(e){}return null;}return r.json();}).then(function(j){if(j&&j.messages)j.messages.forEach(show);stream();}).catch(function(){stream();});}
+function load(){if(!tok)return;fetch(api+"/messages",{headers:hdr(false),cache:"no-store"}).then(function(r){if(r.status===401){tok=null;try{localStorage.removeItem(K);}catch(e){}return null;}return r.json();}).then(function(j){if(j&&j.messages)j.messages.forEach(show);if(j)status(j.status);stream();}).catch(function(){stream();});}
 form.addEventListener("submit",function(e){e.preventDefault();var t=ta.value;if(!t.trim())return;fail("");var btn=form.querySelector("button");btn.disabled=true;
 fetch(api+"/messages",{method:"POST",headers:hdr(true),body:JSON.stringify({body:t,pageUrl:cfg.page})}).then(function(r){return r.json().then(function(j){return[r,j];});}).then(function(x){var r=x[0],j=x[1];
-if(!r.ok){fail(j&&j.error?j.error:"Could not send. Try again.");return;}if(j.token){tok=j.token;try{localStorage.setItem(K,tok);}catch(e){}}ta.value="";show(j.message);stream();})
+if(!r.ok){fail(j&&j.error?j.error:"Could not send. Try again.");return;}if(j.token){tok=j.token;try{localStorage.setItem(K,tok);}catch(e){}}ta.value="";show(j.message);status({conversation:j.conversation,status:"open"});stream();})
 .catch(function(){fail("Could not send. Check your connection.");}).then(function(){btn.disabled=false;ta.focus();});});
 ta.addEventListener("keydown",function(e){if(e.key==="Enter"&&!e.shiftKey){e.preventDefault();form.requestSubmit();}});
 var mail=d.getElementById("mail");mail.addEventListener("submit",function(e){e.preventDefault();var em=d.getElementById("email").value;if(!tok){fail("Send a message first.");return;}
@@ -93,6 +106,7 @@ header{background:var(--p,#2f6fed);color:var(--pt,#fff);padding:12px 14px;displa
 .me{align-self:flex-end;background:var(--p,#2f6fed);color:var(--pt,#fff)}.them{align-self:flex-start;background:rgba(127,127,127,.14)}
 form{display:flex;gap:6px;padding:8px;border-top:1px solid rgba(127,127,127,.25)}textarea,input{flex:1;font:inherit;padding:8px;border:1px solid rgba(127,127,127,.4);border-radius:8px;resize:none;background:transparent;color:inherit}
 button{font:inherit;border:0;border-radius:8px;padding:0 12px;background:var(--p,#2f6fed);color:var(--pt,#fff);cursor:pointer}
+#state{margin:0 10px 6px;padding:6px 8px;font-size:12px;text-align:center;border-radius:8px;background:rgba(127,127,127,.12)}
 #mail{padding:0 8px 4px;border:0}#mail input,#mail button{font-size:12px;padding:4px 8px}#err{margin:0 10px 6px;font-size:12px;min-height:1em}`;
 
 export function frameHtml(v: FrameView, nonce: string): string {
@@ -107,6 +121,7 @@ export function frameHtml(v: FrameView, nonce: string): string {
 <section id="panel" aria-label="Chat">
 <header><div><h1>${escapeHtml(v.title)}</h1><p id="intro">${escapeHtml(intro)}</p></div><button id="close" type="button" aria-label="Close chat">&times;</button></header>
 <ol id="msgs" aria-live="polite"></ol>
+<p id="state" role="status" hidden></p>
 <p id="err" role="status"></p>
 <form id="send"><textarea id="body" rows="2" maxlength="4000" placeholder="Write a message…" aria-label="Message"></textarea><button type="submit">Send</button></form>
 <form id="mail"><input id="email" type="email" maxlength="254" placeholder="Email me the transcript" aria-label="Your email"><button type="submit">Send</button></form>
