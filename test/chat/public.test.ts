@@ -10,7 +10,7 @@ import type { Client } from "@modelcontextprotocol/client";
 import { sites } from "../../src/domains/sites/tables";
 import { addMember, callTool, createCompany, createUser, mcpClient, mintMcpKey, toolOk } from "../fixtures/accounts";
 import { rows, startTestServer, type TestServer } from "../harness";
-import { listenSse, until } from "../fixtures/sse";
+import { listenSse, readSse, until } from "../fixtures/sse";
 
 let s: TestServer;
 let agent: Client;
@@ -288,28 +288,14 @@ function follow(token: string, o: { after?: number; lastEventId?: number; status
   void (async () => {
     const r = await fetch(api(`/stream?${q}`), { headers, signal: ctl.signal });
     expect(r.status).toBe(200);
-    const rd = r.body!.getReader();
-    const dec = new TextDecoder();
-    let buf = "";
-    try {
-      for (;;) {
-        const x = await rd.read();
-        if (x.done) break;
-        const text = dec.decode(x.value, { stream: true });
-        raw += text;
-        buf += text;
-        let i: number;
-        while ((i = buf.indexOf("\n\n")) >= 0) {
-          const lines = buf.slice(0, i).split("\n");
-          buf = buf.slice(i + 2);
-          const field = (name: string) => lines.find((l) => l.startsWith(`${name}: `))?.slice(name.length + 2) ?? null;
-          const data = field("data");
-          if (data !== null) got.push({ id: field("id"), event: field("event"), data: JSON.parse(data) });
-        }
-      }
-    } catch {
-      /* stopped */
-    }
+    await readSse(
+      r.body!,
+      (e) => {
+        raw += `${e.raw}\n\n`;
+        got.push({ id: e.id, event: e.event, data: e.data });
+      },
+      ctl.signal,
+    );
   })().catch(() => {});
   return {
     got,
@@ -355,6 +341,8 @@ describe("the widget is told its conversation's status", () => {
     const rec = mine.got.find((r) => r.event === "status" && r.data.status === "resolved")!;
     expect(Object.keys(rec.data).sort()).toEqual(["conversation", "reopensFor", "status"]);
     expect(rec.id).toBeNull();
+    // The capture holds the records as sent (so the absences below mean something).
+    expect(mine.raw()).toContain(`event: status\ndata: {"conversation":${v.conversation},"status":"resolved"`);
     for (const secret of ["NOTE-SECRET", "agent@agency.test", "Alex", "urgent", "vip-secret", "snoozed", "pending", "rosa@example.test", "Rosa"])
       expect(mine.raw()).not.toContain(secret);
 
@@ -382,8 +370,10 @@ describe("the widget is told its conversation's status", () => {
     plain.stop();
     // The other visitor of the same inbox heard nothing of it, and a stream that did not ask for statuses got messages only.
     expect(theirs.got).toEqual([{ id: null, event: "status", data: open(other.conversation) }]);
+    expect(theirs.raw()).toContain(`"conversation":${other.conversation}`);
     expect(theirs.raw()).not.toContain(`"conversation":${v.conversation}`);
     expect(plain.got.map((r) => r.event)).toEqual(["message", "message"]);
+    expect(plain.raw()).toContain("event: message");
     expect(plain.raw()).not.toContain("event: status");
   });
 
