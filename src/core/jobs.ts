@@ -60,7 +60,10 @@ export class JobRunner {
    * skipped by its check stays due, so without this its check would be read
    * again at every tick: once a second for an hourly prune, and some checks
    * scan a table. It is asked again one period later, which is how often
-   * its run made the same read before it had a check.
+   * its run made the same read before it had a check — less half a tick,
+   * so that a one-second job is asked at every tick however the ticks
+   * jitter (a tick's checks run after its earlier jobs, a few ms later or
+   * sooner than the last).
    */
   private quietAt = new Map<string, number>();
 
@@ -140,7 +143,7 @@ export class JobRunner {
       if (j.pending) {
         const quiet = this.quietAt.get(j.name);
         const since = quiet === undefined ? Infinity : now.getTime() - quiet;
-        if (since >= 0 && since < j.everyMs) continue;
+        if (since >= 0 && since < j.everyMs - (this.opts.tickMs ?? 1000) / 2) continue;
         if (!(await j.pending(this.deps))) {
           this.quietAt.set(j.name, now.getTime());
           continue;

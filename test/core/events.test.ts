@@ -352,7 +352,8 @@ describe("jobs", () => {
       expect(await r.runDue()).toEqual([]);
     }
     expect(asked).toBe(1);
-    clock.advance(59_999);
+    // Asked again at the first tick within half a tick (1 s here) of the period: ticks jitter by a few ms.
+    clock.advance(59_499);
     expect(await r.runDue()).toEqual([]);
     expect(asked).toBe(1);
     clock.advance(1);
@@ -365,6 +366,23 @@ describe("jobs", () => {
     clock.advance(1);
     expect(await r.runDue()).toEqual([{ name: "hourly_prune", ok: true }]);
     expect([asked, runs]).toEqual([3, 2]);
+  });
+
+  test("a one-second job whose check found nothing is asked at every tick, also when a tick comes a few ms early", async () => {
+    let asked = 0;
+    const job: JobDef = { name: "sender_jitter", description: "sends", everyMs: 1000, pending: async () => (asked++, false), run: async () => {} };
+    const r = new JobRunner(deps, [job]);
+    await r.init();
+    await r.runDue();
+    for (const step of [1000, 990, 1010, 501]) {
+      clock.advance(step);
+      await r.runDue();
+    }
+    expect(asked).toBe(5);
+    // Within half a tick of the last ask: the same tick, run twice (the runner does not overlap its own ticks).
+    clock.advance(499);
+    await r.runDue();
+    expect(asked).toBe(5);
   });
 
   test("an idle server's frequent jobs take no write transaction: every job due each second, and those every 5 and 10, have a pending check that finds nothing", async () => {
