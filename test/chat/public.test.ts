@@ -420,4 +420,38 @@ describe("the widget is told its conversation's status", () => {
     later.stop();
     expect(later.statuses().slice(2)).toEqual([resolved(fresh.conversation)]);
   });
+
+  test("status follows only for status=1: hostile values of it get the plain stream; status is refused without the visitor's token, and on another company's inbox", async () => {
+    s.clock.advance(120_000);
+    const v = await (await post("/messages", { body: "status input check" })).json();
+    const auth = { Authorization: `Bearer ${v.token}`, "Sec-Fetch-Site": "same-origin" };
+    for (const q of ["status=%3Cscript%3Ealert(1)%3C%2Fscript%3E", "status=true", "status=1%00", "status=01", `status=${"1".repeat(5000)}`, "status[]=1"]) {
+      const ctl = new AbortController();
+      const r = await fetch(api(`/stream?${q}`), { headers: auth, signal: ctl.signal });
+      expect(r.status).toBe(200);
+      const events: (string | null)[] = [];
+      const reading = readSse(r.body!, (e) => void events.push(e.event), ctl.signal);
+      await until(() => events.length === 1);
+      await Bun.sleep(50);
+      ctl.abort();
+      await reading;
+      expect(events).toEqual(["message"]);
+    }
+    // Without a token, with a made-up one, and with a real one on another company's inbox: refused, never a status.
+    const rivalSite = (await s.deps.db.insert(sites).values({ companyId: rivalCompany, name: "Rival site" }).returning())[0]!;
+    const rivalInbox = await tool(rival, "chat_inboxes_create", { siteId: rivalSite.id, name: "Rival chat", allowedOrigins: [HOST] });
+    const asks: [string, Record<string, string>][] = [
+      [api("/stream?status=1"), { "Sec-Fetch-Site": "same-origin" }],
+      [api("/stream?status=1"), { Authorization: "Bearer cv_" + "0".repeat(43), "Sec-Fetch-Site": "same-origin" }],
+      [`${s.url}/chat/api/${rivalInbox.widgetKey}/stream?status=1`, auth],
+      [`${s.url}/chat/api/${rivalInbox.widgetKey}/messages`, auth],
+    ];
+    for (const [url, headers] of asks) {
+      const r = await fetch(url, { headers });
+      expect(r.status).toBe(401);
+      const body = await r.json();
+      expect(body).toEqual({ error: expect.any(String) });
+      expect(JSON.stringify(body)).not.toContain("status");
+    }
+  });
 });
