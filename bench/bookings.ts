@@ -26,7 +26,8 @@ const ITER = Number(process.env.BENCH_ITER ?? 60);
 const WARM = 30;
 const root = new URL("..", import.meta.url).pathname;
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 const fmt = (ms: number) => ms.toFixed(2);
 
 async function availability() {
@@ -51,11 +52,18 @@ async function availability() {
     await addMember(s.deps, c.id, ny.id, "admin");
     const ctx = {
       deps: s.deps,
-      principal: { userId: owner.id, credential: { kind: "mcp_key" as const, id: 1, name: "bench" }, scopes: ["*"], companies: [{ id: c.id, name: c.name, role: "owner" as const }], requireCmsApproval: false },
+      principal: {
+        userId: owner.id,
+        credential: { kind: "mcp_key" as const, id: 1, name: "bench" },
+        scopes: ["*"],
+        companies: [{ id: c.id, name: c.name, role: "owner" as const }],
+        requireCmsApproval: false,
+      },
       company: { id: c.id, name: c.name, role: "owner" as const },
       requestId: "bench",
     };
-    const tool = (name: string, args: Record<string, unknown>) => bookingsDomain.tools.find((t) => t.name === name)!.run(ctx, args as never) as Promise<any>;
+    const tool = (name: string, args: Record<string, unknown>) =>
+      bookingsDomain.tools.find((t) => t.name === name)!.run(ctx, args as never) as Promise<any>;
     const week = ["08:00-18:00"];
     const hours = { mon: week, tue: week, wed: week, thu: week, fri: week };
     await tool("booking_schedules_set", { member: berlin.id, timeZone: "Europe/Berlin", weeklyHours: hours });
@@ -78,19 +86,36 @@ async function availability() {
     // Free times month by month (a listing names at most 1000 of them).
     const slots: { startsAt: string }[] = [];
     for (let m = 0; m < 3; m++)
-      slots.push(...(await freeSlots(ctx, { pageId: p.id, from: new Date(start + m * 30 * 86_400_000).toISOString(), to: new Date(start + (m + 1) * 30 * 86_400_000).toISOString() })).slots);
+      slots.push(
+        ...(
+          await freeSlots(ctx, {
+            pageId: p.id,
+            from: new Date(start + m * 30 * 86_400_000).toISOString(),
+            to: new Date(start + (m + 1) * 30 * 86_400_000).toISOString(),
+          })
+        ).slots,
+      );
     const visitor = { deps: s.deps, companyId: c.id, ctx: null };
     let made = 0;
     for (let i = 0; made < 500 && i < slots.length * 4; i++) {
       const at = slots[Math.floor((i * 7919) % slots.length)]!;
       try {
-        await book(visitor, p.id, { startsAt: new Date(at.startsAt), name: `V${i}`, email: `v${i}@bench.test`, source: "public" });
+        await book(visitor, p.id, {
+          startsAt: new Date(at.startsAt),
+          name: `V${i}`,
+          email: `v${i}@bench.test`,
+          source: "public",
+        });
         made++;
       } catch {
         /* taken or over the daily limit: the next one */
       }
     }
-    const args = { pageId: p.id, from: new Date(start).toISOString(), to: new Date(start + 91 * 86_400_000).toISOString() };
+    const args = {
+      pageId: p.id,
+      from: new Date(start).toISOString(),
+      to: new Date(start + 91 * 86_400_000).toISOString(),
+    };
     const { pageSlots } = await import("../src/domains/bookings/availability-load");
     const { pageById } = await import("../src/domains/bookings/pages");
     const row = await pageById(s.deps.db, c.id, p.id);
@@ -111,25 +136,43 @@ async function availability() {
     }
     // The same call as a client makes it: tools/call over the MCP endpoint, in process.
     const key = await mintMcpKey(s.deps, { userId: owner.id, scopes: ["bookings:read"], companyIds: [c.id] });
-    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "booking_availability_get", arguments: args } });
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "booking_availability_get", arguments: args },
+    });
     const mcp: number[] = [];
     for (let i = 0; i < ITER + WARM; i++) {
       const t0 = performance.now();
       const res = await fetch(`${s.url}/api/mcp`, {
         method: "POST",
-        headers: { Authorization: `Bearer ${key.key}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+        headers: {
+          Authorization: `Bearer ${key.key}`,
+          "Content-Type": "application/json",
+          Accept: "application/json, text/event-stream",
+        },
         body,
       });
       const text = await res.text();
       const dt = performance.now() - t0;
-      if (res.status !== 200 || text.includes('"isError":true')) throw new Error(`MCP call failed: ${text.slice(0, 300)}`);
+      if (res.status !== 200 || text.includes('"isError":true'))
+        throw new Error(`MCP call failed: ${text.slice(0, 300)}`);
       if (i >= WARM) mcp.push(dt);
     }
-    console.log(`\n## Availability, 3 months, 2 hosts (Berlin + New York, round robin), ${made} bookings — ${ON_PG ? "PostgreSQL" : "SQLite"}\n`);
+    console.log(
+      `\n## Availability, 3 months, 2 hosts (Berlin + New York, round robin), ${made} bookings — ${ON_PG ? "PostgreSQL" : "SQLite"}\n`,
+    );
     console.log(`free slots in the window: ${count}; ${ITER} calls after ${WARM} warm-up\n`);
     console.log("| path | p50 ms | p99 ms | mean ms |\n|---|---:|---:|---:|");
-    for (const [name, xs] of [["availability (queries + maths)", maths], ["the whole verb (+ listing up to 1000 times in the zone)", verb], ["MCP tools/call over loopback HTTP", mcp]] as const)
-      console.log(`| ${name} | ${fmt(pct(xs, 50))} | ${fmt(pct(xs, 99))} | ${fmt(xs.reduce((a, b) => a + b, 0) / xs.length)} |`);
+    for (const [name, xs] of [
+      ["availability (queries + maths)", maths],
+      ["the whole verb (+ listing up to 1000 times in the zone)", verb],
+      ["MCP tools/call over loopback HTTP", mcp],
+    ] as const)
+      console.log(
+        `| ${name} | ${fmt(pct(xs, 50))} | ${fmt(pct(xs, 99))} | ${fmt(xs.reduce((a, b) => a + b, 0) / xs.length)} |`,
+      );
   } finally {
     await s.stop();
   }
@@ -160,7 +203,10 @@ async function http() {
   // The compiled binary when built (as make bench does, and as the other page benches measure), else the sources.
   const bin = process.env.PLINTH_BIN ?? join(root, "dist/plinth");
   const cmd = existsSync(bin) ? [bin] : [process.execPath, join(root, "src/main.ts")];
-  const server = Bun.spawn(["taskset", "-c", "1", ...cmd, "serve", "--port", String(PORT), "--data-dir", join(work, "data"), "--log", "off"], { stdout: "ignore", stderr: "inherit" });
+  const server = Bun.spawn(
+    ["taskset", "-c", "1", ...cmd, "serve", "--port", String(PORT), "--data-dir", join(work, "data"), "--log", "off"],
+    { stdout: "ignore", stderr: "inherit" },
+  );
   let bare: ReturnType<typeof Bun.spawn> | null = null;
   try {
     const url = `http://127.0.0.1:${PORT}/b/northwind-discovery?tz=Europe/London`;
@@ -170,7 +216,19 @@ async function http() {
     const bytes = await res.text();
     const file = join(work, "page.html");
     writeFileSync(file, bytes);
-    bare = Bun.spawn(["taskset", "-c", "1", process.execPath, join(root, "bench/bare.ts"), String(BARE), file, "text/html; charset=UTF-8"], { stdout: "ignore" });
+    bare = Bun.spawn(
+      [
+        "taskset",
+        "-c",
+        "1",
+        process.execPath,
+        join(root, "bench/bare.ts"),
+        String(BARE),
+        file,
+        "text/html; charset=UTF-8",
+      ],
+      { stdout: "ignore" },
+    );
     const bareUrl = `http://127.0.0.1:${BARE}/`;
     await waitFor(bareUrl);
     wrk(url, { conns: 50, duration: "3s" });
@@ -187,9 +245,15 @@ async function http() {
     const med = (xs: number[]) => pct(xs, 50);
     console.log(`\n## Public booking page from its cache (GET /b/northwind-discovery, ${bytes.length} bytes)\n`);
     console.log("| side | req/s median (min–max) | ratio |\n|---|---:|---:|");
-    console.log(`| /b/<slug> | ${med(real).toFixed(0)} (${Math.min(...real).toFixed(0)}–${Math.max(...real).toFixed(0)}) | ${(med(real) / med(base)).toFixed(2)} |`);
-    console.log(`| bare Bun.serve, same bytes | ${med(base).toFixed(0)} (${Math.min(...base).toFixed(0)}–${Math.max(...base).toFixed(0)}) | 1.00 |`);
-    console.log(`\np50 at one connection: ${c1.p50.toFixed(3)} ms. ${RUNS} × ${DURATION} per side, wrk -t1 -c50 (core 0), servers on core 1, 3 s warm-up discarded.`);
+    console.log(
+      `| /b/<slug> | ${med(real).toFixed(0)} (${Math.min(...real).toFixed(0)}–${Math.max(...real).toFixed(0)}) | ${(med(real) / med(base)).toFixed(2)} |`,
+    );
+    console.log(
+      `| bare Bun.serve, same bytes | ${med(base).toFixed(0)} (${Math.min(...base).toFixed(0)}–${Math.max(...base).toFixed(0)}) | 1.00 |`,
+    );
+    console.log(
+      `\np50 at one connection: ${c1.p50.toFixed(3)} ms. ${RUNS} × ${DURATION} per side, wrk -t1 -c50 (core 0), servers on core 1, 3 s warm-up discarded.`,
+    );
   } finally {
     server.kill();
     bare?.kill();

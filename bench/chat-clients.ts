@@ -7,7 +7,11 @@ export {};
  * changes for them), prints "ready" once all are open, then one line per
  * message received: `<body>\t<epoch ms, sub-millisecond>` (status records are not messages).
  */
-const input = JSON.parse(await new Response(Bun.stdin.stream()).text()) as { base: string; after: number; tokens: string[] };
+const input = JSON.parse(await new Response(Bun.stdin.stream()).text()) as {
+  base: string;
+  after: number;
+  tokens: string[];
+};
 const now = () => performance.timeOrigin + performance.now();
 let opened = 0;
 const out: string[] = [];
@@ -23,7 +27,9 @@ function emit(line: string) {
 }
 await Promise.all(
   input.tokens.map(async (token) => {
-    const r = await fetch(`${input.base}/stream?status=1&after=${input.after}`, { headers: { Authorization: `Bearer ${token}` } });
+    const r = await fetch(`${input.base}/stream?status=1&after=${input.after}`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
     if (r.status !== 200) throw new Error(`stream ${r.status}`);
     opened++;
     const rd = r.body!.getReader();

@@ -24,7 +24,11 @@ import { sites } from "../src/domains/sites/tables";
 
 // Bun's fetch holds at most 256 connections at once unless told otherwise; 500 streams need more.
 if (!process.env.BUN_CONFIG_MAX_HTTP_REQUESTS) {
-  const p = Bun.spawn([process.execPath, ...process.argv.slice(1)], { env: { ...process.env, BUN_CONFIG_MAX_HTTP_REQUESTS: "4096" }, stdout: "inherit", stderr: "inherit" });
+  const p = Bun.spawn([process.execPath, ...process.argv.slice(1)], {
+    env: { ...process.env, BUN_CONFIG_MAX_HTTP_REQUESTS: "4096" },
+    stdout: "inherit",
+    stderr: "inherit",
+  });
   process.exit(await p.exited);
 }
 
@@ -50,7 +54,13 @@ const site = (await s.deps.db.insert(sites).values({ companyId: co.id, name: "Be
 const company = { id: co.id, name: co.name, role: "owner" as const };
 const ctx = {
   deps: s.deps,
-  principal: { userId: u.id, credential: { kind: "cli" as const, id: 0, name: "bench" }, scopes: ["*"], companies: [company], requireCmsApproval: false },
+  principal: {
+    userId: u.id,
+    credential: { kind: "cli" as const, id: 0, name: "bench" },
+    scopes: ["*"],
+    companies: [company],
+    requireCmsApproval: false,
+  },
   company,
   requestId: "bench",
 };
@@ -96,9 +106,16 @@ const now = () => performance.timeOrigin + performance.now();
 const base = `${s.url}/chat/api/${inbox.widgetKey}`;
 const t0 = now();
 // The widgets live in a child process (bench/chat-clients.ts): their receive times are theirs, not delayed by this process's work.
-const clients = Bun.spawn([process.execPath, new URL("./chat-clients.ts", import.meta.url).pathname], { stdin: "pipe", stdout: "pipe", stderr: "inherit", env: process.env });
+const clients = Bun.spawn([process.execPath, new URL("./chat-clients.ts", import.meta.url).pathname], {
+  stdin: "pipe",
+  stdout: "pipe",
+  stderr: "inherit",
+  env: process.env,
+});
 // Streams resume after the newest message so far: the greetings above are history, not part of the measure.
-const newest = (await s.deps.db.select({ id: chatMessages.id }).from(chatMessages).orderBy(desc(chatMessages.id)).limit(1))[0]!.id;
+const newest = (
+  await s.deps.db.select({ id: chatMessages.id }).from(chatMessages).orderBy(desc(chatMessages.id)).limit(1)
+)[0]!.id;
 clients.stdin.write(JSON.stringify({ base, after: newest, tokens: widgets.map((w) => w.token) }));
 clients.stdin.end();
 const arrived = new Map<string, (t: number) => void>();
@@ -131,7 +148,8 @@ const pct = (xs: number[], p: number) => {
   const a = [...xs].sort((x, y) => x - y);
   return a[Math.min(a.length - 1, Math.floor((p / 100) * a.length))]!;
 };
-const fmt = (xs: number[]) => `p50 ${pct(xs, 50).toFixed(1)} ms · p95 ${pct(xs, 95).toFixed(1)} ms · p99 ${pct(xs, 99).toFixed(1)} ms · max ${Math.max(...xs).toFixed(1)} ms`;
+const fmt = (xs: number[]) =>
+  `p50 ${pct(xs, 50).toFixed(1)} ms · p95 ${pct(xs, 95).toFixed(1)} ms · p99 ${pct(xs, 99).toFixed(1)} ms · max ${Math.max(...xs).toFixed(1)} ms`;
 
 // 1. single replies
 const single: number[] = [];
@@ -156,7 +174,9 @@ const arrivals = widgets.map((_, i) => expectOn(`burst ${i}`));
 // committed, and no socket would be written meanwhile.
 const started: Promise<number>[] = [];
 for (let i = 0; i < widgets.length; i++) {
-  started.push(call("chat_conversations_reply", { id: widgets[i]!.conversation, body: `burst ${i}` }).then(() => now()));
+  started.push(
+    call("chat_conversations_reply", { id: widgets[i]!.conversation, body: `burst ${i}` }).then(() => now()),
+  );
   await new Promise((r) => setImmediate(r));
 }
 const committed = await Promise.all(started);
@@ -169,7 +189,10 @@ const writesMs = Math.max(...committed) - burstStart;
 const key = (await mintMcpKey(s.deps, { userId: u.id, scopes: ["chat:read"], companyIds: [co.id] })).key;
 const feedCtl = new AbortController();
 const feedWaiters = new Map<string, (t: number) => void>();
-const feed = await fetch(`${s.url}/chat/agent/stream`, { headers: { Authorization: `Bearer ${key}` }, signal: feedCtl.signal });
+const feed = await fetch(`${s.url}/chat/agent/stream`, {
+  headers: { Authorization: `Bearer ${key}` },
+  signal: feedCtl.signal,
+});
 read(feed.body!, (m) => feedWaiters.get(m.body)?.(performance.now()));
 await Bun.sleep(100);
 const inbound: number[] = [];
@@ -178,7 +201,11 @@ for (let i = 0; i < INBOUND; i++) {
   const body = `inbound ${i}`;
   const got = new Promise<number>((r) => feedWaiters.set(body, r));
   const start = performance.now();
-  const r = await fetch(`${base}/messages`, { method: "POST", headers: { "Content-Type": "application/json", Authorization: `Bearer ${w.token}` }, body: JSON.stringify({ body }) });
+  const r = await fetch(`${base}/messages`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Authorization: `Bearer ${w.token}` },
+    body: JSON.stringify({ body }),
+  });
   if (r.status !== 201) throw new Error(`post ${r.status}`);
   inbound.push((await got) - start);
 }
@@ -187,10 +214,14 @@ const engine = s.deps.store.engine;
 console.log(`chat fan-out, ${engine}, ${WIDGETS} connected widgets (connected in ${connectMs.toFixed(0)} ms)`);
 console.log(`  single reply → widget (${SINGLE}), from the verb's start: ${fmt(single)}`);
 console.log(`  single reply → widget, from its commit:   ${fmt(singleAfterCommit)}`);
-console.log(`  burst, 1 reply to each of ${WIDGETS}, from the burst's start: ${fmt(burst)} (the ${WIDGETS} writes took ${writesMs.toFixed(0)} ms)`);
+console.log(
+  `  burst, 1 reply to each of ${WIDGETS}, from the burst's start: ${fmt(burst)} (the ${WIDGETS} writes took ${writesMs.toFixed(0)} ms)`,
+);
 console.log(`  burst, each reply from its commit:     ${fmt(afterCommit)}`);
 console.log(`  visitor POST → agent feed (${INBOUND}):   ${fmt(inbound)}`);
-console.log(`  server RSS: ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB (the server process; the widgets run in a child)`);
+console.log(
+  `  server RSS: ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB (the server process; the widgets run in a child)`,
+);
 
 feedCtl.abort();
 clients.kill();

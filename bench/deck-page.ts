@@ -25,17 +25,29 @@ const PORT = 18797;
 const BARE_PORT = 18798;
 
 if (!existsSync(bin)) throw new Error(`${bin} is missing: run \`make build\` first (or set PLINTH_BIN)`);
-if (Bun.spawnSync(["sh", "-c", "command -v wrk"]).exitCode !== 0) throw new Error("wrk is missing: apt-get install wrk (make bench installs it)");
+if (Bun.spawnSync(["sh", "-c", "command -v wrk"]).exitCode !== 0)
+  throw new Error("wrk is missing: apt-get install wrk (make bench installs it)");
 
 const work = mkdtempSync(join(tmpdir(), "plinth-bench-deck-"));
 
-const server = Bun.spawn(["taskset", "-c", "1", bin, "serve", "--port", String(PORT), "--data-dir", join(work, "data"), "--log", "off"], { stdout: "ignore", stderr: "inherit" });
+const server = Bun.spawn(
+  ["taskset", "-c", "1", bin, "serve", "--port", String(PORT), "--data-dir", join(work, "data"), "--log", "off"],
+  { stdout: "ignore", stderr: "inherit" },
+);
 const base = `http://127.0.0.1:${PORT}`;
 const rows: string[] = [];
 try {
   await waitFor(`${base}/healthz`);
   // The demo is seeded after the server starts listening: wait for its deck.
-  for (let i = 0; i < 600 && (await fetch(`${base}/d/${DEMO_DECK_SLUG}`).then((r) => (r.arrayBuffer(), r.status)).catch(() => 0)) !== 200; i++) await Bun.sleep(50);
+  for (
+    let i = 0;
+    i < 600 &&
+    (await fetch(`${base}/d/${DEMO_DECK_SLUG}`)
+      .then((r) => (r.arrayBuffer(), r.status))
+      .catch(() => 0)) !== 200;
+    i++
+  )
+    await Bun.sleep(50);
   for (const [name, path] of [
     ["deck page", `/d/${DEMO_DECK_SLUG}`],
     ["deck PDF", `/d/${DEMO_DECK_SLUG}.pdf`],
@@ -45,7 +57,19 @@ try {
     if (res.status !== 200) throw new Error(`${name}: status ${res.status} (is the demo seeded?)`);
     const file = join(work, "body.bin");
     writeFileSync(file, bytes);
-    const bare = Bun.spawn(["taskset", "-c", "1", process.execPath, join(root, "bench/bare.ts"), String(BARE_PORT), file, res.headers.get("content-type")!], { stdout: "ignore", stderr: "inherit" });
+    const bare = Bun.spawn(
+      [
+        "taskset",
+        "-c",
+        "1",
+        process.execPath,
+        join(root, "bench/bare.ts"),
+        String(BARE_PORT),
+        file,
+        res.headers.get("content-type")!,
+      ],
+      { stdout: "ignore", stderr: "inherit" },
+    );
     await waitFor(`http://127.0.0.1:${BARE_PORT}/`);
     const real = base + path;
     const bareUrl = `http://127.0.0.1:${BARE_PORT}${path}`;
@@ -60,7 +84,8 @@ try {
     }
     bare.kill();
     await bare.exited;
-    if (r.some((x) => x.non2xx)) throw new Error(`${name} answered non-2xx responses; the figures would be meaningless`);
+    if (r.some((x) => x.non2xx))
+      throw new Error(`${name} answered non-2xx responses; the figures would be meaningless`);
     const rr = r.map((x) => x.rps);
     const med = median(rr);
     const bmed = median(b.map((x) => x.rps));

@@ -22,7 +22,9 @@ import { startServer } from "../src/server";
 const N = Number(process.env.BENCH_EVENTS ?? 5000);
 const ENTITIES = Number(process.env.BENCH_ENTITIES ?? 500);
 const dataDir = mkdtempSync(join(tmpdir(), "plinth-bench-events-"));
-const config = { ...loadConfig({}, {}), port: 0, dataDir, log: "off", webhooksAllowPrivate: true } as ReturnType<typeof loadConfig>;
+const config = { ...loadConfig({}, {}), port: 0, dataDir, log: "off", webhooksAllowPrivate: true } as ReturnType<
+  typeof loadConfig
+>;
 
 const lastSeq = new Map<string, number>();
 let received = 0;
@@ -49,13 +51,34 @@ const deps = s.deps;
 const [u] = await deps.db.insert(users).values({ email: "bench@example.test", name: "Bench" }).returning();
 const [c] = await deps.db.insert(companies).values({ name: "Bench Co" }).returning();
 await deps.db.insert(memberships).values({ companyId: c!.id, userId: u!.id, role: "owner" });
-await deps.db.insert(webhookEndpoints).values({ companyId: c!.id, url: `http://127.0.0.1:${receiver.port}/`, eventTypes: ["*"], secret: newSigningSecret(), status: "enabled", createdAt: new Date(), updatedAt: new Date() });
+await deps.db
+  .insert(webhookEndpoints)
+  .values({
+    companyId: c!.id,
+    url: `http://127.0.0.1:${receiver.port}/`,
+    eventTypes: ["*"],
+    secret: newSigningSecret(),
+    status: "enabled",
+    createdAt: new Date(),
+    updatedAt: new Date(),
+  });
 
 for (let i = 0; i < N; i += 100) {
   await deps.store.transaction(async (tx) => {
     for (let j = i; j < Math.min(N, i + 100); j++) {
       const entity = j % ENTITIES;
-      await emit(tx, { deps, company: { id: c!.id } }, brandingUpdated, { id: entity + 1 }, { siteId: entity + 1, action: "update", fields: [String(Math.floor(j / ENTITIES))], cacheTags: [`site:${entity + 1}`] });
+      await emit(
+        tx,
+        { deps, company: { id: c!.id } },
+        brandingUpdated,
+        { id: entity + 1 },
+        {
+          siteId: entity + 1,
+          action: "update",
+          fields: [String(Math.floor(j / ENTITIES))],
+          cacheTags: [`site:${entity + 1}`],
+        },
+      );
     }
   });
 }
@@ -66,7 +89,15 @@ while (received < N) {
   await deliverDue(deps);
 }
 const secs = (performance.now() - t0) / 1000;
-console.log(JSON.stringify({ events: N, entities: ENTITIES, seconds: Number(secs.toFixed(2)), eventsPerSecond: Math.round(N / secs), outOfOrder }));
+console.log(
+  JSON.stringify({
+    events: N,
+    entities: ENTITIES,
+    seconds: Number(secs.toFixed(2)),
+    eventsPerSecond: Math.round(N / secs),
+    outOfOrder,
+  }),
+);
 receiver.stop(true);
 await s.stop();
 rmSync(dataDir, { recursive: true, force: true });

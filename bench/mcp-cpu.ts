@@ -88,11 +88,19 @@ const mcpHeaders = {
 const tool = (name: string, args: Record<string, unknown>): Scenario => ({
   name: `mcp ${name}`,
   path: "/api/mcp",
-  init: { method: "POST", headers: mcpHeaders, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }) },
+  init: {
+    method: "POST",
+    headers: mcpHeaders,
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }),
+  },
 });
 const clientId = demo.defaultCompany.id;
 const scenarios: Scenario[] = [
-  { name: "rest listPosts", path: `/api/v1/sites/${demo.siteId}/posts?limit=20`, init: { headers: { authorization: `Bearer ${demo.restKey}` } } },
+  {
+    name: "rest listPosts",
+    path: `/api/v1/sites/${demo.siteId}/posts?limit=20`,
+    init: { headers: { authorization: `Bearer ${demo.restKey}` } },
+  },
   tool("whoami", {}),
   tool("sites_list", { clientId }),
   tool("posts_list", { clientId, siteId: Number(demo.siteId), limit: 10 }),
@@ -142,7 +150,10 @@ await Bun.write(childPath, child);
 
 async function overHttp(url: string, init: RequestInit): Promise<number> {
   const c0 = cpu();
-  const p = Bun.spawn([process.execPath, childPath, url, JSON.stringify(init), String(N), String(C)], { stdout: "inherit", stderr: "inherit" });
+  const p = Bun.spawn([process.execPath, childPath, url, JSON.stringify(init), String(N), String(C)], {
+    stdout: "inherit",
+    stderr: "inherit",
+  });
   if ((await p.exited) !== 0) throw new Error(`load child failed for ${url}`);
   return (cpu() - c0) / N;
 }
@@ -152,27 +163,38 @@ const results = new Map<string, number[]>();
 const note = (k: string, v: number) => results.set(k, [...(results.get(k) ?? []), v]);
 
 // Warm-up: JIT and caches, discarded.
-for (const sc of scenarios) for (let i = 0; i < 1000; i++) await (await app.fetch(new Request(`http://127.0.0.1${sc.path}`, sc.init))).arrayBuffer();
+for (const sc of scenarios)
+  for (let i = 0; i < 1000; i++)
+    await (await app.fetch(new Request(`http://127.0.0.1${sc.path}`, sc.init))).arrayBuffer();
 
 for (let r = 0; r < ROUNDS; r++) {
   for (const sc of scenarios) {
     if (MODE !== "http") note(`inproc ${sc.name}`, await inproc(sc));
     if (MODE !== "inproc") note(`http ${sc.name}`, await overHttp(`${s.url}${sc.path}`, sc.init));
   }
-  if (MODE !== "inproc") note("http bare (same bytes as sites_list)", await overHttp(`http://127.0.0.1:${bare.port}/`, {}));
+  if (MODE !== "inproc")
+    note("http bare (same bytes as sites_list)", await overHttp(`http://127.0.0.1:${bare.port}/`, {}));
 }
 
-console.log(`CPU µs per request, median of ${ROUNDS} rounds × ${N} requests (min–max); log=${logMode}, http concurrency ${C}`);
-for (const [k, xs] of results) console.log(`${k.padEnd(44)} ${median(xs).toFixed(1).padStart(7)}  (${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)})`);
+console.log(
+  `CPU µs per request, median of ${ROUNDS} rounds × ${N} requests (min–max); log=${logMode}, http concurrency ${C}`,
+);
+for (const [k, xs] of results)
+  console.log(
+    `${k.padEnd(44)} ${median(xs).toFixed(1).padStart(7)}  (${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)})`,
+  );
 const m = (k: string) => (results.has(k) ? median(results.get(k)!) : NaN);
 for (const mode of ["inproc", "http"]) {
   const rest = m(`${mode} rest listPosts`);
   if (Number.isNaN(rest)) continue;
-  const ratios = scenarios.filter((x) => x.name.startsWith("mcp")).map((x) => `${x.name.slice(4)} ${(rest / m(`${mode} ${x.name}`)).toFixed(2)}`);
+  const ratios = scenarios
+    .filter((x) => x.name.startsWith("mcp"))
+    .map((x) => `${x.name.slice(4)} ${(rest / m(`${mode} ${x.name}`)).toFixed(2)}`);
   console.log(`${mode}: MCP throughput ÷ REST listPosts (= REST CPU ÷ MCP CPU): ${ratios.join(", ")}`);
 }
 // SQLite: how often a cache check had to ask data_version (src/core/wal-index.ts; every check without the mapping).
 if (s.deps.store.engine === "sqlite") console.log(`data_version readings: ${s.deps.store.changes.exactReads}`);
-for (const [k, [n, ms]] of [...sqlStats].sort((a, b) => b[1][1] - a[1][1]).slice(0, 15)) console.log(String(n).padStart(8), `${ms.toFixed(0)} ms`.padStart(9), k);
+for (const [k, [n, ms]] of [...sqlStats].sort((a, b) => b[1][1] - a[1][1]).slice(0, 15))
+  console.log(String(n).padStart(8), `${ms.toFixed(0)} ms`.padStart(9), k);
 bare.stop(true);
 await s.stop();

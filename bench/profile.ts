@@ -41,7 +41,14 @@ const { AccessLog } = await import("../src/ops/access-log");
 const ONLY = (process.env.PROFILE_ONLY ?? "").split(",").filter(Boolean);
 const CALLS = Number(process.env.PROFILE_CALLS ?? 5000);
 const dataDir = mkdtempSync(join(tmpdir(), "plinth-profile-"));
-const config = { ...loadConfig({}, {}), dataDir, databaseUrl, rateLimit: 1e9, mcpRateLimit: 1e9, publicUrl: "http://127.0.0.1:8787" };
+const config = {
+  ...loadConfig({}, {}),
+  dataDir,
+  databaseUrl,
+  rateLimit: 1e9,
+  mcpRateLimit: 1e9,
+  publicUrl: "http://127.0.0.1:8787",
+};
 const deps = await openDeps(config);
 const demo = await seedDemo(deps);
 // The access log as in production, written nowhere.
@@ -55,19 +62,43 @@ const mcpHeaders = {
   "MCP-Protocol-Version": "2025-06-18",
   Host: "127.0.0.1:8787",
 };
-const rpc = (name: string, args: unknown) => JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } });
+const rpc = (name: string, args: unknown) =>
+  JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } });
 const clientId = demo.defaultCompany.id;
 const restAuth = { Authorization: `Bearer ${demo.restKey}`, Host: "127.0.0.1:8787" };
-const customers = await (await app.fetch(new Request(`${base}/api/mcp`, { method: "POST", headers: mcpHeaders, body: rpc("customers_list", { clientId: demo.defaultCompany.id, siteId: demo.siteId, limit: 1 }) }))).json() as any;
+const customers = (await (
+  await app.fetch(
+    new Request(`${base}/api/mcp`, {
+      method: "POST",
+      headers: mcpHeaders,
+      body: rpc("customers_list", { clientId: demo.defaultCompany.id, siteId: demo.siteId, limit: 1 }),
+    }),
+  )
+).json()) as any;
 const customer = JSON.parse(customers.result.content[0].text).items[0];
 
 const cases: { name: string; make: () => Request }[] = [
-  { name: "rest listPosts", make: () => new Request(`${base}/api/v1/sites/${demo.siteId}/posts?limit=20`, { headers: restAuth }) },
-  { name: "mcp whoami", make: () => new Request(`${base}/api/mcp`, { method: "POST", headers: mcpHeaders, body: rpc("whoami", {}) }) },
-  { name: "mcp sites_list", make: () => new Request(`${base}/api/mcp`, { method: "POST", headers: mcpHeaders, body: rpc("sites_list", { clientId }) }) },
+  {
+    name: "rest listPosts",
+    make: () => new Request(`${base}/api/v1/sites/${demo.siteId}/posts?limit=20`, { headers: restAuth }),
+  },
+  {
+    name: "mcp whoami",
+    make: () => new Request(`${base}/api/mcp`, { method: "POST", headers: mcpHeaders, body: rpc("whoami", {}) }),
+  },
+  {
+    name: "mcp sites_list",
+    make: () =>
+      new Request(`${base}/api/mcp`, { method: "POST", headers: mcpHeaders, body: rpc("sites_list", { clientId }) }),
+  },
   {
     name: "mcp posts_list",
-    make: () => new Request(`${base}/api/mcp`, { method: "POST", headers: mcpHeaders, body: rpc("posts_list", { clientId, siteId: demo.siteId, limit: 5 }) }),
+    make: () =>
+      new Request(`${base}/api/mcp`, {
+        method: "POST",
+        headers: mcpHeaders,
+        body: rpc("posts_list", { clientId, siteId: demo.siteId, limit: 5 }),
+      }),
   },
   {
     name: "mcp customers_update",
@@ -87,14 +118,17 @@ function median(xs: number[]) {
 for (const c of cases.filter((c) => ONLY.length === 0 || ONLY.some((o) => c.name.includes(o)))) {
   const first = await app.fetch(c.make());
   const text = await first.text();
-  if (first.status !== 200 || text.includes('"isError":true')) throw new Error(`${c.name}: ${first.status} ${text.slice(0, 300)}`);
+  if (first.status !== 200 || text.includes('"isError":true'))
+    throw new Error(`${c.name}: ${first.status} ${text.slice(0, 300)}`);
   const rounds: number[] = [];
   for (let r = 0; r < 5; r++) {
     const t0 = performance.now();
     for (let i = 0; i < CALLS; i++) await (await app.fetch(c.make())).arrayBuffer();
     rounds.push(((performance.now() - t0) * 1000) / CALLS);
   }
-  console.log(`${c.name.padEnd(20)} ${median(rounds).toFixed(1)} µs/call (rounds ${rounds.map((x) => x.toFixed(0)).join(" ")}), ${text.length} bytes`);
+  console.log(
+    `${c.name.padEnd(20)} ${median(rounds).toFixed(1)} µs/call (rounds ${rounds.map((x) => x.toFixed(0)).join(" ")}), ${text.length} bytes`,
+  );
   if (process.env.PROFILE_JSC) await sampled(c.make);
 }
 
@@ -117,7 +151,8 @@ async function sampled(make: () => Request) {
   }
   const show = (m: Map<string, number>, title: string) => {
     console.log(`  ${title} (of ${traces.length} samples):`);
-    for (const [k, n] of [...m].sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`    ${((100 * n) / traces.length).toFixed(1).padStart(5)}%  ${k}`);
+    for (const [k, n] of [...m].sort((a, b) => b[1] - a[1]).slice(0, 40))
+      console.log(`    ${((100 * n) / traces.length).toFixed(1).padStart(5)}%  ${k}`);
   };
   show(self, "self");
   show(incl, "inclusive");

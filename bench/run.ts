@@ -19,7 +19,14 @@ import { join } from "node:path";
 import type { Subprocess } from "bun";
 import postgres from "postgres";
 import { median, sh, waitFor, wrk as runWrk, type WrkResult } from "./wrk";
-import { ensureDebianPackages, SERVICE_PACKAGES, startHaproxy, startPostgres, type HaproxyServer, type PostgresServer } from "../test/infra/services";
+import {
+  ensureDebianPackages,
+  SERVICE_PACKAGES,
+  startHaproxy,
+  startPostgres,
+  type HaproxyServer,
+  type PostgresServer,
+} from "../test/infra/services";
 
 const DURATION = process.env.BENCH_DURATION ?? "10s";
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -101,14 +108,33 @@ let nextPort = 18790;
 async function startPlinth(store: { dataDir: string; databaseUrl?: string }, waitForKeys: boolean): Promise<Plinth> {
   const port = nextPort++;
   const stdoutFile = join(work, `plinth-${port}.log`);
-  const args = [binary, "serve", "--port", String(port), "--data-dir", store.dataDir, "--rate-limit", "1000000000", "--mcp-rate-limit", "1000000000"];
+  const args = [
+    binary,
+    "serve",
+    "--port",
+    String(port),
+    "--data-dir",
+    store.dataDir,
+    "--rate-limit",
+    "1000000000",
+    "--mcp-rate-limit",
+    "1000000000",
+  ];
   if (store.databaseUrl) args.push("--database-url", store.databaseUrl);
-  const proc = track(Bun.spawn(["taskset", "-c", "1", ...args], { stdout: Bun.file(stdoutFile), stderr: "inherit", env: { ...process.env, PLINTH_LOG: LOG } }));
+  const proc = track(
+    Bun.spawn(["taskset", "-c", "1", ...args], {
+      stdout: Bun.file(stdoutFile),
+      stderr: "inherit",
+      env: { ...process.env, PLINTH_LOG: LOG },
+    }),
+  );
   let banner = "";
   while (waitForKeys ? !/MCP key/.test(banner) || !/REST key/.test(banner) : !/listening/.test(banner)) {
     if (proc.exitCode !== null) throw new Error("server exited:\n" + banner);
     await Bun.sleep(50);
-    banner = await Bun.file(stdoutFile).text().catch(() => "");
+    banner = await Bun.file(stdoutFile)
+      .text()
+      .catch(() => "");
   }
   const base = `http://127.0.0.1:${port}`;
   await waitFor(base + "/healthz");
@@ -127,30 +153,47 @@ async function startPlinth(store: { dataDir: string; databaseUrl?: string }, wai
 /** Everything of a process group on the server's core: the postmaster and the children it already forked (later ones inherit). */
 function pinToServerCore(pid: number) {
   sh(["taskset", "-a", "-p", "-c", "1", String(pid)]);
-  const children = Bun.spawnSync(["pgrep", "-P", String(pid)]).stdout.toString().split("\n").filter(Boolean);
-  for (const c of children) Bun.spawnSync(["taskset", "-a", "-p", "-c", "1", c], { stdout: "ignore", stderr: "ignore" });
+  const children = Bun.spawnSync(["pgrep", "-P", String(pid)])
+    .stdout.toString()
+    .split("\n")
+    .filter(Boolean);
+  for (const c of children)
+    Bun.spawnSync(["taskset", "-a", "-p", "-c", "1", c], { stdout: "ignore", stderr: "ignore" });
 }
 
 // ---------------------------------------------------------------------------
 // One engine: every endpoint against its bare baseline
 
-interface Row { name: string; bytes: number; real: WrkResult[]; bare: WrkResult[]; c1: WrkResult }
+interface Row {
+  name: string;
+  bytes: number;
+  real: WrkResult[];
+  bare: WrkResult[];
+  c1: WrkResult;
+}
 interface EngineResult {
   engine: Engine;
   rows: Row[];
   rssMb: number;
   lists: ListSize[] | null;
 }
-interface ListSize { mode: string; tools: number; bytes: number }
+interface ListSize {
+  mode: string;
+  tools: number;
+  bytes: number;
+}
 
 async function bare(bytes: Uint8Array, type: string) {
   const bodyFile = join(work, "body.bin");
   writeFileSync(bodyFile, bytes);
   const p = track(
-    Bun.spawn(["taskset", "-c", "1", process.execPath, join(root, "bench/bare.ts"), String(BARE_PORT), bodyFile, type], {
-      stdout: "ignore",
-      stderr: "inherit",
-    }),
+    Bun.spawn(
+      ["taskset", "-c", "1", process.execPath, join(root, "bench/bare.ts"), String(BARE_PORT), bodyFile, type],
+      {
+        stdout: "ignore",
+        stderr: "inherit",
+      },
+    ),
   );
   await waitFor(`http://127.0.0.1:${BARE_PORT}/`);
   return p;
@@ -206,7 +249,10 @@ async function credentials(base: string, banner: string) {
 }
 
 async function runEngine(engine: Engine, pg: PostgresServer | null): Promise<EngineResult> {
-  const store = { dataDir: join(work, `data-${engine}`), databaseUrl: pg ? await freshDatabase(pg, "plinth_bench") : undefined };
+  const store = {
+    dataDir: join(work, `data-${engine}`),
+    databaseUrl: pg ? await freshDatabase(pg, "plinth_bench") : undefined,
+  };
   const server = await startPlinth(store, true);
   const { base } = server;
   const { siteId, mcpKey, auth, mcpHeaders, call } = await credentials(base, server.banner);
@@ -227,7 +273,9 @@ async function runEngine(engine: Engine, pg: PostgresServer | null): Promise<Eng
   // however long it runs; posts_update would mint a new revision and approval link on every call.
   // Looked up only when measured, so an older build without the store tools can still run the REST rows (BENCH_BINARY).
   const WRITE = "mcp tools/call write tool (customers_update)";
-  const customer = selected(WRITE) ? (await call("customers_list", { clientId, siteId: Number(siteId), limit: 1 })).items[0] : { id: 0, name: "" };
+  const customer = selected(WRITE)
+    ? (await call("customers_list", { clientId, siteId: Number(siteId), limit: 1 })).items[0]
+    : { id: 0, name: "" };
   const rpc = (method: string, params: unknown) => JSON.stringify({ jsonrpc: "2.0", id: 1, method, params });
   const tool = (name: string, args: unknown) => rpc("tools/call", { name, arguments: args });
   const mh = mcpHeaders(mcpKey);
@@ -239,7 +287,13 @@ async function runEngine(engine: Engine, pg: PostgresServer | null): Promise<Eng
     { name: "getProductBySlug", method: "GET", path: `/api/v1/sites/${siteId}/products/${productSlug}`, headers: auth },
     { name: "getSiteConfig", method: "GET", path: `/api/v1/sites/${siteId}/config`, headers: {} },
     { name: "mcp tools/call whoami", method: "POST", path: "/api/mcp", headers: mh, body: tool("whoami", {}) },
-    { name: "mcp tools/call read tool (sites_list)", method: "POST", path: "/api/mcp", headers: mh, body: tool("sites_list", { clientId }) },
+    {
+      name: "mcp tools/call read tool (sites_list)",
+      method: "POST",
+      path: "/api/mcp",
+      headers: mh,
+      body: tool("sites_list", { clientId }),
+    },
     {
       name: "mcp tools/call read tool (posts_list)",
       method: "POST",
@@ -262,7 +316,8 @@ async function runEngine(engine: Engine, pg: PostgresServer | null): Promise<Eng
   for (const s of all.filter((s) => selected(s.name))) {
     const row = await measure(base, s);
     rows.push(row);
-    const r = median(row.real.map((x) => x.rps)), b = median(row.bare.map((x) => x.rps));
+    const r = median(row.real.map((x) => x.rps)),
+      b = median(row.bare.map((x) => x.rps));
     console.error(`[${engine}] ${s.name}: ${fmt(r)} req/s vs bare ${fmt(b)} (ratio ${(r / b).toFixed(2)})`);
   }
 
@@ -270,9 +325,30 @@ async function runEngine(engine: Engine, pg: PostgresServer | null): Promise<Eng
   let lists: ListSize[] | null = null;
   if (engine === ENGINES[0]) {
     const env: Record<string, string> = store.databaseUrl ? { PLINTH_DATABASE_URL: store.databaseUrl } : {};
-    const single = sh([binary, "mcp-keys", "create", "--email", DEMO_EMAIL, "--scopes", "*", "--companies", String(clientId), "--name", "bench single-company", "--data-dir", store.dataDir], env).trim();
+    const single = sh(
+      [
+        binary,
+        "mcp-keys",
+        "create",
+        "--email",
+        DEMO_EMAIL,
+        "--scopes",
+        "*",
+        "--companies",
+        String(clientId),
+        "--name",
+        "bench single-company",
+        "--data-dir",
+        store.dataDir,
+      ],
+      env,
+    ).trim();
     const size = async (mode: string, key: string, extra: Record<string, string> = {}): Promise<ListSize> => {
-      const r = await fetch(base + "/api/mcp", { method: "POST", headers: mcpHeaders(key, extra), body: rpc("tools/list", {}) });
+      const r = await fetch(base + "/api/mcp", {
+        method: "POST",
+        headers: mcpHeaders(key, extra),
+        body: rpc("tools/list", {}),
+      });
       const bytes = new Uint8Array(await r.arrayBuffer());
       const j = JSON.parse(new TextDecoder().decode(bytes));
       return { mode, tools: j.result.tools.length, bytes: bytes.length };
@@ -305,7 +381,12 @@ async function freshDatabase(pg: PostgresServer, name: string): Promise<string> 
 // ---------------------------------------------------------------------------
 // 1 vs 2 instances behind HAProxy (PostgreSQL), on the read benchmark
 
-interface BalancerRow { name: string; direct: number[]; one: number[]; two: number[] }
+interface BalancerRow {
+  name: string;
+  direct: number[];
+  one: number[];
+  two: number[];
+}
 
 async function runBalancer(pg: PostgresServer): Promise<BalancerRow[]> {
   const databaseUrl = await freshDatabase(pg, "plinth_balancer");
@@ -314,7 +395,12 @@ async function runBalancer(pg: PostgresServer): Promise<BalancerRow[]> {
   const proxies: HaproxyServer[] = [];
   try {
     proxies.push(await startHaproxy([{ host: "127.0.0.1", port: a.port }]));
-    proxies.push(await startHaproxy([{ host: "127.0.0.1", port: a.port }, { host: "127.0.0.1", port: b.port }]));
+    proxies.push(
+      await startHaproxy([
+        { host: "127.0.0.1", port: a.port },
+        { host: "127.0.0.1", port: b.port },
+      ]),
+    );
     for (const p of proxies) pinToServerCore(p.pid);
     const [one, two] = proxies as [HaproxyServer, HaproxyServer];
     const { siteId, mcpKey, auth, mcpHeaders, call } = await credentials(a.base, a.banner);
@@ -326,7 +412,12 @@ async function runBalancer(pg: PostgresServer): Promise<BalancerRow[]> {
         method: "POST",
         path: "/api/mcp",
         headers: mcpHeaders(mcpKey),
-        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "sites_list", arguments: { clientId } } }),
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name: "sites_list", arguments: { clientId } },
+        }),
       },
     ];
     const rows: BalancerRow[] = [];
@@ -341,7 +432,9 @@ async function runBalancer(pg: PostgresServer): Promise<BalancerRow[]> {
         row.two.push(wrk(urls[2]!, lua, 50).rps);
       }
       rows.push(row);
-      console.error(`[balancer] ${s.name}: direct ${fmt(median(row.direct))}, 1 instance ${fmt(median(row.one))}, 2 instances ${fmt(median(row.two))} req/s`);
+      console.error(
+        `[balancer] ${s.name}: direct ${fmt(median(row.direct))}, 1 instance ${fmt(median(row.one))}, 2 instances ${fmt(median(row.two))} req/s`,
+      );
     }
     return rows;
   } finally {
@@ -403,7 +496,12 @@ for (const res of results) {
 
 if (results.length) {
   const names = [...new Set(results.flatMap((r) => r.rows.map((x) => x.name)))];
-  out.push("", "### Side by side", "", `| endpoint | ${results.map((r) => `${ENGINE_NAME[r.engine]} ratio to bare | ${ENGINE_NAME[r.engine]} ÷ listPosts`).join(" | ")} |`);
+  out.push(
+    "",
+    "### Side by side",
+    "",
+    `| endpoint | ${results.map((r) => `${ENGINE_NAME[r.engine]} ratio to bare | ${ENGINE_NAME[r.engine]} ÷ listPosts`).join(" | ")} |`,
+  );
   out.push(`|---|${results.map(() => "---:|---:").join("|")}|`);
   for (const n of names) {
     const cells = results.map((res) => {
@@ -425,8 +523,12 @@ if (balancer.length) {
     "|---|---:|---:|---:|---:|",
   );
   for (const r of balancer) {
-    const d = median(r.direct), o = median(r.one), t = median(r.two);
-    out.push(`| ${r.name} | ${fmt(d)} | ${fmt(o)} (${(o / d).toFixed(2)} of direct) | ${fmt(t)} (${(t / d).toFixed(2)} of direct) | ${(t / o).toFixed(2)} |`);
+    const d = median(r.direct),
+      o = median(r.one),
+      t = median(r.two);
+    out.push(
+      `| ${r.name} | ${fmt(d)} | ${fmt(o)} (${(o / d).toFixed(2)} of direct) | ${fmt(t)} (${(t / d).toFixed(2)} of direct) | ${(t / o).toFixed(2)} |`,
+    );
   }
 }
 
@@ -439,6 +541,7 @@ if (lists) {
     "| mode | tools | bytes | bytes per tool | ≈ tokens |",
     "|---|---:|---:|---:|---:|",
   );
-  for (const l of lists) out.push(`| ${l.mode} | ${l.tools} | ${l.bytes} | ${fmt(l.bytes / l.tools)} | ${fmt(l.bytes / 4)} |`);
+  for (const l of lists)
+    out.push(`| ${l.mode} | ${l.tools} | ${l.bytes} | ${fmt(l.bytes / l.tools)} | ${fmt(l.bytes / 4)} |`);
 }
 console.log(out.join("\n"));

@@ -30,11 +30,14 @@ const SLUG = "harbor-visit-feedback";
 
 if (!existsSync(join(root, "dist/plinth"))) sh(["make", "-C", root, "build"]);
 const dataDir = join(work, "data");
-const server = Bun.spawn(["taskset", "-c", "1", join(root, "dist/plinth"), "serve", "--port", String(PORT), "--data-dir", dataDir], {
-  stdout: "ignore",
-  stderr: "inherit",
-  env: { ...process.env, PLINTH_LOG: "off" },
-});
+const server = Bun.spawn(
+  ["taskset", "-c", "1", join(root, "dist/plinth"), "serve", "--port", String(PORT), "--data-dir", dataDir],
+  {
+    stdout: "ignore",
+    stderr: "inherit",
+    env: { ...process.env, PLINTH_LOG: "off" },
+  },
+);
 const base = `http://127.0.0.1:${PORT}`;
 await waitFor(`${base}/healthz`);
 // The demo seed finishes before the server listens; the survey page must answer 200.
@@ -47,10 +50,22 @@ const bytes = new Uint8Array(await res.arrayBuffer());
 if (res.status !== 200) throw new Error(`/s/${SLUG}: status ${res.status}`);
 const bodyFile = join(work, "page.html");
 writeFileSync(bodyFile, bytes);
-const bare = Bun.spawn(["taskset", "-c", "1", process.execPath, join(root, "bench/bare.ts"), String(BARE_PORT), bodyFile, res.headers.get("content-type") ?? "text/html"], {
-  stdout: "ignore",
-  stderr: "inherit",
-});
+const bare = Bun.spawn(
+  [
+    "taskset",
+    "-c",
+    "1",
+    process.execPath,
+    join(root, "bench/bare.ts"),
+    String(BARE_PORT),
+    bodyFile,
+    res.headers.get("content-type") ?? "text/html",
+  ],
+  {
+    stdout: "ignore",
+    stderr: "inherit",
+  },
+);
 await waitFor(`http://127.0.0.1:${BARE_PORT}/`);
 
 const realUrl = `${base}/s/${SLUG}`;

@@ -34,7 +34,8 @@ export async function timeTools(
     const def = tools.get(tool)!;
     const input = v.parse(def.input, args);
     let bytes = 0;
-    for (let i = 0; i < Math.min(opts.warmup, n); i++) bytes = JSON.stringify(await def.run(ctx as never, input)).length;
+    for (let i = 0; i < Math.min(opts.warmup, n); i++)
+      bytes = JSON.stringify(await def.run(ctx as never, input)).length;
     const times: number[] = [];
     for (let i = 0; i < n; i++) {
       const a = performance.now();
@@ -42,7 +43,13 @@ export async function timeTools(
       times.push(performance.now() - a);
     }
     times.sort((x, y) => x - y);
-    rows.push({ name, median: times[Math.floor(times.length / 2)]!, p95: times[Math.floor(times.length * 0.95)]!, calls: n, bytes });
+    rows.push({
+      name,
+      median: times[Math.floor(times.length / 2)]!,
+      p95: times[Math.floor(times.length * 0.95)]!,
+      calls: n,
+      bytes,
+    });
   }
   return rows;
 }
@@ -52,7 +59,13 @@ export async function timeTools(
  * scripts/with-postgres.ts running this same script with `childFlag` set
  * (the child prints its result as one JSON line and exits).
  */
-export async function onBothEngines(label: string, script: string, childFlag: string, skipPg: boolean, measure: () => Promise<Measured>): Promise<{ sqlite: Measured; pg: Measured | null }> {
+export async function onBothEngines(
+  label: string,
+  script: string,
+  childFlag: string,
+  skipPg: boolean,
+  measure: () => Promise<Measured>,
+): Promise<{ sqlite: Measured; pg: Measured | null }> {
   if (process.env[childFlag]) {
     console.log(JSON.stringify(await measure()));
     process.exit(0);

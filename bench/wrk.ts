@@ -43,7 +43,18 @@ export function toMs(v: string): number {
 
 /** One wrk run from core 0: `-t1 -c<conns> -d<duration> --latency`, with a Lua script when given. */
 export function wrk(url: string, opts: { conns: number; duration: string; lua?: string }): WrkResult {
-  const out = sh(["taskset", "-c", "0", "wrk", "-t1", `-c${opts.conns}`, `-d${opts.duration}`, "--latency", ...(opts.lua ? ["-s", opts.lua] : []), url]);
+  const out = sh([
+    "taskset",
+    "-c",
+    "0",
+    "wrk",
+    "-t1",
+    `-c${opts.conns}`,
+    `-d${opts.duration}`,
+    "--latency",
+    ...(opts.lua ? ["-s", opts.lua] : []),
+    url,
+  ]);
   return {
     rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN),
     p50: toMs(/\s50%\s+(\S+)/.exec(out)?.[1] ?? ""),

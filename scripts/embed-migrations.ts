@@ -28,7 +28,7 @@ const text = [
   "  sql: string;",
   "}",
   "",
-  "export const migrations: Record<\"sqlite\" | \"pg\", Migration[]> = {",
+  'export const migrations: Record<"sqlite" | "pg", Migration[]> = {',
   ...lists,
   "};",
   "",

@@ -23,7 +23,8 @@ import { domains } from "./domains";
 export function createApp(deps: Deps, telemetry = new Telemetry({ log: null, trustProxy: false })) {
   const app = new Hono<{ Variables: { requestId: string; access: AccessRecord } }>();
   app.use(telemetry.middleware());
-  const limiter = (name: "rest" | "mcp", perMinute: number) => telemetry.countRefusals(rateLimiter(deps, name, perMinute), name);
+  const limiter = (name: "rest" | "mcp", perMinute: number) =>
+    telemetry.countRefusals(rateLimiter(deps, name, perMinute), name);
   const rest = restRoutes(deps, { limiter: limiter("rest", deps.config.rateLimit) });
   app.route("/api/v1", rest);
   app.route("/", healthRoutes(deps));

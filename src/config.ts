@@ -34,7 +34,13 @@ export interface Config {
   /** Where media bytes live: the data dir (SQLite default), the database (PostgreSQL default) or an S3 bucket. */
   mediaStore: "local" | "db" | "s3";
   /** S3-compatible bucket settings (mediaStore "s3"); credentials also come from the usual S3_* / AWS_* variables. */
-  s3: { bucket: string | null; endpoint: string | null; region: string | null; accessKeyId: string | null; secretAccessKey: string | null };
+  s3: {
+    bucket: string | null;
+    endpoint: string | null;
+    region: string | null;
+    accessKeyId: string | null;
+    secretAccessKey: string | null;
+  };
   /** "access": one JSON line per request on stdout; "off": none. */
   log: "off" | "access";
   /** Take the client address from X-Forwarded-For (set only behind your own proxy). */
@@ -93,18 +99,72 @@ export interface Setting {
 }
 
 export const SETTINGS: readonly Setting[] = [
-  { flag: "data-dir", env: "PLINTH_DATA_DIR", value: "<dir>", group: "store", help: "SQLite database and local media files (default ./data)" },
-  { flag: "database-url", env: "PLINTH_DATABASE_URL", value: "<url>", group: "store", help: "postgres://… runs on PostgreSQL instead of the SQLite file" },
-  { flag: "db-pool-size", env: "PLINTH_DB_POOL_SIZE", value: "<n>", group: "store", help: "PostgreSQL connections per instance (default 10)" },
-  { flag: "redis-url", env: "PLINTH_REDIS_URL", value: "<url>", group: "store", help: "redis://… shares rate limits and sign-in throttling between instances" },
-  { flag: "media-store", env: "PLINTH_MEDIA_STORE", value: "local|db|s3", group: "store", help: "where media bytes live (default: local on SQLite, db on PostgreSQL)" },
+  {
+    flag: "data-dir",
+    env: "PLINTH_DATA_DIR",
+    value: "<dir>",
+    group: "store",
+    help: "SQLite database and local media files (default ./data)",
+  },
+  {
+    flag: "database-url",
+    env: "PLINTH_DATABASE_URL",
+    value: "<url>",
+    group: "store",
+    help: "postgres://… runs on PostgreSQL instead of the SQLite file",
+  },
+  {
+    flag: "db-pool-size",
+    env: "PLINTH_DB_POOL_SIZE",
+    value: "<n>",
+    group: "store",
+    help: "PostgreSQL connections per instance (default 10)",
+  },
+  {
+    flag: "redis-url",
+    env: "PLINTH_REDIS_URL",
+    value: "<url>",
+    group: "store",
+    help: "redis://… shares rate limits and sign-in throttling between instances",
+  },
+  {
+    flag: "media-store",
+    env: "PLINTH_MEDIA_STORE",
+    value: "local|db|s3",
+    group: "store",
+    help: "where media bytes live (default: local on SQLite, db on PostgreSQL)",
+  },
   { flag: "s3-bucket", env: "PLINTH_S3_BUCKET", value: "<name>", group: "store", help: "bucket for --media-store s3" },
-  { flag: "s3-endpoint", env: "PLINTH_S3_ENDPOINT", value: "<url>", group: "store", help: "S3-compatible endpoint (default: AWS)" },
+  {
+    flag: "s3-endpoint",
+    env: "PLINTH_S3_ENDPOINT",
+    value: "<url>",
+    group: "store",
+    help: "S3-compatible endpoint (default: AWS)",
+  },
   { flag: "s3-region", env: "PLINTH_S3_REGION", value: "<region>", group: "store", help: "S3 region" },
-  { flag: null, env: "PLINTH_S3_ACCESS_KEY_ID", value: "<id>", group: "store", help: "S3 access key id (or the usual AWS_* variables)" },
+  {
+    flag: null,
+    env: "PLINTH_S3_ACCESS_KEY_ID",
+    value: "<id>",
+    group: "store",
+    help: "S3 access key id (or the usual AWS_* variables)",
+  },
   { flag: null, env: "PLINTH_S3_SECRET_ACCESS_KEY", value: "<secret>", group: "store", help: "S3 secret access key" },
-  { flag: "port", env: "PLINTH_PORT", value: "<n>", group: "server", help: "TCP port (default 8787; 0 picks a free one)" },
-  { flag: "host", env: "PLINTH_HOST", value: "<addr>", group: "server", help: "address to listen on (default 127.0.0.1; 0.0.0.0 or :: for all)" },
+  {
+    flag: "port",
+    env: "PLINTH_PORT",
+    value: "<n>",
+    group: "server",
+    help: "TCP port (default 8787; 0 picks a free one)",
+  },
+  {
+    flag: "host",
+    env: "PLINTH_HOST",
+    value: "<addr>",
+    group: "server",
+    help: "address to listen on (default 127.0.0.1; 0.0.0.0 or :: for all)",
+  },
   {
     flag: "public-url",
     env: "PLINTH_PUBLIC_URL",
@@ -112,12 +172,48 @@ export const SETTINGS: readonly Setting[] = [
     group: "server",
     help: "the address clients use: OAuth issuer, MCP resource, base of links (default http://<host>:<port>)",
   },
-  { flag: "rate-limit", env: "PLINTH_RATE_LIMIT", value: "<n>", group: "server", help: "REST requests per minute per key or client address (default 600)" },
-  { flag: "mcp-rate-limit", env: "PLINTH_MCP_RATE_LIMIT", value: "<n>", group: "server", help: "MCP messages per minute per credential (default 1200)" },
-  { flag: "approval-ttl-days", env: "PLINTH_APPROVAL_TTL_DAYS", value: "<days>", group: "server", help: "approval link lifetime (default 14)" },
-  { flag: "max-upload-bytes", env: "PLINTH_MAX_UPLOAD_BYTES", value: "<n>", group: "server", help: "largest media upload (default 10485760)" },
-  { flag: "allowed-hosts", env: "PLINTH_ALLOWED_HOSTS", value: "<a,b>", group: "server", help: "Host names the MCP endpoint accepts besides loopback and the public URL's" },
-  { flag: "allowed-origins", env: "PLINTH_ALLOWED_ORIGINS", value: "<a,b>", group: "server", help: "browser origins the MCP endpoint accepts besides loopback and the public URL's" },
+  {
+    flag: "rate-limit",
+    env: "PLINTH_RATE_LIMIT",
+    value: "<n>",
+    group: "server",
+    help: "REST requests per minute per key or client address (default 600)",
+  },
+  {
+    flag: "mcp-rate-limit",
+    env: "PLINTH_MCP_RATE_LIMIT",
+    value: "<n>",
+    group: "server",
+    help: "MCP messages per minute per credential (default 1200)",
+  },
+  {
+    flag: "approval-ttl-days",
+    env: "PLINTH_APPROVAL_TTL_DAYS",
+    value: "<days>",
+    group: "server",
+    help: "approval link lifetime (default 14)",
+  },
+  {
+    flag: "max-upload-bytes",
+    env: "PLINTH_MAX_UPLOAD_BYTES",
+    value: "<n>",
+    group: "server",
+    help: "largest media upload (default 10485760)",
+  },
+  {
+    flag: "allowed-hosts",
+    env: "PLINTH_ALLOWED_HOSTS",
+    value: "<a,b>",
+    group: "server",
+    help: "Host names the MCP endpoint accepts besides loopback and the public URL's",
+  },
+  {
+    flag: "allowed-origins",
+    env: "PLINTH_ALLOWED_ORIGINS",
+    value: "<a,b>",
+    group: "server",
+    help: "browser origins the MCP endpoint accepts besides loopback and the public URL's",
+  },
   {
     flag: "oauth-dev-loopback-client-ids",
     env: "PLINTH_OAUTH_DEV_LOOPBACK_CLIENT_IDS",
@@ -125,10 +221,34 @@ export const SETTINGS: readonly Setting[] = [
     group: "server",
     help: "accept http://127.0.0.1 OAuth client id URLs (local development only)",
   },
-  { flag: "log", env: "PLINTH_LOG", value: "access|off", group: "server", help: "access: one JSON line per request on stdout (default); off: none" },
-  { flag: "trust-proxy", env: "PLINTH_TRUST_PROXY", value: "1|0", group: "server", help: "log the client address from X-Forwarded-For (only behind your own proxy)" },
-  { flag: "metrics-port", env: "PLINTH_METRICS_PORT", value: "<n>", group: "server", help: "serve GET /metrics on 127.0.0.1:<n>, no token (default: no such listener)" },
-  { flag: null, env: "PLINTH_METRICS_TOKEN", value: "<token>", group: "server", help: "serve GET /metrics on the main port to Authorization: Bearer <token>" },
+  {
+    flag: "log",
+    env: "PLINTH_LOG",
+    value: "access|off",
+    group: "server",
+    help: "access: one JSON line per request on stdout (default); off: none",
+  },
+  {
+    flag: "trust-proxy",
+    env: "PLINTH_TRUST_PROXY",
+    value: "1|0",
+    group: "server",
+    help: "log the client address from X-Forwarded-For (only behind your own proxy)",
+  },
+  {
+    flag: "metrics-port",
+    env: "PLINTH_METRICS_PORT",
+    value: "<n>",
+    group: "server",
+    help: "serve GET /metrics on 127.0.0.1:<n>, no token (default: no such listener)",
+  },
+  {
+    flag: null,
+    env: "PLINTH_METRICS_TOKEN",
+    value: "<token>",
+    group: "server",
+    help: "serve GET /metrics on the main port to Authorization: Bearer <token>",
+  },
   {
     flag: "memory-soft-limit-mb",
     env: "PLINTH_MEMORY_SOFT_LIMIT_MB",
@@ -136,19 +256,97 @@ export const SETTINGS: readonly Setting[] = [
     group: "server",
     help: "above this RSS, full garbage collections, at most 1 % of the time (default 160; 0: off)",
   },
-  { flag: null, env: "PLINTH_SMTP_URL", value: "<url>", group: "server", help: "send mail through smtp://user:pass@host:587 (STARTTLS) or smtps://…:465; unset: mail is only recorded" },
-  { flag: "webhooks-allow-private", env: "PLINTH_WEBHOOKS_ALLOW_PRIVATE", value: "1|0", group: "server", help: "let outgoing webhooks reach loopback and private addresses (default 0)" },
-  { flag: "mail-from", env: "PLINTH_MAIL_FROM", value: "<from>", group: "server", help: "From of outgoing mail, e.g. \"Plinth <plinth@example.com>\" (required with PLINTH_SMTP_URL)" },
-  { flag: "hosting-dns", env: "PLINTH_HOSTING_DNS", value: "<a,b>", group: "server", help: "DNS servers (host[:port]) the hosting checks ask (default: the system's)" },
-  { flag: "hosting-target", env: "PLINTH_HOSTING_TARGET", value: "<a,b>", group: "server", help: "what site domains must point at: a CNAME target host and/or IP addresses" },
-  { flag: "hosting-port", env: "PLINTH_HOSTING_PORT", value: "<n>", group: "server", help: "HTTPS port the uptime and certificate checks connect to (default 443)" },
-  { flag: "hosting-ca-file", env: "PLINTH_HOSTING_CA_FILE", value: "<path>", group: "server", help: "PEM file of extra CAs the certificate and uptime checks trust" },
-  { flag: "hosting-interval", env: "PLINTH_HOSTING_INTERVAL", value: "<s>", group: "server", help: "seconds between uptime checks of each site domain (default 60)" },
-  { flag: null, env: "PLINTH_EMBEDDINGS_URL", value: "<url>", group: "server", help: "OpenAI-compatible embeddings endpoint (…/v1/embeddings) for the brain's hybrid search; unset: full text only" },
-  { flag: null, env: "PLINTH_EMBEDDINGS_KEY", value: "<key>", group: "server", help: "bearer key for PLINTH_EMBEDDINGS_URL" },
-  { flag: null, env: "PLINTH_EMBEDDINGS_MODEL", value: "<name>", group: "server", help: "embeddings model name (default text-embedding-3-small)" },
-  { flag: "ai-history-days", env: "PLINTH_AI_HISTORY_DAYS", value: "<days>", group: "server", help: "days of AI history (MCP calls, conversations) kept (default 90; 0: all)" },
-  { flag: "shutdown-grace-ms", env: "PLINTH_SHUTDOWN_GRACE_MS", value: "<ms>", group: "server", help: "on SIGTERM/SIGINT, how long requests in flight may finish (default 10000)" },
+  {
+    flag: null,
+    env: "PLINTH_SMTP_URL",
+    value: "<url>",
+    group: "server",
+    help: "send mail through smtp://user:pass@host:587 (STARTTLS) or smtps://…:465; unset: mail is only recorded",
+  },
+  {
+    flag: "webhooks-allow-private",
+    env: "PLINTH_WEBHOOKS_ALLOW_PRIVATE",
+    value: "1|0",
+    group: "server",
+    help: "let outgoing webhooks reach loopback and private addresses (default 0)",
+  },
+  {
+    flag: "mail-from",
+    env: "PLINTH_MAIL_FROM",
+    value: "<from>",
+    group: "server",
+    help: 'From of outgoing mail, e.g. "Plinth <plinth@example.com>" (required with PLINTH_SMTP_URL)',
+  },
+  {
+    flag: "hosting-dns",
+    env: "PLINTH_HOSTING_DNS",
+    value: "<a,b>",
+    group: "server",
+    help: "DNS servers (host[:port]) the hosting checks ask (default: the system's)",
+  },
+  {
+    flag: "hosting-target",
+    env: "PLINTH_HOSTING_TARGET",
+    value: "<a,b>",
+    group: "server",
+    help: "what site domains must point at: a CNAME target host and/or IP addresses",
+  },
+  {
+    flag: "hosting-port",
+    env: "PLINTH_HOSTING_PORT",
+    value: "<n>",
+    group: "server",
+    help: "HTTPS port the uptime and certificate checks connect to (default 443)",
+  },
+  {
+    flag: "hosting-ca-file",
+    env: "PLINTH_HOSTING_CA_FILE",
+    value: "<path>",
+    group: "server",
+    help: "PEM file of extra CAs the certificate and uptime checks trust",
+  },
+  {
+    flag: "hosting-interval",
+    env: "PLINTH_HOSTING_INTERVAL",
+    value: "<s>",
+    group: "server",
+    help: "seconds between uptime checks of each site domain (default 60)",
+  },
+  {
+    flag: null,
+    env: "PLINTH_EMBEDDINGS_URL",
+    value: "<url>",
+    group: "server",
+    help: "OpenAI-compatible embeddings endpoint (…/v1/embeddings) for the brain's hybrid search; unset: full text only",
+  },
+  {
+    flag: null,
+    env: "PLINTH_EMBEDDINGS_KEY",
+    value: "<key>",
+    group: "server",
+    help: "bearer key for PLINTH_EMBEDDINGS_URL",
+  },
+  {
+    flag: null,
+    env: "PLINTH_EMBEDDINGS_MODEL",
+    value: "<name>",
+    group: "server",
+    help: "embeddings model name (default text-embedding-3-small)",
+  },
+  {
+    flag: "ai-history-days",
+    env: "PLINTH_AI_HISTORY_DAYS",
+    value: "<days>",
+    group: "server",
+    help: "days of AI history (MCP calls, conversations) kept (default 90; 0: all)",
+  },
+  {
+    flag: "shutdown-grace-ms",
+    env: "PLINTH_SHUTDOWN_GRACE_MS",
+    value: "<ms>",
+    group: "server",
+    help: "on SIGTERM/SIGINT, how long requests in flight may finish (default 10000)",
+  },
 ];
 
 const BY_FLAG = new Map(SETTINGS.filter((s) => s.flag).map((s) => [s.flag!, s]));
@@ -214,7 +412,8 @@ export function loadConfig(flags: Record<string, string | true> = {}, env: Sourc
   const portRaw = get("port", "PLINTH_PORT");
   const port = portRaw === undefined ? 8787 : int("PLINTH_PORT", portRaw, 0, 65535);
   const hostRaw = get("host", "PLINTH_HOST") ?? "127.0.0.1";
-  if (!/^[A-Za-z0-9.:\-\[\]]+$/.test(hostRaw)) throw new ConfigError(`PLINTH_HOST is not a host name or address: "${hostRaw}"`);
+  if (!/^[A-Za-z0-9.:\-\[\]]+$/.test(hostRaw))
+    throw new ConfigError(`PLINTH_HOST is not a host name or address: "${hostRaw}"`);
   // "[::1]" as written in URLs; the listener wants the bare address.
   const host = /^\[.*\]$/.test(hostRaw) ? hostRaw.slice(1, -1) : hostRaw;
   const dataDir = get("data-dir", "PLINTH_DATA_DIR") ?? "./data";
@@ -239,19 +438,26 @@ export function loadConfig(flags: Record<string, string | true> = {}, env: Sourc
   const ttlRaw = get("approval-ttl-days", "PLINTH_APPROVAL_TTL_DAYS");
   const approvalTtlDays = ttlRaw === undefined ? 14 : int("PLINTH_APPROVAL_TTL_DAYS", ttlRaw, 1, 365);
   const upRaw = get("max-upload-bytes", "PLINTH_MAX_UPLOAD_BYTES");
-  const maxUploadBytes = upRaw === undefined ? 10 * 1024 * 1024 : int("PLINTH_MAX_UPLOAD_BYTES", upRaw, 1024, 1024 * 1024 * 1024);
+  const maxUploadBytes =
+    upRaw === undefined ? 10 * 1024 * 1024 : int("PLINTH_MAX_UPLOAD_BYTES", upRaw, 1024, 1024 * 1024 * 1024);
   const databaseUrl = get("database-url", "PLINTH_DATABASE_URL") || null;
   if (databaseUrl !== null && !/^postgres(ql)?:\/\/\S+$/i.test(databaseUrl))
-    throw new ConfigError(`PLINTH_DATABASE_URL must be a postgres:// or postgresql:// URL (leave it unset for the embedded SQLite store)`);
+    throw new ConfigError(
+      `PLINTH_DATABASE_URL must be a postgres:// or postgresql:// URL (leave it unset for the embedded SQLite store)`,
+    );
   const redisUrl = get("redis-url", "PLINTH_REDIS_URL") || null;
-  if (redisUrl !== null && !/^rediss?:\/\/\S+$/i.test(redisUrl)) throw new ConfigError(`PLINTH_REDIS_URL must be a redis:// or rediss:// URL`);
+  if (redisUrl !== null && !/^rediss?:\/\/\S+$/i.test(redisUrl))
+    throw new ConfigError(`PLINTH_REDIS_URL must be a redis:// or rediss:// URL`);
   const poolRaw = get("db-pool-size", "PLINTH_DB_POOL_SIZE");
   const dbPoolSize = poolRaw === undefined ? 10 : int("PLINTH_DB_POOL_SIZE", poolRaw, 1, 500);
   const mediaRaw = get("media-store", "PLINTH_MEDIA_STORE");
   const mediaStore = (mediaRaw ?? (databaseUrl ? "db" : "local")) as Config["mediaStore"];
-  if (!["local", "db", "s3"].includes(mediaStore)) throw new ConfigError(`PLINTH_MEDIA_STORE must be local, db or s3, got "${mediaRaw}"`);
+  if (!["local", "db", "s3"].includes(mediaStore))
+    throw new ConfigError(`PLINTH_MEDIA_STORE must be local, db or s3, got "${mediaRaw}"`);
   if (mediaStore === "db" && !databaseUrl)
-    throw new ConfigError(`PLINTH_MEDIA_STORE=db needs PostgreSQL (PLINTH_DATABASE_URL); the SQLite store keeps media in the data dir`);
+    throw new ConfigError(
+      `PLINTH_MEDIA_STORE=db needs PostgreSQL (PLINTH_DATABASE_URL); the SQLite store keeps media in the data dir`,
+    );
   const s3 = {
     bucket: get("s3-bucket", "PLINTH_S3_BUCKET") ?? null,
     endpoint: get("s3-endpoint", "PLINTH_S3_ENDPOINT") ?? null,
@@ -268,13 +474,16 @@ export function loadConfig(flags: Record<string, string | true> = {}, env: Sourc
     throw new ConfigError(`PLINTH_TRUST_PROXY must be 1 or 0, got "${trustRaw}"`);
   const metricsToken = secret("PLINTH_METRICS_TOKEN") ?? null;
   if (metricsToken !== null && (metricsToken.length < 16 || /\s/.test(metricsToken)))
-    throw new ConfigError("PLINTH_METRICS_TOKEN must be at least 16 characters without spaces (e.g. `openssl rand -hex 32`)");
+    throw new ConfigError(
+      "PLINTH_METRICS_TOKEN must be at least 16 characters without spaces (e.g. `openssl rand -hex 32`)",
+    );
   const mpRaw = get("metrics-port", "PLINTH_METRICS_PORT");
   const metricsPort = mpRaw === undefined || mpRaw === "" ? null : int("PLINTH_METRICS_PORT", mpRaw, 0, 65535);
   const graceRaw = get("shutdown-grace-ms", "PLINTH_SHUTDOWN_GRACE_MS");
   const shutdownGraceMs = graceRaw === undefined ? 10_000 : int("PLINTH_SHUTDOWN_GRACE_MS", graceRaw, 0, 3_600_000);
   const memRaw = get("memory-soft-limit-mb", "PLINTH_MEMORY_SOFT_LIMIT_MB");
-  const memorySoftLimitMb = memRaw === undefined || memRaw === "" ? 160 : int("PLINTH_MEMORY_SOFT_LIMIT_MB", memRaw, 0, 1_000_000);
+  const memorySoftLimitMb =
+    memRaw === undefined || memRaw === "" ? 160 : int("PLINTH_MEMORY_SOFT_LIMIT_MB", memRaw, 0, 1_000_000);
   const smtpUrl = secret("PLINTH_SMTP_URL") ?? null;
   if (smtpUrl !== null) {
     let u: URL | null = null;
@@ -285,26 +494,40 @@ export function loadConfig(flags: Record<string, string | true> = {}, env: Sourc
     }
     // Never echo the URL: it holds the SMTP password.
     if (!u || (u.protocol !== "smtp:" && u.protocol !== "smtps:") || !u.hostname)
-      throw new ConfigError("PLINTH_SMTP_URL must be an smtp://host[:port] or smtps://host[:port] URL (credentials as user:password@)");
+      throw new ConfigError(
+        "PLINTH_SMTP_URL must be an smtp://host[:port] or smtps://host[:port] URL (credentials as user:password@)",
+      );
   }
   const mailFromRaw = get("mail-from", "PLINTH_MAIL_FROM");
   const mailFrom = mailFromRaw === undefined || mailFromRaw.trim() === "" ? null : mailFromRaw.trim();
-  if (mailFrom !== null && !/^(?:[^<>\r\n"]{0,100}<[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+)$/.test(mailFrom))
+  if (
+    mailFrom !== null &&
+    !/^(?:[^<>\r\n"]{0,100}<[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+)$/.test(mailFrom)
+  )
     throw new ConfigError(`PLINTH_MAIL_FROM must be an address or "Name <address>", got "${mailFrom.slice(0, 200)}"`);
-  if (smtpUrl !== null && mailFrom === null) throw new ConfigError("PLINTH_SMTP_URL needs PLINTH_MAIL_FROM (the From of outgoing mail)");
+  if (smtpUrl !== null && mailFrom === null)
+    throw new ConfigError("PLINTH_SMTP_URL needs PLINTH_MAIL_FROM (the From of outgoing mail)");
   const hostingPortRaw = get("hosting-port", "PLINTH_HOSTING_PORT");
   const hostingIntervalRaw = get("hosting-interval", "PLINTH_HOSTING_INTERVAL");
   const hosting = {
     dnsServers: list(get("hosting-dns", "PLINTH_HOSTING_DNS")),
     target: list(get("hosting-target", "PLINTH_HOSTING_TARGET")),
-    httpsPort: hostingPortRaw === undefined || hostingPortRaw === "" ? 443 : int("PLINTH_HOSTING_PORT", hostingPortRaw, 1, 65535),
+    httpsPort:
+      hostingPortRaw === undefined || hostingPortRaw === ""
+        ? 443
+        : int("PLINTH_HOSTING_PORT", hostingPortRaw, 1, 65535),
     caFile: get("hosting-ca-file", "PLINTH_HOSTING_CA_FILE") || null,
-    intervalSec: hostingIntervalRaw === undefined || hostingIntervalRaw === "" ? 60 : int("PLINTH_HOSTING_INTERVAL", hostingIntervalRaw, 10, 86_400),
+    intervalSec:
+      hostingIntervalRaw === undefined || hostingIntervalRaw === ""
+        ? 60
+        : int("PLINTH_HOSTING_INTERVAL", hostingIntervalRaw, 10, 86_400),
   };
   const aiDaysRaw = get("ai-history-days", "PLINTH_AI_HISTORY_DAYS");
-  const aiHistoryDays = aiDaysRaw === undefined || aiDaysRaw === "" ? 90 : int("PLINTH_AI_HISTORY_DAYS", aiDaysRaw, 0, 36_500);
+  const aiHistoryDays =
+    aiDaysRaw === undefined || aiDaysRaw === "" ? 90 : int("PLINTH_AI_HISTORY_DAYS", aiDaysRaw, 0, 36_500);
   const embeddingsUrl = secret("PLINTH_EMBEDDINGS_URL") ?? null;
-  if (embeddingsUrl !== null && !/^https?:\/\/\S+$/i.test(embeddingsUrl)) throw new ConfigError("PLINTH_EMBEDDINGS_URL must be an http:// or https:// URL");
+  if (embeddingsUrl !== null && !/^https?:\/\/\S+$/i.test(embeddingsUrl))
+    throw new ConfigError("PLINTH_EMBEDDINGS_URL must be an http:// or https:// URL");
   return {
     aiHistoryDays,
     hosting,

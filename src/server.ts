@@ -92,7 +92,11 @@ export async function startServer(
 
   const report = (what: string) => (name: string, e: unknown) =>
     console.error(`plinth: ${what} ${name} failed: ${e instanceof Error ? e.message : String(e)}`);
-  const dispatcher = new Dispatcher(deps, domains.flatMap((d) => d.subscribers ?? []), { onError: report("event subscriber") });
+  const dispatcher = new Dispatcher(
+    deps,
+    domains.flatMap((d) => d.subscribers ?? []),
+    { onError: report("event subscriber") },
+  );
   const jobs = new JobRunner(deps, [...coreJobs, ...domains.flatMap((d) => d.jobs ?? [])], { onError: report("job") });
   await dispatcher.init();
   await jobs.init();
@@ -102,14 +106,15 @@ export async function startServer(
   const stopMemoryGuard = config.memorySoftLimitMb > 0 ? startMemoryGuard(config.memorySoftLimitMb) : () => {};
 
   let closing: Promise<void> | null = null;
-  const closeDeps = () => (closing ??= (async () => {
-    stopMemoryGuard();
-    metrics?.stop(true);
-    await jobs.stop();
-    await dispatcher.stop();
-    await deps.close();
-    await telemetry.flush();
-  })());
+  const closeDeps = () =>
+    (closing ??= (async () => {
+      stopMemoryGuard();
+      metrics?.stop(true);
+      await jobs.stop();
+      await dispatcher.stop();
+      await deps.close();
+      await telemetry.flush();
+    })());
 
   return {
     url: listenUrl(config.host, port),

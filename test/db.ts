@@ -41,7 +41,9 @@ function templateDb(): Promise<string> {
     // A linguistic collation (ICU, so no OS locale is needed), as many
     // production databases have: an ordering left to the database's locale
     // would then differ from SQLite's and fail the suite.
-    await sql.unsafe(`CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'`);
+    await sql.unsafe(
+      `CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'`,
+    );
     const s = openStore({ dataDir: ":memory:", databaseUrl: urlFor(name) });
     await s.migrate();
     await s.close();

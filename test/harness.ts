@@ -27,7 +27,15 @@ export async function startTestServer(
   const databaseUrl = ON_PG ? await freshDatabaseUrl() : null;
   const media = opts.config?.mediaStore ? {} : await testMediaConfig(databaseUrl !== null);
   // No access log unless a test asks for one (config.log "access", lines to opts.accessLog): it would drown the output.
-  const config = { ...loadConfig({}, {}), port: 0, dataDir, databaseUrl, ...media, log: "off", ...opts.config } as Config;
+  const config = {
+    ...loadConfig({}, {}),
+    port: 0,
+    dataDir,
+    databaseUrl,
+    ...media,
+    log: "off",
+    ...opts.config,
+  } as Config;
   if (!opts.config?.publicUrl) config.publicUrl = "http://localhost:0";
   const clock = opts.clock ?? new ManualClock(Date.now());
   const s = await startServer(config, { clock, seed: opts.seed, accessLog: opts.accessLog });
@@ -53,17 +61,27 @@ export async function startTestServer(
 export async function testMediaConfig(onPg: boolean): Promise<Pick<Config, "mediaStore" | "s3">> {
   const wanted = process.env.PLINTH_TEST_MEDIA_STORE;
   if (wanted === "s3") return { mediaStore: "s3", s3: await (await testS3()).bucket() };
-  if (wanted && wanted !== "local" && wanted !== "db") throw new Error(`PLINTH_TEST_MEDIA_STORE must be local, db or s3, got "${wanted}"`);
+  if (wanted && wanted !== "local" && wanted !== "db")
+    throw new Error(`PLINTH_TEST_MEDIA_STORE must be local, db or s3, got "${wanted}"`);
   const mediaStore = (wanted as "local" | "db" | undefined) ?? (onPg ? "db" : "local");
-  if (mediaStore === "db" && !onPg) throw new Error("PLINTH_TEST_MEDIA_STORE=db needs PostgreSQL (scripts/with-postgres.ts)");
+  if (mediaStore === "db" && !onPg)
+    throw new Error("PLINTH_TEST_MEDIA_STORE=db needs PostgreSQL (scripts/with-postgres.ts)");
   return { mediaStore, s3: loadConfig({}, {}).s3 };
 }
 
 /** Raw SQL (`?` placeholders) on either engine, for checks a test makes behind the API's back. */
-export async function rows<T = Record<string, any>>(deps: { store: Store }, sql: string, ...params: unknown[]): Promise<T[]> {
+export async function rows<T = Record<string, any>>(
+  deps: { store: Store },
+  sql: string,
+  ...params: unknown[]
+): Promise<T[]> {
   return deps.store.query<T>(sql, params);
 }
-export async function row<T = Record<string, any>>(deps: { store: Store }, sql: string, ...params: unknown[]): Promise<T | undefined> {
+export async function row<T = Record<string, any>>(
+  deps: { store: Store },
+  sql: string,
+  ...params: unknown[]
+): Promise<T | undefined> {
   return (await deps.store.query<T>(sql, params))[0];
 }
 /** Committed writing transactions so far: equal before and after a refused call proves it wrote nothing. */

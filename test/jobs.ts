@@ -18,7 +18,13 @@ import { mailJobs, sendDueMail as sendDueMailStep } from "../src/core/mail";
 import type { Deps } from "../src/core/context";
 import type { JobDef } from "../src/core/jobs";
 import { historyPruneJob, pruneHistory as pruneHistoryStep } from "../src/domains/ai/retention";
-import { pruneRunsJob, runJob, runQueued as runQueuedStep, runSchedules as runSchedulesStep, scheduleJob } from "../src/domains/automations/runner";
+import {
+  pruneRunsJob,
+  runJob,
+  runQueued as runQueuedStep,
+  runSchedules as runSchedulesStep,
+  scheduleJob,
+} from "../src/domains/automations/runner";
 import {
   deliverDue as deliverDueStep,
   deliverJob as webhooksJob,
@@ -29,7 +35,10 @@ import { scoreDecayJob } from "../src/domains/crm/scoring";
 import { deliver as deliverStep, deliverJob as emailJob } from "../src/domains/email/delivery";
 import { hostingJob, runHostingChecks as runHostingChecksStep } from "../src/domains/hosting/checks";
 import { billingJobs } from "../src/domains/billing/jobs";
-import { invoiceDueSubscriptions as invoiceDueSubscriptionsStep, markOverdue as markOverdueStep } from "../src/domains/billing/verbs";
+import {
+  invoiceDueSubscriptions as invoiceDueSubscriptionsStep,
+  markOverdue as markOverdueStep,
+} from "../src/domains/billing/verbs";
 import { expireJob, expireUnconfirmed as expireUnconfirmedStep } from "../src/domains/bookings/bookings";
 import { reminderJob, sendReminders as sendRemindersStep } from "../src/domains/bookings/delivery";
 import { chatJobs, reopenSnoozed as reopenSnoozedStep } from "../src/domains/chat/conversations";
@@ -53,7 +62,8 @@ async function checked<T>(deps: Deps, job: JobDef, step: () => Promise<T>): Prom
   return deps.store.transaction(async () => {
     const before = await writeMark(deps);
     const out = await step();
-    if ((await writeMark(deps)) !== before) throw new Error(`${job.name}: its pending check found nothing to do, but the run wrote`);
+    if ((await writeMark(deps)) !== before)
+      throw new Error(`${job.name}: its pending check found nothing to do, but the run wrote`);
     return out;
   });
 }
@@ -67,16 +77,20 @@ export const deliverDue = (deps: Deps) => checked(deps, webhooksJob, () => deliv
 export const runQueued = (deps: Deps) => checked(deps, runJob, () => runQueuedStep(deps));
 export const runSchedules = (deps: Deps) => checked(deps, scheduleJob, () => runSchedulesStep(deps));
 export const runHostingChecks = (deps: Deps) => checked(deps, hostingJob, () => runHostingChecksStep(deps));
-export const reopenSnoozed = (deps: Deps) => checked(deps, named(chatJobs, "chat.snooze_ended"), () => reopenSnoozedStep(deps));
-export const invoiceDueSubscriptions = (deps: Deps) => checked(deps, named(billingJobs, "billing.subscription_invoices"), () => invoiceDueSubscriptionsStep(deps));
-export const markOverdue = (deps: Deps) => checked(deps, named(billingJobs, "billing.overdue"), () => markOverdueStep(deps));
+export const reopenSnoozed = (deps: Deps) =>
+  checked(deps, named(chatJobs, "chat.snooze_ended"), () => reopenSnoozedStep(deps));
+export const invoiceDueSubscriptions = (deps: Deps) =>
+  checked(deps, named(billingJobs, "billing.subscription_invoices"), () => invoiceDueSubscriptionsStep(deps));
+export const markOverdue = (deps: Deps) =>
+  checked(deps, named(billingJobs, "billing.overdue"), () => markOverdueStep(deps));
 export const closeDueSurveys = (deps: Deps) => checked(deps, closeDueJob, () => closeDueSurveysStep(deps));
 export const sendReminders = (deps: Deps) => checked(deps, reminderJob, () => sendRemindersStep(deps));
 export const expireUnconfirmed = (deps: Deps) => checked(deps, expireJob, () => expireUnconfirmedStep(deps));
 export const foldSubscribers = (deps: Deps) => checked(deps, foldJob, () => foldJob.run(deps));
 export const sendDigests = (deps: Deps) => checked(deps, digestJob, () => sendDigestsStep(deps));
 export const runRecurrences = (deps: Deps) => checked(deps, recurrenceJob, () => runRecurrencesStep(deps));
-export const checkBreaches = (deps: Deps) => checked(deps, named(ticketJobs, "tickets.sla_breaches"), () => checkBreachesStep(deps));
+export const checkBreaches = (deps: Deps) =>
+  checked(deps, named(ticketJobs, "tickets.sla_breaches"), () => checkBreachesStep(deps));
 
 // The hourly jobs.
 export const pruneEvents = (deps: Deps) => runChecked(deps, named(coreJobs, "events.prune"));
@@ -84,7 +98,8 @@ export const pruneMail = (deps: Deps) => runChecked(deps, named(mailJobs, "mail.
 export const pruneHistory = (deps: Deps) => checked(deps, historyPruneJob, () => pruneHistoryStep(deps));
 export const pruneRuns = (deps: Deps) => runChecked(deps, pruneRunsJob);
 export const pruneDeliveries = (deps: Deps) => checked(deps, pruneDeliveriesJob, () => pruneDeliveriesStep(deps));
-export const autoClose = (deps: Deps) => checked(deps, named(ticketJobs, "tickets.auto_close"), () => autoCloseStep(deps));
+export const autoClose = (deps: Deps) =>
+  checked(deps, named(ticketJobs, "tickets.auto_close"), () => autoCloseStep(deps));
 export const decayScores = (deps: Deps) => runChecked(deps, scoreDecayJob);
 
 /** Runs `job` as the runner would, past its check (held to it as above); a job without one (the storage probe) just runs. */

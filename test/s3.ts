@@ -44,12 +44,14 @@ function desAsIdentity() {
   const c = require("crypto") as Record<string, (...a: unknown[]) => unknown>;
   if ((c.createCipheriv as { identityDes?: boolean }).identityDes) return;
   const identity = () => ({
-    update: (x: string | Uint8Array, enc?: BufferEncoding) => (typeof x === "string" ? Buffer.from(x, enc ?? "utf8") : Buffer.from(x)),
+    update: (x: string | Uint8Array, enc?: BufferEncoding) =>
+      typeof x === "string" ? Buffer.from(x, enc ?? "utf8") : Buffer.from(x),
     final: () => Buffer.alloc(0),
   });
   for (const name of ["createCipheriv", "createDecipheriv"]) {
     const real = c[name]!;
-    const patched = (alg: unknown, ...rest: unknown[]) => (String(alg).toLowerCase() === "des" ? identity() : real(alg, ...rest));
+    const patched = (alg: unknown, ...rest: unknown[]) =>
+      String(alg).toLowerCase() === "des" ? identity() : real(alg, ...rest);
     Object.assign(patched, { identityDes: true });
     c[name] = patched;
   }

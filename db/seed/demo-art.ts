@@ -68,12 +68,27 @@ function wall(p: Canvas, y: number, top: RGB = C.wall, bottom: RGB = darken(C.wa
 }
 
 /** A cup seen from the side, sitting on `base`. */
-function cup(p: Canvas, cx: number, base: number, s: number, body: RGB = C.white, drink: RGB = C.coffee, saucer = true) {
+function cup(
+  p: Canvas,
+  cx: number,
+  base: number,
+  s: number,
+  body: RGB = C.white,
+  drink: RGB = C.coffee,
+  saucer = true,
+) {
   p.shadow(cx, base, s * 0.75, s * 0.1, 0.4);
   if (saucer) p.ellipse(cx, base - s * 0.03, s * 0.68, s * 0.09, { from: body, to: darken(body, 0.15), dir: "y" });
   const top = base - s * 0.72;
   p.ring(cx + s * 0.46, top + s * 0.3, s * 0.16, s * 0.18, s * 0.07, darken(body, 0.06));
-  p.rect(cx - s * 0.45, top, s * 0.9, s * 0.68, { from: lighten(body, 0.3), to: darken(body, 0.18), dir: "x" }, { r: s * 0.22 });
+  p.rect(
+    cx - s * 0.45,
+    top,
+    s * 0.9,
+    s * 0.68,
+    { from: lighten(body, 0.3), to: darken(body, 0.18), dir: "x" },
+    { r: s * 0.22 },
+  );
   p.rect(cx - s * 0.45, top, s * 0.9, s * 0.2, { from: lighten(body, 0.3), to: darken(body, 0.18), dir: "x" });
   p.ellipse(cx, top, s * 0.45, s * 0.08, darken(body, 0.12));
   p.ellipse(cx, top + s * 0.01, s * 0.4, s * 0.06, drink);
@@ -115,7 +130,14 @@ function pourOver(p: Canvas, cx: number, base: number, s: number, cone: RGB = C.
   // Carafe: glass with coffee.
   const ct = base - s * 0.62;
   p.rect(cx - s * 0.36, ct, s * 0.72, s * 0.62, lighten(C.glass, 0.2), { r: s * 0.16, alpha: 0.7 });
-  p.rect(cx - s * 0.33, ct + s * 0.3, s * 0.66, s * 0.29, { from: C.coffee, to: C.espresso, dir: "y" }, { r: s * 0.13 });
+  p.rect(
+    cx - s * 0.33,
+    ct + s * 0.3,
+    s * 0.66,
+    s * 0.29,
+    { from: C.coffee, to: C.espresso, dir: "y" },
+    { r: s * 0.13 },
+  );
   p.rect(cx - s * 0.2, ct - s * 0.06, s * 0.4, s * 0.08, darken(C.glass, 0.1), { r: s * 0.03 });
   p.rect(cx - s * 0.25, ct - s * 0.01, s * 0.12, s * 0.4, [255, 255, 255], { r: s * 0.05, alpha: 0.25 });
   // Cone.
@@ -138,7 +160,14 @@ function pourOver(p: Canvas, cx: number, base: number, s: number, cone: RGB = C.
 function kettlePour(p: Canvas, tipX: number, tipY: number, s: number, to: [number, number]) {
   p.line(tipX + s * 0.6, tipY - s * 0.35, tipX + s * 0.15, tipY - s * 0.05, s * 0.06, C.steelDark);
   p.line(tipX + s * 0.15, tipY - s * 0.05, tipX, tipY, s * 0.05, C.steelDark);
-  p.rect(tipX + s * 0.5, tipY - s * 0.65, s * 0.8, s * 0.6, { from: C.steel, to: C.steelDark, dir: "x" }, { r: s * 0.2 });
+  p.rect(
+    tipX + s * 0.5,
+    tipY - s * 0.65,
+    s * 0.8,
+    s * 0.6,
+    { from: C.steel, to: C.steelDark, dir: "x" },
+    { r: s * 0.2 },
+  );
   p.line(tipX, tipY + s * 0.02, to[0], to[1], s * 0.018, lighten(C.sky, 0.3), { alpha: 0.85 });
 }
 
@@ -192,18 +221,55 @@ function chemex(p: Canvas, cx: number, base: number, s: number) {
 /** An upside-down press brewer on a scale. */
 function pressOnScale(p: Canvas, cx: number, base: number, s: number) {
   p.shadow(cx, base, s * 0.7, s * 0.08, 0.4);
-  p.rect(cx - s * 0.65, base - s * 0.12, s * 1.3, s * 0.12, { from: C.ink, to: darken(C.ink, 0.3), dir: "y" }, { r: s * 0.03 });
+  p.rect(
+    cx - s * 0.65,
+    base - s * 0.12,
+    s * 1.3,
+    s * 0.12,
+    { from: C.ink, to: darken(C.ink, 0.3), dir: "y" },
+    { r: s * 0.03 },
+  );
   p.rect(cx + s * 0.3, base - s * 0.095, s * 0.25, s * 0.06, hex("#9fe0a6"), { r: s * 0.01 });
   const top = base - s * 1.2;
-  p.rect(cx - s * 0.26, top, s * 0.52, s * 1.08, { from: lighten(C.steelDark, 0.2), to: darken(C.steelDark, 0.35), dir: "x" }, { r: s * 0.05, alpha: 0.92 });
-  p.rect(cx - s * 0.22, top + s * 0.4, s * 0.44, s * 0.64, { from: C.coffee, to: C.espresso, dir: "y" }, { r: s * 0.03 });
+  p.rect(
+    cx - s * 0.26,
+    top,
+    s * 0.52,
+    s * 1.08,
+    { from: lighten(C.steelDark, 0.2), to: darken(C.steelDark, 0.35), dir: "x" },
+    { r: s * 0.05, alpha: 0.92 },
+  );
+  p.rect(
+    cx - s * 0.22,
+    top + s * 0.4,
+    s * 0.44,
+    s * 0.64,
+    { from: C.coffee, to: C.espresso, dir: "y" },
+    { r: s * 0.03 },
+  );
   p.rect(cx - s * 0.32, base - s * 0.2, s * 0.64, s * 0.08, darken(C.steelDark, 0.4), { r: s * 0.03 });
   p.rect(cx - s * 0.3, top - s * 0.05, s * 0.6, s * 0.1, darken(C.steelDark, 0.3), { r: s * 0.04 });
-  for (let k = 1; k <= 4; k++) p.line(cx + s * 0.14, top + s * 0.15 * k + s * 0.1, cx + s * 0.22, top + s * 0.15 * k + s * 0.1, s * 0.015, lighten(C.steel, 0.5));
+  for (let k = 1; k <= 4; k++)
+    p.line(
+      cx + s * 0.14,
+      top + s * 0.15 * k + s * 0.1,
+      cx + s * 0.22,
+      top + s * 0.15 * k + s * 0.1,
+      s * 0.015,
+      lighten(C.steel, 0.5),
+    );
 }
 
 /** A coffee bag with a folded top and a label. */
-function bag(p: Canvas, cx: number, base: number, s: number, color: RGB, label: RGB = C.cream, stripe: RGB = C.terracotta) {
+function bag(
+  p: Canvas,
+  cx: number,
+  base: number,
+  s: number,
+  color: RGB,
+  label: RGB = C.cream,
+  stripe: RGB = C.terracotta,
+) {
   p.shadow(cx + s * 0.05, base, s * 0.62, s * 0.08, 0.45);
   const top = base - s * 1.3;
   p.poly(
@@ -215,7 +281,14 @@ function bag(p: Canvas, cx: number, base: number, s: number, color: RGB, label: 
     ],
     { from: lighten(color, 0.18), to: darken(color, 0.25), dir: "x" },
   );
-  p.rect(cx - s * 0.46, top, s * 0.92, s * 0.22, { from: lighten(color, 0.05), to: darken(color, 0.35), dir: "x" }, { r: s * 0.02 });
+  p.rect(
+    cx - s * 0.46,
+    top,
+    s * 0.92,
+    s * 0.22,
+    { from: lighten(color, 0.05), to: darken(color, 0.35), dir: "x" },
+    { r: s * 0.02 },
+  );
   p.rect(cx - s * 0.46, top + s * 0.2, s * 0.92, s * 0.025, darken(color, 0.4));
   p.rect(cx - s * 0.32, top + s * 0.42, s * 0.64, s * 0.62, label, { r: s * 0.04 });
   p.rect(cx - s * 0.32, top + s * 0.86, s * 0.64, s * 0.1, stripe);
@@ -231,8 +304,16 @@ export function anchor(p: Canvas, cx: number, cy: number, s: number, color: RGB)
   p.line(cx - s * 0.38, cy - s * 0.3, cx + s * 0.38, cy - s * 0.3, w, color);
   const n = 10;
   for (let k = 0; k < n; k++) {
-    const a0 = Math.PI * (0.1 + (0.8 * k) / n), a1 = Math.PI * (0.1 + (0.8 * (k + 1)) / n);
-    p.line(cx - Math.cos(a0) * s * 0.62, cy + s * 0.1 + Math.sin(a0) * s * 0.62, cx - Math.cos(a1) * s * 0.62, cy + s * 0.1 + Math.sin(a1) * s * 0.62, w, color);
+    const a0 = Math.PI * (0.1 + (0.8 * k) / n),
+      a1 = Math.PI * (0.1 + (0.8 * (k + 1)) / n);
+    p.line(
+      cx - Math.cos(a0) * s * 0.62,
+      cy + s * 0.1 + Math.sin(a0) * s * 0.62,
+      cx - Math.cos(a1) * s * 0.62,
+      cy + s * 0.1 + Math.sin(a1) * s * 0.62,
+      w,
+      color,
+    );
   }
 }
 
@@ -240,31 +321,78 @@ function jar(p: Canvas, cx: number, base: number, s: number, liquid: RGB = C.esp
   p.shadow(cx, base, s * 0.42, s * 0.06, 0.3);
   const top = base - s;
   p.rect(cx - s * 0.34, top + s * 0.12, s * 0.68, s * 0.88, lighten(C.glass, 0.2), { r: s * 0.1, alpha: 0.75 });
-  p.rect(cx - s * 0.31, top + s * 0.3, s * 0.62, s * 0.67, { from: liquid, to: darken(liquid, 0.3), dir: "x" }, { r: s * 0.08 });
+  p.rect(
+    cx - s * 0.31,
+    top + s * 0.3,
+    s * 0.62,
+    s * 0.67,
+    { from: liquid, to: darken(liquid, 0.3), dir: "x" },
+    { r: s * 0.08 },
+  );
   p.rect(cx - s * 0.28, top, s * 0.56, s * 0.14, { from: C.steel, to: C.steelDark, dir: "x" }, { r: s * 0.03 });
   p.rect(cx - s * 0.24, top + s * 0.35, s * 0.07, s * 0.5, [255, 255, 255], { r: s * 0.03, alpha: 0.22 });
 }
 
 function sack(p: Canvas, cx: number, base: number, s: number, tint: RGB = C.jute, print: RGB = C.navy) {
   p.shadow(cx, base, s * 0.6, s * 0.07, 0.35);
-  p.rect(cx - s * 0.5, base - s * 0.9, s, s * 0.9, { from: lighten(tint, 0.1), to: darken(tint, 0.2), dir: "x" }, { r: s * 0.22 });
+  p.rect(
+    cx - s * 0.5,
+    base - s * 0.9,
+    s,
+    s * 0.9,
+    { from: lighten(tint, 0.1), to: darken(tint, 0.2), dir: "x" },
+    { r: s * 0.22 },
+  );
   p.ellipse(cx, base - s * 0.88, s * 0.42, s * 0.1, darken(tint, 0.15));
   p.rect(cx - s * 0.22, base - s * 0.6, s * 0.44, s * 0.3, print, { r: s * 0.04, alpha: 0.6 });
-  for (let k = 0; k < 4; k++) p.line(cx - s * 0.45, base - s * 0.15 - k * s * 0.2, cx + s * 0.45, base - s * 0.15 - k * s * 0.2, s * 0.01, darken(tint, 0.12), { alpha: 0.5 });
+  for (let k = 0; k < 4; k++)
+    p.line(
+      cx - s * 0.45,
+      base - s * 0.15 - k * s * 0.2,
+      cx + s * 0.45,
+      base - s * 0.15 - k * s * 0.2,
+      s * 0.01,
+      darken(tint, 0.12),
+      { alpha: 0.5 },
+    );
 }
 
 function bowl(p: Canvas, cx: number, base: number, s: number) {
   p.shadow(cx, base, s * 0.55, s * 0.06, 0.3);
-  p.rect(cx - s * 0.45, base - s * 0.4, s * 0.9, s * 0.4, { from: lighten(C.white, 0.2), to: C.porcelain, dir: "x" }, { r: s * 0.18 });
+  p.rect(
+    cx - s * 0.45,
+    base - s * 0.4,
+    s * 0.9,
+    s * 0.4,
+    { from: lighten(C.white, 0.2), to: C.porcelain, dir: "x" },
+    { r: s * 0.18 },
+  );
   p.rect(cx - s * 0.45, base - s * 0.4, s * 0.9, s * 0.15, { from: lighten(C.white, 0.2), to: C.porcelain, dir: "x" });
   p.ellipse(cx, base - s * 0.4, s * 0.45, s * 0.08, darken(C.porcelain, 0.1));
   p.ellipse(cx, base - s * 0.39, s * 0.4, s * 0.06, C.coffee);
 }
 
 /** A person from the chest up; base is the bottom edge of the torso. */
-function person(p: Canvas, cx: number, base: number, s: number, skin: RGB, shirt: RGB, hair: RGB, hairStyle: "short" | "long" | "bun" = "short") {
-  if (hairStyle === "long") p.rect(cx - s * 0.3, base - s * 1.45, s * 0.6, s * 0.75, darken(hair, 0.1), { r: s * 0.25 });
-  p.rect(cx - s * 0.55, base - s * 0.62, s * 1.1, s * 0.8, { from: lighten(shirt, 0.1), to: darken(shirt, 0.2), dir: "x" }, { r: s * 0.3 });
+function person(
+  p: Canvas,
+  cx: number,
+  base: number,
+  s: number,
+  skin: RGB,
+  shirt: RGB,
+  hair: RGB,
+  hairStyle: "short" | "long" | "bun" = "short",
+) {
+  if (hairStyle === "long")
+    p.rect(cx - s * 0.3, base - s * 1.45, s * 0.6, s * 0.75, darken(hair, 0.1), { r: s * 0.25 });
+  p.rect(
+    cx - s * 0.55,
+    base - s * 0.62,
+    s * 1.1,
+    s * 0.8,
+    { from: lighten(shirt, 0.1), to: darken(shirt, 0.2), dir: "x" },
+    { r: s * 0.3 },
+  );
   p.rect(cx - s * 0.1, base - s * 0.82, s * 0.2, s * 0.25, darken(skin, 0.12), { r: s * 0.06 });
   p.ellipse(cx, base - s * 1.12, s * 0.26, s * 0.31, { from: lighten(skin, 0.08), to: darken(skin, 0.1), dir: "x" });
   if (hairStyle === "bun") p.circle(cx + s * 0.05, base - s * 1.48, s * 0.14, hair);
@@ -322,13 +450,28 @@ function cherryBranch(p: Canvas, x0: number, y0: number, x1: number, y1: number,
   const n = 5;
   for (let k = 0; k < n; k++) {
     const t = (k + 0.7) / (n + 0.5);
-    const bx = x0 + (x1 - x0) * t, by = y0 + (y1 - y0) * t;
+    const bx = x0 + (x1 - x0) * t,
+      by = y0 + (y1 - y0) * t;
     const side = k % 2 ? 1 : -1;
-    p.ellipse(bx + side * s * 0.25, by - s * 0.12 * side, s * 0.32, s * 0.11, { from: C.leaf, to: C.leafDark, dir: "x" }, { rot: -0.6 * side });
+    p.ellipse(
+      bx + side * s * 0.25,
+      by - s * 0.12 * side,
+      s * 0.32,
+      s * 0.11,
+      { from: C.leaf, to: C.leafDark, dir: "x" },
+      { rot: -0.6 * side },
+    );
     for (let c = 0; c < 6; c++) {
       const a = (c / 6) * Math.PI * 2 + k;
       const ripe = (c + k) % 4 !== 0;
-      p.circle(bx + Math.cos(a) * s * 0.07, by + s * 0.06 + Math.sin(a) * s * 0.05, s * 0.055, ripe ? { from: lighten(C.cherry, 0.25), to: darken(C.cherry, 0.2), dir: "x" } : { from: hex("#c9a23a"), to: hex("#8d7a2c"), dir: "x" });
+      p.circle(
+        bx + Math.cos(a) * s * 0.07,
+        by + s * 0.06 + Math.sin(a) * s * 0.05,
+        s * 0.055,
+        ripe
+          ? { from: lighten(C.cherry, 0.25), to: darken(C.cherry, 0.2), dir: "x" }
+          : { from: hex("#c9a23a"), to: hex("#8d7a2c"), dir: "x" },
+      );
     }
   }
 }
@@ -347,15 +490,35 @@ function windowFrame(p: Canvas, x: number, y: number, w: number, h: number, sky:
 function pastry(p: Canvas, cx: number, base: number, s: number) {
   p.shadow(cx, base, s * 0.5, s * 0.06, 0.25);
   p.ellipse(cx, base - s * 0.18, s * 0.45, s * 0.2, { from: hex("#e0a55a"), to: hex("#9c5f26"), dir: "y" });
-  for (let k = -1; k <= 1; k++) p.line(cx + k * s * 0.18 - s * 0.06, base - s * 0.3, cx + k * s * 0.18 + s * 0.06, base - s * 0.08, s * 0.03, hex("#b8732f"), { alpha: 0.7 });
+  for (let k = -1; k <= 1; k++)
+    p.line(
+      cx + k * s * 0.18 - s * 0.06,
+      base - s * 0.3,
+      cx + k * s * 0.18 + s * 0.06,
+      base - s * 0.08,
+      s * 0.03,
+      hex("#b8732f"),
+      { alpha: 0.7 },
+    );
 }
 
 function roaster(p: Canvas, cx: number, base: number, s: number) {
   p.shadow(cx, base, s * 0.9, s * 0.08, 0.4);
   p.rect(cx - s * 0.55, base - s * 0.5, s * 1.1, s * 0.5, { from: C.navy, to: C.navyDeep, dir: "x" }, { r: s * 0.05 });
-  p.circle(cx, base - s * 0.85, s * 0.48, { from: lighten(C.terracotta, 0.1), to: darken(C.terracotta, 0.35), dir: "x" });
+  p.circle(cx, base - s * 0.85, s * 0.48, {
+    from: lighten(C.terracotta, 0.1),
+    to: darken(C.terracotta, 0.35),
+    dir: "x",
+  });
   p.circle(cx, base - s * 0.85, s * 0.2, { from: C.steel, to: C.steelDark, dir: "x" });
-  p.rect(cx + s * 0.2, base - s * 1.9, s * 0.16, s * 0.8, { from: C.steel, to: C.steelDark, dir: "x" }, { r: s * 0.03 });
+  p.rect(
+    cx + s * 0.2,
+    base - s * 1.9,
+    s * 0.16,
+    s * 0.8,
+    { from: C.steel, to: C.steelDark, dir: "x" },
+    { r: s * 0.03 },
+  );
   p.ellipse(cx - s * 0.7, base - s * 0.35, s * 0.35, s * 0.1, { from: C.steel, to: C.steelDark, dir: "y" });
   p.ellipse(cx - s * 0.7, base - s * 0.37, s * 0.3, s * 0.06, C.coffee);
   p.poly(
@@ -389,24 +552,35 @@ function beams(p: Canvas, x: number, spread: number, alpha = 0.16) {
 // --------------------------------------------------------------------------
 // Scenes, by demo file name
 
-const portrait = (bg: RGB, skin: RGB, shirt: RGB, hair: RGB, style: "short" | "long" | "bun"): Scene => (p) => {
-  p.vgrad([0, lighten(bg, 0.25)], [1, darken(bg, 0.1)]);
-  p.glow(0.3, 0.25, 0.7, lighten(bg, 0.6), 0.35);
-  person(p, 0.5, 1.02, 0.62, skin, shirt, hair, style);
-  p.vignette(0.2);
-};
+const portrait =
+  (bg: RGB, skin: RGB, shirt: RGB, hair: RGB, style: "short" | "long" | "bun"): Scene =>
+  (p) => {
+    p.vgrad([0, lighten(bg, 0.25)], [1, darken(bg, 0.1)]);
+    p.glow(0.3, 0.25, 0.7, lighten(bg, 0.6), 0.35);
+    person(p, 0.5, 1.02, 0.62, skin, shirt, hair, style);
+    p.vignette(0.2);
+  };
 
 /** A product on a seamless backdrop that varies only top to bottom (which PNG compresses well). */
-const productShot = (backdrop: RGB, draw: (p: Canvas) => void): Scene => (p) => {
-  p.vgrad([0, lighten(backdrop, 0.35)], [0.72, backdrop], [1, darken(backdrop, 0.06)]);
-  draw(p);
-};
+const productShot =
+  (backdrop: RGB, draw: (p: Canvas) => void): Scene =>
+  (p) => {
+    p.vgrad([0, lighten(backdrop, 0.35)], [0.72, backdrop], [1, darken(backdrop, 0.06)]);
+    draw(p);
+  };
 
 function mug(p: Canvas, cx: number, base: number, s: number) {
   p.shadow(cx, base, s * 0.6, s * 0.08, 0.4);
   p.ring(cx + s * 0.42, base - s * 0.45, s * 0.17, s * 0.2, s * 0.08, C.white);
   p.ring(cx + s * 0.42, base - s * 0.45, s * 0.21, s * 0.24, s * 0.015, C.navy);
-  p.rect(cx - s * 0.42, base - s * 0.85, s * 0.84, s * 0.85, { from: lighten(C.white, 0.5), to: darken(C.white, 0.14), dir: "x" }, { r: s * 0.06 });
+  p.rect(
+    cx - s * 0.42,
+    base - s * 0.85,
+    s * 0.84,
+    s * 0.85,
+    { from: lighten(C.white, 0.5), to: darken(C.white, 0.14), dir: "x" },
+    { r: s * 0.06 },
+  );
   p.rect(cx - s * 0.42, base - s * 0.85, s * 0.84, s * 0.04, C.navy, { r: s * 0.02 });
   p.ellipse(cx, base - s * 0.85, s * 0.42, s * 0.05, C.navy);
   p.ellipse(cx, base - s * 0.85, s * 0.38, s * 0.035, darken(C.white, 0.1));
@@ -416,7 +590,14 @@ function mug(p: Canvas, cx: number, base: number, s: number) {
 function tote(p: Canvas, cx: number, base: number, s: number) {
   p.shadow(cx, base, s * 0.6, s * 0.07, 0.35);
   p.ring(cx, base - s * 1.05, s * 0.22, s * 0.35, s * 0.05, darken(C.sand, 0.12));
-  p.rect(cx - s * 0.5, base - s * 1.05, s, s * 1.05, { from: lighten(C.sand, 0.25), to: darken(C.sand, 0.1), dir: "x" }, { r: s * 0.03 });
+  p.rect(
+    cx - s * 0.5,
+    base - s * 1.05,
+    s,
+    s * 1.05,
+    { from: lighten(C.sand, 0.25), to: darken(C.sand, 0.1), dir: "x" },
+    { r: s * 0.03 },
+  );
   p.rect(cx - s * 0.5, base - s * 1.05, s, s * 0.06, darken(C.sand, 0.08));
   p.circle(cx, base - s * 0.5, s * 0.24, C.navy);
   anchor(p, cx, base - s * 0.5, s * 0.18, C.cream);
@@ -430,15 +611,38 @@ function tee(p: Canvas, cx: number, cy: number, s: number, color: RGB, print: RG
     [cx + s * 0.36, cy + s * 0.6],
     [cx - s * 0.36, cy + s * 0.6],
   ];
-  p.poly([[cx + s * 0.3, cy - s * 0.48], [cx + s * 0.62, cy - s * 0.25], [cx + s * 0.5, cy - s * 0.05], [cx + s * 0.32, cy - s * 0.15]], darken(color, 0.12));
-  p.poly([[cx - s * 0.3, cy - s * 0.48], [cx - s * 0.62, cy - s * 0.25], [cx - s * 0.5, cy - s * 0.05], [cx - s * 0.32, cy - s * 0.15]], darken(color, 0.05));
+  p.poly(
+    [
+      [cx + s * 0.3, cy - s * 0.48],
+      [cx + s * 0.62, cy - s * 0.25],
+      [cx + s * 0.5, cy - s * 0.05],
+      [cx + s * 0.32, cy - s * 0.15],
+    ],
+    darken(color, 0.12),
+  );
+  p.poly(
+    [
+      [cx - s * 0.3, cy - s * 0.48],
+      [cx - s * 0.62, cy - s * 0.25],
+      [cx - s * 0.5, cy - s * 0.05],
+      [cx - s * 0.32, cy - s * 0.15],
+    ],
+    darken(color, 0.05),
+  );
   p.poly(body, { from: lighten(color, 0.12), to: darken(color, 0.12), dir: "x" });
   p.ellipse(cx, cy - s * 0.48, s * 0.13, s * 0.07, darken(color, 0.25));
   anchor(p, cx + s * 0.14, cy - s * 0.22, s * 0.07, print);
 }
 
 /** A browser window with a site inside; `site` paints the page area (x, y, w, h in units). */
-function browser(p: Canvas, x: number, y: number, w: number, h: number, site: (x: number, y: number, w: number, h: number) => void) {
+function browser(
+  p: Canvas,
+  x: number,
+  y: number,
+  w: number,
+  h: number,
+  site: (x: number, y: number, w: number, h: number) => void,
+) {
   p.shadow(x + w / 2, y + h, w * 0.55, h * 0.06, 0.35);
   p.rect(x, y, w, h, C.white, { r: 0.02 });
   p.rect(x, y, w, h * 0.07, hex("#e6e8eb"), { r: 0.02 });
@@ -460,7 +664,9 @@ function harborPage(p: Canvas, x: number, y: number, w: number, h: number, cols 
   for (let k = 0; k < cols; k++) {
     const cx = x + w * 0.06 + k * (cw + w * 0.03);
     p.rect(cx, y + h * 0.55, cw, h * 0.3, C.cream, { r: 0.008 });
-    p.rect(cx + cw * 0.3, y + h * 0.58, cw * 0.4, h * 0.17, [C.terracotta, C.navy, C.amber, C.teal][k % 4]!, { r: 0.006 });
+    p.rect(cx + cw * 0.3, y + h * 0.58, cw * 0.4, h * 0.17, [C.terracotta, C.navy, C.amber, C.teal][k % 4]!, {
+      r: 0.006,
+    });
     p.rect(cx + cw * 0.1, y + h * 0.78, cw * 0.8, h * 0.02, C.ink, { r: 0.004 });
   }
 }
@@ -468,7 +674,11 @@ function harborPage(p: Canvas, x: number, y: number, w: number, h: number, cols 
 /** A member portal: sidebar, a chart and a table. */
 function portalPage(p: Canvas, x: number, y: number, w: number, h: number) {
   p.rect(x, y, w * 0.2, h, hex("#14532d"));
-  for (let k = 0; k < 6; k++) p.rect(x + w * 0.03, y + h * (0.1 + k * 0.08), w * 0.13, h * 0.025, hex("#bbf7d0"), { r: 0.004, alpha: k === 1 ? 1 : 0.55 });
+  for (let k = 0; k < 6; k++)
+    p.rect(x + w * 0.03, y + h * (0.1 + k * 0.08), w * 0.13, h * 0.025, hex("#bbf7d0"), {
+      r: 0.004,
+      alpha: k === 1 ? 1 : 0.55,
+    });
   p.rect(x + w * 0.24, y + h * 0.06, w * 0.3, h * 0.05, C.slate, { r: 0.005 });
   for (let k = 0; k < 3; k++) {
     const bx = x + w * (0.24 + k * 0.25);
@@ -476,12 +686,19 @@ function portalPage(p: Canvas, x: number, y: number, w: number, h: number) {
     p.rect(bx + w * 0.02, y + h * 0.2, w * 0.1, h * 0.04, hex("#166534"), { r: 0.004 });
   }
   const bars = [0.4, 0.55, 0.48, 0.7, 0.62, 0.8, 0.75, 0.9];
-  bars.forEach((v, k) => p.rect(x + w * (0.26 + k * 0.045), y + h * (0.7 - v * 0.3), w * 0.03, h * v * 0.3, hex("#22c55e"), { r: 0.004 }));
+  bars.forEach((v, k) =>
+    p.rect(x + w * (0.26 + k * 0.045), y + h * (0.7 - v * 0.3), w * 0.03, h * v * 0.3, hex("#22c55e"), { r: 0.004 }),
+  );
   for (let k = 0; k < 5; k++) {
-    p.rect(x + w * 0.66, y + h * (0.4 + k * 0.06), w * 0.3, h * 0.04, k % 2 ? hex("#f8fafc") : hex("#eef2f5"), { r: 0.004 });
+    p.rect(x + w * 0.66, y + h * (0.4 + k * 0.06), w * 0.3, h * 0.04, k % 2 ? hex("#f8fafc") : hex("#eef2f5"), {
+      r: 0.004,
+    });
     p.rect(x + w * 0.68, y + h * (0.41 + k * 0.06), w * 0.12, h * 0.018, C.slate, { r: 0.003, alpha: 0.6 });
   }
-  for (let k = 0; k < 3; k++) p.rect(x + w * 0.24, y + h * (0.78 + k * 0.06), w * 0.72, h * 0.04, k % 2 ? hex("#f8fafc") : hex("#eef2f5"), { r: 0.004 });
+  for (let k = 0; k < 3; k++)
+    p.rect(x + w * 0.24, y + h * (0.78 + k * 0.06), w * 0.72, h * 0.04, k % 2 ? hex("#f8fafc") : hex("#eef2f5"), {
+      r: 0.004,
+    });
 }
 
 export const SCENES: Record<string, Scene> = {
@@ -613,7 +830,8 @@ export const SCENES: Record<string, Scene> = {
     jar(p, 0.4, 0.9, 0.5);
     jar(p, 0.78, 0.9, 0.56, C.coffee);
     jar(p, 1.15, 0.9, 0.48);
-    for (let k = 0; k < 4; k++) p.rect(0.15 + k * 0.35, 0.12, 0.2, 0.22, k % 2 ? C.terracotta : C.amber, { r: 0.03, alpha: 0.8 });
+    for (let k = 0; k < 4; k++)
+      p.rect(0.15 + k * 0.35, 0.12, 0.2, 0.22, k % 2 ? C.terracotta : C.amber, { r: 0.03, alpha: 0.8 });
     p.vignette(0.2);
   },
   "espresso-shot.jpg": (p) => {
@@ -621,7 +839,14 @@ export const SCENES: Record<string, Scene> = {
     p.glow(0.75, 0.45, 0.6, C.amber, 0.18);
     table(p, 0.8, hex("#4b4540"), hex("#2a2522"));
     p.rect(0.45, 0.08, 0.6, 0.14, { from: C.steel, to: C.steelDark, dir: "x" }, { r: 0.02 });
-    p.rect(0.6, 0.22, 0.3, 0.1, { from: lighten(C.steelDark, 0.3), to: darken(C.steelDark, 0.3), dir: "x" }, { r: 0.03 });
+    p.rect(
+      0.6,
+      0.22,
+      0.3,
+      0.1,
+      { from: lighten(C.steelDark, 0.3), to: darken(C.steelDark, 0.3), dir: "x" },
+      { r: 0.03 },
+    );
     p.line(0.9, 0.27, 1.35, 0.3, 0.07, C.ink);
     p.rect(0.68, 0.32, 0.14, 0.05, darken(C.coffee, 0.2), { r: 0.02 });
     p.line(0.73, 0.37, 0.735, 0.7, 0.014, C.crema);
@@ -711,7 +936,10 @@ export const SCENES: Record<string, Scene> = {
       [0.64, hex("#7b6a87")],
       [1, hex("#2f3e5c")],
     ]);
-    for (let k = 0; k < 9; k++) p.line(0.15 + (k % 3) * 0.3, 0.68 + k * 0.035, 0.35 + (k % 3) * 0.3, 0.68 + k * 0.035, 0.008, hex("#ffc978"), { alpha: 0.35 });
+    for (let k = 0; k < 9; k++)
+      p.line(0.15 + (k % 3) * 0.3, 0.68 + k * 0.035, 0.35 + (k % 3) * 0.3, 0.68 + k * 0.035, 0.008, hex("#ffc978"), {
+        alpha: 0.35,
+      });
     p.rect(1.2, 0.2, 0.012, 0.42, C.ink);
     p.poly(
       [

@@ -11,7 +11,15 @@
  */
 import { eq } from "drizzle-orm";
 import { posts } from "../../src/domains/cms/tables";
-import { automationRuns, automations, automationVersions, webhookAttempts, webhookDeliveries, webhookEndpoints, type AutomationDefinition } from "../../src/domains/automations/tables";
+import {
+  automationRuns,
+  automations,
+  automationVersions,
+  webhookAttempts,
+  webhookDeliveries,
+  webhookEndpoints,
+  type AutomationDefinition,
+} from "../../src/domains/automations/tables";
 import { MAX_ATTEMPTS } from "../../src/domains/automations/webhooks";
 import type { DemoPart, DemoWorld } from "./parts";
 
@@ -29,11 +37,30 @@ function definition(c: Company, v: 1 | 2): AutomationDefinition {
   return {
     name: "Promote new blog posts",
     description: "When a blog post first goes live, open a card to share it and tell the editor.",
-    trigger: { type: "event", eventType: "post.published", filters: [{ path: "trigger.data.postType", op: "eq", value: "blog" }] },
+    trigger: {
+      type: "event",
+      eventType: "post.published",
+      filters: [{ path: "trigger.data.postType", op: "eq", value: "blog" }],
+    },
     conditions: [{ path: "trigger.data.proposal", op: "eq", value: "new" }],
     actions: [
-      { type: "create_card", with: { projectId: c.project, title: "Share “{{trigger.data.title}}” on social", description: "Live at /{{trigger.data.slug}}", ...(v === 2 ? { priority: 2 } : {}) } },
-      { type: "send_email", with: { to: c.editor, subject: "Published: {{trigger.data.title}}", text: "Card {{steps.0.output.key}} tracks the social posts for /{{trigger.data.slug}}." } },
+      {
+        type: "create_card",
+        with: {
+          projectId: c.project,
+          title: "Share “{{trigger.data.title}}” on social",
+          description: "Live at /{{trigger.data.slug}}",
+          ...(v === 2 ? { priority: 2 } : {}),
+        },
+      },
+      {
+        type: "send_email",
+        with: {
+          to: c.editor,
+          subject: "Published: {{trigger.data.title}}",
+          text: "Card {{steps.0.output.key}} tracks the social posts for /{{trigger.data.slug}}.",
+        },
+      },
     ],
   };
 }
@@ -65,15 +92,37 @@ async function seedCompany(world: DemoWorld, c: Company) {
     })
     .returning({ id: automations.id });
   await tx.insert(automationVersions).values([
-    { automationId: a!.id, version: 1, definition: v1, note: "created", createdByUserId: c.owner, createdAt: world.at(20) },
-    { automationId: a!.id, version: 2, definition: v2, note: "updated", createdByUserId: c.owner, createdAt: world.at(6) },
+    {
+      automationId: a!.id,
+      version: 1,
+      definition: v1,
+      note: "created",
+      createdByUserId: c.owner,
+      createdAt: world.at(20),
+    },
+    {
+      automationId: a!.id,
+      version: 2,
+      definition: v2,
+      note: "updated",
+      createdByUserId: c.owner,
+      createdAt: world.at(6),
+    },
   ]);
   const trigger = (p: Company["posts"][number], proposal: string, daysAgo: number) => ({
     kind: "event",
     eventType: "post.published",
     siteId: c.siteId,
     entity: { type: "post", id: p.id },
-    data: { postId: p.id, slug: p.slug, title: p.title, postType: "blog", status: "published", published: true, proposal },
+    data: {
+      postId: p.id,
+      slug: p.slug,
+      title: p.title,
+      postType: "blog",
+      status: "published",
+      published: true,
+      proposal,
+    },
     at: world.at(daysAgo).toISOString(),
   });
   const step = (index: number, type: string, input: unknown, output: unknown, error: string | null, at: Date) => ({
@@ -91,26 +140,86 @@ async function seedCompany(world: DemoWorld, c: Company) {
   if (p1) {
     const at = world.at(12);
     runs.push({
-      automationId: a!.id, companyId: c.id, version: 1, status: "succeeded" as const, trigger: trigger(p1, "new", 12), chain: [], attempts: 1, startStep: 2,
+      automationId: a!.id,
+      companyId: c.id,
+      version: 1,
+      status: "succeeded" as const,
+      trigger: trigger(p1, "new", 12),
+      chain: [],
+      attempts: 1,
+      startStep: 2,
       steps: [
-        step(0, "create_card", { projectId: c.project, title: `Share “${p1.title}” on social`, description: `Live at /${p1.slug}` }, { id: 0, key: `${c.project}-90`, title: `Share “${p1.title}” on social` }, null, at),
-        step(1, "send_email", { to: c.editor, subject: `Published: ${p1.title}` }, { mailId: 0, to: [c.editor], subject: `Published: ${p1.title}` }, null, at),
+        step(
+          0,
+          "create_card",
+          { projectId: c.project, title: `Share “${p1.title}” on social`, description: `Live at /${p1.slug}` },
+          { id: 0, key: `${c.project}-90`, title: `Share “${p1.title}” on social` },
+          null,
+          at,
+        ),
+        step(
+          1,
+          "send_email",
+          { to: c.editor, subject: `Published: ${p1.title}` },
+          { mailId: 0, to: [c.editor], subject: `Published: ${p1.title}` },
+          null,
+          at,
+        ),
       ],
-      createdAt: at, startedAt: at, finishedAt: new Date(at.getTime() + 400),
+      createdAt: at,
+      startedAt: at,
+      finishedAt: new Date(at.getTime() + 400),
     });
     const at2 = world.at(4);
-    runs.push({ automationId: a!.id, companyId: c.id, version: 2, status: "skipped" as const, trigger: trigger(p1, "revision", 4), chain: [], attempts: 1, startStep: 0, steps: [], error: "Conditions not met.", createdAt: at2, startedAt: at2, finishedAt: at2 });
+    runs.push({
+      automationId: a!.id,
+      companyId: c.id,
+      version: 2,
+      status: "skipped" as const,
+      trigger: trigger(p1, "revision", 4),
+      chain: [],
+      attempts: 1,
+      startStep: 0,
+      steps: [],
+      error: "Conditions not met.",
+      createdAt: at2,
+      startedAt: at2,
+      finishedAt: at2,
+    });
   }
   if (p2) {
     const at = world.at(1, 3);
     runs.push({
-      automationId: a!.id, companyId: c.id, version: 2, status: "failed" as const, trigger: trigger(p2, "new", 1), chain: [], attempts: 1, startStep: 1,
+      automationId: a!.id,
+      companyId: c.id,
+      version: 2,
+      status: "failed" as const,
+      trigger: trigger(p2, "new", 1),
+      chain: [],
+      attempts: 1,
+      startStep: 1,
       steps: [
-        step(0, "create_card", { projectId: c.project, title: `Share “${p2.title}” on social`, priority: 2 }, { id: 0, key: `${c.project}-91`, title: `Share “${p2.title}” on social` }, null, at),
-        step(1, "send_email", { to: "editor@", subject: `Published: ${p2.title}` }, null, 'with.to must be 1 to 20 email addresses; got "editor@".', at),
+        step(
+          0,
+          "create_card",
+          { projectId: c.project, title: `Share “${p2.title}” on social`, priority: 2 },
+          { id: 0, key: `${c.project}-91`, title: `Share “${p2.title}” on social` },
+          null,
+          at,
+        ),
+        step(
+          1,
+          "send_email",
+          { to: "editor@", subject: `Published: ${p2.title}` },
+          null,
+          'with.to must be 1 to 20 email addresses; got "editor@".',
+          at,
+        ),
       ],
       error: 'Step 1 (send_email) failed: with.to must be 1 to 20 email addresses; got "editor@".',
-      createdAt: at, startedAt: at, finishedAt: new Date(at.getTime() + 300),
+      createdAt: at,
+      startedAt: at,
+      finishedAt: new Date(at.getTime() + 300),
     });
   }
   if (runs.length) await tx.insert(automationRuns).values(runs);
@@ -122,8 +231,17 @@ async function seedCompany(world: DemoWorld, c: Company) {
     trigger: { type: "event", eventType: "chat.conversation_created" },
     conditions: [],
     actions: [
-      { type: "post_chat_message", with: { text: "Hi {{trigger.data.visitorName}}, thanks for your message! Someone from the team will answer shortly.", status: "pending" } },
-      { type: "post_chat_message", with: { text: "Greeted automatically. First message: {{trigger.data.body}}", internal: true } },
+      {
+        type: "post_chat_message",
+        with: {
+          text: "Hi {{trigger.data.visitorName}}, thanks for your message! Someone from the team will answer shortly.",
+          status: "pending",
+        },
+      },
+      {
+        type: "post_chat_message",
+        with: { text: "Greeted automatically. First message: {{trigger.data.body}}", internal: true },
+      },
     ],
   };
   const [g] = await tx
@@ -147,7 +265,16 @@ async function seedCompany(world: DemoWorld, c: Company) {
       updatedAt: world.at(3),
     })
     .returning({ id: automations.id });
-  await tx.insert(automationVersions).values({ automationId: g!.id, version: 1, definition: greet, note: "created", createdByUserId: c.owner, createdAt: world.at(3) });
+  await tx
+    .insert(automationVersions)
+    .values({
+      automationId: g!.id,
+      version: 1,
+      definition: greet,
+      note: "created",
+      createdByUserId: c.owner,
+      createdAt: world.at(3),
+    });
 
   const [hook] = await tx
     .insert(webhookEndpoints)
@@ -168,25 +295,99 @@ async function seedCompany(world: DemoWorld, c: Company) {
     .returning({ id: webhookEndpoints.id });
   let eventId = 900_000 + c.id * 1000;
   for (const [i, p] of c.posts.entries()) {
-    for (const [type, daysAgo, ok] of [["post.created", 14 - i, true], ["post.published", 12 - i, i !== 0]] as const) {
+    for (const [type, daysAgo, ok] of [
+      ["post.created", 14 - i, true],
+      ["post.published", 12 - i, i !== 0],
+    ] as const) {
       const at = world.at(daysAgo);
-      const payload = { id: `evt_${++eventId}`, type, timestamp: at.toISOString(), companyId: c.id, siteId: c.siteId, entity: { type: "post", id: p.id }, actor: null, data: { postId: p.id, slug: p.slug, title: p.title, cacheTags: [`site:${c.siteId}`, `site:${c.siteId}:posts`, `site:${c.siteId}:post:${p.id}`, `site:${c.siteId}:post/${p.slug}`] } };
+      const payload = {
+        id: `evt_${++eventId}`,
+        type,
+        timestamp: at.toISOString(),
+        companyId: c.id,
+        siteId: c.siteId,
+        entity: { type: "post", id: p.id },
+        actor: null,
+        data: {
+          postId: p.id,
+          slug: p.slug,
+          title: p.title,
+          cacheTags: [
+            `site:${c.siteId}`,
+            `site:${c.siteId}:posts`,
+            `site:${c.siteId}:post:${p.id}`,
+            `site:${c.siteId}:post/${p.slug}`,
+          ],
+        },
+      };
       const [d] = await tx
         .insert(webhookDeliveries)
-        .values({ endpointId: hook!.id, companyId: c.id, eventId, eventType: type, entityKey: `post:${p.id}`, payload, status: ok ? "succeeded" : "failed", attempts: ok ? 1 : MAX_ATTEMPTS, lastStatusCode: ok ? 200 : 502, lastError: ok ? null : "HTTP 502", createdAt: at, deliveredAt: ok ? at : null })
+        .values({
+          endpointId: hook!.id,
+          companyId: c.id,
+          eventId,
+          eventType: type,
+          entityKey: `post:${p.id}`,
+          payload,
+          status: ok ? "succeeded" : "failed",
+          attempts: ok ? 1 : MAX_ATTEMPTS,
+          lastStatusCode: ok ? 200 : 502,
+          lastError: ok ? null : "HTTP 502",
+          createdAt: at,
+          deliveredAt: ok ? at : null,
+        })
         .returning({ id: webhookDeliveries.id });
-      await tx.insert(webhookAttempts).values(
-        ok
-          ? [{ deliveryId: d!.id, attemptedAt: at, statusCode: 200, error: null, responseBody: '{"revalidated":true}', durationMs: 84 }]
-          : Array.from({ length: MAX_ATTEMPTS }, (_, k) => ({ deliveryId: d!.id, attemptedAt: new Date(at.getTime() + k * 60_000), statusCode: 502, error: "HTTP 502", responseBody: "Bad Gateway", durationMs: 30 + k })),
-      );
+      await tx
+        .insert(webhookAttempts)
+        .values(
+          ok
+            ? [
+                {
+                  deliveryId: d!.id,
+                  attemptedAt: at,
+                  statusCode: 200,
+                  error: null,
+                  responseBody: '{"revalidated":true}',
+                  durationMs: 84,
+                },
+              ]
+            : Array.from({ length: MAX_ATTEMPTS }, (_, k) => ({
+                deliveryId: d!.id,
+                attemptedAt: new Date(at.getTime() + k * 60_000),
+                statusCode: 502,
+                error: "HTTP 502",
+                responseBody: "Bad Gateway",
+                durationMs: 30 + k,
+              })),
+        );
     }
   }
 }
 
 export const demoAutomations: DemoPart = async (world) => {
   const postsOf = async (siteId: number) =>
-    (await world.tx.select({ id: posts.id, slug: posts.slug, title: posts.title }).from(posts).where(eq(posts.siteId, siteId)).orderBy(posts.id).limit(2));
-  await seedCompany(world, { id: world.companies.harbor, owner: world.users.maya, siteId: world.sites.harbor, project: "HCW", editor: "maya@harborcoffee.example", host: "harborcoffee.example", posts: await postsOf(world.sites.harbor) });
-  await seedCompany(world, { id: world.companies.northwind, owner: world.users.demo, siteId: world.sites.northwind, project: "NWB", editor: "studio@northwind.example", host: "northwind.example", posts: await postsOf(world.sites.northwind) });
+    await world.tx
+      .select({ id: posts.id, slug: posts.slug, title: posts.title })
+      .from(posts)
+      .where(eq(posts.siteId, siteId))
+      .orderBy(posts.id)
+      .limit(2);
+  await seedCompany(world, {
+    id: world.companies.harbor,
+    owner: world.users.maya,
+    siteId: world.sites.harbor,
+    project: "HCW",
+    editor: "maya@harborcoffee.example",
+    host: "harborcoffee.example",
+    posts: await postsOf(world.sites.harbor),
+  });
+  await seedCompany(world, {
+    id: world.companies.northwind,
+    owner: world.users.demo,
+    siteId: world.sites.northwind,
+    project: "NWB",
+    editor: "studio@northwind.example",
+    host: "northwind.example",
+    posts: await postsOf(world.sites.northwind),
+  });
 };

@@ -21,10 +21,19 @@ export const p = (text: string): Block => ({ type: "paragraph", props: { text } 
 export const lead = (text: string): Block => ({ type: "paragraph", props: { text, size: "lg" } });
 export const ul = (...items: string[]): Block => ({ type: "list", props: { items } });
 export const ol = (...items: string[]): Block => ({ type: "list", props: { items, ordered: true } });
-export const quote = (text: string, cite?: string): Block => ({ type: "quote", props: cite ? { text, cite } : { text } });
-export const code = (text: string, language?: string): Block => ({ type: "code", props: language ? { code: text, language } : { code: text } });
+export const quote = (text: string, cite?: string): Block => ({
+  type: "quote",
+  props: cite ? { text, cite } : { text },
+});
+export const code = (text: string, language?: string): Block => ({
+  type: "code",
+  props: language ? { code: text, language } : { code: text },
+});
 export const hr = (): Block => ({ type: "divider", props: {} });
-export const button = (label: string, href: string, variant = "primary"): Block => ({ type: "button", props: { label, href, variant } });
+export const button = (label: string, href: string, variant = "primary"): Block => ({
+  type: "button",
+  props: { label, href, variant },
+});
 export const spacer = (size = "md"): Block => ({ type: "spacer", props: { size } });
 
 /** An image block; `sized` adds the file's pixel width and height (from the media list, so they are always the real ones). */
@@ -43,7 +52,10 @@ export const img = (file: string, alt: string, caption?: string, sized = false):
 };
 export const gallery = (...images: [file: string, alt: string, caption?: string][]): Block => ({
   type: "gallery",
-  props: { images: images.map(([f, alt, caption]) => ({ src: M(f), alt, ...(caption ? { caption } : {}) })), columns: 3 },
+  props: {
+    images: images.map(([f, alt, caption]) => ({ src: M(f), alt, ...(caption ? { caption } : {}) })),
+    columns: 3,
+  },
 });
 export const video = (file: string, poster: string, title: string, caption?: string): Block => ({
   type: "video",
@@ -54,15 +66,29 @@ export const file = (f: string, label: string, description?: string): Block => (
   props: { href: M(f), label, ...(description ? { description } : {}) },
 });
 
-export const section = (props: Record<string, unknown>, ...children: Block[]): Block => ({ type: "section", props, children });
+export const section = (props: Record<string, unknown>, ...children: Block[]): Block => ({
+  type: "section",
+  props,
+  children,
+});
 export const columns = (...cols: Block[][]): Block => ({
   type: "columns",
   props: { gap: "lg" },
   children: cols.map((children) => ({ type: "column", props: { width: Math.floor(12 / cols.length) }, children })),
 });
-export const grid = (cols: number, ...children: Block[]): Block => ({ type: "grid", props: { columns: cols }, children });
+export const grid = (cols: number, ...children: Block[]): Block => ({
+  type: "grid",
+  props: { columns: cols },
+  children,
+});
 
-export const hero = (heading: string, subheading: string, cta?: [string, string], image?: string, secondary?: [string, string]): Block => ({
+export const hero = (
+  heading: string,
+  subheading: string,
+  cta?: [string, string],
+  image?: string,
+  secondary?: [string, string],
+): Block => ({
   type: "hero",
   props: {
     heading,
@@ -74,7 +100,12 @@ export const hero = (heading: string, subheading: string, cta?: [string, string]
 });
 export const card = (title: string, body: string, href?: string, image?: string): Block => ({
   type: "card",
-  props: { title, body, ...(href ? { href, ctaLabel: "Read more" } : {}), ...(image ? { image: M(image), imageAlt: "" } : {}) },
+  props: {
+    title,
+    body,
+    ...(href ? { href, ctaLabel: "Read more" } : {}),
+    ...(image ? { image: M(image), imageAlt: "" } : {}),
+  },
 });
 export const cta = (heading: string, body: string, buttonLabel: string, buttonHref: string): Block => ({
   type: "cta",
@@ -92,9 +123,21 @@ export const tabs = (...t: [label: string, body: string][]): Block => ({
   type: "tabs",
   props: { tabs: t.map(([label, body]) => ({ label, body })) },
 });
-export const testimonial = (quoteText: string, author: string, role?: string, company?: string, rating?: number): Block => ({
+export const testimonial = (
+  quoteText: string,
+  author: string,
+  role?: string,
+  company?: string,
+  rating?: number,
+): Block => ({
   type: "testimonial",
-  props: { quote: quoteText, author, ...(role ? { role } : {}), ...(company ? { company } : {}), ...(rating ? { rating } : {}) },
+  props: {
+    quote: quoteText,
+    author,
+    ...(role ? { role } : {}),
+    ...(company ? { company } : {}),
+    ...(rating ? { rating } : {}),
+  },
 });
 export const embed = (url: string, title: string, provider: string, caption?: string): Block => ({
   type: "embed",
@@ -106,10 +149,19 @@ export const productGrid = (heading: string, categorySlug?: string, limit = 6, s
   props: { heading, ...(categorySlug ? { categorySlug } : {}), limit, sort },
 });
 export const productCard = (productSlug: string): Block => ({ type: "product-card", props: { productSlug } });
-export const addToCart = (productSlug: string, label = "Add to bag"): Block => ({ type: "add-to-cart", props: { productSlug, label } });
-export const featured = (heading: string, limit = 4): Block => ({ type: "featured-products", props: { heading, limit } });
+export const addToCart = (productSlug: string, label = "Add to bag"): Block => ({
+  type: "add-to-cart",
+  props: { productSlug, label },
+});
+export const featured = (heading: string, limit = 4): Block => ({
+  type: "featured-products",
+  props: { heading, limit },
+});
 /** featured-products showing exactly these products, in this order. */
-export const picks = (heading: string, productSlugs: string[]): Block => ({ type: "featured-products", props: { heading, productSlugs } });
+export const picks = (heading: string, productSlugs: string[]): Block => ({
+  type: "featured-products",
+  props: { heading, productSlugs },
+});
 export const categoryList = (heading: string, parentSlug?: string): Block => ({
   type: "category-list",
   props: { heading, ...(parentSlug ? { parentSlug } : {}), layout: "grid" },

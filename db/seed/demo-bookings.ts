@@ -9,7 +9,13 @@
  */
 import { pageSlots } from "../../src/domains/bookings/availability-load";
 import { DEFAULTS, type PageConfig } from "../../src/domains/bookings/config";
-import { bookingHosts, bookingPages, bookings, bookingSchedules, bookingTimeOff } from "../../src/domains/bookings/tables";
+import {
+  bookingHosts,
+  bookingPages,
+  bookings,
+  bookingSchedules,
+  bookingTimeOff,
+} from "../../src/domains/bookings/tables";
 import { DAY } from "../../src/domains/bookings/zoned";
 import type { DemoPart } from "./parts";
 
@@ -31,26 +37,61 @@ export const demoBookings: DemoPart = async (w) => {
   const now = clock.now().getTime();
   const nw = w.companies.northwind;
   const hb = w.companies.harbor;
-  const sched = (companyId: number, userId: number, timeZone: string, weekly: Record<string, string[]>, overrides: Record<string, string[]> = {}) =>
-    tx.insert(bookingSchedules).values({ companyId, userId, timeZone, weekly, overrides, version: 1, createdAt: w.at(60), updatedAt: w.at(2) });
+  const sched = (
+    companyId: number,
+    userId: number,
+    timeZone: string,
+    weekly: Record<string, string[]>,
+    overrides: Record<string, string[]> = {},
+  ) =>
+    tx
+      .insert(bookingSchedules)
+      .values({ companyId, userId, timeZone, weekly, overrides, version: 1, createdAt: w.at(60), updatedAt: w.at(2) });
   await sched(nw, w.users.priya, "Europe/London", WEEKDAYS(["09:00-12:30", "13:30-17:30"]));
   await sched(nw, w.users.leo, "America/New_York", WEEKDAYS(["10:00-18:00"]));
   await sched(nw, w.users.demo, "Europe/Berlin", { "2": ["14:00-18:00"], "4": ["14:00-18:00"] });
-  await sched(hb, w.users.maya, "America/Los_Angeles", { "3": ["10:00-14:00"], "5": ["10:00-14:00"], "6": ["09:00-12:00"] });
+  await sched(hb, w.users.maya, "America/Los_Angeles", {
+    "3": ["10:00-14:00"],
+    "5": ["10:00-14:00"],
+    "6": ["09:00-12:00"],
+  });
   const in10 = new Date(now + 10 * DAY).toISOString().slice(0, 10);
-  await tx.insert(bookingTimeOff).values({ companyId: nw, userId: w.users.leo, startDate: in10, endDate: new Date(now + 12 * DAY).toISOString().slice(0, 10), reason: "Conference", createdAt: w.at(5) });
+  await tx
+    .insert(bookingTimeOff)
+    .values({
+      companyId: nw,
+      userId: w.users.leo,
+      startDate: in10,
+      endDate: new Date(now + 12 * DAY).toISOString().slice(0, 10),
+      reason: "Conference",
+      createdAt: w.at(5),
+    });
 
   const page = async (companyId: number, cfg: PageConfig) =>
-    (await tx
-      .insert(bookingPages)
-      .values({ companyId, slug: cfg.slug, title: cfg.title, status: "live", config: cfg, draft: null, version: 1, publishedAt: w.at(40), createdAt: w.at(42), updatedAt: w.at(40) })
-      .returning())[0]!;
+    (
+      await tx
+        .insert(bookingPages)
+        .values({
+          companyId,
+          slug: cfg.slug,
+          title: cfg.title,
+          status: "live",
+          config: cfg,
+          draft: null,
+          version: 1,
+          publishedAt: w.at(40),
+          createdAt: w.at(42),
+          updatedAt: w.at(40),
+        })
+        .returning()
+    )[0]!;
 
   const discovery = await page(nw, {
     ...DEFAULTS,
     title: "Discovery call with Northwind Studio",
     slug: "northwind-discovery",
-    description: "A first conversation about your website: what you need, your timeline and budget. We'll follow up with a short proposal.",
+    description:
+      "A first conversation about your website: what you need, your timeline and budget. We'll follow up with a short proposal.",
     durations: [30, 45],
     location: { kind: "video", value: "https://meet.northwind.example/discovery" },
     questions: [
@@ -71,7 +112,8 @@ export const demoBookings: DemoPart = async (w) => {
     ...DEFAULTS,
     title: "Website review workshop",
     slug: "northwind-review-workshop",
-    description: "Ninety minutes with two of us going through your current site page by page. We confirm each request within a day.",
+    description:
+      "Ninety minutes with two of us going through your current site page by page. We confirm each request within a day.",
     durations: [90],
     location: { kind: "video", value: "https://meet.northwind.example/workshop" },
     questions: [{ id: "site", label: "Your website address", type: "short_text", required: true }],
@@ -102,50 +144,67 @@ export const demoBookings: DemoPart = async (w) => {
 
   let n = 0;
   /** Books the `k`-th free slot of a page as seen `daysAgo` days before now. */
-  const place = async (p: typeof discovery, k: number, daysAgo: number, status: "accepted" | "cancelled" | "pending", extra: { noShow?: string; reason?: string } = {}) => {
+  const place = async (
+    p: typeof discovery,
+    k: number,
+    daysAgo: number,
+    status: "accepted" | "cancelled" | "pending",
+    extra: { noShow?: string; reason?: string } = {},
+  ) => {
     const seen = now - daysAgo * DAY;
-    const { slots } = await pageSlots(tx, p.companyId, p, { from: seen, to: seen + 14 * DAY, now: seen, durationMin: p.config.durations[0]! });
+    const { slots } = await pageSlots(tx, p.companyId, p, {
+      from: seen,
+      to: seen + 14 * DAY,
+      now: seen,
+      durationMin: p.config.durations[0]!,
+    });
     const slot = slots[Math.min(k, slots.length - 1)];
     if (!slot) return;
     const [name, email, company, budget] = ATTENDEES[n++ % ATTENDEES.length]!;
-    const hostIds = p.config.hostMode === "round_robin" ? [slot.hostUserIds[n % slot.hostUserIds.length]!] : slot.hostUserIds;
+    const hostIds =
+      p.config.hostMode === "round_robin" ? [slot.hostUserIds[n % slot.hostUserIds.length]!] : slot.hostUserIds;
     const answers =
       p.id === discovery.id
-        ? [{ id: "company", label: "Company", value: company }, { id: "budget", label: "Budget", value: budget }]
+        ? [
+            { id: "company", label: "Company", value: company },
+            { id: "budget", label: "Budget", value: budget },
+          ]
         : p.id === workshop.id
           ? [{ id: "site", label: "Your website address", value: `https://${email.split("@")[1]}` }]
           : [{ id: "guests", label: "Number of guests", value: "2" }];
     const created = new Date(seen - 2 * DAY);
-    const b = (await tx
-      .insert(bookings)
-      .values({
-        companyId: p.companyId,
-        pageId: p.id,
-        pageSlug: p.slug,
-        pageTitle: p.title,
-        uid: crypto.randomUUID().replace(/-/g, ""),
-        status,
-        startsAt: new Date(slot.start),
-        endsAt: new Date(slot.end),
-        durationMin: p.config.durations[0]!,
-        timeZone: ["Europe/London", "America/Chicago", "Europe/Madrid", "Africa/Lagos"][n % 4]!,
-        attendeeName: name,
-        attendeeEmail: email,
-        answers,
-        location: p.config.location,
-        hostUserIds: hostIds,
-        sequence: status === "cancelled" ? 1 : 0,
-        reason: extra.reason ?? null,
-        cancelledBy: status === "cancelled" ? "attendee" : null,
-        cancelledAt: status === "cancelled" ? new Date(seen - DAY) : null,
-        confirmedAt: status === "accepted" ? created : null,
-        noShow: extra.noShow ?? null,
-        source: n % 3 === 0 ? "mcp" : "public",
-        history: [],
-        createdAt: created,
-        updatedAt: created,
-      })
-      .returning())[0]!;
+    const b = (
+      await tx
+        .insert(bookings)
+        .values({
+          companyId: p.companyId,
+          pageId: p.id,
+          pageSlug: p.slug,
+          pageTitle: p.title,
+          uid: crypto.randomUUID().replace(/-/g, ""),
+          status,
+          startsAt: new Date(slot.start),
+          endsAt: new Date(slot.end),
+          durationMin: p.config.durations[0]!,
+          timeZone: ["Europe/London", "America/Chicago", "Europe/Madrid", "Africa/Lagos"][n % 4]!,
+          attendeeName: name,
+          attendeeEmail: email,
+          answers,
+          location: p.config.location,
+          hostUserIds: hostIds,
+          sequence: status === "cancelled" ? 1 : 0,
+          reason: extra.reason ?? null,
+          cancelledBy: status === "cancelled" ? "attendee" : null,
+          cancelledAt: status === "cancelled" ? new Date(seen - DAY) : null,
+          confirmedAt: status === "accepted" ? created : null,
+          noShow: extra.noShow ?? null,
+          source: n % 3 === 0 ? "mcp" : "public",
+          history: [],
+          createdAt: created,
+          updatedAt: created,
+        })
+        .returning()
+    )[0]!;
     const active = status !== "cancelled";
     await tx.insert(bookingHosts).values(
       hostIds.map((userId) => ({
@@ -163,7 +222,15 @@ export const demoBookings: DemoPart = async (w) => {
     );
   };
   // Past weeks: calls that happened (one no-show), one cancelled.
-  for (const [k, ago] of [[1, 28], [6, 28], [3, 21], [9, 21], [2, 14], [12, 14]] as const) await place(discovery, k, ago, "accepted", k === 9 ? { noShow: "attendee" } : {});
+  for (const [k, ago] of [
+    [1, 28],
+    [6, 28],
+    [3, 21],
+    [9, 21],
+    [2, 14],
+    [12, 14],
+  ] as const)
+    await place(discovery, k, ago, "accepted", k === 9 ? { noShow: "attendee" } : {});
   await place(discovery, 5, 7, "cancelled", { reason: "We decided to postpone the redesign until spring." });
   await place(workshop, 0, 21, "accepted");
   await place(tasting, 0, 14, "accepted");

@@ -54,7 +54,9 @@ function letterhead(title: string, subtitle: string): PdfPage {
   page.text(48, 72, 22, title, { bold: true, color: WHITE });
   page.text(48, 124, 11, subtitle, { color: MUTED });
   page.line(48, 812, page.width - 48, 812, 0.5, [0.8, 0.78, 0.74]);
-  page.text(48, 826, 8, "Harbor Coffee Roasters \u2022 The Net Loft, Harbour Road \u2022 hello@harborcoffee.example", { color: MUTED });
+  page.text(48, 826, 8, "Harbor Coffee Roasters \u2022 The Net Loft, Harbour Road \u2022 hello@harborcoffee.example", {
+    color: MUTED,
+  });
   return page;
 }
 
@@ -82,8 +84,17 @@ function table(page: PdfPage, y: number, widths: number[], header: string[], row
 
 export const PDFS: Record<string, () => Uint8Array> = {
   "carbon-report-2023.pdf": () => {
-    const page = letterhead("Carbon report 2023", "Scope 1, 2 and 3 emissions for the roastery, tasting room and deliveries.");
-    let y = page.paragraph(48, 160, 499, 10.5, "We emitted 41.6 tonnes of CO2e in 2023, 0.58 kg for every kilogram of coffee we roasted: down 12% per kilogram on 2022. Most of the saving came from the roaster's afterburner settings and from moving city deliveries to a cargo bike.");
+    const page = letterhead(
+      "Carbon report 2023",
+      "Scope 1, 2 and 3 emissions for the roastery, tasting room and deliveries.",
+    );
+    let y = page.paragraph(
+      48,
+      160,
+      499,
+      10.5,
+      "We emitted 41.6 tonnes of CO2e in 2023, 0.58 kg for every kilogram of coffee we roasted: down 12% per kilogram on 2022. Most of the saving came from the roaster's afterburner settings and from moving city deliveries to a cargo bike.",
+    );
     page.text(48, y + 24, 13, "Emissions by source (tonnes CO2e)", { bold: true });
     const sources: [string, number, PdfColor][] = [
       ["Shipping green coffee", 14.2, NAVY_PDF],
@@ -100,12 +111,29 @@ export const PDFS: Record<string, () => Uint8Array> = {
       page.text(196 + t * 22, y + 13, 10, t.toFixed(1), { color: MUTED });
       y += 24;
     }
-    y = page.paragraph(48, y + 24, 499, 10.5, "For 2024 we are trialling an electric sample roaster, switching our retail bags to a mono-material film that can be recycled at the kerbside, and asking importers for shipping data per lot.", {});
-    page.paragraph(48, y + 12, 499, 10.5, "Method: GHG Protocol, market-based scope 2. Shipping from the importers' voyage data; packaging from supplier declarations.", { color: MUTED });
+    y = page.paragraph(
+      48,
+      y + 24,
+      499,
+      10.5,
+      "For 2024 we are trialling an electric sample roaster, switching our retail bags to a mono-material film that can be recycled at the kerbside, and asking importers for shipping data per lot.",
+      {},
+    );
+    page.paragraph(
+      48,
+      y + 12,
+      499,
+      10.5,
+      "Method: GHG Protocol, market-based scope 2. Shipping from the importers' voyage data; packaging from supplier declarations.",
+      { color: MUTED },
+    );
     return pdfDocument("Harbor Coffee carbon report 2023", page);
   },
   "wholesale-price-list-2024.pdf": () => {
-    const page = letterhead("Wholesale price list 2024", "Prices per kilogram, excluding tax, effective 1 January. Free delivery on orders over 10 kg.");
+    const page = letterhead(
+      "Wholesale price list 2024",
+      "Prices per kilogram, excluding tax, effective 1 January. Free delivery on orders over 10 kg.",
+    );
     const y = table(
       page,
       150,
@@ -122,11 +150,20 @@ export const PDFS: Record<string, () => Uint8Array> = {
         ["Costa Rica Tarraz\u00fa honey", "$44.00", "$41.00", "$38.50"],
       ],
     );
-    page.paragraph(48, y + 30, 499, 10.5, "Every wholesale account includes barista training for new staff, a grinder calibration visit each quarter and next-day delivery within 20 miles. Ask Luc\u00eda about equipment leasing.");
+    page.paragraph(
+      48,
+      y + 30,
+      499,
+      10.5,
+      "Every wholesale account includes barista training for new staff, a grinder calibration visit each quarter and next-day delivery within 20 miles. Ask Luc\u00eda about equipment leasing.",
+    );
     return pdfDocument("Harbor Coffee wholesale price list 2024", page);
   },
   "brew-ratio-cheatsheet.pdf": () => {
-    const page = letterhead("Brew ratio cheat sheet", "Start here, then adjust grind first and ratio second. Weigh everything.");
+    const page = letterhead(
+      "Brew ratio cheat sheet",
+      "Start here, then adjust grind first and ratio second. Weigh everything.",
+    );
     const y = table(
       page,
       150,
@@ -141,7 +178,13 @@ export const PDFS: Record<string, () => Uint8Array> = {
         ["Cold brew", "100 g", "1 L", "1:10", "Coarse", "16 h"],
       ],
     );
-    page.paragraph(48, y + 30, 499, 10.5, "Water at 93\u201396 \u00b0C for filter (85 \u00b0C for the AeroPress recipe). Sour and thin: grind finer. Bitter and dry: grind coarser.");
+    page.paragraph(
+      48,
+      y + 30,
+      499,
+      10.5,
+      "Water at 93\u201396 \u00b0C for filter (85 \u00b0C for the AeroPress recipe). Sour and thin: grind finer. Bitter and dry: grind coarser.",
+    );
     return pdfDocument("Harbor Coffee brew ratio cheat sheet", page);
   },
 };

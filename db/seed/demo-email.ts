@@ -10,7 +10,16 @@
  * guide, is an unapproved draft.
  */
 import { randomHex } from "../../src/core/secrets";
-import { emailCampaigns, emailFeedback, emailLists, emailMemberships, emailSegments, emailSends, emailSubscribers, emailTemplates } from "../../src/domains/email/tables";
+import {
+  emailCampaigns,
+  emailFeedback,
+  emailLists,
+  emailMemberships,
+  emailSegments,
+  emailSends,
+  emailSubscribers,
+  emailTemplates,
+} from "../../src/domains/email/tables";
 import { htmlToText, sanitizeTemplate } from "../../src/domains/email/render";
 import { foldSubscriber } from "../../src/domains/email/segment-rules";
 import type { DemoPart } from "./parts";
@@ -70,14 +79,37 @@ const TEMPLATE = `<table role="presentation" width="100%" cellpadding="0" cellsp
 
 export const demoEmail: DemoPart = async ({ tx, at, companies, users }) => {
   const company = companies.harbor;
-  const list = (await tx
-    .insert(emailLists)
-    .values({ companyId: company, name: DEMO_EMAIL.listName, description: "Monthly roasts, brewing guides and café news.", optIn: "double", createdAt: at(120), updatedAt: at(120) })
-    .returning({ id: emailLists.id }))[0]!;
+  const list = (
+    await tx
+      .insert(emailLists)
+      .values({
+        companyId: company,
+        name: DEMO_EMAIL.listName,
+        description: "Monthly roasts, brewing guides and café news.",
+        optIn: "double",
+        createdAt: at(120),
+        updatedAt: at(120),
+      })
+      .returning({ id: emailLists.id })
+  )[0]!;
   const subs: number[] = [];
   for (const [i, [name, email, status, attributes]] of PEOPLE.entries()) {
     const joined = at(110 - i * 3);
-    const s = (await tx.insert(emailSubscribers).values({ companyId: company, email, name, attributes, fold: foldSubscriber({ email, name, attributes }), blocklisted: status === "complained", createdAt: joined, updatedAt: joined }).returning({ id: emailSubscribers.id }))[0]!;
+    const s = (
+      await tx
+        .insert(emailSubscribers)
+        .values({
+          companyId: company,
+          email,
+          name,
+          attributes,
+          fold: foldSubscriber({ email, name, attributes }),
+          blocklisted: status === "complained",
+          createdAt: joined,
+          updatedAt: joined,
+        })
+        .returning({ id: emailSubscribers.id })
+    )[0]!;
     subs.push(s.id);
     const left = status === "unsubscribed" ? at(8, -2) : null;
     await tx.insert(emailMemberships).values({
@@ -93,46 +125,59 @@ export const demoEmail: DemoPart = async ({ tx, at, companies, users }) => {
     });
   }
   const html = sanitizeTemplate(TEMPLATE);
-  const tpl = (await tx.insert(emailTemplates).values({ companyId: company, name: "Harbor monthly", html, text: null, createdAt: at(60), updatedAt: at(60) }).returning({ id: emailTemplates.id }))[0]!;
+  const tpl = (
+    await tx
+      .insert(emailTemplates)
+      .values({ companyId: company, name: "Harbor monthly", html, text: null, createdAt: at(60), updatedAt: at(60) })
+      .returning({ id: emailTemplates.id })
+  )[0]!;
   await tx.insert(emailSegments).values({
     companyId: company,
     name: "Pro customers",
-    rules: { match: "all", conditions: [{ field: "attributes.plan", op: "eq", value: "pro" }, { field: "list", op: "in", value: list.id }] },
+    rules: {
+      match: "all",
+      conditions: [
+        { field: "attributes.plan", op: "eq", value: "pro" },
+        { field: "list", op: "in", value: list.id },
+      ],
+    },
     createdAt: at(40),
     updatedAt: at(40),
   });
   const sentAt = at(8);
-  const c = (await tx
-    .insert(emailCampaigns)
-    .values({
-      companyId: company,
-      name: DEMO_EMAIL.campaign,
-      subject: "The October roast is here, {{ name | friend }}",
-      preheader: "Washed Ethiopian Guji: bergamot, peach, black tea",
-      fromName: "Harbor Coffee Roasters",
-      fromEmail: "hello@harbor.example",
-      replyTo: "roastery@harbor.example",
-      templateId: tpl.id,
-      html,
-      text: htmlToText(html),
-      listIds: [list.id],
-      segmentIds: [],
-      status: "sent",
-      approvedAt: at(9),
-      approvedBy: "Maya Chen",
-      trackOpens: true,
-      trackClicks: true,
-      ratePerMinute: 600,
-      startedAt: sentAt,
-      finishedAt: at(8, -1),
-      queuedAll: true,
-      queueCursor: subs[subs.length - 1]!,
-      recipientCount: DEMO_EMAIL.recipients,
-      createdByUserId: users.maya,
-      createdAt: at(10),
-      updatedAt: at(8, -1),
-    })
-    .returning({ id: emailCampaigns.id }))[0]!;
+  const c = (
+    await tx
+      .insert(emailCampaigns)
+      .values({
+        companyId: company,
+        name: DEMO_EMAIL.campaign,
+        subject: "The October roast is here, {{ name | friend }}",
+        preheader: "Washed Ethiopian Guji: bergamot, peach, black tea",
+        fromName: "Harbor Coffee Roasters",
+        fromEmail: "hello@harbor.example",
+        replyTo: "roastery@harbor.example",
+        templateId: tpl.id,
+        html,
+        text: htmlToText(html),
+        listIds: [list.id],
+        segmentIds: [],
+        status: "sent",
+        approvedAt: at(9),
+        approvedBy: "Maya Chen",
+        trackOpens: true,
+        trackClicks: true,
+        ratePerMinute: 600,
+        startedAt: sentAt,
+        finishedAt: at(8, -1),
+        queuedAll: true,
+        queueCursor: subs[subs.length - 1]!,
+        recipientCount: DEMO_EMAIL.recipients,
+        createdByUserId: users.maya,
+        createdAt: at(10),
+        updatedAt: at(8, -1),
+      })
+      .returning({ id: emailCampaigns.id })
+  )[0]!;
   // Recipients then: everyone but the unconfirmed and the complaint (which came later, from another mail).
   for (const [i, [, email, status]] of PEOPLE.entries()) {
     if (status === "unconfirmed" || status === "complained") continue;
@@ -152,7 +197,9 @@ export const demoEmail: DemoPart = async ({ tx, at, companies, users }) => {
       messageId: `<${randomHex(16)}@harbor.example>`,
       token: randomHex(24),
       tag: "email.campaign",
-      smtpResponse: bounced ? "EENVELOPE 550 5.1.1 <victor.hale@oldmail.example>: mailbox unavailable" : "250 2.0.0 Ok: queued",
+      smtpResponse: bounced
+        ? "EENVELOPE 550 5.1.1 <victor.hale@oldmail.example>: mailbox unavailable"
+        : "250 2.0.0 Ok: queued",
       sentAt: bounced ? null : sentAt,
       openedAt: opened,
       clickedAt: clicked,

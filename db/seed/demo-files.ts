@@ -48,13 +48,24 @@ interface Scratch {
   thumb: Float64Array;
 }
 
-function painted(m: DemoMedia, paint: (c: Canvas) => void, encode: (c: Canvas) => Uint8Array, ext: "jpg" | "png", scratch: Scratch): GeneratedFile {
+function painted(
+  m: DemoMedia,
+  paint: (c: Canvas) => void,
+  encode: (c: Canvas) => Uint8Array,
+  ext: "jpg" | "png",
+  scratch: Scratch,
+): GeneratedFile {
   const canvas = new Canvas(m.width!, m.height!, scratch.full);
   paint(canvas);
   let thumb: GeneratedFile["thumb"] = null;
   if (Math.max(m.width!, m.height!) > THUMB_MAX) {
     const t = fitWithin(m.width!, m.height!);
-    thumb = { bytes: encode(canvas.downscale(t.width, t.height, scratch.thumb)), ext, width: t.width, height: t.height };
+    thumb = {
+      bytes: encode(canvas.downscale(t.width, t.height, scratch.thumb)),
+      ext,
+      width: t.width,
+      height: t.height,
+    };
   }
   return { bytes: encode(canvas), ext, thumb };
 }
@@ -82,7 +93,13 @@ function generate(m: DemoMedia, scratch: Scratch): GeneratedFile {
       const { scene, motion } = need(VIDEO_SCENES, m.file);
       const first = new Canvas(m.width!, m.height!, scratch.full);
       scene(first);
-      const bytes = encodeMovingPicture(first.px, { width: m.width!, height: m.height!, fps: VIDEO_FPS, frames: VIDEO_FRAMES, motion });
+      const bytes = encodeMovingPicture(first.px, {
+        width: m.width!,
+        height: m.height!,
+        fps: VIDEO_FPS,
+        frames: VIDEO_FRAMES,
+        motion,
+      });
       const t = fitWithin(m.width!, m.height!);
       const poster = t.width === m.width ? first : first.downscale(t.width, t.height, scratch.thumb);
       return { bytes, ext: "mp4", thumb: { bytes: jpeg(poster), ext: "jpg", width: t.width, height: t.height } };
@@ -100,7 +117,8 @@ export function demoFiles(items: DemoMedia[]): Map<string, GeneratedFile> {
   const scratch: Scratch = { full: new Float64Array(most), thumb: new Float64Array(THUMB_MAX * THUMB_MAX * 3) };
   for (const m of missing) {
     const f = generate(m, scratch);
-    if (MEDIA_TYPES[m.mimeType]?.ext !== f.ext) throw new Error(`demo seed: ${m.file} is ${m.mimeType} but was made as .${f.ext}`);
+    if (MEDIA_TYPES[m.mimeType]?.ext !== f.ext)
+      throw new Error(`demo seed: ${m.file} is ${m.mimeType} but was made as .${f.ext}`);
     generated.set(m.file, f);
   }
   return generated;
@@ -121,7 +139,10 @@ export function storedDemoFile(siteId: number, m: DemoMedia, f: GeneratedFile): 
  * rethrows, so the caller's transaction can roll back with nothing left behind
  * (in the database store the writes are part of that transaction anyway).
  */
-export async function writeDemoFiles(deps: Pick<Deps, "blobs">, placed: { stored: StoredDemoFile; file: GeneratedFile }[]) {
+export async function writeDemoFiles(
+  deps: Pick<Deps, "blobs">,
+  placed: { stored: StoredDemoFile; file: GeneratedFile }[],
+) {
   const written: string[] = [];
   try {
     for (const { stored, file } of placed) {

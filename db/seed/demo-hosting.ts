@@ -17,7 +17,10 @@ const STEP = 10 * 60_000;
 
 export const demoHosting: DemoPart = async ({ tx, clock, companies, sites }) => {
   const now = clock.now().getTime();
-  const domains = await tx.select().from(siteDomains).where(inArray(siteDomains.siteId, [sites.harbor, sites.northwind]));
+  const domains = await tx
+    .select()
+    .from(siteDomains)
+    .where(inArray(siteDomains.siteId, [sites.harbor, sites.northwind]));
   const company = (siteId: number) => (siteId === sites.harbor ? companies.harbor : companies.northwind);
   const outageDomain = domains.find((d) => d.hostname === "www.harborcoffee.example");
   const outageStart = now - 2 * 86_400_000 - 3 * 3_600_000;
@@ -30,17 +33,53 @@ export const demoHosting: DemoPart = async ({ tx, clock, companies, sites }) => 
     for (let t = now - 7 * 86_400_000, i = 0; t <= now - STEP; t += STEP, i++) {
       const down = d.id === outageDomain?.id && t >= outageStart && t < outageEnd;
       const hour = new Date(t).getUTCHours();
-      const ms = 80 + (hour >= 13 && hour <= 18 ? 60 : 0) + ((i * 37) % 45) + (d.hostname.startsWith("northwind") ? 40 : 0);
+      const ms =
+        80 + (hour >= 13 && hour <= 18 ? 60 : 0) + ((i * 37) % 45) + (d.hostname.startsWith("northwind") ? 40 : 0);
       rows.push(
         down
-          ? { domainId: d.id, companyId, kind: "http", ok: false, status: "down", statusCode: 502, responseMs: 1200 + ((i * 53) % 300), error: "HTTP 502", checkedAt: new Date(t) }
-          : { domainId: d.id, companyId, kind: "http", ok: true, status: "up", statusCode: 200, responseMs: ms, error: null, checkedAt: new Date(t) },
+          ? {
+              domainId: d.id,
+              companyId,
+              kind: "http",
+              ok: false,
+              status: "down",
+              statusCode: 502,
+              responseMs: 1200 + ((i * 53) % 300),
+              error: "HTTP 502",
+              checkedAt: new Date(t),
+            }
+          : {
+              domainId: d.id,
+              companyId,
+              kind: "http",
+              ok: true,
+              status: "up",
+              statusCode: 200,
+              responseMs: ms,
+              error: null,
+              checkedAt: new Date(t),
+            },
       );
     }
     for (let t = now - 7 * 86_400_000; t <= now - 3_600_000; t += 6 * 3_600_000) {
       const www = d.hostname.startsWith("www.");
-      rows.push({ domainId: d.id, companyId, kind: "dns", ok: !www, status: www ? "misconfigured" : "ok", error: www ? "records do not point at the hosting target" : null, checkedAt: new Date(t) });
-      rows.push({ domainId: d.id, companyId, kind: "tls", ok: true, status: d.hostname === "northwind.example" && t > now - 86_400_000 * 5 ? "expiring" : "valid", checkedAt: new Date(t) });
+      rows.push({
+        domainId: d.id,
+        companyId,
+        kind: "dns",
+        ok: !www,
+        status: www ? "misconfigured" : "ok",
+        error: www ? "records do not point at the hosting target" : null,
+        checkedAt: new Date(t),
+      });
+      rows.push({
+        domainId: d.id,
+        companyId,
+        kind: "tls",
+        ok: true,
+        status: d.hostname === "northwind.example" && t > now - 86_400_000 * 5 ? "expiring" : "valid",
+        checkedAt: new Date(t),
+      });
     }
     if (d.id === outageDomain?.id) {
       // The incident as the job would have recorded it: from the first failure, opened at the third, resolved at the first success.
@@ -48,7 +87,12 @@ export const demoHosting: DemoPart = async ({ tx, clock, companies, sites }) => 
       const first = http.findIndex((r) => !r.ok);
       const failed = http.filter((r) => !r.ok);
       if (first >= 0 && failed.length >= 3)
-        outage = { startedAt: http[first]!.checkedAt, openedAt: failed[2]!.checkedAt, resolvedAt: http[first + failed.length]!.checkedAt, failed: failed.length };
+        outage = {
+          startedAt: http[first]!.checkedAt,
+          openedAt: failed[2]!.checkedAt,
+          resolvedAt: http[first + failed.length]!.checkedAt,
+          failed: failed.length,
+        };
     }
     for (let i = 0; i < rows.length; i += 500) await tx.insert(hostingChecks).values(rows.slice(i, i + 500));
     const www = d.hostname.startsWith("www.");
@@ -60,8 +104,12 @@ export const demoHosting: DemoPart = async ({ tx, clock, companies, sites }) => 
       companyId,
       hostname: d.hostname,
       dnsStatus: www ? "misconfigured" : "ok",
-      dnsRequired: www ? [{ type: "CNAME", name: d.hostname, value: TARGET }] : [{ type: "A", name: d.hostname, value: "203.0.113.40" }],
-      dnsFound: www ? [{ type: "A", name: d.hostname, value: "198.51.100.23" }] : [{ type: "A", name: d.hostname, value: "203.0.113.40" }],
+      dnsRequired: www
+        ? [{ type: "CNAME", name: d.hostname, value: TARGET }]
+        : [{ type: "A", name: d.hostname, value: "203.0.113.40" }],
+      dnsFound: www
+        ? [{ type: "A", name: d.hostname, value: "198.51.100.23" }]
+        : [{ type: "A", name: d.hostname, value: "203.0.113.40" }],
       dnsError: www ? "records do not point at the hosting target" : null,
       dnsCheckedAt: new Date(now - 40 * 60_000),
       tlsStatus: d.hostname === "northwind.example" ? "expiring" : "valid",

@@ -21,28 +21,96 @@ export interface DemoMedia {
 }
 
 // Photographs are 600×400 (3:2) unless given; like uploads, anything larger than 400 px gets a 400 px thumbnail file.
-const jpg = (file: string, alt: string, hoursAgo: number, caption: string | null = null, w = 600, hgt = 400): DemoMedia => ({
-  file, mimeType: "image/jpeg", width: w, height: hgt, alt, caption, hoursAgo,
+const jpg = (
+  file: string,
+  alt: string,
+  hoursAgo: number,
+  caption: string | null = null,
+  w = 600,
+  hgt = 400,
+): DemoMedia => ({
+  file,
+  mimeType: "image/jpeg",
+  width: w,
+  height: hgt,
+  alt,
+  caption,
+  hoursAgo,
 });
-const png = (file: string, alt: string, hoursAgo: number, w = 480, hgt = 480, caption: string | null = null): DemoMedia => ({
-  file, mimeType: "image/png", width: w, height: hgt, alt, caption, hoursAgo,
+const png = (
+  file: string,
+  alt: string,
+  hoursAgo: number,
+  w = 480,
+  hgt = 480,
+  caption: string | null = null,
+): DemoMedia => ({
+  file,
+  mimeType: "image/png",
+  width: w,
+  height: hgt,
+  alt,
+  caption,
+  hoursAgo,
 });
 const svg = (file: string, alt: string, hoursAgo: number, w: number, hgt: number): DemoMedia => ({
-  file, mimeType: "image/svg+xml", width: w, height: hgt, alt, caption: null, hoursAgo,
+  file,
+  mimeType: "image/svg+xml",
+  width: w,
+  height: hgt,
+  alt,
+  caption: null,
+  hoursAgo,
 });
-const mp4 = (file: string, alt: string, hoursAgo: number, w: number, hgt: number, caption: string | null): DemoMedia => ({
-  file, mimeType: "video/mp4", width: w, height: hgt, alt, caption, hoursAgo,
+const mp4 = (
+  file: string,
+  alt: string,
+  hoursAgo: number,
+  w: number,
+  hgt: number,
+  caption: string | null,
+): DemoMedia => ({
+  file,
+  mimeType: "video/mp4",
+  width: w,
+  height: hgt,
+  alt,
+  caption,
+  hoursAgo,
 });
 const pdf = (file: string, caption: string, hoursAgo: number): DemoMedia => ({
-  file, mimeType: "application/pdf", width: null, height: null, alt: null, caption, hoursAgo,
+  file,
+  mimeType: "application/pdf",
+  width: null,
+  height: null,
+  alt: null,
+  caption,
+  hoursAgo,
 });
 
 export const HARBOR_MEDIA: DemoMedia[] = [
   jpg("pour-over-v60.jpg", "Water being poured in a spiral over a V60", 70, "Blooming a V60 at the tasting-room bar."),
-  mp4("brew-guide-pour-over.mp4", "A pour-over brewing at the tasting-room bar", 74, 320, 180, "Pour-over brew guide, a four-second clip."),
+  mp4(
+    "brew-guide-pour-over.mp4",
+    "A pour-over brewing at the tasting-room bar",
+    74,
+    320,
+    180,
+    "Pour-over brew guide, a four-second clip.",
+  ),
   jpg("pour-over-poster.jpg", "Still of a pour-over in progress", 75, null, 400, 225),
-  jpg("driftwood-cafe-bar.jpg", "The espresso bar at Driftwood Café with two baristas working", 460, "Driftwood Café on opening week."),
-  jpg("farm-kochere-washing-station.jpg", "Fermentation tanks at the Kochere washing station", 380, "Kochere washing station, Yirgacheffe."),
+  jpg(
+    "driftwood-cafe-bar.jpg",
+    "The espresso bar at Driftwood Café with two baristas working",
+    460,
+    "Driftwood Café on opening week.",
+  ),
+  jpg(
+    "farm-kochere-washing-station.jpg",
+    "Fermentation tanks at the Kochere washing station",
+    380,
+    "Kochere washing station, Yirgacheffe.",
+  ),
   jpg("green-beans-sacks.jpg", "Jute sacks of green coffee stacked in the warehouse", 390),
   jpg("cupping-table.jpg", "Cupping bowls lined up on a long table", 395, "Saturday public cupping."),
   jpg("cold-brew-jars.jpg", "Mason jars of cold brew steeping in a fridge", 570),
@@ -70,8 +138,20 @@ export const HARBOR_MEDIA: DemoMedia[] = [
   jpg("team-maya-ortiz.jpg", "Portrait of Maya Ortiz", 7200, null, 400, 400),
   jpg("team-dev-patel.jpg", "Portrait of Dev Patel", 7210, null, 400, 400),
   jpg("team-lucia-santos.jpg", "Portrait of Lucía Santos", 7220, null, 400, 400),
-  jpg("storefront-waterfront.jpg", "The Harbor Coffee storefront on the waterfront at dusk", 9000, "The net loft, our first home."),
-  jpg("hero-roastery-morning.jpg", "Morning light through the roastery windows onto the drum roaster", 9100, null, 960, 540),
+  jpg(
+    "storefront-waterfront.jpg",
+    "The Harbor Coffee storefront on the waterfront at dusk",
+    9000,
+    "The net loft, our first home.",
+  ),
+  jpg(
+    "hero-roastery-morning.jpg",
+    "Morning light through the roastery windows onto the drum roaster",
+    9100,
+    null,
+    960,
+    540,
+  ),
   png("og-default.png", "Harbor Coffee Roasters logo on a sand background", 9800, 1200, 630),
   svg("logo-harbor.svg", "Harbor Coffee Roasters", 9900, 240, 64),
   svg("logo-harbor-mark.svg", "Harbor Coffee anchor mark", 9901, 64, 64),

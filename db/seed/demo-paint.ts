@@ -64,7 +64,15 @@ export class Canvas {
    * edge has ⌊|d| − ½⌋ more pixels beside it on the same side, so those are
    * filled or skipped without evaluating the shape.
    */
-  private shape(bx0: number, by0: number, bx1: number, by1: number, sdf: (x: number, y: number) => number, paint: Paint, alpha = 1) {
+  private shape(
+    bx0: number,
+    by0: number,
+    bx1: number,
+    by1: number,
+    sdf: (x: number, y: number) => number,
+    paint: Paint,
+    alpha = 1,
+  ) {
     const u = this.u;
     const x0 = Math.max(0, Math.floor(bx0 * u) - 1);
     const y0 = Math.max(0, Math.floor(by0 * u) - 1);
@@ -75,7 +83,8 @@ export class Canvas {
     const [r0, g0, b0] = grad ? grad.from : (paint as RGB);
     const [r1, g1, b1] = grad ? grad.to : [r0, g0, b0];
     const alongX = grad?.dir === "x";
-    const ox = bx0 * u, oy = by0 * u;
+    const ox = bx0 * u,
+      oy = by0 * u;
     const spanX = Math.max(1e-6, (bx1 - bx0) * u);
     const spanY = Math.max(1e-6, (by1 - by0) * u);
     const px = this.px;
@@ -141,47 +150,74 @@ export class Canvas {
 
   rect(x: number, y: number, w: number, h: number, paint: Paint, o: ShapeOptions & { r?: number } = {}) {
     const u = this.u;
-    const hx = (w / 2) * u, hy = (h / 2) * u;
-    const cx = (x + w / 2) * u, cy = (y + h / 2) * u;
+    const hx = (w / 2) * u,
+      hy = (h / 2) * u;
+    const cx = (x + w / 2) * u,
+      cy = (y + h / 2) * u;
     const r = Math.min((o.r ?? 0) * u, hx, hy);
-    const cos = Math.cos(-(o.rot ?? 0)), sin = Math.sin(-(o.rot ?? 0));
+    const cos = Math.cos(-(o.rot ?? 0)),
+      sin = Math.sin(-(o.rot ?? 0));
     const ext = o.rot ? Math.hypot(w, h) / 2 : 0;
     const box = o.rot ? [x + w / 2 - ext, y + h / 2 - ext, x + w / 2 + ext, y + h / 2 + ext] : [x, y, x + w, y + h];
     const rotated = !!o.rot;
-    this.shape(box[0]!, box[1]!, box[2]!, box[3]!, (px, py) => {
-      let dx = px - cx, dy = py - cy;
-      if (rotated) {
-        const t = dx * cos - dy * sin;
-        dy = dx * sin + dy * cos;
-        dx = t;
-      }
-      const qx = (dx < 0 ? -dx : dx) - hx + r, qy = (dy < 0 ? -dy : dy) - hy + r;
-      if (qx <= 0 || qy <= 0) return (qx > qy ? qx : qy) - r;
-      return Math.sqrt(qx * qx + qy * qy) - r;
-    }, paint, o.alpha);
+    this.shape(
+      box[0]!,
+      box[1]!,
+      box[2]!,
+      box[3]!,
+      (px, py) => {
+        let dx = px - cx,
+          dy = py - cy;
+        if (rotated) {
+          const t = dx * cos - dy * sin;
+          dy = dx * sin + dy * cos;
+          dx = t;
+        }
+        const qx = (dx < 0 ? -dx : dx) - hx + r,
+          qy = (dy < 0 ? -dy : dy) - hy + r;
+        if (qx <= 0 || qy <= 0) return (qx > qy ? qx : qy) - r;
+        return Math.sqrt(qx * qx + qy * qy) - r;
+      },
+      paint,
+      o.alpha,
+    );
   }
 
   ellipse(cx: number, cy: number, rx: number, ry: number, paint: Paint, o: ShapeOptions = {}) {
     const u = this.u;
     const ext = o.rot ? Math.max(rx, ry) : 0;
     const [ex, ey] = o.rot ? [ext, ext] : [rx, ry];
-    const pcx = cx * u, pcy = cy * u, prx = rx * u, pry = ry * u;
-    const cos = Math.cos(-(o.rot ?? 0)), sin = Math.sin(-(o.rot ?? 0));
+    const pcx = cx * u,
+      pcy = cy * u,
+      prx = rx * u,
+      pry = ry * u;
+    const cos = Math.cos(-(o.rot ?? 0)),
+      sin = Math.sin(-(o.rot ?? 0));
     const m = Math.min(prx, pry);
     const rotated = !!o.rot;
-    const ix = 1 / prx, iy = 1 / pry;
-    this.shape(cx - ex, cy - ey, cx + ex, cy + ey, (px, py) => {
-      let dx = px - pcx, dy = py - pcy;
-      if (rotated) {
-        const t = dx * cos - dy * sin;
-        dy = dx * sin + dy * cos;
-        dx = t;
-      }
-      dx *= ix;
-      dy *= iy;
-      // Approximate distance: exact for circles, close enough at the edge of an ellipse for 1 px of antialiasing.
-      return (Math.sqrt(dx * dx + dy * dy) - 1) * m;
-    }, paint, o.alpha);
+    const ix = 1 / prx,
+      iy = 1 / pry;
+    this.shape(
+      cx - ex,
+      cy - ey,
+      cx + ex,
+      cy + ey,
+      (px, py) => {
+        let dx = px - pcx,
+          dy = py - pcy;
+        if (rotated) {
+          const t = dx * cos - dy * sin;
+          dy = dx * sin + dy * cos;
+          dx = t;
+        }
+        dx *= ix;
+        dy *= iy;
+        // Approximate distance: exact for circles, close enough at the edge of an ellipse for 1 px of antialiasing.
+        return (Math.sqrt(dx * dx + dy * dy) - 1) * m;
+      },
+      paint,
+      o.alpha,
+    );
   }
 
   circle(cx: number, cy: number, r: number, paint: Paint, o: ShapeOptions = {}) {
@@ -191,14 +227,28 @@ export class Canvas {
   /** An elliptical outline of the given thickness (units). */
   ring(cx: number, cy: number, rx: number, ry: number, thick: number, paint: Paint, o: ShapeOptions = {}) {
     const u = this.u;
-    const pcx = cx * u, pcy = cy * u, prx = rx * u, pry = ry * u, t = (thick / 2) * u;
+    const pcx = cx * u,
+      pcy = cy * u,
+      prx = rx * u,
+      pry = ry * u,
+      t = (thick / 2) * u;
     const m = Math.min(prx, pry);
     const e = thick / 2;
-    const ix = 1 / prx, iy = 1 / pry;
-    this.shape(cx - rx - e, cy - ry - e, cx + rx + e, cy + ry + e, (px, py) => {
-      const dx = (px - pcx) * ix, dy = (py - pcy) * iy;
-      return Math.abs((Math.sqrt(dx * dx + dy * dy) - 1) * m) - t;
-    }, paint, o.alpha);
+    const ix = 1 / prx,
+      iy = 1 / pry;
+    this.shape(
+      cx - rx - e,
+      cy - ry - e,
+      cx + rx + e,
+      cy + ry + e,
+      (px, py) => {
+        const dx = (px - pcx) * ix,
+          dy = (py - pcy) * iy;
+        return Math.abs((Math.sqrt(dx * dx + dy * dy) - 1) * m) - t;
+      },
+      paint,
+      o.alpha,
+    );
   }
 
   /** A convex polygon, points in order (either winding). */
@@ -208,7 +258,8 @@ export class Canvas {
     // Signed area decides which side of each edge is inside.
     let area = 0;
     for (let i = 0; i < pts.length; i++) {
-      const [ax, ay] = pts[i]!, [bx, by] = pts[(i + 1) % pts.length]!;
+      const [ax, ay] = pts[i]!,
+        [bx, by] = pts[(i + 1) % pts.length]!;
       area += ax * by - bx * ay;
     }
     const sign = area > 0 ? 1 : -1;
@@ -220,30 +271,53 @@ export class Canvas {
     });
     const flat = Float64Array.from(edges.flat());
     const n = edges.length * 4;
-    const xs = points.map((p) => p[0]), ys = points.map((p) => p[1]);
-    this.shape(Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys), (px, py) => {
-      let d = -Infinity;
-      for (let k = 0; k < n; k += 4) {
-        const v = (px - flat[k]!) * flat[k + 2]! + (py - flat[k + 1]!) * flat[k + 3]!;
-        if (v > d) d = v;
-      }
-      return d;
-    }, paint, o.alpha);
+    const xs = points.map((p) => p[0]),
+      ys = points.map((p) => p[1]);
+    this.shape(
+      Math.min(...xs),
+      Math.min(...ys),
+      Math.max(...xs),
+      Math.max(...ys),
+      (px, py) => {
+        let d = -Infinity;
+        for (let k = 0; k < n; k += 4) {
+          const v = (px - flat[k]!) * flat[k + 2]! + (py - flat[k + 1]!) * flat[k + 3]!;
+          if (v > d) d = v;
+        }
+        return d;
+      },
+      paint,
+      o.alpha,
+    );
   }
 
   /** A stroke with round ends from (x0, y0) to (x1, y1). */
   line(x0: number, y0: number, x1: number, y1: number, width: number, paint: Paint, o: ShapeOptions = {}) {
     const u = this.u;
-    const ax = x0 * u, ay = y0 * u, bx = x1 * u, by = y1 * u, r = (width / 2) * u;
-    const vx = bx - ax, vy = by - ay;
+    const ax = x0 * u,
+      ay = y0 * u,
+      bx = x1 * u,
+      by = y1 * u,
+      r = (width / 2) * u;
+    const vx = bx - ax,
+      vy = by - ay;
     const len2 = vx * vx + vy * vy || 1;
     const e = width / 2;
-    this.shape(Math.min(x0, x1) - e, Math.min(y0, y1) - e, Math.max(x0, x1) + e, Math.max(y0, y1) + e, (px, py) => {
-      let t = ((px - ax) * vx + (py - ay) * vy) / len2;
-      t = t < 0 ? 0 : t > 1 ? 1 : t;
-      const dx = px - ax - vx * t, dy = py - ay - vy * t;
-      return Math.sqrt(dx * dx + dy * dy) - r;
-    }, paint, o.alpha);
+    this.shape(
+      Math.min(x0, x1) - e,
+      Math.min(y0, y1) - e,
+      Math.max(x0, x1) + e,
+      Math.max(y0, y1) + e,
+      (px, py) => {
+        let t = ((px - ax) * vx + (py - ay) * vy) / len2;
+        t = t < 0 ? 0 : t > 1 ? 1 : t;
+        const dx = px - ax - vx * t,
+          dy = py - ay - vy * t;
+        return Math.sqrt(dx * dx + dy * dy) - r;
+      },
+      paint,
+      o.alpha,
+    );
   }
 
   /**
@@ -254,7 +328,15 @@ export class Canvas {
    */
   wave(base: number, amp: number, freq: number, phase: number, top: RGB, bottom: RGB, o: ShapeOptions = {}) {
     const u = this.u;
-    this.shape(0, base - Math.abs(amp), this.W, this.H, (px, py) => (base + amp * Math.sin(freq * (px / u) + phase)) * u - py, { from: top, to: bottom, dir: "y" }, o.alpha);
+    this.shape(
+      0,
+      base - Math.abs(amp),
+      this.W,
+      this.H,
+      (px, py) => (base + amp * Math.sin(freq * (px / u) + phase)) * u - py,
+      { from: top, to: bottom, dir: "y" },
+      o.alpha,
+    );
   }
 
   /** A soft, dark, elliptical contact shadow. */
@@ -269,8 +351,10 @@ export class Canvas {
 
   private soft(cx: number, cy: number, rx: number, ry: number, color: RGB, alpha: number) {
     const u = this.u;
-    const x0 = Math.max(0, Math.floor((cx - rx) * u)), x1 = Math.min(this.width, Math.ceil((cx + rx) * u));
-    const y0 = Math.max(0, Math.floor((cy - ry) * u)), y1 = Math.min(this.height, Math.ceil((cy + ry) * u));
+    const x0 = Math.max(0, Math.floor((cx - rx) * u)),
+      x1 = Math.min(this.width, Math.ceil((cx + rx) * u));
+    const y0 = Math.max(0, Math.floor((cy - ry) * u)),
+      y1 = Math.min(this.height, Math.ceil((cy + ry) * u));
     for (let y = y0; y < y1; y++) {
       const dy = ((y + 0.5) / u - cy) / ry;
       for (let x = x0; x < x1; x++) {
@@ -288,7 +372,8 @@ export class Canvas {
 
   /** Darkens toward the corners, like a lens. */
   vignette(strength = 0.25) {
-    const cx = this.width / 2, cy = this.height / 2;
+    const cx = this.width / 2,
+      cy = this.height / 2;
     const inv = 1 / (cx * cx + cy * cy);
     for (let y = 0; y < this.height; y++) {
       const dy = y + 0.5 - cy;
@@ -306,7 +391,10 @@ export class Canvas {
   /** An area-averaged reduction (how the media library makes thumbnails). */
   downscale(dw: number, dh: number, scratch?: Float64Array): Canvas {
     const out = new Canvas(dw, dh, scratch);
-    const sw = this.width, sh = this.height, src = this.px, dst = out.px;
+    const sw = this.width,
+      sh = this.height,
+      src = this.px,
+      dst = out.px;
     // Source column span of each output column, computed once.
     const xs = new Int32Array(dw + 1);
     for (let dx = 0; dx <= dw; dx++) xs[dx] = Math.floor((dx * sw) / dw);
@@ -317,7 +405,9 @@ export class Canvas {
       row.fill(0);
       for (let y = y0; y < y1; y++) {
         for (let dx = 0; dx < dw; dx++) {
-          let r = 0, g = 0, b = 0;
+          let r = 0,
+            g = 0,
+            b = 0;
           const x0 = xs[dx]!;
           for (let x = x0, end = Math.max(x0 + 1, xs[dx + 1]!), i = (y * sw + x0) * 3; x < end; x++, i += 3) {
             r += src[i]!;

@@ -17,7 +17,9 @@ export class PdfPage {
   readonly height = 842;
 
   text(x: number, y: number, size: number, str: string, o: { bold?: boolean; color?: PdfColor } = {}) {
-    this.ops.push(`BT ${rg(o.color ?? [0.11, 0.1, 0.09])} /${o.bold ? "F2" : "F1"} ${size} Tf ${fmt(x)} ${fmt(this.height - y)} Td ${pdfString(str)} Tj ET`);
+    this.ops.push(
+      `BT ${rg(o.color ?? [0.11, 0.1, 0.09])} /${o.bold ? "F2" : "F1"} ${size} Tf ${fmt(x)} ${fmt(this.height - y)} Td ${pdfString(str)} Tj ET`,
+    );
     return this;
   }
 
@@ -27,12 +29,21 @@ export class PdfPage {
   }
 
   line(x0: number, y0: number, x1: number, y1: number, width: number, color: PdfColor) {
-    this.ops.push(`${rg(color, "RG")} ${fmt(width)} w ${fmt(x0)} ${fmt(this.height - y0)} m ${fmt(x1)} ${fmt(this.height - y1)} l S`);
+    this.ops.push(
+      `${rg(color, "RG")} ${fmt(width)} w ${fmt(x0)} ${fmt(this.height - y0)} m ${fmt(x1)} ${fmt(this.height - y1)} l S`,
+    );
     return this;
   }
 
   /** Words wrapped to `width` points (Helvetica average widths are close enough for body text); returns the y below the last line. */
-  paragraph(x: number, y: number, width: number, size: number, str: string, o: { color?: PdfColor; leading?: number } = {}): number {
+  paragraph(
+    x: number,
+    y: number,
+    width: number,
+    size: number,
+    str: string,
+    o: { color?: PdfColor; leading?: number } = {},
+  ): number {
     const perLine = Math.max(10, Math.floor(width / (size * 0.5)));
     const lines: string[] = [];
     let cur = "";
@@ -57,7 +68,17 @@ const fmt = (n: number) => (Math.round(n * 100) / 100).toString();
 const rg = (c: PdfColor, op = "rg") => `${fmt(c[0])} ${fmt(c[1])} ${fmt(c[2])} ${op}`;
 
 /** Characters of WinAnsiEncoding outside Latin-1's printable range, by code point. */
-const WIN_ANSI: Record<number, number> = { 0x2013: 0x96, 0x2014: 0x97, 0x2018: 0x91, 0x2019: 0x92, 0x201c: 0x93, 0x201d: 0x94, 0x2022: 0x95, 0x2026: 0x85, 0x20ac: 0x80 };
+const WIN_ANSI: Record<number, number> = {
+  0x2013: 0x96,
+  0x2014: 0x97,
+  0x2018: 0x91,
+  0x2019: 0x92,
+  0x201c: 0x93,
+  0x201d: 0x94,
+  0x2022: 0x95,
+  0x2026: 0x85,
+  0x20ac: 0x80,
+};
 
 /** A PDF literal string, as Latin-1 text in the file (escaped as the syntax requires). */
 function pdfString(s: string): string {

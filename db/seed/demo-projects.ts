@@ -26,7 +26,13 @@ export const seedProjects: DemoPart = async (world) => {
   const { demo, priya, leo } = world.users;
   const as = (userId: number): ActorContext => ({
     deps,
-    principal: { userId, credential: { kind: "cli", id: 0, name: "demo seed" }, scopes: ["*"], companies: [company], requireCmsApproval: false },
+    principal: {
+      userId,
+      credential: { kind: "cli", id: 0, name: "demo seed" },
+      scopes: ["*"],
+      companies: [company],
+      requireCmsApproval: false,
+    },
     company: { ...company, role: userId === demo ? "owner" : "admin" },
     requestId: "demo-seed",
   });
@@ -43,11 +49,19 @@ export const seedProjects: DemoPart = async (world) => {
    * sprint on the next local day, after the sprint's start date.
    */
   const now = world.at(0).getTime();
-  const on = (daysAgo: number, hour = 0) => sim.set(new Date(Math.min(dayStart(TZ, day(daysAgo)).getTime() + (8 + hour) * 3_600_000, now - 60_000)));
+  const on = (daysAgo: number, hour = 0) =>
+    sim.set(new Date(Math.min(dayStart(TZ, day(daysAgo)).getTime() + (8 + hour) * 3_600_000, now - 60_000)));
 
   // --- Internal: Northwind brand refresh --------------------------------------
   on(40);
-  const nwb = await call("projects_create", { name: "Northwind brand refresh", key: "NWB", lead: demo, members: [demo, priya, leo], timeZone: TZ, description: "Our own site and pitch materials, refreshed." });
+  const nwb = await call("projects_create", {
+    name: "Northwind brand refresh",
+    key: "NWB",
+    lead: demo,
+    members: [demo, priya, leo],
+    timeZone: TZ,
+    description: "Our own site and pitch materials, refreshed.",
+  });
   const doing = nwb.board.columns.find((c: { name: string }) => c.name === "In progress").id;
   await call("board_columns_update", { id: doing, wipLimit: 2 });
   await call("milestones_create", { projectId: "NWB", name: "Brand guidelines v2", targetDate: day(-14) });
@@ -77,10 +91,21 @@ export const seedProjects: DemoPart = async (world) => {
     timeZone: TZ,
     health: "on_track",
   });
-  for (const [name, color] of [["Design", "#9333ea"], ["Frontend", "#2563eb"], ["Content", "#16a34a"], ["SEO", "#ca8a04"], ["Bug", "#dc2626"]])
+  for (const [name, color] of [
+    ["Design", "#9333ea"],
+    ["Frontend", "#2563eb"],
+    ["Content", "#16a34a"],
+    ["SEO", "#ca8a04"],
+    ["Bug", "#dc2626"],
+  ])
     await call("project_labels_create", { projectId: "HCW", name, color });
   await call("milestones_create", { projectId: "HCW", name: "Beta review with Maya", targetDate: day(-9) });
-  await call("milestones_create", { projectId: "HCW", name: "Public launch", targetDate: day(-30), description: "DNS switch, redirects live, analytics verified." });
+  await call("milestones_create", {
+    projectId: "HCW",
+    name: "Public launch",
+    targetDate: day(-30),
+    description: "DNS switch, redirects live, analytics verified.",
+  });
 
   const cards: [title: string, estimate: number, label: string, who: number][] = [
     ["Audit the current site and analytics", 3, "SEO", priya], // 1
@@ -104,14 +129,52 @@ export const seedProjects: DemoPart = async (world) => {
     ["Wholesale enquiry form", 2, "Frontend", demo], // 19
   ];
   for (const [title, estimate, label, who] of cards)
-    await call("cards_create", { projectId: "HCW", title, estimate, labels: [label], assignees: [who], priority: label === "Bug" ? 2 : 3 });
-  await call("cards_update", { id: "HCW-13", description: "WCAG 2.2 AA across the templates. Start with the menu page (contrast) and the checkout handoff (focus order)." });
-  await call("card_checklist_items_add", { cardId: "HCW-13", items: ["Keyboard navigation", "Colour contrast AA", "Alt text on every picture", "Screen reader pass"] });
+    await call("cards_create", {
+      projectId: "HCW",
+      title,
+      estimate,
+      labels: [label],
+      assignees: [who],
+      priority: label === "Bug" ? 2 : 3,
+    });
+  await call("cards_update", {
+    id: "HCW-13",
+    description:
+      "WCAG 2.2 AA across the templates. Start with the menu page (contrast) and the checkout handoff (focus order).",
+  });
+  await call("card_checklist_items_add", {
+    cardId: "HCW-13",
+    items: ["Keyboard navigation", "Colour contrast AA", "Alt text on every picture", "Screen reader pass"],
+  });
   await call("cards_update", { id: "HCW-12", dueDate: day(-4), priority: 1 });
 
-  const s1 = (await call("sprints_create", { projectId: "HCW", name: "Sprint 1: foundations", startDate: day(35), endDate: day(22), goal: "Agree the look and the content model" })).id;
-  const s2 = (await call("sprints_create", { projectId: "HCW", name: "Sprint 2: homepage", startDate: day(21), endDate: day(8), goal: "A homepage Maya can click through" })).id;
-  const s3 = (await call("sprints_create", { projectId: "HCW", name: "Sprint 3: shop and polish", startDate: day(7), endDate: day(-6), goal: "Checkout handoff and an accessible beta" })).id;
+  const s1 = (
+    await call("sprints_create", {
+      projectId: "HCW",
+      name: "Sprint 1: foundations",
+      startDate: day(35),
+      endDate: day(22),
+      goal: "Agree the look and the content model",
+    })
+  ).id;
+  const s2 = (
+    await call("sprints_create", {
+      projectId: "HCW",
+      name: "Sprint 2: homepage",
+      startDate: day(21),
+      endDate: day(8),
+      goal: "A homepage Maya can click through",
+    })
+  ).id;
+  const s3 = (
+    await call("sprints_create", {
+      projectId: "HCW",
+      name: "Sprint 3: shop and polish",
+      startDate: day(7),
+      endDate: day(-6),
+      goal: "Checkout handoff and an accessible beta",
+    })
+  ).id;
   await call("sprints_create", { projectId: "HCW", name: "Sprint 4: launch", startDate: day(-7), endDate: day(-20) });
 
   const move = async (d: number, h: number, id: string, columnId: string, who = demo) => {
@@ -137,7 +200,12 @@ export const seedProjects: DemoPart = async (world) => {
   await log("HCW-3", 300, priya, "Moodboard, two type pairings");
   await move(31, 6, "HCW-3", "Done", priya);
   on(31, 7);
-  await call("card_attachments_add", { cardId: "HCW-3", mediaId: (await world.tx.select({ id: media.id }).from(media).where(eq(media.siteId, world.sites.northwind)).limit(1))[0]!.id });
+  await call("card_attachments_add", {
+    cardId: "HCW-3",
+    mediaId: (
+      await world.tx.select({ id: media.id }).from(media).where(eq(media.siteId, world.sites.northwind)).limit(1)
+    )[0]!.id,
+  });
   await move(30, 2, "HCW-2", "In review", leo);
   await log("HCW-2", 360, leo, "Content types and fields");
   await move(30, 6, "HCW-2", "Done", leo);
@@ -166,7 +234,14 @@ export const seedProjects: DemoPart = async (world) => {
   await move(14, 1, "HCW-9", "In progress");
   await log("HCW-9", 240, demo, "Menu data from products_list");
   on(13, 3);
-  await call("card_comments_create", { cardId: "HCW-9", body: "@maya asked for the seasonal drinks to show first. @priya can you add a badge style to the design system?" }, demo);
+  await call(
+    "card_comments_create",
+    {
+      cardId: "HCW-9",
+      body: "@maya asked for the seasonal drinks to show first. @priya can you add a badge style to the design system?",
+    },
+    demo,
+  );
   await move(12, 4, "HCW-9", "Done");
   await log("HCW-8", 420, leo, "Hero, sections, responsive");
   await move(10, 6, "HCW-8", "Done", leo);
@@ -192,9 +267,28 @@ export const seedProjects: DemoPart = async (world) => {
   await log("HCW-16", 120, leo, "Block and double opt-in");
   await move(3, 6, "HCW-16", "Done", leo);
   on(3, 7);
-  await call("card_comments_create", { cardId: "HCW-12", body: "@leo the shop's checkout URL differs per site; read it from site config rather than hard-coding it." }, priya);
+  await call(
+    "card_comments_create",
+    {
+      cardId: "HCW-12",
+      body: "@leo the shop's checkout URL differs per site; read it from site config rather than hard-coding it.",
+    },
+    priya,
+  );
   on(2, 1);
-  const blurry = await call("cards_create", { projectId: "HCW", title: "Header logo blurry on retina screens", estimate: 1, labels: ["Bug"], assignees: [priya], priority: 1, sprintId: "active" }, priya);
+  const blurry = await call(
+    "cards_create",
+    {
+      projectId: "HCW",
+      title: "Header logo blurry on retina screens",
+      estimate: 1,
+      labels: ["Bug"],
+      assignees: [priya],
+      priority: 1,
+      sprintId: "active",
+    },
+    priya,
+  );
   await move(2, 2, "HCW-13", "In progress", priya);
   await log("HCW-13", 240, priya, "Keyboard and contrast fixes");
   const items = (await call("cards_get", { id: "HCW-13" })).checklist.items;

@@ -16,22 +16,150 @@ export interface DemoProductCategory {
 }
 
 export const PRODUCT_CATEGORIES: DemoProductCategory[] = [
-  { slug: "coffee", name: "Coffee", parent: null, description: "Roasted every Tuesday and Friday.", image: "/media/demo/bag-house-espresso.png", order: 1, active: true },
-  { slug: "single-origin", name: "Single origin", parent: "coffee", description: "One farm or washing station per bag.", image: "/media/demo/bag-ethiopia-kochere.png", order: 1, active: true },
-  { slug: "africa", name: "Africa", parent: "single-origin", description: "Ethiopia, Kenya, Rwanda.", image: null, order: 1, active: true },
-  { slug: "latin-america", name: "Latin America", parent: "single-origin", description: "Colombia, Guatemala, Costa Rica, Brazil.", image: null, order: 2, active: true },
-  { slug: "asia-pacific", name: "Asia & Pacific", parent: "single-origin", description: "Back next season.", image: null, order: 3, active: false },
-  { slug: "blends", name: "Blends", parent: "coffee", description: "Consistent, all year round.", image: "/media/demo/bag-breakfast-blend.png", order: 2, active: true },
-  { slug: "espresso", name: "Espresso", parent: "coffee", description: "Roasted for espresso and milk.", image: null, order: 3, active: true },
-  { slug: "decaf", name: "Decaf", parent: "coffee", description: "Swiss Water process, no solvents.", image: null, order: 4, active: true },
-  { slug: "brewing-equipment", name: "Brewing equipment", parent: null, description: "What we use behind the bar.", image: null, order: 2, active: true },
-  { slug: "grinders", name: "Grinders", parent: "brewing-equipment", description: null, image: null, order: 1, active: true },
-  { slug: "brewers", name: "Brewers", parent: "brewing-equipment", description: null, image: null, order: 2, active: true },
-  { slug: "kettles-scales", name: "Kettles & scales", parent: "brewing-equipment", description: null, image: null, order: 3, active: true },
-  { slug: "filters", name: "Filters", parent: "brewing-equipment", description: null, image: null, order: 4, active: true },
-  { slug: "merch", name: "Merch", parent: null, description: "Mugs, bags and shirts.", image: "/media/demo/mug-enamel.png", order: 3, active: true },
-  { slug: "seasonal", name: "Seasonal", parent: null, description: "Limited releases.", image: null, order: 4, active: false },
-  { slug: "holiday-2023", name: "Holiday 2023", parent: "seasonal", description: null, image: null, order: 1, active: false },
+  {
+    slug: "coffee",
+    name: "Coffee",
+    parent: null,
+    description: "Roasted every Tuesday and Friday.",
+    image: "/media/demo/bag-house-espresso.png",
+    order: 1,
+    active: true,
+  },
+  {
+    slug: "single-origin",
+    name: "Single origin",
+    parent: "coffee",
+    description: "One farm or washing station per bag.",
+    image: "/media/demo/bag-ethiopia-kochere.png",
+    order: 1,
+    active: true,
+  },
+  {
+    slug: "africa",
+    name: "Africa",
+    parent: "single-origin",
+    description: "Ethiopia, Kenya, Rwanda.",
+    image: null,
+    order: 1,
+    active: true,
+  },
+  {
+    slug: "latin-america",
+    name: "Latin America",
+    parent: "single-origin",
+    description: "Colombia, Guatemala, Costa Rica, Brazil.",
+    image: null,
+    order: 2,
+    active: true,
+  },
+  {
+    slug: "asia-pacific",
+    name: "Asia & Pacific",
+    parent: "single-origin",
+    description: "Back next season.",
+    image: null,
+    order: 3,
+    active: false,
+  },
+  {
+    slug: "blends",
+    name: "Blends",
+    parent: "coffee",
+    description: "Consistent, all year round.",
+    image: "/media/demo/bag-breakfast-blend.png",
+    order: 2,
+    active: true,
+  },
+  {
+    slug: "espresso",
+    name: "Espresso",
+    parent: "coffee",
+    description: "Roasted for espresso and milk.",
+    image: null,
+    order: 3,
+    active: true,
+  },
+  {
+    slug: "decaf",
+    name: "Decaf",
+    parent: "coffee",
+    description: "Swiss Water process, no solvents.",
+    image: null,
+    order: 4,
+    active: true,
+  },
+  {
+    slug: "brewing-equipment",
+    name: "Brewing equipment",
+    parent: null,
+    description: "What we use behind the bar.",
+    image: null,
+    order: 2,
+    active: true,
+  },
+  {
+    slug: "grinders",
+    name: "Grinders",
+    parent: "brewing-equipment",
+    description: null,
+    image: null,
+    order: 1,
+    active: true,
+  },
+  {
+    slug: "brewers",
+    name: "Brewers",
+    parent: "brewing-equipment",
+    description: null,
+    image: null,
+    order: 2,
+    active: true,
+  },
+  {
+    slug: "kettles-scales",
+    name: "Kettles & scales",
+    parent: "brewing-equipment",
+    description: null,
+    image: null,
+    order: 3,
+    active: true,
+  },
+  {
+    slug: "filters",
+    name: "Filters",
+    parent: "brewing-equipment",
+    description: null,
+    image: null,
+    order: 4,
+    active: true,
+  },
+  {
+    slug: "merch",
+    name: "Merch",
+    parent: null,
+    description: "Mugs, bags and shirts.",
+    image: "/media/demo/mug-enamel.png",
+    order: 3,
+    active: true,
+  },
+  {
+    slug: "seasonal",
+    name: "Seasonal",
+    parent: null,
+    description: "Limited releases.",
+    image: null,
+    order: 4,
+    active: false,
+  },
+  {
+    slug: "holiday-2023",
+    name: "Holiday 2023",
+    parent: "seasonal",
+    description: null,
+    image: null,
+    order: 1,
+    active: false,
+  },
 ];
 
 export interface DemoOption {
@@ -86,10 +214,24 @@ export interface DemoProduct {
 }
 
 const img = (file: string) => `/media/demo/${file}`;
-const SIZE: DemoOption = { name: "Size", values: [["250g", "250 g"], ["1kg", "1 kg"]] };
-const GRIND: DemoOption = { name: "Grind", values: [["whole-bean", "Whole bean"], ["espresso", "Espresso"], ["filter", "Filter"]] };
+const SIZE: DemoOption = {
+  name: "Size",
+  values: [
+    ["250g", "250 g"],
+    ["1kg", "1 kg"],
+  ],
+};
+const GRIND: DemoOption = {
+  name: "Grind",
+  values: [
+    ["whole-bean", "Whole bean"],
+    ["espresso", "Espresso"],
+    ["filter", "Filter"],
+  ],
+};
 /** A kilo bag costs a little over three 250 g bags, rounded to 50 cents. */
-const coffeePrice = (base: number) => (values: string[]) => (values[0] === "1kg" ? Math.round((base * 3.2) / 50) * 50 : base);
+const coffeePrice = (base: number) => (values: string[]) =>
+  values[0] === "1kg" ? Math.round((base * 3.2) / 50) * 50 : base;
 
 function coffee(
   slug: string,
@@ -106,7 +248,11 @@ function coffee(
     category,
     status: "active",
     price,
-    sku: slug.split("-").map((w) => w.slice(0, 3).toUpperCase()).join("-").slice(0, 15),
+    sku: slug
+      .split("-")
+      .map((w) => w.slice(0, 3).toUpperCase())
+      .join("-")
+      .slice(0, 15),
     shortDescription: `${notes.join(", ")}.`,
     description: `<p>${name}: ${notes.join(", ").toLowerCase()}.</p><ul>${Object.entries(origin)
       .map(([k, v]) => `<li><strong>${k}</strong>: ${Array.isArray(v) ? v.join(", ") : v}</li>`)
@@ -123,55 +269,219 @@ function coffee(
 }
 
 export const PRODUCTS: DemoProduct[] = [
-  coffee("ethiopia-yirgacheffe-kochere", "Ethiopia Yirgacheffe Kochere", "africa", 1950, ["Blueberry", "Jasmine", "Black tea"],
-    { country: "Ethiopia", region: "Yirgacheffe, Gedeo", producer: "Kochere washing station", altitude: "1,900–2,100 m", process: "Washed", varieties: ["Heirloom"] },
-    { featured: true, images: [[img("bag-ethiopia-kochere.png"), "A 250 g bag of Ethiopia Kochere"], [img("farm-kochere-washing-station.jpg"), "The Kochere washing station"]], inactiveVariants: ["1kg/filter"], createdDaysAgo: 40, seoTitle: "Ethiopia Yirgacheffe Kochere, washed | Harbor Coffee" }),
-  coffee("kenya-nyeri-gatomboya", "Kenya Nyeri Gatomboya AA", "africa", 2100, ["Blackcurrant", "Grapefruit", "Cane sugar"],
-    { country: "Kenya", region: "Nyeri", producer: "Gatomboya cooperative", altitude: "1,800 m", process: "Washed", varieties: ["SL28", "SL34"] },
-    { compareAtPrice: 2400, images: [[img("farm-nyeri-cherries.jpg"), "Ripe coffee cherries at Gatomboya"]], createdDaysAgo: 80 }),
-  coffee("rwanda-huye-mountain", "Rwanda Huye Mountain", "africa", 1850, ["Red apple", "Caramel", "Orange zest"],
-    { country: "Rwanda", region: "Huye", producer: "Huye Mountain", altitude: "1,900 m", process: "Washed", varieties: ["Red Bourbon"] },
-    { images: [[img("green-beans-sacks.jpg"), "Green coffee sacks"]], createdDaysAgo: 130 }),
-  coffee("colombia-huila-el-paraiso", "Colombia Huila El Paraíso", "latin-america", 1800, ["Milk chocolate", "Red grape", "Panela"],
-    { country: "Colombia", region: "Huila", producer: "Finca El Paraíso", altitude: "1,750 m", process: "Washed", varieties: ["Caturra", "Castillo"] },
-    { featured: true, images: [[img("bag-colombia-huila.png"), "A 250 g bag of Colombia Huila"]], createdDaysAgo: 200 }),
-  coffee("guatemala-huehuetenango-la-esperanza", "Guatemala Huehuetenango La Esperanza", "latin-america", 1900, ["Toffee", "Plum", "Cocoa"],
-    { country: "Guatemala", region: "Huehuetenango", producer: "La Esperanza", altitude: "1,650 m", process: "Washed", varieties: ["Bourbon", "Caturra"] },
-    { images: [], createdDaysAgo: 95 }),
-  coffee("costa-rica-tarrazu-honey", "Costa Rica Tarrazú Honey", "latin-america", 1700, ["Honey", "Peach", "Almond"],
-    { country: "Costa Rica", region: "Tarrazú", producer: "Micro-mill Las Lajas", altitude: "1,500 m", process: "Yellow honey", varieties: ["Catuaí"] },
-    { compareAtPrice: 2000, images: [[img("cupping-table.jpg"), "Cupping the Tarrazú"]], createdDaysAgo: 60 }),
-  coffee("brazil-cerrado-natural", "Brazil Cerrado Natural", "latin-america", 1500, ["Hazelnut", "Dark chocolate", "Dried fig"],
-    { country: "Brazil", region: "Cerrado Mineiro", producer: "Fazenda Santa Lúcia", altitude: "1,150 m", process: "Natural", varieties: ["Yellow Catuaí"] },
-    { images: [], inactiveVariants: ["1kg/espresso", "1kg/filter"], createdDaysAgo: 300 }),
-  coffee("house-espresso", "House Espresso", "espresso", 1600, ["Chocolate", "Cherry", "Brown sugar"],
+  coffee(
+    "ethiopia-yirgacheffe-kochere",
+    "Ethiopia Yirgacheffe Kochere",
+    "africa",
+    1950,
+    ["Blueberry", "Jasmine", "Black tea"],
+    {
+      country: "Ethiopia",
+      region: "Yirgacheffe, Gedeo",
+      producer: "Kochere washing station",
+      altitude: "1,900–2,100 m",
+      process: "Washed",
+      varieties: ["Heirloom"],
+    },
+    {
+      featured: true,
+      images: [
+        [img("bag-ethiopia-kochere.png"), "A 250 g bag of Ethiopia Kochere"],
+        [img("farm-kochere-washing-station.jpg"), "The Kochere washing station"],
+      ],
+      inactiveVariants: ["1kg/filter"],
+      createdDaysAgo: 40,
+      seoTitle: "Ethiopia Yirgacheffe Kochere, washed | Harbor Coffee",
+    },
+  ),
+  coffee(
+    "kenya-nyeri-gatomboya",
+    "Kenya Nyeri Gatomboya AA",
+    "africa",
+    2100,
+    ["Blackcurrant", "Grapefruit", "Cane sugar"],
+    {
+      country: "Kenya",
+      region: "Nyeri",
+      producer: "Gatomboya cooperative",
+      altitude: "1,800 m",
+      process: "Washed",
+      varieties: ["SL28", "SL34"],
+    },
+    {
+      compareAtPrice: 2400,
+      images: [[img("farm-nyeri-cherries.jpg"), "Ripe coffee cherries at Gatomboya"]],
+      createdDaysAgo: 80,
+    },
+  ),
+  coffee(
+    "rwanda-huye-mountain",
+    "Rwanda Huye Mountain",
+    "africa",
+    1850,
+    ["Red apple", "Caramel", "Orange zest"],
+    {
+      country: "Rwanda",
+      region: "Huye",
+      producer: "Huye Mountain",
+      altitude: "1,900 m",
+      process: "Washed",
+      varieties: ["Red Bourbon"],
+    },
+    { images: [[img("green-beans-sacks.jpg"), "Green coffee sacks"]], createdDaysAgo: 130 },
+  ),
+  coffee(
+    "colombia-huila-el-paraiso",
+    "Colombia Huila El Paraíso",
+    "latin-america",
+    1800,
+    ["Milk chocolate", "Red grape", "Panela"],
+    {
+      country: "Colombia",
+      region: "Huila",
+      producer: "Finca El Paraíso",
+      altitude: "1,750 m",
+      process: "Washed",
+      varieties: ["Caturra", "Castillo"],
+    },
+    { featured: true, images: [[img("bag-colombia-huila.png"), "A 250 g bag of Colombia Huila"]], createdDaysAgo: 200 },
+  ),
+  coffee(
+    "guatemala-huehuetenango-la-esperanza",
+    "Guatemala Huehuetenango La Esperanza",
+    "latin-america",
+    1900,
+    ["Toffee", "Plum", "Cocoa"],
+    {
+      country: "Guatemala",
+      region: "Huehuetenango",
+      producer: "La Esperanza",
+      altitude: "1,650 m",
+      process: "Washed",
+      varieties: ["Bourbon", "Caturra"],
+    },
+    { images: [], createdDaysAgo: 95 },
+  ),
+  coffee(
+    "costa-rica-tarrazu-honey",
+    "Costa Rica Tarrazú Honey",
+    "latin-america",
+    1700,
+    ["Honey", "Peach", "Almond"],
+    {
+      country: "Costa Rica",
+      region: "Tarrazú",
+      producer: "Micro-mill Las Lajas",
+      altitude: "1,500 m",
+      process: "Yellow honey",
+      varieties: ["Catuaí"],
+    },
+    { compareAtPrice: 2000, images: [[img("cupping-table.jpg"), "Cupping the Tarrazú"]], createdDaysAgo: 60 },
+  ),
+  coffee(
+    "brazil-cerrado-natural",
+    "Brazil Cerrado Natural",
+    "latin-america",
+    1500,
+    ["Hazelnut", "Dark chocolate", "Dried fig"],
+    {
+      country: "Brazil",
+      region: "Cerrado Mineiro",
+      producer: "Fazenda Santa Lúcia",
+      altitude: "1,150 m",
+      process: "Natural",
+      varieties: ["Yellow Catuaí"],
+    },
+    { images: [], inactiveVariants: ["1kg/espresso", "1kg/filter"], createdDaysAgo: 300 },
+  ),
+  coffee(
+    "house-espresso",
+    "House Espresso",
+    "espresso",
+    1600,
+    ["Chocolate", "Cherry", "Brown sugar"],
     { blend: "Brazil Cerrado 60%, Colombia Huila 40%", roast: "Medium" },
     {
       featured: true,
       barcode: "5060123450017",
-      images: [[img("bag-house-espresso.png"), "A 250 g bag of House Espresso"], [img("espresso-shot.jpg"), "House Espresso pouring"]],
+      images: [
+        [img("bag-house-espresso.png"), "A 250 g bag of House Espresso"],
+        [img("espresso-shot.jpg"), "House Espresso pouring"],
+      ],
       bulk: [
         { min: 3, max: 5, type: "fixed", amount: 1500 },
         { min: 6, max: null, type: "percent_off", amount: 1000 },
         { variant: ["1kg", "whole-bean"], min: 4, max: null, type: "fixed", amount: 4600 },
       ],
       createdDaysAgo: 400,
-    }),
-  coffee("night-shift-espresso", "Night Shift Espresso", "espresso", 1650, ["Dark chocolate", "Molasses", "Smoke"],
-    { blend: "Sumatra 50%, Brazil 50%", roast: "Medium-dark" }, { images: [], createdDaysAgo: 250 }),
-  coffee("harbor-breakfast-blend", "Harbor Breakfast Blend", "blends", 1450, ["Milk chocolate", "Toasted nuts", "Caramel"],
+    },
+  ),
+  coffee(
+    "night-shift-espresso",
+    "Night Shift Espresso",
+    "espresso",
+    1650,
+    ["Dark chocolate", "Molasses", "Smoke"],
+    { blend: "Sumatra 50%, Brazil 50%", roast: "Medium-dark" },
+    { images: [], createdDaysAgo: 250 },
+  ),
+  coffee(
+    "harbor-breakfast-blend",
+    "Harbor Breakfast Blend",
+    "blends",
+    1450,
+    ["Milk chocolate", "Toasted nuts", "Caramel"],
     { blend: "Colombia 60%, Brazil 40%", roast: "Medium" },
-    { featured: true, images: [[img("bag-breakfast-blend.png"), "A 250 g bag of Harbor Breakfast Blend"]], bulk: [{ min: 10, max: null, type: "percent_off", amount: 1500 }], createdDaysAgo: 390 }),
-  coffee("lighthouse-dark-roast", "Lighthouse Dark Roast", "blends", 1450, ["Bittersweet chocolate", "Cedar"],
-    { blend: "Brazil 70%, Guatemala 30%", roast: "Dark" }, { images: [], createdDaysAgo: 380 }),
-  coffee("swiss-water-decaf-colombia", "Swiss Water Decaf Colombia", "decaf", 1700, ["Cocoa", "Red apple", "Brown sugar"],
+    {
+      featured: true,
+      images: [[img("bag-breakfast-blend.png"), "A 250 g bag of Harbor Breakfast Blend"]],
+      bulk: [{ min: 10, max: null, type: "percent_off", amount: 1500 }],
+      createdDaysAgo: 390,
+    },
+  ),
+  coffee(
+    "lighthouse-dark-roast",
+    "Lighthouse Dark Roast",
+    "blends",
+    1450,
+    ["Bittersweet chocolate", "Cedar"],
+    { blend: "Brazil 70%, Guatemala 30%", roast: "Dark" },
+    { images: [], createdDaysAgo: 380 },
+  ),
+  coffee(
+    "swiss-water-decaf-colombia",
+    "Swiss Water Decaf Colombia",
+    "decaf",
+    1700,
+    ["Cocoa", "Red apple", "Brown sugar"],
     { country: "Colombia", region: "Cauca", process: "Washed, Swiss Water decaffeinated", varieties: ["Castillo"] },
-    { images: [], createdDaysAgo: 190 }),
-  coffee("panama-geisha-lot-7", "Panama Geisha Lot 7", "latin-america", 4200, ["Bergamot", "Jasmine", "Peach"],
-    { country: "Panama", region: "Boquete", producer: "Finca Lérida", altitude: "1,700 m", process: "Washed", varieties: ["Geisha"] },
-    { status: "draft", images: [], createdDaysAgo: 2 }),
-  coffee("holiday-blend-2023", "Holiday Blend 2023", "holiday-2023", 1600, ["Cinnamon", "Orange", "Chocolate"],
-    { blend: "Ethiopia 50%, Colombia 50%" }, { status: "inactive", images: [], createdDaysAgo: 330 }),
+    { images: [], createdDaysAgo: 190 },
+  ),
+  coffee(
+    "panama-geisha-lot-7",
+    "Panama Geisha Lot 7",
+    "latin-america",
+    4200,
+    ["Bergamot", "Jasmine", "Peach"],
+    {
+      country: "Panama",
+      region: "Boquete",
+      producer: "Finca Lérida",
+      altitude: "1,700 m",
+      process: "Washed",
+      varieties: ["Geisha"],
+    },
+    { status: "draft", images: [], createdDaysAgo: 2 },
+  ),
+  coffee(
+    "holiday-blend-2023",
+    "Holiday Blend 2023",
+    "holiday-2023",
+    1600,
+    ["Cinnamon", "Orange", "Chocolate"],
+    { blend: "Ethiopia 50%, Colombia 50%" },
+    { status: "inactive", images: [], createdDaysAgo: 330 },
+  ),
   {
     slug: "cold-brew-concentrate",
     name: "Cold Brew Concentrate",
@@ -188,7 +498,15 @@ export const PRODUCTS: DemoProduct[] = [
     tags: ["cold-brew", "ready-to-drink"],
     metadata: { keepRefrigerated: true, shelfLifeDays: 21 },
     images: [[img("cold-brew-jars.jpg"), "Cold brew concentrate in a bottle"]],
-    options: [{ name: "Pack", values: [["single", "Single bottle"], ["four-pack", "Four bottles"]] }],
+    options: [
+      {
+        name: "Pack",
+        values: [
+          ["single", "Single bottle"],
+          ["four-pack", "Four bottles"],
+        ],
+      },
+    ],
     variantPrice: (v) => (v[0] === "four-pack" ? 4200 : 1200),
     createdDaysAgo: 35,
   },
@@ -206,7 +524,16 @@ export const PRODUCTS: DemoProduct[] = [
     weightUnit: "kg",
     tags: ["pour-over", "brewer"],
     images: [[img("pour-over-v60.jpg"), "A V60 on a carafe"]],
-    options: [{ name: "Material", values: [["plastic", "Plastic"], ["ceramic", "Ceramic"], ["glass", "Glass"]] }],
+    options: [
+      {
+        name: "Material",
+        values: [
+          ["plastic", "Plastic"],
+          ["ceramic", "Ceramic"],
+          ["glass", "Glass"],
+        ],
+      },
+    ],
     variantPrice: (v) => ({ plastic: 1200, ceramic: 2400, glass: 2200 })[v[0]!]!,
     inactiveVariants: ["glass"],
     createdDaysAgo: 500,
@@ -285,7 +612,16 @@ export const PRODUCTS: DemoProduct[] = [
     description: "<p>Holds temperature to the degree, with a hold mode and a brew timer.</p>",
     tags: ["kettle"],
     images: [],
-    options: [{ name: "Colour", values: [["matte-black", "Matte black"], ["polished-steel", "Polished steel"], ["white", null]] }],
+    options: [
+      {
+        name: "Colour",
+        values: [
+          ["matte-black", "Matte black"],
+          ["polished-steel", "Polished steel"],
+          ["white", null],
+        ],
+      },
+    ],
     variantPrice: (v) => (v[0] === "polished-steel" ? 19500 : 16500),
     createdDaysAgo: 160,
   },
@@ -313,7 +649,10 @@ export const PRODUCTS: DemoProduct[] = [
     description: "<p>Rinse before brewing. Pack of 100.</p>",
     tags: ["filters", "pour-over"],
     images: [],
-    bulk: [{ min: 5, max: 9, type: "percent_off", amount: 1000 }, { min: 10, max: null, type: "percent_off", amount: 2000 }],
+    bulk: [
+      { min: 5, max: 9, type: "percent_off", amount: 1000 },
+      { min: 10, max: null, type: "percent_off", amount: 2000 },
+    ],
     createdDaysAgo: 500,
   },
   {
@@ -339,7 +678,10 @@ export const PRODUCTS: DemoProduct[] = [
     shortDescription: "12 oz enamel mug with our anchor.",
     description: "<p>Steel with a white enamel finish. Hand wash.</p>",
     tags: ["merch", "gift"],
-    images: [[img("mug-enamel.png"), "White enamel mug"], [img("logo-harbor-mark.svg"), null]],
+    images: [
+      [img("mug-enamel.png"), "White enamel mug"],
+      [img("logo-harbor-mark.svg"), null],
+    ],
     createdDaysAgo: 220,
   },
   {
@@ -366,10 +708,27 @@ export const PRODUCTS: DemoProduct[] = [
     shortDescription: "Organic cotton tee with a small anchor on the chest.",
     description: "<p>Relaxed fit. Sand or navy.</p>",
     tags: ["merch", "apparel"],
-    images: [[img("tee-sand.png"), "Sand T-shirt"], [img("tee-navy.png"), "Navy T-shirt"]],
+    images: [
+      [img("tee-sand.png"), "Sand T-shirt"],
+      [img("tee-navy.png"), "Navy T-shirt"],
+    ],
     options: [
-      { name: "Size", values: [["s", "S"], ["m", "M"], ["l", "L"], ["xl", "XL"]] },
-      { name: "Colour", values: [["sand", "Sand"], ["navy", "Navy"]] },
+      {
+        name: "Size",
+        values: [
+          ["s", "S"],
+          ["m", "M"],
+          ["l", "L"],
+          ["xl", "XL"],
+        ],
+      },
+      {
+        name: "Colour",
+        values: [
+          ["sand", "Sand"],
+          ["navy", "Navy"],
+        ],
+      },
     ],
     variantPrice: (v) => (v[0] === "xl" ? 3000 : 2800),
     variantImage: (v) => img(v[1] === "navy" ? "tee-navy.png" : "tee-sand.png"),
@@ -387,7 +746,16 @@ export const PRODUCTS: DemoProduct[] = [
     description: "<p>Redeemable on coffee, equipment and subscriptions.</p>",
     tags: ["gift"],
     images: [],
-    options: [{ name: "Amount", values: [["25", "$25"], ["50", "$50"], ["100", "$100"]] }],
+    options: [
+      {
+        name: "Amount",
+        values: [
+          ["25", "$25"],
+          ["50", "$50"],
+          ["100", "$100"],
+        ],
+      },
+    ],
     variantPrice: (v) => Number(v[0]) * 100,
     createdDaysAgo: 365,
   },
@@ -442,9 +810,39 @@ export const DISCOUNTS: {
   usedCount: number;
   active: boolean;
 }[] = [
-  { code: "WELCOME10", kind: "percent", amount: 1000, minSubtotal: null, startsDaysAgo: 400, endsDaysAgo: null, usageLimit: null, usedCount: 2, active: true },
-  { code: "HARBOR5", kind: "fixed", amount: 500, minSubtotal: 3000, startsDaysAgo: 60, endsDaysAgo: -30, usageLimit: 200, usedCount: 1, active: true },
-  { code: "SUMMER23", kind: "percent", amount: 1500, minSubtotal: null, startsDaysAgo: 420, endsDaysAgo: 330, usageLimit: 100, usedCount: 37, active: false },
+  {
+    code: "WELCOME10",
+    kind: "percent",
+    amount: 1000,
+    minSubtotal: null,
+    startsDaysAgo: 400,
+    endsDaysAgo: null,
+    usageLimit: null,
+    usedCount: 2,
+    active: true,
+  },
+  {
+    code: "HARBOR5",
+    kind: "fixed",
+    amount: 500,
+    minSubtotal: 3000,
+    startsDaysAgo: 60,
+    endsDaysAgo: -30,
+    usageLimit: 200,
+    usedCount: 1,
+    active: true,
+  },
+  {
+    code: "SUMMER23",
+    kind: "percent",
+    amount: 1500,
+    minSubtotal: null,
+    startsDaysAgo: 420,
+    endsDaysAgo: 330,
+    usageLimit: 100,
+    usedCount: 37,
+    active: false,
+  },
 ];
 
 /** Lines name a product by slug and, for products with options, a variant by option values. */
@@ -456,33 +854,184 @@ export const ORDERS: {
   notes: string | null;
   lines: { product: string; variant?: string[]; quantity: number }[];
 }[] = [
-  { customer: "priya.nair@example.com", status: "fulfilled", discount: "WELCOME10", daysAgo: 590, notes: null, lines: [{ product: "ethiopia-yirgacheffe-kochere", variant: ["250g", "filter"], quantity: 2 }, { product: "v60-paper-filters-100", quantity: 1 }] },
-  { customer: "priya.nair@example.com", status: "fulfilled", discount: null, daysAgo: 30, notes: null, lines: [{ product: "kenya-nyeri-gatomboya", variant: ["250g", "whole-bean"], quantity: 1 }] },
-  { customer: "tom.becker@example.com", status: "fulfilled", discount: "WELCOME10", daysAgo: 290, notes: "Leave with the neighbour at no. 12.", lines: [{ product: "aeropress-original", quantity: 1 }, { product: "house-espresso", variant: ["250g", "espresso"], quantity: 2 }] },
-  { customer: "aisha@driftwoodcafe.example", status: "fulfilled", discount: null, daysAgo: 21, notes: "Café order: deliver before 7 a.m.", lines: [{ product: "house-espresso", variant: ["1kg", "whole-bean"], quantity: 6 }, { product: "harbor-breakfast-blend", variant: ["1kg", "whole-bean"], quantity: 2 }] },
-  { customer: "j.okafor@example.com", status: "paid", discount: "HARBOR5", daysAgo: 3, notes: null, lines: [{ product: "harbor-logo-tee", variant: ["m", "navy"], quantity: 1 }, { product: "harbor-enamel-mug", quantity: 2 }] },
-  { customer: "lena.voss@example.com", status: "pending", discount: null, daysAgo: 1, notes: null, lines: [{ product: "tasting-flight", quantity: 1 }, { product: "gift-card", variant: ["50"], quantity: 1 }] },
+  {
+    customer: "priya.nair@example.com",
+    status: "fulfilled",
+    discount: "WELCOME10",
+    daysAgo: 590,
+    notes: null,
+    lines: [
+      { product: "ethiopia-yirgacheffe-kochere", variant: ["250g", "filter"], quantity: 2 },
+      { product: "v60-paper-filters-100", quantity: 1 },
+    ],
+  },
+  {
+    customer: "priya.nair@example.com",
+    status: "fulfilled",
+    discount: null,
+    daysAgo: 30,
+    notes: null,
+    lines: [{ product: "kenya-nyeri-gatomboya", variant: ["250g", "whole-bean"], quantity: 1 }],
+  },
+  {
+    customer: "tom.becker@example.com",
+    status: "fulfilled",
+    discount: "WELCOME10",
+    daysAgo: 290,
+    notes: "Leave with the neighbour at no. 12.",
+    lines: [
+      { product: "aeropress-original", quantity: 1 },
+      { product: "house-espresso", variant: ["250g", "espresso"], quantity: 2 },
+    ],
+  },
+  {
+    customer: "aisha@driftwoodcafe.example",
+    status: "fulfilled",
+    discount: null,
+    daysAgo: 21,
+    notes: "Café order: deliver before 7 a.m.",
+    lines: [
+      { product: "house-espresso", variant: ["1kg", "whole-bean"], quantity: 6 },
+      { product: "harbor-breakfast-blend", variant: ["1kg", "whole-bean"], quantity: 2 },
+    ],
+  },
+  {
+    customer: "j.okafor@example.com",
+    status: "paid",
+    discount: "HARBOR5",
+    daysAgo: 3,
+    notes: null,
+    lines: [
+      { product: "harbor-logo-tee", variant: ["m", "navy"], quantity: 1 },
+      { product: "harbor-enamel-mug", quantity: 2 },
+    ],
+  },
+  {
+    customer: "lena.voss@example.com",
+    status: "pending",
+    discount: null,
+    daysAgo: 1,
+    notes: null,
+    lines: [
+      { product: "tasting-flight", quantity: 1 },
+      { product: "gift-card", variant: ["50"], quantity: 1 },
+    ],
+  },
 ];
 
-export const REVIEWS: { product: string; author: string; email: string | null; rating: number; title: string | null; body: string | null; status: string; daysAgo: number }[] = [
-  { product: "ethiopia-yirgacheffe-kochere", author: "Priya N.", email: "priya.nair@example.com", rating: 5, title: "Blueberries, really", body: "I didn't believe the tasting notes until I brewed it as a V60. Wonderful.", status: "approved", daysAgo: 580 },
-  { product: "ethiopia-yirgacheffe-kochere", author: "Marcus", email: null, rating: 4, title: "Lovely but light", body: "Great as filter, too bright for my espresso machine.", status: "approved", daysAgo: 120 },
-  { product: "house-espresso", author: "Tom B.", email: "tom.becker@example.com", rating: 5, title: "Forgiving", body: "Tastes good even when my shots run fast.", status: "approved", daysAgo: 280 },
-  { product: "house-espresso", author: "Aisha R.", email: "aisha@driftwoodcafe.example", rating: 5, title: "Our café's espresso", body: "Works beautifully in milk.", status: "approved", daysAgo: 15 },
-  { product: "aeropress-original", author: "Sam", email: null, rating: 4, title: null, body: "Does what it says. Took it camping.", status: "approved", daysAgo: 200 },
-  { product: "harbor-logo-tee", author: "James O.", email: "j.okafor@example.com", rating: 3, title: "Runs small", body: "Nice fabric; order a size up.", status: "pending", daysAgo: 1 },
-  { product: "kenya-nyeri-gatomboya", author: "Best Deals", email: "deals@spam.example", rating: 1, title: "<a href=\"http://spam.example\">cheap</a>", body: "<script>alert('x')</script> Visit my site!", status: "hidden", daysAgo: 10 },
-  { product: "baratza-encore-esp", author: "Lena V.", email: "lena.voss@example.com", rating: 5, title: "Huge upgrade", body: "Coming from a blade grinder, the difference is enormous.", status: "pending", daysAgo: 2 },
+export const REVIEWS: {
+  product: string;
+  author: string;
+  email: string | null;
+  rating: number;
+  title: string | null;
+  body: string | null;
+  status: string;
+  daysAgo: number;
+}[] = [
+  {
+    product: "ethiopia-yirgacheffe-kochere",
+    author: "Priya N.",
+    email: "priya.nair@example.com",
+    rating: 5,
+    title: "Blueberries, really",
+    body: "I didn't believe the tasting notes until I brewed it as a V60. Wonderful.",
+    status: "approved",
+    daysAgo: 580,
+  },
+  {
+    product: "ethiopia-yirgacheffe-kochere",
+    author: "Marcus",
+    email: null,
+    rating: 4,
+    title: "Lovely but light",
+    body: "Great as filter, too bright for my espresso machine.",
+    status: "approved",
+    daysAgo: 120,
+  },
+  {
+    product: "house-espresso",
+    author: "Tom B.",
+    email: "tom.becker@example.com",
+    rating: 5,
+    title: "Forgiving",
+    body: "Tastes good even when my shots run fast.",
+    status: "approved",
+    daysAgo: 280,
+  },
+  {
+    product: "house-espresso",
+    author: "Aisha R.",
+    email: "aisha@driftwoodcafe.example",
+    rating: 5,
+    title: "Our café's espresso",
+    body: "Works beautifully in milk.",
+    status: "approved",
+    daysAgo: 15,
+  },
+  {
+    product: "aeropress-original",
+    author: "Sam",
+    email: null,
+    rating: 4,
+    title: null,
+    body: "Does what it says. Took it camping.",
+    status: "approved",
+    daysAgo: 200,
+  },
+  {
+    product: "harbor-logo-tee",
+    author: "James O.",
+    email: "j.okafor@example.com",
+    rating: 3,
+    title: "Runs small",
+    body: "Nice fabric; order a size up.",
+    status: "pending",
+    daysAgo: 1,
+  },
+  {
+    product: "kenya-nyeri-gatomboya",
+    author: "Best Deals",
+    email: "deals@spam.example",
+    rating: 1,
+    title: '<a href="http://spam.example">cheap</a>',
+    body: "<script>alert('x')</script> Visit my site!",
+    status: "hidden",
+    daysAgo: 10,
+  },
+  {
+    product: "baratza-encore-esp",
+    author: "Lena V.",
+    email: "lena.voss@example.com",
+    rating: 5,
+    title: "Huge upgrade",
+    body: "Coming from a blade grinder, the difference is enormous.",
+    status: "pending",
+    daysAgo: 2,
+  },
 ];
 
-export const MESSAGES: { customer: string | null; email: string; subject: string; status: string; daysAgo: number; replies: { author: "customer" | "staff"; body: string; hoursAfter: number }[] }[] = [
+export const MESSAGES: {
+  customer: string | null;
+  email: string;
+  subject: string;
+  status: string;
+  daysAgo: number;
+  replies: { author: "customer" | "staff"; body: string; hoursAfter: number }[];
+}[] = [
   {
     customer: "j.okafor@example.com",
     email: "j.okafor@example.com",
     subject: "Can I change the T-shirt size?",
     status: "open",
     daysAgo: 2,
-    replies: [{ author: "customer", body: "I ordered a medium navy tee yesterday; could I swap it for a large before it ships?", hoursAfter: 0 }],
+    replies: [
+      {
+        author: "customer",
+        body: "I ordered a medium navy tee yesterday; could I swap it for a large before it ships?",
+        hoursAfter: 0,
+      },
+    ],
   },
   {
     customer: "priya.nair@example.com",
@@ -492,7 +1041,11 @@ export const MESSAGES: { customer: string | null; email: string; subject: string
     daysAgo: 28,
     replies: [
       { author: "customer", body: "The Kenya bag split in the post and about a third spilled out.", hoursAfter: 0 },
-      { author: "staff", body: "Sorry about that, Priya. A replacement is in Friday's roast and will go out the same day.", hoursAfter: 3 },
+      {
+        author: "staff",
+        body: "Sorry about that, Priya. A replacement is in Friday's roast and will go out the same day.",
+        hoursAfter: 3,
+      },
       { author: "customer", body: "Arrived, thank you!", hoursAfter: 80 },
     ],
   },
@@ -502,6 +1055,12 @@ export const MESSAGES: { customer: string | null; email: string; subject: string
     subject: "Wholesale samples for a deli",
     status: "open",
     daysAgo: 6,
-    replies: [{ author: "customer", body: "We run a small deli on the quay and would like to try two espresso options.", hoursAfter: 0 }],
+    replies: [
+      {
+        author: "customer",
+        body: "We run a small deli on the quay and would like to try two espresso options.",
+        hoursAfter: 0,
+      },
+    ],
   },
 ];

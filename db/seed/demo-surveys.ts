@@ -41,7 +41,15 @@ const HARBOR_SURVEY = {
     {
       id: "better",
       title: "Help us do better",
-      questions: [{ id: "improve", type: "long_text", title: "What is the one thing we should improve?", required: true, max: 2000 }],
+      questions: [
+        {
+          id: "improve",
+          type: "long_text",
+          title: "What is the one thing we should improve?",
+          required: true,
+          max: 2000,
+        },
+      ],
     },
     {
       id: "extras",
@@ -65,7 +73,9 @@ const HARBOR_SURVEY = {
       ],
     },
   ],
-  endings: [{ id: "thanks", title: "Thank you!", body: "Show this page at the counter for 10% off your next bag of beans." }],
+  endings: [
+    { id: "thanks", title: "Thank you!", body: "Show this page at the counter for 10% off your next bag of beans." },
+  ],
   submitLabel: "Send feedback",
 };
 
@@ -82,28 +92,100 @@ const HARBOR_DE: Record<string, string> = {
 };
 
 /** [nps, store, improve | null, drinks, taste | null, email | null, source, daysAgo, finished, tags, note] */
-type Row = [number, string, string | null, string[], number | null, string | null, string | null, number, boolean, string[], string | null];
+type Row = [
+  number,
+  string,
+  string | null,
+  string[],
+  number | null,
+  string | null,
+  string | null,
+  number,
+  boolean,
+  string[],
+  string | null,
+];
 const HARBOR_RESPONSES: Row[] = [
   [10, "pier", null, ["espresso", "pastry"], 5, null, "receipt", 10, true, [], null],
   [9, "pier", null, ["filter"], 5, "joana@example.com", "receipt", 10, true, [], null],
-  [6, "market", "The queue at lunchtime is too long; a second till would help.", ["espresso"], 4, "mark.t@example.com", "receipt", 9, true, ["queue", "follow up"], "Called Mark: we are trialling a second till on Fridays."],
+  [
+    6,
+    "market",
+    "The queue at lunchtime is too long; a second till would help.",
+    ["espresso"],
+    4,
+    "mark.t@example.com",
+    "receipt",
+    9,
+    true,
+    ["queue", "follow up"],
+    "Called Mark: we are trialling a second till on Fridays.",
+  ],
   [8, "online", "Shipping took four days to Hamburg.", ["filter"], 4, null, "newsletter", 9, true, ["shipping"], null],
   [10, "market", null, ["espresso", "tea"], 5, null, "receipt", 8, true, [], null],
-  [3, "pier", "My oat flat white was lukewarm, twice.", ["espresso"], 2, "sam.k@example.com", "receipt", 8, true, ["quality", "follow up"], "Sent a voucher; checked the steam wand on machine 2."],
+  [
+    3,
+    "pier",
+    "My oat flat white was lukewarm, twice.",
+    ["espresso"],
+    2,
+    "sam.k@example.com",
+    "receipt",
+    8,
+    true,
+    ["quality", "follow up"],
+    "Sent a voucher; checked the steam wand on machine 2.",
+  ],
   [9, "online", null, ["filter", "pastry"], 5, null, "newsletter", 7, true, [], null],
   [7, "pier", "More seats by the window, please.", ["tea"], 4, null, "receipt", 7, true, ["seating"], null],
   [10, "pier", null, ["espresso"], 5, "lea@example.com", null, 6, true, [], null],
   [5, "market", "Music too loud in the afternoons.", ["filter"], 3, null, "receipt", 6, true, ["ambience"], null],
   [9, "market", null, ["espresso", "pastry"], 4, null, "receipt", 5, true, [], null],
-  [8, "online", "Offer a subscription with a pause button.", ["filter"], 5, "mo@example.com", "newsletter", 5, true, ["subscriptions"], null],
+  [
+    8,
+    "online",
+    "Offer a subscription with a pause button.",
+    ["filter"],
+    5,
+    "mo@example.com",
+    "newsletter",
+    5,
+    true,
+    ["subscriptions"],
+    null,
+  ],
   [10, "online", null, ["filter"], 5, null, "newsletter", 4, true, [], null],
   [4, "pier", "The decaf ran out by 3pm.", ["espresso"], 3, null, "receipt", 4, true, ["quality"], null],
   [9, "pier", null, ["espresso", "filter", "pastry"], 5, null, "receipt", 3, true, [], null],
   [7, "market", "Card machine was down.", ["tea"], 4, null, null, 3, true, [], null],
   [10, "market", null, ["espresso"], 5, null, "receipt", 2, true, [], null],
-  [8, "pier", "Label the allergens on pastries.", ["pastry"], 4, "ana.r@example.com", "receipt", 2, true, ["follow up"], null],
+  [
+    8,
+    "pier",
+    "Label the allergens on pastries.",
+    ["pastry"],
+    4,
+    "ana.r@example.com",
+    "receipt",
+    2,
+    true,
+    ["follow up"],
+    null,
+  ],
   [9, "online", null, ["filter"], 4, null, "newsletter", 2, true, [], null],
-  [6, "online", "The grinder setting on the bag was wrong for my moka pot.", ["filter"], 3, null, "newsletter", 1, true, ["shipping"], null],
+  [
+    6,
+    "online",
+    "The grinder setting on the bag was wrong for my moka pot.",
+    ["filter"],
+    3,
+    null,
+    "newsletter",
+    1,
+    true,
+    ["shipping"],
+    null,
+  ],
   [10, "pier", null, ["espresso", "pastry"], 5, null, "receipt", 1, true, [], null],
   [9, "market", null, ["tea"], 5, null, "receipt", 1, true, [], null],
   [8, "pier", "Open at 7 on weekdays.", ["espresso"], 4, null, "receipt", 0, true, [], null],
@@ -118,7 +200,16 @@ const NORTHWIND_SURVEY = {
   pages: [
     {
       questions: [
-        { id: "clarity", type: "scale", title: "The kickoff made the project plan clear.", min: 1, max: 5, minLabel: "Strongly disagree", maxLabel: "Strongly agree", required: true },
+        {
+          id: "clarity",
+          type: "scale",
+          title: "The kickoff made the project plan clear.",
+          min: 1,
+          max: 5,
+          minLabel: "Strongly disagree",
+          maxLabel: "Strongly agree",
+          required: true,
+        },
         {
           id: "areas",
           type: "matrix",
@@ -134,7 +225,16 @@ const NORTHWIND_SURVEY = {
             { id: "great", label: "Great" },
           ],
         },
-        { id: "next", type: "ranking", title: "Rank what you want from us next", choices: [{ id: "seo", label: "SEO" }, { id: "shop", label: "Online shop" }, { id: "brand", label: "Brand refresh" }] },
+        {
+          id: "next",
+          type: "ranking",
+          title: "Rank what you want from us next",
+          choices: [
+            { id: "seo", label: "SEO" },
+            { id: "shop", label: "Online shop" },
+            { id: "brand", label: "Brand refresh" },
+          ],
+        },
       ],
     },
   ],
@@ -145,13 +245,34 @@ const NORTHWIND_RESPONSES: [number, Record<string, string>, string[], number][] 
   [3, { comms: "ok", speed: "poor", design: "great" }, ["brand", "shop", "seo"], 21],
 ];
 
-async function addSurvey(w: DemoWorld, companyId: number, siteId: number | null, slug: string, input: Record<string, unknown>, approvedDaysAgo: number, requestedBy: number, translations: Definition["translations"] = {}) {
+async function addSurvey(
+  w: DemoWorld,
+  companyId: number,
+  siteId: number | null,
+  slug: string,
+  input: Record<string, unknown>,
+  approvedDaysAgo: number,
+  requestedBy: number,
+  translations: Definition["translations"] = {},
+) {
   const approvedAt = w.at(approvedDaysAgo);
   const createdAt = w.at(approvedDaysAgo, 3);
   const def = normalizeDefinition({ ...(input as any), slug, siteId, translations }, null);
   const [row] = await w.tx
     .insert(surveys)
-    .values({ companyId, siteId, slug, title: def.title, status: "open", definition: def, version: 2, approvedAt, createdByUserId: requestedBy, createdAt, updatedAt: approvedAt })
+    .values({
+      companyId,
+      siteId,
+      slug,
+      title: def.title,
+      status: "open",
+      definition: def,
+      version: 2,
+      approvedAt,
+      createdByUserId: requestedBy,
+      createdAt,
+      updatedAt: approvedAt,
+    })
     .returning();
   // The approval it went through, as the approvals inbox shows it (the token was never shown: only its hash is kept).
   await w.tx.insert(approvalLinks).values({
@@ -177,9 +298,21 @@ async function addSurvey(w: DemoWorld, companyId: number, siteId: number | null,
 }
 
 export const demoSurveys: DemoPart = async (w) => {
-  const harbor = await addSurvey(w, w.companies.harbor, w.sites.harbor, "harbor-visit-feedback", HARBOR_SURVEY, 11, w.users.demo, { de: HARBOR_DE });
+  const harbor = await addSurvey(
+    w,
+    w.companies.harbor,
+    w.sites.harbor,
+    "harbor-visit-feedback",
+    HARBOR_SURVEY,
+    11,
+    w.users.demo,
+    { de: HARBOR_DE },
+  );
   let finished = 0;
-  for (const [i, [nps, store, improve, drinks, taste, email, source, daysAgo, done, tags, note]] of HARBOR_RESPONSES.entries()) {
+  for (const [
+    i,
+    [nps, store, improve, drinks, taste, email, source, daysAgo, done, tags, note],
+  ] of HARBOR_RESPONSES.entries()) {
     const hidden: Record<string, string> = source ? { source } : {};
     const all: Record<string, AnswerValue> = { nps, store };
     if (improve) all.improve = improve;
@@ -203,7 +336,17 @@ export const demoSurveys: DemoPart = async (w) => {
       finished: done,
       endingId: done ? route.ending : null,
       tags,
-      notes: note ? [{ id: 1, text: note, userId: w.users.maya, by: "Maya Ortiz", at: new Date(at.getTime() + 3_600_000).toISOString() }] : [],
+      notes: note
+        ? [
+            {
+              id: 1,
+              text: note,
+              userId: w.users.maya,
+              by: "Maya Ortiz",
+              at: new Date(at.getTime() + 3_600_000).toISOString(),
+            },
+          ]
+        : [],
       createdAt: at,
       updatedAt: at,
       finishedAt: done ? new Date(at.getTime() + 95_000) : null,
@@ -212,7 +355,15 @@ export const demoSurveys: DemoPart = async (w) => {
   }
   await w.tx.update(surveys).set({ responseCount: finished }).where(eq(surveys.id, harbor.id));
 
-  const nw = await addSurvey(w, w.companies.northwind, w.sites.northwind, "northwind-onboarding", NORTHWIND_SURVEY, 45, w.users.priya);
+  const nw = await addSurvey(
+    w,
+    w.companies.northwind,
+    w.sites.northwind,
+    "northwind-onboarding",
+    NORTHWIND_SURVEY,
+    45,
+    w.users.priya,
+  );
   for (const [i, [clarity, areas, next, daysAgo]] of NORTHWIND_RESPONSES.entries()) {
     const at = w.at(daysAgo);
     await w.tx.insert(surveyResponses).values({
@@ -234,5 +385,14 @@ export const demoSurveys: DemoPart = async (w) => {
       finishedAt: at,
     });
   }
-  await w.tx.update(surveys).set({ responseCount: NORTHWIND_RESPONSES.length, status: "closed", closedReason: "manual", closedAt: w.at(20), version: 3 }).where(eq(surveys.id, nw.id));
+  await w.tx
+    .update(surveys)
+    .set({
+      responseCount: NORTHWIND_RESPONSES.length,
+      status: "closed",
+      closedReason: "manual",
+      closedAt: w.at(20),
+      version: 3,
+    })
+    .where(eq(surveys.id, nw.id));
 };

@@ -12,7 +12,15 @@
  */
 import { sql } from "drizzle-orm";
 import { DEFAULT_POLICY, dueTimes, slaView, type Policy, type TicketRow } from "../../src/domains/tickets/sla";
-import { ticketCounters, ticketMessages, tickets, ticketSlaPolicies, ticketTags, type TicketPriority, type TicketStatus } from "../../src/domains/tickets/tables";
+import {
+  ticketCounters,
+  ticketMessages,
+  tickets,
+  ticketSlaPolicies,
+  ticketTags,
+  type TicketPriority,
+  type TicketStatus,
+} from "../../src/domains/tickets/tables";
 import type { DemoPart, DemoWorld } from "./parts";
 
 type Who = "requester" | { agent: number } | { note: number };
@@ -43,16 +51,43 @@ interface Spec {
 const HARBOR_POLICY: Policy = {
   ...DEFAULT_POLICY,
   timeZone: "America/Los_Angeles",
-  businessHours: { mon: ["08:00-17:00"], tue: ["08:00-17:00"], wed: ["08:00-17:00"], thu: ["08:00-17:00"], fri: ["08:00-17:00"], sat: ["09:00-13:00"] },
+  businessHours: {
+    mon: ["08:00-17:00"],
+    tue: ["08:00-17:00"],
+    wed: ["08:00-17:00"],
+    thu: ["08:00-17:00"],
+    fri: ["08:00-17:00"],
+    sat: ["09:00-13:00"],
+  },
   holidays: [],
 };
 
 const NORTHWIND_POLICY: Policy = {
   ...DEFAULT_POLICY,
   timeZone: "Europe/London",
-  businessHours: { mon: ["09:00-17:30"], tue: ["09:00-17:30"], wed: ["09:00-17:30"], thu: ["09:00-17:30"], fri: ["09:00-17:30"] },
-  holidays: ["2025-12-25", "2025-12-26", "2026-01-01", "2026-04-03", "2026-04-06", "2026-05-04", "2026-05-25", "2026-08-31", "2026-12-25", "2026-12-28"],
-  targets: { ...DEFAULT_POLICY.targets, urgent: { firstResponseMinutes: 30, resolutionMinutes: 6 * 60, businessHours: false } },
+  businessHours: {
+    mon: ["09:00-17:30"],
+    tue: ["09:00-17:30"],
+    wed: ["09:00-17:30"],
+    thu: ["09:00-17:30"],
+    fri: ["09:00-17:30"],
+  },
+  holidays: [
+    "2025-12-25",
+    "2025-12-26",
+    "2026-01-01",
+    "2026-04-03",
+    "2026-04-06",
+    "2026-05-04",
+    "2026-05-25",
+    "2026-08-31",
+    "2026-12-25",
+    "2026-12-28",
+  ],
+  targets: {
+    ...DEFAULT_POLICY.targets,
+    urgent: { firstResponseMinutes: 30, resolutionMinutes: 6 * 60, businessHours: false },
+  },
   autoCloseDays: 7,
 };
 
@@ -69,8 +104,16 @@ function harborTickets(u: DemoWorld["users"]): Spec[] {
       tags: ["damaged", "shipping"],
       body: "Hi! My Ethiopia Kochere 1kg bag arrived split along the side and about a third of the beans were loose in the box. Photo attached. Can you help?",
       thread: [
-        { after: 40, who: { agent: u.maya }, text: "So sorry, Jo! That's not how we want your coffee to arrive. I've sent a replacement bag today by priority mail; no need to return the damaged one." },
-        { after: 45, who: { note: u.maya }, text: "Second torn bag from the Oakland fulfilment batch this week. Flagged to packing; switching to the heavier valve bags." },
+        {
+          after: 40,
+          who: { agent: u.maya },
+          text: "So sorry, Jo! That's not how we want your coffee to arrive. I've sent a replacement bag today by priority mail; no need to return the damaged one.",
+        },
+        {
+          after: 45,
+          who: { note: u.maya },
+          text: "Second torn bag from the Oakland fulfilment batch this week. Flagged to packing; switching to the heavier valve bags.",
+        },
         { after: 60 * 26, who: "requester", text: "Replacement arrived this morning. Thanks so much!" },
         { after: 60 * 27, who: { agent: u.maya }, text: "Wonderful, enjoy! Closing this one out." },
       ],
@@ -85,7 +128,13 @@ function harborTickets(u: DemoWorld["users"]): Spec[] {
       assignee: u.demo,
       tags: ["subscription"],
       body: "I just got an espresso machine. Can my monthly House Espresso subscription be ground for espresso from the next shipment?",
-      thread: [{ after: 90, who: { agent: u.demo }, text: "Congrats on the machine! Done: your next shipment (the 14th) will be ground fine for espresso. You can change it any time from your account page too." }],
+      thread: [
+        {
+          after: 90,
+          who: { agent: u.demo },
+          text: "Congrats on the machine! Done: your next shipment (the 14th) will be ground fine for espresso. You can change it any time from your account page too.",
+        },
+      ],
     },
     {
       subject: "Wholesale pricing for about 20 kg a month",
@@ -98,8 +147,16 @@ function harborTickets(u: DemoWorld["users"]): Spec[] {
       tags: ["wholesale"],
       body: "We're opening a small cafe in Alameda in June and would like to use your Breakfast Blend. Roughly 20 kg a month to start. What are your wholesale rates?",
       thread: [
-        { after: 120, who: { note: u.maya }, text: "Alameda is on our Thursday Oakland route, so delivery is free above 10 kg. Offer tier B pricing." },
-        { after: 150, who: { agent: u.maya }, text: "Hi Marcus, congratulations on the cafe! At 20 kg a month you'd be on our tier B wholesale pricing with free Thursday delivery. Could you tell me which grinder and espresso machine you'll be using, so we can suggest a roast profile?" },
+        {
+          after: 120,
+          who: { note: u.maya },
+          text: "Alameda is on our Thursday Oakland route, so delivery is free above 10 kg. Offer tier B pricing.",
+        },
+        {
+          after: 150,
+          who: { agent: u.maya },
+          text: "Hi Marcus, congratulations on the cafe! At 20 kg a month you'd be on our tier B wholesale pricing with free Thursday delivery. Could you tell me which grinder and espresso machine you'll be using, so we can suggest a roast profile?",
+        },
       ],
     },
     {
@@ -113,8 +170,16 @@ function harborTickets(u: DemoWorld["users"]): Spec[] {
       tags: ["checkout", "discount"],
       body: "The code from your newsletter (BREW10) says 'invalid' at checkout. I tried on my phone and laptop.",
       thread: [
-        { after: 35, who: { note: u.demo }, text: "BREW10 expired on the 1st but the newsletter went out on the 3rd with it. Offer a manual 10% and ask Maya whether to extend the code." },
-        { after: 50, who: { agent: u.demo }, text: "Hi Lee, you're right, and that's our mistake: the code expired before the newsletter went out. I've applied 10% to your cart manually; the link below takes you straight to checkout." },
+        {
+          after: 35,
+          who: { note: u.demo },
+          text: "BREW10 expired on the 1st but the newsletter went out on the 3rd with it. Offer a manual 10% and ask Maya whether to extend the code.",
+        },
+        {
+          after: 50,
+          who: { agent: u.demo },
+          text: "Hi Lee, you're right, and that's our mistake: the code expired before the newsletter went out. I've applied 10% to your cart manually; the link below takes you straight to checkout.",
+        },
       ],
     },
     {
@@ -150,7 +215,13 @@ function harborTickets(u: DemoWorld["users"]): Spec[] {
       assignee: u.maya,
       tags: ["shipping"],
       body: "Tracking for #4907 hasn't moved in four days. Is it lost?",
-      thread: [{ after: 60, who: { agent: u.maya }, text: "Hi Rita, I've opened a trace with the carrier and will update you tomorrow morning at the latest." }],
+      thread: [
+        {
+          after: 60,
+          who: { agent: u.maya },
+          text: "Hi Rita, I've opened a trace with the carrier and will update you tomorrow morning at the latest.",
+        },
+      ],
     },
     {
       subject: "Order 4907 still not here",
@@ -180,7 +251,11 @@ function northwindTickets(u: DemoWorld["users"]): Spec[] {
       tags: ["content"],
       body: "From next week we open at 7:00 on weekdays instead of 7:30. Could you change it on the homepage and the contact page?",
       thread: [
-        { after: 180, who: { agent: u.leo }, text: "Done on both pages, and in the Google Business profile data on the site. Have a look and let us know if anything else needs changing." },
+        {
+          after: 180,
+          who: { agent: u.leo },
+          text: "Done on both pages, and in the Google Business profile data on the site. Have a look and let us know if anything else needs changing.",
+        },
         { after: 60 * 20, who: "requester", text: "Perfect, thank you Leo!" },
       ],
     },
@@ -195,8 +270,16 @@ function northwindTickets(u: DemoWorld["users"]): Spec[] {
       tags: ["hosting", "ssl"],
       body: "Our team gets a certificate warning on staging.fjordoutdoor.example since this morning. Production looks fine.",
       thread: [
-        { after: 25, who: { note: u.priya }, text: "Staging cert is the old manual one; renewal cron was never set up there. Moving staging to the managed cert." },
-        { after: 55, who: { agent: u.priya }, text: "Hi Henrik, staging was still on a manually issued certificate that expired last night. It's now on the same auto-renewing certificate as production; the warning is gone." },
+        {
+          after: 25,
+          who: { note: u.priya },
+          text: "Staging cert is the old manual one; renewal cron was never set up there. Moving staging to the managed cert.",
+        },
+        {
+          after: 55,
+          who: { agent: u.priya },
+          text: "Hi Henrik, staging was still on a manually issued certificate that expired last night. It's now on the same auto-renewing certificate as production; the warning is gone.",
+        },
       ],
     },
     {
@@ -210,8 +293,16 @@ function northwindTickets(u: DemoWorld["users"]): Spec[] {
       tags: ["email", "forms"],
       body: "People sign up in the footer form but never get the confirmation email. Two members told us this week.",
       thread: [
-        { after: 70, who: { note: u.demo }, text: "Sending domain fails DKIM since they moved DNS to a new registrar. Need the client to add two TXT records; can't do it ourselves." },
-        { after: 85, who: { agent: u.demo }, text: "Hi Chloe, we found it: since your domain moved registrar, two DNS records that prove our emails are really from you are missing. Could you give us access to the new registrar, or forward these two records to whoever manages it?" },
+        {
+          after: 70,
+          who: { note: u.demo },
+          text: "Sending domain fails DKIM since they moved DNS to a new registrar. Need the client to add two TXT records; can't do it ourselves.",
+        },
+        {
+          after: 85,
+          who: { agent: u.demo },
+          text: "Hi Chloe, we found it: since your domain moved registrar, two DNS records that prove our emails are really from you are missing. Could you give us access to the new registrar, or forward these two records to whoever manages it?",
+        },
       ],
     },
     {
@@ -225,8 +316,16 @@ function northwindTickets(u: DemoWorld["users"]): Spec[] {
       tags: ["content"],
       body: "We've hired two associates. Could you add a Team page with everyone's photo and a short bio? Text and photos are in the shared folder.",
       thread: [
-        { after: 45, who: { agent: u.leo }, text: "Hi Grace, happy to. I'll put a draft page together today and send you the approval link." },
-        { after: 50, who: { note: u.leo }, text: "Photos in the shared drive are 6000px; resize before upload. Bios for the partners are on the old About page." },
+        {
+          after: 45,
+          who: { agent: u.leo },
+          text: "Hi Grace, happy to. I'll put a draft page together today and send you the approval link.",
+        },
+        {
+          after: 50,
+          who: { note: u.leo },
+          text: "Photos in the shared drive are 6000px; resize before upload. Bios for the partners are on the old About page.",
+        },
       ],
     },
     {
@@ -240,9 +339,21 @@ function northwindTickets(u: DemoWorld["users"]): Spec[] {
       tags: ["outage", "store"],
       body: "Since the deploy at 9 our checkout shows a 502 for everyone. We're losing orders.",
       thread: [
-        { after: 12, who: { agent: u.priya }, text: "On it, Ollie. Rolling back to the previous release now; I'll confirm in ten minutes." },
-        { after: 20, who: { note: u.priya }, text: "Rolled back to v2.3.1. Root cause: PAYMENTS_WEBHOOK_SECRET missing in the new release's env. Fix before redeploying." },
-        { after: 24, who: { agent: u.priya }, text: "Checkout is working again on the previous release. We'll redeploy the new version once the missing setting is fixed, and let you know before we do." },
+        {
+          after: 12,
+          who: { agent: u.priya },
+          text: "On it, Ollie. Rolling back to the previous release now; I'll confirm in ten minutes.",
+        },
+        {
+          after: 20,
+          who: { note: u.priya },
+          text: "Rolled back to v2.3.1. Root cause: PAYMENTS_WEBHOOK_SECRET missing in the new release's env. Fix before redeploying.",
+        },
+        {
+          after: 24,
+          who: { agent: u.priya },
+          text: "Checkout is working again on the previous release. We'll redeploy the new version once the missing setting is fixed, and let you know before we do.",
+        },
       ],
     },
     {
@@ -286,7 +397,10 @@ async function seedCompany(w: DemoWorld, companyId: number, policy: Policy, spec
     const agentReplies = thread.filter((m) => typeof m.who === "object" && "agent" in m.who);
     const last = thread.length ? at(thread[thread.length - 1]!) : created;
     const pausedSince = s.status === "open" || s.status === "new" ? null : last;
-    const dues = dueTimes({ createdAt: created, priority: s.priority, status: s.status, slaPausedAt: pausedSince, slaPauses: [] }, policy);
+    const dues = dueTimes(
+      { createdAt: created, priority: s.priority, status: s.status, slaPausedAt: pausedSince, slaPauses: [] },
+      policy,
+    );
     const row: typeof tickets.$inferInsert & { createdAt: Date } = {
       companyId,
       number: numbers.get(i)!,
@@ -301,7 +415,12 @@ async function seedCompany(w: DemoWorld, companyId: number, policy: Policy, spec
       lastMessageAt: last,
       firstRespondedAt: agentReplies.length ? at(agentReplies[0]!) : null,
       solvedAt: (s.status === "solved" || s.status === "closed") && s.mergedInto === undefined ? last : null,
-      closedAt: s.status === "closed" ? (s.mergedInto !== undefined ? created : new Date(last.getTime() + policy.autoCloseDays! * 86_400_000)) : null,
+      closedAt:
+        s.status === "closed"
+          ? s.mergedInto !== undefined
+            ? created
+            : new Date(last.getTime() + policy.autoCloseDays! * 86_400_000)
+          : null,
       slaPausedAt: pausedSince,
       slaPauses: [],
       ...dues,
@@ -309,14 +428,24 @@ async function seedCompany(w: DemoWorld, companyId: number, policy: Policy, spec
       resolutionBreachedAt: null,
     };
     // What the breach job would have recorded by now.
-    const view = slaView({ ...row, id: 0, mergedIntoId: s.mergedInto === undefined ? null : 0, followUpOfId: null } as TicketRow, now);
+    const view = slaView(
+      { ...row, id: 0, mergedIntoId: s.mergedInto === undefined ? null : 0, followUpOfId: null } as TicketRow,
+      now,
+    );
     if (view.firstResponse.state === "breached") row.firstResponseBreachedAt = dues.firstResponseDueAt;
     if (view.resolution.state === "breached") row.resolutionBreachedAt = dues.resolutionDueAt;
     const inserted = (await tx.insert(tickets).values(row).returning({ id: tickets.id }))[0]!;
     rows.push({ id: inserted.id, number: row.number });
     if (s.tags.length) await tx.insert(ticketTags).values(s.tags.map((tag) => ({ ticketId: inserted.id, tag })));
     await tx.insert(ticketMessages).values([
-      { ticketId: inserted.id, kind: "reply" as const, author: "requester" as const, userId: null, body: s.body, createdAt: created },
+      {
+        ticketId: inserted.id,
+        kind: "reply" as const,
+        author: "requester" as const,
+        userId: null,
+        body: s.body,
+        createdAt: created,
+      },
       ...thread.map((m) => ({
         ticketId: inserted.id,
         kind: typeof m.who === "object" && "note" in m.who ? ("note" as const) : ("reply" as const),
@@ -331,7 +460,10 @@ async function seedCompany(w: DemoWorld, companyId: number, policy: Policy, spec
     if (s.mergedInto === undefined) continue;
     const src = rows[i]!;
     const dst = rows[s.mergedInto]!;
-    await tx.update(ticketMessages).set({ ticketId: dst.id, mergedFromNumber: src.number }).where(sql`${ticketMessages.ticketId} = ${src.id}`);
+    await tx
+      .update(ticketMessages)
+      .set({ ticketId: dst.id, mergedFromNumber: src.number })
+      .where(sql`${ticketMessages.ticketId} = ${src.id}`);
     await tx.update(tickets).set({ mergedIntoId: dst.id }).where(sql`${tickets.id} = ${src.id}`);
     await tx.insert(ticketMessages).values({
       ticketId: dst.id,

@@ -110,14 +110,22 @@ export function toPlanes(rgb: ArrayLike<number>, width: number, height: number):
     const sj = j < height ? j : height - 1;
     for (let i = 0; i < w; i++) {
       const k = (sj * width + (i < width ? i : width - 1)) * 3;
-      const r = rgb[k]! / 255, g = rgb[k + 1]! / 255, b = rgb[k + 2]! / 255;
+      const r = rgb[k]! / 255,
+        g = rgb[k + 1]! / 255,
+        b = rgb[k + 2]! / 255;
       y[j * w + i] = clamp(16 + 65.481 * r + 128.553 * g + 24.966 * b);
       const c = (j >> 1) * cw + (i >> 1);
       cbSum[c] = cbSum[c]! + (-37.797 * r - 74.203 * g + 112 * b) / 4;
       crSum[c] = crSum[c]! + (112 * r - 93.786 * g - 18.214 * b) / 4;
     }
   }
-  return { y, cb: Uint8Array.from(cbSum, (v) => clamp(128 + v)), cr: Uint8Array.from(crSum, (v) => clamp(128 + v)), w, h };
+  return {
+    y,
+    cb: Uint8Array.from(cbSum, (v) => clamp(128 + v)),
+    cr: Uint8Array.from(crSum, (v) => clamp(128 + v)),
+    w,
+    h,
+  };
 }
 
 function sps(spec: VideoSpec, p: Planes): Uint8Array {
@@ -134,7 +142,8 @@ function sps(spec: VideoSpec, p: Planes): Uint8Array {
   b.ue(p.h / 16 - 1);
   b.u(1, 1); // frame_mbs_only_flag
   b.u(1, 1); // direct_8x8_inference_flag
-  const cropRight = (p.w - spec.width) / 2, cropBottom = (p.h - spec.height) / 2;
+  const cropRight = (p.w - spec.width) / 2,
+    cropBottom = (p.h - spec.height) / 2;
   if (cropRight || cropBottom) {
     b.u(1, 1);
     b.ue(0);
@@ -167,7 +176,15 @@ function pps(): Uint8Array {
 }
 
 /** Largest difference between a macroblock's samples and a prediction that copies a column (horizontal) or a row (vertical). */
-function predError(target: Uint8Array, rec: Uint8Array, stride: number, x0: number, y0: number, size: number, dir: "h" | "v"): number {
+function predError(
+  target: Uint8Array,
+  rec: Uint8Array,
+  stride: number,
+  x0: number,
+  y0: number,
+  size: number,
+  dir: "h" | "v",
+): number {
   let worst = 0;
   for (let j = 0; j < size; j++) {
     for (let i = 0; i < size; i++) {
@@ -181,7 +198,9 @@ function predError(target: Uint8Array, rec: Uint8Array, stride: number, x0: numb
 
 function applyPred(rec: Uint8Array, stride: number, x0: number, y0: number, size: number, dir: "h" | "v") {
   for (let j = 0; j < size; j++)
-    for (let i = 0; i < size; i++) rec[(y0 + j) * stride + x0 + i] = dir === "h" ? rec[(y0 + j) * stride + x0 - 1]! : rec[(y0 - 1) * stride + x0 + i]!;
+    for (let i = 0; i < size; i++)
+      rec[(y0 + j) * stride + x0 + i] =
+        dir === "h" ? rec[(y0 + j) * stride + x0 - 1]! : rec[(y0 - 1) * stride + x0 + i]!;
 }
 
 function copyBlock(src: Uint8Array, dst: Uint8Array, stride: number, x0: number, y0: number, size: number, b: Bits) {
@@ -209,8 +228,12 @@ function idrSlice(p: Planes, tolerance: number): Uint8Array {
   b.se(0); // slice_qp_delta
   b.ue(1); // disable_deblocking_filter_idc: off
 
-  const mbw = p.w / 16, mbh = p.h / 16, cw = p.w / 2;
-  const recY = new Uint8Array(p.y.length), recCb = new Uint8Array(p.cb.length), recCr = new Uint8Array(p.cr.length);
+  const mbw = p.w / 16,
+    mbh = p.h / 16,
+    cw = p.w / 2;
+  const recY = new Uint8Array(p.y.length),
+    recCb = new Uint8Array(p.cb.length),
+    recCr = new Uint8Array(p.cr.length);
   const pcm = new Uint8Array(mbw * mbh); // 1 where the macroblock is I_PCM (its blocks count as 16 coefficients for nC)
   for (let my = 0; my < mbh; my++) {
     for (let mx = 0; mx < mbw; mx++) {
@@ -225,7 +248,11 @@ function idrSlice(p: Planes, tolerance: number): Uint8Array {
         if (e < best) [luma, best] = [d, e];
       }
       const chroma =
-        dirs.find((d) => predError(p.cb, recCb, cw, mx * 8, my * 8, 8, d) <= tolerance && predError(p.cr, recCr, cw, mx * 8, my * 8, 8, d) <= tolerance) ?? null;
+        dirs.find(
+          (d) =>
+            predError(p.cb, recCb, cw, mx * 8, my * 8, 8, d) <= tolerance &&
+            predError(p.cr, recCr, cw, mx * 8, my * 8, 8, d) <= tolerance,
+        ) ?? null;
       if (luma && chroma) {
         b.ue(1 + (luma === "v" ? 0 : 1)); // I_16x16_<mode>_0_0: no coded luma AC, no chroma
         b.ue(chroma === "h" ? 1 : 2); // intra_chroma_pred_mode
@@ -272,7 +299,8 @@ function movingSlice(frameNum: number, mbw: number, mbh: number, motion: [number
   b.se(0); // slice_qp_delta
   b.ue(1); // disable_deblocking_filter_idc: off
   // A block at x takes its pixels from x - motion, in quarter pixels.
-  const mvx = -motion[0] * 4, mvy = -motion[1] * 4;
+  const mvx = -motion[0] * 4,
+    mvy = -motion[1] * 4;
   const still = mvx === 0 && mvy === 0;
   let run = 0;
   for (let my = 0; my < mbh; my++) {
@@ -317,13 +345,34 @@ function box(type: string, ...parts: (Uint8Array | number[])[]): Uint8Array {
 function full(type: string, version: number, flags: number, ...parts: (Uint8Array | number[])[]) {
   return box(type, [version, (flags >> 16) & 255, (flags >> 8) & 255, flags & 255], ...parts);
 }
-const MATRIX = [...u32(0x10000), ...u32(0), ...u32(0), ...u32(0), ...u32(0x10000), ...u32(0), ...u32(0), ...u32(0), ...u32(0x40000000)];
+const MATRIX = [
+  ...u32(0x10000),
+  ...u32(0),
+  ...u32(0),
+  ...u32(0),
+  ...u32(0x10000),
+  ...u32(0),
+  ...u32(0),
+  ...u32(0),
+  ...u32(0x40000000),
+];
 
 function mp4(spec: VideoSpec, spsNal: Uint8Array, ppsNal: Uint8Array, samples: Uint8Array[]): Uint8Array {
   const timescale = spec.fps * 1000;
   const durationMs = Math.round((spec.frames * 1000) / spec.fps);
-  const ftyp = box("ftyp", [..."isom"].map((c) => c.charCodeAt(0)), u32(512), [..."isomiso2avc1mp41"].map((c) => c.charCodeAt(0)));
-  const avcC = box("avcC", [1, spsNal[1]!, spsNal[2]!, spsNal[3]!, 0xff, 0xe1, ...u16(spsNal.length)], spsNal, [1, ...u16(ppsNal.length)], ppsNal);
+  const ftyp = box(
+    "ftyp",
+    [..."isom"].map((c) => c.charCodeAt(0)),
+    u32(512),
+    [..."isomiso2avc1mp41"].map((c) => c.charCodeAt(0)),
+  );
+  const avcC = box(
+    "avcC",
+    [1, spsNal[1]!, spsNal[2]!, spsNal[3]!, 0xff, 0xe1, ...u16(spsNal.length)],
+    spsNal,
+    [1, ...u16(ppsNal.length)],
+    ppsNal,
+  );
   const avc1 = box(
     "avc1",
     [0, 0, 0, 0, 0, 0, ...u16(1)], // reserved, data_reference_index
@@ -336,14 +385,53 @@ function mp4(spec: VideoSpec, spsNal: Uint8Array, ppsNal: Uint8Array, samples: U
   const moov = (chunkOffset: number) =>
     box(
       "moov",
-      full("mvhd", 0, 0, u32(0), u32(0), u32(1000), u32(durationMs), u32(0x10000), u16(0x100), new Array(10).fill(0), MATRIX, new Array(24).fill(0), u32(2)),
+      full(
+        "mvhd",
+        0,
+        0,
+        u32(0),
+        u32(0),
+        u32(1000),
+        u32(durationMs),
+        u32(0x10000),
+        u16(0x100),
+        new Array(10).fill(0),
+        MATRIX,
+        new Array(24).fill(0),
+        u32(2),
+      ),
       box(
         "trak",
-        full("tkhd", 0, 3, u32(0), u32(0), u32(1), u32(0), u32(durationMs), new Array(8).fill(0), u16(0), u16(0), u16(0), u16(0), MATRIX, u32(spec.width << 16), u32(spec.height << 16)),
+        full(
+          "tkhd",
+          0,
+          3,
+          u32(0),
+          u32(0),
+          u32(1),
+          u32(0),
+          u32(durationMs),
+          new Array(8).fill(0),
+          u16(0),
+          u16(0),
+          u16(0),
+          u16(0),
+          MATRIX,
+          u32(spec.width << 16),
+          u32(spec.height << 16),
+        ),
         box(
           "mdia",
           full("mdhd", 0, 0, u32(0), u32(0), u32(timescale), u32(spec.frames * 1000), u16(0x55c4), u16(0)), // language "und"
-          full("hdlr", 0, 0, u32(0), [..."vide"].map((c) => c.charCodeAt(0)), new Array(12).fill(0), [..."Plinth demo\0"].map((c) => c.charCodeAt(0))),
+          full(
+            "hdlr",
+            0,
+            0,
+            u32(0),
+            [..."vide"].map((c) => c.charCodeAt(0)),
+            new Array(12).fill(0),
+            [..."Plinth demo\0"].map((c) => c.charCodeAt(0)),
+          ),
           box(
             "minf",
             full("vmhd", 0, 1, new Array(8).fill(0)),
@@ -354,7 +442,14 @@ function mp4(spec: VideoSpec, spsNal: Uint8Array, ppsNal: Uint8Array, samples: U
               full("stts", 0, 0, u32(1), u32(spec.frames), u32(1000)),
               full("stss", 0, 0, u32(1), u32(1)),
               full("stsc", 0, 0, u32(1), u32(1), u32(samples.length), u32(1)),
-              full("stsz", 0, 0, u32(0), u32(samples.length), samples.flatMap((s) => u32(s.length))),
+              full(
+                "stsz",
+                0,
+                0,
+                u32(0),
+                u32(samples.length),
+                samples.flatMap((s) => u32(s.length)),
+              ),
               full("stco", 0, 0, u32(1), u32(chunkOffset)),
             ),
           ),
@@ -389,7 +484,8 @@ function sample(...nals: Uint8Array[]): Uint8Array {
  */
 export function encodeMovingPicture(rgb: ArrayLike<number>, spec: VideoSpec, tolerance = 2): Uint8Array {
   if (spec.width % 2 || spec.height % 2) throw new Error("video sizes must be even (4:2:0 cropping works in pairs)");
-  if (spec.motion.some((m) => m % 2)) throw new Error("video motion must be an even number of pixels (whole chroma samples)");
+  if (spec.motion.some((m) => m % 2))
+    throw new Error("video motion must be an even number of pixels (whole chroma samples)");
   const planes = toPlanes(rgb, spec.width, spec.height);
   const samples = [sample(idrSlice(planes, tolerance))];
   for (let f = 1; f < spec.frames; f++) samples.push(sample(movingSlice(f, planes.w / 16, planes.h / 16, spec.motion)));

@@ -41,4 +41,19 @@ export interface DemoWorld {
 
 export type DemoPart = (world: DemoWorld) => Promise<void>;
 
-export const DEMO_PARTS: DemoPart[] = [demoTickets, demoPeople, demoBookings, demoDecks, demoSurveys, seedProjects, demoCrm, demoHosting, demoBilling, demoChat, demoAi, demoBrain, demoAutomations, demoEmail];
+export const DEMO_PARTS: DemoPart[] = [
+  demoTickets,
+  demoPeople,
+  demoBookings,
+  demoDecks,
+  demoSurveys,
+  seedProjects,
+  demoCrm,
+  demoHosting,
+  demoBilling,
+  demoChat,
+  demoAi,
+  demoBrain,
+  demoAutomations,
+  demoEmail,
+];

@@ -79,7 +79,10 @@ function requester(a: ApprovalView): string {
 
 /** The header block: what, who, when. */
 export function header(a: ApprovalView, title: string): string {
-  const kind = a.linkType === "pending_change" ? `held change (${a.entityType.replace(/_/g, " ")})` : a.entityType.replace(/_/g, " ");
+  const kind =
+    a.linkType === "pending_change"
+      ? `held change (${a.entityType.replace(/_/g, " ")})`
+      : a.entityType.replace(/_/g, " ");
   return `<section class="ap-card">
 <h1 class="ap-page">${e(title)}</h1>
 <p class="ap-meta">${e(kind.charAt(0).toUpperCase() + kind.slice(1))} · requested by <strong>${e(requester(a))}</strong> on ${e(fmt(a.createdAt))}</p>
@@ -92,11 +95,27 @@ export function decidedNotice(a: ApprovalView, fresh: boolean): string {
   const when = a.decidedAt ? ` on ${fmt(a.decidedAt)}` : "";
   const comment = a.comment ? ` Comment: “${a.comment}”` : "";
   if (a.status === "approved")
-    return notice("ok", fresh ? `Approved. The change is live.${comment}` : `This request was already approved${when}${by}.${comment}`);
+    return notice(
+      "ok",
+      fresh ? `Approved. The change is live.${comment}` : `This request was already approved${when}${by}.${comment}`,
+    );
   if (a.status === "rejected")
-    return notice("bad", fresh ? `Rejected. Nothing was published or changed.${comment}` : `This request was already rejected${when}${by}. Nothing was published or changed.${comment}`);
-  if (a.status === "expired") return notice("warn", `This link expired on ${fmt(a.expiresAt)} without a decision. Nothing was published. Ask ${a.requestedBy.name ?? "the author"} for a new link.`);
-  if (a.status === "superseded") return notice("warn", "This request was replaced by a newer version, so it can no longer be decided here. Ask for the newest link.");
+    return notice(
+      "bad",
+      fresh
+        ? `Rejected. Nothing was published or changed.${comment}`
+        : `This request was already rejected${when}${by}. Nothing was published or changed.${comment}`,
+    );
+  if (a.status === "expired")
+    return notice(
+      "warn",
+      `This link expired on ${fmt(a.expiresAt)} without a decision. Nothing was published. Ask ${a.requestedBy.name ?? "the author"} for a new link.`,
+    );
+  if (a.status === "superseded")
+    return notice(
+      "warn",
+      "This request was replaced by a newer version, so it can no longer be decided here. Ask for the newest link.",
+    );
   return notice("warn", "This request was withdrawn: the item it was about was deleted.");
 }
 
@@ -126,5 +145,9 @@ export function unknownPage(nonce: string): string {
 }
 
 export function messagePage(nonce: string, title: string, text: string): string {
-  return page({ title, nonce, body: `<section class="ap-card"><h1 class="ap-page">${e(title)}</h1><p>${e(text)}</p></section>` });
+  return page({
+    title,
+    nonce,
+    body: `<section class="ap-card"><h1 class="ap-page">${e(title)}</h1><p>${e(text)}</p></section>`,
+  });
 }

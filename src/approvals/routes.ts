@@ -23,7 +23,14 @@ import { AppError } from "../core/errors";
 import { csrfMatches, csrfToken, newNonce, readForm, sameOrigin, securityHeaders } from "../core/public-page";
 import { TOKEN_RE } from "../domains/approvals/links";
 import type { LinkRow } from "../domains/approvals/links";
-import { approvalByToken, decideApproval, previewCss, renderApprovalPreview, toView, type ApprovalView } from "../domains/approvals/verbs";
+import {
+  approvalByToken,
+  decideApproval,
+  previewCss,
+  renderApprovalPreview,
+  toView,
+  type ApprovalView,
+} from "../domains/approvals/verbs";
 import { decidedNotice, decisionForm, header, messagePage, notice, page, unknownPage } from "./pages";
 
 const CSRF_COOKIE = "plinth_approve";
@@ -58,7 +65,11 @@ export function approvalRoutes(deps: Deps) {
     if (!link) return send(c, nonce, unknownPage(nonce), 404);
     const view = await toView(deps, link);
     if (view.status === "pending") {
-      return send(c, nonce, await fullPage(deps, nonce, link, view, "", decisionForm(`/approve/${token}`, csrfFor(c, deps, token))));
+      return send(
+        c,
+        nonce,
+        await fullPage(deps, nonce, link, view, "", decisionForm(`/approve/${token}`, csrfFor(c, deps, token))),
+      );
     }
     const fresh = c.req.query("done") === view.status;
     const gone = view.status === "expired" || view.status === "superseded" || view.status === "withdrawn";
@@ -80,27 +91,61 @@ export function approvalRoutes(deps: Deps) {
       if (current.status === "approved" || current.status === "rejected")
         return send(c, nonce, await fullPage(deps, nonce, link, current, decidedNotice(current, false), ""), 409);
       const title = current.title ?? "Approval request";
-      return send(c, nonce, page({ title, nonce, body: `${decidedNotice(current, false)}${header(current, title)}` }), 410);
+      return send(
+        c,
+        nonce,
+        page({ title, nonce, body: `${decidedNotice(current, false)}${header(current, title)}` }),
+        410,
+      );
     }
     if (!sameOrigin(c, deps))
-      return send(c, nonce, messagePage(nonce, "Request refused", "This decision was sent from another site. Open the approval link directly and decide there."), 403);
+      return send(
+        c,
+        nonce,
+        messagePage(
+          nonce,
+          "Request refused",
+          "This decision was sent from another site. Open the approval link directly and decide there.",
+        ),
+        403,
+      );
     const form = await readForm(c, MAX_FORM_BYTES);
-    if (form === "too_large") return send(c, nonce, messagePage(nonce, "Request too large", "The comment is too long."), 413);
-    if (form === "bad_type") return send(c, nonce, messagePage(nonce, "Unsupported request", "Decide with the buttons on the approval page."), 415);
+    if (form === "too_large")
+      return send(c, nonce, messagePage(nonce, "Request too large", "The comment is too long."), 413);
+    if (form === "bad_type")
+      return send(
+        c,
+        nonce,
+        messagePage(nonce, "Unsupported request", "Decide with the buttons on the approval page."),
+        415,
+      );
     if (!csrfMatches(c, CSRF_COOKIE, form))
-      return send(c, nonce, messagePage(nonce, "Please try again", "This form has expired or cookies are blocked. Reload the approval page and decide again."), 403);
+      return send(
+        c,
+        nonce,
+        messagePage(
+          nonce,
+          "Please try again",
+          "This form has expired or cookies are blocked. Reload the approval page and decide again.",
+        ),
+        403,
+      );
     const decision = form.get("decision");
     if (decision !== "approve" && decision !== "reject")
       return send(c, nonce, messagePage(nonce, "Choose a decision", "Use the Approve or Reject button."), 400);
     const comment = (form.get("comment") ?? "").replace(/\u0000/g, "").trim();
-    const name = (form.get("name") ?? "").replace(/[\u0000-\u001f\u007f]/g, "").trim().slice(0, 100);
-    if (comment.length > 2000) return send(c, nonce, messagePage(nonce, "Comment too long", "Keep the comment under 2000 characters."), 400);
+    const name = (form.get("name") ?? "")
+      .replace(/[\u0000-\u001f\u007f]/g, "")
+      .trim()
+      .slice(0, 100);
+    if (comment.length > 2000)
+      return send(c, nonce, messagePage(nonce, "Comment too long", "Keep the comment under 2000 characters."), 400);
     let outcome;
     try {
       outcome = await decideApproval(deps, { token }, decision, {
-              comment: comment || null,
-              decidedBy: name ? `${name} (approval link)` : "a reviewer with the approval link",
-            });
+        comment: comment || null,
+        decidedBy: name ? `${name} (approval link)` : "a reviewer with the approval link",
+      });
     } catch (e) {
       if (e instanceof AppError && e.code === "not_found") return send(c, nonce, unknownPage(nonce), 404);
       throw e;
@@ -109,10 +154,19 @@ export function approvalRoutes(deps: Deps) {
     const fresh = (await approvalByToken(deps, token))!;
     const view = await toView(deps, fresh);
     if (outcome.reason === "conflict") {
-      const top = notice("bad", `${outcome.message} Nothing was changed. You can reject the request, or approve again once the problem is fixed.`);
-      return send(c, nonce, await fullPage(deps, nonce, fresh, view, top, decisionForm(`/approve/${token}`, csrfFor(c, deps, token))), 409);
+      const top = notice(
+        "bad",
+        `${outcome.message} Nothing was changed. You can reject the request, or approve again once the problem is fixed.`,
+      );
+      return send(
+        c,
+        nonce,
+        await fullPage(deps, nonce, fresh, view, top, decisionForm(`/approve/${token}`, csrfFor(c, deps, token))),
+        409,
+      );
     }
-    if (outcome.reason === "already_decided") return send(c, nonce, await fullPage(deps, nonce, fresh, view, decidedNotice(view, false), ""), 409);
+    if (outcome.reason === "already_decided")
+      return send(c, nonce, await fullPage(deps, nonce, fresh, view, decidedNotice(view, false), ""), 409);
     const title = view.title ?? "Approval request";
     return send(c, nonce, page({ title, nonce, body: `${decidedNotice(view, false)}${header(view, title)}` }), 410);
   });

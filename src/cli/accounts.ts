@@ -72,7 +72,10 @@ export const accountCommands: Command[] = [
     async run({ flags, config }) {
       const name = needFlag(flags, "name");
       const owner = needFlag(flags, "owner");
-      const c = await withDeps(config, async (deps) => await createCompany(deps, { name, ownerUserId: (await userByEmail(deps, owner)).id }));
+      const c = await withDeps(
+        config,
+        async (deps) => await createCompany(deps, { name, ownerUserId: (await userByEmail(deps, owner)).id }),
+      );
       console.log(`created company ${c.id} "${c.name}" owned by ${owner.trim().toLowerCase()}`);
     },
   },
@@ -102,7 +105,10 @@ export const accountCommands: Command[] = [
     async run({ flags, config }) {
       const companyId = positiveId(needFlag(flags, "company"), "--company");
       const email = needFlag(flags, "email");
-      const removed = await withDeps(config, async (deps) => await removeMember(deps, companyId, (await userByEmail(deps, email)).id));
+      const removed = await withDeps(
+        config,
+        async (deps) => await removeMember(deps, companyId, (await userByEmail(deps, email)).id),
+      );
       if (!removed) {
         console.error(`plinth members remove: ${email.trim().toLowerCase()} is not a member of company ${companyId}`);
         return 1;
@@ -114,16 +120,31 @@ export const accountCommands: Command[] = [
     name: "mcp-keys create",
     flags: [
       { name: "email", value: "<email>", required: true, help: "the user the key acts as" },
-      { name: "scopes", value: '"<scopes>"', required: true, help: 'space- or comma-separated scopes, e.g. "sites:* store:read" or "*"' },
-      { name: "companies", value: "<id,id>", help: "companies the key may reach (default: all the user's memberships)" },
+      {
+        name: "scopes",
+        value: '"<scopes>"',
+        required: true,
+        help: 'space- or comma-separated scopes, e.g. "sites:* store:read" or "*"',
+      },
+      {
+        name: "companies",
+        value: "<id,id>",
+        help: "companies the key may reach (default: all the user's memberships)",
+      },
       { name: "require-cms-approval", help: "stage every sites:write / media:write change for approval" },
-      { name: "expires", value: "<date>", help: "ISO 8601 date or date-time with offset (2030-01-31, 2030-01-31T12:00:00Z); default never" },
+      {
+        name: "expires",
+        value: "<date>",
+        help: "ISO 8601 date or date-time with offset (2030-01-31, 2030-01-31T12:00:00Z); default never",
+      },
       { name: "name", value: "<text>", help: "a label shown in lists" },
     ],
     summary: "Issue an MCP API key (svc_mcp_…); prints only the key (shown once, stored hashed).",
     async run({ flags, config }) {
       const email = needFlag(flags, "email");
-      const scopes = needFlag(flags, "scopes").split(/[\s,]+/).filter(Boolean);
+      const scopes = needFlag(flags, "scopes")
+        .split(/[\s,]+/)
+        .filter(Boolean);
       const bad = scopes.filter((s) => !isGrantable(s));
       if (bad.length) throw new UsageError(`unknown scope${bad.length > 1 ? "s" : ""}: ${bad.join(", ")}`);
       if (!scopes.length) throw new UsageError("--scopes needs at least one scope");
@@ -140,13 +161,13 @@ export const accountCommands: Command[] = [
         const user = await userByEmail(deps, email);
         const companyIds = companies ?? (await membershipsOf(deps, user.id)).map((m) => m.id);
         const k = await mintMcpKey(deps, {
-                  userId: user.id,
-                  scopes,
-                  companyIds,
-                  requireCmsApproval: flags["require-cms-approval"] === true,
-                  expiresAt,
-                  name,
-                });
+          userId: user.id,
+          scopes,
+          companyIds,
+          requireCmsApproval: flags["require-cms-approval"] === true,
+          expiresAt,
+          name,
+        });
         return { ...k, companyIds };
       });
       console.log(created.key);

@@ -105,7 +105,10 @@ function findCommand(commands: Command[], words: string[]): Command | undefined 
 function unknownCommand(commands: Command[], words: string[]): string {
   const fam = families(commands);
   if (words.length === 1 && fam.has(words[0]!))
-    return `"${words[0]}" needs a subcommand: ${fam.get(words[0]!)!.map((c) => c.name).join(", ")}`;
+    return `"${words[0]}" needs a subcommand: ${fam
+      .get(words[0]!)!
+      .map((c) => c.name)
+      .join(", ")}`;
   const names = [...commands.map((c) => c.name), "help", "version"];
   // Compare as many words as each candidate has: "keys craete 5" against "keys create".
   let best: string | null = null;
@@ -154,7 +157,9 @@ export function parseArgs(argv: string[], commands: Command[]): Parsed {
 
   if (flags.version === true && !words.length) return { kind: "version" };
   if (words[0] === "version" && words.length === 1)
-    return given.every((f) => f === "version") ? { kind: "version" } : { kind: "error", message: "version takes no flags" };
+    return given.every((f) => f === "version")
+      ? { kind: "version" }
+      : { kind: "error", message: "version takes no flags" };
   if (flags.help && !words.length) return { kind: "help", text: mainHelp(commands) };
   if (words[0] === "help") {
     const topic = words.slice(1);
@@ -183,8 +188,14 @@ export function parseArgs(argv: string[], commands: Command[]): Parsed {
     problems.push(`unknown flag --${name}${near ? `; did you mean --${near}?` : elsewhere}`);
   }
   const fam = families(commands).get(cmdWords[0]!);
-  if (flags.help && !command && fam && cmdWords.length === 1) return { kind: "help", text: familyHelp(cmdWords[0]!, fam) };
-  if (problems.length) return { kind: "error", message: [...new Set(problems)].join("\n"), usage: command ? usageLine(command) : undefined };
+  if (flags.help && !command && fam && cmdWords.length === 1)
+    return { kind: "help", text: familyHelp(cmdWords[0]!, fam) };
+  if (problems.length)
+    return {
+      kind: "error",
+      message: [...new Set(problems)].join("\n"),
+      usage: command ? usageLine(command) : undefined,
+    };
   if (!command) return { kind: "error", message: unknownCommand(commands, cmdWords) };
   if (flags.help) return { kind: "help", text: commandHelp(command) };
   const rest = words.slice(words.length ? command.name.split(" ").length : 0);
@@ -247,14 +258,20 @@ function settingsHelp(cmd: Command): string[] {
 export function commandHelp(cmd: Command): string {
   const lines = [...wrap(usageLine(cmd).replace(/\n\s+/g, " "), "Usage: ", 4), "", ...wrap(cmd.summary, "", 0)];
   lines.push("", "Flags:");
-  for (const f of ownFlags(cmd)) lines.push(...entry(flagTerm(f), (f.required ? "required: " : "") + (f.help || "see the usage line")));
+  for (const f of ownFlags(cmd))
+    lines.push(...entry(flagTerm(f), (f.required ? "required: " : "") + (f.help || "see the usage line")));
   lines.push(...entry(flagTerm(HELP_FLAG), HELP_FLAG.help));
   lines.push(...settingsHelp(cmd));
   return lines.join("\n");
 }
 
 function familyHelp(name: string, list: Command[]): string {
-  return [`Commands under "${name}":`, ...list.flatMap((c) => entry(c.name, c.summary, 24)), "", `plinth help ${name} <command> shows a command's flags.`].join("\n");
+  return [
+    `Commands under "${name}":`,
+    ...list.flatMap((c) => entry(c.name, c.summary, 24)),
+    "",
+    `plinth help ${name} <command> shows a command's flags.`,
+  ].join("\n");
 }
 
 export function mainHelp(commands: Command[]): string {
@@ -268,11 +285,19 @@ export function mainHelp(commands: Command[]): string {
     ...entry("help [command]", "Show this, or a command's flags and settings."),
     ...entry("version", "Print the version (also plinth --version)."),
     "",
-    ...wrap("plinth help <command> (or plinth <command> --help) lists its flags and their environment variables.", "", 0),
+    ...wrap(
+      "plinth help <command> (or plinth <command> --help) lists its flags and their environment variables.",
+      "",
+      0,
+    ),
   ].join("\n");
 }
 
 /** Every help text there is, for the test that holds them to WIDTH columns. */
 export function allHelpTexts(commands: Command[]): string[] {
-  return [mainHelp(commands), ...commands.map(commandHelp), ...[...families(commands)].map(([n, l]) => familyHelp(n, l))];
+  return [
+    mainHelp(commands),
+    ...commands.map(commandHelp),
+    ...[...families(commands)].map(([n, l]) => familyHelp(n, l)),
+  ];
 }

@@ -62,7 +62,10 @@ export const backupCommands: Command[] = [
         throw e;
       }
       console.log(`backed up ${source} to ${to} (${statSync(to).size} bytes)`);
-      if (config.mediaStore === "local") console.error(`Media files are not in it: copy ${join(resolve(config.dataDir), "media")} too (rsync -a is safe at any time).`);
+      if (config.mediaStore === "local")
+        console.error(
+          `Media files are not in it: copy ${join(resolve(config.dataDir), "media")} too (rsync -a is safe at any time).`,
+        );
     },
   },
 ];

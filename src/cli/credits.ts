@@ -13,7 +13,8 @@ import { eq } from "drizzle-orm";
 import { needFlag, UsageError, type Command } from "./command";
 
 function whole(raw: string, what: string, max = MAX_AMOUNT): number {
-  if (!/^[1-9]\d{0,12}$/.test(raw) || Number(raw) > max) throw new UsageError(`${what} must be a whole number from 1 to ${max}, got "${raw}"`);
+  if (!/^[1-9]\d{0,12}$/.test(raw) || Number(raw) > max)
+    throw new UsageError(`${what} must be a whole number from 1 to ${max}, got "${raw}"`);
   return Number(raw);
 }
 
@@ -50,7 +51,9 @@ export const creditCommands: Command[] = [
         return await grantCredits(deps, { companyId, amount, note, userId });
       });
       console.log(r.balance);
-      console.error(`Granted ${amount} credits to company ${companyId} (ledger entry ${r.entryId}); balance ${r.balance}.`);
+      console.error(
+        `Granted ${amount} credits to company ${companyId} (ledger entry ${r.entryId}); balance ${r.balance}.`,
+      );
     },
   },
   {
@@ -78,7 +81,9 @@ export const creditCommands: Command[] = [
           : needFlag(flags, "thresholds")
               .split(",")
               .map((p) => whole(p.trim(), "--thresholds", 100));
-      const b = await withDeps(config, (deps) => setBudget(deps, { companyId, monthlyLimit, thresholds, hard: flags.hard === true }));
+      const b = await withDeps(config, (deps) =>
+        setBudget(deps, { companyId, monthlyLimit, thresholds, hard: flags.hard === true }),
+      );
       console.log(JSON.stringify(b));
     },
   },
@@ -89,9 +94,17 @@ export const creditCommands: Command[] = [
     async run({ flags, config }) {
       const companyId = whole(needFlag(flags, "company"), "--company", Number.MAX_SAFE_INTEGER);
       const out = await withDeps(config, async (deps) => {
-        const acc = (await deps.db.select().from(aiCreditAccounts).where(eq(aiCreditAccounts.companyId, companyId)).limit(1))[0];
-        const b = (await deps.db.select().from(aiCreditBudgets).where(eq(aiCreditBudgets.companyId, companyId)).limit(1))[0];
-        return { companyId, balance: acc?.balance ?? 0, budget: b ? { monthlyLimit: b.monthlyLimit, spent: b.spent, thresholds: b.thresholds, hard: b.hard } : null };
+        const acc = (
+          await deps.db.select().from(aiCreditAccounts).where(eq(aiCreditAccounts.companyId, companyId)).limit(1)
+        )[0];
+        const b = (
+          await deps.db.select().from(aiCreditBudgets).where(eq(aiCreditBudgets.companyId, companyId)).limit(1)
+        )[0];
+        return {
+          companyId,
+          balance: acc?.balance ?? 0,
+          budget: b ? { monthlyLimit: b.monthlyLimit, spent: b.spent, thresholds: b.thresholds, hard: b.hard } : null,
+        };
       });
       console.log(JSON.stringify(out));
     },

@@ -132,7 +132,9 @@ function toSqlite(v: Value, kind: Kind): unknown {
   if (v === null) return null;
   switch (kind) {
     case "integer":
-      return typeof v === "bigint" && v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
+      return typeof v === "bigint" && v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER)
+        ? Number(v)
+        : v;
     case "boolean":
       return v ? 1 : 0;
     default:
@@ -245,7 +247,9 @@ export function copyOrder(
       throw new Refusal(
         `${fk.table}.${notNull.join(", ")} ${why}, but is NOT NULL: db copy cannot insert those rows in any order (make the column nullable or the constraint DEFERRABLE)`,
       );
-    for (const column of fk.columns) if (!deferred.some((d) => d.table === fk.table && d.column === column)) deferred.push({ table: fk.table, column });
+    for (const column of fk.columns)
+      if (!deferred.some((d) => d.table === fk.table && d.column === column))
+        deferred.push({ table: fk.table, column });
   };
   let edges: ForeignKey[] = [];
   for (const fk of fks) {
@@ -265,7 +269,12 @@ export function copyOrder(
     // Every table left waits for another one left: a cycle. Break it at a nullable edge.
     const inCycle = edges
       .filter((e) => left.has(e.table) && left.has(e.ref))
-      .sort((a, b) => a.table.localeCompare(b.table) || a.ref.localeCompare(b.ref) || a.columns.join().localeCompare(b.columns.join()));
+      .sort(
+        (a, b) =>
+          a.table.localeCompare(b.table) ||
+          a.ref.localeCompare(b.ref) ||
+          a.columns.join().localeCompare(b.columns.join()),
+      );
     const breakable = inCycle.find((e) => e.columns.every((c) => nullable(e.table, c)));
     const edge = breakable ?? inCycle[0]!;
     defer(edge, `closes a cycle of foreign keys (${[...left].join(", ")})`);
@@ -295,7 +304,11 @@ interface Plan {
 function makePlan(src: Catalog, dst: Catalog, pgSide: "source" | "target", skip: Set<string>): Plan {
   const pgCat = pgSide === "source" ? src : dst;
   const common = [...dst.tables.keys()].filter((t) => src.tables.has(t) && !skip.has(t));
-  const { order, deferred } = copyOrder(common, dst.fks, (t, c) => !dst.tables.get(t)!.columns.find((x) => x.name === c)?.notNull);
+  const { order, deferred } = copyOrder(
+    common,
+    dst.fks,
+    (t, c) => !dst.tables.get(t)!.columns.find((x) => x.name === c)?.notNull,
+  );
   const tables = order.map((name): TablePlan => {
     const source = src.tables.get(name)!;
     const target = dst.tables.get(name)!;
@@ -320,7 +333,10 @@ function makePlan(src: Catalog, dst: Catalog, pgSide: "source" | "target", skip:
       return kind;
     });
     const late = deferred.filter((d) => d.table === name).map((d) => columns.indexOf(d.column));
-    if (late.length && !target.pk.length) throw new Refusal(`table ${name} needs a second pass for ${deferred.map((d) => d.column).join(", ")} but has no primary key`);
+    if (late.length && !target.pk.length)
+      throw new Refusal(
+        `table ${name} needs a second pass for ${deferred.map((d) => d.column).join(", ")} but has no primary key`,
+      );
     return { name, source, target, columns, kinds, deferred: late };
   });
   return {
@@ -378,7 +394,10 @@ function sqliteCatalog(db: Database): Catalog {
     LEDGER,
   );
   for (const { name, sql } of rows) {
-    const cols = all<{ name: string; notnull: bigint | number; pk: bigint | number; hidden: bigint | number }>(`SELECT * FROM pragma_table_xinfo(?)`, name);
+    const cols = all<{ name: string; notnull: bigint | number; pk: bigint | number; hidden: bigint | number }>(
+      `SELECT * FROM pragma_table_xinfo(?)`,
+      name,
+    );
     const visible = cols.filter((c) => Number(c.hidden) === 0);
     const pk = visible
       .filter((c) => Number(c.pk) > 0)
@@ -387,12 +406,19 @@ function sqliteCatalog(db: Database): Catalog {
     const identity = pk.length === 1 && /\bAUTOINCREMENT\b/i.test(sql ?? "") ? pk[0]! : null;
     tables.set(name, {
       name,
-      columns: visible.map((c) => ({ name: c.name, notNull: Number(c.notnull) === 1 || pk.includes(c.name), pgType: null })),
+      columns: visible.map((c) => ({
+        name: c.name,
+        notNull: Number(c.notnull) === 1 || pk.includes(c.name),
+        pgType: null,
+      })),
       pk,
       identity,
     });
     const byId = new Map<string, ForeignKey>();
-    for (const fk of all<{ id: bigint | number; table: string; from: string }>(`SELECT * FROM pragma_foreign_key_list(?) ORDER BY id, seq`, name)) {
+    for (const fk of all<{ id: bigint | number; table: string; from: string }>(
+      `SELECT * FROM pragma_foreign_key_list(?) ORDER BY id, seq`,
+      name,
+    )) {
       const key = String(fk.id);
       const got = byId.get(key) ?? { table: name, columns: [], ref: fk.table };
       got.columns.push(fk.from);
@@ -522,16 +548,24 @@ class SqliteSide implements Side {
       async insert(t, columns, kinds, rows) {
         let stmt = inserts.get(t.name);
         if (!stmt) {
-          stmt = db.prepare(`INSERT INTO ${q(t.name)} (${columns.map(q).join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`);
+          stmt = db.prepare(
+            `INSERT INTO ${q(t.name)} (${columns.map(q).join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`,
+          );
           inserts.set(t.name, stmt);
         }
         for (const row of rows) stmt.run(...(row.map((v, i) => toSqlite(v, kinds[i]!)) as []));
       },
       async update(t, column, kinds, rows) {
-        const stmt = db.prepare(`UPDATE ${q(t.name)} SET ${q(column)} = ? WHERE ${t.pk.map((k) => `${q(k)} = ?`).join(" AND ")}`);
+        const stmt = db.prepare(
+          `UPDATE ${q(t.name)} SET ${q(column)} = ? WHERE ${t.pk.map((k) => `${q(k)} = ?`).join(" AND ")}`,
+        );
         try {
           const n = t.pk.length;
-          for (const row of rows) stmt.run(toSqlite(row[n]!, kinds[n]!) as never, ...(row.slice(0, n).map((v, i) => toSqlite(v, kinds[i]!)) as []));
+          for (const row of rows)
+            stmt.run(
+              toSqlite(row[n]!, kinds[n]!) as never,
+              ...(row.slice(0, n).map((v, i) => toSqlite(v, kinds[i]!)) as []),
+            );
         } finally {
           stmt.finalize();
         }
@@ -541,11 +575,15 @@ class SqliteSide implements Side {
       },
       async continueIds(t, atLeast) {
         if (!t.identity) return null;
-        const max = Number(all<{ m: bigint | null }>(`SELECT max(${q(t.identity)}) AS m FROM ${q(t.name)}`)[0]!.m ?? 0n);
+        const max = Number(
+          all<{ m: bigint | null }>(`SELECT max(${q(t.identity)}) AS m FROM ${q(t.name)}`)[0]!.m ?? 0n,
+        );
         const next = Math.max(max, atLeast);
         // Inserting explicit ids already moved the counter to max(id); the source's counter may be higher.
         if (next > 0) {
-          const changed = db.query("UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?").run(next, t.name).changes;
+          const changed = db
+            .query("UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?")
+            .run(next, t.name).changes;
           if (!changed) db.query("INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)").run(t.name, next);
         }
         return next + 1;
@@ -633,7 +671,9 @@ class PgSide implements Side {
       if (r.identity) t.identity = r.column;
       if (r.pk > 0) t.pk[r.pk - 1] = r.column;
     }
-    const fks = (await this.store.query<{ table: string; ref: string; columns: string[] }>(PG_FOREIGN_KEYS)).map((r) => ({ ...r }));
+    const fks = (await this.store.query<{ table: string; ref: string; columns: string[] }>(PG_FOREIGN_KEYS)).map(
+      (r) => ({ ...r }),
+    );
     return { tables, fks };
   }
 
@@ -680,7 +720,8 @@ class PgSide implements Side {
         // The transaction's own connection, as the store's query() finds it, but without its mapping of
         // engine errors to user-facing messages: an operator needs "Key (order_id)=(9) is not present".
         const sql = (tx as unknown as { session: { client: postgres.Sql } }).session.client;
-        const run = (text: string, params: unknown[] = []) => sql.unsafe(text, params as postgres.ParameterOrJSON<never>[]);
+        const run = (text: string, params: unknown[] = []) =>
+          sql.unsafe(text, params as postgres.ParameterOrJSON<never>[]);
         const type = (t: TableInfo, c: string) => t.columns.find((x) => x.name === c)!.pgType!;
         const unnest = (n: number) =>
           `unnest(${Array.from({ length: n }, (_, i) => `$${i + 1}::text[]`).join(", ")}) AS u(${Array.from({ length: n }, (_, i) => `c${i}`).join(", ")})`;
@@ -753,14 +794,19 @@ function parseEndpoint(flag: "from" | "to", raw: string): Endpoint {
   if (PG_URL.test(raw)) return { engine: "pg", url: raw };
   let path = raw;
   if (/^sqlite:/i.test(path)) path = path.slice("sqlite:".length);
-  else if (/^[a-z][a-z0-9+.-]*:/i.test(path)) throw new UsageError(`--${flag} must be sqlite:<data dir or plinth.sqlite> (or a bare path) or postgres://…, got "${raw}"`);
+  else if (/^[a-z][a-z0-9+.-]*:/i.test(path))
+    throw new UsageError(
+      `--${flag} must be sqlite:<data dir or plinth.sqlite> (or a bare path) or postgres://…, got "${raw}"`,
+    );
   if (!path) throw new UsageError(`--${flag} names no path`);
   path = resolve(path);
   const isDir = existsSync(path) && statSync(path).isDirectory();
   if (flag === "from") {
     const file = isDir ? join(path, "plinth.sqlite") : path;
     if (!existsSync(file) || !statSync(file).isFile())
-      throw new UsageError(`--from: no Plinth database at ${file} (give the data dir holding plinth.sqlite, or the file itself)`);
+      throw new UsageError(
+        `--from: no Plinth database at ${file} (give the data dir holding plinth.sqlite, or the file itself)`,
+      );
     return { engine: "sqlite", file };
   }
   // A target: an existing dir, or a path that does not look like a file, is a data dir.
@@ -814,11 +860,20 @@ function mediaCopy(config: Config, flags: Record<string, string | true>, source:
     const kind = explicit ? config.mediaStore : "db";
     if (kind === "local" && resolve(config.dataDir) === resolve(source.dataDir)) return null;
     const to = openBlobStore({ config: { ...config, mediaStore: kind, databaseUrl: target.url }, store: target.store });
-    const where = kind === "local" ? `local ${join(resolve(config.dataDir), "media")}` : kind === "s3" ? `s3 ${config.s3.bucket}` : "db (media_blobs)";
+    const where =
+      kind === "local"
+        ? `local ${join(resolve(config.dataDir), "media")}`
+        : kind === "s3"
+          ? `s3 ${config.s3.bucket}`
+          : "db (media_blobs)";
     return { from: localBlobStore(source.dataDir), to, label: `${join(source.dataDir, "media")} → ${where}` };
   }
   if (source instanceof PgSide && target instanceof SqliteSide) {
-    return { from: dbBlobStore(source.store), to: localBlobStore(target.dataDir), label: `db (media_blobs) → ${join(target.dataDir, "media")}` };
+    return {
+      from: dbBlobStore(source.store),
+      to: localBlobStore(target.dataDir),
+      label: `db (media_blobs) → ${join(target.dataDir, "media")}`,
+    };
   }
   return null;
 }
@@ -838,17 +893,23 @@ async function copyMedia(m: MediaCopy): Promise<number> {
     const [a, b] = await Promise.all([m.from.head(key), m.to.head(key)]);
     if (!a || !b || a.size !== b.size) wrong.push(key);
   }
-  if (wrong.length) throw new Error(`media files differ after the copy: ${wrong.slice(0, 5).join(", ")}${wrong.length > 5 ? ` and ${wrong.length - 5} more` : ""}`);
+  if (wrong.length)
+    throw new Error(
+      `media files differ after the copy: ${wrong.slice(0, 5).join(", ")}${wrong.length > 5 ? ` and ${wrong.length - 5} more` : ""}`,
+    );
   return keys.length;
 }
 
 function checkLedger(side: Side, applied: string[] | null, role: "source" | "target", how: string) {
   const known = migrations[side.engine].map((m) => m.tag);
   if (role === "source") {
-    if (applied === null) throw new Refusal(`the source ${side.label} has no ${LEDGER} table: is it a Plinth database?`);
+    if (applied === null)
+      throw new Refusal(`the source ${side.label} has no ${LEDGER} table: is it a Plinth database?`);
     const unknown = applied.filter((t) => !known.includes(t));
     if (unknown.length)
-      throw new Refusal(`the source was migrated by a newer Plinth (${unknown.join(", ")} unknown to this one): run db copy with that version`);
+      throw new Refusal(
+        `the source was migrated by a newer Plinth (${unknown.join(", ")} unknown to this one): run db copy with that version`,
+      );
     const missing = known.filter((t) => !applied.includes(t));
     if (missing.length)
       throw new Refusal(
@@ -856,7 +917,8 @@ function checkLedger(side: Side, applied: string[] | null, role: "source" | "tar
       );
   } else if (applied !== null) {
     const unknown = applied.filter((t) => !known.includes(t));
-    if (unknown.length) throw new Refusal(`the target was migrated by a newer Plinth (${unknown.join(", ")} unknown to this one)`);
+    if (unknown.length)
+      throw new Refusal(`the target was migrated by a newer Plinth (${unknown.join(", ")} unknown to this one)`);
   }
 }
 
@@ -884,7 +946,12 @@ function columnsText(rows: [string, string][]): string {
   return rows.map(([a, b]) => `${a.padEnd(w)}  ${b.padStart(v)}`).join("\n");
 }
 
-async function copy(from: Endpoint, to: Endpoint, config: Config, flags: Record<string, string | true>): Promise<number> {
+async function copy(
+  from: Endpoint,
+  to: Endpoint,
+  config: Config,
+  flags: Record<string, string | true>,
+): Promise<number> {
   const t0 = performance.now();
   const source = await open(from, "source");
   let target: Side | null = null;
@@ -902,7 +969,10 @@ async function copy(from: Endpoint, to: Endpoint, config: Config, flags: Record<
         `the target ${target.label} already has tables (${[...existing.tables.keys()].slice(0, 3).join(", ")}…) but no Plinth ${LEDGER}: give an empty database`,
       );
     const full = await target.firstNonEmpty(parentsFirst(existing));
-    if (full) throw new Refusal(`the target ${target.label} is not empty (table ${full} has rows); db copy only fills an empty database`);
+    if (full)
+      throw new Refusal(
+        `the target ${target.label} is not empty (table ${full} has rows); db copy only fills an empty database`,
+      );
     const applied = await target.migrate();
     if (applied.length) console.error(`db copy: migrated the target (${applied.join(", ")})`);
 
@@ -921,11 +991,15 @@ async function copy(from: Endpoint, to: Endpoint, config: Config, flags: Record<
     const result = await w.write(async (writer) => {
       // Checked again inside the transaction: nothing may have arrived since.
       const late = await writer.firstNonEmpty(plan.tables.map((t) => t.name));
-      if (late) throw new Refusal(`the target is not empty (table ${late} has rows); db copy only fills an empty database`);
+      if (late)
+        throw new Refusal(`the target is not empty (table ${late} has rows); db copy only fills an empty database`);
       return source.snapshot(async (reader) => {
         for (const name of plan.sourceOnly) {
           const n = await reader.count(name);
-          if (n) throw new Refusal(`the source's table ${name} (${n} rows) does not exist in the target; are both at the same migration level?`);
+          if (n)
+            throw new Refusal(
+              `the source's table ${name} (${n} rows) does not exist in the target; are both at the same migration level?`,
+            );
         }
         let current: string | null = null;
         try {
@@ -950,10 +1024,12 @@ async function copy(from: Endpoint, to: Endpoint, config: Config, flags: Record<
           throw new Refusal(`${failureMessage(current, e)}; nothing was copied (the target was rolled back)`);
         }
         const counts: { table: string; source: number; target: number }[] = [];
-        for (const t of plan.tables) counts.push({ table: t.name, source: await reader.count(t.name), target: await writer.count(t.name) });
+        for (const t of plan.tables)
+          counts.push({ table: t.name, source: await reader.count(t.name), target: await writer.count(t.name) });
         const off = counts.filter((c) => c.source !== c.target);
         if (off.length) throw new Mismatch(off);
-        for (const t of plan.tables) if (t.target.identity) await writer.continueIds(t.target, await reader.lastId(t.source));
+        for (const t of plan.tables)
+          if (t.target.identity) await writer.continueIds(t.target, await reader.lastId(t.source));
         let files: number | null = null;
         if (media) {
           try {
@@ -966,7 +1042,10 @@ async function copy(from: Endpoint, to: Endpoint, config: Config, flags: Record<
       });
     });
 
-    const rows: [string, string][] = [["table", "rows"], ...result.counts.map((c): [string, string] => [c.table, String(c.target)])];
+    const rows: [string, string][] = [
+      ["table", "rows"],
+      ...result.counts.map((c): [string, string] => [c.table, String(c.target)]),
+    ];
     if (result.files !== null) rows.push(["media files", String(result.files)]);
     console.log(columnsText(rows));
     for (const t of plan.targetOnly) console.error(`db copy: ${t} exists only in the target; left empty`);
@@ -1000,14 +1079,18 @@ function parentsFirst(cat: Catalog): string[] {
 export const dbCommands: Command[] = [
   {
     name: "db copy",
-    usage: "plinth db copy --from sqlite:<data dir or plinth.sqlite> --to postgres://… (or --from postgres://… --to sqlite:<data dir>)",
-    summary: "Copy every row (ids kept) and the media into an empty database on the other engine, in one transaction; checks counts.",
+    usage:
+      "plinth db copy --from sqlite:<data dir or plinth.sqlite> --to postgres://… (or --from postgres://… --to sqlite:<data dir>)",
+    summary:
+      "Copy every row (ids kept) and the media into an empty database on the other engine, in one transaction; checks counts.",
     async run({ flags, rest, config }) {
       if (rest.length) throw new UsageError(`unexpected argument "${rest[0]}"`);
       const from = parseEndpoint("from", needFlag(flags, "from"));
       const to = parseEndpoint("to", needFlag(flags, "to"));
       if (from.engine === to.engine)
-        throw new UsageError(`one of --from and --to must be PostgreSQL (postgres://…) and the other SQLite; both are ${from.engine === "pg" ? "PostgreSQL" : "SQLite"}`);
+        throw new UsageError(
+          `one of --from and --to must be PostgreSQL (postgres://…) and the other SQLite; both are ${from.engine === "pg" ? "PostgreSQL" : "SQLite"}`,
+        );
       return copy(from, to, config, flags);
     },
   },

@@ -50,7 +50,8 @@ export const emailCommands: Command[] = [
       try {
         const r = await applyReports(deps, null, parsed.reports);
         console.log(JSON.stringify(r));
-        if (r.unmatched) console.error(`plinth email feedback: ${r.unmatched} report(s) name no message or address of ours.`);
+        if (r.unmatched)
+          console.error(`plinth email feedback: ${r.unmatched} report(s) name no message or address of ours.`);
         return 0;
       } finally {
         await deps.close();

@@ -8,4 +8,12 @@ import { backupCommands } from "./backup";
 import { creditCommands } from "./credits";
 import { emailCommands } from "./email";
 
-export const commands: Command[] = [...serverCommands, ...restKeyCommands, ...accountCommands, ...dbCommands, ...backupCommands, ...creditCommands, ...emailCommands];
+export const commands: Command[] = [
+  ...serverCommands,
+  ...restKeyCommands,
+  ...accountCommands,
+  ...dbCommands,
+  ...backupCommands,
+  ...creditCommands,
+  ...emailCommands,
+];

@@ -10,7 +10,8 @@ import type { Config } from "../config";
 import { needFlag, UsageError, type Command } from "./command";
 
 function positiveId(raw: string, what: string): number {
-  if (!/^[1-9]\d{0,15}$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new UsageError(`${what} must be a positive whole number, got "${raw}"`);
+  if (!/^[1-9]\d{0,15}$/.test(raw) || !Number.isSafeInteger(Number(raw)))
+    throw new UsageError(`${what} must be a positive whole number, got "${raw}"`);
   return Number(raw);
 }
 
@@ -20,7 +21,10 @@ export function parseExpiry(raw: string): Date {
   const d = new Date(raw);
   // Date rolls 2030-02-30 over to March; a calendar date must survive the round trip.
   const calendarOk = ok && !Number.isNaN(d.getTime()) && (raw.length > 10 || d.toISOString().slice(0, 10) === raw);
-  if (!calendarOk) throw new UsageError(`--expires must be an ISO 8601 date or date-time with offset (e.g. 2030-01-31 or 2030-01-31T12:00:00Z), got "${raw}"`);
+  if (!calendarOk)
+    throw new UsageError(
+      `--expires must be an ISO 8601 date or date-time with offset (e.g. 2030-01-31 or 2030-01-31T12:00:00Z), got "${raw}"`,
+    );
   return d;
 }
 
@@ -39,7 +43,11 @@ export const restKeyCommands: Command[] = [
     flags: [
       { name: "site", value: "<id>", required: true, help: "the site the key reads" },
       { name: "name", value: "<text>", help: "a label shown in lists" },
-      { name: "expires", value: "<date>", help: "ISO 8601 date or date-time with offset (2030-01-31, 2030-01-31T12:00:00Z); default never" },
+      {
+        name: "expires",
+        value: "<date>",
+        help: "ISO 8601 date or date-time with offset (2030-01-31, 2030-01-31T12:00:00Z); default never",
+      },
     ],
     summary: "Issue a REST key for one site; prints only the key (shown once, stored hashed).",
     async run({ flags, config }) {
@@ -48,7 +56,9 @@ export const restKeyCommands: Command[] = [
       const expiresAt = flags.expires === undefined ? undefined : parseExpiry(needFlag(flags, "expires"));
       const created = await withDeps(config, async (deps) => await createRestKey(deps, { siteId, name, expiresAt }));
       console.log(created.key);
-      console.error(`Key ${created.id} "${created.name}" for site ${siteId}${created.expiresAt ? `, expires ${created.expiresAt}` : ""}. Store it now: only its hash is kept.`);
+      console.error(
+        `Key ${created.id} "${created.name}" for site ${siteId}${created.expiresAt ? `, expires ${created.expiresAt}` : ""}. Store it now: only its hash is kept.`,
+      );
     },
   },
   {
@@ -70,9 +80,21 @@ export const restKeyCommands: Command[] = [
       const siteId = positiveId(needFlag(flags, "site"), "--site");
       const keys = await withDeps(config, async (deps) => await listRestKeys(deps, siteId));
       const head = ["ID", "NAME", "HINT", "CREATED", "LAST USED", "EXPIRES", "REVOKED"];
-      const rows = keys.map((k) => [String(k.id), k.name, `${k.hint}…`, k.createdAt, k.lastUsedAt ?? "-", k.expiresAt ?? "-", k.revokedAt ?? "-"]);
+      const rows = keys.map((k) => [
+        String(k.id),
+        k.name,
+        `${k.hint}…`,
+        k.createdAt,
+        k.lastUsedAt ?? "-",
+        k.expiresAt ?? "-",
+        k.revokedAt ?? "-",
+      ]);
       const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-      const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
+      const line = (r: string[]) =>
+        r
+          .map((c, i) => c.padEnd(widths[i]!))
+          .join("  ")
+          .trimEnd();
       console.log([line(head), ...rows.map(line)].join("\n"));
       if (!keys.length) console.error(`site ${siteId} has no REST keys`);
     },

@@ -13,10 +13,13 @@ function banner(config: Config, s: RunningServer): string[] {
   const base = config.publicUrl;
   const lines = [`Plinth is listening on ${s.url} (public URL ${base})`];
   if (isWildcardHost(config.host) && new URL(base).hostname === "localhost")
-    lines.push(`  Every interface: clients elsewhere need --public-url / PLINTH_PUBLIC_URL set to the address they use.`);
+    lines.push(
+      `  Every interface: clients elsewhere need --public-url / PLINTH_PUBLIC_URL set to the address they use.`,
+    );
   if (s.metricsUrl) lines.push(`  Metrics: ${s.metricsUrl}/metrics (loopback only, no token)`);
   if (config.metricsToken) lines.push(`  Metrics: ${base}/metrics with Authorization: Bearer $PLINTH_METRICS_TOKEN`);
-  if (config.log === "access") lines.push(`  Access log: one JSON line per request below (PLINTH_LOG=off to silence it)`);
+  if (config.log === "access")
+    lines.push(`  Access log: one JSON line per request below (PLINTH_LOG=off to silence it)`);
   return lines;
 }
 
@@ -30,7 +33,9 @@ function demoLines(base: string, d: DemoCredentials): string[] {
     `  REST key (site ${d.siteId}):  ${d.restKey}`,
     `  MCP key (demo user):    ${d.mcpKey}`,
     `  MCP key's default company: ${d.defaultCompany.id} "${d.defaultCompany.name}" (owns site ${d.siteId})` +
-      (others.length ? `; it also reaches ${others.map((c) => `${c.id} "${c.name}"`).join(", ")}: pass clientId on every tool call` : ""),
+      (others.length
+        ? `; it also reaches ${others.map((c) => `${c.id} "${c.name}"`).join(", ")}: pass clientId on every tool call`
+        : ""),
     `  Portal sign-in:         ${base}/login  ${d.email} / ${d.password}`,
     "",
     "Try:",
@@ -111,7 +116,9 @@ export const serverCommands: Command[] = [
   {
     name: "seed",
     summary: "Seed the bundled demo site (only into a data dir without sites).",
-    flags: [{ name: "demo", required: true, help: "the bundled demo: two companies, four sites, a store (docs/demo.md)" }],
+    flags: [
+      { name: "demo", required: true, help: "the bundled demo: two companies, four sites, a store (docs/demo.md)" },
+    ],
     async run({ flags, config }) {
       if (!flags.demo) throw new UsageError("only --demo is supported");
       const deps = await openDeps(config, { listen: false });
@@ -124,7 +131,9 @@ export const serverCommands: Command[] = [
       if (d) {
         console.log(`REST key (site ${d.siteId}): ${d.restKey}`);
         console.log(`MCP key: ${d.mcpKey}`);
-        console.log(`MCP key's default company: ${d.defaultCompany.id} "${d.defaultCompany.name}" (owns site ${d.siteId})`);
+        console.log(
+          `MCP key's default company: ${d.defaultCompany.id} "${d.defaultCompany.name}" (owns site ${d.siteId})`,
+        );
         console.log(`Portal: ${d.email} / ${d.password}`);
       }
     },

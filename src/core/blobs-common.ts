@@ -24,13 +24,19 @@ export function checkKey(key: string): string {
 }
 
 export function checkPrefix(prefix: string): string {
-  if (prefix.length > MAX_KEY_LENGTH || !PREFIX_RE.test(prefix)) throw new Error(`not a blob key prefix: ${JSON.stringify(prefix.slice(0, 80))}`);
+  if (prefix.length > MAX_KEY_LENGTH || !PREFIX_RE.test(prefix))
+    throw new Error(`not a blob key prefix: ${JSON.stringify(prefix.slice(0, 80))}`);
   return prefix;
 }
 
 /** A range of whole, non-negative offsets with end ≥ start. */
 export function checkRange(range: ByteRange): ByteRange {
-  if (!Number.isSafeInteger(range.start) || !Number.isSafeInteger(range.end) || range.start < 0 || range.end < range.start)
+  if (
+    !Number.isSafeInteger(range.start) ||
+    !Number.isSafeInteger(range.end) ||
+    range.start < 0 ||
+    range.end < range.start
+  )
     throw new Error(`bad byte range ${range.start}-${range.end}`);
   return range;
 }
@@ -48,4 +54,3 @@ export async function bodyBytes(body: BlobBody): Promise<Uint8Array> {
   if (body instanceof Uint8Array) return body;
   return new Uint8Array(await new Response(body).arrayBuffer());
 }
-

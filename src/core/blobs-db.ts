@@ -36,7 +36,13 @@ export function dbBlobStore(store: Store): BlobStore {
   const byKey = (key: string) => eq(mediaBlobs.key, key);
 
   async function chunkAt(key: string, from: number, length: number): Promise<Uint8Array> {
-    const r = (await store.db.select({ chunk: slice(from, length) }).from(mediaBlobs).where(byKey(key)).limit(1))[0];
+    const r = (
+      await store.db
+        .select({ chunk: slice(from, length) })
+        .from(mediaBlobs)
+        .where(byKey(key))
+        .limit(1)
+    )[0];
     if (!r) throw new Error(`media blob ${key} was removed while being read`);
     return r.chunk ?? new Uint8Array(0);
   }
@@ -49,13 +55,22 @@ export function dbBlobStore(store: Store): BlobStore {
       const buf = asBuffer(bytes);
       const row = { bytes: buf, size: buf.length, contentType, createdAt: new Date() };
       await store.transaction(async (tx) => {
-        await tx.insert(mediaBlobs).values({ key, ...row }).onConflictDoUpdate({ target: mediaBlobs.key, set: row });
+        await tx
+          .insert(mediaBlobs)
+          .values({ key, ...row })
+          .onConflictDoUpdate({ target: mediaBlobs.key, set: row });
       });
     },
 
     async head(key) {
       checkKey(key);
-      const r = (await store.db.select({ size: mediaBlobs.size, createdAt: mediaBlobs.createdAt }).from(mediaBlobs).where(byKey(key)).limit(1))[0];
+      const r = (
+        await store.db
+          .select({ size: mediaBlobs.size, createdAt: mediaBlobs.createdAt })
+          .from(mediaBlobs)
+          .where(byKey(key))
+          .limit(1)
+      )[0];
       return r ? { size: r.size, etag: `${r.size.toString(36)}-${r.createdAt.getTime().toString(36)}` } : null;
     },
 
@@ -65,11 +80,13 @@ export function dbBlobStore(store: Store): BlobStore {
       const start = range?.start ?? 0;
       const wanted = range ? range.end + 1 : Number.MAX_SAFE_INTEGER;
       // One round trip for the size and the first chunk: all of a small file or range.
-      const first = (await store.db
-        .select({ size: mediaBlobs.size, chunk: slice(start, Math.min(CHUNK, wanted - start)) })
-        .from(mediaBlobs)
-        .where(byKey(key))
-        .limit(1))[0];
+      const first = (
+        await store.db
+          .select({ size: mediaBlobs.size, chunk: slice(start, Math.min(CHUNK, wanted - start)) })
+          .from(mediaBlobs)
+          .where(byKey(key))
+          .limit(1)
+      )[0];
       if (!first) return null;
       const head = first.chunk ?? new Uint8Array(0);
       const end = Math.min(wanted, first.size);
@@ -82,7 +99,8 @@ export function dbBlobStore(store: Store): BlobStore {
         async pull(controller) {
           const length = Math.min(CHUNK, end - pos);
           const chunk = await chunkAt(key, pos, length);
-          if (chunk.length === 0) return controller.error(new Error(`media blob ${key} is shorter than its recorded size`));
+          if (chunk.length === 0)
+            return controller.error(new Error(`media blob ${key} is shorter than its recorded size`));
           controller.enqueue(chunk);
           pos += chunk.length;
           if (pos >= end) controller.close();
@@ -94,7 +112,8 @@ export function dbBlobStore(store: Store): BlobStore {
       keys.forEach(checkKey);
       if (!keys.length) return;
       await store.transaction(async (tx) => {
-        for (let i = 0; i < keys.length; i += REMOVE_BATCH) await tx.delete(mediaBlobs).where(inArray(mediaBlobs.key, keys.slice(i, i + REMOVE_BATCH)));
+        for (let i = 0; i < keys.length; i += REMOVE_BATCH)
+          await tx.delete(mediaBlobs).where(inArray(mediaBlobs.key, keys.slice(i, i + REMOVE_BATCH)));
       });
     },
 

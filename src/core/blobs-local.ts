@@ -84,7 +84,8 @@ async function* walk(abs: string, rel: string, prefix: string): AsyncGenerator<s
   for (const e of entries) {
     const key = rel + e.name;
     if (e.isDirectory()) {
-      if (isBlobKey(e.name) && (key.startsWith(prefix) || prefix.startsWith(`${key}/`))) yield* walk(join(abs, e.name), `${key}/`, prefix);
+      if (isBlobKey(e.name) && (key.startsWith(prefix) || prefix.startsWith(`${key}/`)))
+        yield* walk(join(abs, e.name), `${key}/`, prefix);
     } else if (e.isFile() && isBlobKey(key) && key.startsWith(prefix)) yield key;
   }
 }

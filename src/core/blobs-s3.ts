@@ -21,7 +21,11 @@ const REMOVE_PARALLEL = 8;
 function isMissing(e: unknown): boolean {
   const err = e as { code?: unknown; name?: unknown; message?: unknown } | null;
   const code = typeof err?.code === "string" ? err.code : "";
-  return code === "NoSuchKey" || code === "NotFound" || (typeof err?.message === "string" && /\b404\b/.test(err.message) && code !== "NoSuchBucket");
+  return (
+    code === "NoSuchKey" ||
+    code === "NotFound" ||
+    (typeof err?.message === "string" && /\b404\b/.test(err.message) && code !== "NoSuchBucket")
+  );
 }
 
 /** The service's ETag without quotes or anything else a quoted header value cannot hold. */
@@ -60,7 +64,10 @@ export function s3BlobStore(s3: Config["s3"]): BlobStore {
     async head(key) {
       try {
         const st = await client.file(checkKey(key)).stat();
-        return { size: st.size, etag: cleanEtag(st.etag) || `${st.size.toString(36)}-${st.lastModified.getTime().toString(36)}` };
+        return {
+          size: st.size,
+          etag: cleanEtag(st.etag) || `${st.size.toString(36)}-${st.lastModified.getTime().toString(36)}`,
+        };
       } catch (e) {
         if (isMissing(e)) return null;
         throw e;
@@ -81,7 +88,8 @@ export function s3BlobStore(s3: Config["s3"]): BlobStore {
         if (/NoSuchBucket/.test(text)) throw new Error(`S3 bucket of ${key} does not exist`);
         return null;
       }
-      if (res.status !== 200 && res.status !== 206) throw new Error(`S3 GET ${key}: ${res.status} ${(await res.text()).slice(0, 300)}`);
+      if (res.status !== 200 && res.status !== 206)
+        throw new Error(`S3 GET ${key}: ${res.status} ${(await res.text()).slice(0, 300)}`);
       // Where the body starts within the object, and how much of it is wanted.
       // Checked rather than trusted: a service that ignores a Range (200) or
       // sends more than asked must not put other bytes into a 206.
@@ -91,7 +99,8 @@ export function s3BlobStore(s3: Config["s3"]): BlobStore {
         const cr = /^bytes (\d+)-(\d+)\/(?:\d+|\*)$/.exec(res.headers.get("content-range") ?? "");
         if (res.status === 206 && !cr) throw new Error(`S3 GET ${key}: 206 without a usable Content-Range`);
         const bodyStart = cr ? Number(cr[1]) : 0;
-        if (bodyStart > range.start) throw new Error(`S3 GET ${key}: asked for bytes from ${range.start}, got them from ${bodyStart}`);
+        if (bodyStart > range.start)
+          throw new Error(`S3 GET ${key}: asked for bytes from ${range.start}, got them from ${bodyStart}`);
         skip = range.start - bodyStart;
         take = range.end - range.start + 1;
       }
@@ -108,20 +117,25 @@ export function s3BlobStore(s3: Config["s3"]): BlobStore {
     async remove(keys) {
       keys.forEach(checkKey);
       for (let i = 0; i < keys.length; i += REMOVE_PARALLEL)
-        await Promise.all(keys.slice(i, i + REMOVE_PARALLEL).map(async (k) => {
-          try {
-            await client.delete(k);
-          } catch (e) {
-            if (!isMissing(e)) throw e;
-          }
-        }));
+        await Promise.all(
+          keys.slice(i, i + REMOVE_PARALLEL).map(async (k) => {
+            try {
+              await client.delete(k);
+            } catch (e) {
+              if (!isMissing(e)) throw e;
+            }
+          }),
+        );
     },
 
     async *keys(prefix = "") {
       checkPrefix(prefix);
       let continuationToken: string | undefined;
       do {
-        const page = await client.list({ ...(prefix ? { prefix } : {}), ...(continuationToken ? { continuationToken } : {}) });
+        const page = await client.list({
+          ...(prefix ? { prefix } : {}),
+          ...(continuationToken ? { continuationToken } : {}),
+        });
         for (const o of page.contents ?? []) yield o.key;
         continuationToken = page.isTruncated ? page.nextContinuationToken : undefined;
       } while (continuationToken);

@@ -57,7 +57,16 @@ export interface BlobStore {
   keys(prefix?: string): AsyncIterable<string>;
 }
 
-export { bodyBytes, checkKey, checkPrefix, checkRange, clampRange, isBlobKey, MAX_KEY_LENGTH, WHOLE_MAX } from "./blobs-common";
+export {
+  bodyBytes,
+  checkKey,
+  checkPrefix,
+  checkRange,
+  clampRange,
+  isBlobKey,
+  MAX_KEY_LENGTH,
+  WHOLE_MAX,
+} from "./blobs-common";
 
 export function openBlobStore(deps: Pick<Deps, "config" | "store">): BlobStore {
   switch (deps.config.mediaStore) {

@@ -38,7 +38,8 @@ export class BoundedMap<K, V> {
     this.delete(key);
     this.map.set(key, value);
     this.bytes += size;
-    while (this.map.size > this.maxEntries || this.bytes > this.opts.maxBytes) this.delete(this.map.keys().next().value as K);
+    while (this.map.size > this.maxEntries || this.bytes > this.opts.maxBytes)
+      this.delete(this.map.keys().next().value as K);
     return true;
   }
 

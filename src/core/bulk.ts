@@ -31,10 +31,16 @@ export function chunkSize(n: number): number {
   return size;
 }
 
-export async function bulkInsert<T extends Table>(store: Store, table: T, rows: readonly T["$inferInsert"][]): Promise<void> {
+export async function bulkInsert<T extends Table>(
+  store: Store,
+  table: T,
+  rows: readonly T["$inferInsert"][],
+): Promise<void> {
   if (!rows.length) return;
   const name = getTableName(table);
-  const cols = Object.entries(getTableColumns(table)).filter(([k, c]) => rows.some((r) => (r as Record<string, unknown>)[k] !== undefined) || c.defaultFn);
+  const cols = Object.entries(getTableColumns(table)).filter(
+    ([k, c]) => rows.some((r) => (r as Record<string, unknown>)[k] !== undefined) || c.defaultFn,
+  );
   const head = `insert into "${name}" (${cols.map(([, c]) => `"${c.name}"`).join(", ")}) values `;
   const one = `(${cols.map(() => "?").join(", ")})`;
   for (let i = 0; i < rows.length; ) {
@@ -46,7 +52,8 @@ export async function bulkInsert<T extends Table>(store: Store, table: T, rows: 
     for (const r of part)
       for (const [k, c] of cols) {
         let v = (r as Record<string, unknown>)[k];
-        if (v === undefined) v = c.defaultFn ? c.defaultFn() : c.default !== undefined && !is(c.default, SQL) ? c.default : null;
+        if (v === undefined)
+          v = c.defaultFn ? c.defaultFn() : c.default !== undefined && !is(c.default, SQL) ? c.default : null;
         params.push(v === null || v === undefined ? null : c.mapToDriverValue(v));
       }
     await store.query(text, params, { writes: [name], prepare: true });

@@ -80,7 +80,12 @@ export class ChangeFeed {
     const bar = message.indexOf("|");
     if (bar < 0) return this.remote(null);
     if (message.slice(0, bar) === this.instance) return;
-    this.remote(message.slice(bar + 1).split(",").filter(Boolean));
+    this.remote(
+      message
+        .slice(bar + 1)
+        .split(",")
+        .filter(Boolean),
+    );
   };
 
   /** The statement a PostgreSQL transaction runs last, so the message leaves only with the commit. */

@@ -35,8 +35,14 @@ export const pgColumns = {
   uniqueIndex,
   primaryKey,
   id: () => bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
-  createdAt: () => time("created_at").notNull().$defaultFn(() => new Date()),
-  updatedAt: () => time("updated_at").notNull().$defaultFn(() => new Date()),
+  createdAt: () =>
+    time("created_at")
+      .notNull()
+      .$defaultFn(() => new Date()),
+  updatedAt: () =>
+    time("updated_at")
+      .notNull()
+      .$defaultFn(() => new Date()),
   time,
   bool: (name: string) => boolean(name),
   json: <T>(name: string) => pgJson(name).$type<T>(),

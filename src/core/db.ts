@@ -187,7 +187,8 @@ function deferredWrite(start: (tx: Tx) => unknown, transaction: Store["transacti
     {},
     {
       get(_t, prop) {
-        if (prop === "then") return (ok: (v: unknown) => unknown, fail: (e: unknown) => unknown) => run().then(ok, fail);
+        if (prop === "then")
+          return (ok: (v: unknown) => unknown, fail: (e: unknown) => unknown) => run().then(ok, fail);
         if (prop === "catch") return (fail: (e: unknown) => unknown) => run().catch(fail);
         return (...args: unknown[]) => {
           calls.push([prop, args]);
@@ -211,7 +212,8 @@ function routed(base: Db, als: AsyncLocalStorage<TxState>, transaction: Store["t
       const s = als.getStore();
       const target = s && s.open ? s.tx : t;
       if (target === t && typeof prop === "string" && MUTATORS.has(prop))
-        return (table: unknown) => deferredWrite((tx) => (tx as unknown as Record<string, (x: unknown) => unknown>)[prop]!(table), transaction);
+        return (table: unknown) =>
+          deferredWrite((tx) => (tx as unknown as Record<string, (x: unknown) => unknown>)[prop]!(table), transaction);
       const value = Reflect.get(target, prop, target);
       return typeof value === "function" ? value.bind(target) : value;
     },
@@ -278,8 +280,10 @@ export function mapDbError(e: unknown): unknown {
   const code = sqlState(e);
   const msg = rootMessage(e);
   // PostgreSQL (SQLSTATE codes) and SQLite (message text) for the same conditions.
-  if (code === "23505" || /UNIQUE constraint failed/.test(msg)) return conflict("That value is already in use; choose another.");
-  if (code === "23503" || /FOREIGN KEY constraint failed/.test(msg)) return conflict("Another record still refers to this one, or the one referred to does not exist.");
+  if (code === "23505" || /UNIQUE constraint failed/.test(msg))
+    return conflict("That value is already in use; choose another.");
+  if (code === "23503" || /FOREIGN KEY constraint failed/.test(msg))
+    return conflict("Another record still refers to this one, or the one referred to does not exist.");
   if (code === "22021" || code === "22P05" || /invalid byte sequence|unsupported Unicode escape/.test(msg))
     return invalid("Text must not contain NUL (\\u0000) characters.");
   if (code === "22003") return invalid("A number is out of range.");
@@ -403,7 +407,14 @@ function openSqlite(opts: StoreOptions): Store {
 
   async function topLevel<T>(fn: (tx: Tx) => Promise<T>, opts?: TxOptions): Promise<T> {
     const release = await mutex.lock();
-    const state: TxState = { tx: undefined as unknown as Tx, raw: null, tables: new Set(), after: [], depth: 0, open: true };
+    const state: TxState = {
+      tx: undefined as unknown as Tx,
+      raw: null,
+      tables: new Set(),
+      after: [],
+      depth: 0,
+      open: true,
+    };
     state.tx = tracking(writerDb, () => state, transaction);
     try {
       writer.exec("BEGIN IMMEDIATE");
@@ -494,7 +505,12 @@ function openSqlite(opts: StoreOptions): Store {
 
 function migrateSqlite(sqlite: Database): string[] {
   sqlite.exec("CREATE TABLE IF NOT EXISTS _migrations (tag TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)");
-  const done = new Set(sqlite.query<{ tag: string }, []>("SELECT tag FROM _migrations").all().map((r) => r.tag));
+  const done = new Set(
+    sqlite
+      .query<{ tag: string }, []>("SELECT tag FROM _migrations")
+      .all()
+      .map((r) => r.tag),
+  );
   const applied: string[] = [];
   for (const m of migrations.sqlite) {
     if (done.has(m.tag)) continue;
@@ -577,7 +593,8 @@ function openPg(opts: StoreOptions): Store {
         return await once(fn, opts);
       } catch (e) {
         const code = sqlState(e);
-        const retry = (code !== undefined && PG_RETRYABLE.has(code)) || (code === "23505" && uniqueRetries++ < MAX_UNIQUE_RETRIES);
+        const retry =
+          (code !== undefined && PG_RETRYABLE.has(code)) || (code === "23505" && uniqueRetries++ < MAX_UNIQUE_RETRIES);
         if (!retry || attempt >= MAX_ATTEMPTS) throw mapDbError(e);
       } finally {
         release?.();
@@ -588,7 +605,14 @@ function openPg(opts: StoreOptions): Store {
   }
 
   async function once<T>(fn: (tx: Tx) => Promise<T>, opts: TxOptions | undefined): Promise<T> {
-    const state: TxState = { tx: undefined as unknown as Tx, raw: null, tables: new Set(), after: [], depth: 0, open: true };
+    const state: TxState = {
+      tx: undefined as unknown as Tx,
+      raw: null,
+      tables: new Set(),
+      after: [],
+      depth: 0,
+      open: true,
+    };
     try {
       type Begin = { transaction(f: (tx: unknown) => Promise<T>, c?: { isolationLevel: "serializable" }): Promise<T> };
       let notified: Promise<unknown> | null = null;
@@ -604,7 +628,9 @@ function openPg(opts: StoreOptions): Store {
           // below then throws, and the transaction counts as failed, as it is.
           if (state.tables.size) {
             // then() once: drizzle's query runs again on every then(), and once this has committed a second run would wait for ever.
-            notified = (raw as { execute(q: unknown): Promise<unknown> }).execute(changes.notifySql(state.tables)).then(() => undefined);
+            notified = (raw as { execute(q: unknown): Promise<unknown> })
+              .execute(changes.notifySql(state.tables))
+              .then(() => undefined);
             notified.catch(() => {});
           }
           return r;
@@ -641,7 +667,9 @@ function openPg(opts: StoreOptions): Store {
         // drizzle hands timestamps to the driver as text; do the same for raw Dates.
         const values = params.map((p) => (p instanceof Date ? p.toISOString() : p));
         const text = opts?.prepare ? preparedText(sql) : dollarParams(sql);
-        return (await run.unsafe(text, values as postgres.ParameterOrJSON<never>[], { prepare: opts?.prepare === true })) as unknown as T[];
+        return (await run.unsafe(text, values as postgres.ParameterOrJSON<never>[], {
+          prepare: opts?.prepare === true,
+        })) as unknown as T[];
       } catch (e) {
         throw mapDbError(e);
       }
@@ -700,6 +728,8 @@ export function openStore(opts: StoreOptions | string): Store {
   if (o.databaseUrl && !/^postgres(ql)?:\/\//i.test(o.databaseUrl))
     throw new Error(`database URL must start with postgres:// or postgresql://`);
   if (wants !== engine())
-    throw new Error(`this process's tables are built for ${engine()}, but the store asked for is ${wants} (set PLINTH_DATABASE_URL before start)`);
+    throw new Error(
+      `this process's tables are built for ${engine()}, but the store asked for is ${wants} (set PLINTH_DATABASE_URL before start)`,
+    );
   return wants === "pg" ? openPg(o) : openSqlite(o);
 }

@@ -54,10 +54,20 @@ export class Dispatcher {
     const { store } = this.deps;
     for (const s of this.subscribers) {
       await store.transaction(async (tx) => {
-        const [last] = await tx.select({ tx: events.tx, id: events.id }).from(events).orderBy(desc(events.tx), desc(events.id)).limit(1);
+        const [last] = await tx
+          .select({ tx: events.tx, id: events.id })
+          .from(events)
+          .orderBy(desc(events.tx), desc(events.id))
+          .limit(1);
         await tx
           .insert(eventCursors)
-          .values({ subscriber: s.name, lastTx: last?.tx ?? 0, lastId: last?.id ?? 0, attempts: 0, updatedAt: this.deps.clock.now() })
+          .values({
+            subscriber: s.name,
+            lastTx: last?.tx ?? 0,
+            lastId: last?.id ?? 0,
+            attempts: 0,
+            updatedAt: this.deps.clock.now(),
+          })
           .onConflictDoNothing();
       });
     }
@@ -67,53 +77,65 @@ export class Dispatcher {
   async step(s: Subscriber): Promise<number> {
     const { store, clock } = this.deps;
     let failure: { eventId: number; error: string } | null = null;
-    const passed = await store.transaction(async (tx) => {
-      const [cursor] = await lockedOrSkipped(tx.select().from(eventCursors).where(eq(eventCursors.subscriber, s.name)));
-      if (!cursor) return 0; // another instance holds it (or init has not run)
-      if (cursor.retryAt && cursor.retryAt.getTime() > clock.now().getTime()) return 0;
-      const rows = await tx
-        .select()
-        .from(events)
-        .where(and(sql`(${events.tx}, ${events.id}) > (${cursor.lastTx}, ${cursor.lastId})`, sql`${events.tx} < ${finishedTxHorizon()}`))
-        .orderBy(events.tx, events.id)
-        .limit(BATCH);
-      let last: { tx: number; id: number } | null = null;
-      let attempts = cursor.attempts;
-      for (const row of rows) {
-        if (s.types === "*" || s.types.includes(row.type)) {
-          try {
-            await store.transaction(() => s.handle(this.deps, toRecord(row)));
-          } catch (e) {
-            if (isRetryableDbError(e)) throw e; // the whole batch is retried by the store
-            attempts++;
-            const error = e instanceof Error ? e.message : String(e);
-            this.opts.onError?.(s.name, e);
-            if (attempts < MAX_ATTEMPTS) {
-              failure = { eventId: row.id, error };
-              break;
+    const passed = await store.transaction(
+      async (tx) => {
+        const [cursor] = await lockedOrSkipped(
+          tx.select().from(eventCursors).where(eq(eventCursors.subscriber, s.name)),
+        );
+        if (!cursor) return 0; // another instance holds it (or init has not run)
+        if (cursor.retryAt && cursor.retryAt.getTime() > clock.now().getTime()) return 0;
+        const rows = await tx
+          .select()
+          .from(events)
+          .where(
+            and(
+              sql`(${events.tx}, ${events.id}) > (${cursor.lastTx}, ${cursor.lastId})`,
+              sql`${events.tx} < ${finishedTxHorizon()}`,
+            ),
+          )
+          .orderBy(events.tx, events.id)
+          .limit(BATCH);
+        let last: { tx: number; id: number } | null = null;
+        let attempts = cursor.attempts;
+        for (const row of rows) {
+          if (s.types === "*" || s.types.includes(row.type)) {
+            try {
+              await store.transaction(() => s.handle(this.deps, toRecord(row)));
+            } catch (e) {
+              if (isRetryableDbError(e)) throw e; // the whole batch is retried by the store
+              attempts++;
+              const error = e instanceof Error ? e.message : String(e);
+              this.opts.onError?.(s.name, e);
+              if (attempts < MAX_ATTEMPTS) {
+                failure = { eventId: row.id, error };
+                break;
+              }
+              await tx
+                .insert(eventFailures)
+                .values({ subscriber: s.name, eventId: row.id, error, attempts, createdAt: clock.now() });
             }
-            await tx.insert(eventFailures).values({ subscriber: s.name, eventId: row.id, error, attempts, createdAt: clock.now() });
           }
+          last = { tx: row.tx, id: row.id };
+          attempts = 0;
         }
-        last = { tx: row.tx, id: row.id };
-        attempts = 0;
-      }
-      const f = failure as { eventId: number; error: string } | null;
-      if (last || f) {
-        const backoff = f ? Math.min(MAX_BACKOFF_MS, 1000 * 2 ** (attempts - 1)) : 0;
-        await tx
-          .update(eventCursors)
-          .set({
-            ...(last ? { lastTx: last.tx, lastId: last.id } : {}),
-            attempts,
-            lastError: f ? `event ${f.eventId}: ${f.error}`.slice(0, 2000) : null,
-            retryAt: f ? new Date(clock.now().getTime() + backoff) : null,
-            updatedAt: clock.now(),
-          })
-          .where(eq(eventCursors.subscriber, s.name));
-      }
-      return rows.length && last ? rows.findIndex((r) => r.id === last!.id) + 1 : 0;
-    }, { silent: true });
+        const f = failure as { eventId: number; error: string } | null;
+        if (last || f) {
+          const backoff = f ? Math.min(MAX_BACKOFF_MS, 1000 * 2 ** (attempts - 1)) : 0;
+          await tx
+            .update(eventCursors)
+            .set({
+              ...(last ? { lastTx: last.tx, lastId: last.id } : {}),
+              attempts,
+              lastError: f ? `event ${f.eventId}: ${f.error}`.slice(0, 2000) : null,
+              retryAt: f ? new Date(clock.now().getTime() + backoff) : null,
+              updatedAt: clock.now(),
+            })
+            .where(eq(eventCursors.subscriber, s.name));
+        }
+        return rows.length && last ? rows.findIndex((r) => r.id === last!.id) + 1 : 0;
+      },
+      { silent: true },
+    );
     return passed;
   }
 

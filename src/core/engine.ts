@@ -32,6 +32,9 @@ export function engine(): Engine {
   read = true;
   if (chosen) return chosen;
   const env = typeof process === "undefined" ? {} : process.env;
-  chosen = env.PLINTH_ENGINE === "pg" || env.PLINTH_ENGINE === "sqlite" ? env.PLINTH_ENGINE : engineOfUrl(env.PLINTH_DATABASE_URL);
+  chosen =
+    env.PLINTH_ENGINE === "pg" || env.PLINTH_ENGINE === "sqlite"
+      ? env.PLINTH_ENGINE
+      : engineOfUrl(env.PLINTH_DATABASE_URL);
   return chosen;
 }

@@ -24,7 +24,10 @@ function fields(def: EventDef<any>): string[] {
   return [
     "| Field | Type | Always | Notes |",
     "|---|---|---|---|",
-    ...names.map((n) => `| \`${n}\` | ${typeOf(props[n]!)} | ${required.has(n) ? "yes" : "no"} | ${String(props[n]!.description ?? "").replace(/\|/g, "\\|")} |`),
+    ...names.map(
+      (n) =>
+        `| \`${n}\` | ${typeOf(props[n]!)} | ${required.has(n) ? "yes" : "no"} | ${String(props[n]!.description ?? "").replace(/\|/g, "\\|")} |`,
+    ),
     "",
   ];
 }

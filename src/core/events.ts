@@ -85,9 +85,11 @@ export async function emit<T>(
   entity: { id: number; siteId?: number | null },
   data: T,
 ): Promise<void> {
-  if (LISTED.size > 0 && !LISTED.has(def.type)) throw new Error(`event ${def.type} is listed on no domain (events: [...] on its Domain)`);
+  if (LISTED.size > 0 && !LISTED.has(def.type))
+    throw new Error(`event ${def.type} is listed on no domain (events: [...] on its Domain)`);
   const parsed = v.safeParse(def.payload, data);
-  if (!parsed.success) throw new Error(`event ${def.type} does not match its definition: ${v.summarize(parsed.issues)}`);
+  if (!parsed.success)
+    throw new Error(`event ${def.type} does not match its definition: ${v.summarize(parsed.issues)}`);
   const p = actor.principal ?? null;
   await tx.insert(events).values({
     type: def.type,
@@ -112,7 +114,10 @@ export function toRecord(row: typeof events.$inferSelect): EventRecord {
     companyId: row.companyId,
     siteId: row.siteId,
     entity: { type: row.entityType, id: row.entityId },
-    actor: row.userId === null && row.credentialId === null ? null : { userId: row.userId, credentialKind: row.credentialKind, credentialId: row.credentialId },
+    actor:
+      row.userId === null && row.credentialId === null
+        ? null
+        : { userId: row.userId, credentialKind: row.credentialKind, credentialId: row.credentialId },
     data: row.data,
     createdAt: row.createdAt,
   };

@@ -32,17 +32,21 @@ async function anyPrunable(deps: Deps): Promise<boolean> {
 export const coreJobs: JobDef[] = [
   {
     name: "events.prune",
-    description: "Delete outbox events older than 30 days that every subscriber has passed, and event failures older than 90 days.",
+    description:
+      "Delete outbox events older than 30 days that every subscriber has passed, and event failures older than 90 days.",
     everyMs: 3600_000,
     pending: anyPrunable,
     async run(deps) {
       const now = deps.clock.ms();
-      await deps.store.transaction(async (tx) => {
-        await tx.delete(events).where(prunableEvents(now));
-        await tx.delete(eventFailures).where(oldFailures(now));
-        // Bookkeeping: nothing any cache or subscriber reads changes, so no change notice and no count of a
-        // committed write (a test's "this changed nothing" window must not catch the hourly prune).
-      }, { silent: true });
+      await deps.store.transaction(
+        async (tx) => {
+          await tx.delete(events).where(prunableEvents(now));
+          await tx.delete(eventFailures).where(oldFailures(now));
+          // Bookkeeping: nothing any cache or subscriber reads changes, so no change notice and no count of a
+          // committed write (a test's "this changed nothing" window must not catch the hourly prune).
+        },
+        { silent: true },
+      );
     },
   },
   // Outgoing mail: sending the outbox and keeping its delivery log bounded (src/core/mail.ts).

@@ -96,7 +96,11 @@ export class JobRunner {
       (tx) =>
         tx
           .update(jobLeases)
-          .set({ holder: this.holder, leaseUntil: new Date(now.getTime() + (j.leaseMs ?? 10 * 60_000)), lastStartedAt: now })
+          .set({
+            holder: this.holder,
+            leaseUntil: new Date(now.getTime() + (j.leaseMs ?? 10 * 60_000)),
+            lastStartedAt: now,
+          })
           .where(
             and(
               eq(jobLeases.name, j.name),
@@ -126,9 +130,11 @@ export class JobRunner {
     const out: JobOutcome[] = [];
     if (this.deps.store.closed) return out;
     const leases = new Map(
-      (await this.deps.db.select({ name: jobLeases.name, leaseUntil: jobLeases.leaseUntil, lastStartedAt: jobLeases.lastStartedAt }).from(jobLeases)).map(
-        (l) => [l.name, l],
-      ),
+      (
+        await this.deps.db
+          .select({ name: jobLeases.name, leaseUntil: jobLeases.leaseUntil, lastStartedAt: jobLeases.lastStartedAt })
+          .from(jobLeases)
+      ).map((l) => [l.name, l]),
     );
     for (const j of this.jobs) {
       if (this.deps.store.closed) break;

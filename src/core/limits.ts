@@ -17,7 +17,12 @@ export function rateLimiter(deps: Pick<Deps, "redis" | "clock">, name: string, l
 }
 
 /** Attempts per key in fixed windows (sign-in failures, client registrations). */
-export function attemptCounter(deps: Pick<Deps, "redis" | "clock">, name: string, limit: number, windowMs: number): AttemptCounter {
+export function attemptCounter(
+  deps: Pick<Deps, "redis" | "clock">,
+  name: string,
+  limit: number,
+  windowMs: number,
+): AttemptCounter {
   return deps.redis
     ? redisWindowCounter({ redis: deps.redis, clock: deps.clock, limit, windowMs, prefix: `plinth:attempts:${name}:` })
     : new WindowCounter(limit, windowMs);

@@ -69,7 +69,15 @@ export const MAIL_LIMITS = {
 } as const;
 
 /** Delays before the 2nd … 8th attempt; after the 8th the message is failed. */
-export const RETRY_DELAYS_MS = [60_000, 5 * 60_000, 15 * 60_000, 3600_000, 3 * 3600_000, 6 * 3600_000, 12 * 3600_000] as const;
+export const RETRY_DELAYS_MS = [
+  60_000,
+  5 * 60_000,
+  15 * 60_000,
+  3600_000,
+  3 * 3600_000,
+  6 * 3600_000,
+  12 * 3600_000,
+] as const;
 export const MAX_MAIL_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 /** Messages one run of the job sends at most (it runs every second while there is work). */
 const BATCH = 50;
@@ -78,8 +86,22 @@ export const MAIL_RETENTION_MS = 90 * 24 * 3600_000;
 const ADDRESS = /^[^\s@<>(),;:"\[\]\\]+@[^\s@<>(),;:"\[\]\\]+\.[^\s@<>(),;:"\[\]\\]+$/;
 /** Headers Plinth writes itself: a caller's value would forge or break the envelope or MIME structure. */
 const RESERVED_HEADERS = new Set([
-  "from", "to", "cc", "bcc", "subject", "date", "message-id", "reply-to", "sender", "return-path",
-  "mime-version", "content-type", "content-transfer-encoding", "content-disposition", "received", "dkim-signature",
+  "from",
+  "to",
+  "cc",
+  "bcc",
+  "subject",
+  "date",
+  "message-id",
+  "reply-to",
+  "sender",
+  "return-path",
+  "mime-version",
+  "content-type",
+  "content-transfer-encoding",
+  "content-disposition",
+  "received",
+  "dkim-signature",
 ]);
 const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f]/;
 
@@ -94,19 +116,24 @@ function normalise(mail: OutgoingMail) {
   const list = (Array.isArray(mail.to) ? mail.to : [mail.to]).map((a) => address(a, "A recipient"));
   const to = [...new Set(list)];
   if (to.length === 0) throw invalid("A message needs at least one recipient.");
-  if (to.length > MAIL_LIMITS.recipients) throw invalid(`A message goes to at most ${MAIL_LIMITS.recipients} recipients; send several.`);
+  if (to.length > MAIL_LIMITS.recipients)
+    throw invalid(`A message goes to at most ${MAIL_LIMITS.recipients} recipients; send several.`);
   // Folded onto one line: a newline in a subject would start a new header.
   const subject = mail.subject.replace(/[\r\n\t]+/g, " ").trim();
   if (!subject) throw invalid("A message needs a subject.");
-  if (subject.length > MAIL_LIMITS.subject || CONTROL.test(subject.replace(/\t/g, " "))) throw invalid("The subject is too long or holds control characters.");
+  if (subject.length > MAIL_LIMITS.subject || CONTROL.test(subject.replace(/\t/g, " ")))
+    throw invalid("The subject is too long or holds control characters.");
   if (mail.text.length > MAIL_LIMITS.text) throw invalid(`The text body is over ${MAIL_LIMITS.text} characters.`);
-  if ((mail.html?.length ?? 0) > MAIL_LIMITS.html) throw invalid(`The HTML body is over ${MAIL_LIMITS.html} characters.`);
-  if ([mail.subject, mail.text, mail.html ?? ""].some((s) => s.includes("\u0000"))) throw invalid("A message must not contain the NUL character.");
+  if ((mail.html?.length ?? 0) > MAIL_LIMITS.html)
+    throw invalid(`The HTML body is over ${MAIL_LIMITS.html} characters.`);
+  if ([mail.subject, mail.text, mail.html ?? ""].some((s) => s.includes("\u0000")))
+    throw invalid("A message must not contain the NUL character.");
   const headers = Object.entries(mail.headers ?? {});
   if (headers.length > MAIL_LIMITS.headers) throw invalid(`At most ${MAIL_LIMITS.headers} extra headers.`);
   for (const [name, value] of headers) {
     if (!/^[A-Za-z0-9][A-Za-z0-9-]{0,75}$/.test(name)) throw invalid(`Not a header name: "${name.slice(0, 80)}".`);
-    if (RESERVED_HEADERS.has(name.toLowerCase())) throw invalid(`The ${name} header is set by Plinth, not by the caller.`);
+    if (RESERVED_HEADERS.has(name.toLowerCase()))
+      throw invalid(`The ${name} header is set by Plinth, not by the caller.`);
     if (typeof value !== "string" || value.length > 998 || CONTROL.test(value) || value.includes("\r"))
       throw invalid(`The ${name} header must be one line of at most 998 characters.`);
   }
@@ -114,17 +141,34 @@ function normalise(mail: OutgoingMail) {
   if (attachments.length > MAIL_LIMITS.attachments) throw invalid(`At most ${MAIL_LIMITS.attachments} attachments.`);
   let bytes = 0;
   for (const a of attachments) {
-    if (!a.filename || a.filename.length > 200 || /[\/\\]/.test(a.filename) || CONTROL.test(a.filename) || a.filename.includes("\r"))
+    if (
+      !a.filename ||
+      a.filename.length > 200 ||
+      /[\/\\]/.test(a.filename) ||
+      CONTROL.test(a.filename) ||
+      a.filename.includes("\r")
+    )
       throw invalid(`Not an attachment file name: "${String(a.filename).slice(0, 80)}".`);
-    if (!/^[\w.+-]+\/[\w.+-]+(\s*;\s*[\w.+-]+=("[^"\r\n]*"|[\w.+-]+))*$/.test(a.contentType) || a.contentType.length > 200)
+    if (
+      !/^[\w.+-]+\/[\w.+-]+(\s*;\s*[\w.+-]+=("[^"\r\n]*"|[\w.+-]+))*$/.test(a.contentType) ||
+      a.contentType.length > 200
+    )
       throw invalid(`Not a content type: "${a.contentType.slice(0, 80)}".`);
     if (a.content.includes("\u0000")) throw invalid("An attachment must not contain the NUL character.");
     bytes += Buffer.byteLength(a.content, "utf8");
   }
-  if (bytes > MAIL_LIMITS.attachmentBytes) throw invalid(`Attachments total over ${MAIL_LIMITS.attachmentBytes} bytes.`);
+  if (bytes > MAIL_LIMITS.attachmentBytes)
+    throw invalid(`Attachments total over ${MAIL_LIMITS.attachmentBytes} bytes.`);
   const replyTo = mail.replyTo ? address(mail.replyTo, "Reply-To") : null;
   const tag = mail.tag?.trim() ? mail.tag.trim().slice(0, 100) : null;
-  return { to, subject, replyTo, tag, headers: headers.length ? Object.fromEntries(headers) : null, attachments: attachments.length ? attachments : null };
+  return {
+    to,
+    subject,
+    replyTo,
+    tag,
+    headers: headers.length ? Object.fromEntries(headers) : null,
+    attachments: attachments.length ? attachments : null,
+  };
 }
 
 /** The host part of Message-IDs: the From address's domain, else the public URL's host. */
@@ -204,7 +248,8 @@ export function transportFor(config: Config): { transport: Transport; secrets: s
   const probe = nodemailer.createTransport(url) as Transport & { options: Record<string, unknown> };
   const options = { ...probe.options };
   probe.close();
-  if (u.protocol === "smtp:" && user && !LOOPBACK.has(u.hostname) && !u.searchParams.has("requireTLS")) options.requireTLS = true;
+  if (u.protocol === "smtp:" && user && !LOOPBACK.has(u.hostname) && !u.searchParams.has("requireTLS"))
+    options.requireTLS = true;
   const transport = nodemailer.createTransport({
     ...options,
     // Pooled: one SMTP connection carries many messages (about 11 ms each over
@@ -221,7 +266,14 @@ export function transportFor(config: Config): { transport: Transport; secrets: s
     disableFileAccess: true,
     disableUrlAccess: true,
   } as Parameters<typeof nodemailer.createTransport>[0]);
-  const secrets = [user, pass, Buffer.from(user).toString("base64"), Buffer.from(pass).toString("base64"), u.password, u.username].filter((s) => s.length >= 3);
+  const secrets = [
+    user,
+    pass,
+    Buffer.from(user).toString("base64"),
+    Buffer.from(pass).toString("base64"),
+    u.password,
+    u.username,
+  ].filter((s) => s.length >= 3);
   const entry = { key, transport, secrets };
   transports.set(key, entry);
   return entry;
@@ -254,7 +306,15 @@ export interface SmtpError extends Error {
  * found on Friday night loses no mail.
  */
 export function permanent(e: SmtpError): boolean {
-  if (e.code === "EAUTH" || e.code === "ECONNECTION" || e.code === "ETIMEDOUT" || e.code === "ESOCKET" || e.code === "EDNS" || e.code === "ETLS" || e.code === "EPROTOCOL")
+  if (
+    e.code === "EAUTH" ||
+    e.code === "ECONNECTION" ||
+    e.code === "ETIMEDOUT" ||
+    e.code === "ESOCKET" ||
+    e.code === "EDNS" ||
+    e.code === "ETLS" ||
+    e.code === "EPROTOCOL"
+  )
     return false;
   return typeof e.responseCode === "number" && e.responseCode >= 500 && e.responseCode < 600;
 }
@@ -274,7 +334,11 @@ async function sendOne(deps: Deps, row: Row): Promise<void> {
     (tx) =>
       tx
         .update(mailOutbox)
-        .set({ attempts: attempt, nextAttemptAt: new Date(now.getTime() + (RETRY_DELAYS_MS[attempt - 1] ?? RETRY_DELAYS_MS.at(-1)!)), updatedAt: now })
+        .set({
+          attempts: attempt,
+          nextAttemptAt: new Date(now.getTime() + (RETRY_DELAYS_MS[attempt - 1] ?? RETRY_DELAYS_MS.at(-1)!)),
+          updatedAt: now,
+        })
         .where(and(eq(mailOutbox.id, row.id), eq(mailOutbox.status, "queued"), eq(mailOutbox.attempts, row.attempts)))
         .returning({ id: mailOutbox.id }),
     { silent: true },
@@ -293,7 +357,11 @@ async function sendOne(deps: Deps, row: Row): Promise<void> {
       messageId: row.messageId,
       date: row.createdAt,
       headers: row.headers ?? undefined,
-      attachments: (row.attachments ?? []).map((a) => ({ filename: a.filename, contentType: a.contentType, content: a.content })),
+      attachments: (row.attachments ?? []).map((a) => ({
+        filename: a.filename,
+        contentType: a.contentType,
+        content: a.content,
+      })),
     });
     const rejected = (info.rejected ?? []).map(String);
     const response = rejected.length ? `${info.response} (refused: ${rejected.join(", ")})` : String(info.response);
@@ -303,7 +371,14 @@ async function sendOne(deps: Deps, row: Row): Promise<void> {
     const giveUp = permanent(e) || attempt >= MAX_MAIL_ATTEMPTS;
     update = { status: giveUp ? "failed" : "queued", smtpResponse: redact(describeError(e), secrets) };
   }
-  await deps.store.transaction((tx) => tx.update(mailOutbox).set({ ...update, updatedAt: deps.clock.now() }).where(eq(mailOutbox.id, row.id)), { silent: true });
+  await deps.store.transaction(
+    (tx) =>
+      tx
+        .update(mailOutbox)
+        .set({ ...update, updatedAt: deps.clock.now() })
+        .where(eq(mailOutbox.id, row.id)),
+    { silent: true },
+  );
 }
 
 /** Mail the `mail.send` job sends now (and its pending check looks for). */
@@ -324,8 +399,20 @@ export async function sendDueMail(deps: Deps): Promise<void> {
       (tx) =>
         tx
           .update(mailOutbox)
-          .set({ status: "no_transport", smtpResponse: "No SMTP server is configured (PLINTH_SMTP_URL); not sent.", updatedAt: now })
-          .where(and(inArray(mailOutbox.id, due.map((r) => r.id)), eq(mailOutbox.status, "queued"))),
+          .set({
+            status: "no_transport",
+            smtpResponse: "No SMTP server is configured (PLINTH_SMTP_URL); not sent.",
+            updatedAt: now,
+          })
+          .where(
+            and(
+              inArray(
+                mailOutbox.id,
+                due.map((r) => r.id),
+              ),
+              eq(mailOutbox.status, "queued"),
+            ),
+          ),
       { silent: true },
     );
     return;
@@ -337,7 +424,8 @@ export async function sendDueMail(deps: Deps): Promise<void> {
 }
 
 /** Mail older than the delivery log's retention (at `now`, epoch ms) that no longer waits to be sent: what `mail.prune` deletes (and its pending check looks for). */
-const expiredMail = (now: number) => and(lt(mailOutbox.createdAt, new Date(now - MAIL_RETENTION_MS)), ne(mailOutbox.status, "queued"));
+const expiredMail = (now: number) =>
+  and(lt(mailOutbox.createdAt, new Date(now - MAIL_RETENTION_MS)), ne(mailOutbox.status, "queued"));
 
 export const mailJobs: JobDef[] = [
   {
@@ -345,14 +433,17 @@ export const mailJobs: JobDef[] = [
     description: "Send queued outgoing mail over SMTP (PLINTH_SMTP_URL), retrying with backoff; record each outcome.",
     everyMs: 1000,
     leaseMs: 5 * 60_000,
-    pending: (deps) => anyRow(deps.db.select({ id: mailOutbox.id }).from(mailOutbox).where(dueMail(deps.clock.now())).limit(1)),
+    pending: (deps) =>
+      anyRow(deps.db.select({ id: mailOutbox.id }).from(mailOutbox).where(dueMail(deps.clock.now())).limit(1)),
     run: sendDueMail,
   },
   {
     name: "mail.prune",
-    description: "Delete outgoing mail older than 90 days that is no longer waiting to be sent (the delivery log's retention).",
+    description:
+      "Delete outgoing mail older than 90 days that is no longer waiting to be sent (the delivery log's retention).",
     everyMs: 3600_000,
-    pending: (deps) => anyRow(deps.db.select({ id: mailOutbox.id }).from(mailOutbox).where(expiredMail(deps.clock.ms())).limit(1)),
+    pending: (deps) =>
+      anyRow(deps.db.select({ id: mailOutbox.id }).from(mailOutbox).where(expiredMail(deps.clock.ms())).limit(1)),
     async run(deps) {
       await deps.store.transaction((tx) => tx.delete(mailOutbox).where(expiredMail(deps.clock.ms())), { silent: true });
     },
@@ -376,7 +467,10 @@ export interface MailLogEntry {
 }
 
 /** The delivery log, newest first: for the CLI, the portal and tests. */
-export async function mailLog(deps: Deps, filter: { companyId?: number; tag?: string; status?: MailStatus; limit?: number } = {}): Promise<MailLogEntry[]> {
+export async function mailLog(
+  deps: Deps,
+  filter: { companyId?: number; tag?: string; status?: MailStatus; limit?: number } = {},
+): Promise<MailLogEntry[]> {
   const rows = await deps.db
     .select()
     .from(mailOutbox)

@@ -33,7 +33,10 @@ export type PreparedRead<P extends Record<string, unknown>, R> = (store: Store, 
  * Declares a prepared read. `name` must be unique in the process: on
  * PostgreSQL it marks the statement for server-side preparation.
  */
-export function preparedRead<P extends Record<string, unknown>, R>(name: string, build: (db: Db) => Preparable<R>): PreparedRead<P, R> {
+export function preparedRead<P extends Record<string, unknown>, R>(
+  name: string,
+  build: (db: Db) => Preparable<R>,
+): PreparedRead<P, R> {
   const perStore = new WeakMap<Store, Prepared<R>>();
   const prepare = (db: Db) => (build(db) as unknown as { prepare(name: string): Prepared<R> }).prepare(name);
   return async (store, params) => {

@@ -144,7 +144,8 @@ export async function readForm(c: Context, maxBytes: number): Promise<URLSearchP
   if (/^multipart/i.test(type)) {
     const body = await c.req.parseBody({ all: true });
     const p = new URLSearchParams();
-    for (const [k, v] of Object.entries(body)) for (const x of Array.isArray(v) ? v : [v]) if (typeof x === "string") p.append(k, x);
+    for (const [k, v] of Object.entries(body))
+      for (const x of Array.isArray(v) ? v : [v]) if (typeof x === "string") p.append(k, x);
     return p;
   }
   const text = await c.req.text();

@@ -84,7 +84,13 @@ return '0'
 
 interface Scripts {
   plinthTakeTokens(key: string, now: number, limit: number, n: number, spend: 0 | 1): Promise<[number, string]>;
-  plinthCountAttempt(key: string, now: number, limit: number, windowMs: number, mode: "blocked" | "hit" | "add"): Promise<string>;
+  plinthCountAttempt(
+    key: string,
+    now: number,
+    limit: number,
+    windowMs: number,
+    mode: "blocked" | "hit" | "add",
+  ): Promise<string>;
 }
 
 /** Loaded once per connection, then sent by hash (ioredis falls back to EVAL on NOSCRIPT). */
@@ -233,7 +239,10 @@ export function redisWindowCounter(
   const redis = scripted(opts.redis);
   const g = guard(opts, "attempt limit");
   const count = (key: string, now: number, mode: "blocked" | "hit" | "add") =>
-    g.run(async () => Number(await redis.plinthCountAttempt(prefix + key, now, limit, windowMs, mode)), () => 0);
+    g.run(
+      async () => Number(await redis.plinthCountAttempt(prefix + key, now, limit, windowMs, mode)),
+      () => 0,
+    );
 
   return {
     blockedFor: (key, now) => count(key, now, "blocked"),
@@ -242,7 +251,10 @@ export function redisWindowCounter(
       await count(key, now, "add");
     },
     async clear(key) {
-      await g.run(async () => void (await redis.del(prefix + key)), () => undefined);
+      await g.run(
+        async () => void (await redis.del(prefix + key)),
+        () => undefined,
+      );
     },
     healthy: g.healthy,
   };

@@ -124,7 +124,8 @@ export function memoryRateLimiter(opts: {
    * or burn tokens. A full refill takes a minute, so longer gaps are cut
    * short before multiplying (keeps the product an exact integer).
    */
-  const levelAt = (b: Bucket, now: number) => Math.min(capacity, b.level + Math.min(MINUTE_MS, Math.max(0, now - b.at)) * limit);
+  const levelAt = (b: Bucket, now: number) =>
+    Math.min(capacity, b.level + Math.min(MINUTE_MS, Math.max(0, now - b.at)) * limit);
 
   function refill(b: Bucket, now: number) {
     b.level = levelAt(b, now);

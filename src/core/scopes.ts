@@ -13,29 +13,51 @@ import type { ActorContext } from "./context";
 import type { Role } from "./roles";
 
 export const SCOPES = [
-  "profile:read", "profile:write",
-  "projects:read", "projects:write",
-  "tickets:read", "tickets:write",
-  "crm:read", "crm:write",
-  "sites:read", "sites:write",
-  "media:read", "media:write",
-  "email:read", "email:write", "email:send",
-  "decks:read", "decks:write",
-  "surveys:read", "surveys:write",
-  "bookings:read", "bookings:write",
-  "automations:read", "automations:write",
-  "team:read", "team:write",
-  "integrations:read", "integrations:write",
-  "services:read", "services:write",
-  "store:read", "store:write",
+  "profile:read",
+  "profile:write",
+  "projects:read",
+  "projects:write",
+  "tickets:read",
+  "tickets:write",
+  "crm:read",
+  "crm:write",
+  "sites:read",
+  "sites:write",
+  "media:read",
+  "media:write",
+  "email:read",
+  "email:write",
+  "email:send",
+  "decks:read",
+  "decks:write",
+  "surveys:read",
+  "surveys:write",
+  "bookings:read",
+  "bookings:write",
+  "automations:read",
+  "automations:write",
+  "team:read",
+  "team:write",
+  "integrations:read",
+  "integrations:write",
+  "services:read",
+  "services:write",
+  "store:read",
+  "store:write",
   "billing:read",
   "hosting:read",
   "ai:read",
-  "brain:read", "brain:write", "brain:approve",
-  "approvals:read", "approvals:manage",
-  "chat:read", "chat:write",
-  "notifications:read", "notifications:write",
-  "branding:read", "branding:write",
+  "brain:read",
+  "brain:write",
+  "brain:approve",
+  "approvals:read",
+  "approvals:manage",
+  "chat:read",
+  "chat:write",
+  "notifications:read",
+  "notifications:write",
+  "branding:read",
+  "branding:write",
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
@@ -93,8 +115,7 @@ export function roleAllows(role: Role, write: boolean, minRole?: Role): boolean 
  * filter hides tools for usability, this is the correctness check.
  */
 export function authorize(ctx: ActorContext, scope: string | null, opts: { write: boolean; minRole?: Role }) {
-  if (!covers(ctx.principal.scopes, scope))
-    throw forbidden(`This credential lacks the ${scope} scope.`);
+  if (!covers(ctx.principal.scopes, scope)) throw forbidden(`This credential lacks the ${scope} scope.`);
   if (!roleAllows(ctx.company.role, opts.write, opts.minRole))
     throw forbidden(
       `Your role in ${ctx.company.name} is ${ctx.company.role}; this needs ${opts.minRole ?? "admin"} or owner.`,

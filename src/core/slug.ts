@@ -27,7 +27,9 @@ export function slugify(title: string, fallback = "item"): string {
  */
 export function slugNote(base: string, slug: string, noun: string): { note?: string } {
   if (base === slug) return {};
-  return { note: `slug "${base}" is already used by another ${noun} here, so this one is "${slug}". If this call was a retry, delete the duplicate or pass idempotencyKey.` };
+  return {
+    note: `slug "${base}" is already used by another ${noun} here, so this one is "${slug}". If this call was a retry, delete the duplicate or pass idempotencyKey.`,
+  };
 }
 
 /**

@@ -32,7 +32,8 @@ function folded(col: SQLWrapper): SQL {
  */
 export function containsText(col: SQLWrapper, needle: string): SQL {
   const pattern = `%${escapeLike(asciiLower(needle))}%`;
-  if (engine() === "pg") return sql`(${col} ilike ${pattern} escape '\\' and ${folded(col)} like ${pattern} escape '\\')`;
+  if (engine() === "pg")
+    return sql`(${col} ilike ${pattern} escape '\\' and ${folded(col)} like ${pattern} escape '\\')`;
   return sql`${folded(col)} like ${pattern} escape '\\'`;
 }
 
@@ -72,7 +73,9 @@ export function byText(col: SQLWrapper): SQL {
  * select already is that.
  */
 export function lockedOrSkipped<Q>(query: Q): Q {
-  return engine() === "pg" ? (query as unknown as { for(s: string, o: object): Q }).for("update", { skipLocked: true }) : query;
+  return engine() === "pg"
+    ? (query as unknown as { for(s: string, o: object): Q }).for("update", { skipLocked: true })
+    : query;
 }
 
 /**
@@ -83,7 +86,9 @@ export function lockedOrSkipped<Q>(query: Q): Q {
  * select already is that. `of`: of a join, only that table's rows.
  */
 export function forUpdate<Q>(query: Q, of?: Table): Q {
-  return engine() === "pg" ? (query as unknown as { for(s: string, o?: object): Q }).for("update", of ? { of } : undefined) : query;
+  return engine() === "pg"
+    ? (query as unknown as { for(s: string, o?: object): Q }).for("update", of ? { of } : undefined)
+    : query;
 }
 
 /**
@@ -114,7 +119,11 @@ const pathKeys = (keys: string[]) => {
 /** The text at a JSON path (`col.a.b`), NULL when absent. */
 export function jsonPathText(col: SQLWrapper, keys: string[]): SQL {
   pathKeys(keys);
-  if (engine() === "pg") return sql`json_extract_path_text(${col}, ${sql.join(keys.map((k) => sql`${k}`), sql`, `)})`;
+  if (engine() === "pg")
+    return sql`json_extract_path_text(${col}, ${sql.join(
+      keys.map((k) => sql`${k}`),
+      sql`, `,
+    )})`;
   return sql`cast(json_extract(${col}, ${`$.${keys.map((k) => `"${k}"`).join(".")}`}) as text)`;
 }
 
@@ -122,7 +131,10 @@ export function jsonPathText(col: SQLWrapper, keys: string[]): SQL {
 export function jsonPathNumber(col: SQLWrapper, keys: string[]): SQL {
   pathKeys(keys);
   if (engine() === "pg") {
-    const args = sql.join(keys.map((k) => sql`${k}`), sql`, `);
+    const args = sql.join(
+      keys.map((k) => sql`${k}`),
+      sql`, `,
+    );
     return sql`(case when json_typeof(json_extract_path(${col}, ${args})) = 'number' then json_extract_path_text(${col}, ${args})::numeric end)`;
   }
   const p = `$.${keys.map((k) => `"${k}"`).join(".")}`;
@@ -145,7 +157,10 @@ export function likeFolded(col: SQLWrapper, s: string, where: "contains" | "star
 export function jsonPathBool(col: SQLWrapper, keys: string[]): SQL {
   pathKeys(keys);
   if (engine() === "pg") {
-    const args = sql.join(keys.map((k) => sql`${k}`), sql`, `);
+    const args = sql.join(
+      keys.map((k) => sql`${k}`),
+      sql`, `,
+    );
     return sql`(case when json_typeof(json_extract_path(${col}, ${args})) = 'boolean' then json_extract_path_text(${col}, ${args}) end)`;
   }
   const p = `$.${keys.map((k) => `"${k}"`).join(".")}`;

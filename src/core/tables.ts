@@ -12,7 +12,20 @@
  * The SQL names are what they always were: moving a table between files
  * changes no migration.
  */
-import { bytes, createdAt, id, index, integer, json, primaryKey, table, text, time, uniqueIndex, updatedAt } from "./columns";
+import {
+  bytes,
+  createdAt,
+  id,
+  index,
+  integer,
+  json,
+  primaryKey,
+  table,
+  text,
+  time,
+  uniqueIndex,
+  updatedAt,
+} from "./columns";
 import type { Role } from "./roles";
 
 export const users = table("users", {
@@ -32,8 +45,12 @@ export const companies = table("companies", {
 export const memberships = table(
   "memberships",
   {
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
-    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
     role: text("role").$type<Role>().notNull(),
     createdAt: createdAt(),
   },
@@ -86,7 +103,10 @@ export const idempotencyKeys = table(
     result: json<unknown>("result").notNull(),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex("idempotency_keys_call").on(t.companyId, t.userId, t.tool, t.key), index("idempotency_keys_age").on(t.createdAt)],
+  (t) => [
+    uniqueIndex("idempotency_keys_call").on(t.companyId, t.userId, t.tool, t.key),
+    index("idempotency_keys_age").on(t.createdAt),
+  ],
 );
 
 /**
@@ -113,7 +133,11 @@ export const events = table(
     tx: integer("tx").notNull(),
     createdAt: createdAt(),
   },
-  (t) => [index("events_order").on(t.tx, t.id), index("events_company").on(t.companyId, t.id), index("events_entity").on(t.entityType, t.entityId, t.id)],
+  (t) => [
+    index("events_order").on(t.tx, t.id),
+    index("events_company").on(t.companyId, t.id),
+    index("events_entity").on(t.entityType, t.entityId, t.id),
+  ],
 );
 
 /** Where each subscriber has read the outbox up to, and its current failure streak. */
@@ -193,5 +217,9 @@ export const mailOutbox = table(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [index("mail_outbox_due").on(t.status, t.nextAttemptAt), index("mail_outbox_company").on(t.companyId, t.createdAt), index("mail_outbox_age").on(t.createdAt)],
+  (t) => [
+    index("mail_outbox_due").on(t.status, t.nextAttemptAt),
+    index("mail_outbox_company").on(t.companyId, t.createdAt),
+    index("mail_outbox_age").on(t.createdAt),
+  ],
 );

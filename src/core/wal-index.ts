@@ -30,7 +30,16 @@
  * platforms, a read-only data dir or an open descriptor get data_version on
  * every check, as before.
  */
-import { closeSync, constants, fstatSync, ftruncateSync, openSync, readdirSync, statSync, type BigIntStats } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  ftruncateSync,
+  openSync,
+  readdirSync,
+  statSync,
+  type BigIntStats,
+} from "node:fs";
 
 /** sqlite3 WAL-index format version (walformat.html), stored in native byte order. */
 const WALINDEX_VERSION = 3007000;

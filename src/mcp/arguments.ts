@@ -111,7 +111,16 @@ const TYPE_WORDS: Record<string, string> = {
 };
 
 function shown(x: unknown): string {
-  const s = typeof x === "string" ? JSON.stringify(x) : Array.isArray(x) ? "a list" : x === null ? "null" : typeof x === "object" ? "an object" : String(x);
+  const s =
+    typeof x === "string"
+      ? JSON.stringify(x)
+      : Array.isArray(x)
+        ? "a list"
+        : x === null
+          ? "null"
+          : typeof x === "object"
+            ? "an object"
+            : String(x);
   return s.length > 60 ? `${s.slice(0, 57)}…` : s;
 }
 
@@ -130,11 +139,14 @@ export function issuesMessage(issues: readonly v.BaseIssue<unknown>[], schema?: 
       // A slug or name where an id goes: say which argument takes it.
       if (i.expected === "number" && typeof i.input === "string" && /Id$|^id$/.test(last)) {
         const takesSlug = schema?.properties && "slug" in schema.properties;
-        msg += takesSlug ? ` (${last} is the numeric id; give a slug as slug)` : ` (${last} is the numeric id; list the items to find it)`;
+        msg += takesSlug
+          ? ` (${last} is the numeric id; give a slug as slug)`
+          : ` (${last} is the numeric id; list the items to find it)`;
       }
       return msg;
     }
-    if (i.kind === "schema" && i.type === "picklist") return `${path} must be one of ${i.expected}, got ${shown(i.input)}`;
+    if (i.kind === "schema" && i.type === "picklist")
+      return `${path} must be one of ${i.expected}, got ${shown(i.input)}`;
     const m = i.message;
     if (!path || m.startsWith(last) || m.startsWith(path)) return m;
     return `${path}: ${m}`;

@@ -61,11 +61,14 @@ export function authenticate(deps: Deps, header: string | null | undefined): Pro
 
 /** HTTP 401 exactly as interface.md 5.2 and 7.2 describe it. */
 export function unauthorizedResponse(config: Config): Response {
-  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code: UNAUTHORIZED_CODE, message: "Unauthorized" }, id: null }), {
-    status: 401,
-    headers: {
-      "content-type": "application/json",
-      "www-authenticate": `Bearer realm="${REALM}", resource_metadata="${resourceMetadataUrl(config)}"`,
+  return new Response(
+    JSON.stringify({ jsonrpc: "2.0", error: { code: UNAUTHORIZED_CODE, message: "Unauthorized" }, id: null }),
+    {
+      status: 401,
+      headers: {
+        "content-type": "application/json",
+        "www-authenticate": `Bearer realm="${REALM}", resource_metadata="${resourceMetadataUrl(config)}"`,
+      },
     },
-  });
+  );
 }

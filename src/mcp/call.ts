@@ -94,9 +94,15 @@ function isPlainObject(x: unknown): x is Record<string, unknown> {
  */
 export function unknownTool(name: unknown, env?: McpEnv): ProtocolError {
   const shown = String(name).slice(0, 200);
-  const names = env ? env.registry.tools.filter((t) => env.registry.isVisible(t.def, env.principal, env.filter)).map((t) => t.def.name) : [];
+  const names = env
+    ? env.registry.tools.filter((t) => env.registry.isVisible(t.def, env.principal, env.filter)).map((t) => t.def.name)
+    : [];
   const near = typeof name === "string" ? closest(name, names) : [];
-  const hint = near.length ? ` Did you mean ${near.join(", ")}?` : env?.filter.discovery ? " Find tools with tools_search." : "";
+  const hint = near.length
+    ? ` Did you mean ${near.join(", ")}?`
+    : env?.filter.discovery
+      ? " Find tools with tools_search."
+      : "";
   return new ProtocolError(INVALID_PARAMS, `Unknown tool: ${shown}.${hint}`);
 }
 
@@ -110,7 +116,19 @@ export async function callTool(env: McpEnv, name: string, args: unknown, meta?: 
   try {
     const r = await runTool(env, name, args, settled);
     env.observe?.(r.isError ? "tool_error" : "ok");
-    if (startedAt) tell(env, observers, name, args, meta, settled, r.isError ? "tool_error" : "ok", r.content[0]?.text ?? null, startedAt, t0);
+    if (startedAt)
+      tell(
+        env,
+        observers,
+        name,
+        args,
+        meta,
+        settled,
+        r.isError ? "tool_error" : "ok",
+        r.content[0]?.text ?? null,
+        startedAt,
+        t0,
+      );
     return r;
   } catch (e) {
     env.observe?.("protocol_error");
@@ -166,7 +184,8 @@ async function runTool(env: McpEnv, name: string, args: unknown, settled?: Settl
   // A tool the caller may not see answers exactly like one that does not exist.
   if (!reg || !env.registry.isCallable(reg.def, env.principal, env.filter)) throw unknownTool(name, env);
   const tool = reg.def;
-  if (args !== undefined && !isPlainObject(args)) return toolError("Invalid arguments: arguments must be a JSON object.");
+  if (args !== undefined && !isPlainObject(args))
+    return toolError("Invalid arguments: arguments must be a JSON object.");
   // whoami-like tools take no clientId; a stray one is ignored rather than refused.
   const { clientId, idempotencyKey, ...toolArgs } = (args ?? {}) as Record<string, unknown>;
   const keyed = takesIdempotencyKey(tool);
@@ -194,8 +213,14 @@ async function runTool(env: McpEnv, name: string, args: unknown, settled?: Settl
     if (nul) return toolError(`Invalid arguments: ${nul} must not contain the NUL character (\\u0000).`);
     if (keyed && idempotencyKey !== undefined) {
       if (typeof idempotencyKey !== "string" || !/^[\x21-\x7e]{1,200}$/.test(idempotencyKey))
-        return toolError("Invalid arguments: idempotencyKey must be 1 to 200 printable characters without spaces (a UUID works).");
-      return toolOk(await withIdempotency(ctx, tool.name, idempotencyKey, parsed.output, () => executeTool(ctx, tool, parsed.output)));
+        return toolError(
+          "Invalid arguments: idempotencyKey must be 1 to 200 printable characters without spaces (a UUID works).",
+        );
+      return toolOk(
+        await withIdempotency(ctx, tool.name, idempotencyKey, parsed.output, () =>
+          executeTool(ctx, tool, parsed.output),
+        ),
+      );
     }
     if (tool.cachedBy) return await cachedAnswer(ctx, tool, parsed.output, () => executeTool(ctx, tool, parsed.output));
     return toolOk(await executeTool(ctx, tool, parsed.output));
@@ -211,7 +236,8 @@ export function visibleResource(env: McpEnv, uri: string): ResourceDef | undefin
 export async function readResource(env: McpEnv, uri: string) {
   const r = visibleResource(env, uri);
   // The SDK sends this as -32602 with data.uri, as the 2026-07-28 MCP revision requires on every era.
-  if (!r || !covers(env.principal.scopes, r.scope)) throw new ResourceNotFoundError(uri.slice(0, 200), `Resource not found: ${uri.slice(0, 200)}`);
+  if (!r || !covers(env.principal.scopes, r.scope))
+    throw new ResourceNotFoundError(uri.slice(0, 200), `Resource not found: ${uri.slice(0, 200)}`);
   const company = env.principal.companies.length === 1 ? env.principal.companies[0] : undefined;
   let text: string;
   try {

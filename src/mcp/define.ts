@@ -88,7 +88,11 @@ export interface ResourceDef {
   scope: string | null;
   /** Offered only to connections that reach exactly one company (brand://default, catalog://services). */
   singleCompanyOnly?: boolean;
-  read(ctx: { deps: ActorContext["deps"]; principal: ActorContext["principal"]; company?: ActorContext["company"] }): string | Promise<string>;
+  read(ctx: {
+    deps: ActorContext["deps"];
+    principal: ActorContext["principal"];
+    company?: ActorContext["company"];
+  }): string | Promise<string>;
 }
 
 export function defineResource(def: ResourceDef): ResourceDef {

@@ -17,7 +17,11 @@ export const DISCOVERY_LISTED: ReadonlySet<string> = new Set(["whoami", "tools_s
 /** Listed only in discovery mode: the full listing already shows every tool. */
 export const DISCOVERY_ONLY: ReadonlySet<string> = new Set(["tools_search", "toolsets_list"]);
 
-const words = (s: string) => s.toLowerCase().split(/[^a-z0-9:]+/).filter((w) => w.length > 1);
+const words = (s: string) =>
+  s
+    .toLowerCase()
+    .split(/[^a-z0-9:]+/)
+    .filter((w) => w.length > 1);
 
 function allowed(reg: Registry, p: Principal) {
   return reg.tools.filter((t) => covers(p.scopes, t.def.scope) && !DISCOVERY_LISTED.has(t.def.name));
@@ -32,7 +36,10 @@ const singular = (w: string) => w.replace(/ies$/, "y").replace(/s$/, "");
  * least; name parts the query did not ask for count a little against, so
  * "create post" ranks posts_create above post_types_create.
  */
-function score(q: string[], t: { name: string; toolset: string; scope: string | null; description: string }): number | null {
+function score(
+  q: string[],
+  t: { name: string; toolset: string; scope: string | null; description: string },
+): number | null {
   let total = 0;
   const parts = t.name.split("_").map(singular);
   const used = new Set<number>();
@@ -59,7 +66,7 @@ export function discoveryDomain(registry: () => Registry): Domain {
     companyFree: true,
     title: "Search tools",
     description:
-      "Find tools by words (\"create post\", \"refund order\"), toolset or scope; returns their definitions (schema, annotations). Any tool found can be called by name.",
+      'Find tools by words ("create post", "refund order"), toolset or scope; returns their definitions (schema, annotations). Any tool found can be called by name.',
     input: v.strictObject({
       query: v.optional(v.pipe(v.string(), v.maxLength(200))),
       toolset: v.optional(v.pipe(v.string(), v.maxLength(40))),
@@ -72,13 +79,19 @@ export function discoveryDomain(registry: () => Registry): Domain {
       const q = words(input.query ?? "");
       const multi = ctx.principal.companies.length > 1;
       const hits = allowed(reg, ctx.principal)
-        .filter((t) => (!input.toolset || t.def.toolset === input.toolset) && (!input.scope || t.def.scope === input.scope))
+        .filter(
+          (t) => (!input.toolset || t.def.toolset === input.toolset) && (!input.scope || t.def.scope === input.scope),
+        )
         .filter((t) => input.readOnly === undefined || t.def.readOnly === input.readOnly)
         .map((t) => ({ t, s: q.length ? score(q, { ...t.def, description: t.def.description }) : 1 }))
         .filter((x): x is { t: (typeof x)["t"]; s: number } => x.s !== null)
         .sort((a, b) => b.s - a.s || (a.t.def.name < b.t.def.name ? -1 : 1));
       const tools: ToolEntry[] = hits.slice(0, input.limit).map((x) => (multi ? x.t.entryMulti : x.t.entrySingle));
-      return { total: hits.length, tools, ...(hits.length > tools.length ? { more: "narrow the query, or pass toolset or a higher limit" } : {}) };
+      return {
+        total: hits.length,
+        tools,
+        ...(hits.length > tools.length ? { more: "narrow the query, or pass toolset or a higher limit" } : {}),
+      };
     },
   });
   const toolsets = defineTool({
@@ -88,7 +101,8 @@ export function discoveryDomain(registry: () => Registry): Domain {
     readOnly: true,
     companyFree: true,
     title: "List toolsets",
-    description: "The toolsets (domains) this connection can use, each with a one-line description and how many tools it has; search one with tools_search {toolset}.",
+    description:
+      "The toolsets (domains) this connection can use, each with a one-line description and how many tools it has; search one with tools_search {toolset}.",
     input: v.strictObject({}),
     run: async (ctx) => {
       const reg = registry();
@@ -101,5 +115,10 @@ export function discoveryDomain(registry: () => Registry): Domain {
       };
     },
   });
-  return { name: "discovery", title: "Discovery", description: "Find the tools this connection can call.", tools: [search, toolsets] };
+  return {
+    name: "discovery",
+    title: "Discovery",
+    description: "Find the tools this connection can call.",
+    tools: [search, toolsets],
+  };
 }

@@ -30,7 +30,13 @@ function storable(result: unknown): unknown {
   if (!result || typeof result !== "object" || !("approval" in result)) return result;
   const { approval, ...rest } = result as { approval: Record<string, unknown> };
   const { token: _t, url: _u, previewUrl: _p, ...safe } = approval;
-  return { ...rest, approval: { ...safe, note: "The approval link was in the first answer only; call the matching update tool with no changes for a fresh one." } };
+  return {
+    ...rest,
+    approval: {
+      ...safe,
+      note: "The approval link was in the first answer only; call the matching update tool with no changes for a fresh one.",
+    },
+  };
 }
 
 export async function withIdempotency(
@@ -53,14 +59,33 @@ export async function withIdempotency(
     const seen = (await tx.select().from(idempotencyKeys).where(where).limit(1))[0];
     if (seen && seen.createdAt.getTime() > now.getTime() - KEEP_MS) {
       if (seen.requestHash !== hash)
-        throw conflict(`idempotencyKey "${key.slice(0, 60)}" was already used with other arguments for ${tool}; use a new key for a new ${tool.replace(/_create$/, "")}.`);
+        throw conflict(
+          `idempotencyKey "${key.slice(0, 60)}" was already used with other arguments for ${tool}; use a new key for a new ${tool.replace(/_create$/, "")}.`,
+        );
       return { ...(seen.result as object), replayed: true };
     }
     if (seen) await tx.delete(idempotencyKeys).where(eq(idempotencyKeys.id, seen.id));
     const result = await run();
-    await tx.insert(idempotencyKeys).values({ companyId: ctx.company.id, userId: ctx.principal.userId, tool, key, requestHash: hash, result: storable(result) ?? null, createdAt: now });
+    await tx
+      .insert(idempotencyKeys)
+      .values({
+        companyId: ctx.company.id,
+        userId: ctx.principal.userId,
+        tool,
+        key,
+        requestHash: hash,
+        result: storable(result) ?? null,
+        createdAt: now,
+      });
     // Keys older than a day go as new ones come: the table holds one day of creates.
-    await tx.delete(idempotencyKeys).where(and(eq(idempotencyKeys.companyId, ctx.company.id), lt(idempotencyKeys.createdAt, new Date(now.getTime() - KEEP_MS))));
+    await tx
+      .delete(idempotencyKeys)
+      .where(
+        and(
+          eq(idempotencyKeys.companyId, ctx.company.id),
+          lt(idempotencyKeys.createdAt, new Date(now.getTime() - KEEP_MS)),
+        ),
+      );
     return result;
   });
 }

@@ -114,17 +114,24 @@ function fail(what: string, msg: string): never {
  */
 const MAX_PUBLISHED_PATTERN = 40;
 const MAX_PUBLISHED_BOUND = 100_000;
-const NO_CONTROL_PATTERNS = new Set(["\\S", "^[^\\u0000-\\u001f\\u007f]*$", "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$", "^[^\\x00-\\x1f\\x7f]*$"]);
+const NO_CONTROL_PATTERNS = new Set([
+  "\\S",
+  "^[^\\u0000-\\u001f\\u007f]*$",
+  "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$",
+  "^[^\\x00-\\x1f\\x7f]*$",
+]);
 
 export function compactSchema(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(compactSchema);
   if (!node || typeof node !== "object") return node;
   const s: JsonSchema = {};
-  for (const [k, v] of Object.entries(node)) s[k] = k === "properties" ? mapValues(v as JsonSchema, compactSchema) : compactSchema(v);
+  for (const [k, v] of Object.entries(node))
+    s[k] = k === "properties" ? mapValues(v as JsonSchema, compactSchema) : compactSchema(v);
   // A bound no real value comes near (2^53, 10^10 cents) teaches nothing.
   if (typeof s.maximum === "number" && s.maximum >= MAX_PUBLISHED_BOUND) delete s.maximum;
   // Short patterns tell a model the form (a slug, #rrggbb); long ones are noise it cannot use.
-  if (typeof s.pattern === "string" && (NO_CONTROL_PATTERNS.has(s.pattern) || s.pattern.length > MAX_PUBLISHED_PATTERN)) delete s.pattern;
+  if (typeof s.pattern === "string" && (NO_CONTROL_PATTERNS.has(s.pattern) || s.pattern.length > MAX_PUBLISHED_PATTERN))
+    delete s.pattern;
   if (s.minimum === -Number.MAX_SAFE_INTEGER) delete s.minimum;
   // Lengths are checked on the call with a message naming the argument; in the listing they cost more than they teach.
   delete s.minLength;
@@ -137,7 +144,12 @@ export function compactSchema(node: unknown): unknown {
     // Ids are positive integers, always: said once in docs/mcp.md, not on every id.
     for (const [k, v] of Object.entries(s.properties as Record<string, JsonSchema>)) {
       const t = v.type;
-      if ((k === "id" || /Id$/.test(k)) && (t === "integer" || (Array.isArray(t) && t.includes("integer"))) && v.minimum === 1) delete v.minimum;
+      if (
+        (k === "id" || /Id$/.test(k)) &&
+        (t === "integer" || (Array.isArray(t) && t.includes("integer"))) &&
+        v.minimum === 1
+      )
+        delete v.minimum;
       const items = v.items as JsonSchema | undefined;
       if (/Ids$/.test(k) && items?.type === "integer" && items.minimum === 1) delete items.minimum;
     }
@@ -162,7 +174,11 @@ function mapValues(o: JsonSchema, f: (v: unknown) => unknown): JsonSchema {
 export function inputJsonSchema(tool: ToolDef): JsonSchema {
   let schema: JsonSchema;
   try {
-    schema = toJsonSchema(tool.input, { target: "draft-2020-12", typeMode: "input", errorMode: "ignore" }) as JsonSchema;
+    schema = toJsonSchema(tool.input, {
+      target: "draft-2020-12",
+      typeMode: "input",
+      errorMode: "ignore",
+    }) as JsonSchema;
   } catch (e) {
     fail(`tool ${tool.name}`, `its input schema cannot be expressed as JSON Schema (${(e as Error).message})`);
   }
@@ -203,14 +219,21 @@ function checkTool(t: ToolDef) {
     if (!KNOWN_SCOPES.has(t.scope)) fail(w, `scope ${t.scope} is not a scope of interface.md 5.3`);
     const isRead = t.scope.endsWith(":read");
     if (t.readOnly !== isRead)
-      fail(w, t.readOnly ? `a read-only tool needs a :read scope, not ${t.scope}` : `a write tool cannot use the read scope ${t.scope}`);
+      fail(
+        w,
+        t.readOnly
+          ? `a read-only tool needs a :read scope, not ${t.scope}`
+          : `a write tool cannot use the read scope ${t.scope}`,
+      );
   }
   if (t.destructive && t.readOnly) fail(w, "a destructive tool cannot be read-only");
   if (t.approval && t.readOnly) fail(w, "only write tools use the approval workflow");
   if (t.idempotent && t.readOnly) fail(w, "idempotent describes write tools; read-only tools are idempotent by nature");
   if (t.cachedBy && !t.readOnly) fail(w, "only read-only tools may be cached (cachedBy)");
-  if (t.cachedBy && t.cachedBy.length === 0) fail(w, "cachedBy names the tables the answer is built from: at least one");
-  if (t.minRole !== undefined && !(ROLES as readonly string[]).includes(t.minRole)) fail(w, `unknown minRole ${t.minRole}`);
+  if (t.cachedBy && t.cachedBy.length === 0)
+    fail(w, "cachedBy names the tables the answer is built from: at least one");
+  if (t.minRole !== undefined && !(ROLES as readonly string[]).includes(t.minRole))
+    fail(w, `unknown minRole ${t.minRole}`);
   if (typeof t.description !== "string" || t.description.trim().length < MIN_DESCRIPTION)
     fail(w, `needs a description written for a model (at least ${MIN_DESCRIPTION} characters)`);
   if (typeof t.run !== "function") fail(w, "needs a run handler");
@@ -220,7 +243,8 @@ function checkTool(t: ToolDef) {
 function checkArguments(t: ToolDef, schema: JsonSchema) {
   const props = Object.keys((schema.properties as object) ?? {});
   for (const own of ownIdNames(t.name))
-    if (props.includes(own)) fail(`tool ${t.name}`, `its own entity's id is \`id\`, not \`${own}\` (<entity>Id names other entities)`);
+    if (props.includes(own))
+      fail(`tool ${t.name}`, `its own entity's id is \`id\`, not \`${own}\` (<entity>Id names other entities)`);
   for (const p of props) if (!/^[a-z][A-Za-z0-9]*$/.test(p)) fail(`tool ${t.name}`, `argument ${p} must be camelCase`);
 }
 
@@ -261,10 +285,15 @@ function checkApprovals(domains: readonly Domain[]) {
   for (const d of domains) {
     const own = new Set(d.tools.map((t) => t.name));
     for (const t of d.tools)
-      if (t.approval && !kinds.has(t.approval)) fail(`tool ${t.name}`, `gates on ${t.approval}, but no domain declares an approval kind for it (approvalKinds)`);
+      if (t.approval && !kinds.has(t.approval))
+        fail(
+          `tool ${t.name}`,
+          `gates on ${t.approval}, but no domain declares an approval kind for it (approvalKinds)`,
+        );
     for (const target of d.stagedTargets ?? [])
       for (const name of target.tools) {
-        if (!own.has(name)) fail(`staged target ${target.entityType}`, `names ${name}, which is not a tool of domain ${d.name}`);
+        if (!own.has(name))
+          fail(`staged target ${target.entityType}`, `names ${name}, which is not a tool of domain ${d.name}`);
         if (targeted.has(name)) fail(`tool ${name}`, "has two staged targets");
         targeted.add(name);
       }
@@ -272,7 +301,21 @@ function checkApprovals(domains: readonly Domain[]) {
 }
 
 /** Path segments the app's own faces use; a domain's public pages take another. */
-const RESERVED_PREFIXES = new Set(["/api", "/approve", "/media", "/oauth", "/.well-known", "/healthz", "/readyz", "/metrics", "/login", "/logout", "/portal", "/company", "/static"]);
+const RESERVED_PREFIXES = new Set([
+  "/api",
+  "/approve",
+  "/media",
+  "/oauth",
+  "/.well-known",
+  "/healthz",
+  "/readyz",
+  "/metrics",
+  "/login",
+  "/logout",
+  "/portal",
+  "/company",
+  "/static",
+]);
 
 /**
  * What domains contribute besides tools holds together: each event is listed
@@ -290,15 +333,20 @@ function checkContributions(domains: readonly Domain[]) {
   listEvents(listed.keys());
   const names = new Set<string>();
   for (const d of domains)
-    for (const x of [...(d.subscribers ?? []).map((s) => `subscriber ${s.name}`), ...(d.jobs ?? []).map((j) => `job ${j.name}`)]) {
+    for (const x of [
+      ...(d.subscribers ?? []).map((s) => `subscriber ${s.name}`),
+      ...(d.jobs ?? []).map((j) => `job ${j.name}`),
+    ]) {
       if (names.has(x)) fail(x, "declared twice");
       names.add(x);
     }
   const prefixes = new Set<string>();
   for (const d of domains)
     for (const p of d.publicPages ?? []) {
-      if (!/^\/[a-z][a-z0-9-]*$/.test(p.prefix)) fail(`public pages ${p.prefix} of domain ${d.name}`, "need a prefix of one lower-case path segment, like /s");
-      if (RESERVED_PREFIXES.has(p.prefix) || prefixes.has(p.prefix)) fail(`public pages ${p.prefix} of domain ${d.name}`, "use a prefix that is already taken");
+      if (!/^\/[a-z][a-z0-9-]*$/.test(p.prefix))
+        fail(`public pages ${p.prefix} of domain ${d.name}`, "need a prefix of one lower-case path segment, like /s");
+      if (RESERVED_PREFIXES.has(p.prefix) || prefixes.has(p.prefix))
+        fail(`public pages ${p.prefix} of domain ${d.name}`, "use a prefix that is already taken");
       prefixes.add(p.prefix);
     }
 }
@@ -332,7 +380,8 @@ export function buildRegistry(domainList: readonly Domain[]): Registry {
     for (const r of d.resources ?? []) {
       if (uris.has(r.uri)) fail(`resource ${r.uri}`, "declared twice");
       if (r.scope !== null && !KNOWN_SCOPES.has(r.scope)) fail(`resource ${r.uri}`, `unknown scope ${r.scope}`);
-      if (!r.description || r.description.trim().length < MIN_DESCRIPTION) fail(`resource ${r.uri}`, "needs a description");
+      if (!r.description || r.description.trim().length < MIN_DESCRIPTION)
+        fail(`resource ${r.uri}`, "needs a description");
       uris.add(r.uri);
       resources.push(r);
     }
@@ -392,6 +441,17 @@ export function buildRegistry(domainList: readonly Domain[]): Registry {
   }
 
   const observers = domains.flatMap((d) => d.toolCallObservers ?? []);
-  self = { tools, byName: sortedByName, resources, toolsets, isVisible, isCallable, listResult, listKey, visibleResources, observers };
+  self = {
+    tools,
+    byName: sortedByName,
+    resources,
+    toolsets,
+    isVisible,
+    isCallable,
+    listResult,
+    listKey,
+    visibleResources,
+    observers,
+  };
   return self;
 }

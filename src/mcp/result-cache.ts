@@ -92,7 +92,12 @@ function cacheOf(feed: ChangeFeed): ResultCache {
  * The tool result for `tool` (which declares cachedBy), from the cache or
  * from `run`. Called after authorization and argument validation.
  */
-export async function cachedAnswer(ctx: ActorContext, tool: ToolDef, input: unknown, run: () => Promise<unknown>): Promise<ToolResult> {
+export async function cachedAnswer(
+  ctx: ActorContext,
+  tool: ToolDef,
+  input: unknown,
+  run: () => Promise<unknown>,
+): Promise<ToolResult> {
   const cache = cacheOf(ctx.deps.store.changes);
   const p = ctx.principal;
   const key = `${tool.name}\u0000${p.userId}\u0000${p.scopes.join(" ")}\u0000${ctx.company.id}\u0000${ctx.company.role}\u0000${ctx.company.name}\u0000${JSON.stringify(input)}`;

@@ -115,15 +115,27 @@ function overLimit(limiter: RateLimiter, bucket: string, messages: number): Resp
 function refusal(d: RateLimitDecision, messages: number): Response | null {
   if (d.allowed) return null;
   if (d.impossible)
-    return rpcError(429, -32000, `Rate limit exceeded: this batch of ${messages} messages is larger than the limit of ${d.limit} MCP messages per minute per credential; send it in smaller batches.`, null, {
+    return rpcError(
+      429,
+      -32000,
+      `Rate limit exceeded: this batch of ${messages} messages is larger than the limit of ${d.limit} MCP messages per minute per credential; send it in smaller batches.`,
+      null,
+      {
+        "x-ratelimit-limit": String(d.limit),
+        "x-ratelimit-remaining": "0",
+      },
+    );
+  return rpcError(
+    429,
+    -32000,
+    `Rate limit exceeded: at most ${d.limit} MCP messages per minute per credential. Retry after ${d.retryAfterSec} s.`,
+    null,
+    {
+      "retry-after": String(d.retryAfterSec),
       "x-ratelimit-limit": String(d.limit),
       "x-ratelimit-remaining": "0",
-    });
-  return rpcError(429, -32000, `Rate limit exceeded: at most ${d.limit} MCP messages per minute per credential. Retry after ${d.retryAfterSec} s.`, null, {
-    "retry-after": String(d.retryAfterSec),
-    "x-ratelimit-limit": String(d.limit),
-    "x-ratelimit-remaining": "0",
-  });
+    },
+  );
 }
 
 /** Bodies above this size are followed by a garbage collection (memory stays bounded under floods of big requests). */
@@ -133,7 +145,11 @@ export function mcpRoutes(deps: Deps, reg: Registry = registry(), opts: { limite
   const app = new Hono<{ Variables: { requestId: string; access: AccessRecord } }>();
   const { config } = deps;
   const limiter = opts.limiter ?? rateLimiter(deps, "mcp", config.mcpRateLimit);
-  let lists = { key: "", value: allowLists(config), hosts: new Map<string | null, ReturnType<typeof validateHostHeader>>() };
+  let lists = {
+    key: "",
+    value: allowLists(config),
+    hosts: new Map<string | null, ReturnType<typeof validateHostHeader>>(),
+  };
   const allowed = () => {
     const key = config.publicUrl;
     if (lists.key !== key) lists = { key, value: allowLists(config), hosts: new Map() };
@@ -180,7 +196,13 @@ export function mcpRoutes(deps: Deps, reg: Registry = registry(), opts: { limite
    * `rec`: this request's access log record (src/ops/telemetry.ts): credential, methods, tools and outcomes.
    * `origin` and `declared` (Content-Length, 0 when absent) are the headers serve has already read.
    */
-  async function handle(req: Request, rec: AccessRecord | undefined, requestId: string, origin: string | null, declared: number): Promise<Response> {
+  async function handle(
+    req: Request,
+    rec: AccessRecord | undefined,
+    requestId: string,
+    origin: string | null,
+    declared: number,
+  ): Promise<Response> {
     if (req.method !== "POST")
       // Stateless: no SSE stream to GET, no session to DELETE.
       return rpcError(405, -32000, "Method not allowed: this endpoint accepts POST only.", null, { allow: "POST" });
@@ -189,10 +211,18 @@ export function mcpRoutes(deps: Deps, reg: Registry = registry(), opts: { limite
     const a = allowed();
     const host = hostCheck(req.headers.get("host"));
     if (!host.ok)
-      return rpcError(403, -32000, `${host.message}. Allowed host names: ${a.hosts.join(", ")}; add yours to PLINTH_ALLOWED_HOSTS or set PLINTH_PUBLIC_URL.`);
+      return rpcError(
+        403,
+        -32000,
+        `${host.message}. Allowed host names: ${a.hosts.join(", ")}; add yours to PLINTH_ALLOWED_HOSTS or set PLINTH_PUBLIC_URL.`,
+      );
     const org = validateOriginHeader(origin, a.origins);
     if (!org.ok)
-      return rpcError(403, -32000, `${org.message}. Allowed origins (host names): ${a.origins.join(", ")}; add yours to PLINTH_ALLOWED_ORIGINS.`);
+      return rpcError(
+        403,
+        -32000,
+        `${org.message}. Allowed origins (host names): ${a.origins.join(", ")}; add yours to PLINTH_ALLOWED_ORIGINS.`,
+      );
 
     const principal = await authenticate(deps, req.headers.get("authorization"));
     if (!principal) return unauthorizedResponse(config);
@@ -211,7 +241,8 @@ export function mcpRoutes(deps: Deps, reg: Registry = registry(), opts: { limite
     } catch {
       return rpcError(400, -32700, "Parse error: the request body could not be read");
     }
-    if (Buffer.byteLength(text) > limit) return rpcError(413, -32000, `Request body too large: the limit is ${limit} bytes.`);
+    if (Buffer.byteLength(text) > limit)
+      return rpcError(413, -32000, `Request body too large: the limit is ${limit} bytes.`);
     let body: unknown;
     try {
       body = JSON.parse(text);
@@ -219,7 +250,11 @@ export function mcpRoutes(deps: Deps, reg: Registry = registry(), opts: { limite
       return rpcError(400, -32700, "Parse error: the body is not valid JSON");
     }
 
-    let limited = overLimit(limiter, `${principal.credential.kind}:${principal.credential.id}`, Array.isArray(body) ? Math.min(body.length, MAX_BATCH) : 1);
+    let limited = overLimit(
+      limiter,
+      `${principal.credential.kind}:${principal.credential.id}`,
+      Array.isArray(body) ? Math.min(body.length, MAX_BATCH) : 1,
+    );
     if (limited instanceof Promise) limited = await limited;
     if (limited) return limited;
 
@@ -235,12 +270,14 @@ export function mcpRoutes(deps: Deps, reg: Registry = registry(), opts: { limite
     const isTool = (name: string) => reg.byName.has(name);
 
     if (!Array.isArray(body)) {
-      if (!isMessage(body)) return rpcError(400, -32600, "Invalid Request: not a JSON-RPC 2.0 message", (body as any)?.id);
+      if (!isMessage(body))
+        return rpcError(400, -32600, "Invalid Request: not a JSON-RPC 2.0 message", (body as any)?.id);
       return observeMcp(rec, isTool, body, () => dispatch(req, body, env));
     }
 
     if (body.length === 0) return rpcError(400, -32600, "Invalid Request: the batch is empty");
-    if (body.length > MAX_BATCH) return rpcError(400, -32600, `Invalid Request: a batch may hold at most ${MAX_BATCH} messages`);
+    if (body.length > MAX_BATCH)
+      return rpcError(400, -32600, `Invalid Request: a batch may hold at most ${MAX_BATCH} messages`);
     const named = new Set<string>();
     for (const m of body) {
       if (!isMessage(m)) continue;
@@ -258,7 +295,11 @@ export function mcpRoutes(deps: Deps, reg: Registry = registry(), opts: { limite
     const answers: unknown[] = [];
     for (const m of body) {
       if (!isMessage(m)) {
-        answers.push({ jsonrpc: "2.0", error: { code: -32600, message: "Invalid Request: not a JSON-RPC 2.0 message" }, id: validId((m as any)?.id) ? (m as any).id : null });
+        answers.push({
+          jsonrpc: "2.0",
+          error: { code: -32600, message: "Invalid Request: not a JSON-RPC 2.0 message" },
+          id: validId((m as any)?.id) ? (m as any).id : null,
+        });
         continue;
       }
       const res = await observeMcp(rec, isTool, m, () => dispatch(req, m, env));
@@ -269,7 +310,11 @@ export function mcpRoutes(deps: Deps, reg: Registry = registry(), opts: { limite
         if (Array.isArray(parsed)) answers.push(...parsed);
         else answers.push(parsed);
       } catch {
-        answers.push({ jsonrpc: "2.0", error: { code: -32603, message: "Internal error" }, id: validId(m.id) ? m.id : null });
+        answers.push({
+          jsonrpc: "2.0",
+          error: { code: -32603, message: "Internal error" },
+          id: validId(m.id) ? m.id : null,
+        });
       }
     }
     if (answers.length === 0) return new Response(null, { status: 202 });
@@ -294,11 +339,9 @@ const MCP_PATH = "/api/mcp";
  * what the root adds to them: request id (X-Request-Id), the access log
  * line and metrics, and the root's error answer for anything that throws.
  */
-export function withMcpFastPath<A extends { fetch: (req: Request, env?: unknown, ctx?: any) => Response | Promise<Response> }>(
-  root: A,
-  mcp: Hono<any>,
-  telemetry: Telemetry,
-): A {
+export function withMcpFastPath<
+  A extends { fetch: (req: Request, env?: unknown, ctx?: any) => Response | Promise<Response> },
+>(root: A, mcp: Hono<any>, telemetry: Telemetry): A {
   const serve = direct.get(mcp);
   if (!serve) throw new Error("withMcpFastPath needs the app mcpRoutes returned");
   const rootFetch = root.fetch;
@@ -323,7 +366,10 @@ export function withMcpFastPath<A extends { fetch: (req: Request, env?: unknown,
 function rootError(e: unknown, requestId: string): Response {
   const err = mapDbError(e);
   const json = (status: number, message: string) =>
-    new Response(JSON.stringify({ success: false, message }), { status, headers: { "content-type": "application/json" } });
+    new Response(JSON.stringify({ success: false, message }), {
+      status,
+      headers: { "content-type": "application/json" },
+    });
   if (err instanceof AppError) return json(httpStatus[err.code], err.message);
   console.error(`[${requestId}] unhandled error:`, err instanceof Error ? err.stack : err);
   return json(500, "Internal server error");

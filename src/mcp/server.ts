@@ -56,7 +56,10 @@ export function makeServer(env: McpEnv): Server {
     instructions: INSTRUCTIONS,
   });
   server.setRequestHandler("tools/list", () => env.registry.listResult(env.principal, env.filter) as never);
-  server.setRequestHandler("tools/call", (req) => callTool(env, req.params.name, req.params.arguments, req.params._meta) as never);
+  server.setRequestHandler(
+    "tools/call",
+    (req) => callTool(env, req.params.name, req.params.arguments, req.params._meta) as never,
+  );
   server.setRequestHandler("resources/list", () => ({
     resources: env.registry.visibleResources(env.principal).map((r) => ({
       uri: r.uri,
@@ -97,7 +100,10 @@ function authInfo(env: McpEnv): AuthInfo {
 
 async function serveLegacy(request: Request, message: unknown, auth: AuthInfo): Promise<Response> {
   const server = factory({ era: "legacy", authInfo: auth, requestInfo: request });
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
   await server.connect(transport);
   try {
     return await transport.handleRequest(request, { authInfo: auth, parsedBody: message });
@@ -140,7 +146,15 @@ const KEY_HEADERS = ["accept", "content-type", "mcp-protocol-version", "mcp-meth
 
 async function listTools(request: Request, message: Record<string, unknown>, env: McpEnv): Promise<Response> {
   let memo = listMemos.get(env.registry);
-  if (!memo) listMemos.set(env.registry, (memo = new BoundedMap({ maxBytes: MAX_LIST_BYTES, maxEntryBytes: MAX_LIST_BYTES / 4, sizeOf: (_, t) => t.bytes })));
+  if (!memo)
+    listMemos.set(
+      env.registry,
+      (memo = new BoundedMap({
+        maxBytes: MAX_LIST_BYTES,
+        maxEntryBytes: MAX_LIST_BYTES / 4,
+        sizeOf: (_, t) => t.bytes,
+      })),
+    );
   const params = message.params as Record<string, unknown> | undefined;
   const key = [
     env.registry.listKey(env.principal, env.filter),
@@ -163,7 +177,13 @@ async function listTools(request: Request, message: Record<string, unknown>, env
   const utf8 = new TextEncoder();
   const before = utf8.encode(text.slice(0, at));
   const after = utf8.encode(text.slice(at + marker.length));
-  const t: ListTemplate = { status: res.status, headers, before, after, bytes: before.byteLength + after.byteLength + key.length * 2 };
+  const t: ListTemplate = {
+    status: res.status,
+    headers,
+    before,
+    after,
+    bytes: before.byteLength + after.byteLength + key.length * 2,
+  };
   if (res.status === 200 && key.length <= MAX_LIST_KEY) memo.set(key, t);
   return respond(t);
 }
@@ -188,7 +208,8 @@ function paramsProblem(m: Record<string, unknown>): string | null {
   if (LIST_METHODS.has(String(m.method)) && p && p.cursor !== undefined && typeof p.cursor !== "string")
     return `Invalid params: ${m.method} params.cursor must be a string.`;
   if (m.method === "initialize") {
-    if (!p || typeof p.protocolVersion !== "string") return "Invalid params: initialize needs params.protocolVersion (string).";
+    if (!p || typeof p.protocolVersion !== "string")
+      return "Invalid params: initialize needs params.protocolVersion (string).";
     if (!isObj(p.capabilities)) return "Invalid params: initialize needs params.capabilities (object).";
     const info = p.clientInfo;
     if (!isObj(info) || typeof info.name !== "string" || typeof info.version !== "string")
@@ -233,7 +254,9 @@ const USUAL_ORDERS = [
 
 /** Which usual order the message's keys are in ("0", "1"), or null; counted without building a key list. */
 function usualOrder(message: Record<string, unknown>): string | null {
-  let a = true, b = true, i = 0;
+  let a = true,
+    b = true,
+    i = 0;
   for (const k in message) {
     if (i >= 4) return null;
     a &&= k === USUAL_ORDERS[0][i];
@@ -248,7 +271,14 @@ function usualOrder(message: Record<string, unknown>): string | null {
  * short key built without a key list; any other key list is spelled out in
  * JSON, which can never equal a short one (it starts with "[").
  */
-function shapeKey(rpc: boolean, idKind: string, message: Record<string, unknown>, v: string | null, m: string | null, n: string | null): string {
+function shapeKey(
+  rpc: boolean,
+  idKind: string,
+  message: Record<string, unknown>,
+  v: string | null,
+  m: string | null,
+  n: string | null,
+): string {
   const order = usualOrder(message) ?? JSON.stringify(Object.keys(message));
   // Header values hold no line breaks or NUL (fetch refuses them), so neither can be faked by a header.
   return `${order}\n${rpc ? 1 : 0}${idKind}\n${v ?? "\u0000"}\n${m ?? "\u0000"}\n${n ?? "\u0000"}`;
@@ -256,10 +286,16 @@ function shapeKey(rpc: boolean, idKind: string, message: Record<string, unknown>
 const MAX_ERA_SHAPES = 256;
 
 /** `v`: the request's MCP-Protocol-Version header, already read by the caller. */
-function legacyEra(request: Request, message: Record<string, unknown>, params: Record<string, unknown>, v: string | null): Promise<boolean> | boolean {
+function legacyEra(
+  request: Request,
+  message: Record<string, unknown>,
+  params: Record<string, unknown>,
+  v: string | null,
+): Promise<boolean> | boolean {
   if (params._meta !== undefined) return isLegacyRequest(request, message);
   const h = request.headers;
-  const m = h.get("mcp-method"), n = h.get("mcp-name");
+  const m = h.get("mcp-method"),
+    n = h.get("mcp-name");
   if ((v?.length ?? 0) + (m?.length ?? 0) + (n?.length ?? 0) > 200) return isLegacyRequest(request, message);
   const id = message.id;
   const idKind = typeof id === "string" ? "s" : Number.isSafeInteger(id) ? "i" : Number.isInteger(id) ? "I" : "x";
@@ -283,7 +319,11 @@ function legacyEra(request: Request, message: Record<string, unknown>, params: R
  * SDK; tools/list has its own memo (listTools). test/mcp/fast-path.test.ts
  * checks that both paths give the same answers.
  */
-export async function fastPath(request: Request, message: Record<string, unknown>, env: McpEnv): Promise<Response | null> {
+export async function fastPath(
+  request: Request,
+  message: Record<string, unknown>,
+  env: McpEnv,
+): Promise<Response | null> {
   const id = message.id;
   if (typeof id !== "string" && typeof id !== "number") return null;
   if (message.method !== "tools/call") return null;

@@ -61,7 +61,8 @@ export async function parseAuthorizeRequest(deps: Deps, q: Params): Promise<Pars
     if (all[0] !== undefined) params[name] = all[0];
   }
   const clientId = params.client_id;
-  if (!clientId) return { kind: "fatal", message: "The request does not say which application is asking (client_id is missing)." };
+  if (!clientId)
+    return { kind: "fatal", message: "The request does not say which application is asking (client_id is missing)." };
   let client: OAuthClient | null;
   try {
     client = await loadClient(deps, clientId);
@@ -93,8 +94,7 @@ export async function parseAuthorizeRequest(deps: Deps, q: Params): Promise<Pars
     return fail("unsupported_response_type", "Only response_type=code is supported.");
   const challenge = params.code_challenge;
   if (!challenge) return fail("invalid_request", "code_challenge is required (PKCE with S256).");
-  if (params.code_challenge_method !== "S256")
-    return fail("invalid_request", "code_challenge_method must be S256.");
+  if (params.code_challenge_method !== "S256") return fail("invalid_request", "code_challenge_method must be S256.");
   if (!isS256Challenge(challenge)) return fail("invalid_request", "code_challenge is not a valid S256 challenge.");
   let scopes: string[];
   try {

@@ -28,10 +28,27 @@ const MAX_TTL_MS = 24 * 60 * 60 * 1000;
 
 const PRIVATE = new BlockList();
 for (const [net, bits] of [
-  ["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["169.254.0.0", 16],
-  ["172.16.0.0", 12], ["192.0.0.0", 24], ["192.168.0.0", 16], ["198.18.0.0", 15], ["224.0.0.0", 4], ["240.0.0.0", 4],
-] as const) PRIVATE.addSubnet(net, bits, "ipv4");
-for (const [net, bits] of [["::", 128], ["::1", 128], ["fc00::", 7], ["fe80::", 10], ["ff00::", 8], ["64:ff9b::", 96]] as const)
+  ["0.0.0.0", 8],
+  ["10.0.0.0", 8],
+  ["100.64.0.0", 10],
+  ["127.0.0.0", 8],
+  ["169.254.0.0", 16],
+  ["172.16.0.0", 12],
+  ["192.0.0.0", 24],
+  ["192.168.0.0", 16],
+  ["198.18.0.0", 15],
+  ["224.0.0.0", 4],
+  ["240.0.0.0", 4],
+] as const)
+  PRIVATE.addSubnet(net, bits, "ipv4");
+for (const [net, bits] of [
+  ["::", 128],
+  ["::1", 128],
+  ["fc00::", 7],
+  ["fe80::", 10],
+  ["ff00::", 8],
+  ["64:ff9b::", 96],
+] as const)
   PRIVATE.addSubnet(net, bits, "ipv6");
 
 /** A problem with the document or its address, worded to follow "The client metadata document …". */
@@ -136,8 +153,10 @@ function validateDocument(url: string, doc: unknown) {
   });
   const method = d.token_endpoint_auth_method ?? "none";
   // A document is public; it cannot carry a shared secret, so only public clients qualify.
-  if (method !== "none") throw new DocumentProblem(`uses token_endpoint_auth_method ${String(method)}; only none is supported`);
-  if ("client_secret" in d || "client_secret_expires_at" in d) throw new DocumentProblem("must not contain a client secret");
+  if (method !== "none")
+    throw new DocumentProblem(`uses token_endpoint_auth_method ${String(method)}; only none is supported`);
+  if ("client_secret" in d || "client_secret_expires_at" in d)
+    throw new DocumentProblem("must not contain a client secret");
   const name = typeof d.client_name === "string" ? d.client_name.slice(0, 200) : null;
   const clientUri = typeof d.client_uri === "string" && d.client_uri.length <= 2000 ? d.client_uri : undefined;
   const scope = typeof d.scope === "string" && d.scope.length <= 4000 ? d.scope : undefined;
@@ -181,8 +200,8 @@ export async function clientFromMetadataDocument(deps: Deps, url: string): Promi
     fetchedAt: new Date(now),
   };
   await deps.db
-            .insert(oauthClients)
-            .values({ ...values, createdAt: new Date(now) })
-            .onConflictDoUpdate({ target: oauthClients.clientId, set: values });
+    .insert(oauthClients)
+    .values({ ...values, createdAt: new Date(now) })
+    .onConflictDoUpdate({ target: oauthClients.clientId, set: values });
   return rowToClient((await deps.db.select().from(oauthClients).where(eq(oauthClients.clientId, url)).limit(1))[0]!);
 }

@@ -80,21 +80,27 @@ function decodeBasic(header: string): { id: string; secret: string } | null {
 export async function authenticateClient(deps: Deps, c: Context, form: URLSearchParams): Promise<OAuthClient> {
   const header = c.req.header("authorization");
   const basic = header ? decodeBasic(header) : null;
-  if (header && !basic) throw oauthError("invalid_client", "The Authorization header is not valid HTTP Basic client authentication.");
+  if (header && !basic)
+    throw oauthError("invalid_client", "The Authorization header is not valid HTTP Basic client authentication.");
   const bodyId = form.get("client_id");
   const bodySecret = form.get("client_secret");
-  if (basic && bodySecret !== null) throw oauthError("invalid_request", "Use one client authentication method, not both.");
-  if (basic && bodyId !== null && bodyId !== basic.id) throw oauthError("invalid_client", "client_id does not match the authenticated client.");
+  if (basic && bodySecret !== null)
+    throw oauthError("invalid_request", "Use one client authentication method, not both.");
+  if (basic && bodyId !== null && bodyId !== basic.id)
+    throw oauthError("invalid_client", "client_id does not match the authenticated client.");
   const clientId = basic?.id ?? bodyId;
   if (!clientId) throw oauthError("invalid_client", "client_id is required.");
   const client = await loadClient(deps, clientId);
   if (!client) throw oauthError("invalid_client", "Unknown client.");
   const presented = basic?.secret ?? bodySecret;
   if (client.authMethod === "none") {
-    if (presented !== null) throw oauthError("invalid_client", "This client is public and must not send a client secret.");
+    if (presented !== null)
+      throw oauthError("invalid_client", "This client is public and must not send a client secret.");
     return client;
   }
-  if (presented === null || !client.secretHash) throw oauthError("invalid_client", "Client authentication is required.");
-  if (!safeEqual(sha256Hex(presented), client.secretHash)) throw oauthError("invalid_client", "Client authentication failed.");
+  if (presented === null || !client.secretHash)
+    throw oauthError("invalid_client", "Client authentication is required.");
+  if (!safeEqual(sha256Hex(presented), client.secretHash))
+    throw oauthError("invalid_client", "Client authentication failed.");
   return client;
 }

@@ -19,7 +19,16 @@ import { AppError, isAppError } from "../core/errors";
 import { readForm } from "../portal/forms";
 import { checkedForm, loginRedirect, type PortalEnv } from "../portal/guard";
 import { Csrf, Layout, Notice, render } from "../portal/layout";
-import { askedChoice, askedSummary, grantedScopes, offerFor, readScopeChoice, ScopeChooser, type ScopeChoice, type ScopeOffer } from "../portal/scope-picker";
+import {
+  askedChoice,
+  askedSummary,
+  grantedScopes,
+  offerFor,
+  readScopeChoice,
+  ScopeChooser,
+  type ScopeChoice,
+  type ScopeOffer,
+} from "../portal/scope-picker";
 import { readSession, type Membership, type Session } from "../portal/session";
 import { parseAuthorizeRequest, REQUEST_PARAMS, type AuthorizeRequest } from "./authorize";
 import { CODE_TTL_MS, PATHS } from "./metadata";
@@ -101,8 +110,8 @@ const ConsentPage = (p: {
       </p>
       {p.offer.withoutTools.length > 0 && (
         <p class="muted small">
-          It also asked for {someNames(p.offer.withoutTools)}, which this server has no tools for yet; that is not shown and not
-          granted.
+          It also asked for {someNames(p.offer.withoutTools)}, which this server has no tools for yet; that is not shown
+          and not granted.
         </p>
       )}
       <p class="muted small">
@@ -114,7 +123,9 @@ const ConsentPage = (p: {
           <input type="hidden" name={k} value={p.request.params[k]} />
         ))}
         {!hasCompanies ? (
-          <Notice kind="warn">You do not belong to any company yet, so there is nothing this application could reach.</Notice>
+          <Notice kind="warn">
+            You do not belong to any company yet, so there is nothing this application could reach.
+          </Notice>
         ) : !grantable ? (
           <Notice kind="warn">Nothing it asked for exists on this server yet, so there is nothing to grant.</Notice>
         ) : (
@@ -123,16 +134,19 @@ const ConsentPage = (p: {
               <legend>Companies it may act for</legend>
               {p.session.companies.map((m) => (
                 <label class="inline">
-                  <input type="checkbox" name="grant_company" value={String(m.id)} checked={p.companies.has(m.id)} /> {m.name}{" "}
-                  <span class="badge">{m.role}</span>
+                  <input type="checkbox" name="grant_company" value={String(m.id)} checked={p.companies.has(m.id)} />{" "}
+                  {m.name} <span class="badge">{m.role}</span>
                 </label>
               ))}
               <p class="muted small">
-                Your role still applies: where you are a viewer, it can only read. To add a company you join later, connect again.
+                Your role still applies: where you are a viewer, it can only read. To add a company you join later,
+                connect again.
               </p>
             </fieldset>
             <h2>What it may do</h2>
-            <p class="muted small">Each area starts at what it asked for. Choose less wherever you like; it never gets more.</p>
+            <p class="muted small">
+              Each area starts at what it asked for. Choose less wherever you like; it never gets more.
+            </p>
             <div class="card">
               <ScopeChooser offer={p.offer} choice={p.choice} />
             </div>
@@ -162,24 +176,28 @@ const ErrorPage = (p: { session: Session | null; message: string }) => (
 );
 
 /** Mints the authorization code: shown once in the redirect, stored as its SHA-256. */
-async function issueCode(deps: Deps, r: AuthorizeRequest, userId: number, scopes: string[], companyIds: number[]): Promise<string> {
+async function issueCode(
+  deps: Deps,
+  r: AuthorizeRequest,
+  userId: number,
+  scopes: string[],
+  companyIds: number[],
+): Promise<string> {
   const code = randomHex(32);
   const now = deps.clock.ms();
-  await deps.db
-            .insert(oauthCodes)
-            .values({
-              codeHash: sha256Hex(code),
-              familyId: randomHex(16),
-              clientId: r.client.clientId,
-              userId,
-              redirectUri: r.redirectUri,
-              codeChallenge: r.codeChallenge,
-              scopes,
-              companyIds,
-              resource: r.resource,
-              expiresAt: new Date(now + CODE_TTL_MS),
-              createdAt: new Date(now),
-            });
+  await deps.db.insert(oauthCodes).values({
+    codeHash: sha256Hex(code),
+    familyId: randomHex(16),
+    clientId: r.client.clientId,
+    userId,
+    redirectUri: r.redirectUri,
+    codeChallenge: r.codeChallenge,
+    scopes,
+    companyIds,
+    resource: r.resource,
+    expiresAt: new Date(now + CODE_TTL_MS),
+    createdAt: new Date(now),
+  });
   return code;
 }
 
@@ -188,14 +206,21 @@ export function consentRoutes(app: Hono<PortalEnv>, deps: Deps) {
     const url = new URL(c.req.url);
     const parsed = await parseAuthorizeRequest(deps, url.searchParams);
     const session = await readSession(deps, c);
-    if (parsed.kind === "fatal") return render(c, <ErrorPage session={session} message={parsed.message} />, { status: 400 });
+    if (parsed.kind === "fatal")
+      return render(c, <ErrorPage session={session} message={parsed.message} />, { status: 400 });
     if (parsed.kind === "redirect") return c.redirect(parsed.location, 302);
     if (!session) return loginRedirect(c);
     const r = parsed.request;
     const offer = offerFor(r.scopes);
     return render(
       c,
-      <ConsentPage session={session} request={r} offer={offer} choice={askedChoice(offer, r.scopes)} companies={defaultCompanies(session.companies)} />,
+      <ConsentPage
+        session={session}
+        request={r}
+        offer={offer}
+        choice={askedChoice(offer, r.scopes)}
+        companies={defaultCompanies(session.companies)}
+      />,
       { formAction: [formActionSource(r.redirectUri)] },
     );
   });
@@ -205,7 +230,8 @@ export function consentRoutes(app: Hono<PortalEnv>, deps: Deps) {
     const session = c.var.session as Session | undefined;
     const form = session ? checkedForm(c) : await readForm(c);
     const parsed = await parseAuthorizeRequest(deps, form.params);
-    if (parsed.kind === "fatal") return render(c, <ErrorPage session={session ?? null} message={parsed.message} />, { status: 400 });
+    if (parsed.kind === "fatal")
+      return render(c, <ErrorPage session={session ?? null} message={parsed.message} />, { status: 400 });
     if (parsed.kind === "redirect") return c.redirect(parsed.location, 303);
     const r = parsed.request;
     if (!session) {
@@ -215,16 +241,32 @@ export function consentRoutes(app: Hono<PortalEnv>, deps: Deps) {
     }
     const decision = form.text("decision", { max: 20 });
     if (decision === "deny")
-      return c.redirect(buildRedirect(deps, r.redirectUri, { error: "access_denied", error_description: "The user denied access.", state: r.state }), 303);
+      return c.redirect(
+        buildRedirect(deps, r.redirectUri, {
+          error: "access_denied",
+          error_description: "The user denied access.",
+          state: r.state,
+        }),
+        303,
+      );
     if (decision !== "approve") throw new AppError("validation", "Choose Allow access or Deny.");
 
     const offer = offerFor(r.scopes);
     const mine = new Set(session.companies.map((m) => m.id));
-    const companyIds = [...new Set(form.ids("grant_company", "Companies"))].filter((id) => mine.has(id)).sort((a, b) => a - b);
+    const companyIds = [...new Set(form.ids("grant_company", "Companies"))]
+      .filter((id) => mine.has(id))
+      .sort((a, b) => a - b);
     const again = (error: string, choice: ScopeChoice) =>
       render(
         c,
-        <ConsentPage session={session} request={r} offer={offer} choice={choice} companies={new Set(companyIds)} error={error} />,
+        <ConsentPage
+          session={session}
+          request={r}
+          offer={offer}
+          choice={choice}
+          companies={new Set(companyIds)}
+          error={error}
+        />,
         { status: 400, formAction: [formActionSource(r.redirectUri)] },
       );
     let choice: ScopeChoice;
@@ -236,7 +278,8 @@ export function consentRoutes(app: Hono<PortalEnv>, deps: Deps) {
     }
     if (companyIds.length === 0) return again("Tick at least one company the application may act for.", choice);
     const scopes = grantedScopes(offer, choice);
-    if (scopes.length === 0) return again("Choose Read or Read and change for at least one area, or choose Deny.", choice);
+    if (scopes.length === 0)
+      return again("Choose Read or Read and change for at least one area, or choose Deny.", choice);
     const code = await issueCode(deps, r, session.user.id, scopes, companyIds);
     return c.redirect(buildRedirect(deps, r.redirectUri, { code, state: r.state }), 303);
   });

@@ -13,9 +13,11 @@ export async function readForm(c: Context): Promise<URLSearchParams> {
   if (!/^application\/x-www-form-urlencoded\b/i.test(type))
     throw oauthError("invalid_request", "The body must be application/x-www-form-urlencoded.");
   const declared = Number(c.req.header("content-length") ?? "0");
-  if (declared > MAX_FORM_BYTES) throw oauthError("invalid_request", `The body must be at most ${MAX_FORM_BYTES} bytes.`);
+  if (declared > MAX_FORM_BYTES)
+    throw oauthError("invalid_request", `The body must be at most ${MAX_FORM_BYTES} bytes.`);
   const text = await c.req.text();
-  if (text.length > MAX_FORM_BYTES) throw oauthError("invalid_request", `The body must be at most ${MAX_FORM_BYTES} bytes.`);
+  if (text.length > MAX_FORM_BYTES)
+    throw oauthError("invalid_request", `The body must be at most ${MAX_FORM_BYTES} bytes.`);
   const form = new URLSearchParams(text);
   const seen = new Set<string>();
   for (const key of form.keys()) {

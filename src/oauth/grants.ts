@@ -39,11 +39,25 @@ export async function issueTokens(tx: Tx, deps: Deps, g: Grant): Promise<TokenRe
   const now = deps.clock.ms();
   const access = mintSecret(KEY_PREFIX.oauth);
   const refresh = mintSecret(KEY_PREFIX.refresh);
-  const common = { familyId: g.familyId, clientId: g.clientId, userId: g.userId, companyIds: g.companyIds, resource: g.resource, createdAt: new Date(now) };
-  await tx.insert(oauthTokens)
-            .values({ ...common, tokenHash: access.hash, scopes: g.scopes, expiresAt: new Date(now + ACCESS_TOKEN_TTL_MS) });
-  await tx.insert(oauthRefreshTokens)
-            .values({ ...common, tokenHash: refresh.hash, scopes: g.refreshScopes, expiresAt: new Date(now + REFRESH_TOKEN_TTL_MS) });
+  const common = {
+    familyId: g.familyId,
+    clientId: g.clientId,
+    userId: g.userId,
+    companyIds: g.companyIds,
+    resource: g.resource,
+    createdAt: new Date(now),
+  };
+  await tx
+    .insert(oauthTokens)
+    .values({ ...common, tokenHash: access.hash, scopes: g.scopes, expiresAt: new Date(now + ACCESS_TOKEN_TTL_MS) });
+  await tx
+    .insert(oauthRefreshTokens)
+    .values({
+      ...common,
+      tokenHash: refresh.hash,
+      scopes: g.refreshScopes,
+      expiresAt: new Date(now + REFRESH_TOKEN_TTL_MS),
+    });
   return {
     access_token: access.secret,
     token_type: "Bearer",
@@ -69,10 +83,14 @@ export async function sweepExpired(tx: Pick<Db, "delete">, deps: Deps) {
 
 export async function revokeFamily(tx: Pick<Db, "update">, deps: Deps, familyId: string) {
   const now = deps.clock.now();
-  await tx.update(oauthTokens).set({ revokedAt: now }).where(and(eq(oauthTokens.familyId, familyId), isNull(oauthTokens.revokedAt)));
-  await tx.update(oauthRefreshTokens)
-            .set({ revokedAt: now })
-            .where(and(eq(oauthRefreshTokens.familyId, familyId), isNull(oauthRefreshTokens.revokedAt)));
+  await tx
+    .update(oauthTokens)
+    .set({ revokedAt: now })
+    .where(and(eq(oauthTokens.familyId, familyId), isNull(oauthTokens.revokedAt)));
+  await tx
+    .update(oauthRefreshTokens)
+    .set({ revokedAt: now })
+    .where(and(eq(oauthRefreshTokens.familyId, familyId), isNull(oauthRefreshTokens.revokedAt)));
 }
 
 /** A connected app as the portal lists it: one live token family. */
@@ -91,51 +109,57 @@ export interface Connection {
 export async function listConnections(deps: Deps, userId: number): Promise<Connection[]> {
   const now = deps.clock.now();
   const rows = await deps.db
-        .select({ r: oauthRefreshTokens, clientName: oauthClients.name })
-        .from(oauthRefreshTokens)
-        .leftJoin(oauthClients, eq(oauthClients.clientId, oauthRefreshTokens.clientId))
-        .where(
-          and(
-            eq(oauthRefreshTokens.userId, userId),
-            isNull(oauthRefreshTokens.usedAt),
-            isNull(oauthRefreshTokens.revokedAt),
-            gt(oauthRefreshTokens.expiresAt, now),
-          ),
-        )
-        .orderBy(desc(oauthRefreshTokens.createdAt));
+    .select({ r: oauthRefreshTokens, clientName: oauthClients.name })
+    .from(oauthRefreshTokens)
+    .leftJoin(oauthClients, eq(oauthClients.clientId, oauthRefreshTokens.clientId))
+    .where(
+      and(
+        eq(oauthRefreshTokens.userId, userId),
+        isNull(oauthRefreshTokens.usedAt),
+        isNull(oauthRefreshTokens.revokedAt),
+        gt(oauthRefreshTokens.expiresAt, now),
+      ),
+    )
+    .orderBy(desc(oauthRefreshTokens.createdAt));
   return await mapSeq(rows, async ({ r, clientName }) => {
-      const first = (await deps.db
-            .select({ createdAt: oauthTokens.createdAt })
-            .from(oauthTokens)
-            .where(eq(oauthTokens.familyId, r.familyId))
-            .orderBy(oauthTokens.id)
-            .limit(1))[0];
-      const used = (await deps.db
-            .select({ lastUsedAt: oauthTokens.lastUsedAt })
-            .from(oauthTokens)
-            .where(eq(oauthTokens.familyId, r.familyId))
-            .orderBy(desc(oauthTokens.lastUsedAt))
-            .limit(1))[0];
-      return {
-        familyId: r.familyId,
-        clientId: r.clientId,
-        clientName,
-        scopes: r.scopes,
-        companyIds: r.companyIds,
-        connectedAt: first?.createdAt ?? r.createdAt,
-        lastUsedAt: used?.lastUsedAt ?? null,
-        expiresAt: r.expiresAt,
-      };
-    });
+    const first = (
+      await deps.db
+        .select({ createdAt: oauthTokens.createdAt })
+        .from(oauthTokens)
+        .where(eq(oauthTokens.familyId, r.familyId))
+        .orderBy(oauthTokens.id)
+        .limit(1)
+    )[0];
+    const used = (
+      await deps.db
+        .select({ lastUsedAt: oauthTokens.lastUsedAt })
+        .from(oauthTokens)
+        .where(eq(oauthTokens.familyId, r.familyId))
+        .orderBy(desc(oauthTokens.lastUsedAt))
+        .limit(1)
+    )[0];
+    return {
+      familyId: r.familyId,
+      clientId: r.clientId,
+      clientName,
+      scopes: r.scopes,
+      companyIds: r.companyIds,
+      connectedAt: first?.createdAt ?? r.createdAt,
+      lastUsedAt: used?.lastUsedAt ?? null,
+      expiresAt: r.expiresAt,
+    };
+  });
 }
 
 /** Ends one of the user's connections; false when it is not theirs (or does not exist). */
 export async function disconnect(deps: Deps, userId: number, familyId: string): Promise<boolean> {
-  const owned = (await deps.db
+  const owned = (
+    await deps.db
       .select({ id: oauthRefreshTokens.id })
       .from(oauthRefreshTokens)
       .where(and(eq(oauthRefreshTokens.familyId, familyId), eq(oauthRefreshTokens.userId, userId)))
-      .limit(1))[0];
+      .limit(1)
+  )[0];
   if (!owned) return false;
   await deps.db.transaction(async (tx) => await revokeFamily(tx, deps, familyId));
   return true;

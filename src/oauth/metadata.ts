@@ -46,7 +46,10 @@ const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"];
 export function publicOrigins(publicUrl: string): string[] {
   const u = new URL(publicUrl);
   if (!LOOPBACK_NAMES.includes(u.hostname)) return [u.origin];
-  return [u.origin, ...LOOPBACK_NAMES.filter((h) => h !== u.hostname).map((h) => `${u.protocol}//${h}${u.port ? `:${u.port}` : ""}`)];
+  return [
+    u.origin,
+    ...LOOPBACK_NAMES.filter((h) => h !== u.hostname).map((h) => `${u.protocol}//${h}${u.port ? `:${u.port}` : ""}`),
+  ];
 }
 
 /**

@@ -24,7 +24,13 @@ export function isLoopbackHttp(u: URL): boolean {
 
 /** A character as a person can recognise it in an error message. */
 function describeChar(ch: string): string {
-  const names: Record<string, string> = { " ": "a space", "\t": "a tab", "\n": "a line feed", "\r": "a carriage return", "\u0000": "a NUL" };
+  const names: Record<string, string> = {
+    " ": "a space",
+    "\t": "a tab",
+    "\n": "a line feed",
+    "\r": "a carriage return",
+    "\u0000": "a NUL",
+  };
   const code = `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
   return names[ch] ? `${names[ch]} (${code})` : code;
 }
@@ -54,7 +60,8 @@ export function redirectUriProblem(uri: unknown): string | null {
   if (typeof uri !== "string" || uri.length === 0) return "must be a non-empty string";
   if (uri.length > MAX_REDIRECT_URI) return `must be at most ${MAX_REDIRECT_URI} characters`;
   const control = CONTROL.exec(uri);
-  if (control) return `must not contain control characters (found ${describeChar(control[0])} ${where(uri, control.index)})`;
+  if (control)
+    return `must not contain control characters (found ${describeChar(control[0])} ${where(uri, control.index)})`;
   const space = SPACE.exec(uri);
   if (space) return `must not contain spaces (found ${describeChar(space[0])} ${where(uri, space.index)})`;
   if (uri.includes("\\")) return "must not contain backslashes";
@@ -73,7 +80,8 @@ export function redirectUriProblem(uri: unknown): string | null {
   if (uri.includes("#")) return "must not contain a fragment";
   if (u.username || u.password) return "must not contain credentials";
   if (FORBIDDEN_SCHEMES.has(u.protocol)) return `must not use the ${u.protocol} scheme`;
-  if (u.protocol === "http:" && !isLoopbackHttp(u)) return "must use https (plain http is allowed only for loopback addresses)";
+  if (u.protocol === "http:" && !isLoopbackHttp(u))
+    return "must use https (plain http is allowed only for loopback addresses)";
   if (u.href !== uri) return `is not in canonical form; register it as ${u.href}`;
   return null;
 }

@@ -6,7 +6,11 @@
 import type { Deps } from "../core/context";
 import { issuer } from "./metadata";
 
-export function buildRedirect(deps: Deps, redirectUri: string, params: Record<string, string | null | undefined>): string {
+export function buildRedirect(
+  deps: Deps,
+  redirectUri: string,
+  params: Record<string, string | null | undefined>,
+): string {
   const u = new URL(redirectUri);
   for (const [k, v] of Object.entries(params)) if (v !== null && v !== undefined) u.searchParams.set(k, v);
   u.searchParams.set("iss", issuer(deps));

@@ -52,13 +52,15 @@ function optionalUrl(d: Record<string, unknown>, key: string): string | undefine
 function stringList(d: Record<string, unknown>, key: string): string[] | undefined {
   const v = d[key];
   if (v === undefined || v === null) return undefined;
-  if (!Array.isArray(v) || v.some((x) => typeof x !== "string")) throw invalidMeta(`${key} must be an array of strings.`);
+  if (!Array.isArray(v) || v.some((x) => typeof x !== "string"))
+    throw invalidMeta(`${key} must be an array of strings.`);
   return v as string[];
 }
 
 /** Validates a registration request; returns what we store and echo. */
 export function validateRegistration(body: unknown) {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) throw invalidMeta("The body must be a JSON object.");
+  if (typeof body !== "object" || body === null || Array.isArray(body))
+    throw invalidMeta("The body must be a JSON object.");
   const d = body as Record<string, unknown>;
   const redirectUris = stringList(d, "redirect_uris");
   if (!redirectUris || redirectUris.length === 0)
@@ -113,7 +115,8 @@ export function registerEndpoint(deps: Deps) {
     if (!/^application\/json\b/i.test(c.req.header("content-type") ?? ""))
       throw invalidMeta("The body must be application/json.");
     const text = await c.req.text();
-    if (text.length > MAX_REGISTRATION_BYTES) throw invalidMeta(`The body must be at most ${MAX_REGISTRATION_BYTES} bytes.`);
+    if (text.length > MAX_REGISTRATION_BYTES)
+      throw invalidMeta(`The body must be at most ${MAX_REGISTRATION_BYTES} bytes.`);
     let body: unknown;
     try {
       body = JSON.parse(text);
@@ -125,17 +128,15 @@ export function registerEndpoint(deps: Deps) {
     const secret = meta.token_endpoint_auth_method === "none" ? null : mintSecret("plinth_secret_");
     const now = deps.clock.now();
     const { redirect_uris, token_endpoint_auth_method, client_name, ...rest } = meta;
-    await deps.db
-                  .insert(oauthClients)
-                  .values({
-                    clientId,
-                    name: client_name ?? null,
-                    redirectUris: redirect_uris,
-                    secretHash: secret?.hash ?? null,
-                    tokenEndpointAuthMethod: token_endpoint_auth_method,
-                    metadata: rest,
-                    createdAt: now,
-                  });
+    await deps.db.insert(oauthClients).values({
+      clientId,
+      name: client_name ?? null,
+      redirectUris: redirect_uris,
+      secretHash: secret?.hash ?? null,
+      tokenEndpointAuthMethod: token_endpoint_auth_method,
+      metadata: rest,
+      createdAt: now,
+    });
     c.header("Cache-Control", "no-store");
     return c.json(
       {

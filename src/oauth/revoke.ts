@@ -26,19 +26,23 @@ export function revokeEndpoint(deps: Deps) {
     const hash = sha256Hex(token);
     // Our two token kinds are told apart by prefix; the hint is only a hint.
     if (hasShape(token, KEY_PREFIX.refresh)) {
-      const row = (await deps.db.select().from(oauthRefreshTokens).where(eq(oauthRefreshTokens.tokenHash, hash)).limit(1))[0];
+      const row = (
+        await deps.db.select().from(oauthRefreshTokens).where(eq(oauthRefreshTokens.tokenHash, hash)).limit(1)
+      )[0];
       if (row) {
-        if (row.clientId !== client.clientId) throw oauthError("unauthorized_client", "This token was issued to another client.");
+        if (row.clientId !== client.clientId)
+          throw oauthError("unauthorized_client", "This token was issued to another client.");
         await deps.db.transaction(async (tx) => await revokeFamily(tx, deps, row.familyId));
       }
     } else if (hasShape(token, KEY_PREFIX.oauth)) {
       const row = (await deps.db.select().from(oauthTokens).where(eq(oauthTokens.tokenHash, hash)).limit(1))[0];
       if (row) {
-        if (row.clientId !== client.clientId) throw oauthError("unauthorized_client", "This token was issued to another client.");
+        if (row.clientId !== client.clientId)
+          throw oauthError("unauthorized_client", "This token was issued to another client.");
         await deps.db
-                              .update(oauthTokens)
-                              .set({ revokedAt: deps.clock.now() })
-                              .where(and(eq(oauthTokens.id, row.id), isNull(oauthTokens.revokedAt)));
+          .update(oauthTokens)
+          .set({ revokedAt: deps.clock.now() })
+          .where(and(eq(oauthTokens.id, row.id), isNull(oauthTokens.revokedAt)));
       }
     }
     return c.body(null, 200);

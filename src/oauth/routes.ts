@@ -35,7 +35,10 @@ export function oauthRoutes(deps: Deps) {
       maxSize,
       onError: (c) => {
         c.header("Cache-Control", "no-store");
-        return c.json({ error: "invalid_request", error_description: `The body must be at most ${maxSize} bytes.` }, 413);
+        return c.json(
+          { error: "invalid_request", error_description: `The body must be at most ${maxSize} bytes.` },
+          413,
+        );
       },
     });
 

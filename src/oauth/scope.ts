@@ -20,7 +20,10 @@ export function parseScopeParam(raw: string | null | undefined, fallback: readon
   const names = [...new Set((raw ?? "").split(" ").filter(Boolean))].filter((s) => !IGNORED.has(s));
   const unknown = names.filter((s) => !isGrantable(s));
   if (unknown.length)
-    throw oauthError("invalid_scope", `Unknown scope${unknown.length > 1 ? "s" : ""}: ${unknown.slice(0, 5).join(", ")}.`);
+    throw oauthError(
+      "invalid_scope",
+      `Unknown scope${unknown.length > 1 ? "s" : ""}: ${unknown.slice(0, 5).join(", ")}.`,
+    );
   return names.length ? names : [...fallback];
 }
 

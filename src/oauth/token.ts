@@ -37,9 +37,16 @@ const REFRESH_REPLAYED = "The refresh token was already used; this connection ha
 async function exchangeCode(deps: Deps, client: OAuthClient, form: URLSearchParams): Promise<TokenResponse> {
   const code = required(form, "code");
   const verifier = required(form, "code_verifier");
-  const row = (await deps.db.select().from(oauthCodes).where(eq(oauthCodes.codeHash, sha256Hex(code))).limit(1))[0];
+  const row = (
+    await deps.db
+      .select()
+      .from(oauthCodes)
+      .where(eq(oauthCodes.codeHash, sha256Hex(code)))
+      .limit(1)
+  )[0];
   if (!row) throw oauthError("invalid_grant", "The authorization code is invalid.");
-  if (row.clientId !== client.clientId) throw oauthError("invalid_grant", "The authorization code was issued to another client.");
+  if (row.clientId !== client.clientId)
+    throw oauthError("invalid_grant", "The authorization code was issued to another client.");
   const now = deps.clock.ms();
   if (row.usedAt) {
     await deps.db.transaction(async (tx) => await revokeFamily(tx, deps, row.familyId));
@@ -49,25 +56,26 @@ async function exchangeCode(deps: Deps, client: OAuthClient, form: URLSearchPara
   const redirectUri = form.get("redirect_uri");
   if (redirectUri !== null && redirectUri !== row.redirectUri)
     throw oauthError("invalid_grant", "redirect_uri does not match the authorization request.");
-  if (!verifyPkce(verifier, row.codeChallenge)) throw oauthError("invalid_grant", "The code_verifier does not match the code_challenge.");
+  if (!verifyPkce(verifier, row.codeChallenge))
+    throw oauthError("invalid_grant", "The code_verifier does not match the code_challenge.");
   checkResource(deps, form);
   const issued = await deps.db.transaction(async (tx) => {
     // The guard on used_at makes two racing exchanges of one code produce one winner.
     const claimed = await tx
-              .update(oauthCodes)
-              .set({ usedAt: new Date(now) })
-              .where(and(eq(oauthCodes.id, row.id), isNull(oauthCodes.usedAt)))
-              .returning({ id: oauthCodes.id });
+      .update(oauthCodes)
+      .set({ usedAt: new Date(now) })
+      .where(and(eq(oauthCodes.id, row.id), isNull(oauthCodes.usedAt)))
+      .returning({ id: oauthCodes.id });
     if (claimed.length !== 1) return null;
     return await issueTokens(tx, deps, {
-          familyId: row.familyId,
-          clientId: row.clientId,
-          userId: row.userId,
-          scopes: row.scopes,
-          refreshScopes: row.scopes,
-          companyIds: row.companyIds,
-          resource: row.resource,
-        });
+      familyId: row.familyId,
+      clientId: row.clientId,
+      userId: row.userId,
+      scopes: row.scopes,
+      refreshScopes: row.scopes,
+      companyIds: row.companyIds,
+      resource: row.resource,
+    });
   });
   if (!issued) {
     await deps.db.transaction(async (tx) => await revokeFamily(tx, deps, row.familyId));
@@ -78,9 +86,16 @@ async function exchangeCode(deps: Deps, client: OAuthClient, form: URLSearchPara
 
 async function refresh(deps: Deps, client: OAuthClient, form: URLSearchParams): Promise<TokenResponse> {
   const token = required(form, "refresh_token");
-  const row = (await deps.db.select().from(oauthRefreshTokens).where(eq(oauthRefreshTokens.tokenHash, sha256Hex(token))).limit(1))[0];
+  const row = (
+    await deps.db
+      .select()
+      .from(oauthRefreshTokens)
+      .where(eq(oauthRefreshTokens.tokenHash, sha256Hex(token)))
+      .limit(1)
+  )[0];
   if (!row) throw oauthError("invalid_grant", "The refresh token is invalid.");
-  if (row.clientId !== client.clientId) throw oauthError("invalid_grant", "The refresh token was issued to another client.");
+  if (row.clientId !== client.clientId)
+    throw oauthError("invalid_grant", "The refresh token was issued to another client.");
   if (row.revokedAt) throw oauthError("invalid_grant", "The refresh token has been revoked.");
   if (row.usedAt) {
     await deps.db.transaction(async (tx) => await revokeFamily(tx, deps, row.familyId));
@@ -95,20 +110,22 @@ async function refresh(deps: Deps, client: OAuthClient, form: URLSearchParams): 
   checkResource(deps, form);
   const issued = await deps.db.transaction(async (tx) => {
     const claimed = await tx
-              .update(oauthRefreshTokens)
-              .set({ usedAt: new Date(now) })
-              .where(and(eq(oauthRefreshTokens.id, row.id), isNull(oauthRefreshTokens.usedAt), isNull(oauthRefreshTokens.revokedAt)))
-              .returning({ id: oauthRefreshTokens.id });
+      .update(oauthRefreshTokens)
+      .set({ usedAt: new Date(now) })
+      .where(
+        and(eq(oauthRefreshTokens.id, row.id), isNull(oauthRefreshTokens.usedAt), isNull(oauthRefreshTokens.revokedAt)),
+      )
+      .returning({ id: oauthRefreshTokens.id });
     if (claimed.length !== 1) return null;
     return await issueTokens(tx, deps, {
-          familyId: row.familyId,
-          clientId: row.clientId,
-          userId: row.userId,
-          scopes,
-          refreshScopes: row.scopes,
-          companyIds: row.companyIds,
-          resource: row.resource,
-        });
+      familyId: row.familyId,
+      clientId: row.clientId,
+      userId: row.userId,
+      scopes,
+      refreshScopes: row.scopes,
+      companyIds: row.companyIds,
+      resource: row.resource,
+    });
   });
   if (!issued) {
     await deps.db.transaction(async (tx) => await revokeFamily(tx, deps, row.familyId));

@@ -11,7 +11,8 @@
 export type Sink = (chunk: string) => void | Promise<void>;
 
 /** Writes to stdout and resolves once the chunk has left (so nothing is lost at exit). */
-export const stdoutSink: Sink = (chunk) => new Promise<void>((resolve) => void process.stdout.write(chunk, () => resolve()));
+export const stdoutSink: Sink = (chunk) =>
+  new Promise<void>((resolve) => void process.stdout.write(chunk, () => resolve()));
 
 const MAX_QUEUED = 512;
 /** The longest a line waits in the queue. */

@@ -30,7 +30,9 @@ export function healthRoutes(deps: Deps) {
   app.get("/readyz", async (c) => {
     const result = await checks(deps);
     const ready = Object.values(result).every((v) => v === "ok");
-    return c.json({ status: ready ? "ready" : "not ready", checks: result }, ready ? 200 : 503, { "cache-control": "no-store" });
+    return c.json({ status: ready ? "ready" : "not ready", checks: result }, ready ? 200 : 503, {
+      "cache-control": "no-store",
+    });
   });
   return app;
 }

@@ -47,7 +47,9 @@ export async function scrape(deps: Deps, telemetry: Telemetry): Promise<string> 
   } catch {
     approvals = null; // the database is unreachable: plinth_db_up says so
   }
-  parts.push(gauge("plinth_db_up", "1 when the database answered this scrape's queries.", [[{ engine }, approvals ? 1 : 0]]));
+  parts.push(
+    gauge("plinth_db_up", "1 when the database answered this scrape's queries.", [[{ engine }, approvals ? 1 : 0]]),
+  );
   if (approvals)
     parts.push(
       gauge(
@@ -57,19 +59,41 @@ export async function scrape(deps: Deps, telemetry: Telemetry): Promise<string> 
       ),
     );
   parts.push(gauge("plinth_db_info", "The database engine this instance runs on.", [[{ engine }, 1]]));
-  if (engine === "sqlite") parts.push(gauge("plinth_sqlite_wal_bytes", "Size of the SQLite write-ahead log file.", [[{}, walBytes(deps.config.dataDir)]]));
-  else parts.push(gauge("plinth_db_pool_max_connections", "Configured PostgreSQL connections per instance (PLINTH_DB_POOL_SIZE).", [[{}, deps.config.dbPoolSize]]));
-  if (deps.redis) parts.push(gauge("plinth_redis_up", "1 when the Redis connection is ready.", [[{}, deps.redis.status === "ready" ? 1 : 0]]));
+  if (engine === "sqlite")
+    parts.push(
+      gauge("plinth_sqlite_wal_bytes", "Size of the SQLite write-ahead log file.", [
+        [{}, walBytes(deps.config.dataDir)],
+      ]),
+    );
+  else
+    parts.push(
+      gauge("plinth_db_pool_max_connections", "Configured PostgreSQL connections per instance (PLINTH_DB_POOL_SIZE).", [
+        [{}, deps.config.dbPoolSize],
+      ]),
+    );
+  if (deps.redis)
+    parts.push(
+      gauge("plinth_redis_up", "1 when the Redis connection is ready.", [[{}, deps.redis.status === "ready" ? 1 : 0]]),
+    );
   const dropped = telemetry.logDropped;
   if (dropped !== null)
     parts.push(
-      family("plinth_access_log_dropped_lines_total", "counter", "Access log lines dropped because standard output's reader fell more than 4 MB behind.", [
-        sample("plinth_access_log_dropped_lines_total", {}, dropped),
-      ]),
+      family(
+        "plinth_access_log_dropped_lines_total",
+        "counter",
+        "Access log lines dropped because standard output's reader fell more than 4 MB behind.",
+        [sample("plinth_access_log_dropped_lines_total", {}, dropped)],
+      ),
     );
   parts.push(gauge("plinth_build_info", "The running version.", [[{ version: VERSION }, 1]]));
-  parts.push(gauge("process_resident_memory_bytes", "Resident memory size in bytes.", [[{}, process.memoryUsage.rss()]]));
-  parts.push(gauge("process_start_time_seconds", "Start time of the process since the Unix epoch, in seconds.", [[{}, Math.round(Date.now() / 1000 - process.uptime())]]));
+  parts.push(
+    gauge("process_resident_memory_bytes", "Resident memory size in bytes.", [[{}, process.memoryUsage.rss()]]),
+  );
+  parts.push(
+    gauge("process_start_time_seconds", "Start time of the process since the Unix epoch, in seconds.", [
+      [{}, Math.round(Date.now() / 1000 - process.uptime())],
+    ]),
+  );
   return parts.join("\n") + "\n";
 }
 
@@ -83,7 +107,10 @@ export function bearerMatches(header: string | undefined | null, token: string):
 }
 
 function metricsResponse(text: string): Response {
-  return new Response(text, { status: 200, headers: { "content-type": METRICS_CONTENT_TYPE, "cache-control": "no-store" } });
+  return new Response(text, {
+    status: 200,
+    headers: { "content-type": METRICS_CONTENT_TYPE, "cache-control": "no-store" },
+  });
 }
 
 /** GET /metrics on the public listener, guarded by PLINTH_METRICS_TOKEN. */
@@ -93,7 +120,10 @@ export function metricsRoutes(deps: Deps, telemetry: Telemetry) {
     const token = deps.config.metricsToken;
     if (!token) return c.json({ success: false, message: "Not found" }, 404);
     if (!bearerMatches(c.req.header("authorization"), token))
-      return c.json({ success: false, message: "Unauthorized" }, 401, { "www-authenticate": 'Bearer realm="plinth-metrics"', "cache-control": "no-store" });
+      return c.json({ success: false, message: "Unauthorized" }, 401, {
+        "www-authenticate": 'Bearer realm="plinth-metrics"',
+        "cache-control": "no-store",
+      });
     return metricsResponse(await scrape(deps, telemetry));
   });
   return app;
@@ -106,8 +136,10 @@ export function startMetricsServer(deps: Deps, telemetry: Telemetry, port: numbe
     port,
     async fetch(req) {
       const path = new URL(req.url).pathname;
-      if (path !== "/metrics") return new Response("Not found: this listener serves GET /metrics only.\n", { status: 404 });
-      if (req.method !== "GET" && req.method !== "HEAD") return new Response(null, { status: 405, headers: { allow: "GET, HEAD" } });
+      if (path !== "/metrics")
+        return new Response("Not found: this listener serves GET /metrics only.\n", { status: 404 });
+      if (req.method !== "GET" && req.method !== "HEAD")
+        return new Response(null, { status: 405, headers: { allow: "GET, HEAD" } });
       return metricsResponse(await scrape(deps, telemetry));
     },
   });

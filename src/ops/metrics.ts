@@ -15,7 +15,9 @@
  */
 
 /** Latency buckets in seconds: REST answers in well under a millisecond, slow tools take seconds. */
-export const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
+export const DURATION_BUCKETS = [
+  0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+] as const;
 
 const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "OTHER"] as const;
 const OTHER_METHOD = METHODS.length - 1;
@@ -83,7 +85,12 @@ export function family(name: string, type: "counter" | "gauge" | "histogram", he
 
 /** A gauge family from (labels, value) pairs. */
 export function gauge(name: string, help: string, values: [Record<string, string>, number][]): string {
-  return family(name, "gauge", help, values.map(([l, v]) => sample(name, l, v)));
+  return family(
+    name,
+    "gauge",
+    help,
+    values.map(([l, v]) => sample(name, l, v)),
+  );
 }
 
 export class Metrics {
@@ -127,7 +134,9 @@ export class Metrics {
     for (const [route, s] of [...this.routes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       for (const [key, n] of [...s.counts].sort(([a], [b]) => a - b)) {
         const status = Math.floor(key / 8);
-        requests.push(sample("plinth_http_requests_total", { route, method: METHODS[key % 8]!, status: String(status) }, n));
+        requests.push(
+          sample("plinth_http_requests_total", { route, method: METHODS[key % 8]!, status: String(status) }, n),
+        );
       }
       let cumulative = 0;
       DURATION_BUCKETS.forEach((le, i) => {
@@ -141,17 +150,31 @@ export class Metrics {
     }
     const tools: string[] = [];
     for (const [tool, counts] of [...this.tools].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      TOOL_OUTCOMES.forEach((outcome, i) => tools.push(sample("plinth_mcp_tool_calls_total", { tool, outcome }, counts[i]!)));
+      TOOL_OUTCOMES.forEach((outcome, i) =>
+        tools.push(sample("plinth_mcp_tool_calls_total", { tool, outcome }, counts[i]!)),
+      );
     return [
       family("plinth_http_requests_total", "counter", "HTTP requests by route template, method and status.", requests),
-      family("plinth_http_request_duration_seconds", "histogram", "Time until the response was ready, by route template.", durations),
+      family(
+        "plinth_http_request_duration_seconds",
+        "histogram",
+        "Time until the response was ready, by route template.",
+        durations,
+      ),
       gauge("plinth_http_requests_in_flight", "Requests being handled right now.", [[{}, this.inFlight]]),
-      family("plinth_mcp_tool_calls_total", "counter", "MCP tools/call messages by tool and outcome (ok, tool_error, protocol_error).", tools),
+      family(
+        "plinth_mcp_tool_calls_total",
+        "counter",
+        "MCP tools/call messages by tool and outcome (ok, tool_error, protocol_error).",
+        tools,
+      ),
       family(
         "plinth_rate_limited_total",
         "counter",
         "Requests refused by a rate limiter (rest: REST v1, mcp: the MCP endpoint).",
-        (Object.keys(this.limited) as LimiterName[]).map((l) => sample("plinth_rate_limited_total", { limiter: l }, this.limited[l])),
+        (Object.keys(this.limited) as LimiterName[]).map((l) =>
+          sample("plinth_rate_limited_total", { limiter: l }, this.limited[l]),
+        ),
       ),
     ].join("\n");
   }

@@ -272,7 +272,11 @@ export async function observeMcp<T>(
   if (!rec) return run();
   const method = typeof message.method === "string" ? message.method : "(response)";
   const name = method === "tools/call" ? (message.params as { name?: unknown } | undefined)?.name : undefined;
-  const note: McpNote = { method, tool: method === "tools/call" ? (typeof name === "string" ? name : "") : null, outcome: null };
+  const note: McpNote = {
+    method,
+    tool: method === "tools/call" ? (typeof name === "string" ? name : "") : null,
+    outcome: null,
+  };
   (rec.mcp ??= []).push(note);
   try {
     return await run();

@@ -11,7 +11,10 @@ import type { Session } from "./session";
 
 export function portalActor(deps: Deps, c: Context, session: Session): ActorContext {
   if (!session.active)
-    throw new AppError("not_found", "You do not belong to any company yet. Ask an owner or admin to add you to their team.");
+    throw new AppError(
+      "not_found",
+      "You do not belong to any company yet. Ask an owner or admin to add you to their team.",
+    );
   return {
     deps,
     principal: {

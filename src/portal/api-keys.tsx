@@ -60,7 +60,14 @@ function status(k: KeyRow, now: number): { label: string; kind: string } {
   return { label: "active", kind: "ok" };
 }
 
-const EMPTY: KeyDraft = { name: "", choice: emptyChoice, scopes: [], companyIds: [], requireCmsApproval: false, expiry: "" };
+const EMPTY: KeyDraft = {
+  name: "",
+  choice: emptyChoice,
+  scopes: [],
+  companyIds: [],
+  requireCmsApproval: false,
+  expiry: "",
+};
 
 const KeysPage = (p: {
   session: Session;
@@ -72,13 +79,15 @@ const KeysPage = (p: {
   notice?: string;
 }) => {
   const companyName = new Map(p.session.companies.map((m) => [m.id, m.name]));
-  const checkedCompanies = new Set(p.draft.companyIds.length ? p.draft.companyIds : p.session.active ? [p.session.active.id] : []);
+  const checkedCompanies = new Set(
+    p.draft.companyIds.length ? p.draft.companyIds : p.session.active ? [p.session.active.id] : [],
+  );
   return (
     <Layout title="API keys" session={p.session} path={PATH}>
       <h1>API keys</h1>
       <p class="lead">
-        Keys for MCP clients that cannot sign in with a browser. They act as you, with the scopes you choose, in the companies you
-        choose.
+        Keys for MCP clients that cannot sign in with a browser. They act as you, with the scopes you choose, in the
+        companies you choose.
       </p>
       {p.notice && <Notice kind="ok">{p.notice}</Notice>}
       {p.created && (
@@ -123,7 +132,9 @@ const KeysPage = (p: {
                       </div>
                     </td>
                     <td class="small">{k.scopes.join(" ")}</td>
-                    <td class="hide-sm small">{k.companyIds.map((id) => companyName.get(id) ?? `#${id}`).join(", ")}</td>
+                    <td class="hide-sm small">
+                      {k.companyIds.map((id) => companyName.get(id) ?? `#${id}`).join(", ")}
+                    </td>
                     <td class="hide-sm small">{when(k.createdAt)}</td>
                     <td class="small">{k.lastUsedAt ? when(k.lastUsedAt) : "never"}</td>
                     <td class="hide-sm small">{k.expiresAt ? when(k.expiresAt) : "never"}</td>
@@ -147,13 +158,21 @@ const KeysPage = (p: {
       <form class="card" method="post" action={PATH}>
         <Csrf session={p.session} />
         <label for="key-name">Name</label>
-        <input id="key-name" type="text" name="name" maxlength={100} required value={p.draft.name} placeholder="e.g. Claude on my laptop" />
+        <input
+          id="key-name"
+          type="text"
+          name="name"
+          maxlength={100}
+          required
+          value={p.draft.name}
+          placeholder="e.g. Claude on my laptop"
+        />
         <fieldset>
           <legend>Companies it may reach</legend>
           {p.session.companies.map((m) => (
             <label class="inline">
-              <input type="checkbox" name="company" value={String(m.id)} checked={checkedCompanies.has(m.id)} /> {m.name}{" "}
-              <span class="badge">{m.role}</span>
+              <input type="checkbox" name="company" value={String(m.id)} checked={checkedCompanies.has(m.id)} />{" "}
+              {m.name} <span class="badge">{m.role}</span>
             </label>
           ))}
         </fieldset>
@@ -162,8 +181,8 @@ const KeysPage = (p: {
           <ScopeChooser offer={offerAll()} choice={p.draft.choice} />
         </fieldset>
         <label class="inline">
-          <input type="checkbox" name="require_cms_approval" checked={p.draft.requireCmsApproval} /> Content and media changes
-          made with this key wait for a person's approval
+          <input type="checkbox" name="require_cms_approval" checked={p.draft.requireCmsApproval} /> Content and media
+          changes made with this key wait for a person's approval
         </label>
         <label for="key-expiry">Expires</label>
         <select id="key-expiry" name="expiry">
@@ -183,13 +202,21 @@ const KeysPage = (p: {
 
 export function apiKeyRoutes(app: Hono<PortalEnv>, deps: Deps) {
   const page = async (session: Session, extra: Partial<Parameters<typeof KeysPage>[0]> = {}) => (
-    <KeysPage session={session} keys={await listMcpKeys(deps, session.user.id)} now={deps.clock.ms()} draft={EMPTY} {...extra} />
+    <KeysPage
+      session={session}
+      keys={await listMcpKeys(deps, session.user.id)}
+      now={deps.clock.ms()}
+      draft={EMPTY}
+      {...extra}
+    />
   );
 
   app.get(PATH, signedIn(deps), async (c) => {
     const session = c.get("session");
     const revoked = Number(c.req.query("revoked"));
-    const key = Number.isSafeInteger(revoked) ? (await listMcpKeys(deps, session.user.id)).find((k) => k.id === revoked) : undefined;
+    const key = Number.isSafeInteger(revoked)
+      ? (await listMcpKeys(deps, session.user.id)).find((k) => k.id === revoked)
+      : undefined;
     const notice = key?.revokedAt ? `Key “${key.name}” revoked. Clients using it are refused from now on.` : undefined;
     return render(c, await page(session, { notice }));
   });
@@ -201,13 +228,13 @@ export function apiKeyRoutes(app: Hono<PortalEnv>, deps: Deps) {
       draft = readKeyDraft(c.get("form"), session);
       const days = draft.expiry ? Number(draft.expiry) : null;
       const { key } = await mintMcpKey(deps, {
-              userId: session.user.id,
-              name: draft.name,
-              scopes: draft.scopes,
-              companyIds: draft.companyIds,
-              requireCmsApproval: draft.requireCmsApproval,
-              expiresAt: days ? new Date(deps.clock.ms() + days * 86_400_000) : undefined,
-            });
+        userId: session.user.id,
+        name: draft.name,
+        scopes: draft.scopes,
+        companyIds: draft.companyIds,
+        requireCmsApproval: draft.requireCmsApproval,
+        expiresAt: days ? new Date(deps.clock.ms() + days * 86_400_000) : undefined,
+      });
       return render(c, await page(session, { created: { name: draft.name, key } }));
     } catch (e) {
       if (!isAppError(e) || e.code !== "validation") throw e;
@@ -219,7 +246,9 @@ export function apiKeyRoutes(app: Hono<PortalEnv>, deps: Deps) {
       } catch {
         // Keep what could be read.
       }
-      return render(c, await page(session, { draft: draft === EMPTY ? kept : draft, error: e.message }), { status: 400 });
+      return render(c, await page(session, { draft: draft === EMPTY ? kept : draft, error: e.message }), {
+        status: 400,
+      });
     }
   });
 

@@ -71,7 +71,7 @@ export function connectionRoutes(app: Hono<PortalEnv>, deps: Deps) {
 
   app.post(`${PATH}/:family/disconnect`, signedIn(deps), async (c) => {
     const family = c.req.param("family");
-    if (!/^[0-9a-f]{32}$/.test(family) || !await disconnect(deps, c.get("session").user.id, family))
+    if (!/^[0-9a-f]{32}$/.test(family) || !(await disconnect(deps, c.get("session").user.id, family)))
       throw new AppError("not_found", "No such connection among yours.");
     return c.redirect(`${PATH}?disconnected=1`, 303);
   });

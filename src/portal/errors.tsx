@@ -36,7 +36,10 @@ export async function portalErrorResponse(deps: Deps, c: Context, e: unknown): P
     message = err.message || "The request could not be handled.";
   } else {
     console.error(`[${c.get("requestId")}] portal error:`, err instanceof Error ? err.stack : err);
-    return c.html("<!doctype html><title>Error · Plinth</title><p>Something went wrong on our side. Please try again.</p>", 500);
+    return c.html(
+      "<!doctype html><title>Error · Plinth</title><p>Something went wrong on our side. Please try again.</p>",
+      500,
+    );
   }
   let session = null;
   try {

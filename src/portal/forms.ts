@@ -38,7 +38,8 @@ export class Form {
   id(name: string, opts: { label?: string; required?: boolean } = {}): number | undefined {
     const raw = this.text(name, { label: opts.label, max: 20, required: opts.required });
     if (!raw) return undefined;
-    if (!/^\d{1,15}$/.test(raw) || Number(raw) < 1) throw invalid(`${opts.label ?? name} must be a positive whole number.`);
+    if (!/^\d{1,15}$/.test(raw) || Number(raw) < 1)
+      throw invalid(`${opts.label ?? name} must be a positive whole number.`);
     return Number(raw);
   }
 

@@ -31,7 +31,8 @@ const NO_TOKEN_PATHS = new Set(["/login"]);
 
 export const crossSiteMessage = (why: string) =>
   `This form was sent from another site (${why}), so it was refused. Open the page in Plinth and try again.`;
-export const EXPIRED_MESSAGE = "This form has expired or did not come from this site. Go back, reload the page and try again.";
+export const EXPIRED_MESSAGE =
+  "This form has expired or did not come from this site. Go back, reload the page and try again.";
 
 /** Our origins: the portal's public one, and the one this request arrived at (equal unless behind a proxy). */
 function ownOrigins(deps: Deps, c: Context): string[] {
@@ -102,6 +103,7 @@ export function signedIn(deps: Deps): MiddlewareHandler<PortalEnv> {
 /** `next` targets after sign-in: a path on this site, never another origin. */
 export function safeNext(raw: string | null | undefined): string {
   // Browsers drop tabs and newlines inside URLs and treat \ as /, so "/\t/evil" or "/\evil" would leave the site.
-  if (!raw || raw.length > 8000 || !raw.startsWith("/") || raw.startsWith("//") || /[\x00-\x1f\\]/.test(raw)) return "/";
+  if (!raw || raw.length > 8000 || !raw.startsWith("/") || raw.startsWith("//") || /[\x00-\x1f\\]/.test(raw))
+    return "/";
   return raw;
 }

@@ -9,7 +9,18 @@ import type { Context, Hono } from "hono";
 import type { Deps } from "../core/context";
 import { AppError, invalid } from "../core/errors";
 import { isPortalPath } from "../domains/notifications/notify";
-import { archive, targetOf, listNotifications, markAllRead, markRead, portalInbox, snooze, VIEWS, type NotificationItem, type View } from "../domains/notifications/verbs";
+import {
+  archive,
+  targetOf,
+  listNotifications,
+  markAllRead,
+  markRead,
+  portalInbox,
+  snooze,
+  VIEWS,
+  type NotificationItem,
+  type View,
+} from "../domains/notifications/verbs";
 import { signedIn, type PortalEnv } from "./guard";
 import { setActiveCompany } from "./session";
 import { Csrf, Layout, Notice, render, when } from "./layout";
@@ -129,7 +140,13 @@ export function inboxRoutes(app: Hono<PortalEnv>, deps: Deps) {
         )}
         <div class="card">
           {list.items.length === 0 ? (
-            <p class="muted">{view === "snoozed" ? "Nothing snoozed." : view === "archived" ? "Nothing archived." : "You are all caught up."}</p>
+            <p class="muted">
+              {view === "snoozed"
+                ? "Nothing snoozed."
+                : view === "archived"
+                  ? "Nothing archived."
+                  : "You are all caught up."}
+            </p>
           ) : (
             <ul class="plain" aria-label="Notifications">
               {list.items.map((n) => (
@@ -140,7 +157,8 @@ export function inboxRoutes(app: Hono<PortalEnv>, deps: Deps) {
         </div>
         {(pageNo > 1 || list.nextOffset !== null) && (
           <p>
-            {pageNo > 1 && <a href={here(view, pageNo - 1)}>← Newer</a>} {list.nextOffset !== null && <a href={here(view, pageNo + 1)}>Older →</a>}
+            {pageNo > 1 && <a href={here(view, pageNo - 1)}>← Newer</a>}{" "}
+            {list.nextOffset !== null && <a href={here(view, pageNo + 1)}>Older →</a>}
           </p>
         )}
       </Layout>,

@@ -28,7 +28,13 @@ import { sessions } from "./tables";
 
 const MIN_PASSWORD = 8;
 
-const InvitePage = (p: { token: string; v: InvitationView; session: Session | null; error?: string; name?: string }) => {
+const InvitePage = (p: {
+  token: string;
+  v: InvitationView;
+  session: Session | null;
+  error?: string;
+  name?: string;
+}) => {
   const { v, session } = p;
   const action = `/invite/${p.token}`;
   const role = v.role === "viewer" ? "a viewer" : `an ${v.role}`;
@@ -52,7 +58,8 @@ const InvitePage = (p: { token: string; v: InvitationView; session: Session | nu
       {session && session.user.email !== v.email && (
         <>
           <Notice kind="warn">
-            This invitation is for {v.email}, and you are signed in as {session.user.email}. Sign out, then open the link again and sign in as {v.email}.
+            This invitation is for {v.email}, and you are signed in as {session.user.email}. Sign out, then open the
+            link again and sign in as {v.email}.
           </Notice>
           <form method="post" action="/logout">
             <Csrf session={session} />
@@ -75,9 +82,25 @@ const InvitePage = (p: { token: string; v: InvitationView; session: Session | nu
           <label for="invite-name">Your name</label>
           <input id="invite-name" name="name" maxlength={100} required autocomplete="name" value={p.name ?? ""} />
           <label for="invite-password">Password (at least {MIN_PASSWORD} characters)</label>
-          <input id="invite-password" type="password" name="password" minlength={MIN_PASSWORD} maxlength={200} required autocomplete="new-password" />
+          <input
+            id="invite-password"
+            type="password"
+            name="password"
+            minlength={MIN_PASSWORD}
+            maxlength={200}
+            required
+            autocomplete="new-password"
+          />
           <label for="invite-confirm">Password again</label>
-          <input id="invite-confirm" type="password" name="confirm" minlength={MIN_PASSWORD} maxlength={200} required autocomplete="new-password" />
+          <input
+            id="invite-confirm"
+            type="password"
+            name="confirm"
+            minlength={MIN_PASSWORD}
+            maxlength={200}
+            required
+            autocomplete="new-password"
+          />
           <div class="actions">
             <button type="submit">Join {v.company}</button>
           </div>
@@ -103,11 +126,19 @@ export function inviteRoutes(app: Hono<PortalEnv>, deps: Deps) {
   const limiter = rateLimiter(deps, "portal-invite", 20);
 
   /** The page for a token in its current state, with an optional error and status. */
-  const show = async (c: Context<PortalEnv>, token: string, session: Session | null, opts: { error?: string; name?: string; status?: 400 | 403 | 409 | 429 } = {}) => {
+  const show = async (
+    c: Context<PortalEnv>,
+    token: string,
+    session: Session | null,
+    opts: { error?: string; name?: string; status?: 400 | 403 | 409 | 429 } = {},
+  ) => {
     const v = await invitationByToken(deps, token);
     if (!v) return render(c, <GonePage session={session} message={NOT_VALID} path={c.req.path} />, { status: 404 });
-    if (v.state !== "pending") return render(c, <GonePage session={session} message={refusal(v)} path={c.req.path} />, { status: 410 });
-    return render(c, <InvitePage token={token} v={v} session={session} error={opts.error} name={opts.name} />, { status: opts.status });
+    if (v.state !== "pending")
+      return render(c, <GonePage session={session} message={refusal(v)} path={c.req.path} />, { status: 410 });
+    return render(c, <InvitePage token={token} v={v} session={session} error={opts.error} name={opts.name} />, {
+      status: opts.status,
+    });
   };
 
   app.get("/invite/:token", async (c) => show(c, c.req.param("token"), await readSession(deps, c)));
@@ -118,7 +149,11 @@ export function inviteRoutes(app: Hono<PortalEnv>, deps: Deps) {
     const session = (c.var.session as Session | undefined) ?? null;
     const form = (c.var as { form?: Form }).form ?? (await readForm(c));
     const decision = await limiter.take(clientAddress(c));
-    if (!decision.allowed) return await show(c, token, session, { error: `Too many attempts from your address; try again in ${decision.retryAfterSec} s.`, status: 429 });
+    if (!decision.allowed)
+      return await show(c, token, session, {
+        error: `Too many attempts from your address; try again in ${decision.retryAfterSec} s.`,
+        status: 429,
+      });
     let name = "";
     try {
       let result: { companyId: number; userId: number };
@@ -127,17 +162,23 @@ export function inviteRoutes(app: Hono<PortalEnv>, deps: Deps) {
       } else {
         name = form.text("name", { label: "Your name", max: 100, required: true });
         const password = form.params.get("password") ?? "";
-        if (password.length < MIN_PASSWORD) throw invalid(`The password must be at least ${MIN_PASSWORD} characters long.`);
+        if (password.length < MIN_PASSWORD)
+          throw invalid(`The password must be at least ${MIN_PASSWORD} characters long.`);
         if (password.length > 200) throw invalid("The password must be at most 200 characters.");
         if (password !== (form.params.get("confirm") ?? "")) throw invalid("The two passwords differ.");
         const v = await invitationByToken(deps, token);
-        if (v?.account === "ready") throw new AppError("conflict", `${v.email} already has a Plinth account: sign in to accept.`);
+        if (v?.account === "ready")
+          throw new AppError("conflict", `${v.email} already has a Plinth account: sign in to accept.`);
         const passwordHash = await Bun.password.hash(password, { algorithm: "argon2id" });
         result = await acceptInvitation(deps, token, { signUp: { name, passwordHash } });
         // Signed in, in the company just joined.
         await startSession(deps, c, result.userId, { activeCompanyId: result.companyId });
       }
-      if (session) await deps.db.update(sessions).set({ activeCompanyId: result.companyId }).where(eq(sessions.idHash, session.idHash));
+      if (session)
+        await deps.db
+          .update(sessions)
+          .set({ activeCompanyId: result.companyId })
+          .where(eq(sessions.idHash, session.idHash));
       return c.redirect("/team?done=joined", 303);
     } catch (e) {
       if (!isAppError(e) || !["validation", "conflict", "forbidden", "not_found"].includes(e.code)) throw e;

@@ -38,7 +38,9 @@ export function setDomainNav(items: NavItem[]) {
 /** The navigation a member sees: the core's entries and the domains' entries their role in the active company reaches. */
 export function navFor(session: Session): NavItem[] {
   const role = session.active?.role;
-  const extra = domainNav.filter((n) => !n.minRole || n.minRole === "viewer" || (role !== undefined && roleAllows(role, false, n.minRole)));
+  const extra = domainNav.filter(
+    (n) => !n.minRole || n.minRole === "viewer" || (role !== undefined && roleAllows(role, false, n.minRole)),
+  );
   const at = NAV.findIndex((n) => n.href === "/approvals") + 1;
   return [...NAV.slice(0, at), ...extra, ...NAV.slice(at)];
 }
@@ -46,10 +48,17 @@ export function navFor(session: Session): NavItem[] {
 /** Whether `path` (the page being shown) sits under the navigation entry `href`. */
 const current = (path: string, href: string) => path === href || (href !== "/" && path.startsWith(`${href}/`));
 
-export const Csrf: FC<{ session: Session }> = ({ session }) => <input type="hidden" name="_csrf" value={session.csrfToken} />;
+export const Csrf: FC<{ session: Session }> = ({ session }) => (
+  <input type="hidden" name="_csrf" value={session.csrfToken} />
+);
 
 /** A one-button POST form for a destructive action (revoke, disconnect, remove), CSRF token included. */
-export const DangerButton: FC<PropsWithChildren<{ session: Session; action: string; label: string }>> = ({ session, action, label, children }) => (
+export const DangerButton: FC<PropsWithChildren<{ session: Session; action: string; label: string }>> = ({
+  session,
+  action,
+  label,
+  children,
+}) => (
   <form class="inline" method="post" action={action}>
     <Csrf session={session} />
     {children}
@@ -67,7 +76,11 @@ export const Notice: FC<PropsWithChildren<{ kind?: NoticeKind }>> = ({ kind = "i
 );
 
 /** "← Newer · Page n of m · Older →" under a newest-first list; nothing when it fits one page. */
-export const Pager: FC<{ pageNo: number; pages: number; href: (pageNo: number) => string }> = ({ pageNo, pages, href }) =>
+export const Pager: FC<{ pageNo: number; pages: number; href: (pageNo: number) => string }> = ({
+  pageNo,
+  pages,
+  href,
+}) =>
   pages > 1 ? (
     <p>
       {pageNo > 1 && <a href={href(pageNo - 1)}>← Newer</a>} Page {pageNo} of {pages}{" "}
@@ -116,7 +129,11 @@ const Header: FC<{ session: Session | null; path: string; focused?: boolean }> =
       <nav class="main" aria-label="Portal">
         {navFor(session).map((n) =>
           n.href === "/inbox" && session.unread > 0 ? (
-            <a href={n.href} aria-current={path === n.href ? "page" : undefined} aria-label={`Inbox, ${session.unread} unread`}>
+            <a
+              href={n.href}
+              aria-current={path === n.href ? "page" : undefined}
+              aria-label={`Inbox, ${session.unread} unread`}
+            >
               {n.label} <span class="badge unread">{session.unread > 99 ? "99+" : session.unread}</span>
             </a>
           ) : (

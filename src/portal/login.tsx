@@ -67,7 +67,11 @@ export function loginRoutes(app: Hono<PortalEnv>, deps: Deps) {
       c.header("Retry-After", String(Math.ceil(wait / 1000)));
       return render(
         c,
-        <LoginPage next={next} email={email} error={`Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`} />,
+        <LoginPage
+          next={next}
+          email={email}
+          error={`Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`}
+        />,
         { status: 429 },
       );
     }
@@ -75,9 +79,13 @@ export function loginRoutes(app: Hono<PortalEnv>, deps: Deps) {
     if (userId === null) {
       await perEmail.add(email, now);
       await perAddress.add(addr, now);
-      return render(c, <LoginPage next={next} email={email} error="That email and password do not match an account." />, {
-        status: 400,
-      });
+      return render(
+        c,
+        <LoginPage next={next} email={email} error="That email and password do not match an account." />,
+        {
+          status: 400,
+        },
+      );
     }
     await perEmail.clear(email);
     // A fresh id for the new session; an old one in this browser is ended server-side.

@@ -15,7 +15,15 @@ import { Csrf, Layout, Notice, render } from "./layout";
 import type { Session } from "./session";
 
 const PATH = "/settings/profile";
-const DAY_NAMES: Record<string, string> = { mon: "Monday", tue: "Tuesday", wed: "Wednesday", thu: "Thursday", fri: "Friday", sat: "Saturday", sun: "Sunday" };
+const DAY_NAMES: Record<string, string> = {
+  mon: "Monday",
+  tue: "Tuesday",
+  wed: "Wednesday",
+  thu: "Thursday",
+  fri: "Friday",
+  sat: "Saturday",
+  sun: "Sunday",
+};
 const ZONES: string[] = (() => {
   try {
     return (Intl as unknown as { supportedValuesOf(k: string): string[] }).supportedValuesOf("timeZone");
@@ -28,7 +36,13 @@ const ZONES: string[] = (() => {
 function selfActor(deps: Deps, c: Context<PortalEnv>, s: Session): ActorContext {
   return {
     deps,
-    principal: { userId: s.user.id, credential: { kind: "session", id: 0, name: "portal" }, scopes: ["*"], companies: s.companies, requireCmsApproval: false },
+    principal: {
+      userId: s.user.id,
+      credential: { kind: "session", id: 0, name: "portal" },
+      scopes: ["*"],
+      companies: s.companies,
+      requireCmsApproval: false,
+    },
     company: s.active ?? { id: 0, name: "", role: "viewer" },
     requestId: c.get("requestId") ?? "",
   };
@@ -36,7 +50,8 @@ function selfActor(deps: Deps, c: Context<PortalEnv>, s: Session): ActorContext 
 
 type Profile = Awaited<ReturnType<typeof getProfile>>;
 
-const hoursText = (h: WorkingHours | null, day: string) => (h?.[day as keyof WorkingHours] ?? []).map((r) => `${r.start}-${r.end}`).join(", ");
+const hoursText = (h: WorkingHours | null, day: string) =>
+  (h?.[day as keyof WorkingHours] ?? []).map((r) => `${r.start}-${r.end}`).join(", ");
 
 function parseHours(form: { text(n: string, o: { label: string; max: number }): string }): WorkingHours | null {
   const out: WorkingHours = {};
@@ -65,7 +80,13 @@ const ProfilePage = (p: { session: Session; profile: Profile; error?: string; no
           <label for="p-name">Name</label>
           <input id="p-name" name="name" maxlength={100} value={pr.name ?? ""} autocomplete="name" />
           <label for="p-title">Title</label>
-          <input id="p-title" name="title" maxlength={100} value={pr.title ?? ""} placeholder="Designer, Account manager…" />
+          <input
+            id="p-title"
+            name="title"
+            maxlength={100}
+            value={pr.title ?? ""}
+            placeholder="Designer, Account manager…"
+          />
           <label for="p-tz">Time zone</label>
           <select id="p-tz" name="time_zone">
             <option value="" selected={!pr.timeZone}>
@@ -77,10 +98,18 @@ const ProfilePage = (p: { session: Session; profile: Profile; error?: string; no
               </option>
             ))}
           </select>
-          {pr.localTime && <p class="muted small">Your local time now: {pr.localTime}{pr.workingNow === false ? " (outside your working hours)" : ""}</p>}
+          {pr.localTime && (
+            <p class="muted small">
+              Your local time now: {pr.localTime}
+              {pr.workingNow === false ? " (outside your working hours)" : ""}
+            </p>
+          )}
         </div>
         <h2>Working hours</h2>
-        <p class="muted small">In your time zone, like 09:00-17:30 or 09:00-12:30, 13:30-17:30. Leave a day empty when you do not work. Email about notifications waits for your working hours.</p>
+        <p class="muted small">
+          In your time zone, like 09:00-17:30 or 09:00-12:30, 13:30-17:30. Leave a day empty when you do not work. Email
+          about notifications waits for your working hours.
+        </p>
         <div class="card">
           {WEEKDAYS.map((d) => (
             <>
@@ -90,7 +119,9 @@ const ProfilePage = (p: { session: Session; profile: Profile; error?: string; no
           ))}
         </div>
         <h2 id="notifications">Notifications</h2>
-        <p class="muted small">Email comes as one digest a few minutes after the first notification, leaving out what you already read.</p>
+        <p class="muted small">
+          Email comes as one digest a few minutes after the first notification, leaving out what you already read.
+        </p>
         <div class="card scroll">
           <table>
             <thead>
@@ -108,10 +139,20 @@ const ProfilePage = (p: { session: Session; profile: Profile; error?: string; no
                     <input type="hidden" name="types" value={t.type} />
                   </td>
                   <td>
-                    <input type="checkbox" name={`inapp_${t.type}`} aria-label={`${t.label}: in the inbox`} checked={t.inApp} />
+                    <input
+                      type="checkbox"
+                      name={`inapp_${t.type}`}
+                      aria-label={`${t.label}: in the inbox`}
+                      checked={t.inApp}
+                    />
                   </td>
                   <td>
-                    <input type="checkbox" name={`email_${t.type}`} aria-label={`${t.label}: by email`} checked={t.email} />
+                    <input
+                      type="checkbox"
+                      name={`email_${t.type}`}
+                      aria-label={`${t.label}: by email`}
+                      checked={t.email}
+                    />
                   </td>
                 </tr>
               ))}
@@ -129,10 +170,14 @@ const ProfilePage = (p: { session: Session; profile: Profile; error?: string; no
 export function profileRoutes(app: Hono<PortalEnv>, deps: Deps) {
   const show = async (c: Context<PortalEnv>, extra: { error?: string; notice?: string } = {}, status?: 400) => {
     const s = c.get("session");
-    return render(c, <ProfilePage session={s} profile={await getProfile(selfActor(deps, c, s))} {...extra} />, { status });
+    return render(c, <ProfilePage session={s} profile={await getProfile(selfActor(deps, c, s))} {...extra} />, {
+      status,
+    });
   };
 
-  app.get(PATH, signedIn(deps), async (c) => show(c, { notice: c.req.query("done") === "saved" ? "Saved." : undefined }));
+  app.get(PATH, signedIn(deps), async (c) =>
+    show(c, { notice: c.req.query("done") === "saved" ? "Saved." : undefined }),
+  );
 
   app.post(PATH, signedIn(deps), async (c) => {
     const s = c.get("session");
@@ -140,7 +185,8 @@ export function profileRoutes(app: Hono<PortalEnv>, deps: Deps) {
     try {
       const current = new Map((await readPreferences(deps, s.user.id)).types.map((t) => [t.type, t]));
       const types = form.list("types", { max: 100, maxLength: 100 });
-      if (types.some((t) => !current.has(t))) throw invalid("The notification settings changed meanwhile; reload the page.");
+      if (types.some((t) => !current.has(t)))
+        throw invalid("The notification settings changed meanwhile; reload the page.");
       // Only what the person changed becomes a setting of their own; the rest keeps following the defaults.
       const prefs: PreferenceUpdate[] = types
         .map((t) => ({ type: t, inApp: form.bool(`inapp_${t}`), email: form.bool(`email_${t}`) }))

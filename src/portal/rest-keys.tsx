@@ -21,10 +21,10 @@ const PATH = "/settings/rest-keys";
 
 async function companySites(ctx: ActorContext) {
   return await ctx.deps.db
-        .select({ id: sites.id, name: sites.name })
-        .from(sites)
-        .where(eq(sites.companyId, ctx.company.id))
-        .orderBy(asc(sites.id));
+    .select({ id: sites.id, name: sites.name })
+    .from(sites)
+    .where(eq(sites.companyId, ctx.company.id))
+    .orderBy(asc(sites.id));
 }
 
 const at = (s: string | null) => (s ? when(new Date(s)) : null);
@@ -44,7 +44,9 @@ const RestKeysPage = (p: {
   return (
     <Layout title="REST keys" session={p.session} path={PATH}>
       <h1>REST keys</h1>
-      <p class="lead">Read keys for a site's headless front end (the REST API at /api/v1). Each key works for one site only.</p>
+      <p class="lead">
+        Read keys for a site's headless front end (the REST API at /api/v1). Each key works for one site only.
+      </p>
       {p.sites.length === 0 && <p class="muted">{p.session.active?.name} has no sites yet.</p>}
       {p.sites.length > 1 && (
         <form class="card switcher" method="get" action={PATH}>
@@ -93,7 +95,11 @@ const RestKeysPage = (p: {
                 <tbody>
                   {p.keys.map((k) => {
                     const expired = k.expiresAt !== null && Date.parse(k.expiresAt) <= p.now;
-                    const state = k.revokedAt ? ["revoked", "danger"] : expired ? ["expired", "warn"] : ["active", "ok"];
+                    const state = k.revokedAt
+                      ? ["revoked", "danger"]
+                      : expired
+                        ? ["expired", "warn"]
+                        : ["active", "ok"];
                     return (
                       <tr>
                         <td>
@@ -132,7 +138,15 @@ const RestKeysPage = (p: {
                 <Csrf session={p.session} />
                 <input type="hidden" name="site_id" value={String(p.site.id)} />
                 <label for="rest-name">Name</label>
-                <input id="rest-name" type="text" name="name" maxlength={100} required value={p.name ?? ""} placeholder="e.g. Production front end" />
+                <input
+                  id="rest-name"
+                  type="text"
+                  name="name"
+                  maxlength={100}
+                  required
+                  value={p.name ?? ""}
+                  placeholder="e.g. Production front end"
+                />
                 <label for="rest-expiry">Expires</label>
                 <select id="rest-expiry" name="expiry">
                   {EXPIRY_CHOICES.map((e) => (
@@ -154,7 +168,12 @@ const RestKeysPage = (p: {
 };
 
 export function restKeyRoutes(app: Hono<PortalEnv>, deps: Deps) {
-  const view = async (ctx: ActorContext, session: Session, siteId: number | undefined, extra: Record<string, unknown> = {}) => {
+  const view = async (
+    ctx: ActorContext,
+    session: Session,
+    siteId: number | undefined,
+    extra: Record<string, unknown> = {},
+  ) => {
     const all = await companySites(ctx);
     const site = siteId !== undefined ? await siteForActor(ctx, siteId) : (all[0] ?? null);
     return (
@@ -194,10 +213,10 @@ export function restKeyRoutes(app: Hono<PortalEnv>, deps: Deps) {
       if (!EXPIRY_CHOICES.some((e) => e.value === expiry)) throw invalid("Choose an expiry from the list.");
       const days = expiry ? Number(expiry) : null;
       const created = await createRestKey(deps, {
-              siteId: site.id,
-              name,
-              expiresAt: days ? new Date(deps.clock.ms() + days * 86_400_000) : undefined,
-            });
+        siteId: site.id,
+        name,
+        expiresAt: days ? new Date(deps.clock.ms() + days * 86_400_000) : undefined,
+      });
       return render(c, await view(ctx, session, site.id, { created: { name: created.name, key: created.key } }));
     } catch (e) {
       if (!isAppError(e) || e.code !== "validation") throw e;

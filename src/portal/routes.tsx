@@ -56,7 +56,7 @@ export function portalRoutes(deps: Deps) {
   app.post("/company", signedIn(deps), async (c) => {
     const form = c.get("form");
     const id = form.id("company_id", { label: "Company", required: true })!;
-    if (!await setActiveCompany(deps, c.get("session"), id)) throw invalid("You do not belong to that company.");
+    if (!(await setActiveCompany(deps, c.get("session"), id))) throw invalid("You do not belong to that company.");
     return c.redirect(safeNext(form.text("next", { max: 2000 })), 303);
   });
 

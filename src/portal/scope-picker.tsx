@@ -32,7 +32,10 @@ const AREAS: Record<string, { title: string; words: Record<string, string> }> = 
       "projects:write": "create, change and delete them and log time",
     },
   },
-  tickets: { title: "Tickets", words: { "tickets:read": "read tickets", "tickets:write": "open tickets, reply and change their status" } },
+  tickets: {
+    title: "Tickets",
+    words: { "tickets:read": "read tickets", "tickets:write": "open tickets, reply and change their status" },
+  },
   crm: {
     title: "CRM",
     words: {
@@ -47,7 +50,10 @@ const AREAS: Record<string, { title: string; words: Record<string, string> }> = 
       "sites:write": "create, change and delete them",
     },
   },
-  media: { title: "Media", words: { "media:read": "read the media library", "media:write": "upload and delete files" } },
+  media: {
+    title: "Media",
+    words: { "media:read": "read the media library", "media:write": "upload and delete files" },
+  },
   email: {
     title: "Email",
     words: {
@@ -56,8 +62,14 @@ const AREAS: Record<string, { title: string; words: Record<string, string> }> = 
       "email:send": "send and schedule campaigns",
     },
   },
-  decks: { title: "Pitch decks", words: { "decks:read": "read pitch decks", "decks:write": "create, change, delete and publish them" } },
-  surveys: { title: "Surveys", words: { "surveys:read": "read surveys and their responses", "surveys:write": "create, change and copy surveys" } },
+  decks: {
+    title: "Pitch decks",
+    words: { "decks:read": "read pitch decks", "decks:write": "create, change, delete and publish them" },
+  },
+  surveys: {
+    title: "Surveys",
+    words: { "surveys:read": "read surveys and their responses", "surveys:write": "create, change and copy surveys" },
+  },
   bookings: {
     title: "Bookings",
     words: {
@@ -67,16 +79,25 @@ const AREAS: Record<string, { title: string; words: Record<string, string> }> = 
   },
   automations: {
     title: "Automations",
-    words: { "automations:read": "read automations", "automations:write": "create, change, delete and switch them on or off" },
+    words: {
+      "automations:read": "read automations",
+      "automations:write": "create, change, delete and switch them on or off",
+    },
   },
-  team: { title: "Team", words: { "team:read": "read members and their roles", "team:write": "invite and remove members and change roles" } },
+  team: {
+    title: "Team",
+    words: { "team:read": "read members and their roles", "team:write": "invite and remove members and change roles" },
+  },
   integrations: {
     title: "Integrations",
     words: { "integrations:read": "read connected integrations", "integrations:write": "disconnect them" },
   },
   services: {
     title: "Services",
-    words: { "services:read": "read the service catalogue and your requests", "services:write": "submit service requests" },
+    words: {
+      "services:read": "read the service catalogue and your requests",
+      "services:write": "submit service requests",
+    },
   },
   store: {
     title: "Store",
@@ -98,9 +119,15 @@ const AREAS: Record<string, { title: string; words: Record<string, string> }> = 
   },
   approvals: {
     title: "Approvals",
-    words: { "approvals:read": "read what agents proposed and is waiting for approval", "approvals:manage": "approve or reject it" },
+    words: {
+      "approvals:read": "read what agents proposed and is waiting for approval",
+      "approvals:manage": "approve or reject it",
+    },
   },
-  chat: { title: "Live chat", words: { "chat:read": "read conversations and messages", "chat:write": "send messages and manage conversations" } },
+  chat: {
+    title: "Live chat",
+    words: { "chat:read": "read conversations and messages", "chat:write": "send messages and manage conversations" },
+  },
   notifications: {
     title: "Notifications",
     words: { "notifications:read": "read notifications", "notifications:write": "create and manage them" },
@@ -141,7 +168,12 @@ export function toolAreas(): Area[] {
   areas = domains
     .map((domain) => {
       const mine = SCOPES.filter((s) => domainOf(s) === domain && gating.has(s));
-      return { domain, title: AREAS[domain]!.title, readScopes: mine.filter(isReadScope), writeScopes: mine.filter((s) => !isReadScope(s)) };
+      return {
+        domain,
+        title: AREAS[domain]!.title,
+        readScopes: mine.filter(isReadScope),
+        writeScopes: mine.filter((s) => !isReadScope(s)),
+      };
     })
     .filter((a) => a.readScopes.length + a.writeScopes.length > 0);
   return areas;
@@ -268,7 +300,11 @@ function impliedProblem(offer: ScopeOffer, choice: ScopeChoice): string | null {
       if (RANK[level] <= RANK[chosen] || !levelScopes) continue;
       const extra = levelScopes.filter((x) => !scopes.includes(x));
       if (!extra.length || !extra.every((x) => covers(scopes, x))) continue;
-      const by = [...new Set(scopes.filter((g) => domainOf(g) !== o.area.domain && extra.some((x) => covers([g], x))).map(domainOf))];
+      const by = [
+        ...new Set(
+          scopes.filter((g) => domainOf(g) !== o.area.domain && extra.some((x) => covers([g], x))).map(domainOf),
+        ),
+      ];
       const titles = joinWords(by.map((d) => AREAS[d]!.title));
       return `${o.area.title}: what you chose for ${titles} already includes “${LEVEL_LABELS[level]}” for ${o.area.title}. Choose ${LEVEL_LABELS[level]} for ${o.area.title} too, or less for ${titles}.`;
     }
@@ -279,7 +315,11 @@ function impliedProblem(offer: ScopeOffer, choice: ScopeChoice): string | null {
 /** Other areas with a scope that includes reading this one (src/core/scopes.ts), by title. */
 function readAlsoComesWith(area: Area): string[] {
   return toolAreas()
-    .filter((b) => b.domain !== area.domain && [...b.readScopes, ...b.writeScopes].some((g) => area.readScopes.some((r) => covers([g], r))))
+    .filter(
+      (b) =>
+        b.domain !== area.domain &&
+        [...b.readScopes, ...b.writeScopes].some((g) => area.readScopes.some((r) => covers([g], r))),
+    )
     .map((b) => b.title);
 }
 
@@ -294,7 +334,11 @@ export function areaLine(o: AreaOffer): string {
   const words = AREAS[o.area.domain]!.words;
   const read = (o.read ?? []).map((s) => words[s]!);
   const write = (o.write ?? []).filter((s) => !isReadScope(s)).map((s) => words[s]!);
-  const line = !read.length ? joinWords(write) : write.length ? `${joinWords(read)} … and ${write.join(", and ")}` : joinWords(read);
+  const line = !read.length
+    ? joinWords(write)
+    : write.length
+      ? `${joinWords(read)} … and ${write.join(", and ")}`
+      : joinWords(read);
   const also = readAlsoComesWith(o.area);
   return also.length ? `${line} (reading it also comes with ${joinWords(also)})` : line;
 }
@@ -304,12 +348,16 @@ export function areaLine(o: AreaOffer): string {
  * client: "asks to read and change Store and Media, and to read Branding".
  */
 export function askedSummary(offer: ScopeOffer, asked: readonly string[]): string {
-  if (offer.fullAccess && asked.length === 1) return "asks for full access to everything your account can do, including tools added later";
+  if (offer.fullAccess && asked.length === 1)
+    return "asks for full access to everything your account can do, including tools added later";
   const titles = (level: Level) => joinWords(offer.areas.filter((o) => o.asked === level).map((o) => o.area.title));
   const parts = [];
   if (titles("write")) parts.push(`to read and change ${titles("write")}`);
   if (titles("read")) parts.push(`to read ${titles("read")}`);
-  if (!parts.length) return offer.fullAccess ? "asks for full access to everything, including tools added later" : "asks only for access this server has no tools for yet";
+  if (!parts.length)
+    return offer.fullAccess
+      ? "asks for full access to everything, including tools added later"
+      : "asks only for access this server has no tools for yet";
   return `asks ${parts.join(", and ")}${offer.fullAccess ? ", or for full access to everything, including tools added later" : ""}`;
 }
 
@@ -325,12 +373,18 @@ export const ScopeChooser: FC<{ offer: ScopeOffer; choice: ScopeChoice }> = ({ o
     {offer.fullAccess && (
       <div class="row full-access">
         <label class="inline">
-          <input type="checkbox" name="full_access" value="on" checked={choice.fullAccess} aria-describedby="full-access-warning" />{" "}
+          <input
+            type="checkbox"
+            name="full_access"
+            value="on"
+            checked={choice.fullAccess}
+            aria-describedby="full-access-warning"
+          />{" "}
           <strong>{FULL_ACCESS_LABEL}</strong>
         </label>
         <p class="notice warn small" id="full-access-warning">
-          Warning: this grants every tool Plinth has, and every tool added later, wherever your role allows. When it is ticked the
-          choices below do not limit it. Leave it unticked and choose per area unless you trust this fully.
+          Warning: this grants every tool Plinth has, and every tool added later, wherever your role allows. When it is
+          ticked the choices below do not limit it. Leave it unticked and choose per area unless you trust this fully.
         </p>
       </div>
     )}

@@ -47,21 +47,24 @@ export function cookieName(deps: Deps, c: Context): string {
 }
 
 /** Starts a fresh session (a new id at every sign-in, so a planted id is worthless). */
-export async function startSession(deps: Deps, c: Context, userId: number, opts: { activeCompanyId?: number } = {}): Promise<void> {
+export async function startSession(
+  deps: Deps,
+  c: Context,
+  userId: number,
+  opts: { activeCompanyId?: number } = {},
+): Promise<void> {
   const id = randomHex(32);
   const now = deps.clock.ms();
   // Sweep this user's expired sessions while we are here.
   await deps.db.delete(sessions).where(and(eq(sessions.userId, userId), lte(sessions.expiresAt, new Date(now))));
-  await deps.db
-            .insert(sessions)
-            .values({
-              idHash: sha256Hex(id),
-              userId,
-              csrfToken: randomHex(32),
-              activeCompanyId: opts.activeCompanyId ?? null,
-              expiresAt: new Date(now + SESSION_TTL_MS),
-              createdAt: new Date(now),
-            });
+  await deps.db.insert(sessions).values({
+    idHash: sha256Hex(id),
+    userId,
+    csrfToken: randomHex(32),
+    activeCompanyId: opts.activeCompanyId ?? null,
+    expiresAt: new Date(now + SESSION_TTL_MS),
+    createdAt: new Date(now),
+  });
   setCookie(c, cookieName(deps, c), id, {
     path: "/",
     httpOnly: true,
@@ -75,13 +78,16 @@ export async function startSession(deps: Deps, c: Context, userId: number, opts:
 export async function readSession(deps: Deps, c: Context): Promise<Session | null> {
   const id = getCookie(c, cookieName(deps, c));
   if (!id || !/^[0-9a-f]{64}$/.test(id)) return null;
-  const row = (await deps.db
+  const row = (
+    await deps.db
       .select({ s: sessions, email: users.email, name: users.name })
       .from(sessions)
       .innerJoin(users, eq(users.id, sessions.userId))
-      .where(and(eq(sessions.idHash, sha256Hex(id)), gt(sessions.expiresAt, deps.clock.now()))).limit(1))[0];
+      .where(and(eq(sessions.idHash, sha256Hex(id)), gt(sessions.expiresAt, deps.clock.now())))
+      .limit(1)
+  )[0];
   if (!row) return null;
-  const companies = await membershipsOf(deps, row.s.userId) as Membership[];
+  const companies = (await membershipsOf(deps, row.s.userId)) as Membership[];
   const active = companies.find((m) => m.id === row.s.activeCompanyId) ?? companies[0] ?? null;
   const unread = await unreadCount({ deps, userId: row.s.userId, companyIds: companies.map((m) => m.id) });
   return {

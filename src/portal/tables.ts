@@ -4,7 +4,9 @@ import { users } from "../domains/accounts/tables";
 
 export const sessions = table("sessions", {
   idHash: text("id_hash").primaryKey(),
-  userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+  userId: integer("user_id")
+    .notNull()
+    .references(() => users.id, { onDelete: "cascade" }),
   csrfToken: text("csrf_token").notNull(),
   activeCompanyId: integer("active_company_id"),
   expiresAt: time("expires_at").notNull(),

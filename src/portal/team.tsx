@@ -11,7 +11,14 @@ import type { ActorContext, Deps } from "../core/context";
 import { AppError, isAppError } from "../core/errors";
 import { ROLES } from "../core/roles";
 import { inviteMember, listInvitations, resendInvitation, revokeInvitation } from "../domains/team/invitations";
-import { changeRole, leaveTeam, listMembers, removeMember, type HandOver, type MemberItem } from "../domains/team/members";
+import {
+  changeRole,
+  leaveTeam,
+  listMembers,
+  removeMember,
+  type HandOver,
+  type MemberItem,
+} from "../domains/team/members";
 import { canManage, portalActor } from "./actor";
 import { signedIn, type PortalEnv } from "./guard";
 import { Csrf, DangerButton, Layout, Notice, render, when } from "./layout";
@@ -41,7 +48,8 @@ const TeamPage = (p: {
       {p.notice && <Notice kind="ok">{p.notice}</Notice>}
       {p.link && (
         <Notice kind="warn">
-          This server sends no email (no SMTP server is configured), so pass this link on yourself: <code>{p.link}</code>
+          This server sends no email (no SMTP server is configured), so pass this link on yourself:{" "}
+          <code>{p.link}</code>
         </Notice>
       )}
       {p.error && <Notice kind="error">{p.error}</Notice>}
@@ -78,7 +86,9 @@ const TeamPage = (p: {
                 <td>
                   {m.name ?? m.email}
                   {m.userId === p.session.user.id && <span class="badge">you</span>}
-                  {(m.name || m.title) && <div class="muted small">{[m.title, m.name ? m.email : null].filter(Boolean).join(" · ")}</div>}
+                  {(m.name || m.title) && (
+                    <div class="muted small">{[m.title, m.name ? m.email : null].filter(Boolean).join(" · ")}</div>
+                  )}
                 </td>
                 <td>
                   {manage ? (
@@ -121,7 +131,11 @@ const TeamPage = (p: {
             ))}
           </tbody>
         </table>
-        {p.total > p.members.length && <p class="muted small">Showing {p.members.length} of {p.total} members.</p>}
+        {p.total > p.members.length && (
+          <p class="muted small">
+            Showing {p.members.length} of {p.total} members.
+          </p>
+        )}
       </div>
       <h2>Pending invitations</h2>
       {p.invitations.length === 0 ? (
@@ -214,13 +228,21 @@ export function teamRoutes(app: Hono<PortalEnv>, deps: Deps) {
   const actor = (c: Context<PortalEnv>): ActorContext => portalActor(deps, c, c.get("session"));
   const page = async (
     c: Context<PortalEnv>,
-    extra: { error?: string; notice?: string; link?: string; form?: { email: string; role: string; message: string }; handOver?: { action: string; label: string; leaving: number } } = {},
+    extra: {
+      error?: string;
+      notice?: string;
+      link?: string;
+      form?: { email: string; role: string; message: string };
+      handOver?: { action: string; label: string; leaving: number };
+    } = {},
   ) => {
     const ctx = actor(c);
     const members = await listMembers(ctx, { limit: 100, offset: 0 });
     const invitations = await listInvitations(ctx, { status: "pending", limit: 100, offset: 0 });
     const { handOver, ...rest } = extra;
-    const candidates = handOver ? members.items.filter((m) => m.userId !== handOver.leaving && m.role !== "viewer") : [];
+    const candidates = handOver
+      ? members.items.filter((m) => m.userId !== handOver.leaving && m.role !== "viewer")
+      : [];
     return (
       <TeamPage
         session={c.get("session")}
@@ -239,9 +261,17 @@ export function teamRoutes(app: Hono<PortalEnv>, deps: Deps) {
     const to = form.id("reassignTo", { label: "Hand the open work to" });
     return to === undefined ? { force: true } : { reassignTo: to };
   };
-  const isOpenWork = (e: unknown) => isAppError(e) && e.code === "conflict" && typeof (e.details as { openCards?: unknown } | undefined)?.openCards === "number";
+  const isOpenWork = (e: unknown) =>
+    isAppError(e) &&
+    e.code === "conflict" &&
+    typeof (e.details as { openCards?: unknown } | undefined)?.openCards === "number";
   /** Rule violations re-show the page with the reason; anything else goes to the error page. */
-  const attempt = async (c: Context<PortalEnv>, action: () => Promise<unknown>, done: string, form?: () => { email: string; role: string; message: string }) => {
+  const attempt = async (
+    c: Context<PortalEnv>,
+    action: () => Promise<unknown>,
+    done: string,
+    form?: () => { email: string; role: string; message: string },
+  ) => {
     try {
       const r = (await action()) as { acceptUrl?: string } | undefined;
       // Without SMTP the inviter gets the link to pass on; it is shown once, on this answer, never in a URL.
@@ -268,7 +298,12 @@ export function teamRoutes(app: Hono<PortalEnv>, deps: Deps) {
           message: form.text("message", { label: "Message", max: 1000 }),
         };
         const days = form.id("days", { label: "Link works for" }) ?? 7;
-        return await inviteMember(actor(c), { email: entered.email, role: entered.role, expiresInDays: days, message: entered.message || null });
+        return await inviteMember(actor(c), {
+          email: entered.email,
+          role: entered.role,
+          expiresInDays: days,
+          message: entered.message || null,
+        });
       },
       "invited",
       () => entered,
@@ -288,7 +323,9 @@ export function teamRoutes(app: Hono<PortalEnv>, deps: Deps) {
       await leaveTeam(actor(c), handOverOf(c));
     } catch (e) {
       if (!isAppError(e) || (e.code !== "conflict" && e.code !== "validation")) throw e;
-      const handOver = isOpenWork(e) ? { action: `${PATH}/leave`, label: "Leave", leaving: c.get("session").user.id } : undefined;
+      const handOver = isOpenWork(e)
+        ? { action: `${PATH}/leave`, label: "Leave", leaving: c.get("session").user.id }
+        : undefined;
       return render(c, await page(c, { error: e.message, handOver }), { status: e.code === "conflict" ? 409 : 400 });
     }
     return render(
@@ -305,7 +342,12 @@ export function teamRoutes(app: Hono<PortalEnv>, deps: Deps) {
 
   app.post(`${PATH}/:userId/role`, signedIn(deps), async (c) => {
     const userId = idOf(c.req.param("userId"));
-    return await attempt(c, async () => await changeRole(actor(c), { userId }, c.get("form").text("role", { label: "Role", max: 20, required: true })), "role");
+    return await attempt(
+      c,
+      async () =>
+        await changeRole(actor(c), { userId }, c.get("form").text("role", { label: "Role", max: 20, required: true })),
+      "role",
+    );
   });
 
   app.post(`${PATH}/:userId/remove`, signedIn(deps), async (c) => {
@@ -314,7 +356,15 @@ export function teamRoutes(app: Hono<PortalEnv>, deps: Deps) {
       await removeMember(actor(c), { userId }, handOverOf(c));
     } catch (e) {
       // Open work: the same page, with the list and a choice of who takes it over.
-      if (isOpenWork(e)) return render(c, await page(c, { error: (e as Error).message, handOver: { action: `${PATH}/${userId}/remove`, label: "Remove", leaving: userId } }), { status: 409 });
+      if (isOpenWork(e))
+        return render(
+          c,
+          await page(c, {
+            error: (e as Error).message,
+            handOver: { action: `${PATH}/${userId}/remove`, label: "Remove", leaving: userId },
+          }),
+          { status: 409 },
+        );
       return await attempt(c, async () => Promise.reject(e), "removed");
     }
     return c.redirect(`${PATH}?done=removed`, 303);

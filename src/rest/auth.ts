@@ -29,7 +29,8 @@ const BEARER_EXACT_LENGTH = "Bearer ".length + KEY_PREFIX.rest.length + 64;
 export function presentedKey(headers: Headers): string | null {
   const authz = headers.get("authorization");
   // The common, exact form first ("Bearer " + a key-length token): it needs no regular expression.
-  if (authz !== null && authz.length === BEARER_EXACT_LENGTH && authz.startsWith("Bearer ") && authz.charCodeAt(7) > 32) return authz.slice(7);
+  if (authz !== null && authz.length === BEARER_EXACT_LENGTH && authz.startsWith("Bearer ") && authz.charCodeAt(7) > 32)
+    return authz.slice(7);
   if (authz !== null) {
     const m = BEARER.exec(authz.trim());
     if (m) return (m[1] ?? "").trim();

@@ -13,7 +13,12 @@ export class ResponseCache {
   private readonly map: BoundedMap<string, Uint8Array<ArrayBuffer>>;
 
   constructor(maxEntries = 2000, maxBytes = 32 * 1024 * 1024) {
-    this.map = new BoundedMap({ maxEntries, maxBytes, maxEntryBytes: maxBytes / 8, sizeOf: (_, body) => body.byteLength });
+    this.map = new BoundedMap({
+      maxEntries,
+      maxBytes,
+      maxEntryBytes: maxBytes / 8,
+      sizeOf: (_, body) => body.byteLength,
+    });
   }
 
   get(key: string): Uint8Array<ArrayBuffer> | undefined {

@@ -74,7 +74,10 @@ export class HotLookups {
         return INVALID;
       }
       if (this.keys.size >= MAX_ENTRIES) this.keys.clear();
-      const entry = { record: found, caller: { presented: true, key: { id: found.id, siteId: found.siteId }, bucket: `key:${found.id}` } };
+      const entry = {
+        record: found,
+        caller: { presented: true, key: { id: found.id, siteId: found.siteId }, bucket: `key:${found.id}` },
+      };
       this.keys.set(h, entry);
       return this.use(entry);
     });

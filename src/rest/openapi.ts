@@ -39,7 +39,11 @@ const strings = (names: readonly string[], description: string): Schema =>
   obj(Object.fromEntries(names.map((n) => [n, str])), [], description);
 
 const schemas: Record<string, Schema> = {
-  Error: obj({ success: { const: false }, message: d(str, "Human-readable reason.") }, ["success", "message"], "Error envelope."),
+  Error: obj(
+    { success: { const: false }, message: d(str, "Human-readable reason.") },
+    ["success", "message"],
+    "Error envelope.",
+  ),
   OffsetPagination: obj(
     {
       limit: d(int, "Effective limit."),
@@ -77,7 +81,10 @@ const schemas: Record<string, Schema> = {
       slug: str,
       postType: str,
       excerpt: nstr,
-      content: d(nstr, "JSON-encoded string of an object { blocks: array, version: string }; clients parse it themselves."),
+      content: d(
+        nstr,
+        "JSON-encoded string of an object { blocks: array, version: string }; clients parse it themselves.",
+      ),
       coverImage: nstr,
       ogImage: nstr,
       published: bool,
@@ -96,7 +103,11 @@ const schemas: Record<string, Schema> = {
     },
     ["id", "title", "slug", "postType", "published", "websiteId", "createdAt", "updatedAt", "categories", "tags"],
   ),
-  Category: obj({ id: int, name: str, slug: str, description: nstr, color: d(nstr, "Hex colour string.") }, ["id", "name", "slug"]),
+  Category: obj({ id: int, name: str, slug: str, description: nstr, color: d(nstr, "Hex colour string.") }, [
+    "id",
+    "name",
+    "slug",
+  ]),
   CategoryEmbedded: obj({ id: int, name: str, slug: str, color: nstr }, ["id", "name", "slug"]),
   Tag: obj({ id: int, name: str, slug: str }, ["id", "name", "slug"]),
   TagEmbedded: obj({ id: int, name: str, slug: str }, ["id", "name", "slug"]),
@@ -175,15 +186,41 @@ const schemas: Record<string, Schema> = {
       bulkPricing: arr(ref("BulkPricingRule")),
       category: nullable(ref("ProductCategoryRef")),
     },
-    ["id", "websiteId", "name", "slug", "price", "status", "createdAt", "updatedAt", "images", "options", "variants", "bulkPricing"],
+    [
+      "id",
+      "websiteId",
+      "name",
+      "slug",
+      "price",
+      "status",
+      "createdAt",
+      "updatedAt",
+      "images",
+      "options",
+      "variants",
+      "bulkPricing",
+    ],
   ),
-  ProductImage: obj({ id: int, productId: int, url: str, alt: nstr, order: int, createdAt: dt }, ["id", "productId", "url", "order", "createdAt"]),
+  ProductImage: obj({ id: int, productId: int, url: str, alt: nstr, order: int, createdAt: dt }, [
+    "id",
+    "productId",
+    "url",
+    "order",
+    "createdAt",
+  ]),
   ProductOption: obj(
     { id: int, productId: int, name: str, order: int, createdAt: dt, values: arr(ref("ProductOptionValue")) },
     ["id", "productId", "name", "order", "createdAt", "values"],
   ),
   ProductOptionValue: obj(
-    { id: int, optionId: int, value: d(str, "Internal value."), label: d(nstr, "Display label."), order: int, createdAt: dt },
+    {
+      id: int,
+      optionId: int,
+      value: d(str, "Internal value."),
+      label: d(nstr, "Display label."),
+      order: int,
+      createdAt: dt,
+    },
     ["id", "optionId", "value", "order", "createdAt"],
   ),
   ProductVariant: obj(
@@ -261,18 +298,46 @@ const schemas: Record<string, Schema> = {
       faviconUrl: str,
       ogImageUrl: str,
       buttonStyle: strings(
-        ["primaryBg", "primaryText", "primaryHoverBg", "secondaryBg", "secondaryText", "secondaryHoverBg", "borderRadius", "variant"],
+        [
+          "primaryBg",
+          "primaryText",
+          "primaryHoverBg",
+          "secondaryBg",
+          "secondaryText",
+          "secondaryHoverBg",
+          "borderRadius",
+          "variant",
+        ],
         "Button colours and shape.",
       ),
       buttonPresets: arr(
-        strings(["id", "name", "backgroundColor", "color", "borderRadius", "fontWeight", "textTransform", "paddingX", "paddingY"], "A button preset; id is a stable UUID."),
+        strings(
+          [
+            "id",
+            "name",
+            "backgroundColor",
+            "color",
+            "borderRadius",
+            "fontWeight",
+            "textTransform",
+            "paddingX",
+            "paddingY",
+          ],
+          "A button preset; id is a stable UUID.",
+        ),
       ),
       typography: {
         type: "object",
         description: "Keyed by element name (h1, body, …).",
-        additionalProperties: strings(["font", "size", "weight", "lineHeight", "letterSpacing"], "Type style of one element."),
+        additionalProperties: strings(
+          ["font", "size", "weight", "lineHeight", "letterSpacing"],
+          "Type style of one element.",
+        ),
       },
-      darkMode: strings(["primaryColor", "backgroundColor", "textColor", "navBackground", "navTextColor"], "Dark-mode overrides."),
+      darkMode: strings(
+        ["primaryColor", "backgroundColor", "textColor", "navBackground", "navTextColor"],
+        "Dark-mode overrides.",
+      ),
     },
     [],
     "Only the values that are set are present; the listed defaults are for renderers to apply.",
@@ -320,7 +385,10 @@ const schemas: Record<string, Schema> = {
 const intHeader = (description: string) => ({ description, schema: { type: "integer" } });
 const headers = {
   ETag: { description: "Strong validator of this representation; send it back in If-None-Match.", schema: str },
-  CacheControl: { description: "private, no-cache for keyed calls; public, max-age=60 for anonymous ones; no-store on errors.", schema: str },
+  CacheControl: {
+    description: "private, no-cache for keyed calls; public, max-age=60 for anonymous ones; no-store on errors.",
+    schema: str,
+  },
   RateLimitLimit: intHeader("Requests per minute allowed for the key (or client address)."),
   RateLimitRemaining: intHeader("Requests left now; 0 on a 429."),
   RetryAfter: intHeader("Seconds until the next request will be admitted."),
@@ -329,16 +397,27 @@ const rateHeaders = {
   "X-RateLimit-Limit": { $ref: "#/components/headers/RateLimitLimit" },
   "X-RateLimit-Remaining": { $ref: "#/components/headers/RateLimitRemaining" },
 };
-const errorContent = (example: string) => ({ "application/json": { schema: ref("Error"), example: { success: false, message: example } } });
+const errorContent = (example: string) => ({
+  "application/json": { schema: ref("Error"), example: { success: false, message: example } },
+});
 
 const responses: Record<string, Schema> = {
   NotModified: {
     description: "Not Modified: If-None-Match matched the current ETag. No body.",
-    headers: { ETag: { $ref: "#/components/headers/ETag" }, "Cache-Control": { $ref: "#/components/headers/CacheControl" }, ...rateHeaders },
+    headers: {
+      ETag: { $ref: "#/components/headers/ETag" },
+      "Cache-Control": { $ref: "#/components/headers/CacheControl" },
+      ...rateHeaders,
+    },
   },
-  BadRequest: { description: "A path or query parameter is malformed or out of range (e.g. \"Invalid site ID\", \"limit must be …\").", headers: rateHeaders, content: errorContent("Invalid site ID") },
+  BadRequest: {
+    description: 'A path or query parameter is malformed or out of range (e.g. "Invalid site ID", "limit must be …").',
+    headers: rateHeaders,
+    content: errorContent("Invalid site ID"),
+  },
   Unauthorized: {
-    description: "No key on an endpoint that needs one (\"API key required\"), or a key that is unknown, expired, revoked or for another site (\"Invalid API key\").",
+    description:
+      'No key on an endpoint that needs one ("API key required"), or a key that is unknown, expired, revoked or for another site ("Invalid API key").',
     headers: { ...rateHeaders, "WWW-Authenticate": { schema: str } },
     content: errorContent("Invalid API key"),
   },
@@ -347,7 +426,11 @@ const responses: Record<string, Schema> = {
     headers: { ...rateHeaders, "Retry-After": { $ref: "#/components/headers/RetryAfter" } },
     content: errorContent("Rate limit exceeded"),
   },
-  Error: { description: "Any other error (e.g. 405 for a method other than GET/HEAD/OPTIONS).", headers: rateHeaders, content: errorContent("Not found") },
+  Error: {
+    description: "Any other error (e.g. 405 for a method other than GET/HEAD/OPTIONS).",
+    headers: rateHeaders,
+    content: errorContent("Not found"),
+  },
 };
 
 function successSchema(op: Operation): Schema {
@@ -369,7 +452,8 @@ const SITE_ID_PARAM = {
   name: "siteId",
   in: "path",
   required: true,
-  description: "Numeric site id: decimal digits without leading zeros, at most 2^53 - 1 (anything else is 400 \"Invalid site ID\").",
+  description:
+    'Numeric site id: decimal digits without leading zeros, at most 2^53 - 1 (anything else is 400 "Invalid site ID").',
   schema: { type: "integer", minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
 };
 const SLUG_PARAM = {
@@ -384,7 +468,11 @@ function operationObject(op: Operation): Schema {
   const res: Record<string, Schema> = {
     "200": {
       description: "OK",
-      headers: { ETag: { $ref: "#/components/headers/ETag" }, "Cache-Control": { $ref: "#/components/headers/CacheControl" }, ...rateHeaders },
+      headers: {
+        ETag: { $ref: "#/components/headers/ETag" },
+        "Cache-Control": { $ref: "#/components/headers/CacheControl" },
+        ...rateHeaders,
+      },
       content: { "application/json": { schema: successSchema(op) } },
     },
     "304": { $ref: "#/components/responses/NotModified" },
@@ -403,7 +491,10 @@ function operationObject(op: Operation): Schema {
     if (s === 429) res["429"] = { $ref: "#/components/responses/TooManyRequests" };
   }
   res.default = { $ref: "#/components/responses/Error" };
-  const security = op.auth === "required" ? [{ bearerAuth: [] }, { apiKeyHeader: [] }] : [{ bearerAuth: [] }, { apiKeyHeader: [] }, {}];
+  const security =
+    op.auth === "required"
+      ? [{ bearerAuth: [] }, { apiKeyHeader: [] }]
+      : [{ bearerAuth: [] }, { apiKeyHeader: [] }, {}];
   return {
     operationId: op.operationId,
     tags: [op.tag],
@@ -453,7 +544,11 @@ export function buildOpenApiDocument(serverUrl: string): Schema {
       responses,
       parameters: { siteId: SITE_ID_PARAM, slug: SLUG_PARAM },
       securitySchemes: {
-        bearerAuth: { type: "http", scheme: "bearer", description: "Authorization: Bearer svc_live_… (checked first when both forms are sent)." },
+        bearerAuth: {
+          type: "http",
+          scheme: "bearer",
+          description: "Authorization: Bearer svc_live_… (checked first when both forms are sent).",
+        },
         apiKeyHeader: { type: "apiKey", in: "header", name: "x-api-key", description: "x-api-key: svc_live_…" },
       },
     },

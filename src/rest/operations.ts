@@ -9,7 +9,13 @@ import type { Deps } from "../core/context";
 import { blockCatalogEntries } from "../domains/blocks/catalog";
 import { cssVarsFor } from "../domains/branding/css-vars";
 import { getPublicBranding } from "../domains/branding/public-reads";
-import { getPublishedPostBySlug, listCategories, listMedia, listPublishedPosts, listTags } from "../domains/cms/public-reads";
+import {
+  getPublishedPostBySlug,
+  listCategories,
+  listMedia,
+  listPublishedPosts,
+  listTags,
+} from "../domains/cms/public-reads";
 import { getNavigationTree, getSiteConfig, type PublicSiteState } from "../domains/sites/public-reads";
 import {
   getActiveProductBySlug,
@@ -72,12 +78,21 @@ const offsetParam: ParamSpec = {
   default: 0,
   description: "Items to skip, 0 by default. Past the end gives an empty page with the real total.",
 };
-const searchParam = (what: string): ParamSpec => ({ name: "search", kind: "text", maxLength: 200, description: `${what} At most 200 characters; surrounding spaces are ignored.` });
+const searchParam = (what: string): ParamSpec => ({
+  name: "search",
+  kind: "text",
+  maxLength: 200,
+  description: `${what} At most 200 characters; surrounding spaces are ignored.`,
+});
 
-const offsetPage = (q: { limit: number; offset: number }, total: number) => ({ limit: q.limit, offset: q.offset, total });
+const offsetPage = (q: { limit: number; offset: number }, total: number) => ({
+  limit: q.limit,
+  offset: q.offset,
+  total,
+});
 
 const ALL = [400, 401, 404, 429] as (400 | 401 | 404 | 429)[];
-const SITE_404 = "The site does not exist or is not active (message \"Not found\").";
+const SITE_404 = 'The site does not exist or is not active (message "Not found").';
 
 export const OPERATIONS: readonly Operation[] = [
   {
@@ -94,7 +109,11 @@ export const OPERATIONS: readonly Operation[] = [
     query: [
       limitParam(20),
       offsetParam,
-      { name: "postType", kind: "slug", description: "Post type slug (e.g. blog, page, case-study); omitted means all types." },
+      {
+        name: "postType",
+        kind: "slug",
+        description: "Post type slug (e.g. blog, page, case-study); omitted means all types.",
+      },
       { name: "category", kind: "slug", description: "Only posts in the category with this slug." },
       { name: "tag", kind: "slug", description: "Only posts with the tag of this slug." },
       searchParam("Case-insensitive match anywhere in the title."),
@@ -104,7 +123,14 @@ export const OPERATIONS: readonly Operation[] = [
     errors: ALL,
     notFound: SITE_404,
     async run(deps, site, q) {
-      const r = await listPublishedPosts(deps, site.id, { limit: q.limit, offset: q.offset, postType: q.postType, category: q.category, tag: q.tag, search: q.search });
+      const r = await listPublishedPosts(deps, site.id, {
+        limit: q.limit,
+        offset: q.offset,
+        postType: q.postType,
+        category: q.category,
+        tag: q.tag,
+        search: q.search,
+      });
       return { data: r.items, pagination: offsetPage(q as any, r.total) };
     },
   },
@@ -121,7 +147,7 @@ export const OPERATIONS: readonly Operation[] = [
     query: [],
     data: { ref: "PostDetail" },
     errors: ALL,
-    notFound: "The site is unknown or inactive, or it has no published post with this slug (message \"Not found\").",
+    notFound: 'The site is unknown or inactive, or it has no published post with this slug (message "Not found").',
     run: async (deps, site, _q, slug) => {
       const post = await getPublishedPostBySlug(deps, site.id, slug);
       return post && { data: post };
@@ -132,7 +158,8 @@ export const OPERATIONS: readonly Operation[] = [
     path: "/sites/{siteId}/pages",
     tag: "Content",
     summary: "List published pages",
-    description: "Published posts whose postType is page, in the same order as listPosts (newest publishedAt first, then id descending).",
+    description:
+      "Published posts whose postType is page, in the same order as listPosts (newest publishedAt first, then id descending).",
     auth: "required",
     siteLookup: true,
     store: false,
@@ -143,7 +170,12 @@ export const OPERATIONS: readonly Operation[] = [
     errors: ALL,
     notFound: SITE_404,
     async run(deps, site, q) {
-      const r = await listPublishedPosts(deps, site.id, { limit: q.limit, offset: q.offset, postType: "page", search: q.search });
+      const r = await listPublishedPosts(deps, site.id, {
+        limit: q.limit,
+        offset: q.offset,
+        postType: "page",
+        search: q.search,
+      });
       return { data: r.items, pagination: offsetPage(q as any, r.total) };
     },
   },
@@ -152,7 +184,8 @@ export const OPERATIONS: readonly Operation[] = [
     path: "/sites/{siteId}/categories",
     tag: "Content",
     summary: "List post categories",
-    description: "Every category of the site, alphabetically by name (case- and accent-insensitive, numbers in numeric order), then id.",
+    description:
+      "Every category of the site, alphabetically by name (case- and accent-insensitive, numbers in numeric order), then id.",
     auth: "required",
     siteLookup: true,
     store: false,
@@ -236,19 +269,46 @@ export const OPERATIONS: readonly Operation[] = [
     store: true,
     slug: false,
     query: [
-      { name: "category", kind: "slug", description: "Only products directly in the active category with this slug (an unknown or inactive category gives an empty list)." },
+      {
+        name: "category",
+        kind: "slug",
+        description:
+          "Only products directly in the active category with this slug (an unknown or inactive category gives an empty list).",
+      },
       searchParam("Keyword match: every word must appear, case-insensitively, in the name or short description."),
-      { name: "sort", kind: "enum", values: PRODUCT_SORTS, default: "newest", description: "Order of the list, newest by default." },
-      { name: "page", kind: "integer", min: 1, max: Number.MAX_SAFE_INTEGER, default: 1, description: "1-based page number. Past the last page gives an empty page with the real total." },
+      {
+        name: "sort",
+        kind: "enum",
+        values: PRODUCT_SORTS,
+        default: "newest",
+        description: "Order of the list, newest by default.",
+      },
+      {
+        name: "page",
+        kind: "integer",
+        min: 1,
+        max: Number.MAX_SAFE_INTEGER,
+        default: 1,
+        description: "1-based page number. Past the last page gives an empty page with the real total.",
+      },
       limitParam(24),
     ],
     data: { arrayOf: "ProductSummary" },
     pagination: "page",
     errors: ALL,
-    notFound: "The site is unknown or inactive (\"Not found\"), or it has no enabled store (\"Store not found\").",
+    notFound: 'The site is unknown or inactive ("Not found"), or it has no enabled store ("Store not found").',
     async run(deps, site, q) {
-      const r = await listActiveProducts(deps, site.id, { page: q.page, limit: q.limit, sort: q.sort as ProductSort, category: q.category, search: q.search });
-      return { data: r.items, pagination: { page: q.page, limit: q.limit, total: r.total, totalPages: Math.ceil(r.total / q.limit) } };
+      const r = await listActiveProducts(deps, site.id, {
+        page: q.page,
+        limit: q.limit,
+        sort: q.sort as ProductSort,
+        category: q.category,
+        search: q.search,
+      });
+      return {
+        data: r.items,
+        pagination: { page: q.page, limit: q.limit, total: r.total, totalPages: Math.ceil(r.total / q.limit) },
+      };
     },
   },
   {
@@ -256,7 +316,8 @@ export const OPERATIONS: readonly Operation[] = [
     path: "/sites/{siteId}/products/{slug}",
     tag: "Commerce",
     summary: "Get an active product by slug",
-    description: "An active product with images (by order), options with their values (by order), active variants only, bulk pricing (by minQuantity) and its category.",
+    description:
+      "An active product with images (by order), options with their values (by order), active variants only, bulk pricing (by minQuantity) and its category.",
     auth: "required",
     siteLookup: true,
     store: true,
@@ -264,7 +325,8 @@ export const OPERATIONS: readonly Operation[] = [
     query: [],
     data: { ref: "ProductDetail" },
     errors: ALL,
-    notFound: "The site is unknown or inactive (\"Not found\"), it has no enabled store (\"Store not found\"), or no active product has this slug (\"Not found\").",
+    notFound:
+      'The site is unknown or inactive ("Not found"), it has no enabled store ("Store not found"), or no active product has this slug ("Not found").',
     run: async (deps, site, _q, slug) => {
       const p = await getActiveProductBySlug(deps, site.id, slug);
       return p && { data: p };
@@ -275,7 +337,8 @@ export const OPERATIONS: readonly Operation[] = [
     path: "/sites/{siteId}/product-categories",
     tag: "Commerce",
     summary: "List active product categories",
-    description: "Active categories by order, then name, then id; productCount is the live count of active products directly in the category.",
+    description:
+      "Active categories by order, then name, then id; productCount is the live count of active products directly in the category.",
     auth: "required",
     siteLookup: true,
     store: true,
@@ -283,7 +346,7 @@ export const OPERATIONS: readonly Operation[] = [
     query: [],
     data: { arrayOf: "ProductCategory" },
     errors: ALL,
-    notFound: "The site is unknown or inactive (\"Not found\"), or it has no enabled store (\"Store not found\").",
+    notFound: 'The site is unknown or inactive ("Not found"), or it has no enabled store ("Store not found").',
     run: async (deps, site) => ({ data: await listActiveProductCategories(deps, site.id) }),
   },
   {
@@ -291,7 +354,8 @@ export const OPERATIONS: readonly Operation[] = [
     path: "/sites/{siteId}/branding",
     tag: "Site",
     summary: "Get branding and CSS variables",
-    description: "The branding values that are set (no defaults filled in) and, beside data, cssVars derived from them.",
+    description:
+      "The branding values that are set (no defaults filled in) and, beside data, cssVars derived from them.",
     auth: "optional",
     siteLookup: true,
     store: false,
@@ -311,7 +375,8 @@ export const OPERATIONS: readonly Operation[] = [
     path: "/sites/{siteId}/config",
     tag: "Site",
     summary: "Get the site configuration bundle",
-    description: "Site identity, whether the store is enabled, branding, cssVars and the navigation tree, in one response.",
+    description:
+      "Site identity, whether the store is enabled, branding, cssVars and the navigation tree, in one response.",
     auth: "optional",
     siteLookup: true,
     store: false,
@@ -327,7 +392,8 @@ export const OPERATIONS: readonly Operation[] = [
     path: "/sites/{siteId}/navigation",
     tag: "Site",
     summary: "Get the navigation tree",
-    description: "Root items (parentId null) with children nested; siblings sorted by sortOrder, then id. Items whose parent is missing are left out.",
+    description:
+      "Root items (parentId null) with children nested; siblings sorted by sortOrder, then id. Items whose parent is missing are left out.",
     auth: "optional",
     siteLookup: true,
     store: false,

@@ -71,7 +71,10 @@ function schemaFor(p: ParamSpec): v.GenericSchema<string, unknown> {
     case "integer":
       return integerSchema(p);
     case "slug":
-      return v.pipe(v.string(), v.check(isSlug, `${p.name} must be a slug (${SLUG_HELP}, at most ${MAX_SLUG} characters)`));
+      return v.pipe(
+        v.string(),
+        v.check(isSlug, `${p.name} must be a slug (${SLUG_HELP}, at most ${MAX_SLUG} characters)`),
+      );
     case "text":
       return v.pipe(
         v.string(),
@@ -86,7 +89,10 @@ function schemaFor(p: ParamSpec): v.GenericSchema<string, unknown> {
       return v.pipe(
         v.string(),
         v.toLowerCase(),
-        v.check((s) => s === "all" || MIME_RE.test(s), `${p.name} must be a MIME type or prefix such as image, image/png or all`),
+        v.check(
+          (s) => s === "all" || MIME_RE.test(s),
+          `${p.name} must be a MIME type or prefix such as image, image/png or all`,
+        ),
         // "all" means no filter; "image/*" means the prefix "image/".
         v.transform((s) => (s === "all" ? undefined : s.endsWith("/*") ? s.slice(0, -1) : s)),
       );

@@ -81,7 +81,10 @@ export function clientBucket(address: string | undefined): string {
   const h = head ? head.split(":") : [];
   const t = tail ? tail.split(":") : [];
   const groups = address.includes("::") ? [...h, ...Array(Math.max(0, 8 - h.length - t.length)).fill("0"), ...t] : h;
-  return `ip6:${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, "")).join(":")}::/64`;
+  return `ip6:${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ""))
+    .join(":")}::/64`;
 }
 
 /** Per-request state the response headers need. */
@@ -141,7 +144,13 @@ function okTemplate(etag: string, cacheControl: string, limit: number): OkTempla
     ETag: etag,
     "Cache-Control": cacheControl,
   };
-  return { etag, cacheControl, limit, notModified: new Headers(shared), ok: new Headers({ ...shared, "Content-Type": JSON_TYPE }) };
+  return {
+    etag,
+    cacheControl,
+    limit,
+    notModified: new Headers(shared),
+    ok: new Headers({ ...shared, "Content-Type": JSON_TYPE }),
+  };
 }
 
 function okResponse(template: Headers, x: Ctx, body: Uint8Array<ArrayBuffer> | null, status: 200 | 304): Response {
@@ -226,7 +235,16 @@ function parseUrl(route: Route, rawSiteId: string, rawSlug: string, search: stri
   }
   let slug: string | AppError = "";
   if (route.op.slug) slug = parseSlug(decodeSegment(rawSlug)) ?? invalid(INVALID_SLUG);
-  return { route, siteId: parseSiteId(decodeSegment(rawSiteId)), query, slug, version: -1, basis: "", etag: "", headers: null };
+  return {
+    route,
+    siteId: parseSiteId(decodeSegment(rawSiteId)),
+    query,
+    slug,
+    version: -1,
+    basis: "",
+    etag: "",
+    headers: null,
+  };
 }
 
 export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: ResponseCache } = {}) {
@@ -241,7 +259,11 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
   for (const op of OPERATIONS) {
     const m = /^\/sites\/\{siteId\}\/([a-z-]+)(\/\{slug\})?$/.exec(op.path);
     if (!m) throw new Error(`REST route shape not supported: ${op.path}`);
-    (m[2] ? details : lists).set(m[1]!, { op, parseQuery: op.query.length ? queryParser(op.query) : null, template: REST_BASE + op.path });
+    (m[2] ? details : lists).set(m[1]!, {
+      op,
+      parseQuery: op.query.length ? queryParser(op.query) : null,
+      template: REST_BASE + op.path,
+    });
   }
 
   // The document depends only on the public URL; built on first request so start-up config applies.
@@ -264,7 +286,10 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
       const peek = limiter.peek(clientBucket(peerOf(c)));
       const preflight = (r: RateLimitDecision) => {
         x.rate = r;
-        return new Response(null, { status: 204, headers: { ...baseHeaders(x), ...PREFLIGHT_HEADERS, "Cache-Control": "public, max-age=86400" } });
+        return new Response(null, {
+          status: 204,
+          headers: { ...baseHeaders(x), ...PREFLIGHT_HEADERS, "Cache-Control": "public, max-age=86400" },
+        });
       };
       return peek instanceof Promise ? peek.then(preflight) : preflight(peek);
     }
@@ -283,11 +308,20 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
     return admitted(c, x, caller, method, decision);
   }
 
-  function admitted(c: Incoming, x: Ctx, caller: Caller, method: string, rate: RateLimitDecision): Response | Promise<Response> {
+  function admitted(
+    c: Incoming,
+    x: Ctx,
+    caller: Caller,
+    method: string,
+    rate: RateLimitDecision,
+  ): Response | Promise<Response> {
     x.rate = rate;
-    if (!rate.allowed) return errorResponse(x, 429, "Rate limit exceeded", { "Retry-After": String(rate.retryAfterSec) });
+    if (!rate.allowed)
+      return errorResponse(x, 429, "Rate limit exceeded", { "Retry-After": String(rate.retryAfterSec) });
     if (method !== "GET" && method !== "HEAD")
-      return errorResponse(x, 405, `Method ${method} not allowed: the REST API is read-only (GET)`, { Allow: "GET, HEAD, OPTIONS" });
+      return errorResponse(x, 405, `Method ${method} not allowed: the REST API is read-only (GET)`, {
+        Allow: "GET, HEAD, OPTIONS",
+      });
     return route(c, x, caller);
   }
 
@@ -306,7 +340,8 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
         return serveDoc(c, x);
       }
       // A trailing slash names no resource (…/posts/ is not a post with an empty slug).
-      if (parts[0] !== "sites" || parts.length < 3 || parts.length > 4 || parts[parts.length - 1] === "") throw notFound();
+      if (parts[0] !== "sites" || parts.length < 3 || parts.length > 4 || parts[parts.length - 1] === "")
+        throw notFound();
       const r = (parts.length === 3 ? lists : details).get(parts[2]!);
       if (!r) throw notFound();
       parsed = parseUrl(r, parts[1]!, parts[3] ?? "", q === -1 ? "" : pathAndQuery.slice(q));
@@ -342,7 +377,9 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
     if (p.slug instanceof AppError) throw p.slug;
     if (!op.siteLookup) return respond(c, x, caller, p, CATALOG_SITE);
     const s = lookups.site(siteId);
-    return s instanceof Promise ? s.then((site) => respond(c, x, caller, p, visible(op, site))) : respond(c, x, caller, p, visible(op, s));
+    return s instanceof Promise
+      ? s.then((site) => respond(c, x, caller, p, visible(op, site)))
+      : respond(c, x, caller, p, visible(op, s));
   }
 
   function visible(op: Operation, s: PublicSiteState | null): PublicSiteState {
@@ -352,7 +389,13 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
   }
 
   /** From here a cache hit answers synchronously; only a miss runs (and awaits) the domain read. */
-  function respond(c: Incoming, x: Ctx, caller: Caller, p: ParsedUrl, site: PublicSiteState): Response | Promise<Response> {
+  function respond(
+    c: Incoming,
+    x: Ctx,
+    caller: Caller,
+    p: ParsedUrl,
+    site: PublicSiteState,
+  ): Response | Promise<Response> {
     const op = p.route.op;
     const query = p.query as ParsedQuery;
     const slug = p.slug as string;
@@ -368,7 +411,10 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
     const cacheControl = caller.key ? CACHE_KEYED : CACHE_PUBLIC;
     const limit = x.rate!.limit;
     const held = p.headers;
-    const t = held !== null && held.etag === etag && held.cacheControl === cacheControl && held.limit === limit ? held : (p.headers = okTemplate(etag, cacheControl, limit));
+    const t =
+      held !== null && held.etag === etag && held.cacheControl === cacheControl && held.limit === limit
+        ? held
+        : (p.headers = okTemplate(etag, cacheControl, limit));
     const inm = c.raw.headers.get("if-none-match");
     if (ifNoneMatchHits(inm, etag)) return okResponse(t.notModified, x, null, 304);
 
@@ -379,7 +425,9 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
     if (cached !== undefined) return ok(cached);
     return op.run(deps, site, query.values, slug).then((result) => {
       if (!result) throw notFound();
-      const body = new TextEncoder().encode(JSON.stringify({ success: true, ...absoluteMediaUrls(result, deps.config.publicUrl) }));
+      const body = new TextEncoder().encode(
+        JSON.stringify({ success: true, ...absoluteMediaUrls(result, deps.config.publicUrl) }),
+      );
       cache.set(basis, body);
       return ok(body);
     });
@@ -389,7 +437,12 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
     const err = mapDbError(e);
     if (err instanceof AppError) {
       const status = httpStatus[err.code];
-      return errorResponse(x, status, err.message, status === 401 ? { "WWW-Authenticate": WWW_AUTHENTICATE } : undefined);
+      return errorResponse(
+        x,
+        status,
+        err.message,
+        status === 401 ? { "WWW-Authenticate": WWW_AUTHENTICATE } : undefined,
+      );
     }
     console.error(`[${x.requestId}] REST unhandled error:`, err instanceof Error ? err.stack : err);
     return errorResponse(x, 500, "Internal server error");
@@ -407,7 +460,9 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
   }
 
   const app = new Hono<Env>();
-  app.all("*", (c) => handleRest({ raw: c.req.raw, server: c.env, requestId: c.get("requestId"), note: c.get("access") }));
+  app.all("*", (c) =>
+    handleRest({ raw: c.req.raw, server: c.env, requestId: c.get("requestId"), note: c.get("access") }),
+  );
   fastPaths.set(app, (raw, server, note) => {
     const res = handleRest({ raw, server, requestId: note?.id, note });
     // Hono answered HEAD for us on the mounted route; here it is ours to strip the body.
@@ -470,7 +525,8 @@ export function restTemplate(url: string): string {
   const path = url.slice(start, q === -1 ? undefined : q);
   if (path === OPENAPI_TEMPLATE) return OPENAPI_TEMPLATE;
   const parts = path.slice(REST_BASE.length + 1).split("/");
-  if (parts[0] !== "sites" || parts.length < 3 || parts.length > 4 || parts[parts.length - 1] === "") return "unmatched";
+  if (parts[0] !== "sites" || parts.length < 3 || parts.length > 4 || parts[parts.length - 1] === "")
+    return "unmatched";
   const t = TEMPLATES.get(parts[2]!);
   return (parts.length === 3 ? t?.list : t?.detail) ?? "unmatched";
 }

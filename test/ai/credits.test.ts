@@ -35,7 +35,9 @@ const debit = (s: TestServer, companyId: number, amount: number, reason = "email
   s.deps.db.transaction(async (tx) => await debitCredits(tx, s.deps, companyId, amount, reason, ref));
 
 async function balance(companyId: number) {
-  return Number((await row(a.deps, "SELECT balance FROM ai_credit_accounts WHERE company_id = ?", companyId))?.balance ?? 0);
+  return Number(
+    (await row(a.deps, "SELECT balance FROM ai_credit_accounts WHERE company_id = ?", companyId))?.balance ?? 0,
+  );
 }
 
 async function ok(c: Client, name: string, args: Record<string, unknown> = {}) {
@@ -46,7 +48,12 @@ async function ok(c: Client, name: string, args: Record<string, unknown> = {}) {
 
 beforeAll(async () => {
   a = await startTestServer({ seed: false });
-  if (ON_PG) b = await startTestServer({ seed: false, clock: a.clock, config: { databaseUrl: a.config.databaseUrl, publicUrl: a.config.publicUrl } });
+  if (ON_PG)
+    b = await startTestServer({
+      seed: false,
+      clock: a.clock,
+      config: { databaseUrl: a.config.databaseUrl, publicUrl: a.config.publicUrl },
+    });
   servers = b ? [a, b] : [a];
   await a.jobs.stop();
   await a.dispatcher.stop();
@@ -57,9 +64,26 @@ beforeAll(async () => {
   const vi = await createUser(a.deps, { email: "vic@agency.test", name: "Vic" });
   users = { owner: o.id, admin: ad.id, viewer: vi.id };
   co = await company("Credits Co");
-  other = (await createCompany(a.deps, { name: "Other", ownerUserId: (await createUser(a.deps, { email: "x@other.test" })).id })).id;
-  owner = await mcpClient(a.url, (await mintMcpKey(a.deps, { userId: o.id, scopes: ["ai:read"], companyIds: [co] })).key);
-  stranger = await mcpClient(a.url, (await mintMcpKey(a.deps, { userId: (await row(a.deps, "SELECT id FROM users WHERE email = 'x@other.test'"))!.id, scopes: ["*"], companyIds: [other] })).key);
+  other = (
+    await createCompany(a.deps, {
+      name: "Other",
+      ownerUserId: (await createUser(a.deps, { email: "x@other.test" })).id,
+    })
+  ).id;
+  owner = await mcpClient(
+    a.url,
+    (await mintMcpKey(a.deps, { userId: o.id, scopes: ["ai:read"], companyIds: [co] })).key,
+  );
+  stranger = await mcpClient(
+    a.url,
+    (
+      await mintMcpKey(a.deps, {
+        userId: (await row(a.deps, "SELECT id FROM users WHERE email = 'x@other.test'"))!.id,
+        scopes: ["*"],
+        companyIds: [other],
+      })
+    ).key,
+  );
 }, 60_000);
 
 afterAll(async () => {
@@ -76,9 +100,15 @@ describe("grants and debits", () => {
     const before = commits(a.deps);
     const e = await debit(a, co, 1).catch((x) => x);
     expect(e).toBeInstanceOf(InsufficientCredits);
-    expect(e.message).toBe("Not enough AI credits: email.send needs 1 and the company has 0. Nothing was done; ask the agency to grant more credits.");
+    expect(e.message).toBe(
+      "Not enough AI credits: email.send needs 1 and the company has 0. Nothing was done; ask the agency to grant more credits.",
+    );
     expect(commits(a.deps)).toBe(before);
-    const ledger = await rows(a.deps, "SELECT kind, amount, balance_after, reason, ref FROM ai_credit_ledger WHERE company_id = ? ORDER BY id", co);
+    const ledger = await rows(
+      a.deps,
+      "SELECT kind, amount, balance_after, reason, ref FROM ai_credit_ledger WHERE company_id = ? ORDER BY id",
+      co,
+    );
     expect(ledger.map((r) => [r.kind, Number(r.amount), Number(r.balance_after), r.reason, r.ref])).toEqual([
       ["grant", 100, 100, "grant", null],
       ["debit", -30, 70, "pdf.export", "deck:7"],
@@ -90,12 +120,19 @@ describe("grants and debits", () => {
     await grantCredits(a.deps, { companyId: co, amount: 5 });
     const r = await a.deps.db
       .transaction(async (tx) => {
-        await tx.insert(serviceCatalog).values({ companyId: co, name: "Metered thing", active: true, createdAt: a.clock.now() });
+        await tx
+          .insert(serviceCatalog)
+          .values({ companyId: co, name: "Metered thing", active: true, createdAt: a.clock.now() });
         await debitCredits(tx, a.deps, co, 6, "email.send", "mail:1");
       })
       .catch((e) => e);
     expect(r).toBeInstanceOf(InsufficientCredits);
-    expect(await a.deps.db.select().from(serviceCatalog).where(and(eq(serviceCatalog.companyId, co), eq(serviceCatalog.name, "Metered thing")))).toEqual([]);
+    expect(
+      await a.deps.db
+        .select()
+        .from(serviceCatalog)
+        .where(and(eq(serviceCatalog.companyId, co), eq(serviceCatalog.name, "Metered thing"))),
+    ).toEqual([]);
     // Caught inside the transaction: the savepoint still undid the debit's own writes.
     const caught = await a.deps.db.transaction(async (tx) => {
       const x = await debitCredits(tx, a.deps, co, 6, "email.send").catch((e) => e);
@@ -109,7 +146,9 @@ describe("grants and debits", () => {
     for (const bad of [0, -1, 1.5, MAX_AMOUNT + 1, Number.NaN])
       expect((await debit(a, co, bad).catch((e) => e)).message).toContain("whole number of credits");
     expect((await debit(a, co, 1, "Email Send").catch((e) => e)).message).toContain("lower-case dotted words");
-    expect((await grantCredits(a.deps, { companyId: co, amount: 0 }).catch((e) => e)).message).toContain("whole number of credits");
+    expect((await grantCredits(a.deps, { companyId: co, amount: 0 }).catch((e) => e)).message).toContain(
+      "whole number of credits",
+    );
     expect(await balance(co)).toBe(5);
   });
 });
@@ -120,7 +159,10 @@ describe("budgets", () => {
     await grantCredits(a.deps, { companyId: c, amount: 1000 });
     await setBudget(a.deps, { companyId: c, monthlyLimit: 200, thresholds: [50, 80, 100] });
     const notes = async () =>
-      (await rows(a.deps, "SELECT user_id, title FROM notifications WHERE company_id = ? ORDER BY id", c)).map((r) => [Number(r.user_id), r.title]);
+      (await rows(a.deps, "SELECT user_id, title FROM notifications WHERE company_id = ? ORDER BY id", c)).map((r) => [
+        Number(r.user_id),
+        r.title,
+      ]);
     await debit(a, c, 99);
     expect(await notes()).toEqual([]);
     await debit(a, c, 1); // exactly 50%
@@ -143,11 +185,19 @@ describe("budgets", () => {
     expect(Number((await row(a.deps, "SELECT spent FROM ai_credit_budgets WHERE company_id = ?", c))!.spent)).toBe(211);
     a.clock.set(Date.UTC(2026, 3, 1)); // 1 April 00:00 UTC: a new period
     await debit(a, c, 100);
-    const bud = (await row(a.deps, "SELECT spent, notified_percent, period_start FROM ai_credit_budgets WHERE company_id = ?", c))!;
+    const bud = (await row(
+      a.deps,
+      "SELECT spent, notified_percent, period_start FROM ai_credit_budgets WHERE company_id = ?",
+      c,
+    ))!;
     expect(Number(bud.spent)).toBe(100);
     expect(Number(bud.notified_percent)).toBe(50);
     expect((await notes()).length).toBe(6);
-    const events = await rows(a.deps, "SELECT data FROM events WHERE company_id = ? AND type = 'credits.budget_threshold_reached' ORDER BY id", c);
+    const events = await rows(
+      a.deps,
+      "SELECT data FROM events WHERE company_id = ? AND type = 'credits.budget_threshold_reached' ORDER BY id",
+      c,
+    );
     expect(events.length).toBe(3);
   });
 
@@ -158,7 +208,9 @@ describe("budgets", () => {
     await debit(a, c, 15);
     const e = await debit(a, c, 6).catch((x) => x);
     expect(e).toBeInstanceOf(InsufficientCredits);
-    expect(e.message).toStartWith("AI credit budget reached: email.send needs 6 and 5 of this month's 20 remain. Nothing was done;");
+    expect(e.message).toStartWith(
+      "AI credit budget reached: email.send needs 6 and 5 of this month's 20 remain. Nothing was done;",
+    );
     expect(await balance(c)).toBe(985);
     expect(Number((await row(a.deps, "SELECT spent FROM ai_credit_budgets WHERE company_id = ?", c))!.spent)).toBe(15);
     await debit(a, c, 5); // exactly the limit
@@ -179,7 +231,13 @@ describe("tools", () => {
     const bal = await ok(owner, "ai_credits_balance");
     expect(bal.balance).toBe(46);
     expect(bal.budget).toBeNull();
-    expect(bal.lastEntry).toMatchObject({ kind: "debit", amount: -2, balanceAfter: 46, reason: "email.send", ref: "mail:11" });
+    expect(bal.lastEntry).toMatchObject({
+      kind: "debit",
+      amount: -2,
+      balanceAfter: 46,
+      reason: "email.send",
+      ref: "mail:11",
+    });
     const led = await ok(owner, "ai_credits_ledger", { kind: "debit", limit: 2 });
     expect(led.total).toBe(5);
     expect(led.items.map((e: any) => e.balanceAfter)).toEqual([46, 48]);
@@ -208,8 +266,12 @@ describe("tools", () => {
     ]);
     expect(days.debited).toBe(109);
     expect(days.granted).toBe(155);
-    expect((await callTool(owner, "ai_credits_usage", { from: "2026-05-02", to: "2026-05-01" })).text).toContain("to must be after from");
-    expect((await callTool(owner, "ai_credits_usage", { from: "2020-01-01", to: "2026-01-01" })).text).toContain("at most 366 days");
+    expect((await callTool(owner, "ai_credits_usage", { from: "2026-05-02", to: "2026-05-01" })).text).toContain(
+      "to must be after from",
+    );
+    expect((await callTool(owner, "ai_credits_usage", { from: "2020-01-01", to: "2026-01-01" })).text).toContain(
+      "at most 366 days",
+    );
     expect((await callTool(owner, "ai_credits_ledger", { since: "soon" })).text).toContain("ISO 8601");
   });
 
@@ -225,7 +287,12 @@ describe("racing debits", () => {
     const c = await company("Race Co");
     await grantCredits(a.deps, { companyId: c, amount: 95 });
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => debit(servers[i % servers.length]!, c, 10, "embedding", `doc:${i}`).then((r) => r.balanceAfter, (e) => e)),
+      Array.from({ length: 20 }, (_, i) =>
+        debit(servers[i % servers.length]!, c, 10, "embedding", `doc:${i}`).then(
+          (r) => r.balanceAfter,
+          (e) => e,
+        ),
+      ),
     );
     const wins = results.filter((r) => typeof r === "number") as number[];
     const refusals = results.filter((r) => r instanceof InsufficientCredits);
@@ -233,7 +300,11 @@ describe("racing debits", () => {
     expect(refusals.length).toBe(11);
     expect(wins.sort((x, y) => x - y)).toEqual([5, 15, 25, 35, 45, 55, 65, 75, 85]);
     expect(await balance(c)).toBe(5);
-    const ledger = await rows(a.deps, "SELECT amount, balance_after FROM ai_credit_ledger WHERE company_id = ? ORDER BY id", c);
+    const ledger = await rows(
+      a.deps,
+      "SELECT amount, balance_after FROM ai_credit_ledger WHERE company_id = ? ORDER BY id",
+      c,
+    );
     // Replaying the ledger in order gives each entry's balance after.
     let run = 0;
     for (const e of ledger) {
@@ -247,7 +318,14 @@ describe("racing debits", () => {
     const c = await company("Race Budget Co");
     await grantCredits(a.deps, { companyId: c, amount: 1000 });
     await setBudget(a.deps, { companyId: c, monthlyLimit: 35, hard: true });
-    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => debit(servers[i % servers.length]!, c, 4).then(() => true, () => false)));
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        debit(servers[i % servers.length]!, c, 4).then(
+          () => true,
+          () => false,
+        ),
+      ),
+    );
     expect(results.filter(Boolean).length).toBe(8);
     expect(await balance(c)).toBe(968);
     expect(Number((await row(a.deps, "SELECT spent FROM ai_credit_budgets WHERE company_id = ?", c))!.spent)).toBe(32);
@@ -258,8 +336,22 @@ describe("racing debits", () => {
     await grantCredits(a.deps, { companyId: c, amount: 1000 });
     await setBudget(a.deps, { companyId: c, monthlyLimit: 100, thresholds: [50] });
     await Promise.all(Array.from({ length: 10 }, (_, i) => debit(servers[i % servers.length]!, c, 10)));
-    const notes = await rows(a.deps, "SELECT user_id FROM notifications WHERE company_id = ? AND type = 'credits.budget_threshold'", c);
-    expect(notes.map((n) => Number(n.user_id)).sort((x, y) => x - y)).toEqual([users.owner, users.admin].sort((x, y) => x - y));
-    expect((await rows(a.deps, "SELECT id FROM events WHERE company_id = ? AND type = 'credits.budget_threshold_reached'", c)).length).toBe(1);
+    const notes = await rows(
+      a.deps,
+      "SELECT user_id FROM notifications WHERE company_id = ? AND type = 'credits.budget_threshold'",
+      c,
+    );
+    expect(notes.map((n) => Number(n.user_id)).sort((x, y) => x - y)).toEqual(
+      [users.owner, users.admin].sort((x, y) => x - y),
+    );
+    expect(
+      (
+        await rows(
+          a.deps,
+          "SELECT id FROM events WHERE company_id = ? AND type = 'credits.budget_threshold_reached'",
+          c,
+        )
+      ).length,
+    ).toBe(1);
   }, 60_000);
 });

@@ -8,7 +8,13 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sites } from "../../src/domains/sites/tables";
-import { flushToolCalls, IDLE_GAP_MS, observeToolCall, recorderStats, sessionKeyOf } from "../../src/domains/ai/recorder";
+import {
+  flushToolCalls,
+  IDLE_GAP_MS,
+  observeToolCall,
+  recorderStats,
+  sessionKeyOf,
+} from "../../src/domains/ai/recorder";
 import { domains } from "../../src/domains";
 import { resolveBearer } from "../../src/domains/accounts/credentials";
 import type { Domain } from "../../src/mcp/define";
@@ -35,8 +41,23 @@ async function ok(c: Client, name: string, args: Record<string, unknown> = {}) {
   return r.data;
 }
 
-async function raw(key: string, name: string, args: Record<string, unknown>, extra: { headers?: Record<string, string>; meta?: Record<string, unknown> } = {}) {
-  const res = await rawMcp(s.url, key, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args, ...(extra.meta && { _meta: extra.meta }) } }, extra.headers);
+async function raw(
+  key: string,
+  name: string,
+  args: Record<string, unknown>,
+  extra: { headers?: Record<string, string>; meta?: Record<string, unknown> } = {},
+) {
+  const res = await rawMcp(
+    s.url,
+    key,
+    {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name, arguments: args, ...(extra.meta && { _meta: extra.meta }) },
+    },
+    extra.headers,
+  );
   expect(res.status).toBe(200);
   return (await res.json()) as any;
 }
@@ -49,12 +70,17 @@ beforeAll(async () => {
   A = await createCompany(s.deps, { name: "Acme", ownerUserId: o.id });
   B = await createCompany(s.deps, { name: "Rival", ownerUserId: st.id });
   await addMember(s.deps, A.id, vi.id, "viewer");
-  siteId = (await s.deps.db.insert(sites).values({ companyId: A.id, name: "Acme site" }).returning({ id: sites.id }))[0]!.id;
+  siteId = (
+    await s.deps.db.insert(sites).values({ companyId: A.id, name: "Acme site" }).returning({ id: sites.id })
+  )[0]!.id;
   ownerKey = (await mintMcpKey(s.deps, { userId: o.id, scopes: ["*"], companyIds: [A.id], name: "Olga's laptop" })).key;
   viewerKey = (await mintMcpKey(s.deps, { userId: vi.id, scopes: ["*"], companyIds: [A.id] })).key;
   owner = await mcpClient(s.url, ownerKey);
   viewer = await mcpClient(s.url, viewerKey);
-  stranger = await mcpClient(s.url, (await mintMcpKey(s.deps, { userId: st.id, scopes: ["*"], companyIds: [B.id] })).key);
+  stranger = await mcpClient(
+    s.url,
+    (await mintMcpKey(s.deps, { userId: st.id, scopes: ["*"], companyIds: [B.id] })).key,
+  );
 });
 afterAll(() => s.stop());
 
@@ -62,9 +88,17 @@ describe("recording", () => {
   test("every call is recorded with redacted arguments, status, duration and the approval it minted", async () => {
     const secret = `svc_mcp_${"ab".repeat(32)}`;
     await ok(owner, "whoami");
-    const created = await ok(owner, "posts_create", { siteId, title: "Spring launch", excerpt: `paste ${secret} here` });
+    const created = await ok(owner, "posts_create", {
+      siteId,
+      title: "Spring launch",
+      excerpt: `paste ${secret} here`,
+    });
     expect(created.approval.id).toBeNumber();
-    const bad = await callTool(owner, "ai_conversations_search", { query: "x", password: "hunter2 is my password", body: "y".repeat(5000) });
+    const bad = await callTool(owner, "ai_conversations_search", {
+      query: "x",
+      password: "hunter2 is my password",
+      body: "y".repeat(5000),
+    });
     expect(bad.isError).toBe(true);
     await flushToolCalls(s.deps);
     const calls = await rows(s.deps, "SELECT * FROM ai_tool_calls WHERE company_id = ? ORDER BY id", A.id);
@@ -99,7 +133,14 @@ describe("recording", () => {
   });
 
   test("calls within the idle gap form one conversation; a longer pause starts another", async () => {
-    const key = (await mintMcpKey(s.deps, { userId: (await row(s.deps, "SELECT id FROM users WHERE email = ?", "olga@agency.test"))!.id, scopes: ["*"], companyIds: [A.id], name: "gap" })).key;
+    const key = (
+      await mintMcpKey(s.deps, {
+        userId: (await row(s.deps, "SELECT id FROM users WHERE email = ?", "olga@agency.test"))!.id,
+        scopes: ["*"],
+        companyIds: [A.id],
+        name: "gap",
+      })
+    ).key;
     await raw(key, "ai_credits_balance", {});
     s.clock.advance(IDLE_GAP_MS); // exactly the gap: still the same conversation
     await raw(key, "ai_credits_balance", {});
@@ -139,7 +180,11 @@ describe("tools", () => {
     expect(first.approvals).toBe(1);
     expect(first.errors).toBeGreaterThanOrEqual(1);
     const got = await ok(owner, "ai_conversations_get", { id: first.id });
-    expect(got.calls.items.map((c: any) => c.tool).slice(0, 3)).toEqual(["whoami", "posts_create", "ai_conversations_search"]);
+    expect(got.calls.items.map((c: any) => c.tool).slice(0, 3)).toEqual([
+      "whoami",
+      "posts_create",
+      "ai_conversations_search",
+    ]);
     expect(got.calls.items[1].approvalId).toBeNumber();
     const errs = await ok(owner, "ai_conversations_get", { id: first.id, status: "error" });
     expect(errs.calls.items.every((c: any) => c.status !== "ok")).toBe(true);
@@ -192,16 +237,30 @@ describe("redaction and the hot path", () => {
       token: "[redacted]",
       nested: { clientSecret: "[redacted]", name: "ok" },
     });
-    expect(JSON.parse(summariseArgs({ blocks: [{ type: "p" }, { type: "h2" }], html: "<p>" + "a".repeat(100) + "</p>" }))).toEqual({ blocks: "[2 items]", html: "[107 chars]" });
+    expect(
+      JSON.parse(summariseArgs({ blocks: [{ type: "p" }, { type: "h2" }], html: "<p>" + "a".repeat(100) + "</p>" })),
+    ).toEqual({ blocks: "[2 items]", html: "[107 chars]" });
     expect(JSON.parse(summariseArgs({ ids: [1, 2, 3, 4, 5, 6, 7] }))).toEqual({ ids: [1, 2, 3, 4, 5, "… 2 more"] });
-    expect(JSON.parse(summariseArgs({ note: "Authorization: Bearer abc.def-ghi" })).note).toBe("Authorization: [redacted]");
+    expect(JSON.parse(summariseArgs({ note: "Authorization: Bearer abc.def-ghi" })).note).toBe(
+      "Authorization: [redacted]",
+    );
     const long = summariseArgs(Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`k${i}`, "v".repeat(79)])));
     expect(long.length).toBeLessThanOrEqual(1000);
     expect(() => JSON.parse(long)).not.toThrow();
   });
 
   test("an observer that throws never fails the call it observes", async () => {
-    const boom: Domain = { name: "boom", title: "Boom", description: "throws", tools: [], toolCallObservers: [() => { throw new Error("observer down"); }] };
+    const boom: Domain = {
+      name: "boom",
+      title: "Boom",
+      description: "throws",
+      tools: [],
+      toolCallObservers: [
+        () => {
+          throw new Error("observer down");
+        },
+      ],
+    };
     const reg = buildRegistry([...domains, boom]);
     const principal = (await resolveBearer(s.deps, ownerKey))!;
     const env: McpEnv = { deps: s.deps, principal, registry: reg, filter: NO_FILTER, requestId: "t" };
@@ -212,8 +271,28 @@ describe("redaction and the hot path", () => {
 
   test("the observer only queues: thousands of calls cost milliseconds, and the queue is bounded when the database stalls", () => {
     const stalled = { store: { closed: false, transaction: () => new Promise(() => {}) }, clock: s.deps.clock } as any;
-    const principal = { userId: 1, credential: { kind: "mcp_key", id: 1, name: "k" }, scopes: [], companies: [], requireCmsApproval: false } as any;
-    const call = (i: number) => ({ deps: stalled, principal, companyId: 1, tool: "posts_list", toolset: "cms", args: { siteId: i, q: "x".repeat(200) }, meta: null, sessionId: null, outcome: "ok" as const, resultText: "{}", startedAt: new Date(), durationMs: 1, requestId: "r" });
+    const principal = {
+      userId: 1,
+      credential: { kind: "mcp_key", id: 1, name: "k" },
+      scopes: [],
+      companies: [],
+      requireCmsApproval: false,
+    } as any;
+    const call = (i: number) => ({
+      deps: stalled,
+      principal,
+      companyId: 1,
+      tool: "posts_list",
+      toolset: "cms",
+      args: { siteId: i, q: "x".repeat(200) },
+      meta: null,
+      sessionId: null,
+      outcome: "ok" as const,
+      resultText: "{}",
+      startedAt: new Date(),
+      durationMs: 1,
+      requestId: "r",
+    });
     const t0 = performance.now();
     for (let i = 0; i < 5_000; i++) observeToolCall(call(i));
     const ms = performance.now() - t0;

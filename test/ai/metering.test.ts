@@ -46,7 +46,13 @@ beforeAll(async () => {
   closeMailTransport();
   s = await startTestServer({
     seed: false,
-    config: { smtpUrl: smtp.url(), mailFrom: "Acme News <news@acme.test>", embeddingsUrl: es.url, embeddingsModel: "test-embed", rateLimit: 100_000 },
+    config: {
+      smtpUrl: smtp.url(),
+      mailFrom: "Acme News <news@acme.test>",
+      embeddingsUrl: es.url,
+      embeddingsModel: "test-embed",
+      rateLimit: 100_000,
+    },
   });
   // The tests run delivery, embeddings and automations themselves.
   await s.jobs.stop();
@@ -95,7 +101,13 @@ async function debitTo(n: number) {
 }
 
 const ledger = async (reason?: string) =>
-  (await rows(s.deps, "SELECT kind, amount, balance_after, reason, ref FROM ai_credit_ledger WHERE company_id = ? ORDER BY id", co))
+  (
+    await rows(
+      s.deps,
+      "SELECT kind, amount, balance_after, reason, ref FROM ai_credit_ledger WHERE company_id = ? ORDER BY id",
+      co,
+    )
+  )
     .filter((r) => !reason || r.reason === reason)
     .map((r) => ({ amount: Number(r.amount), balanceAfter: Number(r.balance_after), reason: r.reason, ref: r.ref }));
 const count = async (sql: string, ...p: unknown[]) => Number((await row(s.deps, sql, ...p))!.n);
@@ -112,7 +124,12 @@ async function campaign(c: Client, emails: string[], listId?: number) {
   const list = listId ?? (await ok(c, "email_lists_create", { name: `News ${n}`, optIn: "single" })).id;
   for (const e of emails) await ok(c, "email_subscribers_add", { email: e, listIds: [list] });
   const tpl = await ok(c, "email_templates_create", { name: `T ${n}`, html: "<p>Hello {{ name | friend }}</p>" });
-  const cam = await ok(c, "email_campaigns_create", { name: `Spring ${n}`, subject: "Spring news", listIds: [list], templateId: tpl.id });
+  const cam = await ok(c, "email_campaigns_create", {
+    name: `Spring ${n}`,
+    subject: "Spring news",
+    listIds: [list],
+    templateId: tpl.id,
+  });
   await approve(cam.approval.token);
   return { id: cam.id as number, listId: list as number, templateId: tpl.id as number };
 }
@@ -121,7 +138,8 @@ async function campaign(c: Client, emails: string[], listId?: number) {
 async function flush() {
   for (let i = 0; i < 100; i++) {
     await deliver(s.deps);
-    if ((await count("SELECT count(*) AS n FROM email_sends WHERE status = 'queued'")) === 0) return await deliver(s.deps);
+    if ((await count("SELECT count(*) AS n FROM email_sends WHERE status = 'queued'")) === 0)
+      return await deliver(s.deps);
     s.clock.advance(1000);
   }
 }
@@ -147,7 +165,12 @@ describe("campaign sends, per recipient", () => {
     await debitTo(3);
     const sent = await ok(metered, "email_campaigns_send", { id: c.id });
     expect(sent).toMatchObject({ status: "sending", audience: 3, credits: 3, creditBalance: 0 });
-    expect((await ledger("email.send")).at(-1)).toEqual({ amount: -3, balanceAfter: 0, reason: "email.send", ref: `campaign:${c.id}` });
+    expect((await ledger("email.send")).at(-1)).toEqual({
+      amount: -3,
+      balanceAfter: 0,
+      reason: "email.send",
+      ref: `campaign:${c.id}`,
+    });
     const mails = smtp.messages.length;
     await flush();
     await smtp.waitFor(mails + 3);
@@ -165,7 +188,11 @@ describe("campaign sends, per recipient", () => {
     expect(refused.text).toContain(NOT_ENOUGH("email.send", 2, 1));
     expect((await ok(metered, "email_campaigns_get", { id: c.id })).status).toBe("draft");
     await debitTo(2);
-    expect(await ok(metered, "email_campaigns_schedule", { id: c.id, at })).toMatchObject({ status: "scheduled", credits: 2, creditBalance: 0 });
+    expect(await ok(metered, "email_campaigns_schedule", { id: c.id, at })).toMatchObject({
+      status: "scheduled",
+      credits: 2,
+      creditBalance: 0,
+    });
     // Rescheduling pays nothing again.
     const later = new Date(s.clock.now().getTime() + 7200_000).toISOString();
     expect(await ok(metered, "email_campaigns_schedule", { id: c.id, at: later })).not.toHaveProperty("credits");
@@ -174,7 +201,11 @@ describe("campaign sends, per recipient", () => {
     await deliver(s.deps);
     expect((await ok(metered, "email_campaigns_get", { id: c.id })).status).toBe("paused");
     expect(await count("SELECT count(*) AS n FROM email_sends WHERE campaign_id = ?", c.id)).toBe(0);
-    const note = await row(s.deps, "SELECT title, body FROM notifications WHERE type = 'email.campaign_paused' AND user_id = ?", ownerId);
+    const note = await row(
+      s.deps,
+      "SELECT title, body FROM notifications WHERE type = 'email.campaign_paused' AND user_id = ?",
+      ownerId,
+    );
     expect(note!.title).toContain("paused: not enough AI credits");
     expect(note!.body).toContain(NOT_ENOUGH("email.send", 1, 0));
     await debitTo(1);
@@ -183,7 +214,9 @@ describe("campaign sends, per recipient", () => {
     await flush();
     await smtp.waitFor(mails + 3);
     expect((await ok(metered, "email_campaigns_get", { id: c.id })).status).toBe("sent");
-    expect((await ledger("email.send")).filter((e) => e.ref === `campaign:${c.id}`).map((e) => [e.amount, e.balanceAfter])).toEqual([
+    expect(
+      (await ledger("email.send")).filter((e) => e.ref === `campaign:${c.id}`).map((e) => [e.amount, e.balanceAfter]),
+    ).toEqual([
       [-2, 0],
       [-1, 0],
     ]);
@@ -197,16 +230,20 @@ describe("campaign sends, per recipient", () => {
     const results = await Promise.all(others.map((c) => callTool(metered, "email_campaigns_send", { id: c.id })));
     const won = results.filter((r) => !r.isError);
     expect(won).toHaveLength(3);
-    for (const r of results.filter((r) => r.isError)) expect(r.text).toContain("Not enough AI credits: email.send needs 2 and the company has 1.");
+    for (const r of results.filter((r) => r.isError))
+      expect(r.text).toContain("Not enough AI credits: email.send needs 2 and the company has 1.");
     expect(await balance()).toBe(1);
-    const statuses = await Promise.all(others.map(async (c) => (await ok(metered, "email_campaigns_get", { id: c.id })).status));
+    const statuses = await Promise.all(
+      others.map(async (c) => (await ok(metered, "email_campaigns_get", { id: c.id })).status),
+    );
     expect(statuses.filter((x) => x === "sending")).toHaveLength(3);
     expect(statuses.filter((x) => x === "draft")).toHaveLength(2);
     // The ledger replays: each balance after is the one before minus the debit.
     const l = await ledger();
     for (let i = 1; i < l.length; i++) expect(l[i]!.balanceAfter).toBe(l[i - 1]!.balanceAfter + l[i]!.amount);
     await flush();
-    for (const c of others) if (statuses[others.indexOf(c)] === "draft") await ok(metered, "email_campaigns_delete", { id: c.id });
+    for (const c of others)
+      if (statuses[others.indexOf(c)] === "draft") await ok(metered, "email_campaigns_delete", { id: c.id });
   });
 });
 
@@ -214,24 +251,51 @@ describe("tests, transactional mail, automation emails", () => {
   test("a test send costs one credit per address; short, it queues nothing", async () => {
     const c = await campaign(metered, ["t1@x.test"]);
     await debitTo(1);
-    const refused = await callTool(metered, "email_campaigns_test", { id: c.id, to: ["olivia@agency.test", "qa@x.test"] });
+    const refused = await callTool(metered, "email_campaigns_test", {
+      id: c.id,
+      to: ["olivia@agency.test", "qa@x.test"],
+    });
     expect(refused.text).toContain(NOT_ENOUGH("email.send", 2, 1));
     expect(await count("SELECT count(*) AS n FROM email_sends WHERE campaign_id = ? AND kind = 'test'", c.id)).toBe(0);
     await debitTo(2);
-    expect(await ok(metered, "email_campaigns_test", { id: c.id, to: ["olivia@agency.test", "qa@x.test"] })).toMatchObject({ queued: 2 });
-    expect((await ledger("email.send")).at(-1)).toEqual({ amount: -2, balanceAfter: 0, reason: "email.send", ref: `campaign:${c.id}:test` });
+    expect(
+      await ok(metered, "email_campaigns_test", { id: c.id, to: ["olivia@agency.test", "qa@x.test"] }),
+    ).toMatchObject({ queued: 2 });
+    expect((await ledger("email.send")).at(-1)).toEqual({
+      amount: -2,
+      balanceAfter: 0,
+      reason: "email.send",
+      ref: `campaign:${c.id}:test`,
+    });
   });
 
   test("a transactional send costs one credit; at zero it is refused and nothing is queued", async () => {
-    const tpl = await ok(metered, "email_templates_create", { name: "Receipt", html: "<p>Thanks {{ data.order }}</p>" });
+    const tpl = await ok(metered, "email_templates_create", {
+      name: "Receipt",
+      html: "<p>Thanks {{ data.order }}</p>",
+    });
     await debitTo(0);
     const queued = await count("SELECT count(*) AS n FROM email_sends WHERE kind = 'transactional'");
-    const refused = await callTool(metered, "email_transactional_send", { to: "buyer@x.test", templateId: tpl.id, subject: "Your receipt" });
+    const refused = await callTool(metered, "email_transactional_send", {
+      to: "buyer@x.test",
+      templateId: tpl.id,
+      subject: "Your receipt",
+    });
     expect(refused.text).toContain(NOT_ENOUGH("email.send", 1, 0));
     expect(await count("SELECT count(*) AS n FROM email_sends WHERE kind = 'transactional'")).toBe(queued);
     await debitTo(1);
-    const sent = await ok(metered, "email_transactional_send", { to: "buyer@x.test", templateId: tpl.id, subject: "Your receipt", data: { order: "#42" } });
-    expect((await ledger("email.send")).at(-1)).toEqual({ amount: -1, balanceAfter: 0, reason: "email.send", ref: `email_send:${sent.id}` });
+    const sent = await ok(metered, "email_transactional_send", {
+      to: "buyer@x.test",
+      templateId: tpl.id,
+      subject: "Your receipt",
+      data: { order: "#42" },
+    });
+    expect((await ledger("email.send")).at(-1)).toEqual({
+      amount: -1,
+      balanceAfter: 0,
+      reason: "email.send",
+      ref: `email_send:${sent.id}`,
+    });
     const mails = smtp.messages.length;
     await flush();
     await smtp.waitFor(mails + 1);
@@ -241,7 +305,11 @@ describe("tests, transactional mail, automation emails", () => {
     const tpl = await ok(metered, "email_templates_create", { name: "Race", html: "<p>Hi</p>" });
     await debitTo(4);
     const before = await count("SELECT count(*) AS n FROM email_sends WHERE kind = 'transactional'");
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => callTool(metered, "email_transactional_send", { to: `race${i}@x.test`, templateId: tpl.id, subject: "Hi" })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        callTool(metered, "email_transactional_send", { to: `race${i}@x.test`, templateId: tpl.id, subject: "Hi" }),
+      ),
+    );
     expect(results.filter((r) => !r.isError)).toHaveLength(4);
     expect(await count("SELECT count(*) AS n FROM email_sends WHERE kind = 'transactional'")).toBe(before + 4);
     expect(await balance()).toBe(0);
@@ -254,8 +322,14 @@ describe("tests, transactional mail, automation emails", () => {
     await setBudget(s.deps, { companyId: co, monthlyLimit: spent + 1, hard: true });
     await ok(metered, "email_transactional_send", { to: "b@x.test", templateId: tpl.id, subject: "Hi" });
     const before = await ledger();
-    const refused = await callTool(metered, "email_transactional_send", { to: "c@x.test", templateId: tpl.id, subject: "Hi" });
-    expect(refused.text).toContain(`AI credit budget reached: email.send needs 1 and 0 of this month's ${spent + 1} remain. Nothing was done; the budget resets on 2026-06-01`);
+    const refused = await callTool(metered, "email_transactional_send", {
+      to: "c@x.test",
+      templateId: tpl.id,
+      subject: "Hi",
+    });
+    expect(refused.text).toContain(
+      `AI credit budget reached: email.send needs 1 and 0 of this month's ${spent + 1} remain. Nothing was done; the budget resets on 2026-06-01`,
+    );
     expect(await ledger()).toEqual(before);
     expect(await count("SELECT count(*) AS n FROM email_sends WHERE email = 'c@x.test'")).toBe(0);
     await setBudget(s.deps, { companyId: co, monthlyLimit: null });
@@ -265,13 +339,29 @@ describe("tests, transactional mail, automation emails", () => {
     const a = await ok(metered, "automations_create", {
       name: "Mail on webhook",
       trigger: { type: "webhook" },
-      actions: [{ type: "send_email", with: { to: "x@x.test, y@x.test", subject: "Hook", text: "Got {{trigger.data.n}}" } }],
+      actions: [
+        { type: "send_email", with: { to: "x@x.test, y@x.test", subject: "Hook", text: "Got {{trigger.data.n}}" } },
+      ],
       enabled: true,
     });
     await debitTo(1);
     // Runs are queued directly (incoming webhooks and their signatures are tested in test/automations).
     const insert = async () =>
-      (await s.deps.db.insert(automationRuns).values({ automationId: a.id, companyId: co, version: 1, status: "queued", trigger: { kind: "webhook", data: { n: 1 } }, chain: [], steps: [], createdAt: s.clock.now() }).returning())[0]!.id;
+      (
+        await s.deps.db
+          .insert(automationRuns)
+          .values({
+            automationId: a.id,
+            companyId: co,
+            version: 1,
+            status: "queued",
+            trigger: { kind: "webhook", data: { n: 1 } },
+            chain: [],
+            steps: [],
+            createdAt: s.clock.now(),
+          })
+          .returning()
+      )[0]!.id;
     const outbox = await count("SELECT count(*) AS n FROM mail_outbox");
     const r1 = await insert();
     await runQueued(s.deps);
@@ -283,7 +373,12 @@ describe("tests, transactional mail, automation emails", () => {
     await ok(metered, "automation_runs_retry", { id: r1 });
     await runQueued(s.deps);
     expect((await ok(metered, "automation_runs_get", { id: r1 })).status).toBe("succeeded");
-    expect((await ledger("email.send")).at(-1)).toEqual({ amount: -2, balanceAfter: 0, reason: "email.send", ref: `automation_run:${r1}` });
+    expect((await ledger("email.send")).at(-1)).toEqual({
+      amount: -2,
+      balanceAfter: 0,
+      reason: "email.send",
+      ref: `automation_run:${r1}`,
+    });
     expect(await count("SELECT count(*) AS n FROM mail_outbox")).toBe(outbox + 1);
     await sendDueMail(s.deps);
   });
@@ -292,7 +387,10 @@ describe("tests, transactional mail, automation emails", () => {
 describe("deck PDFs", () => {
   let deck: { id: number; slug: string };
   test("an export over MCP costs 5 credits; with 4 it is refused clearly and nothing changes", async () => {
-    const d = await ok(metered, "decks_create", { title: "Harbor Coffee pitch", slides: [{ layout: "title", content: { title: "A new shop" } }] });
+    const d = await ok(metered, "decks_create", {
+      title: "Harbor Coffee pitch",
+      slides: [{ layout: "title", content: { title: "A new shop" } }],
+    });
     deck = { id: d.id, slug: d.slug };
     await debitTo(PRICES["pdf.export"] - 1);
     const before = await ledger();
@@ -305,7 +403,12 @@ describe("deck PDFs", () => {
     const pdf = await ok(metered, "decks_export_pdf", { id: deck.id });
     expect(pdf).toMatchObject({ mimeType: "application/pdf", credits: 5, creditBalance: 0 });
     expect(Buffer.from(pdf.dataBase64, "base64").subarray(0, 5).toString()).toBe("%PDF-");
-    expect((await ledger("pdf.export")).at(-1)).toEqual({ amount: -5, balanceAfter: 0, reason: "pdf.export", ref: `deck:${deck.id}:draft` });
+    expect((await ledger("pdf.export")).at(-1)).toEqual({
+      amount: -5,
+      balanceAfter: 0,
+      reason: "pdf.export",
+      ref: `deck:${deck.id}:draft`,
+    });
   });
 
   test("a hard budget is checked before rendering: 4 left refuses with the budget's message and renders nothing; exactly 5 left exports", async () => {
@@ -317,7 +420,9 @@ describe("deck PDFs", () => {
       const before = await ledger();
       const refused = await callTool(metered, "decks_export_pdf", { id: deck.id });
       expect(refused.isError).toBe(true);
-      expect(refused.text).toContain(`AI credit budget reached: pdf.export needs 5 and 4 of this month's ${spent + 4} remain. Nothing was done; the budget resets on 2026-06-01`);
+      expect(refused.text).toContain(
+        `AI credit budget reached: pdf.export needs 5 and 4 of this month's ${spent + 4} remain. Nothing was done; the budget resets on 2026-06-01`,
+      );
       expect(renders).toHaveBeenCalledTimes(0);
       expect(await ledger()).toEqual(before);
       expect(await balance()).toBe(100);
@@ -327,7 +432,9 @@ describe("deck PDFs", () => {
       expect(renders).toHaveBeenCalledTimes(1);
       expect((await ok(metered, "ai_credits_balance")).budget).toMatchObject({ spent: spent + 5, remaining: 0 });
       // Now at the limit: the next export is refused before rendering too.
-      expect((await callTool(metered, "decks_export_pdf", { id: deck.id })).text).toContain("AI credit budget reached: pdf.export needs 5 and 0 of this month's");
+      expect((await callTool(metered, "decks_export_pdf", { id: deck.id })).text).toContain(
+        "AI credit budget reached: pdf.export needs 5 and 0 of this month's",
+      );
       expect(renders).toHaveBeenCalledTimes(1);
     } finally {
       renders.mockRestore();
@@ -342,18 +449,31 @@ describe("deck PDFs", () => {
     const before = await ledger();
     const r = await fetch(`${s.url}/d/${deck.slug}.pdf`);
     expect(r.status).toBe(200);
-    expect(Buffer.from(await r.arrayBuffer()).subarray(0, 5).toString()).toBe("%PDF-");
+    expect(
+      Buffer.from(await r.arrayBuffer())
+        .subarray(0, 5)
+        .toString(),
+    ).toBe("%PDF-");
     expect(await ledger()).toEqual(before);
   });
 });
 
 describe("embeddings", () => {
   const chunkStates = async (companyId: number) =>
-    Object.fromEntries((await rows(s.deps, "SELECT state, count(*) AS n FROM brain_chunks WHERE company_id = ? GROUP BY state", companyId)).map((r) => [r.state, Number(r.n)]));
+    Object.fromEntries(
+      (
+        await rows(
+          s.deps,
+          "SELECT state, count(*) AS n FROM brain_chunks WHERE company_id = ? GROUP BY state",
+          companyId,
+        )
+      ).map((r) => [r.state, Number(r.n)]),
+    );
 
   test("paid per chunk; without credits the company's chunks wait (not sent, not failed) and search says so; a grant resumes them", async () => {
     await debitTo(2);
-    for (const t of ["Company car policy", "Vacation rules", "Espresso machine"]) await ok(metered, "brain_notes_create", { title: t, body: `${t}: the details.` });
+    for (const t of ["Company car policy", "Vacation rules", "Espresso machine"])
+      await ok(metered, "brain_notes_create", { title: t, body: `${t}: the details.` });
     await ok(free, "brain_notes_create", { title: "Free fleet", body: "Cars for everyone." });
     const inputs = es.inputs;
     const r = await drainEmbeddingQueue(s.deps);
@@ -375,7 +495,12 @@ describe("embeddings", () => {
     const sent = es.inputs;
     expect(await drainEmbeddingQueue(s.deps)).toEqual({ embedded: 0, failed: 0, waiting: 0 });
     expect(es.inputs).toBe(sent);
-    expect(Number((await row(s.deps, "SELECT attempts FROM brain_chunks WHERE company_id = ? AND state = 'pending'", co))!.attempts)).toBe(0);
+    expect(
+      Number(
+        (await row(s.deps, "SELECT attempts FROM brain_chunks WHERE company_id = ? AND state = 'pending'", co))!
+          .attempts,
+      ),
+    ).toBe(0);
     expect((await ok(free, "brain_search", { query: "cars" })).note).toBeUndefined();
     await grantCredits(s.deps, { companyId: co, amount: 5 });
     expect(await drainEmbeddingQueue(s.deps)).toEqual({ embedded: 1, failed: 0, waiting: 0 });
@@ -393,13 +518,18 @@ describe("embeddings", () => {
     const spent = -(await ledger()).filter((e) => e.amount < 0).reduce((a, e) => a + e.amount, 0);
     await setBudget(s.deps, { companyId: co, monthlyLimit: spent, hard: true });
     // More than one batch (32) of the held company's chunks ahead of another company's.
-    for (let i = 0; i < 40; i++) await ok(metered, "brain_notes_create", { title: `Parking ${i}`, body: "Spots behind the office." });
+    for (let i = 0; i < 40; i++)
+      await ok(metered, "brain_notes_create", { title: `Parking ${i}`, body: "Spots behind the office." });
     await ok(free, "brain_notes_create", { title: "Free parking", body: "Anywhere." });
     const inputs = es.inputs;
     expect(await drainEmbeddingQueue(s.deps)).toEqual({ embedded: 1, failed: 0, waiting: 40 });
     expect(es.inputs).toBe(inputs + 1);
     expect(await chunkStates(freeCo)).toEqual({ done: 2 });
-    const held = await rows(s.deps, "SELECT state, attempts, last_error FROM brain_chunks WHERE company_id = ? AND state = 'pending'", co);
+    const held = await rows(
+      s.deps,
+      "SELECT state, attempts, last_error FROM brain_chunks WHERE company_id = ? AND state = 'pending'",
+      co,
+    );
     expect(held).toHaveLength(40);
     for (const c of held) {
       expect(Number(c.attempts)).toBe(0);
@@ -425,7 +555,10 @@ describe("a company the agency never granted credits is not metered", () => {
     expect(sent).not.toHaveProperty("credits");
     await ok(free, "email_campaigns_test", { id: c.id, to: ["olivia@agency.test"] });
     await ok(free, "email_transactional_send", { to: "z@x.test", templateId: c.templateId, subject: "Hi" });
-    const d = await ok(free, "decks_create", { title: "Free deck", slides: [{ layout: "title", content: { title: "Hi" } }] });
+    const d = await ok(free, "decks_create", {
+      title: "Free deck",
+      slides: [{ layout: "title", content: { title: "Hi" } }],
+    });
     const pdf = await ok(free, "decks_export_pdf", { id: d.id });
     expect(pdf).not.toHaveProperty("credits");
     const mails = smtp.messages.length;
@@ -441,26 +574,58 @@ describe("a company the agency never granted credits is not metered", () => {
 describe("a company metered after its campaign started", () => {
   test("pays for the recipients queued from then on, not for those queued before", async () => {
     const late = (await createCompany(s.deps, { name: "Late Co", ownerUserId: ownerId })).id;
-    const c = await mcpClient(s.url, (await mintMcpKey(s.deps, { userId: ownerId, scopes: SCOPES, companyIds: [late] })).key);
+    const c = await mcpClient(
+      s.url,
+      (await mintMcpKey(s.deps, { userId: ownerId, scopes: SCOPES, companyIds: [late] })).key,
+    );
     try {
       const cam = await campaign(c, []);
       // 600 subscribers: two queuing batches of the delivery job (500, then 100).
       const now = s.clock.now();
       const subs = await s.deps.db
         .insert(emailSubscribers)
-        .values(Array.from({ length: 600 }, (_, i) => ({ companyId: late, email: `late${i}@x.test`, attributes: {}, createdAt: now, updatedAt: now })))
+        .values(
+          Array.from({ length: 600 }, (_, i) => ({
+            companyId: late,
+            email: `late${i}@x.test`,
+            attributes: {},
+            createdAt: now,
+            updatedAt: now,
+          })),
+        )
         .returning({ id: emailSubscribers.id });
-      await s.deps.db.insert(emailMemberships).values(subs.map((x) => ({ companyId: late, listId: cam.listId, subscriberId: x.id, status: "subscribed", createdAt: now, updatedAt: now })));
+      await s.deps.db
+        .insert(emailMemberships)
+        .values(
+          subs.map((x) => ({
+            companyId: late,
+            listId: cam.listId,
+            subscriberId: x.id,
+            status: "subscribed",
+            createdAt: now,
+            updatedAt: now,
+          })),
+        );
       expect(await ok(c, "email_campaigns_send", { id: cam.id })).not.toHaveProperty("credits");
       expect(await queueNextBatch(s.deps, cam.id)).toBe(false);
       expect(await count("SELECT count(*) AS n FROM email_sends WHERE campaign_id = ?", cam.id)).toBe(500);
       await grantCredits(s.deps, { companyId: late, amount: 1000 });
       expect(await queueNextBatch(s.deps, cam.id)).toBe(true);
       expect(await count("SELECT count(*) AS n FROM email_sends WHERE campaign_id = ?", cam.id)).toBe(600);
-      const debits = await rows(s.deps, "SELECT amount, balance_after, ref FROM ai_credit_ledger WHERE company_id = ? AND kind = 'debit'", late);
-      expect(debits.map((d) => [Number(d.amount), Number(d.balance_after), d.ref])).toEqual([[-100, 900, `campaign:${cam.id}`]]);
+      const debits = await rows(
+        s.deps,
+        "SELECT amount, balance_after, ref FROM ai_credit_ledger WHERE company_id = ? AND kind = 'debit'",
+        late,
+      );
+      expect(debits.map((d) => [Number(d.amount), Number(d.balance_after), d.ref])).toEqual([
+        [-100, 900, `campaign:${cam.id}`],
+      ]);
       // Cancelled before any went out: what it paid (the 100 queued once metered) comes back, no more.
-      expect(await ok(c, "email_campaigns_cancel", { id: cam.id })).toMatchObject({ notSent: 600, creditsRefunded: 100, creditBalance: 1000 });
+      expect(await ok(c, "email_campaigns_cancel", { id: cam.id })).toMatchObject({
+        notSent: 600,
+        creditsRefunded: 100,
+        creditBalance: 1000,
+      });
     } finally {
       await c.close();
     }

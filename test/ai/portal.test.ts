@@ -49,9 +49,20 @@ const page = async (who: string, path = "/ai/credits") => {
 };
 const post = async (who: string, path: string, fields: Record<string, string>, headers: Record<string, string> = {}) =>
   b[who]!.post(path, { _csrf: await b[who]!.csrf("/"), ...fields }, headers);
-const ledger = () => rows<{ kind: string; amount: number; balance_after: number; note: string | null; user_id: number | null }>(s.deps, "SELECT kind, amount, balance_after, note, user_id FROM ai_credit_ledger WHERE company_id = ? ORDER BY id", acme);
-const balance = async () => Number((await row(s.deps, "SELECT balance FROM ai_credit_accounts WHERE company_id = ?", acme))?.balance ?? 0);
-const budget = () => row<{ monthly_limit: number; thresholds: unknown; hard: unknown }>(s.deps, "SELECT monthly_limit, thresholds, hard FROM ai_credit_budgets WHERE company_id = ?", acme);
+const ledger = () =>
+  rows<{ kind: string; amount: number; balance_after: number; note: string | null; user_id: number | null }>(
+    s.deps,
+    "SELECT kind, amount, balance_after, note, user_id FROM ai_credit_ledger WHERE company_id = ? ORDER BY id",
+    acme,
+  );
+const balance = async () =>
+  Number((await row(s.deps, "SELECT balance FROM ai_credit_accounts WHERE company_id = ?", acme))?.balance ?? 0);
+const budget = () =>
+  row<{ monthly_limit: number; thresholds: unknown; hard: unknown }>(
+    s.deps,
+    "SELECT monthly_limit, thresholds, hard FROM ai_credit_budgets WHERE company_id = ?",
+    acme,
+  );
 
 describe("reading", () => {
   test("every member sees the page; only owners and admins get the forms; the nav links it", async () => {
@@ -62,7 +73,11 @@ describe("reading", () => {
       expect(p.text).toMatch(/Balance\s*0\s*credits/);
       expect(p.html).toContain('href="/ai/credits" aria-current="page"');
       const actions = (await readForms(p.html)).map((f) => f.action);
-      expect({ who, grant: actions.includes("/ai/credits/grant"), budget: actions.includes("/ai/credits/budget") }).toEqual({ who, grant: who !== "vic", budget: who !== "vic" });
+      expect({
+        who,
+        grant: actions.includes("/ai/credits/grant"),
+        budget: actions.includes("/ai/credits/budget"),
+      }).toEqual({ who, grant: who !== "vic", budget: who !== "vic" });
     }
     expect((await page("vic")).text).toContain("set by the company's owners and admins");
     // Rival's grant is Rival's alone.
@@ -73,21 +88,38 @@ describe("reading", () => {
 
 describe("granting", () => {
   test("a grant lands in the ledger with balanceAfter, audited as the person's session, with its event", async () => {
-    const res = await post("olga", "/ai/credits/grant", { amount: "5,000", note: "Q3 allowance <script>alert(1)</script>" });
+    const res = await post("olga", "/ai/credits/grant", {
+      amount: "5,000",
+      note: "Q3 allowance <script>alert(1)</script>",
+    });
     expect(res.status).toBe(303);
     expect(res.headers.get("location")).toBe("/ai/credits?done=granted");
     expect((await post("ada", "/ai/credits/grant", { amount: "250", note: "" })).status).toBe(303);
     expect(await ledger()).toEqual([
-      { kind: "grant", amount: 5000, balance_after: 5000, note: "Q3 allowance <script>alert(1)</script>", user_id: ids.olga! },
+      {
+        kind: "grant",
+        amount: 5000,
+        balance_after: 5000,
+        note: "Q3 allowance <script>alert(1)</script>",
+        user_id: ids.olga!,
+      },
       { kind: "grant", amount: 250, balance_after: 5250, note: null, user_id: ids.ada! },
     ]);
     expect(await balance()).toBe(5250);
-    const audits = await rows(s.deps, "SELECT action, user_id, credential_kind FROM audit_log WHERE company_id = ? AND action = 'credits.grant' ORDER BY id", acme);
+    const audits = await rows(
+      s.deps,
+      "SELECT action, user_id, credential_kind FROM audit_log WHERE company_id = ? AND action = 'credits.grant' ORDER BY id",
+      acme,
+    );
     expect(audits).toEqual([
       { action: "credits.grant", user_id: ids.olga, credential_kind: "session" },
       { action: "credits.grant", user_id: ids.ada, credential_kind: "session" },
     ]);
-    const ev = await rows<{ data: any }>(s.deps, "SELECT data FROM events WHERE type = 'credits.granted' AND company_id = ? ORDER BY id", acme);
+    const ev = await rows<{ data: any }>(
+      s.deps,
+      "SELECT data FROM events WHERE type = 'credits.granted' AND company_id = ? ORDER BY id",
+      acme,
+    );
     expect(ev.map((e) => jsonValue(e.data) as any).map((d) => [d.amount, d.balanceAfter, d.grantedByUserId])).toEqual([
       [5000, 5000, ids.olga],
       [250, 5250, ids.ada],
@@ -109,7 +141,9 @@ describe("granting", () => {
       const form = (await readForms(html)).find((f) => f.action === "/ai/credits/grant")!;
       expect(form.fields.find((f) => f.name === "note")!.value).toBe("kept note");
       expect(form.fields.find((f) => f.name === "amount")!.value).toBe(amount);
-      expect(await pageText(html)).toMatch(amount.trim() ? /Credits must be a whole number of credits from 1 to 1,000,000,000/ : /Credits is required/);
+      expect(await pageText(html)).toMatch(
+        amount.trim() ? /Credits must be a whole number of credits from 1 to 1,000,000,000/ : /Credits is required/,
+      );
       expect(commits(s.deps)).toBe(writes);
     }
     // The largest grant is allowed.
@@ -131,7 +165,13 @@ describe("granting", () => {
     }
     const agent: ActorContext = {
       deps: s.deps,
-      principal: { userId: ids.olga!, credential: { kind: "mcp_key", id: 1, name: "k" }, scopes: ["*"], companies: [{ id: acme, name: "Acme", role: "owner" }], requireCmsApproval: false },
+      principal: {
+        userId: ids.olga!,
+        credential: { kind: "mcp_key", id: 1, name: "k" },
+        scopes: ["*"],
+        companies: [{ id: acme, name: "Acme", role: "owner" }],
+        requireCmsApproval: false,
+      },
       company: { id: acme, name: "Acme", role: "owner" },
       requestId: "t",
     };
@@ -143,7 +183,10 @@ describe("granting", () => {
     const token = await b.olga!.csrf("/");
     for (const [fields, headers] of [
       [{ _csrf: token, amount: "999" }, { origin: "https://evil.example" }],
-      [{ _csrf: token, amount: "999" }, { origin: "https://evil.example", "sec-fetch-site": "cross-site" }],
+      [
+        { _csrf: token, amount: "999" },
+        { origin: "https://evil.example", "sec-fetch-site": "cross-site" },
+      ],
       [{ amount: "999" }, {}],
     ] as [Record<string, string>, Record<string, string>][]) {
       const writes = commits(s.deps);
@@ -155,7 +198,9 @@ describe("granting", () => {
 
 describe("budgets", () => {
   test("set, change and remove a monthly budget; audited, with events; bad thresholds refused", async () => {
-    expect((await post("ada", "/ai/credits/budget", { monthly_limit: "1,500", thresholds: "90, 50", hard: "1" })).status).toBe(303);
+    expect(
+      (await post("ada", "/ai/credits/budget", { monthly_limit: "1,500", thresholds: "90, 50", hard: "1" })).status,
+    ).toBe(303);
     let bud = (await budget())!;
     expect(bud.monthly_limit).toBe(1500);
     expect(jsonValue(bud.thresholds)).toEqual([50, 90]);
@@ -186,13 +231,21 @@ describe("budgets", () => {
     expect(await budget()).toBeUndefined();
     p = await page("olga");
     expect(p.text).toContain("No budget");
-    const audits = await rows(s.deps, "SELECT action, user_id, credential_kind FROM audit_log WHERE company_id = ? AND action LIKE 'credits.budget%' ORDER BY id", acme);
+    const audits = await rows(
+      s.deps,
+      "SELECT action, user_id, credential_kind FROM audit_log WHERE company_id = ? AND action LIKE 'credits.budget%' ORDER BY id",
+      acme,
+    );
     expect(audits).toEqual([
       { action: "credits.budget", user_id: ids.ada, credential_kind: "session" },
       { action: "credits.budget", user_id: ids.olga, credential_kind: "session" },
       { action: "credits.budget_remove", user_id: ids.olga, credential_kind: "session" },
     ]);
-    const ev = await rows<{ data: any }>(s.deps, "SELECT data FROM events WHERE type = 'credits.budget_set' AND company_id = ? ORDER BY id", acme);
+    const ev = await rows<{ data: any }>(
+      s.deps,
+      "SELECT data FROM events WHERE type = 'credits.budget_set' AND company_id = ? ORDER BY id",
+      acme,
+    );
     expect(ev.map((e) => jsonValue(e.data) as any)).toEqual([
       { monthlyLimit: 1500, thresholds: [50, 90], hard: true, setByUserId: ids.ada },
       { monthlyLimit: 2000, thresholds: [50, 80, 100], hard: false, setByUserId: ids.olga },
@@ -203,9 +256,16 @@ describe("budgets", () => {
 
 describe("the ledger", () => {
   test("25 entries a page, newest first, filtered to grants or debits, balanceAfter on each", async () => {
-    for (let i = 1; i <= 30; i++) await s.deps.db.transaction((tx) => debitCredits(tx, s.deps, acme, i, "email.send", `mail:${i}`));
+    for (let i = 1; i <= 30; i++)
+      await s.deps.db.transaction((tx) => debitCredits(tx, s.deps, acme, i, "email.send", `mail:${i}`));
     const start = 1_000_005_250;
-    const entries = (html: string) => [...html.matchAll(/<tr id="entry-(\d+)">([\s\S]*?)<\/tr>/g)].map((m) => m[2]!.replace(/<[^>]+>/g, " ").replace(/\s+/g, " ").trim());
+    const entries = (html: string) =>
+      [...html.matchAll(/<tr id="entry-(\d+)">([\s\S]*?)<\/tr>/g)].map((m) =>
+        m[2]!
+          .replace(/<[^>]+>/g, " ")
+          .replace(/\s+/g, " ")
+          .trim(),
+      );
     const first = entries((await page("vic", "/ai/credits")).html);
     expect(first).toHaveLength(25);
     // Newest first: the 30th debit, after which 1+…+30 = 465 had been spent.
@@ -215,7 +275,10 @@ describe("the ledger", () => {
     const p2 = await page("vic", "/ai/credits?page=2");
     expect(p2.text).toContain("Page 2 of 2");
     expect(entries(p2.html)).toHaveLength(3 + 30 - 25);
-    const debits = [...entries((await page("vic", "/ai/credits?kind=debit")).html), ...entries((await page("vic", "/ai/credits?kind=debit&page=2")).html)];
+    const debits = [
+      ...entries((await page("vic", "/ai/credits?kind=debit")).html),
+      ...entries((await page("vic", "/ai/credits?kind=debit&page=2")).html),
+    ];
     expect(debits).toHaveLength(30);
     expect(debits.every((e) => e.startsWith("20") && e.includes("debit"))).toBe(true);
     const grants = entries((await page("vic", "/ai/credits?kind=grant")).html);
@@ -229,7 +292,11 @@ describe("the ledger", () => {
 
 describe("in a browser", () => {
   test("an owner grants credits from the page: a bad amount is explained, a good one shows in the ledger", async () => {
-    const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"] });
+    const browser = await chromium.launch({
+      executablePath: "/usr/bin/chromium",
+      headless: true,
+      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+    });
     try {
       const pg = await (await browser.newContext()).newPage();
       const errors: string[] = [];

@@ -33,7 +33,10 @@ const SCOPES = ["email:*", "ai:read"];
 beforeAll(async () => {
   smtp = await startSmtp();
   closeMailTransport();
-  s = await startTestServer({ seed: false, config: { smtpUrl: smtp.url(), mailFrom: "Acme News <news@acme.test>", rateLimit: 100_000 } });
+  s = await startTestServer({
+    seed: false,
+    config: { smtpUrl: smtp.url(), mailFrom: "Acme News <news@acme.test>", rateLimit: 100_000 },
+  });
   await s.jobs.stop();
   s.clock.set(Date.UTC(2026, 4, 12, 9));
   ownerId = (await createUser(s.deps, { email: "olivia@agency.test", name: "Olivia", password: PASSWORD })).id;
@@ -50,7 +53,10 @@ const clients: Client[] = [];
 async function company(name: string, credits: number) {
   const id = (await createCompany(s.deps, { name, ownerUserId: ownerId })).id;
   await grantCredits(s.deps, { companyId: id, amount: credits });
-  const c = await mcpClient(s.url, (await mintMcpKey(s.deps, { userId: ownerId, scopes: SCOPES, companyIds: [id] })).key);
+  const c = await mcpClient(
+    s.url,
+    (await mintMcpKey(s.deps, { userId: ownerId, scopes: SCOPES, companyIds: [id] })).key,
+  );
   clients.push(c);
   return { id, c };
 }
@@ -61,9 +67,16 @@ async function ok(c: Client, name: string, args: Record<string, unknown> = {}) {
   return r.data;
 }
 
-const balance = async (co: number) => Number((await row(s.deps, "SELECT balance FROM ai_credit_accounts WHERE company_id = ?", co))!.balance);
+const balance = async (co: number) =>
+  Number((await row(s.deps, "SELECT balance FROM ai_credit_accounts WHERE company_id = ?", co))!.balance);
 const ledger = async (co: number) =>
-  (await rows(s.deps, "SELECT kind, amount, balance_after, reason, ref FROM ai_credit_ledger WHERE company_id = ? ORDER BY id", co)).map((r) => ({
+  (
+    await rows(
+      s.deps,
+      "SELECT kind, amount, balance_after, reason, ref FROM ai_credit_ledger WHERE company_id = ? ORDER BY id",
+      co,
+    )
+  ).map((r) => ({
     kind: r.kind,
     amount: Number(r.amount),
     balanceAfter: Number(r.balance_after),
@@ -72,7 +85,15 @@ const ledger = async (co: number) =>
   }));
 const refunds = async (co: number) => (await ledger(co)).filter((e) => e.kind === "refund");
 const sends = async (campaignId: number) =>
-  Object.fromEntries((await rows(s.deps, "SELECT status, count(*) AS n FROM email_sends WHERE campaign_id = ? AND kind = 'campaign' GROUP BY status", campaignId)).map((r) => [r.status, Number(r.n)]));
+  Object.fromEntries(
+    (
+      await rows(
+        s.deps,
+        "SELECT status, count(*) AS n FROM email_sends WHERE campaign_id = ? AND kind = 'campaign' GROUP BY status",
+        campaignId,
+      )
+    ).map((r) => [r.status, Number(r.n)]),
+  );
 
 /** The ledger replays: every balance after is the one before plus the entry. */
 async function replays(co: number) {
@@ -87,7 +108,13 @@ async function campaign(c: Client, emails: string[], ratePerMinute = 60) {
   n++;
   const list = (await ok(c, "email_lists_create", { name: `News ${n}`, optIn: "single" })).id;
   for (const e of emails) await ok(c, "email_subscribers_add", { email: e, listIds: [list] });
-  const cam = await ok(c, "email_campaigns_create", { name: `Spring ${n}`, subject: "Spring news", listIds: [list], html: "<p>Hello {{ unsubscribe_url }}</p>", ratePerMinute });
+  const cam = await ok(c, "email_campaigns_create", {
+    name: `Spring ${n}`,
+    subject: "Spring news",
+    listIds: [list],
+    html: "<p>Hello {{ unsubscribe_url }}</p>",
+    ratePerMinute,
+  });
   const o = await decideApproval(s.deps, { token: cam.approval.token }, "approve", { decidedBy: "Rita Reviewer" });
   if (!o.ok) throw new Error(o.message);
   return { id: cam.id as number, listId: list as number };
@@ -115,17 +142,35 @@ describe("cancelling a paid campaign", () => {
     const r = await ok(c, "email_campaigns_cancel", { id: cam.id });
     expect(r).toMatchObject({ status: "cancelled", notSent: 3, creditsRefunded: 3, creditBalance: 8 });
     expect(r).not.toHaveProperty("stillSending");
-    expect((await ledger(co)).at(-1)).toEqual({ kind: "refund", amount: 3, balanceAfter: 8, reason: "email.send", ref: `campaign:${cam.id}` });
-    const ev = await rows(s.deps, "SELECT entity_id, data FROM events WHERE type = 'credits.refunded' AND company_id = ?", co);
+    expect((await ledger(co)).at(-1)).toEqual({
+      kind: "refund",
+      amount: 3,
+      balanceAfter: 8,
+      reason: "email.send",
+      ref: `campaign:${cam.id}`,
+    });
+    const ev = await rows(
+      s.deps,
+      "SELECT entity_id, data FROM events WHERE type = 'credits.refunded' AND company_id = ?",
+      co,
+    );
     expect(ev).toHaveLength(1);
-    expect(jsonValue(ev[0]!.data)).toMatchObject({ amount: 3, balanceAfter: 8, reason: "email.send", ref: `campaign:${cam.id}`, userId: ownerId });
+    expect(jsonValue(ev[0]!.data)).toMatchObject({
+      amount: 3,
+      balanceAfter: 8,
+      reason: "email.send",
+      ref: `campaign:${cam.id}`,
+      userId: ownerId,
+    });
 
     // Again: refused (already cancelled), and nothing more comes back from any path.
     const again = await callTool(c, "email_campaigns_cancel", { id: cam.id });
     expect(again.isError).toBe(true);
     expect(again.text).toContain("is cancelled");
     await tick();
-    await s.deps.db.transaction(async (tx) => expect(await refundUnsent(tx, s.deps, { id: cam.id, companyId: co })).toBeNull());
+    await s.deps.db.transaction(async (tx) =>
+      expect(await refundUnsent(tx, s.deps, { id: cam.id, companyId: co })).toBeNull(),
+    );
     expect(await refunds(co)).toHaveLength(1);
     expect(await balance(co)).toBe(8);
     await replays(co);
@@ -133,11 +178,19 @@ describe("cancelling a paid campaign", () => {
     // The tools show it: the ledger's refund filter, usage net of refunds.
     const led = await ok(c, "ai_credits_ledger", { kind: "refund" });
     expect(led.total).toBe(1);
-    expect(led.items[0]).toMatchObject({ kind: "refund", amount: 3, balanceAfter: 8, reason: "email.send", ref: `campaign:${cam.id}` });
+    expect(led.items[0]).toMatchObject({
+      kind: "refund",
+      amount: 3,
+      balanceAfter: 8,
+      reason: "email.send",
+      ref: `campaign:${cam.id}`,
+    });
     const usage = await ok(c, "ai_credits_usage");
     expect(usage).toMatchObject({ debited: 5, refunded: 3, granted: 10, operations: 1 });
     expect(usage.groups).toEqual([{ key: "email.send", credits: 2, refunded: 3, operations: 1 }]);
-    expect((await ok(c, "ai_credits_usage", { groupBy: "day" })).groups).toEqual([{ key: "2026-05-12", credits: 2, refunded: 3, operations: 1 }]);
+    expect((await ok(c, "ai_credits_usage", { groupBy: "day" })).groups).toEqual([
+      { key: "2026-05-12", credits: 2, refunded: 3, operations: 1 },
+    ]);
   });
 
   test("a scheduled campaign cancelled before its time gets everything back, and the month's budget spent goes back down", async () => {
@@ -145,9 +198,17 @@ describe("cancelling a paid campaign", () => {
     await setBudget(s.deps, { companyId: co, monthlyLimit: 10, hard: true });
     const cam = await campaign(c, emails("sch", 4));
     const at = new Date(s.clock.now().getTime() + 86_400_000).toISOString();
-    expect(await ok(c, "email_campaigns_schedule", { id: cam.id, at })).toMatchObject({ credits: 4, creditBalance: 16 });
+    expect(await ok(c, "email_campaigns_schedule", { id: cam.id, at })).toMatchObject({
+      credits: 4,
+      creditBalance: 16,
+    });
     expect((await ok(c, "ai_credits_balance")).budget).toMatchObject({ spent: 4, remaining: 6 });
-    expect(await ok(c, "email_campaigns_cancel", { id: cam.id })).toMatchObject({ status: "cancelled", notSent: 0, creditsRefunded: 4, creditBalance: 20 });
+    expect(await ok(c, "email_campaigns_cancel", { id: cam.id })).toMatchObject({
+      status: "cancelled",
+      notSent: 0,
+      creditsRefunded: 4,
+      creditBalance: 20,
+    });
     expect((await ok(c, "ai_credits_balance")).budget).toMatchObject({ spent: 0, remaining: 10 });
     // The budget room is real: a 10-recipient send fits the hard limit again.
     const big = await campaign(c, emails("big", 10));
@@ -161,13 +222,18 @@ describe("cancelling a paid campaign", () => {
 
   test("an unmetered company's cancel writes no ledger", async () => {
     const id = (await createCompany(s.deps, { name: "Free Co", ownerUserId: ownerId })).id;
-    const c = await mcpClient(s.url, (await mintMcpKey(s.deps, { userId: ownerId, scopes: SCOPES, companyIds: [id] })).key);
+    const c = await mcpClient(
+      s.url,
+      (await mintMcpKey(s.deps, { userId: ownerId, scopes: SCOPES, companyIds: [id] })).key,
+    );
     clients.push(c);
     const cam = await campaign(c, emails("free", 2));
     await ok(c, "email_campaigns_send", { id: cam.id });
     const r = await ok(c, "email_campaigns_cancel", { id: cam.id });
     expect(r).not.toHaveProperty("creditsRefunded");
-    expect(Number((await row(s.deps, "SELECT count(*) AS n FROM ai_credit_ledger WHERE company_id = ?", id))!.n)).toBe(0);
+    expect(Number((await row(s.deps, "SELECT count(*) AS n FROM ai_credit_ledger WHERE company_id = ?", id))!.n)).toBe(
+      0,
+    );
   });
 });
 
@@ -179,8 +245,16 @@ describe("recipients a finished campaign never sent", () => {
     // Before the job queues anyone: fin0 leaves.
     const left = async (email: string) =>
       await s.deps.db.transaction(async (tx) => {
-        const sub = (await tx.select().from(emailSubscribers).where(and(eq(emailSubscribers.companyId, co), eq(emailSubscribers.email, email))))[0]!;
-        await tx.update(emailMemberships).set({ status: "unsubscribed" }).where(eq(emailMemberships.subscriberId, sub.id));
+        const sub = (
+          await tx
+            .select()
+            .from(emailSubscribers)
+            .where(and(eq(emailSubscribers.companyId, co), eq(emailSubscribers.email, email)))
+        )[0]!;
+        await tx
+          .update(emailMemberships)
+          .set({ status: "unsubscribed" })
+          .where(eq(emailMemberships.subscriberId, sub.id));
       });
     await left("fin0@x.test");
     expect(await queueNextBatch(s.deps, cam.id)).toBe(true);
@@ -190,7 +264,9 @@ describe("recipients a finished campaign never sent", () => {
     for (let i = 0; i < 5 && (await ok(c, "email_campaigns_get", { id: cam.id })).status !== "sent"; i++) await tick();
     expect((await ok(c, "email_campaigns_get", { id: cam.id })).status).toBe("sent");
     expect(await sends(cam.id)).toEqual({ sent: 1, cancelled: 1 });
-    expect(await refunds(co)).toEqual([{ kind: "refund", amount: 2, balanceAfter: 9, reason: "email.send", ref: `campaign:${cam.id}` }]);
+    expect(await refunds(co)).toEqual([
+      { kind: "refund", amount: 2, balanceAfter: 9, reason: "email.send", ref: `campaign:${cam.id}` },
+    ]);
     await replays(co);
   });
 });
@@ -206,13 +282,21 @@ describe("races", () => {
       for (let i = 0; i < 200 && smtp.held === 0; i++) await Bun.sleep(10);
       expect(smtp.held).toBe(1);
       const r = await ok(c, "email_campaigns_cancel", { id: cam.id });
-      expect(r).toMatchObject({ status: "cancelled", notSent: 2, stillSending: 1, creditsRefunded: 2, creditBalance: 9 });
+      expect(r).toMatchObject({
+        status: "cancelled",
+        notSent: 2,
+        stillSending: 1,
+        creditsRefunded: 2,
+        creditBalance: 9,
+      });
     } finally {
       release();
     }
     await job;
     expect(await sends(cam.id)).toEqual({ sent: 1, cancelled: 2 });
-    expect(await refunds(co)).toEqual([{ kind: "refund", amount: 2, balanceAfter: 9, reason: "email.send", ref: `campaign:${cam.id}` }]);
+    expect(await refunds(co)).toEqual([
+      { kind: "refund", amount: 2, balanceAfter: 9, reason: "email.send", ref: `campaign:${cam.id}` },
+    ]);
     await tick();
     expect(await refunds(co)).toHaveLength(1);
     await replays(co);
@@ -227,7 +311,11 @@ describe("races", () => {
     const job = deliver(s.deps);
     try {
       for (let i = 0; i < 200 && smtp.held === 0; i++) await Bun.sleep(10);
-      expect(await ok(c, "email_campaigns_cancel", { id: cam.id })).toMatchObject({ notSent: 2, stillSending: 1, creditsRefunded: 2 });
+      expect(await ok(c, "email_campaigns_cancel", { id: cam.id })).toMatchObject({
+        notSent: 2,
+        stillSending: 1,
+        creditsRefunded: 2,
+      });
     } finally {
       release();
     }
@@ -237,7 +325,11 @@ describe("races", () => {
       [2, 9],
       [1, 10],
     ]);
-    const smtpResponse = (await row(s.deps, "SELECT smtp_response FROM email_sends WHERE campaign_id = ? AND attempts = 1", cam.id))!.smtp_response;
+    const smtpResponse = (await row(
+      s.deps,
+      "SELECT smtp_response FROM email_sends WHERE campaign_id = ? AND attempts = 1",
+      cam.id,
+    ))!.smtp_response;
     expect(smtpResponse).toContain("Not sent: the campaign was cancelled (last attempt:");
     await replays(co);
   });
@@ -247,7 +339,10 @@ describe("races", () => {
     const cam = await campaign(c, emails("dbl", 4));
     await ok(c, "email_campaigns_send", { id: cam.id });
     await tick();
-    const both = await Promise.all([callTool(c, "email_campaigns_cancel", { id: cam.id }), callTool(c, "email_campaigns_cancel", { id: cam.id })]);
+    const both = await Promise.all([
+      callTool(c, "email_campaigns_cancel", { id: cam.id }),
+      callTool(c, "email_campaigns_cancel", { id: cam.id }),
+    ]);
     expect(both.filter((r) => !r.isError)).toHaveLength(1);
     const sent = (await sends(cam.id)).sent ?? 0;
     expect((await refunds(co)).map((e) => e.amount)).toEqual([4 - sent]);
@@ -285,7 +380,9 @@ describe("the portal ledger", () => {
     await s.deps.db.transaction(async (tx) => debitCredits(tx, s.deps, co, 1, "pdf.export", "deck:1:draft"));
     const b = new Browser(s.config.publicUrl);
     expect((await b.signIn("olivia@agency.test", PASSWORD)).status).toBe(303);
-    expect((await b.post("/company", { _csrf: await b.csrf("/"), company_id: String(co), next: "/ai/credits" })).status).toBe(303);
+    expect(
+      (await b.post("/company", { _csrf: await b.csrf("/"), company_id: String(co), next: "/ai/credits" })).status,
+    ).toBe(303);
     const res = await b.get("/ai/credits?kind=refund");
     const text = await pageText(await res.text());
     expect(res.status).toBe(200);
@@ -306,7 +403,10 @@ describe("a refund in a later month", () => {
     await setBudget(s.deps, { companyId: co, monthlyLimit: 100, hard: true });
     await s.deps.db.transaction(async (tx) => debitCredits(tx, s.deps, co, 2, "pdf.export", "deck:9:draft"));
     expect((await ok(c, "ai_credits_balance")).budget).toMatchObject({ spent: 2 });
-    expect(await ok(c, "email_campaigns_cancel", { id: cam.id })).toMatchObject({ creditsRefunded: 3, creditBalance: 48 });
+    expect(await ok(c, "email_campaigns_cancel", { id: cam.id })).toMatchObject({
+      creditsRefunded: 3,
+      creditBalance: 48,
+    });
     expect((await ok(c, "ai_credits_balance")).budget).toMatchObject({ spent: 2 });
     await setBudget(s.deps, { companyId: co, monthlyLimit: 100, hard: true });
     expect((await ok(c, "ai_credits_balance")).budget).toMatchObject({ spent: 2 });

@@ -32,7 +32,14 @@ let companyId: number;
 let userId: number;
 
 function depsWith(days: number): Deps {
-  return { store, db: store.db, config: { ...loadConfig({}, {}), aiHistoryDays: days }, clock, redis: null, blobs: null as never };
+  return {
+    store,
+    db: store.db,
+    config: { ...loadConfig({}, {}), aiHistoryDays: days },
+    clock,
+    redis: null,
+    blobs: null as never,
+  };
 }
 
 beforeEach(async () => {
@@ -48,7 +55,13 @@ afterEach(() => store.close());
 function call(at: number, opts: { credentialId?: number; session?: string; tool?: string } = {}) {
   observeToolCall({
     deps,
-    principal: { userId, credential: { kind: "mcp_key", id: opts.credentialId ?? 1, name: "laptop" }, scopes: ["*"], companies: [], requireCmsApproval: false } as never,
+    principal: {
+      userId,
+      credential: { kind: "mcp_key", id: opts.credentialId ?? 1, name: "laptop" },
+      scopes: ["*"],
+      companies: [],
+      requireCmsApproval: false,
+    } as never,
     companyId,
     tool: opts.tool ?? "posts_list",
     toolset: "cms",
@@ -170,7 +183,10 @@ describe("AI history retention", () => {
     await flushToolCalls(deps);
     const runner = new JobRunner(deps, aiDomain.jobs!);
     await runner.init();
-    const kept = async () => (await deps.db.select().from(aiConversations).where(eq(aiConversations.companyId, companyId))).map((c) => c.credentialId);
+    const kept = async () =>
+      (await deps.db.select().from(aiConversations).where(eq(aiConversations.companyId, companyId))).map(
+        (c) => c.credentialId,
+      );
     clock.set(T0 + 91 * DAY);
     expect(await runner.runDue()).toEqual([{ name: "ai.history_prune", ok: true }]);
     expect(await kept()).toEqual([2]);

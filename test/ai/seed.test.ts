@@ -21,7 +21,11 @@ test("AI history, credits and integrations of both demo companies", async () => 
   // The demo user owns Northwind: every conversation there, including Priya's.
   const nw = await call("ai_conversations_list", { clientId: northwind, email: "priya@northwind.example" });
   expect(nw.total).toBe(1);
-  expect(nw.items[0]).toMatchObject({ calls: 4, errors: 1, credential: { kind: "oauth", name: "plinth_client_demo_zed" } });
+  expect(nw.items[0]).toMatchObject({
+    calls: 4,
+    errors: 1,
+    credential: { kind: "oauth", name: "plinth_client_demo_zed" },
+  });
   const claude = (await call("ai_conversations_list", { clientId: northwind, tool: "posts_create" })).items[0];
   expect(claude.oauthClientId).toBe("plinth_client_demo_claude");
   expect(claude.session).toBe("session:9f2c1e7a-claude-desktop");
@@ -45,11 +49,17 @@ test("AI history, credits and integrations of both demo companies", async () => 
   // Harbor: 1000 granted, 240 + 30 spent, a cancelled campaign that paid 60 and got 42 back.
   expect((await call("ai_credits_balance", { clientId: harbor })).balance).toBe(1000 - 240 - 60 + 42 - 30);
   const refunds = await call("ai_credits_ledger", { clientId: harbor, kind: "refund" });
-  expect(refunds.items.map((e: any) => [e.amount, e.reason, e.ref])).toEqual([[42, "email.send", "campaign:weekend-offer"]]);
-  const nwClients = (await call("integrations_list", { clientId: northwind, kind: "oauth_client" })).items.map((x: any) => x.name).sort();
+  expect(refunds.items.map((e: any) => [e.amount, e.reason, e.ref])).toEqual([
+    [42, "email.send", "campaign:weekend-offer"],
+  ]);
+  const nwClients = (await call("integrations_list", { clientId: northwind, kind: "oauth_client" })).items
+    .map((x: any) => x.name)
+    .sort();
   expect(nwClients).toEqual(["Claude Desktop", "Zed"]);
   // Zed's latest call succeeded after its failed one: active, with the error still shown.
-  const zed = (await call("integrations_list", { clientId: northwind, kind: "oauth_client" })).items.find((x: any) => x.name === "Zed");
+  const zed = (await call("integrations_list", { clientId: northwind, kind: "oauth_client" })).items.find(
+    (x: any) => x.name === "Zed",
+  );
   expect(zed.status).toBe("active");
   expect(zed.health.lastError).toContain("timesheet_get: Invalid arguments");
 

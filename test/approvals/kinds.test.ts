@@ -10,7 +10,13 @@
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { domains } from "../../src/domains/index";
-import { approvalKind, approvalKindTypes, approvalSupport, stagedTarget, toolByName } from "../../src/domains/approvals/registry";
+import {
+  approvalKind,
+  approvalKindTypes,
+  approvalSupport,
+  stagedTarget,
+  toolByName,
+} from "../../src/domains/approvals/registry";
 import type { ApprovalKind } from "../../src/domains/approvals/kinds";
 import { STAGED_SCOPES } from "../../src/domains/approvals/staging";
 import { defineTool, type Domain } from "../../src/mcp/define";
@@ -23,7 +29,9 @@ const SPEC_TYPES = ["post", "pitch_deck", "email_campaign", "block_template", "s
 describe("approval kinds come from the domains", () => {
   test("every approval-gated tool has a kind, declared by a domain, with preview, approve and reject", () => {
     const gated = tools.filter((t) => t.approval);
-    expect(gated.map((t) => t.name).sort()).toEqual(expect.arrayContaining(["block_templates_create", "block_templates_update", "posts_create", "posts_update"]));
+    expect(gated.map((t) => t.name).sort()).toEqual(
+      expect.arrayContaining(["block_templates_create", "block_templates_update", "posts_create", "posts_update"]),
+    );
     const declared = domains.flatMap((d) => d.approvalKinds ?? []);
     for (const t of gated) {
       expect(SPEC_TYPES).toContain(t.approval!);
@@ -35,7 +43,10 @@ describe("approval kinds come from the domains", () => {
       expect(typeof k!.reject).toBe("function");
     }
     expect(approvalKindTypes().sort()).toEqual(declared.map((k) => k.entityType).sort());
-    expect(domains.find((d) => d.name === "cms")!.approvalKinds!.map((k) => k.entityType)).toEqual(["post", "block_template"]);
+    expect(domains.find((d) => d.name === "cms")!.approvalKinds!.map((k) => k.entityType)).toEqual([
+      "post",
+      "block_template",
+    ]);
   });
 
   test("staged targets name write tools of their own domain, each once; every update/delete of the staged scopes has one", () => {
@@ -52,14 +63,21 @@ describe("approval kinds come from the domains", () => {
           expect(toolByName(name)).toBe(t);
         }
     // Every update/delete/move of an existing record has a target, so approval can detect it moved on.
-    const needing = tools.filter((t) => !t.readOnly && STAGED_SCOPES.has(t.scope ?? "") && /_(update|delete|remove|move|reorder|unpublish)$/.test(t.name));
+    const needing = tools.filter(
+      (t) =>
+        !t.readOnly &&
+        STAGED_SCOPES.has(t.scope ?? "") &&
+        /_(update|delete|remove|move|reorder|unpublish)$/.test(t.name),
+    );
     expect(needing.map((t) => t.name).filter((n) => !seen.has(n))).toEqual([]);
     // Taking live content down is held for approval: those tools have targets too.
-    for (const n of ["posts_unpublish", "posts_delete", "products_delete", "products_set_status"]) expect(seen.has(n)).toBe(true);
+    for (const n of ["posts_unpublish", "posts_delete", "products_delete", "products_set_status"])
+      expect(seen.has(n)).toBe(true);
   });
 
   test("support answers each have one owner; the preview's styles add up", async () => {
-    const owners = (key: "site" | "credentialRevoked" | "previewCss") => domains.filter((d) => d.approvalSupport?.[key]).map((d) => d.name);
+    const owners = (key: "site" | "credentialRevoked" | "previewCss") =>
+      domains.filter((d) => d.approvalSupport?.[key]).map((d) => d.name);
     expect(owners("site")).toEqual(["cms"]);
     expect(owners("credentialRevoked")).toEqual(["accounts"]);
     // Several domains add to the preview's styles (decks: its slides); the core ones are there.
@@ -113,9 +131,15 @@ describe("the registry checks the declarations at load", () => {
 
   test("a gated tool without a kind, a kind declared twice, a target naming another domain's tool: refused, named", () => {
     expect(() => buildRegistry([...others, email({ approvalKinds: [] })])).toThrow(RegistryError);
-    expect(() => buildRegistry([...others, email({ approvalKinds: [] })])).toThrow(/email_campaigns_create: gates on email_campaign, but no domain declares an approval kind/);
-    expect(() => buildRegistry([...others, email({ approvalKinds: [kind("email_campaign"), kind("post")] })])).toThrow(/approval kind post: declared twice/);
-    const stray = email({ stagedTargets: [{ entityType: "email_campaign", tools: ["posts_delete"], current: async () => null }] });
+    expect(() => buildRegistry([...others, email({ approvalKinds: [] })])).toThrow(
+      /email_campaigns_create: gates on email_campaign, but no domain declares an approval kind/,
+    );
+    expect(() => buildRegistry([...others, email({ approvalKinds: [kind("email_campaign"), kind("post")] })])).toThrow(
+      /approval kind post: declared twice/,
+    );
+    const stray = email({
+      stagedTargets: [{ entityType: "email_campaign", tools: ["posts_delete"], current: async () => null }],
+    });
     expect(() => buildRegistry([...others, stray])).toThrow(/names posts_delete, which is not a tool of domain email/);
   });
 });

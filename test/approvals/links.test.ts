@@ -25,7 +25,8 @@ afterAll(async () => {
   await s?.stop();
 });
 
-const draft = (title: string) => w.ok(w.owner, "posts_create", { siteId: w.siteA, title, blocks: SAMPLE_BLOCKS.slice(0, 2) });
+const draft = (title: string) =>
+  w.ok(w.owner, "posts_create", { siteId: w.siteA, title, blocks: SAMPLE_BLOCKS.slice(0, 2) });
 
 /** GETs the approval page as a browser would: returns status, body, the CSRF cookie and form token. */
 async function open(url: string) {
@@ -58,7 +59,15 @@ describe("the envelope and lifetime", () => {
   test("posts_create returns the spec's envelope: 64-hex token, url, previewUrl, pending, expiresAt = now + 14 days", async () => {
     const now = s.clock.ms();
     const r = await draft("Envelope");
-    expect(Object.keys(r.approval).sort()).toEqual(["expiresAt", "id", "linkType", "previewUrl", "status", "token", "url"]);
+    expect(Object.keys(r.approval).sort()).toEqual([
+      "expiresAt",
+      "id",
+      "linkType",
+      "previewUrl",
+      "status",
+      "token",
+      "url",
+    ]);
     expect(r.approval.token).toMatch(/^[0-9a-f]{64}$/);
     expect(r.approval.url).toBe(`${s.config.publicUrl}/approve/${r.approval.token}`);
     expect(r.approval.previewUrl).toBe(r.approval.url);
@@ -69,7 +78,9 @@ describe("the envelope and lifetime", () => {
     // Tokens come from the CSPRNG: two drafts never share one, and only the hash is stored.
     const other = await draft("Envelope two");
     expect(other.approval.token).not.toBe(r.approval.token);
-    const stored = (await row(s.deps, "SELECT token_hash FROM approval_links WHERE id = ?", r.approval.id)) as { token_hash: string };
+    const stored = (await row(s.deps, "SELECT token_hash FROM approval_links WHERE id = ?", r.approval.id)) as {
+      token_hash: string;
+    };
     expect(stored.token_hash).not.toContain(r.approval.token);
     expect(stored.token_hash).toMatch(/^[0-9a-f]{64}$/);
   });
@@ -115,7 +126,15 @@ describe("token guessing", () => {
   test("wrong length, wrong case, non-hex and unknown tokens all get the same page that reveals nothing", async () => {
     const r = await draft("Guess me");
     const t: string = r.approval.token;
-    const variants = [t.slice(0, 63), `${t}0`, t.toUpperCase(), `${t.slice(0, 63)}g`, "0".repeat(64), "../../etc/passwd", `${t.slice(0, 32)}%00${t.slice(32)}`];
+    const variants = [
+      t.slice(0, 63),
+      `${t}0`,
+      t.toUpperCase(),
+      `${t.slice(0, 63)}g`,
+      "0".repeat(64),
+      "../../etc/passwd",
+      `${t.slice(0, 32)}%00${t.slice(32)}`,
+    ];
     const bodies = new Set<string>();
     for (const v of variants) {
       const res = await fetch(`${s.url}/approve/${v}`);
@@ -126,7 +145,11 @@ describe("token guessing", () => {
         expect(body).not.toContain("Olivia");
         bodies.add(body.replace(/nonce="[0-9a-f]+"/, ""));
       }
-      const post = await fetch(`${s.url}/approve/${v}`, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: s.url }, body: "decision=approve" });
+      const post = await fetch(`${s.url}/approve/${v}`, {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: s.url },
+        body: "decision=approve",
+      });
       expect(post.status).toBe(404);
     }
     expect(bodies.size).toBe(1);
@@ -173,9 +196,29 @@ describe("cross-site protection and request hygiene", () => {
 
   test("the preview uses the site's branding; brand values that are not plain colours or fonts never reach the CSS", async () => {
     await s.deps.db
-                  .insert(brandProfiles)
-                  .values({ siteId: w.siteA, data: { primaryColor: "#aa3300", textColor: "#101010", headingFont: "Playfair Display", bodyFont: "x;}</style><script>alert(1)</script>", linkColor: "red;background:url(//evil)" } })
-                  .onConflictDoUpdate({ target: brandProfiles.siteId, set: { data: { primaryColor: "#aa3300", textColor: "#101010", headingFont: "Playfair Display", bodyFont: "x;}</style><script>alert(1)</script>", linkColor: "red;background:url(//evil)" } } });
+      .insert(brandProfiles)
+      .values({
+        siteId: w.siteA,
+        data: {
+          primaryColor: "#aa3300",
+          textColor: "#101010",
+          headingFont: "Playfair Display",
+          bodyFont: "x;}</style><script>alert(1)</script>",
+          linkColor: "red;background:url(//evil)",
+        },
+      })
+      .onConflictDoUpdate({
+        target: brandProfiles.siteId,
+        set: {
+          data: {
+            primaryColor: "#aa3300",
+            textColor: "#101010",
+            headingFont: "Playfair Display",
+            bodyFont: "x;}</style><script>alert(1)</script>",
+            linkColor: "red;background:url(//evil)",
+          },
+        },
+      });
     const r = await draft("Branded");
     const page = await open(r.approval.url);
     const css = /<style nonce="[0-9a-f]+">([\s\S]*?)<\/style>/.exec(page.body)![1]!;
@@ -233,8 +276,12 @@ describe("cross-site protection and request hygiene", () => {
     const r = await draft("Malformed");
     const before = w.changes();
     expect((await decide(r.approval.url, "publish-everything")).status).toBe(400);
-    expect((await decide(r.approval.url, "approve", { type: "application/json", body: '{"decision":"approve"}' })).status).toBe(415);
-    expect((await decide(r.approval.url, "approve", { body: `decision=approve&comment=${"x".repeat(20_000)}` })).status).toBe(413);
+    expect(
+      (await decide(r.approval.url, "approve", { type: "application/json", body: '{"decision":"approve"}' })).status,
+    ).toBe(415);
+    expect(
+      (await decide(r.approval.url, "approve", { body: `decision=approve&comment=${"x".repeat(20_000)}` })).status,
+    ).toBe(413);
     const page = await open(r.approval.url);
     const longComment = await decide(r.approval.url, "approve", {
       body: new URLSearchParams({ csrf: page.csrf, decision: "approve", comment: "y".repeat(2001) }).toString(),
@@ -272,7 +319,15 @@ describe("approvals tools", () => {
     expect(pending.items[0].status).toBe("pending");
     expect(pending.items[0]).not.toHaveProperty("token");
     const got = await w.ok(w.reader, "approvals_get", { id: a.approval.id, include: ["html"] });
-    expect(got).toMatchObject({ id: a.approval.id, linkType: "entity", entityType: "post", entityId: a.id, status: "pending", requestedBy: { name: "Olivia Owner" }, credential: { kind: "mcp_key", name: "Agent key" } });
+    expect(got).toMatchObject({
+      id: a.approval.id,
+      linkType: "entity",
+      entityType: "post",
+      entityId: a.id,
+      status: "pending",
+      requestedBy: { name: "Olivia Owner" },
+      credential: { kind: "mcp_key", name: "Agent key" },
+    });
     expect(got.proposal.title).toBe("Listed one");
     expect(got.html).toContain("Single-origin espresso");
     expect(JSON.stringify(got)).not.toContain(a.approval.token);
@@ -283,10 +338,15 @@ describe("approvals tools", () => {
     const a = await draft("Tool approved");
     const ok = await w.ok(w.colleague, "approvals_approve", { id: a.approval.id, comment: "ship it" });
     expect(ok).toMatchObject({ id: a.approval.id, status: "approved", result: { postId: a.id, status: "published" } });
-    expect(await w.ok(w.colleague, "approvals_approve", { id: a.approval.id })).toMatchObject({ status: "approved", alreadyDecided: true });
+    expect(await w.ok(w.colleague, "approvals_approve", { id: a.approval.id })).toMatchObject({
+      status: "approved",
+      alreadyDecided: true,
+    });
     expect(await w.err(w.colleague, "approvals_reject", { id: a.approval.id })).toContain("already approved");
     const b = await draft("Tool rejected");
-    expect(await w.ok(w.colleague, "approvals_reject", { id: b.approval.id, comment: "no" })).toMatchObject({ status: "rejected" });
+    expect(await w.ok(w.colleague, "approvals_reject", { id: b.approval.id, comment: "no" })).toMatchObject({
+      status: "rejected",
+    });
     expect(await w.err(w.colleague, "approvals_approve", { id: b.approval.id })).toContain("already rejected");
     expect((await w.ok(w.owner, "posts_get", { siteId: w.siteA, id: b.id })).published).toBe(false);
   });
@@ -301,7 +361,9 @@ describe("approvals tools", () => {
     expect(names).not.toContain("approvals_approve");
     expect(names).not.toContain("posts_create");
     // The gated key belongs to the owner, who asked: refused as the requester (the rule that comes first).
-    expect(await w.err(w.gated, "approvals_approve", { id: a.approval.id })).toContain("You asked for this change yourself");
+    expect(await w.err(w.gated, "approvals_approve", { id: a.approval.id })).toContain(
+      "You asked for this change yourself",
+    );
     expect(w.changes()).toBe(before);
     expect((await w.ok(w.owner, "approvals_get", { id: a.approval.id })).status).toBe("pending");
   });
@@ -313,15 +375,19 @@ describe("deciding by id at the expiry instant, before anything swept the link",
     const r = await draft(title);
     return { ...r, expiresAt: Date.parse(r.approval.expiresAt) as number };
   }
-  const stored = async (id: number) => ((await row(s.deps, "SELECT status FROM approval_links WHERE id = ?", id)) as { status: string }).status;
-  const published = async (id: number) => (await w.ok(w.owner, "posts_get", { siteId: w.siteA, id })).published as boolean;
+  const stored = async (id: number) =>
+    ((await row(s.deps, "SELECT status FROM approval_links WHERE id = ?", id)) as { status: string }).status;
+  const published = async (id: number) =>
+    (await w.ok(w.owner, "posts_get", { siteId: w.siteA, id })).published as boolean;
 
   test("approvals_approve: one millisecond before expiry it publishes; at the exact instant it answers expired and publishes nothing", async () => {
     const early = await unswept("Approved just in time");
     const late = await unswept("Approved too late");
     expect(late.expiresAt).toBe(early.expiresAt); // the clock did not move between the two drafts
     s.clock.set(early.expiresAt - 1);
-    expect(await w.ok(w.colleague, "approvals_approve", { id: early.approval.id })).toMatchObject({ status: "approved" });
+    expect(await w.ok(w.colleague, "approvals_approve", { id: early.approval.id })).toMatchObject({
+      status: "approved",
+    });
     expect(await published(early.id)).toBe(true);
 
     s.clock.set(late.expiresAt);
@@ -330,7 +396,10 @@ describe("deciding by id at the expiry instant, before anything swept the link",
     expect(refused).toContain("expired");
     expect(refused).not.toContain("already approved");
     expect(await published(late.id)).toBe(false);
-    expect(await w.ok(w.owner, "approvals_get", { id: late.approval.id })).toMatchObject({ status: "expired", decidedAt: null });
+    expect(await w.ok(w.owner, "approvals_get", { id: late.approval.id })).toMatchObject({
+      status: "expired",
+      decidedAt: null,
+    });
     expect(await stored(late.approval.id)).toBe("expired");
   });
 
@@ -338,12 +407,20 @@ describe("deciding by id at the expiry instant, before anything swept the link",
     const early = await unswept("Rejected just in time");
     const late = await unswept("Rejected too late");
     s.clock.set(early.expiresAt - 1);
-    expect(await w.ok(w.colleague, "approvals_reject", { id: early.approval.id, comment: "no" })).toMatchObject({ status: "rejected" });
+    expect(await w.ok(w.colleague, "approvals_reject", { id: early.approval.id, comment: "no" })).toMatchObject({
+      status: "rejected",
+    });
 
     s.clock.set(late.expiresAt);
     expect(await stored(late.approval.id)).toBe("pending");
-    expect(await w.err(w.colleague, "approvals_reject", { id: late.approval.id, comment: "too late" })).toContain("expired");
-    expect(await w.ok(w.owner, "approvals_get", { id: late.approval.id })).toMatchObject({ status: "expired", decidedAt: null, comment: null });
+    expect(await w.err(w.colleague, "approvals_reject", { id: late.approval.id, comment: "too late" })).toContain(
+      "expired",
+    );
+    expect(await w.ok(w.owner, "approvals_get", { id: late.approval.id })).toMatchObject({
+      status: "expired",
+      decidedAt: null,
+      comment: null,
+    });
     expect(await published(late.id)).toBe(false);
   });
 
@@ -360,13 +437,20 @@ describe("deciding by id at the expiry instant, before anything swept the link",
       expect((await b.signIn(email, "a long reviewer password")).status).toBe(303);
       const form = async (id: number) => {
         // The detail page, as a person opens it from the inbox; it reads the link without sweeping.
-        const f = (await readForms(await (await b.get(`/approvals/${id}`)).text())).find((x) => x.action === `/approvals/${id}/decide`);
+        const f = (await readForms(await (await b.get(`/approvals/${id}`)).text())).find(
+          (x) => x.action === `/approvals/${id}/decide`,
+        );
         if (!f) throw new Error(`no decide form on /approvals/${id}`);
         return Object.fromEntries(f.fields.filter((x) => x.type !== "submit").map((x) => [x.name, x.value]));
       };
-      const inTime = await b.post(`/approvals/${early.approval.id}/decide`, { ...(await form(early.approval.id)), decision });
+      const inTime = await b.post(`/approvals/${early.approval.id}/decide`, {
+        ...(await form(early.approval.id)),
+        decision,
+      });
       expect(inTime.status).toBe(303);
-      expect((await w.ok(w.owner, "approvals_get", { id: early.approval.id })).status).toBe(decision === "approve" ? "approved" : "rejected");
+      expect((await w.ok(w.owner, "approvals_get", { id: early.approval.id })).status).toBe(
+        decision === "approve" ? "approved" : "rejected",
+      );
 
       const fields = await form(late.approval.id);
       s.clock.set(late.expiresAt);
@@ -375,7 +459,10 @@ describe("deciding by id at the expiry instant, before anything swept the link",
       expect(res.status).toBe(409);
       expect(await pageText(await res.text())).toContain("This request expired on");
       expect(await published(late.id)).toBe(false);
-      expect(await w.ok(w.owner, "approvals_get", { id: late.approval.id })).toMatchObject({ status: "expired", decidedAt: null });
+      expect(await w.ok(w.owner, "approvals_get", { id: late.approval.id })).toMatchObject({
+        status: "expired",
+        decidedAt: null,
+      });
     }
   });
 });

@@ -39,18 +39,26 @@ async function oauthClient(userId: number, companyIds: number[]): Promise<Client
 beforeAll(async () => {
   s = await startTestServer({ seed: false });
   w = await makeWorld(s);
-  sameUserOtherKey = await mcpClient(s.url, (await mintMcpKey(s.deps, { userId: w.ownerUserId, scopes: ["approvals:manage"], companyIds: [w.A.id] })).key);
+  sameUserOtherKey = await mcpClient(
+    s.url,
+    (await mintMcpKey(s.deps, { userId: w.ownerUserId, scopes: ["approvals:manage"], companyIds: [w.A.id] })).key,
+  );
   sameUserOauth = await oauthClient(w.ownerUserId, [w.A.id]);
   const other = await createUser(s.deps, { email: "colleague@self.test", name: "Cole League" });
   await addMember(s.deps, w.A.id, other.id, "admin");
-  colleague = await mcpClient(s.url, (await mintMcpKey(s.deps, { userId: other.id, scopes: ["*"], companyIds: [w.A.id] })).key);
+  colleague = await mcpClient(
+    s.url,
+    (await mintMcpKey(s.deps, { userId: other.id, scopes: ["*"], companyIds: [w.A.id] })).key,
+  );
 });
 afterAll(async () => {
   await s?.stop();
 });
 
-const draft = async (title: string) => (await w.ok(w.owner, "posts_create", { siteId: w.siteA, title })).approval.id as number;
-const staged = async (label: string) => (await w.ok(w.gated, "nav_items_create", { siteId: w.siteA, label, href: "/x" })).approval.id as number;
+const draft = async (title: string) =>
+  (await w.ok(w.owner, "posts_create", { siteId: w.siteA, title })).approval.id as number;
+const staged = async (label: string) =>
+  (await w.ok(w.gated, "nav_items_create", { siteId: w.siteA, label, href: "/x" })).approval.id as number;
 
 describe("the requester's own agent credentials cannot decide", () => {
   for (const [kind, make] of [
@@ -81,6 +89,8 @@ describe("the requester's own agent credentials cannot decide", () => {
     expect(r.isError).toBe(false);
     expect(r.data.status).toBe("approved");
     const id2 = await staged("Staged for a colleague");
-    expect((await callTool(colleague, "approvals_reject", { id: id2, comment: "not now" })).data.status).toBe("rejected");
+    expect((await callTool(colleague, "approvals_reject", { id: id2, comment: "not now" })).data.status).toBe(
+      "rejected",
+    );
   });
 });

@@ -25,19 +25,34 @@ const count = async (sql: string, ...args: unknown[]) => (await row<{ n: number 
 describe("staging", () => {
   test("write tools stay listed for a gated credential: they are staged, not hidden", async () => {
     const names = await toolNames(w.gated);
-    for (const n of ["posts_create", "media_upload", "categories_delete", "nav_items_create", "site_env_vars_set"]) expect(names).toContain(n);
+    for (const n of ["posts_create", "media_upload", "categories_delete", "nav_items_create", "site_env_vars_set"])
+      expect(names).toContain(n);
   });
 
   test("a staged call changes nothing, returns a pending_change envelope, and is applied on approval by a person", async () => {
     const before = await count("SELECT count(*) AS n FROM nav_items");
     const staged = await w.ok(w.gated, "nav_items_create", { siteId: w.siteA, label: "Shop", href: "/shop" });
-    expect(staged).toMatchObject({ status: "staged", staged: { tool: "nav_items_create" }, approval: { linkType: "pending_change", status: "pending" } });
+    expect(staged).toMatchObject({
+      status: "staged",
+      staged: { tool: "nav_items_create" },
+      approval: { linkType: "pending_change", status: "pending" },
+    });
     expect(staged.approval.token).toMatch(/^[0-9a-f]{64}$/);
     expect(await count("SELECT count(*) AS n FROM nav_items")).toBe(before);
 
     const got = await w.ok(w.owner, "approvals_get", { id: staged.approval.id });
-    expect(got).toMatchObject({ linkType: "pending_change", entityType: "nav_item", tool: "nav_items_create", status: "pending", credential: { name: "Careful agent" } });
-    const listed = await w.ok(w.owner, "approvals_list", { linkType: "pending_change", entityType: "nav_item", status: "pending" });
+    expect(got).toMatchObject({
+      linkType: "pending_change",
+      entityType: "nav_item",
+      tool: "nav_items_create",
+      status: "pending",
+      credential: { name: "Careful agent" },
+    });
+    const listed = await w.ok(w.owner, "approvals_list", {
+      linkType: "pending_change",
+      entityType: "nav_item",
+      status: "pending",
+    });
     expect(listed.items.map((a: any) => a.id)).toEqual([staged.approval.id]);
     expect(got.proposal.changes).toEqual(expect.arrayContaining([{ field: "label", before: null, after: "Shop" }]));
 
@@ -60,11 +75,17 @@ describe("staging", () => {
 
   test("an invalid staged call is refused at once, and no link is minted", async () => {
     const links = await count("SELECT count(*) AS n FROM approval_links");
-    const bad = await w.err(w.gated, "posts_create", { siteId: w.siteA, title: "Bad", blocks: [{ type: "heading", props: { text: "x", level: 9 } }] });
+    const bad = await w.err(w.gated, "posts_create", {
+      siteId: w.siteA,
+      title: "Bad",
+      blocks: [{ type: "heading", props: { text: "x", level: 9 } }],
+    });
     expect(bad).toContain("blocks[0].props.level");
     expect(await w.err(w.gated, "categories_create", { siteId: w.siteB, name: "Elsewhere" })).toStartWith("Not found");
     await w.ok(w.owner, "tags_create", { siteId: w.siteA, name: "Taken", slug: "taken" });
-    expect(await w.err(w.gated, "tags_create", { siteId: w.siteA, name: "Again", slug: "taken" })).toStartWith("Conflict");
+    expect(await w.err(w.gated, "tags_create", { siteId: w.siteA, name: "Again", slug: "taken" })).toStartWith(
+      "Conflict",
+    );
     expect(await count("SELECT count(*) AS n FROM approval_links")).toBe(links);
   });
 
@@ -72,7 +93,9 @@ describe("staging", () => {
     const cat = await w.ok(w.owner, "categories_create", { siteId: w.siteA, name: "Original" });
     const staged = await w.ok(w.gated, "categories_update", { siteId: w.siteA, id: cat.id, name: "Proposed" });
     const preview = await w.ok(w.owner, "approvals_get", { id: staged.approval.id });
-    expect(preview.proposal.changes).toEqual(expect.arrayContaining([{ field: "name", before: "Original", after: "Proposed" }]));
+    expect(preview.proposal.changes).toEqual(
+      expect.arrayContaining([{ field: "name", before: "Original", after: "Proposed" }]),
+    );
     await w.ok(w.owner, "categories_update", { siteId: w.siteA, id: cat.id, name: "Edited meanwhile" });
     const msg = await w.err(w.colleague, "approvals_approve", { id: staged.approval.id });
     expect(msg).toContain("modified after the change was requested");
@@ -92,7 +115,9 @@ describe("staging", () => {
     });
     expect(post.status).toBe(409);
     expect(await post.text()).toContain("could not be applied");
-    expect(await w.ok(w.colleague, "approvals_reject", { id: staged.approval.id })).toMatchObject({ status: "rejected" });
+    expect(await w.ok(w.colleague, "approvals_reject", { id: staged.approval.id })).toMatchObject({
+      status: "rejected",
+    });
   });
 
   test("a staged delete keeps the item until approved", async () => {
@@ -111,17 +136,26 @@ describe("staging", () => {
       for await (const _ of s.deps.blobs.keys(`${w.siteA}/`)) n++;
       return n;
     };
-    const png = Buffer.from(encodePng({ width: 4, height: 3, data: new Uint8Array(4 * 3 * 4).fill(200), channels: 4, depth: 8 })).toString("base64");
+    const png = Buffer.from(
+      encodePng({ width: 4, height: 3, data: new Uint8Array(4 * 3 * 4).fill(200), channels: 4, depth: 8 }),
+    ).toString("base64");
     const before = await files();
     const staged = await w.ok(w.gated, "media_upload", { siteId: w.siteA, filename: "dot.png", dataBase64: png });
     expect(await files()).toBe(before);
-    expect((await w.ok(w.owner, "approvals_get", { id: staged.approval.id, include: ["html"] })).html).toContain('src="data:image/png;base64,');
+    expect((await w.ok(w.owner, "approvals_get", { id: staged.approval.id, include: ["html"] })).html).toContain(
+      'src="data:image/png;base64,',
+    );
     const ok = await w.ok(w.colleague, "approvals_approve", { id: staged.approval.id });
     expect(await files()).toBe(before + 1);
     const item = await w.ok(w.owner, "media_get", { siteId: w.siteA, id: ok.result.id });
     expect(item).toMatchObject({ filename: "dot.png", mimeType: "image/png", width: 4, height: 3 });
 
-    const env = await w.ok(w.gated, "site_env_vars_set", { siteId: w.siteA, key: "STRIPE_SECRET", value: "sk_live_topsecret", secret: true });
+    const env = await w.ok(w.gated, "site_env_vars_set", {
+      siteId: w.siteA,
+      key: "STRIPE_SECRET",
+      value: "sk_live_topsecret",
+      secret: true,
+    });
     const shown = await w.ok(w.owner, "approvals_get", { id: env.approval.id, include: ["html"] });
     expect(JSON.stringify(shown)).not.toContain("sk_live_topsecret");
     const page = await (await fetch(w.local(env.approval.url))).text();
@@ -132,7 +166,13 @@ describe("staging", () => {
   test("approval re-checks the requester: a lost membership, a viewer role or a revoked key stops the change", async () => {
     const u = await createUser(s.deps, { email: "temp-agent@cms.test", name: "Temp" });
     await addMember(s.deps, w.A.id, u.id, "admin");
-    const key = await mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [w.A.id], requireCmsApproval: true, name: "Temp key" });
+    const key = await mintMcpKey(s.deps, {
+      userId: u.id,
+      scopes: ["*"],
+      companyIds: [w.A.id],
+      requireCmsApproval: true,
+      name: "Temp key",
+    });
     const c = await mcpClient(s.url, key.key);
     const one = await w.ok(c, "tags_create", { siteId: w.siteA, name: "From temp one" });
     const two = await w.ok(c, "tags_create", { siteId: w.siteA, name: "From temp two" });
@@ -147,7 +187,8 @@ describe("staging", () => {
     await revokeMcpKey(s.deps, key.id);
     expect(await w.err(w.owner, "approvals_approve", { id: three.approval.id })).toContain("revoked");
     expect((await w.ok(w.owner, "tags_list", { siteId: w.siteA, search: "From temp" })).total).toBe(0);
-    for (const l of [one, two, three]) expect((await w.ok(w.owner, "approvals_get", { id: l.approval.id })).status).toBe("pending");
+    for (const l of [one, two, three])
+      expect((await w.ok(w.owner, "approvals_get", { id: l.approval.id })).status).toBe("pending");
   });
 
   test("staged posts_create: nothing exists until approved; approving publishes it in one step", async () => {

@@ -36,7 +36,8 @@ const rest = async (path: string, etag?: string) => {
   await r.text();
   return { status: r.status, etag: r.headers.get("etag") };
 };
-const decide = async (token: string, decision: "approve" | "reject") => await decideApproval(s.deps, { token }, decision, { decidedBy: "Rita Reviewer" });
+const decide = async (token: string, decision: "approve" | "reject") =>
+  await decideApproval(s.deps, { token }, decision, { decidedBy: "Rita Reviewer" });
 /** A post that is live (approved). */
 const published = async (title: string, blocks: unknown[] = [{ type: "paragraph", props: { text: title } }]) => {
   const r = await w.ok(w.owner, "posts_create", { siteId: w.siteA, title, blocks });
@@ -48,8 +49,14 @@ const pageOf = async (url: string) => await (await fetch(w.local(url))).text();
 describe("a published post", () => {
   test("posts_unpublish is held: REST serves it with the same ETag until approved, then 404 with a new ETag", async () => {
     const post = await published("Roasting at home");
-    const nav = await w.ok(w.owner, "nav_items_create", { siteId: w.siteA, label: "Roasting guide", href: `/blog/${post.slug}` });
-    const other = await published("Where to start", [{ type: "button", props: { label: "Read the roasting guide", href: `/blog/${post.slug}` } }]);
+    const nav = await w.ok(w.owner, "nav_items_create", {
+      siteId: w.siteA,
+      label: "Roasting guide",
+      href: `/blog/${post.slug}`,
+    });
+    const other = await published("Where to start", [
+      { type: "button", props: { label: "Read the roasting guide", href: `/blog/${post.slug}` } },
+    ]);
     await published("Unrelated", [{ type: "button", props: { label: "Elsewhere", href: `/blog/${post.slug}-not` } }]);
 
     const before = await rest(`/posts/${post.slug}`);
@@ -57,7 +64,12 @@ describe("a published post", () => {
     const list = await rest("/posts");
 
     const held = await w.ok(w.owner, "posts_unpublish", { siteId: w.siteA, id: post.id });
-    expect(held).toMatchObject({ id: post.id, slug: post.slug, status: "published", approval: { linkType: "pending_change", status: "pending" } });
+    expect(held).toMatchObject({
+      id: post.id,
+      slug: post.slug,
+      status: "published",
+      approval: { linkType: "pending_change", status: "pending" },
+    });
     expect(held.approval.token).toMatch(/^[0-9a-f]{64}$/);
     expect(held.message).toContain("needs a person's approval");
     expect(held.linkedFrom).toEqual([
@@ -72,8 +84,16 @@ describe("a published post", () => {
 
     // The reviewer sees what disappears and what links to it.
     const got = await w.ok(w.colleague, "approvals_get", { id: held.approval.id });
-    expect(got).toMatchObject({ linkType: "pending_change", entityType: "post", entityId: post.id, tool: "posts_unpublish", status: "pending" });
-    expect(got.proposal.summary).toBe(`Unpublishing the published blog post “Roasting at home”, held for approval: nothing is changed until you approve.`);
+    expect(got).toMatchObject({
+      linkType: "pending_change",
+      entityType: "post",
+      entityId: post.id,
+      tool: "posts_unpublish",
+      status: "pending",
+    });
+    expect(got.proposal.summary).toBe(
+      `Unpublishing the published blog post “Roasting at home”, held for approval: nothing is changed until you approve.`,
+    );
     const facts = Object.fromEntries(got.proposal.facts.map((f: any) => [f.label, f.value]));
     expect(facts.Disappears).toContain(`(slug ${post.slug}): the REST API stops serving it`);
     expect(facts["Linked from"]).toContain(`navigation item ${nav.id} ("Roasting guide"`);
@@ -87,7 +107,10 @@ describe("a published post", () => {
     const after = await rest("/posts");
     expect(after.etag).not.toBe(list.etag);
     expect((await w.ok(w.owner, "posts_get", { siteId: w.siteA, id: post.id })).status).toBe("archived");
-    expect((await w.ok(w.owner, "approvals_get", { id: held.approval.id })).result).toMatchObject({ applied: "posts_unpublish", status: "archived" });
+    expect((await w.ok(w.owner, "approvals_get", { id: held.approval.id })).result).toMatchObject({
+      applied: "posts_unpublish",
+      status: "archived",
+    });
   });
 
   test("posts_delete is held; rejecting keeps it live; approving a new request deletes it and ends approved, not withdrawn", async () => {
@@ -108,7 +131,9 @@ describe("a published post", () => {
     const link = await w.ok(w.owner, "approvals_get", { id: second.approval.id });
     expect(link).toMatchObject({ status: "approved", result: { applied: "posts_delete", status: "deleted" } });
     // The deleted post is still described as it was proposed, with the outcome.
-    expect(link.proposal.summary).toMatch(/^Deleting the published blog post “Seasonal menu” — approved and deleted on \d{4}-\d\d-\d\d \d\d:\d\d UTC by Rita Reviewer\.$/);
+    expect(link.proposal.summary).toMatch(
+      /^Deleting the published blog post “Seasonal menu” — approved and deleted on \d{4}-\d\d-\d\d \d\d:\d\d UTC by Rita Reviewer\.$/,
+    );
   });
 
   test("a post that changed after the request is not taken down blindly: the reviewer sees the conflict", async () => {
@@ -121,7 +146,10 @@ describe("a published post", () => {
     expect(out.message).toContain("modified after the change was requested");
     expect(out.message).toContain("title");
     expect((await rest(`/posts/${post.slug}`)).status).toBe(200);
-    expect(await w.ok(w.owner, "approvals_get", { id: held.approval.id })).toMatchObject({ status: "pending", lastError: expect.stringContaining("modified") });
+    expect(await w.ok(w.owner, "approvals_get", { id: held.approval.id })).toMatchObject({
+      status: "pending",
+      lastError: expect.stringContaining("modified"),
+    });
     // Unpublished meanwhile by another approved request: also a conflict, and nothing more happens.
     const again = await w.ok(w.owner, "posts_unpublish", { siteId: w.siteA, id: post.id });
     const del = await w.ok(w.owner, "posts_delete", { siteId: w.siteA, id: post.id });
@@ -135,10 +163,19 @@ describe("a published post", () => {
   test("drafts, never-published and unpublished posts are removed at once", async () => {
     const draft = await w.ok(w.owner, "posts_create", { siteId: w.siteA, title: "Never published" });
     const links = (await w.ok(w.owner, "approvals_list", { status: "pending", linkType: "pending_change" })).total;
-    expect(await w.ok(w.owner, "posts_unpublish", { siteId: w.siteA, id: draft.id })).toMatchObject({ status: "pending", message: "The post is not published." });
-    expect(await w.ok(w.owner, "posts_delete", { siteId: w.siteA, id: draft.id })).toEqual({ id: draft.id, slug: draft.slug, status: "deleted" });
+    expect(await w.ok(w.owner, "posts_unpublish", { siteId: w.siteA, id: draft.id })).toMatchObject({
+      status: "pending",
+      message: "The post is not published.",
+    });
+    expect(await w.ok(w.owner, "posts_delete", { siteId: w.siteA, id: draft.id })).toEqual({
+      id: draft.id,
+      slug: draft.slug,
+      status: "deleted",
+    });
     expect(await w.err(w.owner, "posts_get", { siteId: w.siteA, id: draft.id })).toStartWith("Not found");
-    expect((await w.ok(w.owner, "approvals_list", { status: "pending", linkType: "pending_change" })).total).toBe(links);
+    expect((await w.ok(w.owner, "approvals_list", { status: "pending", linkType: "pending_change" })).total).toBe(
+      links,
+    );
     // Its own open draft link is withdrawn, as before.
     expect((await w.ok(w.owner, "approvals_get", { id: draft.approval.id })).status).toBe("withdrawn");
   });
@@ -152,7 +189,11 @@ describe("a published post", () => {
     expect(ok).toMatchObject({ status: "approved", result: { applied: "posts_delete", status: "deleted" } });
     expect((await rest(`/posts/${post.slug}`)).status).toBe(404);
     // No second link was left waiting.
-    const open = await w.ok(w.owner, "approvals_list", { status: "pending", entityType: "post", linkType: "pending_change" });
+    const open = await w.ok(w.owner, "approvals_list", {
+      status: "pending",
+      entityType: "post",
+      linkType: "pending_change",
+    });
     expect(open.items.filter((a: any) => a.entityId === post.id)).toEqual([]);
   });
 });
@@ -180,7 +221,10 @@ describe("what a renderer sees once a takedown is approved", () => {
       expect((await read("/posts?limit=100", list.etag!)).status).toBe(304);
 
       const held = await w.ok(w.owner, tool, { siteId: w.siteA, id: post.id });
-      expect(await w.ok(w.colleague, "approvals_approve", { id: held.approval.id })).toMatchObject({ status: "approved", result: { applied: tool } });
+      expect(await w.ok(w.colleague, "approvals_approve", { id: held.approval.id })).toMatchObject({
+        status: "approved",
+        result: { applied: tool },
+      });
 
       const gone = await read(`/posts/${post.slug}`, one.etag!);
       expect(gone).toMatchObject({ status: 404, etag: null });
@@ -195,7 +239,10 @@ describe("what a renderer sees once a takedown is approved", () => {
 
 describe("an active product", () => {
   const product = async (name: string, extra: Record<string, unknown> = {}) =>
-    (await w.ok(w.owner, "products_create", { siteId: w.siteA, name, price: 1200, status: "active", ...extra })) as { id: number; slug: string };
+    (await w.ok(w.owner, "products_create", { siteId: w.siteA, name, price: 1200, status: "active", ...extra })) as {
+      id: number;
+      slug: string;
+    };
 
   test("products_delete is held: REST serves it until approved, then 404 with a new ETag; the preview lists where it shows", async () => {
     const cat = await w.ok(w.owner, "product_categories_create", { siteId: w.siteA, name: "Grinders" });
@@ -210,7 +257,12 @@ describe("an active product", () => {
     expect(before.status).toBe(200);
     const list = await rest("/products");
     const held = await w.ok(w.owner, "products_delete", { siteId: w.siteA, id: p.id });
-    expect(held).toMatchObject({ id: p.id, slug: p.slug, status: "active", approval: { linkType: "pending_change", status: "pending" } });
+    expect(held).toMatchObject({
+      id: p.id,
+      slug: p.slug,
+      status: "active",
+      approval: { linkType: "pending_change", status: "pending" },
+    });
     expect(held.linkedFrom).toEqual([
       `product category ${cat.id} ("Grinders") lists it`,
       `post ${card.id} ("Our grinder"): product-card block, featured-products block (it is featured)`,
@@ -243,7 +295,9 @@ describe("an active product", () => {
     expect((await rest(`/products/${p.slug}`)).status).toBe(200);
     expect((await w.ok(w.owner, "products_get", { siteId: w.siteA, id: p.id })).status).toBe("active");
     // active → draft is still refused at once, with the way to go.
-    expect(await w.err(w.owner, "products_set_status", { siteId: w.siteA, id: p.id, status: "draft" })).toContain("Set it inactive first");
+    expect(await w.err(w.owner, "products_set_status", { siteId: w.siteA, id: p.id, status: "draft" })).toContain(
+      "Set it inactive first",
+    );
 
     const again = await w.ok(w.owner, "products_set_status", { siteId: w.siteA, id: p.id, status: "inactive" });
     expect((await decide(again.approval.token, "approve")).ok).toBe(true);
@@ -253,7 +307,11 @@ describe("an active product", () => {
 
   test("draft and inactive products change at once; a product changed after the request is a conflict", async () => {
     const draft = await w.ok(w.owner, "products_create", { siteId: w.siteA, name: "Prototype", price: 100 });
-    expect(await w.ok(w.owner, "products_delete", { siteId: w.siteA, id: draft.id })).toEqual({ id: draft.id, slug: draft.slug, status: "deleted" });
+    expect(await w.ok(w.owner, "products_delete", { siteId: w.siteA, id: draft.id })).toEqual({
+      id: draft.id,
+      slug: draft.slug,
+      status: "deleted",
+    });
 
     const p = await product("Kettle");
     const held = await w.ok(w.owner, "products_delete", { siteId: w.siteA, id: p.id });

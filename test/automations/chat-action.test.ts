@@ -33,7 +33,10 @@ beforeAll(async () => {
   const k = await mintMcpKey(s.deps, { userId: u.id, scopes: ["chat:*", "automations:*"], companyIds: [co.id] });
   keyId = k.id;
   agent = await mcpClient(s.url, k.key);
-  noChat = await mcpClient(s.url, (await mintMcpKey(s.deps, { userId: u.id, scopes: ["chat:read", "automations:*"], companyIds: [co.id] })).key);
+  noChat = await mcpClient(
+    s.url,
+    (await mintMcpKey(s.deps, { userId: u.id, scopes: ["chat:read", "automations:*"], companyIds: [co.id] })).key,
+  );
   inbox = await tool(agent, "chat_inboxes_create", { siteId: site.id, name: "Brew chat" });
 });
 afterAll(async () => {
@@ -48,7 +51,11 @@ const api = (path: string) => `${s.url}/chat/api/${inbox.widgetKey}${path}`;
 const visitorPost = async (body: Record<string, unknown>, token?: string) => {
   const r = await fetch(api("/messages"), {
     method: "POST",
-    headers: { "Content-Type": "application/json", "Sec-Fetch-Site": "same-origin", ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    headers: {
+      "Content-Type": "application/json",
+      "Sec-Fetch-Site": "same-origin",
+      ...(token ? { Authorization: `Bearer ${token}` } : {}),
+    },
     body: JSON.stringify(body),
   });
   expect(r.status).toBe(201);
@@ -56,7 +63,8 @@ const visitorPost = async (body: Record<string, unknown>, token?: string) => {
 };
 
 /** The visitor's SSE stream, collected until stopped. */
-const listen = (token: string, after = 0) => listenSse(api(`/stream?after=${after}`), { Authorization: `Bearer ${token}`, "Sec-Fetch-Site": "same-origin" });
+const listen = (token: string, after = 0) =>
+  listenSse(api(`/stream?after=${after}`), { Authorization: `Bearer ${token}`, "Sec-Fetch-Site": "same-origin" });
 
 const messageCount = async () => Number((await rows(s.deps, "SELECT count(*) AS n FROM chat_messages"))[0]!.n);
 
@@ -115,8 +123,17 @@ describe("post_chat_message", () => {
       name: "Greet new chats",
       trigger: { type: "event", eventType: "chat.conversation_created" },
       actions: [
-        { type: "post_chat_message", with: { text: "Hi {{trigger.data.visitorName}}, thanks for writing to {{trigger.data.inboxName}}! We answer within the hour.", status: "pending" } },
-        { type: "post_chat_message", with: { text: "AUTO-NOTE greeted; first words: {{trigger.data.body}}", internal: true } },
+        {
+          type: "post_chat_message",
+          with: {
+            text: "Hi {{trigger.data.visitorName}}, thanks for writing to {{trigger.data.inboxName}}! We answer within the hour.",
+            status: "pending",
+          },
+        },
+        {
+          type: "post_chat_message",
+          with: { text: "AUTO-NOTE greeted; first words: {{trigger.data.body}}", internal: true },
+        },
       ],
       enabled: true,
     });
@@ -153,7 +170,10 @@ describe("post_chat_message", () => {
     expect(run.steps[1].output).toMatchObject({ id: v.conversation, internal: true });
     // Its own reply (chat.message_created by the run) does not trigger it again: it listens to conversation_created only.
     expect((await tool(agent, "automation_runs_list", { automationId: autoId })).total).toBe(1);
-    const audits = await rows(s.deps, "SELECT action, credential_kind FROM audit_log WHERE action IN ('chat.reply', 'chat.note') ORDER BY id");
+    const audits = await rows(
+      s.deps,
+      "SELECT action, credential_kind FROM audit_log WHERE action IN ('chat.reply', 'chat.note') ORDER BY id",
+    );
     expect(audits.map((r) => [r.action, r.credential_kind])).toEqual([
       ["chat.reply", "automation"],
       ["chat.note", "automation"],
@@ -165,22 +185,43 @@ describe("post_chat_message", () => {
     const a = await tool(agent, "automations_create", {
       name: "Echo card moves",
       trigger: { type: "webhook" },
-      actions: [{ type: "post_chat_message", with: { conversationId: "{{trigger.data.conversation}}", text: "Update: {{trigger.data.note}}" } }],
+      actions: [
+        {
+          type: "post_chat_message",
+          with: { conversationId: "{{trigger.data.conversation}}", text: "Update: {{trigger.data.note}}" },
+        },
+      ],
     });
     const n = await messageCount();
-    const dry = await tool(agent, "automations_test", { id: a.id, sample: { conversation: v.conversation, note: "your order shipped" } });
+    const dry = await tool(agent, "automations_test", {
+      id: a.id,
+      sample: { conversation: v.conversation, note: "your order shipped" },
+    });
     expect(dry.note).toBe("Dry run: nothing was written or sent.");
-    expect(dry.steps).toEqual([{ index: 0, type: "post_chat_message", input: { conversationId: v.conversation, text: "Update: your order shipped" }, ok: true, problems: [] }]);
+    expect(dry.steps).toEqual([
+      {
+        index: 0,
+        type: "post_chat_message",
+        input: { conversationId: v.conversation, text: "Update: your order shipped" },
+        ok: true,
+        problems: [],
+      },
+    ]);
     const bad = await tool(agent, "automations_test", { id: a.id, sample: { note: "x" } });
     expect(bad.steps[0].ok).toBe(false);
     expect(bad.steps[0].problems[0]).toContain("chat_conversations_reply would refuse");
     expect(await messageCount()).toBe(n);
-    expect(Number((await rows(s.deps, "SELECT count(*) AS n FROM automation_runs WHERE automation_id = ?", a.id))[0]!.n)).toBe(0);
+    expect(
+      Number((await rows(s.deps, "SELECT count(*) AS n FROM automation_runs WHERE automation_id = ?", a.id))[0]!.n),
+    ).toBe(0);
   });
 
   test("a creator whose key lost chat:write gets a failed run with a clear error, and nothing is posted", async () => {
     await settle(); // the previous test's conversation is greeted first
-    await s.deps.db.update(mcpKeys).set({ scopes: ["chat:read", "automations:*"] }).where(eq(mcpKeys.id, keyId));
+    await s.deps.db
+      .update(mcpKeys)
+      .set({ scopes: ["chat:read", "automations:*"] })
+      .where(eq(mcpKeys.id, keyId));
     const n = await messageCount();
     const v = await visitorPost({ body: "Anyone there?" });
     await settle();
@@ -190,8 +231,17 @@ describe("post_chat_message", () => {
     expect(run.error).toContain("Step 0 (post_chat_message) failed");
     expect(run.error).toContain("chat:write");
     expect(await messageCount()).toBe(n + 1); // the visitor's message only
-    const conv = (await rows(s.deps, "SELECT count(*) AS n FROM chat_messages m JOIN chat_conversations c ON c.id = m.conversation_id WHERE c.number = ? AND m.kind <> 'visitor'", v.conversation))[0]!;
+    const conv = (
+      await rows(
+        s.deps,
+        "SELECT count(*) AS n FROM chat_messages m JOIN chat_conversations c ON c.id = m.conversation_id WHERE c.number = ? AND m.kind <> 'visitor'",
+        v.conversation,
+      )
+    )[0]!;
     expect(Number(conv.n)).toBe(0);
-    await s.deps.db.update(mcpKeys).set({ scopes: ["chat:*", "automations:*"] }).where(eq(mcpKeys.id, keyId));
+    await s.deps.db
+      .update(mcpKeys)
+      .set({ scopes: ["chat:*", "automations:*"] })
+      .where(eq(mcpKeys.id, keyId));
   });
 });

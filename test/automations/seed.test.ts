@@ -19,8 +19,12 @@ afterAll(() => s.stop());
 
 test("each demo company has an automation with run history and a webhook with deliveries", async () => {
   const cs = await s.deps.db.select().from(companies);
-  const withAutomation = new Set((await s.deps.db.select({ c: automations.companyId }).from(automations)).map((r) => r.c));
-  const withHook = new Set((await s.deps.db.select({ c: webhookEndpoints.companyId }).from(webhookEndpoints)).map((r) => r.c));
+  const withAutomation = new Set(
+    (await s.deps.db.select({ c: automations.companyId }).from(automations)).map((r) => r.c),
+  );
+  const withHook = new Set(
+    (await s.deps.db.select({ c: webhookEndpoints.companyId }).from(webhookEndpoints)).map((r) => r.c),
+  );
   const demo = cs.filter((c) => /Harbor|Northwind/.test(c.name));
   expect(demo.length).toBe(2);
   for (const c of demo) {
@@ -40,7 +44,19 @@ test("the disabled chat greeting automation passes validation: enabling it works
   const greet = await s.deps.db.select().from(automations).where(eq(automations.name, "Greet new chats"));
   expect(greet.map((a) => a.enabled)).toEqual([false, false]);
   for (const a of greet) {
-    const ctx = { deps: s.deps, principal: { userId: a.createdByUserId, credential: { kind: "session", id: 0, name: "portal" }, scopes: ["*"], companies: [], requireCmsApproval: false }, company: { id: a.companyId, name: "", role: "owner" } } as any;
-    expect(checkDefinition(ctx, { trigger: a.trigger, conditions: a.conditions, actions: a.actions }, new Set())).toEqual({ problems: [], warnings: [] });
+    const ctx = {
+      deps: s.deps,
+      principal: {
+        userId: a.createdByUserId,
+        credential: { kind: "session", id: 0, name: "portal" },
+        scopes: ["*"],
+        companies: [],
+        requireCmsApproval: false,
+      },
+      company: { id: a.companyId, name: "", role: "owner" },
+    } as any;
+    expect(
+      checkDefinition(ctx, { trigger: a.trigger, conditions: a.conditions, actions: a.actions }, new Set()),
+    ).toEqual({ problems: [], warnings: [] });
   }
 });

@@ -10,7 +10,13 @@ import { Webhook } from "standardwebhooks";
 import { ManualClock } from "../../src/core/clock";
 import { notifications } from "../../src/domains/notifications/tables";
 import { checkTargetUrl, isPrivateAddress } from "../../src/domains/automations/outbound";
-import { deliveriesToPrune, DELIVERY_RETENTION_DAYS, FAILURE_LIMIT, MAX_ATTEMPTS, RETRY_DELAYS_MS } from "../../src/domains/automations/webhooks";
+import {
+  deliveriesToPrune,
+  DELIVERY_RETENTION_DAYS,
+  FAILURE_LIMIT,
+  MAX_ATTEMPTS,
+  RETRY_DELAYS_MS,
+} from "../../src/domains/automations/webhooks";
 import { deliverDue, pruneDeliveries } from "../jobs";
 import { webhookDeliveries } from "../../src/domains/automations/tables";
 import { startTestServer, type TestServer } from "../harness";
@@ -34,7 +40,11 @@ const got: Received[] = [];
 let hits = 0;
 
 beforeAll(async () => {
-  s = await startTestServer({ seed: false, clock: new ManualClock(Date.now()), config: { webhooksAllowPrivate: true } });
+  s = await startTestServer({
+    seed: false,
+    clock: new ManualClock(Date.now()),
+    config: { webhooksAllowPrivate: true },
+  });
   w = await makeWorld(s);
   // The tests drive delivery and runs themselves; the background runner would race them for the same rows.
   await s.jobs.stop();
@@ -53,7 +63,13 @@ beforeAll(async () => {
       } catch {
         parsed = JSON.parse(body);
       }
-      got.push({ id: req.headers.get("webhook-id")!, type: parsed.type, entity: `${parsed.entity.type}:${parsed.entity.id}`, verified, body: parsed });
+      got.push({
+        id: req.headers.get("webhook-id")!,
+        type: parsed.type,
+        entity: `${parsed.entity.type}:${parsed.entity.id}`,
+        verified,
+        body: parsed,
+      });
       return new Response("ok");
     },
   });
@@ -72,7 +88,11 @@ async function pump() {
 describe("webhooks", () => {
   let hookId = 0;
   test("create returns the secret once; a post's events arrive signed, in order, with cache tags", async () => {
-    const created = await w.ok(w.owner, "webhooks_create", { url: url(), eventTypes: ["post.*"], description: "Next.js revalidation" });
+    const created = await w.ok(w.owner, "webhooks_create", {
+      url: url(),
+      eventTypes: ["post.*"],
+      description: "Next.js revalidation",
+    });
     expect(created.secret).toMatch(/^whsec_/);
     secret = created.secret;
     hookId = created.id;
@@ -82,9 +102,14 @@ describe("webhooks", () => {
 
     const p = await w.ok(w.owner, "posts_create", { siteId: w.siteA, title: "Launch notes" });
     await w.ok(w.owner, "posts_update", { siteId: w.siteA, id: p.id, title: "Launch notes, final" });
-    await w.ok(w.owner, "tickets_create", { subject: "Not subscribed", requesterEmail: "x@example.test", body: "hi" }).catch(() => null);
+    await w
+      .ok(w.owner, "tickets_create", { subject: "Not subscribed", requesterEmail: "x@example.test", body: "hi" })
+      .catch(() => null);
     expect(await pump()).toBe(2);
-    expect(got.map((g) => [g.type, g.verified])).toEqual([["post.created", true], ["post.updated", true]]);
+    expect(got.map((g) => [g.type, g.verified])).toEqual([
+      ["post.created", true],
+      ["post.updated", true],
+    ]);
     expect(got[0]!.body.data.cacheTags).toContain(`site:${w.siteA}:post:${p.id}`);
     expect(got[0]!.body.siteId).toBe(w.siteA);
     expect(got[0]!.id).toBe(got[0]!.body.id);
@@ -106,7 +131,9 @@ describe("webhooks", () => {
     expect(await deliverDue(s.deps)).toBe(0);
     s.clock.advance(1);
     expect(await deliverDue(s.deps)).toBe(1);
-    const [first] = (await w.ok(w.owner, "webhook_deliveries_list", { webhookId: hookId, status: "pending" })).items.slice(-1);
+    const [first] = (
+      await w.ok(w.owner, "webhook_deliveries_list", { webhookId: hookId, status: "pending" })
+    ).items.slice(-1);
     const detail = await w.ok(w.owner, "webhook_deliveries_get", { id: first.id });
     expect(detail.attempts).toBe(2);
     expect(detail.attemptLog.map((a: any) => [a.statusCode, a.responseBody])).toEqual([
@@ -124,7 +151,8 @@ describe("webhooks", () => {
     failing = true;
     got.length = 0;
     const ids: number[] = [];
-    for (let i = 0; i < FAILURE_LIMIT; i++) ids.push((await w.ok(w.owner, "posts_create", { siteId: w.siteA, title: `Doomed ${i}` })).id);
+    for (let i = 0; i < FAILURE_LIMIT; i++)
+      ids.push((await w.ok(w.owner, "posts_create", { siteId: w.siteA, title: `Doomed ${i}` })).id);
     await caughtUp(s);
     for (let i = 0; i < MAX_ATTEMPTS; i++) {
       await deliverDue(s.deps);
@@ -135,7 +163,10 @@ describe("webhooks", () => {
     expect(hook.failureStreak).toBe(FAILURE_LIMIT);
     expect(hook.disabledReason).toContain(`${MAX_ATTEMPTS} attempts`);
     expect(hook.deliveries.failed).toBe(FAILURE_LIMIT);
-    const notes = await s.deps.db.select().from(notifications).where(and(eq(notifications.userId, w.ownerUserId), eq(notifications.type, "webhook.disabled")));
+    const notes = await s.deps.db
+      .select()
+      .from(notifications)
+      .where(and(eq(notifications.userId, w.ownerUserId), eq(notifications.type, "webhook.disabled")));
     expect(notes.length).toBe(1);
     expect(notes[0]!.title).toContain(url());
     // Disabled: new events make no deliveries.
@@ -167,7 +198,13 @@ describe("webhooks", () => {
     await pump();
     expect(got.length).toBe(1);
     expect(got[0]!.verified).toBe(true);
-    expect(() => new Webhook(old).verify(JSON.stringify(got[0]!.body), { "webhook-id": "x", "webhook-timestamp": "1", "webhook-signature": "v1,xx" })).toThrow();
+    expect(() =>
+      new Webhook(old).verify(JSON.stringify(got[0]!.body), {
+        "webhook-id": "x",
+        "webhook-timestamp": "1",
+        "webhook-signature": "v1,xx",
+      }),
+    ).toThrow();
   });
 
   test("the delivery job runs from the job runner", async () => {
@@ -183,14 +220,16 @@ describe("webhooks", () => {
   test("two deliverers at once: each delivery is sent once, order per entity holds", async () => {
     got.length = 0;
     const ids: number[] = [];
-    for (let i = 0; i < 6; i++) ids.push((await w.ok(w.owner, "posts_create", { siteId: w.siteA, title: `Race ${i}` })).id);
+    for (let i = 0; i < 6; i++)
+      ids.push((await w.ok(w.owner, "posts_create", { siteId: w.siteA, title: `Race ${i}` })).id);
     for (const id of ids.slice(0, 3)) await w.ok(w.owner, "posts_update", { siteId: w.siteA, id, excerpt: "edited" });
     await caughtUp(s);
     const [a, b] = await Promise.all([deliverDue(s.deps), deliverDue(s.deps)]);
     expect(a + b).toBe(9);
     expect(got.length).toBe(9);
     expect(new Set(got.map((g) => g.id)).size).toBe(9);
-    for (const id of ids.slice(0, 3)) expect(got.filter((g) => g.entity === `post:${id}`).map((g) => g.type)).toEqual(["post.created", "post.updated"]);
+    for (const id of ids.slice(0, 3))
+      expect(got.filter((g) => g.entity === `post:${id}`).map((g) => g.type)).toEqual(["post.created", "post.updated"]);
   });
 
   test("webhooks_test sends a signed test payload and reports the answer; nothing is recorded", async () => {
@@ -226,8 +265,15 @@ describe("webhooks", () => {
     await pruneDeliveries(s.deps);
     expect((await s.deps.db.select().from(webhookDeliveries)).length).toBe(all.length - oldestFinished);
     // Every delivery so far has finished: one is made pending again (its next attempt far off), and stays.
-    const [stuck] = await s.deps.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.status, "failed")).limit(1);
-    await s.deps.db.update(webhookDeliveries).set({ status: "pending", nextAttemptAt: new Date(newest + 365 * 86_400_000) }).where(eq(webhookDeliveries.id, stuck!.id));
+    const [stuck] = await s.deps.db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.status, "failed"))
+      .limit(1);
+    await s.deps.db
+      .update(webhookDeliveries)
+      .set({ status: "pending", nextAttemptAt: new Date(newest + 365 * 86_400_000) })
+      .where(eq(webhookDeliveries.id, stuck!.id));
     s.clock.set(newest + DELIVERY_RETENTION_DAYS * 86_400_000);
     expect(await deliveriesToPrune(s.deps)).toBe(true);
     await pruneDeliveries(s.deps);
@@ -241,9 +287,15 @@ describe("webhooks", () => {
   });
 
   test("validation, tenancy and roles", async () => {
-    expect(await w.err(w.owner, "webhooks_create", { url: url(), eventTypes: ["post.publishd"] })).toContain("Unknown event type");
-    expect(await w.err(w.owner, "webhooks_create", { url: "ftp://example.com/x", eventTypes: ["*"] })).toContain("http(s)");
-    expect(await w.err(w.owner, "webhooks_create", { url: "https://user:pw@example.com/x", eventTypes: ["*"] })).toContain("credentials");
+    expect(await w.err(w.owner, "webhooks_create", { url: url(), eventTypes: ["post.publishd"] })).toContain(
+      "Unknown event type",
+    );
+    expect(await w.err(w.owner, "webhooks_create", { url: "ftp://example.com/x", eventTypes: ["*"] })).toContain(
+      "http(s)",
+    );
+    expect(
+      await w.err(w.owner, "webhooks_create", { url: "https://user:pw@example.com/x", eventTypes: ["*"] }),
+    ).toContain("credentials");
     expect(await w.err(w.owner, "webhooks_create", { url: "not a url", eventTypes: ["*"] })).toContain("not a URL");
     expect(await w.err(w.owner, "webhooks_update", { id: hookId })).toContain("Nothing to update");
     expect(await w.err(w.stranger, "webhooks_get", { id: hookId })).toContain("not found");
@@ -257,19 +309,50 @@ describe("webhooks", () => {
 describe("SSRF guard", () => {
   const deny = { config: { webhooksAllowPrivate: false } } as any;
   test("private, loopback, link-local and mapped addresses are refused", () => {
-    for (const ip of ["127.0.0.1", "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "224.0.0.1", "::1", "::", "fc00::1", "fd12::1", "fe80::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1"])
+    for (const ip of [
+      "127.0.0.1",
+      "10.1.2.3",
+      "172.16.0.1",
+      "172.31.255.255",
+      "192.168.1.1",
+      "169.254.169.254",
+      "100.64.0.1",
+      "0.0.0.0",
+      "224.0.0.1",
+      "::1",
+      "::",
+      "fc00::1",
+      "fd12::1",
+      "fe80::1",
+      "::ffff:127.0.0.1",
+      "::ffff:10.0.0.1",
+    ])
       expect([ip, isPrivateAddress(ip)]).toEqual([ip, true]);
-    for (const ip of ["93.184.216.34", "8.8.8.8", "172.32.0.1", "2606:4700::1111", "::ffff:8.8.8.8"]) expect([ip, isPrivateAddress(ip)]).toEqual([ip, false]);
+    for (const ip of ["93.184.216.34", "8.8.8.8", "172.32.0.1", "2606:4700::1111", "::ffff:8.8.8.8"])
+      expect([ip, isPrivateAddress(ip)]).toEqual([ip, false]);
   });
   test("URLs naming them are refused when saved unless the operator allows private targets", () => {
-    for (const u of ["http://127.0.0.1:8080/x", "http://localhost/x", "http://[::1]/x", "http://169.254.169.254/latest/meta-data", "http://api.localhost/x"])
+    for (const u of [
+      "http://127.0.0.1:8080/x",
+      "http://localhost/x",
+      "http://[::1]/x",
+      "http://169.254.169.254/latest/meta-data",
+      "http://api.localhost/x",
+    ])
       expect(() => checkTargetUrl(deny, u)).toThrow(/loopback or private/);
     expect(checkTargetUrl(deny, "https://hooks.example.com/plinth")).toBe("https://hooks.example.com/plinth");
-    expect(checkTargetUrl({ config: { webhooksAllowPrivate: true } } as any, "http://127.0.0.1:9/x")).toBe("http://127.0.0.1:9/x");
+    expect(checkTargetUrl({ config: { webhooksAllowPrivate: true } } as any, "http://127.0.0.1:9/x")).toBe(
+      "http://127.0.0.1:9/x",
+    );
   });
   test("a name resolving to loopback is refused at send time", async () => {
     const { sendSigned } = await import("../../src/domains/automations/outbound");
-    const o = await sendSigned(deny, { url: `http://localhost:${receiver.port}/x`, secret: "whsec_" + Buffer.from("k".repeat(32)).toString("base64") }, "msg_1", "{}");
+    const o = await sendSigned(
+      deny,
+      { url: `http://localhost:${receiver.port}/x`, secret: "whsec_" + Buffer.from("k".repeat(32)).toString("base64") },
+      "msg_1",
+      "{}",
+    );
     expect(o.ok).toBe(false);
     expect(o.error).toMatch(/refused: localhost resolves to a loopback or private address/);
   });

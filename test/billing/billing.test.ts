@@ -56,12 +56,27 @@ beforeAll(async () => {
   await w.call("time_logs_create", { cardId: "WEB-2", minutes: 600, workedOn: "2026-03-04", billable: false });
   await w.call("time_logs_create", { cardId: "WEB-2", minutes: 30, workedOn: "2026-03-09" });
   // Services: a done request of a priced service, an open one, and the rival's done one.
-  const logo = (await w.deps.db.insert(serviceCatalog).values({ companyId: w.companyId, name: "Logo refresh", priceCents: 45_000, unit: "project" }).returning())[0]!;
-  const rivalSvc = (await w.deps.db.insert(serviceCatalog).values({ companyId: w.otherCompanyId, name: "Rival work", priceCents: 99_900 }).returning())[0]!;
+  const logo = (
+    await w.deps.db
+      .insert(serviceCatalog)
+      .values({ companyId: w.companyId, name: "Logo refresh", priceCents: 45_000, unit: "project" })
+      .returning()
+  )[0]!;
+  const rivalSvc = (
+    await w.deps.db
+      .insert(serviceCatalog)
+      .values({ companyId: w.otherCompanyId, name: "Rival work", priceCents: 99_900 })
+      .returning()
+  )[0]!;
   await w.deps.db.insert(serviceRequests).values([
     { companyId: w.companyId, serviceId: logo.id, status: "done", createdAt: new Date("2026-03-05T10:00:00Z") },
     { companyId: w.companyId, serviceId: logo.id, status: "open", createdAt: new Date("2026-03-05T11:00:00Z") },
-    { companyId: w.otherCompanyId, serviceId: rivalSvc.id, status: "done", createdAt: new Date("2026-03-05T10:00:00Z") },
+    {
+      companyId: w.otherCompanyId,
+      serviceId: rivalSvc.id,
+      status: "done",
+      createdAt: new Date("2026-03-05T10:00:00Z"),
+    },
   ]);
 });
 afterAll(async () => {
@@ -96,9 +111,15 @@ describe("money", () => {
     expect(addMonths(new Date("2028-01-31T00:00:00Z"), 1).toISOString()).toBe("2028-02-29T00:00:00.000Z");
     expect(addMonths(jan31, -2).toISOString()).toBe("2025-11-30T09:00:00.000Z");
     const p = periodOf(jan31, "month", 1, 1);
-    expect([p.start.toISOString(), p.end.toISOString()]).toEqual(["2026-02-28T09:00:00.000Z", "2026-03-31T09:00:00.000Z"]);
+    expect([p.start.toISOString(), p.end.toISOString()]).toEqual([
+      "2026-02-28T09:00:00.000Z",
+      "2026-03-31T09:00:00.000Z",
+    ]);
     const y = periodOf(new Date("2024-02-29T00:00:00Z"), "year", 1, 1);
-    expect([y.start.toISOString(), y.end.toISOString()]).toEqual(["2025-02-28T00:00:00.000Z", "2026-02-28T00:00:00.000Z"]);
+    expect([y.start.toISOString(), y.end.toISOString()]).toEqual([
+      "2025-02-28T00:00:00.000Z",
+      "2026-02-28T00:00:00.000Z",
+    ]);
   });
 });
 
@@ -106,7 +127,11 @@ describe("an invoice by hand", () => {
   let first: any;
 
   test("a draft bills unbilled billable time (per card) and done service requests up to the day, plus custom lines; totals hand-computed", async () => {
-    const d = await createInvoice(person, { usageUpTo: "2026-03-08", lines: [{ description: "Hosting (March)", quantity: 3, unitAmountCents: 1_999 }], memo: "Thank you!" });
+    const d = await createInvoice(person, {
+      usageUpTo: "2026-03-08",
+      lines: [{ description: "Hosting (March)", quantity: 3, unitAmountCents: 1_999 }],
+      memo: "Thank you!",
+    });
     expect(d).toMatchObject({ status: "draft", number: null, issuedAt: null, dueAt: null, currency: "USD" });
     first = await w.call("invoices_get", { id: d.id });
     expect(first.lines.map((l: any) => [l.kind, l.quantity, l.unit, l.unitAmountCents, l.amountCents])).toEqual([
@@ -118,16 +143,32 @@ describe("an invoice by hand", () => {
     expect(first.lines[1].description).toBe("Time on WEB-1: 2.25 h (2 logs, 2026-03-02 to 2026-03-03)");
     expect(first.lines[3].description).toMatch(/^Logo refresh \(service request #\d+\)$/);
     // 5 997 + 27 776 + 1 440 + 45 000 = 80 213; 8.25 % = 6 617.5725 → 6 618; total 86 831.
-    expect(first).toMatchObject({ subtotalCents: 80_213, taxName: "Sales tax", taxRate: 8.25, taxCents: 6_618, totalCents: 86_831, memo: "Thank you!" });
+    expect(first).toMatchObject({
+      subtotalCents: 80_213,
+      taxName: "Sales tax",
+      taxRate: 8.25,
+      taxCents: 6_618,
+      totalCents: 86_831,
+      memo: "Thank you!",
+    });
     const ev = await w.deps.db.select().from(events).where(eq(events.type, "invoice.created"));
     expect(ev.at(-1)!.data).toEqual({ currency: "USD", totalCents: 86_831, subtotalCents: 80_213, lineCount: 4 });
   });
 
   test("issuing numbers it and sets the due date exactly the payment terms later; a deleted draft uses no number", async () => {
-    const scrap = await createInvoice(person, { includeUsage: false, lines: [{ description: "Scrap", quantity: 1, unitAmountCents: 100 }] });
+    const scrap = await createInvoice(person, {
+      includeUsage: false,
+      lines: [{ description: "Scrap", quantity: 1, unitAmountCents: 100 }],
+    });
     expect(await deleteDraft(person, { id: scrap.id })).toEqual({ id: scrap.id, status: "deleted" });
     const issued = await issueInvoice(person, { id: first.id });
-    expect(issued).toMatchObject({ number: "INV-000001", status: "open", issuedAt: "2026-03-10T12:00:00.000Z", dueAt: "2026-03-24T12:00:00.000Z", amountDueCents: 86_831 });
+    expect(issued).toMatchObject({
+      number: "INV-000001",
+      status: "open",
+      issuedAt: "2026-03-10T12:00:00.000Z",
+      dueAt: "2026-03-24T12:00:00.000Z",
+      amountDueCents: 86_831,
+    });
     expect((await w.err("invoices_get", { id: scrap.id })).code).toBe("not_found");
     expect(await w.call("invoices_get", { number: "inv-000001" })).toMatchObject({ id: first.id });
     expect((await issueInvoice(person, { id: first.id }).catch((e) => e)).code).toBe("conflict");
@@ -153,7 +194,10 @@ describe("an invoice by hand", () => {
 describe("overdue at the exact instant, then paid", () => {
   let inv: any;
   test("open until one millisecond before the due instant, overdue from it — in reads and through the job", async () => {
-    const d = await createInvoice(person, { includeUsage: false, lines: [{ description: "Retainer", quantity: 1, unitAmountCents: 250_000 }] });
+    const d = await createInvoice(person, {
+      includeUsage: false,
+      lines: [{ description: "Retainer", quantity: 1, unitAmountCents: 250_000 }],
+    });
     inv = await issueInvoice(person, { id: d.id });
     expect(inv.number).toBe("INV-000002");
     const due = Date.parse(inv.dueAt);
@@ -168,7 +212,9 @@ describe("overdue at the exact instant, then paid", () => {
     expect(await markOverdue(w.deps)).toBe(1);
     expect(await markOverdue(w.deps)).toBe(0);
     const ev = await w.deps.db.select().from(events).where(eq(events.type, "invoice.overdue"));
-    expect(ev.map((e) => e.data)).toEqual([{ number: "INV-000002", currency: "USD", totalCents: 270_625, dueAt: inv.dueAt }]);
+    expect(ev.map((e) => e.data)).toEqual([
+      { number: "INV-000002", currency: "USD", totalCents: 270_625, dueAt: inv.dueAt },
+    ]);
     // 2 500.00 + 8.25 % (206.25) = 2 706.25.
     const told = await w.deps.db.select().from(notifications).where(eq(notifications.type, "invoice.overdue"));
     // The job acts for nobody: every owner and admin is told, viewers are not.
@@ -177,7 +223,9 @@ describe("overdue at the exact instant, then paid", () => {
   });
 
   test("marked paid with a reference; paying twice, paying in the future or voiding a paid invoice is refused", async () => {
-    expect((await markPaid(person, { id: inv.id, paidAt: new Date(w.clock.ms() + 1000) }).catch((e) => e)).code).toBe("validation");
+    expect((await markPaid(person, { id: inv.id, paidAt: new Date(w.clock.ms() + 1000) }).catch((e) => e)).code).toBe(
+      "validation",
+    );
     const paid = await markPaid(person, { id: inv.id, reference: "Wire 7781" });
     expect(paid).toMatchObject({ status: "paid", amountDueCents: 0 });
     expect((await w.call("invoices_get", { id: inv.id })).paymentReference).toBe("Wire 7781");
@@ -189,8 +237,20 @@ describe("overdue at the exact instant, then paid", () => {
 describe("subscriptions invoiced at period end", () => {
   test("monthly from 31 January: one invoice per ended period, catch-up after downtime, never twice", async () => {
     w.clock.set(new Date("2026-02-01T00:00:00Z"));
-    const sub = await createSubscription(person, { planName: "Care plan", unitAmountCents: 50_000, quantity: 2, interval: "month", startsAt: new Date("2026-01-31T09:00:00Z"), includeUsage: false });
-    expect(sub).toMatchObject({ currentPeriodStart: "2026-01-31T09:00:00.000Z", currentPeriodEnd: "2026-02-28T09:00:00.000Z", amountCents: 100_000, currency: "USD" });
+    const sub = await createSubscription(person, {
+      planName: "Care plan",
+      unitAmountCents: 50_000,
+      quantity: 2,
+      interval: "month",
+      startsAt: new Date("2026-01-31T09:00:00Z"),
+      includeUsage: false,
+    });
+    expect(sub).toMatchObject({
+      currentPeriodStart: "2026-01-31T09:00:00.000Z",
+      currentPeriodEnd: "2026-02-28T09:00:00.000Z",
+      amountCents: 100_000,
+      currency: "USD",
+    });
     w.clock.set(new Date("2026-02-28T08:59:59.999Z"));
     expect(await invoiceDueSubscriptions(w.deps)).toBe(0);
     w.clock.set(new Date("2026-02-28T09:00:00Z"));
@@ -200,18 +260,52 @@ describe("subscriptions invoiced at period end", () => {
     w.clock.set(new Date("2026-05-15T00:00:00Z"));
     expect(await invoiceDueSubscriptions(w.deps)).toBe(2);
     const list = await w.call("invoices_list", { subscriptionId: sub.id });
-    expect(list.items.map((i: any) => [i.number, i.periodStart, i.periodEnd, i.issuedAt, i.dueAt, i.totalCents]).reverse()).toEqual([
-      ["INV-000003", "2026-01-31T09:00:00.000Z", "2026-02-28T09:00:00.000Z", "2026-02-28T09:00:00.000Z", "2026-03-14T09:00:00.000Z", 108_250],
-      ["INV-000004", "2026-02-28T09:00:00.000Z", "2026-03-31T09:00:00.000Z", "2026-03-31T09:00:00.000Z", "2026-04-14T09:00:00.000Z", 108_250],
-      ["INV-000005", "2026-03-31T09:00:00.000Z", "2026-04-30T09:00:00.000Z", "2026-04-30T09:00:00.000Z", "2026-05-14T09:00:00.000Z", 108_250],
+    expect(
+      list.items.map((i: any) => [i.number, i.periodStart, i.periodEnd, i.issuedAt, i.dueAt, i.totalCents]).reverse(),
+    ).toEqual([
+      [
+        "INV-000003",
+        "2026-01-31T09:00:00.000Z",
+        "2026-02-28T09:00:00.000Z",
+        "2026-02-28T09:00:00.000Z",
+        "2026-03-14T09:00:00.000Z",
+        108_250,
+      ],
+      [
+        "INV-000004",
+        "2026-02-28T09:00:00.000Z",
+        "2026-03-31T09:00:00.000Z",
+        "2026-03-31T09:00:00.000Z",
+        "2026-04-14T09:00:00.000Z",
+        108_250,
+      ],
+      [
+        "INV-000005",
+        "2026-03-31T09:00:00.000Z",
+        "2026-04-30T09:00:00.000Z",
+        "2026-04-30T09:00:00.000Z",
+        "2026-05-14T09:00:00.000Z",
+        108_250,
+      ],
     ]);
     // The caught-up invoices whose terms have passed read as overdue at once.
     expect(list.items.every((i: any) => i.status === "overdue")).toBe(true);
     const got = await w.call("subscriptions_get", { id: sub.id });
-    expect(got).toMatchObject({ periodsInvoiced: 3, currentPeriodStart: "2026-04-30T09:00:00.000Z", nextInvoiceAt: "2026-05-31T09:00:00.000Z" });
+    expect(got).toMatchObject({
+      periodsInvoiced: 3,
+      currentPeriodStart: "2026-04-30T09:00:00.000Z",
+      nextInvoiceAt: "2026-05-31T09:00:00.000Z",
+    });
     expect(got.recentInvoices).toHaveLength(3);
     const line = (await w.call("invoices_get", { number: "INV-000004" })).lines[0];
-    expect(line).toMatchObject({ kind: "subscription", description: "Care plan (2026-02-28 to 2026-03-31)", quantity: 2, unit: "month", unitAmountCents: 50_000, amountCents: 100_000 });
+    expect(line).toMatchObject({
+      kind: "subscription",
+      description: "Care plan (2026-02-28 to 2026-03-31)",
+      quantity: 2,
+      unit: "month",
+      unitAmountCents: 50_000,
+      amountCents: 100_000,
+    });
     await cancelSubscription(person, { id: sub.id });
     w.clock.set(new Date("2026-07-01T00:00:00Z"));
     expect(await invoiceDueSubscriptions(w.deps)).toBe(0);
@@ -235,7 +329,13 @@ describe("subscriptions invoiced at period end", () => {
 describe("concurrency", () => {
   test("20 drafts issued at once take 20 consecutive numbers, none twice, none skipped", async () => {
     const drafts = [];
-    for (let i = 0; i < 20; i++) drafts.push(await createInvoice(person, { includeUsage: false, lines: [{ description: `Item ${i}`, quantity: 1, unitAmountCents: 100 + i }] }));
+    for (let i = 0; i < 20; i++)
+      drafts.push(
+        await createInvoice(person, {
+          includeUsage: false,
+          lines: [{ description: `Item ${i}`, quantity: 1, unitAmountCents: 100 + i }],
+        }),
+      );
     const before = (await w.call("invoices_list", { limit: 100 })).items.filter((i: any) => i.number).length;
     const issued = await Promise.all(drafts.map((d) => issueInvoice(person, { id: d.id })));
     const seqs = issued.map((i) => Number(i.number!.slice(4))).sort((a, b) => a - b);
@@ -243,8 +343,15 @@ describe("concurrency", () => {
   });
 
   test("two job runs racing invoice each period once", async () => {
-    const sub = await createSubscription(person, { planName: "Race", unitAmountCents: 1_000, interval: "month", includeUsage: false });
-    const retainer = (await w.call("subscriptions_list", { status: "active" })).items.find((s: any) => s.planName === "Retainer");
+    const sub = await createSubscription(person, {
+      planName: "Race",
+      unitAmountCents: 1_000,
+      interval: "month",
+      includeUsage: false,
+    });
+    const retainer = (await w.call("subscriptions_list", { status: "active" })).items.find(
+      (s: any) => s.planName === "Retainer",
+    );
     const retainerBefore = (await w.call("invoices_list", { subscriptionId: retainer.id })).total;
     w.clock.advance(95 * DAY);
     const [a, b] = await Promise.all([invoiceDueSubscriptions(w.deps), invoiceDueSubscriptions(w.deps)]);
@@ -260,12 +367,22 @@ describe("concurrency", () => {
 describe("who may do what", () => {
   test("agents never write billing, whatever their scopes; viewers neither; people who manage do", async () => {
     for (const kind of ["mcp_key", "oauth", "approval_link"] as const) {
-      const e = await createInvoice(w.ctx({ kind }), { lines: [{ description: "x", quantity: 1, unitAmountCents: 1 }] }).catch((x) => x);
+      const e = await createInvoice(w.ctx({ kind }), {
+        lines: [{ description: "x", quantity: 1, unitAmountCents: 1 }],
+      }).catch((x) => x);
       expect(e.code).toBe("forbidden");
       expect(e.message).toMatch(/^Billing is changed by the agency's people in the portal/);
     }
     expect((await saveSettings(w.ctx({ kind: "mcp_key" }), SETTINGS).catch((e) => e)).code).toBe("forbidden");
-    expect((await createSubscription(w.ctx({ kind: "session", role: "viewer" }), { planName: "x", unitAmountCents: 1, interval: "month" }).catch((e) => e)).code).toBe("forbidden");
+    expect(
+      (
+        await createSubscription(w.ctx({ kind: "session", role: "viewer" }), {
+          planName: "x",
+          unitAmountCents: 1,
+          interval: "month",
+        }).catch((e) => e)
+      ).code,
+    ).toBe("forbidden");
     // No tool of the toolset writes.
     expect(billingDomain.tools.every((t) => t.readOnly && t.scope === "billing:read")).toBe(true);
   });
@@ -276,7 +393,10 @@ describe("who may do what", () => {
     expect((await w.err("invoices_list", {}, w.ctx({ scopes: ["projects:read"] }))).code).toBe("forbidden");
     const rival = w.ctx({ company: "other", kind: "session" });
     await saveSettings(rival, { ...SETTINGS, currency: "EUR" });
-    const r = await createInvoice(rival, { includeUsage: false, lines: [{ description: "Rival", quantity: 1, unitAmountCents: 500 }] });
+    const r = await createInvoice(rival, {
+      includeUsage: false,
+      lines: [{ description: "Rival", quantity: 1, unitAmountCents: 500 }],
+    });
     const rs = await createSubscription(rival, { planName: "Rival plan", unitAmountCents: 500, interval: "year" });
     expect((await w.err("invoices_get", { id: r.id })).code).toBe("not_found");
     expect((await w.err("invoices_pdf", { id: r.id })).code).toBe("not_found");
@@ -299,7 +419,8 @@ describe("who may do what", () => {
       () => createInvoice(person, { lines: [{ description: "x", quantity: 0.5, unitAmountCents: 1 }] }),
       () => createInvoice(person, { usageUpTo: "2099-01-01" }),
       () => createSubscription(person, { planName: "x", unitAmountCents: 1, interval: "week" as any }),
-      () => createSubscription(person, { planName: "x", unitAmountCents: 10_000_000_000, quantity: 2, interval: "month" }),
+      () =>
+        createSubscription(person, { planName: "x", unitAmountCents: 10_000_000_000, quantity: 2, interval: "month" }),
       () => saveSettings(person, { ...SETTINGS, currency: "JPY" as any }),
       () => saveSettings(person, { ...SETTINGS, taxBasisPoints: 10_001 }),
     ];
@@ -316,7 +437,8 @@ describe("summary and PDF", () => {
     expect(subs.map((x: any) => x.planName).sort()).toEqual(["Race", "Retainer"]);
     expect(s).toMatchObject({ currency: "USD", taxRate: 8.25, activeSubscriptions: 2, monthlyRecurringCents: 11_000 });
     const all = (await w.call("invoices_list", { limit: 100 })).items;
-    const sum = (st: string) => all.filter((i: any) => i.status === st).reduce((a: number, i: any) => a + i.totalCents, 0);
+    const sum = (st: string) =>
+      all.filter((i: any) => i.status === st).reduce((a: number, i: any) => a + i.totalCents, 0);
     expect(s.overdueCents).toBe(sum("overdue"));
     expect(s.outstandingCents).toBe(sum("overdue") + sum("open"));
     expect(s.invoices.paid).toEqual({ count: 1, totalCents: 270_625 });
@@ -324,13 +446,34 @@ describe("summary and PDF", () => {
 
   test("the PDF carries the number, parties, lines and totals", async () => {
     const meta = await w.call("invoices_pdf", { number: "INV-000001" });
-    expect(meta).toEqual({ id: meta.id, number: "INV-000001", filename: "INV-000001.pdf", mimeType: "application/pdf", url: `https://plinth.test/billing/invoices/${meta.id}/pdf` });
+    expect(meta).toEqual({
+      id: meta.id,
+      number: "INV-000001",
+      filename: "INV-000001.pdf",
+      mimeType: "application/pdf",
+      url: `https://plinth.test/billing/invoices/${meta.id}/pdf`,
+    });
     const r = await w.call("invoices_pdf", { number: "INV-000001", includeData: true });
     const bytes = Buffer.from(r.dataBase64, "base64");
     expect(bytes.subarray(0, 5).toString()).toBe("%PDF-");
     expect(r.bytes).toBe(bytes.length);
     const { text } = await extractText(await getDocumentProxy(new Uint8Array(bytes)), { mergePages: true });
-    for (const s of ["Invoice INV-000001", "VOID", "Harbor & Co. Studio", "Acme", "Time on WEB-1: 2.25 h", "2.25 h", "$123.45/h", "$277.76", "Logo refresh", "$802.13", "Sales tax (8.25%)", "$66.18", "$868.31", "Thank you!"])
+    for (const s of [
+      "Invoice INV-000001",
+      "VOID",
+      "Harbor & Co. Studio",
+      "Acme",
+      "Time on WEB-1: 2.25 h",
+      "2.25 h",
+      "$123.45/h",
+      "$277.76",
+      "Logo refresh",
+      "$802.13",
+      "Sales tax (8.25%)",
+      "$66.18",
+      "$868.31",
+      "Thank you!",
+    ])
       expect(text).toContain(s);
   });
 });

@@ -70,7 +70,11 @@ describe("compiled binary", () => {
 
   test("serves the demo's media files, generated into its data dir at first start", async () => {
     const [, siteId, key] = /REST key \(site (\d+)\):\s+(svc_live_[0-9a-f]{64})/.exec(banner)!;
-    const list: any = await (await fetch(`${base}/api/v1/sites/${siteId}/media?mimeType=image/jpeg&limit=1`, { headers: { "x-api-key": key! } })).json();
+    const list: any = await (
+      await fetch(`${base}/api/v1/sites/${siteId}/media?mimeType=image/jpeg&limit=1`, {
+        headers: { "x-api-key": key! },
+      })
+    ).json();
     const file = await fetch(new URL(list.data[0].url, base));
     expect(file.status).toBe(200);
     expect(file.headers.get("content-type")).toBe("image/jpeg");

@@ -79,7 +79,8 @@ describe("block catalog", () => {
       const r = validateContent({ blocks: standalone(d.example), version: "1" });
       if (!r.ok) throw new Error(`${d.type}: ${JSON.stringify(r.errors)}`);
       expect(d.example.type).toBe(d.type);
-      for (const [name, spec] of Object.entries(d.inputs)) if (spec.required) expect(d.example.props).toHaveProperty(name);
+      for (const [name, spec] of Object.entries(d.inputs))
+        if (spec.required) expect(d.example.props).toHaveProperty(name);
     }
   });
 

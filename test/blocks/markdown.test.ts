@@ -25,8 +25,12 @@ describe("blockSchemaMarkdown", () => {
         if (spec.kind === "enum") for (const v of spec.values) expect(row).toContain(`\`${v}\``);
         if (spec.kind === "integer") expect(row).toContain(`${spec.min}–${spec.max}`);
         if (spec.kind === "text") expect(row).toContain(`max ${spec.maxLength} chars`);
-        if (spec.kind === "list") for (const f of Object.keys(spec.fields)) expect(section).toContain(`| \`${name}[].${f}\` |`);
-        if (spec.kind === "slugList") expect(row).toContain(`| array of slugs | no | ${spec.minItems}–${spec.maxItems} items, each a lower-case slug |`);
+        if (spec.kind === "list")
+          for (const f of Object.keys(spec.fields)) expect(section).toContain(`| \`${name}[].${f}\` |`);
+        if (spec.kind === "slugList")
+          expect(row).toContain(
+            `| array of slugs | no | ${spec.minItems}–${spec.maxItems} items, each a lower-case slug |`,
+          );
       }
       if (d.children) expect(section).toContain("Children:");
     }
@@ -54,7 +58,8 @@ describe("blockSchemaMarkdown", () => {
     expect(validateContent(full).ok).toBe(true);
     // The full example shows nesting and several categories.
     const types = new Set<string>();
-    const walk = (bs: Block[]) => bs.forEach((b) => (types.add(getBlockDefinition(b.type)!.category), walk(b.children ?? [])));
+    const walk = (bs: Block[]) =>
+      bs.forEach((b) => (types.add(getBlockDefinition(b.type)!.category), walk(b.children ?? [])));
     walk(full.blocks);
     expect(types.size).toBeGreaterThanOrEqual(4);
   });

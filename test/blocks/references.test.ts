@@ -27,7 +27,10 @@ afterAll(async () => {
 
 const BLOCKS = [
   { type: "product-card", props: { productSlug: "house-espresso" } },
-  { type: "featured-products", props: { heading: "Gift ideas", productSlugs: ["gift-card", "house-espreso", "blog-mug"] } },
+  {
+    type: "featured-products",
+    props: { heading: "Gift ideas", productSlugs: ["gift-card", "house-espreso", "blog-mug"] },
+  },
   { type: "section", props: {}, children: [{ type: "add-to-cart", props: { productSlug: "tote-bag" } }] },
 ];
 const EXPECTED = [
@@ -43,12 +46,20 @@ describe("product slugs that name nothing are warnings", () => {
     const got = await w.ok(w.owner, "posts_get", { siteId: w.siteA, id: p.id, include: ["blocks"] });
     expect(got.blocks[1].props.productSlugs).toEqual(["gift-card", "house-espreso", "blog-mug"]);
 
-    const fixed = await w.ok(w.owner, "posts_update", { siteId: w.siteA, id: p.id, blocks: [BLOCKS[0], { type: "featured-products", props: { productSlugs: ["gift-card"] } }] });
+    const fixed = await w.ok(w.owner, "posts_update", {
+      siteId: w.siteA,
+      id: p.id,
+      blocks: [BLOCKS[0], { type: "featured-products", props: { productSlugs: ["gift-card"] } }],
+    });
     expect(fixed.warnings).toBeUndefined();
     // An update that does not touch the blocks says nothing about them.
     const retitled = await w.ok(w.owner, "posts_update", { siteId: w.siteA, id: p.id, title: "Gift guide 2025" });
     expect(retitled.warnings).toBeUndefined();
-    const again = await w.ok(w.owner, "posts_update", { siteId: w.siteA, id: p.id, blocks: [{ type: "product-card", props: { productSlug: "nope" } }] });
+    const again = await w.ok(w.owner, "posts_update", {
+      siteId: w.siteA,
+      id: p.id,
+      blocks: [{ type: "product-card", props: { productSlug: "nope" } }],
+    });
     expect(again.warnings).toEqual(['blocks[0].props.productSlug: no product "nope" on this site']);
     // On A's other site the mug exists and the espresso does not.
     const other = await w.ok(w.owner, "posts_create", { siteId: w.siteA2, title: "Mugs", blocks: [BLOCKS[1]] });
@@ -63,20 +74,33 @@ describe("product slugs that name nothing are warnings", () => {
     expect(t.warnings).toEqual(EXPECTED);
     const u = await w.ok(w.owner, "block_templates_update", { siteId: w.siteA, id: t.id, blocks: [BLOCKS[0]] });
     expect(u.warnings).toBeUndefined();
-    expect(await w.ok(w.owner, "block_templates_update", { siteId: w.siteA, id: t.id, blocks: [BLOCKS[2]] })).toMatchObject({
+    expect(
+      await w.ok(w.owner, "block_templates_update", { siteId: w.siteA, id: t.id, blocks: [BLOCKS[2]] }),
+    ).toMatchObject({
       warnings: ['blocks[0].children[0].props.productSlug: no product "tote-bag" on this site'],
     });
   });
 
   test("the shape is still validated as before: a bad slug in the list is an error, not a warning", async () => {
-    const text = await w.err(w.owner, "posts_create", { siteId: w.siteA, title: "Bad", blocks: [{ type: "featured-products", props: { productSlugs: ["ok", "Not A Slug"] } }] });
+    const text = await w.err(w.owner, "posts_create", {
+      siteId: w.siteA,
+      title: "Bad",
+      blocks: [{ type: "featured-products", props: { productSlugs: ["ok", "Not A Slug"] } }],
+    });
     expect(text).toContain("blocks[0].props.productSlugs[1]: must be a slug");
-    const empty = await w.err(w.owner, "posts_create", { siteId: w.siteA, title: "Bad", blocks: [{ type: "featured-products", props: { productSlugs: [] } }] });
+    const empty = await w.err(w.owner, "posts_create", {
+      siteId: w.siteA,
+      title: "Bad",
+      blocks: [{ type: "featured-products", props: { productSlugs: [] } }],
+    });
     expect(empty).toContain("blocks[0].props.productSlugs: must have 1 to 24 items (got 0)");
   });
 
   test("many missing slugs are capped, with a count of the rest", async () => {
-    const blocks = Array.from({ length: 30 }, (_, i) => ({ type: "product-card", props: { productSlug: `missing-${i}` } }));
+    const blocks = Array.from({ length: 30 }, (_, i) => ({
+      type: "product-card",
+      props: { productSlug: `missing-${i}` },
+    }));
     const lines = await productReferenceWarnings(s.deps.db, w.siteA, { blocks });
     expect(lines).toHaveLength(21);
     expect(lines[0]).toBe('blocks[0].props.productSlug: no product "missing-0" on this site');
@@ -92,6 +116,11 @@ describe("REST", () => {
     expect(res.status).toBe(200);
     const body = (await res.json()) as any;
     const list = Array.isArray(body) ? body : body.data;
-    expect(list.find((b: any) => b.type === "featured-products").inputs).toEqual(["heading", "productSlugs", "limit", "columns"]);
+    expect(list.find((b: any) => b.type === "featured-products").inputs).toEqual([
+      "heading",
+      "productSlugs",
+      "limit",
+      "columns",
+    ]);
   });
 });

@@ -22,7 +22,13 @@ async function parse(html: string): Promise<{ elements: El[]; text: string }> {
   const elements: El[] = [];
   let text = "";
   await new HTMLRewriter()
-    .on("*", { element: (e) => void elements.push({ tag: e.tagName, attrs: [...e.attributes].map(([k, v]) => [k, decode(v)] as [string, string]) }) })
+    .on("*", {
+      element: (e) =>
+        void elements.push({
+          tag: e.tagName,
+          attrs: [...e.attributes].map(([k, v]) => [k, decode(v)] as [string, string]),
+        }),
+    })
     .onDocument({ text: (t) => void (text += t.text) })
     .transform(new Response(html))
     .text();
@@ -49,7 +55,15 @@ function assertSafe(elements: El[]) {
 }
 
 const HOSTILE = `"><script>alert(1)</script><img src=x onerror=alert(1)>'`;
-const HOSTILE_URLS = ["javascript:alert(1)", "JAVASCRIPT:alert(1)", "java\tscript:alert(1)", "data:text/html;base64,PHNjcmlwdD4=", "//evil.example/x", `/ok.jpg" onerror="alert(1)`, `/a.jpg');background:url('https://evil.example/x`];
+const HOSTILE_URLS = [
+  "javascript:alert(1)",
+  "JAVASCRIPT:alert(1)",
+  "java\tscript:alert(1)",
+  "data:text/html;base64,PHNjcmlwdD4=",
+  "//evil.example/x",
+  `/ok.jpg" onerror="alert(1)`,
+  `/a.jpg');background:url('https://evil.example/x`,
+];
 
 /** Props where every input holds an attack of its kind (as if never validated). */
 function hostileProps(inputs: Record<string, InputSpec>, url: string): Record<string, unknown> {
@@ -106,19 +120,27 @@ describe("renderBlocksHtml", () => {
     const { elements, text } = await parse(html);
     assertSafe(elements);
     expect(elements.find((e) => e.tag === "h1")).toBeDefined();
-    expect(elements.filter((e) => e.attrs.some(([k, v]) => k === "class" && v.split(" ").includes("pb-column"))).length).toBe(2);
+    expect(
+      elements.filter((e) => e.attrs.some(([k, v]) => k === "class" && v.split(" ").includes("pb-column"))).length,
+    ).toBe(2);
     expect(elements.find((e) => e.tag === "img")!.attrs).toContainEqual(["alt", "An espresso shot pouring"]);
     expect(elements.find((e) => e.tag === "ol")).toBeDefined();
     expect(text).toContain("Dialling in espresso at home");
     expect(text).toContain("Grind coarser or shorten the shot.");
-    expect(elements.find((e) => e.tag === "a" && e.attrs.some(([k, v]) => k === "href" && v === "mailto:hello@example.com"))).toBeDefined();
+    expect(
+      elements.find((e) => e.tag === "a" && e.attrs.some(([k, v]) => k === "href" && v === "mailto:hello@example.com")),
+    ).toBeDefined();
     // Same output for the JSON-encoded form.
     expect(renderBlocksHtml(JSON.stringify(EXAMPLE_CONTENT))).toBe(html);
   });
 
   test("script in text is shown as text, never as an element", async () => {
-    const html = renderBlocksHtml({ blocks: [{ type: "paragraph", props: { text: "<script>alert(1)</script>\nline two" } }] });
-    expect(html).toBe('<p class="pb pb-paragraph pb-align-left pb-size-md">&lt;script&gt;alert(1)&lt;/script&gt;<br>line two</p>');
+    const html = renderBlocksHtml({
+      blocks: [{ type: "paragraph", props: { text: "<script>alert(1)</script>\nline two" } }],
+    });
+    expect(html).toBe(
+      '<p class="pb pb-paragraph pb-align-left pb-size-md">&lt;script&gt;alert(1)&lt;/script&gt;<br>line two</p>',
+    );
     const { elements, text } = await parse(html);
     expect(elements.map((e) => e.tag)).toEqual(["p", "br"]);
     expect(text).toContain("&lt;script&gt;"); // HTMLRewriter reports text undecoded
@@ -128,7 +150,10 @@ describe("renderBlocksHtml", () => {
     const html = renderBlocksHtml({
       blocks: [
         { id: `x" onclick="alert(1)`, type: "image", props: { src: "/a.jpg", alt: `" onerror="alert(1)" x="` } },
-        { type: "embed", props: { url: "https://www.youtube.com/embed/x", title: `'><iframe src=javascript:alert(1)>` } },
+        {
+          type: "embed",
+          props: { url: "https://www.youtube.com/embed/x", title: `'><iframe src=javascript:alert(1)>` },
+        },
       ],
     });
     const { elements } = await parse(html);
@@ -168,25 +193,48 @@ describe("renderBlocksHtml", () => {
     expect(out).not.toContain("data:");
     expect(out).not.toContain("insecure.example");
     expect(out).toContain('<span class="pb-button pb-button-primary">Go</span>');
-    expect(out).toContain('<a class="pb-button pb-button-primary" href="/shop" target="_blank" rel="noopener noreferrer">Ok</a>');
+    expect(out).toContain(
+      '<a class="pb-button pb-button-primary" href="/shop" target="_blank" rel="noopener noreferrer">Ok</a>',
+    );
   });
 
   test("URLs inside CSS url() cannot break out of the string", () => {
-    const out = renderBlocksHtml({ blocks: [{ type: "hero", props: { heading: "h", backgroundImage: `/a.jpg");background:url("https://evil.example/x` } }] });
-    expect(out).toContain('style="background-image:url(&quot;/a.jpg%22%29;background:url%28%22https://evil.example/x&quot;)"');
+    const out = renderBlocksHtml({
+      blocks: [
+        { type: "hero", props: { heading: "h", backgroundImage: `/a.jpg");background:url("https://evil.example/x` } },
+      ],
+    });
+    expect(out).toContain(
+      'style="background-image:url(&quot;/a.jpg%22%29;background:url%28%22https://evil.example/x&quot;)"',
+    );
   });
 
   test("colours that are not hex never reach a style attribute", () => {
-    const out = renderBlocksHtml({ blocks: [{ type: "section", props: { background: "red;position:fixed" }, children: [] }, { type: "cta", props: { heading: "h", buttonLabel: "b", buttonHref: "/", background: "#abc" } }] });
+    const out = renderBlocksHtml({
+      blocks: [
+        { type: "section", props: { background: "red;position:fixed" }, children: [] },
+        { type: "cta", props: { heading: "h", buttonLabel: "b", buttonHref: "/", background: "#abc" } },
+      ],
+    });
     expect(out).not.toContain("position:fixed");
     expect(out).toContain('style="background-color:#abc"');
   });
 
   test("malformed content never throws and degrades to nothing or an inert notice", () => {
-    for (const c of [null, 5, "not json", "[]", {}, { blocks: "x" }, { blocks: [null, 3, "p", [], { type: 5 }, { type: "paragraph", props: "x" }] }]) {
+    for (const c of [
+      null,
+      5,
+      "not json",
+      "[]",
+      {},
+      { blocks: "x" },
+      { blocks: [null, 3, "p", [], { type: 5 }, { type: "paragraph", props: "x" }] },
+    ]) {
       expect(() => renderBlocksHtml(c)).not.toThrow();
     }
-    expect(renderBlocksHtml({ blocks: [{ type: "<marquee>" }] })).toBe('<div class="pb pb-unknown">Unsupported block “&lt;marquee&gt;”.</div>');
+    expect(renderBlocksHtml({ blocks: [{ type: "<marquee>" }] })).toBe(
+      '<div class="pb pb-unknown">Unsupported block “&lt;marquee&gt;”.</div>',
+    );
     expect(renderBlocksHtml({ blocks: [{ type: "constructor" }] })).toContain("pb-unknown");
   });
 
@@ -209,20 +257,35 @@ describe("renderBlocksHtml", () => {
   });
 
   test("featured products pick given slugs in order, or fall back to the featured ones", () => {
-    const picked = renderBlocksHtml({ blocks: [{ type: "featured-products", props: { heading: "Gifts", productSlugs: ["gift-card", "house-espresso"], limit: 9 } }] });
+    const picked = renderBlocksHtml({
+      blocks: [
+        {
+          type: "featured-products",
+          props: { heading: "Gifts", productSlugs: ["gift-card", "house-espresso"], limit: 9 },
+        },
+      ],
+    });
     expect(picked).toBe(
       '<div class="pb pb-featured-products pb-placeholder" data-products="gift-card,house-espresso"><h2>Gifts</h2><p>Products: “gift-card”, “house-espresso”.</p></div>',
     );
-    expect(renderBlocksHtml({ blocks: [{ type: "featured-products", props: { limit: 6 } }] })).toContain('data-limit="6"');
+    expect(renderBlocksHtml({ blocks: [{ type: "featured-products", props: { limit: 6 } }] })).toContain(
+      'data-limit="6"',
+    );
   });
 
   test("prices are formatted from integer cents", () => {
-    const out = renderBlocksHtml({ blocks: [{ type: "pricing-table", props: { currency: "USD", tiers: [{ name: "A", price: 1850, interval: "year" }] } }] });
+    const out = renderBlocksHtml({
+      blocks: [
+        { type: "pricing-table", props: { currency: "USD", tiers: [{ name: "A", price: 1850, interval: "year" }] } },
+      ],
+    });
     expect(out).toContain("$18.50<span>/year</span>");
   });
 
   test("escapeHtml covers the five special characters", () => {
-    expect(escapeHtml(`<a href="x" title='y'>&</a>`)).toBe("&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;");
+    expect(escapeHtml(`<a href="x" title='y'>&</a>`)).toBe(
+      "&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;",
+    );
   });
 
   test("every example renders (smoke over the whole catalog in one document)", async () => {

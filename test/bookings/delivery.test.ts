@@ -30,14 +30,22 @@ let colleagueId: number;
 
 beforeAll(async () => {
   smtp = await startSmtp();
-  s = await startTestServer({ seed: false, clock, config: { smtpUrl: smtp.url(), mailFrom: "Acme <bookings@plinth.test>" } });
+  s = await startTestServer({
+    seed: false,
+    clock,
+    config: { smtpUrl: smtp.url(), mailFrom: "Acme <bookings@plinth.test>" },
+  });
   // Events and jobs run when the test says (drain, runDue), so "nothing more" is an observation, not a race.
   await s.dispatcher.stop();
   await s.jobs.stop();
   w = await makeWorld(s);
   colleagueId = (await w.ok(w.colleague, "whoami", {})).userId;
   const week = ["09:00-17:00"];
-  await w.ok(w.owner, "booking_schedules_set", { member: w.ownerUserId, timeZone: "UTC", weeklyHours: { mon: week, tue: week, wed: week, thu: week, fri: week } });
+  await w.ok(w.owner, "booking_schedules_set", {
+    member: w.ownerUserId,
+    timeZone: "UTC",
+    weeklyHours: { mon: week, tue: week, wed: week, thu: week, fri: week },
+  });
   slug = await live({ title: "Intro call", minNotice: 0, description: "A first talk about your project." });
 }, 30_000);
 afterAll(async () => {
@@ -66,14 +74,20 @@ async function deliver(from: number, expected: number) {
   }
   await sendDueMail(s.deps);
   await smtp.waitFor(queued.length);
-  const parsed = await Promise.all(smtp.messages.map((m) => m.parse().then((p) => ({ raw: m.raw, to: m.envelope.to, p }))));
+  const parsed = await Promise.all(
+    smtp.messages.map((m) => m.parse().then((p) => ({ raw: m.raw, to: m.envelope.to, p }))),
+  );
   const byId = new Map(parsed.map((m) => [m.p.messageId, m]));
   expect(queued.length).toBe(from + expected);
   return queued.slice(from).map((q) => byId.get(q.messageId)!);
 }
 
 const noticesOf = (userId: number) =>
-  s.deps.db.select().from(notifications).where(and(eq(notifications.userId, userId), like(notifications.type, "booking.%"))).orderBy(asc(notifications.id));
+  s.deps.db
+    .select()
+    .from(notifications)
+    .where(and(eq(notifications.userId, userId), like(notifications.type, "booking.%")))
+    .orderBy(asc(notifications.id));
 
 function post(path: string, fields: Record<string, string>, cookie: string) {
   return fetch(`${s.url}${path}`, {
@@ -86,7 +100,8 @@ function post(path: string, fields: Record<string, string>, cookie: string) {
 const csrfOf = (html: string) => /name="csrf" value="([0-9a-f]+)"/.exec(html)![1]!;
 const cookieOf = (r: Response) => (r.headers.get("set-cookie") ?? "").split(";")[0]!;
 /** The path of the first link in a mail's text that starts with the service's public URL. */
-const linkIn = (text: string, prefix: string) => new URL(new RegExp(`${prefix.replace(/[.?]/g, "\\$&")}\\S*`).exec(text)![0]).pathname;
+const linkIn = (text: string, prefix: string) =>
+  new URL(new RegExp(`${prefix.replace(/[.?]/g, "\\$&")}\\S*`).exec(text)![0]).pathname;
 const icsOf = (m: Awaited<ReturnType<typeof deliver>>[number]) => {
   const a = m.p.attachments.find((x) => x.filename === "invite.ics")!;
   // mailparser keeps only the media type; the parameters are read from the raw part header.
@@ -100,7 +115,18 @@ describe("booking emails and notices", () => {
     const start = "2030-03-05T09:00:00.000Z";
     const formPage = await fetch(`${s.url}/b/${slug}/book?start=${encodeURIComponent(start)}&tz=Europe/Berlin`);
     const cookie = cookieOf(formPage);
-    const made = await post(`/b/${slug}/book`, { start, tz: "Europe/Berlin", duration: "30", csrf: csrfOf(await formPage.text()), name: "Ada Visitor", email: "Ada@Example.com" }, cookie);
+    const made = await post(
+      `/b/${slug}/book`,
+      {
+        start,
+        tz: "Europe/Berlin",
+        duration: "30",
+        csrf: csrfOf(await formPage.text()),
+        name: "Ada Visitor",
+        email: "Ada@Example.com",
+      },
+      cookie,
+    );
     expect(made.status).toBe(303);
     const uid = /booking\/([0-9a-f]{32})/.exec(made.headers.get("location")!)![1]!;
 
@@ -120,7 +146,11 @@ describe("booking emails and notices", () => {
     expect(invite.text).toContain("DTSTART:20300305T090000Z");
     expect(invite.text).toContain("STATUS:CONFIRMED");
     expect((await noticesOf(w.ownerUserId)).map((n) => [n.type, n.title, n.body])).toEqual([
-      ["booking.created", "New booking: Intro call with Ada Visitor", "Tuesday, 5 March 2030, 09:00 (UTC), 30 min. Ada Visitor <ada@example.com>."],
+      [
+        "booking.created",
+        "New booking: Intro call with Ada Visitor",
+        "Tuesday, 5 March 2030, 09:00 (UTC), 30 min. Ada Visitor <ada@example.com>.",
+      ],
     ]);
 
     // The email's link is the attendee's page, which offers to reschedule.
@@ -131,8 +161,14 @@ describe("booking emails and notices", () => {
     const listing = await (await fetch(`${s.url}${move}&week=2030-03-05`)).text();
     const to = "2030-03-05T14:00:00.000Z";
     expect(listing).toContain(`start=${encodeURIComponent(to)}`);
-    const moveForm = await fetch(`${s.url}/b/${slug}/book?start=${encodeURIComponent(to)}&tz=Europe/Berlin&duration=30&reschedule=${uid}`);
-    const moved = await post(`/b/${slug}/book`, { start: to, tz: "Europe/Berlin", duration: "30", reschedule: uid, csrf: csrfOf(await moveForm.text()) }, cookieOf(moveForm));
+    const moveForm = await fetch(
+      `${s.url}/b/${slug}/book?start=${encodeURIComponent(to)}&tz=Europe/Berlin&duration=30&reschedule=${uid}`,
+    );
+    const moved = await post(
+      `/b/${slug}/book`,
+      { start: to, tz: "Europe/Berlin", duration: "30", reschedule: uid, csrf: csrfOf(await moveForm.text()) },
+      cookieOf(moveForm),
+    );
     expect(moved.status).toBe(303);
     const [rescheduled] = await deliver(from + 1, 1);
     expect(rescheduled!.p.subject).toBe("Rescheduled: Intro call, now on Tuesday, 5 March 2030, 15:00 (CET)");
@@ -146,7 +182,11 @@ describe("booking emails and notices", () => {
 
     // Cancel from the page the email links to.
     const page2 = await fetch(`${s.url}${linkIn(rescheduled!.p.text!, `${s.config.publicUrl}/b/`)}`);
-    const cancelled = await post(`/b/${slug}/booking/${uid}/cancel`, { csrf: csrfOf(await page2.text()), reason: "Found another date" }, cookieOf(page2));
+    const cancelled = await post(
+      `/b/${slug}/booking/${uid}/cancel`,
+      { csrf: csrfOf(await page2.text()), reason: "Found another date" },
+      cookieOf(page2),
+    );
     expect(cancelled.status).toBe(303);
     const [cancelMail] = await deliver(from + 2, 1);
     expect(cancelMail!.p.subject).toBe("Cancelled: Intro call on Tuesday, 5 March 2030, 15:00 (CET)");
@@ -163,14 +203,21 @@ describe("booking emails and notices", () => {
       "Rescheduled: Intro call with Ada Visitor",
       "Cancelled: Intro call with Ada Visitor",
     ]);
-    expect((await noticesOf(w.ownerUserId))[2]!.body).toBe("Was Tuesday, 5 March 2030, 14:00 (UTC). Cancelled by Ada Visitor: Found another date");
+    expect((await noticesOf(w.ownerUserId))[2]!.body).toBe(
+      "Was Tuesday, 5 March 2030, 14:00 (UTC). Cancelled by Ada Visitor: Found another date",
+    );
     expect(await s.deps.db.select().from(mailOutbox)).toHaveLength(from + 3);
   });
 
   test("an agent books and cancels over MCP: the attendee is emailed each time; the host whose agent acted is not notified, a colleague's cancellation is", async () => {
     const from = (await s.deps.db.select().from(mailOutbox)).length;
     const before = (await noticesOf(w.ownerUserId)).length;
-    const b = await w.ok(w.owner, "bookings_create", { pageSlug: slug, startsAt: "2030-03-06T10:00:00Z", name: "Bo <script>", email: "bo@example.test" });
+    const b = await w.ok(w.owner, "bookings_create", {
+      pageSlug: slug,
+      startsAt: "2030-03-06T10:00:00Z",
+      name: "Bo <script>",
+      email: "bo@example.test",
+    });
     const [made] = await deliver(from, 1);
     expect(made!.p.subject).toBe("Confirmed: Intro call on Wednesday, 6 March 2030, 10:00 (UTC)");
     expect(made!.p.text).toContain("Hello Bo <script>,");
@@ -184,13 +231,20 @@ describe("booking emails and notices", () => {
     expect(icsOf(moved!).text).toContain("SEQUENCE:1");
     expect(gone!.p.text).toContain("The host cancelled this booking. Reason: Host is ill");
     expect(icsOf(gone!).text).toContain("SEQUENCE:2");
-    expect((await noticesOf(w.ownerUserId)).slice(before).map((n) => [n.title, n.actorUserId])).toEqual([["Cancelled: Intro call with Bo <script>", colleagueId]]);
+    expect((await noticesOf(w.ownerUserId)).slice(before).map((n) => [n.title, n.actorUserId])).toEqual([
+      ["Cancelled: Intro call with Bo <script>", colleagueId],
+    ]);
   });
 
   test("a page that needs confirmation: requested (TENTATIVE), then confirmed by the host", async () => {
     const pending = await live({ title: "Strategy session", minNotice: 0, requiresConfirmation: true });
     const from = (await s.deps.db.select().from(mailOutbox)).length;
-    const b = await w.ok(w.colleague, "bookings_create", { pageSlug: pending, startsAt: "2030-03-07T10:00:00Z", name: "Cy", email: "cy@example.test" });
+    const b = await w.ok(w.colleague, "bookings_create", {
+      pageSlug: pending,
+      startsAt: "2030-03-07T10:00:00Z",
+      name: "Cy",
+      email: "cy@example.test",
+    });
     expect(b.status).toBe("pending");
     await w.ok(w.colleague, "bookings_confirm", { id: b.id });
     const [asked, confirmed] = await deliver(from, 2);
@@ -206,8 +260,12 @@ describe("reminders", () => {
   test("a page's reminders are its own setting: read back, bounded, shown for approval", async () => {
     const p = await w.ok(w.owner, "booking_pages_create", { title: "Bounded", reminders: [2880, 30] });
     expect((await w.ok(w.owner, "booking_pages_get", { id: p.id })).reminders).toEqual([2880, 30]);
-    expect(await w.err(w.owner, "booking_pages_create", { title: "Too soon", reminders: [2] })).toContain("must be 5 to 20160");
-    expect(await w.err(w.owner, "booking_pages_create", { title: "Too many", reminders: [10, 20, 30, 40] })).toContain("at most 3 reminders");
+    expect(await w.err(w.owner, "booking_pages_create", { title: "Too soon", reminders: [2] })).toContain(
+      "must be 5 to 20160",
+    );
+    expect(await w.err(w.owner, "booking_pages_create", { title: "Too many", reminders: [10, 20, 30, 40] })).toContain(
+      "at most 3 reminders",
+    );
     const html = await (await fetch(w.local(p.approval.url))).text();
     expect(html).toContain("Reminder emails");
     expect(html).toContain("<dt>Reminder emails</dt><dd>48 h and 30 min before the start</dd>");
@@ -217,7 +275,8 @@ describe("reminders", () => {
     clock.set(T0);
     const quick = await live({ title: "Quick chat", minNotice: 0, reminders: [120] });
     const silent = await live({ title: "Silent chat", minNotice: 0, reminders: [] });
-    const mk = async (page: string, startsAt: string, email: string) => (await w.ok(w.owner, "bookings_create", { pageSlug: page, startsAt, name: "R", email })).id as number;
+    const mk = async (page: string, startsAt: string, email: string) =>
+      (await w.ok(w.owner, "bookings_create", { pageSlug: page, startsAt, name: "R", email })).id as number;
     const A = await mk(slug, "2030-03-05T10:00:00Z", "a@r.test"); // 24 h at Mon 10:00, 1 h at Tue 09:00
     const C = await mk(slug, "2030-03-05T11:00:00Z", "c@r.test");
     await w.ok(w.owner, "bookings_cancel", { id: C });
@@ -227,7 +286,12 @@ describe("reminders", () => {
     const R = await mk(slug, "2030-03-06T12:00:00Z", "r@r.test"); // 24 h at Tue 12:00, then moved
     const K = await mk(slug, "2030-03-07T12:00:00Z", "k@r.test"); // 24 h Wed 12:00, 1 h Thu 11:00: the server is "down" over both
     const rows = async () =>
-      (await s.deps.db.select().from(bookingReminders).orderBy(asc(bookingReminders.id))).map((r) => [r.bookingId, r.offsetMin, r.startsAt.toISOString(), r.state]);
+      (await s.deps.db.select().from(bookingReminders).orderBy(asc(bookingReminders.id))).map((r) => [
+        r.bookingId,
+        r.offsetMin,
+        r.startsAt.toISOString(),
+        r.state,
+      ]);
     const at = async (ms: number) => {
       clock.set(ms);
       return await sendReminders(s.deps);
@@ -268,8 +332,20 @@ describe("reminders", () => {
     expect(all).toHaveLength(8);
     for (const none of [C, Z]) expect(all.some((r) => r[0] === none)).toBe(false);
     // Exactly the sent rows became emails, each once.
-    const mails = await s.deps.db.select().from(mailOutbox).where(eq(mailOutbox.tag, "booking.reminder")).orderBy(asc(mailOutbox.id));
-    expect(mails.map((m) => m.to[0])).toEqual(["a@r.test", "l@r.test", "a@r.test", "p@r.test", "r@r.test", "r@r.test", "k@r.test"]);
+    const mails = await s.deps.db
+      .select()
+      .from(mailOutbox)
+      .where(eq(mailOutbox.tag, "booking.reminder"))
+      .orderBy(asc(mailOutbox.id));
+    expect(mails.map((m) => m.to[0])).toEqual([
+      "a@r.test",
+      "l@r.test",
+      "a@r.test",
+      "p@r.test",
+      "r@r.test",
+      "r@r.test",
+      "k@r.test",
+    ]);
     expect(mails[0]!.subject).toBe("Reminder: Intro call in 24 h, Tuesday, 5 March 2030, 10:00 (UTC)");
     const uidA = (await s.deps.db.select({ uid: bookings.uid }).from(bookings).where(eq(bookings.id, A)))[0]!.uid;
     expect(mails[0]!.text).toContain(`Reschedule or cancel: ${s.config.publicUrl}/b/${slug}/booking/${uidA}`);
@@ -278,7 +354,8 @@ describe("reminders", () => {
     // Over SMTP like every other message.
     await sendDueMail(s.deps);
     const subject = "Subject: Reminder: Quick chat in 2 h, Tuesday, 5 March 2030, 13:00";
-    for (const until = Date.now() + 10_000; Date.now() < until && !smtp.messages.some((m) => m.raw.includes(subject)); ) await Bun.sleep(20);
+    for (const until = Date.now() + 10_000; Date.now() < until && !smtp.messages.some((m) => m.raw.includes(subject)); )
+      await Bun.sleep(20);
     expect(smtp.messages.filter((m) => m.raw.includes(subject)).map((m) => m.envelope.to)).toEqual([["p@r.test"]]);
   });
 });

@@ -20,7 +20,11 @@ beforeAll(async () => {
   w = await makeWorld(s);
   const me = (await w.ok(w.owner, "whoami", {})).userId;
   const week = ["09:00-17:00"];
-  await w.ok(w.owner, "booking_schedules_set", { member: me, timeZone: "UTC", weeklyHours: { mon: week, tue: week, wed: week, thu: week, fri: week } });
+  await w.ok(w.owner, "booking_schedules_set", {
+    member: me,
+    timeZone: "UTC",
+    weeklyHours: { mon: week, tue: week, wed: week, thu: week, fri: week },
+  });
   const p = await w.ok(w.owner, "booking_pages_create", {
     title: "Public call",
     minNotice: 0,
@@ -51,7 +55,16 @@ function post(path: string, fields: Record<string, string>, headers: Record<stri
   });
 }
 
-const form = (start: string, csrf: string, extra: Record<string, string> = {}) => ({ start, tz: "UTC", duration: "30", csrf, name: "Ada", email: "ada@example.test", q_size: "1-10", ...extra });
+const form = (start: string, csrf: string, extra: Record<string, string> = {}) => ({
+  start,
+  tz: "UTC",
+  duration: "30",
+  csrf,
+  name: "Ada",
+  email: "ada@example.test",
+  q_size: "1-10",
+  ...extra,
+});
 
 describe("the public page", () => {
   test("headers: strict CSP with a fresh nonce per response, noindex, no framing; the listing names free times", async () => {
@@ -88,7 +101,13 @@ describe("the public page", () => {
   test("the cache is dropped when a booking lands: the taken time leaves the listing at once", async () => {
     const url = `${s.url}/b/${slug}?tz=UTC&week=2030-03-05`;
     expect(await (await fetch(url)).text()).toContain("start=2030-03-05T09%3A00%3A00.000Z");
-    await w.ok(w.owner, "bookings_create", { pageSlug: slug, startsAt: "2030-03-05T09:00:00Z", name: "Bo", email: "bo@example.test", answers: { size: "11+" } });
+    await w.ok(w.owner, "bookings_create", {
+      pageSlug: slug,
+      startsAt: "2030-03-05T09:00:00Z",
+      name: "Bo",
+      email: "bo@example.test",
+      answers: { size: "11+" },
+    });
     expect(await (await fetch(url)).text()).not.toContain("start=2030-03-05T09%3A00%3A00.000Z");
   });
 
@@ -96,11 +115,17 @@ describe("the public page", () => {
     const start = "2030-03-06T09:00:00.000Z";
     const { cookie, csrf } = await session(start);
     const before = (await s.deps.db.select().from(bookings)).length;
-    expect((await post(`/b/${slug}/book`, form(start, csrf), { Cookie: cookie, Origin: "https://evil.example" })).status).toBe(403);
-    expect((await post(`/b/${slug}/book`, form(start, csrf), { Cookie: cookie, "Sec-Fetch-Site": "cross-site" })).status).toBe(403);
+    expect(
+      (await post(`/b/${slug}/book`, form(start, csrf), { Cookie: cookie, Origin: "https://evil.example" })).status,
+    ).toBe(403);
+    expect(
+      (await post(`/b/${slug}/book`, form(start, csrf), { Cookie: cookie, "Sec-Fetch-Site": "cross-site" })).status,
+    ).toBe(403);
     expect((await post(`/b/${slug}/book`, form(start, csrf))).status).toBe(403);
     expect((await post(`/b/${slug}/book`, form(start, "0".repeat(32)), { Cookie: cookie })).status).toBe(403);
-    expect((await post(`/b/${slug}/book`, form(start, csrf, { website: "http://spam.example" }), { Cookie: cookie })).status).toBe(400);
+    expect(
+      (await post(`/b/${slug}/book`, form(start, csrf, { website: "http://spam.example" }), { Cookie: cookie })).status,
+    ).toBe(400);
     const big = await post(`/b/${slug}/book`, form(start, csrf, { q_size: "x".repeat(40_000) }), { Cookie: cookie });
     expect(big.status).toBe(413);
     expect((await s.deps.db.select().from(bookings)).length).toBe(before);
@@ -110,13 +135,20 @@ describe("the public page", () => {
     const start = "2030-03-06T10:00:00.000Z";
     const { cookie, csrf } = await session(start);
     const before = (await s.deps.db.select().from(bookings)).length;
-    const forged = await post(`/b/${slug}/book`, form(start, csrf, { q_admin: "<script>alert(1)</script>" }), { Cookie: cookie });
+    const forged = await post(`/b/${slug}/book`, form(start, csrf, { q_admin: "<script>alert(1)</script>" }), {
+      Cookie: cookie,
+    });
     expect(forged.status).toBe(400);
     const body = await forged.text();
     expect(body).toContain("is not a question of this page");
     expect(body).not.toContain("<script>alert(1)");
     expect((await post(`/b/${slug}/book`, form(start, csrf, { q_size: "9000" }), { Cookie: cookie })).status).toBe(400);
-    for (const t of ["2030-03-01T10:00:00.000Z", "2030-03-06T10:07:00.000Z", "2030-03-06T23:00:00.000Z", "not a date"]) {
+    for (const t of [
+      "2030-03-01T10:00:00.000Z",
+      "2030-03-06T10:07:00.000Z",
+      "2030-03-06T23:00:00.000Z",
+      "not a date",
+    ]) {
       const r = await post(`/b/${slug}/book`, form(t, csrf), { Cookie: cookie });
       expect([400, 409]).toContain(r.status);
     }
@@ -128,7 +160,9 @@ describe("the public page", () => {
   test("a visitor books: 303 to the attendee's page; the invite downloads as text/calendar; answers are shown escaped", async () => {
     const start = "2030-03-07T11:00:00.000Z";
     const { cookie, csrf } = await session(start);
-    const r = await post(`/b/${slug}/book`, form(start, csrf, { name: `<img src=x onerror=alert(1)>` }), { Cookie: cookie });
+    const r = await post(`/b/${slug}/book`, form(start, csrf, { name: `<img src=x onerror=alert(1)>` }), {
+      Cookie: cookie,
+    });
     expect(r.status).toBe(303);
     const loc = r.headers.get("location")!;
     expect(loc).toMatch(new RegExp(`^/b/${slug}/booking/[0-9a-f]{32}\\?tz=UTC&done=booked$`));
@@ -156,23 +190,35 @@ describe("the public page", () => {
     const listing = await (await fetch(`${s.url}/b/${slug}?reschedule=${uid}&tz=UTC&week=2030-03-12`)).text();
     expect(listing).toContain("Choose a new time for your booking of");
     const to = "2030-03-12T15:00:00.000Z";
-    const r = await post(`/b/${slug}/book`, { start: to, tz: "UTC", duration: "30", reschedule: uid, csrf: first.csrf }, { Cookie: first.cookie });
+    const r = await post(
+      `/b/${slug}/book`,
+      { start: to, tz: "UTC", duration: "30", reschedule: uid, csrf: first.csrf },
+      { Cookie: first.cookie },
+    );
     expect(r.status).toBe(303);
     expect(r.headers.get("location")).toBe(`/b/${slug}/booking/${uid}?tz=UTC&done=rescheduled`);
     const b = await w.ok(w.owner, "bookings_get", { uid });
     expect(b).toMatchObject({ startsAt: to, sequence: 1, history: [{ startsAt: start, by: "attendee" }] });
-    expect(await (await fetch(`${s.url}/b/${slug}?tz=UTC&week=2030-03-12`)).text()).toContain("start=2030-03-12T09%3A00%3A00.000Z");
+    expect(await (await fetch(`${s.url}/b/${slug}?tz=UTC&week=2030-03-12`)).text()).toContain(
+      "start=2030-03-12T09%3A00%3A00.000Z",
+    );
   });
 
   test("visitors racing over HTTP for one slot: exactly one 303, the others 409 and told to pick another", async () => {
     const start = "2030-03-08T13:00:00.000Z";
     const sessions = await Promise.all(Array.from({ length: 8 }, () => session(start)));
-    const answers = await Promise.all(sessions.map((x, i) => post(`/b/${slug}/book`, form(start, x.csrf, { email: `racer${i}@example.test` }), { Cookie: x.cookie })));
+    const answers = await Promise.all(
+      sessions.map((x, i) =>
+        post(`/b/${slug}/book`, form(start, x.csrf, { email: `racer${i}@example.test` }), { Cookie: x.cookie }),
+      ),
+    );
     const codes = answers.map((a) => a.status).sort();
     expect(codes).toEqual([303, 409, 409, 409, 409, 409, 409, 409]);
     const loser = await answers.find((a) => a.status === 409)!.text();
     expect(loser).toContain("that time was just taken");
-    const rows = (await s.deps.db.select().from(bookings)).filter((b) => b.startsAt.toISOString() === start && b.status === "accepted");
+    const rows = (await s.deps.db.select().from(bookings)).filter(
+      (b) => b.startsAt.toISOString() === start && b.status === "accepted",
+    );
     expect(rows).toHaveLength(1);
   });
 });

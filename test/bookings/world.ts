@@ -58,7 +58,9 @@ export async function makeWorld(): Promise<World> {
     },
     async events(type) {
       const rows = await db.select().from(events).orderBy(events.id);
-      return rows.filter((r) => !type || r.type === type).map((r) => ({ type: r.type, entityId: r.entityId, data: r.data }));
+      return rows
+        .filter((r) => !type || r.type === type)
+        .map((r) => ({ type: r.type, entityId: r.entityId, data: r.data }));
     },
   };
 }

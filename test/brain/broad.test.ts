@@ -22,7 +22,21 @@ beforeAll(async () => {
       const n = i + j;
       const title = `Status report ${n}`;
       const body = n % 10 === 0 ? `Weekly campaign numbers for batch ${n}.` : `Weekly numbers for batch ${n}.`;
-      return { companyId: w.companyId, kind: "note" as const, title, body, data: {}, searchText: body, titleKey: titleKey(title), at, version: 1, createdByUserId: w.users.owner, updatedByUserId: w.users.owner, createdAt: at, updatedAt: at };
+      return {
+        companyId: w.companyId,
+        kind: "note" as const,
+        title,
+        body,
+        data: {},
+        searchText: body,
+        titleKey: titleKey(title),
+        at,
+        version: 1,
+        createdByUserId: w.users.owner,
+        updatedByUserId: w.users.owner,
+        createdAt: at,
+        updatedAt: at,
+      };
     });
     await w.store.transaction(async (tx) => void (await tx.insert(brainRecords).values(rows)));
   }

@@ -28,7 +28,9 @@ beforeAll(async () => {
     viewer: (await mintMcpKey(s.deps, { userId: viewer.id, scopes: ["brain:*"], companyIds: [co.id] })).key,
     readOnly: (await mintMcpKey(s.deps, { userId: owner.id, scopes: ["brain:read"], companyIds: [co.id] })).key,
     supervised: (await mintMcpKey(s.deps, { userId: owner.id, scopes: ["brain:write"], companyIds: [co.id] })).key,
-    approver: (await mintMcpKey(s.deps, { userId: admin.id, scopes: ["brain:approve", "brain:read"], companyIds: [co.id] })).key,
+    approver: (
+      await mintMcpKey(s.deps, { userId: admin.id, scopes: ["brain:approve", "brain:read"], companyIds: [co.id] })
+    ).key,
   };
   agent = await mcpClient(s.url, keys.owner);
 });
@@ -52,7 +54,16 @@ describe("an agent keeps the brain after a meeting", () => {
       idempotencyKey: "kickoff-1",
     });
     expect(m.tasksCreated).toHaveLength(1);
-    const again = await tool("brain_meetings_create", { title: "Northwind kickoff", at: "2026-03-02T10:00:00Z", attendees: ["ana@northwind.test"], body: "Northwind wants the relaunch before the trade fair in May.", decisions: ["Relaunch on 28 April"], actionItems: [{ text: "Send the sitemap draft", due: "2026-03-06" }], topics: ["Northwind relaunch"], idempotencyKey: "kickoff-1" });
+    const again = await tool("brain_meetings_create", {
+      title: "Northwind kickoff",
+      at: "2026-03-02T10:00:00Z",
+      attendees: ["ana@northwind.test"],
+      body: "Northwind wants the relaunch before the trade fair in May.",
+      decisions: ["Relaunch on 28 April"],
+      actionItems: [{ text: "Send the sitemap draft", due: "2026-03-06" }],
+      topics: ["Northwind relaunch"],
+      idempotencyKey: "kickoff-1",
+    });
     expect(again.id).toBe(m.id);
     const found = await tool("brain_search", { query: "trade fair" });
     expect(found.items.map((i: { id: number }) => i.id)).toEqual([m.id]);
@@ -85,11 +96,17 @@ describe("an agent keeps the brain after a meeting", () => {
     const app = await mcpClient(s.url, keys.approver);
     try {
       await tool("brain_review_policy_set", { review: true }, sup);
-      const held = await tool("brain_notes_create", { title: "Pricing idea", body: "Bundle SEO with the relaunch." }, sup);
+      const held = await tool(
+        "brain_notes_create",
+        { title: "Pricing idea", body: "Bundle SEO with the relaunch." },
+        sup,
+      );
       expect(held.status).toBe("in_review");
       expect((await tool("brain_search", { query: "bundle" })).total).toBe(0);
       // Hidden from a key without brain:approve (and refused by the verb if called anyway).
-      await expect(callTool(sup, "brain_reviews_approve", { id: held.review.id })).rejects.toThrow("Unknown tool: brain_reviews_approve");
+      await expect(callTool(sup, "brain_reviews_approve", { id: held.review.id })).rejects.toThrow(
+        "Unknown tool: brain_reviews_approve",
+      );
       const got = await tool("brain_reviews_get", { id: held.review.id }, app);
       expect(got.changes.map((c: { field: string }) => c.field)).toEqual(["title", "body"]);
       expect((await tool("brain_reviews_approve", { id: held.review.id }, app)).ok).toBe(true);
@@ -105,7 +122,10 @@ describe("an agent keeps the brain after a meeting", () => {
       const c = await mcpClient(s.url, key);
       try {
         expect((await tool("brain_search", { query: "northwind" }, c)).total).toBeGreaterThan(0);
-        if (key === keys.readOnly) await expect(callTool(c, "brain_notes_create", { title: "Nope" })).rejects.toThrow("Unknown tool: brain_notes_create");
+        if (key === keys.readOnly)
+          await expect(callTool(c, "brain_notes_create", { title: "Nope" })).rejects.toThrow(
+            "Unknown tool: brain_notes_create",
+          );
         else {
           const r = await callTool(c, "brain_notes_create", { title: "Nope" });
           expect(r.isError).toBe(true);

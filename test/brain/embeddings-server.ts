@@ -5,7 +5,14 @@
  * word is shared), and a switch that makes it fail like an endpoint that is down.
  */
 const DIM = 64;
-const SYNONYMS: Record<string, string> = { automobile: "car", vehicle: "car", cars: "car", holiday: "vacation", leave: "vacation", pto: "vacation" };
+const SYNONYMS: Record<string, string> = {
+  automobile: "car",
+  vehicle: "car",
+  cars: "car",
+  holiday: "vacation",
+  leave: "vacation",
+  pto: "vacation",
+};
 
 function hash(s: string): number {
   let h = 2166136261;
@@ -50,11 +57,16 @@ export function startEmbeddingsServer(): EmbeddingsServer {
       if (req.method !== "POST" || url.pathname !== "/v1/embeddings") return new Response("not found", { status: 404 });
       state.calls++;
       state.lastAuth = req.headers.get("authorization");
-      if (state.mode === "error") return new Response(JSON.stringify({ error: { message: "overloaded" } }), { status: 503 });
+      if (state.mode === "error")
+        return new Response(JSON.stringify({ error: { message: "overloaded" } }), { status: 503 });
       const body = (await req.json()) as { input: string[]; model: string };
       state.inputs += body.input.length;
       if (state.mode === "garbage") return Response.json({ data: [{ embedding: ["x"] }] });
-      return Response.json({ object: "list", model: body.model, data: body.input.map((t, index) => ({ object: "embedding", index, embedding: vectorOf(t) })) });
+      return Response.json({
+        object: "list",
+        model: body.model,
+        data: body.input.map((t, index) => ({ object: "embedding", index, embedding: vectorOf(t) })),
+      });
     },
   });
   state.url = `http://127.0.0.1:${server.port}`;

@@ -21,7 +21,13 @@ afterAll(async () => {
   es.stop();
 });
 
-const chunkStates = async () => (await rows<{ state: string; n: number }>(w.deps, "SELECT state, count(*) AS n FROM brain_chunks GROUP BY state ORDER BY state")).map((r) => [r.state, Number(r.n)]);
+const chunkStates = async () =>
+  (
+    await rows<{ state: string; n: number }>(
+      w.deps,
+      "SELECT state, count(*) AS n FROM brain_chunks GROUP BY state ORDER BY state",
+    )
+  ).map((r) => [r.state, Number(r.n)]);
 
 async function runJob() {
   const jobs = await w.jobs();
@@ -31,7 +37,10 @@ async function runJob() {
 
 describe("hybrid search", () => {
   test("writes queue chunks in their transaction; the job embeds them", async () => {
-    await w.call("brain_documents_create", { title: "Company car policy", body: "Staff may book the car for client visits. Fuel is reimbursed." });
+    await w.call("brain_documents_create", {
+      title: "Company car policy",
+      body: "Staff may book the car for client visits. Fuel is reimbursed.",
+    });
     await w.call("brain_notes_create", { title: "Vacation rules", body: "Ask two weeks ahead for vacation." });
     await w.call("brain_notes_create", { title: "Espresso", body: "The machine is descaled on Fridays." });
     expect(await chunkStates()).toEqual([["pending", 3]]);
@@ -54,14 +63,25 @@ describe("hybrid search", () => {
     await runJob();
     const r = await w.call("brain_search", { query: "car" });
     expect(r.items[0].matchedBy).toEqual(["text", "meaning"]);
-    expect(r.items.map((i: { title: string }) => i.title).slice(0, 2).sort()).toEqual(["Car wash", "Company car policy"]);
+    expect(
+      r.items
+        .map((i: { title: string }) => i.title)
+        .slice(0, 2)
+        .sort(),
+    ).toEqual(["Car wash", "Company car policy"]);
   });
 
   test("filters apply to meaning matches too, and other companies' vectors never match", async () => {
-    expect((await w.call("brain_search", { query: "automobile", kinds: ["note"] })).items.map((i: { title: string }) => i.title)).toEqual(["Car wash"]);
+    expect(
+      (await w.call("brain_search", { query: "automobile", kinds: ["note"] })).items.map(
+        (i: { title: string }) => i.title,
+      ),
+    ).toEqual(["Car wash"]);
     await w.call("brain_notes_create", { title: "Rival fleet", body: "Our car fleet." }, w.ctx({ company: "other" }));
     await runJob();
-    expect((await w.call("brain_search", { query: "automobile", limit: 50 })).items.map((i: { title: string }) => i.title)).not.toContain("Rival fleet");
+    expect(
+      (await w.call("brain_search", { query: "automobile", limit: 50 })).items.map((i: { title: string }) => i.title),
+    ).not.toContain("Rival fleet");
   });
 
   test("brain_context uses meaning too", async () => {
@@ -74,13 +94,19 @@ describe("hybrid search", () => {
 describe("the endpoint down", () => {
   test("search falls back to full text and says so; the queue backs off and catches up", async () => {
     es.mode = "error";
-    await w.call("brain_notes_create", { title: "Holiday calendar", body: "The office closes between Christmas and New Year." });
+    await w.call("brain_notes_create", {
+      title: "Holiday calendar",
+      body: "The office closes between Christmas and New Year.",
+    });
     const r = await w.call("brain_search", { query: "christmas" });
     expect(r.mode).toBe("text");
     expect(r.items.map((i: { title: string }) => i.title)).toEqual(["Holiday calendar"]);
     expect(r.note).toContain("Semantic search is unavailable right now (embeddings endpoint answered 503)");
     await runJob();
-    const [c] = await rows<{ attempts: number; state: string; last_error: string }>(w.deps, "SELECT attempts, state, last_error FROM brain_chunks WHERE state <> 'done'");
+    const [c] = await rows<{ attempts: number; state: string; last_error: string }>(
+      w.deps,
+      "SELECT attempts, state, last_error FROM brain_chunks WHERE state <> 'done'",
+    );
     expect(c).toMatchObject({ state: "pending", last_error: "embeddings endpoint answered 503" });
     expect(Number(c!.attempts)).toBe(1);
     const status = await w.call("brain_embeddings_status", {});
@@ -102,8 +128,15 @@ describe("the endpoint down", () => {
     es.mode = "garbage";
     await w.call("brain_notes_create", { title: "Parking", body: "Visitors park at the back." });
     await runJob();
-    const [c] = await rows<{ state: string; last_error: string; embedding: unknown }>(w.deps, "SELECT state, last_error, embedding FROM brain_chunks WHERE state <> 'done'");
-    expect(c).toMatchObject({ state: "pending", last_error: "embeddings endpoint answered a malformed vector", embedding: null });
+    const [c] = await rows<{ state: string; last_error: string; embedding: unknown }>(
+      w.deps,
+      "SELECT state, last_error, embedding FROM brain_chunks WHERE state <> 'done'",
+    );
+    expect(c).toMatchObject({
+      state: "pending",
+      last_error: "embeddings endpoint answered a malformed vector",
+      embedding: null,
+    });
     es.mode = "up";
   });
 

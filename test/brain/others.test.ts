@@ -19,12 +19,26 @@ const both = () => w.ctx({ scopes: ["brain:read", "crm:read"] });
 
 beforeAll(async () => {
   w = await makeWorld();
-  ines = await w.call("contacts_create", { firstName: "Ines", lastName: "Costa", emails: ["ines@harbor.example"], jobTitle: "Marketing lead" });
+  ines = await w.call("contacts_create", {
+    firstName: "Ines",
+    lastName: "Costa",
+    emails: ["ines@harbor.example"],
+    jobTitle: "Marketing lead",
+  });
   await w.call("contacts_create", { firstName: "Tom", lastName: "Weber", emails: ["tom@harbor.example"] });
   await w.call("pipelines_create", { name: "Agency sales" });
-  deal = await w.call("deals_create", { name: "Harbor website rebuild", amountCents: 1_250_000, currency: "EUR", contactIds: ["ines@harbor.example"] });
+  deal = await w.call("deals_create", {
+    name: "Harbor website rebuild",
+    amountCents: 1_250_000,
+    currency: "EUR",
+    contactIds: ["ines@harbor.example"],
+  });
   await w.call("deals_create", { name: "Other retainer", amountCents: 50_000 });
-  rivalContact = await w.call("contacts_create", { firstName: "Rita", lastName: "Rival", emails: ["rita@rival.example"] }, w.ctx({ company: "other" }));
+  rivalContact = await w.call(
+    "contacts_create",
+    { firstName: "Rita", lastName: "Rival", emails: ["rita@rival.example"] },
+    w.ctx({ company: "other" }),
+  );
   await w.call("brain_people_create", { title: "Ines Costa", email: "ines@harbor.example" });
 });
 afterAll(() => w.close());
@@ -43,7 +57,9 @@ describe("CRM contacts and deals through brain:read", () => {
   test("deals come from the CRM, filtered by contact email", async () => {
     const r = await w.call("brain_deals_list", { contact: "ines@harbor.example" }, both());
     expect(r.source).toBe("crm");
-    expect(r.items.map((d: any) => [d.name, d.amountCents, d.currency])).toEqual([["Harbor website rebuild", 1_250_000, "EUR"]]);
+    expect(r.items.map((d: any) => [d.name, d.amountCents, d.currency])).toEqual([
+      ["Harbor website rebuild", 1_250_000, "EUR"],
+    ]);
     expect((await w.call("brain_deals_list", { status: "open" }, both())).total).toBe(2);
   });
 
@@ -57,7 +73,15 @@ describe("CRM contacts and deals through brain:read", () => {
       expect(e2.message).toContain("brain:read");
     }
     // crm:write implies crm:read (the CRM's own rule), and a viewer may read.
-    expect((await w.call("brain_contacts_list", {}, w.ctx({ scopes: ["brain:read", "crm:write"], role: "viewer", as: w.users.leo }))).total).toBe(2);
+    expect(
+      (
+        await w.call(
+          "brain_contacts_list",
+          {},
+          w.ctx({ scopes: ["brain:read", "crm:write"], role: "viewer", as: w.users.leo }),
+        )
+      ).total,
+    ).toBe(2);
   });
 
   test("the CRM's tenancy holds: another company's contacts never appear, its ids are not found", async () => {
@@ -94,10 +118,18 @@ describe("people linked to CRM contacts", () => {
     expect(got.crmContactId).toBeGreaterThan(0);
     expect(got.crmContact).toMatchObject({ source: "crm", linkedBy: "link", name: "Tom Weber" });
     const hidden = await w.call("brain_records_get", { id: tom.id }, brainOnly());
-    expect(hidden.crmContact).toEqual({ source: "crm", id: got.crmContactId, note: "Linked to a CRM contact; reading it needs crm:read." });
-    expect((await w.err("brain_people_update", { id: tom.id, crmContact: ines.id }, brainOnly())).message).toContain("crm:read");
+    expect(hidden.crmContact).toEqual({
+      source: "crm",
+      id: got.crmContactId,
+      note: "Linked to a CRM contact; reading it needs crm:read.",
+    });
+    expect((await w.err("brain_people_update", { id: tom.id, crmContact: ines.id }, brainOnly())).message).toContain(
+      "crm:read",
+    );
     expect((await w.err("brain_people_update", { id: tom.id, crmContact: rivalContact.id })).code).toBe("not_found");
-    expect((await w.err("brain_people_update", { id: tom.id, crmContact: "nobody@nowhere.example" })).code).toBe("not_found");
+    expect((await w.err("brain_people_update", { id: tom.id, crmContact: "nobody@nowhere.example" })).code).toBe(
+      "not_found",
+    );
     const cleared = await w.call("brain_people_update", { id: tom.id, crmContact: null });
     expect(cleared.changed).toEqual(["crmContactId"]);
     expect((await w.call("brain_records_get", { id: tom.id }, both())).crmContact).toBeNull();
@@ -107,7 +139,11 @@ describe("people linked to CRM contacts", () => {
     const c = await w.call("contacts_create", { firstName: "Gone", emails: ["gone@harbor.example"] });
     const p = await w.call("brain_people_create", { title: "Gone Person", crmContact: c.id });
     await w.call("contacts_delete", { id: c.id });
-    expect((await w.call("brain_records_get", { id: p.id })).crmContact).toMatchObject({ source: "crm", id: c.id, missing: true });
+    expect((await w.call("brain_records_get", { id: p.id })).crmContact).toMatchObject({
+      source: "crm",
+      id: c.id,
+      missing: true,
+    });
   });
 });
 
@@ -116,7 +152,15 @@ describe("search and context show other domains' matches, marked", () => {
     await w.call("brain_notes_create", { title: "Harbor brief", body: "Harbor wants a faster website." });
     const r = await w.call("brain_search", { query: "harbor website" });
     expect(r.items.map((i: any) => i.title)).toEqual(["Harbor brief"]);
-    expect(r.others).toEqual([{ source: "crm", type: "deal", id: deal.id, title: "Harbor website rebuild", detail: "open · Lead · 12500.00 EUR" }]);
+    expect(r.others).toEqual([
+      {
+        source: "crm",
+        type: "deal",
+        id: deal.id,
+        title: "Harbor website rebuild",
+        detail: "open · Lead · 12500.00 EUR",
+      },
+    ]);
     const ro = await w.call("brain_search", { query: "harbor website" }, brainOnly());
     expect(ro.others).toBeUndefined();
     expect(ro.othersSkipped).toEqual(["crm (needs crm:read)", "projects (needs projects:read)"]);
@@ -142,7 +186,11 @@ describe("search and context show other domains' matches, marked", () => {
         ["deal", "Harbor website rebuild"],
       ]),
     );
-    const ro = await w.call("brain_context", { question: "What does Ines want from the website?" }, w.ctx({ scopes: ["brain:read"] }));
+    const ro = await w.call(
+      "brain_context",
+      { question: "What does Ines want from the website?" },
+      w.ctx({ scopes: ["brain:read"] }),
+    );
     expect(ro.others).toBeUndefined();
   });
 });

@@ -15,7 +15,8 @@ beforeAll(async () => {
 });
 afterAll(() => w.close());
 
-const backlinks = async (id: number) => ((await w.call("brain_records_get", { id })).backlinks as { id: number }[]).map((b) => b.id).sort((a, b) => a - b);
+const backlinks = async (id: number) =>
+  ((await w.call("brain_records_get", { id })).backlinks as { id: number }[]).map((b) => b.id).sort((a, b) => a - b);
 const bodyOf = async (id: number) => (await w.call("brain_records_get", { id })).body as string;
 
 describe("rewriteLinks", () => {
@@ -24,7 +25,9 @@ describe("rewriteLinks", () => {
     expect(rewriteLinks(md, "pricing model", { id: 7, title: "Pricing 2026" }, false)).toBe(
       "See [[Pricing 2026]], [[Pricing 2026|the model]], [[#7]], [[Pricing models]] and [[Other]].",
     );
-    expect(rewriteLinks(md, "pricing model", { id: 7, title: "Shared" }, true)).toBe("See [[#7|Shared]], [[#7|the model]], [[#7]], [[Pricing models]] and [[Other]].");
+    expect(rewriteLinks(md, "pricing model", { id: 7, title: "Shared" }, true)).toBe(
+      "See [[#7|Shared]], [[#7|the model]], [[#7]], [[Pricing models]] and [[Other]].",
+    );
     // A title that cannot stand inside [[…]] is linked by id.
     expect(rewriteLinks("[[Pricing model]]", "pricing model", { id: 7, title: "A|B [draft]" }, false)).toBe("[[#7]]");
   });
@@ -33,7 +36,10 @@ describe("rewriteLinks", () => {
 describe("renaming keeps links", () => {
   test("linking records are rewritten in the same transaction, as new versions by the renamer", async () => {
     const target = await w.call("brain_documents_create", { title: "Pricing Model", body: "Tiers." });
-    const a = await w.call("brain_notes_create", { title: "Call notes", body: "Per [[pricing model]] and [[Pricing Model|our tiers]]." });
+    const a = await w.call("brain_notes_create", {
+      title: "Call notes",
+      body: "Per [[pricing model]] and [[Pricing Model|our tiers]].",
+    });
     const b = await w.call("brain_notes_create", { title: "By id", body: "See [[#" + target.id + "]]." });
     expect(await backlinks(target.id)).toEqual([a.id, b.id]);
     const r = await w.call("brain_documents_update", { id: target.id, title: "Pricing 2026" });
@@ -82,7 +88,10 @@ describe("renaming keeps links", () => {
   test("race: a rename and edits of the linking record both land, on either engine", async () => {
     for (let round = 0; round < 4; round++) {
       const target = await w.call("brain_notes_create", { title: `Race target ${round}` });
-      const linker = await w.call("brain_notes_create", { title: `Race linker ${round}`, body: `Start [[Race target ${round}]].` });
+      const linker = await w.call("brain_notes_create", {
+        title: `Race linker ${round}`,
+        body: `Start [[Race target ${round}]].`,
+      });
       // The editor writes a whole body (as tools do); a conflict is retried from a fresh read, as a client would.
       const edit = async () => {
         for (let i = 0; ; i++) {
@@ -101,7 +110,9 @@ describe("renaming keeps links", () => {
       expect(body).toContain("Edited.");
       expect(await backlinks(target.id)).toEqual([linker.id]);
       // Whether the rewrite came before or after the edit, the link names the record (new title, or old title resolved as former).
-      expect(body === `Start [[Race renamed ${round}]]. Edited.` || body === `Start [[Race target ${round}]]. Edited.`).toBe(true);
+      expect(
+        body === `Start [[Race renamed ${round}]]. Edited.` || body === `Start [[Race target ${round}]]. Edited.`,
+      ).toBe(true);
     }
   });
 
@@ -118,7 +129,10 @@ describe("renaming keeps links", () => {
     for (let round = 0; round < 3; round++) {
       const a = await w.call("brain_notes_create", { title: `Mutual A${round}`, body: `See [[Mutual B${round}]].` });
       const b = await w.call("brain_notes_create", { title: `Mutual B${round}`, body: `See [[Mutual A${round}]].` });
-      await Promise.all([w.call("brain_notes_update", { id: a.id, title: `Mutual A${round} new` }), w.call("brain_notes_update", { id: b.id, title: `Mutual B${round} new` })]);
+      await Promise.all([
+        w.call("brain_notes_update", { id: a.id, title: `Mutual A${round} new` }),
+        w.call("brain_notes_update", { id: b.id, title: `Mutual B${round} new` }),
+      ]);
       expect(await backlinks(a.id)).toEqual([b.id]);
       expect(await backlinks(b.id)).toEqual([a.id]);
       const ga = await w.call("brain_records_get", { id: a.id });

@@ -24,10 +24,17 @@ const ada = () => w.ctx();
 
 describe("per-credential review", () => {
   test("an agent may put itself under review; only brain:approve lifts it", async () => {
-    expect(await w.call("brain_review_policy_set", { review: true }, w.ctx({ key: "agent", scopes: ["brain:write"] }))).toEqual({ credentialKind: "mcp_key", credentialId: w.agentKeyId, review: true });
-    expect((await w.err("brain_review_policy_set", { review: false }, w.ctx({ key: "agent", scopes: ["brain:write"] }))).code).toBe("forbidden");
+    expect(
+      await w.call("brain_review_policy_set", { review: true }, w.ctx({ key: "agent", scopes: ["brain:write"] })),
+    ).toEqual({ credentialKind: "mcp_key", credentialId: w.agentKeyId, review: true });
+    expect(
+      (await w.err("brain_review_policy_set", { review: false }, w.ctx({ key: "agent", scopes: ["brain:write"] })))
+        .code,
+    ).toBe("forbidden");
     expect((await w.call("brain_review_policy_get", {}, agent())).thisCredential.review).toBe(true);
-    expect((await w.call("brain_review_policy_get", {}, ada())).credentials).toEqual([{ kind: "mcp_key", id: w.agentKeyId }]);
+    expect((await w.call("brain_review_policy_get", {}, ada())).credentials).toEqual([
+      { kind: "mcp_key", id: w.agentKeyId },
+    ]);
   });
 
   test("a held create changes nothing until approved, then applies as the requester", async () => {
@@ -38,23 +45,41 @@ describe("per-credential review", () => {
     expect(Number((await row<{ n: number }>(w.deps, "SELECT count(*) AS n FROM brain_records"))!.n)).toBe(before);
     expect((await w.call("brain_search", { query: "held" })).total).toBe(0);
     const list = await w.call("brain_reviews_list", { status: "pending" });
-    expect(list.items.map((i: { id: number; tool: string }) => [i.id, i.tool])).toEqual([[held.review.id, "brain_notes_create"]]);
+    expect(list.items.map((i: { id: number; tool: string }) => [i.id, i.tool])).toEqual([
+      [held.review.id, "brain_notes_create"],
+    ]);
     const ok = await w.call("brain_reviews_approve", { id: held.review.id, comment: "fine" }, ada());
     expect(ok).toMatchObject({ id: held.review.id, ok: true, status: "approved" });
     const found = await w.call("brain_search", { query: "held" });
     expect(found.items.map((i: { title: string }) => i.title)).toEqual(["Held note"]);
     const h = await w.call("brain_records_history", { id: found.items[0].id });
-    expect(h.items[0]).toMatchObject({ action: "create", by: { userId: w.users.priya }, credential: { name: "agent key" }, reviewId: held.review.id });
+    expect(h.items[0]).toMatchObject({
+      action: "create",
+      by: { userId: w.users.priya },
+      credential: { name: "agent key" },
+      reviewId: held.review.id,
+    });
   });
 
   test("a held update shows the diff against the record now; a change meanwhile is a conflict and nothing applies", async () => {
-    const d = await w.call("brain_documents_create", { title: "Proposal template", body: "Intro\nScope\nPrice\n" }, ada());
+    const d = await w.call(
+      "brain_documents_create",
+      { title: "Proposal template", body: "Intro\nScope\nPrice\n" },
+      ada(),
+    );
     const held = await w.call("brain_documents_update", { id: d.id, body: "Intro\nScope\nPrice\nTerms\n" }, agent());
     expect(held).toMatchObject({ id: d.id, status: "in_review" });
     expect((await w.call("brain_records_get", { id: d.id })).body).toBe("Intro\nScope\nPrice\n");
     const r = await w.call("brain_reviews_get", { id: held.review.id });
     expect(r.record).toEqual({ id: d.id, kind: "document", title: "Proposal template", version: 1 });
-    expect(r.changes).toEqual([{ field: "body", current: "Intro\nScope\nPrice\n", proposed: "Intro\nScope\nPrice\nTerms\n", changedSinceRequest: false }]);
+    expect(r.changes).toEqual([
+      {
+        field: "body",
+        current: "Intro\nScope\nPrice\n",
+        proposed: "Intro\nScope\nPrice\nTerms\n",
+        changedSinceRequest: false,
+      },
+    ]);
     expect(r.bodyDiff).toContain("+Terms");
     expect(r.movedOn).toBe(false);
     // Someone edits the body meanwhile: the reviewer approved a change against what they saw.
@@ -75,7 +100,10 @@ describe("per-credential review", () => {
     const held2 = await w.call("brain_documents_update", { id: d.id, body: "Intro\nScope\nTerms\n" }, agent());
     await w.call("brain_documents_update", { id: d.id, title: "Proposal template v2" }, ada());
     expect((await w.call("brain_reviews_approve", { id: held2.review.id }, ada())).ok).toBe(true);
-    expect(await w.call("brain_records_get", { id: d.id })).toMatchObject({ title: "Proposal template v2", body: "Intro\nScope\nTerms\n" });
+    expect(await w.call("brain_records_get", { id: d.id })).toMatchObject({
+      title: "Proposal template v2",
+      body: "Intro\nScope\nTerms\n",
+    });
   });
 
   test("reject needs a reason and leaves everything as it was", async () => {
@@ -97,14 +125,21 @@ describe("per-credential review", () => {
     const held = await w.call("brain_notes_create", { title: "Needs a decider" }, agent());
     const id = held.review.id;
     expect((await w.err("brain_reviews_approve", { id }, w.ctx({ scopes: ["brain:write"] }))).code).toBe("forbidden");
-    expect((await w.err("brain_reviews_approve", { id }, w.ctx({ role: "viewer", as: w.users.leo }))).code).toBe("forbidden");
-    expect((await w.err("brain_reviews_reject", { id, reason: "no" }, w.ctx({ role: "viewer", as: w.users.leo }))).code).toBe("forbidden");
+    expect((await w.err("brain_reviews_approve", { id }, w.ctx({ role: "viewer", as: w.users.leo }))).code).toBe(
+      "forbidden",
+    );
+    expect(
+      (await w.err("brain_reviews_reject", { id, reason: "no" }, w.ctx({ role: "viewer", as: w.users.leo }))).code,
+    ).toBe("forbidden");
     const self = await w.err("brain_reviews_approve", { id }, w.ctx({ key: "main", as: w.users.priya }));
     expect(self.code).toBe("forbidden");
     expect(self.message).toContain("You asked for this change yourself");
     // A credential under review cannot approve anything.
     await w.call("brain_review_policy_set", { credentialKind: "mcp_key", credentialId: 999, review: true }, ada());
-    expect((await w.call("brain_review_policy_get", {}, ada())).credentials).toContainEqual({ kind: "mcp_key", id: 999 });
+    expect((await w.call("brain_review_policy_get", {}, ada())).credentials).toContainEqual({
+      kind: "mcp_key",
+      id: 999,
+    });
     // Another company's reviewer does not even see it.
     expect((await w.err("brain_reviews_approve", { id }, w.ctx({ company: "other" }))).code).toBe("not_found");
     expect((await w.call("brain_reviews_approve", { id }, w.ctx({ scopes: ["brain:approve"] }))).ok).toBe(true);
@@ -114,22 +149,41 @@ describe("per-credential review", () => {
     const held = await w.call("brain_notes_create", { title: "Inbox item" }, agent());
     const inbox = await listApprovals(w.ctx({ key: "session" }), { status: "pending", limit: 20, offset: 0 });
     const item = inbox.items.find((i) => i.id === held.review.id)!;
-    expect(item).toMatchObject({ linkType: "pending_change", entityType: "brain_record", tool: "brain_notes_create", title: "New note: Inbox item" });
+    expect(item).toMatchObject({
+      linkType: "pending_change",
+      entityType: "brain_record",
+      tool: "brain_notes_create",
+      title: "New note: Inbox item",
+    });
   });
 
   test("the approval page previews a held brain write and deciding there applies it", async () => {
     const d = await w.call("brain_documents_create", { title: "Page preview doc", body: "Old <b>text</b>" }, ada());
-    const held = await w.call("brain_documents_update", { id: d.id, body: "New <script>alert(1)</script> text" }, agent());
+    const held = await w.call(
+      "brain_documents_update",
+      { id: d.id, body: "New <script>alert(1)</script> text" },
+      agent(),
+    );
     const view = await getApproval(w.ctx({ key: "session" }), held.review.id, { html: true });
-    expect(view.proposal!.changes).toContainEqual({ field: "body", before: "Old <b>text</b>", after: "New <script>alert(1)</script> text" });
+    expect(view.proposal!.changes).toContainEqual({
+      field: "body",
+      before: "Old <b>text</b>",
+      after: "New <script>alert(1)</script> text",
+    });
     expect(view.html).not.toContain("<script>alert(1)");
-    const out = await decideApproval(w.deps, { token: held.review.token }, "approve", { decidedBy: "Ana (approval link)" });
+    const out = await decideApproval(w.deps, { token: held.review.token }, "approve", {
+      decidedBy: "Ana (approval link)",
+    });
     expect(out.ok).toBe(true);
     expect((await w.call("brain_records_get", { id: d.id })).body).toBe("New <script>alert(1)</script> text");
   });
 
   test("lifting review: the agent's writes apply directly again", async () => {
-    await w.call("brain_review_policy_set", { credentialKind: "mcp_key", credentialId: w.agentKeyId, review: false }, ada());
+    await w.call(
+      "brain_review_policy_set",
+      { credentialKind: "mcp_key", credentialId: w.agentKeyId, review: false },
+      ada(),
+    );
     const n = await w.call("brain_notes_create", { title: "Direct" }, agent());
     expect(n.status).toBeUndefined();
     expect(n.version).toBe(1);
@@ -158,7 +212,11 @@ describe("always reviewed", () => {
     const held = await w.call("brain_goals_update", { id: g.id, owner: b.id, progress: 10 });
     expect(held.status).toBe("in_review");
     expect((await w.call("brain_records_get", { id: g.id })).owner.id).toBe(a.id);
-    expect((await w.call("brain_reviews_get", { id: held.review.id })).changes.map((c: { field: string; current: string; proposed: string }) => [c.field, c.current, c.proposed])).toEqual([
+    expect(
+      (await w.call("brain_reviews_get", { id: held.review.id })).changes.map(
+        (c: { field: string; current: string; proposed: string }) => [c.field, c.current, c.proposed],
+      ),
+    ).toEqual([
       ["owner", String(a.id), String(b.id)],
       ["progress", null, "10"],
     ]);
@@ -170,7 +228,10 @@ describe("always reviewed", () => {
     const keep = await w.call("brain_people_create", { title: "Robert Jones", email: "rob@client.test" });
     const dup = await w.call("brain_people_create", { title: "Bob Jones", email: "bob@client.test", jobTitle: "CTO" });
     const t = await w.call("brain_tasks_create", { title: "Ask Bob for access", assignee: dup.id });
-    const n = await w.call("brain_notes_create", { title: "Call notes", body: "Talked to @bob@client.test and [[Bob Jones]]." });
+    const n = await w.call("brain_notes_create", {
+      title: "Call notes",
+      body: "Talked to @bob@client.test and [[Bob Jones]].",
+    });
     const held = await w.call("brain_people_merge", { id: keep.id, mergeIds: [dup.id] });
     expect(held.status).toBe("in_review");
     expect((await w.call("brain_records_get", { id: dup.id })).title).toBe("Bob Jones");
@@ -182,7 +243,11 @@ describe("always reviewed", () => {
     expect(kept.backlinks.map((b: { id: number }) => b.id)).toContain(n.id);
     expect((await w.call("brain_records_get", { id: t.id })).assignee.id).toBe(keep.id);
     const ev = await row<{ data: unknown }>(w.deps, "SELECT data FROM events WHERE type = 'brain_person.merged'");
-    expect(JSON.parse(typeof ev!.data === "string" ? ev!.data : JSON.stringify(ev!.data))).toEqual({ title: "Robert Jones", mergedIds: [dup.id], mergedTitles: ["Bob Jones"] });
+    expect(JSON.parse(typeof ev!.data === "string" ? ev!.data : JSON.stringify(ev!.data))).toEqual({
+      title: "Robert Jones",
+      mergedIds: [dup.id],
+      mergedTitles: ["Bob Jones"],
+    });
   });
 
   test("a merge whose duplicate changed after the request is refused", async () => {
@@ -201,7 +266,9 @@ describe("always reviewed", () => {
     const heldDelete = await w.call("brain_records_delete", { id: d.id });
     // The document is deleted another way? Documents are always reviewed, so go through a second review that is approved first.
     const heldDelete2 = await w.call("brain_records_delete", { id: d.id });
-    expect((await w.call("brain_reviews_approve", { id: heldDelete2.review.id }, w.ctx({ key: "session" }))).ok).toBe(true);
+    expect((await w.call("brain_reviews_approve", { id: heldDelete2.review.id }, w.ctx({ key: "session" }))).ok).toBe(
+      true,
+    );
     const out = await w.call("brain_reviews_approve", { id: heldDelete.review.id }, w.ctx({ key: "session" }));
     expect(out.ok).toBe(false);
     expect(out.message).toContain("no longer exists");

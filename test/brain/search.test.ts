@@ -12,24 +12,90 @@ let w: World;
 const ids: Record<string, number> = {};
 
 const CORPUS: [tool: string, args: Record<string, unknown>][] = [
-  ["brain_documents_create", { title: "Client onboarding checklist", body: "Every new client gets a kickoff call, a shared drive and access to the portal within two days.", topics: ["Onboarding"] }],
-  ["brain_notes_create", { title: "Notes from the Northwind call", body: "Northwind asked about onboarding their second brand. They want the checklist adapted.", topics: ["Onboarding"] }],
-  ["brain_playbooks_create", { title: "Invoice disputes", body: "How we answer a client who disputes an invoice.", steps: [{ title: "Acknowledge within a day" }, { title: "Check the time logs" }, { title: "Offer a call" }] }],
-  ["brain_notes_create", { title: "Billing cadence", body: "We invoice monthly, on the first working day. Disputes go through the invoice disputes playbook." }],
-  ["brain_glossary_create", { title: "Retainer", body: "A monthly fee for a fixed number of hours.", synonyms: ["monthly retainer", "hours bank"] }],
-  ["brain_documents_create", { title: "Payment terms", body: "Enterprise clients pay net 30. Small clients pay on receipt.\n\nLate payments accrue no interest for the first 15 days." }],
+  [
+    "brain_documents_create",
+    {
+      title: "Client onboarding checklist",
+      body: "Every new client gets a kickoff call, a shared drive and access to the portal within two days.",
+      topics: ["Onboarding"],
+    },
+  ],
+  [
+    "brain_notes_create",
+    {
+      title: "Notes from the Northwind call",
+      body: "Northwind asked about onboarding their second brand. They want the checklist adapted.",
+      topics: ["Onboarding"],
+    },
+  ],
+  [
+    "brain_playbooks_create",
+    {
+      title: "Invoice disputes",
+      body: "How we answer a client who disputes an invoice.",
+      steps: [{ title: "Acknowledge within a day" }, { title: "Check the time logs" }, { title: "Offer a call" }],
+    },
+  ],
+  [
+    "brain_notes_create",
+    {
+      title: "Billing cadence",
+      body: "We invoice monthly, on the first working day. Disputes go through the invoice disputes playbook.",
+    },
+  ],
+  [
+    "brain_glossary_create",
+    {
+      title: "Retainer",
+      body: "A monthly fee for a fixed number of hours.",
+      synonyms: ["monthly retainer", "hours bank"],
+    },
+  ],
+  [
+    "brain_documents_create",
+    {
+      title: "Payment terms",
+      body: "Enterprise clients pay net 30. Small clients pay on receipt.\n\nLate payments accrue no interest for the first 15 days.",
+    },
+  ],
   ["brain_notes_create", { title: "Espresso machine", body: "The office espresso machine is descaled every Friday." }],
-  ["brain_meetings_create", { title: "Quarterly planning", at: "2026-01-15T09:00:00Z", body: "We agreed the roadmap for the quarter.", decisions: ["Hire a second designer"] }],
-  ["brain_meetings_create", { title: "Design review", at: "2026-02-20T14:00:00Z", body: "Reviewed the new brand guidelines for Northwind." }],
-  ["brain_goals_create", { title: "Grow recurring revenue", body: "Retainers should be half of revenue by December.", status: "on_track", progress: 40 }],
-  ["brain_people_create", { title: "Ana Silva", email: "ana@northwind.test", jobTitle: "Head of Marketing", organization: "Northwind" }],
+  [
+    "brain_meetings_create",
+    {
+      title: "Quarterly planning",
+      at: "2026-01-15T09:00:00Z",
+      body: "We agreed the roadmap for the quarter.",
+      decisions: ["Hire a second designer"],
+    },
+  ],
+  [
+    "brain_meetings_create",
+    { title: "Design review", at: "2026-02-20T14:00:00Z", body: "Reviewed the new brand guidelines for Northwind." },
+  ],
+  [
+    "brain_goals_create",
+    {
+      title: "Grow recurring revenue",
+      body: "Retainers should be half of revenue by December.",
+      status: "on_track",
+      progress: 40,
+    },
+  ],
+  [
+    "brain_people_create",
+    { title: "Ana Silva", email: "ana@northwind.test", jobTitle: "Head of Marketing", organization: "Northwind" },
+  ],
 ];
 
 beforeAll(async () => {
   w = await makeWorld();
   for (const [tool, args] of CORPUS) ids[String(args.title)] = (await w.call(tool, args)).id;
   // Another company's knowledge base uses the same words: it must never match.
-  await w.call("brain_notes_create", { title: "Rival onboarding checklist", body: "Onboarding checklist espresso invoice retainer." }, w.ctx({ company: "other" }));
+  await w.call(
+    "brain_notes_create",
+    { title: "Rival onboarding checklist", body: "Onboarding checklist espresso invoice retainer." },
+    w.ctx({ company: "other" }),
+  );
 });
 afterAll(() => w.close());
 
@@ -83,8 +149,13 @@ describe("query grammar", () => {
   });
 
   test("a OR b; -word excludes", async () => {
-    expect(titles(await search({ query: "espresso OR retainer", limit: 10 })).sort()).toEqual(["Espresso machine", "Grow recurring revenue", "Retainer"].sort());
-    expect(titles(await search({ query: "onboarding -northwind" })).sort()).toEqual(["Client onboarding checklist", "Onboarding"]);
+    expect(titles(await search({ query: "espresso OR retainer", limit: 10 })).sort()).toEqual(
+      ["Espresso machine", "Grow recurring revenue", "Retainer"].sort(),
+    );
+    expect(titles(await search({ query: "onboarding -northwind" })).sort()).toEqual([
+      "Client onboarding checklist",
+      "Onboarding",
+    ]);
     expect(titles(await search({ query: "onboarding" }))).toContain("Notes from the Northwind call");
   });
 
@@ -107,13 +178,26 @@ describe("query grammar", () => {
 describe("filters", () => {
   test("kinds", async () => {
     expect(titles(await search({ query: "northwind", kinds: ["meeting"] }))).toEqual(["Design review"]);
-    expect(titles(await search({ query: "northwind", kinds: ["person", "note"] })).sort()).toEqual(["Ana Silva", "Notes from the Northwind call"]);
+    expect(titles(await search({ query: "northwind", kinds: ["person", "note"] })).sort()).toEqual([
+      "Ana Silva",
+      "Notes from the Northwind call",
+    ]);
   });
 
   test("topic (by name or id); another company's topic is not found", async () => {
     const r = await search({ query: "checklist", topic: "Onboarding" });
     expect(titles(r).sort()).toEqual(["Client onboarding checklist", "Notes from the Northwind call"]);
-    expect(titles(await search({ query: "checklist", topic: ids["Client onboarding checklist"] === undefined ? 0 : (await w.call("brain_records_get", { id: "Onboarding" })).id }))).toHaveLength(2);
+    expect(
+      titles(
+        await search({
+          query: "checklist",
+          topic:
+            ids["Client onboarding checklist"] === undefined
+              ? 0
+              : (await w.call("brain_records_get", { id: "Onboarding" })).id,
+        }),
+      ),
+    ).toHaveLength(2);
     const e = await w.err("brain_search", { query: "checklist", topic: "Onboarding" }, w.ctx({ company: "other" }));
     expect(e.code).toBe("not_found");
   });
@@ -121,16 +205,26 @@ describe("filters", () => {
   test("from/to on when it happened (a meeting's time); to includes its day", async () => {
     const r = await search({ query: "roadmap OR brand", kinds: ["meeting"], from: "2026-02-01", to: "2026-02-20" });
     expect(titles(r)).toEqual(["Design review"]);
-    expect(titles(await search({ query: "roadmap OR brand", kinds: ["meeting"], to: "2026-01-31" }))).toEqual(["Quarterly planning"]);
+    expect(titles(await search({ query: "roadmap OR brand", kinds: ["meeting"], to: "2026-01-31" }))).toEqual([
+      "Quarterly planning",
+    ]);
     expect((await w.err("brain_search", { query: "x", from: "yesterday" })).message).toContain("from must be a date");
-    expect((await w.err("brain_search", { query: "x", from: "2026-03-01", to: "2026-02-01" })).message).toBe("to must be after from.");
+    expect((await w.err("brain_search", { query: "x", from: "2026-03-01", to: "2026-02-01" })).message).toBe(
+      "to must be after from.",
+    );
   });
 
   test("author: records created by a member (id, email or me)", async () => {
-    await w.call("brain_notes_create", { title: "Priya's espresso tip", body: "Grind finer for espresso." }, w.ctx({ as: w.users.priya }));
+    await w.call(
+      "brain_notes_create",
+      { title: "Priya's espresso tip", body: "Grind finer for espresso." },
+      w.ctx({ as: w.users.priya }),
+    );
     expect(titles(await search({ query: "espresso", author: "priya@acme.test" }))).toEqual(["Priya's espresso tip"]);
     expect(titles(await search({ query: "espresso", author: "me" }))).toEqual(["Espresso machine"]);
-    expect((await w.err("brain_search", { query: "espresso", author: "mallory@rival.test" })).message).toContain("is not a member");
+    expect((await w.err("brain_search", { query: "espresso", author: "mallory@rival.test" })).message).toContain(
+      "is not a member",
+    );
   });
 
   test("pagination: total, limit, offset, nextOffset", async () => {
@@ -146,9 +240,16 @@ describe("filters", () => {
 
 describe("written, then found by the next call", () => {
   test("create, rename, delete", async () => {
-    const n = await w.call("brain_notes_create", { title: "Quokka launch", body: "The quokka campaign starts Monday." });
+    const n = await w.call("brain_notes_create", {
+      title: "Quokka launch",
+      body: "The quokka campaign starts Monday.",
+    });
     expect(titles(await search({ query: "quokka" }))).toEqual(["Quokka launch"]);
-    await w.call("brain_notes_update", { id: n.id, title: "Wombat launch", body: "The wombat campaign starts Monday." });
+    await w.call("brain_notes_update", {
+      id: n.id,
+      title: "Wombat launch",
+      body: "The wombat campaign starts Monday.",
+    });
     expect((await search({ query: "quokka" })).total).toBe(0);
     expect(titles(await search({ query: "wombat" }))).toEqual(["Wombat launch"]);
     await w.call("brain_records_delete", { id: n.id });
@@ -158,7 +259,10 @@ describe("written, then found by the next call", () => {
 
 describe("tenancy", () => {
   test("another company's notes never match, and ours never match for them", async () => {
-    const theirs = await search({ query: "onboarding OR espresso OR invoice OR retainer", limit: 100 }, w.ctx({ company: "other" }));
+    const theirs = await search(
+      { query: "onboarding OR espresso OR invoice OR retainer", limit: 100 },
+      w.ctx({ company: "other" }),
+    );
     expect(titles(theirs)).toEqual(["Rival onboarding checklist"]);
     const ours = await search({ query: "rival" });
     expect(ours.total).toBe(0);
@@ -167,8 +271,8 @@ describe("tenancy", () => {
 
 describe("hostile queries", () => {
   const QUERIES = [
-    'NEAR(onboarding checklist, 2)',
-    'onboarding NEAR checklist',
+    "NEAR(onboarding checklist, 2)",
+    "onboarding NEAR checklist",
     '"unclosed phrase',
     '"',
     '""',

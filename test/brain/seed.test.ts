@@ -15,7 +15,8 @@ import { startTestServer, type TestServer } from "../harness";
 let s: TestServer;
 const ctxs: Record<string, ActorContext> = {};
 const tools = new Map(brainDomain.tools.map((t) => [t.name, t]));
-const call = async (co: string, name: string, args: Record<string, unknown>): Promise<any> => tools.get(name)!.run(ctxs[co]!, v.parse(tools.get(name)!.input, args));
+const call = async (co: string, name: string, args: Record<string, unknown>): Promise<any> =>
+  tools.get(name)!.run(ctxs[co]!, v.parse(tools.get(name)!.input, args));
 
 beforeAll(async () => {
   s = await startTestServer({ seed: true });
@@ -23,7 +24,18 @@ beforeAll(async () => {
   for (const name of ["Northwind Studio", "Harbor Coffee Roasters"]) {
     const c = (await s.deps.db.select().from(companies).where(eq(companies.name, name)))[0]!;
     const company = { id: c.id, name: c.name, role: "owner" as const };
-    ctxs[name] = { deps: s.deps, principal: { userId: demo.id, credential: { kind: "cli", id: 0, name: "t" }, scopes: ["*"], companies: [company], requireCmsApproval: false }, company, requestId: "t" };
+    ctxs[name] = {
+      deps: s.deps,
+      principal: {
+        userId: demo.id,
+        credential: { kind: "cli", id: 0, name: "t" },
+        scopes: ["*"],
+        companies: [company],
+        requireCmsApproval: false,
+      },
+      company,
+      requestId: "t",
+    };
   }
 }, 120_000);
 afterAll(() => s.stop());
@@ -34,7 +46,19 @@ describe("the demo knowledge bases", () => {
     const hb = await call("Harbor Coffee Roasters", "brain_records_list", { limit: 1 });
     expect(nw.total).toBeGreaterThanOrEqual(35);
     expect(hb.total).toBeGreaterThanOrEqual(25);
-    for (const kind of ["note", "document", "meeting", "task", "person", "topic", "glossary", "goal", "initiative", "playbook", "org_unit"])
+    for (const kind of [
+      "note",
+      "document",
+      "meeting",
+      "task",
+      "person",
+      "topic",
+      "glossary",
+      "goal",
+      "initiative",
+      "playbook",
+      "org_unit",
+    ])
       expect((await call("Northwind Studio", "brain_records_list", { kind, limit: 1 })).total).toBeGreaterThan(0);
   });
 
@@ -44,7 +68,9 @@ describe("the demo knowledge bases", () => {
     const c = await call("Northwind Studio", "brain_context", { question: "When are invoices due?" });
     expect(c.passages[0].title).toBe("Pricing policy");
     expect((await call("Harbor Coffee Roasters", "brain_search", { query: "discounts" })).total).toBe(0);
-    expect((await call("Harbor Coffee Roasters", "brain_search", { query: "cupping" })).items.map((i: any) => i.title)).toContain("Sourcing policy");
+    expect(
+      (await call("Harbor Coffee Roasters", "brain_search", { query: "cupping" })).items.map((i: any) => i.title),
+    ).toContain("Sourcing policy");
   });
 
   test("links: backlinks, meetings' tasks, the org chart, a document's history", async () => {
@@ -65,7 +91,12 @@ describe("the demo knowledge bases", () => {
 
   test("a person linked to the demo CRM's contact shows it and its deal live", async () => {
     const ruth = await call("Northwind Studio", "brain_records_get", { id: "Ruth Okonkwo" });
-    expect(ruth.crmContact).toMatchObject({ source: "crm", linkedBy: "link", name: "Dr. Ruth Okonkwo", email: "ruth.okonkwo@tidewater.example" });
+    expect(ruth.crmContact).toMatchObject({
+      source: "crm",
+      linkedBy: "link",
+      name: "Dr. Ruth Okonkwo",
+      email: "ruth.okonkwo@tidewater.example",
+    });
     expect(ruth.crmContact.deals.map((d: any) => d.name)).toEqual(["Tidewater Museum – exhibition microsite"]);
   });
 });

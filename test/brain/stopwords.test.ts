@@ -27,7 +27,8 @@ beforeAll(async () => {
 });
 afterAll(() => w.close());
 
-const search = async (query: string) => (await w.call("brain_search", { query })) as { items: { title: string }[]; note?: string; total: number };
+const search = async (query: string) =>
+  (await w.call("brain_search", { query })) as { items: { title: string }[]; note?: string; total: number };
 const titles = async (query: string) => (await search(query)).items.map((i) => i.title);
 
 describe("stop words: one rule on both engines", () => {

@@ -31,7 +31,13 @@ export interface World extends Pick<Tenants<keyof typeof PEOPLE>, "deps" | "stor
   mediaId: number;
   otherMediaId: number;
   /** The owner acting in Acme (or `as` another member, role, scopes, the rival company, or another credential). */
-  ctx(opts?: { role?: Role; scopes?: string[]; company?: "mine" | "other"; as?: number; key?: "main" | "agent" | "session" }): ActorContext;
+  ctx(opts?: {
+    role?: Role;
+    scopes?: string[];
+    company?: "mine" | "other";
+    as?: number;
+    key?: "main" | "agent" | "session";
+  }): ActorContext;
   /** Priya's key ("agent key"), for per-credential review settings. */
   agentKeyId: number;
   /** Calls a tool as the owner (or with `ctx`), returning its result. */
@@ -43,16 +49,51 @@ export interface World extends Pick<Tenants<keyof typeof PEOPLE>, "deps" | "stor
 }
 
 export async function makeWorld(opts: { start?: Date; store?: Store; config?: Partial<Config> } = {}): Promise<World> {
-  const t = await makeTenants({ people: PEOPLE, domains: [...workDomains, crmDomain, brainDomain], start: opts.start, store: opts.store, config: opts.config });
+  const t = await makeTenants({
+    people: PEOPLE,
+    domains: [...workDomains, crmDomain, brainDomain],
+    start: opts.start,
+    store: opts.store,
+    config: opts.config,
+  });
   const db = t.deps.db;
-  const agentKey = (await db
-    .insert(mcpKeys)
-    .values({ userId: t.users.priya, name: "agent key", hint: "svc_mcp_agent", secretHash: "1".repeat(64), scopes: ["*"], companyIds: [t.mine.id] })
-    .returning())[0]!;
+  const agentKey = (
+    await db
+      .insert(mcpKeys)
+      .values({
+        userId: t.users.priya,
+        name: "agent key",
+        hint: "svc_mcp_agent",
+        secretHash: "1".repeat(64),
+        scopes: ["*"],
+        companyIds: [t.mine.id],
+      })
+      .returning()
+  )[0]!;
   const site = (await db.insert(sites).values({ companyId: t.mine.id, name: "Acme Site" }).returning())[0]!;
   const otherSite = (await db.insert(sites).values({ companyId: t.other.id, name: "Rival Site" }).returning())[0]!;
-  const m = (await db.insert(media).values({ siteId: site.id, filename: "brief.pdf", mimeType: "application/pdf", url: "https://cdn.example.com/brief.pdf" }).returning())[0]!;
-  const om = (await db.insert(media).values({ siteId: otherSite.id, filename: "secret.pdf", mimeType: "application/pdf", url: "https://cdn.example.com/secret.pdf" }).returning())[0]!;
+  const m = (
+    await db
+      .insert(media)
+      .values({
+        siteId: site.id,
+        filename: "brief.pdf",
+        mimeType: "application/pdf",
+        url: "https://cdn.example.com/brief.pdf",
+      })
+      .returning()
+  )[0]!;
+  const om = (
+    await db
+      .insert(media)
+      .values({
+        siteId: otherSite.id,
+        filename: "secret.pdf",
+        mimeType: "application/pdf",
+        url: "https://cdn.example.com/secret.pdf",
+      })
+      .returning()
+  )[0]!;
   const ctx: World["ctx"] = ({ role = "owner", scopes = ["*"], company = "mine", as, key = "main" } = {}) =>
     company === "other"
       ? t.ctx("outsider", { role, scopes, as })

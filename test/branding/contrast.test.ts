@@ -1,18 +1,36 @@
 /** WCAG 2.x contrast maths against published values. */
 import { describe, expect, test } from "bun:test";
-import { contrast, contrastRatio, nearestPassing, normalizeHex, relativeLuminance } from "../../src/domains/branding/contrast";
+import {
+  contrast,
+  contrastRatio,
+  nearestPassing,
+  normalizeHex,
+  relativeLuminance,
+} from "../../src/domains/branding/contrast";
 
 describe("contrast ratio", () => {
   test("published examples", () => {
     // WebAIM / WCAG understanding docs: #777777 on white is 4.48:1 (fails AA for normal text).
-    expect(contrast("#777777", "#ffffff")).toEqual({ ratio: 4.48, aa: { normal: false, large: true }, aaa: { normal: false, large: false } });
+    expect(contrast("#777777", "#ffffff")).toEqual({
+      ratio: 4.48,
+      aa: { normal: false, large: true },
+      aaa: { normal: false, large: false },
+    });
     // #767676 is the lightest grey that passes AA on white (4.54:1).
-    expect(contrast("#767676", "#ffffff")).toEqual({ ratio: 4.54, aa: { normal: true, large: true }, aaa: { normal: false, large: true } });
+    expect(contrast("#767676", "#ffffff")).toEqual({
+      ratio: 4.54,
+      aa: { normal: true, large: true },
+      aaa: { normal: false, large: true },
+    });
     // #595959 on white reaches 7:1 (AAA).
     expect(contrast("#595959", "#ffffff").aaa.normal).toBe(true);
     expect(contrast("#000000", "#ffffff").ratio).toBe(21);
     expect(contrast("#0000ff", "#ffffff").ratio).toBe(8.59);
-    expect(contrast("#ffffff", "#ffffff")).toEqual({ ratio: 1, aa: { normal: false, large: false }, aaa: { normal: false, large: false } });
+    expect(contrast("#ffffff", "#ffffff")).toEqual({
+      ratio: 1,
+      aa: { normal: false, large: false },
+      aaa: { normal: false, large: false },
+    });
   });
   test("never rounds up into a pass: pure red on white is 3.998:1", () => {
     const r = contrast("#ff0000", "#ffffff");

@@ -36,13 +36,28 @@ describe("branding profiles", () => {
   test("a site without a profile reads as defaults", async () => {
     const p = await call("branding_get_profile", { siteId: w.site2Id });
     expect(p).toMatchObject({ siteId: w.site2Id, branding: {}, cssVars: {}, updatedAt: null });
-    expect(p.effective).toEqual({ primaryColor: "#2563eb", secondaryColor: "#1e40af", accentColor: "#f59e0b", backgroundColor: "#ffffff", textColor: "#111827" });
+    expect(p.effective).toEqual({
+      primaryColor: "#2563eb",
+      secondaryColor: "#1e40af",
+      accentColor: "#f59e0b",
+      backgroundColor: "#ffffff",
+      textColor: "#111827",
+    });
   });
 
   test("updates merge, normalise colours, and show at once in REST's branding and cssVars", async () => {
     const v0 = await w.contentVersion(w.siteId);
-    await update({ primaryColor: "#0F766E", headingFont: "'Playfair Display', serif", buttonStyle: { primaryBg: "#0f766e", primaryText: "#FFF" }, typography: { h1: { size: "3rem", weight: "700" } } });
-    const p = await update({ textColor: "#222", buttonStyle: { primaryHoverBg: "#115e59" }, typography: { h1: { lineHeight: "1.1" }, body: { size: "1rem" } } });
+    await update({
+      primaryColor: "#0F766E",
+      headingFont: "'Playfair Display', serif",
+      buttonStyle: { primaryBg: "#0f766e", primaryText: "#FFF" },
+      typography: { h1: { size: "3rem", weight: "700" } },
+    });
+    const p = await update({
+      textColor: "#222",
+      buttonStyle: { primaryHoverBg: "#115e59" },
+      typography: { h1: { lineHeight: "1.1" }, body: { size: "1rem" } },
+    });
     expect(await w.contentVersion(w.siteId)).toBe(v0 + 2);
     expect(p.branding).toEqual({
       primaryColor: "#0f766e",
@@ -52,13 +67,22 @@ describe("branding profiles", () => {
       typography: { h1: { size: "3rem", weight: "700", lineHeight: "1.1" }, body: { size: "1rem" } },
     });
     expect(p.effective).toMatchObject({ primaryColor: "#0f766e", backgroundColor: "#ffffff", textColor: "#222222" });
-    expect(p.cssVars).toMatchObject({ "--color-primary": "#0f766e", "--font-heading": "'Playfair Display', serif", "--typography-h1-line-height": "1.1", "--button-primary-hover-bg": "#115e59" });
+    expect(p.cssVars).toMatchObject({
+      "--color-primary": "#0f766e",
+      "--font-heading": "'Playfair Display', serif",
+      "--typography-h1-line-height": "1.1",
+      "--button-primary-hover-bg": "#115e59",
+    });
     // What REST reads is the same data.
     expect(await getPublicBranding(w.deps, w.siteId)).toEqual(p.branding);
   });
 
   test("null clears back to the default, nested and top level", async () => {
-    const p = await update({ textColor: null, buttonStyle: { primaryText: null }, typography: { body: null, h1: { weight: null } } });
+    const p = await update({
+      textColor: null,
+      buttonStyle: { primaryText: null },
+      typography: { body: null, h1: { weight: null } },
+    });
     expect(p.branding.textColor).toBeUndefined();
     expect(p.effective.textColor).toBe("#111827");
     expect(p.branding.buttonStyle).toEqual({ primaryBg: "#0f766e", primaryHoverBg: "#115e59" });
@@ -67,14 +91,33 @@ describe("branding profiles", () => {
   });
 
   test("button presets get stable uuids and are patched by id", async () => {
-    const a = await update({ buttonPresets: [{ name: "Primary", backgroundColor: "#0f766e", color: "#ffffff", paddingX: "1.5rem" }, { name: "Ghost", color: "#0f766e" }] });
+    const a = await update({
+      buttonPresets: [
+        { name: "Primary", backgroundColor: "#0f766e", color: "#ffffff", paddingX: "1.5rem" },
+        { name: "Ghost", color: "#0f766e" },
+      ],
+    });
     const [p1, p2] = a.branding.buttonPresets;
     expect(p1.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(p2.id).not.toBe(p1.id);
-    const b = await update({ buttonPresets: [{ id: p1.id, paddingX: "2rem", textTransform: "uppercase" }, { name: "Outline", color: "#111111" }] });
+    const b = await update({
+      buttonPresets: [
+        { id: p1.id, paddingX: "2rem", textTransform: "uppercase" },
+        { name: "Outline", color: "#111111" },
+      ],
+    });
     expect(b.branding.buttonPresets.map((p: any) => p.id)).toEqual([p1.id, p2.id, expect.any(String)]);
-    expect(b.branding.buttonPresets[0]).toEqual({ id: p1.id, name: "Primary", backgroundColor: "#0f766e", color: "#ffffff", paddingX: "2rem", textTransform: "uppercase" });
-    const unknown = await errorOf(() => update({ buttonPresets: [{ id: "7f1c1a52-1b1a-4c1e-9a1a-1a1a1a1a1a1a", name: "X" }] }));
+    expect(b.branding.buttonPresets[0]).toEqual({
+      id: p1.id,
+      name: "Primary",
+      backgroundColor: "#0f766e",
+      color: "#ffffff",
+      paddingX: "2rem",
+      textTransform: "uppercase",
+    });
+    const unknown = await errorOf(() =>
+      update({ buttonPresets: [{ id: "7f1c1a52-1b1a-4c1e-9a1a-1a1a1a1a1a1a", name: "X" }] }),
+    );
     expect(unknown.message).toContain("omit id");
     expect((await errorOf(() => update({ buttonPresets: [{ color: "#000000" }] }))).message).toContain("needs a name");
     // Clearing one preset by id, and a field of another.
@@ -84,12 +127,23 @@ describe("branding profiles", () => {
   });
 
   test("branding_clear_fields takes paths and refuses unknown ones", async () => {
-    await update({ darkMode: { backgroundColor: "#0b0b0b", textColor: "#eeeeee" }, logoUrl: "https://cdn.example.com/logo.svg" });
+    await update({
+      darkMode: { backgroundColor: "#0b0b0b", textColor: "#eeeeee" },
+      logoUrl: "https://cdn.example.com/logo.svg",
+    });
     const r = await clear(["darkMode.textColor", "typography.h1.size", "logoUrl"]);
     expect(r.branding.darkMode).toEqual({ backgroundColor: "#0b0b0b" });
     expect(r.branding.typography).toEqual({ h1: { lineHeight: "1.1" } });
     expect(r.branding.logoUrl).toBeUndefined();
-    for (const path of ["nope", "darkMode.linkColor", "typography.h1.colour", "primaryColor.x", "buttonPresets.not-an-id", "__proto__", "constructor.prototype"]) {
+    for (const path of [
+      "nope",
+      "darkMode.linkColor",
+      "typography.h1.colour",
+      "primaryColor.x",
+      "buttonPresets.not-an-id",
+      "__proto__",
+      "constructor.prototype",
+    ]) {
       const e = await errorOf(() => call("branding_clear_fields", { siteId: w.siteId, fields: [path] }));
       expect([path, e.code]).toEqual([path, "validation"]);
     }
@@ -135,7 +189,13 @@ describe("branding profiles", () => {
 describe("contrast and audit tools", () => {
   test("branding_check_contrast reports WCAG levels and suggestions", async () => {
     const r = await call("branding_check_contrast", { foreground: "#777", background: "#FFFFFF" });
-    expect(r).toMatchObject({ foreground: "#777777", background: "#ffffff", ratio: 4.48, aa: { normal: false, large: true }, aaa: { normal: false, large: false } });
+    expect(r).toMatchObject({
+      foreground: "#777777",
+      background: "#ffffff",
+      ratio: 4.48,
+      aa: { normal: false, large: true },
+      aaa: { normal: false, large: false },
+    });
     // Both ways to pass, each named: a new foreground on white, or a new background under #777.
     expect(r.suggestions.aaNormal).toEqual({ foreground: "#767676", background: "#060606" });
     expect(contrastRatio(r.suggestions.aaNormal.background, "#777777")).toBeGreaterThanOrEqual(4.5);
@@ -143,7 +203,9 @@ describe("contrast and audit tools", () => {
     // No background reaches 7:1 under a mid grey (black gives 4.69, white 4.48): null, not a guess.
     expect(r.suggestions.aaaNormal.background).toBeNull();
     expect(r.suggestions.aaLarge).toBeUndefined();
-    expect((await errorOf(() => call("branding_check_contrast", { foreground: "blue", background: "#fff" }))).code).toBe("validation");
+    expect(
+      (await errorOf(() => call("branding_check_contrast", { foreground: "blue", background: "#fff" }))).code,
+    ).toBe("validation");
   });
 
   test("the audit checks every implied pair and suggests fixes", async () => {
@@ -155,7 +217,12 @@ describe("contrast and audit tools", () => {
         linkColor: "#ffff00",
         navBackground: "#1e293b",
         navTextColor: "#334155",
-        buttonStyle: { primaryBg: "#2563eb", primaryText: "#ffffff", secondaryText: "#1e40af", primaryHoverBg: "#93c5fd" },
+        buttonStyle: {
+          primaryBg: "#2563eb",
+          primaryText: "#ffffff",
+          secondaryText: "#1e40af",
+          primaryHoverBg: "#93c5fd",
+        },
         buttonPresets: [{ name: "Soft", backgroundColor: "#eeeeee", color: "#999999" }],
         darkMode: { backgroundColor: "#0b0b0b", textColor: "#eeeeee", primaryColor: "#1e3a8a" },
         logoUrl: "/logo.svg",
@@ -179,17 +246,32 @@ describe("contrast and audit tools", () => {
         "dark mode: primary on background",
       ].sort(),
     );
-    expect(byPair["text on background"]).toMatchObject({ ratio: 4.48, kind: "text", target: 4.5, passes: false, suggestion: { foreground: "#767676", background: "#060606" }, foregroundField: "textColor" });
+    expect(byPair["text on background"]).toMatchObject({
+      ratio: 4.48,
+      kind: "text",
+      target: 4.5,
+      passes: false,
+      suggestion: { foreground: "#767676", background: "#060606" },
+      foregroundField: "textColor",
+    });
     expect(byPair["link on background"].passes).toBe(false);
     expect(contrastRatio(byPair["link on background"].suggestion.foreground, "#ffffff")).toBeGreaterThanOrEqual(4.5);
     // With a linkColor of its own, the primary colour is still text (headings, prices, outline labels): checked on its own.
-    expect(byPair["primary on background"]).toMatchObject({ foregroundField: "default primaryColor", foreground: "#2563eb", ratio: 5.17, passes: true });
+    expect(byPair["primary on background"]).toMatchObject({
+      foregroundField: "default primaryColor",
+      foreground: "#2563eb",
+      ratio: 5.17,
+      passes: true,
+    });
     // The default accent (#f59e0b) is 2.15:1 on white: below even the 3:1 of non-text marks.
     expect(byPair["accent on background"]).toMatchObject({ kind: "non-text", target: 3, ratio: 2.15, passes: false });
     expect(byPair["nav text on nav background"].passes).toBe(false);
     expect(byPair["primary button text on primary button"].passes).toBe(true);
     expect(byPair["primary button text on hover"].passes).toBe(false);
-    expect(byPair["secondary button text on secondary button"]).toMatchObject({ backgroundField: "default secondaryColor", passes: false });
+    expect(byPair["secondary button text on secondary button"]).toMatchObject({
+      backgroundField: "default secondaryColor",
+      passes: false,
+    });
     expect(byPair["dark mode: text on background"].passes).toBe(true);
     expect(byPair["dark mode: primary on background"].passes).toBe(false);
     for (const p of a.pairs.filter((x: any) => !x.passes)) {
@@ -202,22 +284,46 @@ describe("contrast and audit tools", () => {
   });
 
   test("transparent backgrounds show the page; notations the maths cannot evaluate are skipped", async () => {
-    const p = await update({ buttonPresets: [{ name: "Outline", backgroundColor: "transparent", color: "#AAAAAA" }], darkMode: { backgroundColor: "rgb(10, 10, 10)", textColor: "#fff" } }, w.site2Id);
+    const p = await update(
+      {
+        buttonPresets: [{ name: "Outline", backgroundColor: "transparent", color: "#AAAAAA" }],
+        darkMode: { backgroundColor: "rgb(10, 10, 10)", textColor: "#fff" },
+      },
+      w.site2Id,
+    );
     const outline = p.branding.buttonPresets.find((x: any) => x.name === "Outline");
     expect(outline).toMatchObject({ backgroundColor: "transparent", color: "#aaaaaa" });
     const a = await call("branding_audit", { siteId: w.site2Id });
     const pair = a.pairs.find((x: any) => x.pair === 'button preset "Outline" text on its background');
-    expect(pair).toMatchObject({ background: "#ffffff", backgroundField: `buttonPresets.${outline.id}.backgroundColor (transparent, shows #ffffff)`, passes: false });
-    expect(a.skipped).toContainEqual({ pair: "dark mode: text on background", reason: expect.stringContaining("darkMode.backgroundColor is rgb(10, 10, 10)") });
+    expect(pair).toMatchObject({
+      background: "#ffffff",
+      backgroundField: `buttonPresets.${outline.id}.backgroundColor (transparent, shows #ffffff)`,
+      passes: false,
+    });
+    expect(a.skipped).toContainEqual({
+      pair: "dark mode: text on background",
+      reason: expect.stringContaining("darkMode.backgroundColor is rgb(10, 10, 10)"),
+    });
     // Top-level colours stay hex-only, as the spec says.
     expect((await errorOf(() => update({ backgroundColor: "transparent" }, w.site2Id))).code).toBe("validation");
-    expect((await errorOf(() => update({ buttonStyle: { primaryBg: "rgb(1,2,3); x" } }, w.site2Id))).code).toBe("validation");
+    expect((await errorOf(() => update({ buttonStyle: { primaryBg: "rgb(1,2,3); x" } }, w.site2Id))).code).toBe(
+      "validation",
+    );
   });
 
   test("a stored value from before a rule existed is named, and can be cleared", async () => {
-    await w.deps.store.query("UPDATE brand_profiles SET data = ? WHERE site_id = ?", [JSON.stringify({ primaryColor: "blue", textColor: "#111111" }), w.site2Id]);
-    expect((await call("branding_get_profile", { siteId: w.site2Id })).branding).toEqual({ primaryColor: "blue", textColor: "#111111" });
-    expect((await call("branding_audit", { siteId: w.site2Id })).skipped).toContainEqual({ pair: "link on background", reason: expect.stringContaining("primaryColor is blue") });
+    await w.deps.store.query("UPDATE brand_profiles SET data = ? WHERE site_id = ?", [
+      JSON.stringify({ primaryColor: "blue", textColor: "#111111" }),
+      w.site2Id,
+    ]);
+    expect((await call("branding_get_profile", { siteId: w.site2Id })).branding).toEqual({
+      primaryColor: "blue",
+      textColor: "#111111",
+    });
+    expect((await call("branding_audit", { siteId: w.site2Id })).skipped).toContainEqual({
+      pair: "link on background",
+      reason: expect.stringContaining("primaryColor is blue"),
+    });
     const e = await errorOf(() => update({ textColor: "#000000" }, w.site2Id));
     expect(e.message).toContain("invalid field primaryColor");
     expect((await clear(["primaryColor"], w.site2Id)).branding).toEqual({ textColor: "#111111" });
@@ -230,7 +336,10 @@ describe("contrast and audit tools", () => {
       ["link on background", true],
       ["accent on background", false], // the spec's default amber on white: 2.15:1
     ]);
-    expect(a.skipped.map((s) => s.pair)).toEqual(["primary button text on primary button", "secondary button text on secondary button"]);
+    expect(a.skipped.map((s) => s.pair)).toEqual([
+      "primary button text on primary button",
+      "secondary button text on secondary button",
+    ]);
     expect(a.missingAssets).toEqual(["logoUrl", "logoSquareUrl", "logoRectUrl", "logoIconUrl", "faviconUrl"]);
     const dark = auditBranding({ darkMode: { textColor: "#ffffff" } });
     expect(dark.skipped.map((s) => s.reason)).toContain("darkMode.backgroundColor not set");
@@ -239,8 +348,10 @@ describe("contrast and audit tools", () => {
 
 describe("primary and accent pairs; contrast warnings on write", () => {
   /** A site of its own per test, with no profile yet. */
-  const freshSite = async () => (await w.deps.db.insert(sites).values({ companyId: w.companyId, name: "Fresh" }).returning())[0]!.id;
-  const write = (siteId: number, branding: Record<string, unknown>) => call("branding_update_profile", { siteId, branding });
+  const freshSite = async () =>
+    (await w.deps.db.insert(sites).values({ companyId: w.companyId, name: "Fresh" }).returning())[0]!.id;
+  const write = (siteId: number, branding: Record<string, unknown>) =>
+    call("branding_update_profile", { siteId, branding });
 
   test("a primary of 1.54:1 is flagged by the audit, and the update that sets it says so but still saves it", async () => {
     const site = await freshSite();
@@ -264,8 +375,12 @@ describe("primary and accent pairs; contrast warnings on write", () => {
   test("without a linkColor the primary colour is the link colour: one pair, one warning", async () => {
     const site = await freshSite();
     const echo = await write(site, { primaryColor: "#b8d2f8" });
-    expect(echo.warnings).toEqual([expect.stringMatching(/^link on background: primaryColor #b8d2f8 on default backgroundColor #ffffff is 1\.54:1/)]);
-    expect((await call("branding_audit", { siteId: site })).pairs.map((p: any) => p.pair)).not.toContain("primary on background");
+    expect(echo.warnings).toEqual([
+      expect.stringMatching(/^link on background: primaryColor #b8d2f8 on default backgroundColor #ffffff is 1\.54:1/),
+    ]);
+    expect((await call("branding_audit", { siteId: site })).pairs.map((p: any) => p.pair)).not.toContain(
+      "primary on background",
+    );
   });
 
   test("only failures the change brought are warned about; a passing change has no warnings key", async () => {
@@ -293,38 +408,81 @@ describe("primary and accent pairs; contrast warnings on write", () => {
       "link on background: default primaryColor #2563eb on backgroundColor #111111 is 3.65:1, below WCAG AA 4.5:1 for text; " +
         "nearest passing foreground primaryColor #3f76ed, or background backgroundColor #f0f0f0.",
     ]);
-    const buttons = await write(site, { backgroundColor: null, buttonStyle: { primaryText: "#ffffff", primaryBg: "#93c5fd" } });
+    const buttons = await write(site, {
+      backgroundColor: null,
+      buttonStyle: { primaryText: "#ffffff", primaryBg: "#93c5fd" },
+    });
     // Back on white, the default amber accent fails again: its background changed, so that is said too.
     expect(buttons.warnings).toEqual([
-      expect.stringMatching(/^accent on background: default accentColor #f59e0b on default backgroundColor #ffffff is 2\.15:1, below WCAG AA 3:1/),
-      expect.stringContaining("primary button text on primary button: buttonStyle.primaryText #ffffff on buttonStyle.primaryBg #93c5fd is 1.8:1"),
+      expect.stringMatching(
+        /^accent on background: default accentColor #f59e0b on default backgroundColor #ffffff is 2\.15:1, below WCAG AA 3:1/,
+      ),
+      expect.stringContaining(
+        "primary button text on primary button: buttonStyle.primaryText #ffffff on buttonStyle.primaryBg #93c5fd is 1.8:1",
+      ),
     ]);
   });
 
   test("clearing a colour back to its default warns too", async () => {
     const site = await freshSite();
-    expect((await write(site, { backgroundColor: "#0b0b0b", textColor: "#f5f5f5", primaryColor: "#93c5fd" })).warnings).toBeUndefined();
+    expect(
+      (await write(site, { backgroundColor: "#0b0b0b", textColor: "#f5f5f5", primaryColor: "#93c5fd" })).warnings,
+    ).toBeUndefined();
     const r = await call("branding_clear_fields", { siteId: site, fields: ["textColor"] });
     expect(r.fields.sort()).toEqual(["backgroundColor", "primaryColor"]);
-    expect(r.warnings).toEqual([expect.stringMatching(/^text on background: default textColor #111827 on backgroundColor #0b0b0b is 1\.11:1/)]);
+    expect(r.warnings).toEqual([
+      expect.stringMatching(/^text on background: default textColor #111827 on backgroundColor #0b0b0b is 1\.11:1/),
+    ]);
   });
 });
 
 describe("brand messaging", () => {
   test("partial updates, null clears, lists replaced and tidied", async () => {
-    expect(await call("brand_messaging_get", { siteId: w.siteId })).toMatchObject({ tagline: null, keyMessages: [], wordsToAvoid: [], updatedAt: null });
-    await call("brand_messaging_update", { siteId: w.siteId, tagline: " Coffee, roasted right. ", keyMessages: ["Fresh", " fresh ", "Local", "  "] });
-    const echo = await call("brand_messaging_update", { siteId: w.siteId, toneOfVoice: "Warm, plain-spoken.", wordsToAvoid: ["cheap"] });
-    expect(echo).toEqual({ siteId: w.siteId, status: "saved", fields: ["tagline", "toneOfVoice", "keyMessages", "wordsToAvoid"], updatedAt: expect.any(String) });
+    expect(await call("brand_messaging_get", { siteId: w.siteId })).toMatchObject({
+      tagline: null,
+      keyMessages: [],
+      wordsToAvoid: [],
+      updatedAt: null,
+    });
+    await call("brand_messaging_update", {
+      siteId: w.siteId,
+      tagline: " Coffee, roasted right. ",
+      keyMessages: ["Fresh", " fresh ", "Local", "  "],
+    });
+    const echo = await call("brand_messaging_update", {
+      siteId: w.siteId,
+      toneOfVoice: "Warm, plain-spoken.",
+      wordsToAvoid: ["cheap"],
+    });
+    expect(echo).toEqual({
+      siteId: w.siteId,
+      status: "saved",
+      fields: ["tagline", "toneOfVoice", "keyMessages", "wordsToAvoid"],
+      updatedAt: expect.any(String),
+    });
     const m = await call("brand_messaging_get", { siteId: w.siteId });
-    expect(m).toMatchObject({ tagline: "Coffee, roasted right.", toneOfVoice: "Warm, plain-spoken.", keyMessages: ["Fresh", "Local"], wordsToAvoid: ["cheap"] });
+    expect(m).toMatchObject({
+      tagline: "Coffee, roasted right.",
+      toneOfVoice: "Warm, plain-spoken.",
+      keyMessages: ["Fresh", "Local"],
+      wordsToAvoid: ["cheap"],
+    });
     await call("brand_messaging_update", { siteId: w.siteId, tagline: null, keyMessages: [] });
     const cleared = await call("brand_messaging_get", { siteId: w.siteId });
     expect(cleared).toMatchObject({ tagline: null, keyMessages: [], toneOfVoice: "Warm, plain-spoken." });
-    expect((await errorOf(() => call("brand_messaging_update", { siteId: w.siteId }))).message).toContain("Nothing to update");
-    expect((await errorOf(() => call("brand_messaging_update", { siteId: w.siteId, wordsToAvoid: [""] }))).code).toBe("validation");
-    expect((await errorOf(() => call("brand_messaging_update", { siteId: w.siteId, keyMessages: Array(21).fill("x") }))).code).toBe("validation");
-    expect((await errorOf(() => call("brand_messaging_update", { siteId: w.siteId, tagline: "x".repeat(201) }))).code).toBe("validation");
+    expect((await errorOf(() => call("brand_messaging_update", { siteId: w.siteId }))).message).toContain(
+      "Nothing to update",
+    );
+    expect((await errorOf(() => call("brand_messaging_update", { siteId: w.siteId, wordsToAvoid: [""] }))).code).toBe(
+      "validation",
+    );
+    expect(
+      (await errorOf(() => call("brand_messaging_update", { siteId: w.siteId, keyMessages: Array(21).fill("x") })))
+        .code,
+    ).toBe("validation");
+    expect(
+      (await errorOf(() => call("brand_messaging_update", { siteId: w.siteId, tagline: "x".repeat(201) }))).code,
+    ).toBe("validation");
   });
 });
 
@@ -335,7 +493,9 @@ describe("brand://default", () => {
     expect(doc.branding.primaryColor).toBe("#0f766e");
     expect(doc.messaging.toneOfVoice).toBe("Warm, plain-spoken.");
     expect(doc.cssVars["--color-primary"]).toBe("#0f766e");
-    expect((await errorOf(async () => await readDefaultBrand(w.ctx({ scopes: ["store:read"] })))).code).toBe("forbidden");
+    expect((await errorOf(async () => await readDefaultBrand(w.ctx({ scopes: ["store:read"] })))).code).toBe(
+      "forbidden",
+    );
   });
 
   test("branding_get_profile without siteId reads the same primary site: what a multi-company connection uses instead", async () => {

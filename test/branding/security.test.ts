@@ -27,7 +27,10 @@ function sample(name: string, siteId: number): Record<string, unknown> {
 
 beforeAll(async () => {
   w = await makeWorld();
-  for (const [ctx, siteId] of [[w.ctx(), w.siteId], [w.ctx({ company: "other" }), w.otherSiteId]] as const) {
+  for (const [ctx, siteId] of [
+    [w.ctx(), w.siteId],
+    [w.ctx({ company: "other" }), w.otherSiteId],
+  ] as const) {
     await call(brandingDomain, ctx, "branding_update_profile", { siteId, branding: { primaryColor: "#123456" } });
     await call(brandingDomain, ctx, "brand_messaging_update", { siteId, tagline: "Theirs" });
   }
@@ -36,7 +39,8 @@ afterAll(() => w.close());
 
 describe("every branding tool", () => {
   test("is declared with a branding scope matching its read-only flag", () => {
-    for (const t of brandingDomain.tools) expect([t.name, t.scope]).toEqual([t.name, t.readOnly ? "branding:read" : "branding:write"]);
+    for (const t of brandingDomain.tools)
+      expect([t.name, t.scope]).toEqual([t.name, t.readOnly ? "branding:read" : "branding:write"]);
   });
 
   test("a viewer and a read-only credential may read but not write; other scopes get nothing", async () => {
@@ -44,11 +48,17 @@ describe("every branding tool", () => {
       for (const t of brandingDomain.tools) {
         const args = sample(t.name, w.siteId);
         if (t.readOnly) await call(brandingDomain, ctx, t.name, args);
-        else expect([t.name, (await errorOf(() => call(brandingDomain, ctx, t.name, args))).code]).toEqual([t.name, "forbidden"]);
+        else
+          expect([t.name, (await errorOf(() => call(brandingDomain, ctx, t.name, args))).code]).toEqual([
+            t.name,
+            "forbidden",
+          ]);
       }
     }
     for (const t of brandingDomain.tools) {
-      const e = await errorOf(() => call(brandingDomain, w.ctx({ scopes: ["store:*", "sites:write"] }), t.name, sample(t.name, w.siteId)));
+      const e = await errorOf(() =>
+        call(brandingDomain, w.ctx({ scopes: ["store:*", "sites:write"] }), t.name, sample(t.name, w.siteId)),
+      );
       expect([t.name, e.code]).toEqual([t.name, "forbidden"]);
     }
   });
@@ -61,17 +71,26 @@ describe("every branding tool", () => {
       expect([t.name, e.code]).toEqual([t.name, "not_found"]);
     }
     expect(await w.contentVersion(w.otherSiteId)).toBe(before);
-    const theirs = await call(brandingDomain, w.ctx({ company: "other" }), "branding_get_profile", { siteId: w.otherSiteId });
+    const theirs = await call(brandingDomain, w.ctx({ company: "other" }), "branding_get_profile", {
+      siteId: w.otherSiteId,
+    });
     expect(theirs.branding).toEqual({ primaryColor: "#123456" });
   });
 
   test("malformed arguments are validation errors", async () => {
     for (const t of brandingDomain.tools) {
       // branding_get_profile without siteId reads the primary site (like brand://default).
-      if (t.name !== "branding_get_profile") expect([t.name, (await errorOf(() => call(brandingDomain, w.ctx(), t.name, {}))).code]).toEqual([t.name, "validation"]);
+      if (t.name !== "branding_get_profile")
+        expect([t.name, (await errorOf(() => call(brandingDomain, w.ctx(), t.name, {}))).code]).toEqual([
+          t.name,
+          "validation",
+        ]);
       if (t.name === "branding_check_contrast") continue;
       for (const siteId of [0, -5, 2.5, "1", null, 2 ** 60])
-        expect([t.name, (await errorOf(() => call(brandingDomain, w.ctx(), t.name, { ...sample(t.name, w.siteId), siteId }))).code]).toEqual([t.name, "validation"]);
+        expect([
+          t.name,
+          (await errorOf(() => call(brandingDomain, w.ctx(), t.name, { ...sample(t.name, w.siteId), siteId }))).code,
+        ]).toEqual([t.name, "validation"]);
     }
   });
 });

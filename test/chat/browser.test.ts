@@ -32,9 +32,12 @@ let key = "";
 function sitePage(title: string) {
   return (req: Request) =>
     new URL(req.url).pathname === "/"
-      ? new Response(`<!doctype html><html><head><title>${title}</title></head><body><h1>${title}</h1><p>Our menu.</p><script src="${s.url}/chat/widget.js" data-inbox="${key}" async></script></body></html>`, {
-          headers: { "Content-Type": "text/html" },
-        })
+      ? new Response(
+          `<!doctype html><html><head><title>${title}</title></head><body><h1>${title}</h1><p>Our menu.</p><script src="${s.url}/chat/widget.js" data-inbox="${key}" async></script></body></html>`,
+          {
+            headers: { "Content-Type": "text/html" },
+          },
+        )
       : new Response("not found", { status: 404 });
 }
 
@@ -43,14 +46,29 @@ beforeAll(async () => {
   const u = await createUser(s.deps, { email: "agent@agency.test", name: "Alex Agent" });
   const co = await createCompany(s.deps, { name: "Agency", ownerUserId: u.id });
   const site = (await s.deps.db.insert(sites).values({ companyId: co.id, name: "Brew & Co" }).returning())[0]!;
-  agent = await mcpClient(s.url, (await mintMcpKey(s.deps, { userId: u.id, scopes: ["chat:*", "branding:*"], companyIds: [co.id] })).key);
+  agent = await mcpClient(
+    s.url,
+    (await mintMcpKey(s.deps, { userId: u.id, scopes: ["chat:*", "branding:*"], companyIds: [co.id] })).key,
+  );
   host = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: sitePage("Brew & Co") });
   stranger = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: sitePage("Scraper") });
-  const b = await callTool(agent, "branding_update_profile", { siteId: site.id, branding: { primaryColor: "#7a3e00", bodyFont: "Georgia, serif" } });
+  const b = await callTool(agent, "branding_update_profile", {
+    siteId: site.id,
+    branding: { primaryColor: "#7a3e00", bodyFont: "Georgia, serif" },
+  });
   expect(b.isError).toBe(false);
-  const inbox = await callTool(agent, "chat_inboxes_create", { siteId: site.id, name: "Brew chat", greeting: "Hi! Ask the barista.", allowedOrigins: [`http://127.0.0.1:${host.port}`] });
+  const inbox = await callTool(agent, "chat_inboxes_create", {
+    siteId: site.id,
+    name: "Brew chat",
+    greeting: "Hi! Ask the barista.",
+    allowedOrigins: [`http://127.0.0.1:${host.port}`],
+  });
   key = inbox.data.widgetKey;
-  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"] });
+  browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+  });
   mkdirSync(ARTIFACTS, { recursive: true });
 }, 30_000);
 
@@ -89,7 +107,9 @@ describe("the widget on a customer's site", () => {
     expect(await frame.locator("#intro").innerText()).toBe("Hi! Ask the barista.");
     expect(await frame.locator("h1").innerText()).toBe("Brew & Co");
     // Branding: the header wears the site's primary colour and font.
-    const style = await frame.locator("header").evaluate((el) => [getComputedStyle(el).backgroundColor, getComputedStyle(el).fontFamily]);
+    const style = await frame
+      .locator("header")
+      .evaluate((el) => [getComputedStyle(el).backgroundColor, getComputedStyle(el).fontFamily]);
     expect(style[0]).toBe("rgb(122, 62, 0)");
     expect(style[1]).toContain("Georgia");
 
@@ -134,7 +154,12 @@ describe("the widget on a customer's site", () => {
     await frame.locator("#launch").click();
     await frame.locator(".them", { hasText: "Anything else?" }).waitFor({ timeout: 3000 });
     const texts = await frame.locator("#msgs li p").allInnerTexts();
-    expect(texts).toEqual([`Do you have oat milk? ${XSS}`, "Yes! Oat and almond.", "Anything else?", "A flat white please"]);
+    expect(texts).toEqual([
+      `Do you have oat milk? ${XSS}`,
+      "Yes! Oat and almond.",
+      "Anything else?",
+      "A flat white please",
+    ]);
     // Every request went to the site itself or to Plinth: no third host.
     const origins = new Set(requests.map((u) => new URL(u).origin));
     expect([...origins].sort()).toEqual([`http://127.0.0.1:${host.port}`, new URL(s.url).origin].sort());

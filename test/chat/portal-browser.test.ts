@@ -33,7 +33,11 @@ beforeAll(async () => {
   });
   hostPort = host.port!;
   w = await portalChatWorld({ allowedOrigins: [`http://127.0.0.1:${hostPort}`] });
-  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"] });
+  browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+  });
   mkdirSync(ARTIFACTS, { recursive: true });
 }, 30_000);
 
@@ -87,7 +91,12 @@ describe("widget ↔ portal", () => {
     await live.waitFor({ timeout: 5000 });
     expect(await live.innerText()).toContain(`Is the espresso bar open? ${XSS}`);
     expect(await portal.evaluate(() => (window as any).notReloaded)).toBe(true);
-    const number = Number(await live.locator("a").innerText().then((t) => t.replace("#", "")));
+    const number = Number(
+      await live
+        .locator("a")
+        .innerText()
+        .then((t) => t.replace("#", "")),
+    );
     expect(number).toBeGreaterThan(0);
 
     // The agent opens the conversation; the visitor writes again; it arrives without a reload.
@@ -101,24 +110,34 @@ describe("widget ↔ portal", () => {
     await portal.locator("#thread li.msg.visitor", { hasText: "Also, do you have decaf?" }).waitFor({ timeout: 5000 });
     expect(performance.now() - typedAt).toBeLessThan(4000);
     expect(await portal.evaluate(() => (window as any).notReloaded)).toBe(true);
-    expect(await portal.locator("#thread li.msg.visitor p.body").allInnerTexts()).toEqual([`Is the espresso bar open? ${XSS}`, "Also, do you have decaf?"]);
+    expect(await portal.locator("#thread li.msg.visitor p.body").allInnerTexts()).toEqual([
+      `Is the espresso bar open? ${XSS}`,
+      "Also, do you have decaf?",
+    ]);
     expect(await portal.locator("#thread img, #thread script").count()).toBe(0);
 
     // An internal note from the portal: marked as such there, never in the widget.
     await portal.fill("#note-body", "NOTE-PRIVATE: regular since 2019");
     await Promise.all([portal.waitForURL(/done=noted/), portal.click('form[action$="/note"] button[type="submit"]')]);
-    expect(await portal.locator("#thread li.msg.note").innerText()).toContain("Internal note, never shown to the visitor");
+    expect(await portal.locator("#thread li.msg.note").innerText()).toContain(
+      "Internal note, never shown to the visitor",
+    );
 
     // A reply typed in the portal (from a canned response's text) reaches the widget live.
     await portal.fill("#reply-body", "Yes, decaf all day. Anything else?");
     const sentAt = performance.now();
-    await Promise.all([portal.waitForURL(/done=replied/), portal.click('form[action$="/reply"] button[type="submit"]')]);
+    await Promise.all([
+      portal.waitForURL(/done=replied/),
+      portal.click('form[action$="/reply"] button[type="submit"]'),
+    ]);
     await widget.locator(".them", { hasText: "Yes, decaf all day. Anything else?" }).waitFor({ timeout: 5000 });
     expect(performance.now() - sentAt).toBeLessThan(4000);
     await Bun.sleep(300);
     expect(await widget.locator("#msgs").innerText()).not.toContain("NOTE-PRIVATE");
     // The portal page shows the reply after its post, and keeps following.
-    expect(await portal.locator("#thread li.msg.agent p.body").allInnerTexts()).toEqual(["Yes, decaf all day. Anything else?"]);
+    expect(await portal.locator("#thread li.msg.agent p.body").allInnerTexts()).toEqual([
+      "Yes, decaf all day. Anything else?",
+    ]);
     await widget.locator("#body").fill("No, thanks!");
     await widget.locator("#body").press("Enter");
     await portal.locator("#thread li.msg.visitor", { hasText: "No, thanks!" }).waitFor({ timeout: 5000 });

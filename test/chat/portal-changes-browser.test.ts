@@ -22,9 +22,19 @@ let rivalConv = 0;
 
 beforeAll(async () => {
   w = await portalChatWorld();
-  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"] });
-  olgaMcp = await mcpClient(w.s.url, (await mintMcpKey(w.s.deps, { userId: w.users.olga, scopes: ["chat:*"], companyIds: [w.acme.id] })).key);
-  ritaMcp = await mcpClient(w.s.url, (await mintMcpKey(w.s.deps, { userId: w.users.rita, scopes: ["chat:*"], companyIds: [w.rival.id] })).key);
+  browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+  });
+  olgaMcp = await mcpClient(
+    w.s.url,
+    (await mintMcpKey(w.s.deps, { userId: w.users.olga, scopes: ["chat:*"], companyIds: [w.acme.id] })).key,
+  );
+  ritaMcp = await mcpClient(
+    w.s.url,
+    (await mintMcpKey(w.s.deps, { userId: w.users.rita, scopes: ["chat:*"], companyIds: [w.rival.id] })).key,
+  );
   acmeConv = (await w.visit("Do you roast on site?", { name: "Dana Diaz" })).conversation;
   rivalConv = (await w.visit("Rival question", { inbox: w.rivalInbox.id, name: "Rex" })).conversation;
   // Each company numbers its own conversations: the same number, two conversations.
@@ -44,7 +54,9 @@ async function ok(c: Client, name: string, args: Record<string, unknown>) {
   return r.data;
 }
 
-async function portalAs(who: string): Promise<{ ctx: BrowserContext; page: Page; seen: { dialogs: string[]; errors: string[] } }> {
+async function portalAs(
+  who: string,
+): Promise<{ ctx: BrowserContext; page: Page; seen: { dialogs: string[]; errors: string[] } }> {
   const ctx = await browser.newContext();
   const page = await ctx.newPage();
   const seen = { dialogs: [] as string[], errors: [] as string[] };
@@ -69,7 +81,12 @@ async function open(page: Page, path: string, watched: string[]) {
     const log: string[] = ((window as any).texts = []);
     for (const s of sel) {
       const node = document.querySelector(s);
-      if (node) new MutationObserver(() => log.push(node.textContent ?? "")).observe(node, { childList: true, characterData: true, subtree: true });
+      if (node)
+        new MutationObserver(() => log.push(node.textContent ?? "")).observe(node, {
+          childList: true,
+          characterData: true,
+          subtree: true,
+        });
     }
   }, watched);
 }
@@ -97,7 +114,8 @@ describe("conversation changes, live", () => {
 
     // An Acme agent over MCP: assign to Ada, then urgent with a label.
     await ok(olgaMcp, "chat_conversations_assign", { id: acmeConv, assigneeId: "ada@acme.test" });
-    for (const p of [owner.page, viewer.page]) await p.locator("#assignee", { hasText: "Ada Admin" }).waitFor({ timeout: 5000 });
+    for (const p of [owner.page, viewer.page])
+      await p.locator("#assignee", { hasText: "Ada Admin" }).waitFor({ timeout: 5000 });
     await admin.page.locator(`#c${acmeConv} .assignee`, { hasText: "Ada Admin" }).waitFor({ timeout: 5000 });
     await ok(olgaMcp, "chat_conversations_update", { id: acmeConv, priority: "high", addLabels: ["roastery", "vip"] });
     for (const p of [owner.page, viewer.page]) {
@@ -109,7 +127,8 @@ describe("conversation changes, live", () => {
 
     // Resolved over MCP: the badge, the forms that apply (Reopen instead of Resolve, no snooze), and the list row.
     await ok(olgaMcp, "chat_conversations_set_status", { id: acmeConv, status: "resolved" });
-    for (const p of [owner.page, viewer.page]) await p.locator("#status", { hasText: "Resolved" }).waitFor({ timeout: 5000 });
+    for (const p of [owner.page, viewer.page])
+      await p.locator("#status", { hasText: "Resolved" }).waitFor({ timeout: 5000 });
     expect(await owner.page.locator("#status").getAttribute("class")).toBe("badge ok");
     expect(await owner.page.locator("#act-resolve").isVisible()).toBe(false);
     expect(await owner.page.locator("#act-open button").innerText()).toBe("Reopen");
@@ -145,12 +164,18 @@ describe("conversation changes, live", () => {
     await admin.page.goto(`${w.s.url}/chat/${acmeConv}`);
     // Ada assigns it to Olga through the portal form.
     await admin.page.selectOption("#assign-to", String(w.users.olga));
-    await Promise.all([admin.page.waitForURL(/done=assigned/), admin.page.click('form[action$="/assign"] button[type="submit"]')]);
+    await Promise.all([
+      admin.page.waitForURL(/done=assigned/),
+      admin.page.click('form[action$="/assign"] button[type="submit"]'),
+    ]);
     await owner.page.locator("#assignee", { hasText: "Olga Owner" }).waitFor({ timeout: 5000 });
     // A name with markup, changed in the database and pushed by the next change: it shows as text.
     const { users } = await import("../../src/domains/accounts/tables");
     const { eq } = await import("drizzle-orm");
-    await w.s.deps.db.update(users).set({ name: `Olga ${XSS}` }).where(eq(users.id, w.users.olga));
+    await w.s.deps.db
+      .update(users)
+      .set({ name: `Olga ${XSS}` })
+      .where(eq(users.id, w.users.olga));
     await ok(olgaMcp, "chat_conversations_set_status", { id: acmeConv, status: "pending" });
     await owner.page.locator("#status", { hasText: "Pending" }).waitFor({ timeout: 5000 });
     expect(await text(owner.page, "#assignee")).toBe(`Olga ${XSS}`);
@@ -170,7 +195,10 @@ describe("conversation changes, live", () => {
     // The change happens while no stream is open.
     await ok(olgaMcp, "chat_conversations_update", { id: acmeConv, priority: "low" });
     const ctl = new AbortController();
-    const res = await fetch(new URL(`/chat/${acmeConv}/stream`, b.base), { headers: { cookie: b.jar.header(), "Last-Event-ID": `${after}-${changes}` }, signal: ctl.signal });
+    const res = await fetch(new URL(`/chat/${acmeConv}/stream`, b.base), {
+      headers: { cookie: b.jar.header(), "Last-Event-ID": `${after}-${changes}` },
+      signal: ctl.signal,
+    });
     expect(res.status).toBe(200);
     const reader = res.body!.getReader();
     let got = "";

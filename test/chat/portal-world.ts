@@ -27,7 +27,10 @@ export interface PortalChatWorld {
   rivalInbox: { id: number; widgetKey: string };
   as(who: "olga" | "ada" | "vic" | "rita"): ActorContext;
   signIn(who: "olga" | "ada" | "vic" | "rita"): Promise<Browser>;
-  visit(body: string, o?: { token?: string | null; inbox?: number; name?: string; email?: string }): Promise<{ token: string; conversation: number; messageId: number }>;
+  visit(
+    body: string,
+    o?: { token?: string | null; inbox?: number; name?: string; email?: string },
+  ): Promise<{ token: string; conversation: number; messageId: number }>;
 }
 
 export async function portalChatWorld(o: { allowedOrigins?: string[] } = {}): Promise<PortalChatWorld> {
@@ -52,14 +55,29 @@ export async function portalChatWorld(o: { allowedOrigins?: string[] } = {}): Pr
     const c = { ...p.company, role: p.role };
     return {
       deps: s.deps,
-      principal: { userId: p.id, credential: { kind: "session", id: 0, name: "portal" }, scopes: ["*"], companies: [c], requireCmsApproval: false },
+      principal: {
+        userId: p.id,
+        credential: { kind: "session", id: 0, name: "portal" },
+        scopes: ["*"],
+        companies: [c],
+        requireCmsApproval: false,
+      },
       company: c,
       requestId: "test",
     };
   };
-  const site = (await s.deps.db.insert(sites).values({ companyId: acme.id, name: "Acme Coffee", domain: "acme-coffee.test" }).returning())[0]!;
+  const site = (
+    await s.deps.db
+      .insert(sites)
+      .values({ companyId: acme.id, name: "Acme Coffee", domain: "acme-coffee.test" })
+      .returning()
+  )[0]!;
   const rivalSite = (await s.deps.db.insert(sites).values({ companyId: rival.id, name: "Rival Tea" }).returning())[0]!;
-  const inbox = await createInbox(as("olga"), { siteId: site.id, name: "Website chat", allowedOrigins: o.allowedOrigins });
+  const inbox = await createInbox(as("olga"), {
+    siteId: site.id,
+    name: "Website chat",
+    allowedOrigins: o.allowedOrigins,
+  });
   const rivalInbox = await createInbox(as("rita"), { siteId: rivalSite.id, name: "Rival chat" });
   return {
     s,
@@ -76,7 +94,13 @@ export async function portalChatWorld(o: { allowedOrigins?: string[] } = {}): Pr
       return b;
     },
     async visit(body, v = {}) {
-      const row = (await s.deps.db.select().from(chatInboxes).where(eq(chatInboxes.id, v.inbox ?? inbox.id)).limit(1))[0]!;
+      const row = (
+        await s.deps.db
+          .select()
+          .from(chatInboxes)
+          .where(eq(chatInboxes.id, v.inbox ?? inbox.id))
+          .limit(1)
+      )[0]!;
       const visitor = await visitorByToken(s.deps, row, v.token ?? null);
       const r = await visitorPost(s.deps, row, visitor, { body, name: v.name, email: v.email });
       return { token: r.token ?? v.token!, conversation: r.conversation, messageId: r.message.id };

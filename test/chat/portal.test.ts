@@ -38,7 +38,8 @@ const html = async (b: Browser, path: string) => {
   const res = await b.get(path);
   return { status: res.status, csp: res.headers.get("content-security-policy") ?? "", html: await res.text() };
 };
-const post = async (b: Browser, path: string, fields: Record<string, string>) => b.post(path, { _csrf: await b.csrf("/"), ...fields });
+const post = async (b: Browser, path: string, fields: Record<string, string>) =>
+  b.post(path, { _csrf: await b.csrf("/"), ...fields });
 const messages = (n: number) =>
   rows<{ kind: string; body: string; user_id: number | null }>(
     w.s.deps,
@@ -46,7 +47,13 @@ const messages = (n: number) =>
     n,
     w.acme.id,
   );
-const conv = (n: number) => row<{ status: string; assignee_id: number | null; snoozed_until: unknown }>(w.s.deps, "SELECT status, assignee_id, snoozed_until FROM chat_conversations WHERE number = ? AND company_id = ?", n, w.acme.id);
+const conv = (n: number) =>
+  row<{ status: string; assignee_id: number | null; snoozed_until: unknown }>(
+    w.s.deps,
+    "SELECT status, assignee_id, snoozed_until FROM chat_conversations WHERE number = ? AND company_id = ?",
+    n,
+    w.acme.id,
+  );
 
 describe("the conversation list", () => {
   test("lists the company's conversations with what the visitor wrote escaped, and a nonce'd live script only", async () => {
@@ -69,7 +76,8 @@ describe("the conversation list", () => {
   });
 
   test("filters by status, assignee, inbox and text", async () => {
-    const ids = async (q: string) => [...(await html(olga, `/chat${q}`)).html.matchAll(/<tr id="c(\d+)"/g)].map((m) => Number(m[1]));
+    const ids = async (q: string) =>
+      [...(await html(olga, `/chat${q}`)).html.matchAll(/<tr id="c(\d+)"/g)].map((m) => Number(m[1]));
     expect((await ids("")).sort()).toEqual([ann.conversation, bob.conversation].sort());
     expect(await ids("?assignee=me")).toEqual([bob.conversation]);
     expect(await ids("?assignee=none")).toEqual([ann.conversation]);
@@ -100,7 +108,8 @@ describe("one conversation", () => {
     expect(p.html).toContain('class="msg note"');
     // The forms an owner gets.
     const actions = (await readForms(p.html)).map((f) => f.action);
-    for (const a of ["reply", "note", "assign", "snooze", "status"]) expect(actions).toContain(`/chat/${ann.conversation}/${a}`);
+    for (const a of ["reply", "note", "assign", "snooze", "status"])
+      expect(actions).toContain(`/chat/${ann.conversation}/${a}`);
   });
 
   test("reply goes through the verb: message, audit row as the session, event; then status", async () => {
@@ -112,11 +121,19 @@ describe("one conversation", () => {
     expect(m).toHaveLength(before + 1);
     expect(m.at(-1)).toMatchObject({ kind: "agent", body: "We ship worldwide.", user_id: w.users.olga });
     expect((await conv(ann.conversation))!.status).toBe("pending");
-    const a = await row<{ credential_kind: string; user_id: number }>(w.s.deps, "SELECT credential_kind, user_id FROM audit_log WHERE action = 'chat.reply' ORDER BY id DESC LIMIT 1");
+    const a = await row<{ credential_kind: string; user_id: number }>(
+      w.s.deps,
+      "SELECT credential_kind, user_id FROM audit_log WHERE action = 'chat.reply' ORDER BY id DESC LIMIT 1",
+    );
     expect(a).toEqual({ credential_kind: "session", user_id: w.users.olga });
-    const e = await row<{ data: string }>(w.s.deps, "SELECT data FROM events WHERE type = 'chat.message_created' ORDER BY id DESC LIMIT 1");
+    const e = await row<{ data: string }>(
+      w.s.deps,
+      "SELECT data FROM events WHERE type = 'chat.message_created' ORDER BY id DESC LIMIT 1",
+    );
     expect(JSON.stringify(e!.data)).toContain("We ship worldwide.");
-    expect(await pageText(await (await olga.get(`/chat/${ann.conversation}?done=replied`)).text())).toContain("Reply sent.");
+    expect(await pageText(await (await olga.get(`/chat/${ann.conversation}?done=replied`)).text())).toContain(
+      "Reply sent.",
+    );
   });
 
   test("a canned response fills in the visitor's first name; note, assign, snooze, resolve and reopen", async () => {
@@ -136,7 +153,9 @@ describe("one conversation", () => {
     expect(c.status).toBe("snoozed");
     expect(new Date(c.snoozed_until as string | number).getTime()).toBe(w.s.clock.ms() + 3_600_000);
     const until = new Date(w.s.clock.ms() + 2 * 86_400_000).toISOString().slice(0, 16);
-    expect((await post(olga, `/chat/${bob.conversation}/snooze`, { for: "60", until: until.replace("T", " ") })).status).toBe(303);
+    expect(
+      (await post(olga, `/chat/${bob.conversation}/snooze`, { for: "60", until: until.replace("T", " ") })).status,
+    ).toBe(303);
     c = (await conv(bob.conversation))!;
     expect(new Date(c.snoozed_until as string | number).toISOString().slice(0, 16)).toBe(until);
 
@@ -144,9 +163,25 @@ describe("one conversation", () => {
     expect((await conv(bob.conversation))!.status).toBe("resolved");
     expect((await post(olga, `/chat/${bob.conversation}/status`, { status: "open" })).status).toBe(303);
     expect((await conv(bob.conversation))!.status).toBe("open");
-    const actions = (await rows<{ action: string }>(w.s.deps, "SELECT action FROM audit_log WHERE entity_type = 'chat_conversation' AND entity_id = ? AND credential_kind = 'session' ORDER BY id", bob.conversation)).map((r) => r.action);
+    const actions = (
+      await rows<{ action: string }>(
+        w.s.deps,
+        "SELECT action FROM audit_log WHERE entity_type = 'chat_conversation' AND entity_id = ? AND credential_kind = 'session' ORDER BY id",
+        bob.conversation,
+      )
+    ).map((r) => r.action);
     // The first assign is beforeAll's.
-    expect(actions).toEqual(["chat.assign", "chat.reply", "chat.note", "chat.assign", "chat.assign", "chat.status", "chat.status", "chat.status", "chat.status"]);
+    expect(actions).toEqual([
+      "chat.assign",
+      "chat.reply",
+      "chat.note",
+      "chat.assign",
+      "chat.assign",
+      "chat.status",
+      "chat.status",
+      "chat.status",
+      "chat.status",
+    ]);
   });
 
   test("bad input is shown beside the form, keeps what was typed, and writes nothing", async () => {
@@ -169,7 +204,11 @@ describe("one conversation", () => {
       const writes = commits(w.s.deps);
       const res = await post(olga, `/chat/${ann.conversation}/${action}`, fields);
       const text = await pageText(await res.text());
-      expect({ action, fields: Object.keys(fields), status: res.status }).toEqual({ action, fields: Object.keys(fields), status: 400 });
+      expect({ action, fields: Object.keys(fields), status: res.status }).toEqual({
+        action,
+        fields: Object.keys(fields),
+        status: 400,
+      });
       expect(text).toMatch(message);
       expect(commits(w.s.deps)).toBe(writes);
     }
@@ -180,31 +219,59 @@ describe("one conversation", () => {
 
 describe("priority, labels, transcript, long threads", () => {
   test("priority and labels are saved; a label a colleague added meanwhile stays; filters find them", async () => {
-    expect((await post(olga, `/chat/${bob.conversation}/update`, { priority: "high", labels: "Billing, vip, billing", was: "" })).status).toBe(303);
-    const labels = async () => (await rows<{ label: string }>(w.s.deps, "SELECT l.label FROM chat_conversation_labels l JOIN chat_conversations c ON c.id = l.conversation_id WHERE c.number = ? AND c.company_id = ? ORDER BY l.label", bob.conversation, w.acme.id)).map((r) => r.label);
+    expect(
+      (
+        await post(olga, `/chat/${bob.conversation}/update`, {
+          priority: "high",
+          labels: "Billing, vip, billing",
+          was: "",
+        })
+      ).status,
+    ).toBe(303);
+    const labels = async () =>
+      (
+        await rows<{ label: string }>(
+          w.s.deps,
+          "SELECT l.label FROM chat_conversation_labels l JOIN chat_conversations c ON c.id = l.conversation_id WHERE c.number = ? AND c.company_id = ? ORDER BY l.label",
+          bob.conversation,
+          w.acme.id,
+        )
+      ).map((r) => r.label);
     expect(await labels()).toEqual(["billing", "vip"]);
-    const form = (await readForms((await html(olga, `/chat/${bob.conversation}`)).html)).find((f) => f.action.endsWith("/update"))!;
+    const form = (await readForms((await html(olga, `/chat/${bob.conversation}`)).html)).find((f) =>
+      f.action.endsWith("/update"),
+    )!;
     const shown = Object.fromEntries(form.fields.map((f) => [f.name, f.value]));
     expect([shown.priority, shown.labels, shown.was]).toEqual(["high", "billing, vip", "billing, vip"]);
     const { update } = await import("../../src/domains/chat/conversations");
     await update(w.as("ada"), { id: bob.conversation, addLabels: ["wholesale"] });
     expect((await post(olga, `/chat/${bob.conversation}/update`, { ...shown, labels: "billing" })).status).toBe(303);
     expect(await labels()).toEqual(["billing", "wholesale"]);
-    const ids = async (q: string) => [...(await html(olga, `/chat${q}`)).html.matchAll(/<tr id="c(\d+)"/g)].map((m) => Number(m[1]));
+    const ids = async (q: string) =>
+      [...(await html(olga, `/chat${q}`)).html.matchAll(/<tr id="c(\d+)"/g)].map((m) => Number(m[1]));
     expect(await ids("?label=wholesale&status=all")).toEqual([bob.conversation]);
     expect(await ids("?priority=high&status=all")).toEqual([bob.conversation]);
     expect(await ids("?priority=urgent&status=all")).toEqual([]);
     const writes = commits(w.s.deps);
-    const bad = await post(olga, `/chat/${bob.conversation}/update`, { priority: "high", labels: "ok, not a label!", was: "billing, wholesale" });
+    const bad = await post(olga, `/chat/${bob.conversation}/update`, {
+      priority: "high",
+      labels: "ok, not a label!",
+      was: "billing, wholesale",
+    });
     expect(bad.status).toBe(400);
     expect(await pageText(await bad.text())).toContain('"not a label!" is not a label');
-    expect((await post(olga, `/chat/${bob.conversation}/update`, { priority: "extreme", labels: "", was: "" })).status).toBe(400);
+    expect(
+      (await post(olga, `/chat/${bob.conversation}/update`, { priority: "extreme", labels: "", was: "" })).status,
+    ).toBe(400);
     expect(commits(w.s.deps)).toBe(writes);
   });
 
   test("the transcript is queued to the visitor's email (or another), never with notes; a bad address is refused", async () => {
     expect((await post(olga, `/chat/${ann.conversation}/transcript`, { to: "" })).status).toBe(303);
-    const mail = await row<{ to: unknown; text: string }>(w.s.deps, "SELECT \"to\", text FROM mail_outbox WHERE tag = 'chat.transcript' ORDER BY id DESC LIMIT 1");
+    const mail = await row<{ to: unknown; text: string }>(
+      w.s.deps,
+      "SELECT \"to\", text FROM mail_outbox WHERE tag = 'chat.transcript' ORDER BY id DESC LIMIT 1",
+    );
     expect(jsonValue(mail!.to)).toEqual(["ann@example.test"]);
     expect(mail!.text).toContain("Hello!");
     expect(mail!.text).not.toContain("VIP customer");
@@ -277,7 +344,10 @@ describe("who may do what", () => {
     const token = await olga.csrf("/");
     const cases: [Record<string, string>, Record<string, string>][] = [
       [{ _csrf: token, body: "forged" }, { origin: "https://evil.example" }],
-      [{ _csrf: token, body: "forged" }, { origin: "https://evil.example", "sec-fetch-site": "cross-site" }],
+      [
+        { _csrf: token, body: "forged" },
+        { origin: "https://evil.example", "sec-fetch-site": "cross-site" },
+      ],
       [{ body: "forged" }, {}],
       [{ _csrf: "0".repeat(64), body: "forged" }, {}],
     ];
@@ -295,7 +365,13 @@ describe("live", () => {
   test("a conversation's stream brings its new messages (notes too) and no other conversation's; resumes by id", async () => {
     const cookie = { cookie: olga.jar.header() };
     const open = (after?: number, headers: Record<string, string> = {}) =>
-      fetch(new URL(`/chat/${ann.conversation}/stream${after === undefined ? "" : `?after=${after}`}`, w.s.config.publicUrl), { headers: { ...cookie, ...headers } });
+      fetch(
+        new URL(
+          `/chat/${ann.conversation}/stream${after === undefined ? "" : `?after=${after}`}`,
+          w.s.config.publicUrl,
+        ),
+        { headers: { ...cookie, ...headers } },
+      );
     const res = await open();
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toContain("text/event-stream");
@@ -319,7 +395,9 @@ describe("live", () => {
 
   test("a viewer may follow the list's feed of the whole company; another company's messages never arrive", async () => {
     const cursor = Number(/data-after="(\d+)"/.exec((await html(vic, "/chat")).html)![1]);
-    const res = await fetch(new URL(`/chat/live?after=${cursor}`, w.s.config.publicUrl), { headers: { cookie: vic.jar.header() } });
+    const res = await fetch(new URL(`/chat/live?after=${cursor}`, w.s.config.publicUrl), {
+      headers: { cookie: vic.jar.header() },
+    });
     expect(res.status).toBe(200);
     const got = readEvents(res, (m) => m.length >= 2);
     await Bun.sleep(100);
@@ -366,7 +444,12 @@ describe("notifications", () => {
     const { addMember } = await import("../fixtures/accounts");
     await addMember(w.s.deps, w.rival.id, w.users.olga, "admin");
     await assign(w.as("rita"), { id: rivalConv, assigneeId: w.users.olga });
-    const n = await row<{ id: number; link: string }>(w.s.deps, "SELECT id, link FROM notifications WHERE user_id = ? AND company_id = ? ORDER BY id DESC LIMIT 1", w.users.olga, w.rival.id);
+    const n = await row<{ id: number; link: string }>(
+      w.s.deps,
+      "SELECT id, link FROM notifications WHERE user_id = ? AND company_id = ? ORDER BY id DESC LIMIT 1",
+      w.users.olga,
+      w.rival.id,
+    );
     expect(n!.link).toBe(`/chat/${rivalConv}`);
     expect(await pageText((await html(olga, `/chat/${rivalConv}`)).html)).toContain("Hello!");
     const res = await post(olga, `/inbox/${n!.id}/open`, { back: "/inbox" });

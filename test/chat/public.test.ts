@@ -35,7 +35,10 @@ beforeAll(async () => {
   noChatKey = (await mintMcpKey(s.deps, { userId: u.id, scopes: ["tickets:read"], companyIds: [co.id] })).key;
   rivalCompany = other.id;
   agent = await mcpClient(s.url, agentKey);
-  rival = await mcpClient(s.url, (await mintMcpKey(s.deps, { userId: r.id, scopes: ["chat:*"], companyIds: [other.id] })).key);
+  rival = await mcpClient(
+    s.url,
+    (await mintMcpKey(s.deps, { userId: r.id, scopes: ["chat:*"], companyIds: [other.id] })).key,
+  );
   inbox = await tool(agent, "chat_inboxes_create", { siteId: site.id, name: "Brew chat", allowedOrigins: [HOST] });
 });
 afterAll(async () => {
@@ -55,7 +58,8 @@ const post = (path: string, body: unknown, headers: Record<string, string> = {})
   });
 
 /** The visitor's SSE stream, collected until stopped. */
-const listen = (token: string, after = 0) => listenSse(api(`/stream?after=${after}`), { Authorization: `Bearer ${token}`, "Sec-Fetch-Site": "same-origin" });
+const listen = (token: string, after = 0) =>
+  listenSse(api(`/stream?after=${after}`), { Authorization: `Bearer ${token}`, "Sec-Fetch-Site": "same-origin" });
 
 describe("loader and frame", () => {
   test("widget.js is small, cacheable, and names no other host", async () => {
@@ -69,7 +73,9 @@ describe("loader and frame", () => {
   });
 
   test("the frame may be framed only by allowed origins; a foreign Referer is refused; unknown and disabled keys are 404", async () => {
-    const r = await fetch(`${s.url}/chat/frame/${inbox.widgetKey}?page=${encodeURIComponent(HOST + "/pricing")}`, { headers: { Referer: `${HOST}/pricing` } });
+    const r = await fetch(`${s.url}/chat/frame/${inbox.widgetKey}?page=${encodeURIComponent(HOST + "/pricing")}`, {
+      headers: { Referer: `${HOST}/pricing` },
+    });
     expect(r.status).toBe(200);
     const csp = r.headers.get("content-security-policy")!;
     expect(csp).toContain(`frame-ancestors ${HOST}`);
@@ -78,11 +84,17 @@ describe("loader and frame", () => {
     const html = await r.text();
     expect(html).toContain("Brew &amp; Co");
     expect(html).not.toMatch(/<(img|link|iframe)\b/);
-    const foreign = await fetch(`${s.url}/chat/frame/${inbox.widgetKey}`, { headers: { Referer: "https://evil.test/" } });
+    const foreign = await fetch(`${s.url}/chat/frame/${inbox.widgetKey}`, {
+      headers: { Referer: "https://evil.test/" },
+    });
     expect(foreign.status).toBe(403);
     expect((await fetch(`${s.url}/chat/frame/ci_${"0".repeat(24)}`)).status).toBe(404);
     expect((await fetch(`${s.url}/chat/frame/..%2f..%2fetc`)).status).toBe(404);
-    const off = await tool(agent, "chat_inboxes_create", { siteId: (await tool(agent, "chat_inboxes_get", { id: inbox.id })).siteId, name: "Off", enabled: false });
+    const off = await tool(agent, "chat_inboxes_create", {
+      siteId: (await tool(agent, "chat_inboxes_get", { id: inbox.id })).siteId,
+      name: "Off",
+      enabled: false,
+    });
     expect((await fetch(`${s.url}/chat/frame/${off.widgetKey}`)).status).toBe(404);
   });
 
@@ -93,10 +105,16 @@ describe("loader and frame", () => {
     expect(html).not.toContain("<img src=x");
     await tool(agent, "chat_inboxes_update", { id: inbox.id, greeting: "Hi! Ask us anything." });
     // The page address the loader passes is data in a JSON block, never markup.
-    const evil = await (await fetch(`${s.url}/chat/frame/${inbox.widgetKey}?page=${encodeURIComponent("http://x/</script><script>alert(1)</script>")}`)).text();
+    const evil = await (
+      await fetch(
+        `${s.url}/chat/frame/${inbox.widgetKey}?page=${encodeURIComponent("http://x/</script><script>alert(1)</script>")}`,
+      )
+    ).text();
     expect(evil).not.toContain("</script><script>alert(1)");
     expect(evil).toContain("\\u003c/script>");
-    const js = await (await fetch(`${s.url}/chat/frame/${inbox.widgetKey}?page=${encodeURIComponent("javascript:alert(1)")}`)).text();
+    const js = await (
+      await fetch(`${s.url}/chat/frame/${inbox.widgetKey}?page=${encodeURIComponent("javascript:alert(1)")}`)
+    ).text();
     expect(js).not.toContain("javascript:alert");
   });
 });
@@ -105,8 +123,12 @@ describe("visitor API", () => {
   test("refuses cross-site requests, non-JSON, oversized and malformed bodies, and unknown tokens, writing nothing", async () => {
     const before = (await rows(s.deps, "SELECT count(*) AS n FROM chat_messages"))[0]!.n;
     expect((await post("/messages", { body: "hi" }, { "Sec-Fetch-Site": "cross-site" })).status).toBe(403);
-    expect((await post("/messages", { body: "hi" }, { Origin: "https://evil.test", "Sec-Fetch-Site": "" })).status).toBe(403);
-    expect((await post("/messages", "body=hi", { "Content-Type": "application/x-www-form-urlencoded" })).status).toBe(400);
+    expect(
+      (await post("/messages", { body: "hi" }, { Origin: "https://evil.test", "Sec-Fetch-Site": "" })).status,
+    ).toBe(403);
+    expect((await post("/messages", "body=hi", { "Content-Type": "application/x-www-form-urlencoded" })).status).toBe(
+      400,
+    );
     expect((await post("/messages", "{not json")).status).toBe(400);
     expect((await post("/messages", "[1,2]")).status).toBe(400);
     expect((await post("/messages", { body: "x".repeat(20_000) })).status).toBe(413);
@@ -114,21 +136,40 @@ describe("visitor API", () => {
     expect(long.status).toBe(400);
     expect((await long.json()).error).toContain("at most 4000");
     expect((await post("/messages", { body: 42 })).status).toBe(400);
-    expect((await post("/messages", { body: "hi" }, { Authorization: "Bearer cv_" + "a".repeat(48) })).status).toBe(401);
+    expect((await post("/messages", { body: "hi" }, { Authorization: "Bearer cv_" + "a".repeat(48) })).status).toBe(
+      401,
+    );
     expect((await fetch(api("/messages"), { headers: { Authorization: "Bearer nonsense" } })).status).toBe(401);
-    expect((await fetch(`${s.url}/chat/api/ci_${"1".repeat(24)}/messages`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" })).status).toBe(404);
+    expect(
+      (
+        await fetch(`${s.url}/chat/api/ci_${"1".repeat(24)}/messages`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: "{}",
+        })
+      ).status,
+    ).toBe(404);
     expect((await rows(s.deps, "SELECT count(*) AS n FROM chat_messages"))[0]!.n).toBe(before);
   });
 
   test("a visitor token works only on its own inbox", async () => {
     const first = await (await post("/messages", { body: "token check" })).json();
-    const other = await tool(agent, "chat_inboxes_create", { siteId: (await tool(agent, "chat_inboxes_get", { id: inbox.id })).siteId, name: "Other" });
-    const r = await fetch(`${s.url}/chat/api/${other.widgetKey}/messages`, { headers: { Authorization: `Bearer ${first.token}` } });
+    const other = await tool(agent, "chat_inboxes_create", {
+      siteId: (await tool(agent, "chat_inboxes_get", { id: inbox.id })).siteId,
+      name: "Other",
+    });
+    const r = await fetch(`${s.url}/chat/api/${other.widgetKey}/messages`, {
+      headers: { Authorization: `Bearer ${first.token}` },
+    });
     expect(r.status).toBe(401);
   });
 
   test("live both ways: the agent's long poll wakes on the visitor's message; the reply arrives on the visitor's stream, the note never", async () => {
-    const first = await post("/messages", { body: "Hello, <b>anyone</b>?", name: "Vera Visitor", pageUrl: `${HOST}/menu` });
+    const first = await post("/messages", {
+      body: "Hello, <b>anyone</b>?",
+      name: "Vera Visitor",
+      pageUrl: `${HOST}/menu`,
+    });
     expect(first.status).toBe(201);
     const v = await first.json();
     expect(v.token).toMatch(/^cv_/);
@@ -143,7 +184,9 @@ describe("visitor API", () => {
     expect(second.status).toBe(201);
     const woke = await waiting;
     expect(performance.now() - sentAt).toBeLessThan(1500);
-    expect(woke.messages.map((m: any) => [m.kind, m.body, m.conversationId])).toEqual([["visitor", "Do you have oat milk?", v.conversation]]);
+    expect(woke.messages.map((m: any) => [m.kind, m.body, m.conversationId])).toEqual([
+      ["visitor", "Do you have oat milk?", v.conversation],
+    ]);
     expect(woke.cursor).toBe(woke.messages[0].id);
     // The agent answers and notes; only the answer reaches the visitor, at once.
     await tool(agent, "chat_conversations_add_note", { id: v.conversation, body: "VIP-NOTE do not share" });
@@ -158,7 +201,11 @@ describe("visitor API", () => {
     // The stream caught up on the visitor's own earlier messages and sent each once.
     const ids = stream.got.map((m) => m.id);
     expect(new Set(ids).size).toBe(ids.length);
-    expect(stream.got.map((m) => m.body)).toEqual(["Hello, <b>anyone</b>?", "Do you have oat milk?", "Yes, and almond too."]);
+    expect(stream.got.map((m) => m.body)).toEqual([
+      "Hello, <b>anyone</b>?",
+      "Do you have oat milk?",
+      "Yes, and almond too.",
+    ]);
     // Resuming after the last id misses nothing and repeats nothing.
     stream.stop();
     await tool(agent, "chat_conversations_reply", { id: v.conversation, body: "Anything else?" });
@@ -222,12 +269,23 @@ describe("visitor API", () => {
     await until(() => got.some((m) => m.body === "agent feed check"));
     await tool(agent, "chat_conversations_add_note", { id: v.conversation, body: "feed note" });
     await until(() => got.some((m) => m.body === "feed note"));
-    expect(got.find((m) => m.body === "agent feed check")).toMatchObject({ kind: "visitor", conversationId: v.conversation, visitor: { name: "Feed Visitor" } });
-    expect(got.find((m) => m.body === "feed note")).toMatchObject({ kind: "note", internal: true, user: { name: "Alex Agent" } });
+    expect(got.find((m) => m.body === "agent feed check")).toMatchObject({
+      kind: "visitor",
+      conversationId: v.conversation,
+      visitor: { name: "Feed Visitor" },
+    });
+    expect(got.find((m) => m.body === "feed note")).toMatchObject({
+      kind: "note",
+      internal: true,
+      user: { name: "Alex Agent" },
+    });
     feedStream.stop();
     // Resuming after the visitor's message replays exactly what followed.
     const ctl2 = new AbortController();
-    const r2 = await fetch(`${s.url}/chat/agent/stream?after=${v.message.id}`, { headers: { Authorization: `Bearer ${readKey}` }, signal: ctl2.signal });
+    const r2 = await fetch(`${s.url}/chat/agent/stream?after=${v.message.id}`, {
+      headers: { Authorization: `Bearer ${readKey}` },
+      signal: ctl2.signal,
+    });
     const rd2 = r2.body!.getReader();
     let text = "";
     while (!text.includes("feed note")) text += new TextDecoder().decode((await rd2.read()).value);
@@ -247,7 +305,10 @@ describe("visitor API", () => {
     await s.jobs.runDue();
     expect((await tool(agent, "chat_conversations_get", { id: v.conversation })).status).toBe("open");
     await s.dispatcher.drain();
-    const ev = await rows(s.deps, "SELECT data FROM events WHERE type = 'chat.conversation_status_changed' ORDER BY id DESC LIMIT 1");
+    const ev = await rows(
+      s.deps,
+      "SELECT data FROM events WHERE type = 'chat.conversation_status_changed' ORDER BY id DESC LIMIT 1",
+    );
     expect(JSON.stringify(ev[0]!.data)).toContain("snooze_ended");
   });
 
@@ -282,7 +343,9 @@ function follow(token: string, o: { after?: number; lastEventId?: number; status
   const got: Rec[] = [];
   let raw = "";
   const ctl = new AbortController();
-  const q = [o.status === false ? "" : "status=1", o.after !== undefined ? `after=${o.after}` : ""].filter(Boolean).join("&");
+  const q = [o.status === false ? "" : "status=1", o.after !== undefined ? `after=${o.after}` : ""]
+    .filter(Boolean)
+    .join("&");
   const headers: Record<string, string> = { Authorization: `Bearer ${token}`, "Sec-Fetch-Site": "same-origin" };
   if (o.lastEventId !== undefined) headers["Last-Event-ID"] = String(o.lastEventId);
   void (async () => {
@@ -315,7 +378,9 @@ describe("the widget is told its conversation's status", () => {
     // The other visitor's conversation is the OLDER one: a status sent to every widget would then pass the stream's
     // "is this your current conversation" check, and show here.
     const other = await (await post("/messages", { body: "other visitor" })).json();
-    const v = await (await post("/messages", { body: "resolve me", name: "Rosa Resolve", email: "rosa@example.test" })).json();
+    const v = await (
+      await post("/messages", { body: "resolve me", name: "Rosa Resolve", email: "rosa@example.test" })
+    ).json();
     expect(v.conversation).toBeGreaterThan(other.conversation);
     const mine = follow(v.token, { after: v.message.id });
     const theirs = follow(other.token, { after: other.message.id });
@@ -328,7 +393,11 @@ describe("the widget is told its conversation's status", () => {
     // Agent-only changes reach no widget: a note, assignment, priority, labels, pending, a snooze.
     await tool(agent, "chat_conversations_add_note", { id: v.conversation, body: "NOTE-SECRET about Rosa" });
     await tool(agent, "chat_conversations_assign", { id: v.conversation, assigneeId: "me" });
-    await tool(agent, "chat_conversations_update", { id: v.conversation, priority: "urgent", addLabels: ["vip-secret"] });
+    await tool(agent, "chat_conversations_update", {
+      id: v.conversation,
+      priority: "urgent",
+      addLabels: ["vip-secret"],
+    });
     await tool(agent, "chat_conversations_set_status", { id: v.conversation, status: "pending" });
     await tool(agent, "chat_conversations_snooze", { id: v.conversation, minutes: 60 });
 
@@ -343,7 +412,17 @@ describe("the widget is told its conversation's status", () => {
     expect(rec.id).toBeNull();
     // The capture holds the records as sent (so the absences below mean something).
     expect(mine.raw()).toContain(`event: status\ndata: {"conversation":${v.conversation},"status":"resolved"`);
-    for (const secret of ["NOTE-SECRET", "agent@agency.test", "Alex", "urgent", "vip-secret", "snoozed", "pending", "rosa@example.test", "Rosa"])
+    for (const secret of [
+      "NOTE-SECRET",
+      "agent@agency.test",
+      "Alex",
+      "urgent",
+      "vip-secret",
+      "snoozed",
+      "pending",
+      "rosa@example.test",
+      "Rosa",
+    ])
       expect(mine.raw()).not.toContain(secret);
 
     await tool(agent, "chat_conversations_set_status", { id: v.conversation, status: "open" });
@@ -353,7 +432,9 @@ describe("the widget is told its conversation's status", () => {
     // The visitor writes after a resolve: the same conversation is reopened, and the stream says so after the message.
     await tool(agent, "chat_conversations_set_status", { id: v.conversation, status: "resolved" });
     await until(() => mine.statuses().length === 4);
-    const again = await (await post("/messages", { body: "one more thing" }, { Authorization: `Bearer ${v.token}` })).json();
+    const again = await (
+      await post("/messages", { body: "one more thing" }, { Authorization: `Bearer ${v.token}` })
+    ).json();
     expect(again.conversation).toBe(v.conversation);
     await until(() => mine.statuses().length === 5);
     expect(mine.statuses().slice(3)).toEqual([resolved(v.conversation), open(v.conversation)]);
@@ -384,7 +465,10 @@ describe("the widget is told its conversation's status", () => {
     await until(() => first.statuses().length === 1);
     first.stop();
     // While nobody listens: a reply, and a resolve.
-    const rep = await tool(agent, "chat_conversations_reply", { id: v.conversation, body: "answered while you were away" });
+    const rep = await tool(agent, "chat_conversations_reply", {
+      id: v.conversation,
+      body: "answered while you were away",
+    });
     await tool(agent, "chat_conversations_set_status", { id: v.conversation, status: "resolved" });
     s.clock.advance(3600_000);
     const back = follow(v.token, { lastEventId: v.message.id });
@@ -392,7 +476,11 @@ describe("the widget is told its conversation's status", () => {
     await Bun.sleep(200);
     // The message keeps its id (what the next resume starts from); the status comes after it, with none.
     expect(back.got).toEqual([
-      { id: String(rep.messageId), event: "message", data: expect.objectContaining({ body: "answered while you were away" }) },
+      {
+        id: String(rep.messageId),
+        event: "message",
+        data: expect.objectContaining({ body: "answered while you were away" }),
+      },
       { id: null, event: "status", data: resolved(v.conversation, 23 * 3600) },
     ]);
     back.stop();
@@ -407,7 +495,9 @@ describe("the widget is told its conversation's status", () => {
     const later = follow(v.token, { lastEventId: rep.messageId });
     await until(() => later.statuses().length === 1);
     expect(later.statuses()).toEqual([resolved(v.conversation, 0)]);
-    const fresh = await (await post("/messages", { body: "new question" }, { Authorization: `Bearer ${v.token}` })).json();
+    const fresh = await (
+      await post("/messages", { body: "new question" }, { Authorization: `Bearer ${v.token}` })
+    ).json();
     expect(fresh.conversation).toBeGreaterThan(v.conversation);
     await until(() => later.statuses().length === 2);
     expect(later.statuses()[1]).toEqual(open(fresh.conversation));
@@ -425,7 +515,14 @@ describe("the widget is told its conversation's status", () => {
     s.clock.advance(120_000);
     const v = await (await post("/messages", { body: "status input check" })).json();
     const auth = { Authorization: `Bearer ${v.token}`, "Sec-Fetch-Site": "same-origin" };
-    for (const q of ["status=%3Cscript%3Ealert(1)%3C%2Fscript%3E", "status=true", "status=1%00", "status=01", `status=${"1".repeat(5000)}`, "status[]=1"]) {
+    for (const q of [
+      "status=%3Cscript%3Ealert(1)%3C%2Fscript%3E",
+      "status=true",
+      "status=1%00",
+      "status=01",
+      `status=${"1".repeat(5000)}`,
+      "status[]=1",
+    ]) {
       const ctl = new AbortController();
       const r = await fetch(api(`/stream?${q}`), { headers: auth, signal: ctl.signal });
       expect(r.status).toBe(200);
@@ -438,8 +535,14 @@ describe("the widget is told its conversation's status", () => {
       expect(events).toEqual(["message"]);
     }
     // Without a token, with a made-up one, and with a real one on another company's inbox: refused, never a status.
-    const rivalSite = (await s.deps.db.insert(sites).values({ companyId: rivalCompany, name: "Rival site" }).returning())[0]!;
-    const rivalInbox = await tool(rival, "chat_inboxes_create", { siteId: rivalSite.id, name: "Rival chat", allowedOrigins: [HOST] });
+    const rivalSite = (
+      await s.deps.db.insert(sites).values({ companyId: rivalCompany, name: "Rival site" }).returning()
+    )[0]!;
+    const rivalInbox = await tool(rival, "chat_inboxes_create", {
+      siteId: rivalSite.id,
+      name: "Rival chat",
+      allowedOrigins: [HOST],
+    });
     const asks: [string, Record<string, string>][] = [
       [api("/stream?status=1"), { "Sec-Fetch-Site": "same-origin" }],
       [api("/stream?status=1"), { Authorization: "Bearer cv_" + "0".repeat(43), "Sec-Fetch-Site": "same-origin" }],

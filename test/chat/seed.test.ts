@@ -37,9 +37,22 @@ test("every demo site has an inbox; conversations in every status; the snooze jo
   const demo = (await deps.db.select().from(users).where(eq(users.email, "demo@plinth.dev")))[0]!;
   const ctxFor = async (name: string): Promise<ActorContext> => {
     const c = (await deps.db.select().from(companies).where(eq(companies.name, name)))[0]!;
-    const m = (await deps.db.select().from(memberships).where(eq(memberships.companyId, c.id))).find((r) => r.userId === demo.id)!;
+    const m = (await deps.db.select().from(memberships).where(eq(memberships.companyId, c.id))).find(
+      (r) => r.userId === demo.id,
+    )!;
     const company = { id: c.id, name: c.name, role: m.role };
-    return { deps, principal: { userId: demo.id, credential: { kind: "cli", id: 0, name: "test" }, scopes: ["*"], companies: [company], requireCmsApproval: false }, company, requestId: "t" };
+    return {
+      deps,
+      principal: {
+        userId: demo.id,
+        credential: { kind: "cli", id: 0, name: "test" },
+        scopes: ["*"],
+        companies: [company],
+        requireCmsApproval: false,
+      },
+      company,
+      requestId: "t",
+    };
   };
   const call = async (ctx: ActorContext, name: string, args: Record<string, unknown>): Promise<any> => {
     const tool = chatDomain.tools.find((t) => t.name === name)!;
@@ -68,7 +81,9 @@ test("every demo site has an inbox; conversations in every status; the snooze jo
   const nw = await call(northwind, "chat_conversations_list", { status: "all" });
   expect(nw.items.map((c: any) => c.status).sort()).toEqual(["open", "open", "resolved"]);
   expect((await call(northwind, "chat_conversations_list", { label: "outage" })).items[0].priority).toBe("urgent");
-  expect((await call(northwind, "chat_canned_responses_list", {})).items.map((c: any) => c.shortCode)).toEqual(["pricing"]);
+  expect((await call(northwind, "chat_canned_responses_list", {})).items.map((c: any) => c.shortCode)).toEqual([
+    "pricing",
+  ]);
 
   clock.advance(15 * 3600_000);
   expect(await reopenSnoozed(deps)).toBe(1);

@@ -24,7 +24,10 @@ export interface CWorld extends Pick<Tenants<Who>, "deps" | "clock" | "users" | 
   ctx(who?: Who, opts?: { scopes?: string[] }): ActorContext;
   call(name: string, args: Record<string, unknown>, ctx?: ActorContext): Promise<any>;
   /** A visitor writes through the widget's verb; returns the token to keep writing as the same visitor. */
-  visit(body: string, o?: { token?: string | null; inbox?: number; name?: string; email?: string }): Promise<{ token: string; conversation: number; messageId: number }>;
+  visit(
+    body: string,
+    o?: { token?: string | null; inbox?: number; name?: string; email?: string },
+  ): Promise<{ token: string; conversation: number; messageId: number }>;
 }
 
 export async function makeChatWorld(start = Date.UTC(2025, 0, 15, 12, 0, 0)): Promise<CWorld> {
@@ -32,10 +35,15 @@ export async function makeChatWorld(start = Date.UTC(2025, 0, 15, 12, 0, 0)): Pr
   const db = t.deps.db;
   const ctx = (who: Who = "olga", opts: { scopes?: string[] } = {}) => t.ctx(who, opts);
   const call = (name: string, args: Record<string, unknown>, c = ctx()) => t.call(name, args, c);
-  const site = (await db.insert(sites).values({ companyId: t.mine.id, name: "Acme Coffee", domain: "acme-coffee.test" }).returning())[0]!;
+  const site = (
+    await db.insert(sites).values({ companyId: t.mine.id, name: "Acme Coffee", domain: "acme-coffee.test" }).returning()
+  )[0]!;
   const rivalSite = (await db.insert(sites).values({ companyId: t.other.id, name: "Rival Tea" }).returning())[0]!;
-  const inbox = (await call("chat_inboxes_create", { siteId: site.id, name: "Website chat", greeting: "Hello from Acme" })).id as number;
-  const rivalInbox = (await call("chat_inboxes_create", { siteId: rivalSite.id, name: "Rival chat" }, ctx("rita"))).id as number;
+  const inbox = (
+    await call("chat_inboxes_create", { siteId: site.id, name: "Website chat", greeting: "Hello from Acme" })
+  ).id as number;
+  const rivalInbox = (await call("chat_inboxes_create", { siteId: rivalSite.id, name: "Rival chat" }, ctx("rita")))
+    .id as number;
   return {
     ...t,
     acme: t.mine.id,
@@ -47,7 +55,13 @@ export async function makeChatWorld(start = Date.UTC(2025, 0, 15, 12, 0, 0)): Pr
     ctx,
     call,
     async visit(body, o = {}) {
-      const row = (await db.select().from(chatInboxes).where(eq(chatInboxes.id, o.inbox ?? inbox)).limit(1))[0]!;
+      const row = (
+        await db
+          .select()
+          .from(chatInboxes)
+          .where(eq(chatInboxes.id, o.inbox ?? inbox))
+          .limit(1)
+      )[0]!;
       const visitor = await visitorByToken(t.deps, row, o.token ?? null);
       if (o.token && !visitor) throw new Error("unknown visitor token");
       const r = await visitorPost(t.deps, row, visitor, { body, name: o.name, email: o.email });

@@ -21,7 +21,12 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function plinth(env: Record<string, string | undefined>, ...args: string[]) {
-  const p = Bun.spawn([process.execPath, MAIN, ...args], { cwd: ROOT, stdout: "pipe", stderr: "pipe", env: childEnv(env) });
+  const p = Bun.spawn([process.execPath, MAIN, ...args], {
+    cwd: ROOT,
+    stdout: "pipe",
+    stderr: "pipe",
+    env: childEnv(env),
+  });
   const [out, err] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text()]);
   return { code: await p.exited, out, err };
 }
@@ -36,11 +41,26 @@ describe.skipIf(ON_PG)("plinth backup on SQLite", () => {
   });
 
   test("copies the database while the server runs and writes; a server on the copy serves the same data", async () => {
-    const who = await (await rawMcp(s.url, s.demo!.mcpKey, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "whoami", arguments: {} } })).json();
+    const who = await (
+      await rawMcp(s.url, s.demo!.mcpKey, {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "whoami", arguments: {} },
+      })
+    ).json();
     const clientId = JSON.parse(who.result.content[0].text).defaultClientId;
     const writes = Promise.all(
       Array.from({ length: 15 }, (_, i) =>
-        rawMcp(s.url, s.demo!.mcpKey, { jsonrpc: "2.0", id: i, method: "tools/call", params: { name: "posts_create", arguments: { clientId, siteId: s.demo!.siteId, title: `During backup ${i}` } } }),
+        rawMcp(s.url, s.demo!.mcpKey, {
+          jsonrpc: "2.0",
+          id: i,
+          method: "tools/call",
+          params: {
+            name: "posts_create",
+            arguments: { clientId, siteId: s.demo!.siteId, title: `During backup ${i}` },
+          },
+        }),
       ),
     );
     const file = join(dir, "copy.sqlite");
@@ -54,11 +74,19 @@ describe.skipIf(ON_PG)("plinth backup on SQLite", () => {
     const copy = new Database(file, { readonly: true });
     expect(copy.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
     const counts = (db: { query: (sql: string) => { get(): unknown } }) =>
-      ["sites", "products", "rest_keys", "mcp_keys", "_migrations"].map((t) => (db.query(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n);
-    const live = await Promise.all(["sites", "products", "rest_keys", "mcp_keys", "_migrations"].map(async (t) => (await row<{ n: number }>(s.deps, `SELECT count(*) AS n FROM ${t}`))!.n));
+      ["sites", "products", "rest_keys", "mcp_keys", "_migrations"].map(
+        (t) => (db.query(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n,
+      );
+    const live = await Promise.all(
+      ["sites", "products", "rest_keys", "mcp_keys", "_migrations"].map(
+        async (t) => (await row<{ n: number }>(s.deps, `SELECT count(*) AS n FROM ${t}`))!.n,
+      ),
+    );
     expect(counts(copy)).toEqual(live);
     // Posts written during the copy are either wholly in it or not at all: a snapshot.
-    const during = (copy.query("SELECT count(*) AS n FROM posts WHERE title LIKE 'During backup %'").get() as { n: number }).n;
+    const during = (
+      copy.query("SELECT count(*) AS n FROM posts WHERE title LIKE 'During backup %'").get() as { n: number }
+    ).n;
     expect(during).toBeGreaterThanOrEqual(0);
     expect(during).toBeLessThanOrEqual(15);
     copy.close();
@@ -71,7 +99,10 @@ describe.skipIf(ON_PG)("plinth backup on SQLite", () => {
     try {
       const path = `/api/v1/sites/${s.demo!.siteId}/tags`;
       const headers = { Authorization: `Bearer ${s.demo!.restKey}` };
-      const [a, b] = await Promise.all([fetch(`${s.url}${path}`, { headers }), fetch(`${again.url}${path}`, { headers })]);
+      const [a, b] = await Promise.all([
+        fetch(`${s.url}${path}`, { headers }),
+        fetch(`${again.url}${path}`, { headers }),
+      ]);
       expect(b.status).toBe(200);
       expect(await b.json()).toEqual(await a.json());
     } finally {

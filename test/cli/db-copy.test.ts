@@ -58,7 +58,12 @@ function childEnv(): Record<string, string | undefined> {
 
 async function plinth(...args: string[]): Promise<{ code: number; out: string; err: string; ms: number }> {
   const t0 = performance.now();
-  const p = Bun.spawn([process.execPath, join(root, "src/main.ts"), ...args], { cwd: root, stdout: "pipe", stderr: "pipe", env: childEnv() });
+  const p = Bun.spawn([process.execPath, join(root, "src/main.ts"), ...args], {
+    cwd: root,
+    stdout: "pipe",
+    stderr: "pipe",
+    env: childEnv(),
+  });
   const [out, err] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text()]);
   return { code: await p.exited, out: out.trim(), err: err.trim(), ms: performance.now() - t0 };
 }
@@ -70,12 +75,24 @@ interface Served {
 
 /** `plinth serve --port 0 …` as a child; resolves once it prints where it listens. */
 async function serve(...args: string[]): Promise<Served> {
-  const p = Bun.spawn([process.execPath, join(root, "src/main.ts"), "serve", "--port", "0", "--public-url", "http://cms.example.test", ...args], {
-    cwd: root,
-    stdout: "pipe",
-    stderr: "pipe",
-    env: childEnv(),
-  });
+  const p = Bun.spawn(
+    [
+      process.execPath,
+      join(root, "src/main.ts"),
+      "serve",
+      "--port",
+      "0",
+      "--public-url",
+      "http://cms.example.test",
+      ...args,
+    ],
+    {
+      cwd: root,
+      stdout: "pipe",
+      stderr: "pipe",
+      env: childEnv(),
+    },
+  );
   const reader = p.stdout.getReader();
   let text = "";
   const deadline = Date.now() + 30_000;
@@ -139,9 +156,9 @@ async function withAdmin<T>(url: string, fn: (sql: postgres.Sql) => Promise<T>):
 /** Row counts of every table but the migrations ledger, by name. */
 async function pgCounts(url: string): Promise<Record<string, number>> {
   return withAdmin(url, async (sql) => {
-    const names = (await sql`SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename <> '_migrations' ORDER BY tablename`).map(
-      (r) => r.tablename as string,
-    );
+    const names = (
+      await sql`SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename <> '_migrations' ORDER BY tablename`
+    ).map((r) => r.tablename as string);
     const out: Record<string, number> = {};
     for (const t of names) out[t] = Number((await sql.unsafe(`SELECT count(*) AS n FROM "${t}"`))[0]!.n);
     return out;
@@ -150,15 +167,21 @@ async function pgCounts(url: string): Promise<Record<string, number>> {
 
 function sqliteTables(db: Database): string[] {
   // Full-text indexes (virtual tables and their shadow tables) are not copied: triggers rebuild them from the rows.
-  return (db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '_migrations' AND name IN (SELECT name FROM pragma_table_list WHERE type = 'table') ORDER BY name").all() as { name: string }[]).map(
-    (r) => r.name,
-  );
+  return (
+    db
+      .query(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '_migrations' AND name IN (SELECT name FROM pragma_table_list WHERE type = 'table') ORDER BY name",
+      )
+      .all() as { name: string }[]
+  ).map((r) => r.name);
 }
 
 function sqliteCounts(file: string): Record<string, number> {
   const db = new Database(file, { readonly: true });
   try {
-    return Object.fromEntries(sqliteTables(db).map((t) => [t, (db.query(`SELECT count(*) AS n FROM "${t}"`).get() as { n: number }).n]));
+    return Object.fromEntries(
+      sqliteTables(db).map((t) => [t, (db.query(`SELECT count(*) AS n FROM "${t}"`).get() as { n: number }).n]),
+    );
   } finally {
     db.close();
   }
@@ -169,7 +192,8 @@ function sqliteDump(file: string): Record<string, unknown[]> {
   const db = new Database(file, { readonly: true, safeIntegers: true });
   try {
     const out: Record<string, unknown[]> = {};
-    for (const t of [...sqliteTables(db), "sqlite_sequence"]) out[t] = db.query(`SELECT * FROM "${t}" ORDER BY 1, 2`).all();
+    for (const t of [...sqliteTables(db), "sqlite_sequence"])
+      out[t] = db.query(`SELECT * FROM "${t}" ORDER BY 1, 2`).all();
     return out;
   } finally {
     db.close();
@@ -203,7 +227,16 @@ const LAST_TAG = migrations.sqlite[migrations.sqlite.length - 1]!.tag;
 
 /** A SQLite data dir with the demo and some CLI writes; tests copy it before changing it. */
 let seeded: string;
-let creds: { siteId: number; restKey: string; mcpKey: string; email: string; password: string; restKey2: string; revokedKey: string; mcpKey2: string };
+let creds: {
+  siteId: number;
+  restKey: string;
+  mcpKey: string;
+  email: string;
+  password: string;
+  restKey2: string;
+  revokedKey: string;
+  mcpKey2: string;
+};
 
 beforeAll(async () => {
   if (skipReason) return;
@@ -228,11 +261,41 @@ beforeAll(async () => {
     return r;
   };
   const restKey2 = (await cli("keys", "create", "--site", rest[1]!, "--name", "before the copy")).out;
-  const revoked = await cli("keys", "create", "--site", rest[1]!, "--name", "revoked before the copy", "--expires", "2999-01-01");
+  const revoked = await cli(
+    "keys",
+    "create",
+    "--site",
+    rest[1]!,
+    "--name",
+    "revoked before the copy",
+    "--expires",
+    "2999-01-01",
+  );
   await cli("keys", "revoke", /Key (\d+)/.exec(revoked.err)![1]!);
-  await cli("users", "create", "--email", "extra@example.test", "--password", "extra password 1", "--name", "Ünïcode “quotes” 'and' \\ backslash");
+  await cli(
+    "users",
+    "create",
+    "--email",
+    "extra@example.test",
+    "--password",
+    "extra password 1",
+    "--name",
+    "Ünïcode “quotes” 'and' \\ backslash",
+  );
   await cli("companies", "create", "--name", "Extra Co", "--owner", "extra@example.test");
-  const mcpKey2 = (await cli("mcp-keys", "create", "--email", "extra@example.test", "--scopes", "*", "--name", "before the copy", "--require-cms-approval")).out;
+  const mcpKey2 = (
+    await cli(
+      "mcp-keys",
+      "create",
+      "--email",
+      "extra@example.test",
+      "--scopes",
+      "*",
+      "--name",
+      "before the copy",
+      "--require-cms-approval",
+    )
+  ).out;
   creds = {
     siteId: Number(rest[1]),
     restKey: rest[2]!,
@@ -261,7 +324,14 @@ describe("copy order", () => {
   const fk = (table: string, ref: string, ...columns: string[]) => ({ table, ref, columns });
   test("referenced tables first, ties by name; self-references and one edge of each cycle deferred", () => {
     const tables = ["posts", "sites", "companies", "nodes", "a", "b", "c"];
-    const fks = [fk("posts", "sites", "site_id"), fk("sites", "companies", "company_id"), fk("nodes", "nodes", "parent_id"), fk("a", "b", "b_id"), fk("b", "c", "c_id"), fk("c", "a", "a_id")];
+    const fks = [
+      fk("posts", "sites", "site_id"),
+      fk("sites", "companies", "company_id"),
+      fk("nodes", "nodes", "parent_id"),
+      fk("a", "b", "b_id"),
+      fk("b", "c", "c_id"),
+      fk("c", "a", "a_id"),
+    ];
     const { order, deferred } = copyOrder(tables, fks, (_t, c) => c !== "c_id");
     // b.c_id is NOT NULL, so the cycle a → b → c → a is broken at a.b_id, the first nullable edge.
     expect(order).toEqual(["companies", "nodes", "sites", "posts", "a", "c", "b"]);
@@ -272,138 +342,172 @@ describe("copy order", () => {
   });
   test("a cycle through NOT NULL columns only is refused by name", () => {
     expect(() => copyOrder(["a", "b"], [fk("a", "b", "b_id"), fk("b", "a", "a_id")], () => false)).toThrow(/cycle/);
-    expect(() => copyOrder(["n"], [fk("n", "n", "parent_id")], () => false)).toThrow(/n\.parent_id refers to its own table/);
+    expect(() => copyOrder(["n"], [fk("n", "n", "parent_id")], () => false)).toThrow(
+      /n\.parent_id refers to its own table/,
+    );
   });
 });
 
 suite("plinth db copy", () => {
-  test(
-    "SQLite → PostgreSQL: same REST answers, same ids, new ids after them, old credentials work; and back to SQLite unchanged",
-    async () => {
-      const src = tmp("plinth-copy-main-");
-      cpSync(seeded, src, { recursive: true });
-      const url = await createDb();
+  test("SQLite → PostgreSQL: same REST answers, same ids, new ids after them, old credentials work; and back to SQLite unchanged", async () => {
+    const src = tmp("plinth-copy-main-");
+    cpSync(seeded, src, { recursive: true });
+    const url = await createDb();
 
-      const copied = await plinth("db", "copy", "--from", `sqlite:${src}`, "--to", url);
-      expect(copied.err).not.toContain("error");
-      expect(copied.code).toBe(0);
-      console.log(`demo copy SQLite → PostgreSQL: ${Math.round(copied.ms)} ms for the whole process (${copied.out.split("\n").at(-1)})`);
-      // The summary lists every table with the source's count, and the media files.
-      const want = sqliteCounts(join(src, "plinth.sqlite"));
-      for (const [t, n] of Object.entries(want)) expect(copied.out).toMatch(new RegExp(`^${t} +${n}$`, "m"));
-      const mediaFiles = Object.keys(files(join(src, "media"))).length;
-      expect(mediaFiles).toBeGreaterThan(10);
-      expect(copied.out).toMatch(new RegExp(`^media files +${mediaFiles}$`, "m"));
-      expect(copied.out).toMatch(/row counts match$/);
-      expect(copied.out).not.toContain(creds.password);
-      const got = await pgCounts(url);
-      expect(got).toEqual({ ...want, media_blobs: mediaFiles });
+    const copied = await plinth("db", "copy", "--from", `sqlite:${src}`, "--to", url);
+    expect(copied.err).not.toContain("error");
+    expect(copied.code).toBe(0);
+    console.log(
+      `demo copy SQLite → PostgreSQL: ${Math.round(copied.ms)} ms for the whole process (${copied.out.split("\n").at(-1)})`,
+    );
+    // The summary lists every table with the source's count, and the media files.
+    const want = sqliteCounts(join(src, "plinth.sqlite"));
+    for (const [t, n] of Object.entries(want)) expect(copied.out).toMatch(new RegExp(`^${t} +${n}$`, "m"));
+    const mediaFiles = Object.keys(files(join(src, "media"))).length;
+    expect(mediaFiles).toBeGreaterThan(10);
+    expect(copied.out).toMatch(new RegExp(`^media files +${mediaFiles}$`, "m"));
+    expect(copied.out).toMatch(/row counts match$/);
+    expect(copied.out).not.toContain(creds.password);
+    const got = await pgCounts(url);
+    expect(got).toEqual({ ...want, media_blobs: mediaFiles });
 
-      // Ids preserved, table by table.
-      const sdb = new Database(join(src, "plinth.sqlite"), { readonly: true });
-      const idTables = sqliteTables(sdb).filter((t) => (sdb.query(`SELECT name FROM pragma_table_info(?) WHERE name = 'id'`).all(t) as unknown[]).length);
-      await withAdmin(url, async (sql) => {
-        for (const t of idTables) {
-          const a = (sdb.query(`SELECT id FROM "${t}" ORDER BY id`).all() as { id: number }[]).map((r) => r.id);
-          const b = (await sql.unsafe(`SELECT id::int AS id FROM "${t}" ORDER BY id`)).map((r) => r.id as number);
-          expect({ t, ids: b }).toEqual({ t, ids: a });
-        }
-      });
-
-      // Back to SQLite: every row and counter as it was, the media files byte for byte.
-      const back = tmp("plinth-copy-back-");
-      const reverse = await plinth("db", "copy", "--from", url, "--to", `sqlite:${back}`);
-      expect(reverse.code).toBe(0);
-      expect(reverse.err).toContain("media_blobs is copied as files");
-      expect(sqliteDump(join(back, "plinth.sqlite"))).toEqual(sqliteDump(join(src, "plinth.sqlite")));
-      expect(files(join(back, "media"))).toEqual(files(join(src, "media")));
-
-      const a = await serve("--data-dir", src);
-      const b = await serve("--data-dir", tmp("plinth-copy-pgdir-"), "--database-url", url);
-      try {
-        const get = async (base: string, path: string, key = creds.restKey) => {
-          const r = await fetch(`${base}/api/v1/sites/${creds.siteId}${path}`, { headers: { Authorization: `Bearer ${key}` } });
-          // (ETags are salted per process, so they differ between any two servers.)
-          return { status: r.status, body: await r.json() };
-        };
-        const posts = await get(a.url, "/posts?limit=100");
-        const products = await get(a.url, "/products?limit=100");
-        expect(posts.body.data.length).toBeGreaterThan(5);
-        const paths = [
-          "/posts",
-          "/posts?limit=100",
-          `/posts/${posts.body.data[0].slug}`,
-          `/posts/${posts.body.data.at(-1).slug}`,
-          "/pages",
-          "/products?limit=100",
-          `/products/${products.body.data[0].slug}`,
-          "/product-categories",
-          "/categories",
-          "/tags",
-          "/navigation",
-          "/config",
-          "/branding",
-          "/media?limit=100",
-          "/blocks",
-        ];
-        for (const path of paths) {
-          const [x, y] = [await get(a.url, path), await get(b.url, path)];
-          expect(x.status).toBe(200);
-          expect({ path, ...y }).toEqual({ path, ...x });
-        }
-        // Media files come out of the database store with the same bytes.
-        const m = (await get(a.url, "/media?limit=100")).body.data.find((x: { mimeType: string }) => x.mimeType.startsWith("image/"));
-        const mediaPath = new URL(m.url, "http://cms.example.test").pathname;
-        const [fa, fb] = [await fetch(`${a.url}${mediaPath}`), await fetch(`${b.url}${mediaPath}`)];
-        expect(fb.status).toBe(200);
-        expect(Buffer.from(await fb.arrayBuffer()).equals(Buffer.from(await fa.arrayBuffer()))).toBe(true);
-
-        // Keys minted before the copy (stored hashed) work; the revoked one stays revoked.
-        expect((await get(b.url, "/posts?limit=1", creds.restKey2)).status).toBe(200);
-        expect((await get(b.url, "/posts?limit=1", creds.revokedKey)).status).toBe(401);
-        for (const key of [creds.mcpKey, creds.mcpKey2]) {
-          const client = await mcpClient(b.url, key);
-          const who = await callTool(client, "whoami");
-          expect(who.isError).toBe(false);
-          await client.close();
-        }
-        // The portal password printed once at seeding.
-        const login = await fetch(`${b.url}/login`, {
-          method: "POST",
-          redirect: "manual",
-          headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: b.url, "Sec-Fetch-Site": "same-origin" },
-          body: new URLSearchParams({ email: creds.email, password: creds.password, next: "/" }),
-        });
-        expect(login.status).toBe(303);
-        expect(login.headers.get("set-cookie")).toBeTruthy();
-
-        // New rows get ids after the copied ones: through MCP on the server, and through the CLI.
-        const maxPost = Math.max(...(sdb.query("SELECT id FROM posts").all() as { id: number }[]).map((r) => r.id));
-        const client = await mcpClient(b.url, creds.mcpKey);
-        const { company_id: clientId } = sdb.query("SELECT company_id FROM sites WHERE id = ?").get(creds.siteId) as { company_id: number };
-        const made = await callTool(client, "posts_create", { clientId, siteId: creds.siteId, title: "Written after the move" });
-        await client.close();
-        expect(made.isError).toBe(false);
-        expect(made.data.id).toBe(maxPost + 1);
-        const maxUser = Math.max(...(sdb.query("SELECT id FROM users").all() as { id: number }[]).map((r) => r.id));
-        const u = await plinth("users", "create", "--database-url", url, "--email", "after@example.test", "--password", "after password 1");
-        expect(u.out).toBe(`created user ${maxUser + 1} after@example.test`);
-        const maxKey = Math.max(...(sdb.query("SELECT id FROM rest_keys").all() as { id: number }[]).map((r) => r.id));
-        const k = await plinth("keys", "create", "--site", String(creds.siteId), "--database-url", url);
-        expect(k.err).toContain(`Key ${maxKey + 1} `);
-        expect((await get(b.url, "/posts?limit=1", k.out)).status).toBe(200);
-      } finally {
-        sdb.close();
-        await a.stop();
-        await b.stop();
+    // Ids preserved, table by table.
+    const sdb = new Database(join(src, "plinth.sqlite"), { readonly: true });
+    const idTables = sqliteTables(sdb).filter(
+      (t) => (sdb.query(`SELECT name FROM pragma_table_info(?) WHERE name = 'id'`).all(t) as unknown[]).length,
+    );
+    await withAdmin(url, async (sql) => {
+      for (const t of idTables) {
+        const a = (sdb.query(`SELECT id FROM "${t}" ORDER BY id`).all() as { id: number }[]).map((r) => r.id);
+        const b = (await sql.unsafe(`SELECT id::int AS id FROM "${t}" ORDER BY id`)).map((r) => r.id as number);
+        expect({ t, ids: b }).toEqual({ t, ids: a });
       }
-    },
-    120_000,
-  );
+    });
+
+    // Back to SQLite: every row and counter as it was, the media files byte for byte.
+    const back = tmp("plinth-copy-back-");
+    const reverse = await plinth("db", "copy", "--from", url, "--to", `sqlite:${back}`);
+    expect(reverse.code).toBe(0);
+    expect(reverse.err).toContain("media_blobs is copied as files");
+    expect(sqliteDump(join(back, "plinth.sqlite"))).toEqual(sqliteDump(join(src, "plinth.sqlite")));
+    expect(files(join(back, "media"))).toEqual(files(join(src, "media")));
+
+    const a = await serve("--data-dir", src);
+    const b = await serve("--data-dir", tmp("plinth-copy-pgdir-"), "--database-url", url);
+    try {
+      const get = async (base: string, path: string, key = creds.restKey) => {
+        const r = await fetch(`${base}/api/v1/sites/${creds.siteId}${path}`, {
+          headers: { Authorization: `Bearer ${key}` },
+        });
+        // (ETags are salted per process, so they differ between any two servers.)
+        return { status: r.status, body: await r.json() };
+      };
+      const posts = await get(a.url, "/posts?limit=100");
+      const products = await get(a.url, "/products?limit=100");
+      expect(posts.body.data.length).toBeGreaterThan(5);
+      const paths = [
+        "/posts",
+        "/posts?limit=100",
+        `/posts/${posts.body.data[0].slug}`,
+        `/posts/${posts.body.data.at(-1).slug}`,
+        "/pages",
+        "/products?limit=100",
+        `/products/${products.body.data[0].slug}`,
+        "/product-categories",
+        "/categories",
+        "/tags",
+        "/navigation",
+        "/config",
+        "/branding",
+        "/media?limit=100",
+        "/blocks",
+      ];
+      for (const path of paths) {
+        const [x, y] = [await get(a.url, path), await get(b.url, path)];
+        expect(x.status).toBe(200);
+        expect({ path, ...y }).toEqual({ path, ...x });
+      }
+      // Media files come out of the database store with the same bytes.
+      const m = (await get(a.url, "/media?limit=100")).body.data.find((x: { mimeType: string }) =>
+        x.mimeType.startsWith("image/"),
+      );
+      const mediaPath = new URL(m.url, "http://cms.example.test").pathname;
+      const [fa, fb] = [await fetch(`${a.url}${mediaPath}`), await fetch(`${b.url}${mediaPath}`)];
+      expect(fb.status).toBe(200);
+      expect(Buffer.from(await fb.arrayBuffer()).equals(Buffer.from(await fa.arrayBuffer()))).toBe(true);
+
+      // Keys minted before the copy (stored hashed) work; the revoked one stays revoked.
+      expect((await get(b.url, "/posts?limit=1", creds.restKey2)).status).toBe(200);
+      expect((await get(b.url, "/posts?limit=1", creds.revokedKey)).status).toBe(401);
+      for (const key of [creds.mcpKey, creds.mcpKey2]) {
+        const client = await mcpClient(b.url, key);
+        const who = await callTool(client, "whoami");
+        expect(who.isError).toBe(false);
+        await client.close();
+      }
+      // The portal password printed once at seeding.
+      const login = await fetch(`${b.url}/login`, {
+        method: "POST",
+        redirect: "manual",
+        headers: {
+          "Content-Type": "application/x-www-form-urlencoded",
+          Origin: b.url,
+          "Sec-Fetch-Site": "same-origin",
+        },
+        body: new URLSearchParams({ email: creds.email, password: creds.password, next: "/" }),
+      });
+      expect(login.status).toBe(303);
+      expect(login.headers.get("set-cookie")).toBeTruthy();
+
+      // New rows get ids after the copied ones: through MCP on the server, and through the CLI.
+      const maxPost = Math.max(...(sdb.query("SELECT id FROM posts").all() as { id: number }[]).map((r) => r.id));
+      const client = await mcpClient(b.url, creds.mcpKey);
+      const { company_id: clientId } = sdb.query("SELECT company_id FROM sites WHERE id = ?").get(creds.siteId) as {
+        company_id: number;
+      };
+      const made = await callTool(client, "posts_create", {
+        clientId,
+        siteId: creds.siteId,
+        title: "Written after the move",
+      });
+      await client.close();
+      expect(made.isError).toBe(false);
+      expect(made.data.id).toBe(maxPost + 1);
+      const maxUser = Math.max(...(sdb.query("SELECT id FROM users").all() as { id: number }[]).map((r) => r.id));
+      const u = await plinth(
+        "users",
+        "create",
+        "--database-url",
+        url,
+        "--email",
+        "after@example.test",
+        "--password",
+        "after password 1",
+      );
+      expect(u.out).toBe(`created user ${maxUser + 1} after@example.test`);
+      const maxKey = Math.max(...(sdb.query("SELECT id FROM rest_keys").all() as { id: number }[]).map((r) => r.id));
+      const k = await plinth("keys", "create", "--site", String(creds.siteId), "--database-url", url);
+      expect(k.err).toContain(`Key ${maxKey + 1} `);
+      expect((await get(b.url, "/posts?limit=1", k.out)).status).toBe(200);
+    } finally {
+      sdb.close();
+      await a.stop();
+      await b.stop();
+    }
+  }, 120_000);
 
   test("refuses a target with rows (naming the table) and changes nothing there", async () => {
     const url = await createDb();
-    const u = await plinth("users", "create", "--database-url", url, "--email", "already@example.test", "--password", "already here 1");
+    const u = await plinth(
+      "users",
+      "create",
+      "--database-url",
+      url,
+      "--email",
+      "already@example.test",
+      "--password",
+      "already here 1",
+    );
     expect(u.code).toBe(0);
     const before = await pgCounts(url);
     const r = await plinth("db", "copy", "--from", seeded, "--to", url);
@@ -428,7 +532,10 @@ suite("plinth db copy", () => {
       [["--from", "mysql://x/y", "--to", url], /--from must be sqlite:/],
       [["--from", join(seeded, "nope"), "--to", url], /--from: no Plinth database at/],
       [["--from", `sqlite:${seeded}`, "--to", "http://example.test/db"], /--to must be sqlite:/],
-      [["--from", `sqlite:${seeded}`, "--to", `sqlite:${tmp("plinth-copy-x-")}`], /one of --from and --to must be PostgreSQL/],
+      [
+        ["--from", `sqlite:${seeded}`, "--to", `sqlite:${tmp("plinth-copy-x-")}`],
+        /one of --from and --to must be PostgreSQL/,
+      ],
       [["--from", url, "--to", url], /one of --from and --to must be PostgreSQL/],
       [["--from", seeded, "--to", url, "extra"], /unexpected argument "extra"/],
     ];
@@ -453,21 +560,30 @@ suite("plinth db copy", () => {
 
     const newer = tmp("plinth-copy-newer-");
     cpSync(seeded, newer, { recursive: true });
-    sqliteExec(join(newer, "plinth.sqlite"), `INSERT INTO _migrations (tag, applied_at) VALUES ('9999_from_the_future', 0)`);
+    sqliteExec(
+      join(newer, "plinth.sqlite"),
+      `INSERT INTO _migrations (tag, applied_at) VALUES ('9999_from_the_future', 0)`,
+    );
     const n = await plinth("db", "copy", "--from", newer, "--to", url);
     expect(n.code).toBe(1);
     expect(n.err).toContain("migrated by a newer Plinth (9999_from_the_future");
 
     // The target was not even migrated.
-    await withAdmin(url, async (sql) => expect((await sql`SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'`)[0]!.n).toBe(0));
+    await withAdmin(url, async (sql) =>
+      expect((await sql`SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'`)[0]!.n).toBe(0),
+    );
   }, 60_000);
 
   test("a failure midway leaves the target with its schema and no rows", async () => {
     const cases: { name: string; sabotage: string[]; expect: RegExp }[] = [
       {
         name: "a foreign key the target enforces",
-        sabotage: ["PRAGMA foreign_keys = OFF", "UPDATE order_items SET order_id = 999999 WHERE id = (SELECT max(id) FROM order_items)"],
-        expect: /copying order_items: .*foreign key.*\(Key \(order_id\)=\(999999\) is not present in table "orders"\.\); nothing was copied/,
+        sabotage: [
+          "PRAGMA foreign_keys = OFF",
+          "UPDATE order_items SET order_id = 999999 WHERE id = (SELECT max(id) FROM order_items)",
+        ],
+        expect:
+          /copying order_items: .*foreign key.*\(Key \(order_id\)=\(999999\) is not present in table "orders"\.\); nothing was copied/,
       },
       {
         name: "a value of the wrong type",
@@ -492,13 +608,17 @@ suite("plinth db copy", () => {
     const url = await createDb();
     expect((await plinth("migrate", "--database-url", url)).code).toBe(0);
     await withAdmin(url, async (sql) => {
-      await sql.unsafe(`CREATE FUNCTION swallow() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.id = 3 THEN RETURN NULL; END IF; RETURN NEW; END $$`);
+      await sql.unsafe(
+        `CREATE FUNCTION swallow() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.id = 3 THEN RETURN NULL; END IF; RETURN NEW; END $$`,
+      );
       await sql.unsafe(`CREATE TRIGGER swallow BEFORE INSERT ON reviews FOR EACH ROW EXECUTE FUNCTION swallow()`);
     });
     const r = await plinth("db", "copy", "--from", seeded, "--to", url);
     expect(r.code).toBe(1);
     const reviews = sqliteCounts(join(seeded, "plinth.sqlite")).reviews!;
-    expect(r.err).toContain(`row counts differ: reviews (source ${reviews}, target ${reviews - 1}); the target was rolled back and holds no rows`);
+    expect(r.err).toContain(
+      `row counts differ: reviews (source ${reviews}, target ${reviews - 1}); the target was rolled back and holds no rows`,
+    );
     expect(Object.entries(await pgCounts(url)).filter(([, n]) => n > 0)).toEqual([]);
   }, 120_000);
 
@@ -543,7 +663,9 @@ suite("plinth db copy", () => {
         { id: 2, parent_id: 1, name: "twig", done: false, at: null, meta: null },
         { id: 3, parent_id: null, name: "root", done: true, at: new Date(0), meta: '"x"' },
       ]);
-      expect([...(await asOwner`SELECT zz_a.id::int, b_id::int, a_id::int FROM zz_a JOIN zz_b ON zz_b.id = zz_a.b_id`)]).toEqual([{ id: 1, b_id: 1, a_id: 1 }]);
+      expect([
+        ...(await asOwner`SELECT zz_a.id::int, b_id::int, a_id::int FROM zz_a JOIN zz_b ON zz_b.id = zz_a.b_id`),
+      ]).toEqual([{ id: 1, b_id: 1, a_id: 1 }]);
       // The next id continues after the source's counter, not after max(id): deleted ids are not handed out again.
       expect((await asOwner`INSERT INTO zz_nodes (name, done) VALUES ('new', false) RETURNING id::int`)[0]!.id).toBe(5);
       expect((await asOwner`INSERT INTO zz_a DEFAULT VALUES RETURNING id::int`)[0]!.id).toBe(2);

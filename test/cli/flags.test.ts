@@ -34,7 +34,12 @@ function plinth(...args: string[]) {
 
 /** The same, without blocking, so many can run at once. */
 async function plinthAsync(...args: string[]) {
-  const p = Bun.spawn([process.execPath, MAIN, ...args], { cwd: ROOT, stdout: "pipe", stderr: "pipe", env: childEnv() });
+  const p = Bun.spawn([process.execPath, MAIN, ...args], {
+    cwd: ROOT,
+    stdout: "pipe",
+    stderr: "pipe",
+    env: childEnv(),
+  });
   const [out, err] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text()]);
   return { code: await p.exited, out, err };
 }
@@ -106,18 +111,28 @@ describe("help", () => {
   test("every line of every help text fits in 100 columns", () => {
     const texts = allHelpTexts(commands);
     expect(texts.length).toBeGreaterThan(commands.length);
-    for (const t of texts) for (const line of t.split("\n")) expect({ line, width: line.length <= WIDTH }).toEqual({ line, width: true });
+    for (const t of texts)
+      for (const line of t.split("\n")) expect({ line, width: line.length <= WIDTH }).toEqual({ line, width: true });
   });
 
   test("-h, --help and help <command> print the same usage for every command, with each of its flags", async () => {
     // A few at a time: dozens of processes at once starve a small machine.
-    const runs: { c: (typeof commands)[number]; help: Awaited<ReturnType<typeof plinthAsync>>; long: Awaited<ReturnType<typeof plinthAsync>>; short: Awaited<ReturnType<typeof plinthAsync>> }[] = [];
+    const runs: {
+      c: (typeof commands)[number];
+      help: Awaited<ReturnType<typeof plinthAsync>>;
+      long: Awaited<ReturnType<typeof plinthAsync>>;
+      short: Awaited<ReturnType<typeof plinthAsync>>;
+    }[] = [];
     for (let i = 0; i < commands.length; i += 3)
       runs.push(
         ...(await Promise.all(
           commands.slice(i, i + 3).map(async (c) => {
             const words = c.name.split(" ");
-            const [help, long, short] = await Promise.all([plinthAsync("help", ...words), plinthAsync(...words, "--help"), plinthAsync(...words, "-h")]);
+            const [help, long, short] = await Promise.all([
+              plinthAsync("help", ...words),
+              plinthAsync(...words, "--help"),
+              plinthAsync(...words, "-h"),
+            ]);
             return { c, help, long, short };
           }),
         )),
@@ -147,7 +162,9 @@ describe("help", () => {
   test("the README's settings table names every setting: its flag and its environment variable", async () => {
     const readme = await Bun.file(join(ROOT, "README.md")).text();
     const table = readme.slice(readme.indexOf("| Flag | Environment | Default |"));
-    const missing = SETTINGS.flatMap((s) => [s.flag && `\`--${s.flag}\``, `\`${s.env}\``].filter((x): x is string => !!x && !table.includes(x)));
+    const missing = SETTINGS.flatMap((s) =>
+      [s.flag && `\`--${s.flag}\``, `\`${s.env}\``].filter((x): x is string => !!x && !table.includes(x)),
+    );
     expect(missing).toEqual([]);
   });
 
@@ -171,12 +188,33 @@ describe("help", () => {
 describe("settings flags go to the commands that use configuration", () => {
   test("before or after the command words, as --name value or --name=value", () => {
     const data = join(dir, "settings");
-    const made = plinth("--data-dir", data, "users", "create", "--email", "ada@example.test", "--password", "correct horse battery");
+    const made = plinth(
+      "--data-dir",
+      data,
+      "users",
+      "create",
+      "--email",
+      "ada@example.test",
+      "--password",
+      "correct horse battery",
+    );
     expect(made.err).toBe("");
     expect(made.code).toBe(0);
     const company = plinth("companies", "create", "--name", "Acme", `--owner=ada@example.test`, `--data-dir=${data}`);
     expect(company.code).toBe(0);
-    const key = plinth("mcp-keys", "create", "--data-dir", data, "--email", "ada@example.test", "--scopes", "*", "--require-cms-approval", "--name", "laptop");
+    const key = plinth(
+      "mcp-keys",
+      "create",
+      "--data-dir",
+      data,
+      "--email",
+      "ada@example.test",
+      "--scopes",
+      "*",
+      "--require-cms-approval",
+      "--name",
+      "laptop",
+    );
     expect(key.code).toBe(0);
     expect(key.out.trim()).toMatch(/^svc_mcp_[0-9a-f]{64}$/);
     const listed = plinth("mcp-keys", "list", "--email", "ada@example.test", "--data-dir", data);

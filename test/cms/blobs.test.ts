@@ -112,7 +112,8 @@ for (const kind of KINDS) {
 
     test("ranges are inclusive; an end past the object is cut to it; a start past it reads nothing", async () => {
       await store.put("2/range.txt", enc("0123456789"), "text/plain");
-      const r = async (start: number, end: number) => dec((await bytesOf(await store.read("2/range.txt", { start, end })))!);
+      const r = async (start: number, end: number) =>
+        dec((await bytesOf(await store.read("2/range.txt", { start, end })))!);
       expect(await r(0, 4)).toBe("01234");
       expect(await r(3, 3)).toBe("3");
       expect(await r(7, 9)).toBe("789");
@@ -161,7 +162,10 @@ for (const kind of KINDS) {
     });
 
     test("concurrent puts of different keys all land", async () => {
-      const items = Array.from({ length: 24 }, (_, i) => ({ key: `5/c${String(i).padStart(2, "0")}.bin`, bytes: noise(1000 + i * 997, i + 7) }));
+      const items = Array.from({ length: 24 }, (_, i) => ({
+        key: `5/c${String(i).padStart(2, "0")}.bin`,
+        bytes: noise(1000 + i * 997, i + 7),
+      }));
       await Promise.all(items.map((it) => store.put(it.key, it.bytes, "application/octet-stream")));
       expect(await allKeys(store, "5/")).toEqual(items.map((i) => i.key));
       for (const it of items) expect(equal(await bytesOf(await store.read(it.key)), it.bytes)).toBe(true);
@@ -177,7 +181,9 @@ for (const kind of KINDS) {
     });
 
     test("keys by prefix, across more than one page of listing", async () => {
-      await Promise.all(["70/a.txt", "70/b.thumb.png", "700/c.txt", "71/d.txt"].map((k) => store.put(k, enc(k), "text/plain")));
+      await Promise.all(
+        ["70/a.txt", "70/b.thumb.png", "700/c.txt", "71/d.txt"].map((k) => store.put(k, enc(k), "text/plain")),
+      );
       expect(await allKeys(store, "70/")).toEqual(["70/a.txt", "70/b.thumb.png"]);
       expect(await allKeys(store, "70")).toEqual(["70/a.txt", "70/b.thumb.png", "700/c.txt"]);
       expect(await allKeys(store, "70/b")).toEqual(["70/b.thumb.png"]);
@@ -186,12 +192,24 @@ for (const kind of KINDS) {
       for (const k of ["1/replaced.bin", "4/big.mp4", "70/a.txt", "71/d.txt"]) expect(all).toContain(k);
       // Listings come in pages of 1000 (S3's and the database store's): 1005 keys take two.
       const many = Array.from({ length: 1005 }, (_, i) => `8/k${String(i).padStart(4, "0")}`);
-      for (let i = 0; i < many.length; i += 50) await Promise.all(many.slice(i, i + 50).map((k) => store.put(k, enc("x"), "text/plain")));
+      for (let i = 0; i < many.length; i += 50)
+        await Promise.all(many.slice(i, i + 50).map((k) => store.put(k, enc("x"), "text/plain")));
       expect(await allKeys(store, "8/")).toEqual(many);
     }, 60_000);
 
     test("keys that could leave the store are refused before any store sees them", async () => {
-      for (const bad of ["../x.txt", "/etc/passwd", "a//b", ".hidden", "1/../../x", "a/./b", "a\\b", "a b", "", `${"a".repeat(600)}`])
+      for (const bad of [
+        "../x.txt",
+        "/etc/passwd",
+        "a//b",
+        ".hidden",
+        "1/../../x",
+        "a/./b",
+        "a\\b",
+        "a b",
+        "",
+        `${"a".repeat(600)}`,
+      ])
         await expect(store.put(bad, enc("x"), "text/plain")).rejects.toThrow("not a blob key");
       await expect(store.head("1/../x")).rejects.toThrow("not a blob key");
       await expect(store.read("..")).rejects.toThrow("not a blob key");
@@ -200,15 +218,20 @@ for (const kind of KINDS) {
   });
 }
 
-test.skipIf(!ON_PG)("PostgreSQL keeps media bytes uncompressed (STORAGE EXTERNAL), so a range reads only the chunks it needs", async () => {
-  const s = await openTestStore();
-  try {
-    const r = await s.query<{ attstorage: string }>("SELECT attstorage FROM pg_attribute WHERE attrelid = 'media_blobs'::regclass AND attname = 'bytes'");
-    expect(r).toEqual([{ attstorage: "e" }]);
-  } finally {
-    await s.close();
-  }
-});
+test.skipIf(!ON_PG)(
+  "PostgreSQL keeps media bytes uncompressed (STORAGE EXTERNAL), so a range reads only the chunks it needs",
+  async () => {
+    const s = await openTestStore();
+    try {
+      const r = await s.query<{ attstorage: string }>(
+        "SELECT attstorage FROM pg_attribute WHERE attrelid = 'media_blobs'::regclass AND attname = 'bytes'",
+      );
+      expect(r).toEqual([{ attstorage: "e" }]);
+    } finally {
+      await s.close();
+    }
+  },
+);
 
 describe("the S3 store end to end over HTTP (s3rver on loopback)", () => {
   let s: TestServer;
@@ -261,15 +284,23 @@ describe("the S3 store end to end over HTTP (s3rver on loopback)", () => {
     expect((await fetch(w.local(m.thumbnailUrl))).status).toBe(200);
 
     // A PDF keeps its attachment name from the row.
-    const pdf = await w.ok(w.owner, "media_upload", { siteId: w.siteA, filename: "Price list.pdf", dataBase64: b64("%PDF-1.4\n%%EOF") });
-    expect((await fetch(w.local(pdf.url))).headers.get("content-disposition")).toStartWith(`attachment; filename="Price list.pdf"`);
+    const pdf = await w.ok(w.owner, "media_upload", {
+      siteId: w.siteA,
+      filename: "Price list.pdf",
+      dataBase64: b64("%PDF-1.4\n%%EOF"),
+    });
+    expect((await fetch(w.local(pdf.url))).headers.get("content-disposition")).toStartWith(
+      `attachment; filename="Price list.pdf"`,
+    );
 
     expect(await w.ok(w.owner, "media_delete", { siteId: w.siteA, id: m.id })).toEqual({ id: m.id, status: "deleted" });
     expect(await direct.file(key).exists()).toBe(false);
     expect(await direct.file(thumbKey).exists()).toBe(false);
     expect((await fetch(w.local(m.url))).status).toBe(404);
     // Only the PDF is left in the bucket.
-    expect((await direct.list()).contents?.map((o) => o.key)).toEqual([new URL(pdf.url).pathname.replace(/^\/media\//, "")]);
+    expect((await direct.list()).contents?.map((o) => o.key)).toEqual([
+      new URL(pdf.url).pathname.replace(/^\/media\//, ""),
+    ]);
   });
 });
 
@@ -279,13 +310,20 @@ describe.skipIf(!ON_PG)("two instances on one PostgreSQL database serve each oth
       const s3 = mediaStore === "s3" ? await (await testS3()).bucket() : undefined;
       const a = await startTestServer({ seed: false, config: { mediaStore, ...(s3 ? { s3 } : {}) } });
       // The same database and media store, another data dir.
-      const b = await startTestServer({ seed: false, config: { databaseUrl: a.config.databaseUrl, mediaStore, s3: a.config.s3 } });
+      const b = await startTestServer({
+        seed: false,
+        config: { databaseUrl: a.config.databaseUrl, mediaStore, s3: a.config.s3 },
+      });
       try {
         expect(b.dataDir).not.toBe(a.dataDir);
         const w = await makeWorld(a);
         const on = (srv: TestServer, url: string) => `${srv.url}${new URL(url).pathname}`;
         const png = pngBytes(500, 300);
-        const m = await w.ok(w.owner, "media_upload", { siteId: w.siteA, filename: "shared.png", dataBase64: b64(png) });
+        const m = await w.ok(w.owner, "media_upload", {
+          siteId: w.siteA,
+          filename: "shared.png",
+          dataBase64: b64(png),
+        });
         for (const srv of [a, b]) {
           const r = await fetch(on(srv, m.url));
           expect(r.status).toBe(200);
@@ -299,7 +337,11 @@ describe.skipIf(!ON_PG)("two instances on one PostgreSQL database serve each oth
         expect((await fetch(on(a, m.url))).headers.get("etag")).toBe((await fetch(on(b, m.url))).headers.get("etag"));
         // Deleted through b: gone on a too.
         const wb = await makeWorld(b);
-        const other = await wb.ok(wb.owner, "media_upload", { siteId: wb.siteA, filename: "from-b.pdf", dataBase64: b64("%PDF-1.4\n%%EOF") });
+        const other = await wb.ok(wb.owner, "media_upload", {
+          siteId: wb.siteA,
+          filename: "from-b.pdf",
+          dataBase64: b64("%PDF-1.4\n%%EOF"),
+        });
         expect((await fetch(on(a, other.url))).status).toBe(200);
         await wb.ok(wb.owner, "media_delete", { siteId: wb.siteA, id: other.id });
         expect((await fetch(on(a, other.url))).status).toBe(404);

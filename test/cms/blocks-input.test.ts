@@ -30,39 +30,91 @@ const BLOCKS = [
 
 describe("the documented content object is accepted wherever blocks are", () => {
   test("posts_create and posts_update: the object and the bare array store the same content", async () => {
-    const a = await w.ok(w.owner, "posts_create", { siteId: w.siteA, title: "As object", blocks: { blocks: BLOCKS, version: "1" }, include: ["blocks"] });
-    const b = await w.ok(w.owner, "posts_create", { siteId: w.siteA, title: "As array", blocks: BLOCKS, include: ["blocks"] });
+    const a = await w.ok(w.owner, "posts_create", {
+      siteId: w.siteA,
+      title: "As object",
+      blocks: { blocks: BLOCKS, version: "1" },
+      include: ["blocks"],
+    });
+    const b = await w.ok(w.owner, "posts_create", {
+      siteId: w.siteA,
+      title: "As array",
+      blocks: BLOCKS,
+      include: ["blocks"],
+    });
     expect(a.blocks).toEqual(b.blocks);
     expect(a.warnings).toBeUndefined();
     // version may be left out, as on any write.
-    const c = await w.ok(w.owner, "posts_create", { siteId: w.siteA, title: "No version", blocks: { blocks: BLOCKS }, include: ["blocks"] });
+    const c = await w.ok(w.owner, "posts_create", {
+      siteId: w.siteA,
+      title: "No version",
+      blocks: { blocks: BLOCKS },
+      include: ["blocks"],
+    });
     expect(c.blocks).toEqual(b.blocks);
     const more = [...BLOCKS, { type: "quote", props: { text: "Taste first." } }];
-    const u = await w.ok(w.owner, "posts_update", { siteId: w.siteA, id: a.id, blocks: { blocks: more, version: "1" }, include: ["blocks"] });
+    const u = await w.ok(w.owner, "posts_update", {
+      siteId: w.siteA,
+      id: a.id,
+      blocks: { blocks: more, version: "1" },
+      include: ["blocks"],
+    });
     expect(u.blocks).toHaveLength(3);
-    expect((await w.ok(w.owner, "posts_get", { siteId: w.siteA, id: a.id, include: ["blocks"] })).blocks).toHaveLength(3);
+    expect((await w.ok(w.owner, "posts_get", { siteId: w.siteA, id: a.id, include: ["blocks"] })).blocks).toHaveLength(
+      3,
+    );
   });
 
   test("block templates too", async () => {
-    const t = await w.ok(w.owner, "block_templates_create", { siteId: w.siteA, name: "Object form", blocks: { blocks: BLOCKS, version: "1" }, include: ["blocks"] });
+    const t = await w.ok(w.owner, "block_templates_create", {
+      siteId: w.siteA,
+      name: "Object form",
+      blocks: { blocks: BLOCKS, version: "1" },
+      include: ["blocks"],
+    });
     expect(t.blocks).toHaveLength(2);
-    const u = await w.ok(w.owner, "block_templates_update", { siteId: w.siteA, id: t.id, blocks: { blocks: BLOCKS.slice(0, 1), version: "1" }, include: ["blocks"] });
+    const u = await w.ok(w.owner, "block_templates_update", {
+      siteId: w.siteA,
+      id: t.id,
+      blocks: { blocks: BLOCKS.slice(0, 1), version: "1" },
+      include: ["blocks"],
+    });
     expect(u.blocks).toHaveLength(1);
   });
 
   test("another version, other keys and other types are refused, naming what to send; nothing is written", async () => {
     const before = w.changes();
-    const v2 = await w.err(w.owner, "posts_create", { siteId: w.siteA, title: "Future", blocks: { blocks: BLOCKS, version: "2" } });
+    const v2 = await w.err(w.owner, "posts_create", {
+      siteId: w.siteA,
+      title: "Future",
+      blocks: { blocks: BLOCKS, version: "2" },
+    });
     expect(v2).toContain('blocks.version "2"');
     expect(v2).toContain('the current one is "1"');
-    expect(await w.err(w.owner, "block_templates_create", { siteId: w.siteA, name: "Future", blocks: { blocks: BLOCKS, version: "0.9" } })).toContain('blocks.version "0.9"');
-    expect(await w.err(w.owner, "posts_create", { siteId: w.siteA, title: "Extra", blocks: { blocks: BLOCKS, version: "1", theme: "dark" } })).toContain("theme");
+    expect(
+      await w.err(w.owner, "block_templates_create", {
+        siteId: w.siteA,
+        name: "Future",
+        blocks: { blocks: BLOCKS, version: "0.9" },
+      }),
+    ).toContain('blocks.version "0.9"');
+    expect(
+      await w.err(w.owner, "posts_create", {
+        siteId: w.siteA,
+        title: "Extra",
+        blocks: { blocks: BLOCKS, version: "1", theme: "dark" },
+      }),
+    ).toContain("theme");
     const str = await w.err(w.owner, "posts_create", { siteId: w.siteA, title: "Text", blocks: "<p>hi</p>" });
     expect(str).toContain("blocks");
     // The blocks inside the object are validated like the array, with their paths.
-    expect(await w.err(w.owner, "posts_create", { siteId: w.siteA, title: "Bad", blocks: { blocks: [{ type: "heading", props: { text: "x", level: 9 } }] } })).toContain(
-      "blocks[0].props.level",
-    );
+    expect(
+      await w.err(w.owner, "posts_create", {
+        siteId: w.siteA,
+        title: "Bad",
+        blocks: { blocks: [{ type: "heading", props: { text: "x", level: 9 } }] },
+      }),
+    ).toContain("blocks[0].props.level");
     expect(w.changes()).toBe(before);
   });
 
@@ -70,7 +122,11 @@ describe("the documented content object is accepted wherever blocks are", () => 
     const listed = (await w.owner.listTools()).tools.find((t) => t.name === "posts_create")!;
     const blocks = (listed.inputSchema.properties as Record<string, any>).blocks;
     expect(blocks.anyOf.map((x: any) => x.type)).toEqual(["array", "object"]);
-    expect(blocks.anyOf[1]).toMatchObject({ properties: { blocks: { type: "array" }, version: { type: "string" } }, required: ["blocks"], additionalProperties: false });
+    expect(blocks.anyOf[1]).toMatchObject({
+      properties: { blocks: { type: "array" }, version: { type: "string" } },
+      required: ["blocks"],
+      additionalProperties: false,
+    });
   });
 });
 
@@ -98,8 +154,14 @@ describe("the title is the page's h1", () => {
     ]);
     const u = await w.ok(w.owner, "posts_update", { siteId: w.siteA, id: r.id, blocks: BLOCKS });
     expect(u.warnings).toBeUndefined();
-    const t = await w.ok(w.owner, "block_templates_create", { siteId: w.siteA, name: "Big title", blocks: [{ type: "heading", props: { text: "Hi", level: 1 } }] });
-    expect(t.warnings).toEqual([expect.stringContaining("the title of a post built from this template is already the page's h1")]);
+    const t = await w.ok(w.owner, "block_templates_create", {
+      siteId: w.siteA,
+      name: "Big title",
+      blocks: [{ type: "heading", props: { text: "Hi", level: 1 } }],
+    });
+    expect(t.warnings).toEqual([
+      expect.stringContaining("the title of a post built from this template is already the page's h1"),
+    ]);
   });
 
   test("heading and product-slug warnings share one array", async () => {

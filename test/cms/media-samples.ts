@@ -33,7 +33,11 @@ export function withExifOrientation(jpg: Uint8Array, o: number): Uint8Array {
   return new Uint8Array([...jpg.subarray(0, 2), ...app1, ...jpg.subarray(2)]);
 }
 
-export const GIF_1X1 = new Uint8Array(Buffer.from("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7", "base64"));
-export const WEBP_1X1 = new Uint8Array(Buffer.from("UklGRiQAAABXRUJQVlA4IBgAAAAwAQCdASoBAAEAAwA0JaQAA3AA/vuUAAA=", "base64"));
+export const GIF_1X1 = new Uint8Array(
+  Buffer.from("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7", "base64"),
+);
+export const WEBP_1X1 = new Uint8Array(
+  Buffer.from("UklGRiQAAABXRUJQVlA4IBgAAAAwAQCdASoBAAEAAwA0JaQAA3AA/vuUAAA=", "base64"),
+);
 
 export const b64 = (bytes: Uint8Array | string) => Buffer.from(bytes).toString("base64");

@@ -23,7 +23,12 @@ describe("sniffMime", () => {
       [Buffer.from("OggS\0\x02"), "audio/ogg"],
       [Buffer.from("RIFF\x24\0\0\0WAVEfmt "), "audio/wav"],
       [Buffer.from("wOF2\0\x01"), "font/woff2"],
-      [Buffer.from('\ufeff<?xml version="1.0"?>\n<!-- c -->\n<!DOCTYPE svg>\n<svg xmlns="http://www.w3.org/2000/svg"></svg>'), "image/svg+xml"],
+      [
+        Buffer.from(
+          '\ufeff<?xml version="1.0"?>\n<!-- c -->\n<!DOCTYPE svg>\n<svg xmlns="http://www.w3.org/2000/svg"></svg>',
+        ),
+        "image/svg+xml",
+      ],
       [Buffer.from("<!DOCTYPE html><html><script>alert(1)</script>"), "text/html"],
       [Buffer.from("  <html>"), "text/html"],
       [Buffer.from("just some text"), null],
@@ -36,14 +41,26 @@ describe("sniffMime", () => {
   test("decideType: bytes win; contradictions, HTML and unknowns are refused; text needs a declaration and UTF-8", () => {
     expect(decideType(pngBytes(1, 1), undefined)).toMatchObject({ ok: true, type: { mime: "image/png", ext: "png" } });
     expect(decideType(jpegBytes(1, 1), "IMAGE/JPG; q=1")).toMatchObject({ ok: true, type: { mime: "image/jpeg" } });
-    expect(decideType(jpegBytes(1, 1), "image/png")).toMatchObject({ ok: false, message: expect.stringContaining("bytes are image/jpeg") });
-    expect(decideType(Buffer.from("<html><body>hi"), "image/png")).toMatchObject({ ok: false, message: expect.stringContaining("HTML") });
+    expect(decideType(jpegBytes(1, 1), "image/png")).toMatchObject({
+      ok: false,
+      message: expect.stringContaining("bytes are image/jpeg"),
+    });
+    expect(decideType(Buffer.from("<html><body>hi"), "image/png")).toMatchObject({
+      ok: false,
+      message: expect.stringContaining("HTML"),
+    });
     expect(decideType(Buffer.from("<svg></svg>"), "text/plain")).toMatchObject({ ok: false });
     expect(decideType(Buffer.from("a,b\n1,2\n"), "text/csv")).toMatchObject({ ok: true, type: { mime: "text/csv" } });
     expect(decideType(Buffer.from("a,b\n1,2\n"), undefined)).toMatchObject({ ok: false });
     expect(decideType(Buffer.from([0xff, 0xfe, 0x00, 0x41]), "text/plain")).toMatchObject({ ok: false });
-    expect(decideType(Buffer.from("x"), "application/x-msdownload")).toMatchObject({ ok: false, message: expect.stringContaining("not accepted") });
-    expect(decideType(Buffer.from("\0\0\0\x18ftypisom\0\0\x02\0"), "audio/mp4")).toMatchObject({ ok: true, type: { mime: "audio/mp4" } });
+    expect(decideType(Buffer.from("x"), "application/x-msdownload")).toMatchObject({
+      ok: false,
+      message: expect.stringContaining("not accepted"),
+    });
+    expect(decideType(Buffer.from("\0\0\0\x18ftypisom\0\0\x02\0"), "audio/mp4")).toMatchObject({
+      ok: true,
+      type: { mime: "audio/mp4" },
+    });
     expect(normaliseMime(" Audio/MP3 ")).toBe("audio/mpeg");
   });
 });
@@ -52,8 +69,16 @@ describe("images", () => {
   test("dimensions from headers; EXIF orientations 5-8 swap width and height", () => {
     expect(dimensions(pngBytes(640, 480), "image/png")).toEqual({ width: 640, height: 480, orientation: 1 });
     expect(dimensions(GIF_1X1, "image/gif")).toEqual({ width: 1, height: 1, orientation: 1 });
-    expect(dimensions(withExifOrientation(jpegBytes(90, 30), 6), "image/jpeg")).toEqual({ width: 30, height: 90, orientation: 6 });
-    expect(dimensions(withExifOrientation(jpegBytes(90, 30), 3), "image/jpeg")).toEqual({ width: 90, height: 30, orientation: 3 });
+    expect(dimensions(withExifOrientation(jpegBytes(90, 30), 6), "image/jpeg")).toEqual({
+      width: 30,
+      height: 90,
+      orientation: 6,
+    });
+    expect(dimensions(withExifOrientation(jpegBytes(90, 30), 3), "image/jpeg")).toEqual({
+      width: 90,
+      height: 30,
+      orientation: 3,
+    });
     expect(dimensions(Buffer.from("%PDF-1.4"), "application/pdf")).toBeNull();
     expect(dimensions(Buffer.from([0x89, 0x50, 0x4e, 0x47]), "image/png")).toBeNull();
   });
@@ -117,8 +142,12 @@ describe("images", () => {
 
 describe("content disposition", () => {
   test("file names cannot break the header; unicode survives in filename*", () => {
-    expect(contentDisposition("attachment", 'price "list".pdf')).toBe(`attachment; filename="price _list_.pdf"; filename*=UTF-8''price%20%22list%22.pdf`);
+    expect(contentDisposition("attachment", 'price "list".pdf')).toBe(
+      `attachment; filename="price _list_.pdf"; filename*=UTF-8''price%20%22list%22.pdf`,
+    );
     expect(contentDisposition("attachment", "naïve\r\nSet-Cookie: x=1.pdf")).not.toMatch(/[\r\n]/);
-    expect(contentDisposition("attachment", "Ünïcödé.txt")).toContain("filename*=UTF-8''%C3%9Cn%C3%AFc%C3%B6d%C3%A9.txt");
+    expect(contentDisposition("attachment", "Ünïcödé.txt")).toContain(
+      "filename*=UTF-8''%C3%9Cn%C3%AFc%C3%B6d%C3%A9.txt",
+    );
   });
 });

@@ -26,14 +26,24 @@ const rest = async (path: string) => {
   const r = await fetch(`${s.url}/api/v1/sites/${w.siteA}${path}`, { headers: { Authorization: `Bearer ${restKey}` } });
   return { status: r.status, body: (await r.json()) as any };
 };
-const version = async () => ((await row(s.deps, "SELECT content_version AS v FROM sites WHERE id = ?", w.siteA)) as { v: number }).v;
+const version = async () =>
+  ((await row(s.deps, "SELECT content_version AS v FROM sites WHERE id = ?", w.siteA)) as { v: number }).v;
 
 describe("happy paths", () => {
   test("create echoes { id, slug, status, approval } only; include returns blocks and html", async () => {
-    const r = await w.ok(w.owner, "posts_create", { siteId: w.siteA, title: "Brew Guide: V60!", blocks: SAMPLE_BLOCKS });
+    const r = await w.ok(w.owner, "posts_create", {
+      siteId: w.siteA,
+      title: "Brew Guide: V60!",
+      blocks: SAMPLE_BLOCKS,
+    });
     expect(Object.keys(r).sort()).toEqual(["approval", "id", "slug", "status"]);
     expect(r).toMatchObject({ slug: "brew-guide-v60", status: "pending" });
-    const full = await w.ok(w.owner, "posts_create", { siteId: w.siteA, title: "With include", blocks: SAMPLE_BLOCKS, include: ["blocks", "html"] });
+    const full = await w.ok(w.owner, "posts_create", {
+      siteId: w.siteA,
+      title: "With include",
+      blocks: SAMPLE_BLOCKS,
+      include: ["blocks", "html"],
+    });
     expect(full.blocks).toEqual(SAMPLE_BLOCKS.map((b) => ({ ...b })));
     expect(full.html).toContain("Single-origin espresso");
   });
@@ -52,18 +62,36 @@ describe("happy paths", () => {
   test("get by id or slug; list filters by type, status, category, tag and search, and paginates", async () => {
     const cat = await w.ok(w.owner, "categories_create", { siteId: w.siteA2, name: "News" });
     const tag = await w.ok(w.owner, "tags_create", { siteId: w.siteA2, name: "Launch" });
-    const p1 = await w.ok(w.owner, "posts_create", { siteId: w.siteA2, title: "Alpha launch", categoryIds: [cat.id], tagIds: [tag.id] });
+    const p1 = await w.ok(w.owner, "posts_create", {
+      siteId: w.siteA2,
+      title: "Alpha launch",
+      categoryIds: [cat.id],
+      tagIds: [tag.id],
+    });
     await w.ok(w.owner, "posts_create", { siteId: w.siteA2, title: "About us", postType: "page" });
     await w.ok(w.owner, "posts_create", { siteId: w.siteA2, title: "Beta 50% off" });
     await approve(p1.approval.token);
     const got = await w.ok(w.owner, "posts_get", { siteId: w.siteA2, slug: "alpha-launch" });
-    expect(got).toMatchObject({ id: p1.id, postType: "blog", status: "published", published: true, categories: [{ id: cat.id, name: "News", slug: "news" }], tags: [{ name: "Launch" }] });
+    expect(got).toMatchObject({
+      id: p1.id,
+      postType: "blog",
+      status: "published",
+      published: true,
+      categories: [{ id: cat.id, name: "News", slug: "news" }],
+      tags: [{ name: "Launch" }],
+    });
     expect(got.blocks).toBeUndefined();
-    expect((await w.ok(w.owner, "posts_list", { siteId: w.siteA2, postType: "page" })).items.map((p: any) => p.title)).toEqual(["About us"]);
-    expect((await w.ok(w.owner, "posts_list", { siteId: w.siteA2, status: "published" })).items.map((p: any) => p.id)).toEqual([p1.id]);
+    expect(
+      (await w.ok(w.owner, "posts_list", { siteId: w.siteA2, postType: "page" })).items.map((p: any) => p.title),
+    ).toEqual(["About us"]);
+    expect(
+      (await w.ok(w.owner, "posts_list", { siteId: w.siteA2, status: "published" })).items.map((p: any) => p.id),
+    ).toEqual([p1.id]);
     expect((await w.ok(w.owner, "posts_list", { siteId: w.siteA2, categoryId: cat.id })).total).toBe(1);
     expect((await w.ok(w.owner, "posts_list", { siteId: w.siteA2, tagId: tag.id })).total).toBe(1);
-    expect((await w.ok(w.owner, "posts_list", { siteId: w.siteA2, search: "50%" })).items.map((p: any) => p.title)).toEqual(["Beta 50% off"]);
+    expect(
+      (await w.ok(w.owner, "posts_list", { siteId: w.siteA2, search: "50%" })).items.map((p: any) => p.title),
+    ).toEqual(["Beta 50% off"]);
     expect((await w.ok(w.owner, "posts_list", { siteId: w.siteA2, search: "%" })).total).toBe(1);
     expect((await w.ok(w.owner, "posts_list", { siteId: w.siteA2, postType: "no-such-type" })).total).toBe(0);
     const page1 = await w.ok(w.owner, "posts_list", { siteId: w.siteA2, limit: 2 });
@@ -86,10 +114,19 @@ describe("happy paths", () => {
 
   test("updates of a live post accumulate in one revision; approving applies all of them", async () => {
     const cat = await w.ok(w.owner, "categories_create", { siteId: w.siteA, name: "Guides" });
-    const r = await w.ok(w.owner, "posts_create", { siteId: w.siteA, title: "Accumulate", blocks: [{ type: "paragraph", props: { text: "v1" } }] });
+    const r = await w.ok(w.owner, "posts_create", {
+      siteId: w.siteA,
+      title: "Accumulate",
+      blocks: [{ type: "paragraph", props: { text: "v1" } }],
+    });
     await approve(r.approval.token);
     const u1 = await w.ok(w.owner, "posts_update", { siteId: w.siteA, id: r.id, title: "Accumulated" });
-    const u2 = await w.ok(w.owner, "posts_update", { siteId: w.siteA, id: r.id, categoryIds: [cat.id], slug: "accumulated" });
+    const u2 = await w.ok(w.owner, "posts_update", {
+      siteId: w.siteA,
+      id: r.id,
+      categoryIds: [cat.id],
+      slug: "accumulated",
+    });
     expect(u2.pendingRevision.fields.sort()).toEqual(["categoryIds", "slug", "title"]);
     expect((await w.ok(w.owner, "approvals_get", { id: u1.approval.id })).status).toBe("superseded");
     expect((await rest("/posts/accumulate")).body.data.title).toBe("Accumulate");
@@ -133,11 +170,29 @@ describe("errors", () => {
   test("block content errors name the offending path, nested ones too; nothing is written", async () => {
     const before = w.changes();
     const cases: [unknown[], string][] = [
-      [[{ type: "heading", props: { text: "ok" } }, { type: "marquee", props: {} }], "blocks[1].type"],
+      [
+        [
+          { type: "heading", props: { text: "ok" } },
+          { type: "marquee", props: {} },
+        ],
+        "blocks[1].type",
+      ],
       [[{ type: "heading", props: { text: "x", size: 3 } }], "blocks[0].props.size"],
       [[{ type: "heading", props: { text: "x", level: "2" } }], "blocks[0].props.level"],
-      [[SAMPLE_BLOCKS[0], SAMPLE_BLOCKS[1], SAMPLE_BLOCKS[2], { type: "heading", props: { text: "x", level: 7 } }], "blocks[3].props.level"],
-      [[{ type: "columns", props: {}, children: [{ type: "column", props: {}, children: [{ type: "paragraph", props: { text: 5 } }] }] }], "blocks[0].children[0].children[0].props.text"],
+      [
+        [SAMPLE_BLOCKS[0], SAMPLE_BLOCKS[1], SAMPLE_BLOCKS[2], { type: "heading", props: { text: "x", level: 7 } }],
+        "blocks[3].props.level",
+      ],
+      [
+        [
+          {
+            type: "columns",
+            props: {},
+            children: [{ type: "column", props: {}, children: [{ type: "paragraph", props: { text: 5 } }] }],
+          },
+        ],
+        "blocks[0].children[0].children[0].props.text",
+      ],
       [[{ type: "button", props: { label: "x", href: "javascript:alert(1)" } }], "blocks[0].props.href"],
     ];
     for (const [blocks, path] of cases) {
@@ -146,7 +201,9 @@ describe("errors", () => {
     }
     const upd = await w.ok(w.owner, "posts_create", { siteId: w.siteA, title: "Valid first" });
     const before2 = w.changes();
-    expect(await w.err(w.owner, "posts_update", { siteId: w.siteA, id: upd.id, blocks: [{ type: "nope", props: {} }] })).toContain("blocks[0].type");
+    expect(
+      await w.err(w.owner, "posts_update", { siteId: w.siteA, id: upd.id, blocks: [{ type: "nope", props: {} }] }),
+    ).toContain("blocks[0].type");
     expect(w.changes()).toBe(before2);
     expect(before).toBeLessThan(before2);
   });
@@ -158,31 +215,61 @@ describe("errors", () => {
     expect(msg).toContain(`post ${a.id}`);
     const b = await w.ok(w.owner, "posts_create", { siteId: w.siteA, title: "Second" });
     expect(await w.err(w.owner, "posts_update", { siteId: w.siteA, id: b.id, slug: "holder" })).toStartWith("Conflict");
-    expect(await w.err(w.owner, "posts_create", { siteId: w.siteA, title: "x", slug: "Bad Slug" })).toStartWith("Invalid arguments");
-    expect(await w.err(w.owner, "posts_create", { siteId: w.siteA, title: "x", postType: "case-study" })).toContain("Available: blog");
+    expect(await w.err(w.owner, "posts_create", { siteId: w.siteA, title: "x", slug: "Bad Slug" })).toStartWith(
+      "Invalid arguments",
+    );
+    expect(await w.err(w.owner, "posts_create", { siteId: w.siteA, title: "x", postType: "case-study" })).toContain(
+      "Available: blog",
+    );
     const foreignCat = await w.ok(w.stranger, "categories_create", { siteId: w.siteB, name: "Theirs" });
-    expect(await w.err(w.owner, "posts_create", { siteId: w.siteA, title: "x", categoryIds: [foreignCat.id] })).toContain(`category ${foreignCat.id} not found`);
-    expect(await w.err(w.owner, "posts_create", { siteId: w.siteA, title: "x", categoryIds: [1, 1] })).toContain("more than once");
-    expect(await w.err(w.owner, "posts_create", { siteId: w.siteA, title: "x", coverImage: "javascript:alert(1)" })).toContain("coverImage");
-    expect(await w.err(w.owner, "posts_create", { siteId: w.siteA, title: "x", canonicalUrl: "http://insecure.example/x" })).toContain("canonicalUrl");
+    expect(
+      await w.err(w.owner, "posts_create", { siteId: w.siteA, title: "x", categoryIds: [foreignCat.id] }),
+    ).toContain(`category ${foreignCat.id} not found`);
+    expect(await w.err(w.owner, "posts_create", { siteId: w.siteA, title: "x", categoryIds: [1, 1] })).toContain(
+      "more than once",
+    );
+    expect(
+      await w.err(w.owner, "posts_create", { siteId: w.siteA, title: "x", coverImage: "javascript:alert(1)" }),
+    ).toContain("coverImage");
+    expect(
+      await w.err(w.owner, "posts_create", { siteId: w.siteA, title: "x", canonicalUrl: "http://insecure.example/x" }),
+    ).toContain("canonicalUrl");
     expect(await w.err(w.owner, "posts_create", { siteId: w.siteA, title: "   " })).toContain("title");
-    expect(await w.err(w.owner, "posts_create", { siteId: w.siteA, title: "a\u0000b" })).toStartWith("Invalid arguments");
-    expect(await w.err(w.owner, "posts_create", { siteId: w.siteA, title: "x".repeat(301) })).toStartWith("Invalid arguments");
+    expect(await w.err(w.owner, "posts_create", { siteId: w.siteA, title: "a\u0000b" })).toStartWith(
+      "Invalid arguments",
+    );
+    expect(await w.err(w.owner, "posts_create", { siteId: w.siteA, title: "x".repeat(301) })).toStartWith(
+      "Invalid arguments",
+    );
     expect(await w.err(w.owner, "posts_create", { siteId: w.siteA })).toStartWith("Invalid arguments");
     expect(await w.err(w.owner, "posts_get", { siteId: w.siteA })).toContain("exactly one of id or slug");
     expect(await w.err(w.owner, "posts_get", { siteId: w.siteA, id: 9_007_199_254_740_991 })).toStartWith("Not found");
     expect(await w.err(w.owner, "posts_list", { siteId: w.siteA, limit: 1000 })).toStartWith("Invalid arguments");
     expect(await w.err(w.owner, "posts_unpublish", { siteId: w.siteA, id: 999_999 })).toStartWith("Not found");
     const draftOnly = await w.ok(w.owner, "posts_create", { siteId: w.siteA, title: "Never live" });
-    expect(await w.ok(w.owner, "posts_unpublish", { siteId: w.siteA, id: draftOnly.id })).toMatchObject({ status: "pending", message: "The post is not published." });
+    expect(await w.ok(w.owner, "posts_unpublish", { siteId: w.siteA, id: draftOnly.id })).toMatchObject({
+      status: "pending",
+      message: "The post is not published.",
+    });
   });
 
   test("parent posts: unknown, self and cycles are refused; a parent with children cannot be deleted", async () => {
     const parent = await w.ok(w.owner, "posts_create", { siteId: w.siteA, title: "Parent", postType: "page" });
-    const child = await w.ok(w.owner, "posts_create", { siteId: w.siteA, title: "Child", postType: "page", parentPostId: parent.id });
-    expect(await w.err(w.owner, "posts_update", { siteId: w.siteA, id: parent.id, parentPostId: parent.id })).toContain("itself");
-    expect(await w.err(w.owner, "posts_update", { siteId: w.siteA, id: parent.id, parentPostId: child.id })).toContain("ancestor");
-    expect(await w.err(w.owner, "posts_create", { siteId: w.siteA, title: "x", parentPostId: 999_999 })).toStartWith("Not found");
+    const child = await w.ok(w.owner, "posts_create", {
+      siteId: w.siteA,
+      title: "Child",
+      postType: "page",
+      parentPostId: parent.id,
+    });
+    expect(await w.err(w.owner, "posts_update", { siteId: w.siteA, id: parent.id, parentPostId: parent.id })).toContain(
+      "itself",
+    );
+    expect(await w.err(w.owner, "posts_update", { siteId: w.siteA, id: parent.id, parentPostId: child.id })).toContain(
+      "ancestor",
+    );
+    expect(await w.err(w.owner, "posts_create", { siteId: w.siteA, title: "x", parentPostId: 999_999 })).toStartWith(
+      "Not found",
+    );
     const msg = await w.err(w.owner, "posts_delete", { siteId: w.siteA, id: parent.id });
     expect(msg).toContain("parent of 1 post");
     expect(msg).toContain(`${child.id} ("Child")`);

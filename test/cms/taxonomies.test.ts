@@ -18,19 +18,36 @@ afterAll(async () => {
 });
 
 const rest = async (path: string) =>
-  (await (await fetch(`${s.url}/api/v1/sites/${w.siteA}${path}`, { headers: { Authorization: `Bearer ${restKey}` } })).json()) as any;
-const version = async () => ((await row(s.deps, "SELECT content_version AS v FROM sites WHERE id = ?", w.siteA)) as { v: number }).v;
+  (await (
+    await fetch(`${s.url}/api/v1/sites/${w.siteA}${path}`, { headers: { Authorization: `Bearer ${restKey}` } })
+  ).json()) as any;
+const version = async () =>
+  ((await row(s.deps, "SELECT content_version AS v FROM sites WHERE id = ?", w.siteA)) as { v: number }).v;
 
 describe("categories", () => {
   test("create, update, list and get; colours normalised; REST serves them alphabetically", async () => {
     const v0 = await version();
-    const b = await w.ok(w.owner, "categories_create", { siteId: w.siteA, name: "Beans", color: "#A1B2C3", description: "Green and roasted" });
+    const b = await w.ok(w.owner, "categories_create", {
+      siteId: w.siteA,
+      name: "Beans",
+      color: "#A1B2C3",
+      description: "Green and roasted",
+    });
     expect(b).toEqual({ id: b.id, name: "Beans", slug: "beans", description: "Green and roasted", color: "#a1b2c3" });
     expect(await version()).toBe(v0 + 1);
     const a = await w.ok(w.owner, "categories_create", { siteId: w.siteA, name: "Accessories", color: "#fff" });
-    const upd = await w.ok(w.owner, "categories_update", { siteId: w.siteA, id: b.id, name: "Beans & Blends", color: null });
+    const upd = await w.ok(w.owner, "categories_update", {
+      siteId: w.siteA,
+      id: b.id,
+      name: "Beans & Blends",
+      color: null,
+    });
     expect(upd).toMatchObject({ name: "Beans & Blends", slug: "beans", color: null });
-    expect(await w.ok(w.owner, "categories_get", { siteId: w.siteA, id: a.id })).toMatchObject({ name: "Accessories", color: "#fff", postCount: 0 });
+    expect(await w.ok(w.owner, "categories_get", { siteId: w.siteA, id: a.id })).toMatchObject({
+      name: "Accessories",
+      color: "#fff",
+      postCount: 0,
+    });
     const list = await w.ok(w.reader, "categories_list", { siteId: w.siteA });
     expect(list.items.map((c: any) => c.name)).toEqual(["Accessories", "Beans & Blends"]);
     expect((await w.ok(w.owner, "categories_list", { siteId: w.siteA, search: "bean" })).total).toBe(1);
@@ -39,14 +56,20 @@ describe("categories", () => {
 
   test("slug conflicts, bad colours and blank names are refused", async () => {
     await w.ok(w.owner, "categories_create", { siteId: w.siteA, name: "Origins", slug: "origins" });
-    expect(await w.err(w.owner, "categories_create", { siteId: w.siteA, name: "Other", slug: "origins" })).toStartWith("Conflict");
+    expect(await w.err(w.owner, "categories_create", { siteId: w.siteA, name: "Other", slug: "origins" })).toStartWith(
+      "Conflict",
+    );
     const gen = await w.ok(w.owner, "categories_create", { siteId: w.siteA, name: "Origins" });
     expect(gen.slug).toBe("origins-2");
-    expect(await w.err(w.owner, "categories_update", { siteId: w.siteA, id: gen.id, slug: "origins" })).toStartWith("Conflict");
+    expect(await w.err(w.owner, "categories_update", { siteId: w.siteA, id: gen.id, slug: "origins" })).toStartWith(
+      "Conflict",
+    );
     for (const color of ["red", "#12345", "#gggggg", "#1234567", "rgb(0,0,0)", "#fff;background:url(x)"])
       expect(await w.err(w.owner, "categories_create", { siteId: w.siteA, name: "C", color })).toContain("color");
     expect(await w.err(w.owner, "categories_create", { siteId: w.siteA, name: "" })).toStartWith("Invalid arguments");
-    expect(await w.err(w.owner, "categories_update", { siteId: w.siteA, id: 99_999, name: "x" })).toStartWith("Not found");
+    expect(await w.err(w.owner, "categories_update", { siteId: w.siteA, id: 99_999, name: "x" })).toStartWith(
+      "Not found",
+    );
   });
 
   test("deleting a category in use says which posts hold it; unused ones are deleted", async () => {
@@ -56,7 +79,9 @@ describe("categories", () => {
     expect(msg).toContain("used by 1 post");
     expect(msg).toContain(`${p.id} ("Holding post")`);
     await w.ok(w.owner, "posts_update", { siteId: w.siteA, id: p.id, categoryIds: [] });
-    expect(await w.ok(w.owner, "categories_delete", { siteId: w.siteA, id: cat.id })).toMatchObject({ status: "deleted" });
+    expect(await w.ok(w.owner, "categories_delete", { siteId: w.siteA, id: cat.id })).toMatchObject({
+      status: "deleted",
+    });
   });
 });
 
@@ -64,7 +89,10 @@ describe("tags", () => {
   test("create, rename, list, delete; in-use refusal names the posts", async () => {
     const t = await w.ok(w.owner, "tags_create", { siteId: w.siteA, name: "Light Roast" });
     expect(t).toEqual({ id: t.id, name: "Light Roast", slug: "light-roast" });
-    expect(await w.ok(w.owner, "tags_update", { siteId: w.siteA, id: t.id, name: "Light" })).toMatchObject({ name: "Light", slug: "light-roast" });
+    expect(await w.ok(w.owner, "tags_update", { siteId: w.siteA, id: t.id, name: "Light" })).toMatchObject({
+      name: "Light",
+      slug: "light-roast",
+    });
     expect((await rest("/tags")).data.map((x: any) => x.name)).toContain("Light");
     const p = await w.ok(w.owner, "posts_create", { siteId: w.siteA, title: "Tagged", tagIds: [t.id] });
     expect(await w.err(w.owner, "tags_delete", { siteId: w.siteA, id: t.id })).toContain(`${p.id} ("Tagged")`);
@@ -98,7 +126,9 @@ describe("post types", () => {
     expect(msg).toContain("used by 1 post");
     expect(msg).toContain(`${p.id} ("Cold brew")`);
     await w.ok(w.owner, "posts_delete", { siteId: w.siteA, id: p.id });
-    expect(await w.ok(w.owner, "post_types_delete", { siteId: w.siteA, id: t.id })).toMatchObject({ status: "deleted" });
+    expect(await w.ok(w.owner, "post_types_delete", { siteId: w.siteA, id: t.id })).toMatchObject({
+      status: "deleted",
+    });
   });
 });
 
@@ -108,13 +138,21 @@ describe("more errors", () => {
     await w.ok(w.owner, "tags_create", { siteId: w.siteA, name: "Two" });
     expect(await w.err(w.owner, "tags_update", { siteId: w.siteA, id: t1.id, slug: "two" })).toStartWith("Conflict");
     expect(await w.err(w.owner, "tags_update", { siteId: w.siteA, id: 999_999, name: "x" })).toStartWith("Not found");
-    expect(await w.err(w.owner, "tags_create", { siteId: w.siteA, name: "x", slug: "-bad-" })).toStartWith("Invalid arguments");
+    expect(await w.err(w.owner, "tags_create", { siteId: w.siteA, name: "x", slug: "-bad-" })).toStartWith(
+      "Invalid arguments",
+    );
     const p1 = await w.ok(w.owner, "post_types_create", { siteId: w.siteA, name: "Event" });
     await w.ok(w.owner, "post_types_create", { siteId: w.siteA, name: "Podcast" });
-    expect(await w.err(w.owner, "post_types_update", { siteId: w.siteA, id: p1.id, slug: "podcast" })).toStartWith("Conflict");
-    expect(await w.err(w.owner, "post_types_update", { siteId: w.siteA, id: 999_999, name: "x" })).toStartWith("Not found");
+    expect(await w.err(w.owner, "post_types_update", { siteId: w.siteA, id: p1.id, slug: "podcast" })).toStartWith(
+      "Conflict",
+    );
+    expect(await w.err(w.owner, "post_types_update", { siteId: w.siteA, id: 999_999, name: "x" })).toStartWith(
+      "Not found",
+    );
     expect(await w.err(w.owner, "post_types_list", { siteId: w.siteA, offset: -1 })).toStartWith("Invalid arguments");
-    expect(await w.err(w.owner, "categories_list", { siteId: w.siteA, search: "x".repeat(201) })).toStartWith("Invalid arguments");
+    expect(await w.err(w.owner, "categories_list", { siteId: w.siteA, search: "x".repeat(201) })).toStartWith(
+      "Invalid arguments",
+    );
   });
 });
 

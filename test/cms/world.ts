@@ -70,11 +70,37 @@ export async function makeWorld(s: TestServer): Promise<World> {
   const siteA2 = await site(A.id, "Acme Blog");
   const siteB = await site(B.id, "Rival Site");
   const ownerKey = await mintMcpKey(s.deps, { userId: owner.id, scopes: ["*"], companyIds: [A.id], name: "Agent key" });
-  const viewerKey = await mintMcpKey(s.deps, { userId: viewerUser.id, scopes: ["*"], companyIds: [A.id], name: "Viewer key" });
-  const readerKey = await mintMcpKey(s.deps, { userId: owner.id, scopes: ["sites:read", "media:read", "approvals:read"], companyIds: [A.id], name: "Reader" });
-  const gated = await mintMcpKey(s.deps, { userId: owner.id, scopes: ["*"], companyIds: [A.id], requireCmsApproval: true, name: "Careful agent" });
-  const strangerKey = await mintMcpKey(s.deps, { userId: strangerUser.id, scopes: ["*"], companyIds: [B.id], name: "Stranger key" });
-  const colleagueKey = await mintMcpKey(s.deps, { userId: colleagueUser.id, scopes: ["*"], companyIds: [A.id], name: "Colleague key" });
+  const viewerKey = await mintMcpKey(s.deps, {
+    userId: viewerUser.id,
+    scopes: ["*"],
+    companyIds: [A.id],
+    name: "Viewer key",
+  });
+  const readerKey = await mintMcpKey(s.deps, {
+    userId: owner.id,
+    scopes: ["sites:read", "media:read", "approvals:read"],
+    companyIds: [A.id],
+    name: "Reader",
+  });
+  const gated = await mintMcpKey(s.deps, {
+    userId: owner.id,
+    scopes: ["*"],
+    companyIds: [A.id],
+    requireCmsApproval: true,
+    name: "Careful agent",
+  });
+  const strangerKey = await mintMcpKey(s.deps, {
+    userId: strangerUser.id,
+    scopes: ["*"],
+    companyIds: [B.id],
+    name: "Stranger key",
+  });
+  const colleagueKey = await mintMcpKey(s.deps, {
+    userId: colleagueUser.id,
+    scopes: ["*"],
+    companyIds: [A.id],
+    name: "Colleague key",
+  });
   const [oc, vc, rc, gc, sc, cc] = await Promise.all([
     mcpClient(s.url, ownerKey.key),
     mcpClient(s.url, viewerKey.key),
@@ -138,7 +164,11 @@ export const SAMPLE_BLOCKS = [
     props: {},
     children: [
       { type: "column", props: { width: 6 }, children: [{ type: "paragraph", props: { text: "Left column text" } }] },
-      { type: "column", props: { width: 6 }, children: [{ type: "quote", props: { text: "Best decaf ever.", cite: "Priya" } }] },
+      {
+        type: "column",
+        props: { width: 6 },
+        children: [{ type: "quote", props: { text: "Best decaf ever.", cite: "Priya" } }],
+      },
     ],
   },
   { type: "button", props: { label: "Shop coffee", href: "/shop" } },

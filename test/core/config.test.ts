@@ -19,16 +19,23 @@ describe("config", () => {
   test("memory soft limit: 0 turns the guard off, negatives and words are refused", () => {
     expect(loadConfig({}, { PLINTH_MEMORY_SOFT_LIMIT_MB: "0" }).memorySoftLimitMb).toBe(0);
     expect(loadConfig({ "memory-soft-limit-mb": "512" }, {}).memorySoftLimitMb).toBe(512);
-    expect(() => loadConfig({}, { PLINTH_MEMORY_SOFT_LIMIT_MB: "-1" })).toThrow("PLINTH_MEMORY_SOFT_LIMIT_MB must be a whole number");
-    expect(() => loadConfig({}, { PLINTH_MEMORY_SOFT_LIMIT_MB: "lots" })).toThrow("PLINTH_MEMORY_SOFT_LIMIT_MB must be a whole number");
+    expect(() => loadConfig({}, { PLINTH_MEMORY_SOFT_LIMIT_MB: "-1" })).toThrow(
+      "PLINTH_MEMORY_SOFT_LIMIT_MB must be a whole number",
+    );
+    expect(() => loadConfig({}, { PLINTH_MEMORY_SOFT_LIMIT_MB: "lots" })).toThrow(
+      "PLINTH_MEMORY_SOFT_LIMIT_MB must be a whole number",
+    );
   });
   test("AI history retention: 90 days unless set, 0 keeps everything, a day at least, 100 years at most", () => {
     expect(loadConfig({}, {}).aiHistoryDays).toBe(90);
     expect(loadConfig({}, { PLINTH_AI_HISTORY_DAYS: "0" }).aiHistoryDays).toBe(0);
     expect(loadConfig({ "ai-history-days": "1" }, { PLINTH_AI_HISTORY_DAYS: "30" }).aiHistoryDays).toBe(1);
     expect(loadConfig({}, { PLINTH_AI_HISTORY_DAYS: "36500" }).aiHistoryDays).toBe(36_500);
-    expect(() => loadConfig({}, { PLINTH_AI_HISTORY_DAYS: "36501" })).toThrow("PLINTH_AI_HISTORY_DAYS must be between 0 and 36500, got 36501");
-    for (const bad of ["-1", "1.5", "ninety", "9e1"]) expect(() => loadConfig({}, { PLINTH_AI_HISTORY_DAYS: bad })).toThrow(ConfigError);
+    expect(() => loadConfig({}, { PLINTH_AI_HISTORY_DAYS: "36501" })).toThrow(
+      "PLINTH_AI_HISTORY_DAYS must be between 0 and 36500, got 36501",
+    );
+    for (const bad of ["-1", "1.5", "ninety", "9e1"])
+      expect(() => loadConfig({}, { PLINTH_AI_HISTORY_DAYS: bad })).toThrow(ConfigError);
   });
   test("flags win over environment", () => {
     const { flags } = parseFlags(["--port", "9000", "--rate-limit=5"]);
@@ -58,7 +65,13 @@ describe("config", () => {
       { log: "off", "metrics-port": "9100", "shutdown-grace-ms": "2500", "trust-proxy": "1" },
       { PLINTH_METRICS_TOKEN: "0123456789abcdef" },
     );
-    expect([c.log, c.metricsPort, c.shutdownGraceMs, c.trustProxy, c.metricsToken]).toEqual(["off", 9100, 2500, true, "0123456789abcdef"]);
+    expect([c.log, c.metricsPort, c.shutdownGraceMs, c.trustProxy, c.metricsToken]).toEqual([
+      "off",
+      9100,
+      2500,
+      true,
+      "0123456789abcdef",
+    ]);
   });
   test.each([
     [{ PLINTH_PORT: "abc" }, /PLINTH_PORT/],

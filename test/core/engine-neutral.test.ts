@@ -40,7 +40,10 @@ describe("verbs are written once for both engines", () => {
         readFileSync(f, "utf8")
           .split("\n")
           .map((line, i) => ({ f, i, line }))
-          .filter(({ line }) => /\.(get|all|run)\(\)/.test(line) && !line.trim().startsWith("*") && !line.trim().startsWith("//")),
+          .filter(
+            ({ line }) =>
+              /\.(get|all|run)\(\)/.test(line) && !line.trim().startsWith("*") && !line.trim().startsWith("//"),
+          ),
       )
       .map(({ f, i, line }) => `${f.slice(root.length + 1)}:${i + 1}: ${line.trim()}`);
     expect(offenders).toEqual([]);
@@ -61,7 +64,9 @@ describe("same answers on both engines", () => {
 
   test("a NUL in a REST search parameter is a 400 naming it", async () => {
     const { key } = await mintRestKey(s.deps, w.siteA);
-    const r = await fetch(`${s.url}/api/v1/sites/${w.siteA}/posts?search=a%00b`, { headers: { Authorization: `Bearer ${key}` } });
+    const r = await fetch(`${s.url}/api/v1/sites/${w.siteA}/posts?search=a%00b`, {
+      headers: { Authorization: `Bearer ${key}` },
+    });
     expect(r.status).toBe(400);
     expect(((await r.json()) as { message: string }).message).toBe("search must not contain the NUL character");
   });
@@ -79,7 +84,9 @@ describe("same answers on both engines", () => {
     const names = ["Café Crème", "CAFÉ NOIR", "café au lait", "Cafeteria", "Ärger", "ärger", "50% off", "under_score"];
     for (const name of names) await w.ok(w.owner, "tags_create", { siteId: w.siteA, name });
     for (const q of ["caf", "CAFÉ", "café", "é", "ärger", "50%", "_", "r_s"]) {
-      const got = (await w.ok(w.owner, "tags_list", { siteId: w.siteA, search: q, limit: 100 })).items.map((t: { name: string }) => t.name).sort();
+      const got = (await w.ok(w.owner, "tags_list", { siteId: w.siteA, search: q, limit: 100 })).items
+        .map((t: { name: string }) => t.name)
+        .sort();
       const want = names.filter((n) => asciiLower(n).includes(asciiLower(q))).sort();
       expect({ q, got }).toEqual({ q, got: want });
     }
@@ -88,7 +95,9 @@ describe("same answers on both engines", () => {
   test("alphabetical lists order by code point on both engines (PostgreSQL's locale does not decide)", async () => {
     const names = ["banana", "Banana", "apple", "Zebra", "éclair", "eclair", "_under", "-dash", "10 items", "9 items"];
     for (const name of names) await w.ok(w.owner, "categories_create", { siteId: w.siteA2, name });
-    const got = (await w.ok(w.owner, "categories_list", { siteId: w.siteA2, limit: 100 })).items.map((c: { name: string }) => c.name);
+    const got = (await w.ok(w.owner, "categories_list", { siteId: w.siteA2, limit: 100 })).items.map(
+      (c: { name: string }) => c.name,
+    );
     const codePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
     expect(got).toEqual([...names].sort(codePoint));
   });

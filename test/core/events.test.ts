@@ -33,7 +33,10 @@ const thingUnlisted = defineEvent({
   payload: v.object({}),
 });
 // The registry lists what domains declare; emit refuses the rest from then on.
-buildRegistry([...domains, { name: "things", title: "Things", description: "Fixture.", tools: [], events: [thingMade] }]);
+buildRegistry([
+  ...domains,
+  { name: "things", title: "Things", description: "Fixture.", tools: [], events: [thingMade] },
+]);
 
 function depsOf(store: Store, clock: ManualClock): Deps {
   return { store, db: store.db, config: loadConfig({}, {}), clock, redis: null, blobs: null as never };
@@ -48,14 +51,18 @@ beforeEach(async () => {
   store = await openTestStore();
   clock = new ManualClock(Date.parse("2026-11-23T12:00:00Z"));
   deps = depsOf(store, clock);
-  const [c] = await store.transaction((tx) => tx.insert(companies).values({ name: "Acme", createdAt: clock.now() }).returning());
+  const [c] = await store.transaction((tx) =>
+    tx.insert(companies).values({ name: "Acme", createdAt: clock.now() }).returning(),
+  );
   companyId = c!.id;
 });
 afterEach(() => store.close());
 
 const actor = () => ({ deps, company: { id: companyId } });
 const make = (name: string, size = 1, d: Deps = deps) =>
-  d.store.transaction((tx) => emit(tx, { deps: d, company: { id: companyId } }, thingMade, { id: size, siteId: null }, { name, size }));
+  d.store.transaction((tx) =>
+    emit(tx, { deps: d, company: { id: companyId } }, thingMade, { id: size, siteId: null }, { name, size }),
+  );
 
 /** A subscriber whose database effect is an audit row naming the event; `fail` decides which events throw. */
 function recorder(name: string, fail: (e: EventRecord) => boolean = () => false): Subscriber & { seen: string[] } {
@@ -65,7 +72,16 @@ function recorder(name: string, fail: (e: EventRecord) => boolean = () => false)
     types: ["thing.made"],
     seen,
     async handle(d, e) {
-      await d.db.insert(auditLog).values({ companyId: e.companyId, action: `seen.${name}`, entityType: "event", entityId: e.id, detail: e.data, createdAt: d.clock.now() });
+      await d.db
+        .insert(auditLog)
+        .values({
+          companyId: e.companyId,
+          action: `seen.${name}`,
+          entityType: "event",
+          entityId: e.id,
+          detail: e.data,
+          createdAt: d.clock.now(),
+        });
       if (fail(e)) throw new Error(`cannot take ${String(e.data.name)}`);
       // Counted when it commits: a batch retried after a serialization failure is seen once.
       d.store.afterCommit(() => seen.push(String(e.data.name)));
@@ -74,9 +90,13 @@ function recorder(name: string, fail: (e: EventRecord) => boolean = () => false)
 }
 
 const auditNames = async (name: string) =>
-  (await store.db.select({ detail: auditLog.detail }).from(auditLog).where(eq(auditLog.action, `seen.${name}`)).orderBy(auditLog.entityId)).map(
-    (r) => (r.detail as { name: string }).name,
-  );
+  (
+    await store.db
+      .select({ detail: auditLog.detail })
+      .from(auditLog)
+      .where(eq(auditLog.action, `seen.${name}`))
+      .orderBy(auditLog.entityId)
+  ).map((r) => (r.detail as { name: string }).name);
 
 describe("emit", () => {
   test("an event exists exactly when its transaction commits, with its payload and who caused it", async () => {
@@ -88,20 +108,30 @@ describe("emit", () => {
       })
       .catch(() => {});
     const rows = await store.db.select().from(events);
-    expect(rows.map((r) => [r.type, r.entityType, r.entityId, r.companyId, r.data])).toEqual([["thing.made", "thing", 1, companyId, { name: "kept", size: 1 }]]);
+    expect(rows.map((r) => [r.type, r.entityType, r.entityId, r.companyId, r.data])).toEqual([
+      ["thing.made", "thing", 1, companyId, { name: "kept", size: 1 }],
+    ]);
     expect(rows[0]!.createdAt.toISOString()).toBe("2026-11-23T12:00:00.000Z");
     expect(rows[0]!.userId).toBeNull();
   });
 
   test("a payload that does not match its definition fails the write; an unlisted type is refused", async () => {
-    await expect(store.transaction((tx) => emit(tx, actor(), thingMade, { id: 1 }, { name: "x" } as never))).rejects.toThrow("thing.made does not match its definition");
-    await expect(store.transaction((tx) => emit(tx, actor(), thingUnlisted, { id: 1 }, {}))).rejects.toThrow("listed on no domain");
+    await expect(
+      store.transaction((tx) => emit(tx, actor(), thingMade, { id: 1 }, { name: "x" } as never)),
+    ).rejects.toThrow("thing.made does not match its definition");
+    await expect(store.transaction((tx) => emit(tx, actor(), thingUnlisted, { id: 1 }, {}))).rejects.toThrow(
+      "listed on no domain",
+    );
     expect(await store.db.select().from(events)).toEqual([]);
   });
 
   test("the same type cannot be defined twice", () => {
-    expect(() => defineEvent({ type: "thing.made", entity: "thing", description: "again", payload: v.object({}) })).toThrow("defined twice");
-    expect(() => defineEvent({ type: "Thing Made", entity: "thing", description: "bad", payload: v.object({}) })).toThrow("<entity>.<what_happened>");
+    expect(() =>
+      defineEvent({ type: "thing.made", entity: "thing", description: "again", payload: v.object({}) }),
+    ).toThrow("defined twice");
+    expect(() =>
+      defineEvent({ type: "Thing Made", entity: "thing", description: "bad", payload: v.object({}) }),
+    ).toThrow("<entity>.<what_happened>");
   });
 });
 
@@ -154,7 +184,11 @@ describe("dispatcher", () => {
     expect(s.seen).toEqual(["ok1"]);
     // The failed attempt's own write was rolled back with its savepoint.
     expect(await auditNames("flaky")).toEqual(["ok1"]);
-    const cursor = () => store.query<{ attempts: number; last_error: string; retry_at: unknown }>("select attempts, last_error, retry_at from event_cursors where subscriber = ?", ["flaky"]);
+    const cursor = () =>
+      store.query<{ attempts: number; last_error: string; retry_at: unknown }>(
+        "select attempts, last_error, retry_at from event_cursors where subscriber = ?",
+        ["flaky"],
+      );
     expect((await cursor())[0]!.attempts).toBe(1);
     expect((await cursor())[0]!.last_error).toContain("cannot take bad");
     // Not due yet: nothing happens until the backoff (1 s, then doubling) has passed.
@@ -172,7 +206,9 @@ describe("dispatcher", () => {
     }
     expect(s.seen).toEqual(["ok1", "ok2"]);
     const failures = await store.db.select().from(eventFailures);
-    expect(failures.map((f) => [f.subscriber, f.attempts, f.error])).toEqual([["flaky", MAX_ATTEMPTS, "cannot take bad"]]);
+    expect(failures.map((f) => [f.subscriber, f.attempts, f.error])).toEqual([
+      ["flaky", MAX_ATTEMPTS, "cannot take bad"],
+    ]);
     expect((await cursor())[0]).toMatchObject({ attempts: 0, last_error: null });
   });
 
@@ -191,70 +227,81 @@ describe("dispatcher", () => {
     }
   });
 
-  test.skipIf(!ON_PG)("PostgreSQL: an event committed late behind a higher id is delivered in its turn, never skipped", async () => {
-    const s = recorder("order");
-    const d = new Dispatcher(deps, [s]);
-    await d.init();
-    let releaseA!: () => void;
-    const holdA = new Promise<void>((r) => (releaseA = r));
-    let aWrote!: () => void;
-    const aHasXid = new Promise<void>((r) => (aWrote = r));
-    // A takes its transaction id first (an unrelated write), then B writes and commits an event, then A writes its event.
-    const a = store.transaction(async (tx) => {
-      await tx.insert(auditLog).values({ companyId, action: "unrelated", createdAt: clock.now() });
-      aWrote();
-      await holdA;
-      await emit(tx, actor(), thingMade, { id: 1 }, { name: "A", size: 1 });
-    });
-    await aHasXid;
-    await make("B", 2);
-    const [b] = await store.db.select().from(events);
-    expect(b!.data).toEqual({ name: "B", size: 2 });
-    // B is committed but an older transaction (A) is still open: B waits.
-    expect(await d.drain()).toBe(0);
-    releaseA();
-    await a;
-    await d.drain();
-    const rows = await store.db.select().from(events).orderBy(events.id);
-    // A's event has the higher id but the older transaction: it comes first.
-    expect(rows.map((r) => r.data.name)).toEqual(["B", "A"]);
-    expect(s.seen).toEqual(["A", "B"]);
-  });
+  test.skipIf(!ON_PG)(
+    "PostgreSQL: an event committed late behind a higher id is delivered in its turn, never skipped",
+    async () => {
+      const s = recorder("order");
+      const d = new Dispatcher(deps, [s]);
+      await d.init();
+      let releaseA!: () => void;
+      const holdA = new Promise<void>((r) => (releaseA = r));
+      let aWrote!: () => void;
+      const aHasXid = new Promise<void>((r) => (aWrote = r));
+      // A takes its transaction id first (an unrelated write), then B writes and commits an event, then A writes its event.
+      const a = store.transaction(async (tx) => {
+        await tx.insert(auditLog).values({ companyId, action: "unrelated", createdAt: clock.now() });
+        aWrote();
+        await holdA;
+        await emit(tx, actor(), thingMade, { id: 1 }, { name: "A", size: 1 });
+      });
+      await aHasXid;
+      await make("B", 2);
+      const [b] = await store.db.select().from(events);
+      expect(b!.data).toEqual({ name: "B", size: 2 });
+      // B is committed but an older transaction (A) is still open: B waits.
+      expect(await d.drain()).toBe(0);
+      releaseA();
+      await a;
+      await d.drain();
+      const rows = await store.db.select().from(events).orderBy(events.id);
+      // A's event has the higher id but the older transaction: it comes first.
+      expect(rows.map((r) => r.data.name)).toEqual(["B", "A"]);
+      expect(s.seen).toEqual(["A", "B"]);
+    },
+  );
 
-  test.skipIf(!ON_PG)("PostgreSQL: two instances working one outbox deliver each event to a subscriber once", async () => {
-    const dbUrl = await freshDatabaseUrl();
-    const s1 = openStore({ dataDir: ":memory:", databaseUrl: dbUrl });
-    const s2 = openStore({ dataDir: ":memory:", databaseUrl: dbUrl });
-    try {
-      const d1deps = depsOf(s1, clock);
-      const d2deps = depsOf(s2, clock);
-      const [c] = await s1.transaction((tx) => tx.insert(companies).values({ name: "Two", createdAt: clock.now() }).returning());
-      companyId = c!.id;
-      const r1 = recorder("shared");
-      const r2 = recorder("shared");
-      const d1 = new Dispatcher(d1deps, [r1]);
-      const d2 = new Dispatcher(d2deps, [r2]);
-      await d1.init();
-      await d2.init();
-      const writes = Array.from({ length: 60 }, (_, i) => make(`e${i}`, i + 1, i % 2 ? d1deps : d2deps));
-      const drains = Array.from({ length: 20 }, (_, i) => (i % 2 ? d1 : d2).drain());
-      await Promise.all([...writes, ...drains]);
-      await d1.drain();
-      await d2.drain();
-      const delivered = [...r1.seen, ...r2.seen];
-      expect(delivered.length).toBe(60);
-      expect(new Set(delivered).size).toBe(60);
-      const effects = await s1.query<{ n: number }>("select count(*)::int as n from audit_log where action = 'seen.shared'");
-      expect(effects[0]!.n).toBe(60);
-      // Each instance saw its share in outbox order.
-      const order = (await s1.db.select().from(events).orderBy(events.tx, events.id)).map((r) => r.data.name);
-      for (const seen of [r1.seen, r2.seen]) expect(seen).toEqual(order.filter((n) => seen.includes(String(n))) as string[]);
-    } finally {
-      await s1.close();
-      await s2.close();
-      await dropDatabase(dbUrl);
-    }
-  });
+  test.skipIf(!ON_PG)(
+    "PostgreSQL: two instances working one outbox deliver each event to a subscriber once",
+    async () => {
+      const dbUrl = await freshDatabaseUrl();
+      const s1 = openStore({ dataDir: ":memory:", databaseUrl: dbUrl });
+      const s2 = openStore({ dataDir: ":memory:", databaseUrl: dbUrl });
+      try {
+        const d1deps = depsOf(s1, clock);
+        const d2deps = depsOf(s2, clock);
+        const [c] = await s1.transaction((tx) =>
+          tx.insert(companies).values({ name: "Two", createdAt: clock.now() }).returning(),
+        );
+        companyId = c!.id;
+        const r1 = recorder("shared");
+        const r2 = recorder("shared");
+        const d1 = new Dispatcher(d1deps, [r1]);
+        const d2 = new Dispatcher(d2deps, [r2]);
+        await d1.init();
+        await d2.init();
+        const writes = Array.from({ length: 60 }, (_, i) => make(`e${i}`, i + 1, i % 2 ? d1deps : d2deps));
+        const drains = Array.from({ length: 20 }, (_, i) => (i % 2 ? d1 : d2).drain());
+        await Promise.all([...writes, ...drains]);
+        await d1.drain();
+        await d2.drain();
+        const delivered = [...r1.seen, ...r2.seen];
+        expect(delivered.length).toBe(60);
+        expect(new Set(delivered).size).toBe(60);
+        const effects = await s1.query<{ n: number }>(
+          "select count(*)::int as n from audit_log where action = 'seen.shared'",
+        );
+        expect(effects[0]!.n).toBe(60);
+        // Each instance saw its share in outbox order.
+        const order = (await s1.db.select().from(events).orderBy(events.tx, events.id)).map((r) => r.data.name);
+        for (const seen of [r1.seen, r2.seen])
+          expect(seen).toEqual(order.filter((n) => seen.includes(String(n))) as string[]);
+      } finally {
+        await s1.close();
+        await s2.close();
+        await dropDatabase(dbUrl);
+      }
+    },
+  );
 });
 
 /** The store, counting its write transactions (`n`). */
@@ -283,14 +330,21 @@ describe("jobs", () => {
     clock.advance(1);
     expect(await r.runDue()).toEqual([{ name: "tick", ok: true }]);
     expect(runs).toBe(2);
-    const [lease] = await store.query<{ runs: number; failures: number; holder: string | null }>("select runs, failures, holder from job_leases where name = 'tick'");
+    const [lease] = await store.query<{ runs: number; failures: number; holder: string | null }>(
+      "select runs, failures, holder from job_leases where name = 'tick'",
+    );
     expect(lease).toEqual({ runs: 2, failures: 0, holder: null });
   });
 
   test("a tick with nothing due takes no write transaction; a due job takes two (claim, finish)", async () => {
     const tx = countingTransactions(store);
     const runs: string[] = [];
-    const jobs: JobDef[] = ["quiet_a", "quiet_b", "quiet_c"].map((name) => ({ name, description: "counts", everyMs: 60_000, run: async () => void runs.push(name) }));
+    const jobs: JobDef[] = ["quiet_a", "quiet_b", "quiet_c"].map((name) => ({
+      name,
+      description: "counts",
+      everyMs: 60_000,
+      run: async () => void runs.push(name),
+    }));
     const r = new JobRunner({ ...deps, store: tx.store }, jobs);
     await r.init();
     tx.n = 0;
@@ -312,7 +366,13 @@ describe("jobs", () => {
     const tx = countingTransactions(store);
     let work = false;
     let runs = 0;
-    const job: JobDef = { name: "sender", description: "sends", everyMs: 1000, pending: async () => work, run: async () => void runs++ };
+    const job: JobDef = {
+      name: "sender",
+      description: "sends",
+      everyMs: 1000,
+      pending: async () => work,
+      run: async () => void runs++,
+    };
     const r = new JobRunner({ ...deps, store: tx.store }, [job]);
     await r.init();
     tx.n = 0;
@@ -322,7 +382,11 @@ describe("jobs", () => {
     }
     expect([tx.n, runs]).toEqual([0, 0]);
     const lease = async () =>
-      (await store.query<{ runs: number; last_started_at: unknown }>("select runs, last_started_at from job_leases where name = 'sender'"))[0];
+      (
+        await store.query<{ runs: number; last_started_at: unknown }>(
+          "select runs, last_started_at from job_leases where name = 'sender'",
+        )
+      )[0];
     expect(await lease()).toEqual({ runs: 0, last_started_at: null });
     work = true;
     expect(await r.runDue()).toEqual([{ name: "sender", ok: true }]);
@@ -370,7 +434,13 @@ describe("jobs", () => {
 
   test("a one-second job whose check found nothing is asked at every tick, also when a tick comes a few ms early", async () => {
     let asked = 0;
-    const job: JobDef = { name: "sender_jitter", description: "sends", everyMs: 1000, pending: async () => (asked++, false), run: async () => {} };
+    const job: JobDef = {
+      name: "sender_jitter",
+      description: "sends",
+      everyMs: 1000,
+      pending: async () => (asked++, false),
+      run: async () => {},
+    };
     const r = new JobRunner(deps, [job]);
     await r.init();
     await r.runDue();
@@ -389,13 +459,24 @@ describe("jobs", () => {
     const tx = countingTransactions(store);
     const all = [...coreJobs, ...domains.flatMap((d) => d.jobs ?? [])];
     const everySecond = all.filter((j) => j.everyMs === 1000).map((j) => j.name);
-    expect(everySecond.sort()).toEqual(["automations.run", "automations.schedule", "email.deliver", "mail.send", "webhooks.deliver"]);
+    expect(everySecond.sort()).toEqual([
+      "automations.run",
+      "automations.schedule",
+      "email.deliver",
+      "mail.send",
+      "webhooks.deliver",
+    ]);
     const r = new JobRunner({ ...deps, store: tx.store }, all);
     await r.init();
     await r.runDue(); // the first tick runs what is due at once and has no check (the storage probe)
     tx.n = 0;
     // Ten seconds: the 5 s embedding queue twice, the 10 s hosting checks once (the next job runs every 30 s).
-    expect(all.filter((j) => j.everyMs > 1000 && j.everyMs <= 10_000).map((j) => j.name).sort()).toEqual(["brain.embed", "hosting.checks"]);
+    expect(
+      all
+        .filter((j) => j.everyMs > 1000 && j.everyMs <= 10_000)
+        .map((j) => j.name)
+        .sort(),
+    ).toEqual(["brain.embed", "hosting.checks"]);
     for (let i = 0; i < 10; i++) {
       clock.advance(1000);
       expect(await r.runDue()).toEqual([]);
@@ -411,7 +492,15 @@ describe("jobs", () => {
     expect(all.find((j) => j.name === "integrations.storage_check")!.everyMs).toBe(15 * 60_000);
     // The hourly jobs, due at the first tick (they never ran) and at every tick after: their checks find nothing.
     const hourly = all.filter((j) => j.everyMs === 3_600_000).map((j) => j.name);
-    expect(hourly.sort()).toEqual(["ai.history_prune", "automations.prune", "crm.score_decay", "events.prune", "mail.prune", "tickets.auto_close", "webhooks.prune"]);
+    expect(hourly.sort()).toEqual([
+      "ai.history_prune",
+      "automations.prune",
+      "crm.score_decay",
+      "events.prune",
+      "mail.prune",
+      "tickets.auto_close",
+      "webhooks.prune",
+    ]);
     const r = new JobRunner({ ...deps, store: tx.store }, all);
     await r.init();
     tx.n = 0;
@@ -430,7 +519,9 @@ describe("jobs", () => {
     // The storage check at 15, 30, 45 and 60 minutes, and nothing else: claim and finish each.
     expect(ran).toEqual(Array(4).fill("integrations.storage_check"));
     expect(tx.n).toBe(2 + 4 * 2);
-    expect(await store.query("select name, runs from job_leases where runs > 0 or last_started_at is not null")).toEqual([{ name: "integrations.storage_check", runs: 5 }]);
+    expect(
+      await store.query("select name, runs from job_leases where runs > 0 or last_started_at is not null"),
+    ).toEqual([{ name: "integrations.storage_check", runs: 5 }]);
   });
 
   test("a failing job is recorded and runs again next period", async () => {
@@ -448,7 +539,9 @@ describe("jobs", () => {
     expect(await r.runDue()).toEqual([{ name: "flaky", ok: false, error: "upstream down" }]);
     clock.advance(1000);
     expect(await r.runDue()).toEqual([{ name: "flaky", ok: true }]);
-    const [lease] = await store.query<{ runs: number; failures: number; last_error: string | null }>("select runs, failures, last_error from job_leases where name = 'flaky'");
+    const [lease] = await store.query<{ runs: number; failures: number; last_error: string | null }>(
+      "select runs, failures, last_error from job_leases where name = 'flaky'",
+    );
     expect(lease).toEqual({ runs: 2, failures: 1, last_error: null });
   });
 
@@ -492,7 +585,9 @@ describe("jobs", () => {
     await make("old-unpassed");
     const [first] = await store.db.select().from(events).orderBy(events.id).limit(1);
     await store.transaction((tx) =>
-      tx.insert(eventCursors).values({ subscriber: "lagging", lastTx: first!.tx, lastId: first!.id, attempts: 0, updatedAt: clock.now() }),
+      tx
+        .insert(eventCursors)
+        .values({ subscriber: "lagging", lastTx: first!.tx, lastId: first!.id, attempts: 0, updatedAt: clock.now() }),
     );
     clock.advance(EVENT_RETENTION_MS + 1);
     await make("new");
@@ -522,16 +617,34 @@ describe("jobs", () => {
     clock.advance(1);
     expect(await pending()).toBe(true);
     // A cursor that has not passed it: the same event is no work, and the run deletes nothing.
-    await store.transaction((tx) => tx.insert(eventCursors).values({ subscriber: "lagging", lastTx: 0, lastId: 0, attempts: 0, updatedAt: clock.now() }));
+    await store.transaction((tx) =>
+      tx
+        .insert(eventCursors)
+        .values({ subscriber: "lagging", lastTx: 0, lastId: 0, attempts: 0, updatedAt: clock.now() }),
+    );
     expect(await pending()).toBe(false);
     await pruneEvents(deps); // held to the check: it must not write
     expect(await names()).toEqual(["old"]);
     // A failure: at 90 days no work; a millisecond older, work on its own (the lagging cursor still keeps the event).
     const [f] = await store.transaction((tx) =>
-      tx.insert(eventFailures).values({ subscriber: "lagging", eventId: 1, error: "x", attempts: 5, createdAt: new Date(clock.ms() - FAILURE_RETENTION_MS) }).returning(),
+      tx
+        .insert(eventFailures)
+        .values({
+          subscriber: "lagging",
+          eventId: 1,
+          error: "x",
+          attempts: 5,
+          createdAt: new Date(clock.ms() - FAILURE_RETENTION_MS),
+        })
+        .returning(),
     );
     expect(await pending()).toBe(false);
-    await store.transaction((tx) => tx.update(eventFailures).set({ createdAt: new Date(clock.ms() - FAILURE_RETENTION_MS - 1) }).where(eq(eventFailures.id, f!.id)));
+    await store.transaction((tx) =>
+      tx
+        .update(eventFailures)
+        .set({ createdAt: new Date(clock.ms() - FAILURE_RETENTION_MS - 1) })
+        .where(eq(eventFailures.id, f!.id)),
+    );
     expect(await pending()).toBe(true);
     await pruneEvents(deps);
     expect(await store.db.select().from(eventFailures)).toEqual([]);
@@ -539,7 +652,9 @@ describe("jobs", () => {
     expect(await pending()).toBe(false);
     // The lagging cursor catches up: the event is work again, and goes.
     const [ev] = await store.db.select().from(events);
-    await store.transaction((tx) => tx.update(eventCursors).set({ lastTx: ev!.tx, lastId: ev!.id }).where(eq(eventCursors.subscriber, "lagging")));
+    await store.transaction((tx) =>
+      tx.update(eventCursors).set({ lastTx: ev!.tx, lastId: ev!.id }).where(eq(eventCursors.subscriber, "lagging")),
+    );
     expect(await pending()).toBe(true);
     await pruneEvents(deps);
     expect(await names()).toEqual([]);

@@ -19,7 +19,10 @@ let companyId: number;
 let siteId: number;
 
 const siteName = preparedRead<{ id: number }, { name: string }[]>("test_site_name", (db) =>
-  db.select({ name: sites.name }).from(sites).where(eq(sites.id, sql.placeholder("id"))),
+  db
+    .select({ name: sites.name })
+    .from(sites)
+    .where(eq(sites.id, sql.placeholder("id"))),
 );
 
 beforeAll(async () => {
@@ -39,7 +42,9 @@ test("a prepared read sees its transaction's own rows, and nothing uncommitted o
     }),
   ).rejects.toThrow("roll back");
   expect(await siteName(store, { id: siteId })).toEqual([{ name: "Before" }]);
-  await store.transaction(async (tx) => void (await tx.update(sites).set({ name: "After" }).where(eq(sites.id, siteId))));
+  await store.transaction(
+    async (tx) => void (await tx.update(sites).set({ name: "After" }).where(eq(sites.id, siteId))),
+  );
   expect(await siteName(store, { id: siteId })).toEqual([{ name: "After" }]);
 });
 
@@ -48,10 +53,15 @@ test("a write moves the caches of the tables it wrote, and a silent one moves no
   const companiesWatch = store.changes.watch(["companies"]);
   sitesWatch.changed();
   companiesWatch.changed();
-  await store.transaction(async (tx) => void (await tx.update(sites).set({ name: "Again" }).where(eq(sites.id, siteId))));
+  await store.transaction(
+    async (tx) => void (await tx.update(sites).set({ name: "Again" }).where(eq(sites.id, siteId))),
+  );
   expect(sitesWatch.changed()).toBe(true);
   expect(companiesWatch.changed()).toBe(false);
-  await store.transaction(async (tx) => void (await tx.update(companies).set({ name: "Quiet" }).where(eq(companies.id, companyId))), { silent: true });
+  await store.transaction(
+    async (tx) => void (await tx.update(companies).set({ name: "Quiet" }).where(eq(companies.id, companyId))),
+    { silent: true },
+  );
   expect(sitesWatch.changed()).toBe(false);
   expect(companiesWatch.changed()).toBe(false);
 });
@@ -75,14 +85,29 @@ test("a raw write that names its tables moves only their caches; bulkInsert stor
   const companiesWatch = store.changes.watch(["companies"]);
   sitesWatch.changed();
   companiesWatch.changed();
-  await store.transaction(async () => void (await bulkInsert(store, sites, [{ companyId, name: "Bulk A", active: false }, { companyId, name: "Bulk B" }])));
+  await store.transaction(
+    async () =>
+      void (await bulkInsert(store, sites, [
+        { companyId, name: "Bulk A", active: false },
+        { companyId, name: "Bulk B" },
+      ])),
+  );
   expect(sitesWatch.changed()).toBe(true);
   expect(companiesWatch.changed()).toBe(false);
   // The same rows through the builder: every column reads back alike (booleans, defaults, timestamps).
-  await store.db.insert(sites).values([{ companyId, name: "Built A", active: false }, { companyId, name: "Built B" }]);
+  await store.db.insert(sites).values([
+    { companyId, name: "Built A", active: false },
+    { companyId, name: "Built B" },
+  ]);
   const rows = await store.db.select().from(sites).where(eq(sites.companyId, companyId));
   const shape = (name: string) => {
-    const { id, name: _n, createdAt, updatedAt, ...rest } = rows.find((r) => r.name === name)! as Record<string, unknown> & { createdAt: Date; updatedAt: Date };
+    const {
+      id,
+      name: _n,
+      createdAt,
+      updatedAt,
+      ...rest
+    } = rows.find((r) => r.name === name)! as Record<string, unknown> & { createdAt: Date; updatedAt: Date };
     expect(createdAt).toBeInstanceOf(Date);
     expect(updatedAt).toBeInstanceOf(Date);
     return rest;
@@ -96,19 +121,30 @@ test("a raw write that names its tables moves only their caches; bulkInsert stor
 test("bulkInsert writes a batch of any size in power-of-two chunks, every row once and in order", async () => {
   const { bulkInsert, chunkSize } = await import("../../src/core/bulk");
   expect([1, 2, 3, 127, 128, 129, 1000].map(chunkSize)).toEqual([1, 2, 2, 64, 128, 128, 128]);
-  const other = (await store.db.insert(companies).values({ name: "Bulk chunks" }).returning({ id: companies.id }))[0]!.id;
+  const other = (await store.db.insert(companies).values({ name: "Bulk chunks" }).returning({ id: companies.id }))[0]!
+    .id;
   // 203 = 128 + 64 + 8 + 2 + 1: five shapes, each boundary crossed.
   const names = Array.from({ length: 203 }, (_, i) => `Chunk ${String(i).padStart(3, "0")}`);
   await store.transaction(async () => {
-    await bulkInsert(store, sites, names.map((name, i) => ({ companyId: other, name, active: i % 2 === 0 })));
+    await bulkInsert(
+      store,
+      sites,
+      names.map((name, i) => ({ companyId: other, name, active: i % 2 === 0 })),
+    );
     if (ON_PG) {
       // The same connection as the inserts: each shape is a prepared statement there (QueryOptions.prepare).
       const prepared = await store.query<{ statement: string }>("SELECT statement FROM pg_prepared_statements");
-      const shapes = prepared.filter((p) => p.statement.startsWith('insert into "sites"')).map((p) => (p.statement.match(/\(\$/g) ?? []).length);
+      const shapes = prepared
+        .filter((p) => p.statement.startsWith('insert into "sites"'))
+        .map((p) => (p.statement.match(/\(\$/g) ?? []).length);
       expect(shapes.sort((a, b) => a - b)).toEqual([1, 2, 8, 64, 128]);
     }
   });
-  const rows = await store.db.select({ id: sites.id, name: sites.name, active: sites.active }).from(sites).where(eq(sites.companyId, other)).orderBy(sites.id);
+  const rows = await store.db
+    .select({ id: sites.id, name: sites.name, active: sites.active })
+    .from(sites)
+    .where(eq(sites.companyId, other))
+    .orderBy(sites.id);
   expect(rows.map((r) => r.name)).toEqual(names);
   expect(rows.map((r) => r.active)).toEqual(names.map((_, i) => i % 2 === 0));
 });

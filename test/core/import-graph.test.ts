@@ -92,11 +92,15 @@ export function violations(edges: readonly Edge[]): string[] {
     if (isCore(from) && !isCore(to)) out.push(`${from} → ${to}: the core imports only the core`);
     const fromDomain = domainOf(from) ?? (from === "domains/index.ts" ? "(list)" : null);
     if (fromDomain !== null && ADAPTERS.test(to) && to !== MCP_CONTRACT && to !== PORTAL_CONTRACT)
-      out.push(`${from} → ${to}: a domain imports no web adapter (only ${MCP_CONTRACT}, the tool declaration contract, and ${PORTAL_CONTRACT} for its portal pages)`);
+      out.push(
+        `${from} → ${to}: a domain imports no web adapter (only ${MCP_CONTRACT}, the tool declaration contract, and ${PORTAL_CONTRACT} for its portal pages)`,
+      );
     if (fromDomain === "approvals") {
       const toDomain = domainOf(to);
       if (toDomain !== null && toDomain !== "approvals")
-        out.push(`${from} → ${to}: the approvals domain imports no other domain (it reads their Domain values from domains/index)`);
+        out.push(
+          `${from} → ${to}: the approvals domain imports no other domain (it reads their Domain values from domains/index)`,
+        );
     }
   }
   return out;
@@ -143,11 +147,11 @@ describe("import graph of src", () => {
   });
 
   test("comments and strings that look like imports are not imports", () => {
-    expect(specifiers('/** @example import { x } from "../domains/y"; */\n// import "z";\nimport { a } from "./a";\nexport * from "./b";\nconst m = await import("./c");')).toEqual([
-      "./a",
-      "./b",
-      "./c",
-    ]);
+    expect(
+      specifiers(
+        '/** @example import { x } from "../domains/y"; */\n// import "z";\nimport { a } from "./a";\nexport * from "./b";\nconst m = await import("./c");',
+      ),
+    ).toEqual(["./a", "./b", "./c"]);
     expect(specifiers('import {\n  a,\n  type B,\n} from "./multi";\nimport "./side";')).toEqual(["./multi", "./side"]);
   });
 });

@@ -8,7 +8,16 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:tes
 import { eq } from "drizzle-orm";
 import { loadConfig } from "../../src/config";
 import { AppError } from "../../src/core/errors";
-import { closeMailTransport, MAIL_RETENTION_MS, mailJobs, mailLog, MAX_MAIL_ATTEMPTS, queueMail, RETRY_DELAYS_MS, type OutgoingMail } from "../../src/core/mail";
+import {
+  closeMailTransport,
+  MAIL_RETENTION_MS,
+  mailJobs,
+  mailLog,
+  MAX_MAIL_ATTEMPTS,
+  queueMail,
+  RETRY_DELAYS_MS,
+  type OutgoingMail,
+} from "../../src/core/mail";
 import { mailOutbox } from "../../src/core/tables";
 import { startTestServer, type TestServer } from "../harness";
 import { pruneMail } from "../jobs";
@@ -38,7 +47,9 @@ async function sendNow(ms = 1000) {
 }
 
 const queue = (mail: Partial<OutgoingMail> = {}) =>
-  s.deps.store.transaction((tx) => queueMail(tx, s.deps, { companyId: null, to: "ana@client.example", subject: "Hello", text: "Body", ...mail }));
+  s.deps.store.transaction((tx) =>
+    queueMail(tx, s.deps, { companyId: null, to: "ana@client.example", subject: "Hello", text: "Body", ...mail }),
+  );
 
 const rowOf = async (id: number) => (await s.deps.db.select().from(mailOutbox).where(eq(mailOutbox.id, id)))[0]!;
 
@@ -54,9 +65,15 @@ describe("queueMail", () => {
       [{ headers: { "X-Ok": "a\r\nBcc: victim@y.example" } }, /one line/],
       [{ headers: { "X Bad": "v" } }, /Not a header name/],
       [{ replyTo: "nobody" }, /Reply-To is not an email address/],
-      [{ attachments: [{ filename: "../etc/passwd", contentType: "text/plain", content: "x" }] }, /attachment file name/],
+      [
+        { attachments: [{ filename: "../etc/passwd", contentType: "text/plain", content: "x" }] },
+        /attachment file name/,
+      ],
       [{ attachments: [{ filename: "a.ics", contentType: "text/calendar\r\nX: y", content: "x" }] }, /content type/],
-      [{ attachments: [{ filename: "a.txt", contentType: "text/plain", content: "x".repeat(5_000_001) }] }, /Attachments total/],
+      [
+        { attachments: [{ filename: "a.txt", contentType: "text/plain", content: "x".repeat(5_000_001) }] },
+        /Attachments total/,
+      ],
       [{ text: "a\u0000b" }, /NUL/],
     ];
     for (const [mail, msg] of cases) {
@@ -79,7 +96,10 @@ describe("queueMail", () => {
   });
 
   test("a subject's line breaks are folded (no header injection), addresses lower-cased and deduplicated", async () => {
-    const { id } = await queue({ to: ["Ana@Client.example", "ana@client.example", "bo@client.example"], subject: "Hi\r\nBcc: x@y.example" });
+    const { id } = await queue({
+      to: ["Ana@Client.example", "ana@client.example", "bo@client.example"],
+      subject: "Hi\r\nBcc: x@y.example",
+    });
     const r = await rowOf(id);
     expect(r.to).toEqual(["ana@client.example", "bo@client.example"]);
     expect(r.subject).toBe("Hi Bcc: x@y.example");
@@ -96,7 +116,11 @@ describe("without an SMTP server", () => {
     const r = await rowOf(id);
     expect(r.status).toBe("no_transport");
     expect(r.smtpResponse).toContain("PLINTH_SMTP_URL");
-    expect((await mailLog(s.deps, { tag: "test.none" }))[0]).toMatchObject({ id, status: "no_transport", to: ["ana@client.example"] });
+    expect((await mailLog(s.deps, { tag: "test.none" }))[0]).toMatchObject({
+      id,
+      status: "no_transport",
+      to: ["ana@client.example"],
+    });
   });
 });
 
@@ -105,8 +129,12 @@ describe("mail.prune", () => {
     const pending = () => mailJobs.find((j) => j.name === "mail.prune")!.pending!(s.deps);
     const now = s.clock.ms();
     const age = (id: number, ms: number, status?: "sent") =>
-      s.deps.db.update(mailOutbox).set({ createdAt: new Date(now - ms), ...(status && { status }) }).where(eq(mailOutbox.id, id));
-    const left = async () => (await s.deps.db.select({ id: mailOutbox.id }).from(mailOutbox).orderBy(mailOutbox.id)).map((r) => r.id);
+      s.deps.db
+        .update(mailOutbox)
+        .set({ createdAt: new Date(now - ms), ...(status && { status }) })
+        .where(eq(mailOutbox.id, id));
+    const left = async () =>
+      (await s.deps.db.select({ id: mailOutbox.id }).from(mailOutbox).orderBy(mailOutbox.id)).map((r) => r.id);
     const sent = await queue({ tag: "prune.sent" });
     const waiting = await queue({ tag: "prune.queued" });
     expect(await pending()).toBe(false);
@@ -137,7 +165,8 @@ describe("over SMTP", () => {
   });
 
   test("headers, text and HTML bodies and a text attachment arrive as written", async () => {
-    const ics = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nMETHOD:REQUEST\r\nBEGIN:VEVENT\r\nSUMMARY:Kick-off ✓\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n";
+    const ics =
+      "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nMETHOD:REQUEST\r\nBEGIN:VEVENT\r\nSUMMARY:Kick-off ✓\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n";
     const { id } = await queue({
       companyId: null,
       to: ["ana@client.example", "bo@client.example"],
@@ -311,11 +340,15 @@ describe("TLS", () => {
 
 describe("configuration", () => {
   test("PLINTH_SMTP_URL is environment-only, checked, needs PLINTH_MAIL_FROM, and is never echoed", () => {
-    expect(loadConfig({}, { PLINTH_SMTP_URL: "smtp://u:p@mail.example:587", PLINTH_MAIL_FROM: "Plinth <p@example.com>" })).toMatchObject({
+    expect(
+      loadConfig({}, { PLINTH_SMTP_URL: "smtp://u:p@mail.example:587", PLINTH_MAIL_FROM: "Plinth <p@example.com>" }),
+    ).toMatchObject({
       smtpUrl: "smtp://u:p@mail.example:587",
       mailFrom: "Plinth <p@example.com>",
     });
-    expect(() => loadConfig({}, { PLINTH_SMTP_URL: "smtp://u:hunter22@mail.example" })).toThrow(/needs PLINTH_MAIL_FROM/);
+    expect(() => loadConfig({}, { PLINTH_SMTP_URL: "smtp://u:hunter22@mail.example" })).toThrow(
+      /needs PLINTH_MAIL_FROM/,
+    );
     let message = "";
     try {
       loadConfig({}, { PLINTH_SMTP_URL: "http://u:hunter22@mail.example", PLINTH_MAIL_FROM: "p@example.com" });

@@ -18,7 +18,9 @@ describe("migrations", () => {
   test("foreign keys are enforced", async () => {
     const s = await openTestStore();
     const at = s.engine === "pg" ? new Date(0) : 0;
-    expect(s.query("INSERT INTO sites (company_id, name, created_at, updated_at) VALUES (999, 'x', ?, ?)", [at, at])).rejects.toThrow();
+    expect(
+      s.query("INSERT INTO sites (company_id, name, created_at, updated_at) VALUES (999, 'x', ?, ?)", [at, at]),
+    ).rejects.toThrow();
     await s.close();
   });
 });

@@ -12,7 +12,13 @@ import { ManualClock } from "../../src/core/clock";
 import { memoryRateLimiter, type RateLimitDecision, type RateLimiter } from "../../src/core/rate-limit";
 import { redisRateLimiter, redisWindowCounter } from "../../src/core/rate-limit-redis";
 import { type AttemptCounter, WindowCounter } from "../../src/core/attempts";
-import { ensureDebianPackages, PackageInstallError, type RedisServer, SERVICE_PACKAGES, startRedis } from "../infra/services";
+import {
+  ensureDebianPackages,
+  PackageInstallError,
+  type RedisServer,
+  SERVICE_PACKAGES,
+  startRedis,
+} from "../infra/services";
 
 const skipReason = await ensureDebianPackages([SERVICE_PACKAGES.redis]).then(
   () => null,
@@ -84,7 +90,13 @@ async function bothLimiters(limit: number, ops: LimiterOp[]) {
   const memClock = new ManualClock(start);
   const redisClock = new ManualClock(start);
   const mem = await runLimiter(memoryRateLimiter({ limitPerMinute: limit, clock: memClock }), memClock, ops);
-  const shared = redisRateLimiter({ redis: a, limitPerMinute: limit, clock: redisClock, prefix: freshPrefix(), log: quiet });
+  const shared = redisRateLimiter({
+    redis: a,
+    limitPerMinute: limit,
+    clock: redisClock,
+    prefix: freshPrefix(),
+    log: quiet,
+  });
   const red = await runLimiter(shared, redisClock, ops);
   return { mem, red };
 }
@@ -185,7 +197,13 @@ suite("redisRateLimiter", () => {
   });
 
   test("scripts flushed from Redis are loaded again (NOSCRIPT)", async () => {
-    const rl = redisRateLimiter({ redis: a, limitPerMinute: 3, clock: new ManualClock(0), prefix: freshPrefix(), log: quiet });
+    const rl = redisRateLimiter({
+      redis: a,
+      limitPerMinute: 3,
+      clock: new ManualClock(0),
+      prefix: freshPrefix(),
+      log: quiet,
+    });
     await rl.take("s");
     await a.script("FLUSH");
     expect(await rl.take("s")).toMatchObject({ allowed: true, remaining: 1 });
@@ -193,8 +211,20 @@ suite("redisRateLimiter", () => {
   });
 
   test("a batch larger than the limit is refused without asking Redis", async () => {
-    const rl = redisRateLimiter({ redis: a, limitPerMinute: 3, clock: new ManualClock(0), prefix: freshPrefix(), log: quiet });
-    expect(await rl.take("x", 4)).toEqual({ allowed: false, impossible: true, limit: 3, remaining: 0, retryAfterSec: 60 });
+    const rl = redisRateLimiter({
+      redis: a,
+      limitPerMinute: 3,
+      clock: new ManualClock(0),
+      prefix: freshPrefix(),
+      log: quiet,
+    });
+    expect(await rl.take("x", 4)).toEqual({
+      allowed: false,
+      impossible: true,
+      limit: 3,
+      remaining: 0,
+      retryAfterSec: 60,
+    });
     await expect(rl.take("x", 0)).rejects.toThrow(RangeError);
   });
 });
@@ -218,7 +248,8 @@ suite("Redis unavailable", () => {
     await down.stop();
     for (let i = 0; i < 200 && redis.status === "ready"; i++) await Bun.sleep(10);
     const started = performance.now();
-    for (let i = 0; i < 20; i++) expect(await rl.take("k")).toEqual({ allowed: true, limit: 2, remaining: 1, retryAfterSec: 0 });
+    for (let i = 0; i < 20; i++)
+      expect(await rl.take("k")).toEqual({ allowed: true, limit: 2, remaining: 1, retryAfterSec: 0 });
     expect(await rl.peek("k")).toMatchObject({ allowed: true, remaining: 2 });
     expect(await counter.hit("e", 0)).toBe(0);
     expect(await counter.blockedFor("e", 0)).toBe(0);
@@ -240,7 +271,14 @@ suite("Redis unavailable", () => {
   test("a stalled server: a take without a reply in time is admitted; unhealthy for 10 s or until one is answered", async () => {
     const clock = new ManualClock(0);
     const lines: string[] = [];
-    const rl = redisRateLimiter({ redis: a, limitPerMinute: 1, clock, prefix: freshPrefix(), timeoutMs: 50, log: (l) => void lines.push(l) });
+    const rl = redisRateLimiter({
+      redis: a,
+      limitPerMinute: 1,
+      clock,
+      prefix: freshPrefix(),
+      timeoutMs: 50,
+      log: (l) => void lines.push(l),
+    });
     await rl.take("slow");
     await b.call("CLIENT", "PAUSE", "300", "ALL");
     const started = performance.now();
@@ -275,7 +313,14 @@ suite("redisWindowCounter", () => {
   const counters = (limit: number) =>
     [
       new WindowCounter(limit, WINDOW),
-      redisWindowCounter({ redis: a, limit, windowMs: WINDOW, prefix: freshPrefix(), clock: new ManualClock(0), log: quiet }),
+      redisWindowCounter({
+        redis: a,
+        limit,
+        windowMs: WINDOW,
+        prefix: freshPrefix(),
+        clock: new ManualClock(0),
+        log: quiet,
+      }),
     ] as const;
 
   test("matches WindowCounter on a table of operations", async () => {
@@ -301,7 +346,24 @@ suite("redisWindowCounter", () => {
     const [mem, red] = counters(3);
     const expected = await runCounter(mem, ops);
     expect(await runCounter(red, ops)).toEqual(expected);
-    expect(expected).toEqual([0, 0, undefined, WINDOW - 3_000, WINDOW - 4_000, undefined, 0, 1, 0, 0, 0, 0, WINDOW - 2, undefined, 0, 0]);
+    expect(expected).toEqual([
+      0,
+      0,
+      undefined,
+      WINDOW - 3_000,
+      WINDOW - 4_000,
+      undefined,
+      0,
+      1,
+      0,
+      0,
+      0,
+      0,
+      WINDOW - 2,
+      undefined,
+      0,
+      0,
+    ]);
   });
 
   test("matches WindowCounter on 1,000 random operations", async () => {
@@ -321,7 +383,9 @@ suite("redisWindowCounter", () => {
   test("concurrent hits from two connections count each attempt once", async () => {
     const prefix = freshPrefix();
     const clock = new ManualClock(0);
-    const pair = [a, b].map((redis) => redisWindowCounter({ redis, limit: 5, windowMs: WINDOW, prefix, clock, log: quiet }));
+    const pair = [a, b].map((redis) =>
+      redisWindowCounter({ redis, limit: 5, windowMs: WINDOW, prefix, clock, log: quiet }),
+    );
     const waits = await Promise.all(Array.from({ length: 30 }, (_, i) => pair[i % 2]!.hit("addr", 1_000)));
     expect(waits.filter((w) => w === 0).length).toBe(5);
     expect(waits.filter((w) => w === WINDOW).length).toBe(25);

@@ -20,7 +20,9 @@ afterEach(async () => {
   for (const f of cleanup.splice(0).reverse()) await f();
 });
 
-async function freshStore(dir = mkdtempSync(join(tmpdir(), "plinth-wal-"))): Promise<{ store: Store; dir: string; file: string }> {
+async function freshStore(
+  dir = mkdtempSync(join(tmpdir(), "plinth-wal-")),
+): Promise<{ store: Store; dir: string; file: string }> {
   const store = openStore(dir);
   await store.migrate();
   cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
@@ -30,7 +32,14 @@ async function freshStore(dir = mkdtempSync(join(tmpdir(), "plinth-wal-"))): Pro
 
 /** Commits from a process of its own, as a CLI beside the server does. */
 async function commitElsewhere(file: string) {
-  const p = Bun.spawn([process.execPath, "-e", `const { Database } = require("bun:sqlite"); const d = new Database(${JSON.stringify(file)}); d.exec("PRAGMA busy_timeout = 5000"); d.exec("INSERT INTO companies (name, created_at) VALUES ('elsewhere', 0)"); d.close();`], { stderr: "pipe" });
+  const p = Bun.spawn(
+    [
+      process.execPath,
+      "-e",
+      `const { Database } = require("bun:sqlite"); const d = new Database(${JSON.stringify(file)}); d.exec("PRAGMA busy_timeout = 5000"); d.exec("INSERT INTO companies (name, created_at) VALUES ('elsewhere', 0)"); d.close();`,
+    ],
+    { stderr: "pipe" },
+  );
   const [code, err] = await Promise.all([p.exited, new Response(p.stderr).text()]);
   expect({ code, err }).toEqual({ code: 0, err: "" });
 }
@@ -46,73 +55,85 @@ function locksHeld(file: string): number {
     }).length;
 }
 
-test.skipIf(ON_PG || !ON_LINUX)("with nothing committed, cache checks read nothing; a commit in another process is seen on the very next check", async () => {
-  const { store, file } = await freshStore();
-  const watch = store.changes.watch(["companies"]);
-  watch.changed();
-  watch.changed(); // the first checks take their readings
-  const before = store.changes.exactReads;
-  for (let i = 0; i < 1000; i++) expect(watch.changed()).toBe(false);
-  expect(store.changes.exactReads).toBe(before);
+test.skipIf(ON_PG || !ON_LINUX)(
+  "with nothing committed, cache checks read nothing; a commit in another process is seen on the very next check",
+  async () => {
+    const { store, file } = await freshStore();
+    const watch = store.changes.watch(["companies"]);
+    watch.changed();
+    watch.changed(); // the first checks take their readings
+    const before = store.changes.exactReads;
+    for (let i = 0; i < 1000; i++) expect(watch.changed()).toBe(false);
+    expect(store.changes.exactReads).toBe(before);
 
-  await commitElsewhere(file);
-  expect(watch.changed()).toBe(true);
-  expect(store.changes.exactReads).toBe(before + 1);
-  expect(watch.changed()).toBe(false);
-  expect(store.changes.exactReads).toBe(before + 1);
+    await commitElsewhere(file);
+    expect(watch.changed()).toBe(true);
+    expect(store.changes.exactReads).toBe(before + 1);
+    expect(watch.changed()).toBe(false);
+    expect(store.changes.exactReads).toBe(before + 1);
 
-  // This process's own commit moves the header too: one exact reading, which shows no foreign change, so other caches stay.
-  const sitesWatch = store.changes.watch(["sites"]);
-  sitesWatch.changed();
-  await store.query("INSERT INTO companies (name, created_at) VALUES ('here', 0)", [], { writes: ["companies"] });
-  expect(watch.changed()).toBe(true);
-  expect(sitesWatch.changed()).toBe(false);
-  expect(store.changes.exactReads).toBe(before + 2);
-});
+    // This process's own commit moves the header too: one exact reading, which shows no foreign change, so other caches stay.
+    const sitesWatch = store.changes.watch(["sites"]);
+    sitesWatch.changed();
+    await store.query("INSERT INTO companies (name, created_at) VALUES ('here', 0)", [], { writes: ["companies"] });
+    expect(watch.changed()).toBe(true);
+    expect(sitesWatch.changed()).toBe(false);
+    expect(store.changes.exactReads).toBe(before + 2);
+  },
+);
 
-test.skipIf(ON_PG || !ON_LINUX)("a -shm file this process already has open is not touched: its locks stay, and every check reads data_version", async () => {
-  const { store: first, dir, file } = await freshStore();
-  await first.close();
-  const raw = new Database(file);
-  cleanup.push(() => raw.close());
-  raw.exec("PRAGMA journal_mode = WAL");
-  raw.query("SELECT count(*) FROM companies").get(); // SQLite here now holds the -shm file and its locks
-  const held = locksHeld(`${file}-shm`);
-  expect(held).toBeGreaterThan(0);
+test.skipIf(ON_PG || !ON_LINUX)(
+  "a -shm file this process already has open is not touched: its locks stay, and every check reads data_version",
+  async () => {
+    const { store: first, dir, file } = await freshStore();
+    await first.close();
+    const raw = new Database(file);
+    cleanup.push(() => raw.close());
+    raw.exec("PRAGMA journal_mode = WAL");
+    raw.query("SELECT count(*) FROM companies").get(); // SQLite here now holds the -shm file and its locks
+    const held = locksHeld(`${file}-shm`);
+    expect(held).toBeGreaterThan(0);
 
-  const store = openStore(dir);
-  cleanup.push(() => store.close());
-  expect(locksHeld(`${file}-shm`)).toBeGreaterThanOrEqual(held);
-  const watch = store.changes.watch(["companies"]);
-  watch.changed();
-  const before = store.changes.exactReads;
-  for (let i = 0; i < 10; i++) watch.changed();
-  expect(store.changes.exactReads).toBe(before + 10);
-  await commitElsewhere(file);
-  expect(watch.changed()).toBe(true);
-});
+    const store = openStore(dir);
+    cleanup.push(() => store.close());
+    expect(locksHeld(`${file}-shm`)).toBeGreaterThanOrEqual(held);
+    const watch = store.changes.watch(["companies"]);
+    watch.changed();
+    const before = store.changes.exactReads;
+    for (let i = 0; i < 10; i++) watch.changed();
+    expect(store.changes.exactReads).toBe(before + 10);
+    await commitElsewhere(file);
+    expect(watch.changed()).toBe(true);
+  },
+);
 
-test.skipIf(ON_PG || !ON_LINUX)("once the path no longer names the mapped file, checks go back to data_version within a second", async () => {
-  const { store, file } = await freshStore();
-  const watch = store.changes.watch(["companies"]);
-  watch.changed();
-  watch.changed();
-  const before = store.changes.exactReads;
-  watch.changed();
-  expect(store.changes.exactReads).toBe(before);
-  unlinkSync(`${file}-shm`); // SQLite here keeps using its (now unlinked) file; the mapping can no longer be proven to be it
-  await Bun.sleep(1100);
-  watch.changed();
-  watch.changed();
-  expect(store.changes.exactReads).toBe(before + 2);
-});
+test.skipIf(ON_PG || !ON_LINUX)(
+  "once the path no longer names the mapped file, checks go back to data_version within a second",
+  async () => {
+    const { store, file } = await freshStore();
+    const watch = store.changes.watch(["companies"]);
+    watch.changed();
+    watch.changed();
+    const before = store.changes.exactReads;
+    watch.changed();
+    expect(store.changes.exactReads).toBe(before);
+    unlinkSync(`${file}-shm`); // SQLite here keeps using its (now unlinked) file; the mapping can no longer be proven to be it
+    await Bun.sleep(1100);
+    watch.changed();
+    watch.changed();
+    expect(store.changes.exactReads).toBe(before + 2);
+  },
+);
 
-test.skipIf(ON_PG || !ON_LINUX)("opening holds SQLite's locks on the -shm file, and a fresh data dir gets the fast check from its first start", async () => {
-  const { store, file } = await freshStore();
-  const watch = store.changes.watch(["companies"]);
-  watch.changed();
-  expect(locksHeld(`${file}-shm`)).toBeGreaterThan(0);
-  const before = store.changes.exactReads;
-  watch.changed();
-  expect(store.changes.exactReads).toBe(before);
-});
+test.skipIf(ON_PG || !ON_LINUX)(
+  "opening holds SQLite's locks on the -shm file, and a fresh data dir gets the fast check from its first start",
+  async () => {
+    const { store, file } = await freshStore();
+    const watch = store.changes.watch(["companies"]);
+    watch.changed();
+    expect(locksHeld(`${file}-shm`)).toBeGreaterThan(0);
+    const before = store.changes.exactReads;
+    watch.changed();
+    expect(store.changes.exactReads).toBe(before);
+  },
+);

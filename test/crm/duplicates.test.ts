@@ -12,13 +12,18 @@ import { makeCrmWorld, type CWorld } from "./world";
 
 let w: CWorld;
 const ids: Record<string, number> = {};
-const pairOf = (r: any) => [r.a.id, r.b.id].map((id: number) => Object.keys(ids).find((k) => ids[k] === id)).sort().join("+");
+const pairOf = (r: any) =>
+  [r.a.id, r.b.id]
+    .map((id: number) => Object.keys(ids).find((k) => ids[k] === id))
+    .sort()
+    .join("+");
 
 beforeAll(async () => {
   w = await makeCrmWorld();
   const acme = await w.call("crm_companies_create", { name: "Acme Works" });
   const other = await w.call("crm_companies_create", { name: "Umbrella" });
-  const add = async (key: string, args: Record<string, unknown>, ctx = w.ctx()) => (ids[key] = (await w.call("contacts_create", args, ctx)).id);
+  const add = async (key: string, args: Record<string, unknown>, ctx = w.ctx()) =>
+    (ids[key] = (await w.call("contacts_create", args, ctx)).id);
   await add("zoe", { firstName: "Zoë", lastName: "Ünal", emails: ["zoe@zoe.example"] });
   await add("zoe2", { firstName: "ZOE", lastName: "unal", emails: ["z.unal@other.example"] });
   await add("tel1", { firstName: "Pat", lastName: "Kim", phones: ["+44 20 7946 0018"] });
@@ -36,7 +41,16 @@ beforeAll(async () => {
   await add("chris2", { firstName: "Christopher", lastName: "Leeds", emails: ["chris.lee@b.example"] });
   // Another tenant's Zoë Ünal never pairs with ours.
   await add("rivalZoe", { firstName: "Zoë", lastName: "Ünal", emails: ["zoe@rival.example"] }, w.ctx("rita"));
-  for (const name of ["Initech Systems", "Initech Sytems", "ACME, Inc.", "Acme GmbH", "Globex", "Studio 54 Events", "Studio 55 Events"]) ids[`co:${name}`] = (await w.call("crm_companies_create", { name })).id;
+  for (const name of [
+    "Initech Systems",
+    "Initech Sytems",
+    "ACME, Inc.",
+    "Acme GmbH",
+    "Globex",
+    "Studio 54 Events",
+    "Studio 55 Events",
+  ])
+    ids[`co:${name}`] = (await w.call("crm_companies_create", { name })).id;
 });
 afterAll(() => w.close());
 
@@ -70,7 +84,10 @@ describe("crm_duplicates_find", () => {
 
   test("id narrows to one record's pairs; minScore drops weak ones", async () => {
     expect((await w.call("crm_duplicates_find", { id: ids.zoe, limit: 50 })).items.map(pairOf)).toEqual(["zoe+zoe2"]);
-    expect((await w.call("crm_duplicates_find", { minScore: 0.8, limit: 50 })).items.map(pairOf)).toEqual(["tel1+tel2", "mary1+mary2"]);
+    expect((await w.call("crm_duplicates_find", { minScore: 0.8, limit: 50 })).items.map(pairOf)).toEqual([
+      "tel1+tel2",
+      "mary1+mary2",
+    ]);
     expect((await errorOf(() => w.call("crm_duplicates_find", { id: ids.rivalZoe! }))).message).toContain("not found");
     expect((await errorOf(() => w.call("crm_duplicates_find", { minScore: 2 }))).code).toBe("validation");
   });

@@ -25,7 +25,8 @@ beforeAll(async () => {
   co = await createCompany(s.deps, { name: "Agency", ownerUserId: u.id });
   other = await createCompany(s.deps, { name: "Other Tenant", ownerUserId: u.id });
   await addMember(s.deps, co.id, v.id, "viewer");
-  const key = async (userId: number, scopes: string[], companyIds = [co.id]) => (await mintMcpKey(s.deps, { userId, scopes, companyIds })).key;
+  const key = async (userId: number, scopes: string[], companyIds = [co.id]) =>
+    (await mintMcpKey(s.deps, { userId, scopes, companyIds })).key;
   owner = await mcpClient(s.url, await key(u.id, ["crm:*"]));
   viewer = await mcpClient(s.url, await key(v.id, ["crm:*"]), { era: "legacy" });
   reader = await mcpClient(s.url, await key(u.id, ["crm:read"]));
@@ -45,12 +46,32 @@ const fails = async (c: Client, name: string, args: Record<string, unknown>) => 
 
 describe("an agent works the pipeline", () => {
   test("tools are listed by scope: a read-only key sees only the reads", async () => {
-    const all = (await owner.listTools()).tools.filter((t) => t.name.match(/^(crm_|contacts_|deals_|pipelines_|scoring_rules_)/));
+    const all = (await owner.listTools()).tools.filter((t) =>
+      t.name.match(/^(crm_|contacts_|deals_|pipelines_|scoring_rules_)/),
+    );
     expect(all.length).toBe(47);
-    const ro = (await reader.listTools()).tools.map((t) => t.name).filter((n) => n.match(/^(crm_|contacts_|deals_|pipelines_|scoring_rules_)/)).sort();
+    const ro = (await reader.listTools()).tools
+      .map((t) => t.name)
+      .filter((n) => n.match(/^(crm_|contacts_|deals_|pipelines_|scoring_rules_)/))
+      .sort();
     expect(ro).toEqual([
-      "contacts_get", "contacts_list", "crm_activities_list", "crm_companies_get", "crm_companies_list", "crm_duplicates_find", "crm_fields_list", "crm_merges_list", "crm_search",
-      "crm_timeline_get", "crm_views_list", "deals_get", "deals_list", "pipelines_forecast", "pipelines_get", "pipelines_list", "scoring_rules_list",
+      "contacts_get",
+      "contacts_list",
+      "crm_activities_list",
+      "crm_companies_get",
+      "crm_companies_list",
+      "crm_duplicates_find",
+      "crm_fields_list",
+      "crm_merges_list",
+      "crm_search",
+      "crm_timeline_get",
+      "crm_views_list",
+      "deals_get",
+      "deals_list",
+      "pipelines_forecast",
+      "pipelines_get",
+      "pipelines_list",
+      "scoring_rules_list",
     ]);
   });
 
@@ -62,23 +83,42 @@ describe("an agent works the pipeline", () => {
     const dup = await tool(owner, "contacts_create", { firstName: "N.", emails: ["Noor@Dunes.example"] });
     expect(dup).toMatchObject({ id: first.id, created: false });
     const p = await tool(owner, "pipelines_create", { name: "New business" });
-    const d = await tool(owner, "deals_create", { name: "Brand refresh", amountCents: 4_200_000, currency: "GBP", contactIds: ["noor@dunes.example"], expectedClose: "2025-04-15" });
+    const d = await tool(owner, "deals_create", {
+      name: "Brand refresh",
+      amountCents: 4_200_000,
+      currency: "GBP",
+      contactIds: ["noor@dunes.example"],
+      expectedClose: "2025-04-15",
+    });
     expect(d).toMatchObject({ pipelineId: p.id, stage: "Lead" });
-    for (const stage of ["Qualified", "Proposal", "Negotiation"]) await tool(owner, "deals_move_stage", { id: d.id, stage });
-    expect(await tool(owner, "deals_move_stage", { id: d.id, stage: "Won", fromStage: "Negotiation" })).toMatchObject({ status: "won" });
+    for (const stage of ["Qualified", "Proposal", "Negotiation"])
+      await tool(owner, "deals_move_stage", { id: d.id, stage });
+    expect(await tool(owner, "deals_move_stage", { id: d.id, stage: "Won", fromStage: "Negotiation" })).toMatchObject({
+      status: "won",
+    });
     const got = await tool(owner, "deals_get", { id: d.id });
     expect(got.stageHistory.map((h: any) => h.to)).toEqual(["Lead", "Qualified", "Proposal", "Negotiation", "Won"]);
     const fc = await tool(owner, "pipelines_forecast", { id: p.id, months: 2 });
     expect(fc.currencies[0].months[0]).toEqual({ month: "2025-03", weightedCents: 0, wonCents: 4_200_000 });
-    expect((await tool(reader, "crm_search", { q: "HADDAD" })).items).toEqual([{ type: "contact", id: first.id, name: "Noor Haddad", detail: "noor@dunes.example" }]);
+    expect((await tool(reader, "crm_search", { q: "HADDAD" })).items).toEqual([
+      { type: "contact", id: first.id, name: "Noor Haddad", detail: "noor@dunes.example" },
+    ]);
     const ev = await rows(s.deps, "SELECT type FROM events WHERE type LIKE 'deal.%' ORDER BY id");
-    expect(ev.map((e) => e.type)).toEqual(["deal.created", "deal.stage_changed", "deal.stage_changed", "deal.stage_changed", "deal.stage_changed"]);
+    expect(ev.map((e) => e.type)).toEqual([
+      "deal.created",
+      "deal.stage_changed",
+      "deal.stage_changed",
+      "deal.stage_changed",
+      "deal.stage_changed",
+    ]);
   });
 
   test("hostile and malformed arguments are clear errors, never a 500", async () => {
     expect(await fails(owner, "contacts_create", { firstName: "A", emails: "noor@dunes.example" })).toContain("emails");
     expect(await fails(owner, "contacts_list", { custom: { "a'b": "x" } })).toContain("no field key");
-    expect(await fails(owner, "deals_create", { name: "x", amountCents: Number.MAX_SAFE_INTEGER })).toContain("amountCents");
+    expect(await fails(owner, "deals_create", { name: "x", amountCents: Number.MAX_SAFE_INTEGER })).toContain(
+      "amountCents",
+    );
     expect(await fails(owner, "contacts_import", { csv: "x".repeat(6 * 1024 * 1024) })).toContain("5 MB");
     expect(await fails(owner, "crm_search", { q: "" })).toContain("q");
     expect((await tool(owner, "crm_search", { q: "'; DROP TABLE crm_contacts; --" })).items).toEqual([]);
@@ -109,11 +149,17 @@ describe("roles, scopes and tenancy", () => {
     const before = commits(s.deps);
     expect(await fails(viewer, "contacts_create", { firstName: "V" })).toContain("Forbidden");
     expect(commits(s.deps)).toBe(before);
-    await expect(reader.callTool({ name: "contacts_create", arguments: { firstName: "R" } })).rejects.toThrow(/Unknown tool/);
+    await expect(reader.callTool({ name: "contacts_create", arguments: { firstName: "R" } })).rejects.toThrow(
+      /Unknown tool/,
+    );
   });
 
   test("another company's CRM is separate and unreachable", async () => {
-    const theirs = await tool(multi, "contacts_create", { clientId: other.id, firstName: "Secret", emails: ["noor@dunes.example"] });
+    const theirs = await tool(multi, "contacts_create", {
+      clientId: other.id,
+      firstName: "Secret",
+      emails: ["noor@dunes.example"],
+    });
     expect(theirs.created).toBe(true);
     expect(await fails(owner, "contacts_get", { id: theirs.id })).toContain("not found");
     expect((await tool(owner, "crm_search", { q: "secret" })).items).toEqual([]);

@@ -11,7 +11,13 @@ import { errorOf, makeCrmWorld, type CWorld } from "./world";
 let w: CWorld;
 beforeAll(async () => {
   w = await makeCrmWorld();
-  await w.call("crm_fields_create", { object: "contact", key: "tier", label: "Tier", type: "select", options: ["gold", "silver"] });
+  await w.call("crm_fields_create", {
+    object: "contact",
+    key: "tier",
+    label: "Tier",
+    type: "select",
+    options: ["gold", "silver"],
+  });
   await w.call("contacts_create", { firstName: "Eve", emails: ["known@x.example"] });
 });
 afterAll(async () => await w.close());
@@ -38,8 +44,26 @@ describe("CSV import", () => {
     const contactsBefore = (await w.call("contacts_list", {})).total;
     const eventsBefore = (await w.events()).length;
     dry = await w.call("contacts_import", { csv: CSV });
-    expect(dry).toMatchObject({ dryRun: true, lines: 11, created: 4, updated: 1, skipped: 0, refused: 6, companiesCreated: 2, ignoredColumns: ["Notes"] });
-    expect(dry.columns).toEqual({ "First Name": "firstName", "Last Name": "lastName", Email: "emails", Phone: "phones", Company: "company", Tags: "tags", Tier: "custom.tier", Notes: "ignore" });
+    expect(dry).toMatchObject({
+      dryRun: true,
+      lines: 11,
+      created: 4,
+      updated: 1,
+      skipped: 0,
+      refused: 6,
+      companiesCreated: 2,
+      ignoredColumns: ["Notes"],
+    });
+    expect(dry.columns).toEqual({
+      "First Name": "firstName",
+      "Last Name": "lastName",
+      Email: "emails",
+      Phone: "phones",
+      Company: "company",
+      Tags: "tags",
+      Tier: "custom.tier",
+      Notes: "ignore",
+    });
     const by = Object.fromEntries(dry.report.map((l: any) => [l.line, l]));
     expect(by[2].action).toBe("create");
     expect(by[3].action).toBe("create");
@@ -63,10 +87,20 @@ describe("CSV import", () => {
 
   test("the real run does what the dry run said; formulas are stored inert", async () => {
     const real = await w.call("contacts_import", { csv: CSV, dryRun: false });
-    const strip = (r: any) => ({ ...r, dryRun: undefined, next: undefined, report: r.report.map((l: any) => ({ ...l, id: undefined })) });
+    const strip = (r: any) => ({
+      ...r,
+      dryRun: undefined,
+      next: undefined,
+      report: r.report.map((l: any) => ({ ...l, id: undefined })),
+    });
     expect(strip(real)).toEqual(strip(dry));
     const ada = await w.call("contacts_get", { id: "ada@engine.example" });
-    expect(ada).toMatchObject({ firstName: "Ada", lastName: "Lovelace", tags: ["math", "vip"], custom: { tier: "gold" } });
+    expect(ada).toMatchObject({
+      firstName: "Ada",
+      lastName: "Lovelace",
+      tags: ["math", "vip"],
+      custom: { tier: "gold" },
+    });
     expect(ada.phones).toEqual([{ number: "+44 20 7946 0001", label: null }]);
     expect(ada.company.name).toBe("Engine Ltd");
     // One company for both lines naming it.
@@ -86,11 +120,17 @@ describe("CSV import", () => {
   });
 
   test("mapping overrides headers; unknown targets and files without a name or email column are refused", async () => {
-    const r = await w.call("contacts_import", { csv: "Wer,E-Post\nJürgen,juergen@x.example", mapping: { Wer: "name", "E-Post": "emails" }, dryRun: false });
+    const r = await w.call("contacts_import", {
+      csv: "Wer,E-Post\nJürgen,juergen@x.example",
+      mapping: { Wer: "name", "E-Post": "emails" },
+      dryRun: false,
+    });
     expect(r.created).toBe(1);
     expect((await w.call("contacts_get", { id: "juergen@x.example" })).firstName).toBe("Jürgen");
     expect((await errorOf(() => w.call("contacts_import", { csv: "a,b\n1,2" }))).message).toContain("mapping");
-    expect((await errorOf(() => w.call("contacts_import", { csv: "x\n1", mapping: { x: "shoeSize" } }))).message).toContain("not a contact field");
+    expect(
+      (await errorOf(() => w.call("contacts_import", { csv: "x\n1", mapping: { x: "shoeSize" } }))).message,
+    ).toContain("not a contact field");
     expect((await errorOf(() => w.call("contacts_import", {}))).message).toContain("csv");
     expect((await errorOf(() => w.call("contacts_import", { csv: "" }))).message).toContain("empty");
   });
@@ -99,11 +139,25 @@ describe("CSV import", () => {
     const [site] = await w.deps.db.insert(sites).values({ name: "Acme site", companyId: w.acme }).returning();
     const [theirs] = await w.deps.db.insert(sites).values({ name: "Rival site", companyId: w.rival }).returning();
     const file = "email,first name\r\nmedia@x.example,Medi\r\n";
-    const up = await w.call("media_upload", { siteId: site!.id, filename: "people.csv", mimeType: "text/csv", dataBase64: Buffer.from(file).toString("base64") });
+    const up = await w.call("media_upload", {
+      siteId: site!.id,
+      filename: "people.csv",
+      mimeType: "text/csv",
+      dataBase64: Buffer.from(file).toString("base64"),
+    });
     const r = await w.call("contacts_import", { mediaId: up.id, dryRun: false });
     expect(r).toMatchObject({ created: 1, refused: 0 });
     expect((await w.call("contacts_get", { id: "media@x.example" })).firstName).toBe("Medi");
-    const up2 = await w.call("media_upload", { siteId: theirs!.id, filename: "theirs.csv", mimeType: "text/csv", dataBase64: Buffer.from(file).toString("base64") }, w.ctx("rita"));
+    const up2 = await w.call(
+      "media_upload",
+      {
+        siteId: theirs!.id,
+        filename: "theirs.csv",
+        mimeType: "text/csv",
+        dataBase64: Buffer.from(file).toString("base64"),
+      },
+      w.ctx("rita"),
+    );
     expect((await errorOf(() => w.call("contacts_import", { mediaId: up2.id }))).code).toBe("not_found");
   });
 

@@ -11,7 +11,13 @@ import { errorOf, makeCrmWorld, type CWorld } from "./world";
 let w: CWorld;
 beforeAll(async () => {
   w = await makeCrmWorld();
-  await w.call("crm_fields_create", { object: "contact", key: "tier", label: "Tier", type: "select", options: ["gold", "silver"] });
+  await w.call("crm_fields_create", {
+    object: "contact",
+    key: "tier",
+    label: "Tier",
+    type: "select",
+    options: ["gold", "silver"],
+  });
   await w.call("crm_fields_create", { object: "contact", key: "budget", label: "Budget", type: "number" });
 });
 afterAll(async () => await w.close());
@@ -20,7 +26,15 @@ describe("contact merge", () => {
   let a: any, b: any, d1: any, d2: any, merge: any;
   test("keeps every email, phone, tag, activity and deal link; fields by rule and by choice", async () => {
     await w.call("pipelines_create", { name: "Sales" });
-    a = await w.call("contacts_create", { firstName: "Anna", lastName: "Berg", emails: ["a@x.example"], phones: ["+1 555 0100"], tags: ["vip"], custom: { tier: "gold" }, ownerId: "me" });
+    a = await w.call("contacts_create", {
+      firstName: "Anna",
+      lastName: "Berg",
+      emails: ["a@x.example"],
+      phones: ["+1 555 0100"],
+      tags: ["vip"],
+      custom: { tier: "gold" },
+      ownerId: "me",
+    });
     b = await w.call("contacts_create", {
       firstName: "Ann",
       lastName: "Berg-Smith",
@@ -37,15 +51,30 @@ describe("contact merge", () => {
     const n2 = await w.call("crm_activities_create", { kind: "call", contactId: b.id });
     d1 = await w.call("deals_create", { name: "Only B", amountCents: 100, contactIds: [b.id] });
     d2 = await w.call("deals_create", { name: "Both", amountCents: 100, contactIds: [a.id, b.id] });
-    expect((await errorOf(() => w.call("contacts_merge", { id: a.id, mergeId: b.id, keep: { colour: "merged" } }))).message).toContain("keep.colour");
+    expect(
+      (await errorOf(() => w.call("contacts_merge", { id: a.id, mergeId: b.id, keep: { colour: "merged" } }))).message,
+    ).toContain("keep.colour");
     expect((await errorOf(() => w.call("contacts_merge", { id: a.id, mergeId: a.id }))).code).toBe("validation");
-    merge = await w.call("contacts_merge", { id: a.id, mergeId: "anna.berg@gmail.com", keep: { lifecycleStage: "merged", "custom.tier": "merged" } });
-    expect(merge).toMatchObject({ id: a.id, mergedId: b.id, activitiesMoved: 2, dealsLinked: 1, undoUntil: "2025-02-14T12:00:00.000Z" });
+    merge = await w.call("contacts_merge", {
+      id: a.id,
+      mergeId: "anna.berg@gmail.com",
+      keep: { lifecycleStage: "merged", "custom.tier": "merged" },
+    });
+    expect(merge).toMatchObject({
+      id: a.id,
+      mergedId: b.id,
+      activitiesMoved: 2,
+      dealsLinked: 1,
+      undoUntil: "2025-02-14T12:00:00.000Z",
+    });
     const got = await w.call("contacts_get", { id: a.id });
     expect(got).toMatchObject({ firstName: "Anna", lastName: "Berg", jobTitle: "CEO", lifecycleStage: "customer" });
     expect(got.owner.id).toBe(w.users.olga);
     expect(got.emails).toEqual(["a@x.example", "anna.berg@gmail.com"]);
-    expect(got.phones).toEqual([{ number: "+1 555 0100", label: null }, { number: "+1 555 0199", label: "mobile" }]);
+    expect(got.phones).toEqual([
+      { number: "+1 555 0100", label: null },
+      { number: "+1 555 0199", label: "mobile" },
+    ]);
     expect(got.tags).toEqual(["newsletter", "vip"]);
     expect(got.custom).toEqual({ tier: "silver", budget: 500 });
     expect(got.deals.map((d: any) => d.name).sort()).toEqual(["Both", "Only B"]);
@@ -55,25 +84,50 @@ describe("contact merge", () => {
     expect(acts.length).toBe(3);
     expect((await w.call("deals_get", { id: d2.id })).contacts.map((c: any) => c.id)).toEqual([a.id]);
     // The merged contact points to the survivor; its address finds the survivor; a new create with it is a duplicate.
-    expect((await errorOf(() => w.call("contacts_get", { id: b.id }))).message).toContain(`merged into contact ${a.id}`);
+    expect((await errorOf(() => w.call("contacts_get", { id: b.id }))).message).toContain(
+      `merged into contact ${a.id}`,
+    );
     expect((await w.call("contacts_get", { id: "anna.berg@gmail.com" })).id).toBe(a.id);
     expect((await w.call("contacts_create", { firstName: "Ann", emails: ["anna.berg@gmail.com"] })).id).toBe(a.id);
     expect((await w.call("crm_search", { q: "berg" })).items.map((i: any) => i.id)).toEqual([a.id]);
     const ev = (await w.events("crm_record.merged")).at(-1)!;
-    expect(ev.data).toEqual({ object: "contact", action: "merged", survivorId: a.id, mergedId: b.id, survivorName: "Anna Berg", mergedName: "Ann Berg-Smith" });
+    expect(ev.data).toEqual({
+      object: "contact",
+      action: "merged",
+      survivorId: a.id,
+      mergedId: b.id,
+      survivorName: "Anna Berg",
+      mergedName: "Ann Berg-Smith",
+    });
   });
 
   test("undo within the window restores the merged contact and the survivor's untouched fields", async () => {
     await w.call("contacts_update", { id: a.id, jobTitle: "Founder" });
     const u = await w.call("crm_merges_undo", { id: merge.mergeId });
-    expect(u).toMatchObject({ status: "undone", survivorId: a.id, restoredId: b.id, emailsBack: ["anna.berg@gmail.com"] });
+    expect(u).toMatchObject({
+      status: "undone",
+      survivorId: a.id,
+      restoredId: b.id,
+      emailsBack: ["anna.berg@gmail.com"],
+    });
     expect(u.warnings.join(" ")).toContain("jobTitle");
     const ga = await w.call("contacts_get", { id: a.id });
-    expect(ga).toMatchObject({ jobTitle: "Founder", lifecycleStage: "lead", emails: ["a@x.example"], tags: ["vip"], custom: { tier: "gold" } });
+    expect(ga).toMatchObject({
+      jobTitle: "Founder",
+      lifecycleStage: "lead",
+      emails: ["a@x.example"],
+      tags: ["vip"],
+      custom: { tier: "gold" },
+    });
     expect(ga.phones).toEqual([{ number: "+1 555 0100", label: null }]);
     expect(ga.deals.map((d: any) => d.name)).toEqual(["Both"]);
     const gb = await w.call("contacts_get", { id: "anna.berg@gmail.com" });
-    expect(gb).toMatchObject({ id: b.id, jobTitle: "CEO", lifecycleStage: "customer", custom: { tier: "silver", budget: 500 } });
+    expect(gb).toMatchObject({
+      id: b.id,
+      jobTitle: "CEO",
+      lifecycleStage: "customer",
+      custom: { tier: "silver", budget: 500 },
+    });
     expect(gb.deals.map((d: any) => d.name).sort()).toEqual(["Both", "Only B"]);
     expect((await w.call("crm_activities_list", { contactId: b.id })).total).toBe(2);
     expect((await w.call("crm_activities_list", { contactId: a.id })).total).toBe(1);
@@ -98,7 +152,12 @@ describe("contact merge", () => {
 describe("company merge", () => {
   test("contacts, deals and activities move; the survivor takes the domain; undo gives it back", async () => {
     const s = await w.call("crm_companies_create", { name: "Acme Ltd", industry: "Retail" });
-    const l = await w.call("crm_companies_create", { name: "ACME", domain: "acme.co.uk", size: "11-50", industry: "E-commerce" });
+    const l = await w.call("crm_companies_create", {
+      name: "ACME",
+      domain: "acme.co.uk",
+      size: "11-50",
+      industry: "E-commerce",
+    });
     const c = await w.call("contacts_create", { firstName: "Kai", emails: ["kai@acme.co.uk"] });
     expect((await w.call("contacts_get", { id: c.id })).company.id).toBe(l.id);
     const d = await w.call("deals_create", { name: "Acme deal", amountCents: 5, companyId: l.id });
@@ -122,7 +181,13 @@ describe("company merge", () => {
 
 describe("lead scoring", () => {
   test("field and activity rules, linear decay, the hourly job, events, breakdown — hand-computed", async () => {
-    const c = await w.call("contacts_create", { firstName: "Lea", emails: ["lea@BigCo.example"], lifecycleStage: "customer", tags: ["vip"], custom: { tier: "gold" } });
+    const c = await w.call("contacts_create", {
+      firstName: "Lea",
+      emails: ["lea@BigCo.example"],
+      lifecycleStage: "customer",
+      tags: ["vip"],
+      custom: { tier: "gold" },
+    });
     const rule = (r: Record<string, unknown>) => w.call("scoring_rules_create", r);
     await rule({ name: "Customer", field: "lifecycleStage", op: "eq", value: "customer", points: 20 });
     await rule({ name: "Big company", field: "emailDomain", value: "bigco.example", points: 15 });
@@ -130,9 +195,13 @@ describe("lead scoring", () => {
     await rule({ name: "Gold tier", field: "custom.tier", value: "gold", points: 5 });
     await rule({ name: "VIP", field: "tags", op: "contains", value: "vip", points: 7 });
     await rule({ name: "Students", field: "jobTitle", op: "contains", value: "student", points: -30 });
-    expect((await errorOf(() => rule({ name: "Bad", field: "shoeSize", value: 1, points: 1 }))).message).toContain("field is one of");
+    expect((await errorOf(() => rule({ name: "Bad", field: "shoeSize", value: 1, points: 1 }))).message).toContain(
+      "field is one of",
+    );
     expect((await errorOf(() => rule({ name: "Bad", points: 1 }))).message).toContain("field");
-    expect((await errorOf(() => rule({ name: "Bad", field: "jobTitle", value: "x", points: 1, decayDays: 3 }))).message).toContain("activity rules");
+    expect(
+      (await errorOf(() => rule({ name: "Bad", field: "jobTitle", value: "x", points: 1, decayDays: 3 }))).message,
+    ).toContain("activity rules");
     // 20 + 15 + 5 + 7 = 47
     expect((await w.call("contacts_get", { id: c.id })).score).toBe(47);
     await w.call("crm_activities_create", { kind: "meeting", contactId: c.id });
@@ -154,13 +223,17 @@ describe("lead scoring", () => {
     w.clock.advance(7 * DAY_MS);
     await w.runJob("crm.score_decay");
     expect((await w.call("contacts_get", { id: c.id })).score).toBe(17);
-    const changes = (await w.events("contact.score_changed")).filter((e) => e.entityId === c.id).map((e) => `${e.data.from}>${e.data.to}`);
+    const changes = (await w.events("contact.score_changed"))
+      .filter((e) => e.entityId === c.id)
+      .map((e) => `${e.data.from}>${e.data.to}`);
     expect(changes).toEqual(["0>20", "20>35", "35>40", "40>47", "47>57", "57>54", "54>24", "24>17"]);
     // Rule changes rescore; recompute is idempotent.
     await w.call("scoring_rules_update", { id: meeting.id, points: 50, decayDays: null });
     expect((await w.call("contacts_get", { id: c.id })).score).toBe(67);
     expect((await w.call("scoring_rules_recompute", {})).contactsChanged).toBe(0);
-    expect((await w.call("contacts_list", { minScore: 60, sort: "score" })).items.map((x: any) => x.id)).toEqual([c.id]);
+    expect((await w.call("contacts_list", { minScore: 60, sort: "score" })).items.map((x: any) => x.id)).toEqual([
+      c.id,
+    ]);
     expect((await w.call("scoring_rules_delete", { id: meeting.id })).contactsRescored).toBeGreaterThanOrEqual(1);
     expect((await w.call("contacts_get", { id: c.id })).score).toBe(17);
   });

@@ -28,14 +28,34 @@ test("both CRMs: every stage of every pipeline holds a deal; histories, merge, t
   const dataDir = mkdtempSync(join(tmpdir(), "plinth-seed-crm-"));
   dirs.push(dataDir);
   const config = { ...loadConfig({ "data-dir": dataDir }, {}), ...(await testMediaConfig(store.engine === "pg")) };
-  const deps: Deps = { store, db: store.db, config, clock: new ManualClock(new Date("2031-03-17T16:00:00Z")), redis: null, blobs: openBlobStore({ config, store }) };
+  const deps: Deps = {
+    store,
+    db: store.db,
+    config,
+    clock: new ManualClock(new Date("2031-03-17T16:00:00Z")),
+    redis: null,
+    blobs: openBlobStore({ config, store }),
+  };
   await seedDemo(deps);
   const demo = (await deps.db.select().from(users).where(eq(users.email, "demo@plinth.dev")))[0]!;
   const ctxFor = async (name: string): Promise<ActorContext> => {
     const c = (await deps.db.select().from(companies).where(eq(companies.name, name)))[0]!;
-    const m = (await deps.db.select().from(memberships).where(eq(memberships.companyId, c.id))).find((r) => r.userId === demo.id)!;
+    const m = (await deps.db.select().from(memberships).where(eq(memberships.companyId, c.id))).find(
+      (r) => r.userId === demo.id,
+    )!;
     const company = { id: c.id, name: c.name, role: m.role };
-    return { deps, principal: { userId: demo.id, credential: { kind: "cli", id: 0, name: "test" }, scopes: ["*"], companies: [company], requireCmsApproval: false }, company, requestId: "t" };
+    return {
+      deps,
+      principal: {
+        userId: demo.id,
+        credential: { kind: "cli", id: 0, name: "test" },
+        scopes: ["*"],
+        companies: [company],
+        requireCmsApproval: false,
+      },
+      company,
+      requestId: "t",
+    };
   };
   const all = domains.flatMap((d) => d.tools);
   const call = async (ctx: ActorContext, name: string, args: Record<string, unknown>): Promise<any> => {
@@ -44,10 +64,14 @@ test("both CRMs: every stage of every pipeline holds a deal; histories, merge, t
   };
   const nw = await ctxFor("Northwind Studio");
   const hb = await ctxFor("Harbor Coffee Roasters");
-  for (const [ctx, n] of [[nw, 2], [hb, 1]] as const) {
+  for (const [ctx, n] of [
+    [nw, 2],
+    [hb, 1],
+  ] as const) {
     const pipes = (await call(ctx, "pipelines_list", {})).items;
     expect(pipes.length).toBe(n);
-    for (const p of pipes) for (const s of p.stages) expect([p.name, s.name, s.deals > 0]).toEqual([p.name, s.name, true]);
+    for (const p of pipes)
+      for (const s of p.stages) expect([p.name, s.name, s.deals > 0]).toEqual([p.name, s.name, true]);
   }
   const won = (await call(nw, "deals_list", { status: "won", limit: 100 })).items;
   expect(won.length).toBe(2);
@@ -63,10 +87,16 @@ test("both CRMs: every stage of every pipeline holds a deal; histories, merge, t
   expect(tl.items.some((i: any) => i.type === "note")).toBe(true);
   expect((await call(nw, "crm_activities_list", { openTasks: true })).total).toBe(3);
   expect((await call(nw, "crm_views_list", {})).total).toBe(2);
-  const referral = await call(nw, "contacts_list", { viewId: (await call(nw, "crm_views_list", { object: "contact" })).items[0].id });
+  const referral = await call(nw, "contacts_list", {
+    viewId: (await call(nw, "crm_views_list", { object: "contact" })).items[0].id,
+  });
   expect(referral.items[0].score).toBeGreaterThan(0);
   const fc = await call(nw, "pipelines_forecast", { id: (await call(nw, "pipelines_list", {})).items[0].id });
   expect(fc.currencies[0].weightedCents).toBeGreaterThan(0);
-  expect((await call(hb, "crm_search", { q: "lighthouse" })).items.map((i: any) => i.type).sort()).toEqual(["company", "contact", "deal"]);
+  expect((await call(hb, "crm_search", { q: "lighthouse" })).items.map((i: any) => i.type).sort()).toEqual([
+    "company",
+    "contact",
+    "deal",
+  ]);
   await store.close();
 });

@@ -20,14 +20,28 @@ afterAll(async () => {
 });
 
 test("40 concurrent slide moves from two agents leave one consistent order", async () => {
-  const second = await mcpClient(s.url, (await mintMcpKey(s.deps, { userId: w.ownerUserId, scopes: ["decks:write"], companyIds: [w.A.id], name: "Second agent" })).key);
+  const second = await mcpClient(
+    s.url,
+    (
+      await mintMcpKey(s.deps, {
+        userId: w.ownerUserId,
+        scopes: ["decks:write"],
+        companyIds: [w.A.id],
+        name: "Second agent",
+      })
+    ).key,
+  );
   const d = await w.ok(w.owner, "decks_create", {
     title: "Race",
     slides: Array.from({ length: 10 }, (_, i) => ({ layout: "title_body", content: { title: `S${i + 1}` } })),
   });
   const ids: number[] = d.slides.map((x: any) => x.id);
   const calls = Array.from({ length: 40 }, (_, i) =>
-    w.call(i % 2 ? second : w.owner, "slides_move", { deckId: d.id, id: ids[(i * 7) % 10], position: 1 + ((i * 3) % 10) }),
+    w.call(i % 2 ? second : w.owner, "slides_move", {
+      deckId: d.id,
+      id: ids[(i * 7) % 10],
+      position: 1 + ((i * 3) % 10),
+    }),
   );
   const results = await Promise.all(calls);
   for (const r of results) expect(r.isError).toBe(false);
@@ -37,7 +51,9 @@ test("40 concurrent slide moves from two agents leave one consistent order", asy
   const g = await w.ok(w.owner, "decks_get", { id: d.id });
   expect(g.revision).toBe(41);
   expect(g.slides.map((x: any) => x.position)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
-  expect([...g.slides.map((x: any) => x.id)].sort((a: number, b: number) => a - b)).toEqual([...ids].sort((a, b) => a - b));
+  expect([...g.slides.map((x: any) => x.id)].sort((a: number, b: number) => a - b)).toEqual(
+    [...ids].sort((a, b) => a - b),
+  );
   // The final order is exactly what the last move reported.
   expect(g.slides.map((x: any) => x.id)).toEqual(answers.find((a) => a.revision === 41)!.order);
   // And each answer is the previous one with one slide moved.
@@ -47,15 +63,26 @@ test("40 concurrent slide moves from two agents leave one consistent order", asy
     const cur = byRev.get(rev)!;
     const moved = prev.filter((id) => cur.indexOf(id) !== prev.indexOf(id));
     const rest = (o: number[], skip: number) => o.filter((x) => x !== skip);
-    expect(moved.length === 0 || moved.some((m) => JSON.stringify(rest(prev, m)) === JSON.stringify(rest(cur, m)))).toBe(true);
+    expect(
+      moved.length === 0 || moved.some((m) => JSON.stringify(rest(prev, m)) === JSON.stringify(rest(cur, m))),
+    ).toBe(true);
     prev = cur;
   }
 }, 60_000);
 
 test("racing adds at the same position each land, and positions stay 1..n", async () => {
-  const d = await w.ok(w.owner, "decks_create", { title: "Adds", slides: [{ layout: "title", content: { title: "first" } }] });
+  const d = await w.ok(w.owner, "decks_create", {
+    title: "Adds",
+    slides: [{ layout: "title", content: { title: "first" } }],
+  });
   const results = await Promise.all(
-    Array.from({ length: 12 }, (_, i) => w.call(w.owner, "slides_add", { deckId: d.id, position: 1, slides: [{ layout: "title_body", content: { title: `n${i}` } }] })),
+    Array.from({ length: 12 }, (_, i) =>
+      w.call(w.owner, "slides_add", {
+        deckId: d.id,
+        position: 1,
+        slides: [{ layout: "title_body", content: { title: `n${i}` } }],
+      }),
+    ),
   );
   for (const r of results) expect(r.isError).toBe(false);
   const g = await w.ok(w.owner, "decks_get", { id: d.id });
@@ -64,27 +91,43 @@ test("racing adds at the same position each land, and positions stay 1..n", asyn
 }, 60_000);
 
 test("two decks racing for one chosen slug: exactly one gets it", async () => {
-  const results = await Promise.all(Array.from({ length: 8 }, (_, i) => w.call(w.owner, "decks_create", { title: `Slug ${i}`, slug: "the-one-address" })));
+  const results = await Promise.all(
+    Array.from({ length: 8 }, (_, i) =>
+      w.call(w.owner, "decks_create", { title: `Slug ${i}`, slug: "the-one-address" }),
+    ),
+  );
   expect(results.filter((r) => !r.isError)).toHaveLength(1);
-  for (const r of results.filter((r) => r.isError)) expect(r.text).toContain("The address /d/the-one-address is already taken");
+  for (const r of results.filter((r) => r.isError))
+    expect(r.text).toContain("The address /d/the-one-address is already taken");
 }, 60_000);
 
 test("racing publications of one deck: one version each, only the newest link can be approved", async () => {
-  const d = await w.ok(w.owner, "decks_create", { title: "Publish race", slides: [{ layout: "title", content: { title: "x" } }] });
+  const d = await w.ok(w.owner, "decks_create", {
+    title: "Publish race",
+    slides: [{ layout: "title", content: { title: "x" } }],
+  });
   const results = await Promise.all(Array.from({ length: 6 }, () => w.call(w.owner, "decks_publish", { id: d.id })));
   for (const r of results) expect(r.isError).toBe(false);
   const versions = results.map((r) => r.data.version).sort((a: number, b: number) => a - b);
   expect(versions).toEqual([1, 2, 3, 4, 5, 6]);
-  const pending = (await w.ok(w.owner, "approvals_list", { entityType: "pitch_deck", status: "pending" })).items.filter((a: any) => a.entityId === d.id);
+  const pending = (await w.ok(w.owner, "approvals_list", { entityType: "pitch_deck", status: "pending" })).items.filter(
+    (a: any) => a.entityId === d.id,
+  );
   expect(pending).toHaveLength(1);
 }, 60_000);
 
 test("a retried create with the same idempotencyKey makes one deck, racing or not", async () => {
-  const args = { title: "Once", idempotencyKey: "3b1f6c1e-5a0e-4a49-9a55-0d2f3c9b1e77", slides: [{ layout: "title", content: { title: "Once" } }] };
+  const args = {
+    title: "Once",
+    idempotencyKey: "3b1f6c1e-5a0e-4a49-9a55-0d2f3c9b1e77",
+    slides: [{ layout: "title", content: { title: "Once" } }],
+  };
   const results = await Promise.all(Array.from({ length: 5 }, () => w.call(w.owner, "decks_create", args)));
   for (const r of results) expect(r.isError).toBe(false);
   expect(new Set(results.map((r) => r.data.id)).size).toBe(1);
   expect(results.filter((r) => r.data.replayed === true)).toHaveLength(4);
   expect((await w.ok(w.owner, "decks_list", { search: "Once" })).total).toBe(1);
-  expect(await w.err(w.owner, "decks_create", { ...args, title: "Other" })).toContain("was already used with other arguments");
+  expect(await w.err(w.owner, "decks_create", { ...args, title: "Other" })).toContain(
+    "was already used with other arguments",
+  );
 }, 60_000);

@@ -24,20 +24,34 @@ describe("decks_create", () => {
     expect(d.revision).toBe(1);
     expect(d.slug).toMatch(/^a-new-shop-for-harbor-coffee-[0-9a-f]{6}$/);
     expect(d.slides.map((s: any) => [s.position, s.layout])).toEqual([
-      [1, "title"], [2, "title_body"], [3, "two_columns"], [4, "image"], [5, "quote"], [6, "metrics"], [7, "pricing"], [8, "team"], [9, "closing"],
+      [1, "title"],
+      [2, "title_body"],
+      [3, "two_columns"],
+      [4, "image"],
+      [5, "quote"],
+      [6, "metrics"],
+      [7, "pricing"],
+      [8, "team"],
+      [9, "closing"],
     ]);
     const row = (await w.deps.db.select().from(decks).where(eq(decks.id, d.id)))[0]!;
     expect(row).toMatchObject({ companyId: w.companyId, siteId: w.siteId, status: "draft", isTemplate: false });
-    const notes = (await w.deps.db.select().from(deckSlides).where(eq(deckSlides.deckId, d.id)).orderBy(deckSlides.position)).map((s) => s.notes);
+    const notes = (
+      await w.deps.db.select().from(deckSlides).where(eq(deckSlides.deckId, d.id)).orderBy(deckSlides.position)
+    ).map((s) => s.notes);
     expect(notes[0]).toBe("Open with the Monday-morning story.");
     const [ev] = await w.events("deck.created");
-    expect(ev).toMatchObject({ entityId: d.id, data: { deckId: d.id, slug: d.slug, siteId: w.siteId, slideCount: 9, isTemplate: false, fromDeckId: null } });
+    expect(ev).toMatchObject({
+      entityId: d.id,
+      data: { deckId: d.id, slug: d.slug, siteId: w.siteId, slideCount: 9, isTemplate: false, fromDeckId: null },
+    });
   });
 
   test("from a Markdown outline: a title slide, bullet slides, a quote slide", async () => {
     const d = await w.t("decks_create", {
       title: "Outline deck",
-      outline: "## Harbor Coffee, online\nA proposal by Northwind\n\n## What we heard\n- Slow checkout\n- Manual subscriptions\n---\n> Orders doubled in a quarter. — Maya Chen, Owner\n## Next steps\nSign by Friday.",
+      outline:
+        "## Harbor Coffee, online\nA proposal by Northwind\n\n## What we heard\n- Slow checkout\n- Manual subscriptions\n---\n> Orders doubled in a quarter. — Maya Chen, Owner\n## Next steps\nSign by Friday.",
     });
     const g = await w.t("decks_get", { id: d.id, include: ["slides"] });
     expect(g.slides.map((s: any) => [s.layout, s.content])).toEqual([
@@ -49,7 +63,12 @@ describe("decks_create", () => {
   });
 
   test("an outline slide with more than 8 bullets is refused with the slide named", async () => {
-    const e = await errorOf(() => w.t("decks_create", { title: "Long", outline: `## Too many\n${Array.from({ length: 9 }, (_, i) => `- item ${i}`).join("\n")}` }));
+    const e = await errorOf(() =>
+      w.t("decks_create", {
+        title: "Long",
+        outline: `## Too many\n${Array.from({ length: 9 }, (_, i) => `- item ${i}`).join("\n")}`,
+      }),
+    );
     expect(e.message).toContain('"Too many" has 9 bullets');
   });
 
@@ -71,16 +90,56 @@ describe("decks_create", () => {
   });
 
   const bad: [string, unknown, string][] = [
-    ["unknown field", { layout: "title", content: { title: "Hi", subtitel: "x" } }, 'slides[0].content.subtitel: unknown field "subtitel"; layout title takes title, subtitle, presenter, date'],
-    ["missing required field", { layout: "quote", content: { author: "Ana" } }, "slides[0].content.quote: missing (required by layout quote)"],
-    ["wrong type", { layout: "metrics", content: { metrics: [{ value: 2, label: "x" }] } }, "slides[0].content.metrics[0].value: must be a string (got number 2)"],
-    ["huge string", { layout: "title", content: { title: "A".repeat(100_000) } }, "slides[0].content.title: at most 160 characters (got a string of 100000 characters)"],
-    ["javascript: URL", { layout: "closing", content: { title: "Bye", ctaLabel: "Go", ctaUrl: "javascript:alert(1)" } }, 'slides[0].content.ctaUrl: scheme "javascript:" is not allowed'],
-    ["obfuscated javascript: URL", { layout: "closing", content: { title: "Bye", website: "java\tscript:alert(1)" } }, "slides[0].content.website: must not contain spaces or control characters"],
-    ["protocol-relative URL", { layout: "closing", content: { title: "Bye", website: "//evil.example" } }, "protocol-relative URLs are not allowed"],
-    ["fractional cents", { layout: "pricing", content: { plans: [{ name: "A", price: 10.5 }] } }, "slides[0].content.plans[0].price: price is in whole cents (got number 10.5)"],
-    ["too many plans", { layout: "pricing", content: { plans: Array.from({ length: 5 }, () => ({ name: "P" })) } }, "slides[0].content.plans: at most 4 plans"],
-    ["nested unknown field", { layout: "two_columns", content: { left: { heading: "a", onclick: "x" }, right: {} } }, 'slides[0].content.left.onclick: unknown field "onclick"; slides[0].content.left takes heading, body, bullets'],
+    [
+      "unknown field",
+      { layout: "title", content: { title: "Hi", subtitel: "x" } },
+      'slides[0].content.subtitel: unknown field "subtitel"; layout title takes title, subtitle, presenter, date',
+    ],
+    [
+      "missing required field",
+      { layout: "quote", content: { author: "Ana" } },
+      "slides[0].content.quote: missing (required by layout quote)",
+    ],
+    [
+      "wrong type",
+      { layout: "metrics", content: { metrics: [{ value: 2, label: "x" }] } },
+      "slides[0].content.metrics[0].value: must be a string (got number 2)",
+    ],
+    [
+      "huge string",
+      { layout: "title", content: { title: "A".repeat(100_000) } },
+      "slides[0].content.title: at most 160 characters (got a string of 100000 characters)",
+    ],
+    [
+      "javascript: URL",
+      { layout: "closing", content: { title: "Bye", ctaLabel: "Go", ctaUrl: "javascript:alert(1)" } },
+      'slides[0].content.ctaUrl: scheme "javascript:" is not allowed',
+    ],
+    [
+      "obfuscated javascript: URL",
+      { layout: "closing", content: { title: "Bye", website: "java\tscript:alert(1)" } },
+      "slides[0].content.website: must not contain spaces or control characters",
+    ],
+    [
+      "protocol-relative URL",
+      { layout: "closing", content: { title: "Bye", website: "//evil.example" } },
+      "protocol-relative URLs are not allowed",
+    ],
+    [
+      "fractional cents",
+      { layout: "pricing", content: { plans: [{ name: "A", price: 10.5 }] } },
+      "slides[0].content.plans[0].price: price is in whole cents (got number 10.5)",
+    ],
+    [
+      "too many plans",
+      { layout: "pricing", content: { plans: Array.from({ length: 5 }, () => ({ name: "P" })) } },
+      "slides[0].content.plans: at most 4 plans",
+    ],
+    [
+      "nested unknown field",
+      { layout: "two_columns", content: { left: { heading: "a", onclick: "x" }, right: {} } },
+      'slides[0].content.left.onclick: unknown field "onclick"; slides[0].content.left takes heading, body, bullets',
+    ],
     ["notes with control characters", { layout: "title", content: { title: "x" }, notes: "a\u0007b" }, "notes"],
   ];
   for (const [label, slide, msg] of bad)
@@ -94,7 +153,9 @@ describe("decks_create", () => {
     });
 
   test("content that is not an object is refused by the schema", async () => {
-    expect((await errorOf(() => w.t("decks_create", { title: "Bad", slides: [{ layout: "title", content: "x" }] }))).message).toContain("slides.0.content");
+    expect(
+      (await errorOf(() => w.t("decks_create", { title: "Bad", slides: [{ layout: "title", content: "x" }] }))).message,
+    ).toContain("slides.0.content");
   });
 
   test("an unknown layout is refused by the schema", async () => {
@@ -103,13 +164,28 @@ describe("decks_create", () => {
   });
 
   test("images: another company's media id answers like a missing one; non-images are refused; nothing is written", async () => {
-    const foreign = await errorOf(() => w.t("decks_create", { title: "X", slides: [{ layout: "image", content: { imageId: w.foreignPng } }] }));
-    const missing = await errorOf(() => w.t("decks_create", { title: "X", slides: [{ layout: "image", content: { imageId: 999_999 } }] }));
+    const foreign = await errorOf(() =>
+      w.t("decks_create", { title: "X", slides: [{ layout: "image", content: { imageId: w.foreignPng } }] }),
+    );
+    const missing = await errorOf(() =>
+      w.t("decks_create", { title: "X", slides: [{ layout: "image", content: { imageId: 999_999 } }] }),
+    );
     expect(foreign.code).toBe("not_found");
-    expect(foreign.message).toBe(`slides[0].content.imageId: media ${w.foreignPng} not found in Acme's sites (media_list shows their ids).`);
-    expect(missing.message).toBe("slides[0].content.imageId: media 999999 not found in Acme's sites (media_list shows their ids).");
-    const team = await errorOf(() => w.t("decks_create", { title: "X", slides: [{ layout: "team", content: { members: [{ name: "A" }, { name: "B", imageId: w.doc }] } }] }));
-    expect(team.message).toBe(`slides[0].content.members[1].imageId: media ${w.doc} is a application/pdf file, not an image.`);
+    expect(foreign.message).toBe(
+      `slides[0].content.imageId: media ${w.foreignPng} not found in Acme's sites (media_list shows their ids).`,
+    );
+    expect(missing.message).toBe(
+      "slides[0].content.imageId: media 999999 not found in Acme's sites (media_list shows their ids).",
+    );
+    const team = await errorOf(() =>
+      w.t("decks_create", {
+        title: "X",
+        slides: [{ layout: "team", content: { members: [{ name: "A" }, { name: "B", imageId: w.doc }] } }],
+      }),
+    );
+    expect(team.message).toBe(
+      `slides[0].content.members[1].imageId: media ${w.doc} is a application/pdf file, not an image.`,
+    );
     expect(await count()).toBe(0);
     expect(await w.events()).toEqual([]);
   });
@@ -124,17 +200,31 @@ describe("decks_create", () => {
     expect(a.slug).toBe("acme-pitch");
     const mine = await errorOf(() => w.t("decks_create", { title: "B", slug: "acme-pitch" }));
     expect(mine.code).toBe("conflict");
-    expect(mine.message).toBe(`The address /d/acme-pitch is already taken by deck ${a.id} ("A"). Choose another slug, or omit it to have one made.`);
+    expect(mine.message).toBe(
+      `The address /d/acme-pitch is already taken by deck ${a.id} ("A"). Choose another slug, or omit it to have one made.`,
+    );
     const rival = w.ctx({ company: "other" });
-    await w.deps.db.insert((await import("../../src/core/tables")).memberships).values({ companyId: w.otherCompanyId, userId: rival.principal.userId, role: "owner" });
-    const theirs = await errorOf(() => w.t("decks_create", { title: "Theirs", slug: "acme-pitch", siteId: w.otherSiteId }, rival));
-    expect(theirs.message).toBe("The address /d/acme-pitch is already taken. Choose another slug, or omit it to have one made.");
+    await w.deps.db
+      .insert((await import("../../src/core/tables")).memberships)
+      .values({ companyId: w.otherCompanyId, userId: rival.principal.userId, role: "owner" });
+    const theirs = await errorOf(() =>
+      w.t("decks_create", { title: "Theirs", slug: "acme-pitch", siteId: w.otherSiteId }, rival),
+    );
+    expect(theirs.message).toBe(
+      "The address /d/acme-pitch is already taken. Choose another slug, or omit it to have one made.",
+    );
   });
 
   test("viewers and read-only credentials are refused by the verb itself", async () => {
-    expect((await errorOf(() => w.t("decks_create", { title: "X" }, w.ctx({ role: "viewer" })))).message).toContain("role in Acme is viewer");
-    expect((await errorOf(() => w.t("decks_create", { title: "X" }, w.ctx({ scopes: ["decks:read"] })))).message).toBe("This credential lacks the decks:write scope.");
-    expect((await errorOf(() => w.t("decks_list", {}, w.ctx({ scopes: ["sites:read"] })))).message).toBe("This credential lacks the decks:read scope.");
+    expect((await errorOf(() => w.t("decks_create", { title: "X" }, w.ctx({ role: "viewer" })))).message).toContain(
+      "role in Acme is viewer",
+    );
+    expect((await errorOf(() => w.t("decks_create", { title: "X" }, w.ctx({ scopes: ["decks:read"] })))).message).toBe(
+      "This credential lacks the decks:write scope.",
+    );
+    expect((await errorOf(() => w.t("decks_list", {}, w.ctx({ scopes: ["sites:read"] })))).message).toBe(
+      "This credential lacks the decks:read scope.",
+    );
     expect(await count()).toBe(0);
   });
 });
@@ -145,19 +235,37 @@ describe("reading", () => {
     const byId = await w.t("decks_get", { id: d.id });
     const bySlug = await w.t("decks_get", { slug: d.slug });
     expect(bySlug).toEqual(byId);
-    expect(byId).toMatchObject({ title: "Read me", status: "draft", slideCount: 2, url: null, published: null, approval: null, placeholders: [] });
+    expect(byId).toMatchObject({
+      title: "Read me",
+      status: "draft",
+      slideCount: 2,
+      url: null,
+      published: null,
+      approval: null,
+      placeholders: [],
+    });
     expect(byId.slides).toEqual([
       { id: d.slides[0].id, position: 1, layout: "title", title: "A new shop for Harbor Coffee", hasNotes: true },
       { id: d.slides[1].id, position: 2, layout: "title_body", title: "What we heard", hasNotes: false },
     ]);
     expect(byId.slides[0].content).toBeUndefined();
     const other = w.ctx({ company: "other" });
-    expect((await errorOf(() => w.t("decks_get", { id: d.id }, other))).message).toBe(`Deck ${d.id} not found in Rival.`);
+    expect((await errorOf(() => w.t("decks_get", { id: d.id }, other))).message).toBe(
+      `Deck ${d.id} not found in Rival.`,
+    );
     expect((await errorOf(() => w.t("decks_get", {}))).message).toBe("Give exactly one of id or slug.");
   });
 
   test("include html renders every slide escaped; the theme comes from the brand profile", async () => {
-    const d = await w.t("decks_create", { title: "T", slides: [{ layout: "title_body", content: { title: "<script>alert(1)</script>", bullets: ['"><img src=x onerror=alert(2)>'] } }] });
+    const d = await w.t("decks_create", {
+      title: "T",
+      slides: [
+        {
+          layout: "title_body",
+          content: { title: "<script>alert(1)</script>", bullets: ['"><img src=x onerror=alert(2)>'] },
+        },
+      ],
+    });
     const g = await w.t("decks_get", { id: d.id, include: ["html"] });
     expect(g.html).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
     expect(g.html).toContain("&quot;&gt;&lt;img src=x onerror=alert(2)&gt;");
@@ -172,21 +280,46 @@ describe("reading", () => {
     w.clock.advance(1000);
     const b = await w.t("decks_create", { title: "Beta template", isTemplate: true });
     w.clock.advance(1000);
-    const c = await w.t("decks_create", { title: "Gamma pitch", siteId: w.site2Id, slides: everyLayout(w).slice(0, 3) });
+    const c = await w.t("decks_create", {
+      title: "Gamma pitch",
+      siteId: w.site2Id,
+      slides: everyLayout(w).slice(0, 3),
+    });
     const all = await w.t("decks_list", {});
     expect(all.items.map((x: any) => x.id)).toEqual([c.id, b.id, a.id]);
-    expect(all.items[0]).toMatchObject({ slideCount: 3, status: "draft", isTemplate: false, siteId: w.site2Id, url: null });
+    expect(all.items[0]).toMatchObject({
+      slideCount: 3,
+      status: "draft",
+      isTemplate: false,
+      siteId: w.site2Id,
+      url: null,
+    });
     expect((await w.t("decks_list", { template: true })).items.map((x: any) => x.id)).toEqual([b.id]);
     expect((await w.t("decks_list", { siteId: w.site2Id })).items.map((x: any) => x.id)).toEqual([c.id]);
     expect((await w.t("decks_list", { search: "PITCH" })).items.map((x: any) => x.id)).toEqual([c.id, a.id]);
-    expect(await w.t("decks_list", { limit: 2, offset: 0 })).toMatchObject({ total: 3, limit: 2, offset: 0, nextOffset: 2 });
+    expect(await w.t("decks_list", { limit: 2, offset: 0 })).toMatchObject({
+      total: 3,
+      limit: 2,
+      offset: 0,
+      nextOffset: 2,
+    });
     expect((await w.t("decks_list", {}, w.ctx({ company: "other" }))).total).toBe(0);
     expect((await errorOf(() => w.t("decks_list", { siteId: w.otherSiteId }))).code).toBe("not_found");
   });
 
   test("deck_layouts_list describes every layout with its fields and an example that validates", async () => {
     const ref = await w.t("deck_layouts_list", {});
-    expect(ref.map((l: any) => l.layout)).toEqual(["title", "title_body", "two_columns", "image", "quote", "metrics", "pricing", "team", "closing"]);
+    expect(ref.map((l: any) => l.layout)).toEqual([
+      "title",
+      "title_body",
+      "two_columns",
+      "image",
+      "quote",
+      "metrics",
+      "pricing",
+      "team",
+      "closing",
+    ]);
     const pricing = ref.find((l: any) => l.layout === "pricing");
     expect(pricing.fields.required).toEqual(["plans"]);
     expect(pricing.fields.properties.plans.items.properties.price).toMatchObject({ type: "integer", minimum: 0 });
@@ -201,10 +334,28 @@ describe("reading", () => {
 describe("decks_update", () => {
   test("changes fields, bumps the revision, and says what changed", async () => {
     const d = await w.t("decks_create", { title: "Old" });
-    const u = await w.t("decks_update", { id: d.id, title: "New", description: "For Harbor", siteId: w.site2Id, slug: "new-slug" });
-    expect(u).toEqual({ id: d.id, slug: "new-slug", status: "draft", revision: 2, fields: ["title", "slug", "description", "siteId"] });
+    const u = await w.t("decks_update", {
+      id: d.id,
+      title: "New",
+      description: "For Harbor",
+      siteId: w.site2Id,
+      slug: "new-slug",
+    });
+    expect(u).toEqual({
+      id: d.id,
+      slug: "new-slug",
+      status: "draft",
+      revision: 2,
+      fields: ["title", "slug", "description", "siteId"],
+    });
     const [ev] = await w.events("deck.updated");
-    expect(ev!.data).toEqual({ deckId: d.id, slug: "new-slug", title: "New", fields: ["title", "slug", "description", "siteId"], revision: 2 });
+    expect(ev!.data).toEqual({
+      deckId: d.id,
+      slug: "new-slug",
+      title: "New",
+      fields: ["title", "slug", "description", "siteId"],
+      revision: 2,
+    });
     expect((await errorOf(() => w.t("decks_update", { id: d.id, siteId: w.otherSiteId }))).code).toBe("not_found");
   });
 
@@ -214,7 +365,9 @@ describe("decks_update", () => {
     const e = await errorOf(() => w.t("decks_update", { id: d.id, slug: "elsewhere" }));
     expect(e.code).toBe("conflict");
     expect(e.message).toContain(`is live at /d/${d.slug}`);
-    expect((await errorOf(() => w.t("decks_update", { id: d.id, isTemplate: true }))).message).toContain("a template is never published");
+    expect((await errorOf(() => w.t("decks_update", { id: d.id, isTemplate: true }))).message).toContain(
+      "a template is never published",
+    );
     // The same slug again is no change of address.
     expect((await w.t("decks_update", { id: d.id, slug: d.slug, title: "Live!" })).fields).toEqual(["title", "slug"]);
   });
@@ -240,16 +393,42 @@ describe("publishing through approval", () => {
     expect(p.approval).toMatchObject({ linkType: "entity", status: "pending" });
     expect(p.approval.token).toMatch(/^[0-9a-f]{64}$/);
     const [req] = await w.events("deck.publish_requested");
-    expect(req!.data).toEqual({ deckId: d.id, slug: d.slug, title: "Pitch", version: 1, approvalId: p.approval.id, requestedByUserId: w.owner.principal.userId, slideCount: 9 });
+    expect(req!.data).toEqual({
+      deckId: d.id,
+      slug: d.slug,
+      title: "Pitch",
+      version: 1,
+      approvalId: p.approval.id,
+      requestedByUserId: w.owner.principal.userId,
+      slideCount: 9,
+    });
 
     const result = await w.approve(p.approval);
-    expect(result).toEqual({ deckId: d.id, slug: d.slug, status: "published", version: 1, url: `http://127.0.0.1:8787/d/${d.slug}` });
+    expect(result).toEqual({
+      deckId: d.id,
+      slug: d.slug,
+      status: "published",
+      version: 1,
+      url: `http://127.0.0.1:8787/d/${d.slug}`,
+    });
     const [pub] = await w.events("deck.published");
-    expect(pub!.data).toMatchObject({ deckId: d.id, version: 1, decidedBy: "Rita Reviewer", approvalId: p.approval.id, requestedByUserId: w.owner.principal.userId });
+    expect(pub!.data).toMatchObject({
+      deckId: d.id,
+      version: 1,
+      decidedBy: "Rita Reviewer",
+      approvalId: p.approval.id,
+      requestedByUserId: w.owner.principal.userId,
+    });
     expect(pub!.userId).toBeNull();
 
     let g = await w.t("decks_get", { id: d.id });
-    expect(g).toMatchObject({ status: "published", url: `http://127.0.0.1:8787/d/${d.slug}`, pdfUrl: `http://127.0.0.1:8787/d/${d.slug}.pdf`, published: { version: 1, hasUnpublishedChanges: false }, approval: { status: "approved" } });
+    expect(g).toMatchObject({
+      status: "published",
+      url: `http://127.0.0.1:8787/d/${d.slug}`,
+      pdfUrl: `http://127.0.0.1:8787/d/${d.slug}.pdf`,
+      published: { version: 1, hasUnpublishedChanges: false },
+      approval: { status: "approved" },
+    });
 
     // Editing the draft leaves the live version alone.
     await w.t("slides_update", { deckId: d.id, id: d.slides[0].id, content: { title: "A better title" } });
@@ -272,8 +451,12 @@ describe("publishing through approval", () => {
     const now = await w.t("decks_get", { id: d.id, version: "published", include: ["slides"] });
     expect(now.version).toBe(3);
     expect(now.slides[0].content.title).toBe("A better title");
-    expect((await w.t("decks_publish", { id: d.id })).message).toBe("Nothing to publish: the live version is this draft already.");
-    expect((await w.deps.db.select().from(deckVersions).where(eq(deckVersions.deckId, d.id))).map((v) => v.number)).toEqual([1, 2, 3]);
+    expect((await w.t("decks_publish", { id: d.id })).message).toBe(
+      "Nothing to publish: the live version is this draft already.",
+    );
+    expect(
+      (await w.deps.db.select().from(deckVersions).where(eq(deckVersions.deckId, d.id))).map((v) => v.number),
+    ).toEqual([1, 2, 3]);
   });
 
   test("a newer request supersedes the older one: only the latest proposal can be approved", async () => {
@@ -289,13 +472,20 @@ describe("publishing through approval", () => {
   test("rejecting a first publication returns the deck to draft", async () => {
     const d = await w.t("decks_create", { title: "Nope", slides: everyLayout(w).slice(0, 1) });
     await w.reject((await w.t("decks_publish", { id: d.id })).approval);
-    expect(await w.t("decks_get", { id: d.id })).toMatchObject({ status: "draft", approval: { status: "rejected", comment: "Not yet" } });
+    expect(await w.t("decks_get", { id: d.id })).toMatchObject({
+      status: "draft",
+      approval: { status: "rejected", comment: "Not yet" },
+    });
   });
 
   const refusals: [string, Record<string, unknown>, string][] = [
     ["a template", { isTemplate: true, slides: [{ layout: "title", content: { title: "T" } }] }, "is a template"],
     ["an empty deck", {}, "has no slides yet"],
-    ["unfilled placeholders", { slides: [{ layout: "title", content: { title: "For {{client}}" }, notes: "Mention {{ champion }}" }] }, "still has unfilled placeholders: {{client}} (slide 1 title); {{champion}} (slide 1 notes)"],
+    [
+      "unfilled placeholders",
+      { slides: [{ layout: "title", content: { title: "For {{client}}" }, notes: "Mention {{ champion }}" }] },
+      "still has unfilled placeholders: {{client}} (slide 1 title); {{champion}} (slide 1 notes)",
+    ],
   ];
   for (const [label, extra, msg] of refusals)
     test(`publishing is refused for ${label}`, async () => {
@@ -380,7 +570,11 @@ describe("templates", () => {
       description: "Prepared for {{client}} by {{agency}}",
       isTemplate: true,
       slides: [
-        { layout: "title", content: { title: "A new shop for {{client}}", presenter: "{{agency}}" }, notes: "Ask {{champion}} about budget." },
+        {
+          layout: "title",
+          content: { title: "A new shop for {{client}}", presenter: "{{agency}}" },
+          notes: "Ask {{champion}} about budget.",
+        },
         { layout: "closing", content: { title: "Thank you, {{ client }}", email: "{{email}}" } },
       ],
     });
@@ -388,7 +582,10 @@ describe("templates", () => {
 
   test("fills every {{name}} into a new draft and reports unfilled and unknown names", async () => {
     const t = await template();
-    const f = await w.t("decks_fill_template", { id: t.id, variables: { client: "Harbor Coffee", agency: "Northwind", colour: "teal" } });
+    const f = await w.t("decks_fill_template", {
+      id: t.id,
+      variables: { client: "Harbor Coffee", agency: "Northwind", colour: "teal" },
+    });
     expect(f).toMatchObject({
       status: "draft",
       slideCount: 2,
@@ -401,7 +598,12 @@ describe("templates", () => {
     });
     expect(f.slug).toMatch(/^pitch-for-harbor-coffee-[0-9a-f]{6}$/);
     const g = await w.t("decks_get", { id: f.id, include: ["slides"] });
-    expect(g).toMatchObject({ title: "Pitch for Harbor Coffee", description: "Prepared for Harbor Coffee by Northwind", isTemplate: false, placeholders: ["champion", "email"] });
+    expect(g).toMatchObject({
+      title: "Pitch for Harbor Coffee",
+      description: "Prepared for Harbor Coffee by Northwind",
+      isTemplate: false,
+      placeholders: ["champion", "email"],
+    });
     expect(g.slides[0].content).toEqual({ title: "A new shop for Harbor Coffee", presenter: "Northwind" });
     expect(g.slides[0].notes).toBe("Ask {{champion}} about budget.");
     expect(g.slides[1].content.title).toBe("Thank you, Harbor Coffee");
@@ -414,10 +616,22 @@ describe("templates", () => {
   test("strict refuses unfilled or unknown names and creates nothing", async () => {
     const t = await template();
     const before = await count();
-    const e = await errorOf(() => w.t("decks_fill_template", { id: t.id, strict: true, variables: { client: "Harbor", agency: "NW", email: "a@b.example", extra: "x" } }));
-    expect(e.message).toBe("unfilled: {{champion}} (slide 1 notes). unknown (not in the template): extra. Nothing was created.");
+    const e = await errorOf(() =>
+      w.t("decks_fill_template", {
+        id: t.id,
+        strict: true,
+        variables: { client: "Harbor", agency: "NW", email: "a@b.example", extra: "x" },
+      }),
+    );
+    expect(e.message).toBe(
+      "unfilled: {{champion}} (slide 1 notes). unknown (not in the template): extra. Nothing was created.",
+    );
     expect(await count()).toBe(before);
-    const ok = await w.t("decks_fill_template", { id: t.id, strict: true, variables: { client: "Harbor", agency: "NW", email: "a@b.example", champion: "Maya" } });
+    const ok = await w.t("decks_fill_template", {
+      id: t.id,
+      strict: true,
+      variables: { client: "Harbor", agency: "NW", email: "a@b.example", champion: "Maya" },
+    });
     expect(ok.unfilled).toEqual([]);
     // Fully filled, the new deck can be published.
     expect((await w.t("decks_publish", { id: ok.id })).status).toBe("pending");
@@ -427,7 +641,9 @@ describe("templates", () => {
     const t = await template();
     const long = await errorOf(() => w.t("decks_fill_template", { id: t.id, variables: { client: "x".repeat(200) } }));
     expect(long.message).toContain("The filled title is 210 characters");
-    const email = await errorOf(() => w.t("decks_fill_template", { id: t.id, title: "Fine", variables: { email: "not an email" } }));
+    const email = await errorOf(() =>
+      w.t("decks_fill_template", { id: t.id, title: "Fine", variables: { email: "not an email" } }),
+    );
     expect(email.message).toContain("slide 2 after filling.content.email: an email address");
     const f = await w.t("decks_fill_template", { id: t.id, variables: { client: "<script>alert(1)</script>" } });
     const g = await w.t("decks_get", { id: f.id, include: ["slides", "html"] });
@@ -437,7 +653,9 @@ describe("templates", () => {
 
   test("variable names must look like placeholders", async () => {
     const t = await template();
-    expect((await errorOf(() => w.t("decks_fill_template", { id: t.id, variables: { "{{client}}": "x" } }))).message).toContain("is not a placeholder name");
+    expect(
+      (await errorOf(() => w.t("decks_fill_template", { id: t.id, variables: { "{{client}}": "x" } }))).message,
+    ).toContain("is not a placeholder name");
   });
 });
 
@@ -464,12 +682,22 @@ describe("decks_replace_text", () => {
   });
 
   test("no match writes nothing; a replacement that breaks a field is refused", async () => {
-    const d = await w.t("decks_create", { title: "T", slides: [{ layout: "closing", content: { title: "Bye", ctaLabel: "Go", ctaUrl: "https://example.com/LINK" } }] });
+    const d = await w.t("decks_create", {
+      title: "T",
+      slides: [{ layout: "closing", content: { title: "Bye", ctaLabel: "Go", ctaUrl: "https://example.com/LINK" } }],
+    });
     const before = commits(w.deps);
-    expect(await w.t("decks_replace_text", { id: d.id, find: "zzz", replace: "y" })).toMatchObject({ replaced: 0, revision: 1 });
+    expect(await w.t("decks_replace_text", { id: d.id, find: "zzz", replace: "y" })).toMatchObject({
+      replaced: 0,
+      revision: 1,
+    });
     expect(commits(w.deps)).toBe(before);
-    const e = await errorOf(() => w.t("decks_replace_text", { id: d.id, find: "https://example.com/LINK", replace: "javascript:alert(1)" }));
+    const e = await errorOf(() =>
+      w.t("decks_replace_text", { id: d.id, find: "https://example.com/LINK", replace: "javascript:alert(1)" }),
+    );
     expect(e.message).toContain('slide 1 after replacing.content.ctaUrl: scheme "javascript:" is not allowed');
-    expect((await w.t("decks_get", { id: d.id, include: ["slides"] })).slides[0].content.ctaUrl).toBe("https://example.com/LINK");
+    expect((await w.t("decks_get", { id: d.id, include: ["slides"] })).slides[0].content.ctaUrl).toBe(
+      "https://example.com/LINK",
+    );
   });
 });

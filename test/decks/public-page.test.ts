@@ -19,7 +19,13 @@ afterAll(async () => {
 });
 
 async function live(title: string) {
-  const d = await w.ok(w.owner, "decks_create", { title, slides: [{ layout: "title", content: { title } }, { layout: "closing", content: { title: "Thanks" } }] });
+  const d = await w.ok(w.owner, "decks_create", {
+    title,
+    slides: [
+      { layout: "title", content: { title } },
+      { layout: "closing", content: { title: "Thanks" } },
+    ],
+  });
   const p = await w.ok(w.owner, "decks_publish", { id: d.id });
   await w.ok(w.colleague, "approvals_approve", { id: p.approval.id });
   return d as { id: number; slug: string; slides: { id: number }[] };
@@ -35,7 +41,14 @@ test("headers: strict CSP with this response's nonce, no framing, no caching by 
   expect(a.status).toBe(200);
   expect(ha.get("content-type")).toBe("text/html; charset=UTF-8");
   const csp = ha.get("content-security-policy")!;
-  for (const part of ["default-src 'none'", "script-src 'nonce-", "form-action 'none'", "frame-ancestors 'none'", "base-uri 'none'"]) expect(csp).toContain(part);
+  for (const part of [
+    "default-src 'none'",
+    "script-src 'nonce-",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ])
+    expect(csp).toContain(part);
   expect(csp).not.toMatch(/script-src[^;]*unsafe/);
   const nonce = /'nonce-([0-9a-f]{32})'/.exec(csp)![1]!;
   expect(hb.get("content-security-policy")).not.toContain(nonce);
@@ -86,9 +99,14 @@ test("a new version, a take-down and a deletion are served by the very next requ
 });
 
 test("a changed slug moves the address; the old one is gone", async () => {
-  const d = await w.ok(w.owner, "decks_create", { title: "Moving", slides: [{ layout: "title", content: { title: "Moving" } }] });
+  const d = await w.ok(w.owner, "decks_create", {
+    title: "Moving",
+    slides: [{ layout: "title", content: { title: "Moving" } }],
+  });
   await w.ok(w.owner, "decks_update", { id: d.id, slug: "moved-here" });
-  await w.ok(w.colleague, "approvals_approve", { id: (await w.ok(w.owner, "decks_publish", { id: d.id })).approval.id });
+  await w.ok(w.colleague, "approvals_approve", {
+    id: (await w.ok(w.owner, "decks_publish", { id: d.id })).approval.id,
+  });
   expect((await fetch(`${s.url}/d/moved-here`)).status).toBe(200);
   expect((await fetch(`${s.url}/d/${d.slug}`)).status).toBe(404);
 });

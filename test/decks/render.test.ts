@@ -43,15 +43,46 @@ describe("HTML", () => {
       [
         {
           layout: "closing",
-          content: { title: `<script>alert(1)</script>`, ctaLabel: "Go", ctaUrl: "javascript:alert(1)", website: "data:text/html,<script>", email: `x"onmouseover="alert(1)` },
+          content: {
+            title: `<script>alert(1)</script>`,
+            ctaLabel: "Go",
+            ctaUrl: "javascript:alert(1)",
+            website: "data:text/html,<script>",
+            email: `x"onmouseover="alert(1)`,
+          },
           notes: null,
           images: {},
         },
-        { layout: "image", content: { imageId: 5 }, notes: null, images: { "5": { url: "javascript:alert(1)", alt: `"><svg onload=alert(1)>`, width: 1, height: 1, mimeType: "image/png", storageKey: null } } },
-        { layout: "pricing", content: { currency: `USD"><b>`, plans: [{ name: "<i>x</i>", price: 100 }] }, notes: null, images: {} },
+        {
+          layout: "image",
+          content: { imageId: 5 },
+          notes: null,
+          images: {
+            "5": {
+              url: "javascript:alert(1)",
+              alt: `"><svg onload=alert(1)>`,
+              width: 1,
+              height: 1,
+              mimeType: "image/png",
+              storageKey: null,
+            },
+          },
+        },
+        {
+          layout: "pricing",
+          content: { currency: `USD"><b>`, plans: [{ name: "<i>x</i>", price: 100 }] },
+          notes: null,
+          images: {},
+        },
         { layout: "team", content: { members: [{ name: "<img src=x onerror=alert(1)>" }] }, notes: null, images: {} },
       ] as any,
-      { ...THEME, primary: `red;}</style><script>alert(1)</script>`, headingFont: "x;background:url(javascript:alert(1))", radius: "1px;behavior:url(x)", logo: { url: "javascript:alert(1)", alt: "x", mimeType: null, storageKey: null } },
+      {
+        ...THEME,
+        primary: `red;}</style><script>alert(1)</script>`,
+        headingFont: "x;background:url(javascript:alert(1))",
+        radius: "1px;behavior:url(x)",
+        logo: { url: "javascript:alert(1)", alt: "x", mimeType: null, storageKey: null },
+      },
       { anchors: true },
     );
     expect(html).not.toMatch(/<script|<svg|<b>|<i>|javascript:|data:text/);
@@ -64,16 +95,25 @@ describe("HTML", () => {
     expect(html).toContain("$1"); // an unknown currency falls back to USD
     // The theme attribute keeps only checked values: the defaults stand in for the rest.
     const style = /style="([^"]*)"/.exec(html)![1]!;
-    expect(style).toBe("--dk-primary:#2563eb;--dk-secondary:#1e40af;--dk-accent:#f59e0b;--dk-bg:#ffffff;--dk-text:#111827;--dk-on-primary:#ffffff;--dk-head:system-ui,sans-serif;--dk-body:system-ui,sans-serif;--dk-radius:12px");
+    expect(style).toBe(
+      "--dk-primary:#2563eb;--dk-secondary:#1e40af;--dk-accent:#f59e0b;--dk-bg:#ffffff;--dk-text:#111827;--dk-on-primary:#ffffff;--dk-head:system-ui,sans-serif;--dk-body:system-ui,sans-serif;--dk-radius:12px",
+    );
   });
 
   test("a brand's font names with quotes survive as escaped attribute text", () => {
-    expect(themeStyle({ ...THEME, headingFont: `"Fraunces", Georgia` })).toContain(`--dk-head:"Fraunces", Georgia,system-ui,sans-serif`);
-    expect(renderDeck([], { ...THEME, headingFont: `"Fraunces", Georgia` })).toContain("--dk-head:&quot;Fraunces&quot;, Georgia,system-ui");
+    expect(themeStyle({ ...THEME, headingFont: `"Fraunces", Georgia` })).toContain(
+      `--dk-head:"Fraunces", Georgia,system-ui,sans-serif`,
+    );
+    expect(renderDeck([], { ...THEME, headingFont: `"Fraunces", Georgia` })).toContain(
+      "--dk-head:&quot;Fraunces&quot;, Georgia,system-ui",
+    );
   });
 
   test("slides are numbered, labelled for screen readers, anchored only on the public page", () => {
-    const slides = [{ layout: "title", content: { title: "One" }, notes: "n", images: {} }, { layout: "quote", content: { quote: "Two" }, notes: null, images: {} }] as any;
+    const slides = [
+      { layout: "title", content: { title: "One" }, notes: "n", images: {} },
+      { layout: "quote", content: { quote: "Two" }, notes: null, images: {} },
+    ] as any;
     const pub = renderDeck(slides, THEME, { anchors: true });
     expect(pub).toContain('id="1" role="group" aria-roledescription="slide" aria-label="Slide 1 of 2: One"');
     expect(pub).toContain('id="2"');
@@ -85,14 +125,19 @@ describe("HTML", () => {
   });
 
   test("multi-line text becomes paragraphs and line breaks", () => {
-    const html = renderDeck([{ layout: "title_body", content: { title: "T", body: "a\nb\n\n\nc" }, notes: null, images: {} }] as any, THEME);
+    const html = renderDeck(
+      [{ layout: "title_body", content: { title: "T", body: "a\nb\n\n\nc" }, notes: null, images: {} }] as any,
+      THEME,
+    );
     expect(html).toContain('<p class="dk-text">a<br>b</p><p class="dk-text">c</p>');
   });
 });
 
 describe("outline", () => {
   test("numbered lists are bullets; a slide without a heading takes its first line as title", () => {
-    expect(slidesFromOutline("Opening line\n1. one\n2) two")).toEqual([{ layout: "title_body", content: { title: "Opening line", bullets: ["one", "two"] } }]);
+    expect(slidesFromOutline("Opening line\n1. one\n2) two")).toEqual([
+      { layout: "title_body", content: { title: "Opening line", bullets: ["one", "two"] } },
+    ]);
   });
   test("a quote without an author keeps all of it; an empty outline is refused", () => {
     expect(slidesFromOutline("> Just words")).toEqual([{ layout: "quote", content: { quote: "Just words" } }]);
@@ -105,7 +150,14 @@ describe("PDF text", () => {
     const bytes = await deckPdf({ blobs: { read: async () => null } } as unknown as Deps, {
       title: "T",
       theme: THEME,
-      slides: [{ layout: "title_body", content: { title: "Café “déjà vu” – 5 €", body: "Tokyo 東京 → next ✓" }, notes: null, images: {} }],
+      slides: [
+        {
+          layout: "title_body",
+          content: { title: "Café “déjà vu” – 5 €", body: "Tokyo 東京 → next ✓" },
+          notes: null,
+          images: {},
+        },
+      ],
     });
     const { text } = await extractText(await getDocumentProxy(bytes), { mergePages: true });
     expect(text).toContain("Café “déjà vu” – 5 €");

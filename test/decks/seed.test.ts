@@ -49,7 +49,9 @@ test("the published deck is served with its pictures, and as a PDF of 10 pages",
     expect(img.headers.get("content-type")).toBe("image/png");
     await img.arrayBuffer();
   }
-  const pdf = await getDocumentProxy(new Uint8Array(await (await fetch(`${s.url}/d/${DEMO_DECK_SLUG}.pdf`)).arrayBuffer()));
+  const pdf = await getDocumentProxy(
+    new Uint8Array(await (await fetch(`${s.url}/d/${DEMO_DECK_SLUG}.pdf`)).arrayBuffer()),
+  );
   const { totalPages, text } = await extractText(pdf, { mergePages: false });
   expect(totalPages).toBe(10);
   expect(text[7]).toContain("$18,500");
@@ -58,13 +60,30 @@ test("the published deck is served with its pictures, and as a PDF of 10 pages",
 test("an agent of Northwind finds the decks, fills the template and cannot publish the draft with {{date}} open", async () => {
   const demo = (await s.deps.db.select().from(users).where(eq(users.email, "demo@plinth.dev")))[0]!;
   const northwind = (await s.deps.db.select({ id: decks.companyId }).from(decks).limit(1))[0]!.id;
-  const c = await mcpClient(s.url, (await mintMcpKey(s.deps, { userId: demo.id, scopes: ["decks:write"], companyIds: [northwind] })).key);
+  const c = await mcpClient(
+    s.url,
+    (await mintMcpKey(s.deps, { userId: demo.id, scopes: ["decks:write"], companyIds: [northwind] })).key,
+  );
   const list = (await callTool(c, "decks_list", {})).data;
   expect(list.total).toBe(3);
   const draft = list.items.find((d: any) => d.slug === "lakeside-bakery-online-ordering");
   expect((await callTool(c, "decks_get", { id: draft.id })).data.placeholders).toEqual(["date"]);
   expect((await callTool(c, "decks_publish", { id: draft.id })).text).toContain("{{date}}");
   const template = list.items.find((d: any) => d.isTemplate);
-  const filled = (await callTool(c, "decks_fill_template", { id: template.id, strict: true, variables: { client: "Tidewater Co-op", project: "Member app", presenter: "Priya Shah", date: "June", need1: "a", need2: "b", need3: "c" } })).data;
+  const filled = (
+    await callTool(c, "decks_fill_template", {
+      id: template.id,
+      strict: true,
+      variables: {
+        client: "Tidewater Co-op",
+        project: "Member app",
+        presenter: "Priya Shah",
+        date: "June",
+        need1: "a",
+        need2: "b",
+        need3: "c",
+      },
+    })
+  ).data;
   expect(filled).toMatchObject({ slideCount: 5, unfilled: [], unknown: [] });
 });

@@ -41,10 +41,17 @@ describe("retries and failures", () => {
     await deliver(w.deps);
     expect(w.smtp.messages).toHaveLength(6);
     expect(new Set(recipientsOf(w)).size).toBe(6);
-    for (const r of waiting) expect(w.smtp.messages.some((m) => messageIdOf(m.raw) === r.messageId && m.envelope.to[0] === r.email)).toBe(true);
+    for (const r of waiting)
+      expect(w.smtp.messages.some((m) => messageIdOf(m.raw) === r.messageId && m.envelope.to[0] === r.email)).toBe(
+        true,
+      );
     await w.flush();
     expect((await w.t("email_campaigns_get", { id: second.campaignId })).status).toBe("sent");
-    expect(await w.t("email_campaigns_stats", { id: second.campaignId })).toMatchObject({ recipients: 6, delivered: 6, failed: 0 });
+    expect(await w.t("email_campaigns_stats", { id: second.campaignId })).toMatchObject({
+      recipients: 6,
+      delivered: 6,
+      failed: 0,
+    });
   });
 
   test("a server that goes away mid-campaign: the rest is retried when it is back, nobody twice", async () => {
@@ -60,7 +67,9 @@ describe("retries and failures", () => {
     w.clock.advance(1000);
     await deliver(w.deps);
     const failed = await w.deps.db.select().from(emailSends).where(eq(emailSends.attempts, 1));
-    expect(failed.filter((r) => r.status === "queued" && /ECONNREFUSED|ECONNECTION/.test(r.smtpResponse ?? ""))).toHaveLength(10);
+    expect(
+      failed.filter((r) => r.status === "queued" && /ECONNREFUSED|ECONNECTION/.test(r.smtpResponse ?? "")),
+    ).toHaveLength(10);
     closeMailTransport();
     w.deps.config.smtpUrl = good;
     await w.flush(500);
@@ -75,14 +84,27 @@ describe("retries and failures", () => {
     await w.t("email_campaigns_send", { id: campaignId });
     await w.flush();
     expect(recipientsOf(w)).toEqual(["ok@example.com"]);
-    expect(await w.t("email_campaigns_stats", { id: campaignId })).toMatchObject({ recipients: 2, delivered: 1, bounced: 1 });
+    expect(await w.t("email_campaigns_stats", { id: campaignId })).toMatchObject({
+      recipients: 2,
+      delivered: 1,
+      bounced: 1,
+    });
     const sub = await w.t("email_subscribers_get", { email: "gone@example.com" });
-    expect(sub.lists).toEqual([{ listId, listName: expect.any(String), status: "bounced", confirmedAt: expect.any(String) }]);
+    expect(sub.lists).toEqual([
+      { listId, listName: expect.any(String), status: "bounced", confirmedAt: expect.any(String) },
+    ]);
     const rows = await w.deps.db.select().from(emailSends).where(eq(emailSends.email, "gone@example.com"));
     expect(rows[0]).toMatchObject({ status: "bounced", attempts: 1 });
-    expect((await w.events("email.subscription_changed")).map((e) => [e.data.email, e.data.to, e.data.source])).toContainEqual(["gone@example.com", "bounced", "bounce"]);
+    expect(
+      (await w.events("email.subscription_changed")).map((e) => [e.data.email, e.data.to, e.data.source]),
+    ).toContainEqual(["gone@example.com", "bounced", "bounce"]);
     // The next campaign to that list skips the bounced address.
-    const next = await w.t("email_campaigns_create", { name: "Next", subject: "Again", html: "<p>x</p>", listIds: [listId] });
+    const next = await w.t("email_campaigns_create", {
+      name: "Next",
+      subject: "Again",
+      html: "<p>x</p>",
+      listIds: [listId],
+    });
     expect(next.audience).toBe(1);
   });
 
@@ -92,7 +114,12 @@ describe("retries and failures", () => {
     await w.t("email_campaigns_send", { id: campaignId });
     w.smtp.failNext([554, "5.7.1 Message rejected as spam"]);
     await w.flush();
-    expect(await w.t("email_campaigns_stats", { id: campaignId })).toMatchObject({ recipients: 2, delivered: 1, failed: 1, bounced: 0 });
+    expect(await w.t("email_campaigns_stats", { id: campaignId })).toMatchObject({
+      recipients: 2,
+      delivered: 1,
+      failed: 1,
+      bounced: 0,
+    });
     const r = await w.t("email_campaigns_recipients", { id: campaignId, status: "failed" });
     expect(r.items[0].smtpResponse).toContain("554");
   });

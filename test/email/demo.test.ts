@@ -29,12 +29,30 @@ beforeAll(async () => {
   const store = await openTestStore();
   dataDir = mkdtempSync(join(tmpdir(), "plinth-email-demo-"));
   const config = { ...loadConfig({ "data-dir": dataDir }, {}), ...(await testMediaConfig(store.engine === "pg")) };
-  deps = { store, db: store.db, config, clock: new ManualClock(new Date("2031-03-15T12:00:00Z")), redis: null, blobs: openBlobStore({ config, store }) };
+  deps = {
+    store,
+    db: store.db,
+    config,
+    clock: new ManualClock(new Date("2031-03-15T12:00:00Z")),
+    redis: null,
+    blobs: openBlobStore({ config, store }),
+  };
   await seedDemo(deps);
   const harbor = (await deps.db.select().from(companies).where(eq(companies.name, "Harbor Coffee Roasters")))[0]!;
   const demo = (await deps.db.select().from(users).where(eq(users.email, "demo@plinth.dev")))[0]!;
   const company = { id: harbor.id, name: harbor.name, role: "admin" as const };
-  ctx = { deps, company, requestId: "t", principal: { userId: demo.id, credential: { kind: "cli", id: 0, name: "test" }, scopes: ["*"], companies: [company], requireCmsApproval: false } };
+  ctx = {
+    deps,
+    company,
+    requestId: "t",
+    principal: {
+      userId: demo.id,
+      credential: { kind: "cli", id: 0, name: "test" },
+      scopes: ["*"],
+      companies: [company],
+      requireCmsApproval: false,
+    },
+  };
 }, 60_000);
 afterAll(async () => {
   await deps?.store.close();
@@ -44,7 +62,11 @@ afterAll(async () => {
 test("Harbor's newsletter: 24 addresses, counted per status", async () => {
   const lists = await t("email_lists_list", {});
   expect(lists.items.map((l: any) => [l.name, l.optIn, l.counts])).toEqual([
-    ["Harbor Coffee Newsletter", "double", { unconfirmed: 1, subscribed: 19, unsubscribed: 2, bounced: 1, complained: 1 }],
+    [
+      "Harbor Coffee Newsletter",
+      "double",
+      { unconfirmed: 1, subscribed: 19, unsubscribed: 2, bounced: 1, complained: 1 },
+    ],
   ]);
 });
 
@@ -63,9 +85,15 @@ test("the October campaign's stats read as counted by hand", async () => {
     unsubscribeRate: 9.52,
   });
   const fb = await t("email_feedback_list", {});
-  expect(fb.items.map((f: any) => [f.kind, f.email, f.format])).toEqual([["complaint", "wren.doyle@example.com", "arf"]]);
+  expect(fb.items.map((f: any) => [f.kind, f.email, f.format])).toEqual([
+    ["complaint", "wren.doyle@example.com", "arf"],
+  ]);
   const h = await t("email_subscribers_history", { email: "theo.grant@example.com" });
-  expect(h.items[0]).toMatchObject({ campaignName: "October roast drop", status: "sent", openedAt: expect.any(String) });
+  expect(h.items[0]).toMatchObject({
+    campaignName: "October roast drop",
+    status: "sent",
+    openedAt: expect.any(String),
+  });
   expect(h.lists[0]).toMatchObject({ status: "unsubscribed" });
 });
 

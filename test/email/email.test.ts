@@ -25,7 +25,11 @@ describe("lists and subscribers", () => {
     const single = await w.t("email_lists_create", { name: "Offers", optIn: "single" });
     const double = await w.t("email_lists_create", { name: "Newsletter" });
     expect(double.optIn).toBe("double");
-    const r = await w.t("email_subscribers_add", { email: " Zoe@Example.COM ", name: "Zoë", listIds: [single.id, double.id] });
+    const r = await w.t("email_subscribers_add", {
+      email: " Zoe@Example.COM ",
+      name: "Zoë",
+      listIds: [single.id, double.id],
+    });
     expect(r.email).toBe("zoe@example.com");
     expect(r.lists).toEqual([
       { listId: single.id, listName: "Offers", status: "subscribed" },
@@ -66,7 +70,9 @@ describe("lists and subscribers", () => {
 
   test("racing adds of one address make one subscriber and one membership", async () => {
     const l = await w.t("email_lists_create", { name: "Offers", optIn: "single" });
-    const rs = await Promise.all(Array.from({ length: 8 }, () => w.t("email_subscribers_add", { email: "race@example.com", listIds: [l.id] })));
+    const rs = await Promise.all(
+      Array.from({ length: 8 }, () => w.t("email_subscribers_add", { email: "race@example.com", listIds: [l.id] })),
+    );
     expect(new Set(rs.map((r) => r.id)).size).toBe(1);
     expect(rs.filter((r) => r.created)).toHaveLength(1);
     expect((await w.deps.db.select().from(emailMemberships)).length).toBe(1);
@@ -99,9 +105,15 @@ describe("lists and subscribers", () => {
     const mine = await w.t("email_lists_create", { name: "Mine" });
     const foreign = await w.t("email_lists_create", { name: "Theirs" }, w.ctx({ company: "other" }));
     expect((await errorOf(() => w.t("email_lists_get", { id: foreign.id }))).code).toBe("not_found");
-    expect((await errorOf(() => w.t("email_subscribers_add", { email: "a@b.test", listIds: [mine.id, foreign.id] }))).code).toBe("not_found");
-    expect((await errorOf(() => w.t("email_lists_create", { name: "V" }, w.ctx({ role: "viewer" })))).code).toBe("forbidden");
-    expect((await errorOf(() => w.t("email_lists_create", { name: "R" }, w.ctx({ scopes: ["email:read"] })))).code).toBe("forbidden");
+    expect(
+      (await errorOf(() => w.t("email_subscribers_add", { email: "a@b.test", listIds: [mine.id, foreign.id] }))).code,
+    ).toBe("not_found");
+    expect((await errorOf(() => w.t("email_lists_create", { name: "V" }, w.ctx({ role: "viewer" })))).code).toBe(
+      "forbidden",
+    );
+    expect(
+      (await errorOf(() => w.t("email_lists_create", { name: "R" }, w.ctx({ scopes: ["email:read"] })))).code,
+    ).toBe("forbidden");
     expect((await errorOf(() => w.t("email_lists_create", { name: "Mine" }))).code).toBe("conflict");
   });
 });
@@ -110,23 +122,90 @@ describe("segments", () => {
   test("rules over fields, attributes and lists select exactly the hand-picked subscribers", async () => {
     const a = await w.t("email_lists_create", { name: "A", optIn: "single" });
     const b = await w.t("email_lists_create", { name: "B", optIn: "single" });
-    await w.t("email_subscribers_add", { email: "zoe@acme.test", name: "Zoë Ünal", attributes: { plan: "pro", seats: 12 }, listIds: [a.id] });
-    await w.t("email_subscribers_add", { email: "max@acme.test", name: "Max", attributes: { plan: "free", seats: 1 }, listIds: [a.id, b.id] });
-    await w.t("email_subscribers_add", { email: "li@other.test", name: "Li", attributes: { plan: "pro", seats: 3 }, listIds: [b.id] });
+    await w.t("email_subscribers_add", {
+      email: "zoe@acme.test",
+      name: "Zoë Ünal",
+      attributes: { plan: "pro", seats: 12 },
+      listIds: [a.id],
+    });
+    await w.t("email_subscribers_add", {
+      email: "max@acme.test",
+      name: "Max",
+      attributes: { plan: "free", seats: 1 },
+      listIds: [a.id, b.id],
+    });
+    await w.t("email_subscribers_add", {
+      email: "li@other.test",
+      name: "Li",
+      attributes: { plan: "pro", seats: 3 },
+      listIds: [b.id],
+    });
     await w.t("email_subscribers_add", { email: "no@acme.test", listIds: [] });
-    const count = async (rules: unknown) => (await w.t("email_segments_count", { rules })).sample.map((s: any) => s.email).sort();
-    expect(await count({ conditions: [{ field: "email", op: "ends_with", value: "@ACME.test" }] })).toEqual(["max@acme.test", "no@acme.test", "zoe@acme.test"]);
-    expect(await count({ conditions: [{ field: "name", op: "contains", value: "zoe unal" }] })).toEqual(["zoe@acme.test"]);
-    expect(await count({ conditions: [{ field: "attributes.seats", op: "gte", value: 3 }, { field: "attributes.plan", op: "eq", value: "pro" }] })).toEqual(["li@other.test", "zoe@acme.test"]);
-    expect(await count({ match: "any", conditions: [{ field: "list", op: "in", value: b.id }, { field: "attributes.plan", op: "not_exists" }] })).toEqual(["li@other.test", "max@acme.test", "no@acme.test"]);
-    expect(await count({ conditions: [{ field: "list", op: "in", value: a.id }, { field: "list", op: "not_in", value: b.id }] })).toEqual(["zoe@acme.test"]);
-    const bad = await errorOf(() => w.t("email_segments_create", { name: "X", rules: { conditions: [{ field: "crm.lifecycle", op: "eq", value: "lead" }] } }));
+    const count = async (rules: unknown) =>
+      (await w.t("email_segments_count", { rules })).sample.map((s: any) => s.email).sort();
+    expect(await count({ conditions: [{ field: "email", op: "ends_with", value: "@ACME.test" }] })).toEqual([
+      "max@acme.test",
+      "no@acme.test",
+      "zoe@acme.test",
+    ]);
+    expect(await count({ conditions: [{ field: "name", op: "contains", value: "zoe unal" }] })).toEqual([
+      "zoe@acme.test",
+    ]);
+    expect(
+      await count({
+        conditions: [
+          { field: "attributes.seats", op: "gte", value: 3 },
+          { field: "attributes.plan", op: "eq", value: "pro" },
+        ],
+      }),
+    ).toEqual(["li@other.test", "zoe@acme.test"]);
+    expect(
+      await count({
+        match: "any",
+        conditions: [
+          { field: "list", op: "in", value: b.id },
+          { field: "attributes.plan", op: "not_exists" },
+        ],
+      }),
+    ).toEqual(["li@other.test", "max@acme.test", "no@acme.test"]);
+    expect(
+      await count({
+        conditions: [
+          { field: "list", op: "in", value: a.id },
+          { field: "list", op: "not_in", value: b.id },
+        ],
+      }),
+    ).toEqual(["zoe@acme.test"]);
+    const bad = await errorOf(() =>
+      w.t("email_segments_create", {
+        name: "X",
+        rules: { conditions: [{ field: "crm.lifecycle", op: "eq", value: "lead" }] },
+      }),
+    );
     expect(bad.message).toContain("unknown CRM field");
     const foreignList = await w.t("email_lists_create", { name: "F" }, w.ctx({ company: "other" }));
-    expect((await errorOf(() => w.t("email_segments_create", { name: "X", rules: { conditions: [{ field: "list", op: "in", value: foreignList.id }] } }))).code).toBe("not_found");
+    expect(
+      (
+        await errorOf(() =>
+          w.t("email_segments_create", {
+            name: "X",
+            rules: { conditions: [{ field: "list", op: "in", value: foreignList.id }] },
+          }),
+        )
+      ).code,
+    ).toBe("not_found");
     // A campaign to list A narrowed by a "pro" segment reaches Zoë only.
-    const pro = await w.t("email_segments_create", { name: "Pro", rules: { conditions: [{ field: "attributes.plan", op: "eq", value: "pro" }] } });
-    const c = await w.t("email_campaigns_create", { name: "Pro only", subject: "Hi", html: "<p>Hi</p>", listIds: [a.id], segmentIds: [pro.id] });
+    const pro = await w.t("email_segments_create", {
+      name: "Pro",
+      rules: { conditions: [{ field: "attributes.plan", op: "eq", value: "pro" }] },
+    });
+    const c = await w.t("email_campaigns_create", {
+      name: "Pro only",
+      subject: "Hi",
+      html: "<p>Hi</p>",
+      listIds: [a.id],
+      segmentIds: [pro.id],
+    });
     expect(c.audience).toBe(1);
     expect((await errorOf(() => w.t("email_segments_delete", { id: pro.id }))).code).toBe("conflict");
   });
@@ -143,7 +222,11 @@ describe("templates", () => {
     expect(got.html).not.toMatch(/script|onclick|onerror|javascript|iframe/);
     expect(got.textGenerated).toBe(true);
     expect(got.text).toContain("Hi {{ name }}");
-    const r = await w.t("email_templates_render", { id: t.id, name: `<b>"Bo"</b>`, attributes: { site: "javascript:alert(4)" } });
+    const r = await w.t("email_templates_render", {
+      id: t.id,
+      name: `<b>"Bo"</b>`,
+      attributes: { site: "javascript:alert(4)" },
+    });
     expect(r.html).toContain("Hi &lt;b&gt;&quot;Bo&quot;&lt;/b&gt;");
     expect(r.html).toContain('href="#"');
     expect(r.html).not.toContain("javascript:");
@@ -157,11 +240,18 @@ describe("campaigns and approval", () => {
   test("a campaign cannot be sent or scheduled before approval; rejection keeps it unsendable; approval allows it", async () => {
     const l = await w.t("email_lists_create", { name: "News", optIn: "single" });
     await w.t("email_subscribers_add", { email: "a@example.com", listIds: [l.id] });
-    const c = await w.t("email_campaigns_create", { name: "Launch", subject: "We launched", html: "<p>News!</p>", listIds: [l.id] });
+    const c = await w.t("email_campaigns_create", {
+      name: "Launch",
+      subject: "We launched",
+      html: "<p>News!</p>",
+      listIds: [l.id],
+    });
     expect(c).toMatchObject({ status: "pending_approval", approved: false, audience: 1 });
     expect(c.approval.url).toMatch(/\/approve\/[0-9a-f]{64}$/);
     expect((await errorOf(() => w.t("email_campaigns_send", { id: c.id }))).message).toContain("not approved yet");
-    expect((await errorOf(() => w.t("email_campaigns_schedule", { id: c.id, at: "2025-02-01T09:00:00Z" }))).message).toContain("not approved");
+    expect(
+      (await errorOf(() => w.t("email_campaigns_schedule", { id: c.id, at: "2025-02-01T09:00:00Z" }))).message,
+    ).toContain("not approved");
     await w.reject(c.approval);
     expect((await w.t("email_campaigns_get", { id: c.id })).status).toBe("draft");
     expect((await errorOf(() => w.t("email_campaigns_send", { id: c.id }))).message).toContain("not approved");
@@ -175,18 +265,34 @@ describe("campaigns and approval", () => {
     expect((await w.t("email_campaigns_get", { id: c.id })).status).toBe("sent");
     expect(w.smtp.messages).toHaveLength(1);
     // The old link was superseded by the update: it cannot approve anything any more.
-    expect((await w.events("email.campaign_sent"))[0]!.data).toMatchObject({ recipients: 1, delivered: 1, bounced: 0, failed: 0 });
-    expect((await errorOf(() => w.t("email_campaigns_update", { id: c.id, subject: "Again" }))).message).toContain("is sent");
+    expect((await w.events("email.campaign_sent"))[0]!.data).toMatchObject({
+      recipients: 1,
+      delivered: 1,
+      bounced: 0,
+      failed: 0,
+    });
+    expect((await errorOf(() => w.t("email_campaigns_update", { id: c.id, subject: "Again" }))).message).toContain(
+      "is sent",
+    );
   });
 
   test("sending needs email:send as well as email:write, an admin, and SMTP", async () => {
     const { campaignId } = await w.readyCampaign(["a@example.com"]);
-    for (const ctx of [w.ctx({ scopes: ["email:write"] }), w.ctx({ scopes: ["email:send"] }), w.ctx({ role: "viewer" })]) {
+    for (const ctx of [
+      w.ctx({ scopes: ["email:write"] }),
+      w.ctx({ scopes: ["email:send"] }),
+      w.ctx({ role: "viewer" }),
+    ]) {
       expect((await errorOf(() => w.t("email_campaigns_send", { id: campaignId }, ctx))).code).toBe("forbidden");
-      expect((await errorOf(() => w.t("email_transactional_send", { to: "a@b.test", templateId: 1, subject: "x" }, ctx))).code).toBe("forbidden");
+      expect(
+        (await errorOf(() => w.t("email_transactional_send", { to: "a@b.test", templateId: 1, subject: "x" }, ctx)))
+          .code,
+      ).toBe("forbidden");
     }
     w.deps.config.smtpUrl = null;
-    const e = await errorOf(() => w.t("email_campaigns_send", { id: campaignId }, w.ctx({ scopes: ["email:write", "email:send"] })));
+    const e = await errorOf(() =>
+      w.t("email_campaigns_send", { id: campaignId }, w.ctx({ scopes: ["email:write", "email:send"] })),
+    );
     expect(e.message).toContain("PLINTH_SMTP_URL");
     expect(e.message).toContain("Nothing was queued");
     expect((await w.t("email_campaigns_get", { id: campaignId })).status).toBe("draft");
@@ -194,7 +300,10 @@ describe("campaigns and approval", () => {
   });
 
   test("every message carries RFC 8058 one-click unsubscribe headers, a footer link and filled variables", async () => {
-    const { campaignId, listId } = await w.readyCampaign(["ann@example.com"], { preheader: "Fresh picks inside", replyTo: "hello@acme.test" });
+    const { campaignId, listId } = await w.readyCampaign(["ann@example.com"], {
+      preheader: "Fresh picks inside",
+      replyTo: "hello@acme.test",
+    });
     await w.t("email_subscribers_update", { email: "ann@example.com", name: "Ann <Lee>" });
     await w.t("email_campaigns_send", { id: campaignId });
     await w.flush();
@@ -217,9 +326,21 @@ describe("campaigns and approval", () => {
     expect(r!.changed).toHaveLength(1);
     expect((await w.t("email_lists_get", { id: listId })).counts.unsubscribed).toBe(1);
     const stats = await w.t("email_campaigns_stats", { id: campaignId });
-    expect(stats).toMatchObject({ recipients: 1, delivered: 1, unsubscribed: 1, unsubscribeRate: 100, opened: null, clicked: null });
+    expect(stats).toMatchObject({
+      recipients: 1,
+      delivered: 1,
+      unsubscribed: 1,
+      unsubscribeRate: 100,
+      opened: null,
+      clicked: null,
+    });
     const h = await w.t("email_subscribers_history", { email: "ann@example.com" });
-    expect(h.items[0]).toMatchObject({ kind: "campaign", campaignId, status: "sent", subject: "Spring news for {{ name | you }}" });
+    expect(h.items[0]).toMatchObject({
+      kind: "campaign",
+      campaignId,
+      status: "sent",
+      subject: "Spring news for {{ name | you }}",
+    });
     expect(h.lists[0].status).toBe("unsubscribed");
   });
 
@@ -234,7 +355,9 @@ describe("campaigns and approval", () => {
     w.clock.advance(1000);
     await deliver(w.deps);
     expect(w.smtp.messages).toHaveLength(10);
-    expect((await errorOf(() => w.t("email_campaigns_update", { id: campaignId, subject: "x" }))).code).toBe("conflict");
+    expect((await errorOf(() => w.t("email_campaigns_update", { id: campaignId, subject: "x" }))).code).toBe(
+      "conflict",
+    );
     await w.t("email_campaigns_resume", { id: campaignId });
     w.clock.advance(1000);
     await deliver(w.deps);
@@ -243,7 +366,12 @@ describe("campaigns and approval", () => {
     expect(c).toMatchObject({ status: "cancelled", notSent: 10 });
     await w.flush();
     expect(w.smtp.messages).toHaveLength(20);
-    expect(await w.t("email_campaigns_stats", { id: campaignId })).toMatchObject({ recipients: 30, delivered: 20, cancelled: 10, queued: 0 });
+    expect(await w.t("email_campaigns_stats", { id: campaignId })).toMatchObject({
+      recipients: 30,
+      delivered: 20,
+      cancelled: 10,
+      queued: 0,
+    });
     const changes = (await w.events("email.campaign_status_changed")).map((e) => `${e.data.from}>${e.data.to}`);
     expect(changes).toEqual(["draft>sending", "sending>paused", "paused>sending", "sending>cancelled"]);
     // Every recipient at most once.
@@ -277,10 +405,22 @@ describe("campaigns and approval", () => {
     expect(scheduleInstant("2025-07-20T09:00", "America/New_York").toISOString()).toBe("2025-07-20T13:00:00.000Z");
     expect(scheduleInstant("2025-01-20T09:00:00+01:00", undefined).toISOString()).toBe("2025-01-20T08:00:00.000Z");
     const { campaignId } = await w.readyCampaign(["s@example.com"]);
-    expect((await errorOf(() => w.t("email_campaigns_schedule", { id: campaignId, at: "2025-01-20T09:00" }))).message).toContain("timeZone");
-    expect((await errorOf(() => w.t("email_campaigns_schedule", { id: campaignId, at: "2025-01-15T11:59:00Z" }))).message).toContain("past");
-    const s = await w.t("email_campaigns_schedule", { id: campaignId, at: "2025-01-15T08:00", timeZone: "America/New_York" });
-    expect(s).toMatchObject({ status: "scheduled", scheduledAt: "2025-01-15T13:00:00.000Z", timeZone: "America/New_York" });
+    expect(
+      (await errorOf(() => w.t("email_campaigns_schedule", { id: campaignId, at: "2025-01-20T09:00" }))).message,
+    ).toContain("timeZone");
+    expect(
+      (await errorOf(() => w.t("email_campaigns_schedule", { id: campaignId, at: "2025-01-15T11:59:00Z" }))).message,
+    ).toContain("past");
+    const s = await w.t("email_campaigns_schedule", {
+      id: campaignId,
+      at: "2025-01-15T08:00",
+      timeZone: "America/New_York",
+    });
+    expect(s).toMatchObject({
+      status: "scheduled",
+      scheduledAt: "2025-01-15T13:00:00.000Z",
+      timeZone: "America/New_York",
+    });
     const { deliver } = await import("../../src/domains/email/delivery");
     w.clock.set(Date.UTC(2025, 0, 15, 12, 59, 59, 999));
     await deliver(w.deps);
@@ -293,8 +433,15 @@ describe("campaigns and approval", () => {
 
   test("tests go to members only until approved, are marked [Test] and stay out of stats", async () => {
     const l = await w.t("email_lists_create", { name: "N", optIn: "single" });
-    const c = await w.t("email_campaigns_create", { name: "T", subject: "Hello", html: "<p>Hi {{ name }}</p>", listIds: [l.id] });
-    expect((await errorOf(() => w.t("email_campaigns_test", { id: c.id, to: ["outsider@example.com"] }))).code).toBe("forbidden");
+    const c = await w.t("email_campaigns_create", {
+      name: "T",
+      subject: "Hello",
+      html: "<p>Hi {{ name }}</p>",
+      listIds: [l.id],
+    });
+    expect((await errorOf(() => w.t("email_campaigns_test", { id: c.id, to: ["outsider@example.com"] }))).code).toBe(
+      "forbidden",
+    );
     const ok = await w.t("email_campaigns_test", { id: c.id, to: ["owner@example.test"], name: "Olga" });
     expect(ok.queued).toBe(1);
     await w.flush();
@@ -305,8 +452,16 @@ describe("campaigns and approval", () => {
   });
 
   test("transactional send renders data variables once per idempotent call and refuses blocklisted addresses", async () => {
-    const tpl = await w.t("email_templates_create", { name: "Receipt", html: "<p>Order {{ data.order.number }} for {{ name | customer }}: {{ data.total }}</p>" });
-    const r = await w.t("email_transactional_send", { to: "buyer@example.com", templateId: tpl.id, subject: "Receipt {{ data.order.number }}", data: { order: { number: "A-17" }, total: "€12.50" } });
+    const tpl = await w.t("email_templates_create", {
+      name: "Receipt",
+      html: "<p>Order {{ data.order.number }} for {{ name | customer }}: {{ data.total }}</p>",
+    });
+    const r = await w.t("email_transactional_send", {
+      to: "buyer@example.com",
+      templateId: tpl.id,
+      subject: "Receipt {{ data.order.number }}",
+      data: { order: { number: "A-17" }, total: "€12.50" },
+    });
     expect(r).toMatchObject({ to: "buyer@example.com", subject: "Receipt A-17", status: "queued" });
     await w.flush();
     const p = await simpleParser(w.smtp.messages[0]!.raw);
@@ -315,16 +470,26 @@ describe("campaigns and approval", () => {
     expect(p.headers.has("list-unsubscribe")).toBe(false);
     await w.t("email_subscribers_add", { email: "blocked@example.com" });
     await w.t("email_subscribers_update", { email: "blocked@example.com", blocklisted: true });
-    expect((await errorOf(() => w.t("email_transactional_send", { to: "blocked@example.com", templateId: tpl.id, subject: "x" }))).message).toContain("blocklisted");
+    expect(
+      (
+        await errorOf(() =>
+          w.t("email_transactional_send", { to: "blocked@example.com", templateId: tpl.id, subject: "x" }),
+        )
+      ).message,
+    ).toContain("blocklisted");
   });
 
   test("a delete keeps campaigns that reached people; racing sends start the campaign once", async () => {
     const { campaignId } = await w.readyCampaign(["a@example.com", "b@example.com"]);
-    const rs = await Promise.allSettled(Array.from({ length: 5 }, () => w.t("email_campaigns_send", { id: campaignId })));
+    const rs = await Promise.allSettled(
+      Array.from({ length: 5 }, () => w.t("email_campaigns_send", { id: campaignId })),
+    );
     expect(rs.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     expect((await w.events("email.campaign_status_changed")).length).toBe(1);
     await w.flush();
-    expect((await errorOf(() => w.t("email_campaigns_delete", { id: campaignId }))).message).toContain("kept for its stats");
+    expect((await errorOf(() => w.t("email_campaigns_delete", { id: campaignId }))).message).toContain(
+      "kept for its stats",
+    );
     expect(w.smtp.messages.map((m) => m.envelope.to[0]).sort()).toEqual(["a@example.com", "b@example.com"]);
     const rows = await w.deps.db.select().from(emailSends).where(eq(emailSends.campaignId, campaignId));
     expect(rows).toHaveLength(2);
@@ -338,7 +503,9 @@ describe("consent at send time and erasure", () => {
     await w.t("email_campaigns_send", { id: campaignId });
     const { deliver } = await import("../../src/domains/email/delivery");
     await deliver(w.deps); // 10 of 15 sent, all 15 queued
-    const waiting = (await w.deps.db.select().from(emailSends).where(eq(emailSends.status, "queued"))).map((r) => r.email).sort();
+    const waiting = (await w.deps.db.select().from(emailSends).where(eq(emailSends.status, "queued")))
+      .map((r) => r.email)
+      .sort();
     expect(waiting).toHaveLength(5);
     await w.t("email_subscribers_unsubscribe", { email: waiting[0] });
     await w.t("email_subscribers_update", { email: waiting[1], blocklisted: true });
@@ -347,7 +514,11 @@ describe("consent at send time and erasure", () => {
     const got = w.smtp.messages.map((m) => m.envelope.to[0]);
     expect(got).toHaveLength(12);
     for (const e of waiting.slice(0, 3)) expect(got).not.toContain(e);
-    expect(await w.t("email_campaigns_stats", { id: campaignId })).toMatchObject({ recipients: 15, delivered: 12, cancelled: 3 });
+    expect(await w.t("email_campaigns_stats", { id: campaignId })).toMatchObject({
+      recipients: 15,
+      delivered: 12,
+      cancelled: 3,
+    });
     const rows = await w.deps.db.select().from(emailSends).where(eq(emailSends.campaignId, campaignId));
     expect(rows.some((r) => r.email === waiting[2])).toBe(false);
     expect(rows.filter((r) => r.email.startsWith("erased-"))).toHaveLength(1);
@@ -358,19 +529,47 @@ describe("consent at send time and erasure", () => {
 describe("bad input", () => {
   test("oversized, hostile and foreign input is refused with a clear message and changes nothing", async () => {
     const l = await w.t("email_lists_create", { name: "L", optIn: "single" });
-    const foreignTpl = await w.t("email_templates_create", { name: "Theirs", html: "<p>x</p>" }, w.ctx({ company: "other" }));
-    const foreignSeg = await w.t("email_segments_create", { name: "Theirs", rules: { conditions: [{ field: "email", op: "exists" }] } }, w.ctx({ company: "other" }));
+    const foreignTpl = await w.t(
+      "email_templates_create",
+      { name: "Theirs", html: "<p>x</p>" },
+      w.ctx({ company: "other" }),
+    );
+    const foreignSeg = await w.t(
+      "email_segments_create",
+      { name: "Theirs", rules: { conditions: [{ field: "email", op: "exists" }] } },
+      w.ctx({ company: "other" }),
+    );
     const cases: [string, Record<string, unknown>, string][] = [
       ["email_campaigns_create", { name: "C", subject: "S", listIds: [l.id], templateId: foreignTpl.id }, "not_found"],
-      ["email_campaigns_create", { name: "C", subject: "S", listIds: [l.id], html: "<p>x</p>", segmentIds: [foreignSeg.id] }, "not_found"],
+      [
+        "email_campaigns_create",
+        { name: "C", subject: "S", listIds: [l.id], html: "<p>x</p>", segmentIds: [foreignSeg.id] },
+        "not_found",
+      ],
       ["email_campaigns_create", { name: "C", subject: "S", listIds: [l.id] }, "validation"],
-      ["email_campaigns_create", { name: "C", subject: "S", listIds: [l.id], html: "<script>only()</script>" }, "validation"],
-      ["email_campaigns_create", { name: "C", subject: "S", listIds: [l.id], html: "<p>x</p>", fromEmail: "not an address" }, "validation"],
+      [
+        "email_campaigns_create",
+        { name: "C", subject: "S", listIds: [l.id], html: "<script>only()</script>" },
+        "validation",
+      ],
+      [
+        "email_campaigns_create",
+        { name: "C", subject: "S", listIds: [l.id], html: "<p>x</p>", fromEmail: "not an address" },
+        "validation",
+      ],
       ["email_subscribers_add", { email: "a@b.test", attributes: { x: "y".repeat(1001) } }, "validation"],
       ["email_subscribers_add", { email: "a@b.test", attributes: { n: Number.POSITIVE_INFINITY } }, "validation"],
       ["email_subscribers_add", { email: "a@b.test\r\nBcc: victim@example.com" }, "validation"],
-      ["email_segments_create", { name: "S", rules: { conditions: [{ field: "attributes.n", op: "gt", value: "many" }] } }, "validation"],
-      ["email_segments_create", { name: "S", rules: { conditions: [{ field: "createdAt", op: "after", value: "yesterday" }] } }, "validation"],
+      [
+        "email_segments_create",
+        { name: "S", rules: { conditions: [{ field: "attributes.n", op: "gt", value: "many" }] } },
+        "validation",
+      ],
+      [
+        "email_segments_create",
+        { name: "S", rules: { conditions: [{ field: "createdAt", op: "after", value: "yesterday" }] } },
+        "validation",
+      ],
       ["email_campaigns_schedule", { id: 999_999, at: "2025-02-01T09:00:00Z" }, "not_found"],
       ["email_campaigns_schedule", { id: 1, at: "2025-02-01T09:00", timeZone: "Mars/Olympus" }, "validation"],
       ["email_transactional_send", { to: "x@example.com", templateId: foreignTpl.id, subject: "Hi" }, "not_found"],

@@ -76,24 +76,44 @@ describe("unsubscribe", () => {
     expect(html).toContain(r.email);
     expect(page.headers.get("content-security-policy")).toContain("default-src 'none'");
     expect(await status(r.list.id, r.email)).toBe("subscribed");
-    const post = await fetch(`${s.url}/e/u/${r.token}`, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: "List-Unsubscribe=One-Click" });
+    const post = await fetch(`${s.url}/e/u/${r.token}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: "List-Unsubscribe=One-Click",
+    });
     expect(post.status).toBe(200);
     expect(await status(r.list.id, r.email)).toBe("unsubscribed");
     // Again: still fine, nothing more changes.
-    expect((await fetch(`${s.url}/e/u/${r.token}`, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: "List-Unsubscribe=One-Click" })).status).toBe(200);
+    expect(
+      (
+        await fetch(`${s.url}/e/u/${r.token}`, {
+          method: "POST",
+          headers: { "Content-Type": "application/x-www-form-urlencoded" },
+          body: "List-Unsubscribe=One-Click",
+        })
+      ).status,
+    ).toBe(200);
     const stats = await w.ok(w.owner, "email_campaigns_stats", { id: r.campaign.id });
     expect(stats.unsubscribed).toBe(1);
   });
 
   test("the page's own form needs its CSRF cookie and same origin; a forged post changes nothing", async () => {
     const r = await sentCampaign();
-    const forged = await fetch(`${s.url}/e/u/${r.token}`, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: "https://evil.test" }, body: "csrf=abc" });
+    const forged = await fetch(`${s.url}/e/u/${r.token}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: "https://evil.test" },
+      body: "csrf=abc",
+    });
     expect(forged.status).toBe(403);
     expect(await status(r.list.id, r.email)).toBe("subscribed");
     const page = await fetch(`${s.url}/e/u/${r.token}`);
     const cookie = page.headers.get("set-cookie")!.split(";")[0]!;
     const csrf = /name="csrf" value="([0-9a-f]+)"/.exec(await page.text())![1]!;
-    const ok = await fetch(`${s.url}/e/u/${r.token}`, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: cookie, Origin: s.url }, body: `csrf=${csrf}` });
+    const ok = await fetch(`${s.url}/e/u/${r.token}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: cookie, Origin: s.url },
+      body: `csrf=${csrf}`,
+    });
     expect(ok.status).toBe(200);
     expect(await ok.text()).toContain("You are unsubscribed");
     expect(await status(r.list.id, r.email)).toBe("unsubscribed");
@@ -104,7 +124,11 @@ describe("unsubscribe", () => {
       const res = await fetch(`${s.url}/e/u/${encodeURIComponent(t)}`);
       expect(res.status).toBe(404);
     }
-    const post = await fetch(`${s.url}/e/u/${"f".repeat(48)}`, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: "List-Unsubscribe=One-Click" });
+    const post = await fetch(`${s.url}/e/u/${"f".repeat(48)}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: "List-Unsubscribe=One-Click",
+    });
     expect(post.status).toBe(404);
   });
 });
@@ -122,10 +146,19 @@ describe("double opt-in page", () => {
     expect(await status(list.id, "confirm@example.com")).toBe("unconfirmed");
     const cookie = page.headers.get("set-cookie")!.split(";")[0]!;
     const csrf = /name="csrf" value="([0-9a-f]+)"/.exec(await page.text())![1]!;
-    const ok = await fetch(`${s.url}/e/confirm/${token}`, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: cookie, Origin: s.url }, body: `csrf=${csrf}` });
+    const ok = await fetch(`${s.url}/e/confirm/${token}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: cookie, Origin: s.url },
+      body: `csrf=${csrf}`,
+    });
     expect(ok.status).toBe(200);
     expect(await status(list.id, "confirm@example.com")).toBe("subscribed");
-    const m = (await s.deps.db.select().from(emailMemberships).where(and(eq(emailMemberships.listId, list.id))))[0]!;
+    const m = (
+      await s.deps.db
+        .select()
+        .from(emailMemberships)
+        .where(and(eq(emailMemberships.listId, list.id)))
+    )[0]!;
     expect(m.confirmTokenHash).toBeNull();
   });
 });
@@ -142,7 +175,14 @@ describe("tracking", () => {
     expect(click.headers.get("location")).toBe("https://acme.test/a?x=1&y=2");
     expect((await fetch(`${s.url}/e/c/${tracked.token}/7`, { redirect: "manual" })).status).toBe(404);
     const stats = await w.ok(w.owner, "email_campaigns_stats", { id: tracked.campaign.id });
-    expect(stats).toMatchObject({ opened: 1, clicked: 1, totalOpens: 1, totalClicks: 1, openRate: 100, clickRate: 100 });
+    expect(stats).toMatchObject({
+      opened: 1,
+      clicked: 1,
+      totalOpens: 1,
+      totalClicks: 1,
+      openRate: 100,
+      clickRate: 100,
+    });
 
     const plain = await sentCampaign();
     expect(plain.raw).not.toContain("/e/o/");
@@ -158,7 +198,13 @@ describe("tracking", () => {
 describe("over MCP", () => {
   test("transactional send with an idempotencyKey queues one message however often it is retried", async () => {
     const tpl = await w.ok(w.owner, "email_templates_create", { name: "Reset", html: "<p>Code {{ data.code }}</p>" });
-    const args = { to: "reset@example.com", templateId: tpl.id, subject: "Your code", data: { code: "4711" }, idempotencyKey: "reset-4711" };
+    const args = {
+      to: "reset@example.com",
+      templateId: tpl.id,
+      subject: "Your code",
+      data: { code: "4711" },
+      idempotencyKey: "reset-4711",
+    };
     const a = await w.ok(w.owner, "email_transactional_send", args);
     const b = await w.ok(w.owner, "email_transactional_send", args);
     expect(b.replayed).toBe(true);
@@ -169,24 +215,53 @@ describe("over MCP", () => {
 
   test("segments and attributes travel over MCP; malformed rules are a tool error naming the place", async () => {
     const list = await w.ok(w.owner, "email_lists_create", { name: "MCP segment list", optIn: "single" });
-    await w.ok(w.owner, "email_subscribers_add", { email: "vip@example.com", attributes: { tier: "gold", visits: 12 }, listIds: [list.id] });
-    await w.ok(w.owner, "email_subscribers_add", { email: "new@example.com", attributes: { tier: "none", visits: 1 }, listIds: [list.id] });
-    const seg = await w.ok(w.owner, "email_segments_create", { name: "Regulars", rules: { conditions: [{ field: "attributes.visits", op: "gt", value: 10 }, { field: "list", op: "in", value: list.id }] } });
+    await w.ok(w.owner, "email_subscribers_add", {
+      email: "vip@example.com",
+      attributes: { tier: "gold", visits: 12 },
+      listIds: [list.id],
+    });
+    await w.ok(w.owner, "email_subscribers_add", {
+      email: "new@example.com",
+      attributes: { tier: "none", visits: 1 },
+      listIds: [list.id],
+    });
+    const seg = await w.ok(w.owner, "email_segments_create", {
+      name: "Regulars",
+      rules: {
+        conditions: [
+          { field: "attributes.visits", op: "gt", value: 10 },
+          { field: "list", op: "in", value: list.id },
+        ],
+      },
+    });
     const n = await w.ok(w.owner, "email_segments_count", { id: seg.id });
     expect(n.sample.map((x: any) => x.email)).toEqual(["vip@example.com"]);
-    expect(await w.err(w.owner, "email_segments_create", { name: "Bad", rules: { conditions: [{ field: "email", op: "like", value: "x" }] } })).toContain("rules.conditions[0].op");
-    expect(await w.err(w.owner, "email_subscribers_add", { email: "a@example.com", attributes: { nested: { no: 1 } } })).toContain("nested");
+    expect(
+      await w.err(w.owner, "email_segments_create", {
+        name: "Bad",
+        rules: { conditions: [{ field: "email", op: "like", value: "x" }] },
+      }),
+    ).toContain("rules.conditions[0].op");
+    expect(
+      await w.err(w.owner, "email_subscribers_add", { email: "a@example.com", attributes: { nested: { no: 1 } } }),
+    ).toContain("nested");
   });
 
   test("a key without email:send does not see the send tools and is refused if it calls them", async () => {
     const user = w.ownerUserId;
-    const writer = await mcpClient(s.url, (await mintMcpKey(s.deps, { userId: user, scopes: ["email:write"], companyIds: [w.A.id], name: "Writer" })).key);
+    const writer = await mcpClient(
+      s.url,
+      (await mintMcpKey(s.deps, { userId: user, scopes: ["email:write"], companyIds: [w.A.id], name: "Writer" })).key,
+    );
     const names = await toolNames(writer);
     expect(names).toContain("email_campaigns_create");
     expect(names).not.toContain("email_campaigns_send");
     expect(names).not.toContain("email_transactional_send");
     // A tool the credential may not use is unknown to it: a protocol error, not a tool result.
-    const refused = await w.call(writer, "email_campaigns_send", { id: 1 }).then((r) => (r.isError ? r.text : "ran"), (e: Error) => e.message);
+    const refused = await w.call(writer, "email_campaigns_send", { id: 1 }).then(
+      (r) => (r.isError ? r.text : "ran"),
+      (e: Error) => e.message,
+    );
     expect(refused).not.toBe("ran");
     expect(await w.err(w.viewer, "email_lists_create", { name: "x" })).toMatch(/role|viewer|admin/i);
   });

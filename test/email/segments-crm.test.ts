@@ -15,7 +15,9 @@ let listId: number;
 let ownerUserId: number;
 const crm = (name: string, args: Record<string, unknown>, ctx = w.owner) => call(crmDomain, ctx, name, args);
 const members = async (conditions: unknown[], match: "all" | "any" = "all", ctx = w.owner) =>
-  ((await w.t("email_segments_count", { rules: { match, conditions } }, ctx)).sample as { email: string }[]).map((s) => s.email).sort();
+  ((await w.t("email_segments_count", { rules: { match, conditions } }, ctx)).sample as { email: string }[])
+    .map((s) => s.email)
+    .sort();
 
 beforeAll(async () => {
   w = await makeEmailWorld();
@@ -29,8 +31,20 @@ beforeAll(async () => {
     ["company", "region", "select", ["emea", "apac"]],
   ] as const)
     await crm("crm_fields_create", { object, key, label: key, type, ...(options && { options }) });
-  await crm("scoring_rules_create", { name: "Customers", field: "lifecycleStage", op: "eq", value: "customer", points: 25 });
-  const co = await crm("crm_companies_create", { name: "Acme Industries", domain: "acme-industries.test", industry: "Manufacturing", tags: ["key-account"], custom: { region: "emea" } });
+  await crm("scoring_rules_create", {
+    name: "Customers",
+    field: "lifecycleStage",
+    op: "eq",
+    value: "customer",
+    points: 25,
+  });
+  const co = await crm("crm_companies_create", {
+    name: "Acme Industries",
+    domain: "acme-industries.test",
+    industry: "Manufacturing",
+    tags: ["key-account"],
+    custom: { region: "emea" },
+  });
   await crm("contacts_create", {
     firstName: "Ann",
     emails: ["ann@a.test"],
@@ -41,29 +55,52 @@ beforeAll(async () => {
     custom: { budget: 5000, renewal: "2026-06-30", newsletter: true, channels: ["email"], tier: "gold" },
   });
   // Bob's contact holds the subscriber's address as its second one.
-  await crm("contacts_create", { firstName: "Bob", emails: ["bob@b.test", "bob.alt@b.test"], lifecycleStage: "lead", custom: { budget: 100, newsletter: false } });
+  await crm("contacts_create", {
+    firstName: "Bob",
+    emails: ["bob@b.test", "bob.alt@b.test"],
+    lifecycleStage: "lead",
+    custom: { budget: 100, newsletter: false },
+  });
   // Dan is a customer of the other company only: never seen from Acme.
   const rival = w.ctx({ company: "other" });
   await crm("crm_fields_create", { object: "contact", key: "budget", label: "Budget", type: "number" }, rival);
-  await crm("contacts_create", { firstName: "Dan", emails: ["dan@d.test"], lifecycleStage: "customer", custom: { budget: 9999 } }, rival);
+  await crm(
+    "contacts_create",
+    { firstName: "Dan", emails: ["dan@d.test"], lifecycleStage: "customer", custom: { budget: 9999 } },
+    rival,
+  );
   const list = await w.t("email_lists_create", { name: "News", optIn: "single" });
   listId = list.id;
-  for (const email of ["ann@a.test", "bob.alt@b.test", "cat@c.test", "dan@d.test"]) await w.t("email_subscribers_add", { email, listIds: [listId] });
+  for (const email of ["ann@a.test", "bob.alt@b.test", "cat@c.test", "dan@d.test"])
+    await w.t("email_subscribers_add", { email, listIds: [listId] });
   const rlist = await w.t("email_lists_create", { name: "Rival news", optIn: "single" }, rival);
-  for (const email of ["ann@a.test", "dan@d.test"]) await w.t("email_subscribers_add", { email, listIds: [rlist.id] }, rival);
+  for (const email of ["ann@a.test", "dan@d.test"])
+    await w.t("email_subscribers_add", { email, listIds: [rlist.id] }, rival);
 });
 afterAll(() => w.done());
 
 describe("crm fields in segments", () => {
   const cases: [string, unknown[], string[], ("all" | "any")?][] = [
-    ["lifecycle stage (another company's customer with the same address is not one)", [{ field: "crm.lifecycleStage", op: "eq", value: "customer" }], ["ann@a.test"]],
+    [
+      "lifecycle stage (another company's customer with the same address is not one)",
+      [{ field: "crm.lifecycleStage", op: "eq", value: "customer" }],
+      ["ann@a.test"],
+    ],
     ["any of the contact's addresses", [{ field: "crm.firstName", op: "eq", value: "bob" }], ["bob.alt@b.test"]],
     ["a contact exists", [{ field: "crm.contact", op: "exists" }], ["ann@a.test", "bob.alt@b.test"]],
     ["no contact", [{ field: "crm.contact", op: "not_exists" }], ["cat@c.test", "dan@d.test"]],
-    ["neq never matches subscribers without a contact", [{ field: "crm.lifecycleStage", op: "neq", value: "customer" }], ["bob.alt@b.test"]],
+    [
+      "neq never matches subscribers without a contact",
+      [{ field: "crm.lifecycleStage", op: "neq", value: "customer" }],
+      ["bob.alt@b.test"],
+    ],
     ["not_exists on a field needs a contact", [{ field: "crm.custom.tier", op: "not_exists" }], ["bob.alt@b.test"]],
     ["number gt", [{ field: "crm.custom.budget", op: "gt", value: 1000 }], ["ann@a.test"]],
-    ["number gte at the boundary", [{ field: "crm.custom.budget", op: "gte", value: 100 }], ["ann@a.test", "bob.alt@b.test"]],
+    [
+      "number gte at the boundary",
+      [{ field: "crm.custom.budget", op: "gte", value: 100 }],
+      ["ann@a.test", "bob.alt@b.test"],
+    ],
     ["number lt excludes the boundary", [{ field: "crm.custom.budget", op: "lt", value: 100 }], []],
     ["date before", [{ field: "crm.custom.renewal", op: "before", value: "2026-07-01" }], ["ann@a.test"]],
     ["date after is strict", [{ field: "crm.custom.renewal", op: "after", value: "2026-06-30" }], []],
@@ -75,10 +112,22 @@ describe("crm fields in segments", () => {
     ["owner by email", [{ field: "crm.owner", op: "eq", value: "owner@example.test" }], ["ann@a.test"]],
     ["no owner", [{ field: "crm.owner", op: "not_exists" }], ["bob.alt@b.test"]],
     ["score (from the scoring rule)", [{ field: "crm.score", op: "gte", value: 25 }], ["ann@a.test"]],
-    ["company name, accents and case folded", [{ field: "crm.company.name", op: "contains", value: "INDUSTRÍES" }], ["ann@a.test"]],
+    [
+      "company name, accents and case folded",
+      [{ field: "crm.company.name", op: "contains", value: "INDUSTRÍES" }],
+      ["ann@a.test"],
+    ],
     ["company tags", [{ field: "crm.company.tags", op: "eq", value: "key-account" }], ["ann@a.test"]],
     ["company custom select", [{ field: "crm.company.custom.region", op: "eq", value: "emea" }], ["ann@a.test"]],
-    ["mixed with subscriber fields (any)", [{ field: "crm.lifecycleStage", op: "eq", value: "lead" }, { field: "email", op: "starts_with", value: "cat" }], ["bob.alt@b.test", "cat@c.test"], "any"],
+    [
+      "mixed with subscriber fields (any)",
+      [
+        { field: "crm.lifecycleStage", op: "eq", value: "lead" },
+        { field: "email", op: "starts_with", value: "cat" },
+      ],
+      ["bob.alt@b.test", "cat@c.test"],
+      "any",
+    ],
   ];
   // Each case twice: as given (exact conditions answered by SQL) and under
   // "any" with a never-true text condition, which forces evaluation in
@@ -87,7 +136,8 @@ describe("crm fields in segments", () => {
   for (const [label, conditions, emails, match] of cases)
     test(label, async () => {
       expect(await members(conditions, match)).toEqual(emails);
-      if ((match ?? "all") === "all" && conditions.length === 1) expect(await members([...conditions, never], "any")).toEqual(emails);
+      if ((match ?? "all") === "all" && conditions.length === 1)
+        expect(await members([...conditions, never], "any")).toEqual(emails);
     });
 
   test("owner by user id", async () => {
@@ -99,22 +149,50 @@ describe("crm fields in segments", () => {
     const n = async (rules: unknown) => (await w.t("email_segments_count", { rules })).count;
     expect(await n({ conditions: [{ field: "crm.contact", op: "exists" }] })).toBe(2);
     expect(await n({ match: "any", conditions: [{ field: "crm.contact", op: "exists" }, never] })).toBe(2);
-    expect(await n({ conditions: [{ field: "crm.score", op: "lt", value: 25 }, { field: "crm.firstName", op: "eq", value: "BOB" }] })).toBe(1);
-    expect(await n({ match: "any", conditions: [{ field: "crm.lifecycleStage", op: "eq", value: "customer" }, { field: "list", op: "in", value: listId }] })).toBe(4);
+    expect(
+      await n({
+        conditions: [
+          { field: "crm.score", op: "lt", value: 25 },
+          { field: "crm.firstName", op: "eq", value: "BOB" },
+        ],
+      }),
+    ).toBe(1);
+    expect(
+      await n({
+        match: "any",
+        conditions: [
+          { field: "crm.lifecycleStage", op: "eq", value: "customer" },
+          { field: "list", op: "in", value: listId },
+        ],
+      }),
+    ).toBe(4);
   });
 
   test("the other company sees its own contacts only", async () => {
     const rival = w.ctx({ company: "other" });
-    expect(await members([{ field: "crm.lifecycleStage", op: "eq", value: "customer" }], "all", rival)).toEqual(["dan@d.test"]);
-    expect(await members([{ field: "crm.custom.budget", op: "gt", value: 1000 }], "all", rival)).toEqual(["dan@d.test"]);
+    expect(await members([{ field: "crm.lifecycleStage", op: "eq", value: "customer" }], "all", rival)).toEqual([
+      "dan@d.test",
+    ]);
+    expect(await members([{ field: "crm.custom.budget", op: "gt", value: 1000 }], "all", rival)).toEqual([
+      "dan@d.test",
+    ]);
     // Acme's contact Ann is not Rival's: Rival's subscriber ann@a.test has no contact there.
     expect(await members([{ field: "crm.contact", op: "not_exists" }], "all", rival)).toEqual(["ann@a.test"]);
   });
 
   test("a saved segment narrows a campaign's audience", async () => {
-    const seg = await w.t("email_segments_create", { name: "Customers", rules: { conditions: [{ field: "crm.lifecycleStage", op: "eq", value: "customer" }] } });
+    const seg = await w.t("email_segments_create", {
+      name: "Customers",
+      rules: { conditions: [{ field: "crm.lifecycleStage", op: "eq", value: "customer" }] },
+    });
     const tpl = await w.t("email_templates_create", { name: "Plain", html: "<p>Hi {{ name | there }}</p>" });
-    const c = await w.t("email_campaigns_create", { name: "For customers", subject: "Hello", templateId: tpl.id, listIds: [listId], segmentIds: [seg.id] });
+    const c = await w.t("email_campaigns_create", {
+      name: "For customers",
+      subject: "Hello",
+      templateId: tpl.id,
+      listIds: [listId],
+      segmentIds: [seg.id],
+    });
     expect(c.audience).toBe(1);
     // Bob becomes a customer: the audience follows the CRM.
     await crm("contacts_update", { id: "bob@b.test", lifecycleStage: "customer" });

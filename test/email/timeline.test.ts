@@ -19,7 +19,12 @@ let w: EmailWorld;
 const crm = (name: string, args: Record<string, unknown>, ctx = w.owner) => call(crmDomain, ctx, name, args);
 const at = (iso: string) => w.clock.set(Date.parse(iso));
 const sendOf = async (campaignId: number, email: string) =>
-  (await w.deps.db.select().from(emailSends).where(and(eq(emailSends.campaignId, campaignId), eq(emailSends.email, email))))[0]!;
+  (
+    await w.deps.db
+      .select()
+      .from(emailSends)
+      .where(and(eq(emailSends.campaignId, campaignId), eq(emailSends.email, email)))
+  )[0]!;
 
 beforeAll(async () => {
   w = await makeEmailWorld();
@@ -28,19 +33,30 @@ afterAll(() => w.done());
 
 test("a contact's and its company's timelines show the mail sent to the contact's addresses and what became of it", async () => {
   const co = await crm("crm_companies_create", { name: "Harbor Coffee", domain: "harbor.test" });
-  const zoe = await crm("contacts_create", { firstName: "Zoë", emails: ["zoe@harbor.test", "zoe.private@example.com"], companyId: co.id });
+  const zoe = await crm("contacts_create", {
+    firstName: "Zoë",
+    emails: ["zoe@harbor.test", "zoe.private@example.com"],
+    companyId: co.id,
+  });
   await crm("contacts_create", { firstName: "Ian", emails: ["ian@harbor.test"], companyId: co.id });
   // The other company mails the same address: never on this company's timeline.
   const rival = w.ctx({ company: "other" });
   const rlist = await w.t("email_lists_create", { name: "Rival", optIn: "single" }, rival);
   await w.t("email_subscribers_add", { email: "zoe@harbor.test", listIds: [rlist.id] }, rival);
   const rtpl = await w.t("email_templates_create", { name: "R", html: "<p>Rival</p>" }, rival);
-  const rc = await w.t("email_campaigns_create", { name: "Rival news", subject: "Rival", templateId: rtpl.id, listIds: [rlist.id] }, rival);
+  const rc = await w.t(
+    "email_campaigns_create",
+    { name: "Rival news", subject: "Rival", templateId: rtpl.id, listIds: [rlist.id] },
+    rival,
+  );
   await w.approve(rc.approval);
   await w.t("email_campaigns_send", { id: rc.id }, rival);
 
   at("2026-02-01T10:00:00Z");
-  const { campaignId } = await w.readyCampaign(["zoe.private@example.com", "ian@harbor.test", "zoe@harbor.test"], { trackOpens: true, trackClicks: true });
+  const { campaignId } = await w.readyCampaign(["zoe.private@example.com", "ian@harbor.test", "zoe@harbor.test"], {
+    trackOpens: true,
+    trackClicks: true,
+  });
   await w.t("email_campaigns_test", { id: campaignId, to: ["owner@example.test"] });
   await w.t("email_campaigns_send", { id: campaignId });
   await w.flush();
@@ -53,9 +69,20 @@ test("a contact's and its company's timelines show the mail sent to the contact'
   at("2026-02-01T12:05:00Z");
   expect((await pages.request(`/c/${priv.token}/0`)).status).toBe(302);
   at("2026-02-02T08:00:00Z");
-  expect((await pages.request(`/u/${priv.token}`, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: "List-Unsubscribe=One-Click" })).status).toBe(200);
+  expect(
+    (
+      await pages.request(`/u/${priv.token}`, {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+        body: "List-Unsubscribe=One-Click",
+      })
+    ).status,
+  ).toBe(200);
   at("2026-02-03T09:00:00Z");
-  const dsn = (await Bun.file(`${import.meta.dir}/fixtures/dsn-hard.eml`).text()).replaceAll("{{RCPT}}", work.email).replaceAll("{{MESSAGE_ID}}", work.messageId).replaceAll("{{TOKEN}}", work.token);
+  const dsn = (await Bun.file(`${import.meta.dir}/fixtures/dsn-hard.eml`).text())
+    .replaceAll("{{RCPT}}", work.email)
+    .replaceAll("{{MESSAGE_ID}}", work.messageId)
+    .replaceAll("{{TOKEN}}", work.token);
   expect((await applyReports(w.deps, w.companyId, (await parseRawReport(dsn)).reports)).applied).toHaveLength(1);
 
   const tl = await crm("crm_timeline_get", { contactId: zoe.id });
@@ -73,7 +100,10 @@ test("a contact's and its company's timelines show the mail sent to the contact'
   expect(mail.some((i: any) => i.campaignId === rc.id)).toBe(false);
 
   const companyTl = await crm("crm_timeline_get", { companyId: co.id, limit: 50 });
-  const companyMail = companyTl.items.filter((i: any) => i.type === "email_sent").map((i: any) => i.email).sort();
+  const companyMail = companyTl.items
+    .filter((i: any) => i.type === "email_sent")
+    .map((i: any) => i.email)
+    .sort();
   expect(companyMail).toEqual(["ian@harbor.test", "zoe.private@example.com", "zoe@harbor.test"]);
 
   const noEmail = await crm("crm_timeline_get", { contactId: zoe.id }, w.ctx({ scopes: ["crm:read", "tickets:read"] }));

@@ -29,7 +29,10 @@ export interface EmailWorld extends World {
   flush(rounds?: number): Promise<void>;
   queued(): Promise<number>;
   /** A list, a template and an approved campaign to `emails` (single opt-in). */
-  readyCampaign(emails: string[], extra?: Record<string, unknown>): Promise<{ listId: number; campaignId: number; templateId: number }>;
+  readyCampaign(
+    emails: string[],
+    extra?: Record<string, unknown>,
+  ): Promise<{ listId: number; campaignId: number; templateId: number }>;
   done(): Promise<void>;
 }
 
@@ -42,7 +45,8 @@ export async function makeEmailWorld(smtpOptions: SmtpOptions = {}): Promise<Ema
   w.deps.config.publicUrl = "https://plinth.test";
   const owner = w.ctx();
   const t = (name: string, args: Record<string, unknown>, ctx = owner) => call(emailDomain, ctx, name, args);
-  const queued = async () => (await w.deps.db.select({ id: emailSends.id }).from(emailSends).where(eq(emailSends.status, "queued"))).length;
+  const queued = async () =>
+    (await w.deps.db.select({ id: emailSends.id }).from(emailSends).where(eq(emailSends.status, "queued"))).length;
   const self: EmailWorld = {
     ...w,
     owner,
@@ -50,7 +54,9 @@ export async function makeEmailWorld(smtpOptions: SmtpOptions = {}): Promise<Ema
     t,
     async events(type) {
       const rows = await w.deps.db.select().from(events).orderBy(events.id);
-      return rows.filter((r) => !type || r.type === type).map((r) => ({ type: r.type, entityId: r.entityId, data: r.data }));
+      return rows
+        .filter((r) => !type || r.type === type)
+        .map((r) => ({ type: r.type, entityId: r.entityId, data: r.data }));
     },
     async approve(approval, decidedBy = "Rita Reviewer") {
       const o = await decideApproval(w.deps, { token: approval.token }, "approve", { decidedBy });
@@ -58,14 +64,20 @@ export async function makeEmailWorld(smtpOptions: SmtpOptions = {}): Promise<Ema
       return o.approval.result;
     },
     async reject(approval, comment = "Not yet") {
-      const o = await decideApproval(w.deps, { token: approval.token }, "reject", { decidedBy: "Rita Reviewer", comment });
+      const o = await decideApproval(w.deps, { token: approval.token }, "reject", {
+        decidedBy: "Rita Reviewer",
+        comment,
+      });
       if (!o.ok) throw new Error(o.message);
       return o.approval;
     },
     async flush(rounds = 200) {
       for (let i = 0; i < rounds; i++) {
         await deliver(w.deps);
-        const due = await w.deps.db.select({ id: emailSends.id }).from(emailSends).where(and(eq(emailSends.status, "queued")));
+        const due = await w.deps.db
+          .select({ id: emailSends.id })
+          .from(emailSends)
+          .where(and(eq(emailSends.status, "queued")));
         if (due.length === 0) {
           await deliver(w.deps); // lets a finished campaign become sent
           return;
@@ -75,10 +87,22 @@ export async function makeEmailWorld(smtpOptions: SmtpOptions = {}): Promise<Ema
     },
     queued,
     async readyCampaign(emails, extra = {}) {
-      const list = await t("email_lists_create", { name: `News ${Math.random().toString(36).slice(2, 7)}`, optIn: "single" });
+      const list = await t("email_lists_create", {
+        name: `News ${Math.random().toString(36).slice(2, 7)}`,
+        optIn: "single",
+      });
       for (const e of emails) await t("email_subscribers_add", { email: e, listIds: [list.id] });
-      const tpl = await t("email_templates_create", { name: `T ${Math.random().toString(36).slice(2, 7)}`, html: "<h1>Hello {{ name | friend }}</h1><p>Read <a href=\"https://acme.test/post?a=1&b=2\">the post</a>.</p>" });
-      const c = await t("email_campaigns_create", { name: "Spring", subject: "Spring news for {{ name | you }}", listIds: [list.id], templateId: tpl.id, ...extra });
+      const tpl = await t("email_templates_create", {
+        name: `T ${Math.random().toString(36).slice(2, 7)}`,
+        html: '<h1>Hello {{ name | friend }}</h1><p>Read <a href="https://acme.test/post?a=1&b=2">the post</a>.</p>',
+      });
+      const c = await t("email_campaigns_create", {
+        name: "Spring",
+        subject: "Spring news for {{ name | you }}",
+        listIds: [list.id],
+        templateId: tpl.id,
+        ...extra,
+      });
       await self.approve(c.approval);
       return { listId: list.id, campaignId: c.id, templateId: tpl.id };
     },

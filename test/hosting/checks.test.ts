@@ -40,11 +40,23 @@ beforeAll(async () => {
   zones.set("stray.acme.test", { A: ["127.0.0.1", "127.0.0.9"] });
   zones.set("rival.test", { A: ["127.0.0.1"] });
   dns = await startDns(zones);
-  cert = await makeCert(["www.acme.test", "acme.test", "down.acme.test", "broken.acme.test", "stray.acme.test", "rival.test"], new Date(T0.getTime() - 30 * DAY), new Date(T0.getTime() + 60 * DAY));
+  cert = await makeCert(
+    ["www.acme.test", "acme.test", "down.acme.test", "broken.acme.test", "stray.acme.test", "rival.test"],
+    new Date(T0.getTime() - 30 * DAY),
+    new Date(T0.getTime() + 60 * DAY),
+  );
   web = await startHttps(cert, (h) => status.get(h) ?? 200);
   w = await makeWorld(hostingDomain, {
     start: T0,
-    config: { hosting: { dnsServers: [dns.server], target: ["sites.plinth.test", "127.0.0.1"], httpsPort: web.port, caFile: cert.caFile, intervalSec: 60 } },
+    config: {
+      hosting: {
+        dnsServers: [dns.server],
+        target: ["sites.plinth.test", "127.0.0.1"],
+        httpsPort: web.port,
+        caFile: cert.caFile,
+        intervalSec: 60,
+      },
+    },
   });
   add = async (siteId: number, hostname: string, isPrimary = false) =>
     (ids[hostname] = (await w.deps.db.insert(siteDomains).values({ siteId, hostname, isPrimary }).returning())[0]!.id);
@@ -72,13 +84,17 @@ const get = (hostname: string, ctx = w.ctx()) => w.call("hosting_domains_get", {
 describe("required records", () => {
   test("subdomains need a CNAME to the target host, apexes A/AAAA records to its addresses", () => {
     const t = ["sites.plinth.test", "203.0.113.7", "2001:db8::7"];
-    expect(requiredRecords("www.acme.test", t)).toEqual([{ type: "CNAME", name: "www.acme.test", value: "sites.plinth.test" }]);
+    expect(requiredRecords("www.acme.test", t)).toEqual([
+      { type: "CNAME", name: "www.acme.test", value: "sites.plinth.test" },
+    ]);
     expect(requiredRecords("acme.test", t)).toEqual([
       { type: "A", name: "acme.test", value: "203.0.113.7" },
       { type: "AAAA", name: "acme.test", value: "2001:db8::7" },
     ]);
     // Only a host configured: even an apex is told to use it (an ALIAS/ANAME at the DNS provider).
-    expect(requiredRecords("acme.test", ["sites.plinth.test"])).toEqual([{ type: "CNAME", name: "acme.test", value: "sites.plinth.test" }]);
+    expect(requiredRecords("acme.test", ["sites.plinth.test"])).toEqual([
+      { type: "CNAME", name: "acme.test", value: "sites.plinth.test" },
+    ]);
     expect(requiredRecords("acme.test", [])).toEqual([]);
   });
 });
@@ -89,22 +105,54 @@ describe("the first run", () => {
     expect(r).toEqual({ http: 7, cert: 7 });
 
     const www = await get("www.acme.test");
-    expect(www).toMatchObject({ id: ids["www.acme.test"], status: "ok", uptime: "up", dns: "ok", tls: "valid", isPrimary: true, openIncidentId: null });
+    expect(www).toMatchObject({
+      id: ids["www.acme.test"],
+      status: "ok",
+      uptime: "up",
+      dns: "ok",
+      tls: "valid",
+      isPrimary: true,
+      openIncidentId: null,
+    });
     expect(www.dnsCheck.required).toEqual([{ type: "CNAME", name: "www.acme.test", value: "sites.plinth.test" }]);
     expect(www.dnsCheck.found).toContainEqual({ type: "CNAME", name: "www.acme.test", value: "sites.plinth.test" });
-    expect(www.certificate).toMatchObject({ status: "valid", issuer: "Test CA — www.acme.test", subject: "Test CA — www.acme.test", daysLeft: 60, error: null });
+    expect(www.certificate).toMatchObject({
+      status: "valid",
+      issuer: "Test CA — www.acme.test",
+      subject: "Test CA — www.acme.test",
+      daysLeft: 60,
+      error: null,
+    });
     expect(www.certificate.altNames).toContain("www.acme.test");
     expect(Date.parse(www.certificate.expiresAt)).toBe(T0.getTime() + 60 * DAY);
-    expect(www.uptimeCheck).toMatchObject({ status: "up", lastStatusCode: 200, url: "https://www.acme.test/", consecutiveFailures: 0 });
+    expect(www.uptimeCheck).toMatchObject({
+      status: "up",
+      lastStatusCode: 200,
+      url: "https://www.acme.test/",
+      consecutiveFailures: 0,
+    });
     expect(www.uptimeCheck.lastResponseMs).toBeGreaterThanOrEqual(0);
     // The request reached our server with the domain as Host, through our DNS.
     expect(web.hits).toContain("www.acme.test");
 
-    expect(await get("acme.test")).toMatchObject({ status: "ok", dns: "ok", dnsCheck: { required: [{ type: "A", name: "acme.test", value: "127.0.0.1" }] } });
+    expect(await get("acme.test")).toMatchObject({
+      status: "ok",
+      dns: "ok",
+      dnsCheck: { required: [{ type: "A", name: "acme.test", value: "127.0.0.1" }] },
+    });
     const down = await get("down.acme.test");
-    expect(down).toMatchObject({ status: "degraded", uptime: "failing", dns: "misconfigured", tls: "error", uptimeCheck: { consecutiveFailures: 1, lastStatusCode: null } });
+    expect(down).toMatchObject({
+      status: "degraded",
+      uptime: "failing",
+      dns: "misconfigured",
+      tls: "error",
+      uptimeCheck: { consecutiveFailures: 1, lastStatusCode: null },
+    });
     expect(down.dnsCheck.found).toEqual([{ type: "A", name: "down.acme.test", value: "127.0.0.2" }]);
-    expect(await get("broken.acme.test")).toMatchObject({ uptime: "failing", uptimeCheck: { lastStatusCode: 503, lastError: "HTTP 503" } });
+    expect(await get("broken.acme.test")).toMatchObject({
+      uptime: "failing",
+      uptimeCheck: { lastStatusCode: 503, lastError: "HTTP 503" },
+    });
     expect(await get("gone.acme.test")).toMatchObject({ dns: "missing", tls: "error", uptime: "failing" });
     // A stray address besides ours sends some visitors elsewhere.
     expect(await get("stray.acme.test")).toMatchObject({ dns: "misconfigured" });
@@ -146,13 +194,30 @@ describe("incidents", () => {
     await tick();
     d = await get("down.acme.test");
     expect(d).toMatchObject({ status: "down", uptime: "down", uptimeCheck: { consecutiveFailures: 3 } });
-    expect(d.openIncident).toMatchObject({ status: "open", hostname: "down.acme.test", startedAt: firstFailure, failedChecks: 3 });
+    expect(d.openIncident).toMatchObject({
+      status: "open",
+      hostname: "down.acme.test",
+      startedAt: firstFailure,
+      failedChecks: 3,
+    });
     expect(d.openIncident.durationMs).toBe(120_000);
 
-    const ev = await w.deps.db.select().from(events).where(and(eq(events.type, "uptime_incident.opened"), eq(events.entityId, d.openIncidentId)));
+    const ev = await w.deps.db
+      .select()
+      .from(events)
+      .where(and(eq(events.type, "uptime_incident.opened"), eq(events.entityId, d.openIncidentId)));
     expect(ev).toHaveLength(1);
-    expect(ev[0]!.data).toMatchObject({ hostname: "down.acme.test", domainId: ids["down.acme.test"], failedChecks: 3, startedAt: firstFailure });
-    const told = await w.deps.db.select().from(notifications).where(eq(notifications.type, "hosting.incident_opened")).orderBy(asc(notifications.userId));
+    expect(ev[0]!.data).toMatchObject({
+      hostname: "down.acme.test",
+      domainId: ids["down.acme.test"],
+      failedChecks: 3,
+      startedAt: firstFailure,
+    });
+    const told = await w.deps.db
+      .select()
+      .from(notifications)
+      .where(eq(notifications.type, "hosting.incident_opened"))
+      .orderBy(asc(notifications.userId));
     const downTold = told.filter((n) => n.title === "down.acme.test is down");
     expect(downTold.map((n) => n.userId).sort()).toEqual([w.users.owner, w.users.admin].sort());
     expect(downTold.every((n) => n.companyId === w.companyId)).toBe(true);
@@ -168,7 +233,12 @@ describe("incidents", () => {
     zones.set("down.acme.test", { A: ["127.0.0.1"] });
     await tick();
     const d = await get("down.acme.test");
-    expect(d).toMatchObject({ uptime: "up", openIncidentId: null, openIncident: null, uptimeCheck: { consecutiveFailures: 0 } });
+    expect(d).toMatchObject({
+      uptime: "up",
+      openIncidentId: null,
+      openIncident: null,
+      uptimeCheck: { consecutiveFailures: 0 },
+    });
     const resolved = await w.call("hosting_incidents_list", { status: "resolved", domainId: ids["down.acme.test"] });
     expect(resolved.items).toHaveLength(1);
     // Failures at t0, +1, +2, +3 min; success at +4 min.
@@ -177,36 +247,82 @@ describe("incidents", () => {
     const ev = await w.deps.db.select().from(events).where(eq(events.type, "uptime_incident.resolved"));
     expect(ev.filter((e) => (e.data as any).hostname === "down.acme.test")).toHaveLength(1);
     expect((ev[0]!.data as any).durationMs).toBe(240_000);
-    expect((await w.deps.db.select().from(notifications).where(eq(notifications.type, "hosting.incident_resolved"))).filter((n) => n.title === "down.acme.test is back up")).toHaveLength(2);
+    expect(
+      (await w.deps.db.select().from(notifications).where(eq(notifications.type, "hosting.incident_resolved"))).filter(
+        (n) => n.title === "down.acme.test is back up",
+      ),
+    ).toHaveLength(2);
   });
 
   test("uptime % over the window, hand-computed: 4 failures in 6 checks", async () => {
     const u = await w.call("hosting_uptime_get", { hostname: "down.acme.test", days: 1 });
     expect(u.items).toHaveLength(1);
     // Checks at t0..t0+5 min: 4 down, 2 up → 2/6 = 33.333… → 33.33 (rounded down).
-    expect(u.items[0]).toMatchObject({ checks: 6, failedChecks: 4, uptimePercent: 33.33, incidents: 1, downtimeMs: 240_000 });
+    expect(u.items[0]).toMatchObject({
+      checks: 6,
+      failedChecks: 4,
+      uptimePercent: 33.33,
+      incidents: 1,
+      downtimeMs: 240_000,
+    });
     const www = (await w.call("hosting_uptime_get", { hostname: "www.acme.test", days: 1 })).items[0];
     expect(www).toMatchObject({ checks: 6, failedChecks: 0, uptimePercent: 100, incidents: 0, downtimeMs: 0 });
     expect(www.p95ResponseMs).toBeLessThanOrEqual(www.maxResponseMs);
     const all = await w.call("hosting_uptime_get", { siteId: w.siteId, days: 30 });
-    expect(all.items.map((i: any) => i.hostname)).toEqual(["acme.test", "broken.acme.test", "down.acme.test", "gone.acme.test", "stray.acme.test", "www.acme.test"]);
+    expect(all.items.map((i: any) => i.hostname)).toEqual([
+      "acme.test",
+      "broken.acme.test",
+      "down.acme.test",
+      "gone.acme.test",
+      "stray.acme.test",
+      "www.acme.test",
+    ]);
   });
 
   test("response times: average, p95 (nearest rank) and max of successful checks, hand-computed", async () => {
     const id = ids["acme.test"]!;
     const start = new Date(w.clock.now().getTime() + DAY);
     // 20 successful checks of 10, 20, … 200 ms and one failure of 5000 ms, on a day of their own.
-    await w.deps.db.insert(hostingChecks).values([
-      ...Array.from({ length: 20 }, (_, i) => ({ domainId: id, companyId: w.companyId, kind: "http", ok: true, status: "up", statusCode: 200, responseMs: (i + 1) * 10, checkedAt: new Date(start.getTime() + i * 60_000) })),
-      { domainId: id, companyId: w.companyId, kind: "http", ok: false, status: "down", statusCode: null, responseMs: 5000, checkedAt: new Date(start.getTime() + 20 * 60_000) },
-    ]);
+    await w.deps.db
+      .insert(hostingChecks)
+      .values([
+        ...Array.from({ length: 20 }, (_, i) => ({
+          domainId: id,
+          companyId: w.companyId,
+          kind: "http",
+          ok: true,
+          status: "up",
+          statusCode: 200,
+          responseMs: (i + 1) * 10,
+          checkedAt: new Date(start.getTime() + i * 60_000),
+        })),
+        {
+          domainId: id,
+          companyId: w.companyId,
+          kind: "http",
+          ok: false,
+          status: "down",
+          statusCode: null,
+          responseMs: 5000,
+          checkedAt: new Date(start.getTime() + 20 * 60_000),
+        },
+      ]);
     const saved = w.clock.now();
     w.clock.set(new Date(start.getTime() + 21 * 60_000));
     const u = (await w.call("hosting_uptime_get", { id, days: 1 })).items[0];
     w.clock.set(saved);
     // Mean of 10..200 = 105; p95 = rank ceil(0.95·20) = 19 → 190; max 200; 20/21 = 95.238… → 95.23.
-    expect(u).toMatchObject({ checks: 21, failedChecks: 1, avgResponseMs: 105, p95ResponseMs: 190, maxResponseMs: 200, uptimePercent: 95.23 });
-    await w.deps.db.delete(hostingChecks).where(and(eq(hostingChecks.domainId, id), gte(hostingChecks.checkedAt, start)));
+    expect(u).toMatchObject({
+      checks: 21,
+      failedChecks: 1,
+      avgResponseMs: 105,
+      p95ResponseMs: 190,
+      maxResponseMs: 200,
+      uptimePercent: 95.23,
+    });
+    await w.deps.db
+      .delete(hostingChecks)
+      .where(and(eq(hostingChecks.domainId, id), gte(hostingChecks.checkedAt, start)));
   });
 
   test("check history filters by kind and outcome, newest first", async () => {
@@ -219,7 +335,9 @@ describe("incidents", () => {
     expect(dnsChecks.items.map((c: any) => c.status)).toEqual(["misconfigured"]);
     const since = new Date(w.clock.now().getTime() - 90_000).toISOString();
     expect((await w.call("hosting_checks_list", { hostname: "down.acme.test", kind: "http", since })).total).toBe(2);
-    expect((await w.err("hosting_checks_list", { hostname: "down.acme.test", since: "yesterday" })).code).toBe("validation");
+    expect((await w.err("hosting_checks_list", { hostname: "down.acme.test", since: "yesterday" })).code).toBe(
+      "validation",
+    );
   });
 });
 
@@ -233,9 +351,20 @@ describe("certificates and DNS over time", () => {
     await runHostingChecks(w.deps);
     const exp = await get("www.acme.test");
     expect(exp).toMatchObject({ tls: "expiring", status: "degraded", certificate: { daysLeft: 13 } });
-    const ev = (await w.deps.db.select().from(events).where(eq(events.type, "site_domain.health_changed"))).map((e) => e.data as any);
-    expect(ev).toContainEqual({ hostname: "www.acme.test", siteId: w.siteId, check: "tls", from: "valid", to: "expiring", error: null });
-    const told = (await w.deps.db.select().from(notifications).where(eq(notifications.type, "hosting.certificate_problem"))).filter((n) => n.title === "The certificate of www.acme.test is expiring");
+    const ev = (await w.deps.db.select().from(events).where(eq(events.type, "site_domain.health_changed"))).map(
+      (e) => e.data as any,
+    );
+    expect(ev).toContainEqual({
+      hostname: "www.acme.test",
+      siteId: w.siteId,
+      check: "tls",
+      from: "valid",
+      to: "expiring",
+      error: null,
+    });
+    const told = (
+      await w.deps.db.select().from(notifications).where(eq(notifications.type, "hosting.certificate_problem"))
+    ).filter((n) => n.title === "The certificate of www.acme.test is expiring");
     expect(told).toHaveLength(2);
     w.clock.set(new Date(T0.getTime() + 61 * DAY));
     await runHostingChecks(w.deps);
@@ -287,7 +416,9 @@ describe("reading: lists, tenancy and access", () => {
     expect((await w.err("hosting_incidents_list", { siteId: w.otherSiteId })).code).toBe("not_found");
     expect((await w.err("hosting_uptime_get", { id: ids["rival.test"] })).code).toBe("not_found");
     expect((await w.err("hosting_checks_list", { id: ids["rival.test"] })).code).toBe("not_found");
-    expect((await get("www.acme.test", w.ctx({ role: "viewer", scopes: ["hosting:read"] }))).hostname).toBe("www.acme.test");
+    expect((await get("www.acme.test", w.ctx({ role: "viewer", scopes: ["hosting:read"] }))).hostname).toBe(
+      "www.acme.test",
+    );
     expect((await w.err("hosting_domains_list", {}, w.ctx({ scopes: ["sites:read"] }))).code).toBe("forbidden");
     const rival = await w.call("hosting_domains_list", {}, w.ctx({ company: "other" }));
     expect(rival.items.map((i: any) => i.hostname)).toEqual(["rival.test"]);
@@ -296,12 +427,17 @@ describe("reading: lists, tenancy and access", () => {
   test("a domain of an inactive site is paused and no longer checked; a removed domain takes its history with it", async () => {
     const { sites } = await import("../../src/domains/sites/tables");
     await w.deps.db.update(sites).set({ active: false }).where(eq(sites.id, w.otherSiteId));
-    const before = (await w.deps.db.select().from(hostingChecks).where(eq(hostingChecks.domainId, ids["rival.test"]!))).length;
+    const before = (await w.deps.db.select().from(hostingChecks).where(eq(hostingChecks.domainId, ids["rival.test"]!)))
+      .length;
     await tick(3600_000);
-    expect((await w.deps.db.select().from(hostingChecks).where(eq(hostingChecks.domainId, ids["rival.test"]!))).length).toBe(before);
+    expect(
+      (await w.deps.db.select().from(hostingChecks).where(eq(hostingChecks.domainId, ids["rival.test"]!))).length,
+    ).toBe(before);
     expect((await w.call("hosting_domains_list", {}, w.ctx({ company: "other" }))).items[0].status).toBe("paused");
     await w.deps.db.delete(siteDomains).where(eq(siteDomains.id, ids["gone.acme.test"]!));
-    expect((await w.deps.db.select().from(hostingChecks).where(eq(hostingChecks.domainId, ids["gone.acme.test"]!))).length).toBe(0);
+    expect(
+      (await w.deps.db.select().from(hostingChecks).where(eq(hostingChecks.domainId, ids["gone.acme.test"]!))).length,
+    ).toBe(0);
     expect((await w.err("hosting_domains_get", { hostname: "gone.acme.test" })).code).toBe("not_found");
   });
 });
@@ -328,8 +464,14 @@ describe("the job's pending check (an idle server claims no lease)", () => {
     expect(await pending()).toBe(false);
 
     // Only a DNS/TLS check due (uptime not): a 2-hour uptime interval would leave the hourly checks to this branch.
-    const [state] = await w.deps.db.select().from(hostingDomainState).where(eq(hostingDomainState.domainId, ids["acme.test"]!));
-    await w.deps.db.update(hostingDomainState).set({ nextCertAt: w.clock.now() }).where(eq(hostingDomainState.id, state!.id));
+    const [state] = await w.deps.db
+      .select()
+      .from(hostingDomainState)
+      .where(eq(hostingDomainState.domainId, ids["acme.test"]!));
+    await w.deps.db
+      .update(hostingDomainState)
+      .set({ nextCertAt: w.clock.now() })
+      .where(eq(hostingDomainState.id, state!.id));
     expect(await pending()).toBe(true);
     const tlsBefore = (await w.call("hosting_checks_list", { hostname: "acme.test", kind: "tls" })).total;
     await runHostingChecks(w.deps);
@@ -337,7 +479,16 @@ describe("the job's pending check (an idle server claims no lease)", () => {
     expect(await pending()).toBe(false);
 
     // Only history past its retention.
-    await w.deps.db.insert(hostingChecks).values({ domainId: ids["acme.test"]!, companyId: state!.companyId, kind: "http", ok: true, status: "up", checkedAt: new Date(w.clock.ms() - 91 * DAY) });
+    await w.deps.db
+      .insert(hostingChecks)
+      .values({
+        domainId: ids["acme.test"]!,
+        companyId: state!.companyId,
+        kind: "http",
+        ok: true,
+        status: "up",
+        checkedAt: new Date(w.clock.ms() - 91 * DAY),
+      });
     expect(await pending()).toBe(true);
     await runHostingChecks(w.deps);
     expect(await pending()).toBe(false);
@@ -346,7 +497,10 @@ describe("the job's pending check (an idle server claims no lease)", () => {
     await add(w.siteId, "later.example");
     expect(await pending()).toBe(true);
     await runHostingChecks(w.deps);
-    expect((await w.deps.db.select().from(hostingDomainState).where(eq(hostingDomainState.domainId, ids["later.example"]!))).length).toBe(1);
+    expect(
+      (await w.deps.db.select().from(hostingDomainState).where(eq(hostingDomainState.domainId, ids["later.example"]!)))
+        .length,
+    ).toBe(1);
     expect(await pending()).toBe(false);
   });
 });

@@ -29,9 +29,12 @@ export async function startDns(zones: Map<string, Zone>) {
       const q = req.questions[0];
       const name = String(q.name).toLowerCase();
       const z = zones.get(name);
-      const add = (type: number, n: string, data: Record<string, unknown>) => res.answers.push({ name: n, type, class: Packet.CLASS.IN, ttl: 60, ...data });
-      if (!z) res.header.rcode = 3; // NXDOMAIN
-      else if (z.fail) res.header.rcode = 2; // SERVFAIL
+      const add = (type: number, n: string, data: Record<string, unknown>) =>
+        res.answers.push({ name: n, type, class: Packet.CLASS.IN, ttl: 60, ...data });
+      if (!z)
+        res.header.rcode = 3; // NXDOMAIN
+      else if (z.fail)
+        res.header.rcode = 2; // SERVFAIL
       else if (z.CNAME) {
         add(Packet.TYPE.CNAME, name, { domain: z.CNAME });
         const t = zones.get(z.CNAME);
@@ -49,13 +52,19 @@ export async function startDns(zones: Map<string, Zone>) {
 
 /** A certificate for `names`, valid over [from, to]; its PEM is also written to a file (to trust it as a CA). */
 export async function makeCert(names: string[], from: Date, to: Date) {
-  const pems = await selfsigned.generate([{ name: "commonName", value: names[0]! }, { name: "organizationName", value: "Test CA" }], {
-    notBeforeDate: from,
-    notAfterDate: to,
-    keySize: 2048,
-    algorithm: "sha256",
-    extensions: [{ name: "subjectAltName", altNames: names.map((value) => ({ type: 2 as const, value })) }],
-  } as any);
+  const pems = await selfsigned.generate(
+    [
+      { name: "commonName", value: names[0]! },
+      { name: "organizationName", value: "Test CA" },
+    ],
+    {
+      notBeforeDate: from,
+      notAfterDate: to,
+      keySize: 2048,
+      algorithm: "sha256",
+      extensions: [{ name: "subjectAltName", altNames: names.map((value) => ({ type: 2 as const, value })) }],
+    } as any,
+  );
   const dir = mkdtempSync(join(tmpdir(), "plinth-cert-"));
   const caFile = join(dir, "ca.pem");
   writeFileSync(caFile, pems.cert);

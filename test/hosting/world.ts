@@ -18,17 +18,27 @@ const PEOPLE = {
   outsider: { email: "mallory@rival.test", name: "Mallory", company: "other", role: "owner" },
 } as const;
 
-export interface World extends Pick<Tenants<keyof typeof PEOPLE>, "deps" | "store" | "clock" | "users" | "jobs" | "close"> {
+export interface World
+  extends Pick<Tenants<keyof typeof PEOPLE>, "deps" | "store" | "clock" | "users" | "jobs" | "close"> {
   companyId: number;
   otherCompanyId: number;
   siteId: number;
   otherSiteId: number;
-  ctx(opts?: { role?: Role; scopes?: string[]; company?: "mine" | "other"; as?: number; kind?: CredentialKind }): ActorContext;
+  ctx(opts?: {
+    role?: Role;
+    scopes?: string[];
+    company?: "mine" | "other";
+    as?: number;
+    kind?: CredentialKind;
+  }): ActorContext;
   call(name: string, args: Record<string, unknown>, ctx?: ActorContext): Promise<any>;
   err(name: string, args: Record<string, unknown>, ctx?: ActorContext): Promise<AppError>;
 }
 
-export async function makeWorld(domain: Domain | Domain[], opts: { start?: Date; config?: Partial<Config> } = {}): Promise<World> {
+export async function makeWorld(
+  domain: Domain | Domain[],
+  opts: { start?: Date; config?: Partial<Config> } = {},
+): Promise<World> {
   const t = await makeTenants({
     people: PEOPLE,
     domains: Array.isArray(domain) ? domain : [domain],
@@ -39,7 +49,14 @@ export async function makeWorld(domain: Domain | Domain[], opts: { start?: Date;
   const site = (await db.insert(sites).values({ companyId: t.mine.id, name: "Acme Site" }).returning())[0]!;
   const otherSite = (await db.insert(sites).values({ companyId: t.other.id, name: "Rival Site" }).returning())[0]!;
   const ctx: World["ctx"] = ({ role = "owner", scopes = ["*"], company = "mine", as, kind = "mcp_key" } = {}) =>
-    t.ctx(company === "mine" ? "owner" : "outsider", { role, scopes, company, as, kind, credential: { id: t.keyId, name: "test" } });
+    t.ctx(company === "mine" ? "owner" : "outsider", {
+      role,
+      scopes,
+      company,
+      as,
+      kind,
+      credential: { id: t.keyId, name: "test" },
+    });
   return {
     ...t,
     companyId: t.mine.id,

@@ -140,14 +140,10 @@ suite("test services", () => {
   });
 
   test("deploy/haproxy.cfg renders to a config haproxy accepts", async () => {
-    const cfg = renderHaproxyConfig(
-      readFileSync(HAPROXY_TEMPLATE, "utf8"),
-      { host: "127.0.0.1", port: 18080 },
-      [
-        { host: "127.0.0.1", port: 18081 },
-        { host: "::1", port: 18082 },
-      ],
-    );
+    const cfg = renderHaproxyConfig(readFileSync(HAPROXY_TEMPLATE, "utf8"), { host: "127.0.0.1", port: 18080 }, [
+      { host: "127.0.0.1", port: 18081 },
+      { host: "::1", port: 18082 },
+    ]);
     expect(cfg).toContain("bind 127.0.0.1:18080");
     expect(cfg).toContain("server app1 127.0.0.1:18081");
     expect(cfg).toContain("server app2 [::1]:18082");
@@ -194,7 +190,9 @@ suite("test services", () => {
     const after: string[] = [];
     while (performance.now() - stoppedAt < 1500) after.push(await get().catch((e) => `error ${e}`));
     const failed = after.filter((s) => s !== "200 b");
-    console.log(`after backend a stopped: ${after.length} requests in 1.5 s, ${failed.length} not answered by b ${failed.slice(0, 3).join(", ")}`);
+    console.log(
+      `after backend a stopped: ${after.length} requests in 1.5 s, ${failed.length} not answered by b ${failed.slice(0, 3).join(", ")}`,
+    );
     // Retries with redispatch move a request off the dead backend at once.
     expect(failed).toEqual([]);
     // The health check has marked a down by now (inter 200ms, fall 2).

@@ -25,7 +25,18 @@
  * the terminal reaches only this process, which then stops them in order
  * (scripts/with-postgres.ts lets the test command finish first).
  */
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync, chownSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+  chownSync,
+} from "node:fs";
 import { createConnection, createServer } from "node:net";
 import { constants as osConstants, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -112,7 +123,9 @@ async function installMissing(pkgs: DebianPackage[]): Promise<void> {
   const names = [...new Set(missing.map((p) => p.pkg))];
   const what = `${missing.map((p) => p.bin).join(", ")} (Debian packages: ${names.join(" ")})`;
   if (process.platform !== "linux" || !findBinary("apt-get")) {
-    throw new PackageInstallError(`missing ${what}, and there is no apt-get here to install them; install them yourself`);
+    throw new PackageInstallError(
+      `missing ${what}, and there is no apt-get here to install them; install them yourself`,
+    );
   }
   let prefix: string[] = [];
   if (!isRoot()) {
@@ -120,25 +133,43 @@ async function installMissing(pkgs: DebianPackage[]): Promise<void> {
     // Without a terminal sudo cannot ask for a password: -n makes it fail at once instead of hanging.
     prefix = process.stdin.isTTY ? ["sudo"] : ["sudo", "-n"];
   }
-  console.error(`[services] installing ${names.join(" ")} with apt-get (missing: ${missing.map((p) => p.bin).join(", ")})`);
+  console.error(
+    `[services] installing ${names.join(" ")} with apt-get (missing: ${missing.map((p) => p.bin).join(", ")})`,
+  );
   const aptEnv = { DEBIAN_FRONTEND: "noninteractive" };
   const policy = "/usr/sbin/policy-rc.d";
   let wrotePolicy = false;
   if (!existsSync(policy)) {
-    const script = "#!/bin/sh\n# Written by Plinth's test/infra/services.ts during apt-get install; safe to delete.\nexit 101\n";
+    const script =
+      "#!/bin/sh\n# Written by Plinth's test/infra/services.ts during apt-get install; safe to delete.\nexit 101\n";
     const r = await run([...prefix, "sh", "-c", `printf '%s' "$1" > ${policy} && chmod 755 ${policy}`, "sh", script]);
-    if (r.code !== 0) throw new PackageInstallError(`missing ${what}; cannot write ${policy} (${r.out || `exit ${r.code}`})`);
+    if (r.code !== 0)
+      throw new PackageInstallError(`missing ${what}; cannot write ${policy} (${r.out || `exit ${r.code}`})`);
     wrotePolicy = true;
   }
   try {
     const lock = ["-o", "DPkg::Lock::Timeout=300"];
     if (!aptUpdated) {
-      const r = await run([...prefix, "env", "DEBIAN_FRONTEND=noninteractive", "apt-get", ...lock, "update", "-qq"], aptEnv);
+      const r = await run(
+        [...prefix, "env", "DEBIAN_FRONTEND=noninteractive", "apt-get", ...lock, "update", "-qq"],
+        aptEnv,
+      );
       if (r.code !== 0) throw new PackageInstallError(`missing ${what}; apt-get update failed: ${r.out.slice(-2000)}`);
       aptUpdated = true;
     }
     const r = await run(
-      [...prefix, "env", "DEBIAN_FRONTEND=noninteractive", "apt-get", ...lock, "install", "-y", "-qq", "--no-install-recommends", ...names],
+      [
+        ...prefix,
+        "env",
+        "DEBIAN_FRONTEND=noninteractive",
+        "apt-get",
+        ...lock,
+        "install",
+        "-y",
+        "-qq",
+        "--no-install-recommends",
+        ...names,
+      ],
       aptEnv,
     );
     if (r.code !== 0) throw new PackageInstallError(`apt-get install ${names.join(" ")} failed: ${r.out.slice(-2000)}`);
@@ -147,7 +178,9 @@ async function installMissing(pkgs: DebianPackage[]): Promise<void> {
   }
   const still = missing.filter((p) => !findBinary(p.bin));
   if (still.length) {
-    throw new PackageInstallError(`installed ${names.join(" ")} but still cannot find ${still.map((p) => p.bin).join(", ")}`);
+    throw new PackageInstallError(
+      `installed ${names.join(" ")} but still cannot find ${still.map((p) => p.bin).join(", ")}`,
+    );
   }
 }
 
@@ -266,12 +299,15 @@ function spawnServer(opts: {
   }
   proc.unref();
   const m: Managed = { name: opts.name, proc, signal: opts.signal, dir: opts.dir, logPath: opts.logPath };
-  const wd = Bun.spawn(["sh", "-c", WATCHDOG, "plinth-watchdog", String(proc.pid), opts.signal.replace(/^SIG/, ""), opts.dir], {
-    stdin: "pipe",
-    stdout: "ignore",
-    stderr: "ignore",
-    detached: true,
-  });
+  const wd = Bun.spawn(
+    ["sh", "-c", WATCHDOG, "plinth-watchdog", String(proc.pid), opts.signal.replace(/^SIG/, ""), opts.dir],
+    {
+      stdin: "pipe",
+      stdout: "ignore",
+      stderr: "ignore",
+      detached: true,
+    },
+  );
   wd.unref();
   m.watchdog = wd;
   live.add(m);
@@ -356,7 +392,12 @@ export function canConnect(port: number, host = "127.0.0.1", timeoutMs = 1000): 
   });
 }
 
-async function waitUntil(m: Managed, what: string, timeoutMs: number, check: () => boolean | Promise<boolean>): Promise<void> {
+async function waitUntil(
+  m: Managed,
+  what: string,
+  timeoutMs: number,
+  check: () => boolean | Promise<boolean>,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (exited(m.proc)) {
@@ -437,7 +478,9 @@ function systemUser(name: string): { uid: number; gid: number } | null {
 export async function startPostgres(opts: PostgresOptions = {}): Promise<PostgresServer> {
   const initdb = findBinary("initdb");
   if (!initdb) {
-    throw new Error("initdb not found (PATH, /usr/lib/postgresql/*/bin): run ensureDebianPackages([SERVICE_PACKAGES.postgres])");
+    throw new Error(
+      "initdb not found (PATH, /usr/lib/postgresql/*/bin): run ensureDebianPackages([SERVICE_PACKAGES.postgres])",
+    );
   }
   // Via the real path: initdb on PATH may be a symlink to /usr/lib/postgresql/<v>/bin/initdb.
   const real = realpathSync(initdb);
@@ -445,7 +488,10 @@ export async function startPostgres(opts: PostgresOptions = {}): Promise<Postgre
   let runAs: { uid: number; gid: number } | undefined;
   if (isRoot()) {
     runAs = systemUser("postgres") ?? undefined;
-    if (!runAs) throw new Error("running as root, and there is no `postgres` user to run PostgreSQL as (Debian's postgresql package creates it)");
+    if (!runAs)
+      throw new Error(
+        "running as root, and there is no `postgres` user to run PostgreSQL as (Debian's postgresql package creates it)",
+      );
   }
   const dir = mkdtempSync(join(tmpdir(), "plinth-pg-"));
   if (runAs) chownSync(dir, runAs.uid, runAs.gid);
@@ -509,12 +555,27 @@ export async function startPostgres(opts: PostgresOptions = {}): Promise<Postgre
   }
 }
 
-async function initCluster(initdb: string, dataDir: string, cwd: string, runAs?: { uid: number; gid: number }): Promise<void> {
+async function initCluster(
+  initdb: string,
+  dataDir: string,
+  cwd: string,
+  runAs?: { uid: number; gid: number },
+): Promise<void> {
   let last = "";
   for (const locale of ["C.UTF-8", "C"]) {
     rmSync(dataDir, { recursive: true, force: true });
     // --no-sync: nothing here needs to survive a crash, and it saves most of initdb's time.
-    const args = [initdb, "-D", dataDir, "-U", PG_USER, "--auth=trust", "--encoding=UTF8", `--locale=${locale}`, "--no-sync"];
+    const args = [
+      initdb,
+      "-D",
+      dataDir,
+      "-U",
+      PG_USER,
+      "--auth=trust",
+      "--encoding=UTF8",
+      `--locale=${locale}`,
+      "--no-sync",
+    ];
     const p = Bun.spawn(args, { cwd, stdin: "ignore", stdout: "pipe", stderr: "pipe", ...runAs });
     const [out, err] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text()]);
     if ((await p.exited) === 0) return;
@@ -566,7 +627,23 @@ export async function startRedis(): Promise<RedisServer> {
     return await withFreePort(async (port) => {
       const m = spawnServer({
         name: "redis-server",
-        cmd: [bin, "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir, "--daemonize", "no", "--logfile", ""],
+        cmd: [
+          bin,
+          "--port",
+          String(port),
+          "--bind",
+          "127.0.0.1",
+          "--save",
+          "",
+          "--appendonly",
+          "no",
+          "--dir",
+          dir,
+          "--daemonize",
+          "no",
+          "--logfile",
+          "",
+        ],
         signal: "SIGTERM",
         dir,
         logPath: join(dir, "redis.log"),

@@ -93,7 +93,8 @@ export async function startSmtp(opts: SmtpOptions = {}, host = "127.0.0.1"): Pro
     size: 20 * 1024 * 1024,
     onAuth(auth, _session, cb) {
       authAttempts.push(auth.username ?? "");
-      if (opts.auth && auth.username === opts.auth.user && auth.password === opts.auth.pass) return cb(null, { user: auth.username });
+      if (opts.auth && auth.username === opts.auth.user && auth.password === opts.auth.pass)
+        return cb(null, { user: auth.username });
       return cb(smtpError(535, "5.7.8 Authentication credentials invalid"));
     },
     onMailFrom(_address, session, cb) {

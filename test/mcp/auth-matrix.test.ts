@@ -28,7 +28,15 @@ const svc: Record<string, number> = {};
 const READ = "service_catalog_list";
 const WRITE = "service_requests_create";
 
-type Outcome = "ok" | "unauthorized" | "unknown" | "forbidden" | "needs-client" | "no-company" | "refused-client" | "not-found";
+type Outcome =
+  | "ok"
+  | "unauthorized"
+  | "unknown"
+  | "forbidden"
+  | "needs-client"
+  | "no-company"
+  | "refused-client"
+  | "not-found";
 
 async function rpc(token: string, method: string, params: Record<string, unknown> = {}) {
   const r = await rawMcp(s.url, token, { jsonrpc: "2.0", id: 1, method, params });
@@ -36,7 +44,11 @@ async function rpc(token: string, method: string, params: Record<string, unknown
   return { status: r.status, body: text ? JSON.parse(text) : null };
 }
 
-async function outcome(token: string, name: string, args: Record<string, unknown>): Promise<{ o: Outcome; text: string; data: any }> {
+async function outcome(
+  token: string,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ o: Outcome; text: string; data: any }> {
   const { status, body } = await rpc(token, "tools/call", { name, arguments: args });
   if (status === 401) return { o: "unauthorized", text: "", data: null };
   if (body.error) {
@@ -59,10 +71,17 @@ async function listed(token: string): Promise<string[] | "unauthorized"> {
   return body.result.tools.map((t: any) => t.name);
 }
 
-async function insertOauth(opts: { scopes: string[]; companyIds: number[]; expiresInMs?: number; revoked?: boolean; resource?: string | null }) {
+async function insertOauth(opts: {
+  scopes: string[];
+  companyIds: number[];
+  expiresInMs?: number;
+  revoked?: boolean;
+  resource?: string | null;
+}) {
   const token = `svc_oauth_${randomHex(32)}`;
   const now = s.clock.now();
-  const row = (await s.deps.db
+  const row = (
+    await s.deps.db
       .insert(oauthTokens)
       .values({
         tokenHash: sha256Hex(token),
@@ -76,7 +95,8 @@ async function insertOauth(opts: { scopes: string[]; companyIds: number[]; expir
         revokedAt: opts.revoked ? now : null,
         createdAt: now,
       })
-      .returning({ id: oauthTokens.id }))[0];
+      .returning({ id: oauthTokens.id })
+  )[0];
   return { token, id: row.id };
 }
 
@@ -161,7 +181,9 @@ describe("credential states", () => {
   test("OAuth token revoked, expired, or bound to another resource: 401", async () => {
     const revoked = (await insertOauth({ scopes: ["*"], companyIds: [co.A.id], revoked: true })).token;
     const expired = (await insertOauth({ scopes: ["*"], companyIds: [co.A.id], expiresInMs: -1 })).token;
-    const elsewhere = (await insertOauth({ scopes: ["*"], companyIds: [co.A.id], resource: "https://other.example/api/mcp" })).token;
+    const elsewhere = (
+      await insertOauth({ scopes: ["*"], companyIds: [co.A.id], resource: "https://other.example/api/mcp" })
+    ).token;
     const unbound = (await insertOauth({ scopes: ["*"], companyIds: [co.A.id], resource: null })).token;
     for (const t of [revoked, expired, elsewhere]) expect(await listed(t)).toBe("unauthorized");
     expect(await listed(unbound)).toContain(WRITE);
@@ -169,7 +191,8 @@ describe("credential states", () => {
 
   test("last-used time: written on use, coalesced within a second", async () => {
     const { key, id } = await mintMcpKey(s.deps, { userId, scopes: ["*"], companyIds: [co.A.id] });
-    const lastUsed = async () => (await s.deps.db.select().from(mcpKeys).where(eq(mcpKeys.id, id)).limit(1))[0]!.lastUsedAt?.getTime() ?? null;
+    const lastUsed = async () =>
+      (await s.deps.db.select().from(mcpKeys).where(eq(mcpKeys.id, id)).limit(1))[0]!.lastUsedAt?.getTime() ?? null;
     expect(await lastUsed()).toBeNull();
     const t0 = s.clock.ms();
     await listed(key);
@@ -215,7 +238,8 @@ describe("scope set × role (one company per key)", () => {
         const expected: Outcome = !set.write ? "unknown" : r.canWrite ? "ok" : "forbidden";
         expect(write.o).toBe(expected);
         if (expected === "forbidden") expect(write.text).toContain(`Your role in ${c.name} is viewer`);
-        if (expected === "ok") expect(write.data).toEqual({ id: expect.any(Number), serviceId: svc[r.company], status: "open" });
+        if (expected === "ok")
+          expect(write.data).toEqual({ id: expect.any(Number), serviceId: svc[r.company], status: "open" });
       });
 
   test("an OAuth token with no scopes at all sees only whoami", async () => {
@@ -273,7 +297,9 @@ describe("company cases", () => {
   });
 
   test("a key cannot be minted for a company the user does not belong to", () => {
-    expect(async () => await mintMcpKey(s.deps, { userId, scopes: ["*"], companyIds: [co.D.id] })).toThrow(/not a member/);
+    expect(async () => await mintMcpKey(s.deps, { userId, scopes: ["*"], companyIds: [co.D.id] })).toThrow(
+      /not a member/,
+    );
   });
 
   test("membership removed mid-test: access to that company ends on the next request", async () => {

@@ -60,11 +60,30 @@ test("users, companies, members and MCP keys from the command line", async () =>
   expect(foreign.code).toBe(1);
   expect(foreign.err).toContain("not a member");
 
-  const made = plinth("mcp-keys", "create", "--email", "ada@example.test", "--scopes", "services:read", "--name", "laptop");
+  const made = plinth(
+    "mcp-keys",
+    "create",
+    "--email",
+    "ada@example.test",
+    "--scopes",
+    "services:read",
+    "--name",
+    "laptop",
+  );
   expect(made.code).toBe(0);
   expect(made.out).toMatch(/^svc_mcp_[0-9a-f]{64}$/); // only the key on stdout
   const key = made.out;
-  const multi = plinth("mcp-keys", "create", "--email", "ada@example.test", "--scopes", "* services:*", "--require-cms-approval", "--expires", "2999-01-01");
+  const multi = plinth(
+    "mcp-keys",
+    "create",
+    "--email",
+    "ada@example.test",
+    "--scopes",
+    "* services:*",
+    "--require-cms-approval",
+    "--expires",
+    "2999-01-01",
+  );
   expect(multi.out).toMatch(/^svc_mcp_[0-9a-f]{64}$/);
   const badDate = plinth("mcp-keys", "create", "--email", "ada@example.test", "--scopes", "*", "--expires", "tomorrow");
   expect(badDate.code).toBe(2);
@@ -93,8 +112,15 @@ test("users, companies, members and MCP keys from the command line", async () =>
     expect(plinth("members", "remove", "--company", "2", "--email", "ada@example.test").code).toBe(0);
     expect(plinth("members", "remove", "--company", "2", "--email", "ada@example.test").code).toBe(1);
     await afterForeignWrite();
-    const after = await rawMcp(server.url, key, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "whoami", arguments: {} } });
-    expect(JSON.parse((await after.json()).result.content[0].text).clients).toEqual([{ id: 1, company: "Acme", role: "owner" }]);
+    const after = await rawMcp(server.url, key, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "whoami", arguments: {} },
+    });
+    expect(JSON.parse((await after.json()).result.content[0].text).clients).toEqual([
+      { id: 1, company: "Acme", role: "owner" },
+    ]);
 
     const id = listed.out.split("\n")[0]!.split(/\s+/)[0]!;
     expect(plinth("mcp-keys", "revoke", id).code).toBe(0);
@@ -110,7 +136,10 @@ test("users, companies, members and MCP keys from the command line", async () =>
 
 test("passwords are stored as argon2id, never in clear", async () => {
   const store = openStore({ dataDir, databaseUrl });
-  const users = await rows<{ email: string; password_hash: string }>({ store }, "SELECT email, password_hash FROM users");
+  const users = await rows<{ email: string; password_hash: string }>(
+    { store },
+    "SELECT email, password_hash FROM users",
+  );
   await store.close();
   expect(users.length).toBe(2);
   for (const r of users) {

@@ -44,7 +44,9 @@ describe("the listing fits a client's context", () => {
       walk(t.entryMulti.inputSchema, t.def.name);
       // Compaction drops bytes, never meaning: required arguments and enums survive it.
       expect(t.entrySingle.inputSchema.required ?? []).toEqual((t.schema.required as string[] | undefined) ?? []);
-      expect(JSON.stringify(t.entrySingle.inputSchema).match(/"enum"/g)?.length ?? 0).toBe(JSON.stringify(t.schema).match(/"enum"/g)?.length ?? 0);
+      expect(JSON.stringify(t.entrySingle.inputSchema).match(/"enum"/g)?.length ?? 0).toBe(
+        JSON.stringify(t.schema).match(/"enum"/g)?.length ?? 0,
+      );
     }
     expect(bad).toEqual([]);
   });
@@ -74,7 +76,9 @@ describe("errors a model can act on", () => {
   });
 
   test("a missing argument sent under another spelling is pointed out", async () => {
-    expect(await w.err(w.owner, "posts_list", { site_id: w.siteA })).toBe("Invalid arguments: missing siteId (did you mean site_id → siteId?)");
+    expect(await w.err(w.owner, "posts_list", { site_id: w.siteA })).toBe(
+      "Invalid arguments: missing siteId (did you mean site_id → siteId?)",
+    );
     expect(await w.err(w.owner, "posts_list", {})).toBe("Invalid arguments: missing siteId");
   });
 
@@ -87,12 +91,24 @@ describe("errors a model can act on", () => {
   });
 
   test("unknown properties inside nested objects are refused with their path", async () => {
-    const msg = await w.err(w.owner, "posts_create", { siteId: w.siteA, title: "Nested", include: ["blocks"], extra: { a: 1 } });
+    const msg = await w.err(w.owner, "posts_create", {
+      siteId: w.siteA,
+      title: "Nested",
+      include: ["blocks"],
+      extra: { a: 1 },
+    });
     expect(msg).toStartWith('Invalid arguments: unknown argument "extra"');
   });
 
   test("whoami ignores a stray clientId rather than refusing the first call a client makes", async () => {
-    const r = await (await rawMcp(s.url, multiKey, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "whoami", arguments: { clientId: 1 } } })).json();
+    const r = await (
+      await rawMcp(s.url, multiKey, {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "whoami", arguments: { clientId: 1 } },
+      })
+    ).json();
     expect(r.result.isError).toBeUndefined();
   });
 });
@@ -101,13 +117,21 @@ describe("discovery mode", () => {
   const post = async (key: string, body: unknown, headers: Record<string, string> = {}, query = "") => {
     const r = await fetch(`${s.url}/api/mcp${query}`, {
       method: "POST",
-      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", Authorization: `Bearer ${key}`, ...headers },
+      headers: {
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+        Authorization: `Bearer ${key}`,
+        ...headers,
+      },
       body: JSON.stringify(body),
     });
     return (await r.json()) as any;
   };
   const list = async (key: string, headers: Record<string, string> = {}, query = "") =>
-    (await post(key, { jsonrpc: "2.0", id: 1, method: "tools/list" }, headers, query)).result.tools as { name: string; inputSchema: any }[];
+    (await post(key, { jsonrpc: "2.0", id: 1, method: "tools/list" }, headers, query)).result.tools as {
+      name: string;
+      inputSchema: any;
+    }[];
   const call = (key: string, name: string, args: Record<string, unknown>, headers: Record<string, string> = {}) =>
     post(key, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }, headers);
 
@@ -135,11 +159,17 @@ describe("discovery mode", () => {
     await addMember(s.deps, w.A.id, u.id, "viewer");
     const reader = (await mintMcpKey(s.deps, { userId: u.id, scopes: ["services:read"], companyIds: [w.A.id] })).key;
     const found = JSON.parse((await call(reader, "tools_search", { query: "service" })).result.content[0].text);
-    expect(found.tools.map((t: { name: string }) => t.name).sort()).toEqual(["service_catalog_get", "service_catalog_list", "service_requests_list"]);
+    expect(found.tools.map((t: { name: string }) => t.name).sort()).toEqual([
+      "service_catalog_get",
+      "service_catalog_list",
+      "service_requests_list",
+    ]);
     const sets = JSON.parse((await call(reader, "toolsets_list", {})).result.content[0].text);
     expect(sets.toolsets).toEqual([{ name: "services", description: expect.any(String), tools: 3 }]);
     // A tool outside the scopes stays unknown, discovery or not.
-    expect((await call(reader, "posts_list", { siteId: w.siteA }, { "X-MCP-Discovery": "1" })).error.message).toStartWith("Unknown tool: posts_list.");
+    expect(
+      (await call(reader, "posts_list", { siteId: w.siteA }, { "X-MCP-Discovery": "1" })).error.message,
+    ).toStartWith("Unknown tool: posts_list.");
   });
 });
 
@@ -164,10 +194,16 @@ describe("retried creates do not make silent duplicates", () => {
     expect(again.approval.note).toContain("fresh one");
     expect(w.changes()).toBe(before);
     expect((await w.ok(w.owner, "posts_list", { siteId: w.siteA, search: "Exactly once" })).total).toBe(1);
-    expect(await w.err(w.owner, "posts_create", { ...args, title: "Something else" })).toContain("already used with other arguments");
-    expect(await w.err(w.owner, "posts_create", { ...args, idempotencyKey: "has space" })).toContain("idempotencyKey must be");
+    expect(await w.err(w.owner, "posts_create", { ...args, title: "Something else" })).toContain(
+      "already used with other arguments",
+    );
+    expect(await w.err(w.owner, "posts_create", { ...args, idempotencyKey: "has space" })).toContain(
+      "idempotencyKey must be",
+    );
     // Read tools and non-create writes do not take it.
-    expect(await w.err(w.owner, "posts_list", { siteId: w.siteA, idempotencyKey: "x" })).toContain('unknown argument "idempotencyKey"');
+    expect(await w.err(w.owner, "posts_list", { siteId: w.siteA, idempotencyKey: "x" })).toContain(
+      'unknown argument "idempotencyKey"',
+    );
   });
 
   test("racing repeats with one key create one row", async () => {

@@ -104,7 +104,14 @@ describe("HTTP surface", () => {
   });
 
   test("valid JSON that is not JSON-RPC: -32600 Invalid Request", async () => {
-    for (const body of [{}, { jsonrpc: "1.0", id: 1, method: "tools/list" }, 42, "str", null, { jsonrpc: "2.0", id: { x: 1 }, method: "x" }]) {
+    for (const body of [
+      {},
+      { jsonrpc: "1.0", id: 1, method: "tools/list" },
+      42,
+      "str",
+      null,
+      { jsonrpc: "2.0", id: { x: 1 }, method: "x" },
+    ]) {
       const r = await rawMcp(s.url, key, JSON.stringify(body));
       expect(r.status).toBe(400);
       expect((await r.json()).error.code).toBe(-32600);
@@ -190,7 +197,11 @@ describe("browser clients (CORS) and the memoised tools/list", () => {
     const pre = (origin: string) =>
       fetch(new URL("/api/mcp", s.url), {
         method: "OPTIONS",
-        headers: { Origin: origin, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization, content-type" },
+        headers: {
+          Origin: origin,
+          "Access-Control-Request-Method": "POST",
+          "Access-Control-Request-Headers": "authorization, content-type",
+        },
       });
     const ok = await pre("http://localhost:6274");
     expect(ok.status).toBe(204);
@@ -219,7 +230,9 @@ describe("browser clients (CORS) and the memoised tools/list", () => {
     expect(m.inputSchema.properties.clientId.type).toBe("integer");
     expect(m.inputSchema.required ?? []).not.toContain("clientId");
     const again = await list(key, 6);
-    expect(again.result.tools.find((t: any) => t.name === "service_catalog_list").inputSchema.properties.clientId).toBeUndefined();
+    expect(
+      again.result.tools.find((t: any) => t.name === "service_catalog_list").inputSchema.properties.clientId,
+    ).toBeUndefined();
   });
 });
 
@@ -227,7 +240,11 @@ describe("Host/Origin configured for a proxy", () => {
   test("configured hosts and origins are allowed, others still refused; public URL host always allowed", async () => {
     const p = await startTestServer({
       seed: false,
-      config: { allowedHosts: ["mcp.internal:8443"], allowedOrigins: ["https://app.example.com"], publicUrl: "https://plinth.example.org" },
+      config: {
+        allowedHosts: ["mcp.internal:8443"],
+        allowedOrigins: ["https://app.example.com"],
+        publicUrl: "https://plinth.example.org",
+      },
     });
     try {
       const u = await createUser(p.deps, { email: "x@y.test" });
@@ -240,7 +257,9 @@ describe("Host/Origin configured for a proxy", () => {
       expect((await rawMcp(p.url, k, call("whoami"), { Host: "other.example" })).status).toBe(403);
       expect((await rawMcp(p.url, k, call("whoami"), { Origin: "https://evil.example.com" })).status).toBe(403);
       const r = await rawMcp(p.url, null, call("whoami"), { Host: "plinth.example.org" });
-      expect(r.headers.get("www-authenticate")).toContain('resource_metadata="https://plinth.example.org/.well-known/oauth-protected-resource"');
+      expect(r.headers.get("www-authenticate")).toContain(
+        'resource_metadata="https://plinth.example.org/.well-known/oauth-protected-resource"',
+      );
     } finally {
       await p.stop();
     }
@@ -284,7 +303,10 @@ describe("batches", () => {
   });
 
   test("omitting clientId in one item and naming it in another is also mixed", async () => {
-    const r = await rawMcp(s.url, multiKey, [call("service_catalog_list", {}, 1), call("service_catalog_list", { clientId: acme.id }, 2)]);
+    const r = await rawMcp(s.url, multiKey, [
+      call("service_catalog_list", {}, 1),
+      call("service_catalog_list", { clientId: acme.id }, 2),
+    ]);
     expect(r.status).toBe(400);
     expect((await r.json()).error.message).toContain("same clientId");
   });
@@ -323,13 +345,23 @@ describe("2025-era clients (raw initialize) and the SDK client in both eras", ()
       expect(j.result.capabilities.tools).toBeDefined();
       expect(j.result.serverInfo.name).toBe("plinth");
       expect(j.result.serverInfo.version).toBe(pkg.version); // the build's own version, as `plinth --version` prints it
-      const list = await rawMcp(s.url, key, { jsonrpc: "2.0", id: 1, method: "tools/list" }, { "MCP-Protocol-Version": version });
+      const list = await rawMcp(
+        s.url,
+        key,
+        { jsonrpc: "2.0", id: 1, method: "tools/list" },
+        { "MCP-Protocol-Version": version },
+      );
       expect((await list.json()).result.tools.map((t: any) => t.name)).toContain("whoami");
     });
   }
 
   test("an unsupported legacy protocol version header is refused with a JSON-RPC error, not a 500", async () => {
-    const r = await rawMcp(s.url, key, { jsonrpc: "2.0", id: 1, method: "tools/list" }, { "MCP-Protocol-Version": "1999-01-01" });
+    const r = await rawMcp(
+      s.url,
+      key,
+      { jsonrpc: "2.0", id: 1, method: "tools/list" },
+      { "MCP-Protocol-Version": "1999-01-01" },
+    );
     expect(r.status).toBeLessThan(500);
     expect(r.status).toBeGreaterThanOrEqual(400);
     expect((await r.json()).error).toBeDefined();
@@ -403,7 +435,12 @@ describe("narrowing: X-MCP-Toolsets / ?toolsets= and X-MCP-Readonly / ?readonly=
   const names = async (headers: Record<string, string>, query = "") => {
     const r = await fetch(new URL(`/api/mcp${query}`, s.url), {
       method: "POST",
-      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", Authorization: `Bearer ${key}`, ...headers },
+      headers: {
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+        Authorization: `Bearer ${key}`,
+        ...headers,
+      },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
     });
     const j = await r.json();
@@ -428,7 +465,9 @@ describe("narrowing: X-MCP-Toolsets / ?toolsets= and X-MCP-Readonly / ?readonly=
     expect(ro).not.toContain("service_requests_create");
     expect(await names({}, "?readonly=1")).toEqual(ro);
     const r = await rawMcp(s.url, key, call("service_requests_create", { serviceId: 1 }), { "X-MCP-Readonly": "1" });
-    expect((await r.json()).error.message).toBe("Unknown tool: service_requests_create. Did you mean service_requests_list?");
+    expect((await r.json()).error.message).toBe(
+      "Unknown tool: service_requests_create. Did you mean service_requests_list?",
+    );
   });
 
   test("an unknown toolset or a bad switch is a clear 400, not a silent empty list", async () => {
@@ -470,7 +509,12 @@ describe("hostile input stays data", () => {
 
   test("arguments that are not an object: a clear error, never a 500", async () => {
     for (const args of ["x", 5, [1, 2]]) {
-      const r = await rawMcp(s.url, key, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "service_catalog_list", arguments: args } });
+      const r = await rawMcp(s.url, key, {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "service_catalog_list", arguments: args },
+      });
       expect(r.status).toBeLessThan(500);
       const j = await r.json();
       expect(j.error?.code === -32602 || j.result?.isError === true).toBe(true);

@@ -33,7 +33,13 @@ afterAll(() => s.stop());
 
 async function env(key: string): Promise<McpEnv> {
   const principal = (await resolveBearer(s.deps, key))!;
-  return { deps: s.deps, principal, registry: registry(), filter: { toolsets: null, readOnly: false, discovery: false }, requestId: "t" };
+  return {
+    deps: s.deps,
+    principal,
+    registry: registry(),
+    filter: { toolsets: null, readOnly: false, discovery: false },
+    requestId: "t",
+  };
 }
 
 function request(body: unknown, version: string | null) {
@@ -73,7 +79,8 @@ describe("tools/call fast path answers as the SDK does", () => {
     for (const [label, key, body] of cases) {
       test(`${label} (protocol ${version ?? "header absent"})`, async () => {
         const e = await env(keys[key]!);
-        if (label.includes("clientId, string id")) (body.params as any).arguments.clientId = e.principal.companies[0]!.id;
+        if (label.includes("clientId, string id"))
+          (body.params as any).arguments.clientId = e.principal.companies[0]!.id;
         const fast = await fastPath(request(body, version), body, e);
         expect(fast).not.toBeNull();
         const sdk = await dispatch(request(body, version), body, e, { sdkOnly: true });
@@ -82,9 +89,11 @@ describe("tools/call fast path answers as the SDK does", () => {
         const answer: any = await fast!.json();
         expect(answer).toEqual(await sdk.json());
         // The comparison is only worth something if the answers are the real thing.
-        if (label.startsWith("a read tool") || label.startsWith("whoami")) expect(answer.result.isError).toBeUndefined();
+        if (label.startsWith("a read tool") || label.startsWith("whoami"))
+          expect(answer.result.isError).toBeUndefined();
         if (label === "a read tool") expect(answer.result.content[0].text).toContain("SEO audit");
-        if (label.startsWith("a cached read tool")) expect(JSON.parse(answer.result.content[0].text).items[0].name).toBe('Acme "Quoted" <b>site</b> \u2028');
+        if (label.startsWith("a cached read tool"))
+          expect(JSON.parse(answer.result.content[0].text).items[0].name).toBe('Acme "Quoted" <b>site</b> \u2028');
         if (label === "unknown tool") expect(answer.error.code).toBe(-32602);
         if (label === "wrong-typed argument") expect(answer.result.isError).toBe(true);
       });
@@ -94,7 +103,9 @@ describe("tools/call fast path answers as the SDK does", () => {
   test("requests it does not take go to the SDK", async () => {
     const e = await env(keys.single!);
     const body = call("whoami", {});
-    expect(await fastPath(request({ ...body, method: "tools/list" }, null), { ...body, method: "tools/list" }, e)).toBeNull();
+    expect(
+      await fastPath(request({ ...body, method: "tools/list" }, null), { ...body, method: "tools/list" }, e),
+    ).toBeNull();
     expect(await fastPath(request(body, "2026-07-28"), body, e)).toBeNull();
     expect(await fastPath(request(body, "1999-01-01"), body, e)).toBeNull();
     const { id: _, ...notification } = body;
@@ -117,14 +128,21 @@ describe("tools/call fast path answers as the SDK does", () => {
       ["an id past 2^53", { ...body, id: 2 ** 60 }],
       ["an extra top-level member", { ...body, extra: true }],
       ["another jsonrpc version", { ...body, jsonrpc: "1.0" }],
-      ["a 2026-era envelope claim", { ...body, params: { ...body.params, _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } } }],
+      [
+        "a 2026-era envelope claim",
+        { ...body, params: { ...body.params, _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } } },
+      ],
     ];
     for (const v of [null, "2025-06-18"])
       for (const [label, m] of shapes) {
         const fast = await fastPath(request(m, v), m, e);
         const sdk = await dispatch(request(m, v), m, e, { sdkOnly: true });
         if (fast === null) continue; // the SDK answers it: nothing for the memo to get wrong
-        expect({ label, status: fast.status, answer: await fast.json() }).toEqual({ label, status: sdk.status, answer: await sdk.json() });
+        expect({ label, status: fast.status, answer: await fast.json() }).toEqual({
+          label,
+          status: sdk.status,
+          answer: await sdk.json(),
+        });
       }
   });
 });

@@ -23,12 +23,25 @@ beforeAll(async () => {
   if (ON_PG) databaseUrl = await freshDatabaseUrl();
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  proc = Bun.spawn([process.execPath, join(ROOT, "src/main.ts"), "serve", "--port", String(port), "--data-dir", dataDir, "--mcp-rate-limit", "1000000"], {
-    cwd: ROOT,
-    env: { ...process.env, PLINTH_DATABASE_URL: databaseUrl ?? undefined, PLINTH_LOG: "off" },
-    stdout: "pipe",
-    stderr: "inherit",
-  });
+  proc = Bun.spawn(
+    [
+      process.execPath,
+      join(ROOT, "src/main.ts"),
+      "serve",
+      "--port",
+      String(port),
+      "--data-dir",
+      dataDir,
+      "--mcp-rate-limit",
+      "1000000",
+    ],
+    {
+      cwd: ROOT,
+      env: { ...process.env, PLINTH_DATABASE_URL: databaseUrl ?? undefined, PLINTH_LOG: "off" },
+      stdout: "pipe",
+      stderr: "inherit",
+    },
+  );
   let out = "";
   const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
   while (!/MCP key[^\n]*\n/.test(out)) {
@@ -51,7 +64,12 @@ const rssMb = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${proc.pid}
 async function list(params: Record<string, unknown>, headers: Record<string, string> = {}) {
   const r = await fetch(`${base}/api/mcp`, {
     method: "POST",
-    headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", Authorization: `Bearer ${key}`, ...headers },
+    headers: {
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      Authorization: `Bearer ${key}`,
+      ...headers,
+    },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params }),
   });
   await r.arrayBuffer();
@@ -68,7 +86,10 @@ test("RSS stays under 200 MB through 200 tools/list calls with distinct 5 MB _me
   })();
   console.log("rss after _meta", afterMeta.toFixed(1));
   for (let i = 0; i < 4500; i++) {
-    const status = await list({ cursor: `c${i}-${"y".repeat(900)}` }, { "mcp-protocol-version": i % 2 ? "2025-06-18" : "2025-03-26" });
+    const status = await list(
+      { cursor: `c${i}-${"y".repeat(900)}` },
+      { "mcp-protocol-version": i % 2 ? "2025-06-18" : "2025-03-26" },
+    );
     expect(status).toBe(200);
   }
   // The memory guard (src/ops/memory.ts) runs every 2 s: give it one turn.

@@ -12,7 +12,12 @@ let s: TestServer;
 let key: string;
 let otherKey: string;
 
-const whoami = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "whoami", arguments: {} } });
+const whoami = (id: number) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name: "whoami", arguments: {} },
+});
 
 beforeAll(async () => {
   s = await startTestServer({ seed: false, config: { mcpRateLimit: 3 } });

@@ -49,7 +49,12 @@ function tool(over: Partial<ToolDef>): ToolDef {
     ...over,
   } as ToolDef);
 }
-const domain = (...tools: ToolDef[]): Domain => ({ name: "things", title: "Things", description: "Test things.", tools });
+const domain = (...tools: ToolDef[]): Domain => ({
+  name: "things",
+  title: "Things",
+  description: "Test things.",
+  tools,
+});
 
 describe("load-time rules", () => {
   const cases: [string, ToolDef[], RegExp][] = [
@@ -57,14 +62,26 @@ describe("load-time rules", () => {
     ["not snake_case", [tool({ name: "ThingsList" })], /snake_case/],
     ["no verb", [tool({ name: "things" })], /<noun>_<verb>/],
     ["over 128 characters", [tool({ name: `a_${"b".repeat(127)}` })], /128/],
-    ["own entity's id not called id", [tool({ name: "things_get", input: v.object({ thingId: v.number() }) })], /own entity's id is `id`, not `thingId`/],
-    ["own entity's id by its last word", [tool({ name: "blue_things_get", input: v.object({ thingId: v.number() }) })], /not `thingId`/],
+    [
+      "own entity's id not called id",
+      [tool({ name: "things_get", input: v.object({ thingId: v.number() }) })],
+      /own entity's id is `id`, not `thingId`/,
+    ],
+    [
+      "own entity's id by its last word",
+      [tool({ name: "blue_things_get", input: v.object({ thingId: v.number() }) })],
+      /not `thingId`/,
+    ],
     ["snake_case argument", [tool({ input: v.object({ site_id: v.number() }) })], /argument site_id must be camelCase/],
     ["read-only with a write scope", [tool({ scope: "crm:write" })], /read-only tool needs a :read scope/],
     ["write tool with a read scope", [tool({ readOnly: false })], /write tool cannot use the read scope/],
     ["destructive read-only", [tool({ destructive: true })], /destructive tool cannot be read-only/],
     ["approval on a read tool", [tool({ approval: "post" })], /only write tools use the approval workflow/],
-    ["a cached write tool", [tool({ name: "things_create", scope: "crm:write", readOnly: false, cachedBy: [sites] })], /only read-only tools may be cached/],
+    [
+      "a cached write tool",
+      [tool({ name: "things_create", scope: "crm:write", readOnly: false, cachedBy: [sites] })],
+      /only read-only tools may be cached/,
+    ],
     ["cached by no table", [tool({ cachedBy: [] })], /cachedBy names the tables/],
     ["trivial description", [tool({ description: "Lists." })], /description/],
     ["unscoped tool other than whoami", [tool({ scope: null })], /unscoped/],
@@ -80,12 +97,21 @@ describe("load-time rules", () => {
     });
 
   test("duplicate resource URIs", () => {
-    const r = { uri: "x://y", name: "Y", description: "A test resource for duplicates.", mimeType: "text/plain", scope: null, read: () => "" };
+    const r = {
+      uri: "x://y",
+      name: "Y",
+      description: "A test resource for duplicates.",
+      mimeType: "text/plain",
+      scope: null,
+      read: () => "",
+    };
     expect(() => buildRegistry([{ ...domain(), resources: [r, r] }])).toThrow(/declared twice/);
   });
 
   test("a well-formed test-only domain builds, with schemas computed once", () => {
-    const r = buildRegistry([domain(tool({}), tool({ name: "things_create", scope: "crm:write", readOnly: false, destructive: true }))]);
+    const r = buildRegistry([
+      domain(tool({}), tool({ name: "things_create", scope: "crm:write", readOnly: false, destructive: true })),
+    ]);
     // Every registry also holds its own discovery tools.
     expect(r.tools.map((t) => t.def.name)).toEqual(["things_create", "things_list", "tools_search", "toolsets_list"]);
     const create = r.byName.get("things_create")!;
@@ -156,7 +182,9 @@ describe("the real registry", () => {
       }
       const r = v.safeParse(t.def.input, args);
       if (!r.success)
-        failures.push(`${t.def.name}: sample ${JSON.stringify(args)} rejected: ${r.issues.map((i) => `${v.getDotPath(i)}: ${i.message}`).join("; ")}`);
+        failures.push(
+          `${t.def.name}: sample ${JSON.stringify(args)} rejected: ${r.issues.map((i) => `${v.getDotPath(i)}: ${i.message}`).join("; ")}`,
+        );
     }
     expect(failures).toEqual([]);
   });
@@ -195,9 +223,15 @@ const leaky = tool({
   scope: "sites:read",
   description: "Test-only and deliberately wrong: reads any site by id without the tenancy check.",
   input: v.object({ siteId: v.pipe(v.number(), v.integer(), v.minValue(1)) }),
-  run: async (ctx, input: any) => (await ctx.deps.db.select().from(sites).where(eq(sites.id, input.siteId)).limit(1))[0],
+  run: async (ctx, input: any) =>
+    (await ctx.deps.db.select().from(sites).where(eq(sites.id, input.siteId)).limit(1))[0],
 });
-const fixtureDomain: Domain = { name: "fixture", title: "Fixture", description: "Test-only tools.", tools: [siteRead, siteWrite] };
+const fixtureDomain: Domain = {
+  name: "fixture",
+  title: "Fixture",
+  description: "Test-only tools.",
+  tools: [siteRead, siteWrite],
+};
 
 describe("generic wire suite over every tool", () => {
   let s: TestServer;
@@ -225,9 +259,17 @@ describe("generic wire suite over every tool", () => {
   const changes = () => commits(s.deps);
 
   async function call(key: string, name: string, args: Record<string, unknown>, base = url) {
-    const r = await rawMcp(base, key, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } });
+    const r = await rawMcp(base, key, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name, arguments: args },
+    });
     expect(r.status).toBe(200);
-    return (await r.json()) as { result?: { isError?: boolean; content: { text: string }[] }; error?: { code: number; message: string } };
+    return (await r.json()) as {
+      result?: { isError?: boolean; content: { text: string }[] };
+      error?: { code: number; message: string };
+    };
   }
   const validArgs = (t: RegisteredTool) => (sample(t.entrySingle.inputSchema) ?? {}) as Record<string, unknown>;
 
@@ -238,8 +280,15 @@ describe("generic wire suite over every tool", () => {
       const before = changes();
       const j = await call(ownerKey, t.def.name, { ...validArgs(t), siteId: siteB }, base);
       const text = j.result?.content[0]?.text ?? JSON.stringify(j.error);
-      if (!j.result?.isError || text.startsWith("Invalid arguments") || text.startsWith("Forbidden") || /Foreign Secret/.test(text))
-        failures.push(`${t.def.name} must refuse another company's siteId (resolve it with siteForActor), got: ${text.slice(0, 300)}`);
+      if (
+        !j.result?.isError ||
+        text.startsWith("Invalid arguments") ||
+        text.startsWith("Forbidden") ||
+        /Foreign Secret/.test(text)
+      )
+        failures.push(
+          `${t.def.name} must refuse another company's siteId (resolve it with siteForActor), got: ${text.slice(0, 300)}`,
+        );
       if (changes() !== before) failures.push(`${t.def.name} changed data with a foreign siteId`);
     }
     return failures;
@@ -265,13 +314,20 @@ describe("generic wire suite over every tool", () => {
     C = await createCompany(s.deps, { name: "Suite Viewer Co", ownerUserId: stranger.id });
     await addMember(s.deps, C.id, u.id, "viewer");
     const site = async (companyId: number, name: string) =>
-      (await s.deps.db.insert(sites).values({ companyId, name, subdomain: name.toLowerCase().replace(/\W+/g, "-") }).returning({ id: sites.id }))[0].id;
+      (
+        await s.deps.db
+          .insert(sites)
+          .values({ companyId, name, subdomain: name.toLowerCase().replace(/\W+/g, "-") })
+          .returning({ id: sites.id })
+      )[0].id;
     siteA = await site(A.id, "Suite Site A");
     siteB = await site(B.id, "Foreign Secret Site");
     await site(C.id, "Suite Site C");
     ownerKey = (await mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [A.id] })).key;
     viewerKey = (await mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [C.id] })).key;
-    readKey = (await mintMcpKey(s.deps, { userId: u.id, scopes: SCOPES.filter((x) => x.endsWith(":read")), companyIds: [A.id] })).key;
+    readKey = (
+      await mintMcpKey(s.deps, { userId: u.id, scopes: SCOPES.filter((x) => x.endsWith(":read")), companyIds: [A.id] })
+    ).key;
     multiKey = (await mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [A.id, C.id] })).key;
     // Touch every key once so last-used writes do not count as changes below.
     for (const k of [ownerKey, viewerKey, readKey, multiKey]) await call(k, "whoami", {});
@@ -284,7 +340,9 @@ describe("generic wire suite over every tool", () => {
 
   test("the real server lists exactly the real registry; * sees all, a read-only key only read-only tools", async () => {
     const list = async (k: string, base: string) =>
-      ((await (await rawMcp(base, k, { jsonrpc: "2.0", id: 1, method: "tools/list" })).json()).result.tools as any[]).map((t) => t.name);
+      (
+        (await (await rawMcp(base, k, { jsonrpc: "2.0", id: 1, method: "tools/list" })).json()).result.tools as any[]
+      ).map((t) => t.name);
     // The full listing leaves out the discovery tools (listed only in discovery mode).
     const listed = (ts: RegisteredTool[]) => ts.filter((t) => !DISCOVERY_ONLY.has(t.def.name)).map((t) => t.def.name);
     expect(await list(ownerKey, s.url)).toEqual(listed(all));
@@ -307,7 +365,9 @@ describe("generic wire suite over every tool", () => {
         if (wrong === undefined) continue;
         const j = await call(ownerKey, t.def.name, { ...base, [name]: wrong });
         if (!j.result?.isError || !j.result.content[0]!.text.includes(name))
-          failures.push(`${t.def.name}.${name} = ${JSON.stringify(wrong)} was not refused by name: ${JSON.stringify(j).slice(0, 300)}`);
+          failures.push(
+            `${t.def.name}.${name} = ${JSON.stringify(wrong)} was not refused by name: ${JSON.stringify(j).slice(0, 300)}`,
+          );
         checked++;
       }
     }
@@ -321,7 +381,12 @@ describe("generic wire suite over every tool", () => {
     for (const t of companyTools) {
       const j = await call(multiKey, t.def.name, validArgs(t));
       const text = j.result?.content[0]?.text ?? "";
-      if (!j.result?.isError || !text.startsWith("clientId is required") || !text.includes(`${A.id} "${A.name}" (owner)`) || !text.includes(`${C.id} "${C.name}" (viewer)`))
+      if (
+        !j.result?.isError ||
+        !text.startsWith("clientId is required") ||
+        !text.includes(`${A.id} "${A.name}" (owner)`) ||
+        !text.includes(`${C.id} "${C.name}" (viewer)`)
+      )
         failures.push(`${t.def.name}: ${JSON.stringify(j).slice(0, 300)}`);
     }
     expect(failures).toEqual([]);
@@ -335,8 +400,14 @@ describe("generic wire suite over every tool", () => {
       const foreign = await call(ownerKey, t.def.name, { ...validArgs(t), clientId: B.id });
       const missing = await call(ownerKey, t.def.name, { ...validArgs(t), clientId: 99_999 });
       const ft = foreign.result?.content[0]?.text ?? "";
-      if (!foreign.result?.isError || ft.includes(B.name) || ft.replace(String(B.id), "N") !== missing.result?.content[0]?.text.replace("99999", "N"))
-        failures.push(`${t.def.name}: ${JSON.stringify(foreign).slice(0, 200)} vs ${JSON.stringify(missing).slice(0, 200)}`);
+      if (
+        !foreign.result?.isError ||
+        ft.includes(B.name) ||
+        ft.replace(String(B.id), "N") !== missing.result?.content[0]?.text.replace("99999", "N")
+      )
+        failures.push(
+          `${t.def.name}: ${JSON.stringify(foreign).slice(0, 200)} vs ${JSON.stringify(missing).slice(0, 200)}`,
+        );
     }
     expect(failures).toEqual([]);
     expect(changes()).toBe(before);
@@ -361,7 +432,11 @@ describe("generic wire suite over every tool", () => {
     const failures: string[] = [];
     for (const t of writeTools) {
       const j = await call(readKey, t.def.name, validArgs(t));
-      if (!j.error?.message.startsWith(`Unknown tool: ${t.def.name}.`) || j.error.message.includes(`mean ${t.def.name}`)) failures.push(`${t.def.name}: ${JSON.stringify(j).slice(0, 300)}`);
+      if (
+        !j.error?.message.startsWith(`Unknown tool: ${t.def.name}.`) ||
+        j.error.message.includes(`mean ${t.def.name}`)
+      )
+        failures.push(`${t.def.name}: ${JSON.stringify(j).slice(0, 300)}`);
     }
     expect(failures).toEqual([]);
     expect(changes()).toBe(before);
@@ -376,7 +451,10 @@ describe("generic wire suite over every tool", () => {
   });
 
   test("the site check catches a tool that skips the tenancy check", async () => {
-    const failures = await siteFailures(buildRegistry([{ ...fixtureDomain, tools: [leaky] }]).tools, `http://127.0.0.1:${leakyServer.port}`);
+    const failures = await siteFailures(
+      buildRegistry([{ ...fixtureDomain, tools: [leaky] }]).tools,
+      `http://127.0.0.1:${leakyServer.port}`,
+    );
     expect(failures.join("\n")).toContain("fixture_sites_leak");
   });
 

@@ -104,7 +104,11 @@ test.skipIf(ON_PG)("every cached tool reads only the tables it declares, and nev
       }
       const read = new Set(traced.filter((q) => !/^\s*PRAGMA/i.test(q)).flatMap(tablesIn));
       expect(read.size).toBeGreaterThan(0);
-      expect({ tool: def.name, args, undeclared: [...read].filter((t) => !declared.has(t)) }).toEqual({ tool: def.name, args, undeclared: [] });
+      expect({ tool: def.name, args, undeclared: [...read].filter((t) => !declared.has(t)) }).toEqual({
+        tool: def.name,
+        args,
+        undeclared: [],
+      });
       expect({ tool: def.name, clockReads }).toEqual({ tool: def.name, clockReads: 0 });
       // Run twice with nothing written between: the same answer (nothing else moves it).
       expect(await def.run(ctx, input as never)).toEqual(answer);
@@ -125,15 +129,22 @@ test("a write through a tool is seen on the next call, and a repeated call is a 
   expect((await w.ok(w.owner, "site_domains_list", { siteId: w.siteA })).total).toBe(0);
   await w.ok(w.owner, "site_domains_add", { siteId: w.siteA, hostname: "cache.example.com" });
   expect((await w.ok(w.owner, "sites_list")).items.find((x: any) => x.id === w.siteA).domain).toBe("cache.example.com");
-  expect((await w.ok(w.owner, "site_domains_list", { siteId: w.siteA })).items.map((d: any) => d.hostname)).toEqual(["cache.example.com"]);
-  expect((await w.ok(w.owner, "sites_get", { siteId: w.siteA })).domains.map((d: any) => d.hostname)).toEqual(["cache.example.com"]);
+  expect((await w.ok(w.owner, "site_domains_list", { siteId: w.siteA })).items.map((d: any) => d.hostname)).toEqual([
+    "cache.example.com",
+  ]);
+  expect((await w.ok(w.owner, "sites_get", { siteId: w.siteA })).domains.map((d: any) => d.hostname)).toEqual([
+    "cache.example.com",
+  ]);
 
   const posts1 = await w.ok(w.owner, "posts_list", { siteId: w.siteA });
   expect(posts1.items.map((p: any) => p.title)).toEqual(["Cold brew at home"]);
   const counts1 = (await w.ok(w.owner, "sites_get", { siteId: w.siteA })).counts;
   await w.ok(w.owner, "posts_update", { siteId: w.siteA, id: postId, title: "Cold brew, slowly" });
   await w.ok(w.owner, "posts_create", { siteId: w.siteA, title: "Pour-over basics" });
-  expect((await w.ok(w.owner, "posts_list", { siteId: w.siteA })).items.map((p: any) => p.title).sort()).toEqual(["Cold brew, slowly", "Pour-over basics"]);
+  expect((await w.ok(w.owner, "posts_list", { siteId: w.siteA })).items.map((p: any) => p.title).sort()).toEqual([
+    "Cold brew, slowly",
+    "Pour-over basics",
+  ]);
   expect((await w.ok(w.owner, "sites_get", { siteId: w.siteA })).counts.posts).toBe(counts1.posts + 1);
   // A filtered page is its own entry, and follows the same writes.
   expect((await w.ok(w.owner, "posts_list", { siteId: w.siteA, search: "pour" })).total).toBe(1);
@@ -163,7 +174,12 @@ test("who may call is decided on every call, whatever is cached", async () => {
   const theirs = await w.ok(w.stranger, "sites_list");
   expect(theirs.items.map((x: any) => x.id)).toEqual([w.siteB]);
   // A key without sites:read cannot reach the tool at all.
-  const mediaOnly = await mintMcpKey(s.deps, { userId: w.ownerUserId, scopes: ["media:read"], companyIds: [w.A.id], name: "Media only" });
+  const mediaOnly = await mintMcpKey(s.deps, {
+    userId: w.ownerUserId,
+    scopes: ["media:read"],
+    companyIds: [w.A.id],
+    name: "Media only",
+  });
   const c = await mcpClient(s.url, mediaOnly.key);
   try {
     const r = await callTool(c, "sites_list", {}).catch((e) => ({ isError: true, data: null, text: String(e) }));
@@ -173,7 +189,12 @@ test("who may call is decided on every call, whatever is cached", async () => {
     await c.close();
   }
   // A key revoked after its answers were cached is refused on its next call.
-  const k = await mintMcpKey(s.deps, { userId: w.ownerUserId, scopes: ["*"], companyIds: [w.A.id], name: "Soon revoked" });
+  const k = await mintMcpKey(s.deps, {
+    userId: w.ownerUserId,
+    scopes: ["*"],
+    companyIds: [w.A.id],
+    name: "Soon revoked",
+  });
   const kc = await mcpClient(s.url, k.key);
   expect((await callTool(kc, "sites_list", {})).isError).toBe(false);
   await revokeMcpKey(s.deps, k.id);
@@ -185,12 +206,27 @@ test("who may call is decided on every call, whatever is cached", async () => {
 // The cache itself, on a change feed of its own.
 
 function fakeTool(name: string): ToolDef {
-  return { name, toolset: "cms", scope: "sites:read", readOnly: true, description: "test", input: v.object({}), cachedBy: [sites], run: () => null };
+  return {
+    name,
+    toolset: "cms",
+    scope: "sites:read",
+    readOnly: true,
+    description: "test",
+    input: v.object({}),
+    cachedBy: [sites],
+    run: () => null,
+  };
 }
 function fakeCtx(feed: ChangeFeed, companyId = 1): ActorContext {
   return {
     deps: { store: { changes: feed } } as unknown as Deps,
-    principal: { userId: 1, credential: { kind: "mcp_key", id: 1, name: "k" }, scopes: ["*"], companies: [], requireCmsApproval: false },
+    principal: {
+      userId: 1,
+      credential: { kind: "mcp_key", id: 1, name: "k" },
+      scopes: ["*"],
+      companies: [],
+      requireCmsApproval: false,
+    },
     company: { id: companyId, name: "Acme", role: "owner" },
     requestId: "t",
   };
@@ -216,7 +252,9 @@ test("a write committing while an answer is read leaves that answer stale", asyn
   expect(await cachedAnswer(fakeCtx(feed), tool, { offset: 1 }, async () => ({ n: ++n }))).toBe('{"n":4}');
   // A failed read is not cached.
   const failing = fakeTool("failing_list");
-  await expect(cachedAnswer(fakeCtx(feed), failing, {}, async () => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
+  await expect(cachedAnswer(fakeCtx(feed), failing, {}, async () => Promise.reject(new Error("boom")))).rejects.toThrow(
+    "boom",
+  );
   expect(await cachedAnswer(fakeCtx(feed), failing, {}, async () => "fine")).toBe("fine");
 });
 

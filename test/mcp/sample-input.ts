@@ -114,7 +114,8 @@ function acceptedTypes(s: Schema): Set<string> {
     else if (Array.isArray(x.oneOf)) x.oneOf.forEach(add);
     else if (Array.isArray(x.type)) x.type.forEach((t: string) => out.add(t));
     else if (typeof x.type === "string") out.add(x.type);
-    else if (Array.isArray(x.enum)) for (const e of x.enum) out.add(e === null ? "null" : Array.isArray(e) ? "array" : typeof e);
+    else if (Array.isArray(x.enum))
+      for (const e of x.enum) out.add(e === null ? "null" : Array.isArray(e) ? "array" : typeof e);
     else if (x.const !== undefined) out.add(typeof x.const);
     else out.add("any");
   };

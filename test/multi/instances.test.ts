@@ -17,7 +17,15 @@ import postgres from "postgres";
 import { dropDatabase, freshDatabaseUrl, ON_PG } from "../db";
 import { FOREIGN_WRITE_DELAY_MS } from "../harness";
 import { collectLines } from "../ops/child";
-import { ensureDebianPackages, freePort, SERVICE_PACKAGES, startHaproxy, startRedis, type HaproxyServer, type RedisServer } from "../infra/services";
+import {
+  ensureDebianPackages,
+  freePort,
+  SERVICE_PACKAGES,
+  startHaproxy,
+  startRedis,
+  type HaproxyServer,
+  type RedisServer,
+} from "../infra/services";
 
 const ROOT = join(import.meta.dir, "../..");
 const MAIN = join(ROOT, "src/main.ts");
@@ -92,7 +100,15 @@ async function startCluster(withRedis: boolean): Promise<Cluster> {
     { host: "127.0.0.1", port: pb },
   ]);
   // Ready answers can come before their stdout is read (a loaded machine): wait for both banners.
-  for (const end = Date.now() + 20_000; Date.now() < end && !([a, b].every((i) => i.out.some((l) => l.includes("Plinth is listening"))) && [...a.out, ...b.out].some((l) => l.includes("MCP key (demo user)"))); ) await Bun.sleep(50);
+  for (
+    const end = Date.now() + 20_000;
+    Date.now() < end &&
+    !(
+      [a, b].every((i) => i.out.some((l) => l.includes("Plinth is listening"))) &&
+      [...a.out, ...b.out].some((l) => l.includes("MCP key (demo user)"))
+    );
+  )
+    await Bun.sleep(50);
   const printed = [...a.out, ...b.out];
   const rest = printed.map((l) => /REST key \(site (\d+)\):\s+(svc_live_\w+)/.exec(l)).find(Boolean);
   const mcp = printed.map((l) => /MCP key \(demo user\):\s+(svc_mcp_\w+)/.exec(l)).find(Boolean);
@@ -129,7 +145,11 @@ const rest = (base: string, path: string, key: string, headers: Record<string, s
 async function mcp(base: string, key: string, name: string, args: Record<string, unknown>) {
   const r = await fetch(`${base}/api/mcp`, {
     method: "POST",
-    headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", Authorization: `Bearer ${key}` },
+    headers: {
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      Authorization: `Bearer ${key}`,
+    },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }),
   });
   const j = (await r.json()) as { result?: { isError?: boolean; content: { text: string }[] } };
@@ -192,7 +212,10 @@ for (const withRedis of [true, false]) {
       const clientId = await companyOfSite(c.a.url, c);
       // posts_list answers from each instance's result cache: warm both before the change.
       const listed = async (base: string) =>
-        ((await mcp(base, c.mcpKey, "posts_list", { clientId, siteId: c.siteId, limit: 100 })).items as { slug: string; status: string }[]);
+        (await mcp(base, c.mcpKey, "posts_list", { clientId, siteId: c.siteId, limit: 100 })).items as {
+          slug: string;
+          status: string;
+        }[];
       for (const inst of [c.a, c.b]) await listed(inst.url);
       const created = await mcp(c.a.url, c.mcpKey, "posts_create", {
         clientId,
@@ -214,21 +237,34 @@ for (const withRedis of [true, false]) {
         const body = (await after.json()) as { data: { slug: string }[] };
         expect(body.data.map((p) => p.slug)).toContain(created.slug);
         // And the MCP read on each instance shows it published, not the cached draft or nothing.
-        const items = await within(FOREIGN_WRITE_DELAY_MS + 2000, () => listed(inst.url), (xs) => xs.some((p) => p.slug === created.slug && p.status === "published"));
+        const items = await within(
+          FOREIGN_WRITE_DELAY_MS + 2000,
+          () => listed(inst.url),
+          (xs) => xs.some((p) => p.slug === created.slug && p.status === "published"),
+        );
         expect(items.find((p) => p.slug === created.slug)?.status).toBe("published");
       }
     });
 
     test("a REST key revoked by the CLI, and an MCP key revoked on A, are refused by both", async () => {
-      const cli = (...args: string[]) => Bun.spawnSync([process.execPath, MAIN, ...args], { cwd: ROOT, env: c.env, stdout: "pipe", stderr: "pipe" });
+      const cli = (...args: string[]) =>
+        Bun.spawnSync([process.execPath, MAIN, ...args], { cwd: ROOT, env: c.env, stdout: "pipe", stderr: "pipe" });
       const made = cli("keys", "create", "--site", String(c.siteId), "--name", "revoke me");
       expect(made.exitCode).toBe(0);
       const key = made.stdout.toString().trim();
       for (const inst of [c.a, c.b]) expect((await rest(inst.url, `/sites/${c.siteId}/tags`, key)).status).toBe(200);
-      const id = cli("keys", "list", "--site", String(c.siteId)).stdout.toString().split("\n").find((l) => l.includes("revoke me"))!.split(/\s+/)[0]!;
+      const id = cli("keys", "list", "--site", String(c.siteId))
+        .stdout.toString()
+        .split("\n")
+        .find((l) => l.includes("revoke me"))!
+        .split(/\s+/)[0]!;
       expect(cli("keys", "revoke", id).exitCode).toBe(0);
       for (const inst of [c.a, c.b]) {
-        const r = await within(FOREIGN_WRITE_DELAY_MS + 2000, () => rest(inst.url, `/sites/${c.siteId}/tags`, key), (x) => x.status === 401);
+        const r = await within(
+          FOREIGN_WRITE_DELAY_MS + 2000,
+          () => rest(inst.url, `/sites/${c.siteId}/tags`, key),
+          (x) => x.status === 401,
+        );
         expect(r.status).toBe(401);
       }
       // Cached on B first, then revoked on A.
@@ -236,11 +272,24 @@ for (const withRedis of [true, false]) {
       const mcpKey = mint.stdout.toString().trim();
       expect((await mcp(c.b.url, mcpKey, "whoami", {})).userId).toBeGreaterThan(0);
       const listed = cli("mcp-keys", "list", "--email", "demo@plinth.dev").stdout.toString();
-      const mcpId = listed.split("\n").find((l) => l.includes("revoke me too"))!.trim().split(/\s+/)[0]!;
+      const mcpId = listed
+        .split("\n")
+        .find((l) => l.includes("revoke me too"))!
+        .trim()
+        .split(/\s+/)[0]!;
       expect(cli("mcp-keys", "revoke", mcpId).exitCode).toBe(0);
       const refused = await within(
         FOREIGN_WRITE_DELAY_MS + 2000,
-        () => fetch(`${c.b.url}/api/mcp`, { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", Authorization: `Bearer ${mcpKey}` }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' }),
+        () =>
+          fetch(`${c.b.url}/api/mcp`, {
+            method: "POST",
+            headers: {
+              "Content-Type": "application/json",
+              Accept: "application/json, text/event-stream",
+              Authorization: `Bearer ${mcpKey}`,
+            },
+            body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+          }),
         (r) => r.status === 401,
       );
       expect(refused.status).toBe(401);
@@ -251,10 +300,15 @@ for (const withRedis of [true, false]) {
         ? `a REST key limited to ${RATE} a minute gets ${RATE} in total across both instances`
         : `without Redis each instance limits on its own: ${RATE} per instance (documented)`,
       async () => {
-        const cli = Bun.spawnSync([process.execPath, MAIN, "keys", "create", "--site", String(c.siteId)], { cwd: ROOT, env: c.env, stdout: "pipe" });
+        const cli = Bun.spawnSync([process.execPath, MAIN, "keys", "create", "--site", String(c.siteId)], {
+          cwd: ROOT,
+          env: c.env,
+          stdout: "pipe",
+        });
         const key = cli.stdout.toString().trim();
         const statuses: number[] = [];
-        for (let i = 0; i < RATE * 2 + 10; i++) statuses.push((await rest(c.lb.url, `/sites/${c.siteId}/tags`, key)).status);
+        for (let i = 0; i < RATE * 2 + 10; i++)
+          statuses.push((await rest(c.lb.url, `/sites/${c.siteId}/tags`, key)).status);
         const ok = statuses.filter((s) => s === 200).length;
         const limited = statuses.filter((s) => s === 429).length;
         expect(ok + limited).toBe(statuses.length);
@@ -273,7 +327,11 @@ for (const withRedis of [true, false]) {
       const writer = async (n: number) => {
         for (let i = 0; i < n; i++) {
           try {
-            const r = await mcp(c.lb.url, c.mcpKey, "service_requests_create", { clientId, serviceId, details: `load ${withRedis} ${i}` });
+            const r = await mcp(c.lb.url, c.mcpKey, "service_requests_create", {
+              clientId,
+              serviceId,
+              details: `load ${withRedis} ${i}`,
+            });
             acknowledged.push(r.id);
           } catch {
             failed++;
@@ -293,7 +351,8 @@ for (const withRedis of [true, false]) {
       expect(acknowledged.length).toBeGreaterThan(100);
       // Once the health check has noticed (checks every 200 ms), every request is answered by the survivor.
       await Bun.sleep(Math.max(0, killedAt + 1000 - Date.now()));
-      for (let i = 0; i < 20; i++) expect((await rest(c.lb.url, `/sites/${c.siteId}/config`, c.restKey)).status).toBeLessThan(500);
+      for (let i = 0; i < 20; i++)
+        expect((await rest(c.lb.url, `/sites/${c.siteId}/config`, c.restKey)).status).toBeLessThan(500);
       for (let i = 0; i < 10; i++) expect((await mcp(c.lb.url, c.mcpKey, "whoami", {})).userId).toBeGreaterThan(0);
       expect(failed).toBeLessThan(10);
     }, 60_000);

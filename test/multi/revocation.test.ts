@@ -42,7 +42,9 @@ beforeAll(async () => {
   A = await createCompany(s.deps, { name: "Alpha", ownerUserId: userId });
   B = await createCompany(s.deps, { name: "Bravo" });
   await addMember(s.deps, B.id, userId, "admin");
-  siteA = (await s.deps.db.insert(sites).values({ companyId: A.id, name: "Alpha site" }).returning({ id: sites.id }))[0]!.id;
+  siteA = (
+    await s.deps.db.insert(sites).values({ companyId: A.id, name: "Alpha site" }).returning({ id: sites.id })
+  )[0]!.id;
 });
 afterAll(() => s.stop());
 
@@ -122,33 +124,50 @@ async function accepted(r: Response): Promise<boolean> {
   return r.status === 200;
 }
 
-const mcpAllowed = (key: string) => async () => await accepted(await rawMcp(s.url, key, { jsonrpc: "2.0", id: 1, method: "tools/list" }));
+const mcpAllowed = (key: string) => async () =>
+  await accepted(await rawMcp(s.url, key, { jsonrpc: "2.0", id: 1, method: "tools/list" }));
 
 test("plinth mcp-keys revoke: the key is refused on the very next request", async () => {
   const { key, id } = await mintMcpKey(s.deps, { userId, scopes: ["*"], companyIds: [A.id] });
   const other = await mintMcpKey(s.deps, { userId, scopes: ["*"], companyIds: [A.id] });
-  const revoked = async () => ((await row(s.deps, "SELECT revoked_at FROM mcp_keys WHERE id = ?", id)) as { revoked_at: unknown }).revoked_at !== null;
+  const revoked = async () =>
+    ((await row(s.deps, "SELECT revoked_at FROM mcp_keys WHERE id = ?", id)) as { revoked_at: unknown }).revoked_at !==
+    null;
   expectRevoked(await revokeWhileInUse(mcpAllowed(key), revoked, "mcp-keys", "revoke", String(id)));
   expect(await mcpAllowed(other.key)()).toBe(true); // only that key
 });
 
 test("plinth keys revoke: the REST key is refused on the very next request", async () => {
   const { key, id } = await mintRestKey(s.deps, siteA);
-  const allowed = async () => await accepted(await fetch(`${s.url}/api/v1/sites/${siteA}/posts`, { headers: { Authorization: `Bearer ${key}` } }));
-  const revoked = async () => ((await row(s.deps, "SELECT revoked_at FROM rest_keys WHERE id = ?", id)) as { revoked_at: unknown }).revoked_at !== null;
+  const allowed = async () =>
+    await accepted(
+      await fetch(`${s.url}/api/v1/sites/${siteA}/posts`, { headers: { Authorization: `Bearer ${key}` } }),
+    );
+  const revoked = async () =>
+    ((await row(s.deps, "SELECT revoked_at FROM rest_keys WHERE id = ?", id)) as { revoked_at: unknown }).revoked_at !==
+    null;
   expectRevoked(await revokeWhileInUse(allowed, revoked, "keys", "revoke", String(id)));
 });
 
 test("plinth members remove: the removed company is out of reach on the very next request", async () => {
   const { key } = await mintMcpKey(s.deps, { userId, scopes: ["*"], companyIds: [A.id, B.id] });
   const reachesB = async () => {
-    const r = await rawMcp(s.url, key, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "whoami", arguments: {} } });
+    const r = await rawMcp(s.url, key, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "whoami", arguments: {} },
+    });
     if (r.status !== 200) throw new Error(`unexpected status ${r.status}`);
     const body = (await r.json()) as any;
     return (JSON.parse(body.result.content[0].text).clients as { id: number }[]).some((c) => c.id === B.id);
   };
-  const removed = async () => (await row(s.deps, "SELECT 1 AS x FROM memberships WHERE company_id = ? AND user_id = ?", B.id, userId)) === undefined;
-  expectRevoked(await revokeWhileInUse(reachesB, removed, "members", "remove", "--company", String(B.id), "--email", email));
+  const removed = async () =>
+    (await row(s.deps, "SELECT 1 AS x FROM memberships WHERE company_id = ? AND user_id = ?", B.id, userId)) ===
+    undefined;
+  expectRevoked(
+    await revokeWhileInUse(reachesB, removed, "members", "remove", "--company", String(B.id), "--email", email),
+  );
   // The key itself still works, for Alpha.
   expect(await mcpAllowed(key)()).toBe(true);
 });

@@ -7,7 +7,18 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { addMember, createCompany, createUser } from "../fixtures/accounts";
 import { startTestServer, type TestServer } from "../harness";
 import { covers } from "../../src/core/scopes";
-import { areasWithTools, authorizeCode, Browser, consent, gatingScopes, pageText, pkce, readForms, register, tokenRequest } from "./helpers";
+import {
+  areasWithTools,
+  authorizeCode,
+  Browser,
+  consent,
+  gatingScopes,
+  pageText,
+  pkce,
+  readForms,
+  register,
+  tokenRequest,
+} from "./helpers";
 
 let s: TestServer;
 let base: string;
@@ -120,7 +131,11 @@ describe("the consent screen", () => {
     const login = new URL(res.headers.get("location")!, base);
     expect(login.pathname).toBe("/login");
     expect(login.searchParams.get("next")).toBe(u.pathname + u.search);
-    const signed = await anon.post("/login", { email: "ana@example.test", password: "correct horse battery", next: login.searchParams.get("next")! });
+    const signed = await anon.post("/login", {
+      email: "ana@example.test",
+      password: "correct horse battery",
+      next: login.searchParams.get("next")!,
+    });
     expect(signed.headers.get("location")).toBe(u.pathname + u.search);
   });
 
@@ -151,7 +166,9 @@ describe("the consent screen", () => {
       ["read", true],
     ]);
     const asked = ["services:read", "sites:write"];
-    const covered = areasWithTools().filter((d) => gatingScopes().some((g) => g.startsWith(`${d}:`) && covers(asked, g)));
+    const covered = areasWithTools().filter((d) =>
+      gatingScopes().some((g) => g.startsWith(`${d}:`) && covers(asked, g)),
+    );
     expect([...new Set(radios.map((f) => f.name))]).toEqual(covered.map((d) => `access_${d}`));
     expect(form.fields.some((f) => f.name === "full_access")).toBe(false);
     expect(text).toContain("asks to read and change Sites & content, and to read ");
@@ -177,7 +194,12 @@ describe("the consent screen", () => {
       scopes: ["services:read", "store:write", "*"],
       companies: [acme.id],
     });
-    const t = await tokenRequest(base, { grant_type: "authorization_code", code: c.code, code_verifier: c.verifier, client_id: clientId });
+    const t = await tokenRequest(base, {
+      grant_type: "authorization_code",
+      code: c.code,
+      code_verifier: c.verifier,
+      client_id: clientId,
+    });
     expect(t.body.scope).toBe("services:read");
   });
 
@@ -200,8 +222,14 @@ describe("the consent screen", () => {
     const body = { ...fields, access_services: "read", grant_company: String(acme.id), decision: "approve" };
     const noToken = await browser.post("/oauth/authorize", body);
     expect(noToken.status).toBe(403);
-    const token = (await readForms(await (await open(u)).text())).flatMap((f) => f.fields).find((f) => f.name === "_csrf")!.value;
-    const crossSite = await browser.post("/oauth/authorize", { ...body, _csrf: token }, { origin: "https://evil.example" });
+    const token = (await readForms(await (await open(u)).text()))
+      .flatMap((f) => f.fields)
+      .find((f) => f.name === "_csrf")!.value;
+    const crossSite = await browser.post(
+      "/oauth/authorize",
+      { ...body, _csrf: token },
+      { origin: "https://evil.example" },
+    );
     expect(crossSite.status).toBe(403);
     const ok = await browser.post("/oauth/authorize", { ...body, _csrf: token });
     expect(ok.status).toBe(303);
@@ -210,7 +238,9 @@ describe("the consent screen", () => {
 
   test("hidden fields are re-validated: a tampered redirect URI is refused", async () => {
     const u = authorizeUrl();
-    const token = (await readForms(await (await open(u)).text())).flatMap((f) => f.fields).find((f) => f.name === "_csrf")!.value;
+    const token = (await readForms(await (await open(u)).text()))
+      .flatMap((f) => f.fields)
+      .find((f) => f.name === "_csrf")!.value;
     const res = await browser.post("/oauth/authorize", {
       ...Object.fromEntries(u.searchParams),
       redirect_uri: "https://evil.example/steal",
@@ -225,7 +255,9 @@ describe("the consent screen", () => {
 
   test("hostile values in the consent form are 4xx, never 500", async () => {
     const u = authorizeUrl();
-    const token = (await readForms(await (await open(u)).text())).flatMap((f) => f.fields).find((f) => f.name === "_csrf")!.value;
+    const token = (await readForms(await (await open(u)).text()))
+      .flatMap((f) => f.fields)
+      .find((f) => f.name === "_csrf")!.value;
     const base = { ...Object.fromEntries(u.searchParams), _csrf: token, access_services: "read", decision: "approve" };
     for (const extra of [
       { grant_company: "abc" },

@@ -58,7 +58,11 @@ test("sign in, consent to one company with one area narrowed, and the token has 
   const acme = await createCompany(s.deps, { name: "Acme", ownerUserId: ana.id });
   const globex = await createCompany(s.deps, { name: "Globex", ownerUserId: ana.id });
   const redirectUri = `http://127.0.0.1:${app.port}/callback`;
-  const reg = await register(s.config.publicUrl, { client_name: "Browser Test App", redirect_uris: [redirectUri], token_endpoint_auth_method: "none" });
+  const reg = await register(s.config.publicUrl, {
+    client_name: "Browser Test App",
+    redirect_uris: [redirectUri],
+    token_endpoint_auth_method: "none",
+  });
   const { verifier, challenge } = pkce();
   const auth = new URL("/oauth/authorize", s.config.publicUrl);
   for (const [k, v] of Object.entries({
@@ -95,7 +99,10 @@ test("sign in, consent to one company with one area narrowed, and the token has 
   await companies.getByRole("checkbox", { name: /Globex/ }).uncheck();
   expect(await page.locator(`input[name=grant_company][value="${globex.id}"]`).isChecked()).toBe(false);
   await branding.getByRole("radio", { name: "Read", exact: true }).check();
-  await Promise.all([page.waitForURL((u) => u.port === String(app.port)), page.getByRole("button", { name: "Allow access" }).click()]);
+  await Promise.all([
+    page.waitForURL((u) => u.port === String(app.port)),
+    page.getByRole("button", { name: "Allow access" }).click(),
+  ]);
 
   const cb = callbacks.filter((u) => u.pathname === "/callback").at(-1)!;
   expect(cb.searchParams.get("state")).toBe("browser-state");
@@ -122,10 +129,17 @@ test("sign in, consent to one company with one area narrowed, and the token has 
   // The portal lists the connection; disconnecting it in the browser ends the token.
   await page.goto(new URL("/settings/connections", s.config.publicUrl).href);
   expect(await page.textContent("table")).toContain("Browser Test App");
-  await Promise.all([page.waitForURL((u) => u.searchParams.get("disconnected") === "1"), page.click("text=Disconnect")]);
+  await Promise.all([
+    page.waitForURL((u) => u.searchParams.get("disconnected") === "1"),
+    page.click("text=Disconnect"),
+  ]);
   const after = await fetch(`${s.url}/api/mcp`, {
     method: "POST",
-    headers: { authorization: `Bearer ${t.body.access_token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+    headers: {
+      authorization: `Bearer ${t.body.access_token}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
   });
   expect(after.status).toBe(401);

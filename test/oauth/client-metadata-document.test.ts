@@ -17,7 +17,13 @@ const hits = new Map<string, number>();
 const REDIRECT = "http://127.0.0.1:7100/cb";
 
 function doc(path: string, extra: Record<string, unknown> = {}) {
-  return { client_id: `${origin}${path}`, client_name: "Doc Client", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none", ...extra };
+  return {
+    client_id: `${origin}${path}`,
+    client_name: "Doc Client",
+    redirect_uris: [REDIRECT],
+    token_endpoint_auth_method: "none",
+    ...extra,
+  };
 }
 
 beforeAll(async () => {
@@ -90,8 +96,18 @@ describe("a valid document", () => {
     const text = await pageText(await page.text());
     expect(text).toContain("Connect Doc Client to Plinth?");
     expect(text).toContain(`Identified by its metadata document at 127.0.0.1:${docs.port}`);
-    const c = await authorizeCode(browser, s.config.publicUrl, { clientId, redirectUri: REDIRECT, scope: "services:read", companies: [acme.id] });
-    const t = await tokenRequest(s.config.publicUrl, { grant_type: "authorization_code", code: c.code, code_verifier: c.verifier, client_id: clientId });
+    const c = await authorizeCode(browser, s.config.publicUrl, {
+      clientId,
+      redirectUri: REDIRECT,
+      scope: "services:read",
+      companies: [acme.id],
+    });
+    const t = await tokenRequest(s.config.publicUrl, {
+      grant_type: "authorization_code",
+      code: c.code,
+      code_verifier: c.verifier,
+      client_id: clientId,
+    });
     expect(t.status).toBe(200);
     expect(t.body.access_token).toMatch(/^svc_oauth_/);
   });
@@ -119,8 +135,14 @@ describe("documents that are refused (a 400 page, never a redirect)", () => {
     ["/secret.json", "only none is supported"],
     ["/bad-redirect.json", "has a redirect URI (redirect_uris[0]) that must not use the javascript: scheme"],
     // Redirect URIs must be in canonical form, as at registration (test/oauth/redirect-uri.test.ts).
-    ["/space-redirect.json", "has a redirect URI (redirect_uris[1]) that must not contain spaces (found a space (U+0020) at the end)"],
-    ["/tab-redirect.json", "has a redirect URI (redirect_uris[0]) that must not contain control characters (found a tab (U+0009) at position 24)"],
+    [
+      "/space-redirect.json",
+      "has a redirect URI (redirect_uris[1]) that must not contain spaces (found a space (U+0020) at the end)",
+    ],
+    [
+      "/tab-redirect.json",
+      "has a redirect URI (redirect_uris[0]) that must not contain control characters (found a tab (U+0009) at position 24)",
+    ],
     ["/newline-redirect.json", "must not contain control characters (found a line feed (U+000A) at the end)"],
     ["/noncanonical-redirect.json", "is not in canonical form; register it as http://127.0.0.1:7100/cb"],
     ["/encoding-redirect.json", "uses lower-case percent-encoding (%7e); write %7E"],

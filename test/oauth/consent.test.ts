@@ -35,8 +35,13 @@ const REDIRECT = "http://127.0.0.1:7400/callback";
 /** An area with both read and change tools to narrow (CRM once it has tools), and one with no tools at all. */
 const areas = () => areasWithTools();
 const narrowable = () =>
-  ["crm", "store", "sites", "branding", ...areas()].find((d) => gatingScopes().includes(`${d}:read`) && gatingScopes().includes(`${d}:write`))!;
-const toolless = () => [...new Set(SCOPES.map((x) => x.split(":")[0]!))].find((d) => !areas().includes(d) && SCOPES.includes(`${d}:write` as never))!;
+  ["crm", "store", "sites", "branding", ...areas()].find(
+    (d) => gatingScopes().includes(`${d}:read`) && gatingScopes().includes(`${d}:write`),
+  )!;
+const toolless = () =>
+  [...new Set(SCOPES.map((x) => x.split(":")[0]!))].find(
+    (d) => !areas().includes(d) && SCOPES.includes(`${d}:write` as never),
+  )!;
 
 beforeAll(async () => {
   s = await startTestServer({ seed: false });
@@ -49,7 +54,13 @@ beforeAll(async () => {
   await addMember(s.deps, initech.id, ana.id, "viewer");
   browser = new Browser(base);
   expect((await browser.signIn("ana@example.test", "correct horse battery")).status).toBe(303);
-  clientId = (await register(base, { client_name: "Consent tests", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" })).body.client_id;
+  clientId = (
+    await register(base, {
+      client_name: "Consent tests",
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: "none",
+    })
+  ).body.client_id;
 }, 30_000);
 afterAll(() => s.stop());
 
@@ -106,7 +117,8 @@ async function unlabelledInputs(html: string): Promise<string[]> {
     })
     .on("input", {
       element(e) {
-        if (e.getAttribute("type") !== "hidden" && depth === 0 && !e.getAttribute("id")) out.push(e.getAttribute("name") ?? "?");
+        if (e.getAttribute("type") !== "hidden" && depth === 0 && !e.getAttribute("id"))
+          out.push(e.getAttribute("name") ?? "?");
       },
     })
     .transform(new Response(html))
@@ -117,7 +129,12 @@ async function unlabelledInputs(html: string): Promise<string[]> {
 /** Consents with `choice` and exchanges the code: the token response (its `scope` is what was granted). */
 async function grant(scope: string, choice: ConsentChoice) {
   const c = await authorizeCode(browser, base, { clientId, redirectUri: REDIRECT, scope, ...choice });
-  const t = await tokenRequest(base, { grant_type: "authorization_code", code: c.code, code_verifier: c.verifier, client_id: clientId });
+  const t = await tokenRequest(base, {
+    grant_type: "authorization_code",
+    code: c.code,
+    code_verifier: c.verifier,
+    client_id: clientId,
+  });
   expect(t.status).toBe(200);
   return t.body as { access_token: string; scope: string };
 }
@@ -131,7 +148,9 @@ async function whoamiScopes(token: string): Promise<string[]> {
 
 describe("an SDK-like request for every scope", () => {
   const everything = async () => {
-    const m = (await (await fetch(`${base}/.well-known/oauth-authorization-server`)).json()) as { scopes_supported: string[] };
+    const m = (await (await fetch(`${base}/.well-known/oauth-authorization-server`)).json()) as {
+      scopes_supported: string[];
+    };
     return m.scopes_supported.join(" ");
   };
 
@@ -148,7 +167,9 @@ describe("an SDK-like request for every scope", () => {
       const area = g.slice("access_".length);
       expect(form.fields.filter((f) => f.name === g).length).toBeLessThanOrEqual(3);
       // Areas with no write scope (hosting, billing) are pre-set to read, the most they offer.
-      const writable = gatingScopes().some((x) => x.startsWith(`${g.slice("access_".length)}:`) && !x.endsWith(":read"));
+      const writable = gatingScopes().some(
+        (x) => x.startsWith(`${g.slice("access_".length)}:`) && !x.endsWith(":read"),
+      );
       expect(form.fields.find((f) => f.name === g && f.checked)!.value).toBe(writable ? "write" : "read");
     }
     // The full-access line: shown once, with its warning, unticked because `*` was not all that was asked.
@@ -202,7 +223,11 @@ describe("narrowing", () => {
   test("a wildcard request is offered as read and change and granted as explicit scopes", async () => {
     const d = narrowable();
     const t = await grant(`${d}:*`, { companies: [acme.id] });
-    expect(t.scope.split(" ").sort()).toEqual(gatingScopes().filter((x) => x.startsWith(`${d}:`)).sort());
+    expect(t.scope.split(" ").sort()).toEqual(
+      gatingScopes()
+        .filter((x) => x.startsWith(`${d}:`))
+        .sort(),
+    );
   });
 
   test("setting an area to no access leaves it out", async () => {
@@ -224,25 +249,38 @@ describe("narrowing", () => {
 const implied = (() => {
   for (const a of areasWithTools())
     for (const g of gatingScopes())
-      if (!g.startsWith(`${a}:`) && covers([g], `${a}:read`) && gatingScopes().includes(`${a}:read`) && g.endsWith(":read")) return [a, g.split(":")[0]!, g] as const;
+      if (
+        !g.startsWith(`${a}:`) &&
+        covers([g], `${a}:read`) &&
+        gatingScopes().includes(`${a}:read`) &&
+        g.endsWith(":read")
+      )
+        return [a, g.split(":")[0]!, g] as const;
   return null;
 })();
 
 describe("areas one scope of another includes", () => {
-  test.if(implied !== null)("are said so on their line, and cannot be set lower than what the other grants", async () => {
-    const [area, other, scope] = implied!;
-    const { form, text } = await openPage(`${scope} ${area}:read`);
-    expect(text).toContain("reading it also comes with");
-    // Lowering the included area alone would grant more than the page says: refused, naming both.
-    const fields = consentFields(form, { levels: { [area]: "none", [other]: "read" }, companies: [acme.id] });
-    const res = await browser.post("/oauth/authorize", fields);
-    expect(res.status).toBe(400);
-    expect(await pageText(await res.text())).toContain("already includes “Read”");
-    // Both at no access, or both at read, are fine.
-    expect((await grant(`${scope} ${area}:read`, { levels: { [area]: "read", [other]: "read" }, companies: [acme.id] })).scope.split(" ").sort()).toEqual(
-      [scope, `${area}:read`].sort(),
-    );
-  });
+  test.if(implied !== null)(
+    "are said so on their line, and cannot be set lower than what the other grants",
+    async () => {
+      const [area, other, scope] = implied!;
+      const { form, text } = await openPage(`${scope} ${area}:read`);
+      expect(text).toContain("reading it also comes with");
+      // Lowering the included area alone would grant more than the page says: refused, naming both.
+      const fields = consentFields(form, { levels: { [area]: "none", [other]: "read" }, companies: [acme.id] });
+      const res = await browser.post("/oauth/authorize", fields);
+      expect(res.status).toBe(400);
+      expect(await pageText(await res.text())).toContain("already includes “Read”");
+      // Both at no access, or both at read, are fine.
+      expect(
+        (
+          await grant(`${scope} ${area}:read`, { levels: { [area]: "read", [other]: "read" }, companies: [acme.id] })
+        ).scope
+          .split(" ")
+          .sort(),
+      ).toEqual([scope, `${area}:read`].sort());
+    },
+  );
 });
 
 // Every area of interface.md §5.3 has tools now; these run again whenever a scope lands before its tools.
@@ -280,7 +318,14 @@ describe("posts that ask for more than the page offered", () => {
     const cases: [Record<string, string>, string][] = [
       [{ [`access_${d}`]: "write" }, "choose one of the levels offered"],
       [{ access_services: "read" }, "services is not one of the areas offered"],
-      ...(toolless() ? [[{ [`access_${toolless()}`]: "read" }, `${toolless()} is not one of the areas offered`] as [Record<string, string>, string]] : []),
+      ...(toolless()
+        ? [
+            [{ [`access_${toolless()}`]: "read" }, `${toolless()} is not one of the areas offered`] as [
+              Record<string, string>,
+              string,
+            ],
+          ]
+        : []),
       [{ full_access: "on" }, "Full access was not asked for"],
       [{ [`access_${d}`]: "everything" }, "choose one of the levels offered"],
     ];
@@ -312,13 +357,17 @@ describe("the page", () => {
     const b = new Browser(base);
     await b.signIn("vic@example.test", "vic's long password");
     const u = authorizeUrl("services:read");
-    const form = (await readForms(await (await b.get(u.pathname + u.search)).text())).find((f) => f.action === "/oauth/authorize")!;
+    const form = (await readForms(await (await b.get(u.pathname + u.search)).text())).find(
+      (f) => f.action === "/oauth/authorize",
+    )!;
     expect(form.fields.filter((f) => f.name === "grant_company").map((f) => f.checked)).toEqual([true, true]);
   }, 15_000);
 
   test("hostile client names are escaped in the heading, the summary and the title", async () => {
     const name = `</h1><script>alert(1)</script><img src=x onerror=alert(2)> "Evil" & Co`;
-    const id = (await register(base, { client_name: name, redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" })).body.client_id;
+    const id = (
+      await register(base, { client_name: name, redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" })
+    ).body.client_id;
     const { html, text } = await openPage("services:read", id);
     expect(html).not.toContain("<script>alert(1)");
     expect(html).not.toContain("<img src=x");

@@ -44,7 +44,11 @@ export class Browser {
     return res;
   }
 
-  async post(path: string, fields: Record<string, string | string[]> | URLSearchParams, headers: Record<string, string> = {}) {
+  async post(
+    path: string,
+    fields: Record<string, string | string[]> | URLSearchParams,
+    headers: Record<string, string> = {},
+  ) {
     const body = fields instanceof URLSearchParams ? fields : toParams(fields);
     const res = await fetch(new URL(path, this.base), {
       method: "POST",
@@ -222,7 +226,10 @@ export function consentFields(form: HtmlForm, choice: ConsentChoice = {}): URLSe
     else if (f.name === "full_access") {
       const on = choice.fullAccess ?? (choice.scopes ? choice.scopes.includes("*") : f.checked);
       if (on) p.append(f.name, f.value);
-    } else if (f.name === "grant_company" && (choice.companies ? choice.companies.includes(Number(f.value)) : f.checked))
+    } else if (
+      f.name === "grant_company" &&
+      (choice.companies ? choice.companies.includes(Number(f.value)) : f.checked)
+    )
       p.append(f.name, f.value);
   }
   p.append("decision", choice.decision ?? "approve");
@@ -262,7 +269,8 @@ export async function authorizeCode(
   if (opts.resource) u.searchParams.set("resource", opts.resource);
   const { response } = await consent(browser, u, opts);
   const location = response.headers.get("location");
-  if (response.status !== 303 || !location) throw new Error(`consent answered ${response.status}: ${await response.text()}`);
+  if (response.status !== 303 || !location)
+    throw new Error(`consent answered ${response.status}: ${await response.text()}`);
   const cb = new URL(location);
   return { code: cb.searchParams.get("code")!, callback: cb, verifier };
 }
@@ -279,7 +287,10 @@ export function areasWithTools(): string[] {
 
 /** Every scope that gates a tool or resource, in the scope table's order. */
 export function gatingScopes(): string[] {
-  const gating = new Set<string | null>([...registry().tools.map((t) => t.def.scope), ...registry().resources.map((r) => r.scope)]);
+  const gating = new Set<string | null>([
+    ...registry().tools.map((t) => t.def.scope),
+    ...registry().resources.map((r) => r.scope),
+  ]);
   return SCOPES.filter((s) => gating.has(s));
 }
 
@@ -334,4 +345,3 @@ export class MemoryProvider implements OAuthClientProvider {
     return this.discovery;
   }
 }
-

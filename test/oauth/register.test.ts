@@ -13,7 +13,9 @@ afterAll(() => s.stop());
 
 describe("metadata", () => {
   test("RFC 8414 authorization server metadata names every endpoint, S256, iss support and the scopes", async () => {
-    const res = await fetch(`${base}/.well-known/oauth-authorization-server`, { headers: { origin: "https://inspector.example" } });
+    const res = await fetch(`${base}/.well-known/oauth-authorization-server`, {
+      headers: { origin: "https://inspector.example" },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get("access-control-allow-origin")).toBe("*");
     const m = (await res.json()) as any;
@@ -79,11 +81,18 @@ describe("registration", () => {
   });
 
   test("a confidential client gets a secret, shown once and stored hashed", async () => {
-    const r = await register(base, { redirect_uris: ["https://app.example/cb"], token_endpoint_auth_method: "client_secret_post" });
+    const r = await register(base, {
+      redirect_uris: ["https://app.example/cb"],
+      token_endpoint_auth_method: "client_secret_post",
+    });
     expect(r.status).toBe(201);
     expect(r.body.client_secret).toMatch(/^plinth_secret_[0-9a-f]{64}$/);
     expect(r.body.client_secret_expires_at).toBe(0);
-    const stored = (await row(s.deps, "SELECT secret_hash FROM oauth_clients WHERE client_id = ?", r.body.client_id)) as any;
+    const stored = (await row(
+      s.deps,
+      "SELECT secret_hash FROM oauth_clients WHERE client_id = ?",
+      r.body.client_id,
+    )) as any;
     expect(stored.secret_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(stored.secret_hash).not.toContain(r.body.client_secret);
   });
@@ -99,16 +108,52 @@ describe("registration", () => {
     ["a fragment", { redirect_uris: ["https://a.example/cb#x"] }, "invalid_redirect_uri"],
     ["credentials in the URI", { redirect_uris: ["https://user:pw@a.example/cb"] }, "invalid_redirect_uri"],
     ["a relative URI", { redirect_uris: ["/cb"] }, "invalid_redirect_uri"],
-    ["eleven redirect URIs", { redirect_uris: Array.from({ length: 11 }, (_, i) => `https://a.example/${i}`) }, "invalid_redirect_uri"],
+    [
+      "eleven redirect URIs",
+      { redirect_uris: Array.from({ length: 11 }, (_, i) => `https://a.example/${i}`) },
+      "invalid_redirect_uri",
+    ],
     ["a huge redirect URI", { redirect_uris: ["https://a.example/" + "x".repeat(3000)] }, "invalid_redirect_uri"],
-    ["the implicit grant", { redirect_uris: ["https://a.example/cb"], grant_types: ["implicit"] }, "invalid_client_metadata"],
-    ["client_credentials", { redirect_uris: ["https://a.example/cb"], grant_types: ["client_credentials"] }, "invalid_client_metadata"],
-    ["response type token", { redirect_uris: ["https://a.example/cb"], response_types: ["token"] }, "invalid_client_metadata"],
-    ["an unknown auth method", { redirect_uris: ["https://a.example/cb"], token_endpoint_auth_method: "private_key_jwt" }, "invalid_client_metadata"],
-    ["a name that is not a string", { redirect_uris: ["https://a.example/cb"], client_name: { $gt: "" } }, "invalid_client_metadata"],
-    ["a huge name", { redirect_uris: ["https://a.example/cb"], client_name: "x".repeat(500) }, "invalid_client_metadata"],
-    ["an unknown scope", { redirect_uris: ["https://a.example/cb"], scope: "crm:read '; DROP TABLE users; --" }, "invalid_client_metadata"],
-    ["a javascript client_uri", { redirect_uris: ["https://a.example/cb"], client_uri: "javascript:alert(1)" }, "invalid_client_metadata"],
+    [
+      "the implicit grant",
+      { redirect_uris: ["https://a.example/cb"], grant_types: ["implicit"] },
+      "invalid_client_metadata",
+    ],
+    [
+      "client_credentials",
+      { redirect_uris: ["https://a.example/cb"], grant_types: ["client_credentials"] },
+      "invalid_client_metadata",
+    ],
+    [
+      "response type token",
+      { redirect_uris: ["https://a.example/cb"], response_types: ["token"] },
+      "invalid_client_metadata",
+    ],
+    [
+      "an unknown auth method",
+      { redirect_uris: ["https://a.example/cb"], token_endpoint_auth_method: "private_key_jwt" },
+      "invalid_client_metadata",
+    ],
+    [
+      "a name that is not a string",
+      { redirect_uris: ["https://a.example/cb"], client_name: { $gt: "" } },
+      "invalid_client_metadata",
+    ],
+    [
+      "a huge name",
+      { redirect_uris: ["https://a.example/cb"], client_name: "x".repeat(500) },
+      "invalid_client_metadata",
+    ],
+    [
+      "an unknown scope",
+      { redirect_uris: ["https://a.example/cb"], scope: "crm:read '; DROP TABLE users; --" },
+      "invalid_client_metadata",
+    ],
+    [
+      "a javascript client_uri",
+      { redirect_uris: ["https://a.example/cb"], client_uri: "javascript:alert(1)" },
+      "invalid_client_metadata",
+    ],
     ["an array body", [{ redirect_uris: ["https://a.example/cb"] }], "invalid_client_metadata"],
     ["null", null, "invalid_client_metadata"],
   ];
@@ -137,7 +182,14 @@ describe("registration", () => {
     try {
       const statuses: number[] = [];
       for (let i = 0; i < 30; i++)
-        statuses.push((await register(fresh.config.publicUrl, { redirect_uris: ["https://a.example/cb"], token_endpoint_auth_method: "none" })).status);
+        statuses.push(
+          (
+            await register(fresh.config.publicUrl, {
+              redirect_uris: ["https://a.example/cb"],
+              token_endpoint_auth_method: "none",
+            })
+          ).status,
+        );
       expect(statuses.every((x) => x === 201)).toBe(true);
       const limited = await fetch(`${fresh.config.publicUrl}/oauth/register`, {
         method: "POST",

@@ -26,8 +26,12 @@ beforeAll(async () => {
   globex = await createCompany(s.deps, { name: "Globex", ownerUserId: ana.id });
   browser = new Browser(base);
   expect((await browser.signIn("ana@example.test", "correct horse battery")).status).toBe(303);
-  client = (await register(base, { client_name: "Token tests", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" })).body;
-  other = (await register(base, { client_name: "Other", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" })).body;
+  client = (
+    await register(base, { client_name: "Token tests", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" })
+  ).body;
+  other = (
+    await register(base, { client_name: "Other", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" })
+  ).body;
 });
 afterAll(() => s.stop());
 
@@ -59,7 +63,12 @@ async function tokens(opts: Parameters<typeof code>[0] = {}) {
 }
 
 const whoami = async (token: string) => {
-  const res = await rawMcp(s.url, token, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "whoami", arguments: {} } });
+  const res = await rawMcp(s.url, token, {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { name: "whoami", arguments: {} },
+  });
   return { status: res.status, body: (await res.json()) as any };
 };
 
@@ -95,7 +104,11 @@ describe("authorization_code", () => {
     expect(again.status).toBe(400);
     expect(again.body.error).toBe("invalid_grant");
     expect((await whoami(first.body.access_token)).status).toBe(401);
-    const refreshed = await tokenRequest(base, { grant_type: "refresh_token", refresh_token: first.body.refresh_token, client_id: client.client_id });
+    const refreshed = await tokenRequest(base, {
+      grant_type: "refresh_token",
+      refresh_token: first.body.refresh_token,
+      client_id: client.client_id,
+    });
     expect(refreshed.body.error).toBe("invalid_grant");
   });
 
@@ -124,7 +137,11 @@ describe("authorization_code", () => {
   test("an unknown code, a missing verifier, another resource", async () => {
     expect((await exchange({ code: "nope", verifier: "v".repeat(43) })).body.error).toBe("invalid_grant");
     const c = await code();
-    const missing = await tokenRequest(base, { grant_type: "authorization_code", code: c.code, client_id: client.client_id });
+    const missing = await tokenRequest(base, {
+      grant_type: "authorization_code",
+      code: c.code,
+      client_id: client.client_id,
+    });
     expect(missing.body).toMatchObject({ error: "invalid_request", error_description: "code_verifier is required." });
     expect((await exchange(c, { resource: "https://evil.example/api/mcp" })).body.error).toBe("invalid_target");
     expect((await exchange(c, { resource: `${base}/api/mcp` })).status).toBe(200);
@@ -146,16 +163,42 @@ describe("access tokens", () => {
     expect((await revokeRequest(base, { token: t.access_token, client_id: client.client_id })).status).toBe(200);
     expect((await whoami(t.access_token)).status).toBe(401);
     // The refresh token (the connection) survives an access-token revocation.
-    expect((await tokenRequest(base, { grant_type: "refresh_token", refresh_token: t.refresh_token, client_id: client.client_id })).status).toBe(200);
-    expect((await revokeRequest(base, { token: "svc_oauth_" + "0".repeat(64), client_id: client.client_id })).status).toBe(200);
+    expect(
+      (
+        await tokenRequest(base, {
+          grant_type: "refresh_token",
+          refresh_token: t.refresh_token,
+          client_id: client.client_id,
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (await revokeRequest(base, { token: "svc_oauth_" + "0".repeat(64), client_id: client.client_id })).status,
+    ).toBe(200);
     expect((await revokeRequest(base, { token: "garbage", client_id: client.client_id })).status).toBe(200);
   });
 
   test("revoking a refresh token ends the whole connection", async () => {
     const t = await tokens();
-    expect((await revokeRequest(base, { token: t.refresh_token, token_type_hint: "refresh_token", client_id: client.client_id })).status).toBe(200);
+    expect(
+      (
+        await revokeRequest(base, {
+          token: t.refresh_token,
+          token_type_hint: "refresh_token",
+          client_id: client.client_id,
+        })
+      ).status,
+    ).toBe(200);
     expect((await whoami(t.access_token)).status).toBe(401);
-    expect((await tokenRequest(base, { grant_type: "refresh_token", refresh_token: t.refresh_token, client_id: client.client_id })).body.error).toBe("invalid_grant");
+    expect(
+      (
+        await tokenRequest(base, {
+          grant_type: "refresh_token",
+          refresh_token: t.refresh_token,
+          client_id: client.client_id,
+        })
+      ).body.error,
+    ).toBe("invalid_grant");
   });
 
   test("another client cannot revoke them", async () => {
@@ -201,18 +244,29 @@ describe("what is not yours stays working", () => {
   /** Both halves of a connection still work: the access token answers, and the refresh token refreshes. */
   async function stillConnected(t: { access_token: string; refresh_token: string }) {
     expect((await whoami(t.access_token)).status).toBe(200);
-    const r = await tokenRequest(base, { grant_type: "refresh_token", refresh_token: t.refresh_token, client_id: client.client_id });
+    const r = await tokenRequest(base, {
+      grant_type: "refresh_token",
+      refresh_token: t.refresh_token,
+      client_id: client.client_id,
+    });
     expect(r.status).toBe(200);
     return r.body as { access_token: string; refresh_token: string };
   }
 
   test("another client revoking a refresh token is unauthorized_client; the connection, access token included, keeps working", async () => {
     const t = await tokens();
-    const hints: Record<string, string>[] = [{}, { token_type_hint: "refresh_token" }, { token_type_hint: "access_token" }];
+    const hints: Record<string, string>[] = [
+      {},
+      { token_type_hint: "refresh_token" },
+      { token_type_hint: "access_token" },
+    ];
     for (const hint of hints) {
       const r = await revokeRequest(base, { token: t.refresh_token, client_id: other.client_id, ...hint });
       expect(r.status).toBe(400);
-      expect(JSON.parse(r.text)).toEqual({ error: "unauthorized_client", error_description: "This token was issued to another client." });
+      expect(JSON.parse(r.text)).toEqual({
+        error: "unauthorized_client",
+        error_description: "This token was issued to another client.",
+      });
     }
     const next = await stillConnected(t);
     // The owning client can still revoke it: the refusal above was about the client, not the token.
@@ -222,7 +276,11 @@ describe("what is not yours stays working", () => {
 
   test("another client revoking an access token is unauthorized_client; that token and its refresh token keep working", async () => {
     const t = await tokens();
-    const r = await revokeRequest(base, { token: t.access_token, client_id: other.client_id, token_type_hint: "access_token" });
+    const r = await revokeRequest(base, {
+      token: t.access_token,
+      client_id: other.client_id,
+      token_type_hint: "access_token",
+    });
     expect(r.status).toBe(400);
     expect(JSON.parse(r.text).error).toBe("unauthorized_client");
     await stillConnected(t);
@@ -230,7 +288,13 @@ describe("what is not yours stays working", () => {
 
   test("another person disconnecting a connection by its id in the portal is refused (404); the connection keeps working", async () => {
     const t = await tokens();
-    const family = ((await row(s.deps, "SELECT family_id FROM oauth_refresh_tokens WHERE token_hash = ?", sha256Hex(t.refresh_token))) as { family_id: string }).family_id;
+    const family = (
+      (await row(
+        s.deps,
+        "SELECT family_id FROM oauth_refresh_tokens WHERE token_hash = ?",
+        sha256Hex(t.refresh_token),
+      )) as { family_id: string }
+    ).family_id;
     await createUser(s.deps, { email: "eve@example.test", password: "eve's long password" });
     const eve = new Browser(base);
     expect((await eve.signIn("eve@example.test", "eve's long password")).status).toBe(303);
@@ -245,14 +309,26 @@ describe("what is not yours stays working", () => {
     const own = await browser.post(`/settings/connections/${family}/disconnect`, { _csrf: await browser.csrf() });
     expect(own.status).toBe(303);
     expect((await whoami(next.access_token)).status).toBe(401);
-    expect((await tokenRequest(base, { grant_type: "refresh_token", refresh_token: next.refresh_token, client_id: client.client_id })).body.error).toBe("invalid_grant");
+    expect(
+      (
+        await tokenRequest(base, {
+          grant_type: "refresh_token",
+          refresh_token: next.refresh_token,
+          client_id: client.client_id,
+        })
+      ).body.error,
+    ).toBe("invalid_grant");
   });
 });
 
 describe("refresh_token", () => {
   test("rotates: a new pair each time, the old refresh token is spent", async () => {
     const t = await tokens();
-    const r1 = await tokenRequest(base, { grant_type: "refresh_token", refresh_token: t.refresh_token, client_id: client.client_id });
+    const r1 = await tokenRequest(base, {
+      grant_type: "refresh_token",
+      refresh_token: t.refresh_token,
+      client_id: client.client_id,
+    });
     expect(r1.status).toBe(200);
     expect(r1.body.refresh_token).not.toBe(t.refresh_token);
     expect(r1.body.access_token).not.toBe(t.access_token);
@@ -261,14 +337,26 @@ describe("refresh_token", () => {
 
   test("reuse of a spent refresh token revokes the whole family", async () => {
     const t = await tokens();
-    const r1 = await tokenRequest(base, { grant_type: "refresh_token", refresh_token: t.refresh_token, client_id: client.client_id });
+    const r1 = await tokenRequest(base, {
+      grant_type: "refresh_token",
+      refresh_token: t.refresh_token,
+      client_id: client.client_id,
+    });
     expect(r1.status).toBe(200);
-    const replay = await tokenRequest(base, { grant_type: "refresh_token", refresh_token: t.refresh_token, client_id: client.client_id });
+    const replay = await tokenRequest(base, {
+      grant_type: "refresh_token",
+      refresh_token: t.refresh_token,
+      client_id: client.client_id,
+    });
     expect(replay.status).toBe(400);
     expect(replay.body.error).toBe("invalid_grant");
     // The legitimate holder's newest tokens are gone too.
     expect((await whoami(r1.body.access_token)).status).toBe(401);
-    const r2 = await tokenRequest(base, { grant_type: "refresh_token", refresh_token: r1.body.refresh_token, client_id: client.client_id });
+    const r2 = await tokenRequest(base, {
+      grant_type: "refresh_token",
+      refresh_token: r1.body.refresh_token,
+      client_id: client.client_id,
+    });
     expect(r2.body.error).toBe("invalid_grant");
   });
 
@@ -282,7 +370,12 @@ describe("refresh_token", () => {
     });
     expect(wider.status).toBe(400);
     expect(wider.body.error).toBe("invalid_scope");
-    const star = await tokenRequest(base, { grant_type: "refresh_token", refresh_token: t.refresh_token, client_id: client.client_id, scope: "*" });
+    const star = await tokenRequest(base, {
+      grant_type: "refresh_token",
+      refresh_token: t.refresh_token,
+      client_id: client.client_id,
+      scope: "*",
+    });
     expect(star.body.error).toBe("invalid_scope");
     const narrower = await tokenRequest(base, {
       grant_type: "refresh_token",
@@ -293,17 +386,31 @@ describe("refresh_token", () => {
     expect(narrower.status).toBe(200);
     expect(narrower.body.scope).toBe("services:read");
     // The next refresh without scope gets the whole consented set back (RFC 6749 §6).
-    const back = await tokenRequest(base, { grant_type: "refresh_token", refresh_token: narrower.body.refresh_token, client_id: client.client_id });
+    const back = await tokenRequest(base, {
+      grant_type: "refresh_token",
+      refresh_token: narrower.body.refresh_token,
+      client_id: client.client_id,
+    });
     expect(back.body.scope.split(" ").sort()).toEqual(["approvals:read", "services:read"]);
   });
 
   test("expires after 30 days; another client cannot use it", async () => {
     const t = await tokens();
     expect(
-      (await tokenRequest(base, { grant_type: "refresh_token", refresh_token: t.refresh_token, client_id: other.client_id })).body.error,
+      (
+        await tokenRequest(base, {
+          grant_type: "refresh_token",
+          refresh_token: t.refresh_token,
+          client_id: other.client_id,
+        })
+      ).body.error,
     ).toBe("invalid_grant");
     s.clock.advance(30 * 24 * 60 * 60 * 1000);
-    const r = await tokenRequest(base, { grant_type: "refresh_token", refresh_token: t.refresh_token, client_id: client.client_id });
+    const r = await tokenRequest(base, {
+      grant_type: "refresh_token",
+      refresh_token: t.refresh_token,
+      client_id: client.client_id,
+    });
     expect(r.body).toMatchObject({ error: "invalid_grant", error_description: "The refresh token has expired." });
     // The portal session did not survive 30 days either; sign in again for the tests that follow.
     browser = new Browser(base);
@@ -313,7 +420,8 @@ describe("refresh_token", () => {
 
 describe("housekeeping", () => {
   test("codes and refresh tokens are forgotten a day after they expire", async () => {
-    const count = async (table: string) => ((await row(s.deps, `SELECT count(*) AS n FROM ${table}`)) as { n: number }).n;
+    const count = async (table: string) =>
+      ((await row(s.deps, `SELECT count(*) AS n FROM ${table}`)) as { n: number }).n;
     await tokens();
     expect(await count("oauth_codes")).toBeGreaterThan(0);
     s.clock.advance(32 * 24 * 60 * 60 * 1000);
@@ -333,7 +441,12 @@ describe("client authentication and malformed requests", () => {
     expect(reg.body.token_endpoint_auth_method).toBe("client_secret_basic");
     const { client_id, client_secret } = reg.body;
     expect(client_secret).toBeString();
-    const c = await authorizeCode(browser, base, { clientId: client_id, redirectUri: "https://app.example/cb", scope: "services:read", companies: [acme.id] });
+    const c = await authorizeCode(browser, base, {
+      clientId: client_id,
+      redirectUri: "https://app.example/cb",
+      scope: "services:read",
+      companies: [acme.id],
+    });
     const fields = { grant_type: "authorization_code", code: c.code, code_verifier: c.verifier };
     const none = await tokenRequest(base, { ...fields, client_id });
     expect(none.status).toBe(401);
@@ -353,10 +466,28 @@ describe("client authentication and malformed requests", () => {
   });
 
   test("unknown client, unsupported grant, wrong content type, repeated and oversized parameters: 4xx JSON", async () => {
-    expect((await tokenRequest(base, { grant_type: "authorization_code", code: "x", code_verifier: "y", client_id: "nobody" })).body.error).toBe("invalid_client");
-    const pw = await tokenRequest(base, { grant_type: "password", client_id: client.client_id, username: "a", password: "b" });
+    expect(
+      (
+        await tokenRequest(base, {
+          grant_type: "authorization_code",
+          code: "x",
+          code_verifier: "y",
+          client_id: "nobody",
+        })
+      ).body.error,
+    ).toBe("invalid_client");
+    const pw = await tokenRequest(base, {
+      grant_type: "password",
+      client_id: client.client_id,
+      username: "a",
+      password: "b",
+    });
     expect(pw).toMatchObject({ status: 400, body: { error: "unsupported_grant_type" } });
-    const json = await fetch(`${base}/oauth/token`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    const json = await fetch(`${base}/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
     expect(json.status).toBe(400);
     expect(((await json.json()) as any).error).toBe("invalid_request");
     const twice = await fetch(`${base}/oauth/token`, {

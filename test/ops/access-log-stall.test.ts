@@ -25,12 +25,29 @@ afterAll(async () => {
 
 test("a stalled stdout: requests still answered, lines past 4 MB dropped and counted, the count written once it reads again", async () => {
   databaseUrl = ON_PG ? await freshDatabaseUrl() : null;
-  proc = Bun.spawn([process.execPath, MAIN, "serve", "--port", "0", "--data-dir", dataDir, "--metrics-port", "0", "--rate-limit", "1000000", "--log", "access"], {
-    cwd: ROOT,
-    stdout: "pipe",
-    stderr: "pipe",
-    env: childEnv({ PLINTH_DATABASE_URL: databaseUrl ?? undefined }),
-  });
+  proc = Bun.spawn(
+    [
+      process.execPath,
+      MAIN,
+      "serve",
+      "--port",
+      "0",
+      "--data-dir",
+      dataDir,
+      "--metrics-port",
+      "0",
+      "--rate-limit",
+      "1000000",
+      "--log",
+      "access",
+    ],
+    {
+      cwd: ROOT,
+      stdout: "pipe",
+      stderr: "pipe",
+      env: childEnv({ PLINTH_DATABASE_URL: databaseUrl ?? undefined }),
+    },
+  );
   const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();
   let text = "";
@@ -45,11 +62,15 @@ test("a stalled stdout: requests still answered, lines past 4 MB dropped and cou
   // Nobody reads stdout now: 30,000 requests make ~7 MB of lines against a 64 KB pipe.
   const N = 30_000;
   for (let b = 0; b < N / 500; b++) {
-    const statuses = await Promise.all(Array.from({ length: 500 }, () => fetch(`${url}/healthz`).then((r) => (r.arrayBuffer(), r.status))));
+    const statuses = await Promise.all(
+      Array.from({ length: 500 }, () => fetch(`${url}/healthz`).then((r) => (r.arrayBuffer(), r.status))),
+    );
     expect(statuses.every((st) => st === 200)).toBe(true);
   }
   await Bun.sleep(200); // the last lines' queue drains (50 ms) into the stalled sink
-  const dropped = Number(/^plinth_access_log_dropped_lines_total (\d+)$/m.exec(await (await fetch(metrics)).text())?.[1]);
+  const dropped = Number(
+    /^plinth_access_log_dropped_lines_total (\d+)$/m.exec(await (await fetch(metrics)).text())?.[1],
+  );
   expect(dropped).toBeGreaterThan(0);
   expect(dropped).toBeLessThan(N);
 
@@ -65,7 +86,10 @@ test("a stalled stdout: requests still answered, lines past 4 MB dropped and cou
   const last = (await fetch(`${url}/healthz`)).headers.get("x-request-id")!;
   for (let i = 0; i < 200 && !rest.includes(last); i++) await Bun.sleep(50);
   expect(rest).toContain(last);
-  const lines = rest.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
+  const lines = rest
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l));
   const notices = lines.filter((l) => l.log === "dropped");
   expect(notices.length).toBeGreaterThan(0);
   const written = lines.filter((l) => l.route === "/healthz").length;

@@ -28,7 +28,10 @@ const rest = (path: string, headers: Record<string, string> = {}, init: RequestI
   fetch(`${s.url}/api/v1${path}`, { ...init, headers: { Authorization: `Bearer ${s.demo!.restKey}`, ...headers } });
 
 beforeAll(async () => {
-  s = await startTestServer({ config: { log: "access" }, accessLog: (chunk) => void lines.push(...chunk.split("\n").filter(Boolean)) });
+  s = await startTestServer({
+    config: { log: "access" },
+    accessLog: (chunk) => void lines.push(...chunk.split("\n").filter(Boolean)),
+  });
 });
 afterAll(async () => {
   await s?.stop();
@@ -43,13 +46,23 @@ describe("request ids", () => {
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     const keyId = (await row<{ id: number }>(s.deps, "SELECT id FROM rest_keys WHERE site_id = ?", site))!.id;
     const line = await lineFor(id);
-    expect(line).toMatchObject({ method: "GET", route: "/api/v1/sites/{siteId}/posts", status: 200, cred: "rest_key", credId: keyId });
+    expect(line).toMatchObject({
+      method: "GET",
+      route: "/api/v1/sites/{siteId}/posts",
+      status: 200,
+      cred: "rest_key",
+      credId: keyId,
+    });
     expect(line.client).toBeUndefined(); // a keyed read that succeeded is named by its key (the peer lookup is a system call)
     const again = await rest(`/sites/${site}/posts?limit=2`, { "If-None-Match": ok.headers.get("etag")! });
     expect(again.status).toBe(304);
     expect((await lineFor(again.headers.get("x-request-id")!)).status).toBe(304);
     const head = await rest(`/sites/${site}/config`, {}, { method: "HEAD" });
-    expect(await lineFor(head.headers.get("x-request-id")!)).toMatchObject({ method: "HEAD", route: "/api/v1/sites/{siteId}/config", status: 200 });
+    expect(await lineFor(head.headers.get("x-request-id")!)).toMatchObject({
+      method: "HEAD",
+      route: "/api/v1/sites/{siteId}/config",
+      status: 200,
+    });
     const ids = new Set([id, again.headers.get("x-request-id"), head.headers.get("x-request-id")]);
     expect(ids.size).toBe(3);
   });
@@ -66,7 +79,12 @@ describe("request ids", () => {
     for (const bad of ["has space", "x".repeat(256), "semi;colon", "dots.are.not.words", "<script>"]) {
       const r = await rest(`/sites/${s.demo!.siteId}/tags`, { "X-Request-Id": bad });
       expect(r.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
-      const m = await rawMcp(s.url, s.demo!.mcpKey, { jsonrpc: "2.0", id: 1, method: "tools/list" }, { "X-Request-Id": bad });
+      const m = await rawMcp(
+        s.url,
+        s.demo!.mcpKey,
+        { jsonrpc: "2.0", id: 1, method: "tools/list" },
+        { "X-Request-Id": bad },
+      );
       expect(m.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
     }
   });
@@ -91,12 +109,22 @@ describe("request ids", () => {
 describe("access log lines", () => {
   test("one line per MCP request: credential, and each message of a batch with its tool and outcome; no key, no argument", async () => {
     const marker = "do-not-log-this-argument-7f3a";
-    const who = await rawMcp(s.url, s.demo!.mcpKey, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "whoami", arguments: {} } });
+    const who = await rawMcp(s.url, s.demo!.mcpKey, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "whoami", arguments: {} },
+    });
     const clientId = JSON.parse((await who.json()).result.content[0].text).defaultClientId;
     const batch = [
       { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "sites_list", arguments: { clientId } } },
       { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "no_such_tool", arguments: { clientId } } },
-      { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "posts_get", arguments: { clientId, siteId: 987654, slug: marker } } },
+      {
+        jsonrpc: "2.0",
+        id: 3,
+        method: "tools/call",
+        params: { name: "posts_get", arguments: { clientId, siteId: 987654, slug: marker } },
+      },
       { jsonrpc: "2.0", id: 4, method: "tools/list" },
     ];
     const r = await rawMcp(s.url, s.demo!.mcpKey, batch);
@@ -121,11 +149,17 @@ describe("access log lines", () => {
   test("routes are templates: an approval token or a file name never reaches the log", async () => {
     const token = "ab".repeat(32);
     const approve = await fetch(`${s.url}/approve/${token}`);
-    expect(await lineFor(approve.headers.get("x-request-id")!)).toMatchObject({ route: "/approve/{token}", status: approve.status });
+    expect(await lineFor(approve.headers.get("x-request-id")!)).toMatchObject({
+      route: "/approve/{token}",
+      status: approve.status,
+    });
     const file = await fetch(`${s.url}/media/${s.demo!.siteId}/secret-name.png`);
     expect((await lineFor(file.headers.get("x-request-id")!)).route).toBe("/media/{siteId}/{name}");
     const slug = await rest(`/sites/${s.demo!.siteId}/posts/some-slug-${token}`);
-    expect(await lineFor(slug.headers.get("x-request-id")!)).toMatchObject({ route: "/api/v1/sites/{siteId}/posts/{slug}", status: 404 });
+    expect(await lineFor(slug.headers.get("x-request-id")!)).toMatchObject({
+      route: "/api/v1/sites/{siteId}/posts/{slug}",
+      status: 404,
+    });
     const limited = await rest(`/sites/${s.demo!.siteId}/nonsense`);
     expect((await lineFor(limited.headers.get("x-request-id")!)).route).toBe("unmatched");
     await s.telemetry.flush();
@@ -152,11 +186,17 @@ describe("access log lines", () => {
   });
 
   test("the client is the TCP peer: X-Forwarded-For is ignored unless trustProxy is set", async () => {
-    const r = await fetch(`${s.url}/api/v1/sites/${s.demo!.siteId}/config`, { headers: { "X-Forwarded-For": "203.0.113.5" } });
+    const r = await fetch(`${s.url}/api/v1/sites/${s.demo!.siteId}/config`, {
+      headers: { "X-Forwarded-For": "203.0.113.5" },
+    });
     expect((await lineFor(r.headers.get("x-request-id")!)).client).toBe("127.0.0.1");
 
     const mine: string[] = [];
-    const proxied = await startTestServer({ seed: false, config: { log: "access", trustProxy: true }, accessLog: (c) => void mine.push(...c.split("\n").filter(Boolean)) });
+    const proxied = await startTestServer({
+      seed: false,
+      config: { log: "access", trustProxy: true },
+      accessLog: (c) => void mine.push(...c.split("\n").filter(Boolean)),
+    });
     try {
       const cases: [string | null, string][] = [
         ["203.0.113.5, 198.51.100.7", "198.51.100.7"], // the last entry is the one our proxy added
@@ -181,7 +221,10 @@ describe("access log lines", () => {
     const peer = { requestIP: (req: Request) => (asked.push(new URL(req.url).pathname), { address: "198.51.100.20" }) };
     const run = async (trustProxy: boolean, path: string, init: RequestInit = {}) => {
       const out: string[] = [];
-      const t = new Telemetry({ log: new AccessLog((c) => void out.push(...c.split("\n").filter(Boolean))), trustProxy });
+      const t = new Telemetry({
+        log: new AccessLog((c) => void out.push(...c.split("\n").filter(Boolean))),
+        trustProxy,
+      });
       const app = createApp(s.deps, t);
       asked.length = 0;
       const headers = new Headers(init.headers);
@@ -199,9 +242,14 @@ describe("access log lines", () => {
       await run(false, `/api/v1/sites/${site}/posts?limit=1`, { headers: key }),
       await run(false, `/api/v1/sites/${site}/posts?limit=1`, { headers: { ...key, "If-None-Match": etag } }),
       await run(false, `/api/v1/sites/${site}/config`), // anonymous: the rate-limit bucket and the line share one lookup
-      await run(false, `/api/v1/sites/${site}/posts`, { headers: { Authorization: "Bearer svc_live_" + "0".repeat(64) } }),
+      await run(false, `/api/v1/sites/${site}/posts`, {
+        headers: { Authorization: "Bearer svc_live_" + "0".repeat(64) },
+      }),
       await run(false, `/api/v1/sites/${other}/posts`, { headers: key }), // a valid key, another site: refused, so named
-      await run(false, `/api/v1/sites/${site}/posts`, { method: "OPTIONS", headers: { Origin: "https://shop.example" } }),
+      await run(false, `/api/v1/sites/${site}/posts`, {
+        method: "OPTIONS",
+        headers: { Origin: "https://shop.example" },
+      }),
       await run(false, "/healthz"),
       await run(true, `/api/v1/sites/${site}/posts?limit=1`, { headers: { ...key, "X-Forwarded-For": "203.0.113.7" } }), // free: the proxy's header
       await run(true, `/api/v1/sites/${site}/posts?limit=1`, { headers: key }), // trusted proxy, but no header: a keyed read still skips it
@@ -220,7 +268,11 @@ describe("access log lines", () => {
     ]);
     const mcp = await run(false, "/api/mcp", {
       method: "POST",
-      headers: { Authorization: `Bearer ${s.demo!.mcpKey}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+      headers: {
+        Authorization: `Bearer ${s.demo!.mcpKey}`,
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+      },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
     });
     expect(mcp).toEqual({ status: 200, lookups: 1, client: "198.51.100.20" });

@@ -47,7 +47,10 @@ export async function collectLines(stream: ReadableStream<Uint8Array>, into: str
   if (buf) into.push(buf);
 }
 
-export async function spawnServe(args: string[] = [], env: Record<string, string | undefined> = {}): Promise<ServeProcess> {
+export async function spawnServe(
+  args: string[] = [],
+  env: Record<string, string | undefined> = {},
+): Promise<ServeProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), "plinth-child-"));
   const databaseUrl = ON_PG ? await freshDatabaseUrl() : null;
   const proc = Bun.spawn([process.execPath, MAIN, "serve", "--port", "0", "--data-dir", dataDir, ...args], {

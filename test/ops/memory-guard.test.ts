@@ -46,7 +46,9 @@ test("collections that free plenty and get under the limit keep the every-tick c
 
 test("collections that free nothing back off 2, 4, 8… ticks, up to 32", () => {
   const w = world(200 * MB);
-  const expected = ["1", "01", "0001", "00000001", "0000000000000001", "0".repeat(31) + "1", "0".repeat(31) + "1"].join("");
+  const expected = ["1", "01", "0001", "00000001", "0000000000000001", "0".repeat(31) + "1", "0".repeat(31) + "1"].join(
+    "",
+  );
   expect(ticks(w, expected.length)).toBe(expected);
   expect(w.guard.collections).toBe(7);
 });

@@ -44,7 +44,12 @@ async function scrape(): Promise<{ text: string; values: Map<string, number> }> 
 }
 
 const mcp = (body: unknown) => rawMcp(s.url, s.demo!.mcpKey, body);
-const call = (id: number, name: string, args: Record<string, unknown>) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
+const call = (id: number, name: string, args: Record<string, unknown>) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name, arguments: args },
+});
 
 beforeAll(async () => {
   s = await startTestServer({ config: { metricsToken: TOKEN, metricsPort: 0, rateLimit: 5, mcpRateLimit: 20 } });
@@ -55,7 +60,13 @@ afterAll(async () => {
 
 describe("access", () => {
   test("the public /metrics needs the token: 401 without or with a wrong one, 200 with it", async () => {
-    for (const h of [{} as Record<string, string>, { Authorization: "Bearer wrong" }, { Authorization: `Bearer ${TOKEN}x` }, { Authorization: `Basic ${TOKEN}` }, { Authorization: TOKEN }]) {
+    for (const h of [
+      {} as Record<string, string>,
+      { Authorization: "Bearer wrong" },
+      { Authorization: `Bearer ${TOKEN}x` },
+      { Authorization: `Basic ${TOKEN}` },
+      { Authorization: TOKEN },
+    ]) {
       const r = await fetch(`${s.url}/metrics`, { headers: h });
       expect(r.status).toBe(401);
       expect(r.headers.get("www-authenticate")).toBe('Bearer realm="plinth-metrics"');
@@ -79,7 +90,7 @@ describe("access", () => {
     expect(s.metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const r = await fetch(`${s.metricsUrl}/metrics`);
     expect(r.status).toBe(200);
-    expect(parse(await r.text()).get("plinth_db_info{engine=\"" + (ON_PG ? "pg" : "sqlite") + "\"}")).toBe(1);
+    expect(parse(await r.text()).get('plinth_db_info{engine="' + (ON_PG ? "pg" : "sqlite") + '"}')).toBe(1);
     expect((await fetch(`${s.metricsUrl}/`)).status).toBe(404);
     expect((await fetch(`${s.metricsUrl}/api/v1/sites/1/config`)).status).toBe(404);
     expect((await fetch(`${s.metricsUrl}/metrics`, { method: "POST" })).status).toBe(405);
@@ -88,7 +99,16 @@ describe("access", () => {
   test("the token comparison", () => {
     expect(bearerMatches(`Bearer ${TOKEN}`, TOKEN)).toBe(true);
     expect(bearerMatches(`Bearer  ${TOKEN} `, TOKEN)).toBe(true);
-    for (const h of [undefined, null, "", "Bearer", `Bearer ${TOKEN.slice(1)}`, `Bearer ${TOKEN} extra`, `Token ${TOKEN}`]) expect(bearerMatches(h, TOKEN)).toBe(false);
+    for (const h of [
+      undefined,
+      null,
+      "",
+      "Bearer",
+      `Bearer ${TOKEN.slice(1)}`,
+      `Bearer ${TOKEN} extra`,
+      `Token ${TOKEN}`,
+    ])
+      expect(bearerMatches(h, TOKEN)).toBe(false);
   });
 });
 
@@ -97,16 +117,21 @@ describe("what it counts", () => {
     const site = s.demo!.siteId;
     const key = { Authorization: `Bearer ${s.demo!.restKey}` };
     const before = (await scrape()).values;
-    for (const slug of ["a-first-slug", "another-slug-zz9"]) expect((await fetch(`${s.url}/api/v1/sites/${site}/posts/${slug}`, { headers: key })).status).toBe(404);
+    for (const slug of ["a-first-slug", "another-slug-zz9"])
+      expect((await fetch(`${s.url}/api/v1/sites/${site}/posts/${slug}`, { headers: key })).status).toBe(404);
     expect((await fetch(`${s.url}/approve/${"cd".repeat(32)}`)).status).toBe(404);
     const { text, values } = await scrape();
     const detail = `route="/api/v1/sites/{siteId}/posts/{slug}"`;
     const count = `plinth_http_requests_total{${detail},method="GET",status="404"}`;
     expect((values.get(count) ?? 0) - (before.get(count) ?? 0)).toBe(2);
     expect(values.get(`plinth_http_request_duration_seconds_count{${detail}}`)).toBeGreaterThanOrEqual(2);
-    expect(values.get(`plinth_http_request_duration_seconds_bucket{${detail},le="+Inf"}`)).toBe(values.get(`plinth_http_request_duration_seconds_count{${detail}}`));
+    expect(values.get(`plinth_http_request_duration_seconds_bucket{${detail},le="+Inf"}`)).toBe(
+      values.get(`plinth_http_request_duration_seconds_count{${detail}}`),
+    );
     // Buckets are cumulative.
-    const buckets = [...values].filter(([k]) => k.startsWith(`plinth_http_request_duration_seconds_bucket{${detail}`)).map(([, v]) => v);
+    const buckets = [...values]
+      .filter(([k]) => k.startsWith(`plinth_http_request_duration_seconds_bucket{${detail}`))
+      .map(([, v]) => v);
     expect(buckets.length).toBe(15);
     expect([...buckets].sort((a, b) => a - b)).toEqual(buckets);
     expect(values.get(`plinth_http_requests_total{route="/approve/{token}",method="GET",status="404"}`)).toBe(1);
@@ -151,7 +176,9 @@ describe("what it counts", () => {
     const big = Array.from({ length: 21 }, (_, i) => call(i + 1, "whoami", {}));
     expect((await mcp(big)).status).toBe(429);
     const { values } = await scrape();
-    const delta = (l: string) => values.get(`plinth_rate_limited_total{limiter="${l}"}`)! - before.get(`plinth_rate_limited_total{limiter="${l}"}`)!;
+    const delta = (l: string) =>
+      values.get(`plinth_rate_limited_total{limiter="${l}"}`)! -
+      before.get(`plinth_rate_limited_total{limiter="${l}"}`)!;
     expect(delta("rest")).toBe(statuses.filter((x) => x === 429).length);
     expect(delta("mcp")).toBe(1);
     s.clock.advance(60_000); // refill, for the tests after this one
@@ -160,10 +187,14 @@ describe("what it counts", () => {
   test("approvals by state, read from the database at scrape time (lapsed pending links count as expired)", async () => {
     const state = (v: Map<string, number>, st: string) => v.get(`plinth_approvals{state="${st}"}`)!;
     const before = (await scrape()).values;
-    expect(["pending", "approved", "rejected", "expired", "superseded", "withdrawn"].map((st) => typeof state(before, st))).toEqual(Array(6).fill("number"));
+    expect(
+      ["pending", "approved", "rejected", "expired", "superseded", "withdrawn"].map((st) => typeof state(before, st)),
+    ).toEqual(Array(6).fill("number"));
     const who = await (await mcp(call(1, "whoami", {}))).json();
     const clientId = JSON.parse(who.result.content[0].text).defaultClientId;
-    const created = await (await mcp(call(2, "posts_create", { clientId, siteId: s.demo!.siteId, title: "Counted by the gauge" }))).json();
+    const created = await (
+      await mcp(call(2, "posts_create", { clientId, siteId: s.demo!.siteId, title: "Counted by the gauge" }))
+    ).json();
     expect(created.result.isError).toBeFalsy();
     const after = (await scrape()).values;
     expect(state(after, "pending") - state(before, "pending")).toBe(1);
@@ -182,7 +213,9 @@ describe("what it counts", () => {
     else expect(values.get("plinth_sqlite_wal_bytes")).toBeGreaterThan(0); // the seed wrote through the WAL
     expect(values.has("plinth_redis_up")).toBe(false); // not configured
     expect(values.get("process_resident_memory_bytes")).toBeGreaterThan(10 * 1024 * 1024);
-    expect(Math.abs(values.get("process_start_time_seconds")! - (Date.now() / 1000 - process.uptime()))).toBeLessThan(5);
+    expect(Math.abs(values.get("process_start_time_seconds")! - (Date.now() / 1000 - process.uptime()))).toBeLessThan(
+      5,
+    );
     expect([...values.keys()].some((k) => /^plinth_build_info\{version="\d+\.\d+\.\d+"\}$/.test(k))).toBe(true);
   });
 });

@@ -12,7 +12,15 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig, SETTINGS } from "../../src/config";
-import { canConnect, ensureDebianPackages, findBinary, freePort, SERVICE_PACKAGES, startHaproxy, type HaproxyServer } from "../infra/services";
+import {
+  canConnect,
+  ensureDebianPackages,
+  findBinary,
+  freePort,
+  SERVICE_PACKAGES,
+  startHaproxy,
+  type HaproxyServer,
+} from "../infra/services";
 import { ROOT, spawnServe, type ServeProcess } from "./child";
 
 const NGINX = { bin: "nginx", pkg: "nginx" };
@@ -24,7 +32,8 @@ function renderNginxConfig(template: string, listen: number, servers: number[]):
   const at = lines.findIndex((l) => /#\s*plinth:listen\b/.test(l));
   const begin = lines.findIndex((l) => /#\s*plinth:servers BEGIN\b/.test(l));
   const end = lines.findIndex((l) => /#\s*plinth:servers END\b/.test(l));
-  if (at < 0 || begin < 0 || end < begin) throw new Error("nginx template lacks the plinth:listen line or the plinth:servers markers");
+  if (at < 0 || begin < 0 || end < begin)
+    throw new Error("nginx template lacks the plinth:listen line or the plinth:servers markers");
   // Each instance gets the options the example's first server line has.
   const options = /server\s+\S+(.*)$/.exec(lines[begin + 1]!)![1]!;
   const indent = (l: string) => /^\s*/.exec(l)![0];
@@ -46,12 +55,19 @@ beforeAll(async () => {
   await ensureDebianPackages([NGINX, SERVICE_PACKAGES.haproxy]);
   const port = await freePort();
   const dead = await freePort(); // nothing listens there: an instance that is down
-  plinth = await spawnServe([], { PLINTH_TRUST_PROXY: "1", PLINTH_PUBLIC_URL: `http://127.0.0.1:${port}`, PLINTH_METRICS_TOKEN: TOKEN });
+  plinth = await spawnServe([], {
+    PLINTH_TRUST_PROXY: "1",
+    PLINTH_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    PLINTH_METRICS_TOKEN: TOKEN,
+  });
   mcpKey = /MCP key \(demo user\):\s+(svc_mcp_[0-9a-f]{64})/.exec(await plinth.line(/MCP key \(demo user\)/))![1]!;
 
   const dir = mkdtempSync(join(tmpdir(), "plinth-nginx-"));
   for (const d of ["body", "proxy", "fastcgi", "uwsgi", "scgi"]) mkdirSync(join(dir, d));
-  writeFileSync(join(dir, "plinth.conf"), renderNginxConfig(readFileSync(join(ROOT, "deploy/nginx.conf"), "utf8"), port, [dead, plinth.port]));
+  writeFileSync(
+    join(dir, "plinth.conf"),
+    renderNginxConfig(readFileSync(join(ROOT, "deploy/nginx.conf"), "utf8"), port, [dead, plinth.port]),
+  );
   // The `http` block nginx's own /etc/nginx/nginx.conf would give, in a temp dir, in the foreground.
   writeFileSync(
     join(dir, "nginx.conf"),
@@ -61,21 +77,28 @@ beforeAll(async () => {
       "events { worker_connections 256; }",
       "http {",
       `  access_log ${dir}/access.log;`,
-      ...["body", "proxy", "fastcgi", "uwsgi", "scgi"].map((d) => `  ${d === "body" ? "client_body" : d}_temp_path ${dir}/${d};`),
+      ...["body", "proxy", "fastcgi", "uwsgi", "scgi"].map(
+        (d) => `  ${d === "body" ? "client_body" : d}_temp_path ${dir}/${d};`,
+      ),
       `  include ${dir}/plinth.conf;`,
       "}",
     ].join("\n"),
   );
-  const proc = Bun.spawn([findBinary("nginx")!, "-p", dir, "-c", join(dir, "nginx.conf"), "-g", "daemon off; master_process off;"], {
-    stdout: "ignore",
-    stderr: "pipe",
-  });
+  const proc = Bun.spawn(
+    [findBinary("nginx")!, "-p", dir, "-c", join(dir, "nginx.conf"), "-g", "daemon off; master_process off;"],
+    {
+      stdout: "ignore",
+      stderr: "pipe",
+    },
+  );
   nginx = { url: `http://127.0.0.1:${port}`, proc, dir };
   const end = Date.now() + 10_000;
   while (!(await canConnect(port, "127.0.0.1", 200))) {
     if (proc.exitCode !== null || Date.now() > end) {
       proc.kill("SIGKILL");
-      const log = await Bun.file(join(dir, "error.log")).text().catch(() => "");
+      const log = await Bun.file(join(dir, "error.log"))
+        .text()
+        .catch(() => "");
       throw new Error(`nginx did not start (exit ${proc.exitCode}): ${await new Response(proc.stderr).text()}\n${log}`);
     }
     await Bun.sleep(50);
@@ -102,15 +125,26 @@ describe("deploy/nginx.conf", () => {
     for (let i = 0; i < 4; i++) {
       const r = await fetch(`${nginx!.url}/api/mcp`, {
         method: "POST",
-        headers: { Authorization: `Bearer ${mcpKey}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
-        body: JSON.stringify({ jsonrpc: "2.0", id: i, method: "tools/call", params: { name: "whoami", arguments: {} } }),
+        headers: {
+          Authorization: `Bearer ${mcpKey}`,
+          "Content-Type": "application/json",
+          Accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: i,
+          method: "tools/call",
+          params: { name: "whoami", arguments: {} },
+        }),
       });
       expect(r.status).toBe(200); // Host passed as sent: the MCP allow-list takes the public URL's host
     }
   });
 
   test("nginx's request id is the one Plinth answers with and logs; a spoofed X-Forwarded-For is not the logged client", async () => {
-    const r = await fetch(`${nginx!.url}/healthz`, { headers: { "X-Forwarded-For": "203.0.113.9", "X-Request-Id": "client-chosen" } });
+    const r = await fetch(`${nginx!.url}/healthz`, {
+      headers: { "X-Forwarded-For": "203.0.113.9", "X-Request-Id": "client-chosen" },
+    });
     const id = r.headers.get("x-request-id")!;
     expect(id).toMatch(/^[0-9a-f]{32}$/); // nginx's $request_id
     const line = await loggedLine(id);
@@ -127,7 +161,9 @@ describe("deploy/nginx.conf", () => {
 describe("deploy/haproxy.cfg", () => {
   test("serves through, and not /metrics", async () => {
     expect((await fetch(`${haproxy!.url}/healthz`)).status).toBe(200);
-    expect((await fetch(`${haproxy!.url}/metrics`, { headers: { Authorization: `Bearer ${TOKEN}` } })).status).toBe(404);
+    expect((await fetch(`${haproxy!.url}/metrics`, { headers: { Authorization: `Bearer ${TOKEN}` } })).status).toBe(
+      404,
+    );
   });
 });
 
@@ -147,7 +183,13 @@ describe("deploy/plinth.service", () => {
     expect(one("EnvironmentFile")).toBe("/etc/plinth/plinth.env");
     expect(one("ExecStart")).toBe("/usr/local/bin/plinth serve");
     expect(one("Restart")).toBe("on-failure");
-    for (const [k, v] of Object.entries({ NoNewPrivileges: "yes", ProtectSystem: "strict", ReadWritePaths: "/var/lib/plinth", PrivateTmp: "yes", ProtectHome: "yes" }))
+    for (const [k, v] of Object.entries({
+      NoNewPrivileges: "yes",
+      ProtectSystem: "strict",
+      ReadWritePaths: "/var/lib/plinth",
+      PrivateTmp: "yes",
+      ProtectHome: "yes",
+    }))
       expect({ k, v: one(k) }).toEqual({ k, v });
     expect(directives.has("MemoryDenyWriteExecute")).toBe(false); // the JIT needs it off
   });
@@ -177,7 +219,12 @@ describe("deploy/plinth.service", () => {
     try {
       writeFileSync(join(dir, "plinth.env"), "");
       // The binary and the environment file exist only on the real machine: point at stand-ins.
-      writeFileSync(join(dir, "plinth.service"), unit.replaceAll("/usr/local/bin/plinth", "/bin/true").replaceAll("/etc/plinth/plinth.env", join(dir, "plinth.env")));
+      writeFileSync(
+        join(dir, "plinth.service"),
+        unit
+          .replaceAll("/usr/local/bin/plinth", "/bin/true")
+          .replaceAll("/etc/plinth/plinth.env", join(dir, "plinth.env")),
+      );
       const r = Bun.spawnSync([analyze, "verify", join(dir, "plinth.service")], { stdout: "pipe", stderr: "pipe" });
       expect({ code: r.exitCode, err: r.stderr.toString() }).toEqual({ code: 0, err: "" });
     } finally {

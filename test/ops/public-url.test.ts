@@ -36,7 +36,9 @@ describe("the default public URL", () => {
     expect(s.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const doc = (await (await fetch(`${s.url}/.well-known/oauth-protected-resource`)).json()) as any;
     expect(doc.resource).toBe(`${s.url}/api/mcp`);
-    const challenge = (await rawMcp(s.url, null, { jsonrpc: "2.0", id: 1, method: "tools/list" })).headers.get("www-authenticate");
+    const challenge = (await rawMcp(s.url, null, { jsonrpc: "2.0", id: 1, method: "tools/list" })).headers.get(
+      "www-authenticate",
+    );
     expect(challenge).toContain(`resource_metadata="${s.url}/.well-known/oauth-protected-resource"`);
     const as = (await (await fetch(`${s.url}/.well-known/oauth-authorization-server`)).json()) as any;
     expect(as.issuer).toBe(s.url);
@@ -44,7 +46,10 @@ describe("the default public URL", () => {
 
   test("an MCP client pointed at http://127.0.0.1:<port>/api/mcp completes OAuth with the SDK's own checks", async () => {
     const mcpUrl = new URL("/api/mcp", s.url);
-    const provider = new MemoryProvider("http://127.0.0.1:4999/callback", { name: "loopback test", state: "loopback-state" });
+    const provider = new MemoryProvider("http://127.0.0.1:4999/callback", {
+      name: "loopback test",
+      state: "loopback-state",
+    });
     const first = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider });
     const err = await new Client({ name: "lo", version: "1.0.0" }).connect(first).then(
       () => null,
@@ -70,9 +75,15 @@ describe("both loopback spellings are one server", () => {
     const port = s.port;
     const whoami = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "whoami", arguments: {} } };
     for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`])
-      expect({ host, status: (await rawMcp(s.url, key, whoami, { Host: host })).status }).toEqual({ host, status: 200 });
+      expect({ host, status: (await rawMcp(s.url, key, whoami, { Host: host })).status }).toEqual({
+        host,
+        status: 200,
+      });
     for (const origin of [`http://localhost:${port}`, `http://127.0.0.1:${port}`])
-      expect({ origin, status: (await rawMcp(s.url, key, whoami, { Origin: origin })).status }).toEqual({ origin, status: 200 });
+      expect({ origin, status: (await rawMcp(s.url, key, whoami, { Origin: origin })).status }).toEqual({
+        origin,
+        status: 200,
+      });
     expect((await rawMcp(s.url, key, whoami, { Host: "evil.example" })).status).toBe(403);
     expect((await rawMcp(s.url, key, whoami, { Origin: "http://evil.example" })).status).toBe(403);
   });
@@ -80,19 +91,44 @@ describe("both loopback spellings are one server", () => {
   test("the OAuth resource check takes the localhost form of a 127.0.0.1 public URL, at authorize and at token", async () => {
     const port = s.port;
     const redirectUri = "http://127.0.0.1:4999/cb";
-    const reg = await register(s.url, { redirect_uris: [redirectUri], token_endpoint_auth_method: "none", client_name: "alias" });
+    const reg = await register(s.url, {
+      redirect_uris: [redirectUri],
+      token_endpoint_auth_method: "none",
+      client_name: "alias",
+    });
     expect(reg.status).toBe(201);
     const browser = new Browser(s.url);
     await browser.signIn("lo@example.test", "correct horse battery");
     const aliased = `http://localhost:${port}/api/mcp`;
-    const { code, verifier } = await authorizeCode(browser, s.url, { clientId: reg.body.client_id, redirectUri, resource: aliased, scope: "services:read", scopes: ["services:read"], companies: [companyId] });
-    const token = await tokenRequest(s.url, { grant_type: "authorization_code", code, code_verifier: verifier, client_id: reg.body.client_id, redirect_uri: redirectUri, resource: aliased });
+    const { code, verifier } = await authorizeCode(browser, s.url, {
+      clientId: reg.body.client_id,
+      redirectUri,
+      resource: aliased,
+      scope: "services:read",
+      scopes: ["services:read"],
+      companies: [companyId],
+    });
+    const token = await tokenRequest(s.url, {
+      grant_type: "authorization_code",
+      code,
+      code_verifier: verifier,
+      client_id: reg.body.client_id,
+      redirect_uri: redirectUri,
+      resource: aliased,
+    });
     expect(token.status).toBe(200);
     expect(token.body.access_token).toMatch(/^svc_oauth_/);
     // Another host is still another resource.
     const { challenge } = pkce();
     const u = new URL("/oauth/authorize", s.url);
-    for (const [k, v] of Object.entries({ response_type: "code", client_id: reg.body.client_id, redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: "S256", resource: "http://evil.example/api/mcp" }))
+    for (const [k, v] of Object.entries({
+      response_type: "code",
+      client_id: reg.body.client_id,
+      redirect_uri: redirectUri,
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+      resource: "http://evil.example/api/mcp",
+    }))
       u.searchParams.set(k, v);
     const refused = await browser.get(u.pathname + u.search);
     expect([302, 303]).toContain(refused.status);
@@ -100,8 +136,16 @@ describe("both loopback spellings are one server", () => {
   });
 
   test("publicOrigins: loopback names are aliases of each other; other hosts are only themselves", () => {
-    expect(publicOrigins("http://127.0.0.1:8787")).toEqual(["http://127.0.0.1:8787", "http://localhost:8787", "http://[::1]:8787"]);
-    expect(publicOrigins("http://localhost:8787")).toEqual(["http://localhost:8787", "http://127.0.0.1:8787", "http://[::1]:8787"]);
+    expect(publicOrigins("http://127.0.0.1:8787")).toEqual([
+      "http://127.0.0.1:8787",
+      "http://localhost:8787",
+      "http://[::1]:8787",
+    ]);
+    expect(publicOrigins("http://localhost:8787")).toEqual([
+      "http://localhost:8787",
+      "http://127.0.0.1:8787",
+      "http://[::1]:8787",
+    ]);
     expect(publicOrigins("https://cms.example.com")).toEqual(["https://cms.example.com"]);
   });
 });

@@ -101,7 +101,9 @@ describe("graceful shutdown of a real process", () => {
     expect(c.out.at(-1)).toBe("plinth: stopped on SIGTERM after finishing 3 requests in flight; database closed");
     // Every access line made it out before the exit, the three held requests among them.
     const logged = c.out.filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
-    expect(logged.filter((o) => o.route === "/api/mcp" && o.status === 200 && o.mcp?.[0]?.tool === "whoami")).toHaveLength(3);
+    expect(
+      logged.filter((o) => o.route === "/api/mcp" && o.status === 200 && o.mcp?.[0]?.tool === "whoami"),
+    ).toHaveLength(3);
     if (!ON_PG) {
       // store.close checkpointed the WAL into the database file: it is empty or gone.
       const wal = join(c.dataDir, "plinth.sqlite-wal");
@@ -118,7 +120,9 @@ describe("graceful shutdown of a real process", () => {
     c.proc.kill("SIGTERM");
     expect(await c.proc.exited).toBe(0);
     expect(Date.now() - t0).toBeLessThan(10_000);
-    expect(c.out.at(-1)).toBe("plinth: stopped on SIGTERM after finishing 0 requests in flight; 1 still running was cut off (grace 300 ms); database closed");
+    expect(c.out.at(-1)).toBe(
+      "plinth: stopped on SIGTERM after finishing 0 requests in flight; 1 still running was cut off (grace 300 ms); database closed",
+    );
     held.socket.destroy();
   }, 60_000);
 
@@ -131,7 +135,9 @@ describe("graceful shutdown of a real process", () => {
     expect(c.proc.exitCode).toBeNull(); // still waiting for the held request
     c.proc.kill("SIGINT");
     expect(await c.proc.exited).toBe(0);
-    expect(c.out.at(-1)).toMatch(/^plinth: stopped on SIGINT after finishing 0 requests in flight; 1 still running was cut off/);
+    expect(c.out.at(-1)).toMatch(
+      /^plinth: stopped on SIGINT after finishing 0 requests in flight; 1 still running was cut off/,
+    );
     held.socket.destroy();
   }, 60_000);
 });

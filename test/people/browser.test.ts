@@ -45,7 +45,16 @@ const header = async (page: Page) => (await page.locator("nav.main").innerText()
 describe("the inbox", () => {
   test("unread count in the header, mark read, open a notification", async () => {
     const say = (title: string, link?: string) =>
-      w.s.deps.store.transaction(() => notify(w.s.deps, { companyId: w.A.id, userIds: [w.owner.id], type: "card.assigned", title, link, actorUserId: w.admin.id }));
+      w.s.deps.store.transaction(() =>
+        notify(w.s.deps, {
+          companyId: w.A.id,
+          userIds: [w.owner.id],
+          type: "card.assigned",
+          title,
+          link,
+          actorUserId: w.admin.id,
+        }),
+      );
     await say("WEB-7 Update the pricing table");
     w.s.clock.advance(1000);
     await say("<b>WEB-8</b> Check the team page", "/team");
@@ -87,7 +96,11 @@ describe("the inbox", () => {
 
 describe("accepting an invitation", () => {
   test("the emailed link, a short sign-up, and the person is in the team; the used link says so", async () => {
-    await w.ok(w.owner, "team_invitations_create", { email: "rio@client.example", role: "viewer", message: "See you at the kick-off!" });
+    await w.ok(w.owner, "team_invitations_create", {
+      email: "rio@client.example",
+      role: "viewer",
+      message: "See you at the kick-off!",
+    });
     w.s.clock.advance(1000);
     await w.s.jobs.runDue();
     const [m] = await w.smtp.waitFor(1);

@@ -19,7 +19,10 @@ async function sentTypes(): Promise<Map<string, string>> {
     const text = await Bun.file(join(SRC, file)).text();
     for (const call of text.split(/\bnotify\((?=deps|ctx\.deps|d,|t\.deps)/).slice(1)) {
       // The notice's own type, not its entity's: the entity is { type, id } and comes after it or not at all.
-      const m = call.slice(0, 1200).replace(/entity: \{[^}]*\}/g, "").match(/\btype: ([`"])([a-z0-9_.]+)(\$\{)?/);
+      const m = call
+        .slice(0, 1200)
+        .replace(/entity: \{[^}]*\}/g, "")
+        .match(/\btype: ([`"])([a-z0-9_.]+)(\$\{)?/);
       if (m) found.set(m[2]! + (m[3] ? "*" : ""), file);
     }
   }
@@ -31,7 +34,9 @@ test("every type passed to notify() is declared by some domain, once", async () 
   expect(new Set(declared).size).toBe(declared.length);
   const sent = await sentTypes();
   expect(sent.size).toBeGreaterThan(15);
-  const missing = [...sent].filter(([type]) => (type.endsWith("*") ? !declared.some((d) => d.startsWith(type.slice(0, -1))) : !declared.includes(type)));
+  const missing = [...sent].filter(([type]) =>
+    type.endsWith("*") ? !declared.some((d) => d.startsWith(type.slice(0, -1))) : !declared.includes(type),
+  );
   expect(missing).toEqual([]);
 });
 

@@ -30,22 +30,42 @@ beforeEach(async () => {
 });
 
 const say = (userIds: number[], title: string, extra: Partial<Parameters<typeof notify>[1]> = {}) =>
-  w.s.deps.store.transaction(() => notify(w.s.deps, { companyId: w.A.id, userIds, type: "card.assigned", title, ...extra }));
+  w.s.deps.store.transaction(() =>
+    notify(w.s.deps, { companyId: w.A.id, userIds, type: "card.assigned", title, ...extra }),
+  );
 
 describe("notify()", () => {
   test("skips the actor, non-members and people who muted the type; returns the rows made, with one event", async () => {
-    await w.ok(w.viewer, "notification_preferences_update", { changes: [{ type: "card.assigned", inApp: false, email: false }] });
-    const n = await say([w.owner.id, w.admin.id, w.viewer.id, w.stranger.id, 999_999], "WEB-42 Fix the checkout button", {
-      actorUserId: w.owner.id,
-      link: "/projects/WEB/cards/42",
-      entity: { type: "card", id: 42 },
+    await w.ok(w.viewer, "notification_preferences_update", {
+      changes: [{ type: "card.assigned", inApp: false, email: false }],
     });
+    const n = await say(
+      [w.owner.id, w.admin.id, w.viewer.id, w.stranger.id, 999_999],
+      "WEB-42 Fix the checkout button",
+      {
+        actorUserId: w.owner.id,
+        link: "/projects/WEB/cards/42",
+        entity: { type: "card", id: 42 },
+      },
+    );
     expect(n).toBe(1);
     const rows = await w.s.deps.db.select().from(notifications);
     expect(rows.map((r) => r.userId)).toEqual([w.admin.id]);
-    expect(rows[0]).toMatchObject({ companyId: w.A.id, type: "card.assigned", entityType: "card", entityId: 42, actorUserId: w.owner.id, readAt: null });
+    expect(rows[0]).toMatchObject({
+      companyId: w.A.id,
+      type: "card.assigned",
+      entityType: "card",
+      entityId: 42,
+      actorUserId: w.owner.id,
+      readAt: null,
+    });
     const ev = (await w.s.deps.db.select().from(events).where(eq(events.type, "notification.created"))).at(-1)!;
-    expect(ev.data).toMatchObject({ notificationIds: [rows[0]!.id], userIds: [w.admin.id], type: "card.assigned", link: "/projects/WEB/cards/42" });
+    expect(ev.data).toMatchObject({
+      notificationIds: [rows[0]!.id],
+      userIds: [w.admin.id],
+      type: "card.assigned",
+      link: "/projects/WEB/cards/42",
+    });
   });
 
   test("is part of the caller's transaction", async () => {
@@ -64,7 +84,9 @@ describe("notify()", () => {
       expect(e).toBeInstanceOf(AppError);
       expect((e as AppError).message).toContain("portal path");
     }
-    expect(((await say([w.admin.id], "x", { type: "Card Assigned" }).catch((x) => x)) as AppError).message).toContain("Not a notification type");
+    expect(((await say([w.admin.id], "x", { type: "Card Assigned" }).catch((x) => x)) as AppError).message).toContain(
+      "Not a notification type",
+    );
     expect(((await say([w.admin.id], "   ").catch((x) => x)) as AppError).message).toContain("needs a title");
   });
 });
@@ -83,14 +105,23 @@ describe("the inbox tools", () => {
     const [third, second, first] = list.items.map((i: any) => i.id);
     expect(await w.ok(w.admin, "notifications_mark_read", { ids: [third] })).toEqual({ updated: 1, unreadCount: 2 });
     list = await w.ok(w.admin, "notifications_list");
-    expect(list.items.map((i: any) => [i.title, i.read])).toEqual([["second", false], ["first", false], ["third", true]]);
-    expect((await w.ok(w.admin, "notifications_list", { view: "unread" })).items.map((i: any) => i.title)).toEqual(["second", "first"]);
+    expect(list.items.map((i: any) => [i.title, i.read])).toEqual([
+      ["second", false],
+      ["first", false],
+      ["third", true],
+    ]);
+    expect((await w.ok(w.admin, "notifications_list", { view: "unread" })).items.map((i: any) => i.title)).toEqual([
+      "second",
+      "first",
+    ]);
     await w.ok(w.admin, "notifications_mark_unread", { ids: [third] });
     expect((await w.ok(w.admin, "notifications_list")).unreadCount).toBe(3);
     // Someone else's notification answers like one that does not exist; nothing changes.
     const vics = (await w.ok(w.viewer, "notifications_list")).items[0].id;
     const before = w.changes();
-    expect(await w.err(w.admin, "notifications_mark_read", { ids: [first, vics] })).toContain(`No notification ${vics}`);
+    expect(await w.err(w.admin, "notifications_mark_read", { ids: [first, vics] })).toContain(
+      `No notification ${vics}`,
+    );
     expect(await w.err(w.stranger, "notifications_archive", { ids: [second] })).toContain(`No notification ${second}`);
     expect(w.changes()).toBe(before);
     expect(await w.ok(w.admin, "notifications_mark_all_read", {})).toEqual({ updated: 3, unreadCount: 0 });
@@ -101,7 +132,11 @@ describe("the inbox tools", () => {
     await say([w.viewer.id], "for Vic");
     const id = (await w.ok(w.viewer, "notifications_list")).items[0].id;
     expect((await w.ok(w.viewer, "notifications_archive", { ids: [id] })).updated).toBe(1);
-    expect((await w.ok(w.viewer, "notifications_list", { view: "archived" })).items[0]).toMatchObject({ id, read: true, state: "archived" });
+    expect((await w.ok(w.viewer, "notifications_list", { view: "archived" })).items[0]).toMatchObject({
+      id,
+      read: true,
+      state: "archived",
+    });
     expect((await w.ok(w.viewer, "notifications_list")).total).toBe(0);
     // Unread brings it back to the inbox.
     await w.ok(w.viewer, "notifications_mark_unread", { ids: [id] });
@@ -124,10 +159,20 @@ describe("the inbox tools", () => {
     w.s.clock.set(until.getTime());
     await w.ok(w.admin, "notifications_mark_read", { ids: [newer] });
     const back = await w.ok(w.admin, "notifications_list");
-    expect(back.items.map((i: any) => [i.id, i.read])).toEqual([[old, false], [newer, true]]);
+    expect(back.items.map((i: any) => [i.id, i.read])).toEqual([
+      [old, false],
+      [newer, true],
+    ]);
     expect(back.unreadCount).toBe(1);
-    expect(await w.err(w.admin, "notifications_snooze", { ids: [old], until: new Date(w.s.clock.ms()).toISOString() })).toContain("in the future");
-    expect(await w.err(w.admin, "notifications_snooze", { ids: [old], until: new Date(w.s.clock.ms() + 91 * 86400_000).toISOString() })).toContain("90 days");
+    expect(
+      await w.err(w.admin, "notifications_snooze", { ids: [old], until: new Date(w.s.clock.ms()).toISOString() }),
+    ).toContain("in the future");
+    expect(
+      await w.err(w.admin, "notifications_snooze", {
+        ids: [old],
+        until: new Date(w.s.clock.ms() + 91 * 86400_000).toISOString(),
+      }),
+    ).toContain("90 days");
     expect(await w.err(w.admin, "notifications_snooze", { ids: [old], until: "tomorrow" })).toContain("until");
   });
 
@@ -135,7 +180,8 @@ describe("the inbox tools", () => {
     await say([w.admin.id], "card", { entity: { type: "card", id: 7 } });
     await say([w.admin.id], "breach", { type: "ticket.sla_breached", entity: { type: "ticket", id: 3 } });
     await say([w.admin.id], "assigned ticket", { type: "ticket.assigned" });
-    const titles = async (args: Record<string, unknown>) => (await w.ok(w.admin, "notifications_list", args)).items.map((i: any) => i.title).sort();
+    const titles = async (args: Record<string, unknown>) =>
+      (await w.ok(w.admin, "notifications_list", args)).items.map((i: any) => i.title).sort();
     expect(await titles({ type: "ticket.*" })).toEqual(["assigned ticket", "breach"]);
     expect(await titles({ type: "ticket.sla_breached" })).toEqual(["breach"]);
     expect(await titles({ entityType: "card", entityId: 7 })).toEqual(["card"]);
@@ -154,17 +200,34 @@ describe("the inbox tools", () => {
     expect(r.created).toBe(2);
     expect(r.skipped).toEqual([{ userId: w.admin.id, reason: "actor" }]);
     const mine = (await w.ok(w.viewer, "notifications_list")).items[0];
-    expect(mine).toMatchObject({ type: "message", title: "The Harbor site is live", body: "DNS switched at 09:00.", actor: { userId: w.admin.id, name: "Ada Admin" } });
+    expect(mine).toMatchObject({
+      type: "message",
+      title: "The Harbor site is live",
+      body: "DNS switched at 09:00.",
+      actor: { userId: w.admin.id, name: "Ada Admin" },
+    });
     expect(mine.url).toBe(`${w.s.config.publicUrl}/approvals`);
-    expect(await w.err(w.admin, "notifications_create", { userIds: [w.stranger.id], title: "hi" })).toContain("Not a member of Acme Agency");
+    expect(await w.err(w.admin, "notifications_create", { userIds: [w.stranger.id], title: "hi" })).toContain(
+      "Not a member of Acme Agency",
+    );
     expect(await w.err(w.admin, "notifications_create", { title: "hi" })).toContain("at least one recipient");
-    expect(await w.err(w.admin, "notifications_create", { userIds: [w.owner.id], title: "hi", link: "https://evil.example" })).toContain("portal path");
-    expect(await w.err(w.viewer, "notifications_create", { userIds: [w.owner.id], title: "hi" })).toStartWith("Forbidden");
+    expect(
+      await w.err(w.admin, "notifications_create", {
+        userIds: [w.owner.id],
+        title: "hi",
+        link: "https://evil.example",
+      }),
+    ).toContain("portal path");
+    expect(await w.err(w.viewer, "notifications_create", { userIds: [w.owner.id], title: "hi" })).toStartWith(
+      "Forbidden",
+    );
   });
 
   test("HTML and script in titles are stored as text and listed as written", async () => {
     await say([w.admin.id], `<img src=x onerror=alert(1)> "quoted" & more`);
-    expect((await w.ok(w.admin, "notifications_list")).items[0].title).toBe(`<img src=x onerror=alert(1)> "quoted" & more`);
+    expect((await w.ok(w.admin, "notifications_list")).items[0].title).toBe(
+      `<img src=x onerror=alert(1)> "quoted" & more`,
+    );
   });
 });
 
@@ -172,8 +235,17 @@ describe("preferences", () => {
   test("per type and for all types; reset falls back; read back with labels", async () => {
     const p0 = await w.ok(w.admin, "notification_preferences_get");
     expect(p0.allTypes).toBeNull();
-    expect(p0.types.find((t: any) => t.type === "approval.decided")).toMatchObject({ inApp: true, email: true, own: false });
-    await w.ok(w.admin, "notification_preferences_update", { changes: [{ type: "*", email: false }, { type: "approval.decided", email: true }] });
+    expect(p0.types.find((t: any) => t.type === "approval.decided")).toMatchObject({
+      inApp: true,
+      email: true,
+      own: false,
+    });
+    await w.ok(w.admin, "notification_preferences_update", {
+      changes: [
+        { type: "*", email: false },
+        { type: "approval.decided", email: true },
+      ],
+    });
     let p = await w.ok(w.admin, "notification_preferences_get");
     expect(p.allTypes).toEqual({ inApp: true, email: false });
     expect(p.types.find((t: any) => t.type === "card.assigned")).toMatchObject({ email: false, own: false });
@@ -181,13 +253,21 @@ describe("preferences", () => {
     await w.ok(w.admin, "notification_preferences_update", { changes: [{ type: "approval.decided", reset: true }] });
     p = await w.ok(w.admin, "notification_preferences_get");
     expect(p.types.find((t: any) => t.type === "approval.decided")).toMatchObject({ email: false, own: false });
-    expect(await w.err(w.admin, "notification_preferences_update", { changes: [{ type: "Bad Type", email: true }] })).toContain("Not a notification type");
-    expect(await w.err(w.admin, "notification_preferences_update", { changes: [{ type: "x.y" }] })).toContain("say inApp, email or reset");
-    expect(await w.err(w.admin, "notification_preferences_update", { changes: [{ type: "x.y", reset: true, email: true }] })).toContain("not both");
+    expect(
+      await w.err(w.admin, "notification_preferences_update", { changes: [{ type: "Bad Type", email: true }] }),
+    ).toContain("Not a notification type");
+    expect(await w.err(w.admin, "notification_preferences_update", { changes: [{ type: "x.y" }] })).toContain(
+      "say inApp, email or reset",
+    );
+    expect(
+      await w.err(w.admin, "notification_preferences_update", { changes: [{ type: "x.y", reset: true, email: true }] }),
+    ).toContain("not both");
   });
 
   test("email only: kept out of the inbox but mailed", async () => {
-    await w.ok(w.viewer, "notification_preferences_update", { changes: [{ type: "card.assigned", inApp: false, email: true }] });
+    await w.ok(w.viewer, "notification_preferences_update", {
+      changes: [{ type: "card.assigned", inApp: false, email: true }],
+    });
     expect(await say([w.viewer.id], "mail me only")).toBe(1);
     expect((await w.ok(w.viewer, "notifications_list")).total).toBe(0);
     await w.runJobs(DIGEST_DELAY_MS + 1000);
@@ -202,7 +282,9 @@ describe("the email digest", () => {
     await say([w.owner.id], "WEB-1 Header", { link: "/projects/WEB/cards/1" });
     await say([w.owner.id], "WEB-2 Footer");
     await say([w.owner.id], "WEB-3 Read already");
-    const read = (await w.ok(w.owner, "notifications_list")).items.find((i: any) => i.title === "WEB-3 Read already").id;
+    const read = (await w.ok(w.owner, "notifications_list")).items.find(
+      (i: any) => i.title === "WEB-3 Read already",
+    ).id;
     await w.ok(w.owner, "notifications_mark_read", { ids: [read] });
     // Before the delay: nothing (a millisecond before it, the job's check finds nothing due; at it, it would).
     await w.runJobs(DIGEST_DELAY_MS - 1000);
@@ -220,7 +302,11 @@ describe("the email digest", () => {
     expect(parsed.text).not.toContain("Read already");
     expect(m!.raw).toContain(`List-Unsubscribe: <${w.s.config.publicUrl}/settings/profile>`);
     const states = (await w.s.deps.db.select().from(notifications)).map((r) => [r.title, r.emailState]).sort();
-    expect(states).toEqual([["WEB-1 Header", "sent"], ["WEB-2 Footer", "sent"], ["WEB-3 Read already", "skipped"]]);
+    expect(states).toEqual([
+      ["WEB-1 Header", "sent"],
+      ["WEB-2 Footer", "sent"],
+      ["WEB-3 Read already", "skipped"],
+    ]);
     await w.runJobs(DIGEST_DELAY_MS * 3);
     await w.runJobs(1000);
     expect(w.smtp.messages).toHaveLength(1);
@@ -228,7 +314,8 @@ describe("the email digest", () => {
 
   test("the job's pending check: true from the delay on, whether the run mails or only sets aside what was read meanwhile", async () => {
     const pending = () => digestJob.pending!(w.s.deps);
-    const states = async () => (await w.s.deps.db.select().from(notifications)).map((r) => [r.title, r.emailState]).sort();
+    const states = async () =>
+      (await w.s.deps.db.select().from(notifications)).map((r) => [r.title, r.emailState]).sort();
     // Only notifications read meanwhile: the run writes no email, but marks them skipped.
     await say([w.owner.id], "WEB-5 Read in the portal");
     const read = (await w.ok(w.owner, "notifications_list")).items[0].id;
@@ -247,7 +334,10 @@ describe("the email digest", () => {
     w.s.clock.advance(DIGEST_DELAY_MS);
     expect(await pending()).toBe(true);
     expect(await sendDigests(w.s.deps)).toBe(1);
-    expect(await states()).toEqual([["WEB-5 Read in the portal", "skipped"], ["WEB-6 Unread", "sent"]]);
+    expect(await states()).toEqual([
+      ["WEB-5 Read in the portal", "skipped"],
+      ["WEB-6 Unread", "sent"],
+    ]);
     expect(await pending()).toBe(false);
     expect((await w.s.deps.db.select().from(mailOutbox)).map((m) => m.subject)).toEqual(["[Acme Agency] WEB-6 Unread"]);
   });
@@ -257,7 +347,9 @@ describe("the email digest", () => {
     w.s.clock.set(Date.parse("2026-11-29T22:00:00Z"));
     await w.ok(w.admin, "profile_update", {
       timeZone: "Europe/Lisbon",
-      workingHours: Object.fromEntries(["mon", "tue", "wed", "thu", "fri"].map((d) => [d, [{ start: "09:00", end: "17:30" }]])),
+      workingHours: Object.fromEntries(
+        ["mon", "tue", "wed", "thu", "fri"].map((d) => [d, [{ start: "09:00", end: "17:30" }]]),
+      ),
     });
     await say([w.admin.id], "Sunday night news");
     await w.runJobs(DIGEST_DELAY_MS + 60_000);
@@ -282,38 +374,61 @@ describe("the email digest", () => {
 
 describe("approval decisions notify the requester", () => {
   test("approved or rejected on the public page: the requester is told; deciding one's own request tells nobody", async () => {
-    const site = (await w.s.deps.db.insert(sites).values({ companyId: w.A.id, name: "Acme Coffee" }).returning())[0]!.id;
+    const site = (await w.s.deps.db.insert(sites).values({ companyId: w.A.id, name: "Acme Coffee" }).returning())[0]!
+      .id;
     const drafted = await w.ok(w.owner, "posts_create", { siteId: site, title: "Spring menu launch" });
     const token = drafted.approval.token as string;
     await w.settle();
     const res = await fetch(`${w.s.url}/approve/${token}`);
     const html = await res.text();
     const csrf = /name="csrf" value="([0-9a-f]+)"/.exec(html)?.[1];
-    const cookie = res.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+    const cookie = res.headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0])
+      .join("; ");
     const decided = await fetch(`${w.s.url}/approve/${token}`, {
       method: "POST",
       redirect: "manual",
       headers: { "content-type": "application/x-www-form-urlencoded", origin: w.s.url, cookie },
-      body: new URLSearchParams({ csrf: csrf ?? "", decision: "reject", comment: "Wrong season", name: "Maya" }).toString(),
+      body: new URLSearchParams({
+        csrf: csrf ?? "",
+        decision: "reject",
+        comment: "Wrong season",
+        name: "Maya",
+      }).toString(),
     });
     expect(decided.status).toBeLessThan(400);
-    expect((await w.s.deps.db.select().from(approvalLinks).where(eq(approvalLinks.id, drafted.approval.id)))[0]!.status).toBe("rejected");
+    expect(
+      (await w.s.deps.db.select().from(approvalLinks).where(eq(approvalLinks.id, drafted.approval.id)))[0]!.status,
+    ).toBe("rejected");
     await w.settle();
     const n = (await w.ok(w.owner, "notifications_list")).items[0];
-    expect(n).toMatchObject({ type: "approval.decided", title: "Rejected: Spring menu launch", link: `/approvals/${drafted.approval.id}`, entity: { type: "approval", id: drafted.approval.id } });
+    expect(n).toMatchObject({
+      type: "approval.decided",
+      title: "Rejected: Spring menu launch",
+      link: `/approvals/${drafted.approval.id}`,
+      entity: { type: "approval", id: drafted.approval.id },
+    });
     expect(n.body).toContain("Wrong season");
     // The owner approves their own next draft in the portal: no notification to themself.
     const second = await w.ok(w.owner, "posts_create", { siteId: site, title: "Summer menu" });
     const b = await w.browser(w.owner);
-    const approve = await b.post(`/approvals/${second.approval.id}/decide`, { _csrf: await b.csrf("/approvals"), decision: "approve" });
+    const approve = await b.post(`/approvals/${second.approval.id}/decide`, {
+      _csrf: await b.csrf("/approvals"),
+      decision: "approve",
+    });
     expect(approve.status).toBeLessThan(400);
     await w.settle();
-    expect((await w.ok(w.owner, "notifications_list")).items.map((i: any) => i.title)).toEqual(["Rejected: Spring menu launch"]);
+    expect((await w.ok(w.owner, "notifications_list")).items.map((i: any) => i.title)).toEqual([
+      "Rejected: Spring menu launch",
+    ]);
     const ev = await w.s.deps.db.select().from(events).where(eq(events.type, "approval.decided"));
     expect(ev.map((e) => [e.data.decision, e.data.requestedByUserId, e.userId])).toEqual([
       ["rejected", w.owner.id, null],
       ["approved", w.owner.id, w.owner.id],
     ]);
-    expect((await w.s.deps.db.select().from(events).where(eq(events.type, "approval.requested"))).length).toBeGreaterThanOrEqual(2);
+    expect(
+      (await w.s.deps.db.select().from(events).where(eq(events.type, "approval.requested"))).length,
+    ).toBeGreaterThanOrEqual(2);
   });
 });

@@ -31,15 +31,45 @@ async function member(email: string, name: string, role: "admin" | "viewer" = "a
   return { id: u.id, email, client: await mcpClient(w.s.url, k.key), keyId: k.id };
 }
 
-const isMember = async (userId: number) => (await w.s.deps.db.select().from(memberships).where(and(eq(memberships.companyId, w.A.id), eq(memberships.userId, userId)))).length === 1;
+const isMember = async (userId: number) =>
+  (
+    await w.s.deps.db
+      .select()
+      .from(memberships)
+      .where(and(eq(memberships.companyId, w.A.id), eq(memberships.userId, userId)))
+  ).length === 1;
 async function assigneesOf(key: string) {
   const [pk, n] = key.split("-");
-  const p = (await w.s.deps.db.select().from(projects).where(and(eq(projects.companyId, w.A.id), eq(projects.key, pk!))))[0]!;
-  const c = (await w.s.deps.db.select().from(cards).where(and(eq(cards.projectId, p.id), eq(cards.number, Number(n)))))[0]!;
-  return (await w.s.deps.db.select().from(cardAssignees).where(eq(cardAssignees.cardId, c.id))).map((r) => r.userId).sort();
+  const p = (
+    await w.s.deps.db
+      .select()
+      .from(projects)
+      .where(and(eq(projects.companyId, w.A.id), eq(projects.key, pk!)))
+  )[0]!;
+  const c = (
+    await w.s.deps.db
+      .select()
+      .from(cards)
+      .where(and(eq(cards.projectId, p.id), eq(cards.number, Number(n))))
+  )[0]!;
+  return (await w.s.deps.db.select().from(cardAssignees).where(eq(cardAssignees.cardId, c.id)))
+    .map((r) => r.userId)
+    .sort();
 }
-const leadOf = async (key: string) => (await w.s.deps.db.select().from(projects).where(and(eq(projects.companyId, w.A.id), eq(projects.key, key))))[0]!.leadUserId;
-const ticketAssignee = async (n: number) => (await w.s.deps.db.select().from(tickets).where(and(eq(tickets.companyId, w.A.id), eq(tickets.number, n))))[0]!.assigneeId;
+const leadOf = async (key: string) =>
+  (
+    await w.s.deps.db
+      .select()
+      .from(projects)
+      .where(and(eq(projects.companyId, w.A.id), eq(projects.key, key)))
+  )[0]!.leadUserId;
+const ticketAssignee = async (n: number) =>
+  (
+    await w.s.deps.db
+      .select()
+      .from(tickets)
+      .where(and(eq(tickets.companyId, w.A.id), eq(tickets.number, n)))
+  )[0]!.assigneeId;
 
 /** Gives `p` a led project, an open and a done card, an open and a solved ticket; returns their keys and numbers. */
 async function workFor(p: Person, key: string) {
@@ -47,8 +77,18 @@ async function workFor(p: Person, key: string) {
   await w.ok(w.owner, "cards_create", { projectId: key, title: "Open card", assignees: [p.email, w.owner.email] });
   await w.ok(w.owner, "cards_create", { projectId: key, title: "Finished card", assignees: [p.email] });
   await w.ok(w.owner, "cards_move", { id: `${key}-2`, columnId: "Done" });
-  const open = await w.ok(w.owner, "tickets_create", { subject: `Help ${key}`, requesterEmail: "client@example.test", body: "Please help.", assigneeId: p.email });
-  const solved = await w.ok(w.owner, "tickets_create", { subject: `Solved ${key}`, requesterEmail: "client@example.test", body: "Thanks.", assigneeId: p.email });
+  const open = await w.ok(w.owner, "tickets_create", {
+    subject: `Help ${key}`,
+    requesterEmail: "client@example.test",
+    body: "Please help.",
+    assigneeId: p.email,
+  });
+  const solved = await w.ok(w.owner, "tickets_create", {
+    subject: `Solved ${key}`,
+    requesterEmail: "client@example.test",
+    body: "Thanks.",
+    assigneeId: p.email,
+  });
   await w.ok(w.owner, "tickets_set_status", { id: solved.id, status: "solved" });
   return { open: open.id as number, solved: solved.id as number };
 }
@@ -59,14 +99,22 @@ describe("removing a member who owns open work", () => {
     const t = await workFor(dan, "WEB");
     const before = w.changes();
     const msg = await w.err(w.owner, "team_members_remove", { email: "dan@agency.example" });
-    expect(msg).toContain(`Dan Dev still owns open work in Acme Agency: 1 open card (WEB-1); lead of project WEB; 1 open ticket (#${t.open}).`);
+    expect(msg).toContain(
+      `Dan Dev still owns open work in Acme Agency: 1 open card (WEB-1); lead of project WEB; 1 open ticket (#${t.open}).`,
+    );
     expect(msg).toContain("reassignTo");
     expect(msg).toContain("force: true");
     expect(w.changes()).toBe(before);
     expect(await isMember(dan.id)).toBe(true);
-    expect(await w.err(w.owner, "team_members_remove", { userId: dan.id, reassignTo: w.viewer.email })).toContain("Vic Viewer is a viewer of Acme Agency and cannot take over work");
-    expect(await w.err(w.owner, "team_members_remove", { userId: dan.id, reassignTo: dan.id })).toContain("someone other than the member who leaves");
-    expect(await w.err(w.owner, "team_members_remove", { userId: dan.id, reassignTo: w.stranger.email })).toContain("reassignTo: sam@rival.example is not a member");
+    expect(await w.err(w.owner, "team_members_remove", { userId: dan.id, reassignTo: w.viewer.email })).toContain(
+      "Vic Viewer is a viewer of Acme Agency and cannot take over work",
+    );
+    expect(await w.err(w.owner, "team_members_remove", { userId: dan.id, reassignTo: dan.id })).toContain(
+      "someone other than the member who leaves",
+    );
+    expect(await w.err(w.owner, "team_members_remove", { userId: dan.id, reassignTo: w.stranger.email })).toContain(
+      "reassignTo: sam@rival.example is not a member",
+    );
     expect(await w.err(dan, "team_leave", {})).toContain("You still own open work in Acme Agency");
     expect(w.changes()).toBe(before);
   });
@@ -80,7 +128,12 @@ describe("removing a member who owns open work", () => {
       userId: eve.id,
       email: "eve@agency.example",
       status: "removed",
-      handedOver: { to: { userId: bea.id, email: "bea@agency.example" }, cards: ["APP-1"], leads: ["APP"], tickets: [`#${t.open}`] },
+      handedOver: {
+        to: { userId: bea.id, email: "bea@agency.example" },
+        cards: ["APP-1"],
+        leads: ["APP"],
+        tickets: [`#${t.open}`],
+      },
     });
     expect(await isMember(eve.id)).toBe(false);
     expect(await assigneesOf("APP-1")).toEqual([w.owner.id, bea.id].sort());
@@ -89,10 +142,19 @@ describe("removing a member who owns open work", () => {
     expect(await ticketAssignee(t.open)).toBe(bea.id);
     expect(await ticketAssignee(t.solved)).toBe(eve.id);
     const ev = (await w.s.deps.db.select().from(events).where(eq(events.type, "member.removed"))).at(-1)!;
-    expect(ev.data).toEqual({ userId: eve.id, email: "eve@agency.example", role: "admin", left: false, handedOverToUserId: bea.id });
+    expect(ev.data).toEqual({
+      userId: eve.id,
+      email: "eve@agency.example",
+      role: "admin",
+      left: false,
+      handedOverToUserId: bea.id,
+    });
     await w.settle();
     const told = await w.s.deps.db.select().from(notifications).where(eq(notifications.userId, bea.id));
-    expect(told.map((n) => [n.type, n.title]).sort()).toEqual([["card.assigned", "APP-1 Open card"], ["ticket.assigned", `#${t.open} Help APP`]]);
+    expect(told.map((n) => [n.type, n.title]).sort()).toEqual([
+      ["card.assigned", "APP-1 Open card"],
+      ["ticket.assigned", `#${t.open} Help APP`],
+    ]);
   });
 
   test("force removes and leaves the work unassigned; leaving with force works the same", async () => {
@@ -105,13 +167,22 @@ describe("removing a member who owns open work", () => {
     expect(await ticketAssignee(t.open)).toBeNull();
     const gus = await member("gus@agency.example", "Gus Gone");
     await w.ok(w.owner, "cards_create", { projectId: "OPS", title: "Gus's card", assignees: [gus.email] });
-    expect((await w.ok(gus, "team_leave", { force: true })).handedOver).toEqual({ to: null, cards: ["OPS-3"], leads: [], tickets: [] });
+    expect((await w.ok(gus, "team_leave", { force: true })).handedOver).toEqual({
+      to: null,
+      cards: ["OPS-3"],
+      leads: [],
+      tickets: [],
+    });
     expect(await isMember(gus.id)).toBe(false);
   });
 
   test("a member without open work is removed as before, with no hand-over in the answer", async () => {
     const hal = await member("hal@agency.example", "Hal Helper", "viewer");
-    expect(await w.ok(w.admin, "team_members_remove", { userId: hal.id, reassignTo: w.owner.email })).toEqual({ userId: hal.id, email: "hal@agency.example", status: "removed" });
+    expect(await w.ok(w.admin, "team_members_remove", { userId: hal.id, reassignTo: w.owner.email })).toEqual({
+      userId: hal.id,
+      email: "hal@agency.example",
+      status: "removed",
+    });
   });
 
   test("the portal's team page: Remove answers with the open work and a form to hand it over; sending it removes and hands over", async () => {
@@ -122,11 +193,17 @@ describe("removing a member who owns open work", () => {
     const refused = await b.post(`/team/${ivy.id}/remove`, { _csrf: csrf });
     expect(refused.status).toBe(409);
     const html = await refused.text();
-    expect(await pageText(html)).toContain(`Ivy Intern still owns open work in Acme Agency: 1 open card (CMS-1); lead of project CMS; 1 open ticket (#${t.open})`);
-    const form = (await readForms(html)).find((f) => f.action === `/team/${ivy.id}/remove` && f.fields.some((x) => x.name === "reassignTo"))!;
+    expect(await pageText(html)).toContain(
+      `Ivy Intern still owns open work in Acme Agency: 1 open card (CMS-1); lead of project CMS; 1 open ticket (#${t.open})`,
+    );
+    const form = (await readForms(html)).find(
+      (f) => f.action === `/team/${ivy.id}/remove` && f.fields.some((x) => x.name === "reassignTo"),
+    )!;
     expect(form).toBeDefined();
     // Viewers and Ivy herself are not offered.
-    const offered = [.../<select id="reassignTo"[^>]*>(.*?)<\/select>/s.exec(html)![1]!.matchAll(/<option value="(\d*)"/g)].map((m) => m[1]);
+    const offered = [
+      .../<select id="reassignTo"[^>]*>(.*?)<\/select>/s.exec(html)![1]!.matchAll(/<option value="(\d*)"/g),
+    ].map((m) => m[1]);
     expect(offered).not.toContain(String(w.viewer.id));
     expect(offered).not.toContain(String(ivy.id));
     expect(offered).toContain(String(w.admin.id));

@@ -21,14 +21,23 @@ test("the demo user's inbox, the Northwind team's profiles and a pending invitat
   expect(nw.items.map((i: any) => i.read)).toEqual([false, false, true]);
   const hb = await call("notifications_list", { clientId: harbor, view: "all" });
   // Harbor's overdue invoice comes from the billing seed (db/seed/demo-billing.ts).
-  expect(hb.items.map((i: any) => i.title)).toEqual(["Invoice INV-000003 is overdue", "Approved: Single-origin espresso guide", "Rejected: Holiday gift guide (draft)"]);
+  expect(hb.items.map((i: any) => i.title)).toEqual([
+    "Invoice INV-000003 is overdue",
+    "Approved: Single-origin espresso guide",
+    "Rejected: Holiday gift guide (draft)",
+  ]);
   const team = await call("team_members_list", { clientId: northwind });
   const priya = team.items.find((m: any) => m.email === "priya@northwind.example");
   expect(priya).toMatchObject({ title: "Design lead", timeZone: "Europe/Berlin" });
   expect(priya.localTime).toMatch(/^\d\d:\d\d$/);
   const inv = await call("team_invitations_list", { clientId: northwind });
   expect(inv.items).toHaveLength(1);
-  expect(inv.items[0]).toMatchObject({ email: "nadia@northwind.example", role: "admin", status: "pending", invitedBy: "Priya Shah" });
+  expect(inv.items[0]).toMatchObject({
+    email: "nadia@northwind.example",
+    role: "admin",
+    status: "pending",
+    invitedBy: "Priya Shah",
+  });
   expect((await call("profile_get", {})).title).toBe("Founder & creative director");
   // The portal's header counts unread over both companies.
   const b = new Browser(s.url);

@@ -62,7 +62,12 @@ export async function makePeople(): Promise<People> {
     const k = await mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [companyId] });
     return { id: u.id, email: u.email, client: await mcpClient(s.url, k.key), keyId: k.id };
   };
-  const [owner, admin, viewer, stranger] = await Promise.all([connect(o, A.id), connect(a, A.id), connect(vi, A.id), connect(st, B.id)]);
+  const [owner, admin, viewer, stranger] = await Promise.all([
+    connect(o, A.id),
+    connect(a, A.id),
+    connect(vi, A.id),
+    connect(st, B.id),
+  ]);
   return {
     s,
     smtp,

@@ -39,8 +39,12 @@ describe("the create form", () => {
     expect(groups).toEqual(areasWithTools().map((d) => `access_${d}`));
     for (const g of groups) {
       // Areas with no write scope (hosting, billing: interface.md 5.3) offer only none and read.
-      const writable = gatingScopes().some((x) => x.startsWith(`${g.slice("access_".length)}:`) && !x.endsWith(":read"));
-      expect(form.fields.filter((f) => f.name === g).map((f) => f.value)).toEqual(writable ? ["none", "read", "write"] : ["none", "read"]);
+      const writable = gatingScopes().some(
+        (x) => x.startsWith(`${g.slice("access_".length)}:`) && !x.endsWith(":read"),
+      );
+      expect(form.fields.filter((f) => f.name === g).map((f) => f.value)).toEqual(
+        writable ? ["none", "read", "write"] : ["none", "read"],
+      );
       expect(form.fields.find((f) => f.name === g && f.checked)?.value).toBe("none");
     }
     const full = form.fields.filter((f) => f.name === "full_access");
@@ -54,7 +58,13 @@ describe("the create form", () => {
   });
 
   test("full access makes a key with *", async () => {
-    const res = await create(ana, { name: "Everything", full_access: "on", access_services: "read", company: String(acme.id), expiry: "" });
+    const res = await create(ana, {
+      name: "Everything",
+      full_access: "on",
+      access_services: "read",
+      company: String(acme.id),
+      expiry: "",
+    });
     expect(res.status).toBe(200);
     const stored = (await row(s.deps, "SELECT scopes FROM mcp_keys WHERE name = 'Everything'")) as any;
     expect(jsonValue(stored.scopes)).toEqual(["*"]);
@@ -103,7 +113,9 @@ describe("a key's life", () => {
     expect(listed).toContain(`Claude on laptopsvc_mcp_`);
     expect(listed).toContain(`Acme, Globex${now}${now}`);
 
-    const form = (await readForms(await (await ana.get("/settings/api-keys")).text())).find((f) => f.action === `/settings/api-keys/${stored.id}/revoke`)!;
+    const form = (await readForms(await (await ana.get("/settings/api-keys")).text())).find(
+      (f) => f.action === `/settings/api-keys/${stored.id}/revoke`,
+    )!;
     const revoke = await ana.post(form.action, Object.fromEntries(form.fields.map((f) => [f.name, f.value])));
     expect(revoke.status).toBe(303);
     const after = await pageText(await (await ana.get(revoke.headers.get("location")!)).text());
@@ -113,12 +125,19 @@ describe("a key's life", () => {
   });
 
   test("someone else's key cannot be revoked (404), and is not listed", async () => {
-    const theirs = await mintMcpKey(s.deps, { userId: zedId, name: "Zed's key", scopes: ["*"], companyIds: [elsewhere.id] });
+    const theirs = await mintMcpKey(s.deps, {
+      userId: zedId,
+      name: "Zed's key",
+      scopes: ["*"],
+      companyIds: [elsewhere.id],
+    });
     const csrf = await ana.csrf();
     const res = await ana.post(`/settings/api-keys/${theirs.id}/revoke`, { _csrf: csrf });
     expect(res.status).toBe(404);
     expect(await (await ana.get("/settings/api-keys")).text()).not.toContain("Zed&#39;s key");
-    expect((await rawMcp(s.url, theirs.key, { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} })).status).toBe(200);
+    expect((await rawMcp(s.url, theirs.key, { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} })).status).toBe(
+      200,
+    );
     for (const id of ["abc", "-1", "1e3", "99999999999999999999"])
       expect((await ana.post(`/settings/api-keys/${id}/revoke`, { _csrf: csrf })).status).toBe(404);
   });
@@ -137,18 +156,62 @@ describe("hostile and malformed input", () => {
 
   const cases: [string, Record<string, string | string[]>, string][] = [
     ["no name", { name: "", access_services: "read", company: "1", expiry: "" }, "Name is required."],
-    ["a huge name", { name: "x".repeat(5000), access_services: "read", company: "1", expiry: "" }, "Name must be at most 100 characters."],
-    ["a control character", { name: "a\u0007b", access_services: "read", company: "1", expiry: "" }, "control characters"],
-    ["no scope", { name: "k", access_services: "none", company: "1", expiry: "" }, "Choose Read or Read and change for at least one area, or full access."],
-    ["an unknown area", { name: "k", access_root: "read", company: "1", expiry: "" }, "root is not one of the areas offered."],
-    ["an unknown level", { name: "k", access_services: "admin", company: "1", expiry: "" }, "Services: choose one of the levels offered."],
-    ["SQL in a level", { name: "k", access_services: "read'; DROP TABLE mcp_keys;--", company: "1", expiry: "" }, "choose one of the levels offered"],
-    ["a level sent twice", { name: "k", access_services: ["read", "write"], company: "1", expiry: "" }, "Services was sent more than once."],
+    [
+      "a huge name",
+      { name: "x".repeat(5000), access_services: "read", company: "1", expiry: "" },
+      "Name must be at most 100 characters.",
+    ],
+    [
+      "a control character",
+      { name: "a\u0007b", access_services: "read", company: "1", expiry: "" },
+      "control characters",
+    ],
+    [
+      "no scope",
+      { name: "k", access_services: "none", company: "1", expiry: "" },
+      "Choose Read or Read and change for at least one area, or full access.",
+    ],
+    [
+      "an unknown area",
+      { name: "k", access_root: "read", company: "1", expiry: "" },
+      "root is not one of the areas offered.",
+    ],
+    [
+      "an unknown level",
+      { name: "k", access_services: "admin", company: "1", expiry: "" },
+      "Services: choose one of the levels offered.",
+    ],
+    [
+      "SQL in a level",
+      { name: "k", access_services: "read'; DROP TABLE mcp_keys;--", company: "1", expiry: "" },
+      "choose one of the levels offered",
+    ],
+    [
+      "a level sent twice",
+      { name: "k", access_services: ["read", "write"], company: "1", expiry: "" },
+      "Services was sent more than once.",
+    ],
     ["no company", { name: "k", access_services: "read", expiry: "" }, "Choose at least one company"],
-    ["a company id that is not a number", { name: "k", access_services: "read", company: "abc", expiry: "" }, "positive whole numbers"],
-    ["a huge company id", { name: "k", access_services: "read", company: "9".repeat(30), expiry: "" }, "positive whole numbers"],
-    ["another tenant's company", { name: "k", access_services: "read", company: "ELSEWHERE", expiry: "" }, "only choose companies you belong to"],
-    ["an expiry not offered", { name: "k", access_services: "read", company: "1", expiry: "-5" }, "Choose an expiry from the list."],
+    [
+      "a company id that is not a number",
+      { name: "k", access_services: "read", company: "abc", expiry: "" },
+      "positive whole numbers",
+    ],
+    [
+      "a huge company id",
+      { name: "k", access_services: "read", company: "9".repeat(30), expiry: "" },
+      "positive whole numbers",
+    ],
+    [
+      "another tenant's company",
+      { name: "k", access_services: "read", company: "ELSEWHERE", expiry: "" },
+      "only choose companies you belong to",
+    ],
+    [
+      "an expiry not offered",
+      { name: "k", access_services: "read", company: "1", expiry: "-5" },
+      "Choose an expiry from the list.",
+    ],
     ["a repeated name", { name: ["a", "b"], access_services: "read", company: "1", expiry: "" }, "sent more than once"],
   ];
   for (const [what, fields, message] of cases)
@@ -172,7 +235,11 @@ describe("hostile and malformed input", () => {
       body: `_csrf=${csrf}&name=x`,
     });
     expect(json.status).toBe(400);
-    const huge = await ana.post("/settings/api-keys", { _csrf: csrf, name: "k", access_services: Array(20_000).fill("read") });
+    const huge = await ana.post("/settings/api-keys", {
+      _csrf: csrf,
+      name: "k",
+      access_services: Array(20_000).fill("read"),
+    });
     expect(huge.status).toBe(413);
   });
 });

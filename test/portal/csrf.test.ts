@@ -14,7 +14,17 @@ import { sites } from "../../src/domains/sites/tables";
 import { notify } from "../../src/domains/notifications/notify";
 import { addMember, callTool, createUser, mcpClient, mintMcpKey } from "../fixtures/accounts";
 import { commits, row, rows, startTestServer, type TestServer } from "../harness";
-import { authorizeCode, Browser, consentFields, pageText, pkce, readForms, register, toParams, tokenRequest } from "../oauth/helpers";
+import {
+  authorizeCode,
+  Browser,
+  consentFields,
+  pageText,
+  pkce,
+  readForms,
+  register,
+  toParams,
+  tokenRequest,
+} from "../oauth/helpers";
 
 let s: TestServer;
 let base: string;
@@ -29,22 +39,28 @@ const REDIRECT = "http://127.0.0.1:7300/cb";
 beforeAll(async () => {
   s = await startTestServer();
   base = s.config.publicUrl;
-  const company = async (name: string) => (await s.deps.db.select().from(companies).where(eq(companies.name, name)).limit(1))[0]!.id;
+  const company = async (name: string) =>
+    (await s.deps.db.select().from(companies).where(eq(companies.name, name)).limit(1))[0]!.id;
   northwind = await company("Northwind Studio");
   harbor = await company("Harbor Coffee Roasters");
   site = (await s.deps.db.select().from(sites).where(eq(sites.companyId, northwind)).limit(1))[0]!.id;
   ownerId = ((await row(s.deps, "SELECT id FROM users WHERE email = ?", DEMO_EMAIL)) as { id: number }).id;
-  maya = ((await row(s.deps, "SELECT id FROM users WHERE email = ?", "maya@harborcoffee.example")) as { id: number }).id;
+  maya = ((await row(s.deps, "SELECT id FROM users WHERE email = ?", "maya@harborcoffee.example")) as { id: number })
+    .id;
   owner = new Browser(base);
   expect((await owner.signIn(DEMO_EMAIL, s.demo!.password)).status).toBe(303);
   // The rows act on Northwind (its site, its team, its approvals), whichever company the session starts on.
-  expect((await owner.post("/company", { _csrf: await owner.csrf("/"), company_id: String(northwind) })).status).toBe(303);
+  expect((await owner.post("/company", { _csrf: await owner.csrf("/"), company_id: String(northwind) })).status).toBe(
+    303,
+  );
 }, 30_000);
 afterAll(() => s.stop());
 
 type Fields = Record<string, string | string[]>;
 
-const invitationId = async (email: string) => ((await row(s.deps, "SELECT id FROM invitations WHERE email = ? ORDER BY id DESC LIMIT 1", email)) as { id: number }).id;
+const invitationId = async (email: string) =>
+  ((await row(s.deps, "SELECT id FROM invitations WHERE email = ? ORDER BY id DESC LIMIT 1", email)) as { id: number })
+    .id;
 
 /** A raw form post with exactly the given headers (Browser.post always adds our Origin). */
 function send(b: Browser, path: string, fields: Fields, headers: Record<string, string>) {
@@ -88,14 +104,22 @@ const ROUTES: Record<string, Route> = {
   },
   "POST /settings/api-keys/:id/revoke": {
     prepare: async () => {
-      const k = await mintMcpKey(s.deps, { userId: ownerId, name: "to revoke", scopes: ["services:read"], companyIds: [northwind] });
+      const k = await mintMcpKey(s.deps, {
+        userId: ownerId,
+        name: "to revoke",
+        scopes: ["services:read"],
+        companyIds: [northwind],
+      });
       return { path: `/settings/api-keys/${k.id}/revoke`, fields: {} };
     },
     state: () => snapshot("SELECT id, revoked_at FROM mcp_keys ORDER BY id"),
     ok: 303,
   },
   "POST /settings/rest-keys (create)": {
-    prepare: async () => ({ path: "/settings/rest-keys", fields: { site_id: String(site), name: "forged", expiry: "" } }),
+    prepare: async () => ({
+      path: "/settings/rest-keys",
+      fields: { site_id: String(site), name: "forged", expiry: "" },
+    }),
     state: () => snapshot("SELECT count(*) AS n FROM rest_keys"),
     ok: 200,
   },
@@ -108,7 +132,10 @@ const ROUTES: Record<string, Route> = {
     ok: 303,
   },
   "POST /team/invitations": {
-    prepare: async () => ({ path: "/team/invitations", fields: { email: "newhire@example.test", role: "viewer", days: "7", message: "" } }),
+    prepare: async () => ({
+      path: "/team/invitations",
+      fields: { email: "newhire@example.test", role: "viewer", days: "7", message: "" },
+    }),
     state: () => snapshot("SELECT email, status FROM invitations WHERE company_id = ? ORDER BY id", northwind),
     // No SMTP on this server: the page answers with the link to pass on.
     ok: 200,
@@ -122,7 +149,10 @@ const ROUTES: Record<string, Route> = {
     ok: 200,
   },
   "POST /team/invitations/:id/revoke": {
-    prepare: async () => ({ path: `/team/invitations/${await invitationId("newhire@example.test")}/revoke`, fields: {} }),
+    prepare: async () => ({
+      path: `/team/invitations/${await invitationId("newhire@example.test")}/revoke`,
+      fields: {},
+    }),
     state: () => snapshot("SELECT id, status FROM invitations ORDER BY id"),
     ok: 303,
   },
@@ -153,7 +183,9 @@ const ROUTES: Record<string, Route> = {
   },
   "POST /inbox/:id/read": {
     prepare: async () => {
-      await s.deps.store.transaction(() => notify(s.deps, { companyId: northwind, userIds: [ownerId], type: "message", title: "Read me" }));
+      await s.deps.store.transaction(() =>
+        notify(s.deps, { companyId: northwind, userIds: [ownerId], type: "message", title: "Read me" }),
+      );
       const id = ((await row(s.deps, "SELECT id FROM notifications ORDER BY id DESC LIMIT 1")) as { id: number }).id;
       return { path: `/inbox/${id}/read`, fields: { back: "/inbox" } };
     },
@@ -162,14 +194,19 @@ const ROUTES: Record<string, Route> = {
   },
   "POST /inbox/read-all": {
     prepare: async () => {
-      await s.deps.store.transaction(() => notify(s.deps, { companyId: northwind, userIds: [ownerId], type: "message", title: "Read us all" }));
+      await s.deps.store.transaction(() =>
+        notify(s.deps, { companyId: northwind, userIds: [ownerId], type: "message", title: "Read us all" }),
+      );
       return { path: "/inbox/read-all", fields: { back: "/inbox" } };
     },
     state: () => snapshot("SELECT id, read_at FROM notifications ORDER BY id"),
     ok: 303,
   },
   "POST /settings/profile": {
-    prepare: async () => ({ path: "/settings/profile", fields: { name: "Demo User", title: "Founder", time_zone: "Europe/Lisbon" } }),
+    prepare: async () => ({
+      path: "/settings/profile",
+      fields: { name: "Demo User", title: "Founder", time_zone: "Europe/Lisbon" },
+    }),
     state: () => snapshot("SELECT title, time_zone FROM user_profiles WHERE user_id = ?", ownerId),
     ok: 303,
   },
@@ -177,7 +214,14 @@ const ROUTES: Record<string, Route> = {
     noToken: false,
     browser: async () => new Browser(base),
     prepare: async () => {
-      const html = await (await owner.post("/team/invitations", { _csrf: await owner.csrf("/team"), email: "signup@example.test", role: "viewer", days: "7" })).text();
+      const html = await (
+        await owner.post("/team/invitations", {
+          _csrf: await owner.csrf("/team"),
+          email: "signup@example.test",
+          role: "viewer",
+          days: "7",
+        })
+      ).text();
       const path = /\/invite\/[0-9a-f]{64}/.exec(html)![0];
       return { path, fields: { name: "New Person", password: "a long passphrase", confirm: "a long passphrase" } };
     },
@@ -186,11 +230,31 @@ const ROUTES: Record<string, Route> = {
   },
   "POST /settings/connections/:family/disconnect": {
     prepare: async () => {
-      const client = (await register(base, { client_name: "Connected", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" })).body;
-      const c = await authorizeCode(owner, base, { clientId: client.client_id, redirectUri: REDIRECT, scope: "services:read", companies: [northwind] });
-      const t = await tokenRequest(base, { grant_type: "authorization_code", code: c.code, code_verifier: c.verifier, client_id: client.client_id });
+      const client = (
+        await register(base, {
+          client_name: "Connected",
+          redirect_uris: [REDIRECT],
+          token_endpoint_auth_method: "none",
+        })
+      ).body;
+      const c = await authorizeCode(owner, base, {
+        clientId: client.client_id,
+        redirectUri: REDIRECT,
+        scope: "services:read",
+        companies: [northwind],
+      });
+      const t = await tokenRequest(base, {
+        grant_type: "authorization_code",
+        code: c.code,
+        code_verifier: c.verifier,
+        client_id: client.client_id,
+      });
       expect(t.status).toBe(200);
-      const family = ((await row(s.deps, "SELECT family_id FROM oauth_refresh_tokens ORDER BY id DESC LIMIT 1")) as { family_id: string }).family_id;
+      const family = (
+        (await row(s.deps, "SELECT family_id FROM oauth_refresh_tokens ORDER BY id DESC LIMIT 1")) as {
+          family_id: string;
+        }
+      ).family_id;
       return { path: `/settings/connections/${family}/disconnect`, fields: {} };
     },
     state: () => snapshot("SELECT id, revoked_at FROM oauth_refresh_tokens ORDER BY id"),
@@ -210,7 +274,13 @@ const ROUTES: Record<string, Route> = {
   },
   "POST /chat/:number/reply (a domain's page)": {
     prepare: async () => {
-      const n = ((await row(s.deps, "SELECT number FROM chat_conversations WHERE company_id = ? ORDER BY number LIMIT 1", northwind)) as { number: number }).number;
+      const n = (
+        (await row(
+          s.deps,
+          "SELECT number FROM chat_conversations WHERE company_id = ? ORDER BY number LIMIT 1",
+          northwind,
+        )) as { number: number }
+      ).number;
       return { path: `/chat/${n}/reply`, fields: { body: "Forged reply" } };
     },
     state: () => snapshot("SELECT count(*) AS n FROM chat_messages WHERE company_id = ?", northwind),
@@ -223,7 +293,9 @@ const ROUTES: Record<string, Route> = {
   },
   "POST /oauth/authorize (consent)": {
     prepare: async () => {
-      const client = (await register(base, { client_name: "Consent", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" })).body;
+      const client = (
+        await register(base, { client_name: "Consent", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" })
+      ).body;
       const u = new URL("/oauth/authorize", base);
       for (const [k, v] of Object.entries({
         response_type: "code",
@@ -234,8 +306,12 @@ const ROUTES: Record<string, Route> = {
         scope: "services:read",
       }))
         u.searchParams.set(k, v);
-      const form = (await readForms(await (await owner.get(u.pathname + u.search)).text())).find((f) => f.action === "/oauth/authorize")!;
-      const fields = Object.fromEntries([...consentFields(form, { companies: [northwind] }).entries()].filter(([k]) => k !== "_csrf"));
+      const form = (await readForms(await (await owner.get(u.pathname + u.search)).text())).find(
+        (f) => f.action === "/oauth/authorize",
+      )!;
+      const fields = Object.fromEntries(
+        [...consentFields(form, { companies: [northwind] }).entries()].filter(([k]) => k !== "_csrf"),
+      );
       return { path: "/oauth/authorize", fields };
     },
     state: () => snapshot("SELECT count(*) AS n FROM oauth_codes"),
@@ -263,9 +339,17 @@ describe("every state-changing portal route refuses cross-site posts and posts w
       const token: Fields = route.noToken === false ? {} : { _csrf: await b.csrf("/") };
       const cases: [string, Fields, Record<string, string>][] = [
         ["cross-site Origin, valid token", { ...fields, ...token }, { origin: "https://evil.example" }],
-        ["cross-site Sec-Fetch-Site, valid token", { ...fields, ...token }, { origin: "https://evil.example", "sec-fetch-site": "cross-site" }],
+        [
+          "cross-site Sec-Fetch-Site, valid token",
+          { ...fields, ...token },
+          { origin: "https://evil.example", "sec-fetch-site": "cross-site" },
+        ],
         // A sibling subdomain: refused like cross-site, even with our Origin beside it.
-        ["Sec-Fetch-Site: same-site, valid token", { ...fields, ...token }, { origin: base, "sec-fetch-site": "same-site" }],
+        [
+          "Sec-Fetch-Site: same-site, valid token",
+          { ...fields, ...token },
+          { origin: base, "sec-fetch-site": "same-site" },
+        ],
         ["no Origin and no Sec-Fetch-Site, valid token", { ...fields, ...token }, {}],
         ["Origin: null, valid token", { ...fields, ...token }, { origin: "null", "sec-fetch-site": "same-origin" }],
       ];
@@ -301,21 +385,37 @@ describe("what the guard accepts", () => {
     const b = new Browser(base);
     await b.signIn(DEMO_EMAIL, s.demo!.password);
     const csrf = await b.csrf("/");
-    expect((await send(b, "/company", { _csrf: csrf, company_id: String(northwind) }, { origin: base })).status).toBe(303);
-    expect((await send(b, "/company", { _csrf: csrf, company_id: String(northwind) }, { "sec-fetch-site": "same-origin" })).status).toBe(303);
+    expect((await send(b, "/company", { _csrf: csrf, company_id: String(northwind) }, { origin: base })).status).toBe(
+      303,
+    );
+    expect(
+      (await send(b, "/company", { _csrf: csrf, company_id: String(northwind) }, { "sec-fetch-site": "same-origin" }))
+        .status,
+    ).toBe(303);
   });
 
   test("other methods are guarded too; GET and HEAD are not", async () => {
     for (const method of ["PUT", "DELETE", "PATCH"]) {
-      const res = await fetch(new URL("/team", base), { method, headers: { cookie: owner.jar.header(), origin: "https://evil.example" } });
+      const res = await fetch(new URL("/team", base), {
+        method,
+        headers: { cookie: owner.jar.header(), origin: "https://evil.example" },
+      });
       expect(res.status).toBe(403);
     }
-    expect((await fetch(new URL("/login", base), { headers: { origin: "https://evil.example", "sec-fetch-site": "cross-site" } })).status).toBe(200);
+    expect(
+      (
+        await fetch(new URL("/login", base), {
+          headers: { origin: "https://evil.example", "sec-fetch-site": "cross-site" },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   test("signed out, a same-origin post to a signed-in page goes to sign in; a cross-site one is refused first", async () => {
     const anon = new Browser(base);
     expect((await send(anon, "/team/invitations", { email: "x@example.test" }, { origin: base })).status).toBe(303);
-    expect((await send(anon, "/team/invitations", { email: "x@example.test" }, { origin: "https://evil.example" })).status).toBe(403);
+    expect(
+      (await send(anon, "/team/invitations", { email: "x@example.test" }, { origin: "https://evil.example" })).status,
+    ).toBe(403);
   });
 });

@@ -32,7 +32,10 @@ describe("domain navigation", () => {
       { href: "/managers", label: "Managers", minRole: "admin" },
       { href: "/owners", label: "Owners", minRole: "owner" },
     ]);
-    const seen = (role: "owner" | "admin" | "viewer") => navFor(session(role)).map((n) => n.href).filter((h) => ["/everyone", "/managers", "/owners"].includes(h));
+    const seen = (role: "owner" | "admin" | "viewer") =>
+      navFor(session(role))
+        .map((n) => n.href)
+        .filter((h) => ["/everyone", "/managers", "/owners"].includes(h));
     expect(seen("viewer")).toEqual(["/everyone"]);
     expect(seen("admin")).toEqual(["/everyone", "/managers"]);
     expect(seen("owner")).toEqual(["/everyone", "/managers", "/owners"]);

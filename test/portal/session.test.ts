@@ -18,7 +18,14 @@ afterAll(() => s.stop());
 describe("sign-in", () => {
   test("signed out, every page sends you to sign in, remembering where you were going", async () => {
     const b = new Browser(base);
-    for (const path of ["/", "/settings/api-keys", "/settings/rest-keys", "/settings/connections", "/team", "/approvals"]) {
+    for (const path of [
+      "/",
+      "/settings/api-keys",
+      "/settings/rest-keys",
+      "/settings/connections",
+      "/team",
+      "/approvals",
+    ]) {
       const res = await b.get(path);
       expect(res.status).toBe(303);
       expect(res.headers.get("location")).toBe(`/login?next=${encodeURIComponent(path)}`);
@@ -32,7 +39,11 @@ describe("sign-in", () => {
 
   test("a good password starts a session with a HttpOnly, SameSite=Lax cookie holding only a random id", async () => {
     const b = new Browser(base);
-    const res = await b.post("/login", { email: "ANA@example.test ", password: "correct horse battery", next: "/team" });
+    const res = await b.post("/login", {
+      email: "ANA@example.test ",
+      password: "correct horse battery",
+      next: "/team",
+    });
     expect(res.status).toBe(303);
     expect(res.headers.get("location")).toBe("/team");
     const cookie = res.headers.getSetCookie()[0]!;
@@ -49,8 +60,18 @@ describe("sign-in", () => {
   });
 
   test("next cannot leave the site", async () => {
-    for (const next of ["https://evil.example/", "//evil.example/", "/\\evil.example", "/\t/evil.example", "javascript:alert(1)"]) {
-      const res = await new Browser(base).post("/login", { email: "ana@example.test", password: "correct horse battery", next });
+    for (const next of [
+      "https://evil.example/",
+      "//evil.example/",
+      "/\\evil.example",
+      "/\t/evil.example",
+      "javascript:alert(1)",
+    ]) {
+      const res = await new Browser(base).post("/login", {
+        email: "ana@example.test",
+        password: "correct horse battery",
+        next,
+      });
       expect(res.headers.get("location")).toBe("/");
     }
   });
@@ -74,7 +95,11 @@ describe("sign-in", () => {
     expect(await xss.text()).not.toContain("<script>alert(1)</script>");
     const huge = await b.post("/login", { email: "a@x.test", password: "p".repeat(100_000) });
     expect(huge.status).toBe(413);
-    const json = await fetch(`${base}/login`, { method: "POST", headers: { "content-type": "application/json", origin: base }, body: "{}" });
+    const json = await fetch(`${base}/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: base },
+      body: "{}",
+    });
     expect(json.status).toBe(400);
   });
 
@@ -124,7 +149,15 @@ describe("cross-site requests", () => {
     });
     expect(noOrigin.status).toBe(403);
     // Sign-in itself is guarded the same way (login CSRF).
-    expect((await b.post("/login", { email: "ana@example.test", password: "correct horse battery" }, { origin: "https://evil.example" })).status).toBe(403);
+    expect(
+      (
+        await b.post(
+          "/login",
+          { email: "ana@example.test", password: "correct horse battery" },
+          { origin: "https://evil.example" },
+        )
+      ).status,
+    ).toBe(403);
     expect((await b.get("/")).status).toBe(200);
   });
 });
@@ -132,7 +165,8 @@ describe("cross-site requests", () => {
 describe("throttling", () => {
   test("five failures lock the email for 15 minutes, even with the right password; then it works", async () => {
     const b = new Browser(base);
-    for (let i = 0; i < 5; i++) expect((await b.post("/login", { email: "victim@example.test", password: `guess ${i} guess` })).status).toBe(400);
+    for (let i = 0; i < 5; i++)
+      expect((await b.post("/login", { email: "victim@example.test", password: `guess ${i} guess` })).status).toBe(400);
     const locked = await b.post("/login", { email: "victim@example.test", password: "a very good password" });
     expect(locked.status).toBe(429);
     expect(Number(locked.headers.get("retry-after"))).toBeGreaterThan(0);
@@ -140,7 +174,9 @@ describe("throttling", () => {
     // Other accounts are unaffected.
     expect((await new Browser(base).signIn("ana@example.test", "correct horse battery")).status).toBe(303);
     s.clock.advance(15 * 60 * 1000);
-    expect((await b.post("/login", { email: "victim@example.test", password: "a very good password" })).status).toBe(303);
+    expect((await b.post("/login", { email: "victim@example.test", password: "a very good password" })).status).toBe(
+      303,
+    );
   });
 });
 

@@ -20,8 +20,10 @@ let harbor: number;
 let northwindSite: number;
 let harborSite: number;
 
-const companyId = async (name: string) => (await s.deps.db.select().from(companies).where(eq(companies.name, name)).limit(1))[0]!.id;
-const siteOf = async (company: number) => (await s.deps.db.select().from(sites).where(eq(sites.companyId, company)))[0]!.id;
+const companyId = async (name: string) =>
+  (await s.deps.db.select().from(companies).where(eq(companies.name, name)).limit(1))[0]!.id;
+const siteOf = async (company: number) =>
+  (await s.deps.db.select().from(sites).where(eq(sites.companyId, company)))[0]!.id;
 const text = async (b: Browser, path: string) => pageText(await (await b.get(path)).text());
 
 beforeAll(async () => {
@@ -35,20 +37,38 @@ beforeAll(async () => {
   expect((await owner.signIn(DEMO_EMAIL, s.demo!.password)).status).toBe(303);
   expect((await viewer.signIn(VIEWER_EMAIL, s.demo!.password)).status).toBe(303);
   // The tests below start on Northwind, whichever company a session starts on (the lowest id).
-  for (const b of [owner, viewer]) expect((await b.post("/company", { _csrf: await b.csrf("/"), company_id: String(northwind) })).status).toBe(303);
+  for (const b of [owner, viewer])
+    expect((await b.post("/company", { _csrf: await b.csrf("/"), company_id: String(northwind) })).status).toBe(303);
 });
 afterAll(() => s.stop());
 
-async function submit(b: Browser, path: string, pick: (f: { action: string }) => boolean, values: Record<string, string | string[]> = {}) {
+async function submit(
+  b: Browser,
+  path: string,
+  pick: (f: { action: string }) => boolean,
+  values: Record<string, string | string[]> = {},
+) {
   const form = (await readForms(await (await b.get(path)).text())).find(pick);
   if (!form) throw new Error(`no matching form on ${path}`);
   const fields: Record<string, string | string[]> = {};
-  for (const f of form.fields) if (f.type !== "submit" && (f.type !== "checkbox" || f.checked)) fields[f.name] = f.value;
+  for (const f of form.fields)
+    if (f.type !== "submit" && (f.type !== "checkbox" || f.checked)) fields[f.name] = f.value;
   return b.post(form.action, { ...fields, ...values });
 }
 
 describe("pages", () => {
-  const PAGES = ["/", "/approvals", "/settings/api-keys", "/settings/rest-keys", "/settings/connections", "/team", "/inbox", "/settings/profile", "/billing", "/ai/credits"];
+  const PAGES = [
+    "/",
+    "/approvals",
+    "/settings/api-keys",
+    "/settings/rest-keys",
+    "/settings/connections",
+    "/team",
+    "/inbox",
+    "/settings/profile",
+    "/billing",
+    "/ai/credits",
+  ];
   test("every page renders for owner and viewer, script-free, framed by nobody, with the one stylesheet", async () => {
     for (const b of [owner, viewer])
       for (const path of PAGES) {
@@ -69,7 +89,13 @@ describe("pages", () => {
   });
 
   test("the live chat pages carry one script, allowed by its nonce alone, for owner and viewer", async () => {
-    const n = ((await row(s.deps, "SELECT number FROM chat_conversations WHERE company_id = ? ORDER BY number LIMIT 1", northwind)) as { number: number }).number;
+    const n = (
+      (await row(
+        s.deps,
+        "SELECT number FROM chat_conversations WHERE company_id = ? ORDER BY number LIMIT 1",
+        northwind,
+      )) as { number: number }
+    ).number;
     for (const b of [owner, viewer])
       for (const path of ["/chat", `/chat/${n}`]) {
         const res = await b.get(path);
@@ -92,7 +118,10 @@ describe("pages", () => {
     expect(foreign.status).toBe(400);
     const bad = await submit(owner, "/team", (f) => f.action === "/company", { company_id: "<b>x</b>" });
     expect(bad.status).toBe(400);
-    const offsite = await submit(owner, "/team", (f) => f.action === "/company", { company_id: String(northwind), next: "https://evil.example" });
+    const offsite = await submit(owner, "/team", (f) => f.action === "/company", {
+      company_id: String(northwind),
+      next: "https://evil.example",
+    });
     expect(offsite.headers.get("location")).toBe("/");
     expect(await text(owner, "/team")).toContain("Team of Northwind Studio");
   });
@@ -100,38 +129,64 @@ describe("pages", () => {
 
 describe("REST keys", () => {
   test("an owner creates a key for a site (shown once), the REST API accepts it, revoking ends it", async () => {
-    const res = await submit(owner, "/settings/rest-keys", (f) => f.action === "/settings/rest-keys", { name: "Front end", expiry: "" });
+    const res = await submit(owner, "/settings/rest-keys", (f) => f.action === "/settings/rest-keys", {
+      name: "Front end",
+      expiry: "",
+    });
     expect(res.status).toBe(200);
     const key = /svc_live_[0-9a-f]{64}/.exec(await res.text())![0];
     const page = await (await owner.get(`/settings/rest-keys?site=${northwindSite}`)).text();
     expect(page).not.toContain(key);
     expect(await pageText(page)).toContain("Front end");
-    const api = await fetch(`${s.url}/api/v1/sites/${northwindSite}/posts`, { headers: { authorization: `Bearer ${key}` } });
+    const api = await fetch(`${s.url}/api/v1/sites/${northwindSite}/posts`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     expect(api.status).toBe(200);
-    const revoked = await submit(owner, `/settings/rest-keys?site=${northwindSite}`, (f) => f.action.endsWith("/revoke"));
+    const revoked = await submit(owner, `/settings/rest-keys?site=${northwindSite}`, (f) =>
+      f.action.endsWith("/revoke"),
+    );
     expect(revoked.status).toBe(303);
     expect(await text(owner, revoked.headers.get("location")!)).toContain("Key revoked");
-    expect((await fetch(`${s.url}/api/v1/sites/${northwindSite}/posts`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(401);
+    expect(
+      (await fetch(`${s.url}/api/v1/sites/${northwindSite}/posts`, { headers: { authorization: `Bearer ${key}` } }))
+        .status,
+    ).toBe(401);
   });
 
   test("another company's site is not found, whether viewed, keyed or revoked", async () => {
     expect((await owner.get(`/settings/rest-keys?site=${harborSite}`)).status).toBe(404);
     expect((await owner.get(`/settings/rest-keys?site=abc`)).status).toBe(404);
     const csrf = await owner.csrf();
-    expect((await owner.post("/settings/rest-keys", { _csrf: csrf, site_id: String(harborSite), name: "x", expiry: "" })).status).toBe(404);
-    expect((await owner.post("/settings/rest-keys/1/revoke", { _csrf: csrf, site_id: String(harborSite) })).status).toBe(404);
+    expect(
+      (await owner.post("/settings/rest-keys", { _csrf: csrf, site_id: String(harborSite), name: "x", expiry: "" }))
+        .status,
+    ).toBe(404);
+    expect(
+      (await owner.post("/settings/rest-keys/1/revoke", { _csrf: csrf, site_id: String(harborSite) })).status,
+    ).toBe(404);
   });
 
   test("hostile names are escaped; bad values are 400", async () => {
     const name = "<script>alert('rest')</script>";
-    const ok = await submit(owner, "/settings/rest-keys", (f) => f.action === "/settings/rest-keys", { name, expiry: "7" });
+    const ok = await submit(owner, "/settings/rest-keys", (f) => f.action === "/settings/rest-keys", {
+      name,
+      expiry: "7",
+    });
     expect(ok.status).toBe(200);
     const html = await (await owner.get("/settings/rest-keys")).text();
     expect(html).not.toContain(name);
     expect(await pageText(html)).toContain(name);
-    const bad: Record<string, string>[] = [{ name: "" }, { name: "x".repeat(101) }, { name: "k", expiry: "forever" }, { name: "k", site_id: "-3" }];
+    const bad: Record<string, string>[] = [
+      { name: "" },
+      { name: "x".repeat(101) },
+      { name: "k", expiry: "forever" },
+      { name: "k", site_id: "-3" },
+    ];
     for (const values of bad) {
-      const res = await submit(owner, "/settings/rest-keys", (f) => f.action === "/settings/rest-keys", { expiry: "", ...values });
+      const res = await submit(owner, "/settings/rest-keys", (f) => f.action === "/settings/rest-keys", {
+        expiry: "",
+        ...values,
+      });
       expect(res.status).toBe(400);
     }
   });
@@ -143,10 +198,17 @@ describe("REST keys", () => {
     const forms = await readForms(page);
     expect(forms.some((f) => f.action.startsWith("/settings/rest-keys") && f.method === "post")).toBe(false);
     const csrf = await viewer.csrf();
-    const create = await viewer.post("/settings/rest-keys", { _csrf: csrf, site_id: String(northwindSite), name: "mine", expiry: "" });
+    const create = await viewer.post("/settings/rest-keys", {
+      _csrf: csrf,
+      site_id: String(northwindSite),
+      name: "mine",
+      expiry: "",
+    });
     expect(create.status).toBe(403);
     expect(await pageText(await create.text())).toContain("your role is viewer");
-    expect((await viewer.post("/settings/rest-keys/1/revoke", { _csrf: csrf, site_id: String(northwindSite) })).status).toBe(403);
+    expect(
+      (await viewer.post("/settings/rest-keys/1/revoke", { _csrf: csrf, site_id: String(northwindSite) })).status,
+    ).toBe(403);
   });
 });
 
@@ -156,30 +218,50 @@ describe("team", () => {
     const t = await pageText(page);
     expect(t).toContain("Demo User");
     expect(t).toContain("owner");
-    expect((await readForms(page)).filter((f) => f.action.startsWith("/team")).map((f) => f.action)).toEqual(["/team/leave"]);
+    expect((await readForms(page)).filter((f) => f.action.startsWith("/team")).map((f) => f.action)).toEqual([
+      "/team/leave",
+    ]);
     const csrf = await viewer.csrf("/team");
     const demoId = (await row(s.deps, "SELECT id FROM users WHERE email = ?", DEMO_EMAIL)) as { id: number };
     expect((await viewer.post(`/team/${demoId.id}/role`, { _csrf: csrf, role: "viewer" })).status).toBe(403);
     expect((await viewer.post(`/team/${demoId.id}/remove`, { _csrf: csrf })).status).toBe(403);
-    expect((await viewer.post("/team/invitations", { _csrf: csrf, email: "maya@harborcoffee.example", role: "viewer" })).status).toBe(403);
+    expect(
+      (await viewer.post("/team/invitations", { _csrf: csrf, email: "maya@harborcoffee.example", role: "viewer" }))
+        .status,
+    ).toBe(403);
   });
 
   test("an owner invites a member, who joins; roles change and they are removed; the rules hold", async () => {
     const csrf = await owner.csrf("/team");
     // No SMTP on this server: the answer shows the link to pass on.
-    const invite = await owner.post("/team/invitations", { _csrf: csrf, email: "maya@harborcoffee.example", role: "viewer", days: "7" });
+    const invite = await owner.post("/team/invitations", {
+      _csrf: csrf,
+      email: "maya@harborcoffee.example",
+      role: "viewer",
+      days: "7",
+    });
     expect(invite.status).toBe(200);
     const link = /\/invite\/[0-9a-f]{64}/.exec(await invite.text())![0];
     expect(await text(owner, "/team")).toContain("maya@harborcoffee.example");
-    expect((await owner.post("/team/invitations", { _csrf: csrf, email: "maya@harborcoffee.example", role: "admin" })).status).toBe(409);
+    expect(
+      (await owner.post("/team/invitations", { _csrf: csrf, email: "maya@harborcoffee.example", role: "admin" }))
+        .status,
+    ).toBe(409);
     // Maya's account has no password: accepting sets one.
     const maya = new Browser(s.config.publicUrl);
     expect(await pageText(await (await maya.get(link)).text())).toContain("Set your password");
-    expect((await maya.post(link, { name: "Maya Ortiz", password: "maya's passphrase", confirm: "maya's passphrase" })).status).toBe(303);
+    expect(
+      (await maya.post(link, { name: "Maya Ortiz", password: "maya's passphrase", confirm: "maya's passphrase" }))
+        .status,
+    ).toBe(303);
     expect(await text(owner, "/team")).toContain("Maya Ortiz");
-    const mayaId = ((await row(s.deps, "SELECT id FROM users WHERE email = ?", "maya@harborcoffee.example")) as { id: number }).id;
+    const mayaId = (
+      (await row(s.deps, "SELECT id FROM users WHERE email = ?", "maya@harborcoffee.example")) as { id: number }
+    ).id;
     expect((await owner.post(`/team/${mayaId}/role`, { _csrf: csrf, role: "admin" })).status).toBe(303);
-    expect(await row(s.deps, "SELECT role FROM memberships WHERE user_id = ? AND company_id = ?", mayaId, northwind)).toEqual({ role: "admin" });
+    expect(
+      await row(s.deps, "SELECT role FROM memberships WHERE user_id = ? AND company_id = ?", mayaId, northwind),
+    ).toEqual({ role: "admin" });
     // The only owner cannot step down, be removed or leave.
     const me = ((await row(s.deps, "SELECT id FROM users WHERE email = ?", DEMO_EMAIL)) as { id: number }).id;
     const demote = await owner.post(`/team/${me}/role`, { _csrf: csrf, role: "viewer" });
@@ -195,12 +277,16 @@ describe("team", () => {
     await submit(owner, "/team", (f) => f.action === "/company", { company_id: String(harbor) });
     try {
       const csrf = await owner.csrf("/team");
-      const maya = ((await row(s.deps, "SELECT id FROM users WHERE email = ?", "maya@harborcoffee.example")) as { id: number }).id;
+      const maya = (
+        (await row(s.deps, "SELECT id FROM users WHERE email = ?", "maya@harborcoffee.example")) as { id: number }
+      ).id;
       const sam = ((await row(s.deps, "SELECT id FROM users WHERE email = ?", VIEWER_EMAIL)) as { id: number }).id;
       expect((await owner.post(`/team/${maya}/remove`, { _csrf: csrf })).status).toBe(403);
       expect((await owner.post(`/team/${maya}/role`, { _csrf: csrf, role: "viewer" })).status).toBe(403);
       expect((await owner.post(`/team/${sam}/role`, { _csrf: csrf, role: "owner" })).status).toBe(403);
-      expect((await owner.post("/team/invitations", { _csrf: csrf, email: "boss@example.test", role: "owner" })).status).toBe(403);
+      expect(
+        (await owner.post("/team/invitations", { _csrf: csrf, email: "boss@example.test", role: "owner" })).status,
+      ).toBe(403);
       expect((await owner.post(`/team/${sam}/role`, { _csrf: csrf, role: "admin" })).status).toBe(303);
       expect((await owner.post(`/team/${sam}/role`, { _csrf: csrf, role: "viewer" })).status).toBe(303);
     } finally {
@@ -210,12 +296,30 @@ describe("team", () => {
 
   test("bad input: bad addresses, unknown roles, hostile strings, other tenants' users", async () => {
     const csrf = await owner.csrf("/team");
-    expect((await owner.post("/team/invitations", { _csrf: csrf, email: "<script>@x", role: "viewer" })).status).toBe(400);
-    expect((await owner.post("/team/invitations", { _csrf: csrf, email: "someone@example.test", role: "god" })).status).toBe(400);
-    expect((await owner.post("/team/invitations", { _csrf: csrf, email: "someone@example.test", role: ["viewer", "owner"] })).status).toBe(400);
-    expect((await owner.post("/team/invitations", { _csrf: csrf, email: "someone@example.test", role: "viewer", days: "365" })).status).toBe(400);
+    expect((await owner.post("/team/invitations", { _csrf: csrf, email: "<script>@x", role: "viewer" })).status).toBe(
+      400,
+    );
+    expect(
+      (await owner.post("/team/invitations", { _csrf: csrf, email: "someone@example.test", role: "god" })).status,
+    ).toBe(400);
+    expect(
+      (await owner.post("/team/invitations", { _csrf: csrf, email: "someone@example.test", role: ["viewer", "owner"] }))
+        .status,
+    ).toBe(400);
+    expect(
+      (
+        await owner.post("/team/invitations", {
+          _csrf: csrf,
+          email: "someone@example.test",
+          role: "viewer",
+          days: "365",
+        })
+      ).status,
+    ).toBe(400);
     // Maya is no longer in Northwind: she is not a member to change here.
-    const maya = ((await row(s.deps, "SELECT id FROM users WHERE email = ?", "maya@harborcoffee.example")) as { id: number }).id;
+    const maya = (
+      (await row(s.deps, "SELECT id FROM users WHERE email = ?", "maya@harborcoffee.example")) as { id: number }
+    ).id;
     expect((await owner.post(`/team/${maya}/role`, { _csrf: csrf, role: "viewer" })).status).toBe(404);
     expect((await owner.post(`/team/abc/remove`, { _csrf: csrf })).status).toBe(404);
     expect((await owner.post(`/team/invitations/99999/revoke`, { _csrf: csrf })).status).toBe(404);
@@ -249,13 +353,19 @@ describe("approvals inbox", () => {
     const css = await viewer.get(`/approvals/${approvalId}/preview.css`);
     expect(css.headers.get("content-type")).toContain("text/css");
     const csrf = await viewer.csrf("/approvals");
-    expect((await viewer.post(`/approvals/${approvalId}/decide`, { _csrf: csrf, decision: "approve" })).status).toBe(403);
+    expect((await viewer.post(`/approvals/${approvalId}/decide`, { _csrf: csrf, decision: "approve" })).status).toBe(
+      403,
+    );
   });
 
   test("an owner approves from the portal; the decision is recorded with who made it", async () => {
     const csrf = await owner.csrf("/approvals");
     expect((await owner.post(`/approvals/${approvalId}/decide`, { _csrf: csrf, decision: "maybe" })).status).toBe(400);
-    const res = await owner.post(`/approvals/${approvalId}/decide`, { _csrf: csrf, decision: "approve", comment: "Looks good" });
+    const res = await owner.post(`/approvals/${approvalId}/decide`, {
+      _csrf: csrf,
+      decision: "approve",
+      comment: "Looks good",
+    });
     expect(res.status).toBe(303);
     const t = await text(owner, res.headers.get("location")!);
     expect(t).toContain("Approved: the change is live.");

@@ -7,7 +7,16 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/client";
 import { startTestServer, type TestServer } from "../harness";
-import { addMember, callTool, createCompany, createUser, mcpClient, mintMcpKey, rawMcp, toolOk } from "../fixtures/accounts";
+import {
+  addMember,
+  callTool,
+  createCompany,
+  createUser,
+  mcpClient,
+  mintMcpKey,
+  rawMcp,
+  toolOk,
+} from "../fixtures/accounts";
 
 let s: TestServer;
 let agent: Client;
@@ -44,13 +53,30 @@ describe("an agent runs a sprint over MCP", () => {
     const p = await tool("projects_create", { name: "Client Portal", key: "CP", members: ["dev@agency.test"] });
     expect(p.key).toBe("CP");
     await tool("project_labels_create", { projectId: "CP", name: "Frontend" });
-    for (const [title, estimate] of [["Login page", 3], ["Dashboard", 5], ["Invoices list", 2]] as const)
-      await tool("cards_create", { projectId: "CP", title, estimate, labels: ["frontend"], assignees: ["dev@agency.test"] });
-    const sprint = await tool("sprints_create", { projectId: "CP", startDate: "2026-03-02", endDate: "2026-03-06", goal: "First usable portal" });
+    for (const [title, estimate] of [
+      ["Login page", 3],
+      ["Dashboard", 5],
+      ["Invoices list", 2],
+    ] as const)
+      await tool("cards_create", {
+        projectId: "CP",
+        title,
+        estimate,
+        labels: ["frontend"],
+        assignees: ["dev@agency.test"],
+      });
+    const sprint = await tool("sprints_create", {
+      projectId: "CP",
+      startDate: "2026-03-02",
+      endDate: "2026-03-06",
+      goal: "First usable portal",
+    });
     await tool("sprint_cards_add", { sprintId: sprint.id, cardIds: ["CP-1", "CP-2", "CP-3"] });
     expect(await tool("sprints_start", { id: sprint.id })).toMatchObject({ committedPoints: 10, cards: 3 });
 
-    const progress = (await tool("projects_get", { id: "CP" })).boards[0].columns.find((c: any) => c.name === "In progress");
+    const progress = (await tool("projects_get", { id: "CP" })).boards[0].columns.find(
+      (c: any) => c.name === "In progress",
+    );
     await tool("board_columns_update", { id: progress.id, wipLimit: 1 });
     await tool("cards_move", { id: "CP-1", columnId: "in progress" });
     const refused = await callTool(agent, "cards_move", { id: "CP-2", columnId: "In progress" });
@@ -62,7 +88,11 @@ describe("an agent runs a sprint over MCP", () => {
     await tool("time_logs_create", { cardId: "CP-1", minutes: 240, note: "Form and validation" });
     await tool("card_comments_create", { cardId: "CP-2", body: "@dev the dashboard is next" });
     s.clock.set(new Date("2026-03-04T12:00:00Z"));
-    const mine = await tool("cards_list", { assignee: "dev@agency.test", sprintId: "active", stateGroups: ["backlog", "unstarted", "started"] });
+    const mine = await tool("cards_list", {
+      assignee: "dev@agency.test",
+      sprintId: "active",
+      stateGroups: ["backlog", "unstarted", "started"],
+    });
     expect(mine.items.map((c: any) => c.key)).toEqual(["CP-2", "CP-3"]);
     const b = await tool("sprints_burndown", { id: sprint.id });
     expect(b.points.map((x: any) => [x.date, x.remainingPoints])).toEqual([
@@ -113,16 +143,39 @@ describe("who may do what", () => {
     expect(names).toContain("cards_list");
     expect(names).toContain("sprints_burndown");
     expect(names).not.toContain("cards_move");
-    const r = await (await rawMcp(s.url, keys.readOnly, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "cards_move", arguments: { id: "CP-1", columnId: "done" } } })).json();
+    const r = await (
+      await rawMcp(s.url, keys.readOnly, {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "cards_move", arguments: { id: "CP-1", columnId: "done" } },
+      })
+    ).json();
     expect(r.error.message).toStartWith("Unknown tool: cards_move.");
   });
 
   test("several companies need clientId; toolsets narrow the listing", async () => {
-    const r = await (await rawMcp(s.url, keys.multi, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "cards_list", arguments: {} } })).json();
+    const r = await (
+      await rawMcp(s.url, keys.multi, {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "cards_list", arguments: {} },
+      })
+    ).json();
     expect(r.result.content[0].text).toStartWith("clientId is required");
-    const ok = await (await rawMcp(s.url, keys.multi, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "cards_list", arguments: { clientId: co.id, search: "login" } } })).json();
+    const ok = await (
+      await rawMcp(s.url, keys.multi, {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "cards_list", arguments: { clientId: co.id, search: "login" } },
+      })
+    ).json();
     expect(JSON.parse(ok.result.content[0].text).items[0].key).toBe("CP-1");
-    const narrowed = await (await rawMcp(s.url, keys.owner, { jsonrpc: "2.0", id: 3, method: "tools/list" }, { "X-MCP-Toolsets": "sprints" })).json();
+    const narrowed = await (
+      await rawMcp(s.url, keys.owner, { jsonrpc: "2.0", id: 3, method: "tools/list" }, { "X-MCP-Toolsets": "sprints" })
+    ).json();
     const names: string[] = narrowed.result.tools.map((t: any) => t.name);
     expect(names.filter((n) => n !== "whoami").every((n) => n.startsWith("sprint"))).toBe(true);
     expect(names).toContain("sprints_velocity");

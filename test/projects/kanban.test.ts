@@ -15,8 +15,11 @@ let w: World;
 let board: number;
 let cols: Record<string, number>;
 
-const inColumn = async (columnId: number) => (await w.call("cards_list", { columnId, limit: 100 })).items.map((c: any) => c.key);
-const make = async (title: string, columnId?: string | number) => (await w.call("cards_create", { projectId: "KAN", title, ...(columnId !== undefined ? { columnId } : {}) })).key as string;
+const inColumn = async (columnId: number) =>
+  (await w.call("cards_list", { columnId, limit: 100 })).items.map((c: any) => c.key);
+const make = async (title: string, columnId?: string | number) =>
+  (await w.call("cards_create", { projectId: "KAN", title, ...(columnId !== undefined ? { columnId } : {}) }))
+    .key as string;
 
 beforeAll(async () => {
   w = await makeWorld();
@@ -38,7 +41,11 @@ describe("moves and order", () => {
     expect(await w.call("cards_move", { id: c, afterCardId: b })).toMatchObject({ index: 2 });
     expect(await inColumn(cols.Backlog!)).toEqual([a, b, c]);
     // Into another column next to a card there.
-    expect(await w.call("cards_move", { id: b, columnId: "In progress" })).toMatchObject({ column: "In progress", stateGroup: "started", index: 0 });
+    expect(await w.call("cards_move", { id: b, columnId: "In progress" })).toMatchObject({
+      column: "In progress",
+      stateGroup: "started",
+      index: 0,
+    });
     expect(await w.call("cards_move", { id: a, afterCardId: b })).toMatchObject({ column: "In progress", index: 1 });
     expect(await inColumn(cols["In progress"]!)).toEqual([b, a]);
   });
@@ -46,9 +53,15 @@ describe("moves and order", () => {
   test("moves say what is wrong: no destination, both anchors, an anchor in another column, itself", async () => {
     const [x, y] = [await make("X"), await make("Y", "To do")];
     expect((await w.err("cards_move", { id: x })).message).toContain("Say where to");
-    expect((await w.err("cards_move", { id: x, afterCardId: y, beforeCardId: y })).message).toBe("Give afterCardId or beforeCardId, not both.");
-    expect((await w.err("cards_move", { id: x, columnId: "Backlog", afterCardId: y })).message).toContain('is in another column ("To do")');
-    expect((await w.err("cards_move", { id: x, afterCardId: x })).message).toBe("A card cannot be placed next to itself.");
+    expect((await w.err("cards_move", { id: x, afterCardId: y, beforeCardId: y })).message).toBe(
+      "Give afterCardId or beforeCardId, not both.",
+    );
+    expect((await w.err("cards_move", { id: x, columnId: "Backlog", afterCardId: y })).message).toContain(
+      'is in another column ("To do")',
+    );
+    expect((await w.err("cards_move", { id: x, afterCardId: x })).message).toBe(
+      "A card cannot be placed next to itself.",
+    );
     expect((await w.err("cards_move", { id: x, columnId: "Shipping" })).message).toContain('No column "Shipping"');
   });
 
@@ -64,7 +77,11 @@ describe("moves and order", () => {
       between.unshift(k);
     }
     expect(await inColumn(col)).toEqual([first, ...between, last]);
-    const pos = (await w.store.query<{ position: number }>("SELECT position FROM cards WHERE column_id = ? ORDER BY position", [col])).map((r) => Number(r.position));
+    const pos = (
+      await w.store.query<{ position: number }>("SELECT position FROM cards WHERE column_id = ? ORDER BY position", [
+        col,
+      ])
+    ).map((r) => Number(r.position));
     expect(new Set(pos).size).toBe(22);
     // A renumber happened: the last card is no longer at its first position, 2 × GAP.
     expect(pos.at(-1)).not.toBe(2 * GAP);
@@ -77,7 +94,13 @@ describe("moves and order", () => {
     expect(r).toMatchObject({ column: "Done", stateGroup: "done" });
     expect((await w.call("cards_get", { id: k })).completedAt).toBe(w.clock.now().toISOString());
     const moved = (await w.deps.db.select().from(events).where(eq(events.type, "card.moved"))).at(-1)!.data as any;
-    expect(moved).toMatchObject({ key: k, fromStateGroup: "backlog", toStateGroup: "done", completed: true, toColumnId: cols.Done });
+    expect(moved).toMatchObject({
+      key: k,
+      fromStateGroup: "backlog",
+      toStateGroup: "done",
+      completed: true,
+      toColumnId: cols.Done,
+    });
     await w.call("cards_move", { id: k, columnId: "In review" });
     expect((await w.call("cards_get", { id: k })).completedAt).toBeNull();
   });
@@ -85,7 +108,15 @@ describe("moves and order", () => {
 
 describe("WIP limits", () => {
   test("a full column refuses the next card naming its cards; moving within it is fine; raising the limit lets it in", async () => {
-    const col = (await w.call("board_columns_create", { boardId: board, name: "Doing now", stateGroup: "started", wipLimit: 2, afterColumnId: cols["In progress"] })).id;
+    const col = (
+      await w.call("board_columns_create", {
+        boardId: board,
+        name: "Doing now",
+        stateGroup: "started",
+        wipLimit: 2,
+        afterColumnId: cols["In progress"],
+      })
+    ).id;
     const [p, q, r] = [await make("P", col), await make("Q", col), await make("R")];
     const e = await w.err("cards_move", { id: r, columnId: "Doing now" });
     expect(e.code).toBe("conflict");
@@ -93,28 +124,45 @@ describe("WIP limits", () => {
       `Column "Doing now" is at its WIP limit: 2 of 2 cards (${p}, ${q}), so one more does not fit. Finish or move a card out first, or raise the limit with board_columns_update.`,
     );
     expect(e.details).toEqual({ columnId: col, wipLimit: 2, cards: 2 });
-    expect((await w.err("cards_create", { projectId: "KAN", title: "S", columnId: col })).message).toContain("WIP limit");
+    expect((await w.err("cards_create", { projectId: "KAN", title: "S", columnId: col })).message).toContain(
+      "WIP limit",
+    );
     await w.call("cards_move", { id: q, position: "top" });
     expect(await inColumn(col)).toEqual([q, p]);
     const lowered = await w.call("board_columns_update", { id: col, wipLimit: 1 });
-    expect(lowered.warnings).toEqual(['"Doing now" holds 2 cards, over its new limit of 1: no card can enter until it is under.']);
+    expect(lowered.warnings).toEqual([
+      '"Doing now" holds 2 cards, over its new limit of 1: no card can enter until it is under.',
+    ]);
     await w.call("board_columns_update", { id: col, wipLimit: null });
     await w.call("cards_move", { id: r, columnId: col });
-    expect((await w.call("boards_get", { id: board })).columns.find((c: any) => c.id === col)).toMatchObject({ cardCount: 3, wipLimit: null });
+    expect((await w.call("boards_get", { id: board })).columns.find((c: any) => c.id === col)).toMatchObject({
+      cardCount: 3,
+      wipLimit: null,
+    });
   });
 });
 
 describe("columns and boards", () => {
   test("create after a column, rename, reorder (every column once), names unique per board", async () => {
     const before = (await w.call("boards_get", { id: board, cardsPerColumn: 0 })).columns.map((c: any) => c.id);
-    expect((await w.err("board_columns_create", { boardId: board, name: "done", stateGroup: "done" })).message).toContain('already has a column "Done"');
-    expect((await w.err("board_columns_reorder", { boardId: board, columnIds: before.slice(1) })).message).toContain("every column");
+    expect(
+      (await w.err("board_columns_create", { boardId: board, name: "done", stateGroup: "done" })).message,
+    ).toContain('already has a column "Done"');
+    expect((await w.err("board_columns_reorder", { boardId: board, columnIds: before.slice(1) })).message).toContain(
+      "every column",
+    );
     const reversed = [...before].reverse();
     await w.call("board_columns_reorder", { boardId: board, columnIds: reversed });
-    expect((await w.call("boards_get", { id: board, cardsPerColumn: 0 })).columns.map((c: any) => c.id)).toEqual(reversed);
+    expect((await w.call("boards_get", { id: board, cardsPerColumn: 0 })).columns.map((c: any) => c.id)).toEqual(
+      reversed,
+    );
     await w.call("board_columns_reorder", { boardId: board, columnIds: before });
-    expect(await w.call("board_columns_update", { id: cols["To do"], name: "Ready" })).toMatchObject({ changed: ["name"] });
-    expect((await w.call("cards_create", { projectId: "KAN", title: "ready?", columnId: "ready" })).column).toBe("Ready");
+    expect(await w.call("board_columns_update", { id: cols["To do"], name: "Ready" })).toMatchObject({
+      changed: ["name"],
+    });
+    expect((await w.call("cards_create", { projectId: "KAN", title: "ready?", columnId: "ready" })).column).toBe(
+      "Ready",
+    );
   });
 
   test("changing a column's state group moves its cards' state in the history", async () => {
@@ -125,30 +173,58 @@ describe("columns and boards", () => {
     expect(got.column.stateGroup).toBe("done");
     expect(got.completedAt).not.toBeNull();
     expect(got.activity[0]).toMatchObject({ action: "moved", detail: { stateGroup: ["started", "done"] } });
-    expect((await w.call("cards_list", { projectId: "KAN", stateGroups: ["done"] })).items.map((c: any) => c.key)).toContain(k);
+    expect(
+      (await w.call("cards_list", { projectId: "KAN", stateGroups: ["done"] })).items.map((c: any) => c.key),
+    ).toContain(k);
   });
 
   test("deleting a column with cards answers what is there; moveCardsToColumnId moves them; the last column stays", async () => {
     const col = (await w.call("board_columns_create", { boardId: board, name: "Parking", stateGroup: "backlog" })).id;
     const [a, b] = [await make("Parked A", col), await make("Parked B", col)];
-    const rec = await w.call("card_recurrences_create", { projectId: "KAN", title: "Weekly", rule: "FREQ=WEEKLY", columnId: col });
+    const rec = await w.call("card_recurrences_create", {
+      projectId: "KAN",
+      title: "Weekly",
+      rule: "FREQ=WEEKLY",
+      columnId: col,
+    });
     const e = await w.err("board_columns_delete", { id: col });
     expect(e.code).toBe("conflict");
-    expect(e.message).toBe(`Column "Parking" still holds 2 cards (e.g. ${a}, ${b}). Pass moveCardsToColumnId to move them to another column of KAN, or move them first.`);
+    expect(e.message).toBe(
+      `Column "Parking" still holds 2 cards (e.g. ${a}, ${b}). Pass moveCardsToColumnId to move them to another column of KAN, or move them first.`,
+    );
     const r = await w.call("board_columns_delete", { id: col, moveCardsToColumnId: cols.Backlog });
     expect(r).toEqual({ id: col, status: "deleted", movedCards: 2, recurrencesNowUseFirstColumn: [rec.id] });
     expect((await inColumn(cols.Backlog!)).slice(-2)).toEqual([a, b]);
-    const single = await w.call("boards_create", { projectId: "KAN", name: "Single", columns: [{ name: "Only", stateGroup: "backlog" }] });
+    const single = await w.call("boards_create", {
+      projectId: "KAN",
+      name: "Single",
+      columns: [{ name: "Only", stateGroup: "backlog" }],
+    });
     expect((await w.err("board_columns_delete", { id: single.columns[0].id })).message).toContain("only column");
   });
 
   test("deleting a board with cards answers what is there; the last board stays", async () => {
-    const extra = await w.call("boards_create", { projectId: "KAN", name: "Design board", columns: [{ name: "Ideas", stateGroup: "backlog" }, { name: "Approved", stateGroup: "done" }] });
-    const k = (await w.call("cards_create", { projectId: "KAN", title: "Moodboard", columnId: extra.columns[0].id })).key;
+    const extra = await w.call("boards_create", {
+      projectId: "KAN",
+      name: "Design board",
+      columns: [
+        { name: "Ideas", stateGroup: "backlog" },
+        { name: "Approved", stateGroup: "done" },
+      ],
+    });
+    const k = (await w.call("cards_create", { projectId: "KAN", title: "Moodboard", columnId: extra.columns[0].id }))
+      .key;
     const e = await w.err("boards_delete", { id: extra.id });
-    expect(e.message).toBe(`Board "Design board" still holds 1 cards ("Ideas": 1; e.g. ${k}). Pass moveCardsToColumnId (a column of another board of KAN) to move them there, or move them first.`);
-    expect((await w.err("boards_delete", { id: extra.id, moveCardsToColumnId: extra.columns[1].id })).message).toContain("another board");
-    expect(await w.call("boards_delete", { id: extra.id, moveCardsToColumnId: cols.Backlog })).toMatchObject({ status: "deleted", movedCards: 1 });
+    expect(e.message).toBe(
+      `Board "Design board" still holds 1 cards ("Ideas": 1; e.g. ${k}). Pass moveCardsToColumnId (a column of another board of KAN) to move them there, or move them first.`,
+    );
+    expect(
+      (await w.err("boards_delete", { id: extra.id, moveCardsToColumnId: extra.columns[1].id })).message,
+    ).toContain("another board");
+    expect(await w.call("boards_delete", { id: extra.id, moveCardsToColumnId: cols.Backlog })).toMatchObject({
+      status: "deleted",
+      movedCards: 1,
+    });
     expect((await w.call("cards_get", { id: k })).board.id).toBe(board);
     const solo = await w.call("projects_create", { name: "Solo", key: "SOLO" });
     expect((await w.err("boards_delete", { id: solo.board.id })).message).toContain("only board");
@@ -168,7 +244,14 @@ describe("bulk changes", () => {
     await w.call("project_labels_create", { projectId: "KAN", name: "Urgent" });
     const keys = [await make("Bulk 1"), await make("Bulk 2"), await make("Bulk 3")];
     await w.call("cards_update", { id: keys[0], assignees: ["priya@acme.test"] });
-    const r = await w.call("cards_bulk_update", { ids: [...keys, keys[0]], columnId: "In review", priority: 2, addLabels: ["urgent"], addAssignees: ["me"], removeAssignees: ["priya@acme.test"] });
+    const r = await w.call("cards_bulk_update", {
+      ids: [...keys, keys[0]],
+      columnId: "In review",
+      priority: 2,
+      addLabels: ["urgent"],
+      addAssignees: ["me"],
+      removeAssignees: ["priya@acme.test"],
+    });
     expect(r.updated).toBe(3);
     expect(r.cards.map((c: any) => c.key)).toEqual(keys);
     expect(r.cards[0].changed).toEqual(["priority", "labels", "assignees", "column"]);
@@ -177,7 +260,9 @@ describe("bulk changes", () => {
       expect(c).toMatchObject({ priority: 2, column: { name: "In review" }, labels: [{ name: "Urgent" }] });
       expect(c.assignees.map((a: any) => a.id)).toEqual([w.users.owner]);
     }
-    expect((await w.call("cards_list", { columnId: cols["In review"], limit: 100 })).items.slice(-3).map((c: any) => c.key)).toEqual(keys);
+    expect(
+      (await w.call("cards_list", { columnId: cols["In review"], limit: 100 })).items.slice(-3).map((c: any) => c.key),
+    ).toEqual(keys);
   });
 
   test("one bad card refuses the whole call and changes nothing", async () => {
@@ -185,7 +270,9 @@ describe("bulk changes", () => {
     await w.call("projects_create", { name: "Elsewhere", key: "ELS" });
     const other = (await w.call("cards_create", { projectId: "ELS", title: "Other" })).key;
     const e = await w.err("cards_bulk_update", { ids: [...keys, other], addLabels: ["Urgent"] });
-    expect(e.message).toBe('Label "Urgent" is not a label of project ELS; it has no labels yet (project_labels_create).');
+    expect(e.message).toBe(
+      'Label "Urgent" is not a label of project ELS; it has no labels yet (project_labels_create).',
+    );
     for (const k of keys) expect((await w.call("cards_get", { id: k })).labels).toEqual([]);
     expect((await w.err("cards_bulk_update", { ids: keys })).message).toContain("Nothing to change");
     expect((await w.err("cards_bulk_update", { ids: [...keys, "KAN-9999"], priority: 1 })).code).toBe("not_found");

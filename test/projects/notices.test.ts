@@ -49,31 +49,61 @@ async function inbox(c: Client) {
 
 describe("card notices", () => {
   test("assignment notifies the newly assigned only, once, never the actor", async () => {
-    await tool(lead, "projects_create", { name: "Client Portal", key: "CP", members: ["dev@agency.test", "gina@agency.test"] });
-    await tool(lead, "cards_create", { projectId: "CP", title: "Login page", priority: 2, dueDate: "2026-03-06", assignees: ["dev@agency.test", "lead@agency.test"] });
-    expect(await inbox(dev)).toEqual([["card.assigned", "CP-1 Login page", "Assigned to you in Client Portal (high priority, due 2026-03-06)."]]);
+    await tool(lead, "projects_create", {
+      name: "Client Portal",
+      key: "CP",
+      members: ["dev@agency.test", "gina@agency.test"],
+    });
+    await tool(lead, "cards_create", {
+      projectId: "CP",
+      title: "Login page",
+      priority: 2,
+      dueDate: "2026-03-06",
+      assignees: ["dev@agency.test", "lead@agency.test"],
+    });
+    expect(await inbox(dev)).toEqual([
+      ["card.assigned", "CP-1 Login page", "Assigned to you in Client Portal (high priority, due 2026-03-06)."],
+    ]);
     expect(await inbox(lead)).toEqual([]);
     // Adding Gina tells Gina; Dev, already on it, hears nothing more.
-    await tool(lead, "cards_update", { id: "CP-1", assignees: ["dev@agency.test", "lead@agency.test", "gina@agency.test"] });
-    expect(await inbox(designer)).toEqual([["card.assigned", "CP-1 Login page", "Assigned to you in Client Portal (high priority, due 2026-03-06)."]]);
+    await tool(lead, "cards_update", {
+      id: "CP-1",
+      assignees: ["dev@agency.test", "lead@agency.test", "gina@agency.test"],
+    });
+    expect(await inbox(designer)).toEqual([
+      ["card.assigned", "CP-1 Login page", "Assigned to you in Client Portal (high priority, due 2026-03-06)."],
+    ]);
     expect(await inbox(dev)).toHaveLength(1);
     // Dev assigns himself a card by bulk update: not told; Gina, added in the same call, is.
     await tool(lead, "cards_create", { projectId: "CP", title: "Dashboard" });
     await tool(dev, "cards_bulk_update", { ids: ["CP-2"], addAssignees: ["dev@agency.test", "gina@agency.test"] });
     expect(await inbox(dev)).toHaveLength(1);
-    expect((await inbox(designer)).at(-1)).toEqual(["card.assigned", "CP-2 Dashboard", "Assigned to you in Client Portal."]);
+    expect((await inbox(designer)).at(-1)).toEqual([
+      "card.assigned",
+      "CP-2 Dashboard",
+      "Assigned to you in Client Portal.",
+    ]);
     expect(await inbox(lead)).toEqual([]);
   });
 
   test("mentions notify the mentioned (not the author); an edit notifies only the newly mentioned", async () => {
-    const c = await tool(dev, "card_comments_create", { cardId: "CP-1", body: "@lead can you review? cc @dev and @nobody" });
+    const c = await tool(dev, "card_comments_create", {
+      cardId: "CP-1",
+      body: "@lead can you review? cc @dev and @nobody",
+    });
     expect(c.mentionedUserIds).toHaveLength(2);
-    expect((await inbox(lead)).at(-1)).toEqual(["comment.mentioned", "CP-1 Login page", "You were mentioned: “@lead can you review? cc @dev and @nobody”"]);
+    expect((await inbox(lead)).at(-1)).toEqual([
+      "comment.mentioned",
+      "CP-1 Login page",
+      "You were mentioned: “@lead can you review? cc @dev and @nobody”",
+    ]);
     const devBefore = await inbox(dev);
     expect(devBefore.filter((n: string[]) => n[0] === "comment.mentioned")).toEqual([]);
     const designerBefore = (await inbox(designer)).length;
     await tool(dev, "card_comments_update", { id: c.id, body: "@lead can you review? cc @gina@agency.test" });
-    expect((await inbox(designer)).slice(designerBefore)).toEqual([["comment.mentioned", "CP-1 Login page", "You were mentioned: “@lead can you review? cc @gina@agency.test”"]]);
+    expect((await inbox(designer)).slice(designerBefore)).toEqual([
+      ["comment.mentioned", "CP-1 Login page", "You were mentioned: “@lead can you review? cc @gina@agency.test”"],
+    ]);
     // Lead was mentioned before the edit: told once.
     expect((await inbox(lead)).filter((n: string[]) => n[0] === "comment.mentioned")).toHaveLength(1);
   });

@@ -39,8 +39,20 @@ const dates = (r: Rule, n: number) => {
 
 describe("rules", () => {
   test("the RRULE subset, and clear refusals of the rest", () => {
-    expect(parseRRule("FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,TH")).toEqual({ frequency: "weekly", interval: 2, weekdays: ["mo", "th"], monthDay: null, weekOfMonth: null });
-    expect(parseRRule("RRULE:freq=monthly;byday=-1fr")).toEqual({ frequency: "monthly", interval: 1, weekdays: ["fr"], monthDay: null, weekOfMonth: -1 });
+    expect(parseRRule("FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,TH")).toEqual({
+      frequency: "weekly",
+      interval: 2,
+      weekdays: ["mo", "th"],
+      monthDay: null,
+      weekOfMonth: null,
+    });
+    expect(parseRRule("RRULE:freq=monthly;byday=-1fr")).toEqual({
+      frequency: "monthly",
+      interval: 1,
+      weekdays: ["fr"],
+      monthDay: null,
+      weekOfMonth: -1,
+    });
     expect(parseRRule("FREQ=YEARLY")).toContain("not supported");
     expect(parseRRule("FREQ=DAILY;COUNT=3")).toContain("COUNT is not supported");
     expect(parseRRule("FREQ=MONTHLY;BYDAY=TU")).toContain("needs an ordinal");
@@ -53,19 +65,40 @@ describe("rules", () => {
   });
 
   test("day rules: weekdays only, every other week, the 31st in short months, 2nd Tuesday, last Friday", () => {
-    expect(dates(rule("FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR", "2026-03-05"), 4)).toEqual(["2026-03-05", "2026-03-06", "2026-03-09", "2026-03-10"]);
-    expect(dates(rule("FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,TH", "2026-03-02"), 5)).toEqual(["2026-03-02", "2026-03-05", "2026-03-16", "2026-03-19", "2026-03-30"]);
+    expect(dates(rule("FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR", "2026-03-05"), 4)).toEqual([
+      "2026-03-05",
+      "2026-03-06",
+      "2026-03-09",
+      "2026-03-10",
+    ]);
+    expect(dates(rule("FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,TH", "2026-03-02"), 5)).toEqual([
+      "2026-03-02",
+      "2026-03-05",
+      "2026-03-16",
+      "2026-03-19",
+      "2026-03-30",
+    ]);
     expect(dates(rule("FREQ=WEEKLY", "2026-03-04"), 2)).toEqual(["2026-03-04", "2026-03-11"]);
-    expect(dates(rule("FREQ=MONTHLY;BYMONTHDAY=31", "2026-01-31"), 4)).toEqual(["2026-01-31", "2026-02-28", "2026-03-31", "2026-04-30"]);
+    expect(dates(rule("FREQ=MONTHLY;BYMONTHDAY=31", "2026-01-31"), 4)).toEqual([
+      "2026-01-31",
+      "2026-02-28",
+      "2026-03-31",
+      "2026-04-30",
+    ]);
     expect(dates(rule("FREQ=MONTHLY;BYMONTHDAY=-1", "2028-01-15"), 2)).toEqual(["2028-01-31", "2028-02-29"]);
     expect(dates(rule("FREQ=MONTHLY;BYDAY=2TU", "2026-01-01"), 3)).toEqual(["2026-01-13", "2026-02-10", "2026-03-10"]);
     expect(dates(rule("FREQ=MONTHLY;BYDAY=-1FR", "2026-01-01"), 3)).toEqual(["2026-01-30", "2026-02-27", "2026-03-27"]);
-    expect(dates(rule("FREQ=MONTHLY;INTERVAL=3;BYMONTHDAY=1", "2026-01-01"), 3)).toEqual(["2026-01-01", "2026-04-01", "2026-07-01"]);
+    expect(dates(rule("FREQ=MONTHLY;INTERVAL=3;BYMONTHDAY=1", "2026-01-01"), 3)).toEqual([
+      "2026-01-01",
+      "2026-04-01",
+      "2026-07-01",
+    ]);
     expect(dates(rule("FREQ=DAILY", "2026-03-01", { endDate: "2026-03-02" }), 5)).toEqual(["2026-03-01", "2026-03-02"]);
   });
 
   test("Europe/London: 09:00 is 09:00Z in winter and 08:00Z from 29 March; a skipped time moves on, a repeated one is taken once", () => {
-    const london = (date: string, time = "09:00") => instantOf({ timeOfDay: time, timeZone: "Europe/London" }, date).toISOString();
+    const london = (date: string, time = "09:00") =>
+      instantOf({ timeOfDay: time, timeZone: "Europe/London" }, date).toISOString();
     expect(london("2026-03-28")).toBe("2026-03-28T09:00:00.000Z");
     expect(london("2026-03-29")).toBe("2026-03-29T08:00:00.000Z");
     expect(london("2026-03-29", "01:30")).toBe("2026-03-29T01:30:00.000Z"); // 01:30 does not exist: 02:30 BST
@@ -74,7 +107,8 @@ describe("rules", () => {
   });
 
   test("America/New_York: 8 March 02:30 does not exist (→ 03:30 EDT), 1 November 01:30 happens twice (→ the EDT one)", () => {
-    const ny = (date: string, time: string) => instantOf({ timeOfDay: time, timeZone: "America/New_York" }, date).toISOString();
+    const ny = (date: string, time: string) =>
+      instantOf({ timeOfDay: time, timeZone: "America/New_York" }, date).toISOString();
     expect(ny("2026-03-07", "02:30")).toBe("2026-03-07T07:30:00.000Z");
     expect(ny("2026-03-08", "02:30")).toBe("2026-03-08T07:30:00.000Z");
     expect(ny("2026-03-09", "02:30")).toBe("2026-03-09T06:30:00.000Z");
@@ -85,7 +119,10 @@ describe("rules", () => {
 
 /** Occurrence dates of the cards a recurrence made, in order. */
 async function made(w: World, recurrenceId: number): Promise<string[]> {
-  const rows = await w.store.query<{ occurrence: string }>("SELECT occurrence FROM cards WHERE recurrence_id = ? ORDER BY occurrence", [recurrenceId]);
+  const rows = await w.store.query<{ occurrence: string }>(
+    "SELECT occurrence FROM cards WHERE recurrence_id = ? ORDER BY occurrence",
+    [recurrenceId],
+  );
   return rows.map((r) => r.occurrence);
 }
 
@@ -101,9 +138,19 @@ describe("the job", () => {
   afterAll(() => w.close());
 
   test("London daily 09:00: due exactly at 09:00 local, before and after the clocks change", async () => {
-    const r = await w.call("card_recurrences_create", { projectId: "OPS", title: "Standup {date}", rule: "FREQ=DAILY", time: "09:00", timeZone: "Europe/London" });
+    const r = await w.call("card_recurrences_create", {
+      projectId: "OPS",
+      title: "Standup {date}",
+      rule: "FREQ=DAILY",
+      time: "09:00",
+      timeZone: "Europe/London",
+    });
     // Created at 10:00 on the 27th: today's 09:00 has passed and is not backfilled.
-    expect(r).toMatchObject({ nextDate: "2026-03-28", nextAt: "2026-03-28T09:00:00.000Z", schedule: "daily at 09:00 (Europe/London)" });
+    expect(r).toMatchObject({
+      nextDate: "2026-03-28",
+      nextAt: "2026-03-28T09:00:00.000Z",
+      schedule: "daily at 09:00 (Europe/London)",
+    });
     // The job's work at exact instants (the runner itself runs it at most once a minute).
     at("2026-03-28T08:59:59Z");
     expect(await runRecurrences(w.deps)).toBe(0);
@@ -123,7 +170,13 @@ describe("the job", () => {
 
   test("New York at 02:30 across both changes: one card per day, at the instants the zone gives", async () => {
     at("2026-03-06T12:00:00Z");
-    const r = await w.call("card_recurrences_create", { projectId: "OPS", title: "Backup check", rule: "FREQ=DAILY", time: "02:30", timeZone: "America/New_York" });
+    const r = await w.call("card_recurrences_create", {
+      projectId: "OPS",
+      title: "Backup check",
+      rule: "FREQ=DAILY",
+      time: "02:30",
+      timeZone: "America/New_York",
+    });
     for (const [now, want] of [
       ["2026-03-07T07:29:00Z", []],
       ["2026-03-07T07:30:00Z", ["2026-03-07"]],
@@ -149,12 +202,20 @@ describe("the job", () => {
     const after = await made(w, r.id);
     expect(after.length).toBe(before + 1);
     expect(after.at(-1)).toBe("2026-11-01");
-    expect((await w.call("card_recurrences_list", { projectId: "OPS" })).items.find((x: any) => x.id === r.id)).toMatchObject({ nextDate: "2026-11-02", nextAt: "2026-11-02T06:30:00.000Z" });
+    expect(
+      (await w.call("card_recurrences_list", { projectId: "OPS" })).items.find((x: any) => x.id === r.id),
+    ).toMatchObject({ nextDate: "2026-11-02", nextAt: "2026-11-02T06:30:00.000Z" });
   });
 
   test("racing runs (two instances without the lease) make each card once", async () => {
     at("2026-11-10T12:00:00Z");
-    const r = await w.call("card_recurrences_create", { projectId: "OPS", title: "Race", rule: "FREQ=DAILY", time: "09:00", timeZone: "UTC" });
+    const r = await w.call("card_recurrences_create", {
+      projectId: "OPS",
+      title: "Race",
+      rule: "FREQ=DAILY",
+      time: "09:00",
+      timeZone: "UTC",
+    });
     at("2026-11-15T10:00:00Z");
     const counts = await Promise.all([runRecurrences(w.deps), runRecurrences(w.deps), runRecurrences(w.deps)]);
     expect(await made(w, r.id)).toEqual(["2026-11-11", "2026-11-12", "2026-11-13", "2026-11-14", "2026-11-15"]);
@@ -164,11 +225,21 @@ describe("the job", () => {
 
   test("catchUp latest: after downtime only the most recent missed card", async () => {
     at("2026-11-20T12:00:00Z");
-    const r = await w.call("card_recurrences_create", { projectId: "OPS", title: "Weekly report", rule: "FREQ=WEEKLY;BYDAY=MO", time: "08:00", timeZone: "Europe/London", catchUp: "latest" });
+    const r = await w.call("card_recurrences_create", {
+      projectId: "OPS",
+      title: "Weekly report",
+      rule: "FREQ=WEEKLY;BYDAY=MO",
+      time: "08:00",
+      timeZone: "Europe/London",
+      catchUp: "latest",
+    });
     at("2026-12-16T12:00:00Z"); // Mondays 23 Nov, 30 Nov, 7 Dec, 14 Dec missed
     await jobs.runDue();
     expect(await made(w, r.id)).toEqual(["2026-12-14"]);
-    expect((await w.call("card_recurrences_list", {})).items.find((x: any) => x.id === r.id)).toMatchObject({ lastDate: "2026-12-14", nextDate: "2026-12-21" });
+    expect((await w.call("card_recurrences_list", {})).items.find((x: any) => x.id === r.id)).toMatchObject({
+      lastDate: "2026-12-14",
+      nextDate: "2026-12-21",
+    });
   });
 
   test("template parts that went away are dropped; a full column sends the card to the first column; archived projects pause", async () => {
@@ -186,16 +257,28 @@ describe("the job", () => {
       dueInDays: 3,
       priority: 2,
     });
-    const progress = (await w.call("projects_get", { id: "OPS" })).boards[0].columns.find((c: any) => c.name === "In progress");
+    const progress = (await w.call("projects_get", { id: "OPS" })).boards[0].columns.find(
+      (c: any) => c.name === "In progress",
+    );
     await w.call("board_columns_update", { id: progress.id, wipLimit: 1 });
     await w.call("cards_create", { projectId: "OPS", title: "Occupies the column", columnId: progress.id });
-    await w.call("project_labels_delete", { id: (await w.call("project_labels_list", { projectId: "OPS" })).labels[0].id });
+    await w.call("project_labels_delete", {
+      id: (await w.call("project_labels_list", { projectId: "OPS" })).labels[0].id,
+    });
     await w.deps.db.delete(memberships).where(eq(memberships.userId, w.users.priya));
     at("2027-01-31T09:00:00Z");
     await jobs.runDue();
     const key = (await w.call("cards_list", { projectId: "OPS", search: "Invoice" })).items[0].key;
     const c = await w.call("cards_get", { id: key });
-    expect(c).toMatchObject({ title: "Invoice 2027-01-31", column: { name: "Backlog" }, labels: [], estimate: 2, dueDate: "2027-02-03", priority: 2, recurrenceId: r.id });
+    expect(c).toMatchObject({
+      title: "Invoice 2027-01-31",
+      column: { name: "Backlog" },
+      labels: [],
+      estimate: 2,
+      dueDate: "2027-02-03",
+      priority: 2,
+      recurrenceId: r.id,
+    });
     expect(c.assignees.map((a: any) => a.id)).toEqual([w.users.owner]);
     expect(c.checklist.items.map((i: any) => i.text)).toEqual(["Hours", "Send"]);
     await w.call("projects_archive", { id: "OPS" });
@@ -209,9 +292,24 @@ describe("the job", () => {
     const e = await w.err("card_recurrences_create", { projectId: "OPS2", title: "x", rule: "FREQ=HOURLY" });
     expect(e.message).toContain("rule: FREQ=HOURLY is not supported");
     expect(e.message).toContain("Examples:");
-    expect((await w.err("card_recurrences_create", { projectId: "OPS2", title: "x", rule: "FREQ=DAILY", timeZone: "Mars/Olympus" })).message).toContain("not an IANA time zone");
-    expect((await w.err("card_recurrences_create", { projectId: "OPS2", title: "x", rule: "FREQ=DAILY", time: "25:00" })).message).toContain("time");
-    expect((await w.err("card_recurrences_create", { projectId: "OPS2", title: "x", rule: "FREQ=DAILY", labels: ["Nope"] })).message).toContain("is not a label of project OPS2");
+    expect(
+      (
+        await w.err("card_recurrences_create", {
+          projectId: "OPS2",
+          title: "x",
+          rule: "FREQ=DAILY",
+          timeZone: "Mars/Olympus",
+        })
+      ).message,
+    ).toContain("not an IANA time zone");
+    expect(
+      (await w.err("card_recurrences_create", { projectId: "OPS2", title: "x", rule: "FREQ=DAILY", time: "25:00" }))
+        .message,
+    ).toContain("time");
+    expect(
+      (await w.err("card_recurrences_create", { projectId: "OPS2", title: "x", rule: "FREQ=DAILY", labels: ["Nope"] }))
+        .message,
+    ).toContain("is not a label of project OPS2");
   });
 });
 
@@ -220,9 +318,18 @@ describe("the job's pending check (an idle server claims no lease)", () => {
     const w = await makeWorld({ start: new Date("2026-05-04T12:00:00Z") });
     try {
       const pending = () => recurrenceJob.pending!(w.deps);
-      const nextAt = async (id: number) => (await w.deps.db.select({ at: cardRecurrences.nextAt }).from(cardRecurrences).where(eq(cardRecurrences.id, id)))[0]!.at?.toISOString();
+      const nextAt = async (id: number) =>
+        (
+          await w.deps.db.select({ at: cardRecurrences.nextAt }).from(cardRecurrences).where(eq(cardRecurrences.id, id))
+        )[0]!.at?.toISOString();
       await w.call("projects_create", { name: "Desk", key: "DSK" });
-      const r = await w.call("card_recurrences_create", { projectId: "DSK", title: "Tidy {date}", rule: "FREQ=DAILY", time: "09:00", timeZone: "UTC" });
+      const r = await w.call("card_recurrences_create", {
+        projectId: "DSK",
+        title: "Tidy {date}",
+        rule: "FREQ=DAILY",
+        time: "09:00",
+        timeZone: "UTC",
+      });
       expect(await pending()).toBe(false);
       w.clock.set(new Date("2026-05-05T08:59:59.999Z"));
       expect(await pending()).toBe(false);
@@ -232,7 +339,10 @@ describe("the job's pending check (an idle server claims no lease)", () => {
       expect(await pending()).toBe(false);
 
       // Only a stored instant earlier than the rule's (computed under other zone data): due by it, the run fixes it and makes nothing.
-      await w.deps.db.update(cardRecurrences).set({ nextAt: new Date("2026-05-05T10:00:00Z") }).where(eq(cardRecurrences.id, r.id));
+      await w.deps.db
+        .update(cardRecurrences)
+        .set({ nextAt: new Date("2026-05-05T10:00:00Z") })
+        .where(eq(cardRecurrences.id, r.id));
       w.clock.set(new Date("2026-05-05T10:00:00Z"));
       expect(await pending()).toBe(true);
       expect(await runRecurrences(w.deps)).toBe(0);
@@ -264,7 +374,13 @@ describe("restart after downtime", () => {
     const w = await makeWorld({ start: new Date("2026-03-02T08:00:00Z"), store: await open() });
     try {
       await w.call("projects_create", { name: "Studio", key: "STU" });
-      const r = await w.call("card_recurrences_create", { projectId: "STU", title: "Standup {date}", rule: "FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR", time: "09:00", timeZone: "Europe/London" });
+      const r = await w.call("card_recurrences_create", {
+        projectId: "STU",
+        title: "Standup {date}",
+        rule: "FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR",
+        time: "09:00",
+        timeZone: "Europe/London",
+      });
       let jobs = await w.jobs();
       w.clock.set(new Date("2026-03-02T09:05:00Z"));
       await jobs.runDue();
@@ -277,20 +393,52 @@ describe("restart after downtime", () => {
       w.clock.set(new Date("2026-03-09T12:00:00Z"));
       const store = await open();
       const deps = { ...w.deps, store, db: store.db };
-      jobs = new JobRunner(deps, workDomains.flatMap((d) => d.jobs ?? []));
+      jobs = new JobRunner(
+        deps,
+        workDomains.flatMap((d) => d.jobs ?? []),
+      );
       await jobs.init();
       await jobs.runDue();
       const after = { ...w, store };
-      expect(await made(after, r.id)).toEqual(["2026-03-02", "2026-03-03", "2026-03-04", "2026-03-05", "2026-03-06", "2026-03-09"]);
+      expect(await made(after, r.id)).toEqual([
+        "2026-03-02",
+        "2026-03-03",
+        "2026-03-04",
+        "2026-03-05",
+        "2026-03-06",
+        "2026-03-09",
+      ]);
       // Another instance coming up, and a later run, change nothing.
-      const again = new JobRunner(deps, workDomains.flatMap((d) => d.jobs ?? []));
+      const again = new JobRunner(
+        deps,
+        workDomains.flatMap((d) => d.jobs ?? []),
+      );
       w.clock.set(new Date("2026-03-09T12:30:00Z"));
       await again.runDue();
       await runRecurrences(deps);
-      expect(await made(after, r.id)).toEqual(["2026-03-02", "2026-03-03", "2026-03-04", "2026-03-05", "2026-03-06", "2026-03-09"]);
+      expect(await made(after, r.id)).toEqual([
+        "2026-03-02",
+        "2026-03-03",
+        "2026-03-04",
+        "2026-03-05",
+        "2026-03-06",
+        "2026-03-09",
+      ]);
       // The missed cards carry their own day in the title, and keys in order.
-      const titles = (await store.query<{ title: string; number: number }>("SELECT title, number FROM cards WHERE recurrence_id = ? ORDER BY number", [r.id])).map((x) => `${x.number} ${x.title}`);
-      expect(titles).toEqual(["1 Standup 2026-03-02", "2 Standup 2026-03-03", "3 Standup 2026-03-04", "4 Standup 2026-03-05", "5 Standup 2026-03-06", "6 Standup 2026-03-09"]);
+      const titles = (
+        await store.query<{ title: string; number: number }>(
+          "SELECT title, number FROM cards WHERE recurrence_id = ? ORDER BY number",
+          [r.id],
+        )
+      ).map((x) => `${x.number} ${x.title}`);
+      expect(titles).toEqual([
+        "1 Standup 2026-03-02",
+        "2 Standup 2026-03-03",
+        "3 Standup 2026-03-04",
+        "4 Standup 2026-03-05",
+        "5 Standup 2026-03-06",
+        "6 Standup 2026-03-09",
+      ]);
       await store.close();
     } finally {
       await dropDatabase(url);

@@ -15,14 +15,26 @@ import * as v from "valibot";
 let s: TestServer;
 let ctx: ActorContext;
 const tools = new Map(workDomains.flatMap((d) => d.tools).map((t) => [t.name, t]));
-const call = async (name: string, args: Record<string, unknown>): Promise<any> => tools.get(name)!.run(ctx, v.parse(tools.get(name)!.input, args));
+const call = async (name: string, args: Record<string, unknown>): Promise<any> =>
+  tools.get(name)!.run(ctx, v.parse(tools.get(name)!.input, args));
 
 beforeAll(async () => {
   s = await startTestServer({ seed: true });
   const nw = (await s.deps.db.select().from(companies).where(eq(companies.name, "Northwind Studio")))[0]!;
   const demo = (await s.deps.db.select().from(users).where(eq(users.email, "demo@plinth.dev")))[0]!;
   const company = { id: nw.id, name: nw.name, role: "owner" as const };
-  ctx = { deps: s.deps, principal: { userId: demo.id, credential: { kind: "cli", id: 0, name: "t" }, scopes: ["*"], companies: [company], requireCmsApproval: false }, company, requestId: "t" };
+  ctx = {
+    deps: s.deps,
+    principal: {
+      userId: demo.id,
+      credential: { kind: "cli", id: 0, name: "t" },
+      scopes: ["*"],
+      companies: [company],
+      requireCmsApproval: false,
+    },
+    company,
+    requestId: "t",
+  };
 });
 afterAll(() => s.stop());
 
@@ -51,7 +63,10 @@ describe("Northwind's projects in the demo", () => {
     expect(b.points.at(-1).remainingPoints).toBe(16);
     const v = await call("sprints_velocity", { projectId: "HCW" });
     // Sprint 1: 27 committed, 19 done (HCW-6 carried); sprint 2: 31 committed (HCW-6 + 5 cards), 28 done (HCW-10 carried).
-    expect(v.sprints.map((x: any) => [x.committedPoints, x.completedPoints, x.carriedOverPoints])).toEqual([[31, 28, 3], [27, 19, 8]]);
+    expect(v.sprints.map((x: any) => [x.committedPoints, x.completedPoints, x.carriedOverPoints])).toEqual([
+      [31, 28, 3],
+      [27, 19, 8],
+    ]);
     expect(v.velocity).toBe(23.5);
   });
 

@@ -9,7 +9,9 @@ import { makeWorld, type World } from "./world";
 
 let w: World;
 const at = (iso: string) => w.clock.set(new Date(iso));
-const card = async (title: string, estimate?: number) => (await w.call("cards_create", { projectId: "WEB", title, ...(estimate !== undefined ? { estimate } : {}) })).key as string;
+const card = async (title: string, estimate?: number) =>
+  (await w.call("cards_create", { projectId: "WEB", title, ...(estimate !== undefined ? { estimate } : {}) }))
+    .key as string;
 
 let s1: number, s2: number, s3: number;
 let A: string, B: string, C: string, D: string, E: string, F: string, G: string;
@@ -24,7 +26,14 @@ beforeAll(async () => {
   E = await card("E");
   F = await card("F", 1);
   G = await card("G", 5);
-  s1 = (await w.call("sprints_create", { projectId: "WEB", startDate: "2026-03-02", endDate: "2026-03-06", goal: "Launch the header" })).id;
+  s1 = (
+    await w.call("sprints_create", {
+      projectId: "WEB",
+      startDate: "2026-03-02",
+      endDate: "2026-03-06",
+      goal: "Launch the header",
+    })
+  ).id;
   s2 = (await w.call("sprints_create", { projectId: "WEB", startDate: "2026-03-09", endDate: "2026-03-13" })).id;
   s3 = (await w.call("sprints_create", { projectId: "WEB", startDate: "2026-03-16", endDate: "2026-03-20" })).id;
   await w.call("sprint_cards_add", { sprintId: s1, cardIds: [A, B, C, D, E] });
@@ -56,13 +65,26 @@ describe("sprint 1: committed 18, completed 7, D carried over", () => {
     at("2026-03-06T12:00:00Z");
     const s = await w.call("sprints_get", { id: s1 });
     // Scope now: A 3 (done), B 3 (done), D 8, F 1 (done); C cancelled, E deleted.
-    expect(s).toMatchObject({ status: "active", committedPoints: 18, scopePoints: 15, completedPoints: 7, remainingPoints: 8, scopeCards: 4, completedCards: 3 });
+    expect(s).toMatchObject({
+      status: "active",
+      committedPoints: 18,
+      scopePoints: 15,
+      completedPoints: 7,
+      remainingPoints: 8,
+      scopeCards: 4,
+      completedCards: 3,
+    });
   });
 
   test("closing carries the unfinished card to the next planned sprint", async () => {
     at("2026-03-06T17:00:00Z");
     const closed = await w.call("sprints_close", { id: s1 });
-    expect(closed).toMatchObject({ status: "closed", committedPoints: 18, completedPoints: 7, carriedOver: { cards: [D], points: 8, to: { id: s2 } } });
+    expect(closed).toMatchObject({
+      status: "closed",
+      committedPoints: 18,
+      completedPoints: 7,
+      carriedOver: { cards: [D], points: 8, to: { id: s2 } },
+    });
     expect((await w.call("cards_get", { id: D })).sprint).toMatchObject({ id: s2 });
     // Done cards stay in the closed sprint.
     expect((await w.call("cards_get", { id: A })).sprint).toMatchObject({ id: s1 });
@@ -72,7 +94,17 @@ describe("sprint 1: committed 18, completed 7, D carried over", () => {
     const b = await w.call("sprints_burndown", { id: s1 });
     expect(b.committedPoints).toBe(18);
     expect(b.days).toBe(5);
-    expect(b.points.map((p: any) => [p.date, p.at, p.scopePoints, p.completedPoints, p.remainingPoints, p.remainingCards, p.idealPoints])).toEqual([
+    expect(
+      b.points.map((p: any) => [
+        p.date,
+        p.at,
+        p.scopePoints,
+        p.completedPoints,
+        p.remainingPoints,
+        p.remainingCards,
+        p.idealPoints,
+      ]),
+    ).toEqual([
       ["2026-03-02", "2026-03-03T00:00:00.000Z", 18, 3, 15, 4, 14.4],
       ["2026-03-03", "2026-03-04T00:00:00.000Z", 15, 3, 12, 4, 10.8],
       ["2026-03-04", "2026-03-05T00:00:00.000Z", 15, 6, 9, 3, 7.2],
@@ -105,7 +137,11 @@ describe("sprints 2 and 3, velocity", () => {
     await w.call("cards_move", { id: D, columnId: "done" });
     at("2026-03-13T17:00:00Z");
     const c = await w.call("sprints_close", { id: s2, carryOverTo: "backlog" });
-    expect(c).toMatchObject({ committedPoints: 13, completedPoints: 8, carriedOver: { cards: [G], points: 5, to: "backlog" } });
+    expect(c).toMatchObject({
+      committedPoints: 13,
+      completedPoints: 8,
+      carriedOver: { cards: [G], points: 5, to: "backlog" },
+    });
     expect((await w.call("cards_get", { id: G })).sprint).toBeNull();
   });
 
@@ -117,7 +153,11 @@ describe("sprints 2 and 3, velocity", () => {
     at("2026-03-17T09:00:00Z");
     await w.call("cards_move", { id: H, columnId: "done" });
     at("2026-03-20T17:00:00Z");
-    expect(await w.call("sprints_close", { id: s3 })).toMatchObject({ committedPoints: 2, completedPoints: 2, carriedOver: { cards: [], points: 0, to: "backlog" } });
+    expect(await w.call("sprints_close", { id: s3 })).toMatchObject({
+      committedPoints: 2,
+      completedPoints: 2,
+      carriedOver: { cards: [], points: 0, to: "backlog" },
+    });
   });
 
   test("velocity: the average completed over the last sprints", async () => {
@@ -131,7 +171,9 @@ describe("sprints 2 and 3, velocity", () => {
     expect(v3.velocity).toBe(5.67);
     expect(v3.averageCommitted).toBe(11);
     expect((await w.call("sprints_velocity", { projectId: "WEB", count: 2 })).velocity).toBe(5);
-    expect((await w.call("sprints_velocity", { projectId: "WEB", count: 12 })).note).toBe("Only 3 closed sprints so far.");
+    expect((await w.call("sprints_velocity", { projectId: "WEB", count: 12 })).note).toBe(
+      "Only 3 closed sprints so far.",
+    );
   });
 });
 
@@ -143,7 +185,9 @@ describe("rules", () => {
     const e = await w.err("sprints_start", { id: b });
     expect(e.code).toBe("conflict");
     expect(e.message).toContain(`already has an active sprint: ${a}`);
-    expect((await w.err("sprints_create", { projectId: "WEB", startDate: "2026-04-10", endDate: "2026-04-01" })).message).toContain("endDate");
+    expect(
+      (await w.err("sprints_create", { projectId: "WEB", startDate: "2026-04-10", endDate: "2026-04-01" })).message,
+    ).toContain("endDate");
     expect((await w.err("sprints_close", { id: b })).message).toContain("only the active sprint");
     expect((await w.err("sprints_delete", { id: a })).message).toContain("close it first");
   });
@@ -154,7 +198,9 @@ describe("rules", () => {
     const s = (await w.call("sprints_list", { projectId: "WEB", status: "active" })).items[0].id;
     const e = await w.err("sprint_cards_add", { sprintId: s, cardIds: [other] });
     expect(e.message).toBe(`${other} belongs to project BRD; sprint "Sprint 4" holds only cards of WEB.`);
-    expect((await w.err("cards_update", { id: other, sprintId: s })).message).toContain("is not a sprint of project BRD");
+    expect((await w.err("cards_update", { id: other, sprintId: s })).message).toContain(
+      "is not a sprint of project BRD",
+    );
   });
 
   test("a planned sprint's deletion sends its cards to the backlog", async () => {

@@ -21,7 +21,8 @@ const PEOPLE = {
   outsider: { email: "mallory@rival.test", name: "Mallory", company: "other", role: "owner" },
 } as const;
 
-export interface World extends Pick<Tenants<keyof typeof PEOPLE>, "deps" | "store" | "clock" | "users" | "jobs" | "close"> {
+export interface World
+  extends Pick<Tenants<keyof typeof PEOPLE>, "deps" | "store" | "clock" | "users" | "jobs" | "close"> {
   companyId: number;
   otherCompanyId: number;
   mediaId: number;
@@ -39,8 +40,28 @@ export async function makeWorld(opts: { start?: Date; store?: Store } = {}): Pro
   const db = t.deps.db;
   const site = (await db.insert(sites).values({ companyId: t.mine.id, name: "Acme Site" }).returning())[0]!;
   const otherSite = (await db.insert(sites).values({ companyId: t.other.id, name: "Rival Site" }).returning())[0]!;
-  const m = (await db.insert(media).values({ siteId: site.id, filename: "brief.pdf", mimeType: "application/pdf", url: "https://cdn.example.com/brief.pdf" }).returning())[0]!;
-  const om = (await db.insert(media).values({ siteId: otherSite.id, filename: "secret.pdf", mimeType: "application/pdf", url: "https://cdn.example.com/secret.pdf" }).returning())[0]!;
+  const m = (
+    await db
+      .insert(media)
+      .values({
+        siteId: site.id,
+        filename: "brief.pdf",
+        mimeType: "application/pdf",
+        url: "https://cdn.example.com/brief.pdf",
+      })
+      .returning()
+  )[0]!;
+  const om = (
+    await db
+      .insert(media)
+      .values({
+        siteId: otherSite.id,
+        filename: "secret.pdf",
+        mimeType: "application/pdf",
+        url: "https://cdn.example.com/secret.pdf",
+      })
+      .returning()
+  )[0]!;
   const ctx: World["ctx"] = ({ role = "owner", scopes = ["*"], company = "mine", as } = {}) =>
     t.ctx(company === "mine" ? "owner" : "outsider", { role, scopes, company, as });
   return {

@@ -38,7 +38,17 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-const REQUIRED = ["posts", "posts/hello-world", "pages", "categories", "tags", "media", "products", "products/classic-tee", "product-categories"];
+const REQUIRED = [
+  "posts",
+  "posts/hello-world",
+  "pages",
+  "categories",
+  "tags",
+  "media",
+  "products",
+  "products/classic-tee",
+  "product-categories",
+];
 const OPTIONAL = ["blocks", "branding", "config", "navigation"];
 const bogus = "svc_live_" + "0".repeat(64);
 
@@ -55,9 +65,21 @@ describe("header forms", () => {
     ["lower-case scheme", () => ({ Authorization: `bearer ${key}` }), 200],
     ["extra spaces", () => ({ Authorization: `Bearer    ${key}  ` }), 200],
     ["x-api-key with spaces", () => ({ "x-api-key": `  ${key} ` }), 200],
-    ["Authorization wins: valid Bearer, bogus x-api-key", () => ({ Authorization: `Bearer ${key}`, "x-api-key": bogus }), 200],
-    ["Authorization wins: bogus Bearer, valid x-api-key", () => ({ Authorization: `Bearer ${bogus}`, "x-api-key": key }), 401],
-    ["non-Bearer Authorization is passed over for x-api-key", () => ({ Authorization: "Basic dXNlcjpwYXNz", "x-api-key": key }), 200],
+    [
+      "Authorization wins: valid Bearer, bogus x-api-key",
+      () => ({ Authorization: `Bearer ${key}`, "x-api-key": bogus }),
+      200,
+    ],
+    [
+      "Authorization wins: bogus Bearer, valid x-api-key",
+      () => ({ Authorization: `Bearer ${bogus}`, "x-api-key": key }),
+      401,
+    ],
+    [
+      "non-Bearer Authorization is passed over for x-api-key",
+      () => ({ Authorization: "Basic dXNlcjpwYXNz", "x-api-key": key }),
+      200,
+    ],
     ["non-Bearer Authorization alone is no key", () => ({ Authorization: "Basic dXNlcjpwYXNz" }), 401],
     ["empty Bearer", () => ({ Authorization: "Bearer" }), 401],
     ["empty x-api-key", () => ({ "x-api-key": "" }), 401],
@@ -162,7 +184,8 @@ describe("expiry and revocation", () => {
 });
 
 describe("last used", () => {
-  const lastUsed = async (id: number) => (await server.deps.db.select({ t: restKeys.lastUsedAt }).from(restKeys).where(eq(restKeys.id, id)).limit(1))[0]!.t;
+  const lastUsed = async (id: number) =>
+    (await server.deps.db.select({ t: restKeys.lastUsedAt }).from(restKeys).where(eq(restKeys.id, id)).limit(1))[0]!.t;
 
   test("recorded on use, written at most once per second", async () => {
     const k = await mintRestKey(server.deps, c.sites.shop);

@@ -109,7 +109,9 @@ describe("ETag and 304", () => {
     const shopTag = (await api.keyed(`${shop}/tags`, key)).headers.get("etag")!;
     await bump();
     expect((await api.keyed(`${shop}/tags`, key, { "If-None-Match": shopTag })).status).toBe(200);
-    expect((await api.keyed(`/api/v1/sites/${c.sites.blog}/tags`, blogKey, { "If-None-Match": blogTag })).status).toBe(304);
+    expect((await api.keyed(`/api/v1/sites/${c.sites.blog}/tags`, blogKey, { "If-None-Match": blogTag })).status).toBe(
+      304,
+    );
   });
 
   test("304 is decided from the version alone: an unbumped change is not seen (writers must bump)", async () => {
@@ -163,7 +165,9 @@ describe("Cache-Control and Vary", () => {
     for (const r of [keyed, anon, viaHeader]) expect(r.headers.get("vary")).toBe("Authorization, X-API-Key");
     // One URL's shared headers are built once (src/rest/routes.ts okTemplate); what is per request must not be shared.
     expect(new Set([keyed, anon, viaHeader].map((r) => r.headers.get("x-request-id"))).size).toBe(3);
-    expect(Number(viaHeader.headers.get("x-ratelimit-remaining"))).toBe(Number(keyed.headers.get("x-ratelimit-remaining")) - 1);
+    expect(Number(viaHeader.headers.get("x-ratelimit-remaining"))).toBe(
+      Number(keyed.headers.get("x-ratelimit-remaining")) - 1,
+    );
     const anon304 = await api.get(`${shop}/config`, { "If-None-Match": anon.headers.get("etag")! });
     expect(anon304.status).toBe(304);
     expect(anon304.headers.get("cache-control")).toBe("public, max-age=60");
@@ -182,11 +186,15 @@ describe("CORS, HEAD and methods", () => {
   });
 
   test("preflight OPTIONS is answered without auth, allowing the key headers and If-None-Match", async () => {
-    const r = await api.get(`${shop}/posts`, {
-      Origin: "https://renderer.example",
-      "Access-Control-Request-Method": "GET",
-      "Access-Control-Request-Headers": "authorization, x-api-key, if-none-match",
-    }, "OPTIONS");
+    const r = await api.get(
+      `${shop}/posts`,
+      {
+        Origin: "https://renderer.example",
+        "Access-Control-Request-Method": "GET",
+        "Access-Control-Request-Headers": "authorization, x-api-key, if-none-match",
+      },
+      "OPTIONS",
+    );
     expect(r.status).toBe(204);
     expect(r.headers.get("access-control-allow-methods")).toBe("GET, HEAD, OPTIONS");
     const allowed = r.headers.get("access-control-allow-headers")!.toLowerCase().split(/,\s*/);
@@ -217,7 +225,16 @@ describe("CORS, HEAD and methods", () => {
   });
 
   test("unknown paths under /api/v1 get the envelope 404", async () => {
-    for (const p of ["/api/v1", "/api/v1/", "/api/v1/sites", `${shop}`, `${shop}/`, `${shop}/posts/`, `${shop}/unknown`, `${shop}/posts/a/b`]) {
+    for (const p of [
+      "/api/v1",
+      "/api/v1/",
+      "/api/v1/sites",
+      `${shop}`,
+      `${shop}/`,
+      `${shop}/posts/`,
+      `${shop}/unknown`,
+      `${shop}/posts/a/b`,
+    ]) {
       expectError(await api.keyed(p, key), 404, "Not found");
     }
   });

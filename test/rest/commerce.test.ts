@@ -151,14 +151,35 @@ describe("getProductBySlug", () => {
       category: { id: c.productCategories.apparel, name: "Apparel", slug: "apparel" },
     });
     expect(d.images).toEqual([
-      { id: c.images.a, productId: c.products.tee, url: "https://cdn.example.com/tee-a.jpg", alt: "Front", order: 0, createdAt: at(5) },
-      { id: c.images.b, productId: c.products.tee, url: "https://cdn.example.com/tee-b.jpg", alt: null, order: 1, createdAt: at(5) },
+      {
+        id: c.images.a,
+        productId: c.products.tee,
+        url: "https://cdn.example.com/tee-a.jpg",
+        alt: "Front",
+        order: 0,
+        createdAt: at(5),
+      },
+      {
+        id: c.images.b,
+        productId: c.products.tee,
+        url: "https://cdn.example.com/tee-b.jpg",
+        alt: null,
+        order: 1,
+        createdAt: at(5),
+      },
     ]);
     expect(d.options.map((o: any) => [o.name, o.values.map((v: any) => v.value)])).toEqual([
       ["Size", ["s", "m", "l"]],
       ["Colour", ["red"]],
     ]);
-    expect(d.options[0].values[0]).toEqual({ id: c.values.sizeS, optionId: c.options.size, value: "s", label: "Small", order: 0, createdAt: at(5) });
+    expect(d.options[0].values[0]).toEqual({
+      id: c.values.sizeS,
+      optionId: c.options.size,
+      value: "s",
+      label: "Small",
+      order: 0,
+      createdAt: at(5),
+    });
     expect(d.options[1].values[0].label).toBeNull();
     expect(d.variants.map((v: any) => v.id)).toEqual([c.variants.vS, c.variants.vL]);
     expect(d.variants[0]).toEqual({
@@ -186,14 +207,41 @@ describe("getProductBySlug", () => {
     });
     expect(d.variants[1]).toMatchObject({ price: 2200, quantity: null });
     expect(d.bulkPricing).toEqual([
-      { id: c.rules.product10, productId: c.products.tee, variantId: null, minQuantity: 10, maxQuantity: 49, priceType: "percent_off", amount: 1000, createdAt: at(5) },
-      { id: c.rules.variantS, productId: c.products.tee, variantId: c.variants.vS, minQuantity: 20, maxQuantity: null, priceType: "fixed", amount: 1700, createdAt: at(5) },
+      {
+        id: c.rules.product10,
+        productId: c.products.tee,
+        variantId: null,
+        minQuantity: 10,
+        maxQuantity: 49,
+        priceType: "percent_off",
+        amount: 1000,
+        createdAt: at(5),
+      },
+      {
+        id: c.rules.variantS,
+        productId: c.products.tee,
+        variantId: c.variants.vS,
+        minQuantity: 20,
+        maxQuantity: null,
+        priceType: "fixed",
+        amount: 1700,
+        createdAt: at(5),
+      },
     ]);
   });
 
   test("a product with nothing attached has empty lists and null category", async () => {
     const r = await get("/products/uebergroesse-jacket");
-    expect(r.body.data).toMatchObject({ images: [], options: [], variants: [], bulkPricing: [], category: null, categoryId: null, tags: null, metadata: null });
+    expect(r.body.data).toMatchObject({
+      images: [],
+      options: [],
+      variants: [],
+      bulkPricing: [],
+      category: null,
+      categoryId: null,
+      tags: null,
+      metadata: null,
+    });
   });
 
   test("a product in an inactive category reports no category", async () => {
@@ -201,9 +249,12 @@ describe("getProductBySlug", () => {
     expect(r.body.data).toMatchObject({ category: null, categoryId: null });
   });
 
-  test.each(["draft-thing", "old-thing", "off-product", "closed-product", "nope"])("%s → 404 Not found", async (slug) => {
-    expectError(await get(`/products/${slug}`), 404, "Not found");
-  });
+  test.each(["draft-thing", "old-thing", "off-product", "closed-product", "nope"])(
+    "%s → 404 Not found",
+    async (slug) => {
+      expectError(await get(`/products/${slug}`), 404, "Not found");
+    },
+  );
 
   test("bad slug → 400", async () => {
     expectError(await get("/products/Classic-Tee"), 400, /^Invalid slug/);
@@ -214,8 +265,26 @@ describe("listProductCategories", () => {
   test("active categories by order then name, with live productCount", async () => {
     const r = await get("/product-categories");
     expect(r.body.data).toEqual([
-      { id: c.productCategories.sale, name: "Sale", slug: "sale", description: null, image: null, parentId: null, order: 0, productCount: 0 },
-      { id: c.productCategories.accessories, name: "Accessories", slug: "accessories", description: null, image: null, parentId: null, order: 1, productCount: 1 },
+      {
+        id: c.productCategories.sale,
+        name: "Sale",
+        slug: "sale",
+        description: null,
+        image: null,
+        parentId: null,
+        order: 0,
+        productCount: 0,
+      },
+      {
+        id: c.productCategories.accessories,
+        name: "Accessories",
+        slug: "accessories",
+        description: null,
+        image: null,
+        parentId: null,
+        order: 1,
+        productCount: 1,
+      },
       {
         id: c.productCategories.apparel,
         name: "Apparel",
@@ -226,7 +295,16 @@ describe("listProductCategories", () => {
         order: 1,
         productCount: 2,
       },
-      { id: c.productCategories.shirts, name: "Shirts", slug: "shirts", description: null, image: null, parentId: c.productCategories.apparel, order: 2, productCount: 0 },
+      {
+        id: c.productCategories.shirts,
+        name: "Shirts",
+        slug: "shirts",
+        description: null,
+        image: null,
+        parentId: c.productCategories.apparel,
+        order: 2,
+        productCount: 0,
+      },
     ]);
   });
 

@@ -23,7 +23,17 @@ const get = (path: string) => api.keyed(shop + path, key);
 const slugs = (r: { body: any }) => r.body.data.map((x: any) => x.slug);
 
 /** Every published post of the shop in the documented order: publishedAt desc (nulls last), then id desc. */
-const ALL_POSTS = ["contact", "cafe-etudes", "second-post", "same-time-b", "same-time-a", "hello-world", "percent-post", "about-us", "no-date"];
+const ALL_POSTS = [
+  "contact",
+  "cafe-etudes",
+  "second-post",
+  "same-time-b",
+  "same-time-a",
+  "hello-world",
+  "percent-post",
+  "about-us",
+  "no-date",
+];
 
 describe("listPosts", () => {
   test("published posts of every type, newest first, ties by id desc, no date last", async () => {
@@ -41,7 +51,11 @@ describe("listPosts", () => {
       publishedAt: new Date(BASE - 86_400_000).toISOString(),
     });
     const hello = r.body.data.find((p: any) => p.slug === "hello-world");
-    expect(hello).toMatchObject({ excerpt: "First post", coverImage: "https://cdn.example.com/hello.jpg", postType: "blog" });
+    expect(hello).toMatchObject({
+      excerpt: "First post",
+      coverImage: "https://cdn.example.com/hello.jpg",
+      postType: "blog",
+    });
     expect(r.body.data.find((p: any) => p.slug === "no-date").publishedAt).toBeNull();
   });
 
@@ -203,7 +217,10 @@ describe("getPostBySlug", () => {
   ])("slug %s → %d", async (slug, status) => {
     const r = await get(`/posts/${slug}`);
     expect(r.status).toBe(status);
-    if (status === 400) expect(r.body.message).toBe("Invalid slug: use lowercase letters, digits and single hyphens, at most 120 characters");
+    if (status === 400)
+      expect(r.body.message).toBe(
+        "Invalid slug: use lowercase letters, digits and single hyphens, at most 120 characters",
+      );
   });
 });
 
@@ -298,8 +315,11 @@ describe("listMedia", () => {
     expect(names(r)).toEqual(expected);
     expect(r.body.pagination.total).toBe(total);
   });
-  test.each(["mimeType=%25", "mimeType=image%2F%25", "mimeType=a%20b", "mimeType=image/png/x", "offset=-1", "limit=0"])("bad %s → 400", async (q) => {
-    const r = await get(`/media?${q}`);
-    expectError(r, 400, /^(mimeType|offset|limit) must be/);
-  });
+  test.each(["mimeType=%25", "mimeType=image%2F%25", "mimeType=a%20b", "mimeType=image/png/x", "offset=-1", "limit=0"])(
+    "bad %s → 400",
+    async (q) => {
+      const r = await get(`/media?${q}`);
+      expectError(r, 400, /^(mimeType|offset|limit) must be/);
+    },
+  );
 });

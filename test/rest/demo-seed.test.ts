@@ -25,7 +25,9 @@ beforeAll(async () => {
   key = server.demo!.restKey;
   base = `/api/v1/sites/${server.demo!.siteId}`;
   api = await rest(server);
-  siteBySub = Object.fromEntries((await server.deps.db.select({ id: sites.id, sub: sites.subdomain }).from(sites)).map((s) => [s.sub, s.id]));
+  siteBySub = Object.fromEntries(
+    (await server.deps.db.select({ id: sites.id, sub: sites.subdomain }).from(sites)).map((s) => [s.sub, s.id]),
+  );
 });
 afterAll(() => server.stop());
 
@@ -56,7 +58,9 @@ describe("demo site with the printed key", () => {
     const first = await get("/posts");
     expect(first.body.pagination).toEqual({ limit: 20, offset: 0, total: rows.length });
     const walked = await all("/posts", "offset");
-    const expected = [...rows].sort((a, b) => (b.publishedAt?.getTime() ?? -Infinity) - (a.publishedAt?.getTime() ?? -Infinity) || b.id - a.id);
+    const expected = [...rows].sort(
+      (a, b) => (b.publishedAt?.getTime() ?? -Infinity) - (a.publishedAt?.getTime() ?? -Infinity) || b.id - a.id,
+    );
     expect(walked.map((p) => p.id)).toEqual(expected.map((p) => p.id));
   });
 
@@ -72,14 +76,20 @@ describe("demo site with the printed key", () => {
         expect(typeof content.version).toBe("string");
       }
     }
-    const drafts = (await server.deps.db.select().from(posts).where(eq(posts.siteId, server.demo!.siteId))).filter((p) => !p.published);
+    const drafts = (await server.deps.db.select().from(posts).where(eq(posts.siteId, server.demo!.siteId))).filter(
+      (p) => !p.published,
+    );
     expect(drafts.length).toBeGreaterThan(0);
     for (const d of drafts) expectError(await get(`/posts/${d.slug}`), 404, "Not found");
   });
 
   test("pages are the published posts of type page; search is literal (%)", async () => {
-    const pageType = (await server.deps.db.select().from(postTypes).where(eq(postTypes.siteId, server.demo!.siteId))).find((t) => t.slug === "page")!;
-    const pages = (await server.deps.db.select().from(posts).where(eq(posts.postTypeId, pageType.id))).filter((p) => p.published);
+    const pageType = (
+      await server.deps.db.select().from(postTypes).where(eq(postTypes.siteId, server.demo!.siteId))
+    ).find((t) => t.slug === "page")!;
+    const pages = (await server.deps.db.select().from(posts).where(eq(posts.postTypeId, pageType.id))).filter(
+      (p) => p.published,
+    );
     const r = await get("/pages?limit=100");
     expect(r.body.data.map((p: any) => p.id).sort()).toEqual(pages.map((p) => p.id).sort());
     const pct = await get("/posts?search=100%25");
@@ -88,7 +98,9 @@ describe("demo site with the printed key", () => {
   });
 
   test("products: only active ones, every sort consistent, every detail with only active variants", async () => {
-    const active = (await server.deps.db.select().from(products).where(eq(products.siteId, server.demo!.siteId))).filter((p) => p.status === "active");
+    const active = (
+      await server.deps.db.select().from(products).where(eq(products.siteId, server.demo!.siteId))
+    ).filter((p) => p.status === "active");
     const listed = await all("/products", "page");
     expect(listed.map((p) => p.id).sort()).toEqual(active.map((p) => p.id).sort());
     const asc = await all("/products?sort=price_asc", "page");
@@ -99,12 +111,17 @@ describe("demo site with the printed key", () => {
     for (const p of listed) {
       const d = await get(`/products/${p.slug}`);
       expect(d.status).toBe(200);
-      const dbActive = (await server.deps.db.select().from(productVariants).where(eq(productVariants.productId, p.id))).filter((v) => v.active);
+      const dbActive = (
+        await server.deps.db.select().from(productVariants).where(eq(productVariants.productId, p.id))
+      ).filter((v) => v.active);
       expect(d.body.data.variants.map((v: any) => v.id).sort()).toEqual(dbActive.map((v) => v.id).sort());
-      expect(d.body.data.images.map((i: any) => i.order)).toEqual([...d.body.data.images.map((i: any) => i.order)].sort((a, b) => a - b));
+      expect(d.body.data.images.map((i: any) => i.order)).toEqual(
+        [...d.body.data.images.map((i: any) => i.order)].sort((a, b) => a - b),
+      );
       expect(p.image).toBe(d.body.data.images[0]?.url ?? null);
     }
-    for (const slug of ["panama-geisha-lot-7", "holiday-blend-2023", "acaia-pearl-scale"]) expectError(await get(`/products/${slug}`), 404, "Not found");
+    for (const slug of ["panama-geisha-lot-7", "holiday-blend-2023", "acaia-pearl-scale"])
+      expectError(await get(`/products/${slug}`), 404, "Not found");
   });
 
   test("product categories: active only, ordered, counts match the product list", async () => {
@@ -140,7 +157,12 @@ describe("demo site with the printed key", () => {
     expect(b.body.cssVars["--color-primary"]).toBe(b.body.data.primaryColor);
     expect(b.body.cssVars["--font-heading"]).toBe(b.body.data.headingFont);
     const cfg = (await api.get(`${base}/config`)).body.data;
-    expect(cfg).toMatchObject({ id: server.demo!.siteId, storeEnabled: true, name: "Harbor Coffee Roasters", subdomain: "harbor-coffee" });
+    expect(cfg).toMatchObject({
+      id: server.demo!.siteId,
+      storeEnabled: true,
+      name: "Harbor Coffee Roasters",
+      subdomain: "harbor-coffee",
+    });
     const nav = (await api.get(`${base}/navigation`)).body.data;
     expect(cfg.navigation).toEqual(nav);
     expect(nav.length).toBe(5);
@@ -161,7 +183,8 @@ describe("the other demo sites", () => {
   test("Northwind: store row disabled → Store not found; partial branding", async () => {
     const id = siteBySub["northwind"]!;
     const k = (await mintRestKey(server.deps, id)).key;
-    for (const p of ["products", "product-categories", "products/anything"]) expectError(await api.keyed(`/api/v1/sites/${id}/${p}`, k), 404, "Store not found");
+    for (const p of ["products", "product-categories", "products/anything"])
+      expectError(await api.keyed(`/api/v1/sites/${id}/${p}`, k), 404, "Store not found");
     expect((await api.keyed(`/api/v1/sites/${id}/posts`, k)).status).toBe(200);
     expect((await api.get(`/api/v1/sites/${id}/config`)).body.data.storeEnabled).toBe(false);
   });
@@ -169,7 +192,8 @@ describe("the other demo sites", () => {
   test("retired: inactive → Not found everywhere, even with its own key", async () => {
     const id = siteBySub["harbor-wholesale"]!;
     const k = (await mintRestKey(server.deps, id)).key;
-    for (const p of ["posts", "products", "config", "navigation", "branding"]) expectError(await api.keyed(`/api/v1/sites/${id}/${p}`, k), 404, "Not found");
+    for (const p of ["posts", "products", "config", "navigation", "branding"])
+      expectError(await api.keyed(`/api/v1/sites/${id}/${p}`, k), 404, "Not found");
   });
 
   test("events: no store row → Store not found; no branding, no navigation", async () => {

@@ -25,7 +25,8 @@ function rewriteRefs(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(rewriteRefs);
   if (node && typeof node === "object") {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(node)) out[k] = k === "$ref" && typeof v === "string" ? `doc${v}` : rewriteRefs(v);
+    for (const [k, v] of Object.entries(node))
+      out[k] = k === "$ref" && typeof v === "string" ? `doc${v}` : rewriteRefs(v);
     return out;
   }
   return node;
@@ -91,7 +92,9 @@ export class OpenApiChecker {
     const schema = response.content["application/json"].schema;
     const v = this.validator(`${opPath}|${res.status}`, schema);
     if (!v(res.body)) {
-      throw new Error(`${method} ${path} → ${res.status}: body does not match the OpenAPI document: ${this.ajv.errorsText(v.errors)}\n${res.text.slice(0, 500)}`);
+      throw new Error(
+        `${method} ${path} → ${res.status}: body does not match the OpenAPI document: ${this.ajv.errorsText(v.errors)}\n${res.text.slice(0, 500)}`,
+      );
     }
   }
 }

@@ -26,11 +26,24 @@ const enc = encodeURIComponent;
 async function snapshot(): Promise<string> {
   const tables = (await tableNames(server.deps)).filter((t) => t !== "rest_keys");
   const counts: string[] = [];
-  for (const t of tables) counts.push(`${t}:${(await row<{ n: number }>(server.deps, `SELECT count(*) AS n FROM "${t}"`))!.n}`);
-  const keys = await rows(server.deps, "SELECT id, site_id, secret_hash, revoked_at, expires_at FROM rest_keys ORDER BY id");
+  for (const t of tables)
+    counts.push(`${t}:${(await row<{ n: number }>(server.deps, `SELECT count(*) AS n FROM "${t}"`))!.n}`);
+  const keys = await rows(
+    server.deps,
+    "SELECT id, site_id, secret_hash, revoked_at, expires_at FROM rest_keys ORDER BY id",
+  );
   const shop = `/api/v1/sites/${c.sites.shop}`;
   const bodies: string[] = [];
-  for (const p of ["posts?limit=100", "pages", "categories", "tags", "media", "products?limit=100", "product-categories", "config"]) {
+  for (const p of [
+    "posts?limit=100",
+    "pages",
+    "categories",
+    "tags",
+    "media",
+    "products?limit=100",
+    "product-categories",
+    "config",
+  ]) {
     bodies.push((await api.keyed(`${shop}/${p}`, key)).text);
   }
   return JSON.stringify({ counts, keys, bodies });
@@ -49,10 +62,20 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-type Row = [label: string, path: (shop: string) => string, status: number, message: string | RegExp, headers?: () => Record<string, string>, method?: string];
+type Row = [
+  label: string,
+  path: (shop: string) => string,
+  status: number,
+  message: string | RegExp,
+  headers?: () => Record<string, string>,
+  method?: string,
+];
 
 const S = (p: string) => (shop: string) => `${shop}${p}`;
-const site = (id: string, rest = "/posts") => () => `/api/v1/sites/${id}${rest}`;
+const site =
+  (id: string, rest = "/posts") =>
+  () =>
+    `/api/v1/sites/${id}${rest}`;
 
 const MALFORMED: Row[] = [
   // siteId
@@ -142,7 +165,13 @@ const MALFORMED: Row[] = [
   // paths and methods
   ["extra path segment", S("/posts/hello-world/x"), 404, "Not found"],
   ["unknown resource", S("/users"), 404, "Not found"],
-  ["store-less site's products", () => `/api/v1/sites/${c.sites.blog}/products`, 404, "Store not found", () => ({ Authorization: `Bearer ${blogKey}` })],
+  [
+    "store-less site's products",
+    () => `/api/v1/sites/${c.sites.blog}/products`,
+    404,
+    "Store not found",
+    () => ({ Authorization: `Bearer ${blogKey}` }),
+  ],
   ["DELETE", S("/posts/hello-world"), 405, /^Method DELETE not allowed/, undefined, "DELETE"],
   ["POST with a body-less request", S("/posts"), 405, /^Method POST not allowed/, undefined, "POST"],
   // Refused on both engines alike: PostgreSQL cannot compare text holding NUL.

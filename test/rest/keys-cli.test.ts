@@ -32,7 +32,16 @@ afterAll(() => server.stop());
 
 describe("plinth keys", () => {
   test("create prints only the key; it works at once; list shows it without the secret; revoke stops it", async () => {
-    const created = plinth("keys", "create", "--site", String(c.sites.shop), "--name", "Edge renderer", "--expires", "2099-12-31");
+    const created = plinth(
+      "keys",
+      "create",
+      "--site",
+      String(c.sites.shop),
+      "--name",
+      "Edge renderer",
+      "--expires",
+      "2099-12-31",
+    );
     expect(created.code).toBe(0);
     expect(created.out).toMatch(/^svc_live_[0-9a-f]{64}\n$/);
     expect(created.err).toContain("expires 2099-12-31T00:00:00.000Z");

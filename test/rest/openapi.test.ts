@@ -56,7 +56,8 @@ describe("document", () => {
     const refs: string[] = [];
     const walk = (n: any) => {
       if (Array.isArray(n)) n.forEach(walk);
-      else if (n && typeof n === "object") for (const [k, v] of Object.entries(n)) k === "$ref" ? refs.push(v as string) : walk(v);
+      else if (n && typeof n === "object")
+        for (const [k, v] of Object.entries(n)) k === "$ref" ? refs.push(v as string) : walk(v);
     };
     walk(doc);
     expect(refs.length).toBeGreaterThan(50);
@@ -66,7 +67,10 @@ describe("document", () => {
   test("every schema compiles as JSON Schema 2020-12 (strict)", () => {
     const ajv = new Ajv2020({ strict: true, strictTypes: false });
     addFormats(ajv);
-    ajv.addSchema({ $id: "doc", $defs: JSON.parse(JSON.stringify(doc.components.schemas).replaceAll('"#/components/schemas/', '"doc#/$defs/')) });
+    ajv.addSchema({
+      $id: "doc",
+      $defs: JSON.parse(JSON.stringify(doc.components.schemas).replaceAll('"#/components/schemas/', '"doc#/$defs/')),
+    });
     for (const name of Object.keys(doc.components.schemas)) {
       expect(() => ajv.getSchema(`doc#/$defs/${name}`)).not.toThrow();
       expect(typeof ajv.getSchema(`doc#/$defs/${name}`)).toBe("function");
@@ -77,7 +81,11 @@ describe("document", () => {
 describe("operations", () => {
   test("security: a key for required operations, optional ({}) for blocks, branding, config, navigation", () => {
     expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(["apiKeyHeader", "bearerAuth"]);
-    expect(doc.components.securitySchemes.apiKeyHeader).toMatchObject({ type: "apiKey", in: "header", name: "x-api-key" });
+    expect(doc.components.securitySchemes.apiKeyHeader).toMatchObject({
+      type: "apiKey",
+      in: "header",
+      name: "x-api-key",
+    });
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
     for (const [, path, auth] of OPS) {
       const sec = op(path).security;
@@ -101,7 +109,9 @@ describe("operations", () => {
       expect(deref(r["429"]).content["application/json"].example.message).toBe("Rate limit exceeded");
       expect(deref(r["401"]).content["application/json"].example.message).toBe("Invalid API key");
       expect(deref(r["304"]).content).toBeUndefined();
-      expect(Object.keys(r["200"].headers)).toEqual(expect.arrayContaining(["ETag", "X-RateLimit-Limit", "X-RateLimit-Remaining"]));
+      expect(Object.keys(r["200"].headers)).toEqual(
+        expect.arrayContaining(["ETag", "X-RateLimit-Limit", "X-RateLimit-Remaining"]),
+      );
     }
   });
 
@@ -133,7 +143,12 @@ describe("operations", () => {
   });
 
   const params = (path: string) =>
-    Object.fromEntries(op(path).parameters.map(deref).filter((p: any) => p.in === "query").map((p: any) => [p.name, p.schema]));
+    Object.fromEntries(
+      op(path)
+        .parameters.map(deref)
+        .filter((p: any) => p.in === "query")
+        .map((p: any) => [p.name, p.schema]),
+    );
 
   test("query parameters with their defaults and bounds", () => {
     const limit = (d: number) => ({ type: "integer", minimum: 1, maximum: 100, default: d });
@@ -150,12 +165,29 @@ describe("operations", () => {
     expect(Object.keys(pr).sort()).toEqual(["category", "limit", "page", "search", "sort"]);
     expect(pr.limit).toEqual(limit(24));
     expect(pr.page).toMatchObject({ type: "integer", minimum: 1, default: 1 });
-    expect(pr.sort).toEqual({ type: "string", enum: ["newest", "price_asc", "price_desc", "featured"], default: "newest" });
-    for (const path of ["/sites/{siteId}/posts/{slug}", "/sites/{siteId}/categories", "/sites/{siteId}/tags", "/sites/{siteId}/blocks", "/sites/{siteId}/branding", "/sites/{siteId}/config", "/sites/{siteId}/navigation", "/sites/{siteId}/product-categories", "/sites/{siteId}/products/{slug}"]) {
+    expect(pr.sort).toEqual({
+      type: "string",
+      enum: ["newest", "price_asc", "price_desc", "featured"],
+      default: "newest",
+    });
+    for (const path of [
+      "/sites/{siteId}/posts/{slug}",
+      "/sites/{siteId}/categories",
+      "/sites/{siteId}/tags",
+      "/sites/{siteId}/blocks",
+      "/sites/{siteId}/branding",
+      "/sites/{siteId}/config",
+      "/sites/{siteId}/navigation",
+      "/sites/{siteId}/product-categories",
+      "/sites/{siteId}/products/{slug}",
+    ]) {
       expect(params(path)).toEqual({});
     }
     for (const [, path] of OPS) {
-      const path_ = op(path).parameters.map(deref).filter((x: any) => x.in === "path").map((x: any) => x.name);
+      const path_ = op(path)
+        .parameters.map(deref)
+        .filter((x: any) => x.in === "path")
+        .map((x: any) => x.name);
       expect(path_).toEqual(path.includes("{slug}") ? ["siteId", "slug"] : ["siteId"]);
       expect(deref(op(path).parameters[0]).schema).toMatchObject({ type: "integer", minimum: 1 });
     }
@@ -163,18 +195,52 @@ describe("operations", () => {
 });
 
 /** interface.md section 2: required fields per resource, and each field's type (with nullability). */
-const S = "string", N = ["string", "null"], I = "integer", NI = ["integer", "null"], B = "boolean";
+const S = "string",
+  N = ["string", "null"],
+  I = "integer",
+  NI = ["integer", "null"],
+  B = "boolean";
 const RESOURCES: Record<string, { required: string[]; types: Record<string, string | string[]> }> = {
   PostSummary: {
     required: ["id", "title", "slug", "postType", "publishedAt"],
     types: { id: I, title: S, slug: S, postType: S, excerpt: N, coverImage: N, publishedAt: N },
   },
   PostDetail: {
-    required: ["id", "title", "slug", "postType", "published", "websiteId", "createdAt", "updatedAt", "categories", "tags"],
+    required: [
+      "id",
+      "title",
+      "slug",
+      "postType",
+      "published",
+      "websiteId",
+      "createdAt",
+      "updatedAt",
+      "categories",
+      "tags",
+    ],
     types: {
-      id: I, websiteId: I, title: S, slug: S, postType: S, excerpt: N, content: N, coverImage: N, ogImage: N, published: B,
-      publishedAt: N, seoTitle: N, seoDescription: N, canonicalUrl: N, customCss: N, customJs: N, noIndex: ["boolean", "null"],
-      parentPostId: NI, createdAt: S, updatedAt: S, categories: "array", tags: "array",
+      id: I,
+      websiteId: I,
+      title: S,
+      slug: S,
+      postType: S,
+      excerpt: N,
+      content: N,
+      coverImage: N,
+      ogImage: N,
+      published: B,
+      publishedAt: N,
+      seoTitle: N,
+      seoDescription: N,
+      canonicalUrl: N,
+      customCss: N,
+      customJs: N,
+      noIndex: ["boolean", "null"],
+      parentPostId: NI,
+      createdAt: S,
+      updatedAt: S,
+      categories: "array",
+      tags: "array",
     },
   },
   Category: { required: ["id", "name", "slug"], types: { id: I, name: S, slug: S, description: N, color: N } },
@@ -185,33 +251,122 @@ const RESOURCES: Record<string, { required: string[]; types: Record<string, stri
     required: ["id", "filename", "mimeType", "url"],
     types: { id: I, filename: S, mimeType: S, url: S, thumbnailUrl: N, alt: N, caption: N, width: NI, height: NI },
   },
-  Block: { required: ["type", "name", "category", "inputs"], types: { type: S, name: S, category: S, inputs: "array" } },
+  Block: {
+    required: ["type", "name", "category", "inputs"],
+    types: { type: S, name: S, category: S, inputs: "array" },
+  },
   ProductSummary: {
     required: ["id", "name", "slug", "price"],
-    types: { id: I, name: S, slug: S, shortDescription: N, price: I, compareAtPrice: NI, featured: B, categoryId: NI, categoryName: N, image: N, createdAt: S },
-  },
-  ProductDetail: {
-    required: ["id", "websiteId", "name", "slug", "price", "status", "createdAt", "updatedAt", "images", "options", "variants", "bulkPricing"],
     types: {
-      id: I, websiteId: I, categoryId: NI, name: S, slug: S, description: N, shortDescription: N, sku: N, barcode: N, price: I,
-      compareAtPrice: NI, costPrice: NI, trackInventory: B, quantity: NI, weight: N, weightUnit: N, lengthIn: ["number", "null"],
-      widthIn: ["number", "null"], heightIn: ["number", "null"], status: S, featured: B, designable: B, seoTitle: N, seoDescription: N,
-      tags: ["array", "null"], createdAt: S, updatedAt: S, images: "array", options: "array", variants: "array", bulkPricing: "array",
+      id: I,
+      name: S,
+      slug: S,
+      shortDescription: N,
+      price: I,
+      compareAtPrice: NI,
+      featured: B,
+      categoryId: NI,
+      categoryName: N,
+      image: N,
+      createdAt: S,
     },
   },
-  ProductImage: { required: ["id", "productId", "url", "order", "createdAt"], types: { id: I, productId: I, url: S, alt: N, order: I, createdAt: S } },
-  ProductOption: { required: ["id", "productId", "name", "order", "createdAt", "values"], types: { id: I, productId: I, name: S, order: I, createdAt: S, values: "array" } },
-  ProductOptionValue: { required: ["id", "optionId", "value", "order", "createdAt"], types: { id: I, optionId: I, value: S, label: N, order: I, createdAt: S } },
+  ProductDetail: {
+    required: [
+      "id",
+      "websiteId",
+      "name",
+      "slug",
+      "price",
+      "status",
+      "createdAt",
+      "updatedAt",
+      "images",
+      "options",
+      "variants",
+      "bulkPricing",
+    ],
+    types: {
+      id: I,
+      websiteId: I,
+      categoryId: NI,
+      name: S,
+      slug: S,
+      description: N,
+      shortDescription: N,
+      sku: N,
+      barcode: N,
+      price: I,
+      compareAtPrice: NI,
+      costPrice: NI,
+      trackInventory: B,
+      quantity: NI,
+      weight: N,
+      weightUnit: N,
+      lengthIn: ["number", "null"],
+      widthIn: ["number", "null"],
+      heightIn: ["number", "null"],
+      status: S,
+      featured: B,
+      designable: B,
+      seoTitle: N,
+      seoDescription: N,
+      tags: ["array", "null"],
+      createdAt: S,
+      updatedAt: S,
+      images: "array",
+      options: "array",
+      variants: "array",
+      bulkPricing: "array",
+    },
+  },
+  ProductImage: {
+    required: ["id", "productId", "url", "order", "createdAt"],
+    types: { id: I, productId: I, url: S, alt: N, order: I, createdAt: S },
+  },
+  ProductOption: {
+    required: ["id", "productId", "name", "order", "createdAt", "values"],
+    types: { id: I, productId: I, name: S, order: I, createdAt: S, values: "array" },
+  },
+  ProductOptionValue: {
+    required: ["id", "optionId", "value", "order", "createdAt"],
+    types: { id: I, optionId: I, value: S, label: N, order: I, createdAt: S },
+  },
   ProductVariant: {
     required: ["id", "productId", "name", "price", "quantity", "active", "createdAt", "updatedAt", "optionValues"],
     types: {
-      id: I, productId: I, name: S, price: I, quantity: NI, active: B, createdAt: S, updatedAt: S, optionValues: "array", sku: N, barcode: N,
-      weight: N, image: N, compareAtPrice: NI, costPrice: NI, lengthIn: ["number", "null"], widthIn: ["number", "null"], heightIn: ["number", "null"],
+      id: I,
+      productId: I,
+      name: S,
+      price: I,
+      quantity: NI,
+      active: B,
+      createdAt: S,
+      updatedAt: S,
+      optionValues: "array",
+      sku: N,
+      barcode: N,
+      weight: N,
+      image: N,
+      compareAtPrice: NI,
+      costPrice: NI,
+      lengthIn: ["number", "null"],
+      widthIn: ["number", "null"],
+      heightIn: ["number", "null"],
     },
   },
   BulkPricingRule: {
     required: ["id", "productId", "minQuantity", "priceType", "amount", "createdAt"],
-    types: { id: I, productId: I, minQuantity: I, priceType: S, amount: I, createdAt: S, variantId: NI, maxQuantity: NI },
+    types: {
+      id: I,
+      productId: I,
+      minQuantity: I,
+      priceType: S,
+      amount: I,
+      createdAt: S,
+      variantId: NI,
+      maxQuantity: NI,
+    },
   },
   ProductCategory: {
     required: ["id", "name", "slug", "order", "productCount"],
@@ -225,23 +380,40 @@ const RESOURCES: Record<string, { required: string[]; types: Record<string, stri
   NavigationItem: {
     required: ["id", "label", "href", "sortOrder", "openInNewTab", "isButton", "children"],
     types: {
-      id: I, label: S, href: S, sortOrder: I, openInNewTab: B, isButton: B, children: "array", parentId: NI, description: N,
-      icon: N, featuredImage: N, columnGroup: NI,
+      id: I,
+      label: S,
+      href: S,
+      sortOrder: I,
+      openInNewTab: B,
+      isButton: B,
+      children: "array",
+      parentId: NI,
+      description: N,
+      icon: N,
+      featuredImage: N,
+      columnGroup: NI,
     },
   },
   OffsetPagination: { required: ["limit", "offset", "total"], types: { limit: I, offset: I, total: I } },
-  PagePagination: { required: ["page", "limit", "total", "totalPages"], types: { page: I, limit: I, total: I, totalPages: I } },
+  PagePagination: {
+    required: ["page", "limit", "total", "totalPages"],
+    types: { page: I, limit: I, total: I, totalPages: I },
+  },
   Error: { required: ["success", "message"], types: { message: S } },
 };
 
 describe("resource schemas", () => {
-  test.each(Object.keys(RESOURCES))("%s: exact required fields, types and nullability; nothing else allowed", (name) => {
-    const s = doc.components.schemas[name];
-    const want = RESOURCES[name]!;
-    expect([...s.required].sort()).toEqual([...want.required].sort());
-    expect(s.additionalProperties).toBe(false);
-    for (const [field, type] of Object.entries(want.types)) expect([field, s.properties[field]?.type]).toEqual([field, type]);
-  });
+  test.each(Object.keys(RESOURCES))(
+    "%s: exact required fields, types and nullability; nothing else allowed",
+    (name) => {
+      const s = doc.components.schemas[name];
+      const want = RESOURCES[name]!;
+      expect([...s.required].sort()).toEqual([...want.required].sort());
+      expect(s.additionalProperties).toBe(false);
+      for (const [field, type] of Object.entries(want.types))
+        expect([field, s.properties[field]?.type]).toEqual([field, type]);
+    },
+  );
 
   test("dates are date-time; enums as in the spec; nullable refs", () => {
     const sc = doc.components.schemas;
@@ -250,7 +422,9 @@ describe("resource schemas", () => {
     expect(sc.ProductDetail.properties.status.enum).toEqual(["active", "inactive", "draft"]);
     expect(sc.BulkPricingRule.properties.priceType.enum).toEqual(["fixed", "percent_off"]);
     expect(sc.Block.properties.category.enum).toEqual(["basic", "layout", "component", "media", "ecommerce"]);
-    expect(sc.ProductDetail.properties.category).toEqual({ anyOf: [{ $ref: "#/components/schemas/ProductCategoryRef" }, { type: "null" }] });
+    expect(sc.ProductDetail.properties.category).toEqual({
+      anyOf: [{ $ref: "#/components/schemas/ProductCategoryRef" }, { type: "null" }],
+    });
     expect(sc.CssVars.additionalProperties).toEqual({ type: "string" });
     expect(sc.Branding.required).toEqual([]);
     expect(Object.keys(sc.Branding.properties)).toHaveLength(26);

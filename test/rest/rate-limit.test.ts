@@ -18,7 +18,13 @@ describe("memoryRateLimiter", () => {
     const rl = memoryRateLimiter({ limitPerMinute: 6, clock });
     const takes = Array.from({ length: 7 }, () => rl.take("a"));
     expect(takes.map((d) => [d.allowed, d.remaining])).toEqual([
-      [true, 5], [true, 4], [true, 3], [true, 2], [true, 1], [true, 0], [false, 0],
+      [true, 5],
+      [true, 4],
+      [true, 3],
+      [true, 2],
+      [true, 1],
+      [true, 0],
+      [false, 0],
     ]);
     expect(takes[6]).toEqual({ allowed: false, limit: 6, remaining: 0, retryAfterSec: 10 });
     clock.advance(4_000);
@@ -94,7 +100,10 @@ describe("over HTTP (limit 3 per minute)", () => {
   // Every test starts with full buckets.
   beforeEach(() => server.clock.advance(120_000));
 
-  const limits = (r: { headers: Headers }) => [r.headers.get("x-ratelimit-limit"), r.headers.get("x-ratelimit-remaining")];
+  const limits = (r: { headers: Headers }) => [
+    r.headers.get("x-ratelimit-limit"),
+    r.headers.get("x-ratelimit-remaining"),
+  ];
 
   test("a key gets 3, then 429 with Retry-After, and recovers with time", async () => {
     const { key } = await mintRestKey(server.deps, c.sites.shop);
@@ -104,7 +113,11 @@ describe("over HTTP (limit 3 per minute)", () => {
       expect(r.status).toBe(200);
       seen.push(limits(r));
     }
-    expect(seen).toEqual([["3", "2"], ["3", "1"], ["3", "0"]]);
+    expect(seen).toEqual([
+      ["3", "2"],
+      ["3", "1"],
+      ["3", "0"],
+    ]);
     const refused = await api.keyed(`${shop}/tags`, key);
     expectError(refused, 429, "Rate limit exceeded");
     expect(limits(refused)).toEqual(["3", "0"]);
@@ -153,7 +166,11 @@ describe("over HTTP (limit 3 per minute)", () => {
 
   test("CORS preflights are free and report the address's bucket", async () => {
     for (let i = 0; i < 5; i++) {
-      const r = await api.get(`${shop}/posts`, { Origin: "https://x.example", "Access-Control-Request-Method": "GET" }, "OPTIONS");
+      const r = await api.get(
+        `${shop}/posts`,
+        { Origin: "https://x.example", "Access-Control-Request-Method": "GET" },
+        "OPTIONS",
+      );
       expect(r.status).toBe(204);
       expect(limits(r)).toEqual(["3", "3"]);
     }

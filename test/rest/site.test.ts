@@ -139,7 +139,14 @@ describe("getNavigation", () => {
     expect(shape(r.body.data)).toEqual([
       ["Home", 0, []],
       ["Blog", 1, []],
-      ["Shop", 2, [["Hats", 0, [["Caps", 0, []]]], ["Shirts", 1, []]]],
+      [
+        "Shop",
+        2,
+        [
+          ["Hats", 0, [["Caps", 0, []]]],
+          ["Shirts", 1, []],
+        ],
+      ],
       ["Get started", 3, []],
     ]);
     const shopItem = r.body.data[2];

@@ -31,7 +31,13 @@ beforeAll(async () => {
   context = await chromium.launchPersistentContext(profile, {
     executablePath: "/usr/bin/chromium",
     headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--autoplay-policy=no-user-gesture-required"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--autoplay-policy=no-user-gesture-required",
+    ],
   });
   page = await context.newPage();
   await page.setContent("<!doctype html><title>demo media</title>");
@@ -43,8 +49,9 @@ afterAll(async () => {
   if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
-const companyOf = async (id: number) => (await s.deps.db.select().from(t.sites).where(eq(t.sites.id, id)).limit(1))[0]!.companyId;
-const rows = async () => (await s.deps.db.select().from(t.media).where(eq(t.media.siteId, siteId)));
+const companyOf = async (id: number) =>
+  (await s.deps.db.select().from(t.sites).where(eq(t.sites.id, id)).limit(1))[0]!.companyId;
+const rows = async () => await s.deps.db.select().from(t.media).where(eq(t.media.siteId, siteId));
 
 describe("demo media in Chromium", () => {
   test("every picture and thumbnail decodes at the size its row gives", async () => {
@@ -61,15 +68,15 @@ describe("demo media in Chromium", () => {
       async (list) =>
         Promise.all(
           list.map(async ([url]) => {
-                        const img = new Image();
-                        img.src = url;
-                        try {
-                          await img.decode();
-                          return [url, img.naturalWidth, img.naturalHeight] as [string, number, number];
-                        } catch {
-                          return [url, 0, 0] as [string, number, number];
-                        }
-                      }),
+            const img = new Image();
+            img.src = url;
+            try {
+              await img.decode();
+              return [url, img.naturalWidth, img.naturalHeight] as [string, number, number];
+            } catch {
+              return [url, 0, 0] as [string, number, number];
+            }
+          }),
         ),
       want,
     );
@@ -93,7 +100,8 @@ describe("demo media in Chromium", () => {
           };
           const diff = (a: Uint8ClampedArray, b: Uint8ClampedArray) => {
             let sum = 0;
-            for (let i = 0; i < a.length; i += 4) sum += Math.abs(a[i]! - b[i]!) + Math.abs(a[i + 1]! - b[i + 1]!) + Math.abs(a[i + 2]! - b[i + 2]!);
+            for (let i = 0; i < a.length; i += 4)
+              sum += Math.abs(a[i]! - b[i]!) + Math.abs(a[i + 1]! - b[i + 1]!) + Math.abs(a[i + 2]! - b[i + 2]!);
             return sum / ((a.length / 4) * 3);
           };
           const video = document.createElement("video");
@@ -111,7 +119,9 @@ describe("demo media in Chromium", () => {
             // frame twice): wait for the frame to be presented, or 300 ms where that callback never comes.
             await new Promise<void>((ok) => {
               const done = () => ok();
-              (video as HTMLVideoElement & { requestVideoFrameCallback?: (cb: () => void) => void }).requestVideoFrameCallback?.(done);
+              (
+                video as HTMLVideoElement & { requestVideoFrameCallback?: (cb: () => void) => void }
+              ).requestVideoFrameCallback?.(done);
               setTimeout(done, 300);
             });
             return pixels(video, video.videoWidth, video.videoHeight);
@@ -143,17 +153,34 @@ describe("demo media in Chromium", () => {
   }, 20_000);
 
   test("an agent's proposal built from demo content shows every picture in the approval preview", async () => {
-    const team = (await s.deps.db.select().from(t.posts).where(eq(t.posts.slug, "team"))).find((p) => p.siteId === siteId)!;
-    const guide = (await s.deps.db.select().from(t.posts).where(eq(t.posts.slug, "better-pour-over-at-home"))).find((p) => p.siteId === siteId)!;
+    const team = (await s.deps.db.select().from(t.posts).where(eq(t.posts.slug, "team"))).find(
+      (p) => p.siteId === siteId,
+    )!;
+    const guide = (await s.deps.db.select().from(t.posts).where(eq(t.posts.slug, "better-pour-over-at-home"))).find(
+      (p) => p.siteId === siteId,
+    )!;
     const blocks = [...(team.content!.blocks as unknown[]), ...(guide.content!.blocks as unknown[])];
     const res = await fetch(`${s.url}/api/mcp`, {
       method: "POST",
-      headers: { Authorization: `Bearer ${s.demo!.mcpKey}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+      headers: {
+        Authorization: `Bearer ${s.demo!.mcpKey}`,
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+      },
       body: JSON.stringify({
         jsonrpc: "2.0",
         id: 1,
         method: "tools/call",
-        params: { name: "posts_create", arguments: { clientId: await companyOf(siteId), siteId, title: "Visit the roastery", blocks, coverImage: guide.coverImage } },
+        params: {
+          name: "posts_create",
+          arguments: {
+            clientId: await companyOf(siteId),
+            siteId,
+            title: "Visit the roastery",
+            blocks,
+            coverImage: guide.coverImage,
+          },
+        },
       }),
     });
     const body: any = await res.json();

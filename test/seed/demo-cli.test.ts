@@ -13,7 +13,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function plinth(...args: string[]) {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("PLINTH_")));
-  const r = Bun.spawnSync([process.execPath, join(import.meta.dir, "../../src/main.ts"), ...args], { env, stdout: "pipe", stderr: "pipe" });
+  const r = Bun.spawnSync([process.execPath, join(import.meta.dir, "../../src/main.ts"), ...args], {
+    env,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   return { code: r.exitCode, out: r.stdout.toString(), err: r.stderr.toString() };
 }
 
@@ -26,8 +30,12 @@ describe("plinth seed --demo", () => {
     const [, mcpKey] = /MCP key: (svc_mcp_[0-9a-f]{64})\n/.exec(r.out)!;
     expect(r.out).toMatch(/Portal: demo@plinth\.dev \/ demo-[0-9a-f]{16}\n/);
     const db = new Database(join(dir, "plinth.sqlite"), { readonly: true });
-    expect(db.query("SELECT site_id FROM rest_keys WHERE secret_hash = ?").get(sha256Hex(restKey!))).toEqual({ site_id: Number(siteId) });
-    expect(db.query("SELECT count(*) AS n FROM mcp_keys WHERE secret_hash = ?").get(sha256Hex(mcpKey!))).toEqual({ n: 1 });
+    expect(db.query("SELECT site_id FROM rest_keys WHERE secret_hash = ?").get(sha256Hex(restKey!))).toEqual({
+      site_id: Number(siteId),
+    });
+    expect(db.query("SELECT count(*) AS n FROM mcp_keys WHERE secret_hash = ?").get(sha256Hex(mcpKey!))).toEqual({
+      n: 1,
+    });
     db.close();
   });
 
@@ -55,7 +63,11 @@ describe("plinth seed --demo", () => {
   test("a second run refuses, exits non-zero and changes nothing", () => {
     const count = () => {
       const db = new Database(join(dir, "plinth.sqlite"), { readonly: true });
-      const n = db.query("SELECT (SELECT count(*) FROM sites) AS sites, (SELECT count(*) FROM posts) AS posts, (SELECT count(*) FROM users) AS users").get();
+      const n = db
+        .query(
+          "SELECT (SELECT count(*) FROM sites) AS sites, (SELECT count(*) FROM posts) AS posts, (SELECT count(*) FROM users) AS users",
+        )
+        .get();
       db.close();
       return n;
     };

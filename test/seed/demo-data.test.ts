@@ -36,7 +36,14 @@ async function freshDeps(): Promise<Deps> {
   dirs.push(dataDir);
   // The media store this run tests (the data dir on SQLite, the database on PostgreSQL, or S3).
   const config = { ...loadConfig({ "data-dir": dataDir }, {}), ...(await testMediaConfig(store.engine === "pg")) };
-  return { store, db: store.db, config, clock: new ManualClock(NOW), redis: null, blobs: openBlobStore({ config, store }) };
+  return {
+    store,
+    db: store.db,
+    config,
+    clock: new ManualClock(NOW),
+    redis: null,
+    blobs: openBlobStore({ config, store }),
+  };
 }
 
 /** Every key in a media store, sorted. */
@@ -137,9 +144,9 @@ describe("demo seed: sites and stores", () => {
 describe("demo seed: content", () => {
   test("at least 40 posts over page, blog and case-study, with drafts and spread dates", async () => {
     const rows = await deps.db
-              .select({ post: t.posts, type: t.postTypes.slug })
-              .from(t.posts)
-              .innerJoin(t.postTypes, eq(t.posts.postTypeId, t.postTypes.id));
+      .select({ post: t.posts, type: t.postTypes.slug })
+      .from(t.posts)
+      .innerJoin(t.postTypes, eq(t.posts.postTypeId, t.postTypes.id));
     expect(rows.length).toBeGreaterThanOrEqual(40);
     const store = rows.filter((r) => r.post.siteId === ids.store);
     expect(new Set(store.map((r) => r.type))).toEqual(new Set(["page", "blog", "case-study"]));
@@ -157,12 +164,16 @@ describe("demo seed: content", () => {
         expect(post.publishedAt).toBeNull();
       }
     }
-    const days = new Set(store.filter((r) => r.post.publishedAt).map((r) => Math.floor(r.post.publishedAt!.getTime() / 86_400_000)));
+    const days = new Set(
+      store.filter((r) => r.post.publishedAt).map((r) => Math.floor(r.post.publishedAt!.getTime() / 86_400_000)),
+    );
     expect(days.size).toBeGreaterThan(15);
     const times = store.filter((r) => r.post.publishedAt).map((r) => r.post.publishedAt!.getTime());
     expect(new Set(times).size).toBe(times.length);
     // A child page, SEO fields, noIndex and a title with a LIKE wildcard character.
-    expect(store.some((r) => r.post.parentPostId !== null && store.some((p) => p.post.id === r.post.parentPostId))).toBe(true);
+    expect(
+      store.some((r) => r.post.parentPostId !== null && store.some((p) => p.post.id === r.post.parentPostId)),
+    ).toBe(true);
     expect(store.some((r) => r.post.seoTitle && r.post.ogImage)).toBe(true);
     expect(store.some((r) => r.post.noIndex === true)).toBe(true);
     expect(store.some((r) => r.post.title.includes("%"))).toBe(true);
@@ -183,21 +194,34 @@ describe("demo seed: content", () => {
     expect(total / rows.length).toBeGreaterThan(3);
     // Between them the posts use every category of block.
     const cats = new Set<string>();
-    const walk = (bs: Block[]) => bs.forEach((b) => (cats.add(getBlockDefinition(b.type)!.category), walk(b.children ?? [])));
+    const walk = (bs: Block[]) =>
+      bs.forEach((b) => (cats.add(getBlockDefinition(b.type)!.category), walk(b.children ?? [])));
     for (const p of rows) walk(p.content!.blocks as Block[]);
     expect(cats).toEqual(new Set(["basic", "layout", "component", "media", "ecommerce"]));
   });
 
   test("store blocks in posts point at products and categories that exist", async () => {
-    const slugs = new Set((await deps.db.select({ s: t.products.slug }).from(t.products).where(eq(t.products.siteId, ids.store!))).map((r) => r.s));
-    const cats = new Set((await deps.db.select({ s: t.productCategories.slug }).from(t.productCategories).where(eq(t.productCategories.siteId, ids.store!))).map((r) => r.s));
+    const slugs = new Set(
+      (await deps.db.select({ s: t.products.slug }).from(t.products).where(eq(t.products.siteId, ids.store!))).map(
+        (r) => r.s,
+      ),
+    );
+    const cats = new Set(
+      (
+        await deps.db
+          .select({ s: t.productCategories.slug })
+          .from(t.productCategories)
+          .where(eq(t.productCategories.siteId, ids.store!))
+      ).map((r) => r.s),
+    );
     const posts = await deps.db.select().from(t.posts).where(eq(t.posts.siteId, ids.store!));
     let refs = 0;
     const walk = (bs: Block[]) =>
       bs.forEach((b) => {
-        if (typeof b.props.productSlug === "string") (refs++, expect(slugs.has(b.props.productSlug)).toBe(true));
-        for (const slug of (b.props.productSlugs as string[] | undefined) ?? []) (refs++, expect([slug, slugs.has(slug)]).toEqual([slug, true]));
-        if (typeof b.props.categorySlug === "string") (refs++, expect(cats.has(b.props.categorySlug)).toBe(true));
+        if (typeof b.props.productSlug === "string") refs++, expect(slugs.has(b.props.productSlug)).toBe(true);
+        for (const slug of (b.props.productSlugs as string[] | undefined) ?? [])
+          refs++, expect([slug, slugs.has(slug)]).toEqual([slug, true]);
+        if (typeof b.props.categorySlug === "string") refs++, expect(cats.has(b.props.categorySlug)).toBe(true);
         walk(b.children ?? []);
       });
     for (const p of posts) walk(p.content!.blocks as Block[]);
@@ -226,7 +250,8 @@ describe("demo seed: content", () => {
     const items = await deps.db.select().from(t.media).where(eq(t.media.siteId, ids.store!));
     expect(items.length).toBeGreaterThanOrEqual(30);
     const types = new Set(items.map((m) => m.mimeType));
-    for (const mt of ["image/jpeg", "image/png", "image/svg+xml", "video/mp4", "application/pdf"]) expect(types.has(mt)).toBe(true);
+    for (const mt of ["image/jpeg", "image/png", "image/svg+xml", "video/mp4", "application/pdf"])
+      expect(types.has(mt)).toBe(true);
     for (const m of items) {
       if (m.mimeType.startsWith("image/") || m.mimeType.startsWith("video/")) {
         expect(m.width).toBeGreaterThan(0);
@@ -244,7 +269,13 @@ describe("demo seed: content", () => {
   test("every media item is a stored file, named, sized and thumbnailed as an upload would be", async () => {
     const items = await deps.db.select().from(t.media);
     const onDisk = new Set(await storedKeys(deps));
-    const EXT: Record<string, string> = { "image/jpeg": "jpg", "image/png": "png", "image/svg+xml": "svg", "video/mp4": "mp4", "application/pdf": "pdf" };
+    const EXT: Record<string, string> = {
+      "image/jpeg": "jpg",
+      "image/png": "png",
+      "image/svg+xml": "svg",
+      "video/mp4": "mp4",
+      "application/pdf": "pdf",
+    };
     const expectedFiles = new Set<string>();
     for (const m of items) {
       // The upload's shapes: <siteId>/<24 hex>.<ext>, served at /media/<key> (relative: immune to public URL changes).
@@ -280,16 +311,30 @@ describe("demo seed: content", () => {
   test("every media reference in the data is a stored file's URL; no placeholder is left", async () => {
     const mediaRows = await deps.db.select().from(t.media);
     const known = new Set(mediaRows.flatMap((m) => [m.url, m.thumbnailUrl]).filter(Boolean));
-    const tables = ["posts", "product_images", "product_variants", "product_categories", "brand_profiles", "nav_items", "block_templates"];
-    const dump = (await mapSeq(tables, async (tb) => JSON.stringify(await rows(deps, `SELECT * FROM ${tb}`)))).join("\n");
+    const tables = [
+      "posts",
+      "product_images",
+      "product_variants",
+      "product_categories",
+      "brand_profiles",
+      "nav_items",
+      "block_templates",
+    ];
+    const dump = (await mapSeq(tables, async (tb) => JSON.stringify(await rows(deps, `SELECT * FROM ${tb}`)))).join(
+      "\n",
+    );
     expect(dump).not.toContain("/media/demo/");
     const refs = [...dump.matchAll(/\/media\/[^"\\\s)]+/g)].map((m) => m[0]);
     expect(refs.length).toBeGreaterThan(60);
     for (const r of refs) expect(known.has(r)).toBe(true);
     // Each kind of holder shows at least one file.
-    const b = (await deps.db.select().from(t.brandProfiles).where(eq(t.brandProfiles.siteId, ids.store!)).limit(1))[0]!.data as Record<string, string>;
-    for (const k of ["logoUrl", "logoSquareUrl", "logoRectUrl", "logoIconUrl", "faviconUrl", "ogImageUrl"]) expect(known.has(b[k]!)).toBe(true);
-    expect((await deps.db.select().from(t.navItems)).some((n) => n.featuredImage && known.has(n.featuredImage))).toBe(true);
+    const b = (await deps.db.select().from(t.brandProfiles).where(eq(t.brandProfiles.siteId, ids.store!)).limit(1))[0]!
+      .data as Record<string, string>;
+    for (const k of ["logoUrl", "logoSquareUrl", "logoRectUrl", "logoIconUrl", "faviconUrl", "ogImageUrl"])
+      expect(known.has(b[k]!)).toBe(true);
+    expect((await deps.db.select().from(t.navItems)).some((n) => n.featuredImage && known.has(n.featuredImage))).toBe(
+      true,
+    );
     expect((await deps.db.select().from(t.productVariants)).some((v) => v.image && known.has(v.image))).toBe(true);
     expect((await deps.db.select().from(t.productCategories)).some((c) => c.image && known.has(c.image))).toBe(true);
     const posts = await deps.db.select().from(t.posts);
@@ -309,7 +354,7 @@ describe("demo seed: content", () => {
         }
         walk(b.children ?? []);
       });
-    for (const p of (await deps.db.select().from(t.posts))) walk(p.content!.blocks as Block[]);
+    for (const p of await deps.db.select().from(t.posts)) walk(p.content!.blocks as Block[]);
     expect(sized).toBeGreaterThan(4);
   });
 });
@@ -409,7 +454,12 @@ describe("demo seed: store", () => {
     const ruleIds = new Set((await deps.db.select().from(t.bulkPricingRules)).map((r) => r.id));
     expect(storeItems.filter((l) => l.bulkRule).every((l) => ruleIds.has(l.bulkRule!.id))).toBe(true);
     expect(storeItems.some((l) => l.bulkRule)).toBe(true);
-    for (const o of orders.filter((o) => o.discountId)) expect([o.discountCode, o.discountKind, o.discountAmount]).toEqual([expect.any(String), expect.any(String), expect.any(Number)]);
+    for (const o of orders.filter((o) => o.discountId))
+      expect([o.discountCode, o.discountKind, o.discountAmount]).toEqual([
+        expect.any(String),
+        expect.any(String),
+        expect.any(Number),
+      ]);
     expect((await deps.db.select().from(t.customers)).length).toBeGreaterThanOrEqual(3);
     const discounts = await deps.db.select().from(t.discounts);
     expect(new Set(discounts.map((d) => d.kind))).toEqual(new Set(["percent", "fixed"]));
@@ -424,24 +474,78 @@ describe("demo seed: store", () => {
 
 describe("demo seed: branding, navigation, services", () => {
   test("the store site has the full Branding object", async () => {
-    const b = (await deps.db.select().from(t.brandProfiles).where(eq(t.brandProfiles.siteId, ids.store!)).limit(1))[0]!.data as any;
-    for (const k of ["primaryColor", "secondaryColor", "accentColor", "backgroundColor", "textColor", "navBackground", "navTextColor", "linkColor", "linkHoverColor"])
+    const b = (await deps.db.select().from(t.brandProfiles).where(eq(t.brandProfiles.siteId, ids.store!)).limit(1))[0]!
+      .data as any;
+    for (const k of [
+      "primaryColor",
+      "secondaryColor",
+      "accentColor",
+      "backgroundColor",
+      "textColor",
+      "navBackground",
+      "navTextColor",
+      "linkColor",
+      "linkHoverColor",
+    ])
       expect(b[k]).toMatch(HEX);
-    for (const k of ["headingFont", "bodyFont", "logoUrl", "logoSquareUrl", "logoRectUrl", "logoIconUrl", "logoText", "logoAlt", "navTemplate", "navPosition", "borderRadius", "faviconUrl", "ogImageUrl"])
+    for (const k of [
+      "headingFont",
+      "bodyFont",
+      "logoUrl",
+      "logoSquareUrl",
+      "logoRectUrl",
+      "logoIconUrl",
+      "logoText",
+      "logoAlt",
+      "navTemplate",
+      "navPosition",
+      "borderRadius",
+      "faviconUrl",
+      "ogImageUrl",
+    ])
       expect(typeof b[k]).toBe("string");
-    expect(Object.keys(b.buttonStyle).sort()).toEqual(["borderRadius", "primaryBg", "primaryHoverBg", "primaryText", "secondaryBg", "secondaryHoverBg", "secondaryText", "variant"]);
+    expect(Object.keys(b.buttonStyle).sort()).toEqual([
+      "borderRadius",
+      "primaryBg",
+      "primaryHoverBg",
+      "primaryText",
+      "secondaryBg",
+      "secondaryHoverBg",
+      "secondaryText",
+      "variant",
+    ]);
     expect(b.buttonPresets.length).toBeGreaterThanOrEqual(2);
     for (const p of b.buttonPresets) {
       expect(p.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
-      for (const k of ["name", "backgroundColor", "color", "borderRadius", "fontWeight", "textTransform", "paddingX", "paddingY"]) expect(typeof p[k]).toBe("string");
+      for (const k of [
+        "name",
+        "backgroundColor",
+        "color",
+        "borderRadius",
+        "fontWeight",
+        "textTransform",
+        "paddingX",
+        "paddingY",
+      ])
+        expect(typeof p[k]).toBe("string");
     }
     expect(Object.keys(b.typography).sort()).toEqual(["body", "h1", "h2", "h3", "h4", "h5", "h6"]);
-    for (const v of Object.values(b.typography) as any[]) expect(Object.keys(v).sort()).toEqual(["font", "letterSpacing", "lineHeight", "size", "weight"]);
-    expect(Object.keys(b.darkMode).sort()).toEqual(["backgroundColor", "navBackground", "navTextColor", "primaryColor", "textColor"]);
+    for (const v of Object.values(b.typography) as any[])
+      expect(Object.keys(v).sort()).toEqual(["font", "letterSpacing", "lineHeight", "size", "weight"]);
+    expect(Object.keys(b.darkMode).sort()).toEqual([
+      "backgroundColor",
+      "navBackground",
+      "navTextColor",
+      "primaryColor",
+      "textColor",
+    ]);
     // Every value in the whole object is a string (the spec's Branding has no other leaf type).
     const leaves = (o: unknown): unknown[] => (o && typeof o === "object" ? Object.values(o).flatMap(leaves) : [o]);
     expect(leaves(b).every((x) => typeof x === "string")).toBe(true);
-    expect((await deps.db.select().from(t.brandMessaging).where(eq(t.brandMessaging.siteId, ids.store!)).limit(1))[0]!.tagline).toBeTruthy();
+    expect(
+      (await deps.db.select().from(t.brandMessaging).where(eq(t.brandMessaging.siteId, ids.store!)).limit(1))[0]!
+        .tagline,
+    ).toBeTruthy();
     // Preset ids are stable across seeds (not random).
     expect(b.buttonPresets[0].id).toBe("3f1c2a8e-6b4d-4c1e-9a7f-2d5e8b1c0a11");
   });
@@ -463,12 +567,21 @@ describe("demo seed: branding, navigation, services", () => {
   });
 
   test("each company has a service catalogue", async () => {
-    for (const c of (await deps.db.select().from(t.companies))) {
+    for (const c of await deps.db.select().from(t.companies)) {
       const rows = await deps.db.select().from(t.serviceCatalog).where(eq(t.serviceCatalog.companyId, c.id));
       expect(rows.length).toBeGreaterThanOrEqual(2);
     }
-    expect((await deps.db.select().from(t.serviceCatalog).where(and(eq(t.serviceCatalog.active, false)))).length).toBeGreaterThan(0);
-    expect((await deps.db.select().from(t.serviceCatalog).where(isNull(t.serviceCatalog.priceCents))).length).toBeGreaterThan(0);
+    expect(
+      (
+        await deps.db
+          .select()
+          .from(t.serviceCatalog)
+          .where(and(eq(t.serviceCatalog.active, false)))
+      ).length,
+    ).toBeGreaterThan(0);
+    expect(
+      (await deps.db.select().from(t.serviceCatalog).where(isNull(t.serviceCatalog.priceCents))).length,
+    ).toBeGreaterThan(0);
   });
 });
 
@@ -478,7 +591,17 @@ describe("demo seed: behaviour", () => {
     const c2 = await seedDemo(other);
     expect(c2.restKey).not.toBe(creds.restKey);
     expect(c2.mcpKey).not.toBe(creds.mcpKey);
-    for (const table of ["posts", "media", "products", "product_variants", "bulk_pricing_rules", "nav_items", "brand_profiles", "orders", "product_categories"]) {
+    for (const table of [
+      "posts",
+      "media",
+      "products",
+      "product_variants",
+      "bulk_pricing_rules",
+      "nav_items",
+      "brand_profiles",
+      "orders",
+      "product_categories",
+    ]) {
       const dump = async (d: Deps) => JSON.stringify(await rows(d, `SELECT * FROM ${table} ORDER BY 1`));
       expect(await dump(other)).toBe(await dump(deps));
     }
@@ -489,7 +612,9 @@ describe("demo seed: behaviour", () => {
     // Refused: a store with a site already.
     const busy = await freshDeps();
     const company = (await busy.db.insert(t.companies).values({ name: "Someone else", createdAt: NOW }).returning())[0];
-    await busy.db.insert(t.sites).values({ companyId: company.id, name: "Theirs", subdomain: "theirs", createdAt: NOW, updatedAt: NOW });
+    await busy.db
+      .insert(t.sites)
+      .values({ companyId: company.id, name: "Theirs", subdomain: "theirs", createdAt: NOW, updatedAt: NOW });
     await expect(seedDemo(busy)).rejects.toThrow("already has sites");
     expect(filesUnder(busy.config.dataDir)).toEqual([]);
     expect(await storedKeys(busy)).toEqual([]);

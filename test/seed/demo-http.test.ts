@@ -35,12 +35,21 @@ const v1 = (site: number | null, path: string) => `/api/v1/sites/${site}${path}`
 
 describe("demo over REST", () => {
   test("the printed REST key reads the store site's published posts, not drafts", async () => {
-    const published = await s.deps.db.select().from(t.posts).where(and(eq(t.posts.siteId, ids.store!), eq(t.posts.published, true)));
+    const published = await s.deps.db
+      .select()
+      .from(t.posts)
+      .where(and(eq(t.posts.siteId, ids.store!), eq(t.posts.published, true)));
     const r = await api.keyed(v1(ids.store, "/posts"), key);
     expect(r.status).toBe(200);
     expect(r.body.pagination).toEqual({ limit: 20, offset: 0, total: published.length });
     expect(r.body.data).toHaveLength(20);
-    const draft = (await s.deps.db.select().from(t.posts).where(and(eq(t.posts.siteId, ids.store!), eq(t.posts.published, false))).limit(1))[0]!;
+    const draft = (
+      await s.deps.db
+        .select()
+        .from(t.posts)
+        .where(and(eq(t.posts.siteId, ids.store!), eq(t.posts.published, false)))
+        .limit(1)
+    )[0]!;
     expectError(await api.keyed(v1(ids.store, `/posts/${draft.slug}`), key), 404, "Not found");
   });
 
@@ -82,7 +91,10 @@ describe("demo over REST", () => {
   });
 
   test("products: only active ones, active variants, both kinds of bulk pricing", async () => {
-    const active = await s.deps.db.select().from(t.products).where(and(eq(t.products.siteId, ids.store!), eq(t.products.status, "active")));
+    const active = await s.deps.db
+      .select()
+      .from(t.products)
+      .where(and(eq(t.products.siteId, ids.store!), eq(t.products.status, "active")));
     const list = await api.keyed(v1(ids.store, "/products?limit=100"), key);
     expect(list.body.pagination.total).toBe(active.length);
     expect(list.body.data.some((p: any) => p.slug === "panama-geisha-lot-7")).toBe(false);
@@ -128,11 +140,22 @@ describe("demo media files over HTTP", () => {
   /** What the server must answer for a URL: the row it belongs to, and whether it is the row's thumbnail. */
   function expectationsFor(url: string, rows: Row[]) {
     const original = rows.find((r) => r.url === url);
-    if (original) return { row: original, mime: original.mimeType, size: [original.width, original.height] as const, bytes: original.sizeBytes };
+    if (original)
+      return {
+        row: original,
+        mime: original.mimeType,
+        size: [original.width, original.height] as const,
+        bytes: original.sizeBytes,
+      };
     const owner = rows.find((r) => r.thumbnailUrl === url);
     if (!owner) throw new Error(`${url} belongs to no media row`);
     const fit = fitWithin(owner.width!, owner.height!);
-    return { row: owner, mime: TYPE_BY_EXT[url.split(".").pop()!]!, size: [fit.width, fit.height] as const, bytes: null };
+    return {
+      row: owner,
+      mime: TYPE_BY_EXT[url.split(".").pop()!]!,
+      size: [fit.width, fit.height] as const,
+      bytes: null,
+    };
   }
 
   async function fetchFile(url: string) {
@@ -143,8 +166,18 @@ describe("demo media files over HTTP", () => {
   test("every file the demo refers to, anywhere, is served with its type, size and real pixel dimensions", async () => {
     const mediaRows = await s.deps.db.select().from(t.media);
     // Everywhere a URL can sit: media rows, posts (cover, og, block content), products, variants, categories, branding, navigation.
-    const tables = ["media", "posts", "product_images", "product_variants", "product_categories", "brand_profiles", "nav_items"];
-    const text = (await mapSeq(tables, async (tb) => JSON.stringify(await rows(s.deps, `SELECT * FROM ${tb}`)))).join("\n");
+    const tables = [
+      "media",
+      "posts",
+      "product_images",
+      "product_variants",
+      "product_categories",
+      "brand_profiles",
+      "nav_items",
+    ];
+    const text = (await mapSeq(tables, async (tb) => JSON.stringify(await rows(s.deps, `SELECT * FROM ${tb}`)))).join(
+      "\n",
+    );
     const urls = [...new Set([...text.matchAll(/\/media\/[^"\\\s)]+/g)].map((m) => m[0]))].sort();
     expect(urls.length).toBeGreaterThan(70); // 42 files, their thumbnails and poster frames
     for (const url of urls) {
@@ -178,7 +211,12 @@ describe("demo media files over HTTP", () => {
     const b = (await api.get(v1(ids.store, "/branding"))).body.data;
     got.push(b.logoUrl, b.logoSquareUrl, b.faviconUrl, b.ogImageUrl);
     const nav = (await api.get(v1(ids.store, "/navigation"))).body.data;
-    got.push(...nav.flatMap((n: any) => n.children).filter((n: any) => n.featuredImage).map((n: any) => n.featuredImage));
+    got.push(
+      ...nav
+        .flatMap((n: any) => n.children)
+        .filter((n: any) => n.featuredImage)
+        .map((n: any) => n.featuredImage),
+    );
     // Absolute, so a renderer on another host can load them (the rows hold /media/… paths).
     expect(got.filter((u) => !(typeof u === "string" && u.startsWith(`${s.config.publicUrl}/media/`)))).toEqual([]);
     expect(new Set(got).size).toBeGreaterThan(60);
@@ -193,7 +231,11 @@ describe("demo over MCP", () => {
   test("the printed MCP key's whoami reaches both companies with the demo user's roles", async () => {
     const res = await fetch(`${s.url}/api/mcp`, {
       method: "POST",
-      headers: { Authorization: `Bearer ${s.demo!.mcpKey}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+      headers: {
+        Authorization: `Bearer ${s.demo!.mcpKey}`,
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+      },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "whoami", arguments: {} } }),
     });
     expect(res.status).toBe(200);

@@ -18,7 +18,11 @@ let printedDefault: { id: number; name: string };
 async function tool(name: string, args: Record<string, unknown>) {
   const r = await fetch(`${c.url}/api/mcp`, {
     method: "POST",
-    headers: { Authorization: `Bearer ${mcpKey}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+    headers: {
+      Authorization: `Bearer ${mcpKey}`,
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+    },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }),
   });
   expect(r.status).toBe(200);
@@ -42,7 +46,9 @@ afterAll(async () => {
 });
 
 test("the printed REST key reads its site", async () => {
-  const r = await fetch(`${c.url}/api/v1/sites/${siteId}/posts?limit=5`, { headers: { Authorization: `Bearer ${restKey}` } });
+  const r = await fetch(`${c.url}/api/v1/sites/${siteId}/posts?limit=5`, {
+    headers: { Authorization: `Bearer ${restKey}` },
+  });
   expect(r.status).toBe(200);
   expect(((await r.json()) as { data: unknown[] }).data.length).toBe(5);
 });
@@ -60,7 +66,9 @@ test("the printed MCP key's default company is the one printed, and owns the RES
   // A read tool on that site with the default company: the same posts REST serves.
   const posts = await tool("posts_list", { clientId: who.data.defaultClientId, siteId, status: "published", limit: 3 });
   expect(posts.isError).toBe(false);
-  const viaRest = (await (await fetch(`${c.url}/api/v1/sites/${siteId}/posts?limit=100`, { headers: { Authorization: `Bearer ${restKey}` } })).json()) as {
+  const viaRest = (await (
+    await fetch(`${c.url}/api/v1/sites/${siteId}/posts?limit=100`, { headers: { Authorization: `Bearer ${restKey}` } })
+  ).json()) as {
     data: { slug: string }[];
   };
   for (const p of posts.data.items as { slug: string }[]) expect(viaRest.data.map((x) => x.slug)).toContain(p.slug);
@@ -72,5 +80,6 @@ test("the demo key reaches two companies, so a call without clientId is refused 
   const bare = await tool("sites_list", {});
   expect(bare.isError).toBe(true);
   expect(bare.text).toContain("clientId is required");
-  for (const client of who.data.clients as { id: number; company: string }[]) expect(bare.text).toContain(`${client.id} "${client.company}"`);
+  for (const client of who.data.clients as { id: number; company: string }[])
+    expect(bare.text).toContain(`${client.id} "${client.company}"`);
 });

@@ -61,7 +61,8 @@ export function readMp4(b: Uint8Array): Facts {
   const stbl = child(b, child(b, mdia, "minf"), "stbl");
   const stsd = child(b, stbl, "stsd");
   const avc1 = child(b, stsd, "avc1", 8);
-  if (v.getUint16(avc1.body + 24) !== width || v.getUint16(avc1.body + 26) !== height) throw new Error("MP4: sample entry size differs from the track's");
+  if (v.getUint16(avc1.body + 24) !== width || v.getUint16(avc1.body + 26) !== height)
+    throw new Error("MP4: sample entry size differs from the track's");
   child(b, avc1, "avcC", 78);
   const stsz = child(b, stbl, "stsz");
   const frames = v.getUint32(stsz.body + 8);
@@ -69,7 +70,8 @@ export function readMp4(b: Uint8Array): Facts {
   for (let i = 0; i < frames; i++) total += v.getUint32(stsz.body + 12 + i * 4);
   const stco = child(b, stbl, "stco");
   const offset = v.getUint32(stco.body + 8);
-  if (offset !== mdat.body || offset + total !== mdat.end) throw new Error("MP4: the sample table does not cover mdat exactly");
+  if (offset !== mdat.body || offset + total !== mdat.end)
+    throw new Error("MP4: the sample table does not cover mdat exactly");
   return { width, height, duration, frames };
 }
 
@@ -81,10 +83,14 @@ export function checkPdf(b: Uint8Array): { pages: number } {
   const xref = Number(/startxref\s+(\d+)\s+%%EOF\s*$/.exec(s)?.[1]);
   if (!s.startsWith("xref", xref)) throw new Error("PDF: startxref does not point at the xref table");
   const [, first, count] = /^xref\s+(\d+) (\d+)\s/.exec(s.slice(xref))!.map(Number) as [number, number, number];
-  const entries = s.slice(xref).split("\n").slice(2, 2 + count);
+  const entries = s
+    .slice(xref)
+    .split("\n")
+    .slice(2, 2 + count);
   entries.forEach((e, i) => {
     const [off, , kind] = e.trim().split(" ");
-    if (kind === "n" && !s.startsWith(`${first + i} 0 obj`, Number(off))) throw new Error(`PDF: xref entry ${first + i} points at the wrong place`);
+    if (kind === "n" && !s.startsWith(`${first + i} 0 obj`, Number(off)))
+      throw new Error(`PDF: xref entry ${first + i} points at the wrong place`);
   });
   return { pages: (s.match(/\/Type \/Page\b/g) ?? []).length };
 }

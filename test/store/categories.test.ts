@@ -58,8 +58,12 @@ describe("categories through the tools", () => {
       ["Home", 1, 2],
     ]);
     expect((await call("product_categories_create", { siteId: w.siteId, name: "Home" })).slug).toBe("home-2");
-    expect((await errorOf(() => call("product_categories_create", { siteId: w.siteId, name: "X", slug: "home" }))).code).toBe("conflict");
-    expect((await errorOf(() => call("product_categories_create", { siteId: w.siteId, name: "X", parentId: 999999 }))).code).toBe("validation");
+    expect(
+      (await errorOf(() => call("product_categories_create", { siteId: w.siteId, name: "X", slug: "home" }))).code,
+    ).toBe("conflict");
+    expect(
+      (await errorOf(() => call("product_categories_create", { siteId: w.siteId, name: "X", parentId: 999999 }))).code,
+    ).toBe("validation");
   });
 
   test("moving under itself or a descendant is refused as a cycle", async () => {
@@ -86,43 +90,67 @@ describe("categories through the tools", () => {
     const reversed = [...top].reverse();
     await call("product_categories_reorder", { siteId: w.siteId, parentId: null, orderedIds: reversed });
     expect((await list()).filter((r) => r.parentId === null).map((r) => r.id)).toEqual(reversed);
-    const missing = await errorOf(() => call("product_categories_reorder", { siteId: w.siteId, parentId: null, orderedIds: reversed.slice(1) }));
+    const missing = await errorOf(() =>
+      call("product_categories_reorder", { siteId: w.siteId, parentId: null, orderedIds: reversed.slice(1) }),
+    );
     expect(missing.message).toContain("Missing");
-    const foreign = await errorOf(() => call("product_categories_reorder", { siteId: w.siteId, parentId: null, orderedIds: [...reversed, tees] }));
+    const foreign = await errorOf(() =>
+      call("product_categories_reorder", { siteId: w.siteId, parentId: null, orderedIds: [...reversed, tees] }),
+    );
     expect(foreign.message).toContain(`Not children there: ${tees}`);
-    const twice = await errorOf(() => call("product_categories_reorder", { siteId: w.siteId, parentId: null, orderedIds: [...reversed, reversed[0]] }));
+    const twice = await errorOf(() =>
+      call("product_categories_reorder", { siteId: w.siteId, parentId: null, orderedIds: [...reversed, reversed[0]] }),
+    );
     expect(twice.message).toContain("twice");
   });
 
   test("deactivation hides the subtree; activation needs an active parent", async () => {
     const r = await call("product_categories_update", { siteId: w.siteId, id: shirts, active: false });
     expect(r.alsoDeactivated).toEqual([tees]);
-    expect((await call("product_categories_list", { siteId: w.siteId, includeInactive: false })).items.some((c: any) => c.id === tees)).toBe(false);
+    expect(
+      (await call("product_categories_list", { siteId: w.siteId, includeInactive: false })).items.some(
+        (c: any) => c.id === tees,
+      ),
+    ).toBe(false);
     const e = await errorOf(() => call("product_categories_update", { siteId: w.siteId, id: tees, active: true }));
     expect(e.code).toBe("conflict");
     // An active category cannot move under the inactive one.
-    expect((await errorOf(() => call("product_categories_move", { siteId: w.siteId, id: home, parentId: shirts }))).code).toBe("conflict");
+    expect(
+      (await errorOf(() => call("product_categories_move", { siteId: w.siteId, id: home, parentId: shirts }))).code,
+    ).toBe("conflict");
     await call("product_categories_update", { siteId: w.siteId, id: shirts, active: true });
     await call("product_categories_update", { siteId: w.siteId, id: tees, active: true, name: "T-shirts" });
     expect((await list()).find((c) => c.id === tees)).toMatchObject({ active: true, name: "T-shirts", slug: "tees" });
   });
 
   test("productCount counts active products live; delete uncategorizes them", async () => {
-    const a = await call("products_create", { siteId: w.siteId, name: "A", price: 1, categoryId: tees, status: "active" });
+    const a = await call("products_create", {
+      siteId: w.siteId,
+      name: "A",
+      price: 1,
+      categoryId: tees,
+      status: "active",
+    });
     await call("products_create", { siteId: w.siteId, name: "B", price: 1, categoryId: tees });
     expect((await list()).find((c) => c.id === tees)).toMatchObject({ productCount: 1, totalProducts: 2 });
     await approveHeld(w, await call("products_set_status", { siteId: w.siteId, id: a.id, status: "inactive" }));
     expect((await list()).find((c) => c.id === tees)).toMatchObject({ productCount: 0, totalProducts: 2 });
     const parent = await errorOf(() => call("product_categories_delete", { siteId: w.siteId, id: shirts }));
     expect(parent.message).toContain("subcategories");
-    expect(await call("product_categories_delete", { siteId: w.siteId, id: tees })).toMatchObject({ status: "deleted", productsUncategorized: 2 });
+    expect(await call("product_categories_delete", { siteId: w.siteId, id: tees })).toMatchObject({
+      status: "deleted",
+      productsUncategorized: 2,
+    });
     expect((await call("products_get", { siteId: w.siteId, id: a.id })).category).toBeNull();
   });
 
   test("the depth limit holds through create", async () => {
     let parent: number | null = null;
-    for (let i = 0; i < 6; i++) parent = (await call("product_categories_create", { siteId: w.site2Id, name: `L${i}`, parentId: parent })).id;
-    const e = await errorOf(() => call("product_categories_create", { siteId: w.site2Id, name: "L7", parentId: parent }));
+    for (let i = 0; i < 6; i++)
+      parent = (await call("product_categories_create", { siteId: w.site2Id, name: `L${i}`, parentId: parent })).id;
+    const e = await errorOf(() =>
+      call("product_categories_create", { siteId: w.site2Id, name: "L7", parentId: parent }),
+    );
     expect(e.message).toContain("6 levels");
   });
 });

@@ -40,7 +40,10 @@ beforeAll(async () => {
       name: "Shirt",
       price: 1500,
       options: [{ name: "Size", values: ["S", "M"] }],
-      variants: [{ options: { Size: "S" }, sku: "SH-S" }, { options: { Size: "M" }, price: 1700 }],
+      variants: [
+        { options: { Size: "S" }, sku: "SH-S" },
+        { options: { Size: "M" }, price: 1700 },
+      ],
     })
   ).id;
   const p = await call("products_get", { siteId: w.siteId, id: shirt });
@@ -54,7 +57,16 @@ beforeAll(async () => {
     ],
   });
   await call("products_set_status", { siteId: w.siteId, id: shirt, status: "active" });
-  tracked = (await call("products_create", { siteId: w.siteId, name: "Lamp", price: 12345, trackInventory: true, quantity: 5, status: "active" })).id;
+  tracked = (
+    await call("products_create", {
+      siteId: w.siteId,
+      name: "Lamp",
+      price: 12345,
+      trackInventory: true,
+      quantity: 5,
+      status: "active",
+    })
+  ).id;
 });
 afterAll(() => w.close());
 
@@ -80,7 +92,10 @@ describe("orders_create pricing", () => {
 
   test("the M variant below its own tier falls back to the product-wide rule", async () => {
     // 4 × M: own rule starts at 5, product-wide 3+ applies: 1700 × 0.95 = 1615; × 4 = 6460
-    const o = await call("orders_create", { siteId: w.siteId, items: [{ productId: shirt, variantId: shirtM, quantity: 4 }] });
+    const o = await call("orders_create", {
+      siteId: w.siteId,
+      items: [{ productId: shirt, variantId: shirtM, quantity: 4 }],
+    });
     expect(o.items[0]).toMatchObject({ unitPrice: 1615, lineTotal: 6460 });
     expect(o.total).toBe(6460);
   });
@@ -91,7 +106,10 @@ describe("orders_create pricing", () => {
     // 36500 × 12.5 % = 4562.5 → 4563; total 31937
     const o = await call("orders_create", {
       siteId: w.siteId,
-      items: [{ productId: mug, quantity: 50 }, { productId: shirt, variantId: shirtS, quantity: 1 }],
+      items: [
+        { productId: mug, quantity: 50 },
+        { productId: shirt, variantId: shirtS, quantity: 1 },
+      ],
       discountCode: "Spring-12",
     });
     expect(o).toMatchObject({ subtotal: 36500, discountCode: "SPRING-12", discountTotal: 4563, total: 31937 });
@@ -101,14 +119,30 @@ describe("orders_create pricing", () => {
   test("fixed discount with a minimum subtotal, a window and a usage limit", async () => {
     const start = new Date(w.clock.ms() + DAY_MS).toISOString();
     const end = new Date(w.clock.ms() + 3 * DAY_MS).toISOString();
-    const d = await call("discounts_create", { siteId: w.siteId, code: "TENOFF", kind: "fixed", amount: 1000, minSubtotal: 5000, startsAt: start, endsAt: end, usageLimit: 2 });
+    const d = await call("discounts_create", {
+      siteId: w.siteId,
+      code: "TENOFF",
+      kind: "fixed",
+      amount: 1000,
+      minSubtotal: 5000,
+      startsAt: start,
+      endsAt: end,
+      usageLimit: 2,
+    });
     const order = (extra: Record<string, unknown> = {}) =>
-      call("orders_create", { siteId: w.siteId, items: [{ productId: mug, quantity: 6 }], discountCode: "tenoff", ...extra }); // 999 × 6 = 5994
+      call("orders_create", {
+        siteId: w.siteId,
+        items: [{ productId: mug, quantity: 6 }],
+        discountCode: "tenoff",
+        ...extra,
+      }); // 999 × 6 = 5994
     expect((await errorOf(() => order())).message).toContain("is valid from");
     w.clock.advance(DAY_MS);
     const o1 = await order();
     expect(o1).toMatchObject({ subtotal: 5994, discountTotal: 1000, total: 4994 });
-    const small = await errorOf(() => call("orders_create", { siteId: w.siteId, items: [{ productId: mug, quantity: 1 }], discountCode: "TENOFF" }));
+    const small = await errorOf(() =>
+      call("orders_create", { siteId: w.siteId, items: [{ productId: mug, quantity: 1 }], discountCode: "TENOFF" }),
+    );
     expect(small.message).toContain("at least 5000");
     const o2 = await order();
     expect((await errorOf(() => order())).message).toContain("usage limit of 2");
@@ -127,7 +161,11 @@ describe("orders_create pricing", () => {
 
   test("a fixed discount larger than the order makes it free, not negative", async () => {
     await call("discounts_create", { siteId: w.siteId, code: "HUGE", kind: "fixed", amount: 1_000_000 });
-    const o = await call("orders_create", { siteId: w.siteId, items: [{ productId: mug, quantity: 1 }], discountCode: "HUGE" });
+    const o = await call("orders_create", {
+      siteId: w.siteId,
+      items: [{ productId: mug, quantity: 1 }],
+      discountCode: "HUGE",
+    });
     expect(o).toMatchObject({ subtotal: 999, discountTotal: 999, total: 0 });
   });
 
@@ -140,7 +178,14 @@ describe("orders_create pricing", () => {
       [[{ productId: 999999, quantity: 1 }], "not_found", "not found"],
       [[{ productId: mug, quantity: 0 }], "validation", "at least 1"],
       [[{ productId: mug, quantity: 2.5 }], "validation", "integer"],
-      [[{ productId: mug, quantity: 1 }, { productId: mug, quantity: 2 }], "validation", "repeats"],
+      [
+        [
+          { productId: mug, quantity: 1 },
+          { productId: mug, quantity: 2 },
+        ],
+        "validation",
+        "repeats",
+      ],
       [[], "validation", "at least one item"],
     ];
     for (const [items, code, msg] of cases) {
@@ -148,21 +193,40 @@ describe("orders_create pricing", () => {
       expect([e.code, e.message]).toEqual([code, expect.stringContaining(msg)]);
     }
     await call("product_variants_update", { siteId: w.siteId, id: shirtS, active: false });
-    expect((await errorOf(() => call("orders_create", { siteId: w.siteId, items: [{ productId: shirt, variantId: shirtS, quantity: 1 }] }))).message).toContain("inactive");
+    expect(
+      (
+        await errorOf(() =>
+          call("orders_create", { siteId: w.siteId, items: [{ productId: shirt, variantId: shirtS, quantity: 1 }] }),
+        )
+      ).message,
+    ).toContain("inactive");
     await call("product_variants_update", { siteId: w.siteId, id: shirtS, active: true });
     // Prices in the input are not accepted at all.
-    expect((await errorOf(() => call("orders_create", { siteId: w.siteId, items: [{ productId: mug, quantity: 1, unitPrice: 1 }] }))).code).toBe("validation");
+    expect(
+      (
+        await errorOf(() =>
+          call("orders_create", { siteId: w.siteId, items: [{ productId: mug, quantity: 1, unitPrice: 1 }] }),
+        )
+      ).code,
+    ).toBe("validation");
   });
 
   test("an order above the total cap is refused, not rounded", async () => {
-    const pricey = (await call("products_create", { siteId: w.siteId, name: "Jet", price: 10_000_000_000, status: "active" })).id;
-    const e = await errorOf(() => call("orders_create", { siteId: w.siteId, items: [{ productId: pricey, quantity: 1_000_000 }] }));
+    const pricey = (
+      await call("products_create", { siteId: w.siteId, name: "Jet", price: 10_000_000_000, status: "active" })
+    ).id;
+    const e = await errorOf(() =>
+      call("orders_create", { siteId: w.siteId, items: [{ productId: pricey, quantity: 1_000_000 }] }),
+    );
     expect(e.message).toContain("exceed the maximum");
   });
 
   test("a disabled store takes no orders", async () => {
     await call("store_settings_update", { siteId: w.siteId, enabled: false });
-    expect((await errorOf(() => call("orders_create", { siteId: w.siteId, items: [{ productId: mug, quantity: 1 }] }))).message).toContain("no enabled store");
+    expect(
+      (await errorOf(() => call("orders_create", { siteId: w.siteId, items: [{ productId: mug, quantity: 1 }] })))
+        .message,
+    ).toContain("no enabled store");
     await call("store_settings_update", { siteId: w.siteId, enabled: true });
   });
 });
@@ -171,26 +235,42 @@ describe("stock and lifecycle", () => {
   test("tracked stock is taken, refused when short, returned on cancel and on refund before fulfilment", async () => {
     const o1 = await call("orders_create", { siteId: w.siteId, items: [{ productId: tracked, quantity: 3 }] });
     expect(await stock(tracked)).toBe(2);
-    const short = await errorOf(() => call("orders_create", { siteId: w.siteId, items: [{ productId: tracked, quantity: 3 }, { productId: mug, quantity: 1 }] }));
+    const short = await errorOf(() =>
+      call("orders_create", {
+        siteId: w.siteId,
+        items: [
+          { productId: tracked, quantity: 3 },
+          { productId: mug, quantity: 1 },
+        ],
+      }),
+    );
     expect(short.code).toBe("conflict");
     expect(short.message).toContain('Insufficient stock for "Lamp": 3 requested, 2 available');
     expect(await stock(tracked)).toBe(2); // the refused order took nothing
     await call("orders_update_status", { siteId: w.siteId, id: o1.id, status: "cancelled" });
     expect(await stock(tracked)).toBe(5);
     // cancelled is final
-    expect((await errorOf(() => call("orders_update_status", { siteId: w.siteId, id: o1.id, status: "paid" }))).message).toContain("final");
+    expect(
+      (await errorOf(() => call("orders_update_status", { siteId: w.siteId, id: o1.id, status: "paid" }))).message,
+    ).toContain("final");
 
     const o2 = await call("orders_create", { siteId: w.siteId, items: [{ productId: tracked, quantity: 5 }] });
     expect(await stock(tracked)).toBe(0);
     await call("orders_update_status", { siteId: w.siteId, id: o2.id, status: "paid" });
-    expect(await call("orders_update_status", { siteId: w.siteId, id: o2.id, status: "refunded" })).toMatchObject({ restocked: true });
+    expect(await call("orders_update_status", { siteId: w.siteId, id: o2.id, status: "refunded" })).toMatchObject({
+      restocked: true,
+    });
     expect(await stock(tracked)).toBe(5);
 
     const o3 = await call("orders_create", { siteId: w.siteId, items: [{ productId: tracked, quantity: 2 }] });
     await call("orders_update_status", { siteId: w.siteId, id: o3.id, status: "paid" });
-    expect((await errorOf(() => call("orders_update_status", { siteId: w.siteId, id: o3.id, status: "cancelled" }))).message).toContain("Allowed from paid: fulfilled, refunded");
+    expect(
+      (await errorOf(() => call("orders_update_status", { siteId: w.siteId, id: o3.id, status: "cancelled" }))).message,
+    ).toContain("Allowed from paid: fulfilled, refunded");
     await call("orders_update_status", { siteId: w.siteId, id: o3.id, status: "fulfilled" });
-    expect(await call("orders_update_status", { siteId: w.siteId, id: o3.id, status: "refunded" })).toMatchObject({ restocked: false });
+    expect(await call("orders_update_status", { siteId: w.siteId, id: o3.id, status: "refunded" })).toMatchObject({
+      restocked: false,
+    });
     expect(await stock(tracked)).toBe(3);
   });
 
@@ -208,7 +288,13 @@ describe("stock and lifecycle", () => {
     await call("orders_create", { siteId: w.siteId, items: [{ productId: p.id, variantId: red.id, quantity: 2 }] });
     const again = await call("products_get", { siteId: w.siteId, id: p.id });
     expect(again.variants[0].quantity).toBe(0);
-    expect((await errorOf(() => call("orders_create", { siteId: w.siteId, items: [{ productId: p.id, variantId: blue.id, quantity: 1 }] }))).message).toContain("0 available");
+    expect(
+      (
+        await errorOf(() =>
+          call("orders_create", { siteId: w.siteId, items: [{ productId: p.id, variantId: blue.id, quantity: 1 }] }),
+        )
+      ).message,
+    ).toContain("0 available");
   });
 
   test("cancelling after the ordered variant was deleted does not put its stock on the product", async () => {
@@ -219,15 +305,27 @@ describe("stock and lifecycle", () => {
       trackInventory: true,
       quantity: 7,
       options: [{ name: "Colour", values: ["grey", "navy"] }],
-      variants: [{ options: { Colour: "grey" }, quantity: 4 }, { options: { Colour: "navy" }, quantity: 1 }],
+      variants: [
+        { options: { Colour: "grey" }, quantity: 4 },
+        { options: { Colour: "navy" }, quantity: 1 },
+      ],
       status: "active",
     });
     const [grey] = (await call("products_get", { siteId: w.siteId, id: p.id })).variants;
-    const o = await call("orders_create", { siteId: w.siteId, items: [{ productId: p.id, variantId: grey.id, quantity: 3 }] });
+    const o = await call("orders_create", {
+      siteId: w.siteId,
+      items: [{ productId: p.id, variantId: grey.id, quantity: 3 }],
+    });
     await call("product_variants_delete", { siteId: w.siteId, id: grey.id });
-    expect(await call("orders_update_status", { siteId: w.siteId, id: o.id, status: "cancelled" })).toMatchObject({ status: "cancelled" });
+    expect(await call("orders_update_status", { siteId: w.siteId, id: o.id, status: "cancelled" })).toMatchObject({
+      status: "cancelled",
+    });
     expect(await stock(p.id)).toBe(7);
-    expect((await call("orders_get", { siteId: w.siteId, id: o.id })).items[0]).toMatchObject({ variantId: null, name: "Scarf — grey", lineTotal: 2700 });
+    expect((await call("orders_get", { siteId: w.siteId, id: o.id })).items[0]).toMatchObject({
+      variantId: null,
+      name: "Scarf — grey",
+      lineTotal: 2700,
+    });
   });
 
   test("untracked products never run out", async () => {
@@ -252,16 +350,37 @@ describe("customers", () => {
   test("unique emails per site, case-insensitive; stats on get", async () => {
     const c = await call("customers_create", { siteId: w.siteId, email: "Bo@Example.com", name: "Bo" });
     expect(c.email).toBe("bo@example.com");
-    expect((await errorOf(() => call("customers_create", { siteId: w.siteId, email: "BO@example.com" }))).code).toBe("conflict");
-    expect((await errorOf(() => call("customers_create", { siteId: w.siteId, email: "not-an-email" }))).code).toBe("validation");
-    expect((await errorOf(() => call("customers_create", { siteId: w.siteId, email: "x@y.z", phone: "<script>" }))).code).toBe("validation");
-    const o = await call("orders_create", { siteId: w.siteId, customerId: c.id, items: [{ productId: mug, quantity: 2 }] });
+    expect((await errorOf(() => call("customers_create", { siteId: w.siteId, email: "BO@example.com" }))).code).toBe(
+      "conflict",
+    );
+    expect((await errorOf(() => call("customers_create", { siteId: w.siteId, email: "not-an-email" }))).code).toBe(
+      "validation",
+    );
+    expect(
+      (await errorOf(() => call("customers_create", { siteId: w.siteId, email: "x@y.z", phone: "<script>" }))).code,
+    ).toBe("validation");
+    const o = await call("orders_create", {
+      siteId: w.siteId,
+      customerId: c.id,
+      items: [{ productId: mug, quantity: 2 }],
+    });
     await call("orders_update_status", { siteId: w.siteId, id: o.id, status: "paid" });
     expect(await call("customers_get", { siteId: w.siteId, id: c.id })).toMatchObject({ orders: 1, totalSpent: 1998 });
     await call("customers_update", { siteId: w.siteId, id: c.id, name: null, phone: "+351 912 345 678" });
     const found = await call("customers_list", { siteId: w.siteId, search: "BO@" });
     expect(found.items).toEqual([expect.objectContaining({ id: c.id, name: null, phone: "+351 912 345 678" })]);
-    expect((await errorOf(() => call("orders_create", { siteId: w.siteId, customerId: c.id, customer: { email: "a@b.c" }, items: [{ productId: mug, quantity: 1 }] }))).code).toBe("validation");
+    expect(
+      (
+        await errorOf(() =>
+          call("orders_create", {
+            siteId: w.siteId,
+            customerId: c.id,
+            customer: { email: "a@b.c" },
+            items: [{ productId: mug, quantity: 1 }],
+          }),
+        )
+      ).code,
+    ).toBe("validation");
   });
 });
 
@@ -308,9 +427,22 @@ describe("orders record how each line was priced", () => {
       ],
       discountCode: "record15",
     });
-    const rule = (r: any) => ({ id: r.id, minQuantity: r.minQuantity, maxQuantity: r.maxQuantity, priceType: r.priceType, amount: r.amount });
+    const rule = (r: any) => ({
+      id: r.id,
+      minQuantity: r.minQuantity,
+      maxQuantity: r.maxQuantity,
+      priceType: r.priceType,
+      amount: r.amount,
+    });
     expect(o.items.map((l: any) => [l.name, l.quantity, l.listPrice, l.bulkRule, l.unitPrice, l.lineTotal])).toEqual([
-      ["Tumbler", 12, 999, { id: tumblerTier.id, minQuantity: 10, maxQuantity: 49, priceType: "percent_off", amount: 1000 }, 899, 10788],
+      [
+        "Tumbler",
+        12,
+        999,
+        { id: tumblerTier.id, minQuantity: 10, maxQuantity: 49, priceType: "percent_off", amount: 1000 },
+        899,
+        10788,
+      ],
       ["Tee — S", 3, 1500, rule(teeWide), 1425, 4275],
       ["Tee — M", 5, 1700, rule(teeM5), 1400, 7000],
       ["Coaster", 2, 450, null, 450, 900],
@@ -329,7 +461,11 @@ describe("orders record how each line was priced", () => {
     // Prices, tiers and the code change afterwards; the order still says what was charged and why.
     await call("products_update", { siteId: w.siteId, id: tumbler.id, price: 1099 });
     await call("product_variants_update", { siteId: w.siteId, id: teeM, price: 1900 });
-    await call("product_bulk_pricing_set", { siteId: w.siteId, productId: tumbler.id, rules: [{ minQuantity: 10, priceType: "fixed", amount: 850 }] });
+    await call("product_bulk_pricing_set", {
+      siteId: w.siteId,
+      productId: tumbler.id,
+      rules: [{ minQuantity: 10, priceType: "fixed", amount: 850 }],
+    });
     await call("product_bulk_pricing_set", { siteId: w.siteId, productId: tee.id, rules: [] });
     const code = (await call("discounts_list", { siteId: w.siteId })).items.find((d: any) => d.code === "RECORD15");
     await call("discounts_update", { siteId: w.siteId, id: code.id, amount: 500 });
@@ -347,25 +483,48 @@ describe("orders record how each line was priced", () => {
 describe("orders_update and orders_delete", () => {
   let coaster: number;
   beforeAll(async () => {
-    coaster = (await call("products_create", { siteId: w.siteId, name: "Cork coaster", price: 300, status: "active" })).id;
+    coaster = (await call("products_create", { siteId: w.siteId, name: "Cork coaster", price: 300, status: "active" }))
+      .id;
   });
   const audits = async (action: string, id: number) =>
-    (await w.deps.db.select().from(auditLog).where(eq(auditLog.entityId, id))).filter((a) => a.action === action && a.entityType === "order");
+    (await w.deps.db.select().from(auditLog).where(eq(auditLog.entityId, id))).filter(
+      (a) => a.action === action && a.entityType === "order",
+    );
 
   test("a pending order's notes and customer change; once paid they are refused", async () => {
-    const o = await call("orders_create", { siteId: w.siteId, customer: { email: "first@x.test" }, items: [{ productId: coaster, quantity: 1 }], notes: "Ring twice" });
+    const o = await call("orders_create", {
+      siteId: w.siteId,
+      customer: { email: "first@x.test" },
+      items: [{ productId: coaster, quantity: 1 }],
+      notes: "Ring twice",
+    });
     const first = o.customer;
-    expect(await call("orders_update", { siteId: w.siteId, id: o.id, notes: "Leave at the door" })).toEqual({ id: o.id, status: "pending", customer: first, notes: "Leave at the door" });
-    const byEmail = await call("orders_update", { siteId: w.siteId, id: o.id, customer: { email: "Second@X.test", name: "Sam" } });
+    expect(await call("orders_update", { siteId: w.siteId, id: o.id, notes: "Leave at the door" })).toEqual({
+      id: o.id,
+      status: "pending",
+      customer: first,
+      notes: "Leave at the door",
+    });
+    const byEmail = await call("orders_update", {
+      siteId: w.siteId,
+      id: o.id,
+      customer: { email: "Second@X.test", name: "Sam" },
+    });
     expect(byEmail.customer).toEqual({ id: expect.any(Number), email: "second@x.test", name: "Sam" });
     const third = await call("customers_create", { siteId: w.siteId, email: "third@x.test" });
-    expect(await call("orders_update", { siteId: w.siteId, id: o.id, customerId: third.id, notes: null })).toMatchObject({ customer: { id: third.id }, notes: null });
+    expect(
+      await call("orders_update", { siteId: w.siteId, id: o.id, customerId: third.id, notes: null }),
+    ).toMatchObject({ customer: { id: third.id }, notes: null });
     expect((await call("orders_update", { siteId: w.siteId, id: o.id, customerId: null })).customer).toBeNull();
     const got = await call("orders_get", { siteId: w.siteId, id: o.id });
     expect(got).toMatchObject({ customer: null, notes: null, total: 300 });
 
     const refused: [Record<string, unknown>, string, string][] = [
-      [{ customerId: third.id, customer: { email: "a@b.test" } }, "validation", "Give customerId or customer, not both."],
+      [
+        { customerId: third.id, customer: { email: "a@b.test" } },
+        "validation",
+        "Give customerId or customer, not both.",
+      ],
       [{}, "validation", "Nothing to update"],
       [{ customerId: 999999 }, "not_found", "Customer 999999 not found"],
       [{ status: "paid" }, "validation", "status"],
@@ -376,29 +535,68 @@ describe("orders_update and orders_delete", () => {
     }
     await call("orders_update_status", { siteId: w.siteId, id: o.id, status: "paid" });
     const paid = await errorOf(() => call("orders_update", { siteId: w.siteId, id: o.id, notes: "Too late" }));
-    expect([paid.code, paid.message]).toEqual(["conflict", `Order ${o.id} is paid; only pending orders can be edited (its notes and customer stay as they were).`]);
+    expect([paid.code, paid.message]).toEqual([
+      "conflict",
+      `Order ${o.id} is paid; only pending orders can be edited (its notes and customer stay as they were).`,
+    ]);
     expect(await audits("orders.update", o.id)).toHaveLength(4);
   });
 
   test("deleting a pending order gives back its stock and its code use; a cancelled one is just removed", async () => {
-    const vase = await call("products_create", { siteId: w.siteId, name: "Vase", price: 3000, trackInventory: true, quantity: 4, status: "active" });
-    const once = await call("discounts_create", { siteId: w.siteId, code: "ONCE", kind: "fixed", amount: 500, usageLimit: 1 });
-    const o1 = await call("orders_create", { siteId: w.siteId, items: [{ productId: vase.id, quantity: 3 }], discountCode: "ONCE" });
+    const vase = await call("products_create", {
+      siteId: w.siteId,
+      name: "Vase",
+      price: 3000,
+      trackInventory: true,
+      quantity: 4,
+      status: "active",
+    });
+    const once = await call("discounts_create", {
+      siteId: w.siteId,
+      code: "ONCE",
+      kind: "fixed",
+      amount: 500,
+      usageLimit: 1,
+    });
+    const o1 = await call("orders_create", {
+      siteId: w.siteId,
+      items: [{ productId: vase.id, quantity: 3 }],
+      discountCode: "ONCE",
+    });
     expect(await stock(vase.id)).toBe(1);
     expect((await call("discounts_get", { siteId: w.siteId, id: once.id })).usedCount).toBe(1);
     const v0 = await w.contentVersion(w.siteId);
-    expect(await call("orders_delete", { siteId: w.siteId, id: o1.id })).toEqual({ id: o1.id, status: "deleted", previousStatus: "pending", restocked: true });
+    expect(await call("orders_delete", { siteId: w.siteId, id: o1.id })).toEqual({
+      id: o1.id,
+      status: "deleted",
+      previousStatus: "pending",
+      restocked: true,
+    });
     expect(await w.contentVersion(w.siteId)).toBe(v0 + 1);
     expect(await stock(vase.id)).toBe(4);
     expect((await call("discounts_get", { siteId: w.siteId, id: once.id })).usedCount).toBe(0);
     expect((await errorOf(() => call("orders_get", { siteId: w.siteId, id: o1.id }))).code).toBe("not_found");
-    expect(await audits("orders.delete", o1.id)).toEqual([expect.objectContaining({ siteId: w.siteId, detail: { previousStatus: "pending", total: 8500, restocked: true } })]);
+    expect(await audits("orders.delete", o1.id)).toEqual([
+      expect.objectContaining({
+        siteId: w.siteId,
+        detail: { previousStatus: "pending", total: 8500, restocked: true },
+      }),
+    ]);
 
     // The single-use code is usable again; cancelling returns the stock once, deleting afterwards does not return it twice.
-    const o2 = await call("orders_create", { siteId: w.siteId, items: [{ productId: vase.id, quantity: 2 }], discountCode: "ONCE" });
+    const o2 = await call("orders_create", {
+      siteId: w.siteId,
+      items: [{ productId: vase.id, quantity: 2 }],
+      discountCode: "ONCE",
+    });
     await call("orders_update_status", { siteId: w.siteId, id: o2.id, status: "cancelled" });
     expect(await stock(vase.id)).toBe(4);
-    expect(await call("orders_delete", { siteId: w.siteId, id: o2.id })).toEqual({ id: o2.id, status: "deleted", previousStatus: "cancelled", restocked: false });
+    expect(await call("orders_delete", { siteId: w.siteId, id: o2.id })).toEqual({
+      id: o2.id,
+      status: "deleted",
+      previousStatus: "cancelled",
+      restocked: false,
+    });
     expect(await stock(vase.id)).toBe(4);
     expect((await call("discounts_get", { siteId: w.siteId, id: once.id })).usedCount).toBe(0);
     // No order records the code any more, so it can be deleted now.
@@ -417,7 +615,9 @@ describe("orders_update and orders_delete", () => {
       `Order ${o.id} is paid; only pending or cancelled orders can be deleted, and a paid order is the record of a payment: refund it instead (orders_update_status, status "refunded").`,
     );
     await call("orders_update_status", { siteId: w.siteId, id: o.id, status: "fulfilled" });
-    expect(await refuse()).toContain('a fulfilled order is the record of a sale: refund it instead (orders_update_status, status "refunded")');
+    expect(await refuse()).toContain(
+      'a fulfilled order is the record of a sale: refund it instead (orders_update_status, status "refunded")',
+    );
     await call("orders_update_status", { siteId: w.siteId, id: o.id, status: "refunded" });
     expect(await refuse()).toContain("refunded is final");
     expect((await call("orders_get", { siteId: w.siteId, id: o.id })).status).toBe("refunded");
@@ -431,7 +631,11 @@ describe("discount and tier boundaries: the exact cent, the exact millisecond, t
     sticker = (await call("products_create", { siteId: w.siteId, name: "Sticker", price: 1, status: "active" })).id;
   });
   const orderOf = (cents: number, discountCode?: string) =>
-    call("orders_create", { siteId: w.siteId, items: [{ productId: sticker, quantity: cents }], ...(discountCode ? { discountCode } : {}) });
+    call("orders_create", {
+      siteId: w.siteId,
+      items: [{ productId: sticker, quantity: cents }],
+      ...(discountCode ? { discountCode } : {}),
+    });
   const discount = async (id: number) => await call("discounts_get", { siteId: w.siteId, id });
 
   test("a fixed discount of the subtotal plus one cent makes the total 0, never -1; of the subtotal, 0; one cent less leaves 1", async () => {
@@ -443,14 +647,27 @@ describe("discount and tier boundaries: the exact cent, the exact millisecond, t
     ]) {
       const o = await orderOf(subtotal!, "fifty");
       expect(o).toMatchObject({ subtotal, discountTotal, total });
-      expect(await call("orders_get", { siteId: w.siteId, id: o.id })).toMatchObject({ subtotal, discountTotal, total });
+      expect(await call("orders_get", { siteId: w.siteId, id: o.id })).toMatchObject({
+        subtotal,
+        discountTotal,
+        total,
+      });
     }
   });
 
   test("an order exactly at minSubtotal qualifies; one cent below does not and uses nothing", async () => {
-    const d = await call("discounts_create", { siteId: w.siteId, code: "MIN4995", kind: "percent", amount: 1000, minSubtotal: 4995 });
+    const d = await call("discounts_create", {
+      siteId: w.siteId,
+      code: "MIN4995",
+      kind: "percent",
+      amount: 1000,
+      minSubtotal: 4995,
+    });
     const below = await errorOf(() => orderOf(4994, "MIN4995"));
-    expect([below.code, below.message]).toEqual(["validation", "The discount code MIN4995 needs a subtotal of at least 4995 cents (this order has 4994)."]);
+    expect([below.code, below.message]).toEqual([
+      "validation",
+      "The discount code MIN4995 needs a subtotal of at least 4995 cents (this order has 4994).",
+    ]);
     expect((await discount(d.id)).usedCount).toBe(0);
     // 4995 × 10 % = 499.5 → 500
     expect(await orderOf(4995, "MIN4995")).toMatchObject({ subtotal: 4995, discountTotal: 500, total: 4495 });
@@ -478,17 +695,30 @@ describe("discount and tier boundaries: the exact cent, the exact millisecond, t
         return { usableNow, refused: e.message as string };
       }
     };
-    expect(await at(startsAt - 1)).toEqual({ usableNow: false, refused: `The discount code WINDOW is valid from ${new Date(startsAt).toISOString()}.` });
+    expect(await at(startsAt - 1)).toEqual({
+      usableNow: false,
+      refused: `The discount code WINDOW is valid from ${new Date(startsAt).toISOString()}.`,
+    });
     expect(await at(startsAt)).toEqual({ usableNow: true, total: 900 });
     expect(await at(endsAt - 1)).toEqual({ usableNow: true, total: 900 });
-    expect(await at(endsAt)).toEqual({ usableNow: false, refused: `The discount code WINDOW expired at ${new Date(endsAt).toISOString()}.` });
+    expect(await at(endsAt)).toEqual({
+      usableNow: false,
+      refused: `The discount code WINDOW expired at ${new Date(endsAt).toISOString()}.`,
+    });
     expect((await discount(d.id)).usedCount).toBe(2);
   });
 
   test("a window must last at least a millisecond: endsAt equal to startsAt is refused, one ms after is accepted", async () => {
     const startsAt = new Date(w.clock.ms() + DAY_MS);
     const same = await errorOf(() =>
-      call("discounts_create", { siteId: w.siteId, code: "EMPTY", kind: "fixed", amount: 1, startsAt: startsAt.toISOString(), endsAt: startsAt.toISOString() }),
+      call("discounts_create", {
+        siteId: w.siteId,
+        code: "EMPTY",
+        kind: "fixed",
+        amount: 1,
+        startsAt: startsAt.toISOString(),
+        endsAt: startsAt.toISOString(),
+      }),
     );
     expect([same.code, same.message]).toEqual(["validation", "endsAt must be after startsAt."]);
     const d = await call("discounts_create", {
@@ -499,12 +729,20 @@ describe("discount and tier boundaries: the exact cent, the exact millisecond, t
       startsAt: startsAt.toISOString(),
       endsAt: new Date(startsAt.getTime() + 1).toISOString(),
     });
-    const moved = await errorOf(() => call("discounts_update", { siteId: w.siteId, id: d.id, endsAt: startsAt.toISOString() }));
+    const moved = await errorOf(() =>
+      call("discounts_update", { siteId: w.siteId, id: d.id, endsAt: startsAt.toISOString() }),
+    );
     expect(moved.message).toBe("endsAt must be after startsAt.");
   });
 
   test("usage limit: the last allowed use succeeds, the next is refused; raising the limit by one allows exactly one more", async () => {
-    const d = await call("discounts_create", { siteId: w.siteId, code: "LASTUSE", kind: "fixed", amount: 100, usageLimit: 1 });
+    const d = await call("discounts_create", {
+      siteId: w.siteId,
+      code: "LASTUSE",
+      kind: "fixed",
+      amount: 100,
+      usageLimit: 1,
+    });
     expect(await orderOf(1000, "LASTUSE")).toMatchObject({ discountTotal: 100, total: 900 });
     expect(await discount(d.id)).toMatchObject({ usedCount: 1, usableNow: false });
     const next = await errorOf(() => orderOf(1000, "LASTUSE"));
@@ -519,7 +757,8 @@ describe("discount and tier boundaries: the exact cent, the exact millisecond, t
   test("a tier applies from exactly minQuantity through exactly maxQuantity, not one unit either side", async () => {
     // Mug: 999; 10–49 at 10 % off (899); 50 and more at 700.
     const unit = async (quantity: number) =>
-      (await call("orders_create", { siteId: w.siteId, items: [{ productId: mug, quantity }] })).items[0].unitPrice as number;
+      (await call("orders_create", { siteId: w.siteId, items: [{ productId: mug, quantity }] })).items[0]
+        .unitPrice as number;
     expect([await unit(9), await unit(10), await unit(49), await unit(50)]).toEqual([999, 899, 899, 700]);
   });
 
@@ -535,7 +774,8 @@ describe("discount and tier boundaries: the exact cent, the exact millisecond, t
       ],
     });
     const unit = async (quantity: number) =>
-      (await call("orders_create", { siteId: w.siteId, items: [{ productId: p.id, quantity }] })).items[0].unitPrice as number;
+      (await call("orders_create", { siteId: w.siteId, items: [{ productId: p.id, quantity }] })).items[0]
+        .unitPrice as number;
     expect([await unit(2), await unit(3), await unit(4)]).toEqual([600, 500, 450]);
   });
 });

@@ -19,14 +19,20 @@ describe("unitPrice", () => {
     expect(unitPrice(999, rules, 10, null).unitPrice).toBe(899);
     expect(unitPrice(999, rules, 49, null).unitPrice).toBe(899);
     // 105 × 0.5 = 52.5 → 53 (half up); 1 × 0.5 = 0.5 → 1
-    const half: BulkRule[] = [{ variantId: null, minQuantity: 1, maxQuantity: null, priceType: "percent_off", amount: 5000 }];
+    const half: BulkRule[] = [
+      { variantId: null, minQuantity: 1, maxQuantity: null, priceType: "percent_off", amount: 5000 },
+    ];
     expect(unitPrice(105, half, 1, null).unitPrice).toBe(53);
     expect(unitPrice(1, half, 1, null).unitPrice).toBe(1);
     // 3 × 0.6667 = 2.0001 → 2
-    const third: BulkRule[] = [{ variantId: null, minQuantity: 1, maxQuantity: null, priceType: "percent_off", amount: 3333 }];
+    const third: BulkRule[] = [
+      { variantId: null, minQuantity: 1, maxQuantity: null, priceType: "percent_off", amount: 3333 },
+    ];
     expect(unitPrice(3, third, 1, null).unitPrice).toBe(2);
     // 100 % off is free, not negative
-    const all: BulkRule[] = [{ variantId: null, minQuantity: 1, maxQuantity: null, priceType: "percent_off", amount: 10000 }];
+    const all: BulkRule[] = [
+      { variantId: null, minQuantity: 1, maxQuantity: null, priceType: "percent_off", amount: 10000 },
+    ];
     expect(unitPrice(12345, all, 3, null).unitPrice).toBe(0);
   });
   test("fixed tier with an open upper bound", () => {
@@ -53,19 +59,31 @@ describe("orderTotals", () => {
     { unitPrice: 53, quantity: 3 }, //   159
   ];
   test("subtotal is the exact sum of the lines", () => {
-    expect(orderTotals(lines)).toEqual({ lineTotals: [10788, 35000, 159], subtotal: 45947, discountTotal: 0, total: 45947 });
+    expect(orderTotals(lines)).toEqual({
+      lineTotals: [10788, 35000, 159],
+      subtotal: 45947,
+      discountTotal: 0,
+      total: 45947,
+    });
   });
   test("percent discount rounds half up once on the subtotal", () => {
     // 45947 × 12.5 % = 5743.375 → 5743
     expect(orderTotals(lines, { kind: "percent", amount: 1250 })).toMatchObject({ discountTotal: 5743, total: 40204 });
     // 10 × 5 % = 0.5 → 1
-    expect(orderTotals([{ unitPrice: 5, quantity: 2 }], { kind: "percent", amount: 500 })).toMatchObject({ discountTotal: 1, total: 9 });
+    expect(orderTotals([{ unitPrice: 5, quantity: 2 }], { kind: "percent", amount: 500 })).toMatchObject({
+      discountTotal: 1,
+      total: 9,
+    });
   });
   test("a fixed discount never takes the total below zero", () => {
     expect(orderTotals(lines, { kind: "fixed", amount: 1000 })).toMatchObject({ discountTotal: 1000, total: 44947 });
     expect(orderTotals(lines, { kind: "fixed", amount: 99_999 })).toMatchObject({ discountTotal: 45947, total: 0 });
     // At the exact cent: one more than the subtotal is free (never -1), the subtotal itself free, one less leaves a cent.
-    expect(orderTotals(lines, { kind: "fixed", amount: 45948 })).toMatchObject({ subtotal: 45947, discountTotal: 45947, total: 0 });
+    expect(orderTotals(lines, { kind: "fixed", amount: 45948 })).toMatchObject({
+      subtotal: 45947,
+      discountTotal: 45947,
+      total: 0,
+    });
     expect(orderTotals(lines, { kind: "fixed", amount: 45947 })).toMatchObject({ discountTotal: 45947, total: 0 });
     expect(orderTotals(lines, { kind: "fixed", amount: 45946 })).toMatchObject({ discountTotal: 45946, total: 1 });
   });
@@ -78,7 +96,10 @@ describe("orderTotals", () => {
   });
   test("an order above the cap is refused instead of losing precision", () => {
     expect(() => orderTotals([{ unitPrice: 10_000_000_000, quantity: 1_000_000 }])).toThrow(/exceed/);
-    const atCap = orderTotals([{ unitPrice: MAX_ORDER_CENTS / 1_000_000, quantity: 1_000_000 }], { kind: "percent", amount: 9999 });
+    const atCap = orderTotals([{ unitPrice: MAX_ORDER_CENTS / 1_000_000, quantity: 1_000_000 }], {
+      kind: "percent",
+      amount: 9999,
+    });
     expect(atCap.subtotal).toBe(MAX_ORDER_CENTS);
     expect(Number.isSafeInteger(atCap.discountTotal)).toBe(true);
     expect(atCap.discountTotal + atCap.total).toBe(MAX_ORDER_CENTS);
@@ -86,7 +107,13 @@ describe("orderTotals", () => {
 });
 
 describe("findOverlap", () => {
-  const r = (variantId: number | null, min: number, max: number | null): BulkRule => ({ variantId, minQuantity: min, maxQuantity: max, priceType: "fixed", amount: 1 });
+  const r = (variantId: number | null, min: number, max: number | null): BulkRule => ({
+    variantId,
+    minQuantity: min,
+    maxQuantity: max,
+    priceType: "fixed",
+    amount: 1,
+  });
   test("adjacent ranges do not overlap", () => {
     expect(findOverlap([r(null, 1, 9), r(null, 10, 19), r(null, 20, null)])).toBeNull();
   });

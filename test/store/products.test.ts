@@ -66,7 +66,10 @@ describe("products_create / products_get", () => {
       ["/media/b.jpg", 1, null],
     ]);
     expect(p.options).toHaveLength(1);
-    expect(p.options[0].values.map((x: any) => [x.value, x.label])).toEqual([["S", null], ["L", "Large"]]);
+    expect(p.options[0].values.map((x: any) => [x.value, x.label])).toEqual([
+      ["S", null],
+      ["L", "Large"],
+    ]);
     const [size] = p.options;
     expect(p.variants.map((x: any) => [x.name, x.price, x.compareAtPrice, x.active])).toEqual([
       ["S", 1999, null, true],
@@ -74,9 +77,17 @@ describe("products_create / products_get", () => {
     ]);
     expect(p.variants[1].optionValues).toEqual([{ optionId: size.id, valueId: size.values[1].id }]);
     expect(p.bulkPricing).toEqual([
-      expect.objectContaining({ variantId: null, minQuantity: 10, maxQuantity: null, priceType: "percent_off", amount: 1000 }),
+      expect.objectContaining({
+        variantId: null,
+        minQuantity: 10,
+        maxQuantity: null,
+        priceType: "percent_off",
+        amount: 1000,
+      }),
     ]);
-    const a = (await w.deps.db.select().from(auditLog).where(eq(auditLog.entityId, r.id))).find((x) => x.action === "products.create");
+    const a = (await w.deps.db.select().from(auditLog).where(eq(auditLog.entityId, r.id))).find(
+      (x) => x.action === "products.create",
+    );
     expect(a).toMatchObject({ companyId: w.companyId, siteId: w.siteId, credentialKind: "mcp_key" });
   });
 
@@ -104,7 +115,10 @@ describe("products_create / products_get", () => {
       [{ price: 1, quantity: 2 ** 53 }, "at most 1000000"],
       [{ price: 1, lengthIn: -1 }, "must not be negative"],
       [{ price: 1, weightUnit: "stone" }, "weightUnit"],
-      [{ price: 1, bulkPricing: [{ minQuantity: 5, maxQuantity: 2, priceType: "fixed", amount: 1 }] }, "below minQuantity"],
+      [
+        { price: 1, bulkPricing: [{ minQuantity: 5, maxQuantity: 2, priceType: "fixed", amount: 1 }] },
+        "below minQuantity",
+      ],
       [{ price: 1, bulkPricing: [{ minQuantity: 1, priceType: "percent_off", amount: 10001 }] }, "basis points"],
       [{ price: 1, bulkPricing: [{ minQuantity: 1, priceType: "fixed", amount: 1e11 }] }, "at most 10000000000"],
       [{ price: 1, bulkPricing: [{ minQuantity: 0, priceType: "fixed", amount: 1 }] }, "at least 1"],
@@ -117,28 +131,49 @@ describe("products_create / products_get", () => {
 
   test("hostile strings are stored verbatim and never break anything", async () => {
     const name = `Robert'); DROP TABLE products;-- <script>alert(1)</script>`;
-    const r = await call("products_create", { siteId: w.siteId, name, price: 5, shortDescription: "\" OR 1=1 --", tags: ["<img src=x onerror=alert(1)>"] });
+    const r = await call("products_create", {
+      siteId: w.siteId,
+      name,
+      price: 5,
+      shortDescription: '" OR 1=1 --',
+      tags: ["<img src=x onerror=alert(1)>"],
+    });
     expect(r.slug).toBe("robert-drop-table-products-script-alert-1-script");
     const p = await call("products_get", { siteId: w.siteId, id: r.id });
     expect(p.name).toBe(name);
-    expect(p.shortDescription).toBe("\" OR 1=1 --");
+    expect(p.shortDescription).toBe('" OR 1=1 --');
     const list = await call("products_list", { siteId: w.siteId, search: "'); drop" });
     expect(list.items.map((x: any) => x.id)).toEqual([r.id]);
   });
 
   test("unsafe URLs, oversize input and unknown fields are refused", async () => {
-    for (const url of ["javascript:alert(1)", "//evil.example/x.png", "data:image/png;base64,AAAA", "https://exa mple.com/a.png", "ftp://x/y"]) {
-      const e = await errorOf(() => call("products_create", { siteId: w.siteId, name: "U", price: 1, images: [{ url }] }));
+    for (const url of [
+      "javascript:alert(1)",
+      "//evil.example/x.png",
+      "data:image/png;base64,AAAA",
+      "https://exa mple.com/a.png",
+      "ftp://x/y",
+    ]) {
+      const e = await errorOf(() =>
+        call("products_create", { siteId: w.siteId, name: "U", price: 1, images: [{ url }] }),
+      );
       expect(e.code).toBe("validation");
     }
-    const big = await errorOf(() => call("products_create", { siteId: w.siteId, name: "M", price: 1, metadata: { blob: "x".repeat(20_000) } }));
+    const big = await errorOf(() =>
+      call("products_create", { siteId: w.siteId, name: "M", price: 1, metadata: { blob: "x".repeat(20_000) } }),
+    );
     expect(big.message).toContain("metadata must be at most");
     const long = await errorOf(() => call("products_create", { siteId: w.siteId, name: "n".repeat(201), price: 1 }));
     expect(long.message).toContain("at most 200");
     const typo = await errorOf(() => call("products_create", { siteId: w.siteId, name: "T", price: 1, prize: 2 }));
     expect(typo.code).toBe("validation");
     const many = await errorOf(() =>
-      call("products_create", { siteId: w.siteId, name: "I", price: 1, images: Array.from({ length: 21 }, (_, i) => ({ url: `/i${i}.png` })) }),
+      call("products_create", {
+        siteId: w.siteId,
+        name: "I",
+        price: 1,
+        images: Array.from({ length: 21 }, (_, i) => ({ url: `/i${i}.png` })),
+      }),
     );
     expect(many.message).toContain("at most 20 images");
     const blank = await errorOf(() => call("products_create", { siteId: w.siteId, name: "   ", price: 1 }));
@@ -153,14 +188,29 @@ describe("products_create / products_get", () => {
 
 describe("products_update", () => {
   test("changes only what is given, null clears, compare-at is checked against the effective price", async () => {
-    const r = await call("products_create", { siteId: w.siteId, name: "Lamp", price: 5000, compareAtPrice: 6000, sku: "L-1", images: [{ url: "/a.png" }] });
+    const r = await call("products_create", {
+      siteId: w.siteId,
+      name: "Lamp",
+      price: 5000,
+      compareAtPrice: 6000,
+      sku: "L-1",
+      images: [{ url: "/a.png" }],
+    });
     await call("products_update", { siteId: w.siteId, id: r.id, shortDescription: "Bright", sku: null });
     let p = await call("products_get", { siteId: w.siteId, id: r.id });
     expect(p).toMatchObject({ shortDescription: "Bright", sku: null, price: 5000, compareAtPrice: 6000 });
     expect(p.images).toHaveLength(1);
     // Raising the price to the compare-at price is refused; clearing compare-at at the same time is fine.
-    expect((await errorOf(() => call("products_update", { siteId: w.siteId, id: r.id, price: 6000 }))).message).toContain("above price");
-    await call("products_update", { siteId: w.siteId, id: r.id, price: 6000, compareAtPrice: null, images: [{ url: "/b.png" }, { url: "/c.png" }] });
+    expect(
+      (await errorOf(() => call("products_update", { siteId: w.siteId, id: r.id, price: 6000 }))).message,
+    ).toContain("above price");
+    await call("products_update", {
+      siteId: w.siteId,
+      id: r.id,
+      price: 6000,
+      compareAtPrice: null,
+      images: [{ url: "/b.png" }, { url: "/c.png" }],
+    });
     p = await call("products_get", { siteId: w.siteId, id: r.id });
     expect(p).toMatchObject({ price: 6000, compareAtPrice: null });
     expect(p.images.map((i: any) => i.url)).toEqual(["/b.png", "/c.png"]);
@@ -168,7 +218,9 @@ describe("products_update", () => {
 
   test("status is not changed by update, and category must belong to the site", async () => {
     const r = await call("products_create", { siteId: w.siteId, name: "Chair", price: 1 });
-    expect((await errorOf(() => call("products_update", { siteId: w.siteId, id: r.id, status: "active" }))).code).toBe("validation");
+    expect((await errorOf(() => call("products_update", { siteId: w.siteId, id: r.id, status: "active" }))).code).toBe(
+      "validation",
+    );
     const otherCat = await call("product_categories_create", { siteId: w.site2Id, name: "Elsewhere" });
     const e = await errorOf(() => call("products_update", { siteId: w.siteId, id: r.id, categoryId: otherCat.id }));
     expect(e.message).toContain("does not exist on this site");
@@ -179,7 +231,10 @@ describe("status transitions", () => {
   test("draft → active → inactive → draft, never active → draft", async () => {
     const r = await call("products_create", { siteId: w.siteId, name: "Status", price: 10 });
     const v0 = await w.contentVersion(w.siteId);
-    expect(await call("products_set_status", { siteId: w.siteId, id: r.id, status: "active" })).toMatchObject({ status: "active", previousStatus: "draft" });
+    expect(await call("products_set_status", { siteId: w.siteId, id: r.id, status: "active" })).toMatchObject({
+      status: "active",
+      previousStatus: "draft",
+    });
     expect(await w.contentVersion(w.siteId)).toBe(v0 + 1);
     const e = await errorOf(() => call("products_set_status", { siteId: w.siteId, id: r.id, status: "draft" }));
     expect(e.code).toBe("conflict");
@@ -189,23 +244,51 @@ describe("status transitions", () => {
     expect(held).toMatchObject({ status: "active", approval: { linkType: "pending_change", status: "pending" } });
     expect(await w.contentVersion(w.siteId)).toBe(v0 + 1);
     expect(await approveHeld(w, held)).toMatchObject({ applied: "products_set_status", status: "inactive" });
-    expect(await call("products_set_status", { siteId: w.siteId, id: r.id, status: "draft" })).toMatchObject({ status: "draft" });
+    expect(await call("products_set_status", { siteId: w.siteId, id: r.id, status: "draft" })).toMatchObject({
+      status: "draft",
+    });
     // Same status again is a no-op.
-    expect(await call("products_set_status", { siteId: w.siteId, id: r.id, status: "draft" })).toMatchObject({ status: "draft", previousStatus: "draft" });
-    expect((await errorOf(() => call("products_set_status", { siteId: w.siteId, id: r.id, status: "archived" }))).code).toBe("validation");
+    expect(await call("products_set_status", { siteId: w.siteId, id: r.id, status: "draft" })).toMatchObject({
+      status: "draft",
+      previousStatus: "draft",
+    });
+    expect(
+      (await errorOf(() => call("products_set_status", { siteId: w.siteId, id: r.id, status: "archived" }))).code,
+    ).toBe("validation");
   });
 
   test("a product with options cannot be active without an active variant", async () => {
-    const r = await call("products_create", { siteId: w.siteId, name: "Shirt", price: 1500, options: [{ name: "Size", values: ["S", "M"] }] });
-    expect((await errorOf(() => call("products_set_status", { siteId: w.siteId, id: r.id, status: "active" }))).message).toContain("at least one active variant");
+    const r = await call("products_create", {
+      siteId: w.siteId,
+      name: "Shirt",
+      price: 1500,
+      options: [{ name: "Size", values: ["S", "M"] }],
+    });
+    expect(
+      (await errorOf(() => call("products_set_status", { siteId: w.siteId, id: r.id, status: "active" }))).message,
+    ).toContain("at least one active variant");
     const gen = await call("product_variants_generate", { siteId: w.siteId, productId: r.id });
     await call("products_set_status", { siteId: w.siteId, id: r.id, status: "active" });
     // Deactivating the last active variant of an active product is refused.
     await call("product_variants_update", { siteId: w.siteId, id: gen.created[0].id, active: false });
-    const e = await errorOf(() => call("product_variants_update", { siteId: w.siteId, id: gen.created[1].id, active: false }));
+    const e = await errorOf(() =>
+      call("product_variants_update", { siteId: w.siteId, id: gen.created[1].id, active: false }),
+    );
     expect(e.code).toBe("conflict");
     // Creating directly as active is checked the same way.
-    expect((await errorOf(() => call("products_create", { siteId: w.siteId, name: "S2", price: 1, status: "active", options: [{ name: "Size", values: ["S"] }] }))).code).toBe("conflict");
+    expect(
+      (
+        await errorOf(() =>
+          call("products_create", {
+            siteId: w.siteId,
+            name: "S2",
+            price: 1,
+            status: "active",
+            options: [{ name: "Size", values: ["S"] }],
+          }),
+        )
+      ).code,
+    ).toBe("conflict");
   });
 });
 
@@ -237,14 +320,28 @@ describe("variants", () => {
       expect(e.code).toBe("validation");
       expect(e.message).toContain(msg);
     }
-    const ok = await call("product_variants_create", { siteId: w.siteId, productId, options: { colour: "RED", SIZE: "s" }, price: 4200, sku: "H-S-R" });
+    const ok = await call("product_variants_create", {
+      siteId: w.siteId,
+      productId,
+      options: { colour: "RED", SIZE: "s" },
+      price: 4200,
+      sku: "H-S-R",
+    });
     expect(ok).toMatchObject({ name: "S / Red", price: 4200, active: true });
-    const dup = await errorOf(() => call("product_variants_create", { siteId: w.siteId, productId, options: { Size: "S", Colour: "Red" } }));
+    const dup = await errorOf(() =>
+      call("product_variants_create", { siteId: w.siteId, productId, options: { Size: "S", Colour: "Red" } }),
+    );
     expect(dup.code).toBe("conflict");
     expect(dup.message).toContain(`variant ${ok.id}`);
     // A product without options cannot take variants.
     const plain = await call("products_create", { siteId: w.siteId, name: "Plain", price: 1 });
-    expect((await errorOf(() => call("product_variants_create", { siteId: w.siteId, productId: plain.id, options: { Size: "S" } }))).message).toContain("no options");
+    expect(
+      (
+        await errorOf(() =>
+          call("product_variants_create", { siteId: w.siteId, productId: plain.id, options: { Size: "S" } }),
+        )
+      ).message,
+    ).toContain("no options");
   });
 
   test("generate fills the missing combinations, once", async () => {
@@ -260,27 +357,55 @@ describe("variants", () => {
 
   test("generate refuses more than 100 combinations and writes nothing", async () => {
     const values = (n: number) => Array.from({ length: n }, (_, i) => `v${i}`);
-    const r = await call("products_create", { siteId: w.siteId, name: "Big", price: 1, options: [{ name: "A", values: values(11) }, { name: "B", values: values(10) }] });
+    const r = await call("products_create", {
+      siteId: w.siteId,
+      name: "Big",
+      price: 1,
+      options: [
+        { name: "A", values: values(11) },
+        { name: "B", values: values(10) },
+      ],
+    });
     const e = await errorOf(() => call("product_variants_generate", { siteId: w.siteId, productId: r.id }));
     expect(e.code).toBe("validation");
     expect(e.message).toContain("110 combinations");
     expect(e.message).toContain("at most 100");
     expect((await call("products_get", { siteId: w.siteId, id: r.id })).variants).toEqual([]);
-    const ten = await call("products_create", { siteId: w.siteId, name: "Ten", price: 1, options: [{ name: "A", values: values(10) }, { name: "B", values: values(10) }] });
-    expect((await call("product_variants_generate", { siteId: w.siteId, productId: ten.id })).created).toHaveLength(100);
+    const ten = await call("products_create", {
+      siteId: w.siteId,
+      name: "Ten",
+      price: 1,
+      options: [
+        { name: "A", values: values(10) },
+        { name: "B", values: values(10) },
+      ],
+    });
+    expect((await call("product_variants_generate", { siteId: w.siteId, productId: ten.id })).created).toHaveLength(
+      100,
+    );
   });
 
   test("changing options keeps surviving ids and refuses to orphan variants unless told", async () => {
     const before = await call("products_get", { siteId: w.siteId, id: productId });
     const e = await errorOf(() =>
-      call("product_options_set", { siteId: w.siteId, productId, options: [{ name: "Size", values: ["S", "M"] }, { name: "Colour", values: ["red", "blue"] }] }),
+      call("product_options_set", {
+        siteId: w.siteId,
+        productId,
+        options: [
+          { name: "Size", values: ["S", "M"] },
+          { name: "Colour", values: ["red", "blue"] },
+        ],
+      }),
     );
     expect(e.code).toBe("conflict");
     expect(e.details?.variantIds).toHaveLength(2); // the two L variants
     const after = await call("product_options_set", {
       siteId: w.siteId,
       productId,
-      options: [{ name: "Size", values: ["S", "M"] }, { name: "Colour", values: [{ value: "red", label: "Crimson" }, "blue"] }],
+      options: [
+        { name: "Size", values: ["S", "M"] },
+        { name: "Colour", values: [{ value: "red", label: "Crimson" }, "blue"] },
+      ],
       deleteInvalidVariants: true,
     });
     expect(after.deletedVariantIds).toHaveLength(2);
@@ -290,22 +415,36 @@ describe("variants", () => {
     expect(p.variants).toHaveLength(4);
     // Adding an option invalidates every variant (each lacks a value for it).
     const e2 = await errorOf(() =>
-      call("product_options_set", { siteId: w.siteId, productId, options: [...after.options.map((o: any) => ({ name: o.name, values: o.values.map((x: any) => x.value) })), { name: "Fit", values: ["slim"] }] }),
+      call("product_options_set", {
+        siteId: w.siteId,
+        productId,
+        options: [
+          ...after.options.map((o: any) => ({ name: o.name, values: o.values.map((x: any) => x.value) })),
+          { name: "Fit", values: ["slim"] },
+        ],
+      }),
     );
     expect(e2.details?.variantIds).toHaveLength(4);
-    const dupes = await errorOf(() => call("product_options_set", { siteId: w.siteId, productId, options: [{ name: "Size", values: ["S", "s"] }] }));
+    const dupes = await errorOf(() =>
+      call("product_options_set", { siteId: w.siteId, productId, options: [{ name: "Size", values: ["S", "s"] }] }),
+    );
     expect(dupes.message).toContain("twice");
   });
 
   test("variant prices: compare-at above price, inactive variants kept but flagged", async () => {
     const p = await call("products_get", { siteId: w.siteId, id: productId });
     const v1 = p.variants[0];
-    expect((await errorOf(() => call("product_variants_update", { siteId: w.siteId, id: v1.id, compareAtPrice: v1.price }))).message).toContain("above price");
+    expect(
+      (await errorOf(() => call("product_variants_update", { siteId: w.siteId, id: v1.id, compareAtPrice: v1.price })))
+        .message,
+    ).toContain("above price");
     await call("product_variants_update", { siteId: w.siteId, id: v1.id, active: false, costPrice: 100 });
     const again = await call("products_get", { siteId: w.siteId, id: productId });
     expect(again.variants.find((x: any) => x.id === v1.id)).toMatchObject({ active: false, costPrice: 100 });
     await call("product_variants_delete", { siteId: w.siteId, id: v1.id });
-    expect((await call("products_get", { siteId: w.siteId, id: productId })).variants.some((x: any) => x.id === v1.id)).toBe(false);
+    expect(
+      (await call("products_get", { siteId: w.siteId, id: productId })).variants.some((x: any) => x.id === v1.id),
+    ).toBe(false);
   });
 });
 
@@ -345,7 +484,11 @@ describe("bulk pricing", () => {
     const rules = (await call("products_get", { siteId: w.siteId, id: r.id })).bulkPricing;
     expect(rules.filter((x: any) => x.variantId === black)).toHaveLength(2);
     const foreign = await errorOf(() =>
-      call("product_bulk_pricing_set", { siteId: w.siteId, productId: r.id, rules: [{ variantId: 999999, minQuantity: 1, priceType: "fixed", amount: 1 }] }),
+      call("product_bulk_pricing_set", {
+        siteId: w.siteId,
+        productId: r.id,
+        rules: [{ variantId: 999999, minQuantity: 1, priceType: "fixed", amount: 1 }],
+      }),
     );
     expect(foreign.message).toContain("not a variant of this product");
     await call("product_bulk_pricing_set", { siteId: w.siteId, productId: r.id, rules: [] });
@@ -358,7 +501,12 @@ describe("products_list and delete", () => {
     const s = w.site2Id;
     for (let i = 0; i < 5; i++) {
       w.clock.advance(1000);
-      await call("products_create", { siteId: s, name: `Item ${i}`, price: 100 + i, status: i % 2 ? "active" : "draft" });
+      await call("products_create", {
+        siteId: s,
+        name: `Item ${i}`,
+        price: 100 + i,
+        status: i % 2 ? "active" : "draft",
+      });
     }
     const p1 = await call("products_list", { siteId: s, limit: 2 });
     expect(p1.items.map((x: any) => x.name)).toEqual(["Item 4", "Item 3"]);
@@ -369,16 +517,30 @@ describe("products_list and delete", () => {
   });
 
   test("delete removes the product and everything hanging off it", async () => {
-    const r = await call("products_create", { siteId: w.siteId, name: "Gone", price: 1, images: [{ url: "/x.png" }], options: [{ name: "A", values: ["1"] }], variants: [{ options: { A: "1" } }] });
-    expect(await call("products_delete", { siteId: w.siteId, id: r.id })).toEqual({ id: r.id, slug: "gone", status: "deleted" });
+    const r = await call("products_create", {
+      siteId: w.siteId,
+      name: "Gone",
+      price: 1,
+      images: [{ url: "/x.png" }],
+      options: [{ name: "A", values: ["1"] }],
+      variants: [{ options: { A: "1" } }],
+    });
+    expect(await call("products_delete", { siteId: w.siteId, id: r.id })).toEqual({
+      id: r.id,
+      slug: "gone",
+      status: "deleted",
+    });
     expect((await errorOf(() => call("products_get", { siteId: w.siteId, id: r.id }))).code).toBe("not_found");
-    const orphans = (await row(w.deps, "SELECT count(*) AS n FROM product_variants WHERE product_id = ?", r.id)) as { n: number };
+    const orphans = (await row(w.deps, "SELECT count(*) AS n FROM product_variants WHERE product_id = ?", r.id)) as {
+      n: number;
+    };
     expect(orphans.n).toBe(0);
   });
 });
 
 /** A new site of the same company, so counts and slugs start from nothing. */
-const freshSite = async () => (await w.deps.db.insert(sites).values({ companyId: w.companyId, name: "Fresh" }).returning())[0]!.id;
+const freshSite = async () =>
+  (await w.deps.db.insert(sites).values({ companyId: w.companyId, name: "Fresh" }).returning())[0]!.id;
 const names = (variants: { name: string; price: number }[]) => variants.map((x) => [x.name, x.price]);
 
 describe("products_create generates variants, priced by option value", () => {
@@ -410,7 +572,9 @@ describe("products_create generates variants, priced by option value", () => {
     expect(r.status).toBe("active");
     expect(names(r.variants)).toEqual(expected);
     const p = await call("products_get", { siteId: w.siteId, id: r.id });
-    expect(p.variants.map((x: any) => [x.name, x.price, x.active, x.quantity])).toEqual(expected.map(([n, c]) => [n, c, true, null]));
+    expect(p.variants.map((x: any) => [x.name, x.price, x.active, x.quantity])).toEqual(
+      expected.map(([n, c]) => [n, c, true, null]),
+    );
     expect(p.variants.map((x: any) => x.id)).toEqual(r.variants.map((x: any) => x.id));
   });
 
@@ -425,7 +589,11 @@ describe("products_create generates variants, priced by option value", () => {
       optionPrices: { Size: { L: 250, S: -100 } },
     });
     // M: its own 1111 (optionPrices never override a given price); L: 1000 + 250; S (generated): 1000 − 100.
-    expect(names(r.variants)).toEqual([["M", 1111], ["L", 1250], ["S", 900]]);
+    expect(names(r.variants)).toEqual([
+      ["M", 1111],
+      ["L", 1250],
+      ["S", 900],
+    ]);
     // Bulk pricing in the same call can name a generated variant.
     const withRule = await call("products_create", {
       siteId: w.siteId,
@@ -440,30 +608,63 @@ describe("products_create generates variants, priced by option value", () => {
   });
 
   test("product_variants_generate takes optionPrices too, over its own base price", async () => {
-    const r = await call("products_create", { siteId: w.siteId, name: "Beanie", price: 4000, options: [{ name: "Size", values: ["S", "M", "L"] }], variants: [{ options: { Size: "S" } }] });
-    const g = await call("product_variants_generate", { siteId: w.siteId, productId: r.id, price: 3900, optionPrices: { Size: { L: 400, S: 9999 } } });
+    const r = await call("products_create", {
+      siteId: w.siteId,
+      name: "Beanie",
+      price: 4000,
+      options: [{ name: "Size", values: ["S", "M", "L"] }],
+      variants: [{ options: { Size: "S" } }],
+    });
+    const g = await call("product_variants_generate", {
+      siteId: w.siteId,
+      productId: r.id,
+      price: 3900,
+      optionPrices: { Size: { L: 400, S: 9999 } },
+    });
     // S exists and is left alone; M: 3900; L: 3900 + 400.
     expect(g.created).toEqual([
       { id: expect.any(Number), name: "M", price: 3900 },
       { id: expect.any(Number), name: "L", price: 4300 },
     ]);
     expect(g.skippedExisting).toBe(1);
-    expect((await call("products_get", { siteId: w.siteId, id: r.id })).variants.map((x: any) => x.price)).toEqual([4000, 3900, 4300]);
+    expect((await call("products_get", { siteId: w.siteId, id: r.id })).variants.map((x: any) => x.price)).toEqual([
+      4000, 3900, 4300,
+    ]);
     const plain = await call("products_create", { siteId: w.siteId, name: "Plain beanie", price: 1 });
-    const e = await errorOf(() => call("product_variants_generate", { siteId: w.siteId, productId: plain.id, optionPrices: { Size: { L: 1 } } }));
-    expect([e.code, e.message]).toEqual(["validation", "optionPrices need options, and this product has none; set its options first."]);
+    const e = await errorOf(() =>
+      call("product_variants_generate", { siteId: w.siteId, productId: plain.id, optionPrices: { Size: { L: 1 } } }),
+    );
+    expect([e.code, e.message]).toEqual([
+      "validation",
+      "optionPrices need options, and this product has none; set its options first.",
+    ]);
   });
 
   test("optionPrices that name nothing, prices out of range and misplaced flags are refused, and nothing is written", async () => {
     const site = await freshSite();
-    const base = { siteId: site, name: "Cap", price: 1000, options: [{ name: "Size", values: ["S", { value: "L", label: "Large" }] }], generateVariants: true };
+    const base = {
+      siteId: site,
+      name: "Cap",
+      price: 1000,
+      options: [{ name: "Size", values: ["S", { value: "L", label: "Large" }] }],
+      generateVariants: true,
+    };
     const cases: [Record<string, unknown>, string][] = [
-      [{ optionPrices: { Fit: { slim: 100 } } }, 'optionPrices: "Fit" is not an option of this product; its options are "Size"'],
-      [{ optionPrices: { Size: { XL: 100 } } }, 'optionPrices.Size: "XL" is not a value of option "Size"; its values are "S", "L"'],
+      [
+        { optionPrices: { Fit: { slim: 100 } } },
+        'optionPrices: "Fit" is not an option of this product; its options are "Size"',
+      ],
+      [
+        { optionPrices: { Size: { XL: 100 } } },
+        'optionPrices.Size: "XL" is not a value of option "Size"; its values are "S", "L"',
+      ],
       [{ optionPrices: { Size: { L: 100, large: 200 } } }, 'optionPrices.Size prices the value "L" twice'],
       [{ optionPrices: { Size: { S: -1001 } } }, 'Variant "S" would cost -1 cents'],
       [{ optionPrices: { Size: { S: 1.5 } } }, "whole cents"],
-      [{ generateVariants: false, optionPrices: { Size: { L: 100 } } }, "optionPrices price the variants this call creates"],
+      [
+        { generateVariants: false, optionPrices: { Size: { L: 100 } } },
+        "optionPrices price the variants this call creates",
+      ],
       [{ options: undefined }, "generateVariants needs options"],
     ];
     for (const [extra, msg] of cases) {
@@ -477,15 +678,30 @@ describe("products_create generates variants, priced by option value", () => {
     const site = await freshSite();
     const values = (n: number) => Array.from({ length: n }, (_, i) => `v${i}`);
     const e = await errorOf(() =>
-      call("products_create", { siteId: site, name: "Grid", price: 1, options: [{ name: "A", values: values(11) }, { name: "B", values: values(10) }], generateVariants: true }),
+      call("products_create", {
+        siteId: site,
+        name: "Grid",
+        price: 1,
+        options: [
+          { name: "A", values: values(11) },
+          { name: "B", values: values(10) },
+        ],
+        generateVariants: true,
+      }),
     );
-    expect([e.code, e.message]).toEqual(["validation", expect.stringContaining("The options make 110 combinations (11 A × 10 B); at most 100")]);
+    expect([e.code, e.message]).toEqual([
+      "validation",
+      expect.stringContaining("The options make 110 combinations (11 A × 10 B); at most 100"),
+    ]);
     // With one explicit variant, 99 more fit exactly; the grid of 100 is complete.
     const ok = await call("products_create", {
       siteId: site,
       name: "Grid",
       price: 1,
-      options: [{ name: "A", values: values(10) }, { name: "B", values: values(10) }],
+      options: [
+        { name: "A", values: values(10) },
+        { name: "B", values: values(10) },
+      ],
       variants: [{ options: { A: "v9", B: "v9" }, price: 7 }],
       generateVariants: true,
     });
@@ -503,21 +719,43 @@ describe("messages speak of the call, never of a row the failed call created", (
       "or create it as draft and activate it after adding variants.";
     const options = [{ name: "Size", values: ["S", "M"] }];
     for (const extra of [{}, { variants: [{ options: { Size: "S" }, active: false }] }]) {
-      const e = await errorOf(() => call("products_create", { siteId: site, name: "Shirt", price: 1500, status: "active", options, ...extra }));
+      const e = await errorOf(() =>
+        call("products_create", { siteId: site, name: "Shirt", price: 1500, status: "active", options, ...extra }),
+      );
       expect([e.code, e.message]).toEqual(["conflict", msg]);
       expect(e.message).not.toMatch(/\d/);
     }
     expect((await call("products_list", { siteId: site })).total).toBe(0);
     // The same call with generated variants goes through.
-    expect((await call("products_create", { siteId: site, name: "Shirt", price: 1500, status: "active", options, generateVariants: true })).slug).toBe("shirt");
+    expect(
+      (
+        await call("products_create", {
+          siteId: site,
+          name: "Shirt",
+          price: 1500,
+          status: "active",
+          options,
+          generateVariants: true,
+        })
+      ).slug,
+    ).toBe("shirt");
   });
 
   test("two variants with the same options in one call, and overlapping rules of a new variant, are described, not numbered", async () => {
     const site = await freshSite();
     const dup = await errorOf(() =>
-      call("products_create", { siteId: site, name: "Pen", price: 250, options: [{ name: "Ink", values: ["black", "blue"] }], variants: [{ options: { Ink: "black" } }, { options: { ink: "BLACK" } }] }),
+      call("products_create", {
+        siteId: site,
+        name: "Pen",
+        price: 250,
+        options: [{ name: "Ink", values: ["black", "blue"] }],
+        variants: [{ options: { Ink: "black" } }, { options: { ink: "BLACK" } }],
+      }),
     );
-    expect([dup.code, dup.message]).toEqual(["conflict", "Two of the variants given have the same options (black); give each combination once."]);
+    expect([dup.code, dup.message]).toEqual([
+      "conflict",
+      "Two of the variants given have the same options (black); give each combination once.",
+    ]);
     const overlap = await errorOf(() =>
       call("products_create", {
         siteId: site,
@@ -542,8 +780,15 @@ describe("products_list featured filter", () => {
     const site = await freshSite();
     const a = await call("products_create", { siteId: site, name: "Star", price: 1, featured: true });
     const b = await call("products_create", { siteId: site, name: "Plain", price: 1 });
-    const c = await call("products_create", { siteId: site, name: "Also star", price: 1, featured: true, status: "active" });
-    const ids = async (args: Record<string, unknown>) => (await call("products_list", { siteId: site, ...args })).items.map((x: any) => x.id).sort();
+    const c = await call("products_create", {
+      siteId: site,
+      name: "Also star",
+      price: 1,
+      featured: true,
+      status: "active",
+    });
+    const ids = async (args: Record<string, unknown>) =>
+      (await call("products_list", { siteId: site, ...args })).items.map((x: any) => x.id).sort();
     expect(await ids({ featured: true })).toEqual([a.id, c.id].sort());
     expect(await ids({ featured: false })).toEqual([b.id]);
     expect(await ids({})).toEqual([a.id, b.id, c.id].sort());

@@ -31,14 +31,29 @@ async function seed(ctx: ReturnType<World["ctx"]>, site: number): Promise<Ids> {
   const category = (await c("product_categories_create", { siteId: site, name: "Cat" })).id;
   const category2 = (await c("product_categories_create", { siteId: site, name: "Cat 2" })).id;
   const product = (
-    await c("products_create", { siteId: site, name: "P", price: 100, options: [{ name: "Size", values: ["S", "M"] }], variants: [{ options: { Size: "S" } }], status: "active" })
+    await c("products_create", {
+      siteId: site,
+      name: "P",
+      price: 100,
+      options: [{ name: "Size", values: ["S", "M"] }],
+      variants: [{ options: { Size: "S" } }],
+      status: "active",
+    })
   ).id;
   const variant = (await c("products_get", { siteId: site, id: product })).variants[0].id;
   const customer = (await c("customers_create", { siteId: site, email: "c@x.test" })).id;
-  const order = (await c("orders_create", { siteId: site, customerId: customer, items: [{ productId: product, variantId: variant, quantity: 1 }] })).id;
+  const order = (
+    await c("orders_create", {
+      siteId: site,
+      customerId: customer,
+      items: [{ productId: product, variantId: variant, quantity: 1 }],
+    })
+  ).id;
   const discount = (await c("discounts_create", { siteId: site, code: "SAVE10", kind: "percent", amount: 1000 })).id;
   const review = (await c("reviews_create", { siteId: site, productId: product, authorName: "A", rating: 4 })).id;
-  const message = (await c("customer_messages_create", { siteId: site, email: "c@x.test", subject: "Hi", body: "Hello" })).id;
+  const message = (
+    await c("customer_messages_create", { siteId: site, email: "c@x.test", subject: "Hi", body: "Hello" })
+  ).id;
   return { site, product, variant, category, category2, customer, order, discount, review, message };
 }
 
@@ -97,7 +112,22 @@ function sample(name: string, x: Ids): Record<string, unknown> {
 }
 
 /** Tools whose sample refers to no row of the site other than the site itself. */
-const SITE_ONLY = new Set(["products_list", "products_create", "product_categories_list", "product_categories_create", "store_settings_get", "store_settings_update", "customers_list", "customers_create", "orders_list", "discounts_list", "discounts_create", "reviews_list", "customer_messages_list", "customer_messages_create"]);
+const SITE_ONLY = new Set([
+  "products_list",
+  "products_create",
+  "product_categories_list",
+  "product_categories_create",
+  "store_settings_get",
+  "store_settings_update",
+  "customers_list",
+  "customers_create",
+  "orders_list",
+  "discounts_list",
+  "discounts_create",
+  "reviews_list",
+  "customer_messages_list",
+  "customer_messages_create",
+]);
 
 beforeAll(async () => {
   w = await makeWorld();
@@ -136,8 +166,15 @@ describe("every store tool", () => {
     for (const t of tools()) {
       const args = sample(t.name, mine);
       if (t.readOnly) await call(storeDomain, reader, t.name, args);
-      else expect([t.name, (await errorOf(() => call(storeDomain, reader, t.name, args))).message]).toEqual([t.name, expect.stringContaining("store:write")]);
-      expect([t.name, (await errorOf(() => call(storeDomain, stranger, t.name, args))).code]).toEqual([t.name, "forbidden"]);
+      else
+        expect([t.name, (await errorOf(() => call(storeDomain, reader, t.name, args))).message]).toEqual([
+          t.name,
+          expect.stringContaining("store:write"),
+        ]);
+      expect([t.name, (await errorOf(() => call(storeDomain, stranger, t.name, args))).code]).toEqual([
+        t.name,
+        "forbidden",
+      ]);
     }
   });
 
@@ -145,7 +182,11 @@ describe("every store tool", () => {
     const before = await w.contentVersion(theirs.site);
     for (const t of tools()) {
       const e = await errorOf(() => call(storeDomain, w.ctx(), t.name, sample(t.name, theirs)));
-      expect([t.name, e.code, e.message]).toEqual([t.name, "not_found", expect.stringContaining(`Site ${theirs.site} not found`)]);
+      expect([t.name, e.code, e.message]).toEqual([
+        t.name,
+        "not_found",
+        expect.stringContaining(`Site ${theirs.site} not found`),
+      ]);
     }
     expect(await w.contentVersion(theirs.site)).toBe(before);
   });
@@ -161,7 +202,10 @@ describe("every store tool", () => {
     }
     expect(await w.contentVersion(theirs.site)).toBe(before);
     // And their rows are intact.
-    const theirProduct = await call(storeDomain, w.ctx({ company: "other" }), "products_get", { siteId: theirs.site, id: theirs.product });
+    const theirProduct = await call(storeDomain, w.ctx({ company: "other" }), "products_get", {
+      siteId: theirs.site,
+      id: theirs.product,
+    });
     expect(theirProduct.name).toBe("P");
   });
 

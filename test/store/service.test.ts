@@ -25,35 +25,77 @@ describe("store settings", () => {
     await call("store_settings_update", { siteId: w.siteId, enabled: true, currency: "gbp" });
     expect(await w.contentVersion(w.siteId)).toBe(v0 + 1);
     await call("store_settings_update", { siteId: w.siteId, taxInclusive: true });
-    expect(await call("store_settings_get", { siteId: w.siteId })).toMatchObject({ configured: true, enabled: true, currency: "GBP", taxInclusive: true });
-    for (const currency of ["ABC", "EU", "€€€", "usd'; --"]) expect((await errorOf(() => call("store_settings_update", { siteId: w.siteId, currency }))).code).toBe("validation");
-    expect((await errorOf(() => call("store_settings_update", { siteId: w.siteId, enabled: "yes" }))).code).toBe("validation");
+    expect(await call("store_settings_get", { siteId: w.siteId })).toMatchObject({
+      configured: true,
+      enabled: true,
+      currency: "GBP",
+      taxInclusive: true,
+    });
+    for (const currency of ["ABC", "EU", "€€€", "usd'; --"])
+      expect((await errorOf(() => call("store_settings_update", { siteId: w.siteId, currency }))).code).toBe(
+        "validation",
+      );
+    expect((await errorOf(() => call("store_settings_update", { siteId: w.siteId, enabled: "yes" }))).code).toBe(
+      "validation",
+    );
   });
 });
 
 describe("reviews", () => {
   test("created pending, moderated, filtered, averaged", async () => {
     const p = await call("products_create", { siteId: w.siteId, name: "Kettle", price: 3000 });
-    const r1 = await call("reviews_create", { siteId: w.siteId, productId: p.id, authorName: "Ana", rating: 5, body: "<b>great</b>" });
-    const r2 = await call("reviews_create", { siteId: w.siteId, productId: p.id, authorName: "Bo", authorEmail: "BO@x.test", rating: 2, title: "meh" });
+    const r1 = await call("reviews_create", {
+      siteId: w.siteId,
+      productId: p.id,
+      authorName: "Ana",
+      rating: 5,
+      body: "<b>great</b>",
+    });
+    const r2 = await call("reviews_create", {
+      siteId: w.siteId,
+      productId: p.id,
+      authorName: "Bo",
+      authorEmail: "BO@x.test",
+      rating: 2,
+      title: "meh",
+    });
     expect(r1).toEqual({ id: expect.any(Number), productId: p.id, status: "pending" });
-    expect(await call("reviews_moderate", { siteId: w.siteId, id: r1.id, action: "approve" })).toMatchObject({ status: "approved", previousStatus: "pending" });
-    expect(await call("reviews_moderate", { siteId: w.siteId, id: r2.id, action: "hide" })).toMatchObject({ status: "hidden" });
+    expect(await call("reviews_moderate", { siteId: w.siteId, id: r1.id, action: "approve" })).toMatchObject({
+      status: "approved",
+      previousStatus: "pending",
+    });
+    expect(await call("reviews_moderate", { siteId: w.siteId, id: r2.id, action: "hide" })).toMatchObject({
+      status: "hidden",
+    });
     const approved = await call("reviews_list", { siteId: w.siteId, status: "approved" });
     expect(approved.items.map((x: any) => [x.id, x.body, x.productName])).toEqual([[r1.id, "<b>great</b>", "Kettle"]]);
     const all = await call("reviews_list", { siteId: w.siteId, productId: p.id });
     expect(all).toMatchObject({ total: 2, averageRating: 3.5 });
     expect(all.items[0].authorEmail).toBe("bo@x.test");
-    for (const rating of [0, 6, 4.5, "5"]) expect((await errorOf(() => call("reviews_create", { siteId: w.siteId, productId: p.id, authorName: "X", rating }))).code).toBe("validation");
-    expect((await errorOf(() => call("reviews_moderate", { siteId: w.siteId, id: r1.id, action: "delete" }))).code).toBe("validation");
-    expect((await errorOf(() => call("reviews_create", { siteId: w.siteId, productId: 999999, authorName: "X", rating: 3 }))).code).toBe("not_found");
+    for (const rating of [0, 6, 4.5, "5"])
+      expect(
+        (await errorOf(() => call("reviews_create", { siteId: w.siteId, productId: p.id, authorName: "X", rating })))
+          .code,
+      ).toBe("validation");
+    expect(
+      (await errorOf(() => call("reviews_moderate", { siteId: w.siteId, id: r1.id, action: "delete" }))).code,
+    ).toBe("validation");
+    expect(
+      (await errorOf(() => call("reviews_create", { siteId: w.siteId, productId: 999999, authorName: "X", rating: 3 })))
+        .code,
+    ).toBe("not_found");
   });
 });
 
 describe("customer messages", () => {
   test("record, reply, close, refuse replies when closed, reopen", async () => {
     const c = await call("customers_create", { siteId: w.siteId, email: "cy@x.test" });
-    const m = await call("customer_messages_create", { siteId: w.siteId, email: "CY@x.test", subject: "Where is my order?", body: "It's been a week." });
+    const m = await call("customer_messages_create", {
+      siteId: w.siteId,
+      email: "CY@x.test",
+      subject: "Where is my order?",
+      body: "It's been a week.",
+    });
     expect(m).toMatchObject({ status: "open", customerId: c.id });
     let list = await call("customer_messages_list", { siteId: w.siteId, status: "open" });
     expect(list.items[0]).toMatchObject({ id: m.id, awaitingReply: true, messages: 1 });
@@ -61,8 +103,14 @@ describe("customer messages", () => {
     expect(reply).toMatchObject({ id: m.id, status: "open" });
     list = await call("customer_messages_list", { siteId: w.siteId });
     expect(list.items[0]).toMatchObject({ awaitingReply: false, messages: 2 });
-    expect(await call("customer_messages_close", { siteId: w.siteId, id: m.id })).toEqual({ id: m.id, status: "closed", previousStatus: "open" });
-    const refused = await errorOf(() => call("customer_messages_reply", { siteId: w.siteId, id: m.id, body: "one more thing" }));
+    expect(await call("customer_messages_close", { siteId: w.siteId, id: m.id })).toEqual({
+      id: m.id,
+      status: "closed",
+      previousStatus: "open",
+    });
+    const refused = await errorOf(() =>
+      call("customer_messages_reply", { siteId: w.siteId, id: m.id, body: "one more thing" }),
+    );
     expect(refused.code).toBe("conflict");
     expect(refused.message).toContain("customer_messages_reopen");
     await call("customer_messages_reopen", { siteId: w.siteId, id: m.id });
@@ -75,7 +123,12 @@ describe("customer messages", () => {
     ]);
     expect(thread.replies[1].userId).toBe(w.ctx().principal.userId);
     expect((await call("customer_messages_list", { siteId: w.siteId, status: "closed" })).total).toBe(0);
-    expect((await errorOf(() => call("customer_messages_reply", { siteId: w.siteId, id: m.id, body: "   " }))).code).toBe("validation");
-    expect((await errorOf(() => call("customer_messages_reply", { siteId: w.siteId, id: m.id, body: "x".repeat(10_001) }))).code).toBe("validation");
+    expect(
+      (await errorOf(() => call("customer_messages_reply", { siteId: w.siteId, id: m.id, body: "   " }))).code,
+    ).toBe("validation");
+    expect(
+      (await errorOf(() => call("customer_messages_reply", { siteId: w.siteId, id: m.id, body: "x".repeat(10_001) })))
+        .code,
+    ).toBe("validation");
   });
 });

@@ -38,17 +38,33 @@ export async function makeWorld(): Promise<World> {
   const store = await openTestStore();
   const clock = new ManualClock(Date.UTC(2025, 0, 15, 12, 0, 0));
   // Media bytes (if a test stores any) go to the throwaway database too, never to a folder.
-  const deps: Deps = { store, db: store.db, config: { ...loadConfig({}, {}), dataDir: ":memory:" }, clock, redis: null, blobs: dbBlobStore(store) };
+  const deps: Deps = {
+    store,
+    db: store.db,
+    config: { ...loadConfig({}, {}), dataDir: ":memory:" },
+    clock,
+    redis: null,
+    blobs: dbBlobStore(store),
+  };
   const db = store.db;
   const user = (await db.insert(users).values({ email: "owner@example.test", name: "Owner" }).returning())[0];
   const mine = (await db.insert(companies).values({ name: "Acme" }).returning())[0];
   const other = (await db.insert(companies).values({ name: "Rival" }).returning())[0];
   await db.insert(memberships).values({ companyId: mine.id, userId: user.id, role: "owner" });
   // The key the world's actors use (held changes are applied as its requester, so it must exist and not be revoked).
-  const key = (await db
-    .insert(mcpKeys)
-    .values({ userId: user.id, name: "test key", hint: "svc_mcp_test", secretHash: "0".repeat(64), scopes: ["*"], companyIds: [mine.id] })
-    .returning())[0];
+  const key = (
+    await db
+      .insert(mcpKeys)
+      .values({
+        userId: user.id,
+        name: "test key",
+        hint: "svc_mcp_test",
+        secretHash: "0".repeat(64),
+        scopes: ["*"],
+        companyIds: [mine.id],
+      })
+      .returning()
+  )[0];
   const site = (await db.insert(sites).values({ companyId: mine.id, name: "Acme Shop" }).returning())[0];
   const site2 = (await db.insert(sites).values({ companyId: mine.id, name: "Acme Blog" }).returning())[0];
   const otherSite = (await db.insert(sites).values({ companyId: other.id, name: "Rival Shop" }).returning())[0];
@@ -83,7 +99,9 @@ export async function makeWorld(): Promise<World> {
 }
 
 /** Runs `fn` and returns the AppError it throws (fails the test when it does not throw). */
-export async function errorOf(fn: () => unknown): Promise<{ code: string; message: string; details?: Record<string, unknown> }> {
+export async function errorOf(
+  fn: () => unknown,
+): Promise<{ code: string; message: string; details?: Record<string, unknown> }> {
   try {
     await fn();
   } catch (e: any) {
@@ -98,7 +116,12 @@ export async function errorOf(fn: () => unknown): Promise<{ code: string; messag
  * arguments with the tool's own schema, then run it. Scope and role are left
  * to the verb, so these tests prove the verbs check them themselves.
  */
-export async function call(domain: Domain, ctx: ActorContext, name: string, args: Record<string, unknown>): Promise<any> {
+export async function call(
+  domain: Domain,
+  ctx: ActorContext,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<any> {
   const tool = domain.tools.find((t) => t.name === name);
   if (!tool) throw new Error(`no tool ${name}`);
   const parsed = v.safeParse(tool.input, args);
@@ -112,7 +135,10 @@ export async function call(domain: Domain, ctx: ActorContext, name: string, args
  * off sale, say), as a reviewer on the approval page would, and returns
  * what approving did.
  */
-export async function approveHeld(w: World, held: { approval?: { token: string } }): Promise<Record<string, unknown> | null> {
+export async function approveHeld(
+  w: World,
+  held: { approval?: { token: string } },
+): Promise<Record<string, unknown> | null> {
   if (!held.approval) throw new Error("expected the call to be held for approval");
   const o = await decideApproval(w.deps, { token: held.approval.token }, "approve", { decidedBy: "a reviewer" });
   if (!o.ok) throw new Error(o.message);

@@ -31,12 +31,30 @@ beforeAll(async () => {
   const store = await openTestStore();
   dataDir = mkdtempSync(join(tmpdir(), "plinth-survey-demo-"));
   const config = { ...loadConfig({ "data-dir": dataDir }, {}), ...(await testMediaConfig(store.engine === "pg")) };
-  deps = { store, db: store.db, config, clock: new ManualClock(new Date("2031-03-15T12:00:00Z")), redis: null, blobs: openBlobStore({ config, store }) };
+  deps = {
+    store,
+    db: store.db,
+    config,
+    clock: new ManualClock(new Date("2031-03-15T12:00:00Z")),
+    redis: null,
+    blobs: openBlobStore({ config, store }),
+  };
   await seedDemo(deps);
   const harbor = (await deps.db.select().from(companies).where(eq(companies.name, "Harbor Coffee Roasters")))[0]!;
   const demo = (await deps.db.select().from(users).where(eq(users.email, "demo@plinth.dev")))[0]!;
   const company = { id: harbor.id, name: harbor.name, role: "admin" as const };
-  ctx = { deps, company, requestId: "t", principal: { userId: demo.id, credential: { kind: "cli", id: 0, name: "test" }, scopes: ["*"], companies: [company], requireCmsApproval: false } };
+  ctx = {
+    deps,
+    company,
+    requestId: "t",
+    principal: {
+      userId: demo.id,
+      credential: { kind: "cli", id: 0, name: "test" },
+      scopes: ["*"],
+      companies: [company],
+      requireCmsApproval: false,
+    },
+  };
 }, 60_000);
 afterAll(async () => {
   await deps?.store.close();
@@ -45,7 +63,12 @@ afterAll(async () => {
 
 test("Harbor's survey is open with 26 responses, 23 finished, in two languages", async () => {
   const s = await getSurvey(ctx, { slug: "harbor-visit-feedback" });
-  expect(s).toMatchObject({ status: "open", acceptingResponses: true, responseCount: 23, approval: { status: "approved" } });
+  expect(s).toMatchObject({
+    status: "open",
+    acceptingResponses: true,
+    responseCount: 23,
+    approval: { status: "approved" },
+  });
   expect(s.definition.languages).toEqual(["en", "de"]);
   expect((await listResponses(ctx, { surveySlug: "harbor-visit-feedback", limit: 1, offset: 0 })).total).toBe(26);
 });
@@ -56,7 +79,9 @@ test("its summary reads as counted by hand: NPS 12 promoters, 6 passives, 5 detr
   const nps = sum.questions.find((q) => q.id === "nps") as any;
   expect(nps.nps).toEqual({ score: 30.43, promoters: 12, passives: 6, detractors: 5 });
   // Every response, finished or not: 26 of which 13 promoters, 6 detractors.
-  const all = (await summarizeResponses(ctx, { surveySlug: "harbor-visit-feedback" })).questions.find((q) => q.id === "nps") as any;
+  const all = (await summarizeResponses(ctx, { surveySlug: "harbor-visit-feedback" })).questions.find(
+    (q) => q.id === "nps",
+  ) as any;
   expect(all.nps).toEqual({ score: 26.92, promoters: 13, passives: 7, detractors: 6 });
   // The improvement question is only asked of non-promoters: 11 finished ones saw it.
   expect(sum.questions.find((q) => q.id === "improve")).toMatchObject({ seen: 11, answered: 11 });

@@ -70,7 +70,10 @@ export const FEEDBACK = {
 };
 
 /** Creates a survey through the tool and approves its link as a reviewer would. */
-export async function createApproved(w: World, def: Record<string, unknown> = FEEDBACK): Promise<{ id: number; slug: string; approvalId: number }> {
+export async function createApproved(
+  w: World,
+  def: Record<string, unknown> = FEEDBACK,
+): Promise<{ id: number; slug: string; approvalId: number }> {
   const r = await call(surveysDomain, w.ctx(), "surveys_create", def);
   await approve(w.deps, r.approval.token);
   return { id: r.id, slug: r.slug, approvalId: r.approval.id };
@@ -94,7 +97,15 @@ export function submit(
   opts: { nav?: "next" | "back"; hidden?: Record<string, string>; lang?: string } = {},
 ): Promise<SubmitOutcome> {
   const form = new URLSearchParams(Array.isArray(fields) ? fields : Object.entries(fields));
-  return submitPage(deps, { surveyId, tokenHash: tokenHash(surveyId, token), pageId, nav: opts.nav ?? "next", form, lang: opts.lang ?? "en", hidden: opts.hidden ?? {} });
+  return submitPage(deps, {
+    surveyId,
+    tokenHash: tokenHash(surveyId, token),
+    pageId,
+    nav: opts.nav ?? "next",
+    form,
+    lang: opts.lang ?? "en",
+    hidden: opts.hidden ?? {},
+  });
 }
 
 /** The page a submit outcome shows, by id. */

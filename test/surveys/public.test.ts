@@ -47,24 +47,45 @@ async function open(path: string, headers: Record<string, string> = {}): Promise
 
 function hiddenOf(html: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) out[m[1]!] = m[2]!.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, "&");
+  for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g))
+    out[m[1]!] = m[2]!
+      .replace(/&lt;/g, "<")
+      .replace(/&gt;/g, ">")
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&amp;/g, "&");
   return out;
 }
 
-async function post(form: Form, answers: [string, string][] | Record<string, string>, opts: { headers?: Record<string, string>; at?: string } = {}) {
+async function post(
+  form: Form,
+  answers: [string, string][] | Record<string, string>,
+  opts: { headers?: Record<string, string>; at?: string } = {},
+) {
   const body = new URLSearchParams(form.fields);
   for (const [k, v] of Array.isArray(answers) ? answers : Object.entries(answers)) body.append(k, v);
   const r = await fetch(`${s.url}/s/${opts.at ?? slug}`, {
     method: "POST",
     redirect: "manual",
-    headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: s.url, Cookie: form.cookie, ...opts.headers },
+    headers: {
+      "Content-Type": "application/x-www-form-urlencoded",
+      Origin: s.url,
+      Cookie: form.cookie,
+      ...opts.headers,
+    },
     body,
   });
   const html = await r.text();
-  return { status: r.status, html, next: { ...form, fields: hiddenOf(html), html, status: r.status } as Form, headers: r.headers };
+  return {
+    status: r.status,
+    html,
+    next: { ...form, fields: hiddenOf(html), html, status: r.status } as Form,
+    headers: r.headers,
+  };
 }
 
-const responsesNow = async () => (await s.deps.db.select().from(surveyResponses).where(eq(surveyResponses.surveyId, surveyId))).length;
+const responsesNow = async () =>
+  (await s.deps.db.select().from(surveyResponses).where(eq(surveyResponses.surveyId, surveyId))).length;
 
 describe("who sees what", () => {
   test("an approved survey is served with a strict page policy; unknown and unapproved ones are 404", async () => {
@@ -114,7 +135,9 @@ describe("who sees what", () => {
     expect(de.html).toContain('<html lang="de">');
     expect(de.html).toContain(">Weiter</button>");
     expect(de.html).toContain("(Pflichtfeld)");
-    expect((await open(`/s/${slug}`, { "Accept-Language": "fr-CH, de;q=0.8, en;q=0.5" })).html).toContain('<html lang="de">');
+    expect((await open(`/s/${slug}`, { "Accept-Language": "fr-CH, de;q=0.8, en;q=0.5" })).html).toContain(
+      '<html lang="de">',
+    );
     expect((await open(`/s/${slug}?lang=xx`)).html).toContain('<html lang="en">');
   });
 });
@@ -130,23 +153,41 @@ describe("posting answers", () => {
     expect(p1.html).toContain('name="nav" value="back"');
     const p2 = await post(p1.next, { page: "p2", "q.why": "Music too loud" });
     expect(p2.next.fields.page).toBe("p3");
-    const done = await post(p2.next, [["page", "p3"], ["q.drinks", "tea"], ["q.pastry", "5"]]);
+    const done = await post(p2.next, [
+      ["page", "p3"],
+      ["q.drinks", "tea"],
+      ["q.pastry", "5"],
+    ]);
     expect(done.html).toContain("We read every answer.");
     expect(await responsesNow()).toBe(before + 1);
-    const again = await post(p2.next, [["page", "p3"], ["q.drinks", "espresso"]]);
+    const again = await post(p2.next, [
+      ["page", "p3"],
+      ["q.drinks", "espresso"],
+    ]);
     expect(again.html).toContain("We read every answer.");
     expect(await responsesNow()).toBe(before + 1);
     const row = (await s.deps.db.select().from(surveyResponses).where(eq(surveyResponses.surveyId, surveyId))).at(-1)!;
-    expect(row).toMatchObject({ finished: true, hidden: { source: "web" }, answers: { nps: 4, visits: "weekly", why: "Music too loud", drinks: ["tea"], pastry: 5 } });
+    expect(row).toMatchObject({
+      finished: true,
+      hidden: { source: "web" },
+      answers: { nps: 4, visits: "weekly", why: "Music too loud", drinks: ["tea"], pastry: 5 },
+    });
   });
 
   test("errors: 400, an error summary linking each field, messages tied with aria-describedby, what was typed kept and escaped", async () => {
     const f = await open(`/s/${slug}`);
-    const r = await post(f, { page: "p1", "q.nps": "<img src=x onerror=alert(1)>", "q.visits": "other", "q.visits.other": "" });
+    const r = await post(f, {
+      page: "p1",
+      "q.nps": "<img src=x onerror=alert(1)>",
+      "q.visits": "other",
+      "q.visits.other": "",
+    });
     expect(r.status).toBe(400);
     expect(r.html).toContain('<div class="sv-summary" role="alert" tabindex="-1" id="sv-errors"');
     expect(r.html).toContain('<a href="#q:nps">How likely are you to recommend us?: Choose one of the options.</a>');
-    expect(r.html).toContain('<fieldset class="sv-fieldset" id="q:visits" tabindex="-1" aria-describedby="q:visits:error"');
+    expect(r.html).toContain(
+      '<fieldset class="sv-fieldset" id="q:visits" tabindex="-1" aria-describedby="q:visits:error"',
+    );
     expect(r.html).toContain('<p class="sv-error" id="q:visits:error">');
     expect(r.html).toContain("Say what “Other” is.");
     expect(r.html).not.toContain("<img src=x");
@@ -155,11 +196,20 @@ describe("posting answers", () => {
 
   test("hostile answers are stored as text and shown escaped; forged question ids are ignored", async () => {
     const f = await open(`/s/${slug}`);
-    const p1 = await post(f, { page: "p1", "q.nps": "3", "q.visits": "other", "q.visits.other": "<script>alert('x')</script>", "q.admin": "1", "q.why": "forged" });
+    const p1 = await post(f, {
+      page: "p1",
+      "q.nps": "3",
+      "q.visits": "other",
+      "q.visits.other": "<script>alert('x')</script>",
+      "q.admin": "1",
+      "q.why": "forged",
+    });
     const p2 = await post(p1.next, { page: "p2", "q.why": "</textarea><script>alert(1)</script>" });
     const back = await post(p2.next, { page: "p3", nav: "back" });
     expect(back.html).toContain("&lt;/textarea&gt;&lt;script&gt;alert(1)&lt;/script&gt;</textarea>");
-    const row = (await s.deps.db.select().from(surveyResponses).where(eq(surveyResponses.surveyId, surveyId))).find((x) => x.otherTexts.visits?.includes("<script>"))!;
+    const row = (await s.deps.db.select().from(surveyResponses).where(eq(surveyResponses.surveyId, surveyId))).find(
+      (x) => x.otherTexts.visits?.includes("<script>"),
+    )!;
     expect(row.otherTexts.visits).toBe("<script>alert('x')</script>");
     expect(row.answers.why).toBe("</textarea><script>alert(1)</script>");
     expect(Object.keys(row.answers).sort()).toEqual(["nps", "visits", "why"]);
@@ -175,7 +225,11 @@ describe("posting answers", () => {
     expect((await post({ ...f, fields: { ...f.fields, csrf: "0".repeat(32) } }, answers)).status).toBe(403);
     expect((await post({ ...f, fields: { ...f.fields, token: "not-a-token" } }, answers)).status).toBe(400);
     expect((await post(f, { ...answers, "q.why": "x".repeat(300 * 1024) })).status).toBe(413);
-    const json = await fetch(`${s.url}/s/${slug}`, { method: "POST", headers: { "Content-Type": "application/json", Origin: s.url, Cookie: f.cookie }, body: "{}" });
+    const json = await fetch(`${s.url}/s/${slug}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Origin: s.url, Cookie: f.cookie },
+      body: "{}",
+    });
     expect(json.status).toBe(415);
     expect(await responsesNow()).toBe(before);
   });
@@ -192,7 +246,22 @@ describe("posting answers", () => {
   test("an ending with a redirect sends the visitor there (303) once finished", async () => {
     const r = await w.ok(w.owner, "surveys_create", {
       title: "Quick poll",
-      pages: [{ questions: [{ id: "ok", type: "single_choice", title: "OK?", required: true, choices: [{ id: "y", label: "Yes" }, { id: "n", label: "No" }] }] }],
+      pages: [
+        {
+          questions: [
+            {
+              id: "ok",
+              type: "single_choice",
+              title: "OK?",
+              required: true,
+              choices: [
+                { id: "y", label: "Yes" },
+                { id: "n", label: "No" },
+              ],
+            },
+          ],
+        },
+      ],
       endings: [{ id: "bye", title: "Bye", redirectUrl: "https://harbor.example/thanks" }],
     });
     await approve(s.deps, r.approval.token);
@@ -219,7 +288,10 @@ test("a flood from one address is limited (429 with Retry-After); posts stop bei
   const before = await responsesNow();
   let limited: Awaited<ReturnType<typeof post>> | null = null;
   for (let i = 0; i < SUBMITS_PER_MINUTE + 5 && !limited; i++) {
-    const r = await post({ ...f, fields: { ...f.fields, token: i.toString(16).padStart(32, "a") } }, { page: "p1", "q.nps": "10", "q.visits": "daily" });
+    const r = await post(
+      { ...f, fields: { ...f.fields, token: i.toString(16).padStart(32, "a") } },
+      { page: "p1", "q.nps": "10", "q.visits": "daily" },
+    );
     if (r.status === 429) limited = r;
   }
   expect(limited).not.toBeNull();
@@ -229,7 +301,10 @@ test("a flood from one address is limited (429 with Retry-After); posts stop bei
   expect(after - before).toBeLessThanOrEqual(SUBMITS_PER_MINUTE);
   // A minute later the address may post again.
   s.clock.advance(61_000);
-  const ok = await post({ ...f, fields: { ...f.fields, token: "f".repeat(32) } }, { page: "p1", "q.nps": "10", "q.visits": "daily" });
+  const ok = await post(
+    { ...f, fields: { ...f.fields, token: "f".repeat(32) } },
+    { page: "p1", "q.nps": "10", "q.visits": "daily" },
+  );
   expect(ok.status).toBe(200);
 });
 
@@ -239,18 +314,41 @@ describe("drafting over MCP (real SDK client)", () => {
     const all = await Promise.all(Array.from({ length: 5 }, () => w.ok(w.owner, "surveys_create", args)));
     expect(new Set(all.map((r) => r.id)).size).toBe(1);
     expect(all.filter((r) => r.replayed).length).toBe(4);
-    expect(await w.err(w.owner, "surveys_create", { ...args, title: "Other" })).toContain("was already used with other arguments");
+    expect(await w.err(w.owner, "surveys_create", { ...args, title: "Other" })).toContain(
+      "was already used with other arguments",
+    );
   });
 
   test("racing creates with one title get distinct slugs, never an error", async () => {
-    const all = await Promise.all(Array.from({ length: 6 }, () => w.ok(w.owner, "surveys_create", { ...FEEDBACK, title: "Race day" })));
+    const all = await Promise.all(
+      Array.from({ length: 6 }, () => w.ok(w.owner, "surveys_create", { ...FEEDBACK, title: "Race day" })),
+    );
     expect(new Set(all.map((r) => r.slug)).size).toBe(6);
-    expect(all.map((r) => r.slug).sort()).toEqual(["race-day", "race-day-2", "race-day-3", "race-day-4", "race-day-5", "race-day-6"]);
+    expect(all.map((r) => r.slug).sort()).toEqual([
+      "race-day",
+      "race-day-2",
+      "race-day-3",
+      "race-day-4",
+      "race-day-5",
+      "race-day-6",
+    ]);
   });
 
   test("argument errors name the path the verb found, for parts the listing leaves loose", async () => {
-    expect(await w.err(w.owner, "surveys_update", { id: surveyId, pages: [{ questions: [{ id: "x", type: "nps", title: "X" }], logic: [{ if: [], goTo: "end" }] }] })).toContain("pages[0].logic[0].if");
-    expect(await w.err(w.owner, "surveys_update", { id: surveyId, pages: [{ questions: [{ id: "x", type: "teapot", title: "X" }] }] })).toContain("pages[0].questions[0].type");
-    expect(await w.err(w.owner, "survey_responses_summarize", { surveyId, filter: { where: [{ field: "nps" }] } })).toContain("filter.where[0].op");
+    expect(
+      await w.err(w.owner, "surveys_update", {
+        id: surveyId,
+        pages: [{ questions: [{ id: "x", type: "nps", title: "X" }], logic: [{ if: [], goTo: "end" }] }],
+      }),
+    ).toContain("pages[0].logic[0].if");
+    expect(
+      await w.err(w.owner, "surveys_update", {
+        id: surveyId,
+        pages: [{ questions: [{ id: "x", type: "teapot", title: "X" }] }],
+      }),
+    ).toContain("pages[0].questions[0].type");
+    expect(
+      await w.err(w.owner, "survey_responses_summarize", { surveyId, filter: { where: [{ field: "nps" }] } }),
+    ).toContain("filter.where[0].op");
   });
 });

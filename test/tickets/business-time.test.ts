@@ -8,15 +8,32 @@ import { addWorkingTime, isTimeZone, parseWeekHours, type Schedule } from "../..
 
 const H = 3_600_000;
 const M = 60_000;
-const nineToFive = { mon: ["09:00-17:00"], tue: ["09:00-17:00"], wed: ["09:00-17:00"], thu: ["09:00-17:00"], fri: ["09:00-17:00"] };
-const sched = (timeZone: string, hours: Record<string, string[]> | null = nineToFive, holidays: string[] = []): Schedule => ({
+const nineToFive = {
+  mon: ["09:00-17:00"],
+  tue: ["09:00-17:00"],
+  wed: ["09:00-17:00"],
+  thu: ["09:00-17:00"],
+  fri: ["09:00-17:00"],
+};
+const sched = (
+  timeZone: string,
+  hours: Record<string, string[]> | null = nineToFive,
+  holidays: string[] = [],
+): Schedule => ({
   timeZone,
   hours: hours ? parseWeekHours(hours) : null,
   holidays: new Set(holidays),
 });
 const at = (iso: string) => Date.parse(iso);
 const add = (start: string, ms: number, s: Schedule, pauses: [string, string][] = []) =>
-  new Date(addWorkingTime(at(start), ms, s, pauses.map(([a, b]) => [at(a), at(b)]))).toISOString();
+  new Date(
+    addWorkingTime(
+      at(start),
+      ms,
+      s,
+      pauses.map(([a, b]) => [at(a), at(b)]),
+    ),
+  ).toISOString();
 
 describe("business hours across a weekend and a DST change", () => {
   test("Berlin: Fri 15:00 CET + 8 business hours = Mon 15:00 CEST (clocks went forward on Sunday)", () => {
@@ -36,7 +53,9 @@ describe("business hours across a weekend and a DST change", () => {
   });
 
   test("round-the-clock hours count the real 23-hour day of spring forward", () => {
-    const every = Object.fromEntries(["mon", "tue", "wed", "thu", "fri", "sat", "sun"].map((d) => [d, ["00:00-24:00"]]));
+    const every = Object.fromEntries(
+      ["mon", "tue", "wed", "thu", "fri", "sat", "sun"].map((d) => [d, ["00:00-24:00"]]),
+    );
     // Sat 29 Mar 12:00 CET = 11:00Z: 12 h to Saturday's midnight (23:00Z); Sunday's 00:00–24:00 lasts 23 h; 12 h into it = Sun 11:00Z (13:00 CEST).
     expect(add("2025-03-29T11:00:00Z", 24 * H, sched("Europe/Berlin", every))).toBe("2025-03-30T11:00:00.000Z");
   });
@@ -67,7 +86,9 @@ describe("edges", () => {
 
   test("holidays are skipped (local dates)", () => {
     // Wed 24 Dec 2025 16:00 CET = 15:00Z: 1 h; 25th, 26th holidays, weekend; Mon 29 Dec 09:00 CET = 08:00Z + 1 h.
-    expect(add("2025-12-24T15:00:00Z", 2 * H, sched("Europe/Berlin", nineToFive, ["2025-12-25", "2025-12-26"]))).toBe("2025-12-29T09:00:00.000Z");
+    expect(add("2025-12-24T15:00:00Z", 2 * H, sched("Europe/Berlin", nineToFive, ["2025-12-25", "2025-12-26"]))).toBe(
+      "2025-12-29T09:00:00.000Z",
+    );
   });
 
   test("split days (a lunch break) count only the open intervals", () => {
@@ -76,9 +97,15 @@ describe("edges", () => {
   });
 
   test("paused stretches do not count, inside a day and across a night", () => {
-    expect(add("2025-01-13T09:00:00Z", 8 * H, utc, [["2025-01-13T11:00:00Z", "2025-01-13T13:00:00Z"]])).toBe("2025-01-14T11:00:00.000Z");
-    expect(add("2025-01-13T09:00:00Z", 8 * H, utc, [["2025-01-13T16:00:00Z", "2025-01-14T10:00:00Z"]])).toBe("2025-01-14T11:00:00.000Z");
-    expect(add("2025-01-13T09:00:00Z", 8 * H, sched("UTC", null), [["2025-01-13T10:00:00Z", "2025-01-13T12:00:00Z"]])).toBe("2025-01-13T19:00:00.000Z");
+    expect(add("2025-01-13T09:00:00Z", 8 * H, utc, [["2025-01-13T11:00:00Z", "2025-01-13T13:00:00Z"]])).toBe(
+      "2025-01-14T11:00:00.000Z",
+    );
+    expect(add("2025-01-13T09:00:00Z", 8 * H, utc, [["2025-01-13T16:00:00Z", "2025-01-14T10:00:00Z"]])).toBe(
+      "2025-01-14T11:00:00.000Z",
+    );
+    expect(
+      add("2025-01-13T09:00:00Z", 8 * H, sched("UTC", null), [["2025-01-13T10:00:00Z", "2025-01-13T12:00:00Z"]]),
+    ).toBe("2025-01-13T19:00:00.000Z");
   });
 });
 

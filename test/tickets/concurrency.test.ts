@@ -13,8 +13,16 @@ beforeAll(async () => {
 afterAll(async () => await w.close());
 
 test("30 concurrent creates in one company and 10 in another: numbers unique and gapless per company", async () => {
-  const acme = Array.from({ length: 30 }, (_, i) => w.call("tickets_create", { subject: `Acme ${i}`, requesterEmail: `c${i}@client.test`, body: "hi" }, w.ctx(i % 2 ? "olga" : "ada")));
-  const rival = Array.from({ length: 10 }, (_, i) => w.call("tickets_create", { subject: `Rival ${i}`, requesterEmail: "r@rival.test", body: "hi" }, w.ctx("rita")));
+  const acme = Array.from({ length: 30 }, (_, i) =>
+    w.call(
+      "tickets_create",
+      { subject: `Acme ${i}`, requesterEmail: `c${i}@client.test`, body: "hi" },
+      w.ctx(i % 2 ? "olga" : "ada"),
+    ),
+  );
+  const rival = Array.from({ length: 10 }, (_, i) =>
+    w.call("tickets_create", { subject: `Rival ${i}`, requesterEmail: "r@rival.test", body: "hi" }, w.ctx("rita")),
+  );
   const [a, r] = [await Promise.all(acme), await Promise.all(rival)];
   expect(a.map((t) => t.id).sort((x, y) => x - y)).toEqual(Array.from({ length: 30 }, (_, i) => 1001 + i));
   expect(r.map((t) => t.id).sort((x, y) => x - y)).toEqual(Array.from({ length: 10 }, (_, i) => 1001 + i));
@@ -38,7 +46,11 @@ test("two agents replying at once: both replies kept, one of them is the first r
 });
 
 test("two agents assigning at once: the events form one chain, nothing lost", async () => {
-  const t = await w.call("tickets_create", { subject: "Who takes it", requesterEmail: "kim@client.test", body: "hello" });
+  const t = await w.call("tickets_create", {
+    subject: "Who takes it",
+    requesterEmail: "kim@client.test",
+    body: "hello",
+  });
   await Promise.all([
     w.call("tickets_assign", { id: t.id, assigneeId: "me" }, w.ctx("olga")),
     w.call("tickets_assign", { id: t.id, assigneeId: "me" }, w.ctx("ada")),
@@ -50,5 +62,7 @@ test("two agents assigning at once: the events form one chain, nothing lost", as
   const final = await w.call("tickets_get", { id: t.id });
   expect(final.assignee.id).toBe(ev[1]!.data.assigneeUserId);
   expect(final.status).toBe("open");
-  expect((await w.events("ticket.status_changed")).filter((e) => e.data.number === t.id).map((e) => e.data.to)).toEqual(["open"]);
+  expect((await w.events("ticket.status_changed")).filter((e) => e.data.number === t.id).map((e) => e.data.to)).toEqual(
+    ["open"],
+  );
 });

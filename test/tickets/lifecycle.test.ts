@@ -24,10 +24,20 @@ const ALLOWED: Record<S, S[]> = {
   closed: [],
 };
 /** How to reach each status from new. */
-const PATH: Record<S, S[]> = { new: [], open: ["open"], pending: ["pending"], solved: ["solved"], closed: ["solved", "closed"] };
+const PATH: Record<S, S[]> = {
+  new: [],
+  open: ["open"],
+  pending: ["pending"],
+  solved: ["solved"],
+  closed: ["solved", "closed"],
+};
 
 async function ticketIn(status: S): Promise<number> {
-  const t = await w.call("tickets_create", { subject: `In ${status}`, requesterEmail: "kim@client.test", body: "hello" });
+  const t = await w.call("tickets_create", {
+    subject: `In ${status}`,
+    requesterEmail: "kim@client.test",
+    body: "hello",
+  });
   for (const s of PATH[status]) await w.call("tickets_set_status", { id: t.id, status: s });
   expect((await w.call("tickets_get", { id: t.id })).status).toBe(status);
   return t.id;
@@ -39,16 +49,27 @@ describe("transitions matrix", () => {
       test(`${from} → ${to}`, async () => {
         const id = await ticketIn(from);
         if (from === to) {
-          expect(await w.call("tickets_set_status", { id, status: to })).toMatchObject({ id, status: to, unchanged: true });
+          expect(await w.call("tickets_set_status", { id, status: to })).toMatchObject({
+            id,
+            status: to,
+            unchanged: true,
+          });
         } else if (ALLOWED[from].includes(to)) {
-          expect(await w.call("tickets_set_status", { id, status: to })).toEqual({ id, status: to, previousStatus: from });
+          expect(await w.call("tickets_set_status", { id, status: to })).toEqual({
+            id,
+            status: to,
+            previousStatus: from,
+          });
           const ev = (await w.events("ticket.status_changed")).at(-1)!;
           expect(ev.data).toMatchObject({ number: id, from, to, reason: "agent", requesterEmail: "kim@client.test" });
         } else {
           const e = await errorOf(() => w.call("tickets_set_status", { id, status: to }));
           expect(e.code).toBe("conflict");
           if (from === "closed") expect(e.message).toContain("closed tickets are final");
-          else expect(e.message).toBe(`Ticket #${id} cannot go from ${from} to ${to}; from ${from} it can go to ${ALLOWED[from].join(" or ")}.`);
+          else
+            expect(e.message).toBe(
+              `Ticket #${id} cannot go from ${from} to ${to}; from ${from} it can go to ${ALLOWED[from].join(" or ")}.`,
+            );
           expect((await w.call("tickets_get", { id })).status).toBe(from);
         }
       });
@@ -57,8 +78,14 @@ describe("transitions matrix", () => {
 describe("implicit moves", () => {
   test("a public reply opens a new ticket; a reply can set pending in the same call", async () => {
     const id = await ticketIn("new");
-    expect(await w.call("tickets_reply", { id, body: "Looking into it." })).toMatchObject({ status: "open", firstResponse: true });
-    expect(await w.call("tickets_reply", { id, body: "Can you send a screenshot?", status: "pending" })).toMatchObject({ status: "pending", firstResponse: false });
+    expect(await w.call("tickets_reply", { id, body: "Looking into it." })).toMatchObject({
+      status: "open",
+      firstResponse: true,
+    });
+    expect(await w.call("tickets_reply", { id, body: "Can you send a screenshot?", status: "pending" })).toMatchObject({
+      status: "pending",
+      firstResponse: false,
+    });
   });
 
   test("a reply asking for a status the table refuses writes nothing", async () => {
@@ -66,20 +93,39 @@ describe("implicit moves", () => {
     const before = (await w.call("ticket_messages_list", { ticketId: id })).total;
     const e = await errorOf(() => w.call("tickets_reply", { id, body: "bye", status: "pending" }));
     expect(e.message).toContain("cannot go from solved to pending");
-    expect((await errorOf(() => w.call("tickets_reply", { id, body: "bye", status: "closed" }))).message).toContain("status after a reply is open, pending or solved");
+    expect((await errorOf(() => w.call("tickets_reply", { id, body: "bye", status: "closed" }))).message).toContain(
+      "status after a reply is open, pending or solved",
+    );
     expect((await w.call("ticket_messages_list", { ticketId: id })).total).toBe(before);
   });
 
   test("assigning a new ticket opens it; unassigning leaves it open", async () => {
     const id = await ticketIn("new");
-    expect(await w.call("tickets_assign", { id, assigneeId: "me" })).toEqual({ id, status: "open", assigneeId: w.users.olga, previousAssigneeId: null });
-    expect(await w.call("tickets_assign", { id, assigneeId: null })).toMatchObject({ status: "open", assigneeId: null });
+    expect(await w.call("tickets_assign", { id, assigneeId: "me" })).toEqual({
+      id,
+      status: "open",
+      assigneeId: w.users.olga,
+      previousAssigneeId: null,
+    });
+    expect(await w.call("tickets_assign", { id, assigneeId: null })).toMatchObject({
+      status: "open",
+      assigneeId: null,
+    });
   });
 
   test("a requester reply reopens pending and solved, leaves new and open", async () => {
-    for (const [from, to, reopened] of [["new", "new", false], ["open", "open", false], ["pending", "open", true], ["solved", "open", true]] as const) {
+    for (const [from, to, reopened] of [
+      ["new", "new", false],
+      ["open", "open", false],
+      ["pending", "open", true],
+      ["solved", "open", true],
+    ] as const) {
       const id = await ticketIn(from);
-      expect(await w.call("tickets_add_requester_reply", { id, body: "Any news?" })).toMatchObject({ id, status: to, reopened });
+      expect(await w.call("tickets_add_requester_reply", { id, body: "Any news?" })).toMatchObject({
+        id,
+        status: to,
+        reopened,
+      });
     }
     const ev = (await w.events("ticket.status_changed")).at(-1)!;
     expect(ev.data).toMatchObject({ from: "solved", to: "open", reason: "requester_reply" });
@@ -96,7 +142,11 @@ describe("implicit moves", () => {
     const fu = await w.call("tickets_get", { id: r.id });
     expect(fu).toMatchObject({ subject: "In closed", followUpOfId: id, requester: { email: "kim@client.test" } });
     expect(fu.messages.map((m: any) => [m.author, m.body])).toEqual([["requester", "It broke again."]]);
-    expect((await w.events("ticket.created")).at(-1)!.data).toMatchObject({ number: r.id, followUpOf: id, body: "It broke again." });
+    expect((await w.events("ticket.created")).at(-1)!.data).toMatchObject({
+      number: r.id,
+      followUpOf: id,
+      body: "It broke again.",
+    });
   });
 
   test("a closed ticket refuses replies, notes, assignment and edits", async () => {
@@ -125,7 +175,12 @@ describe("assignees", () => {
     expect(outsider.message).toContain("is not a member of Acme");
     expect(outsider.message).not.toContain("Rita");
     const ev = (await w.events("ticket.assigned")).at(-1)!;
-    expect(ev.data).toMatchObject({ number: id, assigneeUserId: w.users.olga, previousAssigneeUserId: w.users.ada, byUserId: w.users.olga });
+    expect(ev.data).toMatchObject({
+      number: id,
+      assigneeUserId: w.users.olga,
+      previousAssigneeUserId: w.users.ada,
+      byUserId: w.users.olga,
+    });
   });
 
   test("assigning the current assignee again changes nothing", async () => {

@@ -13,7 +13,8 @@ beforeAll(async () => {
 afterAll(async () => await w.close());
 
 const create = async (subject: string, email = "kim@client.test", extra: Record<string, unknown> = {}) =>
-  (await w.call("tickets_create", { subject, requesterEmail: email, body: `${subject}: first message`, ...extra })).id as number;
+  (await w.call("tickets_create", { subject, requesterEmail: email, body: `${subject}: first message`, ...extra }))
+    .id as number;
 
 describe("merge", () => {
   test("messages and tags move, notes stay internal, the source closes and points at the target", async () => {
@@ -42,8 +43,18 @@ describe("merge", () => {
     expect(system).toMatchObject({ kind: "note", internal: true, author: "system" });
     expect(system.body).toContain(`Ticket #${a} ("Login fails", from kim@client.test) was merged into this ticket`);
 
-    expect((await w.events("ticket.merged")).at(-1)!.data).toMatchObject({ number: a, targetNumber: b, movedMessages: 3, requesterEmail: "kim@client.test" });
-    expect((await w.events("ticket.status_changed")).at(-1)!.data).toMatchObject({ number: a, from: "open", to: "closed", reason: "merge" }) // the reply had opened it;
+    expect((await w.events("ticket.merged")).at(-1)!.data).toMatchObject({
+      number: a,
+      targetNumber: b,
+      movedMessages: 3,
+      requesterEmail: "kim@client.test",
+    });
+    expect((await w.events("ticket.status_changed")).at(-1)!.data).toMatchObject({
+      number: a,
+      from: "open",
+      to: "closed",
+      reason: "merge",
+    }); // the reply had opened it;
     expect((await w.call("tickets_get", { id: a })).sla.resolution.state).toBe("stopped");
   });
 
@@ -53,7 +64,10 @@ describe("merge", () => {
     await w.call("tickets_merge", { id: a, targetId: b });
     const r = await w.call("tickets_add_requester_reply", { id: a, body: "Hello again" });
     expect(r).toMatchObject({ id: b, note: `Ticket #${a} was merged into #${b}; the message was added there.` });
-    expect((await w.call("tickets_get", { id: b })).messages.at(-1)).toMatchObject({ author: "requester", body: "Hello again" });
+    expect((await w.call("tickets_get", { id: b })).messages.at(-1)).toMatchObject({
+      author: "requester",
+      body: "Hello again",
+    });
   });
 
   test("tickets merged into the source are repointed at the target (one hop)", async () => {
@@ -79,27 +93,48 @@ describe("merge", () => {
     const a = await create("A");
     const b = await create("B");
     const c = await create("C");
-    expect((await errorOf(() => w.call("tickets_merge", { id: a, targetId: a }))).message).toContain("cannot be merged into itself");
+    expect((await errorOf(() => w.call("tickets_merge", { id: a, targetId: a }))).message).toContain(
+      "cannot be merged into itself",
+    );
     await w.call("tickets_merge", { id: a, targetId: b });
-    expect((await errorOf(() => w.call("tickets_merge", { id: a, targetId: c }))).message).toBe(`Ticket #${a} was already merged into #${b}.`);
+    expect((await errorOf(() => w.call("tickets_merge", { id: a, targetId: c }))).message).toBe(
+      `Ticket #${a} was already merged into #${b}.`,
+    );
     const into = await errorOf(() => w.call("tickets_merge", { id: c, targetId: a }));
-    expect(into).toMatchObject({ code: "conflict", message: `Ticket #${a} was itself merged into #${b}; merge into #${b} instead.` });
+    expect(into).toMatchObject({
+      code: "conflict",
+      message: `Ticket #${a} was itself merged into #${b}; merge into #${b} instead.`,
+    });
     const closed = await create("Closed");
     await w.call("tickets_set_status", { id: closed, status: "solved" });
     await w.call("tickets_set_status", { id: closed, status: "closed" });
-    expect((await errorOf(() => w.call("tickets_merge", { id: closed, targetId: c }))).message).toContain("closed tickets are final");
-    expect((await errorOf(() => w.call("tickets_merge", { id: c, targetId: closed }))).message).toContain("merge into an open ticket");
+    expect((await errorOf(() => w.call("tickets_merge", { id: closed, targetId: c }))).message).toContain(
+      "closed tickets are final",
+    );
+    expect((await errorOf(() => w.call("tickets_merge", { id: c, targetId: closed }))).message).toContain(
+      "merge into an open ticket",
+    );
 
     // Rival's tickets have numbers of their own, overlapping Acme's: never reachable from Acme.
     const rival = w.ctx("rita");
-    const theirs = (await w.call("tickets_create", { subject: "Rival's", requesterEmail: "x@rival.test", body: "secret" }, rival)).id;
+    const theirs = (
+      await w.call("tickets_create", { subject: "Rival's", requesterEmail: "x@rival.test", body: "secret" }, rival)
+    ).id;
     expect(theirs).toBe(1001);
     const highest = (await w.call("tickets_list", { limit: 1, sort: "created" })).items[0].id;
-    const foreign = await w.call("tickets_create", { subject: "pad", requesterEmail: "x@rival.test", body: "x" }, rival);
-    for (let i = 0; i < highest - foreign.id + 1; i++) await w.call("tickets_create", { subject: "pad", requesterEmail: "x@rival.test", body: "x" }, rival);
+    const foreign = await w.call(
+      "tickets_create",
+      { subject: "pad", requesterEmail: "x@rival.test", body: "x" },
+      rival,
+    );
+    for (let i = 0; i < highest - foreign.id + 1; i++)
+      await w.call("tickets_create", { subject: "pad", requesterEmail: "x@rival.test", body: "x" }, rival);
     const onlyRival = highest + 1; // exists in Rival only
     const e = await errorOf(() => w.call("tickets_merge", { id: c, targetId: onlyRival }));
-    expect(e).toMatchObject({ code: "not_found", message: `Ticket #${onlyRival} not found in Acme. Find tickets with tickets_list.` });
+    expect(e).toMatchObject({
+      code: "not_found",
+      message: `Ticket #${onlyRival} not found in Acme. Find tickets with tickets_list.`,
+    });
     expect((await w.call("tickets_get", { id: 1001 }, rival)).subject).toBe("Rival's");
   });
 
@@ -118,7 +153,10 @@ describe("merge", () => {
   test("A into B and B into A at once: exactly one merge happens", async () => {
     const a = await create("Race A");
     const b = await create("Race B");
-    const results = await Promise.allSettled([w.call("tickets_merge", { id: a, targetId: b }), w.call("tickets_merge", { id: b, targetId: a })]);
+    const results = await Promise.allSettled([
+      w.call("tickets_merge", { id: a, targetId: b }),
+      w.call("tickets_merge", { id: b, targetId: a }),
+    ]);
     expect(results.filter((r) => r.status === "fulfilled").length).toBe(1);
     const rejected = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
     expect(rejected.reason.code).toBe("conflict");

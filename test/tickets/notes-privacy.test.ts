@@ -15,7 +15,15 @@ let ids: { a: number; b: number; c: number };
 
 beforeAll(async () => {
   w = await makeTicketWorld();
-  const mk = async (subject: string) => (await w.call("tickets_create", { subject, requesterEmail: "kim@client.test", body: "public question", tags: ["vip"] })).id;
+  const mk = async (subject: string) =>
+    (
+      await w.call("tickets_create", {
+        subject,
+        requesterEmail: "kim@client.test",
+        body: "public question",
+        tags: ["vip"],
+      })
+    ).id;
   ids = { a: await mk("A"), b: await mk("B"), c: await mk("C") };
   await w.call("tickets_add_note", { id: ids.a, body: `Customer is on the legacy plan ${SECRET}` });
   await w.call("tickets_reply", { id: ids.a, body: "We are on it." });
@@ -43,29 +51,49 @@ function leaks(value: unknown, path = "$", insideNote = false): string[] {
 }
 
 const READ_CALLS: Record<string, Record<string, unknown>[]> = {
-  tickets_list: [{}, { q: SECRET }, { tag: "vip" }, { breached: true }, { sort: "due" }, { requester: "kim@client.test" }],
+  tickets_list: [
+    {},
+    { q: SECRET },
+    { tag: "vip" },
+    { breached: true },
+    { sort: "due" },
+    { requester: "kim@client.test" },
+  ],
   tickets_get: [{ id: 0 }, { id: 1 }, { id: 2 }],
-  ticket_messages_list: [{ ticketId: 0 }, { ticketId: 1 }, { ticketId: 2 }, { ticketId: 2, kind: "reply" }, { ticketId: 2, kind: "note" }],
+  ticket_messages_list: [
+    { ticketId: 0 },
+    { ticketId: 1 },
+    { ticketId: 2 },
+    { ticketId: 2, kind: "reply" },
+    { ticketId: 2, kind: "note" },
+  ],
   tickets_summary: [{}],
   ticket_tags_list: [{}],
   ticket_sla_policy_get: [{}],
 };
 
 test("every read tool shows note text only inside messages marked internal", async () => {
-  const readTools = ticketsDomain.tools.filter((t) => t.readOnly).map((t) => t.name).sort();
+  const readTools = ticketsDomain.tools
+    .filter((t) => t.readOnly)
+    .map((t) => t.name)
+    .sort();
   expect(readTools).toEqual(Object.keys(READ_CALLS).sort());
   const list = [ids.a, ids.b, ids.c];
   let sawNote = 0;
   for (const [tool, calls] of Object.entries(READ_CALLS))
     for (const raw of calls) {
-      const args = Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, (k === "id" || k === "ticketId") ? list[v as number] : v]));
+      const args = Object.fromEntries(
+        Object.entries(raw).map(([k, v]) => [k, k === "id" || k === "ticketId" ? list[v as number] : v]),
+      );
       const out = await w.call(tool, args);
       expect(leaks(out)).toEqual([]);
       if (JSON.stringify(out).includes(SECRET)) sawNote++;
     }
   // The check is not vacuous: the notes are there, marked internal, where agents read threads.
   expect(sawNote).toBeGreaterThanOrEqual(4);
-  const kinds = (await w.call("ticket_messages_list", { ticketId: ids.c, kind: "reply" })).items.map((m: any) => m.kind);
+  const kinds = (await w.call("ticket_messages_list", { ticketId: ids.c, kind: "reply" })).items.map(
+    (m: any) => m.kind,
+  );
   expect(new Set(kinds)).toEqual(new Set(["reply"]));
   // Searching by a note's words finds the ticket without showing the words.
   expect((await w.call("tickets_list", { q: SECRET })).items.map((t: any) => t.id).sort()).toEqual([ids.a, ids.c]);
@@ -77,7 +105,8 @@ test("no event payload carries a note's text; note events carry the note's id on
   expect(all.filter((e) => JSON.stringify(e.data).includes(SECRET)).map((e) => e.type)).toEqual([]);
   const notes = all.filter((e) => e.type === "ticket.note_added");
   expect(notes.length).toBe(3);
-  for (const n of notes) expect(Object.keys(n.data).sort()).toEqual(["assigneeUserId", "authorUserId", "messageId", "number", "subject"]);
+  for (const n of notes)
+    expect(Object.keys(n.data).sort()).toEqual(["assigneeUserId", "authorUserId", "messageId", "number", "subject"]);
   // What a reply email is built from is the public reply.
   expect((await w.events("ticket.replied")).map((e) => e.data.body)).toEqual(["We are on it.", "Solved for you."]);
 });

@@ -29,14 +29,34 @@ async function seeded(now: string) {
   const dataDir = mkdtempSync(join(tmpdir(), "plinth-seed-tickets-"));
   dirs.push(dataDir);
   const config = { ...loadConfig({ "data-dir": dataDir }, {}), ...(await testMediaConfig(store.engine === "pg")) };
-  const deps: Deps = { store, db: store.db, config, clock: new ManualClock(new Date(now)), redis: null, blobs: openBlobStore({ config, store }) };
+  const deps: Deps = {
+    store,
+    db: store.db,
+    config,
+    clock: new ManualClock(new Date(now)),
+    redis: null,
+    blobs: openBlobStore({ config, store }),
+  };
   await seedDemo(deps);
   const demo = (await deps.db.select().from(users).where(eq(users.email, "demo@plinth.dev")))[0]!;
   const ctxFor = async (name: string): Promise<ActorContext> => {
     const c = (await deps.db.select().from(companies).where(eq(companies.name, name)))[0]!;
-    const m = (await deps.db.select().from(memberships).where(eq(memberships.companyId, c.id))).find((r) => r.userId === demo.id)!;
+    const m = (await deps.db.select().from(memberships).where(eq(memberships.companyId, c.id))).find(
+      (r) => r.userId === demo.id,
+    )!;
     const company = { id: c.id, name: c.name, role: m.role };
-    return { deps, principal: { userId: demo.id, credential: { kind: "cli", id: 0, name: "test" }, scopes: ["*"], companies: [company], requireCmsApproval: false }, company, requestId: "t" };
+    return {
+      deps,
+      principal: {
+        userId: demo.id,
+        credential: { kind: "cli", id: 0, name: "test" },
+        scopes: ["*"],
+        companies: [company],
+        requireCmsApproval: false,
+      },
+      company,
+      requestId: "t",
+    };
   };
   const call = async (ctx: ActorContext, name: string, args: Record<string, unknown>): Promise<any> => {
     const tool = ticketsDomain.tools.find((t) => t.name === name)!;
@@ -51,7 +71,9 @@ for (const now of ["2031-03-15T03:00:00Z", "2031-03-17T16:00:00Z", "2031-03-19T2
       const w = await seeded(now);
       for (const ctx of [w.harbor, w.northwind]) {
         const all = await w.call(ctx, "tickets_list", { limit: 100 });
-        expect(new Set(all.items.map((t: any) => t.status))).toEqual(new Set(["new", "open", "pending", "solved", "closed"]));
+        expect(new Set(all.items.map((t: any) => t.status))).toEqual(
+          new Set(["new", "open", "pending", "solved", "closed"]),
+        );
         expect(all.items.map((t: any) => t.id).sort()).toEqual(Array.from({ length: all.total }, (_, i) => 1001 + i));
         let notes = 0;
         let agentReplies = 0;
@@ -63,11 +85,17 @@ for (const now of ["2031-03-15T03:00:00Z", "2031-03-17T16:00:00Z", "2031-03-19T2
         expect(notes).toBeGreaterThanOrEqual(3);
         expect(agentReplies).toBeGreaterThanOrEqual(4);
         // The next ticket continues the sequence.
-        const next = await w.call(ctx, "tickets_create", { subject: "Hello", requesterEmail: "x@example.com", body: "hi" });
+        const next = await w.call(ctx, "tickets_create", {
+          subject: "Hello",
+          requesterEmail: "x@example.com",
+          body: "hi",
+        });
         expect(next.id).toBe(1001 + all.total);
       }
       const harborBreached = await w.call(w.harbor, "tickets_list", { breached: true });
-      expect(harborBreached.items.map((t: any) => [t.subject, t.breached])).toEqual([["Grinder in my Barista Pro makes a clicking noise", ["first_response"]]]);
+      expect(harborBreached.items.map((t: any) => [t.subject, t.breached])).toEqual([
+        ["Grinder in my Barista Pro makes a clicking noise", ["first_response"]],
+      ]);
       expect((await w.call(w.northwind, "tickets_list", { breached: true })).total).toBe(0);
       // Recorded as the job would have: its first run announces nothing old.
       expect(await checkBreaches(w.deps)).toBe(0);

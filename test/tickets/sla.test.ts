@@ -23,7 +23,11 @@ describe("due times", () => {
 
   test("normal priority in Berlin, created Friday afternoon: first reply Monday 15:00 CEST, resolution next Friday", async () => {
     await w.call("ticket_sla_policy_update", berlin);
-    const t = await w.call("tickets_create", { subject: "Invoice question", requesterEmail: "Kim@Client.test", body: "Why was I charged twice?" });
+    const t = await w.call("tickets_create", {
+      subject: "Invoice question",
+      requesterEmail: "Kim@Client.test",
+      body: "Why was I charged twice?",
+    });
     expect(t.id).toBe(1001);
     // 8 business hours: Fri 15–17 (2 h), weekend and the DST change, Mon 09:00 CEST (07:00Z) + 6 h.
     expect(t.firstResponseDueAt).toBe("2025-03-31T13:00:00.000Z");
@@ -39,16 +43,33 @@ describe("due times", () => {
     await w.call("tickets_create", { subject: "Site down", requesterEmail: "kim@client.test", body: "Nothing loads." });
     const high = await w.call("tickets_update", { id: 1001, priority: "high" });
     // high: 4 h → 2 h Fri + Mon 09:00–11:00 CEST; 16 h → 2 + 8 (Mon) + 6 (Tue) → Tue 15:00 CEST.
-    expect(high).toMatchObject({ firstResponseDueAt: "2025-03-31T09:00:00.000Z", resolutionDueAt: "2025-04-01T13:00:00.000Z" });
+    expect(high).toMatchObject({
+      firstResponseDueAt: "2025-03-31T09:00:00.000Z",
+      resolutionDueAt: "2025-04-01T13:00:00.000Z",
+    });
     const urgent = await w.call("tickets_update", { id: 1001, priority: "urgent" });
-    expect(urgent).toMatchObject({ firstResponseDueAt: "2025-03-28T15:00:00.000Z", resolutionDueAt: "2025-03-28T22:00:00.000Z" });
+    expect(urgent).toMatchObject({
+      firstResponseDueAt: "2025-03-28T15:00:00.000Z",
+      resolutionDueAt: "2025-03-28T22:00:00.000Z",
+    });
     const ev = (await w.events("ticket.updated")).at(-1)!;
-    expect(ev.data).toMatchObject({ number: 1001, changes: { priority: "urgent" }, firstResponseDueAt: "2025-03-28T15:00:00.000Z" });
+    expect(ev.data).toMatchObject({
+      number: 1001,
+      changes: { priority: "urgent" },
+      firstResponseDueAt: "2025-03-28T15:00:00.000Z",
+    });
   });
 
   test("a target set to null has no due time and never breaches", async () => {
-    await w.call("ticket_sla_policy_update", { targets: { low: { firstResponseMinutes: null, resolutionMinutes: null } } });
-    const t = await w.call("tickets_create", { subject: "Idea", requesterEmail: "kim@client.test", body: "Dark mode?", priority: "low" });
+    await w.call("ticket_sla_policy_update", {
+      targets: { low: { firstResponseMinutes: null, resolutionMinutes: null } },
+    });
+    const t = await w.call("tickets_create", {
+      subject: "Idea",
+      requesterEmail: "kim@client.test",
+      body: "Dark mode?",
+      priority: "low",
+    });
     expect(t.firstResponseDueAt).toBeNull();
     w.clock.advance(400 * 24 * H);
     expect(await checkBreaches(w.deps)).toBe(0);
@@ -62,7 +83,11 @@ describe("the resolution clock pauses while pending", () => {
   });
 
   test("pending Mon 11:00 → requester reply Wed 11:00: 16 business hours paused, due moves from Fri 17:00 to Tue 21 Jan 17:00", async () => {
-    const t = await w.call("tickets_create", { subject: "Export fails", requesterEmail: "kim@client.test", body: "CSV export is empty." });
+    const t = await w.call("tickets_create", {
+      subject: "Export fails",
+      requesterEmail: "kim@client.test",
+      body: "CSV export is empty.",
+    });
     expect(t.resolutionDueAt).toBe("2025-01-17T17:00:00.000Z");
     w.clock.set(Date.parse("2025-01-13T11:00:00Z"));
     await w.call("tickets_reply", { id: t.id, body: "Which browser?", status: "pending" });
@@ -78,7 +103,11 @@ describe("the resolution clock pauses while pending", () => {
   });
 
   test("solving stops the clock (met); reopening resumes it with the solved stretch not counted", async () => {
-    const t = await w.call("tickets_create", { subject: "Typo", requesterEmail: "kim@client.test", body: "Typo on /about." });
+    const t = await w.call("tickets_create", {
+      subject: "Typo",
+      requesterEmail: "kim@client.test",
+      body: "Typo on /about.",
+    });
     w.clock.set(Date.parse("2025-01-13T10:00:00Z"));
     await w.call("tickets_reply", { id: t.id, body: "Fixed!", status: "solved" });
     expect((await w.call("tickets_get", { id: t.id })).sla.resolution.state).toBe("met");
@@ -96,7 +125,12 @@ describe("the breach job's pending check (an idle server claims no lease)", () =
   const targets = async () => (await w.events("ticket.sla_breached")).map((e) => `${e.data.number}:${e.data.target}`);
 
   test("each target on its own makes it true, and the run records that breach; false once recorded", async () => {
-    const a = await w.call("tickets_create", { subject: "A", requesterEmail: "a@client.test", body: "a", priority: "urgent" }); // FR 10:00, res 17:00
+    const a = await w.call("tickets_create", {
+      subject: "A",
+      requesterEmail: "a@client.test",
+      body: "a",
+      priority: "urgent",
+    }); // FR 10:00, res 17:00
     expect(await pending()).toBe(false);
     // Only the resolution: A's first response was met in time.
     w.clock.set(Date.parse("2025-01-13T09:30:00Z"));
@@ -110,7 +144,12 @@ describe("the breach job's pending check (an idle server claims no lease)", () =
     expect(await pending()).toBe(false);
 
     // Only a first response: B, made at 17:00, unanswered at 18:00 (its resolution is due at 01:00).
-    const b = await w.call("tickets_create", { subject: "B", requesterEmail: "b@client.test", body: "b", priority: "urgent" });
+    const b = await w.call("tickets_create", {
+      subject: "B",
+      requesterEmail: "b@client.test",
+      body: "b",
+      priority: "urgent",
+    });
     w.clock.set(Date.parse("2025-01-13T18:00:00Z"));
     expect(await pending()).toBe(true);
     expect(await checkBreaches(w.deps)).toBe(1);
@@ -125,7 +164,12 @@ describe("breaches", () => {
   });
 
   test("breached at the exact due instant, not a millisecond before; reported once", async () => {
-    const t = await w.call("tickets_create", { subject: "Checkout broken", requesterEmail: "kim@client.test", body: "500 on pay.", priority: "urgent" });
+    const t = await w.call("tickets_create", {
+      subject: "Checkout broken",
+      requesterEmail: "kim@client.test",
+      body: "500 on pay.",
+      priority: "urgent",
+    });
     const due = Date.parse(t.firstResponseDueAt);
     expect(due).toBe(Date.parse("2025-01-13T10:00:00Z"));
     w.clock.set(due - 1);
@@ -139,7 +183,14 @@ describe("breaches", () => {
     const ev = await w.events("ticket.sla_breached");
     expect(ev.length).toBe(1);
     expect(ev[0]!.entityId).toBe(1001);
-    expect(ev[0]!.data).toMatchObject({ number: 1001, target: "first_response", dueAt: "2025-01-13T10:00:00.000Z", detectedAt: "2025-01-13T10:00:00.000Z", priority: "urgent", requesterEmail: "kim@client.test" });
+    expect(ev[0]!.data).toMatchObject({
+      number: 1001,
+      target: "first_response",
+      dueAt: "2025-01-13T10:00:00.000Z",
+      detectedAt: "2025-01-13T10:00:00.000Z",
+      priority: "urgent",
+      requesterEmail: "kim@client.test",
+    });
     const listed = await w.call("tickets_list", { breached: true });
     expect(listed.items[0].breached).toEqual(["first_response"]);
     expect((await w.call("tickets_list", { breached: false })).total).toBe(0);
@@ -158,7 +209,9 @@ describe("breaches", () => {
     await runner2.init();
     const out = await runner2.runDue();
     expect(out.find((o) => o.name === "tickets.sla_breaches")).toEqual({ name: "tickets.sla_breaches", ok: true });
-    const seen = (await w.events("ticket.sla_breached")).map((e) => `${e.data.number}:${e.data.target}:${e.data.dueAt}`).sort();
+    const seen = (await w.events("ticket.sla_breached"))
+      .map((e) => `${e.data.number}:${e.data.target}:${e.data.dueAt}`)
+      .sort();
     expect(seen).toEqual([
       "1001:first_response:2025-01-13T10:00:00.000Z",
       "1001:resolution:2025-01-13T17:00:00.000Z",
@@ -178,11 +231,21 @@ describe("breaches", () => {
     expect((await w.events("ticket.sla_breached")).map((e) => e.data.target)).toEqual(["first_response"]);
     expect(await checkBreaches(w.deps)).toBe(0);
     const got = await w.call("tickets_get", { id: t.id });
-    expect(got.sla.firstResponse).toEqual({ state: "breached", dueAt: "2025-01-13T17:00:00.000Z", respondedAt: "2025-01-14T10:00:00.000Z" });
+    expect(got.sla.firstResponse).toEqual({
+      state: "breached",
+      dueAt: "2025-01-13T17:00:00.000Z",
+      respondedAt: "2025-01-14T10:00:00.000Z",
+    });
   });
 
   test("two breach jobs racing report each breach once", async () => {
-    for (let i = 0; i < 5; i++) await w.call("tickets_create", { subject: `T${i}`, requesterEmail: "kim@client.test", body: "x", priority: "urgent" });
+    for (let i = 0; i < 5; i++)
+      await w.call("tickets_create", {
+        subject: `T${i}`,
+        requesterEmail: "kim@client.test",
+        body: "x",
+        priority: "urgent",
+      });
     w.clock.set(Date.parse("2025-01-13T12:00:00Z"));
     await Promise.all([checkBreaches(w.deps), checkBreaches(w.deps), checkBreaches(w.deps)]);
     expect((await w.events("ticket.sla_breached")).length).toBe(5);
@@ -219,7 +282,10 @@ describe("breaches", () => {
     await w.call("tickets_reply", { id: a.id, body: "done", status: "solved" });
     const r = await w.call("tickets_create", { subject: "R", requesterEmail: "r@client.test", body: "r" }, rita);
     await w.call("tickets_reply", { id: r.id, body: "done", status: "solved" }, rita);
-    const status = async () => [(await w.call("tickets_get", { id: a.id })).status, (await w.call("tickets_get", { id: r.id }, rita)).status];
+    const status = async () => [
+      (await w.call("tickets_get", { id: a.id })).status,
+      (await w.call("tickets_get", { id: r.id }, rita)).status,
+    ];
     expect(await pending()).toBe(false);
     w.clock.set(t0 + 2 * D - 1);
     expect(await pending()).toBe(false);

@@ -64,10 +64,13 @@ function touch(deps: Deps, kind: CredentialKind, id: number): Promise<void> | un
   const at = new Date(now);
   if (deps.store.closed) return undefined;
   return deps.store
-    .transaction(async (tx) => {
-      if (kind === "mcp_key") await tx.update(mcpKeys).set({ lastUsedAt: at }).where(eq(mcpKeys.id, id));
-      else await tx.update(oauthTokens).set({ lastUsedAt: at }).where(eq(oauthTokens.id, id));
-    }, { silent: true })
+    .transaction(
+      async (tx) => {
+        if (kind === "mcp_key") await tx.update(mcpKeys).set({ lastUsedAt: at }).where(eq(mcpKeys.id, id));
+        else await tx.update(oauthTokens).set({ lastUsedAt: at }).where(eq(oauthTokens.id, id));
+      },
+      { silent: true },
+    )
     .catch((e) => console.error("credential last-used write failed:", e));
 }
 
@@ -123,7 +126,11 @@ function shapeOf(token: string): { kind: CredentialKind; hash: string } | null {
 }
 
 /** The companies a credential selected that the user still belongs to, ordered by id. */
-export async function reachableCompanies(deps: Deps, userId: number, selected: readonly number[]): Promise<CompanyAccess[]> {
+export async function reachableCompanies(
+  deps: Deps,
+  userId: number,
+  selected: readonly number[],
+): Promise<CompanyAccess[]> {
   if (selected.length === 0) return [];
   const want = new Set(selected);
   const rows = await deps.db

@@ -19,7 +19,9 @@ export const mcpKeys = table(
   "mcp_keys",
   {
     id: id(),
-    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     hint: text("hint").notNull(), // first characters, to recognise a key in lists
     secretHash: text("secret_hash").notNull(),
@@ -57,7 +59,9 @@ export const oauthCodes = table(
     /** The token family this code starts; a replayed code revokes the whole family. */
     familyId: text("family_id").notNull(),
     clientId: text("client_id").notNull(),
-    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
     redirectUri: text("redirect_uri").notNull(),
     codeChallenge: text("code_challenge").notNull(),
     scopes: json<string[]>("scopes").notNull(),
@@ -78,7 +82,9 @@ export const oauthTokens = table(
     tokenHash: text("token_hash").notNull(),
     familyId: text("family_id").notNull(),
     clientId: text("client_id").notNull(),
-    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
     scopes: json<string[]>("scopes").notNull(),
     companyIds: json<number[]>("company_ids").notNull(),
     resource: text("resource"),
@@ -97,7 +103,9 @@ export const oauthRefreshTokens = table(
     tokenHash: text("token_hash").notNull(),
     familyId: text("family_id").notNull(),
     clientId: text("client_id").notNull(),
-    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
     scopes: json<string[]>("scopes").notNull(),
     companyIds: json<number[]>("company_ids").notNull(),
     resource: text("resource"),

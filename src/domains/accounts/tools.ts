@@ -38,12 +38,22 @@ export const whoami = defineTool({
     const p = ctx.principal;
     const first = p.companies[0];
     const withSites = SITE_SCOPES.some((s) => covers(p.scopes, s));
-    const bySite = withSites ? await sitesByCompany(ctx.deps, p.companies.map((c) => c.id)) : null;
+    const bySite = withSites
+      ? await sitesByCompany(
+          ctx.deps,
+          p.companies.map((c) => c.id),
+        )
+      : null;
     return {
       userId: p.userId,
       client: first ? { id: first.id, company: first.name } : null,
       defaultClientId: first ? first.id : null,
-      clients: p.companies.map((c) => ({ id: c.id, company: c.name, role: c.role, ...(bySite ? { sites: bySite.get(c.id) ?? [] } : {}) })),
+      clients: p.companies.map((c) => ({
+        id: c.id,
+        company: c.name,
+        role: c.role,
+        ...(bySite ? { sites: bySite.get(c.id) ?? [] } : {}),
+      })),
       scopes: p.scopes,
     };
   },

@@ -34,10 +34,12 @@ export async function createUser(
   if (existing) throw conflict(`A user with email ${email} already exists.`);
   const passwordHash =
     input.password === undefined ? null : await Bun.password.hash(input.password, { algorithm: "argon2id" });
-  const row = (await deps.db
+  const row = (
+    await deps.db
       .insert(users)
       .values({ email, name: input.name ?? null, passwordHash, createdAt: deps.clock.now() })
-      .returning({ id: users.id, email: users.email }))[0];
+      .returning({ id: users.id, email: users.email })
+  )[0];
   return row;
 }
 
@@ -45,36 +47,54 @@ export async function createUser(
 let timingDummy: Promise<string> | undefined;
 
 export async function verifyPassword(deps: Deps, email: string, password: string): Promise<number | null> {
-  const row = (await deps.db
+  const row = (
+    await deps.db
       .select({ id: users.id, hash: users.passwordHash })
       .from(users)
-      .where(eq(users.email, email.trim().toLowerCase())).limit(1))[0];
+      .where(eq(users.email, email.trim().toLowerCase()))
+      .limit(1)
+  )[0];
   if (!row?.hash) {
-    await Bun.password.verify(password, await (timingDummy ??= Bun.password.hash("plinth timing dummy", { algorithm: "argon2id" })));
+    await Bun.password.verify(
+      password,
+      await (timingDummy ??= Bun.password.hash("plinth timing dummy", { algorithm: "argon2id" })),
+    );
     return null;
   }
   return (await Bun.password.verify(password, row.hash)) ? row.id : null;
 }
 
 export async function userByEmail(deps: Deps, email: string) {
-  const row = (await deps.db.select().from(users).where(eq(users.email, normaliseEmail(email))).limit(1))[0];
+  const row = (
+    await deps.db
+      .select()
+      .from(users)
+      .where(eq(users.email, normaliseEmail(email)))
+      .limit(1)
+  )[0];
   if (!row) throw notFound(`No user with email ${email.trim().toLowerCase()}.`);
   return row;
 }
 
-export async function createCompany(deps: Deps, input: { name: string; ownerUserId?: number }): Promise<{ id: number; name: string }> {
+export async function createCompany(
+  deps: Deps,
+  input: { name: string; ownerUserId?: number },
+): Promise<{ id: number; name: string }> {
   const name = input.name.trim();
   if (!name || name.length > 200) throw invalid("A company name must be 1 to 200 characters.");
   return deps.db.transaction(async (tx) => {
-    const row = (await tx
-          .insert(companies)
-          .values({ name, createdAt: deps.clock.now() })
-          .returning({ id: companies.id, name: companies.name }))[0];
+    const row = (
+      await tx
+        .insert(companies)
+        .values({ name, createdAt: deps.clock.now() })
+        .returning({ id: companies.id, name: companies.name })
+    )[0];
     if (input.ownerUserId !== undefined) {
       const u = (await tx.select({ id: users.id }).from(users).where(eq(users.id, input.ownerUserId)).limit(1))[0];
       if (!u) throw notFound(`No user with id ${input.ownerUserId}.`);
-      await tx.insert(memberships)
-                        .values({ companyId: row.id, userId: input.ownerUserId, role: "owner", createdAt: deps.clock.now() });
+      await tx
+        .insert(memberships)
+        .values({ companyId: row.id, userId: input.ownerUserId, role: "owner", createdAt: deps.clock.now() });
     }
     return row;
   });
@@ -88,9 +108,9 @@ export async function addMember(deps: Deps, companyId: number, userId: number, r
   const u = (await deps.db.select({ id: users.id }).from(users).where(eq(users.id, userId)).limit(1))[0];
   if (!u) throw notFound(`No user with id ${userId}.`);
   await deps.db
-            .insert(memberships)
-            .values({ companyId, userId, role, createdAt: deps.clock.now() })
-            .onConflictDoUpdate({ target: [memberships.companyId, memberships.userId], set: { role } });
+    .insert(memberships)
+    .values({ companyId, userId, role, createdAt: deps.clock.now() })
+    .onConflictDoUpdate({ target: [memberships.companyId, memberships.userId], set: { role } });
 }
 
 /** Removing a member takes effect on that user's very next MCP request. */
@@ -103,11 +123,11 @@ export async function removeMember(deps: Deps, companyId: number, userId: number
 
 export async function membershipsOf(deps: Deps, userId: number) {
   return await deps.db
-        .select({ id: companies.id, name: companies.name, role: memberships.role })
-        .from(memberships)
-        .innerJoin(companies, eq(companies.id, memberships.companyId))
-        .where(eq(memberships.userId, userId))
-        .orderBy(asc(companies.id));
+    .select({ id: companies.id, name: companies.name, role: memberships.role })
+    .from(memberships)
+    .innerJoin(companies, eq(companies.id, memberships.companyId))
+    .where(eq(memberships.userId, userId))
+    .orderBy(asc(companies.id));
 }
 
 export interface MintKeyInput {
@@ -130,11 +150,12 @@ export async function mintMcpKey(deps: Deps, input: MintKeyInput): Promise<{ id:
   for (const id of companyIds) if (!Number.isSafeInteger(id) || id <= 0) throw invalid(`Not a company id: ${id}.`);
   if (companyIds.length) {
     const mine = new Set(
-      (await deps.db
-                .select({ id: memberships.companyId })
-                .from(memberships)
-                .where(and(eq(memberships.userId, input.userId), inArray(memberships.companyId, companyIds))))
-        .map((r) => r.id),
+      (
+        await deps.db
+          .select({ id: memberships.companyId })
+          .from(memberships)
+          .where(and(eq(memberships.userId, input.userId), inArray(memberships.companyId, companyIds)))
+      ).map((r) => r.id),
     );
     const foreign = companyIds.filter((id) => !mine.has(id));
     if (foreign.length) throw invalid(`The user is not a member of company ${foreign.join(", ")}.`);
@@ -142,7 +163,8 @@ export async function mintMcpKey(deps: Deps, input: MintKeyInput): Promise<{ id:
   if (input.expiresAt && input.expiresAt.getTime() <= deps.clock.ms()) throw invalid("The expiry date is in the past.");
   const name = (input.name ?? "MCP key").trim().slice(0, 200) || "MCP key";
   const { secret, hash, hint } = mintSecret(KEY_PREFIX.mcp);
-  const row = (await deps.db
+  const row = (
+    await deps.db
       .insert(mcpKeys)
       .values({
         userId: input.userId,
@@ -155,7 +177,8 @@ export async function mintMcpKey(deps: Deps, input: MintKeyInput): Promise<{ id:
         expiresAt: input.expiresAt ?? null,
         createdAt: deps.clock.now(),
       })
-      .returning({ id: mcpKeys.id }))[0];
+      .returning({ id: mcpKeys.id })
+  )[0];
   return { id: row.id, key: secret };
 }
 
@@ -164,28 +187,28 @@ export async function revokeMcpKey(deps: Deps, id: number): Promise<boolean> {
   const found = (await deps.db.select({ id: mcpKeys.id }).from(mcpKeys).where(eq(mcpKeys.id, id)).limit(1))[0];
   if (!found) return false;
   await deps.db
-            .update(mcpKeys)
-            .set({ revokedAt: deps.clock.now() })
-            .where(and(eq(mcpKeys.id, id), isNull(mcpKeys.revokedAt)));
+    .update(mcpKeys)
+    .set({ revokedAt: deps.clock.now() })
+    .where(and(eq(mcpKeys.id, id), isNull(mcpKeys.revokedAt)));
   return true;
 }
 
 /** Keys of a user, without secrets (only the stored hint). */
 export async function listMcpKeys(deps: Deps, userId: number) {
   return await deps.db
-        .select({
-          id: mcpKeys.id,
-          name: mcpKeys.name,
-          hint: mcpKeys.hint,
-          scopes: mcpKeys.scopes,
-          companyIds: mcpKeys.companyIds,
-          requireCmsApproval: mcpKeys.requireCmsApproval,
-          expiresAt: mcpKeys.expiresAt,
-          revokedAt: mcpKeys.revokedAt,
-          lastUsedAt: mcpKeys.lastUsedAt,
-          createdAt: mcpKeys.createdAt,
-        })
-        .from(mcpKeys)
-        .where(eq(mcpKeys.userId, userId))
-        .orderBy(asc(mcpKeys.id));
+    .select({
+      id: mcpKeys.id,
+      name: mcpKeys.name,
+      hint: mcpKeys.hint,
+      scopes: mcpKeys.scopes,
+      companyIds: mcpKeys.companyIds,
+      requireCmsApproval: mcpKeys.requireCmsApproval,
+      expiresAt: mcpKeys.expiresAt,
+      revokedAt: mcpKeys.revokedAt,
+      lastUsedAt: mcpKeys.lastUsedAt,
+      createdAt: mcpKeys.createdAt,
+    })
+    .from(mcpKeys)
+    .where(eq(mcpKeys.userId, userId))
+    .orderBy(asc(mcpKeys.id));
 }

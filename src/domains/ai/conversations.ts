@@ -62,7 +62,9 @@ function callOut(r: CallRow) {
 }
 
 async function userIdByEmail(ctx: ActorContext, email: string): Promise<number> {
-  const u = (await ctx.deps.db.select({ id: users.id }).from(users).where(eq(users.email, email.trim().toLowerCase())).limit(1))[0];
+  const u = (
+    await ctx.deps.db.select({ id: users.id }).from(users).where(eq(users.email, email.trim().toLowerCase())).limit(1)
+  )[0];
   // Unknown and foreign people alike simply match nothing.
   return u?.id ?? -1;
 }
@@ -89,7 +91,10 @@ export interface ConversationFilter {
 async function emails(ctx: ActorContext, rows: ConvRow[]) {
   const ids = [...new Set(rows.map((r) => r.userId).filter((x): x is number => x !== null))];
   if (!ids.length) return new Map<number, string>();
-  const found = await ctx.deps.db.select({ id: users.id, email: users.email }).from(users).where(inArray(users.id, ids));
+  const found = await ctx.deps.db
+    .select({ id: users.id, email: users.email })
+    .from(users)
+    .where(inArray(users.id, ids));
   return new Map(found.map((u) => [u.id, u.email]));
 }
 
@@ -102,8 +107,10 @@ export async function listConversations(ctx: ActorContext, f: ConversationFilter
   const until = when(f.until, "until");
   if (since) conds.push(gte(aiConversations.lastCallAt, since));
   if (until) conds.push(lte(aiConversations.startedAt, until));
-  if (f.hasErrors !== undefined) conds.push(f.hasErrors ? gt(aiConversations.errorCount, 0) : eq(aiConversations.errorCount, 0));
-  if (f.hasApprovals !== undefined) conds.push(f.hasApprovals ? gt(aiConversations.approvalCount, 0) : eq(aiConversations.approvalCount, 0));
+  if (f.hasErrors !== undefined)
+    conds.push(f.hasErrors ? gt(aiConversations.errorCount, 0) : eq(aiConversations.errorCount, 0));
+  if (f.hasApprovals !== undefined)
+    conds.push(f.hasApprovals ? gt(aiConversations.approvalCount, 0) : eq(aiConversations.approvalCount, 0));
   if (f.tool !== undefined) {
     const calls = ctx.deps.db
       .select({ c: aiToolCalls.conversationId })
@@ -121,25 +128,56 @@ export async function listConversations(ctx: ActorContext, f: ConversationFilter
     .limit(f.limit)
     .offset(f.offset);
   const who = await emails(ctx, rows);
-  return page(rows.map((r) => convOut(r, r.userId ? (who.get(r.userId) ?? null) : null)), total, f.limit, f.offset);
+  return page(
+    rows.map((r) => convOut(r, r.userId ? (who.get(r.userId) ?? null) : null)),
+    total,
+    f.limit,
+    f.offset,
+  );
 }
 
-export async function getConversation(ctx: ActorContext, input: { id: number; status?: "ok" | "error"; limit: number; offset: number }) {
+export async function getConversation(
+  ctx: ActorContext,
+  input: { id: number; status?: "ok" | "error"; limit: number; offset: number },
+) {
   authorize(ctx, "ai:read", { write: false });
-  const conv = (await ctx.deps.db.select().from(aiConversations).where(and(eq(aiConversations.id, input.id), visible(ctx))).limit(1))[0];
-  if (!conv) throw notFound(`Conversation ${input.id} not found in ${ctx.company.name}'s AI history. List them with ai_conversations_list.`);
+  const conv = (
+    await ctx.deps.db
+      .select()
+      .from(aiConversations)
+      .where(and(eq(aiConversations.id, input.id), visible(ctx)))
+      .limit(1)
+  )[0];
+  if (!conv)
+    throw notFound(
+      `Conversation ${input.id} not found in ${ctx.company.name}'s AI history. List them with ai_conversations_list.`,
+    );
   const conds: SQL[] = [eq(aiToolCalls.conversationId, conv.id)];
   if (input.status === "ok") conds.push(eq(aiToolCalls.status, "ok"));
-  if (input.status === "error") conds.push(or(eq(aiToolCalls.status, "tool_error"), eq(aiToolCalls.status, "protocol_error"))!);
+  if (input.status === "error")
+    conds.push(or(eq(aiToolCalls.status, "tool_error"), eq(aiToolCalls.status, "protocol_error"))!);
   const where = and(...conds);
   const total = (await ctx.deps.db.select({ n: count() }).from(aiToolCalls).where(where))[0]?.n ?? 0;
-  const calls = await ctx.deps.db.select().from(aiToolCalls).where(where).orderBy(aiToolCalls.id).limit(input.limit).offset(input.offset);
+  const calls = await ctx.deps.db
+    .select()
+    .from(aiToolCalls)
+    .where(where)
+    .orderBy(aiToolCalls.id)
+    .limit(input.limit)
+    .offset(input.offset);
   const who = await emails(ctx, [conv]);
-  return { ...convOut(conv, conv.userId ? (who.get(conv.userId) ?? null) : null), tools: conv.tools, calls: page(calls.map(callOut), total, input.limit, input.offset) };
+  return {
+    ...convOut(conv, conv.userId ? (who.get(conv.userId) ?? null) : null),
+    tools: conv.tools,
+    calls: page(calls.map(callOut), total, input.limit, input.offset),
+  };
 }
 
 /** Conversations with calls whose tool name, argument summary or error contains `query` (ASCII case folded), newest hit first. */
-export async function searchConversations(ctx: ActorContext, input: { query: string; since?: string; until?: string; limit: number; offset: number }) {
+export async function searchConversations(
+  ctx: ActorContext,
+  input: { query: string; since?: string; until?: string; limit: number; offset: number },
+) {
   authorize(ctx, "ai:read", { write: false });
   const q = input.query.trim();
   if (q.length < 2) throw invalid("query needs at least 2 characters.");
@@ -153,7 +191,13 @@ export async function searchConversations(ctx: ActorContext, input: { query: str
   if (since) conds.push(gte(aiToolCalls.createdAt, since));
   if (until) conds.push(lte(aiToolCalls.createdAt, until));
   const where = and(...conds);
-  const total = (await ctx.deps.db.select({ n: countDistinct(aiToolCalls.conversationId) }).from(aiToolCalls).where(where))[0]?.n ?? 0;
+  const total =
+    (
+      await ctx.deps.db
+        .select({ n: countDistinct(aiToolCalls.conversationId) })
+        .from(aiToolCalls)
+        .where(where)
+    )[0]?.n ?? 0;
   const lastHit = max(aiToolCalls.id);
   const groups = await ctx.deps.db
     .select({ conversationId: aiToolCalls.conversationId, hits: count(), lastHit })
@@ -164,7 +208,9 @@ export async function searchConversations(ctx: ActorContext, input: { query: str
     .limit(input.limit)
     .offset(input.offset);
   const ids = groups.map((g) => g.conversationId);
-  const convs = ids.length ? await ctx.deps.db.select().from(aiConversations).where(inArray(aiConversations.id, ids)) : [];
+  const convs = ids.length
+    ? await ctx.deps.db.select().from(aiConversations).where(inArray(aiConversations.id, ids))
+    : [];
   const hitIds = groups.map((g) => Number(g.lastHit));
   const hits = hitIds.length ? await ctx.deps.db.select().from(aiToolCalls).where(inArray(aiToolCalls.id, hitIds)) : [];
   const byId = new Map(convs.map((c) => [c.id, c]));
@@ -174,7 +220,13 @@ export async function searchConversations(ctx: ActorContext, input: { query: str
     const c = byId.get(g.conversationId);
     if (!c) return [];
     const h = hitBy.get(g.conversationId);
-    return [{ ...convOut(c, c.userId ? (who.get(c.userId) ?? null) : null), matches: Number(g.hits), lastMatch: h ? callOut(h) : null }];
+    return [
+      {
+        ...convOut(c, c.userId ? (who.get(c.userId) ?? null) : null),
+        matches: Number(g.hits),
+        lastMatch: h ? callOut(h) : null,
+      },
+    ];
   });
   return { query: q, ...page(items, Number(total), input.limit, input.offset) };
 }
@@ -184,14 +236,27 @@ export async function searchConversations(ctx: ActorContext, input: { query: str
  * credentials' calls in the company: the last successful call, the last
  * failed one, and whether the latest call of all failed.
  */
-export async function callHealth(deps: ActorContext["deps"], companyId: number, credentialKind: string, credentialIds: number[]) {
+export async function callHealth(
+  deps: ActorContext["deps"],
+  companyId: number,
+  credentialKind: string,
+  credentialIds: number[],
+) {
   if (!credentialIds.length) return { lastSuccessAt: null, lastError: null, latestFailed: false };
   await flushToolCalls(deps);
-  const mine = and(eq(aiToolCalls.companyId, companyId), eq(aiToolCalls.credentialKind, credentialKind), inArray(aiToolCalls.credentialId, credentialIds));
+  const mine = and(
+    eq(aiToolCalls.companyId, companyId),
+    eq(aiToolCalls.credentialKind, credentialKind),
+    inArray(aiToolCalls.credentialId, credentialIds),
+  );
   const failedOnly = or(eq(aiToolCalls.status, "tool_error"), eq(aiToolCalls.status, "protocol_error"));
   const last = async (cond: SQL | undefined) =>
     (await deps.db.select().from(aiToolCalls).where(cond).orderBy(desc(aiToolCalls.id)).limit(1))[0];
-  const [okCall, failed, latest] = [await last(and(mine, eq(aiToolCalls.status, "ok"))), await last(and(mine, failedOnly)), await last(mine)];
+  const [okCall, failed, latest] = [
+    await last(and(mine, eq(aiToolCalls.status, "ok"))),
+    await last(and(mine, failedOnly)),
+    await last(mine),
+  ];
   return {
     lastSuccessAt: okCall?.createdAt ?? null,
     lastError: failed ? { at: failed.createdAt, message: `${failed.tool}: ${failed.error ?? "failed"}` } : null,

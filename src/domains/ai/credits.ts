@@ -43,16 +43,21 @@ export class InsufficientCredits extends AppError {
 
 /** The refusal for a short balance, the same words wherever it is raised. */
 export function notEnoughCredits(reason: string, needed: number, have: number): InsufficientCredits {
-  return new InsufficientCredits(`Not enough AI credits: ${reason} needs ${needed} and the company has ${have}. Nothing was done; ask the agency to grant more credits.`, {
-    needed,
-    balance: have,
-    reason,
-  });
+  return new InsufficientCredits(
+    `Not enough AI credits: ${reason} needs ${needed} and the company has ${have}. Nothing was done; ask the agency to grant more credits.`,
+    {
+      needed,
+      balance: have,
+      reason,
+    },
+  );
 }
 
 function checkAmount(amount: number, what: string) {
   if (!Number.isSafeInteger(amount) || amount < 1 || amount > MAX_AMOUNT)
-    throw invalid(`${what} must be a whole number of credits from 1 to ${MAX_AMOUNT.toLocaleString("en")}, got ${amount}.`);
+    throw invalid(
+      `${what} must be a whole number of credits from 1 to ${MAX_AMOUNT.toLocaleString("en")}, got ${amount}.`,
+    );
 }
 
 /** The first instant of the UTC calendar month holding `d`. */
@@ -88,27 +93,56 @@ export async function debitCredits(
   opts: { userId?: number | null; note?: string | null } = {},
 ): Promise<{ entryId: number; balanceAfter: number }> {
   checkAmount(amount, "amount");
-  if (!REASON_RE.test(reason) || reason.length > 64) throw invalid(`reason must be lower-case dotted words such as email.send, got "${reason.slice(0, 40)}".`);
-  if (ref !== null && (ref.length > 200 || ref.includes("\u0000"))) throw invalid("ref must be at most 200 characters.");
+  if (!REASON_RE.test(reason) || reason.length > 64)
+    throw invalid(`reason must be lower-case dotted words such as email.send, got "${reason.slice(0, 40)}".`);
+  if (ref !== null && (ref.length > 200 || ref.includes("\u0000")))
+    throw invalid("ref must be at most 200 characters.");
   // A savepoint: a refusal after the budget moved leaves nothing behind even if the caller catches it.
   return await tx.transaction(async (t) => {
     const now = deps.clock.now();
     const budget = await spendBudget(t, deps, companyId, amount, reason, now);
-    const acc = (await t
-      .update(aiCreditAccounts)
-      .set({ balance: sql`${aiCreditAccounts.balance} - ${amount}`, updatedAt: now })
-      .where(and(eq(aiCreditAccounts.companyId, companyId), gte(aiCreditAccounts.balance, amount)))
-      .returning({ balance: aiCreditAccounts.balance }))[0];
+    const acc = (
+      await t
+        .update(aiCreditAccounts)
+        .set({ balance: sql`${aiCreditAccounts.balance} - ${amount}`, updatedAt: now })
+        .where(and(eq(aiCreditAccounts.companyId, companyId), gte(aiCreditAccounts.balance, amount)))
+        .returning({ balance: aiCreditAccounts.balance })
+    )[0];
     if (!acc) {
-      const have = (await t.select({ b: aiCreditAccounts.balance }).from(aiCreditAccounts).where(eq(aiCreditAccounts.companyId, companyId)).limit(1))[0]?.b ?? 0;
+      const have =
+        (
+          await t
+            .select({ b: aiCreditAccounts.balance })
+            .from(aiCreditAccounts)
+            .where(eq(aiCreditAccounts.companyId, companyId))
+            .limit(1)
+        )[0]?.b ?? 0;
       throw notEnoughCredits(reason, amount, have);
     }
     const userId = opts.userId ?? null;
-    const entry = (await t
-      .insert(aiCreditLedger)
-      .values({ companyId, kind: "debit", amount: -amount, balanceAfter: acc.balance, reason, ref, note: opts.note ?? null, userId, createdAt: now })
-      .returning({ id: aiCreditLedger.id }))[0]!;
-    await emit(t, { deps, company: { id: companyId } }, creditsDebited, { id: entry.id }, { entryId: entry.id, amount, balanceAfter: acc.balance, reason, ref, userId });
+    const entry = (
+      await t
+        .insert(aiCreditLedger)
+        .values({
+          companyId,
+          kind: "debit",
+          amount: -amount,
+          balanceAfter: acc.balance,
+          reason,
+          ref,
+          note: opts.note ?? null,
+          userId,
+          createdAt: now,
+        })
+        .returning({ id: aiCreditLedger.id })
+    )[0]!;
+    await emit(
+      t,
+      { deps, company: { id: companyId } },
+      creditsDebited,
+      { id: entry.id },
+      { entryId: entry.id, amount, balanceAfter: acc.balance, reason, ref, userId },
+    );
     if (budget) await alertThreshold(t, deps, companyId, budget, now);
     return { entryId: entry.id, balanceAfter: acc.balance };
   });
@@ -142,51 +176,105 @@ export async function refundCredits(
   owedTotal: number,
   opts: { userId?: number | null; note?: string | null } = {},
 ): Promise<{ entryId: number; credits: number; balanceAfter: number } | null> {
-  if (!Number.isSafeInteger(owedTotal) || owedTotal < 0) throw invalid(`owed must be a whole number of credits, got ${owedTotal}.`);
+  if (!Number.isSafeInteger(owedTotal) || owedTotal < 0)
+    throw invalid(`owed must be a whole number of credits, got ${owedTotal}.`);
   return await tx.transaction(async (t) => {
     const now = deps.clock.now();
-    const locked = await t.update(aiCreditAccounts).set({ updatedAt: now }).where(eq(aiCreditAccounts.companyId, companyId)).returning({ b: aiCreditAccounts.balance });
+    const locked = await t
+      .update(aiCreditAccounts)
+      .set({ updatedAt: now })
+      .where(eq(aiCreditAccounts.companyId, companyId))
+      .returning({ b: aiCreditAccounts.balance });
     if (!locked.length) return null; // not metered: nothing was ever debited
-    const mine = and(eq(aiCreditLedger.companyId, companyId), eq(aiCreditLedger.reason, reason), eq(aiCreditLedger.ref, ref));
+    const mine = and(
+      eq(aiCreditLedger.companyId, companyId),
+      eq(aiCreditLedger.reason, reason),
+      eq(aiCreditLedger.ref, ref),
+    );
     const sums = async (since?: Date) => {
       const rows = await t
         .select({ kind: aiCreditLedger.kind, s: sum(aiCreditLedger.amount) })
         .from(aiCreditLedger)
-        .where(and(mine, inArray(aiCreditLedger.kind, ["debit", "refund"]), since ? gte(aiCreditLedger.createdAt, since) : undefined))
+        .where(
+          and(
+            mine,
+            inArray(aiCreditLedger.kind, ["debit", "refund"]),
+            since ? gte(aiCreditLedger.createdAt, since) : undefined,
+          ),
+        )
         .groupBy(aiCreditLedger.kind);
-      return { paid: -Number(rows.find((r) => r.kind === "debit")?.s ?? 0), refunded: Number(rows.find((r) => r.kind === "refund")?.s ?? 0) };
+      return {
+        paid: -Number(rows.find((r) => r.kind === "debit")?.s ?? 0),
+        refunded: Number(rows.find((r) => r.kind === "refund")?.s ?? 0),
+      };
     };
     const all = await sums();
     const credits = Math.min(owedTotal, all.paid) - all.refunded;
     if (credits <= 0) return null;
-    const acc = (await t
-      .update(aiCreditAccounts)
-      .set({ balance: sql`${aiCreditAccounts.balance} + ${credits}`, updatedAt: now })
-      .where(eq(aiCreditAccounts.companyId, companyId))
-      .returning({ balance: aiCreditAccounts.balance }))[0]!;
+    const acc = (
+      await t
+        .update(aiCreditAccounts)
+        .set({ balance: sql`${aiCreditAccounts.balance} + ${credits}`, updatedAt: now })
+        .where(eq(aiCreditAccounts.companyId, companyId))
+        .returning({ balance: aiCreditAccounts.balance })
+    )[0]!;
     const start = monthStart(now);
     const month = await sums(start);
     const offBudget = Math.min(credits, Math.max(0, month.paid - month.refunded));
     if (offBudget > 0)
       await t
         .update(aiCreditBudgets)
-        .set({ spent: sql`case when ${aiCreditBudgets.spent} >= ${offBudget} then ${aiCreditBudgets.spent} - ${offBudget} else 0 end`, updatedAt: now })
+        .set({
+          spent: sql`case when ${aiCreditBudgets.spent} >= ${offBudget} then ${aiCreditBudgets.spent} - ${offBudget} else 0 end`,
+          updatedAt: now,
+        })
         .where(and(eq(aiCreditBudgets.companyId, companyId), gte(aiCreditBudgets.periodStart, start)));
     const userId = opts.userId ?? null;
     const note = opts.note ?? null;
-    const entry = (await t
-      .insert(aiCreditLedger)
-      .values({ companyId, kind: "refund", amount: credits, balanceAfter: acc.balance, reason, ref, note, userId, createdAt: now })
-      .returning({ id: aiCreditLedger.id }))[0]!;
-    await emit(t, { deps, company: { id: companyId } }, creditsRefunded, { id: entry.id }, { entryId: entry.id, amount: credits, balanceAfter: acc.balance, reason, ref, note, userId });
+    const entry = (
+      await t
+        .insert(aiCreditLedger)
+        .values({
+          companyId,
+          kind: "refund",
+          amount: credits,
+          balanceAfter: acc.balance,
+          reason,
+          ref,
+          note,
+          userId,
+          createdAt: now,
+        })
+        .returning({ id: aiCreditLedger.id })
+    )[0]!;
+    await emit(
+      t,
+      { deps, company: { id: companyId } },
+      creditsRefunded,
+      { id: entry.id },
+      { entryId: entry.id, amount: credits, balanceAfter: acc.balance, reason, ref, note, userId },
+    );
     return { entryId: entry.id, credits, balanceAfter: acc.balance };
   });
 }
 
-type BudgetAfter = { spent: number; monthlyLimit: number; thresholds: number[]; notifiedPercent: number; periodStart: Date };
+type BudgetAfter = {
+  spent: number;
+  monthlyLimit: number;
+  thresholds: number[];
+  notifiedPercent: number;
+  periodStart: Date;
+};
 
 /** Counts the debit against this month's budget, if the company has one; refuses past a hard limit. */
-async function spendBudget(t: Tx, deps: Deps, companyId: number, amount: number, reason: string, now: Date): Promise<BudgetAfter | null> {
+async function spendBudget(
+  t: Tx,
+  deps: Deps,
+  companyId: number,
+  amount: number,
+  reason: string,
+  now: Date,
+): Promise<BudgetAfter | null> {
   const b = (await t.select().from(aiCreditBudgets).where(eq(aiCreditBudgets.companyId, companyId)).limit(1))[0];
   if (!b) return null;
   const start = monthStart(now);
@@ -197,21 +285,37 @@ async function spendBudget(t: Tx, deps: Deps, companyId: number, amount: number,
       .where(and(eq(aiCreditBudgets.companyId, companyId), lt(aiCreditBudgets.periodStart, start)));
   const conds: SQL[] = [eq(aiCreditBudgets.companyId, companyId)];
   if (b.hard) conds.push(sql`${aiCreditBudgets.spent} + ${amount} <= ${aiCreditBudgets.monthlyLimit}`);
-  const r = (await t
-    .update(aiCreditBudgets)
-    .set({ spent: sql`${aiCreditBudgets.spent} + ${amount}`, updatedAt: now })
-    .where(and(...conds))
-    .returning())[0];
+  const r = (
+    await t
+      .update(aiCreditBudgets)
+      .set({ spent: sql`${aiCreditBudgets.spent} + ${amount}`, updatedAt: now })
+      .where(and(...conds))
+      .returning()
+  )[0];
   if (!r) {
     const cur = (await t.select().from(aiCreditBudgets).where(eq(aiCreditBudgets.companyId, companyId)).limit(1))[0]!;
-    const bal = (await t.select({ b: aiCreditAccounts.balance }).from(aiCreditAccounts).where(eq(aiCreditAccounts.companyId, companyId)).limit(1))[0]?.b ?? 0;
+    const bal =
+      (
+        await t
+          .select({ b: aiCreditAccounts.balance })
+          .from(aiCreditAccounts)
+          .where(eq(aiCreditAccounts.companyId, companyId))
+          .limit(1)
+      )[0]?.b ?? 0;
     throw budgetReached(reason, amount, Math.max(0, cur.monthlyLimit - cur.spent), cur.monthlyLimit, bal, now);
   }
   return r;
 }
 
 /** The refusal for a hard monthly budget, the same words wherever it is raised (before work, or at the debit). */
-export function budgetReached(reason: string, needed: number, left: number, monthlyLimit: number, balance: number, now: Date): InsufficientCredits {
+export function budgetReached(
+  reason: string,
+  needed: number,
+  left: number,
+  monthlyLimit: number,
+  balance: number,
+  now: Date,
+): InsufficientCredits {
   return new InsufficientCredits(
     `AI credit budget reached: ${reason} needs ${needed} and ${left} of this month's ${monthlyLimit} remain. Nothing was done; the budget resets on ${iso(nextMonth(now))!.slice(0, 10)} or the agency can raise it.`,
     { needed, balance, reason, budgetLeft: left },
@@ -222,16 +326,20 @@ async function alertThreshold(t: Tx, deps: Deps, companyId: number, b: BudgetAft
   const reached = b.thresholds.filter((p) => b.spent * 100 >= p * b.monthlyLimit && p > b.notifiedPercent);
   if (!reached.length) return;
   const percent = Math.max(...reached);
-  const won = (await t
-    .update(aiCreditBudgets)
-    .set({ notifiedPercent: percent, updatedAt: now })
-    .where(and(eq(aiCreditBudgets.companyId, companyId), lt(aiCreditBudgets.notifiedPercent, percent)))
-    .returning({ c: aiCreditBudgets.companyId }))[0];
+  const won = (
+    await t
+      .update(aiCreditBudgets)
+      .set({ notifiedPercent: percent, updatedAt: now })
+      .where(and(eq(aiCreditBudgets.companyId, companyId), lt(aiCreditBudgets.notifiedPercent, percent)))
+      .returning({ c: aiCreditBudgets.companyId })
+  )[0];
   if (!won) return;
-  const people = (await t
-    .select({ u: memberships.userId })
-    .from(memberships)
-    .where(and(eq(memberships.companyId, companyId), inArray(memberships.role, ["owner", "admin"])))).map((r) => r.u);
+  const people = (
+    await t
+      .select({ u: memberships.userId })
+      .from(memberships)
+      .where(and(eq(memberships.companyId, companyId), inArray(memberships.role, ["owner", "admin"])))
+  ).map((r) => r.u);
   if (people.length)
     await notify(deps, {
       companyId,
@@ -242,13 +350,19 @@ async function alertThreshold(t: Tx, deps: Deps, companyId: number, b: BudgetAft
       link: "/ai/credits",
       entity: { type: "company", id: companyId },
     });
-  await emit(t, { deps, company: { id: companyId } }, creditsBudgetThreshold, { id: companyId }, {
-    percent,
-    spent: b.spent,
-    monthlyLimit: b.monthlyLimit,
-    periodStart: iso(b.periodStart)!,
-    notifiedUserIds: people,
-  });
+  await emit(
+    t,
+    { deps, company: { id: companyId } },
+    creditsBudgetThreshold,
+    { id: companyId },
+    {
+      percent,
+      spent: b.spent,
+      monthlyLimit: b.monthlyLimit,
+      periodStart: iso(b.periodStart)!,
+      notifiedUserIds: people,
+    },
+  );
 }
 
 /** How an operator verb was reached, for its audit row: the CLI (default) or a portal session. */
@@ -257,22 +371,49 @@ const CLI: OperatorVia = { kind: "cli", id: null };
 const SESSION: OperatorVia = { kind: "session", id: null };
 
 /** Operator verb (CLI, portal, seed): the agency grants `amount` credits to a company. */
-export async function grantCredits(deps: Deps, input: { companyId: number; amount: number; note?: string | null; userId?: number | null; at?: Date; via?: OperatorVia }) {
+export async function grantCredits(
+  deps: Deps,
+  input: {
+    companyId: number;
+    amount: number;
+    note?: string | null;
+    userId?: number | null;
+    at?: Date;
+    via?: OperatorVia;
+  },
+) {
   checkAmount(input.amount, "amount");
   const note = input.note?.trim() ? input.note.trim().slice(0, 500) : null;
   return await deps.db.transaction(async (t) => {
     const now = input.at ?? deps.clock.now();
-    await t.insert(aiCreditAccounts).values({ companyId: input.companyId, balance: 0, updatedAt: now }).onConflictDoNothing();
-    const acc = (await t
-      .update(aiCreditAccounts)
-      .set({ balance: sql`${aiCreditAccounts.balance} + ${input.amount}`, updatedAt: now })
-      .where(eq(aiCreditAccounts.companyId, input.companyId))
-      .returning({ balance: aiCreditAccounts.balance }))[0]!;
+    await t
+      .insert(aiCreditAccounts)
+      .values({ companyId: input.companyId, balance: 0, updatedAt: now })
+      .onConflictDoNothing();
+    const acc = (
+      await t
+        .update(aiCreditAccounts)
+        .set({ balance: sql`${aiCreditAccounts.balance} + ${input.amount}`, updatedAt: now })
+        .where(eq(aiCreditAccounts.companyId, input.companyId))
+        .returning({ balance: aiCreditAccounts.balance })
+    )[0]!;
     const userId = input.userId ?? null;
-    const entry = (await t
-      .insert(aiCreditLedger)
-      .values({ companyId: input.companyId, kind: "grant", amount: input.amount, balanceAfter: acc.balance, reason: "grant", ref: null, note, userId, createdAt: now })
-      .returning({ id: aiCreditLedger.id }))[0]!;
+    const entry = (
+      await t
+        .insert(aiCreditLedger)
+        .values({
+          companyId: input.companyId,
+          kind: "grant",
+          amount: input.amount,
+          balanceAfter: acc.balance,
+          reason: "grant",
+          ref: null,
+          note,
+          userId,
+          createdAt: now,
+        })
+        .returning({ id: aiCreditLedger.id })
+    )[0]!;
     await t.insert(auditLog).values({
       companyId: input.companyId,
       userId,
@@ -284,13 +425,19 @@ export async function grantCredits(deps: Deps, input: { companyId: number; amoun
       detail: { amount: input.amount, balanceAfter: acc.balance },
       createdAt: now,
     });
-    await emit(t, { deps, company: { id: input.companyId } }, creditsGranted, { id: entry.id }, {
-      entryId: entry.id,
-      amount: input.amount,
-      balanceAfter: acc.balance,
-      note,
-      grantedByUserId: userId,
-    });
+    await emit(
+      t,
+      { deps, company: { id: input.companyId } },
+      creditsGranted,
+      { id: entry.id },
+      {
+        entryId: entry.id,
+        amount: input.amount,
+        balanceAfter: acc.balance,
+        note,
+        grantedByUserId: userId,
+      },
+    );
     return { entryId: entry.id, balance: acc.balance };
   });
 }
@@ -298,9 +445,20 @@ export async function grantCredits(deps: Deps, input: { companyId: number; amoun
 /** Operator verb: sets (or with monthlyLimit null removes) a company's monthly budget; audited, emits credits.budget_set when something changed. */
 export async function setBudget(
   deps: Deps,
-  input: { companyId: number; monthlyLimit: number | null; thresholds?: number[]; hard?: boolean; userId?: number | null; via?: OperatorVia },
+  input: {
+    companyId: number;
+    monthlyLimit: number | null;
+    thresholds?: number[];
+    hard?: boolean;
+    userId?: number | null;
+    via?: OperatorVia;
+  },
 ) {
-  const record = async (t: Tx, now: Date, detail: { monthlyLimit: number | null; thresholds: number[] | null; hard: boolean | null }) => {
+  const record = async (
+    t: Tx,
+    now: Date,
+    detail: { monthlyLimit: number | null; thresholds: number[] | null; hard: boolean | null },
+  ) => {
     const userId = input.userId ?? null;
     await t.insert(auditLog).values({
       companyId: input.companyId,
@@ -313,12 +471,21 @@ export async function setBudget(
       detail,
       createdAt: now,
     });
-    await emit(t, { deps, company: { id: input.companyId } }, creditsBudgetSet, { id: input.companyId }, { ...detail, setByUserId: userId });
+    await emit(
+      t,
+      { deps, company: { id: input.companyId } },
+      creditsBudgetSet,
+      { id: input.companyId },
+      { ...detail, setByUserId: userId },
+    );
   };
   return await deps.db.transaction(async (t) => {
     const now = deps.clock.now();
     if (input.monthlyLimit === null) {
-      const gone = await t.delete(aiCreditBudgets).where(eq(aiCreditBudgets.companyId, input.companyId)).returning({ c: aiCreditBudgets.companyId });
+      const gone = await t
+        .delete(aiCreditBudgets)
+        .where(eq(aiCreditBudgets.companyId, input.companyId))
+        .returning({ c: aiCreditBudgets.companyId });
       if (gone.length) await record(t, now, { monthlyLimit: null, thresholds: null, hard: null });
       return null;
     }
@@ -329,9 +496,20 @@ export async function setBudget(
     const start = monthStart(now);
     // This month's spending so far counts from the moment a budget is set: debits, less refunds of this month's debits (as refundCredits counts them).
     const byRef = await t
-      .select({ ref: aiCreditLedger.ref, reason: aiCreditLedger.reason, kind: aiCreditLedger.kind, s: sum(aiCreditLedger.amount) })
+      .select({
+        ref: aiCreditLedger.ref,
+        reason: aiCreditLedger.reason,
+        kind: aiCreditLedger.kind,
+        s: sum(aiCreditLedger.amount),
+      })
       .from(aiCreditLedger)
-      .where(and(eq(aiCreditLedger.companyId, input.companyId), inArray(aiCreditLedger.kind, ["debit", "refund"]), gte(aiCreditLedger.createdAt, start)))
+      .where(
+        and(
+          eq(aiCreditLedger.companyId, input.companyId),
+          inArray(aiCreditLedger.kind, ["debit", "refund"]),
+          gte(aiCreditLedger.createdAt, start),
+        ),
+      )
       .groupBy(aiCreditLedger.ref, aiCreditLedger.reason, aiCreditLedger.kind);
     const net = new Map<string, number>();
     for (const r of byRef) {
@@ -339,11 +517,28 @@ export async function setBudget(
       net.set(k, (net.get(k) ?? 0) - Number(r.s ?? 0));
     }
     const spent = [...net.values()].reduce((a, n) => a + Math.max(0, n), 0);
-    const values = { monthlyLimit: input.monthlyLimit, thresholds, hard: input.hard ?? false, periodStart: start, spent, updatedAt: now };
-    const done = await t.update(aiCreditBudgets).set(values).where(eq(aiCreditBudgets.companyId, input.companyId)).returning();
-    if (!done.length) await t.insert(aiCreditBudgets).values({ companyId: input.companyId, ...values, notifiedPercent: 0, createdAt: now });
+    const values = {
+      monthlyLimit: input.monthlyLimit,
+      thresholds,
+      hard: input.hard ?? false,
+      periodStart: start,
+      spent,
+      updatedAt: now,
+    };
+    const done = await t
+      .update(aiCreditBudgets)
+      .set(values)
+      .where(eq(aiCreditBudgets.companyId, input.companyId))
+      .returning();
+    if (!done.length)
+      await t
+        .insert(aiCreditBudgets)
+        .values({ companyId: input.companyId, ...values, notifiedPercent: 0, createdAt: now });
     await record(t, now, { monthlyLimit: values.monthlyLimit, thresholds, hard: values.hard });
-    return budgetOut((await t.select().from(aiCreditBudgets).where(eq(aiCreditBudgets.companyId, input.companyId)).limit(1))[0]!, now);
+    return budgetOut(
+      (await t.select().from(aiCreditBudgets).where(eq(aiCreditBudgets.companyId, input.companyId)).limit(1))[0]!,
+      now,
+    );
   });
 }
 
@@ -354,17 +549,29 @@ export async function setBudget(
  * credential is refused here too).
  */
 function requireAgencyPerson(ctx: ActorContext, what: string) {
-  if (ctx.principal.credential.kind !== "session") throw forbidden(`AI credits are ${what} by the agency's people in the portal or the CLI, not by agents.`);
+  if (ctx.principal.credential.kind !== "session")
+    throw forbidden(`AI credits are ${what} by the agency's people in the portal or the CLI, not by agents.`);
   if (!roleAllows(ctx.company.role, true))
-    throw forbidden(`Only owners and admins of ${ctx.company.name} can ${what === "granted" ? "grant credits" : "set the budget"}; your role is ${ctx.company.role}.`);
+    throw forbidden(
+      `Only owners and admins of ${ctx.company.name} can ${what === "granted" ? "grant credits" : "set the budget"}; your role is ${ctx.company.role}.`,
+    );
 }
 
 export async function grantCreditsAs(ctx: ActorContext, input: { amount: number; note?: string | null }) {
   requireAgencyPerson(ctx, "granted");
-  return await grantCredits(ctx.deps, { companyId: ctx.company.id, amount: input.amount, note: input.note, userId: ctx.principal.userId, via: SESSION });
+  return await grantCredits(ctx.deps, {
+    companyId: ctx.company.id,
+    amount: input.amount,
+    note: input.note,
+    userId: ctx.principal.userId,
+    via: SESSION,
+  });
 }
 
-export async function setBudgetAs(ctx: ActorContext, input: { monthlyLimit: number | null; thresholds?: number[]; hard?: boolean }) {
+export async function setBudgetAs(
+  ctx: ActorContext,
+  input: { monthlyLimit: number | null; thresholds?: number[]; hard?: boolean },
+) {
   requireAgencyPerson(ctx, "budgeted");
   return await setBudget(ctx.deps, { companyId: ctx.company.id, ...input, userId: ctx.principal.userId, via: SESSION });
 }
@@ -390,7 +597,14 @@ export async function creditBalance(ctx: ActorContext) {
   const id = ctx.company.id;
   const acc = (await ctx.deps.db.select().from(aiCreditAccounts).where(eq(aiCreditAccounts.companyId, id)).limit(1))[0];
   const b = (await ctx.deps.db.select().from(aiCreditBudgets).where(eq(aiCreditBudgets.companyId, id)).limit(1))[0];
-  const last = (await ctx.deps.db.select().from(aiCreditLedger).where(eq(aiCreditLedger.companyId, id)).orderBy(desc(aiCreditLedger.id)).limit(1))[0];
+  const last = (
+    await ctx.deps.db
+      .select()
+      .from(aiCreditLedger)
+      .where(eq(aiCreditLedger.companyId, id))
+      .orderBy(desc(aiCreditLedger.id))
+      .limit(1)
+  )[0];
   return {
     companyId: id,
     balance: acc?.balance ?? 0,
@@ -400,17 +614,39 @@ export async function creditBalance(ctx: ActorContext) {
 }
 
 function entryOut(r: typeof aiCreditLedger.$inferSelect) {
-  return { id: r.id, at: iso(r.createdAt), kind: r.kind, amount: r.amount, balanceAfter: r.balanceAfter, reason: r.reason, ref: r.ref, note: r.note, userId: r.userId };
+  return {
+    id: r.id,
+    at: iso(r.createdAt),
+    kind: r.kind,
+    amount: r.amount,
+    balanceAfter: r.balanceAfter,
+    reason: r.reason,
+    ref: r.ref,
+    note: r.note,
+    userId: r.userId,
+  };
 }
 
 function when(s: string | undefined, what: string): Date | undefined {
   if (s === undefined) return undefined;
   const d = new Date(s);
-  if (Number.isNaN(d.getTime())) throw invalid(`${what} must be an ISO 8601 date or date-time, got "${s.slice(0, 40)}".`);
+  if (Number.isNaN(d.getTime()))
+    throw invalid(`${what} must be an ISO 8601 date or date-time, got "${s.slice(0, 40)}".`);
   return d;
 }
 
-export async function creditLedger(ctx: ActorContext, f: { kind?: "grant" | "debit" | "refund"; reason?: string; ref?: string; since?: string; until?: string; limit: number; offset: number }) {
+export async function creditLedger(
+  ctx: ActorContext,
+  f: {
+    kind?: "grant" | "debit" | "refund";
+    reason?: string;
+    ref?: string;
+    since?: string;
+    until?: string;
+    limit: number;
+    offset: number;
+  },
+) {
   authorize(ctx, "ai:read", { write: false });
   const conds: SQL[] = [eq(aiCreditLedger.companyId, ctx.company.id)];
   if (f.kind) conds.push(eq(aiCreditLedger.kind, f.kind));
@@ -422,7 +658,13 @@ export async function creditLedger(ctx: ActorContext, f: { kind?: "grant" | "deb
   if (until) conds.push(lt(aiCreditLedger.createdAt, until));
   const where = and(...conds);
   const total = (await ctx.deps.db.select({ n: count() }).from(aiCreditLedger).where(where))[0]?.n ?? 0;
-  const rows = await ctx.deps.db.select().from(aiCreditLedger).where(where).orderBy(desc(aiCreditLedger.id)).limit(f.limit).offset(f.offset);
+  const rows = await ctx.deps.db
+    .select()
+    .from(aiCreditLedger)
+    .where(where)
+    .orderBy(desc(aiCreditLedger.id))
+    .limit(f.limit)
+    .offset(f.offset);
   return page(rows.map(entryOut), total, f.limit, f.offset);
 }
 
@@ -440,8 +682,13 @@ export async function creditUsage(ctx: ActorContext, input: { from?: string; to?
   const from = when(input.from, "from") ?? monthStart(now);
   const to = when(input.to, "to") ?? nextMonth(now);
   if (to.getTime() <= from.getTime()) throw invalid("to must be after from.");
-  if (to.getTime() - from.getTime() > MAX_USAGE_DAYS * 86_400_000) throw invalid(`A usage report covers at most ${MAX_USAGE_DAYS} days.`);
-  const where = and(eq(aiCreditLedger.companyId, ctx.company.id), gte(aiCreditLedger.createdAt, from), lt(aiCreditLedger.createdAt, to));
+  if (to.getTime() - from.getTime() > MAX_USAGE_DAYS * 86_400_000)
+    throw invalid(`A usage report covers at most ${MAX_USAGE_DAYS} days.`);
+  const where = and(
+    eq(aiCreditLedger.companyId, ctx.company.id),
+    gte(aiCreditLedger.createdAt, from),
+    lt(aiCreditLedger.createdAt, to),
+  );
   const totals = await ctx.deps.db
     .select({ kind: aiCreditLedger.kind, credits: sum(aiCreditLedger.amount), n: count() })
     .from(aiCreditLedger)
@@ -462,7 +709,12 @@ export async function creditUsage(ctx: ActorContext, input: { from?: string; to?
   const spending = and(where, inArray(aiCreditLedger.kind, ["debit", "refund"]));
   if (input.groupBy === "reason") {
     const rows = await ctx.deps.db
-      .select({ reason: aiCreditLedger.reason, kind: aiCreditLedger.kind, credits: sum(aiCreditLedger.amount), n: count() })
+      .select({
+        reason: aiCreditLedger.reason,
+        kind: aiCreditLedger.kind,
+        credits: sum(aiCreditLedger.amount),
+        n: count(),
+      })
       .from(aiCreditLedger)
       .where(spending)
       .groupBy(aiCreditLedger.reason, aiCreditLedger.kind);
@@ -475,6 +727,17 @@ export async function creditUsage(ctx: ActorContext, input: { from?: string; to?
       .orderBy(asc(aiCreditLedger.createdAt));
     for (const r of rows) add(iso(r.at)!.slice(0, 10), r.kind, r.amount, 1);
   }
-  const list = [...groups.values()].sort((a, b) => (input.groupBy === "day" ? (a.key < b.key ? -1 : 1) : b.credits - a.credits || (a.key < b.key ? -1 : 1)));
-  return { from: iso(from), to: iso(to), groupBy: input.groupBy, debited, refunded, granted, operations: list.reduce((n, g) => n + g.operations, 0), groups: list };
+  const list = [...groups.values()].sort((a, b) =>
+    input.groupBy === "day" ? (a.key < b.key ? -1 : 1) : b.credits - a.credits || (a.key < b.key ? -1 : 1),
+  );
+  return {
+    from: iso(from),
+    to: iso(to),
+    groupBy: input.groupBy,
+    debited,
+    refunded,
+    granted,
+    operations: list.reduce((n, g) => n + g.operations, 0),
+    groups: list,
+  };
 }

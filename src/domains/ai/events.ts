@@ -18,7 +18,8 @@ export const creditsGranted = defineEvent({
 export const creditsDebited = defineEvent({
   type: "credits.debited",
   entity: "credit_entry",
-  description: "A metered operation spent AI credits: amount, the balance after, the reason (email.send, embedding, pdf.export…) and its ref.",
+  description:
+    "A metered operation spent AI credits: amount, the balance after, the reason (email.send, embedding, pdf.export…) and its ref.",
   payload: v.object({
     entryId: v.number(),
     amount: v.number(),
@@ -32,7 +33,8 @@ export const creditsDebited = defineEvent({
 export const creditsRefunded = defineEvent({
   type: "credits.refunded",
   entity: "credit_entry",
-  description: "Credits paid for an operation that did not happen came back (a cancelled campaign's unsent recipients): amount, balance after, the debit's reason and ref.",
+  description:
+    "Credits paid for an operation that did not happen came back (a cancelled campaign's unsent recipients): amount, balance after, the debit's reason and ref.",
   payload: v.object({
     entryId: v.number(),
     amount: v.number(),
@@ -47,7 +49,8 @@ export const creditsRefunded = defineEvent({
 export const creditsBudgetThreshold = defineEvent({
   type: "credits.budget_threshold_reached",
   entity: "company",
-  description: "A company's AI credit spending this month reached a budget threshold (percent); owners and admins were notified.",
+  description:
+    "A company's AI credit spending this month reached a budget threshold (percent); owners and admins were notified.",
   payload: v.object({
     percent: v.number(),
     spent: v.number(),
@@ -60,7 +63,8 @@ export const creditsBudgetThreshold = defineEvent({
 export const creditsBudgetSet = defineEvent({
   type: "credits.budget_set",
   entity: "company",
-  description: "A company's monthly AI credit budget was set or changed (monthlyLimit, thresholds, hard) or removed (all null), and by whom.",
+  description:
+    "A company's monthly AI credit budget was set or changed (monthlyLimit, thresholds, hard) or removed (all null), and by whom.",
   payload: v.object({
     monthlyLimit: v.nullable(v.number()),
     thresholds: v.nullable(v.array(v.number())),

@@ -30,19 +30,33 @@ type Q = Pick<Db, "select">;
 
 /** The company's balance, or null when it has no credit account (not metered). */
 export async function meteredBalance(q: Q, companyId: number): Promise<number | null> {
-  const r = (await q.select({ b: aiCreditAccounts.balance }).from(aiCreditAccounts).where(eq(aiCreditAccounts.companyId, companyId)).limit(1))[0];
+  const r = (
+    await q
+      .select({ b: aiCreditAccounts.balance })
+      .from(aiCreditAccounts)
+      .where(eq(aiCreditAccounts.companyId, companyId))
+      .limit(1)
+  )[0];
   return r ? r.b : null;
 }
 
 /** What a metered company can spend now: its balance, and what its hard monthly budget leaves (null: no hard budget). */
-async function spendable(q: Q, deps: Deps, companyId: number): Promise<{ balance: number; budgetLeft: number | null; monthlyLimit: number } | null> {
+async function spendable(
+  q: Q,
+  deps: Deps,
+  companyId: number,
+): Promise<{ balance: number; budgetLeft: number | null; monthlyLimit: number } | null> {
   const b = await meteredBalance(q, companyId);
   if (b === null) return null;
   const budget = (await q.select().from(aiCreditBudgets).where(eq(aiCreditBudgets.companyId, companyId)).limit(1))[0];
   if (!budget?.hard) return { balance: b, budgetLeft: null, monthlyLimit: 0 };
   // A row still holding last month's figures is a fresh month (the next debit rolls it).
   const fresh = budget.periodStart.getTime() < monthStart(deps.clock.now()).getTime();
-  return { balance: b, budgetLeft: Math.max(0, budget.monthlyLimit - (fresh ? 0 : budget.spent)), monthlyLimit: budget.monthlyLimit };
+  return {
+    balance: b,
+    budgetLeft: Math.max(0, budget.monthlyLimit - (fresh ? 0 : budget.spent)),
+    monthlyLimit: budget.monthlyLimit,
+  };
 }
 
 /** How many units of `op` the balance (and a hard monthly budget) pays for now; Infinity when not metered. */
@@ -54,7 +68,12 @@ export async function affordableUnits(q: Q, deps: Deps, companyId: number, op: M
 
 /** Metered companies whose balance cannot pay for one unit of `op`: background work skips them until a grant. */
 export async function starvedCompanies(q: Q, op: MeteredOperation): Promise<number[]> {
-  return (await q.select({ c: aiCreditAccounts.companyId }).from(aiCreditAccounts).where(lt(aiCreditAccounts.balance, PRICES[op]))).map((r) => r.c);
+  return (
+    await q
+      .select({ c: aiCreditAccounts.companyId })
+      .from(aiCreditAccounts)
+      .where(lt(aiCreditAccounts.balance, PRICES[op]))
+  ).map((r) => r.c);
 }
 
 /**
@@ -63,12 +82,19 @@ export async function starvedCompanies(q: Q, op: MeteredOperation): Promise<numb
  * leaves, cannot pay for `units` of `op`: for work worth not starting
  * (rendering a PDF). The debit after the work checks both again.
  */
-export async function assertAffordable(q: Q, deps: Deps, companyId: number, op: MeteredOperation, units = 1): Promise<void> {
+export async function assertAffordable(
+  q: Q,
+  deps: Deps,
+  companyId: number,
+  op: MeteredOperation,
+  units = 1,
+): Promise<void> {
   const s = await spendable(q, deps, companyId);
   if (s === null) return;
   const needed = PRICES[op] * units;
   if (s.balance < needed) throw notEnoughCredits(op, needed, s.balance);
-  if (s.budgetLeft !== null && s.budgetLeft < needed) throw budgetReached(op, needed, s.budgetLeft, s.monthlyLimit, s.balance, deps.clock.now());
+  if (s.budgetLeft !== null && s.budgetLeft < needed)
+    throw budgetReached(op, needed, s.budgetLeft, s.monthlyLimit, s.balance, deps.clock.now());
 }
 
 /**
@@ -95,9 +121,18 @@ export async function meter(
 
 /** Credits already debited for `op` under `ref` (a campaign paid at send, topped up as recipients are queued). */
 export async function meteredSoFar(q: Q, companyId: number, op: MeteredOperation, ref: string): Promise<number> {
-  const r = (await q
-    .select({ s: sum(aiCreditLedger.amount) })
-    .from(aiCreditLedger)
-    .where(and(eq(aiCreditLedger.companyId, companyId), eq(aiCreditLedger.kind, "debit"), eq(aiCreditLedger.reason, op), eq(aiCreditLedger.ref, ref))))[0];
+  const r = (
+    await q
+      .select({ s: sum(aiCreditLedger.amount) })
+      .from(aiCreditLedger)
+      .where(
+        and(
+          eq(aiCreditLedger.companyId, companyId),
+          eq(aiCreditLedger.kind, "debit"),
+          eq(aiCreditLedger.reason, op),
+          eq(aiCreditLedger.ref, ref),
+        ),
+      )
+  )[0];
   return -Number(r?.s ?? 0);
 }

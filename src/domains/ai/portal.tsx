@@ -13,7 +13,21 @@ import { inArray } from "drizzle-orm";
 import type { Context, Hono } from "hono";
 import type { Deps } from "../../core/context";
 import { invalid, isAppError } from "../../core/errors";
-import { canManage, portalActor, signedIn, Csrf, DangerButton, Layout, Notice, Pager, render, when, type Form, type PortalEnv, type Session } from "../../portal/kit";
+import {
+  canManage,
+  portalActor,
+  signedIn,
+  Csrf,
+  DangerButton,
+  Layout,
+  Notice,
+  Pager,
+  render,
+  when,
+  type Form,
+  type PortalEnv,
+  type Session,
+} from "../../portal/kit";
 import { users } from "../accounts/tables";
 import { creditBalance, creditLedger, DEFAULT_THRESHOLDS, grantCreditsAs, MAX_AMOUNT, setBudgetAs } from "./credits";
 
@@ -30,7 +44,9 @@ export function creditsOf(raw: string, label: string): number {
   const t = raw.replace(/[,\s_]/g, "");
   if (!raw) throw invalid(`${label} is required.`);
   if (!/^\d{1,13}$/.test(t) || Number(t) < 1 || Number(t) > MAX_AMOUNT)
-    throw invalid(`${label} must be a whole number of credits from 1 to ${fmt(MAX_AMOUNT)}; "${raw.slice(0, 40)}" is not.`);
+    throw invalid(
+      `${label} must be a whole number of credits from 1 to ${fmt(MAX_AMOUNT)}; "${raw.slice(0, 40)}" is not.`,
+    );
   return Number(t);
 }
 
@@ -39,7 +55,9 @@ export function thresholdsOf(raw: string): number[] {
   if (!raw) return DEFAULT_THRESHOLDS;
   const parts = raw.split(",").map((p) => p.trim());
   if (parts.length > 10 || parts.some((p) => !/^\d{1,3}$/.test(p) || Number(p) < 1 || Number(p) > 100))
-    throw invalid("Alert thresholds are up to 10 whole percentages from 1 to 100, separated by commas, e.g. 50, 80, 100.");
+    throw invalid(
+      "Alert thresholds are up to 10 whole percentages from 1 to 100, separated by commas, e.g. 50, 80, 100.",
+    );
   return parts.map(Number);
 }
 
@@ -71,7 +89,9 @@ const NOTICES: Record<string, string> = {
 type Balance = Awaited<ReturnType<typeof creditBalance>>;
 type Ledger = Awaited<ReturnType<typeof creditLedger>>;
 
-const Page = (p: { session: Session; bal: Balance; ledger: Ledger; names: Map<number, string>; view: View } & Extra) => {
+const Page = (
+  p: { session: Session; bal: Balance; ledger: Ledger; names: Map<number, string>; view: View } & Extra,
+) => {
   const manage = canManage(p.session);
   const b = p.bal.budget;
   const val = (k: string, dflt = "") => p.values?.[k] ?? dflt;
@@ -92,8 +112,9 @@ const Page = (p: { session: Session; bal: Balance; ledger: Ledger; names: Map<nu
       {p.notice && <Notice kind="ok">{p.notice}</Notice>}
       {p.error && !manage && <Notice kind="error">{p.error.message}</Notice>}
       <p class="muted small">
-        Metered operations (email sends, embeddings, PDF exports) spend credits; an operation the balance cannot cover is refused and changes nothing. Credits
-        paid for campaign recipients never sent (a cancelled campaign) come back as refunds.
+        Metered operations (email sends, embeddings, PDF exports) spend credits; an operation the balance cannot cover
+        is refused and changes nothing. Credits paid for campaign recipients never sent (a cancelled campaign) come back
+        as refunds.
         {!manage && " Grants and budgets are set by the company's owners and admins."}
       </p>
 
@@ -101,8 +122,10 @@ const Page = (p: { session: Session; bal: Balance; ledger: Ledger; names: Map<nu
       <div class="card" id="budget">
         {b ? (
           <p>
-            {fmt(b.monthlyLimit)} credits a month (UTC), {b.hard ? "hard: debits past it are refused" : "soft: owners and admins are alerted, nothing is refused"}. Alerts at{" "}
-            {b.thresholds.join(", ")}%. Spent {fmt(b.spent)}, {fmt(b.remaining)} left; resets {when(new Date(b.resetsAt!))}.
+            {fmt(b.monthlyLimit)} credits a month (UTC),{" "}
+            {b.hard ? "hard: debits past it are refused" : "soft: owners and admins are alerted, nothing is refused"}.
+            Alerts at {b.thresholds.join(", ")}%. Spent {fmt(b.spent)}, {fmt(b.remaining)} left; resets{" "}
+            {when(new Date(b.resetsAt!))}.
           </p>
         ) : (
           <p class="muted">No budget: credits are spent until the balance runs out.</p>
@@ -113,11 +136,29 @@ const Page = (p: { session: Session; bal: Balance; ledger: Ledger; names: Map<nu
               <Csrf session={p.session} />
               {err("budget")}
               <label for="budget-limit">Credits per month</label>
-              <input id="budget-limit" name="monthly_limit" inputmode="numeric" maxlength={20} required value={val("monthly_limit", b ? String(b.monthlyLimit) : "")} />
+              <input
+                id="budget-limit"
+                name="monthly_limit"
+                inputmode="numeric"
+                maxlength={20}
+                required
+                value={val("monthly_limit", b ? String(b.monthlyLimit) : "")}
+              />
               <label for="budget-thresholds">Alert owners and admins at (% of the budget)</label>
-              <input id="budget-thresholds" name="thresholds" maxlength={60} value={val("thresholds", (b?.thresholds ?? DEFAULT_THRESHOLDS).join(", "))} />
+              <input
+                id="budget-thresholds"
+                name="thresholds"
+                maxlength={60}
+                value={val("thresholds", (b?.thresholds ?? DEFAULT_THRESHOLDS).join(", "))}
+              />
               <label>
-                <input type="checkbox" name="hard" value="1" checked={p.values ? p.values.hard === "1" : (b?.hard ?? false)} /> Hard limit: refuse debits past the budget
+                <input
+                  type="checkbox"
+                  name="hard"
+                  value="1"
+                  checked={p.values ? p.values.hard === "1" : (b?.hard ?? false)}
+                />{" "}
+                Hard limit: refuse debits past the budget
               </label>
               <div class="actions">
                 <button type="submit">{b ? "Save budget" : "Set budget"}</button>
@@ -172,9 +213,12 @@ const Page = (p: { session: Session; bal: Balance; ledger: Ledger; names: Map<nu
                 <tr id={`entry-${e.id}`}>
                   <td>{when(e.at ? new Date(e.at) : null)}</td>
                   <td>
-                    <span class={e.kind === "refund" ? "badge ok" : "badge"}>{e.kind}</span> {e.kind !== "grant" && <>{e.reason}</>}
+                    <span class={e.kind === "refund" ? "badge ok" : "badge"}>{e.kind}</span>{" "}
+                    {e.kind !== "grant" && <>{e.reason}</>}
                     {e.ref && <span class="muted small"> {e.ref}</span>}
-                    {e.userId !== null && <span class="muted small"> · {p.names.get(e.userId) ?? `user ${e.userId}`}</span>}
+                    {e.userId !== null && (
+                      <span class="muted small"> · {p.names.get(e.userId) ?? `user ${e.userId}`}</span>
+                    )}
                   </td>
                   <td>{e.amount > 0 ? `+${fmt(e.amount)}` : `−${fmt(-e.amount)}`}</td>
                   <td>{fmt(e.balanceAfter)}</td>
@@ -193,7 +237,10 @@ const Page = (p: { session: Session; bal: Balance; ledger: Ledger; names: Map<nu
 function viewOf(c: Context): View {
   const k = c.req.query("kind");
   const raw = c.req.query("page") ?? "1";
-  return { kind: (KINDS as readonly string[]).includes(k ?? "") ? (k as Kind) : null, pageNo: /^\d{1,6}$/.test(raw) && Number(raw) >= 1 ? Number(raw) : 1 };
+  return {
+    kind: (KINDS as readonly string[]).includes(k ?? "") ? (k as Kind) : null,
+    pageNo: /^\d{1,6}$/.test(raw) && Number(raw) >= 1 ? Number(raw) : 1,
+  };
 }
 
 export function creditRoutes(app: Hono<PortalEnv>, deps: Deps) {
@@ -201,16 +248,32 @@ export function creditRoutes(app: Hono<PortalEnv>, deps: Deps) {
     const session = c.get("session");
     const ctx = portalActor(deps, c, session);
     const bal = await creditBalance(ctx);
-    const ledger = await creditLedger(ctx, { kind: view.kind ?? undefined, limit: PER_PAGE, offset: (view.pageNo - 1) * PER_PAGE });
+    const ledger = await creditLedger(ctx, {
+      kind: view.kind ?? undefined,
+      limit: PER_PAGE,
+      offset: (view.pageNo - 1) * PER_PAGE,
+    });
     const ids = [...new Set(ledger.items.map((e) => e.userId).filter((u): u is number => u !== null))];
     const names = new Map(
-      (ids.length ? await deps.db.select({ id: users.id, name: users.name, email: users.email }).from(users).where(inArray(users.id, ids)) : []).map((u) => [u.id, u.name ?? u.email]),
+      (ids.length
+        ? await deps.db
+            .select({ id: users.id, name: users.name, email: users.email })
+            .from(users)
+            .where(inArray(users.id, ids))
+        : []
+      ).map((u) => [u.id, u.name ?? u.email]),
     );
     return <Page session={session} bal={bal} ledger={ledger} names={names} view={view} {...extra} />;
   };
 
   /** Runs a form's verb; a refusal re-shows the page with the reason beside that form and what was typed. */
-  const attempt = async (c: Context<PortalEnv>, which: Which, fields: string[], fn: (f: Form) => Promise<unknown>, done: string) => {
+  const attempt = async (
+    c: Context<PortalEnv>,
+    which: Which,
+    fields: string[],
+    fn: (f: Form) => Promise<unknown>,
+    done: string,
+  ) => {
     const form = c.get("form");
     try {
       await fn(form);
@@ -219,11 +282,17 @@ export function creditRoutes(app: Hono<PortalEnv>, deps: Deps) {
       if (!isAppError(e) || !["validation", "forbidden", "conflict"].includes(e.code)) throw e;
       const values = Object.fromEntries(fields.map((k) => [k, (form.params.get(k) ?? "").slice(0, 500)]));
       const status = e.code === "forbidden" ? 403 : e.code === "conflict" ? 409 : 400;
-      return render(c, await page(c, { error: { form: which, message: e.message }, values }, { kind: null, pageNo: 1 }), { status });
+      return render(
+        c,
+        await page(c, { error: { form: which, message: e.message }, values }, { kind: null, pageNo: 1 }),
+        { status },
+      );
     }
   };
 
-  app.get(CREDITS_PATH, signedIn(deps), async (c) => render(c, await page(c, { notice: NOTICES[c.req.query("done") ?? ""] })));
+  app.get(CREDITS_PATH, signedIn(deps), async (c) =>
+    render(c, await page(c, { notice: NOTICES[c.req.query("done") ?? ""] })),
+  );
 
   app.post(`${CREDITS_PATH}/grant`, signedIn(deps), async (c) =>
     attempt(
@@ -232,7 +301,10 @@ export function creditRoutes(app: Hono<PortalEnv>, deps: Deps) {
       ["amount", "note"],
       async (f) => {
         const amount = creditsOf(f.text("amount", { label: "Credits", max: 40 }), "Credits");
-        await grantCreditsAs(portalActor(deps, c, c.get("session")), { amount, note: f.text("note", { label: "Note", max: 500 }) || null });
+        await grantCreditsAs(portalActor(deps, c, c.get("session")), {
+          amount,
+          note: f.text("note", { label: "Note", max: 500 }) || null,
+        });
       },
       "granted",
     ),
@@ -244,7 +316,10 @@ export function creditRoutes(app: Hono<PortalEnv>, deps: Deps) {
       "budget",
       ["monthly_limit", "thresholds", "hard"],
       async (f) => {
-        const monthlyLimit = creditsOf(f.text("monthly_limit", { label: "Credits per month", max: 40 }), "Credits per month");
+        const monthlyLimit = creditsOf(
+          f.text("monthly_limit", { label: "Credits per month", max: 40 }),
+          "Credits per month",
+        );
         const thresholds = thresholdsOf(f.text("thresholds", { label: "Alert thresholds", max: 60 }));
         await setBudgetAs(portalActor(deps, c, c.get("session")), { monthlyLimit, thresholds, hard: f.bool("hard") });
       },
@@ -253,6 +328,12 @@ export function creditRoutes(app: Hono<PortalEnv>, deps: Deps) {
   );
 
   app.post(`${CREDITS_PATH}/budget/remove`, signedIn(deps), async (c) =>
-    attempt(c, "budget", [], async () => setBudgetAs(portalActor(deps, c, c.get("session")), { monthlyLimit: null }), "removed"),
+    attempt(
+      c,
+      "budget",
+      [],
+      async () => setBudgetAs(portalActor(deps, c, c.get("session")), { monthlyLimit: null }),
+      "removed",
+    ),
   );
 }

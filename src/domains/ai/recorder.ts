@@ -68,7 +68,11 @@ const buffers = new WeakMap<object, Buffer>();
 
 function bufferOf(deps: Deps): Buffer {
   let b = buffers.get(deps.store);
-  if (!b) buffers.set(deps.store, (b = { items: [], timer: null, busy: false, writing: Promise.resolve(), dropped: 0, written: 0 }));
+  if (!b)
+    buffers.set(
+      deps.store,
+      (b = { items: [], timer: null, busy: false, writing: Promise.resolve(), dropped: 0, written: 0 }),
+    );
   return b;
 }
 
@@ -101,7 +105,11 @@ export function observeToolCall(call: ToolCallRecord): void {
   }
   const c = call.principal.credential;
   const text =
-    call.outcome === "ok" ? (call.resultText && call.resultText.includes('"approval"') ? call.resultText : null) : call.resultText;
+    call.outcome === "ok"
+      ? call.resultText && call.resultText.includes('"approval"')
+        ? call.resultText
+        : null
+      : call.resultText;
   b.items.push({
     companyId: call.companyId,
     userId: call.principal.userId,
@@ -188,53 +196,66 @@ function approvalIdOf(text: string | null): number | null {
 }
 
 type ConvKey = string;
-const keyOf = (p: Pending): ConvKey => `${p.credentialKind}|${p.credentialId}|${p.companyId ?? "-"}|${p.sessionKey ?? ""}`;
+const keyOf = (p: Pending): ConvKey =>
+  `${p.credentialKind}|${p.credentialId}|${p.companyId ?? "-"}|${p.sessionKey ?? ""}`;
 
 async function writeBatch(deps: Deps, batch: Pending[]) {
   // In call order: grouping by idle gap depends on it.
   batch.sort((a, b) => a.at.getTime() - b.at.getTime());
-  await deps.store.transaction(async (tx) => {
-    const open = new Map<ConvKey, { id: number; last: number; tools: string[]; stats: { calls: number; errors: number; approvals: number; ms: number }; first: number }>();
-    const rows: (typeof aiToolCalls.$inferInsert)[] = [];
-    for (const p of batch) {
-      const key = keyOf(p);
-      let conv = open.get(key);
-      const at = p.at.getTime();
-      if (conv && !p.sessionKey && at - conv.last > IDLE_GAP_MS) {
-        await save(tx, conv);
-        open.delete(key);
-        conv = undefined;
+  await deps.store.transaction(
+    async (tx) => {
+      const open = new Map<
+        ConvKey,
+        {
+          id: number;
+          last: number;
+          tools: string[];
+          stats: { calls: number; errors: number; approvals: number; ms: number };
+          first: number;
+        }
+      >();
+      const rows: (typeof aiToolCalls.$inferInsert)[] = [];
+      for (const p of batch) {
+        const key = keyOf(p);
+        let conv = open.get(key);
+        const at = p.at.getTime();
+        if (conv && !p.sessionKey && at - conv.last > IDLE_GAP_MS) {
+          await save(tx, conv);
+          open.delete(key);
+          conv = undefined;
+        }
+        if (!conv) conv = await findOrStart(tx, p);
+        open.set(key, conv);
+        const approvalId = p.status === "ok" ? approvalIdOf(p.text) : null;
+        conv.last = Math.max(conv.last, at);
+        conv.stats.calls++;
+        if (p.status !== "ok") conv.stats.errors++;
+        if (approvalId) conv.stats.approvals++;
+        conv.stats.ms += p.durationMs;
+        if (!conv.tools.includes(p.tool) && conv.tools.length < MAX_TOOLS) conv.tools.push(p.tool);
+        rows.push({
+          conversationId: conv.id,
+          companyId: p.companyId,
+          userId: p.userId,
+          credentialKind: p.credentialKind,
+          credentialId: p.credentialId,
+          tool: p.tool,
+          toolset: p.toolset,
+          args: summariseArgs(p.args),
+          status: p.status,
+          error: p.status === "ok" ? null : summariseError(p.text ?? "protocol error"),
+          durationMs: p.durationMs,
+          approvalId,
+          requestId: p.requestId || null,
+          createdAt: p.at,
+        });
       }
-      if (!conv) conv = await findOrStart(tx, p);
-      open.set(key, conv);
-      const approvalId = p.status === "ok" ? approvalIdOf(p.text) : null;
-      conv.last = Math.max(conv.last, at);
-      conv.stats.calls++;
-      if (p.status !== "ok") conv.stats.errors++;
-      if (approvalId) conv.stats.approvals++;
-      conv.stats.ms += p.durationMs;
-      if (!conv.tools.includes(p.tool) && conv.tools.length < MAX_TOOLS) conv.tools.push(p.tool);
-      rows.push({
-        conversationId: conv.id,
-        companyId: p.companyId,
-        userId: p.userId,
-        credentialKind: p.credentialKind,
-        credentialId: p.credentialId,
-        tool: p.tool,
-        toolset: p.toolset,
-        args: summariseArgs(p.args),
-        status: p.status,
-        error: p.status === "ok" ? null : summariseError(p.text ?? "protocol error"),
-        durationMs: p.durationMs,
-        approvalId,
-        requestId: p.requestId || null,
-        createdAt: p.at,
-      });
-    }
-    for (const conv of open.values()) await save(tx, conv);
-    // Raw multi-row inserts: drizzle's builder cost more per recorded call than most calls (src/core/bulk.ts).
-    await bulkInsert(deps.store, aiToolCalls, rows);
-  }, { silent: true });
+      for (const conv of open.values()) await save(tx, conv);
+      // Raw multi-row inserts: drizzle's builder cost more per recorded call than most calls (src/core/bulk.ts).
+      await bulkInsert(deps.store, aiToolCalls, rows);
+    },
+    { silent: true },
+  );
 
   async function findOrStart(tx: Deps["db"], p: Pending) {
     const who = and(
@@ -244,8 +265,14 @@ async function writeBatch(deps: Deps, batch: Pending[]) {
     );
     const where = p.sessionKey
       ? and(who, eq(aiConversations.sessionKey, p.sessionKey))
-      : and(who, isNull(aiConversations.sessionKey), gte(aiConversations.lastCallAt, new Date(p.at.getTime() - IDLE_GAP_MS)));
-    let row = (await tx.select().from(aiConversations).where(where).orderBy(desc(aiConversations.lastCallAt)).limit(1))[0];
+      : and(
+          who,
+          isNull(aiConversations.sessionKey),
+          gte(aiConversations.lastCallAt, new Date(p.at.getTime() - IDLE_GAP_MS)),
+        );
+    let row = (
+      await tx.select().from(aiConversations).where(where).orderBy(desc(aiConversations.lastCallAt)).limit(1)
+    )[0];
     if (!row) {
       const values = {
         companyId: p.companyId,
@@ -272,7 +299,15 @@ async function writeBatch(deps: Deps, batch: Pending[]) {
     };
   }
 
-  async function save(tx: Deps["db"], conv: { id: number; last: number; tools: string[]; stats: { calls: number; errors: number; approvals: number; ms: number } }) {
+  async function save(
+    tx: Deps["db"],
+    conv: {
+      id: number;
+      last: number;
+      tools: string[];
+      stats: { calls: number; errors: number; approvals: number; ms: number };
+    },
+  ) {
     await tx
       .update(aiConversations)
       .set({

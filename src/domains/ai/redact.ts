@@ -13,8 +13,10 @@
  *   - the whole summary is cut to 1,000 characters of JSON.
  */
 
-const SECRET_KEY = /pass(word|phrase)?|secret|token|api_?key|authori[sz]ation|cookie|credential|private_?key|signature|otp|pin$|cvc|cvv|card_?number|iban|idempotencykey/i;
-const BODY_KEY = /^(content|html|body|blocks|text|markdown|data|file|bytes|base64|image|attachment|attachments|css|customcss|customjs|js|script|source|payload|message|description|details|notes?|answers?|slides)$/i;
+const SECRET_KEY =
+  /pass(word|phrase)?|secret|token|api_?key|authori[sz]ation|cookie|credential|private_?key|signature|otp|pin$|cvc|cvv|card_?number|iban|idempotencykey/i;
+const BODY_KEY =
+  /^(content|html|body|blocks|text|markdown|data|file|bytes|base64|image|attachment|attachments|css|customcss|customjs|js|script|source|payload|message|description|details|notes?|answers?|slides)$/i;
 const SECRET_VALUE = [
   /\bsvc_[a-z]+_[0-9a-f]{16,}/gi,
   /\bBearer\s+[A-Za-z0-9._~+/-]+=*/g,

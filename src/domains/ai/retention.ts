@@ -30,7 +30,9 @@ async function deleteCalls(deps: Deps, where: SQL): Promise<number> {
   let n = 0;
   for (;;) {
     if (deps.store.closed) return n;
-    const ids = (await deps.db.select({ id: aiToolCalls.id }).from(aiToolCalls).where(where).limit(CALL_BATCH)).map((r) => r.id);
+    const ids = (await deps.db.select({ id: aiToolCalls.id }).from(aiToolCalls).where(where).limit(CALL_BATCH)).map(
+      (r) => r.id,
+    );
     if (!ids.length) return n;
     await deps.store.transaction((tx) => tx.delete(aiToolCalls).where(inArray(aiToolCalls.id, ids)), { silent: true });
     n += ids.length;
@@ -79,13 +81,19 @@ export async function pruneHistory(deps: Deps): Promise<PruneOutcome> {
   // Conversations idle since before the cutoff: their calls, then themselves.
   for (;;) {
     if (deps.store.closed) return out;
-    const ids = (await deps.db.select({ id: aiConversations.id }).from(aiConversations).where(idle(cutoff)).limit(BATCH)).map((r) => r.id);
+    const ids = (
+      await deps.db.select({ id: aiConversations.id }).from(aiConversations).where(idle(cutoff)).limit(BATCH)
+    ).map((r) => r.id);
     if (!ids.length) break;
     out.calls += await deleteCalls(deps, inArray(aiToolCalls.conversationId, ids));
     if (deps.store.closed) return out;
     // A call recorded meanwhile moved last_call_at past the cutoff: that conversation stays.
     const gone = await deps.store.transaction(
-      (tx) => tx.delete(aiConversations).where(and(inArray(aiConversations.id, ids), idle(cutoff))).returning({ id: aiConversations.id }),
+      (tx) =>
+        tx
+          .delete(aiConversations)
+          .where(and(inArray(aiConversations.id, ids), idle(cutoff)))
+          .returning({ id: aiConversations.id }),
       { silent: true },
     );
     out.conversations += gone.length;
@@ -113,7 +121,8 @@ export async function pruneHistory(deps: Deps): Promise<PruneOutcome> {
 
 export const historyPruneJob: JobDef = {
   name: "ai.history_prune",
-  description: "Deletes AI history older than PLINTH_AI_HISTORY_DAYS (default 90): conversations idle that long with their calls, and older calls of conversations still going.",
+  description:
+    "Deletes AI history older than PLINTH_AI_HISTORY_DAYS (default 90): conversations idle that long with their calls, and older calls of conversations still going.",
   everyMs: 3_600_000,
   pending: historyToPrune,
   run: async (deps) => void (await pruneHistory(deps)),

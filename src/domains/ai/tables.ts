@@ -14,7 +14,19 @@
  */
 import { users } from "../../core/tables";
 import { companies } from "../../core/tables";
-import { bool, createdAt, id, index, integer, json, table, text, time, uniqueIndex, updatedAt } from "../../core/columns";
+import {
+  bool,
+  createdAt,
+  id,
+  index,
+  integer,
+  json,
+  table,
+  text,
+  time,
+  uniqueIndex,
+  updatedAt,
+} from "../../core/columns";
 
 export const aiConversations = table(
   "ai_conversations",
@@ -105,7 +117,10 @@ export const aiCreditLedger = table(
     userId: integer("user_id").references(() => users.id, { onDelete: "set null" }),
     createdAt: time("created_at").notNull(),
   },
-  (t) => [index("ai_credit_ledger_company").on(t.companyId, t.id), index("ai_credit_ledger_usage").on(t.companyId, t.kind, t.createdAt)],
+  (t) => [
+    index("ai_credit_ledger_company").on(t.companyId, t.id),
+    index("ai_credit_ledger_usage").on(t.companyId, t.kind, t.createdAt),
+  ],
 );
 
 /**

@@ -41,7 +41,8 @@ export const aiConversationsGet = defineTool({
   scope: "ai:read",
   readOnly: true,
   title: "Get an AI conversation",
-  description: "One AI conversation and its tool calls in order: tool, redacted arguments, status, error, duration, approval.",
+  description:
+    "One AI conversation and its tool calls in order: tool, redacted arguments, status, error, duration, approval.",
   input: v.object({ id, status: v.optional(v.picklist(["ok", "error"])), ...pageInput }),
   run: async (ctx, input) => {
     await flushToolCalls(ctx.deps);
@@ -55,8 +56,14 @@ export const aiConversationsSearch = defineTool({
   scope: "ai:read",
   readOnly: true,
   title: "Search AI history",
-  description: "Find AI conversations whose calls mention a tool name, argument value or error text; newest match first.",
-  input: v.object({ query: v.pipe(v.string(), v.maxLength(200)), since: v.optional(date), until: v.optional(date), ...pageInput }),
+  description:
+    "Find AI conversations whose calls mention a tool name, argument value or error text; newest match first.",
+  input: v.object({
+    query: v.pipe(v.string(), v.maxLength(200)),
+    since: v.optional(date),
+    until: v.optional(date),
+    ...pageInput,
+  }),
   run: async (ctx, input) => {
     await flushToolCalls(ctx.deps);
     return await searchConversations(ctx, input);
@@ -69,7 +76,8 @@ export const aiCreditsBalance = defineTool({
   scope: "ai:read",
   readOnly: true,
   title: "AI credit balance",
-  description: "This company's AI credit balance, its monthly budget (spent, remaining, thresholds) and the last ledger entry.",
+  description:
+    "This company's AI credit balance, its monthly budget (spent, remaining, thresholds) and the last ledger entry.",
   input: v.object({}),
   run: async (ctx) => await creditBalance(ctx),
 });
@@ -80,7 +88,8 @@ export const aiCreditsLedger = defineTool({
   scope: "ai:read",
   readOnly: true,
   title: "AI credit ledger",
-  description: "Credit grants, debits and refunds, newest first, with the balance after each. Filter by kind, reason, ref, time.",
+  description:
+    "Credit grants, debits and refunds, newest first, with the balance after each. Filter by kind, reason, ref, time.",
   input: v.object({
     kind: v.optional(v.picklist(["grant", "debit", "refund"])),
     reason: v.optional(v.pipe(v.string(), v.maxLength(64))),
@@ -98,8 +107,13 @@ export const aiCreditsUsage = defineTool({
   scope: "ai:read",
   readOnly: true,
   title: "AI credit usage",
-  description: "Credits spent net of refunds from..to (default: this UTC month), grouped by reason or day; totals debited, refunded, granted.",
-  input: v.object({ from: v.optional(date), to: v.optional(date), groupBy: v.optional(v.picklist(["reason", "day"]), "reason") }),
+  description:
+    "Credits spent net of refunds from..to (default: this UTC month), grouped by reason or day; totals debited, refunded, granted.",
+  input: v.object({
+    from: v.optional(date),
+    to: v.optional(date),
+    groupBy: v.optional(v.picklist(["reason", "day"]), "reason"),
+  }),
   run: async (ctx, input) => await creditUsage(ctx, input),
 });
 
@@ -107,12 +121,24 @@ export const aiDomain: Domain = {
   name: "ai",
   title: "AI history and credits",
   description: "What AI agents did (tool calls grouped into conversations) and the company's AI credits.",
-  tools: [aiConversationsList, aiConversationsGet, aiConversationsSearch, aiCreditsBalance, aiCreditsLedger, aiCreditsUsage],
+  tools: [
+    aiConversationsList,
+    aiConversationsGet,
+    aiConversationsSearch,
+    aiCreditsBalance,
+    aiCreditsLedger,
+    aiCreditsUsage,
+  ],
   events: AI_EVENTS,
   toolCallObservers: [observeToolCall],
   jobs: [historyPruneJob],
   notificationTypes: [
-    { type: "credits.budget_threshold", label: "Your company's AI credit spending reached a budget threshold", inApp: true, email: true },
+    {
+      type: "credits.budget_threshold",
+      label: "Your company's AI credit spending reached a budget threshold",
+      inApp: true,
+      email: true,
+    },
   ],
   portal: { routes: creditRoutes, nav: [{ href: CREDITS_PATH, label: "AI credits" }] },
 };

@@ -27,8 +27,14 @@ export const approvalRequested = defineEvent({
 export const approvalDecided = defineEvent({
   type: "approval.decided",
   entity: "approval",
-  description: "A person approved (the change is live) or rejected an approval link; decidedBy and the comment are the reviewer's.",
-  payload: v.object({ ...about, decision: v.picklist(["approved", "rejected"]), decidedBy: v.string(), comment: v.nullable(v.string()) }),
+  description:
+    "A person approved (the change is live) or rejected an approval link; decidedBy and the comment are the reviewer's.",
+  payload: v.object({
+    ...about,
+    decision: v.picklist(["approved", "rejected"]),
+    decidedBy: v.string(),
+    comment: v.nullable(v.string()),
+  }),
 });
 
 export const approvalEvents = [approvalRequested, approvalDecided];

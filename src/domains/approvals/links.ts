@@ -75,12 +75,16 @@ export async function mintLink(tx: Tx, ctx: ActorContext, input: MintInput): Pro
       eq(approvalLinks.status, "pending"),
     );
     // A link past its lifetime stays "expired" in the history; a live one is replaced.
-    await tx.update(approvalLinks).set({ status: "expired" }).where(and(same, lte(approvalLinks.expiresAt, now)));
+    await tx
+      .update(approvalLinks)
+      .set({ status: "expired" })
+      .where(and(same, lte(approvalLinks.expiresAt, now)));
     await tx.update(approvalLinks).set({ status: "superseded", decidedAt: now }).where(same);
   }
   const token = randomHex(32);
   const expiresAt = new Date(now.getTime() + ctx.deps.config.approvalTtlDays * DAY_MS);
-  const row = (await tx
+  const row = (
+    await tx
       .insert(approvalLinks)
       .values({
         tokenHash: sha256Hex(token),
@@ -99,29 +103,35 @@ export async function mintLink(tx: Tx, ctx: ActorContext, input: MintInput): Pro
         expiresAt,
         createdAt: now,
       })
-      .returning({ id: approvalLinks.id }))[0];
-  await tx.insert(auditLog)
-            .values({
-              companyId: ctx.company.id,
-              siteId: input.siteId,
-              userId: ctx.principal.userId,
-              credentialKind: ctx.principal.credential.kind,
-              credentialId: ctx.principal.credential.id,
-              action: "approvals.mint",
-              entityType: input.entityType,
-              entityId: input.entityId,
-              detail: { approvalId: row.id, linkType: input.linkType },
-              createdAt: now,
-            });
-  await emit(tx, ctx, approvalRequested, { id: row.id, siteId: input.siteId }, {
-    approvalId: row.id,
-    linkType: input.linkType,
+      .returning({ id: approvalLinks.id })
+  )[0];
+  await tx.insert(auditLog).values({
+    companyId: ctx.company.id,
+    siteId: input.siteId,
+    userId: ctx.principal.userId,
+    credentialKind: ctx.principal.credential.kind,
+    credentialId: ctx.principal.credential.id,
+    action: "approvals.mint",
     entityType: input.entityType,
     entityId: input.entityId,
-    title: input.title.slice(0, 300),
-    requestedByUserId: ctx.principal.userId,
-    expiresAt: iso(expiresAt)!,
+    detail: { approvalId: row.id, linkType: input.linkType },
+    createdAt: now,
   });
+  await emit(
+    tx,
+    ctx,
+    approvalRequested,
+    { id: row.id, siteId: input.siteId },
+    {
+      approvalId: row.id,
+      linkType: input.linkType,
+      entityType: input.entityType,
+      entityId: input.entityId,
+      title: input.title.slice(0, 300),
+      requestedByUserId: ctx.principal.userId,
+      expiresAt: iso(expiresAt)!,
+    },
+  );
   const url = approvalUrl(ctx.deps, token);
   return {
     id: row.id,
@@ -157,7 +167,15 @@ export async function sweepExpired(db: Tx, now: Date, companyId?: number) {
  */
 export async function linkByToken(db: Tx, token: string): Promise<LinkRow | null> {
   if (!TOKEN_RE.test(token)) return null;
-  return (await db.select().from(approvalLinks).where(eq(approvalLinks.tokenHash, sha256Hex(token))).limit(1))[0] ?? null;
+  return (
+    (
+      await db
+        .select()
+        .from(approvalLinks)
+        .where(eq(approvalLinks.tokenHash, sha256Hex(token)))
+        .limit(1)
+    )[0] ?? null
+  );
 }
 
 /**
@@ -165,36 +183,51 @@ export async function linkByToken(db: Tx, token: string): Promise<LinkRow | null
  * deleted). `exceptId`: the link whose approval is deleting it (see
  * staging.ts approvedLinkId), which ends approved, not withdrawn.
  */
-export async function withdrawLinks(tx: Tx, companyId: number, entityType: string, entityId: number, now: Date, exceptId: number | null = null) {
-  await tx.update(approvalLinks)
-            .set({ status: "withdrawn", decidedAt: now })
-            .where(
-              and(
-                eq(approvalLinks.companyId, companyId),
-                eq(approvalLinks.entityType, entityType),
-                eq(approvalLinks.entityId, entityId),
-                eq(approvalLinks.status, "pending"),
-                exceptId === null ? undefined : ne(approvalLinks.id, exceptId),
-              ),
-            );
+export async function withdrawLinks(
+  tx: Tx,
+  companyId: number,
+  entityType: string,
+  entityId: number,
+  now: Date,
+  exceptId: number | null = null,
+) {
+  await tx
+    .update(approvalLinks)
+    .set({ status: "withdrawn", decidedAt: now })
+    .where(
+      and(
+        eq(approvalLinks.companyId, companyId),
+        eq(approvalLinks.entityType, entityType),
+        eq(approvalLinks.entityId, entityId),
+        eq(approvalLinks.status, "pending"),
+        exceptId === null ? undefined : ne(approvalLinks.id, exceptId),
+      ),
+    );
 }
 
 /** The newest link about an entity, for showing the approval state beside the entity. */
-export async function latestLinkFor(db: Tx, companyId: number, entityType: string, entityId: number): Promise<LinkRow | null> {
+export async function latestLinkFor(
+  db: Tx,
+  companyId: number,
+  entityType: string,
+  entityId: number,
+): Promise<LinkRow | null> {
   return (
-    (await db
-            .select()
-            .from(approvalLinks)
-            .where(
-              and(
-                eq(approvalLinks.companyId, companyId),
-                eq(approvalLinks.linkType, "entity"),
-                eq(approvalLinks.entityType, entityType),
-                eq(approvalLinks.entityId, entityId),
-              ),
-            )
-            .orderBy(desc(approvalLinks.id))
-            .limit(1))[0] ?? null
+    (
+      await db
+        .select()
+        .from(approvalLinks)
+        .where(
+          and(
+            eq(approvalLinks.companyId, companyId),
+            eq(approvalLinks.linkType, "entity"),
+            eq(approvalLinks.entityType, entityType),
+            eq(approvalLinks.entityId, entityId),
+          ),
+        )
+        .orderBy(desc(approvalLinks.id))
+        .limit(1)
+    )[0] ?? null
   );
 }
 

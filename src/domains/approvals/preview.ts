@@ -41,14 +41,21 @@ export function displayValue(v: unknown): string | null {
 export function blocksDiff(before: unknown, after: unknown): string | null {
   const a = Array.isArray(before) ? before : [];
   const b = Array.isArray(after) ? after : [];
-  const typeOf = (x: unknown) => (x && typeof x === "object" && typeof (x as { type?: unknown }).type === "string" ? (x as { type: string }).type : "block");
+  const typeOf = (x: unknown) =>
+    x && typeof x === "object" && typeof (x as { type?: unknown }).type === "string"
+      ? (x as { type: string }).type
+      : "block";
   const parts: string[] = [];
   const n = Math.max(a.length, b.length);
   for (let i = 0; i < n && parts.length < 12; i++) {
     if (i >= a.length) parts.push(`block ${i + 1} (${typeOf(b[i])}) added`);
     else if (i >= b.length) parts.push(`block ${i + 1} (${typeOf(a[i])}) removed`);
     else if (JSON.stringify(a[i]) !== JSON.stringify(b[i]))
-      parts.push(typeOf(a[i]) === typeOf(b[i]) ? `block ${i + 1} (${typeOf(b[i])}) changed` : `block ${i + 1} ${typeOf(a[i])} → ${typeOf(b[i])}`);
+      parts.push(
+        typeOf(a[i]) === typeOf(b[i])
+          ? `block ${i + 1} (${typeOf(b[i])}) changed`
+          : `block ${i + 1} ${typeOf(a[i])} → ${typeOf(b[i])}`,
+      );
   }
   if (parts.length === 0) return null;
   return `${a.length} → ${b.length} blocks: ${parts.join("; ")}${n > 12 && parts.length === 12 ? "; …" : ""}`;
@@ -161,10 +168,14 @@ export async function approvalPreview(deps: Deps, link: LinkRow): Promise<Approv
 }
 
 function changesTable(rows: ChangeRow[], hasBefore: boolean, pending: boolean): string {
-  const head = hasBefore ? `<tr><th>Field</th><th>${pending ? "Live now" : "Before"}</th><th>Proposed</th></tr>` : "<tr><th>Field</th><th>Proposed</th></tr>";
+  const head = hasBefore
+    ? `<tr><th>Field</th><th>${pending ? "Live now" : "Before"}</th><th>Proposed</th></tr>`
+    : "<tr><th>Field</th><th>Proposed</th></tr>";
   const cell = (s: string | null) => (s === null ? '<td class="ap-none">(none)</td>' : `<td>${escapeHtml(s)}</td>`);
   const body = rows
-    .map((r) => `<tr><th scope="row">${escapeHtml(r.field)}</th>${hasBefore ? cell(r.before) : ""}${cell(r.after)}</tr>`)
+    .map(
+      (r) => `<tr><th scope="row">${escapeHtml(r.field)}</th>${hasBefore ? cell(r.before) : ""}${cell(r.after)}</tr>`,
+    )
     .join("");
   return `<table class="ap-changes">${head}${body}</table>`;
 }
@@ -175,20 +186,31 @@ function changesTable(rows: ChangeRow[], hasBefore: boolean, pending: boolean): 
  */
 export async function renderApprovalPreview(deps: Deps, link: LinkRow): Promise<string> {
   const p = await approvalPreview(deps, link);
-  if (!p) return `<section class="ap-preview"><p class="ap-summary">The item this request was about no longer exists.</p></section>`;
+  if (!p)
+    return `<section class="ap-preview"><p class="ap-summary">The item this request was about no longer exists.</p></section>`;
   const facts = p.facts.length
     ? `<dl class="ap-facts">${p.facts.map((f) => `<dt>${escapeHtml(f.label)}</dt><dd>${escapeHtml(f.value)}</dd>`).join("")}</dl>`
     : "";
   const hasBefore = p.changes.some((c) => c.before !== null);
   const pending = effectiveStatus(link, deps.clock.now()) === "pending";
-  const heading = pending ? (hasBefore ? "What changes" : "What is proposed") : hasBefore ? "What it proposed to change" : "What was proposed";
-  const changes = p.changes.length ? `<h2 class="ap-h">${heading}</h2>${changesTable(p.changes, hasBefore, pending)}` : "";
-  const content = p.html || link.linkType === "entity"
-    ? `<h2 class="ap-h">Preview</h2><div class="ap-content" id="ap-content"><h1 class="ap-title">${escapeHtml(p.title)}</h1>${p.html}</div>`
+  const heading = pending
+    ? hasBefore
+      ? "What changes"
+      : "What is proposed"
+    : hasBefore
+      ? "What it proposed to change"
+      : "What was proposed";
+  const changes = p.changes.length
+    ? `<h2 class="ap-h">${heading}</h2>${changesTable(p.changes, hasBefore, pending)}`
     : "";
-  const live = p.liveHtml !== undefined
-    ? `<details class="ap-live"><summary>Show the live version</summary><div class="ap-content">${p.liveHtml}</div></details>`
-    : "";
+  const content =
+    p.html || link.linkType === "entity"
+      ? `<h2 class="ap-h">Preview</h2><div class="ap-content" id="ap-content"><h1 class="ap-title">${escapeHtml(p.title)}</h1>${p.html}</div>`
+      : "";
+  const live =
+    p.liveHtml !== undefined
+      ? `<details class="ap-live"><summary>Show the live version</summary><div class="ap-content">${p.liveHtml}</div></details>`
+      : "";
   return `<section class="ap-preview"><p class="ap-summary">${escapeHtml(p.summary)}</p>${facts}${changes}${content}${live}</section>`;
 }
 

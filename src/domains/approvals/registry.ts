@@ -41,7 +41,8 @@ function collect(): Collected {
   for (const d of domains) {
     for (const t of d.tools) tools.set(t.name, t);
     for (const k of d.approvalKinds ?? []) {
-      if (kinds.has(k.entityType)) throw new Error(`Two approval kinds for ${k.entityType} (again in domain ${d.name})`);
+      if (kinds.has(k.entityType))
+        throw new Error(`Two approval kinds for ${k.entityType} (again in domain ${d.name})`);
       kinds.set(k.entityType, k);
     }
     for (const t of d.stagedTargets ?? [])

@@ -116,15 +116,16 @@ export async function stageToolCall(ctx: ActorContext, tool: ToolDef, input: unk
   const before = target ? await target.current(ctx, args) : null;
   const id = typeof args.id === "number" ? args.id : null;
   const payload: StagedPayload = { tool: tool.name, input: args, scopes: [...ctx.principal.scopes], before };
-  const approval = await ctx.deps.db.transaction(async (tx) =>
-    await mintLink(tx, ctx, {
-            linkType: "pending_change",
-            entityType: target?.entityType ?? tool.approval ?? tool.toolset,
-            entityId: id,
-            siteId: typeof args.siteId === "number" ? args.siteId : null,
-            title: stagedTitle(tool, args),
-            payload: payload as unknown as Record<string, unknown>,
-          }),
+  const approval = await ctx.deps.db.transaction(
+    async (tx) =>
+      await mintLink(tx, ctx, {
+        linkType: "pending_change",
+        entityType: target?.entityType ?? tool.approval ?? tool.toolset,
+        entityId: id,
+        siteId: typeof args.siteId === "number" ? args.siteId : null,
+        title: stagedTitle(tool, args),
+        payload: payload as unknown as Record<string, unknown>,
+      }),
   );
   return {
     ...(id !== null ? { id } : {}),
@@ -156,7 +157,13 @@ export async function holdForApproval(
   const input = Object.fromEntries(Object.entries(call.input).filter(([, x]) => x !== undefined));
   const target = stagedTarget(call.tool);
   const before = target ? await target.current(ctx, input) : null;
-  const payload: StagedPayload = { tool: call.tool, input, scopes: [...ctx.principal.scopes], before, reason: "live_content" };
+  const payload: StagedPayload = {
+    tool: call.tool,
+    input,
+    scopes: [...ctx.principal.scopes],
+    before,
+    reason: "live_content",
+  };
   return await mintLink(ctx.deps.db, ctx, {
     linkType: "pending_change",
     entityType: target?.entityType ?? toolByName(call.tool)?.toolset ?? "change",
@@ -190,7 +197,6 @@ function comparedFields(input: Record<string, unknown>, before: Record<string, u
   return touched.length > 0 ? touched : Object.keys(before);
 }
 
-
 /**
  * The requester of a staged link as an actor, with their live role. Refuses
  * when they left the company, or when the API key they used was revoked
@@ -201,13 +207,22 @@ export async function actorFromLink(tx: Tx, deps: Deps, link: LinkRow, scopes: s
   const member =
     link.requestedByUserId === null
       ? undefined
-      : (await tx
-                    .select({ role: memberships.role })
-                    .from(memberships)
-                    .where(and(eq(memberships.companyId, link.companyId), eq(memberships.userId, link.requestedByUserId))).limit(1))[0];
+      : (
+          await tx
+            .select({ role: memberships.role })
+            .from(memberships)
+            .where(and(eq(memberships.companyId, link.companyId), eq(memberships.userId, link.requestedByUserId)))
+            .limit(1)
+        )[0];
   if (!company || !member || link.requestedByUserId === null)
-    throw conflict("The person who requested this change is no longer a member of the company, so it cannot be applied.");
-  if (link.credentialKind !== null && link.credentialId !== null && (await approvalSupport().credentialRevoked(tx, link.credentialKind, link.credentialId)))
+    throw conflict(
+      "The person who requested this change is no longer a member of the company, so it cannot be applied.",
+    );
+  if (
+    link.credentialKind !== null &&
+    link.credentialId !== null &&
+    (await approvalSupport().credentialRevoked(tx, link.credentialKind, link.credentialId))
+  )
     throw conflict("The API key that requested this change has been revoked, so it cannot be applied.");
   const access = { id: company.id, name: company.name, role: member.role };
   return {
@@ -236,9 +251,11 @@ export async function actorFromLink(tx: Tx, deps: Deps, link: LinkRow, scopes: s
 export async function applyStagedCall(tx: Tx, deps: Deps, link: LinkRow): Promise<{ tool: ToolDef; result: unknown }> {
   const payload = link.payload as unknown as StagedPayload | null;
   const tool = payload ? toolByName(payload.tool) : undefined;
-  if (!payload || !tool) throw conflict("This change refers to an operation that no longer exists, so it cannot be applied.");
+  if (!payload || !tool)
+    throw conflict("This change refers to an operation that no longer exists, so it cannot be applied.");
   const parsed = v.safeParse(tool.input, payload.input);
-  if (!parsed.success) throw conflict(`This change is no longer valid: ${parsed.issues[0]?.message ?? "invalid arguments"}.`);
+  if (!parsed.success)
+    throw conflict(`This change is no longer valid: ${parsed.issues[0]?.message ?? "invalid arguments"}.`);
   const ctx = await actorFromLink(tx, deps, link, payload.scopes);
   approvedDeps.set(ctx.deps, link.id);
   const target = stagedTarget(tool.name);

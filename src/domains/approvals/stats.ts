@@ -12,7 +12,10 @@ import { approvalLinks } from "./tables";
 
 export async function approvalCounts(deps: Pick<Deps, "db" | "clock">): Promise<Record<LinkStatus, number>> {
   const out = Object.fromEntries(LINK_STATUSES.map((s) => [s, 0])) as Record<LinkStatus, number>;
-  const byStatus = await deps.db.select({ status: approvalLinks.status, n: count() }).from(approvalLinks).groupBy(approvalLinks.status);
+  const byStatus = await deps.db
+    .select({ status: approvalLinks.status, n: count() })
+    .from(approvalLinks)
+    .groupBy(approvalLinks.status);
   for (const r of byStatus) if (r.status in out) out[r.status as LinkStatus] = Number(r.n);
   const [lapsed] = await deps.db
     .select({ n: count() })

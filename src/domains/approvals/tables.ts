@@ -8,7 +8,9 @@ export const approvalLinks = table(
     id: id(),
     /** SHA-256 of the 64-hex token; the token itself is shown once, in the tool result. */
     tokenHash: text("token_hash").notNull(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
     siteId: integer("site_id"),
     linkType: text("link_type").$type<"entity" | "pending_change">().notNull(),
     entityType: text("entity_type").notNull(), // post | block_template | pitch_deck | ...

@@ -43,10 +43,16 @@ const approvalsGet = defineTool({
 
 async function decide(ctx: ActorContext, input: { id: number; comment?: string }, decision: DecisionKind) {
   const who = `${ctx.principal.credential.name || ctx.principal.credential.kind} (user ${ctx.principal.userId})`;
-  const out = await decideApproval(ctx.deps, { ctx, id: input.id }, decision, { comment: input.comment ?? null, decidedBy: who });
-  if (out.ok) return { id: out.approval.id, status: out.approval.status, result: out.approval.result, message: out.message };
+  const out = await decideApproval(ctx.deps, { ctx, id: input.id }, decision, {
+    comment: input.comment ?? null,
+    decidedBy: who,
+  });
+  if (out.ok)
+    return { id: out.approval.id, status: out.approval.status, result: out.approval.result, message: out.message };
   // Asking for the decision already taken is idempotent; anything else is refused with what happened.
-  const same = (decision === "approve" && out.approval.status === "approved") || (decision === "reject" && out.approval.status === "rejected");
+  const same =
+    (decision === "approve" && out.approval.status === "approved") ||
+    (decision === "reject" && out.approval.status === "rejected");
   if (same) return { id: out.approval.id, status: out.approval.status, alreadyDecided: true, message: out.message };
   if (out.reason === "conflict") throw new AppError("conflict", out.message);
   throw conflict(out.message, { status: out.approval.status });
@@ -82,7 +88,8 @@ export const approvalsTools = [approvalsList, approvalsGet, approvalsApprove, ap
 export const approvalsDomain: Domain = {
   name: "approvals",
   title: "Approvals",
-  description: "Human approval of what agents draft: list approval links, inspect what they propose, approve or reject them.",
+  description:
+    "Human approval of what agents draft: list approval links, inspect what they propose, approve or reject them.",
   tools: approvalsTools,
   events: approvalEvents,
 };

@@ -54,7 +54,9 @@ export interface ApprovalView {
 
 async function userName(db: Tx, userId: number | null): Promise<string | null> {
   if (userId === null) return null;
-  const u = (await db.select({ name: users.name, email: users.email }).from(users).where(eq(users.id, userId)).limit(1))[0];
+  const u = (
+    await db.select({ name: users.name, email: users.email }).from(users).where(eq(users.id, userId)).limit(1)
+  )[0];
   return u ? (u.name ?? u.email) : null;
 }
 
@@ -108,20 +110,24 @@ export async function listApprovals(ctx: ActorContext, input: ListApprovalsInput
   }
   const where = and(...conds);
   const total = (await db.select({ n: count() }).from(approvalLinks).where(where).limit(1))[0]?.n ?? 0;
-  const rows = await db.select().from(approvalLinks).where(where).orderBy(desc(approvalLinks.id)).limit(input.limit).offset(input.offset);
-  return page(
-    await mapSeq(rows, (r) => toView(ctx.deps, r)),
-    total,
-    input.limit,
-    input.offset,
-  );
+  const rows = await db
+    .select()
+    .from(approvalLinks)
+    .where(where)
+    .orderBy(desc(approvalLinks.id))
+    .limit(input.limit)
+    .offset(input.offset);
+  return page(await mapSeq(rows, (r) => toView(ctx.deps, r)), total, input.limit, input.offset);
 }
 
 async function linkInCompany(ctx: ActorContext, id: number): Promise<LinkRow> {
-  const link = (await ctx.deps.db
+  const link = (
+    await ctx.deps.db
       .select()
       .from(approvalLinks)
-      .where(and(eq(approvalLinks.id, id), eq(approvalLinks.companyId, ctx.company.id))).limit(1))[0];
+      .where(and(eq(approvalLinks.id, id), eq(approvalLinks.companyId, ctx.company.id)))
+      .limit(1)
+  )[0];
   if (!link) throw notFound(`Approval ${id} not found in ${ctx.company.name}.`);
   return link;
 }
@@ -132,7 +138,7 @@ export async function getApproval(ctx: ActorContext, id: number, opts: { html?: 
   const link = await linkInCompany(ctx, id);
   const p = await approvalPreview(ctx.deps, link);
   return {
-    ...await toView(ctx.deps, link),
+    ...(await toView(ctx.deps, link)),
     proposal: p ? { title: p.title, summary: p.summary, facts: p.facts, changes: p.changes } : null,
     ...(opts.html ? { html: await renderApprovalPreview(ctx.deps, link) } : {}),
   };
@@ -162,14 +168,23 @@ export type DecisionOutcome =
 
 export type DecisionTarget = { token: string } | { ctx: ActorContext; id: number };
 
-function notPendingMessage(link: LinkRow, status: LinkStatus): { reason: Exclude<DecisionOutcome, { ok: true }>["reason"]; message: string } {
+function notPendingMessage(
+  link: LinkRow,
+  status: LinkStatus,
+): { reason: Exclude<DecisionOutcome, { ok: true }>["reason"]; message: string } {
   const when = link.decidedAt ? ` on ${iso(link.decidedAt)}` : "";
   const by = link.decidedBy ? ` by ${link.decidedBy}` : "";
   switch (status) {
     case "approved":
-      return { reason: "already_decided", message: `This request was already approved${when}${by}. Nothing was changed.` };
+      return {
+        reason: "already_decided",
+        message: `This request was already approved${when}${by}. Nothing was changed.`,
+      };
     case "rejected":
-      return { reason: "already_decided", message: `This request was already rejected${when}${by}. Nothing was changed.` };
+      return {
+        reason: "already_decided",
+        message: `This request was already rejected${when}${by}. Nothing was changed.`,
+      };
     case "expired":
       return {
         reason: "expired",
@@ -209,9 +224,10 @@ export async function decideInTx(
       result = await tx.transaction((sp) => applyApproval(sp, deps, link, d));
     } catch (e) {
       if (!(e instanceof AppError) || e.code === "internal") throw e;
-      await tx.update(approvalLinks)
-                        .set({ result: { error: e.message, at: iso(d.now) } })
-                        .where(eq(approvalLinks.id, link.id));
+      await tx
+        .update(approvalLinks)
+        .set({ result: { error: e.message, at: iso(d.now) } })
+        .where(eq(approvalLinks.id, link.id));
       return {
         ok: false,
         reason: "conflict",
@@ -225,38 +241,50 @@ export async function decideInTx(
   }
   const next = decision === "approve" ? "approved" : "rejected";
   const comment = d.comment?.trim() ? d.comment.trim().slice(0, 2000) : null;
-  await tx.update(approvalLinks)
-            .set({ status: next, decidedAt: d.now, decidedBy: d.decidedBy.slice(0, 200), comment, result })
-            .where(and(eq(approvalLinks.id, link.id), eq(approvalLinks.status, "pending")));
-  await tx.insert(auditLog)
-            .values({
-              companyId: link.companyId,
-              siteId: link.siteId,
-              userId: d.userId,
-              credentialKind: actor?.kind ?? "approval_link",
-              credentialId: actor?.id ?? link.id,
-              action: decision === "approve" ? "approvals.approve" : "approvals.reject",
-              entityType: link.entityType,
-              entityId: link.entityId,
-              detail: { approvalId: link.id, linkType: link.linkType, decidedBy: d.decidedBy, ...(comment ? { comment } : {}) },
-              createdAt: d.now,
-            });
+  await tx
+    .update(approvalLinks)
+    .set({ status: next, decidedAt: d.now, decidedBy: d.decidedBy.slice(0, 200), comment, result })
+    .where(and(eq(approvalLinks.id, link.id), eq(approvalLinks.status, "pending")));
+  await tx.insert(auditLog).values({
+    companyId: link.companyId,
+    siteId: link.siteId,
+    userId: d.userId,
+    credentialKind: actor?.kind ?? "approval_link",
+    credentialId: actor?.id ?? link.id,
+    action: decision === "approve" ? "approvals.approve" : "approvals.reject",
+    entityType: link.entityType,
+    entityId: link.entityId,
+    detail: { approvalId: link.id, linkType: link.linkType, decidedBy: d.decidedBy, ...(comment ? { comment } : {}) },
+    createdAt: d.now,
+  });
   // The decider, when a person signed in or an agent decided; a visitor on the public page is nobody in particular.
   const principal: Principal | null =
     d.userId === null
       ? null
-      : { userId: d.userId, credential: { kind: (actor?.kind ?? "session") as CredentialKind, id: actor?.id ?? 0, name: "" }, scopes: [], companies: [], requireCmsApproval: false };
-  await emit(tx, { deps, company: { id: link.companyId }, principal }, approvalDecided, { id: link.id, siteId: link.siteId }, {
-    approvalId: link.id,
-    linkType: link.linkType,
-    entityType: link.entityType,
-    entityId: link.entityId,
-    title: link.title,
-    requestedByUserId: link.requestedByUserId,
-    decision: next,
-    decidedBy: d.decidedBy.slice(0, 200),
-    comment,
-  });
+      : {
+          userId: d.userId,
+          credential: { kind: (actor?.kind ?? "session") as CredentialKind, id: actor?.id ?? 0, name: "" },
+          scopes: [],
+          companies: [],
+          requireCmsApproval: false,
+        };
+  await emit(
+    tx,
+    { deps, company: { id: link.companyId }, principal },
+    approvalDecided,
+    { id: link.id, siteId: link.siteId },
+    {
+      approvalId: link.id,
+      linkType: link.linkType,
+      entityType: link.entityType,
+      entityId: link.entityId,
+      title: link.title,
+      requestedByUserId: link.requestedByUserId,
+      decision: next,
+      decidedBy: d.decidedBy.slice(0, 200),
+      comment,
+    },
+  );
   const updated: LinkRow = { ...link, status: next, decidedAt: d.now, decidedBy: d.decidedBy, comment, result };
   return {
     ok: true,
@@ -283,7 +311,14 @@ async function applyApproval(tx: Tx, deps: Deps, link: LinkRow, d: Decision): Pr
   if (tool.approval && minted && typeof minted.id === "number") {
     const inner = (await tx.select().from(approvalLinks).where(eq(approvalLinks.id, minted.id)).limit(1))[0];
     if (inner) {
-      const o = await decideInTx(tx, deps, inner, "approve", { ...d, comment: `Approved with staged change #${link.id}` }, null);
+      const o = await decideInTx(
+        tx,
+        deps,
+        inner,
+        "approve",
+        { ...d, comment: `Approved with staged change #${link.id}` },
+        null,
+      );
       if (!o.ok) throw new AppError("conflict", o.message);
       out.status = (o.approval.result?.status as string | undefined) ?? out.status;
       out.approvalId = inner.id;
@@ -348,9 +383,12 @@ export async function countPending(ctx: ActorContext): Promise<number> {
   authorize(ctx, "approvals:read", { write: false });
   await sweepExpired(ctx.deps.db, ctx.deps.clock.now(), ctx.company.id);
   return (
-    (await ctx.deps.db
-            .select({ n: count() })
-            .from(approvalLinks)
-            .where(and(eq(approvalLinks.companyId, ctx.company.id), inArray(approvalLinks.status, ["pending"]))).limit(1))[0]?.n ?? 0
+    (
+      await ctx.deps.db
+        .select({ n: count() })
+        .from(approvalLinks)
+        .where(and(eq(approvalLinks.companyId, ctx.company.id), inArray(approvalLinks.status, ["pending"])))
+        .limit(1)
+    )[0]?.n ?? 0
   );
 }

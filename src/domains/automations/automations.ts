@@ -17,10 +17,26 @@ import { randomHex } from "../../core/secrets";
 import { events } from "../../core/tables";
 import { toolByName } from "../approvals/registry";
 import { eventDef } from "./catalog";
-import { allHold, assertValid, chatCall, checkDefinition, conditionHolds, nextRun, render, triggerOf } from "./definition";
+import {
+  allHold,
+  assertValid,
+  chatCall,
+  checkDefinition,
+  conditionHolds,
+  nextRun,
+  render,
+  triggerOf,
+} from "./definition";
 import { newSigningSecret } from "./outbound";
 import { eventTrigger } from "./runner";
-import { automationRuns, automations, automationVersions, webhookEndpoints, type AutomationDefinition, type RunStatus } from "./tables";
+import {
+  automationRuns,
+  automations,
+  automationVersions,
+  webhookEndpoints,
+  type AutomationDefinition,
+  type RunStatus,
+} from "./tables";
 import type { Tx } from "../approvals/links";
 
 type Automation = typeof automations.$inferSelect;
@@ -53,13 +69,26 @@ export function automationView(ctx: ActorContext, a: Automation) {
 }
 
 async function automationFor(ctx: ActorContext, id: number): Promise<Automation> {
-  const a = (await ctx.deps.db.select().from(automations).where(and(eq(automations.id, id), eq(automations.companyId, ctx.company.id))).limit(1))[0];
+  const a = (
+    await ctx.deps.db
+      .select()
+      .from(automations)
+      .where(and(eq(automations.id, id), eq(automations.companyId, ctx.company.id)))
+      .limit(1)
+  )[0];
   if (!a) throw notFound(`Automation ${id} not found.`);
   return a;
 }
 
 async function webhookIds(ctx: ActorContext): Promise<Set<number>> {
-  return new Set((await ctx.deps.db.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(eq(webhookEndpoints.companyId, ctx.company.id))).map((r) => r.id));
+  return new Set(
+    (
+      await ctx.deps.db
+        .select({ id: webhookEndpoints.id })
+        .from(webhookEndpoints)
+        .where(eq(webhookEndpoints.companyId, ctx.company.id))
+    ).map((r) => r.id),
+  );
 }
 
 function normalise(d: AutomationDefinition): AutomationDefinition {
@@ -83,11 +112,23 @@ function derived(ctx: ActorContext, d: AutomationDefinition, current: Automation
 }
 
 async function nameFree(tx: Tx, companyId: number, name: string, except: number | null) {
-  const other = (await tx.select({ id: automations.id }).from(automations).where(and(eq(automations.companyId, companyId), eq(automations.name, name))).limit(1))[0];
+  const other = (
+    await tx
+      .select({ id: automations.id })
+      .from(automations)
+      .where(and(eq(automations.companyId, companyId), eq(automations.name, name)))
+      .limit(1)
+  )[0];
   if (other && other.id !== except) throw conflict(`An automation named "${name}" already exists (id ${other.id}).`);
 }
 
-const eventSummary = (a: Automation) => ({ automationId: a.id, name: a.name, version: a.version, enabled: a.enabled, triggerType: a.triggerType });
+const eventSummary = (a: Automation) => ({
+  automationId: a.id,
+  name: a.name,
+  version: a.version,
+  enabled: a.enabled,
+  triggerType: a.triggerType,
+});
 
 export async function createAutomation(ctx: ActorContext, input: AutomationDefinition & { enabled?: boolean }) {
   authorize(ctx, "automations:write", { write: true });
@@ -98,28 +139,39 @@ export async function createAutomation(ctx: ActorContext, input: AutomationDefin
   const enabled = input.enabled ?? false;
   return await ctx.deps.db.transaction(async (tx) => {
     await nameFree(tx, ctx.company.id, d.name, null);
-    const row = (await tx
-      .insert(automations)
+    const row = (
+      await tx
+        .insert(automations)
+        .values({
+          companyId: ctx.company.id,
+          name: d.name,
+          description: d.description,
+          enabled,
+          version: 1,
+          trigger: d.trigger,
+          conditions: d.conditions,
+          actions: d.actions,
+          ...derived(ctx, d, null, enabled),
+          createdByUserId: ctx.principal.userId,
+          credentialKind: ctx.principal.credential.kind,
+          credentialId: ctx.principal.credential.id,
+          scopes: ctx.principal.scopes,
+          requireCmsApproval: ctx.principal.requireCmsApproval,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning()
+    )[0]!;
+    await tx
+      .insert(automationVersions)
       .values({
-        companyId: ctx.company.id,
-        name: d.name,
-        description: d.description,
-        enabled,
+        automationId: row.id,
         version: 1,
-        trigger: d.trigger,
-        conditions: d.conditions,
-        actions: d.actions,
-        ...derived(ctx, d, null, enabled),
+        definition: d,
+        note: "created",
         createdByUserId: ctx.principal.userId,
-        credentialKind: ctx.principal.credential.kind,
-        credentialId: ctx.principal.credential.id,
-        scopes: ctx.principal.scopes,
-        requireCmsApproval: ctx.principal.requireCmsApproval,
         createdAt: now,
-        updatedAt: now,
-      })
-      .returning())[0]!;
-    await tx.insert(automationVersions).values({ automationId: row.id, version: 1, definition: d, note: "created", createdByUserId: ctx.principal.userId, createdAt: now });
+      });
     await audit(tx, ctx, "automations.create", { type: "automation", id: row.id, detail: { name: d.name, enabled } });
     await emit(tx, ctx, automationCreated, { id: row.id }, eventSummary(row));
     return {
@@ -127,7 +179,13 @@ export async function createAutomation(ctx: ActorContext, input: AutomationDefin
       name: row.name,
       enabled,
       version: 1,
-      ...(row.hookToken ? { hookUrl: hookUrl(ctx, row.hookToken), hookSecret: row.hookSecret, note: "Senders sign with hookSecret (Standard Webhooks headers); it is shown only now." } : {}),
+      ...(row.hookToken
+        ? {
+            hookUrl: hookUrl(ctx, row.hookToken),
+            hookSecret: row.hookSecret,
+            note: "Senders sign with hookSecret (Standard Webhooks headers); it is shown only now.",
+          }
+        : {}),
       ...(checked.warnings.length ? { warnings: checked.warnings } : {}),
     };
   });
@@ -141,25 +199,56 @@ async function saveVersion(ctx: ActorContext, a: Automation, d: AutomationDefini
   return await ctx.deps.db.transaction(async (tx) => {
     await nameFree(tx, ctx.company.id, d.name, a.id);
     const version = a.version + 1;
-    const row = (await tx
-      .update(automations)
-      .set({ name: d.name, description: d.description, trigger: d.trigger, conditions: d.conditions, actions: d.actions, version, ...derived(ctx, d, a, a.enabled), updatedAt: now })
-      .where(and(eq(automations.id, a.id), eq(automations.version, a.version)))
-      .returning())[0];
+    const row = (
+      await tx
+        .update(automations)
+        .set({
+          name: d.name,
+          description: d.description,
+          trigger: d.trigger,
+          conditions: d.conditions,
+          actions: d.actions,
+          version,
+          ...derived(ctx, d, a, a.enabled),
+          updatedAt: now,
+        })
+        .where(and(eq(automations.id, a.id), eq(automations.version, a.version)))
+        .returning()
+    )[0];
     if (!row) throw conflict(`Automation ${a.id} changed meanwhile; read it again and retry.`);
-    await tx.insert(automationVersions).values({ automationId: a.id, version, definition: d, note, createdByUserId: ctx.principal.userId, createdAt: now });
+    await tx
+      .insert(automationVersions)
+      .values({
+        automationId: a.id,
+        version,
+        definition: d,
+        note,
+        createdByUserId: ctx.principal.userId,
+        createdAt: now,
+      });
     await audit(tx, ctx, "automations.update", { type: "automation", id: a.id, detail: { version, fields, note } });
     await emit(tx, ctx, automationUpdated, { id: a.id }, { ...eventSummary(row), fields });
-    return { id: a.id, name: row.name, enabled: row.enabled, version, ...(checked.warnings.length ? { warnings: checked.warnings } : {}) };
+    return {
+      id: a.id,
+      name: row.name,
+      enabled: row.enabled,
+      version,
+      ...(checked.warnings.length ? { warnings: checked.warnings } : {}),
+    };
   });
 }
 
 export async function updateAutomation(ctx: ActorContext, input: Partial<AutomationDefinition> & { id: number }) {
   authorize(ctx, "automations:write", { write: true });
   const a = await automationFor(ctx, input.id);
-  const fields = (["name", "description", "trigger", "conditions", "actions"] as const).filter((k) => input[k] !== undefined);
+  const fields = (["name", "description", "trigger", "conditions", "actions"] as const).filter(
+    (k) => input[k] !== undefined,
+  );
   if (!fields.length) throw invalid("Nothing to update: give name, description, trigger, conditions or actions.");
-  const d = normalise({ ...definitionOf(a), ...Object.fromEntries(fields.map((k) => [k, input[k]])) } as AutomationDefinition);
+  const d = normalise({
+    ...definitionOf(a),
+    ...Object.fromEntries(fields.map((k) => [k, input[k]])),
+  } as AutomationDefinition);
   return await saveVersion(ctx, a, d, "updated", [...fields]);
 }
 
@@ -167,9 +256,18 @@ export async function rollbackAutomation(ctx: ActorContext, input: { id: number;
   authorize(ctx, "automations:write", { write: true });
   const a = await automationFor(ctx, input.id);
   if (input.version === a.version) throw conflict(`Version ${input.version} is already the current one.`);
-  const old = (await ctx.deps.db.select().from(automationVersions).where(and(eq(automationVersions.automationId, a.id), eq(automationVersions.version, input.version))).limit(1))[0];
+  const old = (
+    await ctx.deps.db
+      .select()
+      .from(automationVersions)
+      .where(and(eq(automationVersions.automationId, a.id), eq(automationVersions.version, input.version)))
+      .limit(1)
+  )[0];
   if (!old) throw notFound(`Automation ${a.id} has no version ${input.version}.`);
-  return { ...(await saveVersion(ctx, a, old.definition, `rollback to version ${input.version}`, ["rollback"])), restoredFrom: input.version };
+  return {
+    ...(await saveVersion(ctx, a, old.definition, `rollback to version ${input.version}`, ["rollback"])),
+    restoredFrom: input.version,
+  };
 }
 
 export async function toggleAutomation(ctx: ActorContext, input: { id: number; enabled: boolean }) {
@@ -177,17 +275,35 @@ export async function toggleAutomation(ctx: ActorContext, input: { id: number; e
   const a = await automationFor(ctx, input.id);
   if (a.enabled === input.enabled) return { id: a.id, enabled: a.enabled, version: a.version };
   // Enabling re-checks: a webhook deleted, a tool renamed or a scope lost since the last save.
-  if (input.enabled) assertValid(checkDefinition({ ...ctx, principal: { ...ctx.principal, scopes: a.scopes } }, definitionOf(a), await webhookIds(ctx)));
+  if (input.enabled)
+    assertValid(
+      checkDefinition(
+        { ...ctx, principal: { ...ctx.principal, scopes: a.scopes } },
+        definitionOf(a),
+        await webhookIds(ctx),
+      ),
+    );
   const now = ctx.deps.clock.now();
   return await ctx.deps.db.transaction(async (tx) => {
-    const row = (await tx
-      .update(automations)
-      .set({ enabled: input.enabled, nextRunAt: derived(ctx, definitionOf(a), a, input.enabled).nextRunAt, updatedAt: now })
-      .where(eq(automations.id, a.id))
-      .returning())[0]!;
+    const row = (
+      await tx
+        .update(automations)
+        .set({
+          enabled: input.enabled,
+          nextRunAt: derived(ctx, definitionOf(a), a, input.enabled).nextRunAt,
+          updatedAt: now,
+        })
+        .where(eq(automations.id, a.id))
+        .returning()
+    )[0]!;
     await audit(tx, ctx, "automations.toggle", { type: "automation", id: a.id, detail: { enabled: input.enabled } });
     await emit(tx, ctx, automationUpdated, { id: a.id }, { ...eventSummary(row), fields: ["enabled"] });
-    return { id: a.id, enabled: row.enabled, version: row.version, ...(row.nextRunAt ? { nextRunAt: iso(row.nextRunAt) } : {}) };
+    return {
+      id: a.id,
+      enabled: row.enabled,
+      version: row.version,
+      ...(row.nextRunAt ? { nextRunAt: iso(row.nextRunAt) } : {}),
+    };
   });
 }
 
@@ -202,7 +318,10 @@ export async function deleteAutomation(ctx: ActorContext, input: { id: number })
   });
 }
 
-export async function listAutomations(ctx: ActorContext, input: { enabled?: boolean; triggerType?: string; eventType?: string; limit: number; offset: number }) {
+export async function listAutomations(
+  ctx: ActorContext,
+  input: { enabled?: boolean; triggerType?: string; eventType?: string; limit: number; offset: number },
+) {
   authorize(ctx, "automations:read", { write: false });
   const where = and(
     eq(automations.companyId, ctx.company.id),
@@ -211,11 +330,25 @@ export async function listAutomations(ctx: ActorContext, input: { enabled?: bool
     input.eventType ? eq(automations.eventType, input.eventType) : undefined,
   );
   const [rows, [total]] = await Promise.all([
-    ctx.deps.db.select().from(automations).where(where).orderBy(asc(automations.id)).limit(input.limit).offset(input.offset),
+    ctx.deps.db
+      .select()
+      .from(automations)
+      .where(where)
+      .orderBy(asc(automations.id))
+      .limit(input.limit)
+      .offset(input.offset),
     ctx.deps.db.select({ n: count() }).from(automations).where(where),
   ]);
   return page(
-    rows.map((a) => ({ id: a.id, name: a.name, enabled: a.enabled, version: a.version, trigger: a.trigger, actions: a.actions.length, lastRunAt: iso(a.lastRunAt) })),
+    rows.map((a) => ({
+      id: a.id,
+      name: a.name,
+      enabled: a.enabled,
+      version: a.version,
+      trigger: a.trigger,
+      actions: a.actions.length,
+      lastRunAt: iso(a.lastRunAt),
+    })),
     total!.n,
     input.limit,
     input.offset,
@@ -225,7 +358,11 @@ export async function listAutomations(ctx: ActorContext, input: { enabled?: bool
 export async function getAutomation(ctx: ActorContext, input: { id: number }) {
   authorize(ctx, "automations:read", { write: false });
   const a = await automationFor(ctx, input.id);
-  const counts = await ctx.deps.db.select({ status: automationRuns.status, n: count() }).from(automationRuns).where(eq(automationRuns.automationId, a.id)).groupBy(automationRuns.status);
+  const counts = await ctx.deps.db
+    .select({ status: automationRuns.status, n: count() })
+    .from(automationRuns)
+    .where(eq(automationRuns.automationId, a.id))
+    .groupBy(automationRuns.status);
   return { ...automationView(ctx, a), runs: Object.fromEntries(counts.map((c) => [c.status, c.n])) };
 }
 
@@ -234,11 +371,24 @@ export async function listVersions(ctx: ActorContext, input: { id: number; limit
   const a = await automationFor(ctx, input.id);
   const where = eq(automationVersions.automationId, a.id);
   const [rows, [total]] = await Promise.all([
-    ctx.deps.db.select().from(automationVersions).where(where).orderBy(desc(automationVersions.version)).limit(input.limit).offset(input.offset),
+    ctx.deps.db
+      .select()
+      .from(automationVersions)
+      .where(where)
+      .orderBy(desc(automationVersions.version))
+      .limit(input.limit)
+      .offset(input.offset),
     ctx.deps.db.select({ n: count() }).from(automationVersions).where(where),
   ]);
   return page(
-    rows.map((r) => ({ version: r.version, current: r.version === a.version, note: r.note, createdByUserId: r.createdByUserId, createdAt: iso(r.createdAt), definition: r.definition })),
+    rows.map((r) => ({
+      version: r.version,
+      current: r.version === a.version,
+      note: r.note,
+      createdByUserId: r.createdByUserId,
+      createdAt: iso(r.createdAt),
+      definition: r.definition,
+    })),
     total!.n,
     input.limit,
     input.offset,
@@ -251,25 +401,69 @@ export async function listVersions(ctx: ActorContext, input: { id: number; limit
  * each action's arguments are filled and checked against its tool's schema
  * and the creator's scopes. Later steps see `steps.N.output` as null.
  */
-export async function testAutomation(ctx: ActorContext, input: { id: number; eventId?: number; sample?: Record<string, unknown> }) {
+export async function testAutomation(
+  ctx: ActorContext,
+  input: { id: number; eventId?: number; sample?: Record<string, unknown> },
+) {
   authorize(ctx, "automations:read", { write: false });
   const a = await automationFor(ctx, input.id);
   let trigger: Record<string, unknown>;
   if (input.eventId !== undefined) {
-    const e = (await ctx.deps.db.select().from(events).where(and(eq(events.id, input.eventId), eq(events.companyId, ctx.company.id))).limit(1))[0];
+    const e = (
+      await ctx.deps.db
+        .select()
+        .from(events)
+        .where(and(eq(events.id, input.eventId), eq(events.companyId, ctx.company.id)))
+        .limit(1)
+    )[0];
     if (!e) throw notFound(`Event ${input.eventId} not found (events are kept 30 days).`);
-    trigger = eventTrigger({ id: e.id, type: e.type, companyId: e.companyId, siteId: e.siteId, entity: { type: e.entityType, id: e.entityId }, actor: null, data: e.data, createdAt: e.createdAt });
+    trigger = eventTrigger({
+      id: e.id,
+      type: e.type,
+      companyId: e.companyId,
+      siteId: e.siteId,
+      entity: { type: e.entityType, id: e.entityId },
+      actor: null,
+      data: e.data,
+      createdAt: e.createdAt,
+    });
   } else if (input.sample) {
-    const eventType = a.trigger.type === "event" ? (typeof input.sample.type === "string" ? input.sample.type : a.trigger.eventType) : null;
-    trigger = { kind: a.trigger.type === "event" ? "event" : a.trigger.type, eventType, companyId: ctx.company.id, siteId: input.sample.siteId ?? null, entity: input.sample.entity ?? null, actor: null, data: input.sample.data ?? input.sample, at: ctx.deps.clock.now().toISOString() };
+    const eventType =
+      a.trigger.type === "event"
+        ? typeof input.sample.type === "string"
+          ? input.sample.type
+          : a.trigger.eventType
+        : null;
+    trigger = {
+      kind: a.trigger.type === "event" ? "event" : a.trigger.type,
+      eventType,
+      companyId: ctx.company.id,
+      siteId: input.sample.siteId ?? null,
+      entity: input.sample.entity ?? null,
+      actor: null,
+      data: input.sample.data ?? input.sample,
+      at: ctx.deps.clock.now().toISOString(),
+    };
     if (eventType && eventDef(eventType)) {
       const r = v.safeParse(eventDef(eventType)!.payload, trigger.data);
-      if (!r.success) trigger.sampleWarning = `sample.data does not match ${eventType}: ${v.summarize(r.issues).replace(/\n/g, "; ").slice(0, 300)}`;
+      if (!r.success)
+        trigger.sampleWarning = `sample.data does not match ${eventType}: ${v.summarize(r.issues).replace(/\n/g, "; ").slice(0, 300)}`;
     }
-  } else throw invalid("Give eventId (a recent event of this company) or sample ({ data: {...} } shaped like the trigger's event).");
-  const scope: Record<string, unknown> = { trigger, automation: { id: a.id, name: a.name, runId: null }, steps: [] as unknown[] };
+  } else
+    throw invalid(
+      "Give eventId (a recent event of this company) or sample ({ data: {...} } shaped like the trigger's event).",
+    );
+  const scope: Record<string, unknown> = {
+    trigger,
+    automation: { id: a.id, name: a.name, runId: null },
+    steps: [] as unknown[],
+  };
   const filters = a.trigger.type === "event" ? (a.trigger.filters ?? []) : [];
-  const typeMatches = a.trigger.type !== "event" || trigger.kind !== "event" || (trigger.eventType === a.trigger.eventType || (a.trigger.eventType.endsWith(".*") && String(trigger.eventType).startsWith(a.trigger.eventType.slice(0, -1))));
+  const typeMatches =
+    a.trigger.type !== "event" ||
+    trigger.kind !== "event" ||
+    trigger.eventType === a.trigger.eventType ||
+    (a.trigger.eventType.endsWith(".*") && String(trigger.eventType).startsWith(a.trigger.eventType.slice(0, -1)));
   const filterResults = filters.map((c) => ({ ...c, holds: conditionHolds(c, scope) }));
   const conditionResults = a.conditions.map((c) => ({ ...c, holds: conditionHolds(c, scope) }));
   const wouldRun = typeMatches && allHold(filters, scope) && allHold(a.conditions, scope);
@@ -277,19 +471,40 @@ export async function testAutomation(ctx: ActorContext, input: { id: number; eve
     const filled = render(action.with, scope) as Record<string, unknown>;
     const problems: string[] = [];
     const chat = action.type === "post_chat_message" ? chatCall(filled, trigger) : null;
-    const toolName = action.type === "call_tool" ? filled.tool : action.type === "create_card" ? "cards_create" : chat ? chat.tool : null;
+    const toolName =
+      action.type === "call_tool"
+        ? filled.tool
+        : action.type === "create_card"
+          ? "cards_create"
+          : chat
+            ? chat.tool
+            : null;
     if (toolName !== null) {
       const tool = typeof toolName === "string" ? toolByName(toolName) : undefined;
       if (!tool) problems.push(`no tool "${String(toolName)}"`);
       else {
-        const r = v.safeParse(tool.input, action.type === "call_tool" ? (filled.arguments ?? {}) : chat ? chat.args : filled);
-        if (!r.success) problems.push(`${tool.name} would refuse: ${v.summarize(r.issues).replace(/\n/g, "; ").slice(0, 300)}`);
+        const r = v.safeParse(
+          tool.input,
+          action.type === "call_tool" ? (filled.arguments ?? {}) : chat ? chat.args : filled,
+        );
+        if (!r.success)
+          problems.push(`${tool.name} would refuse: ${v.summarize(r.issues).replace(/\n/g, "; ").slice(0, 300)}`);
       }
     }
     (scope.steps as unknown[]).push({ output: null });
     return { index: i, type: action.type, input: filled, ok: problems.length === 0, problems };
   });
-  return { automationId: a.id, version: a.version, trigger, typeMatches, filters: filterResults, conditions: conditionResults, wouldRun, steps, note: "Dry run: nothing was written or sent." };
+  return {
+    automationId: a.id,
+    version: a.version,
+    trigger,
+    typeMatches,
+    filters: filterResults,
+    conditions: conditionResults,
+    wouldRun,
+    steps,
+    note: "Dry run: nothing was written or sent.",
+  };
 }
 
 // ---------------------------------------------------------------------------
@@ -303,17 +518,24 @@ function runView(r: RunRow, full: boolean) {
     automationId: r.automationId,
     version: r.version,
     status: r.status,
-    trigger: full ? r.trigger : { kind: r.trigger.kind, eventType: r.trigger.eventType ?? null, eventId: r.trigger.eventId ?? null },
+    trigger: full
+      ? r.trigger
+      : { kind: r.trigger.kind, eventType: r.trigger.eventType ?? null, eventId: r.trigger.eventId ?? null },
     error: r.error,
     attempts: r.attempts,
-    ...(full ? { steps: r.steps, chain: r.chain, resumeAtStep: r.status === "failed" ? r.startStep : null } : { steps: r.steps.length }),
+    ...(full
+      ? { steps: r.steps, chain: r.chain, resumeAtStep: r.status === "failed" ? r.startStep : null }
+      : { steps: r.steps.length }),
     createdAt: iso(r.createdAt),
     startedAt: iso(r.startedAt),
     finishedAt: iso(r.finishedAt),
   };
 }
 
-export async function listRuns(ctx: ActorContext, input: { automationId?: number; status?: RunStatus; limit: number; offset: number }) {
+export async function listRuns(
+  ctx: ActorContext,
+  input: { automationId?: number; status?: RunStatus; limit: number; offset: number },
+) {
   authorize(ctx, "automations:read", { write: false });
   if (input.automationId !== undefined) await automationFor(ctx, input.automationId);
   const where = and(
@@ -322,14 +544,31 @@ export async function listRuns(ctx: ActorContext, input: { automationId?: number
     input.status ? eq(automationRuns.status, input.status) : undefined,
   );
   const [rows, [total]] = await Promise.all([
-    ctx.deps.db.select().from(automationRuns).where(where).orderBy(desc(automationRuns.id)).limit(input.limit).offset(input.offset),
+    ctx.deps.db
+      .select()
+      .from(automationRuns)
+      .where(where)
+      .orderBy(desc(automationRuns.id))
+      .limit(input.limit)
+      .offset(input.offset),
     ctx.deps.db.select({ n: count() }).from(automationRuns).where(where),
   ]);
-  return page(rows.map((r) => runView(r, false)), total!.n, input.limit, input.offset);
+  return page(
+    rows.map((r) => runView(r, false)),
+    total!.n,
+    input.limit,
+    input.offset,
+  );
 }
 
 async function runFor(ctx: ActorContext, id: number): Promise<RunRow> {
-  const r = (await ctx.deps.db.select().from(automationRuns).where(and(eq(automationRuns.id, id), eq(automationRuns.companyId, ctx.company.id))).limit(1))[0];
+  const r = (
+    await ctx.deps.db
+      .select()
+      .from(automationRuns)
+      .where(and(eq(automationRuns.id, id), eq(automationRuns.companyId, ctx.company.id)))
+      .limit(1)
+  )[0];
   if (!r) throw notFound(`Run ${id} not found.`);
   return r;
 }
@@ -346,11 +585,21 @@ export async function retryRun(ctx: ActorContext, input: { id: number }) {
     if (r.status !== "failed") throw conflict(`Run ${r.id} is ${r.status}; only failed runs are retried.`);
     const a = await automationFor(ctx, r.automationId);
     if (a.version !== r.version)
-      throw conflict(`Automation ${a.id} is at version ${a.version} now, and this run used version ${r.version}; steps may differ, so it is not resumed. Test the new version instead.`);
+      throw conflict(
+        `Automation ${a.id} is at version ${a.version} now, and this run used version ${r.version}; steps may differ, so it is not resumed. Test the new version instead.`,
+      );
     // The status guard makes racing retries queue the run once (the loser's update finds it queued already).
-    const moved = await tx.update(automationRuns).set({ status: "queued", error: null, finishedAt: null }).where(and(eq(automationRuns.id, r.id), eq(automationRuns.status, "failed"))).returning({ id: automationRuns.id });
+    const moved = await tx
+      .update(automationRuns)
+      .set({ status: "queued", error: null, finishedAt: null })
+      .where(and(eq(automationRuns.id, r.id), eq(automationRuns.status, "failed")))
+      .returning({ id: automationRuns.id });
     if (!moved.length) throw conflict(`Run ${r.id} was queued again meanwhile.`);
-    await audit(tx, ctx, "automation_runs.retry", { type: "automation_run", id: r.id, detail: { fromStep: r.startStep } });
+    await audit(tx, ctx, "automation_runs.retry", {
+      type: "automation_run",
+      id: r.id,
+      detail: { fromStep: r.startStep },
+    });
     return { id: r.id, status: "queued", resumeAtStep: r.startStep };
   });
 }

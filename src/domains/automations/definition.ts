@@ -26,7 +26,11 @@ const ACTION_TOOL: Partial<Record<AutomationAction["type"], string>> = { create_
 // ---------------------------------------------------------------------------
 // Schemas (tool inputs)
 
-const path = v.pipe(v.string(), v.maxLength(200), v.regex(PATH_RE, "must be a dotted path such as trigger.data.postType"));
+const path = v.pipe(
+  v.string(),
+  v.maxLength(200),
+  v.regex(PATH_RE, "must be a dotted path such as trigger.data.postType"),
+);
 export const conditionSchema = v.strictObject({
   path,
   op: v.picklist(["eq", "neq", "in", "contains", "exists", "gt", "lt"]),
@@ -46,9 +50,14 @@ export function triggerOf(t: v.InferOutput<typeof triggerSchema>): AutomationTri
   if (t.type === "event") {
     if (!t.eventType) throw invalid('trigger.eventType is required for type "event" (e.g. post.published).');
     if (t.cron !== undefined || t.timeZone !== undefined) throw invalid('cron and timeZone belong to type "schedule".');
-    return { type: "event", eventType: t.eventType, ...(t.filters?.length ? { filters: t.filters as Condition[] } : {}) };
+    return {
+      type: "event",
+      eventType: t.eventType,
+      ...(t.filters?.length ? { filters: t.filters as Condition[] } : {}),
+    };
   }
-  if (t.eventType !== undefined || t.filters !== undefined) throw invalid(`eventType and filters belong to type "event", not "${t.type}".`);
+  if (t.eventType !== undefined || t.filters !== undefined)
+    throw invalid(`eventType and filters belong to type "event", not "${t.type}".`);
   if (t.type === "schedule") {
     if (!t.cron) throw invalid('trigger.cron is required for type "schedule" (e.g. "0 9 * * 1-5").');
     return { type: "schedule", cron: t.cron, timeZone: t.timeZone ?? "UTC" };
@@ -79,7 +88,10 @@ export function chatTrigger(eventType: string | null | undefined): boolean {
  * The conversation is with.conversationId (its number), else the trigger's
  * conversation when the trigger is a chat event.
  */
-export function chatCall(w: Record<string, unknown>, trigger: Record<string, unknown> | null): { tool: string; args: Record<string, unknown> } {
+export function chatCall(
+  w: Record<string, unknown>,
+  trigger: Record<string, unknown> | null,
+): { tool: string; args: Record<string, unknown> } {
   const entity = trigger?.entity as { type?: unknown; id?: unknown } | null | undefined;
   const fromEvent = entity && entity.type === "chat_conversation" ? entity.id : undefined;
   const id = w.conversationId ?? fromEvent;
@@ -114,7 +126,8 @@ export function render(value: unknown, scope: Record<string, unknown>): unknown 
     });
   }
   if (Array.isArray(value)) return value.map((x) => render(x, scope));
-  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, x]) => [k, render(x, scope)]));
+  if (value && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([k, x]) => [k, render(x, scope)]));
   return value;
 }
 
@@ -139,7 +152,9 @@ export function conditionHolds(c: Condition, scope: Record<string, unknown>): bo
     case "in":
       return Array.isArray(c.value) && c.value.some((y) => JSON.stringify(y) === JSON.stringify(x));
     case "contains":
-      return typeof x === "string" ? typeof c.value === "string" && x.toLowerCase().includes(c.value.toLowerCase()) : Array.isArray(x) && x.some((y) => JSON.stringify(y) === JSON.stringify(c.value));
+      return typeof x === "string"
+        ? typeof c.value === "string" && x.toLowerCase().includes(c.value.toLowerCase())
+        : Array.isArray(x) && x.some((y) => JSON.stringify(y) === JSON.stringify(c.value));
     case "gt":
       return typeof x === "number" && typeof c.value === "number" && x > c.value;
     case "lt":
@@ -147,7 +162,8 @@ export function conditionHolds(c: Condition, scope: Record<string, unknown>): bo
   }
 }
 
-export const allHold = (cs: readonly Condition[], scope: Record<string, unknown>) => cs.every((c) => conditionHolds(c, scope));
+export const allHold = (cs: readonly Condition[], scope: Record<string, unknown>) =>
+  cs.every((c) => conditionHolds(c, scope));
 
 // ---------------------------------------------------------------------------
 // Schedules
@@ -170,7 +186,8 @@ function checkSchedule(cron: string, timeZone: string): string | null {
   }
   const runs = job.nextRuns(3, new Date());
   if (runs.length < 1) return `cron "${cron}" never fires.`;
-  if (runs.length >= 2 && runs[1]!.getTime() - runs[0]!.getTime() < 5 * 60_000) return "A schedule runs at most every 5 minutes.";
+  if (runs.length >= 2 && runs[1]!.getTime() - runs[0]!.getTime() < 5 * 60_000)
+    return "A schedule runs at most every 5 minutes.";
   return null;
 }
 
@@ -188,12 +205,20 @@ export interface Checked {
  * unknown tools, tools the creator's credential may not call, arguments a
  * tool would refuse. Run on every save and again on enabling.
  */
-export function checkDefinition(ctx: ActorContext, d: Omit<AutomationDefinition, "name" | "description">, webhookIds: Set<number>): Checked {
+export function checkDefinition(
+  ctx: ActorContext,
+  d: Omit<AutomationDefinition, "name" | "description">,
+  webhookIds: Set<number>,
+): Checked {
   const problems: string[] = [];
   const warnings: string[] = [];
   const t = d.trigger;
-  const knownType = (x: string) => (x.endsWith(".*") ? [...knownEventTypes()].some((k) => k.startsWith(x.slice(0, -1))) : !!eventDef(x));
-  if (t.type === "event" && !knownType(t.eventType)) problems.push(`trigger.eventType "${t.eventType.slice(0, 80)}" is not an event any domain emits (see docs/events.md).`);
+  const knownType = (x: string) =>
+    x.endsWith(".*") ? [...knownEventTypes()].some((k) => k.startsWith(x.slice(0, -1))) : !!eventDef(x);
+  if (t.type === "event" && !knownType(t.eventType))
+    problems.push(
+      `trigger.eventType "${t.eventType.slice(0, 80)}" is not an event any domain emits (see docs/events.md).`,
+    );
   if (t.type === "schedule") {
     const p = checkSchedule(t.cron, t.timeZone);
     if (p) problems.push(`trigger: ${p}`);
@@ -201,10 +226,16 @@ export function checkDefinition(ctx: ActorContext, d: Omit<AutomationDefinition,
   if (d.actions.length === 0) problems.push("actions is empty: give 1 to 20 actions.");
   if (d.actions.length > MAX_ACTIONS) problems.push(`At most ${MAX_ACTIONS} actions.`);
   const roots = new Set(["trigger", "steps", "automation"]);
-  const allPaths = [...(t.type === "event" ? (t.filters ?? []).map((c) => c.path) : []), ...d.conditions.map((c) => c.path), ...templatePaths(d.actions)];
+  const allPaths = [
+    ...(t.type === "event" ? (t.filters ?? []).map((c) => c.path) : []),
+    ...d.conditions.map((c) => c.path),
+    ...templatePaths(d.actions),
+  ];
   for (const p of allPaths) {
-    if (!PATH_RE.test(p)) problems.push(`"{{${p.slice(0, 80)}}}" is not a path (letters, digits, _ and dots; e.g. trigger.data.slug).`);
-    else if (!roots.has(p.split(".")[0]!)) problems.push(`"${p.slice(0, 80)}" must start with trigger., steps. or automation.`);
+    if (!PATH_RE.test(p))
+      problems.push(`"{{${p.slice(0, 80)}}}" is not a path (letters, digits, _ and dots; e.g. trigger.data.slug).`);
+    else if (!roots.has(p.split(".")[0]!))
+      problems.push(`"${p.slice(0, 80)}" must start with trigger., steps. or automation.`);
   }
   d.actions.forEach((a, i) => {
     const at = `actions[${i}] (${a.type})`;
@@ -215,48 +246,78 @@ export function checkDefinition(ctx: ActorContext, d: Omit<AutomationDefinition,
     if (a.type === "send_email") ["to", "subject", "text"].forEach(need);
     if (a.type === "notify") {
       ["title"].forEach(need);
-      if (w.userIds === undefined && w.roles === undefined) problems.push(`${at}: give with.userIds (member ids) or with.roles (e.g. ["owner","admin"]).`);
+      if (w.userIds === undefined && w.roles === undefined)
+        problems.push(`${at}: give with.userIds (member ids) or with.roles (e.g. ["owner","admin"]).`);
     }
     if (a.type === "post_chat_message") {
       need("text");
-      for (const k of Object.keys(w)) if (!CHAT_KEYS.has(k)) problems.push(`${at}: with.${k.slice(0, 40)} is not known (conversationId, text, internal, status).`);
-      if (w.internal !== undefined && typeof w.internal !== "boolean") problems.push(`${at}: with.internal must be true or false.`);
-      if (w.internal === true && w.status !== undefined) problems.push(`${at}: with.status applies to replies, not internal notes.`);
+      for (const k of Object.keys(w))
+        if (!CHAT_KEYS.has(k))
+          problems.push(`${at}: with.${k.slice(0, 40)} is not known (conversationId, text, internal, status).`);
+      if (w.internal !== undefined && typeof w.internal !== "boolean")
+        problems.push(`${at}: with.internal must be true or false.`);
+      if (w.internal === true && w.status !== undefined)
+        problems.push(`${at}: with.status applies to replies, not internal notes.`);
       if (w.conversationId === undefined && !(t.type === "event" && chatTrigger(t.eventType)))
-        problems.push(`${at}: give with.conversationId (a conversation number, e.g. {{trigger.data.conversationNumber}}); only chat events name one by themselves.`);
-      const { tool: chatTool, args } = chatCall(w, t.type === "event" && w.conversationId === undefined ? { entity: { type: "chat_conversation", id: 1 } } : null);
+        problems.push(
+          `${at}: give with.conversationId (a conversation number, e.g. {{trigger.data.conversationNumber}}); only chat events name one by themselves.`,
+        );
+      const { tool: chatTool, args } = chatCall(
+        w,
+        t.type === "event" && w.conversationId === undefined ? { entity: { type: "chat_conversation", id: 1 } } : null,
+      );
       const tool = toolByName(chatTool);
       if (!tool) return problems.push(`${at}: the chat toolset is not available.`);
-      if (tool.scope && !covers(ctx.principal.scopes, tool.scope)) problems.push(`${at}: ${tool.name} needs the ${tool.scope} scope, which the credential creating this automation lacks.`);
+      if (tool.scope && !covers(ctx.principal.scopes, tool.scope))
+        problems.push(
+          `${at}: ${tool.name} needs the ${tool.scope} scope, which the credential creating this automation lacks.`,
+        );
       if (args.id !== undefined && !hasTemplate(args)) {
         const r = v.safeParse(tool.input, args);
-        if (!r.success) problems.push(`${at}: ${tool.name} would refuse these arguments: ${v.summarize(r.issues).replace(/\n/g, "; ").slice(0, 300)}`);
+        if (!r.success)
+          problems.push(
+            `${at}: ${tool.name} would refuse these arguments: ${v.summarize(r.issues).replace(/\n/g, "; ").slice(0, 300)}`,
+          );
       }
       return;
     }
     if (a.type === "call_webhook") {
       need("webhookId");
-      if (typeof w.webhookId === "number" && !webhookIds.has(w.webhookId)) problems.push(`${at}: webhook ${w.webhookId} not found.`);
+      if (typeof w.webhookId === "number" && !webhookIds.has(w.webhookId))
+        problems.push(`${at}: webhook ${w.webhookId} not found.`);
     }
     const toolName = a.type === "call_tool" ? w.tool : ACTION_TOOL[a.type];
     if (a.type === "call_tool" || ACTION_TOOL[a.type]) {
-      if (typeof toolName !== "string") return problems.push(`${at}: with.tool must name a Plinth tool (e.g. cards_create).`);
+      if (typeof toolName !== "string")
+        return problems.push(`${at}: with.tool must name a Plinth tool (e.g. cards_create).`);
       const tool = toolByName(toolName);
       if (!tool) return problems.push(`${at}: there is no tool "${String(toolName).slice(0, 80)}".`);
-      if (BLOCKED_TOOLSETS.has(tool.toolset) && !tool.readOnly) return problems.push(`${at}: automations cannot change automations or webhooks (${tool.name}).`);
-      if (tool.scope && !covers(ctx.principal.scopes, tool.scope)) problems.push(`${at}: ${tool.name} needs the ${tool.scope} scope, which the credential creating this automation lacks.`);
+      if (BLOCKED_TOOLSETS.has(tool.toolset) && !tool.readOnly)
+        return problems.push(`${at}: automations cannot change automations or webhooks (${tool.name}).`);
+      if (tool.scope && !covers(ctx.principal.scopes, tool.scope))
+        problems.push(
+          `${at}: ${tool.name} needs the ${tool.scope} scope, which the credential creating this automation lacks.`,
+        );
       const args = a.type === "call_tool" ? (w.arguments ?? {}) : w;
-      if (!args || typeof args !== "object" || Array.isArray(args)) return problems.push(`${at}: with.arguments must be an object.`);
+      if (!args || typeof args !== "object" || Array.isArray(args))
+        return problems.push(`${at}: with.arguments must be an object.`);
       if (!hasTemplate(args)) {
         const r = v.safeParse(tool.input, args);
-        if (!r.success) problems.push(`${at}: ${tool.name} would refuse these arguments: ${v.summarize(r.issues).replace(/\n/g, "; ").slice(0, 300)}`);
+        if (!r.success)
+          problems.push(
+            `${at}: ${tool.name} would refuse these arguments: ${v.summarize(r.issues).replace(/\n/g, "; ").slice(0, 300)}`,
+          );
       } else warnings.push(`${at}: arguments with templates are checked against ${tool.name} when the action runs.`);
-      if (tool.approval) warnings.push(`${at}: ${tool.name} drafts for approval; the run records the approval link, and nothing goes live until a person approves.`);
+      if (tool.approval)
+        warnings.push(
+          `${at}: ${tool.name} drafts for approval; the run records the approval link, and nothing goes live until a person approves.`,
+        );
     }
   });
   return { problems, warnings };
 }
 
 export function assertValid(c: Checked) {
-  if (c.problems.length) throw invalid(`The automation is not valid: ${c.problems.join(" ")}`, { problems: c.problems });
+  if (c.problems.length)
+    throw invalid(`The automation is not valid: ${c.problems.join(" ")}`, { problems: c.problems });
 }

@@ -30,7 +30,11 @@ export function hookRoutes(deps: Deps) {
     if (len > MAX_BODY) return c.json({ error: `body larger than ${MAX_BODY} bytes` }, 413);
     const body = await c.req.text();
     if (body.length > MAX_BODY) return c.json({ error: `body larger than ${MAX_BODY} bytes` }, 413);
-    const headers = { "webhook-id": c.req.header("webhook-id") ?? "", "webhook-timestamp": c.req.header("webhook-timestamp") ?? "", "webhook-signature": c.req.header("webhook-signature") ?? "" };
+    const headers = {
+      "webhook-id": c.req.header("webhook-id") ?? "",
+      "webhook-timestamp": c.req.header("webhook-timestamp") ?? "",
+      "webhook-signature": c.req.header("webhook-signature") ?? "",
+    };
     let data: unknown;
     try {
       data = new Webhook(a.hookSecret).verify(body, headers);
@@ -44,11 +48,27 @@ export function hookRoutes(deps: Deps) {
       const dedupeKey = `hook:${msgId}`;
       const [r] = await tx
         .insert(automationRuns)
-        .values({ automationId: a.id, companyId: a.companyId, version: a.version, status: "queued", trigger: { kind: "webhook", messageId: msgId, at: now.toISOString(), data: data as Record<string, unknown> }, chain: [], steps: [], dedupeKey, createdAt: now })
+        .values({
+          automationId: a.id,
+          companyId: a.companyId,
+          version: a.version,
+          status: "queued",
+          trigger: { kind: "webhook", messageId: msgId, at: now.toISOString(), data: data as Record<string, unknown> },
+          chain: [],
+          steps: [],
+          dedupeKey,
+          createdAt: now,
+        })
         .onConflictDoNothing()
         .returning({ id: automationRuns.id });
       if (!r) {
-        const seen = (await tx.select({ id: automationRuns.id }).from(automationRuns).where(and(eq(automationRuns.automationId, a.id), eq(automationRuns.dedupeKey, dedupeKey))).limit(1))[0];
+        const seen = (
+          await tx
+            .select({ id: automationRuns.id })
+            .from(automationRuns)
+            .where(and(eq(automationRuns.automationId, a.id), eq(automationRuns.dedupeKey, dedupeKey)))
+            .limit(1)
+        )[0];
         return { id: seen?.id ?? null, duplicate: true };
       }
       await tx.update(automations).set({ lastRunAt: now }).where(eq(automations.id, a.id));

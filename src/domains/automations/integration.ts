@@ -23,7 +23,11 @@ export const webhookIntegrations: IntegrationSource = {
   kind: "webhook",
   title: "Outgoing webhook",
   async list(deps, companyId) {
-    const rows = await deps.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.companyId, companyId)).orderBy(asc(webhookEndpoints.id));
+    const rows = await deps.db
+      .select()
+      .from(webhookEndpoints)
+      .where(eq(webhookEndpoints.companyId, companyId))
+      .orderBy(asc(webhookEndpoints.id));
     return rows.map((e) => {
       const failing = !!e.lastFailureAt && (!e.lastSuccessAt || e.lastFailureAt.getTime() > e.lastSuccessAt.getTime());
       return {
@@ -32,7 +36,12 @@ export const webhookIntegrations: IntegrationSource = {
         status: e.status === "disabled" ? ("disabled" as const) : failing ? ("failing" as const) : ("active" as const),
         connectedAt: e.createdAt,
         revocable: e.status !== "disabled",
-        health: { lastSuccessAt: e.lastSuccessAt, lastErrorAt: e.lastFailureAt, lastError: e.disabledReason, expiresAt: null },
+        health: {
+          lastSuccessAt: e.lastSuccessAt,
+          lastErrorAt: e.lastFailureAt,
+          lastError: e.disabledReason,
+          expiresAt: null,
+        },
         detail: { webhookId: e.id, eventTypes: e.eventTypes, failureStreak: e.failureStreak },
       };
     });
@@ -42,8 +51,15 @@ export const webhookIntegrations: IntegrationSource = {
     const where = and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.companyId, ctx.company.id));
     const e = (await ctx.deps.db.select().from(webhookEndpoints).where(where).limit(1))[0];
     if (!e) throw notFound(`Webhook ${ref} not found.`);
-    await ctx.deps.db.update(webhookEndpoints).set({ status: "disabled", disabledReason: "revoked through integrations", updatedAt: ctx.deps.clock.now() }).where(where);
-    await audit(ctx.deps.db, ctx, "webhooks.update", { type: "webhook", id, detail: { fields: ["enabled"], via: "integrations_revoke" } });
+    await ctx.deps.db
+      .update(webhookEndpoints)
+      .set({ status: "disabled", disabledReason: "revoked through integrations", updatedAt: ctx.deps.clock.now() })
+      .where(where);
+    await audit(ctx.deps.db, ctx, "webhooks.update", {
+      type: "webhook",
+      id,
+      detail: { fields: ["enabled"], via: "integrations_revoke" },
+    });
     return { effect: "disabled" };
   },
 };

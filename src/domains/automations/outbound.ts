@@ -26,7 +26,10 @@ const RESPONSE_KEPT = 2048;
 function v4Private(ip: string): boolean {
   const [a, b] = ip.split(".").map(Number) as [number, number];
   return (
-    a === 0 || a === 10 || a === 127 || a >= 224 ||
+    a === 0 ||
+    a === 10 ||
+    a === 127 ||
+    a >= 224 ||
     (a === 100 && b >= 64 && b <= 127) ||
     (a === 169 && b === 254) ||
     (a === 172 && b >= 16 && b <= 31) ||
@@ -46,7 +49,13 @@ export function isPrivateAddress(ip: string): boolean {
   if (mapped) return v4Private(mapped[1]!);
   if (x === "::" || x === "::1") return true;
   const first = parseInt(x.split(":")[0] || "0", 16);
-  return (first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80 || (first & 0xff00) === 0xff00 || x.startsWith("64:ff9b:") || x.startsWith("2001:db8:");
+  return (
+    (first & 0xfe00) === 0xfc00 ||
+    (first & 0xffc0) === 0xfe80 ||
+    (first & 0xff00) === 0xff00 ||
+    x.startsWith("64:ff9b:") ||
+    x.startsWith("2001:db8:")
+  );
 }
 
 /** A URL's problem when it is saved, or null: scheme, length, credentials, and private literals unless allowed. */
@@ -100,9 +109,18 @@ export interface SendOutcome {
  * webhook-timestamp, webhook-signature). The timestamp is the wall clock:
  * receivers compare it with theirs to refuse replays.
  */
-export async function sendSigned(deps: Deps, target: { url: string; secret: string }, msgId: string, body: string, extraHeaders: Record<string, string> = {}): Promise<SendOutcome> {
+export async function sendSigned(
+  deps: Deps,
+  target: { url: string; secret: string },
+  msgId: string,
+  body: string,
+  extraHeaders: Record<string, string> = {},
+): Promise<SendOutcome> {
   const started = performance.now();
-  const done = (o: Omit<SendOutcome, "durationMs">): SendOutcome => ({ ...o, durationMs: Math.round(performance.now() - started) });
+  const done = (o: Omit<SendOutcome, "durationMs">): SendOutcome => ({
+    ...o,
+    durationMs: Math.round(performance.now() - started),
+  });
   let u: URL;
   try {
     u = new URL(target.url);
@@ -135,9 +153,23 @@ export async function sendSigned(deps: Deps, target: { url: string; secret: stri
       /* the status is what counts */
     }
     const ok = res.status >= 200 && res.status < 300;
-    return done({ ok, statusCode: res.status, error: ok ? null : res.status >= 300 && res.status < 400 ? `redirect (${res.status}) not followed` : `HTTP ${res.status}`, responseBody: text || null });
+    return done({
+      ok,
+      statusCode: res.status,
+      error: ok
+        ? null
+        : res.status >= 300 && res.status < 400
+          ? `redirect (${res.status}) not followed`
+          : `HTTP ${res.status}`,
+      responseBody: text || null,
+    });
   } catch (e) {
-    const msg = e instanceof Error ? (e.name === "TimeoutError" ? `timed out after ${TIMEOUT_MS / 1000} s` : e.message) : String(e);
+    const msg =
+      e instanceof Error
+        ? e.name === "TimeoutError"
+          ? `timed out after ${TIMEOUT_MS / 1000} s`
+          : e.message
+        : String(e);
     return done({ ok: false, statusCode: null, error: msg.slice(0, 500), responseBody: null });
   }
 }

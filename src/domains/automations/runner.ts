@@ -56,14 +56,32 @@ export function matchType(pattern: string, type: string) {
 }
 
 /** What templates and conditions read for an event. */
-export function eventTrigger(e: Pick<EventRecord, "id" | "type" | "companyId" | "siteId" | "entity" | "actor" | "data" | "createdAt">) {
-  return { kind: "event", eventId: e.id, eventType: e.type, companyId: e.companyId, siteId: e.siteId, entity: e.entity, actor: e.actor, data: e.data, at: e.createdAt.toISOString() };
+export function eventTrigger(
+  e: Pick<EventRecord, "id" | "type" | "companyId" | "siteId" | "entity" | "actor" | "data" | "createdAt">,
+) {
+  return {
+    kind: "event",
+    eventId: e.id,
+    eventType: e.type,
+    companyId: e.companyId,
+    siteId: e.siteId,
+    entity: e.entity,
+    actor: e.actor,
+    data: e.data,
+    at: e.createdAt.toISOString(),
+  };
 }
 
 // ---------------------------------------------------------------------------
 // Making runs
 
-async function insertRun(deps: Deps, a: Automation, trigger: Record<string, unknown>, chain: number[], skip: string | null) {
+async function insertRun(
+  deps: Deps,
+  a: Automation,
+  trigger: Record<string, unknown>,
+  chain: number[],
+  skip: string | null,
+) {
   const now = deps.clock.now();
   const [r] = await deps.db
     .insert(automationRuns)
@@ -91,7 +109,13 @@ export const automationTrigger: Subscriber = {
     const list = await deps.db
       .select()
       .from(automations)
-      .where(and(eq(automations.companyId, e.companyId), eq(automations.enabled, true), eq(automations.triggerType, "event")));
+      .where(
+        and(
+          eq(automations.companyId, e.companyId),
+          eq(automations.enabled, true),
+          eq(automations.triggerType, "event"),
+        ),
+      );
     const hits = list.filter((a) => a.trigger.type === "event" && matchType(a.trigger.eventType, e.type));
     if (!hits.length) return;
     let chain: number[] = [];
@@ -103,7 +127,13 @@ export const automationTrigger: Subscriber = {
           ? e.data.runId
           : null;
     if (parentRunId !== null) {
-      const parent = (await deps.db.select({ automationId: automationRuns.automationId, chain: automationRuns.chain }).from(automationRuns).where(eq(automationRuns.id, parentRunId)).limit(1))[0];
+      const parent = (
+        await deps.db
+          .select({ automationId: automationRuns.automationId, chain: automationRuns.chain })
+          .from(automationRuns)
+          .where(eq(automationRuns.id, parentRunId))
+          .limit(1)
+      )[0];
       if (parent) chain = [...parent.chain, parent.automationId];
     }
     const trigger = eventTrigger(e);
@@ -122,7 +152,12 @@ export const automationTrigger: Subscriber = {
 
 /** Scheduled automations whose time has come (what runSchedules starts and scheduleJob's pending check looks for). */
 const dueSchedules = (now: Date) =>
-  and(eq(automations.enabled, true), eq(automations.triggerType, "schedule"), isNotNull(automations.nextRunAt), lte(automations.nextRunAt, now));
+  and(
+    eq(automations.enabled, true),
+    eq(automations.triggerType, "schedule"),
+    isNotNull(automations.nextRunAt),
+    lte(automations.nextRunAt, now),
+  );
 
 export async function runSchedules(deps: Deps): Promise<number> {
   const now = deps.clock.now();
@@ -137,7 +172,14 @@ export async function runSchedules(deps: Deps): Promise<number> {
         .set({ nextRunAt: nextRun(t.cron, t.timeZone, now) })
         .where(and(eq(automations.id, a.id), eq(automations.nextRunAt, a.nextRunAt!)))
         .returning({ id: automations.id });
-      if (moved.length) await insertRun(deps, a, { kind: "schedule", scheduledFor: a.nextRunAt!.toISOString(), at: now.toISOString(), data: {} }, [], null);
+      if (moved.length)
+        await insertRun(
+          deps,
+          a,
+          { kind: "schedule", scheduledFor: a.nextRunAt!.toISOString(), at: now.toISOString(), data: {} },
+          [],
+          null,
+        );
     });
   }
   return due.length;
@@ -148,13 +190,33 @@ export async function runSchedules(deps: Deps): Promise<number> {
 
 /** The creator as an actor now, or the reason the automation cannot act. */
 async function actorFor(deps: Deps, a: Automation, runId: number): Promise<ActorContext | string> {
-  const company = (await deps.db.select({ id: companies.id, name: companies.name }).from(companies).where(eq(companies.id, a.companyId)).limit(1))[0];
-  const m = (await deps.db.select({ role: memberships.role }).from(memberships).where(and(eq(memberships.companyId, a.companyId), eq(memberships.userId, a.createdByUserId))).limit(1))[0];
-  if (!company || !m) return "The person who created this automation is no longer a member of the company; it cannot act for them.";
+  const company = (
+    await deps.db
+      .select({ id: companies.id, name: companies.name })
+      .from(companies)
+      .where(eq(companies.id, a.companyId))
+      .limit(1)
+  )[0];
+  const m = (
+    await deps.db
+      .select({ role: memberships.role })
+      .from(memberships)
+      .where(and(eq(memberships.companyId, a.companyId), eq(memberships.userId, a.createdByUserId)))
+      .limit(1)
+  )[0];
+  if (!company || !m)
+    return "The person who created this automation is no longer a member of the company; it cannot act for them.";
   let scopes = a.scopes;
   if (a.credentialKind === "mcp_key") {
-    const key = (await deps.db.select({ scopes: mcpKeys.scopes, revokedAt: mcpKeys.revokedAt }).from(mcpKeys).where(eq(mcpKeys.id, a.credentialId)).limit(1))[0];
-    if (!key || key.revokedAt) return "The API key this automation was created with has been revoked; recreate the automation with a live credential.";
+    const key = (
+      await deps.db
+        .select({ scopes: mcpKeys.scopes, revokedAt: mcpKeys.revokedAt })
+        .from(mcpKeys)
+        .where(eq(mcpKeys.id, a.credentialId))
+        .limit(1)
+    )[0];
+    if (!key || key.revokedAt)
+      return "The API key this automation was created with has been revoked; recreate the automation with a live credential.";
     scopes = key.scopes;
   }
   const access: CompanyAccess = { id: company.id, name: company.name, role: m.role };
@@ -178,9 +240,14 @@ function clip(x: unknown): unknown {
 export async function callToolAs(ctx: ActorContext, name: string, args: unknown): Promise<unknown> {
   const tool = toolByName(name);
   if (!tool) throw new AppError("validation", `There is no tool "${name}".`);
-  if (BLOCKED_TOOLSETS.has(tool.toolset) && !tool.readOnly) throw new AppError("forbidden", `Automations cannot change automations or webhooks (${tool.name}).`);
+  if (BLOCKED_TOOLSETS.has(tool.toolset) && !tool.readOnly)
+    throw new AppError("forbidden", `Automations cannot change automations or webhooks (${tool.name}).`);
   const parsed = v.safeParse(tool.input, args ?? {});
-  if (!parsed.success) throw new AppError("validation", `Invalid arguments for ${name}: ${v.summarize(parsed.issues).replace(/\n/g, "; ")}`);
+  if (!parsed.success)
+    throw new AppError(
+      "validation",
+      `Invalid arguments for ${name}: ${v.summarize(parsed.issues).replace(/\n/g, "; ")}`,
+    );
   authorize(ctx, tool.scope, { write: !tool.readOnly, minRole: tool.minRole });
   if (shouldStage(ctx, tool)) return await stageToolCall(ctx, tool, parsed.output);
   return await tool.run(ctx, parsed.output as never);
@@ -189,7 +256,14 @@ export async function callToolAs(ctx: ActorContext, name: string, args: unknown)
 const EMAIL_RE = /^[^\s@<>,;]+@[^\s@<>,;]+\.[^\s@<>,;]+$/;
 
 /** One action: its input (templates filled) and output. Throws on failure. */
-export async function runAction(ctx: ActorContext, a: Automation, runId: number, action: AutomationAction, input: Record<string, unknown>, trigger: Record<string, unknown> | null = null): Promise<unknown> {
+export async function runAction(
+  ctx: ActorContext,
+  a: Automation,
+  runId: number,
+  action: AutomationAction,
+  input: Record<string, unknown>,
+  trigger: Record<string, unknown> | null = null,
+): Promise<unknown> {
   const deps = ctx.deps;
   switch (action.type) {
     case "create_card":
@@ -197,16 +271,29 @@ export async function runAction(ctx: ActorContext, a: Automation, runId: number,
     case "post_chat_message": {
       // Through the chat tools, as the creator: chat:write checked now, the visitor's stream woken like any agent reply.
       const c = chatCall(input, trigger);
-      if (c.args.id === undefined || c.args.id === null) throw new AppError("validation", "No conversation: give with.conversationId (a conversation number) or trigger on a chat event.");
+      if (c.args.id === undefined || c.args.id === null)
+        throw new AppError(
+          "validation",
+          "No conversation: give with.conversationId (a conversation number) or trigger on a chat event.",
+        );
       return await callToolAs(ctx, c.tool, c.args);
     }
     case "call_tool":
       return await callToolAs(ctx, String(input.tool), input.arguments ?? {});
     case "send_email": {
       authorize(ctx, "automations:write", { write: true });
-      const to = (Array.isArray(input.to) ? input.to : String(input.to ?? "").split(",")).map((x) => String(x).trim()).filter(Boolean);
-      if (!to.length || to.length > 20 || to.some((x) => !EMAIL_RE.test(x))) throw new AppError("validation", `with.to must be 1 to 20 email addresses; got "${String(input.to).slice(0, 200)}".`);
-      const subject = String(input.subject ?? "").replace(/[\r\n]+/g, " ").trim().slice(0, 300);
+      const to = (Array.isArray(input.to) ? input.to : String(input.to ?? "").split(","))
+        .map((x) => String(x).trim())
+        .filter(Boolean);
+      if (!to.length || to.length > 20 || to.some((x) => !EMAIL_RE.test(x)))
+        throw new AppError(
+          "validation",
+          `with.to must be 1 to 20 email addresses; got "${String(input.to).slice(0, 200)}".`,
+        );
+      const subject = String(input.subject ?? "")
+        .replace(/[\r\n]+/g, " ")
+        .trim()
+        .slice(0, 300);
       const text = String(input.text ?? "");
       if (!subject || !text.trim()) throw new AppError("validation", "An email needs a subject and a text.");
       if (text.length > 100_000) throw new AppError("validation", "The email text is longer than 100,000 characters.");
@@ -214,7 +301,11 @@ export async function runAction(ctx: ActorContext, a: Automation, runId: number,
         // Metered per recipient like any email send; a refusal fails the step with nothing queued.
         await meter(tx, deps, a.companyId, "email.send", to.length, `automation_run:${runId}`, ctx.principal.userId);
         const m = await queueMail(tx, deps, { companyId: a.companyId, to, subject, text, tag: `automation.${a.id}` });
-        await audit(tx, ctx, "automations.send_email", { type: "automation", id: a.id, detail: { runId, to, subject } });
+        await audit(tx, ctx, "automations.send_email", {
+          type: "automation",
+          id: a.id,
+          detail: { runId, to, subject },
+        });
         return { mailId: m.id, to, subject };
       });
     }
@@ -222,8 +313,16 @@ export async function runAction(ctx: ActorContext, a: Automation, runId: number,
       authorize(ctx, "automations:write", { write: true });
       let userIds = Array.isArray(input.userIds) ? input.userIds.map(Number) : [];
       if (Array.isArray(input.roles) && input.roles.length) {
-        const roles = input.roles.map(String).filter((r) => ["owner", "admin", "member", "viewer"].includes(r)) as ("owner" | "admin")[];
-        const rows = roles.length ? await deps.db.select({ u: memberships.userId }).from(memberships).where(and(eq(memberships.companyId, a.companyId), inArray(memberships.role, roles))) : [];
+        const roles = input.roles.map(String).filter((r) => ["owner", "admin", "member", "viewer"].includes(r)) as (
+          | "owner"
+          | "admin"
+        )[];
+        const rows = roles.length
+          ? await deps.db
+              .select({ u: memberships.userId })
+              .from(memberships)
+              .where(and(eq(memberships.companyId, a.companyId), inArray(memberships.role, roles)))
+          : [];
         userIds = [...userIds, ...rows.map((r) => r.u)];
       }
       const r = await deps.store.transaction(() =>
@@ -242,10 +341,23 @@ export async function runAction(ctx: ActorContext, a: Automation, runId: number,
     case "call_webhook": {
       authorize(ctx, "automations:write", { write: true });
       const id = Number(input.webhookId);
-      const e = (await deps.db.select().from(webhookEndpoints).where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.companyId, a.companyId))).limit(1))[0];
+      const e = (
+        await deps.db
+          .select()
+          .from(webhookEndpoints)
+          .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.companyId, a.companyId)))
+          .limit(1)
+      )[0];
       if (!e) throw new AppError("not_found", `Webhook ${id} not found.`);
       if (e.status !== "enabled") throw new AppError("conflict", `Webhook ${id} is disabled.`);
-      const body = JSON.stringify({ id: `run_${runId}_${a.id}`, type: "automation.call", timestamp: deps.clock.now().toISOString(), automationId: a.id, runId, data: input.body ?? null });
+      const body = JSON.stringify({
+        id: `run_${runId}_${a.id}`,
+        type: "automation.call",
+        timestamp: deps.clock.now().toISOString(),
+        automationId: a.id,
+        runId,
+        data: input.body ?? null,
+      });
       const o = await sendSigned(deps, { url: e.url, secret: e.secret }, `run_${runId}`, body);
       if (!o.ok) throw new AppError("conflict", `The webhook answered ${o.error ?? "with an error"}.`);
       return { statusCode: o.statusCode, durationMs: o.durationMs, response: o.responseBody?.slice(0, 500) ?? null };
@@ -263,28 +375,63 @@ function errorText(e: unknown): string {
 export async function executeRun(deps: Deps, run: Run): Promise<void> {
   const a = (await deps.db.select().from(automations).where(eq(automations.id, run.automationId)).limit(1))[0];
   const finish = async (set: Partial<Run>) => {
-    await deps.db.update(automationRuns).set({ leaseUntil: null, finishedAt: deps.clock.now(), ...set }).where(eq(automationRuns.id, run.id));
+    await deps.db
+      .update(automationRuns)
+      .set({ leaseUntil: null, finishedAt: deps.clock.now(), ...set })
+      .where(eq(automationRuns.id, run.id));
   };
   if (!a) return;
   const actor = await actorFor(deps, a, run.id);
   if (typeof actor === "string") return await finish({ status: "failed", error: actor });
   const steps: StepRecord[] = run.steps.slice(0, run.startStep);
-  const scope: Record<string, unknown> = { trigger: run.trigger, automation: { id: a.id, name: a.name, runId: run.id }, steps };
-  if (run.startStep === 0 && !allHold(a.conditions, scope)) return await finish({ status: "skipped", error: "Conditions not met.", steps: [] });
+  const scope: Record<string, unknown> = {
+    trigger: run.trigger,
+    automation: { id: a.id, name: a.name, runId: run.id },
+    steps,
+  };
+  if (run.startStep === 0 && !allHold(a.conditions, scope))
+    return await finish({ status: "skipped", error: "Conditions not met.", steps: [] });
   for (let i = run.startStep; i < a.actions.length; i++) {
     const action = a.actions[i]!;
     const startedAt = deps.clock.now().toISOString();
     const input = render(action.with, scope) as Record<string, unknown>;
     try {
       const output = clip(await runAction(actor, a, run.id, action, input, run.trigger));
-      steps.push({ index: i, type: action.type, status: "succeeded", input: clip(input), output, error: null, startedAt, finishedAt: deps.clock.now().toISOString() });
-      await deps.db.update(automationRuns).set({ steps, startStep: i + 1 }).where(eq(automationRuns.id, run.id));
+      steps.push({
+        index: i,
+        type: action.type,
+        status: "succeeded",
+        input: clip(input),
+        output,
+        error: null,
+        startedAt,
+        finishedAt: deps.clock.now().toISOString(),
+      });
+      await deps.db
+        .update(automationRuns)
+        .set({ steps, startStep: i + 1 })
+        .where(eq(automationRuns.id, run.id));
     } catch (e) {
       const error = errorText(e);
-      steps.push({ index: i, type: action.type, status: "failed", input: clip(input), output: null, error, startedAt, finishedAt: deps.clock.now().toISOString() });
+      steps.push({
+        index: i,
+        type: action.type,
+        status: "failed",
+        input: clip(input),
+        output: null,
+        error,
+        startedAt,
+        finishedAt: deps.clock.now().toISOString(),
+      });
       return await deps.store.transaction(async () => {
         await finish({ status: "failed", steps, startStep: i, error: `Step ${i} (${action.type}) failed: ${error}` });
-        await emit(deps.db, { deps, company: { id: a.companyId } }, automationRunFailed, { id: a.id }, { automationId: a.id, name: a.name, runId: run.id, step: i, error });
+        await emit(
+          deps.db,
+          { deps, company: { id: a.companyId } },
+          automationRunFailed,
+          { id: a.id },
+          { automationId: a.id, name: a.name, runId: run.id, step: i, error },
+        );
         await notifyDetailed(deps, {
           companyId: a.companyId,
           userIds: [a.createdByUserId],
@@ -312,22 +459,45 @@ export async function runQueued(deps: Deps): Promise<number> {
   if ((await deps.db.select({ id: automationRuns.id }).from(automationRuns).where(stale).limit(1)).length)
     await deps.db
       .update(automationRuns)
-      .set({ status: "failed", error: "Interrupted (the server stopped mid-run); retry to resume from the step that was running.", leaseUntil: null, finishedAt: now })
+      .set({
+        status: "failed",
+        error: "Interrupted (the server stopped mid-run); retry to resume from the step that was running.",
+        leaseUntil: null,
+        finishedAt: now,
+      })
       .where(stale);
   let n = 0;
   while (n < RUNS_PER_JOB && !deps.store.closed) {
-    const next = (await deps.db.select({ id: automationRuns.id }).from(automationRuns).where(queuedRuns).orderBy(asc(automationRuns.id)).limit(1))[0];
+    const next = (
+      await deps.db
+        .select({ id: automationRuns.id })
+        .from(automationRuns)
+        .where(queuedRuns)
+        .orderBy(asc(automationRuns.id))
+        .limit(1)
+    )[0];
     if (!next) break;
-    const claimed = (await deps.db
-      .update(automationRuns)
-      .set({ status: "running", attempts: sql`${automationRuns.attempts} + 1`, startedAt: deps.clock.now(), leaseUntil: new Date(deps.clock.now().getTime() + LEASE_MS), error: null })
-      .where(and(eq(automationRuns.id, next.id), eq(automationRuns.status, "queued")))
-      .returning())[0];
+    const claimed = (
+      await deps.db
+        .update(automationRuns)
+        .set({
+          status: "running",
+          attempts: sql`${automationRuns.attempts} + 1`,
+          startedAt: deps.clock.now(),
+          leaseUntil: new Date(deps.clock.now().getTime() + LEASE_MS),
+          error: null,
+        })
+        .where(and(eq(automationRuns.id, next.id), eq(automationRuns.status, "queued")))
+        .returning()
+    )[0];
     if (!claimed) continue;
     try {
       await executeRun(deps, claimed);
     } catch (e) {
-      await deps.db.update(automationRuns).set({ status: "failed", error: errorText(e), leaseUntil: null, finishedAt: deps.clock.now() }).where(eq(automationRuns.id, claimed.id));
+      await deps.db
+        .update(automationRuns)
+        .set({ status: "failed", error: errorText(e), leaseUntil: null, finishedAt: deps.clock.now() })
+        .where(eq(automationRuns.id, claimed.id));
     }
     n++;
   }
@@ -338,7 +508,14 @@ export const runJob: JobDef = {
   name: "automations.run",
   description: "Executes queued automation runs, step by step, as each automation's creator.",
   everyMs: 1000,
-  pending: (deps) => anyRow(deps.db.select({ id: automationRuns.id }).from(automationRuns).where(or(queuedRuns, staleRuns(deps.clock.now()))).limit(1)),
+  pending: (deps) =>
+    anyRow(
+      deps.db
+        .select({ id: automationRuns.id })
+        .from(automationRuns)
+        .where(or(queuedRuns, staleRuns(deps.clock.now())))
+        .limit(1),
+    ),
   run: (deps) => runQueued(deps).then(() => undefined),
 };
 
@@ -347,13 +524,17 @@ export const RUN_RETENTION_DAYS = 90;
 
 /** Finished runs at least RUN_RETENTION_DAYS old at `now`: what automations.prune deletes (and its pending check looks for). */
 const oldRuns = (now: Date) =>
-  and(inArray(automationRuns.status, ["succeeded", "failed", "skipped"]), lte(automationRuns.createdAt, new Date(now.getTime() - RUN_RETENTION_DAYS * 86_400_000)));
+  and(
+    inArray(automationRuns.status, ["succeeded", "failed", "skipped"]),
+    lte(automationRuns.createdAt, new Date(now.getTime() - RUN_RETENTION_DAYS * 86_400_000)),
+  );
 
 export const pruneRunsJob: JobDef = {
   name: "automations.prune",
   description: `Deletes finished automation runs older than ${RUN_RETENTION_DAYS} days.`,
   everyMs: 3_600_000,
-  pending: (deps) => anyRow(deps.db.select({ id: automationRuns.id }).from(automationRuns).where(oldRuns(deps.clock.now())).limit(1)),
+  pending: (deps) =>
+    anyRow(deps.db.select({ id: automationRuns.id }).from(automationRuns).where(oldRuns(deps.clock.now())).limit(1)),
   async run(deps) {
     await deps.store.transaction((tx) => tx.delete(automationRuns).where(oldRuns(deps.clock.now())), { silent: true });
   },
@@ -363,6 +544,7 @@ export const scheduleJob: JobDef = {
   name: "automations.schedule",
   description: "Starts scheduled automations whose cron time has come (missed times fold into one run).",
   everyMs: 1000,
-  pending: (deps) => anyRow(deps.db.select({ id: automations.id }).from(automations).where(dueSchedules(deps.clock.now())).limit(1)),
+  pending: (deps) =>
+    anyRow(deps.db.select({ id: automations.id }).from(automations).where(dueSchedules(deps.clock.now())).limit(1)),
   run: (deps) => runSchedules(deps).then(() => undefined),
 };

@@ -12,14 +12,28 @@
  * in automation_versions, for rollback), and one run per trigger with each
  * step's input, output and error.
  */
-import { bool, createdAt, id, index, integer, json, table, text, time, uniqueIndex, updatedAt } from "../../core/columns";
+import {
+  bool,
+  createdAt,
+  id,
+  index,
+  integer,
+  json,
+  table,
+  text,
+  time,
+  uniqueIndex,
+  updatedAt,
+} from "../../core/columns";
 import { companies, users } from "../accounts/tables";
 
 export const webhookEndpoints = table(
   "webhook_endpoints",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
     url: text("url").notNull(),
     description: text("description"),
     /** Event types, `post.*` prefixes, or "*". */
@@ -43,7 +57,9 @@ export const webhookDeliveries = table(
   "webhook_deliveries",
   {
     id: id(),
-    endpointId: integer("endpoint_id").notNull().references(() => webhookEndpoints.id, { onDelete: "cascade" }),
+    endpointId: integer("endpoint_id")
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: "cascade" }),
     companyId: integer("company_id").notNull(),
     /** The outbox event (events are pruned after 30 days; the payload is kept here). */
     eventId: integer("event_id").notNull(),
@@ -71,7 +87,9 @@ export const webhookAttempts = table(
   "webhook_attempts",
   {
     id: id(),
-    deliveryId: integer("delivery_id").notNull().references(() => webhookDeliveries.id, { onDelete: "cascade" }),
+    deliveryId: integer("delivery_id")
+      .notNull()
+      .references(() => webhookDeliveries.id, { onDelete: "cascade" }),
     attemptedAt: time("attempted_at").notNull(),
     statusCode: integer("status_code"),
     error: text("error"),
@@ -112,7 +130,9 @@ export const automations = table(
   "automations",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     description: text("description"),
     enabled: bool("enabled").notNull().default(false),
@@ -128,7 +148,9 @@ export const automations = table(
     hookToken: text("hook_token"),
     hookSecret: text("hook_secret"),
     /** Whose rights the actions run with (re-checked at every run). */
-    createdByUserId: integer("created_by_user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    createdByUserId: integer("created_by_user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
     credentialKind: text("credential_kind").notNull(),
     credentialId: integer("credential_id").notNull(),
     scopes: json<string[]>("scopes").notNull(),
@@ -149,7 +171,9 @@ export const automationVersions = table(
   "automation_versions",
   {
     id: id(),
-    automationId: integer("automation_id").notNull().references(() => automations.id, { onDelete: "cascade" }),
+    automationId: integer("automation_id")
+      .notNull()
+      .references(() => automations.id, { onDelete: "cascade" }),
     version: integer("version").notNull(),
     definition: json<AutomationDefinition>("definition").notNull(),
     note: text("note"),
@@ -177,7 +201,9 @@ export const automationRuns = table(
   "automation_runs",
   {
     id: id(),
-    automationId: integer("automation_id").notNull().references(() => automations.id, { onDelete: "cascade" }),
+    automationId: integer("automation_id")
+      .notNull()
+      .references(() => automations.id, { onDelete: "cascade" }),
     companyId: integer("company_id").notNull(),
     version: integer("version").notNull(),
     status: text("status").$type<RunStatus>().notNull(),

@@ -60,7 +60,12 @@ const automationsList = defineTool({
   ...R,
   name: "automations_list",
   description: "List automations; filter by enabled, triggerType, eventType.",
-  input: v.object({ enabled: v.optional(v.boolean()), triggerType: v.optional(v.picklist(["event", "schedule", "webhook"])), eventType: v.optional(v.string()), ...pageInput }),
+  input: v.object({
+    enabled: v.optional(v.boolean()),
+    triggerType: v.optional(v.picklist(["event", "schedule", "webhook"])),
+    eventType: v.optional(v.string()),
+    ...pageInput,
+  }),
   run: (ctx, i) => listAutomations(ctx, i),
 });
 
@@ -78,7 +83,14 @@ const automationsCreate = defineTool({
   description:
     "Create an automation (disabled unless enabled: true). trigger.type event (eventType, filters) | schedule (cron, timeZone) | webhook. " +
     "Strings in actions[].with may use {{trigger.data.x}}, {{steps.0.output.x}}. Actions run with your rights. Guide: docs/automations.md.",
-  input: v.object({ name, description: v.optional(description, null), trigger: triggerSchema, conditions: v.optional(conditions, []), actions, enabled: v.optional(v.boolean()) }),
+  input: v.object({
+    name,
+    description: v.optional(description, null),
+    trigger: triggerSchema,
+    conditions: v.optional(conditions, []),
+    actions,
+    enabled: v.optional(v.boolean()),
+  }),
   run: (ctx, i) => createAutomation(ctx, i as AutomationDefinition & { enabled?: boolean }),
 });
 
@@ -86,7 +98,14 @@ const automationsUpdate = defineTool({
   ...W,
   name: "automations_update",
   description: "Change name, description, trigger, conditions or actions; saves a new version (validated).",
-  input: v.object({ id, name: v.optional(name), description: v.optional(description), trigger: v.optional(triggerSchema), conditions: v.optional(conditions), actions: v.optional(actions) }),
+  input: v.object({
+    id,
+    name: v.optional(name),
+    description: v.optional(description),
+    trigger: v.optional(triggerSchema),
+    conditions: v.optional(conditions),
+    actions: v.optional(actions),
+  }),
   run: (ctx, i) => updateAutomation(ctx, i as Partial<AutomationDefinition> & { id: number }),
 });
 
@@ -111,7 +130,8 @@ const automationsToggle = defineTool({
 const automationsTest = defineTool({
   ...R,
   name: "automations_test",
-  description: "Dry run with a sample trigger (sample.data shaped like the event) or a recent eventId: filters, conditions, each step's filled input and problems. Writes and sends nothing.",
+  description:
+    "Dry run with a sample trigger (sample.data shaped like the event) or a recent eventId: filters, conditions, each step's filled input and problems. Writes and sends nothing.",
   input: v.object({ id, eventId: v.optional(id), sample: v.optional(v.record(v.string(), v.unknown())) }),
   run: (ctx, i) => testAutomation(ctx, i),
 });
@@ -179,7 +199,8 @@ const webhooksCreate = defineTool({
   ...WW,
   openWorld: true,
   name: "webhooks_create",
-  description: 'Subscribe a public https URL to event types (post.published, post.*, "*"). Returns the signing secret once (Standard Webhooks).',
+  description:
+    'Subscribe a public https URL to event types (post.published, post.*, "*"). Returns the signing secret once (Standard Webhooks).',
   input: v.object({ url, eventTypes, description: v.optional(description) }),
   run: (ctx, i) => createWebhook(ctx, i),
 });
@@ -188,7 +209,13 @@ const webhooksUpdate = defineTool({
   ...WW,
   name: "webhooks_update",
   description: "Change url, eventTypes, description; enabled: true re-enables a disabled one and resends what waited.",
-  input: v.object({ id, url: v.optional(url), eventTypes: v.optional(eventTypes), description: v.optional(description), enabled: v.optional(v.boolean()) }),
+  input: v.object({
+    id,
+    url: v.optional(url),
+    eventTypes: v.optional(eventTypes),
+    description: v.optional(description),
+    enabled: v.optional(v.boolean()),
+  }),
   run: (ctx, i) => updateWebhook(ctx, i),
 });
 
@@ -222,7 +249,12 @@ const deliveriesList = defineTool({
   ...WR,
   name: "webhook_deliveries_list",
   description: "Delivery log, newest first; filter by webhookId, status, eventType.",
-  input: v.object({ webhookId: v.optional(id), status: v.optional(v.picklist(["pending", "succeeded", "failed"])), eventType: v.optional(v.string()), ...pageInput }),
+  input: v.object({
+    webhookId: v.optional(id),
+    status: v.optional(v.picklist(["pending", "succeeded", "failed"])),
+    eventType: v.optional(v.string()),
+    ...pageInput,
+  }),
   run: (ctx, i) => listDeliveries(ctx, i),
 });
 
@@ -246,8 +278,22 @@ const deliveriesRedeliver = defineTool({
 export const automationsDomain: Domain = {
   name: "automations",
   title: "Automations",
-  description: "When something happens (an event, a schedule, a signed incoming webhook), check conditions and run actions: create cards, send emails, notify people, call webhooks or any Plinth tool.",
-  tools: [automationsList, automationsGet, automationsCreate, automationsUpdate, automationsDelete, automationsToggle, automationsTest, automationsVersions, automationsRollback, runsList, runsGet, runsRetry],
+  description:
+    "When something happens (an event, a schedule, a signed incoming webhook), check conditions and run actions: create cards, send emails, notify people, call webhooks or any Plinth tool.",
+  tools: [
+    automationsList,
+    automationsGet,
+    automationsCreate,
+    automationsUpdate,
+    automationsDelete,
+    automationsToggle,
+    automationsTest,
+    automationsVersions,
+    automationsRollback,
+    runsList,
+    runsGet,
+    runsRetry,
+  ],
   events: automationEvents,
   subscribers: [automationTrigger],
   jobs: [runJob, scheduleJob, pruneRunsJob],
@@ -261,8 +307,20 @@ export const automationsDomain: Domain = {
 export const webhooksDomain: Domain = {
   name: "webhooks",
   title: "Webhooks",
-  description: "Outgoing webhooks: signed POSTs of events to your URLs, retried, in order per entity, with a delivery log.",
-  tools: [webhooksList, webhooksGet, webhooksCreate, webhooksUpdate, webhooksDelete, webhooksRotate, webhooksTest, deliveriesList, deliveriesGet, deliveriesRedeliver],
+  description:
+    "Outgoing webhooks: signed POSTs of events to your URLs, retried, in order per entity, with a delivery log.",
+  tools: [
+    webhooksList,
+    webhooksGet,
+    webhooksCreate,
+    webhooksUpdate,
+    webhooksDelete,
+    webhooksRotate,
+    webhooksTest,
+    deliveriesList,
+    deliveriesGet,
+    deliveriesRedeliver,
+  ],
   subscribers: [webhookFanout],
   jobs: [deliverJob, pruneDeliveriesJob],
   integrations: [webhookIntegrations],

@@ -54,12 +54,15 @@ type Delivery = typeof webhookDeliveries.$inferSelect;
 export function checkEventTypes(types: string[]): string[] {
   const known = knownEventTypes();
   const out = [...new Set(types.map((t) => t.trim()))];
-  if (out.length === 0) throw invalid('eventTypes is empty: give event types (post.published), prefixes (post.*) or "*".');
+  if (out.length === 0)
+    throw invalid('eventTypes is empty: give event types (post.published), prefixes (post.*) or "*".');
   for (const t of out) {
     if (t === "*") continue;
     const prefix = /^([a-z][a-z0-9_]*)\.\*$/.exec(t);
     if (prefix ? ![...known].some((k) => k.startsWith(`${prefix[1]}.`)) : !known.has(t))
-      throw invalid(`Unknown event type "${t.slice(0, 80)}". See docs/events.md; e.g. post.published, order.created, card.*.`);
+      throw invalid(
+        `Unknown event type "${t.slice(0, 80)}". See docs/events.md; e.g. post.published, order.created, card.*.`,
+      );
   }
   return out;
 }
@@ -106,7 +109,13 @@ function deliveryView(d: Delivery) {
 }
 
 async function endpointFor(ctx: ActorContext, id: number): Promise<Endpoint> {
-  const e = (await ctx.deps.db.select().from(webhookEndpoints).where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.companyId, ctx.company.id))).limit(1))[0];
+  const e = (
+    await ctx.deps.db
+      .select()
+      .from(webhookEndpoints)
+      .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.companyId, ctx.company.id)))
+      .limit(1)
+  )[0];
   if (!e) throw notFound(`Webhook ${id} not found.`);
   return e;
 }
@@ -114,11 +123,23 @@ async function endpointFor(ctx: ActorContext, id: number): Promise<Endpoint> {
 // ---------------------------------------------------------------------------
 // Verbs
 
-export async function listWebhooks(ctx: ActorContext, input: { status?: "enabled" | "disabled"; limit: number; offset: number }) {
+export async function listWebhooks(
+  ctx: ActorContext,
+  input: { status?: "enabled" | "disabled"; limit: number; offset: number },
+) {
   authorize(ctx, "automations:read", { write: false });
-  const where = and(eq(webhookEndpoints.companyId, ctx.company.id), input.status ? eq(webhookEndpoints.status, input.status) : undefined);
+  const where = and(
+    eq(webhookEndpoints.companyId, ctx.company.id),
+    input.status ? eq(webhookEndpoints.status, input.status) : undefined,
+  );
   const [rows, [total]] = await Promise.all([
-    ctx.deps.db.select().from(webhookEndpoints).where(where).orderBy(asc(webhookEndpoints.id)).limit(input.limit).offset(input.offset),
+    ctx.deps.db
+      .select()
+      .from(webhookEndpoints)
+      .where(where)
+      .orderBy(asc(webhookEndpoints.id))
+      .limit(input.limit)
+      .offset(input.offset),
     ctx.deps.db.select({ n: count() }).from(webhookEndpoints).where(where),
   ]);
   return page(rows.map(endpointView), total!.n, input.limit, input.offset);
@@ -137,25 +158,53 @@ export async function getWebhook(ctx: ActorContext, input: { id: number }) {
   return { ...endpointView(e), deliveries };
 }
 
-export async function createWebhook(ctx: ActorContext, input: { url: string; eventTypes: string[]; description?: string | null }) {
+export async function createWebhook(
+  ctx: ActorContext,
+  input: { url: string; eventTypes: string[]; description?: string | null },
+) {
   authorize(ctx, "automations:write", { write: true });
   const url = checkTargetUrl(ctx.deps, input.url);
   const eventTypes = checkEventTypes(input.eventTypes);
   const now = ctx.deps.clock.now();
   return await ctx.deps.db.transaction(async (tx) => {
-    const [n] = await tx.select({ n: count() }).from(webhookEndpoints).where(eq(webhookEndpoints.companyId, ctx.company.id));
+    const [n] = await tx
+      .select({ n: count() })
+      .from(webhookEndpoints)
+      .where(eq(webhookEndpoints.companyId, ctx.company.id));
     if (n!.n >= MAX_ENDPOINTS) throw conflict(`A company has at most ${MAX_ENDPOINTS} webhooks; delete one first.`);
     const secret = newSigningSecret();
-    const row = (await tx
-      .insert(webhookEndpoints)
-      .values({ companyId: ctx.company.id, url, eventTypes, description: input.description?.trim() || null, secret, status: "enabled", createdByUserId: ctx.principal.userId, createdAt: now, updatedAt: now })
-      .returning())[0]!;
+    const row = (
+      await tx
+        .insert(webhookEndpoints)
+        .values({
+          companyId: ctx.company.id,
+          url,
+          eventTypes,
+          description: input.description?.trim() || null,
+          secret,
+          status: "enabled",
+          createdByUserId: ctx.principal.userId,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning()
+    )[0]!;
     await audit(tx, ctx, "webhooks.create", { type: "webhook", id: row.id, detail: { url, eventTypes } });
-    return { id: row.id, url, eventTypes, status: row.status, secret, note: "Keep secret: it is shown only now. Verify webhook-signature with it (Standard Webhooks)." };
+    return {
+      id: row.id,
+      url,
+      eventTypes,
+      status: row.status,
+      secret,
+      note: "Keep secret: it is shown only now. Verify webhook-signature with it (Standard Webhooks).",
+    };
   });
 }
 
-export async function updateWebhook(ctx: ActorContext, input: { id: number; url?: string; eventTypes?: string[]; description?: string | null; enabled?: boolean }) {
+export async function updateWebhook(
+  ctx: ActorContext,
+  input: { id: number; url?: string; eventTypes?: string[]; description?: string | null; enabled?: boolean },
+) {
   authorize(ctx, "automations:write", { write: true });
   const set: Partial<Endpoint> = {};
   if (input.url !== undefined) set.url = checkTargetUrl(ctx.deps, input.url);
@@ -171,10 +220,19 @@ export async function updateWebhook(ctx: ActorContext, input: { id: number; url?
       // Enabling starts over: a clean streak, and the deliveries that waited go out now.
       set.failureStreak = 0;
       set.disabledReason = null;
-      await tx.update(webhookDeliveries).set({ nextAttemptAt: now }).where(and(eq(webhookDeliveries.endpointId, e.id), eq(webhookDeliveries.status, "pending")));
+      await tx
+        .update(webhookDeliveries)
+        .set({ nextAttemptAt: now })
+        .where(and(eq(webhookDeliveries.endpointId, e.id), eq(webhookDeliveries.status, "pending")));
     }
     if (input.enabled === false) set.disabledReason = "disabled by a person";
-    const row = (await tx.update(webhookEndpoints).set({ ...set, updatedAt: now }).where(eq(webhookEndpoints.id, e.id)).returning())[0]!;
+    const row = (
+      await tx
+        .update(webhookEndpoints)
+        .set({ ...set, updatedAt: now })
+        .where(eq(webhookEndpoints.id, e.id))
+        .returning()
+    )[0]!;
     await audit(tx, ctx, "webhooks.update", { type: "webhook", id: e.id, detail: { fields } });
     return { id: row.id, url: row.url, eventTypes: row.eventTypes, status: row.status };
   });
@@ -195,15 +253,28 @@ export async function rotateWebhookSecret(ctx: ActorContext, input: { id: number
   return await ctx.deps.db.transaction(async (tx) => {
     const e = await endpointFor(ctx, input.id);
     const secret = newSigningSecret();
-    await tx.update(webhookEndpoints).set({ secret, updatedAt: ctx.deps.clock.now() }).where(eq(webhookEndpoints.id, e.id));
+    await tx
+      .update(webhookEndpoints)
+      .set({ secret, updatedAt: ctx.deps.clock.now() })
+      .where(eq(webhookEndpoints.id, e.id));
     await audit(tx, ctx, "webhooks.rotate_secret", { type: "webhook", id: e.id });
-    return { id: e.id, secret, note: "The old secret stops working now; deliveries from here on are signed with this one." };
+    return {
+      id: e.id,
+      secret,
+      note: "The old secret stops working now; deliveries from here on are signed with this one.",
+    };
   });
 }
 
 export async function listDeliveries(
   ctx: ActorContext,
-  input: { webhookId?: number; status?: "pending" | "succeeded" | "failed"; eventType?: string; limit: number; offset: number },
+  input: {
+    webhookId?: number;
+    status?: "pending" | "succeeded" | "failed";
+    eventType?: string;
+    limit: number;
+    offset: number;
+  },
 ) {
   authorize(ctx, "automations:read", { write: false });
   if (input.webhookId !== undefined) await endpointFor(ctx, input.webhookId);
@@ -214,14 +285,26 @@ export async function listDeliveries(
     input.eventType ? eq(webhookDeliveries.eventType, input.eventType) : undefined,
   );
   const [rows, [total]] = await Promise.all([
-    ctx.deps.db.select().from(webhookDeliveries).where(where).orderBy(desc(webhookDeliveries.id)).limit(input.limit).offset(input.offset),
+    ctx.deps.db
+      .select()
+      .from(webhookDeliveries)
+      .where(where)
+      .orderBy(desc(webhookDeliveries.id))
+      .limit(input.limit)
+      .offset(input.offset),
     ctx.deps.db.select({ n: count() }).from(webhookDeliveries).where(where),
   ]);
   return page(rows.map(deliveryView), total!.n, input.limit, input.offset);
 }
 
 async function deliveryFor(ctx: ActorContext, id: number): Promise<Delivery> {
-  const d = (await ctx.deps.db.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.id, id), eq(webhookDeliveries.companyId, ctx.company.id))).limit(1))[0];
+  const d = (
+    await ctx.deps.db
+      .select()
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.id, id), eq(webhookDeliveries.companyId, ctx.company.id)))
+      .limit(1)
+  )[0];
   if (!d) throw notFound(`Delivery ${id} not found.`);
   return d;
 }
@@ -229,11 +312,21 @@ async function deliveryFor(ctx: ActorContext, id: number): Promise<Delivery> {
 export async function getDelivery(ctx: ActorContext, input: { id: number }) {
   authorize(ctx, "automations:read", { write: false });
   const d = await deliveryFor(ctx, input.id);
-  const attempts = await ctx.deps.db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, d.id)).orderBy(asc(webhookAttempts.id));
+  const attempts = await ctx.deps.db
+    .select()
+    .from(webhookAttempts)
+    .where(eq(webhookAttempts.deliveryId, d.id))
+    .orderBy(asc(webhookAttempts.id));
   return {
     ...deliveryView(d),
     payload: d.payload,
-    attemptLog: attempts.map((a) => ({ at: iso(a.attemptedAt), statusCode: a.statusCode, error: a.error, durationMs: a.durationMs, responseBody: a.responseBody })),
+    attemptLog: attempts.map((a) => ({
+      at: iso(a.attemptedAt),
+      statusCode: a.statusCode,
+      error: a.error,
+      durationMs: a.durationMs,
+      responseBody: a.responseBody,
+    })),
   };
 }
 
@@ -241,11 +334,23 @@ export async function redeliver(ctx: ActorContext, input: { id: number }) {
   authorize(ctx, "automations:write", { write: true });
   return await ctx.deps.db.transaction(async (tx) => {
     const d = await deliveryFor(ctx, input.id);
-    if (d.status === "pending") throw conflict(`Delivery ${d.id} is already pending (next attempt ${iso(d.nextAttemptAt)}).`);
+    if (d.status === "pending")
+      throw conflict(`Delivery ${d.id} is already pending (next attempt ${iso(d.nextAttemptAt)}).`);
     const now = ctx.deps.clock.now();
-    await tx.update(webhookDeliveries).set({ status: "pending", attempts: 0, nextAttemptAt: now, deliveredAt: null }).where(eq(webhookDeliveries.id, d.id));
-    await audit(tx, ctx, "webhook_deliveries.redeliver", { type: "webhook_delivery", id: d.id, detail: { eventId: d.eventId } });
-    return { id: d.id, status: "pending", note: "Queued again with a fresh set of retries; the webhook-id stays the same." };
+    await tx
+      .update(webhookDeliveries)
+      .set({ status: "pending", attempts: 0, nextAttemptAt: now, deliveredAt: null })
+      .where(eq(webhookDeliveries.id, d.id));
+    await audit(tx, ctx, "webhook_deliveries.redeliver", {
+      type: "webhook_delivery",
+      id: d.id,
+      detail: { eventId: d.eventId },
+    });
+    return {
+      id: d.id,
+      status: "pending",
+      note: "Queued again with a fresh set of retries; the webhook-id stays the same.",
+    };
   });
 }
 
@@ -255,9 +360,25 @@ export async function testWebhook(ctx: ActorContext, input: { id: number }) {
   const e = await endpointFor(ctx, input.id);
   const now = ctx.deps.clock.now();
   const msgId = `test_${randomHexId()}`;
-  const body = JSON.stringify({ id: msgId, type: "webhook.test", timestamp: now.toISOString(), companyId: ctx.company.id, siteId: null, entity: { type: "webhook", id: e.id }, actor: null, data: { webhookId: e.id, message: "A test from Plinth: if you verified this signature, your receiver works." } });
+  const body = JSON.stringify({
+    id: msgId,
+    type: "webhook.test",
+    timestamp: now.toISOString(),
+    companyId: ctx.company.id,
+    siteId: null,
+    entity: { type: "webhook", id: e.id },
+    actor: null,
+    data: { webhookId: e.id, message: "A test from Plinth: if you verified this signature, your receiver works." },
+  });
   const o = await sendSigned(ctx.deps, { url: e.url, secret: e.secret }, msgId, body);
-  return { id: e.id, ok: o.ok, statusCode: o.statusCode, error: o.error, durationMs: o.durationMs, response: o.responseBody?.slice(0, 500) ?? null };
+  return {
+    id: e.id,
+    ok: o.ok,
+    statusCode: o.statusCode,
+    error: o.error,
+    durationMs: o.durationMs,
+    response: o.responseBody?.slice(0, 500) ?? null,
+  };
 }
 
 const randomHexId = () => crypto.randomUUID().replace(/-/g, "").slice(0, 16);
@@ -267,15 +388,26 @@ export const DELIVERY_RETENTION_DAYS = 30;
 
 /** Finished deliveries at least DELIVERY_RETENTION_DAYS old at `now`: what pruneDeliveries deletes (and webhooks.prune's pending check looks for). */
 const oldDeliveries = (now: Date) =>
-  and(inArray(webhookDeliveries.status, ["succeeded", "failed"]), lte(webhookDeliveries.createdAt, new Date(now.getTime() - DELIVERY_RETENTION_DAYS * 86_400_000)));
+  and(
+    inArray(webhookDeliveries.status, ["succeeded", "failed"]),
+    lte(webhookDeliveries.createdAt, new Date(now.getTime() - DELIVERY_RETENTION_DAYS * 86_400_000)),
+  );
 
 /** The webhooks.prune job's pending check: a delivery pruneDeliveries would delete. */
 export const deliveriesToPrune = (deps: Deps) =>
-  anyRow(deps.db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(oldDeliveries(deps.clock.now())).limit(1));
+  anyRow(
+    deps.db
+      .select({ id: webhookDeliveries.id })
+      .from(webhookDeliveries)
+      .where(oldDeliveries(deps.clock.now()))
+      .limit(1),
+  );
 
 /** Deletes old finished deliveries with their attempts. The runner calls it only when deliveriesToPrune finds one. */
 export async function pruneDeliveries(deps: Deps): Promise<void> {
-  await deps.store.transaction((tx) => tx.delete(webhookDeliveries).where(oldDeliveries(deps.clock.now())), { silent: true });
+  await deps.store.transaction((tx) => tx.delete(webhookDeliveries).where(oldDeliveries(deps.clock.now())), {
+    silent: true,
+  });
 }
 
 // ---------------------------------------------------------------------------
@@ -308,7 +440,20 @@ export const webhookFanout: Subscriber = {
     const payload = payloadOf(e) as unknown as Record<string, unknown>;
     await deps.db
       .insert(webhookDeliveries)
-      .values(hits.map((x) => ({ endpointId: x.id, companyId: e.companyId, eventId: e.id, eventType: e.type, entityKey: `${e.entity.type}:${e.entity.id}`, payload, status: "pending" as const, attempts: 0, nextAttemptAt: now, createdAt: now })))
+      .values(
+        hits.map((x) => ({
+          endpointId: x.id,
+          companyId: e.companyId,
+          eventId: e.id,
+          eventType: e.type,
+          entityKey: `${e.entity.type}:${e.entity.id}`,
+          payload,
+          status: "pending" as const,
+          attempts: 0,
+          nextAttemptAt: now,
+          createdAt: now,
+        })),
+      )
       .onConflictDoNothing();
   },
 };
@@ -323,7 +468,14 @@ async function due(deps: Deps, limit: number) {
     .select({ d: webhookDeliveries, url: webhookEndpoints.url, secret: webhookEndpoints.secret })
     .from(webhookDeliveries)
     .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
-    .where(and(eq(webhookDeliveries.status, "pending"), lte(webhookDeliveries.nextAttemptAt, deps.clock.now()), eq(webhookEndpoints.status, "enabled"), older))
+    .where(
+      and(
+        eq(webhookDeliveries.status, "pending"),
+        lte(webhookDeliveries.nextAttemptAt, deps.clock.now()),
+        eq(webhookEndpoints.status, "enabled"),
+        older,
+      ),
+    )
     .orderBy(asc(webhookDeliveries.id))
     .limit(limit);
 }
@@ -343,7 +495,10 @@ async function pool<T, R>(items: T[], n: number, fn: (x: T) => Promise<R>): Prom
 }
 
 async function admins(deps: Deps, companyId: number, also: number | null): Promise<number[]> {
-  const rows = await deps.db.select({ u: memberships.userId }).from(memberships).where(and(eq(memberships.companyId, companyId), inArray(memberships.role, ["owner", "admin"])));
+  const rows = await deps.db
+    .select({ u: memberships.userId })
+    .from(memberships)
+    .where(and(eq(memberships.companyId, companyId), inArray(memberships.role, ["owner", "admin"])));
   return [...new Set([...rows.map((r) => r.u), ...(also ? [also] : [])])];
 }
 
@@ -351,14 +506,34 @@ async function admins(deps: Deps, companyId: number, also: number | null): Promi
 async function record(deps: Deps, sent: { d: Delivery; o: SendOutcome }[]) {
   const now = deps.clock.now();
   await deps.store.transaction(async (tx) => {
-    await tx.insert(webhookAttempts).values(
-      sent.map(({ d, o }) => ({ deliveryId: d.id, attemptedAt: now, statusCode: o.statusCode, error: o.error, responseBody: o.responseBody, durationMs: o.durationMs })),
-    );
+    await tx
+      .insert(webhookAttempts)
+      .values(
+        sent.map(({ d, o }) => ({
+          deliveryId: d.id,
+          attemptedAt: now,
+          statusCode: o.statusCode,
+          error: o.error,
+          responseBody: o.responseBody,
+          durationMs: o.durationMs,
+        })),
+      );
     const ok = sent.filter((s) => s.o.ok).map((s) => s.d.id);
     if (ok.length)
-      await tx.update(webhookDeliveries).set({ status: "succeeded", attempts: sql`${webhookDeliveries.attempts} + 1`, deliveredAt: now, lastStatusCode: sql`coalesce(${webhookDeliveries.lastStatusCode}, 200)`, lastError: null, nextAttemptAt: null }).where(inArray(webhookDeliveries.id, ok));
+      await tx
+        .update(webhookDeliveries)
+        .set({
+          status: "succeeded",
+          attempts: sql`${webhookDeliveries.attempts} + 1`,
+          deliveredAt: now,
+          lastStatusCode: sql`coalesce(${webhookDeliveries.lastStatusCode}, 200)`,
+          lastError: null,
+          nextAttemptAt: null,
+        })
+        .where(inArray(webhookDeliveries.id, ok));
     // Per-row codes of successes: a second narrow update keeps the batch to a few statements.
-    for (const { d, o } of sent.filter((s) => s.o.ok && s.o.statusCode !== 200)) await tx.update(webhookDeliveries).set({ lastStatusCode: o.statusCode }).where(eq(webhookDeliveries.id, d.id));
+    for (const { d, o } of sent.filter((s) => s.o.ok && s.o.statusCode !== 200))
+      await tx.update(webhookDeliveries).set({ lastStatusCode: o.statusCode }).where(eq(webhookDeliveries.id, d.id));
     const byEndpoint = new Map<number, { ok: number; gaveUp: number; lastError: string | null }>();
     for (const { d, o } of sent) {
       const h = byEndpoint.get(d.endpointId) ?? { ok: 0, gaveUp: 0, lastError: null };
@@ -373,24 +548,46 @@ async function record(deps: Deps, sent: { d: Delivery; o: SendOutcome }[]) {
       h.lastError = o.error;
       await tx
         .update(webhookDeliveries)
-        .set({ attempts, status: final ? "failed" : "pending", nextAttemptAt: final ? null : new Date(now.getTime() + RETRY_DELAYS_MS[attempts - 1]!), lastStatusCode: o.statusCode, lastError: o.error })
+        .set({
+          attempts,
+          status: final ? "failed" : "pending",
+          nextAttemptAt: final ? null : new Date(now.getTime() + RETRY_DELAYS_MS[attempts - 1]!),
+          lastStatusCode: o.statusCode,
+          lastError: o.error,
+        })
         .where(eq(webhookDeliveries.id, d.id));
     }
     for (const [endpointId, h] of byEndpoint) {
       const set: Partial<Endpoint> = {};
       if (h.ok) Object.assign(set, { lastSuccessAt: now, failureStreak: 0 });
       if (h.lastError) set.lastFailureAt = now;
-      if (Object.keys(set).length) await tx.update(webhookEndpoints).set(set).where(eq(webhookEndpoints.id, endpointId));
+      if (Object.keys(set).length)
+        await tx.update(webhookEndpoints).set(set).where(eq(webhookEndpoints.id, endpointId));
       if (!h.gaveUp) continue;
-      const e = (await tx
-        .update(webhookEndpoints)
-        .set({ failureStreak: sql`${webhookEndpoints.failureStreak} + ${h.gaveUp}` })
-        .where(eq(webhookEndpoints.id, endpointId))
-        .returning())[0]!;
+      const e = (
+        await tx
+          .update(webhookEndpoints)
+          .set({ failureStreak: sql`${webhookEndpoints.failureStreak} + ${h.gaveUp}` })
+          .where(eq(webhookEndpoints.id, endpointId))
+          .returning()
+      )[0]!;
       if (e.status !== "enabled" || e.failureStreak < FAILURE_LIMIT) continue;
-      const reason = `${e.failureStreak} deliveries in a row failed after ${MAX_ATTEMPTS} attempts each (last: ${h.lastError ?? "unknown"})`.slice(0, 500);
-      await tx.update(webhookEndpoints).set({ status: "disabled", disabledReason: reason, updatedAt: now }).where(eq(webhookEndpoints.id, e.id));
-      await emit(tx, { deps, company: { id: e.companyId } }, webhookDisabled, { id: e.id }, { webhookId: e.id, url: e.url, failureStreak: e.failureStreak, reason });
+      const reason =
+        `${e.failureStreak} deliveries in a row failed after ${MAX_ATTEMPTS} attempts each (last: ${h.lastError ?? "unknown"})`.slice(
+          0,
+          500,
+        );
+      await tx
+        .update(webhookEndpoints)
+        .set({ status: "disabled", disabledReason: reason, updatedAt: now })
+        .where(eq(webhookEndpoints.id, e.id));
+      await emit(
+        tx,
+        { deps, company: { id: e.companyId } },
+        webhookDisabled,
+        { id: e.id },
+        { webhookId: e.id, url: e.url, failureStreak: e.failureStreak, reason },
+      );
       await notify(deps, {
         companyId: e.companyId,
         userIds: await admins(deps, e.companyId, e.createdByUserId),
@@ -415,21 +612,37 @@ export async function deliverDue(deps: Deps): Promise<number> {
     // and a delivery whose sender died is tried again when the claim runs out.
     const now = deps.clock.now();
     const claimed = new Set(
-      (await deps.store.transaction(
-        (tx) =>
-          tx
-            .update(webhookDeliveries)
-            .set({ nextAttemptAt: new Date(now.getTime() + CLAIM_MS) })
-            .where(and(inArray(webhookDeliveries.id, found.map((r) => r.d.id)), eq(webhookDeliveries.status, "pending"), lte(webhookDeliveries.nextAttemptAt, now)))
-            .returning({ id: webhookDeliveries.id }),
-        { silent: true },
-      )).map((r) => r.id),
+      (
+        await deps.store.transaction(
+          (tx) =>
+            tx
+              .update(webhookDeliveries)
+              .set({ nextAttemptAt: new Date(now.getTime() + CLAIM_MS) })
+              .where(
+                and(
+                  inArray(
+                    webhookDeliveries.id,
+                    found.map((r) => r.d.id),
+                  ),
+                  eq(webhookDeliveries.status, "pending"),
+                  lte(webhookDeliveries.nextAttemptAt, now),
+                ),
+              )
+              .returning({ id: webhookDeliveries.id }),
+          { silent: true },
+        )
+      ).map((r) => r.id),
     );
     const rows = found.filter((r) => claimed.has(r.d.id));
     if (!rows.length) continue;
     const sent = await pool(rows, SEND_CONCURRENCY, async (r) => ({
       d: r.d,
-      o: await sendSigned(deps, { url: r.url, secret: r.secret }, String(r.d.payload.id ?? `evt_${r.d.eventId}`), JSON.stringify(r.d.payload)),
+      o: await sendSigned(
+        deps,
+        { url: r.url, secret: r.secret },
+        String(r.d.payload.id ?? `evt_${r.d.eventId}`),
+        JSON.stringify(r.d.payload),
+      ),
     }));
     if (deps.store.closed) return total;
     await record(deps, sent);

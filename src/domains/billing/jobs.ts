@@ -9,7 +9,8 @@ import { invoiceDueSubscriptions, markOverdue, overduePending, subscriptionInvoi
 export const billingJobs: JobDef[] = [
   {
     name: "billing.subscription_invoices",
-    description: "Issues an invoice for every subscription period that has ended (catching up missed periods, none twice).",
+    description:
+      "Issues an invoice for every subscription period that has ended (catching up missed periods, none twice).",
     everyMs: 60_000,
     pending: subscriptionInvoicesPending,
     run: async (deps) => {

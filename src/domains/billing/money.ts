@@ -40,7 +40,17 @@ export function addMonths(anchor: Date, months: number): Date {
   const ty = y + Math.floor(m / 12);
   const tm = ((m % 12) + 12) % 12;
   const last = new Date(Date.UTC(ty, tm + 1, 0)).getUTCDate();
-  return new Date(Date.UTC(ty, tm, Math.min(anchor.getUTCDate(), last), anchor.getUTCHours(), anchor.getUTCMinutes(), anchor.getUTCSeconds(), anchor.getUTCMilliseconds()));
+  return new Date(
+    Date.UTC(
+      ty,
+      tm,
+      Math.min(anchor.getUTCDate(), last),
+      anchor.getUTCHours(),
+      anchor.getUTCMinutes(),
+      anchor.getUTCSeconds(),
+      anchor.getUTCMilliseconds(),
+    ),
+  );
 }
 
 export function monthsPer(interval: "month" | "year", count: number): number {
@@ -48,7 +58,12 @@ export function monthsPer(interval: "month" | "year", count: number): number {
 }
 
 /** Start and end of period `n` (0-based). */
-export function periodOf(anchor: Date, interval: "month" | "year", count: number, n: number): { start: Date; end: Date } {
+export function periodOf(
+  anchor: Date,
+  interval: "month" | "year",
+  count: number,
+  n: number,
+): { start: Date; end: Date } {
   const k = monthsPer(interval, count);
   return { start: addMonths(anchor, n * k), end: addMonths(anchor, (n + 1) * k) };
 }

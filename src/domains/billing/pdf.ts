@@ -68,8 +68,10 @@ export async function invoicePdf(doc: Doc): Promise<Uint8Array> {
   let page: PDFPage = pdf.addPage([W, H]);
   let y = H - M;
   const grey = rgb(0.4, 0.4, 0.45);
-  const text = (s: string, x: number, size = 10, font = regular, color = rgb(0.1, 0.1, 0.12)) => page.drawText(clean(s), { x, y, size, font, color });
-  const right = (s: string, xRight: number, size = 10, font = regular) => page.drawText(clean(s), { x: xRight - font.widthOfTextAtSize(clean(s), size), y, size, font });
+  const text = (s: string, x: number, size = 10, font = regular, color = rgb(0.1, 0.1, 0.12)) =>
+    page.drawText(clean(s), { x, y, size, font, color });
+  const right = (s: string, xRight: number, size = 10, font = regular) =>
+    page.drawText(clean(s), { x: xRight - font.widthOfTextAtSize(clean(s), size), y, size, font });
   const ensure = (need: number) => {
     if (y - need < M) {
       page = pdf.addPage([W, H]);
@@ -84,17 +86,31 @@ export async function invoicePdf(doc: Doc): Promise<Uint8Array> {
   const startY = y;
   text("From", M, 9, bold, grey);
   y -= 13;
-  for (const l of wrap(regular, 10, clean([settings.sellerName, settings.sellerDetails].filter(Boolean).join("\n")), col2 - M - 10)) text(l, M), (y -= 13);
+  for (const l of wrap(
+    regular,
+    10,
+    clean([settings.sellerName, settings.sellerDetails].filter(Boolean).join("\n")),
+    col2 - M - 10,
+  ))
+    text(l, M), (y -= 13);
   const leftEnd = y;
   y = startY;
   text("Bill to", col2, 9, bold, grey);
   y -= 13;
-  for (const l of wrap(regular, 10, clean([doc.company, settings.billingAddress].filter(Boolean).join("\n")), W - M - col2)) text(l, col2), (y -= 13);
+  for (const l of wrap(
+    regular,
+    10,
+    clean([doc.company, settings.billingAddress].filter(Boolean).join("\n")),
+    W - M - col2,
+  ))
+    text(l, col2), (y -= 13);
   y = Math.min(y, leftEnd) - 12;
   const facts: [string, string][] = [
     ["Issued", day(inv.issuedAt)],
     ["Due", day(inv.dueAt)],
-    ...(inv.periodStart ? ([["Period", `${day(inv.periodStart)} to ${day(inv.periodEnd)}`]] as [string, string][]) : []),
+    ...(inv.periodStart
+      ? ([["Period", `${day(inv.periodStart)} to ${day(inv.periodEnd)}`]] as [string, string][])
+      : []),
     ...(inv.paidAt ? ([["Paid", day(inv.paidAt)]] as [string, string][]) : []),
   ];
   for (const [k, val] of facts) {
@@ -131,7 +147,8 @@ export async function invoicePdf(doc: Doc): Promise<Uint8Array> {
     y -= 15;
   };
   sum("Subtotal", money(inv.subtotalCents));
-  if (inv.taxBasisPoints > 0 || inv.taxCents > 0) sum(`${inv.taxName ?? "Tax"} (${inv.taxBasisPoints / 100}%)`, money(inv.taxCents));
+  if (inv.taxBasisPoints > 0 || inv.taxCents > 0)
+    sum(`${inv.taxName ?? "Tax"} (${inv.taxBasisPoints / 100}%)`, money(inv.taxCents));
   sum("Total", money(inv.totalCents), bold);
   if (inv.memo) {
     y -= 10;

@@ -29,7 +29,20 @@ import {
   settingsOf,
   voidInvoice,
 } from "./verbs";
-import { canManage, Csrf, DangerButton, Layout, Notice, portalActor, render, signedIn, when, type Form, type PortalEnv, type Session } from "../../portal/kit";
+import {
+  canManage,
+  Csrf,
+  DangerButton,
+  Layout,
+  Notice,
+  portalActor,
+  render,
+  signedIn,
+  when,
+  type Form,
+  type PortalEnv,
+  type Session,
+} from "../../portal/kit";
 
 export const BILLING_PATH = "/billing";
 const PATH = BILLING_PATH;
@@ -75,7 +88,8 @@ const BillingPage = (p: { session: Session; data: Data; error?: string; notice?:
     <Layout title="Billing" session={p.session} path={PATH}>
       <h1>Billing of {p.session.active!.name}</h1>
       <p class="lead">
-        Outstanding {money(s.outstandingCents)} · overdue {money(s.overdueCents)} · recurring {money(s.monthlyRecurringCents)} a month
+        Outstanding {money(s.outstandingCents)} · overdue {money(s.overdueCents)} · recurring{" "}
+        {money(s.monthlyRecurringCents)} a month
         {s.nextInvoiceAt && <> · next invoice {when(new Date(s.nextInvoiceAt))}</>}
       </p>
       {p.notice && <Notice kind="ok">{p.notice}</Notice>}
@@ -113,7 +127,11 @@ const BillingPage = (p: { session: Session; data: Data; error?: string; notice?:
                     {manage && i.status === "draft" && (
                       <>
                         {action(`invoices/${i.id}/issue`, "Issue", "")}
-                        <DangerButton session={p.session} action={`${PATH}/invoices/${i.id}/delete`} label="Delete draft" />
+                        <DangerButton
+                          session={p.session}
+                          action={`${PATH}/invoices/${i.id}/delete`}
+                          label="Delete draft"
+                        />
                       </>
                     )}
                     {manage && (i.status === "open" || i.status === "overdue") && (
@@ -122,7 +140,12 @@ const BillingPage = (p: { session: Session; data: Data; error?: string; notice?:
                           `invoices/${i.id}/paid`,
                           "Mark paid",
                           "",
-                          <input name="reference" maxlength={200} placeholder="Payment reference" aria-label={`Payment reference for ${i.number}`} />,
+                          <input
+                            name="reference"
+                            maxlength={200}
+                            placeholder="Payment reference"
+                            aria-label={`Payment reference for ${i.number}`}
+                          />,
                         )}
                         <DangerButton session={p.session} action={`${PATH}/invoices/${i.id}/void`} label="Void" />
                       </>
@@ -155,13 +178,22 @@ const BillingPage = (p: { session: Session; data: Data; error?: string; notice?:
                 <tr>
                   <td>{x.planName}</td>
                   <td>
-                    {formatMoney(x.amountCents, x.currency)} every {x.intervalCount > 1 ? `${x.intervalCount} ${x.interval}s` : x.interval}
+                    {formatMoney(x.amountCents, x.currency)} every{" "}
+                    {x.intervalCount > 1 ? `${x.intervalCount} ${x.interval}s` : x.interval}
                   </td>
                   <td>
                     <span class="badge">{x.status}</span>
                   </td>
                   <td class="hide-sm">{x.nextInvoiceAt ? when(new Date(x.nextInvoiceAt)) : "—"}</td>
-                  <td>{manage && x.status === "active" && <DangerButton session={p.session} action={`${PATH}/subscriptions/${x.id}/cancel`} label="Cancel" />}</td>
+                  <td>
+                    {manage && x.status === "active" && (
+                      <DangerButton
+                        session={p.session}
+                        action={`${PATH}/subscriptions/${x.id}/cancel`}
+                        label="Cancel"
+                      />
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -174,7 +206,10 @@ const BillingPage = (p: { session: Session; data: Data; error?: string; notice?:
           <h2>New invoice</h2>
           <form class="card" method="post" action={`${PATH}/invoices`}>
             <Csrf session={p.session} />
-            <p class="muted small">A draft: unbilled billable time (at the hourly rate) and done service requests up to the day, plus the line below. Issue it to number it.</p>
+            <p class="muted small">
+              A draft: unbilled billable time (at the hourly rate) and done service requests up to the day, plus the
+              line below. Issue it to number it.
+            </p>
             <label>
               <input type="checkbox" name="include_usage" value="1" checked /> Bill time and service requests
             </label>
@@ -210,7 +245,8 @@ const BillingPage = (p: { session: Session; data: Data; error?: string; notice?:
             <label for="sub-start">Starts (YYYY-MM-DD, default now)</label>
             <input id="sub-start" name="starts" maxlength={10} />
             <label>
-              <input type="checkbox" name="include_usage" value="1" checked /> Also bill time and service requests at each period end
+              <input type="checkbox" name="include_usage" value="1" checked /> Also bill time and service requests at
+              each period end
             </label>
             <div class="actions">
               <button type="submit">Start subscription</button>
@@ -276,7 +312,8 @@ function dayOf(form: Form, name: string, label: string): Date | undefined {
   const raw = form.text(name, { label, max: 10 });
   if (!raw) return undefined;
   const d = new Date(`${raw}T00:00:00Z`);
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(raw) || Number.isNaN(d.getTime())) throw invalid(`${label} must be a date like 2026-03-31.`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(raw) || Number.isNaN(d.getTime()))
+    throw invalid(`${label} must be a date like 2026-03-31.`);
   return d;
 }
 
@@ -316,12 +353,15 @@ export function billingRoutes(app: Hono<PortalEnv>, deps: Deps) {
     const doc = await invoiceDocument(actor(c), { id: idOf(c.req.param("id")) });
     const bytes = await invoicePdf(doc);
     const name = `${doc.invoice.number ?? `draft-${doc.invoice.id}`}.pdf`;
-    return new Response(bytes as Uint8Array<ArrayBuffer>, { status: 200, headers: {
-      "Content-Type": "application/pdf",
-      "Content-Disposition": `inline; filename="${name}"`,
-      "Cache-Control": "no-store",
-      "X-Content-Type-Options": "nosniff",
-    } });
+    return new Response(bytes as Uint8Array<ArrayBuffer>, {
+      status: 200,
+      headers: {
+        "Content-Type": "application/pdf",
+        "Content-Disposition": `inline; filename="${name}"`,
+        "Cache-Control": "no-store",
+        "X-Content-Type-Options": "nosniff",
+      },
+    });
   });
 
   app.post(`${PATH}/invoices`, signedIn(deps), async (c) =>
@@ -331,9 +371,22 @@ export function billingRoutes(app: Hono<PortalEnv>, deps: Deps) {
         const f = c.get("form");
         const description = f.text("description", { label: "Line", max: 500 });
         const price = f.text("unit_price", { label: "Unit price", max: 16 });
-        const lines = description ? [{ description, quantity: wholeOf(f, "quantity", "Quantity", 1), unitAmountCents: centsOf(price || "0", "Unit price") }] : [];
+        const lines = description
+          ? [
+              {
+                description,
+                quantity: wholeOf(f, "quantity", "Quantity", 1),
+                unitAmountCents: centsOf(price || "0", "Unit price"),
+              },
+            ]
+          : [];
         const upTo = f.text("usage_up_to", { label: "Up to", max: 10 });
-        await createInvoice(actor(c), { lines, includeUsage: f.bool("include_usage"), usageUpTo: upTo || undefined, memo: f.text("memo", { label: "Memo", max: 2000 }) || undefined });
+        await createInvoice(actor(c), {
+          lines,
+          includeUsage: f.bool("include_usage"),
+          usageUpTo: upTo || undefined,
+          memo: f.text("memo", { label: "Memo", max: 2000 }) || undefined,
+        });
       },
       "created",
     ),
@@ -344,10 +397,20 @@ export function billingRoutes(app: Hono<PortalEnv>, deps: Deps) {
     ["delete", deleteDraft, "deleted"],
     ["void", voidInvoice, "voided"],
   ] as const)
-    app.post(`${PATH}/invoices/:id/${verb}`, signedIn(deps), async (c) => attempt(c, () => fn(actor(c), { id: idOf(c.req.param("id")) }), done));
+    app.post(`${PATH}/invoices/:id/${verb}`, signedIn(deps), async (c) =>
+      attempt(c, () => fn(actor(c), { id: idOf(c.req.param("id")) }), done),
+    );
 
   app.post(`${PATH}/invoices/:id/paid`, signedIn(deps), async (c) =>
-    attempt(c, () => markPaid(actor(c), { id: idOf(c.req.param("id")), reference: c.get("form").text("reference", { label: "Payment reference", max: 200 }) || undefined }), "paid"),
+    attempt(
+      c,
+      () =>
+        markPaid(actor(c), {
+          id: idOf(c.req.param("id")),
+          reference: c.get("form").text("reference", { label: "Payment reference", max: 200 }) || undefined,
+        }),
+      "paid",
+    ),
   );
 
   app.post(`${PATH}/subscriptions`, signedIn(deps), async (c) =>
@@ -368,7 +431,9 @@ export function billingRoutes(app: Hono<PortalEnv>, deps: Deps) {
     ),
   );
 
-  app.post(`${PATH}/subscriptions/:id/cancel`, signedIn(deps), async (c) => attempt(c, () => cancelSubscription(actor(c), { id: idOf(c.req.param("id")) }), "canceled"));
+  app.post(`${PATH}/subscriptions/:id/cancel`, signedIn(deps), async (c) =>
+    attempt(c, () => cancelSubscription(actor(c), { id: idOf(c.req.param("id")) }), "canceled"),
+  );
 
   app.post(`${PATH}/settings`, signedIn(deps), async (c) =>
     attempt(

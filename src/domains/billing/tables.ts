@@ -14,7 +14,9 @@ export const billingSettings = table(
   "billing_settings",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
     currency: text("currency").notNull().default("USD"),
     /** Rate of billable time logs, per hour; null: time is not invoiced. */
     hourlyRateCents: integer("hourly_rate_cents"),
@@ -34,7 +36,9 @@ export const billingSubscriptions = table(
   "billing_subscriptions",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
     planName: text("plan_name").notNull(),
     unitAmountCents: integer("unit_amount_cents").notNull(),
     quantity: integer("quantity").notNull().default(1),
@@ -57,14 +61,19 @@ export const billingSubscriptions = table(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [index("billing_subscriptions_company").on(t.companyId), index("billing_subscriptions_due").on(t.status, t.currentPeriodEnd)],
+  (t) => [
+    index("billing_subscriptions_company").on(t.companyId),
+    index("billing_subscriptions_due").on(t.status, t.currentPeriodEnd),
+  ],
 );
 
 export const billingInvoices = table(
   "billing_invoices",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
     /** Given when issued: INV-000001, gapless across the agency. */
     number: text("number"),
     sequence: integer("sequence"),
@@ -103,7 +112,9 @@ export const billingInvoiceLines = table(
   "billing_invoice_lines",
   {
     id: id(),
-    invoiceId: integer("invoice_id").notNull().references(() => billingInvoices.id, { onDelete: "cascade" }),
+    invoiceId: integer("invoice_id")
+      .notNull()
+      .references(() => billingInvoices.id, { onDelete: "cascade" }),
     position: integer("position").notNull(),
     /** subscription | time | service | custom */
     kind: text("kind").notNull(),
@@ -129,9 +140,14 @@ export const billingBilledItems = table(
     id: id(),
     sourceType: text("source_type").notNull(),
     sourceId: integer("source_id").notNull(),
-    invoiceId: integer("invoice_id").notNull().references(() => billingInvoices.id, { onDelete: "cascade" }),
+    invoiceId: integer("invoice_id")
+      .notNull()
+      .references(() => billingInvoices.id, { onDelete: "cascade" }),
   },
-  (t) => [uniqueIndex("billing_billed_source").on(t.sourceType, t.sourceId), index("billing_billed_invoice").on(t.invoiceId)],
+  (t) => [
+    uniqueIndex("billing_billed_source").on(t.sourceType, t.sourceId),
+    index("billing_billed_invoice").on(t.invoiceId),
+  ],
 );
 
 /** Named counters (invoice numbers): incremented in the issuing transaction, so a rollback leaves no gap. */

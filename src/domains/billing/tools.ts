@@ -11,7 +11,17 @@ import { idSchema } from "../cms/common";
 import { billingJobs } from "./jobs";
 import { BILLING_PATH, billingRoutes } from "./portal";
 import { invoicePdf } from "./pdf";
-import { billingEvents, billingSummary, getInvoice, getSubscription, INVOICE_STATUSES, invoiceDocument, listInvoices, listSubscriptions, pdfUrl } from "./verbs";
+import {
+  billingEvents,
+  billingSummary,
+  getInvoice,
+  getSubscription,
+  INVOICE_STATUSES,
+  invoiceDocument,
+  listInvoices,
+  listSubscriptions,
+  pdfUrl,
+} from "./verbs";
 
 const T = "billing";
 const number = v.pipe(v.string(), v.minLength(1), v.maxLength(40));
@@ -29,7 +39,8 @@ export const billingDomain: Domain = {
       scope: "billing:read",
       readOnly: true,
       title: "List subscriptions",
-      description: "The company's subscriptions, newest first: plan, amount in cents, interval, current period, next invoice date, status.",
+      description:
+        "The company's subscriptions, newest first: plan, amount in cents, interval, current period, next invoice date, status.",
       input: v.object({ status: v.optional(v.picklist(["active", "canceled"])), ...pageInput }),
       run: listSubscriptions,
     }),
@@ -49,8 +60,15 @@ export const billingDomain: Domain = {
       scope: "billing:read",
       readOnly: true,
       title: "List invoices",
-      description: "Invoices, newest first: number, status (draft, open, paid, void, overdue), totals in cents, due date. from/to: issue dates YYYY-MM-DD.",
-      input: v.object({ status: v.optional(v.picklist(INVOICE_STATUSES)), subscriptionId: v.optional(idSchema), from: v.optional(date), to: v.optional(date), ...pageInput }),
+      description:
+        "Invoices, newest first: number, status (draft, open, paid, void, overdue), totals in cents, due date. from/to: issue dates YYYY-MM-DD.",
+      input: v.object({
+        status: v.optional(v.picklist(INVOICE_STATUSES)),
+        subscriptionId: v.optional(idSchema),
+        from: v.optional(date),
+        to: v.optional(date),
+        ...pageInput,
+      }),
       run: listInvoices,
     }),
     defineTool({
@@ -59,7 +77,8 @@ export const billingDomain: Domain = {
       scope: "billing:read",
       readOnly: true,
       title: "Get an invoice",
-      description: "One invoice by id or number (INV-000123): lines, subtotal, tax, total in cents, dates, payment, pdfUrl.",
+      description:
+        "One invoice by id or number (INV-000123): lines, subtotal, tax, total in cents, dates, payment, pdfUrl.",
       input: v.object({ id: v.optional(idSchema), number: v.optional(number) }),
       run: getInvoice,
     }),
@@ -69,12 +88,23 @@ export const billingDomain: Domain = {
       scope: "billing:read",
       readOnly: true,
       title: "Invoice PDF",
-      description: "An invoice's PDF: its portal url (people signed in), and the file in dataBase64 when includeData is true.",
-      input: v.object({ id: v.optional(idSchema), number: v.optional(number), includeData: v.optional(v.boolean(), false) }),
+      description:
+        "An invoice's PDF: its portal url (people signed in), and the file in dataBase64 when includeData is true.",
+      input: v.object({
+        id: v.optional(idSchema),
+        number: v.optional(number),
+        includeData: v.optional(v.boolean(), false),
+      }),
       run: async (ctx, input) => {
         const doc = await invoiceDocument(ctx, input);
         const name = `${doc.invoice.number ?? `draft-${doc.invoice.id}`}.pdf`;
-        const out = { id: doc.invoice.id, number: doc.invoice.number, filename: name, mimeType: "application/pdf", url: pdfUrl(ctx.deps, doc.invoice.id) };
+        const out = {
+          id: doc.invoice.id,
+          number: doc.invoice.number,
+          filename: name,
+          mimeType: "application/pdf",
+          url: pdfUrl(ctx.deps, doc.invoice.id),
+        };
         if (!input.includeData) return out;
         const bytes = await invoicePdf(doc);
         return { ...out, bytes: bytes.length, dataBase64: Buffer.from(bytes).toString("base64") };
@@ -86,14 +116,13 @@ export const billingDomain: Domain = {
       scope: "billing:read",
       readOnly: true,
       title: "Billing summary",
-      description: "Currency, tax rate, terms, active subscriptions, monthly recurring cents, next invoice date, outstanding/overdue/paid-30-day cents, counts per status.",
+      description:
+        "Currency, tax rate, terms, active subscriptions, monthly recurring cents, next invoice date, outstanding/overdue/paid-30-day cents, counts per status.",
       input: v.object({}),
       run: (ctx) => billingSummary(ctx),
     }),
   ],
   events: billingEvents,
   jobs: billingJobs,
-  notificationTypes: [
-    { type: "invoice.overdue", label: "An invoice became overdue", inApp: true, email: true },
-  ],
+  notificationTypes: [{ type: "invoice.overdue", label: "An invoice became overdue", inApp: true, email: true }],
 };

@@ -108,7 +108,16 @@ export interface ListInput extends InputBase {
   fields: Record<string, FieldInput>;
 }
 
-export type FieldInput = TextInput | EnumInput | IntegerInput | BooleanInput | UrlInput | ColorInput | SlugInput | SlugListInput | TextListInput;
+export type FieldInput =
+  | TextInput
+  | EnumInput
+  | IntegerInput
+  | BooleanInput
+  | UrlInput
+  | ColorInput
+  | SlugInput
+  | SlugListInput
+  | TextListInput;
 export type InputSpec = FieldInput | ListInput;
 export type InputKind = InputSpec["kind"];
 
@@ -191,7 +200,12 @@ const textList = (minItems: number, maxItems: number, itemMaxLength: number, des
   itemMaxLength,
   description,
 });
-const list = (minItems: number, maxItems: number, fields: Record<string, FieldInput>, description: string): ListInput => ({
+const list = (
+  minItems: number,
+  maxItems: number,
+  fields: Record<string, FieldInput>,
+  description: string,
+): ListInput => ({
   kind: "list",
   required: false,
   minItems,
@@ -216,7 +230,8 @@ const DEFINITIONS: BlockDefinition[] = [
     type: "heading",
     name: "Heading",
     category: "basic",
-    description: "A section heading (h1–h6). A post's title is already the page's h1: use level 2 and below in post bodies, nested in order.",
+    description:
+      "A section heading (h1–h6). A post's title is already the page's h1: use level 2 and below in post bodies, nested in order.",
     inputs: {
       text: req(text(300, "The heading text.", { minLength: 1 })),
       level: int(1, 6, "Heading level: 1 is the page title, 2 a section, 3 a subsection.", 2),
@@ -249,7 +264,10 @@ const DEFINITIONS: BlockDefinition[] = [
       items: req(textList(1, 100, 1000, "The list items, in order.")),
       ordered: bool("Numbered (true) or bulleted (false).", false),
     },
-    example: { type: "list", props: { items: ["Weigh 15 g of coffee", "Bloom for 30 seconds", "Pour to 250 g"], ordered: true } },
+    example: {
+      type: "list",
+      props: { items: ["Weigh 15 g of coffee", "Bloom for 30 seconds", "Pour to 250 g"], ordered: true },
+    },
   },
   {
     type: "quote",
@@ -355,7 +373,11 @@ const DEFINITIONS: BlockDefinition[] = [
     },
     children: { minItems: 0, maxItems: 100, description: "Any blocks except `column`." },
     parents: ["columns"],
-    example: { type: "column", props: { width: 4 }, children: [{ type: "paragraph", props: { text: "A third of the row." } }] },
+    example: {
+      type: "column",
+      props: { width: 4 },
+      children: [{ type: "paragraph", props: { text: "A third of the row." } }],
+    },
   },
   {
     type: "grid",
@@ -392,7 +414,8 @@ const DEFINITIONS: BlockDefinition[] = [
     type: "hero",
     name: "Hero",
     category: "component",
-    description: "The large banner at the top of a page: headline, supporting line, up to two buttons, optional background image.",
+    description:
+      "The large banner at the top of a page: headline, supporting line, up to two buttons, optional background image.",
     inputs: {
       heading: req(text(200, "Headline.", { minLength: 1 })),
       subheading: text(500, "Supporting line under the headline.", { multiline: true }),
@@ -429,7 +452,10 @@ const DEFINITIONS: BlockDefinition[] = [
       href: url("Link for the whole card."),
       ctaLabel: text(80, "Link text shown on the card."),
     },
-    example: { type: "card", props: { title: "Brew guides", body: "Step-by-step recipes for every brewer.", href: "/blog" } },
+    example: {
+      type: "card",
+      props: { title: "Brew guides", body: "Step-by-step recipes for every brewer.", href: "/blog" },
+    },
   },
   {
     type: "cta",
@@ -446,7 +472,12 @@ const DEFINITIONS: BlockDefinition[] = [
     },
     example: {
       type: "cta",
-      props: { heading: "Never run out", body: "Subscribe and save 10 %.", buttonLabel: "Start a subscription", buttonHref: "/subscriptions" },
+      props: {
+        heading: "Never run out",
+        body: "Subscribe and save 10 %.",
+        buttonLabel: "Start a subscription",
+        buttonHref: "/subscriptions",
+      },
     },
   },
   {
@@ -456,10 +487,15 @@ const DEFINITIONS: BlockDefinition[] = [
     description: "Collapsible panels, each with a title and plain-text body.",
     inputs: {
       items: req(
-        list(1, 50, {
-          title: req(text(200, "Panel title.", { minLength: 1 })),
-          body: req(text(5000, "Panel text.", { minLength: 1, multiline: true })),
-        }, "The panels, in order."),
+        list(
+          1,
+          50,
+          {
+            title: req(text(200, "Panel title.", { minLength: 1 })),
+            body: req(text(5000, "Panel text.", { minLength: 1, multiline: true })),
+          },
+          "The panels, in order.",
+        ),
       ),
       allowMultiple: bool("Allow several panels open at once.", false),
       defaultOpen: int(0, 49, "Zero-based index of the panel open on load; omit for all closed."),
@@ -473,15 +509,25 @@ const DEFINITIONS: BlockDefinition[] = [
     description: "Tabbed panels of plain text; the first tab is shown by default.",
     inputs: {
       tabs: req(
-        list(1, 12, {
-          label: req(text(60, "Tab label.", { minLength: 1 })),
-          body: req(text(5000, "Tab text.", { minLength: 1, multiline: true })),
-        }, "The tabs, in order."),
+        list(
+          1,
+          12,
+          {
+            label: req(text(60, "Tab label.", { minLength: 1 })),
+            body: req(text(5000, "Tab text.", { minLength: 1, multiline: true })),
+          },
+          "The tabs, in order.",
+        ),
       ),
     },
     example: {
       type: "tabs",
-      props: { tabs: [{ label: "Espresso", body: "18 g in, 36 g out, 28 seconds." }, { label: "Filter", body: "60 g per litre." }] },
+      props: {
+        tabs: [
+          { label: "Espresso", body: "18 g in, 36 g out, 28 seconds." },
+          { label: "Filter", body: "60 g per litre." },
+        ],
+      },
     },
   },
   {
@@ -511,16 +557,21 @@ const DEFINITIONS: BlockDefinition[] = [
         patternHint: "three upper-case letters, e.g. USD",
       }),
       tiers: req(
-        list(1, 6, {
-          name: req(text(80, "Plan name.", { minLength: 1 })),
-          price: req(int(0, 100_000_000, "Price in cents (integer).")),
-          interval: enumOf(["one-time", "week", "month", "year"], "Billing interval.", "month"),
-          description: text(300, "One line about the plan."),
-          features: textList(0, 20, 200, "Included features."),
-          ctaLabel: text(80, "Button text."),
-          ctaHref: url("Button link."),
-          highlighted: bool("Visually emphasise this plan.", false),
-        }, "The plans, in display order."),
+        list(
+          1,
+          6,
+          {
+            name: req(text(80, "Plan name.", { minLength: 1 })),
+            price: req(int(0, 100_000_000, "Price in cents (integer).")),
+            interval: enumOf(["one-time", "week", "month", "year"], "Billing interval.", "month"),
+            description: text(300, "One line about the plan."),
+            features: textList(0, 20, 200, "Included features."),
+            ctaLabel: text(80, "Button text."),
+            ctaHref: url("Button link."),
+            highlighted: bool("Visually emphasise this plan.", false),
+          },
+          "The plans, in display order.",
+        ),
       ),
     },
     example: {
@@ -529,7 +580,13 @@ const DEFINITIONS: BlockDefinition[] = [
         currency: "USD",
         tiers: [
           { name: "Monthly bag", price: 1800, interval: "month", features: ["One 340 g bag"] },
-          { name: "Fortnightly", price: 3400, interval: "month", features: ["Two bags", "Free shipping"], highlighted: true },
+          {
+            name: "Fortnightly",
+            price: 3400,
+            interval: "month",
+            features: ["Two bags", "Free shipping"],
+            highlighted: true,
+          },
         ],
       },
     },
@@ -542,10 +599,15 @@ const DEFINITIONS: BlockDefinition[] = [
     inputs: {
       heading: text(200, "Heading above the questions."),
       items: req(
-        list(1, 50, {
-          question: req(text(300, "The question.", { minLength: 1 })),
-          answer: req(text(5000, "The answer.", { minLength: 1, multiline: true })),
-        }, "Questions and answers, in order."),
+        list(
+          1,
+          50,
+          {
+            question: req(text(300, "The question.", { minLength: 1 })),
+            answer: req(text(5000, "The answer.", { minLength: 1, multiline: true })),
+          },
+          "Questions and answers, in order.",
+        ),
       ),
     },
     example: { type: "faq", props: { items: [{ question: "Do you ship abroad?", answer: "Yes, to the EU and UK." }] } },
@@ -556,7 +618,8 @@ const DEFINITIONS: BlockDefinition[] = [
     type: "image",
     name: "Image",
     category: "media",
-    description: "A single image with alt text and optional caption and link. `alt` is required; use an empty string only for purely decorative images.",
+    description:
+      "A single image with alt text and optional caption and link. `alt` is required; use an empty string only for purely decorative images.",
     inputs: {
       src: req(url("Image URL, e.g. a media library item's url.")),
       alt: req(text(300, "Alternative text describing the image; empty string if decorative.")),
@@ -566,7 +629,14 @@ const DEFINITIONS: BlockDefinition[] = [
       href: url("Link when the image is clicked."),
       size: enumOf(["small", "medium", "large", "full"], "Display size.", "large"),
     },
-    example: { type: "image", props: { src: "https://cdn.example.com/roastery.jpg", alt: "The roaster at work", caption: "Our 15 kg drum roaster" } },
+    example: {
+      type: "image",
+      props: {
+        src: "https://cdn.example.com/roastery.jpg",
+        alt: "The roaster at work",
+        caption: "Our 15 kg drum roaster",
+      },
+    },
   },
   {
     type: "gallery",
@@ -575,18 +645,28 @@ const DEFINITIONS: BlockDefinition[] = [
     description: "Several images shown as a grid, masonry or carousel.",
     inputs: {
       images: req(
-        list(1, 60, {
-          src: req(url("Image URL.")),
-          alt: req(text(300, "Alternative text; empty string if decorative.")),
-          caption: text(500, "Caption."),
-        }, "The images, in order."),
+        list(
+          1,
+          60,
+          {
+            src: req(url("Image URL.")),
+            alt: req(text(300, "Alternative text; empty string if decorative.")),
+            caption: text(500, "Caption."),
+          },
+          "The images, in order.",
+        ),
       ),
       columns: int(1, 6, "Columns in grid and masonry layouts.", 3),
       layout: enumOf(["grid", "masonry", "carousel"], "Arrangement.", "grid"),
     },
     example: {
       type: "gallery",
-      props: { images: [{ src: "https://cdn.example.com/cupping.jpg", alt: "Cupping table" }, { src: "https://cdn.example.com/beans.jpg", alt: "Green beans" }] },
+      props: {
+        images: [
+          { src: "https://cdn.example.com/cupping.jpg", alt: "Cupping table" },
+          { src: "https://cdn.example.com/beans.jpg", alt: "Green beans" },
+        ],
+      },
     },
   },
   {
@@ -604,7 +684,14 @@ const DEFINITIONS: BlockDefinition[] = [
       muted: bool("Start muted.", false),
       controls: bool("Show playback controls.", true),
     },
-    example: { type: "video", props: { src: "https://cdn.example.com/pour-over.mp4", poster: "https://cdn.example.com/pour-over-poster.jpg", title: "Pour-over in two minutes" } },
+    example: {
+      type: "video",
+      props: {
+        src: "https://cdn.example.com/pour-over.mp4",
+        poster: "https://cdn.example.com/pour-over-poster.jpg",
+        title: "Pour-over in two minutes",
+      },
+    },
   },
   {
     type: "embed",
@@ -612,13 +699,18 @@ const DEFINITIONS: BlockDefinition[] = [
     category: "media",
     description: "Third-party content in a sandboxed frame: YouTube, Vimeo, maps, podcasts. Only https URLs.",
     inputs: {
-      url: req(url("The https URL of the embeddable page (e.g. https://www.youtube.com/embed/ID).", { httpsOnly: true })),
+      url: req(
+        url("The https URL of the embeddable page (e.g. https://www.youtube.com/embed/ID).", { httpsOnly: true }),
+      ),
       title: req(text(200, "Accessible title of the frame.", { minLength: 1 })),
       provider: enumOf(["youtube", "vimeo", "google-maps", "spotify", "other"], "Who serves the embed.", "other"),
       aspectRatio: enumOf(["16:9", "4:3", "1:1", "9:16"], "Frame aspect ratio.", "16:9"),
       caption: text(500, "Caption."),
     },
-    example: { type: "embed", props: { url: "https://www.youtube.com/embed/dQw4w9WgXcQ", title: "Roastery tour", provider: "youtube" } },
+    example: {
+      type: "embed",
+      props: { url: "https://www.youtube.com/embed/dQw4w9WgXcQ", title: "Roastery tour", provider: "youtube" },
+    },
   },
   {
     type: "audio",
@@ -630,7 +722,10 @@ const DEFINITIONS: BlockDefinition[] = [
       title: text(200, "Title shown with the player."),
       caption: text(500, "Caption."),
     },
-    example: { type: "audio", props: { src: "https://cdn.example.com/episode-12.mp3", title: "Episode 12: Washed vs natural" } },
+    example: {
+      type: "audio",
+      props: { src: "https://cdn.example.com/episode-12.mp3", title: "Episode 12: Washed vs natural" },
+    },
   },
   {
     type: "file",
@@ -642,7 +737,10 @@ const DEFINITIONS: BlockDefinition[] = [
       label: req(text(120, "Link text.", { minLength: 1 })),
       description: text(300, "One line about the file."),
     },
-    example: { type: "file", props: { href: "https://cdn.example.com/wholesale-price-list.pdf", label: "Wholesale price list (PDF)" } },
+    example: {
+      type: "file",
+      props: { href: "https://cdn.example.com/wholesale-price-list.pdf", label: "Wholesale price list (PDF)" },
+    },
   },
 
   // ----- ecommerce -----
@@ -650,7 +748,8 @@ const DEFINITIONS: BlockDefinition[] = [
     type: "product-grid",
     name: "Product grid",
     category: "ecommerce",
-    description: "A grid of the store's active products, optionally limited to one product category. Needs the site's store.",
+    description:
+      "A grid of the store's active products, optionally limited to one product category. Needs the site's store.",
     inputs: {
       heading: text(200, "Heading above the grid."),
       categorySlug: slug("Only products in this product category (slug)."),
@@ -694,11 +793,18 @@ const DEFINITIONS: BlockDefinition[] = [
       "A row of products: the ones named in `productSlugs`, in that order, or, without it, the store's products marked as featured (newest first, up to `limit`).",
     inputs: {
       heading: text(200, "Heading.", {}),
-      productSlugs: slugList(1, 24, "Show exactly these products (slugs), in this order, instead of the featured ones. Slugs that name no product of the site are a warning when the content is saved."),
+      productSlugs: slugList(
+        1,
+        24,
+        "Show exactly these products (slugs), in this order, instead of the featured ones. Slugs that name no product of the site are a warning when the content is saved.",
+      ),
       limit: int(1, 24, "How many featured products to show (when `productSlugs` is omitted).", 4),
       columns: int(1, 6, "Columns on wide screens.", 4),
     },
-    example: { type: "featured-products", props: { heading: "Gift ideas", productSlugs: ["house-espresso", "gift-card"] } },
+    example: {
+      type: "featured-products",
+      props: { heading: "Gift ideas", productSlugs: ["house-espresso", "gift-card"] },
+    },
   },
   {
     type: "category-list",
@@ -726,12 +832,17 @@ function checkCatalog(defs: BlockDefinition[]): void {
     if (types.has(d.type)) throw new Error(`block catalog: duplicate type ${d.type}`);
     types.add(d.type);
     if (!BLOCK_CATEGORIES.includes(d.category)) throw new Error(`block catalog: ${d.type} has unknown category`);
-    if (d.children && d.category !== "layout") throw new Error(`block catalog: only layout blocks hold children (${d.type})`);
+    if (d.children && d.category !== "layout")
+      throw new Error(`block catalog: only layout blocks hold children (${d.type})`);
     for (const [name, spec] of Object.entries(d.inputs)) {
-      if (name === "children" || name === "id" || name === "type") throw new Error(`block catalog: ${d.type}.${name} is reserved`);
+      if (name === "children" || name === "id" || name === "type")
+        throw new Error(`block catalog: ${d.type}.${name} is reserved`);
       if (spec.kind === "enum" && spec.default !== undefined && !spec.values.includes(spec.default))
         throw new Error(`block catalog: ${d.type}.${name} default not in values`);
-      if (spec.kind === "integer" && (spec.min > spec.max || (spec.default !== undefined && (spec.default < spec.min || spec.default > spec.max))))
+      if (
+        spec.kind === "integer" &&
+        (spec.min > spec.max || (spec.default !== undefined && (spec.default < spec.min || spec.default > spec.max)))
+      )
         throw new Error(`block catalog: ${d.type}.${name} bad integer range`);
     }
   }

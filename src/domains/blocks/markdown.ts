@@ -47,7 +47,10 @@ export const EXAMPLE_CONTENT: BlockContent = {
       children: [
         { type: "heading", props: { text: "The starting recipe", level: 2, anchor: "recipe" } },
         { type: "paragraph", props: { text: "Start with a 1:2 ratio and adjust one variable at a time." } },
-        { type: "list", props: { ordered: true, items: ["18 g of coffee in", "36 g of espresso out", "27–30 seconds"] } },
+        {
+          type: "list",
+          props: { ordered: true, items: ["18 g of coffee in", "36 g of espresso out", "27–30 seconds"] },
+        },
       ],
     },
     {
@@ -58,7 +61,15 @@ export const EXAMPLE_CONTENT: BlockContent = {
           type: "column",
           props: { width: 6 },
           children: [
-            { type: "image", props: { src: "https://cdn.example.com/espresso-shot.jpg", alt: "An espresso shot pouring", width: 1600, height: 1067 } },
+            {
+              type: "image",
+              props: {
+                src: "https://cdn.example.com/espresso-shot.jpg",
+                alt: "An espresso shot pouring",
+                width: 1600,
+                height: 1067,
+              },
+            },
           ],
         },
         {
@@ -80,8 +91,14 @@ export const EXAMPLE_CONTENT: BlockContent = {
         ],
       },
     },
-    { type: "product-grid", props: { heading: "Espresso roasts", categorySlug: "espresso", limit: 3, sort: "featured" } },
-    { type: "cta", props: { heading: "Questions?", buttonLabel: "Ask a barista", buttonHref: "mailto:hello@example.com" } },
+    {
+      type: "product-grid",
+      props: { heading: "Espresso roasts", categorySlug: "espresso", limit: 3, sort: "featured" },
+    },
+    {
+      type: "cta",
+      props: { heading: "Questions?", buttonLabel: "Ask a barista", buttonHref: "mailto:hello@example.com" },
+    },
   ],
 };
 
@@ -169,7 +186,12 @@ function inputsTable(inputs: Record<string, InputSpec>, prefix = ""): string[] {
 function blockSection(d: BlockDefinition): string[] {
   const out = [`### \`${d.type}\` — ${d.name}`, "", d.description, ""];
   if (Object.keys(d.inputs).length) {
-    out.push("| Input | Type | Required | Constraints | Description |", "|---|---|---|---|---|", ...inputsTable(d.inputs), "");
+    out.push(
+      "| Input | Type | Required | Constraints | Description |",
+      "|---|---|---|---|---|",
+      ...inputsTable(d.inputs),
+      "",
+    );
   } else {
     out.push("No inputs.", "");
   }
@@ -202,11 +224,11 @@ function build(): string {
     "- A post's `title` is rendered as the page's `<h1>`: start the body's headings at level 2 and do not repeat the title as a heading block. A level-1 `heading` in a post body (or in a block template) is accepted, and the write result lists it under `warnings`.",
     `- Inputs marked **yes** are required. Optional inputs may be omitted or \`null\`; renderers apply the listed default.`,
     "- Text is plain text, never HTML or Markdown: `<b>` is shown literally. Line breaks are kept in multi-line text.",
-    "- Integers are JSON numbers, not strings (`2`, not `\"2\"`). Prices are integer cents.",
+    '- Integers are JSON numbers, not strings (`2`, not `"2"`). Prices are integer cents.',
     `- URLs: http(s), mailto:, tel:, or relative (\`/shop\`, \`#faq\`); at most ${MAX_URL} characters, no spaces. Other schemes (javascript:, data:) and \`//host\` are refused.`,
     `- Limits: at most ${MAX_DEPTH} levels of nesting and ${MAX_BLOCKS} blocks in all.`,
     "- Store blocks name products by slug (`productSlug`, `productSlugs`). A slug that names no product of the site is not an error: the content is saved and the write result lists it under `warnings`.",
-    "- Invalid content is refused with every problem listed by path, e.g. `blocks[2].children[0].props.src: URL scheme \"javascript:\" is not allowed`.",
+    '- Invalid content is refused with every problem listed by path, e.g. `blocks[2].children[0].props.src: URL scheme "javascript:" is not allowed`.',
     "",
     "## Block types",
     "",

@@ -31,9 +31,12 @@ interface Ref {
 function collect(blocks: readonly Block[], path: string, out: Ref[]) {
   blocks.forEach((b, i) => {
     const at = `${path}[${i}]`;
-    if (typeof b.props.productSlug === "string") out.push({ path: `${at}.props.productSlug`, slug: b.props.productSlug });
+    if (typeof b.props.productSlug === "string")
+      out.push({ path: `${at}.props.productSlug`, slug: b.props.productSlug });
     if (Array.isArray(b.props.productSlugs))
-      b.props.productSlugs.forEach((slug, j) => typeof slug === "string" && out.push({ path: `${at}.props.productSlugs[${j}]`, slug }));
+      b.props.productSlugs.forEach(
+        (slug, j) => typeof slug === "string" && out.push({ path: `${at}.props.productSlugs[${j}]`, slug }),
+      );
     if (b.children) collect(b.children, `${at}.children`, out);
   });
 }
@@ -60,7 +63,8 @@ export async function productReferenceWarnings(q: Q, siteId: number, content: Co
   }
   const missing = refs.filter((r) => !found.has(r.slug));
   const lines = missing.slice(0, MAX_REFERENCE_WARNINGS).map((r) => `${r.path}: no product "${r.slug}" on this site`);
-  if (missing.length > MAX_REFERENCE_WARNINGS) lines.push(`(and ${missing.length - MAX_REFERENCE_WARNINGS} more product slugs that name no product on this site)`);
+  if (missing.length > MAX_REFERENCE_WARNINGS)
+    lines.push(`(and ${missing.length - MAX_REFERENCE_WARNINGS} more product slugs that name no product on this site)`);
   return lines;
 }
 

@@ -13,12 +13,7 @@
  * - nesting and block count are capped like the validator's.
  * No dependency: escaping five characters does not need a library.
  */
-import {
-  BLOCK_CATALOG,
-  MAX_BLOCKS,
-  MAX_DEPTH,
-  type EnumInput,
-} from "./catalog";
+import { BLOCK_CATALOG, MAX_BLOCKS, MAX_DEPTH, type EnumInput } from "./catalog";
 import { safeUrl } from "./urls";
 import { escapeHtml } from "../../core/public-page";
 
@@ -116,7 +111,10 @@ function textItems(v: unknown): string[] {
 
 function formatPrice(cents: number, currency: string | undefined, locale: string): string {
   try {
-    return new Intl.NumberFormat(locale, currency ? { style: "currency", currency } : { minimumFractionDigits: 2 }).format(cents / 100);
+    return new Intl.NumberFormat(
+      locale,
+      currency ? { style: "currency", currency } : { minimumFractionDigits: 2 },
+    ).format(cents / 100);
   } catch {
     return (cents / 100).toFixed(2);
   }
@@ -142,7 +140,9 @@ const RENDERERS: Record<string, Renderer> = {
   },
   list(p, _c, _x, base) {
     const tag = flag(p, "ordered", false) ? "ol" : "ul";
-    return `<${tag}${attrs(base)}>${textItems(p.items).map((i) => `<li>${txt(i)}</li>`).join("")}</${tag}>`;
+    return `<${tag}${attrs(base)}>${textItems(p.items)
+      .map((i) => `<li>${txt(i)}</li>`)
+      .join("")}</${tag}>`;
   },
   quote(p, _c, _x, base) {
     const cite = str(p, "cite");
@@ -159,7 +159,12 @@ const RENDERERS: Record<string, Renderer> = {
   },
   button(p, _c, _x, base) {
     const variant = choice("button", p, "variant");
-    const a = link(href(p, "href"), txt(str(p, "label") ?? ""), `pb-button pb-button-${variant}`, flag(p, "openInNewTab", false));
+    const a = link(
+      href(p, "href"),
+      txt(str(p, "label") ?? ""),
+      `pb-button pb-button-${variant}`,
+      flag(p, "openInNewTab", false),
+    );
     const preset = str(p, "presetId");
     return `<p${attrs({ ...base, class: cls(base.class, `pb-align-${choice("button", p, "align")}`), "data-preset": preset })}>${a}</p>`;
   },
@@ -170,13 +175,22 @@ const RENDERERS: Record<string, Renderer> = {
       ...base,
       class: cls(base.class, `pb-pad-${choice("section", p, "padding")}`, flag(p, "fullWidth", false) && "pb-full"),
       id: str(p, "anchor"),
-      style: style([hex(p, "background") && `background-color:${hex(p, "background")}`, hex(p, "textColor") && `color:${hex(p, "textColor")}`, bgImg && `background-image:${cssUrl(bgImg)}`]),
+      style: style([
+        hex(p, "background") && `background-color:${hex(p, "background")}`,
+        hex(p, "textColor") && `color:${hex(p, "textColor")}`,
+        bgImg && `background-image:${cssUrl(bgImg)}`,
+      ]),
     })}>${children}</section>`;
   },
   columns(p, children, _x, base) {
     return `<div${attrs({
       ...base,
-      class: cls(base.class, `pb-gap-${choice("columns", p, "gap")}`, `pb-valign-${choice("columns", p, "verticalAlign")}`, flag(p, "stackOnMobile", true) && "pb-stack"),
+      class: cls(
+        base.class,
+        `pb-gap-${choice("columns", p, "gap")}`,
+        `pb-valign-${choice("columns", p, "verticalAlign")}`,
+        flag(p, "stackOnMobile", true) && "pb-stack",
+      ),
     })}>${children}</div>`;
   },
   column(p, children, _x, base) {
@@ -197,7 +211,9 @@ const RENDERERS: Record<string, Renderer> = {
     const sub = str(p, "subheading");
     const buttons = [
       str(p, "ctaLabel") ? link(href(p, "ctaHref"), txt(str(p, "ctaLabel")!), "pb-button pb-button-primary") : "",
-      str(p, "secondaryCtaLabel") ? link(href(p, "secondaryCtaHref"), txt(str(p, "secondaryCtaLabel")!), "pb-button pb-button-secondary") : "",
+      str(p, "secondaryCtaLabel")
+        ? link(href(p, "secondaryCtaHref"), txt(str(p, "secondaryCtaLabel")!), "pb-button pb-button-secondary")
+        : "",
     ].join("");
     return `<section${attrs({
       ...base,
@@ -221,20 +237,29 @@ const RENDERERS: Record<string, Renderer> = {
   accordion(p, _c, _x, base) {
     const open = int(p, "defaultOpen", 0, 49);
     const items = listItems(p.items)
-      .map((it, i) => `<details${i === open ? " open" : ""}><summary>${txt(str(it, "title") ?? "")}</summary><div class="pb-panel">${txt(str(it, "body") ?? "", true)}</div></details>`)
+      .map(
+        (it, i) =>
+          `<details${i === open ? " open" : ""}><summary>${txt(str(it, "title") ?? "")}</summary><div class="pb-panel">${txt(str(it, "body") ?? "", true)}</div></details>`,
+      )
       .join("");
     return `<div${attrs(base)}>${items}</div>`;
   },
   tabs(p, _c, _x, base) {
     // Without script, every panel is shown under its label; the first is marked current.
     const tabs = listItems(p.tabs)
-      .map((t, i) => `<section class="pb-tab"${i === 0 ? ' aria-current="true"' : ""}><h4 class="pb-tab-label">${txt(str(t, "label") ?? "")}</h4><div class="pb-panel">${txt(str(t, "body") ?? "", true)}</div></section>`)
+      .map(
+        (t, i) =>
+          `<section class="pb-tab"${i === 0 ? ' aria-current="true"' : ""}><h4 class="pb-tab-label">${txt(str(t, "label") ?? "")}</h4><div class="pb-panel">${txt(str(t, "body") ?? "", true)}</div></section>`,
+      )
       .join("");
     return `<div${attrs(base)}>${tabs}</div>`;
   },
   testimonial(p, _c, _x, base) {
     const rating = int(p, "rating", 1, 5);
-    const who = [str(p, "role"), str(p, "company")].filter(Boolean).map((s) => txt(s!)).join(", ");
+    const who = [str(p, "role"), str(p, "company")]
+      .filter(Boolean)
+      .map((s) => txt(s!))
+      .join(", ");
     return `<figure${attrs(base)}><blockquote><p>${txt(str(p, "quote") ?? "", true)}</p></blockquote><figcaption>${img(href(p, "avatar"), "", { class: "pb-avatar" })}<span class="pb-author">${txt(str(p, "author") ?? "")}</span>${who ? ` <span class="pb-role">${who}</span>` : ""}${rating ? ` <span class="pb-rating" aria-label="${rating} out of 5 stars">${"★".repeat(rating)}${"☆".repeat(5 - rating)}</span>` : ""}</figcaption></figure>`;
   },
   "pricing-table"(p, _c, ctx, base) {
@@ -254,7 +279,9 @@ const RENDERERS: Record<string, Renderer> = {
   },
   faq(p, _c, _x, base) {
     const heading = str(p, "heading");
-    const items = listItems(p.items).map((it) => `<dt>${txt(str(it, "question") ?? "")}</dt><dd>${txt(str(it, "answer") ?? "", true)}</dd>`).join("");
+    const items = listItems(p.items)
+      .map((it) => `<dt>${txt(str(it, "question") ?? "")}</dt><dd>${txt(str(it, "answer") ?? "", true)}</dd>`)
+      .join("");
     return `<section${attrs(base)}>${heading ? `<h2>${txt(heading)}</h2>` : ""}<dl>${items}</dl></section>`;
   },
 
@@ -303,14 +330,16 @@ const RENDERERS: Record<string, Renderer> = {
     const ratio = (choice("embed", p, "aspectRatio") ?? "16:9").replace(":", "-");
     if (ctx.opts.embeds === "link")
       return `<p${attrs({ ...base, "data-provider": choice("embed", p, "provider") })}>${link(url, txt(title), undefined, true)}</p>`;
-    return `<figure${attrs({ ...base, class: cls(base.class, `pb-ratio-${ratio}`), "data-provider": choice("embed", p, "provider") })}><iframe${attrs({
-      src: url,
-      title,
-      loading: "lazy",
-      sandbox: "allow-scripts allow-same-origin allow-presentation allow-popups",
-      referrerpolicy: "strict-origin-when-cross-origin",
-      allow: "encrypted-media; picture-in-picture; fullscreen",
-    })}></iframe>${cap ? `<figcaption>${txt(cap)}</figcaption>` : ""}</figure>`;
+    return `<figure${attrs({ ...base, class: cls(base.class, `pb-ratio-${ratio}`), "data-provider": choice("embed", p, "provider") })}><iframe${attrs(
+      {
+        src: url,
+        title,
+        loading: "lazy",
+        sandbox: "allow-scripts allow-same-origin allow-presentation allow-popups",
+        referrerpolicy: "strict-origin-when-cross-origin",
+        allow: "encrypted-media; picture-in-picture; fullscreen",
+      },
+    )}></iframe>${cap ? `<figcaption>${txt(cap)}</figcaption>` : ""}</figure>`;
   },
   audio(p, _c, _x, base) {
     const src = href(p, "src");
@@ -331,11 +360,16 @@ const RENDERERS: Record<string, Renderer> = {
     const cat = str(p, "categorySlug");
     const limit = int(p, "limit", 1, 48) ?? 12;
     const sort = choice("product-grid", p, "sort");
-    return storePlaceholder(base, heading, `Product grid: up to ${limit} products${cat ? ` from category “${txt(cat)}”` : ""}, sorted by ${txt(sort ?? "newest")}.`, {
-      "data-category": cat,
-      "data-limit": String(limit),
-      "data-sort": sort,
-    });
+    return storePlaceholder(
+      base,
+      heading,
+      `Product grid: up to ${limit} products${cat ? ` from category “${txt(cat)}”` : ""}, sorted by ${txt(sort ?? "newest")}.`,
+      {
+        "data-category": cat,
+        "data-limit": String(limit),
+        "data-sort": sort,
+      },
+    );
   },
   "product-card"(p, _c, _x, base) {
     const slug = str(p, "productSlug") ?? "";
@@ -344,27 +378,46 @@ const RENDERERS: Record<string, Renderer> = {
   "add-to-cart"(p, _c, _x, base) {
     const slug = str(p, "productSlug") ?? "";
     const sku = str(p, "variantSku");
-    return storePlaceholder(base, undefined, `<span class="pb-button pb-button-primary">${txt(str(p, "label") ?? "Add to cart")}</span> for “${txt(slug)}”${sku ? ` (variant ${txt(sku)})` : ""}.`, {
-      "data-product": slug,
-      "data-variant-sku": sku,
-    });
+    return storePlaceholder(
+      base,
+      undefined,
+      `<span class="pb-button pb-button-primary">${txt(str(p, "label") ?? "Add to cart")}</span> for “${txt(slug)}”${sku ? ` (variant ${txt(sku)})` : ""}.`,
+      {
+        "data-product": slug,
+        "data-variant-sku": sku,
+      },
+    );
   },
   "featured-products"(p, _c, _x, base) {
     const picked = textItems(p.productSlugs).slice(0, 24);
     if (picked.length)
-      return storePlaceholder(base, str(p, "heading"), `Products: ${picked.map((x) => `“${txt(x)}”`).join(", ")}.`, { "data-products": picked.join(",") });
+      return storePlaceholder(base, str(p, "heading"), `Products: ${picked.map((x) => `“${txt(x)}”`).join(", ")}.`, {
+        "data-products": picked.join(","),
+      });
     const limit = int(p, "limit", 1, 24) ?? 4;
-    return storePlaceholder(base, str(p, "heading"), `Featured products: up to ${limit}.`, { "data-limit": String(limit) });
+    return storePlaceholder(base, str(p, "heading"), `Featured products: up to ${limit}.`, {
+      "data-limit": String(limit),
+    });
   },
   "category-list"(p, _c, _x, base) {
     const parent = str(p, "parentSlug");
-    return storePlaceholder(base, str(p, "heading"), parent ? `Sub-categories of “${txt(parent)}”.` : "Top-level product categories.", {
-      "data-parent": parent,
-    });
+    return storePlaceholder(
+      base,
+      str(p, "heading"),
+      parent ? `Sub-categories of “${txt(parent)}”.` : "Top-level product categories.",
+      {
+        "data-parent": parent,
+      },
+    );
   },
 };
 
-function storePlaceholder(base: Record<string, string | undefined>, heading: string | undefined, descriptionHtml: string, data: Record<string, string | undefined>): string {
+function storePlaceholder(
+  base: Record<string, string | undefined>,
+  heading: string | undefined,
+  descriptionHtml: string,
+  data: Record<string, string | undefined>,
+): string {
   return `<div${attrs({ ...base, class: cls(base.class, "pb-placeholder"), ...data })}>${heading ? `<h2>${txt(heading)}</h2>` : ""}<p>${descriptionHtml}</p></div>`;
 }
 
@@ -385,7 +438,10 @@ function renderBlock(b: unknown, depth: number, ctx: Ctx): string {
   if (typeof b !== "object" || b === null || Array.isArray(b)) return "";
   const block = b as Record<string, unknown>;
   const type = typeof block.type === "string" ? block.type : "";
-  const props = typeof block.props === "object" && block.props !== null && !Array.isArray(block.props) ? (block.props as Props) : {};
+  const props =
+    typeof block.props === "object" && block.props !== null && !Array.isArray(block.props)
+      ? (block.props as Props)
+      : {};
   const id = typeof block.id === "string" ? block.id : undefined;
   const render = Object.hasOwn(RENDERERS, type) ? RENDERERS[type]! : undefined;
   if (!render) {

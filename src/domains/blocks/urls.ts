@@ -20,12 +20,14 @@ export function urlProblem(s: string, httpsOnly = false): string | null {
   if (s.length === 0) return "must not be empty";
   if (s.length > MAX_URL) return `must be at most ${MAX_URL} characters`;
   // Whitespace and controls (incl. U+0000–U+0020, U+007F–U+00A0, line/paragraph separators).
-  if (/[\u0000-\u0020\u007f-\u00a0\u2028\u2029\ufeff]/.test(s)) return "must not contain spaces or control characters (percent-encode them)";
+  if (/[\u0000-\u0020\u007f-\u00a0\u2028\u2029\ufeff]/.test(s))
+    return "must not contain spaces or control characters (percent-encode them)";
   const m = SCHEME_RE.exec(s);
   if (m) {
     const scheme = m[1]!.toLowerCase();
     if (httpsOnly && scheme !== "https") return "must be an absolute https:// URL";
-    if (!ALLOWED_SCHEMES.has(scheme)) return `scheme "${scheme}:" is not allowed; use http(s), mailto:, tel: or a relative URL`;
+    if (!ALLOWED_SCHEMES.has(scheme))
+      return `scheme "${scheme}:" is not allowed; use http(s), mailto:, tel: or a relative URL`;
     if (scheme === "http" || scheme === "https") {
       if (!/^https?:\/\/[^/\\?#]/i.test(s)) return "must be a full URL like https://example.com/path";
       try {
@@ -37,7 +39,8 @@ export function urlProblem(s: string, httpsOnly = false): string | null {
     return null;
   }
   if (httpsOnly) return "must be an absolute https:// URL";
-  if (s.startsWith("//") || s.startsWith("/\\") || s.startsWith("\\")) return "protocol-relative URLs are not allowed; write https://…";
+  if (s.startsWith("//") || s.startsWith("/\\") || s.startsWith("\\"))
+    return "protocol-relative URLs are not allowed; write https://…";
   return null;
 }
 

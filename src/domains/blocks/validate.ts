@@ -113,7 +113,12 @@ function editDistance(a: string, b: string): number {
 
 const ALL_TYPES = BLOCK_CATALOG.map((d) => d.type);
 
-function checkText(c: Collector, path: string, v: unknown, spec: { maxLength: number; minLength?: number; pattern?: RegExp; patternHint?: string }): string | undefined {
+function checkText(
+  c: Collector,
+  path: string,
+  v: unknown,
+  spec: { maxLength: number; minLength?: number; pattern?: RegExp; patternHint?: string },
+): string | undefined {
   if (typeof v !== "string") {
     c.add(path, `must be a string, got ${describe(v)}`);
     return undefined;
@@ -144,13 +149,20 @@ function checkInput(c: Collector, path: string, v: unknown, spec: InputSpec): un
       return checkText(c, path, v, spec);
     case "enum":
       if (typeof v !== "string" || !spec.values.includes(v)) {
-        c.add(path, `must be one of ${spec.values.map((x) => JSON.stringify(x)).join(", ")}` + (typeof v === "string" ? "" : `, got ${describe(v)}`));
+        c.add(
+          path,
+          `must be one of ${spec.values.map((x) => JSON.stringify(x)).join(", ")}` +
+            (typeof v === "string" ? "" : `, got ${describe(v)}`),
+        );
         return undefined;
       }
       return v;
     case "integer":
       if (typeof v !== "number" || !Number.isInteger(v)) {
-        c.add(path, `must be an integer from ${spec.min} to ${spec.max}, got ${typeof v === "number" ? String(v) : describe(v)}`);
+        c.add(
+          path,
+          `must be an integer from ${spec.min} to ${spec.max}, got ${typeof v === "number" ? String(v) : describe(v)}`,
+        );
         return undefined;
       }
       if (v < spec.min || v > spec.max) {
@@ -178,13 +190,20 @@ function checkInput(c: Collector, path: string, v: unknown, spec: InputSpec): un
     }
     case "color":
       if (typeof v !== "string" || !/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/.test(v)) {
-        c.add(path, `must be a hex colour like "#1e40af" or "#fff"` + (typeof v === "string" ? "" : `, got ${describe(v)}`));
+        c.add(
+          path,
+          `must be a hex colour like "#1e40af" or "#fff"` + (typeof v === "string" ? "" : `, got ${describe(v)}`),
+        );
         return undefined;
       }
       return v;
     case "slug":
       if (typeof v !== "string" || !isSlug(v)) {
-        c.add(path, `must be a slug (lower-case letters, digits and single hyphens, at most ${MAX_SLUG} characters)` + (typeof v === "string" ? "" : `, got ${describe(v)}`));
+        c.add(
+          path,
+          `must be a slug (lower-case letters, digits and single hyphens, at most ${MAX_SLUG} characters)` +
+            (typeof v === "string" ? "" : `, got ${describe(v)}`),
+        );
         return undefined;
       }
       return v;
@@ -199,7 +218,11 @@ function checkInput(c: Collector, path: string, v: unknown, spec: InputSpec): un
       }
       let ok = true;
       v.forEach((item, i) => {
-        if (checkInput(c, `${path}[${i}]`, item, { kind: "slug", required: true, description: spec.description }) === undefined) ok = false;
+        if (
+          checkInput(c, `${path}[${i}]`, item, { kind: "slug", required: true, description: spec.description }) ===
+          undefined
+        )
+          ok = false;
       });
       return ok ? [...v] : undefined;
     }
@@ -293,7 +316,13 @@ function checkFields(
   return ok ? out : undefined;
 }
 
-function checkBlocks(c: Collector, path: string, v: unknown, depth: number, parent: BlockDefinition | null): Block[] | undefined {
+function checkBlocks(
+  c: Collector,
+  path: string,
+  v: unknown,
+  depth: number,
+  parent: BlockDefinition | null,
+): Block[] | undefined {
   if (!Array.isArray(v)) {
     c.add(path, `must be an array of blocks, got ${describe(v)}`);
     return undefined;
@@ -319,7 +348,13 @@ function checkBlocks(c: Collector, path: string, v: unknown, depth: number, pare
   return ok ? out : undefined;
 }
 
-function checkBlock(c: Collector, path: string, v: unknown, depth: number, parent: BlockDefinition | null): Block | undefined {
+function checkBlock(
+  c: Collector,
+  path: string,
+  v: unknown,
+  depth: number,
+  parent: BlockDefinition | null,
+): Block | undefined {
   if (!isPlainObject(v)) {
     c.add(path, `must be a block object like {"type": "paragraph", "props": {"text": "…"}}, got ${describe(v)}`);
     return undefined;
@@ -327,7 +362,10 @@ function checkBlock(c: Collector, path: string, v: unknown, depth: number, paren
   let ok = true;
   for (const key of Object.keys(v)) {
     if (!BLOCK_KEYS.has(key)) {
-      c.add(`${path}.${key.slice(0, 64)}`, `unknown field; a block has only "id", "type", "props" and "children" (inputs go inside "props")`);
+      c.add(
+        `${path}.${key.slice(0, 64)}`,
+        `unknown field; a block has only "id", "type", "props" and "children" (inputs go inside "props")`,
+      );
       ok = false;
     }
   }
@@ -347,21 +385,37 @@ function checkBlock(c: Collector, path: string, v: unknown, depth: number, paren
   }
 
   if (typeof v.type !== "string" || v.type === "") {
-    c.add(`${path}.type`, v.type === undefined ? "is required: the block type, e.g. \"paragraph\"" : `must be a block type string, got ${describe(v.type)}`);
+    c.add(
+      `${path}.type`,
+      v.type === undefined
+        ? 'is required: the block type, e.g. "paragraph"'
+        : `must be a block type string, got ${describe(v.type)}`,
+    );
     return undefined;
   }
   const def = getBlockDefinition(v.type);
   if (!def) {
     const hint = nearest(v.type, ALL_TYPES);
-    c.add(`${path}.type`, `unknown block type "${v.type.slice(0, 64)}"` + (hint ? `; did you mean "${hint}"?` : "") + "; read blocks://schema for the catalog");
+    c.add(
+      `${path}.type`,
+      `unknown block type "${v.type.slice(0, 64)}"` +
+        (hint ? `; did you mean "${hint}"?` : "") +
+        "; read blocks://schema for the catalog",
+    );
     return undefined;
   }
   if (def.parents && !(parent && def.parents.includes(parent.type))) {
-    c.add(`${path}.type`, `"${def.type}" blocks may only appear directly inside ${def.parents.map((p) => `"${p}"`).join(" or ")}`);
+    c.add(
+      `${path}.type`,
+      `"${def.type}" blocks may only appear directly inside ${def.parents.map((p) => `"${p}"`).join(" or ")}`,
+    );
     ok = false;
   }
   if (parent?.children?.allowed && !parent.children.allowed.includes(def.type)) {
-    c.add(`${path}.type`, `"${parent.type}" may only contain ${parent.children.allowed.map((p) => `"${p}"`).join(", ")} blocks, not "${def.type}"`);
+    c.add(
+      `${path}.type`,
+      `"${parent.type}" may only contain ${parent.children.allowed.map((p) => `"${p}"`).join(", ")} blocks, not "${def.type}"`,
+    );
     ok = false;
   }
 
@@ -373,14 +427,24 @@ function checkBlock(c: Collector, path: string, v: unknown, depth: number, paren
     const raw = v.children ?? [];
     const slot = def.children;
     if (Array.isArray(raw) && (raw.length < slot.minItems || raw.length > slot.maxItems)) {
-      c.add(`${path}.children`, `"${def.type}" must hold ${slot.minItems} to ${slot.maxItems} blocks (got ${raw.length}): ${slot.description}`);
+      c.add(
+        `${path}.children`,
+        `"${def.type}" must hold ${slot.minItems} to ${slot.maxItems} blocks (got ${raw.length}): ${slot.description}`,
+      );
       ok = false;
     } else {
       children = checkBlocks(c, `${path}.children`, raw, depth + 1, def);
       if (children === undefined) ok = false;
     }
-  } else if (v.children !== undefined && v.children !== null && !(Array.isArray(v.children) && v.children.length === 0)) {
-    c.add(`${path}.children`, `"${def.type}" blocks cannot hold children; only layout blocks with a slot can (section, columns, column, grid)`);
+  } else if (
+    v.children !== undefined &&
+    v.children !== null &&
+    !(Array.isArray(v.children) && v.children.length === 0)
+  ) {
+    c.add(
+      `${path}.children`,
+      `"${def.type}" blocks cannot hold children; only layout blocks with a slot can (section, columns, column, grid)`,
+    );
     ok = false;
   }
 
@@ -406,14 +470,22 @@ export function validateContent(content: unknown): ContentValidation {
   if (!isPlainObject(content)) {
     return {
       ok: false,
-      errors: [{ path: "content", message: `must be an object like {"blocks": [...], "version": "${CONTENT_VERSION}"}, got ${describe(content)}` }],
+      errors: [
+        {
+          path: "content",
+          message: `must be an object like {"blocks": [...], "version": "${CONTENT_VERSION}"}, got ${describe(content)}`,
+        },
+      ],
     };
   }
   for (const key of Object.keys(content)) {
     if (!CONTENT_KEYS.has(key)) c.add(key.slice(0, 64), `unknown field; content has only "blocks" and "version"`);
   }
   if (content.version !== undefined && content.version !== CONTENT_VERSION) {
-    c.add("version", `must be "${CONTENT_VERSION}" (the only content format version), got ${JSON.stringify(content.version)?.slice(0, 64)}`);
+    c.add(
+      "version",
+      `must be "${CONTENT_VERSION}" (the only content format version), got ${JSON.stringify(content.version)?.slice(0, 64)}`,
+    );
   }
   let blocks: Block[] | undefined;
   if (content.blocks === undefined) c.add("blocks", "is required: an array of blocks (may be empty)");

@@ -40,7 +40,11 @@ async function pageOf(db: Deps["db"], link: LinkRow): Promise<PageRow | undefine
 function recorded(link: LinkRow, p: PageRow): Recorded {
   const r = link.payload as Partial<Recorded> | null;
   if (r?.config) return r as Recorded;
-  return { proposal: p.draft ? "update" : "new", config: p.draft ?? p.config, ...(p.draft ? { before: p.config } : {}) };
+  return {
+    proposal: p.draft ? "update" : "new",
+    config: p.draft ?? p.config,
+    ...(p.draft ? { before: p.config } : {}),
+  };
 }
 
 const LABELS: Partial<Record<keyof PageConfig, string>> = {
@@ -67,7 +71,11 @@ const LABELS: Partial<Record<keyof PageConfig, string>> = {
 };
 
 const minutes = (m: number) => (m === 0 ? "none" : durationText(m));
-const MODE: Record<string, string> = { single: "one host", round_robin: "round robin (whoever is free, least recently booked first)", collective: "all hosts together" };
+const MODE: Record<string, string> = {
+  single: "one host",
+  round_robin: "round robin (whoever is free, least recently booked first)",
+  collective: "all hosts together",
+};
 
 function valueText(k: keyof PageConfig, c: PageConfig, names: Map<number, string>, deps: Deps): string | null {
   switch (k) {
@@ -78,7 +86,14 @@ function valueText(k: keyof PageConfig, c: PageConfig, names: Map<number, string
     case "location":
       return locationText(c.location);
     case "questions":
-      return c.questions.length ? c.questions.map((q) => `${q.label} (${q.type.replace("_", " ")}${q.required ? ", required" : ""}${q.options ? `: ${q.options.join(" / ")}` : ""})`).join("; ") : "only name and email";
+      return c.questions.length
+        ? c.questions
+            .map(
+              (q) =>
+                `${q.label} (${q.type.replace("_", " ")}${q.required ? ", required" : ""}${q.options ? `: ${q.options.join(" / ")}` : ""})`,
+            )
+            .join("; ")
+        : "only name and email";
     case "minNotice":
     case "bufferBefore":
     case "bufferAfter":
@@ -132,10 +147,21 @@ const FACT_KEYS: (keyof PageConfig)[] = [
 ];
 
 /** The public page's body for `cfg`: details, a week of free times in the page's zone, and the (disabled) form. */
-async function pageHtml(deps: Deps, companyId: number, pageId: number, cfg: PageConfig, hosts: Member[]): Promise<string> {
+async function pageHtml(
+  deps: Deps,
+  companyId: number,
+  pageId: number,
+  cfg: PageConfig,
+  hosts: Member[],
+): Promise<string> {
   const now = deps.clock.now().getTime();
   const tz = cfg.timeZone;
-  const { slots } = await pageSlots(deps.db, companyId, { id: pageId, config: cfg }, { from: now, to: now + 7 * DAY, now, durationMin: cfg.durations[0]! });
+  const { slots } = await pageSlots(
+    deps.db,
+    companyId,
+    { id: pageId, config: cfg },
+    { from: now, to: now + 7 * DAY, now, durationMin: cfg.durations[0]! },
+  );
   const days = Array.from({ length: 7 }, (_, i) => localDate(now + i * DAY, tz));
   return `<div class="bk">${detailsHtml(cfg, hosts)}<h2>Free times this week (${tz.replace(/_/g, " ")}, ${durationText(cfg.durations[0]!)})</h2>${slotsHtml(slots, tz, null, days)}<h2>Booking form</h2><form class="bk-form">${formFieldsHtml(cfg, {}, true)}</form></div>`;
 }
@@ -155,7 +181,11 @@ export const bookingPageApprovalKind: ApprovalKind = {
     const hosts = cfg.hostUserIds.map((id) => members.find((m) => m.userId === id)).filter((m): m is Member => !!m);
     const facts = FACT_KEYS.map((k) => ({ label: LABELS[k]!, value: valueText(k, cfg, names, deps) ?? "—" }));
     const changes: ChangeRow[] = r.before
-      ? changedFields(r.before, cfg).map((k) => ({ field: LABELS[k] ?? k, before: valueText(k, r.before!, names, deps), after: valueText(k, cfg, names, deps) }))
+      ? changedFields(r.before, cfg).map((k) => ({
+          field: LABELS[k] ?? k,
+          before: valueText(k, r.before!, names, deps),
+          after: valueText(k, cfg, names, deps),
+        }))
       : [];
     const pending = effectiveStatus(link, deps.clock.now()) === "pending";
     return {
@@ -180,7 +210,17 @@ export const bookingPageApprovalKind: ApprovalKind = {
       facts,
       changes,
       html: await pageHtml(deps, p.companyId, p.id, cfg, hosts),
-      ...(r.before && pending ? { liveHtml: await pageHtml(deps, p.companyId, p.id, r.before, await membersById(deps.db, p.companyId, r.before.hostUserIds)) } : {}),
+      ...(r.before && pending
+        ? {
+            liveHtml: await pageHtml(
+              deps,
+              p.companyId,
+              p.id,
+              r.before,
+              await membersById(deps.db, p.companyId, r.before.hostUserIds),
+            ),
+          }
+        : {}),
     };
   },
 
@@ -194,33 +234,52 @@ export const bookingPageApprovalKind: ApprovalKind = {
       if (!p.draft) throw conflict("This change is no longer waiting: it was applied or withdrawn.");
       next = p.draft;
     } else {
-      if (p.status !== "pending") throw conflict(`The booking page is ${p.status} now, so this request no longer applies.`);
+      if (p.status !== "pending")
+        throw conflict(`The booking page is ${p.status} now, so this request no longer applies.`);
       next = p.config;
     }
     const members = await membersById(tx, p.companyId, next.hostUserIds);
-    if (members.length !== next.hostUserIds.length) throw conflict("A host of this page is no longer a member of the company; the page must name its hosts again.");
+    if (members.length !== next.hostUserIds.length)
+      throw conflict("A host of this page is no longer a member of the company; the page must name its hosts again.");
     if (next.slug !== p.slug) await assertSlugFree(tx, next.slug, p.id);
     const status = p.status === "paused" ? "paused" : "live";
     await tx
       .update(bookingPages)
-      .set({ config: next, draft: null, slug: next.slug, title: next.title, status, version: p.version + 1, publishedAt: p.publishedAt ?? d.now, updatedAt: d.now })
+      .set({
+        config: next,
+        draft: null,
+        slug: next.slug,
+        title: next.title,
+        status,
+        version: p.version + 1,
+        publishedAt: p.publishedAt ?? d.now,
+        updatedAt: d.now,
+      })
       .where(eq(bookingPages.id, p.id));
-    await emit(tx, { deps, company: { id: p.companyId } }, bookingPagePublished, { id: p.id }, {
-      slug: next.slug,
-      title: next.title,
-      status,
-      hostUserIds: next.hostUserIds,
-      url: publicPageUrl(deps, next.slug),
-      firstTime,
-    });
+    await emit(
+      tx,
+      { deps, company: { id: p.companyId } },
+      bookingPagePublished,
+      { id: p.id },
+      {
+        slug: next.slug,
+        title: next.title,
+        status,
+        hostUserIds: next.hostUserIds,
+        url: publicPageUrl(deps, next.slug),
+        firstTime,
+      },
+    );
     return { bookingPageId: p.id, slug: next.slug, status, url: publicPageUrl(deps, next.slug) };
   },
 
   async reject(tx, _deps, link, d) {
     const p = await pageOf(tx, link);
     if (!p) return;
-    if (p.status === "pending") await tx.update(bookingPages).set({ status: "rejected", updatedAt: d.now }).where(eq(bookingPages.id, p.id));
-    else if (p.draft) await tx.update(bookingPages).set({ draft: null, updatedAt: d.now }).where(eq(bookingPages.id, p.id));
+    if (p.status === "pending")
+      await tx.update(bookingPages).set({ status: "rejected", updatedAt: d.now }).where(eq(bookingPages.id, p.id));
+    else if (p.draft)
+      await tx.update(bookingPages).set({ draft: null, updatedAt: d.now }).where(eq(bookingPages.id, p.id));
   },
 };
 

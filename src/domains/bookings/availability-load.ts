@@ -48,10 +48,19 @@ export async function pageSlots(
 ): Promise<PageSlots> {
   const cfg = page.config;
   const members = await membersById(db, companyId, cfg.hostUserIds);
-  const schedules = new Map((await schedulesOf(db, companyId, members.map((m) => m.userId))).map((s) => [s.userId, s]));
+  const schedules = new Map(
+    (
+      await schedulesOf(
+        db,
+        companyId,
+        members.map((m) => m.userId),
+      )
+    ).map((s) => [s.userId, s]),
+  );
   const hosts = members.filter((m) => schedules.has(m.userId));
   // "All together" needs every named host: one who left the company (or has no schedule) closes the page.
-  if (hosts.length === 0 || (cfg.hostMode === "collective" && hosts.length !== cfg.hostUserIds.length)) return { slots: [], hosts };
+  if (hosts.length === 0 || (cfg.hostMode === "collective" && hosts.length !== cfg.hostUserIds.length))
+    return { slots: [], hosts };
   const ids = hosts.map((h) => h.userId);
   // Weekly limits count whole weeks around the range; buffers reach a little past it.
   const lo = new Date(o.from - 8 * DAY);
@@ -60,7 +69,13 @@ export async function pageSlots(
     db
       .select({ userId: bookingTimeOff.userId, start: bookingTimeOff.startDate, end: bookingTimeOff.endDate })
       .from(bookingTimeOff)
-      .where(and(eq(bookingTimeOff.companyId, companyId), inArray(bookingTimeOff.userId, ids), gte(bookingTimeOff.endDate, instantToLocal(lo.getTime(), "UTC").date))),
+      .where(
+        and(
+          eq(bookingTimeOff.companyId, companyId),
+          inArray(bookingTimeOff.userId, ids),
+          gte(bookingTimeOff.endDate, instantToLocal(lo.getTime(), "UTC").date),
+        ),
+      ),
     db
       .select({
         userId: bookingHosts.userId,

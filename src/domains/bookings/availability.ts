@@ -110,7 +110,11 @@ function inTimeOff(date: string, timeOff: HostSchedule["timeOff"]): boolean {
 }
 
 /** Sorted, merged (touching joins) stretches of working hours of a host over local dates first..last. */
-function hostWindows(h: HostSchedule, first: Temporal.PlainDate, last: Temporal.PlainDate): { windows: Window[]; days: DayInfo[] } {
+function hostWindows(
+  h: HostSchedule,
+  first: Temporal.PlainDate,
+  last: Temporal.PlainDate,
+): { windows: Window[]; days: DayInfo[] } {
   const raw: Window[] = [];
   const days: DayInfo[] = [];
   for (let d = first; Temporal.PlainDate.compare(d, last) <= 0; d = d.add({ days: 1 })) {
@@ -259,7 +263,11 @@ function hostFree(st: HostState, r: SlotRules, s: number, e: number): boolean {
  * The free slots whose start lies in [from, to), in time order. `now` is
  * the clock's instant (minimum notice and the booking window count from it).
  */
-export function computeSlots(r: SlotRules, hosts: HostSchedule[], range: { from: number; to: number; now: number }): Slot[] {
+export function computeSlots(
+  r: SlotRules,
+  hosts: HostSchedule[],
+  range: { from: number; to: number; now: number },
+): Slot[] {
   if (hosts.length === 0 || range.to <= range.from) return [];
   const dur = r.durationMin * MINUTE;
   const earliest = Math.max(range.from, range.now + r.minNoticeMin * MINUTE);
@@ -272,7 +280,8 @@ export function computeSlots(r: SlotRules, hosts: HostSchedule[], range: { from:
     for (const st of states.slice(1)) shared = intersect(shared, st.windows);
     gridStarts(shared, r.gridTimeZone, r.intervalMin, dur, starts);
   } else {
-    for (const st of r.mode === "single" ? states.slice(0, 1) : states) gridStarts(st.windows, st.h.timeZone, r.intervalMin, dur, starts);
+    for (const st of r.mode === "single" ? states.slice(0, 1) : states)
+      gridStarts(st.windows, st.h.timeZone, r.intervalMin, dur, starts);
   }
   const ordered = [...starts].filter((t) => t >= earliest && t < latest).sort((a, b) => a - b);
   const out: Slot[] = [];
@@ -281,7 +290,8 @@ export function computeSlots(r: SlotRules, hosts: HostSchedule[], range: { from:
     const e = s + dur;
     const free: number[] = [];
     for (const st of candidates) if (hostFree(st, r, s, e)) free.push(st.h.userId);
-    if (r.mode === "collective" ? free.length === candidates.length : free.length > 0) out.push({ start: s, end: e, hostUserIds: free });
+    if (r.mode === "collective" ? free.length === candidates.length : free.length > 0)
+      out.push({ start: s, end: e, hostUserIds: free });
   }
   return out;
 }

@@ -55,13 +55,34 @@ export interface Actor {
 }
 const actorOf = (ctx: ActorContext): Actor => ({ deps: ctx.deps, companyId: ctx.company.id, ctx });
 
-export const manageUrl = (deps: Pick<Deps, "config">, b: Pick<BookingRow, "pageSlug" | "uid">) => `${deps.config.publicUrl}/b/${b.pageSlug}/booking/${b.uid}`;
-export const icsUrl = (deps: Pick<Deps, "config">, b: Pick<BookingRow, "pageSlug" | "uid">) => `${manageUrl(deps, b)}/invite.ics`;
+export const manageUrl = (deps: Pick<Deps, "config">, b: Pick<BookingRow, "pageSlug" | "uid">) =>
+  `${deps.config.publicUrl}/b/${b.pageSlug}/booking/${b.uid}`;
+export const icsUrl = (deps: Pick<Deps, "config">, b: Pick<BookingRow, "pageSlug" | "uid">) =>
+  `${manageUrl(deps, b)}/invite.ics`;
 
-async function writeAudit(tx: Db, a: Actor, action: string, id: number, detail: Record<string, unknown>, kind: "public_page" | "system" = "public_page") {
+async function writeAudit(
+  tx: Db,
+  a: Actor,
+  action: string,
+  id: number,
+  detail: Record<string, unknown>,
+  kind: "public_page" | "system" = "public_page",
+) {
   if (a.ctx) return audit(tx, a.ctx, action, { type: "booking", id, detail });
   // A visitor of the public page (or the system's job): no user, no credential; the company's log still shows it.
-  await tx.insert(auditLog).values({ companyId: a.companyId, userId: null, credentialKind: kind, credentialId: null, action, entityType: "booking", entityId: id, detail, createdAt: a.deps.clock.now() });
+  await tx
+    .insert(auditLog)
+    .values({
+      companyId: a.companyId,
+      userId: null,
+      credentialKind: kind,
+      credentialId: null,
+      action,
+      entityType: "booking",
+      entityId: id,
+      detail,
+      createdAt: a.deps.clock.now(),
+    });
 }
 
 async function emitFor<T>(tx: Db, a: Actor, def: EventDef<T>, id: number, data: T) {
@@ -95,7 +116,16 @@ export async function factsOf(deps: Deps, b: BookingRow, hosts?: Member[]): Prom
 /** The booking's invite (.ics text): the download, bookings_get include ics, and the confirmation email's attachment. */
 export async function inviteOf(deps: Deps, b: BookingRow): Promise<string> {
   const hosts = await membersById(deps.db, b.companyId, b.hostUserIds);
-  const page = b.pageId === null ? null : (await deps.db.select({ config: bookingPages.config }).from(bookingPages).where(eq(bookingPages.id, b.pageId)).limit(1))[0];
+  const page =
+    b.pageId === null
+      ? null
+      : (
+          await deps.db
+            .select({ config: bookingPages.config })
+            .from(bookingPages)
+            .where(eq(bookingPages.id, b.pageId))
+            .limit(1)
+        )[0];
   const description = page?.config.description ?? null;
   return bookingInvite({
     uid: b.uid,
@@ -149,23 +179,33 @@ export async function bookingOut(deps: Deps, b: BookingRow, o: { ics?: boolean }
   };
 }
 
-const short = (b: BookingRow) => ({ id: b.id, uid: b.uid, status: b.status, startsAt: iso(b.startsAt), endsAt: iso(b.endsAt), hostUserIds: b.hostUserIds });
+const short = (b: BookingRow) => ({
+  id: b.id,
+  uid: b.uid,
+  status: b.status,
+  startsAt: iso(b.startsAt),
+  endsAt: iso(b.endsAt),
+  hostUserIds: b.hostUserIds,
+});
 
 // ---------------------------------------------------------------- answers
 
-const EMAIL_RE = /^[^\s@<>()[\]\\,;:"]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+const EMAIL_RE =
+  /^[^\s@<>()[\]\\,;:"]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
 const PHONE_RE = /^\+?[0-9 ()\-.]{5,30}$/;
 const ONE_LINE = /^[^\u0000-\u001f\u007f]*$/;
 const MULTI = /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$/;
 
 export function checkEmail(raw: string, path = "email"): string {
   const e = raw.trim();
-  if (e.length > 254 || !EMAIL_RE.test(e)) throw invalid(`${path} must be an email address like ada@example.com.`, { path });
+  if (e.length > 254 || !EMAIL_RE.test(e))
+    throw invalid(`${path} must be an email address like ada@example.com.`, { path });
   return e.toLowerCase();
 }
 export function checkName(raw: string, path = "name"): string {
   const n = raw.trim();
-  if (!n || n.length > 200 || !ONE_LINE.test(n)) throw invalid(`${path} must be 1 to 200 characters on one line.`, { path });
+  if (!n || n.length > 200 || !ONE_LINE.test(n))
+    throw invalid(`${path} must be 1 to 200 characters on one line.`, { path });
   return n;
 }
 
@@ -178,7 +218,11 @@ export function checkName(raw: string, path = "name"): string {
 export function checkAnswers(questions: Question[], raw: Record<string, unknown>): StoredAnswer[] {
   const known = new Map(questions.map((q) => [q.id, q]));
   for (const k of Object.keys(raw))
-    if (!known.has(k)) throw invalid(`answers.${k.slice(0, 50)} is not a question of this page${questions.length ? ` (questions: ${questions.map((q) => q.id).join(", ")})` : ""}.`, { path: `answers.${k.slice(0, 50)}` });
+    if (!known.has(k))
+      throw invalid(
+        `answers.${k.slice(0, 50)} is not a question of this page${questions.length ? ` (questions: ${questions.map((q) => q.id).join(", ")})` : ""}.`,
+        { path: `answers.${k.slice(0, 50)}` },
+      );
   const out: StoredAnswer[] = [];
   for (const q of questions) {
     const path = `answers.${q.id}`;
@@ -194,7 +238,10 @@ export function checkAnswers(questions: Question[], raw: Record<string, unknown>
       case "long_text": {
         const max = q.type === "short_text" ? 500 : 5000;
         if (typeof v !== "string" || v.length > max || !(q.type === "short_text" ? ONE_LINE : MULTI).test(v))
-          throw invalid(`${path} must be text of at most ${max} characters${q.type === "short_text" ? " on one line" : ""}.`, { path });
+          throw invalid(
+            `${path} must be text of at most ${max} characters${q.type === "short_text" ? " on one line" : ""}.`,
+            { path },
+          );
         break;
       }
       case "email":
@@ -202,16 +249,23 @@ export function checkAnswers(questions: Question[], raw: Record<string, unknown>
         v = checkEmail(v, path);
         break;
       case "phone":
-        if (typeof v !== "string" || !PHONE_RE.test(v)) throw invalid(`${path} must be a phone number like +49 30 1234567.`, { path });
+        if (typeof v !== "string" || !PHONE_RE.test(v))
+          throw invalid(`${path} must be a phone number like +49 30 1234567.`, { path });
         break;
       case "number": {
-        const n = typeof v === "number" ? v : typeof v === "string" && /^-?\d{1,15}(?:\.\d{1,6})?$/.test(v) ? Number(v) : Number.NaN;
+        const n =
+          typeof v === "number"
+            ? v
+            : typeof v === "string" && /^-?\d{1,15}(?:\.\d{1,6})?$/.test(v)
+              ? Number(v)
+              : Number.NaN;
         if (!Number.isFinite(n) || Math.abs(n) > 1e15) throw invalid(`${path} must be a number.`, { path });
         v = n;
         break;
       }
       case "select":
-        if (typeof v !== "string" || !q.options!.includes(v)) throw invalid(`${path} must be one of: ${q.options!.join(", ")}.`, { path });
+        if (typeof v !== "string" || !q.options!.includes(v))
+          throw invalid(`${path} must be one of: ${q.options!.join(", ")}.`, { path });
         break;
       case "checkbox":
         if (v === "on" || v === "true") v = true;
@@ -235,7 +289,12 @@ function locationOf(cfg: PageConfig, answers: StoredAnswer[]): StoredLocation {
 
 /** Locks the hosts' schedules for this transaction (see the file comment). */
 async function lockHosts(tx: Db, companyId: number, userIds: number[], now: Date) {
-  await touchSchedules(tx, companyId, [...new Set(userIds)].sort((a, b) => a - b), now);
+  await touchSchedules(
+    tx,
+    companyId,
+    [...new Set(userIds)].sort((a, b) => a - b),
+    now,
+  );
 }
 
 /** Of round-robin hosts free for a slot: who was booked on this page least recently (never first), then the lowest id. */
@@ -252,9 +311,14 @@ async function pickRoundRobin(tx: Db, pageId: number, candidates: number[]): Pro
 
 /** Why a start time is not bookable, said so a person or a model can act on it. */
 function unavailable(cfg: PageConfig, start: number, now: number): Error {
-  if (start <= now) return invalid("That time is in the past; pick a time from the page's free slots.", { path: "startsAt" });
-  if (start < now + cfg.minNotice * MINUTE) return invalid(`This page needs ${cfg.minNotice} minutes' notice; pick a later time.`, { path: "startsAt" });
-  if (cfg.maxAdvanceDays !== null && start >= now + cfg.maxAdvanceDays * DAY) return invalid(`This page takes bookings up to ${cfg.maxAdvanceDays} days ahead; pick an earlier time.`, { path: "startsAt" });
+  if (start <= now)
+    return invalid("That time is in the past; pick a time from the page's free slots.", { path: "startsAt" });
+  if (start < now + cfg.minNotice * MINUTE)
+    return invalid(`This page needs ${cfg.minNotice} minutes' notice; pick a later time.`, { path: "startsAt" });
+  if (cfg.maxAdvanceDays !== null && start >= now + cfg.maxAdvanceDays * DAY)
+    return invalid(`This page takes bookings up to ${cfg.maxAdvanceDays} days ahead; pick an earlier time.`, {
+      path: "startsAt",
+    });
   return conflict("That time is no longer available; please pick another one.", { path: "startsAt" });
 }
 
@@ -273,58 +337,87 @@ export async function book(a: Actor, pageId: number, input: BookInput): Promise<
   const deps = a.deps;
   const name = checkName(input.name);
   const email = checkEmail(input.email);
-  if (!Number.isFinite(input.startsAt.getTime())) throw invalid("startsAt must be an ISO date-time.", { path: "startsAt" });
+  if (!Number.isFinite(input.startsAt.getTime()))
+    throw invalid("startsAt must be an ISO date-time.", { path: "startsAt" });
   return await deps.db.transaction(async (tx) => {
     const now = deps.clock.now();
     const p = await pageById(tx, a.companyId, pageId);
-    if (p.status !== "live") throw conflict(p.status === "paused" ? "This booking page is paused and takes no bookings now." : "This booking page is not live yet: it takes bookings once a person approves it.");
+    if (p.status !== "live")
+      throw conflict(
+        p.status === "paused"
+          ? "This booking page is paused and takes no bookings now."
+          : "This booking page is not live yet: it takes bookings once a person approves it.",
+      );
     const cfg = p.config;
     const durationMin = input.durationMin ?? cfg.durations[0]!;
-    if (!cfg.durations.includes(durationMin)) throw invalid(`durationMin must be one of ${cfg.durations.join(", ")}.`, { path: "durationMin" });
+    if (!cfg.durations.includes(durationMin))
+      throw invalid(`durationMin must be one of ${cfg.durations.join(", ")}.`, { path: "durationMin" });
     const timeZone = input.timeZone && isTimeZone(input.timeZone) ? canonicalZone(input.timeZone) : cfg.timeZone;
     const answers = checkAnswers(cfg.questions, input.answers ?? {});
     const start = input.startsAt.getTime();
-    if (start % MINUTE !== 0) throw conflict("That time is not one of this page's start times; please pick another one.", { path: "startsAt" });
+    if (start % MINUTE !== 0)
+      throw conflict("That time is not one of this page's start times; please pick another one.", { path: "startsAt" });
     await lockHosts(tx, a.companyId, cfg.hostUserIds, now);
-    const { slots, hosts } = await pageSlots(tx, a.companyId, p, { from: start, to: start + 1, now: now.getTime(), durationMin });
+    const { slots, hosts } = await pageSlots(tx, a.companyId, p, {
+      from: start,
+      to: start + 1,
+      now: now.getTime(),
+      durationMin,
+    });
     const slot = slots.find((s) => s.start === start);
     if (!slot) throw unavailable(cfg, start, now.getTime());
-    const hostIds = cfg.hostMode === "round_robin" ? [await pickRoundRobin(tx, p.id, slot.hostUserIds)] : slot.hostUserIds;
-    const row = (await tx
-      .insert(bookings)
-      .values({
-        companyId: a.companyId,
-        pageId: p.id,
-        pageSlug: p.slug,
-        pageTitle: p.title,
-        uid: randomHex(16),
-        status: cfg.requiresConfirmation ? "pending" : "accepted",
-        startsAt: new Date(slot.start),
-        endsAt: new Date(slot.end),
-        durationMin,
-        timeZone,
-        attendeeName: name,
-        attendeeEmail: email,
-        answers,
-        location: locationOf(cfg, answers),
-        hostUserIds: hostIds,
-        sequence: 0,
-        source: input.source,
-        history: [],
-        confirmedAt: cfg.requiresConfirmation ? null : now,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning())[0]!;
+    const hostIds =
+      cfg.hostMode === "round_robin" ? [await pickRoundRobin(tx, p.id, slot.hostUserIds)] : slot.hostUserIds;
+    const row = (
+      await tx
+        .insert(bookings)
+        .values({
+          companyId: a.companyId,
+          pageId: p.id,
+          pageSlug: p.slug,
+          pageTitle: p.title,
+          uid: randomHex(16),
+          status: cfg.requiresConfirmation ? "pending" : "accepted",
+          startsAt: new Date(slot.start),
+          endsAt: new Date(slot.end),
+          durationMin,
+          timeZone,
+          attendeeName: name,
+          attendeeEmail: email,
+          answers,
+          location: locationOf(cfg, answers),
+          hostUserIds: hostIds,
+          sequence: 0,
+          source: input.source,
+          history: [],
+          confirmedAt: cfg.requiresConfirmation ? null : now,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning()
+    )[0]!;
     await insertHosts(tx, row, p.id, cfg);
-    await writeAudit(tx, a, "bookings.create", row.id, { pageId: p.id, startsAt: iso(row.startsAt), hostUserIds: hostIds, source: input.source });
+    await writeAudit(tx, a, "bookings.create", row.id, {
+      pageId: p.id,
+      startsAt: iso(row.startsAt),
+      hostUserIds: hostIds,
+      source: input.source,
+    });
     const members = hosts.filter((h) => hostIds.includes(h.userId));
-    await emitFor(tx, a, bookingCreated, row.id, { ...(await factsOf(deps, row, members)), requiresConfirmation: cfg.requiresConfirmation });
+    await emitFor(tx, a, bookingCreated, row.id, {
+      ...(await factsOf(deps, row, members)),
+      requiresConfirmation: cfg.requiresConfirmation,
+    });
     return row;
   });
 }
 
-async function insertHosts(tx: Db, b: BookingRow, pageId: number | null, cfg: Pick<PageConfig, "bufferBefore" | "bufferAfter">) {
+async function insertHosts(
+  tx: Db,
+  b: BookingRow,
+  pageId: number | null,
+  cfg: Pick<PageConfig, "bufferBefore" | "bufferAfter">,
+) {
   await tx.insert(bookingHosts).values(
     b.hostUserIds.map((userId) => ({
       bookingId: b.id,
@@ -348,7 +441,13 @@ async function releaseSlot(tx: Db, bookingId: number) {
 export async function bookingByRef(db: Db, companyId: number, ref: { id?: number; uid?: string }): Promise<BookingRow> {
   if ((ref.id === undefined) === (ref.uid === undefined)) throw invalid("Give exactly one of id or uid.");
   const where = ref.id !== undefined ? eq(bookings.id, ref.id) : eq(bookings.uid, ref.uid!);
-  const b = (await db.select().from(bookings).where(and(where, eq(bookings.companyId, companyId))).limit(1))[0];
+  const b = (
+    await db
+      .select()
+      .from(bookings)
+      .where(and(where, eq(bookings.companyId, companyId)))
+      .limit(1)
+  )[0];
   if (!b) throw notFound(`Booking ${ref.id ?? ref.uid} not found.`);
   return b;
 }
@@ -359,7 +458,14 @@ export async function bookingByUid(db: Db, uid: string): Promise<BookingRow | nu
   return (await db.select().from(bookings).where(eq(bookings.uid, uid)).limit(1))[0] ?? null;
 }
 
-function checkCutoff(b: BookingRow, minutes: number, now: Date, what: "cancel" | "reschedule", a: Actor, ignore: boolean | undefined) {
+function checkCutoff(
+  b: BookingRow,
+  minutes: number,
+  now: Date,
+  what: "cancel" | "reschedule",
+  a: Actor,
+  ignore: boolean | undefined,
+) {
   if (minutes <= 0) return;
   if (b.startsAt.getTime() - now.getTime() >= minutes * MINUTE) return;
   if (a.ctx && ignore) return;
@@ -371,28 +477,45 @@ function checkCutoff(b: BookingRow, minutes: number, now: Date, what: "cancel" |
 }
 
 async function liveConfig(tx: Db, b: BookingRow): Promise<PageRow | null> {
-  return b.pageId === null ? null : ((await tx.select().from(bookingPages).where(eq(bookingPages.id, b.pageId)).limit(1))[0] ?? null);
+  return b.pageId === null
+    ? null
+    : ((await tx.select().from(bookingPages).where(eq(bookingPages.id, b.pageId)).limit(1))[0] ?? null);
 }
 
-export async function reschedule(a: Actor, ref: { id?: number; uid?: string }, input: { startsAt: Date; durationMin?: number; ignoreCutoff?: boolean }): Promise<BookingRow> {
+export async function reschedule(
+  a: Actor,
+  ref: { id?: number; uid?: string },
+  input: { startsAt: Date; durationMin?: number; ignoreCutoff?: boolean },
+): Promise<BookingRow> {
   const deps = a.deps;
-  if (!Number.isFinite(input.startsAt.getTime())) throw invalid("startsAt must be an ISO date-time.", { path: "startsAt" });
+  if (!Number.isFinite(input.startsAt.getTime()))
+    throw invalid("startsAt must be an ISO date-time.", { path: "startsAt" });
   return await deps.db.transaction(async (tx) => {
     const now = deps.clock.now();
     const b = await bookingByRef(tx, a.companyId, ref);
-    if (!HOLDS_SLOT.includes(b.status)) throw conflict(`This booking is ${b.status}; only pending or accepted bookings can be rescheduled.`);
+    if (!HOLDS_SLOT.includes(b.status))
+      throw conflict(`This booking is ${b.status}; only pending or accepted bookings can be rescheduled.`);
     if (b.startsAt <= now) throw conflict("This booking has already started; it cannot be moved.");
     const p = await liveConfig(tx, b);
     if (!p) throw conflict("The booking page of this booking was deleted, so there are no times to move it to.");
-    if (!a.ctx && p.status !== "live") throw conflict("This booking page takes no changes now; please contact the host.");
+    if (!a.ctx && p.status !== "live")
+      throw conflict("This booking page takes no changes now; please contact the host.");
     const cfg = p.config;
     checkCutoff(b, cfg.rescheduleCutoff, now, "reschedule", a, input.ignoreCutoff);
     const durationMin = input.durationMin ?? b.durationMin;
-    if (!cfg.durations.includes(durationMin)) throw invalid(`durationMin must be one of ${cfg.durations.join(", ")}.`, { path: "durationMin" });
+    if (!cfg.durations.includes(durationMin))
+      throw invalid(`durationMin must be one of ${cfg.durations.join(", ")}.`, { path: "durationMin" });
     const start = input.startsAt.getTime();
-    if (start === b.startsAt.getTime() && durationMin === b.durationMin) throw invalid("That is the booking's current time; give a new startsAt.", { path: "startsAt" });
+    if (start === b.startsAt.getTime() && durationMin === b.durationMin)
+      throw invalid("That is the booking's current time; give a new startsAt.", { path: "startsAt" });
     await lockHosts(tx, a.companyId, [...cfg.hostUserIds, ...b.hostUserIds], now);
-    const { slots, hosts } = await pageSlots(tx, a.companyId, p, { from: start, to: start + 1, now: now.getTime(), durationMin, excludeBookingId: b.id });
+    const { slots, hosts } = await pageSlots(tx, a.companyId, p, {
+      from: start,
+      to: start + 1,
+      now: now.getTime(),
+      durationMin,
+      excludeBookingId: b.id,
+    });
     const slot = slots.find((s) => s.start === start);
     if (!slot) throw unavailable(cfg, start, now.getTime());
     let hostIds = slot.hostUserIds;
@@ -401,15 +524,32 @@ export async function reschedule(a: Actor, ref: { id?: number; uid?: string }, i
       const keep = b.hostUserIds.find((h) => slot.hostUserIds.includes(h));
       hostIds = [keep ?? (await pickRoundRobin(tx, p.id, slot.hostUserIds))];
     }
-    const history = [...b.history, { startsAt: iso(b.startsAt)!, endsAt: iso(b.endsAt)!, at: iso(now)!, by: a.ctx ? "host" : "attendee" }].slice(-20);
+    const history = [
+      ...b.history,
+      { startsAt: iso(b.startsAt)!, endsAt: iso(b.endsAt)!, at: iso(now)!, by: a.ctx ? "host" : "attendee" },
+    ].slice(-20);
     await tx.delete(bookingHosts).where(eq(bookingHosts.bookingId, b.id));
-    const row = (await tx
-      .update(bookings)
-      .set({ startsAt: new Date(slot.start), endsAt: new Date(slot.end), durationMin, hostUserIds: hostIds, sequence: b.sequence + 1, history, updatedAt: now })
-      .where(eq(bookings.id, b.id))
-      .returning())[0]!;
+    const row = (
+      await tx
+        .update(bookings)
+        .set({
+          startsAt: new Date(slot.start),
+          endsAt: new Date(slot.end),
+          durationMin,
+          hostUserIds: hostIds,
+          sequence: b.sequence + 1,
+          history,
+          updatedAt: now,
+        })
+        .where(eq(bookings.id, b.id))
+        .returning()
+    )[0]!;
     await insertHosts(tx, row, p.id, cfg);
-    await writeAudit(tx, a, "bookings.reschedule", b.id, { from: iso(b.startsAt), to: iso(row.startsAt), hostUserIds: hostIds });
+    await writeAudit(tx, a, "bookings.reschedule", b.id, {
+      from: iso(b.startsAt),
+      to: iso(row.startsAt),
+      hostUserIds: hostIds,
+    });
     const members = hosts.filter((h) => hostIds.includes(h.userId));
     await emitFor(tx, a, bookingRescheduled, b.id, {
       ...(await factsOf(deps, row, members)),
@@ -421,23 +561,38 @@ export async function reschedule(a: Actor, ref: { id?: number; uid?: string }, i
   });
 }
 
-export async function cancel(a: Actor, ref: { id?: number; uid?: string }, input: { reason?: string | null; ignoreCutoff?: boolean }): Promise<BookingRow> {
+export async function cancel(
+  a: Actor,
+  ref: { id?: number; uid?: string },
+  input: { reason?: string | null; ignoreCutoff?: boolean },
+): Promise<BookingRow> {
   const deps = a.deps;
   const reason = input.reason?.trim() || null;
-  if (reason && (reason.length > 1000 || !MULTI.test(reason))) throw invalid("reason must be at most 1000 characters.", { path: "reason" });
+  if (reason && (reason.length > 1000 || !MULTI.test(reason)))
+    throw invalid("reason must be at most 1000 characters.", { path: "reason" });
   return await deps.db.transaction(async (tx) => {
     const now = deps.clock.now();
     const b = await bookingByRef(tx, a.companyId, ref);
     if (!HOLDS_SLOT.includes(b.status)) throw conflict(`This booking is already ${b.status}.`);
-    if (b.endsAt <= now) throw conflict("This booking is over; mark a no-show (bookings_mark_no_show) instead of cancelling it.");
+    if (b.endsAt <= now)
+      throw conflict("This booking is over; mark a no-show (bookings_mark_no_show) instead of cancelling it.");
     const p = await liveConfig(tx, b);
     checkCutoff(b, p?.config.cancelCutoff ?? 0, now, "cancel", a, input.ignoreCutoff);
     const by = a.ctx ? "host" : "attendee";
-    const row = (await tx
-      .update(bookings)
-      .set({ status: "cancelled", reason, cancelledBy: by, cancelledAt: now, sequence: b.sequence + 1, updatedAt: now })
-      .where(eq(bookings.id, b.id))
-      .returning())[0]!;
+    const row = (
+      await tx
+        .update(bookings)
+        .set({
+          status: "cancelled",
+          reason,
+          cancelledBy: by,
+          cancelledAt: now,
+          sequence: b.sequence + 1,
+          updatedAt: now,
+        })
+        .where(eq(bookings.id, b.id))
+        .returning()
+    )[0]!;
     await releaseSlot(tx, b.id);
     await touchSchedules(tx, a.companyId, b.hostUserIds, now);
     await writeAudit(tx, a, "bookings.cancel", b.id, { reason, by });
@@ -450,7 +605,16 @@ export async function cancel(a: Actor, ref: { id?: number; uid?: string }, input
 
 export async function createBooking(
   ctx: ActorContext,
-  input: { pageId?: number; pageSlug?: string; startsAt: string; durationMin?: number; timeZone?: string; name: string; email: string; answers?: Record<string, unknown> },
+  input: {
+    pageId?: number;
+    pageSlug?: string;
+    startsAt: string;
+    durationMin?: number;
+    timeZone?: string;
+    name: string;
+    email: string;
+    answers?: Record<string, unknown>;
+  },
 ) {
   authorize(ctx, "bookings:write", { write: true });
   const p = await pageByRef(ctx.deps.db, ctx.company.id, { id: input.pageId, slug: input.pageSlug }, "pageId");
@@ -476,14 +640,25 @@ export async function listBookings(
   authorize(ctx, "bookings:read", { write: false });
   const db = ctx.deps.db;
   const conds: (SQL | undefined)[] = [eq(bookings.companyId, ctx.company.id)];
-  if (input.pageId !== undefined || input.pageSlug !== undefined) conds.push(eq(bookings.pageId, (await pageByRef(db, ctx.company.id, { id: input.pageId, slug: input.pageSlug }, "pageId")).id));
+  if (input.pageId !== undefined || input.pageSlug !== undefined)
+    conds.push(
+      eq(
+        bookings.pageId,
+        (await pageByRef(db, ctx.company.id, { id: input.pageId, slug: input.pageSlug }, "pageId")).id,
+      ),
+    );
   if (input.status?.length) conds.push(inArray(bookings.status, input.status));
   if (input.attendeeEmail) conds.push(eq(bookings.attendeeEmail, input.attendeeEmail.trim().toLowerCase()));
   if (input.from) conds.push(gte(bookings.startsAt, dateArg(input.from, "from")));
   if (input.to) conds.push(lt(bookings.startsAt, dateArg(input.to, "to")));
   if (input.host !== undefined) {
     const m = await resolveMember(db, ctx.company, input.host);
-    const ids = (await db.select({ id: bookingHosts.bookingId }).from(bookingHosts).where(and(eq(bookingHosts.companyId, ctx.company.id), eq(bookingHosts.userId, m.userId)))).map((r) => r.id);
+    const ids = (
+      await db
+        .select({ id: bookingHosts.bookingId })
+        .from(bookingHosts)
+        .where(and(eq(bookingHosts.companyId, ctx.company.id), eq(bookingHosts.userId, m.userId)))
+    ).map((r) => r.id);
     conds.push(inArray(bookings.id, ids.length ? ids : [-1]));
   }
   const where = and(...conds);
@@ -517,7 +692,8 @@ export async function listBookings(
 
 function dateArg(s: string, path: string): Date {
   const d = new Date(s);
-  if (!Number.isFinite(d.getTime())) throw invalid(`${path} must be an ISO date-time like 2026-03-01T00:00:00Z.`, { path });
+  if (!Number.isFinite(d.getTime()))
+    throw invalid(`${path} must be an ISO date-time like 2026-03-01T00:00:00Z.`, { path });
   return d;
 }
 
@@ -527,13 +703,23 @@ export async function getBooking(ctx: ActorContext, input: { id?: number; uid?: 
   return await bookingOut(ctx.deps, b, { ics: input.include?.includes("ics") });
 }
 
-export async function rescheduleBooking(ctx: ActorContext, input: { id?: number; uid?: string; startsAt: string; durationMin?: number; ignoreCutoff?: boolean }) {
+export async function rescheduleBooking(
+  ctx: ActorContext,
+  input: { id?: number; uid?: string; startsAt: string; durationMin?: number; ignoreCutoff?: boolean },
+) {
   authorize(ctx, "bookings:write", { write: true });
-  const row = await reschedule(actorOf(ctx), input, { startsAt: new Date(input.startsAt), durationMin: input.durationMin, ignoreCutoff: input.ignoreCutoff });
+  const row = await reschedule(actorOf(ctx), input, {
+    startsAt: new Date(input.startsAt),
+    durationMin: input.durationMin,
+    ignoreCutoff: input.ignoreCutoff,
+  });
   return { ...short(row), sequence: row.sequence };
 }
 
-export async function cancelBooking(ctx: ActorContext, input: { id?: number; uid?: string; reason?: string; ignoreCutoff?: boolean }) {
+export async function cancelBooking(
+  ctx: ActorContext,
+  input: { id?: number; uid?: string; reason?: string; ignoreCutoff?: boolean },
+) {
   authorize(ctx, "bookings:write", { write: true });
   const row = await cancel(actorOf(ctx), input, input);
   return { ...short(row), reason: row.reason };
@@ -542,17 +728,35 @@ export async function cancelBooking(ctx: ActorContext, input: { id?: number; uid
 async function decide(ctx: ActorContext, ref: { id?: number; uid?: string }, accept: boolean, reason: string | null) {
   authorize(ctx, "bookings:write", { write: true });
   const a = actorOf(ctx);
-  if (reason && (reason.length > 1000 || !MULTI.test(reason))) throw invalid("reason must be at most 1000 characters.", { path: "reason" });
+  if (reason && (reason.length > 1000 || !MULTI.test(reason)))
+    throw invalid("reason must be at most 1000 characters.", { path: "reason" });
   return await ctx.deps.db.transaction(async (tx) => {
     const now = ctx.deps.clock.now();
     const b = await bookingByRef(tx, ctx.company.id, ref);
-    if (b.status !== "pending") throw conflict(`This booking is ${b.status}; only a pending booking (one that needs confirmation) can be ${accept ? "confirmed" : "declined"}.`);
-    if (b.startsAt <= now) throw conflict("This booking's start has passed; it can no longer be confirmed or declined.");
-    const row = (await tx
-      .update(bookings)
-      .set(accept ? { status: "accepted", confirmedAt: now, updatedAt: now } : { status: "declined", reason, cancelledAt: now, cancelledBy: "host", sequence: b.sequence + 1, updatedAt: now })
-      .where(eq(bookings.id, b.id))
-      .returning())[0]!;
+    if (b.status !== "pending")
+      throw conflict(
+        `This booking is ${b.status}; only a pending booking (one that needs confirmation) can be ${accept ? "confirmed" : "declined"}.`,
+      );
+    if (b.startsAt <= now)
+      throw conflict("This booking's start has passed; it can no longer be confirmed or declined.");
+    const row = (
+      await tx
+        .update(bookings)
+        .set(
+          accept
+            ? { status: "accepted", confirmedAt: now, updatedAt: now }
+            : {
+                status: "declined",
+                reason,
+                cancelledAt: now,
+                cancelledBy: "host",
+                sequence: b.sequence + 1,
+                updatedAt: now,
+              },
+        )
+        .where(eq(bookings.id, b.id))
+        .returning()
+    )[0]!;
     if (!accept) {
       await releaseSlot(tx, b.id);
       await touchSchedules(tx, ctx.company.id, b.hostUserIds, now);
@@ -572,17 +776,30 @@ export function declineBooking(ctx: ActorContext, input: { id?: number; uid?: st
   return decide(ctx, input, false, input.reason?.trim() || null);
 }
 
-export async function markNoShow(ctx: ActorContext, input: { id?: number; uid?: string; noShow: "attendee" | "host" | null }) {
+export async function markNoShow(
+  ctx: ActorContext,
+  input: { id?: number; uid?: string; noShow: "attendee" | "host" | null },
+) {
   authorize(ctx, "bookings:write", { write: true });
   const a = actorOf(ctx);
   return await ctx.deps.db.transaction(async (tx) => {
     const now = ctx.deps.clock.now();
     const b = await bookingByRef(tx, ctx.company.id, input);
-    if (b.status !== "accepted") throw conflict(`This booking is ${b.status}; only an accepted booking can have a no-show.`);
-    if (b.startsAt > now) throw conflict(`This booking starts at ${iso(b.startsAt)}; a no-show can be marked once it has started.`);
-    const row = (await tx.update(bookings).set({ noShow: input.noShow, updatedAt: now }).where(eq(bookings.id, b.id)).returning())[0]!;
+    if (b.status !== "accepted")
+      throw conflict(`This booking is ${b.status}; only an accepted booking can have a no-show.`);
+    if (b.startsAt > now)
+      throw conflict(`This booking starts at ${iso(b.startsAt)}; a no-show can be marked once it has started.`);
+    const row = (
+      await tx.update(bookings).set({ noShow: input.noShow, updatedAt: now }).where(eq(bookings.id, b.id)).returning()
+    )[0]!;
     await writeAudit(tx, a, "bookings.no_show", b.id, { noShow: input.noShow });
-    await emitFor(tx, a, bookingNoShowMarked, b.id, { uid: b.uid, pageSlug: b.pageSlug, startsAt: iso(b.startsAt)!, attendee: { name: b.attendeeName, email: b.attendeeEmail }, noShow: input.noShow });
+    await emitFor(tx, a, bookingNoShowMarked, b.id, {
+      uid: b.uid,
+      pageSlug: b.pageSlug,
+      startsAt: iso(b.startsAt)!,
+      attendee: { name: b.attendeeName, email: b.attendeeEmail },
+      noShow: input.noShow,
+    });
     return { id: row.id, uid: row.uid, status: row.status, noShow: row.noShow };
   });
 }
@@ -606,11 +823,13 @@ export async function expireUnconfirmed(deps: Deps): Promise<number> {
     .limit(500);
   for (const b of due) {
     await deps.db.transaction(async (tx) => {
-      const row = (await tx
-        .update(bookings)
-        .set({ status: "expired", cancelledBy: "system", cancelledAt: now, sequence: b.sequence + 1, updatedAt: now })
-        .where(and(eq(bookings.id, b.id), eq(bookings.status, "pending")))
-        .returning())[0];
+      const row = (
+        await tx
+          .update(bookings)
+          .set({ status: "expired", cancelledBy: "system", cancelledAt: now, sequence: b.sequence + 1, updatedAt: now })
+          .where(and(eq(bookings.id, b.id), eq(bookings.status, "pending")))
+          .returning()
+      )[0];
       if (!row) return;
       await releaseSlot(tx, b.id);
       await writeAudit(tx, { deps, companyId: b.companyId, ctx: null }, "bookings.expire", b.id, {}, "system");
@@ -624,7 +843,8 @@ export const expireJob: JobDef = {
   name: "bookings.expire_unconfirmed",
   description: "Closes bookings that needed a host's confirmation and reached their start without it.",
   everyMs: 60_000,
-  pending: (deps) => anyRow(deps.db.select({ id: bookings.id }).from(bookings).where(unconfirmedStarted(deps.clock.now())).limit(1)),
+  pending: (deps) =>
+    anyRow(deps.db.select({ id: bookings.id }).from(bookings).where(unconfirmedStarted(deps.clock.now())).limit(1)),
   run: async (deps) => {
     await expireUnconfirmed(deps);
   },

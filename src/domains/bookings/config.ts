@@ -68,11 +68,24 @@ export interface StoredLocation {
 
 const CONTROL = /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$/;
 const ONE_LINE = /^[^\u0000-\u001f\u007f]*$/;
-const lineOf = (max: number) => v.pipe(v.string(), v.minLength(1), v.maxLength(max), v.regex(ONE_LINE, "must be one line without control characters"), v.regex(/\S/, "must not be blank"));
-const textOf = (max: number) => v.pipe(v.string(), v.maxLength(max), v.regex(CONTROL, "must not contain control characters"));
+const lineOf = (max: number) =>
+  v.pipe(
+    v.string(),
+    v.minLength(1),
+    v.maxLength(max),
+    v.regex(ONE_LINE, "must be one line without control characters"),
+    v.regex(/\S/, "must not be blank"),
+  );
+const textOf = (max: number) =>
+  v.pipe(v.string(), v.maxLength(max), v.regex(CONTROL, "must not contain control characters"));
 // Bounds are checked on the call but kept out of the published schema (v.check): the registry's byte budget
 // is better spent on names and enums than on limits a model rarely meets; the message names them.
-const int = (min: number, max: number) => v.pipe(v.number(), v.integer(), v.check((n) => n >= min && n <= max, `must be ${min} to ${max}`));
+const int = (min: number, max: number) =>
+  v.pipe(
+    v.number(),
+    v.integer(),
+    v.check((n) => n >= min && n <= max, `must be ${min} to ${max}`),
+  );
 
 const SLUG_RE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 export const slugInput = v.pipe(
@@ -80,16 +93,36 @@ export const slugInput = v.pipe(
   v.maxLength(MAX_SLUG),
   v.check((s) => SLUG_RE.test(s), "must be lower-case letters, digits and single hyphens, like intro-call"),
 );
-export const timeZoneInput = v.pipe(v.string(), v.maxLength(64), v.check(isTimeZone, "must be an IANA time zone such as Europe/Berlin or America/New_York"));
+export const timeZoneInput = v.pipe(
+  v.string(),
+  v.maxLength(64),
+  v.check(isTimeZone, "must be an IANA time zone such as Europe/Berlin or America/New_York"),
+);
 /** A member: user id, or the email they sign in with. */
-export const memberRef = v.union([int(1, Number.MAX_SAFE_INTEGER), v.pipe(v.string(), v.minLength(3), v.maxLength(254), v.check((s) => /^[^\s@]+@[^\s@]+$/.test(s), "must be a user id or an email"))]);
+export const memberRef = v.union([
+  int(1, Number.MAX_SAFE_INTEGER),
+  v.pipe(
+    v.string(),
+    v.minLength(3),
+    v.maxLength(254),
+    v.check((s) => /^[^\s@]+@[^\s@]+$/.test(s), "must be a user id or an email"),
+  ),
+]);
 
 const questionInput = v.object({
-  id: v.pipe(v.string(), v.check((s) => /^[a-z][a-z0-9_]{0,39}$/.test(s), "must be a short key like company_size")),
+  id: v.pipe(
+    v.string(),
+    v.check((s) => /^[a-z][a-z0-9_]{0,39}$/.test(s), "must be a short key like company_size"),
+  ),
   label: lineOf(200),
   type: v.picklist(QUESTION_TYPES),
   required: v.optional(v.boolean()),
-  options: v.optional(v.pipe(v.array(lineOf(100)), v.check((a) => a.length >= 1 && a.length <= 30, "must list 1 to 30 options"))),
+  options: v.optional(
+    v.pipe(
+      v.array(lineOf(100)),
+      v.check((a) => a.length >= 1 && a.length <= 30, "must list 1 to 30 options"),
+    ),
+  ),
 });
 
 /** Fields of booking_pages_create (all but title optional) and booking_pages_update (all optional). */
@@ -97,7 +130,10 @@ export const pageFields = {
   title: lineOf(200),
   slug: slugInput,
   description: textOf(5000),
-  durations: v.pipe(v.array(int(5, 720)), v.check((a) => a.length >= 1 && a.length <= 6, "must list 1 to 6 lengths")),
+  durations: v.pipe(
+    v.array(int(5, 720)),
+    v.check((a) => a.length >= 1 && a.length <= 6, "must list 1 to 6 lengths"),
+  ),
   location: v.picklist(LOCATION_KINDS),
   /** The address, the number to call, or the https meeting URL. */
   where: lineOf(500),
@@ -110,18 +146,35 @@ export const pageFields = {
   weeklyLimit: int(1, 5000),
   maxAdvanceDays: int(1, 730),
   hostMode: v.picklist(HOST_MODES),
-  hosts: v.pipe(v.array(memberRef), v.check((a) => a.length >= 1 && a.length <= 20, "must name 1 to 20 members")),
+  hosts: v.pipe(
+    v.array(memberRef),
+    v.check((a) => a.length >= 1 && a.length <= 20, "must name 1 to 20 members"),
+  ),
   requiresConfirmation: v.boolean(),
   cancelCutoff: int(0, 525_600),
   rescheduleCutoff: int(0, 525_600),
-  reminders: v.pipe(v.array(int(5, 20_160)), v.check((a) => a.length <= 3, "must list at most 3 reminders")),
+  reminders: v.pipe(
+    v.array(int(5, 20_160)),
+    v.check((a) => a.length <= 3, "must list at most 3 reminders"),
+  ),
   timeZone: timeZoneInput,
 };
 
 /** Fields an update may clear with null (back to "none"). */
-export const NULLABLE_FIELDS = ["description", "where", "slotInterval", "dailyLimit", "weeklyLimit", "maxAdvanceDays"] as const;
+export const NULLABLE_FIELDS = [
+  "description",
+  "where",
+  "slotInterval",
+  "dailyLimit",
+  "weeklyLimit",
+  "maxAdvanceDays",
+] as const;
 
-export type PageFieldsInput = Partial<{ [K in keyof typeof pageFields]: v.InferOutput<(typeof pageFields)[K]> | (K extends (typeof NULLABLE_FIELDS)[number] ? null : never) }>;
+export type PageFieldsInput = Partial<{
+  [K in keyof typeof pageFields]:
+    | v.InferOutput<(typeof pageFields)[K]>
+    | (K extends (typeof NULLABLE_FIELDS)[number] ? null : never);
+}>;
 
 export const DEFAULTS: Omit<PageConfig, "title" | "slug" | "hostUserIds" | "timeZone"> = {
   description: null,
@@ -145,29 +198,44 @@ export const DEFAULTS: Omit<PageConfig, "title" | "slug" | "hostUserIds" | "time
 /** A day and an hour before, as people expect of a calendar invite. */
 export const DEFAULT_REMINDERS = [1440, 60];
 /** The page's reminder offsets, largest first, without repeats. */
-export const remindersOf = (c: Pick<PageConfig, "reminders">) => [...new Set(c.reminders ?? DEFAULT_REMINDERS)].sort((a, b) => b - a);
+export const remindersOf = (c: Pick<PageConfig, "reminders">) =>
+  [...new Set(c.reminders ?? DEFAULT_REMINDERS)].sort((a, b) => b - a);
 
 /** Rules across fields, with messages that name the field. */
 export function checkConfig(c: PageConfig): void {
-  if (new Set(c.durations).size !== c.durations.length) throw invalid("durations must not repeat a length.", { path: "durations" });
+  if (new Set(c.durations).size !== c.durations.length)
+    throw invalid("durations must not repeat a length.", { path: "durations" });
   if (c.hostMode === "single" && c.hostUserIds.length !== 1)
-    throw invalid(`hostMode "single" takes exactly one host; give hostMode "round_robin" or "collective" for ${c.hostUserIds.length}.`, { path: "hosts" });
-  if (new Set(c.hostUserIds).size !== c.hostUserIds.length) throw invalid("hosts must not name a member twice.", { path: "hosts" });
+    throw invalid(
+      `hostMode "single" takes exactly one host; give hostMode "round_robin" or "collective" for ${c.hostUserIds.length}.`,
+      { path: "hosts" },
+    );
+  if (new Set(c.hostUserIds).size !== c.hostUserIds.length)
+    throw invalid("hosts must not name a member twice.", { path: "hosts" });
   const ids = new Set<string>();
   for (const [i, q] of c.questions.entries()) {
     if (["name", "email"].includes(q.id) || ids.has(q.id))
-      throw invalid(`questions[${i}].id "${q.id}" is taken (name and email are always asked); use another key.`, { path: `questions[${i}].id` });
+      throw invalid(`questions[${i}].id "${q.id}" is taken (name and email are always asked); use another key.`, {
+        path: `questions[${i}].id`,
+      });
     ids.add(q.id);
-    if (q.type === "select" && !q.options?.length) throw invalid(`questions[${i}] is a select and needs options.`, { path: `questions[${i}].options` });
-    if (q.type !== "select" && q.options) throw invalid(`questions[${i}].options only go with type "select".`, { path: `questions[${i}].options` });
+    if (q.type === "select" && !q.options?.length)
+      throw invalid(`questions[${i}] is a select and needs options.`, { path: `questions[${i}].options` });
+    if (q.type !== "select" && q.options)
+      throw invalid(`questions[${i}].options only go with type "select".`, { path: `questions[${i}].options` });
   }
   if (c.location.kind === "video" && c.location.value) {
     const p = urlProblem(c.location.value, true);
-    if (p || !/^https:\/\//i.test(c.location.value)) throw invalid(`where must be an https meeting URL for a video location${p ? ` (${p})` : ""}.`, { path: "where" });
+    if (p || !/^https:\/\//i.test(c.location.value))
+      throw invalid(`where must be an https meeting URL for a video location${p ? ` (${p})` : ""}.`, { path: "where" });
   }
-  if (c.location.kind === "in_person" && !c.location.value) throw invalid("where must give the address for an in-person meeting.", { path: "where" });
+  if (c.location.kind === "in_person" && !c.location.value)
+    throw invalid("where must give the address for an in-person meeting.", { path: "where" });
   if (c.location.kind === "phone" && !c.location.value && !c.questions.some((q) => q.type === "phone" && q.required))
-    throw invalid('A phone location without where (the number attendees call) needs a required question of type "phone" for the number the host calls.', { path: "where" });
+    throw invalid(
+      'A phone location without where (the number attendees call) needs a required question of type "phone" for the number the host calls.',
+      { path: "where" },
+    );
   if (c.dailyLimit !== null && c.weeklyLimit !== null && c.weeklyLimit < c.dailyLimit)
     throw invalid("weeklyLimit must not be below dailyLimit.", { path: "weeklyLimit" });
 }
@@ -184,7 +252,11 @@ export function parseRanges(list: string[], path: string): [number, number][] {
   const out: [number, number][] = [];
   for (const [i, s] of list.entries()) {
     const r = parseRange(s);
-    if (!r) throw invalid(`${path}[${i}] "${s.slice(0, 20)}" must be a time range like "09:00-17:00" (00:00 to 24:00, end after start).`, { path: `${path}[${i}]` });
+    if (!r)
+      throw invalid(
+        `${path}[${i}] "${s.slice(0, 20)}" must be a time range like "09:00-17:00" (00:00 to 24:00, end after start).`,
+        { path: `${path}[${i}]` },
+      );
     out.push(r);
   }
   out.sort((a, b) => a[0] - b[0]);

@@ -24,7 +24,15 @@ import { companies } from "../../core/tables";
 import { notify } from "../notifications/notify";
 import { factsOf } from "./bookings";
 import { remindersOf, type PageConfig } from "./config";
-import { bookingCancelled, bookingConfirmed, bookingCreated, bookingDeclined, bookingExpired, bookingRescheduled, type BookingFacts } from "./events";
+import {
+  bookingCancelled,
+  bookingConfirmed,
+  bookingCreated,
+  bookingDeclined,
+  bookingExpired,
+  bookingRescheduled,
+  type BookingFacts,
+} from "./events";
 import { bookingInvite } from "./ics";
 import { durationText, whenLabel } from "./render";
 import { schedulesOf } from "./schedules";
@@ -45,13 +53,19 @@ const KIND_OF: Record<string, Kind> = {
 type Facts = BookingFacts & { reason?: string | null; cancelledBy?: string; previousStartsAt?: string; by?: string };
 
 function whereText(loc: BookingFacts["location"], status: string): string {
-  if (loc.kind === "video") return loc.value && status === "accepted" ? `Video call: ${loc.value}` : "Video call (the link follows once the booking is confirmed)";
+  if (loc.kind === "video")
+    return loc.value && status === "accepted"
+      ? `Video call: ${loc.value}`
+      : "Video call (the link follows once the booking is confirmed)";
   if (loc.kind === "phone") return `Phone call${loc.value ? `: ${loc.value}` : ""}`;
   return `In person: ${loc.value ?? ""}`;
 }
 
 async function companyName(db: Db, id: number): Promise<string> {
-  return (await db.select({ name: companies.name }).from(companies).where(eq(companies.id, id)).limit(1))[0]?.name ?? "Plinth";
+  return (
+    (await db.select({ name: companies.name }).from(companies).where(eq(companies.id, id)).limit(1))[0]?.name ??
+    "Plinth"
+  );
 }
 
 /** The subject line and first paragraph of each kind of email. */
@@ -60,10 +74,19 @@ function wording(kind: Kind, f: Facts, when: string, offsetMin?: number): { subj
   switch (kind) {
     case "created":
       return f.status === "pending"
-        ? { subject: `Requested: ${t} on ${when}`, lead: "Thank you for your request. The host will confirm it; you will hear from us again." }
-        : { subject: `Confirmed: ${t} on ${when}`, lead: "You're booked. The invite is attached: open it to add the meeting to your calendar." };
+        ? {
+            subject: `Requested: ${t} on ${when}`,
+            lead: "Thank you for your request. The host will confirm it; you will hear from us again.",
+          }
+        : {
+            subject: `Confirmed: ${t} on ${when}`,
+            lead: "You're booked. The invite is attached: open it to add the meeting to your calendar.",
+          };
     case "confirmed":
-      return { subject: `Confirmed: ${t} on ${when}`, lead: "The host confirmed your booking. The attached invite updates your calendar." };
+      return {
+        subject: `Confirmed: ${t} on ${when}`,
+        lead: "The host confirmed your booking. The attached invite updates your calendar.",
+      };
     case "rescheduled":
       return {
         subject: `Rescheduled: ${t}, now on ${when}`,
@@ -75,20 +98,50 @@ function wording(kind: Kind, f: Facts, when: string, offsetMin?: number): { subj
         lead: `${f.cancelledBy === "host" ? "The host cancelled this booking." : "Your booking is cancelled."}${f.reason ? ` Reason: ${f.reason}` : ""} The attached invite removes it from your calendar.`,
       };
     case "declined":
-      return { subject: `Declined: ${t} on ${when}`, lead: `The host could not take this time.${f.reason ? ` Reason: ${f.reason}` : ""} Please pick another one.` };
+      return {
+        subject: `Declined: ${t} on ${when}`,
+        lead: `The host could not take this time.${f.reason ? ` Reason: ${f.reason}` : ""} Please pick another one.`,
+      };
     case "expired":
-      return { subject: `Not confirmed: ${t} on ${when}`, lead: "The host did not confirm this request before its start, so it is closed. Please pick another time." };
+      return {
+        subject: `Not confirmed: ${t} on ${when}`,
+        lead: "The host did not confirm this request before its start, so it is closed. Please pick another time.",
+      };
     case "reminder":
-      return { subject: `Reminder: ${t} in ${durationText(offsetMin ?? 0)}, ${when}`, lead: `Your meeting starts in ${durationText(offsetMin ?? 0)}.` };
+      return {
+        subject: `Reminder: ${t} in ${durationText(offsetMin ?? 0)}, ${when}`,
+        lead: `Your meeting starts in ${durationText(offsetMin ?? 0)}.`,
+      };
   }
 }
 
 /** The attendee's email for `kind`, with the invite attached unless it is a reminder. */
-async function attendeeMail(deps: Deps, companyId: number, kind: Kind, f: Facts, at: Date, offsetMin?: number): Promise<OutgoingMail> {
+async function attendeeMail(
+  deps: Deps,
+  companyId: number,
+  kind: Kind,
+  f: Facts,
+  at: Date,
+  offsetMin?: number,
+): Promise<OutgoingMail> {
   const db = deps.db;
-  const row = (await db.select({ createdAt: bookings.createdAt, pageId: bookings.pageId }).from(bookings).where(eq(bookings.uid, f.uid)).limit(1))[0];
+  const row = (
+    await db
+      .select({ createdAt: bookings.createdAt, pageId: bookings.pageId })
+      .from(bookings)
+      .where(eq(bookings.uid, f.uid))
+      .limit(1)
+  )[0];
   const cfg: PageConfig | null =
-    row?.pageId != null ? ((await db.select({ config: bookingPages.config }).from(bookingPages).where(eq(bookingPages.id, row.pageId)).limit(1))[0]?.config ?? null) : null;
+    row?.pageId != null
+      ? ((
+          await db
+            .select({ config: bookingPages.config })
+            .from(bookingPages)
+            .where(eq(bookingPages.id, row.pageId))
+            .limit(1)
+        )[0]?.config ?? null)
+      : null;
   const start = Date.parse(f.startsAt);
   const when = whenLabel(start, f.timeZone);
   const { subject, lead } = wording(kind, f, when, offsetMin);
@@ -102,7 +155,9 @@ async function attendeeMail(deps: Deps, companyId: number, kind: Kind, f: Facts,
     [
       `${f.pageTitle}`,
       `When: ${when}, ${durationText(f.durationMin)}`,
-      kind === "rescheduled" && f.previousStartsAt ? `Was: ${whenLabel(Date.parse(f.previousStartsAt), f.timeZone)}` : null,
+      kind === "rescheduled" && f.previousStartsAt
+        ? `Was: ${whenLabel(Date.parse(f.previousStartsAt), f.timeZone)}`
+        : null,
       `With: ${hosts}`,
       `Where: ${whereText(f.location, f.status)}`,
     ]
@@ -141,7 +196,15 @@ async function attendeeMail(deps: Deps, companyId: number, kind: Kind, f: Facts,
     // Replies reach a person, not the service's address.
     replyTo: f.hosts[0]?.email ?? null,
     headers: { "In-Reply-To": thread, References: thread },
-    attachments: invite ? [{ filename: "invite.ics", contentType: `text/calendar; charset=utf-8; method=${f.inviteMethod}`, content: invite }] : [],
+    attachments: invite
+      ? [
+          {
+            filename: "invite.ics",
+            contentType: `text/calendar; charset=utf-8; method=${f.inviteMethod}`,
+            content: invite,
+          },
+        ]
+      : [],
     tag: `booking.${kind}`,
   };
 }
@@ -167,7 +230,15 @@ async function notifyHosts(deps: Deps, e: EventRecord, kind: "created" | "resche
         : kind === "rescheduled"
           ? `Now ${when} (was ${whenLabel(Date.parse(f.previousStartsAt!), tz)}). ${who}.`
           : `Was ${when}. ${f.cancelledBy === "host" ? "Cancelled by a host" : `Cancelled by ${f.attendee.name}`}${f.reason ? `: ${f.reason}` : "."}`;
-    await notify(deps, { companyId: e.companyId, userIds: [userId], type: `booking.${kind}`, title, body, entity: { type: "booking", id: e.entity.id }, actorUserId: e.actor?.userId ?? null });
+    await notify(deps, {
+      companyId: e.companyId,
+      userIds: [userId],
+      type: `booking.${kind}`,
+      title,
+      body,
+      entity: { type: "booking", id: e.entity.id },
+      actorUserId: e.actor?.userId ?? null,
+    });
   }
 }
 
@@ -190,7 +261,11 @@ const BATCH = 200;
 
 /** Accepted bookings that start after `now` and within the longest offset: the bookings sendReminders looks at. */
 const inReminderWindow = (now: Date) =>
-  and(eq(bookings.status, "accepted"), gt(bookings.startsAt, now), lte(bookings.startsAt, new Date(now.getTime() + MAX_OFFSET_MIN * MINUTE)));
+  and(
+    eq(bookings.status, "accepted"),
+    gt(bookings.startsAt, now),
+    lte(bookings.startsAt, new Date(now.getTime() + MAX_OFFSET_MIN * MINUTE)),
+  );
 
 /**
  * The reminder job. "What is due by now?": accepted bookings that start
@@ -216,12 +291,27 @@ export async function sendReminders(deps: Deps): Promise<number> {
   if (!due.length) return 0;
   const pageIds = [...new Set(due.map((b) => b.pageId).filter((p): p is number => p !== null))];
   const configs = new Map(
-    pageIds.length ? (await deps.db.select({ id: bookingPages.id, config: bookingPages.config }).from(bookingPages).where(inArray(bookingPages.id, pageIds))).map((r) => [r.id, r.config]) : [],
+    pageIds.length
+      ? (
+          await deps.db
+            .select({ id: bookingPages.id, config: bookingPages.config })
+            .from(bookingPages)
+            .where(inArray(bookingPages.id, pageIds))
+        ).map((r) => [r.id, r.config])
+      : [],
   );
   const done = new Set(
-    (await deps.db.select({ b: bookingReminders.bookingId, o: bookingReminders.offsetMin, s: bookingReminders.startsAt }).from(bookingReminders).where(inArray(bookingReminders.bookingId, due.map((b) => b.id)))).map(
-      (r) => `${r.b}:${r.o}:${r.s.getTime()}`,
-    ),
+    (
+      await deps.db
+        .select({ b: bookingReminders.bookingId, o: bookingReminders.offsetMin, s: bookingReminders.startsAt })
+        .from(bookingReminders)
+        .where(
+          inArray(
+            bookingReminders.bookingId,
+            due.map((b) => b.id),
+          ),
+        )
+    ).map((r) => `${r.b}:${r.o}:${r.s.getTime()}`),
   );
   let sent = 0;
   for (const b of due) {
@@ -242,7 +332,16 @@ export async function sendReminders(deps: Deps): Promise<number> {
       if (!cur || cur.status !== "accepted" || cur.startsAt.getTime() !== start) return false;
       const rows = await tx
         .insert(bookingReminders)
-        .values(offsets.map((o) => ({ companyId: b.companyId, bookingId: b.id, offsetMin: o, startsAt: b.startsAt, state: o === nearest ? "sent" : "skipped", createdAt: now })))
+        .values(
+          offsets.map((o) => ({
+            companyId: b.companyId,
+            bookingId: b.id,
+            offsetMin: o,
+            startsAt: b.startsAt,
+            state: o === nearest ? "sent" : "skipped",
+            createdAt: now,
+          })),
+        )
         .onConflictDoNothing()
         .returning({ offsetMin: bookingReminders.offsetMin });
       if (!rows.some((r) => r.offsetMin === nearest)) return false;
@@ -257,11 +356,13 @@ export async function sendReminders(deps: Deps): Promise<number> {
 
 export const reminderJob: JobDef = {
   name: "bookings.reminders",
-  description: "Emails attendees their reminders (the page's offsets before the start), once per booking and offset; catches up after downtime.",
+  description:
+    "Emails attendees their reminders (the page's offsets before the start), once per booking and offset; catches up after downtime.",
   everyMs: 60_000,
   // Wider than the work: a booking in the window whose reminders are sent (or whose page asks for none) keeps it
   // true — which offsets are owed lives in the page's config, read in process, not in a cheap query.
-  pending: (deps) => anyRow(deps.db.select({ id: bookings.id }).from(bookings).where(inReminderWindow(deps.clock.now())).limit(1)),
+  pending: (deps) =>
+    anyRow(deps.db.select({ id: bookings.id }).from(bookings).where(inReminderWindow(deps.clock.now())).limit(1)),
   run: async (deps) => {
     await sendReminders(deps);
   },

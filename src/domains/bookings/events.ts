@@ -25,7 +25,9 @@ export const bookingFacts = {
   attendee: v.object({ name: v.string(), email: v.string() }),
   hosts: v.array(person),
   location: v.object({ kind: v.string(), value: v.nullable(v.string()) }),
-  answers: v.array(v.object({ id: v.string(), label: v.string(), value: v.union([v.string(), v.number(), v.boolean()]) })),
+  answers: v.array(
+    v.object({ id: v.string(), label: v.string(), value: v.union([v.string(), v.number(), v.boolean()]) }),
+  ),
   /** METHOD of the invite to send now: REQUEST, or CANCEL. */
   inviteMethod: v.picklist(["REQUEST", "CANCEL"]),
   sequence: v.number(),
@@ -46,14 +48,23 @@ export const bookingRescheduled = defineEvent({
   type: "booking.rescheduled",
   entity: "booking",
   description: "A booking moved to another time (same uid, sequence + 1); previous times included.",
-  payload: v.object({ ...bookingFacts, previousStartsAt: v.string(), previousEndsAt: v.string(), by: v.picklist(["attendee", "host"]) }),
+  payload: v.object({
+    ...bookingFacts,
+    previousStartsAt: v.string(),
+    previousEndsAt: v.string(),
+    by: v.picklist(["attendee", "host"]),
+  }),
 });
 
 export const bookingCancelled = defineEvent({
   type: "booking.cancelled",
   entity: "booking",
   description: "A booking was cancelled by the attendee or a host, with the reason given.",
-  payload: v.object({ ...bookingFacts, reason: v.nullable(v.string()), cancelledBy: v.picklist(["attendee", "host", "system"]) }),
+  payload: v.object({
+    ...bookingFacts,
+    reason: v.nullable(v.string()),
+    cancelledBy: v.picklist(["attendee", "host", "system"]),
+  }),
 });
 
 export const bookingConfirmed = defineEvent({
@@ -81,7 +92,13 @@ export const bookingNoShowMarked = defineEvent({
   type: "booking.no_show_marked",
   entity: "booking",
   description: "A booking was marked as a no-show (attendee or host), or the mark was cleared (null).",
-  payload: v.object({ uid: v.string(), pageSlug: v.string(), startsAt: v.string(), attendee: v.object({ name: v.string(), email: v.string() }), noShow: v.nullable(v.picklist(["attendee", "host"])) }),
+  payload: v.object({
+    uid: v.string(),
+    pageSlug: v.string(),
+    startsAt: v.string(),
+    attendee: v.object({ name: v.string(), email: v.string() }),
+    noShow: v.nullable(v.picklist(["attendee", "host"])),
+  }),
 });
 
 const pageFacts = { slug: v.string(), title: v.string(), status: v.string(), hostUserIds: v.array(v.number()) };
@@ -97,7 +114,12 @@ export const bookingPageUpdated = defineEvent({
   type: "booking_page.updated",
   entity: "booking_page",
   description: "A booking page changed: fields proposed for approval (pending: true) or applied at once (paused).",
-  payload: v.object({ ...pageFacts, fields: v.array(v.string()), pending: v.boolean(), approvalId: v.nullable(v.number()) }),
+  payload: v.object({
+    ...pageFacts,
+    fields: v.array(v.string()),
+    pending: v.boolean(),
+    approvalId: v.nullable(v.number()),
+  }),
 });
 
 export const bookingPagePublished = defineEvent({
@@ -118,7 +140,11 @@ export const bookingScheduleUpdated = defineEvent({
   type: "booking_schedule.updated",
   entity: "booking_schedule",
   description: "A member's booking schedule (zone, weekly hours, date overrides or time off) changed.",
-  payload: v.object({ userId: v.number(), timeZone: v.string(), change: v.picklist(["hours", "override", "time_off_added", "time_off_removed"]) }),
+  payload: v.object({
+    userId: v.number(),
+    timeZone: v.string(),
+    change: v.picklist(["hours", "override", "time_off_added", "time_off_removed"]),
+  }),
 });
 
 export const bookingEvents = [

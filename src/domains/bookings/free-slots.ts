@@ -16,7 +16,15 @@ const MAX_LISTED = 1000;
 
 export async function freeSlots(
   ctx: ActorContext,
-  input: { pageId?: number; pageSlug?: string; from?: string; to?: string; timeZone?: string; durationMin?: number; proposed?: boolean },
+  input: {
+    pageId?: number;
+    pageSlug?: string;
+    from?: string;
+    to?: string;
+    timeZone?: string;
+    durationMin?: number;
+    proposed?: boolean;
+  },
 ) {
   authorize(ctx, "bookings:read", { write: false });
   const p = await pageByRef(ctx.deps.db, ctx.company.id, { id: input.pageId, slug: input.pageSlug }, "pageId");
@@ -24,14 +32,22 @@ export async function freeSlots(
   const now = ctx.deps.clock.now().getTime();
   const from = input.from ? Date.parse(input.from) : now;
   const to = input.to ? Date.parse(input.to) : from + 7 * DAY;
-  if (!Number.isFinite(from)) throw invalid("from must be an ISO date-time like 2026-03-23T00:00:00Z.", { path: "from" });
+  if (!Number.isFinite(from))
+    throw invalid("from must be an ISO date-time like 2026-03-23T00:00:00Z.", { path: "from" });
   if (!Number.isFinite(to)) throw invalid("to must be an ISO date-time.", { path: "to" });
   if (to <= from) throw invalid("to must be after from.", { path: "to" });
-  if (to - from > MAX_RANGE_DAYS * DAY) throw invalid(`A range spans at most ${MAX_RANGE_DAYS} days; ask again for the next part.`, { path: "to" });
+  if (to - from > MAX_RANGE_DAYS * DAY)
+    throw invalid(`A range spans at most ${MAX_RANGE_DAYS} days; ask again for the next part.`, { path: "to" });
   const durationMin = input.durationMin ?? cfg.durations[0]!;
-  if (!cfg.durations.includes(durationMin)) throw invalid(`durationMin must be one of ${cfg.durations.join(", ")}.`, { path: "durationMin" });
+  if (!cfg.durations.includes(durationMin))
+    throw invalid(`durationMin must be one of ${cfg.durations.join(", ")}.`, { path: "durationMin" });
   const tz = input.timeZone ?? cfg.timeZone;
-  const { slots, hosts } = await pageSlots(ctx.deps.db, ctx.company.id, { id: p.id, config: cfg }, { from, to, now, durationMin });
+  const { slots, hosts } = await pageSlots(
+    ctx.deps.db,
+    ctx.company.id,
+    { id: p.id, config: cfg },
+    { from, to, now, durationMin },
+  );
   const listed = slots.slice(0, MAX_LISTED);
   const days: Record<string, string[]> = {};
   for (const s of listed) (days[localDate(s.start, tz)] ??= []).push(timeLabel(s.start, tz));
@@ -43,8 +59,13 @@ export async function freeSlots(
     durationMin,
     count: slots.length,
     days,
-    slots: listed.map((s) => ({ startsAt: new Date(s.start).toISOString(), ...(cfg.hostMode === "single" ? {} : { hostUserIds: s.hostUserIds }) })),
+    slots: listed.map((s) => ({
+      startsAt: new Date(s.start).toISOString(),
+      ...(cfg.hostMode === "single" ? {} : { hostUserIds: s.hostUserIds }),
+    })),
     ...(slots.length > MAX_LISTED ? { truncated: true } : {}),
-    ...(hosts.length < cfg.hostUserIds.length ? { warnings: ["Some hosts have no schedule or left the company; they offer no times."] } : {}),
+    ...(hosts.length < cfg.hostUserIds.length
+      ? { warnings: ["Some hosts have no schedule or left the company; they offer no times."] }
+      : {}),
   };
 }

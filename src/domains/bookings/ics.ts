@@ -72,7 +72,12 @@ export function bookingInvite(b: InviteInput): string {
     description: lines.join("\n\n"),
     location: where,
     url: b.location.kind === "video" && b.location.value ? b.location.value : b.manageUrl,
-    status: method === "CANCEL" ? ICalEventStatus.CANCELLED : b.status === "pending" ? ICalEventStatus.TENTATIVE : ICalEventStatus.CONFIRMED,
+    status:
+      method === "CANCEL"
+        ? ICalEventStatus.CANCELLED
+        : b.status === "pending"
+          ? ICalEventStatus.TENTATIVE
+          : ICalEventStatus.CONFIRMED,
     organizer: { name: organizer.name ?? organizer.email, email: organizer.email },
     attendees: [
       {
@@ -82,7 +87,14 @@ export function bookingInvite(b: InviteInput): string {
         rsvp: method === "REQUEST",
         status: method === "CANCEL" ? ICalAttendeeStatus.DECLINED : ICalAttendeeStatus.ACCEPTED,
       },
-      ...b.hosts.slice(1).map((h) => ({ name: h.name ?? h.email, email: h.email, role: ICalAttendeeRole.REQ, status: ICalAttendeeStatus.ACCEPTED })),
+      ...b.hosts
+        .slice(1)
+        .map((h) => ({
+          name: h.name ?? h.email,
+          email: h.email,
+          role: ICalAttendeeRole.REQ,
+          status: ICalAttendeeStatus.ACCEPTED,
+        })),
     ],
   });
   return cal.toString();

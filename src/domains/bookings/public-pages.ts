@@ -49,16 +49,35 @@ import type { PageRow } from "./pages";
 import { CSS, detailsHtml, durationText, formFieldsHtml, slotsHtml, whenLabel } from "./render";
 import { membersById, type Member } from "./schedules";
 import { bookingPages } from "./tables";
-import { allTimeZones, canonicalZone, DAY, instantToLocal, isTimeZone, localToInstant, MINUTE, plainDate } from "./zoned";
+import {
+  allTimeZones,
+  canonicalZone,
+  DAY,
+  instantToLocal,
+  isTimeZone,
+  localToInstant,
+  MINUTE,
+  plainDate,
+} from "./zoned";
 
 const CSRF_COOKIE = "bk_csrf";
 const NONCE_MARK = "\u0001NONCE\u0001";
 const MAX_FORM = 32 * 1024;
 const CACHE_MAX = 2000;
-const WATCHED = ["booking_pages", "booking_schedules", "booking_time_off", "booking_hosts", "bookings", "memberships", "users"];
+const WATCHED = [
+  "booking_pages",
+  "booking_schedules",
+  "booking_time_off",
+  "booking_hosts",
+  "bookings",
+  "memberships",
+  "users",
+];
 
 // Built once; an option's text is its value (no value attribute), which halves the list's bytes.
-const ZONE_OPTIONS = allTimeZones().map((z) => `<option>${z}</option>`).join("");
+const ZONE_OPTIONS = allTimeZones()
+  .map((z) => `<option>${z}</option>`)
+  .join("");
 
 /** The script: the browser's zone on a first visit (no tz in the URL), and the select submitting itself. */
 // Only on the listing's own address: a listing shown as the answer to a form post (a taken time) stays put.
@@ -74,10 +93,27 @@ function send(c: Context, status: number, html: string, o: { script?: boolean; n
 
 function page(c: Context, status: number, title: string, body: string, o: { script?: boolean } = {}) {
   const nonce = newNonce();
-  return send(c, status, publicPage({ title, nonce, css: CSS, body: `<main class="bk">${body}</main>`, script: o.script ? SCRIPT : undefined }), { nonce, script: o.script });
+  return send(
+    c,
+    status,
+    publicPage({
+      title,
+      nonce,
+      css: CSS,
+      body: `<main class="bk">${body}</main>`,
+      script: o.script ? SCRIPT : undefined,
+    }),
+    { nonce, script: o.script },
+  );
 }
 
-const notFoundPage = (c: Context) => page(c, 404, "Not found", "<h1>This booking page is not available</h1><p>The address may be wrong, or the page is not open for bookings.</p>");
+const notFoundPage = (c: Context) =>
+  page(
+    c,
+    404,
+    "Not found",
+    "<h1>This booking page is not available</h1><p>The address may be wrong, or the page is not open for bookings.</p>",
+  );
 
 async function livePage(deps: Deps, slug: string): Promise<PageRow | null> {
   if (!/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(slug) || slug.length > 120) return null;
@@ -101,7 +137,8 @@ function paramsOf(c: Context, cfg: PageConfig, now: number): ListParams {
   if (/^\d{4}-\d{2}-\d{2}$/.test(wq)) {
     try {
       const d = Temporal.PlainDate.from(wq, { overflow: "reject" }).toString();
-      const limit = cfg.maxAdvanceDays === null ? "9999-12-31" : instantToLocal(now + cfg.maxAdvanceDays * DAY, tz).date;
+      const limit =
+        cfg.maxAdvanceDays === null ? "9999-12-31" : instantToLocal(now + cfg.maxAdvanceDays * DAY, tz).date;
       week = d < today ? today : d > limit ? limit : d;
     } catch {
       /* today */
@@ -123,17 +160,36 @@ function zoneSelect(tz: string): string {
   // One option list, built once; the current zone is marked per page.
   // tz passed isTimeZone (letters, digits, _ + - /), so it is safe in markup; an alias the list lacks (US/Eastern) is added.
   const own = `<option>${tz}</option>`;
-  const list = ZONE_OPTIONS.includes(own) ? ZONE_OPTIONS.replace(own, `<option selected>${tz}</option>`) : `<option selected>${tz}</option>${ZONE_OPTIONS}`;
+  const list = ZONE_OPTIONS.includes(own)
+    ? ZONE_OPTIONS.replace(own, `<option selected>${tz}</option>`)
+    : `<option selected>${tz}</option>${ZONE_OPTIONS}`;
   return `<select id="tz" name="tz">${list}</select>`;
 }
 
 /** The week listing's body (everything escaped), for a live page. */
-async function listingBody(deps: Deps, p: PageRow, hosts: Member[], q: ListParams, now: number, note: string | null, rescheduling: BookingRow | null): Promise<string> {
+async function listingBody(
+  deps: Deps,
+  p: PageRow,
+  hosts: Member[],
+  q: ListParams,
+  now: number,
+  note: string | null,
+  rescheduling: BookingRow | null,
+): Promise<string> {
   const cfg = p.config;
   const first = plainDate(q.week);
   const from = localToInstant(first, 0, q.tz, "boundary")!;
   const to = localToInstant(first.add({ days: 7 }), 0, q.tz, "boundary")!;
-  const { slots } = p.status === "live" ? await pageSlots(deps.db, p.companyId, p, { from, to, now, durationMin: q.duration, excludeBookingId: rescheduling?.id }) : { slots: [] as Slot[] };
+  const { slots } =
+    p.status === "live"
+      ? await pageSlots(deps.db, p.companyId, p, {
+          from,
+          to,
+          now,
+          durationMin: q.duration,
+          excludeBookingId: rescheduling?.id,
+        })
+      : { slots: [] as Slot[] };
   const days = Array.from({ length: 7 }, (_, i) => first.add({ days: i }).toString());
   const base = `/b/${p.slug}`;
   const keep = { tz: q.tz, duration: q.duration, reschedule: q.reschedule };
@@ -143,19 +199,27 @@ async function listingBody(deps: Deps, p: PageRow, hosts: Member[], q: ListParam
   const next = first.add({ days: 7 }).toString();
   const lastDay = cfg.maxAdvanceDays === null ? null : instantToLocal(now + cfg.maxAdvanceDays * DAY, q.tz).date;
   const nav = `<nav class="bk-nav">${q.week > today ? `<a href="${escapeHtml(`${base}?${qs({ ...keep, week: prev < today ? today : prev })}`)}">← Earlier</a>` : "<span></span>"}${
-    lastDay === null || next <= lastDay ? `<a href="${escapeHtml(`${base}?${qs({ ...keep, week: next })}`)}">Later →</a>` : "<span></span>"
+    lastDay === null || next <= lastDay
+      ? `<a href="${escapeHtml(`${base}?${qs({ ...keep, week: next })}`)}">Later →</a>`
+      : "<span></span>"
   }</nav>`;
   const durations =
     cfg.durations.length > 1
       ? `<p>Length: ${cfg.durations
-          .map((d) => (d === q.duration ? `<strong>${durationText(d)}</strong>` : `<a href="${escapeHtml(`${base}?${qs({ ...keep, duration: d, week: q.week })}`)}">${durationText(d)}</a>`))
+          .map((d) =>
+            d === q.duration
+              ? `<strong>${durationText(d)}</strong>`
+              : `<a href="${escapeHtml(`${base}?${qs({ ...keep, duration: d, week: q.week })}`)}">${durationText(d)}</a>`,
+          )
           .join(" · ")}</p>`
       : "";
   const tzForm = `<form method="get" action="${escapeHtml(base)}" class="bk-tz"><div><label for="tz">Your time zone</label>${zoneSelect(q.tz)}</div>${
     q.duration !== cfg.durations[0] ? `<input type="hidden" name="duration" value="${q.duration}">` : ""
   }${q.reschedule ? `<input type="hidden" name="reschedule" value="${q.reschedule}">` : ""}<input type="hidden" name="week" value="${escapeHtml(q.week)}"><button type="submit" class="bk-secondary">Show times</button></form>`;
   const paused = p.status === "paused" ? `<p class="bk-error">This page is not taking bookings at the moment.</p>` : "";
-  const resch = rescheduling ? `<p class="bk-ok">Choose a new time for your booking of ${escapeHtml(whenLabel(rescheduling.startsAt.getTime(), q.tz))}.</p>` : "";
+  const resch = rescheduling
+    ? `<p class="bk-ok">Choose a new time for your booking of ${escapeHtml(whenLabel(rescheduling.startsAt.getTime(), q.tz))}.</p>`
+    : "";
   return `${detailsHtml(cfg, hosts)}${note ? `<p class="bk-error" role="alert">${escapeHtml(note)}</p>` : ""}${paused}${resch}${tzForm}${durations}<h2>Free times, week of ${escapeHtml(q.week)}</h2>${slotsHtml(slots, q.tz, href, days)}${nav}`;
 }
 
@@ -193,7 +257,14 @@ export function bookingPublicRoutes(deps: Deps): Hono {
 
   const visitor = (p: PageRow): Actor => ({ deps, companyId: p.companyId, ctx: null });
 
-  async function renderListing(c: Context, p: PageRow, q: ListParams, status: number, note: string | null, rescheduling: BookingRow | null) {
+  async function renderListing(
+    c: Context,
+    p: PageRow,
+    q: ListParams,
+    status: number,
+    note: string | null,
+    rescheduling: BookingRow | null,
+  ) {
     const now = deps.clock.now().getTime();
     const hosts = await membersById(deps.db, p.companyId, p.config.hostUserIds);
     const body = await listingBody(deps, p, hosts, q, now, note, rescheduling);
@@ -229,16 +300,34 @@ export function bookingPublicRoutes(deps: Deps): Hono {
     }
     const hosts = await membersById(deps.db, p.companyId, p.config.hostUserIds);
     const body = await listingBody(deps, p, hosts, q, now, null, rescheduling);
-    const html = publicPage({ title: p.config.title, nonce: NONCE_MARK, css: CSS, body: `<main class="bk">${body}</main>`, script: SCRIPT });
+    const html = publicPage({
+      title: p.config.title,
+      nonce: NONCE_MARK,
+      css: CSS,
+      body: `<main class="bk">${body}</main>`,
+      script: SCRIPT,
+    });
     if (key && !rescheduling) {
       if (cache.size >= CACHE_MAX) cache.clear();
-      cache.set(key, html.split(NONCE_MARK).map((part) => enc.encode(part)));
+      cache.set(
+        key,
+        html.split(NONCE_MARK).map((part) => enc.encode(part)),
+      );
     }
     const nonce = newNonce();
     return send(c, 200, html.split(NONCE_MARK).join(nonce), { nonce, script: true });
   });
 
-  function formPage(c: Context, p: PageRow, q: ListParams, start: number, values: Record<string, string>, error: string | null, status: number, rescheduling: BookingRow | null) {
+  function formPage(
+    c: Context,
+    p: PageRow,
+    q: ListParams,
+    start: number,
+    values: Record<string, string>,
+    error: string | null,
+    status: number,
+    rescheduling: BookingRow | null,
+  ) {
     const csrf = csrfToken(c, deps, CSRF_COOKIE, "/b/");
     const cfg = p.config;
     const hidden = { start: new Date(start).toISOString(), tz: q.tz, duration: q.duration, reschedule: q.reschedule };
@@ -251,7 +340,9 @@ export function bookingPublicRoutes(deps: Deps): Hono {
     }<form method="post" action="${escapeHtml(`/b/${p.slug}/book`)}" class="bk-form">${Object.entries(hidden)
       .filter(([, v]) => v !== null)
       .map(([k, v]) => `<input type="hidden" name="${k}" value="${escapeHtml(String(v))}">`)
-      .join("")}<input type="hidden" name="csrf" value="${csrf}">${honeypotHtml()}${fields}<button type="submit">${rescheduling ? "Move my booking" : cfg.requiresConfirmation ? "Request this time" : "Book this time"}</button> <a class="bk-button bk-secondary" href="${escapeHtml(
+      .join(
+        "",
+      )}<input type="hidden" name="csrf" value="${csrf}">${honeypotHtml()}${fields}<button type="submit">${rescheduling ? "Move my booking" : cfg.requiresConfirmation ? "Request this time" : "Book this time"}</button> <a class="bk-button bk-secondary" href="${escapeHtml(
       `/b/${p.slug}?${qs({ tz: q.tz, duration: q.duration, reschedule: q.reschedule })}`,
     )}">Other times</a></form>`;
     return page(c, status, cfg.title, body);
@@ -272,32 +363,56 @@ export function bookingPublicRoutes(deps: Deps): Hono {
       else q.reschedule = null;
     }
     if (!Number.isFinite(start)) return renderListing(c, p, q, 400, "Pick a time from the list.", rescheduling);
-    const { slots } = p.status === "live" ? await pageSlots(deps.db, p.companyId, p, { from: start, to: start + 1, now, durationMin: q.duration, excludeBookingId: rescheduling?.id }) : { slots: [] };
-    if (!slots.some((s) => s.start === start)) return renderListing(c, p, q, 409, "That time is not available any more. Please pick another one.", rescheduling);
+    const { slots } =
+      p.status === "live"
+        ? await pageSlots(deps.db, p.companyId, p, {
+            from: start,
+            to: start + 1,
+            now,
+            durationMin: q.duration,
+            excludeBookingId: rescheduling?.id,
+          })
+        : { slots: [] };
+    if (!slots.some((s) => s.start === start))
+      return renderListing(c, p, q, 409, "That time is not available any more. Please pick another one.", rescheduling);
     return formPage(c, p, q, start, {}, null, 200, rescheduling);
   });
 
   app.post("/:slug/book", async (c) => {
     const p = await livePage(deps, c.req.param("slug"));
     if (!p) return notFoundPage(c);
-    if (!sameOrigin(c, deps)) return page(c, 403, "Refused", "<h1>Refused</h1><p>This form must be sent from this site.</p>");
+    if (!sameOrigin(c, deps))
+      return page(c, 403, "Refused", "<h1>Refused</h1><p>This form must be sent from this site.</p>");
     const blocked = await limited(c, posts);
     if (blocked) return blocked;
     const form = await readForm(c, MAX_FORM);
-    if (form === "too_large") return page(c, 413, "Too large", "<h1>Too much text</h1><p>Please shorten your answers.</p>");
+    if (form === "too_large")
+      return page(c, 413, "Too large", "<h1>Too much text</h1><p>Please shorten your answers.</p>");
     if (form === "bad_type") return page(c, 415, "Refused", "<h1>Refused</h1><p>Send the form from the page.</p>");
-    if (!csrfMatches(c, CSRF_COOKIE, form)) return page(c, 403, "Refused", `<h1>Your session expired</h1><p><a href="/b/${escapeHtml(p.slug)}">Start again</a>.</p>`);
+    if (!csrfMatches(c, CSRF_COOKIE, form))
+      return page(
+        c,
+        403,
+        "Refused",
+        `<h1>Your session expired</h1><p><a href="/b/${escapeHtml(p.slug)}">Start again</a>.</p>`,
+      );
     const now = deps.clock.now().getTime();
     const tzf = form.get("tz") ?? "";
     const tz = isTimeZone(tzf) ? canonicalZone(tzf) : p.config.timeZone;
     const df = Number(form.get("duration"));
     const duration = p.config.durations.includes(df) ? df : p.config.durations[0]!;
     const rf = form.get("reschedule") ?? "";
-    const q: ListParams = { tz, week: instantToLocal(now, tz).date, duration, reschedule: /^[0-9a-f]{32}$/.test(rf) ? rf : null };
+    const q: ListParams = {
+      tz,
+      week: instantToLocal(now, tz).date,
+      duration,
+      reschedule: /^[0-9a-f]{32}$/.test(rf) ? rf : null,
+    };
     const start = Date.parse(form.get("start") ?? "");
     if (!Number.isFinite(start)) return renderListing(c, p, q, 400, "Pick a time from the list.", null);
     // A bot filled the field people never see: nothing is booked, and it is not told why.
-    if (honeypotFilled(form)) return page(c, 400, "Not booked", "<h1>Not booked</h1><p>Please try again from the booking page.</p>");
+    if (honeypotFilled(form))
+      return page(c, 400, "Not booked", "<h1>Not booked</h1><p>Please try again from the booking page.</p>");
     const values: Record<string, string> = {};
     for (const [k, v] of form) if (k !== "csrf" && k !== HONEYPOT_FIELD) values[k] = v;
     try {
@@ -310,18 +425,44 @@ export function bookingPublicRoutes(deps: Deps): Hono {
       const answers: Record<string, unknown> = {};
       for (const qn of p.config.questions) answers[qn.id] = form.get(`q_${qn.id}`) ?? undefined;
       // Fields the page does not ask are refused like any forged answer.
-      for (const k of form.keys()) if (k.startsWith("q_") && !p.config.questions.some((qn) => `q_${qn.id}` === k)) answers[k.slice(2)] = form.get(k);
-      const row = await book(visitor(p), p.id, { startsAt: new Date(start), durationMin: duration, timeZone: tz, name: form.get("name") ?? "", email: form.get("email") ?? "", answers, source: "public" });
+      for (const k of form.keys())
+        if (k.startsWith("q_") && !p.config.questions.some((qn) => `q_${qn.id}` === k))
+          answers[k.slice(2)] = form.get(k);
+      const row = await book(visitor(p), p.id, {
+        startsAt: new Date(start),
+        durationMin: duration,
+        timeZone: tz,
+        name: form.get("name") ?? "",
+        email: form.get("email") ?? "",
+        answers,
+        source: "public",
+      });
       return c.redirect(`/b/${p.slug}/booking/${row.uid}?${qs({ tz, done: "booked" })}`, 303);
     } catch (e) {
       if (!isAppError(e)) throw e;
       if (e.code === "conflict" && e.details?.path === "startsAt")
-        return renderListing(c, { ...p }, q, 409, "Sorry, that time was just taken or is no longer free. Please pick another one.", null);
+        return renderListing(
+          c,
+          { ...p },
+          q,
+          409,
+          "Sorry, that time was just taken or is no longer free. Please pick another one.",
+          null,
+        );
       if (e.code === "validation" || e.code === "conflict") {
         const fresh = await livePage(deps, p.slug);
         if (!fresh) return notFoundPage(c);
         const rescheduling = q.reschedule ? await bookingByUid(deps.db, q.reschedule) : null;
-        return formPage(c, fresh, q, start, values, e.message.replace(/^answers\.\w+ /, ""), e.code === "conflict" ? 409 : 400, rescheduling);
+        return formPage(
+          c,
+          fresh,
+          q,
+          start,
+          values,
+          e.message.replace(/^answers\.\w+ /, ""),
+          e.code === "conflict" ? 409 : 400,
+          rescheduling,
+        );
       }
       if (e.code === "not_found") return notFoundPage(c);
       throw e;
@@ -331,7 +472,10 @@ export function bookingPublicRoutes(deps: Deps): Hono {
   async function bookingOf(c: Context): Promise<{ b: BookingRow; p: PageRow | null } | null> {
     const b = await bookingByUid(deps.db, c.req.param("uid") ?? "");
     if (!b) return null;
-    const p = b.pageId === null ? null : ((await deps.db.select().from(bookingPages).where(eq(bookingPages.id, b.pageId)).limit(1))[0] ?? null);
+    const p =
+      b.pageId === null
+        ? null
+        : ((await deps.db.select().from(bookingPages).where(eq(bookingPages.id, b.pageId)).limit(1))[0] ?? null);
     return { b, p };
   }
 
@@ -349,7 +493,8 @@ export function bookingPublicRoutes(deps: Deps): Hono {
     const found = await bookingOf(c);
     if (!found) return notFoundPage(c);
     const { b, p } = found;
-    if (b.pageSlug !== c.req.param("slug") && p?.slug !== c.req.param("slug")) return c.redirect(`/b/${p?.slug ?? b.pageSlug}/booking/${b.uid}`, 301);
+    if (b.pageSlug !== c.req.param("slug") && p?.slug !== c.req.param("slug"))
+      return c.redirect(`/b/${p?.slug ?? b.pageSlug}/booking/${b.uid}`, 301);
     const tzq = c.req.query("tz") ?? "";
     const tz = isTimeZone(tzq) ? tzq : b.timeZone;
     const now = deps.clock.now();
@@ -363,18 +508,35 @@ export function bookingPublicRoutes(deps: Deps): Hono {
     const slug = p?.slug ?? b.pageSlug;
     const done = c.req.query("done");
     const csrf = canCancel ? csrfToken(c, deps, CSRF_COOKIE, "/b/") : "";
-    const where = b.location.kind === "video" ? (b.location.value && b.status === "accepted" ? `Video call: <a href="${escapeHtml(b.location.value)}" rel="noopener noreferrer">${escapeHtml(b.location.value)}</a>` : "Video call") : escapeHtml(b.location.kind === "phone" ? `Phone call${b.location.value ? `: ${b.location.value}` : ""}` : `In person: ${b.location.value ?? ""}`);
+    const where =
+      b.location.kind === "video"
+        ? b.location.value && b.status === "accepted"
+          ? `Video call: <a href="${escapeHtml(b.location.value)}" rel="noopener noreferrer">${escapeHtml(b.location.value)}</a>`
+          : "Video call"
+        : escapeHtml(
+            b.location.kind === "phone"
+              ? `Phone call${b.location.value ? `: ${b.location.value}` : ""}`
+              : `In person: ${b.location.value ?? ""}`,
+          );
     const body = [
-      done === "booked" || done === "rescheduled" || done === "cancelled" ? `<p class="bk-ok" role="status">${done === "cancelled" ? "Cancelled." : done === "rescheduled" ? "Your booking was moved." : "Thank you!"}</p>` : "",
+      done === "booked" || done === "rescheduled" || done === "cancelled"
+        ? `<p class="bk-ok" role="status">${done === "cancelled" ? "Cancelled." : done === "rescheduled" ? "Your booking was moved." : "Thank you!"}</p>`
+        : "",
       `<h1>${escapeHtml(b.pageTitle)}</h1>`,
       `<p><strong>${escapeHtml(STATUS_TEXT[b.status] ?? b.status)}</strong></p>`,
       `<ul class="bk-meta"><li>${escapeHtml(whenLabel(b.startsAt.getTime(), tz))}, ${durationText(b.durationMin)}</li><li>With ${escapeHtml(hosts.map((h) => h.name ?? h.email).join(", ") || "the host")}</li><li>${where}</li><li>For ${escapeHtml(b.attendeeName)} &lt;${escapeHtml(b.attendeeEmail)}&gt;</li></ul>`,
-      b.answers.length ? `<dl>${b.answers.map((a) => `<dt>${escapeHtml(a.label)}</dt><dd>${escapeHtml(a.value === true ? "Yes" : String(a.value))}</dd>`).join("")}</dl>` : "",
+      b.answers.length
+        ? `<dl>${b.answers.map((a) => `<dt>${escapeHtml(a.label)}</dt><dd>${escapeHtml(a.value === true ? "Yes" : String(a.value))}</dd>`).join("")}</dl>`
+        : "",
       b.reason && !stands ? `<p>Reason: ${escapeHtml(b.reason)}</p>` : "",
       `<p><a class="bk-button" href="/b/${escapeHtml(slug)}/booking/${b.uid}/invite.ics" download="invite.ics">${stands ? "Add to calendar (.ics)" : "Update your calendar (.ics)"}</a>${
-        canMove ? ` <a class="bk-button bk-secondary" href="${escapeHtml(`/b/${slug}?${qs({ reschedule: b.uid, tz, duration: b.durationMin })}`)}">Reschedule</a>` : ""
+        canMove
+          ? ` <a class="bk-button bk-secondary" href="${escapeHtml(`/b/${slug}?${qs({ reschedule: b.uid, tz, duration: b.durationMin })}`)}">Reschedule</a>`
+          : ""
       }</p>`,
-      upcoming && !canMove && p?.status === "live" ? `<p class="bk-none">It is too late to reschedule online; please contact the host.</p>` : "",
+      upcoming && !canMove && p?.status === "live"
+        ? `<p class="bk-none">It is too late to reschedule online; please contact the host.</p>`
+        : "",
       canCancel
         ? `<form method="post" action="/b/${escapeHtml(slug)}/booking/${b.uid}/cancel" class="bk-form"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="tz" value="${escapeHtml(tz)}">${honeypotHtml()}<label for="reason">Cancel this booking (reason, optional)</label><textarea id="reason" name="reason" rows="2" maxlength="1000"></textarea><button type="submit" class="bk-secondary">Cancel booking</button></form>`
         : upcoming
@@ -401,12 +563,14 @@ export function bookingPublicRoutes(deps: Deps): Hono {
   app.post("/:slug/booking/:uid/cancel", async (c) => {
     const found = await bookingOf(c);
     if (!found) return notFoundPage(c);
-    if (!sameOrigin(c, deps)) return page(c, 403, "Refused", "<h1>Refused</h1><p>This form must be sent from this site.</p>");
+    if (!sameOrigin(c, deps))
+      return page(c, 403, "Refused", "<h1>Refused</h1><p>This form must be sent from this site.</p>");
     const blocked = await limited(c, posts);
     if (blocked) return blocked;
     const form = await readForm(c, MAX_FORM);
     if (typeof form === "string") return page(c, 400, "Refused", "<h1>Refused</h1><p>Send the form from the page.</p>");
-    if (!csrfMatches(c, CSRF_COOKIE, form) || honeypotFilled(form)) return page(c, 403, "Refused", "<h1>Your session expired</h1><p>Open your booking's page again.</p>");
+    if (!csrfMatches(c, CSRF_COOKIE, form) || honeypotFilled(form))
+      return page(c, 403, "Refused", "<h1>Your session expired</h1><p>Open your booking's page again.</p>");
     const { b } = found;
     const tzf = form.get("tz") ?? "";
     const back = `/b/${found.p?.slug ?? b.pageSlug}/booking/${b.uid}`;
@@ -414,7 +578,12 @@ export function bookingPublicRoutes(deps: Deps): Hono {
       await cancel({ deps, companyId: b.companyId, ctx: null }, { uid: b.uid }, { reason: form.get("reason") });
     } catch (e) {
       if (!isAppError(e)) throw e;
-      return page(c, e.code === "validation" ? 400 : 409, "Not cancelled", `<h1>Not cancelled</h1><p class="bk-error">${escapeHtml(e.message)}</p><p><a href="${escapeHtml(back)}">Back to your booking</a></p>`);
+      return page(
+        c,
+        e.code === "validation" ? 400 : 409,
+        "Not cancelled",
+        `<h1>Not cancelled</h1><p class="bk-error">${escapeHtml(e.message)}</p><p><a href="${escapeHtml(back)}">Back to your booking</a></p>`,
+      );
     }
     return c.redirect(`${back}?${qs({ tz: isTimeZone(tzf) ? tzf : null, done: "cancelled" })}`, 303);
   });

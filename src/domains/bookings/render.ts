@@ -56,7 +56,9 @@ export function locationText(loc: PageConfig["location"]): string {
 export function detailsHtml(cfg: PageConfig, hosts: Member[]): string {
   const who = hosts.map((h) => h.name ?? h.email).join(cfg.hostMode === "round_robin" ? " or " : ", ");
   const items = [
-    who ? `<li>With ${escapeHtml(who)}${cfg.hostMode === "round_robin" && hosts.length > 1 ? " (whoever is free)" : ""}</li>` : "",
+    who
+      ? `<li>With ${escapeHtml(who)}${cfg.hostMode === "round_robin" && hosts.length > 1 ? " (whoever is free)" : ""}</li>`
+      : "",
     `<li>${cfg.durations.map(durationText).join(" · ")}</li>`,
     `<li>${escapeHtml(LOCATION_LABEL[cfg.location.kind] ? locationText(cfg.location) : "")}</li>`,
     cfg.requiresConfirmation ? "<li>The host confirms each booking.</li>" : "",
@@ -75,7 +77,8 @@ function fmt(tz: string, o: Intl.DateTimeFormatOptions, key: string): Intl.DateT
   }
   return f;
 }
-export const dayLabel = (ms: number, tz: string) => fmt(tz, { weekday: "short", day: "numeric", month: "short" }, "day").format(ms);
+export const dayLabel = (ms: number, tz: string) =>
+  fmt(tz, { weekday: "short", day: "numeric", month: "short" }, "day").format(ms);
 
 /**
  * The zone's offset at an instant, from a per-(zone, UTC day) memo: a day
@@ -102,8 +105,11 @@ export const timeLabel = (ms: number, tz: string) => {
   return `${two(d.getUTCHours())}:${two(d.getUTCMinutes())}`;
 };
 export const zoneName = (ms: number, tz: string) =>
-  fmt(tz, { timeZoneName: "short" }, "zone").formatToParts(ms).find((p) => p.type === "timeZoneName")?.value ?? tz;
-export const localDate = (ms: number, tz: string) => new Date(ms + offsetAt(ms, tz) * 60_000).toISOString().slice(0, 10);
+  fmt(tz, { timeZoneName: "short" }, "zone")
+    .formatToParts(ms)
+    .find((p) => p.type === "timeZoneName")?.value ?? tz;
+export const localDate = (ms: number, tz: string) =>
+  new Date(ms + offsetAt(ms, tz) * 60_000).toISOString().slice(0, 10);
 export const whenLabel = (ms: number, tz: string) =>
   `${fmt(tz, { weekday: "long", day: "numeric", month: "long", year: "numeric" }, "long").format(ms)}, ${timeLabel(ms, tz)} (${zoneName(ms, tz)})`;
 
@@ -145,7 +151,9 @@ function questionInput(q: Question, value: string, disabled: boolean): string {
     case "long_text":
       return `${label}<textarea id="${name}" name="${name}" rows="4" maxlength="5000"${req}${dis}>${v}</textarea>`;
     case "select":
-      return `${label}<select id="${name}" name="${name}"${req}${dis}><option value="">Choose…</option>${(q.options ?? [])
+      return `${label}<select id="${name}" name="${name}"${req}${dis}><option value="">Choose…</option>${(
+        q.options ?? []
+      )
         .map((o) => `<option${o === value ? " selected" : ""}>${escapeHtml(o)}</option>`)
         .join("")}</select>`;
     case "checkbox":

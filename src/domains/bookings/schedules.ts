@@ -28,18 +28,33 @@ export interface Member {
   name: string | null;
 }
 
-export const DEFAULT_WEEKLY: Record<string, string[]> = { "1": ["09:00-17:00"], "2": ["09:00-17:00"], "3": ["09:00-17:00"], "4": ["09:00-17:00"], "5": ["09:00-17:00"] };
+export const DEFAULT_WEEKLY: Record<string, string[]> = {
+  "1": ["09:00-17:00"],
+  "2": ["09:00-17:00"],
+  "3": ["09:00-17:00"],
+  "4": ["09:00-17:00"],
+  "5": ["09:00-17:00"],
+};
 
 /** A member of the company by user id or email; anyone else (another company's user, a stranger) is "not a member". */
-export async function resolveMember(db: Db, company: { id: number; name: string }, ref: number | string): Promise<Member> {
+export async function resolveMember(
+  db: Db,
+  company: { id: number; name: string },
+  ref: number | string,
+): Promise<Member> {
   const where = typeof ref === "number" ? eq(users.id, ref) : eq(users.email, ref.trim().toLowerCase());
-  const m = (await db
-    .select({ userId: users.id, email: users.email, name: users.name })
-    .from(memberships)
-    .innerJoin(users, eq(users.id, memberships.userId))
-    .where(and(eq(memberships.companyId, company.id), where))
-    .limit(1))[0];
-  if (!m) throw notFound(`${typeof ref === "number" ? `User ${ref}` : `"${String(ref).slice(0, 100)}"`} is not a member of ${company.name}. Hosts are the company's members (team).`);
+  const m = (
+    await db
+      .select({ userId: users.id, email: users.email, name: users.name })
+      .from(memberships)
+      .innerJoin(users, eq(users.id, memberships.userId))
+      .where(and(eq(memberships.companyId, company.id), where))
+      .limit(1)
+  )[0];
+  if (!m)
+    throw notFound(
+      `${typeof ref === "number" ? `User ${ref}` : `"${String(ref).slice(0, 100)}"`} is not a member of ${company.name}. Hosts are the company's members (team).`,
+    );
   return m;
 }
 
@@ -57,17 +72,48 @@ export async function membersById(db: Db, companyId: number, userIds: number[]):
 
 export async function schedulesOf(db: Db, companyId: number, userIds: number[]): Promise<ScheduleRow[]> {
   if (userIds.length === 0) return [];
-  return await db.select().from(bookingSchedules).where(and(eq(bookingSchedules.companyId, companyId), inArray(bookingSchedules.userId, userIds)));
+  return await db
+    .select()
+    .from(bookingSchedules)
+    .where(and(eq(bookingSchedules.companyId, companyId), inArray(bookingSchedules.userId, userIds)));
 }
 
 /** Creates the default schedule for hosts without one; returns a note per member created. */
-export async function ensureSchedules(tx: Db, companyId: number, members: Member[], timeZone: string, now: Date): Promise<string[]> {
-  const have = new Set((await schedulesOf(tx, companyId, members.map((m) => m.userId))).map((s) => s.userId));
+export async function ensureSchedules(
+  tx: Db,
+  companyId: number,
+  members: Member[],
+  timeZone: string,
+  now: Date,
+): Promise<string[]> {
+  const have = new Set(
+    (
+      await schedulesOf(
+        tx,
+        companyId,
+        members.map((m) => m.userId),
+      )
+    ).map((s) => s.userId),
+  );
   const notes: string[] = [];
   for (const m of members) {
     if (have.has(m.userId)) continue;
-    await tx.insert(bookingSchedules).values({ companyId, userId: m.userId, timeZone, weekly: DEFAULT_WEEKLY, overrides: {}, version: 1, createdAt: now, updatedAt: now }).onConflictDoNothing();
-    notes.push(`${m.name ?? m.email} had no schedule: created Mon–Fri 09:00–17:00 ${timeZone}; change it with booking_schedules_set.`);
+    await tx
+      .insert(bookingSchedules)
+      .values({
+        companyId,
+        userId: m.userId,
+        timeZone,
+        weekly: DEFAULT_WEEKLY,
+        overrides: {},
+        version: 1,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .onConflictDoNothing();
+    notes.push(
+      `${m.name ?? m.email} had no schedule: created Mon–Fri 09:00–17:00 ${timeZone}; change it with booking_schedules_set.`,
+    );
   }
   return notes;
 }
@@ -88,7 +134,11 @@ function scheduleOut(s: ScheduleRow, m: Member, today: string, timeOff: (typeof 
     email: m.email,
     timeZone: s.timeZone,
     weeklyHours: weeklyOut(s.weekly),
-    overrides: Object.fromEntries(Object.entries(s.overrides).filter(([d]) => d >= today).sort(([a], [b]) => (a < b ? -1 : 1))),
+    overrides: Object.fromEntries(
+      Object.entries(s.overrides)
+        .filter(([d]) => d >= today)
+        .sort(([a], [b]) => (a < b ? -1 : 1)),
+    ),
     timeOff: timeOff.map((t) => ({ id: t.id, startDate: t.startDate, endDate: t.endDate, reason: t.reason })),
     updatedAt: iso(s.updatedAt),
   };
@@ -107,11 +157,25 @@ export async function listSchedules(ctx: ActorContext, input: { limit: number; o
     .orderBy(asc(byText(users.email)))
     .limit(input.limit)
     .offset(input.offset);
-  const byUser = new Map((await schedulesOf(db, ctx.company.id, members.map((m) => m.userId))).map((s) => [s.userId, s]));
+  const byUser = new Map(
+    (
+      await schedulesOf(
+        db,
+        ctx.company.id,
+        members.map((m) => m.userId),
+      )
+    ).map((s) => [s.userId, s]),
+  );
   return page(
     members.map((m) => {
       const s = byUser.get(m.userId);
-      return { userId: m.userId, name: m.name, email: m.email, timeZone: s?.timeZone ?? null, weeklyHours: s ? weeklyOut(s.weekly) : null };
+      return {
+        userId: m.userId,
+        name: m.name,
+        email: m.email,
+        timeZone: s?.timeZone ?? null,
+        weeklyHours: s ? weeklyOut(s.weekly) : null,
+      };
     }),
     total,
     input.limit,
@@ -133,7 +197,13 @@ export async function getSchedule(ctx: ActorContext, input: { member: number | s
   const off = await db
     .select()
     .from(bookingTimeOff)
-    .where(and(eq(bookingTimeOff.companyId, ctx.company.id), eq(bookingTimeOff.userId, m.userId), gte(bookingTimeOff.endDate, today)))
+    .where(
+      and(
+        eq(bookingTimeOff.companyId, ctx.company.id),
+        eq(bookingTimeOff.userId, m.userId),
+        gte(bookingTimeOff.endDate, today),
+      ),
+    )
     .orderBy(asc(bookingTimeOff.startDate));
   return scheduleOut(s, m, today, off);
 }
@@ -158,7 +228,11 @@ export async function touchSchedules(tx: Db, companyId: number, userIds: number[
 
 export async function setSchedule(
   ctx: ActorContext,
-  input: { member: number | string; timeZone?: string; weeklyHours?: Partial<Record<(typeof WEEKDAY_KEYS)[number], string[]>> },
+  input: {
+    member: number | string;
+    timeZone?: string;
+    weeklyHours?: Partial<Record<(typeof WEEKDAY_KEYS)[number], string[]>>;
+  },
 ) {
   authorize(ctx, "bookings:write", { write: true });
   const weekly = input.weeklyHours ? normaliseWeekly(input.weeklyHours) : undefined;
@@ -168,18 +242,53 @@ export async function setSchedule(
     const m = await resolveMember(tx, ctx.company, input.member);
     const s = await scheduleFor(tx, ctx.company.id, m.userId);
     if (!s) {
-      if (!input.timeZone) throw invalid(`${m.name ?? m.email} has no schedule yet: give timeZone (and weeklyHours, default Mon–Fri 09:00–17:00).`, { path: "timeZone" });
-      await tx.insert(bookingSchedules).values({ companyId: ctx.company.id, userId: m.userId, timeZone: input.timeZone, weekly: weekly ?? DEFAULT_WEEKLY, overrides: {}, version: 1, createdAt: now, updatedAt: now });
+      if (!input.timeZone)
+        throw invalid(
+          `${m.name ?? m.email} has no schedule yet: give timeZone (and weeklyHours, default Mon–Fri 09:00–17:00).`,
+          { path: "timeZone" },
+        );
+      await tx
+        .insert(bookingSchedules)
+        .values({
+          companyId: ctx.company.id,
+          userId: m.userId,
+          timeZone: input.timeZone,
+          weekly: weekly ?? DEFAULT_WEEKLY,
+          overrides: {},
+          version: 1,
+          createdAt: now,
+          updatedAt: now,
+        });
     } else {
-          await tx
+      await tx
         .update(bookingSchedules)
-        .set({ ...(input.timeZone ? { timeZone: input.timeZone } : {}), ...(weekly ? { weekly } : {}), version: sql`${bookingSchedules.version} + 1`, updatedAt: now })
+        .set({
+          ...(input.timeZone ? { timeZone: input.timeZone } : {}),
+          ...(weekly ? { weekly } : {}),
+          version: sql`${bookingSchedules.version} + 1`,
+          updatedAt: now,
+        })
         .where(eq(bookingSchedules.id, s.id));
     }
     const row = (await scheduleFor(tx, ctx.company.id, m.userId))!;
-    await audit(tx, ctx, "booking_schedules.set", { type: "booking_schedule", id: row.id, detail: { userId: m.userId, fields: Object.keys(input).filter((k) => k !== "member") } });
-    await emit(tx, ctx, bookingScheduleUpdated, { id: row.id }, { userId: m.userId, timeZone: row.timeZone, change: "hours" });
-    return { userId: m.userId, timeZone: row.timeZone, weeklyHours: weeklyOut(row.weekly), status: s ? "updated" : "created" };
+    await audit(tx, ctx, "booking_schedules.set", {
+      type: "booking_schedule",
+      id: row.id,
+      detail: { userId: m.userId, fields: Object.keys(input).filter((k) => k !== "member") },
+    });
+    await emit(
+      tx,
+      ctx,
+      bookingScheduleUpdated,
+      { id: row.id },
+      { userId: m.userId, timeZone: row.timeZone, change: "hours" },
+    );
+    return {
+      userId: m.userId,
+      timeZone: row.timeZone,
+      weeklyHours: weeklyOut(row.weekly),
+      status: s ? "updated" : "created",
+    };
   });
 }
 
@@ -194,7 +303,10 @@ export function checkDate(s: string, path: string): string {
   throw invalid(`${path} "${s}" is not a calendar date.`, { path });
 }
 
-export async function setOverride(ctx: ActorContext, input: { member: number | string; date: string; hours: string[] | null }) {
+export async function setOverride(
+  ctx: ActorContext,
+  input: { member: number | string; date: string; hours: string[] | null },
+) {
   authorize(ctx, "bookings:write", { write: true });
   const date = checkDate(input.date, "date");
   const hours = input.hours === null ? null : parseRanges(input.hours, "hours").map(formatRange);
@@ -204,33 +316,73 @@ export async function setOverride(ctx: ActorContext, input: { member: number | s
     const s = await scheduleFor(tx, ctx.company.id, m.userId);
     if (!s) throw notFound(`${m.name ?? m.email} has no booking schedule yet; create one with booking_schedules_set.`);
     const today = instantToLocal(now.getTime(), s.timeZone).date;
-    if (date < today) throw invalid(`date ${date} is in the past in ${s.timeZone} (today is ${today}).`, { path: "date" });
+    if (date < today)
+      throw invalid(`date ${date} is in the past in ${s.timeZone} (today is ${today}).`, { path: "date" });
     // Past overrides are dropped as they are written: the map stays small.
     const overrides = Object.fromEntries(Object.entries(s.overrides).filter(([d]) => d >= today && d !== date));
     if (hours !== null) overrides[date] = hours;
     if (Object.keys(overrides).length > 400) throw invalid("A schedule holds at most 400 upcoming date overrides.");
-      await tx.update(bookingSchedules).set({ overrides, version: sql`${bookingSchedules.version} + 1`, updatedAt: now }).where(eq(bookingSchedules.id, s.id));
-    await audit(tx, ctx, "booking_schedules.override", { type: "booking_schedule", id: s.id, detail: { userId: m.userId, date, hours } });
-    await emit(tx, ctx, bookingScheduleUpdated, { id: s.id }, { userId: m.userId, timeZone: s.timeZone, change: "override" });
+    await tx
+      .update(bookingSchedules)
+      .set({ overrides, version: sql`${bookingSchedules.version} + 1`, updatedAt: now })
+      .where(eq(bookingSchedules.id, s.id));
+    await audit(tx, ctx, "booking_schedules.override", {
+      type: "booking_schedule",
+      id: s.id,
+      detail: { userId: m.userId, date, hours },
+    });
+    await emit(
+      tx,
+      ctx,
+      bookingScheduleUpdated,
+      { id: s.id },
+      { userId: m.userId, timeZone: s.timeZone, change: "override" },
+    );
     return { userId: m.userId, date, hours, status: hours === null ? "removed" : hours.length ? "set" : "day_off" };
   });
 }
 
-export async function addTimeOff(ctx: ActorContext, input: { member: number | string; startDate: string; endDate: string; reason?: string | null }) {
+export async function addTimeOff(
+  ctx: ActorContext,
+  input: { member: number | string; startDate: string; endDate: string; reason?: string | null },
+) {
   authorize(ctx, "bookings:write", { write: true });
   const start = checkDate(input.startDate, "startDate");
   const end = checkDate(input.endDate, "endDate");
   if (end < start) throw invalid("endDate must not be before startDate.", { path: "endDate" });
-  if (Temporal.PlainDate.from(start).until(Temporal.PlainDate.from(end)).days > 366) throw invalid("Time off spans at most a year; add another for more.", { path: "endDate" });
+  if (Temporal.PlainDate.from(start).until(Temporal.PlainDate.from(end)).days > 366)
+    throw invalid("Time off spans at most a year; add another for more.", { path: "endDate" });
   const now = ctx.deps.clock.now();
   return await ctx.deps.db.transaction(async (tx) => {
     const m = await resolveMember(tx, ctx.company, input.member);
     const s = await scheduleFor(tx, ctx.company.id, m.userId);
     if (!s) throw notFound(`${m.name ?? m.email} has no booking schedule yet; create one with booking_schedules_set.`);
-    const row = (await tx.insert(bookingTimeOff).values({ companyId: ctx.company.id, userId: m.userId, startDate: start, endDate: end, reason: input.reason ?? null, createdAt: now }).returning())[0]!;
+    const row = (
+      await tx
+        .insert(bookingTimeOff)
+        .values({
+          companyId: ctx.company.id,
+          userId: m.userId,
+          startDate: start,
+          endDate: end,
+          reason: input.reason ?? null,
+          createdAt: now,
+        })
+        .returning()
+    )[0]!;
     await touchSchedules(tx, ctx.company.id, [m.userId], now);
-    await audit(tx, ctx, "booking_time_off.create", { type: "booking_time_off", id: row.id, detail: { userId: m.userId, startDate: start, endDate: end } });
-    await emit(tx, ctx, bookingScheduleUpdated, { id: s.id }, { userId: m.userId, timeZone: s.timeZone, change: "time_off_added" });
+    await audit(tx, ctx, "booking_time_off.create", {
+      type: "booking_time_off",
+      id: row.id,
+      detail: { userId: m.userId, startDate: start, endDate: end },
+    });
+    await emit(
+      tx,
+      ctx,
+      bookingScheduleUpdated,
+      { id: s.id },
+      { userId: m.userId, timeZone: s.timeZone, change: "time_off_added" },
+    );
     return { id: row.id, userId: m.userId, startDate: start, endDate: end, status: "created" };
   });
 }
@@ -239,13 +391,29 @@ export async function deleteTimeOff(ctx: ActorContext, input: { id: number }) {
   authorize(ctx, "bookings:write", { write: true });
   const now = ctx.deps.clock.now();
   return await ctx.deps.db.transaction(async (tx) => {
-    const row = (await tx.select().from(bookingTimeOff).where(and(eq(bookingTimeOff.id, input.id), eq(bookingTimeOff.companyId, ctx.company.id))).limit(1))[0];
+    const row = (
+      await tx
+        .select()
+        .from(bookingTimeOff)
+        .where(and(eq(bookingTimeOff.id, input.id), eq(bookingTimeOff.companyId, ctx.company.id)))
+        .limit(1)
+    )[0];
     if (!row) throw notFound(`Time off ${input.id} not found.`);
     await tx.delete(bookingTimeOff).where(eq(bookingTimeOff.id, row.id));
     await touchSchedules(tx, ctx.company.id, [row.userId], now);
     const s = (await scheduleFor(tx, ctx.company.id, row.userId))!;
-    await audit(tx, ctx, "booking_time_off.delete", { type: "booking_time_off", id: row.id, detail: { userId: row.userId } });
-    await emit(tx, ctx, bookingScheduleUpdated, { id: s.id }, { userId: row.userId, timeZone: s.timeZone, change: "time_off_removed" });
+    await audit(tx, ctx, "booking_time_off.delete", {
+      type: "booking_time_off",
+      id: row.id,
+      detail: { userId: row.userId },
+    });
+    await emit(
+      tx,
+      ctx,
+      bookingScheduleUpdated,
+      { id: s.id },
+      { userId: row.userId, timeZone: s.timeZone, change: "time_off_removed" },
+    );
     return { id: row.id, status: "deleted" };
   });
 }

@@ -13,7 +13,19 @@
  * on either engine; overlapping but different starts are kept apart by the
  * booking transaction locking the hosts' schedule rows first (bookings.ts).
  */
-import { bool, createdAt, id, index, integer, json, table, text, time, uniqueIndex, updatedAt } from "../../core/columns";
+import {
+  bool,
+  createdAt,
+  id,
+  index,
+  integer,
+  json,
+  table,
+  text,
+  time,
+  uniqueIndex,
+  updatedAt,
+} from "../../core/columns";
 import { companies, users } from "../accounts/tables";
 import type { PageConfig, StoredAnswer, StoredLocation } from "./config";
 
@@ -21,7 +33,9 @@ export const bookingPages = table(
   "booking_pages",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
     /** Public address /b/<slug>; unique across the service, since the URL names no company. */
     slug: text("slug").notNull(),
     title: text("title").notNull(),
@@ -43,8 +57,12 @@ export const bookingSchedules = table(
   "booking_schedules",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
-    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
     timeZone: text("time_zone").notNull(),
     /** "1".."7" (ISO weekday, Monday = 1) → ["09:00-12:00", "13:00-17:00"]. */
     weekly: json<Record<string, string[]>>("weekly").notNull(),
@@ -62,8 +80,12 @@ export const bookingTimeOff = table(
   "booking_time_off",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
-    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
     /** Whole local days in the member's zone, inclusive. */
     startDate: text("start_date").notNull(),
     endDate: text("end_date").notNull(),
@@ -77,7 +99,9 @@ export const bookings = table(
   "bookings",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
     /** Null once the page is deleted; the booking keeps its title and slug. */
     pageId: integer("page_id").references(() => bookingPages.id, { onDelete: "set null" }),
     pageSlug: text("page_slug").notNull(),
@@ -126,7 +150,9 @@ export const bookingHosts = table(
   "booking_hosts",
   {
     id: id(),
-    bookingId: integer("booking_id").notNull().references(() => bookings.id, { onDelete: "cascade" }),
+    bookingId: integer("booking_id")
+      .notNull()
+      .references(() => bookings.id, { onDelete: "cascade" }),
     companyId: integer("company_id").notNull(),
     userId: integer("user_id").notNull(),
     pageId: integer("page_id"),
@@ -157,8 +183,12 @@ export const bookingReminders = table(
   "booking_reminders",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
-    bookingId: integer("booking_id").notNull().references(() => bookings.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
+    bookingId: integer("booking_id")
+      .notNull()
+      .references(() => bookings.id, { onDelete: "cascade" }),
     /** Minutes before the start. */
     offsetMin: integer("offset_min").notNull(),
     startsAt: time("starts_at").notNull(),

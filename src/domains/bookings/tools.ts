@@ -19,7 +19,17 @@ import {
   markNoShow,
   rescheduleBooking,
 } from "./bookings";
-import { BOOKING_STATUSES, dayHoursInput, memberRef, PAGE_STATUSES, NULLABLE_FIELDS, pageFields, slugInput, timeZoneInput, weeklyInput } from "./config";
+import {
+  BOOKING_STATUSES,
+  dayHoursInput,
+  memberRef,
+  PAGE_STATUSES,
+  NULLABLE_FIELDS,
+  pageFields,
+  slugInput,
+  timeZoneInput,
+  weeklyInput,
+} from "./config";
 import { bookingDelivery, reminderJob } from "./delivery";
 import { bookingEvents } from "./events";
 import { freeSlots } from "./free-slots";
@@ -28,16 +38,38 @@ import { bookingPublicRoutes } from "./public-pages";
 import { addTimeOff, deleteTimeOff, getSchedule, listSchedules, setOverride, setSchedule } from "./schedules";
 
 const id = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(Number.MAX_SAFE_INTEGER));
-const uid = v.pipe(v.string(), v.check((s) => /^[0-9a-f]{32}$/.test(s), "must be the booking's 32-hex uid"));
-const isoTime = v.pipe(v.string(), v.maxLength(40), v.isoTimestamp("must be an ISO date-time like 2026-03-23T09:00:00Z"));
-const date = v.pipe(v.string(), v.check((s) => /^\d{4}-\d{2}-\d{2}$/.test(s), "must be a date like 2026-03-29"), v.examples(["2030-01-07"]));
+const uid = v.pipe(
+  v.string(),
+  v.check((s) => /^[0-9a-f]{32}$/.test(s), "must be the booking's 32-hex uid"),
+);
+const isoTime = v.pipe(
+  v.string(),
+  v.maxLength(40),
+  v.isoTimestamp("must be an ISO date-time like 2026-03-23T09:00:00Z"),
+);
+const date = v.pipe(
+  v.string(),
+  v.check((s) => /^\d{4}-\d{2}-\d{2}$/.test(s), "must be a date like 2026-03-29"),
+  v.examples(["2030-01-07"]),
+);
 const reason = v.pipe(v.string(), v.maxLength(1000));
 const pageRef = { pageId: v.optional(id), pageSlug: v.optional(slugInput) };
 const bookingRef = { id: v.optional(id), uid: v.optional(uid) };
-const opt = <T extends Record<string, v.GenericSchema>>(o: T) => Object.fromEntries(Object.entries(o).map(([k, s]) => [k, v.optional(s)])) as { [K in keyof T]: v.OptionalSchema<T[K], undefined> };
+const opt = <T extends Record<string, v.GenericSchema>>(o: T) =>
+  Object.fromEntries(Object.entries(o).map(([k, s]) => [k, v.optional(s)])) as {
+    [K in keyof T]: v.OptionalSchema<T[K], undefined>;
+  };
 const { title, ...rest } = pageFields;
-const clearable = Object.fromEntries(Object.entries(rest).map(([k, s]) => [k, v.optional((NULLABLE_FIELDS as readonly string[]).includes(k) ? v.nullable(s) : s)])) as {
-  [K in keyof typeof rest]: v.OptionalSchema<(typeof rest)[K] | v.NullableSchema<(typeof rest)[K], undefined>, undefined>;
+const clearable = Object.fromEntries(
+  Object.entries(rest).map(([k, s]) => [
+    k,
+    v.optional((NULLABLE_FIELDS as readonly string[]).includes(k) ? v.nullable(s) : s),
+  ]),
+) as {
+  [K in keyof typeof rest]: v.OptionalSchema<
+    (typeof rest)[K] | v.NullableSchema<(typeof rest)[K], undefined>,
+    undefined
+  >;
 };
 
 const TS = { toolset: "bookings" } as const;
@@ -48,8 +80,14 @@ export const bookingPagesList = defineTool({
   scope: "bookings:read",
   readOnly: true,
   title: "List booking pages",
-  description: "Booking pages with status, lengths, hosts, upcoming bookings. Filter: status, host (id or email), search.",
-  input: v.object({ status: v.optional(v.picklist(PAGE_STATUSES)), host: v.optional(memberRef), search: v.optional(v.pipe(v.string(), v.maxLength(200))), ...pageInput }),
+  description:
+    "Booking pages with status, lengths, hosts, upcoming bookings. Filter: status, host (id or email), search.",
+  input: v.object({
+    status: v.optional(v.picklist(PAGE_STATUSES)),
+    host: v.optional(memberRef),
+    search: v.optional(v.pipe(v.string(), v.maxLength(200))),
+    ...pageInput,
+  }),
   run: listPages,
 });
 
@@ -110,7 +148,14 @@ export const bookingAvailabilityGet = defineTool({
   title: "Free times of a booking page",
   description:
     "Free start times of a page (default next 7 days, max 93): days in timeZone, slots[].startsAt for bookings_create. proposed: with pending changes.",
-  input: v.object({ ...pageRef, from: v.optional(isoTime), to: v.optional(isoTime), timeZone: v.optional(timeZoneInput), durationMin: v.optional(id), proposed: v.optional(v.boolean()) }),
+  input: v.object({
+    ...pageRef,
+    from: v.optional(isoTime),
+    to: v.optional(isoTime),
+    timeZone: v.optional(timeZoneInput),
+    durationMin: v.optional(id),
+    proposed: v.optional(v.boolean()),
+  }),
   run: freeSlots,
 });
 
@@ -156,7 +201,8 @@ export const bookingOverridesSet = defineTool({
   readOnly: false,
   idempotent: true,
   title: "Set a date's hours",
-  description: 'Hours of one local date instead of the weekly ones: ["10:00-14:00"]; [] = away that day; null removes the override.',
+  description:
+    'Hours of one local date instead of the weekly ones: ["10:00-14:00"]; [] = away that day; null removes the override.',
   input: v.object({ member: memberRef, date, hours: v.nullable(dayHoursInput) }),
   run: setOverride,
 });
@@ -168,7 +214,12 @@ export const bookingTimeOffCreate = defineTool({
   readOnly: false,
   title: "Add time off",
   description: "Out of office for whole local days, startDate..endDate inclusive.",
-  input: v.object({ member: memberRef, startDate: date, endDate: date, reason: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(200)))) }),
+  input: v.object({
+    member: memberRef,
+    startDate: date,
+    endDate: date,
+    reason: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(200)))),
+  }),
   run: addTimeOff,
 });
 
@@ -210,7 +261,7 @@ export const bookingsGet = defineTool({
   scope: "bookings:read",
   readOnly: true,
   title: "Get a booking",
-  description: "A booking by id or uid: times, attendee, hosts, answers, history. include [\"ics\"]: its invite.",
+  description: 'A booking by id or uid: times, attendee, hosts, answers, history. include ["ics"]: its invite.',
   input: v.object({ ...bookingRef, include: v.optional(v.array(v.picklist(["ics"]))) }),
   run: getBooking,
 });
@@ -221,7 +272,8 @@ export const bookingsCreate = defineTool({
   scope: "bookings:write",
   readOnly: false,
   title: "Book a time",
-  description: "Book a free startsAt (booking_availability_get) on a live page. answers: {questionId: value}. Conflict: time taken.",
+  description:
+    "Book a free startsAt (booking_availability_get) on a live page. answers: {questionId: value}. Conflict: time taken.",
   input: v.object({
     ...pageRef,
     startsAt: isoTime,
@@ -241,7 +293,12 @@ export const bookingsReschedule = defineTool({
   readOnly: false,
   title: "Reschedule a booking",
   description: "Move a booking to another free time (same uid, SEQUENCE+1). Cutoff applies unless ignoreCutoff.",
-  input: v.object({ ...bookingRef, startsAt: isoTime, durationMin: v.optional(id), ignoreCutoff: v.optional(v.boolean()) }),
+  input: v.object({
+    ...bookingRef,
+    startsAt: isoTime,
+    durationMin: v.optional(id),
+    ignoreCutoff: v.optional(v.boolean()),
+  }),
   run: rescheduleBooking,
 });
 
@@ -287,7 +344,7 @@ export const bookingsMarkNoShow = defineTool({
   readOnly: false,
   idempotent: true,
   title: "Mark a no-show",
-  description: "After the start: who did not show, \"attendee\" or \"host\"; null clears.",
+  description: 'After the start: who did not show, "attendee" or "host"; null clears.',
   input: v.object({ ...bookingRef, noShow: v.nullable(v.picklist(["attendee", "host"])) }),
   run: markNoShow,
 });
@@ -295,7 +352,8 @@ export const bookingsMarkNoShow = defineTool({
 export const bookingsDomain: Domain = {
   name: "bookings",
   title: "Bookings",
-  description: "Booking pages (approved before they go public at /b/<slug>), members' schedules, free times and bookings.",
+  description:
+    "Booking pages (approved before they go public at /b/<slug>), members' schedules, free times and bookings.",
   tools: [
     bookingPagesList,
     bookingPagesGet,

@@ -67,7 +67,12 @@ export function plainDate(iso: string): Temporal.PlainDate {
  * the next midnight) in `tz`. `boundary`: a time in a gap is the instant of
  * the jump; `start`: a time in a gap is null.
  */
-export function localToInstant(date: Temporal.PlainDate, minutes: number, tz: string, mode: "boundary" | "start"): number | null {
+export function localToInstant(
+  date: Temporal.PlainDate,
+  minutes: number,
+  tz: string,
+  mode: "boundary" | "start",
+): number | null {
   const day = minutes >= 1440 ? date.add({ days: Math.floor(minutes / 1440) }) : date;
   const m = minutes % 1440;
   const wall = day.toPlainDateTime({ hour: Math.floor(m / 60), minute: m % 60 });
@@ -86,7 +91,10 @@ export function wallToInstant(wall: Temporal.PlainDateTime, tz: string, mode: "b
 }
 
 /** Local date (YYYY-MM-DD) and minutes after midnight of an instant in `tz`. */
-export function instantToLocal(ms: number, tz: string): { date: string; minutes: number; wall: Temporal.PlainDateTime } {
+export function instantToLocal(
+  ms: number,
+  tz: string,
+): { date: string; minutes: number; wall: Temporal.PlainDateTime } {
   const z = Temporal.Instant.fromEpochMilliseconds(ms).toZonedDateTimeISO(tz);
   const wall = z.toPlainDateTime();
   return { date: z.toPlainDate().toString(), minutes: z.hour * 60 + z.minute, wall };

@@ -41,13 +41,26 @@ export const KIND_LABEL: Record<RecordKind, string> = {
 const describeKinds = (kinds: readonly RecordKind[]) => kinds.map((k) => KIND_LABEL[k]).join(" or ");
 
 /** A record of the acting company by id, "#id" or title; `kinds` narrows what may be named. */
-export async function recordFor(q: Q, ctx: ActorContext, ref: RecordRef, kinds?: readonly RecordKind[]): Promise<RecordRow> {
+export async function recordFor(
+  q: Q,
+  ctx: ActorContext,
+  ref: RecordRef,
+  kinds?: readonly RecordKind[],
+): Promise<RecordRow> {
   const company = ctx.company.id;
-  let id: number | null = typeof ref === "number" ? ref : /^#\d{1,15}$/.test(ref.trim()) ? Number(ref.trim().slice(1)) : null;
+  let id: number | null =
+    typeof ref === "number" ? ref : /^#\d{1,15}$/.test(ref.trim()) ? Number(ref.trim().slice(1)) : null;
   if (id !== null) {
-    const row = (await q.select().from(brainRecords).where(and(eq(brainRecords.id, id), eq(brainRecords.companyId, company))).limit(1))[0];
+    const row = (
+      await q
+        .select()
+        .from(brainRecords)
+        .where(and(eq(brainRecords.id, id), eq(brainRecords.companyId, company)))
+        .limit(1)
+    )[0];
     if (!row) throw notFound(`Record ${id} not found.`);
-    if (kinds && !kinds.includes(row.kind)) throw invalid(`Record ${id} is a ${KIND_LABEL[row.kind]} (“${row.title}”), not a ${describeKinds(kinds)}.`);
+    if (kinds && !kinds.includes(row.kind))
+      throw invalid(`Record ${id} is a ${KIND_LABEL[row.kind]} (“${row.title}”), not a ${describeKinds(kinds)}.`);
     return row;
   }
   const key = titleKey(String(ref));
@@ -55,11 +68,23 @@ export async function recordFor(q: Q, ctx: ActorContext, ref: RecordRef, kinds?:
   const rows = await q
     .select()
     .from(brainRecords)
-    .where(and(eq(brainRecords.companyId, company), eq(brainRecords.titleKey, key), kinds ? inArray(brainRecords.kind, [...kinds]) : undefined))
+    .where(
+      and(
+        eq(brainRecords.companyId, company),
+        eq(brainRecords.titleKey, key),
+        kinds ? inArray(brainRecords.kind, [...kinds]) : undefined,
+      ),
+    )
     .limit(6);
-  if (!rows.length) throw notFound(`No ${kinds ? describeKinds(kinds) : "record"} titled “${String(ref).slice(0, 120)}”.`);
+  if (!rows.length)
+    throw notFound(`No ${kinds ? describeKinds(kinds) : "record"} titled “${String(ref).slice(0, 120)}”.`);
   if (rows.length > 1)
-    throw invalid(`${rows.length > 5 ? "Several" : rows.length} records are titled “${String(ref).slice(0, 120)}”: ${rows.slice(0, 5).map((r) => `#${r.id} (${KIND_LABEL[r.kind]})`).join(", ")}. Name one by id.`);
+    throw invalid(
+      `${rows.length > 5 ? "Several" : rows.length} records are titled “${String(ref).slice(0, 120)}”: ${rows
+        .slice(0, 5)
+        .map((r) => `#${r.id} (${KIND_LABEL[r.kind]})`)
+        .join(", ")}. Name one by id.`,
+    );
   return rows[0]!;
 }
 
@@ -71,7 +96,13 @@ export async function personFor(q: Q, ctx: ActorContext, ref: RecordRef): Promis
       await q
         .select()
         .from(brainRecords)
-        .where(and(eq(brainRecords.companyId, ctx.company.id), eq(brainRecords.kind, "person"), eq(brainRecords.uniqueKey, `person:${email}`)))
+        .where(
+          and(
+            eq(brainRecords.companyId, ctx.company.id),
+            eq(brainRecords.kind, "person"),
+            eq(brainRecords.uniqueKey, `person:${email}`),
+          ),
+        )
         .limit(1)
     )[0];
     if (row) return row;
@@ -84,7 +115,14 @@ export async function personFor(q: Q, ctx: ActorContext, ref: RecordRef): Promis
   try {
     return await recordFor(q, ctx, ref, ["person"]);
   } catch (e) {
-    if (typeof ref === "string" && e instanceof Error && "code" in e && (e as { code: string }).code === "not_found" && !/^#\d/.test(ref.trim())) return null;
+    if (
+      typeof ref === "string" &&
+      e instanceof Error &&
+      "code" in e &&
+      (e as { code: string }).code === "not_found" &&
+      !/^#\d/.test(ref.trim())
+    )
+      return null;
     throw e;
   }
 }
@@ -98,14 +136,26 @@ export async function memberFor(q: Q, ctx: ActorContext, ref: number | string): 
       .select({ id: users.id })
       .from(memberships)
       .innerJoin(users, eq(users.id, memberships.userId))
-      .where(and(eq(memberships.companyId, ctx.company.id), typeof ref === "number" ? eq(users.id, ref) : or(eq(users.email, s!))))
+      .where(
+        and(
+          eq(memberships.companyId, ctx.company.id),
+          typeof ref === "number" ? eq(users.id, ref) : or(eq(users.email, s!)),
+        ),
+      )
       .limit(1)
   )[0];
-  if (!row) throw invalid(`${typeof ref === "number" ? `User ${ref}` : `“${String(ref).slice(0, 80)}”`} is not a member of ${ctx.company.name}.`);
+  if (!row)
+    throw invalid(
+      `${typeof ref === "number" ? `User ${ref}` : `“${String(ref).slice(0, 80)}”`} is not a member of ${ctx.company.name}.`,
+    );
   return row.id;
 }
 
-export async function titlesOf(q: Q, companyId: number, ids: readonly number[]): Promise<Map<number, { title: string; kind: RecordKind }>> {
+export async function titlesOf(
+  q: Q,
+  companyId: number,
+  ids: readonly number[],
+): Promise<Map<number, { title: string; kind: RecordKind }>> {
   if (!ids.length) return new Map();
   const rows = await q
     .select({ id: brainRecords.id, title: brainRecords.title, kind: brainRecords.kind })

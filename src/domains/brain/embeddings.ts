@@ -72,12 +72,32 @@ export function chunkText(title: string, text: string): string[] {
 }
 
 /** Replaces a record's chunks with pending ones (in the record's transaction). */
-export async function queueChunks(tx: Q, deps: Deps, companyId: number, recordId: number, title: string, text: string): Promise<void> {
+export async function queueChunks(
+  tx: Q,
+  deps: Deps,
+  companyId: number,
+  recordId: number,
+  title: string,
+  text: string,
+): Promise<void> {
   if (!embeddingsOn(deps)) return;
   await tx.delete(brainChunks).where(eq(brainChunks.recordId, recordId));
   const at = deps.clock.now();
   const chunks = chunkText(title, text);
-  await tx.insert(brainChunks).values(chunks.map((t, i) => ({ companyId, recordId, ordinal: i, text: t, state: "pending", attempts: 0, nextAttemptAt: at, createdAt: at })));
+  await tx
+    .insert(brainChunks)
+    .values(
+      chunks.map((t, i) => ({
+        companyId,
+        recordId,
+        ordinal: i,
+        text: t,
+        state: "pending",
+        attempts: 0,
+        nextAttemptAt: at,
+        createdAt: at,
+      })),
+    );
 }
 
 /** Calls the endpoint; throws with a short reason on any failure. */
@@ -98,11 +118,18 @@ export async function embed(deps: Deps, inputs: string[], timeoutMs = TIMEOUT_MS
   if (!res.ok) throw new Error(`embeddings endpoint answered ${res.status}`);
   const body = (await res.json().catch(() => null)) as { data?: { index?: number; embedding?: unknown }[] } | null;
   const data = body?.data;
-  if (!Array.isArray(data) || data.length !== inputs.length) throw new Error("embeddings endpoint answered without one vector per input");
+  if (!Array.isArray(data) || data.length !== inputs.length)
+    throw new Error("embeddings endpoint answered without one vector per input");
   const out: number[][] = new Array(inputs.length);
   data.forEach((d, i) => {
     const vec = d.embedding;
-    if (!Array.isArray(vec) || !vec.length || vec.length > 8192 || !vec.every((x) => typeof x === "number" && Number.isFinite(x))) throw new Error("embeddings endpoint answered a malformed vector");
+    if (
+      !Array.isArray(vec) ||
+      !vec.length ||
+      vec.length > 8192 ||
+      !vec.every((x) => typeof x === "number" && Number.isFinite(x))
+    )
+      throw new Error("embeddings endpoint answered a malformed vector");
     out[typeof d.index === "number" && d.index >= 0 && d.index < inputs.length ? d.index : i] = vec as number[];
   });
   if (out.some((x) => !x)) throw new Error("embeddings endpoint answered duplicate indexes");
@@ -130,7 +157,10 @@ async function waitForCredits(deps: Deps, ids: number[], why: string) {
  * the transaction that stores the vectors; a company that cannot pay is
  * skipped, its chunks kept pending, until the agency grants credits.
  */
-export async function drainEmbeddingQueue(deps: Deps, maxBatches = 20): Promise<{ embedded: number; failed: number; waiting: number }> {
+export async function drainEmbeddingQueue(
+  deps: Deps,
+  maxBatches = 20,
+): Promise<{ embedded: number; failed: number; waiting: number }> {
   let embedded = 0;
   let failed = 0;
   let waiting = 0;
@@ -139,9 +169,20 @@ export async function drainEmbeddingQueue(deps: Deps, maxBatches = 20): Promise<
     const now = deps.clock.now();
     const starved = await starvedCompanies(deps.db, "embedding");
     const candidates = await deps.db
-      .select({ id: brainChunks.id, companyId: brainChunks.companyId, text: brainChunks.text, attempts: brainChunks.attempts })
+      .select({
+        id: brainChunks.id,
+        companyId: brainChunks.companyId,
+        text: brainChunks.text,
+        attempts: brainChunks.attempts,
+      })
       .from(brainChunks)
-      .where(and(eq(brainChunks.state, "pending"), lte(brainChunks.nextAttemptAt, now), starved.length ? notInArray(brainChunks.companyId, starved) : undefined))
+      .where(
+        and(
+          eq(brainChunks.state, "pending"),
+          lte(brainChunks.nextAttemptAt, now),
+          starved.length ? notInArray(brainChunks.companyId, starved) : undefined,
+        ),
+      )
       .orderBy(asc(brainChunks.id))
       .limit(BATCH);
     if (!candidates.length) break;
@@ -178,7 +219,10 @@ export async function drainEmbeddingQueue(deps: Deps, maxBatches = 20): Promise<
     let vectors: number[][] | null = null;
     let error: string | null = null;
     try {
-      vectors = await embed(deps, due.map((c) => c.text));
+      vectors = await embed(
+        deps,
+        due.map((c) => c.text),
+      );
     } catch (e) {
       error = (e as Error).message;
     }
@@ -203,11 +247,21 @@ export async function drainEmbeddingQueue(deps: Deps, maxBatches = 20): Promise<
           try {
             // A savepoint: a refusal (a race with another debit, a hard budget) undoes this company's chunks only.
             await tx.transaction(async (sp) => {
-              await meter(sp, deps, companyId, "embedding", stored.length, `brain_chunks:${Math.min(...stored)}-${Math.max(...stored)}`);
+              await meter(
+                sp,
+                deps,
+                companyId,
+                "embedding",
+                stored.length,
+                `brain_chunks:${Math.min(...stored)}-${Math.max(...stored)}`,
+              );
             });
           } catch (e) {
             if (!(e instanceof InsufficientCredits)) throw e;
-            await tx.update(brainChunks).set({ state: "pending", embedding: null, model: null }).where(inArray(brainChunks.id, stored));
+            await tx
+              .update(brainChunks)
+              .set({ state: "pending", embedding: null, model: null })
+              .where(inArray(brainChunks.id, stored));
             refused = [...refused, ...stored];
             refusal = e.message;
           }
@@ -218,7 +272,12 @@ export async function drainEmbeddingQueue(deps: Deps, maxBatches = 20): Promise<
           const delay = Math.min(30_000 * 2 ** (attempts - 1), 3_600_000);
           await tx
             .update(brainChunks)
-            .set({ attempts, lastError: error, nextAttemptAt: new Date(now.getTime() + delay), state: attempts >= MAX_ATTEMPTS ? "failed" : "pending" })
+            .set({
+              attempts,
+              lastError: error,
+              nextAttemptAt: new Date(now.getTime() + delay),
+              state: attempts >= MAX_ATTEMPTS ? "failed" : "pending",
+            })
             .where(eq(brainChunks.id, c.id));
         }
       }
@@ -238,13 +297,20 @@ export async function drainEmbeddingQueue(deps: Deps, maxBatches = 20): Promise<
 
 export const embedJob: JobDef = {
   name: "brain.embed",
-  description: "Embeds pending knowledge-base chunks through PLINTH_EMBEDDINGS_URL, retrying with backoff while it is down.",
+  description:
+    "Embeds pending knowledge-base chunks through PLINTH_EMBEDDINGS_URL, retrying with backoff while it is down.",
   everyMs: 5_000,
   leaseMs: 5 * 60_000,
   // Wider than the drain's query (which also skips companies out of credits): never misses a chunk it would embed.
   pending: async (deps) =>
     embeddingsOn(deps) &&
-    (await anyRow(deps.db.select({ id: brainChunks.id }).from(brainChunks).where(and(eq(brainChunks.state, "pending"), lte(brainChunks.nextAttemptAt, deps.clock.now()))).limit(1))),
+    (await anyRow(
+      deps.db
+        .select({ id: brainChunks.id })
+        .from(brainChunks)
+        .where(and(eq(brainChunks.state, "pending"), lte(brainChunks.nextAttemptAt, deps.clock.now())))
+        .limit(1),
+    )),
   async run(deps) {
     await drainEmbeddingQueue(deps);
   },
@@ -270,12 +336,25 @@ export interface VectorHit {
 }
 
 /** The company's records nearest to `query`, best chunk per record; throws when the endpoint cannot embed the query. */
-export async function vectorSearch(deps: Deps, companyId: number, query: string, limit: number, recordIds?: readonly number[]): Promise<VectorHit[]> {
+export async function vectorSearch(
+  deps: Deps,
+  companyId: number,
+  query: string,
+  limit: number,
+  recordIds?: readonly number[],
+): Promise<VectorHit[]> {
   const [qv] = await embed(deps, [query.slice(0, 4000)], QUERY_TIMEOUT_MS);
   const rows = await deps.db
     .select({ recordId: brainChunks.recordId, text: brainChunks.text, embedding: brainChunks.embedding })
     .from(brainChunks)
-    .where(and(eq(brainChunks.companyId, companyId), eq(brainChunks.state, "done"), isNotNull(brainChunks.embedding), recordIds ? inArray(brainChunks.recordId, [...recordIds]) : undefined));
+    .where(
+      and(
+        eq(brainChunks.companyId, companyId),
+        eq(brainChunks.state, "done"),
+        isNotNull(brainChunks.embedding),
+        recordIds ? inArray(brainChunks.recordId, [...recordIds]) : undefined,
+      ),
+    );
   const best = new Map<number, VectorHit>();
   for (const r of rows) {
     const score = cosine(qv!, r.embedding!);
@@ -305,7 +384,10 @@ export async function chunksWaitingForCredits(deps: Deps, companyId: number): Pr
 }
 
 export async function embeddingStatus(deps: Deps, companyId: number) {
-  const rows = await deps.db.select({ state: brainChunks.state, lastError: brainChunks.lastError, nextAttemptAt: brainChunks.nextAttemptAt }).from(brainChunks).where(eq(brainChunks.companyId, companyId));
+  const rows = await deps.db
+    .select({ state: brainChunks.state, lastError: brainChunks.lastError, nextAttemptAt: brainChunks.nextAttemptAt })
+    .from(brainChunks)
+    .where(eq(brainChunks.companyId, companyId));
   const counts = { pending: 0, done: 0, failed: 0 };
   let lastError: string | null = null;
   let nextAttemptAt: Date | null = null;

@@ -13,14 +13,21 @@ const ids = v.array(v.number());
 export const recordCreated = defineEvent({
   type: "brain_record.created",
   entity: "brain_record",
-  description: "A knowledge-base record was created (kind, title; personId of a task's assignee or a goal's owner; mentionedIds of records it links to).",
+  description:
+    "A knowledge-base record was created (kind, title; personId of a task's assignee or a goal's owner; mentionedIds of records it links to).",
   payload: v.object({ ...rec, personId: v.nullable(v.number()), mentionedIds: ids, meetingId: v.nullable(v.number()) }),
 });
 export const recordUpdated = defineEvent({
   type: "brain_record.updated",
   entity: "brain_record",
   description: "A record changed: changed lists the fields; restoredFrom is set when an earlier version was restored.",
-  payload: v.object({ ...rec, changed: v.array(v.string()), personId: v.nullable(v.number()), mentionedIds: ids, restoredFrom: v.nullable(v.number()) }),
+  payload: v.object({
+    ...rec,
+    changed: v.array(v.string()),
+    personId: v.nullable(v.number()),
+    mentionedIds: ids,
+    restoredFrom: v.nullable(v.number()),
+  }),
 });
 export const recordDeleted = defineEvent({
   type: "brain_record.deleted",
@@ -32,7 +39,14 @@ export const relationChanged = defineEvent({
   type: "brain_relation.changed",
   entity: "brain_record",
   description: "A typed relationship between two records was added or removed (entity is the from record).",
-  payload: v.object({ action: v.picklist(["added", "removed"]), type: v.string(), fromId: v.number(), toId: v.number(), fromTitle: v.string(), toTitle: v.string() }),
+  payload: v.object({
+    action: v.picklist(["added", "removed"]),
+    type: v.string(),
+    fromId: v.number(),
+    toId: v.number(),
+    fromTitle: v.string(),
+    toTitle: v.string(),
+  }),
 });
 export const peopleMerged = defineEvent({
   type: "brain_person.merged",
@@ -47,4 +61,11 @@ export const reviewPolicyChanged = defineEvent({
   payload: v.object({ credentialKind: v.string(), credentialId: v.number(), review: v.boolean() }),
 });
 
-export const brainEvents = [recordCreated, recordUpdated, recordDeleted, relationChanged, peopleMerged, reviewPolicyChanged];
+export const brainEvents = [
+  recordCreated,
+  recordUpdated,
+  recordDeleted,
+  relationChanged,
+  peopleMerged,
+  reviewPolicyChanged,
+];

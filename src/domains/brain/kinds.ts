@@ -14,7 +14,14 @@ import type { RecordKind } from "./tables";
 export const TASK_STATUSES = ["open", "in_progress", "done", "cancelled"] as const;
 export const GOAL_STATUSES = ["not_started", "on_track", "at_risk", "off_track", "done", "dropped"] as const;
 
-const day = v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/, "Use a date as YYYY-MM-DD."), v.check((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s), "Not a calendar date."));
+const day = v.pipe(
+  v.string(),
+  v.regex(/^\d{4}-\d{2}-\d{2}$/, "Use a date as YYYY-MM-DD."),
+  v.check(
+    (s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s),
+    "Not a calendar date.",
+  ),
+);
 const line = (max: number) => v.pipe(v.string(), v.trim(), v.maxLength(max));
 
 const actionItem = v.object({
@@ -22,7 +29,10 @@ const actionItem = v.object({
   /** The task record it became. */
   taskId: v.optional(v.number()),
 });
-const step = v.object({ title: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(300)), detail: v.optional(line(4000)) });
+const step = v.object({
+  title: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(300)),
+  detail: v.optional(line(4000)),
+});
 
 /** Per kind: the shape of data as stored. */
 export const DATA_SCHEMAS: Record<RecordKind, v.GenericSchema<Record<string, unknown>>> = {
@@ -35,7 +45,9 @@ export const DATA_SCHEMAS: Record<RecordKind, v.GenericSchema<Record<string, unk
   }),
   task: v.object({}),
   person: v.object({
-    email: v.optional(v.pipe(v.string(), v.trim(), v.toLowerCase(), v.email("Not an email address."), v.maxLength(254))),
+    email: v.optional(
+      v.pipe(v.string(), v.trim(), v.toLowerCase(), v.email("Not an email address."), v.maxLength(254)),
+    ),
     jobTitle: v.optional(line(200)),
     organization: v.optional(line(200)),
     phone: v.optional(line(50)),
@@ -61,7 +73,11 @@ export const STATUSES: Partial<Record<RecordKind, readonly string[]>> = {
   goal: GOAL_STATUSES,
   initiative: GOAL_STATUSES,
 };
-export const DEFAULT_STATUS: Partial<Record<RecordKind, string>> = { task: "open", goal: "not_started", initiative: "not_started" };
+export const DEFAULT_STATUS: Partial<Record<RecordKind, string>> = {
+  task: "open",
+  goal: "not_started",
+  initiative: "not_started",
+};
 
 /** Unique per company by title: a topic or a glossary term exists once. */
 export const UNIQUE_BY_TITLE: ReadonlySet<RecordKind> = new Set(["topic", "glossary"]);
@@ -103,9 +119,13 @@ export function uniqueKeyOf(kind: RecordKind, title: string, data: Record<string
 }
 
 /** Checks stored data against its kind; a failure is a bug or a hostile review payload, reported as validation. */
-export function checkData(kind: RecordKind, data: unknown): { ok: true; data: Record<string, unknown> } | { ok: false; message: string } {
+export function checkData(
+  kind: RecordKind,
+  data: unknown,
+): { ok: true; data: Record<string, unknown> } | { ok: false; message: string } {
   const r = v.safeParse(DATA_SCHEMAS[kind], data);
-  if (!r.success) return { ok: false, message: r.issues.map((i) => `${v.getDotPath(i) ?? "data"}: ${i.message}`).join("; ") };
+  if (!r.success)
+    return { ok: false, message: r.issues.map((i) => `${v.getDotPath(i) ?? "data"}: ${i.message}`).join("; ") };
   // Drop undefined keys: stored JSON is compared field by field in reviews.
   return { ok: true, data: Object.fromEntries(Object.entries(r.output).filter(([, x]) => x !== undefined)) };
 }

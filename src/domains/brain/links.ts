@@ -64,7 +64,12 @@ const linkable = (title: string) => title.length <= 200 && !/[\[\]|\n]/.test(tit
  * what it was (the old text when there was none, as Obsidian keeps
  * display text when it updates links).
  */
-export function rewriteLinks(markdown: string, oldKey: string, target: { id: number; title: string }, newTitleShared: boolean): string {
+export function rewriteLinks(
+  markdown: string,
+  oldKey: string,
+  target: { id: number; title: string },
+  newTitleShared: boolean,
+): string {
   return markdown.replace(LINK_LABEL_RE, (whole, inner: string, label: string | undefined) => {
     if (/^#\d{1,15}$/.test(inner.trim()) || titleKey(inner) !== oldKey) return whole;
     if (!newTitleShared && linkable(target.title)) return `[[${target.title}${label ?? ""}]]`;
@@ -79,11 +84,20 @@ export function rewriteLinks(markdown: string, oldKey: string, target: { id: num
  * resolves to the record, until another record takes that title.
  */
 export async function formerTitleKeys(q: Q, row: RecordRow): Promise<string[]> {
-  const titles = await q.selectDistinct({ title: brainRevisions.title }).from(brainRevisions).where(and(eq(brainRevisions.companyId, row.companyId), eq(brainRevisions.recordId, row.id))).limit(200);
+  const titles = await q
+    .selectDistinct({ title: brainRevisions.title })
+    .from(brainRevisions)
+    .where(and(eq(brainRevisions.companyId, row.companyId), eq(brainRevisions.recordId, row.id)))
+    .limit(200);
   const keys = [...new Set(titles.map((t) => titleKey(t.title)))].filter((k) => k !== row.titleKey);
   if (!keys.length) return [];
   const held = new Set(
-    (await q.select({ key: brainRecords.titleKey }).from(brainRecords).where(and(eq(brainRecords.companyId, row.companyId), inArray(brainRecords.titleKey, keys)))).map((r) => r.key),
+    (
+      await q
+        .select({ key: brainRecords.titleKey })
+        .from(brainRecords)
+        .where(and(eq(brainRecords.companyId, row.companyId), inArray(brainRecords.titleKey, keys)))
+    ).map((r) => r.key),
   );
   return keys.filter((k) => !held.has(k));
 }
@@ -149,28 +163,58 @@ export interface RelationView {
 /** A record's relationships from both ends. */
 export async function relationsOf(q: Q, row: RecordRow, type?: string): Promise<RelationView[]> {
   const out = await q
-    .select({ id: brainRelations.id, type: brainRelations.type, rid: brainRecords.id, kind: brainRecords.kind, title: brainRecords.title })
+    .select({
+      id: brainRelations.id,
+      type: brainRelations.type,
+      rid: brainRecords.id,
+      kind: brainRecords.kind,
+      title: brainRecords.title,
+    })
     .from(brainRelations)
     .innerJoin(brainRecords, eq(brainRecords.id, brainRelations.toId))
     .where(eq(brainRelations.fromId, row.id))
     .orderBy(brainRelations.id)
     .limit(500);
   const inc = await q
-    .select({ id: brainRelations.id, type: brainRelations.type, rid: brainRecords.id, kind: brainRecords.kind, title: brainRecords.title })
+    .select({
+      id: brainRelations.id,
+      type: brainRelations.type,
+      rid: brainRecords.id,
+      kind: brainRecords.kind,
+      title: brainRecords.title,
+    })
     .from(brainRelations)
     .innerJoin(brainRecords, eq(brainRecords.id, brainRelations.fromId))
     .where(eq(brainRelations.toId, row.id))
     .orderBy(brainRelations.id)
     .limit(500);
   const views: RelationView[] = [
-    ...out.map((r) => ({ id: r.id, type: r.type, direction: "out" as const, record: { id: r.rid, kind: r.kind, title: r.title } })),
-    ...inc.map((r) => ({ id: r.id, type: RELATION_TYPES[r.type as RelationType] ?? `${r.type}_of`, direction: "in" as const, record: { id: r.rid, kind: r.kind, title: r.title } })),
+    ...out.map((r) => ({
+      id: r.id,
+      type: r.type,
+      direction: "out" as const,
+      record: { id: r.rid, kind: r.kind, title: r.title },
+    })),
+    ...inc.map((r) => ({
+      id: r.id,
+      type: RELATION_TYPES[r.type as RelationType] ?? `${r.type}_of`,
+      direction: "in" as const,
+      record: { id: r.rid, kind: r.kind, title: r.title },
+    })),
   ];
   return type ? views.filter((v) => v.type === type) : views;
 }
 
 /** Adds an edge unless it is there; true when added. */
-export async function addEdge(tx: Q, companyId: number, fromId: number, toId: number, type: RelationType, userId: number | null, at: Date): Promise<boolean> {
+export async function addEdge(
+  tx: Q,
+  companyId: number,
+  fromId: number,
+  toId: number,
+  type: RelationType,
+  userId: number | null,
+  at: Date,
+): Promise<boolean> {
   const r = await tx
     .insert(brainRelations)
     .values({ companyId, fromId, toId, type, createdByUserId: userId, createdAt: at })
@@ -194,7 +238,10 @@ export async function setEdges(
 ): Promise<void> {
   const col = opts.incoming ? brainRelations.toId : brainRelations.fromId;
   const other = opts.incoming ? brainRelations.fromId : brainRelations.toId;
-  const now = await tx.select({ id: brainRelations.id, other }).from(brainRelations).where(and(eq(col, anchor), eq(brainRelations.type, type)));
+  const now = await tx
+    .select({ id: brainRelations.id, other })
+    .from(brainRelations)
+    .where(and(eq(col, anchor), eq(brainRelations.type, type)));
   const want = new Set(ids);
   const drop = now.filter((r) => !want.has(r.other)).map((r) => r.id);
   if (drop.length) await tx.delete(brainRelations).where(inArray(brainRelations.id, drop));
@@ -209,5 +256,11 @@ export async function setEdges(
 export async function edgeIds(q: Q, anchor: number, type: RelationType, incoming: boolean): Promise<number[]> {
   const col = incoming ? brainRelations.toId : brainRelations.fromId;
   const other = incoming ? brainRelations.fromId : brainRelations.toId;
-  return (await q.select({ other }).from(brainRelations).where(and(eq(col, anchor), eq(brainRelations.type, type))).orderBy(brainRelations.id)).map((r) => r.other);
+  return (
+    await q
+      .select({ other })
+      .from(brainRelations)
+      .where(and(eq(col, anchor), eq(brainRelations.type, type)))
+      .orderBy(brainRelations.id)
+  ).map((r) => r.other);
 }

@@ -16,7 +16,17 @@ import { emit } from "../../core/events";
 import { page } from "../../core/pagination";
 import { containsText } from "../../core/sql";
 import { users } from "../../core/tables";
-import { KIND_LABEL, personFor, readAccess, recordFor, titlesOf, writeAccess, type Q, type RecordRef, type RecordRow } from "./access";
+import {
+  KIND_LABEL,
+  personFor,
+  readAccess,
+  recordFor,
+  titlesOf,
+  writeAccess,
+  type Q,
+  type RecordRef,
+  type RecordRow,
+} from "./access";
 import { queueChunks } from "./embeddings";
 import { peopleMerged, recordCreated, recordDeleted, recordUpdated } from "./events";
 import { checkData, DATA_SCHEMAS, DEFAULT_STATUS, searchTextOf, STATUSES, titleKey, uniqueKeyOf } from "./kinds";
@@ -29,7 +39,12 @@ type Input = Record<string, unknown>;
 
 /** Data fields each kind takes straight from the tool's arguments. */
 const DATA_FIELDS: Record<RecordKind, string[]> = Object.fromEntries(
-  Object.entries(DATA_SCHEMAS).map(([k, s]) => [k, Object.keys((s as unknown as { entries: Record<string, unknown> }).entries).filter((f) => f !== "aliases" && f !== "actionItems" && f !== "crmContactId")]),
+  Object.entries(DATA_SCHEMAS).map(([k, s]) => [
+    k,
+    Object.keys((s as unknown as { entries: Record<string, unknown> }).entries).filter(
+      (f) => f !== "aliases" && f !== "actionItems" && f !== "crmContactId",
+    ),
+  ]),
 ) as Record<RecordKind, string[]>;
 
 /** The tool that writes each kind (for held writes, re-run on approval). */
@@ -99,10 +114,16 @@ async function peopleIds(tx: Q, ctx: ActorContext, refs: readonly RecordRef[], c
   for (const ref of refs.slice(0, 200)) {
     let row = await personFor(tx, ctx, ref);
     if (!row) {
-      if (!create) throw notFound(`No person “${String(ref).slice(0, 120)}” in the brain; create them with brain_people_create.`);
+      if (!create)
+        throw notFound(`No person “${String(ref).slice(0, 120)}” in the brain; create them with brain_people_create.`);
       const s = String(ref).trim();
       const email = /^[^\s@]+@[^\s@]+$/.test(s) ? s.toLowerCase() : undefined;
-      row = (await insertRecord(tx, ctx, "person", { title: email ? email.split("@")[0]! : s.slice(0, 200), data: email ? { email } : {} })).row;
+      row = (
+        await insertRecord(tx, ctx, "person", {
+          title: email ? email.split("@")[0]! : s.slice(0, 200),
+          data: email ? { email } : {},
+        })
+      ).row;
     }
     if (!out.includes(row.id)) out.push(row.id);
   }
@@ -120,7 +141,13 @@ interface Fields {
 }
 
 /** Inserts a record with its revision, refs, chunks, audit and event (no review: callers decided). */
-async function insertRecord(tx: Q, ctx: ActorContext, kind: RecordKind, f: Fields, extra: { meetingId?: number } = {}): Promise<{ row: RecordRow; mentionedIds: number[] }> {
+async function insertRecord(
+  tx: Q,
+  ctx: ActorContext,
+  kind: RecordKind,
+  f: Fields,
+  extra: { meetingId?: number } = {},
+): Promise<{ row: RecordRow; mentionedIds: number[] }> {
   const title = f.title.trim();
   if (!title) throw invalid("title must not be blank.");
   const checked = checkData(kind, f.data ?? {});
@@ -130,8 +157,18 @@ async function insertRecord(tx: Q, ctx: ActorContext, kind: RecordKind, f: Field
   const at = ctx.deps.clock.now();
   const uniqueKey = uniqueKeyOf(kind, title, data);
   if (uniqueKey) {
-    const clash = (await tx.select({ id: brainRecords.id, title: brainRecords.title }).from(brainRecords).where(and(eq(brainRecords.companyId, ctx.company.id), eq(brainRecords.uniqueKey, uniqueKey))).limit(1))[0];
-    if (clash) throw conflict(`A ${KIND_LABEL[kind]} ${kind === "person" ? `with email ${data.email}` : `“${title}”`} already exists: #${clash.id} (“${clash.title}”).`, { id: clash.id });
+    const clash = (
+      await tx
+        .select({ id: brainRecords.id, title: brainRecords.title })
+        .from(brainRecords)
+        .where(and(eq(brainRecords.companyId, ctx.company.id), eq(brainRecords.uniqueKey, uniqueKey)))
+        .limit(1)
+    )[0];
+    if (clash)
+      throw conflict(
+        `A ${KIND_LABEL[kind]} ${kind === "person" ? `with email ${data.email}` : `“${title}”`} already exists: #${clash.id} (“${clash.title}”).`,
+        { id: clash.id },
+      );
   }
   const row = (
     await tx
@@ -162,12 +199,25 @@ async function insertRecord(tx: Q, ctx: ActorContext, kind: RecordKind, f: Field
   await queueChunks(tx, ctx.deps, ctx.company.id, row.id, title, row.searchText);
   await revision(tx, ctx, row, "create", ["title", ...(body ? ["body"] : []), ...Object.keys(data)]);
   await audit(tx, ctx, `brain.${kind}.create`, { type: "brain_record", id: row.id, detail: { kind, title } });
-  await emit(tx, ctx, recordCreated, { id: row.id }, { kind, title, version: 1, personId: row.personId, mentionedIds, meetingId: extra.meetingId ?? null });
+  await emit(
+    tx,
+    ctx,
+    recordCreated,
+    { id: row.id },
+    { kind, title, version: 1, personId: row.personId, mentionedIds, meetingId: extra.meetingId ?? null },
+  );
   return { row, mentionedIds };
 }
 
 /** Applies changed columns to a record (version + 1), with revision, refs, chunks, audit, event. */
-async function updateRow(tx: Q, ctx: ActorContext, row: RecordRow, f: Partial<Fields>, action: "update" | "restore" | "merge", opts: { restoredFrom?: number; relationsChanged?: string[] } = {}) {
+async function updateRow(
+  tx: Q,
+  ctx: ActorContext,
+  row: RecordRow,
+  f: Partial<Fields>,
+  action: "update" | "restore" | "merge",
+  opts: { restoredFrom?: number; relationsChanged?: string[] } = {},
+) {
   const title = f.title !== undefined ? f.title.trim() : row.title;
   if (!title) throw invalid("title must not be blank.");
   const body = f.body ?? row.body;
@@ -187,7 +237,8 @@ async function updateRow(tx: Q, ctx: ActorContext, row: RecordRow, f: Partial<Fi
   const changed: string[] = [...(opts.relationsChanged ?? [])];
   if (next.title !== row.title) changed.push("title");
   if (next.body !== row.body) changed.push("body");
-  for (const k of new Set([...Object.keys(row.data), ...Object.keys(next.data)])) if (JSON.stringify(row.data[k]) !== JSON.stringify(next.data[k])) changed.push(k);
+  for (const k of new Set([...Object.keys(row.data), ...Object.keys(next.data)]))
+    if (JSON.stringify(row.data[k]) !== JSON.stringify(next.data[k])) changed.push(k);
   if (next.status !== row.status) changed.push("status");
   if (next.personId !== row.personId) changed.push(row.kind === "task" ? "assignee" : "owner");
   if (next.dueDate !== row.dueDate) changed.push(row.kind === "task" ? "due" : "targetDate");
@@ -195,15 +246,33 @@ async function updateRow(tx: Q, ctx: ActorContext, row: RecordRow, f: Partial<Fi
   if (!changed.length && action !== "restore") return { row, changed, relinked: [] as number[] };
   const uniqueKey = uniqueKeyOf(row.kind, title, data);
   if (uniqueKey && uniqueKey !== row.uniqueKey) {
-    const clash = (await tx.select({ id: brainRecords.id, title: brainRecords.title }).from(brainRecords).where(and(eq(brainRecords.companyId, row.companyId), eq(brainRecords.uniqueKey, uniqueKey))).limit(1))[0];
-    if (clash && clash.id !== row.id) throw conflict(`Another ${KIND_LABEL[row.kind]} already has that ${row.kind === "person" ? "email" : "name"}: #${clash.id} (“${clash.title}”).`, { id: clash.id });
+    const clash = (
+      await tx
+        .select({ id: brainRecords.id, title: brainRecords.title })
+        .from(brainRecords)
+        .where(and(eq(brainRecords.companyId, row.companyId), eq(brainRecords.uniqueKey, uniqueKey)))
+        .limit(1)
+    )[0];
+    if (clash && clash.id !== row.id)
+      throw conflict(
+        `Another ${KIND_LABEL[row.kind]} already has that ${row.kind === "person" ? "email" : "name"}: #${clash.id} (“${clash.title}”).`,
+        { id: clash.id },
+      );
   }
   const at = ctx.deps.clock.now();
   const searchText = searchTextOf(row.kind, body, data);
   const updated = (
     await tx
       .update(brainRecords)
-      .set({ ...next, searchText, titleKey: titleKey(title), uniqueKey, version: row.version + 1, updatedByUserId: ctx.principal.userId, updatedAt: at })
+      .set({
+        ...next,
+        searchText,
+        titleKey: titleKey(title),
+        uniqueKey,
+        version: row.version + 1,
+        updatedByUserId: ctx.principal.userId,
+        updatedAt: at,
+      })
       // The version we read: a concurrent writer that got there first makes this one retry from a fresh read, never overwrite blindly.
       .where(and(eq(brainRecords.id, row.id), eq(brainRecords.version, row.version)))
       .returning()
@@ -214,19 +283,30 @@ async function updateRow(tx: Q, ctx: ActorContext, row: RecordRow, f: Partial<Fi
     const refs = await syncRefs(tx, row.companyId, row.id, body);
     mentionedIds = (await resolveRefs(tx, row.companyId, refs)).filter((x) => x !== row.id);
   }
-  if (searchText !== row.searchText || title !== row.title) await queueChunks(tx, ctx.deps, row.companyId, row.id, title, searchText);
+  if (searchText !== row.searchText || title !== row.title)
+    await queueChunks(tx, ctx.deps, row.companyId, row.id, title, searchText);
   await revision(tx, ctx, updated, action, changed);
   const relinked = updated.titleKey !== row.titleKey ? await relinkAfterRename(tx, ctx, row, updated) : [];
-  await audit(tx, ctx, `brain.${row.kind}.${action}`, { type: "brain_record", id: row.id, detail: { changed, version: updated.version, ...(opts.restoredFrom ? { restoredFrom: opts.restoredFrom } : {}) } });
-  await emit(tx, ctx, recordUpdated, { id: row.id }, {
-    kind: row.kind,
-    title,
-    version: updated.version,
-    changed,
-    personId: updated.personId,
-    mentionedIds,
-    restoredFrom: opts.restoredFrom ?? null,
+  await audit(tx, ctx, `brain.${row.kind}.${action}`, {
+    type: "brain_record",
+    id: row.id,
+    detail: { changed, version: updated.version, ...(opts.restoredFrom ? { restoredFrom: opts.restoredFrom } : {}) },
   });
+  await emit(
+    tx,
+    ctx,
+    recordUpdated,
+    { id: row.id },
+    {
+      kind: row.kind,
+      title,
+      version: updated.version,
+      changed,
+      personId: updated.personId,
+      mentionedIds,
+      restoredFrom: opts.restoredFrom ?? null,
+    },
+  );
   return { row: updated, changed, relinked };
 }
 
@@ -247,14 +327,22 @@ async function relinkAfterRename(tx: Q, ctx: ActorContext, before: RecordRow, af
     tx
       .select({ id: brainRecords.id })
       .from(brainRecords)
-      .where(and(eq(brainRecords.companyId, after.companyId), eq(brainRecords.titleKey, key), ne(brainRecords.id, after.id)))
+      .where(
+        and(eq(brainRecords.companyId, after.companyId), eq(brainRecords.titleKey, key), ne(brainRecords.id, after.id)),
+      )
       .limit(1);
   if ((await others(before.titleKey)).length) return [];
   const shared = (await others(after.titleKey)).length > 0;
   const linking = await tx
     .selectDistinct({ id: brainRefs.fromId })
     .from(brainRefs)
-    .where(and(eq(brainRefs.companyId, after.companyId), eq(brainRefs.target, before.titleKey), ne(brainRefs.fromId, after.id)))
+    .where(
+      and(
+        eq(brainRefs.companyId, after.companyId),
+        eq(brainRefs.target, before.titleKey),
+        ne(brainRefs.fromId, after.id),
+      ),
+    )
     .orderBy(brainRefs.fromId)
     .limit(1000);
   const done: number[] = [];
@@ -281,13 +369,22 @@ async function relinkAfterRename(tx: Q, ctx: ActorContext, before: RecordRow, af
 
 function dateTime(s: string, field: string): Date {
   const d = new Date(s);
-  if (Number.isNaN(d.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(s)) throw invalid(`${field} must be an ISO date-time like 2026-03-02T10:00:00Z.`);
+  if (Number.isNaN(d.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(s))
+    throw invalid(`${field} must be an ISO date-time like 2026-03-02T10:00:00Z.`);
   return d;
 }
 
 /** Meeting action items: new ones become tasks (assignee, due) linked from_meeting; kept ones keep their task. */
-async function actionItems(tx: Q, ctx: ActorContext, meeting: RecordRow | null, items: Input[], meetingId: () => number) {
-  const before = ((meeting?.data.actionItems as { text: string; taskId?: number }[] | undefined) ?? []).filter((x) => x.taskId);
+async function actionItems(
+  tx: Q,
+  ctx: ActorContext,
+  meeting: RecordRow | null,
+  items: Input[],
+  meetingId: () => number,
+) {
+  const before = ((meeting?.data.actionItems as { text: string; taskId?: number }[] | undefined) ?? []).filter(
+    (x) => x.taskId,
+  );
   const out: { text: string; taskId?: number }[] = [];
   const created: Array<{ text: string; assignee?: RecordRef; due?: string }> = [];
   for (const it of items) {
@@ -307,7 +404,13 @@ async function actionItems(tx: Q, ctx: ActorContext, meeting: RecordRow | null, 
       const id = meetingId();
       for (const c of created) {
         const assignee = c.assignee !== undefined ? (await peopleIds(tx, ctx, [c.assignee], true))[0]! : null;
-        const { row } = await insertRecord(tx, ctx, "task", { title: c.text.slice(0, 300), body: `From meeting [[#${id}]].`, personId: assignee, dueDate: c.due ?? null }, { meetingId: id });
+        const { row } = await insertRecord(
+          tx,
+          ctx,
+          "task",
+          { title: c.text.slice(0, 300), body: `From meeting [[#${id}]].`, personId: assignee, dueDate: c.due ?? null },
+          { meetingId: id },
+        );
         await addEdge(tx, ctx.company.id, row.id, id, "from_meeting", ctx.principal.userId, ctx.deps.clock.now());
         const slot = out.find((o) => o.text === c.text && o.taskId === undefined);
         if (slot) slot.taskId = row.id;
@@ -340,25 +443,43 @@ export async function saveRecord(ctx: ActorContext, kind: RecordKind, tool: stri
     if (input.status !== undefined) {
       const allowed = STATUSES[kind];
       if (!allowed) throw invalid(`A ${KIND_LABEL[kind]} has no status.`);
-      if (input.status !== null && !allowed.includes(String(input.status))) throw invalid(`status must be one of ${allowed.join(", ")}.`);
+      if (input.status !== null && !allowed.includes(String(input.status)))
+        throw invalid(`status must be one of ${allowed.join(", ")}.`);
       f.status = (input.status as string | null) ?? DEFAULT_STATUS[kind] ?? null;
     }
     const personArg = kind === "task" ? "assignee" : "owner";
     let ownerChange = false;
     if ((kind === "task" || kind === "goal" || kind === "initiative") && input[personArg] !== undefined) {
-      f.personId = input[personArg] === null ? null : (await peopleIds(tx, ctx, [input[personArg] as RecordRef], false))[0]!;
+      f.personId =
+        input[personArg] === null ? null : (await peopleIds(tx, ctx, [input[personArg] as RecordRef], false))[0]!;
       ownerChange = kind !== "task" && !!existing && existing.personId !== null && f.personId !== existing.personId;
     }
     const dateArg = kind === "task" ? "due" : "targetDate";
-    if ((kind === "task" || kind === "goal" || kind === "initiative") && input[dateArg] !== undefined) f.dueDate = input[dateArg] as string | null;
+    if ((kind === "task" || kind === "goal" || kind === "initiative") && input[dateArg] !== undefined)
+      f.dueDate = input[dateArg] as string | null;
     if (kind === "meeting" && input.at !== undefined) f.at = dateTime(String(input.at), "at");
-    if (kind === "meeting" && !existing && f.at === undefined) throw invalid("at (when the meeting took place) is required.");
+    if (kind === "meeting" && !existing && f.at === undefined)
+      throw invalid("at (when the meeting took place) is required.");
     // Relationship fields, resolved now (so a wrong name fails before anything is held or written).
     const topics = input.topics !== undefined ? await topicIds(tx, ctx, input.topics as RecordRef[]) : undefined;
-    const attendees = kind === "meeting" && input.attendees !== undefined ? await peopleIds(tx, ctx, input.attendees as RecordRef[], true) : undefined;
-    const members = kind === "org_unit" && input.members !== undefined ? await peopleIds(tx, ctx, input.members as RecordRef[], false) : undefined;
-    const orgUnits = kind === "person" && input.orgUnits !== undefined ? await Promise.all((input.orgUnits as RecordRef[]).map(async (r) => (await recordFor(tx, ctx, r, ["org_unit"])).id)) : undefined;
-    const goals = kind === "initiative" && input.goals !== undefined ? await Promise.all((input.goals as RecordRef[]).map(async (r) => (await recordFor(tx, ctx, r, ["goal"])).id)) : undefined;
+    const attendees =
+      kind === "meeting" && input.attendees !== undefined
+        ? await peopleIds(tx, ctx, input.attendees as RecordRef[], true)
+        : undefined;
+    const members =
+      kind === "org_unit" && input.members !== undefined
+        ? await peopleIds(tx, ctx, input.members as RecordRef[], false)
+        : undefined;
+    const orgUnits =
+      kind === "person" && input.orgUnits !== undefined
+        ? await Promise.all(
+            (input.orgUnits as RecordRef[]).map(async (r) => (await recordFor(tx, ctx, r, ["org_unit"])).id),
+          )
+        : undefined;
+    const goals =
+      kind === "initiative" && input.goals !== undefined
+        ? await Promise.all((input.goals as RecordRef[]).map(async (r) => (await recordFor(tx, ctx, r, ["goal"])).id))
+        : undefined;
     if (kind === "person" && input.crmContact !== undefined) {
       if (input.crmContact === null) delete data.crmContactId;
       else data.crmContactId = await linkContact(tx, ctx, input.crmContact as number | string);
@@ -407,7 +528,12 @@ export async function saveRecord(ctx: ActorContext, kind: RecordKind, tool: stri
       row = (await insertRecord(tx, ctx, kind, { ...f, title: f.title! })).row;
       meetingId = row.id;
     } else row = existing;
-    const rel = async (name: string, ids: number[] | undefined, type: Parameters<typeof setEdges>[3], incoming: boolean) => {
+    const rel = async (
+      name: string,
+      ids: number[] | undefined,
+      type: Parameters<typeof setEdges>[3],
+      incoming: boolean,
+    ) => {
       if (ids === undefined) return;
       const before = await edgeIds(tx, row.id, type, incoming);
       if (JSON.stringify([...before].sort()) === JSON.stringify([...ids].sort())) return;
@@ -471,7 +597,10 @@ export async function getRecord(ctx: ActorContext, input: { id: RecordRef; kind?
     out[row.kind === "task" ? "assignee" : "owner"] = p ? { id: row.personId, title: p.title } : null;
   }
   const relations = await relationsOf(q, row);
-  const authors = await q.select({ id: users.id, name: users.name, email: users.email }).from(users).where(inArray(users.id, [row.createdByUserId ?? 0, row.updatedByUserId ?? 0]));
+  const authors = await q
+    .select({ id: users.id, name: users.name, email: users.email })
+    .from(users)
+    .where(inArray(users.id, [row.createdByUserId ?? 0, row.updatedByUserId ?? 0]));
   const who = (id: number | null) => {
     const u = authors.find((a) => a.id === id);
     return u ? { userId: u.id, name: u.name ?? u.email } : null;
@@ -488,7 +617,18 @@ export async function getRecord(ctx: ActorContext, input: { id: RecordRef; kind?
 
 export async function listRecords(
   ctx: ActorContext,
-  input: { kind?: RecordKind; status?: string; person?: RecordRef; topic?: RecordRef; titleContains?: string; dueBefore?: string; updatedSince?: string; sort?: "updated" | "title" | "due"; limit: number; offset: number },
+  input: {
+    kind?: RecordKind;
+    status?: string;
+    person?: RecordRef;
+    topic?: RecordRef;
+    titleContains?: string;
+    dueBefore?: string;
+    updatedSince?: string;
+    sort?: "updated" | "title" | "due";
+    limit: number;
+    offset: number;
+  },
 ) {
   readAccess(ctx);
   const q = ctx.deps.db;
@@ -502,7 +642,15 @@ export async function listRecords(
   }
   if (input.topic !== undefined) {
     const t = await recordFor(q, ctx, input.topic, ["topic"]);
-    conds.push(inArray(brainRecords.id, q.select({ id: brainRelations.fromId }).from(brainRelations).where(and(eq(brainRelations.toId, t.id), eq(brainRelations.type, "about")))));
+    conds.push(
+      inArray(
+        brainRecords.id,
+        q
+          .select({ id: brainRelations.fromId })
+          .from(brainRelations)
+          .where(and(eq(brainRelations.toId, t.id), eq(brainRelations.type, "about"))),
+      ),
+    );
   }
   if (input.titleContains) conds.push(containsText(brainRecords.title, input.titleContains));
   if (input.dueBefore) conds.push(lt(brainRecords.dueDate, input.dueBefore));
@@ -510,15 +658,33 @@ export async function listRecords(
   const where = and(...conds);
   const total = (await q.select({ n: count() }).from(brainRecords).where(where))[0]?.n ?? 0;
   const order =
-    input.sort === "title" ? [asc(brainRecords.titleKey), asc(brainRecords.id)] : input.sort === "due" ? [sql`${brainRecords.dueDate} is null`, asc(brainRecords.dueDate), asc(brainRecords.id)] : [desc(brainRecords.updatedAt), desc(brainRecords.id)];
+    input.sort === "title"
+      ? [asc(brainRecords.titleKey), asc(brainRecords.id)]
+      : input.sort === "due"
+        ? [sql`${brainRecords.dueDate} is null`, asc(brainRecords.dueDate), asc(brainRecords.id)]
+        : [desc(brainRecords.updatedAt), desc(brainRecords.id)];
   const rows = await q
-    .select({ id: brainRecords.id, kind: brainRecords.kind, title: brainRecords.title, status: brainRecords.status, personId: brainRecords.personId, dueDate: brainRecords.dueDate, at: brainRecords.at, updatedAt: brainRecords.updatedAt, version: brainRecords.version })
+    .select({
+      id: brainRecords.id,
+      kind: brainRecords.kind,
+      title: brainRecords.title,
+      status: brainRecords.status,
+      personId: brainRecords.personId,
+      dueDate: brainRecords.dueDate,
+      at: brainRecords.at,
+      updatedAt: brainRecords.updatedAt,
+      version: brainRecords.version,
+    })
     .from(brainRecords)
     .where(where)
     .orderBy(...order)
     .limit(input.limit)
     .offset(input.offset);
-  const names = await titlesOf(q, ctx.company.id, rows.map((r) => r.personId).filter((x): x is number => x !== null));
+  const names = await titlesOf(
+    q,
+    ctx.company.id,
+    rows.map((r) => r.personId).filter((x): x is number => x !== null),
+  );
   return page(
     rows.map((r) => ({
       id: r.id,
@@ -552,26 +718,52 @@ export async function deleteRecord(ctx: ActorContext, input: { id: RecordRef }) 
     if (held) return held;
     if (row.kind === "person") {
       // Tasks and goals of a deleted person are left unassigned, each as a new version (not silently pointing nowhere).
-      const held = await tx.select().from(brainRecords).where(and(eq(brainRecords.companyId, ctx.company.id), eq(brainRecords.personId, row.id)));
+      const held = await tx
+        .select()
+        .from(brainRecords)
+        .where(and(eq(brainRecords.companyId, ctx.company.id), eq(brainRecords.personId, row.id)));
       for (const r of held) await updateRow(tx, ctx, r, { personId: null }, "update");
     }
     await revision(tx, ctx, { ...row, version: row.version + 1 }, "delete", []);
     // Markdown references from other records stay as text; edges go with the row.
     await tx.delete(brainRecords).where(eq(brainRecords.id, row.id));
-    await audit(tx, ctx, `brain.${row.kind}.delete`, { type: "brain_record", id: row.id, detail: { kind: row.kind, title: row.title } });
+    await audit(tx, ctx, `brain.${row.kind}.delete`, {
+      type: "brain_record",
+      id: row.id,
+      detail: { kind: row.kind, title: row.title },
+    });
     await emit(tx, ctx, recordDeleted, { id: row.id }, { kind: row.kind, title: row.title, version: row.version + 1 });
     return { id: row.id, status: "deleted" };
   });
 }
 
-export async function recordHistory(ctx: ActorContext, input: { id: number; version?: number; limit: number; offset: number }) {
+export async function recordHistory(
+  ctx: ActorContext,
+  input: { id: number; version?: number; limit: number; offset: number },
+) {
   readAccess(ctx);
   const q = ctx.deps.db;
   const where = and(eq(brainRevisions.companyId, ctx.company.id), eq(brainRevisions.recordId, input.id));
   if (input.version !== undefined) {
-    const r = (await q.select().from(brainRevisions).where(and(where, eq(brainRevisions.version, input.version))).limit(1))[0];
+    const r = (
+      await q
+        .select()
+        .from(brainRevisions)
+        .where(and(where, eq(brainRevisions.version, input.version)))
+        .limit(1)
+    )[0];
     if (!r) throw notFound(`Record ${input.id} has no version ${input.version}.`);
-    return { recordId: r.recordId, kind: r.kind, version: r.version, action: r.action, title: r.title, body: r.body, ...r.data, changed: r.changed, at: iso(r.createdAt) };
+    return {
+      recordId: r.recordId,
+      kind: r.kind,
+      version: r.version,
+      action: r.action,
+      title: r.title,
+      body: r.body,
+      ...r.data,
+      changed: r.changed,
+      at: iso(r.createdAt),
+    };
   }
   const total = (await q.select({ n: count() }).from(brainRevisions).where(where))[0]?.n ?? 0;
   if (!total) throw notFound(`Record ${input.id} not found.`);
@@ -603,12 +795,30 @@ export async function recordHistory(ctx: ActorContext, input: { id: number; vers
 export async function restoreRecord(ctx: ActorContext, input: { id: number; version: number }) {
   return write(ctx, async (tx) => {
     const row = await recordFor(tx, ctx, input.id);
-    const rev = (await tx.select().from(brainRevisions).where(and(eq(brainRevisions.recordId, row.id), eq(brainRevisions.version, input.version))).limit(1))[0];
+    const rev = (
+      await tx
+        .select()
+        .from(brainRevisions)
+        .where(and(eq(brainRevisions.recordId, row.id), eq(brainRevisions.version, input.version)))
+        .limit(1)
+    )[0];
     if (!rev || rev.action === "delete") throw notFound(`Record ${row.id} has no version ${input.version} to restore.`);
     if (rev.version === row.version) return echo(row, { changed: [], note: "That is the current version." });
-    const held = await holdIfNeeded(tx, ctx, { tool: "brain_records_restore", input: { id: row.id, version: input.version }, record: row, title: `Restore ${KIND_LABEL[row.kind]} v${input.version}: ${row.title}` });
+    const held = await holdIfNeeded(tx, ctx, {
+      tool: "brain_records_restore",
+      input: { id: row.id, version: input.version },
+      record: row,
+      title: `Restore ${KIND_LABEL[row.kind]} v${input.version}: ${row.title}`,
+    });
     if (held) return held;
-    const { row: after, changed } = await updateRow(tx, ctx, row, { title: rev.title, body: rev.body, data: rev.data }, "restore", { restoredFrom: rev.version });
+    const { row: after, changed } = await updateRow(
+      tx,
+      ctx,
+      row,
+      { title: rev.title, body: rev.body, data: rev.data },
+      "restore",
+      { restoredFrom: rev.version },
+    );
     return echo(after, { changed, restoredFrom: rev.version });
   });
 }
@@ -631,22 +841,52 @@ export async function mergePeople(ctx: ActorContext, input: { id: RecordRef; mer
     if (held) return held;
     const ids = others.map((o) => o.id);
     // Edges move to the kept person (duplicates collapse), assignments and ownerships follow, emails become aliases.
-    const edges = await tx.select().from(brainRelations).where(or(inArray(brainRelations.fromId, ids), inArray(brainRelations.toId, ids)));
+    const edges = await tx
+      .select()
+      .from(brainRelations)
+      .where(or(inArray(brainRelations.fromId, ids), inArray(brainRelations.toId, ids)));
     for (const e of edges) {
       const from = ids.includes(e.fromId) ? keep.id : e.fromId;
       const to = ids.includes(e.toId) ? keep.id : e.toId;
-      if (from !== to) await addEdge(tx, ctx.company.id, from, to, e.type as Parameters<typeof addEdge>[4], e.createdByUserId, e.createdAt);
+      if (from !== to)
+        await addEdge(
+          tx,
+          ctx.company.id,
+          from,
+          to,
+          e.type as Parameters<typeof addEdge>[4],
+          e.createdByUserId,
+          e.createdAt,
+        );
     }
-    const assigned = await tx.select().from(brainRecords).where(and(eq(brainRecords.companyId, ctx.company.id), inArray(brainRecords.personId, ids)));
+    const assigned = await tx
+      .select()
+      .from(brainRecords)
+      .where(and(eq(brainRecords.companyId, ctx.company.id), inArray(brainRecords.personId, ids)));
     for (const r of assigned) await updateRow(tx, ctx, r, { personId: keep.id }, "update");
     // Links written as [[Old name]] or @old@email keep resolving: the old names go on the kept person as aliases.
-    await tx.update(brainRefs).set({ target: `#${keep.id}` }).where(and(eq(brainRefs.companyId, ctx.company.id), inArray(brainRefs.target, others.map((o) => `#${o.id}`))));
+    await tx
+      .update(brainRefs)
+      .set({ target: `#${keep.id}` })
+      .where(
+        and(
+          eq(brainRefs.companyId, ctx.company.id),
+          inArray(
+            brainRefs.target,
+            others.map((o) => `#${o.id}`),
+          ),
+        ),
+      );
     const aliases = new Set<string>((keep.data.aliases as string[] | undefined) ?? []);
     for (const o of others) {
       if (typeof o.data.email === "string") aliases.add(o.data.email);
       for (const a of (o.data.aliases as string[] | undefined) ?? []) aliases.add(a);
     }
-    const data = { ...Object.fromEntries(others.flatMap((o) => Object.entries(o.data))), ...keep.data, ...(aliases.size ? { aliases: [...aliases].sort() } : {}) };
+    const data = {
+      ...Object.fromEntries(others.flatMap((o) => Object.entries(o.data))),
+      ...keep.data,
+      ...(aliases.size ? { aliases: [...aliases].sort() } : {}),
+    };
     for (const o of others) {
       await revision(tx, ctx, { ...o, version: o.version + 1 }, "delete", []);
       await tx.delete(brainRecords).where(eq(brainRecords.id, o.id));
@@ -655,7 +895,13 @@ export async function mergePeople(ctx: ActorContext, input: { id: RecordRef; mer
     const body = [keep.body, ...others.map((o) => o.body)].filter((b) => b.trim()).join("\n\n");
     const { row } = await updateRow(tx, ctx, keep, { data, body }, "merge");
     await audit(tx, ctx, "brain.person.merge", { type: "brain_record", id: keep.id, detail: { mergedIds: ids } });
-    await emit(tx, ctx, peopleMerged, { id: keep.id }, { title: keep.title, mergedIds: ids, mergedTitles: others.map((o) => o.title) });
+    await emit(
+      tx,
+      ctx,
+      peopleMerged,
+      { id: keep.id },
+      { title: keep.title, mergedIds: ids, mergedTitles: others.map((o) => o.title) },
+    );
     return echo(row, { merged: others.map((o) => ({ id: o.id, title: o.title })) });
   });
 }
@@ -664,14 +910,31 @@ export async function mergePeople(ctx: ActorContext, input: { id: RecordRef; mer
 export async function orgTree(ctx: ActorContext, input: { root?: RecordRef }) {
   readAccess(ctx);
   const q = ctx.deps.db;
-  const units = await q.select({ id: brainRecords.id, title: brainRecords.title }).from(brainRecords).where(and(eq(brainRecords.companyId, ctx.company.id), eq(brainRecords.kind, "org_unit"))).orderBy(asc(brainRecords.titleKey)).limit(2000);
+  const units = await q
+    .select({ id: brainRecords.id, title: brainRecords.title })
+    .from(brainRecords)
+    .where(and(eq(brainRecords.companyId, ctx.company.id), eq(brainRecords.kind, "org_unit")))
+    .orderBy(asc(brainRecords.titleKey))
+    .limit(2000);
   const ids = units.map((u) => u.id);
-  const edges = ids.length ? await q.select({ from: brainRelations.fromId, to: brainRelations.toId, type: brainRelations.type }).from(brainRelations).where(and(inArray(brainRelations.toId, ids), inArray(brainRelations.type, ["part_of", "works_in"]))) : [];
-  const people = await titlesOf(q, ctx.company.id, edges.filter((e) => e.type === "works_in").map((e) => e.from));
+  const edges = ids.length
+    ? await q
+        .select({ from: brainRelations.fromId, to: brainRelations.toId, type: brainRelations.type })
+        .from(brainRelations)
+        .where(and(inArray(brainRelations.toId, ids), inArray(brainRelations.type, ["part_of", "works_in"])))
+    : [];
+  const people = await titlesOf(
+    q,
+    ctx.company.id,
+    edges.filter((e) => e.type === "works_in").map((e) => e.from),
+  );
   const parentOf = new Map(edges.filter((e) => e.type === "part_of").map((e) => [e.from, e.to]));
   type Node = { id: number; title: string; members: { id: number; title: string }[]; children: Node[] };
-  const nodes = new Map<number, Node>(units.map((u) => [u.id, { id: u.id, title: u.title, members: [], children: [] }]));
-  for (const e of edges) if (e.type === "works_in") nodes.get(e.to)?.members.push({ id: e.from, title: people.get(e.from)?.title ?? "" });
+  const nodes = new Map<number, Node>(
+    units.map((u) => [u.id, { id: u.id, title: u.title, members: [], children: [] }]),
+  );
+  for (const e of edges)
+    if (e.type === "works_in") nodes.get(e.to)?.members.push({ id: e.from, title: people.get(e.from)?.title ?? "" });
   const roots: Node[] = [];
   for (const n of nodes.values()) {
     const p = parentOf.get(n.id);
@@ -689,8 +952,21 @@ export async function orgTree(ctx: ActorContext, input: { root?: RecordRef }) {
 export async function lookupGlossary(ctx: ActorContext, input: { term: string }) {
   readAccess(ctx);
   const key = titleKey(input.term);
-  const rows = await ctx.deps.db.select().from(brainRecords).where(and(eq(brainRecords.companyId, ctx.company.id), eq(brainRecords.kind, "glossary"))).limit(5000);
-  const hits = rows.filter((r) => r.titleKey === key || ((r.data.synonyms as string[] | undefined) ?? []).some((s) => titleKey(s) === key));
-  return { term: input.term, matches: hits.map((r) => ({ id: r.id, term: r.title, definition: r.body, synonyms: (r.data.synonyms as string[] | undefined) ?? [] })) };
+  const rows = await ctx.deps.db
+    .select()
+    .from(brainRecords)
+    .where(and(eq(brainRecords.companyId, ctx.company.id), eq(brainRecords.kind, "glossary")))
+    .limit(5000);
+  const hits = rows.filter(
+    (r) => r.titleKey === key || ((r.data.synonyms as string[] | undefined) ?? []).some((s) => titleKey(s) === key),
+  );
+  return {
+    term: input.term,
+    matches: hits.map((r) => ({
+      id: r.id,
+      term: r.title,
+      definition: r.body,
+      synonyms: (r.data.synonyms as string[] | undefined) ?? [],
+    })),
+  };
 }
-

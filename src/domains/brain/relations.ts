@@ -10,29 +10,63 @@ import { addEdge, relationsOf, type RelationType } from "./links";
 import { holdIfNeeded } from "./review";
 import { brainRelations } from "./tables";
 
-export async function changeRelation(ctx: ActorContext, input: { fromId: RecordRef; type: RelationType; toId: RecordRef }, action: "added" | "removed") {
+export async function changeRelation(
+  ctx: ActorContext,
+  input: { fromId: RecordRef; type: RelationType; toId: RecordRef },
+  action: "added" | "removed",
+) {
   writeAccess(ctx);
   return ctx.deps.db.transaction(async (tx) => {
     const from = await recordFor(tx, ctx, input.fromId);
     const to = await recordFor(tx, ctx, input.toId);
     if (from.id === to.id) throw invalid("A record cannot be related to itself.");
     const tool = action === "added" ? "brain_relations_add" : "brain_relations_remove";
-    const held = await holdIfNeeded(tx, ctx, { tool, input: { fromId: from.id, type: input.type, toId: to.id }, record: null, title: `${action === "added" ? "Relate" : "Unrelate"}: ${from.title} ${input.type} ${to.title}` });
+    const held = await holdIfNeeded(tx, ctx, {
+      tool,
+      input: { fromId: from.id, type: input.type, toId: to.id },
+      record: null,
+      title: `${action === "added" ? "Relate" : "Unrelate"}: ${from.title} ${input.type} ${to.title}`,
+    });
     if (held) return held;
     const at = ctx.deps.clock.now();
     let changed: boolean;
-    if (action === "added") changed = await addEdge(tx, ctx.company.id, from.id, to.id, input.type, ctx.principal.userId, at);
+    if (action === "added")
+      changed = await addEdge(tx, ctx.company.id, from.id, to.id, input.type, ctx.principal.userId, at);
     else
       changed =
-        (await tx
-          .delete(brainRelations)
-          .where(and(eq(brainRelations.fromId, from.id), eq(brainRelations.toId, to.id), eq(brainRelations.type, input.type)))
-          .returning({ id: brainRelations.id })).length > 0;
+        (
+          await tx
+            .delete(brainRelations)
+            .where(
+              and(
+                eq(brainRelations.fromId, from.id),
+                eq(brainRelations.toId, to.id),
+                eq(brainRelations.type, input.type),
+              ),
+            )
+            .returning({ id: brainRelations.id })
+        ).length > 0;
     if (changed) {
-      await audit(tx, ctx, `brain.relation.${action === "added" ? "add" : "remove"}`, { type: "brain_record", id: from.id, detail: { type: input.type, toId: to.id } });
-      await emit(tx, ctx, relationChanged, { id: from.id }, { action, type: input.type, fromId: from.id, toId: to.id, fromTitle: from.title, toTitle: to.title });
+      await audit(tx, ctx, `brain.relation.${action === "added" ? "add" : "remove"}`, {
+        type: "brain_record",
+        id: from.id,
+        detail: { type: input.type, toId: to.id },
+      });
+      await emit(
+        tx,
+        ctx,
+        relationChanged,
+        { id: from.id },
+        { action, type: input.type, fromId: from.id, toId: to.id, fromTitle: from.title, toTitle: to.title },
+      );
     }
-    return { fromId: from.id, type: input.type, toId: to.id, status: action === "added" ? "related" : "unrelated", changed };
+    return {
+      fromId: from.id,
+      type: input.type,
+      toId: to.id,
+      status: action === "added" ? "related" : "unrelated",
+      changed,
+    };
   });
 }
 

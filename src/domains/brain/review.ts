@@ -43,7 +43,13 @@ export async function reviewOn(q: Q, ctx: ActorContext): Promise<boolean> {
     await q
       .select({ review: brainReviewPolicies.review })
       .from(brainReviewPolicies)
-      .where(and(eq(brainReviewPolicies.companyId, ctx.company.id), eq(brainReviewPolicies.credentialKind, c.kind), eq(brainReviewPolicies.credentialId, c.id)))
+      .where(
+        and(
+          eq(brainReviewPolicies.companyId, ctx.company.id),
+          eq(brainReviewPolicies.credentialKind, c.kind),
+          eq(brainReviewPolicies.credentialId, c.id),
+        ),
+      )
       .limit(1)
   )[0];
   return row?.review ?? false;
@@ -119,12 +125,30 @@ export async function snapshot(q: Q, row: RecordRow): Promise<Record<string, unk
   return s;
 }
 
-async function snapshotFor(q: Q, tool: string, input: Record<string, unknown>, row: RecordRow): Promise<Record<string, unknown>> {
+async function snapshotFor(
+  q: Q,
+  tool: string,
+  input: Record<string, unknown>,
+  row: RecordRow,
+): Promise<Record<string, unknown>> {
   if (tool === "brain_people_merge") {
     // Merging compares every person involved: any of them changed since means the reviewer approved something else.
-    const ids = Array.isArray(input.mergeIds) ? (input.mergeIds as unknown[]).filter((x): x is number => typeof x === "number") : [];
-    const rows = ids.length ? await q.select({ id: brainRecords.id, version: brainRecords.version }).from(brainRecords).where(and(eq(brainRecords.companyId, row.companyId), inArray(brainRecords.id, ids))) : [];
-    return { ...(await snapshot(q, row)), mergeIds: [`#${row.id}@v${row.version}`, ...rows.sort((a, b) => a.id - b.id).map((r) => `#${r.id}@v${r.version}`)] };
+    const ids = Array.isArray(input.mergeIds)
+      ? (input.mergeIds as unknown[]).filter((x): x is number => typeof x === "number")
+      : [];
+    const rows = ids.length
+      ? await q
+          .select({ id: brainRecords.id, version: brainRecords.version })
+          .from(brainRecords)
+          .where(and(eq(brainRecords.companyId, row.companyId), inArray(brainRecords.id, ids)))
+      : [];
+    return {
+      ...(await snapshot(q, row)),
+      mergeIds: [
+        `#${row.id}@v${row.version}`,
+        ...rows.sort((a, b) => a.id - b.id).map((r) => `#${r.id}@v${r.version}`),
+      ],
+    };
   }
   return await snapshot(q, row);
 }
@@ -137,7 +161,13 @@ export function brainStagedTarget(tools: readonly string[]): StagedTarget {
     async current(ctx, input) {
       const id = typeof input.id === "number" ? input.id : null;
       if (id === null) return null;
-      const row = (await ctx.deps.db.select().from(brainRecords).where(and(eq(brainRecords.id, id), eq(brainRecords.companyId, ctx.company.id))).limit(1))[0];
+      const row = (
+        await ctx.deps.db
+          .select()
+          .from(brainRecords)
+          .where(and(eq(brainRecords.id, id), eq(brainRecords.companyId, ctx.company.id)))
+          .limit(1)
+      )[0];
       if (!row) return null;
       // Reads with the requester's identity but no authorization: approval runs with the requester's scopes, which a reader needs not hold.
       return await snapshotFor(ctx.deps.db, inputTool(input), input, row);
@@ -195,14 +225,23 @@ async function reviewLink(ctx: ActorContext, id: number): Promise<LinkRow> {
     await ctx.deps.db
       .select()
       .from(approvalLinks)
-      .where(and(eq(approvalLinks.id, id), eq(approvalLinks.companyId, ctx.company.id), eq(approvalLinks.entityType, REVIEW_ENTITY)))
+      .where(
+        and(
+          eq(approvalLinks.id, id),
+          eq(approvalLinks.companyId, ctx.company.id),
+          eq(approvalLinks.entityType, REVIEW_ENTITY),
+        ),
+      )
       .limit(1)
   )[0];
   if (!link) throw notFound(`Review ${id} not found.`);
   return link;
 }
 
-export async function listReviews(ctx: ActorContext, input: { status?: string; recordId?: number; limit: number; offset: number }) {
+export async function listReviews(
+  ctx: ActorContext,
+  input: { status?: string; recordId?: number; limit: number; offset: number },
+) {
   authorize(ctx, "brain:read", { write: false });
   await sweepExpired(ctx.deps.db, ctx.deps.clock.now(), ctx.company.id);
   const where = and(
@@ -212,7 +251,13 @@ export async function listReviews(ctx: ActorContext, input: { status?: string; r
     input.recordId !== undefined ? eq(approvalLinks.entityId, input.recordId) : undefined,
   );
   const total = (await ctx.deps.db.select({ n: count() }).from(approvalLinks).where(where))[0]?.n ?? 0;
-  const rows = await ctx.deps.db.select().from(approvalLinks).where(where).orderBy(desc(approvalLinks.id)).limit(input.limit).offset(input.offset);
+  const rows = await ctx.deps.db
+    .select()
+    .from(approvalLinks)
+    .where(where)
+    .orderBy(desc(approvalLinks.id))
+    .limit(input.limit)
+    .offset(input.offset);
   const items: ReviewItem[] = [];
   for (const r of rows) items.push(await item(ctx, r));
   return page(items, Number(total), input.limit, input.offset);
@@ -226,10 +271,20 @@ export async function getReview(ctx: ActorContext, input: { id: number }) {
   const link = await reviewLink(ctx, input.id);
   const payload = link.payload as unknown as StagedPayload | null;
   const args = payload?.input ?? {};
-  const row = link.entityId === null ? null : (await ctx.deps.db.select().from(brainRecords).where(and(eq(brainRecords.id, link.entityId), eq(brainRecords.companyId, ctx.company.id))).limit(1))[0] ?? null;
+  const row =
+    link.entityId === null
+      ? null
+      : ((
+          await ctx.deps.db
+            .select()
+            .from(brainRecords)
+            .where(and(eq(brainRecords.id, link.entityId), eq(brainRecords.companyId, ctx.company.id)))
+            .limit(1)
+        )[0] ?? null);
   const now = row ? await snapshotFor(ctx.deps.db, payload?.tool ?? "", args, row) : null;
   const before = payload?.before ?? null;
-  const changes: { field: string; current: string | null; proposed: string | null; changedSinceRequest: boolean }[] = [];
+  const changes: { field: string; current: string | null; proposed: string | null; changedSinceRequest: boolean }[] =
+    [];
   let bodyDiff: string | null = null;
   const deleting = payload?.tool === "brain_records_delete";
   for (const [k, val] of Object.entries(args)) {
@@ -241,35 +296,57 @@ export async function getReview(ctx: ActorContext, input: { id: number }) {
       proposed: show(val),
       changedSinceRequest: !!before && !!now && k in before && stableJson(before[k]) !== stableJson(now[k]),
     });
-    if (k === "body" && typeof val === "string") bodyDiff = createTwoFilesPatch("current", "proposed", row?.body ?? "", val, undefined, undefined, { context: 2 });
+    if (k === "body" && typeof val === "string")
+      bodyDiff = createTwoFilesPatch("current", "proposed", row?.body ?? "", val, undefined, undefined, { context: 2 });
   }
   return {
     ...(await item(ctx, link)),
-    record: row ? { id: row.id, kind: row.kind, title: row.title, version: row.version } : link.entityId !== null ? { id: link.entityId, deleted: true } : null,
+    record: row
+      ? { id: row.id, kind: row.kind, title: row.title, version: row.version }
+      : link.entityId !== null
+        ? { id: link.entityId, deleted: true }
+        : null,
     versionAtRequest: before && typeof before.version === "number" ? before.version : null,
     movedOn: !!before && !!now && before.version !== now.version,
     ...(deleting ? { proposal: "delete this record" } : {}),
     changes,
-    ...(bodyDiff ? { bodyDiff: bodyDiff.length > 20_000 ? `${bodyDiff.slice(0, 20_000)}\n… (diff truncated)` : bodyDiff } : {}),
+    ...(bodyDiff
+      ? { bodyDiff: bodyDiff.length > 20_000 ? `${bodyDiff.slice(0, 20_000)}\n… (diff truncated)` : bodyDiff }
+      : {}),
   };
 }
 
 /** Agent credentials cannot decide what their own user asked for (as approvals_approve). */
 const AGENT = new Set(["mcp_key", "oauth"]);
 
-export async function decideReview(ctx: ActorContext, input: { id: number; reason?: string; comment?: string }, decision: "approve" | "reject") {
+export async function decideReview(
+  ctx: ActorContext,
+  input: { id: number; reason?: string; comment?: string },
+  decision: "approve" | "reject",
+) {
   approveAccess(ctx);
   const link = await reviewLink(ctx, input.id);
   if (AGENT.has(ctx.principal.credential.kind) && link.requestedByUserId === ctx.principal.userId)
-    throw forbidden(`You asked for this change yourself, so you cannot ${decision} it with an agent credential: another member with brain:approve, or you in the portal's Approvals inbox, decides it.`);
+    throw forbidden(
+      `You asked for this change yourself, so you cannot ${decision} it with an agent credential: another member with brain:approve, or you in the portal's Approvals inbox, decides it.`,
+    );
   if (decision === "approve" && (await reviewOn(ctx.deps.db, ctx)))
     throw forbidden("This credential's own brain writes go to review, so it cannot approve reviews.");
-  if (decision === "reject" && !input.reason?.trim()) throw invalid("reason is required to reject: say what should change.");
+  if (decision === "reject" && !input.reason?.trim())
+    throw invalid("reason is required to reject: say what should change.");
   const who = ctx.principal.credential.name ? `${ctx.principal.credential.name}` : `user ${ctx.principal.userId}`;
-  const d = { now: ctx.deps.clock.now(), decidedBy: who, comment: (decision === "reject" ? input.reason : input.comment) ?? null, userId: ctx.principal.userId };
+  const d = {
+    now: ctx.deps.clock.now(),
+    decidedBy: who,
+    comment: (decision === "reject" ? input.reason : input.comment) ?? null,
+    userId: ctx.principal.userId,
+  };
   const outcome = await ctx.deps.db.transaction(async (tx) => {
     const fresh = (await tx.select().from(approvalLinks).where(eq(approvalLinks.id, link.id)).limit(1))[0]!;
-    return await decideInTx(tx, ctx.deps, fresh, decision, d, { kind: ctx.principal.credential.kind, id: ctx.principal.credential.id });
+    return await decideInTx(tx, ctx.deps, fresh, decision, d, {
+      kind: ctx.principal.credential.kind,
+      id: ctx.principal.credential.id,
+    });
   });
   const view = await reviewLink(ctx, input.id);
   return {
@@ -287,9 +364,16 @@ export async function decideReview(ctx: ActorContext, input: { id: number; reaso
 
 export async function getReviewPolicies(ctx: ActorContext) {
   authorize(ctx, "brain:read", { write: false });
-  const rows = await ctx.deps.db.select().from(brainReviewPolicies).where(eq(brainReviewPolicies.companyId, ctx.company.id));
+  const rows = await ctx.deps.db
+    .select()
+    .from(brainReviewPolicies)
+    .where(eq(brainReviewPolicies.companyId, ctx.company.id));
   return {
-    thisCredential: { kind: ctx.principal.credential.kind, id: ctx.principal.credential.id, review: await reviewOn(ctx.deps.db, ctx) },
+    thisCredential: {
+      kind: ctx.principal.credential.kind,
+      id: ctx.principal.credential.id,
+      review: await reviewOn(ctx.deps.db, ctx),
+    },
     credentials: rows.filter((r) => r.review).map((r) => ({ kind: r.credentialKind, id: r.credentialId })),
     alwaysReviewed: ["deleting a document", "changing a goal's or initiative's owner", "merging people"],
   };
@@ -300,24 +384,48 @@ export async function getReviewPolicies(ctx: ActorContext) {
  * for the caller's own credential needs only brain:write (an agent may
  * choose supervision); anything else needs brain:approve.
  */
-export async function setReviewPolicy(ctx: ActorContext, input: { credentialKind?: "mcp_key" | "oauth"; credentialId?: number; review: boolean }) {
-  const self = input.credentialId === undefined || (input.credentialId === ctx.principal.credential.id && (input.credentialKind ?? "mcp_key") === ctx.principal.credential.kind);
+export async function setReviewPolicy(
+  ctx: ActorContext,
+  input: { credentialKind?: "mcp_key" | "oauth"; credentialId?: number; review: boolean },
+) {
+  const self =
+    input.credentialId === undefined ||
+    (input.credentialId === ctx.principal.credential.id &&
+      (input.credentialKind ?? "mcp_key") === ctx.principal.credential.kind);
   if (self && input.review) authorize(ctx, "brain:write", { write: true });
   else approveAccess(ctx);
-  if (!self && (await reviewOn(ctx.deps.db, ctx))) throw forbidden("This credential's own brain writes go to review, so it cannot change review settings.");
+  if (!self && (await reviewOn(ctx.deps.db, ctx)))
+    throw forbidden("This credential's own brain writes go to review, so it cannot change review settings.");
   const kind = self ? ctx.principal.credential.kind : (input.credentialKind ?? "mcp_key");
   const credId = self ? ctx.principal.credential.id : input.credentialId!;
   const at = ctx.deps.clock.now();
   return await ctx.deps.db.transaction(async (tx) => {
     await tx
       .insert(brainReviewPolicies)
-      .values({ companyId: ctx.company.id, credentialKind: kind, credentialId: credId, review: input.review, updatedByUserId: ctx.principal.userId, updatedAt: at })
+      .values({
+        companyId: ctx.company.id,
+        credentialKind: kind,
+        credentialId: credId,
+        review: input.review,
+        updatedByUserId: ctx.principal.userId,
+        updatedAt: at,
+      })
       .onConflictDoUpdate({
         target: [brainReviewPolicies.companyId, brainReviewPolicies.credentialKind, brainReviewPolicies.credentialId],
         set: { review: input.review, updatedByUserId: ctx.principal.userId, updatedAt: at },
       });
-    await audit(tx, ctx, "brain.review_policy.set", { type: "credential", id: credId, detail: { credentialKind: kind, review: input.review } });
-    await emit(tx, ctx, reviewPolicyChanged, { id: credId }, { credentialKind: kind, credentialId: credId, review: input.review });
+    await audit(tx, ctx, "brain.review_policy.set", {
+      type: "credential",
+      id: credId,
+      detail: { credentialKind: kind, review: input.review },
+    });
+    await emit(
+      tx,
+      ctx,
+      reviewPolicyChanged,
+      { id: credId },
+      { credentialKind: kind, credentialId: credId, review: input.review },
+    );
     return { credentialKind: kind, credentialId: credId, review: input.review };
   });
 }

@@ -16,27 +16,50 @@ const MULTI_LINE = /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$/;
 
 export const id = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_ID));
 const anyId = v.pipe(v.number(), v.integer(), v.maxValue(MAX_ID));
-const line = (max: number) => v.pipe(v.string(), v.maxLength(max), v.regex(SINGLE_LINE, "must be one line without control characters"), v.regex(/\S/, "must not be blank"));
-const text = (max: number) => v.pipe(v.string(), v.maxLength(max), v.regex(MULTI_LINE, "must not contain control characters"));
+const line = (max: number) =>
+  v.pipe(
+    v.string(),
+    v.maxLength(max),
+    v.regex(SINGLE_LINE, "must be one line without control characters"),
+    v.regex(/\S/, "must not be blank"),
+  );
+const text = (max: number) =>
+  v.pipe(v.string(), v.maxLength(max), v.regex(MULTI_LINE, "must not contain control characters"));
 export const MAX_BODY = 200_000;
 
-const isRef = (x: unknown) => (typeof x === "number" && Number.isSafeInteger(x)) || (typeof x === "string" && x.trim().length >= 1 && x.length <= 300);
+const isRef = (x: unknown) =>
+  (typeof x === "number" && Number.isSafeInteger(x)) ||
+  (typeof x === "string" && x.trim().length >= 1 && x.length <= 300);
 /**
  * id, "#id" or title. Published without a type ({}): "integer or string"
  * costs every listing ~50 bytes per reference, and the check says it all.
  */
-export const ref = v.pipe(v.unknown(), v.check(isRef, "must be a record id, #id or title"), v.examples([1])) as unknown as v.GenericSchema<unknown, number | string>;
+export const ref = v.pipe(
+  v.unknown(),
+  v.check(isRef, "must be a record id, #id or title"),
+  v.examples([1]),
+) as unknown as v.GenericSchema<unknown, number | string>;
 /** A reference that null clears. */
-const refOrNull = v.pipe(v.unknown(), v.check((x) => x === null || isRef(x), "must be a record id, #id, title or null"), v.examples([1])) as unknown as v.GenericSchema<unknown, number | string | null>;
+const refOrNull = v.pipe(
+  v.unknown(),
+  v.check((x) => x === null || isRef(x), "must be a record id, #id, title or null"),
+  v.examples([1]),
+) as unknown as v.GenericSchema<unknown, number | string | null>;
 /** In lists no example is needed (an empty list is a valid sample), so none is published. */
-const refItem = v.pipe(v.unknown(), v.check(isRef, "must be a record id, #id or title")) as unknown as v.GenericSchema<unknown, number | string>;
+const refItem = v.pipe(v.unknown(), v.check(isRef, "must be a record id, #id or title")) as unknown as v.GenericSchema<
+  unknown,
+  number | string
+>;
 const refs = (max: number) => v.pipe(v.array(refItem), v.maxLength(max));
 const kind = v.picklist(RECORD_KINDS);
 
 const title = line(300);
 const body = text(MAX_BODY);
 // Checked, not published as a pattern: the property name says it is a date.
-const date = v.pipe(v.string(), v.check((x) => v.is(dateSchema, x), "must be a date like 2026-03-31"));
+const date = v.pipe(
+  v.string(),
+  v.check((x) => v.is(dateSchema, x), "must be a date like 2026-03-31"),
+);
 const opt = <T extends v.GenericSchema>(s: T) => v.optional(s);
 const clr = <T extends v.GenericSchema>(s: T) => v.optional(v.nullable(s));
 
@@ -69,8 +92,19 @@ const KIND_FIELDS = {
   },
   topic: {},
   glossary: { synonyms: v.pipe(v.array(line(200)), v.maxLength(50)) },
-  goal: { owner: ref, targetDate: date, status: v.picklist(GOAL_STATUSES), progress: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(100)) },
-  initiative: { owner: ref, targetDate: date, status: v.picklist(GOAL_STATUSES), progress: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(100)), goals: refs(20) },
+  goal: {
+    owner: ref,
+    targetDate: date,
+    status: v.picklist(GOAL_STATUSES),
+    progress: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(100)),
+  },
+  initiative: {
+    owner: ref,
+    targetDate: date,
+    status: v.picklist(GOAL_STATUSES),
+    progress: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(100)),
+    goals: refs(20),
+  },
   playbook: { steps: v.pipe(v.array(step), v.maxLength(200)) },
   org_unit: { parent: ref, members: refs(200) },
 } as const;
@@ -78,19 +112,37 @@ const KIND_FIELDS = {
 /** Required on create beyond title. */
 const REQUIRED: Record<string, string[]> = { meeting: ["at"] };
 /** Cannot be cleared with null. */
-const NOT_NULL = new Set(["at", "attendees", "decisions", "actionItems", "orgUnits", "synonyms", "goals", "steps", "members", "internal", "status"]);
+const NOT_NULL = new Set([
+  "at",
+  "attendees",
+  "decisions",
+  "actionItems",
+  "orgUnits",
+  "synonyms",
+  "goals",
+  "steps",
+  "members",
+  "internal",
+  "status",
+]);
 
 type K = keyof typeof KIND_FIELDS;
 
 export function createInput(k: K) {
   const extra: Record<string, v.GenericSchema> = {};
-  for (const [f, s] of Object.entries(KIND_FIELDS[k])) extra[f] = REQUIRED[k]?.includes(f) ? (s as v.GenericSchema) : v.optional(s as v.GenericSchema);
+  for (const [f, s] of Object.entries(KIND_FIELDS[k]))
+    extra[f] = REQUIRED[k]?.includes(f) ? (s as v.GenericSchema) : v.optional(s as v.GenericSchema);
   return v.strictObject({ ...common, ...extra });
 }
 
 export function updateInput(k: K) {
   const extra: Record<string, v.GenericSchema> = {};
-  for (const [f, s] of Object.entries(KIND_FIELDS[k])) extra[f] = NOT_NULL.has(f) ? v.optional(s as v.GenericSchema) : s === ref ? v.optional(refOrNull) : v.optional(v.nullable(s as v.GenericSchema));
+  for (const [f, s] of Object.entries(KIND_FIELDS[k]))
+    extra[f] = NOT_NULL.has(f)
+      ? v.optional(s as v.GenericSchema)
+      : s === ref
+        ? v.optional(refOrNull)
+        : v.optional(v.nullable(s as v.GenericSchema));
   return v.strictObject({ ...commonUpdate, ...extra });
 }
 
@@ -149,8 +201,17 @@ export const reviewListInput = v.strictObject({
 export const reviewIdInput = v.strictObject({ id });
 export const reviewApproveInput = v.strictObject({ id, comment: opt(text(2000)) });
 export const reviewRejectInput = v.strictObject({ id, reason: v.pipe(v.string(), v.minLength(1), v.maxLength(2000)) });
-export const policySetInput = v.strictObject({ credentialKind: opt(v.picklist(["mcp_key", "oauth"])), credentialId: opt(id), review: v.boolean() });
+export const policySetInput = v.strictObject({
+  credentialKind: opt(v.picklist(["mcp_key", "oauth"])),
+  credentialId: opt(id),
+  review: v.boolean(),
+});
 export const emptyInput = v.strictObject({});
 export const workItemsInput = v.strictObject({ project: opt(ref), search: opt(line(200)), ...pageInput });
 export const contactsInput = v.strictObject({ search: opt(line(200)), ...pageInput });
-export const dealsInput = v.strictObject({ search: opt(line(200)), contact: opt(v.union([id, v.pipe(v.string(), v.maxLength(254))])), status: opt(v.picklist(["open", "won", "lost"])), ...pageInput });
+export const dealsInput = v.strictObject({
+  search: opt(line(200)),
+  contact: opt(v.union([id, v.pipe(v.string(), v.maxLength(254))])),
+  status: opt(v.picklist(["open", "won", "lost"])),
+  ...pageInput,
+});

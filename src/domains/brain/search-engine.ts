@@ -53,7 +53,14 @@ export const CONTEXT_CANDIDATES = 250;
 
 export interface SearchEngine {
   /** `candidates`: how many of the newest matches are ranked (RANK_CANDIDATES unless a caller needs fewer). */
-  search(store: Store, q: ParsedQuery, f: SearchFilters, limit: number, offset: number, candidates?: number): Promise<{ hits: Hit[]; total: number; capped: boolean }>;
+  search(
+    store: Store,
+    q: ParsedQuery,
+    f: SearchFilters,
+    limit: number,
+    offset: number,
+    candidates?: number,
+  ): Promise<{ hits: Hit[]; total: number; capped: boolean }>;
 }
 
 export { START_MARK, END_MARK } from "./search-query";

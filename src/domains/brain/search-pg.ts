@@ -52,7 +52,14 @@ function where(f: SearchFilters): { sql: string; params: unknown[] } {
 const HEADLINE = `StartSel="${START_MARK}", StopSel="${END_MARK}", MaxWords=30, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "`;
 
 export const pgSearch: SearchEngine = {
-  async search(store: Store, q: ParsedQuery, f: SearchFilters, limit: number, offset: number, candidates = RANK_CANDIDATES) {
+  async search(
+    store: Store,
+    q: ParsedQuery,
+    f: SearchFilters,
+    limit: number,
+    offset: number,
+    candidates = RANK_CANDIDATES,
+  ) {
     const w = where(f);
     const tq = tsqueryText(q);
     // Rank the newest RANK_CANDIDATES (+1, to know there are more) matches only (see search-engine.ts);
@@ -80,7 +87,9 @@ export const pgSearch: SearchEngine = {
         kind: String(r.kind),
         title: String(r.title),
         rank: Number(r.rank),
-        snippet: String(r.snippet ?? "").replace(/\s+/g, " ").trim(),
+        snippet: String(r.snippet ?? "")
+          .replace(/\s+/g, " ")
+          .trim(),
         at: toDate(r.at),
         updatedAt: toDate(r.updated_at),
       }));

@@ -21,7 +21,8 @@ export const START_MARK = "«";
 export const END_MARK = "»";
 
 /** A time as raw SQL returns it: epoch ms (SQLite) or a Date / text (PostgreSQL). */
-export const toDate = (x: unknown): Date => (x instanceof Date ? x : new Date(typeof x === "string" && !/^\d+$/.test(x) ? x : Number(x)));
+export const toDate = (x: unknown): Date =>
+  x instanceof Date ? x : new Date(typeof x === "string" && !/^\d+$/.test(x) ? x : Number(x));
 
 export interface Term {
   words: string[];
@@ -138,11 +139,13 @@ export function parseQuery(raw: string): ParsedQuery {
   }
   if (!must.length) {
     if (stopped.length && !not.length)
-      throw invalid(`The query has only common words (${stopped.slice(0, 6).join(", ")}), which search ignores; add a word that says what you are looking for.`);
+      throw invalid(
+        `The query has only common words (${stopped.slice(0, 6).join(", ")}), which search ignores; add a word that says what you are looking for.`,
+      );
     throw invalid(
       not.length
         ? "The query only excludes words (-word); add at least one word to find."
-        : "The query has no words to search for (letters or digits); try a few plain words, \"a phrase\" or word*.",
+        : 'The query has no words to search for (letters or digits); try a few plain words, "a phrase" or word*.',
     );
   }
   const words = [...new Set(must.flatMap((c) => c.any.flatMap((t) => t.words)))];
@@ -158,8 +161,15 @@ export function anyOf(q: ParsedQuery): ParsedQuery {
 const STOP = new Set([...STOP_WORDS, "us", "tell", "know", "please", "would", "could"]);
 
 export function questionQuery(question: string): ParsedQuery {
-  const words = wordsOf(question.replace(/[\u0000-\u001f\u007f-\u009f]/g, " ")).filter((w) => !STOP.has(w) && w.length > 1);
+  const words = wordsOf(question.replace(/[\u0000-\u001f\u007f-\u009f]/g, " ")).filter(
+    (w) => !STOP.has(w) && w.length > 1,
+  );
   if (!words.length) throw invalid("The question has no words to look up; ask with a few content words.");
   const uniq = [...new Set(words)].slice(0, MAX_TERMS);
-  return { must: [{ any: uniq.map((w) => ({ words: [w], prefix: false })) }], not: [], words: uniq, dropped: Math.max(0, new Set(words).size - MAX_TERMS) };
+  return {
+    must: [{ any: uniq.map((w) => ({ words: [w], prefix: false })) }],
+    not: [],
+    words: uniq,
+    dropped: Math.max(0, new Set(words).size - MAX_TERMS),
+  };
 }

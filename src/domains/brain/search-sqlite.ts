@@ -11,7 +11,9 @@ import { RANK_CANDIDATES, type Hit, type SearchEngine, type SearchFilters } from
 const term = (t: Term) => `"${t.words.join(" ")}"${t.prefix ? "*" : ""}`;
 
 export function ftsExpression(q: ParsedQuery): string {
-  const must = q.must.map((c) => (c.any.length > 1 ? `(${c.any.map(term).join(" OR ")})` : term(c.any[0]!))).join(" AND ");
+  const must = q.must
+    .map((c) => (c.any.length > 1 ? `(${c.any.map(term).join(" OR ")})` : term(c.any[0]!)))
+    .join(" AND ");
   return q.not.length ? `(${must}) NOT (${q.not.map(term).join(" OR ")})` : must;
 }
 
@@ -60,7 +62,14 @@ function snippetOf(title: string, body: string): string {
 }
 
 export const sqliteSearch: SearchEngine = {
-  async search(store: Store, q: ParsedQuery, f: SearchFilters, limit: number, offset: number, candidates = RANK_CANDIDATES) {
+  async search(
+    store: Store,
+    q: ParsedQuery,
+    f: SearchFilters,
+    limit: number,
+    offset: number,
+    candidates = RANK_CANDIDATES,
+  ) {
     const w = where(q, f);
     // The newest RANK_CANDIDATES (+1, to know there are more) matches, found by FTS5 walking its index in
     // rowid order and stopping there, each ranked once; their count is the total (capped), so no second
@@ -95,7 +104,10 @@ export const sqliteSearch: SearchEngine = {
                FROM brain_fts WHERE brain_fts MATCH ? AND rowid >= ? AND rowid <= ?) WHERE t IS NOT NULL`,
             [...ids, ...ids, w.params[0], Math.min(...ids), Math.max(...ids)],
           )
-        : await store.query<Record<string, unknown>>(`SELECT rowid AS id, ${sn(0)} AS t, ${sn(1)} AS b FROM brain_fts WHERE brain_fts MATCH ? AND rowid IN (${list})`, [w.params[0], ...ids]);
+        : await store.query<Record<string, unknown>>(
+            `SELECT rowid AS id, ${sn(0)} AS t, ${sn(1)} AS b FROM brain_fts WHERE brain_fts MATCH ? AND rowid IN (${list})`,
+            [w.params[0], ...ids],
+          );
       for (const r of rows) snippets.set(Number(r.id), { title: String(r.t ?? ""), body: String(r.b ?? "") });
     }
     const capped = n > candidates;

@@ -24,7 +24,8 @@ const FUSE_DEPTH = 50;
 
 function when(s: string, field: string, endOfDay: boolean): Date {
   const d = /^\d{4}-\d{2}-\d{2}$/.test(s) ? new Date(`${s}T00:00:00Z`) : new Date(s);
-  if (Number.isNaN(d.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(s)) throw invalid(`${field} must be a date (2026-03-02) or an ISO date-time.`);
+  if (Number.isNaN(d.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(s))
+    throw invalid(`${field} must be a date (2026-03-02) or an ISO date-time.`);
   // "to: 2026-03-31" means through that day.
   return endOfDay && /^\d{4}-\d{2}-\d{2}$/.test(s) ? new Date(d.getTime() + 86_400_000) : d;
 }
@@ -49,10 +50,20 @@ async function filtersOf(ctx: ActorContext, input: FilterInput): Promise<SearchF
 }
 
 /** The records among `ids` that pass the filters (vector candidates have not been filtered yet). */
-async function passing(ctx: ActorContext, f: SearchFilters, ids: number[]): Promise<Map<number, { kind: string; title: string; at: Date; updatedAt: Date }>> {
+async function passing(
+  ctx: ActorContext,
+  f: SearchFilters,
+  ids: number[],
+): Promise<Map<number, { kind: string; title: string; at: Date; updatedAt: Date }>> {
   if (!ids.length) return new Map();
   const rows = await ctx.deps.db
-    .select({ id: brainRecords.id, kind: brainRecords.kind, title: brainRecords.title, at: brainRecords.at, updatedAt: brainRecords.updatedAt })
+    .select({
+      id: brainRecords.id,
+      kind: brainRecords.kind,
+      title: brainRecords.title,
+      at: brainRecords.at,
+      updatedAt: brainRecords.updatedAt,
+    })
     .from(brainRecords)
     .where(
       and(
@@ -63,7 +74,13 @@ async function passing(ctx: ActorContext, f: SearchFilters, ids: number[]): Prom
         f.from ? gte(brainRecords.at, f.from) : undefined,
         f.to ? lt(brainRecords.at, f.to) : undefined,
         f.topicId !== undefined
-          ? inArray(brainRecords.id, ctx.deps.db.select({ id: brainRelations.fromId }).from(brainRelations).where(and(eq(brainRelations.toId, f.topicId), eq(brainRelations.type, "about"))))
+          ? inArray(
+              brainRecords.id,
+              ctx.deps.db
+                .select({ id: brainRelations.fromId })
+                .from(brainRelations)
+                .where(and(eq(brainRelations.toId, f.topicId), eq(brainRelations.type, "about"))),
+            )
           : undefined,
       ),
     );
@@ -87,9 +104,26 @@ interface Ranked {
 }
 
 /** Full text (and meaning, when configured) for `q`, best first, up to `depth`. */
-async function ranked(ctx: ActorContext, q: ParsedQuery, raw: string, f: SearchFilters, depth: number, semantic: boolean, candidates?: number): Promise<{ items: Ranked[]; textTotal: number; mode: "text" | "hybrid"; note?: string }> {
+async function ranked(
+  ctx: ActorContext,
+  q: ParsedQuery,
+  raw: string,
+  f: SearchFilters,
+  depth: number,
+  semantic: boolean,
+  candidates?: number,
+): Promise<{ items: Ranked[]; textTotal: number; mode: "text" | "hybrid"; note?: string }> {
   const text = await searchEngine().search(ctx.deps.store, q, f, depth, 0, candidates);
-  const toRanked = (h: Hit, score: number): Ranked => ({ id: h.id, kind: h.kind, title: h.title, snippet: h.snippet, score, matchedBy: ["text"], at: h.at, updatedAt: h.updatedAt });
+  const toRanked = (h: Hit, score: number): Ranked => ({
+    id: h.id,
+    kind: h.kind,
+    title: h.title,
+    snippet: h.snippet,
+    score,
+    matchedBy: ["text"],
+    at: h.at,
+    updatedAt: h.updatedAt,
+  });
   if (!semantic) return { items: text.hits.map((h) => toRanked(h, h.rank)), textTotal: text.total, mode: "text" };
   let vec: VectorHit[];
   try {
@@ -102,7 +136,11 @@ async function ranked(ctx: ActorContext, q: ParsedQuery, raw: string, f: SearchF
       note: `Semantic search is unavailable right now (${(e as Error).message.slice(0, 160)}); these are full-text results.`,
     };
   }
-  const ok = await passing(ctx, f, vec.map((v) => v.recordId));
+  const ok = await passing(
+    ctx,
+    f,
+    vec.map((v) => v.recordId),
+  );
   vec = vec.filter((v) => ok.has(v.recordId)).slice(0, FUSE_DEPTH);
   const fused = new Map<number, Ranked>();
   text.hits.forEach((h, i) => fused.set(h.id, toRanked(h, 1 / (RRF_K + i + 1))));
@@ -114,14 +152,26 @@ async function ranked(ctx: ActorContext, q: ParsedQuery, raw: string, f: SearchF
       cur.matchedBy.push("meaning");
     } else {
       const r = ok.get(v.recordId)!;
-      fused.set(v.recordId, { id: v.recordId, kind: r.kind, title: r.title, snippet: excerpt(v.text.slice(r.title.length)), score: s, matchedBy: ["meaning"], at: r.at, updatedAt: r.updatedAt });
+      fused.set(v.recordId, {
+        id: v.recordId,
+        kind: r.kind,
+        title: r.title,
+        snippet: excerpt(v.text.slice(r.title.length)),
+        score: s,
+        matchedBy: ["meaning"],
+        at: r.at,
+        updatedAt: r.updatedAt,
+      });
     }
   });
   const items = [...fused.values()].sort((a, b) => b.score - a.score || b.id - a.id).slice(0, depth);
   return { items, textTotal: text.total, mode: "hybrid" };
 }
 
-export async function searchBrain(ctx: ActorContext, input: FilterInput & { query: string; mode?: "auto" | "text"; others?: boolean; limit: number; offset: number }) {
+export async function searchBrain(
+  ctx: ActorContext,
+  input: FilterInput & { query: string; mode?: "auto" | "text"; others?: boolean; limit: number; offset: number },
+) {
   readAccess(ctx);
   let q = parseQuery(input.query);
   const f = await filtersOf(ctx, input);
@@ -137,16 +187,33 @@ export async function searchBrain(ctx: ActorContext, input: FilterInput & { quer
     if (!semantic) {
       const r = await searchEngine().search(ctx.deps.store, pq, f, input.limit, input.offset);
       return {
-        items: r.hits.map((h) => ({ id: h.id, kind: h.kind, title: h.title, snippet: h.snippet, score: h.rank, matchedBy: ["text" as const], at: h.at, updatedAt: h.updatedAt })),
+        items: r.hits.map((h) => ({
+          id: h.id,
+          kind: h.kind,
+          title: h.title,
+          snippet: h.snippet,
+          score: h.rank,
+          matchedBy: ["text" as const],
+          at: h.at,
+          updatedAt: h.updatedAt,
+        })),
         total: r.total,
         mode: "text" as const,
         capped: r.capped,
-        note: r.capped ? `Over ${RANK_CANDIDATES} records match; the newest ${RANK_CANDIDATES} are ranked and counted. Add words or filters to narrow it.` : undefined,
+        note: r.capped
+          ? `Over ${RANK_CANDIDATES} records match; the newest ${RANK_CANDIDATES} are ranked and counted. Add words or filters to narrow it.`
+          : undefined,
       };
     }
     // Hybrid pages through the fused list, which goes FUSE_DEPTH deep in each half.
     const r = await ranked(ctx, pq, input.query, f, Math.max(FUSE_DEPTH, input.offset + input.limit), true);
-    return { items: r.items.slice(input.offset, input.offset + input.limit), total: r.items.length, mode: r.mode, capped: false, note: r.note };
+    return {
+      items: r.items.slice(input.offset, input.offset + input.limit),
+      total: r.items.length,
+      mode: r.mode,
+      capped: false,
+      note: r.note,
+    };
   };
   let r = await run(q);
   // All words found nothing: try any of them (say so), as people expect from a search box.
@@ -206,14 +273,18 @@ async function contextOthers(ctx: ActorContext, words: readonly string[]) {
   for (const w of [...words].sort((a, b) => b.length - a.length || a.localeCompare(b)).slice(0, 3)) {
     for (const it of (await othersMatching(ctx, [w], 2)).items) {
       const k = `${it.source}:${it.type}:${it.id}`;
-      if (!seen.has(k)) (seen.add(k), items.push(it));
+      if (!seen.has(k)) seen.add(k), items.push(it);
     }
   }
   return { items: items.slice(0, 8), skipped: all.skipped };
 }
 
 /** A rough stem: enough to see "meetings" and "meeting" as one word when picking passages. */
-const stem = (w: string) => w.toLowerCase().replace(/(ing|ed|es|s|ly)$/, "").slice(0, 8);
+const stem = (w: string) =>
+  w
+    .toLowerCase()
+    .replace(/(ing|ed|es|s|ly)$/, "")
+    .slice(0, 8);
 
 function passagesOf(text: string): string[] {
   const out: string[] = [];
@@ -226,21 +297,49 @@ function passagesOf(text: string): string[] {
   return out;
 }
 
-export async function brainContext(ctx: ActorContext, input: { question: string; kinds?: RecordKind[]; topic?: RecordRef; limit: number }) {
+export async function brainContext(
+  ctx: ActorContext,
+  input: { question: string; kinds?: RecordKind[]; topic?: RecordRef; limit: number },
+) {
   readAccess(ctx);
   const q = questionQuery(input.question);
   const f = await filtersOf(ctx, input);
   const r = await ranked(ctx, q, input.question, f, 12, embeddingsOn(ctx.deps), CONTEXT_CANDIDATES);
   const others = await contextOthers(ctx, q.words);
-  const extra = { ...(others.items.length ? { others: others.items } : {}), ...(others.skipped.length ? { othersSkipped: others.skipped } : {}) };
-  if (!r.items.length) return { question: input.question.slice(0, 200), mode: r.mode, passages: [], ...extra, note: "Nothing in the knowledge base matches; say so rather than guess." };
+  const extra = {
+    ...(others.items.length ? { others: others.items } : {}),
+    ...(others.skipped.length ? { othersSkipped: others.skipped } : {}),
+  };
+  if (!r.items.length)
+    return {
+      question: input.question.slice(0, 200),
+      mode: r.mode,
+      passages: [],
+      ...extra,
+      note: "Nothing in the knowledge base matches; say so rather than guess.",
+    };
   const rows = await ctx.deps.db
-    .select({ id: brainRecords.id, kind: brainRecords.kind, title: brainRecords.title, text: brainRecords.searchText, updatedAt: brainRecords.updatedAt })
+    .select({
+      id: brainRecords.id,
+      kind: brainRecords.kind,
+      title: brainRecords.title,
+      text: brainRecords.searchText,
+      updatedAt: brainRecords.updatedAt,
+    })
     .from(brainRecords)
-    .where(and(eq(brainRecords.companyId, ctx.company.id), inArray(brainRecords.id, r.items.map((i) => i.id))));
+    .where(
+      and(
+        eq(brainRecords.companyId, ctx.company.id),
+        inArray(
+          brainRecords.id,
+          r.items.map((i) => i.id),
+        ),
+      ),
+    );
   const byId = new Map(rows.map((x) => [x.id, x]));
   const want = new Set(q.words.map(stem));
-  const candidates: { recordId: number; kind: string; title: string; text: string; score: number; updatedAt: Date }[] = [];
+  const candidates: { recordId: number; kind: string; title: string; text: string; score: number; updatedAt: Date }[] =
+    [];
   r.items.forEach((item, rank) => {
     const row = byId.get(item.id);
     if (!row) return;
@@ -254,7 +353,14 @@ export async function brainContext(ctx: ActorContext, input: { question: string;
       let hits = 0;
       for (const w of want) if (words.has(w) || inTitle.has(w)) hits++;
       // Coverage of the question's words first, then the record's place in the search ranking.
-      candidates.push({ recordId: row.id, kind: row.kind, title: row.title, text: p, score: (hits / want.size + 1 / (rank + 2)) * (bare ? 0.25 : 1), updatedAt: row.updatedAt });
+      candidates.push({
+        recordId: row.id,
+        kind: row.kind,
+        title: row.title,
+        text: p,
+        score: (hits / want.size + 1 / (rank + 2)) * (bare ? 0.25 : 1),
+        updatedAt: row.updatedAt,
+      });
     }
   });
   candidates.sort((a, b) => b.score - a.score || a.recordId - b.recordId);
@@ -265,7 +371,21 @@ export async function brainContext(ctx: ActorContext, input: { question: string;
     const n = perRecord.get(c.recordId) ?? 0;
     if (n >= 2) continue;
     perRecord.set(c.recordId, n + 1);
-    passages.push({ recordId: c.recordId, kind: c.kind, title: c.title, text: c.text, cite: `[[${c.title}]] (#${c.recordId})`, score: Math.round(c.score * 1000) / 1000, updatedAt: c.updatedAt.toISOString() });
+    passages.push({
+      recordId: c.recordId,
+      kind: c.kind,
+      title: c.title,
+      text: c.text,
+      cite: `[[${c.title}]] (#${c.recordId})`,
+      score: Math.round(c.score * 1000) / 1000,
+      updatedAt: c.updatedAt.toISOString(),
+    });
   }
-  return { question: input.question.slice(0, 200), mode: r.mode, passages, ...extra, ...(r.note ? { note: r.note } : {}) };
+  return {
+    question: input.question.slice(0, 200),
+    mode: r.mode,
+    passages,
+    ...extra,
+    ...(r.note ? { note: r.note } : {}),
+  };
 }

@@ -16,23 +16,52 @@
  *    A, search_text D) with a GIN index.
  * Both are derived from title and search_text, which the verbs write.
  */
-import { bool, createdAt, id, index, integer, json, primaryKey, table, text, time, uniqueIndex, updatedAt } from "../../core/columns";
+import {
+  bool,
+  createdAt,
+  id,
+  index,
+  integer,
+  json,
+  primaryKey,
+  table,
+  text,
+  time,
+  uniqueIndex,
+  updatedAt,
+} from "../../core/columns";
 import { companies, users } from "../../core/tables";
 
-export const RECORD_KINDS = ["note", "document", "meeting", "task", "person", "topic", "glossary", "goal", "initiative", "playbook", "org_unit"] as const;
+export const RECORD_KINDS = [
+  "note",
+  "document",
+  "meeting",
+  "task",
+  "person",
+  "topic",
+  "glossary",
+  "goal",
+  "initiative",
+  "playbook",
+  "org_unit",
+] as const;
 export type RecordKind = (typeof RECORD_KINDS)[number];
 
 export const brainRecords = table(
   "brain_records",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
     kind: text("kind").$type<RecordKind>().notNull(),
     title: text("title").notNull(),
     /** Markdown: a note's text, a document, a meeting's minutes, a term's definition. */
     body: text("body").notNull().default(""),
     /** Kind-specific fields (kinds.ts), validated on every write. */
-    data: json<Record<string, unknown>>("data").notNull().$defaultFn(() => ({})),
+    data: json<Record<string, unknown>>("data")
+      .notNull()
+      .$defaultFn(() => ({})),
     /** body plus the searchable text of data (decisions, synonyms, steps…): what full text indexes besides the title. */
     searchText: text("search_text").notNull().default(""),
     /** Lower-cased trimmed title: what [[links]] and names resolve against. */
@@ -71,7 +100,9 @@ export const brainRevisions = table(
   "brain_revisions",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
     recordId: integer("record_id").notNull(),
     kind: text("kind").$type<RecordKind>().notNull(),
     version: integer("version").notNull(),
@@ -81,7 +112,9 @@ export const brainRevisions = table(
     body: text("body").notNull(),
     data: json<Record<string, unknown>>("data").notNull(),
     /** Fields this version changed. */
-    changed: json<string[]>("changed").notNull().$defaultFn(() => []),
+    changed: json<string[]>("changed")
+      .notNull()
+      .$defaultFn(() => []),
     userId: integer("user_id"),
     credentialKind: text("credential_kind"),
     credentialId: integer("credential_id"),
@@ -90,7 +123,10 @@ export const brainRevisions = table(
     reviewId: integer("review_id"),
     createdAt: createdAt(),
   },
-  (t) => [index("brain_revisions_record").on(t.recordId, t.version), index("brain_revisions_company").on(t.companyId, t.createdAt)],
+  (t) => [
+    index("brain_revisions_record").on(t.recordId, t.version),
+    index("brain_revisions_company").on(t.companyId, t.createdAt),
+  ],
 );
 
 /** Typed relationships between two records (person works_in org unit); read both ways. */
@@ -98,14 +134,24 @@ export const brainRelations = table(
   "brain_relations",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
-    fromId: integer("from_id").notNull().references(() => brainRecords.id, { onDelete: "cascade" }),
-    toId: integer("to_id").notNull().references(() => brainRecords.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
+    fromId: integer("from_id")
+      .notNull()
+      .references(() => brainRecords.id, { onDelete: "cascade" }),
+    toId: integer("to_id")
+      .notNull()
+      .references(() => brainRecords.id, { onDelete: "cascade" }),
     type: text("type").notNull(),
     createdByUserId: integer("created_by_user_id"),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex("brain_relations_edge").on(t.fromId, t.toId, t.type), index("brain_relations_to").on(t.toId, t.type), index("brain_relations_company").on(t.companyId, t.type)],
+  (t) => [
+    uniqueIndex("brain_relations_edge").on(t.fromId, t.toId, t.type),
+    index("brain_relations_to").on(t.toId, t.type),
+    index("brain_relations_company").on(t.companyId, t.type),
+  ],
 );
 
 /**
@@ -117,8 +163,12 @@ export const brainRelations = table(
 export const brainRefs = table(
   "brain_refs",
   {
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
-    fromId: integer("from_id").notNull().references(() => brainRecords.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
+    fromId: integer("from_id")
+      .notNull()
+      .references(() => brainRecords.id, { onDelete: "cascade" }),
     target: text("target").notNull(),
   },
   (t) => [primaryKey({ columns: [t.fromId, t.target] }), index("brain_refs_target").on(t.companyId, t.target)],
@@ -128,7 +178,9 @@ export const brainRefs = table(
 export const brainReviewPolicies = table(
   "brain_review_policies",
   {
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
     credentialKind: text("credential_kind").notNull(),
     credentialId: integer("credential_id").notNull(),
     review: bool("review").notNull(),
@@ -148,8 +200,12 @@ export const brainChunks = table(
   "brain_chunks",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
-    recordId: integer("record_id").notNull().references(() => brainRecords.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
+    recordId: integer("record_id")
+      .notNull()
+      .references(() => brainRecords.id, { onDelete: "cascade" }),
     ordinal: integer("ordinal").notNull(),
     text: text("text").notNull(),
     /** pending, done, failed (gave up after many attempts; brain_embeddings_reindex queues again). */
@@ -161,5 +217,9 @@ export const brainChunks = table(
     lastError: text("last_error"),
     createdAt: createdAt(),
   },
-  (t) => [index("brain_chunks_record").on(t.recordId), index("brain_chunks_queue").on(t.state, t.nextAttemptAt), index("brain_chunks_company").on(t.companyId, t.state)],
+  (t) => [
+    index("brain_chunks_record").on(t.recordId),
+    index("brain_chunks_queue").on(t.state, t.nextAttemptAt),
+    index("brain_chunks_company").on(t.companyId, t.state),
+  ],
 );

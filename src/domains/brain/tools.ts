@@ -9,7 +9,18 @@ import { defineTool, type Domain, type ToolDef } from "../../mcp/define";
 import { readAccess } from "./access";
 import { embeddingStatus, embedJob, queueChunks } from "./embeddings";
 import { brainEvents } from "./events";
-import { deleteRecord, getRecord, KIND_TOOL, listRecords, lookupGlossary, mergePeople, orgTree, recordHistory, restoreRecord, saveRecord } from "./records";
+import {
+  deleteRecord,
+  getRecord,
+  KIND_TOOL,
+  listRecords,
+  lookupGlossary,
+  mergePeople,
+  orgTree,
+  recordHistory,
+  restoreRecord,
+  saveRecord,
+} from "./records";
 import { changeRelation, listRelations } from "./relations";
 import { brainStagedTarget, decideReview, getReview, getReviewPolicies, listReviews, setReviewPolicy } from "./review";
 import * as s from "./schemas";
@@ -26,15 +37,36 @@ const A = { ...B, scope: "brain:approve", readOnly: false } as const;
 
 /** Per kind: its label and what its create tool says. */
 const KINDS: { kind: RecordKind; label: string; create: string }[] = [
-  { kind: "note", label: "note", create: "Write a markdown note. [[Title]] links a record, @email a person; topics by name (new ones made)." },
-  { kind: "document", label: "document", create: "Create a markdown document; every change is a revision (brain_records_restore)." },
-  { kind: "meeting", label: "meeting", create: "Record a meeting: at (ISO time), attendees (new names become people), body = minutes, decisions, actionItems (become tasks)." },
+  {
+    kind: "note",
+    label: "note",
+    create: "Write a markdown note. [[Title]] links a record, @email a person; topics by name (new ones made).",
+  },
+  {
+    kind: "document",
+    label: "document",
+    create: "Create a markdown document; every change is a revision (brain_records_restore).",
+  },
+  {
+    kind: "meeting",
+    label: "meeting",
+    create:
+      "Record a meeting: at (ISO time), attendees (new names become people), body = minutes, decisions, actionItems (become tasks).",
+  },
   { kind: "task", label: "task", create: "Create a task: status, assignee (person), due." },
-  { kind: "person", label: "person", create: "Add a person, inside (internal) or outside the company; email unique; crmContact: CRM contact id/email." },
+  {
+    kind: "person",
+    label: "person",
+    create: "Add a person, inside (internal) or outside the company; email unique; crmContact: CRM contact id/email.",
+  },
   { kind: "topic", label: "topic", create: "Create a topic (unique name); records take topics: [...]." },
   { kind: "glossary", label: "glossary term", create: "Define a term: title = term, body = definition, synonyms." },
   { kind: "goal", label: "goal", create: "Create a goal: owner (person), targetDate, status, progress %." },
-  { kind: "initiative", label: "initiative", create: "Create an initiative: owner, targetDate, status, progress %, goals it serves." },
+  {
+    kind: "initiative",
+    label: "initiative",
+    create: "Create an initiative: owner, targetDate, status, progress %, goals it serves.",
+  },
   { kind: "playbook", label: "playbook", create: "Create a playbook of ordered steps." },
   { kind: "org_unit", label: "org unit", create: "Create an org unit: parent unit, members (people)." },
 ];
@@ -42,7 +74,14 @@ const KINDS: { kind: RecordKind; label: string; create: string }[] = [
 const kindTools: ToolDef<any>[] = KINDS.flatMap(({ kind, label, create }) => {
   const base = KIND_TOOL[kind];
   return [
-    defineTool({ name: `${base}_create`, ...W, title: `Create a ${label}`, description: create, input: s.createInput(kind), run: (ctx, input) => saveRecord(ctx, kind, `${base}_create`, input) }),
+    defineTool({
+      name: `${base}_create`,
+      ...W,
+      title: `Create a ${label}`,
+      description: create,
+      input: s.createInput(kind),
+      run: (ctx, input) => saveRecord(ctx, kind, `${base}_create`, input),
+    }),
     defineTool({
       name: `${base}_update`,
       ...W,
@@ -78,41 +117,186 @@ const recordTools = [
     input: s.contextInput,
     run: brainContext,
   }),
-  defineTool({ name: "brain_records_get", ...R, title: "Fetch a record", description: "A record by id, #id or title: fields, relations both ways, backlinks.", input: s.getInput, run: getRecord }),
-  defineTool({ name: "brain_records_list", ...R, title: "List records", description: "List records by kind, status, person (assignee/owner), topic, title, dates.", input: s.listInput, run: listRecords }),
-  defineTool({ name: "brain_records_delete", ...W, destructive: true, title: "Delete a record", description: "Delete any record (history stays). Deleting a document is always reviewed.", input: s.refInput, run: deleteRecord }),
-  defineTool({ name: "brain_records_history", ...R, title: "Record history", description: "Versions of a record: who, which credential, what changed; version: that version in full.", input: s.historyInput, run: recordHistory }),
-  defineTool({ name: "brain_records_restore", ...W, title: "Restore a version", description: "Make an earlier version current again (as a new version).", input: s.restoreInput, run: restoreRecord }),
-  defineTool({ name: "brain_relations_add", ...W, idempotent: true, title: "Relate two records", description: "fromId <type> toId: person works_in unit, initiative serves goal, doc supersedes doc…", input: s.relationInput, run: (ctx, i) => changeRelation(ctx, i, "added") }),
-  defineTool({ name: "brain_relations_remove", ...W, destructive: true, title: "Remove a relation", description: "Remove a typed relation between two records.", input: s.relationInput, run: (ctx, i) => changeRelation(ctx, i, "removed") }),
-  defineTool({ name: "brain_relations_list", ...R, title: "Relations of a record", description: "A record's relations both ways (inverse names from the other end).", input: s.relationListInput, run: listRelations }),
-  defineTool({ name: "brain_people_merge", ...W, destructive: true, title: "Merge people", description: "Merge duplicate people (mergeIds) into id: links, tasks, emails move. Always reviewed.", input: s.mergeInput, run: mergePeople }),
-  defineTool({ name: "brain_org_units_tree", ...R, title: "Org chart", description: "Org units as a tree with members; root narrows to one unit.", input: s.orgTreeInput, run: orgTree }),
-  defineTool({ name: "brain_glossary_lookup", ...R, title: "Look up a term", description: "Terms matching a word exactly or by synonym, with definitions.", input: s.glossaryLookupInput, run: lookupGlossary }),
-  defineTool({ name: "brain_work_items_list", ...R, title: "Project cards, read-only", description: "Project cards, read live from the projects domain (needs projects:read).", input: s.workItemsInput, run: brainWorkItems }),
-  defineTool({ name: "brain_contacts_list", ...R, title: "CRM contacts, read-only", description: "CRM contacts read live from the CRM (needs crm:read), with the linked brain person.", input: s.contactsInput, run: brainContacts }),
-  defineTool({ name: "brain_deals_list", ...R, title: "CRM deals, read-only", description: "CRM deals read live from the CRM (needs crm:read); contact: id or email.", input: s.dealsInput, run: brainDeals }),
+  defineTool({
+    name: "brain_records_get",
+    ...R,
+    title: "Fetch a record",
+    description: "A record by id, #id or title: fields, relations both ways, backlinks.",
+    input: s.getInput,
+    run: getRecord,
+  }),
+  defineTool({
+    name: "brain_records_list",
+    ...R,
+    title: "List records",
+    description: "List records by kind, status, person (assignee/owner), topic, title, dates.",
+    input: s.listInput,
+    run: listRecords,
+  }),
+  defineTool({
+    name: "brain_records_delete",
+    ...W,
+    destructive: true,
+    title: "Delete a record",
+    description: "Delete any record (history stays). Deleting a document is always reviewed.",
+    input: s.refInput,
+    run: deleteRecord,
+  }),
+  defineTool({
+    name: "brain_records_history",
+    ...R,
+    title: "Record history",
+    description: "Versions of a record: who, which credential, what changed; version: that version in full.",
+    input: s.historyInput,
+    run: recordHistory,
+  }),
+  defineTool({
+    name: "brain_records_restore",
+    ...W,
+    title: "Restore a version",
+    description: "Make an earlier version current again (as a new version).",
+    input: s.restoreInput,
+    run: restoreRecord,
+  }),
+  defineTool({
+    name: "brain_relations_add",
+    ...W,
+    idempotent: true,
+    title: "Relate two records",
+    description: "fromId <type> toId: person works_in unit, initiative serves goal, doc supersedes doc…",
+    input: s.relationInput,
+    run: (ctx, i) => changeRelation(ctx, i, "added"),
+  }),
+  defineTool({
+    name: "brain_relations_remove",
+    ...W,
+    destructive: true,
+    title: "Remove a relation",
+    description: "Remove a typed relation between two records.",
+    input: s.relationInput,
+    run: (ctx, i) => changeRelation(ctx, i, "removed"),
+  }),
+  defineTool({
+    name: "brain_relations_list",
+    ...R,
+    title: "Relations of a record",
+    description: "A record's relations both ways (inverse names from the other end).",
+    input: s.relationListInput,
+    run: listRelations,
+  }),
+  defineTool({
+    name: "brain_people_merge",
+    ...W,
+    destructive: true,
+    title: "Merge people",
+    description: "Merge duplicate people (mergeIds) into id: links, tasks, emails move. Always reviewed.",
+    input: s.mergeInput,
+    run: mergePeople,
+  }),
+  defineTool({
+    name: "brain_org_units_tree",
+    ...R,
+    title: "Org chart",
+    description: "Org units as a tree with members; root narrows to one unit.",
+    input: s.orgTreeInput,
+    run: orgTree,
+  }),
+  defineTool({
+    name: "brain_glossary_lookup",
+    ...R,
+    title: "Look up a term",
+    description: "Terms matching a word exactly or by synonym, with definitions.",
+    input: s.glossaryLookupInput,
+    run: lookupGlossary,
+  }),
+  defineTool({
+    name: "brain_work_items_list",
+    ...R,
+    title: "Project cards, read-only",
+    description: "Project cards, read live from the projects domain (needs projects:read).",
+    input: s.workItemsInput,
+    run: brainWorkItems,
+  }),
+  defineTool({
+    name: "brain_contacts_list",
+    ...R,
+    title: "CRM contacts, read-only",
+    description: "CRM contacts read live from the CRM (needs crm:read), with the linked brain person.",
+    input: s.contactsInput,
+    run: brainContacts,
+  }),
+  defineTool({
+    name: "brain_deals_list",
+    ...R,
+    title: "CRM deals, read-only",
+    description: "CRM deals read live from the CRM (needs crm:read); contact: id or email.",
+    input: s.dealsInput,
+    run: brainDeals,
+  }),
 ];
 
 const reviewTools = [
-  defineTool({ name: "brain_reviews_list", ...R, title: "List reviews", description: "Held brain writes, newest first.", input: s.reviewListInput, run: listReviews }),
-  defineTool({ name: "brain_reviews_get", ...R, title: "Get a review", description: "A held write against the record now: current/proposed fields, bodyDiff, movedOn.", input: s.reviewIdInput, run: getReview }),
-  defineTool({ name: "brain_reviews_approve", ...A, title: "Approve a review", description: "Apply a held write, re-validated; a conflict if its target changed since.", input: s.reviewApproveInput, run: (ctx, i) => decideReview(ctx, i, "approve") }),
-  defineTool({ name: "brain_reviews_reject", ...A, title: "Reject a review", description: "Discard a held write with a reason.", input: s.reviewRejectInput, run: (ctx, i) => decideReview(ctx, i, "reject") }),
-  defineTool({ name: "brain_review_policy_get", ...R, title: "Review settings", description: "Which credentials' writes go to review (this one?), what always is.", input: s.emptyInput, run: getReviewPolicies }),
+  defineTool({
+    name: "brain_reviews_list",
+    ...R,
+    title: "List reviews",
+    description: "Held brain writes, newest first.",
+    input: s.reviewListInput,
+    run: listReviews,
+  }),
+  defineTool({
+    name: "brain_reviews_get",
+    ...R,
+    title: "Get a review",
+    description: "A held write against the record now: current/proposed fields, bodyDiff, movedOn.",
+    input: s.reviewIdInput,
+    run: getReview,
+  }),
+  defineTool({
+    name: "brain_reviews_approve",
+    ...A,
+    title: "Approve a review",
+    description: "Apply a held write, re-validated; a conflict if its target changed since.",
+    input: s.reviewApproveInput,
+    run: (ctx, i) => decideReview(ctx, i, "approve"),
+  }),
+  defineTool({
+    name: "brain_reviews_reject",
+    ...A,
+    title: "Reject a review",
+    description: "Discard a held write with a reason.",
+    input: s.reviewRejectInput,
+    run: (ctx, i) => decideReview(ctx, i, "reject"),
+  }),
+  defineTool({
+    name: "brain_review_policy_get",
+    ...R,
+    title: "Review settings",
+    description: "Which credentials' writes go to review (this one?), what always is.",
+    input: s.emptyInput,
+    run: getReviewPolicies,
+  }),
   defineTool({
     name: "brain_review_policy_set",
     ...W,
     idempotent: true,
     title: "Send writes to review",
-    description: "review: true sends a credential's (default this one's) writes to review; others or off need brain:approve.",
+    description:
+      "review: true sends a credential's (default this one's) writes to review; others or off need brain:approve.",
     input: s.policySetInput,
     run: setReviewPolicy,
   }),
 ];
 
 const embeddingTools = [
-  defineTool({ name: "brain_embeddings_status", ...R, title: "Semantic index status", description: "Semantic search: configured?, chunks pending/done/failed, last error.", input: s.emptyInput, run: (ctx) => (readAccess(ctx), embeddingStatus(ctx.deps, ctx.company.id)) }),
+  defineTool({
+    name: "brain_embeddings_status",
+    ...R,
+    title: "Semantic index status",
+    description: "Semantic search: configured?, chunks pending/done/failed, last error.",
+    input: s.emptyInput,
+    run: (ctx) => (readAccess(ctx), embeddingStatus(ctx.deps, ctx.company.id)),
+  }),
   defineTool({
     name: "brain_embeddings_reindex",
     ...W,
@@ -122,9 +306,13 @@ const embeddingTools = [
     input: s.emptyInput,
     run: async (ctx) => {
       authorize(ctx, "brain:write", { write: true });
-      if (!ctx.deps.config.embeddingsUrl) return { queued: 0, note: "Semantic search is off: PLINTH_EMBEDDINGS_URL is not set." };
+      if (!ctx.deps.config.embeddingsUrl)
+        return { queued: 0, note: "Semantic search is off: PLINTH_EMBEDDINGS_URL is not set." };
       return await ctx.deps.db.transaction(async (tx) => {
-        const rows = await tx.select({ id: brainRecords.id, title: brainRecords.title, text: brainRecords.searchText }).from(brainRecords).where(and(eq(brainRecords.companyId, ctx.company.id)));
+        const rows = await tx
+          .select({ id: brainRecords.id, title: brainRecords.title, text: brainRecords.searchText })
+          .from(brainRecords)
+          .where(and(eq(brainRecords.companyId, ctx.company.id)));
         for (const r of rows) await queueChunks(tx, ctx.deps, ctx.company.id, r.id, r.title, r.text);
         return { queued: rows.length };
       });
@@ -135,12 +323,21 @@ const embeddingTools = [
 const allTools = [...recordTools, ...kindTools, ...reviewTools, ...embeddingTools];
 
 /** Writes that can be held for review: every brain write tool except the review settings. */
-const heldTools = allTools.filter((t) => !t.readOnly && t.scope === "brain:write" && t.name !== "brain_review_policy_set" && t.name !== "brain_embeddings_reindex").map((t) => t.name);
+const heldTools = allTools
+  .filter(
+    (t) =>
+      !t.readOnly &&
+      t.scope === "brain:write" &&
+      t.name !== "brain_review_policy_set" &&
+      t.name !== "brain_embeddings_reindex",
+  )
+  .map((t) => t.name);
 
 export const brainDomain: Domain = {
   name: "brain",
   title: "Brain",
-  description: "A company knowledge base: notes, documents, meetings, tasks, people, topics, glossary, goals, initiatives, playbooks, org units; one search; review.",
+  description:
+    "A company knowledge base: notes, documents, meetings, tasks, people, topics, glossary, goals, initiatives, playbooks, org units; one search; review.",
   tools: allTools,
   events: brainEvents,
   jobs: [embedJob],

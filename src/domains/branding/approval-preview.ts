@@ -18,9 +18,16 @@ export const brandingApprovalSupport: ApprovalSupport = {
     const data =
       siteId === null
         ? undefined
-        : (await db.select({ data: brandProfiles.data }).from(brandProfiles).where(eq(brandProfiles.siteId, siteId)).limit(1))[0]?.data;
+        : (
+            await db
+              .select({ data: brandProfiles.data })
+              .from(brandProfiles)
+              .where(eq(brandProfiles.siteId, siteId))
+              .limit(1)
+          )[0]?.data;
     const b = (data ?? {}) as Record<string, unknown>;
-    const color = (k: string, def: string) => (typeof b[k] === "string" && HEX_RE.test(b[k] as string) ? (b[k] as string) : def);
+    const color = (k: string, def: string) =>
+      typeof b[k] === "string" && HEX_RE.test(b[k] as string) ? (b[k] as string) : def;
     const font = (k: string) => (typeof b[k] === "string" && FONT_RE.test(b[k] as string) ? (b[k] as string) : null);
     const radius = typeof b.borderRadius === "string" && RADIUS_RE.test(b.borderRadius) ? b.borderRadius : ".375rem";
     const primary = color("primaryColor", "#2563eb");

@@ -20,7 +20,16 @@
  * passing foreground and the nearest passing background (same hue,
  * lightness moved as little as possible), so the fix can go either way.
  */
-import { contrast, contrastRatio, HEX_RE, nearestFix, normalizeHex, THRESHOLDS, type ContrastFix, type ContrastResult } from "./contrast";
+import {
+  contrast,
+  contrastRatio,
+  HEX_RE,
+  nearestFix,
+  normalizeHex,
+  THRESHOLDS,
+  type ContrastFix,
+  type ContrastResult,
+} from "./contrast";
 import { BRANDING_DEFAULTS } from "./profiles";
 import type { BrandingData } from "./schemas";
 
@@ -67,11 +76,25 @@ export function impliedPairs(b: BrandingData): PairSpec[] {
   const pairs: PairSpec[] = [
     { pair: "text on background", foreground: text, background: bg },
     // Without a linkColor, links are the primary colour: this pair is then also "primary on background".
-    { pair: "link on background", foreground: b.linkColor !== undefined ? { field: "linkColor", value: b.linkColor } : primary, background: bg },
+    {
+      pair: "link on background",
+      foreground: b.linkColor !== undefined ? { field: "linkColor", value: b.linkColor } : primary,
+      background: bg,
+    },
   ];
   if (b.linkColor !== undefined) pairs.push({ pair: "primary on background", foreground: primary, background: bg });
-  pairs.push({ pair: "accent on background", kind: "non-text", foreground: pick("accentColor", b.accentColor, "default accentColor", d.accentColor), background: bg });
-  if (b.linkHoverColor !== undefined) pairs.push({ pair: "link hover on background", foreground: { field: "linkHoverColor", value: b.linkHoverColor }, background: bg });
+  pairs.push({
+    pair: "accent on background",
+    kind: "non-text",
+    foreground: pick("accentColor", b.accentColor, "default accentColor", d.accentColor),
+    background: bg,
+  });
+  if (b.linkHoverColor !== undefined)
+    pairs.push({
+      pair: "link hover on background",
+      foreground: { field: "linkHoverColor", value: b.linkHoverColor },
+      background: bg,
+    });
   if (b.navBackground !== undefined || b.navTextColor !== undefined)
     pairs.push({
       pair: "nav text on nav background",
@@ -82,9 +105,19 @@ export function impliedPairs(b: BrandingData): PairSpec[] {
   const bs = b.buttonStyle ?? {};
   const btn = (kind: "primary" | "secondary", fallbackBg: { field: string; value: string | undefined }) => {
     const label = { field: `buttonStyle.${kind}Text`, value: bs[`${kind}Text`] };
-    pairs.push({ pair: `${kind} button text on ${kind} button`, foreground: label, background: pick(`buttonStyle.${kind}Bg`, bs[`${kind}Bg`], fallbackBg.field, fallbackBg.value), behind: bg.value });
+    pairs.push({
+      pair: `${kind} button text on ${kind} button`,
+      foreground: label,
+      background: pick(`buttonStyle.${kind}Bg`, bs[`${kind}Bg`], fallbackBg.field, fallbackBg.value),
+      behind: bg.value,
+    });
     if (bs[`${kind}HoverBg`] !== undefined)
-      pairs.push({ pair: `${kind} button text on hover`, foreground: label, background: { field: `buttonStyle.${kind}HoverBg`, value: bs[`${kind}HoverBg`] }, behind: bg.value });
+      pairs.push({
+        pair: `${kind} button text on hover`,
+        foreground: label,
+        background: { field: `buttonStyle.${kind}HoverBg`, value: bs[`${kind}HoverBg`] },
+        behind: bg.value,
+      });
   };
   btn("primary", primary);
   btn("secondary", secondary);
@@ -100,7 +133,11 @@ export function impliedPairs(b: BrandingData): PairSpec[] {
     const dbg = { field: "darkMode.backgroundColor", value: dm.backgroundColor };
     const dtext = { field: "darkMode.textColor", value: dm.textColor };
     pairs.push({ pair: "dark mode: text on background", foreground: dtext, background: dbg });
-    pairs.push({ pair: "dark mode: primary on background", foreground: { field: "darkMode.primaryColor", value: dm.primaryColor }, background: dbg });
+    pairs.push({
+      pair: "dark mode: primary on background",
+      foreground: { field: "darkMode.primaryColor", value: dm.primaryColor },
+      background: dbg,
+    });
     if (dm.navBackground !== undefined || dm.navTextColor !== undefined)
       pairs.push({
         pair: "dark mode: nav text on nav background",
@@ -116,7 +153,10 @@ export function impliedPairs(b: BrandingData): PairSpec[] {
  * A colour as a hex the maths can use, or why not: transparent shows what is
  * behind it; currentColor and rgb()/hsl() notation are not evaluated.
  */
-function resolve(c: { field: string; value: string | undefined }, behind?: string): { hex: string } | { reason: string } {
+function resolve(
+  c: { field: string; value: string | undefined },
+  behind?: string,
+): { hex: string } | { reason: string } {
   if (c.value === undefined) return { reason: `${c.field} not set` };
   if (HEX_RE.test(c.value)) return { hex: normalizeHex(c.value) };
   if (c.value === "transparent" && behind !== undefined && HEX_RE.test(behind)) return { hex: normalizeHex(behind) };
@@ -158,20 +198,34 @@ export function auditBranding(b: BrandingData) {
         checkPair({
           ...p,
           foreground: { ...p.foreground, value: (fg as { hex: string }).hex },
-          background: { field: p.background.value === "transparent" ? `${p.background.field} (transparent, shows ${p.behind})` : p.background.field, value: (bg as { hex: string }).hex },
+          background: {
+            field:
+              p.background.value === "transparent"
+                ? `${p.background.field} (transparent, shows ${p.behind})`
+                : p.background.field,
+            value: (bg as { hex: string }).hex,
+          },
         }),
       );
   }
   const missingAssets: string[] = LOGO_FIELDS.filter((f) => !b[f]);
   if (!b.faviconUrl) missingAssets.push("faviconUrl");
   const warnings: string[] = [];
-  if (LOGO_FIELDS.some((f) => b[f]) && !b.logoAlt) warnings.push("A logo is set but logoAlt is not: screen readers will announce the logo without a name.");
-  if (!LOGO_FIELDS.some((f) => b[f]) && !b.logoText) warnings.push("No logo and no logoText: the site header has nothing to show as the brand mark.");
+  if (LOGO_FIELDS.some((f) => b[f]) && !b.logoAlt)
+    warnings.push("A logo is set but logoAlt is not: screen readers will announce the logo without a name.");
+  if (!LOGO_FIELDS.some((f) => b[f]) && !b.logoText)
+    warnings.push("No logo and no logoText: the site header has nothing to show as the brand mark.");
   if (!b.ogImageUrl) warnings.push("No ogImageUrl: links shared on social networks will have no preview image.");
   const failed = checked.filter((c) => !c.passes);
   return {
     target: `WCAG 2.x AA: ${AUDIT_TARGET}:1 for text pairs, ${NON_TEXT_TARGET}:1 for non-text pairs (accent)`,
-    summary: { checked: checked.length, passed: checked.length - failed.length, failed: failed.length, skipped: skipped.length, missingAssets: missingAssets.length },
+    summary: {
+      checked: checked.length,
+      passed: checked.length - failed.length,
+      failed: failed.length,
+      skipped: skipped.length,
+      missingAssets: missingAssets.length,
+    },
     pairs: checked,
     skipped,
     missingAssets,

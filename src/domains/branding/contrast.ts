@@ -139,5 +139,8 @@ export interface ContrastFix {
  * nearestFix("#777777", "#ffffff", 4.5) // { foreground: "#767676", background: "#060606" }
  */
 export function nearestFix(foreground: string, background: string, target: number): ContrastFix {
-  return { foreground: nearestPassing(foreground, background, target), background: nearestPassing(background, foreground, target) };
+  return {
+    foreground: nearestPassing(foreground, background, target),
+    background: nearestPassing(background, foreground, target),
+  };
 }

@@ -9,8 +9,14 @@ import { defineEvent } from "../../core/events";
 export const brandingUpdated = defineEvent({
   type: "branding.updated",
   entity: "site",
-  description: "A site's brand profile was updated, cleared or reset (action; fields changed); every page may look different.",
-  payload: v.object({ siteId: v.number(), action: v.picklist(["update", "clear_fields", "delete"]), fields: v.array(v.string()), cacheTags: v.array(v.string()) }),
+  description:
+    "A site's brand profile was updated, cleared or reset (action; fields changed); every page may look different.",
+  payload: v.object({
+    siteId: v.number(),
+    action: v.picklist(["update", "clear_fields", "delete"]),
+    fields: v.array(v.string()),
+    cacheTags: v.array(v.string()),
+  }),
 });
 
 export const brandMessagingUpdated = defineEvent({

@@ -56,27 +56,54 @@ export async function updateMessaging(ctx: ActorContext, input: v.InferOutput<ty
   authorize(ctx, "branding:write", { write: true });
   const site = await siteForActor(ctx, input.siteId);
   const set: Partial<Row> = {};
-  const t = { tagline: text(input.tagline), toneOfVoice: text(input.toneOfVoice), elevatorPitch: text(input.elevatorPitch) };
+  const t = {
+    tagline: text(input.tagline),
+    toneOfVoice: text(input.toneOfVoice),
+    elevatorPitch: text(input.elevatorPitch),
+  };
   for (const [k, x] of Object.entries(t)) if (x !== undefined) (set as any)[k] = x;
   const k = list(input.keyMessages);
   const w = list(input.wordsToAvoid);
   if (k !== undefined) set.keyMessages = k;
   if (w !== undefined) set.wordsToAvoid = w;
-  if (Object.keys(set).length === 0) throw invalid("Nothing to update: give at least one of tagline, toneOfVoice, elevatorPitch, keyMessages, wordsToAvoid (null clears).");
+  if (Object.keys(set).length === 0)
+    throw invalid(
+      "Nothing to update: give at least one of tagline, toneOfVoice, elevatorPitch, keyMessages, wordsToAvoid (null clears).",
+    );
   const now = ctx.deps.clock.now();
   const row = await ctx.deps.db.transaction(async (tx) => {
-    const r = (await tx
-          .insert(brandMessaging)
-          .values({ siteId: site.id, ...set, createdAt: now, updatedAt: now })
-          .onConflictDoUpdate({ target: brandMessaging.siteId, set: { ...set, updatedAt: now } })
-          .returning())[0];
-    await audit(tx, ctx, "brand_messaging.update", { type: "brand_messaging", id: site.id, siteId: site.id, detail: { fields: Object.keys(set) } });
-    await emit(tx, ctx, brandMessagingUpdated, { id: site.id, siteId: site.id }, { siteId: site.id, fields: Object.keys(set), cacheTags: [`site:${site.id}`] });
+    const r = (
+      await tx
+        .insert(brandMessaging)
+        .values({ siteId: site.id, ...set, createdAt: now, updatedAt: now })
+        .onConflictDoUpdate({ target: brandMessaging.siteId, set: { ...set, updatedAt: now } })
+        .returning()
+    )[0];
+    await audit(tx, ctx, "brand_messaging.update", {
+      type: "brand_messaging",
+      id: site.id,
+      siteId: site.id,
+      detail: { fields: Object.keys(set) },
+    });
+    await emit(
+      tx,
+      ctx,
+      brandMessagingUpdated,
+      { id: site.id, siteId: site.id },
+      { siteId: site.id, fields: Object.keys(set), cacheTags: [`site:${site.id}`] },
+    );
     // Messaging is not served by REST today; bumping anyway keeps "every branding write changes the ETag" true.
     await bumpContentVersion(tx, site.id);
     return r;
   });
   const view = messagingView(site.id, row);
   // Compact echo: which fields now hold a value.
-  return { siteId: site.id, status: "saved", fields: Object.entries(view).filter(([k, x]) => k !== "siteId" && k !== "updatedAt" && x !== null && !(Array.isArray(x) && !x.length)).map(([k]) => k), updatedAt: view.updatedAt };
+  return {
+    siteId: site.id,
+    status: "saved",
+    fields: Object.entries(view)
+      .filter(([k, x]) => k !== "siteId" && k !== "updatedAt" && x !== null && !(Array.isArray(x) && !x.length))
+      .map(([k]) => k),
+    updatedAt: view.updatedAt,
+  };
 }

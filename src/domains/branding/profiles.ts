@@ -57,7 +57,17 @@ export const BRANDING_DEFAULTS = {
 type Obj = Record<string, unknown>;
 const isObj = (x: unknown): x is Obj => typeof x === "object" && x !== null && !Array.isArray(x);
 
-const TOP_COLOURS = new Set(["primaryColor", "secondaryColor", "accentColor", "backgroundColor", "textColor", "navBackground", "navTextColor", "linkColor", "linkHoverColor"]);
+const TOP_COLOURS = new Set([
+  "primaryColor",
+  "secondaryColor",
+  "accentColor",
+  "backgroundColor",
+  "textColor",
+  "navBackground",
+  "navTextColor",
+  "linkColor",
+  "linkHoverColor",
+]);
 const URLS = new Set(["logoUrl", "logoSquareUrl", "logoRectUrl", "logoIconUrl", "faviconUrl", "ogImageUrl"]);
 const NESTED_COLOURS: Record<string, ReadonlySet<string>> = {
   buttonStyle: new Set(BUTTON_STYLE_COLOURS),
@@ -85,7 +95,11 @@ function mergeFlat(current: unknown, patch: Obj, colours: ReadonlySet<string>, p
   return Object.keys(out).length ? out : undefined;
 }
 
-export function applyPatch(current: BrandingData, patch: BrandingPatchData, newId: () => string = randomUUID): BrandingData {
+export function applyPatch(
+  current: BrandingData,
+  patch: BrandingPatchData,
+  newId: () => string = randomUUID,
+): BrandingData {
   const out: Obj = { ...current };
   for (const [key, x] of Object.entries(patch)) {
     if (x === undefined) continue;
@@ -131,7 +145,9 @@ export function applyPatch(current: BrandingData, patch: BrandingPatchData, newI
   if (!checked.success) {
     // Only reachable through a stored value from before a rule existed; name it so it can be fixed or cleared.
     const issue = checked.issues[0]!;
-    throw invalid(`The stored profile has an invalid field ${val.getDotPath(issue) ?? ""} (${issue.message}); set it again or clear it with branding_clear_fields.`);
+    throw invalid(
+      `The stored profile has an invalid field ${val.getDotPath(issue) ?? ""} (${issue.message}); set it again or clear it with branding_clear_fields.`,
+    );
   }
   return checked.output as BrandingData;
 }
@@ -213,21 +229,35 @@ export async function getProfile(ctx: ActorContext, input: v.InferOutput<typeof 
   return profileView(site.id, site.name, stored(row?.data ?? {}), row?.updatedAt ?? null);
 }
 
-async function save(ctx: ActorContext, site: { id: number; name: string }, action: string, next: BrandingData, detail: Obj, warnings: string[] = []) {
+async function save(
+  ctx: ActorContext,
+  site: { id: number; name: string },
+  action: string,
+  next: BrandingData,
+  detail: Obj,
+  warnings: string[] = [],
+) {
   const now = ctx.deps.clock.now();
   await ctx.deps.db.transaction(async (tx) => {
     if (Object.keys(next).length === 0) await tx.delete(brandProfiles).where(eq(brandProfiles.siteId, site.id));
     else
-      await tx.insert(brandProfiles)
-                        .values({ siteId: site.id, data: next as Obj, createdAt: now, updatedAt: now })
-                        .onConflictDoUpdate({ target: brandProfiles.siteId, set: { data: next as Obj, updatedAt: now } });
+      await tx
+        .insert(brandProfiles)
+        .values({ siteId: site.id, data: next as Obj, createdAt: now, updatedAt: now })
+        .onConflictDoUpdate({ target: brandProfiles.siteId, set: { data: next as Obj, updatedAt: now } });
     await audit(tx, ctx, action, { type: "brand_profile", id: site.id, siteId: site.id, detail });
-    await emit(tx, ctx, brandingUpdated, { id: site.id, siteId: site.id }, {
-      siteId: site.id,
-      action: action.slice("branding.".length) as "update" | "clear_fields" | "delete",
-      fields: Array.isArray(detail.fields) ? (detail.fields as string[]) : [],
-      cacheTags: [`site:${site.id}`],
-    });
+    await emit(
+      tx,
+      ctx,
+      brandingUpdated,
+      { id: site.id, siteId: site.id },
+      {
+        siteId: site.id,
+        action: action.slice("branding.".length) as "update" | "clear_fields" | "delete",
+        fields: Array.isArray(detail.fields) ? (detail.fields as string[]) : [],
+        cacheTags: [`site:${site.id}`],
+      },
+    );
     await bumpContentVersion(tx, site.id);
   });
   // Compact echo (interface.md 2.7): what changed, plus the preset ids an agent needs for its next patch.
@@ -262,11 +292,19 @@ export async function clearFields(ctx: ActorContext, input: v.InferOutput<typeof
     if (kept.length) next.buttonPresets = kept;
     else delete next.buttonPresets;
   }
-  return await save(ctx, site, "branding.clear_fields", next, { fields: input.fields }, contrastWarnings(current, next));
+  return await save(
+    ctx,
+    site,
+    "branding.clear_fields",
+    next,
+    { fields: input.fields },
+    contrastWarnings(current, next),
+  );
 }
 
 export async function deleteProfile(ctx: ActorContext, input: v.InferOutput<typeof siteOnly>) {
   const site = await brandingWrite(ctx, input.siteId);
-  if (!await profileRow(ctx, site.id)) throw notFound(`Site ${site.id} has no brand profile; it already uses the defaults.`);
+  if (!(await profileRow(ctx, site.id)))
+    throw notFound(`Site ${site.id} has no brand profile; it already uses the defaults.`);
   return await save(ctx, site, "branding.delete", {}, {});
 }

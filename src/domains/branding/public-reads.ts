@@ -79,20 +79,58 @@ export interface Branding {
 }
 
 export const BRANDING_STRING_FIELDS = [
-  "primaryColor", "secondaryColor", "accentColor", "backgroundColor", "textColor",
-  "headingFont", "bodyFont",
-  "logoUrl", "logoSquareUrl", "logoRectUrl", "logoIconUrl", "logoText", "logoAlt",
-  "navTemplate", "navPosition", "navBackground", "navTextColor",
-  "borderRadius", "linkColor", "linkHoverColor", "faviconUrl", "ogImageUrl",
+  "primaryColor",
+  "secondaryColor",
+  "accentColor",
+  "backgroundColor",
+  "textColor",
+  "headingFont",
+  "bodyFont",
+  "logoUrl",
+  "logoSquareUrl",
+  "logoRectUrl",
+  "logoIconUrl",
+  "logoText",
+  "logoAlt",
+  "navTemplate",
+  "navPosition",
+  "navBackground",
+  "navTextColor",
+  "borderRadius",
+  "linkColor",
+  "linkHoverColor",
+  "faviconUrl",
+  "ogImageUrl",
 ] as const;
 export const BUTTON_STYLE_FIELDS = [
-  "primaryBg", "primaryText", "primaryHoverBg", "secondaryBg", "secondaryText", "secondaryHoverBg", "borderRadius", "variant",
+  "primaryBg",
+  "primaryText",
+  "primaryHoverBg",
+  "secondaryBg",
+  "secondaryText",
+  "secondaryHoverBg",
+  "borderRadius",
+  "variant",
 ] as const;
 export const BUTTON_PRESET_FIELDS = [
-  "id", "name", "backgroundColor", "color", "borderRadius", "fontWeight", "textTransform", "paddingX", "paddingY",
+  "id",
+  "name",
+  "backgroundColor",
+  "color",
+  "borderRadius",
+  "fontWeight",
+  "textTransform",
+  "paddingX",
+  "paddingY",
 ] as const;
 export const TYPOGRAPHY_FIELDS = ["font", "size", "weight", "lineHeight", "letterSpacing"] as const;
-export const DARK_MODE_FIELDS = ["primaryColor", "backgroundColor", "textColor", "navBackground", "navTextColor"] as const;
+export const DARK_MODE_FIELDS = [
+  "primaryColor",
+  "backgroundColor",
+  "textColor",
+  "navBackground",
+  "navTextColor",
+] as const;
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const isSet = (v: unknown): v is string => typeof v === "string" && v !== "";
@@ -121,7 +159,9 @@ export function toPublicBranding(raw: unknown): Branding {
   const buttonStyle = pickStrings(raw.buttonStyle, BUTTON_STYLE_FIELDS);
   if (buttonStyle) b.buttonStyle = buttonStyle;
   if (Array.isArray(raw.buttonPresets)) {
-    const presets = raw.buttonPresets.map((p) => pickStrings(p, BUTTON_PRESET_FIELDS)).filter((p): p is ButtonPreset => !!p);
+    const presets = raw.buttonPresets
+      .map((p) => pickStrings(p, BUTTON_PRESET_FIELDS))
+      .filter((p): p is ButtonPreset => !!p);
     if (presets.length) b.buttonPresets = presets;
   }
   if (isObj(raw.typography)) {
@@ -139,6 +179,12 @@ export function toPublicBranding(raw: unknown): Branding {
 
 /** The site's branding; `{}` when it has no profile. The caller has checked the site is public. */
 export async function getPublicBranding(deps: Deps, siteId: number): Promise<Branding> {
-  const row = (await deps.db.select({ data: brandProfiles.data }).from(brandProfiles).where(eq(brandProfiles.siteId, siteId)).limit(1))[0];
+  const row = (
+    await deps.db
+      .select({ data: brandProfiles.data })
+      .from(brandProfiles)
+      .where(eq(brandProfiles.siteId, siteId))
+      .limit(1)
+  )[0];
   return toPublicBranding(row?.data);
 }

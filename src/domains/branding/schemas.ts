@@ -13,7 +13,10 @@ export const MAX_PRESETS = 20;
 export const MAX_TYPOGRAPHY_ELEMENTS = 30;
 export const ELEMENT_RE = /^[a-z][a-z0-9-]{0,31}$/;
 
-export const hexColor = v.pipe(v.string("Colours are hex strings."), v.regex(HEX_RE, "Colours must be hex, #rgb or #rrggbb (e.g. #2563eb)."));
+export const hexColor = v.pipe(
+  v.string("Colours are hex strings."),
+  v.regex(HEX_RE, "Colours must be hex, #rgb or #rrggbb (e.g. #2563eb)."),
+);
 
 /**
  * Colours inside buttonStyle, buttonPresets and darkMode: the spec types them
@@ -34,7 +37,10 @@ export const cssValue = v.pipe(
   v.string("CSS values are strings."),
   v.minLength(1, "CSS values must not be empty; use null to clear."),
   v.maxLength(200, "CSS values are at most 200 characters."),
-  v.regex(/^[A-Za-z0-9 #%.,()'"+\-/*_]*[A-Za-z0-9#%)'"][A-Za-z0-9 #%.,()'"+\-/*_]*$/, "Not a safe CSS value: use letters, digits, spaces and # % . , ( ) ' \" + - / * _ only."),
+  v.regex(
+    /^[A-Za-z0-9 #%.,()'"+\-/*_]*[A-Za-z0-9#%)'"][A-Za-z0-9 #%.,()'"+\-/*_]*$/,
+    "Not a safe CSS value: use letters, digits, spaces and # % . , ( ) ' \" + - / * _ only.",
+  ),
 );
 
 export const assetUrl = v.pipe(
@@ -43,25 +49,55 @@ export const assetUrl = v.pipe(
   v.regex(/^(?:https?:\/\/[^\s/\\?#]\S*|\/(?![/\\])\S*)$/i, "URLs must be absolute http(s) or a path starting with /."),
 );
 
-const token = v.pipe(v.string(), v.regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$/, "Use a short name of letters, digits, - and _ (e.g. classic)."));
-const label = (max: number) => v.pipe(v.string(), v.minLength(1, "Must not be empty; use null to clear."), v.maxLength(max, `At most ${max} characters.`));
+const token = v.pipe(
+  v.string(),
+  v.regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$/, "Use a short name of letters, digits, - and _ (e.g. classic)."),
+);
+const label = (max: number) =>
+  v.pipe(
+    v.string(),
+    v.minLength(1, "Must not be empty; use null to clear."),
+    v.maxLength(max, `At most ${max} characters.`),
+  );
 
-const colourFields = ["primaryColor", "secondaryColor", "accentColor", "backgroundColor", "textColor", "navBackground", "navTextColor", "linkColor", "linkHoverColor"] as const;
+const colourFields = [
+  "primaryColor",
+  "secondaryColor",
+  "accentColor",
+  "backgroundColor",
+  "textColor",
+  "navBackground",
+  "navTextColor",
+  "linkColor",
+  "linkHoverColor",
+] as const;
 const cssFields = ["headingFont", "bodyFont", "borderRadius"] as const;
 const urlFields = ["logoUrl", "logoSquareUrl", "logoRectUrl", "logoIconUrl", "faviconUrl", "ogImageUrl"] as const;
 
-export const BUTTON_STYLE_COLOURS = ["primaryBg", "primaryText", "primaryHoverBg", "secondaryBg", "secondaryText", "secondaryHoverBg"] as const;
-export const DARK_MODE_KEYS = ["primaryColor", "backgroundColor", "textColor", "navBackground", "navTextColor"] as const;
+export const BUTTON_STYLE_COLOURS = [
+  "primaryBg",
+  "primaryText",
+  "primaryHoverBg",
+  "secondaryBg",
+  "secondaryText",
+  "secondaryHoverBg",
+] as const;
+export const DARK_MODE_KEYS = [
+  "primaryColor",
+  "backgroundColor",
+  "textColor",
+  "navBackground",
+  "navTextColor",
+] as const;
 export const TYPOGRAPHY_KEYS = ["font", "size", "weight", "lineHeight", "letterSpacing"] as const;
 export const PRESET_COLOURS = ["backgroundColor", "color"] as const;
 export const PRESET_CSS = ["borderRadius", "fontWeight", "textTransform", "paddingX", "paddingY"] as const;
 
 /** Builds the object entries of one level; `nullable` for the patch form. */
 function entries<K extends string>(keys: readonly K[], schema: v.GenericSchema, nullable: boolean) {
-  return Object.fromEntries(keys.map((k) => [k, nullable ? v.optional(v.nullable(schema)) : v.optional(schema)])) as unknown as Record<
-    K,
-    v.OptionalSchema<v.GenericSchema<string | null>, undefined>
-  >;
+  return Object.fromEntries(
+    keys.map((k) => [k, nullable ? v.optional(v.nullable(schema)) : v.optional(schema)]),
+  ) as unknown as Record<K, v.OptionalSchema<v.GenericSchema<string | null>, undefined>>;
 }
 
 function shapes(nullable: boolean) {
@@ -79,7 +115,10 @@ function shapes(nullable: boolean) {
     ...entries(PRESET_COLOURS, cssColor, nullable),
     ...entries(PRESET_CSS, cssValue, nullable),
   });
-  const elementKey = v.pipe(v.string(), v.regex(ELEMENT_RE, "Typography keys are element names such as h1, body or caption (lower case)."));
+  const elementKey = v.pipe(
+    v.string(),
+    v.regex(ELEMENT_RE, "Typography keys are element names such as h1, body or caption (lower case)."),
+  );
   return v.strictObject({
     ...entries(colourFields, hexColor, nullable),
     ...entries(cssFields, cssValue, nullable),
@@ -90,7 +129,12 @@ function shapes(nullable: boolean) {
     navPosition: opt(token),
     buttonStyle: opt(buttonStyle),
     buttonPresets: opt(v.pipe(v.array(preset), v.maxLength(MAX_PRESETS, `At most ${MAX_PRESETS} button presets.`))),
-    typography: opt(v.pipe(v.record(elementKey, nullable ? v.nullable(typographyStyle) : typographyStyle), v.maxEntries(MAX_TYPOGRAPHY_ELEMENTS, `At most ${MAX_TYPOGRAPHY_ELEMENTS} typography elements.`))),
+    typography: opt(
+      v.pipe(
+        v.record(elementKey, nullable ? v.nullable(typographyStyle) : typographyStyle),
+        v.maxEntries(MAX_TYPOGRAPHY_ELEMENTS, `At most ${MAX_TYPOGRAPHY_ELEMENTS} typography elements.`),
+      ),
+    ),
     darkMode: opt(darkMode),
   });
 }
@@ -103,7 +147,12 @@ export type BrandingData = BrandingShape;
 export const BrandingPatch = shapes(true);
 export type BrandingPatchData = { [K in keyof BrandingShape]?: unknown };
 
-const siteId = v.pipe(v.number("siteId must be a number."), v.integer("siteId must be an integer."), v.minValue(1), v.maxValue(Number.MAX_SAFE_INTEGER));
+const siteId = v.pipe(
+  v.number("siteId must be a number."),
+  v.integer("siteId must be an integer."),
+  v.minValue(1),
+  v.maxValue(Number.MAX_SAFE_INTEGER),
+);
 
 export const siteOnly = v.strictObject({ siteId });
 /** Reads that default to the company's primary site, as brand://default does. */
@@ -119,7 +168,8 @@ export const clearFieldsInput = v.strictObject({
 });
 export const contrastInput = v.strictObject({ foreground: hexColor, background: hexColor });
 
-const messagingText = (max: number) => v.optional(v.nullable(v.pipe(v.string(), v.maxLength(max, `At most ${max} characters.`))));
+const messagingText = (max: number) =>
+  v.optional(v.nullable(v.pipe(v.string(), v.maxLength(max, `At most ${max} characters.`))));
 const messagingList = (items: number, len: number) =>
   v.optional(
     v.nullable(

@@ -3,7 +3,9 @@ import { createdAt, integer, json, table, text, updatedAt } from "../../core/col
 import { sites } from "../sites/tables";
 
 export const brandProfiles = table("brand_profiles", {
-  siteId: integer("site_id").primaryKey().references(() => sites.id, { onDelete: "cascade" }),
+  siteId: integer("site_id")
+    .primaryKey()
+    .references(() => sites.id, { onDelete: "cascade" }),
   /** The Branding object of the spec, holding only the fields that are set. */
   data: json<Record<string, unknown>>("data").notNull(),
   createdAt: createdAt(),
@@ -11,7 +13,9 @@ export const brandProfiles = table("brand_profiles", {
 });
 
 export const brandMessaging = table("brand_messaging", {
-  siteId: integer("site_id").primaryKey().references(() => sites.id, { onDelete: "cascade" }),
+  siteId: integer("site_id")
+    .primaryKey()
+    .references(() => sites.id, { onDelete: "cascade" }),
   tagline: text("tagline"),
   toneOfVoice: text("tone_of_voice"),
   elevatorPitch: text("elevator_pitch"),

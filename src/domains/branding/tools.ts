@@ -19,12 +19,14 @@ import * as s from "./schemas";
 
 /** The company's primary site: its first active site (lowest id). */
 async function primarySite(ctx: ActorContext) {
-  return (await ctx.deps.db
+  return (
+    await ctx.deps.db
       .select({ id: sites.id })
       .from(sites)
       .where(and(eq(sites.companyId, ctx.company.id), eq(sites.active, true)))
       .orderBy(asc(sites.id))
-      .limit(1))[0];
+      .limit(1)
+  )[0];
 }
 
 /** The site a read acts on: the one named, else the company's primary site (what brand://default shows). */
@@ -55,7 +57,7 @@ const brandingUpdateProfile = defineTool({
   idempotent: true,
   title: "Update a brand profile",
   description:
-    "Merge a partial Branding object into a site's brand, e.g. {\"primaryColor\":\"#0f766e\",\"typography\":{\"h1\":{\"size\":\"3rem\"}}}. null resets a field; buttonStyle, darkMode and typography merge per field; buttonPresets with an id change that preset, without one add one. Live at once; warnings list changed colours failing WCAG AA.",
+    'Merge a partial Branding object into a site\'s brand, e.g. {"primaryColor":"#0f766e","typography":{"h1":{"size":"3rem"}}}. null resets a field; buttonStyle, darkMode and typography merge per field; buttonPresets with an id change that preset, without one add one. Live at once; warnings list changed colours failing WCAG AA.',
   input: s.updateProfileInput,
   run: updateProfile,
 });
@@ -68,7 +70,7 @@ const brandingClearFields = defineTool({
   idempotent: true,
   title: "Clear brand fields",
   description:
-    "Reset the named branding fields of a site to their defaults (e.g. [\"accentColor\",\"typography\"]). Unknown names are refused. Live at once.",
+    'Reset the named branding fields of a site to their defaults (e.g. ["accentColor","typography"]). Unknown names are refused. Live at once.',
   input: s.clearFieldsInput,
   run: clearFields,
 });
@@ -80,8 +82,7 @@ const brandingDeleteProfile = defineTool({
   readOnly: false,
   destructive: true,
   title: "Delete a brand profile",
-  description:
-    "Delete a site's brand profile so it falls back to the default branding; brand messaging is kept.",
+  description: "Delete a site's brand profile so it falls back to the default branding; brand messaging is kept.",
   input: s.siteOnly,
   run: deleteProfile,
 });
@@ -133,7 +134,8 @@ const brandMessagingGet = defineTool({
   scope: "branding:read",
   readOnly: true,
   title: "Get brand messaging",
-  description: "Get a site's brand messaging: tagline, tone of voice, elevator pitch, key messages and words to avoid. Read it before writing copy for the brand.",
+  description:
+    "Get a site's brand messaging: tagline, tone of voice, elevator pitch, key messages and words to avoid. Read it before writing copy for the brand.",
   input: s.siteOnly,
   run: getMessaging,
 });
@@ -179,7 +181,16 @@ export const brandingDomain: Domain = {
   title: "Branding",
   description:
     "Brand profiles per site (colours, fonts, logos, nav and button styling, typography, dark mode) served by the storefront API with cssVars, brand messaging, WCAG contrast checks and a brand audit.",
-  tools: [brandingGetProfile, brandingUpdateProfile, brandingClearFields, brandingDeleteProfile, brandingCheckContrast, brandingAudit, brandMessagingGet, brandMessagingUpdate],
+  tools: [
+    brandingGetProfile,
+    brandingUpdateProfile,
+    brandingClearFields,
+    brandingDeleteProfile,
+    brandingCheckContrast,
+    brandingAudit,
+    brandMessagingGet,
+    brandMessagingUpdate,
+  ],
   resources: [brandDefault],
   approvalSupport: brandingApprovalSupport,
   events: brandingEvents,

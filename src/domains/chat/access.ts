@@ -12,7 +12,15 @@ import { authorize } from "../../core/scopes";
 import { forUpdate } from "../../core/sql";
 import { memberships, users } from "../accounts/tables";
 import { DAYS, isTimeZone, parseWeekHours } from "../tickets/business-time";
-import { chatConversations, chatCounters, chatInboxes, chatLabels, chatMessages, chatVisitors, type InboxHours } from "./tables";
+import {
+  chatConversations,
+  chatCounters,
+  chatInboxes,
+  chatLabels,
+  chatMessages,
+  chatVisitors,
+  type InboxHours,
+} from "./tables";
 
 export type Q = Pick<Db, "select">;
 export type InboxRow = typeof chatInboxes.$inferSelect;
@@ -26,18 +34,29 @@ export const chatWrite = (ctx: ActorContext) => authorize(ctx, "chat:write", { w
 export const ref = (n: number) => `#${n}`;
 
 export async function inboxById(q: Q, ctx: ActorContext, id: number): Promise<InboxRow> {
-  const row = (await q.select().from(chatInboxes).where(and(eq(chatInboxes.id, id), eq(chatInboxes.companyId, ctx.company.id))).limit(1))[0];
+  const row = (
+    await q
+      .select()
+      .from(chatInboxes)
+      .where(and(eq(chatInboxes.id, id), eq(chatInboxes.companyId, ctx.company.id)))
+      .limit(1)
+  )[0];
   if (!row) throw notFound(`Chat inbox ${id} not found in ${ctx.company.name}. Find inboxes with chat_inboxes_list.`);
   return row;
 }
 
 export async function conversationByNumber(q: Q, ctx: ActorContext, number: number): Promise<ConversationRow> {
-  const row = (await q
-    .select()
-    .from(chatConversations)
-    .where(and(eq(chatConversations.companyId, ctx.company.id), eq(chatConversations.number, number)))
-    .limit(1))[0];
-  if (!row) throw notFound(`Conversation #${number} not found in ${ctx.company.name}. Find conversations with chat_conversations_list.`);
+  const row = (
+    await q
+      .select()
+      .from(chatConversations)
+      .where(and(eq(chatConversations.companyId, ctx.company.id), eq(chatConversations.number, number)))
+      .limit(1)
+  )[0];
+  if (!row)
+    throw notFound(
+      `Conversation #${number} not found in ${ctx.company.name}. Find conversations with chat_conversations_list.`,
+    );
   return row;
 }
 
@@ -55,21 +74,26 @@ export interface LockedConversation {
  * read committed (conversations.ts): that lock is what they serialise on.
  */
 export async function lockConversation(q: Q, ctx: ActorContext, number: number): Promise<LockedConversation> {
-  const r = (await forUpdate(
-    q
-      .select({
-        row: chatConversations,
-        inbox: { id: chatInboxes.id, name: chatInboxes.name },
-        visitor: { id: chatVisitors.id, name: chatVisitors.name, email: chatVisitors.email },
-      })
-      .from(chatConversations)
-      .innerJoin(chatInboxes, eq(chatInboxes.id, chatConversations.inboxId))
-      .innerJoin(chatVisitors, eq(chatVisitors.id, chatConversations.visitorId))
-      .where(and(eq(chatConversations.companyId, ctx.company.id), eq(chatConversations.number, number)))
-      .limit(1),
-    chatConversations,
-  ))[0];
-  if (!r) throw notFound(`Conversation #${number} not found in ${ctx.company.name}. Find conversations with chat_conversations_list.`);
+  const r = (
+    await forUpdate(
+      q
+        .select({
+          row: chatConversations,
+          inbox: { id: chatInboxes.id, name: chatInboxes.name },
+          visitor: { id: chatVisitors.id, name: chatVisitors.name, email: chatVisitors.email },
+        })
+        .from(chatConversations)
+        .innerJoin(chatInboxes, eq(chatInboxes.id, chatConversations.inboxId))
+        .innerJoin(chatVisitors, eq(chatVisitors.id, chatConversations.visitorId))
+        .where(and(eq(chatConversations.companyId, ctx.company.id), eq(chatConversations.number, number)))
+        .limit(1),
+      chatConversations,
+    )
+  )[0];
+  if (!r)
+    throw notFound(
+      `Conversation #${number} not found in ${ctx.company.name}. Find conversations with chat_conversations_list.`,
+    );
   return r;
 }
 
@@ -84,37 +108,60 @@ export async function nextNumber(tx: Db, companyId: number): Promise<number> {
 }
 
 /** An assignee: a member of the company who can write (owner or admin). */
-export async function assigneeOf(q: Q, ctx: ActorContext, who: number | string): Promise<{ id: number; name: string | null; email: string }> {
+export async function assigneeOf(
+  q: Q,
+  ctx: ActorContext,
+  who: number | string,
+): Promise<{ id: number; name: string | null; email: string }> {
   const byEmail = typeof who === "string" && who !== "me";
   const userId = who === "me" ? ctx.principal.userId : typeof who === "number" ? who : null;
-  const row = (await q
-    .select({ id: users.id, name: users.name, email: users.email, role: memberships.role })
-    .from(memberships)
-    .innerJoin(users, eq(users.id, memberships.userId))
-    .where(and(eq(memberships.companyId, ctx.company.id), byEmail ? eq(users.email, (who as string).toLowerCase()) : eq(users.id, userId!)))
-    .limit(1))[0];
-  if (!row) throw invalid(`assigneeId ${JSON.stringify(who)} is not a member of ${ctx.company.name}; assign one of its owners or admins.`);
-  if (row.role === "viewer") throw invalid(`${row.name ?? row.email} is a viewer of ${ctx.company.name} and cannot answer chats; assign an owner or admin.`);
+  const row = (
+    await q
+      .select({ id: users.id, name: users.name, email: users.email, role: memberships.role })
+      .from(memberships)
+      .innerJoin(users, eq(users.id, memberships.userId))
+      .where(
+        and(
+          eq(memberships.companyId, ctx.company.id),
+          byEmail ? eq(users.email, (who as string).toLowerCase()) : eq(users.id, userId!),
+        ),
+      )
+      .limit(1)
+  )[0];
+  if (!row)
+    throw invalid(
+      `assigneeId ${JSON.stringify(who)} is not a member of ${ctx.company.name}; assign one of its owners or admins.`,
+    );
+  if (row.role === "viewer")
+    throw invalid(
+      `${row.name ?? row.email} is a viewer of ${ctx.company.name} and cannot answer chats; assign an owner or admin.`,
+    );
   return { id: row.id, name: row.name, email: row.email };
 }
 
 export async function userIdOf(q: Q, ctx: ActorContext, who: number | string): Promise<number | null> {
   if (who === "me") return ctx.principal.userId;
   if (typeof who === "number") return who;
-  return (await q.select({ id: users.id }).from(users).where(eq(users.email, who.toLowerCase())).limit(1))[0]?.id ?? null;
+  return (
+    (await q.select({ id: users.id }).from(users).where(eq(users.email, who.toLowerCase())).limit(1))[0]?.id ?? null
+  );
 }
 
 export async function usersById(q: Q, ids: (number | null)[]) {
   const want = [...new Set(ids.filter((x): x is number => x !== null))];
   if (!want.length) return new Map<number, { id: number; name: string | null; email: string }>();
-  const rows = await q.select({ id: users.id, name: users.name, email: users.email }).from(users).where(inArray(users.id, want));
+  const rows = await q
+    .select({ id: users.id, name: users.name, email: users.email })
+    .from(users)
+    .where(inArray(users.id, want));
   return new Map(rows.map((r) => [r.id, r]));
 }
 
 export async function labelsOf(q: Q, ids: number[]): Promise<Map<number, string[]>> {
   const out = new Map<number, string[]>(ids.map((id) => [id, []]));
   if (!ids.length) return out;
-  for (const r of await q.select().from(chatLabels).where(inArray(chatLabels.conversationId, ids))) out.get(r.conversationId)!.push(r.label);
+  for (const r of await q.select().from(chatLabels).where(inArray(chatLabels.conversationId, ids)))
+    out.get(r.conversationId)!.push(r.label);
   for (const l of out.values()) l.sort();
   return out;
 }
@@ -122,7 +169,8 @@ export async function labelsOf(q: Q, ids: number[]): Promise<Map<number, string[
 /** Business hours checked the way the tickets SLA reads them; throws a clear error. */
 export function checkHours(h: InboxHours | null | undefined) {
   if (!h) return;
-  if (!isTimeZone(h.timeZone)) throw invalid(`businessHours.timeZone "${h.timeZone.slice(0, 64)}" is not an IANA time zone, e.g. Europe/Berlin.`);
+  if (!isTimeZone(h.timeZone))
+    throw invalid(`businessHours.timeZone "${h.timeZone.slice(0, 64)}" is not an IANA time zone, e.g. Europe/Berlin.`);
   parseWeekHours(h.hours, "businessHours.hours");
 }
 
@@ -164,20 +212,41 @@ export async function extrasFor(q: Q, rows: ConversationRow[]): Promise<ConvExtr
   const vis = [...new Set(rows.map((r) => r.visitorId))];
   const ibs = [...new Set(rows.map((r) => r.inboxId))];
   return {
-    labels: await labelsOf(q, rows.map((r) => r.id)),
-    users: await usersById(q, rows.map((r) => r.assigneeId)),
+    labels: await labelsOf(
+      q,
+      rows.map((r) => r.id),
+    ),
+    users: await usersById(
+      q,
+      rows.map((r) => r.assigneeId),
+    ),
     visitors: new Map(
-      (vis.length ? await q.select({ id: chatVisitors.id, name: chatVisitors.name, email: chatVisitors.email }).from(chatVisitors).where(inArray(chatVisitors.id, vis)) : []).map((v) => [v.id, v]),
+      (vis.length
+        ? await q
+            .select({ id: chatVisitors.id, name: chatVisitors.name, email: chatVisitors.email })
+            .from(chatVisitors)
+            .where(inArray(chatVisitors.id, vis))
+        : []
+      ).map((v) => [v.id, v]),
     ),
     inboxes: new Map(
-      (ibs.length ? await q.select({ id: chatInboxes.id, name: chatInboxes.name, siteId: chatInboxes.siteId }).from(chatInboxes).where(inArray(chatInboxes.id, ibs)) : []).map((i) => [i.id, i]),
+      (ibs.length
+        ? await q
+            .select({ id: chatInboxes.id, name: chatInboxes.name, siteId: chatInboxes.siteId })
+            .from(chatInboxes)
+            .where(inArray(chatInboxes.id, ibs))
+        : []
+      ).map((i) => [i.id, i]),
     ),
   };
 }
 
 /** A conversation as tools show it: `id` is its number. waitingSince: the visitor's unanswered message. */
 export function conversationOut(c: ConversationRow, x: ConvExtras) {
-  const waiting = c.lastVisitorMessageAt && (!c.lastAgentMessageAt || c.lastAgentMessageAt < c.lastVisitorMessageAt) ? c.lastVisitorMessageAt : null;
+  const waiting =
+    c.lastVisitorMessageAt && (!c.lastAgentMessageAt || c.lastAgentMessageAt < c.lastVisitorMessageAt)
+      ? c.lastVisitorMessageAt
+      : null;
   return {
     id: c.number,
     ref: ref(c.number),
@@ -210,7 +279,11 @@ export function messageOut(m: MessageRow, authors: Map<number, { id: number; nam
 }
 
 /** Payload fields every conversation event carries. */
-export function convFacts(c: ConversationRow, inbox: { id: number; name: string }, visitor: { id: number; name: string | null; email: string | null }) {
+export function convFacts(
+  c: ConversationRow,
+  inbox: { id: number; name: string },
+  visitor: { id: number; name: string | null; email: string | null },
+) {
   return {
     number: c.number,
     inboxId: inbox.id,
@@ -223,11 +296,16 @@ export function convFacts(c: ConversationRow, inbox: { id: number; name: string 
 }
 
 export async function factsFor(q: Q, c: ConversationRow) {
-  const r = (await q
-    .select({ inbox: { id: chatInboxes.id, name: chatInboxes.name }, visitor: { id: chatVisitors.id, name: chatVisitors.name, email: chatVisitors.email } })
-    .from(chatInboxes)
-    .innerJoin(chatVisitors, eq(chatVisitors.id, c.visitorId))
-    .where(eq(chatInboxes.id, c.inboxId))
-    .limit(1))[0]!;
+  const r = (
+    await q
+      .select({
+        inbox: { id: chatInboxes.id, name: chatInboxes.name },
+        visitor: { id: chatVisitors.id, name: chatVisitors.name, email: chatVisitors.email },
+      })
+      .from(chatInboxes)
+      .innerJoin(chatVisitors, eq(chatVisitors.id, c.visitorId))
+      .where(eq(chatInboxes.id, c.inboxId))
+      .limit(1)
+  )[0]!;
   return convFacts(c, r.inbox, r.visitor);
 }

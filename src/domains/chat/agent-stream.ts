@@ -27,7 +27,10 @@ const HEARTBEAT_MS = 5_000;
 const CATCH_UP = 500;
 
 const err = (status: number, error: string) =>
-  new Response(JSON.stringify({ error }), { status, headers: { "Content-Type": "application/json", "Cache-Control": "no-store" } });
+  new Response(JSON.stringify({ error }), {
+    status,
+    headers: { "Content-Type": "application/json", "Cache-Control": "no-store" },
+  });
 
 function intParam(raw: string | undefined): number | null {
   if (raw === undefined || raw === "") return null;
@@ -41,9 +44,21 @@ export async function agentStream(deps: Deps, c: Context): Promise<Response> {
   const clientId = intParam(c.req.query("clientId"));
   const after = intParam(c.req.query("after") ?? c.req.header("last-event-id"));
   const inboxId = intParam(c.req.query("inboxId"));
-  if ([clientId, after, inboxId].some((x) => Number.isNaN(x))) return err(400, "clientId, after and inboxId are whole numbers.");
-  const company = clientId === null ? (principal.companies.length === 1 ? principal.companies[0] : undefined) : principal.companies.find((x) => x.id === clientId);
-  if (!company) return err(400, clientId === null ? "clientId is required: this credential reaches several companies." : `clientId ${clientId} is not a company this credential can act for.`);
+  if ([clientId, after, inboxId].some((x) => Number.isNaN(x)))
+    return err(400, "clientId, after and inboxId are whole numbers.");
+  const company =
+    clientId === null
+      ? principal.companies.length === 1
+        ? principal.companies[0]
+        : undefined
+      : principal.companies.find((x) => x.id === clientId);
+  if (!company)
+    return err(
+      400,
+      clientId === null
+        ? "clientId is required: this credential reaches several companies."
+        : `clientId ${clientId} is not a company this credential can act for.`,
+    );
   const ctx: ActorContext = { deps, principal, company, requestId: "chat-stream" };
   try {
     chatRead(ctx);
@@ -94,7 +109,10 @@ export function messageStream(
   const enc = new TextEncoder();
   const sent = new Set<number>();
   const names = new Map<number, { id: number; name: string | null }>();
-  const convs = new Map<number, { number: number; visitor: { name: string | null; email: string | null }; inboxId: number }>();
+  const convs = new Map<
+    number,
+    { number: number; visitor: { name: string | null; email: string | null }; inboxId: number }
+  >();
   let closed = false;
   let off = () => {};
   let beat: ReturnType<typeof setInterval> | null = null;
@@ -105,12 +123,19 @@ export function messageStream(
     const want = [...new Set(rows.map((r) => r.conversationId).filter((id) => !convs.has(id)))];
     if (want.length)
       for (const r of await deps.store.live
-        .select({ id: chatConversations.id, number: chatConversations.number, inboxId: chatConversations.inboxId, name: chatVisitors.name, email: chatVisitors.email })
+        .select({
+          id: chatConversations.id,
+          number: chatConversations.number,
+          inboxId: chatConversations.inboxId,
+          name: chatVisitors.name,
+          email: chatVisitors.email,
+        })
         .from(chatConversations)
         .innerJoin(chatVisitors, eq(chatVisitors.id, chatConversations.visitorId))
         .where(inArray(chatConversations.id, want)))
         convs.set(r.id, { number: r.number, inboxId: r.inboxId, visitor: { name: r.name, email: r.email } });
-    for (const r of rows) if (r.userId !== null && r.authorName !== undefined) names.set(r.userId, { id: r.userId, name: r.authorName });
+    for (const r of rows)
+      if (r.userId !== null && r.authorName !== undefined) names.set(r.userId, { id: r.userId, name: r.authorName });
     const users = rows.map((r) => r.userId).filter((u): u is number => u !== null && !names.has(u));
     for (const [id, u] of await usersById(deps.store.live, users)) names.set(id, u);
   }
@@ -139,11 +164,20 @@ export function messageStream(
         await describe(rows);
         for (const m of rows) {
           const conv = convs.get(m.conversationId);
-          if (!conv || sent.has(m.id) || (after !== null && m.id <= after) || (inboxId !== null && conv.inboxId !== inboxId)) continue;
+          if (
+            !conv ||
+            sent.has(m.id) ||
+            (after !== null && m.id <= after) ||
+            (inboxId !== null && conv.inboxId !== inboxId)
+          )
+            continue;
           if (only !== undefined && m.conversationId !== only) continue;
           sent.add(m.id);
           lastMessage = m.id;
-          const out = { ...messageOut({ ...m, companyId: company.id } as typeof chatMessages.$inferSelect, names, conv.number), visitor: conv.visitor };
+          const out = {
+            ...messageOut({ ...m, companyId: company.id } as typeof chatMessages.$inferSelect, names, conv.number),
+            visitor: conv.visitor,
+          };
           write(`id: ${recordId()}\nevent: message\ndata: ${JSON.stringify(out)}\n\n`);
         }
       };
@@ -151,7 +185,9 @@ export function messageStream(
       const sendChanges = async (list: Pick<HubChange, "eventId" | "number">[]) => {
         if (!changes || !list.length) return;
         for (const ch of list) if (ch.eventId > lastChange) lastChange = ch.eventId;
-        const numbers = [...new Set(list.map((ch) => ch.number).filter((n) => changes.number === undefined || n === changes.number))];
+        const numbers = [
+          ...new Set(list.map((ch) => ch.number).filter((n) => changes.number === undefined || n === changes.number)),
+        ];
         if (!numbers.length) return;
         const rows = await deps.db
           .select()
@@ -161,7 +197,16 @@ export function messageStream(
         for (const r of rows) {
           if (inboxId !== null && r.inboxId !== inboxId) continue;
           const o = conversationOut(r, x);
-          const state = { id: o.id, ref: o.ref, status: o.status, snoozedUntil: o.snoozedUntil, priority: o.priority, assignee: o.assignee, labels: o.labels, waitingSince: o.waitingSince };
+          const state = {
+            id: o.id,
+            ref: o.ref,
+            status: o.status,
+            snoozedUntil: o.snoozedUntil,
+            priority: o.priority,
+            assignee: o.assignee,
+            labels: o.labels,
+            waitingSince: o.waitingSince,
+          };
           write(`id: ${recordId()}\nevent: conversation\ndata: ${JSON.stringify(state)}\n\n`);
         }
       };
@@ -189,7 +234,13 @@ export function messageStream(
           const rows = await deps.db
             .select()
             .from(chatMessages)
-            .where(and(eq(chatMessages.companyId, company.id), gt(chatMessages.id, after), only !== undefined ? eq(chatMessages.conversationId, only) : undefined))
+            .where(
+              and(
+                eq(chatMessages.companyId, company.id),
+                gt(chatMessages.id, after),
+                only !== undefined ? eq(chatMessages.conversationId, only) : undefined,
+              ),
+            )
             .orderBy(asc(chatMessages.id))
             .limit(CATCH_UP);
           await send(rows);
@@ -230,6 +281,11 @@ export function messageStream(
   }
   signal.addEventListener("abort", close, { once: true });
   return new Response(stream, {
-    headers: { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-store", "X-Accel-Buffering": "no", "X-Content-Type-Options": "nosniff" },
+    headers: {
+      "Content-Type": "text/event-stream; charset=utf-8",
+      "Cache-Control": "no-store",
+      "X-Accel-Buffering": "no",
+      "X-Content-Type-Options": "nosniff",
+    },
   });
 }

@@ -22,22 +22,37 @@ type Row = typeof chatCannedResponses.$inferSelect;
 const out = (r: Row) => ({ id: r.id, shortCode: r.shortCode, content: r.content, updatedAt: iso(r.updatedAt)! });
 
 export async function cannedByRef(q: Q, ctx: ActorContext, ref: number | string): Promise<Row> {
-  const row = (await q
-    .select()
-    .from(chatCannedResponses)
-    .where(and(eq(chatCannedResponses.companyId, ctx.company.id), typeof ref === "number" ? eq(chatCannedResponses.id, ref) : eq(chatCannedResponses.shortCode, ref.toLowerCase())))
-    .limit(1))[0];
-  if (!row) throw notFound(`Canned response ${JSON.stringify(ref)} not found in ${ctx.company.name}. See chat_canned_responses_list.`);
+  const row = (
+    await q
+      .select()
+      .from(chatCannedResponses)
+      .where(
+        and(
+          eq(chatCannedResponses.companyId, ctx.company.id),
+          typeof ref === "number"
+            ? eq(chatCannedResponses.id, ref)
+            : eq(chatCannedResponses.shortCode, ref.toLowerCase()),
+        ),
+      )
+      .limit(1)
+  )[0];
+  if (!row)
+    throw notFound(
+      `Canned response ${JSON.stringify(ref)} not found in ${ctx.company.name}. See chat_canned_responses_list.`,
+    );
   return row;
 }
 
 async function codeFree(q: Q, ctx: ActorContext, code: string, except?: number) {
-  const taken = (await q
-    .select({ id: chatCannedResponses.id })
-    .from(chatCannedResponses)
-    .where(and(eq(chatCannedResponses.companyId, ctx.company.id), eq(chatCannedResponses.shortCode, code)))
-    .limit(1))[0];
-  if (taken && taken.id !== except) throw conflict(`Short code "${code}" is taken by canned response ${taken.id}; pick another or update that one.`);
+  const taken = (
+    await q
+      .select({ id: chatCannedResponses.id })
+      .from(chatCannedResponses)
+      .where(and(eq(chatCannedResponses.companyId, ctx.company.id), eq(chatCannedResponses.shortCode, code)))
+      .limit(1)
+  )[0];
+  if (taken && taken.id !== except)
+    throw conflict(`Short code "${code}" is taken by canned response ${taken.id}; pick another or update that one.`);
 }
 
 export async function listCanned(ctx: ActorContext, input: v.InferOutput<typeof cannedListInput>) {
@@ -45,10 +60,18 @@ export async function listCanned(ctx: ActorContext, input: v.InferOutput<typeof 
   const db = ctx.deps.db;
   const cond = and(
     eq(chatCannedResponses.companyId, ctx.company.id),
-    input.q !== undefined ? or(containsText(chatCannedResponses.shortCode, input.q), containsText(chatCannedResponses.content, input.q)) : undefined,
+    input.q !== undefined
+      ? or(containsText(chatCannedResponses.shortCode, input.q), containsText(chatCannedResponses.content, input.q))
+      : undefined,
   );
   const total = (await db.select({ n: count() }).from(chatCannedResponses).where(cond))[0]!.n;
-  const rows = await db.select().from(chatCannedResponses).where(cond).orderBy(asc(chatCannedResponses.shortCode)).limit(input.limit).offset(input.offset);
+  const rows = await db
+    .select()
+    .from(chatCannedResponses)
+    .where(cond)
+    .orderBy(asc(chatCannedResponses.shortCode))
+    .limit(input.limit)
+    .offset(input.offset);
   return page(rows.map(out), total, input.limit, input.offset);
 }
 
@@ -57,10 +80,18 @@ export async function createCanned(ctx: ActorContext, input: v.InferOutput<typeo
   return ctx.deps.db.transaction(async (tx) => {
     await codeFree(tx, ctx, input.shortCode);
     const now = ctx.deps.clock.now();
-    const row = (await tx
-      .insert(chatCannedResponses)
-      .values({ companyId: ctx.company.id, shortCode: input.shortCode, content: input.content, createdAt: now, updatedAt: now })
-      .returning())[0]!;
+    const row = (
+      await tx
+        .insert(chatCannedResponses)
+        .values({
+          companyId: ctx.company.id,
+          shortCode: input.shortCode,
+          content: input.content,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning()
+    )[0]!;
     await audit(tx, ctx, "chat.canned_create", { type: "chat_canned_response", id: row.id });
     await emit(tx, ctx, chatCannedCreated, { id: row.id }, { shortCode: row.shortCode });
     return out(row);
@@ -79,7 +110,13 @@ export async function updateCanned(ctx: ActorContext, input: v.InferOutput<typeo
     if (input.content !== undefined && input.content !== cur.content) set.content = input.content;
     const fields = Object.keys(set);
     if (!fields.length) return out(cur);
-    const row = (await tx.update(chatCannedResponses).set({ ...set, updatedAt: ctx.deps.clock.now() }).where(eq(chatCannedResponses.id, cur.id)).returning())[0]!;
+    const row = (
+      await tx
+        .update(chatCannedResponses)
+        .set({ ...set, updatedAt: ctx.deps.clock.now() })
+        .where(eq(chatCannedResponses.id, cur.id))
+        .returning()
+    )[0]!;
     await audit(tx, ctx, "chat.canned_update", { type: "chat_canned_response", id: row.id, detail: { fields } });
     await emit(tx, ctx, chatCannedUpdated, { id: row.id }, { shortCode: row.shortCode, fields });
     return out(row);

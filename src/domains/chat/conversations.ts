@@ -48,7 +48,17 @@ import {
   chatNoteAdded,
   chatTranscriptSent,
 } from "./events";
-import type { assignInput, conversationGetInput, conversationListInput, noteInput, replyInput, snoozeInput, statusInput, transcriptInput, updateInput } from "./schemas";
+import type {
+  assignInput,
+  conversationGetInput,
+  conversationListInput,
+  noteInput,
+  replyInput,
+  snoozeInput,
+  statusInput,
+  transcriptInput,
+  updateInput,
+} from "./schemas";
 import { chatConversations, chatInboxes, chatLabels, chatMessages, chatVisitors, type ChatStatus } from "./tables";
 import { cannedByRef } from "./canned";
 import { kickHub } from "./hub";
@@ -65,9 +75,17 @@ export async function listConversations(ctx: ActorContext, input: v.InferOutput<
   if (input.inboxId !== undefined) conds.push(eq(chatConversations.inboxId, input.inboxId));
   if (input.priority !== undefined) conds.push(eq(chatConversations.priority, input.priority));
   if (input.assigneeId === "none") conds.push(isNull(chatConversations.assigneeId));
-  else if (input.assigneeId !== undefined) conds.push(eq(chatConversations.assigneeId, (await userIdOf(db, ctx, input.assigneeId)) ?? -1));
+  else if (input.assigneeId !== undefined)
+    conds.push(eq(chatConversations.assigneeId, (await userIdOf(db, ctx, input.assigneeId)) ?? -1));
   if (input.label !== undefined)
-    conds.push(exists(db.select({ x: chatLabels.label }).from(chatLabels).where(and(eq(chatLabels.conversationId, chatConversations.id), eq(chatLabels.label, input.label)))));
+    conds.push(
+      exists(
+        db
+          .select({ x: chatLabels.label })
+          .from(chatLabels)
+          .where(and(eq(chatLabels.conversationId, chatConversations.id), eq(chatLabels.label, input.label))),
+      ),
+    );
   if (input.q !== undefined) {
     const q = input.q;
     const num = /^#?(\d{1,15})$/.exec(q);
@@ -78,25 +96,63 @@ export async function listConversations(ctx: ActorContext, input: v.InferOutput<
           db
             .select({ x: chatVisitors.id })
             .from(chatVisitors)
-            .where(and(eq(chatVisitors.id, chatConversations.visitorId), or(containsText(chatVisitors.name, q), containsText(chatVisitors.email, q)))),
+            .where(
+              and(
+                eq(chatVisitors.id, chatConversations.visitorId),
+                or(containsText(chatVisitors.name, q), containsText(chatVisitors.email, q)),
+              ),
+            ),
         ),
-        exists(db.select({ x: chatMessages.id }).from(chatMessages).where(and(eq(chatMessages.conversationId, chatConversations.id), containsText(chatMessages.body, q)))),
+        exists(
+          db
+            .select({ x: chatMessages.id })
+            .from(chatMessages)
+            .where(and(eq(chatMessages.conversationId, chatConversations.id), containsText(chatMessages.body, q))),
+        ),
       ),
     );
   }
   const cond = and(...conds);
   const total = (await db.select({ n: count() }).from(chatConversations).where(cond))[0]!.n;
-  const rows = await db.select().from(chatConversations).where(cond).orderBy(desc(chatConversations.lastMessageAt), desc(chatConversations.id)).limit(input.limit).offset(input.offset);
+  const rows = await db
+    .select()
+    .from(chatConversations)
+    .where(cond)
+    .orderBy(desc(chatConversations.lastMessageAt), desc(chatConversations.id))
+    .limit(input.limit)
+    .offset(input.offset);
   const x = await extrasFor(db, rows);
-  return page(rows.map((r) => conversationOut(r, x)), total, input.limit, input.offset);
+  return page(
+    rows.map((r) => conversationOut(r, x)),
+    total,
+    input.limit,
+    input.offset,
+  );
 }
 
 async function messagesPage(db: Db, c: ConversationRow, limit: number, offset: number | undefined) {
   const total = (await db.select({ n: count() }).from(chatMessages).where(eq(chatMessages.conversationId, c.id)))[0]!.n;
   const off = offset ?? Math.max(0, total - limit);
-  const rows = await db.select().from(chatMessages).where(eq(chatMessages.conversationId, c.id)).orderBy(asc(chatMessages.id)).limit(limit).offset(off);
-  const authors = await usersById(db, rows.map((m) => m.userId));
-  return { ...page(rows.map((m) => messageOut(m, authors)), total, limit, off), previousOffset: off > 0 ? Math.max(0, off - limit) : null };
+  const rows = await db
+    .select()
+    .from(chatMessages)
+    .where(eq(chatMessages.conversationId, c.id))
+    .orderBy(asc(chatMessages.id))
+    .limit(limit)
+    .offset(off);
+  const authors = await usersById(
+    db,
+    rows.map((m) => m.userId),
+  );
+  return {
+    ...page(
+      rows.map((m) => messageOut(m, authors)),
+      total,
+      limit,
+      off,
+    ),
+    previousOffset: off > 0 ? Math.max(0, off - limit) : null,
+  };
 }
 
 export async function getConversation(ctx: ActorContext, input: v.InferOutput<typeof conversationGetInput>) {
@@ -131,7 +187,12 @@ async function onConversation<T>(ctx: ActorContext, number: number, fn: (c: Conv
   return ctx.deps.db.transaction(
     async (tx) => {
       const l = await lockConversation(tx, ctx, number);
-      const c: ConvTx = { tx, row: l.row, now: ctx.deps.clock.now(), facts: () => convFacts(c.row, l.inbox, l.visitor) };
+      const c: ConvTx = {
+        tx,
+        row: l.row,
+        now: ctx.deps.clock.now(),
+        facts: () => convFacts(c.row, l.inbox, l.visitor),
+      };
       return fn(c);
     },
     { isolation: "read committed" },
@@ -141,13 +202,21 @@ async function onConversation<T>(ctx: ActorContext, number: number, fn: (c: Conv
 /** Moves the status, writes the audit row and the event. */
 async function moveStatus(ctx: ActorContext, c: ConvTx, to: ChatStatus, until: Date | null = null) {
   const from = c.row.status;
-  c.row = (await c.tx
-    .update(chatConversations)
-    .set({ status: to, snoozedUntil: until, resolvedAt: to === "resolved" ? c.now : null, updatedAt: c.now })
-    .where(eq(chatConversations.id, c.row.id))
-    .returning())[0]!;
+  c.row = (
+    await c.tx
+      .update(chatConversations)
+      .set({ status: to, snoozedUntil: until, resolvedAt: to === "resolved" ? c.now : null, updatedAt: c.now })
+      .where(eq(chatConversations.id, c.row.id))
+      .returning()
+  )[0]!;
   await audit(c.tx, ctx, "chat.status", { type: "chat_conversation", id: c.row.number, detail: { from, to } });
-  await emit(c.tx, ctx, chatConversationStatusChanged, { id: c.row.number }, { ...c.facts(), from, to, snoozedUntil: iso(until), reason: "agent" });
+  await emit(
+    c.tx,
+    ctx,
+    chatConversationStatusChanged,
+    { id: c.row.number },
+    { ...c.facts(), from, to, snoozedUntil: iso(until), reason: "agent" },
+  );
 }
 
 /** The {{name}} placeholder of canned responses: the visitor's first name, or "there". */
@@ -158,7 +227,8 @@ function fill(text: string, visitorName: string | null): string {
 
 export async function reply(ctx: ActorContext, input: v.InferOutput<typeof replyInput>) {
   chatWrite(ctx);
-  if ((input.body === undefined) === (input.cannedId === undefined)) throw invalid("Give either body or cannedId (a canned response's id or short code).");
+  if ((input.body === undefined) === (input.cannedId === undefined))
+    throw invalid("Give either body or cannedId (a canned response's id or short code).");
   const out = await onConversation(ctx, input.id, async (c) => {
     const facts = c.facts();
     const body = input.body ?? fill((await cannedByRef(c.tx, ctx, input.cannedId!)).content, facts.visitorName);
@@ -166,8 +236,22 @@ export async function reply(ctx: ActorContext, input: v.InferOutput<typeof reply
     // (PostgreSQL pipelines them on the transaction's connection: one round trip each pair; SQLite runs
     // them in turn). Same statements, same transaction, fewer waits.
     const [msgRows, convRows] = await Promise.all([
-      c.tx.insert(chatMessages).values({ companyId: ctx.company.id, conversationId: c.row.id, kind: "agent", userId: ctx.principal.userId, body, createdAt: c.now }).returning(),
-      c.tx.update(chatConversations).set({ lastMessageAt: c.now, lastAgentMessageAt: c.now, updatedAt: c.now }).where(eq(chatConversations.id, c.row.id)).returning(),
+      c.tx
+        .insert(chatMessages)
+        .values({
+          companyId: ctx.company.id,
+          conversationId: c.row.id,
+          kind: "agent",
+          userId: ctx.principal.userId,
+          body,
+          createdAt: c.now,
+        })
+        .returning(),
+      c.tx
+        .update(chatConversations)
+        .set({ lastMessageAt: c.now, lastAgentMessageAt: c.now, updatedAt: c.now })
+        .where(eq(chatConversations.id, c.row.id))
+        .returning(),
     ]);
     const msg = msgRows[0]!;
     c.row = convRows[0]!;
@@ -176,7 +260,20 @@ export async function reply(ctx: ActorContext, input: v.InferOutput<typeof reply
     if (to !== undefined && to !== c.row.status) await moveStatus(ctx, c, to);
     await Promise.all([
       audit(c.tx, ctx, "chat.reply", { type: "chat_conversation", id: c.row.number, detail: { messageId: msg.id } }),
-      emit(c.tx, ctx, chatMessageCreated, { id: c.row.number }, { ...facts, messageId: msg.id, author: "agent", authorUserId: ctx.principal.userId, body, status: c.row.status }),
+      emit(
+        c.tx,
+        ctx,
+        chatMessageCreated,
+        { id: c.row.number },
+        {
+          ...facts,
+          messageId: msg.id,
+          author: "agent",
+          authorUserId: ctx.principal.userId,
+          body,
+          status: c.row.status,
+        },
+      ),
     ]);
     return { id: c.row.number, messageId: msg.id, status: c.row.status, body };
   });
@@ -187,13 +284,28 @@ export async function reply(ctx: ActorContext, input: v.InferOutput<typeof reply
 export async function addNote(ctx: ActorContext, input: v.InferOutput<typeof noteInput>) {
   chatWrite(ctx);
   const out = await onConversation(ctx, input.id, async (c) => {
-    const msg = (await c.tx
-      .insert(chatMessages)
-      .values({ companyId: ctx.company.id, conversationId: c.row.id, kind: "note", userId: ctx.principal.userId, body: input.body, createdAt: c.now })
-      .returning())[0]!;
+    const msg = (
+      await c.tx
+        .insert(chatMessages)
+        .values({
+          companyId: ctx.company.id,
+          conversationId: c.row.id,
+          kind: "note",
+          userId: ctx.principal.userId,
+          body: input.body,
+          createdAt: c.now,
+        })
+        .returning()
+    )[0]!;
     await c.tx.update(chatConversations).set({ updatedAt: c.now }).where(eq(chatConversations.id, c.row.id));
     await audit(c.tx, ctx, "chat.note", { type: "chat_conversation", id: c.row.number, detail: { messageId: msg.id } });
-    await emit(c.tx, ctx, chatNoteAdded, { id: c.row.number }, { ...c.facts(), messageId: msg.id, authorUserId: ctx.principal.userId });
+    await emit(
+      c.tx,
+      ctx,
+      chatNoteAdded,
+      { id: c.row.number },
+      { ...c.facts(), messageId: msg.id, authorUserId: ctx.principal.userId },
+    );
     return { id: c.row.number, messageId: msg.id, internal: true };
   });
   kickHub(ctx.deps);
@@ -206,10 +318,26 @@ export async function assign(ctx: ActorContext, input: v.InferOutput<typeof assi
     const who = input.assigneeId === null ? null : await assigneeOf(c.tx, ctx, input.assigneeId);
     const previous = c.row.assigneeId;
     if ((who?.id ?? null) === previous) return { id: c.row.number, assignee: who, changed: false };
-    c.row = (await c.tx.update(chatConversations).set({ assigneeId: who?.id ?? null, updatedAt: c.now }).where(eq(chatConversations.id, c.row.id)).returning())[0]!;
+    c.row = (
+      await c.tx
+        .update(chatConversations)
+        .set({ assigneeId: who?.id ?? null, updatedAt: c.now })
+        .where(eq(chatConversations.id, c.row.id))
+        .returning()
+    )[0]!;
     const facts = c.facts();
-    await audit(c.tx, ctx, "chat.assign", { type: "chat_conversation", id: c.row.number, detail: { from: previous, to: who?.id ?? null } });
-    await emit(c.tx, ctx, chatConversationAssigned, { id: c.row.number }, { ...facts, previousAssigneeUserId: previous, byUserId: ctx.principal.userId });
+    await audit(c.tx, ctx, "chat.assign", {
+      type: "chat_conversation",
+      id: c.row.number,
+      detail: { from: previous, to: who?.id ?? null },
+    });
+    await emit(
+      c.tx,
+      ctx,
+      chatConversationAssigned,
+      { id: c.row.number },
+      { ...facts, previousAssigneeUserId: previous, byUserId: ctx.principal.userId },
+    );
     if (who)
       await notify(ctx.deps, {
         companyId: ctx.company.id,
@@ -232,7 +360,13 @@ export async function update(ctx: ActorContext, input: v.InferOutput<typeof upda
   const out = await onConversation(ctx, input.id, async (c) => {
     const changes: { priority?: typeof input.priority; labels?: string[] } = {};
     if (input.priority !== undefined && input.priority !== c.row.priority) {
-      c.row = (await c.tx.update(chatConversations).set({ priority: input.priority, updatedAt: c.now }).where(eq(chatConversations.id, c.row.id)).returning())[0]!;
+      c.row = (
+        await c.tx
+          .update(chatConversations)
+          .set({ priority: input.priority, updatedAt: c.now })
+          .where(eq(chatConversations.id, c.row.id))
+          .returning()
+      )[0]!;
       changes.priority = input.priority;
     }
     const before = (await labelsOf(c.tx, [c.row.id])).get(c.row.id)!;
@@ -243,7 +377,8 @@ export async function update(ctx: ActorContext, input: v.InferOutput<typeof upda
     const labels = [...after].sort();
     if (labels.join() !== before.join()) {
       await c.tx.delete(chatLabels).where(eq(chatLabels.conversationId, c.row.id));
-      if (labels.length) await c.tx.insert(chatLabels).values(labels.map((label) => ({ conversationId: c.row.id, label })));
+      if (labels.length)
+        await c.tx.insert(chatLabels).values(labels.map((label) => ({ conversationId: c.row.id, label })));
       await c.tx.update(chatConversations).set({ updatedAt: c.now }).where(eq(chatConversations.id, c.row.id));
       changes.labels = labels;
     }
@@ -260,13 +395,15 @@ export async function update(ctx: ActorContext, input: v.InferOutput<typeof upda
 
 export async function snooze(ctx: ActorContext, input: v.InferOutput<typeof snoozeInput>) {
   chatWrite(ctx);
-  if ((input.until === undefined) === (input.minutes === undefined)) throw invalid("Give either until (an ISO instant) or minutes.");
+  if ((input.until === undefined) === (input.minutes === undefined))
+    throw invalid("Give either until (an ISO instant) or minutes.");
   const now = ctx.deps.clock.now().getTime();
   const until = new Date(input.until !== undefined ? Date.parse(input.until) : now + input.minutes! * 60_000);
   if (!(until.getTime() > now)) throw invalid(`until must be in the future (now is ${new Date(now).toISOString()}).`);
   if (until.getTime() > now + 90 * 86_400_000) throw invalid("Snooze at most 90 days.");
   const out = await onConversation(ctx, input.id, async (c) => {
-    if (c.row.status === "resolved") throw conflict(`Conversation ${ref(c.row.number)} is resolved; reopen it before snoozing.`);
+    if (c.row.status === "resolved")
+      throw conflict(`Conversation ${ref(c.row.number)} is resolved; reopen it before snoozing.`);
     await moveStatus(ctx, c, "snoozed", until);
     return { id: c.row.number, status: c.row.status, snoozedUntil: iso(until) };
   });
@@ -298,21 +435,43 @@ export async function transcriptMail(db: Db, c: ConversationRow, companyName: st
     .where(and(eq(chatMessages.conversationId, c.id), inArray(chatMessages.kind, ["visitor", "agent"])))
     .orderBy(asc(chatMessages.id))
     .limit(TRANSCRIPT_MAX_MESSAGES);
-  const authors = await usersById(db, rows.map((m) => m.userId));
-  const who = (m: (typeof rows)[number]) => (m.kind === "visitor" ? "You" : (authors.get(m.userId ?? -1)?.name ?? companyName));
-  const esc = (s: string) => s.replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch]!);
+  const authors = await usersById(
+    db,
+    rows.map((m) => m.userId),
+  );
+  const who = (m: (typeof rows)[number]) =>
+    m.kind === "visitor" ? "You" : (authors.get(m.userId ?? -1)?.name ?? companyName);
+  const esc = (s: string) =>
+    s.replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch]!);
   const text = rows.map((m) => `[${iso(m.createdAt)}] ${who(m)}:\n${m.body}\n`).join("\n");
   const html = `<div style="font-family:sans-serif">${rows
-    .map((m) => `<p><strong>${esc(who(m))}</strong> <small>${esc(iso(m.createdAt)!)}</small><br>${esc(m.body).replace(/\n/g, "<br>")}</p>`)
+    .map(
+      (m) =>
+        `<p><strong>${esc(who(m))}</strong> <small>${esc(iso(m.createdAt)!)}</small><br>${esc(m.body).replace(/\n/g, "<br>")}</p>`,
+    )
     .join("")}</div>`;
   return { text: `Your conversation with ${companyName}\n\n${text}`, html, count: rows.length };
 }
 
 /** Queues the transcript email inside the caller's transaction and emits the event. */
-export async function sendTranscript(deps: Deps, tx: Db, c: ConversationRow, to: string, requestedBy: "agent" | "visitor", actor: ActorContext | null) {
+export async function sendTranscript(
+  deps: Deps,
+  tx: Db,
+  c: ConversationRow,
+  to: string,
+  requestedBy: "agent" | "visitor",
+  actor: ActorContext | null,
+) {
   // The site's name is who the visitor talked to ("Harbor Coffee Roasters"), not the inbox's internal name.
   const company =
-    (await tx.select({ name: sites.name }).from(chatInboxes).innerJoin(sites, eq(sites.id, chatInboxes.siteId)).where(eq(chatInboxes.id, c.inboxId)).limit(1))[0]?.name ?? "us";
+    (
+      await tx
+        .select({ name: sites.name })
+        .from(chatInboxes)
+        .innerJoin(sites, eq(sites.id, chatInboxes.siteId))
+        .where(eq(chatInboxes.id, c.inboxId))
+        .limit(1)
+    )[0]?.name ?? "us";
   const t = await transcriptMail(tx, c, company);
   if (t.count === 0) throw conflict(`Conversation ${ref(c.number)} has no messages to send.`);
   await queueMail(tx, deps, {
@@ -324,7 +483,13 @@ export async function sendTranscript(deps: Deps, tx: Db, c: ConversationRow, to:
     tag: "chat.transcript",
   });
   const facts = await factsFor(tx, c);
-  await emit(tx, actor ?? { deps, company: { id: c.companyId } }, chatTranscriptSent, { id: c.number }, { ...facts, to, messages: t.count, requestedBy });
+  await emit(
+    tx,
+    actor ?? { deps, company: { id: c.companyId } },
+    chatTranscriptSent,
+    { id: c.number },
+    { ...facts, to, messages: t.count, requestedBy },
+  );
   return t.count;
 }
 
@@ -335,13 +500,18 @@ export async function emailTranscript(ctx: ActorContext, input: v.InferOutput<ty
     const to = input.to ?? facts.visitorEmail;
     if (!to) throw invalid(`The visitor of ${ref(c.row.number)} left no email; pass to.`);
     const n = await sendTranscript(ctx.deps, c.tx, c.row, to.toLowerCase(), "agent", ctx);
-    await audit(c.tx, ctx, "chat.transcript", { type: "chat_conversation", id: c.row.number, detail: { to, messages: n } });
+    await audit(c.tx, ctx, "chat.transcript", {
+      type: "chat_conversation",
+      id: c.row.number,
+      detail: { to, messages: n },
+    });
     return { id: c.row.number, to: to.toLowerCase(), messages: n, queued: true };
   });
 }
 
 /** Snoozed conversations whose time has come by `now`: what reopenSnoozed reopens. */
-const snoozeEnded = (now: Date) => and(eq(chatConversations.status, "snoozed"), lte(chatConversations.snoozedUntil, now));
+const snoozeEnded = (now: Date) =>
+  and(eq(chatConversations.status, "snoozed"), lte(chatConversations.snoozedUntil, now));
 
 /** The job: snoozed conversations whose time has come are open again (and their assignee told). */
 export async function reopenSnoozed(deps: Deps): Promise<number> {
@@ -357,21 +527,29 @@ export async function reopenSnoozed(deps: Deps): Promise<number> {
     for (const d of due) {
       await deps.store.transaction(async (tx) => {
         // Only the run that flips it reports it: a second instance (or a rerun) finds it open already.
-        const won = (await tx
-          .update(chatConversations)
-          .set({ status: "open", snoozedUntil: null, updatedAt: now })
-          .where(and(eq(chatConversations.id, d.id), snoozeEnded(now)))
-          .returning())[0];
+        const won = (
+          await tx
+            .update(chatConversations)
+            .set({ status: "open", snoozedUntil: null, updatedAt: now })
+            .where(and(eq(chatConversations.id, d.id), snoozeEnded(now)))
+            .returning()
+        )[0];
         if (!won) return;
         reopened++;
         const facts = await factsFor(tx, won);
-        await emit(tx, { deps, company: { id: won.companyId } }, chatConversationStatusChanged, { id: won.number }, {
-          ...facts,
-          from: "snoozed",
-          to: "open",
-          snoozedUntil: null,
-          reason: "snooze_ended",
-        });
+        await emit(
+          tx,
+          { deps, company: { id: won.companyId } },
+          chatConversationStatusChanged,
+          { id: won.number },
+          {
+            ...facts,
+            from: "snoozed",
+            to: "open",
+            snoozedUntil: null,
+            reason: "snooze_ended",
+          },
+        );
         if (won.assigneeId !== null)
           await notify(deps, {
             companyId: won.companyId,
@@ -393,10 +571,16 @@ export const chatJobs: JobDef[] = [
     name: "chat.snooze_ended",
     description: "Reopens snoozed chat conversations whose snoozedUntil has passed and tells their assignee.",
     everyMs: 30_000,
-    pending: (deps) => anyRow(deps.db.select({ id: chatConversations.id }).from(chatConversations).where(snoozeEnded(deps.clock.now())).limit(1)),
+    pending: (deps) =>
+      anyRow(
+        deps.db
+          .select({ id: chatConversations.id })
+          .from(chatConversations)
+          .where(snoozeEnded(deps.clock.now()))
+          .limit(1),
+      ),
     run: async (deps) => {
       await reopenSnoozed(deps);
     },
   },
 ];
-

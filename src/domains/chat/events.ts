@@ -35,8 +35,16 @@ export const chatConversationCreated = defineEvent({
 export const chatMessageCreated = defineEvent({
   type: "chat.message_created",
   entity: "chat_conversation",
-  description: "A message visible to the visitor: from the visitor (author visitor) or an agent's reply (author agent, authorUserId).",
-  payload: v.object({ ...conv, messageId: v.number(), author: v.picklist(["visitor", "agent"]), authorUserId: userId, body: v.string(), status }),
+  description:
+    "A message visible to the visitor: from the visitor (author visitor) or an agent's reply (author agent, authorUserId).",
+  payload: v.object({
+    ...conv,
+    messageId: v.number(),
+    author: v.picklist(["visitor", "agent"]),
+    authorUserId: userId,
+    body: v.string(),
+    status,
+  }),
 });
 
 export const chatNoteAdded = defineEvent({
@@ -56,7 +64,8 @@ export const chatConversationAssigned = defineEvent({
 export const chatConversationStatusChanged = defineEvent({
   type: "chat.conversation_status_changed",
   entity: "chat_conversation",
-  description: "Status moved; reason agent, visitor_message (a visitor wrote to a pending/snoozed/resolved one) or snooze_ended.",
+  description:
+    "Status moved; reason agent, visitor_message (a visitor wrote to a pending/snoozed/resolved one) or snooze_ended.",
   payload: v.object({
     ...conv,
     from: status,
@@ -70,7 +79,10 @@ export const chatConversationUpdated = defineEvent({
   type: "chat.conversation_updated",
   entity: "chat_conversation",
   description: "Priority or labels changed; changes holds the new values.",
-  payload: v.object({ ...conv, changes: v.object({ priority: v.optional(v.picklist(CHAT_PRIORITIES)), labels: v.optional(v.array(v.string())) }) }),
+  payload: v.object({
+    ...conv,
+    changes: v.object({ priority: v.optional(v.picklist(CHAT_PRIORITIES)), labels: v.optional(v.array(v.string())) }),
+  }),
 });
 
 export const chatTranscriptSent = defineEvent({

@@ -67,7 +67,11 @@ export interface HubChange {
 }
 
 /** The events that change what a conversation page shows; messages (and the status a visitor's message reopens) come as messages too. */
-export const CONVERSATION_CHANGES = ["chat.conversation_assigned", "chat.conversation_status_changed", "chat.conversation_updated"] as const;
+export const CONVERSATION_CHANGES = [
+  "chat.conversation_assigned",
+  "chat.conversation_status_changed",
+  "chat.conversation_updated",
+] as const;
 
 /**
  * The events that can change what a visitor's widget shows of a status: a
@@ -221,7 +225,13 @@ export class ChatHub {
     return () => {
       set!.delete(v);
       if (set!.size === 0 && map.get(key) === set) map.delete(key);
-      if (this.visitors.size === 0 && this.companies.size === 0 && this.changeSinks.size === 0 && this.statusSinks.size === 0) this.stop();
+      if (
+        this.visitors.size === 0 &&
+        this.companies.size === 0 &&
+        this.changeSinks.size === 0 &&
+        this.statusSinks.size === 0
+      )
+        this.stop();
     };
   }
 
@@ -360,7 +370,8 @@ export class ChatHub {
       else byVisitor.set(r.visitorId, [r]);
     }
     for (const [visitorId, list] of byVisitor) for (const sink of [...(this.visitors.get(visitorId) ?? [])]) sink(list);
-    for (const [companyId, list] of byCompany) for (const sink of [...(this.companies.get(companyId) ?? [])]) sink(list);
+    for (const [companyId, list] of byCompany)
+      for (const sink of [...(this.companies.get(companyId) ?? [])]) sink(list);
   }
 
   /** New outbox rows: every id is read (so no other domain's event looks like a gap), the conversation changes handed out by company. */
@@ -390,7 +401,8 @@ export class ChatHub {
       list.push({ eventId: r.id, companyId: r.companyId, number: r.entityId, type: r.type });
       byCompany.set(r.companyId, list);
     }
-    for (const [companyId, list] of byCompany) for (const sink of [...(this.changeSinks.get(companyId) ?? [])]) sink(list);
+    for (const [companyId, list] of byCompany)
+      for (const sink of [...(this.changeSinks.get(companyId) ?? [])]) sink(list);
     if (forVisitors.size && this.statusSinks.size) await this.readStatuses(forVisitors);
   }
 
@@ -403,9 +415,20 @@ export class ChatHub {
    */
   private async readStatuses(numbersByCompany: Map<number, Set<number>>) {
     const rows: HubStatus[] = await this.deps.store.live
-      .select({ visitorId: chatConversations.visitorId, number: chatConversations.number, status: chatConversations.status, resolvedAt: chatConversations.resolvedAt })
+      .select({
+        visitorId: chatConversations.visitorId,
+        number: chatConversations.number,
+        status: chatConversations.status,
+        resolvedAt: chatConversations.resolvedAt,
+      })
       .from(chatConversations)
-      .where(or(...[...numbersByCompany].map(([companyId, numbers]) => and(eq(chatConversations.companyId, companyId), inArray(chatConversations.number, [...numbers])))));
+      .where(
+        or(
+          ...[...numbersByCompany].map(([companyId, numbers]) =>
+            and(eq(chatConversations.companyId, companyId), inArray(chatConversations.number, [...numbers])),
+          ),
+        ),
+      );
     const byVisitor = new Map<number, HubStatus[]>();
     for (const r of rows) {
       if (!this.statusSinks.has(r.visitorId)) continue;
@@ -413,7 +436,8 @@ export class ChatHub {
       list.push(r);
       byVisitor.set(r.visitorId, list);
     }
-    for (const [visitorId, list] of byVisitor) for (const sink of [...(this.statusSinks.get(visitorId) ?? [])]) sink(list);
+    for (const [visitorId, list] of byVisitor)
+      for (const sink of [...(this.statusSinks.get(visitorId) ?? [])]) sink(list);
   }
 }
 

@@ -44,16 +44,34 @@ export function inboxOut(deps: Deps, r: InboxRow) {
 export async function listInboxes(ctx: ActorContext, input: v.InferOutput<typeof inboxListInput>) {
   chatRead(ctx);
   if (input.siteId !== undefined) await siteForActor(ctx, input.siteId);
-  const cond = and(eq(chatInboxes.companyId, ctx.company.id), input.siteId !== undefined ? eq(chatInboxes.siteId, input.siteId) : undefined);
+  const cond = and(
+    eq(chatInboxes.companyId, ctx.company.id),
+    input.siteId !== undefined ? eq(chatInboxes.siteId, input.siteId) : undefined,
+  );
   const total = (await ctx.deps.db.select({ n: count() }).from(chatInboxes).where(cond))[0]!.n;
-  const rows = await ctx.deps.db.select().from(chatInboxes).where(cond).orderBy(asc(chatInboxes.id)).limit(input.limit).offset(input.offset);
-  return page(rows.map((r) => inboxOut(ctx.deps, r)), total, input.limit, input.offset);
+  const rows = await ctx.deps.db
+    .select()
+    .from(chatInboxes)
+    .where(cond)
+    .orderBy(asc(chatInboxes.id))
+    .limit(input.limit)
+    .offset(input.offset);
+  return page(
+    rows.map((r) => inboxOut(ctx.deps, r)),
+    total,
+    input.limit,
+    input.offset,
+  );
 }
 
 export async function getInbox(ctx: ActorContext, input: v.InferOutput<typeof inboxRef>) {
   chatRead(ctx);
   const r = await inboxById(ctx.deps.db, ctx, input.id);
-  const conversations = (await ctx.deps.db.select({ status: chatConversations.status, n: count() }).from(chatConversations).where(eq(chatConversations.inboxId, r.id)).groupBy(chatConversations.status));
+  const conversations = await ctx.deps.db
+    .select({ status: chatConversations.status, n: count() })
+    .from(chatConversations)
+    .where(eq(chatConversations.inboxId, r.id))
+    .groupBy(chatConversations.status);
   return { ...inboxOut(ctx.deps, r), conversations: Object.fromEntries(conversations.map((c) => [c.status, c.n])) };
 }
 
@@ -63,24 +81,32 @@ export async function createInbox(ctx: ActorContext, input: v.InferOutput<typeof
   return ctx.deps.db.transaction(async (tx) => {
     const site = await siteForActor(ctx, input.siteId);
     const now = ctx.deps.clock.now();
-    const row = (await tx
-      .insert(chatInboxes)
-      .values({
-        companyId: ctx.company.id,
-        siteId: site.id,
-        name: input.name,
-        greeting: input.greeting ?? DEFAULT_GREETING,
-        awayMessage: input.awayMessage ?? null,
-        widgetKey: `ci_${randomHex(12)}`,
-        allowedOrigins: [...new Set(input.allowedOrigins ?? [])],
-        businessHours: input.businessHours ?? null,
-        enabled: input.enabled ?? true,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning())[0]!;
+    const row = (
+      await tx
+        .insert(chatInboxes)
+        .values({
+          companyId: ctx.company.id,
+          siteId: site.id,
+          name: input.name,
+          greeting: input.greeting ?? DEFAULT_GREETING,
+          awayMessage: input.awayMessage ?? null,
+          widgetKey: `ci_${randomHex(12)}`,
+          allowedOrigins: [...new Set(input.allowedOrigins ?? [])],
+          businessHours: input.businessHours ?? null,
+          enabled: input.enabled ?? true,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning()
+    )[0]!;
     await audit(tx, ctx, "chat.inbox_create", { type: "chat_inbox", id: row.id, siteId: site.id });
-    await emit(tx, ctx, chatInboxCreated, { id: row.id, siteId: site.id }, { name: row.name, siteId: site.id, enabled: row.enabled });
+    await emit(
+      tx,
+      ctx,
+      chatInboxCreated,
+      { id: row.id, siteId: site.id },
+      { name: row.name, siteId: site.id, enabled: row.enabled },
+    );
     return inboxOut(ctx.deps, row);
   });
 }
@@ -99,9 +125,26 @@ export async function updateInbox(ctx: ActorContext, input: v.InferOutput<typeof
     if (input.enabled !== undefined) set.enabled = input.enabled;
     const fields = Object.keys(set);
     if (!fields.length) return inboxOut(ctx.deps, cur);
-    const row = (await tx.update(chatInboxes).set({ ...set, updatedAt: ctx.deps.clock.now() }).where(eq(chatInboxes.id, cur.id)).returning())[0]!;
-    await audit(tx, ctx, "chat.inbox_update", { type: "chat_inbox", id: row.id, siteId: row.siteId, detail: { fields } });
-    await emit(tx, ctx, chatInboxUpdated, { id: row.id, siteId: row.siteId }, { name: row.name, siteId: row.siteId, enabled: row.enabled, fields });
+    const row = (
+      await tx
+        .update(chatInboxes)
+        .set({ ...set, updatedAt: ctx.deps.clock.now() })
+        .where(eq(chatInboxes.id, cur.id))
+        .returning()
+    )[0]!;
+    await audit(tx, ctx, "chat.inbox_update", {
+      type: "chat_inbox",
+      id: row.id,
+      siteId: row.siteId,
+      detail: { fields },
+    });
+    await emit(
+      tx,
+      ctx,
+      chatInboxUpdated,
+      { id: row.id, siteId: row.siteId },
+      { name: row.name, siteId: row.siteId, enabled: row.enabled, fields },
+    );
     return inboxOut(ctx.deps, row);
   });
 }
@@ -110,10 +153,22 @@ export async function deleteInbox(ctx: ActorContext, input: v.InferOutput<typeof
   chatWrite(ctx);
   return ctx.deps.db.transaction(async (tx) => {
     const cur = await inboxById(tx, ctx, input.id);
-    const n = (await tx.select({ n: count() }).from(chatConversations).where(eq(chatConversations.inboxId, cur.id)))[0]!.n;
+    const n = (await tx.select({ n: count() }).from(chatConversations).where(eq(chatConversations.inboxId, cur.id)))[0]!
+      .n;
     await tx.delete(chatInboxes).where(eq(chatInboxes.id, cur.id));
-    await audit(tx, ctx, "chat.inbox_delete", { type: "chat_inbox", id: cur.id, siteId: cur.siteId, detail: { conversations: n } });
-    await emit(tx, ctx, chatInboxDeleted, { id: cur.id, siteId: cur.siteId }, { name: cur.name, siteId: cur.siteId, enabled: cur.enabled, conversations: n });
+    await audit(tx, ctx, "chat.inbox_delete", {
+      type: "chat_inbox",
+      id: cur.id,
+      siteId: cur.siteId,
+      detail: { conversations: n },
+    });
+    await emit(
+      tx,
+      ctx,
+      chatInboxDeleted,
+      { id: cur.id, siteId: cur.siteId },
+      { name: cur.name, siteId: cur.siteId, enabled: cur.enabled, conversations: n },
+    );
     return { id: cur.id, status: "deleted" as const, conversationsDeleted: n };
   });
 }

@@ -20,14 +20,30 @@ export async function waitMessages(ctx: ActorContext, input: v.InferOutput<typeo
   chatRead(ctx);
   const db = ctx.deps.db;
   if (input.inboxId !== undefined) await inboxById(db, ctx, input.inboxId);
-  const scope = and(eq(chatMessages.companyId, ctx.company.id), input.inboxId !== undefined ? eq(chatConversations.inboxId, input.inboxId) : undefined);
+  const scope = and(
+    eq(chatMessages.companyId, ctx.company.id),
+    input.inboxId !== undefined ? eq(chatConversations.inboxId, input.inboxId) : undefined,
+  );
   if (input.after === undefined) {
-    const top = (await db.select({ m: max(chatMessages.id) }).from(chatMessages).innerJoin(chatConversations, eq(chatConversations.id, chatMessages.conversationId)).where(scope))[0]?.m ?? 0;
+    const top =
+      (
+        await db
+          .select({ m: max(chatMessages.id) })
+          .from(chatMessages)
+          .innerJoin(chatConversations, eq(chatConversations.id, chatMessages.conversationId))
+          .where(scope)
+      )[0]?.m ?? 0;
     return { cursor: top, messages: [], note: "Pass cursor as after to wait for new messages." };
   }
   const read = () =>
     db
-      .select({ m: chatMessages, number: chatConversations.number, status: chatConversations.status, visitorName: chatVisitors.name, visitorEmail: chatVisitors.email })
+      .select({
+        m: chatMessages,
+        number: chatConversations.number,
+        status: chatConversations.status,
+        visitorName: chatVisitors.name,
+        visitorEmail: chatVisitors.email,
+      })
       .from(chatMessages)
       .innerJoin(chatConversations, eq(chatConversations.id, chatMessages.conversationId))
       .innerJoin(chatVisitors, eq(chatVisitors.id, chatConversations.visitorId))
@@ -45,7 +61,10 @@ export async function waitMessages(ctx: ActorContext, input: v.InferOutput<typeo
     rows = await read();
   }
   stop.abort();
-  const authors = await usersById(db, rows.map((r) => r.m.userId));
+  const authors = await usersById(
+    db,
+    rows.map((r) => r.m.userId),
+  );
   return {
     cursor: rows.length ? rows[rows.length - 1]!.m.id : input.after,
     messages: rows.map((r) => ({

@@ -23,13 +23,36 @@ import type { Context, Hono } from "hono";
 import type { ActorContext, Deps } from "../../core/context";
 import { AppError, invalid, isAppError } from "../../core/errors";
 import { newNonce } from "../../core/public-page";
-import { canManage, portalActor, signedIn, Csrf, Layout, Notice, Pager, render, when, type Form, type PortalEnv, type Session } from "../../portal/kit";
+import {
+  canManage,
+  portalActor,
+  signedIn,
+  Csrf,
+  Layout,
+  Notice,
+  Pager,
+  render,
+  when,
+  type Form,
+  type PortalEnv,
+  type Session,
+} from "../../portal/kit";
 import { events } from "../../core/tables";
 import { memberships, users } from "../accounts/tables";
 import { chatRead, conversationByNumber } from "./access";
 import { messageStream } from "./agent-stream";
 import { listCanned } from "./canned";
-import { addNote, assign, emailTranscript, getConversation, listConversations, reply, setStatus, snooze, update } from "./conversations";
+import {
+  addNote,
+  assign,
+  emailTranscript,
+  getConversation,
+  listConversations,
+  reply,
+  setStatus,
+  snooze,
+  update,
+} from "./conversations";
 import { listInboxes } from "./inboxes";
 import { waitMessages } from "./live";
 import { LIMITS } from "./schemas";
@@ -46,13 +69,31 @@ export const PORTAL_STREAM = { maxLifetimeMs: 120_000 };
 const PER_PAGE = 25;
 const THREAD = 50;
 
-type Filters = { inbox: number | null; status: ChatStatus | "all" | null; assignee: string; priority: ChatPriority | null; label: string; q: string; pageNo: number };
+type Filters = {
+  inbox: number | null;
+  status: ChatStatus | "all" | null;
+  assignee: string;
+  priority: ChatPriority | null;
+  label: string;
+  q: string;
+  pageNo: number;
+};
 type Conversation = Awaited<ReturnType<typeof getConversation>>;
 type Message = Conversation["messages"]["items"][number];
 type Agent = { id: number; label: string };
 
-const STATUS_LABEL: Record<ChatStatus, string> = { open: "Open", pending: "Pending", snoozed: "Snoozed", resolved: "Resolved" };
-const STATUS_BADGE: Record<ChatStatus, string> = { open: "badge warn", pending: "badge", snoozed: "badge", resolved: "badge ok" };
+const STATUS_LABEL: Record<ChatStatus, string> = {
+  open: "Open",
+  pending: "Pending",
+  snoozed: "Snoozed",
+  resolved: "Resolved",
+};
+const STATUS_BADGE: Record<ChatStatus, string> = {
+  open: "badge warn",
+  pending: "badge",
+  snoozed: "badge",
+  resolved: "badge ok",
+};
 const SNOOZES: Record<string, [string, number]> = {
   "60": ["1 hour", 60],
   "240": ["4 hours", 240],
@@ -73,8 +114,12 @@ function filtersOf(c: Context): Filters {
     inbox: whole(c.req.query("inbox")),
     status: st === "all" || (CHAT_STATUSES as readonly string[]).includes(st) ? (st as ChatStatus | "all") : null,
     assignee: assignee === "me" || assignee === "none" || whole(assignee) !== null ? assignee : "",
-    priority: (CHAT_PRIORITIES as readonly string[]).includes(c.req.query("priority") ?? "") ? (c.req.query("priority") as ChatPriority) : null,
-    label: LABEL_RE.test((c.req.query("label") ?? "").trim().toLowerCase()) ? (c.req.query("label") ?? "").trim().toLowerCase() : "",
+    priority: (CHAT_PRIORITIES as readonly string[]).includes(c.req.query("priority") ?? "")
+      ? (c.req.query("priority") as ChatPriority)
+      : null,
+    label: LABEL_RE.test((c.req.query("label") ?? "").trim().toLowerCase())
+      ? (c.req.query("label") ?? "").trim().toLowerCase()
+      : "",
     q: (c.req.query("q") ?? "").trim().slice(0, 200),
     pageNo: whole(c.req.query("page")) ?? 1,
   };
@@ -214,11 +259,22 @@ const LIST_JS = String.raw`
 })();
 `;
 
-const Script = (p: { nonce: string; js: string }) => <script nonce={p.nonce} dangerouslySetInnerHTML={{ __html: LIVE_JS + p.js }} />;
+const Script = (p: { nonce: string; js: string }) => (
+  <script nonce={p.nonce} dangerouslySetInnerHTML={{ __html: LIVE_JS + p.js }} />
+);
 
 type ListData = Awaited<ReturnType<typeof listConversations>>;
 
-const ListPage = (p: { session: Session; data: ListData; f: Filters; inboxes: { id: number; name: string }[]; agents: Agent[]; cursor: number; changes: number; nonce: string }) => {
+const ListPage = (p: {
+  session: Session;
+  data: ListData;
+  f: Filters;
+  inboxes: { id: number; name: string }[];
+  agents: Agent[];
+  cursor: number;
+  changes: number;
+  nonce: string;
+}) => {
   const { f } = p;
   const pages = Math.max(1, Math.ceil(p.data.total / PER_PAGE));
   return (
@@ -286,7 +342,13 @@ const ListPage = (p: { session: Session; data: ListData; f: Filters; inboxes: { 
           <a href={CHAT_PATH}>Clear</a>
         </div>
       </form>
-      <div id="live" class="live" aria-live="polite" data-after={String(p.cursor)} data-changes={String(p.changes)}></div>
+      <div
+        id="live"
+        class="live"
+        aria-live="polite"
+        data-after={String(p.cursor)}
+        data-changes={String(p.changes)}
+      ></div>
       <div class="card scroll">
         {p.data.items.length === 0 ? (
           <p class="muted">No conversations match.</p>
@@ -311,7 +373,9 @@ const ListPage = (p: { session: Session; data: ListData; f: Filters; inboxes: { 
                   <td>
                     <a href={`${CHAT_PATH}/${c.id}`}>{visitorName(c.visitor)}</a>
                     {c.waitingSince && <span class="badge warn"> waiting</span>}
-                    <span class={c.priority !== "none" ? "badge warn prio" : "prio"}>{c.priority !== "none" ? ` ${c.priority}` : ""}</span>
+                    <span class={c.priority !== "none" ? "badge warn prio" : "prio"}>
+                      {c.priority !== "none" ? ` ${c.priority}` : ""}
+                    </span>
                     <span class="labels">
                       {c.labels.map((l) => (
                         <span class="badge"> {l}</span>
@@ -320,7 +384,9 @@ const ListPage = (p: { session: Session; data: ListData; f: Filters; inboxes: { 
                   </td>
                   <td class="status">
                     <span class={STATUS_BADGE[c.status]}>{STATUS_LABEL[c.status]}</span>
-                    <span class="muted small snz">{c.snoozedUntil ? ` until ${when(new Date(c.snoozedUntil))}` : ""}</span>
+                    <span class="muted small snz">
+                      {c.snoozedUntil ? ` until ${when(new Date(c.snoozedUntil))}` : ""}
+                    </span>
                   </td>
                   <td class="hide-sm">{c.inbox.name}</td>
                   <td class="hide-sm assignee">{c.assignee ? (c.assignee.name ?? c.assignee.email) : "—"}</td>
@@ -358,7 +424,15 @@ interface ConvExtra {
 }
 
 const ConversationPage = (
-  p: { session: Session; conv: Conversation; canned: { id: number; shortCode: string; content: string }[]; agents: Agent[]; nonce: string; me: number; changes: number } & ConvExtra,
+  p: {
+    session: Session;
+    conv: Conversation;
+    canned: { id: number; shortCode: string; content: string }[];
+    agents: Agent[];
+    nonce: string;
+    me: number;
+    changes: number;
+  } & ConvExtra,
 ) => {
   const c = p.conv;
   const manage = canManage(p.session);
@@ -367,7 +441,14 @@ const ConversationPage = (
   const lastId = msgs.items.length ? msgs.items[msgs.items.length - 1]!.id : 0;
   const err = (form: string) => p.error?.form === form && <Notice kind="error">{p.error.message}</Notice>;
   const val = (k: string) => p.values?.[k] ?? "";
-  const action = (id: string, shown: boolean, path: string, label: string, fields: Record<string, string>, cls = "secondary") => (
+  const action = (
+    id: string,
+    shown: boolean,
+    path: string,
+    label: string,
+    fields: Record<string, string>,
+    cls = "secondary",
+  ) => (
     <form class="inline" id={id} hidden={!shown} method="post" action={`${CHAT_PATH}/${c.id}/${path}`}>
       <Csrf session={p.session} />
       {Object.entries(fields).map(([k, v]) => (
@@ -391,7 +472,8 @@ const ConversationPage = (
           {STATUS_LABEL[c.status]}
         </span>
         <span id="snoozed">{c.snoozedUntil ? ` until ${when(new Date(c.snoozedUntil))}` : ""}</span> · {c.inbox.name}
-        {c.visitor.email && <> · {c.visitor.email}</>} · assigned to <span id="assignee">{c.assignee ? (c.assignee.name ?? c.assignee.email) : "nobody"}</span>
+        {c.visitor.email && <> · {c.visitor.email}</>} · assigned to{" "}
+        <span id="assignee">{c.assignee ? (c.assignee.name ?? c.assignee.email) : "nobody"}</span>
         <span id="priority">{c.priority !== "none" ? ` · priority ${c.priority}` : ""}</span>
         <span id="labels">{c.labels.length > 0 ? ` · ${c.labels.join(", ")}` : ""}</span>
       </p>
@@ -494,8 +576,12 @@ const ConversationPage = (
             <div class="actions">
               {/* All rendered, the ones that do not apply hidden: a change pushed live shows the right ones. */}
               {action("act-resolve", c.status !== "resolved", "status", "Resolve", { status: "resolved" }, "")}
-              {action("act-open", c.status !== "open", "status", c.status === "resolved" ? "Reopen" : "Open", { status: "open" })}
-              {action("act-pending", c.status !== "pending" && c.status !== "resolved", "status", "Mark pending", { status: "pending" })}
+              {action("act-open", c.status !== "open", "status", c.status === "resolved" ? "Reopen" : "Open", {
+                status: "open",
+              })}
+              {action("act-pending", c.status !== "pending" && c.status !== "resolved", "status", "Mark pending", {
+                status: "pending",
+              })}
             </div>
             <form class="switcher actions" method="post" action={`${CHAT_PATH}/${c.id}/assign`}>
               <Csrf session={p.session} />
@@ -530,12 +616,25 @@ const ConversationPage = (
               <label class="inline" for="update-labels">
                 Labels
               </label>
-              <input type="text" id="update-labels" name="labels" maxlength={900} value={p.values?.labels ?? c.labels.join(", ")} placeholder="billing, vip" />
+              <input
+                type="text"
+                id="update-labels"
+                name="labels"
+                maxlength={900}
+                value={p.values?.labels ?? c.labels.join(", ")}
+                placeholder="billing, vip"
+              />
               <button class="secondary" type="submit">
                 Save
               </button>
             </form>
-            <form class="switcher actions" id="snooze-form" hidden={c.status === "resolved"} method="post" action={`${CHAT_PATH}/${c.id}/snooze`}>
+            <form
+              class="switcher actions"
+              id="snooze-form"
+              hidden={c.status === "resolved"}
+              method="post"
+              action={`${CHAT_PATH}/${c.id}/snooze`}
+            >
               <Csrf session={p.session} />
               <label class="inline" for="snooze-for">
                 Snooze for
@@ -548,7 +647,14 @@ const ConversationPage = (
               <label class="inline" for="snooze-until">
                 or until (UTC)
               </label>
-              <input type="text" id="snooze-until" name="until" maxlength={20} placeholder="2026-03-02 09:00" value={val("until")} />
+              <input
+                type="text"
+                id="snooze-until"
+                name="until"
+                maxlength={20}
+                placeholder="2026-03-02 09:00"
+                value={val("until")}
+              />
               <button class="secondary" type="submit">
                 Snooze
               </button>
@@ -558,7 +664,14 @@ const ConversationPage = (
               <label class="inline" for="transcript-to">
                 Email the transcript (never notes) to
               </label>
-              <input type="email" id="transcript-to" name="to" maxlength={254} value={p.values?.to ?? c.visitor.email ?? ""} placeholder="visitor@example.com" />
+              <input
+                type="email"
+                id="transcript-to"
+                name="to"
+                maxlength={254}
+                value={p.values?.to ?? c.visitor.email ?? ""}
+                placeholder="visitor@example.com"
+              />
               <button class="secondary" type="submit">
                 Send transcript
               </button>
@@ -601,7 +714,14 @@ function untilOf(raw: string): string {
 /** The newest event of the company now: a page's stream pushes conversation changes after it. */
 async function changeCursor(ctx: ActorContext): Promise<number> {
   chatRead(ctx);
-  return (await ctx.deps.db.select({ m: max(events.id) }).from(events).where(eq(events.companyId, ctx.company.id)))[0]?.m ?? 0;
+  return (
+    (
+      await ctx.deps.db
+        .select({ m: max(events.id) })
+        .from(events)
+        .where(eq(events.companyId, ctx.company.id))
+    )[0]?.m ?? 0
+  );
 }
 
 /** Where a stream resumes: the browser's Last-Event-ID (`<message id>-<event id>`, as the stream writes them) or the page's cursors. */
@@ -610,7 +730,10 @@ function resumeAt(c: Context): { after: number | null; changes: number | null } 
   // A message cursor of 0 means "nothing yet" (no backlog to replay); an event cursor of 0 means "from the company's first event".
   if (m) return { after: whole(m[1]), changes: Number(m[2]) };
   const raw = c.req.query("changes");
-  return { after: whole(c.req.header("last-event-id")) ?? whole(c.req.query("after")), changes: raw && /^\d{1,15}$/.test(raw) ? Number(raw) : null };
+  return {
+    after: whole(c.req.header("last-event-id")) ?? whole(c.req.query("after")),
+    changes: raw && /^\d{1,15}$/.test(raw) ? Number(raw) : null,
+  };
 }
 
 export function chatPortalRoutes(app: Hono<PortalEnv>, deps: Deps) {
@@ -624,7 +747,8 @@ export function chatPortalRoutes(app: Hono<PortalEnv>, deps: Deps) {
     const data = await listConversations(ctx, {
       status: f.status ?? undefined,
       inboxId: f.inbox ?? undefined,
-      assigneeId: f.assignee === "" ? undefined : f.assignee === "me" || f.assignee === "none" ? f.assignee : Number(f.assignee),
+      assigneeId:
+        f.assignee === "" ? undefined : f.assignee === "me" || f.assignee === "none" ? f.assignee : Number(f.assignee),
       priority: f.priority ?? undefined,
       label: f.label || undefined,
       q: f.q || undefined,
@@ -635,9 +759,22 @@ export function chatPortalRoutes(app: Hono<PortalEnv>, deps: Deps) {
     // Where the live feed starts: the newest message now (the list above is read before it, so nothing falls between).
     const cursor = (await waitMessages(ctx, { timeoutSeconds: 0 })).cursor;
     const nonce = newNonce();
-    return render(c, <ListPage session={c.get("session")} data={data} f={f} inboxes={inboxes} agents={await agentsOf(ctx)} cursor={cursor} changes={changes} nonce={nonce} />, {
-      scriptNonce: nonce,
-    });
+    return render(
+      c,
+      <ListPage
+        session={c.get("session")}
+        data={data}
+        f={f}
+        inboxes={inboxes}
+        agents={await agentsOf(ctx)}
+        cursor={cursor}
+        changes={changes}
+        nonce={nonce}
+      />,
+      {
+        scriptNonce: nonce,
+      },
+    );
   });
 
   // Before /chat/:number: "live" is not a number.
@@ -645,7 +782,11 @@ export function chatPortalRoutes(app: Hono<PortalEnv>, deps: Deps) {
     const ctx = actor(c);
     chatRead(ctx);
     const at = resumeAt(c);
-    return messageStream(ctx, c.req.raw.signal, { after: at.after, changes: { after: at.changes }, maxLifetimeMs: PORTAL_STREAM.maxLifetimeMs });
+    return messageStream(ctx, c.req.raw.signal, {
+      after: at.after,
+      changes: { after: at.changes },
+      maxLifetimeMs: PORTAL_STREAM.maxLifetimeMs,
+    });
   });
 
   const page = async (c: Context<PortalEnv>, number: number, extra: ConvExtra = {}) => {
@@ -684,11 +825,22 @@ export function chatPortalRoutes(app: Hono<PortalEnv>, deps: Deps) {
     chatRead(ctx);
     const conv = await conversationByNumber(deps.db, ctx, numberOf(c.req.param("number")));
     const at = resumeAt(c);
-    return messageStream(ctx, c.req.raw.signal, { after: at.after, conversationRowId: conv.id, changes: { after: at.changes, number: conv.number }, maxLifetimeMs: PORTAL_STREAM.maxLifetimeMs });
+    return messageStream(ctx, c.req.raw.signal, {
+      after: at.after,
+      conversationRowId: conv.id,
+      changes: { after: at.changes, number: conv.number },
+      maxLifetimeMs: PORTAL_STREAM.maxLifetimeMs,
+    });
   });
 
   /** Runs an action's verb; a refusal re-shows the conversation with the reason beside its form. */
-  const act = (name: string, form: string, keep: string[], fn: (ctx: ActorContext, id: number, f: Form) => Promise<unknown>, done: string) =>
+  const act = (
+    name: string,
+    form: string,
+    keep: string[],
+    fn: (ctx: ActorContext, id: number, f: Form) => Promise<unknown>,
+    done: string,
+  ) =>
     app.post(`${CHAT_PATH}/:number{[0-9]+}/${name}`, signedIn(deps), async (c) => {
       const id = numberOf(c.req.param("number"));
       const f = c.get("form");
@@ -696,12 +848,23 @@ export function chatPortalRoutes(app: Hono<PortalEnv>, deps: Deps) {
       await conversationByNumber(deps.db, actor(c), id);
       try {
         await fn(actor(c), id, f);
-        return c.redirect(`${CHAT_PATH}/${id}?done=${done}${form === "reply" || form === "note" ? "#composer" : ""}`, 303);
+        return c.redirect(
+          `${CHAT_PATH}/${id}?done=${done}${form === "reply" || form === "note" ? "#composer" : ""}`,
+          303,
+        );
       } catch (e) {
         if (!isAppError(e) || !["validation", "conflict", "forbidden", "not_found"].includes(e.code)) throw e;
-        const values = Object.fromEntries(keep.map((k) => [k === "body" && form === "note" ? "note" : k, (f.params.get(k) ?? "").slice(0, LIMITS.body)]));
+        const values = Object.fromEntries(
+          keep.map((k) => [
+            k === "body" && form === "note" ? "note" : k,
+            (f.params.get(k) ?? "").slice(0, LIMITS.body),
+          ]),
+        );
         const p = await page(c, id, { error: { form, message: e.message }, values });
-        return render(c, p.page, { scriptNonce: p.nonce, status: e.code === "forbidden" ? 403 : e.code === "conflict" ? 409 : 400 });
+        return render(c, p.page, {
+          scriptNonce: p.nonce,
+          status: e.code === "forbidden" ? 403 : e.code === "conflict" ? 409 : 400,
+        });
       }
     });
 
@@ -714,11 +877,17 @@ export function chatPortalRoutes(app: Hono<PortalEnv>, deps: Deps) {
       f.text("body", { label: "Message", max: LIMITS.body });
       const canned = f.text("canned", { label: "Canned response", max: LIMITS.shortCode });
       const status = f.text("status", { label: "Then", max: 10 });
-      if (status && status !== "pending" && status !== "resolved" && status !== "open") throw invalid("Choose what happens after the reply from the list.");
+      if (status && status !== "pending" && status !== "resolved" && status !== "open")
+        throw invalid("Choose what happens after the reply from the list.");
       const hasBody = /\S/.test(body);
       if (hasBody && canned) throw invalid("Write a message or pick a canned response, not both.");
       if (!hasBody && !canned) throw invalid("Write a message or pick a canned response.");
-      await reply(ctx, { id, body: hasBody ? body : undefined, cannedId: canned || undefined, status: (status || undefined) as "pending" | undefined });
+      await reply(ctx, {
+        id,
+        body: hasBody ? body : undefined,
+        cannedId: canned || undefined,
+        status: (status || undefined) as "pending" | undefined,
+      });
     },
     "replied",
   );
@@ -770,10 +939,20 @@ export function chatPortalRoutes(app: Hono<PortalEnv>, deps: Deps) {
     async (ctx, id, f) => {
       const priority = f.text("priority", { label: "Priority", max: 10, required: true });
       if (!(CHAT_PRIORITIES as readonly string[]).includes(priority)) throw invalid("Choose a priority from the list.");
-      const split = (raw: string) => [...new Set(raw.split(",").map((x) => x.trim().toLowerCase()).filter(Boolean))];
+      const split = (raw: string) => [
+        ...new Set(
+          raw
+            .split(",")
+            .map((x) => x.trim().toLowerCase())
+            .filter(Boolean),
+        ),
+      ];
       const typed = split(f.text("labels", { label: "Labels", max: 900 }));
       const bad = typed.find((l) => !LABEL_RE.test(l));
-      if (bad !== undefined) throw invalid(`"${bad.slice(0, 40)}" is not a label: labels are 1-40 letters, digits, - _ or :, separated by commas.`);
+      if (bad !== undefined)
+        throw invalid(
+          `"${bad.slice(0, 40)}" is not a label: labels are 1-40 letters, digits, - _ or :, separated by commas.`,
+        );
       if (typed.length > LIMITS.labels) throw invalid(`At most ${LIMITS.labels} labels.`);
       // Added and removed against what the form showed, not replaced: a label a colleague added meanwhile stays.
       const was = split(f.text("was", { label: "Labels shown", max: 900 }));
@@ -793,7 +972,8 @@ export function chatPortalRoutes(app: Hono<PortalEnv>, deps: Deps) {
     ["to"],
     async (ctx, id, f) => {
       const to = f.text("to", { label: "Email", max: 254 });
-      if (to && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(to)) throw invalid("Email the transcript to an address like visitor@example.com.");
+      if (to && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(to))
+        throw invalid("Email the transcript to an address like visitor@example.com.");
       await emailTranscript(ctx, { id, to: to || undefined });
     },
     "transcript",
@@ -805,7 +985,8 @@ export function chatPortalRoutes(app: Hono<PortalEnv>, deps: Deps) {
     [],
     async (ctx, id, f) => {
       const status = f.text("status", { label: "Status", max: 10, required: true });
-      if (status !== "open" && status !== "pending" && status !== "resolved") throw invalid("Status is open, pending or resolved.");
+      if (status !== "open" && status !== "pending" && status !== "resolved")
+        throw invalid("Status is open, pending or resolved.");
       await setStatus(ctx, { id, status });
     },
     "status",

@@ -30,12 +30,30 @@ import { siteDomains, sites } from "../sites/tables";
 import { availability, type InboxRow } from "./access";
 import { hubFor, type HubRow, type HubStatus } from "./hub";
 import { chatInboxes } from "./tables";
-import { currentStatus, updateProfile, visible, visitorByToken, visitorMessages, visitorPost, visitorStatus, visitorTranscript, type VisibleMessage, type VisitorStatus } from "./visitor";
+import {
+  currentStatus,
+  updateProfile,
+  visible,
+  visitorByToken,
+  visitorMessages,
+  visitorPost,
+  visitorStatus,
+  visitorTranscript,
+  type VisibleMessage,
+  type VisitorStatus,
+} from "./visitor";
 import { frameHtml, LOADER_JS, WIDGET_KEY_RE } from "./widget";
 import { agentStream } from "./agent-stream";
 
 /** Per address per minute; mutable so the bench can connect 500 widgets from one address. */
-export const PUBLIC_LIMITS = { posts: 20, reads: 240, streams: 30, transcripts: 3, maxStreamsPerVisitor: 5, maxStreams: 20_000 };
+export const PUBLIC_LIMITS = {
+  posts: 20,
+  reads: 240,
+  streams: 30,
+  transcripts: 3,
+  maxStreamsPerVisitor: 5,
+  maxStreams: 20_000,
+};
 const MAX_JSON = 16 * 1024;
 const HEARTBEAT_MS = 5_000;
 
@@ -48,8 +66,12 @@ async function inboxByKey(deps: Deps, key: string): Promise<InboxRow | null> {
 /** Origins that may frame the widget: the inbox's list, else the site's domains over https. */
 export async function frameOrigins(deps: Deps, inbox: InboxRow): Promise<string[]> {
   if (inbox.allowedOrigins.length) return inbox.allowedOrigins;
-  const site = (await deps.db.select({ domain: sites.domain }).from(sites).where(eq(sites.id, inbox.siteId)).limit(1))[0];
-  const hosts = (await deps.db.select({ h: siteDomains.hostname }).from(siteDomains).where(eq(siteDomains.siteId, inbox.siteId))).map((r) => r.h);
+  const site = (
+    await deps.db.select({ domain: sites.domain }).from(sites).where(eq(sites.id, inbox.siteId)).limit(1)
+  )[0];
+  const hosts = (
+    await deps.db.select({ h: siteDomains.hostname }).from(siteDomains).where(eq(siteDomains.siteId, inbox.siteId))
+  ).map((r) => r.h);
   if (site?.domain) hosts.push(site.domain);
   const out = new Set<string>();
   for (const h of hosts) {
@@ -79,7 +101,8 @@ function bearer(c: Context): string | null {
 }
 
 async function readJson(c: Context): Promise<Record<string, unknown> | string> {
-  if (!/^application\/json\b/i.test(c.req.header("content-type") ?? "")) return "Send JSON (Content-Type: application/json).";
+  if (!/^application\/json\b/i.test(c.req.header("content-type") ?? ""))
+    return "Send JSON (Content-Type: application/json).";
   if (Number(c.req.header("content-length") ?? "0") > MAX_JSON) return "Too large.";
   const text = await c.req.text();
   if (text.length > MAX_JSON) return "Too large.";
@@ -135,13 +158,17 @@ export function chatPublicRoutes(deps: Deps): Hono {
       } catch {
         /* unreadable: CSP still decides */
       }
-      if (from && !origins.includes(from) && from !== new URL(deps.config.publicUrl).origin) return refuse(403, "This chat is not enabled on this site.");
+      if (from && !origins.includes(from) && from !== new URL(deps.config.publicUrl).origin)
+        return refuse(403, "This chat is not enabled on this site.");
     }
     const site = (await deps.db.select({ name: sites.name }).from(sites).where(eq(sites.id, inbox.siteId)).limit(1))[0];
     const branding = await getPublicBranding(deps, inbox.siteId);
     const now = deps.clock.now().getTime();
     const av = availability(inbox.businessHours, now);
-    const away = av.open ? null : (inbox.awayMessage ?? `We're away right now and back at ${av.opensAt}. Leave a message and your email — we'll reply.`);
+    const away = av.open
+      ? null
+      : (inbox.awayMessage ??
+        `We're away right now and back at ${av.opensAt}. Leave a message and your email — we'll reply.`);
     const pageParam = c.req.query("page") ?? "";
     const page = pageParam.length <= 1000 && /^https?:\/\//.test(pageParam) ? pageParam : null;
     c.header(
@@ -160,7 +187,19 @@ export function chatPublicRoutes(deps: Deps): Hono {
     c.header("X-Content-Type-Options", "nosniff");
     c.header("Referrer-Policy", "same-origin");
     c.header("Cache-Control", "no-store");
-    return c.html(frameHtml({ key: inbox.widgetKey, title: branding.logoText ?? site?.name ?? inbox.name, greeting: inbox.greeting, away, page, branding }, nonce));
+    return c.html(
+      frameHtml(
+        {
+          key: inbox.widgetKey,
+          title: branding.logoText ?? site?.name ?? inbox.name,
+          greeting: inbox.greeting,
+          away,
+          page,
+          branding,
+        },
+        nonce,
+      ),
+    );
   });
 
   /** Common checks of the API: a live inbox, the widget's own frame, a rate limit. */
@@ -184,7 +223,11 @@ export function chatPublicRoutes(deps: Deps): Hono {
     if (!v) return json(c, 401, { error: "Unknown visitor." });
     const after = Math.max(0, Math.min(Number.MAX_SAFE_INTEGER, Math.floor(Number(c.req.query("after") ?? 0) || 0)));
     // `status` was added later: the frame shows a resolved conversation's line with the thread, before its stream is up.
-    return json(c, 200, { visitor: { name: v.name, email: v.email }, messages: await visitorMessages(deps, v, after), status: await currentStatus(deps, deps.db, v.id) });
+    return json(c, 200, {
+      visitor: { name: v.name, email: v.email },
+      messages: await visitorMessages(deps, v, after),
+      status: await currentStatus(deps, deps.db, v.id),
+    });
   });
 
   app.post("/api/:key/messages", async (c) => {
@@ -222,7 +265,8 @@ export function chatPublicRoutes(deps: Deps): Hono {
     if (inbox instanceof Response) return inbox;
     const v = await visitorOf(c, inbox);
     if (!v) return json(c, 401, { error: "Unknown visitor." });
-    if (!/^application\/json\b/i.test(c.req.header("content-type") ?? "")) return json(c, 400, { error: "Send JSON (Content-Type: application/json)." });
+    if (!/^application\/json\b/i.test(c.req.header("content-type") ?? ""))
+      return json(c, 400, { error: "Send JSON (Content-Type: application/json)." });
     try {
       return json(c, 200, await visitorTranscript(deps, v));
     } catch (e) {
@@ -235,9 +279,16 @@ export function chatPublicRoutes(deps: Deps): Hono {
     if (inbox instanceof Response) return inbox;
     const v = await visitorOf(c, inbox);
     if (!v) return json(c, 401, { error: "Unknown visitor." });
-    if ((perVisitor.get(v.id) ?? 0) >= PUBLIC_LIMITS.maxStreamsPerVisitor) return json(c, 429, { error: "Too many open chat windows." });
+    if ((perVisitor.get(v.id) ?? 0) >= PUBLIC_LIMITS.maxStreamsPerVisitor)
+      return json(c, 429, { error: "Too many open chat windows." });
     if (hub.streams >= PUBLIC_LIMITS.maxStreams) return json(c, 503, { error: "Busy; try again shortly." });
-    const after = Math.max(0, Math.min(Number.MAX_SAFE_INTEGER, Math.floor(Number(c.req.query("after") ?? c.req.header("last-event-id") ?? 0) || 0)));
+    const after = Math.max(
+      0,
+      Math.min(
+        Number.MAX_SAFE_INTEGER,
+        Math.floor(Number(c.req.query("after") ?? c.req.header("last-event-id") ?? 0) || 0),
+      ),
+    );
     // Status events only when asked for: a reader written before them (bench/chat-clients.ts, integrations' tests) takes every record for a message.
     const follow = c.req.query("status") === "1";
     return sseStream(deps, c, v.id, after, follow, perVisitor, async (since) => visitorMessages(deps, v, since));
@@ -308,7 +359,8 @@ function sseStream(
       let live = false;
       // Hub rows carry the author's name: 500 streams handed one reply each make no read of their own.
       const deliver = (rows: HubRow[]) => {
-        for (const r of rows) if (r.id > after) send(visible(r, new Map(r.userId === null ? [] : [[r.userId, { name: r.authorName }]])));
+        for (const r of rows)
+          if (r.id > after) send(visible(r, new Map(r.userId === null ? [] : [[r.userId, { name: r.authorName }]])));
       };
       const deliverStatus = (list: HubStatus[]) => {
         const now = deps.clock.now();
@@ -365,4 +417,3 @@ function sseStream(
     },
   });
 }
-

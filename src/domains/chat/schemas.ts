@@ -29,7 +29,12 @@ const positive = (what: string) =>
 const convNumber = positive;
 
 const line = (what: string, max: number) =>
-  v.pipe(v.string(`${what} must be a string.`), v.trim(), v.minLength(1, `${what} must not be empty.`), v.maxLength(max, `${what} must be at most ${max} characters.`));
+  v.pipe(
+    v.string(`${what} must be a string.`),
+    v.trim(),
+    v.minLength(1, `${what} must not be empty.`),
+    v.maxLength(max, `${what} must be at most ${max} characters.`),
+  );
 
 export const messageBody = (what: string, max: number = LIMITS.body) =>
   v.pipe(
@@ -45,10 +50,16 @@ const label = v.pipe(
   v.toLowerCase(),
   v.check((t) => /^[a-z0-9][a-z0-9_:-]{0,39}$/.test(t), "Labels are 1-40 letters, digits, - _ or :, e.g. billing."),
 );
-const labels = v.pipe(v.array(label, "labels must be a list of strings."), v.maxLength(LIMITS.labels, `At most ${LIMITS.labels} labels.`));
+const labels = v.pipe(
+  v.array(label, "labels must be a list of strings."),
+  v.maxLength(LIMITS.labels, `At most ${LIMITS.labels} labels.`),
+);
 
 /** An assignee: user id, email or "me". */
-const who = v.union([positive("assigneeId"), v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(254))], 'assigneeId is a user id, an email or "me".');
+const who = v.union(
+  [positive("assigneeId"), v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(254))],
+  'assigneeId is a user id, an email or "me".',
+);
 
 const origin = v.pipe(
   v.string("An origin must be a string."),
@@ -68,22 +79,34 @@ const origin = v.pipe(
 const hours = v.object({
   timeZone: v.pipe(v.string(), v.maxLength(64)),
   // Days and intervals are checked by the verb (parseWeekHours), with messages that say what is wrong.
-  hours: v.pipe(v.record(v.pipe(v.string(), v.maxLength(3)), v.pipe(v.array(v.pipe(v.string(), v.maxLength(11))), v.maxLength(6))), v.check((o) => Object.keys(o).length <= 7, "hours has at most 7 days.")),
+  hours: v.pipe(
+    v.record(v.pipe(v.string(), v.maxLength(3)), v.pipe(v.array(v.pipe(v.string(), v.maxLength(11))), v.maxLength(6))),
+    v.check((o) => Object.keys(o).length <= 7, "hours has at most 7 days."),
+  ),
 });
-
 
 const inboxFields = {
   greeting: v.optional(line("greeting", LIMITS.greeting)),
   awayMessage: v.optional(v.nullable(line("awayMessage", LIMITS.greeting))),
-  allowedOrigins: v.optional(v.pipe(v.array(origin), v.maxLength(LIMITS.origins, `At most ${LIMITS.origins} origins.`))),
+  allowedOrigins: v.optional(
+    v.pipe(v.array(origin), v.maxLength(LIMITS.origins, `At most ${LIMITS.origins} origins.`)),
+  ),
   businessHours: v.optional(v.nullable(hours)),
   enabled: v.optional(v.boolean()),
 };
 
 export const inboxListInput = v.object({ siteId: v.optional(positive("siteId")), ...pageInput });
 export const inboxRef = v.object({ id: positive("id") });
-export const inboxCreateInput = v.object({ siteId: positive("siteId"), name: line("name", LIMITS.name), ...inboxFields });
-export const inboxUpdateInput = v.object({ id: positive("id"), name: v.optional(line("name", LIMITS.name)), ...inboxFields });
+export const inboxCreateInput = v.object({
+  siteId: positive("siteId"),
+  name: line("name", LIMITS.name),
+  ...inboxFields,
+});
+export const inboxUpdateInput = v.object({
+  id: positive("id"),
+  name: v.optional(line("name", LIMITS.name)),
+  ...inboxFields,
+});
 
 export const conversationListInput = v.object({
   status: v.optional(v.picklist([...CHAT_STATUSES, "all"])),
@@ -138,5 +161,9 @@ const shortCode = v.pipe(
   v.check((t) => /^[a-z0-9][a-z0-9_-]{0,39}$/.test(t), "shortCode is 1-40 letters, digits, - or _, e.g. pricing."),
 );
 export const cannedCreateInput = v.object({ shortCode, content: messageBody("content", LIMITS.canned) });
-export const cannedUpdateInput = v.object({ id: positive("id"), shortCode: v.optional(shortCode), content: v.optional(messageBody("content", LIMITS.canned)) });
+export const cannedUpdateInput = v.object({
+  id: positive("id"),
+  shortCode: v.optional(shortCode),
+  content: v.optional(messageBody("content", LIMITS.canned)),
+});
 export const cannedRef = v.object({ id: positive("id") });

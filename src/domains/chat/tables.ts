@@ -5,7 +5,20 @@
  * messages (visitor, agent, internal note), labels, canned responses and the
  * counter that hands out conversation numbers.
  */
-import { bool, createdAt, id, index, integer, json, primaryKey, table, text, time, uniqueIndex, updatedAt } from "../../core/columns";
+import {
+  bool,
+  createdAt,
+  id,
+  index,
+  integer,
+  json,
+  primaryKey,
+  table,
+  text,
+  time,
+  uniqueIndex,
+  updatedAt,
+} from "../../core/columns";
 import { companies, users } from "../accounts/tables";
 import { sites } from "../sites/tables";
 
@@ -25,8 +38,12 @@ export const chatInboxes = table(
   "chat_inboxes",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
-    siteId: integer("site_id").notNull().references(() => sites.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
+    siteId: integer("site_id")
+      .notNull()
+      .references(() => sites.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     /** Shown at the top of the widget before the visitor writes. */
     greeting: text("greeting").notNull(),
@@ -49,8 +66,12 @@ export const chatVisitors = table(
   "chat_visitors",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
-    inboxId: integer("inbox_id").notNull().references(() => chatInboxes.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
+    inboxId: integer("inbox_id")
+      .notNull()
+      .references(() => chatInboxes.id, { onDelete: "cascade" }),
     /** sha256 of the token the widget stores; the token itself is never kept. */
     tokenHash: text("token_hash").notNull().unique(),
     name: text("name"),
@@ -65,9 +86,15 @@ export const chatConversations = table(
   "chat_conversations",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
-    inboxId: integer("inbox_id").notNull().references(() => chatInboxes.id, { onDelete: "cascade" }),
-    visitorId: integer("visitor_id").notNull().references(() => chatVisitors.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
+    inboxId: integer("inbox_id")
+      .notNull()
+      .references(() => chatInboxes.id, { onDelete: "cascade" }),
+    visitorId: integer("visitor_id")
+      .notNull()
+      .references(() => chatVisitors.id, { onDelete: "cascade" }),
     /** Per company, from chat_counters: what tools take as `id`. */
     number: integer("number").notNull(),
     status: text("status").$type<ChatStatus>().notNull(),
@@ -101,21 +128,30 @@ export const chatMessages = table(
   "chat_messages",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
-    conversationId: integer("conversation_id").notNull().references(() => chatConversations.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
+    conversationId: integer("conversation_id")
+      .notNull()
+      .references(() => chatConversations.id, { onDelete: "cascade" }),
     kind: text("kind").$type<ChatMessageKind>().notNull(),
     /** The agent who wrote it; null for the visitor. */
     userId: integer("user_id").references(() => users.id, { onDelete: "set null" }),
     body: text("body").notNull(),
     createdAt: createdAt(),
   },
-  (t) => [index("chat_messages_conversation").on(t.conversationId, t.id), index("chat_messages_company").on(t.companyId, t.id)],
+  (t) => [
+    index("chat_messages_conversation").on(t.conversationId, t.id),
+    index("chat_messages_company").on(t.companyId, t.id),
+  ],
 );
 
 export const chatLabels = table(
   "chat_conversation_labels",
   {
-    conversationId: integer("conversation_id").notNull().references(() => chatConversations.id, { onDelete: "cascade" }),
+    conversationId: integer("conversation_id")
+      .notNull()
+      .references(() => chatConversations.id, { onDelete: "cascade" }),
     label: text("label").notNull(),
   },
   (t) => [primaryKey({ columns: [t.conversationId, t.label] }), index("chat_labels_label").on(t.label)],
@@ -125,7 +161,9 @@ export const chatCannedResponses = table(
   "chat_canned_responses",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
     /** What agents type after "/" to pick it: unique per company. */
     shortCode: text("short_code").notNull(),
     content: text("content").notNull(),
@@ -136,6 +174,8 @@ export const chatCannedResponses = table(
 );
 
 export const chatCounters = table("chat_counters", {
-  companyId: integer("company_id").primaryKey().references(() => companies.id, { onDelete: "cascade" }),
+  companyId: integer("company_id")
+    .primaryKey()
+    .references(() => companies.id, { onDelete: "cascade" }),
   lastNumber: integer("last_number").notNull(),
 });

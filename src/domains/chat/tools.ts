@@ -6,7 +6,18 @@
  */
 import { defineTool, type Domain } from "../../mcp/define";
 import { createCanned, deleteCanned, listCanned, updateCanned } from "./canned";
-import { addNote, assign, chatJobs, emailTranscript, getConversation, listConversations, reply, setStatus, snooze, update } from "./conversations";
+import {
+  addNote,
+  assign,
+  chatJobs,
+  emailTranscript,
+  getConversation,
+  listConversations,
+  reply,
+  setStatus,
+  snooze,
+  update,
+} from "./conversations";
 import { chatEvents } from "./events";
 import { createInbox, deleteInbox, getInbox, listInboxes, updateInbox } from "./inboxes";
 import { waitMessages } from "./live";
@@ -67,7 +78,7 @@ const tools = [
     name: "chat_conversations_list",
     title: "List chat conversations",
     description:
-      'Newest first. status (default open+pending; all), assigneeId (id, email, me, none), q searches text, visitor, #57. waitingSince: unanswered visitor.',
+      "Newest first. status (default open+pending; all), assigneeId (id, email, me, none), q searches text, visitor, #57. waitingSince: unanswered visitor.",
     input: s.conversationListInput,
     run: listConversations,
   }),
@@ -75,7 +86,8 @@ const tools = [
     ...read,
     name: "chat_conversations_get",
     title: "Get a chat conversation",
-    description: "Conversation by number with messages (default: newest page; previousOffset pages back). Notes: internal true.",
+    description:
+      "Conversation by number with messages (default: newest page; previousOffset pages back). Notes: internal true.",
     input: s.conversationGetInput,
     run: getConversation,
   }),
@@ -83,7 +95,8 @@ const tools = [
     ...write,
     name: "chat_conversations_reply",
     title: "Reply to a visitor",
-    description: "Send body or cannedId (id or short code) to the visitor, live. Private text: chat_conversations_add_note.",
+    description:
+      "Send body or cannedId (id or short code) to the visitor, live. Private text: chat_conversations_add_note.",
     input: s.replyInput,
     run: reply,
   }),
@@ -144,7 +157,8 @@ const tools = [
     ...read,
     name: "chat_messages_wait",
     title: "Wait for chat messages",
-    description: "Long poll: messages after cursor `after`, waiting up to timeoutSeconds for one. Omit after to get the current cursor.",
+    description:
+      "Long poll: messages after cursor `after`, waiting up to timeoutSeconds for one. Omit after to get the current cursor.",
     input: s.waitInput,
     run: waitMessages,
   }),
@@ -187,13 +201,19 @@ const tools = [
 export const chatDomain: Domain = {
   name: "chat",
   title: "Live chat",
-  description: "Live chat: a widget per site, conversations with statuses, assignment, labels, internal notes, canned responses, real-time replies.",
+  description:
+    "Live chat: a widget per site, conversations with statuses, assignment, labels, internal notes, canned responses, real-time replies.",
   tools,
   events: chatEvents,
   jobs: chatJobs,
   publicPages: [{ prefix: "/chat", routes: chatPublicRoutes }],
   notificationTypes: [
-    { type: "chat.conversation_created", label: "A visitor started a chat in one of your inboxes", inApp: true, email: false },
+    {
+      type: "chat.conversation_created",
+      label: "A visitor started a chat in one of your inboxes",
+      inApp: true,
+      email: false,
+    },
     { type: "chat.message_created", label: "A visitor wrote in a chat assigned to you", inApp: true, email: false },
     { type: "chat.conversation_assigned", label: "A chat was assigned to you", inApp: true, email: true },
     { type: "chat.snooze_ended", label: "A chat you snoozed is due again", inApp: true, email: false },

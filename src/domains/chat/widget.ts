@@ -92,7 +92,10 @@ function themeCss(b: Branding): string {
     ["--r", pick("--radius", "--button-radius")],
     ["--font", pick("--font-body")],
   ];
-  return `:root{${decl.filter(([, v]) => v !== undefined).map(([k, v]) => `${k}:${v}`).join(";")}}`;
+  return `:root{${decl
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k}:${v}`)
+    .join(";")}}`;
 }
 
 const BASE_CSS = `*{box-sizing:border-box}html,body{margin:0;height:100%;background:transparent;font:14px/1.45 var(--font,system-ui,-apple-system,"Segoe UI",sans-serif);color:var(--fg,#1f2328)}

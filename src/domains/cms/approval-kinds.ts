@@ -24,7 +24,17 @@ import { blocksDiff, displayValue, summarize } from "../approvals/preview";
 import { effectiveStatus } from "../approvals/links";
 import { sites } from "../sites/tables";
 import { applyPostChanges, assertSlugFree, type PostChanges, type PostProposal, type PostRow } from "./posts";
-import { blockTemplates, categories, postCategories, postRevisions, posts, postTags, postTypes, tags, type BlockContent } from "./tables";
+import {
+  blockTemplates,
+  categories,
+  postCategories,
+  postRevisions,
+  posts,
+  postTags,
+  postTypes,
+  tags,
+  type BlockContent,
+} from "./tables";
 
 const RENDER = { embeds: "link" } as const;
 
@@ -35,10 +45,7 @@ async function siteName(db: Tx, siteId: number | null): Promise<string | null> {
 
 async function names(db: Tx, table: typeof categories | typeof tags, ids: number[]): Promise<string> {
   if (ids.length === 0) return "";
-  return (await db
-      .select({ name: table.name })
-      .from(table)
-      .where(inArray(table.id, ids)))
+  return (await db.select({ name: table.name }).from(table).where(inArray(table.id, ids)))
     .map((r) => r.name)
     .sort()
     .join(", ");
@@ -46,8 +53,12 @@ async function names(db: Tx, table: typeof categories | typeof tags, ids: number
 
 async function linkedIds(db: Tx, postId: number) {
   return {
-    categoryIds: (await db.select({ id: postCategories.categoryId }).from(postCategories).where(eq(postCategories.postId, postId))).map((r) => r.id),
-    tagIds: (await db.select({ id: postTags.tagId }).from(postTags).where(eq(postTags.postId, postId))).map((r) => r.id),
+    categoryIds: (
+      await db.select({ id: postCategories.categoryId }).from(postCategories).where(eq(postCategories.postId, postId))
+    ).map((r) => r.id),
+    tagIds: (await db.select({ id: postTags.tagId }).from(postTags).where(eq(postTags.postId, postId))).map(
+      (r) => r.id,
+    ),
   };
 }
 
@@ -71,15 +82,18 @@ const LABELS: Record<string, string> = {
 };
 
 async function typeName(db: Tx, id: number): Promise<string> {
-  return (await db.select({ slug: postTypes.slug }).from(postTypes).where(eq(postTypes.id, id)).limit(1))[0]?.slug ?? String(id);
+  return (
+    (await db.select({ slug: postTypes.slug }).from(postTypes).where(eq(postTypes.id, id)).limit(1))[0]?.slug ??
+    String(id)
+  );
 }
 
 /** Field value as the reviewer reads it. */
 async function fieldText(db: Tx, key: string, value: unknown): Promise<string | null> {
   if (value === null || value === undefined) return null;
   if (key === "postTypeId") return await typeName(db, value as number);
-  if (key === "categoryIds") return await names(db, categories, value as number[]) || null;
-  if (key === "tagIds") return await names(db, tags, value as number[]) || null;
+  if (key === "categoryIds") return (await names(db, categories, value as number[])) || null;
+  if (key === "tagIds") return (await names(db, tags, value as number[])) || null;
   if (key === "noIndex") return value ? "yes" : "no";
   return displayValue(value);
 }
@@ -107,10 +121,15 @@ async function postOf(db: Tx, link: LinkRow): Promise<PostRow | undefined> {
  */
 function proposalOf(link: LinkRow, post: PostRow, hasRevision: boolean): PostProposal {
   const recorded = link.payload as Partial<PostProposal> | null;
-  if (recorded?.proposal === "revision" && recorded.before && typeof recorded.beforeBlocks === "number") return recorded as PostProposal;
+  if (recorded?.proposal === "revision" && recorded.before && typeof recorded.beforeBlocks === "number")
+    return recorded as PostProposal;
   if (recorded?.proposal === "new" || recorded?.proposal === "republish") return { proposal: recorded.proposal };
   if (hasRevision) return { proposal: "revision", revisionId: 0, before: {}, beforeBlocks: 0 };
-  const firstPublishedByThis = link.status === "approved" && post.publishedAt && link.decidedAt && Math.abs(post.publishedAt.getTime() - link.decidedAt.getTime()) < 1000;
+  const firstPublishedByThis =
+    link.status === "approved" &&
+    post.publishedAt &&
+    link.decidedAt &&
+    Math.abs(post.publishedAt.getTime() - link.decidedAt.getTime()) < 1000;
   return { proposal: !post.publishedAt || firstPublishedByThis ? "new" : "republish" };
 }
 
@@ -126,7 +145,7 @@ export const postApprovalKind: ApprovalKind = {
     const pending = effectiveStatus(link, deps.clock.now()) === "pending";
     const what = proposalOf(link, post, rev !== null);
     const changes = (rev?.changes ?? {}) as PostChanges;
-    const live = { ...post, ...await linkedIds(db, post.id) } as Record<string, unknown>;
+    const live = { ...post, ...(await linkedIds(db, post.id)) } as Record<string, unknown>;
     const proposed = { ...live, ...changes } as Record<string, unknown>;
     const content = (proposed.content as BlockContent | null) ?? { blocks: [], version: "1" };
     const facts: { label: string; value: string }[] = [];
@@ -134,13 +153,22 @@ export const postApprovalKind: ApprovalKind = {
     if (site) facts.push({ label: "Site", value: site });
     facts.push({ label: "Post type", value: await typeName(db, proposed.postTypeId as number) });
     facts.push({ label: "Slug", value: proposed.slug as string });
-    for (const k of ["excerpt", "categoryIds", "tagIds", "seoTitle", "seoDescription", "canonicalUrl", "noIndex"] as const) {
+    for (const k of [
+      "excerpt",
+      "categoryIds",
+      "tagIds",
+      "seoTitle",
+      "seoDescription",
+      "canonicalUrl",
+      "noIndex",
+    ] as const) {
       const t = await fieldText(db, k, proposed[k]);
       if (t !== null && (k !== "noIndex" || proposed[k])) facts.push({ label: LABELS[k]!, value: t });
     }
     for (const k of ["customCss", "customJs"] as const) {
       const v = proposed[k] as string | null;
-      if (v) facts.push({ label: LABELS[k]!, value: v.length > 500 ? `${v.slice(0, 500)}… (${v.length} characters)` : v });
+      if (v)
+        facts.push({ label: LABELS[k]!, value: v.length > 500 ? `${v.slice(0, 500)}… (${v.length} characters)` : v });
     }
     // "Before" is the live version while the link is open; once decided, the values recorded when it was proposed.
     const recorded = what.proposal === "revision" && !pending ? what : null;
@@ -150,15 +178,29 @@ export const postApprovalKind: ApprovalKind = {
         if (k === "content") {
           const beforeBlocks = recorded ? recorded.beforeBlocks : (post.content?.blocks.length ?? 0);
           const diff = recorded ? null : blocksDiff(post.content?.blocks, changes.content?.blocks);
-          rows.push({ field: "Content", before: `${beforeBlocks} blocks`, after: diff ?? `${changes.content?.blocks.length ?? 0} blocks${recorded ? "" : " (no block changes)"}` });
+          rows.push({
+            field: "Content",
+            before: `${beforeBlocks} blocks`,
+            after: diff ?? `${changes.content?.blocks.length ?? 0} blocks${recorded ? "" : " (no block changes)"}`,
+          });
           continue;
         }
         const before = recorded ? recorded.before[k] : live[k];
-        rows.push({ field: LABELS[k] ?? k, before: await fieldText(db, k, before), after: await fieldText(db, k, (changes as Record<string, unknown>)[k]) });
+        rows.push({
+          field: LABELS[k] ?? k,
+          before: await fieldText(db, k, before),
+          after: await fieldText(db, k, (changes as Record<string, unknown>)[k]),
+        });
       }
     }
     const typeLabel = (
-      (await db.select({ name: postTypes.name }).from(postTypes).where(eq(postTypes.id, proposed.postTypeId as number)).limit(1))[0]?.name ?? "post"
+      (
+        await db
+          .select({ name: postTypes.name })
+          .from(postTypes)
+          .where(eq(postTypes.id, proposed.postTypeId as number))
+          .limit(1)
+      )[0]?.name ?? "post"
     ).toLowerCase();
     const words =
       what.proposal === "revision"
@@ -182,14 +224,22 @@ export const postApprovalKind: ApprovalKind = {
               kept: "nothing was published",
             };
     const changedSince = !pending && post.updatedAt.getTime() > (link.decidedAt ?? link.expiresAt).getTime();
-    if (changedSince) facts.push({ label: "Since then", value: `The ${typeLabel} was changed again on ${iso(post.updatedAt)}; the preview shows it as it is now.` });
+    if (changedSince)
+      facts.push({
+        label: "Since then",
+        value: `The ${typeLabel} was changed again on ${iso(post.updatedAt)}; the preview shows it as it is now.`,
+      });
     return {
       title: proposed.title as string,
       summary: summarize(link, deps.clock.now(), words),
       facts,
       changes: rows,
       html: coverHtml(proposed.coverImage as string | null) + renderBlocksHtml(content, RENDER),
-      ...(rev && pending ? { liveHtml: `<h1 class="ap-title">${escapeHtml(post.title)}</h1>${coverHtml(post.coverImage)}${renderBlocksHtml(post.content ?? { blocks: [] }, RENDER)}` } : {}),
+      ...(rev && pending
+        ? {
+            liveHtml: `<h1 class="ap-title">${escapeHtml(post.title)}</h1>${coverHtml(post.coverImage)}${renderBlocksHtml(post.content ?? { blocks: [] }, RENDER)}`,
+          }
+        : {}),
     };
   },
 
@@ -200,48 +250,83 @@ export const postApprovalKind: ApprovalKind = {
     if (rev) {
       if (rev.status !== "pending") throw conflict(`This revision is ${rev.status}, so it cannot be applied.`);
       const changes = rev.changes as PostChanges;
-      if (changes.slug !== undefined && changes.slug !== post.slug) await assertSlugFree(tx, post.siteId, changes.slug, post.id);
+      if (changes.slug !== undefined && changes.slug !== post.slug)
+        await assertSlugFree(tx, post.siteId, changes.slug, post.id);
       // Categories or tags deleted since the proposal are dropped rather than failing the whole change.
       if (changes.categoryIds)
-        changes.categoryIds = (await tx.select({ id: categories.id }).from(categories).where(and(eq(categories.siteId, post.siteId), inArray(categories.id, changes.categoryIds.length ? changes.categoryIds : [-1])))).map((r) => r.id);
+        changes.categoryIds = (
+          await tx
+            .select({ id: categories.id })
+            .from(categories)
+            .where(
+              and(
+                eq(categories.siteId, post.siteId),
+                inArray(categories.id, changes.categoryIds.length ? changes.categoryIds : [-1]),
+              ),
+            )
+        ).map((r) => r.id);
       if (changes.tagIds)
-        changes.tagIds = (await tx.select({ id: tags.id }).from(tags).where(and(eq(tags.siteId, post.siteId), inArray(tags.id, changes.tagIds.length ? changes.tagIds : [-1])))).map((r) => r.id);
-      if (changes.postTypeId !== undefined && !(await tx.select({ id: postTypes.id }).from(postTypes).where(eq(postTypes.id, changes.postTypeId)).limit(1))[0])
+        changes.tagIds = (
+          await tx
+            .select({ id: tags.id })
+            .from(tags)
+            .where(and(eq(tags.siteId, post.siteId), inArray(tags.id, changes.tagIds.length ? changes.tagIds : [-1])))
+        ).map((r) => r.id);
+      if (
+        changes.postTypeId !== undefined &&
+        !(await tx.select({ id: postTypes.id }).from(postTypes).where(eq(postTypes.id, changes.postTypeId)).limit(1))[0]
+      )
         throw conflict("The proposed post type no longer exists.");
       await applyPostChanges(tx, post, changes, d.now);
       await tx.update(postRevisions).set({ status: "applied" }).where(eq(postRevisions.id, rev.id));
     } else {
-      if (post.status !== "pending") throw conflict(`The post is ${post.status} now, so this request no longer applies.`);
-      await tx.update(posts)
-                        .set({ status: "published", published: true, publishedAt: post.publishedAt ?? d.now, updatedAt: d.now })
-                        .where(eq(posts.id, post.id));
+      if (post.status !== "pending")
+        throw conflict(`The post is ${post.status} now, so this request no longer applies.`);
+      await tx
+        .update(posts)
+        .set({ status: "published", published: true, publishedAt: post.publishedAt ?? d.now, updatedAt: d.now })
+        .where(eq(posts.id, post.id));
     }
     await bumpContentVersion(tx, post.siteId);
     const after = (await tx.select().from(posts).where(eq(posts.id, post.id)).limit(1))[0]!;
     const now = { slug: after.slug, status: after.status };
     const previousSlug = after.slug !== post.slug ? post.slug : null;
-    await emit(tx, { deps, company: { id: link.companyId } }, postPublished, { id: post.id, siteId: post.siteId }, {
-      ...(await postEventData(tx, after, [previousSlug])),
-      proposal: rev ? "revision" : post.publishedAt ? "republish" : "new",
-      previousSlug,
-      approvalId: link.id,
-      approvedBy: d.decidedBy,
-    });
+    await emit(
+      tx,
+      { deps, company: { id: link.companyId } },
+      postPublished,
+      { id: post.id, siteId: post.siteId },
+      {
+        ...(await postEventData(tx, after, [previousSlug])),
+        proposal: rev ? "revision" : post.publishedAt ? "republish" : "new",
+        previousSlug,
+        approvalId: link.id,
+        approvedBy: d.decidedBy,
+      },
+    );
     return { postId: post.id, slug: now.slug, status: now.status, ...(rev ? { revisionId: rev.id } : {}) };
   },
 
   async reject(tx, deps, link, d) {
     const rev = await pendingRevisionOf(tx, link);
-    if (rev && rev.status === "pending") await tx.update(postRevisions).set({ status: "rejected" }).where(eq(postRevisions.id, rev.id));
+    if (rev && rev.status === "pending")
+      await tx.update(postRevisions).set({ status: "rejected" }).where(eq(postRevisions.id, rev.id));
     const post = await postOf(tx, link);
-    if (!rev && post && post.status === "pending") await tx.update(posts).set({ status: "rejected" }).where(eq(posts.id, post.id));
+    if (!rev && post && post.status === "pending")
+      await tx.update(posts).set({ status: "rejected" }).where(eq(posts.id, post.id));
     const after = post && (await tx.select().from(posts).where(eq(posts.id, post.id)).limit(1))[0];
     if (after)
-      await emit(tx, { deps, company: { id: link.companyId } }, postRejected, { id: after.id, siteId: after.siteId }, {
-        ...(await postEventData(tx, after)),
-        approvalId: link.id,
-        comment: d.comment,
-      });
+      await emit(
+        tx,
+        { deps, company: { id: link.companyId } },
+        postRejected,
+        { id: after.id, siteId: after.siteId },
+        {
+          ...(await postEventData(tx, after)),
+          approvalId: link.id,
+          comment: d.comment,
+        },
+      );
   },
 };
 
@@ -263,7 +348,9 @@ export const blockTemplateApprovalKind: ApprovalKind = {
     const isUpdate =
       recorded === "update" ||
       (recorded === undefined &&
-        (pending ? t.status === "published" && t.draftContent !== null : Math.abs(t.createdAt.getTime() - link.createdAt.getTime()) > 2000));
+        (pending
+          ? t.status === "published" && t.draftContent !== null
+          : Math.abs(t.createdAt.getTime() - link.createdAt.getTime()) > 2000));
     // While open, an update proposes the draft beside the approved content; once decided the draft is gone (applied or dropped).
     const open = isUpdate && pending && t.draftContent !== null;
     const proposed = open ? t.draftContent! : t.content;
@@ -292,7 +379,15 @@ export const blockTemplateApprovalKind: ApprovalKind = {
             },
       ),
       facts,
-      changes: open ? [{ field: "Content", before: `${t.content.blocks.length} blocks`, after: blocksDiff(t.content.blocks, proposed.blocks) ?? "no block changes" }] : [],
+      changes: open
+        ? [
+            {
+              field: "Content",
+              before: `${t.content.blocks.length} blocks`,
+              after: blocksDiff(t.content.blocks, proposed.blocks) ?? "no block changes",
+            },
+          ]
+        : [],
       html: renderBlocksHtml(proposed, RENDER),
       ...(open ? { liveHtml: renderBlocksHtml(t.content, RENDER) } : {}),
     };
@@ -302,7 +397,10 @@ export const blockTemplateApprovalKind: ApprovalKind = {
     const t = await templateOf(tx, link);
     if (!t) throw conflict("The block template no longer exists.");
     if (t.status === "published" && t.draftContent) {
-      await tx.update(blockTemplates).set({ content: t.draftContent, draftContent: null, updatedAt: d.now }).where(eq(blockTemplates.id, t.id));
+      await tx
+        .update(blockTemplates)
+        .set({ content: t.draftContent, draftContent: null, updatedAt: d.now })
+        .where(eq(blockTemplates.id, t.id));
     } else if (t.status === "pending") {
       await tx.update(blockTemplates).set({ status: "published", updatedAt: d.now }).where(eq(blockTemplates.id, t.id));
     } else {
@@ -314,7 +412,9 @@ export const blockTemplateApprovalKind: ApprovalKind = {
   async reject(tx, _deps, link, d) {
     const t = await templateOf(tx, link);
     if (!t) return;
-    if (t.status === "published") await tx.update(blockTemplates).set({ draftContent: null, updatedAt: d.now }).where(eq(blockTemplates.id, t.id));
-    else if (t.status === "pending") await tx.update(blockTemplates).set({ status: "rejected", updatedAt: d.now }).where(eq(blockTemplates.id, t.id));
+    if (t.status === "published")
+      await tx.update(blockTemplates).set({ draftContent: null, updatedAt: d.now }).where(eq(blockTemplates.id, t.id));
+    else if (t.status === "pending")
+      await tx.update(blockTemplates).set({ status: "rejected", updatedAt: d.now }).where(eq(blockTemplates.id, t.id));
   },
 };

@@ -12,11 +12,13 @@ import { sites } from "../sites/tables";
 export const cmsApprovalSupport: ApprovalSupport = {
   async site(db, companyId, siteId) {
     return (
-      (await db
-        .select({ id: sites.id, name: sites.name })
-        .from(sites)
-        .where(and(eq(sites.id, siteId), eq(sites.companyId, companyId)))
-        .limit(1))[0] ?? null
+      (
+        await db
+          .select({ id: sites.id, name: sites.name })
+          .from(sites)
+          .where(and(eq(sites.id, siteId), eq(sites.companyId, companyId)))
+          .limit(1)
+      )[0] ?? null
     );
   },
   previewCss: async () => BLOCKS_PREVIEW_CSS,

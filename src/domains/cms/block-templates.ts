@@ -25,19 +25,37 @@ import { byText } from "../../core/sql";
 export type TemplateRow = typeof blockTemplates.$inferSelect;
 
 async function slugOwner(tx: Tx, siteId: number, slug: string, exceptId: number | null) {
-  return (await tx
+  return (
+    await tx
       .select({ id: blockTemplates.id, name: blockTemplates.name })
       .from(blockTemplates)
-      .where(and(eq(blockTemplates.siteId, siteId), eq(blockTemplates.slug, slug), exceptId === null ? undefined : ne(blockTemplates.id, exceptId))).limit(1))[0];
+      .where(
+        and(
+          eq(blockTemplates.siteId, siteId),
+          eq(blockTemplates.slug, slug),
+          exceptId === null ? undefined : ne(blockTemplates.id, exceptId),
+        ),
+      )
+      .limit(1)
+  )[0];
 }
 
 async function assertSlugFree(tx: Tx, siteId: number, slug: string, exceptId: number | null) {
   const o = await slugOwner(tx, siteId, slug, exceptId);
-  if (o) throw conflict(`Block template slug "${slug}" is already used by template ${o.id} ("${o.name}") on this site.`, { path: "slug" });
+  if (o)
+    throw conflict(`Block template slug "${slug}" is already used by template ${o.id} ("${o.name}") on this site.`, {
+      path: "slug",
+    });
 }
 
 export async function templateInSite(tx: Tx, siteId: number, id: number): Promise<TemplateRow> {
-  const t = (await tx.select().from(blockTemplates).where(and(eq(blockTemplates.id, id), eq(blockTemplates.siteId, siteId))).limit(1))[0];
+  const t = (
+    await tx
+      .select()
+      .from(blockTemplates)
+      .where(and(eq(blockTemplates.id, id), eq(blockTemplates.siteId, siteId)))
+      .limit(1)
+  )[0];
   if (!t) throw notFound(`Block template ${id} not found on site ${siteId}.`);
   return t;
 }
@@ -49,10 +67,25 @@ function withContent(out: Record<string, unknown>, content: BlockContent | null,
 }
 
 /** What a template's link proposes (recorded so it reads the same after the decision): a template never approved, or new blocks for an approved one. */
-const templateLink = async (ctx: ActorContext, tx: Tx, t: { id: number; siteId: number; name: string }, proposal: "new" | "update") =>
-  await mintLink(tx, ctx, { linkType: "entity", entityType: "block_template", entityId: t.id, siteId: t.siteId, title: t.name, payload: { proposal } });
+const templateLink = async (
+  ctx: ActorContext,
+  tx: Tx,
+  t: { id: number; siteId: number; name: string },
+  proposal: "new" | "update",
+) =>
+  await mintLink(tx, ctx, {
+    linkType: "entity",
+    entityType: "block_template",
+    entityId: t.id,
+    siteId: t.siteId,
+    title: t.name,
+    payload: { proposal },
+  });
 
-export async function listTemplates(ctx: ActorContext, input: { siteId: number; status?: string; search?: string; limit: number; offset: number }) {
+export async function listTemplates(
+  ctx: ActorContext,
+  input: { siteId: number; status?: string; search?: string; limit: number; offset: number },
+) {
   authorize(ctx, "sites:read", { write: false });
   const site = await siteForActor(ctx, input.siteId);
   const db = ctx.deps.db;
@@ -63,7 +96,13 @@ export async function listTemplates(ctx: ActorContext, input: { siteId: number; 
   }
   const where = and(...conds);
   const total = (await db.select({ n: count() }).from(blockTemplates).where(where).limit(1))[0]?.n ?? 0;
-  const rows = await db.select().from(blockTemplates).where(where).orderBy(asc(byText(blockTemplates.name)), asc(blockTemplates.id)).limit(input.limit).offset(input.offset);
+  const rows = await db
+    .select()
+    .from(blockTemplates)
+    .where(where)
+    .orderBy(asc(byText(blockTemplates.name)), asc(blockTemplates.id))
+    .limit(input.limit)
+    .offset(input.offset);
   return page(
     rows.map((t) => ({
       id: t.id,
@@ -81,7 +120,10 @@ export async function listTemplates(ctx: ActorContext, input: { siteId: number; 
   );
 }
 
-export async function getTemplate(ctx: ActorContext, input: { siteId: number; id?: number; slug?: string; include?: Include }) {
+export async function getTemplate(
+  ctx: ActorContext,
+  input: { siteId: number; id?: number; slug?: string; include?: Include },
+) {
   authorize(ctx, "sites:read", { write: false });
   const site = await siteForActor(ctx, input.siteId);
   const db = ctx.deps.db;
@@ -89,7 +131,13 @@ export async function getTemplate(ctx: ActorContext, input: { siteId: number; id
   const t =
     input.id !== undefined
       ? await templateInSite(db, site.id, input.id)
-      : (await db.select().from(blockTemplates).where(and(eq(blockTemplates.siteId, site.id), eq(blockTemplates.slug, input.slug ?? ""))).limit(1))[0];
+      : (
+          await db
+            .select()
+            .from(blockTemplates)
+            .where(and(eq(blockTemplates.siteId, site.id), eq(blockTemplates.slug, input.slug ?? "")))
+            .limit(1)
+        )[0];
   if (!t) throw notFound(`Block template "${input.slug}" not found on site ${site.id}.`);
   const include = input.include ?? [];
   const out = withContent(
@@ -115,7 +163,14 @@ export async function getTemplate(ctx: ActorContext, input: { siteId: number; id
 
 export async function createTemplate(
   ctx: ActorContext,
-  input: { siteId: number; name: string; slug?: string; description?: string | null; blocks: BlocksInput; include?: Include },
+  input: {
+    siteId: number;
+    name: string;
+    slug?: string;
+    description?: string | null;
+    blocks: BlocksInput;
+    include?: Include;
+  },
 ) {
   authorize(ctx, "sites:write", { write: true });
   const site = await siteForActor(ctx, input.siteId);
@@ -125,20 +180,55 @@ export async function createTemplate(
     if (input.slug !== undefined) await assertSlugFree(tx, site.id, input.slug, null);
     const base = slugify(input.name, "template");
     const slug = input.slug ?? (await uniqueSlug(base, async (s) => !!(await slugOwner(tx, site.id, s, null))));
-    const row = (await tx
-          .insert(blockTemplates)
-          .values({ siteId: site.id, name: input.name, slug, description: input.description ?? null, content, status: "pending", createdAt: now, updatedAt: now })
-          .returning())[0];
+    const row = (
+      await tx
+        .insert(blockTemplates)
+        .values({
+          siteId: site.id,
+          name: input.name,
+          slug,
+          description: input.description ?? null,
+          content,
+          status: "pending",
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning()
+    )[0];
     const approval = await templateLink(ctx, tx, row, "new");
-    await audit(tx, ctx, "block_templates.create", { type: "block_template", id: row.id, siteId: site.id, detail: { slug, approvalId: approval.id } });
+    await audit(tx, ctx, "block_templates.create", {
+      type: "block_template",
+      id: row.id,
+      siteId: site.id,
+      detail: { slug, approvalId: approval.id },
+    });
     const warnings = await contentWarnings(tx, site.id, content, "template");
-    return withContent({ id: row.id, slug, status: "pending", ...(input.slug ? {} : slugNote(base, slug, "block template")), approval, ...warnings }, content, input.include ?? []);
+    return withContent(
+      {
+        id: row.id,
+        slug,
+        status: "pending",
+        ...(input.slug ? {} : slugNote(base, slug, "block template")),
+        approval,
+        ...warnings,
+      },
+      content,
+      input.include ?? [],
+    );
   });
 }
 
 export async function updateTemplate(
   ctx: ActorContext,
-  input: { siteId: number; id: number; name?: string; slug?: string; description?: string | null; blocks?: BlocksInput; include?: Include },
+  input: {
+    siteId: number;
+    id: number;
+    name?: string;
+    slug?: string;
+    description?: string | null;
+    blocks?: BlocksInput;
+    include?: Include;
+  },
 ) {
   authorize(ctx, "sites:write", { write: true });
   const site = await siteForActor(ctx, input.siteId);
@@ -161,15 +251,28 @@ export async function updateTemplate(
     await tx.update(blockTemplates).set(set).where(eq(blockTemplates.id, t.id));
     const proposal = live ? (set.draftContent ?? t.draftContent) : (set.content ?? t.content);
     // A live template with no pending content has nothing to approve: label edits apply directly.
-    const approval = !live || proposal ? await templateLink(ctx, tx, { ...t, name: set.name ?? t.name }, live ? "update" : "new") : undefined;
+    const approval =
+      !live || proposal
+        ? await templateLink(ctx, tx, { ...t, name: set.name ?? t.name }, live ? "update" : "new")
+        : undefined;
     await audit(tx, ctx, "block_templates.update", {
-            type: "block_template",
-            id: t.id,
-            siteId: site.id,
-            detail: { fields: Object.keys(set).filter((k) => k !== "updatedAt"), ...(approval ? { approvalId: approval.id } : {}) },
-          });
+      type: "block_template",
+      id: t.id,
+      siteId: site.id,
+      detail: {
+        fields: Object.keys(set).filter((k) => k !== "updatedAt"),
+        ...(approval ? { approvalId: approval.id } : {}),
+      },
+    });
     return withContent(
-      { id: t.id, slug: set.slug ?? t.slug, status: set.status ?? t.status, ...(approval ? { approval } : {}), hasPendingChanges: live && !!proposal, ...(await contentWarnings(tx, site.id, content, "template")) },
+      {
+        id: t.id,
+        slug: set.slug ?? t.slug,
+        status: set.status ?? t.status,
+        ...(approval ? { approval } : {}),
+        hasPendingChanges: live && !!proposal,
+        ...(await contentWarnings(tx, site.id, content, "template")),
+      },
       proposal ?? t.content,
       input.include ?? [],
     );
@@ -183,7 +286,12 @@ export async function deleteTemplate(ctx: ActorContext, input: { siteId: number;
     const t = await templateInSite(tx, site.id, input.id);
     await tx.delete(blockTemplates).where(eq(blockTemplates.id, t.id));
     await withdrawLinks(tx, ctx.company.id, "block_template", t.id, ctx.deps.clock.now(), approvedLinkId(ctx));
-    await audit(tx, ctx, "block_templates.delete", { type: "block_template", id: t.id, siteId: site.id, detail: { slug: t.slug } });
+    await audit(tx, ctx, "block_templates.delete", {
+      type: "block_template",
+      id: t.id,
+      siteId: site.id,
+      detail: { slug: t.slug },
+    });
     return { id: t.id, slug: t.slug, status: "deleted" };
   });
 }

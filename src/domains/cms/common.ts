@@ -25,7 +25,12 @@ const MULTI_LINE_RE = /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$/;
 
 /** Single-line plain text, 1..max characters. */
 export const line = (max: number, min = 1) =>
-  v.pipe(v.string(), v.minLength(min), v.maxLength(max), v.regex(SINGLE_LINE_RE, "must not contain control characters or line breaks"));
+  v.pipe(
+    v.string(),
+    v.minLength(min),
+    v.maxLength(max),
+    v.regex(SINGLE_LINE_RE, "must not contain control characters or line breaks"),
+  );
 /** Multi-line plain text, 0..max characters. */
 export const textBlock = (max: number) =>
   v.pipe(v.string(), v.maxLength(max), v.regex(MULTI_LINE_RE, "must not contain control characters"));
@@ -89,7 +94,10 @@ export function contentFrom(input: BlocksInput | unknown[]): BlockContent {
  * h1, so one in the body would be a second (and a template's ends up in a
  * post's body). Accepted, and said in the write result's `warnings`.
  */
-export function headingWarnings(content: { blocks: readonly unknown[] } | null | undefined, what: "post" | "template"): string[] {
+export function headingWarnings(
+  content: { blocks: readonly unknown[] } | null | undefined,
+  what: "post" | "template",
+): string[] {
   const out: string[] = [];
   const walk = (blocks: readonly unknown[], path: string) =>
     blocks.forEach((b, i) => {
@@ -118,7 +126,10 @@ export async function contentWarnings(
   content: { blocks: readonly unknown[] } | null | undefined,
   what: "post" | "template",
 ): Promise<{ warnings?: string[] }> {
-  const warnings = [...headingWarnings(content, what), ...((await referenceWarnings(tx, siteId, content)).warnings ?? [])];
+  const warnings = [
+    ...headingWarnings(content, what),
+    ...((await referenceWarnings(tx, siteId, content)).warnings ?? []),
+  ];
   return warnings.length ? { warnings } : {};
 }
 
@@ -132,7 +143,10 @@ export function write<T>(ctx: ActorContext, fn: (tx: Tx) => Promise<T>): Promise
 }
 
 /** Keys of an update input that carry a change (present, not undefined), minus addressing keys. */
-export function changedKeys(input: Record<string, unknown>, skip: readonly string[] = ["siteId", "id", "include"]): string[] {
+export function changedKeys(
+  input: Record<string, unknown>,
+  skip: readonly string[] = ["siteId", "id", "include"],
+): string[] {
   return Object.keys(input).filter((k) => input[k] !== undefined && !skip.includes(k));
 }
 

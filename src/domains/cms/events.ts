@@ -34,8 +34,14 @@ export const postCreated = defineEvent({
 export const postUpdated = defineEvent({
   type: "post.updated",
   entity: "post",
-  description: "A post's draft changed (fields); for a live post the change waits as a revision (revisionId) until approved.",
-  payload: v.object({ ...post, fields: v.array(v.string()), revisionId: v.nullable(v.number()), approvalId: v.nullable(v.number()) }),
+  description:
+    "A post's draft changed (fields); for a live post the change waits as a revision (revisionId) until approved.",
+  payload: v.object({
+    ...post,
+    fields: v.array(v.string()),
+    revisionId: v.nullable(v.number()),
+    approvalId: v.nullable(v.number()),
+  }),
 });
 
 export const postPublished = defineEvent({
@@ -77,7 +83,9 @@ export const cmsEvents = [postCreated, postUpdated, postPublished, postRejected,
 
 /** The shared part of a post event, from the row as it is after the change. */
 export async function postEventData(tx: Tx, p: typeof posts.$inferSelect, extraSlugs: (string | null)[] = []) {
-  const t = (await tx.select({ slug: postTypes.slug }).from(postTypes).where(eq(postTypes.id, p.postTypeId)).limit(1))[0];
+  const t = (
+    await tx.select({ slug: postTypes.slug }).from(postTypes).where(eq(postTypes.id, p.postTypeId)).limit(1)
+  )[0];
   return {
     postId: p.id,
     slug: p.slug,

@@ -27,12 +27,20 @@ import { media } from "./tables";
 const NAME_RE = /^([0-9a-f]{24})(\.thumb)?\.([a-z0-9]{2,5})$/;
 const SITE_RE = /^[1-9]\d{0,11}$/;
 
-export const MEDIA_CSP = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; media-src 'self'; sandbox";
+export const MEDIA_CSP =
+  "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; media-src 'self'; sandbox";
 
 /** `attachment; filename="ascii"; filename*=UTF-8''encoded` with nothing that could break the header. */
 export function contentDisposition(kind: "inline" | "attachment", filename: string): string {
-  const ascii = filename.replace(/[^\x20-\x7e]/g, "_").replace(/["\\]/g, "_").slice(0, 150) || "file";
-  const encoded = encodeURIComponent(filename.slice(0, 200)).replace(/['()*]/g, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`);
+  const ascii =
+    filename
+      .replace(/[^\x20-\x7e]/g, "_")
+      .replace(/["\\]/g, "_")
+      .slice(0, 150) || "file";
+  const encoded = encodeURIComponent(filename.slice(0, 200)).replace(
+    /['()*]/g,
+    (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
   return `${kind}; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
 
@@ -87,10 +95,13 @@ export function mediaFileRoutes(deps: Deps) {
     };
     if (!type.inline) {
       // The original name (for the download dialog) lives on the media row.
-      const row = (await deps.db
-              .select({ filename: media.filename })
-              .from(media)
-              .where(and(eq(media.siteId, Number(siteId)), eq(media.storageKey, key))).limit(1))[0];
+      const row = (
+        await deps.db
+          .select({ filename: media.filename })
+          .from(media)
+          .where(and(eq(media.siteId, Number(siteId)), eq(media.storageKey, key)))
+          .limit(1)
+      )[0];
       headers["Content-Disposition"] = contentDisposition("attachment", row?.filename ?? name);
     }
     if (c.req.header("if-none-match") === etag) return c.body(null, 304, headers);

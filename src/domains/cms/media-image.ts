@@ -17,7 +17,15 @@ import { convertIndexedToRgb, decode as decodePng, encode as encodePng } from "f
 
 export const THUMB_MAX = 400;
 export const MAX_THUMB_SOURCE_PIXELS = 40_000_000;
-const DIMENSIONED = new Set(["image/png", "image/jpeg", "image/gif", "image/webp", "image/avif", "image/svg+xml", "image/x-icon"]);
+const DIMENSIONED = new Set([
+  "image/png",
+  "image/jpeg",
+  "image/gif",
+  "image/webp",
+  "image/avif",
+  "image/svg+xml",
+  "image/x-icon",
+]);
 
 export interface Dimensions {
   width: number;
@@ -32,7 +40,8 @@ export function dimensions(bytes: Uint8Array, mime: string): Dimensions | null {
   try {
     const s = imageSize(bytes);
     if (!s.width || !s.height) return null;
-    const orientation = mime === "image/jpeg" && s.orientation && s.orientation >= 1 && s.orientation <= 8 ? s.orientation : 1;
+    const orientation =
+      mime === "image/jpeg" && s.orientation && s.orientation >= 1 && s.orientation <= 8 ? s.orientation : 1;
     // Orientations 5–8 are quarter turns: the displayed image is the stored one on its side.
     const swap = orientation >= 5;
     return { width: swap ? s.height : s.width, height: swap ? s.width : s.height, orientation };
@@ -50,7 +59,11 @@ export function downscale(src: Uint8Array, sw: number, sh: number, dw: number, d
     for (let dx = 0; dx < dw; dx++) {
       const x0 = Math.floor((dx * sw) / dw);
       const x1 = Math.max(x0 + 1, Math.floor(((dx + 1) * sw) / dw));
-      let r = 0, g = 0, b = 0, a = 0, n = 0;
+      let r = 0,
+        g = 0,
+        b = 0,
+        a = 0,
+        n = 0;
       for (let y = y0; y < y1; y++) {
         let i = (y * sw + x0) * 4;
         for (let x = x0; x < x1; x++, i += 4) {
@@ -75,7 +88,12 @@ export function downscale(src: Uint8Array, sw: number, sh: number, dw: number, d
 }
 
 /** Applies EXIF orientation (2–8) to RGBA pixels; returns the upright pixels and size. */
-export function orient(src: Uint8Array, w: number, h: number, orientation: number): { data: Uint8Array; width: number; height: number } {
+export function orient(
+  src: Uint8Array,
+  w: number,
+  h: number,
+  orientation: number,
+): { data: Uint8Array; width: number; height: number } {
   if (orientation <= 1 || orientation > 8) return { data: src, width: w, height: h };
   const swap = orientation >= 5;
   const W = swap ? h : w;
@@ -85,13 +103,34 @@ export function orient(src: Uint8Array, w: number, h: number, orientation: numbe
     for (let x = 0; x < W; x++) {
       let sx: number, sy: number;
       switch (orientation) {
-        case 2: sx = w - 1 - x; sy = y; break;
-        case 3: sx = w - 1 - x; sy = h - 1 - y; break;
-        case 4: sx = x; sy = h - 1 - y; break;
-        case 5: sx = y; sy = x; break;
-        case 6: sx = y; sy = h - 1 - x; break;
-        case 7: sx = w - 1 - y; sy = h - 1 - x; break;
-        default: sx = w - 1 - y; sy = x; break; // 8
+        case 2:
+          sx = w - 1 - x;
+          sy = y;
+          break;
+        case 3:
+          sx = w - 1 - x;
+          sy = h - 1 - y;
+          break;
+        case 4:
+          sx = x;
+          sy = h - 1 - y;
+          break;
+        case 5:
+          sx = y;
+          sy = x;
+          break;
+        case 6:
+          sx = y;
+          sy = h - 1 - x;
+          break;
+        case 7:
+          sx = w - 1 - y;
+          sy = h - 1 - x;
+          break;
+        default:
+          sx = w - 1 - y;
+          sy = x;
+          break; // 8
       }
       const si = (sy * w + sx) * 4;
       const di = (y * W + x) * 4;
@@ -163,7 +202,12 @@ export function makeThumbnail(bytes: Uint8Array, mime: string, dims: Dimensions 
     const img =
       mime === "image/jpeg"
         ? (() => {
-            const d = jpeg.decode(bytes, { useTArray: true, formatAsRGBA: true, maxResolutionInMP: 40, maxMemoryUsageInMB: 512 });
+            const d = jpeg.decode(bytes, {
+              useTArray: true,
+              formatAsRGBA: true,
+              maxResolutionInMP: 40,
+              maxMemoryUsageInMB: 512,
+            });
             return { data: d.data, width: d.width, height: d.height };
           })()
         : pngRgba(bytes);
@@ -176,7 +220,12 @@ export function makeThumbnail(bytes: Uint8Array, mime: string, dims: Dimensions 
       const enc = jpeg.encode({ data: up.data, width: up.width, height: up.height }, 80);
       return { bytes: new Uint8Array(enc.data), ext: "jpg", width: up.width, height: up.height };
     }
-    return { bytes: encodePng({ width: up.width, height: up.height, data: up.data, channels: 4, depth: 8 }), ext: "png", width: up.width, height: up.height };
+    return {
+      bytes: encodePng({ width: up.width, height: up.height, data: up.data, channels: 4, depth: 8 }),
+      ext: "png",
+      width: up.width,
+      height: up.height,
+    };
   } catch {
     return null;
   }

@@ -49,7 +49,9 @@ export const MEDIA_TYPES: Record<string, MediaType> = Object.fromEntries(
   ).map(([mime, ext, inline]) => [mime, { mime, ext, inline }]),
 );
 
-export const MIME_BY_EXT: Record<string, string> = Object.fromEntries(Object.values(MEDIA_TYPES).map((t) => [t.ext, t.mime]));
+export const MIME_BY_EXT: Record<string, string> = Object.fromEntries(
+  Object.values(MEDIA_TYPES).map((t) => [t.ext, t.mime]),
+);
 
 /** Types that have no magic number: trusted from the declaration once the bytes pass the text checks. */
 const TEXT_TYPES = new Set(["text/plain", "text/csv", "text/markdown", "application/json"]);
@@ -92,7 +94,11 @@ function textHead(b: Uint8Array): string {
   s = s.replace(/^\ufeff/, "");
   for (let i = 0; i < 20; i++) {
     const before = s;
-    s = s.replace(/^\s+/, "").replace(/^<\?xml[^>]*\?>/i, "").replace(/^<!--[\s\S]*?-->/, "").replace(/^<!doctype\s+svg[^>]*>/i, "");
+    s = s
+      .replace(/^\s+/, "")
+      .replace(/^<\?xml[^>]*\?>/i, "")
+      .replace(/^<!--[\s\S]*?-->/, "")
+      .replace(/^<!doctype\s+svg[^>]*>/i, "");
     if (s === before) break;
   }
   return s.toLowerCase();
@@ -117,14 +123,20 @@ export function sniffMime(b: Uint8Array): string | null {
   if (b.length >= 4 && b[0] === 0x1a && b[1] === 0x45 && b[2] === 0xdf && b[3] === 0xa3) return "video/webm";
   if (ascii(b, 0, "OggS")) return "audio/ogg";
   if (ascii(b, 0, "fLaC")) return "audio/flac";
-  if (ascii(b, 0, "ID3") || (b.length >= 2 && b[0] === 0xff && (b[1]! & 0xe0) === 0xe0 && (b[1]! & 0x06) !== 0)) return "audio/mpeg";
+  if (ascii(b, 0, "ID3") || (b.length >= 2 && b[0] === 0xff && (b[1]! & 0xe0) === 0xe0 && (b[1]! & 0x06) !== 0))
+    return "audio/mpeg";
   if (b.length >= 4 && b[0] === 0 && b[1] === 0 && b[2] === 1 && b[3] === 0) return "image/x-icon";
   if (ascii(b, 0, "wOFF")) return "font/woff";
   if (ascii(b, 0, "wOF2")) return "font/woff2";
   if (ascii(b, 0, "PK\x03\x04")) return "application/zip";
   const head = textHead(b);
   if (/^<svg[\s>/]/.test(head)) return "image/svg+xml";
-  if (/^<(!doctype\s+html|html|head|body|script|iframe|object|embed|meta|link|style|title|div|a\s|img|form|\?xml)/.test(head)) return "text/html";
+  if (
+    /^<(!doctype\s+html|html|head|body|script|iframe|object|embed|meta|link|style|title|div|a\s|img|form|\?xml)/.test(
+      head,
+    )
+  )
+    return "text/html";
   return null;
 }
 
@@ -147,12 +159,17 @@ export type SniffResult = { ok: true; type: MediaType } | { ok: false; message: 
 export function decideType(bytes: Uint8Array, declared: string | undefined): SniffResult {
   const want = declared === undefined ? undefined : normaliseMime(declared);
   if (want !== undefined && !MEDIA_TYPES[want])
-    return { ok: false, message: `mimeType "${declared}" is not accepted. Accepted: ${Object.keys(MEDIA_TYPES).join(", ")}.` };
+    return {
+      ok: false,
+      message: `mimeType "${declared}" is not accepted. Accepted: ${Object.keys(MEDIA_TYPES).join(", ")}.`,
+    };
   const seen = sniffMime(bytes);
-  if (seen === "text/html") return { ok: false, message: "The file is HTML (or XML), which the media library does not store." };
+  if (seen === "text/html")
+    return { ok: false, message: "The file is HTML (or XML), which the media library does not store." };
   if (seen === null) {
     if (want && TEXT_TYPES.has(want)) {
-      if (!isUtf8Text(bytes)) return { ok: false, message: `The file is not valid UTF-8 text, so it cannot be ${want}.` };
+      if (!isUtf8Text(bytes))
+        return { ok: false, message: `The file is not valid UTF-8 text, so it cannot be ${want}.` };
       return { ok: true, type: MEDIA_TYPES[want]! };
     }
     return {
@@ -164,5 +181,8 @@ export function decideType(bytes: Uint8Array, declared: string | undefined): Sni
   }
   if (want === undefined || want === seen) return { ok: true, type: MEDIA_TYPES[seen]! };
   if (FAMILIES.some((f) => f.includes(want) && f.includes(seen))) return { ok: true, type: MEDIA_TYPES[want]! };
-  return { ok: false, message: `mimeType says ${want} but the file's bytes are ${seen}. Send the matching mimeType, or omit it to use ${seen}.` };
+  return {
+    ok: false,
+    message: `mimeType says ${want} but the file's bytes are ${seen}. Send the matching mimeType, or omit it to use ${seen}.`,
+  };
 }

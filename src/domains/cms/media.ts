@@ -54,8 +54,12 @@ export function mediaView(r: MediaRow) {
 /** A display-safe original file name: last path segment, no control characters, bounded. */
 export function cleanFilename(name: string): string {
   const last = name.split(/[\\/]/).pop() ?? "";
-  const clean = last.replace(/[\u0000-\u001f\u007f]/g, "").trim().slice(0, 255);
-  if (!clean || clean === "." || clean === "..") throw invalid("filename must name a file, like photo.jpg.", { path: "filename" });
+  const clean = last
+    .replace(/[\u0000-\u001f\u007f]/g, "")
+    .trim()
+    .slice(0, 255);
+  if (!clean || clean === "." || clean === "..")
+    throw invalid("filename must name a file, like photo.jpg.", { path: "filename" });
   return clean;
 }
 
@@ -73,22 +77,40 @@ export function decodeUpload(data: string, maxBytes: number): { bytes: Buffer; d
   b64 = b64.replace(/\s+/g, "").replace(/-/g, "+").replace(/_/g, "/");
   const approxBytes = Math.floor((b64.length * 3) / 4);
   if (approxBytes - 2 > maxBytes)
-    throw new AppError("payload_too_large", `The file is about ${approxBytes} bytes; the largest upload is ${maxBytes} bytes.`, { maxBytes });
-  if (!B64_RE.test(b64) || b64.length % 4 === 1) throw invalid("dataBase64 is not valid base64.", { path: "dataBase64" });
+    throw new AppError(
+      "payload_too_large",
+      `The file is about ${approxBytes} bytes; the largest upload is ${maxBytes} bytes.`,
+      { maxBytes },
+    );
+  if (!B64_RE.test(b64) || b64.length % 4 === 1)
+    throw invalid("dataBase64 is not valid base64.", { path: "dataBase64" });
   const bytes = Buffer.from(b64, "base64");
   if (bytes.length === 0) throw invalid("dataBase64 is empty: the file has no bytes.", { path: "dataBase64" });
   if (bytes.length > maxBytes)
-    throw new AppError("payload_too_large", `The file is ${bytes.length} bytes; the largest upload is ${maxBytes} bytes.`, { maxBytes });
+    throw new AppError(
+      "payload_too_large",
+      `The file is ${bytes.length} bytes; the largest upload is ${maxBytes} bytes.`,
+      { maxBytes },
+    );
   return { bytes, declared };
 }
 
 async function mediaInSite(tx: Tx, siteId: number, id: number): Promise<MediaRow> {
-  const r = (await tx.select().from(media).where(and(eq(media.id, id), eq(media.siteId, siteId))).limit(1))[0];
+  const r = (
+    await tx
+      .select()
+      .from(media)
+      .where(and(eq(media.id, id), eq(media.siteId, siteId)))
+      .limit(1)
+  )[0];
   if (!r) throw notFound(`Media ${id} not found on site ${siteId}.`);
   return r;
 }
 
-export async function listMedia(ctx: ActorContext, input: { siteId: number; mimeType?: string; search?: string; limit: number; offset: number }) {
+export async function listMedia(
+  ctx: ActorContext,
+  input: { siteId: number; mimeType?: string; search?: string; limit: number; offset: number },
+) {
   authorize(ctx, "media:read", { write: false });
   const site = await siteForActor(ctx, input.siteId);
   const db = ctx.deps.db;
@@ -101,7 +123,13 @@ export async function listMedia(ctx: ActorContext, input: { siteId: number; mime
   }
   const where = and(...conds);
   const total = (await db.select({ n: count() }).from(media).where(where).limit(1))[0]?.n ?? 0;
-  const rows = await db.select().from(media).where(where).orderBy(desc(media.createdAt), desc(media.id)).limit(input.limit).offset(input.offset);
+  const rows = await db
+    .select()
+    .from(media)
+    .where(where)
+    .orderBy(desc(media.createdAt), desc(media.id))
+    .limit(input.limit)
+    .offset(input.offset);
   return page(rows.map(mediaView), total, input.limit, input.offset);
 }
 
@@ -137,7 +165,14 @@ async function discardFiles(deps: Deps, keys: (string | null)[]) {
 
 export async function uploadMedia(
   ctx: ActorContext,
-  input: { siteId: number; filename: string; dataBase64: string; mimeType?: string; alt?: string | null; caption?: string | null },
+  input: {
+    siteId: number;
+    filename: string;
+    dataBase64: string;
+    mimeType?: string;
+    alt?: string | null;
+    caption?: string | null;
+  },
 ) {
   authorize(ctx, "media:write", { write: true });
   const site = await siteForActor(ctx, input.siteId);
@@ -172,25 +207,32 @@ export async function uploadMedia(
   }
   try {
     return await write(ctx, async (tx) => {
-      const row = (await tx
-              .insert(media)
-              .values({
-                siteId: site.id,
-                filename,
-                mimeType: type.mime,
-                url,
-                storageKey: key,
-                thumbnailUrl,
-                alt: input.alt ?? null,
-                caption: input.caption ?? null,
-                width: dims?.width ?? null,
-                height: dims?.height ?? null,
-                sizeBytes: bytes.length,
-                createdAt: ctx.deps.clock.now(),
-              })
-              .returning())[0];
+      const row = (
+        await tx
+          .insert(media)
+          .values({
+            siteId: site.id,
+            filename,
+            mimeType: type.mime,
+            url,
+            storageKey: key,
+            thumbnailUrl,
+            alt: input.alt ?? null,
+            caption: input.caption ?? null,
+            width: dims?.width ?? null,
+            height: dims?.height ?? null,
+            sizeBytes: bytes.length,
+            createdAt: ctx.deps.clock.now(),
+          })
+          .returning()
+      )[0];
       await bumpContentVersion(tx, site.id);
-      await audit(tx, ctx, "media.upload", { type: "media", id: row.id, siteId: site.id, detail: { filename, mimeType: type.mime, sizeBytes: bytes.length } });
+      await audit(tx, ctx, "media.upload", {
+        type: "media",
+        id: row.id,
+        siteId: site.id,
+        detail: { filename, mimeType: type.mime, sizeBytes: bytes.length },
+      });
       return mediaView(row);
     });
   } catch (e) {
@@ -216,36 +258,47 @@ export async function registerMedia(
   authorize(ctx, "media:write", { write: true });
   const site = await siteForActor(ctx, input.siteId);
   checkUrl("url", input.url);
-  if (!/^https?:\/\//i.test(input.url)) throw invalid("url must be an absolute http(s) URL of the file.", { path: "url" });
+  if (!/^https?:\/\//i.test(input.url))
+    throw invalid("url must be an absolute http(s) URL of the file.", { path: "url" });
   checkUrl("thumbnailUrl", input.thumbnailUrl);
   const mime = normaliseMime(input.mimeType);
-  if (!MEDIA_TYPES[mime]) throw invalid(`mimeType "${input.mimeType}" is not accepted. Accepted: ${Object.keys(MEDIA_TYPES).join(", ")}.`, { path: "mimeType" });
-  const filename = cleanFilename(input.filename ?? decodeURIComponent(new URL(input.url).pathname.split("/").pop() || "file").slice(0, 255));
+  if (!MEDIA_TYPES[mime])
+    throw invalid(`mimeType "${input.mimeType}" is not accepted. Accepted: ${Object.keys(MEDIA_TYPES).join(", ")}.`, {
+      path: "mimeType",
+    });
+  const filename = cleanFilename(
+    input.filename ?? decodeURIComponent(new URL(input.url).pathname.split("/").pop() || "file").slice(0, 255),
+  );
   return write(ctx, async (tx) => {
-    const row = (await tx
-          .insert(media)
-          .values({
-            siteId: site.id,
-            filename,
-            mimeType: mime,
-            url: input.url,
-            storageKey: null,
-            thumbnailUrl: input.thumbnailUrl ?? (mime.startsWith("image/") ? input.url : null),
-            alt: input.alt ?? null,
-            caption: input.caption ?? null,
-            width: input.width ?? null,
-            height: input.height ?? null,
-            sizeBytes: null,
-            createdAt: ctx.deps.clock.now(),
-          })
-          .returning())[0];
+    const row = (
+      await tx
+        .insert(media)
+        .values({
+          siteId: site.id,
+          filename,
+          mimeType: mime,
+          url: input.url,
+          storageKey: null,
+          thumbnailUrl: input.thumbnailUrl ?? (mime.startsWith("image/") ? input.url : null),
+          alt: input.alt ?? null,
+          caption: input.caption ?? null,
+          width: input.width ?? null,
+          height: input.height ?? null,
+          sizeBytes: null,
+          createdAt: ctx.deps.clock.now(),
+        })
+        .returning()
+    )[0];
     await bumpContentVersion(tx, site.id);
     await audit(tx, ctx, "media.register", { type: "media", id: row.id, siteId: site.id, detail: { url: input.url } });
     return mediaView(row);
   });
 }
 
-export async function updateMedia(ctx: ActorContext, input: { siteId: number; id: number; filename?: string; alt?: string | null; caption?: string | null }) {
+export async function updateMedia(
+  ctx: ActorContext,
+  input: { siteId: number; id: number; filename?: string; alt?: string | null; caption?: string | null },
+) {
   authorize(ctx, "media:write", { write: true });
   const site = await siteForActor(ctx, input.siteId);
   return write(ctx, async (tx) => {
@@ -258,7 +311,12 @@ export async function updateMedia(ctx: ActorContext, input: { siteId: number; id
       await tx.update(media).set(set).where(eq(media.id, cur.id));
       await bumpContentVersion(tx, site.id);
     }
-    await audit(tx, ctx, "media.update", { type: "media", id: cur.id, siteId: site.id, detail: { fields: Object.keys(set) } });
+    await audit(tx, ctx, "media.update", {
+      type: "media",
+      id: cur.id,
+      siteId: site.id,
+      detail: { fields: Object.keys(set) },
+    });
     return mediaView({ ...cur, ...set });
   });
 }
@@ -268,12 +326,22 @@ export async function deleteMedia(ctx: ActorContext, input: { siteId: number; id
   const site = await siteForActor(ctx, input.siteId);
   const removed = await write(ctx, async (tx) => {
     const cur = await mediaInSite(tx, site.id, input.id);
-    const held = [...await mediaHolders(tx, site.id, cur.url), ...(cur.thumbnailUrl && cur.thumbnailUrl !== cur.url ? await mediaHolders(tx, site.id, cur.thumbnailUrl) : [])];
+    const held = [
+      ...(await mediaHolders(tx, site.id, cur.url)),
+      ...(cur.thumbnailUrl && cur.thumbnailUrl !== cur.url ? await mediaHolders(tx, site.id, cur.thumbnailUrl) : []),
+    ];
     if (held.length)
-      throw conflict(`Media ${cur.id} (${cur.filename}) is still used by ${[...new Set(held)].join(", ")}. Remove it from there first.`);
+      throw conflict(
+        `Media ${cur.id} (${cur.filename}) is still used by ${[...new Set(held)].join(", ")}. Remove it from there first.`,
+      );
     await tx.delete(media).where(eq(media.id, cur.id));
     await bumpContentVersion(tx, site.id);
-    await audit(tx, ctx, "media.delete", { type: "media", id: cur.id, siteId: site.id, detail: { filename: cur.filename, url: cur.url } });
+    await audit(tx, ctx, "media.delete", {
+      type: "media",
+      id: cur.id,
+      siteId: site.id,
+      detail: { filename: cur.filename, url: cur.url },
+    });
     return cur;
   });
   if (!isDryRun(ctx) && removed.storageKey) {

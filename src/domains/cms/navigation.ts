@@ -37,7 +37,11 @@ export interface NavFields {
 export type NavItemView = NavigationItem;
 
 async function allItems(tx: Tx, siteId: number): Promise<NavRow[]> {
-  return await tx.select().from(navItems).where(eq(navItems.siteId, siteId)).orderBy(asc(navItems.sortOrder), asc(navItems.id));
+  return await tx
+    .select()
+    .from(navItems)
+    .where(eq(navItems.siteId, siteId))
+    .orderBy(asc(navItems.sortOrder), asc(navItems.id));
 }
 
 /** The items as a tree, siblings by sortOrder; an item whose parent is gone is shown at the root. */
@@ -63,20 +67,36 @@ function heightOf(rows: NavRow[], id: number): number {
 }
 
 async function siblings(tx: Tx, siteId: number, parentId: number | null) {
-  return (await tx
+  return (
+    await tx
       .select({ id: navItems.id })
       .from(navItems)
-      .where(and(eq(navItems.siteId, siteId), parentId === null ? isNull(navItems.parentId) : eq(navItems.parentId, parentId)))
-      .orderBy(asc(navItems.sortOrder), asc(navItems.id)))
-    .map((r) => r.id);
+      .where(
+        and(
+          eq(navItems.siteId, siteId),
+          parentId === null ? isNull(navItems.parentId) : eq(navItems.parentId, parentId),
+        ),
+      )
+      .orderBy(asc(navItems.sortOrder), asc(navItems.id))
+  ).map((r) => r.id);
 }
 
 async function renumber(tx: Tx, ids: number[], parentId: number | null, now: Date) {
-  await mapSeq(ids, async (id, i) => (await tx.update(navItems).set({ sortOrder: i, parentId, updatedAt: now }).where(eq(navItems.id, id))));
+  await mapSeq(
+    ids,
+    async (id, i) =>
+      await tx.update(navItems).set({ sortOrder: i, parentId, updatedAt: now }).where(eq(navItems.id, id)),
+  );
 }
 
 async function itemInSite(tx: Tx, siteId: number, id: number, field = "id"): Promise<NavRow> {
-  const r = (await tx.select().from(navItems).where(and(eq(navItems.id, id), eq(navItems.siteId, siteId))).limit(1))[0];
+  const r = (
+    await tx
+      .select()
+      .from(navItems)
+      .where(and(eq(navItems.id, id), eq(navItems.siteId, siteId)))
+      .limit(1)
+  )[0];
   if (!r) throw notFound(`${field}: navigation item ${id} not found on site ${siteId}.`);
   return r;
 }
@@ -100,38 +120,47 @@ export async function listNav(ctx: ActorContext, input: { siteId: number }) {
   return { items: navTree(rows), total: rows.length };
 }
 
-export async function createNavItem(ctx: ActorContext, input: NavFields & { siteId: number; label: string; href: string; parentId?: number | null; position?: number }) {
+export async function createNavItem(
+  ctx: ActorContext,
+  input: NavFields & { siteId: number; label: string; href: string; parentId?: number | null; position?: number },
+) {
   authorize(ctx, "sites:write", { write: true });
   const site = await siteForActor(ctx, input.siteId);
   checkFields(input);
   const now = ctx.deps.clock.now();
   return write(ctx, async (tx) => {
     const rows = await allItems(tx, site.id);
-    if (rows.length >= MAX_NAV_ITEMS) throw conflict(`This site already has ${MAX_NAV_ITEMS} navigation items, the most allowed.`);
+    if (rows.length >= MAX_NAV_ITEMS)
+      throw conflict(`This site already has ${MAX_NAV_ITEMS} navigation items, the most allowed.`);
     const parentId = input.parentId ?? null;
     if (parentId !== null) {
       await itemInSite(tx, site.id, parentId, "parentId");
       if (depthOf(new Map(rows.map((r) => [r.id, r])), parentId) + 1 > MAX_NAV_DEPTH)
-        throw invalid(`Navigation is at most ${MAX_NAV_DEPTH} levels deep; item ${parentId} is already at the deepest level.`, { path: "parentId" });
+        throw invalid(
+          `Navigation is at most ${MAX_NAV_DEPTH} levels deep; item ${parentId} is already at the deepest level.`,
+          { path: "parentId" },
+        );
     }
-    const row = (await tx
-          .insert(navItems)
-          .values({
-            siteId: site.id,
-            parentId,
-            label: input.label,
-            href: input.href,
-            openInNewTab: input.openInNewTab ?? false,
-            isButton: input.isButton ?? false,
-            description: input.description ?? null,
-            icon: input.icon ?? null,
-            featuredImage: input.featuredImage ?? null,
-            columnGroup: input.columnGroup ?? null,
-            sortOrder: 0,
-            createdAt: now,
-            updatedAt: now,
-          })
-          .returning())[0];
+    const row = (
+      await tx
+        .insert(navItems)
+        .values({
+          siteId: site.id,
+          parentId,
+          label: input.label,
+          href: input.href,
+          openInNewTab: input.openInNewTab ?? false,
+          isButton: input.isButton ?? false,
+          description: input.description ?? null,
+          icon: input.icon ?? null,
+          featuredImage: input.featuredImage ?? null,
+          columnGroup: input.columnGroup ?? null,
+          sortOrder: 0,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning()
+    )[0];
     const order = placeAt(await siblings(tx, site.id, parentId), row.id, input.position);
     await renumber(tx, order, parentId, now);
     await bumpContentVersion(tx, site.id);
@@ -147,18 +176,38 @@ export async function updateNavItem(ctx: ActorContext, input: NavFields & { site
   return write(ctx, async (tx) => {
     const cur = await itemInSite(tx, site.id, input.id);
     const set: Partial<NavRow> = {};
-    for (const k of ["label", "href", "openInNewTab", "isButton", "description", "icon", "featuredImage", "columnGroup"] as const)
+    for (const k of [
+      "label",
+      "href",
+      "openInNewTab",
+      "isButton",
+      "description",
+      "icon",
+      "featuredImage",
+      "columnGroup",
+    ] as const)
       if (input[k] !== undefined) (set as Record<string, unknown>)[k] = input[k];
     if (Object.keys(set).length) {
-      await tx.update(navItems).set({ ...set, updatedAt: ctx.deps.clock.now() }).where(eq(navItems.id, cur.id));
+      await tx
+        .update(navItems)
+        .set({ ...set, updatedAt: ctx.deps.clock.now() })
+        .where(eq(navItems.id, cur.id));
       await bumpContentVersion(tx, site.id);
     }
-    await audit(tx, ctx, "nav_items.update", { type: "nav_item", id: cur.id, siteId: site.id, detail: { fields: Object.keys(set) } });
+    await audit(tx, ctx, "nav_items.update", {
+      type: "nav_item",
+      id: cur.id,
+      siteId: site.id,
+      detail: { fields: Object.keys(set) },
+    });
     return { id: cur.id, label: set.label ?? cur.label, parentId: cur.parentId, sortOrder: cur.sortOrder };
   });
 }
 
-export async function moveNavItem(ctx: ActorContext, input: { siteId: number; id: number; parentId: number | null; position?: number }) {
+export async function moveNavItem(
+  ctx: ActorContext,
+  input: { siteId: number; id: number; parentId: number | null; position?: number },
+) {
   authorize(ctx, "sites:write", { write: true });
   const site = await siteForActor(ctx, input.siteId);
   const now = ctx.deps.clock.now();
@@ -169,16 +218,33 @@ export async function moveNavItem(ctx: ActorContext, input: { siteId: number; id
     if (parentId !== null) {
       await itemInSite(tx, site.id, parentId, "parentId");
       if (subtreeIds(rows, cur.id).includes(parentId))
-        throw invalid(`Cannot move item ${cur.id} under ${parentId === cur.id ? "itself" : `its own descendant ${parentId}`}.`, { path: "parentId" });
+        throw invalid(
+          `Cannot move item ${cur.id} under ${parentId === cur.id ? "itself" : `its own descendant ${parentId}`}.`,
+          { path: "parentId" },
+        );
       const byId = new Map(rows.map((r) => [r.id, r]));
       if (depthOf(byId, parentId) + heightOf(rows, cur.id) > MAX_NAV_DEPTH)
-        throw invalid(`Navigation is at most ${MAX_NAV_DEPTH} levels deep; moving item ${cur.id} (with its children) under ${parentId} would exceed it.`, { path: "parentId" });
+        throw invalid(
+          `Navigation is at most ${MAX_NAV_DEPTH} levels deep; moving item ${cur.id} (with its children) under ${parentId} would exceed it.`,
+          { path: "parentId" },
+        );
     }
-    if (cur.parentId !== parentId) await renumber(tx, (await siblings(tx, site.id, cur.parentId)).filter((x) => x !== cur.id), cur.parentId, now);
+    if (cur.parentId !== parentId)
+      await renumber(
+        tx,
+        (await siblings(tx, site.id, cur.parentId)).filter((x) => x !== cur.id),
+        cur.parentId,
+        now,
+      );
     const order = placeAt(await siblings(tx, site.id, parentId), cur.id, input.position);
     await renumber(tx, order, parentId, now);
     await bumpContentVersion(tx, site.id);
-    await audit(tx, ctx, "nav_items.move", { type: "nav_item", id: cur.id, siteId: site.id, detail: { from: cur.parentId, to: parentId } });
+    await audit(tx, ctx, "nav_items.move", {
+      type: "nav_item",
+      id: cur.id,
+      siteId: site.id,
+      detail: { from: cur.parentId, to: parentId },
+    });
     return { id: cur.id, label: cur.label, parentId, sortOrder: order.indexOf(cur.id) };
   });
 }
@@ -201,7 +267,12 @@ export async function reorderNav(ctx: ActorContext, input: { siteId: number; par
       );
     await renumber(tx, ids, input.parentId, ctx.deps.clock.now());
     await bumpContentVersion(tx, site.id);
-    await audit(tx, ctx, "nav_items.reorder", { type: "nav_item", id: input.parentId, siteId: site.id, detail: { ids } });
+    await audit(tx, ctx, "nav_items.reorder", {
+      type: "nav_item",
+      id: input.parentId,
+      siteId: site.id,
+      detail: { ids },
+    });
     return { parentId: input.parentId, ids };
   });
 }
@@ -225,7 +296,12 @@ export async function deleteNavItem(ctx: ActorContext, input: { siteId: number; 
     await tx.delete(navItems).where(inArray(navItems.id, ids));
     await renumber(tx, await siblings(tx, site.id, cur.parentId), cur.parentId, ctx.deps.clock.now());
     await bumpContentVersion(tx, site.id);
-    await audit(tx, ctx, "nav_items.delete", { type: "nav_item", id: cur.id, siteId: site.id, detail: { deleted: ids } });
+    await audit(tx, ctx, "nav_items.delete", {
+      type: "nav_item",
+      id: cur.id,
+      siteId: site.id,
+      detail: { deleted: ids },
+    });
     return { id: cur.id, status: "deleted", deletedIds: ids };
   });
 }

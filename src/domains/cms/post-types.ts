@@ -24,7 +24,13 @@ export const BUILT_IN_POST_TYPES: Record<string, { name: string; description: st
 };
 
 export async function postTypeBySlug(tx: Tx, siteId: number, slug: string) {
-  return (await tx.select().from(postTypes).where(and(eq(postTypes.siteId, siteId), eq(postTypes.slug, slug))).limit(1))[0];
+  return (
+    await tx
+      .select()
+      .from(postTypes)
+      .where(and(eq(postTypes.siteId, siteId), eq(postTypes.slug, slug)))
+      .limit(1)
+  )[0];
 }
 
 /** The post type with this slug; built-ins are created on first use. */
@@ -32,24 +38,50 @@ export async function ensurePostType(tx: Tx, siteId: number, slug: string) {
   const found = await postTypeBySlug(tx, siteId, slug);
   if (found) return found;
   const builtIn = BUILT_IN_POST_TYPES[slug];
-  if (builtIn) return (await tx.insert(postTypes).values({ siteId, slug, ...builtIn }).returning())[0];
-  const known = (await tx.select({ slug: postTypes.slug }).from(postTypes).where(eq(postTypes.siteId, siteId))).map((t) => t.slug);
+  if (builtIn)
+    return (
+      await tx
+        .insert(postTypes)
+        .values({ siteId, slug, ...builtIn })
+        .returning()
+    )[0];
+  const known = (await tx.select({ slug: postTypes.slug }).from(postTypes).where(eq(postTypes.siteId, siteId))).map(
+    (t) => t.slug,
+  );
   const names = [...new Set([...Object.keys(BUILT_IN_POST_TYPES), ...known])].sort();
-  throw notFound(`Post type "${slug}" does not exist on this site. Available: ${names.join(", ")}. Create it with post_types_create.`);
+  throw notFound(
+    `Post type "${slug}" does not exist on this site. Available: ${names.join(", ")}. Create it with post_types_create.`,
+  );
 }
 
 async function typeInSite(tx: Tx, siteId: number, id: number) {
-  const t = (await tx.select().from(postTypes).where(and(eq(postTypes.id, id), eq(postTypes.siteId, siteId))).limit(1))[0];
+  const t = (
+    await tx
+      .select()
+      .from(postTypes)
+      .where(and(eq(postTypes.id, id), eq(postTypes.siteId, siteId)))
+      .limit(1)
+  )[0];
   if (!t) throw notFound(`Post type ${id} not found on site ${siteId}.`);
   return t;
 }
 
 async function assertTypeSlugFree(tx: Tx, siteId: number, slug: string, exceptId: number | null) {
-  const owner = (await tx
+  const owner = (
+    await tx
       .select({ id: postTypes.id })
       .from(postTypes)
-      .where(and(eq(postTypes.siteId, siteId), eq(postTypes.slug, slug), exceptId === null ? undefined : ne(postTypes.id, exceptId))).limit(1))[0];
-  if (owner) throw conflict(`Post type slug "${slug}" is already used by post type ${owner.id} on this site.`, { path: "slug" });
+      .where(
+        and(
+          eq(postTypes.siteId, siteId),
+          eq(postTypes.slug, slug),
+          exceptId === null ? undefined : ne(postTypes.id, exceptId),
+        ),
+      )
+      .limit(1)
+  )[0];
+  if (owner)
+    throw conflict(`Post type slug "${slug}" is already used by post type ${owner.id} on this site.`, { path: "slug" });
 }
 
 async function postCount(tx: Tx, typeId: number) {
@@ -62,31 +94,58 @@ export async function listPostTypes(ctx: ActorContext, input: { siteId: number; 
   const db = ctx.deps.db;
   const where = eq(postTypes.siteId, site.id);
   const total = (await db.select({ n: count() }).from(postTypes).where(where).limit(1))[0]?.n ?? 0;
-  const rows = await db.select().from(postTypes).where(where).orderBy(asc(byText(postTypes.slug))).limit(input.limit).offset(input.offset);
+  const rows = await db
+    .select()
+    .from(postTypes)
+    .where(where)
+    .orderBy(asc(byText(postTypes.slug)))
+    .limit(input.limit)
+    .offset(input.offset);
   return page(
-    await mapSeq(rows, async (t) => ({ id: t.id, slug: t.slug, name: t.name, description: t.description, postCount: await postCount(db, t.id), builtIn: t.slug in BUILT_IN_POST_TYPES })),
+    await mapSeq(rows, async (t) => ({
+      id: t.id,
+      slug: t.slug,
+      name: t.name,
+      description: t.description,
+      postCount: await postCount(db, t.id),
+      builtIn: t.slug in BUILT_IN_POST_TYPES,
+    })),
     total,
     input.limit,
     input.offset,
   );
 }
 
-export async function createPostType(ctx: ActorContext, input: { siteId: number; name: string; slug?: string; description?: string | null }) {
+export async function createPostType(
+  ctx: ActorContext,
+  input: { siteId: number; name: string; slug?: string; description?: string | null },
+) {
   authorize(ctx, "sites:write", { write: true });
   const site = await siteForActor(ctx, input.siteId);
   return write(ctx, async (tx) => {
     const slug = input.slug ?? slugify(input.name, "type");
     await assertTypeSlugFree(tx, site.id, slug, null);
-    const row = (await tx
-          .insert(postTypes)
-          .values({ siteId: site.id, slug, name: input.name, description: input.description ?? null, createdAt: ctx.deps.clock.now() })
-          .returning())[0];
+    const row = (
+      await tx
+        .insert(postTypes)
+        .values({
+          siteId: site.id,
+          slug,
+          name: input.name,
+          description: input.description ?? null,
+          createdAt: ctx.deps.clock.now(),
+        })
+        .returning()
+    )[0];
     await audit(tx, ctx, "post_types.create", { type: "post_type", id: row.id, siteId: site.id, detail: { slug } });
     return { id: row.id, slug, name: row.name };
   });
 }
 
-export async function updatePostType(ctx: ActorContext, input: { siteId: number; id: number; name?: string; slug?: string; description?: string | null }) {
+export async function updatePostType(
+  ctx: ActorContext,
+  input: { siteId: number; id: number; name?: string; slug?: string; description?: string | null },
+) {
   authorize(ctx, "sites:write", { write: true });
   const site = await siteForActor(ctx, input.siteId);
   return write(ctx, async (tx) => {
@@ -100,7 +159,12 @@ export async function updatePostType(ctx: ActorContext, input: { siteId: number;
     if (Object.keys(set).length) await tx.update(postTypes).set(set).where(eq(postTypes.id, t.id));
     // REST serves the type's slug as PostSummary.postType.
     if (input.slug !== undefined && input.slug !== t.slug) await bumpContentVersion(tx, site.id);
-    await audit(tx, ctx, "post_types.update", { type: "post_type", id: t.id, siteId: site.id, detail: { fields: Object.keys(set) } });
+    await audit(tx, ctx, "post_types.update", {
+      type: "post_type",
+      id: t.id,
+      siteId: site.id,
+      detail: { fields: Object.keys(set) },
+    });
     return { id: t.id, slug: input.slug ?? t.slug, name: input.name ?? t.name };
   });
 }
@@ -112,7 +176,11 @@ export async function deletePostType(ctx: ActorContext, input: { siteId: number;
     const t = await typeInSite(tx, site.id, input.id);
     const n = await postCount(tx, t.id);
     if (n > 0) {
-      const some = await tx.select({ id: posts.id, title: posts.title }).from(posts).where(eq(posts.postTypeId, t.id)).limit(3);
+      const some = await tx
+        .select({ id: posts.id, title: posts.title })
+        .from(posts)
+        .where(eq(posts.postTypeId, t.id))
+        .limit(3);
       throw conflict(
         `Post type "${t.slug}" is used by ${n} post(s), e.g. ${some.map((p) => `${p.id} ("${p.title.slice(0, 60)}")`).join(", ")}. ` +
           "Delete those posts or change their postType first.",
@@ -120,7 +188,12 @@ export async function deletePostType(ctx: ActorContext, input: { siteId: number;
       );
     }
     await tx.delete(postTypes).where(eq(postTypes.id, t.id));
-    await audit(tx, ctx, "post_types.delete", { type: "post_type", id: t.id, siteId: site.id, detail: { slug: t.slug } });
+    await audit(tx, ctx, "post_types.delete", {
+      type: "post_type",
+      id: t.id,
+      siteId: site.id,
+      detail: { slug: t.slug },
+    });
     return { id: t.id, slug: t.slug, status: "deleted" };
   });
 }

@@ -24,10 +24,28 @@ import { renderBlocksHtml } from "../blocks/render";
 import { approvalState, latestLinkFor, mintLink, withdrawLinks, type ApprovalEnvelope } from "../approvals/links";
 import { approvedLinkId, holdForApproval, isApprovedRun } from "../approvals/staging";
 import { siteForActor } from "../sites/access";
-import { checkUrl, contentFrom, contentWarnings, uniqueIds, write, type BlocksInput, type Include, type Tx } from "./common";
+import {
+  checkUrl,
+  contentFrom,
+  contentWarnings,
+  uniqueIds,
+  write,
+  type BlocksInput,
+  type Include,
+  type Tx,
+} from "./common";
 import { ensurePostType, postTypeBySlug } from "./post-types";
 import { linksToSlug } from "./references";
-import { categories, postCategories, postRevisions, posts, postTags, postTypes, tags, type BlockContent } from "./tables";
+import {
+  categories,
+  postCategories,
+  postRevisions,
+  posts,
+  postTags,
+  postTypes,
+  tags,
+  type BlockContent,
+} from "./tables";
 import { containsText, jsonContains } from "../../core/sql";
 import { byText } from "../../core/sql";
 import { preparedRead } from "../../core/prepared";
@@ -60,10 +78,15 @@ export type PostChanges = Omit<PostFields, "postType" | "blocks"> & { postTypeId
 const COPIED = ["title", "excerpt", "seoTitle", "seoDescription", "customCss", "customJs", "noIndex"] as const;
 
 async function slugOwner(tx: Tx, siteId: number, slug: string, exceptId: number | null) {
-  return (await tx
+  return (
+    await tx
       .select({ id: posts.id, title: posts.title })
       .from(posts)
-      .where(and(eq(posts.siteId, siteId), eq(posts.slug, slug), exceptId === null ? undefined : ne(posts.id, exceptId))).limit(1))[0];
+      .where(
+        and(eq(posts.siteId, siteId), eq(posts.slug, slug), exceptId === null ? undefined : ne(posts.id, exceptId)),
+      )
+      .limit(1)
+  )[0];
 }
 
 export async function assertSlugFree(tx: Tx, siteId: number, slug: string, exceptId: number | null) {
@@ -75,17 +98,34 @@ export async function assertSlugFree(tx: Tx, siteId: number, slug: string, excep
     );
 }
 
-async function assertIdsOnSite(tx: Tx, table: typeof categories | typeof tags, siteId: number, ids: number[], field: string, noun: string) {
+async function assertIdsOnSite(
+  tx: Tx,
+  table: typeof categories | typeof tags,
+  siteId: number,
+  ids: number[],
+  field: string,
+  noun: string,
+) {
   if (ids.length === 0) return;
   const found = new Set(
-    (await tx.select({ id: table.id }).from(table).where(and(eq(table.siteId, siteId), inArray(table.id, ids)))).map((r) => r.id),
+    (
+      await tx
+        .select({ id: table.id })
+        .from(table)
+        .where(and(eq(table.siteId, siteId), inArray(table.id, ids)))
+    ).map((r) => r.id),
   );
   const missing = ids.filter((i) => !found.has(i));
   if (missing.length) throw notFound(`${field}: ${noun} ${missing.join(", ")} not found on this site.`);
 }
 
 /** Validates caller fields into a change set; `current` is the post being updated (null on create). */
-export async function postChanges(tx: Tx, siteId: number, f: PostFields, current: PostRow | null): Promise<PostChanges> {
+export async function postChanges(
+  tx: Tx,
+  siteId: number,
+  f: PostFields,
+  current: PostRow | null,
+): Promise<PostChanges> {
   const c: PostChanges = {};
   for (const k of COPIED) if (f[k] !== undefined) (c as Record<string, unknown>)[k] = f[k];
   if (f.title !== undefined && !f.title.trim()) throw invalid("title must not be blank.", { path: "title" });
@@ -103,14 +143,21 @@ export async function postChanges(tx: Tx, siteId: number, f: PostFields, current
   }
   if (f.parentPostId !== undefined) {
     if (f.parentPostId !== null) {
-      if (current && f.parentPostId === current.id) throw invalid("parentPostId cannot be the post itself.", { path: "parentPostId" });
-      const parent = (await tx.select({ id: posts.id, parentPostId: posts.parentPostId }).from(posts)
-              .where(and(eq(posts.id, f.parentPostId), eq(posts.siteId, siteId))).limit(1))[0];
+      if (current && f.parentPostId === current.id)
+        throw invalid("parentPostId cannot be the post itself.", { path: "parentPostId" });
+      const parent = (
+        await tx
+          .select({ id: posts.id, parentPostId: posts.parentPostId })
+          .from(posts)
+          .where(and(eq(posts.id, f.parentPostId), eq(posts.siteId, siteId)))
+          .limit(1)
+      )[0];
       if (!parent) throw notFound(`parentPostId: post ${f.parentPostId} not found on this site.`);
       // Walk up from the new parent: reaching the post itself would make a cycle.
       let up = parent.parentPostId;
       for (let i = 0; up !== null && i < 64; i++) {
-        if (current && up === current.id) throw invalid("parentPostId would make the post its own ancestor.", { path: "parentPostId" });
+        if (current && up === current.id)
+          throw invalid("parentPostId would make the post its own ancestor.", { path: "parentPostId" });
         up = (await tx.select({ p: posts.parentPostId }).from(posts).where(eq(posts.id, up)).limit(1))[0]?.p ?? null;
       }
     }
@@ -130,10 +177,14 @@ export async function postChanges(tx: Tx, siteId: number, f: PostFields, current
 /** Writes a change set onto a post row (and its category/tag links). */
 export async function applyPostChanges(tx: Tx, post: PostRow, c: PostChanges, now: Date, extra: Partial<PostRow> = {}) {
   const { categoryIds, tagIds, ...cols } = c;
-  await tx.update(posts).set({ ...cols, ...extra, updatedAt: now }).where(eq(posts.id, post.id));
+  await tx
+    .update(posts)
+    .set({ ...cols, ...extra, updatedAt: now })
+    .where(eq(posts.id, post.id));
   if (categoryIds) {
     await tx.delete(postCategories).where(eq(postCategories.postId, post.id));
-    if (categoryIds.length) await tx.insert(postCategories).values(categoryIds.map((categoryId) => ({ postId: post.id, categoryId })));
+    if (categoryIds.length)
+      await tx.insert(postCategories).values(categoryIds.map((categoryId) => ({ postId: post.id, categoryId })));
   }
   if (tagIds) {
     await tx.delete(postTags).where(eq(postTags.postId, post.id));
@@ -142,17 +193,26 @@ export async function applyPostChanges(tx: Tx, post: PostRow, c: PostChanges, no
 }
 
 export async function postInSite(tx: Tx, siteId: number, id: number): Promise<PostRow> {
-  const p = (await tx.select().from(posts).where(and(eq(posts.id, id), eq(posts.siteId, siteId))).limit(1))[0];
+  const p = (
+    await tx
+      .select()
+      .from(posts)
+      .where(and(eq(posts.id, id), eq(posts.siteId, siteId)))
+      .limit(1)
+  )[0];
   if (!p) throw notFound(`Post ${id} not found on site ${siteId}.`);
   return p;
 }
 
 async function pendingRevision(tx: Tx, postId: number) {
-  return (await tx
+  return (
+    await tx
       .select()
       .from(postRevisions)
       .where(and(eq(postRevisions.postId, postId), eq(postRevisions.status, "pending")))
-      .orderBy(desc(postRevisions.id)).limit(1))[0];
+      .orderBy(desc(postRevisions.id))
+      .limit(1)
+  )[0];
 }
 
 /** Change sets are stored as JSON; this is the JSON form (content kept as an object). */
@@ -177,15 +237,20 @@ export type PostProposal =
   | { proposal: "new" | "republish" }
   | { proposal: "revision"; revisionId: number; before: Record<string, unknown>; beforeBlocks: number };
 
-const postLink = async (ctx: ActorContext, tx: Tx, post: { id: number; siteId: number; title: string }, what: PostProposal) =>
+const postLink = async (
+  ctx: ActorContext,
+  tx: Tx,
+  post: { id: number; siteId: number; title: string },
+  what: PostProposal,
+) =>
   await mintLink(tx, ctx, {
-        linkType: "entity",
-        entityType: "post",
-        entityId: post.id,
-        siteId: post.siteId,
-        title: post.title,
-        payload: what as unknown as Record<string, unknown>,
-      });
+    linkType: "entity",
+    entityType: "post",
+    entityId: post.id,
+    siteId: post.siteId,
+    title: post.title,
+    payload: what as unknown as Record<string, unknown>,
+  });
 
 /** The live values a revision would change (content as its block count), for the link's record of "before". */
 async function liveValues(tx: Tx, post: PostRow, keys: string[]): Promise<Record<string, unknown>> {
@@ -193,8 +258,16 @@ async function liveValues(tx: Tx, post: PostRow, keys: string[]): Promise<Record
   for (const k of keys) {
     if (k === "content") continue;
     if (k === "categoryIds")
-      out[k] = (await tx.select({ id: postCategories.categoryId }).from(postCategories).where(eq(postCategories.postId, post.id))).map((r) => r.id);
-    else if (k === "tagIds") out[k] = (await tx.select({ id: postTags.tagId }).from(postTags).where(eq(postTags.postId, post.id))).map((r) => r.id);
+      out[k] = (
+        await tx
+          .select({ id: postCategories.categoryId })
+          .from(postCategories)
+          .where(eq(postCategories.postId, post.id))
+      ).map((r) => r.id);
+    else if (k === "tagIds")
+      out[k] = (await tx.select({ id: postTags.tagId }).from(postTags).where(eq(postTags.postId, post.id))).map(
+        (r) => r.id,
+      );
     else out[k] = (post as Record<string, unknown>)[k] ?? null;
   }
   return out;
@@ -208,7 +281,10 @@ export interface WriteResult {
   [k: string]: unknown;
 }
 
-export async function createPost(ctx: ActorContext, input: PostFields & { siteId: number; title: string; include?: Include }): Promise<WriteResult> {
+export async function createPost(
+  ctx: ActorContext,
+  input: PostFields & { siteId: number; title: string; include?: Include },
+): Promise<WriteResult> {
   authorize(ctx, "sites:write", { write: true });
   const site = await siteForActor(ctx, input.siteId);
   const now = ctx.deps.clock.now();
@@ -217,32 +293,52 @@ export async function createPost(ctx: ActorContext, input: PostFields & { siteId
     const base = slugify(input.title, "post");
     const slug = c.slug ?? (await uniqueSlug(base, async (s) => !!(await slugOwner(tx, site.id, s, null))));
     const { categoryIds, tagIds, ...cols } = c;
-    const row = (await tx
-          .insert(posts)
-          .values({
-            ...cols,
-            siteId: site.id,
-            postTypeId: c.postTypeId!,
-            title: input.title,
-            slug,
-            content: c.content ?? { blocks: [], version: "1" },
-            status: "pending",
-            published: false,
-            authorUserId: ctx.principal.userId,
-            createdAt: now,
-            updatedAt: now,
-          })
-          .returning())[0];
+    const row = (
+      await tx
+        .insert(posts)
+        .values({
+          ...cols,
+          siteId: site.id,
+          postTypeId: c.postTypeId!,
+          title: input.title,
+          slug,
+          content: c.content ?? { blocks: [], version: "1" },
+          status: "pending",
+          published: false,
+          authorUserId: ctx.principal.userId,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning()
+    )[0];
     await applyPostChanges(tx, row, { categoryIds, tagIds }, now);
     const approval = await postLink(ctx, tx, row, { proposal: "new" });
-    await audit(tx, ctx, "posts.create", { type: "post", id: row.id, siteId: site.id, detail: { slug, approvalId: approval.id } });
-    await emit(tx, ctx, postCreated, { id: row.id, siteId: site.id }, { ...(await postEventData(tx, row)), approvalId: approval.id, authorUserId: row.authorUserId ?? null });
+    await audit(tx, ctx, "posts.create", {
+      type: "post",
+      id: row.id,
+      siteId: site.id,
+      detail: { slug, approvalId: approval.id },
+    });
+    await emit(
+      tx,
+      ctx,
+      postCreated,
+      { id: row.id, siteId: site.id },
+      { ...(await postEventData(tx, row)), approvalId: approval.id, authorUserId: row.authorUserId ?? null },
+    );
     const warnings = await contentWarnings(tx, site.id, c.content, "post");
-    return withContent({ id: row.id, slug, status: "pending", ...(c.slug ? {} : slugNote(base, slug, "post")), approval, ...warnings }, row.content, input.include ?? []) as WriteResult;
+    return withContent(
+      { id: row.id, slug, status: "pending", ...(c.slug ? {} : slugNote(base, slug, "post")), approval, ...warnings },
+      row.content,
+      input.include ?? [],
+    ) as WriteResult;
   });
 }
 
-export async function updatePost(ctx: ActorContext, input: PostFields & { siteId: number; id: number; include?: Include }): Promise<WriteResult> {
+export async function updatePost(
+  ctx: ActorContext,
+  input: PostFields & { siteId: number; id: number; include?: Include },
+): Promise<WriteResult> {
   authorize(ctx, "sites:write", { write: true });
   const site = await siteForActor(ctx, input.siteId);
   const now = ctx.deps.clock.now();
@@ -256,26 +352,67 @@ export async function updatePost(ctx: ActorContext, input: PostFields & { siteId
       const merged = { ...(prev?.changes ?? {}), ...revisionJson(c) };
       if (Object.keys(merged).length === 0)
         return withContent(
-          { id: post.id, slug: post.slug, status: post.status, message: "Nothing to change: the post is published as it is." },
+          {
+            id: post.id,
+            slug: post.slug,
+            status: post.status,
+            message: "Nothing to change: the post is published as it is.",
+          },
           post.content,
           input.include ?? [],
         ) as WriteResult;
       if (prev) await tx.update(postRevisions).set({ status: "superseded" }).where(eq(postRevisions.id, prev.id));
-      const rev = (await tx
-              .insert(postRevisions)
-              .values({ postId: post.id, changes: merged, status: "pending", createdByUserId: ctx.principal.userId, createdAt: now })
-              .returning({ id: postRevisions.id }))[0];
-      const approval = await postLink(ctx, tx, { ...post, title: (merged.title as string | undefined) ?? post.title }, {
-        proposal: "revision",
-        revisionId: rev.id,
-        before: await liveValues(tx, post, Object.keys(merged)),
-        beforeBlocks: post.content?.blocks.length ?? 0,
+      const rev = (
+        await tx
+          .insert(postRevisions)
+          .values({
+            postId: post.id,
+            changes: merged,
+            status: "pending",
+            createdByUserId: ctx.principal.userId,
+            createdAt: now,
+          })
+          .returning({ id: postRevisions.id })
+      )[0];
+      const approval = await postLink(
+        ctx,
+        tx,
+        { ...post, title: (merged.title as string | undefined) ?? post.title },
+        {
+          proposal: "revision",
+          revisionId: rev.id,
+          before: await liveValues(tx, post, Object.keys(merged)),
+          beforeBlocks: post.content?.blocks.length ?? 0,
+        },
+      );
+      await audit(tx, ctx, "posts.update", {
+        type: "post",
+        id: post.id,
+        siteId: site.id,
+        detail: { revisionId: rev.id, fields: Object.keys(merged), approvalId: approval.id },
       });
-      await audit(tx, ctx, "posts.update", { type: "post", id: post.id, siteId: site.id, detail: { revisionId: rev.id, fields: Object.keys(merged), approvalId: approval.id } });
-      await emit(tx, ctx, postUpdated, { id: post.id, siteId: site.id }, { ...(await postEventData(tx, post)), fields: Object.keys(merged), revisionId: rev.id, approvalId: approval.id });
+      await emit(
+        tx,
+        ctx,
+        postUpdated,
+        { id: post.id, siteId: site.id },
+        {
+          ...(await postEventData(tx, post)),
+          fields: Object.keys(merged),
+          revisionId: rev.id,
+          approvalId: approval.id,
+        },
+      );
       const proposed = (merged.content as BlockContent | undefined) ?? post.content;
       return withContent(
-        { id: post.id, slug: post.slug, status: post.status, pendingRevision: { id: rev.id, fields: Object.keys(merged) }, approval, ...(await contentWarnings(tx, site.id, c.content, "post")) },
+        {
+          id: post.id,
+          slug: post.slug,
+          status: post.status,
+          pendingRevision: { id: rev.id, fields: Object.keys(merged) },
+          approval,
+          ...(await contentWarnings(tx, site.id, c.content, "post")),
+        },
         proposed,
         input.include ?? [],
       ) as WriteResult;
@@ -283,10 +420,30 @@ export async function updatePost(ctx: ActorContext, input: PostFields & { siteId
     await applyPostChanges(tx, post, c, now, { status: "pending" });
     const updated = await postInSite(tx, site.id, post.id);
     const approval = await postLink(ctx, tx, updated, { proposal: post.publishedAt ? "republish" : "new" });
-    await audit(tx, ctx, "posts.update", { type: "post", id: post.id, siteId: site.id, detail: { fields: Object.keys(c), approvalId: approval.id } });
-    await emit(tx, ctx, postUpdated, { id: post.id, siteId: site.id }, { ...(await postEventData(tx, updated, [post.slug])), fields: Object.keys(c), revisionId: null, approvalId: approval.id });
+    await audit(tx, ctx, "posts.update", {
+      type: "post",
+      id: post.id,
+      siteId: site.id,
+      detail: { fields: Object.keys(c), approvalId: approval.id },
+    });
+    await emit(
+      tx,
+      ctx,
+      postUpdated,
+      { id: post.id, siteId: site.id },
+      {
+        ...(await postEventData(tx, updated, [post.slug])),
+        fields: Object.keys(c),
+        revisionId: null,
+        approvalId: approval.id,
+      },
+    );
     const warnings = await contentWarnings(tx, site.id, c.content, "post");
-    return withContent({ id: post.id, slug: updated.slug, status: "pending", approval, ...warnings }, updated.content, input.include ?? []) as WriteResult;
+    return withContent(
+      { id: post.id, slug: updated.slug, status: "pending", approval, ...warnings },
+      updated.content,
+      input.include ?? [],
+    ) as WriteResult;
   });
 }
 
@@ -298,7 +455,13 @@ export async function updatePost(ctx: ActorContext, input: PostFields & { siteId
  * then applies it, unless the post changed meanwhile (the reviewer sees
  * the conflict). Posts that are not live are deleted or left at once.
  */
-async function holdTakedown(ctx: ActorContext, tx: Tx, post: PostRow, tool: "posts_delete" | "posts_unpublish", input: { siteId: number; id: number }) {
+async function holdTakedown(
+  ctx: ActorContext,
+  tx: Tx,
+  post: PostRow,
+  tool: "posts_delete" | "posts_unpublish",
+  input: { siteId: number; id: number },
+) {
   const verb = tool === "posts_delete" ? "deleted" : "unpublished";
   const approval = await holdForApproval(ctx, {
     tool,
@@ -326,7 +489,11 @@ export async function deletePost(ctx: ActorContext, input: { siteId: number; id:
   const site = await siteForActor(ctx, input.siteId);
   return write(ctx, async (tx) => {
     const post = await postInSite(tx, site.id, input.id);
-    const children = await tx.select({ id: posts.id, title: posts.title }).from(posts).where(eq(posts.parentPostId, post.id)).limit(6);
+    const children = await tx
+      .select({ id: posts.id, title: posts.title })
+      .from(posts)
+      .where(eq(posts.parentPostId, post.id))
+      .limit(6);
     if (children.length)
       throw conflict(
         `Post ${post.id} is the parent of ${children.length > 5 ? "more than 5" : children.length} post(s): ${children
@@ -339,8 +506,19 @@ export async function deletePost(ctx: ActorContext, input: { siteId: number; id:
     await withdrawLinks(tx, ctx.company.id, "post", post.id, ctx.deps.clock.now(), approvedLinkId(ctx));
     if (post.published) await bumpContentVersion(tx, site.id);
     const data = await postEventData(tx, post);
-    await audit(tx, ctx, "posts.delete", { type: "post", id: post.id, siteId: site.id, detail: { slug: post.slug, wasPublished: post.published } });
-    await emit(tx, ctx, postDeleted, { id: post.id, siteId: site.id }, { ...data, status: "deleted", published: false, wasPublished: post.published });
+    await audit(tx, ctx, "posts.delete", {
+      type: "post",
+      id: post.id,
+      siteId: site.id,
+      detail: { slug: post.slug, wasPublished: post.published },
+    });
+    await emit(
+      tx,
+      ctx,
+      postDeleted,
+      { id: post.id, siteId: site.id },
+      { ...data, status: "deleted", published: false, wasPublished: post.published },
+    );
     return { id: post.id, slug: post.slug, status: "deleted" };
   });
 }
@@ -350,12 +528,22 @@ export async function unpublishPost(ctx: ActorContext, input: { siteId: number; 
   const site = await siteForActor(ctx, input.siteId);
   return write(ctx, async (tx) => {
     const post = await postInSite(tx, site.id, input.id);
-    if (!post.published) return { id: post.id, slug: post.slug, status: post.status, message: "The post is not published." };
+    if (!post.published)
+      return { id: post.id, slug: post.slug, status: post.status, message: "The post is not published." };
     if (!isApprovedRun(ctx)) return await holdTakedown(ctx, tx, post, "posts_unpublish", input);
-    await tx.update(posts).set({ published: false, status: "archived", updatedAt: ctx.deps.clock.now() }).where(eq(posts.id, post.id));
+    await tx
+      .update(posts)
+      .set({ published: false, status: "archived", updatedAt: ctx.deps.clock.now() })
+      .where(eq(posts.id, post.id));
     await bumpContentVersion(tx, site.id);
     await audit(tx, ctx, "posts.unpublish", { type: "post", id: post.id, siteId: site.id });
-    await emit(tx, ctx, postUnpublished, { id: post.id, siteId: site.id }, await postEventData(tx, await postInSite(tx, site.id, post.id)));
+    await emit(
+      tx,
+      ctx,
+      postUnpublished,
+      { id: post.id, siteId: site.id },
+      await postEventData(tx, await postInSite(tx, site.id, post.id)),
+    );
     return { id: post.id, slug: post.slug, status: "archived" };
   });
 }
@@ -365,20 +553,26 @@ export async function unpublishPost(ctx: ActorContext, input: { siteId: number; 
 
 async function terms(tx: Tx, postIds: number[]) {
   const cats = postIds.length
-    ? (await tx
-              .select({ postId: postCategories.postId, id: categories.id, name: categories.name, slug: categories.slug, color: categories.color })
-              .from(postCategories)
-              .innerJoin(categories, eq(categories.id, postCategories.categoryId))
-              .where(inArray(postCategories.postId, postIds))
-              .orderBy(asc(byText(categories.name))))
+    ? await tx
+        .select({
+          postId: postCategories.postId,
+          id: categories.id,
+          name: categories.name,
+          slug: categories.slug,
+          color: categories.color,
+        })
+        .from(postCategories)
+        .innerJoin(categories, eq(categories.id, postCategories.categoryId))
+        .where(inArray(postCategories.postId, postIds))
+        .orderBy(asc(byText(categories.name)))
     : [];
   const tgs = postIds.length
-    ? (await tx
-              .select({ postId: postTags.postId, id: tags.id, name: tags.name, slug: tags.slug })
-              .from(postTags)
-              .innerJoin(tags, eq(tags.id, postTags.tagId))
-              .where(inArray(postTags.postId, postIds))
-              .orderBy(asc(byText(tags.name))))
+    ? await tx
+        .select({ postId: postTags.postId, id: tags.id, name: tags.name, slug: tags.slug })
+        .from(postTags)
+        .innerJoin(tags, eq(tags.id, postTags.tagId))
+        .where(inArray(postTags.postId, postIds))
+        .orderBy(asc(byText(tags.name)))
     : [];
   return { cats, tgs };
 }
@@ -394,7 +588,10 @@ const postListFields = {
   publishedAt: posts.publishedAt,
   updatedAt: posts.updatedAt,
   excerpt: posts.excerpt,
-  hasPendingRevision: sql<boolean>`exists (select 1 from ${postRevisions} where ${postRevisions.postId} = ${posts.id} and ${postRevisions.status} = ${"pending"})`.mapWith(Boolean),
+  hasPendingRevision:
+    sql<boolean>`exists (select 1 from ${postRevisions} where ${postRevisions.postId} = ${posts.id} and ${postRevisions.status} = ${"pending"})`.mapWith(
+      Boolean,
+    ),
 };
 type PostListRow = {
   id: number;
@@ -412,13 +609,21 @@ type PostListRow = {
 // The unfiltered list (a site's newest posts), the common call, prepared once (src/core/prepared.ts), in
 // one statement: the total rides along as a scalar subquery, as in sites_list (src/domains/sites/verbs.ts).
 const sitePostCount = preparedRead<{ siteId: number }, { n: number }[]>("posts_count_by_site", (db) =>
-  db.select({ n: count() }).from(posts).where(eq(posts.siteId, sql.placeholder("siteId"))),
+  db
+    .select({ n: count() })
+    .from(posts)
+    .where(eq(posts.siteId, sql.placeholder("siteId"))),
 );
-const sitePostPage = preparedRead<{ siteId: number; limit: number; offset: number }, (PostListRow & { total: number })[]>("posts_page_by_site", (db) =>
+const sitePostPage = preparedRead<
+  { siteId: number; limit: number; offset: number },
+  (PostListRow & { total: number })[]
+>("posts_page_by_site", (db) =>
   db
     .select({
       ...postListFields,
-      total: sql<number>`(select count(*) from ${posts} where ${posts.siteId} = ${sql.placeholder("siteId")})`.mapWith(Number),
+      total: sql<number>`(select count(*) from ${posts} where ${posts.siteId} = ${sql.placeholder("siteId")})`.mapWith(
+        Number,
+      ),
     })
     .from(posts)
     .innerJoin(postTypes, eq(postTypes.id, posts.postTypeId))
@@ -430,14 +635,28 @@ const sitePostPage = preparedRead<{ siteId: number; limit: number; offset: numbe
 
 export async function listPosts(
   ctx: ActorContext,
-  input: { siteId: number; postType?: string; status?: string; search?: string; categoryId?: number; tagId?: number; limit: number; offset: number },
+  input: {
+    siteId: number;
+    postType?: string;
+    status?: string;
+    search?: string;
+    categoryId?: number;
+    tagId?: number;
+    limit: number;
+    offset: number;
+  },
 ) {
   authorize(ctx, "sites:read", { write: false });
   const site = await siteForActor(ctx, input.siteId);
   const db = ctx.deps.db;
   let total: number;
   let rows: PostListRow[];
-  const filtered = input.postType !== undefined || !!input.status || !!input.search || input.categoryId !== undefined || input.tagId !== undefined;
+  const filtered =
+    input.postType !== undefined ||
+    !!input.status ||
+    !!input.search ||
+    input.categoryId !== undefined ||
+    input.tagId !== undefined;
   if (!filtered) {
     const { store } = ctx.deps;
     const found = await sitePostPage(store, { siteId: site.id, limit: input.limit, offset: input.offset });
@@ -455,9 +674,19 @@ export async function listPosts(
       conds.push(containsText(posts.title, input.search));
     }
     if (input.categoryId !== undefined)
-      conds.push(inArray(posts.id, db.select({ id: postCategories.postId }).from(postCategories).where(eq(postCategories.categoryId, input.categoryId))));
+      conds.push(
+        inArray(
+          posts.id,
+          db
+            .select({ id: postCategories.postId })
+            .from(postCategories)
+            .where(eq(postCategories.categoryId, input.categoryId)),
+        ),
+      );
     if (input.tagId !== undefined)
-      conds.push(inArray(posts.id, db.select({ id: postTags.postId }).from(postTags).where(eq(postTags.tagId, input.tagId))));
+      conds.push(
+        inArray(posts.id, db.select({ id: postTags.postId }).from(postTags).where(eq(postTags.tagId, input.tagId))),
+      );
     const where = and(...conds);
     total = (await db.select({ n: count() }).from(posts).where(where))[0]?.n ?? 0;
     rows = await db
@@ -477,17 +706,27 @@ export async function listPosts(
   );
 }
 
-export async function getPost(ctx: ActorContext, input: { siteId: number; id?: number; slug?: string; include?: Include }) {
+export async function getPost(
+  ctx: ActorContext,
+  input: { siteId: number; id?: number; slug?: string; include?: Include },
+) {
   authorize(ctx, "sites:read", { write: false });
   const site = await siteForActor(ctx, input.siteId);
   const db = ctx.deps.db;
   if ((input.id === undefined) === (input.slug === undefined)) throw invalid("Give exactly one of id or slug.");
-  const post = (await db
+  const post = (
+    await db
       .select()
       .from(posts)
-      .where(and(eq(posts.siteId, site.id), input.id !== undefined ? eq(posts.id, input.id) : eq(posts.slug, input.slug!))).limit(1))[0];
+      .where(
+        and(eq(posts.siteId, site.id), input.id !== undefined ? eq(posts.id, input.id) : eq(posts.slug, input.slug!)),
+      )
+      .limit(1)
+  )[0];
   if (!post) throw notFound(`Post ${input.id ?? `"${input.slug}"`} not found on site ${site.id}.`);
-  const type = (await db.select({ slug: postTypes.slug }).from(postTypes).where(eq(postTypes.id, post.postTypeId)).limit(1))[0];
+  const type = (
+    await db.select({ slug: postTypes.slug }).from(postTypes).where(eq(postTypes.id, post.postTypeId)).limit(1)
+  )[0];
   const { cats, tgs } = await terms(db, [post.id]);
   const rev = await pendingRevision(db, post.id);
   const include = input.include ?? [];
@@ -519,16 +758,21 @@ export async function getPost(ctx: ActorContext, input: { siteId: number; id?: n
     pendingRevision: rev ? { id: rev.id, fields: Object.keys(rev.changes), createdAt: iso(rev.createdAt) } : null,
   };
   withContent(out, post.content, include);
-  if (rev && include.includes("blocks") && rev.changes.content) (out.pendingRevision as Record<string, unknown>).blocks = (rev.changes.content as BlockContent).blocks;
+  if (rev && include.includes("blocks") && rev.changes.content)
+    (out.pendingRevision as Record<string, unknown>).blocks = (rev.changes.content as BlockContent).blocks;
   return out;
 }
 
 /** Posts whose content, cover or OG image mentions `url`: what holds a media item. */
 export async function postsReferencing(tx: Tx, siteId: number, url: string, limit = 6) {
   return await tx
-        .select({ id: posts.id, title: posts.title })
-        .from(posts)
-        .where(and(eq(posts.siteId, siteId), or(eq(posts.coverImage, url), eq(posts.ogImage, url), jsonContains(posts.content, url))))
-        .limit(limit);
+    .select({ id: posts.id, title: posts.title })
+    .from(posts)
+    .where(
+      and(
+        eq(posts.siteId, siteId),
+        or(eq(posts.coverImage, url), eq(posts.ogImage, url), jsonContains(posts.content, url)),
+      ),
+    )
+    .limit(limit);
 }
-

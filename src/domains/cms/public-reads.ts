@@ -53,7 +53,15 @@ const summaryColumns = {
 
 const newestFirst = [sql`${posts.publishedAt} IS NULL`, desc(posts.publishedAt), desc(posts.id)];
 
-function toSummary(r: { id: number; title: string; slug: string; postType: string; excerpt: string | null; coverImage: string | null; publishedAt: Date | null }): PostSummary {
+function toSummary(r: {
+  id: number;
+  title: string;
+  slug: string;
+  postType: string;
+  excerpt: string | null;
+  coverImage: string | null;
+  publishedAt: Date | null;
+}): PostSummary {
   return {
     id: r.id,
     title: r.title,
@@ -87,41 +95,48 @@ function postFilters(siteId: number, q: PostListQuery): SQL {
  * filtered candidates, because SQLite folds case for ASCII only and the spec
  * promises a case-insensitive match.
  */
-export async function listPublishedPosts(deps: Deps, siteId: number, q: PostListQuery): Promise<{ items: PostSummary[]; total: number }> {
+export async function listPublishedPosts(
+  deps: Deps,
+  siteId: number,
+  q: PostListQuery,
+): Promise<{ items: PostSummary[]; total: number }> {
   const where = postFilters(siteId, q);
   if (q.search !== undefined) {
     const needle = fold(q.search);
     const candidates = await deps.db
-              .select({ id: posts.id, title: posts.title })
-              .from(posts)
-              .innerJoin(postTypes, eq(postTypes.id, posts.postTypeId))
-              .where(where)
-              .orderBy(...newestFirst);
+      .select({ id: posts.id, title: posts.title })
+      .from(posts)
+      .innerJoin(postTypes, eq(postTypes.id, posts.postTypeId))
+      .where(where)
+      .orderBy(...newestFirst);
     const matched = candidates.filter((c) => containsFolded(c.title, needle));
     const pageIds = matched.slice(q.offset, q.offset + q.limit).map((c) => c.id);
     if (!pageIds.length) return { items: [], total: matched.length };
     const rows = await deps.db
-              .select(summaryColumns)
-              .from(posts)
-              .innerJoin(postTypes, eq(postTypes.id, posts.postTypeId))
-              .where(inArray(posts.id, pageIds))
-              .orderBy(...newestFirst);
+      .select(summaryColumns)
+      .from(posts)
+      .innerJoin(postTypes, eq(postTypes.id, posts.postTypeId))
+      .where(inArray(posts.id, pageIds))
+      .orderBy(...newestFirst);
     return { items: rows.map(toSummary), total: matched.length };
   }
-  const total = (await deps.db
+  const total = (
+    await deps.db
       .select({ n: count() })
       .from(posts)
       .innerJoin(postTypes, eq(postTypes.id, posts.postTypeId))
-      .where(where).limit(1))[0]!.n;
+      .where(where)
+      .limit(1)
+  )[0]!.n;
   if (q.offset >= total) return { items: [], total };
   const rows = await deps.db
-        .select(summaryColumns)
-        .from(posts)
-        .innerJoin(postTypes, eq(postTypes.id, posts.postTypeId))
-        .where(where)
-        .orderBy(...newestFirst)
-        .limit(q.limit)
-        .offset(q.offset);
+    .select(summaryColumns)
+    .from(posts)
+    .innerJoin(postTypes, eq(postTypes.id, posts.postTypeId))
+    .where(where)
+    .orderBy(...newestFirst)
+    .limit(q.limit)
+    .offset(q.offset);
   return { items: rows.map(toSummary), total };
 }
 
@@ -165,26 +180,32 @@ export interface PostDetail {
 
 /** A published post of the site by slug, with its categories and tags; null when there is none. */
 export async function getPublishedPostBySlug(deps: Deps, siteId: number, slug: string): Promise<PostDetail | null> {
-  const r = (await deps.db
+  const r = (
+    await deps.db
       .select({ post: posts, postType: postTypes.slug })
       .from(posts)
       .innerJoin(postTypes, eq(postTypes.id, posts.postTypeId))
-      .where(and(eq(posts.siteId, siteId), eq(posts.slug, slug), eq(posts.published, true))).limit(1))[0];
+      .where(and(eq(posts.siteId, siteId), eq(posts.slug, slug), eq(posts.published, true)))
+      .limit(1)
+  )[0];
   if (!r) return null;
   const p = r.post;
-  const cats = (await deps.db
+  const cats = (
+    await deps.db
       .select({ id: categories.id, name: categories.name, slug: categories.slug, color: categories.color })
       .from(postCategories)
       .innerJoin(categories, eq(categories.id, postCategories.categoryId))
-      .where(and(eq(postCategories.postId, p.id), eq(categories.siteId, siteId))))
+      .where(and(eq(postCategories.postId, p.id), eq(categories.siteId, siteId)))
+  )
     .map((c) => ({ ...c, color: c.color ?? null }))
     .sort((a, b) => byName(a.name, b.name) || a.id - b.id);
-  const tagRows = (await deps.db
+  const tagRows = (
+    await deps.db
       .select({ id: tags.id, name: tags.name, slug: tags.slug })
       .from(postTags)
       .innerJoin(tags, eq(tags.id, postTags.tagId))
-      .where(and(eq(postTags.postId, p.id), eq(tags.siteId, siteId))))
-    .sort((a, b) => byName(a.name, b.name) || a.id - b.id);
+      .where(and(eq(postTags.postId, p.id), eq(tags.siteId, siteId)))
+  ).sort((a, b) => byName(a.name, b.name) || a.id - b.id);
   return {
     id: p.id,
     websiteId: p.siteId,
@@ -192,7 +213,9 @@ export async function getPublishedPostBySlug(deps: Deps, siteId: number, slug: s
     slug: p.slug,
     postType: r.postType,
     excerpt: p.excerpt ?? null,
-    content: p.content ? JSON.stringify({ blocks: p.content.blocks ?? [], version: String(p.content.version ?? "") }) : null,
+    content: p.content
+      ? JSON.stringify({ blocks: p.content.blocks ?? [], version: String(p.content.version ?? "") })
+      : null,
     coverImage: p.coverImage ?? null,
     ogImage: p.ogImage ?? null,
     published: p.published,
@@ -220,10 +243,18 @@ export interface Category {
 }
 
 export async function listCategories(deps: Deps, siteId: number): Promise<Category[]> {
-  return (await deps.db
-      .select({ id: categories.id, name: categories.name, slug: categories.slug, description: categories.description, color: categories.color })
+  return (
+    await deps.db
+      .select({
+        id: categories.id,
+        name: categories.name,
+        slug: categories.slug,
+        description: categories.description,
+        color: categories.color,
+      })
       .from(categories)
-      .where(eq(categories.siteId, siteId)))
+      .where(eq(categories.siteId, siteId))
+  )
     .map((c) => ({ ...c, description: c.description ?? null, color: c.color ?? null }))
     .sort((a, b) => byName(a.name, b.name) || a.id - b.id);
 }
@@ -235,11 +266,9 @@ export interface Tag {
 }
 
 export async function listTags(deps: Deps, siteId: number): Promise<Tag[]> {
-  return (await deps.db
-      .select({ id: tags.id, name: tags.name, slug: tags.slug })
-      .from(tags)
-      .where(eq(tags.siteId, siteId)))
-    .sort((a, b) => byName(a.name, b.name) || a.id - b.id);
+  return (
+    await deps.db.select({ id: tags.id, name: tags.name, slug: tags.slug }).from(tags).where(eq(tags.siteId, siteId))
+  ).sort((a, b) => byName(a.name, b.name) || a.id - b.id);
 }
 
 export interface MediaItem {
@@ -264,7 +293,11 @@ export interface MediaListQuery {
   mimePrefix?: string;
 }
 
-export async function listMedia(deps: Deps, siteId: number, q: MediaListQuery): Promise<{ items: MediaItem[]; total: number }> {
+export async function listMedia(
+  deps: Deps,
+  siteId: number,
+  q: MediaListQuery,
+): Promise<{ items: MediaItem[]; total: number }> {
   const conds: SQL[] = [eq(media.siteId, siteId)];
   if (q.mimePrefix !== undefined) {
     const prefix = q.mimePrefix.includes("/") ? q.mimePrefix : `${q.mimePrefix}/`;
@@ -275,22 +308,22 @@ export async function listMedia(deps: Deps, siteId: number, q: MediaListQuery): 
   const total = (await deps.db.select({ n: count() }).from(media).where(where).limit(1))[0]!.n;
   if (q.offset >= total) return { items: [], total };
   const rows = await deps.db
-        .select({
-          id: media.id,
-          filename: media.filename,
-          mimeType: media.mimeType,
-          url: media.url,
-          thumbnailUrl: media.thumbnailUrl,
-          alt: media.alt,
-          caption: media.caption,
-          width: media.width,
-          height: media.height,
-        })
-        .from(media)
-        .where(where)
-        .orderBy(desc(media.createdAt), desc(media.id))
-        .limit(q.limit)
-        .offset(q.offset);
+    .select({
+      id: media.id,
+      filename: media.filename,
+      mimeType: media.mimeType,
+      url: media.url,
+      thumbnailUrl: media.thumbnailUrl,
+      alt: media.alt,
+      caption: media.caption,
+      width: media.width,
+      height: media.height,
+    })
+    .from(media)
+    .where(where)
+    .orderBy(desc(media.createdAt), desc(media.id))
+    .limit(q.limit)
+    .offset(q.offset);
   return {
     items: rows.map((m) => ({
       ...m,

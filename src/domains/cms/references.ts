@@ -50,7 +50,12 @@ export async function mediaHolders(tx: Tx, siteId: number, url: string): Promise
   for (const t of await tx
     .select({ id: blockTemplates.id, name: blockTemplates.name })
     .from(blockTemplates)
-    .where(and(eq(blockTemplates.siteId, siteId), or(jsonContains(blockTemplates.content, url), jsonContains(blockTemplates.draftContent, url))))
+    .where(
+      and(
+        eq(blockTemplates.siteId, siteId),
+        or(jsonContains(blockTemplates.content, url), jsonContains(blockTemplates.draftContent, url)),
+      ),
+    )
     .orderBy(asc(blockTemplates.id))
     .limit(3))
     out.push(`block template ${t.id} ("${t.name}")`);
@@ -76,7 +81,11 @@ export async function mediaHolders(tx: Tx, siteId: number, url: string): Promise
     .limit(3))
     out.push(`product category ${pc.id} (${name(pc.name)})`);
   const brand = (
-    await tx.select({ siteId: brandProfiles.siteId }).from(brandProfiles).where(and(eq(brandProfiles.siteId, siteId), jsonContains(brandProfiles.data, url))).limit(1)
+    await tx
+      .select({ siteId: brandProfiles.siteId })
+      .from(brandProfiles)
+      .where(and(eq(brandProfiles.siteId, siteId), jsonContains(brandProfiles.data, url)))
+      .limit(1)
   )[0];
   if (brand) out.push("the site's branding");
   return out;
@@ -85,7 +94,10 @@ export async function mediaHolders(tx: Tx, siteId: number, url: string): Promise
 /** True when `href` is a path or URL whose last path segment is `slug`: /blog/espresso-guide, https://x.test/espresso-guide/?ref=nav. */
 export function linksToPath(href: string, slug: string): boolean {
   if (!/^(?:\/|https?:\/\/)/i.test(href)) return false;
-  const path = href.replace(/^https?:\/\/[^/]*/i, "").split(/[?#]/)[0]!.replace(/\/+$/, "");
+  const path = href
+    .replace(/^https?:\/\/[^/]*/i, "")
+    .split(/[?#]/)[0]!
+    .replace(/\/+$/, "");
   return path.slice(path.lastIndexOf("/") + 1) === slug;
 }
 
@@ -128,7 +140,12 @@ const postLabel = (p: { id: number; title: string; status: string }) =>
  * of other posts and of block templates whose link's last path segment is
  * the slug (the site's renderer decides the prefix, /blog/… or /…).
  */
-export async function linksToSlug(tx: Tx, siteId: number, slug: string, opts: { exceptPostId?: number } = {}): Promise<string[]> {
+export async function linksToSlug(
+  tx: Tx,
+  siteId: number,
+  slug: string,
+  opts: { exceptPostId?: number } = {},
+): Promise<string[]> {
   const out: string[] = [];
   const needle = `/${slug}`;
   for (const n of await tx
@@ -141,22 +158,42 @@ export async function linksToSlug(tx: Tx, siteId: number, slug: string, opts: { 
   for (const p of await tx
     .select({ id: posts.id, title: posts.title, status: posts.status, content: posts.content })
     .from(posts)
-    .where(and(eq(posts.siteId, siteId), opts.exceptPostId !== undefined ? ne(posts.id, opts.exceptPostId) : undefined, jsonContains(posts.content, needle)))
+    .where(
+      and(
+        eq(posts.siteId, siteId),
+        opts.exceptPostId !== undefined ? ne(posts.id, opts.exceptPostId) : undefined,
+        jsonContains(posts.content, needle),
+      ),
+    )
     .orderBy(asc(posts.id))
     .limit(SCAN))
     if (blocksLinkTo(p.content, slug)) out.push(`${postLabel(p)} links to it`);
   for (const t of await tx
-    .select({ id: blockTemplates.id, name: blockTemplates.name, content: blockTemplates.content, draft: blockTemplates.draftContent })
+    .select({
+      id: blockTemplates.id,
+      name: blockTemplates.name,
+      content: blockTemplates.content,
+      draft: blockTemplates.draftContent,
+    })
     .from(blockTemplates)
-    .where(and(eq(blockTemplates.siteId, siteId), or(jsonContains(blockTemplates.content, needle), jsonContains(blockTemplates.draftContent, needle))))
+    .where(
+      and(
+        eq(blockTemplates.siteId, siteId),
+        or(jsonContains(blockTemplates.content, needle), jsonContains(blockTemplates.draftContent, needle)),
+      ),
+    )
     .orderBy(asc(blockTemplates.id))
     .limit(SCAN))
-    if (blocksLinkTo(t.content, slug) || blocksLinkTo(t.draft, slug)) out.push(`block template ${t.id} (${name(t.name)}) links to it`);
+    if (blocksLinkTo(t.content, slug) || blocksLinkTo(t.draft, slug))
+      out.push(`block template ${t.id} (${name(t.name)}) links to it`);
   return bounded(out);
 }
 
 /** How a product appears in some blocks, or null when it does not. */
-function productBlocks(content: BlockContent | null, p: { slug: string; featured: boolean; categorySlug: string | null }): string[] {
+function productBlocks(
+  content: BlockContent | null,
+  p: { slug: string; featured: boolean; categorySlug: string | null },
+): string[] {
   const how = new Set<string>();
   walk(content?.blocks, (b) => {
     const props = b.props ?? {};
@@ -165,7 +202,10 @@ function productBlocks(content: BlockContent | null, p: { slug: string; featured
     else if (Array.isArray(props.productSlugs)) {
       if (props.productSlugs.includes(p.slug)) how.add(`${type} block`);
     } else if (type === "featured-products" && p.featured) how.add("featured-products block (it is featured)");
-    if (type === "product-grid" && (props.categorySlug === undefined || props.categorySlug === null || props.categorySlug === p.categorySlug))
+    if (
+      type === "product-grid" &&
+      (props.categorySlug === undefined || props.categorySlug === null || props.categorySlug === p.categorySlug)
+    )
       how.add(props.categorySlug ? `product-grid block of its category` : "product-grid block of all products");
     for (const v of Object.values(props)) if (typeof v === "string" && linksToPath(v, p.slug)) how.add("a link");
   });
@@ -187,11 +227,13 @@ export async function productShownAt(
   const out: string[] = [];
   let categorySlug: string | null = null;
   if (product.categoryId !== null) {
-    const c = (await tx
-      .select({ id: productCategories.id, name: productCategories.name, slug: productCategories.slug })
-      .from(productCategories)
-      .where(eq(productCategories.id, product.categoryId))
-      .limit(1))[0];
+    const c = (
+      await tx
+        .select({ id: productCategories.id, name: productCategories.name, slug: productCategories.slug })
+        .from(productCategories)
+        .where(eq(productCategories.id, product.categoryId))
+        .limit(1)
+    )[0];
     if (c) {
       categorySlug = c.slug;
       out.push(`product category ${c.id} (${name(c.name)}) lists it`);
@@ -199,7 +241,12 @@ export async function productShownAt(
   }
   const p = { slug: product.slug, featured: product.featured, categorySlug };
   const mentions = (col: typeof posts.content | typeof blockTemplates.content) =>
-    or(jsonContains(col, `"${product.slug}"`), jsonContains(col, `/${product.slug}`), jsonContains(col, '"featured-products"'), jsonContains(col, '"product-grid"'));
+    or(
+      jsonContains(col, `"${product.slug}"`),
+      jsonContains(col, `/${product.slug}`),
+      jsonContains(col, '"featured-products"'),
+      jsonContains(col, '"product-grid"'),
+    );
   for (const r of await tx
     .select({ id: posts.id, title: posts.title, status: posts.status, content: posts.content })
     .from(posts)

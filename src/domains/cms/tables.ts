@@ -1,5 +1,18 @@
 /** Content: post types, posts (and their pending revisions), taxonomies, media, navigation, block templates. */
-import { bool, createdAt, id, index, integer, json, primaryKey, table, text, time, uniqueIndex, updatedAt } from "../../core/columns";
+import {
+  bool,
+  createdAt,
+  id,
+  index,
+  integer,
+  json,
+  primaryKey,
+  table,
+  text,
+  time,
+  uniqueIndex,
+  updatedAt,
+} from "../../core/columns";
 import { users } from "../accounts/tables";
 import { sites } from "../sites/tables";
 
@@ -13,7 +26,9 @@ export const postTypes = table(
   "post_types",
   {
     id: id(),
-    siteId: integer("site_id").notNull().references(() => sites.id, { onDelete: "cascade" }),
+    siteId: integer("site_id")
+      .notNull()
+      .references(() => sites.id, { onDelete: "cascade" }),
     slug: text("slug").notNull(),
     name: text("name").notNull(),
     description: text("description"),
@@ -29,8 +44,12 @@ export const posts = table(
   "posts",
   {
     id: id(),
-    siteId: integer("site_id").notNull().references(() => sites.id, { onDelete: "cascade" }),
-    postTypeId: integer("post_type_id").notNull().references(() => postTypes.id),
+    siteId: integer("site_id")
+      .notNull()
+      .references(() => sites.id, { onDelete: "cascade" }),
+    postTypeId: integer("post_type_id")
+      .notNull()
+      .references(() => postTypes.id),
     title: text("title").notNull(),
     slug: text("slug").notNull(),
     excerpt: text("excerpt"),
@@ -69,7 +88,9 @@ export const postRevisions = table(
   "post_revisions",
   {
     id: id(),
-    postId: integer("post_id").notNull().references(() => posts.id, { onDelete: "cascade" }),
+    postId: integer("post_id")
+      .notNull()
+      .references(() => posts.id, { onDelete: "cascade" }),
     changes: json<Record<string, unknown>>("changes").notNull(),
     status: text("status").notNull().default("pending"), // pending | applied | rejected | superseded
     createdByUserId: integer("created_by_user_id"),
@@ -82,7 +103,9 @@ export const categories = table(
   "categories",
   {
     id: id(),
-    siteId: integer("site_id").notNull().references(() => sites.id, { onDelete: "cascade" }),
+    siteId: integer("site_id")
+      .notNull()
+      .references(() => sites.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     slug: text("slug").notNull(),
     description: text("description"),
@@ -96,7 +119,9 @@ export const tags = table(
   "tags",
   {
     id: id(),
-    siteId: integer("site_id").notNull().references(() => sites.id, { onDelete: "cascade" }),
+    siteId: integer("site_id")
+      .notNull()
+      .references(() => sites.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     slug: text("slug").notNull(),
     createdAt: createdAt(),
@@ -107,8 +132,12 @@ export const tags = table(
 export const postCategories = table(
   "post_categories",
   {
-    postId: integer("post_id").notNull().references(() => posts.id, { onDelete: "cascade" }),
-    categoryId: integer("category_id").notNull().references(() => categories.id),
+    postId: integer("post_id")
+      .notNull()
+      .references(() => posts.id, { onDelete: "cascade" }),
+    categoryId: integer("category_id")
+      .notNull()
+      .references(() => categories.id),
   },
   (t) => [primaryKey({ columns: [t.postId, t.categoryId] }), index("post_categories_cat").on(t.categoryId)],
 );
@@ -116,8 +145,12 @@ export const postCategories = table(
 export const postTags = table(
   "post_tags",
   {
-    postId: integer("post_id").notNull().references(() => posts.id, { onDelete: "cascade" }),
-    tagId: integer("tag_id").notNull().references(() => tags.id),
+    postId: integer("post_id")
+      .notNull()
+      .references(() => posts.id, { onDelete: "cascade" }),
+    tagId: integer("tag_id")
+      .notNull()
+      .references(() => tags.id),
   },
   (t) => [primaryKey({ columns: [t.postId, t.tagId] }), index("post_tags_tag").on(t.tagId)],
 );
@@ -126,7 +159,9 @@ export const media = table(
   "media",
   {
     id: id(),
-    siteId: integer("site_id").notNull().references(() => sites.id, { onDelete: "cascade" }),
+    siteId: integer("site_id")
+      .notNull()
+      .references(() => sites.id, { onDelete: "cascade" }),
     filename: text("filename").notNull(),
     mimeType: text("mime_type").notNull(),
     url: text("url").notNull(),
@@ -147,7 +182,9 @@ export const navItems = table(
   "nav_items",
   {
     id: id(),
-    siteId: integer("site_id").notNull().references(() => sites.id, { onDelete: "cascade" }),
+    siteId: integer("site_id")
+      .notNull()
+      .references(() => sites.id, { onDelete: "cascade" }),
     parentId: integer("parent_id"),
     label: text("label").notNull(),
     href: text("href").notNull(),
@@ -168,7 +205,9 @@ export const blockTemplates = table(
   "block_templates",
   {
     id: id(),
-    siteId: integer("site_id").notNull().references(() => sites.id, { onDelete: "cascade" }),
+    siteId: integer("site_id")
+      .notNull()
+      .references(() => sites.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     slug: text("slug").notNull(),
     description: text("description"),

@@ -114,7 +114,8 @@ const postTools = [
     readOnly: false,
     destructive: true,
     title: "Unpublish a post",
-    description: "Take a published post offline (archived) once a person approves at approval.url; served until then. linkedFrom: what links to it.",
+    description:
+      "Take a published post offline (archived) once a person approves at approval.url; served until then. linkedFrom: what links to it.",
     input: v.object({ siteId, id: idSchema }),
     run: async (ctx, input) => await unpublishPost(ctx, input),
   }),
@@ -125,7 +126,8 @@ const postTools = [
     readOnly: false,
     destructive: true,
     title: "Delete a post",
-    description: "Delete a post for good; a published one once a person approves at approval.url (linkedFrom: what links to it). Refused for a parent.",
+    description:
+      "Delete a post for good; a published one once a person approves at approval.url (linkedFrom: what links to it). Refused for a parent.",
     input: v.object({ siteId, id: idSchema }),
     run: async (ctx, input) => await deletePost(ctx, input),
   }),
@@ -140,7 +142,8 @@ const postTypeTools = [
     scope: "sites:read",
     readOnly: true,
     title: "List post types",
-    description: "List a site's post types with their post counts. The built-in types blog and page exist as soon as a post uses them.",
+    description:
+      "List a site's post types with their post counts. The built-in types blog and page exist as soon as a post uses them.",
     input: v.object({ siteId, ...pageInput }),
     run: async (ctx, input) => await listPostTypes(ctx, input),
   }),
@@ -150,7 +153,8 @@ const postTypeTools = [
     scope: "sites:write",
     readOnly: false,
     title: "Create a post type",
-    description: "Create a post type such as case-study (slug generated from the name when omitted). Posts name it in postType.",
+    description:
+      "Create a post type such as case-study (slug generated from the name when omitted). Posts name it in postType.",
     input: v.object({ siteId, name: line(100), slug: v.optional(slugSchema), description: nullable(textBlock(500)) }),
     run: async (ctx, input) => await createPostType(ctx, input),
   }),
@@ -161,7 +165,13 @@ const postTypeTools = [
     readOnly: false,
     title: "Update a post type",
     description: "Rename a post type or change its slug or description. REST reports posts under the new slug at once.",
-    input: v.object({ siteId, id: idSchema, name: v.optional(line(100)), slug: v.optional(slugSchema), description: nullable(textBlock(500)) }),
+    input: v.object({
+      siteId,
+      id: idSchema,
+      name: v.optional(line(100)),
+      slug: v.optional(slugSchema),
+      description: nullable(textBlock(500)),
+    }),
     run: async (ctx, input) => await updatePostType(ctx, input),
   }),
   defineTool({
@@ -186,8 +196,14 @@ const templateTools = [
     scope: "sites:read",
     readOnly: true,
     title: "List block templates",
-    description: "List a site's reusable block templates (name, slug, status, block count). Approved templates have status published.",
-    input: v.object({ siteId, status: v.optional(v.picklist(["pending", "published", "rejected"])), search, ...pageInput }),
+    description:
+      "List a site's reusable block templates (name, slug, status, block count). Approved templates have status published.",
+    input: v.object({
+      siteId,
+      status: v.optional(v.picklist(["pending", "published", "rejected"])),
+      search,
+      ...pageInput,
+    }),
     run: async (ctx, input) => await listTemplates(ctx, input),
   }),
   defineTool({
@@ -196,7 +212,8 @@ const templateTools = [
     scope: "sites:read",
     readOnly: true,
     title: "Get a block template",
-    description: 'Get a block template by id or slug. Set include to ["blocks"] to get its blocks (to copy into posts_create) or ["html"].',
+    description:
+      'Get a block template by id or slug. Set include to ["blocks"] to get its blocks (to copy into posts_create) or ["html"].',
     input: v.object({ siteId, id: v.optional(idSchema), slug: v.optional(slugSchema), include: includeSchema }),
     run: async (ctx, input) => await getTemplate(ctx, input),
   }),
@@ -207,8 +224,16 @@ const templateTools = [
     readOnly: false,
     approval: "block_template",
     title: "Create a block template",
-    description: "Draft a reusable block template. blocks: see blocks://schema; a bad block is refused with its path. Returns {id, slug, status, approval}: nothing is usable until a person approves at approval.url.",
-    input: v.object({ siteId, name: line(200), slug: v.optional(slugSchema), description: nullable(textBlock(1000)), blocks: blocksSchema, include: includeSchema }),
+    description:
+      "Draft a reusable block template. blocks: see blocks://schema; a bad block is refused with its path. Returns {id, slug, status, approval}: nothing is usable until a person approves at approval.url.",
+    input: v.object({
+      siteId,
+      name: line(200),
+      slug: v.optional(slugSchema),
+      description: nullable(textBlock(1000)),
+      blocks: blocksSchema,
+      include: includeSchema,
+    }),
     run: async (ctx, input) => await createTemplate(ctx, input),
   }),
   defineTool({
@@ -238,7 +263,8 @@ const templateTools = [
     readOnly: false,
     destructive: true,
     title: "Delete a block template",
-    description: "Delete a block template; open approval links for it are withdrawn. Posts built from it keep their own copy of the blocks.",
+    description:
+      "Delete a block template; open approval links for it are withdrawn. Posts built from it keep their own copy of the blocks.",
     input: v.object({ siteId, id: idSchema }),
     run: async (ctx, input) => await deleteTemplate(ctx, input),
   }),
@@ -275,7 +301,8 @@ const taxonomyTools = [
     scope: "sites:write",
     readOnly: false,
     title: "Create a category",
-    description: "Create a post category with an optional description and hex colour (#rgb or #rrggbb). Assign it with posts_update categoryIds.",
+    description:
+      "Create a post category with an optional description and hex colour (#rgb or #rrggbb). Assign it with posts_update categoryIds.",
     input: v.object({ siteId, name: line(100), slug: v.optional(slugSchema), ...categoryFields }),
     run: async (ctx, input) => await createTerm(ctx, "category", input),
   }),
@@ -286,7 +313,13 @@ const taxonomyTools = [
     readOnly: false,
     title: "Update a category",
     description: "Change a category's name, slug, description or colour (null clears description or colour).",
-    input: v.object({ siteId, id: idSchema, name: v.optional(line(100)), slug: v.optional(slugSchema), ...categoryFields }),
+    input: v.object({
+      siteId,
+      id: idSchema,
+      name: v.optional(line(100)),
+      slug: v.optional(slugSchema),
+      ...categoryFields,
+    }),
     run: async (ctx, input) => await updateTerm(ctx, "category", input),
   }),
   defineTool({
@@ -349,7 +382,9 @@ const navFields = {
   openInNewTab: v.optional(v.boolean()),
   isButton: v.optional(v.boolean()),
   description: nullable(line(300)),
-  icon: nullable(v.pipe(v.string(), v.maxLength(64), v.regex(/^[A-Za-z0-9:_-]+$/, "must be an icon name like arrow-right"))),
+  icon: nullable(
+    v.pipe(v.string(), v.maxLength(64), v.regex(/^[A-Za-z0-9:_-]+$/, "must be an icon name like arrow-right")),
+  ),
   featuredImage: nullable(urlSchema),
   columnGroup: nullable(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(100))),
 };
@@ -362,7 +397,8 @@ const navTools = [
     scope: "sites:read",
     readOnly: true,
     title: "Get the navigation tree",
-    description: "Get a site's navigation as a tree (children nested, siblings in order), exactly as REST getNavigation serves it. At most 500 items.",
+    description:
+      "Get a site's navigation as a tree (children nested, siblings in order), exactly as REST getNavigation serves it. At most 500 items.",
     input: v.object({ siteId }),
     run: async (ctx, input) => await listNav(ctx, input),
   }),
@@ -374,7 +410,14 @@ const navTools = [
     title: "Add a navigation item",
     description:
       "Add a navigation item (label, href) at the top level or under parentId, at an optional position; optional button style, new tab, description, icon, image and column group.",
-    input: v.object({ siteId, label: line(100), href: urlSchema, parentId: nullable(idSchema), position, ...navFields }),
+    input: v.object({
+      siteId,
+      label: line(100),
+      href: urlSchema,
+      parentId: nullable(idSchema),
+      position,
+      ...navFields,
+    }),
     run: async (ctx, input) => await createNavItem(ctx, input),
   }),
   defineTool({
@@ -404,7 +447,8 @@ const navTools = [
     scope: "sites:write",
     readOnly: false,
     title: "Reorder navigation items",
-    description: "Set the order of the children of one parent (parentId, null for the root): ids must list exactly those children, in the new order.",
+    description:
+      "Set the order of the children of one parent (parentId, null for the root): ids must list exactly those children, in the new order.",
     input: v.object({ siteId, parentId: v.nullable(idSchema), ids: v.pipe(v.array(idSchema), v.maxLength(500)) }),
     run: async (ctx, input) => await reorderNav(ctx, input),
   }),
@@ -415,7 +459,8 @@ const navTools = [
     readOnly: false,
     destructive: true,
     title: "Delete a navigation item",
-    description: "Delete a navigation item. An item with children is refused unless withChildren: true, which deletes the whole branch.",
+    description:
+      "Delete a navigation item. An item with children is refused unless withChildren: true, which deletes the whole branch.",
     input: v.object({ siteId, id: idSchema, withChildren: v.optional(v.boolean()) }),
     run: async (ctx, input) => await deleteNavItem(ctx, input),
   }),
@@ -432,7 +477,8 @@ const mediaTools = [
     scope: "media:read",
     readOnly: true,
     title: "List media",
-    description: "List a site's media library, newest first. mimeType filters by prefix (image matches image/png and image/jpeg); search matches file names.",
+    description:
+      "List a site's media library, newest first. mimeType filters by prefix (image matches image/png and image/jpeg); search matches file names.",
     input: v.object({ siteId, mimeType: v.optional(v.pipe(v.string(), v.maxLength(100))), search, ...pageInput }),
     run: async (ctx, input) => await listMedia(ctx, input),
   }),
@@ -501,13 +547,22 @@ const mediaTools = [
     readOnly: false,
     destructive: true,
     title: "Delete a media item",
-    description: "Delete a media item and its stored file. Refused while a post, navigation item, block template or the branding uses its URL; the error names them.",
+    description:
+      "Delete a media item and its stored file. Refused while a post, navigation item, block template or the branding uses its URL; the error names them.",
     input: v.object({ siteId, id: idSchema }),
     run: async (ctx, input) => await deleteMedia(ctx, input),
   }),
 ];
 
-export const cmsTools = [...siteTools, ...postTools, ...postTypeTools, ...templateTools, ...taxonomyTools, ...navTools, ...mediaTools];
+export const cmsTools = [
+  ...siteTools,
+  ...postTools,
+  ...postTypeTools,
+  ...templateTools,
+  ...taxonomyTools,
+  ...navTools,
+  ...mediaTools,
+];
 
 export const cmsDomain: Domain = {
   name: "cms",

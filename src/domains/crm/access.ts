@@ -46,10 +46,19 @@ export function fold(s: string): string {
 /** Digits of a phone; national leading zeros dropped so "020 7946" finds "+44 20 7946". */
 export const phoneDigits = (s: string) => s.replace(/\D/g, "").replace(/^0+/, "");
 
-export function contactSearch(c: { firstName: string | null; lastName: string | null; emails: string[]; phones: Phone[]; jobTitle?: string | null }): string {
-  return fold([c.firstName, c.lastName, ...c.emails, ...c.phones.map((p) => phoneDigits(p.number))].filter(Boolean).join(" "));
+export function contactSearch(c: {
+  firstName: string | null;
+  lastName: string | null;
+  emails: string[];
+  phones: Phone[];
+  jobTitle?: string | null;
+}): string {
+  return fold(
+    [c.firstName, c.lastName, ...c.emails, ...c.phones.map((p) => phoneDigits(p.number))].filter(Boolean).join(" "),
+  );
 }
-export const companySearch = (c: { name: string; domain: string | null }) => fold([c.name, c.domain].filter(Boolean).join(" "));
+export const companySearch = (c: { name: string; domain: string | null }) =>
+  fold([c.name, c.domain].filter(Boolean).join(" "));
 export const dealSearch = (d: { name: string }) => fold(d.name);
 
 export const fullName = (c: { firstName: string | null; lastName: string | null; emails: string[] }) =>
@@ -59,25 +68,53 @@ export const fullName = (c: { firstName: string | null; lastName: string | null;
 export function normaliseDomain(raw: string): string | null {
   let s = raw.trim().toLowerCase();
   s = s.replace(/^[a-z][a-z0-9+.-]*:\/\//, "").replace(/^[^@/]*@/, "");
-  s = s.split(/[/?#:]/)[0]!.replace(/^www\./, "").replace(/\.$/, "");
+  s = s
+    .split(/[/?#:]/)[0]!
+    .replace(/^www\./, "")
+    .replace(/\.$/, "");
   return /^(?=.{3,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/.test(s) ? s : null;
 }
 
 export const emailDomain = (e: string) => e.slice(e.lastIndexOf("@") + 1);
 
 /** Addresses of webmail providers: never a company's domain (no auto-link, no company match). */
-export const FREE_MAIL = new Set(["gmail.com", "googlemail.com", "yahoo.com", "outlook.com", "hotmail.com", "live.com", "icloud.com", "me.com", "aol.com", "proton.me", "protonmail.com", "gmx.de", "gmx.net", "web.de", "yandex.ru", "mail.ru", "qq.com"]);
+export const FREE_MAIL = new Set([
+  "gmail.com",
+  "googlemail.com",
+  "yahoo.com",
+  "outlook.com",
+  "hotmail.com",
+  "live.com",
+  "icloud.com",
+  "me.com",
+  "aol.com",
+  "proton.me",
+  "protonmail.com",
+  "gmx.de",
+  "gmx.net",
+  "web.de",
+  "yandex.ru",
+  "mail.ru",
+  "qq.com",
+]);
 
 /** A member of the company, as an owner: id, email or "me". Viewers may own records (they are who sells). */
 export async function memberOf(q: Q, ctx: ActorContext, who: number | string, what = "ownerId"): Promise<number> {
   const byEmail = typeof who === "string" && who !== "me";
   const userId = who === "me" ? ctx.principal.userId : typeof who === "number" ? who : null;
-  const row = (await q
-    .select({ id: users.id })
-    .from(memberships)
-    .innerJoin(users, eq(users.id, memberships.userId))
-    .where(and(eq(memberships.companyId, ctx.company.id), byEmail ? eq(users.email, (who as string).toLowerCase()) : eq(users.id, userId!)))
-    .limit(1))[0];
+  const row = (
+    await q
+      .select({ id: users.id })
+      .from(memberships)
+      .innerJoin(users, eq(users.id, memberships.userId))
+      .where(
+        and(
+          eq(memberships.companyId, ctx.company.id),
+          byEmail ? eq(users.email, (who as string).toLowerCase()) : eq(users.id, userId!),
+        ),
+      )
+      .limit(1)
+  )[0];
   if (!row) throw invalid(`${what} ${JSON.stringify(who)} is not a member of ${ctx.company.name}.`);
   return row.id;
 }
@@ -92,7 +129,10 @@ export async function userFilter(q: Q, ctx: ActorContext, who: number | string):
 export async function usersById(q: Q, ids: (number | null)[]) {
   const want = [...new Set(ids.filter((x): x is number => x !== null))];
   if (!want.length) return new Map<number, { id: number; name: string | null; email: string }>();
-  const rows = await q.select({ id: users.id, name: users.name, email: users.email }).from(users).where(inArray(users.id, want));
+  const rows = await q
+    .select({ id: users.id, name: users.name, email: users.email })
+    .from(users)
+    .where(inArray(users.id, want));
   return new Map(rows.map((r) => [r.id, r]));
 }
 
@@ -100,49 +140,89 @@ export async function usersById(q: Q, ids: (number | null)[]) {
 export async function contactOf(q: Q, ctx: ActorContext, ref: number | string, what = "Contact"): Promise<ContactRow> {
   let row: ContactRow | undefined;
   if (typeof ref === "string") {
-    const hit = (await q.select({ id: contactEmails.contactId }).from(contactEmails).where(and(eq(contactEmails.companyId, ctx.company.id), eq(contactEmails.email, ref))).limit(1))[0];
+    const hit = (
+      await q
+        .select({ id: contactEmails.contactId })
+        .from(contactEmails)
+        .where(and(eq(contactEmails.companyId, ctx.company.id), eq(contactEmails.email, ref)))
+        .limit(1)
+    )[0];
     if (!hit) throw notFound(`${what} ${ref} not found in ${ctx.company.name}. Search with crm_search.`);
     ref = hit.id;
   }
-  row = (await q.select().from(contacts).where(and(eq(contacts.companyId, ctx.company.id), eq(contacts.id, ref))).limit(1))[0];
+  row = (
+    await q
+      .select()
+      .from(contacts)
+      .where(and(eq(contacts.companyId, ctx.company.id), eq(contacts.id, ref)))
+      .limit(1)
+  )[0];
   if (!row) throw notFound(`${what} ${ref} not found in ${ctx.company.name}. Search with crm_search.`);
-  if (row.mergedIntoId !== null) throw notFound(`${what} ${ref} was merged into contact ${row.mergedIntoId}; use that id.`);
+  if (row.mergedIntoId !== null)
+    throw notFound(`${what} ${ref} was merged into contact ${row.mergedIntoId}; use that id.`);
   return row;
 }
 
 export async function companyOf(q: Q, ctx: ActorContext, ref: number | string, what = "Company"): Promise<CompanyRow> {
-  const cond = typeof ref === "number" ? eq(crmCompanies.id, ref) : eq(crmCompanies.domain, normaliseDomain(ref) ?? ref);
-  const row = (await q.select().from(crmCompanies).where(and(eq(crmCompanies.companyId, ctx.company.id), cond)).limit(1))[0];
-  if (!row) throw notFound(`${what} ${ref} not found in ${ctx.company.name}'s CRM. Find companies with crm_companies_list.`);
-  if (row.mergedIntoId !== null) throw notFound(`${what} ${ref} was merged into company ${row.mergedIntoId}; use that id.`);
+  const cond =
+    typeof ref === "number" ? eq(crmCompanies.id, ref) : eq(crmCompanies.domain, normaliseDomain(ref) ?? ref);
+  const row = (
+    await q
+      .select()
+      .from(crmCompanies)
+      .where(and(eq(crmCompanies.companyId, ctx.company.id), cond))
+      .limit(1)
+  )[0];
+  if (!row)
+    throw notFound(`${what} ${ref} not found in ${ctx.company.name}'s CRM. Find companies with crm_companies_list.`);
+  if (row.mergedIntoId !== null)
+    throw notFound(`${what} ${ref} was merged into company ${row.mergedIntoId}; use that id.`);
   return row;
 }
 
 export async function dealOf(q: Q, ctx: ActorContext, id: number): Promise<DealRow> {
-  const row = (await q.select().from(deals).where(and(eq(deals.companyId, ctx.company.id), eq(deals.id, id))).limit(1))[0];
+  const row = (
+    await q
+      .select()
+      .from(deals)
+      .where(and(eq(deals.companyId, ctx.company.id), eq(deals.id, id)))
+      .limit(1)
+  )[0];
   if (!row) throw notFound(`Deal ${id} not found in ${ctx.company.name}. Find deals with deals_list.`);
   return row;
 }
 
 export async function pipelineOf(q: Q, ctx: ActorContext, id: number) {
-  const row = (await q.select().from(pipelines).where(and(eq(pipelines.companyId, ctx.company.id), eq(pipelines.id, id))).limit(1))[0];
+  const row = (
+    await q
+      .select()
+      .from(pipelines)
+      .where(and(eq(pipelines.companyId, ctx.company.id), eq(pipelines.id, id)))
+      .limit(1)
+  )[0];
   if (!row) throw notFound(`Pipeline ${id} not found in ${ctx.company.name}. See pipelines_list.`);
   return row;
 }
 
 export async function stagesOf(q: Q, pipelineId: number): Promise<StageRow[]> {
-  return (await q.select().from(stages).where(eq(stages.pipelineId, pipelineId))).sort((a, b) => a.position - b.position);
+  return (await q.select().from(stages).where(eq(stages.pipelineId, pipelineId))).sort(
+    (a, b) => a.position - b.position,
+  );
 }
 
 /** A stage of the pipeline by id or name (case- and accent-insensitive). */
 export function stageIn(list: StageRow[], ref: number | string, pipelineName: string): StageRow {
   const s = typeof ref === "number" ? list.find((x) => x.id === ref) : list.find((x) => fold(x.name) === fold(ref));
-  if (!s) throw invalid(`Stage ${JSON.stringify(ref)} is not in pipeline "${pipelineName}"; its stages: ${list.map((x) => `${x.name} (${x.id})`).join(", ")}.`);
+  if (!s)
+    throw invalid(
+      `Stage ${JSON.stringify(ref)} is not in pipeline "${pipelineName}"; its stages: ${list.map((x) => `${x.name} (${x.id})`).join(", ")}.`,
+    );
   return s;
 }
 
 export const liveContact = (companyId: number) => and(eq(contacts.companyId, companyId), isNull(contacts.mergedIntoId));
-export const liveCompany = (companyId: number) => and(eq(crmCompanies.companyId, companyId), isNull(crmCompanies.mergedIntoId));
+export const liveCompany = (companyId: number) =>
+  and(eq(crmCompanies.companyId, companyId), isNull(crmCompanies.mergedIntoId));
 
 const URL_RE = /^https?:\/\/[^\s/$.?#][^\s]*$/i;
 
@@ -151,24 +231,42 @@ const URL_RE = /^https?:\/\/[^\s/$.?#][^\s]*$/i;
  * object's definitions; on create (`creating`) and after every update the
  * required fields must hold a value.
  */
-export async function applyCustom(q: Q, ctx: ActorContext, object: CrmObject, current: CustomValues, patch: Record<string, unknown> | undefined, creating: boolean): Promise<CustomValues> {
-  const defs = await q.select().from(fieldDefs).where(and(eq(fieldDefs.companyId, ctx.company.id), eq(fieldDefs.object, object)));
+export async function applyCustom(
+  q: Q,
+  ctx: ActorContext,
+  object: CrmObject,
+  current: CustomValues,
+  patch: Record<string, unknown> | undefined,
+  creating: boolean,
+): Promise<CustomValues> {
+  const defs = await q
+    .select()
+    .from(fieldDefs)
+    .where(and(eq(fieldDefs.companyId, ctx.company.id), eq(fieldDefs.object, object)));
   if (!patch && !creating) return current;
   const out: CustomValues = { ...current };
   for (const [key, value] of Object.entries(patch ?? {})) {
     const d = defs.find((f) => f.key === key);
-    if (!d) throw invalid(`custom.${key} is not a ${object} field${defs.length ? `; defined: ${defs.map((f) => f.key).join(", ")}` : ""}. Define it with crm_fields_create.`);
+    if (!d)
+      throw invalid(
+        `custom.${key} is not a ${object} field${defs.length ? `; defined: ${defs.map((f) => f.key).join(", ")}` : ""}. Define it with crm_fields_create.`,
+      );
     if (value === null) {
       delete out[key];
       continue;
     }
     out[key] = checkValue(d, value);
   }
-  for (const d of defs) if (d.required && (out[d.key] === undefined || out[d.key] === "")) throw invalid(`custom.${d.key} (${d.label}) is required.`);
+  for (const d of defs)
+    if (d.required && (out[d.key] === undefined || out[d.key] === ""))
+      throw invalid(`custom.${d.key} (${d.label}) is required.`);
   return out;
 }
 
-export function checkValue(d: { key: string; type: string; options: string[] }, value: unknown): string | number | boolean | string[] {
+export function checkValue(
+  d: { key: string; type: string; options: string[] },
+  value: unknown,
+): string | number | boolean | string[] {
   const bad = (what: string) => invalid(`custom.${d.key} must be ${what}.`);
   switch (d.type) {
     case "text":
@@ -193,14 +291,21 @@ export function checkValue(d: { key: string; type: string; options: string[] }, 
       if (typeof value !== "string" || !d.options.includes(value)) throw bad(`one of ${d.options.join(", ")}`);
       return value;
     case "multi_select": {
-      if (!Array.isArray(value) || value.some((x) => typeof x !== "string" || !d.options.includes(x))) throw bad(`a list of ${d.options.join(", ")}`);
+      if (!Array.isArray(value) || value.some((x) => typeof x !== "string" || !d.options.includes(x)))
+        throw bad(`a list of ${d.options.join(", ")}`);
       return [...new Set(value as string[])];
     }
   }
   throw bad("valid");
 }
 
-export function contactOut(c: ContactRow, x: { users: Map<number, { id: number; name: string | null; email: string }>; companies: Map<number, { id: number; name: string }> }) {
+export function contactOut(
+  c: ContactRow,
+  x: {
+    users: Map<number, { id: number; name: string | null; email: string }>;
+    companies: Map<number, { id: number; name: string }>;
+  },
+) {
   return {
     id: c.id,
     name: fullName(c),
@@ -224,8 +329,19 @@ export function contactOut(c: ContactRow, x: { users: Map<number, { id: number; 
 export async function contactExtras(q: Q, rows: ContactRow[]) {
   const ids = [...new Set(rows.map((r) => r.crmCompanyId).filter((x): x is number => x !== null))];
   const companies = new Map<number, { id: number; name: string }>();
-  if (ids.length) for (const r of await q.select({ id: crmCompanies.id, name: crmCompanies.name }).from(crmCompanies).where(inArray(crmCompanies.id, ids))) companies.set(r.id, r);
-  return { users: await usersById(q, rows.map((r) => r.ownerId)), companies };
+  if (ids.length)
+    for (const r of await q
+      .select({ id: crmCompanies.id, name: crmCompanies.name })
+      .from(crmCompanies)
+      .where(inArray(crmCompanies.id, ids)))
+      companies.set(r.id, r);
+  return {
+    users: await usersById(
+      q,
+      rows.map((r) => r.ownerId),
+    ),
+    companies,
+  };
 }
 
 export function companyOut(c: CompanyRow, u: Map<number, { id: number; name: string | null; email: string }>) {
@@ -260,7 +376,9 @@ export function customConds(col: SQLWrapper, filter: Record<string, unknown> | u
     const f = jsonFieldText(col, key);
     if (want === null) out.push(sql`${f} is null`);
     else if (typeof want === "boolean") out.push(inArray(f, want ? ["1", "true"] : ["0", "false"]));
-    else if (Array.isArray(want)) for (const o of want) out.push(sql`${f} like ${`%${JSON.stringify(String(o)).replace(/[\\%_]/g, (m) => `\\${m}`)}%`} escape '\\'`);
+    else if (Array.isArray(want))
+      for (const o of want)
+        out.push(sql`${f} like ${`%${JSON.stringify(String(o)).replace(/[\\%_]/g, (m) => `\\${m}`)}%`} escape '\\'`);
     else out.push(eq(f, String(want)));
   }
   return out;

@@ -38,9 +38,25 @@ import {
 } from "./access";
 import { searchCond } from "./contacts";
 import { crmActivityChanged } from "./events";
-import type { activityCreateInput, activityListInput, activityUpdateInput, searchInput, timelineInput } from "./schemas";
+import type {
+  activityCreateInput,
+  activityListInput,
+  activityUpdateInput,
+  searchInput,
+  timelineInput,
+} from "./schemas";
 import { rescore } from "./scoring";
-import { activities, contacts, crmCompanies, dealContacts, deals, merges, stageMoves, stages, type ActivityKind } from "./tables";
+import {
+  activities,
+  contacts,
+  crmCompanies,
+  dealContacts,
+  deals,
+  merges,
+  stageMoves,
+  stages,
+  type ActivityKind,
+} from "./tables";
 
 type Row = typeof activities.$inferSelect;
 
@@ -75,9 +91,11 @@ const payload = (a: Row, action: "created" | "updated" | "completed" | "reopened
 
 export async function createActivity(ctx: ActorContext, input: v.InferOutput<typeof activityCreateInput>) {
   crmWrite(ctx);
-  if (input.contactId === undefined && input.companyId === undefined && input.dealId === undefined) throw invalid("An activity is on a contactId, companyId or dealId (one or more).");
+  if (input.contactId === undefined && input.companyId === undefined && input.dealId === undefined)
+    throw invalid("An activity is on a contactId, companyId or dealId (one or more).");
   if (input.kind === "task" && !input.subject) throw invalid("A task needs a subject.");
-  if (input.kind !== "task" && (input.dueAt !== undefined || input.completed !== undefined)) throw invalid("dueAt and completed are for tasks.");
+  if (input.kind !== "task" && (input.dueAt !== undefined || input.completed !== undefined))
+    throw invalid("dueAt and completed are for tasks.");
   if (input.kind === "note" && !input.body) throw invalid("A note needs a body.");
   return ctx.deps.db.transaction(async (tx) => {
     const now = ctx.deps.clock.now();
@@ -85,34 +103,48 @@ export async function createActivity(ctx: ActorContext, input: v.InferOutput<typ
     const company = input.companyId !== undefined ? await companyOf(tx, ctx, input.companyId, "companyId") : null;
     const deal = input.dealId !== undefined ? await dealOf(tx, ctx, input.dealId) : null;
     const occurredAt = input.occurredAt ? new Date(input.occurredAt) : now;
-    const row = (await tx
-      .insert(activities)
-      .values({
-        companyId: ctx.company.id,
-        kind: input.kind,
-        subject: input.subject ?? null,
-        body: input.body ?? null,
-        contactId: contact?.id ?? null,
-        crmCompanyId: company?.id ?? null,
-        dealId: deal?.id ?? null,
-        occurredAt,
-        dueAt: input.dueAt ? new Date(input.dueAt) : null,
-        completedAt: input.completed ? now : null,
-        durationMinutes: input.durationMinutes ?? null,
-        ownerId: input.ownerId !== undefined ? await memberOf(tx, ctx, input.ownerId) : ctx.principal.userId,
-        byUserId: ctx.principal.userId,
-        createdAt: now,
-      })
-      .returning())[0]!;
+    const row = (
+      await tx
+        .insert(activities)
+        .values({
+          companyId: ctx.company.id,
+          kind: input.kind,
+          subject: input.subject ?? null,
+          body: input.body ?? null,
+          contactId: contact?.id ?? null,
+          crmCompanyId: company?.id ?? null,
+          dealId: deal?.id ?? null,
+          occurredAt,
+          dueAt: input.dueAt ? new Date(input.dueAt) : null,
+          completedAt: input.completed ? now : null,
+          durationMinutes: input.durationMinutes ?? null,
+          ownerId: input.ownerId !== undefined ? await memberOf(tx, ctx, input.ownerId) : ctx.principal.userId,
+          byUserId: ctx.principal.userId,
+          createdAt: now,
+        })
+        .returning()
+    )[0]!;
     await audit(tx, ctx, "crm.activity_create", { type: "crm_activity", id: row.id });
     await emit(tx, ctx, crmActivityChanged, { id: row.id }, payload(row, "created"));
     if (contact) await rescore(tx, ctx, ctx.company.id, [contact.id]);
-    return { id: row.id, kind: row.kind, occurredAt: iso(row.occurredAt), dueAt: iso(row.dueAt), completedAt: iso(row.completedAt) };
+    return {
+      id: row.id,
+      kind: row.kind,
+      occurredAt: iso(row.occurredAt),
+      dueAt: iso(row.dueAt),
+      completedAt: iso(row.completedAt),
+    };
   });
 }
 
 async function activityOf(q: Q, ctx: ActorContext, id: number): Promise<Row> {
-  const r = (await q.select().from(activities).where(and(eq(activities.companyId, ctx.company.id), eq(activities.id, id))).limit(1))[0];
+  const r = (
+    await q
+      .select()
+      .from(activities)
+      .where(and(eq(activities.companyId, ctx.company.id), eq(activities.id, id)))
+      .limit(1)
+  )[0];
   if (!r) throw notFound(`Activity ${id} not found in ${ctx.company.name}.`);
   return r;
 }
@@ -121,20 +153,28 @@ export async function updateActivity(ctx: ActorContext, input: v.InferOutput<typ
   crmWrite(ctx);
   return ctx.deps.db.transaction(async (tx) => {
     const a = await activityOf(tx, ctx, input.id);
-    if (a.kind !== "task" && (input.dueAt !== undefined || input.completed !== undefined)) throw invalid("dueAt and completed are for tasks.");
+    if (a.kind !== "task" && (input.dueAt !== undefined || input.completed !== undefined))
+      throw invalid("dueAt and completed are for tasks.");
     const set: Partial<Row> = {};
     if (input.subject !== undefined) set.subject = input.subject;
     if (input.body !== undefined) set.body = input.body;
     if (input.dueAt !== undefined) set.dueAt = input.dueAt === null ? null : new Date(input.dueAt);
     if (input.durationMinutes !== undefined) set.durationMinutes = input.durationMinutes;
-    if (input.ownerId !== undefined) set.ownerId = input.ownerId === null ? null : await memberOf(tx, ctx, input.ownerId);
+    if (input.ownerId !== undefined)
+      set.ownerId = input.ownerId === null ? null : await memberOf(tx, ctx, input.ownerId);
     let action: "updated" | "completed" | "reopened" = "updated";
-    if (input.completed === true && a.completedAt === null) (set.completedAt = ctx.deps.clock.now()), (action = "completed");
+    if (input.completed === true && a.completedAt === null)
+      (set.completedAt = ctx.deps.clock.now()), (action = "completed");
     if (input.completed === false && a.completedAt !== null) (set.completedAt = null), (action = "reopened");
     if (a.kind === "task" && set.subject === null) throw invalid("A task needs a subject.");
     if (!Object.keys(set).length) return { id: a.id, unchanged: true };
     const row = (await tx.update(activities).set(set).where(eq(activities.id, a.id)).returning())[0]!;
-    await audit(tx, ctx, `crm.activity_${action === "updated" ? "update" : action === "completed" ? "complete" : "reopen"}`, { type: "crm_activity", id: a.id });
+    await audit(
+      tx,
+      ctx,
+      `crm.activity_${action === "updated" ? "update" : action === "completed" ? "complete" : "reopen"}`,
+      { type: "crm_activity", id: a.id },
+    );
     await emit(tx, ctx, crmActivityChanged, { id: a.id }, payload(row, action));
     return { id: a.id, action, dueAt: iso(row.dueAt), completedAt: iso(row.completedAt) };
   });
@@ -156,20 +196,40 @@ export async function listActivities(ctx: ActorContext, input: v.InferOutput<typ
   crmRead(ctx);
   const db = ctx.deps.db;
   const where: (SQL | undefined)[] = [eq(activities.companyId, ctx.company.id)];
-  if (input.contactId !== undefined) where.push(eq(activities.contactId, (await contactOf(db, ctx, input.contactId, "contactId")).id));
-  if (input.companyId !== undefined) where.push(eq(activities.crmCompanyId, (await companyOf(db, ctx, input.companyId, "companyId")).id));
+  if (input.contactId !== undefined)
+    where.push(eq(activities.contactId, (await contactOf(db, ctx, input.contactId, "contactId")).id));
+  if (input.companyId !== undefined)
+    where.push(eq(activities.crmCompanyId, (await companyOf(db, ctx, input.companyId, "companyId")).id));
   if (input.dealId !== undefined) where.push(eq(activities.dealId, (await dealOf(db, ctx, input.dealId)).id));
   if (input.kind !== undefined) where.push(eq(activities.kind, input.kind));
   if (input.openTasks) where.push(and(eq(activities.kind, "task"), isNull(activities.completedAt)));
-  if (input.dueBefore !== undefined) where.push(and(isNotNull(activities.dueAt), lte(activities.dueAt, new Date(input.dueBefore))));
+  if (input.dueBefore !== undefined)
+    where.push(and(isNotNull(activities.dueAt), lte(activities.dueAt, new Date(input.dueBefore))));
   if (input.ownerId !== undefined) where.push(eq(activities.ownerId, await userFilter(db, ctx, input.ownerId)));
   const cond = and(...where);
   const total = (await db.select({ n: count() }).from(activities).where(cond))[0]!.n;
   // Open task lists read soonest-due first; everything else newest first.
-  const order = input.openTasks || input.dueBefore ? [asc(activities.dueAt), asc(activities.id)] : [desc(activities.occurredAt), desc(activities.id)];
-  const rows = await db.select().from(activities).where(cond).orderBy(...order).limit(input.limit).offset(input.offset);
-  const u = await usersById(db, rows.map((r) => r.ownerId));
-  return page(rows.map((r) => out(r, u)), total, input.limit, input.offset);
+  const order =
+    input.openTasks || input.dueBefore
+      ? [asc(activities.dueAt), asc(activities.id)]
+      : [desc(activities.occurredAt), desc(activities.id)];
+  const rows = await db
+    .select()
+    .from(activities)
+    .where(cond)
+    .orderBy(...order)
+    .limit(input.limit)
+    .offset(input.offset);
+  const u = await usersById(
+    db,
+    rows.map((r) => r.ownerId),
+  );
+  return page(
+    rows.map((r) => out(r, u)),
+    total,
+    input.limit,
+    input.offset,
+  );
 }
 
 /** Items per source read for a timeline page: enough for offset + limit of the mix. */
@@ -192,16 +252,31 @@ export async function timeline(ctx: ActorContext, input: v.InferOutput<typeof ti
     const c = await contactOf(db, ctx, input.contactId, "contactId");
     subject = { type: "contact", id: c.id, name: fullName(c) };
     actCond = eq(activities.contactId, c.id);
-    dealIds = (await db.select({ id: dealContacts.dealId }).from(dealContacts).where(eq(dealContacts.contactId, c.id))).map((r) => r.id);
+    dealIds = (
+      await db.select({ id: dealContacts.dealId }).from(dealContacts).where(eq(dealContacts.contactId, c.id))
+    ).map((r) => r.id);
     emails = c.emails;
     mergeCond = and(eq(merges.object, "contact"), eq(merges.survivorId, c.id));
     items.push({ at: iso(c.createdAt)!, type: "created" });
   } else if (input.companyId !== undefined) {
     const co = await companyOf(db, ctx, input.companyId, "companyId");
     subject = { type: "company", id: co.id, name: co.name };
-    const people = await db.select({ id: contacts.id, emails: contacts.emails }).from(contacts).where(and(liveContact(ctx.company.id), eq(contacts.crmCompanyId, co.id))).limit(200);
+    const people = await db
+      .select({ id: contacts.id, emails: contacts.emails })
+      .from(contacts)
+      .where(and(liveContact(ctx.company.id), eq(contacts.crmCompanyId, co.id)))
+      .limit(200);
     dealIds = (await db.select({ id: deals.id }).from(deals).where(eq(deals.crmCompanyId, co.id))).map((r) => r.id);
-    actCond = or(eq(activities.crmCompanyId, co.id), people.length ? inArray(activities.contactId, people.map((p) => p.id)) : undefined, dealIds.length ? inArray(activities.dealId, dealIds) : undefined)!;
+    actCond = or(
+      eq(activities.crmCompanyId, co.id),
+      people.length
+        ? inArray(
+            activities.contactId,
+            people.map((p) => p.id),
+          )
+        : undefined,
+      dealIds.length ? inArray(activities.dealId, dealIds) : undefined,
+    )!;
     emails = uniq(people.flatMap((p) => p.emails)).slice(0, 20);
     mergeCond = and(eq(merges.object, "company"), eq(merges.survivorId, co.id));
     items.push({ at: iso(co.createdAt)!, type: "created" });
@@ -211,21 +286,50 @@ export async function timeline(ctx: ActorContext, input: v.InferOutput<typeof ti
     actCond = eq(activities.dealId, d.id);
     dealIds = [d.id];
   }
-  const acts = await db.select().from(activities).where(and(eq(activities.companyId, ctx.company.id), actCond)).orderBy(desc(activities.occurredAt), desc(activities.id)).limit(n);
-  const u = await usersById(db, acts.map((a) => a.ownerId));
+  const acts = await db
+    .select()
+    .from(activities)
+    .where(and(eq(activities.companyId, ctx.company.id), actCond))
+    .orderBy(desc(activities.occurredAt), desc(activities.id))
+    .limit(n);
+  const u = await usersById(
+    db,
+    acts.map((a) => a.ownerId),
+  );
   for (const a of acts) items.push({ at: iso(a.occurredAt)!, type: a.kind, activity: out(a, u) });
   if (dealIds.length) {
     const moves = await db
-      .select({ dealId: stageMoves.dealId, name: deals.name, from: stageMoves.fromStage, to: stageMoves.toStage, by: stageMoves.byUserId, at: stageMoves.at })
+      .select({
+        dealId: stageMoves.dealId,
+        name: deals.name,
+        from: stageMoves.fromStage,
+        to: stageMoves.toStage,
+        by: stageMoves.byUserId,
+        at: stageMoves.at,
+      })
       .from(stageMoves)
       .innerJoin(deals, eq(deals.id, stageMoves.dealId))
       .where(inArray(stageMoves.dealId, dealIds.slice(0, 500)))
       .orderBy(desc(stageMoves.at))
       .limit(n);
-    for (const m of moves) items.push({ at: iso(m.at)!, type: m.from === null ? "deal_created" : "stage_changed", dealId: m.dealId, deal: m.name, from: m.from, to: m.to, byUserId: m.by });
+    for (const m of moves)
+      items.push({
+        at: iso(m.at)!,
+        type: m.from === null ? "deal_created" : "stage_changed",
+        dealId: m.dealId,
+        deal: m.name,
+        from: m.from,
+        to: m.to,
+        byUserId: m.by,
+      });
   }
   if (mergeCond) {
-    for (const m of await db.select().from(merges).where(and(eq(merges.companyId, ctx.company.id), mergeCond)).orderBy(desc(merges.at)).limit(n))
+    for (const m of await db
+      .select()
+      .from(merges)
+      .where(and(eq(merges.companyId, ctx.company.id), mergeCond))
+      .orderBy(desc(merges.at))
+      .limit(n))
       items.push({ at: iso(m.at)!, type: m.undoneAt ? "merge_undone" : "merged", mergeId: m.id, mergedId: m.mergedId });
   }
   const notes: string[] = [];
@@ -233,7 +337,15 @@ export async function timeline(ctx: ActorContext, input: v.InferOutput<typeof ti
     try {
       for (const email of emails.slice(0, 20)) {
         const t = await listTickets(ctx, { requester: email, limit: Math.min(n, 100), offset: 0, sort: "created" });
-        for (const x of t.items) items.push({ at: x.createdAt, type: "ticket", ticketId: x.id, subject: x.subject, status: x.status, requester: email });
+        for (const x of t.items)
+          items.push({
+            at: x.createdAt,
+            type: "ticket",
+            ticketId: x.id,
+            subject: x.subject,
+            status: x.status,
+            requester: email,
+          });
       }
     } catch (e) {
       if (!isAppError(e) || e.code !== "forbidden") throw e;
@@ -248,7 +360,11 @@ export async function timeline(ctx: ActorContext, input: v.InferOutput<typeof ti
   }
   const note = notes.length ? notes.join(" ") : undefined;
   items.sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0));
-  return { subject, ...page(items.slice(input.offset, input.offset + input.limit), items.length, input.limit, input.offset), ...(note && { note }) };
+  return {
+    subject,
+    ...page(items.slice(input.offset, input.offset + input.limit), items.length, input.limit, input.offset),
+    ...(note && { note }),
+  };
 }
 
 /** Across contacts, CRM companies and deals: name, email, domain, phone; case and accents ignored. */
@@ -261,21 +377,36 @@ export async function search(ctx: ActorContext, input: v.InferOutput<typeof sear
   if (types.includes("contact")) {
     const cond = and(liveContact(ctx.company.id), searchCond(contacts.search, input.q));
     totals.contact = (await db.select({ n: count() }).from(contacts).where(cond))[0]!.n;
-    for (const c of await db.select().from(contacts).where(cond).orderBy(desc(contacts.updatedAt), desc(contacts.id)).limit(input.limit))
+    for (const c of await db
+      .select()
+      .from(contacts)
+      .where(cond)
+      .orderBy(desc(contacts.updatedAt), desc(contacts.id))
+      .limit(input.limit))
       out.push({ type: "contact", id: c.id, name: fullName(c), detail: c.emails[0] ?? c.phones[0]?.number ?? null });
   }
   if (types.includes("company")) {
     const cond = and(liveCompany(ctx.company.id), searchCond(crmCompanies.search, input.q));
     totals.company = (await db.select({ n: count() }).from(crmCompanies).where(cond))[0]!.n;
-    for (const c of await db.select().from(crmCompanies).where(cond).orderBy(desc(crmCompanies.updatedAt), desc(crmCompanies.id)).limit(input.limit))
+    for (const c of await db
+      .select()
+      .from(crmCompanies)
+      .where(cond)
+      .orderBy(desc(crmCompanies.updatedAt), desc(crmCompanies.id))
+      .limit(input.limit))
       out.push({ type: "company", id: c.id, name: c.name, detail: c.domain });
   }
   if (types.includes("deal")) {
     const cond = and(eq(deals.companyId, ctx.company.id), searchCond(deals.search, input.q));
     totals.deal = (await db.select({ n: count() }).from(deals).where(cond))[0]!.n;
-    for (const d of await db.select({ id: deals.id, name: deals.name, stage: stages.name }).from(deals).innerJoin(stages, eq(stages.id, deals.stageId)).where(cond).orderBy(desc(deals.updatedAt), desc(deals.id)).limit(input.limit))
+    for (const d of await db
+      .select({ id: deals.id, name: deals.name, stage: stages.name })
+      .from(deals)
+      .innerJoin(stages, eq(stages.id, deals.stageId))
+      .where(cond)
+      .orderBy(desc(deals.updatedAt), desc(deals.id))
+      .limit(input.limit))
       out.push({ type: "deal", id: d.id, name: d.name, detail: d.stage });
   }
   return { items: out, totals };
 }
-

@@ -48,9 +48,21 @@ import { withView } from "./views";
 export const toPhones = (list: Phone[] | undefined): Phone[] => list ?? [];
 
 /** The live contact holding any of these addresses, if one does. */
-export async function contactByEmails(q: Q, companyId: number, emails: string[]): Promise<{ contactId: number; email: string } | null> {
+export async function contactByEmails(
+  q: Q,
+  companyId: number,
+  emails: string[],
+): Promise<{ contactId: number; email: string } | null> {
   if (!emails.length) return null;
-  return (await q.select({ contactId: contactEmails.contactId, email: contactEmails.email }).from(contactEmails).where(and(eq(contactEmails.companyId, companyId), inArray(contactEmails.email, emails))).limit(1))[0] ?? null;
+  return (
+    (
+      await q
+        .select({ contactId: contactEmails.contactId, email: contactEmails.email })
+        .from(contactEmails)
+        .where(and(eq(contactEmails.companyId, companyId), inArray(contactEmails.email, emails)))
+        .limit(1)
+    )[0] ?? null
+  );
 }
 
 export type NewContact = v.InferOutput<typeof contactCreateInput>;
@@ -60,52 +72,77 @@ export type NewContact = v.InferOutput<typeof contactCreateInput>;
  * company is linked from the primary address's domain when none is given
  * and a CRM company has that domain (not for webmail).
  */
-export async function insertContact(tx: Db, ctx: ActorContext, input: NewContact, source: "tool" | "import"): Promise<ContactRow> {
+export async function insertContact(
+  tx: Db,
+  ctx: ActorContext,
+  input: NewContact,
+  source: "tool" | "import",
+): Promise<ContactRow> {
   const now = ctx.deps.clock.now();
   const emails = uniq(input.emails ?? []);
   const phones = toPhones(input.phones);
-  let crmCompanyId: number | null = input.companyId !== undefined ? (await companyOf(tx, ctx, input.companyId, "companyId")).id : null;
+  let crmCompanyId: number | null =
+    input.companyId !== undefined ? (await companyOf(tx, ctx, input.companyId, "companyId")).id : null;
   if (crmCompanyId === null && emails[0] && !FREE_MAIL.has(emailDomain(emails[0]))) {
-    crmCompanyId = (await tx.select({ id: crmCompanies.id }).from(crmCompanies).where(and(eq(crmCompanies.companyId, ctx.company.id), eq(crmCompanies.domain, emailDomain(emails[0])))).limit(1))[0]?.id ?? null;
+    crmCompanyId =
+      (
+        await tx
+          .select({ id: crmCompanies.id })
+          .from(crmCompanies)
+          .where(and(eq(crmCompanies.companyId, ctx.company.id), eq(crmCompanies.domain, emailDomain(emails[0]))))
+          .limit(1)
+      )[0]?.id ?? null;
   }
   const ownerId = input.ownerId !== undefined ? await memberOf(tx, ctx, input.ownerId) : null;
   const custom = await applyCustom(tx, ctx, "contact", {}, input.custom, true);
   const base = { firstName: input.firstName ?? null, lastName: input.lastName ?? null, emails, phones };
-  const row = (await tx
-    .insert(contacts)
-    .values({
-      companyId: ctx.company.id,
-      ...base,
-      jobTitle: input.jobTitle ?? null,
-      crmCompanyId,
-      ownerId,
-      lifecycleStage: input.lifecycleStage ?? "lead",
-      tags: uniq(input.tags ?? []).sort(),
-      custom,
-      score: 0,
-      search: contactSearch(base),
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning())[0]!;
-  if (emails.length) await tx.insert(contactEmails).values(emails.map((email) => ({ companyId: ctx.company.id, email, contactId: row.id })));
+  const row = (
+    await tx
+      .insert(contacts)
+      .values({
+        companyId: ctx.company.id,
+        ...base,
+        jobTitle: input.jobTitle ?? null,
+        crmCompanyId,
+        ownerId,
+        lifecycleStage: input.lifecycleStage ?? "lead",
+        tags: uniq(input.tags ?? []).sort(),
+        custom,
+        score: 0,
+        search: contactSearch(base),
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+  )[0]!;
+  if (emails.length)
+    await tx
+      .insert(contactEmails)
+      .values(emails.map((email) => ({ companyId: ctx.company.id, email, contactId: row.id })));
   await audit(tx, ctx, "crm.contact_create", { type: "contact", id: row.id, detail: { source } });
-  await emit(tx, ctx, contactCreated, { id: row.id }, {
-    name: fullName(row),
-    emails,
-    companyId: crmCompanyId,
-    ownerUserId: ownerId,
-    lifecycleStage: row.lifecycleStage,
-    tags: row.tags,
-    source,
-  });
+  await emit(
+    tx,
+    ctx,
+    contactCreated,
+    { id: row.id },
+    {
+      name: fullName(row),
+      emails,
+      companyId: crmCompanyId,
+      ownerUserId: ownerId,
+      lifecycleStage: row.lifecycleStage,
+      tags: row.tags,
+      source,
+    },
+  );
   await rescore(tx, ctx, ctx.company.id, [row.id]);
   return (await tx.select().from(contacts).where(eq(contacts.id, row.id)))[0]!;
 }
 
 export async function createContact(ctx: ActorContext, input: NewContact) {
   crmWrite(ctx);
-  if (!input.firstName && !input.lastName && !input.emails?.length) throw invalid("A contact needs a name or an email address.");
+  if (!input.firstName && !input.lastName && !input.emails?.length)
+    throw invalid("A contact needs a name or an email address.");
   return ctx.deps.db.transaction(async (tx) => {
     const dup = await contactByEmails(tx, ctx.company.id, uniq(input.emails ?? []));
     if (dup) {
@@ -119,7 +156,14 @@ export async function createContact(ctx: ActorContext, input: NewContact) {
       };
     }
     const row = await insertContact(tx, ctx, input, "tool");
-    return { id: row.id, created: true, name: fullName(row), email: row.emails[0] ?? null, companyId: row.crmCompanyId, score: row.score };
+    return {
+      id: row.id,
+      created: true,
+      name: fullName(row),
+      email: row.emails[0] ?? null,
+      companyId: row.crmCompanyId,
+      score: row.score,
+    };
   });
 }
 
@@ -130,17 +174,37 @@ export async function getContact(ctx: ActorContext, input: { id: number | string
   const [x, dealRows, rules, acts, openTasks] = [
     await contactExtras(db, [c]),
     await db
-      .select({ id: deals.id, name: deals.name, amountCents: deals.amountCents, currency: deals.currency, stage: stages.name, status: stages.kind })
+      .select({
+        id: deals.id,
+        name: deals.name,
+        amountCents: deals.amountCents,
+        currency: deals.currency,
+        stage: stages.name,
+        status: stages.kind,
+      })
       .from(dealContacts)
       .innerJoin(deals, eq(deals.id, dealContacts.dealId))
       .innerJoin(stages, eq(stages.id, deals.stageId))
       .where(eq(dealContacts.contactId, c.id))
       .orderBy(desc(deals.updatedAt)),
     await rulesOf(db, ctx.company.id),
-    await db.select({ kind: activities.kind, occurredAt: activities.occurredAt }).from(activities).where(eq(activities.contactId, c.id)),
-    (await db.select({ n: count() }).from(activities).where(and(eq(activities.contactId, c.id), eq(activities.kind, "task"), sql`${activities.completedAt} is null`)))[0]!.n,
+    await db
+      .select({ kind: activities.kind, occurredAt: activities.occurredAt })
+      .from(activities)
+      .where(eq(activities.contactId, c.id)),
+    (
+      await db
+        .select({ n: count() })
+        .from(activities)
+        .where(and(eq(activities.contactId, c.id), eq(activities.kind, "task"), sql`${activities.completedAt} is null`))
+    )[0]!.n,
   ];
-  return { ...contactOut(c, x), deals: dealRows, openTasks, scoreBreakdown: scoreOf(c, rules, acts, ctx.deps.clock.now()).breakdown };
+  return {
+    ...contactOut(c, x),
+    deals: dealRows,
+    openTasks,
+    scoreBreakdown: scoreOf(c, rules, acts, ctx.deps.clock.now()).breakdown,
+  };
 }
 
 export async function listContacts(ctx: ActorContext, raw: v.InferOutput<typeof contactListInput>) {
@@ -149,7 +213,8 @@ export async function listContacts(ctx: ActorContext, raw: v.InferOutput<typeof 
   const input = await withView(db, ctx, "contact", raw);
   const where: (SQL | undefined)[] = [liveContact(ctx.company.id)];
   if (input.q !== undefined) where.push(searchCond(contacts.search, input.q));
-  if (input.companyId !== undefined) where.push(eq(contacts.crmCompanyId, (await companyOf(db, ctx, input.companyId, "companyId")).id));
+  if (input.companyId !== undefined)
+    where.push(eq(contacts.crmCompanyId, (await companyOf(db, ctx, input.companyId, "companyId")).id));
   if (input.ownerId !== undefined) where.push(eq(contacts.ownerId, await userFilter(db, ctx, input.ownerId)));
   if (input.lifecycleStage !== undefined) where.push(eq(contacts.lifecycleStage, input.lifecycleStage));
   if (input.tag !== undefined) where.push(hasTag(contacts.tags, input.tag));
@@ -158,13 +223,27 @@ export async function listContacts(ctx: ActorContext, raw: v.InferOutput<typeof 
   const cond = and(...where);
   const total = (await db.select({ n: count() }).from(contacts).where(cond))[0]!.n;
   const order =
-    input.sort === "created" ? [desc(contacts.createdAt), desc(contacts.id)]
-    : input.sort === "name" ? [asc(contacts.search), asc(contacts.id)]
-    : input.sort === "score" ? [desc(contacts.score), desc(contacts.id)]
-    : [desc(contacts.updatedAt), desc(contacts.id)];
-  const rows = await db.select().from(contacts).where(cond).orderBy(...order).limit(input.limit).offset(input.offset);
+    input.sort === "created"
+      ? [desc(contacts.createdAt), desc(contacts.id)]
+      : input.sort === "name"
+        ? [asc(contacts.search), asc(contacts.id)]
+        : input.sort === "score"
+          ? [desc(contacts.score), desc(contacts.id)]
+          : [desc(contacts.updatedAt), desc(contacts.id)];
+  const rows = await db
+    .select()
+    .from(contacts)
+    .where(cond)
+    .orderBy(...order)
+    .limit(input.limit)
+    .offset(input.offset);
   const x = await contactExtras(db, rows);
-  return page(rows.map((r) => contactOut(r, x)), total, input.limit, input.offset);
+  return page(
+    rows.map((r) => contactOut(r, x)),
+    total,
+    input.limit,
+    input.offset,
+  );
 }
 
 /**
@@ -193,16 +272,28 @@ export async function updateContact(ctx: ActorContext, input: v.InferOutput<type
       }
     let emails = c.emails;
     if (input.addEmails || input.removeEmails || input.primaryEmail) {
-      const adding = uniq([...(input.addEmails ?? []), ...(input.primaryEmail && !c.emails.includes(input.primaryEmail) ? [input.primaryEmail] : [])]).filter((e) => !c.emails.includes(e));
+      const adding = uniq([
+        ...(input.addEmails ?? []),
+        ...(input.primaryEmail && !c.emails.includes(input.primaryEmail) ? [input.primaryEmail] : []),
+      ]).filter((e) => !c.emails.includes(e));
       const taken = await contactByEmails(tx, ctx.company.id, adding);
-      if (taken) throw conflict(`${taken.email} belongs to contact ${taken.contactId}; merge the two with contacts_merge.`, { contactId: taken.contactId });
+      if (taken)
+        throw conflict(`${taken.email} belongs to contact ${taken.contactId}; merge the two with contacts_merge.`, {
+          contactId: taken.contactId,
+        });
       emails = uniq([...c.emails, ...adding]).filter((e) => !(input.removeEmails ?? []).includes(e));
       if (input.primaryEmail) emails = [input.primaryEmail, ...emails.filter((e) => e !== input.primaryEmail)];
       if (emails.length > 10) throw invalid("A contact holds at most 10 email addresses.");
       if (emails.join() !== c.emails.join()) {
         const gone = c.emails.filter((e) => !emails.includes(e));
-        if (gone.length) await tx.delete(contactEmails).where(and(eq(contactEmails.companyId, ctx.company.id), inArray(contactEmails.email, gone)));
-        if (adding.length) await tx.insert(contactEmails).values(adding.map((email) => ({ companyId: ctx.company.id, email, contactId: c.id })));
+        if (gone.length)
+          await tx
+            .delete(contactEmails)
+            .where(and(eq(contactEmails.companyId, ctx.company.id), inArray(contactEmails.email, gone)));
+        if (adding.length)
+          await tx
+            .insert(contactEmails)
+            .values(adding.map((email) => ({ companyId: ctx.company.id, email, contactId: c.id })));
         set.emails = emails;
         changed.push("emails");
       }
@@ -238,23 +329,36 @@ export async function updateContact(ctx: ActorContext, input: v.InferOutput<type
     }
     if (input.custom) {
       const next = await applyCustom(tx, ctx, "contact", c.custom, input.custom, false);
-      for (const k of uniq([...Object.keys(next), ...Object.keys(c.custom)])) if (JSON.stringify(next[k]) !== JSON.stringify(c.custom[k])) changed.push(`custom.${k}`);
+      for (const k of uniq([...Object.keys(next), ...Object.keys(c.custom)]))
+        if (JSON.stringify(next[k]) !== JSON.stringify(c.custom[k])) changed.push(`custom.${k}`);
       set.custom = next;
     }
     if (!changed.length) return { id: c.id, changed: [] as string[] };
     const merged = { ...c, ...set } as ContactRow;
-    const row = (await tx.update(contacts).set({ ...set, search: contactSearch(merged), updatedAt: ctx.deps.clock.now() }).where(eq(contacts.id, c.id)).returning())[0]!;
+    const row = (
+      await tx
+        .update(contacts)
+        .set({ ...set, search: contactSearch(merged), updatedAt: ctx.deps.clock.now() })
+        .where(eq(contacts.id, c.id))
+        .returning()
+    )[0]!;
     await audit(tx, ctx, "crm.contact_update", { type: "contact", id: c.id, detail: { changed } });
-    await emit(tx, ctx, contactUpdated, { id: c.id }, {
-      name: fullName(row),
-      emails: row.emails,
-      companyId: row.crmCompanyId,
-      ownerUserId: row.ownerId,
-      lifecycleStage: row.lifecycleStage,
-      changed,
-      previousOwnerUserId: c.ownerId,
-      previousLifecycleStage: c.lifecycleStage,
-    });
+    await emit(
+      tx,
+      ctx,
+      contactUpdated,
+      { id: c.id },
+      {
+        name: fullName(row),
+        emails: row.emails,
+        companyId: row.crmCompanyId,
+        ownerUserId: row.ownerId,
+        lifecycleStage: row.lifecycleStage,
+        changed,
+        previousOwnerUserId: c.ownerId,
+        previousLifecycleStage: c.lifecycleStage,
+      },
+    );
     await rescore(tx, ctx, ctx.company.id, [c.id]);
     const score = (await tx.select({ s: contacts.score }).from(contacts).where(eq(contacts.id, c.id)))[0]!.s;
     return { id: c.id, changed, score };
@@ -267,9 +371,15 @@ export async function deleteContact(ctx: ActorContext, input: { id: number | str
     const c = await contactOf(tx, ctx, input.id);
     // Contacts merged into this one go with it: their merges can no longer be undone.
     await tx.delete(contacts).where(and(eq(contacts.companyId, ctx.company.id), eq(contacts.mergedIntoId, c.id)));
-    await tx.delete(activities).where(and(eq(activities.contactId, c.id), isNull(activities.dealId), isNull(activities.crmCompanyId)));
+    await tx
+      .delete(activities)
+      .where(and(eq(activities.contactId, c.id), isNull(activities.dealId), isNull(activities.crmCompanyId)));
     await tx.delete(contacts).where(eq(contacts.id, c.id));
-    await audit(tx, ctx, "crm.contact_delete", { type: "contact", id: c.id, detail: { name: fullName(c), emails: c.emails } });
+    await audit(tx, ctx, "crm.contact_delete", {
+      type: "contact",
+      id: c.id,
+      detail: { name: fullName(c), emails: c.emails },
+    });
     await emit(tx, ctx, contactDeleted, { id: c.id }, { name: fullName(c), emails: c.emails });
     return { id: c.id, status: "deleted", name: fullName(c) };
   });
@@ -284,5 +394,17 @@ export async function contactByEmail(q: Q, companyId: number, email: string) {
   const hit = await contactByEmails(q, companyId, [email.trim().toLowerCase()]);
   if (!hit) return null;
   const c = (await q.select().from(contacts).where(eq(contacts.id, hit.contactId)).limit(1))[0];
-  return c ? { id: c.id, name: fullName(c), emails: c.emails, lifecycleStage: c.lifecycleStage, tags: c.tags, score: c.score, ownerId: c.ownerId, companyId: c.crmCompanyId, custom: c.custom } : null;
+  return c
+    ? {
+        id: c.id,
+        name: fullName(c),
+        emails: c.emails,
+        lifecycleStage: c.lifecycleStage,
+        tags: c.tags,
+        score: c.score,
+        ownerId: c.ownerId,
+        companyId: c.crmCompanyId,
+        custom: c.custom,
+      }
+    : null;
 }

@@ -48,9 +48,18 @@ export function editDistance(a: string, b: string, max = 2): number {
   return prev[b.length]!;
 }
 
-const LEGAL = /\b(inc|incorporated|llc|ltd|limited|plc|gmbh|ag|sa|sas|sarl|srl|spa|bv|nv|oy|ab|as|kk|co|corp|corporation|company|group|the)\b/g;
-export const companyKey = (name: string) => fold(name).replace(/[^\p{L}\p{N}]+/gu, " ").replace(LEGAL, " ").replace(/\s+/g, " ").trim();
-const nameKey = (first: string | null, last: string | null) => fold([first, last].filter(Boolean).join(" ")).replace(/[^\p{L}\p{N} ]+/gu, "").trim();
+const LEGAL =
+  /\b(inc|incorporated|llc|ltd|limited|plc|gmbh|ag|sa|sas|sarl|srl|spa|bv|nv|oy|ab|as|kk|co|corp|corporation|company|group|the)\b/g;
+export const companyKey = (name: string) =>
+  fold(name)
+    .replace(/[^\p{L}\p{N}]+/gu, " ")
+    .replace(LEGAL, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+const nameKey = (first: string | null, last: string | null) =>
+  fold([first, last].filter(Boolean).join(" "))
+    .replace(/[^\p{L}\p{N} ]+/gu, "")
+    .trim();
 /** The last 9 digits: "+44 20 7946 0018" and "020 7946 0018" both end in "079460018". */
 const phoneKey = (p: Phone) => {
   const d = phoneDigits(p.number);
@@ -96,18 +105,34 @@ function groups<T>(rows: T[], keys: (r: T) => (string | null)[]): Map<string, T[
 /** Largest group compared pair by pair (a key shared by hundreds is noise: "info@", a switchboard number). */
 const GROUP_MAX = 50;
 
-export async function findDuplicates(ctx: ActorContext, input: { object?: "contact" | "company"; id?: number; minScore?: number; limit: number; offset: number }) {
+export async function findDuplicates(
+  ctx: ActorContext,
+  input: { object?: "contact" | "company"; id?: number; minScore?: number; limit: number; offset: number },
+) {
   crmRead(ctx);
   const db = ctx.deps.db;
   const min = input.minScore ?? 0.5;
   const pairs = new Pairs();
   if ((input.object ?? "contact") === "contact") {
     const rows = await db
-      .select({ id: contacts.id, firstName: contacts.firstName, lastName: contacts.lastName, emails: contacts.emails, phones: contacts.phones, companyId: contacts.crmCompanyId })
+      .select({
+        id: contacts.id,
+        firstName: contacts.firstName,
+        lastName: contacts.lastName,
+        emails: contacts.emails,
+        phones: contacts.phones,
+        companyId: contacts.crmCompanyId,
+      })
       .from(contacts)
       .where(and(eq(contacts.companyId, ctx.company.id), isNull(contacts.mergedIntoId)));
-    if (input.id !== undefined && !rows.some((r) => r.id === input.id)) throw invalid(`Contact ${input.id} not found in ${ctx.company.name}.`, { path: "id" });
-    const each = (g: Map<string, typeof rows>, reason: string, points: number, also?: (x: (typeof rows)[0], y: (typeof rows)[0]) => number | null) => {
+    if (input.id !== undefined && !rows.some((r) => r.id === input.id))
+      throw invalid(`Contact ${input.id} not found in ${ctx.company.name}.`, { path: "id" });
+    const each = (
+      g: Map<string, typeof rows>,
+      reason: string,
+      points: number,
+      also?: (x: (typeof rows)[0], y: (typeof rows)[0]) => number | null,
+    ) => {
       for (const list of g.values()) {
         if (list.length < 2 || list.length > GROUP_MAX) continue;
         for (let i = 0; i < list.length; i++)
@@ -117,18 +142,32 @@ export async function findDuplicates(ctx: ActorContext, input: { object?: "conta
           }
       }
     };
-    each(groups(rows, (r) => r.phones.map(phoneKey)), "same_phone", 0.9);
-    each(groups(rows, (r) => [nameKey(r.firstName, r.lastName) || null]), "same_name", 0.75, (x, y) => (x.companyId !== null && x.companyId === y.companyId ? 0.9 : 0.75));
+    each(
+      groups(rows, (r) => r.phones.map(phoneKey)),
+      "same_phone",
+      0.9,
+    );
+    each(
+      groups(rows, (r) => [nameKey(r.firstName, r.lastName) || null]),
+      "same_name",
+      0.75,
+      (x, y) => (x.companyId !== null && x.companyId === y.companyId ? 0.9 : 0.75),
+    );
     // Same mailbox name elsewhere ("jane.doe@"), unless the names say they are two people.
     const local = (e: string) => {
       const l = e.slice(0, e.lastIndexOf("@"));
       return l.length >= 5 && /[._-]/.test(l) ? l : null;
     };
-    each(groups(rows, (r) => r.emails.map(local)), "same_email_user", 0.5, (x, y) => {
-      const nx = nameKey(x.firstName, x.lastName);
-      const ny = nameKey(y.firstName, y.lastName);
-      return nx && ny && nx !== ny && editDistance(nx, ny) > 2 ? null : 0.5;
-    });
+    each(
+      groups(rows, (r) => r.emails.map(local)),
+      "same_email_user",
+      0.5,
+      (x, y) => {
+        const nx = nameKey(x.firstName, x.lastName);
+        const ny = nameKey(y.firstName, y.lastName);
+        return nx && ny && nx !== ny && editDistance(nx, ny) > 2 ? null : 0.5;
+      },
+    );
     // Similar names: compared within one CRM company only.
     for (const list of groups(rows, (r) => [r.companyId === null ? null : String(r.companyId)]).values()) {
       if (list.length < 2 || list.length > 2000) continue;
@@ -138,26 +177,59 @@ export async function findDuplicates(ctx: ActorContext, input: { object?: "conta
           const x = named[i]!;
           const y = named[j]!;
           if (x.k === y.k) continue;
-          if (editDistance(x.k, y.k) <= (Math.min(x.k.length, y.k.length) >= 8 ? 2 : 1)) pairs.add(x.id, y.id, "similar_name", 0.6);
+          if (editDistance(x.k, y.k) <= (Math.min(x.k.length, y.k.length) >= 8 ? 2 : 1))
+            pairs.add(x.id, y.id, "similar_name", 0.6);
         }
     }
     const byId = new Map(rows.map((r) => [r.id, r]));
     const companyIds = [...new Set(rows.map((r) => r.companyId).filter((x): x is number => x !== null))];
     const names = new Map<number, string>();
-    if (companyIds.length) for (const c of await db.select({ id: crmCompanies.id, name: crmCompanies.name }).from(crmCompanies).where(eq(crmCompanies.companyId, ctx.company.id))) names.set(c.id, c.name);
+    if (companyIds.length)
+      for (const c of await db
+        .select({ id: crmCompanies.id, name: crmCompanies.name })
+        .from(crmCompanies)
+        .where(eq(crmCompanies.companyId, ctx.company.id)))
+        names.set(c.id, c.name);
     const side = (id: number) => {
       const r = byId.get(id)!;
-      return { id, name: fullName(r), emails: r.emails, phones: r.phones.map((p) => p.number), company: r.companyId === null ? null : (names.get(r.companyId) ?? null) };
+      return {
+        id,
+        name: fullName(r),
+        emails: r.emails,
+        phones: r.phones.map((p) => p.number),
+        company: r.companyId === null ? null : (names.get(r.companyId) ?? null),
+      };
     };
-    const found = pairs.ranked().filter((p) => p.score >= min && (input.id === undefined || p.a === input.id || p.b === input.id));
-    return { object: "contact", ...page(found.slice(input.offset, input.offset + input.limit).map((p) => ({ score: p.score, reasons: p.reasons, a: side(p.a), b: side(p.b) })), found.length, input.limit, input.offset), merge: "contacts_merge {id: a.id, mergeId: b.id}" };
+    const found = pairs
+      .ranked()
+      .filter((p) => p.score >= min && (input.id === undefined || p.a === input.id || p.b === input.id));
+    return {
+      object: "contact",
+      ...page(
+        found
+          .slice(input.offset, input.offset + input.limit)
+          .map((p) => ({ score: p.score, reasons: p.reasons, a: side(p.a), b: side(p.b) })),
+        found.length,
+        input.limit,
+        input.offset,
+      ),
+      merge: "contacts_merge {id: a.id, mergeId: b.id}",
+    };
   }
-  const rows = await db.select({ id: crmCompanies.id, name: crmCompanies.name, domain: crmCompanies.domain }).from(crmCompanies).where(and(eq(crmCompanies.companyId, ctx.company.id), isNull(crmCompanies.mergedIntoId)));
-  if (input.id !== undefined && !rows.some((r) => r.id === input.id)) throw invalid(`Company ${input.id} not found in ${ctx.company.name}.`, { path: "id" });
-  const keyed = rows.map((r) => ({ ...r, k: companyKey(r.name) })).filter((r) => r.k.length >= 2).map((r) => ({ ...r, d: r.k.replace(/\D+/g, " ").trim() }));
+  const rows = await db
+    .select({ id: crmCompanies.id, name: crmCompanies.name, domain: crmCompanies.domain })
+    .from(crmCompanies)
+    .where(and(eq(crmCompanies.companyId, ctx.company.id), isNull(crmCompanies.mergedIntoId)));
+  if (input.id !== undefined && !rows.some((r) => r.id === input.id))
+    throw invalid(`Company ${input.id} not found in ${ctx.company.name}.`, { path: "id" });
+  const keyed = rows
+    .map((r) => ({ ...r, k: companyKey(r.name) }))
+    .filter((r) => r.k.length >= 2)
+    .map((r) => ({ ...r, d: r.k.replace(/\D+/g, " ").trim() }));
   for (const list of groups(keyed, (r) => [r.k]).values()) {
     if (list.length < 2 || list.length > GROUP_MAX) continue;
-    for (let i = 0; i < list.length; i++) for (let j = i + 1; j < list.length; j++) pairs.add(list[i]!.id, list[j]!.id, "same_name", 0.85);
+    for (let i = 0; i < list.length; i++)
+      for (let j = i + 1; j < list.length; j++) pairs.add(list[i]!.id, list[j]!.id, "same_name", 0.85);
   }
   // Similar names: only between names sharing their first letter and of near length.
   for (const list of groups(keyed, (r) => [r.k[0]!]).values()) {
@@ -168,11 +240,25 @@ export async function findDuplicates(ctx: ActorContext, input: { object?: "conta
         const y = list[j]!;
         // "Studio 54" and "Studio 55" are two companies: numbers must agree.
         if (x.k === y.k || Math.min(x.k.length, y.k.length) < 5 || x.d !== y.d) continue;
-        if (editDistance(x.k, y.k) <= (Math.min(x.k.length, y.k.length) >= 10 ? 2 : 1)) pairs.add(x.id, y.id, "similar_name", 0.55);
+        if (editDistance(x.k, y.k) <= (Math.min(x.k.length, y.k.length) >= 10 ? 2 : 1))
+          pairs.add(x.id, y.id, "similar_name", 0.55);
       }
   }
   const byId = new Map(rows.map((r) => [r.id, r]));
   const side = (id: number) => ({ id, name: byId.get(id)!.name, domain: byId.get(id)!.domain });
-  const found = pairs.ranked().filter((p) => p.score >= min && (input.id === undefined || p.a === input.id || p.b === input.id));
-  return { object: "company", ...page(found.slice(input.offset, input.offset + input.limit).map((p) => ({ score: p.score, reasons: p.reasons, a: side(p.a), b: side(p.b) })), found.length, input.limit, input.offset), merge: "crm_companies_merge {id: a.id, mergeId: b.id}" };
+  const found = pairs
+    .ranked()
+    .filter((p) => p.score >= min && (input.id === undefined || p.a === input.id || p.b === input.id));
+  return {
+    object: "company",
+    ...page(
+      found
+        .slice(input.offset, input.offset + input.limit)
+        .map((p) => ({ score: p.score, reasons: p.reasons, a: side(p.a), b: side(p.b) })),
+      found.length,
+      input.limit,
+      input.offset,
+    ),
+    merge: "crm_companies_merge {id: a.id, mergeId: b.id}",
+  };
 }

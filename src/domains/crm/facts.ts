@@ -24,7 +24,15 @@ import { aliasedTable, and, eq, gt, inArray, isNull, lt, sql, type SQL, type SQL
 import { jsonAsText, jsonFieldText, jsonPathBool, jsonPathNumber, numberParam } from "../../core/sql";
 import { users } from "../../core/tables";
 import type { Q } from "./access";
-import { contactEmails, contacts, crmCompanies, fieldDefs, LIFECYCLE_STAGES, type CustomValues, type FieldType } from "./tables";
+import {
+  contactEmails,
+  contacts,
+  crmCompanies,
+  fieldDefs,
+  LIFECYCLE_STAGES,
+  type CustomValues,
+  type FieldType,
+} from "./tables";
 
 export interface ContactFacts {
   id: number;
@@ -38,15 +46,47 @@ export interface ContactFacts {
   score: number;
   createdAt: Date;
   custom: CustomValues;
-  company: { id: number; name: string; domain: string | null; industry: string | null; size: string | null; tags: string[]; custom: CustomValues } | null;
+  company: {
+    id: number;
+    name: string;
+    domain: string | null;
+    industry: string | null;
+    size: string | null;
+    tags: string[];
+    custom: CustomValues;
+  } | null;
 }
 
 /** How a field's values compare: text (folded), number, date (YYYY-MM-DD), datetime, boolean, list (of text), user. */
 export type FactKind = "exists" | "text" | "number" | "date" | "datetime" | "boolean" | "list" | "user";
 
-const CONTACT_FIELDS: Record<string, FactKind> = { contact: "exists", firstName: "text", lastName: "text", jobTitle: "text", lifecycleStage: "text", owner: "user", tags: "list", score: "number", createdAt: "datetime" };
-const COMPANY_FIELDS: Record<string, FactKind> = { name: "text", domain: "text", industry: "text", size: "text", tags: "list" };
-const BY_TYPE: Record<FieldType, FactKind> = { text: "text", url: "text", select: "text", number: "number", date: "date", boolean: "boolean", multi_select: "list" };
+const CONTACT_FIELDS: Record<string, FactKind> = {
+  contact: "exists",
+  firstName: "text",
+  lastName: "text",
+  jobTitle: "text",
+  lifecycleStage: "text",
+  owner: "user",
+  tags: "list",
+  score: "number",
+  createdAt: "datetime",
+};
+const COMPANY_FIELDS: Record<string, FactKind> = {
+  name: "text",
+  domain: "text",
+  industry: "text",
+  size: "text",
+  tags: "list",
+};
+const BY_TYPE: Record<FieldType, FactKind> = {
+  text: "text",
+  url: "text",
+  select: "text",
+  number: "number",
+  date: "date",
+  boolean: "boolean",
+  multi_select: "list",
+};
 
 export const FACT_FIELDS = `${Object.keys(CONTACT_FIELDS).join(", ")}, custom.<key>, company.${Object.keys(COMPANY_FIELDS).join("|")}, company.custom.<key>`;
 export { LIFECYCLE_STAGES };
@@ -60,8 +100,13 @@ export type FieldTypes = Map<string, FieldSpec>;
 
 /** Custom field definitions of the company's contacts and CRM companies ("contact.key" / "company.key" → type and options). */
 export async function customFieldTypes(q: Q, companyId: number): Promise<FieldTypes> {
-  const defs = await q.select({ object: fieldDefs.object, key: fieldDefs.key, type: fieldDefs.type, options: fieldDefs.options }).from(fieldDefs).where(eq(fieldDefs.companyId, companyId));
-  return new Map(defs.filter((d) => d.object !== "deal").map((d) => [`${d.object}.${d.key}`, { type: d.type, options: d.options }]));
+  const defs = await q
+    .select({ object: fieldDefs.object, key: fieldDefs.key, type: fieldDefs.type, options: fieldDefs.options })
+    .from(fieldDefs)
+    .where(eq(fieldDefs.companyId, companyId));
+  return new Map(
+    defs.filter((d) => d.object !== "deal").map((d) => [`${d.object}.${d.key}`, { type: d.type, options: d.options }]),
+  );
 }
 
 /**
@@ -72,9 +117,11 @@ export function factKind(field: string, types: FieldTypes): FactKind | null {
   if (CONTACT_FIELDS[field]) return CONTACT_FIELDS[field]!;
   const [a, b, c, ...more] = field.split(".");
   if (more.length) return null;
-  if (a === "custom" && b && c === undefined) return types.has(`contact.${b}`) ? BY_TYPE[types.get(`contact.${b}`)!.type] : null;
+  if (a === "custom" && b && c === undefined)
+    return types.has(`contact.${b}`) ? BY_TYPE[types.get(`contact.${b}`)!.type] : null;
   if (a === "company" && b && c === undefined) return COMPANY_FIELDS[b] ?? null;
-  if (a === "company" && b === "custom" && c) return types.has(`company.${c}`) ? BY_TYPE[types.get(`company.${c}`)!.type] : null;
+  if (a === "company" && b === "custom" && c)
+    return types.has(`company.${c}`) ? BY_TYPE[types.get(`company.${c}`)!.type] : null;
   return null;
 }
 
@@ -104,7 +151,11 @@ export function factValues(f: ContactFacts, field: string): unknown[] {
 }
 
 /** The live contacts holding these (lower-case) addresses in the company, by address. */
-export async function contactFactsByEmails(q: Q, companyId: number, emails: string[]): Promise<Map<string, ContactFacts>> {
+export async function contactFactsByEmails(
+  q: Q,
+  companyId: number,
+  emails: string[],
+): Promise<Map<string, ContactFacts>> {
   const out = new Map<string, ContactFacts>();
   if (!emails.length) return out;
   const owner = aliasedTable(users, "crm_fact_owner");
@@ -113,12 +164,34 @@ export async function contactFactsByEmails(q: Q, companyId: number, emails: stri
     const rows = await q
       .select({
         email: contactEmails.email,
-        c: { id: contacts.id, firstName: contacts.firstName, lastName: contacts.lastName, jobTitle: contacts.jobTitle, lifecycleStage: contacts.lifecycleStage, ownerId: contacts.ownerId, tags: contacts.tags, score: contacts.score, createdAt: contacts.createdAt, custom: contacts.custom },
+        c: {
+          id: contacts.id,
+          firstName: contacts.firstName,
+          lastName: contacts.lastName,
+          jobTitle: contacts.jobTitle,
+          lifecycleStage: contacts.lifecycleStage,
+          ownerId: contacts.ownerId,
+          tags: contacts.tags,
+          score: contacts.score,
+          createdAt: contacts.createdAt,
+          custom: contacts.custom,
+        },
         ownerEmail: owner.email,
-        co: { id: crmCompanies.id, name: crmCompanies.name, domain: crmCompanies.domain, industry: crmCompanies.industry, size: crmCompanies.size, tags: crmCompanies.tags, custom: crmCompanies.custom },
+        co: {
+          id: crmCompanies.id,
+          name: crmCompanies.name,
+          domain: crmCompanies.domain,
+          industry: crmCompanies.industry,
+          size: crmCompanies.size,
+          tags: crmCompanies.tags,
+          custom: crmCompanies.custom,
+        },
       })
       .from(contactEmails)
-      .innerJoin(contacts, and(eq(contacts.id, contactEmails.contactId), eq(contacts.companyId, companyId), isNull(contacts.mergedIntoId)))
+      .innerJoin(
+        contacts,
+        and(eq(contacts.id, contactEmails.contactId), eq(contacts.companyId, companyId), isNull(contacts.mergedIntoId)),
+      )
       .leftJoin(crmCompanies, and(eq(crmCompanies.id, contacts.crmCompanyId), eq(crmCompanies.companyId, companyId)))
       .leftJoin(owner, eq(owner.id, contacts.ownerId))
       .where(and(eq(contactEmails.companyId, companyId), inArray(contactEmails.email, emails.slice(i, i + 2000))));
@@ -136,7 +209,17 @@ export async function contactFactsByEmails(q: Q, companyId: number, emails: stri
         score: c.score,
         createdAt: c.createdAt,
         custom: c.custom,
-        company: r.co ? { id: r.co.id, name: r.co.name, domain: r.co.domain, industry: r.co.industry, size: r.co.size, tags: r.co.tags, custom: r.co.custom } : null,
+        company: r.co
+          ? {
+              id: r.co.id,
+              name: r.co.name,
+              domain: r.co.domain,
+              industry: r.co.industry,
+              size: r.co.size,
+              tags: r.co.tags,
+              custom: r.co.custom,
+            }
+          : null,
       });
     }
   }
@@ -153,7 +236,17 @@ export async function contactFactsByEmails(q: Q, companyId: number, emails: stri
  */
 export interface FactContext {
   types: FieldTypes;
-  companies: { id: number; name: string; domain: string | null; industry: string | null; size: string | null; tags: string[]; custom: CustomValues }[] | null;
+  companies:
+    | {
+        id: number;
+        name: string;
+        domain: string | null;
+        industry: string | null;
+        size: string | null;
+        tags: string[];
+        custom: CustomValues;
+      }[]
+    | null;
   owners: { id: number; email: string }[] | null;
   /** The distinct values of single-valued text fields the rules name (firstName, custom.<text key>…) among the tenant's live contacts. */
   distinct: Map<string, (string | null)[]>;
@@ -173,7 +266,8 @@ function distinctExpr(field: string, types: FieldTypes): { x: SQL; list: boolean
   if (field === "tags") return { x: jsonAsText(contacts.tags), list: true };
   const key = /^custom\.([A-Za-z0-9_]+)$/.exec(field)?.[1];
   const type = key ? types.get(`contact.${key}`)?.type : undefined;
-  if (key && (type === "text" || type === "url" || type === "select")) return { x: jsonFieldText(contacts.custom, key), list: false };
+  if (key && (type === "text" || type === "url" || type === "select"))
+    return { x: jsonFieldText(contacts.custom, key), list: false };
   if (key && type === "multi_select") return { x: jsonFieldText(contacts.custom, key), list: true };
   return null;
 }
@@ -184,17 +278,39 @@ const COMPANY_IDS_MAX = 5000;
 /** Conditions with a direct SQL form (no distinct values needed): a stage's existence or eq/neq a known stage, a select's existence or eq/neq. */
 function direct(field: string, op: string, value: unknown, types: FieldTypes): boolean {
   const simple = op === "exists" || op === "not_exists" || op === "eq" || op === "neq";
-  if (field === "lifecycleStage") return op === "exists" || op === "not_exists" || (simple && typeof value === "string" && (LIFECYCLE_STAGES as readonly string[]).includes(value.toLowerCase()));
+  if (field === "lifecycleStage")
+    return (
+      op === "exists" ||
+      op === "not_exists" ||
+      (simple && typeof value === "string" && (LIFECYCLE_STAGES as readonly string[]).includes(value.toLowerCase()))
+    );
   const key = /^custom\.([A-Za-z0-9_]+)$/.exec(field)?.[1];
-  return Boolean(key && types.get(`contact.${key}`)?.type === "select" && simple && (op.endsWith("exists") || typeof value === "string"));
+  return Boolean(
+    key &&
+      types.get(`contact.${key}`)?.type === "select" &&
+      simple &&
+      (op.endsWith("exists") || typeof value === "string"),
+  );
 }
 
-export async function factContext(q: Q, companyId: number, conds: { field: string; op: string; value?: unknown }[]): Promise<FactContext> {
+export async function factContext(
+  q: Q,
+  companyId: number,
+  conds: { field: string; op: string; value?: unknown }[],
+): Promise<FactContext> {
   const fields = conds.map((c) => c.field);
   const types = await customFieldTypes(q, companyId);
   const companies = fields.some((f) => f.startsWith("company."))
     ? await q
-        .select({ id: crmCompanies.id, name: crmCompanies.name, domain: crmCompanies.domain, industry: crmCompanies.industry, size: crmCompanies.size, tags: crmCompanies.tags, custom: crmCompanies.custom })
+        .select({
+          id: crmCompanies.id,
+          name: crmCompanies.name,
+          domain: crmCompanies.domain,
+          industry: crmCompanies.industry,
+          size: crmCompanies.size,
+          tags: crmCompanies.tags,
+          custom: crmCompanies.custom,
+        })
         .from(crmCompanies)
         .where(eq(crmCompanies.companyId, companyId))
     : null;
@@ -202,19 +318,40 @@ export async function factContext(q: Q, companyId: number, conds: { field: strin
     ? await q
         .select({ id: users.id, email: users.email })
         .from(users)
-        .where(sql`exists (select 1 from ${contacts} where ${contacts.companyId} = ${companyId} and ${contacts.ownerId} = ${users.id})`)
+        .where(
+          sql`exists (select 1 from ${contacts} where ${contacts.companyId} = ${companyId} and ${contacts.ownerId} = ${users.id})`,
+        )
     : null;
   const distinct = new Map<string, (string | null)[]>();
   for (const f of new Set(conds.filter((c) => !direct(c.field, c.op, c.value, types)).map((c) => c.field))) {
     const d = distinctExpr(f, types);
     if (!d) continue;
-    const rows = await q.select({ v: sql<string | null>`${d.x}` }).from(contacts).where(and(eq(contacts.companyId, companyId), isNull(contacts.mergedIntoId))).groupBy(sql`1`);
-    distinct.set(f, rows.map((r) => r.v));
+    const rows = await q
+      .select({ v: sql<string | null>`${d.x}` })
+      .from(contacts)
+      .where(and(eq(contacts.companyId, companyId), isNull(contacts.mergedIntoId)))
+      .groupBy(sql`1`);
+    distinct.set(
+      f,
+      rows.map((r) => r.v),
+    );
   }
   return { types, companies, owners, distinct };
 }
 
-const NO_FACTS: Omit<ContactFacts, "company"> = { id: 0, firstName: null, lastName: null, jobTitle: null, lifecycleStage: "other", ownerId: null, ownerEmail: null, tags: [], score: 0, createdAt: new Date(0), custom: {} };
+const NO_FACTS: Omit<ContactFacts, "company"> = {
+  id: 0,
+  firstName: null,
+  lastName: null,
+  jobTitle: null,
+  lifecycleStage: "other",
+  ownerId: null,
+  ownerEmail: null,
+  tags: [],
+  score: 0,
+  createdAt: new Date(0),
+  custom: {},
+};
 
 /**
  * The same test as a SQL condition over rows holding an address
@@ -228,7 +365,15 @@ const NO_FACTS: Omit<ContactFacts, "company"> = { id: 0, firstName: null, lastNa
  * process. Like the in-process test, a condition on a field
  * never holds for an address without a contact (but `contact not_exists`).
  */
-export function factSql(companyId: number, emailCol: SQLWrapper, field: string, op: string, value: unknown, ctx: FactContext, test: (f: ContactFacts) => boolean): SQL | null {
+export function factSql(
+  companyId: number,
+  emailCol: SQLWrapper,
+  field: string,
+  op: string,
+  value: unknown,
+  ctx: FactContext,
+  test: (f: ContactFacts) => boolean,
+): SQL | null {
   const types = ctx.types;
   const holds = (pred: SQL) =>
     sql`exists (select 1 from ${contactEmails} inner join ${contacts} on ${contacts.id} = ${contactEmails.contactId} and ${contacts.companyId} = ${companyId} and ${contacts.mergedIntoId} is null where ${contactEmails.companyId} = ${companyId} and ${contactEmails.email} = ${emailCol} and ${pred})`;
@@ -239,15 +384,27 @@ export function factSql(companyId: number, emailCol: SQLWrapper, field: string, 
     const hits = ctx.companies.filter((co) => test({ ...NO_FACTS, company: co })).map((co) => co.id);
     if (hits.length > COMPANY_IDS_MAX) return null;
     const none = test({ ...NO_FACTS, company: null });
-    const inHits = hits.length ? sql`${contacts.crmCompanyId} in (${sql.join(hits.map((h) => sql`${h}`), sql`, `)})` : sql`1 = 0`;
+    const inHits = hits.length
+      ? sql`${contacts.crmCompanyId} in (${sql.join(
+          hits.map((h) => sql`${h}`),
+          sql`, `,
+        )})`
+      : sql`1 = 0`;
     if (!none) return holds(inHits);
     const noCompany = sql`(${contacts.crmCompanyId} is null or not exists (select 1 from ${crmCompanies} where ${crmCompanies.id} = ${contacts.crmCompanyId} and ${crmCompanies.companyId} = ${companyId}))`;
     return holds(sql`(${inHits} or ${noCompany})`);
   }
   if (field === "owner" && typeof value === "string" && ctx.owners) {
     // Decided per owner (every user owning a contact of the tenant) and for "no owner", as above.
-    const ids = ctx.owners.filter((u) => test({ ...NO_FACTS, ownerId: u.id, ownerEmail: u.email, company: null })).map((u) => u.id);
-    const isHit = ids.length ? sql`${contacts.ownerId} in (${sql.join(ids.map((h) => sql`${h}`), sql`, `)})` : sql`1 = 0`;
+    const ids = ctx.owners
+      .filter((u) => test({ ...NO_FACTS, ownerId: u.id, ownerEmail: u.email, company: null }))
+      .map((u) => u.id);
+    const isHit = ids.length
+      ? sql`${contacts.ownerId} in (${sql.join(
+          ids.map((h) => sql`${h}`),
+          sql`, `,
+        )})`
+      : sql`1 = 0`;
     return holds(test({ ...NO_FACTS, company: null }) ? sql`(${contacts.ownerId} is null or ${isHit})` : isHit);
   }
   const values = ctx.distinct.get(field);
@@ -259,16 +416,28 @@ export function factSql(companyId: number, emailCol: SQLWrapper, field: string, 
     // list is long, "none of the others").
     const fact = (t: string | null): ContactFacts => {
       const v = t !== null && d.list ? (JSON.parse(t) as unknown) : t;
-      if (field.startsWith("custom.")) return { ...NO_FACTS, custom: v === null ? {} : ({ [field.slice(7)]: v } as CustomValues), company: null };
+      if (field.startsWith("custom."))
+        return { ...NO_FACTS, custom: v === null ? {} : ({ [field.slice(7)]: v } as CustomValues), company: null };
       return { ...NO_FACTS, [field]: field === "tags" && v === null ? [] : v, company: null } as ContactFacts;
     };
     const known = values.filter((v): v is string => v !== null);
     const hits = known.filter((v) => test(fact(v)));
     const misses = known.filter((v) => !test(fact(v)));
     const nullHit = test(fact(null));
-    const list = (vs: string[]) => sql.join(vs.map((v) => sql`${v}`), sql`, `);
+    const list = (vs: string[]) =>
+      sql.join(
+        vs.map((v) => sql`${v}`),
+        sql`, `,
+      );
     if (Math.min(hits.length, misses.length) > COMPANY_IDS_MAX) return null;
-    const inHits = hits.length <= misses.length ? (hits.length ? sql`${x} in (${list(hits)})` : sql`1 = 0`) : misses.length ? sql`(${x} is not null and ${x} not in (${list(misses)}))` : sql`${x} is not null`;
+    const inHits =
+      hits.length <= misses.length
+        ? hits.length
+          ? sql`${x} in (${list(hits)})`
+          : sql`1 = 0`
+        : misses.length
+          ? sql`(${x} is not null and ${x} not in (${list(misses)}))`
+          : sql`${x} is not null`;
     return holds(nullHit ? sql`(${x} is null or ${inHits})` : inHits);
   }
   if (field === "createdAt" && typeof value === "string" && (op === "before" || op === "after")) {
@@ -284,7 +453,11 @@ export function factSql(companyId: number, emailCol: SQLWrapper, field: string, 
       if (op === "exists") return holds(sql`1 = 1`);
       if (op === "not_exists") return sql`1 = 0`;
       if (v === null || !(LIFECYCLE_STAGES as readonly string[]).includes(v)) return null;
-      return op === "eq" ? holds(sql`${contacts.lifecycleStage} = ${v}`) : op === "neq" ? holds(sql`${contacts.lifecycleStage} <> ${v}`) : null;
+      return op === "eq"
+        ? holds(sql`${contacts.lifecycleStage} = ${v}`)
+        : op === "neq"
+          ? holds(sql`${contacts.lifecycleStage} <> ${v}`)
+          : null;
     }
     case "score": {
       if (op === "exists") return holds(sql`1 = 1`);
@@ -298,7 +471,11 @@ export function factSql(companyId: number, emailCol: SQLWrapper, field: string, 
       if (op === "exists") return holds(sql`${contacts.ownerId} is not null`);
       if (op === "not_exists") return holds(sql`${contacts.ownerId} is null`);
       if (num === null || !Number.isSafeInteger(num)) return null;
-      return op === "eq" ? holds(sql`${contacts.ownerId} = ${num}`) : op === "neq" ? holds(sql`(${contacts.ownerId} is null or ${contacts.ownerId} <> ${num})`) : null;
+      return op === "eq"
+        ? holds(sql`${contacts.ownerId} = ${num}`)
+        : op === "neq"
+          ? holds(sql`(${contacts.ownerId} is null or ${contacts.ownerId} <> ${num})`)
+          : null;
   }
   const key = /^custom\.([A-Za-z0-9_]+)$/.exec(field)?.[1];
   const spec = key ? types?.get(`contact.${key}`) : undefined;
@@ -312,7 +489,12 @@ export function factSql(companyId: number, emailCol: SQLWrapper, field: string, 
     // The same folding as the in-process test (email/segment-rules.ts).
     const fold = (t: string) => t.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
     const hits = spec.options.filter((o) => fold(o) === fold(value));
-    const isHit = hits.length ? sql`${x} in (${sql.join(hits.map((h) => sql`${h}`), sql`, `)})` : sql`1 = 0`;
+    const isHit = hits.length
+      ? sql`${x} in (${sql.join(
+          hits.map((h) => sql`${h}`),
+          sql`, `,
+        )})`
+      : sql`1 = 0`;
     return op === "eq" ? holds(isHit) : holds(sql`(${x} is null or not (${isHit}))`);
   }
   // Numbers and booleans are stored as their JSON type (checked on write;

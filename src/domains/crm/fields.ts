@@ -20,19 +20,44 @@ import { contacts, crmCompanies, deals, fieldDefs, type CrmObject, type CustomVa
 
 type Def = typeof fieldDefs.$inferSelect;
 // One shape for the three tables (id, companyId, custom): typed as contacts' for the query builder.
-const TABLE = { contact: contacts, company: crmCompanies, deal: deals } as unknown as Record<CrmObject, typeof contacts>;
-const fieldOut = (d: Def) => ({ id: d.id, object: d.object, key: d.key, label: d.label, type: d.type, options: d.options, required: d.required });
+const TABLE = { contact: contacts, company: crmCompanies, deal: deals } as unknown as Record<
+  CrmObject,
+  typeof contacts
+>;
+const fieldOut = (d: Def) => ({
+  id: d.id,
+  object: d.object,
+  key: d.key,
+  label: d.label,
+  type: d.type,
+  options: d.options,
+  required: d.required,
+});
 
 async function defOf(q: Q, ctx: ActorContext, id: number): Promise<Def> {
-  const d = (await q.select().from(fieldDefs).where(and(eq(fieldDefs.companyId, ctx.company.id), eq(fieldDefs.id, id))).limit(1))[0];
+  const d = (
+    await q
+      .select()
+      .from(fieldDefs)
+      .where(and(eq(fieldDefs.companyId, ctx.company.id), eq(fieldDefs.id, id)))
+      .limit(1)
+  )[0];
   if (!d) throw notFound(`Field ${id} not found; see crm_fields_list.`);
   return d;
 }
 
 /** Records of the object that hold a value for `key` (id and value). */
-async function holders(tx: Q, companyId: number, object: CrmObject, key: string): Promise<{ id: number; custom: CustomValues }[]> {
+async function holders(
+  tx: Q,
+  companyId: number,
+  object: CrmObject,
+  key: string,
+): Promise<{ id: number; custom: CustomValues }[]> {
   const t = TABLE[object];
-  return tx.select({ id: t.id, custom: t.custom }).from(t).where(and(eq(t.companyId, companyId), sql`${jsonFieldText(t.custom, key)} is not null`));
+  return tx
+    .select({ id: t.id, custom: t.custom })
+    .from(t)
+    .where(and(eq(t.companyId, companyId), sql`${jsonFieldText(t.custom, key)} is not null`));
 }
 
 export async function createField(ctx: ActorContext, input: v.InferOutput<typeof fieldCreateInput>) {
@@ -42,16 +67,51 @@ export async function createField(ctx: ActorContext, input: v.InferOutput<typeof
   if (selecty && !options.length) throw invalid(`A ${input.type} field needs options.`);
   if (!selecty && input.options) throw invalid("options are for select and multi_select fields.");
   return ctx.deps.db.transaction(async (tx) => {
-    const taken = (await tx.select({ id: fieldDefs.id }).from(fieldDefs).where(and(eq(fieldDefs.companyId, ctx.company.id), eq(fieldDefs.object, input.object), eq(fieldDefs.key, input.key))).limit(1))[0];
+    const taken = (
+      await tx
+        .select({ id: fieldDefs.id })
+        .from(fieldDefs)
+        .where(
+          and(
+            eq(fieldDefs.companyId, ctx.company.id),
+            eq(fieldDefs.object, input.object),
+            eq(fieldDefs.key, input.key),
+          ),
+        )
+        .limit(1)
+    )[0];
     if (taken) throw conflict(`The ${input.object} field ${input.key} exists (id ${taken.id}).`, { id: taken.id });
     if (input.required) {
       const t = TABLE[input.object];
       const any = (await tx.select({ id: t.id }).from(t).where(eq(t.companyId, ctx.company.id)).limit(1))[0];
-      if (any) throw conflict(`Existing ${input.object}s have no ${input.key}; create the field optional, fill it, then make it required.`);
+      if (any)
+        throw conflict(
+          `Existing ${input.object}s have no ${input.key}; create the field optional, fill it, then make it required.`,
+        );
     }
-    const row = (await tx.insert(fieldDefs).values({ companyId: ctx.company.id, object: input.object, key: input.key, label: input.label, type: input.type, options, required: input.required, createdAt: ctx.deps.clock.now() }).returning())[0]!;
+    const row = (
+      await tx
+        .insert(fieldDefs)
+        .values({
+          companyId: ctx.company.id,
+          object: input.object,
+          key: input.key,
+          label: input.label,
+          type: input.type,
+          options,
+          required: input.required,
+          createdAt: ctx.deps.clock.now(),
+        })
+        .returning()
+    )[0]!;
     await audit(tx, ctx, "crm.field_create", { type: "crm_field", id: row.id });
-    await emit(tx, ctx, crmSettingsChanged, { id: row.id }, { what: "field", action: "created", name: `${row.object}.${row.key}` });
+    await emit(
+      tx,
+      ctx,
+      crmSettingsChanged,
+      { id: row.id },
+      { what: "field", action: "created", name: `${row.object}.${row.key}` },
+    );
     return fieldOut(row);
   });
 }
@@ -62,7 +122,8 @@ export async function updateField(ctx: ActorContext, input: v.InferOutput<typeof
     const d = await defOf(tx, ctx, input.id);
     let options = d.options;
     if (input.options) {
-      if (d.type !== "select" && d.type !== "multi_select") throw invalid("options are for select and multi_select fields.");
+      if (d.type !== "select" && d.type !== "multi_select")
+        throw invalid("options are for select and multi_select fields.");
       options = [...new Set(input.options)];
       if (!options.length) throw invalid("A select field keeps at least one option.");
       const removed = d.options.filter((o) => !options.includes(o));
@@ -71,18 +132,34 @@ export async function updateField(ctx: ActorContext, input: v.InferOutput<typeof
           const val = h.custom[d.key];
           return Array.isArray(val) ? val.some((x) => removed.includes(x)) : removed.includes(String(val));
         });
-        if (inUse.length) throw conflict(`Options ${removed.join(", ")} are in use on ${inUse.length} ${d.object}(s) (e.g. id ${inUse[0]!.id}); change those first.`);
+        if (inUse.length)
+          throw conflict(
+            `Options ${removed.join(", ")} are in use on ${inUse.length} ${d.object}(s) (e.g. id ${inUse[0]!.id}); change those first.`,
+          );
       }
     }
     if (input.required && !d.required) {
       const t = TABLE[d.object];
       const total = (await tx.select({ id: t.id }).from(t).where(eq(t.companyId, ctx.company.id))).length;
       const filled = (await holders(tx, ctx.company.id, d.object, d.key)).length;
-      if (filled < total) throw conflict(`${total - filled} ${d.object}(s) have no ${d.key}; fill them before making it required.`);
+      if (filled < total)
+        throw conflict(`${total - filled} ${d.object}(s) have no ${d.key}; fill them before making it required.`);
     }
-    const row = (await tx.update(fieldDefs).set({ label: input.label ?? d.label, options, required: input.required ?? d.required }).where(eq(fieldDefs.id, d.id)).returning())[0]!;
+    const row = (
+      await tx
+        .update(fieldDefs)
+        .set({ label: input.label ?? d.label, options, required: input.required ?? d.required })
+        .where(eq(fieldDefs.id, d.id))
+        .returning()
+    )[0]!;
     await audit(tx, ctx, "crm.field_update", { type: "crm_field", id: d.id });
-    await emit(tx, ctx, crmSettingsChanged, { id: d.id }, { what: "field", action: "updated", name: `${d.object}.${d.key}` });
+    await emit(
+      tx,
+      ctx,
+      crmSettingsChanged,
+      { id: d.id },
+      { what: "field", action: "updated", name: `${d.object}.${d.key}` },
+    );
     return fieldOut(row);
   });
 }
@@ -98,8 +175,18 @@ export async function deleteField(ctx: ActorContext, input: { id: number }) {
       await tx.update(t).set({ custom: rest }).where(eq(t.id, h.id));
     }
     await tx.delete(fieldDefs).where(eq(fieldDefs.id, d.id));
-    await audit(tx, ctx, "crm.field_delete", { type: "crm_field", id: d.id, detail: { key: d.key, valuesRemoved: hs.length } });
-    await emit(tx, ctx, crmSettingsChanged, { id: d.id }, { what: "field", action: "deleted", name: `${d.object}.${d.key}` });
+    await audit(tx, ctx, "crm.field_delete", {
+      type: "crm_field",
+      id: d.id,
+      detail: { key: d.key, valuesRemoved: hs.length },
+    });
+    await emit(
+      tx,
+      ctx,
+      crmSettingsChanged,
+      { id: d.id },
+      { what: "field", action: "deleted", name: `${d.object}.${d.key}` },
+    );
     return { id: d.id, status: "deleted", key: d.key, valuesRemoved: hs.length };
   });
 }
@@ -111,5 +198,10 @@ export async function listFields(ctx: ActorContext, input: { object?: CrmObject;
     .from(fieldDefs)
     .where(and(eq(fieldDefs.companyId, ctx.company.id), input.object ? eq(fieldDefs.object, input.object) : undefined))
     .orderBy(asc(fieldDefs.object), asc(fieldDefs.id));
-  return page(rows.slice(input.offset, input.offset + input.limit).map(fieldOut), rows.length, input.limit, input.offset);
+  return page(
+    rows.slice(input.offset, input.offset + input.limit).map(fieldOut),
+    rows.length,
+    input.limit,
+    input.offset,
+  );
 }

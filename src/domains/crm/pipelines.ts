@@ -41,18 +41,25 @@ function normalise(list: StageSpec[]) {
   const out = list.map((s) => {
     const kind = s.kind ?? "open";
     const probability = kind === "won" ? 100 : kind === "lost" ? 0 : (s.probability ?? 50);
-    if (s.probability !== undefined && s.probability !== probability) throw invalid(`Stage "${s.name}" is ${kind}: its probability is ${probability}.`);
+    if (s.probability !== undefined && s.probability !== probability)
+      throw invalid(`Stage "${s.name}" is ${kind}: its probability is ${probability}.`);
     return { ...s, kind, probability };
   });
   const names = out.map((s) => s.name.toLowerCase());
   if (new Set(names).size !== names.length) throw invalid("Stage names must differ within a pipeline.");
-  for (const k of ["open", "won", "lost"] as const) if (!out.some((s) => s.kind === k)) throw invalid(`A pipeline needs at least one ${k} stage.`);
+  for (const k of ["open", "won", "lost"] as const)
+    if (!out.some((s) => s.kind === k)) throw invalid(`A pipeline needs at least one ${k} stage.`);
   return out;
 }
 
 async function stageCounts(q: Pick<Db, "select">, pipelineId: number) {
   const rows = await q
-    .select({ stageId: deals.stageId, currency: deals.currency, n: count(), amount: sql<number>`coalesce(sum(${deals.amountCents}), 0)`.mapWith(Number) })
+    .select({
+      stageId: deals.stageId,
+      currency: deals.currency,
+      n: count(),
+      amount: sql<number>`coalesce(sum(${deals.amountCents}), 0)`.mapWith(Number),
+    })
     .from(deals)
     .where(eq(deals.pipelineId, pipelineId))
     .groupBy(deals.stageId, deals.currency);
@@ -85,10 +92,25 @@ export async function createPipeline(ctx: ActorContext, input: v.InferOutput<typ
   const list = normalise(input.stages ?? DEFAULT_STAGES);
   if (list.some((s) => s.id !== undefined)) throw invalid("New stages have no id.");
   return ctx.deps.db.transaction(async (tx) => {
-    const taken = (await tx.select({ id: pipelines.id }).from(pipelines).where(and(eq(pipelines.companyId, ctx.company.id), eq(pipelines.name, input.name))).limit(1))[0];
+    const taken = (
+      await tx
+        .select({ id: pipelines.id })
+        .from(pipelines)
+        .where(and(eq(pipelines.companyId, ctx.company.id), eq(pipelines.name, input.name)))
+        .limit(1)
+    )[0];
     if (taken) throw conflict(`A pipeline named "${input.name}" exists (id ${taken.id}).`, { id: taken.id });
-    const p = (await tx.insert(pipelines).values({ companyId: ctx.company.id, name: input.name, createdAt: ctx.deps.clock.now() }).returning())[0]!;
-    await tx.insert(stages).values(list.map((s, i) => ({ pipelineId: p.id, name: s.name, position: i, probability: s.probability, kind: s.kind })));
+    const p = (
+      await tx
+        .insert(pipelines)
+        .values({ companyId: ctx.company.id, name: input.name, createdAt: ctx.deps.clock.now() })
+        .returning()
+    )[0]!;
+    await tx
+      .insert(stages)
+      .values(
+        list.map((s, i) => ({ pipelineId: p.id, name: s.name, position: i, probability: s.probability, kind: s.kind })),
+      );
     await audit(tx, ctx, "crm.pipeline_create", { type: "crm_pipeline", id: p.id });
     await emit(tx, ctx, crmSettingsChanged, { id: p.id }, { what: "pipeline", action: "created", name: p.name });
     return pipelineView(tx, p);
@@ -100,34 +122,73 @@ export async function updatePipeline(ctx: ActorContext, input: v.InferOutput<typ
   return ctx.deps.db.transaction(async (tx) => {
     const p = await pipelineOf(tx, ctx, input.id);
     if (input.name !== undefined && input.name !== p.name) {
-      const taken = (await tx.select({ id: pipelines.id }).from(pipelines).where(and(eq(pipelines.companyId, ctx.company.id), eq(pipelines.name, input.name))).limit(1))[0];
+      const taken = (
+        await tx
+          .select({ id: pipelines.id })
+          .from(pipelines)
+          .where(and(eq(pipelines.companyId, ctx.company.id), eq(pipelines.name, input.name)))
+          .limit(1)
+      )[0];
       if (taken) throw conflict(`A pipeline named "${input.name}" exists (id ${taken.id}).`);
       await tx.update(pipelines).set({ name: input.name }).where(eq(pipelines.id, p.id));
     }
     if (input.stages) {
       const list = normalise(input.stages);
       const current = await stagesOf(tx, p.id);
-      for (const s of list) if (s.id !== undefined && !current.some((c) => c.id === s.id)) throw invalid(`Stage ${s.id} is not in pipeline "${p.name}".`);
+      for (const s of list)
+        if (s.id !== undefined && !current.some((c) => c.id === s.id))
+          throw invalid(`Stage ${s.id} is not in pipeline "${p.name}".`);
       const gone = current.filter((c) => !list.some((s) => s.id === c.id));
       if (gone.length) {
-        const busy = await tx.select({ stageId: deals.stageId, n: count() }).from(deals).where(inArray(deals.stageId, gone.map((g) => g.id))).groupBy(deals.stageId);
+        const busy = await tx
+          .select({ stageId: deals.stageId, n: count() })
+          .from(deals)
+          .where(
+            inArray(
+              deals.stageId,
+              gone.map((g) => g.id),
+            ),
+          )
+          .groupBy(deals.stageId);
         if (busy.length)
-          throw conflict(`Stages still holding deals cannot be removed: ${busy.map((b) => `${gone.find((g) => g.id === b.stageId)!.name} (${b.n})`).join(", ")}. Move the deals first.`);
-        await tx.delete(stages).where(inArray(stages.id, gone.map((g) => g.id)));
+          throw conflict(
+            `Stages still holding deals cannot be removed: ${busy.map((b) => `${gone.find((g) => g.id === b.stageId)!.name} (${b.n})`).join(", ")}. Move the deals first.`,
+          );
+        await tx.delete(stages).where(
+          inArray(
+            stages.id,
+            gone.map((g) => g.id),
+          ),
+        );
       }
       for (const [i, s] of list.entries()) {
         if (s.id !== undefined) {
           const was = current.find((c) => c.id === s.id)!;
           if (was.kind !== s.kind) {
             const n = (await tx.select({ n: count() }).from(deals).where(eq(deals.stageId, was.id)))[0]!.n;
-            if (n) throw conflict(`Stage "${was.name}" holds ${n} deal(s); its kind (${was.kind}) cannot change while it does.`);
+            if (n)
+              throw conflict(
+                `Stage "${was.name}" holds ${n} deal(s); its kind (${was.kind}) cannot change while it does.`,
+              );
           }
-          await tx.update(stages).set({ name: s.name, position: i, probability: s.probability, kind: s.kind }).where(eq(stages.id, s.id));
-        } else await tx.insert(stages).values({ pipelineId: p.id, name: s.name, position: i, probability: s.probability, kind: s.kind });
+          await tx
+            .update(stages)
+            .set({ name: s.name, position: i, probability: s.probability, kind: s.kind })
+            .where(eq(stages.id, s.id));
+        } else
+          await tx
+            .insert(stages)
+            .values({ pipelineId: p.id, name: s.name, position: i, probability: s.probability, kind: s.kind });
       }
     }
     await audit(tx, ctx, "crm.pipeline_update", { type: "crm_pipeline", id: p.id });
-    await emit(tx, ctx, crmSettingsChanged, { id: p.id }, { what: "pipeline", action: "updated", name: input.name ?? p.name });
+    await emit(
+      tx,
+      ctx,
+      crmSettingsChanged,
+      { id: p.id },
+      { what: "pipeline", action: "updated", name: input.name ?? p.name },
+    );
     return pipelineView(tx, (await tx.select().from(pipelines).where(eq(pipelines.id, p.id)))[0]!);
   });
 }
@@ -148,7 +209,11 @@ export async function deletePipeline(ctx: ActorContext, input: { id: number }) {
 export async function listPipelines(ctx: ActorContext, input: { limit: number; offset: number }) {
   crmRead(ctx);
   const db = ctx.deps.db;
-  const all = await db.select().from(pipelines).where(eq(pipelines.companyId, ctx.company.id)).orderBy(asc(pipelines.id));
+  const all = await db
+    .select()
+    .from(pipelines)
+    .where(eq(pipelines.companyId, ctx.company.id))
+    .orderBy(asc(pipelines.id));
   const items = [];
   for (const p of all.slice(input.offset, input.offset + input.limit)) items.push(await pipelineView(db, p));
   return page(items, all.length, input.limit, input.offset);
@@ -175,13 +240,26 @@ export async function forecast(ctx: ActorContext, input: v.InferOutput<typeof fo
   const months = Array.from({ length: input.months }, (_, i) => addMonths(from, i));
   const to = addMonths(from, input.months);
   const rows = await db
-    .select({ amountCents: deals.amountCents, currency: deals.currency, stageId: deals.stageId, expectedClose: deals.expectedClose, closedAt: deals.closedAt })
+    .select({
+      amountCents: deals.amountCents,
+      currency: deals.currency,
+      stageId: deals.stageId,
+      expectedClose: deals.expectedClose,
+      closedAt: deals.closedAt,
+    })
     .from(deals)
     .where(eq(deals.pipelineId, p.id));
   const byId = new Map<number, StageRow>(list.map((s) => [s.id, s]));
   type Cur = {
     currency: string;
-    stages: { stageId: number; stage: string; probability: number; deals: number; amountCents: number; weightedCents: number }[];
+    stages: {
+      stageId: number;
+      stage: string;
+      probability: number;
+      deals: number;
+      amountCents: number;
+      weightedCents: number;
+    }[];
     months: { month: string; weightedCents: number; wonCents: number }[];
     unscheduledWeightedCents: number;
     openAmountCents: number;
@@ -193,7 +271,16 @@ export async function forecast(ctx: ActorContext, input: v.InferOutput<typeof fo
     if (!x) {
       x = {
         currency: c,
-        stages: list.filter((s) => s.kind === "open").map((s) => ({ stageId: s.id, stage: s.name, probability: s.probability, deals: 0, amountCents: 0, weightedCents: 0 })),
+        stages: list
+          .filter((s) => s.kind === "open")
+          .map((s) => ({
+            stageId: s.id,
+            stage: s.name,
+            probability: s.probability,
+            deals: 0,
+            amountCents: 0,
+            weightedCents: 0,
+          })),
         months: months.map((m) => ({ month: m, weightedCents: 0, wonCents: 0 })),
         unscheduledWeightedCents: 0,
         openAmountCents: 0,
@@ -225,5 +312,11 @@ export async function forecast(ctx: ActorContext, input: v.InferOutput<typeof fo
       if (m) m.weightedCents += w;
     }
   }
-  return { pipelineId: p.id, pipeline: p.name, from, to, currencies: [...out.values()].sort((a, b) => (a.currency < b.currency ? -1 : 1)) };
+  return {
+    pipelineId: p.id,
+    pipeline: p.name,
+    from,
+    to,
+    currencies: [...out.values()].sort((a, b) => (a.currency < b.currency ? -1 : 1)),
+  };
 }

@@ -17,15 +17,29 @@ const positive = (what: string) =>
 
 /** Whole numbers in a range, checked but not published (bounds cost listing bytes; the message says them). */
 const intIn = (what: string, lo: number, hi: number) =>
-  v.pipe(v.number(`${what} must be a number.`), v.integer(`${what} must be whole.`), v.check((n) => n >= lo && n <= hi, `${what} is ${lo} to ${hi}.`));
+  v.pipe(
+    v.number(`${what} must be a number.`),
+    v.integer(`${what} must be whole.`),
+    v.check((n) => n >= lo && n <= hi, `${what} is ${lo} to ${hi}.`),
+  );
 
 export const line = (what: string, max: number) =>
-  v.pipe(v.string(`${what} must be a string.`), v.trim(), v.minLength(1, `${what} must not be empty.`), v.maxLength(max, `${what} must be at most ${max} characters.`));
+  v.pipe(
+    v.string(`${what} must be a string.`),
+    v.trim(),
+    v.minLength(1, `${what} must not be empty.`),
+    v.maxLength(max, `${what} must be at most ${max} characters.`),
+  );
 
 const EMAIL_RE = /^[^\s@"'<>(),;:\\]+@[^\s@"'<>(),;:\\]+\.[^\s@"'<>(),;:\\]+$/;
 export const isEmail = (s: string) => s.length <= 254 && EMAIL_RE.test(s);
 export const emailAddr = (what: string) =>
-  v.pipe(v.string(`${what} must be a string.`), v.trim(), v.toLowerCase(), v.check(isEmail, `${what} must be an email address.`));
+  v.pipe(
+    v.string(`${what} must be a string.`),
+    v.trim(),
+    v.toLowerCase(),
+    v.check(isEmail, `${what} must be an email address.`),
+  );
 
 /** A contact: its id or one of its email addresses. */
 const contactRef = (what: string) =>
@@ -33,15 +47,39 @@ const contactRef = (what: string) =>
 
 /** A CRM company: its id or its domain (acme.com). */
 const domainRef = (what: string) =>
-  v.pipe(v.string(), v.trim(), v.toLowerCase(), v.check((s) => s.length <= 253 && /^[a-z0-9.-]+\.[a-z]{2,}$/.test(s), `${what} is a company id or its domain (acme.com).`));
-const crmCompanyRef = (what: string) => v.union([positive(what), domainRef(what)], `${what} is a company id or its domain (acme.com).`);
+  v.pipe(
+    v.string(),
+    v.trim(),
+    v.toLowerCase(),
+    v.check(
+      (s) => s.length <= 253 && /^[a-z0-9.-]+\.[a-z]{2,}$/.test(s),
+      `${what} is a company id or its domain (acme.com).`,
+    ),
+  );
+const crmCompanyRef = (what: string) =>
+  v.union([positive(what), domainRef(what)], `${what} is a company id or its domain (acme.com).`);
 /** The same or null (unlink), as one flat union: a nested one costs listing bytes. */
-const crmCompanyRefOrNull = (what: string) => v.union([positive(what), domainRef(what), v.null()], `${what} is a company id, its domain, or null.`);
+const crmCompanyRefOrNull = (what: string) =>
+  v.union([positive(what), domainRef(what), v.null()], `${what} is a company id, its domain, or null.`);
 
 /** A member of the tenant: user id, email or "me". */
-const userStr = (msg: string) => v.pipe(v.string(msg), v.trim(), v.maxLength(254, msg), v.check((s) => s === "me" || isEmail(s), msg));
-const userRef = (what: string) => v.union([positive(what), userStr(`${what} is a user id, an email or "me".`)], `${what} is a user id, an email or "me".`);
-const userRefOrNull = (what: string) => v.union([positive(what), userStr(`${what} is a user id, an email, "me" or null.`), v.null()], `${what} is a user id, an email, "me" or null.`);
+const userStr = (msg: string) =>
+  v.pipe(
+    v.string(msg),
+    v.trim(),
+    v.maxLength(254, msg),
+    v.check((s) => s === "me" || isEmail(s), msg),
+  );
+const userRef = (what: string) =>
+  v.union(
+    [positive(what), userStr(`${what} is a user id, an email or "me".`)],
+    `${what} is a user id, an email or "me".`,
+  );
+const userRefOrNull = (what: string) =>
+  v.union(
+    [positive(what), userStr(`${what} is a user id, an email, "me" or null.`), v.null()],
+    `${what} is a user id, an email, "me" or null.`,
+  );
 
 const tag = v.pipe(
   v.string("A tag must be a string."),
@@ -52,12 +90,22 @@ const tag = v.pipe(
 const tags = v.pipe(v.array(tag, "tags must be a list of strings."), v.maxLength(30, "At most 30 tags."));
 
 const customOk = (x: unknown) =>
-  x === null || typeof x === "boolean" || (typeof x === "number" && Number.isFinite(x)) || (typeof x === "string" && x.length <= 2000) || (Array.isArray(x) && x.length <= 50 && x.every((y) => typeof y === "string" && y.length <= 200));
+  x === null ||
+  typeof x === "boolean" ||
+  (typeof x === "number" && Number.isFinite(x)) ||
+  (typeof x === "string" && x.length <= 2000) ||
+  (Array.isArray(x) && x.length <= 50 && x.every((y) => typeof y === "string" && y.length <= 200));
 /** Custom field values by key; null removes a value. Published as a plain object; checked here and against the definitions by the verb. */
 const custom = v.pipe(
   v.record(v.string(), v.unknown()),
-  v.check((o) => Object.keys(o).length <= 100 && Object.keys(o).every((k) => k.length <= 40), "At most 100 custom values, keys up to 40 characters."),
-  v.check((o) => Object.values(o).every(customOk), "custom values are text, numbers, true/false, lists of text, or null."),
+  v.check(
+    (o) => Object.keys(o).length <= 100 && Object.keys(o).every((k) => k.length <= 40),
+    "At most 100 custom values, keys up to 40 characters.",
+  ),
+  v.check(
+    (o) => Object.values(o).every(customOk),
+    "custom values are text, numbers, true/false, lists of text, or null.",
+  ),
 );
 
 const date = v.pipe(v.string(), v.isoDate("must be a date, YYYY-MM-DD."));
@@ -75,12 +123,29 @@ export function parsePhone(raw: string): { number: string; label: string | null 
 }
 const phoneMsg = 'A phone is digits with + ( ) - . / or spaces, label optional: "mobile: +44 7700 900123".';
 const phones = v.pipe(
-  v.array(v.pipe(v.string(phoneMsg), v.maxLength(80, phoneMsg), v.check((x) => parsePhone(x) !== null, phoneMsg), v.transform((x) => parsePhone(x)!))),
+  v.array(
+    v.pipe(
+      v.string(phoneMsg),
+      v.maxLength(80, phoneMsg),
+      v.check((x) => parsePhone(x) !== null, phoneMsg),
+      v.transform((x) => parsePhone(x)!),
+    ),
+  ),
   v.maxLength(10, "At most 10 phones."),
 );
 const emails = v.pipe(v.array(emailAddr("emails")), v.maxLength(10, "At most 10 emails."));
-const cents = (what: string) => v.pipe(v.number(`${what} must be a number.`), v.integer(`${what} is whole cents.`), v.check((n) => n >= 0 && n <= 1e15, `${what} is 0 to 10^15 cents.`));
-const currency = v.pipe(v.string(), v.trim(), v.toUpperCase(), v.regex(/^[A-Z]{3}$/, "currency is an ISO 4217 code like EUR."));
+const cents = (what: string) =>
+  v.pipe(
+    v.number(`${what} must be a number.`),
+    v.integer(`${what} is whole cents.`),
+    v.check((n) => n >= 0 && n <= 1e15, `${what} is 0 to 10^15 cents.`),
+  );
+const currency = v.pipe(
+  v.string(),
+  v.trim(),
+  v.toUpperCase(),
+  v.regex(/^[A-Z]{3}$/, "currency is an ISO 4217 code like EUR."),
+);
 const stageRef = v.union([positive("stage"), line("stage", 80)], "stage is a stage id or name.");
 
 export const idInput = v.strictObject({ id: positive("id") });
@@ -99,7 +164,11 @@ export const contactFilters = {
   custom: v.optional(custom),
   sort: v.optional(v.picklist(SORTS, "sort is updated, created, name or score.")),
 };
-export const contactListInput = v.strictObject({ viewId: v.optional(positive("viewId")), ...contactFilters, ...pageInput });
+export const contactListInput = v.strictObject({
+  viewId: v.optional(positive("viewId")),
+  ...contactFilters,
+  ...pageInput,
+});
 
 export const contactCreateInput = v.strictObject({
   firstName: v.optional(line("firstName", 100)),
@@ -139,8 +208,16 @@ export const duplicatesInput = v.strictObject({
   minScore: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(1))),
   ...pageInput,
 });
-export const contactMergeInput = v.strictObject({ id: contactRef("id"), mergeId: contactRef("mergeId"), keep: v.optional(keepChoice) });
-export const companyMergeInput = v.strictObject({ id: crmCompanyRef("id"), mergeId: crmCompanyRef("mergeId"), keep: v.optional(keepChoice) });
+export const contactMergeInput = v.strictObject({
+  id: contactRef("id"),
+  mergeId: contactRef("mergeId"),
+  keep: v.optional(keepChoice),
+});
+export const companyMergeInput = v.strictObject({
+  id: crmCompanyRef("id"),
+  mergeId: crmCompanyRef("mergeId"),
+  keep: v.optional(keepChoice),
+});
 
 export const companyFilters = {
   q: v.optional(q),
@@ -151,7 +228,11 @@ export const companyFilters = {
   custom: v.optional(custom),
   sort: v.optional(v.picklist(["updated", "created", "name"], "sort is updated, created or name.")),
 };
-export const companyListInput = v.strictObject({ viewId: v.optional(positive("viewId")), ...companyFilters, ...pageInput });
+export const companyListInput = v.strictObject({
+  viewId: v.optional(positive("viewId")),
+  ...companyFilters,
+  ...pageInput,
+});
 
 const domain = v.pipe(v.string("domain must be a string."), v.trim(), v.maxLength(300));
 export const companyCreateInput = v.strictObject({
@@ -230,12 +311,22 @@ const stageSpec = v.strictObject({
   probability: v.optional(intIn("probability", 0, 100)),
   kind: v.optional(v.picklist(STAGE_KINDS, "kind is open, won or lost.")),
 });
-const stageList = v.pipe(v.array(stageSpec), v.minLength(2, "A pipeline needs at least 2 stages."), v.maxLength(30, "At most 30 stages."));
+const stageList = v.pipe(
+  v.array(stageSpec),
+  v.minLength(2, "A pipeline needs at least 2 stages."),
+  v.maxLength(30, "At most 30 stages."),
+);
 export const pipelineCreateInput = v.strictObject({ name: line("name", 100), stages: v.optional(stageList) });
-export const pipelineUpdateInput = v.strictObject({ id: positive("id"), name: v.optional(line("name", 100)), stages: v.optional(stageList) });
+export const pipelineUpdateInput = v.strictObject({
+  id: positive("id"),
+  name: v.optional(line("name", 100)),
+  stages: v.optional(stageList),
+});
 export const forecastInput = v.strictObject({
   id: positive("id"),
-  from: v.optional(v.pipe(v.string(), v.regex(/^\d{4}-(0[1-9]|1[0-2])$/, "from is a month, YYYY-MM."), v.examples(["2030-01"]))),
+  from: v.optional(
+    v.pipe(v.string(), v.regex(/^\d{4}-(0[1-9]|1[0-2])$/, "from is a month, YYYY-MM."), v.examples(["2030-01"])),
+  ),
   months: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(24)), 6),
 });
 export const emptyInput = v.strictObject({ ...pageInput });
@@ -285,7 +376,11 @@ export const searchInput = v.strictObject({
   limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(50)), 10),
 });
 
-const fieldKey = v.pipe(v.string(), v.trim(), v.regex(/^[a-z][a-zA-Z0-9_]{0,39}$/, "key is 1-40 letters, digits or _, starting with a lower-case letter."));
+const fieldKey = v.pipe(
+  v.string(),
+  v.trim(),
+  v.regex(/^[a-z][a-zA-Z0-9_]{0,39}$/, "key is 1-40 letters, digits or _, starting with a lower-case letter."),
+);
 const options = v.pipe(v.array(line("options[]", 100)), v.maxLength(100));
 export const fieldCreateInput = v.strictObject({
   object: v.picklist(OBJECTS, "object is contact, company or deal."),
@@ -295,7 +390,12 @@ export const fieldCreateInput = v.strictObject({
   options: v.optional(options),
   required: v.optional(v.boolean(), false),
 });
-export const fieldUpdateInput = v.strictObject({ id: positive("id"), label: v.optional(line("label", 100)), options: v.optional(options), required: v.optional(v.boolean()) });
+export const fieldUpdateInput = v.strictObject({
+  id: positive("id"),
+  label: v.optional(line("label", 100)),
+  options: v.optional(options),
+  required: v.optional(v.boolean()),
+});
 export const fieldListInput = v.strictObject({ object: v.optional(v.picklist(OBJECTS)), ...pageInput });
 
 export const viewCreateInput = v.strictObject({
@@ -332,10 +432,17 @@ export const mergeListInput = v.strictObject({ object: v.optional(v.picklist(["c
 
 export const MAX_IMPORT_BYTES = 5 * 1024 * 1024;
 export const importInput = v.strictObject({
-  csv: v.optional(v.pipe(v.string(), v.maxLength(MAX_IMPORT_BYTES, "csv is at most 5 MB; upload larger files and pass mediaId."))),
+  csv: v.optional(
+    v.pipe(v.string(), v.maxLength(MAX_IMPORT_BYTES, "csv is at most 5 MB; upload larger files and pass mediaId.")),
+  ),
   mediaId: v.optional(positive("mediaId")),
   dryRun: v.optional(v.boolean(), true),
-  mapping: v.optional(v.pipe(v.record(v.string(), v.string()), v.check((o) => Object.keys(o).length <= 200, "At most 200 mapped columns."))),
+  mapping: v.optional(
+    v.pipe(
+      v.record(v.string(), v.string()),
+      v.check((o) => Object.keys(o).length <= 200, "At most 200 mapped columns."),
+    ),
+  ),
   onDuplicate: v.optional(v.picklist(["update", "skip"]), "update"),
 });
 export const emptyRecompute = v.strictObject({});

@@ -25,7 +25,18 @@ import type { ruleCreateInput, ruleUpdateInput } from "./schemas";
 import { activities, contacts, scoringRules, type ScoreCondition } from "./tables";
 
 type Rule = typeof scoringRules.$inferSelect;
-const FIELDS = ["firstName", "lastName", "jobTitle", "lifecycleStage", "email", "emailDomain", "tags", "companyId", "ownerId", "phone"];
+const FIELDS = [
+  "firstName",
+  "lastName",
+  "jobTitle",
+  "lifecycleStage",
+  "email",
+  "emailDomain",
+  "tags",
+  "companyId",
+  "ownerId",
+  "phone",
+];
 
 function fieldValues(c: ContactRow, field: string): unknown[] {
   switch (field) {
@@ -76,7 +87,12 @@ export function matches(c: ContactRow, cond: ScoreCondition): boolean {
 }
 
 /** The score of one contact, with the points each rule gave (for contacts_get). */
-export function scoreOf(c: ContactRow, rules: Rule[], acts: { kind: string; occurredAt: Date }[], now: Date): { score: number; breakdown: { ruleId: number; name: string; points: number }[] } {
+export function scoreOf(
+  c: ContactRow,
+  rules: Rule[],
+  acts: { kind: string; occurredAt: Date }[],
+  now: Date,
+): { score: number; breakdown: { ruleId: number; name: string; points: number }[] } {
   let total = 0;
   const breakdown: { ruleId: number; name: string; points: number }[] = [];
   for (const r of rules) {
@@ -106,23 +122,42 @@ export async function rescore(tx: Db, actor: EventActor, companyId: number, cont
   let changed = 0;
   for (let i = 0; i < contactIds.length; i += 500) {
     const ids = contactIds.slice(i, i + 500);
-    const rows = await tx.select().from(contacts).where(and(eq(contacts.companyId, companyId), inArray(contacts.id, ids)));
+    const rows = await tx
+      .select()
+      .from(contacts)
+      .where(and(eq(contacts.companyId, companyId), inArray(contacts.id, ids)));
     const acts = rules.some((r) => r.condition.activityKind)
-      ? await tx.select({ contactId: activities.contactId, kind: activities.kind, occurredAt: activities.occurredAt }).from(activities).where(inArray(activities.contactId, ids))
+      ? await tx
+          .select({ contactId: activities.contactId, kind: activities.kind, occurredAt: activities.occurredAt })
+          .from(activities)
+          .where(inArray(activities.contactId, ids))
       : [];
     for (const c of rows) {
-      const { score } = scoreOf(c, rules, acts.filter((a) => a.contactId === c.id), now);
+      const { score } = scoreOf(
+        c,
+        rules,
+        acts.filter((a) => a.contactId === c.id),
+        now,
+      );
       if (score === c.score) continue;
       changed++;
       await tx.update(contacts).set({ score }).where(eq(contacts.id, c.id));
-      await emit(tx, actor, contactScoreChanged, { id: c.id }, { name: fullName(c), email: c.emails[0] ?? null, from: c.score, to: score, ownerUserId: c.ownerId });
+      await emit(
+        tx,
+        actor,
+        contactScoreChanged,
+        { id: c.id },
+        { name: fullName(c), email: c.emails[0] ?? null, from: c.score, to: score, ownerUserId: c.ownerId },
+      );
     }
   }
   return changed;
 }
 
 async function rescoreAll(tx: Db, actor: EventActor, companyId: number): Promise<number> {
-  const ids = (await tx.select({ id: contacts.id }).from(contacts).where(eq(contacts.companyId, companyId))).map((r) => r.id);
+  const ids = (await tx.select({ id: contacts.id }).from(contacts).where(eq(contacts.companyId, companyId))).map(
+    (r) => r.id,
+  );
   return rescore(tx, actor, companyId, ids);
 }
 
@@ -134,25 +169,52 @@ function checkRule(input: { field?: string; op?: string; value?: unknown; activi
   if (!input.field) throw invalid("A rule needs field (with op and value) or activityKind.");
   if (!FIELDS.includes(input.field) && !/^custom\.[a-z][a-zA-Z0-9_]{0,39}$/.test(input.field))
     throw invalid(`field is one of ${FIELDS.join(", ")} or custom.<key>.`);
-  if ((input.op ?? "eq") !== "exists" && input.value === undefined) throw invalid(`op ${input.op ?? "eq"} needs a value.`);
+  if ((input.op ?? "eq") !== "exists" && input.value === undefined)
+    throw invalid(`op ${input.op ?? "eq"} needs a value.`);
 }
 
 export async function createRule(ctx: ActorContext, input: v.InferOutput<typeof ruleCreateInput>) {
   crmWrite(ctx);
   checkRule(input);
   return ctx.deps.db.transaction(async (tx) => {
-    const condition: ScoreCondition = input.activityKind ? { activityKind: input.activityKind } : { field: input.field, op: input.op ?? "eq", ...(input.value !== undefined && { value: input.value }) };
+    const condition: ScoreCondition = input.activityKind
+      ? { activityKind: input.activityKind }
+      : { field: input.field, op: input.op ?? "eq", ...(input.value !== undefined && { value: input.value }) };
     if (!input.activityKind && input.decayDays) throw invalid("decayDays applies to activity rules only.");
-    const row = (await tx.insert(scoringRules).values({ companyId: ctx.company.id, name: input.name, condition, points: input.points, decayDays: input.decayDays ?? null, createdAt: ctx.deps.clock.now() }).returning())[0]!;
+    const row = (
+      await tx
+        .insert(scoringRules)
+        .values({
+          companyId: ctx.company.id,
+          name: input.name,
+          condition,
+          points: input.points,
+          decayDays: input.decayDays ?? null,
+          createdAt: ctx.deps.clock.now(),
+        })
+        .returning()
+    )[0]!;
     await audit(tx, ctx, "crm.scoring_rule_create", { type: "crm_scoring_rule", id: row.id });
-    await emit(tx, ctx, crmSettingsChanged, { id: row.id }, { what: "scoring_rule", action: "created", name: row.name });
+    await emit(
+      tx,
+      ctx,
+      crmSettingsChanged,
+      { id: row.id },
+      { what: "scoring_rule", action: "created", name: row.name },
+    );
     const rescored = await rescoreAll(tx, ctx, ctx.company.id);
     return { ...ruleOut(row), contactsRescored: rescored };
   });
 }
 
 async function ruleOf(q: Q, ctx: ActorContext, id: number) {
-  const r = (await q.select().from(scoringRules).where(and(eq(scoringRules.companyId, ctx.company.id), eq(scoringRules.id, id))).limit(1))[0];
+  const r = (
+    await q
+      .select()
+      .from(scoringRules)
+      .where(and(eq(scoringRules.companyId, ctx.company.id), eq(scoringRules.id, id)))
+      .limit(1)
+  )[0];
   if (!r) throw invalid(`Scoring rule ${id} not found in ${ctx.company.name}; see scoring_rules_list.`);
   return r;
 }
@@ -162,11 +224,17 @@ export async function updateRule(ctx: ActorContext, input: v.InferOutput<typeof 
   return ctx.deps.db.transaction(async (tx) => {
     const r = await ruleOf(tx, ctx, input.id);
     if (input.decayDays && !r.condition.activityKind) throw invalid("decayDays applies to activity rules only.");
-    const row = (await tx
-      .update(scoringRules)
-      .set({ name: input.name ?? r.name, points: input.points ?? r.points, decayDays: input.decayDays === undefined ? r.decayDays : input.decayDays })
-      .where(eq(scoringRules.id, r.id))
-      .returning())[0]!;
+    const row = (
+      await tx
+        .update(scoringRules)
+        .set({
+          name: input.name ?? r.name,
+          points: input.points ?? r.points,
+          decayDays: input.decayDays === undefined ? r.decayDays : input.decayDays,
+        })
+        .where(eq(scoringRules.id, r.id))
+        .returning()
+    )[0]!;
     await audit(tx, ctx, "crm.scoring_rule_update", { type: "crm_scoring_rule", id: r.id });
     await emit(tx, ctx, crmSettingsChanged, { id: r.id }, { what: "scoring_rule", action: "updated", name: row.name });
     return { ...ruleOut(row), contactsRescored: await rescoreAll(tx, ctx, ctx.company.id) };
@@ -219,14 +287,24 @@ export const scoreDecayJob: JobDef = {
    */
   pending: (deps) => anyRow(deps.db.select({ id: scoringRules.id }).from(scoringRules).where(decaying).limit(1)),
   async run(deps: Deps) {
-    const tenants = await deps.db.selectDistinct({ companyId: scoringRules.companyId }).from(scoringRules).where(decaying);
+    const tenants = await deps.db
+      .selectDistinct({ companyId: scoringRules.companyId })
+      .from(scoringRules)
+      .where(decaying);
     for (const { companyId } of tenants) {
       await deps.db.transaction(async (tx) => {
-        const ids = (await tx
-          .selectDistinct({ id: activities.contactId })
-          .from(activities)
-          .where(and(eq(activities.companyId, companyId), isNotNull(activities.contactId), gt(activities.occurredAt, new Date(deps.clock.now().getTime() - 3650 * DAY_MS)))))
-          .map((r) => r.id!);
+        const ids = (
+          await tx
+            .selectDistinct({ id: activities.contactId })
+            .from(activities)
+            .where(
+              and(
+                eq(activities.companyId, companyId),
+                isNotNull(activities.contactId),
+                gt(activities.occurredAt, new Date(deps.clock.now().getTime() - 3650 * DAY_MS)),
+              ),
+            )
+        ).map((r) => r.id!);
         await rescore(tx, { deps, company: { id: companyId } }, companyId, ids);
       });
     }

@@ -18,10 +18,32 @@
  *
  * Dates people mean as calendar days (expected close) are YYYY-MM-DD text.
  */
-import { bool, createdAt, id, index, integer, json, primaryKey, table, text, time, uniqueIndex, updatedAt } from "../../core/columns";
+import {
+  bool,
+  createdAt,
+  id,
+  index,
+  integer,
+  json,
+  primaryKey,
+  table,
+  text,
+  time,
+  uniqueIndex,
+  updatedAt,
+} from "../../core/columns";
 import { companies, users } from "../../core/tables";
 
-export const LIFECYCLE_STAGES = ["subscriber", "lead", "mql", "sql", "opportunity", "customer", "evangelist", "other"] as const;
+export const LIFECYCLE_STAGES = [
+  "subscriber",
+  "lead",
+  "mql",
+  "sql",
+  "opportunity",
+  "customer",
+  "evangelist",
+  "other",
+] as const;
 export type LifecycleStage = (typeof LIFECYCLE_STAGES)[number];
 
 export const COMPANY_SIZES = ["1-10", "11-50", "51-200", "201-1000", "1001-5000", "5000+"] as const;
@@ -40,7 +62,9 @@ export const crmCompanies = table(
   "crm_companies",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     /** Lower-case host without www. (acme.com); unique per tenant among live records. */
     domain: text("domain"),
@@ -66,7 +90,9 @@ export const contacts = table(
   "crm_contacts",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
     firstName: text("first_name"),
     lastName: text("last_name"),
     /** Every address, primary first (lower-cased); mirrored in crm_contact_emails for uniqueness. */
@@ -97,9 +123,13 @@ export const contacts = table(
 export const contactEmails = table(
   "crm_contact_emails",
   {
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
     email: text("email").notNull(),
-    contactId: integer("contact_id").notNull().references(() => contacts.id, { onDelete: "cascade" }),
+    contactId: integer("contact_id")
+      .notNull()
+      .references(() => contacts.id, { onDelete: "cascade" }),
   },
   (t) => [primaryKey({ columns: [t.companyId, t.email] }), index("crm_contact_emails_contact").on(t.contactId)],
 );
@@ -111,7 +141,9 @@ export const pipelines = table(
   "crm_pipelines",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     createdAt: createdAt(),
   },
@@ -122,7 +154,9 @@ export const stages = table(
   "crm_stages",
   {
     id: id(),
-    pipelineId: integer("pipeline_id").notNull().references(() => pipelines.id, { onDelete: "cascade" }),
+    pipelineId: integer("pipeline_id")
+      .notNull()
+      .references(() => pipelines.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     position: integer("position").notNull(),
     /** 0–100: the share of an open deal's amount the forecast counts (won 100, lost 0). */
@@ -136,12 +170,18 @@ export const deals = table(
   "crm_deals",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     amountCents: integer("amount_cents").notNull(),
     currency: text("currency").notNull(),
-    pipelineId: integer("pipeline_id").notNull().references(() => pipelines.id),
-    stageId: integer("stage_id").notNull().references(() => stages.id),
+    pipelineId: integer("pipeline_id")
+      .notNull()
+      .references(() => pipelines.id),
+    stageId: integer("stage_id")
+      .notNull()
+      .references(() => stages.id),
     /** YYYY-MM-DD. */
     expectedClose: text("expected_close"),
     ownerId: integer("owner_id").references(() => users.id, { onDelete: "set null" }),
@@ -154,14 +194,21 @@ export const deals = table(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [index("crm_deals_stage").on(t.companyId, t.pipelineId, t.stageId), index("crm_deals_company").on(t.crmCompanyId)],
+  (t) => [
+    index("crm_deals_stage").on(t.companyId, t.pipelineId, t.stageId),
+    index("crm_deals_company").on(t.crmCompanyId),
+  ],
 );
 
 export const dealContacts = table(
   "crm_deal_contacts",
   {
-    dealId: integer("deal_id").notNull().references(() => deals.id, { onDelete: "cascade" }),
-    contactId: integer("contact_id").notNull().references(() => contacts.id, { onDelete: "cascade" }),
+    dealId: integer("deal_id")
+      .notNull()
+      .references(() => deals.id, { onDelete: "cascade" }),
+    contactId: integer("contact_id")
+      .notNull()
+      .references(() => contacts.id, { onDelete: "cascade" }),
   },
   (t) => [primaryKey({ columns: [t.dealId, t.contactId] }), index("crm_deal_contacts_contact").on(t.contactId)],
 );
@@ -171,7 +218,9 @@ export const stageMoves = table(
   "crm_stage_moves",
   {
     id: id(),
-    dealId: integer("deal_id").notNull().references(() => deals.id, { onDelete: "cascade" }),
+    dealId: integer("deal_id")
+      .notNull()
+      .references(() => deals.id, { onDelete: "cascade" }),
     fromStageId: integer("from_stage_id"),
     toStageId: integer("to_stage_id").notNull(),
     /** Names at the time, so history survives renamed or deleted stages. */
@@ -195,7 +244,9 @@ export const activities = table(
   "crm_activities",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
     kind: text("kind").$type<ActivityKind>().notNull(),
     subject: text("subject"),
     body: text("body"),
@@ -226,7 +277,9 @@ export const fieldDefs = table(
   "crm_field_defs",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
     object: text("object").$type<CrmObject>().notNull(),
     key: text("key").notNull(),
     label: text("label").notNull(),
@@ -243,7 +296,9 @@ export const views = table(
   "crm_views",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
     object: text("object").$type<CrmObject>().notNull(),
     name: text("name").notNull(),
     filters: json<Record<string, unknown>>("filters").notNull(),
@@ -270,7 +325,9 @@ export interface ScoreCondition {
 
 export const scoringRules = table("crm_scoring_rules", {
   id: id(),
-  companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+  companyId: integer("company_id")
+    .notNull()
+    .references(() => companies.id, { onDelete: "cascade" }),
   name: text("name").notNull(),
   condition: json<ScoreCondition>("condition").notNull(),
   points: integer("points").notNull(),
@@ -286,7 +343,9 @@ export const merges = table(
   "crm_merges",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
     object: text("object").$type<"contact" | "company">().notNull(),
     survivorId: integer("survivor_id").notNull(),
     mergedId: integer("merged_id").notNull(),

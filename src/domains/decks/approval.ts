@@ -23,12 +23,24 @@ import { decks, deckVersions, type DeckRow, type VersionRow } from "./tables";
 
 async function deckOf(db: Tx, link: LinkRow): Promise<DeckRow | undefined> {
   if (link.entityId === null) return undefined;
-  return (await db.select().from(decks).where(and(eq(decks.id, link.entityId), eq(decks.companyId, link.companyId))).limit(1))[0];
+  return (
+    await db
+      .select()
+      .from(decks)
+      .where(and(eq(decks.id, link.entityId), eq(decks.companyId, link.companyId)))
+      .limit(1)
+  )[0];
 }
 
 async function versionOf(db: Tx, deckId: number, id: number | null | undefined): Promise<VersionRow | undefined> {
   if (typeof id !== "number") return undefined;
-  return (await db.select().from(deckVersions).where(and(eq(deckVersions.id, id), eq(deckVersions.deckId, deckId))).limit(1))[0];
+  return (
+    await db
+      .select()
+      .from(deckVersions)
+      .where(and(eq(deckVersions.id, id), eq(deckVersions.deckId, deckId)))
+      .limit(1)
+  )[0];
 }
 
 const proposalOf = (link: LinkRow) => (link.payload ?? {}) as Partial<DeckProposal>;
@@ -36,13 +48,25 @@ const proposalOf = (link: LinkRow) => (link.payload ?? {}) as Partial<DeckPropos
 /** Slide by slide, what the proposed version changes against the live one. */
 function slideChanges(before: VersionSlide[], after: VersionSlide[]): ChangeRow[] {
   const rows: ChangeRow[] = [];
-  const label = (s: VersionSlide) => `${s.layout}${slideTitle(s.layout, s.content) ? ` “${slideTitle(s.layout, s.content)}”` : ""}`;
+  const label = (s: VersionSlide) =>
+    `${s.layout}${slideTitle(s.layout, s.content) ? ` “${slideTitle(s.layout, s.content)}”` : ""}`;
   const n = Math.max(before.length, after.length);
   for (let i = 0; i < n; i++) {
     const a = before[i];
     const b = after[i];
-    if (a && b && a.layout === b.layout && JSON.stringify(a.content) === JSON.stringify(b.content) && a.notes === b.notes) continue;
-    rows.push({ field: `Slide ${i + 1}`, before: a ? label(a) : null, after: b ? `${label(b)}${a && a.id === b.id && a.layout === b.layout ? " (edited)" : ""}` : null });
+    if (
+      a &&
+      b &&
+      a.layout === b.layout &&
+      JSON.stringify(a.content) === JSON.stringify(b.content) &&
+      a.notes === b.notes
+    )
+      continue;
+    rows.push({
+      field: `Slide ${i + 1}`,
+      before: a ? label(a) : null,
+      after: b ? `${label(b)}${a && a.id === b.id && a.layout === b.layout ? " (edited)" : ""}` : null,
+    });
     if (rows.length >= 30) break;
   }
   return rows;
@@ -70,7 +94,10 @@ export const pitchDeckKind: ApprovalKind = {
     ];
     if (version.description) facts.push({ label: "Description", value: version.description });
     if (!pending && deck.revision !== version.revision)
-      facts.push({ label: "Since then", value: "The draft was edited after this version was proposed; the preview shows the version as proposed." });
+      facts.push({
+        label: "Since then",
+        value: "The draft was edited after this version was proposed; the preview shows the version as proposed.",
+      });
     const words =
       p.proposal === "update"
         ? {
@@ -80,7 +107,8 @@ export const pitchDeckKind: ApprovalKind = {
             kept: "the live version stayed as it was",
           }
         : {
-            proposal: p.proposal === "republish" ? "A deck that was taken offline, to be published again" : "A new pitch deck",
+            proposal:
+              p.proposal === "republish" ? "A deck that was taken offline, to be published again" : "A new pitch deck",
             pending: `A pitch deck of ${version.slides.length} slides, not yet public: approving publishes it at ${deckUrl(deps, deck.slug)}.`,
             applied: "published",
             kept: "nothing was published",
@@ -91,7 +119,9 @@ export const pitchDeckKind: ApprovalKind = {
       facts,
       changes: live ? slideChanges(live.slides, version.slides) : [],
       html: renderDeck(versionRenderSlides(version.slides), version.theme, { notes: true }),
-      ...(live && pending ? { liveHtml: renderDeck(versionRenderSlides(live.slides), live.theme, { notes: true }) } : {}),
+      ...(live && pending
+        ? { liveHtml: renderDeck(versionRenderSlides(live.slides), live.theme, { notes: true }) }
+        : {}),
     };
   },
 
@@ -101,20 +131,32 @@ export const pitchDeckKind: ApprovalKind = {
     const version = await versionOf(tx, deck.id, proposalOf(link).versionId);
     if (!version) throw conflict("The proposed version of this deck no longer exists.");
     if (deck.isTemplate) throw conflict("The deck was made a template since; templates are not published.");
-    await tx.update(decks)
-      .set({ status: "published", publishedVersionId: version.id, publishedAt: deck.publishedAt ?? d.now, updatedAt: d.now })
+    await tx
+      .update(decks)
+      .set({
+        status: "published",
+        publishedVersionId: version.id,
+        publishedAt: deck.publishedAt ?? d.now,
+        updatedAt: d.now,
+      })
       .where(eq(decks.id, deck.id));
     const url = deckUrl(deps, deck.slug);
-    await emit(tx, { deps, company: { id: deck.companyId } }, deckPublished, { id: deck.id, siteId: deck.siteId }, {
-      deckId: deck.id,
-      slug: deck.slug,
-      title: version.title,
-      version: version.number,
-      url,
-      approvalId: link.id,
-      decidedBy: d.decidedBy,
-      requestedByUserId: link.requestedByUserId,
-    });
+    await emit(
+      tx,
+      { deps, company: { id: deck.companyId } },
+      deckPublished,
+      { id: deck.id, siteId: deck.siteId },
+      {
+        deckId: deck.id,
+        slug: deck.slug,
+        title: version.title,
+        version: version.number,
+        url,
+        approvalId: link.id,
+        decidedBy: d.decidedBy,
+        requestedByUserId: link.requestedByUserId,
+      },
+    );
     return { deckId: deck.id, slug: deck.slug, status: "published", version: version.number, url };
   },
 
@@ -124,17 +166,27 @@ export const pitchDeckKind: ApprovalKind = {
     const p = proposalOf(link);
     const version = await versionOf(tx, deck.id, p.versionId);
     // Never live: back to a draft (or to archived, for a deck that was taken down before); live: stays live.
-    if (deck.status === "pending") await tx.update(decks).set({ status: p.proposal === "republish" ? "archived" : "draft", updatedAt: d.now }).where(eq(decks.id, deck.id));
-    await emit(tx, { deps, company: { id: deck.companyId } }, deckPublishRejected, { id: deck.id, siteId: deck.siteId }, {
-      deckId: deck.id,
-      slug: deck.slug,
-      title: version?.title ?? deck.title,
-      version: version?.number ?? 0,
-      approvalId: link.id,
-      decidedBy: d.decidedBy,
-      comment: d.comment,
-      requestedByUserId: link.requestedByUserId,
-    });
+    if (deck.status === "pending")
+      await tx
+        .update(decks)
+        .set({ status: p.proposal === "republish" ? "archived" : "draft", updatedAt: d.now })
+        .where(eq(decks.id, deck.id));
+    await emit(
+      tx,
+      { deps, company: { id: deck.companyId } },
+      deckPublishRejected,
+      { id: deck.id, siteId: deck.siteId },
+      {
+        deckId: deck.id,
+        slug: deck.slug,
+        title: version?.title ?? deck.title,
+        version: version?.number ?? 0,
+        approvalId: link.id,
+        decidedBy: d.decidedBy,
+        comment: d.comment,
+        requestedByUserId: link.requestedByUserId,
+      },
+    );
   },
 };
 
@@ -143,18 +195,23 @@ export const deckStagedTarget: StagedTarget = {
   entityType: "pitch_deck",
   tools: ["decks_unpublish", "decks_delete"],
   async current(ctx: ActorContext, input) {
-    const d = (await ctx.deps.db
-      .select()
-      .from(decks)
-      .where(and(eq(decks.id, input.id as number), eq(decks.companyId, ctx.company.id)))
-      .limit(1))[0];
+    const d = (
+      await ctx.deps.db
+        .select()
+        .from(decks)
+        .where(and(eq(decks.id, input.id as number), eq(decks.companyId, ctx.company.id)))
+        .limit(1)
+    )[0];
     if (!d) return null;
     return { title: d.title, slug: d.slug, status: d.status, publishedVersionId: d.publishedVersionId };
   },
   async present(deps, call) {
     const b = call.before ?? {};
     const name = `the published deck “${String(b.title ?? "")}”`;
-    const live = typeof b.publishedVersionId === "number" && call.link.entityId !== null ? await versionOf(deps.db, call.link.entityId, b.publishedVersionId) : undefined;
+    const live =
+      typeof b.publishedVersionId === "number" && call.link.entityId !== null
+        ? await versionOf(deps.db, call.link.entityId, b.publishedVersionId)
+        : undefined;
     return {
       proposal: call.tool === "decks_delete" ? `Delete ${name}` : `Take ${name} offline`,
       applied: call.tool === "decks_delete" ? "deleted" : "taken offline",

@@ -19,7 +19,19 @@ import { randomHex } from "../../core/secrets";
 import { slugify } from "../../core/slug";
 import { media } from "../cms/tables";
 import { sites } from "../sites/tables";
-import { imageRefs, isLayout, LAYOUTS, MAX_NOTES, MAX_SLIDES, mapStrings, validateContent, textWarning, type Layout, type ResolvedImage, type VersionSlide } from "./layouts";
+import {
+  imageRefs,
+  isLayout,
+  LAYOUTS,
+  MAX_NOTES,
+  MAX_SLIDES,
+  mapStrings,
+  validateContent,
+  textWarning,
+  type Layout,
+  type ResolvedImage,
+  type VersionSlide,
+} from "./layouts";
 import type { RenderSlide } from "./render";
 import { themeForSite } from "./theme";
 import { decks, deckSlides, deckVersions, type DeckRow, type SlideRow } from "./tables";
@@ -32,7 +44,13 @@ export function write<T>(ctx: { deps: Deps }, fn: (tx: Tx) => Promise<T>): Promi
 }
 
 export async function deckInCompany(tx: Tx, ctx: ActorContext, id: number): Promise<DeckRow> {
-  const d = (await tx.select().from(decks).where(and(eq(decks.id, id), eq(decks.companyId, ctx.company.id))).limit(1))[0];
+  const d = (
+    await tx
+      .select()
+      .from(decks)
+      .where(and(eq(decks.id, id), eq(decks.companyId, ctx.company.id)))
+      .limit(1)
+  )[0];
   if (!d) throw notFound(`Deck ${id} not found in ${ctx.company.name}.`);
   return d;
 }
@@ -44,11 +62,13 @@ export async function deckInCompany(tx: Tx, ctx: ActorContext, id: number): Prom
  */
 export async function lockDeck(tx: Tx, ctx: ActorContext, id: number): Promise<DeckRow> {
   const now = ctx.deps.clock.now();
-  const row = (await tx
-    .update(decks)
-    .set({ revision: sql`${decks.revision} + 1`, updatedAt: now })
-    .where(and(eq(decks.id, id), eq(decks.companyId, ctx.company.id)))
-    .returning())[0];
+  const row = (
+    await tx
+      .update(decks)
+      .set({ revision: sql`${decks.revision} + 1`, updatedAt: now })
+      .where(and(eq(decks.id, id), eq(decks.companyId, ctx.company.id)))
+      .returning()
+  )[0];
   if (!row) throw notFound(`Deck ${id} not found in ${ctx.company.name}.`);
   return row;
 }
@@ -58,7 +78,13 @@ export async function slidesOf(tx: Tx, deckId: number): Promise<SlideRow[]> {
 }
 
 export async function slideInDeck(tx: Tx, deck: DeckRow, id: number): Promise<SlideRow> {
-  const s = (await tx.select().from(deckSlides).where(and(eq(deckSlides.id, id), eq(deckSlides.deckId, deck.id))).limit(1))[0];
+  const s = (
+    await tx
+      .select()
+      .from(deckSlides)
+      .where(and(eq(deckSlides.id, id), eq(deckSlides.deckId, deck.id)))
+      .limit(1)
+  )[0];
   if (!s) throw notFound(`Slide ${id} not found in deck ${deck.id}.`);
   return s;
 }
@@ -69,10 +95,18 @@ export async function slideInDeck(tx: Tx, deck: DeckRow, id: number): Promise<Sl
  * place changes first go to negative positions, so the unique index never
  * sees two slides on one place mid-way.
  */
-export async function placeSlides(tx: Tx, deckId: number, ids: number[], current: Map<number, number>, now: Date, offset = 0) {
+export async function placeSlides(
+  tx: Tx,
+  deckId: number,
+  ids: number[],
+  current: Map<number, number>,
+  now: Date,
+  offset = 0,
+) {
   const moving = ids.map((id, i) => ({ id, to: i + 1 + offset })).filter((m) => current.get(m.id) !== m.to);
   for (const m of moving) await tx.update(deckSlides).set({ position: -m.to }).where(eq(deckSlides.id, m.id));
-  for (const m of moving) await tx.update(deckSlides).set({ position: m.to, updatedAt: now }).where(eq(deckSlides.id, m.id));
+  for (const m of moving)
+    await tx.update(deckSlides).set({ position: m.to, updatedAt: now }).where(eq(deckSlides.id, m.id));
 }
 
 /** A slide as an agent gives it (slides_add, decks_create). */
@@ -91,14 +125,24 @@ export interface CheckedSlide {
 /** Validates slides for their layouts and checks every image they name; `at` prefixes error paths ("slides"). */
 export async function checkSlides(tx: Tx, ctx: ActorContext, input: SlideInput[], at: string): Promise<CheckedSlide[]> {
   const out = input.map((s, i) => checkSlide(s, `${at}[${i}]`));
-  await resolveImages(tx, ctx, out.flatMap((s, i) => imageRefs(s.content).map((r) => ({ id: r.id, path: `${at}[${i}].content.${r.path}` }))));
+  await resolveImages(
+    tx,
+    ctx,
+    out.flatMap((s, i) => imageRefs(s.content).map((r) => ({ id: r.id, path: `${at}[${i}].content.${r.path}` }))),
+  );
   return out;
 }
 
 export function checkSlide(s: SlideInput, at: string): CheckedSlide {
-  if (!isLayout(s.layout)) throw invalid(`${at}.layout must be one of ${LAYOUTS.join(", ")}.`, { path: `${at}.layout` });
-  if (typeof s.notes === "string" && s.notes.length > MAX_NOTES) throw invalid(`${at}.notes: at most ${MAX_NOTES} characters.`, { path: `${at}.notes` });
-  return { layout: s.layout, content: validateContent(s.layout, s.content ?? {}, `${at}.content`), notes: s.notes ?? null };
+  if (!isLayout(s.layout))
+    throw invalid(`${at}.layout must be one of ${LAYOUTS.join(", ")}.`, { path: `${at}.layout` });
+  if (typeof s.notes === "string" && s.notes.length > MAX_NOTES)
+    throw invalid(`${at}.notes: at most ${MAX_NOTES} characters.`, { path: `${at}.notes` });
+  return {
+    layout: s.layout,
+    content: validateContent(s.layout, s.content ?? {}, `${at}.content`),
+    notes: s.notes ?? null,
+  };
 }
 
 export function checkSlideCount(n: number) {
@@ -109,43 +153,98 @@ export function checkSlideCount(n: number) {
  * The media items `refs` name, each an image in one of the company's sites.
  * Another company's media id answers exactly like a missing one.
  */
-export async function resolveImages(tx: Tx, ctx: { company: { id: number; name: string } }, refs: { id: number; path: string }[]): Promise<Map<number, ResolvedImage>> {
+export async function resolveImages(
+  tx: Tx,
+  ctx: { company: { id: number; name: string } },
+  refs: { id: number; path: string }[],
+): Promise<Map<number, ResolvedImage>> {
   const out = new Map<number, ResolvedImage>();
   const ids = [...new Set(refs.map((r) => r.id))];
   if (ids.length === 0) return out;
   const rows = await tx
-    .select({ id: media.id, url: media.url, alt: media.alt, width: media.width, height: media.height, mimeType: media.mimeType, storageKey: media.storageKey })
+    .select({
+      id: media.id,
+      url: media.url,
+      alt: media.alt,
+      width: media.width,
+      height: media.height,
+      mimeType: media.mimeType,
+      storageKey: media.storageKey,
+    })
     .from(media)
     .innerJoin(sites, eq(sites.id, media.siteId))
     .where(and(inArray(media.id, ids), eq(sites.companyId, ctx.company.id)));
-  for (const r of rows) out.set(r.id, { url: r.url, alt: r.alt, width: r.width, height: r.height, mimeType: r.mimeType, storageKey: r.storageKey });
+  for (const r of rows)
+    out.set(r.id, {
+      url: r.url,
+      alt: r.alt,
+      width: r.width,
+      height: r.height,
+      mimeType: r.mimeType,
+      storageKey: r.storageKey,
+    });
   for (const ref of refs) {
     const m = out.get(ref.id);
-    if (!m) throw notFound(`${ref.path}: media ${ref.id} not found in ${ctx.company.name}'s sites (media_list shows their ids).`);
-    if (!m.mimeType.startsWith("image/")) throw invalid(`${ref.path}: media ${ref.id} is a ${m.mimeType} file, not an image.`, { path: ref.path });
+    if (!m)
+      throw notFound(
+        `${ref.path}: media ${ref.id} not found in ${ctx.company.name}'s sites (media_list shows their ids).`,
+      );
+    if (!m.mimeType.startsWith("image/"))
+      throw invalid(`${ref.path}: media ${ref.id} is a ${m.mimeType} file, not an image.`, { path: ref.path });
   }
   return out;
 }
 
 /** The images of slides, resolved now, keyed as a version keeps them (by id, as a string). */
-export async function imagesFor(tx: Tx, ctx: { company: { id: number; name: string } }, content: Record<string, unknown>): Promise<Record<string, ResolvedImage>> {
+export async function imagesFor(
+  tx: Tx,
+  ctx: { company: { id: number; name: string } },
+  content: Record<string, unknown>,
+): Promise<Record<string, ResolvedImage>> {
   const refs = imageRefs(content);
   const out: Record<string, ResolvedImage> = {};
   if (!refs.length) return out;
   // A media item deleted since the slide was written renders as "not available" rather than failing the read.
   const rows = await tx
-    .select({ id: media.id, url: media.url, alt: media.alt, width: media.width, height: media.height, mimeType: media.mimeType, storageKey: media.storageKey })
+    .select({
+      id: media.id,
+      url: media.url,
+      alt: media.alt,
+      width: media.width,
+      height: media.height,
+      mimeType: media.mimeType,
+      storageKey: media.storageKey,
+    })
     .from(media)
     .innerJoin(sites, eq(sites.id, media.siteId))
     .where(and(inArray(media.id, [...new Set(refs.map((r) => r.id))]), eq(sites.companyId, ctx.company.id)));
-  for (const r of rows) if (r.mimeType.startsWith("image/")) out[String(r.id)] = { url: r.url, alt: r.alt, width: r.width, height: r.height, mimeType: r.mimeType, storageKey: r.storageKey };
+  for (const r of rows)
+    if (r.mimeType.startsWith("image/"))
+      out[String(r.id)] = {
+        url: r.url,
+        alt: r.alt,
+        width: r.width,
+        height: r.height,
+        mimeType: r.mimeType,
+        storageKey: r.storageKey,
+      };
   return out;
 }
 
 /** The draft's slides as the renderers take them (images resolved now). */
-export async function draftRenderSlides(tx: Tx, ctx: { company: { id: number; name: string } }, rows: SlideRow[]): Promise<RenderSlide[]> {
+export async function draftRenderSlides(
+  tx: Tx,
+  ctx: { company: { id: number; name: string } },
+  rows: SlideRow[],
+): Promise<RenderSlide[]> {
   const out: RenderSlide[] = [];
-  for (const r of rows) out.push({ layout: r.layout as Layout, content: r.content, notes: r.notes, images: await imagesFor(tx, ctx, r.content) });
+  for (const r of rows)
+    out.push({
+      layout: r.layout as Layout,
+      content: r.content,
+      notes: r.notes,
+      images: await imagesFor(tx, ctx, r.content),
+    });
   return out;
 }
 
@@ -162,7 +261,13 @@ export async function generatedSlug(tx: Tx, title: string): Promise<string> {
 }
 
 export async function slugTaken(tx: Tx, slug: string, exceptId: number | null) {
-  return (await tx.select({ id: decks.id, companyId: decks.companyId, title: decks.title }).from(decks).where(and(eq(decks.slug, slug), exceptId === null ? undefined : ne(decks.id, exceptId))).limit(1))[0];
+  return (
+    await tx
+      .select({ id: decks.id, companyId: decks.companyId, title: decks.title })
+      .from(decks)
+      .where(and(eq(decks.slug, slug), exceptId === null ? undefined : ne(decks.id, exceptId)))
+      .limit(1)
+  )[0];
 }
 
 /** A slug the caller chose: refused when any deck has it (another company's deck is not named). */
@@ -170,7 +275,9 @@ export async function assertSlugFree(tx: Tx, ctx: ActorContext, slug: string, ex
   const owner = await slugTaken(tx, slug, exceptId);
   if (!owner) return;
   const whose = owner.companyId === ctx.company.id ? ` by deck ${owner.id} ("${owner.title.slice(0, 80)}")` : "";
-  throw conflict(`The address /d/${slug} is already taken${whose}. Choose another slug, or omit it to have one made.`, { path: "slug" });
+  throw conflict(`The address /d/${slug} is already taken${whose}. Choose another slug, or omit it to have one made.`, {
+    path: "slug",
+  });
 }
 
 // ---------------------------------------------------------------------------
@@ -179,7 +286,10 @@ export async function assertSlugFree(tx: Tx, ctx: ActorContext, slug: string, ex
 export const PLACEHOLDER_RE = /\{\{\s*([A-Za-z][A-Za-z0-9_.-]{0,63})\s*\}\}/g;
 
 /** Where each placeholder of a deck is: `{ client: ["title", "slide 2 title"] }`. */
-export function placeholdersOf(deck: { title: string; description: string | null }, slides: { content: Record<string, unknown>; notes: string | null }[]): Map<string, string[]> {
+export function placeholdersOf(
+  deck: { title: string; description: string | null },
+  slides: { content: Record<string, unknown>; notes: string | null }[],
+): Map<string, string[]> {
   const found = new Map<string, string[]>();
   const scan = (s: string, where: string) => {
     for (const m of s.matchAll(PLACEHOLDER_RE)) {
@@ -198,8 +308,14 @@ export function placeholdersOf(deck: { title: string; description: string | null
 }
 
 /** Text warnings for slides that hold more than reads well. */
-export function slideWarnings(slides: { layout: string; content: Record<string, unknown> }[], firstPosition = 1): string[] {
-  return slides.map((s, i) => textWarning(firstPosition + i, s.layout as Layout, s.content)).filter((w): w is string => w !== null).slice(0, 10);
+export function slideWarnings(
+  slides: { layout: string; content: Record<string, unknown> }[],
+  firstPosition = 1,
+): string[] {
+  return slides
+    .map((s, i) => textWarning(firstPosition + i, s.layout as Layout, s.content))
+    .filter((w): w is string => w !== null)
+    .slice(0, 10);
 }
 
 // ---------------------------------------------------------------------------
@@ -214,23 +330,39 @@ export async function snapshot(tx: Tx, ctx: ActorContext, deck: DeckRow, rows: S
       ctx,
       imageRefs(r.content).map((ref) => ({ id: ref.id, path: `slide ${r.position} ${ref.path}` })),
     );
-    slides.push({ id: r.id, layout: r.layout as Layout, content: r.content, notes: r.notes, images: Object.fromEntries([...images].map(([k, x]) => [String(k), x])) });
+    slides.push({
+      id: r.id,
+      layout: r.layout as Layout,
+      content: r.content,
+      notes: r.notes,
+      images: Object.fromEntries([...images].map(([k, x]) => [String(k), x])),
+    });
   }
-  const last = (await tx.select({ n: deckVersions.number }).from(deckVersions).where(eq(deckVersions.deckId, deck.id)).orderBy(sql`${deckVersions.number} desc`).limit(1))[0]?.n ?? 0;
-  return (await tx
-    .insert(deckVersions)
-    .values({
-      deckId: deck.id,
-      number: last + 1,
-      revision: deck.revision,
-      title: deck.title,
-      description: deck.description,
-      slides,
-      theme: await themeForSite(ctx.deps, deck.siteId),
-      createdByUserId: ctx.principal.userId,
-      createdAt: ctx.deps.clock.now(),
-    })
-    .returning())[0]!;
+  const last =
+    (
+      await tx
+        .select({ n: deckVersions.number })
+        .from(deckVersions)
+        .where(eq(deckVersions.deckId, deck.id))
+        .orderBy(sql`${deckVersions.number} desc`)
+        .limit(1)
+    )[0]?.n ?? 0;
+  return (
+    await tx
+      .insert(deckVersions)
+      .values({
+        deckId: deck.id,
+        number: last + 1,
+        revision: deck.revision,
+        title: deck.title,
+        description: deck.description,
+        slides,
+        theme: await themeForSite(ctx.deps, deck.siteId),
+        createdByUserId: ctx.principal.userId,
+        createdAt: ctx.deps.clock.now(),
+      })
+      .returning()
+  )[0]!;
 }
 
 export function versionRenderSlides(slides: VersionSlide[]): RenderSlide[] {

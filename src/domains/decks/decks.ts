@@ -47,71 +47,122 @@ import {
   type SlideInput,
   type Tx,
 } from "./common";
-import { deckCreated, deckDeleted, deckPublishRequested, deckTextReplaced, deckUnpublished, deckUpdated } from "./events";
+import {
+  deckCreated,
+  deckDeleted,
+  deckPublishRequested,
+  deckTextReplaced,
+  deckUnpublished,
+  deckUpdated,
+} from "./events";
 import { imageRefs, mapStrings, slideTitle, type Layout } from "./layouts";
 import { slidesFromOutline } from "./outline";
 import { deckPdf } from "./pdf";
 import { assertAffordable, meter } from "../ai/meter";
 import { renderDeck } from "./render";
-import { decks, deckSlides, deckVersions, type DeckRow, type DeckStatus, type SlideRow, type VersionRow } from "./tables";
+import {
+  decks,
+  deckSlides,
+  deckVersions,
+  type DeckRow,
+  type DeckStatus,
+  type SlideRow,
+  type VersionRow,
+} from "./tables";
 import { themeForSite } from "./theme";
 
 const PITCH_DECK = "pitch_deck";
 
 /** The company's primary site (its first active site): where a deck lives when the call names none. */
 async function primarySiteId(ctx: ActorContext): Promise<number> {
-  const s = (await ctx.deps.db
-    .select({ id: sites.id })
-    .from(sites)
-    .where(and(eq(sites.companyId, ctx.company.id), eq(sites.active, true)))
-    .orderBy(sites.id)
-    .limit(1))[0];
-  if (!s) throw notFound(`${ctx.company.name} has no active site; a deck takes its brand and pictures from one. Pass siteId.`);
+  const s = (
+    await ctx.deps.db
+      .select({ id: sites.id })
+      .from(sites)
+      .where(and(eq(sites.companyId, ctx.company.id), eq(sites.active, true)))
+      .orderBy(sites.id)
+      .limit(1)
+  )[0];
+  if (!s)
+    throw notFound(
+      `${ctx.company.name} has no active site; a deck takes its brand and pictures from one. Pass siteId.`,
+    );
   return s.id;
 }
 
 async function insertDeck(
   tx: Tx,
   ctx: ActorContext,
-  d: { siteId: number; title: string; slug?: string; description: string | null; isTemplate: boolean; slides: CheckedSlide[]; fromDeckId: number | null },
+  d: {
+    siteId: number;
+    title: string;
+    slug?: string;
+    description: string | null;
+    isTemplate: boolean;
+    slides: CheckedSlide[];
+    fromDeckId: number | null;
+  },
 ) {
   const now = ctx.deps.clock.now();
   if (d.slug !== undefined) await assertSlugFree(tx, ctx, d.slug, null);
   const slug = d.slug ?? (await generatedSlug(tx, d.title));
-  const deck = (await tx
-    .insert(decks)
-    .values({
-      companyId: ctx.company.id,
-      siteId: d.siteId,
-      title: d.title,
-      slug,
-      description: d.description,
-      isTemplate: d.isTemplate,
-      status: "draft",
-      createdByUserId: ctx.principal.userId,
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning())[0]!;
+  const deck = (
+    await tx
+      .insert(decks)
+      .values({
+        companyId: ctx.company.id,
+        siteId: d.siteId,
+        title: d.title,
+        slug,
+        description: d.description,
+        isTemplate: d.isTemplate,
+        status: "draft",
+        createdByUserId: ctx.principal.userId,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+  )[0]!;
   const ids: number[] = [];
   for (const [i, s] of d.slides.entries()) {
-    const row = (await tx
-      .insert(deckSlides)
-      .values({ deckId: deck.id, position: i + 1, layout: s.layout, content: s.content, notes: s.notes, createdAt: now, updatedAt: now })
-      .returning({ id: deckSlides.id }))[0]!;
+    const row = (
+      await tx
+        .insert(deckSlides)
+        .values({
+          deckId: deck.id,
+          position: i + 1,
+          layout: s.layout,
+          content: s.content,
+          notes: s.notes,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning({ id: deckSlides.id })
+    )[0]!;
     ids.push(row.id);
   }
-  await audit(tx, ctx, "decks.create", { type: "deck", id: deck.id, siteId: deck.siteId, detail: { slug, slides: ids.length, fromDeckId: d.fromDeckId } });
-  await emit(tx, ctx, deckCreated, { id: deck.id, siteId: deck.siteId }, {
-    deckId: deck.id,
-    slug,
-    title: deck.title,
+  await audit(tx, ctx, "decks.create", {
+    type: "deck",
+    id: deck.id,
     siteId: deck.siteId,
-    slideCount: ids.length,
-    isTemplate: deck.isTemplate,
-    fromDeckId: d.fromDeckId,
-    createdByUserId: ctx.principal.userId,
+    detail: { slug, slides: ids.length, fromDeckId: d.fromDeckId },
   });
+  await emit(
+    tx,
+    ctx,
+    deckCreated,
+    { id: deck.id, siteId: deck.siteId },
+    {
+      deckId: deck.id,
+      slug,
+      title: deck.title,
+      siteId: deck.siteId,
+      slideCount: ids.length,
+      isTemplate: deck.isTemplate,
+      fromDeckId: d.fromDeckId,
+      createdByUserId: ctx.principal.userId,
+    },
+  );
   return { deck, slideIds: ids };
 }
 
@@ -167,7 +218,9 @@ export interface UpdateDeckInput {
 
 export async function updateDeck(ctx: ActorContext, input: UpdateDeckInput) {
   authorize(ctx, "decks:write", { write: true });
-  const fields = (["title", "slug", "description", "siteId", "isTemplate"] as const).filter((k) => input[k] !== undefined);
+  const fields = (["title", "slug", "description", "siteId", "isTemplate"] as const).filter(
+    (k) => input[k] !== undefined,
+  );
   // As posts_update does: calling with no changes sends the draft for approval again (a fresh link for an expired one).
   if (fields.length === 0) return await publishDeck(ctx, { id: input.id });
   const siteId = input.siteId !== undefined ? (await siteForActor(ctx, input.siteId)).id : undefined;
@@ -175,11 +228,17 @@ export async function updateDeck(ctx: ActorContext, input: UpdateDeckInput) {
     const before = await deckInCompany(tx, ctx, input.id);
     if (input.slug !== undefined && input.slug !== before.slug) {
       if (before.status === "published")
-        throw conflict(`Deck ${before.id} is live at /d/${before.slug}, the address its audience has: its slug cannot change while it is published. Unpublish it first, or fill a copy (decks_fill_template) under a new slug.`, { path: "slug" });
+        throw conflict(
+          `Deck ${before.id} is live at /d/${before.slug}, the address its audience has: its slug cannot change while it is published. Unpublish it first, or fill a copy (decks_fill_template) under a new slug.`,
+          { path: "slug" },
+        );
       await assertSlugFree(tx, ctx, input.slug, before.id);
     }
     if (input.isTemplate === true && (before.status === "published" || before.status === "pending"))
-      throw conflict(`Deck ${before.id} is ${before.status}: a template is never published. Unpublish it first, or fill a copy and make that the template.`, { path: "isTemplate" });
+      throw conflict(
+        `Deck ${before.id} is ${before.status}: a template is never published. Unpublish it first, or fill a copy and make that the template.`,
+        { path: "isTemplate" },
+      );
     const deck = await lockDeck(tx, ctx, before.id);
     const set: Partial<DeckRow> = {};
     if (input.title !== undefined) set.title = input.title;
@@ -190,7 +249,13 @@ export async function updateDeck(ctx: ActorContext, input: UpdateDeckInput) {
     await tx.update(decks).set(set).where(eq(decks.id, deck.id));
     const after = { ...deck, ...set };
     await audit(tx, ctx, "decks.update", { type: "deck", id: deck.id, siteId: after.siteId, detail: { fields } });
-    await emit(tx, ctx, deckUpdated, { id: deck.id, siteId: after.siteId }, { deckId: deck.id, slug: after.slug, title: after.title, fields: [...fields], revision: deck.revision });
+    await emit(
+      tx,
+      ctx,
+      deckUpdated,
+      { id: deck.id, siteId: after.siteId },
+      { deckId: deck.id, slug: after.slug, title: after.title, fields: [...fields], revision: deck.revision },
+    );
     return { id: deck.id, slug: after.slug, status: deck.status, revision: deck.revision, fields: [...fields] };
   });
 }
@@ -214,9 +279,12 @@ export async function publishDeck(ctx: ActorContext, input: { id: number }) {
   return write(ctx, async (tx) => {
     const deck = await deckInCompany(tx, ctx, input.id);
     if (deck.isTemplate)
-      throw conflict(`Deck ${deck.id} is a template: templates are filled into new decks with decks_fill_template, and those are published.`);
+      throw conflict(
+        `Deck ${deck.id} is a template: templates are filled into new decks with decks_fill_template, and those are published.`,
+      );
     const rows = await slidesOf(tx, deck.id);
-    if (rows.length === 0) throw conflict(`Deck ${deck.id} has no slides yet; add some with slides_add before publishing.`);
+    if (rows.length === 0)
+      throw conflict(`Deck ${deck.id} has no slides yet; add some with slides_add before publishing.`);
     const open = placeholdersOf(deck, rows);
     if (open.size)
       throw conflict(
@@ -228,7 +296,14 @@ export async function publishDeck(ctx: ActorContext, input: { id: number }) {
       );
     const live = deck.status === "published" ? await versionById(tx, deck.publishedVersionId) : null;
     if (live && live.revision === deck.revision)
-      return { id: deck.id, slug: deck.slug, status: deck.status, version: live.number, url: deckUrl(ctx.deps, deck.slug), message: "Nothing to publish: the live version is this draft already." };
+      return {
+        id: deck.id,
+        slug: deck.slug,
+        status: deck.status,
+        version: live.number,
+        url: deckUrl(ctx.deps, deck.slug),
+        message: "Nothing to publish: the live version is this draft already.",
+      };
     const version = await snapshot(tx, ctx, deck, rows);
     const status: DeckStatus = deck.status === "published" ? "published" : "pending";
     if (status !== deck.status) await tx.update(decks).set({ status }).where(eq(decks.id, deck.id));
@@ -246,16 +321,27 @@ export async function publishDeck(ctx: ActorContext, input: { id: number }) {
       title: deck.title,
       payload: proposal as unknown as Record<string, unknown>,
     });
-    await audit(tx, ctx, "decks.publish", { type: "deck", id: deck.id, siteId: deck.siteId, detail: { version: version.number, approvalId: approval.id } });
-    await emit(tx, ctx, deckPublishRequested, { id: deck.id, siteId: deck.siteId }, {
-      deckId: deck.id,
-      slug: deck.slug,
-      title: deck.title,
-      version: version.number,
-      approvalId: approval.id,
-      requestedByUserId: ctx.principal.userId,
-      slideCount: rows.length,
+    await audit(tx, ctx, "decks.publish", {
+      type: "deck",
+      id: deck.id,
+      siteId: deck.siteId,
+      detail: { version: version.number, approvalId: approval.id },
     });
+    await emit(
+      tx,
+      ctx,
+      deckPublishRequested,
+      { id: deck.id, siteId: deck.siteId },
+      {
+        deckId: deck.id,
+        slug: deck.slug,
+        title: deck.title,
+        version: version.number,
+        approvalId: approval.id,
+        requestedByUserId: ctx.principal.userId,
+        slideCount: rows.length,
+      },
+    );
     return {
       id: deck.id,
       slug: deck.slug,
@@ -301,18 +387,49 @@ export async function unpublishDeck(ctx: ActorContext, input: { id: number }) {
       // Never live: withdrawing the request is enough.
       await withdrawLinks(tx, ctx.company.id, PITCH_DECK, deck.id, now);
       await tx.update(decks).set({ status: "draft", updatedAt: now }).where(eq(decks.id, deck.id));
-      await audit(tx, ctx, "decks.unpublish", { type: "deck", id: deck.id, siteId: deck.siteId, detail: { withdrawn: true } });
-      await emit(tx, ctx, deckUnpublished, { id: deck.id, siteId: deck.siteId }, { deckId: deck.id, slug: deck.slug, title: deck.title, version: null });
-      return { id: deck.id, slug: deck.slug, status: "draft", message: "The publication request was withdrawn; the deck was never live." };
+      await audit(tx, ctx, "decks.unpublish", {
+        type: "deck",
+        id: deck.id,
+        siteId: deck.siteId,
+        detail: { withdrawn: true },
+      });
+      await emit(
+        tx,
+        ctx,
+        deckUnpublished,
+        { id: deck.id, siteId: deck.siteId },
+        { deckId: deck.id, slug: deck.slug, title: deck.title, version: null },
+      );
+      return {
+        id: deck.id,
+        slug: deck.slug,
+        status: "draft",
+        message: "The publication request was withdrawn; the deck was never live.",
+      };
     }
-    if (deck.status !== "published") return { id: deck.id, slug: deck.slug, status: deck.status, message: "The deck is not published." };
+    if (deck.status !== "published")
+      return { id: deck.id, slug: deck.slug, status: deck.status, message: "The deck is not published." };
     if (!isApprovedRun(ctx)) return await holdTakedown(ctx, deck, "decks_unpublish");
     const live = await versionById(tx, deck.publishedVersionId);
-    await tx.update(decks).set({ status: "archived", publishedVersionId: null, updatedAt: now }).where(eq(decks.id, deck.id));
+    await tx
+      .update(decks)
+      .set({ status: "archived", publishedVersionId: null, updatedAt: now })
+      .where(eq(decks.id, deck.id));
     // An update that was waiting would put it back online: it goes with the take-down.
     await withdrawLinks(tx, ctx.company.id, PITCH_DECK, deck.id, now, approvedLinkId(ctx));
-    await audit(tx, ctx, "decks.unpublish", { type: "deck", id: deck.id, siteId: deck.siteId, detail: { version: live?.number ?? null } });
-    await emit(tx, ctx, deckUnpublished, { id: deck.id, siteId: deck.siteId }, { deckId: deck.id, slug: deck.slug, title: deck.title, version: live?.number ?? null });
+    await audit(tx, ctx, "decks.unpublish", {
+      type: "deck",
+      id: deck.id,
+      siteId: deck.siteId,
+      detail: { version: live?.number ?? null },
+    });
+    await emit(
+      tx,
+      ctx,
+      deckUnpublished,
+      { id: deck.id, siteId: deck.siteId },
+      { deckId: deck.id, slug: deck.slug, title: deck.title, version: live?.number ?? null },
+    );
     return { id: deck.id, slug: deck.slug, status: "archived" };
   });
 }
@@ -324,8 +441,19 @@ export async function deleteDeck(ctx: ActorContext, input: { id: number }) {
     if (deck.status === "published" && !isApprovedRun(ctx)) return await holdTakedown(ctx, deck, "decks_delete");
     await tx.delete(decks).where(eq(decks.id, deck.id));
     await withdrawLinks(tx, ctx.company.id, PITCH_DECK, deck.id, ctx.deps.clock.now(), approvedLinkId(ctx));
-    await audit(tx, ctx, "decks.delete", { type: "deck", id: deck.id, siteId: deck.siteId, detail: { slug: deck.slug, wasPublished: deck.status === "published" } });
-    await emit(tx, ctx, deckDeleted, { id: deck.id, siteId: deck.siteId }, { deckId: deck.id, slug: deck.slug, title: deck.title, wasPublished: deck.status === "published" });
+    await audit(tx, ctx, "decks.delete", {
+      type: "deck",
+      id: deck.id,
+      siteId: deck.siteId,
+      detail: { slug: deck.slug, wasPublished: deck.status === "published" },
+    });
+    await emit(
+      tx,
+      ctx,
+      deckDeleted,
+      { id: deck.id, siteId: deck.siteId },
+      { deckId: deck.id, slug: deck.slug, title: deck.title, wasPublished: deck.status === "published" },
+    );
     return { id: deck.id, slug: deck.slug, status: "deleted" };
   });
 }
@@ -354,7 +482,11 @@ export interface FillInput {
 export async function fillTemplate(ctx: ActorContext, input: FillInput) {
   authorize(ctx, "decks:write", { write: true });
   for (const k of Object.keys(input.variables))
-    if (!VAR_NAME_RE.test(k)) throw invalid(`variables: "${k.slice(0, 60)}" is not a placeholder name (letters, digits, _ . -, starting with a letter).`, { path: "variables" });
+    if (!VAR_NAME_RE.test(k))
+      throw invalid(
+        `variables: "${k.slice(0, 60)}" is not a placeholder name (letters, digits, _ . -, starting with a letter).`,
+        { path: "variables" },
+      );
   const siteId = input.siteId !== undefined ? (await siteForActor(ctx, input.siteId)).id : undefined;
   return write(ctx, async (tx) => {
     const source = await deckInCompany(tx, ctx, input.id);
@@ -362,24 +494,37 @@ export async function fillTemplate(ctx: ActorContext, input: FillInput) {
     const used = placeholdersOf(source, rows);
     const vars = input.variables;
     const unknown = Object.keys(vars).filter((k) => !used.has(k));
-    const unfilled = [...used].filter(([k]) => !Object.hasOwn(vars, k)).map(([name, places]) => ({ name, places: places.slice(0, 10) }));
+    const unfilled = [...used]
+      .filter(([k]) => !Object.hasOwn(vars, k))
+      .map(([name, places]) => ({ name, places: places.slice(0, 10) }));
     if (input.strict && (unknown.length || unfilled.length))
       throw invalid(
         [
-          unfilled.length ? `unfilled: ${unfilled.map((u) => `{{${u.name}}} (${u.places.slice(0, 3).join(", ")})`).join("; ")}` : "",
+          unfilled.length
+            ? `unfilled: ${unfilled.map((u) => `{{${u.name}}} (${u.places.slice(0, 3).join(", ")})`).join("; ")}`
+            : "",
           unknown.length ? `unknown (not in the template): ${unknown.join(", ")}` : "",
         ]
           .filter(Boolean)
           .join(". ") + ". Nothing was created.",
         { unfilled: unfilled.map((u) => u.name), unknown },
       );
-    const sub = (s: string) => s.replace(PLACEHOLDER_RE, (m, name: string) => (Object.hasOwn(vars, name) ? vars[name]! : m));
+    const sub = (s: string) =>
+      s.replace(PLACEHOLDER_RE, (m, name: string) => (Object.hasOwn(vars, name) ? vars[name]! : m));
     const title = input.title ?? sub(source.title);
-    if (title.length > 200) throw invalid(`The filled title is ${title.length} characters; at most 200. Pass title.`, { path: "title" });
+    if (title.length > 200)
+      throw invalid(`The filled title is ${title.length} characters; at most 200. Pass title.`, { path: "title" });
     const slides: CheckedSlide[] = rows.map((r) =>
-      checkSlide({ layout: r.layout, content: mapStrings(r.content, sub), notes: r.notes === null ? null : sub(r.notes) }, `slide ${r.position} after filling`),
+      checkSlide(
+        { layout: r.layout, content: mapStrings(r.content, sub), notes: r.notes === null ? null : sub(r.notes) },
+        `slide ${r.position} after filling`,
+      ),
     );
-    await resolveImages(tx, ctx, slides.flatMap((s, i) => imageRefs(s.content).map((ref) => ({ id: ref.id, path: `slide ${i + 1} ${ref.path}` }))));
+    await resolveImages(
+      tx,
+      ctx,
+      slides.flatMap((s, i) => imageRefs(s.content).map((ref) => ({ id: ref.id, path: `slide ${i + 1} ${ref.path}` }))),
+    );
     const { deck, slideIds } = await insertDeck(tx, ctx, {
       siteId: siteId ?? source.siteId,
       title,
@@ -409,7 +554,10 @@ function escapeRe(s: string) {
 }
 
 /** Replaces text across a deck (title, description, every slide field and note), like Google Slides' replaceAllText. */
-export async function replaceText(ctx: ActorContext, input: { id: number; find: string; replace: string; matchCase?: boolean }) {
+export async function replaceText(
+  ctx: ActorContext,
+  input: { id: number; find: string; replace: string; matchCase?: boolean },
+) {
   authorize(ctx, "decks:write", { write: true });
   const re = new RegExp(escapeRe(input.find), input.matchCase === false ? "gi" : "g");
   return write(ctx, async (tx) => {
@@ -423,7 +571,10 @@ export async function replaceText(ctx: ActorContext, input: { id: number; find: 
       });
     const title = swap(deck.title);
     const description = deck.description === null ? null : swap(deck.description);
-    if (title.length > 200 || title.trim() === "") throw invalid(`The replaced title would be ${title.trim() ? `${title.length} characters (at most 200)` : "empty"}.`);
+    if (title.length > 200 || title.trim() === "")
+      throw invalid(
+        `The replaced title would be ${title.trim() ? `${title.length} characters (at most 200)` : "empty"}.`,
+      );
     const changed: { row: SlideRow; content: Record<string, unknown>; notes: string | null }[] = [];
     for (const r of rows) {
       const before = total;
@@ -436,20 +587,36 @@ export async function replaceText(ctx: ActorContext, input: { id: number; find: 
     if (total === 0) return { id: deck.id, slug: deck.slug, revision: deck.revision, replaced: 0, slides: [] };
     const locked = await lockDeck(tx, ctx, deck.id);
     const now = ctx.deps.clock.now();
-    if (title !== deck.title || description !== deck.description) await tx.update(decks).set({ title, description }).where(eq(decks.id, deck.id));
-    for (const c of changed) await tx.update(deckSlides).set({ content: c.content, notes: c.notes, updatedAt: now }).where(eq(deckSlides.id, c.row.id));
+    if (title !== deck.title || description !== deck.description)
+      await tx.update(decks).set({ title, description }).where(eq(decks.id, deck.id));
+    for (const c of changed)
+      await tx
+        .update(deckSlides)
+        .set({ content: c.content, notes: c.notes, updatedAt: now })
+        .where(eq(deckSlides.id, c.row.id));
     const positions = changed.map((c) => c.row.position);
-    await audit(tx, ctx, "decks.replace_text", { type: "deck", id: deck.id, siteId: deck.siteId, detail: { count: total, slides: positions } });
-    await emit(tx, ctx, deckTextReplaced, { id: deck.id, siteId: deck.siteId }, {
-      deckId: deck.id,
-      slug: deck.slug,
-      title,
-      find: input.find,
-      replace: input.replace,
-      count: total,
-      slides: positions,
-      revision: locked.revision,
+    await audit(tx, ctx, "decks.replace_text", {
+      type: "deck",
+      id: deck.id,
+      siteId: deck.siteId,
+      detail: { count: total, slides: positions },
     });
+    await emit(
+      tx,
+      ctx,
+      deckTextReplaced,
+      { id: deck.id, siteId: deck.siteId },
+      {
+        deckId: deck.id,
+        slug: deck.slug,
+        title,
+        find: input.find,
+        replace: input.replace,
+        count: total,
+        slides: positions,
+        revision: locked.revision,
+      },
+    );
     return { id: deck.id, slug: deck.slug, revision: locked.revision, replaced: total, slides: positions };
   });
 }
@@ -459,22 +626,44 @@ export async function replaceText(ctx: ActorContext, input: { id: number; find: 
 
 export type Include = ("slides" | "html")[];
 
-function slideSummary(r: { id: number; position: number; layout: string; content: Record<string, unknown>; notes: string | null }) {
-  return { id: r.id, position: r.position, layout: r.layout, title: slideTitle(r.layout as Layout, r.content), hasNotes: !!r.notes };
+function slideSummary(r: {
+  id: number;
+  position: number;
+  layout: string;
+  content: Record<string, unknown>;
+  notes: string | null;
+}) {
+  return {
+    id: r.id,
+    position: r.position,
+    layout: r.layout,
+    title: slideTitle(r.layout as Layout, r.content),
+    hasNotes: !!r.notes,
+  };
 }
 
 async function deckByIdOrSlug(ctx: ActorContext, input: { id?: number; slug?: string }): Promise<DeckRow> {
   if ((input.id === undefined) === (input.slug === undefined)) throw invalid("Give exactly one of id or slug.");
-  const d = (await ctx.deps.db
-    .select()
-    .from(decks)
-    .where(and(eq(decks.companyId, ctx.company.id), input.id !== undefined ? eq(decks.id, input.id) : eq(decks.slug, input.slug!)))
-    .limit(1))[0];
+  const d = (
+    await ctx.deps.db
+      .select()
+      .from(decks)
+      .where(
+        and(
+          eq(decks.companyId, ctx.company.id),
+          input.id !== undefined ? eq(decks.id, input.id) : eq(decks.slug, input.slug!),
+        ),
+      )
+      .limit(1)
+  )[0];
   if (!d) throw notFound(`Deck ${input.id ?? `"${input.slug}"`} not found in ${ctx.company.name}.`);
   return d;
 }
 
-export async function getDeck(ctx: ActorContext, input: { id?: number; slug?: string; version?: "draft" | "published"; include?: Include }) {
+export async function getDeck(
+  ctx: ActorContext,
+  input: { id?: number; slug?: string; version?: "draft" | "published"; include?: Include },
+) {
   authorize(ctx, "decks:read", { write: false });
   const db = ctx.deps.db;
   const deck = await deckByIdOrSlug(ctx, input);
@@ -491,15 +680,35 @@ export async function getDeck(ctx: ActorContext, input: { id?: number; slug?: st
     revision: deck.revision,
     url: live ? deckUrl(ctx.deps, deck.slug) : null,
     pdfUrl: live ? `${deckUrl(ctx.deps, deck.slug)}.pdf` : null,
-    published: live ? { version: live.number, publishedAt: iso(deck.publishedAt), hasUnpublishedChanges: live.revision !== deck.revision } : null,
+    published: live
+      ? {
+          version: live.number,
+          publishedAt: iso(deck.publishedAt),
+          hasUnpublishedChanges: live.revision !== deck.revision,
+        }
+      : null,
     approval: approvalState(await latestLinkFor(db, ctx.company.id, PITCH_DECK, deck.id), ctx.deps.clock.now()),
     createdAt: iso(deck.createdAt),
     updatedAt: iso(deck.updatedAt),
   };
   if (input.version === "published") {
-    if (!live) throw notFound(`Deck ${deck.id} has no published version${deck.status === "pending" ? " yet: its first one waits for approval" : ""}.`);
-    const slides = live.slides.map((s, i) => ({ id: s.id, position: i + 1, layout: s.layout, content: s.content, notes: s.notes }));
-    Object.assign(out, { version: live.number, title: live.title, description: live.description, slideCount: slides.length });
+    if (!live)
+      throw notFound(
+        `Deck ${deck.id} has no published version${deck.status === "pending" ? " yet: its first one waits for approval" : ""}.`,
+      );
+    const slides = live.slides.map((s, i) => ({
+      id: s.id,
+      position: i + 1,
+      layout: s.layout,
+      content: s.content,
+      notes: s.notes,
+    }));
+    Object.assign(out, {
+      version: live.number,
+      title: live.title,
+      description: live.description,
+      slideCount: slides.length,
+    });
     out.slides = include.includes("slides") ? slides : slides.map(slideSummary);
     if (include.includes("html")) out.html = renderDeck(versionRenderSlides(live.slides), live.theme, { notes: true });
     return out;
@@ -507,12 +716,20 @@ export async function getDeck(ctx: ActorContext, input: { id?: number; slug?: st
   const rows = await slidesOf(db, deck.id);
   out.slideCount = rows.length;
   out.placeholders = [...placeholdersOf(deck, rows).keys()];
-  out.slides = include.includes("slides") ? rows.map((r) => ({ id: r.id, position: r.position, layout: r.layout, content: r.content, notes: r.notes })) : rows.map(slideSummary);
-  if (include.includes("html")) out.html = renderDeck(await draftRenderSlides(db, ctx, rows), await themeForSite(ctx.deps, deck.siteId), { notes: true });
+  out.slides = include.includes("slides")
+    ? rows.map((r) => ({ id: r.id, position: r.position, layout: r.layout, content: r.content, notes: r.notes }))
+    : rows.map(slideSummary);
+  if (include.includes("html"))
+    out.html = renderDeck(await draftRenderSlides(db, ctx, rows), await themeForSite(ctx.deps, deck.siteId), {
+      notes: true,
+    });
   return out;
 }
 
-export async function listDecks(ctx: ActorContext, input: { siteId?: number; status?: DeckStatus; template?: boolean; search?: string; limit: number; offset: number }) {
+export async function listDecks(
+  ctx: ActorContext,
+  input: { siteId?: number; status?: DeckStatus; template?: boolean; search?: string; limit: number; offset: number },
+) {
   authorize(ctx, "decks:read", { write: false });
   const db = ctx.deps.db;
   const conds = [eq(decks.companyId, ctx.company.id)];
@@ -522,14 +739,27 @@ export async function listDecks(ctx: ActorContext, input: { siteId?: number; sta
   if (input.search) conds.push(containsText(decks.title, input.search));
   const where = and(...conds);
   const total = (await db.select({ n: count() }).from(decks).where(where).limit(1))[0]?.n ?? 0;
-  const rows = await db.select().from(decks).where(where).orderBy(desc(decks.updatedAt), desc(decks.id)).limit(input.limit).offset(input.offset);
+  const rows = await db
+    .select()
+    .from(decks)
+    .where(where)
+    .orderBy(desc(decks.updatedAt), desc(decks.id))
+    .limit(input.limit)
+    .offset(input.offset);
   const counts = new Map(
     rows.length
-      ? (await db
-          .select({ deckId: deckSlides.deckId, n: count() })
-          .from(deckSlides)
-          .where(inArray(deckSlides.deckId, rows.map((r) => r.id)))
-          .groupBy(deckSlides.deckId)).map((r) => [r.deckId, r.n])
+      ? (
+          await db
+            .select({ deckId: deckSlides.deckId, n: count() })
+            .from(deckSlides)
+            .where(
+              inArray(
+                deckSlides.deckId,
+                rows.map((r) => r.id),
+              ),
+            )
+            .groupBy(deckSlides.deckId)
+        ).map((r) => [r.deckId, r.n])
       : [],
   );
   return page(
@@ -558,13 +788,24 @@ export async function deckForExport(ctx: ActorContext, input: { id: number; vers
   if (input.version === "published") {
     const live = deck.status === "published" ? await versionById(db, deck.publishedVersionId) : null;
     if (!live) throw notFound(`Deck ${deck.id} has no published version.`);
-    return { deck, title: live.title, slides: versionRenderSlides(live.slides), theme: live.theme, version: live.number };
+    return {
+      deck,
+      title: live.title,
+      slides: versionRenderSlides(live.slides),
+      theme: live.theme,
+      version: live.number,
+    };
   }
   const rows = await slidesOf(db, deck.id);
   if (rows.length === 0) throw conflict(`Deck ${deck.id} has no slides to export.`);
-  return { deck, title: deck.title, slides: await draftRenderSlides(db, ctx, rows), theme: await themeForSite(ctx.deps, deck.siteId), version: null };
+  return {
+    deck,
+    title: deck.title,
+    slides: await draftRenderSlides(db, ctx, rows),
+    theme: await themeForSite(ctx.deps, deck.siteId),
+    version: null,
+  };
 }
-
 
 /** Largest PDF a tool result carries as base64; a bigger one is downloaded from the public .pdf address. */
 const MAX_PDF_RESULT = 8 * 1024 * 1024;
@@ -576,8 +817,21 @@ export async function exportDeckPdf(ctx: ActorContext, input: { id: number; vers
   await assertAffordable(ctx.deps.db, ctx.deps, ctx.company.id, "pdf.export");
   const bytes = await deckPdf(ctx.deps, { title: d.title, slides: d.slides, theme: d.theme });
   if (bytes.length > MAX_PDF_RESULT)
-    throw new AppError("payload_too_large", `The PDF is ${bytes.length} bytes, too large for a tool result (at most ${MAX_PDF_RESULT}); publish the deck and download ${deckUrl(ctx.deps, d.deck.slug)}.pdf.`);
-  const paid = await ctx.deps.db.transaction((tx) => meter(tx, ctx.deps, ctx.company.id, "pdf.export", 1, `deck:${d.deck.id}:${d.version ? `v${d.version}` : "draft"}`, ctx.principal.userId));
+    throw new AppError(
+      "payload_too_large",
+      `The PDF is ${bytes.length} bytes, too large for a tool result (at most ${MAX_PDF_RESULT}); publish the deck and download ${deckUrl(ctx.deps, d.deck.slug)}.pdf.`,
+    );
+  const paid = await ctx.deps.db.transaction((tx) =>
+    meter(
+      tx,
+      ctx.deps,
+      ctx.company.id,
+      "pdf.export",
+      1,
+      `deck:${d.deck.id}:${d.version ? `v${d.version}` : "draft"}`,
+      ctx.principal.userId,
+    ),
+  );
   return {
     ...(paid ? { credits: paid.credits, creditBalance: paid.balanceAfter } : {}),
     id: d.deck.id,

@@ -14,7 +14,14 @@ export const deckCreated = defineEvent({
   type: "deck.created",
   entity: "deck",
   description: "A deck was created (from an outline, slides, or by filling a template: fromDeckId).",
-  payload: v.object({ ...deck, siteId: v.number(), slideCount: v.number(), isTemplate: v.boolean(), fromDeckId: nullableNumber, createdByUserId: v.number() }),
+  payload: v.object({
+    ...deck,
+    siteId: v.number(),
+    slideCount: v.number(),
+    isTemplate: v.boolean(),
+    fromDeckId: nullableNumber,
+    createdByUserId: v.number(),
+  }),
 });
 
 export const deckUpdated = defineEvent({
@@ -28,7 +35,14 @@ export const deckTextReplaced = defineEvent({
   type: "deck.text_replaced",
   entity: "deck",
   description: "Text was replaced across a deck's slides (decks_replace_text).",
-  payload: v.object({ ...deck, find: v.string(), replace: v.string(), count: v.number(), slides: v.array(v.number()), revision: v.number() }),
+  payload: v.object({
+    ...deck,
+    find: v.string(),
+    replace: v.string(),
+    count: v.number(),
+    slides: v.array(v.number()),
+    revision: v.number(),
+  }),
 });
 
 export const deckDeleted = defineEvent({
@@ -42,21 +56,41 @@ export const deckPublishRequested = defineEvent({
   type: "deck.publish_requested",
   entity: "deck",
   description: "A version of a deck was submitted for approval; nothing is public until a person approves.",
-  payload: v.object({ ...deck, version: v.number(), approvalId: v.number(), requestedByUserId: v.number(), slideCount: v.number() }),
+  payload: v.object({
+    ...deck,
+    version: v.number(),
+    approvalId: v.number(),
+    requestedByUserId: v.number(),
+    slideCount: v.number(),
+  }),
 });
 
 export const deckPublished = defineEvent({
   type: "deck.published",
   entity: "deck",
   description: "A person approved a deck version: it is served at url (and url + .pdf).",
-  payload: v.object({ ...deck, version: v.number(), url: v.string(), approvalId: v.number(), decidedBy: v.string(), requestedByUserId: nullableNumber }),
+  payload: v.object({
+    ...deck,
+    version: v.number(),
+    url: v.string(),
+    approvalId: v.number(),
+    decidedBy: v.string(),
+    requestedByUserId: nullableNumber,
+  }),
 });
 
 export const deckPublishRejected = defineEvent({
   type: "deck.publish_rejected",
   entity: "deck",
   description: "A person rejected a deck version; what was live (if anything) stays live.",
-  payload: v.object({ ...deck, version: v.number(), approvalId: v.number(), decidedBy: v.string(), comment: v.nullable(v.string()), requestedByUserId: nullableNumber }),
+  payload: v.object({
+    ...deck,
+    version: v.number(),
+    approvalId: v.number(),
+    decidedBy: v.string(),
+    comment: v.nullable(v.string()),
+    requestedByUserId: nullableNumber,
+  }),
 });
 
 export const deckUnpublished = defineEvent({

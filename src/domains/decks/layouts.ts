@@ -16,7 +16,17 @@ import { invalid } from "../../core/errors";
 import { urlProblem } from "../blocks/urls";
 import { idSchema, line, textBlock } from "../cms/common";
 
-export const LAYOUTS = ["title", "title_body", "two_columns", "image", "quote", "metrics", "pricing", "team", "closing"] as const;
+export const LAYOUTS = [
+  "title",
+  "title_body",
+  "two_columns",
+  "image",
+  "quote",
+  "metrics",
+  "pricing",
+  "team",
+  "closing",
+] as const;
 export type Layout = (typeof LAYOUTS)[number];
 
 export const MAX_SLIDES = 100;
@@ -28,9 +38,15 @@ const PLACEHOLDER_ONLY = /^\{\{\s*[A-Za-z][A-Za-z0-9_.-]{0,63}\s*\}\}$/;
 const EMAIL_RE = /^[\w+-]+(?:\.[\w+-]+)*@[\da-z]+(?:[.-][\da-z]+)*\.[a-z]{2,}$/iu;
 const link = v.pipe(
   line(2048),
-  v.check((s) => PLACEHOLDER_ONLY.test(s) || urlProblem(s) === null, (issue) => `${urlProblem(String(issue.input)) ?? "is not a usable URL"}`),
+  v.check(
+    (s) => PLACEHOLDER_ONLY.test(s) || urlProblem(s) === null,
+    (issue) => `${urlProblem(String(issue.input)) ?? "is not a usable URL"}`,
+  ),
 );
-const email = v.pipe(line(254), v.check((s) => PLACEHOLDER_ONLY.test(s) || EMAIL_RE.test(s), "an email address like ana@example.com"));
+const email = v.pipe(
+  line(254),
+  v.check((s) => PLACEHOLDER_ONLY.test(s) || EMAIL_RE.test(s), "an email address like ana@example.com"),
+);
 const bullets = v.pipe(v.array(line(200)), v.maxLength(8, "at most 8 bullets"));
 const heading = line(160);
 const column = v.strictObject({ heading: opt(line(120)), body: opt(textBlock(800)), bullets: opt(bullets) });
@@ -45,10 +61,20 @@ const plan = v.strictObject({
   features: opt(v.pipe(v.array(line(120)), v.maxLength(10, "at most 10 features"))),
   highlighted: opt(v.boolean()),
 });
-const member = v.strictObject({ name: line(100), role: opt(line(100)), bio: opt(textBlock(300)), imageId: opt(idSchema) });
+const member = v.strictObject({
+  name: line(100),
+  role: opt(line(100)),
+  bio: opt(textBlock(300)),
+  imageId: opt(idSchema),
+});
 
 export const LAYOUT_SCHEMAS = {
-  title: v.strictObject({ title: heading, subtitle: opt(textBlock(300)), presenter: opt(line(120)), date: opt(line(60)) }),
+  title: v.strictObject({
+    title: heading,
+    subtitle: opt(textBlock(300)),
+    presenter: opt(line(120)),
+    date: opt(line(60)),
+  }),
   title_body: v.strictObject({ title: heading, body: opt(textBlock(1500)), bullets: opt(bullets) }),
   two_columns: v.strictObject({ title: opt(heading), left: column, right: column }),
   image: v.strictObject({
@@ -59,15 +85,26 @@ export const LAYOUT_SCHEMAS = {
     alt: opt(line(300)),
     fit: opt(v.picklist(["cover", "contain"])),
   }),
-  quote: v.strictObject({ quote: textBlock(600), author: opt(line(120)), role: opt(line(120)), imageId: opt(idSchema) }),
-  metrics: v.strictObject({ title: opt(heading), metrics: v.pipe(v.array(metric), v.minLength(1, "at least 1 metric"), v.maxLength(6, "at most 6 metrics")) }),
+  quote: v.strictObject({
+    quote: textBlock(600),
+    author: opt(line(120)),
+    role: opt(line(120)),
+    imageId: opt(idSchema),
+  }),
+  metrics: v.strictObject({
+    title: opt(heading),
+    metrics: v.pipe(v.array(metric), v.minLength(1, "at least 1 metric"), v.maxLength(6, "at most 6 metrics")),
+  }),
   pricing: v.strictObject({
     title: opt(heading),
     currency: opt(v.pipe(v.string(), v.regex(/^[A-Z]{3}$/, "an ISO 4217 code like USD or EUR"))),
     plans: v.pipe(v.array(plan), v.minLength(1, "at least 1 plan"), v.maxLength(4, "at most 4 plans")),
     note: opt(textBlock(300)),
   }),
-  team: v.strictObject({ title: opt(heading), members: v.pipe(v.array(member), v.minLength(1, "at least 1 member"), v.maxLength(8, "at most 8 members")) }),
+  team: v.strictObject({
+    title: opt(heading),
+    members: v.pipe(v.array(member), v.minLength(1, "at least 1 member"), v.maxLength(8, "at most 8 members")),
+  }),
   closing: v.strictObject({
     title: heading,
     subtitle: opt(textBlock(300)),
@@ -82,15 +119,68 @@ export const LAYOUT_SCHEMAS = {
 
 /** One line per layout for deck_layouts_list, and an example an agent can copy. */
 export const LAYOUT_INFO: Record<Layout, { use: string; example: Record<string, unknown> }> = {
-  title: { use: "Opening slide in the brand colour, with the logo.", example: { title: "A new shop for Harbor Coffee", subtitle: "Proposal, May 2026", presenter: "Northwind Studio" } },
-  title_body: { use: "A heading with a paragraph and/or up to 8 bullets.", example: { title: "What we heard", body: "Orders peak on Mondays.", bullets: ["Checkout is slow on phones", "Subscriptions are manual"] } },
-  two_columns: { use: "Compare or pair two things side by side.", example: { title: "Today and tomorrow", left: { heading: "Today", bullets: ["3 tools"] }, right: { heading: "With Plinth", bullets: ["1 dashboard"] } } },
-  image: { use: "One picture from the media library (imageId), with caption.", example: { title: "The new home page", imageId: 12, caption: "Desktop and phone", fit: "contain" } },
-  quote: { use: "A testimonial or key statement.", example: { quote: "Our orders doubled in a quarter.", author: "Maya Chen", role: "Owner, Harbor Coffee" } },
-  metrics: { use: "1 to 6 big numbers with labels.", example: { title: "Results", metrics: [{ value: "2×", label: "online orders" }, { value: "48%", label: "repeat customers" }] } },
-  pricing: { use: "1 to 4 plans; price in integer cents (or priceLabel).", example: { title: "Options", currency: "USD", plans: [{ name: "Launch", price: 1200000, period: "one-off", features: ["Shop", "Training"], highlighted: true }, { name: "Care", price: 45000, period: "per month" }] } },
-  team: { use: "1 to 8 people with role, short bio and photo (imageId).", example: { title: "Your team", members: [{ name: "Priya Shah", role: "Lead developer" }] } },
-  closing: { use: "Final slide in the brand colour: thanks, contact and a call to action.", example: { title: "Thank you", email: "hello@northwind.example", ctaLabel: "Book a call", ctaUrl: "https://northwind.example/contact" } },
+  title: {
+    use: "Opening slide in the brand colour, with the logo.",
+    example: { title: "A new shop for Harbor Coffee", subtitle: "Proposal, May 2026", presenter: "Northwind Studio" },
+  },
+  title_body: {
+    use: "A heading with a paragraph and/or up to 8 bullets.",
+    example: {
+      title: "What we heard",
+      body: "Orders peak on Mondays.",
+      bullets: ["Checkout is slow on phones", "Subscriptions are manual"],
+    },
+  },
+  two_columns: {
+    use: "Compare or pair two things side by side.",
+    example: {
+      title: "Today and tomorrow",
+      left: { heading: "Today", bullets: ["3 tools"] },
+      right: { heading: "With Plinth", bullets: ["1 dashboard"] },
+    },
+  },
+  image: {
+    use: "One picture from the media library (imageId), with caption.",
+    example: { title: "The new home page", imageId: 12, caption: "Desktop and phone", fit: "contain" },
+  },
+  quote: {
+    use: "A testimonial or key statement.",
+    example: { quote: "Our orders doubled in a quarter.", author: "Maya Chen", role: "Owner, Harbor Coffee" },
+  },
+  metrics: {
+    use: "1 to 6 big numbers with labels.",
+    example: {
+      title: "Results",
+      metrics: [
+        { value: "2×", label: "online orders" },
+        { value: "48%", label: "repeat customers" },
+      ],
+    },
+  },
+  pricing: {
+    use: "1 to 4 plans; price in integer cents (or priceLabel).",
+    example: {
+      title: "Options",
+      currency: "USD",
+      plans: [
+        { name: "Launch", price: 1200000, period: "one-off", features: ["Shop", "Training"], highlighted: true },
+        { name: "Care", price: 45000, period: "per month" },
+      ],
+    },
+  },
+  team: {
+    use: "1 to 8 people with role, short bio and photo (imageId).",
+    example: { title: "Your team", members: [{ name: "Priya Shah", role: "Lead developer" }] },
+  },
+  closing: {
+    use: "Final slide in the brand colour: thanks, contact and a call to action.",
+    example: {
+      title: "Thank you",
+      email: "hello@northwind.example",
+      ctaLabel: "Book a call",
+      ctaUrl: "https://northwind.example/contact",
+    },
+  },
 };
 
 /** An image as a version freezes it (and as renderers take it): never a raw URL an agent typed. */
@@ -150,7 +240,8 @@ function issuePath(issue: v.BaseIssue<unknown>): string {
 function describe(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
-  if (typeof value === "string") return value.length > 40 ? `a string of ${value.length} characters` : JSON.stringify(value);
+  if (typeof value === "string")
+    return value.length > 40 ? `a string of ${value.length} characters` : JSON.stringify(value);
   return typeof value === "object" ? "an object" : `${typeof value} ${String(value).slice(0, 40)}`;
 }
 
@@ -168,9 +259,20 @@ function issueMessage(layout: Layout, issue: v.BaseIssue<unknown>, at: string): 
   const req = (issue as { requirement?: unknown }).requirement;
   const isText = typeof issue.input === "string";
   let what: string;
-  if (issue.type === "max_length") what = isText ? `at most ${req} characters` : issue.message.startsWith("at most") ? issue.message : `at most ${req} items`;
-  else if (issue.type === "min_length") what = isText ? "must not be empty" : issue.message.startsWith("at least") ? issue.message : `at least ${req} items`;
-  else if (issue.kind === "schema") what = `must be ${issue.expected === "Object" ? "an object" : issue.expected === "Array" ? "an array" : `a ${issue.expected}`}`;
+  if (issue.type === "max_length")
+    what = isText
+      ? `at most ${req} characters`
+      : issue.message.startsWith("at most")
+        ? issue.message
+        : `at most ${req} items`;
+  else if (issue.type === "min_length")
+    what = isText
+      ? "must not be empty"
+      : issue.message.startsWith("at least")
+        ? issue.message
+        : `at least ${req} items`;
+  else if (issue.kind === "schema")
+    what = `must be ${issue.expected === "Object" ? "an object" : issue.expected === "Array" ? "an array" : `a ${issue.expected}`}`;
   else what = issue.message.replace(/^Invalid (type|length|format|key|value): /, "");
   return `${where}: ${what} (got ${describe(issue.input)})`;
 }
@@ -206,7 +308,9 @@ function unwrap(node: unknown): unknown {
  */
 export function validateContent(layout: Layout, content: unknown, at: string): Record<string, unknown> {
   if (content === null || typeof content !== "object" || Array.isArray(content))
-    throw invalid(`${at} must be an object of the ${layout} layout's fields (${fieldsOf(layout).join(", ")}).`, { path: at });
+    throw invalid(`${at} must be an object of the ${layout} layout's fields (${fieldsOf(layout).join(", ")}).`, {
+      path: at,
+    });
   const r = v.safeParse(LAYOUT_SCHEMAS[layout], content);
   if (!r.success) {
     const msgs = r.issues.slice(0, 5).map((i) => issueMessage(layout, i, at));
@@ -274,7 +378,10 @@ let layoutDocs: unknown[] | null = null;
 /** deck_layouts_list's answer: each layout, what it is for, its fields as JSON Schema, and an example. */
 export function layoutReference(): unknown[] {
   layoutDocs ??= LAYOUTS.map((layout) => {
-    const schema = plainSchema(toJsonSchema(LAYOUT_SCHEMAS[layout], { errorMode: "ignore" })) as Record<string, unknown>;
+    const schema = plainSchema(toJsonSchema(LAYOUT_SCHEMAS[layout], { errorMode: "ignore" })) as Record<
+      string,
+      unknown
+    >;
     delete schema.$schema;
     return { layout, use: LAYOUT_INFO[layout].use, fields: schema, example: LAYOUT_INFO[layout].example };
   });

@@ -61,22 +61,37 @@ export function slidesFromOutline(outline: string): SlideInput[] {
       const m = /^([\s\S]+?)\s+(?:—|--|–)\s*([^,\n]+)(?:,\s*(.+))?$/.exec(all);
       slides.push({
         layout: "quote",
-        content: m ? { quote: clip(m[1]!, 600), author: clip(m[2]!.trim(), 120), ...(m[3] ? { role: clip(m[3].trim(), 120) } : {}) } : { quote: clip(all, 600) },
+        content: m
+          ? {
+              quote: clip(m[1]!, 600),
+              author: clip(m[2]!.trim(), 120),
+              ...(m[3] ? { role: clip(m[3].trim(), 120) } : {}),
+            }
+          : { quote: clip(all, 600) },
       });
       continue;
     }
-    if (title === null) title = text.length ? text.shift()!.split("\n")[0]! : (bullets.shift() ?? quote.shift() ?? "Untitled");
+    if (title === null)
+      title = text.length ? text.shift()!.split("\n")[0]! : (bullets.shift() ?? quote.shift() ?? "Untitled");
     const body = [...text, ...(quote.length ? [quote.join("\n")] : [])].join("\n\n");
     if (slides.length === 0 && !bullets.length && text.length <= 1 && body.length <= 300) {
       slides.push({ layout: "title", content: { title: clip(title, 160), ...(body ? { subtitle: body } : {}) } });
       continue;
     }
-    if (bullets.length > 8) throw invalid(`outline: the slide "${clip(title, 60)}" has ${bullets.length} bullets; a slide takes at most 8 (split it with a new heading).`);
+    if (bullets.length > 8)
+      throw invalid(
+        `outline: the slide "${clip(title, 60)}" has ${bullets.length} bullets; a slide takes at most 8 (split it with a new heading).`,
+      );
     slides.push({
       layout: "title_body",
-      content: { title: clip(title, 160), ...(body ? { body: clip(body, 1500) } : {}), ...(bullets.length ? { bullets: bullets.map((x) => clip(x, 200)) } : {}) },
+      content: {
+        title: clip(title, 160),
+        ...(body ? { body: clip(body, 1500) } : {}),
+        ...(bullets.length ? { bullets: bullets.map((x) => clip(x, 200)) } : {}),
+      },
     });
   }
-  if (slides.length === 0) throw invalid("outline has no slides: start each slide with a ## heading or separate them with ---.");
+  if (slides.length === 0)
+    throw invalid("outline has no slides: start each slide with a ## heading or separate them with ---.");
   return slides;
 }

@@ -41,7 +41,17 @@ interface Fonts {
 /** Text the standard fonts can show: common look-alikes mapped, accents kept where the font has them, the rest "?". */
 function encodable(font: PDFFont) {
   const set = new Set(font.getCharacterSet());
-  const MAP: Record<string, string> = { "\u2212": "-", "\u2011": "-", "\u00a0": " ", "\u2009": " ", "\u202f": " ", "\u2192": "->", "\u2190": "<-", "\u00d7": "x", "\u2713": "v" };
+  const MAP: Record<string, string> = {
+    "\u2212": "-",
+    "\u2011": "-",
+    "\u00a0": " ",
+    "\u2009": " ",
+    "\u202f": " ",
+    "\u2192": "->",
+    "\u2190": "<-",
+    "\u00d7": "x",
+    "\u2713": "v",
+  };
   return (s: string) => {
     let out = "";
     for (const ch of s.replace(/\r/g, "")) {
@@ -95,7 +105,20 @@ class SlidePainter {
    * Draws wrapped text with its top at `y` (from the top of the page) and
    * returns the y below it. Stops at `bottom`, ending the last line with "…".
    */
-  text(s: unknown, o: { x: number; y: number; width: number; size: number; font?: keyof Fonts; color?: RGB; bottom?: number; align?: "left" | "center"; gap?: number }): number {
+  text(
+    s: unknown,
+    o: {
+      x: number;
+      y: number;
+      width: number;
+      size: number;
+      font?: keyof Fonts;
+      color?: RGB;
+      bottom?: number;
+      align?: "left" | "center";
+      gap?: number;
+    },
+  ): number {
     if (typeof s !== "string" || s.trim() === "") return o.y;
     const font = this.f[o.font ?? "regular"];
     const lh = o.size * 1.28;
@@ -113,25 +136,50 @@ class SlidePainter {
     return y + (o.gap ?? 0);
   }
 
-  bullets(items: unknown, o: { x: number; y: number; width: number; size: number; color?: RGB; bottom?: number }): number {
+  bullets(
+    items: unknown,
+    o: { x: number; y: number; width: number; size: number; color?: RGB; bottom?: number },
+  ): number {
     let y = o.y;
     if (!Array.isArray(items)) return y;
     for (const it of items) {
       if (typeof it !== "string") continue;
-      this.page.drawText("•", { x: o.x, y: H - y - o.size, size: o.size, font: this.f.bold, color: o.color ?? this.ink });
+      this.page.drawText("•", {
+        x: o.x,
+        y: H - y - o.size,
+        size: o.size,
+        font: this.f.bold,
+        color: o.color ?? this.ink,
+      });
       y = this.text(it, { ...o, y, x: o.x + o.size * 1.1, width: o.width - o.size * 1.1, gap: o.size * 0.35 });
     }
     return y;
   }
 
   rect(x: number, y: number, w: number, h: number, o: { fill?: RGB; border?: RGB; borderWidth?: number }) {
-    this.page.drawRectangle({ x, y: H - y - h, width: w, height: h, color: o.fill, borderColor: o.border, borderWidth: o.borderWidth ?? (o.border ? 1 : 0) });
+    this.page.drawRectangle({
+      x,
+      y: H - y - h,
+      width: w,
+      height: h,
+      color: o.fill,
+      borderColor: o.border,
+      borderWidth: o.borderWidth ?? (o.border ? 1 : 0),
+    });
   }
 
   image(img: PDFImage | null, x: number, y: number, w: number, h: number, label: string) {
     if (!img) {
       this.rect(x, y, w, h, { fill: rgb(0.94, 0.95, 0.96), border: rgb(0.8, 0.82, 0.85) });
-      this.text(label || "Image", { x: x + 10, y: y + h / 2 - 8, width: w - 20, size: 12, align: "center", color: rgb(0.4, 0.43, 0.48), bottom: y + h });
+      this.text(label || "Image", {
+        x: x + 10,
+        y: y + h / 2 - 8,
+        width: w - 20,
+        size: 12,
+        align: "center",
+        color: rgb(0.4, 0.43, 0.48),
+        bottom: y + h,
+      });
       return;
     }
     const scale = Math.min(w / img.width, h / img.height);
@@ -170,7 +218,10 @@ function gridCols(n: number, max = 3) {
   return n <= max ? n : n === 4 ? 2 : max;
 }
 
-export async function deckPdf(deps: Deps, o: { title: string; slides: RenderSlide[]; theme: DeckTheme }): Promise<Uint8Array> {
+export async function deckPdf(
+  deps: Deps,
+  o: { title: string; slides: RenderSlide[]; theme: DeckTheme },
+): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
   doc.setTitle(o.title.slice(0, 300));
   doc.setCreator("Plinth");
@@ -194,9 +245,13 @@ export async function deckPdf(deps: Deps, o: { title: string; slides: RenderSlid
     const accent = color(t.accent, "#f59e0b");
     const p = new SlidePainter(page, fonts, clean, ink);
     p.rect(0, 0, W, H, { fill: bg });
-    const img = (id: unknown) => (typeof id === "number" ? s.images[String(id)] : undefined) as ResolvedImage | undefined;
+    const img = (id: unknown) =>
+      (typeof id === "number" ? s.images[String(id)] : undefined) as ResolvedImage | undefined;
     const width = W - 2 * MX;
-    const heading = (y = TOP) => (typeof c.title === "string" ? p.text(c.title, { x: MX, y, width, size: 30, font: "bold", gap: 18, bottom: 200 }) : y);
+    const heading = (y = TOP) =>
+      typeof c.title === "string"
+        ? p.text(c.title, { x: MX, y, width, size: 30, font: "bold", gap: 18, bottom: 200 })
+        : y;
 
     switch (s.layout) {
       case "title":
@@ -209,7 +264,13 @@ export async function deckPdf(deps: Deps, o: { title: string; slides: RenderSlid
           p.text(`${c.ctaLabel}: ${c.ctaUrl}`, { x: MX, y: y + 8, width, size: 18, font: "bold", bottom: 480 });
         }
         const foot = s.layout === "title" ? [c.presenter, c.date] : [c.contactName, c.email, c.phone, c.website];
-        p.text(foot.filter((x) => typeof x === "string" && x).join("  ·  "), { x: MX, y: H - 60, width, size: 14, bottom: H - 10 });
+        p.text(foot.filter((x) => typeof x === "string" && x).join("  ·  "), {
+          x: MX,
+          y: H - 60,
+          width,
+          size: 14,
+          bottom: H - 10,
+        });
         break;
       }
       case "title_body": {
@@ -270,12 +331,23 @@ export async function deckPdf(deps: Deps, o: { title: string; slides: RenderSlid
         const boxH = H - y0 - (typeof c.note === "string" && c.note ? 70 : 40);
         plans.forEach((pl, k) => {
           const x = MX + k * (cw + 24);
-          p.rect(x, y0, cw, boxH, { border: pl.highlighted === true ? primary : rgb(0.82, 0.84, 0.87), borderWidth: pl.highlighted === true ? 3 : 1 });
+          p.rect(x, y0, cw, boxH, {
+            border: pl.highlighted === true ? primary : rgb(0.82, 0.84, 0.87),
+            borderWidth: pl.highlighted === true ? 3 : 1,
+          });
           let y = y0 + 16;
-          if (pl.highlighted === true) y = p.text("RECOMMENDED", { x: x + 16, y, width: cw - 32, size: 10, font: "bold", color: primary, gap: 4 });
+          if (pl.highlighted === true)
+            y = p.text("RECOMMENDED", { x: x + 16, y, width: cw - 32, size: 10, font: "bold", color: primary, gap: 4 });
           y = p.text(String(pl.name ?? ""), { x: x + 16, y, width: cw - 32, size: 18, font: "bold", gap: 4 });
           const price = typeof pl.price === "number" ? money(pl.price, cur) : (pl.priceLabel ?? "On request");
-          y = p.text(`${price}${pl.period ? ` ${pl.period}` : ""}`, { x: x + 16, y, width: cw - 32, size: 22, font: "bold", gap: 6 });
+          y = p.text(`${price}${pl.period ? ` ${pl.period}` : ""}`, {
+            x: x + 16,
+            y,
+            width: cw - 32,
+            size: 22,
+            font: "bold",
+            gap: 6,
+          });
           y = p.text(pl.description, { x: x + 16, y, width: cw - 32, size: 12, gap: 6, bottom: y0 + boxH - 10 });
           p.bullets(pl.features, { x: x + 16, y, width: cw - 32, size: 12, bottom: y0 + boxH - 10 });
         });
@@ -296,9 +368,28 @@ export async function deckPdf(deps: Deps, o: { title: string; slides: RenderSlid
           const pic = await load(img(m.imageId));
           if (pic) p.image(pic, x + (cw - face) / 2, y, face, face, "");
           else {
-            page.drawEllipse({ x: x + cw / 2, y: H - y - face / 2, xScale: face / 2, yScale: face / 2, color: primary });
-            const ini = String(m.name ?? "").split(/\s+/).filter(Boolean).slice(0, 2).map((w: string) => w[0]!.toUpperCase()).join("");
-            p.text(ini, { x, y: y + face / 2 - 12, width: cw, size: 22, font: "bold", color: color(t.onPrimary, "#ffffff"), align: "center" });
+            page.drawEllipse({
+              x: x + cw / 2,
+              y: H - y - face / 2,
+              xScale: face / 2,
+              yScale: face / 2,
+              color: primary,
+            });
+            const ini = String(m.name ?? "")
+              .split(/\s+/)
+              .filter(Boolean)
+              .slice(0, 2)
+              .map((w: string) => w[0]!.toUpperCase())
+              .join("");
+            p.text(ini, {
+              x,
+              y: y + face / 2 - 12,
+              width: cw,
+              size: 22,
+              font: "bold",
+              color: color(t.onPrimary, "#ffffff"),
+              align: "center",
+            });
           }
           y += face + 10;
           y = p.text(String(m.name ?? ""), { x, y, width: cw, size: 14, font: "bold", align: "center", gap: 2 });

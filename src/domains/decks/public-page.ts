@@ -66,7 +66,13 @@ export function deckPageParts(version: Pick<VersionRow, "title" | "slides" | "th
   const body = `<main>${renderDeck(versionRenderSlides(version.slides), version.theme, { anchors: true })}</main>
 <nav class="dk-nav" aria-label="Slides"><a id="dk-prev" href="#1" aria-label="Previous slide">&#8592;</a><span id="dk-count" aria-live="polite">1 / ${n}</span><a id="dk-next" href="#${Math.min(2, n)}" aria-label="Next slide">&#8594;</a><a href="/d/${escapeHtml(slug)}.pdf">PDF</a></nav>
 <footer class="dk-footer"><p>${n} slide${n === 1 ? "" : "s"} · <a href="/d/${escapeHtml(slug)}.pdf">Download as PDF</a></p></footer>`;
-  return publicPage({ title: version.title, nonce: NONCE_MARK, body, css: DECK_CSS + PAGE_CSS, script: NAV_SCRIPT }).split(NONCE_MARK);
+  return publicPage({
+    title: version.title,
+    nonce: NONCE_MARK,
+    body,
+    css: DECK_CSS + PAGE_CSS,
+    script: NAV_SCRIPT,
+  }).split(NONCE_MARK);
 }
 
 interface Live {
@@ -92,11 +98,17 @@ const UTF8 = new TextEncoder();
  */
 const { PAGE_HEADERS, PAGE_CSP } = (() => {
   const h: Record<string, string> = {};
-  securityHeaders({ header: (k: string, v: string) => void (h[k] = v) } as unknown as Context, NONCE_MARK, { script: true, formAction: "none" });
+  securityHeaders({ header: (k: string, v: string) => void (h[k] = v) } as unknown as Context, NONCE_MARK, {
+    script: true,
+    formAction: "none",
+  });
   const csp = h["Content-Security-Policy"]!.split(NONCE_MARK);
   delete h["Content-Security-Policy"];
   // Pitch decks travel by link to a client; they are not for search engines.
-  return { PAGE_HEADERS: { ...h, "X-Robots-Tag": "noindex, nofollow", "Content-Type": "text/html; charset=UTF-8" }, PAGE_CSP: csp };
+  return {
+    PAGE_HEADERS: { ...h, "X-Robots-Tag": "noindex, nofollow", "Content-Type": "text/html; charset=UTF-8" },
+    PAGE_CSP: csp,
+  };
 })();
 
 /** parts[0] + sep + parts[1] + sep + …, as one buffer: the cached page with this response's nonce. */
@@ -145,11 +157,13 @@ export function deckRoutes(deps: Deps) {
     const hit = bySlug.get(slug);
     if (hit !== undefined) return hit;
     return (async () => {
-      const row = (await deps.db
-        .select({ versionId: decks.publishedVersionId })
-        .from(decks)
-        .where(and(eq(decks.slug, slug), eq(decks.status, "published")))
-        .limit(1))[0];
+      const row = (
+        await deps.db
+          .select({ versionId: decks.publishedVersionId })
+          .from(decks)
+          .where(and(eq(decks.slug, slug), eq(decks.status, "published")))
+          .limit(1)
+      )[0];
       const found = row?.versionId ? { versionId: row.versionId } : null;
       bounded(bySlug, MAX_SLUGS, slug, found);
       return found;
@@ -169,24 +183,40 @@ export function deckRoutes(deps: Deps) {
       bounded(pages, MAX_PAGES, l.versionId, parts);
     }
     const nonce = newNonce();
-    return new Response(joinBytes(parts, UTF8.encode(nonce)), { headers: { ...PAGE_HEADERS, "Content-Security-Policy": PAGE_CSP.join(nonce) } });
+    return new Response(joinBytes(parts, UTF8.encode(nonce)), {
+      headers: { ...PAGE_HEADERS, "Content-Security-Policy": PAGE_CSP.join(nonce) },
+    });
   }
 
   async function pdf(c: Context, slug: string, l: Live) {
     const etag = `"dkv${l.versionId}"`;
-    const headers = { "Cache-Control": "no-cache", ETag: etag, "X-Content-Type-Options": "nosniff", "X-Robots-Tag": "noindex, nofollow" };
+    const headers = {
+      "Cache-Control": "no-cache",
+      ETag: etag,
+      "X-Content-Type-Options": "nosniff",
+      "X-Robots-Tag": "noindex, nofollow",
+    };
     if (c.req.header("if-none-match") === etag) return new Response(null, { status: 304, headers });
     let bytes = pdfs.get(l.versionId);
     if (!bytes) {
       const d = await pdfLimit.take(`pdf:${clientAddress(c)}`);
-      if (!d.allowed) return new Response("Too many PDF downloads; try again shortly.", { status: 429, headers: { "Retry-After": String(d.retryAfterSec), "Content-Type": "text/plain; charset=utf-8" } });
+      if (!d.allowed)
+        return new Response("Too many PDF downloads; try again shortly.", {
+          status: 429,
+          headers: { "Retry-After": String(d.retryAfterSec), "Content-Type": "text/plain; charset=utf-8" },
+        });
       const v = await version(l.versionId);
       if (!v) return notFoundPage(c);
       bytes = await deckPdf(deps, { title: v.title, slides: versionRenderSlides(v.slides), theme: v.theme });
       bounded(pdfs, MAX_PDFS, l.versionId, bytes);
     }
     return new Response(bytes as Uint8Array<ArrayBuffer>, {
-      headers: { ...headers, "Content-Type": "application/pdf", "Content-Disposition": `inline; filename="${slug}.pdf"`, "Content-Length": String(bytes.length) },
+      headers: {
+        ...headers,
+        "Content-Type": "application/pdf",
+        "Content-Disposition": `inline; filename="${slug}.pdf"`,
+        "Content-Length": String(bytes.length),
+      },
     });
   }
 

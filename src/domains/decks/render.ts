@@ -51,7 +51,10 @@ function paras(x: unknown, cls = "dk-text"): string {
 
 function list(x: unknown, cls = "dk-bullets"): string {
   if (!Array.isArray(x) || x.length === 0) return "";
-  return `<ul class="${cls}">${x.filter((i) => typeof i === "string").map((i) => `<li>${e(i)}</li>`).join("")}</ul>`;
+  return `<ul class="${cls}">${x
+    .filter((i) => typeof i === "string")
+    .map((i) => `<li>${e(i)}</li>`)
+    .join("")}</ul>`;
 }
 
 function h(tag: "h1" | "h2" | "h3", x: unknown, cls = ""): string {
@@ -78,8 +81,14 @@ function logo(t: DeckTheme): string {
 export function money(cents: number, currency: string): string {
   const whole = cents % 100 === 0;
   try {
-    const digits = new Intl.NumberFormat("en-US", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2;
-    return new Intl.NumberFormat("en-US", { style: "currency", currency, minimumFractionDigits: whole ? 0 : Math.min(2, digits), maximumFractionDigits: Math.min(2, digits) }).format(cents / 100);
+    const digits =
+      new Intl.NumberFormat("en-US", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2;
+    return new Intl.NumberFormat("en-US", {
+      style: "currency",
+      currency,
+      minimumFractionDigits: whole ? 0 : Math.min(2, digits),
+      maximumFractionDigits: Math.min(2, digits),
+    }).format(cents / 100);
   } catch {
     return `${currency} ${(cents / 100).toFixed(whole ? 0 : 2)}`;
   }
@@ -98,12 +107,18 @@ function body(layout: Layout, c: C, images: Record<string, ResolvedImage>, t: De
   switch (layout) {
     case "title":
       return `<div class="dk-top">${logo(t)}</div><div class="dk-center">${h("h1", c.title)}${paras(c.subtitle, "dk-sub")}</div>${
-        c.presenter || c.date ? `<p class="dk-foot">${[c.presenter, c.date].filter(str).map((x) => e(x)).join(" · ")}</p>` : ""
+        c.presenter || c.date
+          ? `<p class="dk-foot">${[c.presenter, c.date]
+              .filter(str)
+              .map((x) => e(x))
+              .join(" · ")}</p>`
+          : ""
       }`;
     case "title_body":
       return `${h("h2", c.title)}<div class="dk-body">${paras(c.body)}${list(c.bullets)}</div>`;
     case "two_columns": {
-      const col = (x: C | undefined) => `<div class="dk-col">${h("h3", x?.heading)}${paras(x?.body)}${list(x?.bullets)}</div>`;
+      const col = (x: C | undefined) =>
+        `<div class="dk-col">${h("h3", x?.heading)}${paras(x?.body)}${list(x?.bullets)}</div>`;
       return `${h("h2", c.title)}<div class="dk-cols">${col(c.left)}${col(c.right)}</div>`;
     }
     case "image":
@@ -113,13 +128,18 @@ function body(layout: Layout, c: C, images: Record<string, ResolvedImage>, t: De
     case "quote": {
       const who = [c.author, c.role].filter(str).map((x) => e(x));
       return `<figure class="dk-quote">${c.imageId ? img(images, c.imageId, c.author, "dk-portrait") : ""}<blockquote>${paras(c.quote, "dk-q")}</blockquote>${
-        who.length ? `<figcaption>${who.map((w, i) => (i === 0 ? `<strong>${w}</strong>` : w)).join(", ")}</figcaption>` : ""
+        who.length
+          ? `<figcaption>${who.map((w, i) => (i === 0 ? `<strong>${w}</strong>` : w)).join(", ")}</figcaption>`
+          : ""
       }</figure>`;
     }
     case "metrics": {
       const items = (Array.isArray(c.metrics) ? c.metrics : []) as C[];
       return `${h("h2", c.title)}<div class="dk-metrics dk-n${items.length}">${items
-        .map((m) => `<div class="dk-metric"><p class="dk-value">${e(String(m.value ?? ""))}</p><p class="dk-label">${e(String(m.label ?? ""))}</p>${str(m.detail) ? `<p class="dk-detail">${e(m.detail)}</p>` : ""}</div>`)
+        .map(
+          (m) =>
+            `<div class="dk-metric"><p class="dk-value">${e(String(m.value ?? ""))}</p><p class="dk-label">${e(String(m.label ?? ""))}</p>${str(m.detail) ? `<p class="dk-detail">${e(m.detail)}</p>` : ""}</div>`,
+        )
         .join("")}</div>`;
     }
     case "pricing": {
@@ -127,7 +147,10 @@ function body(layout: Layout, c: C, images: Record<string, ResolvedImage>, t: De
       const cur = typeof c.currency === "string" && /^[A-Z]{3}$/.test(c.currency) ? c.currency : "USD";
       return `${h("h2", c.title)}<div class="dk-plans dk-n${plans.length}">${plans
         .map((p) => {
-          const price = typeof p.price === "number" && Number.isInteger(p.price) ? money(p.price, cur) : (str(p.priceLabel) ?? "On request");
+          const price =
+            typeof p.price === "number" && Number.isInteger(p.price)
+              ? money(p.price, cur)
+              : (str(p.priceLabel) ?? "On request");
           return `<div class="dk-plan${p.highlighted === true ? " dk-hl" : ""}">${p.highlighted === true ? '<p class="dk-badge">Recommended</p>' : ""}<h3>${e(String(p.name ?? ""))}</h3><p class="dk-price">${e(price)}${
             str(p.period) ? ` <span>${e(p.period)}</span>` : ""
           }</p>${paras(p.description, "dk-detail")}${list(p.features, "dk-features")}</div>`;
@@ -155,7 +178,9 @@ function body(layout: Layout, c: C, images: Record<string, ResolvedImage>, t: De
         web ? `<a href="${e(web)}" rel="noopener noreferrer">${e(c.website)}</a>` : "",
       ].filter(Boolean);
       return `<div class="dk-top">${logo(t)}</div><div class="dk-center">${h("h1", c.title)}${paras(c.subtitle, "dk-sub")}${
-        cta && str(c.ctaLabel) ? `<p><a class="dk-cta" href="${e(cta)}" rel="noopener noreferrer">${e(c.ctaLabel)}</a></p>` : ""
+        cta && str(c.ctaLabel)
+          ? `<p><a class="dk-cta" href="${e(cta)}" rel="noopener noreferrer">${e(c.ctaLabel)}</a></p>`
+          : ""
       }</div>${contact.length ? `<p class="dk-foot">${contact.join(" · ")}</p>` : ""}`;
     }
   }
@@ -185,7 +210,9 @@ export function renderSlide(s: RenderSlide, n: number, total: number, t: DeckThe
   if (!o.notes) return section;
   const notes = str(s.notes);
   return `<div class="dk-review"><p class="dk-caption">Slide ${n} · ${LAYOUT_NAMES[s.layout]}</p>${section}${
-    notes ? `<aside class="dk-notes"><strong>Speaker notes</strong> (not shown to the audience)${paras(notes, "dk-note-text")}</aside>` : ""
+    notes
+      ? `<aside class="dk-notes"><strong>Speaker notes</strong> (not shown to the audience)${paras(notes, "dk-note-text")}</aside>`
+      : ""
   }</div>`;
 }
 

@@ -5,7 +5,19 @@
  * public page at /d/<slug> serves it, so later edits of the draft never
  * reach the audience until they are approved in turn.
  */
-import { bool, createdAt, id, index, integer, json, table, text, time, uniqueIndex, updatedAt } from "../../core/columns";
+import {
+  bool,
+  createdAt,
+  id,
+  index,
+  integer,
+  json,
+  table,
+  text,
+  time,
+  uniqueIndex,
+  updatedAt,
+} from "../../core/columns";
 import { companies, users } from "../accounts/tables";
 import { sites } from "../sites/tables";
 import type { DeckTheme, VersionSlide } from "./layouts";
@@ -17,9 +29,13 @@ export const decks = table(
   "decks",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
     /** The site whose brand profile themes the deck and whose company's media it shows. */
-    siteId: integer("site_id").notNull().references(() => sites.id, { onDelete: "cascade" }),
+    siteId: integer("site_id")
+      .notNull()
+      .references(() => sites.id, { onDelete: "cascade" }),
     title: text("title").notNull(),
     /** Public address /d/<slug>: unique across the whole service, since the URL names no company. */
     slug: text("slug").notNull(),
@@ -43,7 +59,9 @@ export const deckSlides = table(
   "deck_slides",
   {
     id: id(),
-    deckId: integer("deck_id").notNull().references(() => decks.id, { onDelete: "cascade" }),
+    deckId: integer("deck_id")
+      .notNull()
+      .references(() => decks.id, { onDelete: "cascade" }),
     /** 1-based slide number; the positions of a deck are always exactly 1..n. */
     position: integer("position").notNull(),
     layout: text("layout").notNull(),
@@ -62,7 +80,9 @@ export const deckVersions = table(
   "deck_versions",
   {
     id: id(),
-    deckId: integer("deck_id").notNull().references(() => decks.id, { onDelete: "cascade" }),
+    deckId: integer("deck_id")
+      .notNull()
+      .references(() => decks.id, { onDelete: "cascade" }),
     /** 1, 2, 3… per deck. */
     number: integer("number").notNull(),
     /** The deck's revision when the snapshot was taken: the draft has unpublished changes when they differ. */

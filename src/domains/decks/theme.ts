@@ -32,18 +32,26 @@ export async function themeForSite(deps: Deps, siteId: number): Promise<DeckThem
   const background = hex(b.backgroundColor, BRANDING_DEFAULTS.backgroundColor);
   const primary = hex(b.primaryColor, BRANDING_DEFAULTS.primaryColor);
   let text = hex(b.textColor, BRANDING_DEFAULTS.textColor);
-  if (contrastRatio(text, background) < 4.5) text = nearestPassing(text, background, 4.5) ?? BRANDING_DEFAULTS.textColor;
+  if (contrastRatio(text, background) < 4.5)
+    text = nearestPassing(text, background, 4.5) ?? BRANDING_DEFAULTS.textColor;
   const onPrimary = contrastRatio("#ffffff", primary) >= contrastRatio(text, primary) ? "#ffffff" : text;
   const logoUrl = safeUrl(b.logoUrl ?? b.logoRectUrl ?? null);
   let logo: DeckTheme["logo"] = null;
   if (logoUrl) {
     // A logo from the site's own media library can go into the PDF too (PNG and JPEG).
-    const m = (await deps.db
-      .select({ mimeType: media.mimeType, storageKey: media.storageKey })
-      .from(media)
-      .where(and(eq(media.siteId, siteId), eq(media.url, logoUrl)))
-      .limit(1))[0];
-    logo = { url: logoUrl, alt: b.logoAlt ?? b.logoText ?? site?.name ?? "Logo", mimeType: m?.mimeType ?? null, storageKey: m?.storageKey ?? null };
+    const m = (
+      await deps.db
+        .select({ mimeType: media.mimeType, storageKey: media.storageKey })
+        .from(media)
+        .where(and(eq(media.siteId, siteId), eq(media.url, logoUrl)))
+        .limit(1)
+    )[0];
+    logo = {
+      url: logoUrl,
+      alt: b.logoAlt ?? b.logoText ?? site?.name ?? "Logo",
+      mimeType: m?.mimeType ?? null,
+      storageKey: m?.storageKey ?? null,
+    };
   }
   return {
     primary,

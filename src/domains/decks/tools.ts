@@ -14,7 +14,18 @@ import { pageInput } from "../../core/pagination";
 import { defineTool, type Domain } from "../../mcp/define";
 import { idSchema, line, slugSchema, textBlock } from "../cms/common";
 import { deckApprovalSupport, deckStagedTarget, pitchDeckKind } from "./approval";
-import { createDeck, deleteDeck, exportDeckPdf, fillTemplate, getDeck, listDecks, publishDeck, replaceText, unpublishDeck, updateDeck } from "./decks";
+import {
+  createDeck,
+  deleteDeck,
+  exportDeckPdf,
+  fillTemplate,
+  getDeck,
+  listDecks,
+  publishDeck,
+  replaceText,
+  unpublishDeck,
+  updateDeck,
+} from "./decks";
 import { deckEvents } from "./events";
 import { LAYOUTS, layoutReference, MAX_NOTES, MAX_SLIDES } from "./layouts";
 import { deckPublicPages } from "./public-page";
@@ -27,7 +38,10 @@ const position = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_S
 const content = v.record(v.string(), v.unknown());
 const notes = v.optional(v.nullable(textBlock(MAX_NOTES)));
 const slide = v.object({ layout: v.picklist(LAYOUTS), content: v.optional(content), notes });
-const slides = (min: number) => (min ? v.pipe(v.array(slide), v.minLength(min), v.maxLength(MAX_SLIDES)) : v.pipe(v.array(slide), v.maxLength(MAX_SLIDES)));
+const slides = (min: number) =>
+  min
+    ? v.pipe(v.array(slide), v.minLength(min), v.maxLength(MAX_SLIDES))
+    : v.pipe(v.array(slide), v.maxLength(MAX_SLIDES));
 const version = v.optional(v.picklist(["draft", "published"]));
 
 const deckTools = [
@@ -37,8 +51,15 @@ const deckTools = [
     scope: "decks:read",
     readOnly: true,
     title: "List decks",
-    description: "List the company's pitch decks, newest change first. Filter by siteId, status, template, search (title).",
-    input: v.object({ siteId: v.optional(idSchema), status: v.optional(v.picklist(DECK_STATUSES)), template: v.optional(v.boolean()), search: v.optional(v.pipe(v.string(), v.maxLength(200))), ...pageInput }),
+    description:
+      "List the company's pitch decks, newest change first. Filter by siteId, status, template, search (title).",
+    input: v.object({
+      siteId: v.optional(idSchema),
+      status: v.optional(v.picklist(DECK_STATUSES)),
+      template: v.optional(v.boolean()),
+      search: v.optional(v.pipe(v.string(), v.maxLength(200))),
+      ...pageInput,
+    }),
     run: (ctx, input) => listDecks(ctx, input),
   }),
   defineTool({
@@ -47,8 +68,14 @@ const deckTools = [
     scope: "decks:read",
     readOnly: true,
     title: "Get a deck",
-    description: 'A deck by id or slug: status, public url, approval, unfilled {{placeholders}}, slide list. include ["slides"] for fields and notes, ["html"] rendered; version "published" reads the live one.',
-    input: v.object({ id: v.optional(deckId), slug: v.optional(slugSchema), version, include: v.optional(v.array(v.picklist(["slides", "html"]))) }),
+    description:
+      'A deck by id or slug: status, public url, approval, unfilled {{placeholders}}, slide list. include ["slides"] for fields and notes, ["html"] rendered; version "published" reads the live one.',
+    input: v.object({
+      id: v.optional(deckId),
+      slug: v.optional(slugSchema),
+      version,
+      include: v.optional(v.array(v.picklist(["slides", "html"]))),
+    }),
     run: (ctx, input) => getDeck(ctx, input),
   }),
   defineTool({
@@ -77,8 +104,16 @@ const deckTools = [
     readOnly: false,
     approval: "pitch_deck",
     title: "Update a deck",
-    description: "Change a deck's title, slug, description, site (theme) or template flag. No changes = send the draft for approval again (fresh link).",
-    input: v.object({ id: deckId, title: v.optional(line(200)), slug: v.optional(slugSchema), description: v.optional(v.nullable(textBlock(1000))), siteId: v.optional(idSchema), isTemplate: v.optional(v.boolean()) }),
+    description:
+      "Change a deck's title, slug, description, site (theme) or template flag. No changes = send the draft for approval again (fresh link).",
+    input: v.object({
+      id: deckId,
+      title: v.optional(line(200)),
+      slug: v.optional(slugSchema),
+      description: v.optional(v.nullable(textBlock(1000))),
+      siteId: v.optional(idSchema),
+      isTemplate: v.optional(v.boolean()),
+    }),
     run: (ctx, input) => updateDeck(ctx, input),
   }),
   defineTool({
@@ -99,7 +134,8 @@ const deckTools = [
     readOnly: false,
     approval: "pitch_deck",
     title: "Publish a deck",
-    description: "Freeze the draft as a version and ask a person to approve it (approval.url shows every slide). Once approved it is live at url. Refused with {{placeholders}} left.",
+    description:
+      "Freeze the draft as a version and ask a person to approve it (approval.url shows every slide). Once approved it is live at url. Refused with {{placeholders}} left.",
     input: v.object({ id: deckId }),
     run: (ctx, input) => publishDeck(ctx, input),
   }),
@@ -110,7 +146,8 @@ const deckTools = [
     readOnly: false,
     destructive: true,
     title: "Unpublish a deck",
-    description: "Take a published deck offline once a person approves at approval.url; a pending request is withdrawn at once.",
+    description:
+      "Take a published deck offline once a person approves at approval.url; a pending request is withdrawn at once.",
     input: v.object({ id: deckId }),
     run: (ctx, input) => unpublishDeck(ctx, input),
   }),
@@ -121,7 +158,8 @@ const deckTools = [
     readOnly: false,
     idempotencyKey: true,
     title: "Fill a template",
-    description: 'New draft deck from a template, replacing {{name}} with variables {"name": "…"}. Reports unfilled and unknown names; strict refuses them.',
+    description:
+      'New draft deck from a template, replacing {{name}} with variables {"name": "…"}. Reports unfilled and unknown names; strict refuses them.',
     input: v.object({
       id: deckId,
       variables: v.record(v.string(), textBlock(1000)),
@@ -138,7 +176,8 @@ const deckTools = [
     scope: "decks:write",
     readOnly: false,
     title: "Replace text in a deck",
-    description: "Replace every occurrence of find in a deck's title, slides and notes (matchCase default true). Returns the count and slide numbers.",
+    description:
+      "Replace every occurrence of find in a deck's title, slides and notes (matchCase default true). Returns the count and slide numbers.",
     input: v.object({ id: deckId, find: line(200), replace: textBlock(2000), matchCase: v.optional(v.boolean()) }),
     run: (ctx, input) => replaceText(ctx, input),
   }),
@@ -159,7 +198,8 @@ const deckTools = [
     readOnly: true,
     companyFree: true,
     title: "List slide layouts",
-    description: "Each slide layout with its content fields (JSON Schema) and an example. Images are media ids (media_list).",
+    description:
+      "Each slide layout with its content fields (JSON Schema) and an example. Images are media ids (media_list).",
     input: v.object({}),
     run: () => layoutReference(),
   }),
@@ -183,7 +223,8 @@ const slideTools = [
     readOnly: false,
     idempotencyKey: true,
     title: "Add slides",
-    description: "Insert slides [{layout, content, notes}] at position (1-based; default the end); later slides move down.",
+    description:
+      "Insert slides [{layout, content, notes}] at position (1-based; default the end); later slides move down.",
     input: v.object({ deckId, slides: slides(1), position: v.optional(position) }),
     run: (ctx, input) => addSlides(ctx, input),
   }),
@@ -193,8 +234,15 @@ const slideTools = [
     scope: "decks:write",
     readOnly: false,
     title: "Update a slide",
-    description: "Change a slide: content sets the given fields (null removes one), notes, or layout (fields it lacks are dropped).",
-    input: v.object({ deckId, id: idSchema, layout: v.optional(v.picklist(LAYOUTS)), content: v.optional(content), notes }),
+    description:
+      "Change a slide: content sets the given fields (null removes one), notes, or layout (fields it lacks are dropped).",
+    input: v.object({
+      deckId,
+      id: idSchema,
+      layout: v.optional(v.picklist(LAYOUTS)),
+      content: v.optional(content),
+      notes,
+    }),
     run: (ctx, input) => updateSlide(ctx, input),
   }),
   defineTool({
@@ -245,7 +293,8 @@ const slideTools = [
 export const decksDomain: Domain = {
   name: "decks",
   title: "Decks",
-  description: "Pitch decks: typed slides in the brand's theme, templates, publishing through approval at /d/<slug>, PDF export.",
+  description:
+    "Pitch decks: typed slides in the brand's theme, templates, publishing through approval at /d/<slug>, PDF export.",
   tools: [...deckTools, ...slideTools],
   approvalKinds: [pitchDeckKind],
   stagedTargets: [deckStagedTarget],

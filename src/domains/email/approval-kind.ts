@@ -26,7 +26,8 @@ async function campaignOf(db: Tx, link: LinkRow): Promise<CampaignRow | undefine
   return (await db.select().from(emailCampaigns).where(eq(emailCampaigns.id, link.entityId)).limit(1))[0];
 }
 
-const proposalOf = (link: LinkRow): "new" | "changes" => ((link.payload as { proposal?: string } | null)?.proposal === "changes" ? "changes" : "new");
+const proposalOf = (link: LinkRow): "new" | "changes" =>
+  (link.payload as { proposal?: string } | null)?.proposal === "changes" ? "changes" : "new";
 
 export const EMAIL_PREVIEW_CSS = [
   ".em-prev{display:flex;flex-wrap:wrap;gap:1.5rem;align-items:flex-start}",
@@ -53,12 +54,22 @@ export const emailApprovalKind: ApprovalKind = {
       { name: who?.name ?? "Alex Example", email: who?.email ?? "alex@example.com", attributes: who?.attributes ?? {} },
       { unsubscribeUrl: `${publicBase(deps)}/u/preview` },
     );
-    const lists = c.listIds.length ? await deps.db.select({ name: emailLists.name }).from(emailLists).where(inArray(emailLists.id, c.listIds)) : [];
-    const segs = c.segmentIds.length ? await deps.db.select({ name: emailSegments.name }).from(emailSegments).where(inArray(emailSegments.id, c.segmentIds)) : [];
-    const from = c.fromEmail ? `${c.fromName ? `${c.fromName} ` : ""}<${c.fromEmail}>` : (deps.config.mailFrom ?? "(the server's From, once SMTP is configured)");
+    const lists = c.listIds.length
+      ? await deps.db.select({ name: emailLists.name }).from(emailLists).where(inArray(emailLists.id, c.listIds))
+      : [];
+    const segs = c.segmentIds.length
+      ? await deps.db
+          .select({ name: emailSegments.name })
+          .from(emailSegments)
+          .where(inArray(emailSegments.id, c.segmentIds))
+      : [];
+    const from = c.fromEmail
+      ? `${c.fromName ? `${c.fromName} ` : ""}<${c.fromEmail}>`
+      : (deps.config.mailFrom ?? "(the server's From, once SMTP is configured)");
     const head = `<div class="em-head"><div><strong>From:</strong> ${escapeHtml(from)}</div><div><strong>Subject:</strong> ${escapeHtml(parts.subject)}</div>${c.preheader ? `<div><strong>Preview text:</strong> ${escapeHtml(c.preheader)}</div>` : ""}</div>`;
     const body = bodyOf(parts.html);
-    const frame = (cls: string, label: string) => `<section class="em-frame ${cls}" aria-label="${label}"><h3>${label}</h3>${head}<div class="em-body">${body}</div></section>`;
+    const frame = (cls: string, label: string) =>
+      `<section class="em-frame ${cls}" aria-label="${label}"><h3>${label}</h3>${head}<div class="em-body">${body}</div></section>`;
     const html = `<div class="em-prev">${frame("em-desktop", "Desktop (640 px)")}${frame("em-narrow", "Phone (360 px)")}</div><details><summary>Plain-text part</summary><pre class="em-text">${escapeHtml(parts.text)}</pre></details>`;
     const pending = effectiveStatus(link, deps.clock.now()) === "pending";
     const what = proposalOf(link);
@@ -69,7 +80,10 @@ export const emailApprovalKind: ApprovalKind = {
       { label: "Audience now", value: `${count} subscriber(s)` },
       { label: "Lists", value: lists.map((l) => l.name).join(", ") || "none" },
       ...(segs.length ? [{ label: "Only those in segments", value: segs.map((s) => s.name).join(", ") }] : []),
-      { label: "Tracking", value: [c.trackOpens ? "opens" : null, c.trackClicks ? "clicks" : null].filter(Boolean).join(", ") || "none" },
+      {
+        label: "Tracking",
+        value: [c.trackOpens ? "opens" : null, c.trackClicks ? "clicks" : null].filter(Boolean).join(", ") || "none",
+      },
       { label: "Shown with the data of", value: who ? who.email : "a sample subscriber (nobody is on the lists yet)" },
       { label: "Status", value: c.status },
     ];
@@ -90,18 +104,38 @@ export const emailApprovalKind: ApprovalKind = {
   async approve(tx, deps, link, d) {
     const c = await campaignOf(tx, link);
     if (!c) throw conflict("The campaign no longer exists.");
-    if (c.status !== "pending_approval") throw conflict(`The campaign is ${c.status} now, so this request no longer applies.`);
-    await tx.update(emailCampaigns).set({ status: "draft", approvedAt: d.now, approvedBy: d.decidedBy.slice(0, 200), updatedAt: d.now }).where(eq(emailCampaigns.id, c.id));
+    if (c.status !== "pending_approval")
+      throw conflict(`The campaign is ${c.status} now, so this request no longer applies.`);
+    await tx
+      .update(emailCampaigns)
+      .set({ status: "draft", approvedAt: d.now, approvedBy: d.decidedBy.slice(0, 200), updatedAt: d.now })
+      .where(eq(emailCampaigns.id, c.id));
     const audience = (await audienceOf(tx, c)).count;
-    await emit(tx, { deps, company: { id: c.companyId } }, campaignApproved, { id: c.id }, { name: c.name, subject: c.subject, decidedBy: d.decidedBy, audience });
+    await emit(
+      tx,
+      { deps, company: { id: c.companyId } },
+      campaignApproved,
+      { id: c.id },
+      { name: c.name, subject: c.subject, decidedBy: d.decidedBy, audience },
+    );
     return { campaignId: c.id, status: "draft", approved: true, audience };
   },
 
   async reject(tx, deps, link, d) {
     const c = await campaignOf(tx, link);
     if (!c) return;
-    if (c.status === "pending_approval") await tx.update(emailCampaigns).set({ status: "draft", approvedAt: null, updatedAt: d.now }).where(eq(emailCampaigns.id, c.id));
-    await emit(tx, { deps, company: { id: c.companyId } }, campaignRejected, { id: c.id }, { name: c.name, subject: c.subject, decidedBy: d.decidedBy, comment: d.comment });
+    if (c.status === "pending_approval")
+      await tx
+        .update(emailCampaigns)
+        .set({ status: "draft", approvedAt: null, updatedAt: d.now })
+        .where(eq(emailCampaigns.id, c.id));
+    await emit(
+      tx,
+      { deps, company: { id: c.companyId } },
+      campaignRejected,
+      { id: c.id },
+      { name: c.name, subject: c.subject, decidedBy: d.decidedBy, comment: d.comment },
+    );
   },
 };
 

@@ -79,40 +79,49 @@ export interface QueuedMessage {
 }
 
 /** Queues one pre-rendered message inside the caller's transaction. */
-export async function queueSend(tx: Pick<Tx, "insert">, deps: Deps, m: QueuedMessage): Promise<{ id: number; token: string; messageId: string }> {
+export async function queueSend(
+  tx: Pick<Tx, "insert">,
+  deps: Deps,
+  m: QueuedMessage,
+): Promise<{ id: number; token: string; messageId: string }> {
   const now = deps.clock.now();
   const token = m.token ?? randomHex(24);
   const messageId = messageIdFor(deps);
-  const row = (await tx
-    .insert(emailSends)
-    .values({
-      companyId: m.companyId,
-      campaignId: m.campaignId ?? null,
-      subscriberId: m.subscriberId ?? null,
-      listId: m.listId ?? null,
-      email: m.email,
-      kind: m.kind,
-      status: "queued",
-      nextAttemptAt: now,
-      messageId,
-      token,
-      subject: m.subject,
-      html: m.html,
-      text: m.text,
-      fromName: m.fromName ?? null,
-      fromEmail: m.fromEmail ?? null,
-      replyTo: m.replyTo ?? null,
-      tag: m.tag,
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning({ id: emailSends.id }))[0]!;
+  const row = (
+    await tx
+      .insert(emailSends)
+      .values({
+        companyId: m.companyId,
+        campaignId: m.campaignId ?? null,
+        subscriberId: m.subscriberId ?? null,
+        listId: m.listId ?? null,
+        email: m.email,
+        kind: m.kind,
+        status: "queued",
+        nextAttemptAt: now,
+        messageId,
+        token,
+        subject: m.subject,
+        html: m.html,
+        text: m.text,
+        fromName: m.fromName ?? null,
+        fromEmail: m.fromEmail ?? null,
+        replyTo: m.replyTo ?? null,
+        tag: m.tag,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning({ id: emailSends.id })
+  )[0]!;
   return { id: row.id, token, messageId };
 }
 
 export async function segmentRules(db: Pick<Tx, "select">, companyId: number, ids: number[]): Promise<Rules[]> {
   if (ids.length === 0) return [];
-  const rows = await db.select().from(emailSegments).where(and(eq(emailSegments.companyId, companyId), inArray(emailSegments.id, ids)));
+  const rows = await db
+    .select()
+    .from(emailSegments)
+    .where(and(eq(emailSegments.companyId, companyId), inArray(emailSegments.id, ids)));
   return rows.map((r) => checkRules(v.parse(rulesSchema, r.rules)).rules);
 }
 
@@ -130,10 +139,29 @@ async function startDue(deps: Deps): Promise<void> {
       const won = await tx
         .update(emailCampaigns)
         .set({ status: "sending", startedAt: now, updatedAt: now })
-        .where(and(eq(emailCampaigns.id, c.id), eq(emailCampaigns.status, "scheduled"), isNotNull(emailCampaigns.approvedAt)))
+        .where(
+          and(
+            eq(emailCampaigns.id, c.id),
+            eq(emailCampaigns.status, "scheduled"),
+            isNotNull(emailCampaigns.approvedAt),
+          ),
+        )
         .returning({ id: emailCampaigns.id });
       if (won.length === 0) return;
-      await emit(tx, { deps, company: { id: c.companyId } }, campaignStatusChanged, { id: c.id }, { name: c.name, subject: c.subject, from: "scheduled", to: "sending", scheduledAt: c.scheduledAt?.toISOString() ?? null, userId: null });
+      await emit(
+        tx,
+        { deps, company: { id: c.companyId } },
+        campaignStatusChanged,
+        { id: c.id },
+        {
+          name: c.name,
+          subject: c.subject,
+          from: "scheduled",
+          to: "sending",
+          scheduledAt: c.scheduledAt?.toISOString() ?? null,
+          userId: null,
+        },
+      );
     });
   }
 }
@@ -148,9 +176,18 @@ export const campaignRef = (id: number) => `campaign:${id}`;
  * scheduled, then any growth as recipients are queued. A no-op for a
  * company that is not metered; throws InsufficientCredits otherwise.
  */
-export async function payForRecipients(tx: Tx, deps: Deps, c: Pick<CampaignRow, "id" | "companyId">, recipients: number, userId: number | null, atMost = Infinity) {
+export async function payForRecipients(
+  tx: Tx,
+  deps: Deps,
+  c: Pick<CampaignRow, "id" | "companyId">,
+  recipients: number,
+  userId: number | null,
+  atMost = Infinity,
+) {
   if ((await meteredBalance(tx, c.companyId)) === null) return null;
-  const paid = Math.floor((await meteredSoFar(tx, c.companyId, "email.send", campaignRef(c.id))) / PRICES["email.send"]);
+  const paid = Math.floor(
+    (await meteredSoFar(tx, c.companyId, "email.send", campaignRef(c.id))) / PRICES["email.send"],
+  );
   return meter(tx, deps, c.companyId, "email.send", Math.min(recipients - paid, atMost), campaignRef(c.id), userId);
 }
 
@@ -170,9 +207,16 @@ export async function payForRecipients(tx: Tx, deps: Deps, c: Pick<CampaignRow, 
  * a company metered only midway paid for fewer recipients than the rows;
  * its unsent rows are refunded up to what it paid.
  */
-export async function refundUnsent(tx: Tx, deps: Deps, c: Pick<CampaignRow, "id" | "companyId">, userId: number | null = null) {
+export async function refundUnsent(
+  tx: Tx,
+  deps: Deps,
+  c: Pick<CampaignRow, "id" | "companyId">,
+  userId: number | null = null,
+) {
   if ((await meteredBalance(tx, c.companyId)) === null) return null;
-  const paid = Math.floor((await meteredSoFar(tx, c.companyId, "email.send", campaignRef(c.id))) / PRICES["email.send"]);
+  const paid = Math.floor(
+    (await meteredSoFar(tx, c.companyId, "email.send", campaignRef(c.id))) / PRICES["email.send"],
+  );
   if (paid === 0) return null;
   const byStatus = await tx
     .select({ status: emailSends.status, n: count() })
@@ -190,7 +234,12 @@ export async function refundUnsent(tx: Tx, deps: Deps, c: Pick<CampaignRow, "id"
 
 /** A claim in force: a runner is talking to the mail server about this row right now (claim() pushed its next attempt exactly CLAIM_MS out). */
 export function inFlight(r: Pick<SendRow, "attempts" | "lastAttemptAt" | "nextAttemptAt">, now: Date): boolean {
-  return r.attempts > 0 && r.lastAttemptAt !== null && r.nextAttemptAt.getTime() > now.getTime() && r.nextAttemptAt.getTime() - r.lastAttemptAt.getTime() === CLAIM_MS;
+  return (
+    r.attempts > 0 &&
+    r.lastAttemptAt !== null &&
+    r.nextAttemptAt.getTime() > now.getTime() &&
+    r.nextAttemptAt.getTime() - r.lastAttemptAt.getTime() === CLAIM_MS
+  );
 }
 
 /**
@@ -210,7 +259,14 @@ async function settleCancelled(deps: Deps): Promise<void> {
           deps.db
             .select({ x: emailSends.id })
             .from(emailSends)
-            .where(and(eq(emailSends.campaignId, emailCampaigns.id), eq(emailSends.status, "queued"), eq(emailSends.kind, "campaign"), lte(emailSends.nextAttemptAt, now))),
+            .where(
+              and(
+                eq(emailSends.campaignId, emailCampaigns.id),
+                eq(emailSends.status, "queued"),
+                eq(emailSends.kind, "campaign"),
+                lte(emailSends.nextAttemptAt, now),
+              ),
+            ),
         ),
       ),
     )
@@ -220,7 +276,14 @@ async function settleCancelled(deps: Deps): Promise<void> {
       await tx
         .update(emailSends)
         .set({ status: "cancelled", smtpResponse: "Not sent: the campaign was cancelled.", updatedAt: now })
-        .where(and(eq(emailSends.campaignId, c.id), eq(emailSends.kind, "campaign"), eq(emailSends.status, "queued"), lte(emailSends.nextAttemptAt, now)));
+        .where(
+          and(
+            eq(emailSends.campaignId, c.id),
+            eq(emailSends.kind, "campaign"),
+            eq(emailSends.status, "queued"),
+            lte(emailSends.nextAttemptAt, now),
+          ),
+        );
       await refundUnsent(tx, deps, c);
     });
 }
@@ -229,14 +292,27 @@ async function settleCancelled(deps: Deps): Promise<void> {
 async function pauseForCredits(deps: Deps, campaignId: number, why: string): Promise<void> {
   await deps.db.transaction(async (tx) => {
     const now = deps.clock.now();
-    const won = (await tx
-      .update(emailCampaigns)
-      .set({ status: "paused", updatedAt: now })
-      .where(and(eq(emailCampaigns.id, campaignId), eq(emailCampaigns.status, "sending")))
-      .returning())[0];
+    const won = (
+      await tx
+        .update(emailCampaigns)
+        .set({ status: "paused", updatedAt: now })
+        .where(and(eq(emailCampaigns.id, campaignId), eq(emailCampaigns.status, "sending")))
+        .returning()
+    )[0];
     if (!won) return;
-    await emit(tx, { deps, company: { id: won.companyId } }, campaignStatusChanged, { id: won.id }, { name: won.name, subject: won.subject, from: "sending", to: "paused", scheduledAt: null, userId: null });
-    const people = (await tx.select({ u: memberships.userId }).from(memberships).where(and(eq(memberships.companyId, won.companyId), inArray(memberships.role, ["owner", "admin"])))).map((r) => r.u);
+    await emit(
+      tx,
+      { deps, company: { id: won.companyId } },
+      campaignStatusChanged,
+      { id: won.id },
+      { name: won.name, subject: won.subject, from: "sending", to: "paused", scheduledAt: null, userId: null },
+    );
+    const people = (
+      await tx
+        .select({ u: memberships.userId })
+        .from(memberships)
+        .where(and(eq(memberships.companyId, won.companyId), inArray(memberships.role, ["owner", "admin"])))
+    ).map((r) => r.u);
     if (people.length)
       await notify(deps, {
         companyId: won.companyId,
@@ -298,7 +374,12 @@ async function queueBatch(deps: Deps, campaignId: number): Promise<boolean> {
     }
     await tx
       .update(emailCampaigns)
-      .set({ queueCursor: batch.lastId, queuedAll: batch.done, recipientCount: sql`${emailCampaigns.recipientCount} + ${added}`, updatedAt: now })
+      .set({
+        queueCursor: batch.lastId,
+        queuedAll: batch.done,
+        recipientCount: sql`${emailCampaigns.recipientCount} + ${added}`,
+        updatedAt: now,
+      })
       .where(eq(emailCampaigns.id, c.id));
     return batch.done;
   });
@@ -314,12 +395,23 @@ async function claim(deps: Deps, row: SendRow): Promise<boolean> {
     // A campaign cancelled (or paused) since the runner looked sends nothing more; read in the claim's
     // transaction, so a cancel either sees this claim (and leaves the row to it) or makes it fail.
     if (row.kind === "campaign") {
-      const st = (await tx.select({ status: emailCampaigns.status }).from(emailCampaigns).where(eq(emailCampaigns.id, row.campaignId!)).limit(1))[0];
+      const st = (
+        await tx
+          .select({ status: emailCampaigns.status })
+          .from(emailCampaigns)
+          .where(eq(emailCampaigns.id, row.campaignId!))
+          .limit(1)
+      )[0];
       if (st && st.status !== "sending") return [];
     }
     return tx
       .update(emailSends)
-      .set({ attempts: row.attempts + 1, lastAttemptAt: now, nextAttemptAt: new Date(now.getTime() + CLAIM_MS), updatedAt: now })
+      .set({
+        attempts: row.attempts + 1,
+        lastAttemptAt: now,
+        nextAttemptAt: new Date(now.getTime() + CLAIM_MS),
+        updatedAt: now,
+      })
       .where(and(eq(emailSends.id, row.id), eq(emailSends.status, "queued"), eq(emailSends.attempts, row.attempts)))
       .returning({ id: emailSends.id });
   });
@@ -330,22 +422,38 @@ async function claim(deps: Deps, row: SendRow): Promise<boolean> {
 async function markBounced(tx: Tx, deps: Deps, row: SendRow): Promise<void> {
   if (row.subscriberId === null) return;
   const mems = await tx
-    .select({ id: emailMemberships.id, listId: emailMemberships.listId, status: emailMemberships.status, listName: emailLists.name })
+    .select({
+      id: emailMemberships.id,
+      listId: emailMemberships.listId,
+      status: emailMemberships.status,
+      listName: emailLists.name,
+    })
     .from(emailMemberships)
     .innerJoin(emailLists, eq(emailLists.id, emailMemberships.listId))
-    .where(and(eq(emailMemberships.subscriberId, row.subscriberId), inArray(emailMemberships.status, ["subscribed", "unconfirmed"])));
+    .where(
+      and(
+        eq(emailMemberships.subscriberId, row.subscriberId),
+        inArray(emailMemberships.status, ["subscribed", "unconfirmed"]),
+      ),
+    );
   const now = deps.clock.now();
   for (const m of mems) {
     await tx.update(emailMemberships).set({ status: "bounced", updatedAt: now }).where(eq(emailMemberships.id, m.id));
-    await emit(tx, { deps, company: { id: row.companyId } }, membershipChanged, { id: row.subscriberId }, {
-      email: row.email,
-      listId: m.listId,
-      listName: m.listName,
-      from: m.status as "subscribed",
-      to: "bounced",
-      source: "bounce",
-      campaignId: row.campaignId,
-    });
+    await emit(
+      tx,
+      { deps, company: { id: row.companyId } },
+      membershipChanged,
+      { id: row.subscriberId },
+      {
+        email: row.email,
+        listId: m.listId,
+        listName: m.listName,
+        from: m.status as "subscribed",
+        to: "bounced",
+        source: "bounce",
+        campaignId: row.campaignId,
+      },
+    );
   }
 }
 
@@ -383,13 +491,22 @@ async function render(deps: Deps, row: SendRow, cache: CampaignCache): Promise<R
     if (!c) return null;
     cache.set(c.id, c);
   }
-  const sub = row.subscriberId === null ? undefined : (await deps.db.select().from(emailSubscribers).where(eq(emailSubscribers.id, row.subscriberId)).limit(1))[0];
+  const sub =
+    row.subscriberId === null
+      ? undefined
+      : (await deps.db.select().from(emailSubscribers).where(eq(emailSubscribers.id, row.subscriberId)).limit(1))[0];
   // Consent is read again at send time: someone who unsubscribed (or was blocklisted) after being queued gets nothing.
   if (!sub || sub.blocklisted) return "skip";
   const still = await deps.db
     .select({ id: emailMemberships.id })
     .from(emailMemberships)
-    .where(and(eq(emailMemberships.subscriberId, sub.id), inArray(emailMemberships.listId, c.listIds), eq(emailMemberships.status, "subscribed")))
+    .where(
+      and(
+        eq(emailMemberships.subscriberId, sub.id),
+        inArray(emailMemberships.listId, c.listIds),
+        eq(emailMemberships.status, "subscribed"),
+      ),
+    )
     .limit(1);
   if (still.length === 0) return "skip";
   const parts = renderCampaignMessage(
@@ -423,7 +540,10 @@ async function sendOne(deps: Deps, row: SendRow, cache: CampaignCache = new Map(
     if (!r) {
       update = { status: "cancelled", smtpResponse: "The campaign no longer exists." };
     } else if (r === "skip") {
-      update = { status: "cancelled", smtpResponse: "Not sent: unsubscribed, blocklisted or deleted after the campaign was queued." };
+      update = {
+        status: "cancelled",
+        smtpResponse: "Not sent: unsubscribed, blocklisted or deleted after the campaign was queued.",
+      };
     } else {
       const info = await transport.sendMail({
         from: r.from,
@@ -438,14 +558,19 @@ async function sendOne(deps: Deps, row: SendRow, cache: CampaignCache = new Map(
       });
       if ((info.rejected ?? []).length > 0) {
         bounced = true;
-        update = { status: "bounced", smtpResponse: redact(`${info.response} (refused: ${(info.rejected ?? []).map(String).join(", ")})`, secrets) };
-      } else update = { status: "sent", sentAt: deps.clock.now(), smtpResponse: redact(String(info.response), secrets) };
+        update = {
+          status: "bounced",
+          smtpResponse: redact(`${info.response} (refused: ${(info.rejected ?? []).map(String).join(", ")})`, secrets),
+        };
+      } else
+        update = { status: "sent", sentAt: deps.clock.now(), smtpResponse: redact(String(info.response), secrets) };
     }
   } catch (err) {
     const e = err as SmtpError;
     const perm = permanent(e);
     // A 5xx about the recipient (RCPT) is a hard bounce; about the message, a failure.
-    bounced = perm && (e.command === "RCPT TO" || /recipient|mailbox|user unknown|no such user/i.test(e.response ?? ""));
+    bounced =
+      perm && (e.command === "RCPT TO" || /recipient|mailbox|user unknown|no such user/i.test(e.response ?? ""));
     const giveUp = perm || attempt >= MAX_SEND_ATTEMPTS;
     update = {
       status: giveUp ? (bounced ? "bounced" : "failed") : "queued",
@@ -458,9 +583,23 @@ async function sendOne(deps: Deps, row: SendRow, cache: CampaignCache = new Map(
     // becomes "not sent", and the campaign's credits are settled now that nothing of it is in flight.
     const cancelled =
       row.kind === "campaign" &&
-      (await tx.select({ status: emailCampaigns.status }).from(emailCampaigns).where(eq(emailCampaigns.id, row.campaignId!)).limit(1))[0]?.status === "cancelled";
-    if (cancelled && update.status === "queued") update = { status: "cancelled", smtpResponse: `Not sent: the campaign was cancelled (last attempt: ${update.smtpResponse ?? "no answer"})`.slice(0, 1000) };
-    await tx.update(emailSends).set({ ...update, updatedAt: deps.clock.now() }).where(eq(emailSends.id, row.id));
+      (
+        await tx
+          .select({ status: emailCampaigns.status })
+          .from(emailCampaigns)
+          .where(eq(emailCampaigns.id, row.campaignId!))
+          .limit(1)
+      )[0]?.status === "cancelled";
+    if (cancelled && update.status === "queued")
+      update = {
+        status: "cancelled",
+        smtpResponse:
+          `Not sent: the campaign was cancelled (last attempt: ${update.smtpResponse ?? "no answer"})`.slice(0, 1000),
+      };
+    await tx
+      .update(emailSends)
+      .set({ ...update, updatedAt: deps.clock.now() })
+      .where(eq(emailSends.id, row.id));
     if (bounced && row.kind === "campaign") await markBounced(tx, deps, row);
     if (cancelled) await refundUnsent(tx, deps, { id: row.campaignId!, companyId: row.companyId });
   });
@@ -476,13 +615,20 @@ export async function deliver(deps: Deps): Promise<void> {
   await settleCancelled(deps);
   const sending = await deps.db.select().from(emailCampaigns).where(eq(emailCampaigns.status, "sending"));
   for (const c of sending) {
-    if (!c.queuedAll) for (let i = 0; i < 20 && !(await queueNextBatch(deps, c.id)); i++) if (Date.now() - started > RUN_BUDGET_MS / 2) break;
+    if (!c.queuedAll)
+      for (let i = 0; i < 20 && !(await queueNextBatch(deps, c.id)); i++)
+        if (Date.now() - started > RUN_BUDGET_MS / 2) break;
   }
   if (!smtpReady(deps)) return; // rows wait, queued, until SMTP is configured; sends are refused at the tools
   // Single messages (tests, transactional, confirmations) first.
   for (;;) {
     const now = deps.clock.now();
-    const rows = await deps.db.select().from(emailSends).where(and(due(now), isNull(emailSends.campaignId))).orderBy(asc(emailSends.nextAttemptAt), asc(emailSends.id)).limit(50);
+    const rows = await deps.db
+      .select()
+      .from(emailSends)
+      .where(and(due(now), isNull(emailSends.campaignId)))
+      .orderBy(asc(emailSends.nextAttemptAt), asc(emailSends.id))
+      .limit(50);
     const tests = await deps.db
       .select()
       .from(emailSends)
@@ -503,7 +649,13 @@ export async function deliver(deps: Deps): Promise<void> {
       await deps.db
         .select({ n: count() })
         .from(emailSends)
-        .where(and(eq(emailSends.campaignId, c.id), eq(emailSends.kind, "campaign"), gt(emailSends.lastAttemptAt, new Date(now.getTime() - 60_000))))
+        .where(
+          and(
+            eq(emailSends.campaignId, c.id),
+            eq(emailSends.kind, "campaign"),
+            gt(emailSends.lastAttemptAt, new Date(now.getTime() - 60_000)),
+          ),
+        )
     )[0]!.n;
     const perMinute = Math.max(0, c.ratePerMinute - recent);
     const slice = Math.min(perMinute, Math.max(1, Math.ceil(c.ratePerMinute / 60)), 200);
@@ -517,7 +669,13 @@ export async function deliver(deps: Deps): Promise<void> {
       for (const r of rows) {
         if (deps.store.closed) return;
         // Paused or cancelled meanwhile: stop at once.
-        const st = (await deps.db.select({ status: emailCampaigns.status }).from(emailCampaigns).where(eq(emailCampaigns.id, c.id)).limit(1))[0];
+        const st = (
+          await deps.db
+            .select({ status: emailCampaigns.status })
+            .from(emailCampaigns)
+            .where(eq(emailCampaigns.id, c.id))
+            .limit(1)
+        )[0];
         if (st?.status !== "sending") break;
         await sendOne(deps, r, cache);
       }
@@ -530,7 +688,12 @@ export async function deliver(deps: Deps): Promise<void> {
 export async function finishIfDone(deps: Deps, campaignId: number): Promise<boolean> {
   const c = (await deps.db.select().from(emailCampaigns).where(eq(emailCampaigns.id, campaignId)).limit(1))[0];
   if (!c || c.status !== "sending" || !c.queuedAll) return false;
-  const open = (await deps.db.select({ n: count() }).from(emailSends).where(and(eq(emailSends.campaignId, c.id), eq(emailSends.kind, "campaign"), eq(emailSends.status, "queued"))))[0]!.n;
+  const open = (
+    await deps.db
+      .select({ n: count() })
+      .from(emailSends)
+      .where(and(eq(emailSends.campaignId, c.id), eq(emailSends.kind, "campaign"), eq(emailSends.status, "queued")))
+  )[0]!.n;
   if (open > 0) return false;
   return deps.db.transaction(async (tx) => {
     const now = deps.clock.now();
@@ -548,14 +711,20 @@ export async function finishIfDone(deps: Deps, campaignId: number): Promise<bool
     const n = (s: string) => counts.find((x) => x.status === s)?.n ?? 0;
     // Recipients skipped at send time (unsubscribed meanwhile) and paid-for people never queued get their credits back.
     await refundUnsent(tx, deps, c);
-    await emit(tx, { deps, company: { id: c.companyId } }, campaignSent, { id: c.id }, {
-      name: c.name,
-      subject: c.subject,
-      recipients: counts.reduce((a, x) => a + x.n, 0),
-      delivered: n("sent"),
-      bounced: n("bounced"),
-      failed: n("failed"),
-    });
+    await emit(
+      tx,
+      { deps, company: { id: c.companyId } },
+      campaignSent,
+      { id: c.id },
+      {
+        name: c.name,
+        subject: c.subject,
+        recipients: counts.reduce((a, x) => a + x.n, 0),
+        delivered: n("sent"),
+        bounced: n("bounced"),
+        failed: n("failed"),
+      },
+    );
     return true;
   });
 }
@@ -569,14 +738,20 @@ export async function finishIfDone(deps: Deps, campaignId: number): Promise<bool
 async function deliveryPending(deps: Deps): Promise<boolean> {
   const now = deps.clock.now();
   return (
-    (await anyRow(deps.db.select({ id: emailCampaigns.id }).from(emailCampaigns).where(or(dueCampaigns(now), eq(emailCampaigns.status, "sending"))).limit(1))) ||
-    (await anyRow(deps.db.select({ id: emailSends.id }).from(emailSends).where(due(now)).limit(1)))
+    (await anyRow(
+      deps.db
+        .select({ id: emailCampaigns.id })
+        .from(emailCampaigns)
+        .where(or(dueCampaigns(now), eq(emailCampaigns.status, "sending")))
+        .limit(1),
+    )) || (await anyRow(deps.db.select({ id: emailSends.id }).from(emailSends).where(due(now)).limit(1)))
   );
 }
 
 export const deliverJob: JobDef = {
   name: "email.deliver",
-  description: "Start scheduled campaigns, queue their recipients (once each), and send due email over SMTP at each campaign's rate with retries.",
+  description:
+    "Start scheduled campaigns, queue their recipients (once each), and send due email over SMTP at each campaign's rate with retries.",
   everyMs: 1000,
   leaseMs: CLAIM_MS,
   pending: deliveryPending,

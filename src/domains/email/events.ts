@@ -33,8 +33,15 @@ export const listDeleted = defineEvent({
 export const subscriberAdded = defineEvent({
   type: "email.subscriber_added",
   entity: "email_subscriber",
-  description: "An address was added (or found, `created` false) and put on lists; `lists` gives each list's resulting status (unconfirmed until a double opt-in is confirmed).",
-  payload: v.object({ email: v.string(), name: v.nullable(v.string()), created: v.boolean(), lists: v.array(listState), source: v.picklist(["tool", "import"]) }),
+  description:
+    "An address was added (or found, `created` false) and put on lists; `lists` gives each list's resulting status (unconfirmed until a double opt-in is confirmed).",
+  payload: v.object({
+    email: v.string(),
+    name: v.nullable(v.string()),
+    created: v.boolean(),
+    lists: v.array(listState),
+    source: v.picklist(["tool", "import"]),
+  }),
 });
 export const subscriberUpdated = defineEvent({
   type: "email.subscriber_updated",
@@ -51,7 +58,8 @@ export const subscriberDeleted = defineEvent({
 export const membershipChanged = defineEvent({
   type: "email.subscription_changed",
   entity: "email_subscriber",
-  description: "A subscriber's status on one list changed: confirmed, unsubscribed (by link, one-click or tool), bounced, complained, or set by hand. `source` says how.",
+  description:
+    "A subscriber's status on one list changed: confirmed, unsubscribed (by link, one-click or tool), bounced, complained, or set by hand. `source` says how.",
   payload: v.object({
     email: v.string(),
     listId: v.number(),
@@ -87,19 +95,55 @@ export const feedbackSecretSet = defineEvent({
 });
 
 const named = v.object({ name: v.string() });
-export const segmentCreated = defineEvent({ type: "email.segment_created", entity: "email_segment", description: "A segment (saved rules over subscribers) was created.", payload: named });
-export const segmentUpdated = defineEvent({ type: "email.segment_updated", entity: "email_segment", description: "A segment's name or rules changed.", payload: named });
-export const segmentDeleted = defineEvent({ type: "email.segment_deleted", entity: "email_segment", description: "A segment was deleted.", payload: named });
-export const templateCreated = defineEvent({ type: "email.template_created", entity: "email_template", description: "An email template was created.", payload: named });
-export const templateUpdated = defineEvent({ type: "email.template_updated", entity: "email_template", description: "An email template changed (campaigns keep the content they were approved with).", payload: named });
-export const templateDeleted = defineEvent({ type: "email.template_deleted", entity: "email_template", description: "An email template was deleted.", payload: named });
+export const segmentCreated = defineEvent({
+  type: "email.segment_created",
+  entity: "email_segment",
+  description: "A segment (saved rules over subscribers) was created.",
+  payload: named,
+});
+export const segmentUpdated = defineEvent({
+  type: "email.segment_updated",
+  entity: "email_segment",
+  description: "A segment's name or rules changed.",
+  payload: named,
+});
+export const segmentDeleted = defineEvent({
+  type: "email.segment_deleted",
+  entity: "email_segment",
+  description: "A segment was deleted.",
+  payload: named,
+});
+export const templateCreated = defineEvent({
+  type: "email.template_created",
+  entity: "email_template",
+  description: "An email template was created.",
+  payload: named,
+});
+export const templateUpdated = defineEvent({
+  type: "email.template_updated",
+  entity: "email_template",
+  description: "An email template changed (campaigns keep the content they were approved with).",
+  payload: named,
+});
+export const templateDeleted = defineEvent({
+  type: "email.template_deleted",
+  entity: "email_template",
+  description: "An email template was deleted.",
+  payload: named,
+});
 
 const campaign = { name: v.string(), subject: v.string() };
 export const campaignCreated = defineEvent({
   type: "email.campaign_created",
   entity: "email_campaign",
   description: "An agent drafted a campaign; it waits for approval (approvalId) before it can be sent or scheduled.",
-  payload: v.object({ ...campaign, listIds: v.array(v.number()), segmentIds: v.array(v.number()), approvalId: v.number(), createdByUserId: v.number() }),
+  payload: v.object({
+    ...campaign,
+    listIds: v.array(v.number()),
+    segmentIds: v.array(v.number()),
+    approvalId: v.number(),
+    createdByUserId: v.number(),
+  }),
 });
 export const campaignUpdated = defineEvent({
   type: "email.campaign_updated",
@@ -122,16 +166,34 @@ export const campaignRejected = defineEvent({
 export const campaignStatusChanged = defineEvent({
   type: "email.campaign_status_changed",
   entity: "email_campaign",
-  description: "A campaign was scheduled, started sending, paused, resumed or cancelled (`from` → `to`); `scheduledAt` for schedules.",
-  payload: v.object({ ...campaign, from: v.picklist(CAMPAIGN_STATUS), to: v.picklist(CAMPAIGN_STATUS), scheduledAt: v.nullable(v.string()), userId: v.nullable(v.number()) }),
+  description:
+    "A campaign was scheduled, started sending, paused, resumed or cancelled (`from` → `to`); `scheduledAt` for schedules.",
+  payload: v.object({
+    ...campaign,
+    from: v.picklist(CAMPAIGN_STATUS),
+    to: v.picklist(CAMPAIGN_STATUS),
+    scheduledAt: v.nullable(v.string()),
+    userId: v.nullable(v.number()),
+  }),
 });
 export const campaignSent = defineEvent({
   type: "email.campaign_sent",
   entity: "email_campaign",
   description: "Every recipient of a campaign has had their message sent or given up on; counts as at that moment.",
-  payload: v.object({ ...campaign, recipients: v.number(), delivered: v.number(), bounced: v.number(), failed: v.number() }),
+  payload: v.object({
+    ...campaign,
+    recipients: v.number(),
+    delivered: v.number(),
+    bounced: v.number(),
+    failed: v.number(),
+  }),
 });
-export const campaignDeleted = defineEvent({ type: "email.campaign_deleted", entity: "email_campaign", description: "A campaign that never sent was deleted.", payload: v.object(campaign) });
+export const campaignDeleted = defineEvent({
+  type: "email.campaign_deleted",
+  entity: "email_campaign",
+  description: "A campaign that never sent was deleted.",
+  payload: v.object(campaign),
+});
 export const testSent = defineEvent({
   type: "email.campaign_test_queued",
   entity: "email_campaign",
@@ -142,7 +204,13 @@ export const transactionalQueued = defineEvent({
   type: "email.transactional_queued",
   entity: "email_send",
   description: "A transactional message (one recipient, from a template) was queued.",
-  payload: v.object({ to: v.string(), subject: v.string(), templateId: v.number(), templateName: v.string(), userId: v.number() }),
+  payload: v.object({
+    to: v.string(),
+    subject: v.string(),
+    templateId: v.number(),
+    templateName: v.string(),
+    userId: v.number(),
+  }),
 });
 
 export const emailEvents = [

@@ -70,7 +70,12 @@ const ADDRESS = /^[^\s@<>]{1,200}@[^\s@<>]{1,253}$/;
 const cleanAddress = (raw: string | undefined | null): string | null => {
   if (!raw) return null;
   // "rfc822; user@host", "<user@host>"
-  const a = raw.replace(/^\s*rfc822\s*;/i, "").trim().replace(/^<|>$/g, "").trim().toLowerCase();
+  const a = raw
+    .replace(/^\s*rfc822\s*;/i, "")
+    .trim()
+    .replace(/^<|>$/g, "")
+    .trim()
+    .toLowerCase();
   return ADDRESS.test(a) ? a : null;
 };
 const cleanMessageId = (raw: string | undefined | null): string | null => {
@@ -116,7 +121,11 @@ export function headerBlocks(text: string): Map<string, string>[] {
 function original(text: string | null): { messageId: string | null; token: string | null; to: string | null } {
   if (!text) return { messageId: null, token: null, to: null };
   const head = headerBlocks(text.split(/\r?\n\r?\n/)[0] ?? "")[0] ?? new Map();
-  return { messageId: cleanMessageId(head.get("message-id")), token: TOKEN_IN_URL.exec(head.get("list-unsubscribe") ?? "")?.[1] ?? null, to: cleanAddress(head.get("to")) };
+  return {
+    messageId: cleanMessageId(head.get("message-id")),
+    token: TOKEN_IN_URL.exec(head.get("list-unsubscribe") ?? "")?.[1] ?? null,
+    to: cleanAddress(head.get("to")),
+  };
 }
 
 /** Reads one raw RFC 5322 message: a DSN or an ARF report gives reports; anything else is ignored. */
@@ -137,13 +146,16 @@ export async function parseRawReport(raw: string | Buffer): Promise<Parsed> {
       maxHeadSize: 256 * 1024,
     });
   } catch (e) {
-    throw new ReportError(`The message could not be parsed: ${e instanceof Error ? e.message.slice(0, 200) : "unknown error"}.`);
+    throw new ReportError(
+      `The message could not be parsed: ${e instanceof Error ? e.message.slice(0, 200) : "unknown error"}.`,
+    );
   }
   const ct = mail.headers.get("content-type") as { value?: string; params?: Record<string, string> } | undefined;
   if (!ct || typeof ct !== "object" || ct.value?.toLowerCase() !== "multipart/report")
     return { reports: [], ignored: "Not a report (multipart/report): nothing to do." };
   const type = (ct.params?.["report-type"] ?? "").toLowerCase();
-  const part = (...types: string[]) => mail.attachments.find((a) => types.includes(a.contentType.toLowerCase()))?.content.toString("utf8") ?? null;
+  const part = (...types: string[]) =>
+    mail.attachments.find((a) => types.includes(a.contentType.toLowerCase()))?.content.toString("utf8") ?? null;
   const orig = original(part("message/rfc822", "text/rfc822-headers", "message/rfc822-headers"));
   const reportId = cleanMessageId(mail.messageId) ?? sha256Hex(bytes.toString("latin1"));
   if (type === "delivery-status") {
@@ -159,7 +171,16 @@ export async function parseRawReport(raw: string | Buffer): Promise<Parsed> {
       else if (action === "delayed") kind = "soft_bounce";
       if (!kind) continue; // delivered, relayed, expanded: not a problem
       const email = cleanAddress(r.get("final-recipient")) ?? cleanAddress(r.get("original-recipient")) ?? orig.to;
-      reports.push({ kind, email, messageId: orig.messageId, token: orig.token, status: code, diagnostic: cut(r.get("diagnostic-code")), format: "dsn", key: sha256Hex(`dsn|${reportId}|${kind}|${email}|${orig.messageId}`) });
+      reports.push({
+        kind,
+        email,
+        messageId: orig.messageId,
+        token: orig.token,
+        status: code,
+        diagnostic: cut(r.get("diagnostic-code")),
+        format: "dsn",
+        key: sha256Hex(`dsn|${reportId}|${kind}|${email}|${orig.messageId}`),
+      });
     }
     return reports.length ? { reports } : { reports, ignored: "The report lists no failed or delayed recipient." };
   }
@@ -169,14 +190,29 @@ export async function parseRawReport(raw: string | Buffer): Promise<Parsed> {
     const f = headerBlocks(fb)[0] ?? new Map<string, string>();
     const ftype = (f.get("feedback-type") ?? "").toLowerCase();
     // abuse and fraud are complaints; not-spam, virus, other are not about the recipient's consent.
-    if (ftype !== "abuse" && ftype !== "fraud") return { reports: [], ignored: `Feedback type "${cut(ftype, 40)}" is not a complaint.` };
+    if (ftype !== "abuse" && ftype !== "fraud")
+      return { reports: [], ignored: `Feedback type "${cut(ftype, 40)}" is not a complaint.` };
     const email = cleanAddress(f.get("original-rcpt-to")) ?? orig.to;
-    return { reports: [{ kind: "complaint", email, messageId: orig.messageId, token: orig.token, status: ftype, diagnostic: cut(f.get("user-agent"), 200), format: "arf", key: sha256Hex(`arf|${reportId}|${email}|${orig.messageId}`) }] };
+    return {
+      reports: [
+        {
+          kind: "complaint",
+          email,
+          messageId: orig.messageId,
+          token: orig.token,
+          status: ftype,
+          diagnostic: cut(f.get("user-agent"), 200),
+          format: "arf",
+          key: sha256Hex(`arf|${reportId}|${email}|${orig.messageId}`),
+        },
+      ],
+    };
   }
   return { reports: [], ignored: `Report type "${cut(type, 40)}" is neither delivery-status nor feedback-report.` };
 }
 
-const obj = (x: unknown): Record<string, unknown> | null => (x && typeof x === "object" && !Array.isArray(x) ? (x as Record<string, unknown>) : null);
+const obj = (x: unknown): Record<string, unknown> | null =>
+  x && typeof x === "object" && !Array.isArray(x) ? (x as Record<string, unknown>) : null;
 const str = (x: unknown): string | null => (typeof x === "string" ? x : null);
 
 /** A relay's JSON notification: Amazon SES (direct or inside SNS) or Postmark. */
@@ -184,7 +220,11 @@ export function parseJsonReport(body: unknown): Parsed {
   let b = obj(body);
   if (!b) throw new ReportError("The JSON body must be an object.");
   if (b.Type === "SubscriptionConfirmation")
-    return { reports: [], ignored: "An SNS subscription confirmation: open its SubscribeURL yourself to confirm (Plinth never fetches URLs from requests)." };
+    return {
+      reports: [],
+      ignored:
+        "An SNS subscription confirmation: open its SubscribeURL yourself to confirm (Plinth never fetches URLs from requests).",
+    };
   if (b.Type === "Notification" && typeof b.Message === "string") {
     try {
       b = obj(JSON.parse(b.Message));
@@ -209,17 +249,43 @@ export function parseJsonReport(body: unknown): Parsed {
         const email = cleanAddress(str(r?.emailAddress));
         if (!email) return [];
         const kind: FeedbackKind = permanent ? "hard_bounce" : "soft_bounce";
-        return [{ kind, email, messageId, token, status: cut(str(r?.status), 20), diagnostic: cut(str(r?.diagnosticCode)), format: "ses", key: sha256Hex(`ses|${str(bounce?.feedbackId)}|${sesId}|${kind}|${email}`) }];
+        return [
+          {
+            kind,
+            email,
+            messageId,
+            token,
+            status: cut(str(r?.status), 20),
+            diagnostic: cut(str(r?.diagnosticCode)),
+            format: "ses",
+            key: sha256Hex(`ses|${str(bounce?.feedbackId)}|${sesId}|${kind}|${email}`),
+          },
+        ];
       });
       if (!reports.length) throw new ReportError("An SES bounce without bouncedRecipients[].emailAddress.");
       return { reports };
     }
     if (sesType === "Complaint") {
       const complaint = obj(b.complaint);
-      const list = Array.isArray(complaint?.complainedRecipients) ? (complaint!.complainedRecipients as unknown[]).map(obj) : [];
+      const list = Array.isArray(complaint?.complainedRecipients)
+        ? (complaint!.complainedRecipients as unknown[]).map(obj)
+        : [];
       const reports = list.flatMap((r): Report[] => {
         const email = cleanAddress(str(r?.emailAddress));
-        return email ? [{ kind: "complaint", email, messageId, token, status: cut(str(complaint?.complaintFeedbackType), 40) ?? "abuse", diagnostic: null, format: "ses", key: sha256Hex(`ses|${str(complaint?.feedbackId)}|${sesId}|complaint|${email}`) }] : [];
+        return email
+          ? [
+              {
+                kind: "complaint",
+                email,
+                messageId,
+                token,
+                status: cut(str(complaint?.complaintFeedbackType), 40) ?? "abuse",
+                diagnostic: null,
+                format: "ses",
+                key: sha256Hex(`ses|${str(complaint?.feedbackId)}|${sesId}|complaint|${email}`),
+              },
+            ]
+          : [];
       });
       if (!reports.length) throw new ReportError("An SES complaint without complainedRecipients[].emailAddress.");
       return { reports };
@@ -233,17 +299,46 @@ export function parseJsonReport(body: unknown): Parsed {
     const id = `${b.ID ?? ""}|${str(b.MessageID) ?? ""}`;
     const headers = Array.isArray(b.Headers) ? (b.Headers as unknown[]).map(obj) : [];
     const messageId = cleanMessageId(str(headers.find((h) => str(h?.Name)?.toLowerCase() === "message-id")?.Value));
-    if (record === "SpamComplaint") return { reports: [{ kind: "complaint", email, messageId, token: null, status: "abuse", diagnostic: null, format: "postmark", key: sha256Hex(`postmark|${id}|complaint|${email}`) }] };
+    if (record === "SpamComplaint")
+      return {
+        reports: [
+          {
+            kind: "complaint",
+            email,
+            messageId,
+            token: null,
+            status: "abuse",
+            diagnostic: null,
+            format: "postmark",
+            key: sha256Hex(`postmark|${id}|complaint|${email}`),
+          },
+        ],
+      };
     if (record === "Bounce") {
       const t = str(b.Type) ?? "";
       // Postmark's types: HardBounce, BadEmailAddress… are permanent; SoftBounce, Transient, DnsError… are not.
       const hard = ["HardBounce", "BadEmailAddress", "ManuallyDeactivated", "Blocked", "AddressChange"].includes(t);
       const kind: FeedbackKind = t === "SpamNotification" ? "complaint" : hard ? "hard_bounce" : "soft_bounce";
-      return { reports: [{ kind, email, messageId, token: null, status: cut(t, 40), diagnostic: cut(str(b.Description) ?? str(b.Details)), format: "postmark", key: sha256Hex(`postmark|${id}|${kind}|${email}`) }] };
+      return {
+        reports: [
+          {
+            kind,
+            email,
+            messageId,
+            token: null,
+            status: cut(t, 40),
+            diagnostic: cut(str(b.Description) ?? str(b.Details)),
+            format: "postmark",
+            key: sha256Hex(`postmark|${id}|${kind}|${email}`),
+          },
+        ],
+      };
     }
     return { reports: [], ignored: `Postmark record "${cut(record, 40)}" is not a bounce or complaint.` };
   }
-  throw new ReportError("Not a notification this endpoint reads (Amazon SES or SNS, Postmark); post raw DSN/ARF messages as message/rfc822.");
+  throw new ReportError(
+    "Not a notification this endpoint reads (Amazon SES or SNS, Postmark); post raw DSN/ARF messages as message/rfc822.",
+  );
 }
 
 export interface Applied {
@@ -276,55 +371,134 @@ export async function applyReports(deps: Deps, companyId: number | null, reports
   return out;
 }
 
-async function applyOne(tx: Tx, deps: Deps, companyId: number | null, r: Report): Promise<Applied | "duplicate" | "unmatched"> {
+async function applyOne(
+  tx: Tx,
+  deps: Deps,
+  companyId: number | null,
+  r: Report,
+): Promise<Applied | "duplicate" | "unmatched"> {
   const scope = companyId === null ? undefined : eq(emailSends.companyId, companyId);
-  let send = r.messageId ? (await tx.select().from(emailSends).where(and(eq(emailSends.messageId, r.messageId), scope)).limit(1))[0] : undefined;
-  if (!send && r.token) send = (await tx.select().from(emailSends).where(and(eq(emailSends.token, r.token), scope)).limit(1))[0];
+  let send = r.messageId
+    ? (
+        await tx
+          .select()
+          .from(emailSends)
+          .where(and(eq(emailSends.messageId, r.messageId), scope))
+          .limit(1)
+      )[0]
+    : undefined;
+  if (!send && r.token)
+    send = (
+      await tx
+        .select()
+        .from(emailSends)
+        .where(and(eq(emailSends.token, r.token), scope))
+        .limit(1)
+    )[0];
   // A relay names the address; a report about one of our messages trusts the address we sent to.
   const company = send?.companyId ?? companyId;
   const email = send?.email ?? r.email;
   if (company === null || !email) return "unmatched";
   const sub = send?.subscriberId
     ? (await tx.select().from(emailSubscribers).where(eq(emailSubscribers.id, send.subscriberId)).limit(1))[0]
-    : (await tx.select().from(emailSubscribers).where(and(eq(emailSubscribers.companyId, company), eq(emailSubscribers.email, email))).limit(1))[0];
+    : (
+        await tx
+          .select()
+          .from(emailSubscribers)
+          .where(and(eq(emailSubscribers.companyId, company), eq(emailSubscribers.email, email)))
+          .limit(1)
+      )[0];
   if (!send && !sub) return "unmatched";
   const now = deps.clock.now();
-  const row = (await tx
-    .insert(emailFeedback)
-    .values({ companyId: company, kind: r.kind, email, sendId: send?.id ?? null, campaignId: send?.campaignId ?? null, subscriberId: sub?.id ?? null, status: r.status, diagnostic: r.diagnostic, format: r.format, reportKey: r.key, receivedAt: now })
-    .onConflictDoNothing()
-    .returning({ id: emailFeedback.id }))[0];
+  const row = (
+    await tx
+      .insert(emailFeedback)
+      .values({
+        companyId: company,
+        kind: r.kind,
+        email,
+        sendId: send?.id ?? null,
+        campaignId: send?.campaignId ?? null,
+        subscriberId: sub?.id ?? null,
+        status: r.status,
+        diagnostic: r.diagnostic,
+        format: r.format,
+        reportKey: r.key,
+        receivedAt: now,
+      })
+      .onConflictDoNothing()
+      .returning({ id: emailFeedback.id })
+  )[0];
   if (!row) return "duplicate";
   const actor = { deps, company: { id: company } };
   if (r.kind === "hard_bounce" && send && send.status === "sent")
-    await tx.update(emailSends).set({ status: "bounced", smtpResponse: cut(`${r.status ?? ""} ${r.diagnostic ?? ""} (${r.format} report)`), updatedAt: now }).where(eq(emailSends.id, send.id));
+    await tx
+      .update(emailSends)
+      .set({
+        status: "bounced",
+        smtpResponse: cut(`${r.status ?? ""} ${r.diagnostic ?? ""} (${r.format} report)`),
+        updatedAt: now,
+      })
+      .where(eq(emailSends.id, send.id));
   let listsChanged = 0;
   if (sub && r.kind !== "soft_bounce") {
     const to = r.kind === "hard_bounce" ? "bounced" : "complained";
     // A bounce ends active subscriptions; a complaint overrides every status but an earlier complaint.
-    const from = r.kind === "hard_bounce" ? ["subscribed", "unconfirmed"] : ["subscribed", "unconfirmed", "unsubscribed", "bounced"];
+    const from =
+      r.kind === "hard_bounce"
+        ? ["subscribed", "unconfirmed"]
+        : ["subscribed", "unconfirmed", "unsubscribed", "bounced"];
     const mems = await tx
-      .select({ id: emailMemberships.id, listId: emailMemberships.listId, status: emailMemberships.status, listName: emailLists.name })
+      .select({
+        id: emailMemberships.id,
+        listId: emailMemberships.listId,
+        status: emailMemberships.status,
+        listName: emailLists.name,
+      })
       .from(emailMemberships)
       .innerJoin(emailLists, eq(emailLists.id, emailMemberships.listId))
       .where(and(eq(emailMemberships.subscriberId, sub.id), inArray(emailMemberships.status, from)));
     for (const m of mems) {
       await tx.update(emailMemberships).set({ status: to, updatedAt: now }).where(eq(emailMemberships.id, m.id));
-      await emit(tx, actor, membershipChanged, { id: sub.id }, { email: sub.email, listId: m.listId, listName: m.listName, from: m.status as "subscribed", to, source: r.kind === "complaint" ? "complaint" : "bounce", campaignId: send?.campaignId ?? null });
+      await emit(
+        tx,
+        actor,
+        membershipChanged,
+        { id: sub.id },
+        {
+          email: sub.email,
+          listId: m.listId,
+          listName: m.listName,
+          from: m.status as "subscribed",
+          to,
+          source: r.kind === "complaint" ? "complaint" : "bounce",
+          campaignId: send?.campaignId ?? null,
+        },
+      );
       listsChanged++;
     }
-    if (r.kind === "complaint" && !sub.blocklisted) await tx.update(emailSubscribers).set({ blocklisted: true, updatedAt: now }).where(eq(emailSubscribers.id, sub.id));
+    if (r.kind === "complaint" && !sub.blocklisted)
+      await tx
+        .update(emailSubscribers)
+        .set({ blocklisted: true, updatedAt: now })
+        .where(eq(emailSubscribers.id, sub.id));
   }
-  await emit(tx, actor, feedbackReceived, { id: row.id }, {
-    email,
-    kind: r.kind,
-    format: r.format,
-    status: r.status,
-    campaignId: send?.campaignId ?? null,
-    sendId: send?.id ?? null,
-    subscriberId: sub?.id ?? null,
-    blocklisted: r.kind === "complaint" && !!sub,
-  });
+  await emit(
+    tx,
+    actor,
+    feedbackReceived,
+    { id: row.id },
+    {
+      email,
+      kind: r.kind,
+      format: r.format,
+      status: r.status,
+      campaignId: send?.campaignId ?? null,
+      sendId: send?.id ?? null,
+      subscriberId: sub?.id ?? null,
+      blocklisted: r.kind === "complaint" && !!sub,
+    },
+  );
   return { feedbackId: row.id, kind: r.kind, email, campaignId: send?.campaignId ?? null, listsChanged };
 }
 
@@ -333,12 +507,25 @@ async function applyOne(tx: Tx, deps: Deps, companyId: number | null, r: Report)
 export const SECRET_RE = /^efb_[A-Za-z0-9_-]{43}$/;
 
 /** Makes (or replaces) the company's feedback secret; the answer is the only time it is shown. */
-export async function newFeedbackSecret(tx: Tx, deps: Deps, companyId: number): Promise<{ secret: string; hint: string; replaced: boolean }> {
+export async function newFeedbackSecret(
+  tx: Tx,
+  deps: Deps,
+  companyId: number,
+): Promise<{ secret: string; hint: string; replaced: boolean }> {
   const secret = `efb_${randomBytes(32).toString("base64url")}`;
   const hint = secret.slice(-4);
-  const had = (await tx.select({ c: emailFeedbackKeys.companyId }).from(emailFeedbackKeys).where(eq(emailFeedbackKeys.companyId, companyId)).limit(1)).length > 0;
+  const had =
+    (
+      await tx
+        .select({ c: emailFeedbackKeys.companyId })
+        .from(emailFeedbackKeys)
+        .where(eq(emailFeedbackKeys.companyId, companyId))
+        .limit(1)
+    ).length > 0;
   await tx.delete(emailFeedbackKeys).where(eq(emailFeedbackKeys.companyId, companyId));
-  await tx.insert(emailFeedbackKeys).values({ companyId, secretHash: sha256Hex(secret), hint, createdAt: deps.clock.now() });
+  await tx
+    .insert(emailFeedbackKeys)
+    .values({ companyId, secretHash: sha256Hex(secret), hint, createdAt: deps.clock.now() });
   return { secret, hint, replaced: had };
 }
 
@@ -346,7 +533,9 @@ export async function newFeedbackSecret(tx: Tx, deps: Deps, companyId: number): 
 export async function companyForSecret(deps: Deps, secret: string): Promise<number | null> {
   if (!SECRET_RE.test(secret)) return null;
   const hash = sha256Hex(secret);
-  const row = (await deps.db.select().from(emailFeedbackKeys).where(eq(emailFeedbackKeys.secretHash, hash)).limit(1))[0];
+  const row = (
+    await deps.db.select().from(emailFeedbackKeys).where(eq(emailFeedbackKeys.secretHash, hash)).limit(1)
+  )[0];
   return row && safeEqual(row.secretHash, hash) ? row.companyId : null;
 }
 
@@ -363,13 +552,17 @@ export async function setupFeedback(ctx: ActorContext) {
       url: `${publicBase(ctx.deps)}/feedback/${secret}`,
       hint,
       replaced,
-      accepts: "POST raw DSN/ARF mail (Content-Type message/rfc822) or Amazon SES/SNS and Postmark bounce/complaint JSON. Shown once: store it now.",
+      accepts:
+        "POST raw DSN/ARF mail (Content-Type message/rfc822) or Amazon SES/SNS and Postmark bounce/complaint JSON. Shown once: store it now.",
     };
   });
 }
 
 /** email_feedback_list: bounce and complaint reports received, newest first. */
-export async function listFeedback(ctx: ActorContext, i: { kind?: FeedbackKind; email?: string; campaignId?: number; limit: number; offset: number }) {
+export async function listFeedback(
+  ctx: ActorContext,
+  i: { kind?: FeedbackKind; email?: string; campaignId?: number; limit: number; offset: number },
+) {
   authorize(ctx, "email:read", { write: false });
   const db = ctx.deps.db;
   const where = and(
@@ -379,9 +572,25 @@ export async function listFeedback(ctx: ActorContext, i: { kind?: FeedbackKind; 
     i.campaignId ? eq(emailFeedback.campaignId, i.campaignId) : undefined,
   );
   const total = (await db.select({ n: count() }).from(emailFeedback).where(where))[0]!.n;
-  const rows = await db.select().from(emailFeedback).where(where).orderBy(desc(emailFeedback.id)).limit(i.limit).offset(i.offset);
+  const rows = await db
+    .select()
+    .from(emailFeedback)
+    .where(where)
+    .orderBy(desc(emailFeedback.id))
+    .limit(i.limit)
+    .offset(i.offset);
   return page(
-    rows.map((r) => ({ id: r.id, kind: r.kind, email: r.email, campaignId: r.campaignId, sendId: r.sendId, status: r.status, diagnostic: r.diagnostic, format: r.format, receivedAt: iso(r.receivedAt) })),
+    rows.map((r) => ({
+      id: r.id,
+      kind: r.kind,
+      email: r.email,
+      campaignId: r.campaignId,
+      sendId: r.sendId,
+      status: r.status,
+      diagnostic: r.diagnostic,
+      format: r.format,
+      receivedAt: iso(r.receivedAt),
+    })),
     total,
     i.limit,
     i.offset,

@@ -37,7 +37,14 @@ import {
 } from "../../core/public-page";
 import type { PublicPages } from "../../mcp/define";
 import { confirmationFor, confirmByToken, unsubscribeByToken, unsubscribeTarget } from "./subscribers";
-import { applyReports, companyForSecret, MAX_REPORT_BYTES, parseJsonReport, parseRawReport, ReportError } from "./feedback";
+import {
+  applyReports,
+  companyForSecret,
+  MAX_REPORT_BYTES,
+  parseJsonReport,
+  parseRawReport,
+  ReportError,
+} from "./feedback";
 import { linkAt, renderCampaignMessage } from "./render";
 import { emailCampaigns, emailSends, emailSubscribers } from "./tables";
 
@@ -59,10 +66,19 @@ function page(c: Context, status: number, title: string, body: string) {
   return c.html(publicPage({ title, nonce, css: CSS, body: `<main>${body}</main>` }), status as 200);
 }
 
-const message = (c: Context, status: number, title: string, text: string) => page(c, status, title, `<h1>${esc(title)}</h1><p>${esc(text)}</p>`);
-const gone = (c: Context) => message(c, 404, "Link not recognised", "This link is not valid (it may be incomplete, or from a test or preview message). Nothing was changed.");
+const message = (c: Context, status: number, title: string, text: string) =>
+  page(c, status, title, `<h1>${esc(title)}</h1><p>${esc(text)}</p>`);
+const gone = (c: Context) =>
+  message(
+    c,
+    404,
+    "Link not recognised",
+    "This link is not valid (it may be incomplete, or from a test or preview message). Nothing was changed.",
+  );
 
-const PIXEL = Uint8Array.from(atob("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7"), (ch) => ch.charCodeAt(0));
+const PIXEL = Uint8Array.from(atob("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7"), (ch) =>
+  ch.charCodeAt(0),
+);
 
 export function emailPublicRoutes(deps: Deps): Hono {
   const app = new Hono();
@@ -82,7 +98,9 @@ export function emailPublicRoutes(deps: Deps): Hono {
     if (!t) return gone(c);
     const csrf = csrfToken(c, deps, CSRF_COOKIE, "/e/");
     const active = t.campaignLists.filter((m) => m.status === "subscribed" || m.status === "unconfirmed");
-    const others = t.allLists.filter((m) => !t.campaignLists.includes(m) && (m.status === "subscribed" || m.status === "unconfirmed"));
+    const others = t.allLists.filter(
+      (m) => !t.campaignLists.includes(m) && (m.status === "subscribed" || m.status === "unconfirmed"),
+    );
     if (active.length === 0 && others.length === 0)
       return message(c, 200, "You are unsubscribed", `${t.subscriber.email} receives no more mail from these lists.`);
     const names = (active.length ? active : others).map((m) => `“${esc(m.listName)}”`).join(", ");
@@ -109,11 +127,22 @@ ${!active.length ? `<input type="hidden" name="all" value="1">` : ""}
     const over = await limited(c);
     if (over) return over;
     if (!TOKEN.test(token)) return gone(c);
-    if (!oneClick && honeypotFilled(form)) return message(c, 200, "You are unsubscribed", "You will receive no more mail from these lists.");
-    const r = await unsubscribeByToken(deps, token, form.get("all") === "1", oneClick ? "one_click" : "unsubscribe_page");
+    if (!oneClick && honeypotFilled(form))
+      return message(c, 200, "You are unsubscribed", "You will receive no more mail from these lists.");
+    const r = await unsubscribeByToken(
+      deps,
+      token,
+      form.get("all") === "1",
+      oneClick ? "one_click" : "unsubscribe_page",
+    );
     if (!r) return gone(c);
     if (oneClick) return c.text("Unsubscribed.", 200);
-    return message(c, 200, "You are unsubscribed", `${r.email} receives no more mail from ${r.lists.map((l) => `“${l}”`).join(", ") || "these lists"}.`);
+    return message(
+      c,
+      200,
+      "You are unsubscribed",
+      `${r.email} receives no more mail from ${r.lists.map((l) => `“${l}”`).join(", ") || "these lists"}.`,
+    );
   });
 
   app.get("/confirm/:token", async (c) => {
@@ -121,7 +150,8 @@ ${!active.length ? `<input type="hidden" name="all" value="1">` : ""}
     if (!TOKEN.test(token)) return gone(c);
     const hit = await confirmationFor(deps, token);
     if (!hit) return message(c, 404, "Link not recognised", "This confirmation link is not valid or was already used.");
-    if (hit.m.status !== "unconfirmed") return message(c, 200, "Subscription confirmed", `${hit.email} is on “${hit.listName}”.`);
+    if (hit.m.status !== "unconfirmed")
+      return message(c, 200, "Subscription confirmed", `${hit.email} is on “${hit.listName}”.`);
     const csrf = csrfToken(c, deps, CSRF_COOKIE, "/e/");
     return page(
       c,
@@ -135,8 +165,10 @@ ${!active.length ? `<input type="hidden" name="all" value="1">` : ""}
   app.post("/confirm/:token", async (c) => {
     const token = c.req.param("token");
     const form = await readForm(c, 16 * 1024);
-    if (form === "too_large" || form === "bad_type") return message(c, 400, "Bad request", "Send the form from the confirmation page.");
-    if (!sameOrigin(c, deps) || !csrfMatches(c, CSRF_COOKIE, form)) return message(c, 403, "Page expired", "Open the link from your email again and press the button.");
+    if (form === "too_large" || form === "bad_type")
+      return message(c, 400, "Bad request", "Send the form from the confirmation page.");
+    if (!sameOrigin(c, deps) || !csrfMatches(c, CSRF_COOKIE, form))
+      return message(c, 403, "Page expired", "Open the link from your email again and press the button.");
     const over = await limited(c);
     if (over) return over;
     if (!TOKEN.test(token)) return gone(c);
@@ -148,12 +180,19 @@ ${!active.length ? `<input type="hidden" name="all" value="1">` : ""}
 
   async function trackedSend(token: string) {
     if (!TOKEN.test(token)) return null;
-    const row = (await deps.db
-      .select({ send: emailSends, trackOpens: emailCampaigns.trackOpens, trackClicks: emailCampaigns.trackClicks, campaign: emailCampaigns })
-      .from(emailSends)
-      .innerJoin(emailCampaigns, eq(emailCampaigns.id, emailSends.campaignId))
-      .where(and(eq(emailSends.token, token), eq(emailSends.kind, "campaign")))
-      .limit(1))[0];
+    const row = (
+      await deps.db
+        .select({
+          send: emailSends,
+          trackOpens: emailCampaigns.trackOpens,
+          trackClicks: emailCampaigns.trackClicks,
+          campaign: emailCampaigns,
+        })
+        .from(emailSends)
+        .innerJoin(emailCampaigns, eq(emailCampaigns.id, emailSends.campaignId))
+        .where(and(eq(emailSends.token, token), eq(emailSends.kind, "campaign")))
+        .limit(1)
+    )[0];
     return row ?? null;
   }
 
@@ -162,8 +201,14 @@ ${!active.length ? `<input type="hidden" name="all" value="1">` : ""}
     if (row?.trackOpens) {
       const now = deps.clock.now();
       await deps.db.transaction(async (tx) => {
-        await tx.update(emailSends).set({ opens: sql`${emailSends.opens} + 1`, updatedAt: now }).where(eq(emailSends.id, row.send.id));
-        await tx.update(emailSends).set({ openedAt: now }).where(and(eq(emailSends.id, row.send.id), isNull(emailSends.openedAt)));
+        await tx
+          .update(emailSends)
+          .set({ opens: sql`${emailSends.opens} + 1`, updatedAt: now })
+          .where(eq(emailSends.id, row.send.id));
+        await tx
+          .update(emailSends)
+          .set({ openedAt: now })
+          .where(and(eq(emailSends.id, row.send.id), isNull(emailSends.openedAt)));
       });
     }
     c.header("Cache-Control", "no-store");
@@ -174,17 +219,36 @@ ${!active.length ? `<input type="hidden" name="all" value="1">` : ""}
     const n = Number(c.req.param("n"));
     const row = await trackedSend(c.req.param("token"));
     if (!row || !row.trackClicks || !Number.isSafeInteger(n) || n < 0 || n > 10_000) return gone(c);
-    const sub = row.send.subscriberId === null ? undefined : (await deps.db.select().from(emailSubscribers).where(eq(emailSubscribers.id, row.send.subscriberId)).limit(1))[0];
+    const sub =
+      row.send.subscriberId === null
+        ? undefined
+        : (
+            await deps.db.select().from(emailSubscribers).where(eq(emailSubscribers.id, row.send.subscriberId)).limit(1)
+          )[0];
     // The link as that recipient's message had it (variables filled), before tracking rewrote it.
-    const parts = renderCampaignMessage({ ...row.campaign, trackClicks: false, trackOpens: false }, { name: sub?.name ?? null, email: row.send.email, attributes: sub?.attributes ?? {} }, { unsubscribeUrl: "" });
+    const parts = renderCampaignMessage(
+      { ...row.campaign, trackClicks: false, trackOpens: false },
+      { name: sub?.name ?? null, email: row.send.email, attributes: sub?.attributes ?? {} },
+      { unsubscribeUrl: "" },
+    );
     const target = linkAt(parts.html, n);
     if (!target) return gone(c);
     const now = deps.clock.now();
     await deps.db.transaction(async (tx) => {
-      await tx.update(emailSends).set({ clicks: sql`${emailSends.clicks} + 1`, updatedAt: now }).where(eq(emailSends.id, row.send.id));
-      await tx.update(emailSends).set({ clickedAt: now }).where(and(eq(emailSends.id, row.send.id), isNull(emailSends.clickedAt)));
+      await tx
+        .update(emailSends)
+        .set({ clicks: sql`${emailSends.clicks} + 1`, updatedAt: now })
+        .where(eq(emailSends.id, row.send.id));
+      await tx
+        .update(emailSends)
+        .set({ clickedAt: now })
+        .where(and(eq(emailSends.id, row.send.id), isNull(emailSends.clickedAt)));
       // A click proves the message was opened, even with images blocked.
-      if (row.trackOpens) await tx.update(emailSends).set({ openedAt: now }).where(and(eq(emailSends.id, row.send.id), isNull(emailSends.openedAt)));
+      if (row.trackOpens)
+        await tx
+          .update(emailSends)
+          .set({ openedAt: now })
+          .where(and(eq(emailSends.id, row.send.id), isNull(emailSends.openedAt)));
     });
     return c.redirect(target, 302);
   });
@@ -192,14 +256,16 @@ ${!active.length ? `<input type="hidden" name="all" value="1">` : ""}
   // Bounce and complaint feedback (feedback.ts): machines post here, so answers are JSON.
   const feedbackLimiter = rateLimiter(deps, "email-feedback", FEEDBACK_PER_MINUTE);
   app.post("/feedback/:secret", async (c) => {
-    const fail = (status: number, code: string, msg: string) => c.json({ error: { code, message: msg } }, status as 400);
+    const fail = (status: number, code: string, msg: string) =>
+      c.json({ error: { code, message: msg } }, status as 400);
     const d = await feedbackLimiter.take(`addr:${clientAddress(c)}`);
     if (!d.allowed) {
       c.header("Retry-After", String(d.retryAfterSec));
       return fail(429, "rate_limited", `Too many reports; retry in ${d.retryAfterSec} s.`);
     }
     const companyId = await companyForSecret(deps, c.req.param("secret"));
-    if (companyId === null) return fail(401, "unauthorized", "Unknown feedback URL; email_feedback_setup gives the current one.");
+    if (companyId === null)
+      return fail(401, "unauthorized", "Unknown feedback URL; email_feedback_setup gives the current one.");
     const body = await readCapped(c.req.raw, MAX_REPORT_BYTES);
     if (body === "too_large") return fail(413, "too_large", `Reports are limited to ${MAX_REPORT_BYTES} bytes.`);
     const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
@@ -213,10 +279,29 @@ ${!active.length ? `<input type="hidden" name="all" value="1">` : ""}
           return fail(400, "validation", "The body is not valid UTF-8 JSON.");
         }
         parsed = parseJsonReport(json);
-      } else if (type === "message/rfc822" || type === "text/plain" || type === "application/octet-stream" || type === "") parsed = await parseRawReport(Buffer.from(body));
-      else return fail(415, "unsupported_media_type", "Post raw mail as message/rfc822, or relay notifications as application/json.");
+      } else if (
+        type === "message/rfc822" ||
+        type === "text/plain" ||
+        type === "application/octet-stream" ||
+        type === ""
+      )
+        parsed = await parseRawReport(Buffer.from(body));
+      else
+        return fail(
+          415,
+          "unsupported_media_type",
+          "Post raw mail as message/rfc822, or relay notifications as application/json.",
+        );
       const r = await applyReports(deps, companyId, parsed.reports);
-      return c.json({ applied: r.applied, duplicates: r.duplicates, unmatched: r.unmatched, ...(parsed.ignored && { ignored: parsed.ignored }) }, 200);
+      return c.json(
+        {
+          applied: r.applied,
+          duplicates: r.duplicates,
+          unmatched: r.unmatched,
+          ...(parsed.ignored && { ignored: parsed.ignored }),
+        },
+        200,
+      );
     } catch (e) {
       if (e instanceof ReportError) return fail(400, "validation", e.message);
       throw e;

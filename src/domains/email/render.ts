@@ -22,7 +22,33 @@ import type { Attributes } from "./tables";
 
 export const TEMPLATE_LIMITS = { html: 500_000, text: 200_000 } as const;
 
-const EXTRA_TAGS = ["img", "center", "font", "span", "div", "table", "thead", "tbody", "tfoot", "tr", "td", "th", "hr", "br", "h1", "h2", "h3", "h4", "h5", "h6", "sup", "sub", "small", "u", "s"];
+const EXTRA_TAGS = [
+  "img",
+  "center",
+  "font",
+  "span",
+  "div",
+  "table",
+  "thead",
+  "tbody",
+  "tfoot",
+  "tr",
+  "td",
+  "th",
+  "hr",
+  "br",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "sup",
+  "sub",
+  "small",
+  "u",
+  "s",
+];
 const CELL = ["align", "valign", "width", "height", "bgcolor", "colspan", "rowspan"];
 
 const SANITIZE: sanitizeHtml.IOptions = {
@@ -77,7 +103,8 @@ function lookup(vars: Vars, path: string): string | null {
   else if (root === "attributes") v = rest.length === 1 ? vars.attributes[rest[0]!] : null;
   else if (root === "data") {
     v = vars.data;
-    for (const k of rest) v = v && typeof v === "object" && Object.hasOwn(v as object, k) ? (v as Record<string, unknown>)[k] : null;
+    for (const k of rest)
+      v = v && typeof v === "object" && Object.hasOwn(v as object, k) ? (v as Record<string, unknown>)[k] : null;
   }
   if (v === null || v === undefined || v === "") return null;
   if (typeof v === "object") return JSON.stringify(v);
@@ -108,7 +135,11 @@ export function fillText(text: string, vars: Vars): string {
   return fill(text, vars, (s) => s);
 }
 export function fillSubject(subject: string, vars: Vars): string {
-  return fill(subject, vars, (s) => s).replace(/[\u0000-\u001f\u007f]+/g, " ").replace(/\s+/g, " ").trim().slice(0, 900);
+  return fill(subject, vars, (s) => s)
+    .replace(/[\u0000-\u001f\u007f]+/g, " ")
+    .replace(/\s+/g, " ")
+    .trim()
+    .slice(0, 900);
 }
 
 export interface MessageParts {
@@ -137,7 +168,13 @@ export interface Links {
 export function linkAt(html: string, n: number): string | null {
   let i = 0;
   for (const m of html.matchAll(/<a\b[^>]*?\bhref="(https?:[^"]*)"/gi)) {
-    if (i === n) return m[1]!.replace(/&amp;/g, "&").replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">");
+    if (i === n)
+      return m[1]!
+        .replace(/&amp;/g, "&")
+        .replace(/&quot;/g, '"')
+        .replace(/&#39;/g, "'")
+        .replace(/&lt;/g, "<")
+        .replace(/&gt;/g, ">");
     i++;
   }
   return null;
@@ -145,7 +182,10 @@ export function linkAt(html: string, n: number): string | null {
 
 function trackClicks(html: string, clickUrl: (n: number) => string): string {
   let i = 0;
-  return html.replace(/(<a\b[^>]*?\bhref=")(https?:[^"]*)(")/gi, (_all, a: string, _url: string, b: string) => `${a}${escapeHtml(clickUrl(i++))}${b}`);
+  return html.replace(
+    /(<a\b[^>]*?\bhref=")(https?:[^"]*)(")/gi,
+    (_all, a: string, _url: string, b: string) => `${a}${escapeHtml(clickUrl(i++))}${b}`,
+  );
 }
 
 /** A whole email document around a body: what clients expect (doctype, viewport, a centred 600px column). */
@@ -160,7 +200,12 @@ function documentFor(body: string, subject: string, preheader: string | null): s
  * One recipient's message for a campaign (or a test of it): variables
  * filled, unsubscribe footer, optional open pixel and click tracking.
  */
-export function renderCampaignMessage(c: CampaignContent, vars: Vars, links: Links, footerWords = "You receive this because you subscribed."): MessageParts {
+export function renderCampaignMessage(
+  c: CampaignContent,
+  vars: Vars,
+  links: Links,
+  footerWords = "You receive this because you subscribed.",
+): MessageParts {
   const v = { ...vars, unsubscribeUrl: links.unsubscribeUrl };
   const subject = fillSubject(c.subject, v);
   let body = fillHtml(c.html, { ...v, subject });
@@ -168,7 +213,8 @@ export function renderCampaignMessage(c: CampaignContent, vars: Vars, links: Lin
   if (!placed)
     body += `<p style="margin-top:32px;font-size:12px;color:#6b7280">${escapeHtml(footerWords)} <a href="${escapeHtml(links.unsubscribeUrl)}">Unsubscribe</a></p>`;
   if (c.trackClicks && links.clickUrl) body = trackClicks(body, links.clickUrl);
-  if (c.trackOpens && links.openUrl) body += `<img src="${escapeHtml(links.openUrl)}" width="1" height="1" alt="" style="display:block;border:0">`;
+  if (c.trackOpens && links.openUrl)
+    body += `<img src="${escapeHtml(links.openUrl)}" width="1" height="1" alt="" style="display:block;border:0">`;
   let text = fillText(c.text, { ...v, subject });
   if (!/\{\{\s*unsubscribe_url\b/.test(c.text)) text += `\n\n--\n${footerWords}\nUnsubscribe: ${links.unsubscribeUrl}`;
   return { subject, html: documentFor(body, subject, c.preheader ? fillSubject(c.preheader, v) : null), text };
@@ -177,7 +223,11 @@ export function renderCampaignMessage(c: CampaignContent, vars: Vars, links: Lin
 /** A transactional message: variables filled, no footer, no tracking. */
 export function renderTransactional(t: { subject: string; html: string; text: string }, vars: Vars): MessageParts {
   const subject = fillSubject(t.subject, vars);
-  return { subject, html: documentFor(fillHtml(t.html, { ...vars, subject }), subject, null), text: fillText(t.text, { ...vars, subject }) };
+  return {
+    subject,
+    html: documentFor(fillHtml(t.html, { ...vars, subject }), subject, null),
+    text: fillText(t.text, { ...vars, subject }),
+  };
 }
 
 /** The body of a rendered message (for previews shown inside another page). */

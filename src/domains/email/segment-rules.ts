@@ -24,10 +24,37 @@ import { and, gt, lt, not, or, sql, type SQL } from "drizzle-orm";
 import { jsonPathNumber, jsonPathText, likeFolded, numberParam } from "../../core/sql";
 import * as v from "valibot";
 import { invalid } from "../../core/errors";
-import { FACT_FIELDS, factKind, factSql, factValues, LIFECYCLE_STAGES, type ContactFacts, type FactContext, type FactKind, type FieldTypes } from "../crm/facts";
+import {
+  FACT_FIELDS,
+  factKind,
+  factSql,
+  factValues,
+  LIFECYCLE_STAGES,
+  type ContactFacts,
+  type FactContext,
+  type FactKind,
+  type FieldTypes,
+} from "../crm/facts";
 import { emailMemberships, emailSubscribers, type Attributes, type SubscriberFold } from "./tables";
 
-export const OPS = ["eq", "neq", "contains", "not_contains", "starts_with", "ends_with", "gt", "gte", "lt", "lte", "exists", "not_exists", "before", "after", "in", "not_in"] as const;
+export const OPS = [
+  "eq",
+  "neq",
+  "contains",
+  "not_contains",
+  "starts_with",
+  "ends_with",
+  "gt",
+  "gte",
+  "lt",
+  "lte",
+  "exists",
+  "not_exists",
+  "before",
+  "after",
+  "in",
+  "not_in",
+] as const;
 export type Op = (typeof OPS)[number];
 
 export const conditionSchema = v.strictObject({
@@ -81,8 +108,13 @@ const CRM_OPS: Record<FactKind, Op[]> = {
 function checkCrm(c: Condition, where: string, types: FieldTypes) {
   const field = c.field.slice(4);
   const kind = factKind(field, types);
-  if (!kind) throw invalid(`${where}: unknown CRM field "${c.field.slice(0, 60)}"; use crm.${FACT_FIELDS.replaceAll(", ", ", crm.")} (custom keys from crm_fields_list).`, { path: where });
-  if (!CRM_OPS[kind].includes(c.op)) throw invalid(`${where}: ${c.field} takes ${CRM_OPS[kind].join(", ")}.`, { path: where });
+  if (!kind)
+    throw invalid(
+      `${where}: unknown CRM field "${c.field.slice(0, 60)}"; use crm.${FACT_FIELDS.replaceAll(", ", ", crm.")} (custom keys from crm_fields_list).`,
+      { path: where },
+    );
+  if (!CRM_OPS[kind].includes(c.op))
+    throw invalid(`${where}: ${c.field} takes ${CRM_OPS[kind].join(", ")}.`, { path: where });
   if (c.op === "exists" || c.op === "not_exists") return;
   const val = c.value;
   const bad = (what: string) => invalid(`${where}: ${c.field} ${c.op} needs ${what}.`, { path: where });
@@ -90,16 +122,36 @@ function checkCrm(c: Condition, where: string, types: FieldTypes) {
   if (kind === "boolean" && typeof val !== "boolean") throw bad("true or false");
   if (kind === "date" && (typeof val !== "string" || !/^\d{4}-\d{2}-\d{2}$/.test(val))) throw bad("a date, YYYY-MM-DD");
   if (kind === "datetime" && (typeof val !== "string" || Number.isNaN(Date.parse(val)))) throw bad("an ISO date-time");
-  if (kind === "user" && (typeof val !== "number" || !Number.isSafeInteger(val)) && (typeof val !== "string" || !val.includes("@"))) throw bad("a user id or email");
+  if (
+    kind === "user" &&
+    (typeof val !== "number" || !Number.isSafeInteger(val)) &&
+    (typeof val !== "string" || !val.includes("@"))
+  )
+    throw bad("a user id or email");
   if ((kind === "text" || kind === "list") && typeof val !== "string") throw bad("text");
-  if (field === "lifecycleStage" && (c.op === "eq" || c.op === "neq") && !(LIFECYCLE_STAGES as readonly string[]).includes(String(val).toLowerCase()))
+  if (
+    field === "lifecycleStage" &&
+    (c.op === "eq" || c.op === "neq") &&
+    !(LIFECYCLE_STAGES as readonly string[]).includes(String(val).toLowerCase())
+  )
     throw bad(`one of ${LIFECYCLE_STAGES.join(", ")}`);
 }
 
 /** Longer than any stored value a rule compares with (attributes: 1,000; names: 200). */
 export const VALUE_MAX = 1000;
 
-const TEXT_OPS = new Set<Op>(["eq", "neq", "contains", "not_contains", "starts_with", "ends_with", "exists", "not_exists", "in", "not_in"]);
+const TEXT_OPS = new Set<Op>([
+  "eq",
+  "neq",
+  "contains",
+  "not_contains",
+  "starts_with",
+  "ends_with",
+  "exists",
+  "not_exists",
+  "in",
+  "not_in",
+]);
 const NUM_OPS = new Set<Op>(["eq", "neq", "gt", "gte", "lt", "lte", "exists", "not_exists"]);
 
 /**
@@ -115,32 +167,51 @@ export function checkRules(rules: Rules, crmTypes?: FieldTypes): { rules: Rules;
     const [ns, key, ...more] = c.field.split(".");
     if (typeof c.value === "string") {
       // Compared as written (LIKE wildcards are literal); what no stored value can hold is refused, alike on both engines.
-      if (c.value.length > VALUE_MAX) throw invalid(`${where}: value is over ${VALUE_MAX} characters.`, { path: where });
-      if (c.value.includes("\u0000") || !c.value.isWellFormed()) throw invalid(`${where}: value holds a NUL or a broken character.`, { path: where });
+      if (c.value.length > VALUE_MAX)
+        throw invalid(`${where}: value is over ${VALUE_MAX} characters.`, { path: where });
+      if (c.value.includes("\u0000") || !c.value.isWellFormed())
+        throw invalid(`${where}: value holds a NUL or a broken character.`, { path: where });
     }
     if (c.field === "list") {
-      if (c.op !== "in" && c.op !== "not_in") throw invalid(`${where}: a list condition takes op in or not_in.`, { path: where });
-      if (typeof c.value !== "number" || !Number.isSafeInteger(c.value) || c.value < 1) throw invalid(`${where}: value must be a list id.`, { path: where });
+      if (c.op !== "in" && c.op !== "not_in")
+        throw invalid(`${where}: a list condition takes op in or not_in.`, { path: where });
+      if (typeof c.value !== "number" || !Number.isSafeInteger(c.value) || c.value < 1)
+        throw invalid(`${where}: value must be a list id.`, { path: where });
       listIds.push(c.value);
       return;
     }
     if (c.status !== undefined) throw invalid(`${where}: status applies to list conditions only.`, { path: where });
     if (c.field === "email" || c.field === "name") {
-      if (!TEXT_OPS.has(c.op) || c.op === "in" || c.op === "not_in") throw invalid(`${where}: ${c.field} takes eq, neq, contains, not_contains, starts_with, ends_with, exists or not_exists.`, { path: where });
+      if (!TEXT_OPS.has(c.op) || c.op === "in" || c.op === "not_in")
+        throw invalid(
+          `${where}: ${c.field} takes eq, neq, contains, not_contains, starts_with, ends_with, exists or not_exists.`,
+          { path: where },
+        );
     } else if (c.field === "createdAt") {
-      if (c.op !== "before" && c.op !== "after") throw invalid(`${where}: createdAt takes before or after.`, { path: where });
-      if (typeof c.value !== "string" || Number.isNaN(Date.parse(c.value))) throw invalid(`${where}: value must be an ISO date-time.`, { path: where });
+      if (c.op !== "before" && c.op !== "after")
+        throw invalid(`${where}: createdAt takes before or after.`, { path: where });
+      if (typeof c.value !== "string" || Number.isNaN(Date.parse(c.value)))
+        throw invalid(`${where}: value must be an ISO date-time.`, { path: where });
     } else if (ns === "attributes" && key && more.length === 0) {
-      if ((c.op === "in" || c.op === "not_in" || c.op === "before" || c.op === "after")) throw invalid(`${where}: ${c.op} does not apply to attributes.`, { path: where });
+      if (c.op === "in" || c.op === "not_in" || c.op === "before" || c.op === "after")
+        throw invalid(`${where}: ${c.op} does not apply to attributes.`, { path: where });
     } else if (ns === "crm" && key) {
       if (crmTypes) checkCrm(c, where, crmTypes);
       return;
     } else {
-      throw invalid(`${where}: unknown field "${c.field.slice(0, 60)}"; use email, name, createdAt, attributes.<key>, list or crm.<field>.`, { path: where });
+      throw invalid(
+        `${where}: unknown field "${c.field.slice(0, 60)}"; use email, name, createdAt, attributes.<key>, list or crm.<field>.`,
+        { path: where },
+      );
     }
     if (c.op !== "exists" && c.op !== "not_exists" && (c.value === undefined || c.value === null))
       throw invalid(`${where}: ${c.op} needs a value.`, { path: where });
-    if (NUM_OPS.has(c.op) && ["gt", "gte", "lt", "lte"].includes(c.op) && typeof c.value !== "number" && Number.isNaN(Number(c.value)))
+    if (
+      NUM_OPS.has(c.op) &&
+      ["gt", "gte", "lt", "lte"].includes(c.op) &&
+      typeof c.value !== "number" &&
+      Number.isNaN(Number(c.value))
+    )
       throw invalid(`${where}: ${c.op} compares numbers.`, { path: where });
   });
   return { rules, listIds: [...new Set(listIds)] };
@@ -173,9 +244,14 @@ function testCrm(c: Condition, s: Candidate): boolean {
   if (!f) return field === "contact" && c.op === "not_exists";
   const vals = factValues(f, field);
   const want = c.value;
-  const same = (x: unknown) => (typeof x === "number" || typeof x === "boolean" ? String(x) === String(want) : typeof x === "string" && fold(x) === fold(String(want)));
-  const text = (p: (a: string, b: string) => boolean) => vals.some((x) => typeof x === "string" && p(fold(x), fold(String(want))));
-  const num = (p: (a: number, b: number) => boolean) => vals.some((x) => typeof x === "number" && typeof want === "number" && p(x, want));
+  const same = (x: unknown) =>
+    typeof x === "number" || typeof x === "boolean"
+      ? String(x) === String(want)
+      : typeof x === "string" && fold(x) === fold(String(want));
+  const text = (p: (a: string, b: string) => boolean) =>
+    vals.some((x) => typeof x === "string" && p(fold(x), fold(String(want))));
+  const num = (p: (a: number, b: number) => boolean) =>
+    vals.some((x) => typeof x === "number" && typeof want === "number" && p(x, want));
   // Dates (YYYY-MM-DD) compare as text; date-times (crm.createdAt) as
   // instants, whatever form the value takes ("2026-01-01" included).
   const instant = field === "createdAt";
@@ -225,7 +301,12 @@ function test(c: Condition, s: Candidate): boolean {
     const t = Date.parse(c.value as string);
     return c.op === "before" ? s.createdAt.getTime() < t : s.createdAt.getTime() > t;
   }
-  const raw = c.field === "email" ? s.email : c.field === "name" ? s.name : attribute(s.attributes, c.field.slice("attributes.".length));
+  const raw =
+    c.field === "email"
+      ? s.email
+      : c.field === "name"
+        ? s.name
+        : attribute(s.attributes, c.field.slice("attributes.".length));
   if (c.op === "exists") return present(raw);
   if (c.op === "not_exists") return !present(raw);
   if (!present(raw)) return c.op === "neq" || c.op === "not_contains";
@@ -276,7 +357,8 @@ function subscriberSql(c: Condition): SQL {
   const yes = sql`1 = 1`;
   const no = sql`1 = 0`;
   const key = c.field.startsWith("attributes.") ? c.field.slice(11) : null;
-  if (key !== null && !ATTRIBUTE_KEY.test(key)) return c.op === "not_exists" || c.op === "neq" || c.op === "not_contains" ? yes : no;
+  if (key !== null && !ATTRIBUTE_KEY.test(key))
+    return c.op === "not_exists" || c.op === "neq" || c.op === "not_contains" ? yes : no;
   const a = jsonPathText(col, key === null ? [c.field === "email" ? "e" : "n"] : ["a", key]);
   if (c.op === "exists") return sql`${a} is not null`;
   if (c.op === "not_exists") return sql`${a} is null`;
@@ -288,8 +370,22 @@ function subscriberSql(c: Condition): SQL {
     const t = jsonPathText(col, ["x", key]);
     const up = c.op === "gt" || c.op === "gte";
     const strict = c.op === "gt" || c.op === "lt";
-    if (b === Infinity) return up ? (strict ? no : sql`${t} = 'inf'`) : strict ? sql`(${n} is not null or ${t} = '-inf')` : sql`${t} is not null`;
-    if (b === -Infinity) return up ? (strict ? sql`(${n} is not null or ${t} = 'inf')` : sql`${t} is not null`) : strict ? no : sql`${t} = '-inf'`;
+    if (b === Infinity)
+      return up
+        ? strict
+          ? no
+          : sql`${t} = 'inf'`
+        : strict
+          ? sql`(${n} is not null or ${t} = '-inf')`
+          : sql`${t} is not null`;
+    if (b === -Infinity)
+      return up
+        ? strict
+          ? sql`(${n} is not null or ${t} = 'inf')`
+          : sql`${t} is not null`
+        : strict
+          ? no
+          : sql`${t} = '-inf'`;
     const cmp = sql.raw({ gt: ">", gte: ">=", lt: "<", lte: "<=" }[c.op]);
     return sql`(${n} ${cmp} ${numberParam(b)} or ${t} = ${up ? "inf" : "-inf"})`;
   }
@@ -324,8 +420,24 @@ export function conditionSql(c: Condition, companyId: number, crm: FactContext |
     const member = sql`exists (select 1 from ${emailMemberships} where ${emailMemberships.subscriberId} = ${emailSubscribers.id} and ${emailMemberships.listId} = ${c.value as number} and ${emailMemberships.status} = ${c.status ?? "subscribed"})`;
     return c.op === "in" ? member : not(member);
   }
-  if (c.field === "createdAt") return c.op === "before" ? lt(emailSubscribers.createdAt, new Date(c.value as string)) : gt(emailSubscribers.createdAt, new Date(c.value as string));
-  if (c.field.startsWith("crm.")) return crm ? factSql(companyId, emailSubscribers.email, c.field.slice(4), c.op, c.value, crm, (f) => testCrm(c, { id: 0, email: "", name: null, attributes: {}, createdAt: new Date(0), lists: new Map(), crm: f })) : null;
+  if (c.field === "createdAt")
+    return c.op === "before"
+      ? lt(emailSubscribers.createdAt, new Date(c.value as string))
+      : gt(emailSubscribers.createdAt, new Date(c.value as string));
+  if (c.field.startsWith("crm."))
+    return crm
+      ? factSql(companyId, emailSubscribers.email, c.field.slice(4), c.op, c.value, crm, (f) =>
+          testCrm(c, {
+            id: 0,
+            email: "",
+            name: null,
+            attributes: {},
+            createdAt: new Date(0),
+            lists: new Map(),
+            crm: f,
+          }),
+        )
+      : null;
   return folded ? subscriberSql(c) : null;
 }
 
@@ -336,7 +448,12 @@ export function conditionSql(c: Condition, companyId: number, crm: FactContext |
  * condition is exact go to SQL; otherwise everything is checked in process.
  * `inProcess` keeps everything in process (the reference, for tests).
  */
-export function planRules(rules: Rules, companyId: number, crm: FactContext | null, opts: { folded?: boolean; inProcess?: boolean } = {}): { sql: SQL | undefined; rest: Rules | null } {
+export function planRules(
+  rules: Rules,
+  companyId: number,
+  crm: FactContext | null,
+  opts: { folded?: boolean; inProcess?: boolean } = {},
+): { sql: SQL | undefined; rest: Rules | null } {
   if (opts.inProcess) return { sql: undefined, rest: rules };
   const parts = rules.conditions.map((c) => ({ c, q: conditionSql(c, companyId, crm, opts.folded ?? true) }));
   if (rules.match === "any") {
@@ -345,5 +462,8 @@ export function planRules(rules: Rules, companyId: number, crm: FactContext | nu
   }
   const exact = parts.filter((p) => p.q).map((p) => p.q!);
   const left = parts.filter((p) => !p.q).map((p) => p.c);
-  return { sql: exact.length ? and(...exact) : undefined, rest: left.length ? { match: "all", conditions: left } : null };
+  return {
+    sql: exact.length ? and(...exact) : undefined,
+    rest: left.length ? { match: "all", conditions: left } : null,
+  };
 }

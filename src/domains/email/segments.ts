@@ -16,7 +16,13 @@ import { customFieldTypes } from "../crm/facts";
 import { checkRules, rulesSchema, usesCrm, type Rules } from "./segment-rules";
 import { emailCampaigns, emailSegments } from "./tables";
 
-const shape = (s: SegmentRow) => ({ id: s.id, name: s.name, rules: s.rules, createdAt: iso(s.createdAt), updatedAt: iso(s.updatedAt) });
+const shape = (s: SegmentRow) => ({
+  id: s.id,
+  name: s.name,
+  rules: s.rules,
+  createdAt: iso(s.createdAt),
+  updatedAt: iso(s.updatedAt),
+});
 
 /** Rules checked in full, with every list they name belonging to the caller's company. */
 async function validRules(tx: Tx, ctx: ActorContext, raw: Rules): Promise<Rules> {
@@ -27,15 +33,31 @@ async function validRules(tx: Tx, ctx: ActorContext, raw: Rules): Promise<Rules>
 }
 
 async function nameFree(tx: Tx, ctx: ActorContext, name: string, except: number | null) {
-  const hit = (await tx.select({ id: emailSegments.id }).from(emailSegments).where(and(eq(emailSegments.companyId, ctx.company.id), eq(emailSegments.name, name))).limit(1))[0];
-  if (hit && hit.id !== except) throw conflict(`A segment named "${name}" already exists (id ${hit.id}).`, { path: "name", existingId: hit.id });
+  const hit = (
+    await tx
+      .select({ id: emailSegments.id })
+      .from(emailSegments)
+      .where(and(eq(emailSegments.companyId, ctx.company.id), eq(emailSegments.name, name)))
+      .limit(1)
+  )[0];
+  if (hit && hit.id !== except)
+    throw conflict(`A segment named "${name}" already exists (id ${hit.id}).`, { path: "name", existingId: hit.id });
 }
 
 export async function listSegments(ctx: ActorContext, i: { search?: string; limit: number; offset: number }) {
   authorize(ctx, "email:read", { write: false });
-  const where = and(eq(emailSegments.companyId, ctx.company.id), i.search ? containsText(emailSegments.name, i.search) : undefined);
+  const where = and(
+    eq(emailSegments.companyId, ctx.company.id),
+    i.search ? containsText(emailSegments.name, i.search) : undefined,
+  );
   const total = (await ctx.deps.db.select({ n: count() }).from(emailSegments).where(where))[0]!.n;
-  const rows = await ctx.deps.db.select().from(emailSegments).where(where).orderBy(desc(emailSegments.id)).limit(i.limit).offset(i.offset);
+  const rows = await ctx.deps.db
+    .select()
+    .from(emailSegments)
+    .where(where)
+    .orderBy(desc(emailSegments.id))
+    .limit(i.limit)
+    .offset(i.offset);
   return page(rows.map(shape), total, i.limit, i.offset);
 }
 
@@ -50,7 +72,12 @@ export async function createSegment(ctx: ActorContext, i: { name: string; rules:
     await nameFree(tx, ctx, i.name, null);
     const rules = await validRules(tx, ctx, i.rules);
     const now = ctx.deps.clock.now();
-    const s = (await tx.insert(emailSegments).values({ companyId: ctx.company.id, name: i.name, rules, createdAt: now, updatedAt: now }).returning())[0]!;
+    const s = (
+      await tx
+        .insert(emailSegments)
+        .values({ companyId: ctx.company.id, name: i.name, rules, createdAt: now, updatedAt: now })
+        .returning()
+    )[0]!;
     await audit(tx, ctx, "email.segments.create", { type: "email_segment", id: s.id, detail: { name: s.name } });
     await emit(tx, ctx, segmentCreated, { id: s.id }, { name: s.name });
     return shape(s);
@@ -63,7 +90,13 @@ export async function updateSegment(ctx: ActorContext, i: { id: number; name?: s
     const s = await segmentIn(tx, ctx, i.id);
     if (i.name !== undefined) await nameFree(tx, ctx, i.name, s.id);
     const rules = i.rules ? await validRules(tx, ctx, i.rules) : s.rules;
-    const next = (await tx.update(emailSegments).set({ name: i.name ?? s.name, rules, updatedAt: ctx.deps.clock.now() }).where(eq(emailSegments.id, s.id)).returning())[0]!;
+    const next = (
+      await tx
+        .update(emailSegments)
+        .set({ name: i.name ?? s.name, rules, updatedAt: ctx.deps.clock.now() })
+        .where(eq(emailSegments.id, s.id))
+        .returning()
+    )[0]!;
     await audit(tx, ctx, "email.segments.update", { type: "email_segment", id: s.id, detail: { name: next.name } });
     await emit(tx, ctx, segmentUpdated, { id: s.id }, { name: next.name });
     return shape(next);
@@ -74,10 +107,16 @@ export async function deleteSegment(ctx: ActorContext, i: { id: number }) {
   authorize(ctx, "email:write", { write: true });
   return ctx.deps.db.transaction(async (tx) => {
     const s = await segmentIn(tx, ctx, i.id);
-    const users = (await tx.select({ id: emailCampaigns.id, segmentIds: emailCampaigns.segmentIds, status: emailCampaigns.status }).from(emailCampaigns).where(eq(emailCampaigns.companyId, ctx.company.id))).filter(
-      (c) => c.segmentIds.includes(s.id) && !["sent", "cancelled"].includes(c.status),
-    );
-    if (users.length) throw conflict(`Segment ${s.id} is used by campaign ${users.map((c) => c.id).join(", ")}; change or cancel those first.`);
+    const users = (
+      await tx
+        .select({ id: emailCampaigns.id, segmentIds: emailCampaigns.segmentIds, status: emailCampaigns.status })
+        .from(emailCampaigns)
+        .where(eq(emailCampaigns.companyId, ctx.company.id))
+    ).filter((c) => c.segmentIds.includes(s.id) && !["sent", "cancelled"].includes(c.status));
+    if (users.length)
+      throw conflict(
+        `Segment ${s.id} is used by campaign ${users.map((c) => c.id).join(", ")}; change or cancel those first.`,
+      );
     await tx.delete(emailSegments).where(eq(emailSegments.id, s.id));
     await audit(tx, ctx, "email.segments.delete", { type: "email_segment", id: s.id, detail: { name: s.name } });
     await emit(tx, ctx, segmentDeleted, { id: s.id }, { name: s.name });

@@ -10,14 +10,28 @@
  * makes queuing exactly once across crashes and racing instances — plus
  * rows for test sends, transactional mail and opt-in confirmations.
  */
-import { bool, createdAt, id, index, integer, json, table, text, time, uniqueIndex, updatedAt } from "../../core/columns";
+import {
+  bool,
+  createdAt,
+  id,
+  index,
+  integer,
+  json,
+  table,
+  text,
+  time,
+  uniqueIndex,
+  updatedAt,
+} from "../../core/columns";
 import { companies } from "../accounts/tables";
 
 export const emailLists = table(
   "email_lists",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     description: text("description"),
     /** single | double */
@@ -50,7 +64,9 @@ export const emailSubscribers = table(
   "email_subscribers",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
     /** Lower-cased; one subscriber per address and company. */
     email: text("email").notNull(),
     name: text("name"),
@@ -69,8 +85,12 @@ export const emailMemberships = table(
   {
     id: id(),
     companyId: integer("company_id").notNull(),
-    listId: integer("list_id").notNull().references(() => emailLists.id, { onDelete: "cascade" }),
-    subscriberId: integer("subscriber_id").notNull().references(() => emailSubscribers.id, { onDelete: "cascade" }),
+    listId: integer("list_id")
+      .notNull()
+      .references(() => emailLists.id, { onDelete: "cascade" }),
+    subscriberId: integer("subscriber_id")
+      .notNull()
+      .references(() => emailSubscribers.id, { onDelete: "cascade" }),
     /** unconfirmed | subscribed | unsubscribed | bounced | complained */
     status: text("status").notNull(),
     /** SHA-256 of the double opt-in token mailed to the address (cleared once confirmed). */
@@ -92,7 +112,9 @@ export const emailSegments = table(
   "email_segments",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     /** See segment-rules.ts: { match: all|any, conditions: [...] }. */
     rules: json<unknown>("rules").notNull(),
@@ -106,7 +128,9 @@ export const emailTemplates = table(
   "email_templates",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     /** Sanitised HTML with {{ variables }}. */
     html: text("html").notNull(),
@@ -122,7 +146,9 @@ export const emailCampaigns = table(
   "email_campaigns",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     subject: text("subject").notNull(),
     preheader: text("preheader"),
@@ -155,7 +181,10 @@ export const emailCampaigns = table(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [index("email_campaigns_company").on(t.companyId, t.id), index("email_campaigns_status").on(t.status, t.scheduledAt)],
+  (t) => [
+    index("email_campaigns_company").on(t.companyId, t.id),
+    index("email_campaigns_status").on(t.status, t.scheduledAt),
+  ],
 );
 
 export const emailSends = table(
@@ -217,7 +246,9 @@ export const emailSends = table(
 export const emailFeedbackKeys = table(
   "email_feedback_keys",
   {
-    companyId: integer("company_id").primaryKey().references(() => companies.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .primaryKey()
+      .references(() => companies.id, { onDelete: "cascade" }),
     secretHash: text("secret_hash").notNull(),
     /** The secret's last four characters, to tell keys apart. */
     hint: text("hint").notNull(),
@@ -235,7 +266,9 @@ export const emailFeedback = table(
   "email_feedback",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
     /** hard_bounce | soft_bounce | complaint */
     kind: text("kind").notNull(),
     email: text("email").notNull(),
@@ -250,5 +283,9 @@ export const emailFeedback = table(
     reportKey: text("report_key").notNull(),
     receivedAt: time("received_at").notNull(),
   },
-  (t) => [uniqueIndex("email_feedback_report").on(t.companyId, t.reportKey), index("email_feedback_email").on(t.companyId, t.email, t.receivedAt), index("email_feedback_campaign").on(t.campaignId, t.kind)],
+  (t) => [
+    uniqueIndex("email_feedback_report").on(t.companyId, t.reportKey),
+    index("email_feedback_email").on(t.companyId, t.email, t.receivedAt),
+    index("email_feedback_campaign").on(t.campaignId, t.kind),
+  ],
 );

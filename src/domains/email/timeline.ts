@@ -13,7 +13,14 @@ import { emailCampaigns, emailFeedback, emailSends } from "./tables";
 
 export interface EmailTimelineItem {
   at: string;
-  type: "email_sent" | "email_opened" | "email_clicked" | "email_bounced" | "email_soft_bounced" | "email_complained" | "email_unsubscribed";
+  type:
+    | "email_sent"
+    | "email_opened"
+    | "email_clicked"
+    | "email_bounced"
+    | "email_soft_bounced"
+    | "email_complained"
+    | "email_unsubscribed";
   email: string;
   sendId: number | null;
   kind: string | null;
@@ -49,20 +56,30 @@ export async function emailTimeline(ctx: ActorContext, emails: string[], limit: 
   const reported = new Set(reports.filter((f) => f.kind === "hard_bounce" && f.sendId !== null).map((f) => f.sendId!));
   const items: EmailTimelineItem[] = [];
   for (const { s, campaign, campaignSubject } of sends) {
-    const base = { email: s.email, sendId: s.id, kind: s.kind, campaignId: s.campaignId, campaign, subject: s.subject ?? campaignSubject };
-    const push = (at: Date | null, type: EmailTimelineItem["type"], extra: Partial<EmailTimelineItem> = {}) => at && items.push({ at: iso(at)!, type, ...base, ...extra });
+    const base = {
+      email: s.email,
+      sendId: s.id,
+      kind: s.kind,
+      campaignId: s.campaignId,
+      campaign,
+      subject: s.subject ?? campaignSubject,
+    };
+    const push = (at: Date | null, type: EmailTimelineItem["type"], extra: Partial<EmailTimelineItem> = {}) =>
+      at && items.push({ at: iso(at)!, type, ...base, ...extra });
     push(s.sentAt, "email_sent");
     push(s.openedAt, "email_opened");
     push(s.clickedAt, "email_clicked");
     push(s.unsubscribedAt, "email_unsubscribed");
     // Refused at SMTP time (no report row): the bounce is the last attempt.
-    if (s.status === "bounced" && !reported.has(s.id)) push(s.lastAttemptAt ?? s.updatedAt, "email_bounced", { status: s.smtpResponse?.slice(0, 200) ?? null });
+    if (s.status === "bounced" && !reported.has(s.id))
+      push(s.lastAttemptAt ?? s.updatedAt, "email_bounced", { status: s.smtpResponse?.slice(0, 200) ?? null });
   }
   for (const f of reports) {
     const r = f.sendId === null ? undefined : bySend.get(f.sendId);
     items.push({
       at: iso(f.receivedAt)!,
-      type: f.kind === "complaint" ? "email_complained" : f.kind === "soft_bounce" ? "email_soft_bounced" : "email_bounced",
+      type:
+        f.kind === "complaint" ? "email_complained" : f.kind === "soft_bounce" ? "email_soft_bounced" : "email_bounced",
       email: f.email,
       sendId: f.sendId,
       kind: r?.s.kind ?? null,

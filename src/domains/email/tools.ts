@@ -33,12 +33,35 @@ import { createList, deleteList, getList, listLists, updateList } from "./lists"
 import { emailPublicPages } from "./public-pages";
 import { parseRules } from "./segment-rules";
 import { countSegment, createSegment, deleteSegment, getSegment, listSegments, updateSegment } from "./segments";
-import { addSubscriber, deleteSubscriber, getSubscriber, IMPORT_MAX, importSubscribers, listSubscribers, subscriberHistory, unsubscribeSubscriber, updateSubscriber } from "./subscribers";
+import {
+  addSubscriber,
+  deleteSubscriber,
+  getSubscriber,
+  IMPORT_MAX,
+  importSubscribers,
+  listSubscribers,
+  subscriberHistory,
+  unsubscribeSubscriber,
+  updateSubscriber,
+} from "./subscribers";
 import { TEMPLATE_LIMITS } from "./render";
-import { createTemplate, deleteTemplate, getTemplate, listTemplates, renderTemplate, updateTemplate } from "./templates";
+import {
+  createTemplate,
+  deleteTemplate,
+  getTemplate,
+  listTemplates,
+  renderTemplate,
+  updateTemplate,
+} from "./templates";
 import { sendTransactional } from "./transactional";
 
-const line = (max: number) => v.pipe(v.string(), v.minLength(1), v.maxLength(max), v.regex(/^[^\u0000-\u001f\u007f]*$/, "must be one line without control characters"));
+const line = (max: number) =>
+  v.pipe(
+    v.string(),
+    v.minLength(1),
+    v.maxLength(max),
+    v.regex(/^[^\u0000-\u001f\u007f]*$/, "must be one line without control characters"),
+  );
 const name = line(200);
 const search = line(200);
 const email = v.pipe(v.string(), v.minLength(3), v.maxLength(254));
@@ -54,14 +77,29 @@ const S = { toolset: "email", scope: "email:send", readOnly: false, openWorld: t
 
 // Lists
 
-const listsList = defineTool({ ...R, name: "email_lists_list", title: "List mailing lists", description: "Mailing lists with subscriber counts per status.", input: v.object({ search: v.optional(search), ...paging }), run: listLists });
-const listsGet = defineTool({ ...R, name: "email_lists_get", title: "Get a list", description: "One mailing list with counts per status.", input: v.object({ id: idSchema }), run: getList });
+const listsList = defineTool({
+  ...R,
+  name: "email_lists_list",
+  title: "List mailing lists",
+  description: "Mailing lists with subscriber counts per status.",
+  input: v.object({ search: v.optional(search), ...paging }),
+  run: listLists,
+});
+const listsGet = defineTool({
+  ...R,
+  name: "email_lists_get",
+  title: "Get a list",
+  description: "One mailing list with counts per status.",
+  input: v.object({ id: idSchema }),
+  run: getList,
+});
 const optIn = v.picklist(["single", "double"]);
 const listsCreate = defineTool({
   ...W,
   name: "email_lists_create",
   title: "Create a list",
-  description: "Create a mailing list. optIn double (default): new addresses get a confirmation mail and stay unconfirmed until they click.",
+  description:
+    "Create a mailing list. optIn double (default): new addresses get a confirmation mail and stay unconfirmed until they click.",
   input: v.object({ name, description: v.optional(v.pipe(v.string(), v.maxLength(2000))), optIn: v.optional(optIn) }),
   run: createList,
 });
@@ -71,10 +109,23 @@ const listsUpdate = defineTool({
   name: "email_lists_update",
   title: "Change a list",
   description: "Rename a list, change its description or opt-in (applies to addresses added later).",
-  input: v.object({ id: idSchema, name: v.optional(name), description: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(2000)))), optIn: v.optional(optIn) }),
+  input: v.object({
+    id: idSchema,
+    name: v.optional(name),
+    description: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(2000)))),
+    optIn: v.optional(optIn),
+  }),
   run: updateList,
 });
-const listsDelete = defineTool({ ...W, destructive: true, name: "email_lists_delete", title: "Delete a list", description: "Delete a list and its memberships (subscribers stay).", input: v.object({ id: idSchema }), run: deleteList });
+const listsDelete = defineTool({
+  ...W,
+  destructive: true,
+  name: "email_lists_delete",
+  title: "Delete a list",
+  description: "Delete a list and its memberships (subscribers stay).",
+  input: v.object({ id: idSchema }),
+  run: deleteList,
+});
 
 // Subscribers
 
@@ -84,17 +135,37 @@ const subsList = defineTool({
   name: "email_subscribers_list",
   title: "List subscribers",
   description: "Subscribers, newest first, with their status per list. Filter by listId and status, search email/name.",
-  input: v.object({ listId: v.optional(idSchema), status: v.optional(memberStatus), search: v.optional(search), blocklisted: v.optional(v.boolean()), ...paging }),
+  input: v.object({
+    listId: v.optional(idSchema),
+    status: v.optional(memberStatus),
+    search: v.optional(search),
+    blocklisted: v.optional(v.boolean()),
+    ...paging,
+  }),
   run: listSubscribers,
 });
-const subsGet = defineTool({ ...R, name: "email_subscribers_get", title: "Get a subscriber", description: "One subscriber by id or email, with attributes and list statuses.", input: v.object(who), run: getSubscriber });
+const subsGet = defineTool({
+  ...R,
+  name: "email_subscribers_get",
+  title: "Get a subscriber",
+  description: "One subscriber by id or email, with attributes and list statuses.",
+  input: v.object(who),
+  run: getSubscriber,
+});
 const subsAdd = defineTool({
   ...W,
   idempotencyKey: true,
   name: "email_subscribers_add",
   title: "Add a subscriber",
-  description: "Add an address (or find it) to lists: subscribed on single opt-in, unconfirmed plus a confirmation mail on double. Keeps unsubscribed/bounced/complained. preconfirmed: consent given elsewhere.",
-  input: v.object({ email, name: v.optional(v.nullable(name)), attributes: v.optional(attrs), listIds: v.optional(ids), preconfirmed: v.optional(v.boolean()) }),
+  description:
+    "Add an address (or find it) to lists: subscribed on single opt-in, unconfirmed plus a confirmation mail on double. Keeps unsubscribed/bounced/complained. preconfirmed: consent given elsewhere.",
+  input: v.object({
+    email,
+    name: v.optional(v.nullable(name)),
+    attributes: v.optional(attrs),
+    listIds: v.optional(ids),
+    preconfirmed: v.optional(v.boolean()),
+  }),
   run: addSubscriber,
 });
 const subsImport = defineTool({
@@ -105,7 +176,17 @@ const subsImport = defineTool({
   description: `Add up to ${IMPORT_MAX} rows to lists as email_subscribers_add does; reports created, updated and refused rows. dryRun writes nothing.`,
   input: v.object({
     listIds: v.pipe(ids, v.minLength(1)),
-    rows: v.pipe(v.array(v.object({ email: v.pipe(v.string(), v.maxLength(1000)), name: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(1000)))), attributes: v.optional(attrs) })), v.minLength(1), v.maxLength(IMPORT_MAX)),
+    rows: v.pipe(
+      v.array(
+        v.object({
+          email: v.pipe(v.string(), v.maxLength(1000)),
+          name: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(1000)))),
+          attributes: v.optional(attrs),
+        }),
+      ),
+      v.minLength(1),
+      v.maxLength(IMPORT_MAX),
+    ),
     preconfirmed: v.optional(v.boolean()),
     dryRun: v.optional(v.boolean()),
   }),
@@ -117,7 +198,14 @@ const subsUpdate = defineTool({
   name: "email_subscribers_update",
   title: "Change a subscriber",
   description: "Change newEmail, name, attributes (merged; null removes), blocklisted, or set list statuses by hand.",
-  input: v.object({ ...who, newEmail: v.optional(email), name: v.optional(v.nullable(name)), attributes: v.optional(attrs), blocklisted: v.optional(v.boolean()), lists: v.optional(v.pipe(v.array(v.object({ listId: idSchema, status: memberStatus })), v.maxLength(50))) }),
+  input: v.object({
+    ...who,
+    newEmail: v.optional(email),
+    name: v.optional(v.nullable(name)),
+    attributes: v.optional(attrs),
+    blocklisted: v.optional(v.boolean()),
+    lists: v.optional(v.pipe(v.array(v.object({ listId: idSchema, status: memberStatus })), v.maxLength(50))),
+  }),
   run: updateSubscriber,
 });
 const subsUnsub = defineTool({
@@ -129,23 +217,54 @@ const subsUnsub = defineTool({
   input: v.object({ ...who, listIds: v.optional(ids) }),
   run: unsubscribeSubscriber,
 });
-const subsDelete = defineTool({ ...W, destructive: true, name: "email_subscribers_delete", title: "Delete a subscriber", description: "Delete a subscriber and memberships (send history stays, unlinked).", input: v.object(who), run: deleteSubscriber });
+const subsDelete = defineTool({
+  ...W,
+  destructive: true,
+  name: "email_subscribers_delete",
+  title: "Delete a subscriber",
+  description: "Delete a subscriber and memberships (send history stays, unlinked).",
+  input: v.object(who),
+  run: deleteSubscriber,
+});
 const subsHistory = defineTool({
   ...R,
   name: "email_subscribers_history",
   title: "Subscriber history",
-  description: "What one subscriber was sent (campaigns, transactional, confirmations) with delivery, opens, clicks, unsubscribes; newest first.",
+  description:
+    "What one subscriber was sent (campaigns, transactional, confirmations) with delivery, opens, clicks, unsubscribes; newest first.",
   input: v.object({ ...who, ...paging }),
   run: subscriberHistory,
 });
 
 // Segments
 
-const RULES_HELP = "rules {match: all|any, conditions: [{field, op, value?}]}; field email|name|createdAt|attributes.<key>|list|crm.<field> (CRM contact of the address: lifecycleStage, owner, tags, score, custom.<key>, company.<name|domain|industry|size|tags|custom.<key>>); op eq neq contains not_contains starts_with ends_with gt gte lt lte exists not_exists; createdAt: before/after; list: in/not_in, value listId, status? (default subscribed).";
-const segList = defineTool({ ...R, name: "email_segments_list", title: "List segments", description: "Saved segments with their rules.", input: v.object({ search: v.optional(search), ...paging }), run: listSegments });
-const segGet = defineTool({ ...R, name: "email_segments_get", title: "Get a segment", description: "One segment and its rules.", input: v.object({ id: idSchema }), run: getSegment });
+const RULES_HELP =
+  "rules {match: all|any, conditions: [{field, op, value?}]}; field email|name|createdAt|attributes.<key>|list|crm.<field> (CRM contact of the address: lifecycleStage, owner, tags, score, custom.<key>, company.<name|domain|industry|size|tags|custom.<key>>); op eq neq contains not_contains starts_with ends_with gt gte lt lte exists not_exists; createdAt: before/after; list: in/not_in, value listId, status? (default subscribed).";
+const segList = defineTool({
+  ...R,
+  name: "email_segments_list",
+  title: "List segments",
+  description: "Saved segments with their rules.",
+  input: v.object({ search: v.optional(search), ...paging }),
+  run: listSegments,
+});
+const segGet = defineTool({
+  ...R,
+  name: "email_segments_get",
+  title: "Get a segment",
+  description: "One segment and its rules.",
+  input: v.object({ id: idSchema }),
+  run: getSegment,
+});
 const rules = v.record(v.string(), v.unknown());
-const segCreate = defineTool({ ...W, name: "email_segments_create", title: "Create a segment", description: `Save a segment. ${RULES_HELP}`, input: v.object({ name, rules }), run: (ctx, i) => createSegment(ctx, { ...i, rules: parseRules(i.rules) }) });
+const segCreate = defineTool({
+  ...W,
+  name: "email_segments_create",
+  title: "Create a segment",
+  description: `Save a segment. ${RULES_HELP}`,
+  input: v.object({ name, rules }),
+  run: (ctx, i) => createSegment(ctx, { ...i, rules: parseRules(i.rules) }),
+});
 const segUpdate = defineTool({
   ...W,
   idempotent: true,
@@ -155,7 +274,15 @@ const segUpdate = defineTool({
   input: v.object({ id: idSchema, name: v.optional(name), rules: v.optional(rules) }),
   run: (ctx, i) => updateSegment(ctx, { ...i, rules: i.rules === undefined ? undefined : parseRules(i.rules) }),
 });
-const segDelete = defineTool({ ...W, destructive: true, name: "email_segments_delete", title: "Delete a segment", description: "Delete a segment no open campaign uses.", input: v.object({ id: idSchema }), run: deleteSegment });
+const segDelete = defineTool({
+  ...W,
+  destructive: true,
+  name: "email_segments_delete",
+  title: "Delete a segment",
+  description: "Delete a segment no open campaign uses.",
+  input: v.object({ id: idSchema }),
+  run: deleteSegment,
+});
 const segCount = defineTool({
   ...R,
   name: "email_segments_count",
@@ -167,9 +294,24 @@ const segCount = defineTool({
 
 // Templates
 
-const VARS = "Variables: {{ name }}, {{ email }}, {{ attributes.key }}, {{ data.key }}, {{ unsubscribe_url }}, fallback {{ name | there }}; values are escaped.";
-const tplList = defineTool({ ...R, name: "email_templates_list", title: "List templates", description: "Email templates (without bodies).", input: v.object({ search: v.optional(search), ...paging }), run: listTemplates });
-const tplGet = defineTool({ ...R, name: "email_templates_get", title: "Get a template", description: "One template with HTML and text part.", input: v.object({ id: idSchema }), run: getTemplate });
+const VARS =
+  "Variables: {{ name }}, {{ email }}, {{ attributes.key }}, {{ data.key }}, {{ unsubscribe_url }}, fallback {{ name | there }}; values are escaped.";
+const tplList = defineTool({
+  ...R,
+  name: "email_templates_list",
+  title: "List templates",
+  description: "Email templates (without bodies).",
+  input: v.object({ search: v.optional(search), ...paging }),
+  run: listTemplates,
+});
+const tplGet = defineTool({
+  ...R,
+  name: "email_templates_get",
+  title: "Get a template",
+  description: "One template with HTML and text part.",
+  input: v.object({ id: idSchema }),
+  run: getTemplate,
+});
 const tplCreate = defineTool({
   ...W,
   name: "email_templates_create",
@@ -178,14 +320,37 @@ const tplCreate = defineTool({
   input: v.object({ name, html, text: v.optional(text) }),
   run: createTemplate,
 });
-const tplUpdate = defineTool({ ...W, idempotent: true, name: "email_templates_update", title: "Change a template", description: "Change name, HTML or text (null: generate). Campaigns keep their approved copy.", input: v.object({ id: idSchema, name: v.optional(name), html: v.optional(html), text: v.optional(v.nullable(text)) }), run: updateTemplate });
-const tplDelete = defineTool({ ...W, destructive: true, name: "email_templates_delete", title: "Delete a template", description: "Delete a template (campaigns keep their copy).", input: v.object({ id: idSchema }), run: deleteTemplate });
+const tplUpdate = defineTool({
+  ...W,
+  idempotent: true,
+  name: "email_templates_update",
+  title: "Change a template",
+  description: "Change name, HTML or text (null: generate). Campaigns keep their approved copy.",
+  input: v.object({ id: idSchema, name: v.optional(name), html: v.optional(html), text: v.optional(v.nullable(text)) }),
+  run: updateTemplate,
+});
+const tplDelete = defineTool({
+  ...W,
+  destructive: true,
+  name: "email_templates_delete",
+  title: "Delete a template",
+  description: "Delete a template (campaigns keep their copy).",
+  input: v.object({ id: idSchema }),
+  run: deleteTemplate,
+});
 const tplRender = defineTool({
   ...R,
   name: "email_templates_render",
   title: "Render a template",
   description: "Render a template with sample values: subject, html, text.",
-  input: v.object({ id: idSchema, subject: v.optional(line(900)), name: v.optional(name), email: v.optional(email), attributes: v.optional(attrs), data: v.optional(attrs) }),
+  input: v.object({
+    id: idSchema,
+    subject: v.optional(line(900)),
+    name: v.optional(name),
+    email: v.optional(email),
+    attributes: v.optional(attrs),
+    data: v.optional(attrs),
+  }),
   run: renderTemplate,
 });
 
@@ -214,13 +379,21 @@ const cList = defineTool({
   input: v.object({ status: v.optional(v.picklist(CAMPAIGN_STATUSES)), search: v.optional(search), ...paging }),
   run: listCampaigns,
 });
-const cGet = defineTool({ ...R, name: "email_campaigns_get", title: "Get a campaign", description: "One campaign: content, audience size now, approval state, schedule.", input: v.object({ id: idSchema }), run: getCampaign });
+const cGet = defineTool({
+  ...R,
+  name: "email_campaigns_get",
+  title: "Get a campaign",
+  description: "One campaign: content, audience size now, approval state, schedule.",
+  input: v.object({ id: idSchema }),
+  run: getCampaign,
+});
 const cCreate = defineTool({
   ...W,
   approval: "email_campaign",
   name: "email_campaigns_create",
   title: "Draft a campaign",
-  description: "Draft a campaign from templateId or html; audience: subscribed members of listIds, narrowed to segmentIds. A person approves (approval.url) before it can be sent.",
+  description:
+    "Draft a campaign from templateId or html; audience: subscribed members of listIds, narrowed to segmentIds. A person approves (approval.url) before it can be sent.",
   input: v.object({ ...content, name, subject: line(900), listIds: v.pipe(ids, v.minLength(1)) }),
   run: createCampaign,
 });
@@ -230,39 +403,101 @@ const cUpdate = defineTool({
   approval: "email_campaign",
   name: "email_campaigns_update",
   title: "Change a campaign",
-  description: "Change a draft, pending or scheduled campaign (as in create); needs approval again, drops a schedule. No changes: a fresh link.",
+  description:
+    "Change a draft, pending or scheduled campaign (as in create); needs approval again, drops a schedule. No changes: a fresh link.",
   input: v.object({ id: idSchema, name: v.optional(name), ...content }),
   run: updateCampaign,
 });
-const cDelete = defineTool({ ...W, destructive: true, name: "email_campaigns_delete", title: "Delete a campaign", description: "Delete a campaign that reached nobody and is not scheduled or sending.", input: v.object({ id: idSchema }), run: deleteCampaign });
-const cSend = defineTool({ ...S, name: "email_campaigns_send", title: "Send a campaign", description: "Start sending an approved campaign now (refused without SMTP).", input: v.object({ id: idSchema }), run: sendCampaign });
+const cDelete = defineTool({
+  ...W,
+  destructive: true,
+  name: "email_campaigns_delete",
+  title: "Delete a campaign",
+  description: "Delete a campaign that reached nobody and is not scheduled or sending.",
+  input: v.object({ id: idSchema }),
+  run: deleteCampaign,
+});
+const cSend = defineTool({
+  ...S,
+  name: "email_campaigns_send",
+  title: "Send a campaign",
+  description: "Start sending an approved campaign now (refused without SMTP).",
+  input: v.object({ id: idSchema }),
+  run: sendCampaign,
+});
 const cSchedule = defineTool({
   ...S,
   idempotent: true,
   name: "email_campaigns_schedule",
   title: "Schedule a campaign",
-  description: "Send an approved campaign later. at: ISO with Z/offset, or local YYYY-MM-DDTHH:MM with timeZone (IANA).",
-  input: v.object({ id: idSchema, at: v.pipe(v.string(), v.minLength(1), v.maxLength(40)), timeZone: v.optional(v.pipe(v.string(), v.maxLength(64))) }),
+  description:
+    "Send an approved campaign later. at: ISO with Z/offset, or local YYYY-MM-DDTHH:MM with timeZone (IANA).",
+  input: v.object({
+    id: idSchema,
+    at: v.pipe(v.string(), v.minLength(1), v.maxLength(40)),
+    timeZone: v.optional(v.pipe(v.string(), v.maxLength(64))),
+  }),
   run: scheduleCampaign,
 });
-const cPause = defineTool({ ...S, idempotent: true, name: "email_campaigns_pause", title: "Pause a campaign", description: "Pause a sending or scheduled campaign.", input: v.object({ id: idSchema }), run: pauseCampaign });
-const cResume = defineTool({ ...S, name: "email_campaigns_resume", title: "Resume a campaign", description: "Resume a paused campaign where it stopped.", input: v.object({ id: idSchema }), run: resumeCampaign });
-const cCancel = defineTool({ ...S, destructive: true, name: "email_campaigns_cancel", title: "Cancel a campaign", description: "Cancel a scheduled, sending or paused campaign; unsent messages are dropped.", input: v.object({ id: idSchema }), run: cancelCampaign });
+const cPause = defineTool({
+  ...S,
+  idempotent: true,
+  name: "email_campaigns_pause",
+  title: "Pause a campaign",
+  description: "Pause a sending or scheduled campaign.",
+  input: v.object({ id: idSchema }),
+  run: pauseCampaign,
+});
+const cResume = defineTool({
+  ...S,
+  name: "email_campaigns_resume",
+  title: "Resume a campaign",
+  description: "Resume a paused campaign where it stopped.",
+  input: v.object({ id: idSchema }),
+  run: resumeCampaign,
+});
+const cCancel = defineTool({
+  ...S,
+  destructive: true,
+  name: "email_campaigns_cancel",
+  title: "Cancel a campaign",
+  description: "Cancel a scheduled, sending or paused campaign; unsent messages are dropped.",
+  input: v.object({ id: idSchema }),
+  run: cancelCampaign,
+});
 const cTest = defineTool({
   ...S,
   name: "email_campaigns_test",
   title: "Send a test",
   description: "Send a [Test] copy to up to 5 addresses (company members only until approved); not in stats.",
-  input: v.object({ id: idSchema, to: v.pipe(v.array(email), v.minLength(1), v.maxLength(5)), name: v.optional(name), attributes: v.optional(attrs) }),
+  input: v.object({
+    id: idSchema,
+    to: v.pipe(v.array(email), v.minLength(1), v.maxLength(5)),
+    name: v.optional(name),
+    attributes: v.optional(attrs),
+  }),
   run: testCampaign,
 });
-const cStats = defineTool({ ...R, name: "email_campaigns_stats", title: "Campaign stats", description: "Recipients, delivered, bounced, failed, opened, clicked (when tracked), unsubscribed, complained, soft bounces, rates.", input: v.object({ id: idSchema }), run: campaignStats });
+const cStats = defineTool({
+  ...R,
+  name: "email_campaigns_stats",
+  title: "Campaign stats",
+  description:
+    "Recipients, delivered, bounced, failed, opened, clicked (when tracked), unsubscribed, complained, soft bounces, rates.",
+  input: v.object({ id: idSchema }),
+  run: campaignStats,
+});
 const cRecipients = defineTool({
   ...R,
   name: "email_campaigns_recipients",
   title: "Campaign recipients",
   description: "Per-recipient delivery of a campaign; filter by status, search email.",
-  input: v.object({ id: idSchema, status: v.optional(v.picklist(["queued", "sent", "failed", "bounced", "cancelled"])), search: v.optional(search), ...paging }),
+  input: v.object({
+    id: idSchema,
+    status: v.optional(v.picklist(["queued", "sent", "failed", "bounced", "cancelled"])),
+    search: v.optional(search),
+    ...paging,
+  }),
   run: campaignRecipients,
 });
 
@@ -271,8 +506,18 @@ const txSend = defineTool({
   idempotencyKey: true,
   name: "email_transactional_send",
   title: "Send a transactional email",
-  description: "One message to one address from a template, data for {{ data.key }}. Pass idempotencyKey: a retry never sends twice.",
-  input: v.object({ to: email, templateId: idSchema, subject: line(900), name: v.optional(name), data: v.optional(attrs), fromName: v.optional(name), fromEmail: v.optional(email), replyTo: v.optional(email) }),
+  description:
+    "One message to one address from a template, data for {{ data.key }}. Pass idempotencyKey: a retry never sends twice.",
+  input: v.object({
+    to: email,
+    templateId: idSchema,
+    subject: line(900),
+    name: v.optional(name),
+    data: v.optional(attrs),
+    fromName: v.optional(name),
+    fromEmail: v.optional(email),
+    replyTo: v.optional(email),
+  }),
   run: sendTransactional,
 });
 
@@ -282,7 +527,8 @@ const fbSetup = defineTool({
   ...W,
   name: "email_feedback_setup",
   title: "Set up bounce feedback",
-  description: "Make (or replace) the secret URL where DSN/ARF reports and SES/Postmark webhooks are posted; shown once.",
+  description:
+    "Make (or replace) the secret URL where DSN/ARF reports and SES/Postmark webhooks are posted; shown once.",
   input: v.object({}),
   run: setupFeedback,
 });
@@ -291,26 +537,69 @@ const fbList = defineTool({
   name: "email_feedback_list",
   title: "List bounces and complaints",
   description: "Bounce and complaint reports received, newest first.",
-  input: v.object({ kind: v.optional(v.picklist(["hard_bounce", "soft_bounce", "complaint"])), email: v.optional(email), campaignId: v.optional(idSchema), ...paging }),
+  input: v.object({
+    kind: v.optional(v.picklist(["hard_bounce", "soft_bounce", "complaint"])),
+    email: v.optional(email),
+    campaignId: v.optional(idSchema),
+    ...paging,
+  }),
   run: listFeedback,
 });
 
 export const emailDomain: Domain = {
   name: "email",
   title: "Email marketing",
-  description: "Lists, subscribers, segments, templates, approved campaigns sent over SMTP, stats, and transactional mail.",
+  description:
+    "Lists, subscribers, segments, templates, approved campaigns sent over SMTP, stats, and transactional mail.",
   tools: [
-    listsList, listsGet, listsCreate, listsUpdate, listsDelete,
-    subsList, subsGet, subsAdd, subsImport, subsUpdate, subsUnsub, subsDelete, subsHistory,
-    segList, segGet, segCreate, segUpdate, segDelete, segCount,
-    tplList, tplGet, tplCreate, tplUpdate, tplDelete, tplRender,
-    cList, cGet, cCreate, cUpdate, cDelete, cSend, cSchedule, cPause, cResume, cCancel, cTest, cStats, cRecipients,
-    txSend, fbSetup, fbList,
+    listsList,
+    listsGet,
+    listsCreate,
+    listsUpdate,
+    listsDelete,
+    subsList,
+    subsGet,
+    subsAdd,
+    subsImport,
+    subsUpdate,
+    subsUnsub,
+    subsDelete,
+    subsHistory,
+    segList,
+    segGet,
+    segCreate,
+    segUpdate,
+    segDelete,
+    segCount,
+    tplList,
+    tplGet,
+    tplCreate,
+    tplUpdate,
+    tplDelete,
+    tplRender,
+    cList,
+    cGet,
+    cCreate,
+    cUpdate,
+    cDelete,
+    cSend,
+    cSchedule,
+    cPause,
+    cResume,
+    cCancel,
+    cTest,
+    cStats,
+    cRecipients,
+    txSend,
+    fbSetup,
+    fbList,
   ],
   approvalKinds: [emailApprovalKind],
   approvalSupport: emailApprovalSupport,
   events: emailEvents,
   jobs: [deliverJob, foldJob],
-  notificationTypes: [{ type: "email.campaign_paused", label: "A campaign paused for want of AI credits", inApp: true, email: true }],
+  notificationTypes: [
+    { type: "email.campaign_paused", label: "A campaign paused for want of AI credits", inApp: true, email: true },
+  ],
   publicPages: [emailPublicPages],
 };

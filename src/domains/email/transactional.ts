@@ -22,7 +22,16 @@ import { templateText } from "./templates";
 
 export async function sendTransactional(
   ctx: ActorContext,
-  i: { to: string; templateId: number; subject: string; name?: string; data?: Record<string, unknown>; fromName?: string; fromEmail?: string; replyTo?: string },
+  i: {
+    to: string;
+    templateId: number;
+    subject: string;
+    name?: string;
+    data?: Record<string, unknown>;
+    fromName?: string;
+    fromEmail?: string;
+    replyTo?: string;
+  },
 ) {
   authorize(ctx, "email:write", { write: true });
   authorize(ctx, "email:send", { write: true });
@@ -32,13 +41,42 @@ export async function sendTransactional(
   const replyTo = i.replyTo ? normalEmail(i.replyTo, "replyTo") : null;
   return ctx.deps.db.transaction(async (tx) => {
     const t = await templateIn(tx, ctx, i.templateId, "templateId");
-    const sub = (await tx.select().from(emailSubscribers).where(and(eq(emailSubscribers.companyId, ctx.company.id), eq(emailSubscribers.email, to))).limit(1))[0];
+    const sub = (
+      await tx
+        .select()
+        .from(emailSubscribers)
+        .where(and(eq(emailSubscribers.companyId, ctx.company.id), eq(emailSubscribers.email, to)))
+        .limit(1)
+    )[0];
     if (sub?.blocklisted) throw conflict(`${to} is blocklisted in ${ctx.company.name}; nothing was sent.`);
-    const parts = renderTransactional({ subject: i.subject, html: t.html, text: templateText(t) }, { name: i.name ?? sub?.name ?? null, email: to, attributes: sub?.attributes ?? {}, data: i.data ?? {} });
-    const r = await queueSend(tx, ctx.deps, { companyId: ctx.company.id, kind: "transactional", email: to, subscriberId: sub?.id ?? null, ...parts, fromName: i.fromName ?? null, fromEmail, replyTo, tag: "email.transactional" });
+    const parts = renderTransactional(
+      { subject: i.subject, html: t.html, text: templateText(t) },
+      { name: i.name ?? sub?.name ?? null, email: to, attributes: sub?.attributes ?? {}, data: i.data ?? {} },
+    );
+    const r = await queueSend(tx, ctx.deps, {
+      companyId: ctx.company.id,
+      kind: "transactional",
+      email: to,
+      subscriberId: sub?.id ?? null,
+      ...parts,
+      fromName: i.fromName ?? null,
+      fromEmail,
+      replyTo,
+      tag: "email.transactional",
+    });
     await meter(tx, ctx.deps, ctx.company.id, "email.send", 1, `email_send:${r.id}`, ctx.principal.userId);
-    await audit(tx, ctx, "email.transactional.send", { type: "email_send", id: r.id, detail: { to, templateId: t.id } });
-    await emit(tx, ctx, transactionalQueued, { id: r.id }, { to, subject: parts.subject, templateId: t.id, templateName: t.name, userId: ctx.principal.userId });
+    await audit(tx, ctx, "email.transactional.send", {
+      type: "email_send",
+      id: r.id,
+      detail: { to, templateId: t.id },
+    });
+    await emit(
+      tx,
+      ctx,
+      transactionalQueued,
+      { id: r.id },
+      { to, subject: parts.subject, templateId: t.id, templateName: t.name, userId: ctx.principal.userId },
+    );
     return { id: r.id, to, subject: parts.subject, status: "queued" as const, messageId: r.messageId };
   });
 }

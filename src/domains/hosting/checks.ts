@@ -45,28 +45,54 @@ const RESERVED_NAMES = ["example.com", "example.net", "example.org"];
 const probeable = () =>
   and(
     ...RESERVED_TLDS.map((t) => notLike(hostingDomainState.hostname, `%.${t}`)),
-    ...RESERVED_NAMES.flatMap((n) => [ne(hostingDomainState.hostname, n), notLike(hostingDomainState.hostname, `%.${n}`)]),
+    ...RESERVED_NAMES.flatMap((n) => [
+      ne(hostingDomainState.hostname, n),
+      notLike(hostingDomainState.hostname, `%.${n}`),
+    ]),
   );
 
 export const incidentOpened = defineEvent({
   type: "uptime_incident.opened",
   entity: "uptime_incident",
-  description: "A site domain's public URL failed its uptime check several times in a row: hostname, site, when it started, the cause.",
-  payload: v.object({ domainId: v.number(), hostname: v.string(), siteId: v.number(), startedAt: v.string(), cause: v.string(), failedChecks: v.number() }),
+  description:
+    "A site domain's public URL failed its uptime check several times in a row: hostname, site, when it started, the cause.",
+  payload: v.object({
+    domainId: v.number(),
+    hostname: v.string(),
+    siteId: v.number(),
+    startedAt: v.string(),
+    cause: v.string(),
+    failedChecks: v.number(),
+  }),
 });
 
 export const incidentResolved = defineEvent({
   type: "uptime_incident.resolved",
   entity: "uptime_incident",
   description: "A site domain answered again after an uptime incident: hostname, site, start, end and duration.",
-  payload: v.object({ domainId: v.number(), hostname: v.string(), siteId: v.number(), startedAt: v.string(), resolvedAt: v.string(), durationMs: v.number() }),
+  payload: v.object({
+    domainId: v.number(),
+    hostname: v.string(),
+    siteId: v.number(),
+    startedAt: v.string(),
+    resolvedAt: v.string(),
+    durationMs: v.number(),
+  }),
 });
 
 export const healthChanged = defineEvent({
   type: "site_domain.health_changed",
   entity: "site_domain",
-  description: "A site domain's DNS or TLS status changed (check dns|tls, from, to, error), e.g. a certificate became expiring.",
-  payload: v.object({ hostname: v.string(), siteId: v.number(), check: v.picklist(["dns", "tls"]), from: v.string(), to: v.string(), error: v.nullable(v.string()) }),
+  description:
+    "A site domain's DNS or TLS status changed (check dns|tls, from, to, error), e.g. a certificate became expiring.",
+  payload: v.object({
+    hostname: v.string(),
+    siteId: v.number(),
+    check: v.picklist(["dns", "tls"]),
+    from: v.string(),
+    to: v.string(),
+    error: v.nullable(v.string()),
+  }),
 });
 
 export const hostingEvents = [incidentOpened, incidentResolved, healthChanged];
@@ -82,7 +108,12 @@ const expired = (now: Date) => lt(hostingChecks.checkedAt, new Date(now.getTime(
 /** Domains of active sites that have no check state yet. */
 function unadopted(deps: Deps, limit: number) {
   return deps.db
-    .select({ id: siteDomains.id, siteId: siteDomains.siteId, hostname: siteDomains.hostname, companyId: sites.companyId })
+    .select({
+      id: siteDomains.id,
+      siteId: siteDomains.siteId,
+      hostname: siteDomains.hostname,
+      companyId: sites.companyId,
+    })
     .from(siteDomains)
     .innerJoin(sites, eq(sites.id, siteDomains.siteId))
     .leftJoin(hostingDomainState, eq(hostingDomainState.domainId, siteDomains.id))
@@ -95,13 +126,26 @@ async function adoptNewDomains(deps: Deps, now: Date): Promise<void> {
   const missing = await unadopted(deps, 1000);
   if (!missing.length) return;
   // Bookkeeping no cache reads: silent, like the history trim below.
-  await deps.store.transaction(async (tx) => {
-    for (const d of missing)
-      await tx
-        .insert(hostingDomainState)
-        .values({ domainId: d.id, siteId: d.siteId, companyId: d.companyId, hostname: d.hostname, dnsRequired: [], dnsFound: [], nextUptimeAt: now, nextCertAt: now, createdAt: now })
-        .onConflictDoNothing();
-  }, { silent: true });
+  await deps.store.transaction(
+    async (tx) => {
+      for (const d of missing)
+        await tx
+          .insert(hostingDomainState)
+          .values({
+            domainId: d.id,
+            siteId: d.siteId,
+            companyId: d.companyId,
+            hostname: d.hostname,
+            dnsRequired: [],
+            dnsFound: [],
+            nextUptimeAt: now,
+            nextCertAt: now,
+            createdAt: now,
+          })
+          .onConflictDoNothing();
+    },
+    { silent: true },
+  );
 }
 
 async function admins(deps: Deps, companyId: number): Promise<number[]> {
@@ -123,7 +167,11 @@ async function pool<T>(items: T[], fn: (t: T) => Promise<void>): Promise<void> {
 
 /** Still the domain we probed, and its site still active? (It may have been removed while we waited on the network.) */
 async function stillThere(deps: Deps, s: State): Promise<boolean> {
-  const r = await deps.db.select({ id: hostingDomainState.id }).from(hostingDomainState).where(eq(hostingDomainState.id, s.id)).limit(1);
+  const r = await deps.db
+    .select({ id: hostingDomainState.id })
+    .from(hostingDomainState)
+    .where(eq(hostingDomainState.id, s.id))
+    .limit(1);
   return r.length === 1;
 }
 
@@ -159,14 +207,41 @@ export async function recordHttp(deps: Deps, s: State, r: HttpResult, at: Date):
       })
       .where(eq(hostingDomainState.id, cur.id));
     const actor = { deps, company: { id: cur.companyId } };
-    const open = (await tx.select().from(hostingIncidents).where(eq(hostingIncidents.openKey, cur.domainId)).limit(1))[0];
+    const open = (
+      await tx.select().from(hostingIncidents).where(eq(hostingIncidents.openKey, cur.domainId)).limit(1)
+    )[0];
     if (!r.ok && !open && failures >= FAILURES_TO_OPEN) {
       const cause = r.error ?? "failed";
-      const inc = (await tx
-        .insert(hostingIncidents)
-        .values({ domainId: cur.domainId, siteId: cur.siteId, companyId: cur.companyId, hostname: cur.hostname, startedAt: failingSince!, openedAt: at, cause, failedChecks: failures, openKey: cur.domainId })
-        .returning())[0]!;
-      await emit(tx, actor, incidentOpened, { id: inc.id, siteId: cur.siteId }, { domainId: cur.domainId, hostname: cur.hostname, siteId: cur.siteId, startedAt: failingSince!.toISOString(), cause, failedChecks: failures });
+      const inc = (
+        await tx
+          .insert(hostingIncidents)
+          .values({
+            domainId: cur.domainId,
+            siteId: cur.siteId,
+            companyId: cur.companyId,
+            hostname: cur.hostname,
+            startedAt: failingSince!,
+            openedAt: at,
+            cause,
+            failedChecks: failures,
+            openKey: cur.domainId,
+          })
+          .returning()
+      )[0]!;
+      await emit(
+        tx,
+        actor,
+        incidentOpened,
+        { id: inc.id, siteId: cur.siteId },
+        {
+          domainId: cur.domainId,
+          hostname: cur.hostname,
+          siteId: cur.siteId,
+          startedAt: failingSince!.toISOString(),
+          cause,
+          failedChecks: failures,
+        },
+      );
       await notify(deps, {
         companyId: cur.companyId,
         userIds: adminIds,
@@ -176,11 +251,27 @@ export async function recordHttp(deps: Deps, s: State, r: HttpResult, at: Date):
         entity: { type: "uptime_incident", id: inc.id },
       });
     } else if (!r.ok && open) {
-      await tx.update(hostingIncidents).set({ failedChecks: sql`${hostingIncidents.failedChecks} + 1` }).where(eq(hostingIncidents.id, open.id));
+      await tx
+        .update(hostingIncidents)
+        .set({ failedChecks: sql`${hostingIncidents.failedChecks} + 1` })
+        .where(eq(hostingIncidents.id, open.id));
     } else if (r.ok && open) {
       await tx.update(hostingIncidents).set({ resolvedAt: at, openKey: null }).where(eq(hostingIncidents.id, open.id));
       const durationMs = at.getTime() - open.startedAt.getTime();
-      await emit(tx, actor, incidentResolved, { id: open.id, siteId: cur.siteId }, { domainId: cur.domainId, hostname: cur.hostname, siteId: cur.siteId, startedAt: open.startedAt.toISOString(), resolvedAt: at.toISOString(), durationMs });
+      await emit(
+        tx,
+        actor,
+        incidentResolved,
+        { id: open.id, siteId: cur.siteId },
+        {
+          domainId: cur.domainId,
+          hostname: cur.hostname,
+          siteId: cur.siteId,
+          startedAt: open.startedAt.toISOString(),
+          resolvedAt: at.toISOString(),
+          durationMs,
+        },
+      );
       await notify(deps, {
         companyId: cur.companyId,
         userIds: adminIds,
@@ -201,8 +292,24 @@ export async function recordCert(deps: Deps, s: State, dns: DnsResult, t: TlsRes
     const cur = (await tx.select().from(hostingDomainState).where(eq(hostingDomainState.id, s.id)).limit(1))[0];
     if (!cur) return;
     await tx.insert(hostingChecks).values([
-      { domainId: cur.domainId, companyId: cur.companyId, kind: "dns", ok: dns.status === "ok", status: dns.status, error: dns.error, checkedAt: at },
-      { domainId: cur.domainId, companyId: cur.companyId, kind: "tls", ok: t.status === "valid" || t.status === "expiring", status: t.status, error: t.error, checkedAt: at },
+      {
+        domainId: cur.domainId,
+        companyId: cur.companyId,
+        kind: "dns",
+        ok: dns.status === "ok",
+        status: dns.status,
+        error: dns.error,
+        checkedAt: at,
+      },
+      {
+        domainId: cur.domainId,
+        companyId: cur.companyId,
+        kind: "tls",
+        ok: t.status === "valid" || t.status === "expiring",
+        status: t.status,
+        error: t.error,
+        checkedAt: at,
+      },
     ]);
     await tx
       .update(hostingDomainState)
@@ -228,14 +335,22 @@ export async function recordCert(deps: Deps, s: State, dns: DnsResult, t: TlsRes
     if (cur.dnsStatus !== dns.status) changes.push(["dns", cur.dnsStatus, dns.status, dns.error]);
     if (cur.tlsStatus !== t.status) changes.push(["tls", cur.tlsStatus, t.status, t.error]);
     for (const [check, from, to, error] of changes)
-      await emit(tx, actor, healthChanged, { id: cur.domainId, siteId: cur.siteId }, { hostname: cur.hostname, siteId: cur.siteId, check, from, to, error });
+      await emit(
+        tx,
+        actor,
+        healthChanged,
+        { id: cur.domainId, siteId: cur.siteId },
+        { hostname: cur.hostname, siteId: cur.siteId, check, from, to, error },
+      );
     if (cur.tlsStatus !== t.status && BAD_TLS.has(t.status))
       await notify(deps, {
         companyId: cur.companyId,
         userIds: adminIds,
         type: "hosting.certificate_problem",
         title: `The certificate of ${cur.hostname} is ${t.status}`,
-        body: t.expiresAt ? `Issued by ${t.issuer ?? "unknown"}, expires ${t.expiresAt.toISOString()}.${t.error ? ` ${t.error}` : ""}` : t.error,
+        body: t.expiresAt
+          ? `Issued by ${t.issuer ?? "unknown"}, expires ${t.expiresAt.toISOString()}.${t.error ? ` ${t.error}` : ""}`
+          : t.error,
         entity: { type: "site_domain", id: cur.domainId },
       });
   });
@@ -266,7 +381,10 @@ export async function runHostingChecks(deps: Deps): Promise<{ http: number; cert
     .limit(BATCH);
   await pool(dueCert, async ({ s }) => {
     const at = deps.clock.now();
-    const [dns, t] = await Promise.all([checkDns(deps.config.hosting, s.hostname), checkTls(deps.config.hosting, s.hostname, at)]);
+    const [dns, t] = await Promise.all([
+      checkDns(deps.config.hosting, s.hostname),
+      checkTls(deps.config.hosting, s.hostname, at),
+    ]);
     if (deps.store.closed || !(await stillThere(deps, s))) return;
     await recordCert(deps, s, dns, t, at);
   });
@@ -277,7 +395,8 @@ export async function runHostingChecks(deps: Deps): Promise<{ http: number; cert
 
 export const hostingJob: JobDef = {
   name: "hosting.checks",
-  description: "Uptime checks of every site domain (each interval), DNS and TLS checks (hourly); opens and resolves incidents.",
+  description:
+    "Uptime checks of every site domain (each interval), DNS and TLS checks (hourly); opens and resolves incidents.",
   everyMs: 10_000,
   leaseMs: 5 * 60_000,
   // One read per step of runHostingChecks: a domain to adopt, an uptime or DNS/TLS check due, history to trim.
@@ -285,7 +404,14 @@ export const hostingJob: JobDef = {
     const now = deps.clock.now();
     return (
       (await anyRow(unadopted(deps, 1))) ||
-      (await anyRow(deps.db.select({ id: hostingDomainState.id }).from(hostingDomainState).innerJoin(sites, eq(sites.id, hostingDomainState.siteId)).where(or(httpDue(now), certDue(now))).limit(1))) ||
+      (await anyRow(
+        deps.db
+          .select({ id: hostingDomainState.id })
+          .from(hostingDomainState)
+          .innerJoin(sites, eq(sites.id, hostingDomainState.siteId))
+          .where(or(httpDue(now), certDue(now)))
+          .limit(1),
+      )) ||
       (await anyRow(deps.db.select({ id: hostingChecks.id }).from(hostingChecks).where(expired(now)).limit(1)))
     );
   },

@@ -50,8 +50,12 @@ export function requiredRecords(hostname: string, target: readonly string[]): Dn
   const v6 = target.filter((t) => isIP(t) === 6);
   // A name of three labels or more is taken as a subdomain, which may be a CNAME; an apex (example.com) may not.
   const apex = hostname.split(".").length <= 2;
-  if (hosts.length && (!apex || (!v4.length && !v6.length))) return [{ type: "CNAME", name: hostname, value: hosts[0]! }];
-  return [...v4.map((value) => ({ type: "A" as const, name: hostname, value })), ...v6.map((value) => ({ type: "AAAA" as const, name: hostname, value }))];
+  if (hosts.length && (!apex || (!v4.length && !v6.length)))
+    return [{ type: "CNAME", name: hostname, value: hosts[0]! }];
+  return [
+    ...v4.map((value) => ({ type: "A" as const, name: hostname, value })),
+    ...v6.map((value) => ({ type: "AAAA" as const, name: hostname, value })),
+  ];
 }
 
 export interface DnsResult {
@@ -79,12 +83,22 @@ export async function checkDns(cfg: HostingConfig, hostname: string): Promise<Dn
     lookup(() => r.resolve6(hostname)),
   ]);
   const found: DnsRecord[] = [
-    ...cname.values.map((value) => ({ type: "CNAME" as const, name: hostname, value: value.replace(/\.$/, "").toLowerCase() })),
+    ...cname.values.map((value) => ({
+      type: "CNAME" as const,
+      name: hostname,
+      value: value.replace(/\.$/, "").toLowerCase(),
+    })),
     ...a.values.map((value) => ({ type: "A" as const, name: hostname, value })),
     ...aaaa.values.map((value) => ({ type: "AAAA" as const, name: hostname, value })),
   ];
   const error = cname.error ?? a.error ?? aaaa.error;
-  if (!found.length) return { status: error ? "error" : "missing", required, found, error: error ? `DNS lookup failed: ${error}` : "no A, AAAA or CNAME record" };
+  if (!found.length)
+    return {
+      status: error ? "error" : "missing",
+      required,
+      found,
+      error: error ? `DNS lookup failed: ${error}` : "no A, AAAA or CNAME record",
+    };
   if (!required.length) return { status: "ok", required, found, error: null };
   const want = required[0]!.type === "CNAME" ? required[0]!.value : null;
   let ok: boolean;
@@ -93,9 +107,17 @@ export async function checkDns(cfg: HostingConfig, hostname: string): Promise<Dn
     const ips = new Set(required.map((x) => x.value));
     const addrs = found.filter((f) => f.type !== "CNAME");
     // Every address must be ours: a stray A or AAAA sends some visitors elsewhere.
-    ok = addrs.length > 0 && addrs.every((f) => ips.has(f.value)) && required.every((x) => addrs.some((f) => f.value === x.value));
+    ok =
+      addrs.length > 0 &&
+      addrs.every((f) => ips.has(f.value)) &&
+      required.every((x) => addrs.some((f) => f.value === x.value));
   }
-  return { status: ok ? "ok" : "misconfigured", required, found, error: ok ? null : "records do not point at the hosting target" };
+  return {
+    status: ok ? "ok" : "misconfigured",
+    required,
+    found,
+    error: ok ? null : "records do not point at the hosting target",
+  };
 }
 
 /** The first address of a name through the configured servers (IPv4 first). */
@@ -142,9 +164,21 @@ export async function checkTls(cfg: HostingConfig, hostname: string, now: Date):
       sock.destroy();
       resolve(r);
     };
-    const sock = tls.connect({ host, port: cfg.httpsPort, servername: hostname, ca: extraCa(cfg), rejectUnauthorized: false, ALPNProtocols: ["http/1.1"] });
-    const timer = setTimeout(() => finish({ status: "error", ...empty, error: `no TLS handshake within ${CONNECT_TIMEOUT_MS / 1000} s` }), CONNECT_TIMEOUT_MS);
-    sock.once("error", (e: any) => finish({ status: "error", ...empty, error: `TLS connection failed: ${e?.code ?? e?.message ?? e}` }));
+    const sock = tls.connect({
+      host,
+      port: cfg.httpsPort,
+      servername: hostname,
+      ca: extraCa(cfg),
+      rejectUnauthorized: false,
+      ALPNProtocols: ["http/1.1"],
+    });
+    const timer = setTimeout(
+      () => finish({ status: "error", ...empty, error: `no TLS handshake within ${CONNECT_TIMEOUT_MS / 1000} s` }),
+      CONNECT_TIMEOUT_MS,
+    );
+    sock.once("error", (e: any) =>
+      finish({ status: "error", ...empty, error: `TLS connection failed: ${e?.code ?? e?.message ?? e}` }),
+    );
     sock.once("secureConnect", () => {
       const c = sock.getPeerCertificate();
       if (!c || !c.valid_to) return finish({ status: "error", ...empty, error: "the server sent no certificate" });
@@ -154,14 +188,22 @@ export async function checkTls(cfg: HostingConfig, hostname: string, now: Date):
         .split(/,\s*/)
         .filter((s: string) => s.startsWith("DNS:"))
         .map((s: string) => s.slice(4));
-      const base = { issuer: nameOf(c.issuer as any), subject: nameOf(c.subject as any), altNames, validFrom, expiresAt };
+      const base = {
+        issuer: nameOf(c.issuer as any),
+        subject: nameOf(c.subject as any),
+        altNames,
+        validFrom,
+        expiresAt,
+      };
       const mismatch = tls.checkServerIdentity(hostname, c);
       let status: TlsResult["status"];
       let error: string | null = null;
       if (expiresAt.getTime() <= now.getTime()) (status = "expired"), (error = `expired ${expiresAt.toISOString()}`);
-      else if (validFrom.getTime() > now.getTime()) (status = "invalid"), (error = `not valid before ${validFrom.toISOString()}`);
+      else if (validFrom.getTime() > now.getTime())
+        (status = "invalid"), (error = `not valid before ${validFrom.toISOString()}`);
       else if (mismatch) (status = "invalid"), (error = `certificate is not for ${hostname}`);
-      else if (!sock.authorized) (status = "invalid"), (error = `untrusted certificate: ${String(sock.authorizationError)}`);
+      else if (!sock.authorized)
+        (status = "invalid"), (error = `untrusted certificate: ${String(sock.authorizationError)}`);
       else if (expiresAt.getTime() - now.getTime() < EXPIRING_DAYS * 86_400_000) status = "expiring";
       else status = "valid";
       finish({ status, ...base, error });
@@ -202,7 +244,10 @@ export async function checkHttp(cfg: HostingConfig, hostname: string): Promise<H
     return { ok, statusCode: res.status, responseMs: ms, error: ok ? null : `HTTP ${res.status}` };
   } catch (e: any) {
     const ms = Math.max(0, Math.round(performance.now() - started));
-    const what = e?.name === "TimeoutError" ? `no answer within ${CONNECT_TIMEOUT_MS / 1000} s` : String(e?.code ?? e?.message ?? e);
+    const what =
+      e?.name === "TimeoutError"
+        ? `no answer within ${CONNECT_TIMEOUT_MS / 1000} s`
+        : String(e?.code ?? e?.message ?? e);
     return { ok: false, statusCode: null, responseMs: ms, error: what.slice(0, 300) };
   }
 }

@@ -19,9 +19,15 @@ export const hostingDomainState = table(
   "hosting_domain_state",
   {
     id: id(),
-    domainId: integer("domain_id").notNull().references(() => siteDomains.id, { onDelete: "cascade" }),
-    siteId: integer("site_id").notNull().references(() => sites.id, { onDelete: "cascade" }),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    domainId: integer("domain_id")
+      .notNull()
+      .references(() => siteDomains.id, { onDelete: "cascade" }),
+    siteId: integer("site_id")
+      .notNull()
+      .references(() => sites.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
     hostname: text("hostname").notNull(),
     /** ok | misconfigured | missing | error | unknown */
     dnsStatus: text("dns_status").notNull().default("unknown"),
@@ -52,7 +58,11 @@ export const hostingDomainState = table(
     nextCertAt: time("next_cert_at").notNull(),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex("hosting_state_domain").on(t.domainId), index("hosting_state_company").on(t.companyId), index("hosting_state_next").on(t.nextUptimeAt)],
+  (t) => [
+    uniqueIndex("hosting_state_domain").on(t.domainId),
+    index("hosting_state_company").on(t.companyId),
+    index("hosting_state_next").on(t.nextUptimeAt),
+  ],
 );
 
 /** Every check made: uptime (http), dns and tls, with its outcome. */
@@ -60,8 +70,12 @@ export const hostingChecks = table(
   "hosting_checks",
   {
     id: id(),
-    domainId: integer("domain_id").notNull().references(() => siteDomains.id, { onDelete: "cascade" }),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    domainId: integer("domain_id")
+      .notNull()
+      .references(() => siteDomains.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
     /** http | dns | tls */
     kind: text("kind").notNull(),
     ok: bool("ok").notNull(),
@@ -72,7 +86,10 @@ export const hostingChecks = table(
     error: text("error"),
     checkedAt: time("checked_at").notNull(),
   },
-  (t) => [index("hosting_checks_domain").on(t.domainId, t.kind, t.checkedAt), index("hosting_checks_time").on(t.checkedAt)],
+  (t) => [
+    index("hosting_checks_domain").on(t.domainId, t.kind, t.checkedAt),
+    index("hosting_checks_time").on(t.checkedAt),
+  ],
 );
 
 /** Downtime of a domain's public URL: opened after consecutive failures, resolved on the first success. */
@@ -80,9 +97,15 @@ export const hostingIncidents = table(
   "hosting_incidents",
   {
     id: id(),
-    domainId: integer("domain_id").notNull().references(() => siteDomains.id, { onDelete: "cascade" }),
-    siteId: integer("site_id").notNull().references(() => sites.id, { onDelete: "cascade" }),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    domainId: integer("domain_id")
+      .notNull()
+      .references(() => siteDomains.id, { onDelete: "cascade" }),
+    siteId: integer("site_id")
+      .notNull()
+      .references(() => sites.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
     hostname: text("hostname").notNull(),
     /** The first failed check of the run that opened it. */
     startedAt: time("started_at").notNull(),
@@ -94,5 +117,8 @@ export const hostingIncidents = table(
     /** Set while open: one open incident per domain (unique). */
     openKey: integer("open_key"),
   },
-  (t) => [uniqueIndex("hosting_incidents_open").on(t.openKey), index("hosting_incidents_company").on(t.companyId, t.startedAt)],
+  (t) => [
+    uniqueIndex("hosting_incidents_open").on(t.openKey),
+    index("hosting_incidents_company").on(t.companyId, t.startedAt),
+  ],
 );

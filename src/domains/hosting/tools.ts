@@ -26,7 +26,8 @@ export const hostingDomain: Domain = {
       scope: "hosting:read",
       readOnly: true,
       title: "List domain health",
-      description: "Every site domain with status (ok, degraded, down, pending, paused), uptime, dns, tls, cert expiry, open incident; counts per status.",
+      description:
+        "Every site domain with status (ok, degraded, down, pending, paused), uptime, dns, tls, cert expiry, open incident; counts per status.",
       input: v.object({ siteId: v.optional(idSchema), status: v.optional(v.picklist(OVERALL)), ...pageInput }),
       run: listHostingDomains,
     }),
@@ -36,7 +37,8 @@ export const hostingDomain: Domain = {
       scope: "hosting:read",
       readOnly: true,
       title: "Get domain health",
-      description: "One domain by id or hostname: DNS records required vs found, certificate issuer/expiry, last uptime check, last 24 h, open incident.",
+      description:
+        "One domain by id or hostname: DNS records required vs found, certificate issuer/expiry, last uptime check, last 24 h, open incident.",
       input: v.object(ref),
       run: getHostingDomain,
     }),
@@ -46,8 +48,16 @@ export const hostingDomain: Domain = {
       scope: "hosting:read",
       readOnly: true,
       title: "List check history",
-      description: "A domain's checks, newest first: kind http|dns|tls, ok, status, HTTP code, response ms, error. since/until are ISO times.",
-      input: v.object({ ...ref, kind: v.optional(v.picklist(["http", "dns", "tls"])), ok: v.optional(v.boolean()), since: v.optional(stamp), until: v.optional(stamp), ...pageInput }),
+      description:
+        "A domain's checks, newest first: kind http|dns|tls, ok, status, HTTP code, response ms, error. since/until are ISO times.",
+      input: v.object({
+        ...ref,
+        kind: v.optional(v.picklist(["http", "dns", "tls"])),
+        ok: v.optional(v.boolean()),
+        since: v.optional(stamp),
+        until: v.optional(stamp),
+        ...pageInput,
+      }),
       run: listChecks,
     }),
     defineTool({
@@ -56,8 +66,15 @@ export const hostingDomain: Domain = {
       scope: "hosting:read",
       readOnly: true,
       title: "List uptime incidents",
-      description: "Downtime incidents, newest first: hostname, start, end, duration, cause. Filter by status, site or domain.",
-      input: v.object({ status: v.optional(v.picklist(["open", "resolved"])), siteId: v.optional(idSchema), domainId: v.optional(idSchema), hostname: v.optional(hostname), ...pageInput }),
+      description:
+        "Downtime incidents, newest first: hostname, start, end, duration, cause. Filter by status, site or domain.",
+      input: v.object({
+        status: v.optional(v.picklist(["open", "resolved"])),
+        siteId: v.optional(idSchema),
+        domainId: v.optional(idSchema),
+        hostname: v.optional(hostname),
+        ...pageInput,
+      }),
       run: listIncidents,
     }),
     defineTool({
@@ -66,8 +83,13 @@ export const hostingDomain: Domain = {
       scope: "hosting:read",
       readOnly: true,
       title: "Get uptime",
-      description: "Uptime % over the last `days` (default 30) per domain (one, a site's, or all): checks, failures, avg/p95 ms, incidents, downtime.",
-      input: v.object({ ...ref, siteId: v.optional(idSchema), days: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(90)), 30) }),
+      description:
+        "Uptime % over the last `days` (default 30) per domain (one, a site's, or all): checks, failures, avg/p95 ms, incidents, downtime.",
+      input: v.object({
+        ...ref,
+        siteId: v.optional(idSchema),
+        days: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(90)), 30),
+      }),
       run: getUptime,
     }),
   ],
@@ -76,6 +98,11 @@ export const hostingDomain: Domain = {
   notificationTypes: [
     { type: "hosting.incident_opened", label: "A site domain went down", inApp: true, email: true },
     { type: "hosting.incident_resolved", label: "A site domain is back up", inApp: true, email: true },
-    { type: "hosting.certificate_problem", label: "A site's TLS certificate is expiring, expired or invalid", inApp: true, email: true },
+    {
+      type: "hosting.certificate_problem",
+      label: "A site's TLS certificate is expiring, expired or invalid",
+      inApp: true,
+      email: true,
+    },
   ],
 };

@@ -18,23 +18,43 @@ import { hostingChecks, hostingDomainState, hostingIncidents } from "./tables";
 
 const read = (ctx: ActorContext) => authorize(ctx, "hosting:read", { write: false });
 
-type DomainRow = { id: number; hostname: string; siteId: number; siteName: string; isPrimary: boolean; siteActive: boolean };
+type DomainRow = {
+  id: number;
+  hostname: string;
+  siteId: number;
+  siteName: string;
+  isPrimary: boolean;
+  siteActive: boolean;
+};
 type State = typeof hostingDomainState.$inferSelect;
 
 /** One of the company's site domains, by id or hostname. */
 async function domainFor(ctx: ActorContext, ref: { id?: number; hostname?: string }): Promise<DomainRow> {
-  if (ref.id === undefined && ref.hostname === undefined) throw invalid("Give the domain's id or hostname (hosting_domains_list).");
+  if (ref.id === undefined && ref.hostname === undefined)
+    throw invalid("Give the domain's id or hostname (hosting_domains_list).");
   const host = ref.id === undefined ? hostnameOf(ref.hostname!) : null;
-  const missing = () => notFound(`Domain ${ref.id ?? JSON.stringify(ref.hostname!.slice(0, 100))} not found in ${ctx.company.name}. List them with hosting_domains_list.`);
+  const missing = () =>
+    notFound(
+      `Domain ${ref.id ?? JSON.stringify(ref.hostname!.slice(0, 100))} not found in ${ctx.company.name}. List them with hosting_domains_list.`,
+    );
   // Not a hostname at all: cannot be one of ours.
   if (ref.id === undefined && host === null) throw missing();
   const cond = ref.id !== undefined ? eq(siteDomains.id, ref.id) : eq(siteDomains.hostname, host!);
-  const r = (await ctx.deps.db
-    .select({ id: siteDomains.id, hostname: siteDomains.hostname, siteId: siteDomains.siteId, siteName: sites.name, isPrimary: siteDomains.isPrimary, siteActive: sites.active })
-    .from(siteDomains)
-    .innerJoin(sites, eq(sites.id, siteDomains.siteId))
-    .where(and(cond, eq(sites.companyId, ctx.company.id)))
-    .limit(1))[0];
+  const r = (
+    await ctx.deps.db
+      .select({
+        id: siteDomains.id,
+        hostname: siteDomains.hostname,
+        siteId: siteDomains.siteId,
+        siteName: sites.name,
+        isPrimary: siteDomains.isPrimary,
+        siteActive: sites.active,
+      })
+      .from(siteDomains)
+      .innerJoin(sites, eq(sites.id, siteDomains.siteId))
+      .where(and(cond, eq(sites.companyId, ctx.company.id)))
+      .limit(1)
+  )[0];
   if (!r) throw missing();
   return r;
 }
@@ -48,14 +68,17 @@ function hostnameOf(raw: string): string | null {
 }
 
 async function stateOf(ctx: ActorContext, domainId: number): Promise<State | undefined> {
-  return (await ctx.deps.db.select().from(hostingDomainState).where(eq(hostingDomainState.domainId, domainId)).limit(1))[0];
+  return (
+    await ctx.deps.db.select().from(hostingDomainState).where(eq(hostingDomainState.domainId, domainId)).limit(1)
+  )[0];
 }
 
 function overall(s: State | undefined, siteActive: boolean): string {
   if (!siteActive) return "paused";
   if (!s || s.uptimeStatus === "unknown") return "pending";
   if (s.uptimeStatus === "down") return "down";
-  if (s.uptimeStatus === "failing" || s.dnsStatus !== "ok" || (s.tlsStatus !== "valid" && s.tlsStatus !== "unknown")) return "degraded";
+  if (s.uptimeStatus === "failing" || s.dnsStatus !== "ok" || (s.tlsStatus !== "valid" && s.tlsStatus !== "unknown"))
+    return "degraded";
   return "ok";
 }
 
@@ -79,12 +102,24 @@ function summary(d: DomainRow, s: State | undefined, openIncidentId: number | nu
 
 export const OVERALL = ["ok", "degraded", "down", "pending", "paused"] as const;
 
-export async function listHostingDomains(ctx: ActorContext, input: { siteId?: number; status?: (typeof OVERALL)[number]; limit: number; offset: number }) {
+export async function listHostingDomains(
+  ctx: ActorContext,
+  input: { siteId?: number; status?: (typeof OVERALL)[number]; limit: number; offset: number },
+) {
   read(ctx);
   const conds: SQL[] = [eq(sites.companyId, ctx.company.id)];
   if (input.siteId !== undefined) conds.push(eq(sites.id, (await siteForActor(ctx, input.siteId)).id));
   const rows = await ctx.deps.db
-    .select({ id: siteDomains.id, hostname: siteDomains.hostname, siteId: siteDomains.siteId, siteName: sites.name, isPrimary: siteDomains.isPrimary, siteActive: sites.active, s: hostingDomainState, inc: hostingIncidents.id })
+    .select({
+      id: siteDomains.id,
+      hostname: siteDomains.hostname,
+      siteId: siteDomains.siteId,
+      siteName: sites.name,
+      isPrimary: siteDomains.isPrimary,
+      siteActive: sites.active,
+      s: hostingDomainState,
+      inc: hostingIncidents.id,
+    })
     .from(siteDomains)
     .innerJoin(sites, eq(sites.id, siteDomains.siteId))
     .leftJoin(hostingDomainState, eq(hostingDomainState.domainId, siteDomains.id))
@@ -99,14 +134,19 @@ export async function listHostingDomains(ctx: ActorContext, input: { siteId?: nu
     const st = overall(r.s ?? undefined, r.siteActive);
     counts[st] = (counts[st] ?? 0) + 1;
   }
-  return { ...page(items.slice(input.offset, input.offset + input.limit), items.length, input.limit, input.offset), counts };
+  return {
+    ...page(items.slice(input.offset, input.offset + input.limit), items.length, input.limit, input.offset),
+    counts,
+  };
 }
 
 export async function getHostingDomain(ctx: ActorContext, input: { id?: number; hostname?: string }) {
   read(ctx);
   const d = await domainFor(ctx, input);
   const s = await stateOf(ctx, d.id);
-  const open = (await ctx.deps.db.select().from(hostingIncidents).where(eq(hostingIncidents.openKey, d.id)).limit(1))[0];
+  const open = (
+    await ctx.deps.db.select().from(hostingIncidents).where(eq(hostingIncidents.openKey, d.id)).limit(1)
+  )[0];
   const now = ctx.deps.clock.now();
   const day = await uptimeOf(ctx, d.id, new Date(now.getTime() - 86_400_000), now);
   return {
@@ -148,7 +188,16 @@ export async function getHostingDomain(ctx: ActorContext, input: { id?: number; 
 
 export async function listChecks(
   ctx: ActorContext,
-  input: { id?: number; hostname?: string; kind?: "http" | "dns" | "tls"; ok?: boolean; since?: string; until?: string; limit: number; offset: number },
+  input: {
+    id?: number;
+    hostname?: string;
+    kind?: "http" | "dns" | "tls";
+    ok?: boolean;
+    since?: string;
+    until?: string;
+    limit: number;
+    offset: number;
+  },
 ) {
   read(ctx);
   const d = await domainFor(ctx, input);
@@ -159,11 +208,26 @@ export async function listChecks(
   if (input.until) conds.push(lte(hostingChecks.checkedAt, instant(input.until, "until")));
   const where = and(...conds);
   const total = (await ctx.deps.db.select({ n: count() }).from(hostingChecks).where(where).limit(1))[0]?.n ?? 0;
-  const rows = await ctx.deps.db.select().from(hostingChecks).where(where).orderBy(desc(hostingChecks.checkedAt), desc(hostingChecks.id)).limit(input.limit).offset(input.offset);
+  const rows = await ctx.deps.db
+    .select()
+    .from(hostingChecks)
+    .where(where)
+    .orderBy(desc(hostingChecks.checkedAt), desc(hostingChecks.id))
+    .limit(input.limit)
+    .offset(input.offset);
   return {
     hostname: d.hostname,
     ...page(
-      rows.map((r) => ({ id: r.id, kind: r.kind, ok: r.ok, status: r.status, statusCode: r.statusCode, responseMs: r.responseMs, error: r.error, checkedAt: iso(r.checkedAt) })),
+      rows.map((r) => ({
+        id: r.id,
+        kind: r.kind,
+        ok: r.ok,
+        status: r.status,
+        statusCode: r.statusCode,
+        responseMs: r.responseMs,
+        error: r.error,
+        checkedAt: iso(r.checkedAt),
+      })),
       total,
       input.limit,
       input.offset,
@@ -173,7 +237,8 @@ export async function listChecks(
 
 function instant(raw: string, path: string): Date {
   const d = new Date(raw);
-  if (!/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2}))?$/.test(raw) || Number.isNaN(d.getTime())) throw invalid(`${path} must be an ISO 8601 date or date-time (2026-05-01 or 2026-05-01T12:00:00Z).`, { path });
+  if (!/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2}))?$/.test(raw) || Number.isNaN(d.getTime()))
+    throw invalid(`${path} must be an ISO 8601 date or date-time (2026-05-01 or 2026-05-01T12:00:00Z).`, { path });
   return d;
 }
 
@@ -196,48 +261,99 @@ function incidentOut(i: typeof hostingIncidents.$inferSelect, now: Date) {
 
 export async function listIncidents(
   ctx: ActorContext,
-  input: { status?: "open" | "resolved"; siteId?: number; domainId?: number; hostname?: string; limit: number; offset: number },
+  input: {
+    status?: "open" | "resolved";
+    siteId?: number;
+    domainId?: number;
+    hostname?: string;
+    limit: number;
+    offset: number;
+  },
 ) {
   read(ctx);
   const conds: SQL[] = [eq(hostingIncidents.companyId, ctx.company.id)];
   if (input.siteId !== undefined) conds.push(eq(hostingIncidents.siteId, (await siteForActor(ctx, input.siteId)).id));
-  if (input.domainId !== undefined || input.hostname !== undefined) conds.push(eq(hostingIncidents.domainId, (await domainFor(ctx, { id: input.domainId, hostname: input.hostname })).id));
+  if (input.domainId !== undefined || input.hostname !== undefined)
+    conds.push(
+      eq(hostingIncidents.domainId, (await domainFor(ctx, { id: input.domainId, hostname: input.hostname })).id),
+    );
   if (input.status === "open") conds.push(isNull(hostingIncidents.resolvedAt));
   if (input.status === "resolved") conds.push(isNotNull(hostingIncidents.resolvedAt));
   const where = and(...conds);
   const total = (await ctx.deps.db.select({ n: count() }).from(hostingIncidents).where(where).limit(1))[0]?.n ?? 0;
-  const rows = await ctx.deps.db.select().from(hostingIncidents).where(where).orderBy(desc(hostingIncidents.startedAt), desc(hostingIncidents.id)).limit(input.limit).offset(input.offset);
+  const rows = await ctx.deps.db
+    .select()
+    .from(hostingIncidents)
+    .where(where)
+    .orderBy(desc(hostingIncidents.startedAt), desc(hostingIncidents.id))
+    .limit(input.limit)
+    .offset(input.offset);
   const now = ctx.deps.clock.now();
-  return page(rows.map((r) => incidentOut(r, now)), total, input.limit, input.offset);
+  return page(
+    rows.map((r) => incidentOut(r, now)),
+    total,
+    input.limit,
+    input.offset,
+  );
 }
 
 /** Uptime of one domain over [from, to): share of successful checks, response times, and downtime from incidents. */
 async function uptimeOf(ctx: ActorContext, domainId: number, from: Date, to: Date) {
   const db = ctx.deps.db;
-  const where = and(eq(hostingChecks.domainId, domainId), eq(hostingChecks.kind, "http"), gte(hostingChecks.checkedAt, from), lte(hostingChecks.checkedAt, to));
-  const agg = (await db
-    .select({
-      n: sql<number>`count(*)`.mapWith(Number),
-      up: sql<number>`coalesce(sum(case when ${hostingChecks.ok} then 1 else 0 end), 0)`.mapWith(Number),
-      avg: sql<number | null>`avg(case when ${hostingChecks.ok} then ${hostingChecks.responseMs} end)`.mapWith((x) => (x === null ? null : Math.round(Number(x)))),
-      max: sql<number | null>`max(case when ${hostingChecks.ok} then ${hostingChecks.responseMs} end)`.mapWith((x) => (x === null ? null : Number(x))),
-    })
-    .from(hostingChecks)
-    .where(where)
-    .limit(1))[0]!;
+  const where = and(
+    eq(hostingChecks.domainId, domainId),
+    eq(hostingChecks.kind, "http"),
+    gte(hostingChecks.checkedAt, from),
+    lte(hostingChecks.checkedAt, to),
+  );
+  const agg = (
+    await db
+      .select({
+        n: sql<number>`count(*)`.mapWith(Number),
+        up: sql<number>`coalesce(sum(case when ${hostingChecks.ok} then 1 else 0 end), 0)`.mapWith(Number),
+        avg: sql<number | null>`avg(case when ${hostingChecks.ok} then ${hostingChecks.responseMs} end)`.mapWith((x) =>
+          x === null ? null : Math.round(Number(x)),
+        ),
+        max: sql<number | null>`max(case when ${hostingChecks.ok} then ${hostingChecks.responseMs} end)`.mapWith((x) =>
+          x === null ? null : Number(x),
+        ),
+      })
+      .from(hostingChecks)
+      .where(where)
+      .limit(1)
+  )[0]!;
   // p95 of successful response times: the value at rank ceil(0.95·n), read by offset.
   let p95: number | null = null;
   const okWhere = and(where, eq(hostingChecks.ok, true), isNotNull(hostingChecks.responseMs));
   if (agg.up > 0) {
     const rank = Math.ceil(0.95 * agg.up);
-    p95 = (await db.select({ ms: hostingChecks.responseMs }).from(hostingChecks).where(okWhere).orderBy(asc(hostingChecks.responseMs), asc(hostingChecks.id)).limit(1).offset(rank - 1))[0]?.ms ?? null;
+    p95 =
+      (
+        await db
+          .select({ ms: hostingChecks.responseMs })
+          .from(hostingChecks)
+          .where(okWhere)
+          .orderBy(asc(hostingChecks.responseMs), asc(hostingChecks.id))
+          .limit(1)
+          .offset(rank - 1)
+      )[0]?.ms ?? null;
   }
   const incs = await db
     .select()
     .from(hostingIncidents)
-    .where(and(eq(hostingIncidents.domainId, domainId), lte(hostingIncidents.startedAt, to), or(isNull(hostingIncidents.resolvedAt), gte(hostingIncidents.resolvedAt, from))));
+    .where(
+      and(
+        eq(hostingIncidents.domainId, domainId),
+        lte(hostingIncidents.startedAt, to),
+        or(isNull(hostingIncidents.resolvedAt), gte(hostingIncidents.resolvedAt, from)),
+      ),
+    );
   let downtimeMs = 0;
-  for (const i of incs) downtimeMs += Math.max(0, Math.min((i.resolvedAt ?? to).getTime(), to.getTime()) - Math.max(i.startedAt.getTime(), from.getTime()));
+  for (const i of incs)
+    downtimeMs += Math.max(
+      0,
+      Math.min((i.resolvedAt ?? to).getTime(), to.getTime()) - Math.max(i.startedAt.getTime(), from.getTime()),
+    );
   return {
     from: iso(from),
     to: iso(to),
@@ -253,7 +369,10 @@ async function uptimeOf(ctx: ActorContext, domainId: number, from: Date, to: Dat
   };
 }
 
-export async function getUptime(ctx: ActorContext, input: { id?: number; hostname?: string; siteId?: number; days: number }) {
+export async function getUptime(
+  ctx: ActorContext,
+  input: { id?: number; hostname?: string; siteId?: number; days: number },
+) {
   read(ctx);
   const to = ctx.deps.clock.now();
   const from = new Date(to.getTime() - input.days * 86_400_000);
@@ -263,7 +382,14 @@ export async function getUptime(ctx: ActorContext, input: { id?: number; hostnam
     const conds: SQL[] = [eq(sites.companyId, ctx.company.id)];
     if (input.siteId !== undefined) conds.push(eq(sites.id, (await siteForActor(ctx, input.siteId)).id));
     doms = await ctx.deps.db
-      .select({ id: siteDomains.id, hostname: siteDomains.hostname, siteId: siteDomains.siteId, siteName: sites.name, isPrimary: siteDomains.isPrimary, siteActive: sites.active })
+      .select({
+        id: siteDomains.id,
+        hostname: siteDomains.hostname,
+        siteId: siteDomains.siteId,
+        siteName: sites.name,
+        isPrimary: siteDomains.isPrimary,
+        siteActive: sites.active,
+      })
       .from(siteDomains)
       .innerJoin(sites, eq(sites.id, siteDomains.siteId))
       .where(and(...conds))
@@ -271,7 +397,7 @@ export async function getUptime(ctx: ActorContext, input: { id?: number; hostnam
       .limit(200);
   }
   const items = [];
-  for (const d of doms) items.push({ id: d.id, hostname: d.hostname, siteId: d.siteId, ...(await uptimeOf(ctx, d.id, from, to)) });
+  for (const d of doms)
+    items.push({ id: d.id, hostname: d.hostname, siteId: d.siteId, ...(await uptimeOf(ctx, d.id, from, to)) });
   return { days: input.days, items };
 }
-

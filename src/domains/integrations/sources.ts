@@ -84,7 +84,13 @@ export const oauthClientSource: IntegrationSource = {
       .select({ r: oauthRefreshTokens, clientName: oauthClients.name })
       .from(oauthRefreshTokens)
       .leftJoin(oauthClients, eq(oauthClients.clientId, oauthRefreshTokens.clientId))
-      .where(and(isNull(oauthRefreshTokens.usedAt), isNull(oauthRefreshTokens.revokedAt), gt(oauthRefreshTokens.expiresAt, now)))
+      .where(
+        and(
+          isNull(oauthRefreshTokens.usedAt),
+          isNull(oauthRefreshTokens.revokedAt),
+          gt(oauthRefreshTokens.expiresAt, now),
+        ),
+      )
       .orderBy(desc(oauthRefreshTokens.id));
     const mine = live.filter((x) => x.r.companyIds.includes(companyId));
     const out: IntegrationItem[] = [];
@@ -96,7 +102,12 @@ export const oauthClientSource: IntegrationSource = {
       const used = tokens.map((t) => t.lastUsedAt?.getTime() ?? 0).reduce((a, b) => Math.max(a, b), 0);
       const first = tokens.map((t) => t.createdAt.getTime()).reduce((a, b) => Math.min(a, b), r.createdAt.getTime());
       // Success and failure from AI history (every tool call is recorded); the token's last use when history has none.
-      const h = await callHealth(deps, companyId, "oauth", tokens.map((t) => t.id));
+      const h = await callHealth(
+        deps,
+        companyId,
+        "oauth",
+        tokens.map((t) => t.id),
+      );
       const failed = h.lastError;
       const lastSuccessAt = h.lastSuccessAt ?? (used && !failed ? new Date(used) : null);
       const failing = h.latestFailed;
@@ -106,7 +117,12 @@ export const oauthClientSource: IntegrationSource = {
         status: failing ? "failing" : "active",
         connectedAt: new Date(first),
         revocable: true,
-        health: { lastSuccessAt, lastErrorAt: failed?.at ?? null, lastError: failed?.message ?? null, expiresAt: r.expiresAt },
+        health: {
+          lastSuccessAt,
+          lastErrorAt: failed?.at ?? null,
+          lastError: failed?.message ?? null,
+          expiresAt: r.expiresAt,
+        },
         detail: { clientId: r.clientId, userId: r.userId, scopes: r.scopes, companyIds: r.companyIds },
       });
     }
@@ -119,8 +135,14 @@ export const oauthClientSource: IntegrationSource = {
     const others = new Set(fam.flatMap((r) => r.companyIds).filter((c) => c !== ctx.company.id));
     if (others.size === 0) {
       // Only this company: end every token of the connection at once.
-      await db.update(oauthTokens).set({ revokedAt: now }).where(and(eq(oauthTokens.familyId, familyId), isNull(oauthTokens.revokedAt)));
-      await db.update(oauthRefreshTokens).set({ revokedAt: now }).where(and(eq(oauthRefreshTokens.familyId, familyId), isNull(oauthRefreshTokens.revokedAt)));
+      await db
+        .update(oauthTokens)
+        .set({ revokedAt: now })
+        .where(and(eq(oauthTokens.familyId, familyId), isNull(oauthTokens.revokedAt)));
+      await db
+        .update(oauthRefreshTokens)
+        .set({ revokedAt: now })
+        .where(and(eq(oauthRefreshTokens.familyId, familyId), isNull(oauthRefreshTokens.revokedAt)));
       return { effect: "revoked" };
     }
     // The connection also reaches companies this admin does not govern: take only this company out of it.
@@ -128,7 +150,10 @@ export const oauthClientSource: IntegrationSource = {
       const rows = await db.select({ id: t.id, companyIds: t.companyIds }).from(t).where(eq(t.familyId, familyId));
       for (const row of rows)
         if (row.companyIds.includes(ctx.company.id))
-          await db.update(t).set({ companyIds: row.companyIds.filter((c) => c !== ctx.company.id) }).where(eq(t.id, row.id));
+          await db
+            .update(t)
+            .set({ companyIds: row.companyIds.filter((c) => c !== ctx.company.id) })
+            .where(eq(t.id, row.id));
     }
     return { effect: "company_removed" };
   },
@@ -141,16 +166,26 @@ export const smtpSource: IntegrationSource = {
   notRevocable: "SMTP is part of the server's configuration (PLINTH_SMTP_URL); the operator changes it there.",
   async list(deps, companyId) {
     const url = deps.config.smtpUrl;
-    const sent = (await deps.db
-      .select({ at: max(mailOutbox.sentAt) })
-      .from(mailOutbox)
-      .where(and(eq(mailOutbox.companyId, companyId), eq(mailOutbox.status, "sent"))))[0]?.at;
-    const failed = (await deps.db
-      .select({ at: mailOutbox.updatedAt, why: mailOutbox.smtpResponse, status: mailOutbox.status })
-      .from(mailOutbox)
-      .where(and(eq(mailOutbox.companyId, companyId), inArray(mailOutbox.status, ["failed", "no_transport", "queued"]), isNotNull(mailOutbox.smtpResponse)))
-      .orderBy(desc(mailOutbox.updatedAt))
-      .limit(1))[0];
+    const sent = (
+      await deps.db
+        .select({ at: max(mailOutbox.sentAt) })
+        .from(mailOutbox)
+        .where(and(eq(mailOutbox.companyId, companyId), eq(mailOutbox.status, "sent")))
+    )[0]?.at;
+    const failed = (
+      await deps.db
+        .select({ at: mailOutbox.updatedAt, why: mailOutbox.smtpResponse, status: mailOutbox.status })
+        .from(mailOutbox)
+        .where(
+          and(
+            eq(mailOutbox.companyId, companyId),
+            inArray(mailOutbox.status, ["failed", "no_transport", "queued"]),
+            isNotNull(mailOutbox.smtpResponse),
+          ),
+        )
+        .orderBy(desc(mailOutbox.updatedAt))
+        .limit(1)
+    )[0];
     const lastSuccessAt = sent ? new Date(sent as unknown as number | Date) : null;
     const failing = !!failed && (!lastSuccessAt || failed.at.getTime() > lastSuccessAt.getTime());
     return [
@@ -160,7 +195,12 @@ export const smtpSource: IntegrationSource = {
         status: !url ? "not_configured" : failing ? "failing" : "configured",
         connectedAt: null,
         revocable: false,
-        health: { lastSuccessAt, lastErrorAt: failed?.at ?? null, lastError: failed?.why?.slice(0, 300) ?? null, expiresAt: null },
+        health: {
+          lastSuccessAt,
+          lastErrorAt: failed?.at ?? null,
+          lastError: failed?.why?.slice(0, 300) ?? null,
+          expiresAt: null,
+        },
         detail: { host: hostOf(url), from: deps.config.mailFrom ?? null },
       },
     ];
@@ -171,12 +211,16 @@ export const smtpSource: IntegrationSource = {
 export const objectStorageSource: IntegrationSource = {
   kind: "object_storage",
   title: "Object storage (media)",
-  notRevocable: "Object storage is part of the server's configuration (PLINTH_MEDIA_STORE); the operator changes it there.",
+  notRevocable:
+    "Object storage is part of the server's configuration (PLINTH_MEDIA_STORE); the operator changes it there.",
   async list(deps) {
-    const h = (await deps.db.select().from(integrationHealth).where(eq(integrationHealth.kind, "object_storage")).limit(1))[0];
+    const h = (
+      await deps.db.select().from(integrationHealth).where(eq(integrationHealth.kind, "object_storage")).limit(1)
+    )[0];
     const store = deps.config.mediaStore;
     const failing = !!h?.lastErrorAt && (!h.lastSuccessAt || h.lastErrorAt.getTime() > h.lastSuccessAt.getTime());
-    const where = store === "s3" ? `S3 bucket ${deps.config.s3.bucket}` : store === "db" ? "the database" : "the data directory";
+    const where =
+      store === "s3" ? `S3 bucket ${deps.config.s3.bucket}` : store === "db" ? "the database" : "the data directory";
     return [
       {
         ref: "server",
@@ -184,8 +228,21 @@ export const objectStorageSource: IntegrationSource = {
         status: failing ? "failing" : "configured",
         connectedAt: null,
         revocable: false,
-        health: { lastSuccessAt: h?.lastSuccessAt ?? null, lastErrorAt: h?.lastErrorAt ?? null, lastError: h?.lastError ?? null, expiresAt: null },
-        detail: { store, ...(store === "s3" && { bucket: deps.config.s3.bucket, endpoint: hostOf(deps.config.s3.endpoint), region: deps.config.s3.region }), lastCheckedAt: h?.lastCheckedAt ?? null },
+        health: {
+          lastSuccessAt: h?.lastSuccessAt ?? null,
+          lastErrorAt: h?.lastErrorAt ?? null,
+          lastError: h?.lastError ?? null,
+          expiresAt: null,
+        },
+        detail: {
+          store,
+          ...(store === "s3" && {
+            bucket: deps.config.s3.bucket,
+            endpoint: hostOf(deps.config.s3.endpoint),
+            region: deps.config.s3.region,
+          }),
+          lastCheckedAt: h?.lastCheckedAt ?? null,
+        },
       },
     ];
   },
@@ -199,7 +256,8 @@ export const objectStorageSource: IntegrationSource = {
 export const embeddingsSource: IntegrationSource = {
   kind: "embeddings",
   title: "Embeddings endpoint",
-  notRevocable: "The embeddings endpoint is part of the server's configuration (PLINTH_EMBEDDINGS_URL); the operator changes it there.",
+  notRevocable:
+    "The embeddings endpoint is part of the server's configuration (PLINTH_EMBEDDINGS_URL); the operator changes it there.",
   async list(deps) {
     const url = deps.config.embeddingsUrl;
     return [
@@ -210,13 +268,22 @@ export const embeddingsSource: IntegrationSource = {
         connectedAt: null,
         revocable: false,
         health: { lastSuccessAt: null, lastErrorAt: null, lastError: null, expiresAt: null },
-        detail: { host: hostOf(url), model: url ? deps.config.embeddingsModel : null, queue: "brain_embeddings_status" },
+        detail: {
+          host: hostOf(url),
+          model: url ? deps.config.embeddingsModel : null,
+          queue: "brain_embeddings_status",
+        },
       },
     ];
   },
 };
 
-export const BUILT_IN_SOURCES: IntegrationSource[] = [oauthClientSource, smtpSource, embeddingsSource, objectStorageSource];
+export const BUILT_IN_SOURCES: IntegrationSource[] = [
+  oauthClientSource,
+  smtpSource,
+  embeddingsSource,
+  objectStorageSource,
+];
 
 /**
  * Writes a small object, reads it back and removes it; records the outcome
@@ -234,18 +301,28 @@ export async function checkObjectStorage(deps: Deps): Promise<void> {
     } catch (e) {
       error = e instanceof Error ? e.message.slice(0, 300) : "the check failed";
     }
-  } else try {
-    const bytes = new TextEncoder().encode(`plinth storage check ${now.toISOString()}`);
-    await deps.blobs.put(key, bytes, "text/plain");
-    const back = await deps.blobs.head(key);
-    if (!back || back.size !== bytes.length) error = "the object written could not be read back";
-  } catch (e) {
-    error = e instanceof Error ? e.message.slice(0, 300) : "the check failed";
-  } finally {
-    await deps.blobs.remove([key]).catch(() => {});
-  }
-  const values = error === null ? { lastCheckedAt: now, lastSuccessAt: now } : { lastCheckedAt: now, lastErrorAt: now, lastError: error };
-  await deps.db.transaction(async (tx) => {
-    await tx.insert(integrationHealth).values({ kind: "object_storage", ...values }).onConflictDoUpdate({ target: integrationHealth.kind, set: values });
-  }, { silent: true });
+  } else
+    try {
+      const bytes = new TextEncoder().encode(`plinth storage check ${now.toISOString()}`);
+      await deps.blobs.put(key, bytes, "text/plain");
+      const back = await deps.blobs.head(key);
+      if (!back || back.size !== bytes.length) error = "the object written could not be read back";
+    } catch (e) {
+      error = e instanceof Error ? e.message.slice(0, 300) : "the check failed";
+    } finally {
+      await deps.blobs.remove([key]).catch(() => {});
+    }
+  const values =
+    error === null
+      ? { lastCheckedAt: now, lastSuccessAt: now }
+      : { lastCheckedAt: now, lastErrorAt: now, lastError: error };
+  await deps.db.transaction(
+    async (tx) => {
+      await tx
+        .insert(integrationHealth)
+        .values({ kind: "object_storage", ...values })
+        .onConflictDoUpdate({ target: integrationHealth.kind, set: values });
+    },
+    { silent: true },
+  );
 }

@@ -29,7 +29,10 @@ export const integrations = table(
     revokedAt: time("revoked_at"),
     revokedByUserId: integer("revoked_by_user_id").references(() => users.id, { onDelete: "set null" }),
   },
-  (t) => [uniqueIndex("integrations_ref").on(t.companyId, t.kind, t.ref), index("integrations_company").on(t.companyId, t.id)],
+  (t) => [
+    uniqueIndex("integrations_ref").on(t.companyId, t.kind, t.ref),
+    index("integrations_company").on(t.companyId, t.id),
+  ],
 );
 
 export const integrationHealth = table("integration_health", {

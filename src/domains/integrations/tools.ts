@@ -56,7 +56,8 @@ export const integrationsDomain: Domain = {
   jobs: [
     {
       name: "integrations.storage_check",
-      description: "Writes, reads back and removes a small object in media storage; the result is object storage's health.",
+      description:
+        "Writes, reads back and removes a small object in media storage; the result is object storage's health.",
       everyMs: 15 * 60_000,
       run: checkObjectStorage,
     },

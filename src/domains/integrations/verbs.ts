@@ -21,7 +21,8 @@ import { integrations } from "./tables";
 export const integrationRevoked = defineEvent({
   type: "integration.revoked",
   entity: "integration",
-  description: "A company disconnected an integration: its kind, name, the owner's ref and what happened (revoked, company_removed, disabled).",
+  description:
+    "A company disconnected an integration: its kind, name, the owner's ref and what happened (revoked, company_removed, disabled).",
   payload: v.object({
     integrationId: v.number(),
     kind: v.string(),
@@ -63,7 +64,12 @@ function out(x: Listed) {
     status: x.item.status,
     connectedAt: iso(x.item.connectedAt),
     revocable: x.item.revocable,
-    health: { lastSuccessAt: iso(h.lastSuccessAt), lastErrorAt: iso(h.lastErrorAt), lastError: h.lastError, expiresAt: iso(h.expiresAt) },
+    health: {
+      lastSuccessAt: iso(h.lastSuccessAt),
+      lastErrorAt: iso(h.lastErrorAt),
+      lastError: h.lastError,
+      expiresAt: iso(h.expiresAt),
+    },
     ...(x.item.detail && { detail: x.item.detail }),
   };
 }
@@ -73,7 +79,8 @@ async function collect(ctx: ActorContext, kind?: string): Promise<Listed[]> {
   const all = await sources();
   const chosen = kind ? [all.get(kind)].filter((s): s is IntegrationSource => !!s) : [...all.values()];
   const found: { source: IntegrationSource; item: IntegrationItem }[] = [];
-  for (const source of chosen) for (const item of await source.list(ctx.deps, ctx.company.id)) found.push({ source, item });
+  for (const source of chosen)
+    for (const item of await source.list(ctx.deps, ctx.company.id)) found.push({ source, item });
   if (!found.length) return [];
   const key = (k: string, ref: string) => `${k}\u0000${ref}`;
   const load = async () =>
@@ -82,7 +89,12 @@ async function collect(ctx: ActorContext, kind?: string): Promise<Listed[]> {
         await ctx.deps.db
           .select()
           .from(integrations)
-          .where(and(eq(integrations.companyId, ctx.company.id), inArray(integrations.kind, [...new Set(found.map((f) => f.source.kind))])))
+          .where(
+            and(
+              eq(integrations.companyId, ctx.company.id),
+              inArray(integrations.kind, [...new Set(found.map((f) => f.source.kind))]),
+            ),
+          )
       ).map((r) => [key(r.kind, r.ref), r]),
     );
   let known = await load();
@@ -90,12 +102,23 @@ async function collect(ctx: ActorContext, kind?: string): Promise<Listed[]> {
   if (fresh.length) {
     const now = ctx.deps.clock.now();
     // Bookkeeping, not a change anyone made: a silent transaction; racing lists make one row (unique index).
-    await ctx.deps.db.transaction(async (tx) => {
-      await tx
-        .insert(integrations)
-        .values(fresh.map((f) => ({ companyId: ctx.company.id, kind: f.source.kind, ref: f.item.ref, name: f.item.name.slice(0, 300), firstSeenAt: now })))
-        .onConflictDoNothing();
-    }, { silent: true });
+    await ctx.deps.db.transaction(
+      async (tx) => {
+        await tx
+          .insert(integrations)
+          .values(
+            fresh.map((f) => ({
+              companyId: ctx.company.id,
+              kind: f.source.kind,
+              ref: f.item.ref,
+              name: f.item.name.slice(0, 300),
+              firstSeenAt: now,
+            })),
+          )
+          .onConflictDoNothing();
+      },
+      { silent: true },
+    );
     known = await load();
   }
   return found.map((f) => {
@@ -104,11 +127,22 @@ async function collect(ctx: ActorContext, kind?: string): Promise<Listed[]> {
   });
 }
 
-const STATUS_ORDER: Record<IntegrationStatus, number> = { failing: 0, expired: 1, active: 2, configured: 3, disabled: 4, not_configured: 5 };
+const STATUS_ORDER: Record<IntegrationStatus, number> = {
+  failing: 0,
+  expired: 1,
+  active: 2,
+  configured: 3,
+  disabled: 4,
+  not_configured: 5,
+};
 
-export async function listIntegrations(ctx: ActorContext, f: { kind?: string; status?: IntegrationStatus; limit: number; offset: number }) {
+export async function listIntegrations(
+  ctx: ActorContext,
+  f: { kind?: string; status?: IntegrationStatus; limit: number; offset: number },
+) {
   authorize(ctx, "integrations:read", { write: false });
-  if (f.kind && !(await sources()).has(f.kind)) throw invalid(`Unknown kind "${f.kind.slice(0, 40)}"; kinds: ${[...(await sources()).keys()].join(", ")}.`);
+  if (f.kind && !(await sources()).has(f.kind))
+    throw invalid(`Unknown kind "${f.kind.slice(0, 40)}"; kinds: ${[...(await sources()).keys()].join(", ")}.`);
   let items = await collect(ctx, f.kind);
   if (f.status) items = items.filter((x) => x.item.status === f.status);
   items.sort((a, b) => STATUS_ORDER[a.item.status] - STATUS_ORDER[b.item.status] || a.id - b.id);
@@ -116,7 +150,13 @@ export async function listIntegrations(ctx: ActorContext, f: { kind?: string; st
 }
 
 async function byId(ctx: ActorContext, id: number) {
-  const row = (await ctx.deps.db.select().from(integrations).where(and(eq(integrations.id, id), eq(integrations.companyId, ctx.company.id))).limit(1))[0];
+  const row = (
+    await ctx.deps.db
+      .select()
+      .from(integrations)
+      .where(and(eq(integrations.id, id), eq(integrations.companyId, ctx.company.id)))
+      .limit(1)
+  )[0];
   if (!row) throw notFound(`Integration ${id} not found in ${ctx.company.name}. List them with integrations_list.`);
   const source = (await sources()).get(row.kind);
   const live = source ? (await collect(ctx, row.kind)).find((x) => x.id === row.id) : undefined;
@@ -154,16 +194,29 @@ export async function revokeIntegration(ctx: ActorContext, id: number) {
   return await ctx.deps.db.transaction(async () => {
     const { effect } = await source.revoke!(ctx, row.ref);
     const now = ctx.deps.clock.now();
-    await ctx.deps.db.update(integrations).set({ revokedAt: now, revokedByUserId: ctx.principal.userId }).where(eq(integrations.id, row.id));
-    await audit(ctx.deps.db, ctx, "integrations.revoke", { type: "integration", id: row.id, detail: { kind: row.kind, name: live.item.name, effect } });
-    await emit(ctx.deps.db, ctx, integrationRevoked, { id: row.id }, {
-      integrationId: row.id,
-      kind: row.kind,
-      ref: row.ref,
-      name: live.item.name,
-      effect,
-      revokedByUserId: ctx.principal.userId,
+    await ctx.deps.db
+      .update(integrations)
+      .set({ revokedAt: now, revokedByUserId: ctx.principal.userId })
+      .where(eq(integrations.id, row.id));
+    await audit(ctx.deps.db, ctx, "integrations.revoke", {
+      type: "integration",
+      id: row.id,
+      detail: { kind: row.kind, name: live.item.name, effect },
     });
+    await emit(
+      ctx.deps.db,
+      ctx,
+      integrationRevoked,
+      { id: row.id },
+      {
+        integrationId: row.id,
+        kind: row.kind,
+        ref: row.ref,
+        name: live.item.name,
+        effect,
+        revokedByUserId: ctx.principal.userId,
+      },
+    );
     return { id: row.id, kind: row.kind, name: live.item.name, status: "revoked", effect };
   });
 }

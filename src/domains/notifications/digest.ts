@@ -45,7 +45,9 @@ function compose(deps: Deps, name: string | null, items: Item[], more: number) {
       if (i.body) lines.push(...i.body.split("\n").map((l) => `  ${l}`));
       if (i.link) lines.push(`  ${base}${i.link}`);
       const title = i.link ? `<a href="${escapeHtml(base + i.link)}">${escapeHtml(i.title)}</a>` : escapeHtml(i.title);
-      html.push(`<li><strong>${title}</strong>${i.body ? `<br>${escapeHtml(i.body).replace(/\n/g, "<br>")}` : ""}</li>`);
+      html.push(
+        `<li><strong>${title}</strong>${i.body ? `<br>${escapeHtml(i.body).replace(/\n/g, "<br>")}` : ""}</li>`,
+      );
     }
     lines.push("");
     html.push("</ul>");
@@ -55,8 +57,15 @@ function compose(deps: Deps, name: string | null, items: Item[], more: number) {
     html.push(`<p>…and ${more} more in your inbox.</p>`);
   }
   lines.push(`Your inbox: ${base}/inbox`, `Choose what Plinth emails you: ${base}/settings/profile`);
-  html.push(`<p><a href="${escapeHtml(base)}/inbox">Open your inbox</a> · <a href="${escapeHtml(base)}/settings/profile">Choose what Plinth emails you</a></p>`);
-  return { subject, text: lines.join("\n"), html: html.join("\n"), companyId: companyNames.length === 1 ? items[0]!.companyId : null };
+  html.push(
+    `<p><a href="${escapeHtml(base)}/inbox">Open your inbox</a> · <a href="${escapeHtml(base)}/settings/profile">Choose what Plinth emails you</a></p>`,
+  );
+  return {
+    subject,
+    text: lines.join("\n"),
+    html: html.join("\n"),
+    companyId: companyNames.length === 1 ? items[0]!.companyId : null,
+  };
 }
 
 /**
@@ -64,12 +73,17 @@ function compose(deps: Deps, name: string | null, items: Item[], more: number) {
  * person has one exactly when the oldest of their waiting ones is that old:
  * these rows name the people whose digest is due (and the job's check).
  */
-const digestDue = (now: Date) => and(eq(notifications.emailState, "pending"), lte(notifications.createdAt, new Date(now.getTime() - DIGEST_DELAY_MS)));
+const digestDue = (now: Date) =>
+  and(eq(notifications.emailState, "pending"), lte(notifications.createdAt, new Date(now.getTime() - DIGEST_DELAY_MS)));
 
 export async function sendDigests(deps: Deps): Promise<number> {
   const now = deps.clock.now();
   let sent = 0;
-  const due = await deps.db.selectDistinct({ userId: notifications.userId }).from(notifications).where(digestDue(now)).orderBy(asc(notifications.userId));
+  const due = await deps.db
+    .selectDistinct({ userId: notifications.userId })
+    .from(notifications)
+    .where(digestDue(now))
+    .orderBy(asc(notifications.userId));
   for (const p of due) {
     const profile = (await profilesOf(deps, [p.userId])).get(p.userId)!;
     if (!isWorkingTime(profile, now)) continue;
@@ -80,14 +94,30 @@ export async function sendDigests(deps: Deps): Promise<number> {
         .innerJoin(companies, eq(companies.id, notifications.companyId))
         .where(and(eq(notifications.userId, p.userId), eq(notifications.emailState, "pending")))
         .orderBy(asc(notifications.createdAt), asc(notifications.id));
-      const member = new Set((await tx.select({ c: memberships.companyId }).from(memberships).where(eq(memberships.userId, p.userId))).map((r) => r.c));
-      const user = (await tx.select({ email: users.email, name: users.name }).from(users).where(eq(users.id, p.userId)).limit(1))[0];
+      const member = new Set(
+        (await tx.select({ c: memberships.companyId }).from(memberships).where(eq(memberships.userId, p.userId))).map(
+          (r) => r.c,
+        ),
+      );
+      const user = (
+        await tx.select({ email: users.email, name: users.name }).from(users).where(eq(users.id, p.userId)).limit(1)
+      )[0];
       // Read meanwhile, or no longer theirs to see: not mailed.
       const wanted = rows.filter((r) => r.n.readAt === null && member.has(r.n.companyId));
       const skipped = rows.filter((r) => !wanted.includes(r)).map((r) => r.n.id);
-      if (skipped.length) await tx.update(notifications).set({ emailState: "skipped" }).where(inArray(notifications.id, skipped));
+      if (skipped.length)
+        await tx.update(notifications).set({ emailState: "skipped" }).where(inArray(notifications.id, skipped));
       if (!wanted.length || !user) return 0;
-      const items = wanted.slice(0, MAX_ITEMS).map((r) => ({ id: r.n.id, companyId: r.n.companyId, company: r.company, title: r.n.title, body: r.n.body, link: r.n.link }));
+      const items = wanted
+        .slice(0, MAX_ITEMS)
+        .map((r) => ({
+          id: r.n.id,
+          companyId: r.n.companyId,
+          company: r.company,
+          title: r.n.title,
+          body: r.n.body,
+          link: r.n.link,
+        }));
       const mail = compose(deps, user.name, items, wanted.length - items.length);
       await queueMail(tx, deps, {
         companyId: mail.companyId,
@@ -98,7 +128,15 @@ export async function sendDigests(deps: Deps): Promise<number> {
         headers: { "List-Unsubscribe": `<${deps.config.publicUrl}/settings/profile>` },
         tag: "notifications.digest",
       });
-      await tx.update(notifications).set({ emailState: "sent" }).where(inArray(notifications.id, wanted.map((r) => r.n.id)));
+      await tx
+        .update(notifications)
+        .set({ emailState: "sent" })
+        .where(
+          inArray(
+            notifications.id,
+            wanted.map((r) => r.n.id),
+          ),
+        );
       return 1;
     });
   }
@@ -107,10 +145,12 @@ export async function sendDigests(deps: Deps): Promise<number> {
 
 export const digestJob: JobDef = {
   name: "notifications.email",
-  description: "Email each person one digest of the notifications they want by email, 5 minutes after the first, in their working hours.",
+  description:
+    "Email each person one digest of the notifications they want by email, 5 minutes after the first, in their working hours.",
   everyMs: 60_000,
   // Wider than the work: a due digest outside its recipient's working hours keeps it true until they start
   // (the hours are a profile's, checked in process), and the run then writes nothing for them.
-  pending: (deps) => anyRow(deps.db.select({ id: notifications.id }).from(notifications).where(digestDue(deps.clock.now())).limit(1)),
+  pending: (deps) =>
+    anyRow(deps.db.select({ id: notifications.id }).from(notifications).where(digestDue(deps.clock.now())).limit(1)),
   run: async (deps) => void (await sendDigests(deps)),
 };

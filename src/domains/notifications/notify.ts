@@ -44,7 +44,8 @@ export type SkipReason = "actor" | "not_member" | "muted";
 export const notificationCreated = defineEvent({
   type: "notification.created",
   entity: "notification",
-  description: "People were notified (one event per notify call): who, of what type, with the title and portal link they see.",
+  description:
+    "People were notified (one event per notify call): who, of what type, with the title and portal link they see.",
   payload: v.object({
     notificationIds: v.array(v.number()),
     userIds: v.array(v.number()),
@@ -60,11 +61,19 @@ export const LIMITS = { title: 300, body: 5000, link: 2000, recipients: 1000 } a
 
 /** A path on the portal: `/…`, not `//host`, no backslashes or control characters (they turn into other sites in browsers). */
 export function isPortalPath(link: string): boolean {
-  return link.startsWith("/") && !link.startsWith("//") && !/[\u0000-\u001f\u007f\\]/.test(link) && link.length <= LIMITS.link;
+  return (
+    link.startsWith("/") &&
+    !link.startsWith("//") &&
+    !/[\u0000-\u001f\u007f\\]/.test(link) &&
+    link.length <= LIMITS.link
+  );
 }
 
 function clean(n: NotifyInput) {
-  if (!TYPE_RE.test(n.type)) throw invalid(`Not a notification type: "${n.type.slice(0, 80)}" (lower-case words with dots, e.g. card.assigned).`);
+  if (!TYPE_RE.test(n.type))
+    throw invalid(
+      `Not a notification type: "${n.type.slice(0, 80)}" (lower-case words with dots, e.g. card.assigned).`,
+    );
   const title = n.title.replace(/\s+/g, " ").trim();
   if (!title) throw invalid("A notification needs a title.");
   if (title.length > LIMITS.title) throw invalid(`A notification title is at most ${LIMITS.title} characters.`);
@@ -72,7 +81,8 @@ function clean(n: NotifyInput) {
   if (body && body.length > LIMITS.body) throw invalid(`A notification body is at most ${LIMITS.body} characters.`);
   const link = n.link?.trim() ? n.link.trim() : null;
   if (link && !isPortalPath(link)) throw invalid("A notification link must be a portal path such as /approvals/7.");
-  if ([title, body ?? "", link ?? ""].some((s) => s.includes("\u0000"))) throw invalid("A notification must not contain the NUL character.");
+  if ([title, body ?? "", link ?? ""].some((s) => s.includes("\u0000")))
+    throw invalid("A notification must not contain the NUL character.");
   const ids = [...new Set(n.userIds)];
   if (ids.some((id) => !Number.isSafeInteger(id) || id < 1)) throw invalid("userIds must be positive whole numbers.");
   if (ids.length > LIMITS.recipients) throw invalid(`At most ${LIMITS.recipients} recipients per notification.`);
@@ -80,7 +90,10 @@ function clean(n: NotifyInput) {
 }
 
 /** notify() with the details a tool reports back: the rows made and who was skipped why. */
-export async function notifyDetailed(deps: Deps, n: NotifyInput): Promise<{ ids: number[]; userIds: number[]; skipped: { userId: number; reason: SkipReason }[] }> {
+export async function notifyDetailed(
+  deps: Deps,
+  n: NotifyInput,
+): Promise<{ ids: number[]; userIds: number[]; skipped: { userId: number; reason: SkipReason }[] }> {
   const c = clean(n);
   const run = async () => {
     const skipped: { userId: number; reason: SkipReason }[] = [];
@@ -130,16 +143,25 @@ export async function notifyDetailed(deps: Deps, n: NotifyInput): Promise<{ ids:
       });
     }
     if (values.length === 0) return { ids: [], userIds: [], skipped };
-    const rows = await deps.db.insert(notifications).values(values).returning({ id: notifications.id, userId: notifications.userId });
-    await emit(deps.db, { deps, company: { id: n.companyId } }, notificationCreated, { id: rows[0]!.id }, {
-      notificationIds: rows.map((r) => r.id),
-      userIds: rows.map((r) => r.userId),
-      type: n.type,
-      title: c.title,
-      link: c.link,
-      entityType: n.entity?.type ?? null,
-      entityId: n.entity?.id ?? null,
-    });
+    const rows = await deps.db
+      .insert(notifications)
+      .values(values)
+      .returning({ id: notifications.id, userId: notifications.userId });
+    await emit(
+      deps.db,
+      { deps, company: { id: n.companyId } },
+      notificationCreated,
+      { id: rows[0]!.id },
+      {
+        notificationIds: rows.map((r) => r.id),
+        userIds: rows.map((r) => r.userId),
+        type: n.type,
+        title: c.title,
+        link: c.link,
+        entityType: n.entity?.type ?? null,
+        entityId: n.entity?.id ?? null,
+      },
+    );
     return { ids: rows.map((r) => r.id), userIds: rows.map((r) => r.userId), skipped };
   };
   // In the caller's transaction when there is one (the usual case); else one of its own, so rows and event commit together.

@@ -35,7 +35,8 @@ export async function preferencesFor(deps: Deps, userIds: number[], type: string
     .where(and(inArray(notificationPreferences.userId, userIds), inArray(notificationPreferences.type, [type, "*"])));
   const fallback = typeDefaults(type);
   for (const u of userIds) {
-    const own = rows.find((r) => r.userId === u && r.type === type) ?? rows.find((r) => r.userId === u && r.type === "*");
+    const own =
+      rows.find((r) => r.userId === u && r.type === type) ?? rows.find((r) => r.userId === u && r.type === "*");
     out.set(u, own ? { inApp: own.inApp, email: own.email } : fallback);
   }
   return out;
@@ -51,7 +52,9 @@ export interface PreferencesView {
 export async function readPreferences(deps: Deps, userId: number): Promise<PreferencesView> {
   const rows = await deps.db.select().from(notificationPreferences).where(eq(notificationPreferences.userId, userId));
   const star = rows.find((r) => r.type === "*");
-  const names = [...new Set([...notificationTypes().map((t) => t.type), ...rows.map((r) => r.type).filter((t) => t !== "*")])];
+  const names = [
+    ...new Set([...notificationTypes().map((t) => t.type), ...rows.map((r) => r.type).filter((t) => t !== "*")]),
+  ];
   return {
     allTypes: star ? { inApp: star.inApp, email: star.email } : null,
     types: names.map((type) => {
@@ -67,15 +70,23 @@ export async function readPreferences(deps: Deps, userId: number): Promise<Prefe
  * is one) and records them in the audit log, which for a person's own
  * settings belongs to no company.
  */
-export async function writePreferences(deps: Deps, userId: number, updates: PreferenceUpdate[], via: { kind: string; id: number }): Promise<void> {
+export async function writePreferences(
+  deps: Deps,
+  userId: number,
+  updates: PreferenceUpdate[],
+  via: { kind: string; id: number },
+): Promise<void> {
   if (updates.length > 50) throw invalid("At most 50 preference changes at once.");
   const seen = new Set<string>();
   for (const u of updates) {
-    if (u.type !== "*" && !TYPE_RE.test(u.type)) throw invalid(`Not a notification type: "${u.type.slice(0, 80)}" (e.g. card.assigned, or * for all).`);
+    if (u.type !== "*" && !TYPE_RE.test(u.type))
+      throw invalid(`Not a notification type: "${u.type.slice(0, 80)}" (e.g. card.assigned, or * for all).`);
     if (seen.has(u.type)) throw invalid(`The type ${u.type} is listed twice.`);
     seen.add(u.type);
-    if (u.reset && (u.inApp !== undefined || u.email !== undefined)) throw invalid(`For ${u.type}, either reset or set inApp/email, not both.`);
-    if (!u.reset && u.inApp === undefined && u.email === undefined) throw invalid(`For ${u.type}, say inApp, email or reset.`);
+    if (u.reset && (u.inApp !== undefined || u.email !== undefined))
+      throw invalid(`For ${u.type}, either reset or set inApp/email, not both.`);
+    if (!u.reset && u.inApp === undefined && u.email === undefined)
+      throw invalid(`For ${u.type}, say inApp, email or reset.`);
   }
   const now = deps.clock.now();
   await deps.store.transaction(async (tx) => {
@@ -85,12 +96,18 @@ export async function writePreferences(deps: Deps, userId: number, updates: Pref
         await tx.delete(notificationPreferences).where(where);
         continue;
       }
-      const current = u.type === "*" ? ((await readPreferences(deps, userId)).allTypes ?? { inApp: true, email: false }) : (await preferencesFor(deps, [userId], u.type)).get(userId)!;
+      const current =
+        u.type === "*"
+          ? ((await readPreferences(deps, userId)).allTypes ?? { inApp: true, email: false })
+          : (await preferencesFor(deps, [userId], u.type)).get(userId)!;
       const next = { inApp: u.inApp ?? current.inApp, email: u.email ?? current.email };
       await tx
         .insert(notificationPreferences)
         .values({ userId, type: u.type, ...next, updatedAt: now })
-        .onConflictDoUpdate({ target: [notificationPreferences.userId, notificationPreferences.type], set: { ...next, updatedAt: now } });
+        .onConflictDoUpdate({
+          target: [notificationPreferences.userId, notificationPreferences.type],
+          set: { ...next, updatedAt: now },
+        });
     }
     await tx.insert(auditLog).values({
       companyId: null,

@@ -17,7 +17,10 @@ import { notify } from "./notify";
 type Payload<E> = E extends EventDef<infer T> ? T : never;
 
 async function companyName(deps: Deps, id: number): Promise<string> {
-  return (await deps.db.select({ name: companies.name }).from(companies).where(eq(companies.id, id)).limit(1))[0]?.name ?? "your company";
+  return (
+    (await deps.db.select({ name: companies.name }).from(companies).where(eq(companies.id, id)).limit(1))[0]?.name ??
+    "your company"
+  );
 }
 
 async function onApprovalDecided(deps: Deps, e: EventRecord<Payload<typeof approvalDecided>>) {

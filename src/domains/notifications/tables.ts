@@ -11,8 +11,12 @@ export const notifications = table(
   "notifications",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
-    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
     /** `<entity>.<what>`: card.assigned, approval.decided, invitation.accepted… */
     type: text("type").notNull(),
     title: text("title").notNull(),
@@ -50,7 +54,9 @@ export const notifications = table(
 export const notificationPreferences = table(
   "notification_preferences",
   {
-    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
     type: text("type").notNull(),
     inApp: bool("in_app").notNull(),
     email: bool("email").notNull(),

@@ -8,7 +8,16 @@ import { digestJob } from "./digest";
 import { notificationCreated } from "./notify";
 import { readPreferences, writePreferences } from "./preferences";
 import { notificationSubscriber } from "./subscribers";
-import { archive, createNotifications, inboxOf, listNotifications, markAllRead, markRead, snooze, VIEWS } from "./verbs";
+import {
+  archive,
+  createNotifications,
+  inboxOf,
+  listNotifications,
+  markAllRead,
+  markRead,
+  snooze,
+  VIEWS,
+} from "./verbs";
 
 const id = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(Number.MAX_SAFE_INTEGER));
 const ids = v.pipe(v.array(id), v.minLength(1), v.maxLength(100));
@@ -21,7 +30,8 @@ export const notificationsList = defineTool({
   scope: "notifications:read",
   readOnly: true,
   title: "List my notifications",
-  description: "Your notifications here, unread first then newest; with unreadCount. view: inbox (default), unread, snoozed, archived, all. type may be a prefix like card.*.",
+  description:
+    "Your notifications here, unread first then newest; with unreadCount. view: inbox (default), unread, snoozed, archived, all. type may be a prefix like card.*.",
   input: v.object({
     view: v.optional(v.picklist(VIEWS)),
     type: v.optional(type),
@@ -30,10 +40,17 @@ export const notificationsList = defineTool({
     since: v.optional(when),
     ...pageInput,
   }),
-  run: async (ctx, input) => await listNotifications(inboxOf(ctx, false), { ...input, since: input.since ? new Date(input.since) : undefined }),
+  run: async (ctx, input) =>
+    await listNotifications(inboxOf(ctx, false), { ...input, since: input.since ? new Date(input.since) : undefined }),
 });
 
-const selfService = { toolset: "notifications", scope: "notifications:write", readOnly: false, minRole: "viewer", idempotent: true } as const;
+const selfService = {
+  toolset: "notifications",
+  scope: "notifications:write",
+  readOnly: false,
+  minRole: "viewer",
+  idempotent: true,
+} as const;
 
 export const notificationsMarkRead = defineTool({
   ...selfService,
@@ -57,9 +74,14 @@ export const notificationsMarkAllRead = defineTool({
   ...selfService,
   name: "notifications_mark_all_read",
   title: "Mark all read",
-  description: "Mark every unread notification in your inbox here read, optionally only of one type or created before a time.",
+  description:
+    "Mark every unread notification in your inbox here read, optionally only of one type or created before a time.",
   input: v.object({ type: v.optional(type), before: v.optional(when) }),
-  run: async (ctx, input) => await markAllRead(inboxOf(ctx, true), { type: input.type, before: input.before ? new Date(input.before) : undefined }),
+  run: async (ctx, input) =>
+    await markAllRead(inboxOf(ctx, true), {
+      type: input.type,
+      before: input.before ? new Date(input.before) : undefined,
+    }),
 });
 
 export const notificationsSnooze = defineTool({
@@ -86,7 +108,8 @@ export const notificationsCreate = defineTool({
   scope: "notifications:write",
   readOnly: false,
   title: "Notify members",
-  description: "Notify company members (userIds and/or emails) with a title, optional body and portal link (/path). type defaults to message. You are not notified yourself.",
+  description:
+    "Notify company members (userIds and/or emails) with a title, optional body and portal link (/path). type defaults to message. You are not notified yourself.",
   input: v.object({
     userIds: v.optional(v.pipe(v.array(id), v.maxLength(100))),
     emails: v.optional(v.pipe(v.array(v.pipe(v.string(), v.maxLength(254))), v.maxLength(100))),
@@ -105,7 +128,8 @@ export const notificationPreferencesGet = defineTool({
   readOnly: true,
   companyFree: true,
   title: "My notification preferences",
-  description: "Your notification preferences: each type with in-app and email on or off, and your default for all types.",
+  description:
+    "Your notification preferences: each type with in-app and email on or off, and your default for all types.",
   input: v.object({}),
   run: async (ctx) => {
     authorize(ctx, "notifications:read", { write: false, minRole: "viewer" });
@@ -122,7 +146,8 @@ export const notificationPreferencesUpdate = defineTool({
   companyFree: true,
   minRole: "viewer",
   title: "Set notification preferences",
-  description: 'Turn notification types on or off, in-app and by email: [{type ("*" = all), inApp?, email?, reset?}]. Email arrives as one digest.',
+  description:
+    'Turn notification types on or off, in-app and by email: [{type ("*" = all), inApp?, email?, reset?}]. Email arrives as one digest.',
   input: v.object({ changes: preferenceUpdates }),
   run: async (ctx, input) => {
     authorize(ctx, "notifications:write", { write: true, minRole: "viewer" });
@@ -136,8 +161,15 @@ export const notificationsDomain: Domain = {
   title: "Notifications",
   description: "Your notifications (list, read, snooze, archive), notifying members, and notification preferences.",
   tools: [
-    notificationsList, notificationsMarkRead, notificationsMarkUnread, notificationsMarkAllRead, notificationsSnooze, notificationsArchive,
-    notificationsCreate, notificationPreferencesGet, notificationPreferencesUpdate,
+    notificationsList,
+    notificationsMarkRead,
+    notificationsMarkUnread,
+    notificationsMarkAllRead,
+    notificationsSnooze,
+    notificationsArchive,
+    notificationsCreate,
+    notificationPreferencesGet,
+    notificationPreferencesUpdate,
   ],
   events: [notificationCreated],
   subscribers: [notificationSubscriber],

@@ -67,7 +67,10 @@ function viewWhere(view: View, now: Date): SQL | undefined {
 }
 
 function mine(box: Inbox): SQL {
-  return and(eq(notifications.userId, box.userId), inArray(notifications.companyId, box.companyIds.length ? box.companyIds : [0]))!;
+  return and(
+    eq(notifications.userId, box.userId),
+    inArray(notifications.companyId, box.companyIds.length ? box.companyIds : [0]),
+  )!;
 }
 
 type Row = typeof notifications.$inferSelect;
@@ -97,16 +100,29 @@ export type NotificationItem = ReturnType<typeof itemOut>;
 /** Unread notifications in the inbox (not snoozed, not archived). */
 export async function unreadCount(box: Inbox): Promise<number> {
   const now = box.deps.clock.now();
-  return (await box.deps.db.select({ n: count() }).from(notifications).where(and(mine(box), viewWhere("unread", now))))[0]?.n ?? 0;
+  return (
+    (
+      await box.deps.db
+        .select({ n: count() })
+        .from(notifications)
+        .where(and(mine(box), viewWhere("unread", now)))
+    )[0]?.n ?? 0
+  );
 }
 
 /** The portal's inbox: every company the person belongs to now. */
 export async function portalInbox(deps: Deps, userId: number): Promise<Inbox> {
-  const rows = await deps.db.select({ id: memberships.companyId }).from(memberships).where(eq(memberships.userId, userId));
+  const rows = await deps.db
+    .select({ id: memberships.companyId })
+    .from(memberships)
+    .where(eq(memberships.userId, userId));
   return { deps, userId, companyIds: rows.map((r) => r.id) };
 }
 
-export async function listNotifications(box: Inbox, f: ListFilter): Promise<Page<NotificationItem> & { unreadCount: number }> {
+export async function listNotifications(
+  box: Inbox,
+  f: ListFilter,
+): Promise<Page<NotificationItem> & { unreadCount: number }> {
   const { deps } = box;
   const now = deps.clock.now();
   if (f.entityId !== undefined && !f.entityType) throw invalid("entityId needs entityType (e.g. entityType card).");
@@ -114,7 +130,8 @@ export async function listNotifications(box: Inbox, f: ListFilter): Promise<Page
   if (f.type) {
     if (f.type.endsWith(".*")) {
       const prefix = f.type.slice(0, -1);
-      if (!/^[a-z][a-z0-9_.]*\.$/.test(prefix)) throw invalid(`Not a type prefix: "${f.type.slice(0, 80)}" (e.g. card.*).`);
+      if (!/^[a-z][a-z0-9_.]*\.$/.test(prefix))
+        throw invalid(`Not a type prefix: "${f.type.slice(0, 80)}" (e.g. card.*).`);
       // The underscore is a LIKE wildcard; names such as sla_breached need it literal.
       typeWhere = sql`${notifications.type} like ${`${prefix.replace(/_/g, "\\_")}%`} escape '\\'`;
     } else typeWhere = eq(notifications.type, f.type);
@@ -134,10 +151,16 @@ export async function listNotifications(box: Inbox, f: ListFilter): Promise<Page
     .innerJoin(companies, eq(companies.id, notifications.companyId))
     .leftJoin(users, eq(users.id, notifications.actorUserId))
     .where(where)
-    .orderBy(sql`case when ${notifications.readAt} is null then 0 else 1 end`, desc(notifications.sortAt), desc(notifications.id))
+    .orderBy(
+      sql`case when ${notifications.readAt} is null then 0 else 1 end`,
+      desc(notifications.sortAt),
+      desc(notifications.id),
+    )
     .limit(f.limit)
     .offset(f.offset);
-  const items = rows.map((r) => itemOut(deps, r.n, { company: r.company, actorName: r.actorName ?? r.actorEmail }, now));
+  const items = rows.map((r) =>
+    itemOut(deps, r.n, { company: r.company, actorName: r.actorName ?? r.actorEmail }, now),
+  );
   return { ...page(items, total, f.limit, f.offset), unreadCount: await unreadCount(box) };
 }
 
@@ -147,17 +170,27 @@ async function own(box: Inbox, ids: number[]): Promise<number[]> {
   if (unique.length === 0) throw invalid("Give at least one notification id.");
   if (unique.length > 100) throw invalid("At most 100 notification ids at once.");
   const found = new Set(
-    (await box.deps.db.select({ id: notifications.id }).from(notifications).where(and(mine(box), inArray(notifications.id, unique)))).map((r) => r.id),
+    (
+      await box.deps.db
+        .select({ id: notifications.id })
+        .from(notifications)
+        .where(and(mine(box), inArray(notifications.id, unique)))
+    ).map((r) => r.id),
   );
   const missing = unique.filter((id) => !found.has(id));
-  if (missing.length) throw notFound(`No notification ${missing.join(", ")} in your inbox here. List them with notifications_list.`);
+  if (missing.length)
+    throw notFound(`No notification ${missing.join(", ")} in your inbox here. List them with notifications_list.`);
   return unique;
 }
 
 async function change(box: Inbox, ids: number[], set: Partial<Row>): Promise<{ updated: number; unreadCount: number }> {
   return await box.deps.store.transaction(async (tx) => {
     const mineIds = await own(box, ids);
-    const rows = await tx.update(notifications).set(set).where(and(mine(box), inArray(notifications.id, mineIds))).returning({ id: notifications.id });
+    const rows = await tx
+      .update(notifications)
+      .set(set)
+      .where(and(mine(box), inArray(notifications.id, mineIds)))
+      .returning({ id: notifications.id });
     return { updated: rows.length, unreadCount: await unreadCount(box) };
   });
 }
@@ -165,13 +198,29 @@ async function change(box: Inbox, ids: number[], set: Partial<Row>): Promise<{ u
 /** The portal link of one of this inbox's notifications (the portal's "Open" button). */
 export async function linkOf(box: Inbox, id: number): Promise<string | null> {
   await own(box, [id]);
-  return (await box.deps.db.select({ link: notifications.link }).from(notifications).where(eq(notifications.id, id)).limit(1))[0]?.link ?? null;
+  return (
+    (
+      await box.deps.db
+        .select({ link: notifications.link })
+        .from(notifications)
+        .where(eq(notifications.id, id))
+        .limit(1)
+    )[0]?.link ?? null
+  );
 }
 
 /** Where opening a notification leads: its link and the company it is about (a portal link such as /chat/57 means that company's #57). */
 export async function targetOf(box: Inbox, id: number): Promise<{ link: string | null; companyId: number } | null> {
   await own(box, [id]);
-  return (await box.deps.db.select({ link: notifications.link, companyId: notifications.companyId }).from(notifications).where(eq(notifications.id, id)).limit(1))[0] ?? null;
+  return (
+    (
+      await box.deps.db
+        .select({ link: notifications.link, companyId: notifications.companyId })
+        .from(notifications)
+        .where(eq(notifications.id, id))
+        .limit(1)
+    )[0] ?? null
+  );
 }
 
 export async function markRead(box: Inbox, ids: number[], read: boolean) {
@@ -229,17 +278,26 @@ export async function createNotifications(
   const { deps } = ctx;
   const emails = [...new Set((input.emails ?? []).map((e) => e.trim().toLowerCase()))];
   const ids = [...new Set(input.userIds ?? [])];
-  if (emails.length + ids.length === 0) throw invalid("Name at least one recipient in userIds or emails (members of this company; team_members_list lists them).");
+  if (emails.length + ids.length === 0)
+    throw invalid(
+      "Name at least one recipient in userIds or emails (members of this company; team_members_list lists them).",
+    );
   const members = await deps.db
     .select({ id: users.id, email: users.email })
     .from(memberships)
     .innerJoin(users, eq(users.id, memberships.userId))
-    .where(and(eq(memberships.companyId, ctx.company.id), or(ids.length ? inArray(users.id, ids) : undefined, emails.length ? inArray(users.email, emails) : undefined)));
+    .where(
+      and(
+        eq(memberships.companyId, ctx.company.id),
+        or(ids.length ? inArray(users.id, ids) : undefined, emails.length ? inArray(users.email, emails) : undefined),
+      ),
+    );
   const missing = [
     ...ids.filter((id) => !members.some((m) => m.id === id)).map(String),
     ...emails.filter((e) => !members.some((m) => m.email === e)),
   ];
-  if (missing.length) throw notFound(`Not a member of ${ctx.company.name}: ${missing.join(", ")}. List members with team_members_list.`);
+  if (missing.length)
+    throw notFound(`Not a member of ${ctx.company.name}: ${missing.join(", ")}. List members with team_members_list.`);
   return await deps.store.transaction(async (tx) => {
     const r = await notifyDetailed(deps, {
       companyId: ctx.company.id,
@@ -250,7 +308,11 @@ export async function createNotifications(
       link: input.link ?? null,
       actorUserId: ctx.principal.userId,
     });
-    await audit(tx, ctx, "notifications.create", { type: "notification", id: r.ids[0] ?? null, detail: { userIds: r.userIds, type: input.type ?? "message" } });
+    await audit(tx, ctx, "notifications.create", {
+      type: "notification",
+      id: r.ids[0] ?? null,
+      detail: { userIds: r.userIds, type: input.type ?? "message" },
+    });
     return { ids: r.ids, created: r.ids.length, skipped: r.skipped };
   });
 }

@@ -31,16 +31,21 @@ const minutes = (t: string) => Number(t.slice(0, 2)) * 60 + Number(t.slice(3, 5)
 export function normaliseHours(h: WorkingHours): WorkingHours {
   const out: WorkingHours = {};
   for (const [day, ranges] of Object.entries(h)) {
-    if (!(WEEKDAYS as readonly string[]).includes(day)) throw invalid(`workingHours: "${day.slice(0, 20)}" is not a weekday (mon … sun).`);
+    if (!(WEEKDAYS as readonly string[]).includes(day))
+      throw invalid(`workingHours: "${day.slice(0, 20)}" is not a weekday (mon … sun).`);
     if (!Array.isArray(ranges)) throw invalid(`workingHours.${day} must be a list of {start, end}.`);
     if (ranges.length > 4) throw invalid(`workingHours.${day}: at most 4 ranges a day.`);
     const sorted = [...ranges].sort((a, b) => (a.start < b.start ? -1 : 1));
     for (const [i, r] of sorted.entries()) {
       if (!HHMM.test(r.start) || !HHMM.test(r.end) || r.start === "24:00")
-        throw invalid(`workingHours.${day}: times are HH:MM from 00:00 to 24:00, got ${JSON.stringify(r).slice(0, 60)}.`);
-      if (minutes(r.start) >= minutes(r.end)) throw invalid(`workingHours.${day}: ${r.start}–${r.end} ends before it starts.`);
+        throw invalid(
+          `workingHours.${day}: times are HH:MM from 00:00 to 24:00, got ${JSON.stringify(r).slice(0, 60)}.`,
+        );
+      if (minutes(r.start) >= minutes(r.end))
+        throw invalid(`workingHours.${day}: ${r.start}–${r.end} ends before it starts.`);
       const prev = sorted[i - 1];
-      if (prev && minutes(r.start) < minutes(prev.end)) throw invalid(`workingHours.${day}: ${prev.start}–${prev.end} and ${r.start}–${r.end} overlap.`);
+      if (prev && minutes(r.start) < minutes(prev.end))
+        throw invalid(`workingHours.${day}: ${prev.start}–${prev.end} and ${r.start}–${r.end} overlap.`);
     }
     if (sorted.length) out[day as Weekday] = sorted.map((r) => ({ start: r.start, end: r.end }));
   }
@@ -49,7 +54,13 @@ export function normaliseHours(h: WorkingHours): WorkingHours {
 
 /** Weekday and minutes after midnight of `at` in `timeZone`. */
 export function localClock(timeZone: string, at: Date): { day: Weekday; minutes: number; text: string } {
-  const parts = new Intl.DateTimeFormat("en-US", { timeZone, weekday: "short", hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).formatToParts(at);
+  const parts = new Intl.DateTimeFormat("en-US", {
+    timeZone,
+    weekday: "short",
+    hour: "2-digit",
+    minute: "2-digit",
+    hourCycle: "h23",
+  }).formatToParts(at);
   const get = (t: string) => parts.find((p) => p.type === t)?.value ?? "";
   const day = get("weekday").toLowerCase().slice(0, 3) as Weekday;
   const hh = get("hour").padStart(2, "0");

@@ -8,7 +8,9 @@ import { users } from "../../core/tables";
 import type { WorkingHours } from "./hours";
 
 export const userProfiles = table("user_profiles", {
-  userId: integer("user_id").primaryKey().references(() => users.id, { onDelete: "cascade" }),
+  userId: integer("user_id")
+    .primaryKey()
+    .references(() => users.id, { onDelete: "cascade" }),
   title: text("title"),
   /** IANA name as the runtime canonicalises it (Europe/Lisbon). */
   timeZone: text("time_zone"),

@@ -25,7 +25,8 @@ export const profileGet = defineTool({
   readOnly: true,
   companyFree: true,
   title: "Get my profile",
-  description: "Your own profile: name, email, title, time zone, working hours, local time now, and notification preferences per type.",
+  description:
+    "Your own profile: name, email, title, time zone, working hours, local time now, and notification preferences per type.",
   input: v.object({}),
   run: async (ctx) => await getProfile(ctx),
 });
@@ -45,7 +46,9 @@ export const profileUpdate = defineTool({
     name: v.optional(line(100)),
     title: v.optional(line(100)),
     timeZone: v.optional(line(64)),
-    workingHours: v.optional(v.nullable(v.record(v.string(), v.pipe(v.array(v.object({ start: hhmm, end: hhmm })), v.maxLength(4))))),
+    workingHours: v.optional(
+      v.nullable(v.record(v.string(), v.pipe(v.array(v.object({ start: hhmm, end: hhmm })), v.maxLength(4)))),
+    ),
     notificationPreferences: v.optional(preferenceUpdates),
   }),
   run: async (ctx, input) => await updateProfile(ctx, input),

@@ -41,7 +41,9 @@ export async function getProfile(ctx: ActorContext) {
   authorize(ctx, "profile:read", { write: false, minRole: "viewer" });
   const { deps } = ctx;
   const userId = ctx.principal.userId;
-  const u = (await deps.db.select({ email: users.email, name: users.name }).from(users).where(eq(users.id, userId)).limit(1))[0];
+  const u = (
+    await deps.db.select({ email: users.email, name: users.name }).from(users).where(eq(users.id, userId)).limit(1)
+  )[0];
   const p = (await profilesOf(deps, [userId])).get(userId)!;
   return {
     userId,
@@ -79,15 +81,25 @@ export async function updateProfile(ctx: ActorContext, input: ProfileChanges) {
   if (typeof timeZone === "string") {
     const tz = timeZone.trim();
     timeZone = tz ? canonicalTimeZone(tz) : null;
-    if (tz && !timeZone) throw invalid(`timeZone must be an IANA time zone such as Europe/Lisbon or America/New_York, got "${tz.slice(0, 64)}".`);
+    if (tz && !timeZone)
+      throw invalid(
+        `timeZone must be an IANA time zone such as Europe/Lisbon or America/New_York, got "${tz.slice(0, 64)}".`,
+      );
   }
   const workingHours = input.workingHours ? normaliseHours(input.workingHours) : input.workingHours;
-  const changed = Object.entries({ name, title, timeZone, workingHours }).filter(([, v]) => v !== undefined).map(([k]) => k);
-  if (changed.length === 0 && !input.notificationPreferences?.length) throw invalid("Nothing to change: give name, title, timeZone, workingHours or notificationPreferences.");
+  const changed = Object.entries({ name, title, timeZone, workingHours })
+    .filter(([, v]) => v !== undefined)
+    .map(([k]) => k);
+  if (changed.length === 0 && !input.notificationPreferences?.length)
+    throw invalid("Nothing to change: give name, title, timeZone, workingHours or notificationPreferences.");
   const now = deps.clock.now();
   await deps.store.transaction(async (tx) => {
     if (name !== undefined) await tx.update(users).set({ name }).where(eq(users.id, userId));
-    const facts = { ...(title !== undefined && { title }), ...(timeZone !== undefined && { timeZone }), ...(workingHours !== undefined && { workingHours }) };
+    const facts = {
+      ...(title !== undefined && { title }),
+      ...(timeZone !== undefined && { timeZone }),
+      ...(workingHours !== undefined && { workingHours }),
+    };
     if (Object.keys(facts).length) {
       await tx
         .insert(userProfiles)
@@ -107,7 +119,14 @@ export async function updateProfile(ctx: ActorContext, input: ProfileChanges) {
         createdAt: now,
       });
     if (input.notificationPreferences?.length)
-      await writePreferences(deps, userId, input.notificationPreferences, { kind: ctx.principal.credential.kind, id: ctx.principal.credential.id });
+      await writePreferences(deps, userId, input.notificationPreferences, {
+        kind: ctx.principal.credential.kind,
+        id: ctx.principal.credential.id,
+      });
   });
-  return { userId, changed: [...changed, ...(input.notificationPreferences?.length ? ["notificationPreferences"] : [])], status: "updated" };
+  return {
+    userId,
+    changed: [...changed, ...(input.notificationPreferences?.length ? ["notificationPreferences"] : [])],
+    status: "updated",
+  };
 }

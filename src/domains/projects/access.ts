@@ -42,7 +42,13 @@ export const cardKey = (p: { key: string }, c: { number: number }) => `${p.key}-
 export async function projectFor(q: Q, ctx: ActorContext, ref: ProjectRef): Promise<ProjectRow> {
   const company = ctx.company.id;
   if (typeof ref === "number") {
-    const p = (await q.select().from(projects).where(and(eq(projects.id, ref), eq(projects.companyId, company))).limit(1))[0];
+    const p = (
+      await q
+        .select()
+        .from(projects)
+        .where(and(eq(projects.id, ref), eq(projects.companyId, company)))
+        .limit(1)
+    )[0];
     if (!p) throw notFound(`Project ${ref} not found.`);
     return p;
   }
@@ -50,7 +56,9 @@ export async function projectFor(q: Q, ctx: ActorContext, ref: ProjectRef): Prom
   const rows = await q
     .select()
     .from(projects)
-    .where(and(eq(projects.companyId, company), or(eq(projects.key, key), jsonContains(projects.formerKeys, `"${key}"`))))
+    .where(
+      and(eq(projects.companyId, company), or(eq(projects.key, key), jsonContains(projects.formerKeys, `"${key}"`))),
+    )
     .orderBy(asc(projects.id))
     .limit(5);
   const p = rows.find((r) => r.key === key) ?? rows.find((r) => r.formerKeys.includes(key));
@@ -82,12 +90,22 @@ export async function cardFor(q: Q, ctx: ActorContext, ref: CardRef): Promise<Re
     throw notFound(`Card ${ref} not found.`);
   });
   const number = Number(ref.slice(dash + 1));
-  const card = (await q.select().from(cards).where(and(eq(cards.projectId, project.id), eq(cards.number, number))).limit(1))[0];
+  const card = (
+    await q
+      .select()
+      .from(cards)
+      .where(and(eq(cards.projectId, project.id), eq(cards.number, number)))
+      .limit(1)
+  )[0];
   if (!card) throw notFound(`Card ${ref.toUpperCase()} not found.`);
   return { card, project, key: cardKey(project, card) };
 }
 
-export async function columnFor(q: Q, ctx: ActorContext, columnId: number): Promise<ColumnRow & { projectCompany: number }> {
+export async function columnFor(
+  q: Q,
+  ctx: ActorContext,
+  columnId: number,
+): Promise<ColumnRow & { projectCompany: number }> {
   const row = (
     await q
       .select({ column: boardColumns, companyId: projects.companyId })
@@ -113,7 +131,11 @@ export async function boardFor(q: Q, ctx: ActorContext, boardId: number) {
   return row;
 }
 
-export async function sprintFor(q: Q, ctx: ActorContext, sprintId: number): Promise<{ sprint: SprintRow; project: ProjectRow }> {
+export async function sprintFor(
+  q: Q,
+  ctx: ActorContext,
+  sprintId: number,
+): Promise<{ sprint: SprintRow; project: ProjectRow }> {
   const row = (
     await q
       .select({ sprint: sprints, project: projects })
@@ -154,7 +176,10 @@ export async function peopleFor(q: Q, ctx: ActorContext, refs: readonly UserRef[
     .where(
       and(
         eq(memberships.companyId, ctx.company.id),
-        or(ids.size ? inArray(users.id, [...ids]) : undefined, emails.size ? inArray(users.email, [...emails]) : undefined),
+        or(
+          ids.size ? inArray(users.id, [...ids]) : undefined,
+          emails.size ? inArray(users.email, [...emails]) : undefined,
+        ),
       ),
     );
   const found = new Map(rows.map((r) => [r.id, r]));
@@ -162,8 +187,15 @@ export async function peopleFor(q: Q, ctx: ActorContext, refs: readonly UserRef[
   const out: Person[] = [];
   for (const r of refs) {
     const p =
-      typeof r === "number" ? found.get(r) : r.trim().toLowerCase() === "me" ? found.get(ctx.principal.userId) : byEmail.get(r.trim().toLowerCase());
-    if (!p) throw invalid(`${typeof r === "number" ? `User ${r}` : `"${r.slice(0, 80)}"`} is not a member of ${ctx.company.name}; only its members can be named here.`);
+      typeof r === "number"
+        ? found.get(r)
+        : r.trim().toLowerCase() === "me"
+          ? found.get(ctx.principal.userId)
+          : byEmail.get(r.trim().toLowerCase());
+    if (!p)
+      throw invalid(
+        `${typeof r === "number" ? `User ${r}` : `"${r.slice(0, 80)}"`} is not a member of ${ctx.company.name}; only its members can be named here.`,
+      );
     if (!out.some((o) => o.id === p.id)) out.push(p);
   }
   return out;
@@ -176,7 +208,10 @@ export async function personFor(q: Q, ctx: ActorContext, ref: UserRef): Promise<
 /** Names of people by id (for results), in one query. */
 export async function namesOf(q: Q, userIds: readonly number[]): Promise<Map<number, Person>> {
   if (!userIds.length) return new Map();
-  const rows = await q.select({ id: users.id, email: users.email, name: users.name }).from(users).where(inArray(users.id, [...new Set(userIds)]));
+  const rows = await q
+    .select({ id: users.id, email: users.email, name: users.name })
+    .from(users)
+    .where(inArray(users.id, [...new Set(userIds)]));
   return new Map(rows.map((r) => [r.id, r]));
 }
 

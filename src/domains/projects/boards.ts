@@ -23,16 +23,33 @@ import { boardChanged } from "./events";
 import { placeCard } from "./moves";
 import { touchColumn } from "./ordering";
 import { createBoardColumns, DEFAULT_COLUMNS } from "./projects";
-import type { boardCreateInput, boardDeleteInput, boardGetInput, boardUpdateInput, columnCreateInput, columnDeleteInput, columnReorderInput, columnUpdateInput } from "./schemas";
+import type {
+  boardCreateInput,
+  boardDeleteInput,
+  boardGetInput,
+  boardUpdateInput,
+  columnCreateInput,
+  columnDeleteInput,
+  columnReorderInput,
+  columnUpdateInput,
+} from "./schemas";
 import { boardColumns, boards, cardAssignees, cardRecurrences, cards, type RecurrenceTemplate } from "./tables";
 
 export async function getBoard(ctx: ActorContext, input: v.InferOutput<typeof boardGetInput>) {
   readAccess(ctx);
   const db = ctx.deps.db;
   const { board, project } = await boardFor(db, ctx, input.id);
-  const cols = await db.select().from(boardColumns).where(eq(boardColumns.boardId, board.id)).orderBy(asc(boardColumns.position));
+  const cols = await db
+    .select()
+    .from(boardColumns)
+    .where(eq(boardColumns.boardId, board.id))
+    .orderBy(asc(boardColumns.position));
   const totals = await db
-    .select({ columnId: cards.columnId, n: sql<number>`count(*)`.mapWith(Number), points: sql<number>`coalesce(sum(${cards.estimate}), 0)`.mapWith(Number) })
+    .select({
+      columnId: cards.columnId,
+      n: sql<number>`count(*)`.mapWith(Number),
+      points: sql<number>`coalesce(sum(${cards.estimate}), 0)`.mapWith(Number),
+    })
     .from(cards)
     .where(eq(cards.boardId, board.id))
     .groupBy(cards.columnId);
@@ -41,7 +58,14 @@ export async function getBoard(ctx: ActorContext, input: v.InferOutput<typeof bo
     const t = totals.find((x) => x.columnId === c.id);
     const top = input.cardsPerColumn
       ? await db
-          .select({ id: cards.id, number: cards.number, title: cards.title, priority: cards.priority, estimate: cards.estimate, dueDate: cards.dueDate })
+          .select({
+            id: cards.id,
+            number: cards.number,
+            title: cards.title,
+            priority: cards.priority,
+            estimate: cards.estimate,
+            dueDate: cards.dueDate,
+          })
           .from(cards)
           .where(eq(cards.columnId, c.id))
           .orderBy(asc(cards.position))
@@ -52,7 +76,12 @@ export async function getBoard(ctx: ActorContext, input: v.InferOutput<typeof bo
           .select({ cardId: cardAssignees.cardId, name: users.name, email: users.email })
           .from(cardAssignees)
           .innerJoin(users, eq(users.id, cardAssignees.userId))
-          .where(inArray(cardAssignees.cardId, top.map((x) => x.id)))
+          .where(
+            inArray(
+              cardAssignees.cardId,
+              top.map((x) => x.id),
+            ),
+          )
       : [];
     columns.push({
       id: c.id,
@@ -80,12 +109,34 @@ export async function createBoard(ctx: ActorContext, input: v.InferOutput<typeof
   return write(ctx, async (tx) => {
     const at = ctx.deps.clock.now();
     const p = await projectFor(tx, ctx, input.projectId);
-    const last = (await tx.select({ p: sql<number>`coalesce(max(${boards.position}), 0)`.mapWith(Number) }).from(boards).where(eq(boards.projectId, p.id)).limit(1))[0]!.p;
-    const b = (await tx.insert(boards).values({ projectId: p.id, name: input.name.trim(), position: last + 1024, createdAt: at, updatedAt: at }).returning())[0]!;
+    const last = (
+      await tx
+        .select({ p: sql<number>`coalesce(max(${boards.position}), 0)`.mapWith(Number) })
+        .from(boards)
+        .where(eq(boards.projectId, p.id))
+        .limit(1)
+    )[0]!.p;
+    const b = (
+      await tx
+        .insert(boards)
+        .values({ projectId: p.id, name: input.name.trim(), position: last + 1024, createdAt: at, updatedAt: at })
+        .returning()
+    )[0]!;
     const cols = await createBoardColumns(tx, p.id, b.id, input.columns ?? DEFAULT_COLUMNS, at);
     await audit(tx, ctx, "boards.create", { type: "board", id: b.id, detail: { projectId: p.id } });
-    await emit(tx, ctx, boardChanged, { id: b.id }, { projectId: p.id, name: b.name, action: "created", columnId: null, changes: {} });
-    return { id: b.id, name: b.name, projectKey: p.key, columns: cols.map((c) => ({ id: c.id, name: c.name, stateGroup: c.stateGroup })) };
+    await emit(
+      tx,
+      ctx,
+      boardChanged,
+      { id: b.id },
+      { projectId: p.id, name: b.name, action: "created", columnId: null, changes: {} },
+    );
+    return {
+      id: b.id,
+      name: b.name,
+      projectKey: p.key,
+      columns: cols.map((c) => ({ id: c.id, name: c.name, stateGroup: c.stateGroup })),
+    };
   });
 }
 
@@ -95,14 +146,31 @@ export async function updateBoard(ctx: ActorContext, input: v.InferOutput<typeof
     const name = input.name.trim();
     await tx.update(boards).set({ name, updatedAt: ctx.deps.clock.now() }).where(eq(boards.id, board.id));
     await audit(tx, ctx, "boards.update", { type: "board", id: board.id, detail: { name } });
-    await emit(tx, ctx, boardChanged, { id: board.id }, { projectId: project.id, name, action: "renamed", columnId: null, changes: { name: [board.name, name] } });
+    await emit(
+      tx,
+      ctx,
+      boardChanged,
+      { id: board.id },
+      { projectId: project.id, name, action: "renamed", columnId: null, changes: { name: [board.name, name] } },
+    );
     return { id: board.id, name };
   });
 }
 
 /** Moves every card of `columnIds` to `target`, keeping their order, after one WIP check for all of them. */
-async function moveAllCards(tx: Q, ctx: ActorContext, project: ProjectRow, columnIds: number[], target: ColumnRow, at: Date): Promise<number> {
-  const moving = await tx.select().from(cards).where(inArray(cards.columnId, columnIds)).orderBy(asc(cards.columnId), asc(cards.position));
+async function moveAllCards(
+  tx: Q,
+  ctx: ActorContext,
+  project: ProjectRow,
+  columnIds: number[],
+  target: ColumnRow,
+  at: Date,
+): Promise<number> {
+  const moving = await tx
+    .select()
+    .from(cards)
+    .where(inArray(cards.columnId, columnIds))
+    .orderBy(asc(cards.columnId), asc(cards.position));
   if (!moving.length) return 0;
   await touchColumn(tx, target.id);
   await checkWip(tx, project, target, moving.length);
@@ -125,13 +193,32 @@ async function whatIsIn(tx: Q, project: ProjectRow, columns: ColumnRow[]) {
   const counts = await tx
     .select({ columnId: cards.columnId, n: sql<number>`count(*)`.mapWith(Number) })
     .from(cards)
-    .where(inArray(cards.columnId, columns.map((c) => c.id)))
+    .where(
+      inArray(
+        cards.columnId,
+        columns.map((c) => c.id),
+      ),
+    )
     .groupBy(cards.columnId);
   const total = counts.reduce((s, c) => s + c.n, 0);
   const sample = total
-    ? (await tx.select({ number: cards.number }).from(cards).where(inArray(cards.columnId, columns.map((c) => c.id))).orderBy(asc(cards.number)).limit(5)).map((c) => `${project.key}-${c.number}`)
+    ? (
+        await tx
+          .select({ number: cards.number })
+          .from(cards)
+          .where(
+            inArray(
+              cards.columnId,
+              columns.map((c) => c.id),
+            ),
+          )
+          .orderBy(asc(cards.number))
+          .limit(5)
+      ).map((c) => `${project.key}-${c.number}`)
     : [];
-  const lines = columns.filter((c) => counts.some((x) => x.columnId === c.id)).map((c) => `"${c.name}": ${counts.find((x) => x.columnId === c.id)!.n}`);
+  const lines = columns
+    .filter((c) => counts.some((x) => x.columnId === c.id))
+    .map((c) => `"${c.name}": ${counts.find((x) => x.columnId === c.id)!.n}`);
   return { total, sample, lines };
 }
 
@@ -140,7 +227,10 @@ export async function deleteBoard(ctx: ActorContext, input: v.InferOutput<typeof
     const at = ctx.deps.clock.now();
     const { board, project } = await boardFor(tx, ctx, input.id);
     const others = await tx.select({ id: boards.id }).from(boards).where(eq(boards.projectId, project.id));
-    if (others.length <= 1) throw conflict(`Board "${board.name}" is project ${project.key}'s only board; a project keeps at least one. Delete the project instead.`);
+    if (others.length <= 1)
+      throw conflict(
+        `Board "${board.name}" is project ${project.key}'s only board; a project keeps at least one. Delete the project instead.`,
+      );
     const cols = await tx.select().from(boardColumns).where(eq(boardColumns.boardId, board.id));
     const inside = await whatIsIn(tx, project, cols);
     let moved = 0;
@@ -152,23 +242,58 @@ export async function deleteBoard(ctx: ActorContext, input: v.InferOutput<typeof
           { cards: inside.total },
         );
       const target = await columnFor(tx, ctx, input.moveCardsToColumnId);
-      if (target.projectId !== project.id || target.boardId === board.id) throw invalid("moveCardsToColumnId must be a column of another board of the same project.");
-      moved = await moveAllCards(tx, ctx, project, cols.map((c) => c.id), target, at);
+      if (target.projectId !== project.id || target.boardId === board.id)
+        throw invalid("moveCardsToColumnId must be a column of another board of the same project.");
+      moved = await moveAllCards(
+        tx,
+        ctx,
+        project,
+        cols.map((c) => c.id),
+        target,
+        at,
+      );
     }
-    const recurrences = await detachRecurrences(tx, project.id, cols.map((c) => c.id), at);
+    const recurrences = await detachRecurrences(
+      tx,
+      project.id,
+      cols.map((c) => c.id),
+      at,
+    );
     await tx.delete(boards).where(eq(boards.id, board.id));
-    await audit(tx, ctx, "boards.delete", { type: "board", id: board.id, detail: { name: board.name, movedCards: moved } });
-    await emit(tx, ctx, boardChanged, { id: board.id }, { projectId: project.id, name: board.name, action: "deleted", columnId: null, changes: { movedCards: moved } });
-    return { id: board.id, status: "deleted", ...(moved ? { movedCards: moved } : {}), ...(recurrences.length ? { recurrencesNowUseFirstColumn: recurrences } : {}) };
+    await audit(tx, ctx, "boards.delete", {
+      type: "board",
+      id: board.id,
+      detail: { name: board.name, movedCards: moved },
+    });
+    await emit(
+      tx,
+      ctx,
+      boardChanged,
+      { id: board.id },
+      { projectId: project.id, name: board.name, action: "deleted", columnId: null, changes: { movedCards: moved } },
+    );
+    return {
+      id: board.id,
+      status: "deleted",
+      ...(moved ? { movedCards: moved } : {}),
+      ...(recurrences.length ? { recurrencesNowUseFirstColumn: recurrences } : {}),
+    };
   });
 }
 
 async function renumberColumns(tx: Q, ids: number[]) {
-  for (let i = 0; i < ids.length; i++) await tx.update(boardColumns).set({ position: (i + 1) * 1024 }).where(eq(boardColumns.id, ids[i]!));
+  for (let i = 0; i < ids.length; i++)
+    await tx
+      .update(boardColumns)
+      .set({ position: (i + 1) * 1024 })
+      .where(eq(boardColumns.id, ids[i]!));
 }
 
 async function columnNameFree(tx: Q, boardId: number, name: string, except?: number) {
-  const cols = await tx.select({ id: boardColumns.id, name: boardColumns.name }).from(boardColumns).where(eq(boardColumns.boardId, boardId));
+  const cols = await tx
+    .select({ id: boardColumns.id, name: boardColumns.name })
+    .from(boardColumns)
+    .where(eq(boardColumns.boardId, boardId));
   const dup = cols.find((c) => c.id !== except && asciiLower(c.name) === asciiLower(name));
   if (dup) throw conflict(`This board already has a column "${dup.name}" (column ${dup.id}).`);
 }
@@ -179,12 +304,29 @@ export async function createColumn(ctx: ActorContext, input: v.InferOutput<typeo
     const { board, project } = await boardFor(tx, ctx, input.boardId);
     const name = input.name.trim();
     await columnNameFree(tx, board.id, name);
-    const order = (await tx.select({ id: boardColumns.id }).from(boardColumns).where(eq(boardColumns.boardId, board.id)).orderBy(asc(boardColumns.position))).map((c) => c.id);
+    const order = (
+      await tx
+        .select({ id: boardColumns.id })
+        .from(boardColumns)
+        .where(eq(boardColumns.boardId, board.id))
+        .orderBy(asc(boardColumns.position))
+    ).map((c) => c.id);
     if (order.length >= 20) throw invalid("A board has at most 20 columns.");
-    const c = (await tx
-      .insert(boardColumns)
-      .values({ boardId: board.id, projectId: project.id, name, stateGroup: input.stateGroup, wipLimit: input.wipLimit ?? null, position: 0, createdAt: at, updatedAt: at })
-      .returning())[0]!;
+    const c = (
+      await tx
+        .insert(boardColumns)
+        .values({
+          boardId: board.id,
+          projectId: project.id,
+          name,
+          stateGroup: input.stateGroup,
+          wipLimit: input.wipLimit ?? null,
+          position: 0,
+          createdAt: at,
+          updatedAt: at,
+        })
+        .returning()
+    )[0]!;
     let at_ = order.length;
     if (input.afterColumnId !== undefined) {
       const i = order.indexOf(input.afterColumnId);
@@ -194,7 +336,19 @@ export async function createColumn(ctx: ActorContext, input: v.InferOutput<typeo
     order.splice(at_, 0, c.id);
     await renumberColumns(tx, order);
     await audit(tx, ctx, "boards.column_create", { type: "board", id: board.id, detail: { columnId: c.id, name } });
-    await emit(tx, ctx, boardChanged, { id: board.id }, { projectId: project.id, name: board.name, action: "column_created", columnId: c.id, changes: { name, stateGroup: input.stateGroup } });
+    await emit(
+      tx,
+      ctx,
+      boardChanged,
+      { id: board.id },
+      {
+        projectId: project.id,
+        name: board.name,
+        action: "column_created",
+        columnId: c.id,
+        changes: { name, stateGroup: input.stateGroup },
+      },
+    );
     return { id: c.id, name, stateGroup: c.stateGroup, wipLimit: c.wipLimit, index: at_ };
   });
 }
@@ -211,24 +365,54 @@ export async function updateColumn(ctx: ActorContext, input: v.InferOutput<typeo
       set.name = input.name.trim();
       changes.name = [col.name, set.name];
     }
-    if (input.wipLimit !== undefined && input.wipLimit !== col.wipLimit) (set.wipLimit = input.wipLimit), (changes.wipLimit = [col.wipLimit, input.wipLimit]);
-    if (input.stateGroup !== undefined && input.stateGroup !== col.stateGroup) (set.stateGroup = input.stateGroup), (changes.stateGroup = [col.stateGroup, input.stateGroup]);
+    if (input.wipLimit !== undefined && input.wipLimit !== col.wipLimit)
+      (set.wipLimit = input.wipLimit), (changes.wipLimit = [col.wipLimit, input.wipLimit]);
+    if (input.stateGroup !== undefined && input.stateGroup !== col.stateGroup)
+      (set.stateGroup = input.stateGroup), (changes.stateGroup = [col.stateGroup, input.stateGroup]);
     if (!Object.keys(changes).length) return { id: col.id, changed: [] };
-    await tx.update(boardColumns).set({ ...set, updatedAt: at }).where(eq(boardColumns.id, col.id));
+    await tx
+      .update(boardColumns)
+      .set({ ...set, updatedAt: at })
+      .where(eq(boardColumns.id, col.id));
     const inside = await tx.select().from(cards).where(eq(cards.columnId, col.id));
     if (set.stateGroup) {
       // Every card in the column changed state: recorded per card, so sprint maths sees it at this instant.
-      if (set.stateGroup === "done") await tx.update(cards).set({ completedAt: at }).where(and(eq(cards.columnId, col.id)));
-      else if (col.stateGroup === "done") await tx.update(cards).set({ completedAt: null }).where(eq(cards.columnId, col.id));
-      for (const c of inside) await logActivity(tx, { ctx, at }, c, set.stateGroup, "moved", { stateGroup: [col.stateGroup, set.stateGroup], column: col.name });
+      if (set.stateGroup === "done")
+        await tx
+          .update(cards)
+          .set({ completedAt: at })
+          .where(and(eq(cards.columnId, col.id)));
+      else if (col.stateGroup === "done")
+        await tx.update(cards).set({ completedAt: null }).where(eq(cards.columnId, col.id));
+      for (const c of inside)
+        await logActivity(tx, { ctx, at }, c, set.stateGroup, "moved", {
+          stateGroup: [col.stateGroup, set.stateGroup],
+          column: col.name,
+        });
     }
-    await audit(tx, ctx, "boards.column_update", { type: "board", id: board.id, detail: { columnId: col.id, fields: Object.keys(changes) } });
-    await emit(tx, ctx, boardChanged, { id: board.id }, { projectId: project.id, name: board.name, action: "column_updated", columnId: col.id, changes });
+    await audit(tx, ctx, "boards.column_update", {
+      type: "board",
+      id: board.id,
+      detail: { columnId: col.id, fields: Object.keys(changes) },
+    });
+    await emit(
+      tx,
+      ctx,
+      boardChanged,
+      { id: board.id },
+      { projectId: project.id, name: board.name, action: "column_updated", columnId: col.id, changes },
+    );
     const limit = set.wipLimit ?? null;
     return {
       id: col.id,
       changed: Object.keys(changes),
-      ...(limit !== null && inside.length > limit ? { warnings: [`"${set.name ?? col.name}" holds ${inside.length} cards, over its new limit of ${limit}: no card can enter until it is under.`] } : {}),
+      ...(limit !== null && inside.length > limit
+        ? {
+            warnings: [
+              `"${set.name ?? col.name}" holds ${inside.length} cards, over its new limit of ${limit}: no card can enter until it is under.`,
+            ],
+          }
+        : {}),
     };
   });
 }
@@ -236,13 +420,33 @@ export async function updateColumn(ctx: ActorContext, input: v.InferOutput<typeo
 export async function reorderColumns(ctx: ActorContext, input: v.InferOutput<typeof columnReorderInput>) {
   return write(ctx, async (tx) => {
     const { board, project } = await boardFor(tx, ctx, input.boardId);
-    const have = (await tx.select({ id: boardColumns.id }).from(boardColumns).where(eq(boardColumns.boardId, board.id)).orderBy(asc(boardColumns.position))).map((c) => c.id);
+    const have = (
+      await tx
+        .select({ id: boardColumns.id })
+        .from(boardColumns)
+        .where(eq(boardColumns.boardId, board.id))
+        .orderBy(asc(boardColumns.position))
+    ).map((c) => c.id);
     const want = input.columnIds;
     if (new Set(want).size !== want.length || want.length !== have.length || want.some((i) => !have.includes(i)))
-      throw invalid(`columnIds must list every column of board "${board.name}" once, in the new order; its columns are ${have.join(", ")}.`);
+      throw invalid(
+        `columnIds must list every column of board "${board.name}" once, in the new order; its columns are ${have.join(", ")}.`,
+      );
     await renumberColumns(tx, want);
     await audit(tx, ctx, "boards.columns_reorder", { type: "board", id: board.id, detail: { columnIds: want } });
-    await emit(tx, ctx, boardChanged, { id: board.id }, { projectId: project.id, name: board.name, action: "columns_reordered", columnId: null, changes: { order: [have, want] } });
+    await emit(
+      tx,
+      ctx,
+      boardChanged,
+      { id: board.id },
+      {
+        projectId: project.id,
+        name: board.name,
+        action: "columns_reordered",
+        columnId: null,
+        changes: { order: [have, want] },
+      },
+    );
     return { boardId: board.id, columnIds: want };
   });
 }
@@ -252,8 +456,12 @@ export async function deleteColumn(ctx: ActorContext, input: v.InferOutput<typeo
     const at = ctx.deps.clock.now();
     const col = await columnFor(tx, ctx, input.id);
     const { board, project } = await boardFor(tx, ctx, col.boardId);
-    const siblings = await tx.select({ id: boardColumns.id }).from(boardColumns).where(eq(boardColumns.boardId, board.id));
-    if (siblings.length <= 1) throw conflict(`"${col.name}" is the only column of board "${board.name}"; a board keeps at least one.`);
+    const siblings = await tx
+      .select({ id: boardColumns.id })
+      .from(boardColumns)
+      .where(eq(boardColumns.boardId, board.id));
+    if (siblings.length <= 1)
+      throw conflict(`"${col.name}" is the only column of board "${board.name}"; a board keeps at least one.`);
     const inside = await whatIsIn(tx, project, [col]);
     let moved = 0;
     if (inside.total) {
@@ -263,13 +471,35 @@ export async function deleteColumn(ctx: ActorContext, input: v.InferOutput<typeo
           { cards: inside.total },
         );
       const target = await columnFor(tx, ctx, input.moveCardsToColumnId);
-      if (target.projectId !== project.id || target.id === col.id) throw invalid("moveCardsToColumnId must be another column of the same project.");
+      if (target.projectId !== project.id || target.id === col.id)
+        throw invalid("moveCardsToColumnId must be another column of the same project.");
       moved = await moveAllCards(tx, ctx, project, [col.id], target, at);
     }
     const recurrences = await detachRecurrences(tx, project.id, [col.id], at);
     await tx.delete(boardColumns).where(eq(boardColumns.id, col.id));
-    await audit(tx, ctx, "boards.column_delete", { type: "board", id: board.id, detail: { columnId: col.id, name: col.name, movedCards: moved } });
-    await emit(tx, ctx, boardChanged, { id: board.id }, { projectId: project.id, name: board.name, action: "column_deleted", columnId: col.id, changes: { movedCards: moved } });
-    return { id: col.id, status: "deleted", ...(moved ? { movedCards: moved } : {}), ...(recurrences.length ? { recurrencesNowUseFirstColumn: recurrences } : {}) };
+    await audit(tx, ctx, "boards.column_delete", {
+      type: "board",
+      id: board.id,
+      detail: { columnId: col.id, name: col.name, movedCards: moved },
+    });
+    await emit(
+      tx,
+      ctx,
+      boardChanged,
+      { id: board.id },
+      {
+        projectId: project.id,
+        name: board.name,
+        action: "column_deleted",
+        columnId: col.id,
+        changes: { movedCards: moved },
+      },
+    );
+    return {
+      id: col.id,
+      status: "deleted",
+      ...(moved ? { movedCards: moved } : {}),
+      ...(recurrences.length ? { recurrencesNowUseFirstColumn: recurrences } : {}),
+    };
   });
 }

@@ -52,19 +52,36 @@ export const labelChanged = defineEvent({
   type: "label.changed",
   entity: "label",
   description: "A project label was created, updated or deleted (action).",
-  payload: v.object({ projectId: v.number(), action: v.picklist(["created", "updated", "deleted"]), name: v.string(), color: v.string() }),
+  payload: v.object({
+    projectId: v.number(),
+    action: v.picklist(["created", "updated", "deleted"]),
+    name: v.string(),
+    color: v.string(),
+  }),
 });
 export const milestoneChanged = defineEvent({
   type: "milestone.changed",
   entity: "milestone",
   description: "A milestone was created, updated or deleted (action).",
-  payload: v.object({ projectId: v.number(), action: v.picklist(["created", "updated", "deleted"]), name: v.string(), targetDate: v.nullable(v.string()) }),
+  payload: v.object({
+    projectId: v.number(),
+    action: v.picklist(["created", "updated", "deleted"]),
+    name: v.string(),
+    targetDate: v.nullable(v.string()),
+  }),
 });
 export const boardChanged = defineEvent({
   type: "board.changed",
   entity: "board",
-  description: "A board or its columns changed: created, renamed, deleted, column_created/updated/deleted, columns_reordered.",
-  payload: v.object({ projectId: v.number(), name: v.string(), action: v.string(), columnId: v.nullable(v.number()), changes }),
+  description:
+    "A board or its columns changed: created, renamed, deleted, column_created/updated/deleted, columns_reordered.",
+  payload: v.object({
+    projectId: v.number(),
+    name: v.string(),
+    action: v.string(),
+    columnId: v.nullable(v.number()),
+    changes,
+  }),
 });
 
 export const cardCreated = defineEvent({
@@ -84,7 +101,8 @@ export const cardCreated = defineEvent({
 export const cardUpdated = defineEvent({
   type: "card.updated",
   entity: "card",
-  description: "A card's fields changed (title, description, priority, estimate, due date, labels, parent, milestone, sprint): changes maps field to [before, after].",
+  description:
+    "A card's fields changed (title, description, priority, estimate, due date, labels, parent, milestone, sprint): changes maps field to [before, after].",
   payload: v.object({ ...card, changes, assigneeUserIds: ids }),
 });
 export const cardMoved = defineEvent({
@@ -104,8 +122,15 @@ export const cardMoved = defineEvent({
 export const cardAssigned = defineEvent({
   type: "card.assigned",
   entity: "card",
-  description: "People were assigned to a card (assigneeUserIds: the newly assigned; allAssigneeUserIds: everyone now).",
-  payload: v.object({ ...card, assigneeUserIds: ids, allAssigneeUserIds: ids, dueDate: v.nullable(v.string()), priority: v.number() }),
+  description:
+    "People were assigned to a card (assigneeUserIds: the newly assigned; allAssigneeUserIds: everyone now).",
+  payload: v.object({
+    ...card,
+    assigneeUserIds: ids,
+    allAssigneeUserIds: ids,
+    dueDate: v.nullable(v.string()),
+    priority: v.number(),
+  }),
 });
 export const cardUnassigned = defineEvent({
   type: "card.unassigned",
@@ -129,7 +154,13 @@ export const cardRelationChanged = defineEvent({
   type: "card.relation_changed",
   entity: "card",
   description: "A relation between two cards was added or removed (kind blocks, duplicates or relates, from → to).",
-  payload: v.object({ ...card, action: v.picklist(["added", "removed"]), kind: v.string(), fromKey: v.string(), toKey: v.string() }),
+  payload: v.object({
+    ...card,
+    action: v.picklist(["added", "removed"]),
+    kind: v.string(),
+    fromKey: v.string(),
+    toKey: v.string(),
+  }),
 });
 export const cardAttachmentChanged = defineEvent({
   type: "card.attachment_changed",
@@ -140,7 +171,8 @@ export const cardAttachmentChanged = defineEvent({
 export const commentCreated = defineEvent({
   type: "comment.created",
   entity: "comment",
-  description: "A comment was posted on a card; mentionedUserIds are the members it @mentions, assigneeUserIds the card's assignees.",
+  description:
+    "A comment was posted on a card; mentionedUserIds are the members it @mentions, assigneeUserIds the card's assignees.",
   payload: v.object({
     ...card,
     cardId: v.number(),
@@ -154,7 +186,13 @@ export const commentUpdated = defineEvent({
   type: "comment.updated",
   entity: "comment",
   description: "A comment was edited; newlyMentionedUserIds are mentions it did not have before.",
-  payload: v.object({ ...card, cardId: v.number(), excerpt: v.string(), mentionedUserIds: ids, newlyMentionedUserIds: ids }),
+  payload: v.object({
+    ...card,
+    cardId: v.number(),
+    excerpt: v.string(),
+    mentionedUserIds: ids,
+    newlyMentionedUserIds: ids,
+  }),
 });
 export const commentDeleted = defineEvent({
   type: "comment.deleted",
@@ -163,7 +201,13 @@ export const commentDeleted = defineEvent({
   payload: v.object({ ...card, cardId: v.number() }),
 });
 
-const sprint = { projectId: v.number(), projectKey: v.string(), name: v.string(), startDate: v.string(), endDate: v.string() };
+const sprint = {
+  projectId: v.number(),
+  projectKey: v.string(),
+  name: v.string(),
+  startDate: v.string(),
+  endDate: v.string(),
+};
 export const sprintChanged = defineEvent({
   type: "sprint.changed",
   entity: "sprint",
@@ -174,7 +218,13 @@ export const sprintStarted = defineEvent({
   type: "sprint.started",
   entity: "sprint",
   description: "A sprint became the project's active sprint; committedPoints is its scope at that moment.",
-  payload: v.object({ ...sprint, goal: v.nullable(v.string()), committedPoints: v.number(), cardCount: v.number(), assigneeUserIds: ids }),
+  payload: v.object({
+    ...sprint,
+    goal: v.nullable(v.string()),
+    committedPoints: v.number(),
+    cardCount: v.number(),
+    assigneeUserIds: ids,
+  }),
 });
 export const sprintClosed = defineEvent({
   type: "sprint.closed",
@@ -214,12 +264,39 @@ export const recurrenceChanged = defineEvent({
   type: "recurrence.changed",
   entity: "recurrence",
   description: "A card recurrence was created, updated or deleted (action), with its next due instant.",
-  payload: v.object({ projectId: v.number(), action: v.picklist(["created", "updated", "deleted"]), title: v.string(), nextAt: v.nullable(v.string()) }),
+  payload: v.object({
+    projectId: v.number(),
+    action: v.picklist(["created", "updated", "deleted"]),
+    title: v.string(),
+    nextAt: v.nullable(v.string()),
+  }),
 });
 
 export const projectEvents = [
-  projectCreated, projectUpdated, projectArchived, projectDeleted, projectMembersChanged, labelChanged, milestoneChanged,
-  boardChanged, cardCreated, cardUpdated, cardMoved, cardAssigned, cardUnassigned, cardDeleted, cardChecklistChanged,
-  cardRelationChanged, cardAttachmentChanged, commentCreated, commentUpdated, commentDeleted,
-  sprintChanged, sprintStarted, sprintClosed, sprintScopeChanged, timeLogged, recurrenceChanged,
+  projectCreated,
+  projectUpdated,
+  projectArchived,
+  projectDeleted,
+  projectMembersChanged,
+  labelChanged,
+  milestoneChanged,
+  boardChanged,
+  cardCreated,
+  cardUpdated,
+  cardMoved,
+  cardAssigned,
+  cardUnassigned,
+  cardDeleted,
+  cardChecklistChanged,
+  cardRelationChanged,
+  cardAttachmentChanged,
+  commentCreated,
+  commentUpdated,
+  commentDeleted,
+  sprintChanged,
+  sprintStarted,
+  sprintClosed,
+  sprintScopeChanged,
+  timeLogged,
+  recurrenceChanged,
 ];

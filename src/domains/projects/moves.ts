@@ -16,7 +16,18 @@ import { invalid } from "../../core/errors";
 import { emit } from "../../core/events";
 import { cardFor, peopleFor, write, type CardRow, type ColumnRow, type ProjectRow, type Q } from "./access";
 import { logActivity } from "./activity";
-import { applyCardChanges, assigneeIds, cardFacts, checkWip, columnIn, columnOf, labelIdsFor, labelIdsOf, milestoneIn, sprintTarget } from "./cards";
+import {
+  applyCardChanges,
+  assigneeIds,
+  cardFacts,
+  checkWip,
+  columnIn,
+  columnOf,
+  labelIdsFor,
+  labelIdsOf,
+  milestoneIn,
+  sprintTarget,
+} from "./cards";
 import { cardMoved } from "./events";
 import { park, positionFor, touchColumn, type Place } from "./ordering";
 import type { cardBulkInput, cardMoveInput } from "./schemas";
@@ -36,19 +47,33 @@ export async function placeCard(
   if (from.id === to.id) await park(tx, card.id);
   const position = await positionFor(tx, to.id, place);
   const entersDone = to.stateGroup === "done" && from.stateGroup !== "done";
-  const after = (await tx
-    .update(cards)
-    .set({
-      columnId: to.id,
-      boardId: to.boardId,
-      position,
-      completedAt: to.stateGroup === "done" ? (entersDone ? at : card.completedAt) : null,
-      updatedAt: at,
-    })
-    .where(eq(cards.id, card.id))
-    .returning())[0]!;
-  await logActivity(tx, { ctx, at }, after, to.stateGroup, "moved", from.id === to.id ? { reordered: to.name } : { column: [from.name, to.name] });
-  await emit(tx, ctx, cardMoved, { id: card.id }, {
+  const after = (
+    await tx
+      .update(cards)
+      .set({
+        columnId: to.id,
+        boardId: to.boardId,
+        position,
+        completedAt: to.stateGroup === "done" ? (entersDone ? at : card.completedAt) : null,
+        updatedAt: at,
+      })
+      .where(eq(cards.id, card.id))
+      .returning()
+  )[0]!;
+  await logActivity(
+    tx,
+    { ctx, at },
+    after,
+    to.stateGroup,
+    "moved",
+    from.id === to.id ? { reordered: to.name } : { column: [from.name, to.name] },
+  );
+  await emit(
+    tx,
+    ctx,
+    cardMoved,
+    { id: card.id },
+    {
       ...cardFacts(project, after),
       fromColumnId: from.id,
       toColumnId: to.id,
@@ -56,12 +81,19 @@ export async function placeCard(
       toStateGroup: to.stateGroup,
       completed: entersDone,
       assigneeUserIds: await assigneeIds(tx, card.id),
-    });
+    },
+  );
   return after;
 }
 
 async function indexIn(q: Q, columnId: number, position: number): Promise<number> {
-  return (await q.select({ n: sql<number>`count(*)` }).from(cards).where(and(eq(cards.columnId, columnId), lt(cards.position, position))).limit(1))[0]!.n;
+  return (
+    await q
+      .select({ n: sql<number>`count(*)` })
+      .from(cards)
+      .where(and(eq(cards.columnId, columnId), lt(cards.position, position)))
+      .limit(1)
+  )[0]!.n;
 }
 
 export async function moveCard(ctx: ActorContext, input: v.InferOutput<typeof cardMoveInput>) {
@@ -69,15 +101,27 @@ export async function moveCard(ctx: ActorContext, input: v.InferOutput<typeof ca
     const at = ctx.deps.clock.now();
     const { card, project, key } = await cardFor(tx, ctx, input.id);
     const anchorRef = input.afterCardId ?? input.beforeCardId;
-    if (input.afterCardId !== undefined && input.beforeCardId !== undefined) throw invalid("Give afterCardId or beforeCardId, not both.");
-    if (anchorRef !== undefined && input.position !== undefined) throw invalid("Give position (top/bottom) or afterCardId/beforeCardId, not both.");
+    if (input.afterCardId !== undefined && input.beforeCardId !== undefined)
+      throw invalid("Give afterCardId or beforeCardId, not both.");
+    if (anchorRef !== undefined && input.position !== undefined)
+      throw invalid("Give position (top/bottom) or afterCardId/beforeCardId, not both.");
     if (input.columnId === undefined && anchorRef === undefined && input.position === undefined)
-      throw invalid("Say where to: columnId (id, name or state group such as \"done\"), and/or position, afterCardId or beforeCardId.");
+      throw invalid(
+        'Say where to: columnId (id, name or state group such as "done"), and/or position, afterCardId or beforeCardId.',
+      );
     const anchor = anchorRef !== undefined ? await cardFor(tx, ctx, anchorRef) : null;
     if (anchor && anchor.card.id === card.id) throw invalid("A card cannot be placed next to itself.");
     if (anchor && anchor.project.id !== project.id) throw invalid(`${anchor.key} is in another project.`);
-    let to = input.columnId !== undefined ? await columnIn(tx, project, card.boardId, input.columnId) : anchor ? await columnOf(tx, anchor.card.columnId) : await columnOf(tx, card.columnId);
-    if (anchor && anchor.card.columnId !== to.id) throw invalid(`${anchor.key} is in another column ("${(await columnOf(tx, anchor.card.columnId)).name}"); place the card next to a card of "${to.name}".`);
+    let to =
+      input.columnId !== undefined
+        ? await columnIn(tx, project, card.boardId, input.columnId)
+        : anchor
+          ? await columnOf(tx, anchor.card.columnId)
+          : await columnOf(tx, card.columnId);
+    if (anchor && anchor.card.columnId !== to.id)
+      throw invalid(
+        `${anchor.key} is in another column ("${(await columnOf(tx, anchor.card.columnId)).name}"); place the card next to a card of "${to.name}".`,
+      );
     await touchColumn(tx, to.id);
     to = await columnOf(tx, to.id);
     if (card.columnId !== to.id) await checkWip(tx, project, to, 1);
@@ -90,8 +134,19 @@ export async function moveCard(ctx: ActorContext, input: v.InferOutput<typeof ca
         : { bottom: true };
     const from = card.columnId;
     const after = await placeCard(tx, ctx, project, card, to, place, at);
-    await audit(tx, ctx, "cards.move", { type: "card", id: card.id, detail: { key, fromColumnId: from, toColumnId: to.id } });
-    return { id: card.id, key, column: to.name, columnId: to.id, stateGroup: to.stateGroup, index: await indexIn(tx, to.id, after.position) };
+    await audit(tx, ctx, "cards.move", {
+      type: "card",
+      id: card.id,
+      detail: { key, fromColumnId: from, toColumnId: to.id },
+    });
+    return {
+      id: card.id,
+      key,
+      column: to.name,
+      columnId: to.id,
+      stateGroup: to.stateGroup,
+      index: await indexIn(tx, to.id, after.position),
+    };
   });
 }
 
@@ -102,12 +157,21 @@ export async function bulkUpdateCards(ctx: ActorContext, input: v.InferOutput<ty
     const seen = new Set<number>();
     for (const ref of input.ids) {
       const r = await cardFor(tx, ctx, ref);
-      if (!seen.has(r.card.id)) (seen.add(r.card.id), resolved.push(r));
+      if (!seen.has(r.card.id)) seen.add(r.card.id), resolved.push(r);
     }
-    const fieldsGiven = ["sprintId", "priority", "estimate", "dueDate", "milestoneId", "addLabels", "removeLabels", "addAssignees", "removeAssignees"].some(
-      (k) => (input as Record<string, unknown>)[k] !== undefined,
-    );
-    if (input.columnId === undefined && !fieldsGiven) throw invalid("Nothing to change: give columnId and/or fields to set.");
+    const fieldsGiven = [
+      "sprintId",
+      "priority",
+      "estimate",
+      "dueDate",
+      "milestoneId",
+      "addLabels",
+      "removeLabels",
+      "addAssignees",
+      "removeAssignees",
+    ].some((k) => (input as Record<string, unknown>)[k] !== undefined);
+    if (input.columnId === undefined && !fieldsGiven)
+      throw invalid("Nothing to change: give columnId and/or fields to set.");
     const addPeople = (await peopleFor(tx, ctx, input.addAssignees ?? [])).map((p) => p.id);
     const dropPeople = (await peopleFor(tx, ctx, input.removeAssignees ?? [])).map((p) => p.id);
 
@@ -132,11 +196,13 @@ export async function bulkUpdateCards(ctx: ActorContext, input: v.InferOutput<ty
     for (const r of resolved) {
       let card = r.card;
       const set: Parameters<typeof applyCardChanges>[4] = {};
-      if (input.sprintId !== undefined) set.sprintId = input.sprintId === null ? null : (await sprintTarget(tx, r.project, input.sprintId)).id;
+      if (input.sprintId !== undefined)
+        set.sprintId = input.sprintId === null ? null : (await sprintTarget(tx, r.project, input.sprintId)).id;
       if (input.priority !== undefined) set.priority = input.priority;
       if (input.estimate !== undefined) set.estimate = input.estimate;
       if (input.dueDate !== undefined) set.dueDate = input.dueDate;
-      if (input.milestoneId !== undefined) set.milestoneId = input.milestoneId === null ? null : (await milestoneIn(tx, r.project, input.milestoneId)).id;
+      if (input.milestoneId !== undefined)
+        set.milestoneId = input.milestoneId === null ? null : (await milestoneIn(tx, r.project, input.milestoneId)).id;
       let labels: number[] | undefined;
       if (input.addLabels?.length || input.removeLabels?.length) {
         const add = await labelIdsFor(tx, r.project, input.addLabels ?? []);
@@ -149,7 +215,7 @@ export async function bulkUpdateCards(ctx: ActorContext, input: v.InferOutput<ty
         const have = await assigneeIds(tx, card.id);
         assignees = [...new Set([...have, ...addPeople])].filter((u) => !dropPeople.includes(u));
       }
-      const changed = (await applyCardChanges(tx, ctx, r.project, card, set, { labels, assignees }, at));
+      const changed = await applyCardChanges(tx, ctx, r.project, card, set, { labels, assignees }, at);
       card = changed.card;
       const to = targets.get(card.id);
       const fields = [...changed.changed];
@@ -159,7 +225,10 @@ export async function bulkUpdateCards(ctx: ActorContext, input: v.InferOutput<ty
       }
       out.push({ id: card.id, key: r.key, ...(to ? { column: to.name } : {}), changed: fields });
     }
-    await audit(tx, ctx, "cards.bulk_update", { type: "card", detail: { keys: out.map((o) => o.key), columnId: input.columnId ?? null } });
+    await audit(tx, ctx, "cards.bulk_update", {
+      type: "card",
+      detail: { keys: out.map((o) => o.key), columnId: input.columnId ?? null },
+    });
     return { updated: out.filter((o) => o.changed.length).length, cards: out };
   });
 }

@@ -21,7 +21,10 @@ export const projectNotices: Subscriber = {
     const actorUserId = e.actor?.userId ?? null;
     if (e.type === cardAssigned.type) {
       const d = e.data as Data<typeof cardAssigned>;
-      const facts = [d.priority ? `${PRIORITY_NAMES[d.priority]} priority` : null, d.dueDate ? `due ${d.dueDate}` : null].filter(Boolean);
+      const facts = [
+        d.priority ? `${PRIORITY_NAMES[d.priority]} priority` : null,
+        d.dueDate ? `due ${d.dueDate}` : null,
+      ].filter(Boolean);
       await notify(deps, {
         companyId: e.companyId,
         userIds: d.assigneeUserIds,

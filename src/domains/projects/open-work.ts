@@ -31,13 +31,15 @@ export async function openWorkOf(q: Q, companyId: number, userId: number): Promi
     eq(cardAssignees.userId, userId),
     inArray(boardColumns.stateGroup, ["backlog", "unstarted", "started"]),
   );
-  const n = (await q
-    .select({ n: sql<number>`count(*)`.mapWith(Number) })
-    .from(cardAssignees)
-    .innerJoin(cards, eq(cards.id, cardAssignees.cardId))
-    .innerJoin(boardColumns, eq(boardColumns.id, cards.columnId))
-    .where(where)
-    .limit(1))[0]!.n;
+  const n = (
+    await q
+      .select({ n: sql<number>`count(*)`.mapWith(Number) })
+      .from(cardAssignees)
+      .innerJoin(cards, eq(cards.id, cardAssignees.cardId))
+      .innerJoin(boardColumns, eq(boardColumns.id, cards.columnId))
+      .where(where)
+      .limit(1)
+  )[0]!.n;
   const some = await q
     .select({ key: projects.key, number: cards.number })
     .from(cardAssignees)
@@ -47,7 +49,11 @@ export async function openWorkOf(q: Q, companyId: number, userId: number): Promi
     .where(where)
     .orderBy(asc(cards.id))
     .limit(10);
-  const leads = await q.select({ key: projects.key }).from(projects).where(and(eq(projects.companyId, companyId), eq(projects.leadUserId, userId))).orderBy(asc(projects.id));
+  const leads = await q
+    .select({ key: projects.key })
+    .from(projects)
+    .where(and(eq(projects.companyId, companyId), eq(projects.leadUserId, userId)))
+    .orderBy(asc(projects.id));
   return { openCards: n, keys: some.map((r) => `${r.key}-${r.number}`), leads: leads.map((l) => l.key) };
 }
 
@@ -56,7 +62,12 @@ export async function openWorkOf(q: Q, companyId: number, userId: number): Promi
  * `toUserId` on it instead, unless null or already there) and hands over
  * the projects they lead. Returns the card keys and project keys touched.
  */
-export async function handOverOpenWork(tx: Db, ctx: ActorContext, fromUserId: number, toUserId: number | null): Promise<{ cards: string[]; leads: string[] }> {
+export async function handOverOpenWork(
+  tx: Db,
+  ctx: ActorContext,
+  fromUserId: number,
+  toUserId: number | null,
+): Promise<{ cards: string[]; leads: string[] }> {
   const at = ctx.deps.clock.now();
   const open = await tx
     .select({ card: cards, project: projects })
@@ -64,7 +75,13 @@ export async function handOverOpenWork(tx: Db, ctx: ActorContext, fromUserId: nu
     .innerJoin(cards, eq(cards.id, cardAssignees.cardId))
     .innerJoin(boardColumns, eq(boardColumns.id, cards.columnId))
     .innerJoin(projects, eq(projects.id, cards.projectId))
-    .where(and(eq(cards.companyId, ctx.company.id), eq(cardAssignees.userId, fromUserId), inArray(boardColumns.stateGroup, ["backlog", "unstarted", "started"])))
+    .where(
+      and(
+        eq(cards.companyId, ctx.company.id),
+        eq(cardAssignees.userId, fromUserId),
+        inArray(boardColumns.stateGroup, ["backlog", "unstarted", "started"]),
+      ),
+    )
     .orderBy(asc(cards.id));
   const keys: string[] = [];
   for (const { card, project } of open) {
@@ -73,11 +90,25 @@ export async function handOverOpenWork(tx: Db, ctx: ActorContext, fromUserId: nu
     await applyCardChanges(tx, ctx, project, card, {}, { assignees: now }, at);
     keys.push(cardKey(project, card));
   }
-  const led = await tx.select().from(projects).where(and(eq(projects.companyId, ctx.company.id), eq(projects.leadUserId, fromUserId))).orderBy(asc(projects.id));
+  const led = await tx
+    .select()
+    .from(projects)
+    .where(and(eq(projects.companyId, ctx.company.id), eq(projects.leadUserId, fromUserId)))
+    .orderBy(asc(projects.id));
   for (const p of led) {
     await tx.update(projects).set({ leadUserId: toUserId, updatedAt: at }).where(eq(projects.id, p.id));
-    await audit(tx, ctx, "projects.update", { type: "project", id: p.id, detail: { fields: ["leadUserId"], reason: "member_removed" } });
-    await emit(tx, ctx, projectUpdated, { id: p.id }, { key: p.key, name: p.name, changes: { leadUserId: [fromUserId, toUserId] } });
+    await audit(tx, ctx, "projects.update", {
+      type: "project",
+      id: p.id,
+      detail: { fields: ["leadUserId"], reason: "member_removed" },
+    });
+    await emit(
+      tx,
+      ctx,
+      projectUpdated,
+      { id: p.id },
+      { key: p.key, name: p.name, changes: { leadUserId: [fromUserId, toUserId] } },
+    );
   }
   return { cards: keys, leads: led.map((p) => p.key) };
 }

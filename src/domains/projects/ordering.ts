@@ -24,10 +24,17 @@ export const GAP = 65536;
 /** Temporary positions during a renumber: far below any parked card (-id). */
 const TEMP_BASE = -(2 ** 50);
 
-export type Place = { top: true } | { bottom: true } | { after: { id: number; position: number } } | { before: { id: number; position: number } };
+export type Place =
+  | { top: true }
+  | { bottom: true }
+  | { after: { id: number; position: number } }
+  | { before: { id: number; position: number } };
 
 export async function touchColumn(tx: Q, columnId: number): Promise<void> {
-  await tx.update(boardColumns).set({ version: sql`${boardColumns.version} + 1` }).where(eq(boardColumns.id, columnId));
+  await tx
+    .update(boardColumns)
+    .set({ version: sql`${boardColumns.version} + 1` })
+    .where(eq(boardColumns.id, columnId));
 }
 
 /** Takes a card out of its column's order while it is being placed again in the same column. */
@@ -38,7 +45,12 @@ export async function park(tx: Q, cardId: number): Promise<void> {
 const live = (columnId: number) => and(eq(cards.columnId, columnId), gt(cards.position, 0));
 
 async function edge(tx: Q, columnId: number, last: boolean): Promise<number | null> {
-  const r = await tx.select({ p: cards.position }).from(cards).where(live(columnId)).orderBy(last ? desc(cards.position) : asc(cards.position)).limit(1);
+  const r = await tx
+    .select({ p: cards.position })
+    .from(cards)
+    .where(live(columnId))
+    .orderBy(last ? desc(cards.position) : asc(cards.position))
+    .limit(1);
   return r[0]?.p ?? null;
 }
 
@@ -56,7 +68,11 @@ async function neighbour(tx: Q, columnId: number, of: number, after: boolean): P
 async function renumber(tx: Q, columnId: number): Promise<Map<number, number>> {
   const rows = await tx.select({ id: cards.id }).from(cards).where(live(columnId)).orderBy(asc(cards.position));
   // Two passes: the unique (column, position) index is checked row by row on both engines.
-  for (let i = 0; i < rows.length; i++) await tx.update(cards).set({ position: TEMP_BASE + i }).where(eq(cards.id, rows[i]!.id));
+  for (let i = 0; i < rows.length; i++)
+    await tx
+      .update(cards)
+      .set({ position: TEMP_BASE + i })
+      .where(eq(cards.id, rows[i]!.id));
   const out = new Map<number, number>();
   for (let i = 0; i < rows.length; i++) {
     const p = (i + 1) * GAP;

@@ -15,16 +15,7 @@ import { emit } from "../../core/events";
 import { page } from "../../core/pagination";
 import { asciiLower, byText, containsText, countTrue } from "../../core/sql";
 import { users } from "../../core/tables";
-import {
-  checkTimeZone,
-  peopleFor,
-  personFor,
-  projectFor,
-  readAccess,
-  write,
-  type ProjectRow,
-  type Q,
-} from "./access";
+import { checkTimeZone, peopleFor, personFor, projectFor, readAccess, write, type ProjectRow, type Q } from "./access";
 import {
   labelChanged,
   milestoneChanged,
@@ -79,18 +70,33 @@ export function keyFromName(name: string): string {
     .replace(/[^A-Za-z0-9 ]+/g, " ")
     .split(/\s+/)
     .filter(Boolean);
-  let key = words.length >= 2 ? words.map((w) => w[0]).join("").slice(0, 4) : (words[0] ?? "").slice(0, 3);
+  let key =
+    words.length >= 2
+      ? words
+          .map((w) => w[0])
+          .join("")
+          .slice(0, 4)
+      : (words[0] ?? "").slice(0, 3);
   key = key.toUpperCase();
   if (!/^[A-Z]/.test(key)) key = `P${key}`;
   return key.length >= 2 ? key.slice(0, 10) : `${key}P`.slice(0, 10);
 }
 
 async function keyTaken(q: Q, companyId: number, key: string, except?: number): Promise<boolean> {
-  const rows = await q.select({ id: projects.id, key: projects.key, former: projects.formerKeys }).from(projects).where(eq(projects.companyId, companyId));
+  const rows = await q
+    .select({ id: projects.id, key: projects.key, former: projects.formerKeys })
+    .from(projects)
+    .where(eq(projects.companyId, companyId));
   return rows.some((r) => r.id !== except && (r.key === key || r.former.includes(key)));
 }
 
-export async function createBoardColumns(tx: Q, projectId: number, boardId: number, specs: { name: string; stateGroup: StateGroup; wipLimit?: number }[], at: Date) {
+export async function createBoardColumns(
+  tx: Q,
+  projectId: number,
+  boardId: number,
+  specs: { name: string; stateGroup: StateGroup; wipLimit?: number }[],
+  at: Date,
+) {
   const names = new Set<string>();
   for (const s of specs) {
     const k = asciiLower(s.name.trim());
@@ -99,7 +105,18 @@ export async function createBoardColumns(tx: Q, projectId: number, boardId: numb
   }
   return await tx
     .insert(boardColumns)
-    .values(specs.map((s, i) => ({ boardId, projectId, name: s.name.trim(), stateGroup: s.stateGroup, wipLimit: s.wipLimit ?? null, position: (i + 1) * 1024, createdAt: at, updatedAt: at })))
+    .values(
+      specs.map((s, i) => ({
+        boardId,
+        projectId,
+        name: s.name.trim(),
+        stateGroup: s.stateGroup,
+        wipLimit: s.wipLimit ?? null,
+        position: (i + 1) * 1024,
+        createdAt: at,
+        updatedAt: at,
+      })),
+    )
     .returning();
 }
 
@@ -107,7 +124,8 @@ export async function createProject(ctx: ActorContext, input: v.InferOutput<type
   return write(ctx, async (tx) => {
     const at = ctx.deps.clock.now();
     const timeZone = input.timeZone ? checkTimeZone(input.timeZone) : "UTC";
-    if (input.startDate && input.targetDate && input.targetDate < input.startDate) throw invalid("targetDate must be on or after startDate.");
+    if (input.startDate && input.targetDate && input.targetDate < input.startDate)
+      throw invalid("targetDate must be on or after startDate.");
     let key = (input.key ?? keyFromName(input.name)).toUpperCase();
     let note: string | undefined;
     if (await keyTaken(tx, ctx.company.id, key)) {
@@ -120,28 +138,42 @@ export async function createProject(ctx: ActorContext, input: v.InferOutput<type
     }
     const lead = input.lead !== undefined ? await personFor(tx, ctx, input.lead) : null;
     const members = await peopleFor(tx, ctx, [...(input.members ?? []), ...(lead ? [lead.id] : [])]);
-    const p = (await tx
-      .insert(projects)
-      .values({
-        companyId: ctx.company.id,
-        key,
-        name: input.name.trim(),
-        description: input.description ?? null,
-        status: input.status,
-        health: input.health ?? null,
-        leadUserId: lead?.id ?? null,
-        startDate: input.startDate ?? null,
-        targetDate: input.targetDate ?? null,
-        timeZone,
-        createdAt: at,
-        updatedAt: at,
-      })
-      .returning())[0]!;
-    if (members.length) await tx.insert(projectMembers).values(members.map((m) => ({ projectId: p.id, userId: m.id, createdAt: at })));
-    const board = (await tx.insert(boards).values({ projectId: p.id, name: "Board", position: 1024, createdAt: at, updatedAt: at }).returning())[0]!;
+    const p = (
+      await tx
+        .insert(projects)
+        .values({
+          companyId: ctx.company.id,
+          key,
+          name: input.name.trim(),
+          description: input.description ?? null,
+          status: input.status,
+          health: input.health ?? null,
+          leadUserId: lead?.id ?? null,
+          startDate: input.startDate ?? null,
+          targetDate: input.targetDate ?? null,
+          timeZone,
+          createdAt: at,
+          updatedAt: at,
+        })
+        .returning()
+    )[0]!;
+    if (members.length)
+      await tx.insert(projectMembers).values(members.map((m) => ({ projectId: p.id, userId: m.id, createdAt: at })));
+    const board = (
+      await tx
+        .insert(boards)
+        .values({ projectId: p.id, name: "Board", position: 1024, createdAt: at, updatedAt: at })
+        .returning()
+    )[0]!;
     const columns = await createBoardColumns(tx, p.id, board.id, DEFAULT_COLUMNS, at);
     await audit(tx, ctx, "projects.create", { type: "project", id: p.id, detail: { key } });
-    await emit(tx, ctx, projectCreated, { id: p.id }, { key, name: p.name, leadUserId: p.leadUserId, memberUserIds: members.map((m) => m.id) });
+    await emit(
+      tx,
+      ctx,
+      projectCreated,
+      { id: p.id },
+      { key, name: p.name, leadUserId: p.leadUserId, memberUserIds: members.map((m) => m.id) },
+    );
     return {
       id: p.id,
       key,
@@ -161,16 +193,23 @@ export async function updateProject(ctx: ActorContext, input: v.InferOutput<type
     if (input.description !== undefined) set.description = input.description;
     if (input.status !== undefined) set.status = input.status;
     if (input.health !== undefined) set.health = input.health;
-    if (input.lead !== undefined) set.leadUserId = input.lead === null ? null : (await personFor(tx, ctx, input.lead)).id;
+    if (input.lead !== undefined)
+      set.leadUserId = input.lead === null ? null : (await personFor(tx, ctx, input.lead)).id;
     if (input.startDate !== undefined) set.startDate = input.startDate;
     if (input.targetDate !== undefined) set.targetDate = input.targetDate;
     if (input.timeZone !== undefined) set.timeZone = checkTimeZone(input.timeZone);
     if (input.key !== undefined && input.key.toUpperCase() !== p.key) {
       const key = input.key.toUpperCase();
-      const other = (await tx.select({ id: projects.id, key: projects.key, former: projects.formerKeys }).from(projects).where(eq(projects.companyId, ctx.company.id))).find(
-        (r) => r.id !== p.id && (r.key === key || r.former.includes(key)),
-      );
-      if (other) throw conflict(`Project key ${key} is already used in ${ctx.company.name} (project ${other.key}); choose another.`);
+      const other = (
+        await tx
+          .select({ id: projects.id, key: projects.key, former: projects.formerKeys })
+          .from(projects)
+          .where(eq(projects.companyId, ctx.company.id))
+      ).find((r) => r.id !== p.id && (r.key === key || r.former.includes(key)));
+      if (other)
+        throw conflict(
+          `Project key ${key} is already used in ${ctx.company.name} (project ${other.key}); choose another.`,
+        );
       set.key = key;
       // The old key keeps resolving (WEB-42 still finds the card), and is not given to another project.
       set.formerKeys = [...p.formerKeys.filter((k) => k !== key), p.key];
@@ -179,9 +218,17 @@ export async function updateProject(ctx: ActorContext, input: v.InferOutput<type
     const target = set.targetDate !== undefined ? set.targetDate : p.targetDate;
     if (start && target && target < start) throw invalid("targetDate must be on or after startDate.");
     const changes: Record<string, [unknown, unknown]> = {};
-    for (const [k, val] of Object.entries(set)) if (k !== "formerKeys" && JSON.stringify(p[k as keyof ProjectRow]) !== JSON.stringify(val)) changes[k] = [p[k as keyof ProjectRow], val];
+    for (const [k, val] of Object.entries(set))
+      if (k !== "formerKeys" && JSON.stringify(p[k as keyof ProjectRow]) !== JSON.stringify(val))
+        changes[k] = [p[k as keyof ProjectRow], val];
     if (!Object.keys(changes).length) return { id: p.id, key: p.key, changed: [] };
-    const after = (await tx.update(projects).set({ ...set, updatedAt: at }).where(eq(projects.id, p.id)).returning())[0]!;
+    const after = (
+      await tx
+        .update(projects)
+        .set({ ...set, updatedAt: at })
+        .where(eq(projects.id, p.id))
+        .returning()
+    )[0]!;
     await audit(tx, ctx, "projects.update", { type: "project", id: p.id, detail: { fields: Object.keys(changes) } });
     await emit(tx, ctx, projectUpdated, { id: p.id }, { key: after.key, name: after.name, changes });
     return { id: p.id, key: after.key, changed: Object.keys(changes) };
@@ -193,11 +240,18 @@ export async function archiveProject(ctx: ActorContext, input: v.InferOutput<typ
     const at = ctx.deps.clock.now();
     const p = await projectFor(tx, ctx, input.id);
     if (!!p.archivedAt === input.archived) return { id: p.id, key: p.key, archived: input.archived, changed: false };
-    await tx.update(projects).set({ archivedAt: input.archived ? at : null, updatedAt: at }).where(eq(projects.id, p.id));
+    await tx
+      .update(projects)
+      .set({ archivedAt: input.archived ? at : null, updatedAt: at })
+      .where(eq(projects.id, p.id));
     if (input.archived)
       // An archived project makes no new cards: its recurrences pause (restoring does not resume them; the job would catch up on everything missed).
       await tx.update(cardRecurrences).set({ active: false, updatedAt: at }).where(eq(cardRecurrences.projectId, p.id));
-    await audit(tx, ctx, input.archived ? "projects.archive" : "projects.restore", { type: "project", id: p.id, detail: { key: p.key } });
+    await audit(tx, ctx, input.archived ? "projects.archive" : "projects.restore", {
+      type: "project",
+      id: p.id,
+      detail: { key: p.key },
+    });
     await emit(tx, ctx, projectArchived, { id: p.id }, { key: p.key, name: p.name, archived: input.archived });
     return { id: p.id, key: p.key, archived: input.archived, changed: true };
   });
@@ -205,22 +259,41 @@ export async function archiveProject(ctx: ActorContext, input: v.InferOutput<typ
 
 /** What still depends on a project, as counts and lines a person reads. */
 async function projectDependents(q: Q, projectId: number) {
-  const c = (await q
-    .select({
-      cards: sql<number>`count(*)`.mapWith(Number),
-      open: countTrue(sql`${boardColumns.stateGroup} not in ('done', 'cancelled')`),
-    })
-    .from(cards)
-    .innerJoin(boardColumns, eq(boardColumns.id, cards.columnId))
-    .where(eq(cards.projectId, projectId))
-    .limit(1))[0]!;
-  const s = (await q.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(sprints).where(eq(sprints.projectId, projectId)).limit(1))[0]!.n;
-  const t = (await q
-    .select({ n: sql<number>`count(*)`.mapWith(Number), minutes: sql<number>`coalesce(sum(${timeLogs.minutes}), 0)`.mapWith(Number) })
-    .from(timeLogs)
-    .where(eq(timeLogs.projectId, projectId))
-    .limit(1))[0]!;
-  const r = (await q.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(cardRecurrences).where(and(eq(cardRecurrences.projectId, projectId), eq(cardRecurrences.active, true))).limit(1))[0]!.n;
+  const c = (
+    await q
+      .select({
+        cards: sql<number>`count(*)`.mapWith(Number),
+        open: countTrue(sql`${boardColumns.stateGroup} not in ('done', 'cancelled')`),
+      })
+      .from(cards)
+      .innerJoin(boardColumns, eq(boardColumns.id, cards.columnId))
+      .where(eq(cards.projectId, projectId))
+      .limit(1)
+  )[0]!;
+  const s = (
+    await q
+      .select({ n: sql<number>`count(*)`.mapWith(Number) })
+      .from(sprints)
+      .where(eq(sprints.projectId, projectId))
+      .limit(1)
+  )[0]!.n;
+  const t = (
+    await q
+      .select({
+        n: sql<number>`count(*)`.mapWith(Number),
+        minutes: sql<number>`coalesce(sum(${timeLogs.minutes}), 0)`.mapWith(Number),
+      })
+      .from(timeLogs)
+      .where(eq(timeLogs.projectId, projectId))
+      .limit(1)
+  )[0]!;
+  const r = (
+    await q
+      .select({ n: sql<number>`count(*)`.mapWith(Number) })
+      .from(cardRecurrences)
+      .where(and(eq(cardRecurrences.projectId, projectId), eq(cardRecurrences.active, true)))
+      .limit(1)
+  )[0]!.n;
   const lines: string[] = [];
   if (c.cards) lines.push(`${c.cards} cards (${c.open} open)`);
   if (s) lines.push(`${s} sprints`);
@@ -236,11 +309,27 @@ export async function deleteProject(ctx: ActorContext, input: v.InferOutput<type
     if (dep.lines.length && !input.force)
       throw conflict(
         `Project ${p.key} still holds ${dep.lines.join(", ")}. Archive it instead (projects_archive), or pass force: true to delete it with all of that.`,
-        { cards: dep.cards, openCards: dep.open, sprints: dep.sprints, timeLogs: dep.timeLogs, recurrences: dep.recurrences },
+        {
+          cards: dep.cards,
+          openCards: dep.open,
+          sprints: dep.sprints,
+          timeLogs: dep.timeLogs,
+          recurrences: dep.recurrences,
+        },
       );
     await tx.delete(projects).where(eq(projects.id, p.id));
-    await audit(tx, ctx, "projects.delete", { type: "project", id: p.id, detail: { key: p.key, ...dep, lines: undefined } });
-    await emit(tx, ctx, projectDeleted, { id: p.id }, { key: p.key, name: p.name, cards: dep.cards, sprints: dep.sprints, timeLogs: dep.timeLogs });
+    await audit(tx, ctx, "projects.delete", {
+      type: "project",
+      id: p.id,
+      detail: { key: p.key, ...dep, lines: undefined },
+    });
+    await emit(
+      tx,
+      ctx,
+      projectDeleted,
+      { id: p.id },
+      { key: p.key, name: p.name, cards: dep.cards, sprints: dep.sprints, timeLogs: dep.timeLogs },
+    );
     return { id: p.id, key: p.key, status: "deleted", ...(dep.lines.length ? { deletedWithIt: dep.lines } : {}) };
   });
 }
@@ -255,7 +344,13 @@ export async function listProjects(ctx: ActorContext, input: v.InferOutput<typeo
     input.search?.trim() ? containsText(projects.name, input.search.trim()) : undefined,
   );
   const total = (await db.select({ n: sql<number>`count(*)` }).from(projects).where(where).limit(1))[0]!.n;
-  const rows = await db.select().from(projects).where(where).orderBy(asc(byText(projects.key))).limit(input.limit).offset(input.offset);
+  const rows = await db
+    .select()
+    .from(projects)
+    .where(where)
+    .orderBy(asc(byText(projects.key)))
+    .limit(input.limit)
+    .offset(input.offset);
   const ids = rows.map((r) => r.id);
   const counts = ids.length
     ? await db
@@ -270,9 +365,17 @@ export async function listProjects(ctx: ActorContext, input: v.InferOutput<typeo
         .groupBy(cards.projectId)
     : [];
   const active = ids.length
-    ? await db.select({ projectId: sprints.projectId, id: sprints.id, name: sprints.name, endDate: sprints.endDate }).from(sprints).where(and(inArray(sprints.projectId, ids), eq(sprints.status, "active")))
+    ? await db
+        .select({ projectId: sprints.projectId, id: sprints.id, name: sprints.name, endDate: sprints.endDate })
+        .from(sprints)
+        .where(and(inArray(sprints.projectId, ids), eq(sprints.status, "active")))
     : [];
-  const leads = ids.length ? await db.select({ id: users.id, name: users.name, email: users.email }).from(users).where(inArray(users.id, rows.flatMap((r) => (r.leadUserId ? [r.leadUserId] : [])).concat([0]))) : [];
+  const leads = ids.length
+    ? await db
+        .select({ id: users.id, name: users.name, email: users.email })
+        .from(users)
+        .where(inArray(users.id, rows.flatMap((r) => (r.leadUserId ? [r.leadUserId] : [])).concat([0])))
+    : [];
   const items = rows.map((r) => {
     const c = counts.find((x) => x.projectId === r.id);
     const s = active.find((x) => x.projectId === r.id);
@@ -305,35 +408,79 @@ export async function getProject(ctx: ActorContext, input: { id: number | string
     .innerJoin(users, eq(users.id, projectMembers.userId))
     .where(eq(projectMembers.projectId, p.id))
     .orderBy(asc(byText(users.email)));
-  const lead = p.leadUserId ? (await db.select({ id: users.id, name: users.name, email: users.email }).from(users).where(eq(users.id, p.leadUserId)).limit(1))[0] : null;
-  const labels = await db.select({ id: projectLabels.id, name: projectLabels.name, color: projectLabels.color }).from(projectLabels).where(eq(projectLabels.projectId, p.id)).orderBy(asc(byText(projectLabels.nameKey)));
-  const ms = await db.select().from(milestones).where(eq(milestones.projectId, p.id)).orderBy(asc(milestones.targetDate), asc(milestones.id));
+  const lead = p.leadUserId
+    ? (
+        await db
+          .select({ id: users.id, name: users.name, email: users.email })
+          .from(users)
+          .where(eq(users.id, p.leadUserId))
+          .limit(1)
+      )[0]
+    : null;
+  const labels = await db
+    .select({ id: projectLabels.id, name: projectLabels.name, color: projectLabels.color })
+    .from(projectLabels)
+    .where(eq(projectLabels.projectId, p.id))
+    .orderBy(asc(byText(projectLabels.nameKey)));
+  const ms = await db
+    .select()
+    .from(milestones)
+    .where(eq(milestones.projectId, p.id))
+    .orderBy(asc(milestones.targetDate), asc(milestones.id));
   const progress = ms.length
     ? await db
-        .select({ milestoneId: cards.milestoneId, total: sql<number>`count(*)`.mapWith(Number), done: countTrue(sql`${boardColumns.stateGroup} = 'done'`) })
+        .select({
+          milestoneId: cards.milestoneId,
+          total: sql<number>`count(*)`.mapWith(Number),
+          done: countTrue(sql`${boardColumns.stateGroup} = 'done'`),
+        })
         .from(cards)
         .innerJoin(boardColumns, eq(boardColumns.id, cards.columnId))
         .where(and(eq(cards.projectId, p.id), isNotNull(cards.milestoneId)))
         .groupBy(cards.milestoneId)
     : [];
-  const bs = await db.select().from(boards).where(eq(boards.projectId, p.id)).orderBy(asc(boards.position), asc(boards.id));
-  const cols = await db.select().from(boardColumns).where(eq(boardColumns.projectId, p.id)).orderBy(asc(boardColumns.position));
+  const bs = await db
+    .select()
+    .from(boards)
+    .where(eq(boards.projectId, p.id))
+    .orderBy(asc(boards.position), asc(boards.id));
+  const cols = await db
+    .select()
+    .from(boardColumns)
+    .where(eq(boardColumns.projectId, p.id))
+    .orderBy(asc(boardColumns.position));
   const perColumn = await db
-    .select({ columnId: cards.columnId, n: sql<number>`count(*)`.mapWith(Number), points: sql<number>`coalesce(sum(${cards.estimate}), 0)`.mapWith(Number) })
+    .select({
+      columnId: cards.columnId,
+      n: sql<number>`count(*)`.mapWith(Number),
+      points: sql<number>`coalesce(sum(${cards.estimate}), 0)`.mapWith(Number),
+    })
     .from(cards)
     .where(eq(cards.projectId, p.id))
     .groupBy(cards.columnId);
-  const active = (await db.select().from(sprints).where(and(eq(sprints.projectId, p.id), eq(sprints.status, "active"))).limit(1))[0];
-  const time = (await db
-    .select({
-      minutes: sql<number>`coalesce(sum(${timeLogs.minutes}), 0)`.mapWith(Number),
-      billable: sql<number>`coalesce(sum(case when ${timeLogs.billable} then ${timeLogs.minutes} else 0 end), 0)`.mapWith(Number),
-    })
-    .from(timeLogs)
-    .where(eq(timeLogs.projectId, p.id))
-    .limit(1))[0]!;
+  const active = (
+    await db
+      .select()
+      .from(sprints)
+      .where(and(eq(sprints.projectId, p.id), eq(sprints.status, "active")))
+      .limit(1)
+  )[0];
+  const time = (
+    await db
+      .select({
+        minutes: sql<number>`coalesce(sum(${timeLogs.minutes}), 0)`.mapWith(Number),
+        billable:
+          sql<number>`coalesce(sum(case when ${timeLogs.billable} then ${timeLogs.minutes} else 0 end), 0)`.mapWith(
+            Number,
+          ),
+      })
+      .from(timeLogs)
+      .where(eq(timeLogs.projectId, p.id))
+      .limit(1)
+  )[0]!;
   const byGroup: Record<string, number> = {};
-  for (const c of cols) byGroup[c.stateGroup] = (byGroup[c.stateGroup] ?? 0) + (perColumn.find((x) => x.columnId === c.id)?.n ?? 0);
+  for (const c of cols)
+    byGroup[c.stateGroup] = (byGroup[c.stateGroup] ?? 0) + (perColumn.find((x) => x.columnId === c.id)?.n ?? 0);
   return {
     id: p.id,
     key: p.key,
@@ -360,11 +507,20 @@ export async function getProject(ctx: ActorContext, input: { id: number | string
         .filter((c) => c.boardId === b.id)
         .map((c) => {
           const n = perColumn.find((x) => x.columnId === c.id);
-          return { id: c.id, name: c.name, stateGroup: c.stateGroup, wipLimit: c.wipLimit, cards: n?.n ?? 0, points: n?.points ?? 0 };
+          return {
+            id: c.id,
+            name: c.name,
+            stateGroup: c.stateGroup,
+            wipLimit: c.wipLimit,
+            cards: n?.n ?? 0,
+            points: n?.points ?? 0,
+          };
         }),
     })),
     cardsByStateGroup: byGroup,
-    activeSprint: active ? { id: active.id, name: active.name, startDate: active.startDate, endDate: active.endDate, goal: active.goal } : null,
+    activeSprint: active
+      ? { id: active.id, name: active.name, startDate: active.startDate, endDate: active.endDate, goal: active.goal }
+      : null,
     timeLogged: { minutes: time.minutes, billableMinutes: time.billable },
     createdAt: iso(p.createdAt),
   };
@@ -375,12 +531,25 @@ export async function addProjectMembers(ctx: ActorContext, input: v.InferOutput<
     const at = ctx.deps.clock.now();
     const p = await projectFor(tx, ctx, input.projectId);
     const people = await peopleFor(tx, ctx, input.users);
-    const have = (await tx.select({ u: projectMembers.userId }).from(projectMembers).where(eq(projectMembers.projectId, p.id))).map((r) => r.u);
+    const have = (
+      await tx.select({ u: projectMembers.userId }).from(projectMembers).where(eq(projectMembers.projectId, p.id))
+    ).map((r) => r.u);
     const added = people.filter((x) => !have.includes(x.id));
-    if (added.length) await tx.insert(projectMembers).values(added.map((x) => ({ projectId: p.id, userId: x.id, createdAt: at })));
+    if (added.length)
+      await tx.insert(projectMembers).values(added.map((x) => ({ projectId: p.id, userId: x.id, createdAt: at })));
     if (added.length) {
-      await audit(tx, ctx, "projects.members_add", { type: "project", id: p.id, detail: { userIds: added.map((x) => x.id) } });
-      await emit(tx, ctx, projectMembersChanged, { id: p.id }, { key: p.key, name: p.name, addedUserIds: added.map((x) => x.id), removedUserIds: [] });
+      await audit(tx, ctx, "projects.members_add", {
+        type: "project",
+        id: p.id,
+        detail: { userIds: added.map((x) => x.id) },
+      });
+      await emit(
+        tx,
+        ctx,
+        projectMembersChanged,
+        { id: p.id },
+        { key: p.key, name: p.name, addedUserIds: added.map((x) => x.id), removedUserIds: [] },
+      );
     }
     return { projectId: p.id, key: p.key, added: added.map((x) => x.email), members: have.length + added.length };
   });
@@ -391,13 +560,21 @@ export async function removeProjectMembers(ctx: ActorContext, input: v.InferOutp
     const p = await projectFor(tx, ctx, input.projectId);
     const people = await peopleFor(tx, ctx, input.users);
     const ids = people.map((x) => x.id);
-    const removed = (await tx
-      .delete(projectMembers)
-      .where(and(eq(projectMembers.projectId, p.id), inArray(projectMembers.userId, ids)))
-      .returning({ u: projectMembers.userId })).map((r) => r.u);
+    const removed = (
+      await tx
+        .delete(projectMembers)
+        .where(and(eq(projectMembers.projectId, p.id), inArray(projectMembers.userId, ids)))
+        .returning({ u: projectMembers.userId })
+    ).map((r) => r.u);
     if (removed.length) {
       await audit(tx, ctx, "projects.members_remove", { type: "project", id: p.id, detail: { userIds: removed } });
-      await emit(tx, ctx, projectMembersChanged, { id: p.id }, { key: p.key, name: p.name, addedUserIds: [], removedUserIds: removed });
+      await emit(
+        tx,
+        ctx,
+        projectMembersChanged,
+        { id: p.id },
+        { key: p.key, name: p.name, addedUserIds: [], removedUserIds: removed },
+      );
     }
     return { projectId: p.id, key: p.key, removed: people.filter((x) => removed.includes(x.id)).map((x) => x.email) };
   });
@@ -420,11 +597,13 @@ async function labelFor(q: Q, ctx: ActorContext, id: number) {
 }
 
 async function labelNameFree(q: Q, projectId: number, name: string, except?: number) {
-  const dup = (await q
-    .select({ id: projectLabels.id, name: projectLabels.name })
-    .from(projectLabels)
-    .where(and(eq(projectLabels.projectId, projectId), eq(projectLabels.nameKey, asciiLower(name))))
-    .limit(1))[0];
+  const dup = (
+    await q
+      .select({ id: projectLabels.id, name: projectLabels.name })
+      .from(projectLabels)
+      .where(and(eq(projectLabels.projectId, projectId), eq(projectLabels.nameKey, asciiLower(name))))
+      .limit(1)
+  )[0];
   if (dup && dup.id !== except) throw conflict(`This project already has a label "${dup.name}" (label ${dup.id}).`);
 }
 
@@ -433,7 +612,12 @@ export async function listLabels(ctx: ActorContext, input: { projectId: number |
   const db = ctx.deps.db;
   const p = await projectFor(db, ctx, input.projectId);
   const rows = await db
-    .select({ id: projectLabels.id, name: projectLabels.name, color: projectLabels.color, description: projectLabels.description })
+    .select({
+      id: projectLabels.id,
+      name: projectLabels.name,
+      color: projectLabels.color,
+      description: projectLabels.description,
+    })
     .from(projectLabels)
     .where(eq(projectLabels.projectId, p.id))
     .orderBy(asc(byText(projectLabels.nameKey)));
@@ -446,12 +630,27 @@ export async function createLabel(ctx: ActorContext, input: v.InferOutput<typeof
     const p = await projectFor(tx, ctx, input.projectId);
     const name = input.name.trim();
     await labelNameFree(tx, p.id, name);
-    const count = (await tx.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(projectLabels).where(eq(projectLabels.projectId, p.id)).limit(1))[0]!.n;
+    const count = (
+      await tx
+        .select({ n: sql<number>`count(*)`.mapWith(Number) })
+        .from(projectLabels)
+        .where(eq(projectLabels.projectId, p.id))
+        .limit(1)
+    )[0]!.n;
     const color = (input.color ?? LABEL_COLOURS[count % LABEL_COLOURS.length]!).toLowerCase();
-    const l = (await tx
-      .insert(projectLabels)
-      .values({ projectId: p.id, name, nameKey: asciiLower(name), color, description: input.description ?? null, createdAt: at })
-      .returning())[0]!;
+    const l = (
+      await tx
+        .insert(projectLabels)
+        .values({
+          projectId: p.id,
+          name,
+          nameKey: asciiLower(name),
+          color,
+          description: input.description ?? null,
+          createdAt: at,
+        })
+        .returning()
+    )[0]!;
     await audit(tx, ctx, "labels.create", { type: "label", id: l.id, detail: { projectId: p.id, name } });
     await emit(tx, ctx, labelChanged, { id: l.id }, { projectId: p.id, action: "created", name, color });
     return { id: l.id, name, color, projectKey: p.key };
@@ -470,9 +669,17 @@ export async function updateLabel(ctx: ActorContext, input: v.InferOutput<typeof
     }
     if (input.color !== undefined) set.color = input.color.toLowerCase();
     if (input.description !== undefined) set.description = input.description;
-    const l = Object.keys(set).length ? (await tx.update(projectLabels).set(set).where(eq(projectLabels.id, label.id)).returning())[0]! : label;
+    const l = Object.keys(set).length
+      ? (await tx.update(projectLabels).set(set).where(eq(projectLabels.id, label.id)).returning())[0]!
+      : label;
     await audit(tx, ctx, "labels.update", { type: "label", id: l.id, detail: { fields: Object.keys(set) } });
-    await emit(tx, ctx, labelChanged, { id: l.id }, { projectId: project.id, action: "updated", name: l.name, color: l.color });
+    await emit(
+      tx,
+      ctx,
+      labelChanged,
+      { id: l.id },
+      { projectId: project.id, action: "updated", name: l.name, color: l.color },
+    );
     return { id: l.id, name: l.name, color: l.color };
   });
 }
@@ -480,10 +687,22 @@ export async function updateLabel(ctx: ActorContext, input: v.InferOutput<typeof
 export async function deleteLabel(ctx: ActorContext, input: { id: number }) {
   return write(ctx, async (tx) => {
     const { label, project } = await labelFor(tx, ctx, input.id);
-    const on = (await tx.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(cardLabels).where(eq(cardLabels.labelId, label.id)).limit(1))[0]!.n;
+    const on = (
+      await tx
+        .select({ n: sql<number>`count(*)`.mapWith(Number) })
+        .from(cardLabels)
+        .where(eq(cardLabels.labelId, label.id))
+        .limit(1)
+    )[0]!.n;
     await tx.delete(projectLabels).where(eq(projectLabels.id, label.id));
     await audit(tx, ctx, "labels.delete", { type: "label", id: label.id, detail: { name: label.name, cards: on } });
-    await emit(tx, ctx, labelChanged, { id: label.id }, { projectId: project.id, action: "deleted", name: label.name, color: label.color });
+    await emit(
+      tx,
+      ctx,
+      labelChanged,
+      { id: label.id },
+      { projectId: project.id, action: "deleted", name: label.name, color: label.color },
+    );
     return { id: label.id, name: label.name, status: "deleted", removedFromCards: on };
   });
 }
@@ -508,12 +727,27 @@ export async function createMilestone(ctx: ActorContext, input: v.InferOutput<ty
   return write(ctx, async (tx) => {
     const at = ctx.deps.clock.now();
     const p = await projectFor(tx, ctx, input.projectId);
-    const m = (await tx
-      .insert(milestones)
-      .values({ projectId: p.id, name: input.name.trim(), description: input.description ?? null, targetDate: input.targetDate ?? null, createdAt: at, updatedAt: at })
-      .returning())[0]!;
+    const m = (
+      await tx
+        .insert(milestones)
+        .values({
+          projectId: p.id,
+          name: input.name.trim(),
+          description: input.description ?? null,
+          targetDate: input.targetDate ?? null,
+          createdAt: at,
+          updatedAt: at,
+        })
+        .returning()
+    )[0]!;
     await audit(tx, ctx, "milestones.create", { type: "milestone", id: m.id, detail: { projectId: p.id } });
-    await emit(tx, ctx, milestoneChanged, { id: m.id }, { projectId: p.id, action: "created", name: m.name, targetDate: m.targetDate });
+    await emit(
+      tx,
+      ctx,
+      milestoneChanged,
+      { id: m.id },
+      { projectId: p.id, action: "created", name: m.name, targetDate: m.targetDate },
+    );
     return { id: m.id, name: m.name, targetDate: m.targetDate, projectKey: p.key };
   });
 }
@@ -526,9 +760,21 @@ export async function updateMilestone(ctx: ActorContext, input: v.InferOutput<ty
     if (input.name !== undefined) set.name = input.name.trim();
     if (input.description !== undefined) set.description = input.description;
     if (input.targetDate !== undefined) set.targetDate = input.targetDate;
-    const m = (await tx.update(milestones).set({ ...set, updatedAt: at }).where(eq(milestones.id, milestone.id)).returning())[0]!;
+    const m = (
+      await tx
+        .update(milestones)
+        .set({ ...set, updatedAt: at })
+        .where(eq(milestones.id, milestone.id))
+        .returning()
+    )[0]!;
     await audit(tx, ctx, "milestones.update", { type: "milestone", id: m.id, detail: { fields: Object.keys(set) } });
-    await emit(tx, ctx, milestoneChanged, { id: m.id }, { projectId: project.id, action: "updated", name: m.name, targetDate: m.targetDate });
+    await emit(
+      tx,
+      ctx,
+      milestoneChanged,
+      { id: m.id },
+      { projectId: project.id, action: "updated", name: m.name, targetDate: m.targetDate },
+    );
     return { id: m.id, name: m.name, targetDate: m.targetDate };
   });
 }
@@ -536,11 +782,26 @@ export async function updateMilestone(ctx: ActorContext, input: v.InferOutput<ty
 export async function deleteMilestone(ctx: ActorContext, input: { id: number }) {
   return write(ctx, async (tx) => {
     const { milestone, project } = await milestoneFor(tx, ctx, input.id);
-    const on = (await tx.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(cards).where(eq(cards.milestoneId, milestone.id)).limit(1))[0]!.n;
+    const on = (
+      await tx
+        .select({ n: sql<number>`count(*)`.mapWith(Number) })
+        .from(cards)
+        .where(eq(cards.milestoneId, milestone.id))
+        .limit(1)
+    )[0]!.n;
     await tx.delete(milestones).where(eq(milestones.id, milestone.id));
-    await audit(tx, ctx, "milestones.delete", { type: "milestone", id: milestone.id, detail: { name: milestone.name, cards: on } });
-    await emit(tx, ctx, milestoneChanged, { id: milestone.id }, { projectId: project.id, action: "deleted", name: milestone.name, targetDate: milestone.targetDate });
+    await audit(tx, ctx, "milestones.delete", {
+      type: "milestone",
+      id: milestone.id,
+      detail: { name: milestone.name, cards: on },
+    });
+    await emit(
+      tx,
+      ctx,
+      milestoneChanged,
+      { id: milestone.id },
+      { projectId: project.id, action: "deleted", name: milestone.name, targetDate: milestone.targetDate },
+    );
     return { id: milestone.id, status: "deleted", ...(on ? { cardsDetached: on } : {}) };
   });
 }
-

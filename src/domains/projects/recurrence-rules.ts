@@ -78,7 +78,9 @@ export function nextOccurrence(rule: Rule, from: string): string | null {
 /** The instant of the occurrence on `date`: its local time in the rule's zone (gaps move forward, repeats take the first). */
 export function instantOf(rule: Pick<Rule, "timeOfDay" | "timeZone">, date: string): Date {
   const [h, m] = rule.timeOfDay.split(":").map(Number) as [number, number];
-  const zdt = day(date).toPlainDateTime({ hour: h, minute: m }).toZonedDateTime(rule.timeZone, { disambiguation: "compatible" });
+  const zdt = day(date)
+    .toPlainDateTime({ hour: h, minute: m })
+    .toZonedDateTime(rule.timeZone, { disambiguation: "compatible" });
   return new Date(zdt.epochMilliseconds);
 }
 
@@ -112,11 +114,18 @@ export function parseRRule(text: string): RulePart | string {
   }
   const freq = parts.get("FREQ");
   if (!freq) return "FREQ is required (DAILY, WEEKLY or MONTHLY)";
-  if (!["DAILY", "WEEKLY", "MONTHLY"].includes(freq)) return `FREQ=${freq.slice(0, 20)} is not supported; use DAILY, WEEKLY or MONTHLY`;
+  if (!["DAILY", "WEEKLY", "MONTHLY"].includes(freq))
+    return `FREQ=${freq.slice(0, 20)} is not supported; use DAILY, WEEKLY or MONTHLY`;
   for (const k of parts.keys())
     if (!["FREQ", "INTERVAL", "BYDAY", "BYMONTHDAY"].includes(k))
       return `${k.slice(0, 20)} is not supported (only FREQ, INTERVAL, BYDAY, BYMONTHDAY; set time, timeZone, startDate and endDate as arguments)`;
-  const rule: RulePart = { frequency: freq.toLowerCase() as Rule["frequency"], interval: 1, weekdays: [], monthDay: null, weekOfMonth: null };
+  const rule: RulePart = {
+    frequency: freq.toLowerCase() as Rule["frequency"],
+    interval: 1,
+    weekdays: [],
+    monthDay: null,
+    weekOfMonth: null,
+  };
   const interval = parts.get("INTERVAL");
   if (interval !== undefined) {
     if (!/^[1-9][0-9]?$/.test(interval) || Number(interval) > 52) return "INTERVAL must be 1 to 52";
@@ -129,10 +138,12 @@ export function parseRRule(text: string): RulePart | string {
       if (!m) return `BYDAY "${d.slice(0, 10)}" is not a day like MO, or 2TU / -1FR for a monthly rule`;
       if (m[1] !== undefined) {
         const n = Number(m[1]);
-        if (freq !== "MONTHLY" || byday.includes(",")) return "An ordinal BYDAY (2TU, -1FR) needs FREQ=MONTHLY and a single day";
+        if (freq !== "MONTHLY" || byday.includes(","))
+          return "An ordinal BYDAY (2TU, -1FR) needs FREQ=MONTHLY and a single day";
         if (!(n === -1 || (n >= 1 && n <= 4))) return "The BYDAY ordinal is 1 to 4, or -1 for the last";
         rule.weekOfMonth = n;
-      } else if (freq === "MONTHLY") return "A monthly BYDAY needs an ordinal: 2TU is the 2nd Tuesday, -1FR the last Friday";
+      } else if (freq === "MONTHLY")
+        return "A monthly BYDAY needs an ordinal: 2TU is the 2nd Tuesday, -1FR the last Friday";
       const code = m[2]!.toLowerCase();
       if (!rule.weekdays.includes(code)) rule.weekdays.push(code);
     }
@@ -142,7 +153,8 @@ export function parseRRule(text: string): RulePart | string {
     if (freq !== "MONTHLY") return "BYMONTHDAY needs FREQ=MONTHLY";
     if (byday !== undefined) return "Give BYMONTHDAY or BYDAY, not both";
     const n = Number(bymd);
-    if (!/^-?[0-9]{1,2}$/.test(bymd) || !(n === -1 || (n >= 1 && n <= 31))) return "BYMONTHDAY is one day 1 to 31, or -1 for the last day";
+    if (!/^-?[0-9]{1,2}$/.test(bymd) || !(n === -1 || (n >= 1 && n <= 31)))
+      return "BYMONTHDAY is one day 1 to 31, or -1 for the last day";
     rule.monthDay = n;
   }
   return rule;
@@ -152,14 +164,18 @@ export function parseRRule(text: string): RulePart | string {
 export function toRRule(r: RulePart): string {
   const out = [`FREQ=${r.frequency.toUpperCase()}`];
   if (r.interval > 1) out.push(`INTERVAL=${r.interval}`);
-  if (r.weekdays.length) out.push(`BYDAY=${r.weekdays.map((d) => `${r.weekOfMonth ?? ""}${d.toUpperCase()}`).join(",")}`);
+  if (r.weekdays.length)
+    out.push(`BYDAY=${r.weekdays.map((d) => `${r.weekOfMonth ?? ""}${d.toUpperCase()}`).join(",")}`);
   if (r.monthDay !== null) out.push(`BYMONTHDAY=${r.monthDay}`);
   return out.join(";");
 }
 
 /** "every 2 weeks on mo, we at 09:00 (Europe/London)": how a recurrence reads in results. */
 export function describeRule(rule: Rule): string {
-  const every = rule.interval > 1 ? `every ${rule.interval} ${rule.frequency === "daily" ? "days" : rule.frequency === "weekly" ? "weeks" : "months"}` : rule.frequency;
+  const every =
+    rule.interval > 1
+      ? `every ${rule.interval} ${rule.frequency === "daily" ? "days" : rule.frequency === "weekly" ? "weeks" : "months"}`
+      : rule.frequency;
   let on = "";
   if (rule.frequency === "monthly")
     on =

@@ -33,10 +33,29 @@ import { emit } from "../../core/events";
 import { anyRow, type JobDef } from "../../core/jobs";
 import { page } from "../../core/pagination";
 import { memberships } from "../../core/tables";
-import { addDays, checkTimeZone, dateIn, peopleFor, projectFor, readAccess, write, type ProjectRow, type Q } from "./access";
+import {
+  addDays,
+  checkTimeZone,
+  dateIn,
+  peopleFor,
+  projectFor,
+  readAccess,
+  write,
+  type ProjectRow,
+  type Q,
+} from "./access";
 import { columnIn, defaultColumn, insertCard, labelIdsFor } from "./cards";
 import { recurrenceChanged } from "./events";
-import { describeRule, firstDueFrom, instantOf, nextOccurrence, parseRRule, toRRule, type Rule, type RulePart } from "./recurrence-rules";
+import {
+  describeRule,
+  firstDueFrom,
+  instantOf,
+  nextOccurrence,
+  parseRRule,
+  toRRule,
+  type Rule,
+  type RulePart,
+} from "./recurrence-rules";
 import type { recurrenceCreateInput, recurrenceListInput, recurrenceUpdateInput } from "./schemas";
 import { boardColumns, cardRecurrences, cards, projectLabels, projects, type RecurrenceTemplate } from "./tables";
 
@@ -62,7 +81,10 @@ function checkRule(rule: Rule) {
 
 function ruleFrom(text: string): RulePart {
   const r = parseRRule(text);
-  if (typeof r === "string") throw invalid(`rule: ${r}. Examples: FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR · FREQ=WEEKLY;INTERVAL=2;BYDAY=MO · FREQ=MONTHLY;BYMONTHDAY=-1 · FREQ=MONTHLY;BYDAY=2TU.`);
+  if (typeof r === "string")
+    throw invalid(
+      `rule: ${r}. Examples: FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR · FREQ=WEEKLY;INTERVAL=2;BYDAY=MO · FREQ=MONTHLY;BYMONTHDAY=-1 · FREQ=MONTHLY;BYDAY=2TU.`,
+    );
   return r;
 }
 
@@ -100,19 +122,41 @@ async function recurrenceFor(q: Q, ctx: ActorContext, id: number) {
   return row;
 }
 
-type TemplateInput = Partial<Pick<v.InferOutput<typeof recurrenceCreateInput>, "title" | "description" | "columnId" | "assignees" | "labels" | "priority" | "estimate" | "checklist" | "dueInDays">>;
+type TemplateInput = Partial<
+  Pick<
+    v.InferOutput<typeof recurrenceCreateInput>,
+    "title" | "description" | "columnId" | "assignees" | "labels" | "priority" | "estimate" | "checklist" | "dueInDays"
+  >
+>;
 
-async function templateFrom(tx: Q, ctx: ActorContext, project: ProjectRow, base: RecurrenceTemplate | null, input: TemplateInput): Promise<RecurrenceTemplate> {
+async function templateFrom(
+  tx: Q,
+  ctx: ActorContext,
+  project: ProjectRow,
+  base: RecurrenceTemplate | null,
+  input: TemplateInput,
+): Promise<RecurrenceTemplate> {
   const t: RecurrenceTemplate = base
     ? { ...base }
-    : { title: "", description: null, priority: 0, estimate: null, labelIds: [], assigneeIds: [], checklist: [], columnId: null, dueInDays: null };
+    : {
+        title: "",
+        description: null,
+        priority: 0,
+        estimate: null,
+        labelIds: [],
+        assigneeIds: [],
+        checklist: [],
+        columnId: null,
+        dueInDays: null,
+      };
   if (input.title !== undefined) t.title = input.title.trim();
   if (input.description !== undefined) t.description = input.description;
   if (input.priority !== undefined) t.priority = input.priority;
   if (input.estimate !== undefined) t.estimate = input.estimate;
   if (input.checklist !== undefined) t.checklist = input.checklist.map((s) => s.trim());
   if (input.dueInDays !== undefined) t.dueInDays = input.dueInDays;
-  if (input.columnId !== undefined) t.columnId = input.columnId === null ? null : (await columnIn(tx, project, null, input.columnId)).id;
+  if (input.columnId !== undefined)
+    t.columnId = input.columnId === null ? null : (await columnIn(tx, project, null, input.columnId)).id;
   if (input.labels !== undefined) t.labelIds = await labelIdsFor(tx, project, input.labels);
   if (input.assignees !== undefined) t.assigneeIds = (await peopleFor(tx, ctx, input.assignees)).map((p) => p.id);
   if (t.title.includes("{date}") ? t.title.length > 260 : false) throw invalid("title is too long.");
@@ -136,23 +180,42 @@ export async function createRecurrence(ctx: ActorContext, input: v.InferOutput<t
     checkRule(rule);
     const template = await templateFrom(tx, ctx, project, null, input);
     const next = firstDueFrom(rule, rule.startDate > today ? rule.startDate : today, now);
-    const r = (await tx
-      .insert(cardRecurrences)
-      .values({
-        projectId: project.id,
-        template,
-        ...rule,
-        catchUp: input.catchUp ?? "all",
-        nextDate: next?.date ?? null,
-        nextAt: next?.at ?? null,
-        createdByUserId: ctx.principal.userId,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning())[0]!;
-    await audit(tx, ctx, "recurrences.create", { type: "recurrence", id: r.id, detail: { projectId: project.id, schedule: describeRule(rule) } });
-    await emit(tx, ctx, recurrenceChanged, { id: r.id }, { projectId: project.id, action: "created", title: template.title, nextAt: iso(r.nextAt) });
-    return { id: r.id, title: template.title, schedule: describeRule(rule), nextAt: iso(r.nextAt), nextDate: r.nextDate, ...(next ? {} : { note: "This schedule has no occurrence left." }) };
+    const r = (
+      await tx
+        .insert(cardRecurrences)
+        .values({
+          projectId: project.id,
+          template,
+          ...rule,
+          catchUp: input.catchUp ?? "all",
+          nextDate: next?.date ?? null,
+          nextAt: next?.at ?? null,
+          createdByUserId: ctx.principal.userId,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning()
+    )[0]!;
+    await audit(tx, ctx, "recurrences.create", {
+      type: "recurrence",
+      id: r.id,
+      detail: { projectId: project.id, schedule: describeRule(rule) },
+    });
+    await emit(
+      tx,
+      ctx,
+      recurrenceChanged,
+      { id: r.id },
+      { projectId: project.id, action: "created", title: template.title, nextAt: iso(r.nextAt) },
+    );
+    return {
+      id: r.id,
+      title: template.title,
+      schedule: describeRule(rule),
+      nextAt: iso(r.nextAt),
+      nextDate: r.nextDate,
+      ...(next ? {} : { note: "This schedule has no occurrence left." }),
+    };
   });
 }
 
@@ -177,14 +240,41 @@ export async function updateRecurrence(ctx: ActorContext, input: v.InferOutput<t
       const n = firstDueFrom(rule, after > rule.startDate ? after : rule.startDate, now);
       next = { date: n?.date ?? null, at: n?.at ?? null };
     }
-    const after = (await tx
-      .update(cardRecurrences)
-      .set({ ...rule, template, catchUp: input.catchUp ?? r.catchUp, active: input.active ?? r.active, nextDate: next.date, nextAt: next.at, updatedAt: now })
-      .where(eq(cardRecurrences.id, r.id))
-      .returning())[0]!;
-    await audit(tx, ctx, "recurrences.update", { type: "recurrence", id: r.id, detail: { schedule: describeRule(rule), active: after.active } });
-    await emit(tx, ctx, recurrenceChanged, { id: r.id }, { projectId: project.id, action: "updated", title: template.title, nextAt: iso(after.nextAt) });
-    return { id: r.id, title: template.title, schedule: describeRule(rule), active: after.active, nextAt: iso(after.nextAt), nextDate: after.nextDate };
+    const after = (
+      await tx
+        .update(cardRecurrences)
+        .set({
+          ...rule,
+          template,
+          catchUp: input.catchUp ?? r.catchUp,
+          active: input.active ?? r.active,
+          nextDate: next.date,
+          nextAt: next.at,
+          updatedAt: now,
+        })
+        .where(eq(cardRecurrences.id, r.id))
+        .returning()
+    )[0]!;
+    await audit(tx, ctx, "recurrences.update", {
+      type: "recurrence",
+      id: r.id,
+      detail: { schedule: describeRule(rule), active: after.active },
+    });
+    await emit(
+      tx,
+      ctx,
+      recurrenceChanged,
+      { id: r.id },
+      { projectId: project.id, action: "updated", title: template.title, nextAt: iso(after.nextAt) },
+    );
+    return {
+      id: r.id,
+      title: template.title,
+      schedule: describeRule(rule),
+      active: after.active,
+      nextAt: iso(after.nextAt),
+      nextDate: after.nextDate,
+    };
   });
 }
 
@@ -193,7 +283,13 @@ export async function deleteRecurrence(ctx: ActorContext, input: { id: number })
     const { r, project } = await recurrenceFor(tx, ctx, input.id);
     await tx.delete(cardRecurrences).where(eq(cardRecurrences.id, r.id));
     await audit(tx, ctx, "recurrences.delete", { type: "recurrence", id: r.id, detail: { title: r.template.title } });
-    await emit(tx, ctx, recurrenceChanged, { id: r.id }, { projectId: project.id, action: "deleted", title: r.template.title, nextAt: null });
+    await emit(
+      tx,
+      ctx,
+      recurrenceChanged,
+      { id: r.id },
+      { projectId: project.id, action: "deleted", title: r.template.title, nextAt: null },
+    );
     return { id: r.id, status: "deleted", note: "Cards it already made stay." };
   });
 }
@@ -202,8 +298,18 @@ export async function listRecurrences(ctx: ActorContext, input: v.InferOutput<ty
   readAccess(ctx);
   const db = ctx.deps.db;
   const project = input.projectId !== undefined ? await projectFor(db, ctx, input.projectId) : null;
-  const where = and(eq(projects.companyId, ctx.company.id), project ? eq(cardRecurrences.projectId, project.id) : undefined);
-  const total = (await db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(cardRecurrences).innerJoin(projects, eq(projects.id, cardRecurrences.projectId)).where(where).limit(1))[0]!.n;
+  const where = and(
+    eq(projects.companyId, ctx.company.id),
+    project ? eq(cardRecurrences.projectId, project.id) : undefined,
+  );
+  const total = (
+    await db
+      .select({ n: sql<number>`count(*)`.mapWith(Number) })
+      .from(cardRecurrences)
+      .innerJoin(projects, eq(projects.id, cardRecurrences.projectId))
+      .where(where)
+      .limit(1)
+  )[0]!.n;
   const rows = await db
     .select({ r: cardRecurrences, key: projects.key })
     .from(cardRecurrences)
@@ -214,9 +320,18 @@ export async function listRecurrences(ctx: ActorContext, input: v.InferOutput<ty
     .offset(input.offset);
   const ids = rows.map((x) => x.r.id);
   const made = ids.length
-    ? await db.select({ id: cards.recurrenceId, n: sql<number>`count(*)`.mapWith(Number) }).from(cards).where(inArray(cards.recurrenceId, ids)).groupBy(cards.recurrenceId)
+    ? await db
+        .select({ id: cards.recurrenceId, n: sql<number>`count(*)`.mapWith(Number) })
+        .from(cards)
+        .where(inArray(cards.recurrenceId, ids))
+        .groupBy(cards.recurrenceId)
     : [];
-  return page(rows.map((x) => view(x.r, { key: x.key }, made.find((m) => m.id === x.r.id)?.n ?? 0)), total, input.limit, input.offset);
+  return page(
+    rows.map((x) => view(x.r, { key: x.key }, made.find((m) => m.id === x.r.id)?.n ?? 0)),
+    total,
+    input.limit,
+    input.offset,
+  );
 }
 
 // ---------------------------------------------------------------------------
@@ -225,9 +340,24 @@ export async function listRecurrences(ctx: ActorContext, input: v.InferOutput<ty
 /** The column a recurring card goes to (see the file comment for the WIP fallback). */
 async function columnForRun(tx: Q, project: ProjectRow, t: RecurrenceTemplate) {
   const first = await defaultColumn(tx, project);
-  const wanted = t.columnId ? ((await tx.select().from(boardColumns).where(and(eq(boardColumns.id, t.columnId), eq(boardColumns.projectId, project.id))).limit(1))[0] ?? first) : first;
+  const wanted = t.columnId
+    ? ((
+        await tx
+          .select()
+          .from(boardColumns)
+          .where(and(eq(boardColumns.id, t.columnId), eq(boardColumns.projectId, project.id)))
+          .limit(1)
+      )[0] ?? first)
+    : first;
   const full = async (c: typeof first) =>
-    c.wipLimit !== null && (await tx.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(cards).where(eq(cards.columnId, c.id)).limit(1))[0]!.n >= c.wipLimit;
+    c.wipLimit !== null &&
+    (
+      await tx
+        .select({ n: sql<number>`count(*)`.mapWith(Number) })
+        .from(cards)
+        .where(eq(cards.columnId, c.id))
+        .limit(1)
+    )[0]!.n >= c.wipLimit;
   if (!(await full(wanted))) return { column: wanted, overLimit: false };
   if (wanted.id !== first.id && !(await full(first))) return { column: first, overLimit: false };
   return { column: wanted, overLimit: true };
@@ -248,7 +378,10 @@ async function catchUpOne(deps: Deps, id: number, now: Date): Promise<number> {
     }
     if (!due.length) {
       // The stored instant disagrees with the rule (it was computed under other zone data): recompute, make nothing yet.
-      await tx.update(cardRecurrences).set({ nextAt: instantOf(rule, r.nextDate) }).where(eq(cardRecurrences.id, r.id));
+      await tx
+        .update(cardRecurrences)
+        .set({ nextAt: instantOf(rule, r.nextDate) })
+        .where(eq(cardRecurrences.id, r.id));
       return 0;
     }
     // "latest": only the most recent missed occurrence, once fully caught up to now.
@@ -262,14 +395,30 @@ async function catchUpOne(deps: Deps, id: number, now: Date): Promise<number> {
     }
     const t = r.template;
     const stillMembers = t.assigneeIds.length
-      ? (await tx.select({ u: memberships.userId }).from(memberships).where(and(eq(memberships.companyId, project.companyId), inArray(memberships.userId, t.assigneeIds)))).map((x) => x.u)
+      ? (
+          await tx
+            .select({ u: memberships.userId })
+            .from(memberships)
+            .where(and(eq(memberships.companyId, project.companyId), inArray(memberships.userId, t.assigneeIds)))
+        ).map((x) => x.u)
       : [];
     const stillLabels = t.labelIds.length
-      ? (await tx.select({ id: projectLabels.id }).from(projectLabels).where(and(eq(projectLabels.projectId, project.id), inArray(projectLabels.id, t.labelIds)))).map((x) => x.id)
+      ? (
+          await tx
+            .select({ id: projectLabels.id })
+            .from(projectLabels)
+            .where(and(eq(projectLabels.projectId, project.id), inArray(projectLabels.id, t.labelIds)))
+        ).map((x) => x.id)
       : [];
     let made = 0;
     for (const occurrence of make) {
-      const exists = (await tx.select({ id: cards.id }).from(cards).where(and(eq(cards.recurrenceId, r.id), eq(cards.occurrence, occurrence))).limit(1))[0];
+      const exists = (
+        await tx
+          .select({ id: cards.id })
+          .from(cards)
+          .where(and(eq(cards.recurrenceId, r.id), eq(cards.occurrence, occurrence)))
+          .limit(1)
+      )[0];
       if (exists) continue;
       const { column, overLimit } = await columnForRun(tx, project, t);
       const n = {
@@ -290,7 +439,11 @@ async function catchUpOne(deps: Deps, id: number, now: Date): Promise<number> {
         recurrenceId: r.id,
         occurrence,
       };
-      await insertCard(tx, { ctx: null, at: now, companyId: project.companyId, emitAs: { deps, company: { id: project.companyId } } }, n);
+      await insertCard(
+        tx,
+        { ctx: null, at: now, companyId: project.companyId, emitAs: { deps, company: { id: project.companyId } } },
+        n,
+      );
       made++;
     }
     await tx

@@ -28,36 +28,68 @@ export const id = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_
 const anyId = v.pipe(v.number(), v.integer(), v.maxValue(MAX_ID));
 
 export const line = (max: number) =>
-  v.pipe(v.string(), v.minLength(1, "must not be empty"), v.maxLength(max), v.regex(SINGLE_LINE, "must be one line without control characters"), v.regex(/\S/, "must not be blank"));
-export const markdown = v.pipe(v.string(), v.maxLength(MAX_MARKDOWN), v.regex(MULTI_LINE, "must not contain control characters"));
+  v.pipe(
+    v.string(),
+    v.minLength(1, "must not be empty"),
+    v.maxLength(max),
+    v.regex(SINGLE_LINE, "must be one line without control characters"),
+    v.regex(/\S/, "must not be blank"),
+  );
+export const markdown = v.pipe(
+  v.string(),
+  v.maxLength(MAX_MARKDOWN),
+  v.regex(MULTI_LINE, "must not contain control characters"),
+);
 
 export const CARD_KEY = /^[A-Za-z][A-Za-z0-9]{1,9}-[0-9]{1,9}$/;
 export const PROJECT_KEY = /^[A-Za-z][A-Za-z0-9]{1,9}$/;
 
 // Key forms are checked with v.check, which stays out of the published schema: descriptions say "WEB-42" in fewer bytes.
 export const cardRef = v.union(
-  [anyId, v.pipe(v.string(), v.check((s) => CARD_KEY.test(s), "must be a card key like WEB-42"))],
+  [
+    anyId,
+    v.pipe(
+      v.string(),
+      v.check((s) => CARD_KEY.test(s), "must be a card key like WEB-42"),
+    ),
+  ],
   "must be a card id (42) or key (WEB-42)",
 );
 export type CardRef = v.InferOutput<typeof cardRef>;
 export const projectRef = v.union(
-  [anyId, v.pipe(v.string(), v.check((s) => PROJECT_KEY.test(s), "must be a project key like WEB"))],
+  [
+    anyId,
+    v.pipe(
+      v.string(),
+      v.check((s) => PROJECT_KEY.test(s), "must be a project key like WEB"),
+    ),
+  ],
   "must be a project id or key (WEB)",
 );
 export type ProjectRef = v.InferOutput<typeof projectRef>;
 /** A person: user id, email, or "me". */
-export const userRef = v.union([anyId, v.pipe(v.string(), v.minLength(1), v.maxLength(254))], "must be a user id, an email or \"me\"");
+export const userRef = v.union(
+  [anyId, v.pipe(v.string(), v.minLength(1), v.maxLength(254))],
+  'must be a user id, an email or "me"',
+);
 export type UserRef = v.InferOutput<typeof userRef>;
 /** A label of the card's project, by name (case-insensitive). */
 const labelRef = v.pipe(v.string(), v.minLength(1), v.maxLength(60));
 /** A column of the card's board: id, name ("In Review") or state group ("done"). */
-const columnRef = v.union([anyId, v.pipe(v.string(), v.minLength(1), v.maxLength(60))], "must be a column id, name or state group");
+const columnRef = v.union(
+  [anyId, v.pipe(v.string(), v.minLength(1), v.maxLength(60))],
+  "must be a column id, name or state group",
+);
 
 const isRealDate = (s: string) => {
   const d = new Date(`${s}T00:00:00Z`);
   return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
 };
-export const date = v.pipe(v.string(), v.isoDate("must be a date like 2026-03-31"), v.check(isRealDate, "must be a real calendar date"));
+export const date = v.pipe(
+  v.string(),
+  v.isoDate("must be a date like 2026-03-31"),
+  v.check(isRealDate, "must be a real calendar date"),
+);
 
 const list = <T extends v.GenericSchema>(item: T, max = MAX_BULK) => v.pipe(v.array(item), v.maxLength(max));
 const priority = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(4));
@@ -82,7 +114,9 @@ export const projectListInput = v.strictObject({
 export const projectRefInput = v.strictObject({ id: projectRef });
 export const projectCreateInput = v.strictObject({
   name: line(120),
-  key: v.optional(v.pipe(v.string(), v.regex(PROJECT_KEY, "must be 2–10 letters or digits starting with a letter, like WEB"))),
+  key: v.optional(
+    v.pipe(v.string(), v.regex(PROJECT_KEY, "must be 2–10 letters or digits starting with a letter, like WEB")),
+  ),
   description: v.optional(markdown),
   status: v.optional(v.picklist(PROJECT_STATUSES), "active"),
   health: v.optional(v.picklist(PROJECT_HEALTH)),
@@ -95,7 +129,9 @@ export const projectCreateInput = v.strictObject({
 export const projectUpdateInput = v.strictObject({
   id: projectRef,
   name: v.optional(line(120)),
-  key: v.optional(v.pipe(v.string(), v.regex(PROJECT_KEY, "must be 2–10 letters or digits starting with a letter, like WEB"))),
+  key: v.optional(
+    v.pipe(v.string(), v.regex(PROJECT_KEY, "must be 2–10 letters or digits starting with a letter, like WEB")),
+  ),
   description: v.optional(v.nullable(markdown)),
   status: v.optional(v.picklist(PROJECT_STATUSES)),
   health: v.optional(v.nullable(v.picklist(PROJECT_HEALTH))),
@@ -106,14 +142,32 @@ export const projectUpdateInput = v.strictObject({
 });
 export const projectArchiveInput = v.strictObject({ id: projectRef, archived: v.optional(v.boolean(), true) });
 export const projectDeleteInput = v.strictObject({ id: projectRef, force: v.optional(v.boolean(), false) });
-export const projectMembersInput = v.strictObject({ projectId: projectRef, users: v.pipe(list(userRef), v.minLength(1)) });
+export const projectMembersInput = v.strictObject({
+  projectId: projectRef,
+  users: v.pipe(list(userRef), v.minLength(1)),
+});
 
 export const labelListInput = v.strictObject({ projectId: projectRef });
-export const labelCreateInput = v.strictObject({ projectId: projectRef, name: line(60), color: v.optional(color), description: v.optional(line(300)) });
-export const labelUpdateInput = v.strictObject({ id, name: v.optional(line(60)), color: v.optional(color), description: v.optional(v.nullable(line(300))) });
+export const labelCreateInput = v.strictObject({
+  projectId: projectRef,
+  name: line(60),
+  color: v.optional(color),
+  description: v.optional(line(300)),
+});
+export const labelUpdateInput = v.strictObject({
+  id,
+  name: v.optional(line(60)),
+  color: v.optional(color),
+  description: v.optional(v.nullable(line(300))),
+});
 export const refInput = v.strictObject({ id });
 
-export const milestoneCreateInput = v.strictObject({ projectId: projectRef, name: line(120), description: v.optional(markdown), targetDate: v.optional(date) });
+export const milestoneCreateInput = v.strictObject({
+  projectId: projectRef,
+  name: line(120),
+  description: v.optional(markdown),
+  targetDate: v.optional(date),
+});
 export const milestoneUpdateInput = v.strictObject({
   id,
   name: v.optional(line(120)),
@@ -124,20 +178,38 @@ export const milestoneUpdateInput = v.strictObject({
 // ---------------------------------------------------------------------------
 // Boards and columns
 
-export const boardGetInput = v.strictObject({ id, cardsPerColumn: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(50)), 10) });
-export const boardCreateInput = v.strictObject({ projectId: projectRef, name: line(80), columns: v.optional(v.pipe(v.array(columnSpec), v.minLength(1), v.maxLength(20))) });
+export const boardGetInput = v.strictObject({
+  id,
+  cardsPerColumn: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(50)), 10),
+});
+export const boardCreateInput = v.strictObject({
+  projectId: projectRef,
+  name: line(80),
+  columns: v.optional(v.pipe(v.array(columnSpec), v.minLength(1), v.maxLength(20))),
+});
 export const boardUpdateInput = v.strictObject({ id, name: line(80) });
 export const boardDeleteInput = v.strictObject({ id, moveCardsToColumnId: v.optional(id) });
-export const columnCreateInput = v.strictObject({ boardId: id, name: line(60), stateGroup, wipLimit: v.optional(wipLimit), afterColumnId: v.optional(id) });
-export const columnUpdateInput = v.strictObject({ id, name: v.optional(line(60)), stateGroup: v.optional(stateGroup), wipLimit: v.optional(v.nullable(wipLimit)) });
+export const columnCreateInput = v.strictObject({
+  boardId: id,
+  name: line(60),
+  stateGroup,
+  wipLimit: v.optional(wipLimit),
+  afterColumnId: v.optional(id),
+});
+export const columnUpdateInput = v.strictObject({
+  id,
+  name: v.optional(line(60)),
+  stateGroup: v.optional(stateGroup),
+  wipLimit: v.optional(v.nullable(wipLimit)),
+});
 export const columnReorderInput = v.strictObject({ boardId: id, columnIds: v.pipe(list(id, 50), v.minLength(1)) });
 export const columnDeleteInput = v.strictObject({ id, moveCardsToColumnId: v.optional(id) });
 
 // ---------------------------------------------------------------------------
 // Cards
 
-const sprintFilter = v.union([anyId, v.picklist(["active", "none"])], "must be a sprint id, \"active\" or \"none\"");
-const sprintTarget = v.union([anyId, v.literal("active")], "must be a sprint id or \"active\"");
+const sprintFilter = v.union([anyId, v.picklist(["active", "none"])], 'must be a sprint id, "active" or "none"');
+const sprintTarget = v.union([anyId, v.literal("active")], 'must be a sprint id or "active"');
 
 export const CARD_ORDERS = ["board", "updated", "created", "priority", "due"] as const;
 export const cardListInput = v.strictObject({
@@ -156,7 +228,10 @@ export const cardListInput = v.strictObject({
   orderBy: v.optional(v.picklist(CARD_ORDERS), "board"),
   ...pageInput,
 });
-export const cardGetInput = v.strictObject({ id: cardRef, include: v.optional(list(v.picklist(["comments", "activity"]), 2), []) });
+export const cardGetInput = v.strictObject({
+  id: cardRef,
+  include: v.optional(list(v.picklist(["comments", "activity"]), 2), []),
+});
 export const cardCreateInput = v.strictObject({
   projectId: v.optional(projectRef),
   title: line(MAX_TITLE),
@@ -207,7 +282,10 @@ export const cardBulkInput = v.strictObject({
 });
 export const cardRefInput = v.strictObject({ id: cardRef });
 
-export const checklistAddInput = v.strictObject({ cardId: cardRef, items: v.pipe(list(line(300), 50), v.minLength(1)) });
+export const checklistAddInput = v.strictObject({
+  cardId: cardRef,
+  items: v.pipe(list(line(300), 50), v.minLength(1)),
+});
 export const checklistUpdateInput = v.strictObject({
   id,
   text: v.optional(line(300)),
@@ -216,17 +294,35 @@ export const checklistUpdateInput = v.strictObject({
 });
 
 export const RELATION_INPUTS = ["blocks", "blocked_by", "duplicates", "duplicated_by", "relates"] as const;
-export const relationInput = v.strictObject({ cardId: cardRef, kind: v.picklist(RELATION_INPUTS), otherCardId: cardRef });
-export const relationRemoveInput = v.strictObject({ cardId: cardRef, otherCardId: cardRef, kind: v.optional(v.picklist(RELATION_INPUTS)) });
+export const relationInput = v.strictObject({
+  cardId: cardRef,
+  kind: v.picklist(RELATION_INPUTS),
+  otherCardId: cardRef,
+});
+export const relationRemoveInput = v.strictObject({
+  cardId: cardRef,
+  otherCardId: cardRef,
+  kind: v.optional(v.picklist(RELATION_INPUTS)),
+});
 
-export const commentCreateInput = v.strictObject({ cardId: cardRef, body: v.pipe(markdown, v.minLength(1), v.regex(/\S/, "must not be blank")) });
-export const commentUpdateInput = v.strictObject({ id, body: v.pipe(markdown, v.minLength(1), v.regex(/\S/, "must not be blank")) });
+export const commentCreateInput = v.strictObject({
+  cardId: cardRef,
+  body: v.pipe(markdown, v.minLength(1), v.regex(/\S/, "must not be blank")),
+});
+export const commentUpdateInput = v.strictObject({
+  id,
+  body: v.pipe(markdown, v.minLength(1), v.regex(/\S/, "must not be blank")),
+});
 export const attachmentInput = v.strictObject({ cardId: cardRef, mediaId: id });
 
 // ---------------------------------------------------------------------------
 // Recurrences
 
-const timeOfDay = v.pipe(v.string(), v.regex(/^([01][0-9]|2[0-3]):[0-5][0-9]$/, "must be a time like 09:00"), v.examples(["09:00"]));
+const timeOfDay = v.pipe(
+  v.string(),
+  v.regex(/^([01][0-9]|2[0-3]):[0-5][0-9]$/, "must be a time like 09:00"),
+  v.examples(["09:00"]),
+);
 const recurrenceFields = {
   title: line(MAX_TITLE),
   description: v.optional(v.nullable(markdown)),
@@ -245,14 +341,28 @@ const recurrenceFields = {
   catchUp: v.optional(v.picklist(["all", "latest"])),
 };
 export const recurrenceCreateInput = v.strictObject({ projectId: projectRef, ...recurrenceFields });
-export const recurrenceUpdateInput = v.strictObject({ id, ...v.partial(v.object(recurrenceFields)).entries, active: v.optional(v.boolean()) });
+export const recurrenceUpdateInput = v.strictObject({
+  id,
+  ...v.partial(v.object(recurrenceFields)).entries,
+  active: v.optional(v.boolean()),
+});
 export const recurrenceListInput = v.strictObject({ projectId: v.optional(projectRef), ...pageInput });
 
 // ---------------------------------------------------------------------------
 // Sprints
 
-export const sprintListInput = v.strictObject({ projectId: projectRef, status: v.optional(v.picklist(SPRINT_STATUSES)), ...pageInput });
-export const sprintCreateInput = v.strictObject({ projectId: projectRef, name: v.optional(line(80)), goal: v.optional(line(500)), startDate: date, endDate: date });
+export const sprintListInput = v.strictObject({
+  projectId: projectRef,
+  status: v.optional(v.picklist(SPRINT_STATUSES)),
+  ...pageInput,
+});
+export const sprintCreateInput = v.strictObject({
+  projectId: projectRef,
+  name: v.optional(line(80)),
+  goal: v.optional(line(500)),
+  startDate: date,
+  endDate: date,
+});
 export const sprintUpdateInput = v.strictObject({
   id,
   name: v.optional(line(80)),
@@ -262,10 +372,16 @@ export const sprintUpdateInput = v.strictObject({
 });
 export const sprintCloseInput = v.strictObject({
   id,
-  carryOverTo: v.optional(v.union([anyId, v.picklist(["next", "backlog"])], "must be a sprint id, \"next\" or \"backlog\""), "next"),
+  carryOverTo: v.optional(
+    v.union([anyId, v.picklist(["next", "backlog"])], 'must be a sprint id, "next" or "backlog"'),
+    "next",
+  ),
 });
 export const sprintCardsInput = v.strictObject({ sprintId: id, cardIds: v.pipe(list(cardRef), v.minLength(1)) });
-export const velocityInput = v.strictObject({ projectId: projectRef, count: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(12)), 3) });
+export const velocityInput = v.strictObject({
+  projectId: projectRef,
+  count: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(12)), 3),
+});
 
 // ---------------------------------------------------------------------------
 // Time
@@ -296,4 +412,9 @@ export const timeLogListInput = v.strictObject({
   billable: v.optional(v.boolean()),
   ...pageInput,
 });
-export const timesheetInput = v.strictObject({ userId: v.optional(userRef), from: date, to: date, projectId: v.optional(projectRef) });
+export const timesheetInput = v.strictObject({
+  userId: v.optional(userRef),
+  from: date,
+  to: date,
+  projectId: v.optional(projectRef),
+});

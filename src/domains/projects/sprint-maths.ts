@@ -39,7 +39,10 @@ export const CARRIED_OVER = "carried_over";
 export async function sprintHistory(q: Q, sprintIds: number[]): Promise<Map<number, HistoryRow[]>> {
   const out = new Map<number, HistoryRow[]>();
   if (!sprintIds.length) return out;
-  const ever = q.selectDistinct({ cardId: cardActivity.cardId }).from(cardActivity).where(inArray(cardActivity.sprintId, sprintIds));
+  const ever = q
+    .selectDistinct({ cardId: cardActivity.cardId })
+    .from(cardActivity)
+    .where(inArray(cardActivity.sprintId, sprintIds));
   const rows = await q
     .select({
       cardId: cardActivity.cardId,
@@ -82,8 +85,20 @@ function stateAt(rows: HistoryRow[], t: number, ignoreCarryFrom: number | null):
 }
 
 /** Scope, completed and remaining of `sprintId` at instant `t`. */
-export function figuresAt(history: Map<number, HistoryRow[]>, sprintId: number, t: number, closedAt: number | null): Figures {
-  const f: Figures = { scopePoints: 0, completedPoints: 0, remainingPoints: 0, scopeCards: 0, completedCards: 0, remainingCards: 0 };
+export function figuresAt(
+  history: Map<number, HistoryRow[]>,
+  sprintId: number,
+  t: number,
+  closedAt: number | null,
+): Figures {
+  const f: Figures = {
+    scopePoints: 0,
+    completedPoints: 0,
+    remainingPoints: 0,
+    scopeCards: 0,
+    completedCards: 0,
+    remainingCards: 0,
+  };
   // At the close instant itself, the close's carry-over rows are not yet "what happened in the sprint".
   const ignore = closedAt !== null && t >= closedAt ? sprintId : null;
   const at = closedAt !== null ? Math.min(t, closedAt) : t;
@@ -126,7 +141,12 @@ export interface BurndownPoint {
   idealPoints: number;
 }
 
-export function burndown(history: Map<number, HistoryRow[]>, s: SprintTimes, timeZone: string, now: number): { committed: number | null; days: number; points: BurndownPoint[] } {
+export function burndown(
+  history: Map<number, HistoryRow[]>,
+  s: SprintTimes,
+  timeZone: string,
+  now: number,
+): { committed: number | null; days: number; points: BurndownPoint[] } {
   const days = daysBetween(s.startDate, s.endDate) + 1;
   if (!s.startedAt) return { committed: null, days, points: [] };
   const committed = committedOf(history, s)!;
@@ -144,9 +164,8 @@ export function burndown(history: Map<number, HistoryRow[]>, s: SprintTimes, tim
       completedPoints: f.completedPoints,
       remainingPoints: f.remainingPoints,
       remainingCards: f.remainingCards,
-      idealPoints: Math.round((committed * (days - (i + 1))) / days * 100) / 100,
+      idealPoints: Math.round(((committed * (days - (i + 1))) / days) * 100) / 100,
     });
   }
   return { committed, days, points };
 }
-

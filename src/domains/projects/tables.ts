@@ -15,7 +15,20 @@
  * row that takes it out of its sprint.
  */
 import { media } from "../cms/tables";
-import { bool, createdAt, id, index, integer, json, primaryKey, table, text, time, uniqueIndex, updatedAt } from "../../core/columns";
+import {
+  bool,
+  createdAt,
+  id,
+  index,
+  integer,
+  json,
+  primaryKey,
+  table,
+  text,
+  time,
+  uniqueIndex,
+  updatedAt,
+} from "../../core/columns";
 import { companies, users } from "../../core/tables";
 
 export const PROJECT_STATUSES = ["planned", "active", "paused", "completed", "cancelled"] as const;
@@ -27,11 +40,15 @@ export const projects = table(
   "projects",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
     /** Upper-case, 2–10 characters: the prefix of card keys (WEB-42). */
     key: text("key").notNull(),
     /** Keys the project had before, so old card keys (OLD-7) still resolve. */
-    formerKeys: json<string[]>("former_keys").notNull().$defaultFn(() => []),
+    formerKeys: json<string[]>("former_keys")
+      .notNull()
+      .$defaultFn(() => []),
     name: text("name").notNull(),
     /** Markdown, written to be shown to the client. */
     description: text("description"),
@@ -48,14 +65,21 @@ export const projects = table(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [uniqueIndex("projects_company_key").on(t.companyId, t.key), index("projects_company").on(t.companyId, t.archivedAt)],
+  (t) => [
+    uniqueIndex("projects_company_key").on(t.companyId, t.key),
+    index("projects_company").on(t.companyId, t.archivedAt),
+  ],
 );
 
 export const projectMembers = table(
   "project_members",
   {
-    projectId: integer("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
-    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
     createdAt: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.userId] }), index("project_members_user").on(t.userId)],
@@ -65,7 +89,9 @@ export const projectLabels = table(
   "project_labels",
   {
     id: id(),
-    projectId: integer("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     /** The name ASCII-lower-cased: label names are unique per project regardless of case. */
     nameKey: text("name_key").notNull(),
@@ -80,7 +106,9 @@ export const milestones = table(
   "milestones",
   {
     id: id(),
-    projectId: integer("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     description: text("description"),
     targetDate: text("target_date"),
@@ -97,7 +125,9 @@ export const boards = table(
   "boards",
   {
     id: id(),
-    projectId: integer("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     position: integer("position").notNull(),
     createdAt: createdAt(),
@@ -110,8 +140,12 @@ export const boardColumns = table(
   "board_columns",
   {
     id: id(),
-    boardId: integer("board_id").notNull().references(() => boards.id, { onDelete: "cascade" }),
-    projectId: integer("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+    boardId: integer("board_id")
+      .notNull()
+      .references(() => boards.id, { onDelete: "cascade" }),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     stateGroup: text("state_group").$type<StateGroup>().notNull(),
     /** Most cards the column may hold; null: no limit. */
@@ -133,13 +167,17 @@ export const cardRecurrences = table(
   "card_recurrences",
   {
     id: id(),
-    projectId: integer("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
     /** What each card gets: title (may hold {date}), description, priority, estimate, labelIds, assigneeIds, checklist, columnId, dueInDays. */
     template: json<RecurrenceTemplate>("template").notNull(),
     frequency: text("frequency").$type<"daily" | "weekly" | "monthly">().notNull(),
     interval: integer("interval").notNull().default(1),
     /** mo..su; weekly: the days; daily: only these days; monthly with weekOfMonth: the weekday. */
-    weekdays: json<string[]>("weekdays").notNull().$defaultFn(() => []),
+    weekdays: json<string[]>("weekdays")
+      .notNull()
+      .$defaultFn(() => []),
     /** monthly: day of month 1–31 (short months: their last day), -1 the last day. */
     monthDay: integer("month_day"),
     /** monthly: 1–4 or -1 (last) with one weekday, e.g. the 2nd Tuesday. */
@@ -182,7 +220,9 @@ export const sprints = table(
   "sprints",
   {
     id: id(),
-    projectId: integer("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     goal: text("goal"),
     startDate: text("start_date").notNull(),
@@ -197,7 +237,10 @@ export const sprints = table(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [uniqueIndex("sprints_one_active").on(t.activeProjectId), index("sprints_project").on(t.projectId, t.startDate)],
+  (t) => [
+    uniqueIndex("sprints_one_active").on(t.activeProjectId),
+    index("sprints_project").on(t.projectId, t.startDate),
+  ],
 );
 
 export const PRIORITIES = [0, 1, 2, 3, 4] as const;
@@ -206,11 +249,19 @@ export const cards = table(
   "cards",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
-    projectId: integer("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
     number: integer("number").notNull(),
-    boardId: integer("board_id").notNull().references(() => boards.id),
-    columnId: integer("column_id").notNull().references(() => boardColumns.id),
+    boardId: integer("board_id")
+      .notNull()
+      .references(() => boards.id),
+    columnId: integer("column_id")
+      .notNull()
+      .references(() => boardColumns.id),
     /** Gap ordering within the column (ordering.ts): ascending, unique per column. */
     position: integer("position").notNull(),
     title: text("title").notNull(),
@@ -248,8 +299,12 @@ export const cards = table(
 export const cardAssignees = table(
   "card_assignees",
   {
-    cardId: integer("card_id").notNull().references(() => cards.id, { onDelete: "cascade" }),
-    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    cardId: integer("card_id")
+      .notNull()
+      .references(() => cards.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
     createdAt: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.cardId, t.userId] }), index("card_assignees_user").on(t.userId)],
@@ -258,8 +313,12 @@ export const cardAssignees = table(
 export const cardLabels = table(
   "card_labels",
   {
-    cardId: integer("card_id").notNull().references(() => cards.id, { onDelete: "cascade" }),
-    labelId: integer("label_id").notNull().references(() => projectLabels.id, { onDelete: "cascade" }),
+    cardId: integer("card_id")
+      .notNull()
+      .references(() => cards.id, { onDelete: "cascade" }),
+    labelId: integer("label_id")
+      .notNull()
+      .references(() => projectLabels.id, { onDelete: "cascade" }),
   },
   (t) => [primaryKey({ columns: [t.cardId, t.labelId] }), index("card_labels_label").on(t.labelId)],
 );
@@ -268,7 +327,9 @@ export const checklistItems = table(
   "card_checklist_items",
   {
     id: id(),
-    cardId: integer("card_id").notNull().references(() => cards.id, { onDelete: "cascade" }),
+    cardId: integer("card_id")
+      .notNull()
+      .references(() => cards.id, { onDelete: "cascade" }),
     text: text("text").notNull(),
     done: bool("done").notNull().default(false),
     position: integer("position").notNull(),
@@ -287,23 +348,34 @@ export const cardRelations = table(
   "card_relations",
   {
     id: id(),
-    fromCardId: integer("from_card_id").notNull().references(() => cards.id, { onDelete: "cascade" }),
-    toCardId: integer("to_card_id").notNull().references(() => cards.id, { onDelete: "cascade" }),
+    fromCardId: integer("from_card_id")
+      .notNull()
+      .references(() => cards.id, { onDelete: "cascade" }),
+    toCardId: integer("to_card_id")
+      .notNull()
+      .references(() => cards.id, { onDelete: "cascade" }),
     kind: text("kind").$type<RelationKind>().notNull(),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex("card_relations_pair").on(t.fromCardId, t.toCardId, t.kind), index("card_relations_to").on(t.toCardId)],
+  (t) => [
+    uniqueIndex("card_relations_pair").on(t.fromCardId, t.toCardId, t.kind),
+    index("card_relations_to").on(t.toCardId),
+  ],
 );
 
 export const cardComments = table(
   "card_comments",
   {
     id: id(),
-    cardId: integer("card_id").notNull().references(() => cards.id, { onDelete: "cascade" }),
+    cardId: integer("card_id")
+      .notNull()
+      .references(() => cards.id, { onDelete: "cascade" }),
     authorUserId: integer("author_user_id").references(() => users.id, { onDelete: "set null" }),
     /** Markdown. */
     body: text("body").notNull(),
-    mentionedUserIds: json<number[]>("mentioned_user_ids").notNull().$defaultFn(() => []),
+    mentionedUserIds: json<number[]>("mentioned_user_ids")
+      .notNull()
+      .$defaultFn(() => []),
     editedAt: time("edited_at"),
     createdAt: createdAt(),
   },
@@ -314,13 +386,20 @@ export const cardAttachments = table(
   "card_attachments",
   {
     id: id(),
-    cardId: integer("card_id").notNull().references(() => cards.id, { onDelete: "cascade" }),
+    cardId: integer("card_id")
+      .notNull()
+      .references(() => cards.id, { onDelete: "cascade" }),
     /** A media item of one of the company's sites; deleting the media removes the attachment. */
-    mediaId: integer("media_id").notNull().references(() => media.id, { onDelete: "cascade" }),
+    mediaId: integer("media_id")
+      .notNull()
+      .references(() => media.id, { onDelete: "cascade" }),
     addedByUserId: integer("added_by_user_id").references(() => users.id, { onDelete: "set null" }),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex("card_attachments_card_media").on(t.cardId, t.mediaId), index("card_attachments_media").on(t.mediaId)],
+  (t) => [
+    uniqueIndex("card_attachments_card_media").on(t.cardId, t.mediaId),
+    index("card_attachments_media").on(t.mediaId),
+  ],
 );
 
 export const cardActivity = table(
@@ -328,7 +407,9 @@ export const cardActivity = table(
   {
     id: id(),
     cardId: integer("card_id").notNull(),
-    projectId: integer("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
     /** Who acted; null for the recurrence job. */
     userId: integer("user_id"),
     /** created, updated, moved, assigned, unassigned, labeled, sprint, comment, checklist, relation, attachment, time, deleted. */
@@ -352,13 +433,19 @@ export const timeLogs = table(
   "time_logs",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
-    projectId: integer("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
     /** Null once the card was deleted: the time stays on the project. */
     cardId: integer("card_id").references(() => cards.id, { onDelete: "set null" }),
     /** The sprint the card was in when the time was logged. */
     sprintId: integer("sprint_id").references(() => sprints.id, { onDelete: "set null" }),
-    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
     minutes: integer("minutes").notNull(),
     /** The day the work was done (YYYY-MM-DD). */
     workedOn: text("worked_on").notNull(),

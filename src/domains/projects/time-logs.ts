@@ -18,7 +18,18 @@ import { invalid, notFound } from "../../core/errors";
 import { emit } from "../../core/events";
 import { page } from "../../core/pagination";
 import { users } from "../../core/tables";
-import { cardFor, cardKey, dateIn, daysBetween, personFor, projectFor, readAccess, sprintFor, write, type Q } from "./access";
+import {
+  cardFor,
+  cardKey,
+  dateIn,
+  daysBetween,
+  personFor,
+  projectFor,
+  readAccess,
+  sprintFor,
+  write,
+  type Q,
+} from "./access";
 import { logActivity } from "./activity";
 import { columnOf } from "./cards";
 import { timeLogged } from "./events";
@@ -29,14 +40,27 @@ const MAX_TIMESHEET_DAYS = 92;
 const hours = (m: number) => Math.round((m / 60) * 100) / 100;
 
 async function logFor(q: Q, ctx: ActorContext, id: number) {
-  const row = (await q.select().from(timeLogs).where(and(eq(timeLogs.id, id), eq(timeLogs.companyId, ctx.company.id))).limit(1))[0];
+  const row = (
+    await q
+      .select()
+      .from(timeLogs)
+      .where(and(eq(timeLogs.id, id), eq(timeLogs.companyId, ctx.company.id)))
+      .limit(1)
+  )[0];
   if (!row) throw notFound(`Time log ${id} not found.`);
   return row;
 }
 
 async function keyOfCard(q: Q, cardId: number | null): Promise<string | null> {
   if (cardId === null) return null;
-  const r = (await q.select({ number: cards.number, key: projects.key }).from(cards).innerJoin(projects, eq(projects.id, cards.projectId)).where(eq(cards.id, cardId)).limit(1))[0];
+  const r = (
+    await q
+      .select({ number: cards.number, key: projects.key })
+      .from(cards)
+      .innerJoin(projects, eq(projects.id, cards.projectId))
+      .where(eq(cards.id, cardId))
+      .limit(1)
+  )[0];
   return r ? `${r.key}-${r.number}` : null;
 }
 
@@ -46,29 +70,66 @@ export async function createTimeLog(ctx: ActorContext, input: v.InferOutput<type
     const { card, project, key } = await cardFor(tx, ctx, input.cardId);
     const who = await personFor(tx, ctx, input.userId ?? "me");
     const workedOn = input.workedOn ?? dateIn(project.timeZone, at);
-    if (daysBetween(dateIn(project.timeZone, at), workedOn) > 1) throw invalid(`workedOn ${workedOn} is in the future; log time for today or earlier (a day of slack allows for time zones).`);
-    const log = (await tx
-      .insert(timeLogs)
-      .values({
-        companyId: ctx.company.id,
-        projectId: project.id,
-        cardId: card.id,
-        sprintId: card.sprintId,
-        userId: who.id,
-        minutes: input.minutes,
-        workedOn,
-        note: input.note?.trim() ?? null,
-        billable: input.billable,
-        createdByUserId: ctx.principal.userId,
-        createdAt: at,
-        updatedAt: at,
-      })
-      .returning())[0]!;
-    await logActivity(tx, { ctx, at }, card, (await columnOf(tx, card.columnId)).stateGroup, "time", { minutes: input.minutes, userId: who.id, workedOn });
+    if (daysBetween(dateIn(project.timeZone, at), workedOn) > 1)
+      throw invalid(
+        `workedOn ${workedOn} is in the future; log time for today or earlier (a day of slack allows for time zones).`,
+      );
+    const log = (
+      await tx
+        .insert(timeLogs)
+        .values({
+          companyId: ctx.company.id,
+          projectId: project.id,
+          cardId: card.id,
+          sprintId: card.sprintId,
+          userId: who.id,
+          minutes: input.minutes,
+          workedOn,
+          note: input.note?.trim() ?? null,
+          billable: input.billable,
+          createdByUserId: ctx.principal.userId,
+          createdAt: at,
+          updatedAt: at,
+        })
+        .returning()
+    )[0]!;
+    await logActivity(tx, { ctx, at }, card, (await columnOf(tx, card.columnId)).stateGroup, "time", {
+      minutes: input.minutes,
+      userId: who.id,
+      workedOn,
+    });
     await audit(tx, ctx, "time_logs.create", { type: "time_log", id: log.id, detail: { key, minutes: input.minutes } });
-    await emit(tx, ctx, timeLogged, { id: log.id }, { action: "created", projectId: project.id, cardKey: key, userId: who.id, minutes: log.minutes, workedOn, billable: log.billable });
-    const total = (await tx.select({ m: sql<number>`coalesce(sum(${timeLogs.minutes}), 0)`.mapWith(Number) }).from(timeLogs).where(eq(timeLogs.cardId, card.id)).limit(1))[0]!.m;
-    return { id: log.id, cardKey: key, user: who.email, minutes: log.minutes, workedOn, billable: log.billable, cardTotalMinutes: total };
+    await emit(
+      tx,
+      ctx,
+      timeLogged,
+      { id: log.id },
+      {
+        action: "created",
+        projectId: project.id,
+        cardKey: key,
+        userId: who.id,
+        minutes: log.minutes,
+        workedOn,
+        billable: log.billable,
+      },
+    );
+    const total = (
+      await tx
+        .select({ m: sql<number>`coalesce(sum(${timeLogs.minutes}), 0)`.mapWith(Number) })
+        .from(timeLogs)
+        .where(eq(timeLogs.cardId, card.id))
+        .limit(1)
+    )[0]!.m;
+    return {
+      id: log.id,
+      cardKey: key,
+      user: who.email,
+      minutes: log.minutes,
+      workedOn,
+      billable: log.billable,
+      cardTotalMinutes: total,
+    };
   });
 }
 
@@ -81,10 +142,30 @@ export async function updateTimeLog(ctx: ActorContext, input: v.InferOutput<type
     if (input.workedOn !== undefined) set.workedOn = input.workedOn;
     if (input.note !== undefined) set.note = input.note?.trim() ?? null;
     if (input.billable !== undefined) set.billable = input.billable;
-    const after = (await tx.update(timeLogs).set({ ...set, updatedAt: at }).where(eq(timeLogs.id, log.id)).returning())[0]!;
+    const after = (
+      await tx
+        .update(timeLogs)
+        .set({ ...set, updatedAt: at })
+        .where(eq(timeLogs.id, log.id))
+        .returning()
+    )[0]!;
     const key = await keyOfCard(tx, log.cardId);
     await audit(tx, ctx, "time_logs.update", { type: "time_log", id: log.id, detail: { fields: Object.keys(set) } });
-    await emit(tx, ctx, timeLogged, { id: log.id }, { action: "updated", projectId: log.projectId, cardKey: key, userId: after.userId, minutes: after.minutes, workedOn: after.workedOn, billable: after.billable });
+    await emit(
+      tx,
+      ctx,
+      timeLogged,
+      { id: log.id },
+      {
+        action: "updated",
+        projectId: log.projectId,
+        cardKey: key,
+        userId: after.userId,
+        minutes: after.minutes,
+        workedOn: after.workedOn,
+        billable: after.billable,
+      },
+    );
     return { id: log.id, cardKey: key, minutes: after.minutes, workedOn: after.workedOn, billable: after.billable };
   });
 }
@@ -95,7 +176,21 @@ export async function deleteTimeLog(ctx: ActorContext, input: { id: number }) {
     await tx.delete(timeLogs).where(eq(timeLogs.id, log.id));
     const key = await keyOfCard(tx, log.cardId);
     await audit(tx, ctx, "time_logs.delete", { type: "time_log", id: log.id, detail: { minutes: log.minutes } });
-    await emit(tx, ctx, timeLogged, { id: log.id }, { action: "deleted", projectId: log.projectId, cardKey: key, userId: log.userId, minutes: log.minutes, workedOn: log.workedOn, billable: log.billable });
+    await emit(
+      tx,
+      ctx,
+      timeLogged,
+      { id: log.id },
+      {
+        action: "deleted",
+        projectId: log.projectId,
+        cardKey: key,
+        userId: log.userId,
+        minutes: log.minutes,
+        workedOn: log.workedOn,
+        billable: log.billable,
+      },
+    );
     return { id: log.id, status: "deleted" };
   });
 }
@@ -104,23 +199,30 @@ export async function listTimeLogs(ctx: ActorContext, input: v.InferOutput<typeo
   readAccess(ctx);
   const db = ctx.deps.db;
   const conds = [eq(timeLogs.companyId, ctx.company.id)];
-  if (input.projectId !== undefined) conds.push(eq(timeLogs.projectId, (await projectFor(db, ctx, input.projectId)).id));
+  if (input.projectId !== undefined)
+    conds.push(eq(timeLogs.projectId, (await projectFor(db, ctx, input.projectId)).id));
   if (input.cardId !== undefined) conds.push(eq(timeLogs.cardId, (await cardFor(db, ctx, input.cardId)).card.id));
-  if (input.sprintId !== undefined) conds.push(eq(timeLogs.sprintId, (await sprintFor(db, ctx, input.sprintId)).sprint.id));
+  if (input.sprintId !== undefined)
+    conds.push(eq(timeLogs.sprintId, (await sprintFor(db, ctx, input.sprintId)).sprint.id));
   if (input.userId !== undefined) conds.push(eq(timeLogs.userId, (await personFor(db, ctx, input.userId)).id));
   if (input.from) conds.push(gte(timeLogs.workedOn, input.from));
   if (input.to) conds.push(lte(timeLogs.workedOn, input.to));
   if (input.billable !== undefined) conds.push(eq(timeLogs.billable, input.billable));
   const where = and(...conds);
-  const sums = (await db
-    .select({
-      n: sql<number>`count(*)`.mapWith(Number),
-      minutes: sql<number>`coalesce(sum(${timeLogs.minutes}), 0)`.mapWith(Number),
-      billable: sql<number>`coalesce(sum(case when ${timeLogs.billable} then ${timeLogs.minutes} else 0 end), 0)`.mapWith(Number),
-    })
-    .from(timeLogs)
-    .where(where)
-    .limit(1))[0]!;
+  const sums = (
+    await db
+      .select({
+        n: sql<number>`count(*)`.mapWith(Number),
+        minutes: sql<number>`coalesce(sum(${timeLogs.minutes}), 0)`.mapWith(Number),
+        billable:
+          sql<number>`coalesce(sum(case when ${timeLogs.billable} then ${timeLogs.minutes} else 0 end), 0)`.mapWith(
+            Number,
+          ),
+      })
+      .from(timeLogs)
+      .where(where)
+      .limit(1)
+  )[0]!;
   const rows = await db
     .select({ log: timeLogs, email: users.email, name: users.name, number: cards.number, key: projects.key })
     .from(timeLogs)
@@ -157,11 +259,17 @@ export async function getTimesheet(ctx: ActorContext, input: v.InferOutput<typeo
   const db = ctx.deps.db;
   if (input.to < input.from) throw invalid("to must be on or after from.");
   const span = daysBetween(input.from, input.to) + 1;
-  if (span > MAX_TIMESHEET_DAYS) throw invalid(`A timesheet covers at most ${MAX_TIMESHEET_DAYS} days; this asks for ${span}.`);
-  const conds = [eq(timeLogs.companyId, ctx.company.id), gte(timeLogs.workedOn, input.from), lte(timeLogs.workedOn, input.to)];
+  if (span > MAX_TIMESHEET_DAYS)
+    throw invalid(`A timesheet covers at most ${MAX_TIMESHEET_DAYS} days; this asks for ${span}.`);
+  const conds = [
+    eq(timeLogs.companyId, ctx.company.id),
+    gte(timeLogs.workedOn, input.from),
+    lte(timeLogs.workedOn, input.to),
+  ];
   const who = input.userId !== undefined ? await personFor(db, ctx, input.userId) : null;
   if (who) conds.push(eq(timeLogs.userId, who.id));
-  if (input.projectId !== undefined) conds.push(eq(timeLogs.projectId, (await projectFor(db, ctx, input.projectId)).id));
+  if (input.projectId !== undefined)
+    conds.push(eq(timeLogs.projectId, (await projectFor(db, ctx, input.projectId)).id));
   const rows = await db
     .select({
       userId: timeLogs.userId,
@@ -178,9 +286,26 @@ export async function getTimesheet(ctx: ActorContext, input: v.InferOutput<typeo
     .where(and(...conds))
     .groupBy(timeLogs.userId, users.name, users.email, timeLogs.workedOn, projects.key)
     .orderBy(asc(timeLogs.userId), asc(timeLogs.workedOn), asc(projects.key));
-  const people = new Map<number, { userId: number; name: string; days: Record<string, number>; projects: Record<string, number>; minutes: number; billableMinutes: number }>();
+  const people = new Map<
+    number,
+    {
+      userId: number;
+      name: string;
+      days: Record<string, number>;
+      projects: Record<string, number>;
+      minutes: number;
+      billableMinutes: number;
+    }
+  >();
   for (const r of rows) {
-    const p = people.get(r.userId) ?? { userId: r.userId, name: r.name ?? r.email, days: {}, projects: {}, minutes: 0, billableMinutes: 0 };
+    const p = people.get(r.userId) ?? {
+      userId: r.userId,
+      name: r.name ?? r.email,
+      days: {},
+      projects: {},
+      minutes: 0,
+      billableMinutes: 0,
+    };
     p.days[r.workedOn] = (p.days[r.workedOn] ?? 0) + r.minutes;
     p.projects[r.projectKey] = (p.projects[r.projectKey] ?? 0) + r.minutes;
     p.minutes += r.minutes;
@@ -188,11 +313,23 @@ export async function getTimesheet(ctx: ActorContext, input: v.InferOutput<typeo
     people.set(r.userId, p);
   }
   const list = [...people.values()].map((p) => ({ ...p, hours: hours(p.minutes) }));
-  if (who && !list.length) list.push({ userId: who.id, name: who.name ?? who.email, days: {}, projects: {}, minutes: 0, billableMinutes: 0, hours: 0 });
+  if (who && !list.length)
+    list.push({
+      userId: who.id,
+      name: who.name ?? who.email,
+      days: {},
+      projects: {},
+      minutes: 0,
+      billableMinutes: 0,
+      hours: 0,
+    });
   return {
     from: input.from,
     to: input.to,
     people: list,
-    totals: { minutes: list.reduce((s, p) => s + p.minutes, 0), billableMinutes: list.reduce((s, p) => s + p.billableMinutes, 0) },
+    totals: {
+      minutes: list.reduce((s, p) => s + p.minutes, 0),
+      billableMinutes: list.reduce((s, p) => s + p.billableMinutes, 0),
+    },
   };
 }

@@ -6,7 +6,9 @@ export const serviceCatalog = table(
   "service_catalog",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     description: text("description"),
     priceCents: integer("price_cents"),
@@ -19,8 +21,12 @@ export const serviceCatalog = table(
 
 export const serviceRequests = table("service_requests", {
   id: id(),
-  companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
-  serviceId: integer("service_id").notNull().references(() => serviceCatalog.id),
+  companyId: integer("company_id")
+    .notNull()
+    .references(() => companies.id, { onDelete: "cascade" }),
+  serviceId: integer("service_id")
+    .notNull()
+    .references(() => serviceCatalog.id),
   userId: integer("user_id"),
   details: text("details"),
   status: text("status").notNull().default("open"),

@@ -38,8 +38,7 @@ export const serviceRequestsList = defineTool({
   scope: "services:read",
   readOnly: true,
   title: "List service requests",
-  description:
-    "List this company's service requests, newest first, filtered by status.",
+  description: "List this company's service requests, newest first, filtered by status.",
   input: v.object({
     status: v.optional(v.picklist(["open", "in_progress", "done", "cancelled"])),
     ...pageInput,

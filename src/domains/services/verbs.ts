@@ -46,16 +46,26 @@ export async function listServices(ctx: ActorContext, input: { includeInactive?:
   const where = input.includeInactive
     ? eq(serviceCatalog.companyId, ctx.company.id)
     : and(eq(serviceCatalog.companyId, ctx.company.id), eq(serviceCatalog.active, true));
-  const rows = await ctx.deps.db.select().from(serviceCatalog).where(where).orderBy(asc(byText(serviceCatalog.name)), asc(serviceCatalog.id));
+  const rows = await ctx.deps.db
+    .select()
+    .from(serviceCatalog)
+    .where(where)
+    .orderBy(asc(byText(serviceCatalog.name)), asc(serviceCatalog.id));
   return { company: { id: ctx.company.id, name: ctx.company.name }, services: rows.map(serviceOut) };
 }
 
 async function serviceOfCompany(ctx: ActorContext, id: number): Promise<ServiceRow> {
-  const row = (await ctx.deps.db
+  const row = (
+    await ctx.deps.db
       .select()
       .from(serviceCatalog)
-      .where(and(eq(serviceCatalog.id, id), eq(serviceCatalog.companyId, ctx.company.id))).limit(1))[0];
-  if (!row) throw notFound(`Service ${id} not found in ${ctx.company.name}'s catalogue. List services with service_catalog_list.`);
+      .where(and(eq(serviceCatalog.id, id), eq(serviceCatalog.companyId, ctx.company.id)))
+      .limit(1)
+  )[0];
+  if (!row)
+    throw notFound(
+      `Service ${id} not found in ${ctx.company.name}'s catalogue. List services with service_catalog_list.`,
+    );
   return row;
 }
 
@@ -74,13 +84,13 @@ export async function listServiceRequests(
     : eq(serviceRequests.companyId, ctx.company.id);
   const total = (await ctx.deps.db.select({ n: count() }).from(serviceRequests).where(where).limit(1))[0]?.n ?? 0;
   const rows = await ctx.deps.db
-        .select({ r: serviceRequests, name: serviceCatalog.name })
-        .from(serviceRequests)
-        .innerJoin(serviceCatalog, eq(serviceCatalog.id, serviceRequests.serviceId))
-        .where(where)
-        .orderBy(desc(serviceRequests.createdAt), desc(serviceRequests.id))
-        .limit(input.limit)
-        .offset(input.offset);
+    .select({ r: serviceRequests, name: serviceCatalog.name })
+    .from(serviceRequests)
+    .innerJoin(serviceCatalog, eq(serviceCatalog.id, serviceRequests.serviceId))
+    .where(where)
+    .orderBy(desc(serviceRequests.createdAt), desc(serviceRequests.id))
+    .limit(input.limit)
+    .offset(input.offset);
   return page(
     rows.map((x) => requestOut(x.r, x.name)),
     total,
@@ -93,20 +103,27 @@ export async function listServiceRequests(
 export async function createServiceRequest(ctx: ActorContext, input: { serviceId: number; details?: string }) {
   authorize(ctx, "services:write", { write: true });
   const service = await serviceOfCompany(ctx, input.serviceId);
-  if (!service.active) throw invalid(`Service ${service.id} ("${service.name}") is no longer offered; pick an active one.`);
+  if (!service.active)
+    throw invalid(`Service ${service.id} ("${service.name}") is no longer offered; pick an active one.`);
   return ctx.deps.db.transaction(async (tx) => {
-    const row = (await tx
-          .insert(serviceRequests)
-          .values({
-            companyId: ctx.company.id,
-            serviceId: service.id,
-            userId: ctx.principal.userId,
-            details: input.details ?? null,
-            status: "open",
-            createdAt: ctx.deps.clock.now(),
-          })
-          .returning())[0];
-    await audit(tx, ctx, "service_requests.create", { type: "service_request", id: row.id, detail: { serviceId: service.id } });
+    const row = (
+      await tx
+        .insert(serviceRequests)
+        .values({
+          companyId: ctx.company.id,
+          serviceId: service.id,
+          userId: ctx.principal.userId,
+          details: input.details ?? null,
+          status: "open",
+          createdAt: ctx.deps.clock.now(),
+        })
+        .returning()
+    )[0];
+    await audit(tx, ctx, "service_requests.create", {
+      type: "service_request",
+      id: row.id,
+      detail: { serviceId: service.id },
+    });
     return { id: row.id, serviceId: service.id, status: row.status };
   });
 }
@@ -114,11 +131,19 @@ export async function createServiceRequest(ctx: ActorContext, input: { serviceId
 /** Operator verb (CLI, demo seed, tests): add a service to a company's catalogue. */
 export async function addCatalogService(
   deps: Deps,
-  input: { companyId: number; name: string; description?: string; priceCents?: number; unit?: string; active?: boolean },
+  input: {
+    companyId: number;
+    name: string;
+    description?: string;
+    priceCents?: number;
+    unit?: string;
+    active?: boolean;
+  },
 ) {
   const name = input.name.trim();
   if (!name || name.length > 200) throw invalid("A service name must be 1 to 200 characters.");
-  return (await deps.db
+  return (
+    await deps.db
       .insert(serviceCatalog)
       .values({
         companyId: input.companyId,
@@ -129,5 +154,6 @@ export async function addCatalogService(
         active: input.active ?? true,
         createdAt: deps.clock.now(),
       })
-      .returning({ id: serviceCatalog.id, name: serviceCatalog.name }))[0];
+      .returning({ id: serviceCatalog.id, name: serviceCatalog.name })
+  )[0];
 }

@@ -19,7 +19,10 @@ import { sites } from "./tables";
 export type SiteRow = typeof sites.$inferSelect;
 
 const siteById = preparedRead<{ siteId: number }, SiteRow[]>("site_by_id", (db) =>
-  db.select().from(sites).where(eq(sites.id, sql.placeholder("siteId"))),
+  db
+    .select()
+    .from(sites)
+    .where(eq(sites.id, sql.placeholder("siteId"))),
 );
 
 /** Bounds memory against many distinct site ids; a full cache simply starts over. Only existing sites are kept. */

@@ -9,7 +9,12 @@
  *   site:<siteId>:<kind>:<id>        one record by id
  *   site:<siteId>:<kind>/<slug>      one record by slug (old and new slug on a rename)
  */
-export function cacheTags(siteId: number, kind: string, id: number | null, slugs: readonly (string | null | undefined)[] = []): string[] {
+export function cacheTags(
+  siteId: number,
+  kind: string,
+  id: number | null,
+  slugs: readonly (string | null | undefined)[] = [],
+): string[] {
   const tags = [`site:${siteId}`, `site:${siteId}:${kind}s`];
   if (id !== null) tags.push(`site:${siteId}:${kind}:${id}`);
   for (const s of new Set(slugs)) if (s) tags.push(`site:${siteId}:${kind}/${s}`);

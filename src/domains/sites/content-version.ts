@@ -12,7 +12,8 @@ import type { Db } from "../../core/db";
 import { sites } from "./tables";
 
 export async function bumpContentVersion(tx: Pick<Db, "update">, siteId: number) {
-  await tx.update(sites)
-            .set({ contentVersion: sql`${sites.contentVersion} + 1` })
-            .where(eq(sites.id, siteId));
+  await tx
+    .update(sites)
+    .set({ contentVersion: sql`${sites.contentVersion} + 1` })
+    .where(eq(sites.id, siteId));
 }

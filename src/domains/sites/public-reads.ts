@@ -55,7 +55,12 @@ function stateLookup(deps: Deps) {
 
 function toState(r: StateRow | undefined): PublicSiteState | null {
   if (!r) return null;
-  return { id: r.id, active: r.active === 1 || r.active === true, contentVersion: r.content_version, storeEnabled: r.store_enabled === 1 || r.store_enabled === true };
+  return {
+    id: r.id,
+    active: r.active === 1 || r.active === true,
+    contentVersion: r.content_version,
+    storeEnabled: r.store_enabled === 1 || r.store_enabled === true,
+  };
 }
 
 /**
@@ -78,10 +83,10 @@ export type { NavigationItem };
  */
 export async function getNavigationTree(deps: Deps, siteId: number): Promise<NavigationItem[]> {
   const rows = await deps.db
-        .select()
-        .from(navItems)
-        .where(eq(navItems.siteId, siteId))
-        .orderBy(asc(navItems.sortOrder), asc(navItems.id));
+    .select()
+    .from(navItems)
+    .where(eq(navItems.siteId, siteId))
+    .orderBy(asc(navItems.sortOrder), asc(navItems.id));
   return buildNavTree(rows, "drop");
 }
 
@@ -100,7 +105,8 @@ export interface SiteConfig {
 
 /** The combined configuration bundle of a site the caller has checked is public. */
 export async function getSiteConfig(deps: Deps, state: PublicSiteState): Promise<SiteConfig> {
-  const site = (await deps.db
+  const site = (
+    await deps.db
       .select({
         id: sites.id,
         name: sites.name,
@@ -110,7 +116,9 @@ export async function getSiteConfig(deps: Deps, state: PublicSiteState): Promise
         customLayout: sites.customLayout,
       })
       .from(sites)
-      .where(eq(sites.id, state.id)).limit(1))[0]!;
+      .where(eq(sites.id, state.id))
+      .limit(1)
+  )[0]!;
   const branding = await getPublicBranding(deps, state.id);
   return {
     id: site.id,

@@ -54,10 +54,12 @@ export async function createRestKey(deps: Deps, input: v.InferInput<typeof Creat
   if (!site) throw notFound(`Site ${siteId} not found`);
   const { secret, hash, hint } = mintSecret(KEY_PREFIX.rest);
   const name = parsed.output.name ?? "REST key";
-  const row = (await deps.db
+  const row = (
+    await deps.db
       .insert(restKeys)
       .values({ siteId, name, hint, secretHash: hash, expiresAt: expiresAt ?? null, createdAt: now })
-      .returning({ id: restKeys.id }))[0];
+      .returning({ id: restKeys.id })
+  )[0];
   return { id: row.id, siteId, name, hint, key: secret, expiresAt: iso(expiresAt) };
 }
 
@@ -97,7 +99,9 @@ export async function revokeRestKey(deps: Deps, id: number): Promise<RestKeyInfo
   const row = (await deps.db.select().from(restKeys).where(eq(restKeys.id, id)).limit(1))[0];
   if (!row) throw notFound(`REST key ${id} not found`);
   if (row.revokedAt) throw conflict(`REST key ${id} was already revoked at ${iso(row.revokedAt)}`);
-  const updated = (await deps.db.update(restKeys).set({ revokedAt: deps.clock.now() }).where(eq(restKeys.id, id)).returning())[0];
+  const updated = (
+    await deps.db.update(restKeys).set({ revokedAt: deps.clock.now() }).where(eq(restKeys.id, id)).returning()
+  )[0];
   return info(updated);
 }
 
@@ -119,7 +123,14 @@ export interface RestKeyRecord {
 
 /** Times as each engine's raw driver returns them: epoch ms (SQLite), timestamptz text (PostgreSQL). */
 type RawTime = number | string | null;
-type KeyRow = { id: number; site_id: number; secret_hash: string; expires_at: RawTime; revoked_at: RawTime; last_used_at: RawTime };
+type KeyRow = {
+  id: number;
+  site_id: number;
+  secret_hash: string;
+  expires_at: RawTime;
+  revoked_at: RawTime;
+  last_used_at: RawTime;
+};
 
 const ms = (t: RawTime) => (t === null ? null : typeof t === "number" ? t : Date.parse(t));
 
@@ -141,7 +152,11 @@ function byHash(deps: Deps) {
   } else {
     const pg = store.pg!;
     lookup = async (hash) =>
-      (await pg<KeyRow[]>`SELECT id, site_id, secret_hash, expires_at, revoked_at, last_used_at FROM rest_keys WHERE secret_hash = ${hash}`)[0];
+      (
+        await pg<
+          KeyRow[]
+        >`SELECT id, site_id, secret_hash, expires_at, revoked_at, last_used_at FROM rest_keys WHERE secret_hash = ${hash}`
+      )[0];
   }
   byHashLookups.set(store, lookup);
   return lookup;
@@ -154,7 +169,14 @@ export function restKeyHash(presented: string): string | null {
 
 function toRecord(hash: string, r: KeyRow | undefined): RestKeyRecord | null {
   if (!r || !safeEqual(r.secret_hash, hash)) return null;
-  return { id: r.id, siteId: r.site_id, secretHash: r.secret_hash, expiresAt: ms(r.expires_at), revokedAt: ms(r.revoked_at), lastUsedAt: ms(r.last_used_at) };
+  return {
+    id: r.id,
+    siteId: r.site_id,
+    secretHash: r.secret_hash,
+    expiresAt: ms(r.expires_at),
+    revokedAt: ms(r.revoked_at),
+    lastUsedAt: ms(r.last_used_at),
+  };
 }
 
 /** The key row with this secret hash, or null. The index finds it; the constant-time compare confirms it. */
@@ -178,6 +200,13 @@ export function touchRestKey(deps: Deps, k: RestKeyRecord, nowMs: number): Promi
   if (deps.store.closed) return null;
   k.lastUsedAt = nowMs;
   return deps.store
-    .transaction(async (tx) => void (await tx.update(restKeys).set({ lastUsedAt: new Date(nowMs) }).where(eq(restKeys.id, k.id))), { silent: true })
+    .transaction(
+      async (tx) =>
+        void (await tx
+          .update(restKeys)
+          .set({ lastUsedAt: new Date(nowMs) })
+          .where(eq(restKeys.id, k.id))),
+      { silent: true },
+    )
     .catch((e) => console.error("rest key last-used write failed:", e));
 }

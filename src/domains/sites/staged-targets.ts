@@ -22,7 +22,13 @@ export const siteStagedTargets: StagedTarget[] = [
     async current(ctx, input) {
       const s = await site(ctx, input);
       if (!s || typeof input.id !== "number") return null;
-      const d = (await ctx.deps.db.select().from(siteDomains).where(and(eq(siteDomains.id, input.id), eq(siteDomains.siteId, s.id))).limit(1))[0];
+      const d = (
+        await ctx.deps.db
+          .select()
+          .from(siteDomains)
+          .where(and(eq(siteDomains.id, input.id), eq(siteDomains.siteId, s.id)))
+          .limit(1)
+      )[0];
       return d ? { hostname: d.hostname, primary: d.isPrimary } : null;
     },
   },
@@ -32,12 +38,22 @@ export const siteStagedTargets: StagedTarget[] = [
     async current(ctx, input) {
       const s = await site(ctx, input);
       if (!s || typeof input.key !== "string") return null;
-      const e = (await ctx.deps.db.select().from(siteEnvVars).where(and(eq(siteEnvVars.siteId, s.id), eq(siteEnvVars.key, input.key))).limit(1))[0];
+      const e = (
+        await ctx.deps.db
+          .select()
+          .from(siteEnvVars)
+          .where(and(eq(siteEnvVars.siteId, s.id), eq(siteEnvVars.key, input.key)))
+          .limit(1)
+      )[0];
       // A secret's value is compared through a fingerprint, never stored in the link.
       return e ? { key: e.key, value: e.secret ? `sha256:${sha256Hex(e.value)}` : e.value, secret: e.secret } : null;
     },
     // Values of secrets (or of keys named like secrets) never appear on the public approval page.
     redact: (input, before) =>
-      input.secret === true || before?.secret === true || /SECRET|TOKEN|PASSWORD|PASSWD|PRIVATE|CREDENTIAL|API_?KEY/.test(String(input.key)) ? ["value"] : [],
+      input.secret === true ||
+      before?.secret === true ||
+      /SECRET|TOKEN|PASSWORD|PASSWD|PRIVATE|CREDENTIAL|API_?KEY/.test(String(input.key))
+        ? ["value"]
+        : [],
   },
 ];

@@ -1,12 +1,26 @@
 /** Sites (belong to a company), their domains, environment variables and REST keys. */
-import { bool, createdAt, id, index, integer, json, table, text, time, uniqueIndex, updatedAt } from "../../core/columns";
+import {
+  bool,
+  createdAt,
+  id,
+  index,
+  integer,
+  json,
+  table,
+  text,
+  time,
+  uniqueIndex,
+  updatedAt,
+} from "../../core/columns";
 import { companies } from "../accounts/tables";
 
 export const sites = table(
   "sites",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     domain: text("domain"),
     subdomain: text("subdomain").unique(),
@@ -23,7 +37,9 @@ export const sites = table(
 
 export const siteDomains = table("site_domains", {
   id: id(),
-  siteId: integer("site_id").notNull().references(() => sites.id, { onDelete: "cascade" }),
+  siteId: integer("site_id")
+    .notNull()
+    .references(() => sites.id, { onDelete: "cascade" }),
   hostname: text("hostname").notNull().unique(),
   isPrimary: bool("is_primary").notNull().default(false),
   verified: bool("verified").notNull().default(false),
@@ -34,7 +50,9 @@ export const siteEnvVars = table(
   "site_env_vars",
   {
     id: id(),
-    siteId: integer("site_id").notNull().references(() => sites.id, { onDelete: "cascade" }),
+    siteId: integer("site_id")
+      .notNull()
+      .references(() => sites.id, { onDelete: "cascade" }),
     key: text("key").notNull(),
     value: text("value").notNull(),
     secret: bool("secret").notNull().default(false),
@@ -49,7 +67,9 @@ export const restKeys = table(
   "rest_keys",
   {
     id: id(),
-    siteId: integer("site_id").notNull().references(() => sites.id, { onDelete: "cascade" }),
+    siteId: integer("site_id")
+      .notNull()
+      .references(() => sites.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     hint: text("hint").notNull(),
     secretHash: text("secret_hash").notNull(),

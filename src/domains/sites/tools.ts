@@ -5,10 +5,25 @@ import { defineTool } from "../../mcp/define";
 import { idSchema } from "../cms/common";
 import { media, posts } from "../cms/tables";
 import { siteDomains, sites } from "./tables";
-import { addDomain, getSite, listDomains, listEnvVars, listSites, MAX_ENV_VALUE, removeDomain, setEnvVar, deleteEnvVar, updateDomain, ENV_KEY_RE } from "./verbs";
+import {
+  addDomain,
+  getSite,
+  listDomains,
+  listEnvVars,
+  listSites,
+  MAX_ENV_VALUE,
+  removeDomain,
+  setEnvVar,
+  deleteEnvVar,
+  updateDomain,
+  ENV_KEY_RE,
+} from "./verbs";
 
 const siteId = idSchema;
-const envKey = v.pipe(v.string(), v.regex(ENV_KEY_RE, "must be UPPER_SNAKE_CASE: A–Z, 0–9 and _, starting with a letter or _ (at most 128 characters)"));
+const envKey = v.pipe(
+  v.string(),
+  v.regex(ENV_KEY_RE, "must be UPPER_SNAKE_CASE: A–Z, 0–9 and _, starting with a letter or _ (at most 128 characters)"),
+);
 
 export const siteTools = [
   defineTool({
@@ -17,7 +32,8 @@ export const siteTools = [
     scope: "sites:read",
     readOnly: true,
     title: "List sites",
-    description: "List the company's sites (id, name, primary domain, subdomain, active). Every other CMS tool takes a siteId from here.",
+    description:
+      "List the company's sites (id, name, primary domain, subdomain, active). Every other CMS tool takes a siteId from here.",
     input: v.object({ ...pageInput }),
     cachedBy: [sites],
     run: async (ctx, input) => await listSites(ctx, input),
@@ -52,7 +68,11 @@ export const siteTools = [
     title: "Add a site domain",
     description:
       "Add a custom domain (hostname only, like www.example.com) to a site. The first domain becomes primary; pass primary: true to make a later one primary. A hostname can belong to one site only.",
-    input: v.object({ siteId, hostname: v.pipe(v.string(), v.minLength(1), v.maxLength(253)), primary: v.optional(v.boolean()) }),
+    input: v.object({
+      siteId,
+      hostname: v.pipe(v.string(), v.minLength(1), v.maxLength(253)),
+      primary: v.optional(v.boolean()),
+    }),
     run: async (ctx, input) => await addDomain(ctx, input),
   }),
   defineTool({
@@ -61,7 +81,8 @@ export const siteTools = [
     scope: "sites:write",
     readOnly: false,
     title: "Set the primary domain",
-    description: "Make a domain the site's primary domain (primary: true) or leave the site without one (primary: false on the current primary).",
+    description:
+      "Make a domain the site's primary domain (primary: true) or leave the site without one (primary: false on the current primary).",
     input: v.object({ siteId, id: idSchema, primary: v.boolean() }),
     run: async (ctx, input) => await updateDomain(ctx, input),
   }),
@@ -94,7 +115,12 @@ export const siteTools = [
     title: "Set an environment variable",
     description:
       "Create or replace a site environment variable. Mark API keys and passwords secret: true; a secret stays secret and its value is never returned again.",
-    input: v.object({ siteId, key: envKey, value: v.pipe(v.string(), v.maxLength(MAX_ENV_VALUE)), secret: v.optional(v.boolean()) }),
+    input: v.object({
+      siteId,
+      key: envKey,
+      value: v.pipe(v.string(), v.maxLength(MAX_ENV_VALUE)),
+      secret: v.optional(v.boolean()),
+    }),
     run: async (ctx, input) => await setEnvVar(ctx, input),
   }),
   defineTool({

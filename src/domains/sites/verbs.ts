@@ -68,30 +68,39 @@ const siteRefCaches = new WeakMap<object, { watch: ChangeWatch; byCompany: Map<n
 /** Bounds memory against many distinct companies; a full cache simply starts over. */
 const MAX_CACHED_COMPANIES = 10_000;
 
-const companySiteRefs = preparedRead<{ companyId: number }, { id: number; name: string; domain: string | null; subdomain: string | null }[]>(
-  "sites_refs_by_company",
-  (db) =>
-    db
-      .select({ id: sites.id, name: sites.name, domain: sites.domain, subdomain: sites.subdomain })
-      .from(sites)
-      .where(eq(sites.companyId, sql.placeholder("companyId")))
-      .orderBy(asc(sites.id)),
+const companySiteRefs = preparedRead<
+  { companyId: number },
+  { id: number; name: string; domain: string | null; subdomain: string | null }[]
+>("sites_refs_by_company", (db) =>
+  db
+    .select({ id: sites.id, name: sites.name, domain: sites.domain, subdomain: sites.subdomain })
+    .from(sites)
+    .where(eq(sites.companyId, sql.placeholder("companyId")))
+    .orderBy(asc(sites.id)),
 );
 
 /** The sites of each company, in id order: what whoami shows so a model never pairs a site with the wrong company. */
-export async function sitesByCompany(deps: Deps, companyIds: readonly number[]): Promise<Map<number, readonly SiteRef[]>> {
+export async function sitesByCompany(
+  deps: Deps,
+  companyIds: readonly number[],
+): Promise<Map<number, readonly SiteRef[]>> {
   const out = new Map<number, readonly SiteRef[]>();
   if (!companyIds.length) return out;
   const { store } = deps;
   // Inside a transaction the rows may be uncommitted: read them, never cache them.
   let cache = store.inTransaction() ? undefined : siteRefCaches.get(store);
-  if (!cache && !store.inTransaction()) siteRefCaches.set(store, (cache = { watch: store.changes.watch(["sites"]), byCompany: new Map() }));
+  if (!cache && !store.inTransaction())
+    siteRefCaches.set(store, (cache = { watch: store.changes.watch(["sites"]), byCompany: new Map() }));
   if (cache?.watch.changed()) cache.byCompany.clear();
   for (const companyId of companyIds) {
     let refs = cache?.byCompany.get(companyId);
     if (!refs) {
       const before = cache?.watch.current();
-      refs = (await companySiteRefs(store, { companyId })).map((r) => ({ id: r.id, name: r.name, domain: r.domain ?? r.subdomain }));
+      refs = (await companySiteRefs(store, { companyId })).map((r) => ({
+        id: r.id,
+        name: r.name,
+        domain: r.domain ?? r.subdomain,
+      }));
       // Kept only if no change to sites committed while the read was under way (see ChangeWatch.current).
       if (cache && cache.watch.current() === before) {
         if (cache.byCompany.size >= MAX_CACHED_COMPANIES) cache.byCompany.clear();
@@ -106,9 +115,18 @@ export async function sitesByCompany(deps: Deps, companyIds: readonly number[]):
 // sites_list in one statement (one round trip on PostgreSQL): the page with the total beside each row, a
 // scalar subquery evaluated once (measured cheaper on SQLite than a second statement, and than a window
 // count). Only a page past the end, which has no row to carry it, pays a second statement for the total.
-const sitePage = preparedRead<{ companyId: number; limit: number; offset: number }, (SiteViewRow & { total: number })[]>("sites_page_by_company", (db) =>
+const sitePage = preparedRead<
+  { companyId: number; limit: number; offset: number },
+  (SiteViewRow & { total: number })[]
+>("sites_page_by_company", (db) =>
   db
-    .select({ ...siteViewColumns, total: sql<number>`(select count(*) from ${sites} where ${sites.companyId} = ${sql.placeholder("companyId")})`.mapWith(Number) })
+    .select({
+      ...siteViewColumns,
+      total:
+        sql<number>`(select count(*) from ${sites} where ${sites.companyId} = ${sql.placeholder("companyId")})`.mapWith(
+          Number,
+        ),
+    })
     .from(sites)
     .where(eq(sites.companyId, sql.placeholder("companyId")))
     .orderBy(asc(sites.id))
@@ -116,7 +134,10 @@ const sitePage = preparedRead<{ companyId: number; limit: number; offset: number
     .offset(sql.placeholder("offset")),
 );
 const siteCount = preparedRead<{ companyId: number }, { n: number }[]>("sites_count_by_company", (db) =>
-  db.select({ n: count() }).from(sites).where(eq(sites.companyId, sql.placeholder("companyId"))),
+  db
+    .select({ n: count() })
+    .from(sites)
+    .where(eq(sites.companyId, sql.placeholder("companyId"))),
 );
 
 export async function listSites(ctx: ActorContext, input: { limit: number; offset: number }) {
@@ -135,10 +156,20 @@ export async function getSite(ctx: ActorContext, input: { siteId: number }) {
   const n = (q: { n: number } | undefined) => q?.n ?? 0;
   return {
     ...siteView(s),
-    domains: (await db.select().from(siteDomains).where(eq(siteDomains.siteId, s.id)).orderBy(asc(siteDomains.id))).map(domainView),
+    domains: (await db.select().from(siteDomains).where(eq(siteDomains.siteId, s.id)).orderBy(asc(siteDomains.id))).map(
+      domainView,
+    ),
     counts: {
       posts: n((await db.select({ n: count() }).from(posts).where(eq(posts.siteId, s.id)).limit(1))[0]),
-      publishedPosts: n((await db.select({ n: count() }).from(posts).where(and(eq(posts.siteId, s.id), eq(posts.published, true))).limit(1))[0]),
+      publishedPosts: n(
+        (
+          await db
+            .select({ n: count() })
+            .from(posts)
+            .where(and(eq(posts.siteId, s.id), eq(posts.published, true)))
+            .limit(1)
+        )[0],
+      ),
       media: n((await db.select({ n: count() }).from(media).where(eq(media.siteId, s.id)).limit(1))[0]),
     },
   };
@@ -163,18 +194,30 @@ export function canonicalHostname(raw: string): string {
     if (/[/?#@:\s\\]/.test(trimmed)) throw new Error();
     host = new URL(`http://${trimmed}/`).hostname;
   } catch {
-    throw invalid(`hostname "${raw.slice(0, 100)}" is not a hostname; give just the name, like www.example.com (no scheme, path or port).`, { path: "hostname" });
+    throw invalid(
+      `hostname "${raw.slice(0, 100)}" is not a hostname; give just the name, like www.example.com (no scheme, path or port).`,
+      { path: "hostname" },
+    );
   }
   const labels = host.split(".");
   if (host.length > 253 || labels.length < 2 || !labels.every((l) => LABEL_RE.test(l)) || /^\d+$/.test(labels.at(-1)!))
-    throw invalid(`hostname "${raw.slice(0, 100)}" must be a public domain name like www.example.com (not an IP address or single label).`, { path: "hostname" });
+    throw invalid(
+      `hostname "${raw.slice(0, 100)}" must be a public domain name like www.example.com (not an IP address or single label).`,
+      { path: "hostname" },
+    );
   if (host === "localhost" || host.endsWith(".localhost") || host.endsWith(".local") || host.endsWith(".internal"))
     throw invalid(`hostname "${host}" is reserved for local networks.`, { path: "hostname" });
   return host;
 }
 
 async function domainInSite(tx: Tx, siteId: number, id: number): Promise<DomainRow> {
-  const d = (await tx.select().from(siteDomains).where(and(eq(siteDomains.id, id), eq(siteDomains.siteId, siteId))).limit(1))[0];
+  const d = (
+    await tx
+      .select()
+      .from(siteDomains)
+      .where(and(eq(siteDomains.id, id), eq(siteDomains.siteId, siteId)))
+      .limit(1)
+  )[0];
   if (!d) throw notFound(`Domain ${id} not found on site ${siteId}.`);
   return d;
 }
@@ -185,7 +228,9 @@ async function setPrimary(tx: Tx, siteId: number, id: number | null, now: Date) 
   let hostname: string | null = null;
   if (id !== null) {
     await tx.update(siteDomains).set({ isPrimary: true }).where(eq(siteDomains.id, id));
-    hostname = (await tx.select({ h: siteDomains.hostname }).from(siteDomains).where(eq(siteDomains.id, id)).limit(1))[0]?.h ?? null;
+    hostname =
+      (await tx.select({ h: siteDomains.hostname }).from(siteDomains).where(eq(siteDomains.id, id)).limit(1))[0]?.h ??
+      null;
   }
   await tx.update(sites).set({ domain: hostname, updatedAt: now }).where(eq(sites.id, siteId));
   await bumpContentVersion(tx, siteId);
@@ -194,7 +239,11 @@ async function setPrimary(tx: Tx, siteId: number, id: number | null, now: Date) 
 export async function listDomains(ctx: ActorContext, input: { siteId: number }) {
   authorize(ctx, "sites:read", { write: false });
   const s = await siteForActor(ctx, input.siteId);
-  const rows = await ctx.deps.db.select().from(siteDomains).where(eq(siteDomains.siteId, s.id)).orderBy(asc(siteDomains.id));
+  const rows = await ctx.deps.db
+    .select()
+    .from(siteDomains)
+    .where(eq(siteDomains.siteId, s.id))
+    .orderBy(asc(siteDomains.id));
   return { items: rows.map(domainView), total: rows.length };
 }
 
@@ -204,16 +253,38 @@ export async function addDomain(ctx: ActorContext, input: { siteId: number; host
   const hostname = canonicalHostname(input.hostname);
   const now = ctx.deps.clock.now();
   return write(ctx, async (tx) => {
-    const taken = (await tx.select({ siteId: siteDomains.siteId }).from(siteDomains).where(eq(siteDomains.hostname, hostname)).limit(1))[0];
+    const taken = (
+      await tx
+        .select({ siteId: siteDomains.siteId })
+        .from(siteDomains)
+        .where(eq(siteDomains.hostname, hostname))
+        .limit(1)
+    )[0];
     if (taken)
-      throw conflict(taken.siteId === s.id ? `${hostname} is already a domain of this site.` : `${hostname} is already in use by another site.`, { path: "hostname" });
-    const n = (await tx.select({ n: count() }).from(siteDomains).where(eq(siteDomains.siteId, s.id)).limit(1))[0]?.n ?? 0;
+      throw conflict(
+        taken.siteId === s.id
+          ? `${hostname} is already a domain of this site.`
+          : `${hostname} is already in use by another site.`,
+        { path: "hostname" },
+      );
+    const n =
+      (await tx.select({ n: count() }).from(siteDomains).where(eq(siteDomains.siteId, s.id)).limit(1))[0]?.n ?? 0;
     if (n >= MAX_DOMAINS_PER_SITE) throw conflict(`A site can have at most ${MAX_DOMAINS_PER_SITE} domains.`);
-    const row = (await tx.insert(siteDomains).values({ siteId: s.id, hostname, isPrimary: false, verified: false, createdAt: now }).returning())[0];
+    const row = (
+      await tx
+        .insert(siteDomains)
+        .values({ siteId: s.id, hostname, isPrimary: false, verified: false, createdAt: now })
+        .returning()
+    )[0];
     // The first domain becomes primary: a site with domains always has one.
     const primary = input.primary ?? n === 0;
     if (primary) await setPrimary(tx, s.id, row.id, now);
-    await audit(tx, ctx, "site_domains.add", { type: "site_domain", id: row.id, siteId: s.id, detail: { hostname, primary } });
+    await audit(tx, ctx, "site_domains.add", {
+      type: "site_domain",
+      id: row.id,
+      siteId: s.id,
+      detail: { hostname, primary },
+    });
     return { ...domainView({ ...row, isPrimary: primary }) };
   });
 }
@@ -226,7 +297,12 @@ export async function updateDomain(ctx: ActorContext, input: { siteId: number; i
     const d = await domainInSite(tx, s.id, input.id);
     if (input.primary && !d.isPrimary) await setPrimary(tx, s.id, d.id, now);
     if (!input.primary && d.isPrimary) await setPrimary(tx, s.id, null, now);
-    await audit(tx, ctx, "site_domains.update", { type: "site_domain", id: d.id, siteId: s.id, detail: { primary: input.primary } });
+    await audit(tx, ctx, "site_domains.update", {
+      type: "site_domain",
+      id: d.id,
+      siteId: s.id,
+      detail: { primary: input.primary },
+    });
     return domainView({ ...d, isPrimary: input.primary });
   });
 }
@@ -240,10 +316,22 @@ export async function removeDomain(ctx: ActorContext, input: { siteId: number; i
     await tx.delete(siteDomains).where(eq(siteDomains.id, d.id));
     if (d.isPrimary) {
       // Promote the oldest remaining domain, so the site keeps a primary while it has domains.
-      const next = (await tx.select({ id: siteDomains.id }).from(siteDomains).where(and(eq(siteDomains.siteId, s.id), ne(siteDomains.id, d.id))).orderBy(asc(siteDomains.id)).limit(1))[0];
+      const next = (
+        await tx
+          .select({ id: siteDomains.id })
+          .from(siteDomains)
+          .where(and(eq(siteDomains.siteId, s.id), ne(siteDomains.id, d.id)))
+          .orderBy(asc(siteDomains.id))
+          .limit(1)
+      )[0];
       await setPrimary(tx, s.id, next?.id ?? null, now);
     }
-    await audit(tx, ctx, "site_domains.remove", { type: "site_domain", id: d.id, siteId: s.id, detail: { hostname: d.hostname } });
+    await audit(tx, ctx, "site_domains.remove", {
+      type: "site_domain",
+      id: d.id,
+      siteId: s.id,
+      detail: { hostname: d.hostname },
+    });
     return { id: d.id, hostname: d.hostname, status: "removed" };
   });
 }
@@ -262,27 +350,51 @@ function envView(e: EnvRow) {
 export async function listEnvVars(ctx: ActorContext, input: { siteId: number }) {
   authorize(ctx, "sites:read", { write: false });
   const s = await siteForActor(ctx, input.siteId);
-  const rows = await ctx.deps.db.select().from(siteEnvVars).where(eq(siteEnvVars.siteId, s.id)).orderBy(asc(byText(siteEnvVars.key)));
+  const rows = await ctx.deps.db
+    .select()
+    .from(siteEnvVars)
+    .where(eq(siteEnvVars.siteId, s.id))
+    .orderBy(asc(byText(siteEnvVars.key)));
   return { items: rows.map(envView), total: rows.length };
 }
 
-export async function setEnvVar(ctx: ActorContext, input: { siteId: number; key: string; value: string; secret?: boolean }) {
+export async function setEnvVar(
+  ctx: ActorContext,
+  input: { siteId: number; key: string; value: string; secret?: boolean },
+) {
   authorize(ctx, "sites:write", { write: true });
   const s = await siteForActor(ctx, input.siteId);
   const now = ctx.deps.clock.now();
   return write(ctx, async (tx) => {
-    const cur = (await tx.select().from(siteEnvVars).where(and(eq(siteEnvVars.siteId, s.id), eq(siteEnvVars.key, input.key))).limit(1))[0];
+    const cur = (
+      await tx
+        .select()
+        .from(siteEnvVars)
+        .where(and(eq(siteEnvVars.siteId, s.id), eq(siteEnvVars.key, input.key)))
+        .limit(1)
+    )[0];
     // Once secret, always secret: un-marking would reveal the value through the next list.
     const secret = (input.secret ?? cur?.secret ?? false) || (cur?.secret ?? false);
     if (cur) {
-      await tx.update(siteEnvVars).set({ value: input.value, secret, updatedAt: now }).where(eq(siteEnvVars.id, cur.id));
+      await tx
+        .update(siteEnvVars)
+        .set({ value: input.value, secret, updatedAt: now })
+        .where(eq(siteEnvVars.id, cur.id));
     } else {
-      const n = (await tx.select({ n: count() }).from(siteEnvVars).where(eq(siteEnvVars.siteId, s.id)).limit(1))[0]?.n ?? 0;
-      if (n >= MAX_ENV_VARS_PER_SITE) throw conflict(`A site can have at most ${MAX_ENV_VARS_PER_SITE} environment variables.`);
-      await tx.insert(siteEnvVars).values({ siteId: s.id, key: input.key, value: input.value, secret, createdAt: now, updatedAt: now });
+      const n =
+        (await tx.select({ n: count() }).from(siteEnvVars).where(eq(siteEnvVars.siteId, s.id)).limit(1))[0]?.n ?? 0;
+      if (n >= MAX_ENV_VARS_PER_SITE)
+        throw conflict(`A site can have at most ${MAX_ENV_VARS_PER_SITE} environment variables.`);
+      await tx
+        .insert(siteEnvVars)
+        .values({ siteId: s.id, key: input.key, value: input.value, secret, createdAt: now, updatedAt: now });
     }
     // The value is never written to the audit log.
-    await audit(tx, ctx, "site_env_vars.set", { type: "site_env_var", siteId: s.id, detail: { key: input.key, secret, created: !cur } });
+    await audit(tx, ctx, "site_env_vars.set", {
+      type: "site_env_var",
+      siteId: s.id,
+      detail: { key: input.key, secret, created: !cur },
+    });
     return { key: input.key, secret, status: cur ? "updated" : "created" };
   });
 }
@@ -291,7 +403,13 @@ export async function deleteEnvVar(ctx: ActorContext, input: { siteId: number; k
   authorize(ctx, "sites:write", { write: true });
   const s = await siteForActor(ctx, input.siteId);
   return write(ctx, async (tx) => {
-    const cur = (await tx.select().from(siteEnvVars).where(and(eq(siteEnvVars.siteId, s.id), eq(siteEnvVars.key, input.key))).limit(1))[0];
+    const cur = (
+      await tx
+        .select()
+        .from(siteEnvVars)
+        .where(and(eq(siteEnvVars.siteId, s.id), eq(siteEnvVars.key, input.key)))
+        .limit(1)
+    )[0];
     if (!cur) throw notFound(`Environment variable ${input.key} is not set on site ${s.id}.`);
     await tx.delete(siteEnvVars).where(eq(siteEnvVars.id, cur.id));
     await audit(tx, ctx, "site_env_vars.delete", { type: "site_env_var", siteId: s.id, detail: { key: input.key } });

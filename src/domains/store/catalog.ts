@@ -31,49 +31,76 @@ export interface OptionTree {
 }
 
 export async function productInSite(q: Q, siteId: number, productId: number): Promise<ProductRow> {
-  const p = (await q.select().from(products).where(and(eq(products.id, productId), eq(products.siteId, siteId))).limit(1))[0];
+  const p = (
+    await q
+      .select()
+      .from(products)
+      .where(and(eq(products.id, productId), eq(products.siteId, siteId)))
+      .limit(1)
+  )[0];
   if (!p) throw notFound(`Product ${productId} not found on site ${siteId}.`);
   return p;
 }
 
-export async function variantInSite(q: Q, siteId: number, variantId: number): Promise<{ variant: VariantRow; product: ProductRow }> {
-  const row = (await q
+export async function variantInSite(
+  q: Q,
+  siteId: number,
+  variantId: number,
+): Promise<{ variant: VariantRow; product: ProductRow }> {
+  const row = (
+    await q
       .select({ variant: productVariants, product: products })
       .from(productVariants)
       .innerJoin(products, eq(products.id, productVariants.productId))
-      .where(and(eq(productVariants.id, variantId), eq(products.siteId, siteId))).limit(1))[0];
+      .where(and(eq(productVariants.id, variantId), eq(products.siteId, siteId)))
+      .limit(1)
+  )[0];
   if (!row) throw notFound(`Variant ${variantId} not found on site ${siteId}.`);
   return row;
 }
 
 export async function optionTree(q: Q, productId: number): Promise<OptionTree[]> {
   const opts = await q
-        .select()
-        .from(productOptions)
-        .where(eq(productOptions.productId, productId))
-        .orderBy(asc(productOptions.order), asc(productOptions.id));
+    .select()
+    .from(productOptions)
+    .where(eq(productOptions.productId, productId))
+    .orderBy(asc(productOptions.order), asc(productOptions.id));
   if (opts.length === 0) return [];
   const values = await q
-        .select()
-        .from(productOptionValues)
-        .where(inArray(productOptionValues.optionId, opts.map((o) => o.id)))
-        .orderBy(asc(productOptionValues.order), asc(productOptionValues.id));
+    .select()
+    .from(productOptionValues)
+    .where(
+      inArray(
+        productOptionValues.optionId,
+        opts.map((o) => o.id),
+      ),
+    )
+    .orderBy(asc(productOptionValues.order), asc(productOptionValues.id));
   return opts.map((o) => ({
     id: o.id,
     name: o.name,
     order: o.order,
     createdAt: o.createdAt,
-    values: values.filter((v) => v.optionId === o.id).map((v) => ({ id: v.id, value: v.value, label: v.label, order: v.order, createdAt: v.createdAt })),
+    values: values
+      .filter((v) => v.optionId === o.id)
+      .map((v) => ({ id: v.id, value: v.value, label: v.label, order: v.order, createdAt: v.createdAt })),
   }));
 }
 
 export async function variantsOf(q: Q, productId: number): Promise<VariantRow[]> {
-  return await q.select().from(productVariants).where(eq(productVariants.productId, productId)).orderBy(asc(productVariants.id));
+  return await q
+    .select()
+    .from(productVariants)
+    .where(eq(productVariants.productId, productId))
+    .orderBy(asc(productVariants.id));
 }
 
 /** A stable key for a combination, independent of the order its pairs were given in. */
 export function comboKey(c: Combination): string {
-  return [...c].sort((a, b) => a.optionId - b.optionId).map((p) => `${p.optionId}:${p.valueId}`).join(",");
+  return [...c]
+    .sort((a, b) => a.optionId - b.optionId)
+    .map((p) => `${p.optionId}:${p.valueId}`)
+    .join(",");
 }
 
 /** Null when `combo` picks exactly one existing value of every option; otherwise why not. */
@@ -85,7 +112,8 @@ export function comboProblem(tree: OptionTree[], combo: Combination): string | n
     if (!opt) return `option ${p.optionId} does not exist on this product`;
     if (seen.has(p.optionId)) return `option "${opt.name}" is given twice`;
     seen.add(p.optionId);
-    if (!opt.values.some((val) => val.id === p.valueId)) return `value ${p.valueId} is not a value of option "${opt.name}"`;
+    if (!opt.values.some((val) => val.id === p.valueId))
+      return `value ${p.valueId} is not a value of option "${opt.name}"`;
   }
   const missing = tree.filter((o) => !seen.has(o.id)).map((o) => `"${o.name}"`);
   if (missing.length) return `a value is missing for ${missing.join(", ")}`;
@@ -93,7 +121,11 @@ export function comboProblem(tree: OptionTree[], combo: Combination): string | n
 }
 
 async function imagesOf(q: Q, productId: number) {
-  return await q.select().from(productImages).where(eq(productImages.productId, productId)).orderBy(asc(productImages.order), asc(productImages.id));
+  return await q
+    .select()
+    .from(productImages)
+    .where(eq(productImages.productId, productId))
+    .orderBy(asc(productImages.order), asc(productImages.id));
 }
 
 /** A variant as ProductVariant (the same view REST serves). */
@@ -107,9 +139,19 @@ export const variantOut = (v: VariantRow) => variantView(v);
 export async function productDetail(q: Q, p: ProductRow) {
   const tree = await optionTree(q, p.id);
   const category = p.categoryId
-    ? (await q.select({ id: productCategories.id, name: productCategories.name, slug: productCategories.slug }).from(productCategories).where(eq(productCategories.id, p.categoryId)).limit(1))[0] ?? null
+    ? ((
+        await q
+          .select({ id: productCategories.id, name: productCategories.name, slug: productCategories.slug })
+          .from(productCategories)
+          .where(eq(productCategories.id, p.categoryId))
+          .limit(1)
+      )[0] ?? null)
     : null;
-  const rules = await q.select().from(bulkPricingRules).where(eq(bulkPricingRules.productId, p.id)).orderBy(asc(bulkPricingRules.variantId), asc(bulkPricingRules.minQuantity));
+  const rules = await q
+    .select()
+    .from(bulkPricingRules)
+    .where(eq(bulkPricingRules.productId, p.id))
+    .orderBy(asc(bulkPricingRules.variantId), asc(bulkPricingRules.minQuantity));
   return {
     ...productFieldsView(p, p.categoryId),
     images: (await imagesOf(q, p.id)).map(productImageView),
@@ -119,7 +161,14 @@ export async function productDetail(q: Q, p: ProductRow) {
       name: o.name,
       order: o.order,
       createdAt: iso(o.createdAt)!,
-      values: o.values.map((val) => ({ id: val.id, optionId: o.id, value: val.value, label: val.label, order: val.order, createdAt: iso(val.createdAt)! })),
+      values: o.values.map((val) => ({
+        id: val.id,
+        optionId: o.id,
+        value: val.value,
+        label: val.label,
+        order: val.order,
+        createdAt: iso(val.createdAt)!,
+      })),
     })),
     variants: (await variantsOf(q, p.id)).map(variantOut),
     bulkPricing: rules.map(bulkRuleView),

@@ -16,7 +16,14 @@ import type { ActorContext } from "../../core/context";
 import { conflict, invalid, notFound } from "../../core/errors";
 import { slugify, slugNote, uniqueSlug } from "../../core/slug";
 import { checkImageUrl, clean, mutate, storeRead, storeWrite, type Q, type Tx } from "./access";
-import type { categoryCreateInput, categoryListInput, categoryMoveInput, categoryRef, categoryReorderInput, categoryUpdateInput } from "./schemas";
+import type {
+  categoryCreateInput,
+  categoryListInput,
+  categoryMoveInput,
+  categoryRef,
+  categoryReorderInput,
+  categoryUpdateInput,
+} from "./schemas";
 import { productCategories, products } from "./tables";
 import { mapSeq } from "../../core/maybe";
 import { byText } from "../../core/sql";
@@ -33,7 +40,7 @@ export function descendantsOf(all: readonly { id: number; parentId: number | nul
   const stack = [id];
   while (stack.length) {
     const cur = stack.pop()!;
-    for (const c of all) if (c.parentId === cur && !out.includes(c.id)) (out.push(c.id), stack.push(c.id));
+    for (const c of all) if (c.parentId === cur && !out.includes(c.id)) out.push(c.id), stack.push(c.id);
   }
   return out;
 }
@@ -52,70 +59,122 @@ export function depthOf(all: readonly { id: number; parentId: number | null }[],
 }
 
 /** Why `id` may not move under `newParentId`, or null when it may. */
-export function moveProblem(all: readonly { id: number; parentId: number | null }[], id: number, newParentId: number | null): string | null {
+export function moveProblem(
+  all: readonly { id: number; parentId: number | null }[],
+  id: number,
+  newParentId: number | null,
+): string | null {
   if (newParentId === null) return null;
   if (newParentId === id) return "a category cannot be its own parent";
-  if (descendantsOf(all, id).includes(newParentId)) return `category ${newParentId} is inside category ${id}; moving it there would make a cycle`;
+  if (descendantsOf(all, id).includes(newParentId))
+    return `category ${newParentId} is inside category ${id}; moving it there would make a cycle`;
   const height = 1 + Math.max(0, ...descendantsOf(all, id).map((d) => depthOf(all, d) - depthOf(all, id)));
-  if (depthOf(all, newParentId) + height > MAX_CATEGORY_DEPTH) return `the tree may be at most ${MAX_CATEGORY_DEPTH} levels deep`;
+  if (depthOf(all, newParentId) + height > MAX_CATEGORY_DEPTH)
+    return `the tree may be at most ${MAX_CATEGORY_DEPTH} levels deep`;
   return null;
 }
 
 async function allOf(q: Q, siteId: number) {
-  return await q.select().from(productCategories).where(eq(productCategories.siteId, siteId)).orderBy(asc(productCategories.order), asc(byText(productCategories.name)));
+  return await q
+    .select()
+    .from(productCategories)
+    .where(eq(productCategories.siteId, siteId))
+    .orderBy(asc(productCategories.order), asc(byText(productCategories.name)));
 }
 
 async function categoryInSite(q: Q, siteId: number, id: number): Promise<CategoryRow> {
-  const c = (await q.select().from(productCategories).where(and(eq(productCategories.id, id), eq(productCategories.siteId, siteId))).limit(1))[0];
+  const c = (
+    await q
+      .select()
+      .from(productCategories)
+      .where(and(eq(productCategories.id, id), eq(productCategories.siteId, siteId)))
+      .limit(1)
+  )[0];
   if (!c) throw notFound(`Product category ${id} not found on site ${siteId}.`);
   return c;
 }
 
 async function parentInSite(q: Q, siteId: number, parentId: number | null | undefined): Promise<CategoryRow | null> {
   if (parentId === null || parentId === undefined) return null;
-  const p = (await q.select().from(productCategories).where(and(eq(productCategories.id, parentId), eq(productCategories.siteId, siteId))).limit(1))[0];
+  const p = (
+    await q
+      .select()
+      .from(productCategories)
+      .where(and(eq(productCategories.id, parentId), eq(productCategories.siteId, siteId)))
+      .limit(1)
+  )[0];
   if (!p) throw invalid(`Parent category ${parentId} does not exist on this site.`);
   return p;
 }
 
 async function siblings(q: Q, siteId: number, parentId: number | null, exceptId?: number) {
   return await q
-        .select()
+    .select()
+    .from(productCategories)
+    .where(
+      and(
+        eq(productCategories.siteId, siteId),
+        parentId === null ? isNull(productCategories.parentId) : eq(productCategories.parentId, parentId),
+        exceptId ? ne(productCategories.id, exceptId) : undefined,
+      ),
+    )
+    .orderBy(asc(productCategories.order), asc(byText(productCategories.name)), asc(productCategories.id));
+}
+
+async function renumber(tx: Tx, ids: number[], now: Date) {
+  await mapSeq(
+    ids,
+    async (id, i) =>
+      await tx.update(productCategories).set({ order: i, updatedAt: now }).where(eq(productCategories.id, id)),
+  );
+}
+
+async function slugOwner(q: Q, siteId: number, slug: string, exceptId?: number) {
+  return (
+    (
+      await q
+        .select({ id: productCategories.id })
         .from(productCategories)
         .where(
           and(
             eq(productCategories.siteId, siteId),
-            parentId === null ? isNull(productCategories.parentId) : eq(productCategories.parentId, parentId),
+            eq(productCategories.slug, slug),
             exceptId ? ne(productCategories.id, exceptId) : undefined,
           ),
         )
-        .orderBy(asc(productCategories.order), asc(byText(productCategories.name)), asc(productCategories.id));
+        .limit(1)
+    )[0]?.id ?? null
+  );
 }
 
-async function renumber(tx: Tx, ids: number[], now: Date) {
-  await mapSeq(ids, async (id, i) => (await tx.update(productCategories).set({ order: i, updatedAt: now }).where(eq(productCategories.id, id))));
-}
-
-async function slugOwner(q: Q, siteId: number, slug: string, exceptId?: number) {
-  return (await q
-      .select({ id: productCategories.id })
-      .from(productCategories)
-      .where(and(eq(productCategories.siteId, siteId), eq(productCategories.slug, slug), exceptId ? ne(productCategories.id, exceptId) : undefined)).limit(1))[0]?.id ?? null;
-}
-
-const compact = (c: CategoryRow) => ({ id: c.id, slug: c.slug, status: c.active ? "active" : "inactive", parentId: c.parentId, order: c.order });
+const compact = (c: CategoryRow) => ({
+  id: c.id,
+  slug: c.slug,
+  status: c.active ? "active" : "inactive",
+  parentId: c.parentId,
+  order: c.order,
+});
 
 export async function createCategory(ctx: ActorContext, input: v.InferOutput<typeof categoryCreateInput>) {
   await storeWrite(ctx, input.siteId);
   if (input.image) checkImageUrl(input.image, "image");
   const now = ctx.deps.clock.now();
   return mutate(ctx, input.siteId, async (tx) => {
-    const count = (await tx.select({ n: sql<number>`count(*)` }).from(productCategories).where(eq(productCategories.siteId, input.siteId)).limit(1))[0]!.n;
+    const count = (
+      await tx
+        .select({ n: sql<number>`count(*)` })
+        .from(productCategories)
+        .where(eq(productCategories.siteId, input.siteId))
+        .limit(1)
+    )[0]!.n;
     if (count >= MAX_CATEGORIES) throw conflict(`A site has at most ${MAX_CATEGORIES} product categories.`);
     const parent = await parentInSite(tx, input.siteId, input.parentId);
     if (parent && depthOf(await allOf(tx, input.siteId), parent.id) + 1 > MAX_CATEGORY_DEPTH)
       throw invalid(`The category tree may be at most ${MAX_CATEGORY_DEPTH} levels deep.`);
-    if (parent && !parent.active && input.active) throw conflict(`Parent category ${parent.id} is inactive; create this one with active: false or activate the parent first.`);
+    if (parent && !parent.active && input.active)
+      throw conflict(
+        `Parent category ${parent.id} is inactive; create this one with active: false or activate the parent first.`,
+      );
     let slug: string;
     let note = {};
     if (input.slug) {
@@ -128,27 +187,34 @@ export async function createCategory(ctx: ActorContext, input: v.InferOutput<typ
       note = slugNote(base, slug, "product category");
     }
     const sibs = await siblings(tx, input.siteId, parent?.id ?? null);
-    const row = (await tx
-          .insert(productCategories)
-          .values({
-            siteId: input.siteId,
-            parentId: parent?.id ?? null,
-            name: input.name.trim(),
-            slug,
-            description: clean(input.description) ?? null,
-            image: input.image ?? null,
-            order: sibs.length,
-            active: input.active,
-            createdAt: now,
-            updatedAt: now,
-          })
-          .returning())[0];
+    const row = (
+      await tx
+        .insert(productCategories)
+        .values({
+          siteId: input.siteId,
+          parentId: parent?.id ?? null,
+          name: input.name.trim(),
+          slug,
+          description: clean(input.description) ?? null,
+          image: input.image ?? null,
+          order: sibs.length,
+          active: input.active,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning()
+    )[0];
     if (input.order !== undefined && input.order < sibs.length) {
       const ids = sibs.map((s) => s.id);
       ids.splice(input.order, 0, row.id);
       await renumber(tx, ids, now);
     }
-    await audit(tx, ctx, "product_categories.create", { type: "product_category", id: row.id, siteId: input.siteId, detail: { slug } });
+    await audit(tx, ctx, "product_categories.create", {
+      type: "product_category",
+      id: row.id,
+      siteId: input.siteId,
+      detail: { slug },
+    });
     return { ...compact(await categoryInSite(tx, input.siteId, row.id)), ...note };
   });
 }
@@ -171,17 +237,26 @@ export async function updateCategory(ctx: ActorContext, input: v.InferOutput<typ
     let alsoDeactivated: number[] = [];
     if (input.active === true && !before.active && before.parentId !== null) {
       const parent = await categoryInSite(tx, input.siteId, before.parentId);
-      if (!parent.active) throw conflict(`Parent category ${parent.id} ("${parent.name}") is inactive; activate it first.`);
+      if (!parent.active)
+        throw conflict(`Parent category ${parent.id} ("${parent.name}") is inactive; activate it first.`);
     }
     if (input.active !== undefined) set.active = input.active;
     if (input.active === false) {
       const all = await allOf(tx, input.siteId);
       alsoDeactivated = descendantsOf(all, before.id).filter((id) => all.find((c) => c.id === id)!.active);
       if (alsoDeactivated.length)
-        await tx.update(productCategories).set({ active: false, updatedAt: now }).where(inArray(productCategories.id, alsoDeactivated));
+        await tx
+          .update(productCategories)
+          .set({ active: false, updatedAt: now })
+          .where(inArray(productCategories.id, alsoDeactivated));
     }
     const row = (await tx.update(productCategories).set(set).where(eq(productCategories.id, before.id)).returning())[0];
-    await audit(tx, ctx, "product_categories.update", { type: "product_category", id: row.id, siteId: input.siteId, detail: { fields: Object.keys(set).filter((k) => k !== "updatedAt"), alsoDeactivated } });
+    await audit(tx, ctx, "product_categories.update", {
+      type: "product_category",
+      id: row.id,
+      siteId: input.siteId,
+      detail: { fields: Object.keys(set).filter((k) => k !== "updatedAt"), alsoDeactivated },
+    });
     return { ...compact(row), alsoDeactivated };
   });
 }
@@ -195,15 +270,25 @@ export async function moveCategory(ctx: ActorContext, input: v.InferOutput<typeo
     const problem = moveProblem(await allOf(tx, input.siteId), cat.id, input.parentId);
     if (problem) throw invalid(`Cannot move category ${cat.id}: ${problem}.`);
     if (parent && !parent.active && cat.active)
-      throw conflict(`Category ${parent.id} is inactive; an active category cannot move under it. Deactivate this one or activate the parent first.`);
+      throw conflict(
+        `Category ${parent.id} is inactive; an active category cannot move under it. Deactivate this one or activate the parent first.`,
+      );
     const oldSibs = (await siblings(tx, input.siteId, cat.parentId, cat.id)).map((s) => s.id);
     const newSibs = (await siblings(tx, input.siteId, input.parentId, cat.id)).map((s) => s.id);
     const position = Math.min(input.position ?? newSibs.length, newSibs.length);
     newSibs.splice(position, 0, cat.id);
-    await tx.update(productCategories).set({ parentId: input.parentId, updatedAt: now }).where(eq(productCategories.id, cat.id));
+    await tx
+      .update(productCategories)
+      .set({ parentId: input.parentId, updatedAt: now })
+      .where(eq(productCategories.id, cat.id));
     if (cat.parentId !== input.parentId) await renumber(tx, oldSibs, now);
     await renumber(tx, newSibs, now);
-    await audit(tx, ctx, "product_categories.move", { type: "product_category", id: cat.id, siteId: input.siteId, detail: { from: cat.parentId, to: input.parentId, position } });
+    await audit(tx, ctx, "product_categories.move", {
+      type: "product_category",
+      id: cat.id,
+      siteId: input.siteId,
+      detail: { from: cat.parentId, to: input.parentId, position },
+    });
     return compact(await categoryInSite(tx, input.siteId, cat.id));
   });
 }
@@ -225,7 +310,12 @@ export async function reorderCategories(ctx: ActorContext, input: v.InferOutput<
           (missing.length ? ` Missing: ${missing.join(", ")}.` : ""),
       );
     await renumber(tx, input.orderedIds, now);
-    await audit(tx, ctx, "product_categories.reorder", { type: "product_category", id: input.parentId, siteId: input.siteId, detail: { orderedIds: input.orderedIds } });
+    await audit(tx, ctx, "product_categories.reorder", {
+      type: "product_category",
+      id: input.parentId,
+      siteId: input.siteId,
+      detail: { orderedIds: input.orderedIds },
+    });
     return { parentId: input.parentId, orderedIds: input.orderedIds };
   });
 }
@@ -237,12 +327,25 @@ export async function deleteCategory(ctx: ActorContext, input: v.InferOutput<typ
     const cat = await categoryInSite(tx, input.siteId, input.id);
     const children = await siblings(tx, input.siteId, cat.id);
     if (children.length)
-      throw conflict(`Category ${cat.id} has ${children.length} subcategories (${children.map((c) => c.id).join(", ")}); move or delete them first.`);
-    const uncategorized = (await tx.select({ n: sql<number>`count(*)` }).from(products).where(eq(products.categoryId, cat.id)).limit(1))[0]!.n;
+      throw conflict(
+        `Category ${cat.id} has ${children.length} subcategories (${children.map((c) => c.id).join(", ")}); move or delete them first.`,
+      );
+    const uncategorized = (
+      await tx.select({ n: sql<number>`count(*)` }).from(products).where(eq(products.categoryId, cat.id)).limit(1)
+    )[0]!.n;
     await tx.update(products).set({ categoryId: null, updatedAt: now }).where(eq(products.categoryId, cat.id));
     await tx.delete(productCategories).where(eq(productCategories.id, cat.id));
-    await renumber(tx, (await siblings(tx, input.siteId, cat.parentId)).map((s) => s.id), now);
-    await audit(tx, ctx, "product_categories.delete", { type: "product_category", id: cat.id, siteId: input.siteId, detail: { slug: cat.slug, uncategorized } });
+    await renumber(
+      tx,
+      (await siblings(tx, input.siteId, cat.parentId)).map((s) => s.id),
+      now,
+    );
+    await audit(tx, ctx, "product_categories.delete", {
+      type: "product_category",
+      id: cat.id,
+      siteId: input.siteId,
+      detail: { slug: cat.slug, uncategorized },
+    });
     return { id: cat.id, slug: cat.slug, status: "deleted", productsUncategorized: uncategorized };
   });
 }
@@ -257,14 +360,14 @@ export async function listCategories(ctx: ActorContext, input: v.InferOutput<typ
   const db = ctx.deps.db;
   const all = await allOf(db, input.siteId);
   const counts = await db
-        .select({
-          id: products.categoryId,
-          active: sql<number>`sum(case when ${products.status} = 'active' then 1 else 0 end)`,
-          total: sql<number>`count(*)`,
-        })
-        .from(products)
-        .where(eq(products.siteId, input.siteId))
-        .groupBy(products.categoryId);
+    .select({
+      id: products.categoryId,
+      active: sql<number>`sum(case when ${products.status} = 'active' then 1 else 0 end)`,
+      total: sql<number>`count(*)`,
+    })
+    .from(products)
+    .where(eq(products.siteId, input.siteId))
+    .groupBy(products.categoryId);
   const out: ReturnType<typeof row>[] = [];
   function row(c: CategoryRow, depth: number) {
     const n = counts.find((x) => x.id === c.id);

@@ -14,27 +14,61 @@ import { containsText } from "../../core/sql";
 type CustomerRow = typeof customers.$inferSelect;
 
 export async function customerInSite(q: Q, siteId: number, id: number): Promise<CustomerRow> {
-  const c = (await q.select().from(customers).where(and(eq(customers.id, id), eq(customers.siteId, siteId))).limit(1))[0];
+  const c = (
+    await q
+      .select()
+      .from(customers)
+      .where(and(eq(customers.id, id), eq(customers.siteId, siteId)))
+      .limit(1)
+  )[0];
   if (!c) throw notFound(`Customer ${id} not found on site ${siteId}.`);
   return c;
 }
 
 async function byEmail(q: Q, siteId: number, email: string, exceptId?: number) {
-  return (await q
-      .select()
-      .from(customers)
-      .where(and(eq(customers.siteId, siteId), eq(customers.email, email.trim().toLowerCase()), exceptId ? ne(customers.id, exceptId) : undefined)).limit(1))[0] ?? null;
-}
-
-/** The customer with this email, created when new (used by orders_create). */
-export async function findOrCreateCustomer(tx: Tx, siteId: number, email: string, name: string | undefined, now: Date): Promise<CustomerRow> {
   return (
-    await byEmail(tx, siteId, email) ??
-    (await tx.insert(customers).values({ siteId, email: email.trim().toLowerCase(), name: clean(name) ?? null, createdAt: now }).returning())[0]
+    (
+      await q
+        .select()
+        .from(customers)
+        .where(
+          and(
+            eq(customers.siteId, siteId),
+            eq(customers.email, email.trim().toLowerCase()),
+            exceptId ? ne(customers.id, exceptId) : undefined,
+          ),
+        )
+        .limit(1)
+    )[0] ?? null
   );
 }
 
-const out = (c: CustomerRow) => ({ id: c.id, email: c.email, name: c.name, phone: c.phone, createdAt: iso(c.createdAt)! });
+/** The customer with this email, created when new (used by orders_create). */
+export async function findOrCreateCustomer(
+  tx: Tx,
+  siteId: number,
+  email: string,
+  name: string | undefined,
+  now: Date,
+): Promise<CustomerRow> {
+  return (
+    (await byEmail(tx, siteId, email)) ??
+    (
+      await tx
+        .insert(customers)
+        .values({ siteId, email: email.trim().toLowerCase(), name: clean(name) ?? null, createdAt: now })
+        .returning()
+    )[0]
+  );
+}
+
+const out = (c: CustomerRow) => ({
+  id: c.id,
+  email: c.email,
+  name: c.name,
+  phone: c.phone,
+  createdAt: iso(c.createdAt)!,
+});
 
 export async function createCustomer(ctx: ActorContext, input: v.InferOutput<typeof customerCreateInput>) {
   await storeWrite(ctx, input.siteId);
@@ -42,10 +76,18 @@ export async function createCustomer(ctx: ActorContext, input: v.InferOutput<typ
   return mutate(ctx, input.siteId, async (tx) => {
     const dup = await byEmail(tx, input.siteId, input.email);
     if (dup) throw conflict(`A customer with email ${dup.email} already exists (customer ${dup.id}).`);
-    const c = (await tx
-          .insert(customers)
-          .values({ siteId: input.siteId, email: input.email.trim().toLowerCase(), name: clean(input.name) ?? null, phone: clean(input.phone) ?? null, createdAt: now })
-          .returning())[0];
+    const c = (
+      await tx
+        .insert(customers)
+        .values({
+          siteId: input.siteId,
+          email: input.email.trim().toLowerCase(),
+          name: clean(input.name) ?? null,
+          phone: clean(input.phone) ?? null,
+          createdAt: now,
+        })
+        .returning()
+    )[0];
     await audit(tx, ctx, "customers.create", { type: "customer", id: c.id, siteId: input.siteId });
     return { id: c.id, email: c.email };
   });
@@ -63,8 +105,15 @@ export async function updateCustomer(ctx: ActorContext, input: v.InferOutput<typ
     }
     if (input.name !== undefined) set.name = clean(input.name) ?? null;
     if (input.phone !== undefined) set.phone = clean(input.phone) ?? null;
-    const c = Object.keys(set).length ? (await tx.update(customers).set(set).where(eq(customers.id, before.id)).returning())[0] : before;
-    await audit(tx, ctx, "customers.update", { type: "customer", id: c.id, siteId: input.siteId, detail: { fields: Object.keys(set) } });
+    const c = Object.keys(set).length
+      ? (await tx.update(customers).set(set).where(eq(customers.id, before.id)).returning())[0]
+      : before;
+    await audit(tx, ctx, "customers.update", {
+      type: "customer",
+      id: c.id,
+      siteId: input.siteId,
+      detail: { fields: Object.keys(set) },
+    });
     return { id: c.id, email: c.email };
   });
 }
@@ -73,10 +122,16 @@ export async function getCustomer(ctx: ActorContext, input: v.InferOutput<typeof
   await storeRead(ctx, input.siteId);
   const db = ctx.deps.db;
   const c = await customerInSite(db, input.siteId, input.id);
-  const stats = (await db
-      .select({ n: sql<number>`count(*)`, spent: sql<number>`coalesce(sum(case when ${orders.status} in ('paid','fulfilled') then ${orders.total} else 0 end), 0)` })
+  const stats = (
+    await db
+      .select({
+        n: sql<number>`count(*)`,
+        spent: sql<number>`coalesce(sum(case when ${orders.status} in ('paid','fulfilled') then ${orders.total} else 0 end), 0)`,
+      })
       .from(orders)
-      .where(eq(orders.customerId, c.id)).limit(1))[0]!;
+      .where(eq(orders.customerId, c.id))
+      .limit(1)
+  )[0]!;
   return { ...out(c), orders: stats.n, totalSpent: stats.spent };
 }
 
@@ -85,9 +140,17 @@ export async function listCustomers(ctx: ActorContext, input: v.InferOutput<type
   const db = ctx.deps.db;
   const where = and(
     eq(customers.siteId, input.siteId),
-    input.search?.trim() ? or(containsText(customers.email, input.search.trim()), containsText(customers.name, input.search.trim())) : undefined,
+    input.search?.trim()
+      ? or(containsText(customers.email, input.search.trim()), containsText(customers.name, input.search.trim()))
+      : undefined,
   );
   const total = (await db.select({ n: sql<number>`count(*)` }).from(customers).where(where).limit(1))[0]!.n;
-  const rows = await db.select().from(customers).where(where).orderBy(desc(customers.createdAt), desc(customers.id)).limit(input.limit).offset(input.offset);
+  const rows = await db
+    .select()
+    .from(customers)
+    .where(where)
+    .orderBy(desc(customers.createdAt), desc(customers.id))
+    .limit(input.limit)
+    .offset(input.offset);
   return page(rows.map(out), total, input.limit, input.offset);
 }

@@ -24,7 +24,8 @@ type DiscountRow = typeof discounts.$inferSelect;
 function checkAmount(kind: "percent" | "fixed", amount: number) {
   if (kind === "percent" && amount > MAX_BASIS_POINTS)
     throw invalid(`A percent discount is in basis points, 1 to ${MAX_BASIS_POINTS} (1000 = 10 %); got ${amount}.`);
-  if (kind === "fixed" && amount > MAX_CENTS) throw invalid(`A fixed discount is in cents, at most ${MAX_CENTS}; got ${amount}.`);
+  if (kind === "fixed" && amount > MAX_CENTS)
+    throw invalid(`A fixed discount is in cents, at most ${MAX_CENTS}; got ${amount}.`);
 }
 
 function checkWindow(startsAt: Date | null, endsAt: Date | null) {
@@ -34,7 +35,13 @@ function checkWindow(startsAt: Date | null, endsAt: Date | null) {
 const toDate = (s: string | null | undefined) => (s === undefined ? undefined : s === null ? null : new Date(s));
 
 export async function discountInSite(q: Q, siteId: number, id: number): Promise<DiscountRow> {
-  const d = (await q.select().from(discounts).where(and(eq(discounts.id, id), eq(discounts.siteId, siteId))).limit(1))[0];
+  const d = (
+    await q
+      .select()
+      .from(discounts)
+      .where(and(eq(discounts.id, id), eq(discounts.siteId, siteId)))
+      .limit(1)
+  )[0];
   if (!d) throw notFound(`Discount ${id} not found on site ${siteId}.`);
   return d;
 }
@@ -45,7 +52,8 @@ export function discountProblem(d: DiscountRow, subtotal: number, now: Date): st
   if (d.startsAt && now < d.startsAt) return `is valid from ${iso(d.startsAt)}`;
   if (d.endsAt && now >= d.endsAt) return `expired at ${iso(d.endsAt)}`;
   if (d.usageLimit !== null && d.usedCount >= d.usageLimit) return `has reached its usage limit of ${d.usageLimit}`;
-  if (d.minSubtotal !== null && subtotal < d.minSubtotal) return `needs a subtotal of at least ${d.minSubtotal} cents (this order has ${subtotal})`;
+  if (d.minSubtotal !== null && subtotal < d.minSubtotal)
+    return `needs a subtotal of at least ${d.minSubtotal} cents (this order has ${subtotal})`;
   return null;
 }
 
@@ -53,24 +61,41 @@ export function discountProblem(d: DiscountRow, subtotal: number, now: Date): st
  * Checks a code against an order and counts the use, atomically: the
  * conditional update cannot pass a usage limit even under concurrent orders.
  */
-export async function redeemDiscount(tx: Tx, siteId: number, code: string, subtotal: number, now: Date): Promise<{ row: DiscountRow; terms: DiscountTerms }> {
-  const d = (await tx.select().from(discounts).where(and(eq(discounts.siteId, siteId), eq(discounts.code, code.trim().toUpperCase()))).limit(1))[0];
+export async function redeemDiscount(
+  tx: Tx,
+  siteId: number,
+  code: string,
+  subtotal: number,
+  now: Date,
+): Promise<{ row: DiscountRow; terms: DiscountTerms }> {
+  const d = (
+    await tx
+      .select()
+      .from(discounts)
+      .where(and(eq(discounts.siteId, siteId), eq(discounts.code, code.trim().toUpperCase())))
+      .limit(1)
+  )[0];
   if (!d) throw invalid(`The discount code "${code}" does not exist on this site.`);
   const problem = discountProblem(d, subtotal, now);
   if (problem) throw invalid(`The discount code ${d.code} ${problem}.`);
-  const counted = (await tx
+  const counted = (
+    await tx
       .update(discounts)
       .set({ usedCount: sql`${discounts.usedCount} + 1` })
-      .where(and(eq(discounts.id, d.id), or(isNull(discounts.usageLimit), lt(discounts.usedCount, discounts.usageLimit))))
-      .returning({ id: discounts.id }))[0];
+      .where(
+        and(eq(discounts.id, d.id), or(isNull(discounts.usageLimit), lt(discounts.usedCount, discounts.usageLimit))),
+      )
+      .returning({ id: discounts.id })
+  )[0];
   if (!counted) throw invalid(`The discount code ${d.code} has reached its usage limit of ${d.usageLimit}.`);
   return { row: d, terms: { kind: d.kind, amount: d.amount } };
 }
 
 export async function releaseDiscount(tx: Tx, discountId: number) {
-  await tx.update(discounts)
-            .set({ usedCount: greatest(sql`${discounts.usedCount} - 1`, 0) })
-            .where(eq(discounts.id, discountId));
+  await tx
+    .update(discounts)
+    .set({ usedCount: greatest(sql`${discounts.usedCount} - 1`, 0) })
+    .where(eq(discounts.id, discountId));
 }
 
 const out = (d: DiscountRow, now: Date) => ({
@@ -100,23 +125,31 @@ export async function createDiscount(ctx: ActorContext, input: v.InferOutput<typ
   const code = input.code.toUpperCase();
   const now = ctx.deps.clock.now();
   return mutate(ctx, input.siteId, async (tx) => {
-    const dup = (await tx.select({ id: discounts.id }).from(discounts).where(and(eq(discounts.siteId, input.siteId), eq(discounts.code, code))).limit(1))[0];
+    const dup = (
+      await tx
+        .select({ id: discounts.id })
+        .from(discounts)
+        .where(and(eq(discounts.siteId, input.siteId), eq(discounts.code, code)))
+        .limit(1)
+    )[0];
     if (dup) throw conflict(`The discount code ${code} already exists (discount ${dup.id}).`);
-    const d = (await tx
-          .insert(discounts)
-          .values({
-            siteId: input.siteId,
-            code,
-            kind: input.kind,
-            amount: input.amount,
-            minSubtotal: input.minSubtotal ?? null,
-            startsAt,
-            endsAt,
-            usageLimit: input.usageLimit ?? null,
-            active: input.active,
-            createdAt: now,
-          })
-          .returning())[0];
+    const d = (
+      await tx
+        .insert(discounts)
+        .values({
+          siteId: input.siteId,
+          code,
+          kind: input.kind,
+          amount: input.amount,
+          minSubtotal: input.minSubtotal ?? null,
+          startsAt,
+          endsAt,
+          usageLimit: input.usageLimit ?? null,
+          active: input.active,
+          createdAt: now,
+        })
+        .returning()
+    )[0];
     await audit(tx, ctx, "discounts.create", { type: "discount", id: d.id, siteId: input.siteId, detail: { code } });
     return compact(d);
   });
@@ -127,15 +160,25 @@ export async function updateDiscount(ctx: ActorContext, input: v.InferOutput<typ
   return mutate(ctx, input.siteId, async (tx) => {
     const before = await discountInSite(tx, input.siteId, input.id);
     const set: Partial<DiscountRow> = {};
-    if (input.amount !== undefined) (checkAmount(before.kind, input.amount), (set.amount = input.amount));
+    if (input.amount !== undefined) checkAmount(before.kind, input.amount), (set.amount = input.amount);
     if (input.minSubtotal !== undefined) set.minSubtotal = input.minSubtotal;
     if (input.startsAt !== undefined) set.startsAt = toDate(input.startsAt)!;
     if (input.endsAt !== undefined) set.endsAt = toDate(input.endsAt)!;
     if (input.usageLimit !== undefined) set.usageLimit = input.usageLimit;
     if (input.active !== undefined) set.active = input.active;
-    checkWindow(set.startsAt !== undefined ? set.startsAt : before.startsAt, set.endsAt !== undefined ? set.endsAt : before.endsAt);
-    const d = Object.keys(set).length ? (await tx.update(discounts).set(set).where(eq(discounts.id, before.id)).returning())[0] : before;
-    await audit(tx, ctx, "discounts.update", { type: "discount", id: d.id, siteId: input.siteId, detail: { fields: Object.keys(set) } });
+    checkWindow(
+      set.startsAt !== undefined ? set.startsAt : before.startsAt,
+      set.endsAt !== undefined ? set.endsAt : before.endsAt,
+    );
+    const d = Object.keys(set).length
+      ? (await tx.update(discounts).set(set).where(eq(discounts.id, before.id)).returning())[0]
+      : before;
+    await audit(tx, ctx, "discounts.update", {
+      type: "discount",
+      id: d.id,
+      siteId: input.siteId,
+      detail: { fields: Object.keys(set) },
+    });
     return compact(d);
   });
 }
@@ -144,10 +187,20 @@ export async function deleteDiscount(ctx: ActorContext, input: v.InferOutput<typ
   await storeWrite(ctx, input.siteId);
   return mutate(ctx, input.siteId, async (tx) => {
     const d = await discountInSite(tx, input.siteId, input.id);
-    const used = (await tx.select({ n: sql<number>`count(*)` }).from(orders).where(eq(orders.discountId, d.id)).limit(1))[0]!.n;
-    if (used) throw conflict(`Discount ${d.code} is recorded on ${used} orders and cannot be deleted; set active: false instead.`);
+    const used = (
+      await tx.select({ n: sql<number>`count(*)` }).from(orders).where(eq(orders.discountId, d.id)).limit(1)
+    )[0]!.n;
+    if (used)
+      throw conflict(
+        `Discount ${d.code} is recorded on ${used} orders and cannot be deleted; set active: false instead.`,
+      );
     await tx.delete(discounts).where(eq(discounts.id, d.id));
-    await audit(tx, ctx, "discounts.delete", { type: "discount", id: d.id, siteId: input.siteId, detail: { code: d.code } });
+    await audit(tx, ctx, "discounts.delete", {
+      type: "discount",
+      id: d.id,
+      siteId: input.siteId,
+      detail: { code: d.code },
+    });
     return { id: d.id, code: d.code, status: "deleted" };
   });
 }
@@ -162,7 +215,18 @@ export async function listDiscounts(ctx: ActorContext, input: v.InferOutput<type
   const db = ctx.deps.db;
   const where = and(eq(discounts.siteId, input.siteId), input.activeOnly ? eq(discounts.active, true) : undefined);
   const total = (await db.select({ n: sql<number>`count(*)` }).from(discounts).where(where).limit(1))[0]!.n;
-  const rows = await db.select().from(discounts).where(where).orderBy(desc(discounts.createdAt), desc(discounts.id)).limit(input.limit).offset(input.offset);
+  const rows = await db
+    .select()
+    .from(discounts)
+    .where(where)
+    .orderBy(desc(discounts.createdAt), desc(discounts.id))
+    .limit(input.limit)
+    .offset(input.offset);
   const now = ctx.deps.clock.now();
-  return page(rows.map((d) => out(d, now)), total, input.limit, input.offset);
+  return page(
+    rows.map((d) => out(d, now)),
+    total,
+    input.limit,
+    input.offset,
+  );
 }

@@ -68,7 +68,16 @@ export const orderCreated = defineEvent({
     subtotal: v.number(),
     discountTotal: v.number(),
     discountCode: v.nullable(v.string()),
-    items: v.array(v.object({ productId: v.nullable(v.number()), variantId: v.nullable(v.number()), name: v.string(), sku: v.nullable(v.string()), quantity: v.number(), lineTotal: v.number() })),
+    items: v.array(
+      v.object({
+        productId: v.nullable(v.number()),
+        variantId: v.nullable(v.number()),
+        name: v.string(),
+        sku: v.nullable(v.string()),
+        quantity: v.number(),
+        lineTotal: v.number(),
+      }),
+    ),
   }),
 });
 
@@ -86,10 +95,25 @@ export const orderDeleted = defineEvent({
   payload: v.object({ ...order, previousStatus: v.string(), restocked: v.boolean() }),
 });
 
-export const storeEvents = [productCreated, productUpdated, productStatusChanged, productDeleted, orderCreated, orderStatusChanged, orderDeleted];
+export const storeEvents = [
+  productCreated,
+  productUpdated,
+  productStatusChanged,
+  productDeleted,
+  orderCreated,
+  orderStatusChanged,
+  orderDeleted,
+];
 
 export function productEventData(p: typeof products.$inferSelect, extraSlugs: (string | null)[] = []) {
-  return { productId: p.id, slug: p.slug, name: p.name, status: p.status, price: p.price, cacheTags: cacheTags(p.siteId, "product", p.id, [p.slug, ...extraSlugs]) };
+  return {
+    productId: p.id,
+    slug: p.slug,
+    name: p.name,
+    status: p.status,
+    price: p.price,
+    cacheTags: cacheTags(p.siteId, "product", p.id, [p.slug, ...extraSlugs]),
+  };
 }
 
 /** Tags for an order: the products whose stock it touched. */

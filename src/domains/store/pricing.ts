@@ -30,7 +30,11 @@ function matches(rule: BulkRule, quantity: number): boolean {
 }
 
 /** The rule that applies to `quantity` units: a rule for this variant wins over a product-wide one. */
-export function applicableRule(rules: readonly BulkRule[], quantity: number, variantId: number | null): BulkRule | null {
+export function applicableRule(
+  rules: readonly BulkRule[],
+  quantity: number,
+  variantId: number | null,
+): BulkRule | null {
   if (variantId !== null) {
     const own = rules.find((r) => r.variantId === variantId && matches(r, quantity));
     if (own) return own;
@@ -69,7 +73,10 @@ export interface Totals {
  * order whose subtotal would pass MAX_ORDER_CENTS, so every number returned
  * is a safe integer.
  */
-export function orderTotals(lines: readonly { unitPrice: number; quantity: number }[], discount?: DiscountTerms | null): Totals {
+export function orderTotals(
+  lines: readonly { unitPrice: number; quantity: number }[],
+  discount?: DiscountTerms | null,
+): Totals {
   const lineTotals = lines.map((l) => BigInt(l.unitPrice) * BigInt(l.quantity));
   const subtotal = lineTotals.reduce((a, b) => a + b, 0n);
   if (subtotal > BigInt(MAX_ORDER_CENTS))

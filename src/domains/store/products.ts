@@ -25,9 +25,27 @@ import { checkImageUrl, clean, mutate, storeRead, storeWrite, type Q, type Tx } 
 import { emit } from "../../core/events";
 import { productCreated, productDeleted, productEventData, productStatusChanged, productUpdated } from "./events";
 import { productDetail, productInSite, type ProductRow } from "./catalog";
-import { MAX_METADATA_BYTES, type ProductCreateInput, type productGetInput, type productListInput, type productRef, type productSetStatusInput, type ProductUpdateInput } from "./schemas";
+import {
+  MAX_METADATA_BYTES,
+  type ProductCreateInput,
+  type productGetInput,
+  type productListInput,
+  type productRef,
+  type productSetStatusInput,
+  type ProductUpdateInput,
+} from "./schemas";
 import { productCategories, productImages, products, productVariants, type ProductStatus } from "./tables";
-import { assertSellable, checkCompareAt, generateMissing, insertVariants, prepareRules, replaceRules, resolveOptionPrices, variantBrief, writeOptions } from "./variants";
+import {
+  assertSellable,
+  checkCompareAt,
+  generateMissing,
+  insertVariants,
+  prepareRules,
+  replaceRules,
+  resolveOptionPrices,
+  variantBrief,
+  writeOptions,
+} from "./variants";
 import { mapSeq } from "../../core/maybe";
 import { containsText } from "../../core/sql";
 import { countTrue } from "../../core/sql";
@@ -74,15 +92,26 @@ function normalizeTags(tags: string[] | null | undefined): string[] | null | und
 
 async function checkCategory(q: Q, siteId: number, categoryId: number | null | undefined) {
   if (categoryId === null || categoryId === undefined) return;
-  const c = (await q.select({ id: productCategories.id }).from(productCategories).where(and(eq(productCategories.id, categoryId), eq(productCategories.siteId, siteId))).limit(1))[0];
+  const c = (
+    await q
+      .select({ id: productCategories.id })
+      .from(productCategories)
+      .where(and(eq(productCategories.id, categoryId), eq(productCategories.siteId, siteId)))
+      .limit(1)
+  )[0];
   if (!c) throw invalid(`Product category ${categoryId} does not exist on this site.`);
 }
 
 async function slugTaken(q: Q, siteId: number, slug: string, exceptId?: number) {
-  const row = (await q
+  const row = (
+    await q
       .select({ id: products.id })
       .from(products)
-      .where(and(eq(products.siteId, siteId), eq(products.slug, slug), exceptId ? ne(products.id, exceptId) : undefined)).limit(1))[0];
+      .where(
+        and(eq(products.siteId, siteId), eq(products.slug, slug), exceptId ? ne(products.id, exceptId) : undefined),
+      )
+      .limit(1)
+  )[0];
   return row?.id ?? null;
 }
 
@@ -90,8 +119,22 @@ async function slugTaken(q: Q, siteId: number, slug: string, exceptId?: number) 
 function scalarValues(input: Partial<ProductCreateInput>) {
   const out: Partial<typeof products.$inferInsert> = {};
   const texts = ["description", "shortDescription", "sku", "barcode", "weight", "seoTitle", "seoDescription"] as const;
-  for (const k of texts) if (input[k] !== undefined) out[k] = k === "description" ? input[k] : (clean(input[k]) ?? null);
-  const direct = ["price", "compareAtPrice", "costPrice", "trackInventory", "quantity", "weightUnit", "lengthIn", "widthIn", "heightIn", "featured", "designable", "categoryId"] as const;
+  for (const k of texts)
+    if (input[k] !== undefined) out[k] = k === "description" ? input[k] : (clean(input[k]) ?? null);
+  const direct = [
+    "price",
+    "compareAtPrice",
+    "costPrice",
+    "trackInventory",
+    "quantity",
+    "weightUnit",
+    "lengthIn",
+    "widthIn",
+    "heightIn",
+    "featured",
+    "designable",
+    "categoryId",
+  ] as const;
   for (const k of direct) if (input[k] !== undefined) (out as any)[k] = input[k];
   if (input.name !== undefined) out.name = input.name.trim();
   if (input.tags !== undefined) out.tags = normalizeTags(input.tags) ?? null;
@@ -101,8 +144,13 @@ function scalarValues(input: Partial<ProductCreateInput>) {
 
 async function writeImages(tx: Tx, productId: number, images: { url: string; alt?: string | null }[], now: Date) {
   await tx.delete(productImages).where(eq(productImages.productId, productId));
-  await mapSeq(images, async (img, i) =>
-        (await tx.insert(productImages).values({ productId, url: img.url, alt: clean(img.alt) ?? null, order: i, createdAt: now })));
+  await mapSeq(
+    images,
+    async (img, i) =>
+      await tx
+        .insert(productImages)
+        .values({ productId, url: img.url, alt: clean(img.alt) ?? null, order: i, createdAt: now }),
+  );
 }
 
 const compact = (p: ProductRow) => ({ id: p.id, slug: p.slug, status: p.status });
@@ -114,10 +162,14 @@ export async function createProduct(ctx: ActorContext, input: ProductCreateInput
   input.images?.forEach((img, i) => checkImageUrl(img.url, `images[${i}].url`));
   input.variants?.forEach((x, i) => x.image && checkImageUrl(x.image, `variants[${i}].image`));
   const hasOptions = !!input.options?.length;
-  if (input.variants?.length && !hasOptions) throw invalid("variants need options: give options (e.g. Size: S, M, L) with the variants.");
-  if (input.generateVariants && !hasOptions) throw invalid("generateVariants needs options: give options (e.g. Size: S, M, L) to generate their combinations.");
+  if (input.variants?.length && !hasOptions)
+    throw invalid("variants need options: give options (e.g. Size: S, M, L) with the variants.");
+  if (input.generateVariants && !hasOptions)
+    throw invalid("generateVariants needs options: give options (e.g. Size: S, M, L) to generate their combinations.");
   if (input.optionPrices && !input.generateVariants && !input.variants?.length)
-    throw invalid("optionPrices price the variants this call creates: pass generateVariants: true (or variants), or use product_variants_generate later.");
+    throw invalid(
+      "optionPrices price the variants this call creates: pass generateVariants: true (or variants), or use product_variants_generate later.",
+    );
   const status = input.status ?? "draft";
   if (status !== "draft") checkTransition("draft", status);
   const now = ctx.deps.clock.now();
@@ -136,23 +188,44 @@ export async function createProduct(ctx: ActorContext, input: ProductCreateInput
     }
     // Status is written with the row: checks below speak of this call, never of the
     // new row's id, which does not exist once a refusal rolls the call back.
-    const product = (await tx
-          .insert(products)
-          .values({ ...scalarValues(input), name: input.name.trim(), price: input.price, siteId: input.siteId, slug, status, createdAt: now, updatedAt: now })
-          .returning())[0];
+    const product = (
+      await tx
+        .insert(products)
+        .values({
+          ...scalarValues(input),
+          name: input.name.trim(),
+          price: input.price,
+          siteId: input.siteId,
+          slug,
+          status,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning()
+    )[0];
     if (input.images) await writeImages(tx, product.id, input.images, now);
     const tree = input.options ? await writeOptions(tx, product.id, input.options, now) : [];
     const deltas = resolveOptionPrices(tree, input.optionPrices);
     const variants = input.variants?.length ? await insertVariants(tx, product, tree, input.variants, now, deltas) : [];
     if (input.generateVariants)
-      variants.push(...(await generateMissing(tx, product, tree, { base: product.price, quantity: null, active: true, deltas }, now)).created);
-    if (input.bulkPricing?.length) await replaceRules(tx, product.id, await prepareRules(tx, product.id, tree, input.bulkPricing), now);
+      variants.push(
+        ...(
+          await generateMissing(tx, product, tree, { base: product.price, quantity: null, active: true, deltas }, now)
+        ).created,
+      );
+    if (input.bulkPricing?.length)
+      await replaceRules(tx, product.id, await prepareRules(tx, product.id, tree, input.bulkPricing), now);
     if (status === "active" && tree.length && !variants.some((x) => x.active))
       throw conflict(
         "A product with options needs at least one active variant to be created as active: pass variants (or generateVariants: true), " +
           "or create it as draft and activate it after adding variants.",
       );
-    await audit(tx, ctx, "products.create", { type: "product", id: product.id, siteId: input.siteId, detail: { slug, status, variants: variants.length } });
+    await audit(tx, ctx, "products.create", {
+      type: "product",
+      id: product.id,
+      siteId: input.siteId,
+      detail: { slug, status, variants: variants.length },
+    });
     await emit(tx, ctx, productCreated, { id: product.id, siteId: input.siteId }, productEventData(product));
     return { ...compact(product), ...note, ...(variants.length ? { variants: variants.map(variantBrief) } : {}) };
   });
@@ -167,18 +240,39 @@ export async function updateProduct(ctx: ActorContext, input: ProductUpdateInput
     const before = await productInSite(tx, input.siteId, input.id);
     await checkCategory(tx, input.siteId, input.categoryId);
     const values = scalarValues(input);
-    checkCompareAt(values.price ?? before.price, values.compareAtPrice !== undefined ? values.compareAtPrice : before.compareAtPrice, "");
+    checkCompareAt(
+      values.price ?? before.price,
+      values.compareAtPrice !== undefined ? values.compareAtPrice : before.compareAtPrice,
+      "",
+    );
     if (input.slug && input.slug !== before.slug) {
       const owner = await slugTaken(tx, input.siteId, input.slug, before.id);
       if (owner) throw conflict(`The slug "${input.slug}" is already used by product ${owner} on this site.`);
       values.slug = input.slug;
     }
     if (input.images) await writeImages(tx, before.id, input.images, now);
-    const product = (await tx.update(products).set({ ...values, updatedAt: now }).where(eq(products.id, before.id)).returning())[0];
+    const product = (
+      await tx
+        .update(products)
+        .set({ ...values, updatedAt: now })
+        .where(eq(products.id, before.id))
+        .returning()
+    )[0];
     const fields = Object.keys(values).concat(input.images ? ["images"] : []);
-    await audit(tx, ctx, "products.update", { type: "product", id: product.id, siteId: input.siteId, detail: { fields } });
+    await audit(tx, ctx, "products.update", {
+      type: "product",
+      id: product.id,
+      siteId: input.siteId,
+      detail: { fields },
+    });
     const previousSlug = product.slug !== before.slug ? before.slug : null;
-    await emit(tx, ctx, productUpdated, { id: product.id, siteId: input.siteId }, { ...productEventData(product, [previousSlug]), fields, previousSlug });
+    await emit(
+      tx,
+      ctx,
+      productUpdated,
+      { id: product.id, siteId: input.siteId },
+      { ...productEventData(product, [previousSlug]), fields, previousSlug },
+    );
     return compact(product);
   });
 }
@@ -191,15 +285,28 @@ export async function updateProduct(ctx: ActorContext, input: ProductUpdateInput
  * again (isApprovedRun), which then applies it unless the product changed
  * meanwhile. Draft and inactive products change at once.
  */
-async function holdTakedown(ctx: ActorContext, tx: Tx, p: ProductRow, tool: "products_delete" | "products_set_status", input: Record<string, unknown>) {
+async function holdTakedown(
+  ctx: ActorContext,
+  tx: Tx,
+  p: ProductRow,
+  tool: "products_delete" | "products_set_status",
+  input: Record<string, unknown>,
+) {
   const approval = await holdForApproval(ctx, {
     tool,
     input,
     entityId: p.id,
     siteId: p.siteId,
-    title: tool === "products_delete" ? `Delete product: ${p.name}` : `Withdraw product: ${p.name} (set ${String(input.status)})`,
+    title:
+      tool === "products_delete"
+        ? `Delete product: ${p.name}`
+        : `Withdraw product: ${p.name} (set ${String(input.status)})`,
   });
-  const linkedFrom = await productShownAt(tx, p.siteId, { slug: p.slug, featured: p.featured, categoryId: p.categoryId });
+  const linkedFrom = await productShownAt(tx, p.siteId, {
+    slug: p.slug,
+    featured: p.featured,
+    categoryId: p.categoryId,
+  });
   return {
     ...compact(p),
     approval,
@@ -218,13 +325,31 @@ export async function setProductStatus(ctx: ActorContext, input: v.InferOutput<t
     const current = await productInSite(outer, input.siteId, input.id);
     checkTransition(current.status, input.status);
     if (current.status === input.status) return { ...compact(current), previousStatus: current.status };
-    if (current.status === "active" && !isApprovedRun(ctx)) return await holdTakedown(ctx, outer, current, "products_set_status", input);
+    if (current.status === "active" && !isApprovedRun(ctx))
+      return await holdTakedown(ctx, outer, current, "products_set_status", input);
     return mutate(ctx, input.siteId, async (tx) => {
       const before = await productInSite(tx, input.siteId, input.id);
-      const product = (await tx.update(products).set({ status: input.status, updatedAt: now }).where(eq(products.id, before.id)).returning())[0];
+      const product = (
+        await tx
+          .update(products)
+          .set({ status: input.status, updatedAt: now })
+          .where(eq(products.id, before.id))
+          .returning()
+      )[0];
       await assertSellable(tx, product);
-      await audit(tx, ctx, "products.set_status", { type: "product", id: product.id, siteId: input.siteId, detail: { from: before.status, to: input.status } });
-      await emit(tx, ctx, productStatusChanged, { id: product.id, siteId: input.siteId }, { ...productEventData(product), previousStatus: before.status });
+      await audit(tx, ctx, "products.set_status", {
+        type: "product",
+        id: product.id,
+        siteId: input.siteId,
+        detail: { from: before.status, to: input.status },
+      });
+      await emit(
+        tx,
+        ctx,
+        productStatusChanged,
+        { id: product.id, siteId: input.siteId },
+        { ...productEventData(product), previousStatus: before.status },
+      );
       return { ...compact(product), previousStatus: before.status };
     });
   });
@@ -234,7 +359,8 @@ export async function deleteProduct(ctx: ActorContext, input: v.InferOutput<type
   await storeWrite(ctx, input.siteId);
   return ctx.deps.db.transaction(async (outer) => {
     const current = await productInSite(outer, input.siteId, input.id);
-    if (current.status === "active" && !isApprovedRun(ctx)) return await holdTakedown(ctx, outer, current, "products_delete", input);
+    if (current.status === "active" && !isApprovedRun(ctx))
+      return await holdTakedown(ctx, outer, current, "products_delete", input);
     return mutate(ctx, input.siteId, async (tx) => {
       const p = await productInSite(tx, input.siteId, input.id);
       // Images, options, variants, bulk rules and reviews go with it; order
@@ -242,8 +368,19 @@ export async function deleteProduct(ctx: ActorContext, input: v.InferOutput<type
       await tx.delete(products).where(eq(products.id, p.id));
       // Open requests about it (a held withdrawal, say) have nothing left to decide.
       await withdrawLinks(tx, ctx.company.id, "product", p.id, ctx.deps.clock.now(), approvedLinkId(ctx));
-      await audit(tx, ctx, "products.delete", { type: "product", id: p.id, siteId: input.siteId, detail: { slug: p.slug, name: p.name } });
-      await emit(tx, ctx, productDeleted, { id: p.id, siteId: input.siteId }, { ...productEventData(p), status: "deleted" });
+      await audit(tx, ctx, "products.delete", {
+        type: "product",
+        id: p.id,
+        siteId: input.siteId,
+        detail: { slug: p.slug, name: p.name },
+      });
+      await emit(
+        tx,
+        ctx,
+        productDeleted,
+        { id: p.id, siteId: input.siteId },
+        { ...productEventData(p), status: "deleted" },
+      );
       return { id: p.id, slug: p.slug, status: "deleted" };
     });
   });
@@ -256,7 +393,13 @@ export async function getProduct(ctx: ActorContext, input: v.InferOutput<typeof 
   const p =
     input.id !== undefined
       ? await productInSite(db, input.siteId, input.id)
-      : (await db.select().from(products).where(and(eq(products.siteId, input.siteId), eq(products.slug, input.slug!))).limit(1))[0];
+      : (
+          await db
+            .select()
+            .from(products)
+            .where(and(eq(products.siteId, input.siteId), eq(products.slug, input.slug!)))
+            .limit(1)
+        )[0];
   if (!p) throw notFound(`No product with slug "${input.slug}" on site ${input.siteId}.`);
   return await productDetail(db, p);
 }
@@ -269,27 +412,37 @@ export async function listProducts(ctx: ActorContext, input: v.InferOutput<typeo
     input.status ? eq(products.status, input.status) : undefined,
     input.categoryId ? eq(products.categoryId, input.categoryId) : undefined,
     input.featured !== undefined ? eq(products.featured, input.featured) : undefined,
-    input.search?.trim() ? or(containsText(products.name, input.search.trim()), containsText(products.sku, input.search.trim())) : undefined,
+    input.search?.trim()
+      ? or(containsText(products.name, input.search.trim()), containsText(products.sku, input.search.trim()))
+      : undefined,
   );
   const total = (await db.select({ n: sql<number>`count(*)` }).from(products).where(where).limit(1))[0]!.n;
   const rows = await db
-        .select({ p: products, categoryName: productCategories.name })
-        .from(products)
-        .leftJoin(productCategories, eq(productCategories.id, products.categoryId))
-        .where(where)
-        .orderBy(desc(products.createdAt), desc(products.id))
-        .limit(input.limit)
-        .offset(input.offset);
+    .select({ p: products, categoryName: productCategories.name })
+    .from(products)
+    .leftJoin(productCategories, eq(productCategories.id, products.categoryId))
+    .where(where)
+    .orderBy(desc(products.createdAt), desc(products.id))
+    .limit(input.limit)
+    .offset(input.offset);
   const ids = rows.map((r) => r.p.id);
   const images = ids.length
-    ? (await db.select().from(productImages).where(inArray(productImages.productId, ids)).orderBy(asc(productImages.order), asc(productImages.id)))
+    ? await db
+        .select()
+        .from(productImages)
+        .where(inArray(productImages.productId, ids))
+        .orderBy(asc(productImages.order), asc(productImages.id))
     : [];
   const variantCounts = ids.length
-    ? (await db
-              .select({ productId: productVariants.productId, n: sql<number>`count(*)`, active: countTrue(productVariants.active) })
-              .from(productVariants)
-              .where(inArray(productVariants.productId, ids))
-              .groupBy(productVariants.productId))
+    ? await db
+        .select({
+          productId: productVariants.productId,
+          n: sql<number>`count(*)`,
+          active: countTrue(productVariants.active),
+        })
+        .from(productVariants)
+        .where(inArray(productVariants.productId, ids))
+        .groupBy(productVariants.productId)
     : [];
   const items = rows.map(({ p, categoryName }) => {
     const vc = variantCounts.find((x) => x.productId === p.id);
@@ -315,4 +468,3 @@ export async function listProducts(ctx: ActorContext, input: v.InferOutput<typeo
   });
   return page(items, total, input.limit, input.offset);
 }
-

@@ -78,7 +78,9 @@ const summaryColumns = {
   categoryName: productCategories.name,
   // First image by display order: a correlated lookup on the (product_id, sort_order) index.
   // Names are spelled out: drizzle leaves columns in select fields unqualified, which a subquery would rebind.
-  image: sql<string | null>`(SELECT i.url FROM product_images AS i WHERE i.product_id = "products"."id" ORDER BY i.sort_order, i.id LIMIT 1)`,
+  image: sql<
+    string | null
+  >`(SELECT i.url FROM product_images AS i WHERE i.product_id = "products"."id" ORDER BY i.sort_order, i.id LIMIT 1)`,
   createdAt: products.createdAt,
 };
 
@@ -117,13 +119,26 @@ function toSummary(r: SummaryRow): ProductSummary {
  * search is a keyword match: every whitespace-separated word must appear
  * (case-insensitively, Unicode-aware) in the name or short description.
  */
-export async function listActiveProducts(deps: Deps, siteId: number, q: ProductListQuery): Promise<{ items: ProductSummary[]; total: number }> {
+export async function listActiveProducts(
+  deps: Deps,
+  siteId: number,
+  q: ProductListQuery,
+): Promise<{ items: ProductSummary[]; total: number }> {
   const conds: SQL[] = [eq(products.siteId, siteId), eq(products.status, "active")];
   if (q.category !== undefined) {
-    const cat = (await deps.db
-          .select({ id: productCategories.id })
-          .from(productCategories)
-          .where(and(eq(productCategories.siteId, siteId), eq(productCategories.slug, q.category), eq(productCategories.active, true))).limit(1))[0];
+    const cat = (
+      await deps.db
+        .select({ id: productCategories.id })
+        .from(productCategories)
+        .where(
+          and(
+            eq(productCategories.siteId, siteId),
+            eq(productCategories.slug, q.category),
+            eq(productCategories.active, true),
+          ),
+        )
+        .limit(1)
+    )[0];
     if (!cat) return { items: [], total: 0 };
     conds.push(eq(products.categoryId, cat.id));
   }
@@ -132,31 +147,33 @@ export async function listActiveProducts(deps: Deps, siteId: number, q: ProductL
   if (q.search !== undefined) {
     const words = fold(q.search).split(/\s+/).filter(Boolean);
     const candidates = await deps.db
-              .select({ id: products.id, name: products.name, shortDescription: products.shortDescription })
-              .from(products)
-              .where(where)
-              .orderBy(...ORDER[q.sort]);
-    const matched = candidates.filter((c) => words.every((w) => containsFolded(c.name, w) || containsFolded(c.shortDescription, w)));
+      .select({ id: products.id, name: products.name, shortDescription: products.shortDescription })
+      .from(products)
+      .where(where)
+      .orderBy(...ORDER[q.sort]);
+    const matched = candidates.filter((c) =>
+      words.every((w) => containsFolded(c.name, w) || containsFolded(c.shortDescription, w)),
+    );
     const pageIds = matched.slice(offset, offset + q.limit).map((c) => c.id);
     if (!pageIds.length) return { items: [], total: matched.length };
     const rows = await deps.db
-              .select(summaryColumns)
-              .from(products)
-              .leftJoin(productCategories, activeCategory)
-              .where(inArray(products.id, pageIds))
-              .orderBy(...ORDER[q.sort]);
+      .select(summaryColumns)
+      .from(products)
+      .leftJoin(productCategories, activeCategory)
+      .where(inArray(products.id, pageIds))
+      .orderBy(...ORDER[q.sort]);
     return { items: rows.map(toSummary), total: matched.length };
   }
   const total = (await deps.db.select({ n: count() }).from(products).where(where).limit(1))[0]!.n;
   if (offset >= total) return { items: [], total };
   const rows = await deps.db
-        .select(summaryColumns)
-        .from(products)
-        .leftJoin(productCategories, activeCategory)
-        .where(where)
-        .orderBy(...ORDER[q.sort])
-        .limit(q.limit)
-        .offset(offset);
+    .select(summaryColumns)
+    .from(products)
+    .leftJoin(productCategories, activeCategory)
+    .where(where)
+    .orderBy(...ORDER[q.sort])
+    .limit(q.limit)
+    .offset(offset);
   return { items: rows.map(toSummary), total };
 }
 
@@ -257,11 +274,25 @@ type ProductRow = typeof products.$inferSelect;
  * tools (catalog.ts) both build ProductDetail-shaped answers from them.
  */
 export function productImageView(i: typeof productImages.$inferSelect): ProductImage {
-  return { id: i.id, productId: i.productId, url: i.url, alt: i.alt ?? null, order: i.order, createdAt: iso(i.createdAt)! };
+  return {
+    id: i.id,
+    productId: i.productId,
+    url: i.url,
+    alt: i.alt ?? null,
+    order: i.order,
+    createdAt: iso(i.createdAt)!,
+  };
 }
 
 export function optionValueView(v: typeof productOptionValues.$inferSelect): ProductOptionValue {
-  return { id: v.id, optionId: v.optionId, value: v.value, label: v.label ?? null, order: v.order, createdAt: iso(v.createdAt)! };
+  return {
+    id: v.id,
+    optionId: v.optionId,
+    value: v.value,
+    label: v.label ?? null,
+    order: v.order,
+    createdAt: iso(v.createdAt)!,
+  };
 }
 
 export function variantView(x: typeof productVariants.$inferSelect): ProductVariant {
@@ -336,30 +367,44 @@ export function productFieldsView(p: ProductRow, categoryId: number | null) {
 
 /** An active product of the site by slug, with its images, options and values, active variants, bulk pricing and category. */
 export async function getActiveProductBySlug(deps: Deps, siteId: number, slug: string): Promise<ProductDetail | null> {
-  const r = (await deps.db
-      .select({ p: products, catId: productCategories.id, catName: productCategories.name, catSlug: productCategories.slug })
+  const r = (
+    await deps.db
+      .select({
+        p: products,
+        catId: productCategories.id,
+        catName: productCategories.name,
+        catSlug: productCategories.slug,
+      })
       .from(products)
       .leftJoin(productCategories, activeCategory)
-      .where(and(eq(products.siteId, siteId), eq(products.slug, slug), eq(products.status, "active"))).limit(1))[0];
+      .where(and(eq(products.siteId, siteId), eq(products.slug, slug), eq(products.status, "active")))
+      .limit(1)
+  )[0];
   if (!r) return null;
   const p = r.p;
-  const images = (await deps.db
+  const images = (
+    await deps.db
       .select()
       .from(productImages)
       .where(eq(productImages.productId, p.id))
-      .orderBy(asc(productImages.order), asc(productImages.id)))
-    .map(productImageView);
+      .orderBy(asc(productImages.order), asc(productImages.id))
+  ).map(productImageView);
   const optionRows = await deps.db
-        .select()
-        .from(productOptions)
-        .where(eq(productOptions.productId, p.id))
-        .orderBy(asc(productOptions.order), asc(productOptions.id));
+    .select()
+    .from(productOptions)
+    .where(eq(productOptions.productId, p.id))
+    .orderBy(asc(productOptions.order), asc(productOptions.id));
   const valueRows = optionRows.length
-    ? (await deps.db
-              .select()
-              .from(productOptionValues)
-              .where(inArray(productOptionValues.optionId, optionRows.map((o) => o.id)))
-              .orderBy(asc(productOptionValues.order), asc(productOptionValues.id)))
+    ? await deps.db
+        .select()
+        .from(productOptionValues)
+        .where(
+          inArray(
+            productOptionValues.optionId,
+            optionRows.map((o) => o.id),
+          ),
+        )
+        .orderBy(asc(productOptionValues.order), asc(productOptionValues.id))
     : [];
   const valuesByOption = new Map<number, ProductOptionValue[]>();
   for (const v of valueRows) {
@@ -376,14 +421,16 @@ export async function getActiveProductBySlug(deps: Deps, siteId: number, slug: s
     createdAt: iso(o.createdAt)!,
     values: valuesByOption.get(o.id) ?? [],
   }));
-  const variants = (await deps.db
+  const variants = (
+    await deps.db
       .select()
       .from(productVariants)
       .where(and(eq(productVariants.productId, p.id), eq(productVariants.active, true)))
-      .orderBy(asc(productVariants.id)))
-    .map(variantView);
+      .orderBy(asc(productVariants.id))
+  ).map(variantView);
   const activeVariantIds = variants.map((x) => x.id);
-  const bulkPricing = (await deps.db
+  const bulkPricing = (
+    await deps.db
       .select()
       .from(bulkPricingRules)
       .where(
@@ -394,8 +441,8 @@ export async function getActiveProductBySlug(deps: Deps, siteId: number, slug: s
             : isNull(bulkPricingRules.variantId),
         ),
       )
-      .orderBy(asc(bulkPricingRules.minQuantity), asc(bulkPricingRules.id)))
-    .map(bulkRuleView);
+      .orderBy(asc(bulkPricingRules.minQuantity), asc(bulkPricingRules.id))
+  ).map(bulkRuleView);
   const category = r.catId !== null ? { id: r.catId, name: r.catName!, slug: r.catSlug! } : null;
   return {
     ...productFieldsView(p, category?.id ?? null),
@@ -425,7 +472,8 @@ export interface ProductCategory {
  * renderer's to draw, and the parent's absence from the list says enough.
  */
 export async function listActiveProductCategories(deps: Deps, siteId: number): Promise<ProductCategory[]> {
-  return (await deps.db
+  return (
+    await deps.db
       .select({
         id: productCategories.id,
         name: productCategories.name,
@@ -438,7 +486,14 @@ export async function listActiveProductCategories(deps: Deps, siteId: number): P
         productCount: sql<number>`(SELECT count(*) FROM products AS p WHERE p.category_id = "product_categories"."id" AND p.status = 'active' AND p.site_id = ${siteId})`,
       })
       .from(productCategories)
-      .where(and(eq(productCategories.siteId, siteId), eq(productCategories.active, true))))
-    .map((c) => ({ ...c, description: c.description ?? null, image: c.image ?? null, parentId: c.parentId ?? null, productCount: Number(c.productCount) }))
+      .where(and(eq(productCategories.siteId, siteId), eq(productCategories.active, true)))
+  )
+    .map((c) => ({
+      ...c,
+      description: c.description ?? null,
+      image: c.image ?? null,
+      parentId: c.parentId ?? null,
+      productCount: Number(c.productCount),
+    }))
     .sort((a, b) => a.order - b.order || byName(a.name, b.name) || a.id - b.id);
 }

@@ -35,21 +35,28 @@ export async function createReview(ctx: ActorContext, input: v.InferOutput<typeo
   const now = ctx.deps.clock.now();
   return mutate(ctx, input.siteId, async (tx) => {
     const product = await productInSite(tx, input.siteId, input.productId);
-    const r = (await tx
-          .insert(reviews)
-          .values({
-            siteId: input.siteId,
-            productId: product.id,
-            authorName: input.authorName.trim(),
-            authorEmail: input.authorEmail?.trim().toLowerCase() ?? null,
-            rating: input.rating,
-            title: clean(input.title) ?? null,
-            body: clean(input.body) ?? null,
-            status: "pending",
-            createdAt: now,
-          })
-          .returning())[0];
-    await audit(tx, ctx, "reviews.create", { type: "review", id: r.id, siteId: input.siteId, detail: { productId: product.id } });
+    const r = (
+      await tx
+        .insert(reviews)
+        .values({
+          siteId: input.siteId,
+          productId: product.id,
+          authorName: input.authorName.trim(),
+          authorEmail: input.authorEmail?.trim().toLowerCase() ?? null,
+          rating: input.rating,
+          title: clean(input.title) ?? null,
+          body: clean(input.body) ?? null,
+          status: "pending",
+          createdAt: now,
+        })
+        .returning()
+    )[0];
+    await audit(tx, ctx, "reviews.create", {
+      type: "review",
+      id: r.id,
+      siteId: input.siteId,
+      detail: { productId: product.id },
+    });
     return { id: r.id, productId: r.productId, status: r.status };
   });
 }
@@ -57,11 +64,22 @@ export async function createReview(ctx: ActorContext, input: v.InferOutput<typeo
 export async function moderateReview(ctx: ActorContext, input: v.InferOutput<typeof reviewModerateInput>) {
   await storeWrite(ctx, input.siteId);
   return mutate(ctx, input.siteId, async (tx) => {
-    const r = (await tx.select().from(reviews).where(and(eq(reviews.id, input.id), eq(reviews.siteId, input.siteId))).limit(1))[0];
+    const r = (
+      await tx
+        .select()
+        .from(reviews)
+        .where(and(eq(reviews.id, input.id), eq(reviews.siteId, input.siteId)))
+        .limit(1)
+    )[0];
     if (!r) throw notFound(`Review ${input.id} not found on site ${input.siteId}.`);
     const status = input.action === "approve" ? "approved" : "hidden";
     await tx.update(reviews).set({ status }).where(eq(reviews.id, r.id));
-    await audit(tx, ctx, "reviews.moderate", { type: "review", id: r.id, siteId: input.siteId, detail: { from: r.status, to: status } });
+    await audit(tx, ctx, "reviews.moderate", {
+      type: "review",
+      id: r.id,
+      siteId: input.siteId,
+      detail: { from: r.status, to: status },
+    });
     return { id: r.id, productId: r.productId, status, previousStatus: r.status };
   });
 }
@@ -75,17 +93,28 @@ export async function listReviews(ctx: ActorContext, input: v.InferOutput<typeof
     input.productId !== undefined ? eq(reviews.productId, input.productId) : undefined,
     input.status ? eq(reviews.status, input.status) : undefined,
   );
-  const stats = (await db.select({ n: sql<number>`count(*)`, avg: sql<number | null>`avg(${reviews.rating})` }).from(reviews).where(where).limit(1))[0]!;
+  const stats = (
+    await db
+      .select({ n: sql<number>`count(*)`, avg: sql<number | null>`avg(${reviews.rating})` })
+      .from(reviews)
+      .where(where)
+      .limit(1)
+  )[0]!;
   const rows = await db
-        .select({ r: reviews, productName: products.name })
-        .from(reviews)
-        .innerJoin(products, eq(products.id, reviews.productId))
-        .where(where)
-        .orderBy(desc(reviews.createdAt), desc(reviews.id))
-        .limit(input.limit)
-        .offset(input.offset);
+    .select({ r: reviews, productName: products.name })
+    .from(reviews)
+    .innerJoin(products, eq(products.id, reviews.productId))
+    .where(where)
+    .orderBy(desc(reviews.createdAt), desc(reviews.id))
+    .limit(input.limit)
+    .offset(input.offset);
   return {
-    ...page(rows.map((x) => out(x.r, x.productName)), stats.n, input.limit, input.offset),
+    ...page(
+      rows.map((x) => out(x.r, x.productName)),
+      stats.n,
+      input.limit,
+      input.offset,
+    ),
     averageRating: stats.avg === null ? null : Math.round(stats.avg * 100) / 100,
   };
 }

@@ -52,7 +52,10 @@ export const slug = v.pipe(
 export const imageUrl = v.pipe(
   v.string("url must be a string."),
   v.maxLength(2048, "url must be at most 2048 characters."),
-  v.regex(/^(?:https?:\/\/[^\s/\\?#]\S*|\/(?![/\\])\S*)$/i, "url must be an absolute http(s) URL or a path starting with /."),
+  v.regex(
+    /^(?:https?:\/\/[^\s/\\?#]\S*|\/(?![/\\])\S*)$/i,
+    "url must be an absolute http(s) URL or a path starting with /.",
+  ),
 );
 
 const dimension = (what: string) =>
@@ -70,7 +73,10 @@ const imageInput = v.strictObject({
 });
 
 const optionValueInput = v.union(
-  [line("value", 100), v.strictObject({ value: line("value", 100), label: v.optional(v.nullable(text("label", 100))) })],
+  [
+    line("value", 100),
+    v.strictObject({ value: line("value", 100), label: v.optional(v.nullable(text("label", 100))) }),
+  ],
   "Each option value is a string or { value, label }.",
 );
 
@@ -89,7 +95,11 @@ export const optionsInput = v.pipe(
 );
 
 /** Option name → value, e.g. { "Size": "M", "Colour": "Red" }: one entry per option of the product. */
-export const variantOptions = v.record(line("option name", 100), line("option value", 100), "options must map each option name to one of its values.");
+export const variantOptions = v.record(
+  line("option name", 100),
+  line("option value", 100),
+  "options must map each option name to one of its values.",
+);
 
 const variantFields = {
   name: v.optional(line("name", 200)),
@@ -135,7 +145,11 @@ export const bulkRuleInput = v.strictObject({
   minQuantity: quantity("minQuantity", 1),
   maxQuantity: v.optional(v.nullable(quantity("maxQuantity", 1))),
   priceType: v.picklist(["fixed", "percent_off"], "priceType must be fixed (cents) or percent_off (basis points)."),
-  amount: v.pipe(v.number("amount must be a number."), v.integer("amount must be an integer."), v.minValue(0, "amount must not be negative.")),
+  amount: v.pipe(
+    v.number("amount must be a number."),
+    v.integer("amount must be an integer."),
+    v.minValue(0, "amount must not be negative."),
+  ),
 });
 
 const productFields = {
@@ -159,7 +173,9 @@ const productFields = {
   tags: v.optional(v.nullable(v.pipe(v.array(line("tag", 60)), v.maxLength(MAX_TAGS, `At most ${MAX_TAGS} tags.`)))),
   metadata: v.optional(v.unknown()),
   categoryId: v.optional(v.nullable(entityId("categoryId"))),
-  images: v.optional(v.pipe(v.array(imageInput), v.maxLength(MAX_IMAGES, `A product has at most ${MAX_IMAGES} images.`))),
+  images: v.optional(
+    v.pipe(v.array(imageInput), v.maxLength(MAX_IMAGES, `A product has at most ${MAX_IMAGES} images.`)),
+  ),
 };
 
 export const productCreateInput = v.strictObject({
@@ -170,11 +186,15 @@ export const productCreateInput = v.strictObject({
   status: v.optional(v.picklist(PRODUCT_STATUSES, "status must be draft, inactive or active.")),
   ...productFields,
   options: v.optional(optionsInput),
-  variants: v.optional(v.pipe(v.array(variantInput), v.maxLength(MAX_VARIANTS, `A product has at most ${MAX_VARIANTS} variants.`))),
+  variants: v.optional(
+    v.pipe(v.array(variantInput), v.maxLength(MAX_VARIANTS, `A product has at most ${MAX_VARIANTS} variants.`)),
+  ),
   /** After `variants`, create a variant for every combination still missing (at most 100 in all). */
   generateVariants: v.optional(v.boolean("generateVariants must be true or false.")),
   optionPrices: v.optional(optionPrices),
-  bulkPricing: v.optional(v.pipe(v.array(bulkRuleInput), v.maxLength(MAX_BULK_RULES, `At most ${MAX_BULK_RULES} bulk pricing rules.`))),
+  bulkPricing: v.optional(
+    v.pipe(v.array(bulkRuleInput), v.maxLength(MAX_BULK_RULES, `At most ${MAX_BULK_RULES} bulk pricing rules.`)),
+  ),
 });
 export type ProductCreateInput = v.InferOutput<typeof productCreateInput>;
 
@@ -219,7 +239,12 @@ export const productOptionsSetInput = v.strictObject({
   deleteInvalidVariants: v.optional(v.boolean(), false),
 });
 
-export const variantCreateInput = v.strictObject({ siteId, productId: entityId("productId"), ...variantFields, options: variantOptions });
+export const variantCreateInput = v.strictObject({
+  siteId,
+  productId: entityId("productId"),
+  ...variantFields,
+  options: variantOptions,
+});
 export const variantUpdateInput = v.strictObject({
   siteId,
   id: entityId("id"),
@@ -271,7 +296,9 @@ export const categoryMoveInput = v.strictObject({
   /** New parent; null moves it to the top level. */
   parentId: v.nullable(entityId("parentId")),
   /** 0-based position among its new siblings; omitted puts it last. */
-  position: v.optional(v.pipe(v.number(), v.integer("position must be an integer."), v.minValue(0), v.maxValue(10_000))),
+  position: v.optional(
+    v.pipe(v.number(), v.integer("position must be an integer."), v.minValue(0), v.maxValue(10_000)),
+  ),
 });
 
 export const categoryReorderInput = v.strictObject({
@@ -289,7 +316,9 @@ export const categoryListInput = v.strictObject({ siteId, includeInactive: v.opt
 export const storeSettingsUpdateInput = v.strictObject({
   siteId,
   enabled: v.optional(v.boolean("enabled must be true or false.")),
-  currency: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z]{3}$/, "currency must be a 3-letter ISO 4217 code, e.g. EUR."))),
+  currency: v.optional(
+    v.pipe(v.string(), v.regex(/^[A-Za-z]{3}$/, "currency must be a 3-letter ISO 4217 code, e.g. EUR.")),
+  ),
   taxInclusive: v.optional(v.boolean("taxInclusive must be true or false.")),
 });
 export const siteOnly = v.strictObject({ siteId });
@@ -306,14 +335,30 @@ export const customerCreateInput = v.strictObject({
   siteId,
   email,
   name: v.optional(v.nullable(text("name", 200))),
-  phone: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(40), v.regex(/^[0-9+()\-. ]*$/, "phone may hold digits, spaces and + ( ) - . only.")))),
+  phone: v.optional(
+    v.nullable(
+      v.pipe(
+        v.string(),
+        v.maxLength(40),
+        v.regex(/^[0-9+()\-. ]*$/, "phone may hold digits, spaces and + ( ) - . only."),
+      ),
+    ),
+  ),
 });
 export const customerUpdateInput = v.strictObject({
   siteId,
   id: entityId("id"),
   email: v.optional(email),
   name: v.optional(v.nullable(text("name", 200))),
-  phone: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(40), v.regex(/^[0-9+()\-. ]*$/, "phone may hold digits, spaces and + ( ) - . only.")))),
+  phone: v.optional(
+    v.nullable(
+      v.pipe(
+        v.string(),
+        v.maxLength(40),
+        v.regex(/^[0-9+()\-. ]*$/, "phone may hold digits, spaces and + ( ) - . only."),
+      ),
+    ),
+  ),
 });
 export const customerRef = v.strictObject({ siteId, id: entityId("id") });
 export const customerListInput = v.strictObject({ siteId, search: v.optional(text("search", 200)), ...pageInput });
@@ -377,17 +422,29 @@ export const discountCreateInput = v.strictObject({
   siteId,
   code: discountCode,
   kind: v.picklist(["percent", "fixed"], "kind must be percent (basis points) or fixed (cents)."),
-  amount: v.pipe(v.number("amount must be a number."), v.integer("amount must be an integer."), v.minValue(1, "amount must be at least 1.")),
+  amount: v.pipe(
+    v.number("amount must be a number."),
+    v.integer("amount must be an integer."),
+    v.minValue(1, "amount must be at least 1."),
+  ),
   minSubtotal: v.optional(v.nullable(cents("minSubtotal"))),
-  startsAt: v.optional(v.nullable(v.pipe(v.string(), v.isoTimestamp("startsAt must be an ISO 8601 date-time, e.g. 2025-06-01T00:00:00Z.")))),
-  endsAt: v.optional(v.nullable(v.pipe(v.string(), v.isoTimestamp("endsAt must be an ISO 8601 date-time, e.g. 2025-06-30T23:59:59Z.")))),
+  startsAt: v.optional(
+    v.nullable(
+      v.pipe(v.string(), v.isoTimestamp("startsAt must be an ISO 8601 date-time, e.g. 2025-06-01T00:00:00Z.")),
+    ),
+  ),
+  endsAt: v.optional(
+    v.nullable(v.pipe(v.string(), v.isoTimestamp("endsAt must be an ISO 8601 date-time, e.g. 2025-06-30T23:59:59Z."))),
+  ),
   usageLimit: v.optional(v.nullable(quantity("usageLimit", 1))),
   active: v.optional(v.boolean(), true),
 });
 export const discountUpdateInput = v.strictObject({
   siteId,
   id: entityId("id"),
-  amount: v.optional(v.pipe(v.number(), v.integer("amount must be an integer."), v.minValue(1, "amount must be at least 1."))),
+  amount: v.optional(
+    v.pipe(v.number(), v.integer("amount must be an integer."), v.minValue(1, "amount must be at least 1.")),
+  ),
   minSubtotal: v.optional(v.nullable(cents("minSubtotal"))),
   startsAt: v.optional(v.nullable(v.pipe(v.string(), v.isoTimestamp("startsAt must be an ISO 8601 date-time.")))),
   endsAt: v.optional(v.nullable(v.pipe(v.string(), v.isoTimestamp("endsAt must be an ISO 8601 date-time.")))),
@@ -405,7 +462,12 @@ export const reviewCreateInput = v.strictObject({
   productId: entityId("productId"),
   authorName: line("authorName", 120),
   authorEmail: v.optional(v.nullable(email)),
-  rating: v.pipe(v.number("rating must be a number."), v.integer("rating must be an integer."), v.minValue(1, "rating must be 1 to 5."), v.maxValue(5, "rating must be 1 to 5.")),
+  rating: v.pipe(
+    v.number("rating must be a number."),
+    v.integer("rating must be an integer."),
+    v.minValue(1, "rating must be 1 to 5."),
+    v.maxValue(5, "rating must be 1 to 5."),
+  ),
   title: v.optional(v.nullable(text("title", 200))),
   body: v.optional(v.nullable(text("body", 5000))),
 });
@@ -437,4 +499,3 @@ export const messageListInput = v.strictObject({
   status: v.optional(v.picklist(["open", "closed"])),
   ...pageInput,
 });
-

@@ -39,7 +39,8 @@ export async function getStoreSettings(ctx: ActorContext, input: v.InferOutput<t
 export async function updateStoreSettings(ctx: ActorContext, input: v.InferOutput<typeof storeSettingsUpdateInput>) {
   await storeWrite(ctx, input.siteId);
   const currency = input.currency?.toUpperCase();
-  if (currency !== undefined && !CURRENCIES.has(currency)) throw invalid(`"${input.currency}" is not an ISO 4217 currency code.`);
+  if (currency !== undefined && !CURRENCIES.has(currency))
+    throw invalid(`"${input.currency}" is not an ISO 4217 currency code.`);
   const now = ctx.deps.clock.now();
   return mutate(ctx, input.siteId, async (tx) => {
     const set = {
@@ -47,12 +48,19 @@ export async function updateStoreSettings(ctx: ActorContext, input: v.InferOutpu
       ...(currency !== undefined && { currency }),
       ...(input.taxInclusive !== undefined && { taxInclusive: input.taxInclusive }),
     };
-    const row = (await tx
-          .insert(stores)
-          .values({ siteId: input.siteId, ...set, createdAt: now, updatedAt: now })
-          .onConflictDoUpdate({ target: stores.siteId, set: { ...set, updatedAt: now } })
-          .returning())[0];
-    await audit(tx, ctx, "store_settings.update", { type: "store", id: input.siteId, siteId: input.siteId, detail: set });
+    const row = (
+      await tx
+        .insert(stores)
+        .values({ siteId: input.siteId, ...set, createdAt: now, updatedAt: now })
+        .onConflictDoUpdate({ target: stores.siteId, set: { ...set, updatedAt: now } })
+        .returning()
+    )[0];
+    await audit(tx, ctx, "store_settings.update", {
+      type: "store",
+      id: input.siteId,
+      siteId: input.siteId,
+      detail: set,
+    });
     return out(input.siteId, row);
   });
 }

@@ -21,7 +21,13 @@ export const storeStagedTargets: StagedTarget[] = [
       if (typeof input.siteId !== "number" || typeof input.id !== "number") return null;
       try {
         const site = await siteForActor(ctx, input.siteId);
-        const p = (await ctx.deps.db.select().from(products).where(and(eq(products.id, input.id), eq(products.siteId, site.id))).limit(1))[0];
+        const p = (
+          await ctx.deps.db
+            .select()
+            .from(products)
+            .where(and(eq(products.id, input.id), eq(products.siteId, site.id)))
+            .limit(1)
+        )[0];
         if (!p) return null;
         return {
           name: p.name,
@@ -47,7 +53,9 @@ export const storeStagedTargets: StagedTarget[] = [
         categoryId: typeof b.categoryId === "number" ? b.categoryId : null,
       });
       return {
-        proposal: del ? `Deleting the ${what}` : `Withdrawing the ${what} from sale (status ${String(call.input.status)})`,
+        proposal: del
+          ? `Deleting the ${what}`
+          : `Withdrawing the ${what} from sale (status ${String(call.input.status)})`,
         applied: del ? "deleted" : "withdrawn",
         facts: [
           {
@@ -56,7 +64,10 @@ export const storeStagedTargets: StagedTarget[] = [
               ? `The ${what} (slug ${b.slug}) with its images, options, variants and reviews, for good: the REST API stops serving it. Past orders keep their lines.`
               : `The ${what} (slug ${b.slug}) from the REST API and the store's pages; it stays in the catalogue, ${String(call.input.status)}, and can be set active again.`,
           },
-          { label: "Linked from", value: shown.length ? shown.join("\n") : "nothing on this site shows or links to it (blocks, navigation)" },
+          {
+            label: "Linked from",
+            value: shown.length ? shown.join("\n") : "nothing on this site shows or links to it (blocks, navigation)",
+          },
         ],
         handled: ["id"],
       };

@@ -1,9 +1,24 @@
 /** Commerce: store settings, catalog (products, options, variants, bulk pricing, categories), customers, orders, discounts, reviews, messages. Money is integer cents. */
-import { bool, createdAt, id, index, integer, json, real, table, text, time, uniqueIndex, updatedAt } from "../../core/columns";
+import {
+  bool,
+  createdAt,
+  id,
+  index,
+  integer,
+  json,
+  real,
+  table,
+  text,
+  time,
+  uniqueIndex,
+  updatedAt,
+} from "../../core/columns";
 import { sites } from "../sites/tables";
 
 export const stores = table("stores", {
-  siteId: integer("site_id").primaryKey().references(() => sites.id, { onDelete: "cascade" }),
+  siteId: integer("site_id")
+    .primaryKey()
+    .references(() => sites.id, { onDelete: "cascade" }),
   enabled: bool("enabled").notNull().default(true),
   currency: text("currency").notNull().default("USD"),
   taxInclusive: bool("tax_inclusive").notNull().default(false),
@@ -15,7 +30,9 @@ export const productCategories = table(
   "product_categories",
   {
     id: id(),
-    siteId: integer("site_id").notNull().references(() => sites.id, { onDelete: "cascade" }),
+    siteId: integer("site_id")
+      .notNull()
+      .references(() => sites.id, { onDelete: "cascade" }),
     parentId: integer("parent_id"),
     name: text("name").notNull(),
     slug: text("slug").notNull(),
@@ -36,7 +53,9 @@ export const products = table(
   "products",
   {
     id: id(),
-    siteId: integer("site_id").notNull().references(() => sites.id, { onDelete: "cascade" }),
+    siteId: integer("site_id")
+      .notNull()
+      .references(() => sites.id, { onDelete: "cascade" }),
     categoryId: integer("category_id").references(() => productCategories.id, { onDelete: "set null" }),
     name: text("name").notNull(),
     slug: text("slug").notNull(),
@@ -75,7 +94,9 @@ export const productImages = table(
   "product_images",
   {
     id: id(),
-    productId: integer("product_id").notNull().references(() => products.id, { onDelete: "cascade" }),
+    productId: integer("product_id")
+      .notNull()
+      .references(() => products.id, { onDelete: "cascade" }),
     url: text("url").notNull(),
     alt: text("alt"),
     order: integer("sort_order").notNull().default(0),
@@ -88,7 +109,9 @@ export const productOptions = table(
   "product_options",
   {
     id: id(),
-    productId: integer("product_id").notNull().references(() => products.id, { onDelete: "cascade" }),
+    productId: integer("product_id")
+      .notNull()
+      .references(() => products.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     order: integer("sort_order").notNull().default(0),
     createdAt: createdAt(),
@@ -100,7 +123,9 @@ export const productOptionValues = table(
   "product_option_values",
   {
     id: id(),
-    optionId: integer("option_id").notNull().references(() => productOptions.id, { onDelete: "cascade" }),
+    optionId: integer("option_id")
+      .notNull()
+      .references(() => productOptions.id, { onDelete: "cascade" }),
     value: text("value").notNull(),
     label: text("label"),
     order: integer("sort_order").notNull().default(0),
@@ -113,7 +138,9 @@ export const productVariants = table(
   "product_variants",
   {
     id: id(),
-    productId: integer("product_id").notNull().references(() => products.id, { onDelete: "cascade" }),
+    productId: integer("product_id")
+      .notNull()
+      .references(() => products.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     sku: text("sku"),
     barcode: text("barcode"),
@@ -138,7 +165,9 @@ export const bulkPricingRules = table(
   "bulk_pricing_rules",
   {
     id: id(),
-    productId: integer("product_id").notNull().references(() => products.id, { onDelete: "cascade" }),
+    productId: integer("product_id")
+      .notNull()
+      .references(() => products.id, { onDelete: "cascade" }),
     variantId: integer("variant_id").references(() => productVariants.id, { onDelete: "cascade" }),
     minQuantity: integer("min_quantity").notNull(),
     maxQuantity: integer("max_quantity"),
@@ -153,7 +182,9 @@ export const customers = table(
   "customers",
   {
     id: id(),
-    siteId: integer("site_id").notNull().references(() => sites.id, { onDelete: "cascade" }),
+    siteId: integer("site_id")
+      .notNull()
+      .references(() => sites.id, { onDelete: "cascade" }),
     email: text("email").notNull(),
     name: text("name"),
     phone: text("phone"),
@@ -166,7 +197,9 @@ export const discounts = table(
   "discounts",
   {
     id: id(),
-    siteId: integer("site_id").notNull().references(() => sites.id, { onDelete: "cascade" }),
+    siteId: integer("site_id")
+      .notNull()
+      .references(() => sites.id, { onDelete: "cascade" }),
     code: text("code").notNull(), // stored upper-cased
     kind: text("kind").$type<"percent" | "fixed">().notNull(),
     /** percent: basis points (1000 = 10 %); fixed: cents. */
@@ -186,7 +219,9 @@ export const orders = table(
   "orders",
   {
     id: id(),
-    siteId: integer("site_id").notNull().references(() => sites.id, { onDelete: "cascade" }),
+    siteId: integer("site_id")
+      .notNull()
+      .references(() => sites.id, { onDelete: "cascade" }),
     customerId: integer("customer_id").references(() => customers.id),
     status: text("status").notNull().default("pending"),
     currency: text("currency").notNull(),
@@ -218,7 +253,9 @@ export const orderItems = table(
   "order_items",
   {
     id: id(),
-    orderId: integer("order_id").notNull().references(() => orders.id, { onDelete: "cascade" }),
+    orderId: integer("order_id")
+      .notNull()
+      .references(() => orders.id, { onDelete: "cascade" }),
     productId: integer("product_id").references(() => products.id, { onDelete: "set null" }),
     variantId: integer("variant_id").references(() => productVariants.id, { onDelete: "set null" }),
     name: text("name").notNull(),
@@ -240,8 +277,12 @@ export const reviews = table(
   "reviews",
   {
     id: id(),
-    siteId: integer("site_id").notNull().references(() => sites.id, { onDelete: "cascade" }),
-    productId: integer("product_id").notNull().references(() => products.id, { onDelete: "cascade" }),
+    siteId: integer("site_id")
+      .notNull()
+      .references(() => sites.id, { onDelete: "cascade" }),
+    productId: integer("product_id")
+      .notNull()
+      .references(() => products.id, { onDelete: "cascade" }),
     authorName: text("author_name").notNull(),
     authorEmail: text("author_email"),
     rating: integer("rating").notNull(),
@@ -257,7 +298,9 @@ export const customerMessages = table(
   "customer_messages",
   {
     id: id(),
-    siteId: integer("site_id").notNull().references(() => sites.id, { onDelete: "cascade" }),
+    siteId: integer("site_id")
+      .notNull()
+      .references(() => sites.id, { onDelete: "cascade" }),
     customerId: integer("customer_id").references(() => customers.id),
     email: text("email").notNull(),
     subject: text("subject").notNull(),
@@ -270,7 +313,9 @@ export const customerMessages = table(
 
 export const customerMessageReplies = table("customer_message_replies", {
   id: id(),
-  messageId: integer("message_id").notNull().references(() => customerMessages.id, { onDelete: "cascade" }),
+  messageId: integer("message_id")
+    .notNull()
+    .references(() => customerMessages.id, { onDelete: "cascade" }),
   author: text("author").notNull(), // customer | staff
   userId: integer("user_id"),
   body: text("body").notNull(),

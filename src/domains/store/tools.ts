@@ -6,7 +6,14 @@
  * bumps the site's content version on writes.
  */
 import { defineTool, type Domain } from "../../mcp/define";
-import { createCategory, deleteCategory, listCategories, moveCategory, reorderCategories, updateCategory } from "./categories";
+import {
+  createCategory,
+  deleteCategory,
+  listCategories,
+  moveCategory,
+  reorderCategories,
+  updateCategory,
+} from "./categories";
 import { createCustomer, getCustomer, listCustomers, updateCustomer } from "./customers";
 import { createDiscount, deleteDiscount, getDiscount, listDiscounts, updateDiscount } from "./discounts";
 import { closeMessage, createMessage, getMessage, listMessages, reopenMessage, replyToMessage } from "./messages";
@@ -17,7 +24,14 @@ import * as s from "./schemas";
 import { storeStagedTargets } from "./staged-targets";
 import { storeEvents } from "./events";
 import { getStoreSettings, updateStoreSettings } from "./settings";
-import { createVariant, deleteVariant, generateVariants, setBulkPricing, setProductOptions, updateVariant } from "./variants";
+import {
+  createVariant,
+  deleteVariant,
+  generateVariants,
+  setBulkPricing,
+  setProductOptions,
+  updateVariant,
+} from "./variants";
 
 const MONEY = "Money is integer cents (1999 = 19.99).";
 
@@ -54,7 +68,7 @@ const productsCreate = defineTool({
   readOnly: false,
   title: "Create a product",
   description:
-    "Create a product (draft unless status says; only active ones are sold) with images, options ([{\"name\":\"Size\",\"values\":[\"S\",\"M\"]}]), variants ({\"options\":{\"Size\":\"M\"}}) and/or generateVariants: true (all missing combinations), optionPrices ({\"Size\":{\"L\":300}}: cents added per value) and bulkPricing. Cents.",
+    'Create a product (draft unless status says; only active ones are sold) with images, options ([{"name":"Size","values":["S","M"]}]), variants ({"options":{"Size":"M"}}) and/or generateVariants: true (all missing combinations), optionPrices ({"Size":{"L":300}}: cents added per value) and bulkPricing. Cents.',
   input: s.productCreateInput,
   run: createProduct,
 });
@@ -107,7 +121,7 @@ const productOptionsSet = defineTool({
   idempotent: true,
   title: "Set a product's options",
   description:
-    "Replace a product's options, e.g. [{\"name\":\"Size\",\"values\":[\"S\",\"M\"]}]; surviving names and values keep their ids. Refused when variants would stop matching, unless deleteInvalidVariants.",
+    'Replace a product\'s options, e.g. [{"name":"Size","values":["S","M"]}]; surviving names and values keep their ids. Refused when variants would stop matching, unless deleteInvalidVariants.',
   input: s.productOptionsSetInput,
   run: setProductOptions,
 });
@@ -119,7 +133,7 @@ const variantsCreate = defineTool({
   readOnly: false,
   title: "Create a variant",
   description:
-    "Add a variant to a product: options names one value per option ({\"Size\":\"M\"}), with its own price (cents), stock, SKU and image. Each combination exists once.",
+    'Add a variant to a product: options names one value per option ({"Size":"M"}), with its own price (cents), stock, SKU and image. Each combination exists once.',
   input: s.variantCreateInput,
   run: createVariant,
 });
@@ -144,7 +158,8 @@ const variantsDelete = defineTool({
   readOnly: false,
   destructive: true,
   title: "Delete a variant",
-  description: "Delete a variant (and its own bulk pricing rules). Set active: false with product_variants_update to hide it without deleting.",
+  description:
+    "Delete a variant (and its own bulk pricing rules). Set active: false with product_variants_update to hide it without deleting.",
   input: s.variantRef,
   run: deleteVariant,
 });
@@ -157,7 +172,7 @@ const variantsGenerate = defineTool({
   idempotent: true,
   title: "Generate all variants",
   description:
-    "Create the missing combinations of a product's options as variants (100 at most in all) at price (default the product's) plus optionPrices ({\"Size\":{\"L\":300}}: cents per value).",
+    'Create the missing combinations of a product\'s options as variants (100 at most in all) at price (default the product\'s) plus optionPrices ({"Size":{"L":300}}: cents per value).',
   input: s.variantsGenerateInput,
   run: generateVariants,
 });
@@ -300,8 +315,7 @@ const customersGet = defineTool({
   scope: "store:read",
   readOnly: true,
   title: "Get a customer",
-  description:
-    "One customer with their order count and total spent (cents; paid and fulfilled orders).",
+  description: "One customer with their order count and total spent (cents; paid and fulfilled orders).",
   input: s.customerRef,
   run: getCustomer,
 });
@@ -312,8 +326,7 @@ const customersCreate = defineTool({
   scope: "store:write",
   readOnly: false,
   title: "Create a customer",
-  description:
-    "Add a customer; emails are unique per site (case-insensitive). Returns {id, email}.",
+  description: "Add a customer; emails are unique per site (case-insensitive). Returns {id, email}.",
   input: s.customerCreateInput,
   run: createCustomer,
 });
@@ -374,7 +387,8 @@ const ordersUpdate = defineTool({
   readOnly: false,
   idempotent: true,
   title: "Update an order",
-  description: "Change a pending order's notes or customer (customerId, null for none, or customer {email, name}). Other statuses are refused.",
+  description:
+    "Change a pending order's notes or customer (customerId, null for none, or customer {email, name}). Other statuses are refused.",
   input: s.orderUpdateInput,
   run: updateOrder,
 });
@@ -386,7 +400,8 @@ const ordersDelete = defineTool({
   readOnly: false,
   destructive: true,
   title: "Delete an order",
-  description: "Delete a pending order (its tracked stock and code use are given back) or a cancelled one. Paid, fulfilled and refunded orders are kept: refund instead.",
+  description:
+    "Delete a pending order (its tracked stock and code use are given back) or a cancelled one. Paid, fulfilled and refunded orders are kept: refund instead.",
   input: s.orderRef,
   run: deleteOrder,
 });
@@ -461,8 +476,7 @@ const discountsDelete = defineTool({
   readOnly: false,
   destructive: true,
   title: "Delete a discount code",
-  description:
-    "Delete a discount code no order used; a used one is refused (deactivate it with discounts_update).",
+  description: "Delete a discount code no order used; a used one is refused (deactivate it with discounts_update).",
   input: s.discountRef,
   run: deleteDiscount,
 });
@@ -500,8 +514,7 @@ const reviewsModerate = defineTool({
   readOnly: false,
   idempotent: true,
   title: "Moderate a review",
-  description:
-    "Approve (show) or hide a review; either can be undone. Returns {id, status, previousStatus}.",
+  description: "Approve (show) or hide a review; either can be undone. Returns {id, status, previousStatus}.",
   input: s.reviewModerateInput,
   run: moderateReview,
 });
@@ -585,15 +598,50 @@ export const storeDomain: Domain = {
   description:
     "Storefront commerce per site: products with images, options, variants and bulk pricing; product categories; store settings; customers; orders; discount codes; reviews; customer messages. Money is integer cents.",
   tools: [
-    productsList, productsGet, productsCreate, productsUpdate, productsSetStatus, productsDelete,
-    productOptionsSet, variantsCreate, variantsUpdate, variantsDelete, variantsGenerate, bulkPricingSet,
-    categoriesList, categoriesCreate, categoriesUpdate, categoriesMove, categoriesReorder, categoriesDelete,
-    settingsGet, settingsUpdate,
-    customersList, customersGet, customersCreate, customersUpdate,
-    ordersList, ordersGet, ordersCreate, ordersUpdate, ordersUpdateStatus, ordersDelete,
-    discountsList, discountsGet, discountsCreate, discountsUpdate, discountsDelete,
-    reviewsList, reviewsCreate, reviewsModerate,
-    messagesList, messagesGet, messagesCreate, messagesReply, messagesClose, messagesReopen,
+    productsList,
+    productsGet,
+    productsCreate,
+    productsUpdate,
+    productsSetStatus,
+    productsDelete,
+    productOptionsSet,
+    variantsCreate,
+    variantsUpdate,
+    variantsDelete,
+    variantsGenerate,
+    bulkPricingSet,
+    categoriesList,
+    categoriesCreate,
+    categoriesUpdate,
+    categoriesMove,
+    categoriesReorder,
+    categoriesDelete,
+    settingsGet,
+    settingsUpdate,
+    customersList,
+    customersGet,
+    customersCreate,
+    customersUpdate,
+    ordersList,
+    ordersGet,
+    ordersCreate,
+    ordersUpdate,
+    ordersUpdateStatus,
+    ordersDelete,
+    discountsList,
+    discountsGet,
+    discountsCreate,
+    discountsUpdate,
+    discountsDelete,
+    reviewsList,
+    reviewsCreate,
+    reviewsModerate,
+    messagesList,
+    messagesGet,
+    messagesCreate,
+    messagesReply,
+    messagesClose,
+    messagesReopen,
   ],
   stagedTargets: storeStagedTargets,
   events: storeEvents,

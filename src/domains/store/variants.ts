@@ -11,7 +11,18 @@ import { audit } from "../../core/audit";
 import type { ActorContext } from "../../core/context";
 import { conflict, invalid } from "../../core/errors";
 import { mutate, checkImageUrl, clean, storeWrite, type Q, type Tx } from "./access";
-import { comboKey, comboProblem, optionTree, productInSite, variantInSite, variantsOf, type Combination, type OptionTree, type ProductRow, type VariantRow } from "./catalog";
+import {
+  comboKey,
+  comboProblem,
+  optionTree,
+  productInSite,
+  variantInSite,
+  variantsOf,
+  type Combination,
+  type OptionTree,
+  type ProductRow,
+  type VariantRow,
+} from "./catalog";
 import { MAX_BASIS_POINTS, MAX_CENTS } from "./money";
 import { findOverlap, type BulkRule } from "./pricing";
 import {
@@ -42,7 +53,9 @@ const fold = (s: string) => s.trim().toLowerCase();
 
 export function checkCompareAt(price: number, compareAt: number | null | undefined, what: string) {
   if (compareAt !== null && compareAt !== undefined && compareAt <= price)
-    throw invalid(`${what}compareAtPrice (${compareAt}) must be above price (${price}) when set; use null to clear it.`);
+    throw invalid(
+      `${what}compareAtPrice (${compareAt}) must be above price (${price}) when set; use null to clear it.`,
+    );
 }
 
 /**
@@ -65,31 +78,41 @@ export async function writeOptions(tx: Tx, productId: number, input: OptionsInpu
   const before = await optionTree(tx, productId);
   const keptOptionIds = new Set<number>();
   await mapSeq(input, async (o, oi) => {
-        const existing = before.find((b) => fold(b.name) === fold(o.name));
-        let optionId: number;
-        if (existing) {
-          optionId = existing.id;
-          await tx.update(productOptions).set({ name: o.name.trim(), order: oi }).where(eq(productOptions.id, optionId));
-        } else {
-          optionId = (await tx.insert(productOptions).values({ productId, name: o.name.trim(), order: oi, createdAt: now }).returning({ id: productOptions.id }))[0].id;
-        }
-        keptOptionIds.add(optionId);
-        const keptValueIds = new Set<number>();
-        await mapSeq(o.values, async (raw, vi) => {
-                const value = (typeof raw === "string" ? raw : raw.value).trim();
-                const label = typeof raw === "string" ? null : (clean(raw.label) ?? null);
-                const old = existing?.values.find((x) => fold(x.value) === fold(value));
-                if (old) {
-                  await tx.update(productOptionValues).set({ value, label, order: vi }).where(eq(productOptionValues.id, old.id));
-                  keptValueIds.add(old.id);
-                } else {
-                  const id = (await tx.insert(productOptionValues).values({ optionId, value, label, order: vi, createdAt: now }).returning({ id: productOptionValues.id }))[0].id;
-                  keptValueIds.add(id);
-                }
-              });
-        const dropValues = (existing?.values ?? []).filter((x) => !keptValueIds.has(x.id)).map((x) => x.id);
-        if (dropValues.length) await tx.delete(productOptionValues).where(inArray(productOptionValues.id, dropValues));
-      });
+    const existing = before.find((b) => fold(b.name) === fold(o.name));
+    let optionId: number;
+    if (existing) {
+      optionId = existing.id;
+      await tx.update(productOptions).set({ name: o.name.trim(), order: oi }).where(eq(productOptions.id, optionId));
+    } else {
+      optionId = (
+        await tx
+          .insert(productOptions)
+          .values({ productId, name: o.name.trim(), order: oi, createdAt: now })
+          .returning({ id: productOptions.id })
+      )[0].id;
+    }
+    keptOptionIds.add(optionId);
+    const keptValueIds = new Set<number>();
+    await mapSeq(o.values, async (raw, vi) => {
+      const value = (typeof raw === "string" ? raw : raw.value).trim();
+      const label = typeof raw === "string" ? null : (clean(raw.label) ?? null);
+      const old = existing?.values.find((x) => fold(x.value) === fold(value));
+      if (old) {
+        await tx.update(productOptionValues).set({ value, label, order: vi }).where(eq(productOptionValues.id, old.id));
+        keptValueIds.add(old.id);
+      } else {
+        const id = (
+          await tx
+            .insert(productOptionValues)
+            .values({ optionId, value, label, order: vi, createdAt: now })
+            .returning({ id: productOptionValues.id })
+        )[0].id;
+        keptValueIds.add(id);
+      }
+    });
+    const dropValues = (existing?.values ?? []).filter((x) => !keptValueIds.has(x.id)).map((x) => x.id);
+    if (dropValues.length) await tx.delete(productOptionValues).where(inArray(productOptionValues.id, dropValues));
+  });
   const dropOptions = before.filter((b) => !keptOptionIds.has(b.id)).map((b) => b.id);
   if (dropOptions.length) await tx.delete(productOptions).where(inArray(productOptions.id, dropOptions));
   return await optionTree(tx, productId);
@@ -97,13 +120,22 @@ export async function writeOptions(tx: Tx, productId: number, input: OptionsInpu
 
 /** { "Size": "m" } → [{ optionId, valueId }]; names and values match case-insensitively, values by value or label. */
 export function resolveCombination(tree: OptionTree[], map: Record<string, string>): Combination {
-  if (tree.length === 0) throw invalid("This product has no options, so it cannot have variants; set its options first.");
+  if (tree.length === 0)
+    throw invalid("This product has no options, so it cannot have variants; set its options first.");
   const combo: Combination = [];
   for (const [name, value] of Object.entries(map)) {
     const opt = tree.find((o) => fold(o.name) === fold(name));
-    if (!opt) throw invalid(`"${name}" is not an option of this product; its options are ${tree.map((o) => `"${o.name}"`).join(", ")}.`);
-    const val = opt.values.find((x) => fold(x.value) === fold(value) || (x.label !== null && fold(x.label) === fold(value)));
-    if (!val) throw invalid(`"${value}" is not a value of option "${opt.name}"; its values are ${opt.values.map((x) => `"${x.value}"`).join(", ")}.`);
+    if (!opt)
+      throw invalid(
+        `"${name}" is not an option of this product; its options are ${tree.map((o) => `"${o.name}"`).join(", ")}.`,
+      );
+    const val = opt.values.find(
+      (x) => fold(x.value) === fold(value) || (x.label !== null && fold(x.label) === fold(value)),
+    );
+    if (!val)
+      throw invalid(
+        `"${value}" is not a value of option "${opt.name}"; its values are ${opt.values.map((x) => `"${x.value}"`).join(", ")}.`,
+      );
     if (combo.some((p) => p.optionId === opt.id)) throw invalid(`Option "${opt.name}" is given twice.`);
     combo.push({ optionId: opt.id, valueId: val.id });
   }
@@ -152,13 +184,22 @@ function variantValues(input: Partial<VariantInput>) {
  */
 export function resolveOptionPrices(tree: OptionTree[], prices: OptionPrices | undefined): Map<number, number> {
   const out = new Map<number, number>();
-  if (tree.length === 0 && Object.keys(prices ?? {}).length) throw invalid("optionPrices need options, and this product has none; set its options first.");
+  if (tree.length === 0 && Object.keys(prices ?? {}).length)
+    throw invalid("optionPrices need options, and this product has none; set its options first.");
   for (const [name, values] of Object.entries(prices ?? {})) {
     const opt = tree.find((o) => fold(o.name) === fold(name));
-    if (!opt) throw invalid(`optionPrices: "${name}" is not an option of this product; its options are ${tree.map((o) => `"${o.name}"`).join(", ")}.`);
+    if (!opt)
+      throw invalid(
+        `optionPrices: "${name}" is not an option of this product; its options are ${tree.map((o) => `"${o.name}"`).join(", ")}.`,
+      );
     for (const [value, amount] of Object.entries(values)) {
-      const val = opt.values.find((x) => fold(x.value) === fold(value) || (x.label !== null && fold(x.label) === fold(value)));
-      if (!val) throw invalid(`optionPrices.${opt.name}: "${value}" is not a value of option "${opt.name}"; its values are ${opt.values.map((x) => `"${x.value}"`).join(", ")}.`);
+      const val = opt.values.find(
+        (x) => fold(x.value) === fold(value) || (x.label !== null && fold(x.label) === fold(value)),
+      );
+      if (!val)
+        throw invalid(
+          `optionPrices.${opt.name}: "${value}" is not a value of option "${opt.name}"; its values are ${opt.values.map((x) => `"${x.value}"`).join(", ")}.`,
+        );
       if (out.has(val.id)) throw invalid(`optionPrices.${opt.name} prices the value "${val.value}" twice.`);
       out.set(val.id, amount);
     }
@@ -170,7 +211,9 @@ export function resolveOptionPrices(tree: OptionTree[], prices: OptionPrices | u
 function comboPrice(base: number, combo: Combination, deltas: Map<number, number>, name: string): number {
   const price = combo.reduce((sum, p) => sum + (deltas.get(p.valueId) ?? 0), base);
   if (price < 0 || price > MAX_CENTS)
-    throw invalid(`Variant "${name}" would cost ${price} cents (base ${base} plus its optionPrices); a price is 0 to ${MAX_CENTS} cents.`);
+    throw invalid(
+      `Variant "${name}" would cost ${price} cents (base ${base} plus its optionPrices); a price is 0 to ${MAX_CENTS} cents.`,
+    );
   return price;
 }
 
@@ -179,30 +222,52 @@ function comboPrice(base: number, combo: Combination, deltas: Map<number, number
  * and what exists. A variant given without a price costs the product's price
  * plus its optionPrices (`deltas`).
  */
-export async function insertVariants(tx: Tx, product: ProductRow, tree: OptionTree[], inputs: VariantInput[], now: Date, deltas = new Map<number, number>()): Promise<VariantRow[]> {
+export async function insertVariants(
+  tx: Tx,
+  product: ProductRow,
+  tree: OptionTree[],
+  inputs: VariantInput[],
+  now: Date,
+  deltas = new Map<number, number>(),
+): Promise<VariantRow[]> {
   const existing = await variantsOf(tx, product.id);
   if (existing.length + inputs.length > MAX_VARIANTS)
-    throw invalid(`A product has at most ${MAX_VARIANTS} variants; it has ${existing.length} and ${inputs.length} more were given.`);
+    throw invalid(
+      `A product has at most ${MAX_VARIANTS} variants; it has ${existing.length} and ${inputs.length} more were given.`,
+    );
   const taken = new Map(existing.map((x) => [comboKey(x.optionValues), x]));
   const givenHere = new Set<string>();
   return await mapSeq(inputs, async (input) => {
-      const combo = resolveCombination(tree, input.options);
-      const key = comboKey(combo);
-      // A variant given earlier in this call is not named by id: if the call fails, that row never existed.
-      if (givenHere.has(key)) throw conflict(`Two of the variants given have the same options (${comboName(tree, combo)}); give each combination once.`);
-      const clash = taken.get(key);
-      if (clash) throw conflict(`A variant with this combination already exists (variant ${clash.id}, "${clash.name}").`);
-      const fields = variantValues(input);
-      const price = fields.price ?? comboPrice(product.price, combo, deltas, comboName(tree, combo));
-      checkCompareAt(price, fields.compareAtPrice, `Variant "${comboName(tree, combo)}": `);
-      const row = (await tx
-            .insert(productVariants)
-            .values({ ...fields, productId: product.id, name: fields.name ?? comboName(tree, combo), price, optionValues: combo, createdAt: now, updatedAt: now })
-            .returning())[0];
-      givenHere.add(key);
-      taken.set(key, row);
-      return row;
-    });
+    const combo = resolveCombination(tree, input.options);
+    const key = comboKey(combo);
+    // A variant given earlier in this call is not named by id: if the call fails, that row never existed.
+    if (givenHere.has(key))
+      throw conflict(
+        `Two of the variants given have the same options (${comboName(tree, combo)}); give each combination once.`,
+      );
+    const clash = taken.get(key);
+    if (clash) throw conflict(`A variant with this combination already exists (variant ${clash.id}, "${clash.name}").`);
+    const fields = variantValues(input);
+    const price = fields.price ?? comboPrice(product.price, combo, deltas, comboName(tree, combo));
+    checkCompareAt(price, fields.compareAtPrice, `Variant "${comboName(tree, combo)}": `);
+    const row = (
+      await tx
+        .insert(productVariants)
+        .values({
+          ...fields,
+          productId: product.id,
+          name: fields.name ?? comboName(tree, combo),
+          price,
+          optionValues: combo,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning()
+    )[0];
+    givenHere.add(key);
+    taken.set(key, row);
+    return row;
+  });
 }
 
 /**
@@ -217,7 +282,8 @@ export async function generateMissing(
   opts: { base: number; quantity: number | null; active: boolean; deltas: Map<number, number> },
   now: Date,
 ) {
-  if (tree.length === 0) throw invalid("This product has no options; set options (e.g. Size: S, M, L) before generating variants.");
+  if (tree.length === 0)
+    throw invalid("This product has no options; set options (e.g. Size: S, M, L) before generating variants.");
   const count = tree.reduce((n, o) => n * o.values.length, 1);
   if (count > MAX_VARIANTS)
     throw invalid(
@@ -229,28 +295,50 @@ export async function generateMissing(
   const taken = new Set(existing.map((x) => comboKey(x.optionValues)));
   const fresh = combos.filter((c) => !taken.has(comboKey(c)));
   if (existing.length + fresh.length > MAX_VARIANTS)
-    throw invalid(`The product would have ${existing.length + fresh.length} variants; the maximum is ${MAX_VARIANTS}. Delete variants that no longer fit first.`);
+    throw invalid(
+      `The product would have ${existing.length + fresh.length} variants; the maximum is ${MAX_VARIANTS}. Delete variants that no longer fit first.`,
+    );
   const priced = fresh.map((combo) => {
     const name = comboName(tree, combo);
     return { combo, name, price: comboPrice(opts.base, combo, opts.deltas, name) };
   });
-  const created = await mapSeq(priced, async (x) =>
-        (await tx
-                  .insert(productVariants)
-                  .values({ productId: product.id, name: x.name, price: x.price, quantity: opts.quantity, active: opts.active, optionValues: x.combo, createdAt: now, updatedAt: now })
-                  .returning())[0]);
+  const created = await mapSeq(
+    priced,
+    async (x) =>
+      (
+        await tx
+          .insert(productVariants)
+          .values({
+            productId: product.id,
+            name: x.name,
+            price: x.price,
+            quantity: opts.quantity,
+            active: opts.active,
+            optionValues: x.combo,
+            createdAt: now,
+            updatedAt: now,
+          })
+          .returning()
+      )[0],
+  );
   return { created, skippedExisting: combos.length - fresh.length };
 }
 
 /** Checks and resolves bulk rules; variants may be named by id or by their option values. */
-export async function prepareRules(q: Q, productId: number, tree: OptionTree[], inputs: RuleInput[]): Promise<BulkRule[]> {
+export async function prepareRules(
+  q: Q,
+  productId: number,
+  tree: OptionTree[],
+  inputs: RuleInput[],
+): Promise<BulkRule[]> {
   const variants = await variantsOf(q, productId);
   const rules = inputs.map((r, i): BulkRule => {
     const where = `Bulk pricing rule ${i + 1}`;
     if (r.variantId != null && r.variantOptions) throw invalid(`${where}: give variantId or variantOptions, not both.`);
     let variantId: number | null = null;
     if (r.variantId != null) {
-      if (!variants.some((x) => x.id === r.variantId)) throw invalid(`${where}: variant ${r.variantId} is not a variant of this product.`);
+      if (!variants.some((x) => x.id === r.variantId))
+        throw invalid(`${where}: variant ${r.variantId} is not a variant of this product.`);
       variantId = r.variantId;
     } else if (r.variantOptions) {
       const key = comboKey(resolveCombination(tree, r.variantOptions));
@@ -259,8 +347,10 @@ export async function prepareRules(q: Q, productId: number, tree: OptionTree[], 
       variantId = match.id;
     }
     const max = r.maxQuantity ?? null;
-    if (max !== null && max < r.minQuantity) throw invalid(`${where}: maxQuantity (${max}) is below minQuantity (${r.minQuantity}).`);
-    if (r.priceType === "fixed" && r.amount > MAX_CENTS) throw invalid(`${where}: a fixed amount is a price in cents, at most ${MAX_CENTS}.`);
+    if (max !== null && max < r.minQuantity)
+      throw invalid(`${where}: maxQuantity (${max}) is below minQuantity (${r.minQuantity}).`);
+    if (r.priceType === "fixed" && r.amount > MAX_CENTS)
+      throw invalid(`${where}: a fixed amount is a price in cents, at most ${MAX_CENTS}.`);
     if (r.priceType === "percent_off" && (r.amount < 1 || r.amount > MAX_BASIS_POINTS))
       throw invalid(`${where}: percent_off is in basis points, 1 to ${MAX_BASIS_POINTS} (1000 = 10 %).`);
     return { variantId, minQuantity: r.minQuantity, maxQuantity: max, priceType: r.priceType, amount: r.amount };
@@ -270,8 +360,13 @@ export async function prepareRules(q: Q, productId: number, tree: OptionTree[], 
     const fmt = (r: BulkRule) => `${r.minQuantity}–${r.maxQuantity ?? "∞"}`;
     // By name, not id: in products_create the variant was made by this call, and a refused call leaves no row behind.
     const named = variants.find((x) => x.id === overlap[0].variantId);
-    const scope = overlap[0].variantId === null ? "product-wide rules" : `rules for variant "${named?.name ?? overlap[0].variantId}"`;
-    throw invalid(`Bulk pricing quantity ranges overlap (${scope}: ${fmt(overlap[0])} and ${fmt(overlap[1])}); each quantity may match one rule per scope.`);
+    const scope =
+      overlap[0].variantId === null
+        ? "product-wide rules"
+        : `rules for variant "${named?.name ?? overlap[0].variantId}"`;
+    throw invalid(
+      `Bulk pricing quantity ranges overlap (${scope}: ${fmt(overlap[0])} and ${fmt(overlap[1])}); each quantity may match one rule per scope.`,
+    );
   }
   return rules;
 }
@@ -302,7 +397,9 @@ export async function assertSellable(q: Q, product: ProductRow) {
   const tree = await optionTree(q, product.id);
   if (tree.length === 0) return;
   if (!(await variantsOf(q, product.id)).some((x) => x.active))
-    throw conflict(`Product ${product.id} is active and has options, so it needs at least one active variant; set it inactive first or add a variant.`);
+    throw conflict(
+      `Product ${product.id} is active and has options, so it needs at least one active variant; set it inactive first or add a variant.`,
+    );
 }
 
 // Verbs
@@ -313,22 +410,36 @@ export async function setProductOptions(ctx: ActorContext, input: v.InferOutput<
   return mutate(ctx, input.siteId, async (tx) => {
     const product = await productInSite(tx, input.siteId, input.productId);
     const tree = await writeOptions(tx, product.id, input.options, now);
-    const invalidVariants = (await variantsOf(tx, product.id)).filter((x) => comboProblem(tree, x.optionValues) !== null);
+    const invalidVariants = (await variantsOf(tx, product.id)).filter(
+      (x) => comboProblem(tree, x.optionValues) !== null,
+    );
     if (invalidVariants.length && !input.deleteInvalidVariants)
       throw conflict(
         `These variants would no longer match the options: ${invalidVariants.map((x) => `${x.id} ("${x.name}")`).join(", ")}. ` +
           "Pass deleteInvalidVariants: true to delete them, or keep their option values.",
         { variantIds: invalidVariants.map((x) => x.id) },
       );
-    await dropVariants(tx, invalidVariants.map((x) => x.id));
+    await dropVariants(
+      tx,
+      invalidVariants.map((x) => x.id),
+    );
     await touch(tx, product.id, now);
     await assertSellable(tx, product);
-    await audit(tx, ctx, "products.options_set", { type: "product", id: product.id, siteId: input.siteId, detail: { options: tree.length, deletedVariants: invalidVariants.length } });
+    await audit(tx, ctx, "products.options_set", {
+      type: "product",
+      id: product.id,
+      siteId: input.siteId,
+      detail: { options: tree.length, deletedVariants: invalidVariants.length },
+    });
     return {
       id: product.id,
       slug: product.slug,
       status: product.status,
-      options: tree.map((o) => ({ id: o.id, name: o.name, values: o.values.map((x) => ({ id: x.id, value: x.value, label: x.label })) })),
+      options: tree.map((o) => ({
+        id: o.id,
+        name: o.name,
+        values: o.values.map((x) => ({ id: x.id, value: x.value, label: x.label })),
+      })),
       deletedVariantIds: invalidVariants.map((x) => x.id),
     };
   });
@@ -342,8 +453,20 @@ export async function createVariant(ctx: ActorContext, input: v.InferOutput<type
     const { siteId: _s, productId: _p, ...variant } = input;
     const [row] = await insertVariants(tx, product, await optionTree(tx, product.id), [variant], now);
     await touch(tx, product.id, now);
-    await audit(tx, ctx, "product_variants.create", { type: "product_variant", id: row!.id, siteId: input.siteId, detail: { productId: product.id } });
-    return { id: row!.id, productId: product.id, name: row!.name, price: row!.price, active: row!.active, optionValues: row!.optionValues };
+    await audit(tx, ctx, "product_variants.create", {
+      type: "product_variant",
+      id: row!.id,
+      siteId: input.siteId,
+      detail: { productId: product.id },
+    });
+    return {
+      id: row!.id,
+      productId: product.id,
+      name: row!.name,
+      price: row!.price,
+      active: row!.active,
+      optionValues: row!.optionValues,
+    };
   });
 }
 
@@ -357,18 +480,39 @@ export async function updateVariant(ctx: ActorContext, input: v.InferOutput<type
     if (options) {
       const tree = await optionTree(tx, product.id);
       const combo = resolveCombination(tree, options);
-      const clash = (await variantsOf(tx, product.id)).find((x) => x.id !== variant.id && comboKey(x.optionValues) === comboKey(combo));
-      if (clash) throw conflict(`A variant with this combination already exists (variant ${clash.id}, "${clash.name}").`);
+      const clash = (await variantsOf(tx, product.id)).find(
+        (x) => x.id !== variant.id && comboKey(x.optionValues) === comboKey(combo),
+      );
+      if (clash)
+        throw conflict(`A variant with this combination already exists (variant ${clash.id}, "${clash.name}").`);
       fields.optionValues = combo;
     }
     const price = fields.price ?? variant.price;
     const compareAt = fields.compareAtPrice !== undefined ? fields.compareAtPrice : variant.compareAtPrice;
     checkCompareAt(price, compareAt, "");
-    const row = (await tx.update(productVariants).set({ ...fields, updatedAt: now }).where(eq(productVariants.id, variant.id)).returning())[0];
+    const row = (
+      await tx
+        .update(productVariants)
+        .set({ ...fields, updatedAt: now })
+        .where(eq(productVariants.id, variant.id))
+        .returning()
+    )[0];
     await touch(tx, product.id, now);
     await assertSellable(tx, product);
-    await audit(tx, ctx, "product_variants.update", { type: "product_variant", id: variant.id, siteId: input.siteId, detail: { fields: Object.keys(fields) } });
-    return { id: row.id, productId: product.id, name: row.name, price: row.price, active: row.active, optionValues: row.optionValues };
+    await audit(tx, ctx, "product_variants.update", {
+      type: "product_variant",
+      id: variant.id,
+      siteId: input.siteId,
+      detail: { fields: Object.keys(fields) },
+    });
+    return {
+      id: row.id,
+      productId: product.id,
+      name: row.name,
+      price: row.price,
+      active: row.active,
+      optionValues: row.optionValues,
+    };
   });
 }
 
@@ -380,7 +524,12 @@ export async function deleteVariant(ctx: ActorContext, input: v.InferOutput<type
     await dropVariants(tx, [variant.id]);
     await touch(tx, product.id, now);
     await assertSellable(tx, product);
-    await audit(tx, ctx, "product_variants.delete", { type: "product_variant", id: variant.id, siteId: input.siteId, detail: { productId: product.id, name: variant.name } });
+    await audit(tx, ctx, "product_variants.delete", {
+      type: "product_variant",
+      id: variant.id,
+      siteId: input.siteId,
+      detail: { productId: product.id, name: variant.name },
+    });
     return { id: variant.id, productId: product.id, status: "deleted" };
   });
 }
@@ -392,10 +541,27 @@ export async function generateVariants(ctx: ActorContext, input: v.InferOutput<t
     const product = await productInSite(tx, input.siteId, input.productId);
     const tree = await optionTree(tx, product.id);
     const deltas = resolveOptionPrices(tree, input.optionPrices);
-    const { created, skippedExisting } = await generateMissing(tx, product, tree, { base: input.price ?? product.price, quantity: input.quantity ?? null, active: input.active, deltas }, now);
+    const { created, skippedExisting } = await generateMissing(
+      tx,
+      product,
+      tree,
+      { base: input.price ?? product.price, quantity: input.quantity ?? null, active: input.active, deltas },
+      now,
+    );
     await touch(tx, product.id, now);
-    await audit(tx, ctx, "product_variants.generate", { type: "product", id: product.id, siteId: input.siteId, detail: { created: created.length } });
-    return { id: product.id, slug: product.slug, status: product.status, created: created.map(variantBrief), skippedExisting };
+    await audit(tx, ctx, "product_variants.generate", {
+      type: "product",
+      id: product.id,
+      siteId: input.siteId,
+      detail: { created: created.length },
+    });
+    return {
+      id: product.id,
+      slug: product.slug,
+      status: product.status,
+      created: created.map(variantBrief),
+      skippedExisting,
+    };
   });
 }
 
@@ -407,8 +573,12 @@ export async function setBulkPricing(ctx: ActorContext, input: v.InferOutput<typ
     const rules = await prepareRules(tx, product.id, await optionTree(tx, product.id), input.rules);
     await replaceRules(tx, product.id, rules, now);
     await touch(tx, product.id, now);
-    await audit(tx, ctx, "products.bulk_pricing_set", { type: "product", id: product.id, siteId: input.siteId, detail: { rules: rules.length } });
+    await audit(tx, ctx, "products.bulk_pricing_set", {
+      type: "product",
+      id: product.id,
+      siteId: input.siteId,
+      detail: { rules: rules.length },
+    });
     return { id: product.id, slug: product.slug, status: product.status, rules: rules.length };
   });
 }
-

@@ -65,7 +65,12 @@ function readQuestion(q: Question, form: URLSearchParams, out: PageAnswers): voi
   };
   const set = (v: AnswerValue | null) => {
     if (v === null) {
-      if (q.required) err(q.type === "single_choice" || q.type === "rating" || q.type === "nps" || q.type === "scale" ? "errChoose" : "errRequired");
+      if (q.required)
+        err(
+          q.type === "single_choice" || q.type === "rating" || q.type === "nps" || q.type === "scale"
+            ? "errChoose"
+            : "errRequired",
+        );
       return;
     }
     out.answers[q.id] = v;
@@ -106,7 +111,8 @@ function readQuestion(q: Question, form: URLSearchParams, out: PageAnswers): voi
     case "rating":
     case "nps":
     case "scale": {
-      const [lo, hi] = q.type === "rating" ? [1, q.scale!] : q.type === "nps" ? [0, 10] : [q.min as number, q.max as number];
+      const [lo, hi] =
+        q.type === "rating" ? [1, q.scale!] : q.type === "nps" ? [0, 10] : [q.min as number, q.max as number];
       const n = readInt(one, lo, hi);
       if (n === "bad") return err("errChoose");
       return set(n);
@@ -179,7 +185,11 @@ export function readPage(page: Page, form: URLSearchParams): PageAnswers {
 }
 
 /** The form field values that show an answer again (a page re-shown with errors, or revisited). */
-export function fieldsFor(q: Question, value: AnswerValue | undefined, other: string | undefined): Map<string, string[]> {
+export function fieldsFor(
+  q: Question,
+  value: AnswerValue | undefined,
+  other: string | undefined,
+): Map<string, string[]> {
   const m = new Map<string, string[]>();
   const name = `q.${q.id}`;
   if (value === undefined) return m;
@@ -196,7 +206,12 @@ export function fieldsFor(q: Question, value: AnswerValue | undefined, other: st
 /** An answer as people read it: labels rather than ids. */
 export function answerText(q: Question, value: AnswerValue | undefined, other?: string): string {
   if (value === undefined) return "";
-  const label = (id: string) => (id === "other" && q.allowOther ? (other !== undefined ? `Other: ${other}` : "Other") : (q.choices ?? []).find((c) => c.id === id)?.label ?? id);
+  const label = (id: string) =>
+    id === "other" && q.allowOther
+      ? other !== undefined
+        ? `Other: ${other}`
+        : "Other"
+      : ((q.choices ?? []).find((c) => c.id === id)?.label ?? id);
   switch (q.type) {
     case "single_choice":
       return label(String(value));
@@ -206,7 +221,10 @@ export function answerText(q: Question, value: AnswerValue | undefined, other?: 
       return (value as string[]).map((id, i) => `${i + 1}. ${label(id)}`).join("; ");
     case "matrix":
       return Object.entries(value as Record<string, string>)
-        .map(([r, c]) => `${q.rows!.find((x) => x.id === r)?.label ?? r}: ${q.columns!.find((x) => x.id === c)?.label ?? c}`)
+        .map(
+          ([r, c]) =>
+            `${q.rows!.find((x) => x.id === r)?.label ?? r}: ${q.columns!.find((x) => x.id === c)?.label ?? c}`,
+        )
         .join("; ");
     default:
       return String(value);

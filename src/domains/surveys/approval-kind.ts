@@ -24,12 +24,19 @@ async function surveyOf(db: Tx, link: LinkRow): Promise<SurveyRow | undefined> {
   return (await db.select().from(surveys).where(eq(surveys.id, link.entityId)).limit(1))[0];
 }
 
-const proposalOf = (link: LinkRow): "new" | "changes" => ((link.payload as { proposal?: string } | null)?.proposal === "changes" ? "changes" : "new");
+const proposalOf = (link: LinkRow): "new" | "changes" =>
+  (link.payload as { proposal?: string } | null)?.proposal === "changes" ? "changes" : "new";
 
 function questionLine(q: Question): string {
   const bits = [q.type.replace("_", " "), q.required ? "required" : "optional"];
   const opts = q.choices ?? q.rows;
-  if (opts) bits.push(opts.map((o) => o.label).join(" / ").slice(0, 300));
+  if (opts)
+    bits.push(
+      opts
+        .map((o) => o.label)
+        .join(" / ")
+        .slice(0, 300),
+    );
   return `${q.title} (${bits.join("; ")})`;
 }
 
@@ -47,30 +54,55 @@ function changeRows(live: Definition, next: Definition): ChangeRow[] {
   for (const [k, label] of plain) {
     const a = live[k] ?? null;
     const b = next[k] ?? null;
-    if (JSON.stringify(a) !== JSON.stringify(b)) rows.push({ field: label, before: a === null ? null : String(a), after: b === null ? null : String(b) });
+    if (JSON.stringify(a) !== JSON.stringify(b))
+      rows.push({ field: label, before: a === null ? null : String(a), after: b === null ? null : String(b) });
   }
-  if (live.siteId !== next.siteId) rows.push({ field: "Branding (site id)", before: live.siteId === null ? null : String(live.siteId), after: next.siteId === null ? null : String(next.siteId) });
-  if (live.languages.join() !== next.languages.join()) rows.push({ field: "Languages", before: live.languages.join(", "), after: next.languages.join(", ") });
-  if (live.hiddenFields.join() !== next.hiddenFields.join()) rows.push({ field: "Hidden fields", before: live.hiddenFields.join(", ") || null, after: next.hiddenFields.join(", ") || null });
+  if (live.siteId !== next.siteId)
+    rows.push({
+      field: "Branding (site id)",
+      before: live.siteId === null ? null : String(live.siteId),
+      after: next.siteId === null ? null : String(next.siteId),
+    });
+  if (live.languages.join() !== next.languages.join())
+    rows.push({ field: "Languages", before: live.languages.join(", "), after: next.languages.join(", ") });
+  if (live.hiddenFields.join() !== next.hiddenFields.join())
+    rows.push({
+      field: "Hidden fields",
+      before: live.hiddenFields.join(", ") || null,
+      after: next.hiddenFields.join(", ") || null,
+    });
   const before = new Map(allQuestions(live).map((q) => [q.id, q]));
   const after = new Map(allQuestions(next).map((q) => [q.id, q]));
   for (const [id, q] of after) {
     const old = before.get(id);
     if (!old) rows.push({ field: `Question ${id}`, before: null, after: `added: ${questionLine(q)}` });
-    else if (JSON.stringify(old) !== JSON.stringify(q)) rows.push({ field: `Question ${id}`, before: questionLine(old), after: questionLine(q) });
+    else if (JSON.stringify(old) !== JSON.stringify(q))
+      rows.push({ field: `Question ${id}`, before: questionLine(old), after: questionLine(q) });
   }
-  for (const [id, q] of before) if (!after.has(id)) rows.push({ field: `Question ${id}`, before: questionLine(q), after: "removed" });
-  const order = (d: Definition) => d.pages.map((p) => `${p.id}: ${p.questions.map((q) => q.id).join(", ")}`).join(" | ");
+  for (const [id, q] of before)
+    if (!after.has(id)) rows.push({ field: `Question ${id}`, before: questionLine(q), after: "removed" });
+  const order = (d: Definition) =>
+    d.pages.map((p) => `${p.id}: ${p.questions.map((q) => q.id).join(", ")}`).join(" | ");
   if (order(live) !== order(next)) rows.push({ field: "Pages and order", before: order(live), after: order(next) });
-  const logic = (d: Definition) => d.pages.flatMap((p) => p.logic.map((_, i) => `${p.id}: ${ruleWords(d, p, i)}`)).join("\n");
-  if (logic(live) !== logic(next)) rows.push({ field: "Skip logic", before: logic(live) || null, after: logic(next) || null });
-  const endings = (d: Definition) => d.endings.map((e) => `${e.id}: ${e.title}${e.body ? ` — ${e.body}` : ""}${e.redirectUrl ? ` → ${e.redirectUrl}` : ""}`).join("\n");
+  const logic = (d: Definition) =>
+    d.pages.flatMap((p) => p.logic.map((_, i) => `${p.id}: ${ruleWords(d, p, i)}`)).join("\n");
+  if (logic(live) !== logic(next))
+    rows.push({ field: "Skip logic", before: logic(live) || null, after: logic(next) || null });
+  const endings = (d: Definition) =>
+    d.endings
+      .map((e) => `${e.id}: ${e.title}${e.body ? ` — ${e.body}` : ""}${e.redirectUrl ? ` → ${e.redirectUrl}` : ""}`)
+      .join("\n");
   if (endings(live) !== endings(next)) rows.push({ field: "Endings", before: endings(live), after: endings(next) });
   for (const l of new Set([...Object.keys(live.translations), ...Object.keys(next.translations)])) {
     const a = live.translations[l] ?? {};
     const b = next.translations[l] ?? {};
     const changed = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => a[k] !== b[k]);
-    if (changed.length) rows.push({ field: `Translations (${l})`, before: `${Object.keys(a).length} texts`, after: `${Object.keys(b).length} texts; changed: ${changed.slice(0, 30).join(", ")}${changed.length > 30 ? ", …" : ""}` });
+    if (changed.length)
+      rows.push({
+        field: `Translations (${l})`,
+        before: `${Object.keys(a).length} texts`,
+        after: `${Object.keys(b).length} texts; changed: ${changed.slice(0, 30).join(", ")}${changed.length > 30 ? ", …" : ""}`,
+      });
   }
   return rows;
 }
@@ -96,7 +128,10 @@ export const surveyApprovalKind: ApprovalKind = {
     ];
     if (what === "changes") facts.push({ label: "Responses so far", value: String(s.responseCount) });
     if (!pending && s.updatedAt.getTime() > (link.decidedAt ?? link.expiresAt).getTime())
-      facts.push({ label: "Since then", value: `The survey was changed again on ${iso(s.updatedAt)}; the preview shows it as it is now.` });
+      facts.push({
+        label: "Since then",
+        value: `The survey was changed again on ${iso(s.updatedAt)}; the preview shows it as it is now.`,
+      });
     const words =
       what === "changes"
         ? {
@@ -127,9 +162,11 @@ export const surveyApprovalKind: ApprovalKind = {
     const what = proposalOf(link);
     let next: Definition;
     if (what === "changes") {
-      if (!s.draft) throw conflict("These changes are no longer pending (applied or dropped), so there is nothing to approve.");
+      if (!s.draft)
+        throw conflict("These changes are no longer pending (applied or dropped), so there is nothing to approve.");
       next = s.draft;
-      if (next.slug !== s.slug && (await slugTaken(tx, next.slug, s.id))) throw conflict(`The address /s/${next.slug} was taken meanwhile; the author must choose another slug.`);
+      if (next.slug !== s.slug && (await slugTaken(tx, next.slug, s.id)))
+        throw conflict(`The address /s/${next.slug} was taken meanwhile; the author must choose another slug.`);
     } else {
       if (s.status !== "pending") throw conflict(`The survey is ${s.status} now, so this request no longer applies.`);
       next = s.definition;
@@ -139,7 +176,10 @@ export const surveyApprovalKind: ApprovalKind = {
     let status = what === "new" ? "open" : s.status;
     let closed = { closedAt: s.closedAt, closedReason: s.closedReason };
     if (status === "closed" && (s.closedReason === "date" || s.closedReason === "quota")) {
-      const a = acceptance({ status: "open", closesAt, maxResponses: next.maxResponses, responseCount: s.responseCount }, d.now);
+      const a = acceptance(
+        { status: "open", closesAt, maxResponses: next.maxResponses, responseCount: s.responseCount },
+        d.now,
+      );
       if (a.accepting) {
         status = "open";
         closed = { closedAt: null, closedReason: null };
@@ -164,7 +204,13 @@ export const surveyApprovalKind: ApprovalKind = {
       .where(eq(surveys.id, s.id));
     const version = s.version + 1;
     const url = publicSurveyUrl(deps, next.slug);
-    await emit(tx, { deps, company: { id: s.companyId } }, surveyApproved, { id: s.id, siteId: next.siteId }, { slug: next.slug, title: next.title, url, change: what, version, decidedBy: d.decidedBy });
+    await emit(
+      tx,
+      { deps, company: { id: s.companyId } },
+      surveyApproved,
+      { id: s.id, siteId: next.siteId },
+      { slug: next.slug, title: next.title, url, change: what, version, decidedBy: d.decidedBy },
+    );
     return { surveyId: s.id, slug: next.slug, status, url, version };
   },
 
@@ -177,7 +223,13 @@ export const surveyApprovalKind: ApprovalKind = {
     } else if (s.status === "pending") {
       await tx.update(surveys).set({ status: "rejected", updatedAt: d.now }).where(eq(surveys.id, s.id));
     }
-    await emit(tx, { deps, company: { id: s.companyId } }, surveyRejected, { id: s.id, siteId: s.siteId }, { slug: s.slug, title: s.title, change: what, decidedBy: d.decidedBy, comment: d.comment });
+    await emit(
+      tx,
+      { deps, company: { id: s.companyId } },
+      surveyRejected,
+      { id: s.id, siteId: s.siteId },
+      { slug: s.slug, title: s.title, change: what, decidedBy: d.decidedBy, comment: d.comment },
+    );
   },
 };
 

@@ -136,10 +136,25 @@ export const ID_RE = /^[A-Za-z][A-Za-z0-9_-]*$/;
  */
 const key = v.pipe(v.string(), v.minLength(1), v.maxLength(40));
 // No C0 control characters in single-line text; multi-line text may hold tab, LF, CR.
-const line = (max: number) => v.pipe(v.string(), v.minLength(1), v.maxLength(max), v.regex(/^[^\u0000-\u001f\u007f]*$/, "must not contain control characters or line breaks"));
-const para = (max: number) => v.pipe(v.string(), v.maxLength(max), v.regex(/^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$/, "must not contain control characters"));
+const line = (max: number) =>
+  v.pipe(
+    v.string(),
+    v.minLength(1),
+    v.maxLength(max),
+    v.regex(/^[^\u0000-\u001f\u007f]*$/, "must not contain control characters or line breaks"),
+  );
+const para = (max: number) =>
+  v.pipe(
+    v.string(),
+    v.maxLength(max),
+    v.regex(/^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$/, "must not contain control characters"),
+  );
 const LANG_RE = /^[a-z]{2,3}(?:-[A-Z]{2})?$/;
-export const langSchema = v.pipe(v.string(), v.regex(LANG_RE, "must be a language code like en, de or pt-BR"), v.examples(["de"]));
+export const langSchema = v.pipe(
+  v.string(),
+  v.regex(LANG_RE, "must be a language code like en, de or pt-BR"),
+  v.examples(["de"]),
+);
 
 /** A choice, matrix row or column: checked item by item in the verb, so the listing only says "array". */
 export const optionInput = v.strictObject({ id: key, label: line(300) });
@@ -204,7 +219,9 @@ export const definitionFields = {
   pages: v.optional(v.pipe(v.array(pageInput), v.minLength(1), v.maxLength(50))),
   endings: v.optional(v.pipe(v.array(endingInput), v.maxLength(20))),
   hiddenFields: v.optional(v.pipe(v.array(key), v.maxLength(20))),
-  closesAt: v.optional(v.nullable(v.pipe(v.string(), v.isoTimestamp("must be an ISO 8601 date-time like 2026-12-31T23:59:00Z")))),
+  closesAt: v.optional(
+    v.nullable(v.pipe(v.string(), v.isoTimestamp("must be an ISO 8601 date-time like 2026-12-31T23:59:00Z"))),
+  ),
   maxResponses: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1_000_000)))),
   submitLabel: v.optional(line(60)),
 };
@@ -223,7 +240,13 @@ export interface DefinitionInput {
 
 // ---------------------------------------------------------------- normalising and checking
 
-export const LIMITS = { questions: 200, textMax: 10_000, shortText: 500, longText: 5000, definitionBytes: 512 * 1024 } as const;
+export const LIMITS = {
+  questions: 200,
+  textMax: 10_000,
+  shortText: 500,
+  longText: 5000,
+  definitionBytes: 512 * 1024,
+} as const;
 
 /** Hidden field names the page itself uses in its URL. */
 const RESERVED_PARAMS = new Set(["lang"]);
@@ -257,11 +280,13 @@ export function parseAt<S extends v.GenericSchema>(schema: S, value: unknown, pa
 }
 
 function checkId(id: string, path: string): void {
-  if (!ID_RE.test(id)) fail(path, `"${id.slice(0, 40)}" must start with a letter and hold only letters, digits, _ and -.`);
+  if (!ID_RE.test(id))
+    fail(path, `"${id.slice(0, 40)}" must start with a letter and hold only letters, digits, _ and -.`);
 }
 
 function checkOptions(path: string, raw: unknown[] | undefined, min: number, what: string): Option[] {
-  if (!raw || raw.length < min) fail(path, `needs at least ${min} ${what}, like [{"id":"a","label":"Yes"},{"id":"b","label":"No"}].`);
+  if (!raw || raw.length < min)
+    fail(path, `needs at least ${min} ${what}, like [{"id":"a","label":"Yes"},{"id":"b","label":"No"}].`);
   const list = raw.map((o, i) => parseAt(optionInput, o, `${path}[${i}]`));
   const seen = new Set<string>();
   for (const [i, o] of list.entries()) {
@@ -292,7 +317,11 @@ function normalizeQuestion(q: QuestionInput, path: string): Question {
   const common = new Set(["id", "type", "title", "description", "required"]);
   for (const k of Object.keys(q)) {
     if (common.has(k) || (q as Record<string, unknown>)[k] === undefined) continue;
-    if (!allowed[t].includes(k)) fail(`${path}.${k}`, `does not apply to a ${t} question (it takes: ${allowed[t].join(", ") || "nothing beyond id, type, title, description, required"}).`);
+    if (!allowed[t].includes(k))
+      fail(
+        `${path}.${k}`,
+        `does not apply to a ${t} question (it takes: ${allowed[t].join(", ") || "nothing beyond id, type, title, description, required"}).`,
+      );
   }
   const out: Question = { id: q.id, type: t, title: q.title, required: q.required ?? false };
   if (q.description) out.description = q.description;
@@ -305,7 +334,8 @@ function normalizeQuestion(q: QuestionInput, path: string): Question {
   };
   const int = (k: "min" | "max", lo: number, hi: number): number | undefined => {
     const x = num(k);
-    if (x !== undefined && (!Number.isInteger(x) || x < lo || x > hi)) fail(`${path}.${k}`, `must be a whole number from ${lo} to ${hi}.`);
+    if (x !== undefined && (!Number.isInteger(x) || x < lo || x > hi))
+      fail(`${path}.${k}`, `must be a whole number from ${lo} to ${hi}.`);
     return x;
   };
   switch (t) {
@@ -325,14 +355,16 @@ function normalizeQuestion(q: QuestionInput, path: string): Question {
       out.choices = checkOptions(`${path}.choices`, q.choices, 2, "choices");
       if (t === "ranking" && out.choices.length > 30) fail(`${path}.choices`, "can rank at most 30 choices.");
       if (q.allowOther) {
-        if (out.choices.some((c) => c.id === "other")) fail(`${path}.choices`, 'uses the id "other", which allowOther adds itself; rename that choice.');
+        if (out.choices.some((c) => c.id === "other"))
+          fail(`${path}.choices`, 'uses the id "other", which allowOther adds itself; rename that choice.');
         out.allowOther = true;
       }
       if (t === "multiple_choice") {
         const n = out.choices.length + (out.allowOther ? 1 : 0);
         const min = int("min", 1, n);
         const max = int("max", 1, n);
-        if (min !== undefined && max !== undefined && min > max) fail(`${path}.min`, `(${min}) is more than max (${max}).`);
+        if (min !== undefined && max !== undefined && min > max)
+          fail(`${path}.min`, `(${min}) is more than max (${max}).`);
         if (min !== undefined) out.min = min;
         if (max !== undefined) out.max = max;
       }
@@ -340,7 +372,8 @@ function normalizeQuestion(q: QuestionInput, path: string): Question {
     }
     case "rating": {
       const scale = q.scale ?? 5;
-      if (!Number.isInteger(scale) || scale < 3 || scale > 10) fail(`${path}.scale`, "must be a whole number of points from 3 to 10.");
+      if (!Number.isInteger(scale) || scale < 3 || scale > 10)
+        fail(`${path}.scale`, "must be a whole number of points from 3 to 10.");
       out.scale = scale;
       break;
     }
@@ -356,7 +389,8 @@ function normalizeQuestion(q: QuestionInput, path: string): Question {
     case "number": {
       const min = num("min");
       const max = num("max");
-      if (min !== undefined && max !== undefined && min > max) fail(`${path}.min`, `(${min}) is more than max (${max}).`);
+      if (min !== undefined && max !== undefined && min > max)
+        fail(`${path}.min`, `(${min}) is more than max (${max}).`);
       if (min !== undefined) out.min = min;
       if (max !== undefined) out.max = max;
       if (q.integer) out.integer = true;
@@ -369,7 +403,8 @@ function normalizeQuestion(q: QuestionInput, path: string): Question {
         if (typeof x !== "string" || !isDate(x)) fail(`${path}.${k}`, "must be a date like 2026-01-31.");
         out[k] = x;
       }
-      if (typeof out.min === "string" && typeof out.max === "string" && out.min > out.max) fail(`${path}.min`, `(${out.min}) is after max (${out.max}).`);
+      if (typeof out.min === "string" && typeof out.max === "string" && out.min > out.max)
+        fail(`${path}.min`, `(${out.min}) is after max (${out.max}).`);
       break;
     }
     case "matrix":
@@ -399,11 +434,19 @@ function checkCondition(c: ConditionInput, path: string, ref: FieldRef): Conditi
   const shapeOk =
     (typeof val === "string" && val.length <= 500) ||
     (typeof val === "number" && Number.isFinite(val)) ||
-    (Array.isArray(val) && val.length > 0 && val.length <= 100 && val.every((x) => typeof x === "string" && x.length <= 100));
+    (Array.isArray(val) &&
+      val.length > 0 &&
+      val.length <= 100 &&
+      val.every((x) => typeof x === "string" && x.length <= 100));
   if (!shapeOk) fail(`${path}.value`, "must be a text (up to 500 characters), a number, or a list of up to 100 texts.");
   if (ref.kind === "hidden") {
-    if (["lessThan", "lessOrEqual", "greaterThan", "greaterOrEqual"].includes(c.op)) fail(`${path}.op`, `"${c.op}" does not apply to hidden field "${ref.name}" (text): use equals, notEquals, contains, notContains, answered or skipped.`);
-    if (typeof val !== "string" && !(Array.isArray(val) && c.op.endsWith("quals"))) fail(`${path}.value`, "must be text for a hidden field.");
+    if (["lessThan", "lessOrEqual", "greaterThan", "greaterOrEqual"].includes(c.op))
+      fail(
+        `${path}.op`,
+        `"${c.op}" does not apply to hidden field "${ref.name}" (text): use equals, notEquals, contains, notContains, answered or skipped.`,
+      );
+    if (typeof val !== "string" && !(Array.isArray(val) && c.op.endsWith("quals")))
+      fail(`${path}.value`, "must be text for a hidden field.");
     out.value = val;
     return out;
   }
@@ -422,17 +465,26 @@ function checkCondition(c: ConditionInput, path: string, ref: FieldRef): Conditi
     date: ["equals", "notEquals", "lessThan", "lessOrEqual", "greaterThan", "greaterOrEqual"],
     matrix: ["contains", "notContains"],
   };
-  if (!ops[q.type].includes(c.op as ConditionOp)) fail(`${path}.op`, `"${c.op}" does not apply to ${q.type} question "${q.id}": use ${[...ops[q.type], "answered", "skipped"].join(", ")}.`);
+  if (!ops[q.type].includes(c.op as ConditionOp))
+    fail(
+      `${path}.op`,
+      `"${c.op}" does not apply to ${q.type} question "${q.id}": use ${[...ops[q.type], "answered", "skipped"].join(", ")}.`,
+    );
   if (NUMERIC_TYPES.has(q.type)) {
     if (typeof val !== "number") fail(`${path}.value`, `must be a number for ${q.type} question "${q.id}".`);
   } else if (q.type === "date") {
-    if (typeof val !== "string" || !isDate(val)) fail(`${path}.value`, `must be a date like 2026-01-31 for date question "${q.id}".`);
+    if (typeof val !== "string" || !isDate(val))
+      fail(`${path}.value`, `must be a date like 2026-01-31 for date question "${q.id}".`);
   } else if (CHOICE_TYPES.has(q.type)) {
     const ids = new Set([...(q.choices ?? []).map((o) => o.id), ...(q.allowOther ? ["other"] : [])]);
     const list = Array.isArray(val) ? val : [val];
     if (list.length === 0) fail(`${path}.value`, "must name at least one choice id.");
     for (const x of list) {
-      if (typeof x !== "string" || !ids.has(x)) fail(`${path}.value`, `names ${JSON.stringify(x)}, which is not a choice id of "${q.id}" (${[...ids].join(", ")}).`);
+      if (typeof x !== "string" || !ids.has(x))
+        fail(
+          `${path}.value`,
+          `names ${JSON.stringify(x)}, which is not a choice id of "${q.id}" (${[...ids].join(", ")}).`,
+        );
     }
   } else if (q.type === "matrix") {
     // "row=column": the row answered with that column.
@@ -440,7 +492,10 @@ function checkCondition(c: ConditionInput, path: string, ref: FieldRef): Conditi
     for (const x of list) {
       const [row, col] = typeof x === "string" ? x.split("=") : [];
       if (!q.rows!.some((r) => r.id === row) || !q.columns!.some((c2) => c2.id === col))
-        fail(`${path}.value`, `must read "rowId=columnId" with ids of matrix "${q.id}", like "${q.rows![0]!.id}=${q.columns![0]!.id}".`);
+        fail(
+          `${path}.value`,
+          `must read "rowId=columnId" with ids of matrix "${q.id}", like "${q.rows![0]!.id}=${q.columns![0]!.id}".`,
+        );
     }
   } else if (typeof val !== "string" && !(Array.isArray(val) && c.op.endsWith("quals"))) {
     fail(`${path}.value`, `must be text for ${q.type} question "${q.id}".`);
@@ -456,7 +511,11 @@ function checkCondition(c: ConditionInput, path: string, ref: FieldRef): Conditi
  * forward). Throws a validation error naming the path of the first problem.
  * `now`: the close date must be after it (null: not checked).
  */
-export function normalizeDefinition(input: Required<Pick<DefinitionInput, "title" | "pages">> & DefinitionInput & { slug: string; siteId?: number | null; translations?: Definition["translations"] }, now: Date | null): Definition {
+export function normalizeDefinition(
+  input: Required<Pick<DefinitionInput, "title" | "pages">> &
+    DefinitionInput & { slug: string; siteId?: number | null; translations?: Definition["translations"] },
+  now: Date | null,
+): Definition {
   const languages = input.languages ?? ["en"];
   languages.forEach((l, i) => {
     if (!LANG_RE.test(l)) fail(`languages[${i}]`, `"${l}" must be a language code like en, de or pt-BR.`);
@@ -466,12 +525,17 @@ export function normalizeDefinition(input: Required<Pick<DefinitionInput, "title
   const claim = (id: string, path: string) => {
     checkId(id, path);
     const prev = ids.get(id);
-    if (prev) fail(path, `"${id}" is already used at ${prev}; ids of pages, questions, endings and hidden fields must all differ.`);
+    if (prev)
+      fail(
+        path,
+        `"${id}" is already used at ${prev}; ids of pages, questions, endings and hidden fields must all differ.`,
+      );
     ids.set(id, path);
   };
   const hiddenFields = input.hiddenFields ?? [];
   hiddenFields.forEach((h, i) => {
-    if (RESERVED_PARAMS.has(h)) fail(`hiddenFields[${i}]`, `"${h}" is the page's own URL parameter (the language); choose another name.`);
+    if (RESERVED_PARAMS.has(h))
+      fail(`hiddenFields[${i}]`, `"${h}" is the page's own URL parameter (the language); choose another name.`);
     claim(h, `hiddenFields[${i}]`);
   });
   const pageIds = input.pages.map((p, i) => p.id ?? `page-${i + 1}`);
@@ -489,14 +553,20 @@ export function normalizeDefinition(input: Required<Pick<DefinitionInput, "title
     count += questions.length;
     return { id: pageIds[i]!, ...(p.title ? { title: p.title } : {}), questions, logic: [] };
   });
-  if (count > LIMITS.questions) fail("pages", `hold ${count} questions; a survey may have at most ${LIMITS.questions}.`);
+  if (count > LIMITS.questions)
+    fail("pages", `hold ${count} questions; a survey may have at most ${LIMITS.questions}.`);
   let endings: Ending[] = (input.endings ?? []).map((e, i) => {
     claim(e.id, `endings[${i}].id`);
     if (e.redirectUrl !== undefined) {
       const problem = urlProblem(e.redirectUrl, true);
       if (problem) fail(`endings[${i}].redirectUrl`, `${problem}.`);
     }
-    return { id: e.id, title: e.title, ...(e.body ? { body: e.body } : {}), ...(e.redirectUrl ? { redirectUrl: e.redirectUrl } : {}) };
+    return {
+      id: e.id,
+      title: e.title,
+      ...(e.body ? { body: e.body } : {}),
+      ...(e.redirectUrl ? { redirectUrl: e.redirectUrl } : {}),
+    };
   });
   if (endings.length === 0) {
     let id = "end";
@@ -511,10 +581,16 @@ export function normalizeDefinition(input: Required<Pick<DefinitionInput, "title
       const r = parseAt(ruleInput, raw, path);
       const target = pageIds.indexOf(r.goTo);
       if (target < 0 && !endingIds.has(r.goTo))
-        fail(`${path}.goTo`, `"${r.goTo}" is neither a page nor an ending (pages: ${pageIds.join(", ")}; endings: ${[...endingIds].join(", ")}).`);
+        fail(
+          `${path}.goTo`,
+          `"${r.goTo}" is neither a page nor an ending (pages: ${pageIds.join(", ")}; endings: ${[...endingIds].join(", ")}).`,
+        );
       if (target >= 0 && target <= i) {
         const loop = pageIds.slice(target, i + 1).join(" → ");
-        fail(`${path}.goTo`, `jumps back to page "${r.goTo}", which would make a cycle (${loop} → ${r.goTo}); jumps may only go to a later page or an ending.`);
+        fail(
+          `${path}.goTo`,
+          `jumps back to page "${r.goTo}", which would make a cycle (${loop} → ${r.goTo}); jumps may only go to a later page or an ending.`,
+        );
       }
       const conds = r.if.map((c, ci) => {
         const cpath = `${path}.if[${ci}]`;
@@ -522,7 +598,10 @@ export function normalizeDefinition(input: Required<Pick<DefinitionInput, "title
         const at = questionAt.get(c.field);
         if (!at) fail(`${cpath}.field`, `"${c.field}" is not a question or hidden field of this survey.`);
         if (at.page > i)
-          fail(`${cpath}.field`, `reads "${c.field}", which is asked later (page "${pageIds[at.page]}"); logic on page "${pageIds[i]}" can only read answers given by then.`);
+          fail(
+            `${cpath}.field`,
+            `reads "${c.field}", which is asked later (page "${pageIds[at.page]}"); logic on page "${pageIds[i]}" can only read answers given by then.`,
+          );
         return checkCondition(c, cpath, { kind: "question", ...at });
       });
       return { if: conds, match: r.match ?? "all", goTo: r.goTo };
@@ -532,7 +611,8 @@ export function normalizeDefinition(input: Required<Pick<DefinitionInput, "title
   if (input.closesAt) {
     const t = Date.parse(input.closesAt);
     // `now` is null when the close date is carried over unchanged: one that has passed since does not block other edits.
-    if (now !== null && !(t > now.getTime())) fail("closesAt", `(${input.closesAt}) is not in the future; give a later date-time, or null for no close date.`);
+    if (now !== null && !(t > now.getTime()))
+      fail("closesAt", `(${input.closesAt}) is not in the future; give a later date-time, or null for no close date.`);
     closesAt = new Date(t).toISOString();
   }
   const def: Definition = {
@@ -550,7 +630,8 @@ export function normalizeDefinition(input: Required<Pick<DefinitionInput, "title
     translations: {},
   };
   def.translations = keepTranslations(def, input.translations ?? {}, null).kept;
-  if (JSON.stringify(def).length > LIMITS.definitionBytes) fail("pages", `make a survey of more than ${LIMITS.definitionBytes / 1024} KiB; split it into several surveys.`);
+  if (JSON.stringify(def).length > LIMITS.definitionBytes)
+    fail("pages", `make a survey of more than ${LIMITS.definitionBytes / 1024} KiB; split it into several surveys.`);
   return def;
 }
 
@@ -566,13 +647,18 @@ export function checkFilterCondition(def: Definition, c: ConditionInput, path: s
     if (q) return checkCondition(c, path, { kind: "question", question: q, page: i });
   }
   const known = [...allQuestions(def).map((q) => q.id), ...def.hiddenFields];
-  fail(`${path}.field`, `"${c.field}" is not a question or hidden field of this survey (${known.slice(0, 12).join(", ")}${known.length > 12 ? ", …" : ""}).`);
+  fail(
+    `${path}.field`,
+    `"${c.field}" is not a question or hidden field of this survey (${known.slice(0, 12).join(", ")}${known.length > 12 ? ", …" : ""}).`,
+  );
 }
 
 // ---------------------------------------------------------------- texts and translations
 
 /** Every text of a survey by its translation key, in the default language, in reading order. */
-export function textKeys(def: Pick<Definition, "title" | "description" | "submitLabel" | "pages" | "endings">): Map<string, string> {
+export function textKeys(
+  def: Pick<Definition, "title" | "description" | "submitLabel" | "pages" | "endings">,
+): Map<string, string> {
   const m = new Map<string, string>();
   const put = (k: string, s: string | undefined) => {
     if (s) m.set(k, s);
@@ -603,7 +689,11 @@ export function textKeys(def: Pick<Definition, "title" | "description" | "submit
  * text changed (or that is gone) is dropped, since its translation now says
  * something else; `dropped` names them so the author can translate again.
  */
-export function keepTranslations(def: Definition, translations: Definition["translations"], previous: Definition | null): { kept: Definition["translations"]; dropped: string[] } {
+export function keepTranslations(
+  def: Definition,
+  translations: Definition["translations"],
+  previous: Definition | null,
+): { kept: Definition["translations"]; dropped: string[] } {
   const now = textKeys(def);
   const before = previous ? textKeys(previous) : null;
   const kept: Definition["translations"] = {};

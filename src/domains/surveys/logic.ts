@@ -34,7 +34,8 @@ function equalsValue(a: AnswerValue, v: NonNullable<Condition["value"]>, q: Ques
   const list = Array.isArray(v) ? v : [v];
   return list.some((x) => {
     if (typeof a === "number") return typeof x === "number" && a === x;
-    if (typeof a === "string" && typeof x === "string") return q?.type === "single_choice" || q?.type === "date" ? a === x : norm(a) === norm(x);
+    if (typeof a === "string" && typeof x === "string")
+      return q?.type === "single_choice" || q?.type === "date" ? a === x : norm(a) === norm(x);
     return false;
   });
 }
@@ -43,14 +44,20 @@ function containsValue(a: AnswerValue, v: NonNullable<Condition["value"]>): bool
   const list = (Array.isArray(v) ? v : [v]).map(String);
   if (Array.isArray(a)) return list.some((x) => a.includes(x));
   if (typeof a === "string") return list.some((x) => norm(a).includes(norm(x)));
-  if (a && typeof a === "object") return list.some((x) => {
-    const [row, col] = x.split("=");
-    return (a as Record<string, string>)[row!] === col;
-  });
+  if (a && typeof a === "object")
+    return list.some((x) => {
+      const [row, col] = x.split("=");
+      return (a as Record<string, string>)[row!] === col;
+    });
   return false;
 }
 
-export function conditionHolds(def: Pick<Definition, "pages">, c: Condition, answers: Record<string, AnswerValue>, hidden: Record<string, string>): boolean {
+export function conditionHolds(
+  def: Pick<Definition, "pages">,
+  c: Condition,
+  answers: Record<string, AnswerValue>,
+  hidden: Record<string, string>,
+): boolean {
   const q = questionById(def, c.field);
   const raw = q ? answers[c.field] : hidden[c.field];
   const a = raw === "" ? undefined : raw;
@@ -77,7 +84,12 @@ export function conditionHolds(def: Pick<Definition, "pages">, c: Condition, ans
 }
 
 /** Where a visitor goes after submitting page `index`. */
-export function nextStep(def: Definition, index: number, answers: Record<string, AnswerValue>, hidden: Record<string, string>): Step {
+export function nextStep(
+  def: Definition,
+  index: number,
+  answers: Record<string, AnswerValue>,
+  hidden: Record<string, string>,
+): Step {
   const page = def.pages[index]!;
   for (const rule of page.logic) {
     const hits = rule.if.map((c) => conditionHolds(def, c, answers, hidden));
@@ -94,7 +106,11 @@ export function nextStep(def: Definition, index: number, answers: Record<string,
  * the walk from the first page through every rule. Answers to questions off
  * this path are answers to skipped questions.
  */
-export function walk(def: Definition, answers: Record<string, AnswerValue>, hidden: Record<string, string>): { pages: string[]; ending: string } {
+export function walk(
+  def: Definition,
+  answers: Record<string, AnswerValue>,
+  hidden: Record<string, string>,
+): { pages: string[]; ending: string } {
   const pages: string[] = [];
   let i = 0;
   // Jumps only go forward (checked when the survey is written), so this ends within pages.length steps.
@@ -112,7 +128,11 @@ export function pageIndex(def: Definition, id: string): number {
 }
 
 /** Only the answers of questions on `pages`: what a response keeps. */
-export function answersOnPath(def: Definition, pages: readonly string[], answers: Record<string, AnswerValue>): Record<string, AnswerValue> {
+export function answersOnPath(
+  def: Definition,
+  pages: readonly string[],
+  answers: Record<string, AnswerValue>,
+): Record<string, AnswerValue> {
   const on = new Set(pages);
   const out: Record<string, AnswerValue> = {};
   for (const p of def.pages as Page[]) {

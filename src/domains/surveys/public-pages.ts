@@ -65,7 +65,9 @@ const HOLE_RE = /\u0001([NHL])\u0001/;
 /** The headers of a survey page with a script nonce, as securityHeaders sets them (with a hole for the nonce). */
 const PAGE_HEADERS: [string, string][] = (() => {
   const out: [string, string][] = [];
-  securityHeaders({ header: (k: string, v: string) => out.push([k, v]) } as unknown as Context, HOLE.nonce, { script: true });
+  securityHeaders({ header: (k: string, v: string) => out.push([k, v]) } as unknown as Context, HOLE.nonce, {
+    script: true,
+  });
   out.push(["X-Robots-Tag", "noindex, nofollow"]);
   return out;
 })();
@@ -101,7 +103,12 @@ function pickLanguage(def: Definition, wanted: string | undefined, acceptLanguag
       .slice(0, 20)
       .map((part) => {
         const [tag, ...params] = part.trim().split(";");
-        const q = Number(params.find((p) => p.trim().startsWith("q="))?.trim().slice(2) ?? "1");
+        const q = Number(
+          params
+            .find((p) => p.trim().startsWith("q="))
+            ?.trim()
+            .slice(2) ?? "1",
+        );
         return { tag: (tag ?? "").trim(), q: Number.isFinite(q) ? q : 0 };
       })
       .filter((x) => x.tag && x.q > 0)
@@ -151,23 +158,53 @@ export function surveyPublicRoutes(deps: Deps) {
     if (siteId === null) return "";
     const hit = brands.get(siteId);
     if (hit !== undefined) return hit;
-    const data = (await deps.db.select({ data: brandProfiles.data }).from(brandProfiles).where(eq(brandProfiles.siteId, siteId)).limit(1))[0]?.data;
+    const data = (
+      await deps.db
+        .select({ data: brandProfiles.data })
+        .from(brandProfiles)
+        .where(eq(brandProfiles.siteId, siteId))
+        .limit(1)
+    )[0]?.data;
     const css = brandVars(data);
     if (brands.size > 2000) brands.clear();
     brands.set(siteId, css);
     return css;
   }
 
-  function send(c: Context, nonce: string, html: string, status: 200 | 400 | 403 | 404 | 410 | 413 | 415 | 429 = 200, script = false) {
+  function send(
+    c: Context,
+    nonce: string,
+    html: string,
+    status: 200 | 400 | 403 | 404 | 410 | 413 | 415 | 429 = 200,
+    script = false,
+  ) {
     securityHeaders(c, nonce, { script });
     c.header("X-Robots-Tag", "noindex, nofollow");
     return c.html(html, status);
   }
 
-  function messagePage(c: Context, lang: string, titleKey: "closed" | "notFound" | "tooMany" | "expired", bodyKey: "closedBody" | "notFoundBody" | "tooManyBody" | "expiredBody", status: 400 | 403 | 404 | 410 | 413 | 415 | 429, params: Record<string, number> = {}) {
+  function messagePage(
+    c: Context,
+    lang: string,
+    titleKey: "closed" | "notFound" | "tooMany" | "expired",
+    bodyKey: "closedBody" | "notFoundBody" | "tooManyBody" | "expiredBody",
+    status: 400 | 403 | 404 | 410 | 413 | 415 | 429,
+    params: Record<string, number> = {},
+  ) {
     const nonce = newNonce();
     const title = ui(lang, titleKey);
-    return send(c, nonce, publicPage({ title, nonce, lang, css: SURVEY_CSS + PAGE_CSS, body: renderMessage(title, ui(lang, bodyKey, params)) }), status);
+    return send(
+      c,
+      nonce,
+      publicPage({
+        title,
+        nonce,
+        lang,
+        css: SURVEY_CSS + PAGE_CSS,
+        body: renderMessage(title, ui(lang, bodyKey, params)),
+      }),
+      status,
+    );
   }
 
   function hiddenInputs(csrf: string, token: string, lang: string, hidden: Record<string, string>): string {
@@ -250,14 +287,17 @@ export function surveyPublicRoutes(deps: Deps) {
     const fill: Record<string, string> = {
       N: nonce,
       H: hiddenInputs(csrf, randomHex(16), lang, hidden),
-      L: Object.keys(hidden).length ? languageLinks(def, lang, (l) => `/s/${slug}?${new URLSearchParams({ ...hidden, lang: l })}`) : page.links,
+      L: Object.keys(hidden).length
+        ? languageLinks(def, lang, (l) => `/s/${slug}?${new URLSearchParams({ ...hidden, lang: l })}`)
+        : page.links,
     };
     let html = "";
     for (let i = 0; i < page.parts.length; i++) html += i % 2 === 0 ? page.parts[i] : fill[page.parts[i]!]!;
     const headers: Record<string, string> = { "Content-Type": "text/html; charset=UTF-8" };
     for (const [k, v] of PAGE_HEADERS) headers[k] = v.includes(HOLE.nonce) ? v.split(HOLE.nonce).join(nonce) : v;
     // As csrfToken sets it: SameSite=Strict, HttpOnly, a day, scoped to this survey's path.
-    headers["Set-Cookie"] = `${CSRF_COOKIE}=${csrf}; Max-Age=86400; Path=/s/${slug}; HttpOnly;${secure ? " Secure;" : ""} SameSite=Strict`;
+    headers["Set-Cookie"] =
+      `${CSRF_COOKIE}=${csrf}; Max-Age=86400; Path=/s/${slug}; HttpOnly;${secure ? " Secure;" : ""} SameSite=Strict`;
     return new Response(html, { status: 200, headers });
   });
 
@@ -271,7 +311,8 @@ export function surveyPublicRoutes(deps: Deps) {
     const lang = pickLanguage(def, formLang, c.req.header("accept-language"));
     if (form === "too_large") return messagePage(c, lang, "expired", "expiredBody", 413);
     if (form === "bad_type") return messagePage(c, lang, "expired", "expiredBody", 415);
-    if (!sameOrigin(c, deps) || !csrfMatches(c, CSRF_COOKIE, form)) return messagePage(c, lang, "expired", "expiredBody", 403);
+    if (!sameOrigin(c, deps) || !csrfMatches(c, CSRF_COOKIE, form))
+      return messagePage(c, lang, "expired", "expiredBody", 403);
     const decision = await limiter.take(`addr:${clientAddress(c)}`);
     if (!decision.allowed) {
       c.header("Retry-After", String(decision.retryAfterSec));
@@ -283,7 +324,11 @@ export function surveyPublicRoutes(deps: Deps) {
     if (honeypotFilled(form)) {
       // Thank the bot as if it had succeeded, and store nothing: it learns nothing to adapt to.
       const ending = def.endings[0]!;
-      return send(c, nonce, pageHtml(s, lang, nonce, css, renderEnding(def, ending, t, lang), t(`${ending.id}.title`, ending.title)));
+      return send(
+        c,
+        nonce,
+        pageHtml(s, lang, nonce, css, renderEnding(def, ending, t, lang), t(`${ending.id}.title`, ending.title)),
+      );
     }
     const token = form.get("token") ?? "";
     if (!TOKEN_RE.test(token)) return messagePage(c, lang, "expired", "expiredBody", 400);
@@ -306,7 +351,18 @@ export function surveyPublicRoutes(deps: Deps) {
         const ending = outcome.def.endings.find((e) => e.id === outcome.endingId) ?? outcome.def.endings[0]!;
         const tt = translator(outcome.def, lang);
         if (ending.redirectUrl && !outcome.already) return c.redirect(ending.redirectUrl, 303);
-        return send(c, nonce, pageHtml(s, lang, nonce, css, renderEnding(outcome.def, ending, tt, lang), tt(`${ending.id}.title`, ending.title)));
+        return send(
+          c,
+          nonce,
+          pageHtml(
+            s,
+            lang,
+            nonce,
+            css,
+            renderEnding(outcome.def, ending, tt, lang),
+            tt(`${ending.id}.title`, ending.title),
+          ),
+        );
       }
       case "page": {
         const tt = translator(outcome.def, lang);

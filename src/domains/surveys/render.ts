@@ -57,7 +57,8 @@ function hintText(q: Question, t: T, lang: string): string[] {
   }
   if (q.type === "ranking") out.push(ui(lang, "hintRank"));
   if (q.type === "date") out.push(ui(lang, "hintDate"));
-  if (q.type === "number" && q.min !== undefined && q.max !== undefined) out.push(ui(lang, "hintRange", { min: q.min, max: q.max }));
+  if (q.type === "number" && q.min !== undefined && q.max !== undefined)
+    out.push(ui(lang, "hintRange", { min: q.min, max: q.max }));
   return out;
 }
 
@@ -66,7 +67,9 @@ function labelInner(q: Question, t: T, lang: string): string {
 }
 
 function hintAndError(q: Question, hints: string[], st: QuestionState, lang: string): string {
-  const hint = hints.length ? `<div class="sv-hint" id="${fid(q.id, "hint")}">${hints.map((h) => `<p>${esc(h).replace(/\n/g, "<br>")}</p>`).join("")}</div>` : "";
+  const hint = hints.length
+    ? `<div class="sv-hint" id="${fid(q.id, "hint")}">${hints.map((h) => `<p>${esc(h).replace(/\n/g, "<br>")}</p>`).join("")}</div>`
+    : "";
   const error = st.error
     ? `<p class="sv-error" id="${fid(q.id, "error")}"><span class="sv-vh">${esc(ui(lang, "errorTitle"))}: </span>${esc(ui(lang, st.error.key, st.error.params))}</p>`
     : "";
@@ -86,7 +89,13 @@ export function renderQuestion(q: Question, t: T, lang: string, st: QuestionStat
   const n = `q.${q.id}`;
 
   // Single inputs: a label for the input.
-  if (q.type === "short_text" || q.type === "long_text" || q.type === "email" || q.type === "number" || q.type === "date") {
+  if (
+    q.type === "short_text" ||
+    q.type === "long_text" ||
+    q.type === "email" ||
+    q.type === "number" ||
+    q.type === "date"
+  ) {
     const placeholder = q.placeholder ? t(`${q.id}.placeholder`, q.placeholder) : undefined;
     const value = first(st, n);
     let input: string;
@@ -133,26 +142,37 @@ export function renderQuestion(q: Question, t: T, lang: string, st: QuestionStat
       .join("")}</div>`;
   } else if (q.type === "rating" || q.type === "nps" || q.type === "scale") {
     radioGroup = true;
-    const [lo, hi] = q.type === "rating" ? [1, q.scale!] : q.type === "nps" ? [0, 10] : [q.min as number, q.max as number];
+    const [lo, hi] =
+      q.type === "rating" ? [1, q.scale!] : q.type === "nps" ? [0, 10] : [q.min as number, q.max as number];
     const minLabel = q.minLabel ? t(`${q.id}.minLabel`, q.minLabel) : q.type === "nps" ? ui(lang, "notLikely") : "";
     const maxLabel = q.maxLabel ? t(`${q.id}.maxLabel`, q.maxLabel) : q.type === "nps" ? ui(lang, "veryLikely") : "";
     const cells: string[] = [];
     for (let i = lo; i <= hi; i++) {
       const inputId = `q:${q.id}:v:${i}`;
-      const shown = q.type === "rating" && hi <= 5 ? `<span aria-hidden="true">${"★".repeat(i)}</span><span class="sv-vh">${esc(ui(lang, "stars", { n: i, max: hi }))}</span>` : String(i);
+      const shown =
+        q.type === "rating" && hi <= 5
+          ? `<span aria-hidden="true">${"★".repeat(i)}</span><span class="sv-vh">${esc(ui(lang, "stars", { n: i, max: hi }))}</span>`
+          : String(i);
       cells.push(
         `<span class="sv-point"><input${attrs({ type: "radio", id: inputId, name: name(n), value: String(i), checked: has(st, n, String(i)), disabled: st.preview, "aria-invalid": st.error ? "true" : undefined })}><label for="${esc(inputId)}">${shown}</label></span>`,
       );
     }
-    const ends = minLabel || maxLabel ? `<div class="sv-ends"><span>${esc(minLabel)}</span><span>${esc(maxLabel)}</span></div>` : "";
+    const ends =
+      minLabel || maxLabel
+        ? `<div class="sv-ends"><span>${esc(minLabel)}</span><span>${esc(maxLabel)}</span></div>`
+        : "";
     body = `<div class="sv-points sv-${q.type}">${cells.join("")}</div>${ends}`;
   } else if (q.type === "matrix") {
-    const head = q.columns!.map((c) => `<th scope="col" id="${fid(q.id, `col:${c.id}`)}">${esc(t(`${q.id}.${c.id}`, c.label))}</th>`).join("");
-    const rows = q.rows!
-      .map((r) => {
+    const head = q
+      .columns!.map(
+        (c) => `<th scope="col" id="${fid(q.id, `col:${c.id}`)}">${esc(t(`${q.id}.${c.id}`, c.label))}</th>`,
+      )
+      .join("");
+    const rows = q
+      .rows!.map((r) => {
         const rn = `${n}.${r.id}`;
-        const cells = q.columns!
-          .map(
+        const cells = q
+          .columns!.map(
             (c) =>
               `<td><input${attrs({ type: "radio", name: name(rn), value: c.id, checked: has(st, rn, c.id), disabled: st.preview, "aria-labelledby": `q:${q.id}:row:${r.id} q:${q.id}:col:${c.id}`, "aria-invalid": st.error ? "true" : undefined })}></td>`,
           )
@@ -163,12 +183,13 @@ export function renderQuestion(q: Question, t: T, lang: string, st: QuestionStat
     body = `<div class="sv-matrix-wrap"><table class="sv-matrix"><thead><tr><td></td>${head}</tr></thead><tbody>${rows}</tbody></table></div>`;
   } else if (q.type === "ranking") {
     const count = q.choices!.length;
-    body = `<div class="sv-ranking">${q.choices!
-      .map((c) => {
+    body = `<div class="sv-ranking">${q
+      .choices!.map((c) => {
         const rn = `${n}.${c.id}`;
         const cur = first(st, rn);
         const opts = [`<option value="">–</option>`];
-        for (let i = 1; i <= count; i++) opts.push(`<option value="${i}"${cur === String(i) ? " selected" : ""}>${i}</option>`);
+        for (let i = 1; i <= count; i++)
+          opts.push(`<option value="${i}"${cur === String(i) ? " selected" : ""}>${i}</option>`);
         const sid = `q:${q.id}:r:${c.id}`;
         return `<div class="sv-rank"><select${attrs({ id: sid, name: name(rn), disabled: st.preview, "aria-invalid": st.error ? "true" : undefined })}>${opts.join("")}</select><label for="${esc(sid)}">${esc(t(`${q.id}.${c.id}`, c.label))}</label></div>`;
       })
@@ -210,16 +231,27 @@ export function renderFormPage(o: FormPageInput): string {
   const errs = page.questions.filter((q) => o.errors[q.id]);
   const summary = errs.length
     ? `<div class="sv-summary" role="alert" tabindex="-1" id="sv-errors" aria-labelledby="sv-errors-title"><h2 id="sv-errors-title">${esc(ui(lang, "errorTitle"))}</h2><ul>${errs
-        .map((q) => `<li><a href="#${fid(q.id)}">${esc(t(`${q.id}.title`, q.title))}: ${esc(ui(lang, o.errors[q.id]!.key, o.errors[q.id]!.params))}</a></li>`)
+        .map(
+          (q) =>
+            `<li><a href="#${fid(q.id)}">${esc(t(`${q.id}.title`, q.title))}: ${esc(ui(lang, o.errors[q.id]!.key, o.errors[q.id]!.params))}</a></li>`,
+        )
         .join("")}</ul></div>`
     : "";
-  const intro = o.pageIndex === 0 && def.description ? `<div class="sv-intro">${paragraphs(t("description", def.description))}</div>` : "";
+  const intro =
+    o.pageIndex === 0 && def.description
+      ? `<div class="sv-intro">${paragraphs(t("description", def.description))}</div>`
+      : "";
   const last = isLastPageEverywhere(def, o.pageIndex);
   const pageTitle = page.title ? `<h2 class="sv-page-title">${esc(t(`${page.id}.title`, page.title))}</h2>` : "";
-  const progress = def.pages.length > 1 ? `<p class="sv-progress">${esc(ui(lang, "page", { n: o.pageIndex + 1 }))}</p>` : "";
-  const questions = page.questions.map((q) => renderQuestion(q, t, lang, { values: o.values, error: o.errors[q.id] })).join("");
+  const progress =
+    def.pages.length > 1 ? `<p class="sv-progress">${esc(ui(lang, "page", { n: o.pageIndex + 1 }))}</p>` : "";
+  const questions = page.questions
+    .map((q) => renderQuestion(q, t, lang, { values: o.values, error: o.errors[q.id] }))
+    .join("");
   const submit = last ? t("submitLabel", def.submitLabel ?? ui(lang, "submit")) : ui(lang, "next");
-  const back = o.canGoBack ? `<button type="submit" name="nav" value="back" class="sv-btn sv-btn-secondary">${esc(ui(lang, "back"))}</button>` : "";
+  const back = o.canGoBack
+    ? `<button type="submit" name="nav" value="back" class="sv-btn sv-btn-secondary">${esc(ui(lang, "back"))}</button>`
+    : "";
   return `<main class="sv" id="main">${o.languageLinks ?? ""}<h1 class="sv-title">${esc(t("title", def.title))}</h1>${intro}${summary}<form class="sv-form" method="post" action="${esc(o.action)}" novalidate accept-charset="utf-8">${o.hiddenInputs}<input type="hidden" name="page" value="${esc(page.id)}">${progress}${pageTitle}${questions}${o.honeypot}<div class="sv-buttons">${back}<button type="submit" name="nav" value="next" class="sv-btn sv-btn-primary">${esc(submit)}</button></div></form></main>`;
 }
 
@@ -280,7 +312,11 @@ function valueWords(def: Definition, c: Condition): string {
       const [r, col] = x.split("=");
       return `“${optionLabel(q, r!)}: ${optionLabel(q, col!)}”`;
     }
-    return q && typeof x === "string" && (q.choices || q.rows) ? `“${optionLabel(q, x)}”` : typeof x === "string" ? `“${x}”` : String(x);
+    return q && typeof x === "string" && (q.choices || q.rows)
+      ? `“${optionLabel(q, x)}”`
+      : typeof x === "string"
+        ? `“${x}”`
+        : String(x);
   };
   return ` ${Array.isArray(c.value) ? c.value.map(one).join(" or ") : one(c.value)}`;
 }
@@ -301,14 +337,16 @@ export function ruleWords(def: Definition, page: Page, ruleIndex: number): strin
 
 function questionFacts(q: Question): string {
   const facts = [`id ${q.id}`, q.type.replace("_", " "), q.required ? "required" : "optional"];
-  if ((q.type === "short_text" || q.type === "long_text") && q.max !== undefined) facts.push(`${q.min ? `${q.min}–` : "up to "}${q.max} characters`);
+  if ((q.type === "short_text" || q.type === "long_text") && q.max !== undefined)
+    facts.push(`${q.min ? `${q.min}–` : "up to "}${q.max} characters`);
   if (q.type === "number") {
     if (q.min !== undefined) facts.push(`min ${q.min}`);
     if (q.max !== undefined) facts.push(`max ${q.max}`);
     if (q.integer) facts.push("whole numbers");
   }
   if (q.type === "date" && (q.min || q.max)) facts.push(`${q.min ?? "any"} to ${q.max ?? "any"}`);
-  if (q.type === "multiple_choice" && (q.min !== undefined || q.max !== undefined)) facts.push(`choose ${q.min ?? 1}–${q.max ?? choiceIds(q).length}`);
+  if (q.type === "multiple_choice" && (q.min !== undefined || q.max !== undefined))
+    facts.push(`choose ${q.min ?? 1}–${q.max ?? choiceIds(q).length}`);
   if (q.type === "rating") facts.push(`${q.scale} points`);
   if (q.type === "scale") facts.push(`${q.min} to ${q.max}`);
   if (q.allowOther) facts.push("with “Other”");
@@ -330,16 +368,27 @@ export function renderPreview(def: Definition, publicUrl: string): string {
   const pages = def.pages
     .map((p, i) => {
       const qs = p.questions
-        .map((q) => `<div class="sv-preview-q">${renderQuestion(q, t, lang, { values: none, preview: true })}<p class="sv-meta">${esc(questionFacts(q))}</p></div>`)
+        .map(
+          (q) =>
+            `<div class="sv-preview-q">${renderQuestion(q, t, lang, { values: none, preview: true })}<p class="sv-meta">${esc(questionFacts(q))}</p></div>`,
+        )
         .join("");
-      const rules = p.logic.length ? `<div class="sv-logic"><h4>Skip logic</h4><ol>${p.logic.map((_, k) => `<li>${esc(ruleWords(def, p, k))}</li>`).join("")}</ol><p class="sv-meta">Otherwise: ${esc(i + 1 < def.pages.length ? `page ${i + 2}` : `end with “${def.endings[0]!.title}”`)}.</p></div>` : "";
+      const rules = p.logic.length
+        ? `<div class="sv-logic"><h4>Skip logic</h4><ol>${p.logic.map((_, k) => `<li>${esc(ruleWords(def, p, k))}</li>`).join("")}</ol><p class="sv-meta">Otherwise: ${esc(i + 1 < def.pages.length ? `page ${i + 2}` : `end with “${def.endings[0]!.title}”`)}.</p></div>`
+        : "";
       return `<section class="sv-page-preview" aria-label="Page ${i + 1}"><h3 class="sv-page-head">Page ${i + 1}${p.title ? `: ${esc(p.title)}` : ""} <span class="sv-meta">(id ${esc(p.id)})</span></h3>${qs}${rules}</section>`;
     })
     .join("");
   const endings = `<section class="sv-endings"><h3 class="sv-page-head">Endings</h3>${def.endings
-    .map((e, i) => `<div class="sv-ending"><h4>${esc(e.title)} <span class="sv-meta">(id ${esc(e.id)}${i === 0 ? ", the default" : ""})</span></h4>${e.body ? paragraphs(e.body) : ""}${e.redirectUrl ? `<p class="sv-meta">Then sends the visitor to ${esc(e.redirectUrl)}</p>` : ""}</div>`)
+    .map(
+      (e, i) =>
+        `<div class="sv-ending"><h4>${esc(e.title)} <span class="sv-meta">(id ${esc(e.id)}${i === 0 ? ", the default" : ""})</span></h4>${e.body ? paragraphs(e.body) : ""}${e.redirectUrl ? `<p class="sv-meta">Then sends the visitor to ${esc(e.redirectUrl)}</p>` : ""}</div>`,
+    )
     .join("")}</section>`;
-  const settings: string[] = [`Public address: ${publicUrl}`, `Languages: ${def.languages.map((l) => `${LANGUAGE_NAMES[l] ?? l} (${l})`).join(", ")}`];
+  const settings: string[] = [
+    `Public address: ${publicUrl}`,
+    `Languages: ${def.languages.map((l) => `${LANGUAGE_NAMES[l] ?? l} (${l})`).join(", ")}`,
+  ];
   if (def.hiddenFields.length) settings.push(`Hidden fields read from the address: ${def.hiddenFields.join(", ")}`);
   settings.push(def.closesAt ? `Closes at ${def.closesAt}` : "No close date");
   settings.push(def.maxResponses ? `Stops after ${def.maxResponses} responses` : "No response limit");
@@ -355,7 +404,10 @@ function translationTables(def: Definition): string {
       const tr = def.translations[l] ?? {};
       const done = [...keys.keys()].filter((k) => tr[k] !== undefined).length;
       const rows = [...keys.entries()]
-        .map(([k, s]) => `<tr><th scope="row">${esc(k)}</th><td>${esc(s)}</td><td lang="${esc(l)}">${tr[k] !== undefined ? esc(tr[k]) : '<em class="sv-missing">not translated: shown in the default language</em>'}</td></tr>`)
+        .map(
+          ([k, s]) =>
+            `<tr><th scope="row">${esc(k)}</th><td>${esc(s)}</td><td lang="${esc(l)}">${tr[k] !== undefined ? esc(tr[k]) : '<em class="sv-missing">not translated: shown in the default language</em>'}</td></tr>`,
+        )
         .join("");
       return `<details class="sv-translations" open><summary>${esc(LANGUAGE_NAMES[l] ?? l)} (${esc(l)}): ${done} of ${keys.size} texts translated</summary><table><thead><tr><th>Text</th><th>${esc(def.languages[0]!)}</th><th>${esc(l)}</th></tr></thead><tbody>${rows}</tbody></table></details>`;
     })
@@ -370,7 +422,8 @@ const FONT_RE = /^[A-Za-z0-9 ,'"-]{1,100}$/;
 /** Colours and font from a brand profile, each checked against a strict pattern before it reaches CSS. */
 export function brandVars(b: Record<string, unknown> | null | undefined): string {
   const d = b ?? {};
-  const color = (k: string, def: string) => (typeof d[k] === "string" && HEX_RE.test(d[k] as string) ? (d[k] as string) : def);
+  const color = (k: string, def: string) =>
+    typeof d[k] === "string" && HEX_RE.test(d[k] as string) ? (d[k] as string) : def;
   const font = typeof d.bodyFont === "string" && FONT_RE.test(d.bodyFont) ? `${d.bodyFont},` : "";
   return `.sv{--sv-primary:${color("primaryColor", "#2563eb")};--sv-text:${color("textColor", "#111827")};--sv-bg:${color("backgroundColor", "#ffffff")};--sv-font:${font}system-ui,-apple-system,"Segoe UI",sans-serif}`;
 }

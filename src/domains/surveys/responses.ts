@@ -23,7 +23,15 @@ import { greatest, jsonContains } from "../../core/sql";
 import { users } from "../../core/tables";
 import { answerText } from "./answers";
 import { surveyRef, type SurveyRow, type Tx } from "./common";
-import { allQuestions, checkFilterCondition, conditionInput, parseAt, type AnswerValue, type Condition, type Definition } from "./definition";
+import {
+  allQuestions,
+  checkFilterCondition,
+  conditionInput,
+  parseAt,
+  type AnswerValue,
+  type Condition,
+  type Definition,
+} from "./definition";
 import { responseAnnotated, responseDeleted, responseTagged } from "./events";
 import { conditionHolds } from "./logic";
 import { summarize } from "./summary";
@@ -45,7 +53,8 @@ export interface ResponseFilters {
 
 type ResponseRow = typeof surveyResponses.$inferSelect;
 
-const write = <T>(ctx: ActorContext, fn: (tx: Tx) => Promise<T>) => ctx.deps.db.transaction((tx) => fn(tx as unknown as Tx));
+const write = <T>(ctx: ActorContext, fn: (tx: Tx) => Promise<T>) =>
+  ctx.deps.db.transaction((tx) => fn(tx as unknown as Tx));
 
 export const normalTag = (t: string) => t.trim().toLowerCase().replace(/\s+/g, " ");
 
@@ -60,7 +69,11 @@ interface Selection {
  * The responses of one survey matching the filters, newest first. With
  * `window`, only SQL-side filters apply and only that page is read.
  */
-async function select(ctx: ActorContext, f: ResponseFilters, window?: { limit: number; offset: number }): Promise<Selection> {
+async function select(
+  ctx: ActorContext,
+  f: ResponseFilters,
+  window?: { limit: number; offset: number },
+): Promise<Selection> {
   const survey = await surveyRef(ctx.deps.db, ctx, { id: f.surveyId, slug: f.surveySlug }, "surveyId", "surveySlug");
   const def = survey.definition;
   const where: (SQL | undefined)[] = [eq(surveyResponses.surveyId, survey.id)];
@@ -68,16 +81,29 @@ async function select(ctx: ActorContext, f: ResponseFilters, window?: { limit: n
   if (f.from) where.push(gte(surveyResponses.createdAt, new Date(f.from)));
   if (f.to) where.push(lt(surveyResponses.createdAt, new Date(f.to)));
   if (f.tag) where.push(jsonContains(surveyResponses.tags, JSON.stringify(normalTag(f.tag))));
-  const conds: Condition[] = (f.where ?? []).map((c, i) => checkFilterCondition(def, parseAt(conditionInput, c, `filter.where[${i}]`), `filter.where[${i}]`));
+  const conds: Condition[] = (f.where ?? []).map((c, i) =>
+    checkFilterCondition(def, parseAt(conditionInput, c, `filter.where[${i}]`), `filter.where[${i}]`),
+  );
   const needle = f.search?.trim().toLowerCase();
   const inMemory = conds.length > 0 || !!needle;
   const sqlWhere = and(...where);
   if (!inMemory && window) {
     const total = (await ctx.deps.db.select({ n: count() }).from(surveyResponses).where(sqlWhere))[0]?.n ?? 0;
-    const rows = await ctx.deps.db.select().from(surveyResponses).where(sqlWhere).orderBy(desc(surveyResponses.id)).limit(window.limit).offset(window.offset);
+    const rows = await ctx.deps.db
+      .select()
+      .from(surveyResponses)
+      .where(sqlWhere)
+      .orderBy(desc(surveyResponses.id))
+      .limit(window.limit)
+      .offset(window.offset);
     return { survey, rows, total, truncated: false };
   }
-  const scanned = await ctx.deps.db.select().from(surveyResponses).where(sqlWhere).orderBy(desc(surveyResponses.id)).limit(SCAN_LIMIT + 1);
+  const scanned = await ctx.deps.db
+    .select()
+    .from(surveyResponses)
+    .where(sqlWhere)
+    .orderBy(desc(surveyResponses.id))
+    .limit(SCAN_LIMIT + 1);
   const truncated = scanned.length > SCAN_LIMIT;
   const rows = scanned.slice(0, SCAN_LIMIT).filter((r) => {
     for (const c of conds) if (!conditionHolds(def, c, r.answers, r.hidden)) return false;
@@ -114,11 +140,21 @@ function listItem(r: ResponseRow) {
 export async function listResponses(ctx: ActorContext, input: ResponseFilters & { limit: number; offset: number }) {
   authorize(ctx, "surveys:read", { write: false });
   const sel = await select(ctx, input, { limit: input.limit, offset: input.offset });
-  return { ...page(sel.rows.map(listItem), sel.total, input.limit, input.offset), surveyId: sel.survey.id, ...(sel.truncated ? { truncated: true } : {}) };
+  return {
+    ...page(sel.rows.map(listItem), sel.total, input.limit, input.offset),
+    surveyId: sel.survey.id,
+    ...(sel.truncated ? { truncated: true } : {}),
+  };
 }
 
 async function responseInCompany(db: Pick<Tx, "select">, ctx: ActorContext, id: number) {
-  const r = (await db.select().from(surveyResponses).where(and(eq(surveyResponses.id, id), eq(surveyResponses.companyId, ctx.company.id))).limit(1))[0];
+  const r = (
+    await db
+      .select()
+      .from(surveyResponses)
+      .where(and(eq(surveyResponses.id, id), eq(surveyResponses.companyId, ctx.company.id)))
+      .limit(1)
+  )[0];
   if (!r) throw notFound(`Survey response ${id} not found in ${ctx.company.name}.`);
   const s = (await db.select().from(surveys).where(eq(surveys.id, r.surveyId)).limit(1))[0]!;
   return { r, s };
@@ -131,11 +167,23 @@ export async function getResponse(ctx: ActorContext, input: { id: number }) {
   const known = new Set(allQuestions(def).map((q) => q.id));
   const questions = allQuestions(def)
     .filter((q) => r.answers[q.id] !== undefined)
-    .map((q) => ({ questionId: q.id, question: q.title, type: q.type, value: r.answers[q.id], text: answerText(q, r.answers[q.id], r.otherTexts[q.id]) }));
+    .map((q) => ({
+      questionId: q.id,
+      question: q.title,
+      type: q.type,
+      value: r.answers[q.id],
+      text: answerText(q, r.answers[q.id], r.otherTexts[q.id]),
+    }));
   // Answers to questions removed since: kept, shown by id.
   const removed = Object.entries(r.answers)
     .filter(([k]) => !known.has(k))
-    .map(([k, value]) => ({ questionId: k, question: null, type: null, value, text: typeof value === "object" ? JSON.stringify(value) : String(value) }));
+    .map(([k, value]) => ({
+      questionId: k,
+      question: null,
+      type: null,
+      value,
+      text: typeof value === "object" ? JSON.stringify(value) : String(value),
+    }));
   return {
     ...listItem(r),
     survey: { id: s.id, slug: s.slug, title: s.title },
@@ -156,13 +204,23 @@ export async function tagResponse(ctx: ActorContext, input: { id: number; add?: 
   return write(ctx, async (tx) => {
     const { r, s } = await responseInCompany(tx, ctx, input.id);
     const tags = [...r.tags.filter((t) => !remove.has(t)), ...add.filter((t) => !r.tags.includes(t))];
-    if (tags.length > 20) throw invalid(`A response may carry at most 20 tags; this would make ${tags.length}.`, { path: "add" });
+    if (tags.length > 20)
+      throw invalid(`A response may carry at most 20 tags; this would make ${tags.length}.`, { path: "add" });
     const added = tags.filter((t) => !r.tags.includes(t));
     const removed = r.tags.filter((t) => !tags.includes(t));
     if (added.length || removed.length) {
-      await tx.update(surveyResponses).set({ tags, updatedAt: ctx.deps.clock.now() }).where(eq(surveyResponses.id, r.id));
+      await tx
+        .update(surveyResponses)
+        .set({ tags, updatedAt: ctx.deps.clock.now() })
+        .where(eq(surveyResponses.id, r.id));
       await audit(tx, ctx, "survey_responses.tag", { type: "survey_response", id: r.id, detail: { added, removed } });
-      await emit(tx, ctx, responseTagged, { id: r.id, siteId: s.siteId }, { surveyId: s.id, slug: s.slug, tags, added, removed });
+      await emit(
+        tx,
+        ctx,
+        responseTagged,
+        { id: r.id, siteId: s.siteId },
+        { surveyId: s.id, slug: s.slug, tags, added, removed },
+      );
     }
     return { id: r.id, surveyId: s.id, tags };
   });
@@ -175,12 +233,37 @@ export async function annotateResponse(ctx: ActorContext, input: { id: number; n
   return write(ctx, async (tx) => {
     const { r, s } = await responseInCompany(tx, ctx, input.id);
     if (r.notes.length >= 100) throw invalid("A response holds at most 100 notes.", { path: "note" });
-    const user = (await tx.select({ name: users.name, email: users.email }).from(users).where(eq(users.id, ctx.principal.userId)).limit(1))[0];
+    const user = (
+      await tx
+        .select({ name: users.name, email: users.email })
+        .from(users)
+        .where(eq(users.id, ctx.principal.userId))
+        .limit(1)
+    )[0];
     const now = ctx.deps.clock.now();
-    const note: ResponseNote = { id: (r.notes.at(-1)?.id ?? 0) + 1, text, userId: ctx.principal.userId, by: user?.name ?? user?.email ?? `user ${ctx.principal.userId}`, at: iso(now)! };
-    await tx.update(surveyResponses).set({ notes: [...r.notes, note], updatedAt: now }).where(eq(surveyResponses.id, r.id));
-    await audit(tx, ctx, "survey_responses.annotate", { type: "survey_response", id: r.id, detail: { noteId: note.id } });
-    await emit(tx, ctx, responseAnnotated, { id: r.id, siteId: s.siteId }, { surveyId: s.id, slug: s.slug, noteId: note.id, text, userId: ctx.principal.userId });
+    const note: ResponseNote = {
+      id: (r.notes.at(-1)?.id ?? 0) + 1,
+      text,
+      userId: ctx.principal.userId,
+      by: user?.name ?? user?.email ?? `user ${ctx.principal.userId}`,
+      at: iso(now)!,
+    };
+    await tx
+      .update(surveyResponses)
+      .set({ notes: [...r.notes, note], updatedAt: now })
+      .where(eq(surveyResponses.id, r.id));
+    await audit(tx, ctx, "survey_responses.annotate", {
+      type: "survey_response",
+      id: r.id,
+      detail: { noteId: note.id },
+    });
+    await emit(
+      tx,
+      ctx,
+      responseAnnotated,
+      { id: r.id, siteId: s.siteId },
+      { surveyId: s.id, slug: s.slug, noteId: note.id, text, userId: ctx.principal.userId },
+    );
     return { id: r.id, surveyId: s.id, note };
   });
 }
@@ -191,9 +274,23 @@ export async function deleteResponse(ctx: ActorContext, input: { id: number }) {
     const { r, s } = await responseInCompany(tx, ctx, input.id);
     await tx.delete(surveyResponses).where(eq(surveyResponses.id, r.id));
     // A deleted finished response frees its place in the quota (spam removed makes room for real answers).
-    if (r.finished) await tx.update(surveys).set({ responseCount: greatest(sql`${surveys.responseCount} - 1`, 0) }).where(eq(surveys.id, s.id));
-    await audit(tx, ctx, "survey_responses.delete", { type: "survey_response", id: r.id, detail: { surveyId: s.id, finished: r.finished } });
-    await emit(tx, ctx, responseDeleted, { id: r.id, siteId: s.siteId }, { surveyId: s.id, slug: s.slug, finished: r.finished });
+    if (r.finished)
+      await tx
+        .update(surveys)
+        .set({ responseCount: greatest(sql`${surveys.responseCount} - 1`, 0) })
+        .where(eq(surveys.id, s.id));
+    await audit(tx, ctx, "survey_responses.delete", {
+      type: "survey_response",
+      id: r.id,
+      detail: { surveyId: s.id, finished: r.finished },
+    });
+    await emit(
+      tx,
+      ctx,
+      responseDeleted,
+      { id: r.id, siteId: s.siteId },
+      { surveyId: s.id, slug: s.slug, finished: r.finished },
+    );
     return { id: r.id, status: "deleted", surveyId: s.id };
   });
 }
@@ -202,10 +299,16 @@ export async function deleteResponse(ctx: ActorContext, input: { id: number }) {
 export async function listTags(ctx: ActorContext, input: { surveyId?: number; surveySlug?: string }) {
   authorize(ctx, "surveys:read", { write: false });
   const s = await surveyRef(ctx.deps.db, ctx, { id: input.surveyId, slug: input.surveySlug }, "surveyId", "surveySlug");
-  const rows = await ctx.deps.db.select({ tags: surveyResponses.tags }).from(surveyResponses).where(eq(surveyResponses.surveyId, s.id));
+  const rows = await ctx.deps.db
+    .select({ tags: surveyResponses.tags })
+    .from(surveyResponses)
+    .where(eq(surveyResponses.surveyId, s.id));
   const counts = new Map<string, number>();
   for (const r of rows) for (const t of r.tags) counts.set(t, (counts.get(t) ?? 0) + 1);
-  return { surveyId: s.id, tags: [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([tag, count]) => ({ tag, count })) };
+  return {
+    surveyId: s.id,
+    tags: [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([tag, count]) => ({ tag, count })),
+  };
 }
 
 export async function summarizeResponses(ctx: ActorContext, input: ResponseFilters) {
@@ -216,7 +319,9 @@ export async function summarizeResponses(ctx: ActorContext, input: ResponseFilte
     slug: sel.survey.slug,
     title: sel.survey.title,
     ...summarize(sel.survey.definition, sel.rows),
-    ...(sel.truncated ? { truncated: true, note: `Only the newest ${SCAN_LIMIT} responses were read; narrow with from/to.` } : {}),
+    ...(sel.truncated
+      ? { truncated: true, note: `Only the newest ${SCAN_LIMIT} responses were read; narrow with from/to.` }
+      : {}),
   };
 }
 
@@ -237,7 +342,17 @@ export async function exportResponses(ctx: ActorContext, input: ResponseFilters 
   const titles = new Map<string, number>();
   for (const q of qs) titles.set(q.title, (titles.get(q.title) ?? 0) + 1);
   const head = (q: { id: string; title: string }) => (titles.get(q.title)! > 1 ? `${q.title} [${q.id}]` : q.title);
-  const fields = ["Response ID", "Created", "Finished", "Finished at", "Language", "Ending", "Tags", "Notes", ...def.hiddenFields.map((h) => `hidden: ${h}`)];
+  const fields = [
+    "Response ID",
+    "Created",
+    "Finished",
+    "Finished at",
+    "Language",
+    "Ending",
+    "Tags",
+    "Notes",
+    ...def.hiddenFields.map((h) => `hidden: ${h}`),
+  ];
   const cells: ((r: ResponseRow) => string | number)[] = [
     (r) => r.id,
     (r) => iso(r.createdAt) ?? "",
@@ -276,5 +391,12 @@ export async function exportResponses(ctx: ActorContext, input: ResponseFilters 
   const data = sel.rows.map((r) => cells.map((f) => f(r)));
   const csv = Papa.unparse({ fields, data }, { escapeFormulae: FORMULA_START, newline: "\r\n" });
   const nextOffset = input.offset + sel.rows.length < sel.total ? input.offset + sel.rows.length : null;
-  return { surveyId: sel.survey.id, rows: sel.rows.length, total: sel.total, nextOffset, ...(sel.truncated ? { truncated: true } : {}), csv };
+  return {
+    surveyId: sel.survey.id,
+    rows: sel.rows.length,
+    total: sel.total,
+    nextOffset,
+    ...(sel.truncated ? { truncated: true } : {}),
+    csv,
+  };
 }

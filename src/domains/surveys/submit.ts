@@ -41,7 +41,14 @@ export interface SubmitInput {
 }
 
 export type SubmitOutcome =
-  | { kind: "page"; def: Definition; pageIndex: number; values: Map<string, string[]>; errors: Record<string, FieldError>; canGoBack: boolean }
+  | {
+      kind: "page";
+      def: Definition;
+      pageIndex: number;
+      values: Map<string, string[]>;
+      errors: Record<string, FieldError>;
+      canGoBack: boolean;
+    }
   | { kind: "ending"; def: Definition; endingId: string; already: boolean }
   | { kind: "closed"; reason: string }
   | { kind: "gone" };
@@ -49,9 +56,15 @@ export type SubmitOutcome =
 type ResponseRow = typeof surveyResponses.$inferSelect;
 
 /** Form values that show the stored answers of a page. */
-function storedValues(def: Definition, index: number, answers: Record<string, AnswerValue>, other: Record<string, string>): Map<string, string[]> {
+function storedValues(
+  def: Definition,
+  index: number,
+  answers: Record<string, AnswerValue>,
+  other: Record<string, string>,
+): Map<string, string[]> {
   const m = new Map<string, string[]>();
-  for (const q of def.pages[index]!.questions) for (const [k, v] of fieldsFor(q, answers[q.id], other[q.id])) m.set(k, v);
+  for (const q of def.pages[index]!.questions)
+    for (const [k, v] of fieldsFor(q, answers[q.id], other[q.id])) m.set(k, v);
   return m;
 }
 
@@ -60,19 +73,35 @@ function echoedValues(def: Definition, index: number, form: URLSearchParams): Ma
   const m = new Map<string, string[]>();
   for (const q of def.pages[index]!.questions) {
     const prefix = `q.${q.id}`;
-    for (const k of new Set(form.keys())) if (k === prefix || k.startsWith(`${prefix}.`)) m.set(k, form.getAll(k).map((x) => x.slice(0, 20_000)));
+    for (const k of new Set(form.keys()))
+      if (k === prefix || k.startsWith(`${prefix}.`))
+        m.set(
+          k,
+          form.getAll(k).map((x) => x.slice(0, 20_000)),
+        );
   }
   return m;
 }
 
-function pageOutcome(def: Definition, index: number, path: string[], values: Map<string, string[]>, errors: Record<string, FieldError> = {}): SubmitOutcome {
+function pageOutcome(
+  def: Definition,
+  index: number,
+  path: string[],
+  values: Map<string, string[]>,
+  errors: Record<string, FieldError> = {},
+): SubmitOutcome {
   const id = def.pages[index]!.id;
   const pos = path.indexOf(id);
   return { kind: "page", def, pageIndex: index, values, errors, canGoBack: pos > 0 || (pos < 0 && path.length > 0) };
 }
 
 /** The page a visitor with this path should see next, or an ending when the path is complete. */
-function expectedStep(def: Definition, path: string[], answers: Record<string, AnswerValue>, hidden: Record<string, string>) {
+function expectedStep(
+  def: Definition,
+  path: string[],
+  answers: Record<string, AnswerValue>,
+  hidden: Record<string, string>,
+) {
   if (path.length === 0) return { page: 0 } as const;
   const last = pageIndex(def, path[path.length - 1]!);
   return nextStep(def, last, answers, hidden);
@@ -85,11 +114,13 @@ export async function submitPage(deps: Deps, input: SubmitInput): Promise<Submit
     const s = (await tx.select().from(surveys).where(eq(surveys.id, input.surveyId)).limit(1))[0];
     if (!s) return { kind: "gone" };
     const def = s.definition;
-    const existing = (await tx
-      .select()
-      .from(surveyResponses)
-      .where(and(eq(surveyResponses.surveyId, s.id), eq(surveyResponses.tokenHash, input.tokenHash)))
-      .limit(1))[0];
+    const existing = (
+      await tx
+        .select()
+        .from(surveyResponses)
+        .where(and(eq(surveyResponses.surveyId, s.id), eq(surveyResponses.tokenHash, input.tokenHash)))
+        .limit(1)
+    )[0];
     if (existing?.finished) return { kind: "ending", def, endingId: endingOf(def, existing), already: true };
     const a = acceptance(s, now);
     if (!a.accepting) return { kind: "closed", reason: a.reason };
@@ -117,14 +148,16 @@ export async function submitPage(deps: Deps, input: SubmitInput): Promise<Submit
       const prevId = pos > 0 ? path[pos - 1] : pos < 0 ? path[path.length - 1] : undefined;
       if (prevId === undefined) return pageOutcome(def, idx, path, echoedValues(def, idx, input.form));
       if (existing) {
-        for (const q of page.questions) if (!read.errors[q.id] && read.answers[q.id] !== undefined) answers[q.id] = read.answers[q.id]!;
+        for (const q of page.questions)
+          if (!read.errors[q.id] && read.answers[q.id] !== undefined) answers[q.id] = read.answers[q.id]!;
         await tx.update(surveyResponses).set({ answers, updatedAt: now }).where(eq(surveyResponses.id, existing.id));
       }
       const prev = pageIndex(def, prevId);
       return pageOutcome(def, prev, path, storedValues(def, prev, answers, other));
     }
 
-    if (Object.keys(read.errors).length) return pageOutcome(def, idx, path, echoedValues(def, idx, input.form), read.errors);
+    if (Object.keys(read.errors).length)
+      return pageOutcome(def, idx, path, echoedValues(def, idx, input.form), read.errors);
 
     const pos = path.indexOf(page.id);
     const newPath = pos >= 0 ? path.slice(0, pos) : [...path];
@@ -140,31 +173,35 @@ export async function submitPage(deps: Deps, input: SubmitInput): Promise<Submit
     let row: ResponseRow;
     const isNew = !existing;
     if (existing) {
-      row = (await tx
-        .update(surveyResponses)
-        .set({ answers, otherTexts: other, path: newPath, surveyVersion: s.version, updatedAt: now })
-        .where(eq(surveyResponses.id, existing.id))
-        .returning())[0]!;
+      row = (
+        await tx
+          .update(surveyResponses)
+          .set({ answers, otherTexts: other, path: newPath, surveyVersion: s.version, updatedAt: now })
+          .where(eq(surveyResponses.id, existing.id))
+          .returning()
+      )[0]!;
     } else {
-      row = (await tx
-        .insert(surveyResponses)
-        .values({
-          surveyId: s.id,
-          companyId: s.companyId,
-          tokenHash: input.tokenHash,
-          surveyVersion: s.version,
-          language: input.lang,
-          answers,
-          otherTexts: other,
-          hidden,
-          path: newPath,
-          finished: false,
-          tags: [],
-          notes: [],
-          createdAt: now,
-          updatedAt: now,
-        })
-        .returning())[0]!;
+      row = (
+        await tx
+          .insert(surveyResponses)
+          .values({
+            surveyId: s.id,
+            companyId: s.companyId,
+            tokenHash: input.tokenHash,
+            surveyVersion: s.version,
+            language: input.lang,
+            answers,
+            otherTexts: other,
+            hidden,
+            path: newPath,
+            finished: false,
+            tags: [],
+            notes: [],
+            createdAt: now,
+            updatedAt: now,
+          })
+          .returning()
+      )[0]!;
     }
 
     if ("page" in step) {
@@ -175,28 +212,62 @@ export async function submitPage(deps: Deps, input: SubmitInput): Promise<Submit
     // An ending: finish once, within the quota.
     const finalAnswers = answersOnPath(def, newPath, answers);
     const finalOther = Object.fromEntries(Object.entries(other).filter(([k]) => finalAnswers[k] !== undefined));
-    const counted = (await tx
-      .update(surveys)
-      .set({ responseCount: sql`${surveys.responseCount} + 1` })
-      .where(and(eq(surveys.id, s.id), s.maxResponses === null ? undefined : sql`${surveys.responseCount} < ${s.maxResponses}`))
-      .returning({ n: surveys.responseCount }))[0];
+    const counted = (
+      await tx
+        .update(surveys)
+        .set({ responseCount: sql`${surveys.responseCount} + 1` })
+        .where(
+          and(
+            eq(surveys.id, s.id),
+            s.maxResponses === null ? undefined : sql`${surveys.responseCount} < ${s.maxResponses}`,
+          ),
+        )
+        .returning({ n: surveys.responseCount })
+    )[0];
     if (!counted) {
       if (isNew) await emitCreated(tx, deps, s, row, def);
       return { kind: "closed", reason: "quota" };
     }
-    row = (await tx
-      .update(surveyResponses)
-      .set({ answers: finalAnswers, otherTexts: finalOther, finished: true, finishedAt: now, endingId: step.ending, updatedAt: now })
-      .where(eq(surveyResponses.id, row.id))
-      .returning())[0]!;
+    row = (
+      await tx
+        .update(surveyResponses)
+        .set({
+          answers: finalAnswers,
+          otherTexts: finalOther,
+          finished: true,
+          finishedAt: now,
+          endingId: step.ending,
+          updatedAt: now,
+        })
+        .where(eq(surveyResponses.id, row.id))
+        .returning()
+    )[0]!;
     if (isNew) await emitCreated(tx, deps, s, row, def);
-    await emit(tx, { deps, company: { id: s.companyId } }, responseFinished, { id: row.id, siteId: s.siteId }, { ...eventBody(s, row, def), endingId: step.ending });
+    await emit(
+      tx,
+      { deps, company: { id: s.companyId } },
+      responseFinished,
+      { id: row.id, siteId: s.siteId },
+      { ...eventBody(s, row, def), endingId: step.ending },
+    );
     if (s.maxResponses !== null && counted.n >= s.maxResponses) {
       await tx
         .update(surveys)
-        .set({ status: "closed", closedAt: now, closedReason: "quota", version: sql`${surveys.version} + 1`, updatedAt: now })
+        .set({
+          status: "closed",
+          closedAt: now,
+          closedReason: "quota",
+          version: sql`${surveys.version} + 1`,
+          updatedAt: now,
+        })
         .where(eq(surveys.id, s.id));
-      await emit(tx, { deps, company: { id: s.companyId } }, surveyClosed, { id: s.id, siteId: s.siteId }, { slug: s.slug, title: s.title, reason: "quota", responseCount: counted.n });
+      await emit(
+        tx,
+        { deps, company: { id: s.companyId } },
+        surveyClosed,
+        { id: s.id, siteId: s.siteId },
+        { slug: s.slug, title: s.title, reason: "quota", responseCount: counted.n },
+      );
     }
     return { kind: "ending", def, endingId: step.ending, already: false };
   });
@@ -219,5 +290,11 @@ function eventBody(s: SurveyRow, r: ResponseRow, def: Definition) {
 }
 
 async function emitCreated(tx: Tx, deps: Deps, s: SurveyRow, r: ResponseRow, def: Definition) {
-  await emit(tx, { deps, company: { id: s.companyId } }, responseCreated, { id: r.id, siteId: s.siteId }, eventBody(s, r, def));
+  await emit(
+    tx,
+    { deps, company: { id: s.companyId } },
+    responseCreated,
+    { id: r.id, siteId: s.siteId },
+    eventBody(s, r, def),
+  );
 }

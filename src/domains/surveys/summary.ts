@@ -53,16 +53,28 @@ function summarizeQuestion(q: Question, pageId: string, rows: SummaryRow[]) {
   const seenRows = rows.filter((r) => r.path.includes(pageId));
   const answeredRows = seenRows.filter((r) => r.answers[q.id] !== undefined);
   const answered = answeredRows.length;
-  const base = { id: q.id, type: q.type, title: q.title, seen: seenRows.length, answered, skipped: seenRows.length - answered };
+  const base = {
+    id: q.id,
+    type: q.type,
+    title: q.title,
+    seen: seenRows.length,
+    answered,
+    skipped: seenRows.length - answered,
+  };
   const values = answeredRows.map((r) => r.answers[q.id]!);
-  const label = (id: string) => (id === "other" ? "Other" : q.choices?.find((c) => c.id === id)?.label ?? id);
+  const label = (id: string) => (id === "other" ? "Other" : (q.choices?.find((c) => c.id === id)?.label ?? id));
   const latest = [...answeredRows].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || b.id - a.id);
-  const otherTexts = () => latest.filter((r) => r.otherTexts[q.id] !== undefined).slice(0, TEXT_SAMPLE).map((r) => ({ responseId: r.id, text: r.otherTexts[q.id]! }));
+  const otherTexts = () =>
+    latest
+      .filter((r) => r.otherTexts[q.id] !== undefined)
+      .slice(0, TEXT_SAMPLE)
+      .map((r) => ({ responseId: r.id, text: r.otherTexts[q.id]! }));
   switch (q.type) {
     case "single_choice":
     case "multiple_choice": {
       const counts = new Map(choiceIds(q).map((id) => [id, 0]));
-      for (const v of values) for (const id of Array.isArray(v) ? v : [String(v)]) if (counts.has(id)) counts.set(id, counts.get(id)! + 1);
+      for (const v of values)
+        for (const id of Array.isArray(v) ? v : [String(v)]) if (counts.has(id)) counts.set(id, counts.get(id)! + 1);
       return {
         ...base,
         choices: [...counts].map(([id, n]) => ({ id, label: label(id), count: n, percent: pct(n, answered) })),
@@ -72,7 +84,8 @@ function summarizeQuestion(q: Question, pageId: string, rows: SummaryRow[]) {
     case "rating":
     case "scale":
     case "nps": {
-      const [lo, hi] = q.type === "rating" ? [1, q.scale!] : q.type === "nps" ? [0, 10] : [q.min as number, q.max as number];
+      const [lo, hi] =
+        q.type === "rating" ? [1, q.scale!] : q.type === "nps" ? [0, 10] : [q.min as number, q.max as number];
       const n = numbers(values);
       const distribution: { value: number; count: number; percent: number }[] = [];
       for (let v = lo; v <= hi; v++) {
@@ -84,27 +97,51 @@ function summarizeQuestion(q: Question, pageId: string, rows: SummaryRow[]) {
       const promoters = n.xs.filter((x) => x >= 9).length;
       const detractors = n.xs.filter((x) => x <= 6).length;
       const passives = answered - promoters - detractors;
-      return { ...out, nps: { score: answered ? r2(((promoters - detractors) / answered) * 100) : null, promoters, passives, detractors } };
+      return {
+        ...out,
+        nps: {
+          score: answered ? r2(((promoters - detractors) / answered) * 100) : null,
+          promoters,
+          passives,
+          detractors,
+        },
+      };
     }
     case "number": {
       const n = numbers(values);
       const counts = new Map<number, number>();
       for (const x of n.xs) counts.set(x, (counts.get(x) ?? 0) + 1);
-      const top = [...counts].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, 20).map(([value, count]) => ({ value, count, percent: pct(count, answered) }));
-      return { ...base, average: n.average, median: n.median, min: n.min, max: n.max, sum: r2(n.xs.reduce((a, b) => a + b, 0)), mostCommon: top };
+      const top = [...counts]
+        .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+        .slice(0, 20)
+        .map(([value, count]) => ({ value, count, percent: pct(count, answered) }));
+      return {
+        ...base,
+        average: n.average,
+        median: n.median,
+        min: n.min,
+        max: n.max,
+        sum: r2(n.xs.reduce((a, b) => a + b, 0)),
+        mostCommon: top,
+      };
     }
     case "date": {
       const ds = values.filter((x): x is string => typeof x === "string").sort();
       const counts = new Map<string, number>();
       for (const d of ds) counts.set(d, (counts.get(d) ?? 0) + 1);
-      const top = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 20).map(([value, count]) => ({ value, count }));
+      const top = [...counts]
+        .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+        .slice(0, 20)
+        .map(([value, count]) => ({ value, count }));
       return { ...base, earliest: ds[0] ?? null, latest: ds[ds.length - 1] ?? null, mostCommon: top };
     }
     case "matrix":
       return {
         ...base,
         rows: q.rows!.map((row) => {
-          const picks = values.map((v) => (v as Record<string, string>)[row.id]).filter((x): x is string => typeof x === "string");
+          const picks = values
+            .map((v) => (v as Record<string, string>)[row.id])
+            .filter((x): x is string => typeof x === "string");
           return {
             id: row.id,
             label: row.label,
@@ -118,7 +155,10 @@ function summarizeQuestion(q: Question, pageId: string, rows: SummaryRow[]) {
       };
     case "ranking": {
       const items = q.choices!.map((c) => {
-        const positions = values.map((v) => (v as string[]).indexOf(c.id)).filter((i) => i >= 0).map((i) => i + 1);
+        const positions = values
+          .map((v) => (v as string[]).indexOf(c.id))
+          .filter((i) => i >= 0)
+          .map((i) => i + 1);
         return {
           id: c.id,
           label: c.label,
@@ -126,12 +166,17 @@ function summarizeQuestion(q: Question, pageId: string, rows: SummaryRow[]) {
           firstPlace: positions.filter((p) => p === 1).length,
         };
       });
-      items.sort((a, b) => (a.averagePosition ?? Infinity) - (b.averagePosition ?? Infinity) || a.id.localeCompare(b.id));
+      items.sort(
+        (a, b) => (a.averagePosition ?? Infinity) - (b.averagePosition ?? Infinity) || a.id.localeCompare(b.id),
+      );
       return { ...base, ranking: items };
     }
     default:
       // short_text, long_text, email: the latest answers.
-      return { ...base, latest: latest.slice(0, TEXT_SAMPLE).map((r) => ({ responseId: r.id, text: String(r.answers[q.id]) })) };
+      return {
+        ...base,
+        latest: latest.slice(0, TEXT_SAMPLE).map((r) => ({ responseId: r.id, text: String(r.answers[q.id]) })),
+      };
   }
 }
 

@@ -15,7 +15,19 @@
  * updated page by page (so drop-off is visible), keyed by the hash of the
  * one-time form token the page carried: a double submit finds the same row.
  */
-import { bool, createdAt, id, index, integer, json, table, text, time, uniqueIndex, updatedAt } from "../../core/columns";
+import {
+  bool,
+  createdAt,
+  id,
+  index,
+  integer,
+  json,
+  table,
+  text,
+  time,
+  uniqueIndex,
+  updatedAt,
+} from "../../core/columns";
 import { companies } from "../accounts/tables";
 import { sites } from "../sites/tables";
 import type { AnswerValue, Definition } from "./definition";
@@ -24,7 +36,9 @@ export const surveys = table(
   "surveys",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
     /** Whose branding the public page wears; null: neutral colours. */
     siteId: integer("site_id").references(() => sites.id, { onDelete: "set null" }),
     /** Public address /s/<slug>: one namespace for the whole service. */
@@ -63,7 +77,9 @@ export const surveyResponses = table(
   "survey_responses",
   {
     id: id(),
-    surveyId: integer("survey_id").notNull().references(() => surveys.id, { onDelete: "cascade" }),
+    surveyId: integer("survey_id")
+      .notNull()
+      .references(() => surveys.id, { onDelete: "cascade" }),
     companyId: integer("company_id").notNull(),
     /** SHA-256 of the form token: the bearer of an unfinished response, and the double-submit guard. */
     tokenHash: text("token_hash").notNull(),

@@ -13,7 +13,17 @@ import { definitionFields, langSchema, pageInput, parseAt } from "./definition";
 import { surveyEvents } from "./events";
 import { closeDueJob } from "./jobs";
 import { surveyPublicRoutes } from "./public-pages";
-import { annotateResponse, deleteResponse, EXPORT_MAX, exportResponses, getResponse, listResponses, listTags, summarizeResponses, tagResponse } from "./responses";
+import {
+  annotateResponse,
+  deleteResponse,
+  EXPORT_MAX,
+  exportResponses,
+  getResponse,
+  listResponses,
+  listTags,
+  summarizeResponses,
+  tagResponse,
+} from "./responses";
 import {
   closeSurvey,
   createSurvey,
@@ -27,8 +37,18 @@ import {
   updateSurvey,
 } from "./surveys";
 
-const title = v.pipe(v.string(), v.minLength(1), v.maxLength(300), v.regex(/^[^\u0000-\u001f\u007f]*$/, "must not contain control characters or line breaks"));
-const tag = v.pipe(v.string(), v.minLength(1), v.maxLength(40), v.regex(/^[^\u0000-\u001f\u007f]*$/, "must not contain control characters"));
+const title = v.pipe(
+  v.string(),
+  v.minLength(1),
+  v.maxLength(300),
+  v.regex(/^[^\u0000-\u001f\u007f]*$/, "must not contain control characters or line breaks"),
+);
+const tag = v.pipe(
+  v.string(),
+  v.minLength(1),
+  v.maxLength(40),
+  v.regex(/^[^\u0000-\u001f\u007f]*$/, "must not contain control characters"),
+);
 
 const surveysList = defineTool({
   name: "surveys_list",
@@ -37,7 +57,12 @@ const surveysList = defineTool({
   readOnly: true,
   title: "List surveys",
   description: "Surveys, newest first, with status, public url, acceptingResponses and responseCount.",
-  input: v.object({ status: v.optional(v.picklist(["pending", "open", "closed", "rejected"])), search: v.optional(title), siteId: v.optional(idSchema), ...paging }),
+  input: v.object({
+    status: v.optional(v.picklist(["pending", "open", "closed", "rejected"])),
+    search: v.optional(title),
+    siteId: v.optional(idSchema),
+    ...paging,
+  }),
   run: listSurveys,
 });
 
@@ -47,7 +72,8 @@ const surveysGet = defineTool({
   scope: "surveys:read",
   readOnly: true,
   title: "Get a survey",
-  description: "One survey by id or slug: its definition (pages, questions, logic, endings), state, approval, and any proposed changes.",
+  description:
+    "One survey by id or slug: its definition (pages, questions, logic, endings), state, approval, and any proposed changes.",
   input: v.object({ id: v.optional(idSchema), slug: v.optional(slugSchema) }),
   run: getSurvey,
 });
@@ -63,7 +89,13 @@ const surveysCreate = defineTool({
   approval: "survey",
   title: "Draft a survey",
   description: `Draft a survey. ${CREATE_HELP}`,
-  input: v.object({ title, slug: v.optional(slugSchema), siteId: v.optional(idSchema), ...definitionFields, pages: v.pipe(v.array(pageInput), v.minLength(1), v.maxLength(50)) }),
+  input: v.object({
+    title,
+    slug: v.optional(slugSchema),
+    siteId: v.optional(idSchema),
+    ...definitionFields,
+    pages: v.pipe(v.array(pageInput), v.minLength(1), v.maxLength(50)),
+  }),
   run: createSurvey,
 });
 
@@ -75,7 +107,8 @@ const surveysUpdate = defineTool({
   idempotent: true,
   approval: "survey",
   title: "Change a survey",
-  description: "Propose changes; each part given (shaped as in surveys_create) replaces the old. A live survey stays as approved until the new link is approved. No changes: a fresh link.",
+  description:
+    "Propose changes; each part given (shaped as in surveys_create) replaces the old. A live survey stays as approved until the new link is approved. No changes: a fresh link.",
   input: v.object({
     id: idSchema,
     title: v.optional(title),
@@ -101,7 +134,8 @@ const surveysFork = defineTool({
   approval: "survey",
   idempotencyKey: true,
   title: "Fork a survey",
-  description: "Copy a survey (its latest proposal, translations included, no responses) into a new draft for approval.",
+  description:
+    "Copy a survey (its latest proposal, translations included, no responses) into a new draft for approval.",
   input: v.object({ id: idSchema, title: v.optional(title), slug: v.optional(slugSchema) }),
   run: forkSurvey,
 });
@@ -162,7 +196,11 @@ const translationsSet = defineTool({
   approval: "survey",
   title: "Translate a survey",
   description: 'Propose translations {"<key>": "text"} for a language (added if new); needs approval.',
-  input: v.object({ surveyId: idSchema, language: langSchema, texts: v.record(v.pipe(v.string(), v.maxLength(100)), v.pipe(v.string(), v.maxLength(2000))) }),
+  input: v.object({
+    surveyId: idSchema,
+    language: langSchema,
+    texts: v.record(v.pipe(v.string(), v.maxLength(100)), v.pipe(v.string(), v.maxLength(2000))),
+  }),
   run: (ctx, i) => setTranslations(ctx, { id: i.surveyId, language: i.language, texts: i.texts }),
 });
 
@@ -180,8 +218,10 @@ export const responseFilter = v.strictObject({
 });
 const target = { surveyId: v.optional(idSchema), surveySlug: v.optional(slugSchema) };
 const looseFilter = v.optional(v.record(v.string(), v.unknown()));
-const withFilter = <T extends { filter?: unknown }>(run: (ctx: any, input: any) => unknown) => (ctx: any, input: T) =>
-  run(ctx, { ...input, ...parseAt(v.optional(responseFilter, {}), input.filter, "filter") });
+const withFilter =
+  <T extends { filter?: unknown }>(run: (ctx: any, input: any) => unknown) =>
+  (ctx: any, input: T) =>
+    run(ctx, { ...input, ...parseAt(v.optional(responseFilter, {}), input.filter, "filter") });
 
 const responsesList = defineTool({
   name: "survey_responses_list",
@@ -189,7 +229,8 @@ const responsesList = defineTool({
   scope: "surveys:read",
   readOnly: true,
   title: "List responses",
-  description: "A survey's responses (surveyId or surveySlug), newest first. filter.where: [{field, op, value}] on answers or hidden fields, as in skip logic (surveys_create).",
+  description:
+    "A survey's responses (surveyId or surveySlug), newest first. filter.where: [{field, op, value}] on answers or hidden fields, as in skip logic (surveys_create).",
   input: v.object({ ...target, filter: v.optional(responseFilter), ...paging }),
   run: withFilter(listResponses),
 });
@@ -224,7 +265,11 @@ const responsesTag = defineTool({
   idempotent: true,
   title: "Tag a response",
   description: "Add and/or remove tags on a response.",
-  input: v.object({ id: idSchema, add: v.optional(v.pipe(v.array(tag), v.maxLength(20))), remove: v.optional(v.pipe(v.array(tag), v.maxLength(20))) }),
+  input: v.object({
+    id: idSchema,
+    add: v.optional(v.pipe(v.array(tag), v.maxLength(20))),
+    remove: v.optional(v.pipe(v.array(tag), v.maxLength(20))),
+  }),
   run: tagResponse,
 });
 
@@ -235,7 +280,15 @@ const responsesAnnotate = defineTool({
   readOnly: false,
   title: "Annotate a response",
   description: "Add a note to a response.",
-  input: v.object({ id: idSchema, note: v.pipe(v.string(), v.minLength(1), v.maxLength(2000), v.regex(/^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$/, "must not contain control characters")) }),
+  input: v.object({
+    id: idSchema,
+    note: v.pipe(
+      v.string(),
+      v.minLength(1),
+      v.maxLength(2000),
+      v.regex(/^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$/, "must not contain control characters"),
+    ),
+  }),
   run: annotateResponse,
 });
 

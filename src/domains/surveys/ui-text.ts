@@ -146,6 +146,22 @@ export function ui(lang: string, key: UiKey, params: Record<string, string | num
 
 /** Languages people name in their own words, for the language links. */
 export const LANGUAGE_NAMES: Record<string, string> = {
-  en: "English", de: "Deutsch", fr: "Français", es: "Español", it: "Italiano", nl: "Nederlands", pt: "Português", "pt-BR": "Português (Brasil)",
-  pl: "Polski", sv: "Svenska", da: "Dansk", fi: "Suomi", nb: "Norsk", cs: "Čeština", ja: "日本語", zh: "中文", ko: "한국어", tr: "Türkçe",
+  en: "English",
+  de: "Deutsch",
+  fr: "Français",
+  es: "Español",
+  it: "Italiano",
+  nl: "Nederlands",
+  pt: "Português",
+  "pt-BR": "Português (Brasil)",
+  pl: "Polski",
+  sv: "Svenska",
+  da: "Dansk",
+  fi: "Suomi",
+  nb: "Norsk",
+  cs: "Čeština",
+  ja: "日本語",
+  zh: "中文",
+  ko: "한국어",
+  tr: "Türkçe",
 };

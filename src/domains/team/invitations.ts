@@ -67,11 +67,15 @@ function out(r: Row, now: Date, extra: { invitedBy?: string | null } = {}) {
 
 function checkManager(ctx: ActorContext) {
   if (ctx.company.role !== "owner" && ctx.company.role !== "admin")
-    throw forbidden(`Only owners and admins of ${ctx.company.name} can invite people; your role is ${ctx.company.role}.`);
+    throw forbidden(
+      `Only owners and admins of ${ctx.company.name} can invite people; your role is ${ctx.company.role}.`,
+    );
 }
 
 async function nameOf(deps: Deps, userId: number): Promise<string> {
-  const u = (await deps.db.select({ name: users.name, email: users.email }).from(users).where(eq(users.id, userId)).limit(1))[0];
+  const u = (
+    await deps.db.select({ name: users.name, email: users.email }).from(users).where(eq(users.id, userId)).limit(1)
+  )[0];
   return u?.name ?? u?.email ?? "Someone";
 }
 
@@ -106,17 +110,23 @@ async function mailInvitation(tx: Parameters<typeof queueMail>[0], ctx: ActorCon
 
 /** What the caller is told about delivery; without SMTP the link itself, so a person can pass it on. */
 function delivery(ctx: ActorContext, token: string) {
-  return ctx.deps.config.smtpUrl ? { mail: "queued" as const } : { mail: "not_configured" as const, acceptUrl: acceptUrl(ctx.deps, token) };
+  return ctx.deps.config.smtpUrl
+    ? { mail: "queued" as const }
+    : { mail: "not_configured" as const, acceptUrl: acceptUrl(ctx.deps, token) };
 }
 
-export async function inviteMember(ctx: ActorContext, input: { email: string; role: string; expiresInDays?: number; message?: string | null }) {
+export async function inviteMember(
+  ctx: ActorContext,
+  input: { email: string; role: string; expiresInDays?: number; message?: string | null },
+) {
   authorize(ctx, "team:write", { write: true });
   checkManager(ctx);
   const email = normaliseEmail(input.email);
   const role = parseRole(input.role);
   if (role === "owner" && ctx.company.role !== "owner") throw forbidden("Only an owner can invite someone as owner.");
   const ttlDays = input.expiresInDays ?? DEFAULT_TTL_DAYS;
-  if (!Number.isInteger(ttlDays) || ttlDays < 1 || ttlDays > 30) throw invalid("expiresInDays must be a whole number from 1 to 30.");
+  if (!Number.isInteger(ttlDays) || ttlDays < 1 || ttlDays > 30)
+    throw invalid("expiresInDays must be a whole number from 1 to 30.");
   const message = input.message?.trim() ? input.message.trim() : null;
   if (message && message.length > 1000) throw invalid("The message is at most 1000 characters.");
   const { deps } = ctx;
@@ -130,12 +140,24 @@ export async function inviteMember(ctx: ActorContext, input: { email: string; ro
         .where(and(eq(memberships.companyId, ctx.company.id), eq(users.email, email)))
         .limit(1)
     )[0];
-    if (member) throw conflict(`${email} is already a member of ${ctx.company.name}; change their role with team_members_update.`);
-    const open = (await tx.select().from(invitations).where(and(eq(invitations.companyId, ctx.company.id), eq(invitations.openKey, email))).limit(1))[0];
+    if (member)
+      throw conflict(
+        `${email} is already a member of ${ctx.company.name}; change their role with team_members_update.`,
+      );
+    const open = (
+      await tx
+        .select()
+        .from(invitations)
+        .where(and(eq(invitations.companyId, ctx.company.id), eq(invitations.openKey, email)))
+        .limit(1)
+    )[0];
     if (open && stateOf(open, now) === "pending")
-      throw conflict(`${email} already has a pending invitation (id ${open.id}, until ${iso(open.expiresAt)}); resend it with team_invitations_resend or revoke it.`, {
-        invitationId: open.id,
-      });
+      throw conflict(
+        `${email} already has a pending invitation (id ${open.id}, until ${iso(open.expiresAt)}); resend it with team_invitations_resend or revoke it.`,
+        {
+          invitationId: open.id,
+        },
+      );
     // Past its time: kept in the history as expired, out of the way of the new one.
     if (open) await tx.update(invitations).set({ status: "expired", openKey: null }).where(eq(invitations.id, open.id));
     const token = randomHex(32);
@@ -161,13 +183,25 @@ export async function inviteMember(ctx: ActorContext, input: { email: string; ro
     )[0]!;
     await mailInvitation(tx, ctx, row, token);
     await audit(tx, ctx, "team.invite", { type: "invitation", id: row.id, detail: { email, role } });
-    await emit(tx, ctx, invitationCreated, { id: row.id }, { invitationId: row.id, email, role, invitedByUserId: ctx.principal.userId, expiresAt: iso(row.expiresAt)! });
+    await emit(
+      tx,
+      ctx,
+      invitationCreated,
+      { id: row.id },
+      { invitationId: row.id, email, role, invitedByUserId: ctx.principal.userId, expiresAt: iso(row.expiresAt)! },
+    );
     return { ...out(row, now), ...delivery(ctx, token) };
   });
 }
 
 async function invitationOf(ctx: ActorContext, id: number): Promise<Row> {
-  const r = (await ctx.deps.db.select().from(invitations).where(and(eq(invitations.id, id), eq(invitations.companyId, ctx.company.id))).limit(1))[0];
+  const r = (
+    await ctx.deps.db
+      .select()
+      .from(invitations)
+      .where(and(eq(invitations.id, id), eq(invitations.companyId, ctx.company.id)))
+      .limit(1)
+  )[0];
   if (!r) throw notFound(`No invitation ${id} in ${ctx.company.name}. List them with team_invitations_list.`);
   return r;
 }
@@ -179,24 +213,51 @@ export async function resendInvitation(ctx: ActorContext, id: number) {
   const now = deps.clock.now();
   return await deps.store.transaction(async (tx) => {
     const r = await invitationOf(ctx, id);
-    if (r.status === "accepted" || r.status === "revoked") throw conflict(`Invitation ${id} was ${r.status}; invite ${r.email} again instead.`);
+    if (r.status === "accepted" || r.status === "revoked")
+      throw conflict(`Invitation ${id} was ${r.status}; invite ${r.email} again instead.`);
     if (r.status === "expired") throw conflict(`Invitation ${id} was replaced by a newer one to ${r.email}.`);
-    if (r.role === "owner" && ctx.company.role !== "owner") throw forbidden("Only an owner can resend an invitation to become owner.");
-    if (r.sendCount >= MAX_SENDS) throw conflict(`Invitation ${id} was sent ${r.sendCount} times; revoke it, and invite again if needed.`);
+    if (r.role === "owner" && ctx.company.role !== "owner")
+      throw forbidden("Only an owner can resend an invitation to become owner.");
+    if (r.sendCount >= MAX_SENDS)
+      throw conflict(`Invitation ${id} was sent ${r.sendCount} times; revoke it, and invite again if needed.`);
     const wait = r.lastSentAt.getTime() + RESEND_GAP_MS - now.getTime();
-    if (wait > 0) throw conflict(`Invitation ${id} was sent moments ago; wait ${Math.ceil(wait / 1000)} s before sending it again.`);
+    if (wait > 0)
+      throw conflict(
+        `Invitation ${id} was sent moments ago; wait ${Math.ceil(wait / 1000)} s before sending it again.`,
+      );
     const token = randomHex(32);
     const updated = (
       await tx
         .update(invitations)
-        .set({ tokenHash: sha256Hex(token), expiresAt: new Date(now.getTime() + r.ttlDays * DAY_MS), sendCount: r.sendCount + 1, lastSentAt: now })
+        .set({
+          tokenHash: sha256Hex(token),
+          expiresAt: new Date(now.getTime() + r.ttlDays * DAY_MS),
+          sendCount: r.sendCount + 1,
+          lastSentAt: now,
+        })
         .where(and(eq(invitations.id, id), eq(invitations.status, "pending"), eq(invitations.sendCount, r.sendCount)))
         .returning()
     )[0];
     if (!updated) throw conflict(`Invitation ${id} changed meanwhile; list it again.`);
     await mailInvitation(tx, ctx, updated, token);
-    await audit(tx, ctx, "team.invite_resend", { type: "invitation", id, detail: { email: r.email, sendCount: updated.sendCount } });
-    await emit(tx, ctx, invitationResent, { id }, { invitationId: id, email: r.email, role: r.role, expiresAt: iso(updated.expiresAt)!, sendCount: updated.sendCount });
+    await audit(tx, ctx, "team.invite_resend", {
+      type: "invitation",
+      id,
+      detail: { email: r.email, sendCount: updated.sendCount },
+    });
+    await emit(
+      tx,
+      ctx,
+      invitationResent,
+      { id },
+      {
+        invitationId: id,
+        email: r.email,
+        role: r.role,
+        expiresAt: iso(updated.expiresAt)!,
+        sendCount: updated.sendCount,
+      },
+    );
     return { ...out(updated, now), ...delivery(ctx, token) };
   });
 }
@@ -209,15 +270,22 @@ export async function revokeInvitation(ctx: ActorContext, id: number) {
   return await deps.store.transaction(async (tx) => {
     const r = await invitationOf(ctx, id);
     if (r.status !== "pending") throw conflict(`Invitation ${id} was already ${r.status}.`);
-    if (r.role === "owner" && ctx.company.role !== "owner") throw forbidden("Only an owner can revoke an invitation to become owner.");
-    await tx.update(invitations).set({ status: "revoked", openKey: null, revokedAt: now }).where(and(eq(invitations.id, id), eq(invitations.status, "pending")));
+    if (r.role === "owner" && ctx.company.role !== "owner")
+      throw forbidden("Only an owner can revoke an invitation to become owner.");
+    await tx
+      .update(invitations)
+      .set({ status: "revoked", openKey: null, revokedAt: now })
+      .where(and(eq(invitations.id, id), eq(invitations.status, "pending")));
     await audit(tx, ctx, "team.invite_revoke", { type: "invitation", id, detail: { email: r.email } });
     await emit(tx, ctx, invitationRevoked, { id }, { invitationId: id, email: r.email, role: r.role });
     return { id, email: r.email, status: "revoked" as const };
   });
 }
 
-export async function listInvitations(ctx: ActorContext, f: { status?: InvitationState | "all"; limit: number; offset: number }) {
+export async function listInvitations(
+  ctx: ActorContext,
+  f: { status?: InvitationState | "all"; limit: number; offset: number },
+) {
   authorize(ctx, "team:read", { write: false });
   const { deps } = ctx;
   const now = deps.clock.now();
@@ -228,7 +296,10 @@ export async function listInvitations(ctx: ActorContext, f: { status?: Invitatio
       : status === "pending"
         ? and(eq(invitations.status, "pending"), gt(invitations.expiresAt, now))
         : status === "expired"
-          ? or(eq(invitations.status, "expired"), and(eq(invitations.status, "pending"), lte(invitations.expiresAt, now)))
+          ? or(
+              eq(invitations.status, "expired"),
+              and(eq(invitations.status, "pending"), lte(invitations.expiresAt, now)),
+            )
           : eq(invitations.status, status);
   const where = and(eq(invitations.companyId, ctx.company.id), byStatus);
   const total = (await deps.db.select({ n: count() }).from(invitations).where(where))[0]?.n ?? 0;
@@ -240,7 +311,12 @@ export async function listInvitations(ctx: ActorContext, f: { status?: Invitatio
     .orderBy(desc(invitations.createdAt), desc(invitations.id))
     .limit(f.limit)
     .offset(f.offset);
-  return page(rows.map((x) => out(x.r, now, { invitedBy: x.by })), total, f.limit, f.offset);
+  return page(
+    rows.map((x) => out(x.r, now, { invitedBy: x.by })),
+    total,
+    f.limit,
+    f.offset,
+  );
 }
 
 // ----------------------------------------------------------- accepting
@@ -273,7 +349,9 @@ export async function invitationByToken(deps: Deps, token: string): Promise<Invi
       .limit(1)
   )[0];
   if (!r) return null;
-  const u = (await deps.db.select({ hash: users.passwordHash }).from(users).where(eq(users.email, r.r.email)).limit(1))[0];
+  const u = (
+    await deps.db.select({ hash: users.passwordHash }).from(users).where(eq(users.email, r.r.email)).limit(1)
+  )[0];
   return {
     id: r.r.id,
     companyId: r.r.companyId,
@@ -312,7 +390,11 @@ export type AcceptAs = { userId: number } | { signUp: { name: string; passwordHa
  * membership, audits and emits invitation.accepted. Throws conflict with
  * the page's wording when the invitation is no longer open.
  */
-export async function acceptInvitation(deps: Deps, token: string, as: AcceptAs): Promise<{ companyId: number; userId: number; newAccount: boolean; role: Role }> {
+export async function acceptInvitation(
+  deps: Deps,
+  token: string,
+  as: AcceptAs,
+): Promise<{ companyId: number; userId: number; newAccount: boolean; role: Role }> {
   if (!TOKEN_RE.test(token)) throw notFound("This invitation link is not valid.");
   return await deps.store.transaction(async (tx) => {
     const now = deps.clock.now();
@@ -327,24 +409,41 @@ export async function acceptInvitation(deps: Deps, token: string, as: AcceptAs):
     if (!found) throw notFound("This invitation link is not valid.");
     const r = found.r;
     const state = stateOf(r, now);
-    if (state !== "pending") throw conflict(refusal({ state, company: found.company, expiresAt: r.expiresAt, invitedBy: r.invitedByUserId ? await nameOf(deps, r.invitedByUserId) : null }));
+    if (state !== "pending")
+      throw conflict(
+        refusal({
+          state,
+          company: found.company,
+          expiresAt: r.expiresAt,
+          invitedBy: r.invitedByUserId ? await nameOf(deps, r.invitedByUserId) : null,
+        }),
+      );
     let userId: number;
     let name: string | null;
     let newAccount = false;
     const existing = (await tx.select().from(users).where(eq(users.email, r.email)).limit(1))[0];
     if ("userId" in as) {
-      if (!existing || existing.id !== as.userId) throw forbidden(`This invitation is for ${r.email}. Sign in with that address to accept it.`);
+      if (!existing || existing.id !== as.userId)
+        throw forbidden(`This invitation is for ${r.email}. Sign in with that address to accept it.`);
       userId = existing.id;
       name = existing.name;
     } else if (existing?.passwordHash) {
       throw conflict(`${r.email} already has a Plinth account: sign in to accept.`);
     } else if (existing) {
       // An account made for them without a password (by an operator): accepting sets it.
-      await tx.update(users).set({ passwordHash: as.signUp.passwordHash, name: existing.name ?? as.signUp.name }).where(eq(users.id, existing.id));
+      await tx
+        .update(users)
+        .set({ passwordHash: as.signUp.passwordHash, name: existing.name ?? as.signUp.name })
+        .where(eq(users.id, existing.id));
       userId = existing.id;
       name = existing.name ?? as.signUp.name;
     } else {
-      userId = (await tx.insert(users).values({ email: r.email, name: as.signUp.name, passwordHash: as.signUp.passwordHash, createdAt: now }).returning({ id: users.id }))[0]!.id;
+      userId = (
+        await tx
+          .insert(users)
+          .values({ email: r.email, name: as.signUp.name, passwordHash: as.signUp.passwordHash, createdAt: now })
+          .returning({ id: users.id })
+      )[0]!.id;
       name = as.signUp.name;
       newAccount = true;
     }
@@ -355,7 +454,13 @@ export async function acceptInvitation(deps: Deps, token: string, as: AcceptAs):
       .where(and(eq(invitations.id, r.id), eq(invitations.status, "pending"), gt(invitations.expiresAt, now)))
       .returning({ id: invitations.id });
     if (claimed.length === 0) throw conflict(`This invitation to ${found.company} has already been used.`);
-    const already = (await tx.select({ role: memberships.role }).from(memberships).where(and(eq(memberships.companyId, r.companyId), eq(memberships.userId, userId))).limit(1))[0];
+    const already = (
+      await tx
+        .select({ role: memberships.role })
+        .from(memberships)
+        .where(and(eq(memberships.companyId, r.companyId), eq(memberships.userId, userId)))
+        .limit(1)
+    )[0];
     // Someone added them meanwhile: they keep the role they have.
     if (!already) await tx.insert(memberships).values({ companyId: r.companyId, userId, role: r.role, createdAt: now });
     const role = already?.role ?? r.role;
@@ -370,16 +475,28 @@ export async function acceptInvitation(deps: Deps, token: string, as: AcceptAs):
       detail: { email: r.email, role, newAccount },
       createdAt: now,
     });
-    const principal: Principal = { userId, credential: { kind: "session", id: 0, name: "portal" }, scopes: [], companies: [], requireCmsApproval: false };
-    await emit(tx, { deps, company: { id: r.companyId }, principal }, invitationAccepted, { id: r.id }, {
-      invitationId: r.id,
-      email: r.email,
-      name,
-      role,
+    const principal: Principal = {
       userId,
-      invitedByUserId: r.invitedByUserId,
-      newAccount,
-    });
+      credential: { kind: "session", id: 0, name: "portal" },
+      scopes: [],
+      companies: [],
+      requireCmsApproval: false,
+    };
+    await emit(
+      tx,
+      { deps, company: { id: r.companyId }, principal },
+      invitationAccepted,
+      { id: r.id },
+      {
+        invitationId: r.id,
+        email: r.email,
+        name,
+        role,
+        userId,
+        invitedByUserId: r.invitedByUserId,
+        newAccount,
+      },
+    );
     return { companyId: r.companyId, userId, newAccount, role };
   });
 }

@@ -16,7 +16,9 @@ export const invitations = table(
   "invitations",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
     email: text("email").notNull(),
     role: text("role").$type<Role>().notNull(),
     tokenHash: text("token_hash").notNull(),

@@ -21,7 +21,8 @@ export const teamMembersList = defineTool({
   scope: "team:read",
   readOnly: true,
   title: "List team members",
-  description: "Members of the company with role, title, time zone and local time now (workingNow). Filter by role or search name/email.",
+  description:
+    "Members of the company with role, title, time zone and local time now (workingNow). Filter by role or search name/email.",
   input: v.object({ role: v.optional(role), search: v.optional(v.pipe(v.string(), v.maxLength(200))), ...pageInput }),
   run: async (ctx, input) => await listMembers(ctx, input),
 });
@@ -33,7 +34,8 @@ export const teamMembersUpdate = defineTool({
   readOnly: false,
   idempotent: true,
   title: "Change a member's role",
-  description: "Set a member's role (by userId or email). Only owners grant or change owner; the last owner cannot be demoted.",
+  description:
+    "Set a member's role (by userId or email). Only owners grant or change owner; the last owner cannot be demoted.",
   input: v.object({ ...who, role }),
   run: async (ctx, input) => await changeRole(ctx, { userId: input.userId, email: input.email }, input.role),
 });
@@ -59,7 +61,8 @@ export const teamLeave = defineTool({
   destructive: true,
   minRole: "viewer",
   title: "Leave the company",
-  description: "You leave this company (any role; the last owner cannot). Open work you own: reassignTo or force, as team_members_remove.",
+  description:
+    "You leave this company (any role; the last owner cannot). Open work you own: reassignTo or force, as team_members_remove.",
   input: v.object(handOver),
   run: async (ctx, input) => await leaveTeam(ctx, input),
 });
@@ -71,7 +74,10 @@ export const teamInvitationsList = defineTool({
   readOnly: true,
   title: "List invitations",
   description: "Invitations of the company, newest first; status pending (default), accepted, revoked, expired or all.",
-  input: v.object({ status: v.optional(v.picklist(["pending", "accepted", "revoked", "expired", "all"])), ...pageInput }),
+  input: v.object({
+    status: v.optional(v.picklist(["pending", "accepted", "revoked", "expired", "all"])),
+    ...pageInput,
+  }),
   run: async (ctx, input) => await listInvitations(ctx, input),
 });
 
@@ -85,7 +91,8 @@ export const teamInvitationsCreate = defineTool({
   // kept result could hold the accept link in clear when no SMTP server is configured.
   idempotencyKey: false,
   title: "Invite by email",
-  description: "Email someone a link to join with a role (owner only by an owner). Expires after expiresInDays (default 7). message is quoted in the email.",
+  description:
+    "Email someone a link to join with a role (owner only by an owner). Expires after expiresInDays (default 7). message is quoted in the email.",
   input: v.object({
     email,
     role,
@@ -102,7 +109,8 @@ export const teamInvitationsResend = defineTool({
   readOnly: false,
   openWorld: true,
   title: "Resend an invitation",
-  description: "Email a pending or expired invitation again with a new link and a fresh expiry; the old link stops working.",
+  description:
+    "Email a pending or expired invitation again with a new link and a fresh expiry; the old link stops working.",
   input: v.object({ id }),
   run: async (ctx, input) => await resendInvitation(ctx, input.id),
 });
@@ -123,6 +131,15 @@ export const teamDomain: Domain = {
   name: "team",
   title: "Team",
   description: "Members and roles of a company, and invitations by email.",
-  tools: [teamMembersList, teamMembersUpdate, teamMembersRemove, teamLeave, teamInvitationsList, teamInvitationsCreate, teamInvitationsResend, teamInvitationsRevoke],
+  tools: [
+    teamMembersList,
+    teamMembersUpdate,
+    teamMembersRemove,
+    teamLeave,
+    teamInvitationsList,
+    teamInvitationsCreate,
+    teamInvitationsResend,
+    teamInvitationsRevoke,
+  ],
   events: teamEvents,
 };

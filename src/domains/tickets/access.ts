@@ -26,7 +26,13 @@ export function ticketsWrite(ctx: ActorContext) {
 export const ref = (n: number) => `#${n}`;
 
 export async function ticketByNumber(q: Q, ctx: ActorContext, number: number): Promise<TicketRow> {
-  const t = (await q.select().from(tickets).where(and(eq(tickets.companyId, ctx.company.id), eq(tickets.number, number))).limit(1))[0];
+  const t = (
+    await q
+      .select()
+      .from(tickets)
+      .where(and(eq(tickets.companyId, ctx.company.id), eq(tickets.number, number)))
+      .limit(1)
+  )[0];
   if (!t) throw notFound(`Ticket #${number} not found in ${ctx.company.name}. Find tickets with tickets_list.`);
   return t;
 }
@@ -34,25 +40,45 @@ export async function ticketByNumber(q: Q, ctx: ActorContext, number: number): P
 /** Closed is final (merged tickets are closed too): say so, and what to do instead. */
 export function refuseClosed(t: TicketRow, what: string) {
   if (t.status !== "closed") return;
-  if (t.mergedIntoId !== null) throw conflict(`Ticket #${t.number} was merged and is closed; ${what} on the ticket it was merged into.`);
-  throw conflict(`Ticket #${t.number} is closed, and closed tickets are final; a new message from the requester opens a follow-up ticket.`);
+  if (t.mergedIntoId !== null)
+    throw conflict(`Ticket #${t.number} was merged and is closed; ${what} on the ticket it was merged into.`);
+  throw conflict(
+    `Ticket #${t.number} is closed, and closed tickets are final; a new message from the requester opens a follow-up ticket.`,
+  );
 }
 
 /**
  * Who a user reference names, as an assignee: a member of the company who
  * can work tickets (owner or admin; a viewer cannot reply).
  */
-export async function assigneeOf(q: Q, ctx: ActorContext, who: number | string): Promise<{ id: number; name: string | null; email: string }> {
+export async function assigneeOf(
+  q: Q,
+  ctx: ActorContext,
+  who: number | string,
+): Promise<{ id: number; name: string | null; email: string }> {
   const byEmail = typeof who === "string" && who !== "me";
   const userId = who === "me" ? ctx.principal.userId : typeof who === "number" ? who : null;
-  const row = (await q
-    .select({ id: users.id, name: users.name, email: users.email, role: memberships.role })
-    .from(memberships)
-    .innerJoin(users, eq(users.id, memberships.userId))
-    .where(and(eq(memberships.companyId, ctx.company.id), byEmail ? eq(users.email, (who as string).toLowerCase()) : eq(users.id, userId!)))
-    .limit(1))[0];
-  if (!row) throw invalid(`assigneeId ${JSON.stringify(who)} is not a member of ${ctx.company.name}; assign one of its owners or admins.`);
-  if (row.role === "viewer") throw invalid(`${row.name ?? row.email} is a viewer of ${ctx.company.name} and cannot work tickets; assign an owner or admin.`);
+  const row = (
+    await q
+      .select({ id: users.id, name: users.name, email: users.email, role: memberships.role })
+      .from(memberships)
+      .innerJoin(users, eq(users.id, memberships.userId))
+      .where(
+        and(
+          eq(memberships.companyId, ctx.company.id),
+          byEmail ? eq(users.email, (who as string).toLowerCase()) : eq(users.id, userId!),
+        ),
+      )
+      .limit(1)
+  )[0];
+  if (!row)
+    throw invalid(
+      `assigneeId ${JSON.stringify(who)} is not a member of ${ctx.company.name}; assign one of its owners or admins.`,
+    );
+  if (row.role === "viewer")
+    throw invalid(
+      `${row.name ?? row.email} is a viewer of ${ctx.company.name} and cannot work tickets; assign an owner or admin.`,
+    );
   return { id: row.id, name: row.name, email: row.email };
 }
 
@@ -60,7 +86,9 @@ export async function assigneeOf(q: Q, ctx: ActorContext, who: number | string):
 export async function userIdOf(q: Q, ctx: ActorContext, who: number | string): Promise<number | null> {
   if (who === "me") return ctx.principal.userId;
   if (typeof who === "number") return who;
-  return (await q.select({ id: users.id }).from(users).where(eq(users.email, who.toLowerCase())).limit(1))[0]?.id ?? null;
+  return (
+    (await q.select({ id: users.id }).from(users).where(eq(users.email, who.toLowerCase())).limit(1))[0]?.id ?? null
+  );
 }
 
 export async function tagsOf(q: Q, ids: number[]): Promise<Map<number, string[]>> {
@@ -73,10 +101,16 @@ export async function tagsOf(q: Q, ids: number[]): Promise<Map<number, string[]>
   return out;
 }
 
-export async function usersById(q: Q, ids: (number | null)[]): Promise<Map<number, { id: number; name: string | null; email: string }>> {
+export async function usersById(
+  q: Q,
+  ids: (number | null)[],
+): Promise<Map<number, { id: number; name: string | null; email: string }>> {
   const want = [...new Set(ids.filter((x): x is number => x !== null))];
   if (!want.length) return new Map();
-  const rows = await q.select({ id: users.id, name: users.name, email: users.email }).from(users).where(inArray(users.id, want));
+  const rows = await q
+    .select({ id: users.id, name: users.name, email: users.email })
+    .from(users)
+    .where(inArray(users.id, want));
   return new Map(rows.map((r) => [r.id, r]));
 }
 
@@ -84,7 +118,10 @@ export async function usersById(q: Q, ids: (number | null)[]): Promise<Map<numbe
 export async function numbersById(q: Q, ids: (number | null)[]): Promise<Map<number, number>> {
   const want = [...new Set(ids.filter((x): x is number => x !== null))];
   if (!want.length) return new Map();
-  const rows = await q.select({ id: tickets.id, number: tickets.number }).from(tickets).where(inArray(tickets.id, want));
+  const rows = await q
+    .select({ id: tickets.id, number: tickets.number })
+    .from(tickets)
+    .where(inArray(tickets.id, want));
   return new Map(rows.map((r) => [r.id, r.number]));
 }
 
@@ -96,9 +133,18 @@ export interface Extras {
 
 export async function extrasFor(q: Q, rows: TicketRow[]): Promise<Extras> {
   return {
-    tags: await tagsOf(q, rows.map((r) => r.id)),
-    users: await usersById(q, rows.map((r) => r.assigneeId)),
-    numbers: await numbersById(q, rows.flatMap((r) => [r.mergedIntoId, r.followUpOfId])),
+    tags: await tagsOf(
+      q,
+      rows.map((r) => r.id),
+    ),
+    users: await usersById(
+      q,
+      rows.map((r) => r.assigneeId),
+    ),
+    numbers: await numbersById(
+      q,
+      rows.flatMap((r) => [r.mergedIntoId, r.followUpOfId]),
+    ),
   };
 }
 
@@ -134,7 +180,10 @@ export async function usersOf(q: Q, ids: (number | null)[]) {
 }
 
 /** A message as tools show it: a note always says `internal: true`. */
-export function messageOut(m: typeof ticketMessages.$inferSelect, authors: Map<number, { id: number; name: string | null }>) {
+export function messageOut(
+  m: typeof ticketMessages.$inferSelect,
+  authors: Map<number, { id: number; name: string | null }>,
+) {
   return {
     id: m.id,
     kind: m.kind,

@@ -47,18 +47,24 @@ export function parseWeekHours(h: WeekHours, field = "businessHours"): Record<Da
   const out = Object.fromEntries(DAYS.map((d) => [d, [] as Interval[]])) as Record<Day, Interval[]>;
   let any = false;
   for (const [day, list] of Object.entries(h)) {
-    if (!(DAYS as readonly string[]).includes(day)) throw invalid(`${field}: "${day}" is not a day; use ${DAYS.join(", ")}.`);
+    if (!(DAYS as readonly string[]).includes(day))
+      throw invalid(`${field}: "${day}" is not a day; use ${DAYS.join(", ")}.`);
     const parsed = (list ?? []).map((s, i) => {
       const m = INTERVAL_RE.exec(s);
-      if (!m) throw invalid(`${field}.${day}[${i}] must read "HH:MM-HH:MM" (24-hour, end up to 24:00), got "${String(s).slice(0, 40)}".`);
+      if (!m)
+        throw invalid(
+          `${field}.${day}[${i}] must read "HH:MM-HH:MM" (24-hour, end up to 24:00), got "${String(s).slice(0, 40)}".`,
+        );
       const start = Number(m[1]) * 60 + Number(m[2]);
       const end = m[5] ? 1440 : Number(m[3]) * 60 + Number(m[4]);
-      if (end <= start) throw invalid(`${field}.${day}[${i}] ends before it starts ("${s}"); an interval stays within one day.`);
+      if (end <= start)
+        throw invalid(`${field}.${day}[${i}] ends before it starts ("${s}"); an interval stays within one day.`);
       return { start, end };
     });
     parsed.sort((a, b) => a.start - b.start);
     for (let i = 1; i < parsed.length; i++)
-      if (parsed[i]!.start < parsed[i - 1]!.end) throw invalid(`${field}.${day}: intervals overlap; give them in separate, non-overlapping ranges.`);
+      if (parsed[i]!.start < parsed[i - 1]!.end)
+        throw invalid(`${field}.${day}: intervals overlap; give them in separate, non-overlapping ranges.`);
     out[day as Day] = parsed;
     if (parsed.length) any = true;
   }
@@ -69,7 +75,9 @@ export function parseWeekHours(h: WeekHours, field = "businessHours"): Record<Da
 function instantOf(date: Temporal.PlainDate, minutes: number, tz: string): number {
   const d = minutes === 1440 ? date.add({ days: 1 }) : date;
   const m = minutes === 1440 ? 0 : minutes;
-  return d.toPlainDateTime({ hour: Math.floor(m / 60), minute: m % 60 }).toZonedDateTime(tz, { disambiguation: "compatible" }).epochMilliseconds;
+  return d
+    .toPlainDateTime({ hour: Math.floor(m / 60), minute: m % 60 })
+    .toZonedDateTime(tz, { disambiguation: "compatible" }).epochMilliseconds;
 }
 
 /** Working windows [from, to) in time order, the first one starting at or after `fromMs` (clipped). */
@@ -97,7 +105,12 @@ function* windows(s: Schedule, fromMs: number): Generator<[number, number]> {
  * [from, to) in ms). A duration that ends exactly at a window's close is
  * due at the close (17:00), not at the next opening.
  */
-export function addWorkingTime(startMs: number, durationMs: number, s: Schedule, pauses: readonly [number, number][] = []): number {
+export function addWorkingTime(
+  startMs: number,
+  durationMs: number,
+  s: Schedule,
+  pauses: readonly [number, number][] = [],
+): number {
   let remaining = durationMs;
   if (remaining <= 0) return startMs;
   for (const [ws, we] of windows(s, startMs)) {

@@ -47,28 +47,56 @@ export const ticketReplied = defineEvent({
   type: "ticket.replied",
   entity: "ticket",
   description: "An agent posted a public reply: the text to email to the requester.",
-  payload: v.object({ ...base, messageId: v.number(), body: v.string(), authorUserId: v.number(), status, assigneeUserId: userId }),
+  payload: v.object({
+    ...base,
+    messageId: v.number(),
+    body: v.string(),
+    authorUserId: v.number(),
+    status,
+    assigneeUserId: userId,
+  }),
 });
 
 export const ticketRequesterReplied = defineEvent({
   type: "ticket.requester_replied",
   entity: "ticket",
-  description: "The requester wrote again (recorded by an agent or an integration); reopened says whether it reopened a solved or pending ticket.",
-  payload: v.object({ ...base, messageId: v.number(), body: v.string(), status, reopened: v.boolean(), assigneeUserId: userId }),
+  description:
+    "The requester wrote again (recorded by an agent or an integration); reopened says whether it reopened a solved or pending ticket.",
+  payload: v.object({
+    ...base,
+    messageId: v.number(),
+    body: v.string(),
+    status,
+    reopened: v.boolean(),
+    assigneeUserId: userId,
+  }),
 });
 
 export const ticketNoteAdded = defineEvent({
   type: "ticket.note_added",
   entity: "ticket",
   description: "An agent added an internal note. The note's text is deliberately not in the payload.",
-  payload: v.object({ number: v.number(), subject: v.string(), messageId: v.number(), authorUserId: v.number(), assigneeUserId: userId }),
+  payload: v.object({
+    number: v.number(),
+    subject: v.string(),
+    messageId: v.number(),
+    authorUserId: v.number(),
+    assigneeUserId: userId,
+  }),
 });
 
 export const ticketAssigned = defineEvent({
   type: "ticket.assigned",
   entity: "ticket",
   description: "A ticket got a new assignee (null: unassigned).",
-  payload: v.object({ ...base, priority, status, assigneeUserId: userId, previousAssigneeUserId: userId, byUserId: v.number() }),
+  payload: v.object({
+    ...base,
+    priority,
+    status,
+    assigneeUserId: userId,
+    previousAssigneeUserId: userId,
+    byUserId: v.number(),
+  }),
 });
 
 export const ticketStatusChanged = defineEvent({
@@ -90,7 +118,11 @@ export const ticketUpdated = defineEvent({
   description: "Subject, priority or tags changed; changes holds the new values, and the SLA due times as recomputed.",
   payload: v.object({
     ...base,
-    changes: v.object({ subject: v.optional(v.string()), priority: v.optional(priority), tags: v.optional(v.array(v.string())) }),
+    changes: v.object({
+      subject: v.optional(v.string()),
+      priority: v.optional(priority),
+      tags: v.optional(v.array(v.string())),
+    }),
     firstResponseDueAt: isoTime,
     resolutionDueAt: isoTime,
     assigneeUserId: userId,
@@ -115,7 +147,8 @@ export const ticketMerged = defineEvent({
 export const ticketSlaBreached = defineEvent({
   type: "ticket.sla_breached",
   entity: "ticket",
-  description: "An SLA target was missed: target is first_response or resolution, dueAt the instant it was due. Sent once per ticket and target.",
+  description:
+    "An SLA target was missed: target is first_response or resolution, dueAt the instant it was due. Sent once per ticket and target.",
   payload: v.object({
     ...base,
     target: v.picklist(["first_response", "resolution"]),
@@ -137,7 +170,8 @@ export const ticketDeleted = defineEvent({
 export const slaPolicyUpdated = defineEvent({
   type: "sla_policy.updated",
   entity: "company",
-  description: "A company's SLA policy (time zone, business hours, holidays, targets, auto-close) changed; fields names what changed.",
+  description:
+    "A company's SLA policy (time zone, business hours, holidays, targets, auto-close) changed; fields names what changed.",
   payload: v.object({ fields: v.array(v.string()), timeZone: v.string() }),
 });
 

@@ -41,7 +41,10 @@ export async function nextNumber(tx: Db, companyId: number): Promise<number> {
   const r = await tx
     .insert(ticketCounters)
     .values({ companyId, lastNumber: FIRST_NUMBER })
-    .onConflictDoUpdate({ target: ticketCounters.companyId, set: { lastNumber: sql`${ticketCounters.lastNumber} + 1` } })
+    .onConflictDoUpdate({
+      target: ticketCounters.companyId,
+      set: { lastNumber: sql`${ticketCounters.lastNumber} + 1` },
+    })
     .returning({ n: ticketCounters.lastNumber });
   return r[0]!.n;
 }
@@ -88,28 +91,36 @@ export async function moveStatus(
   const t = c.row;
   if (t.status === to) return t;
   const clock = clockAfter(t, to, c.now, c.policy);
-  const updated = (await c.tx
-    .update(tickets)
-    .set({
-      status: to,
-      ...clock,
-      solvedAt: to === "solved" ? c.now : to === "closed" ? t.solvedAt : null,
-      closedAt: to === "closed" ? c.now : null,
-      updatedAt: c.now,
-      ...extra,
-    })
-    .where(eq(tickets.id, t.id))
-    .returning())[0]!;
-  await emit(c.tx, ctx, ticketStatusChanged, { id: t.number }, {
-    number: t.number,
-    subject: updated.subject,
-    requesterEmail: t.requesterEmail,
-    requesterName: t.requesterName,
-    from: t.status,
-    to,
-    reason,
-    assigneeUserId: updated.assigneeId,
-  });
+  const updated = (
+    await c.tx
+      .update(tickets)
+      .set({
+        status: to,
+        ...clock,
+        solvedAt: to === "solved" ? c.now : to === "closed" ? t.solvedAt : null,
+        closedAt: to === "closed" ? c.now : null,
+        updatedAt: c.now,
+        ...extra,
+      })
+      .where(eq(tickets.id, t.id))
+      .returning()
+  )[0]!;
+  await emit(
+    c.tx,
+    ctx,
+    ticketStatusChanged,
+    { id: t.number },
+    {
+      number: t.number,
+      subject: updated.subject,
+      requesterEmail: t.requesterEmail,
+      requesterName: t.requesterName,
+      from: t.status,
+      to,
+      reason,
+      assigneeUserId: updated.assigneeId,
+    },
+  );
   c.row = updated;
   return updated;
 }

@@ -26,28 +26,47 @@ import { ticketMessages, tickets, ticketTags } from "./tables";
 
 export async function mergeTickets(ctx: ActorContext, input: v.InferOutput<typeof ticketMergeInput>) {
   ticketsWrite(ctx);
-  if (input.id === input.targetId) throw invalid(`Ticket #${input.id} cannot be merged into itself; targetId names the ticket that carries on.`);
+  if (input.id === input.targetId)
+    throw invalid(`Ticket #${input.id} cannot be merged into itself; targetId names the ticket that carries on.`);
   return onTicket(ctx, input.id, async (c) => {
     const source = c.row;
     let target = await ticketByNumber(c.tx, ctx, input.targetId);
-    const numberOf = async (id: number) => (await c.tx.select({ n: tickets.number }).from(tickets).where(eq(tickets.id, id)).limit(1))[0]?.n;
-    if (source.mergedIntoId !== null) throw conflict(`Ticket #${source.number} was already merged into #${await numberOf(source.mergedIntoId)}.`);
+    const numberOf = async (id: number) =>
+      (await c.tx.select({ n: tickets.number }).from(tickets).where(eq(tickets.id, id)).limit(1))[0]?.n;
+    if (source.mergedIntoId !== null)
+      throw conflict(`Ticket #${source.number} was already merged into #${await numberOf(source.mergedIntoId)}.`);
     if (target.mergedIntoId !== null) {
       const into = await numberOf(target.mergedIntoId);
-      throw conflict(`Ticket #${target.number} was itself merged into #${into}; merge into #${into} instead.`, { mergeInto: into });
+      throw conflict(`Ticket #${target.number} was itself merged into #${into}; merge into #${into} instead.`, {
+        mergeInto: into,
+      });
     }
-    if (source.status === "closed") throw conflict(`Ticket #${source.number} is closed, and closed tickets are final; it cannot be merged.`);
-    if (target.status === "closed") throw conflict(`Ticket #${target.number} is closed, and closed tickets are final; merge into an open ticket.`);
+    if (source.status === "closed")
+      throw conflict(`Ticket #${source.number} is closed, and closed tickets are final; it cannot be merged.`);
+    if (target.status === "closed")
+      throw conflict(`Ticket #${target.number} is closed, and closed tickets are final; merge into an open ticket.`);
     target = await recordBreaches(c.tx, ctx, target, c.now);
 
     const moved = await c.tx
       .update(ticketMessages)
-      .set({ ticketId: target.id, mergedFromNumber: sql`coalesce(${ticketMessages.mergedFromNumber}, ${source.number})` })
+      .set({
+        ticketId: target.id,
+        mergedFromNumber: sql`coalesce(${ticketMessages.mergedFromNumber}, ${source.number})`,
+      })
       .where(eq(ticketMessages.ticketId, source.id))
       .returning({ id: ticketMessages.id });
-    const sourceTags = await c.tx.select({ tag: ticketTags.tag }).from(ticketTags).where(eq(ticketTags.ticketId, source.id));
-    if (sourceTags.length) await c.tx.insert(ticketTags).values(sourceTags.map((r) => ({ ticketId: target.id, tag: r.tag }))).onConflictDoNothing();
-    const tagCount = (await c.tx.select({ tag: ticketTags.tag }).from(ticketTags).where(eq(ticketTags.ticketId, target.id))).length;
+    const sourceTags = await c.tx
+      .select({ tag: ticketTags.tag })
+      .from(ticketTags)
+      .where(eq(ticketTags.ticketId, source.id));
+    if (sourceTags.length)
+      await c.tx
+        .insert(ticketTags)
+        .values(sourceTags.map((r) => ({ ticketId: target.id, tag: r.tag })))
+        .onConflictDoNothing();
+    const tagCount = (
+      await c.tx.select({ tag: ticketTags.tag }).from(ticketTags).where(eq(ticketTags.ticketId, target.id))
+    ).length;
     const from = source.requesterName ? `${source.requesterName} <${source.requesterEmail}>` : source.requesterEmail;
     await c.tx.insert(ticketMessages).values({
       ticketId: target.id,
@@ -61,23 +80,38 @@ export async function mergeTickets(ctx: ActorContext, input: v.InferOutput<typeo
     await c.tx.update(tickets).set({ updatedAt: c.now, lastMessageAt: c.now }).where(eq(tickets.id, target.id));
     await moveStatus(c, ctx, "closed", "merge", { mergedIntoId: target.id });
 
-    await audit(c.tx, ctx, "tickets.merge", { type: "ticket", id: source.number, detail: { into: target.number, movedMessages: moved.length } });
-    await emit(c.tx, ctx, ticketMerged, { id: source.number }, {
-      number: source.number,
-      subject: source.subject,
-      requesterEmail: source.requesterEmail,
-      requesterName: source.requesterName,
-      targetNumber: target.number,
-      targetSubject: target.subject,
-      targetRequesterEmail: target.requesterEmail,
-      movedMessages: moved.length,
-      assigneeUserId: source.assigneeId,
-      targetAssigneeUserId: target.assigneeId,
+    await audit(c.tx, ctx, "tickets.merge", {
+      type: "ticket",
+      id: source.number,
+      detail: { into: target.number, movedMessages: moved.length },
     });
+    await emit(
+      c.tx,
+      ctx,
+      ticketMerged,
+      { id: source.number },
+      {
+        number: source.number,
+        subject: source.subject,
+        requesterEmail: source.requesterEmail,
+        requesterName: source.requesterName,
+        targetNumber: target.number,
+        targetSubject: target.subject,
+        targetRequesterEmail: target.requesterEmail,
+        movedMessages: moved.length,
+        assigneeUserId: source.assigneeId,
+        targetAssigneeUserId: target.assigneeId,
+      },
+    );
     const warnings: string[] = [];
     if (source.requesterEmail !== target.requesterEmail)
-      warnings.push(`The requesters differ: replies on #${target.number} go to ${target.requesterEmail}, not ${source.requesterEmail}.`);
-    if (tagCount > 20) warnings.push(`#${target.number} now has ${tagCount} tags (20 is the usual limit); remove some with tickets_update removeTags.`);
+      warnings.push(
+        `The requesters differ: replies on #${target.number} go to ${target.requesterEmail}, not ${source.requesterEmail}.`,
+      );
+    if (tagCount > 20)
+      warnings.push(
+        `#${target.number} now has ${tagCount} tags (20 is the usual limit); remove some with tickets_update removeTags.`,
+      );
     return {
       id: source.number,
       status: "closed" as const,

@@ -28,30 +28,48 @@ export async function replyToTicket(ctx: ActorContext, input: v.InferOutput<type
     refuseClosed(t, "reply");
     // Validate the requested status before writing anything (from the status the reply itself leads to).
     const implied = t.status === "new" ? "open" : t.status;
-    if (input.status !== undefined && input.status !== implied) checkTransition({ ...t, status: implied }, input.status);
-    const msg = (await c.tx
-      .insert(ticketMessages)
-      .values({ ticketId: t.id, kind: "reply", author: "agent", userId: ctx.principal.userId, body: input.body, createdAt: c.now })
-      .returning())[0]!;
-    c.row = (await c.tx
-      .update(tickets)
-      .set({ firstRespondedAt: t.firstRespondedAt ?? c.now, lastMessageAt: c.now, updatedAt: c.now })
-      .where(eq(tickets.id, t.id))
-      .returning())[0]!;
+    if (input.status !== undefined && input.status !== implied)
+      checkTransition({ ...t, status: implied }, input.status);
+    const msg = (
+      await c.tx
+        .insert(ticketMessages)
+        .values({
+          ticketId: t.id,
+          kind: "reply",
+          author: "agent",
+          userId: ctx.principal.userId,
+          body: input.body,
+          createdAt: c.now,
+        })
+        .returning()
+    )[0]!;
+    c.row = (
+      await c.tx
+        .update(tickets)
+        .set({ firstRespondedAt: t.firstRespondedAt ?? c.now, lastMessageAt: c.now, updatedAt: c.now })
+        .where(eq(tickets.id, t.id))
+        .returning()
+    )[0]!;
     if (implied !== t.status) await moveStatus(c, ctx, implied, "agent");
     if (input.status !== undefined && input.status !== c.row.status) await moveStatus(c, ctx, input.status, "agent");
     await audit(c.tx, ctx, "tickets.reply", { type: "ticket", id: t.number, detail: { messageId: msg.id } });
-    await emit(c.tx, ctx, ticketReplied, { id: t.number }, {
-      number: t.number,
-      subject: t.subject,
-      requesterEmail: t.requesterEmail,
-      requesterName: t.requesterName,
-      messageId: msg.id,
-      body: input.body,
-      authorUserId: ctx.principal.userId,
-      status: c.row.status,
-      assigneeUserId: c.row.assigneeId,
-    });
+    await emit(
+      c.tx,
+      ctx,
+      ticketReplied,
+      { id: t.number },
+      {
+        number: t.number,
+        subject: t.subject,
+        requesterEmail: t.requesterEmail,
+        requesterName: t.requesterName,
+        messageId: msg.id,
+        body: input.body,
+        authorUserId: ctx.principal.userId,
+        status: c.row.status,
+        assigneeUserId: c.row.assigneeId,
+      },
+    );
     return { id: t.number, messageId: msg.id, status: c.row.status, firstResponse: t.firstRespondedAt === null };
   });
 }
@@ -62,19 +80,34 @@ export async function addNote(ctx: ActorContext, input: v.InferOutput<typeof tic
   return onTicket(ctx, input.id, async (c) => {
     const t = c.row;
     refuseClosed(t, "add the note");
-    const msg = (await c.tx
-      .insert(ticketMessages)
-      .values({ ticketId: t.id, kind: "note", author: "agent", userId: ctx.principal.userId, body: input.body, createdAt: c.now })
-      .returning())[0]!;
+    const msg = (
+      await c.tx
+        .insert(ticketMessages)
+        .values({
+          ticketId: t.id,
+          kind: "note",
+          author: "agent",
+          userId: ctx.principal.userId,
+          body: input.body,
+          createdAt: c.now,
+        })
+        .returning()
+    )[0]!;
     await c.tx.update(tickets).set({ updatedAt: c.now }).where(eq(tickets.id, t.id));
     await audit(c.tx, ctx, "tickets.note", { type: "ticket", id: t.number, detail: { messageId: msg.id } });
-    await emit(c.tx, ctx, ticketNoteAdded, { id: t.number }, {
-      number: t.number,
-      subject: t.subject,
-      messageId: msg.id,
-      authorUserId: ctx.principal.userId,
-      assigneeUserId: t.assigneeId,
-    });
+    await emit(
+      c.tx,
+      ctx,
+      ticketNoteAdded,
+      { id: t.number },
+      {
+        number: t.number,
+        subject: t.subject,
+        messageId: msg.id,
+        authorUserId: ctx.principal.userId,
+        assigneeUserId: t.assigneeId,
+      },
+    );
     return { id: t.number, messageId: msg.id, internal: true, status: t.status };
   });
 }
@@ -98,7 +131,9 @@ export async function addRequesterReply(ctx: ActorContext, input: v.InferOutput<
       }
     }
     if (target.status === "closed") {
-      const tags = (await tx.select({ tag: ticketTags.tag }).from(ticketTags).where(eq(ticketTags.ticketId, target.id))).map((r) => r.tag);
+      const tags = (
+        await tx.select({ tag: ticketTags.tag }).from(ticketTags).where(eq(ticketTags.ticketId, target.id))
+      ).map((r) => r.tag);
       const created = await createTicket(
         ctx,
         {
@@ -111,35 +146,66 @@ export async function addRequesterReply(ctx: ActorContext, input: v.InferOutput<
         },
         { followUpOf: target },
       );
-      return { ...created, followUpOfId: target.number, note: `Ticket #${target.number} is closed, so this message opened follow-up ${ref(created.id)}.` };
+      return {
+        ...created,
+        followUpOfId: target.number,
+        note: `Ticket #${target.number} is closed, so this message opened follow-up ${ref(created.id)}.`,
+      };
     }
     return await onTicket(ctx, target.number, async (c) => {
       const t = c.row;
-      const msg = (await c.tx
-        .insert(ticketMessages)
-        .values({ ticketId: t.id, kind: "reply", author: "requester", userId: null, body: input.body, createdAt: c.now })
-        .returning())[0]!;
-      c.row = (await c.tx.update(tickets).set({ lastMessageAt: c.now, updatedAt: c.now }).where(eq(tickets.id, t.id)).returning())[0]!;
+      const msg = (
+        await c.tx
+          .insert(ticketMessages)
+          .values({
+            ticketId: t.id,
+            kind: "reply",
+            author: "requester",
+            userId: null,
+            body: input.body,
+            createdAt: c.now,
+          })
+          .returning()
+      )[0]!;
+      c.row = (
+        await c.tx
+          .update(tickets)
+          .set({ lastMessageAt: c.now, updatedAt: c.now })
+          .where(eq(tickets.id, t.id))
+          .returning()
+      )[0]!;
       const reopened = t.status === "pending" || t.status === "solved";
       if (reopened) await moveStatus(c, ctx, "open", "requester_reply");
-      await audit(c.tx, ctx, "tickets.requester_reply", { type: "ticket", id: t.number, detail: { messageId: msg.id, reopened } });
-      await emit(c.tx, ctx, ticketRequesterReplied, { id: t.number }, {
-        number: t.number,
-        subject: t.subject,
-        requesterEmail: t.requesterEmail,
-        requesterName: t.requesterName,
-        messageId: msg.id,
-        body: input.body,
-        status: c.row.status,
-        reopened,
-        assigneeUserId: c.row.assigneeId,
+      await audit(c.tx, ctx, "tickets.requester_reply", {
+        type: "ticket",
+        id: t.number,
+        detail: { messageId: msg.id, reopened },
       });
+      await emit(
+        c.tx,
+        ctx,
+        ticketRequesterReplied,
+        { id: t.number },
+        {
+          number: t.number,
+          subject: t.subject,
+          requesterEmail: t.requesterEmail,
+          requesterName: t.requesterName,
+          messageId: msg.id,
+          body: input.body,
+          status: c.row.status,
+          reopened,
+          assigneeUserId: c.row.assigneeId,
+        },
+      );
       return {
         id: t.number,
         messageId: msg.id,
         status: c.row.status,
         reopened,
-        ...(redirectedFrom !== null && { note: `Ticket #${redirectedFrom} was merged into #${t.number}; the message was added there.` }),
+        ...(redirectedFrom !== null && {
+          note: `Ticket #${redirectedFrom} was merged into #${t.number}; the message was added there.`,
+        }),
       };
     });
   });
@@ -151,12 +217,31 @@ export async function listMessages(ctx: ActorContext, input: v.InferOutput<typeo
   const t = await ticketByNumber(db, ctx, input.ticketId);
   const cond = and(eq(ticketMessages.ticketId, t.id), input.kind ? eq(ticketMessages.kind, input.kind) : undefined);
   const total = (await db.select({ n: count() }).from(ticketMessages).where(cond))[0]!.n;
-  const rows = await db.select().from(ticketMessages).where(cond).orderBy(asc(ticketMessages.createdAt), asc(ticketMessages.id)).limit(input.limit).offset(input.offset);
-  const authors = await usersOf(db, rows.map((m) => m.userId));
+  const rows = await db
+    .select()
+    .from(ticketMessages)
+    .where(cond)
+    .orderBy(asc(ticketMessages.createdAt), asc(ticketMessages.id))
+    .limit(input.limit)
+    .offset(input.offset);
+  const authors = await usersOf(
+    db,
+    rows.map((m) => m.userId),
+  );
   if (t.mergedIntoId !== null && total === 0) {
-    const into = (await db.select({ n: tickets.number }).from(tickets).where(eq(tickets.id, t.mergedIntoId)).limit(1))[0]?.n;
-    if (into !== undefined) return { ...page([], 0, input.limit, input.offset), note: `Ticket #${t.number} was merged into #${into}; its messages are there.` };
+    const into = (
+      await db.select({ n: tickets.number }).from(tickets).where(eq(tickets.id, t.mergedIntoId)).limit(1)
+    )[0]?.n;
+    if (into !== undefined)
+      return {
+        ...page([], 0, input.limit, input.offset),
+        note: `Ticket #${t.number} was merged into #${into}; its messages are there.`,
+      };
   }
-  return page(rows.map((m) => messageOut(m, authors)), total, input.limit, input.offset);
+  return page(
+    rows.map((m) => messageOut(m, authors)),
+    total,
+    input.limit,
+    input.offset,
+  );
 }
-

@@ -27,28 +27,51 @@ function assignedTo(companyId: number, userId: number) {
 }
 
 export async function openTicketsOf(q: Q, companyId: number, userId: number): Promise<OpenTickets> {
-  const rows = await q.select({ number: tickets.number }).from(tickets).where(assignedTo(companyId, userId)).orderBy(asc(tickets.number));
+  const rows = await q
+    .select({ number: tickets.number })
+    .from(tickets)
+    .where(assignedTo(companyId, userId))
+    .orderBy(asc(tickets.number));
   return { openTickets: rows.length, numbers: rows.slice(0, 10).map((r) => `#${r.number}`) };
 }
 
 /** Moves `fromUserId`'s open tickets to `toUserId` (null: unassigned); returns their numbers. */
-export async function handOverTickets(tx: Db, ctx: ActorContext, fromUserId: number, toUserId: number | null): Promise<number[]> {
-  const rows = await tx.select().from(tickets).where(assignedTo(ctx.company.id, fromUserId)).orderBy(asc(tickets.number));
+export async function handOverTickets(
+  tx: Db,
+  ctx: ActorContext,
+  fromUserId: number,
+  toUserId: number | null,
+): Promise<number[]> {
+  const rows = await tx
+    .select()
+    .from(tickets)
+    .where(assignedTo(ctx.company.id, fromUserId))
+    .orderBy(asc(tickets.number));
   const now = ctx.deps.clock.now();
   for (const t of rows) {
     await tx.update(tickets).set({ assigneeId: toUserId, updatedAt: now }).where(eq(tickets.id, t.id));
-    await audit(tx, ctx, "tickets.assign", { type: "ticket", id: t.number, detail: { from: fromUserId, to: toUserId, reason: "member_removed" } });
-    await emit(tx, ctx, ticketAssigned, { id: t.number }, {
-      number: t.number,
-      subject: t.subject,
-      requesterEmail: t.requesterEmail,
-      requesterName: t.requesterName,
-      priority: t.priority,
-      status: t.status,
-      assigneeUserId: toUserId,
-      previousAssigneeUserId: fromUserId,
-      byUserId: ctx.principal.userId,
+    await audit(tx, ctx, "tickets.assign", {
+      type: "ticket",
+      id: t.number,
+      detail: { from: fromUserId, to: toUserId, reason: "member_removed" },
     });
+    await emit(
+      tx,
+      ctx,
+      ticketAssigned,
+      { id: t.number },
+      {
+        number: t.number,
+        subject: t.subject,
+        requesterEmail: t.requesterEmail,
+        requesterName: t.requesterName,
+        priority: t.priority,
+        status: t.status,
+        assigneeUserId: toUserId,
+        previousAssigneeUserId: fromUserId,
+        byUserId: ctx.principal.userId,
+      },
+    );
   }
   return rows.map((t) => t.number);
 }

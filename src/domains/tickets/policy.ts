@@ -36,21 +36,32 @@ export async function getSlaPolicy(ctx: ActorContext) {
 export async function updateSlaPolicy(ctx: ActorContext, input: v.InferOutput<typeof slaPolicyUpdateInput>) {
   ticketsWrite(ctx);
   if (input.timeZone !== undefined && !isTimeZone(input.timeZone))
-    throw invalid(`timeZone "${input.timeZone.slice(0, 64)}" is not an IANA time zone; use a name such as Europe/Berlin or America/New_York.`);
+    throw invalid(
+      `timeZone "${input.timeZone.slice(0, 64)}" is not an IANA time zone; use a name such as Europe/Berlin or America/New_York.`,
+    );
   if (input.businessHours !== undefined) parseWeekHours(input.businessHours);
   return ctx.deps.db.transaction(async (tx) => {
     const current = await policyOf(tx, ctx.company.id);
     const targets = { ...current.targets };
     for (const p of TICKET_PRIORITIES) {
       const t = input.targets?.[p];
-      if (t) targets[p] = { ...targets[p], ...Object.fromEntries(Object.entries(t).filter(([, x]) => x !== undefined)) };
+      if (t)
+        targets[p] = { ...targets[p], ...Object.fromEntries(Object.entries(t).filter(([, x]) => x !== undefined)) };
       const r = targets[p];
-      if (r.firstResponseMinutes !== null && r.resolutionMinutes !== null && r.resolutionMinutes < r.firstResponseMinutes)
-        throw invalid(`targets.${p}: resolutionMinutes (${r.resolutionMinutes}) is shorter than firstResponseMinutes (${r.firstResponseMinutes}).`);
+      if (
+        r.firstResponseMinutes !== null &&
+        r.resolutionMinutes !== null &&
+        r.resolutionMinutes < r.firstResponseMinutes
+      )
+        throw invalid(
+          `targets.${p}: resolutionMinutes (${r.resolutionMinutes}) is shorter than firstResponseMinutes (${r.firstResponseMinutes}).`,
+        );
     }
     const next: Policy = {
       timeZone: input.timeZone ?? current.timeZone,
-      businessHours: input.businessHours ? Object.fromEntries(Object.entries(input.businessHours).filter(([, x]) => x !== undefined)) : current.businessHours,
+      businessHours: input.businessHours
+        ? Object.fromEntries(Object.entries(input.businessHours).filter(([, x]) => x !== undefined))
+        : current.businessHours,
       holidays: input.holidays ? [...new Set(input.holidays)].sort() : current.holidays,
       targets,
       autoCloseDays: input.autoCloseDays !== undefined ? input.autoCloseDays : current.autoCloseDays,
@@ -60,7 +71,10 @@ export async function updateSlaPolicy(ctx: ActorContext, input: v.InferOutput<ty
     );
     const row = { companyId: ctx.company.id, ...next, updatedAt: ctx.deps.clock.now() };
     if (fields.length || current.isDefault) {
-      await tx.insert(ticketSlaPolicies).values(row).onConflictDoUpdate({ target: ticketSlaPolicies.companyId, set: { ...next, updatedAt: row.updatedAt } });
+      await tx
+        .insert(ticketSlaPolicies)
+        .values(row)
+        .onConflictDoUpdate({ target: ticketSlaPolicies.companyId, set: { ...next, updatedAt: row.updatedAt } });
       await audit(tx, ctx, "ticket_sla_policy.update", { type: "company", id: ctx.company.id, detail: { fields } });
       await emit(tx, ctx, slaPolicyUpdated, { id: ctx.company.id }, { fields: [...fields], timeZone: next.timeZone });
     }

@@ -57,7 +57,10 @@ const tag = v.pipe(
   v.toLowerCase(),
   v.check((t) => /^[a-z0-9][a-z0-9_:-]{0,39}$/.test(t), "Tags are 1-40 letters, digits, - _ or :, e.g. billing."),
 );
-const tags = v.pipe(v.array(tag, "tags must be a list of strings."), v.maxLength(MAX_TAGS, `At most ${MAX_TAGS} tags.`));
+const tags = v.pipe(
+  v.array(tag, "tags must be a list of strings."),
+  v.maxLength(MAX_TAGS, `At most ${MAX_TAGS} tags.`),
+);
 
 export const status = v.picklist(TICKET_STATUSES, `status must be one of ${TICKET_STATUSES.join(", ")}.`);
 export const priority = v.picklist(TICKET_PRIORITIES, `priority must be one of ${TICKET_PRIORITIES.join(", ")}.`);
@@ -68,7 +71,15 @@ const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const userRef = (what: string, extra: string[] = []) => {
   const msg = `${what} is a user id, an email or ${["me", ...extra].map((x) => `"${x}"`).join(" or ")}.`;
   return v.union(
-    [positive(what), v.pipe(v.string(msg), v.trim(), v.maxLength(254, msg), v.check((s) => s === "me" || extra.includes(s) || EMAIL_RE.test(s), msg))],
+    [
+      positive(what),
+      v.pipe(
+        v.string(msg),
+        v.trim(),
+        v.maxLength(254, msg),
+        v.check((s) => s === "me" || extra.includes(s) || EMAIL_RE.test(s), msg),
+      ),
+    ],
     msg,
   );
 };
@@ -86,7 +97,10 @@ export const ticketListInput = v.strictObject({
   requester: v.optional(v.pipe(v.string("requester must be a string."), v.trim(), v.minLength(1), v.maxLength(254))),
   breached: v.optional(v.boolean("breached must be true or false.")),
   q: v.optional(v.pipe(v.string("q must be a string."), v.trim(), v.minLength(1), v.maxLength(200))),
-  sort: v.optional(v.picklist(["updated", "created", "due", "priority"], "sort must be updated, created, due or priority."), "updated"),
+  sort: v.optional(
+    v.picklist(["updated", "created", "due", "priority"], "sort must be updated, created, due or priority."),
+    "updated",
+  ),
   ...pageInput,
 });
 
@@ -133,7 +147,13 @@ export const messageListInput = v.strictObject({
 });
 
 const minutes = (what: string) =>
-  v.nullable(v.pipe(v.number(`${what} must be a number.`), v.integer(`${what} must be whole minutes.`), v.check((n) => n >= 1 && n <= 60 * 24 * 365, `${what} is 1 minute to a year, or null for no target.`)));
+  v.nullable(
+    v.pipe(
+      v.number(`${what} must be a number.`),
+      v.integer(`${what} must be whole minutes.`),
+      v.check((n) => n >= 1 && n <= 60 * 24 * 365, `${what} is 1 minute to a year, or null for no target.`),
+    ),
+  );
 
 const target = v.strictObject({
   firstResponseMinutes: v.optional(minutes("firstResponseMinutes")),
@@ -148,10 +168,25 @@ const day = v.pipe(v.array(v.pipe(v.string(), v.maxLength(20))), v.maxLength(6, 
 export const slaPolicyUpdateInput = v.strictObject({
   timeZone: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(64))),
   // Day names are checked by the verb too (parseWeekHours); the description shows the form.
-  businessHours: v.optional(v.record(v.pipe(v.string(), v.check((d) => (DAY_NAMES as readonly string[]).includes(d), `Days are ${DAY_NAMES.join(", ")}.`)), day)),
-  holidays: v.optional(v.pipe(v.array(v.pipe(v.string(), v.isoDate("Holidays are dates, YYYY-MM-DD."))), v.maxLength(400, "At most 400 holidays."))),
+  businessHours: v.optional(
+    v.record(
+      v.pipe(
+        v.string(),
+        v.check((d) => (DAY_NAMES as readonly string[]).includes(d), `Days are ${DAY_NAMES.join(", ")}.`),
+      ),
+      day,
+    ),
+  ),
+  holidays: v.optional(
+    v.pipe(
+      v.array(v.pipe(v.string(), v.isoDate("Holidays are dates, YYYY-MM-DD."))),
+      v.maxLength(400, "At most 400 holidays."),
+    ),
+  ),
   targets: v.optional(v.record(priority, target)),
-  autoCloseDays: v.optional(v.nullable(v.pipe(v.number(), v.integer("autoCloseDays must be whole days."), v.minValue(1), v.maxValue(365)))),
+  autoCloseDays: v.optional(
+    v.nullable(v.pipe(v.number(), v.integer("autoCloseDays must be whole days."), v.minValue(1), v.maxValue(365))),
+  ),
 });
 
 export const tagListInput = v.strictObject({ ...pageInput });

@@ -27,7 +27,15 @@ import { emit, type EventActor } from "../../core/events";
 import { anyRow, type JobDef } from "../../core/jobs";
 import { addWorkingTime, parseWeekHours, type Schedule } from "./business-time";
 import { ticketSlaBreached, ticketStatusChanged } from "./events";
-import { ticketSlaPolicies, tickets, type SlaPause, type SlaTarget, type TicketPriority, type TicketStatus, type WeekHours } from "./tables";
+import {
+  ticketSlaPolicies,
+  tickets,
+  type SlaPause,
+  type SlaTarget,
+  type TicketPriority,
+  type TicketStatus,
+  type WeekHours,
+} from "./tables";
 
 type Q = Pick<Db, "select">;
 export type TicketRow = typeof tickets.$inferSelect;
@@ -45,7 +53,13 @@ const WEEKDAYS_9_TO_5 = ["09:00-17:00"];
 /** What a company without a policy of its own gets: Mon–Fri 09:00–17:00 UTC, urgent 24/7. */
 export const DEFAULT_POLICY: Policy = Object.freeze({
   timeZone: "UTC",
-  businessHours: { mon: WEEKDAYS_9_TO_5, tue: WEEKDAYS_9_TO_5, wed: WEEKDAYS_9_TO_5, thu: WEEKDAYS_9_TO_5, fri: WEEKDAYS_9_TO_5 },
+  businessHours: {
+    mon: WEEKDAYS_9_TO_5,
+    tue: WEEKDAYS_9_TO_5,
+    wed: WEEKDAYS_9_TO_5,
+    thu: WEEKDAYS_9_TO_5,
+    fri: WEEKDAYS_9_TO_5,
+  },
   holidays: [],
   targets: {
     urgent: { firstResponseMinutes: 60, resolutionMinutes: 8 * 60, businessHours: false },
@@ -59,7 +73,14 @@ export const DEFAULT_POLICY: Policy = Object.freeze({
 export async function policyOf(q: Q, companyId: number): Promise<Policy & { isDefault: boolean }> {
   const row = (await q.select().from(ticketSlaPolicies).where(eq(ticketSlaPolicies.companyId, companyId)).limit(1))[0];
   if (!row) return { ...DEFAULT_POLICY, isDefault: true };
-  return { timeZone: row.timeZone, businessHours: row.businessHours, holidays: row.holidays, targets: row.targets, autoCloseDays: row.autoCloseDays, isDefault: false };
+  return {
+    timeZone: row.timeZone,
+    businessHours: row.businessHours,
+    holidays: row.holidays,
+    targets: row.targets,
+    autoCloseDays: row.autoCloseDays,
+    isDefault: false,
+  };
 }
 
 export function scheduleFor(p: Policy, target: SlaTarget): Schedule {
@@ -80,7 +101,10 @@ export function dueTimes(t: SlaFields, p: Policy): { firstResponseDueAt: Date | 
   const target = p.targets[t.priority];
   const start = t.createdAt.getTime();
   const sched = scheduleFor(p, target);
-  const fr = target.firstResponseMinutes === null ? null : new Date(addWorkingTime(start, target.firstResponseMinutes * 60_000, sched));
+  const fr =
+    target.firstResponseMinutes === null
+      ? null
+      : new Date(addWorkingTime(start, target.firstResponseMinutes * 60_000, sched));
   let res: Date | null = null;
   if (target.resolutionMinutes !== null && t.slaPausedAt === null && RUNNING.includes(t.status)) {
     const pauses = t.slaPauses.map(([a, b]) => [Date.parse(a), Date.parse(b)] as [number, number]);
@@ -113,7 +137,8 @@ export function slaView(t: TicketRow, now: Date) {
   const ms = now.getTime();
   let fr: TargetState;
   if (t.firstResponseBreachedAt) fr = "breached";
-  else if (t.firstRespondedAt) fr = t.firstResponseDueAt && t.firstRespondedAt >= t.firstResponseDueAt ? "breached" : "met";
+  else if (t.firstRespondedAt)
+    fr = t.firstResponseDueAt && t.firstRespondedAt >= t.firstResponseDueAt ? "breached" : "met";
   else if (!t.firstResponseDueAt) fr = "none";
   else if (!AWAITING_FIRST_REPLY.includes(t.status)) fr = "stopped";
   else fr = t.firstResponseDueAt.getTime() <= ms ? "breached" : "running";
@@ -147,7 +172,13 @@ export function breachedTargets(t: TicketRow, now: Date): ("first_response" | "r
 export async function recordBreaches(tx: Db, actor: EventActor, t: TicketRow, now: Date): Promise<TicketRow> {
   let row = t;
   const frDue = row.firstResponseDueAt;
-  if (!row.firstResponseBreachedAt && frDue && frDue <= now && !row.firstRespondedAt && AWAITING_FIRST_REPLY.includes(row.status)) {
+  if (
+    !row.firstResponseBreachedAt &&
+    frDue &&
+    frDue <= now &&
+    !row.firstRespondedAt &&
+    AWAITING_FIRST_REPLY.includes(row.status)
+  ) {
     const won = await tx
       .update(tickets)
       .set({ firstResponseBreachedAt: frDue })
@@ -173,19 +204,32 @@ export async function recordBreaches(tx: Db, actor: EventActor, t: TicketRow, no
   return row;
 }
 
-async function announce(tx: Db, actor: EventActor, t: TicketRow, target: "first_response" | "resolution", due: Date, now: Date) {
-  await emit(tx, actor, ticketSlaBreached, { id: t.number }, {
-    number: t.number,
-    subject: t.subject,
-    requesterEmail: t.requesterEmail,
-    requesterName: t.requesterName,
-    target,
-    dueAt: due.toISOString(),
-    detectedAt: now.toISOString(),
-    priority: t.priority,
-    status: t.status,
-    assigneeUserId: t.assigneeId,
-  });
+async function announce(
+  tx: Db,
+  actor: EventActor,
+  t: TicketRow,
+  target: "first_response" | "resolution",
+  due: Date,
+  now: Date,
+) {
+  await emit(
+    tx,
+    actor,
+    ticketSlaBreached,
+    { id: t.number },
+    {
+      number: t.number,
+      subject: t.subject,
+      requesterEmail: t.requesterEmail,
+      requesterName: t.requesterName,
+      target,
+      dueAt: due.toISOString(),
+      detectedAt: now.toISOString(),
+      priority: t.priority,
+      status: t.status,
+      assigneeUserId: t.assigneeId,
+    },
+  );
 }
 
 const BATCH = 200;
@@ -197,8 +241,18 @@ const BATCH = 200;
  */
 const breachDue = (now: Date) =>
   or(
-    and(lte(tickets.firstResponseDueAt, now), isNull(tickets.firstResponseBreachedAt), isNull(tickets.firstRespondedAt), inArray(tickets.status, [...AWAITING_FIRST_REPLY])),
-    and(lte(tickets.resolutionDueAt, now), isNull(tickets.resolutionBreachedAt), isNull(tickets.slaPausedAt), inArray(tickets.status, [...RUNNING])),
+    and(
+      lte(tickets.firstResponseDueAt, now),
+      isNull(tickets.firstResponseBreachedAt),
+      isNull(tickets.firstRespondedAt),
+      inArray(tickets.status, [...AWAITING_FIRST_REPLY]),
+    ),
+    and(
+      lte(tickets.resolutionDueAt, now),
+      isNull(tickets.resolutionBreachedAt),
+      isNull(tickets.slaPausedAt),
+      inArray(tickets.status, [...RUNNING]),
+    ),
   );
 
 /**
@@ -243,10 +297,14 @@ const solvedBy = (t: Date) => and(eq(tickets.status, "solved"), isNotNull(ticket
  * read first; null when no setting can close anything.
  */
 async function closeDue(q: Db, now: Date): Promise<SQL | null> {
-  const settings = await q.selectDistinct({ days: ticketSlaPolicies.autoCloseDays }).from(ticketSlaPolicies).where(isNotNull(ticketSlaPolicies.autoCloseDays));
+  const settings = await q
+    .selectDistinct({ days: ticketSlaPolicies.autoCloseDays })
+    .from(ticketSlaPolicies)
+    .where(isNotNull(ticketSlaPolicies.autoCloseDays));
   const solvedDaysAgo = (days: number) => solvedBy(new Date(now.getTime() - days * DAY_MS));
   const branches = settings.map(({ days }) => and(eq(ticketSlaPolicies.autoCloseDays, days!), solvedDaysAgo(days!)));
-  if (DEFAULT_POLICY.autoCloseDays !== null) branches.push(and(isNull(ticketSlaPolicies.companyId), solvedDaysAgo(DEFAULT_POLICY.autoCloseDays)));
+  if (DEFAULT_POLICY.autoCloseDays !== null)
+    branches.push(and(isNull(ticketSlaPolicies.companyId), solvedDaysAgo(DEFAULT_POLICY.autoCloseDays)));
   return branches.length ? or(...branches)! : null;
 }
 
@@ -280,23 +338,31 @@ export async function autoClose(deps: Deps): Promise<number> {
     const batch = await dueToClose(deps.db, due, after, BATCH);
     for (const d of batch) {
       await deps.store.transaction(async (tx) => {
-        const won = (await tx
-          .update(tickets)
-          .set({ status: "closed", closedAt: now, updatedAt: now })
-          .where(and(eq(tickets.id, d.id), eq(tickets.status, "solved")))
-          .returning())[0];
+        const won = (
+          await tx
+            .update(tickets)
+            .set({ status: "closed", closedAt: now, updatedAt: now })
+            .where(and(eq(tickets.id, d.id), eq(tickets.status, "solved")))
+            .returning()
+        )[0];
         if (!won) return;
         closed++;
-        await emit(tx, { deps, company: { id: d.companyId } }, ticketStatusChanged, { id: won.number }, {
-          number: won.number,
-          subject: won.subject,
-          requesterEmail: won.requesterEmail,
-          requesterName: won.requesterName,
-          from: "solved",
-          to: "closed",
-          reason: "auto_close",
-          assigneeUserId: won.assigneeId,
-        });
+        await emit(
+          tx,
+          { deps, company: { id: d.companyId } },
+          ticketStatusChanged,
+          { id: won.number },
+          {
+            number: won.number,
+            subject: won.subject,
+            requesterEmail: won.requesterEmail,
+            requesterName: won.requesterName,
+            from: "solved",
+            to: "closed",
+            reason: "auto_close",
+            assigneeUserId: won.assigneeId,
+          },
+        );
       });
     }
     if (batch.length < BATCH) return closed;
@@ -307,9 +373,11 @@ export async function autoClose(deps: Deps): Promise<number> {
 export const ticketJobs: JobDef[] = [
   {
     name: "tickets.sla_breaches",
-    description: "Records SLA targets that passed their due time without being met and emits ticket.sla_breached once each.",
+    description:
+      "Records SLA targets that passed their due time without being met and emits ticket.sla_breached once each.",
     everyMs: 60_000,
-    pending: (deps) => anyRow(deps.db.select({ id: tickets.id }).from(tickets).where(breachDue(deps.clock.now())).limit(1)),
+    pending: (deps) =>
+      anyRow(deps.db.select({ id: tickets.id }).from(tickets).where(breachDue(deps.clock.now())).limit(1)),
     run: async (deps) => {
       await checkBreaches(deps);
     },

@@ -7,7 +7,19 @@
  * Zendesk, Freshdesk and Chatwoot address theirs; the row id is internal
  * (foreign keys only) and never appears in a tool's input or output.
  */
-import { createdAt, id, index, integer, json, primaryKey, table, text, time, uniqueIndex, updatedAt } from "../../core/columns";
+import {
+  createdAt,
+  id,
+  index,
+  integer,
+  json,
+  primaryKey,
+  table,
+  text,
+  time,
+  uniqueIndex,
+  updatedAt,
+} from "../../core/columns";
 import { companies, users } from "../accounts/tables";
 
 export const TICKET_STATUSES = ["new", "open", "pending", "solved", "closed"] as const;
@@ -23,7 +35,9 @@ export const tickets = table(
   "tickets",
   {
     id: id(),
-    companyId: integer("company_id").notNull().references(() => companies.id, { onDelete: "cascade" }),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
     /** Per company, from ticket_counters: what people and tools call the ticket (#1042). */
     number: integer("number").notNull(),
     subject: text("subject").notNull(),
@@ -75,7 +89,9 @@ export const ticketMessages = table(
   "ticket_messages",
   {
     id: id(),
-    ticketId: integer("ticket_id").notNull().references(() => tickets.id, { onDelete: "cascade" }),
+    ticketId: integer("ticket_id")
+      .notNull()
+      .references(() => tickets.id, { onDelete: "cascade" }),
     kind: text("kind").$type<MessageKind>().notNull(),
     author: text("author").$type<"agent" | "requester" | "system">().notNull(),
     /** The agent who wrote it; null for the requester and the system. */
@@ -91,7 +107,9 @@ export const ticketMessages = table(
 export const ticketTags = table(
   "ticket_tags",
   {
-    ticketId: integer("ticket_id").notNull().references(() => tickets.id, { onDelete: "cascade" }),
+    ticketId: integer("ticket_id")
+      .notNull()
+      .references(() => tickets.id, { onDelete: "cascade" }),
     tag: text("tag").notNull(),
   },
   (t) => [primaryKey({ columns: [t.ticketId, t.tag] }), index("ticket_tags_tag").on(t.tag)],
@@ -99,7 +117,9 @@ export const ticketTags = table(
 
 /** The last ticket number handed out per company (an atomic upsert hands out the next). */
 export const ticketCounters = table("ticket_counters", {
-  companyId: integer("company_id").primaryKey().references(() => companies.id, { onDelete: "cascade" }),
+  companyId: integer("company_id")
+    .primaryKey()
+    .references(() => companies.id, { onDelete: "cascade" }),
   lastNumber: integer("last_number").notNull(),
 });
 
@@ -115,7 +135,9 @@ export type WeekHours = Partial<Record<"mon" | "tue" | "wed" | "thu" | "fri" | "
 
 /** A company's SLA policy; a company without a row uses the defaults (sla.ts). */
 export const ticketSlaPolicies = table("ticket_sla_policies", {
-  companyId: integer("company_id").primaryKey().references(() => companies.id, { onDelete: "cascade" }),
+  companyId: integer("company_id")
+    .primaryKey()
+    .references(() => companies.id, { onDelete: "cascade" }),
   timeZone: text("time_zone").notNull(),
   businessHours: json<WeekHours>("business_hours").notNull(),
   /** Local dates (YYYY-MM-DD) without business hours. */

@@ -13,10 +13,28 @@ import { emit } from "../../core/events";
 import { page } from "../../core/pagination";
 import { byText, containsText } from "../../core/sql";
 import { users } from "../accounts/tables";
-import { assigneeOf, extrasFor, messageOut, ref, ticketByNumber, ticketOut, ticketsRead, ticketsWrite, userIdOf, usersOf } from "./access";
+import {
+  assigneeOf,
+  extrasFor,
+  messageOut,
+  ref,
+  ticketByNumber,
+  ticketOut,
+  ticketsRead,
+  ticketsWrite,
+  userIdOf,
+  usersOf,
+} from "./access";
 import { ticketAssigned, ticketCreated, ticketDeleted, ticketUpdated } from "./events";
 import { checkTransition, moveStatus, nextNumber, onTicket } from "./lifecycle";
-import type { ticketAssignInput, ticketCreateInput, ticketListInput, ticketRef, ticketStatusInput, ticketUpdateInput } from "./schemas";
+import type {
+  ticketAssignInput,
+  ticketCreateInput,
+  ticketListInput,
+  ticketRef,
+  ticketStatusInput,
+  ticketUpdateInput,
+} from "./schemas";
 import { dueTimes, policyOf, recordBreaches, type TicketRow } from "./sla";
 import { ticketMessages, tickets, ticketTags, type TicketStatus } from "./tables";
 
@@ -29,7 +47,11 @@ async function setTags(tx: Db, ticketId: number, tags: string[]) {
 }
 
 /** Opens a ticket for a requester's first message (status new, or open when assigned). */
-export async function createTicket(ctx: ActorContext, input: v.InferOutput<typeof ticketCreateInput>, opts: { followUpOf?: TicketRow } = {}) {
+export async function createTicket(
+  ctx: ActorContext,
+  input: v.InferOutput<typeof ticketCreateInput>,
+  opts: { followUpOf?: TicketRow } = {},
+) {
   ticketsWrite(ctx);
   return ctx.deps.db.transaction(async (tx) => {
     const now = ctx.deps.clock.now();
@@ -39,55 +61,82 @@ export async function createTicket(ctx: ActorContext, input: v.InferOutput<typeo
     const status: TicketStatus = assignee ? "open" : "new";
     const base = { createdAt: now, priority: input.priority, status, slaPausedAt: null, slaPauses: [] };
     const dues = dueTimes(base, policy);
-    const row = (await tx
-      .insert(tickets)
-      .values({
-        companyId: ctx.company.id,
-        number,
-        subject: input.subject,
-        requesterEmail: input.requesterEmail.toLowerCase(),
-        requesterName: input.requesterName ?? null,
-        assigneeId: assignee?.id ?? null,
-        followUpOfId: opts.followUpOf?.id ?? null,
-        updatedAt: now,
-        lastMessageAt: now,
-        ...base,
-        ...dues,
-      })
-      .returning())[0]!;
-    const msg = (await tx
-      .insert(ticketMessages)
-      .values({ ticketId: row.id, kind: "reply", author: "requester", userId: null, body: input.body, createdAt: now })
-      .returning({ id: ticketMessages.id }))[0]!;
+    const row = (
+      await tx
+        .insert(tickets)
+        .values({
+          companyId: ctx.company.id,
+          number,
+          subject: input.subject,
+          requesterEmail: input.requesterEmail.toLowerCase(),
+          requesterName: input.requesterName ?? null,
+          assigneeId: assignee?.id ?? null,
+          followUpOfId: opts.followUpOf?.id ?? null,
+          updatedAt: now,
+          lastMessageAt: now,
+          ...base,
+          ...dues,
+        })
+        .returning()
+    )[0]!;
+    const msg = (
+      await tx
+        .insert(ticketMessages)
+        .values({
+          ticketId: row.id,
+          kind: "reply",
+          author: "requester",
+          userId: null,
+          body: input.body,
+          createdAt: now,
+        })
+        .returning({ id: ticketMessages.id })
+    )[0]!;
     const tags = [...new Set(input.tags ?? [])].sort();
     await setTags(tx, row.id, tags);
-    await audit(tx, ctx, "tickets.create", { type: "ticket", id: number, detail: { messageId: msg.id, followUpOf: opts.followUpOf?.number ?? null } });
-    await emit(tx, ctx, ticketCreated, { id: number }, {
-      number,
-      subject: row.subject,
-      requesterEmail: row.requesterEmail,
-      requesterName: row.requesterName,
-      status,
-      priority: row.priority,
-      assigneeUserId: row.assigneeId,
-      tags,
-      body: input.body,
-      firstResponseDueAt: iso(row.firstResponseDueAt),
-      resolutionDueAt: iso(row.resolutionDueAt),
-      followUpOf: opts.followUpOf?.number ?? null,
+    await audit(tx, ctx, "tickets.create", {
+      type: "ticket",
+      id: number,
+      detail: { messageId: msg.id, followUpOf: opts.followUpOf?.number ?? null },
     });
-    if (assignee)
-      await emit(tx, ctx, ticketAssigned, { id: number }, {
+    await emit(
+      tx,
+      ctx,
+      ticketCreated,
+      { id: number },
+      {
         number,
         subject: row.subject,
         requesterEmail: row.requesterEmail,
         requesterName: row.requesterName,
-        priority: row.priority,
         status,
-        assigneeUserId: assignee.id,
-        previousAssigneeUserId: null,
-        byUserId: ctx.principal.userId,
-      });
+        priority: row.priority,
+        assigneeUserId: row.assigneeId,
+        tags,
+        body: input.body,
+        firstResponseDueAt: iso(row.firstResponseDueAt),
+        resolutionDueAt: iso(row.resolutionDueAt),
+        followUpOf: opts.followUpOf?.number ?? null,
+      },
+    );
+    if (assignee)
+      await emit(
+        tx,
+        ctx,
+        ticketAssigned,
+        { id: number },
+        {
+          number,
+          subject: row.subject,
+          requesterEmail: row.requesterEmail,
+          requesterName: row.requesterName,
+          priority: row.priority,
+          status,
+          assigneeUserId: assignee.id,
+          previousAssigneeUserId: null,
+          byUserId: ctx.principal.userId,
+        },
+      );
     return {
       id: number,
       ref: ref(number),
@@ -109,16 +158,30 @@ export async function getTicket(ctx: ActorContext, input: v.InferOutput<typeof t
   const [x, total, recent, merged] = [
     await extrasFor(db, [t]),
     (await db.select({ n: count() }).from(ticketMessages).where(eq(ticketMessages.ticketId, t.id)))[0]!.n,
-    await db.select().from(ticketMessages).where(eq(ticketMessages.ticketId, t.id)).orderBy(desc(ticketMessages.createdAt), desc(ticketMessages.id)).limit(MESSAGES_IN_GET),
-    await db.select({ number: tickets.number }).from(tickets).where(eq(tickets.mergedIntoId, t.id)).orderBy(asc(tickets.number)),
+    await db
+      .select()
+      .from(ticketMessages)
+      .where(eq(ticketMessages.ticketId, t.id))
+      .orderBy(desc(ticketMessages.createdAt), desc(ticketMessages.id))
+      .limit(MESSAGES_IN_GET),
+    await db
+      .select({ number: tickets.number })
+      .from(tickets)
+      .where(eq(tickets.mergedIntoId, t.id))
+      .orderBy(asc(tickets.number)),
   ];
-  const authors = await usersOf(db, recent.map((m) => m.userId));
+  const authors = await usersOf(
+    db,
+    recent.map((m) => m.userId),
+  );
   return {
     ...ticketOut(t, x, now),
     mergedTicketIds: merged.map((m) => m.number),
     messagesTotal: total,
     messages: recent.reverse().map((m) => messageOut(m, authors)),
-    ...(total > MESSAGES_IN_GET && { olderMessages: `Showing the newest ${MESSAGES_IN_GET}; page older ones with ticket_messages_list.` }),
+    ...(total > MESSAGES_IN_GET && {
+      olderMessages: `Showing the newest ${MESSAGES_IN_GET}; page older ones with ticket_messages_list.`,
+    }),
   };
 }
 
@@ -130,8 +193,18 @@ function breachedSql(now: Date): SQL {
   return or(
     isNotNull(tickets.firstResponseBreachedAt),
     isNotNull(tickets.resolutionBreachedAt),
-    and(isNotNull(tickets.firstResponseDueAt), lte(tickets.firstResponseDueAt, now), isNull(tickets.firstRespondedAt), inArray(tickets.status, [...AWAITING])),
-    and(isNotNull(tickets.resolutionDueAt), lte(tickets.resolutionDueAt, now), isNull(tickets.slaPausedAt), inArray(tickets.status, [...RUNNING])),
+    and(
+      isNotNull(tickets.firstResponseDueAt),
+      lte(tickets.firstResponseDueAt, now),
+      isNull(tickets.firstRespondedAt),
+      inArray(tickets.status, [...AWAITING]),
+    ),
+    and(
+      isNotNull(tickets.resolutionDueAt),
+      lte(tickets.resolutionDueAt, now),
+      isNull(tickets.slaPausedAt),
+      inArray(tickets.status, [...RUNNING]),
+    ),
   )!;
 }
 
@@ -147,7 +220,8 @@ export async function listTickets(ctx: ActorContext, input: v.InferOutput<typeof
   const db = ctx.deps.db;
   const now = ctx.deps.clock.now();
   const where: (SQL | undefined)[] = [eq(tickets.companyId, ctx.company.id)];
-  if (input.status !== undefined) where.push(input.status === "unsolved" ? inArray(tickets.status, [...AWAITING]) : eq(tickets.status, input.status));
+  if (input.status !== undefined)
+    where.push(input.status === "unsolved" ? inArray(tickets.status, [...AWAITING]) : eq(tickets.status, input.status));
   if (input.priority !== undefined) where.push(eq(tickets.priority, input.priority));
   if (input.assigneeId === "none") where.push(isNull(tickets.assigneeId));
   else if (input.assigneeId !== undefined) {
@@ -159,7 +233,11 @@ export async function listTickets(ctx: ActorContext, input: v.InferOutput<typeof
   if (input.requester !== undefined) {
     const r = input.requester.toLowerCase();
     // A whole address matches exactly; a fragment (a domain, a name) matches within email or name.
-    where.push(r.includes("@") && !r.startsWith("@") ? eq(tickets.requesterEmail, r) : or(containsText(tickets.requesterEmail, r), containsText(tickets.requesterName, r)));
+    where.push(
+      r.includes("@") && !r.startsWith("@")
+        ? eq(tickets.requesterEmail, r)
+        : or(containsText(tickets.requesterEmail, r), containsText(tickets.requesterName, r)),
+    );
   }
   if (input.breached !== undefined) where.push(input.breached ? breachedSql(now) : not(breachedSql(now)));
   if (input.q !== undefined) {
@@ -186,9 +264,20 @@ export async function listTickets(ctx: ActorContext, input: v.InferOutput<typeof
         : input.sort === "priority"
           ? [asc(priorityRank), desc(tickets.updatedAt), desc(tickets.id)]
           : [desc(tickets.updatedAt), desc(tickets.id)];
-  const rows = await db.select().from(tickets).where(cond).orderBy(...order).limit(input.limit).offset(input.offset);
+  const rows = await db
+    .select()
+    .from(tickets)
+    .where(cond)
+    .orderBy(...order)
+    .limit(input.limit)
+    .offset(input.offset);
   const x = await extrasFor(db, rows);
-  return page(rows.map((r) => ticketOut(r, x, now)), total, input.limit, input.offset);
+  return page(
+    rows.map((r) => ticketOut(r, x, now)),
+    total,
+    input.limit,
+    input.offset,
+  );
 }
 
 export async function updateTicket(ctx: ActorContext, input: v.InferOutput<typeof ticketUpdateInput>) {
@@ -206,7 +295,9 @@ export async function updateTicket(ctx: ActorContext, input: v.InferOutput<typeo
       set.firstResponseDueAt = t.firstRespondedAt ? t.firstResponseDueAt : dues.firstResponseDueAt;
       set.resolutionDueAt = dues.resolutionDueAt;
     }
-    const current = (await c.tx.select({ tag: ticketTags.tag }).from(ticketTags).where(eq(ticketTags.ticketId, t.id))).map((r) => r.tag).sort();
+    const current = (await c.tx.select({ tag: ticketTags.tag }).from(ticketTags).where(eq(ticketTags.ticketId, t.id)))
+      .map((r) => r.tag)
+      .sort();
     let next = current;
     if (input.addTags || input.removeTags) {
       const s = new Set([...current, ...(input.addTags ?? [])]);
@@ -219,25 +310,44 @@ export async function updateTicket(ctx: ActorContext, input: v.InferOutput<typeo
       changes.tags = next;
     }
     if (!Object.keys(changes).length) return { id: t.number, status: t.status, changed: [] as string[] };
-    let row = (await c.tx.update(tickets).set({ ...set, updatedAt: c.now }).where(eq(tickets.id, t.id)).returning())[0]!;
+    let row = (
+      await c.tx
+        .update(tickets)
+        .set({ ...set, updatedAt: c.now })
+        .where(eq(tickets.id, t.id))
+        .returning()
+    )[0]!;
     // A priority raised past its own due time is breached now.
     row = await recordBreaches(c.tx, ctx, row, c.now);
-    await audit(c.tx, ctx, "tickets.update", { type: "ticket", id: t.number, detail: { changed: Object.keys(changes) } });
-    await emit(c.tx, ctx, ticketUpdated, { id: t.number }, {
-      number: t.number,
-      subject: row.subject,
-      requesterEmail: t.requesterEmail,
-      requesterName: t.requesterName,
-      changes,
-      firstResponseDueAt: iso(row.firstResponseDueAt),
-      resolutionDueAt: iso(row.resolutionDueAt),
-      assigneeUserId: row.assigneeId,
+    await audit(c.tx, ctx, "tickets.update", {
+      type: "ticket",
+      id: t.number,
+      detail: { changed: Object.keys(changes) },
     });
+    await emit(
+      c.tx,
+      ctx,
+      ticketUpdated,
+      { id: t.number },
+      {
+        number: t.number,
+        subject: row.subject,
+        requesterEmail: t.requesterEmail,
+        requesterName: t.requesterName,
+        changes,
+        firstResponseDueAt: iso(row.firstResponseDueAt),
+        resolutionDueAt: iso(row.resolutionDueAt),
+        assigneeUserId: row.assigneeId,
+      },
+    );
     return {
       id: t.number,
       status: row.status,
       changed: Object.keys(changes),
-      ...(changes.priority && { firstResponseDueAt: iso(row.firstResponseDueAt), resolutionDueAt: iso(row.resolutionDueAt) }),
+      ...(changes.priority && {
+        firstResponseDueAt: iso(row.firstResponseDueAt),
+        resolutionDueAt: iso(row.resolutionDueAt),
+      }),
     };
   });
 }
@@ -253,17 +363,23 @@ export async function assignTicket(ctx: ActorContext, input: v.InferOutput<typeo
     await c.tx.update(tickets).set({ assigneeId: to, updatedAt: c.now }).where(eq(tickets.id, t.id));
     c.row = { ...t, assigneeId: to, updatedAt: c.now };
     await audit(c.tx, ctx, "tickets.assign", { type: "ticket", id: t.number, detail: { from: t.assigneeId, to } });
-    await emit(c.tx, ctx, ticketAssigned, { id: t.number }, {
-      number: t.number,
-      subject: t.subject,
-      requesterEmail: t.requesterEmail,
-      requesterName: t.requesterName,
-      priority: t.priority,
-      status: t.status === "new" && to !== null ? "open" : t.status,
-      assigneeUserId: to,
-      previousAssigneeUserId: t.assigneeId,
-      byUserId: ctx.principal.userId,
-    });
+    await emit(
+      c.tx,
+      ctx,
+      ticketAssigned,
+      { id: t.number },
+      {
+        number: t.number,
+        subject: t.subject,
+        requesterEmail: t.requesterEmail,
+        requesterName: t.requesterName,
+        priority: t.priority,
+        status: t.status === "new" && to !== null ? "open" : t.status,
+        assigneeUserId: to,
+        previousAssigneeUserId: t.assigneeId,
+        byUserId: ctx.principal.userId,
+      },
+    );
     // Someone owns it now: a new ticket is open.
     if (t.status === "new" && to !== null) await moveStatus(c, ctx, "open", "agent");
     return { id: t.number, status: c.row.status, assigneeId: to, previousAssigneeId: t.assigneeId };
@@ -276,12 +392,18 @@ export async function setTicketStatus(ctx: ActorContext, input: v.InferOutput<ty
     const t = c.row;
     if (t.status === input.status) return { id: t.number, status: t.status, unchanged: true };
     if (t.status === "closed" && t.mergedIntoId !== null) {
-      const into = (await c.tx.select({ n: tickets.number }).from(tickets).where(eq(tickets.id, t.mergedIntoId)).limit(1))[0]?.n;
+      const into = (
+        await c.tx.select({ n: tickets.number }).from(tickets).where(eq(tickets.id, t.mergedIntoId)).limit(1)
+      )[0]?.n;
       throw conflict(`Ticket #${t.number} was merged into #${into} and is closed; work on #${into}.`);
     }
     checkTransition(t, input.status);
     const row = await moveStatus(c, ctx, input.status, "agent");
-    await audit(c.tx, ctx, "tickets.set_status", { type: "ticket", id: t.number, detail: { from: t.status, to: row.status } });
+    await audit(c.tx, ctx, "tickets.set_status", {
+      type: "ticket",
+      id: t.number,
+      detail: { from: t.status, to: row.status },
+    });
     return { id: t.number, status: row.status, previousStatus: t.status };
   });
 }
@@ -290,21 +412,38 @@ export async function deleteTicket(ctx: ActorContext, input: v.InferOutput<typeo
   ticketsWrite(ctx);
   return onTicket(ctx, input.id, async (c) => {
     const t = c.row;
-    const merged = await c.tx.select({ n: tickets.number }).from(tickets).where(eq(tickets.mergedIntoId, t.id)).orderBy(asc(tickets.number));
+    const merged = await c.tx
+      .select({ n: tickets.number })
+      .from(tickets)
+      .where(eq(tickets.mergedIntoId, t.id))
+      .orderBy(asc(tickets.number));
     if (merged.length)
-      throw conflict(`Ticket #${t.number} holds the threads of merged tickets ${merged.map((m) => `#${m.n}`).join(", ")}; deleting it would leave them pointing nowhere.`, {
-        mergedTicketIds: merged.map((m) => m.n),
-      });
+      throw conflict(
+        `Ticket #${t.number} holds the threads of merged tickets ${merged.map((m) => `#${m.n}`).join(", ")}; deleting it would leave them pointing nowhere.`,
+        {
+          mergedTicketIds: merged.map((m) => m.n),
+        },
+      );
     await c.tx.update(tickets).set({ followUpOfId: null }).where(eq(tickets.followUpOfId, t.id));
     await c.tx.delete(tickets).where(eq(tickets.id, t.id));
-    await audit(c.tx, ctx, "tickets.delete", { type: "ticket", id: t.number, detail: { subject: t.subject, requesterEmail: t.requesterEmail } });
-    await emit(c.tx, ctx, ticketDeleted, { id: t.number }, {
-      number: t.number,
-      subject: t.subject,
-      requesterEmail: t.requesterEmail,
-      requesterName: t.requesterName,
-      status: t.status,
+    await audit(c.tx, ctx, "tickets.delete", {
+      type: "ticket",
+      id: t.number,
+      detail: { subject: t.subject, requesterEmail: t.requesterEmail },
     });
+    await emit(
+      c.tx,
+      ctx,
+      ticketDeleted,
+      { id: t.number },
+      {
+        number: t.number,
+        subject: t.subject,
+        requesterEmail: t.requesterEmail,
+        requesterName: t.requesterName,
+        status: t.status,
+      },
+    );
     return { id: t.number, status: "deleted" };
   });
 }
@@ -316,16 +455,29 @@ export async function ticketSummary(ctx: ActorContext) {
   const now = ctx.deps.clock.now();
   const mine = eq(tickets.companyId, ctx.company.id);
   const active = and(mine, inArray(tickets.status, [...AWAITING]));
-  const byStatus = await db.select({ status: tickets.status, n: count() }).from(tickets).where(mine).groupBy(tickets.status);
+  const byStatus = await db
+    .select({ status: tickets.status, n: count() })
+    .from(tickets)
+    .where(mine)
+    .groupBy(tickets.status);
   const n = async (cond: SQL | undefined) => (await db.select({ n: count() }).from(tickets).where(cond))[0]!.n;
   const soon = new Date(now.getTime() + 60 * 60_000);
   return {
-    byStatus: Object.fromEntries(["new", "open", "pending", "solved", "closed"].map((s) => [s, byStatus.find((r) => r.status === s)?.n ?? 0])),
+    byStatus: Object.fromEntries(
+      ["new", "open", "pending", "solved", "closed"].map((s) => [s, byStatus.find((r) => r.status === s)?.n ?? 0]),
+    ),
     active: await n(active),
     unassigned: await n(and(active, isNull(tickets.assigneeId))),
     mine: await n(and(active, eq(tickets.assigneeId, ctx.principal.userId))),
     breached: await n(and(active, breachedSql(now))),
-    dueWithinHour: await n(and(active, not(breachedSql(now)), sql`(${nextDue}) is not null`, lte(nextDue, sql.param(soon, tickets.resolutionDueAt)))),
+    dueWithinHour: await n(
+      and(
+        active,
+        not(breachedSql(now)),
+        sql`(${nextDue}) is not null`,
+        lte(nextDue, sql.param(soon, tickets.resolutionDueAt)),
+      ),
+    ),
     urgent: await n(and(active, eq(tickets.priority, "urgent"))),
   };
 }
@@ -335,9 +487,19 @@ export async function listTicketTags(ctx: ActorContext, input: { limit: number; 
   ticketsRead(ctx);
   const db = ctx.deps.db;
   const cond = eq(tickets.companyId, ctx.company.id);
-  const total = (await db.select({ n: sql<number>`count(distinct ${ticketTags.tag})`.mapWith(Number) }).from(ticketTags).innerJoin(tickets, eq(tickets.id, ticketTags.ticketId)).where(cond))[0]!.n;
+  const total = (
+    await db
+      .select({ n: sql<number>`count(distinct ${ticketTags.tag})`.mapWith(Number) })
+      .from(ticketTags)
+      .innerJoin(tickets, eq(tickets.id, ticketTags.ticketId))
+      .where(cond)
+  )[0]!.n;
   const rows = await db
-    .select({ tag: ticketTags.tag, tickets: count(), open: sql<number>`coalesce(sum(case when ${tickets.status} <> 'closed' then 1 else 0 end), 0)`.mapWith(Number) })
+    .select({
+      tag: ticketTags.tag,
+      tickets: count(),
+      open: sql<number>`coalesce(sum(case when ${tickets.status} <> 'closed' then 1 else 0 end), 0)`.mapWith(Number),
+    })
     .from(ticketTags)
     .innerJoin(tickets, eq(tickets.id, ticketTags.ticketId))
     .where(cond)
@@ -347,4 +509,3 @@ export async function listTicketTags(ctx: ActorContext, input: { limit: number; 
     .offset(input.offset);
   return page(rows, total, input.limit, input.offset);
 }
-

@@ -12,7 +12,17 @@ import { addNote, addRequesterReply, listMessages, replyToTicket } from "./messa
 import { getSlaPolicy, updateSlaPolicy } from "./policy";
 import * as s from "./schemas";
 import { ticketJobs } from "./sla";
-import { assignTicket, createTicket, deleteTicket, getTicket, listTicketTags, listTickets, setTicketStatus, ticketSummary, updateTicket } from "./tickets";
+import {
+  assignTicket,
+  createTicket,
+  deleteTicket,
+  getTicket,
+  listTicketTags,
+  listTickets,
+  setTicketStatus,
+  ticketSummary,
+  updateTicket,
+} from "./tickets";
 
 const T = { toolset: "tickets" } as const;
 const read = { ...T, scope: "tickets:read", readOnly: true } as const;
@@ -32,7 +42,8 @@ const ticketsGet = defineTool({
   ...read,
   name: "tickets_get",
   title: "Get a ticket",
-  description: 'One ticket by number (1042 or "#1042") with SLA state and its newest 50 messages; notes say internal: true.',
+  description:
+    'One ticket by number (1042 or "#1042") with SLA state and its newest 50 messages; notes say internal: true.',
   input: s.ticketRef,
   run: getTicket,
 });
@@ -41,7 +52,8 @@ const ticketsCreate = defineTool({
   ...write,
   name: "tickets_create",
   title: "Open a ticket",
-  description: "Open a ticket for a requester's message (body). Status new, or open with an assignee (owner/admin). Returns number and SLA due times.",
+  description:
+    "Open a ticket for a requester's message (body). Status new, or open with an assignee (owner/admin). Returns number and SLA due times.",
   input: s.ticketCreateInput,
   run: (ctx, input) => createTicket(ctx, input),
 });
@@ -61,7 +73,8 @@ const ticketsAssign = defineTool({
   name: "tickets_assign",
   idempotent: true,
   title: "Assign a ticket",
-  description: 'Assign to an owner/admin of the company (id, email or "me"); null unassigns. Assigning a new ticket opens it.',
+  description:
+    'Assign to an owner/admin of the company (id, email or "me"); null unassigns. Assigning a new ticket opens it.',
   input: s.ticketAssignInput,
   run: assignTicket,
 });
@@ -71,7 +84,8 @@ const ticketsSetStatus = defineTool({
   name: "tickets_set_status",
   idempotent: true,
   title: "Change a ticket's status",
-  description: "new→open|pending|solved; open→pending|solved; pending→open|solved; solved→open|closed; closed is final. Pending and solved pause the resolution SLA.",
+  description:
+    "new→open|pending|solved; open→pending|solved; pending→open|solved; solved→open|closed; closed is final. Pending and solved pause the resolution SLA.",
   input: s.ticketStatusInput,
   run: setTicketStatus,
 });
@@ -80,7 +94,8 @@ const ticketsReply = defineTool({
   ...write,
   name: "tickets_reply",
   title: "Reply to the requester",
-  description: "Public reply, emailed to the requester; meets the first-response SLA; status optionally set with it. Private text: tickets_add_note.",
+  description:
+    "Public reply, emailed to the requester; meets the first-response SLA; status optionally set with it. Private text: tickets_add_note.",
   input: s.ticketReplyInput,
   run: replyToTicket,
 });
@@ -98,7 +113,8 @@ const ticketsAddRequesterReply = defineTool({
   ...write,
   name: "tickets_add_requester_reply",
   title: "Record a requester's message",
-  description: "Record a message the requester sent (email, phone). Reopens pending/solved; a closed ticket gets a follow-up ticket.",
+  description:
+    "Record a message the requester sent (email, phone). Reopens pending/solved; a closed ticket gets a follow-up ticket.",
   input: s.ticketNoteInput,
   run: addRequesterReply,
 });
@@ -153,7 +169,8 @@ const slaPolicyGet = defineTool({
   ...read,
   name: "ticket_sla_policy_get",
   title: "Get the SLA policy",
-  description: "SLA policy: time zone, business hours, holidays, first-response/resolution minutes per priority, autoCloseDays.",
+  description:
+    "SLA policy: time zone, business hours, holidays, first-response/resolution minutes per priority, autoCloseDays.",
   input: s.summaryInput,
   run: (ctx) => getSlaPolicy(ctx),
 });
@@ -172,7 +189,8 @@ const slaPolicyUpdate = defineTool({
 export const ticketsDomain: Domain = {
   name: "tickets",
   title: "Tickets",
-  description: "Support tickets per company: threads with internal notes, assignment, statuses, merges and SLA targets in business hours.",
+  description:
+    "Support tickets per company: threads with internal notes, assignment, statuses, merges and SLA targets in business hours.",
   tools: [
     ticketsList,
     ticketsGet,
