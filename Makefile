@@ -13,13 +13,14 @@ BUN := $(CURDIR)/.tools/node_modules/.bin/bun
 endif
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: run test test-pg build bench install chromium typecheck migrations docs clean
+.PHONY: run test test-pg build bench install chromium typecheck lint format migrations docs clean
 
 run: install
 	$(BUN) src/main.ts serve
 
 test: install chromium
 	$(BUN) x tsc --noEmit -p .
+	$(BUN) x biome ci --colors=off .
 	@bash scripts/run-tests.sh "$(BUN)"
 
 # The whole suite again on a real PostgreSQL server that this target starts
@@ -50,6 +51,14 @@ bench: install build
 
 typecheck: install
 	$(BUN) x tsc --noEmit -p .
+
+# Biome is the authority on layout and the linter (biome.json); `make test`
+# runs its check, `make format` applies its formatting and safe fixes.
+lint: install
+	$(BUN) x biome ci --colors=off .
+
+format: install
+	$(BUN) x biome check --write .
 
 # Regenerate SQL migrations from the tables.ts files and re-embed them.
 # NAME=<what changed> names the migration files (make migrations NAME=crm).

@@ -14,7 +14,7 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { median, sh, waitFor, wrk, type WrkResult } from "./wrk";
+import { median, waitFor, wrk, type WrkResult } from "./wrk";
 import { DEMO_DECK_SLUG } from "../db/seed/demo-decks";
 
 const DURATION = process.env.BENCH_DURATION ?? "10s";

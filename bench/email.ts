@@ -382,7 +382,7 @@ if (SEND) {
   const clockStart = clock.now().getTime();
   let next = 0;
   let nextAt = 0;
-  for (let sec = 0; ; sec++) {
+  for (let _sec = 0; ; _sec++) {
     await deliver(deps as never);
     const pct = Math.floor((received / queued) * 100);
     // Every 5 % of the way, and every 15 s of wall time (a bounded run may not get far).

@@ -51,17 +51,15 @@ const deps = s.deps;
 const [u] = await deps.db.insert(users).values({ email: "bench@example.test", name: "Bench" }).returning();
 const [c] = await deps.db.insert(companies).values({ name: "Bench Co" }).returning();
 await deps.db.insert(memberships).values({ companyId: c!.id, userId: u!.id, role: "owner" });
-await deps.db
-  .insert(webhookEndpoints)
-  .values({
-    companyId: c!.id,
-    url: `http://127.0.0.1:${receiver.port}/`,
-    eventTypes: ["*"],
-    secret: newSigningSecret(),
-    status: "enabled",
-    createdAt: new Date(),
-    updatedAt: new Date(),
-  });
+await deps.db.insert(webhookEndpoints).values({
+  companyId: c!.id,
+  url: `http://127.0.0.1:${receiver.port}/`,
+  eventTypes: ["*"],
+  secret: newSigningSecret(),
+  status: "enabled",
+  createdAt: new Date(),
+  updatedAt: new Date(),
+});
 
 for (let i = 0; i < N; i += 100) {
   await deps.store.transaction(async (tx) => {

@@ -412,7 +412,7 @@ export function loadConfig(flags: Record<string, string | true> = {}, env: Sourc
   const portRaw = get("port", "PLINTH_PORT");
   const port = portRaw === undefined ? 8787 : int("PLINTH_PORT", portRaw, 0, 65535);
   const hostRaw = get("host", "PLINTH_HOST") ?? "127.0.0.1";
-  if (!/^[A-Za-z0-9.:\-\[\]]+$/.test(hostRaw))
+  if (!/^[A-Za-z0-9.:\-[\]]+$/.test(hostRaw))
     throw new ConfigError(`PLINTH_HOST is not a host name or address: "${hostRaw}"`);
   // "[::1]" as written in URLs; the listener wants the bare address.
   const host = /^\[.*\]$/.test(hostRaw) ? hostRaw.slice(1, -1) : hostRaw;

@@ -41,7 +41,7 @@ let buckets = 0;
 
 function desAsIdentity() {
   // The module object s3rver's require("crypto") returns (an import's namespace is read-only).
-  const c = require("crypto") as Record<string, (...a: unknown[]) => unknown>;
+  const c = require("node:crypto") as Record<string, (...a: unknown[]) => unknown>;
   if ((c.createCipheriv as { identityDes?: boolean }).identityDes) return;
   const identity = () => ({
     update: (x: string | Uint8Array, enc?: BufferEncoding) =>

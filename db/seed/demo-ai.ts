@@ -131,14 +131,12 @@ async function oauthConnection(
       })
       .returning({ id: oauthTokens.id })
   )[0]!;
-  await w.tx
-    .insert(oauthRefreshTokens)
-    .values({
-      ...common,
-      tokenHash: sha256Hex(randomHex(32)),
-      expiresAt: new Date(now.getTime() + 29 * 86_400_000),
-      createdAt: w.at(0, 1),
-    });
+  await w.tx.insert(oauthRefreshTokens).values({
+    ...common,
+    tokenHash: sha256Hex(randomHex(32)),
+    expiresAt: new Date(now.getTime() + 29 * 86_400_000),
+    createdAt: w.at(0, 1),
+  });
   return token.id;
 }
 
@@ -330,27 +328,23 @@ export const demoAi: DemoPart = async (w) => {
   )
     .filter((r) => r.kind === "debit" && r.at >= start)
     .reduce((n, r) => n - r.amount, 0);
-  await w.tx
-    .insert(aiCreditBudgets)
-    .values({
-      companyId: companies.northwind,
-      monthlyLimit: 1500,
-      thresholds: [50, 80, 100],
-      hard: false,
-      periodStart: start,
-      spent: monthly,
-      notifiedPercent: 0,
-      createdAt: w.at(40),
-      updatedAt: w.clock.now(),
-    });
+  await w.tx.insert(aiCreditBudgets).values({
+    companyId: companies.northwind,
+    monthlyLimit: 1500,
+    thresholds: [50, 80, 100],
+    hard: false,
+    periodStart: start,
+    spent: monthly,
+    notifiedPercent: 0,
+    createdAt: w.at(40),
+    updatedAt: w.clock.now(),
+  });
 
-  await w.tx
-    .insert(integrationHealth)
-    .values({
-      kind: "object_storage",
-      lastCheckedAt: w.at(0, 0),
-      lastSuccessAt: w.at(0, 0),
-      lastErrorAt: w.at(6, 4),
-      lastError: "timeout writing _health/probe (storage briefly unreachable)",
-    });
+  await w.tx.insert(integrationHealth).values({
+    kind: "object_storage",
+    lastCheckedAt: w.at(0, 0),
+    lastSuccessAt: w.at(0, 0),
+    lastErrorAt: w.at(6, 4),
+    lastError: "timeout writing _health/probe (storage briefly unreachable)",
+  });
 };

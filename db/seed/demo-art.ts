@@ -8,7 +8,7 @@
  * contact shadows, recognisable enough for a preview or a product grid to
  * look like a coffee roaster's site.
  */
-import { Canvas, hex, mix, type RGB } from "./demo-paint";
+import { type Canvas, hex, mix, type RGB } from "./demo-paint";
 
 export type Scene = (p: Canvas) => void;
 

@@ -265,16 +265,14 @@ async function seedCompany(world: DemoWorld, c: Company) {
       updatedAt: world.at(3),
     })
     .returning({ id: automations.id });
-  await tx
-    .insert(automationVersions)
-    .values({
-      automationId: g!.id,
-      version: 1,
-      definition: greet,
-      note: "created",
-      createdByUserId: c.owner,
-      createdAt: world.at(3),
-    });
+  await tx.insert(automationVersions).values({
+    automationId: g!.id,
+    version: 1,
+    definition: greet,
+    note: "created",
+    createdByUserId: c.owner,
+    createdAt: world.at(3),
+  });
 
   const [hook] = await tx
     .insert(webhookEndpoints)
@@ -337,29 +335,27 @@ async function seedCompany(world: DemoWorld, c: Company) {
           deliveredAt: ok ? at : null,
         })
         .returning({ id: webhookDeliveries.id });
-      await tx
-        .insert(webhookAttempts)
-        .values(
-          ok
-            ? [
-                {
-                  deliveryId: d!.id,
-                  attemptedAt: at,
-                  statusCode: 200,
-                  error: null,
-                  responseBody: '{"revalidated":true}',
-                  durationMs: 84,
-                },
-              ]
-            : Array.from({ length: MAX_ATTEMPTS }, (_, k) => ({
+      await tx.insert(webhookAttempts).values(
+        ok
+          ? [
+              {
                 deliveryId: d!.id,
-                attemptedAt: new Date(at.getTime() + k * 60_000),
-                statusCode: 502,
-                error: "HTTP 502",
-                responseBody: "Bad Gateway",
-                durationMs: 30 + k,
-              })),
-        );
+                attemptedAt: at,
+                statusCode: 200,
+                error: null,
+                responseBody: '{"revalidated":true}',
+                durationMs: 84,
+              },
+            ]
+          : Array.from({ length: MAX_ATTEMPTS }, (_, k) => ({
+              deliveryId: d!.id,
+              attemptedAt: new Date(at.getTime() + k * 60_000),
+              statusCode: 502,
+              error: "HTTP 502",
+              responseBody: "Bad Gateway",
+              durationMs: 30 + k,
+            })),
+      );
     }
   }
 }

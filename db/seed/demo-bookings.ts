@@ -56,16 +56,14 @@ export const demoBookings: DemoPart = async (w) => {
     "6": ["09:00-12:00"],
   });
   const in10 = new Date(now + 10 * DAY).toISOString().slice(0, 10);
-  await tx
-    .insert(bookingTimeOff)
-    .values({
-      companyId: nw,
-      userId: w.users.leo,
-      startDate: in10,
-      endDate: new Date(now + 12 * DAY).toISOString().slice(0, 10),
-      reason: "Conference",
-      createdAt: w.at(5),
-    });
+  await tx.insert(bookingTimeOff).values({
+    companyId: nw,
+    userId: w.users.leo,
+    startDate: in10,
+    endDate: new Date(now + 12 * DAY).toISOString().slice(0, 10),
+    reason: "Conference",
+    createdAt: w.at(5),
+  });
 
   const page = async (companyId: number, cfg: PageConfig) =>
     (

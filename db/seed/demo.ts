@@ -343,15 +343,13 @@ export async function seedDemo(deps: Deps): Promise<DemoCredentials> {
         .returning({ id: products.id })
     )[0];
     // The retired site has no media library of its own; its one picture is Harbor's file.
-    await tx
-      .insert(productImages)
-      .values({
-        productId: trade.id,
-        url: refs(`${DEMO_MEDIA_PREFIX}bag-house-espresso.png`),
-        alt: null,
-        order: 0,
-        createdAt: at(900),
-      });
+    await tx.insert(productImages).values({
+      productId: trade.id,
+      url: refs(`${DEMO_MEDIA_PREFIX}bag-house-espresso.png`),
+      alt: null,
+      order: 0,
+      createdAt: at(900),
+    });
 
     // --- services ---
     await insertServices(tx, harbor.id, SERVICES_FOR_HARBOR, at);
@@ -867,17 +865,15 @@ async function insertStore(tx: Tx, siteId: number, staffUserId: number, refs: Me
         })
         .returning({ id: customerMessages.id })
     )[0].id;
-    await tx
-      .insert(customerMessageReplies)
-      .values(
-        m.replies.map((r) => ({
-          messageId,
-          author: r.author,
-          userId: r.author === "staff" ? staffUserId : null,
-          body: r.body,
-          createdAt: at(m.daysAgo, -r.hoursAfter),
-        })),
-      );
+    await tx.insert(customerMessageReplies).values(
+      m.replies.map((r) => ({
+        messageId,
+        author: r.author,
+        userId: r.author === "staff" ? staffUserId : null,
+        body: r.body,
+        createdAt: at(m.daysAgo, -r.hoursAfter),
+      })),
+    );
   }
 }
 

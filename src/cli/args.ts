@@ -55,7 +55,7 @@ export function closest(word: string, candidates: Iterable<string>): string | nu
 export function ownFlags(cmd: Command): Flag[] {
   if (cmd.flags) return cmd.flags;
   const out: Flag[] = [];
-  for (const m of (cmd.usage ?? "").matchAll(/--([a-z][a-z0-9-]*)(=|\s+(?=[^\s\-\[\]]))?/g))
+  for (const m of (cmd.usage ?? "").matchAll(/--([a-z][a-z0-9-]*)(=|\s+(?=[^\s\-[\]]))?/g))
     if (!out.some((f) => f.name === m[1])) out.push({ name: m[1]!, value: m[2] ? "<value>" : undefined, help: "" });
   return out;
 }

@@ -4,7 +4,7 @@
  * from them. Publishing uses the shared connection; subscribing needs a
  * connection of its own (a subscribed Redis connection can do nothing else).
  */
-import Redis from "ioredis";
+import type Redis from "ioredis";
 import { CHANNEL, type ChangeBus } from "./changes";
 
 export function redisChangeBus(redis: Redis): ChangeBus {

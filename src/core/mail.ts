@@ -83,7 +83,7 @@ export const MAX_MAIL_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 const BATCH = 50;
 export const MAIL_RETENTION_MS = 90 * 24 * 3600_000;
 
-const ADDRESS = /^[^\s@<>(),;:"\[\]\\]+@[^\s@<>(),;:"\[\]\\]+\.[^\s@<>(),;:"\[\]\\]+$/;
+const ADDRESS = /^[^\s@<>(),;:"[\]\\]+@[^\s@<>(),;:"[\]\\]+\.[^\s@<>(),;:"[\]\\]+$/;
 /** Headers Plinth writes itself: a caller's value would forge or break the envelope or MIME structure. */
 const RESERVED_HEADERS = new Set([
   "from",
@@ -144,7 +144,7 @@ function normalise(mail: OutgoingMail) {
     if (
       !a.filename ||
       a.filename.length > 200 ||
-      /[\/\\]/.test(a.filename) ||
+      /[/\\]/.test(a.filename) ||
       CONTROL.test(a.filename) ||
       a.filename.includes("\r")
     )

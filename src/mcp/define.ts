@@ -31,7 +31,7 @@ export type ApprovalEntityType =
   | "survey"
   | "booking_page";
 
-export interface ToolDef<I extends v.GenericSchema = v.GenericSchema, O = unknown> {
+export interface ToolDef<I extends v.GenericSchema = v.GenericSchema, _O = unknown> {
   /** snake_case `<noun>_<verb>`, at most 128 characters, unique. */
   name: string;
   /** The domain (toolset) the tool belongs to, e.g. "cms", "store". */

@@ -46,7 +46,7 @@ function score(
   const hay = `${t.toolset} ${t.scope ?? ""} ${t.description}`.toLowerCase();
   for (const w of q) {
     const sw = singular(w);
-    const exact = parts.findIndex((p) => p === sw);
+    const exact = parts.indexOf(sw);
     const prefix = exact >= 0 ? exact : parts.findIndex((p) => p.startsWith(sw));
     if (exact >= 0) total += 4;
     else if (prefix >= 0) total += 2;

@@ -66,17 +66,15 @@ export async function withIdempotency(
     }
     if (seen) await tx.delete(idempotencyKeys).where(eq(idempotencyKeys.id, seen.id));
     const result = await run();
-    await tx
-      .insert(idempotencyKeys)
-      .values({
-        companyId: ctx.company.id,
-        userId: ctx.principal.userId,
-        tool,
-        key,
-        requestHash: hash,
-        result: storable(result) ?? null,
-        createdAt: now,
-      });
+    await tx.insert(idempotencyKeys).values({
+      companyId: ctx.company.id,
+      userId: ctx.principal.userId,
+      tool,
+      key,
+      requestHash: hash,
+      result: storable(result) ?? null,
+      createdAt: now,
+    });
     // Keys older than a day go as new ones come: the table holds one day of creates.
     await tx
       .delete(idempotencyKeys)

@@ -173,7 +173,7 @@ export async function clientFromMetadataDocument(deps: Deps, url: string): Promi
   if (problem) throw oauthError("invalid_client", `The client id URL ${problem}.`);
   const now = deps.clock.ms();
   const cached = (await deps.db.select().from(oauthClients).where(eq(oauthClients.clientId, url)).limit(1))[0];
-  const expires = (cached?.metadata?.["cache_expires_at"] as number | undefined) ?? 0;
+  const expires = (cached?.metadata?.cache_expires_at as number | undefined) ?? 0;
   if (cached?.fetchedAt && now < expires) return rowToClient(cached);
   let fields: ReturnType<typeof validateDocument>;
   let ttl: number;

@@ -50,14 +50,12 @@ export async function issueTokens(tx: Tx, deps: Deps, g: Grant): Promise<TokenRe
   await tx
     .insert(oauthTokens)
     .values({ ...common, tokenHash: access.hash, scopes: g.scopes, expiresAt: new Date(now + ACCESS_TOKEN_TTL_MS) });
-  await tx
-    .insert(oauthRefreshTokens)
-    .values({
-      ...common,
-      tokenHash: refresh.hash,
-      scopes: g.refreshScopes,
-      expiresAt: new Date(now + REFRESH_TOKEN_TTL_MS),
-    });
+  await tx.insert(oauthRefreshTokens).values({
+    ...common,
+    tokenHash: refresh.hash,
+    scopes: g.refreshScopes,
+    expiresAt: new Date(now + REFRESH_TOKEN_TTL_MS),
+  });
   return {
     access_token: access.secret,
     token_type: "Bearer",

@@ -29,7 +29,7 @@ import { Metrics, type LimiterName, type ToolOutcome } from "./metrics";
 export type PeerSource = { requestIP?: (req: Request) => { address: string } | null } | undefined;
 
 /** A sane incoming X-Request-Id is kept (so ids follow a request through proxies); anything else is replaced. */
-const REQUEST_ID = /^[\w\-]{1,255}$/;
+const REQUEST_ID = /^[\w-]{1,255}$/;
 
 export function requestIdFor(headers: Headers): string {
   const sent = headers.get("x-request-id");

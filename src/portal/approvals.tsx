@@ -12,7 +12,6 @@ import { decideApproval, getApproval, listApprovals, previewCss, type ApprovalVi
 import { canManage, portalActor, requireManager } from "./actor";
 import { signedIn, type PortalEnv } from "./guard";
 import { Csrf, Layout, Notice, render, when } from "./layout";
-import type { Session } from "./session";
 import { mapSeq } from "../core/maybe";
 
 const PATH = "/approvals";

@@ -20,7 +20,7 @@ import { AppError, invalid, isAppError } from "../core/errors";
 import { rateLimiter } from "../core/limits";
 import { clientAddress } from "../core/public-page";
 import { acceptInvitation, invitationByToken, refusal, type InvitationView } from "../domains/team/invitations";
-import { type PortalEnv } from "./guard";
+import type { PortalEnv } from "./guard";
 import { readForm, type Form } from "./forms";
 import { Csrf, Layout, Notice, render, when } from "./layout";
 import { readSession, startSession, type Session } from "./session";

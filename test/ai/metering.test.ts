@@ -24,7 +24,6 @@ import { queueNextBatch } from "../../src/domains/email/delivery";
 import { deliver, runQueued, sendDueMail } from "../jobs";
 import { emailMemberships, emailSubscribers } from "../../src/domains/email/tables";
 import { startEmbeddingsServer, type EmbeddingsServer } from "../brain/embeddings-server";
-import { caughtUp } from "../automations/settle";
 import { callTool, createCompany, createUser, mcpClient, mintMcpKey } from "../fixtures/accounts";
 import { row, rows, startTestServer, type TestServer } from "../harness";
 import { startSmtp, type TestSmtp } from "../infra/smtp";
@@ -594,18 +593,16 @@ describe("a company metered after its campaign started", () => {
           })),
         )
         .returning({ id: emailSubscribers.id });
-      await s.deps.db
-        .insert(emailMemberships)
-        .values(
-          subs.map((x) => ({
-            companyId: late,
-            listId: cam.listId,
-            subscriberId: x.id,
-            status: "subscribed",
-            createdAt: now,
-            updatedAt: now,
-          })),
-        );
+      await s.deps.db.insert(emailMemberships).values(
+        subs.map((x) => ({
+          companyId: late,
+          listId: cam.listId,
+          subscriberId: x.id,
+          status: "subscribed",
+          createdAt: now,
+          updatedAt: now,
+        })),
+      );
       expect(await ok(c, "email_campaigns_send", { id: cam.id })).not.toHaveProperty("credits");
       expect(await queueNextBatch(s.deps, cam.id)).toBe(false);
       expect(await count("SELECT count(*) AS n FROM email_sends WHERE campaign_id = ?", cam.id)).toBe(500);

@@ -18,7 +18,7 @@ let w: World;
 let sameUserOtherKey: Client;
 let sameUserOauth: Client;
 let colleague: Client;
-let viewer: Client;
+let _viewer: Client;
 
 async function oauthClient(userId: number, companyIds: number[]): Promise<Client> {
   const token = `svc_oauth_${randomHex(32)}`;

@@ -204,7 +204,7 @@ describe("failure, retry and loops", () => {
       items: [{ productId: prod.id, quantity: 1 }],
     });
     await settle();
-    let [run] = (await w.ok(w.owner, "automation_runs_list", { automationId: a.id })).items;
+    const [run] = (await w.ok(w.owner, "automation_runs_list", { automationId: a.id })).items;
     expect(run.status).toBe("failed");
     let full = await w.ok(w.owner, "automation_runs_get", { id: run.id });
     expect(full.resumeAtStep).toBe(1);

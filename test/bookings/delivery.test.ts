@@ -20,7 +20,7 @@ import { startSmtp, type TestSmtp } from "../infra/smtp";
 import { makeWorld, type World } from "../cms/world";
 
 const T0 = Date.UTC(2030, 2, 4, 8, 0, 0); // Monday 4 March 2030, 08:00Z
-const H = 3600_000;
+const _H = 3600_000;
 const clock = new ManualClock(T0);
 let s: TestServer;
 let w: World;

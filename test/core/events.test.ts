@@ -72,16 +72,14 @@ function recorder(name: string, fail: (e: EventRecord) => boolean = () => false)
     types: ["thing.made"],
     seen,
     async handle(d, e) {
-      await d.db
-        .insert(auditLog)
-        .values({
-          companyId: e.companyId,
-          action: `seen.${name}`,
-          entityType: "event",
-          entityId: e.id,
-          detail: e.data,
-          createdAt: d.clock.now(),
-        });
+      await d.db.insert(auditLog).values({
+        companyId: e.companyId,
+        action: `seen.${name}`,
+        entityType: "event",
+        entityId: e.id,
+        detail: e.data,
+        createdAt: d.clock.now(),
+      });
       if (fail(e)) throw new Error(`cannot take ${String(e.data.name)}`);
       // Counted when it commits: a batch retried after a serialization failure is seen once.
       d.store.afterCommit(() => seen.push(String(e.data.name)));

@@ -23,7 +23,7 @@ beforeAll(async () => {
 afterAll(async () => await w.close());
 
 describe("contact merge", () => {
-  let a: any, b: any, d1: any, d2: any, merge: any;
+  let a: any, b: any, _d1: any, d2: any, merge: any;
   test("keeps every email, phone, tag, activity and deal link; fields by rule and by choice", async () => {
     await w.call("pipelines_create", { name: "Sales" });
     a = await w.call("contacts_create", {
@@ -49,7 +49,7 @@ describe("contact merge", () => {
     await w.call("crm_activities_create", { kind: "note", body: "on A", contactId: a.id });
     const n1 = await w.call("crm_activities_create", { kind: "note", body: "on B 1", contactId: b.id });
     const n2 = await w.call("crm_activities_create", { kind: "call", contactId: b.id });
-    d1 = await w.call("deals_create", { name: "Only B", amountCents: 100, contactIds: [b.id] });
+    _d1 = await w.call("deals_create", { name: "Only B", amountCents: 100, contactIds: [b.id] });
     d2 = await w.call("deals_create", { name: "Both", amountCents: 100, contactIds: [a.id, b.id] });
     expect(
       (await errorOf(() => w.call("contacts_merge", { id: a.id, mergeId: b.id, keep: { colour: "merged" } }))).message,

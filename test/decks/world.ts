@@ -70,14 +70,12 @@ export async function makeDeckWorld(): Promise<DeckWorld> {
   const svg = await add(w.siteId, "logo.svg", "image/svg+xml", null, "Logo");
   const doc = await add(w.siteId, "brief.pdf", "application/pdf", null, null);
   const foreignPng = await add(w.otherSiteId, "secret.png", "image/png", null, "Rival's picture");
-  await db
-    .insert(brandProfiles)
-    .values({
-      siteId: w.siteId,
-      data: { primaryColor: "#0f766e", textColor: "#0f172a", headingFont: "Space Grotesk", logoText: "Acme Studio" },
-      createdAt: now,
-      updatedAt: now,
-    });
+  await db.insert(brandProfiles).values({
+    siteId: w.siteId,
+    data: { primaryColor: "#0f766e", textColor: "#0f172a", headingFont: "Space Grotesk", logoText: "Acme Studio" },
+    createdAt: now,
+    updatedAt: now,
+  });
   const owner = w.ctx();
   return {
     ...w,

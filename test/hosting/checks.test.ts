@@ -283,30 +283,28 @@ describe("incidents", () => {
     const id = ids["acme.test"]!;
     const start = new Date(w.clock.now().getTime() + DAY);
     // 20 successful checks of 10, 20, … 200 ms and one failure of 5000 ms, on a day of their own.
-    await w.deps.db
-      .insert(hostingChecks)
-      .values([
-        ...Array.from({ length: 20 }, (_, i) => ({
-          domainId: id,
-          companyId: w.companyId,
-          kind: "http",
-          ok: true,
-          status: "up",
-          statusCode: 200,
-          responseMs: (i + 1) * 10,
-          checkedAt: new Date(start.getTime() + i * 60_000),
-        })),
-        {
-          domainId: id,
-          companyId: w.companyId,
-          kind: "http",
-          ok: false,
-          status: "down",
-          statusCode: null,
-          responseMs: 5000,
-          checkedAt: new Date(start.getTime() + 20 * 60_000),
-        },
-      ]);
+    await w.deps.db.insert(hostingChecks).values([
+      ...Array.from({ length: 20 }, (_, i) => ({
+        domainId: id,
+        companyId: w.companyId,
+        kind: "http",
+        ok: true,
+        status: "up",
+        statusCode: 200,
+        responseMs: (i + 1) * 10,
+        checkedAt: new Date(start.getTime() + i * 60_000),
+      })),
+      {
+        domainId: id,
+        companyId: w.companyId,
+        kind: "http",
+        ok: false,
+        status: "down",
+        statusCode: null,
+        responseMs: 5000,
+        checkedAt: new Date(start.getTime() + 20 * 60_000),
+      },
+    ]);
     const saved = w.clock.now();
     w.clock.set(new Date(start.getTime() + 21 * 60_000));
     const u = (await w.call("hosting_uptime_get", { id, days: 1 })).items[0];
@@ -479,16 +477,14 @@ describe("the job's pending check (an idle server claims no lease)", () => {
     expect(await pending()).toBe(false);
 
     // Only history past its retention.
-    await w.deps.db
-      .insert(hostingChecks)
-      .values({
-        domainId: ids["acme.test"]!,
-        companyId: state!.companyId,
-        kind: "http",
-        ok: true,
-        status: "up",
-        checkedAt: new Date(w.clock.ms() - 91 * DAY),
-      });
+    await w.deps.db.insert(hostingChecks).values({
+      domainId: ids["acme.test"]!,
+      companyId: state!.companyId,
+      kind: "http",
+      ok: true,
+      status: "up",
+      checkedAt: new Date(w.clock.ms() - 91 * DAY),
+    });
     expect(await pending()).toBe(true);
     await runHostingChecks(w.deps);
     expect(await pending()).toBe(false);

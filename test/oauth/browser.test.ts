@@ -21,7 +21,7 @@ let s: TestServer;
 let app: ReturnType<typeof Bun.serve>;
 let context: BrowserContext;
 let profile: string;
-let callbacks: URL[] = [];
+const callbacks: URL[] = [];
 
 beforeAll(async () => {
   s = await startTestServer({ seed: false });

@@ -164,7 +164,7 @@ describe("an SDK-like request for every scope", () => {
     const groups = [...new Set(form.fields.filter((f) => f.type === "radio").map((f) => f.name))];
     expect(groups).toEqual(areas().map((d) => `access_${d}`));
     for (const g of groups) {
-      const area = g.slice("access_".length);
+      const _area = g.slice("access_".length);
       expect(form.fields.filter((f) => f.name === g).length).toBeLessThanOrEqual(3);
       // Areas with no write scope (hosting, billing) are pre-set to read, the most they offer.
       const writable = gatingScopes().some(

@@ -10,7 +10,7 @@ import { posts } from "../../src/domains/cms/tables";
 import { sites } from "../../src/domains/sites/tables";
 import type { TestServer } from "../harness";
 import { mintRestKey } from "../fixtures/rest";
-import { type RestContent } from "../fixtures/rest-content";
+import type { RestContent } from "../fixtures/rest-content";
 import { expectError, restWorld, type Rest } from "./helpers";
 
 let server: TestServer;

@@ -181,7 +181,7 @@ describe("demo site with the printed key", () => {
 
 describe("the other demo sites", () => {
   test("Northwind: store row disabled → Store not found; partial branding", async () => {
-    const id = siteBySub["northwind"]!;
+    const id = siteBySub.northwind!;
     const k = (await mintRestKey(server.deps, id)).key;
     for (const p of ["products", "product-categories", "products/anything"])
       expectError(await api.keyed(`/api/v1/sites/${id}/${p}`, k), 404, "Store not found");
@@ -205,6 +205,6 @@ describe("the other demo sites", () => {
   });
 
   test("the demo key is for the demo site only", async () => {
-    expectError(await api.keyed(`/api/v1/sites/${siteBySub["northwind"]}/posts`, key), 401, "Invalid API key");
+    expectError(await api.keyed(`/api/v1/sites/${siteBySub.northwind}/posts`, key), 401, "Invalid API key");
   });
 });

@@ -9,7 +9,7 @@ import { cssVarsFor } from "../../src/domains/branding/css-vars";
 import { toPublicBranding } from "../../src/domains/branding/public-reads";
 import type { TestServer } from "../harness";
 import { mintRestKey } from "../fixtures/rest";
-import { type RestContent } from "../fixtures/rest-content";
+import type { RestContent } from "../fixtures/rest-content";
 import { expectError, restWorld, type Rest } from "./helpers";
 
 let server: TestServer;

@@ -5,7 +5,7 @@
  * only those of their own credentials (another person's agent session is
  * theirs to share).
  */
-import { and, count, countDistinct, desc, eq, gt, gte, inArray, lte, max, or, sql, type SQL } from "drizzle-orm";
+import { and, count, countDistinct, desc, eq, gt, gte, inArray, lte, max, or, type SQL } from "drizzle-orm";
 import { iso } from "../../core/clock";
 import type { ActorContext } from "../../core/context";
 import { invalid, notFound } from "../../core/errors";

@@ -15,7 +15,6 @@
  * rolls back with it.
  */
 import { and, asc, count, desc, eq, gte, inArray, lt, sql, sum, type SQL } from "drizzle-orm";
-import { audit } from "../../core/audit";
 import { iso } from "../../core/clock";
 import type { ActorContext, Deps } from "../../core/context";
 import type { Db } from "../../core/db";

@@ -12,7 +12,6 @@ import { and, count, desc, eq, inArray } from "drizzle-orm";
 import { iso } from "../../core/clock";
 import type { ActorContext, CredentialKind, Deps, Principal } from "../../core/context";
 import { emit } from "../../core/events";
-import type { Db } from "../../core/db";
 import { AppError, forbidden, notFound } from "../../core/errors";
 import { mapSeq } from "../../core/maybe";
 import { page, type Page } from "../../core/pagination";

@@ -162,16 +162,14 @@ export async function createAutomation(ctx: ActorContext, input: AutomationDefin
         })
         .returning()
     )[0]!;
-    await tx
-      .insert(automationVersions)
-      .values({
-        automationId: row.id,
-        version: 1,
-        definition: d,
-        note: "created",
-        createdByUserId: ctx.principal.userId,
-        createdAt: now,
-      });
+    await tx.insert(automationVersions).values({
+      automationId: row.id,
+      version: 1,
+      definition: d,
+      note: "created",
+      createdByUserId: ctx.principal.userId,
+      createdAt: now,
+    });
     await audit(tx, ctx, "automations.create", { type: "automation", id: row.id, detail: { name: d.name, enabled } });
     await emit(tx, ctx, automationCreated, { id: row.id }, eventSummary(row));
     return {
@@ -216,16 +214,14 @@ async function saveVersion(ctx: ActorContext, a: Automation, d: AutomationDefini
         .returning()
     )[0];
     if (!row) throw conflict(`Automation ${a.id} changed meanwhile; read it again and retry.`);
-    await tx
-      .insert(automationVersions)
-      .values({
-        automationId: a.id,
-        version,
-        definition: d,
-        note,
-        createdByUserId: ctx.principal.userId,
-        createdAt: now,
-      });
+    await tx.insert(automationVersions).values({
+      automationId: a.id,
+      version,
+      definition: d,
+      note,
+      createdByUserId: ctx.principal.userId,
+      createdAt: now,
+    });
     await audit(tx, ctx, "automations.update", { type: "automation", id: a.id, detail: { version, fields, note } });
     await emit(tx, ctx, automationUpdated, { id: a.id }, { ...eventSummary(row), fields });
     return {

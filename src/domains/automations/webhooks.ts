@@ -19,7 +19,6 @@
  *   redelivery: receivers deduplicate with it.
  */
 import { and, asc, count, desc, eq, inArray, lte, sql } from "drizzle-orm";
-import * as v from "valibot";
 import { audit } from "../../core/audit";
 import { iso } from "../../core/clock";
 import type { ActorContext, Deps } from "../../core/context";
@@ -506,18 +505,16 @@ async function admins(deps: Deps, companyId: number, also: number | null): Promi
 async function record(deps: Deps, sent: { d: Delivery; o: SendOutcome }[]) {
   const now = deps.clock.now();
   await deps.store.transaction(async (tx) => {
-    await tx
-      .insert(webhookAttempts)
-      .values(
-        sent.map(({ d, o }) => ({
-          deliveryId: d.id,
-          attemptedAt: now,
-          statusCode: o.statusCode,
-          error: o.error,
-          responseBody: o.responseBody,
-          durationMs: o.durationMs,
-        })),
-      );
+    await tx.insert(webhookAttempts).values(
+      sent.map(({ d, o }) => ({
+        deliveryId: d.id,
+        attemptedAt: now,
+        statusCode: o.statusCode,
+        error: o.error,
+        responseBody: o.responseBody,
+        durationMs: o.durationMs,
+      })),
+    );
     const ok = sent.filter((s) => s.o.ok).map((s) => s.d.id);
     if (ok.length)
       await tx

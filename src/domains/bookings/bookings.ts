@@ -70,19 +70,17 @@ async function writeAudit(
 ) {
   if (a.ctx) return audit(tx, a.ctx, action, { type: "booking", id, detail });
   // A visitor of the public page (or the system's job): no user, no credential; the company's log still shows it.
-  await tx
-    .insert(auditLog)
-    .values({
-      companyId: a.companyId,
-      userId: null,
-      credentialKind: kind,
-      credentialId: null,
-      action,
-      entityType: "booking",
-      entityId: id,
-      detail,
-      createdAt: a.deps.clock.now(),
-    });
+  await tx.insert(auditLog).values({
+    companyId: a.companyId,
+    userId: null,
+    credentialKind: kind,
+    credentialId: null,
+    action,
+    entityType: "booking",
+    entityId: id,
+    detail,
+    createdAt: a.deps.clock.now(),
+  });
 }
 
 async function emitFor<T>(tx: Db, a: Actor, def: EventDef<T>, id: number, data: T) {

@@ -87,14 +87,12 @@ export function bookingInvite(b: InviteInput): string {
         rsvp: method === "REQUEST",
         status: method === "CANCEL" ? ICalAttendeeStatus.DECLINED : ICalAttendeeStatus.ACCEPTED,
       },
-      ...b.hosts
-        .slice(1)
-        .map((h) => ({
-          name: h.name ?? h.email,
-          email: h.email,
-          role: ICalAttendeeRole.REQ,
-          status: ICalAttendeeStatus.ACCEPTED,
-        })),
+      ...b.hosts.slice(1).map((h) => ({
+        name: h.name ?? h.email,
+        email: h.email,
+        role: ICalAttendeeRole.REQ,
+        status: ICalAttendeeStatus.ACCEPTED,
+      })),
     ],
   });
   return cal.toString();

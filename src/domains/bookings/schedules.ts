@@ -247,18 +247,16 @@ export async function setSchedule(
           `${m.name ?? m.email} has no schedule yet: give timeZone (and weeklyHours, default Mon–Fri 09:00–17:00).`,
           { path: "timeZone" },
         );
-      await tx
-        .insert(bookingSchedules)
-        .values({
-          companyId: ctx.company.id,
-          userId: m.userId,
-          timeZone: input.timeZone,
-          weekly: weekly ?? DEFAULT_WEEKLY,
-          overrides: {},
-          version: 1,
-          createdAt: now,
-          updatedAt: now,
-        });
+      await tx.insert(bookingSchedules).values({
+        companyId: ctx.company.id,
+        userId: m.userId,
+        timeZone: input.timeZone,
+        weekly: weekly ?? DEFAULT_WEEKLY,
+        overrides: {},
+        version: 1,
+        createdAt: now,
+        updatedAt: now,
+      });
     } else {
       await tx
         .update(bookingSchedules)

@@ -48,7 +48,7 @@ export async function recordFor(
   kinds?: readonly RecordKind[],
 ): Promise<RecordRow> {
   const company = ctx.company.id;
-  let id: number | null =
+  const id: number | null =
     typeof ref === "number" ? ref : /^#\d{1,15}$/.test(ref.trim()) ? Number(ref.trim().slice(1)) : null;
   if (id !== null) {
     const row = (

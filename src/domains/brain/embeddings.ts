@@ -84,20 +84,18 @@ export async function queueChunks(
   await tx.delete(brainChunks).where(eq(brainChunks.recordId, recordId));
   const at = deps.clock.now();
   const chunks = chunkText(title, text);
-  await tx
-    .insert(brainChunks)
-    .values(
-      chunks.map((t, i) => ({
-        companyId,
-        recordId,
-        ordinal: i,
-        text: t,
-        state: "pending",
-        attempts: 0,
-        nextAttemptAt: at,
-        createdAt: at,
-      })),
-    );
+  await tx.insert(brainChunks).values(
+    chunks.map((t, i) => ({
+      companyId,
+      recordId,
+      ordinal: i,
+      text: t,
+      state: "pending",
+      attempts: 0,
+      nextAttemptAt: at,
+      createdAt: at,
+    })),
+  );
 }
 
 /** Calls the endpoint; throws with a short reason on any failure. */

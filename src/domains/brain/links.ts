@@ -31,7 +31,7 @@ export const RELATION_NAMES = Object.keys(RELATION_TYPES) as RelationType[];
 // ---------------------------------------------------------------------------
 // [[links]] and @mentions in markdown
 
-const LINK_RE = /\[\[([^\[\]\n|]{1,200})(?:\|[^\[\]\n]{0,200})?\]\]/g;
+const LINK_RE = /\[\[([^[\]\n|]{1,200})(?:\|[^[\]\n]{0,200})?\]\]/g;
 const MENTION_RE = /(?:^|[\s(])@([A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,})/g;
 
 /** What a record's markdown points at, as stored targets: a title key, "#12" or "@email". */
@@ -50,10 +50,10 @@ export function refsIn(markdown: string): string[] {
   return [...out];
 }
 
-const LINK_LABEL_RE = /\[\[([^\[\]\n|]{1,200})(\|[^\[\]\n]{0,200})?\]\]/g;
+const LINK_LABEL_RE = /\[\[([^[\]\n|]{1,200})(\|[^[\]\n]{0,200})?\]\]/g;
 
 /** A title that can stand inside [[…]] as written: no brackets, no pipe, not too long. */
-const linkable = (title: string) => title.length <= 200 && !/[\[\]|\n]/.test(title);
+const linkable = (title: string) => title.length <= 200 && !/[[\]|\n]/.test(title);
 
 /**
  * `markdown` with every `[[Old title]]` / `[[Old title|label]]` (matched

@@ -17,7 +17,7 @@ import {
   chatCounters,
   chatInboxes,
   chatLabels,
-  chatMessages,
+  type chatMessages,
   chatVisitors,
   type InboxHours,
 } from "./tables";

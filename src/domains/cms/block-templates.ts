@@ -5,7 +5,7 @@
  * template waits in `draftContent` while the approved content stays in use.
  * Name and description are labels, changed directly.
  */
-import { and, asc, count, eq, ne, sql } from "drizzle-orm";
+import { and, asc, count, eq, ne } from "drizzle-orm";
 import { audit } from "../../core/audit";
 import { iso } from "../../core/clock";
 import type { ActorContext } from "../../core/context";

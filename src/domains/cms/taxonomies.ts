@@ -3,7 +3,7 @@
  * tags. Both are served by REST, so every write bumps the content version.
  * Deleting one that posts still use is refused with the posts that hold it.
  */
-import { and, asc, count, eq, ne, sql } from "drizzle-orm";
+import { and, asc, count, eq, ne } from "drizzle-orm";
 import { audit } from "../../core/audit";
 import type { ActorContext } from "../../core/context";
 import { bumpContentVersion } from "../sites/content-version";

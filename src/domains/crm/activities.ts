@@ -10,12 +10,11 @@
  * record of mail to those addresses — delivered, opened, clicked, bounced,
  * complained, unsubscribed (email/timeline.ts; email:read, likewise).
  */
-import { and, asc, count, desc, eq, inArray, isNotNull, isNull, lte, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, isNotNull, isNull, lte, or, type SQL } from "drizzle-orm";
 import type * as v from "valibot";
 import { audit } from "../../core/audit";
 import { iso } from "../../core/clock";
 import type { ActorContext } from "../../core/context";
-import type { Db } from "../../core/db";
 import { invalid, isAppError, notFound } from "../../core/errors";
 import { emit } from "../../core/events";
 import { page } from "../../core/pagination";
@@ -46,17 +45,7 @@ import type {
   timelineInput,
 } from "./schemas";
 import { rescore } from "./scoring";
-import {
-  activities,
-  contacts,
-  crmCompanies,
-  dealContacts,
-  deals,
-  merges,
-  stageMoves,
-  stages,
-  type ActivityKind,
-} from "./tables";
+import { activities, contacts, crmCompanies, dealContacts, deals, merges, stageMoves, stages } from "./tables";
 
 type Row = typeof activities.$inferSelect;
 

@@ -4,7 +4,7 @@
  * delete. The domain is normalised (https://www.Acme.com/x → acme.com) and
  * unique per tenant.
  */
-import { and, asc, count, desc, eq, isNull, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, isNull, type SQL } from "drizzle-orm";
 import type * as v from "valibot";
 import { audit } from "../../core/audit";
 import type { ActorContext } from "../../core/context";

@@ -125,17 +125,15 @@ export async function createDeal(ctx: ActorContext, input: v.InferOutput<typeof 
     )[0]!;
     if (contactIds.length)
       await tx.insert(dealContacts).values(contactIds.map((contactId) => ({ dealId: row.id, contactId })));
-    await tx
-      .insert(stageMoves)
-      .values({
-        dealId: row.id,
-        fromStageId: null,
-        toStageId: stage.id,
-        fromStage: null,
-        toStage: stage.name,
-        byUserId: ctx.principal.userId,
-        at: now,
-      });
+    await tx.insert(stageMoves).values({
+      dealId: row.id,
+      fromStageId: null,
+      toStageId: stage.id,
+      fromStage: null,
+      toStage: stage.name,
+      byUserId: ctx.principal.userId,
+      at: now,
+    });
     await audit(tx, ctx, "crm.deal_create", { type: "deal", id: row.id });
     await emit(tx, ctx, dealCreated, { id: row.id }, facts(row, stage, contactIds));
     return {
@@ -405,17 +403,15 @@ export async function moveDeal(ctx: ActorContext, input: v.InferOutput<typeof de
         .where(eq(deals.id, d.id))
         .returning()
     )[0]!;
-    await tx
-      .insert(stageMoves)
-      .values({
-        dealId: d.id,
-        fromStageId: from.id,
-        toStageId: to.id,
-        fromStage: from.name,
-        toStage: to.name,
-        byUserId: ctx.principal.userId,
-        at: now,
-      });
+    await tx.insert(stageMoves).values({
+      dealId: d.id,
+      fromStageId: from.id,
+      toStageId: to.id,
+      fromStage: from.name,
+      toStage: to.name,
+      byUserId: ctx.principal.userId,
+      at: now,
+    });
     await audit(tx, ctx, "crm.deal_move", { type: "deal", id: d.id, detail: { from: from.name, to: to.name } });
     await emit(
       tx,

@@ -427,17 +427,15 @@ async function setStatus(
       .set({ status: to, ...stamp, updatedAt: now })
       .where(eq(emailMemberships.id, m.id));
   else
-    await tx
-      .insert(emailMemberships)
-      .values({
-        companyId: ctx.company.id,
-        listId,
-        subscriberId: s.id,
-        status: to,
-        ...stamp,
-        createdAt: now,
-        updatedAt: now,
-      });
+    await tx.insert(emailMemberships).values({
+      companyId: ctx.company.id,
+      listId,
+      subscriberId: s.id,
+      status: to,
+      ...stamp,
+      createdAt: now,
+      updatedAt: now,
+    });
   await emit(
     tx,
     ctx as ActorContext,

@@ -108,16 +108,14 @@ export async function sendDigests(deps: Deps): Promise<number> {
       if (skipped.length)
         await tx.update(notifications).set({ emailState: "skipped" }).where(inArray(notifications.id, skipped));
       if (!wanted.length || !user) return 0;
-      const items = wanted
-        .slice(0, MAX_ITEMS)
-        .map((r) => ({
-          id: r.n.id,
-          companyId: r.n.companyId,
-          company: r.company,
-          title: r.n.title,
-          body: r.n.body,
-          link: r.n.link,
-        }));
+      const items = wanted.slice(0, MAX_ITEMS).map((r) => ({
+        id: r.n.id,
+        companyId: r.n.companyId,
+        company: r.company,
+        title: r.n.title,
+        body: r.n.body,
+        link: r.n.link,
+      }));
       const mail = compose(deps, user.name, items, wanted.length - items.length);
       await queueMail(tx, deps, {
         companyId: mail.companyId,

@@ -16,7 +16,7 @@ export type WorkingHours = Partial<Record<Weekday, TimeRange[]>>;
 /** The runtime's canonical name of an IANA time zone, or null when it is not one. */
 export function canonicalTimeZone(tz: string): string | null {
   // Names only: offsets such as +05:00 are not time zones (they ignore daylight saving).
-  if (tz.length > 64 || !/^[A-Za-z][A-Za-z0-9_+\-]*(\/[A-Za-z0-9_+\-]+){0,2}$/.test(tz)) return null;
+  if (tz.length > 64 || !/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+){0,2}$/.test(tz)) return null;
   try {
     return new Intl.DateTimeFormat("en-US", { timeZone: tz }).resolvedOptions().timeZone;
   } catch {

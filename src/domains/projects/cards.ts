@@ -814,7 +814,7 @@ export async function listCards(ctx: ActorContext, input: v.InferOutput<typeof c
   // Join only what the filters and the order need: counting and sorting 10,000 cards is most of a list's cost.
   const needColumns = !!input.stateGroups?.length;
   const needProjects = !!q && CARD_KEY.test(q);
-  const scoped = <T extends { innerJoin: Function }>(query: T): T => {
+  const scoped = <T extends { innerJoin: (...args: never[]) => unknown }>(query: T): T => {
     let out = query as any;
     if (needColumns) out = out.innerJoin(boardColumns, eq(boardColumns.id, cards.columnId));
     if (needProjects) out = out.innerJoin(projects, eq(projects.id, cards.projectId));

@@ -33,7 +33,7 @@ import {
   updateVariant,
 } from "./variants";
 
-const MONEY = "Money is integer cents (1999 = 19.99).";
+const _MONEY = "Money is integer cents (1999 = 19.99).";
 
 // Products
 

@@ -11,7 +11,7 @@ import { conflict, invalid, notFound } from "../../core/errors";
 import { authorize } from "../../core/scopes";
 import { memberships, users } from "../accounts/tables";
 import { breachedTargets, slaView, type TicketRow } from "./sla";
-import { ticketMessages, tickets, ticketTags, type TicketStatus } from "./tables";
+import { type ticketMessages, tickets, ticketTags, type TicketStatus } from "./tables";
 
 export type Q = Pick<Db, "select">;
 

@@ -2,7 +2,7 @@
  * Tickets: create, read, list (the views people use), update, assign,
  * change status, delete; the queue summary and the tags in use.
  */
-import { and, asc, count, desc, eq, inArray, isNotNull, isNull, lte, ne, not, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, isNotNull, isNull, lte, not, or, sql, type SQL } from "drizzle-orm";
 import type * as v from "valibot";
 import { audit } from "../../core/audit";
 import { iso } from "../../core/clock";
@@ -12,7 +12,6 @@ import { conflict, invalid } from "../../core/errors";
 import { emit } from "../../core/events";
 import { page } from "../../core/pagination";
 import { byText, containsText } from "../../core/sql";
-import { users } from "../accounts/tables";
 import {
   assigneeOf,
   extrasFor,
