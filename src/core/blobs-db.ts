@@ -17,7 +17,7 @@
  * the data dir is one machine's anyway.
  */
 import { and, asc, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
-import type { BlobStore } from "./blobs";
+import type { BlobStore } from "./blobs-common";
 import { checkKey, checkPrefix, checkRange, WHOLE_MAX } from "./blobs-common";
 import type { Store } from "./db";
 import { mediaBlobs } from "./tables";

@@ -10,7 +10,7 @@
  */
 import { mkdir, readdir, rename, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import type { BlobStore } from "./blobs";
+import type { BlobStore } from "./blobs-common";
 import { checkKey, checkPrefix, clampRange, isBlobKey } from "./blobs-common";
 import { randomHex } from "./secrets";
 

@@ -12,7 +12,7 @@
  */
 import { S3Client } from "bun";
 import type { Config } from "../config";
-import type { BlobStore, ByteRange } from "./blobs";
+import type { BlobStore, ByteRange } from "./blobs-common";
 import { checkKey, checkPrefix, checkRange, WHOLE_MAX } from "./blobs-common";
 
 const REMOVE_PARALLEL = 8;

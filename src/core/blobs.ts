@@ -22,41 +22,8 @@ import { localBlobStore } from "./blobs-local";
 import { dbBlobStore } from "./blobs-db";
 import { s3BlobStore } from "./blobs-s3";
 
-export interface BlobInfo {
-  size: number;
-  /** Stable for as long as the object's bytes are unchanged (no quotes). */
-  etag: string;
-}
-
-/** An inclusive byte range, as in an HTTP Range header; `end` past the object's end is cut to it. */
-export interface ByteRange {
-  start: number;
-  end: number;
-}
-
-/**
- * What read() returns: bytes in memory up to WHOLE_MAX (the db and s3
- * stores), a stream beyond (and always for the local store, whose file
- * streams Bun sends with their length). Bun.serve drops Content-Length
- * for any other streamed body (it sends it chunked, oven-sh/bun#10507), so
- * files up to that size keep the exact headers on every store.
- */
-export type BlobBody = ReadableStream<Uint8Array> | Uint8Array;
-
-export interface BlobStore {
-  readonly kind: "local" | "db" | "s3";
-  /** Stores `bytes` under `key`, replacing what was there. */
-  put(key: string, bytes: Uint8Array, contentType: string): Promise<void>;
-  /** Size and ETag; null when absent. */
-  head(key: string): Promise<BlobInfo | null>;
-  /** The whole object or an inclusive byte range; null when absent. */
-  read(key: string, range?: ByteRange): Promise<BlobBody | null>;
-  /** Removes the objects; absent keys are fine. */
-  remove(keys: string[]): Promise<void>;
-  /** Every key starting with `prefix`, in no particular order (for copies between stores and checks). */
-  keys(prefix?: string): AsyncIterable<string>;
-}
-
+import type { BlobStore } from "./blobs-common";
+export type { BlobBody, BlobInfo, BlobStore, ByteRange } from "./blobs-common";
 export {
   bodyBytes,
   checkKey,

@@ -16,8 +16,7 @@ import { oauthError } from "./errors";
 import { redirectUriProblem } from "./redirect-uri";
 import { oauthClients } from "../domains/accounts/tables";
 import { eq } from "drizzle-orm";
-import type { OAuthClient } from "./clients";
-import { rowToClient } from "./clients";
+import { type OAuthClient, rowToClient } from "./client-row";
 
 export const DOCUMENT_MAX_BYTES = 16 * 1024;
 export const FETCH_TIMEOUT_MS = 5000;

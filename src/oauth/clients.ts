@@ -12,36 +12,10 @@ import { clientFromMetadataDocument, isMetadataDocumentClientId } from "./client
 import { oauthError } from "./errors";
 import { oauthClients } from "../domains/accounts/tables";
 
-export type ClientAuthMethod = "none" | "client_secret_basic" | "client_secret_post";
-
-export interface OAuthClient {
-  clientId: string;
-  /** What the consent screen calls the client; falls back to the client id. */
-  name: string | null;
-  clientUri: string | null;
-  redirectUris: string[];
-  authMethod: ClientAuthMethod;
-  secretHash: string | null;
-  /** Scope the client registered, used when an authorization request names none. */
-  scope: string | null;
-  source: "registered" | "metadata_document";
-}
+export type { ClientAuthMethod, OAuthClient } from "./client-row";
+import { type OAuthClient, rowToClient } from "./client-row";
 
 export const MAX_CLIENT_ID = 2000;
-
-export function rowToClient(row: typeof oauthClients.$inferSelect): OAuthClient {
-  const meta = row.metadata ?? {};
-  return {
-    clientId: row.clientId,
-    name: row.name,
-    clientUri: typeof meta.client_uri === "string" ? meta.client_uri : null,
-    redirectUris: row.redirectUris,
-    authMethod: row.tokenEndpointAuthMethod as ClientAuthMethod,
-    secretHash: row.secretHash,
-    scope: typeof meta.scope === "string" ? meta.scope : null,
-    source: row.fetchedAt ? "metadata_document" : "registered",
-  };
-}
 
 /**
  * The client named by `clientId`, or null when there is none. A URL client

@@ -3,13 +3,12 @@
  * implementation per engine (search-sqlite.ts: FTS5 with bm25;
  * search-pg.ts: tsvector with ts_rank). Both answer the same shape, rank
  * title matches above body matches, stem English words and mark matched
- * words in the snippet with « ».
+ * words in the snippet with « ». This file is the shape both implement;
+ * search.ts picks the engine's (so neither implementation imports a
+ * module that imports it).
  */
-import { engine } from "../../core/engine";
 import type { Store } from "../../core/db";
 import type { ParsedQuery } from "./search-query";
-import { pgSearch } from "./search-pg";
-import { sqliteSearch } from "./search-sqlite";
 
 export interface SearchFilters {
   companyId: number;
@@ -64,7 +63,3 @@ export interface SearchEngine {
 }
 
 export { START_MARK, END_MARK } from "./search-query";
-
-export function searchEngine(): SearchEngine {
-  return engine() === "pg" ? pgSearch : sqliteSearch;
-}

@@ -8,15 +8,23 @@
  * rises most; no score calibration between bm25 and cosine needed). If
  * the endpoint fails at query time the answer is full text, saying so.
  */
+import { engine } from "../../core/engine";
 import { and, eq, gte, inArray, lt } from "drizzle-orm";
 import type { ActorContext } from "../../core/context";
 import { invalid } from "../../core/errors";
 import { memberFor, readAccess, recordFor, type RecordRef } from "./access";
 import { chunksWaitingForCredits, creditPauseNote, embeddingsOn, vectorSearch, type VectorHit } from "./embeddings";
 import { anyOf, MAX_TERMS, parseQuery, questionQuery, type ParsedQuery } from "./search-query";
-import { CONTEXT_CANDIDATES, RANK_CANDIDATES, searchEngine, type Hit, type SearchFilters } from "./search-engine";
+import { CONTEXT_CANDIDATES, RANK_CANDIDATES, type Hit, type SearchEngine, type SearchFilters } from "./search-engine";
+import { pgSearch } from "./search-pg";
+import { sqliteSearch } from "./search-sqlite";
 import { othersMatching, type OtherItem } from "./others";
 import { brainRecords, brainRelations, type RecordKind } from "./tables";
+
+/** The full-text implementation of the engine this process runs on. */
+function searchEngine(): SearchEngine {
+  return engine() === "pg" ? pgSearch : sqliteSearch;
+}
 
 const RRF_K = 60;
 /** How deep each list goes before fusing. */

@@ -30,7 +30,7 @@ import {
   type ContrastFix,
   type ContrastResult,
 } from "./contrast";
-import { BRANDING_DEFAULTS } from "./profiles";
+import { BRANDING_DEFAULTS } from "./defaults";
 import type { BrandingData } from "./schemas";
 
 /** Text-like pairs: AA for normal text. */

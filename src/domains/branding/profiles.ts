@@ -45,14 +45,9 @@ import {
 import { brandProfiles } from "./tables";
 import * as val from "valibot";
 
-/** The spec's defaults (interface.md 2.6); a cleared colour falls back to these. */
-export const BRANDING_DEFAULTS = {
-  primaryColor: "#2563eb",
-  secondaryColor: "#1e40af",
-  accentColor: "#f59e0b",
-  backgroundColor: "#ffffff",
-  textColor: "#111827",
-} as const;
+import { BRANDING_DEFAULTS } from "./defaults";
+
+export { BRANDING_DEFAULTS };
 
 type Obj = Record<string, unknown>;
 const isObj = (x: unknown): x is Obj => typeof x === "object" && x !== null && !Array.isArray(x);

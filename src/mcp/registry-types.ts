@@ -1,0 +1,70 @@
+/**
+ * What the MCP registry is, as its users see it: tools/list entries, the
+ * registered tools, the narrowing a client asks for. In a module of its own
+ * so the discovery tools (which the registry includes) can name the
+ * registry's shape without importing the registry.
+ */
+import type { Principal } from "../core/context";
+import type { ResourceDef, ToolCallObserver, ToolDef } from "./define";
+
+export type JsonSchema = Record<string, unknown>;
+
+/** A tools/list entry, as MCP defines Tool. */
+export interface ToolEntry {
+  name: string;
+  title?: string;
+  description: string;
+  inputSchema: JsonSchema;
+  annotations: {
+    readOnlyHint?: boolean;
+    destructiveHint?: boolean;
+    idempotentHint?: boolean;
+    openWorldHint?: boolean;
+  };
+}
+
+export interface RegisteredTool {
+  def: ToolDef;
+  /** The complete JSON Schema, every bound and pattern included (docs/tools.md); clients get the compact entries. */
+  schema: JsonSchema;
+  /** Entry for connections reaching at most one company: no clientId (it is implied). */
+  entrySingle: ToolEntry;
+  /** Entry for connections reaching several companies: an optional clientId, required on the call when several remain. */
+  entryMulti: ToolEntry;
+}
+
+/** Optional narrowing a client asks for (X-MCP-Toolsets, X-MCP-Readonly, X-MCP-Discovery). */
+export interface ToolFilter {
+  toolsets: ReadonlySet<string> | null;
+  readOnly: boolean;
+  /** tools/list shows only whoami, tools_search and toolsets_list; every allowed tool stays callable. */
+  discovery: boolean;
+}
+export const NO_FILTER: ToolFilter = { toolsets: null, readOnly: false, discovery: false };
+
+export interface ToolsetInfo {
+  name: string;
+  title: string;
+  description: string;
+  tools: number;
+}
+
+export interface Registry {
+  /** All tools, in tools/list order (by name). */
+  tools: RegisteredTool[];
+  byName: ReadonlyMap<string, RegisteredTool>;
+  resources: ResourceDef[];
+  toolsets: ToolsetInfo[];
+  /** Listed in tools/list for this caller. */
+  isVisible(tool: ToolDef, principal: Principal, filter: ToolFilter): boolean;
+  /** Callable by this caller: visible, or (discovery mode) allowed though not listed. */
+  isCallable(tool: ToolDef, principal: Principal, filter: ToolFilter): boolean;
+  /** The tools/list result for this caller; computed once per (scopes, company count, filter). */
+  listResult(principal: Principal, filter: ToolFilter): { tools: ToolEntry[] };
+  /** What the tools/list result depends on: equal keys, equal results. */
+  listKey(principal: Principal, filter: ToolFilter): string;
+  /** Resources this caller may list and read. */
+  visibleResources(principal: Principal): ResourceDef[];
+  /** Every domain's toolCallObservers, told how each tools/call ended (src/mcp/call.ts). */
+  observers: ToolCallObserver[];
+}
