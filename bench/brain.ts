@@ -54,9 +54,8 @@ async function measure(): Promise<{ engine: string; rows: Row[]; seedMs: number;
   const { brainRecords } = await import("../src/domains/brain/tables");
   const { brainDomain } = await import("../src/domains/brain/tools");
   const { titleKey } = await import("../src/domains/brain/kinds");
-  const { buildRegistry } = await import("../src/mcp/registry");
-  const { domains } = await import("../src/domains");
-  buildRegistry(domains);
+  // The catalog registers every domain's events (emit refuses unlisted types).
+  await import("../src/catalog");
 
   const dir = mkdtempSync(join(tmpdir(), "plinth-bench-brain-"));
   const url = engine() === "pg" ? await (await import("../test/db")).freshDatabaseUrl() : null;

@@ -32,9 +32,8 @@ async function measure(): Promise<Measured> {
   const { companies, memberships, users } = await import("../src/core/tables");
   const t = await import("../src/domains/projects/tables");
   const { workDomains } = await import("../src/domains/projects/tools");
-  const { buildRegistry } = await import("../src/mcp/registry");
-  const { domains } = await import("../src/domains");
-  buildRegistry(domains);
+  // The catalog registers every domain's events (emit refuses unlisted types).
+  await import("../src/catalog");
 
   const dir = mkdtempSync(join(tmpdir(), "plinth-bench-cards-"));
   const url = engine() === "pg" ? await (await import("../test/db")).freshDatabaseUrl() : null;

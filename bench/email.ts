@@ -51,10 +51,9 @@ const em = await import("../src/domains/email/tables");
 const { emailDomain } = await import("../src/domains/email/tools");
 const { foldSubscriber } = await import("../src/domains/email/segment-rules");
 const { deliver, queueNextBatch } = await import("../src/domains/email/delivery");
-const { buildRegistry } = await import("../src/mcp/registry");
-const { domains } = await import("../src/domains");
 const { and, eq, count } = await import("drizzle-orm");
-buildRegistry(domains);
+// The catalog registers every domain's events (emit refuses unlisted types).
+await import("../src/catalog");
 
 const rssMb = () => process.memoryUsage().rss / 1048576;
 const hwmMb = () => Number(/VmHWM:\s+(\d+)/.exec(readFileSync("/proc/self/status", "utf8"))?.[1] ?? 0) / 1024;

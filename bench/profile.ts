@@ -14,6 +14,7 @@
  * functions with the most samples, self and inclusive, counted over that round only; stacks end at the
  * last await, so inclusive figures of async functions are lower bounds).
  */
+import { catalog } from "../src/catalog";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -49,7 +50,7 @@ const config = {
   mcpRateLimit: 1e9,
   publicUrl: "http://127.0.0.1:8787",
 };
-const deps = await openDeps(config);
+const deps = await openDeps(config, catalog);
 const demo = await seedDemo(deps);
 // The access log as in production, written nowhere.
 const app = createApp(deps, new Telemetry({ log: new AccessLog(() => {}), trustProxy: false }));

@@ -9,7 +9,7 @@ import { approvalRoutes } from "./approvals/routes";
 import type { Deps } from "./core/context";
 import { AppError, httpStatus } from "./core/errors";
 import { mediaFileRoutes } from "./domains/cms/media-files";
-import { mcpRoutes, registry, withMcpFastPath } from "./mcp/routes";
+import { mcpRoutes, registryOf, withMcpFastPath } from "./mcp/routes";
 import { healthRoutes } from "./ops/health";
 import { metricsRoutes } from "./ops/metrics-routes";
 import { Telemetry, type AccessRecord } from "./ops/telemetry";
@@ -18,7 +18,6 @@ import { oauthRoutes } from "./oauth/routes";
 import { portalRoutes } from "./portal/routes";
 import { restRoutes, withRestFastPath } from "./rest/routes";
 import { mapDbError } from "./core/db";
-import { domains } from "./domains";
 
 export function createApp(deps: Deps, telemetry = new Telemetry({ log: null, trustProxy: false })) {
   const app = new Hono<{ Variables: { requestId: string; access: AccessRecord } }>();
@@ -29,13 +28,13 @@ export function createApp(deps: Deps, telemetry = new Telemetry({ log: null, tru
   app.route("/api/v1", rest);
   app.route("/", healthRoutes(deps));
   app.route("/", metricsRoutes(deps, telemetry));
-  const mcp = mcpRoutes(deps, registry(), { limiter: limiter("mcp", deps.config.mcpRateLimit) });
+  const mcp = mcpRoutes(deps, registryOf(deps.catalog), { limiter: limiter("mcp", deps.config.mcpRateLimit) });
   app.route("/", mcp);
   app.route("/", oauthRoutes(deps));
   app.route("/approve", approvalRoutes(deps));
   app.route("/media", mediaFileRoutes(deps));
   // Domains' public pages (surveys, decks, booking pages…), each under its own prefix (checked by the registry).
-  for (const d of domains) for (const p of d.publicPages ?? []) app.route(p.prefix, p.routes(deps));
+  for (const p of deps.catalog.publicPages) app.route(p.prefix, p.routes(deps));
   app.route("/", portalRoutes(deps));
 
   // The last line of defence: sub-apps map their own errors to their wire

@@ -8,6 +8,7 @@
  * off; the store is closed (on SQLite that checkpoints the WAL into the
  * database file), Redis is disconnected and the access log flushed.
  */
+import { catalog } from "./catalog";
 import { createApp } from "./app";
 import type { Config } from "./config";
 import type { Clock } from "./core/clock";
@@ -18,7 +19,6 @@ import { AccessLog, type Sink } from "./ops/access-log";
 import { Dispatcher } from "./core/dispatcher";
 import { coreJobs } from "./core/housekeeping";
 import { JobRunner } from "./core/jobs";
-import { domains } from "./domains";
 import { startMemoryGuard } from "./ops/memory";
 import { startMetricsServer } from "./ops/metrics-routes";
 import { Telemetry } from "./ops/telemetry";
@@ -58,7 +58,7 @@ export async function startServer(
   config: Config,
   opts: { clock?: Clock; seed?: boolean; accessLog?: Sink } = {},
 ): Promise<RunningServer> {
-  const deps = await openDeps(config, { clock: opts.clock });
+  const deps = await openDeps(config, catalog, { clock: opts.clock });
   let demo: DemoCredentials | null = null;
   if (opts.seed !== false && (await isEmpty(deps))) {
     // Instances started together on one empty database race to seed it: one wins, the others find it seeded.
@@ -92,12 +92,8 @@ export async function startServer(
 
   const report = (what: string) => (name: string, e: unknown) =>
     console.error(`plinth: ${what} ${name} failed: ${e instanceof Error ? e.message : String(e)}`);
-  const dispatcher = new Dispatcher(
-    deps,
-    domains.flatMap((d) => d.subscribers ?? []),
-    { onError: report("event subscriber") },
-  );
-  const jobs = new JobRunner(deps, [...coreJobs, ...domains.flatMap((d) => d.jobs ?? [])], { onError: report("job") });
+  const dispatcher = new Dispatcher(deps, [...deps.catalog.subscribers], { onError: report("event subscriber") });
+  const jobs = new JobRunner(deps, [...coreJobs, ...deps.catalog.jobs], { onError: report("job") });
   await dispatcher.init();
   await jobs.init();
   dispatcher.start();

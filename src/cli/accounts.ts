@@ -4,6 +4,7 @@
  * `KEY=$(plinth mcp-keys create …)` works; notes go to stderr. No command
  * prints a stored secret: `mcp-keys list` shows the hint only.
  */
+import { catalog } from "../catalog";
 import { iso, systemClock } from "../core/clock";
 import type { Deps } from "../core/context";
 import { openDeps } from "../core/open";
@@ -32,7 +33,7 @@ function positiveId(raw: string, what: string): number {
 }
 
 async function withDeps<T>(config: Config, fn: (deps: Deps) => T | Promise<T>): Promise<T> {
-  const deps = await openDeps(config, { listen: false });
+  const deps = await openDeps(config, catalog, { listen: false });
   try {
     return await fn(deps);
   } finally {

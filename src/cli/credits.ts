@@ -3,6 +3,7 @@
  * company's AI credits (docs/ai.md). Agents only read credits over MCP;
  * grants and budgets are the agency's decision, made here.
  */
+import { catalog } from "../catalog";
 import type { Deps } from "../core/context";
 import { openDeps } from "../core/open";
 import type { Config } from "../config";
@@ -19,7 +20,7 @@ function whole(raw: string, what: string, max = MAX_AMOUNT): number {
 }
 
 async function withDeps<T>(config: Config, fn: (deps: Deps) => T | Promise<T>): Promise<T> {
-  const deps = await openDeps(config, { listen: false });
+  const deps = await openDeps(config, catalog, { listen: false });
   try {
     return await fn(deps);
   } finally {

@@ -8,6 +8,7 @@
  * Exit 0 when the message was applied, was a duplicate, or is nothing to
  * act on (so the MTA never bounces a bounce); 1 when it cannot be read.
  */
+import { catalog } from "../catalog";
 import { openDeps } from "../core/open";
 import { applyReports, MAX_REPORT_BYTES, parseRawReport, ReportError } from "../domains/email/feedback";
 import type { Command } from "./command";
@@ -46,7 +47,7 @@ export const emailCommands: Command[] = [
         console.log(JSON.stringify({ applied: [], duplicates: 0, unmatched: 0, ignored: parsed.ignored }));
         return 0;
       }
-      const deps = await openDeps(config, { listen: false });
+      const deps = await openDeps(config, catalog, { listen: false });
       try {
         const r = await applyReports(deps, null, parsed.reports);
         console.log(JSON.stringify(r));

@@ -3,6 +3,7 @@
  * new key on stdout, so `KEY=$(plinth keys create --site 1)` works; notes go
  * to stderr. Nothing ever prints a secret other than the one just minted.
  */
+import { catalog } from "../catalog";
 import type { Deps } from "../core/context";
 import { openDeps } from "../core/open";
 import { createRestKey, listRestKeys, revokeRestKey } from "../domains/sites/rest-keys";
@@ -29,7 +30,7 @@ export function parseExpiry(raw: string): Date {
 }
 
 async function withDeps<T>(config: Config, fn: (deps: Deps) => T | Promise<T>): Promise<T> {
-  const deps = await openDeps(config, { listen: false });
+  const deps = await openDeps(config, catalog, { listen: false });
   try {
     return await fn(deps);
   } finally {

@@ -1,4 +1,5 @@
 /** serve (the default), migrate, seed --demo. */
+import { catalog } from "../catalog";
 import { openDeps } from "../core/open";
 import { openStore } from "../core/db";
 import { seedDemo, isEmpty, type DemoCredentials } from "../../db/seed/demo";
@@ -121,7 +122,7 @@ export const serverCommands: Command[] = [
     ],
     async run({ flags, config }) {
       if (!flags.demo) throw new UsageError("only --demo is supported");
-      const deps = await openDeps(config, { listen: false });
+      const deps = await openDeps(config, catalog, { listen: false });
       if (!(await isEmpty(deps))) {
         await deps.close();
         console.error("seed: the database already has sites; refusing to mix the demo into them");

@@ -6,8 +6,20 @@ import type { Config } from "../config";
 import type { Role } from "./roles";
 import type { Clock } from "./clock";
 import type Redis from "ioredis";
-import type { BlobStore } from "./blobs";
+import type { BlobStore } from "./blobs-common";
 import type { Db, Store } from "./db";
+
+/**
+ * Everything the domains declared (tools, approval kinds, events, jobs,
+ * notification types, integration sources, pages, scopes, demo parts),
+ * collected once by the entry (src/catalog.ts) and handed down in Deps to
+ * the services that need the whole: the approval workflow, notification
+ * preferences, automations' event catalog, integrations. Its members are
+ * declared by the plug-in contract, src/mcp/define.ts, which extends this
+ * interface, so the core names none of the pieces domains plug in.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled in by the contract (declaration merging)
+export interface Catalog {}
 
 export interface Deps {
   store: Store;
@@ -19,6 +31,8 @@ export interface Deps {
   redis: Redis | null;
   /** Media bytes: the data dir, the database or an S3 bucket (PLINTH_MEDIA_STORE), src/core/blobs.ts. */
   blobs: BlobStore;
+  /** What the domains declared, collected once (see Catalog). */
+  catalog: Catalog;
 }
 
 /** `automation`: an automation run acting for its creator (id = the run), so its events and audit rows say so and loop protection can follow the chain. */

@@ -1,14 +1,15 @@
 /**
  * From configuration to the dependencies every verb receives: the store on
- * the configured engine (migrated), Redis when configured, and the change
- * feed wired to whatever carries changes between instances. Used by the
- * server, the CLI and the tests alike.
+ * the configured engine (migrated), Redis when configured, the change feed
+ * wired to whatever carries changes between instances, and the catalog the
+ * caller built from the domains (src/catalog.ts). Used by the server, the
+ * CLI and the tests alike.
  */
 import Redis from "ioredis";
 import type { Config } from "../config";
 import { redisChangeBus } from "./bus-redis";
 import { systemClock, type Clock } from "./clock";
-import type { Deps } from "./context";
+import type { Catalog, Deps } from "./context";
 import { openBlobStore } from "./blobs";
 import { openStore } from "./db";
 
@@ -28,6 +29,7 @@ export function connectRedis(url: string): Redis {
 
 export async function openDeps(
   config: Config,
+  catalog: Catalog,
   opts: { clock?: Clock; migrate?: boolean; listen?: boolean } = {},
 ): Promise<OpenedDeps> {
   const store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, poolSize: config.dbPoolSize });
@@ -54,6 +56,7 @@ export async function openDeps(
     clock: opts.clock ?? systemClock,
     redis,
     blobs: openBlobStore({ config, store }),
+    catalog,
     async close() {
       await store.close();
       // quit, not disconnect: change notices still queued (a CLI revoke's) go out first.

@@ -4,71 +4,66 @@
  *   "*"            everything
  *   "<domain>:*"   every scope of that domain (read, write, send, approve, manage)
  *   "<d>:write"    also grants "<d>:read": a key that may change a thing may see it
- *   "approvals:manage" includes "approvals:read"
- *   "sites:read"   includes "media:read" (5.3 lists media among what sites:read reads)
- *   "email:send"   is required in addition to email:write; write does not imply send
+ *   anything else a scope grants is declared by the domain that owns it
+ *   (ScopeArea.includes): "approvals:manage" includes "approvals:read";
+ *   "sites:read" includes "media:read" (5.3 lists media among what
+ *   sites:read reads). "email:send" is required in addition to email:write;
+ *   write does not imply send.
  */
 import { forbidden } from "./errors";
 import type { ActorContext } from "./context";
 import type { Role } from "./roles";
 
-export const SCOPES = [
-  "profile:read",
-  "profile:write",
-  "projects:read",
-  "projects:write",
-  "tickets:read",
-  "tickets:write",
-  "crm:read",
-  "crm:write",
-  "sites:read",
-  "sites:write",
-  "media:read",
-  "media:write",
-  "email:read",
-  "email:write",
-  "email:send",
-  "decks:read",
-  "decks:write",
-  "surveys:read",
-  "surveys:write",
-  "bookings:read",
-  "bookings:write",
-  "automations:read",
-  "automations:write",
-  "team:read",
-  "team:write",
-  "integrations:read",
-  "integrations:write",
-  "services:read",
-  "services:write",
-  "store:read",
-  "store:write",
-  "billing:read",
-  "hosting:read",
-  "ai:read",
-  "brain:read",
-  "brain:write",
-  "brain:approve",
-  "approvals:read",
-  "approvals:manage",
-  "chat:read",
-  "chat:write",
-  "notifications:read",
-  "notifications:write",
-  "branding:read",
-  "branding:write",
-] as const;
-export type Scope = (typeof SCOPES)[number];
+/** A scope area as a domain declares it (ScopeArea in src/mcp/define.ts): its scopes and what each also grants. */
+export interface DeclaredScopes {
+  area: string;
+  words: Record<string, string>;
+  includes?: Record<string, string[]>;
+}
 
-const KNOWN = new Set<string>(SCOPES);
-const DOMAINS = new Set(SCOPES.map((s) => s.split(":")[0]!));
+/**
+ * Every scope a credential may be issued with, in the domains' order: filled
+ * once by declareScopes when the catalog is built (src/mcp/catalog.ts), as
+ * event types are by listEvents. The grammar below knows no domain; what a
+ * scope also grants beyond it comes from the declarations.
+ */
+export const SCOPES: string[] = [];
+const KNOWN = new Set<string>();
+const AREAS = new Set<string>();
+/** required scope → the declared scopes that include it (`media:read` ← `sites:read`). */
+const INCLUDED_BY = new Map<string, string[]>();
+
+/** Called by buildCatalog with every domain's scope areas; declaring the same scopes again changes nothing. */
+export function declareScopes(areas: readonly DeclaredScopes[]): void {
+  for (const a of areas) {
+    AREAS.add(a.area);
+    for (const s of Object.keys(a.words)) {
+      if (!s.startsWith(`${a.area}:`)) throw new Error(`scope ${s} is declared by area ${a.area}`);
+      if (!KNOWN.has(s)) {
+        KNOWN.add(s);
+        SCOPES.push(s);
+      }
+    }
+    for (const [by, included] of Object.entries(a.includes ?? {}))
+      for (const s of included) {
+        const list = INCLUDED_BY.get(s) ?? [];
+        if (!list.includes(by)) list.push(by);
+        INCLUDED_BY.set(s, list);
+      }
+  }
+  grantorMemo.clear();
+}
+
+/** True when `s` is one declared scope (not a wildcard): what a tool or resource may require. */
+export function isScope(s: string): boolean {
+  return KNOWN.has(s);
+}
 
 /** True when `s` is a scope a credential may be issued with (including wildcards). */
 export function isGrantable(s: string): boolean {
   if (s === "*" || KNOWN.has(s)) return true;
   const [d, a] = s.split(":");
-  return a === "*" && DOMAINS.has(d!);
+  return a === "*" && AREAS.has(d!);
 }
 
 /** Implied scopes: what holding `required` is also granted by. */
@@ -76,8 +71,8 @@ function grantorsOf(required: string): string[] {
   const [domain, action] = required.split(":");
   const out = ["*", required, `${domain}:*`];
   if (action === "read") out.push(`${domain}:write`);
-  if (required === "approvals:read") out.push("approvals:manage");
-  if (required === "media:read") out.push("sites:read", "sites:write", "sites:*");
+  // Declared inclusions, and whatever grants the including scope in turn (sites:write grants sites:read, which includes media:read).
+  for (const by of INCLUDED_BY.get(required) ?? []) for (const g of grantorsOf(by)) if (!out.includes(g)) out.push(g);
   return out;
 }
 

@@ -1,12 +1,13 @@
 /**
- * Every domain of the MCP registry. Adding a domain means adding its folder
- * and one line here; nothing in src/mcp changes.
+ * Every domain of this build. Adding a domain means adding its folder and
+ * one line here; nothing else changes (README "Adding a domain"). Only
+ * src/catalog.ts imports this list: it collects what the domains declare
+ * into the catalog every other part reads.
  */
 import type { Domain } from "../mcp/define";
 import { accountsDomain } from "./accounts/tools";
 import { aiDomain } from "./ai/tools";
 import { integrationsDomain } from "./integrations/tools";
-import { useDomains } from "./approvals/registry";
 import { approvalsDomain } from "./approvals/tools";
 import { automationDomains } from "./automations/tools";
 import { bookingsDomain } from "./bookings/tools";
@@ -53,6 +54,3 @@ export const domains: Domain[] = [
   brainDomain,
   ...automationDomains,
 ];
-
-// The approvals workflow reads the list from here (see approvals/registry.ts).
-useDomains(domains);

@@ -15,21 +15,19 @@ import type { Table } from "drizzle-orm";
 import type * as v from "valibot";
 import type { Hono } from "hono";
 import type { ActorContext, Deps } from "../core/context";
+import type { Clock } from "../core/clock";
+import type { Db } from "../core/db";
 import type { EventDef, Subscriber } from "../core/events";
 import type { JobDef } from "../core/jobs";
 import type { Role } from "../core/roles";
-import type { ApprovalKind, ApprovalSupport, StagedTarget } from "../domains/approvals/kinds";
-import type { IntegrationSource } from "../domains/integrations/sources";
-import type { NotificationType } from "../domains/notifications/types";
 
-/** Entity types the approval workflow knows (interface.md section 3). */
-export type ApprovalEntityType =
-  | "post"
-  | "pitch_deck"
-  | "email_campaign"
-  | "block_template"
-  | "survey"
-  | "booking_page";
+/**
+ * An entity type the approval workflow knows (interface.md section 3):
+ * "post", "pitch_deck", "email_campaign"… Each is declared by the domain
+ * that owns it (`approvalKinds`); buildCatalog refuses a gated tool whose
+ * type no domain declares, and a type declared twice.
+ */
+export type ApprovalEntityType = string;
 
 export interface ToolDef<I extends v.GenericSchema = v.GenericSchema, _O = unknown> {
   /** snake_case `<noun>_<verb>`, at most 128 characters, unique. */
@@ -166,6 +164,34 @@ export interface Domain {
    * posts) and its entries in the portal's navigation.
    */
   portal?: PortalPages;
+  /**
+   * The scope areas this domain owns (interface.md 5.3: `crm:read`,
+   * `crm:write`…), with the plain words the consent screen and the API-key
+   * page show. A tool may only use a scope some domain declares.
+   */
+  scopes?: ScopeArea[];
+  /**
+   * This domain's part of the bundled demo: run in order after the core
+   * demo (people, companies, sites, posts, products, brands) exists, inside
+   * the seed's one transaction.
+   */
+  demo?: DemoPart;
+}
+
+/** One area of scopes (`crm`), as a person reads it. */
+export interface ScopeArea {
+  /** The prefix before the colon: `crm`. */
+  area: string;
+  /** Its name on the consent screen: "CRM". */
+  title: string;
+  /** Each scope of the area and what it lets a connection do, in plain words ("read contacts, companies…"). */
+  words: Record<string, string>;
+  /**
+   * Scopes that holding a scope also grants, beyond the grammar's own rules
+   * (`*`, `<area>:*`, `:write` grants `:read`): `approvals:manage` includes
+   * `approvals:read`; `sites:read` includes `media:read`.
+   */
+  includes?: Record<string, string[]>;
 }
 
 /** A domain's part of the portal: routes on the portal app, and navigation entries. */
@@ -206,4 +232,256 @@ export interface PublicPages {
   /** `/s`, `/b`…: one path segment, not one the app already uses. */
   prefix: string;
   routes(deps: Deps): Hono<any>;
+}
+
+// --- What domains plug into the approval workflow (src/domains/approvals) ---
+
+/**
+ * An approval link as the workflow hands it to a domain's kind: the row of
+ * approval_links (src/domains/approvals/tables.ts, which checks that its
+ * rows fit this shape) without the token's hash.
+ */
+export interface ApprovalLink {
+  id: number;
+  companyId: number;
+  siteId: number | null;
+  linkType: "entity" | "pending_change";
+  entityType: string;
+  entityId: number | null;
+  /** What was asked for: for pending_change the staged tool call; for entity a summary. */
+  payload: Record<string, unknown> | null;
+  title: string | null;
+  status: string;
+  requestedByUserId: number | null;
+  credentialKind: string | null;
+  credentialId: number | null;
+  credentialName: string | null;
+  expiresAt: Date;
+  decidedAt: Date | null;
+  decidedBy: string | null;
+  comment: string | null;
+  result: Record<string, unknown> | null;
+  createdAt: Date;
+}
+
+/** A write transaction or the database itself; the workflow passes whichever it holds. */
+export type ApprovalTx = Db;
+
+/** Who decided, when, and why; passed to a kind's approve/reject. */
+export interface Decision {
+  now: Date;
+  decidedBy: string;
+  comment: string | null;
+  /** The deciding portal user when known; null for the public link page. */
+  userId: number | null;
+}
+
+/** One line of "what changes": plain text, the page escapes it. */
+export interface ChangeRow {
+  field: string;
+  before: string | null;
+  after: string | null;
+}
+
+export interface ApprovalPreview {
+  /** Heading for the reviewer (e.g. the post title). */
+  title: string;
+  /** One line saying what kind of request this is. */
+  summary: string;
+  /** Facts shown beside the preview (plain text). */
+  facts: { label: string; value: string }[];
+  /** For updates of something live: each changed field, live → proposed. */
+  changes: ChangeRow[];
+  /** Safe HTML of the proposed content: escaped or sanitised by the producer (renderBlocksHtml). */
+  html: string;
+  /** Safe HTML of the live version, for updates of something already live. */
+  liveHtml?: string;
+}
+
+/**
+ * How one entity type is approved: `approvalKinds` on the domain that owns
+ * the type (src/domains/approvals/kinds.ts says more).
+ */
+export interface ApprovalKind {
+  entityType: string;
+  /** Human name of the type: "Post", "Block template". */
+  label: string;
+  /** What the link proposes, rendered fresh from the current rows; null when the entity no longer exists. */
+  preview(deps: Deps, link: ApprovalLink): Promise<ApprovalPreview | null>;
+  /**
+   * Make the proposal live inside the decision transaction; returns a small
+   * result stored on the link. Throws AppError (conflict) when the proposal
+   * no longer fits the current state; the transaction then rolls back.
+   */
+  approve(tx: ApprovalTx, deps: Deps, link: ApprovalLink, decision: Decision): Promise<Record<string, unknown>>;
+  /** Leave the live version as it is and mark the proposal rejected. */
+  reject(tx: ApprovalTx, deps: Deps, link: ApprovalLink, decision: Decision): Promise<void>;
+}
+
+/** A held call, as a StagedTarget's `present` sees it. */
+export interface HeldCall {
+  tool: string;
+  input: Record<string, unknown>;
+  /** The target record when the call was held (from `current`); null for calls that create something. */
+  before: Record<string, unknown> | null;
+  link: ApprovalLink;
+}
+
+/** How a held call reads on the approval page, beyond the generic table of its arguments. */
+export interface CallPresentation {
+  /**
+   * What the call proposes, as the subject of the summary line
+   * ("Take the published blog post “Roasting” off the site"); the workflow
+   * adds the state (held, approved on … by …, rejected …).
+   */
+  proposal?: string;
+  /** Past participle for an approved link: "taken offline" (default "applied"). */
+  applied?: string;
+  facts?: { label: string; value: string }[];
+  /** Rows replacing the generic rows of the arguments named in `handled`. */
+  rows?: ChangeRow[];
+  /** Arguments this presentation shows itself (not listed again generically). */
+  handled?: string[];
+  /** Safe HTML, escaped or sanitised by the producer: rendered blocks, an uploaded image. */
+  html?: string;
+}
+
+export interface StagedTarget {
+  /** Entity type recorded on the pending_change link (e.g. "post", "media"), for filtering. */
+  entityType: string;
+  /** Tool names whose staged calls change an existing record this target can read. */
+  tools: readonly string[];
+  /**
+   * The live record the call would change, as display fields keyed like the
+   * tool's arguments; null when there is none (e.g. it was deleted).
+   */
+  current(ctx: ActorContext, input: Record<string, unknown>): Promise<Record<string, unknown> | null>;
+  /** Argument names whose values must not be shown on the approval page (e.g. a secret's value). */
+  redact?(input: Record<string, unknown>, before: Record<string, unknown> | null): string[];
+  /** How the call reads on the page (rendered blocks, what disappears and where it was linked from). */
+  present?(deps: Deps, call: HeldCall): Promise<CallPresentation>;
+}
+
+/**
+ * Answers about data other domains own that approval pages need. Each
+ * answer has one owner (two domains giving the same one is an error when
+ * the catalog is built), except `previewCss`, which every provider adds to.
+ */
+export interface ApprovalSupport {
+  /** The company's site with this id (name for the facts; tenancy of approvals_list's siteId), or null. */
+  site?(db: ApprovalTx, companyId: number, siteId: number): Promise<{ id: number; name: string } | null>;
+  /**
+   * Stylesheet text for the preview fragment of a site's link: styles of
+   * the rendered content, the site's branding. Every value taken from data
+   * must be checked against a strict pattern before it reaches the CSS.
+   */
+  previewCss?(db: ApprovalTx, siteId: number | null): Promise<string>;
+  /** True when the credential that asked for a change may no longer act (a revoked API key): its queued changes must not go live. */
+  credentialRevoked?(db: ApprovalTx, kind: string, id: number): Promise<boolean>;
+}
+
+// --- What domains plug into integrations and notifications ---
+
+export type IntegrationStatus = "active" | "failing" | "expired" | "disabled" | "configured" | "not_configured";
+
+export interface IntegrationHealth {
+  lastSuccessAt: Date | null;
+  lastErrorAt: Date | null;
+  lastError: string | null;
+  /** When its credential stops working (an OAuth connection's refresh token), if it does. */
+  expiresAt: Date | null;
+}
+
+export interface IntegrationItem {
+  /** The owner's key for it, stable for its life (an OAuth token family, a subscription id, `server`). */
+  ref: string;
+  name: string;
+  status: IntegrationStatus;
+  connectedAt: Date | null;
+  health: IntegrationHealth;
+  /** Can integrations_revoke end it? (Server configuration cannot be changed over MCP.) */
+  revocable: boolean;
+  /** Safe facts to show (never secrets): scopes, host, bucket… */
+  detail?: Record<string, unknown>;
+}
+
+/** A kind of connection, listed by integrations_list (src/domains/integrations/sources.ts has examples). */
+export interface IntegrationSource {
+  /** snake_case, unique across domains. */
+  kind: string;
+  title: string;
+  /** Everything of this kind connected to the company now. */
+  list(deps: Deps, companyId: number): Promise<IntegrationItem[]>;
+  /**
+   * Ends it for the acting company, inside the caller's transaction; returns
+   * what became of it. Absent when nothing of this kind can be revoked.
+   */
+  revoke?(ctx: ActorContext, ref: string): Promise<{ effect: string }>;
+  /** Why it cannot be revoked, said to the caller (for sources without revoke). */
+  notRevocable?: string;
+}
+
+/** A kind of notification people can set preferences for (src/domains/notifications/types.ts). */
+export interface NotificationType {
+  type: string;
+  /** What a person reads next to the switch. */
+  label: string;
+  inApp: boolean;
+  email: boolean;
+}
+
+// --- The demo ---
+
+/** What the core demo made, for a domain's demo part to hang its rows from. */
+export interface DemoWorld {
+  deps: Deps;
+  tx: Db;
+  clock: Clock;
+  /** A date `daysAgo` days (and `hoursAgo` hours) before the clock's now: the demo always looks recent. */
+  at(daysAgo: number, hoursAgo?: number): Date;
+  companies: { harbor: number; northwind: number };
+  /**
+   * People: demo (owner of Northwind, admin of Harbor), viewer (Sam Rivera, viewer of both),
+   * maya (owner of Harbor), priya and leo (admins of Northwind; no password).
+   */
+  users: { demo: number; viewer: number; maya: number; priya: number; leo: number };
+  sites: { harbor: number; northwind: number; retired: number; events: number };
+}
+
+export type DemoPart = (world: DemoWorld) => Promise<void>;
+
+// --- The catalog ---
+
+/**
+ * What buildCatalog (src/mcp/catalog.ts) collects from the domain list,
+ * checked once: every domain's contributions by kind. Deps.catalog carries
+ * it to the services that need the whole; adapters read it to mount pages,
+ * run jobs and build the MCP registry.
+ */
+export interface DomainCatalog {
+  domains: readonly Domain[];
+  /** Every tool of every domain, by name. */
+  tools: ReadonlyMap<string, ToolDef>;
+  approvalKinds: ReadonlyMap<string, ApprovalKind>;
+  /** Staged targets by the tool whose held calls they read. */
+  stagedTargets: ReadonlyMap<string, StagedTarget>;
+  /** The domains' answers to what approval pages ask (site names, preview styles, revoked credentials). */
+  approvalSupport: Required<ApprovalSupport>;
+  /** Every event type some domain lists. */
+  events: ReadonlyMap<string, EventDef<any>>;
+  notificationTypes: ReadonlyMap<string, NotificationType>;
+  integrations: ReadonlyMap<string, IntegrationSource>;
+  subscribers: readonly Subscriber[];
+  jobs: readonly JobDef[];
+  publicPages: readonly PublicPages[];
+  portal: readonly PortalPages[];
+  toolCallObservers: readonly ToolCallObserver[];
+  /** Scope areas in the domains' order, and every scope a credential may be issued with. */
+  scopeAreas: readonly ScopeArea[];
+  scopes: readonly string[];
+  demoParts: readonly DemoPart[];
+}
+
+declare module "../core/context" {
+  interface Catalog extends DomainCatalog {}
 }

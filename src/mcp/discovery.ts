@@ -11,7 +11,7 @@ import * as v from "valibot";
 import { covers } from "../core/scopes";
 import type { Principal } from "../core/context";
 import { defineTool, type Domain } from "./define";
-import type { Registry, ToolEntry } from "./registry";
+import type { Registry, ToolEntry } from "./registry-types";
 
 export const DISCOVERY_LISTED: ReadonlySet<string> = new Set(["whoami", "tools_search", "toolsets_list"]);
 /** Listed only in discovery mode: the full listing already shows every tool. */

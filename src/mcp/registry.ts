@@ -12,88 +12,25 @@
  */
 import { toJsonSchema } from "@valibot/to-json-schema";
 import type { Principal } from "../core/context";
-import { listEvents } from "../core/events";
-import { covers, SCOPES } from "../core/scopes";
-import { ROLES } from "../core/roles";
-import type { Domain, ResourceDef, ToolCallObserver, ToolDef } from "./define";
+import { covers, isScope } from "../core/scopes";
+import { RegistryError } from "./catalog";
+import type { DomainCatalog, ResourceDef, ToolCallObserver, ToolDef } from "./define";
 import { discoveryDomain, DISCOVERY_LISTED, DISCOVERY_ONLY } from "./discovery";
+import type { JsonSchema, Registry, RegisteredTool, ToolEntry, ToolFilter, ToolsetInfo } from "./registry-types";
 import { takesIdempotencyKey } from "./idempotency";
 
 /** Added to every create tool's schema; the adapter strips it before the tool sees its arguments. */
 const IDEMPOTENCY_KEY_SCHEMA = { type: "string", minLength: 1, maxLength: 200 };
 
-export type JsonSchema = Record<string, unknown>;
-
-/** A tools/list entry, as MCP defines Tool. */
-export interface ToolEntry {
-  name: string;
-  title?: string;
-  description: string;
-  inputSchema: JsonSchema;
-  annotations: {
-    readOnlyHint?: boolean;
-    destructiveHint?: boolean;
-    idempotentHint?: boolean;
-    openWorldHint?: boolean;
-  };
-}
-
-export interface RegisteredTool {
-  def: ToolDef;
-  /** The complete JSON Schema, every bound and pattern included (docs/tools.md); clients get the compact entries. */
-  schema: JsonSchema;
-  /** Entry for connections reaching at most one company: no clientId (it is implied). */
-  entrySingle: ToolEntry;
-  /** Entry for connections reaching several companies: an optional clientId, required on the call when several remain. */
-  entryMulti: ToolEntry;
-}
-
-/** Optional narrowing a client asks for (X-MCP-Toolsets, X-MCP-Readonly, X-MCP-Discovery). */
-export interface ToolFilter {
-  toolsets: ReadonlySet<string> | null;
-  readOnly: boolean;
-  /** tools/list shows only whoami, tools_search and toolsets_list; every allowed tool stays callable. */
-  discovery: boolean;
-}
-export const NO_FILTER: ToolFilter = { toolsets: null, readOnly: false, discovery: false };
-
-export interface ToolsetInfo {
-  name: string;
-  title: string;
-  description: string;
-  tools: number;
-}
-
-export interface Registry {
-  /** All tools, in tools/list order (by name). */
-  tools: RegisteredTool[];
-  byName: ReadonlyMap<string, RegisteredTool>;
-  resources: ResourceDef[];
-  toolsets: ToolsetInfo[];
-  /** Listed in tools/list for this caller. */
-  isVisible(tool: ToolDef, principal: Principal, filter: ToolFilter): boolean;
-  /** Callable by this caller: visible, or (discovery mode) allowed though not listed. */
-  isCallable(tool: ToolDef, principal: Principal, filter: ToolFilter): boolean;
-  /** The tools/list result for this caller; computed once per (scopes, company count, filter). */
-  listResult(principal: Principal, filter: ToolFilter): { tools: ToolEntry[] };
-  /** What the tools/list result depends on: equal keys, equal results. */
-  listKey(principal: Principal, filter: ToolFilter): string;
-  /** Resources this caller may list and read. */
-  visibleResources(principal: Principal): ResourceDef[];
-  /** Every domain's toolCallObservers, told how each tools/call ended (src/mcp/call.ts). */
-  observers: ToolCallObserver[];
-}
+export type { JsonSchema, Registry, RegisteredTool, ToolEntry, ToolFilter, ToolsetInfo } from "./registry-types";
+export { NO_FILTER } from "./registry-types";
 
 /** One short sentence, once per tool; only connections that reach several companies see clientId at all. */
 export const CLIENT_ID_DESCRIPTION = "Company id from whoami; needed with several.";
 
-const NAME = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/;
-const TOOLSET = /^[a-z][a-z0-9_]*$/;
-const KNOWN_SCOPES = new Set<string>(SCOPES);
 const MIN_DESCRIPTION = 20;
 
-/** Thrown at load when a declaration breaks a registry rule; names the tool. */
-export class RegistryError extends Error {}
+export { RegistryError };
 
 function fail(what: string, msg: string): never {
   throw new RegistryError(`${what}: ${msg}`);
@@ -206,39 +143,6 @@ function ownIdNames(toolName: string): string[] {
   return [...new Set([`${camel(words)}Id`, `${words[words.length - 1]}Id`])].filter((n) => n !== "siteId");
 }
 
-function checkTool(t: ToolDef) {
-  const w = `tool ${t.name || "(unnamed)"}`;
-  if (typeof t.name !== "string" || !NAME.test(t.name)) fail(w, "name must be snake_case (<noun>_<verb>)");
-  if (t.name.length > 128) fail(w, "name must be at most 128 characters");
-  if (t.name !== "whoami" && !t.name.includes("_")) fail(w, "name must read <noun>_<verb>");
-  if (!TOOLSET.test(t.toolset ?? "")) fail(w, "toolset must be a lower-case identifier");
-  if (t.scope === null) {
-    if (!t.companyFree) fail(w, "only company-free tools (whoami, the discovery tools) may be unscoped");
-    if (!t.readOnly) fail(w, "an unscoped tool must be read-only");
-  } else {
-    if (!KNOWN_SCOPES.has(t.scope)) fail(w, `scope ${t.scope} is not a scope of interface.md 5.3`);
-    const isRead = t.scope.endsWith(":read");
-    if (t.readOnly !== isRead)
-      fail(
-        w,
-        t.readOnly
-          ? `a read-only tool needs a :read scope, not ${t.scope}`
-          : `a write tool cannot use the read scope ${t.scope}`,
-      );
-  }
-  if (t.destructive && t.readOnly) fail(w, "a destructive tool cannot be read-only");
-  if (t.approval && t.readOnly) fail(w, "only write tools use the approval workflow");
-  if (t.idempotent && t.readOnly) fail(w, "idempotent describes write tools; read-only tools are idempotent by nature");
-  if (t.cachedBy && !t.readOnly) fail(w, "only read-only tools may be cached (cachedBy)");
-  if (t.cachedBy && t.cachedBy.length === 0)
-    fail(w, "cachedBy names the tables the answer is built from: at least one");
-  if (t.minRole !== undefined && !(ROLES as readonly string[]).includes(t.minRole))
-    fail(w, `unknown minRole ${t.minRole}`);
-  if (typeof t.description !== "string" || t.description.trim().length < MIN_DESCRIPTION)
-    fail(w, `needs a description written for a model (at least ${MIN_DESCRIPTION} characters)`);
-  if (typeof t.run !== "function") fail(w, "needs a run handler");
-}
-
 /** Naming rules every tool's arguments follow (docs/mcp.md "Conventions"). */
 function checkArguments(t: ToolDef, schema: JsonSchema) {
   const props = Object.keys((schema.properties as object) ?? {});
@@ -267,96 +171,12 @@ function entry(t: ToolDef, inputSchema: JsonSchema): ToolEntry {
   return { name: t.name, description: t.description.trim(), inputSchema, annotations };
 }
 
-/**
- * What domains add to the approval workflow (src/domains/approvals/kinds.ts)
- * holds together: a gated tool's entity type has a kind some domain
- * declares, no type has two kinds, and a domain's staged targets name its
- * own tools, each tool at most once. The approvals domain collects the same
- * declarations from the domain list.
- */
-function checkApprovals(domains: readonly Domain[]) {
-  const kinds = new Set<string>();
-  for (const d of domains)
-    for (const k of d.approvalKinds ?? []) {
-      if (kinds.has(k.entityType)) fail(`approval kind ${k.entityType}`, `declared twice (again in domain ${d.name})`);
-      kinds.add(k.entityType);
-    }
-  const targeted = new Set<string>();
-  for (const d of domains) {
-    const own = new Set(d.tools.map((t) => t.name));
-    for (const t of d.tools)
-      if (t.approval && !kinds.has(t.approval))
-        fail(
-          `tool ${t.name}`,
-          `gates on ${t.approval}, but no domain declares an approval kind for it (approvalKinds)`,
-        );
-    for (const target of d.stagedTargets ?? [])
-      for (const name of target.tools) {
-        if (!own.has(name))
-          fail(`staged target ${target.entityType}`, `names ${name}, which is not a tool of domain ${d.name}`);
-        if (targeted.has(name)) fail(`tool ${name}`, "has two staged targets");
-        targeted.add(name);
-      }
-  }
-}
-
-/** Path segments the app's own faces use; a domain's public pages take another. */
-const RESERVED_PREFIXES = new Set([
-  "/api",
-  "/approve",
-  "/media",
-  "/oauth",
-  "/.well-known",
-  "/healthz",
-  "/readyz",
-  "/metrics",
-  "/login",
-  "/logout",
-  "/portal",
-  "/company",
-  "/static",
-]);
-
-/**
- * What domains contribute besides tools holds together: each event is listed
- * on one domain (and emit() refuses types no domain lists), subscriber and
- * job names are unique, and public page prefixes are single segments nobody
- * else uses.
- */
-function checkContributions(domains: readonly Domain[]) {
-  const listed = new Map<string, string>();
-  for (const d of domains)
-    for (const e of d.events ?? []) {
-      if (listed.has(e.type)) fail(`event ${e.type}`, `listed twice (domains ${listed.get(e.type)} and ${d.name})`);
-      listed.set(e.type, d.name);
-    }
-  listEvents(listed.keys());
-  const names = new Set<string>();
-  for (const d of domains)
-    for (const x of [
-      ...(d.subscribers ?? []).map((s) => `subscriber ${s.name}`),
-      ...(d.jobs ?? []).map((j) => `job ${j.name}`),
-    ]) {
-      if (names.has(x)) fail(x, "declared twice");
-      names.add(x);
-    }
-  const prefixes = new Set<string>();
-  for (const d of domains)
-    for (const p of d.publicPages ?? []) {
-      if (!/^\/[a-z][a-z0-9-]*$/.test(p.prefix))
-        fail(`public pages ${p.prefix} of domain ${d.name}`, "need a prefix of one lower-case path segment, like /s");
-      if (RESERVED_PREFIXES.has(p.prefix) || prefixes.has(p.prefix))
-        fail(`public pages ${p.prefix} of domain ${d.name}`, "use a prefix that is already taken");
-      prefixes.add(p.prefix);
-    }
-}
-
 const MAX_CACHED_LISTS = 2000;
 
-export function buildRegistry(domainList: readonly Domain[]): Registry {
+export function buildRegistry(catalog: DomainCatalog): Registry {
   // The registry's own domain: the discovery tools, which read this very registry.
   let self: Registry;
-  const domains = [...domainList, discoveryDomain(() => self)];
+  const domains = [...catalog.domains, discoveryDomain(() => self)];
   const byName = new Map<string, RegisteredTool>();
   const resources: ResourceDef[] = [];
   const uris = new Set<string>();
@@ -364,7 +184,6 @@ export function buildRegistry(domainList: readonly Domain[]): Registry {
 
   for (const d of domains) {
     for (const t of d.tools) {
-      checkTool(t);
       if (byName.has(t.name)) fail(`tool ${t.name}`, `declared twice (again in domain ${d.name})`);
       const full = inputJsonSchema(t);
       for (const reserved of ["clientId", "idempotencyKey"])
@@ -379,16 +198,13 @@ export function buildRegistry(domainList: readonly Domain[]): Registry {
     }
     for (const r of d.resources ?? []) {
       if (uris.has(r.uri)) fail(`resource ${r.uri}`, "declared twice");
-      if (r.scope !== null && !KNOWN_SCOPES.has(r.scope)) fail(`resource ${r.uri}`, `unknown scope ${r.scope}`);
+      if (r.scope !== null && !isScope(r.scope)) fail(`resource ${r.uri}`, `unknown scope ${r.scope}`);
       if (!r.description || r.description.trim().length < MIN_DESCRIPTION)
         fail(`resource ${r.uri}`, "needs a description");
       uris.add(r.uri);
       resources.push(r);
     }
   }
-
-  checkApprovals(domains);
-  checkContributions(domains);
 
   const tools = [...byName.values()].sort((a, b) => (a.def.name < b.def.name ? -1 : 1));
   const sortedByName = new Map(tools.map((t) => [t.def.name, t]));
@@ -440,7 +256,7 @@ export function buildRegistry(domainList: readonly Domain[]): Registry {
     return resources.filter((r) => covers(p.scopes, r.scope) && (!r.singleCompanyOnly || p.companies.length === 1));
   }
 
-  const observers = domains.flatMap((d) => d.toolCallObservers ?? []);
+  const observers = [...catalog.toolCallObservers];
   self = {
     tools,
     byName: sortedByName,

@@ -12,7 +12,8 @@ import type { Config } from "../config";
 import type { Deps } from "../core/context";
 import { rateLimiter } from "../core/limits";
 import type { RateLimitDecision, RateLimiter } from "../core/rate-limit";
-import { domains } from "../domains";
+import { catalog } from "../catalog";
+import type { DomainCatalog } from "./define";
 import { authenticate, protectedResourceMetadata, unauthorizedResponse } from "./auth";
 import type { McpEnv } from "./call";
 import { INVALID_PARAMS } from "./errors";
@@ -35,10 +36,17 @@ export function maxBodyBytes(config: Config) {
   return Math.ceil(config.maxUploadBytes * 1.4) + 1024 * 1024;
 }
 
-let defaultRegistry: Registry | undefined;
-/** The registry of every domain, built (and checked) once per process. */
+const registries = new WeakMap<DomainCatalog, Registry>();
+/** The registry of a catalog's tools, built (and checked) once per catalog. */
+export function registryOf(c: DomainCatalog): Registry {
+  let r = registries.get(c);
+  if (!r) registries.set(c, (r = buildRegistry(c)));
+  return r;
+}
+
+/** The registry of this build's catalog (src/catalog.ts). */
 export function registry(): Registry {
-  return (defaultRegistry ??= buildRegistry(domains));
+  return registryOf(catalog);
 }
 
 function rpcError(status: number, code: number, message: string, id: unknown = null, headers?: Record<string, string>) {

@@ -24,7 +24,6 @@ import { teamRoutes } from "./team";
 import { inboxRoutes } from "./inbox";
 import { inviteRoutes } from "./invite";
 import { profileRoutes } from "./profile";
-import { domains } from "../domains";
 import { setDomainNav } from "./layout";
 
 export function portalRoutes(deps: Deps) {
@@ -50,8 +49,8 @@ export function portalRoutes(deps: Deps) {
   approvalRoutes(app, deps);
   consentRoutes(app, deps);
   // Pages domains bring (Domain.portal): chat, AI credits…; their posts pass formGuard like every other.
-  for (const d of domains) d.portal?.routes(app, deps);
-  setDomainNav(domains.flatMap((d) => d.portal?.nav ?? []));
+  for (const p of deps.catalog.portal) p.routes(app, deps);
+  setDomainNav(deps.catalog.portal.flatMap((p) => p.nav ?? []));
 
   app.post("/company", signedIn(deps), async (c) => {
     const form = c.get("form");

@@ -6,8 +6,9 @@
  * the OAuth consent screen (offering only what the client asked for) and
  * Settings → API keys (offering everything).
  *
- * Only areas whose scopes gate a tool or resource in this server's MCP
- * registry are shown (`registry()`, read once; nothing here lists tools by
+ * The areas, their titles and the words are what each domain declares
+ * (`scopes` on its Domain). Only areas whose scopes gate a tool or resource
+ * in this server's MCP registry are shown (`registry()`, read once; nothing here lists tools by
  * hand), so an area without tools yet is neither shown nor granted. A level
  * grants the area's gating scopes of that level that the request covers,
  * written out explicitly (`store:read store:write`, never `store:*`): the
@@ -17,135 +18,19 @@
 import type { FC } from "hono/jsx";
 import { invalid } from "../core/errors";
 import { covers, SCOPES } from "../core/scopes";
+import { catalog } from "../catalog";
 import { registry } from "../mcp/routes";
 import type { Form } from "./forms";
 
 export type Level = "none" | "read" | "write";
 
-/** Each area's name and, per scope, what it lets a connection do (interface.md 5.3 in plain words). */
-const AREAS: Record<string, { title: string; words: Record<string, string> }> = {
-  profile: { title: "Profile", words: { "profile:read": "read your portal profile", "profile:write": "update it" } },
-  projects: {
-    title: "Projects",
-    words: {
-      "projects:read": "read projects, boards, cards, sprints and labels",
-      "projects:write": "create, change and delete them and log time",
-    },
-  },
-  tickets: {
-    title: "Tickets",
-    words: { "tickets:read": "read tickets", "tickets:write": "open tickets, reply and change their status" },
-  },
-  crm: {
-    title: "CRM",
-    words: {
-      "crm:read": "read contacts, companies, deals and pipelines",
-      "crm:write": "create and change them and move deals between stages",
-    },
-  },
-  sites: {
-    title: "Sites & content",
-    words: {
-      "sites:read": "read sites, posts, pages, navigation, templates and categories",
-      "sites:write": "create, change and delete them",
-    },
-  },
-  media: {
-    title: "Media",
-    words: { "media:read": "read the media library", "media:write": "upload and delete files" },
-  },
-  email: {
-    title: "Email",
-    words: {
-      "email:read": "read campaigns, lists, subscribers and templates",
-      "email:write": "create, change and delete them",
-      "email:send": "send and schedule campaigns",
-    },
-  },
-  decks: {
-    title: "Pitch decks",
-    words: { "decks:read": "read pitch decks", "decks:write": "create, change, delete and publish them" },
-  },
-  surveys: {
-    title: "Surveys",
-    words: { "surveys:read": "read surveys and their responses", "surveys:write": "create, change and copy surveys" },
-  },
-  bookings: {
-    title: "Bookings",
-    words: {
-      "bookings:read": "read booking pages, bookings and availability",
-      "bookings:write": "change booking pages and change or cancel bookings",
-    },
-  },
-  automations: {
-    title: "Automations",
-    words: {
-      "automations:read": "read automations",
-      "automations:write": "create, change, delete and switch them on or off",
-    },
-  },
-  team: {
-    title: "Team",
-    words: { "team:read": "read members and their roles", "team:write": "invite and remove members and change roles" },
-  },
-  integrations: {
-    title: "Integrations",
-    words: { "integrations:read": "read connected integrations", "integrations:write": "disconnect them" },
-  },
-  services: {
-    title: "Services",
-    words: {
-      "services:read": "read the service catalogue and your requests",
-      "services:write": "submit service requests",
-    },
-  },
-  store: {
-    title: "Store",
-    words: {
-      "store:read": "read products, orders, customers, discounts, reviews and messages",
-      "store:write": "change them, moderate reviews and answer customers",
-    },
-  },
-  billing: { title: "Billing", words: { "billing:read": "read invoices and subscriptions" } },
-  hosting: { title: "Hosting", words: { "hosting:read": "read hosting and domain status" } },
-  ai: { title: "AI history", words: { "ai:read": "read AI conversations and the credit balance" } },
-  brain: {
-    title: "Knowledge base",
-    words: {
-      "brain:read": "search notes, meetings, people, tasks and documents",
-      "brain:write": "add, change and delete them",
-      "brain:approve": "approve review items",
-    },
-  },
-  approvals: {
-    title: "Approvals",
-    words: {
-      "approvals:read": "read what agents proposed and is waiting for approval",
-      "approvals:manage": "approve or reject it",
-    },
-  },
-  chat: {
-    title: "Live chat",
-    words: { "chat:read": "read conversations and messages", "chat:write": "send messages and manage conversations" },
-  },
-  notifications: {
-    title: "Notifications",
-    words: { "notifications:read": "read notifications", "notifications:write": "create and manage them" },
-  },
-  branding: {
-    title: "Branding",
-    words: {
-      "branding:read": "read brand profiles and messaging and run contrast checks",
-      "branding:write": "create, change and delete them",
-    },
-  },
-};
+/** Each area's name and, per scope, what it lets a connection do (interface.md 5.3 in plain words), as the domains declare them. */
+const AREAS: Record<string, { title: string; words: Record<string, string> }> = Object.fromEntries(
+  catalog.scopeAreas.map((a) => [a.area, a]),
+);
 
 const domainOf = (scope: string) => scope.split(":")[0]!;
 const isReadScope = (scope: string) => scope.endsWith(":read");
-
-/** Every scope of the table has a title and words: checked at load, so a new scope cannot ship without them. */
-for (const s of SCOPES) if (!AREAS[domainOf(s)]?.words[s]) throw new Error(`scope-picker: no plain words for ${s}`);
 
 export interface Area {
   domain: string;

@@ -6,6 +6,7 @@
  * 30-minute idle gap. Tenancy: another company sees nothing; a viewer sees
  * only their own conversations.
  */
+import { buildCatalog } from "../../src/mcp/catalog";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sites } from "../../src/domains/sites/tables";
 import {
@@ -261,7 +262,7 @@ describe("redaction and the hot path", () => {
         },
       ],
     };
-    const reg = buildRegistry([...domains, boom]);
+    const reg = buildRegistry(buildCatalog([...domains, boom]));
     const principal = (await resolveBearer(s.deps, ownerKey))!;
     const env: McpEnv = { deps: s.deps, principal, registry: reg, filter: NO_FILTER, requestId: "t" };
     const r = await mcpCallTool(env, "ai_credits_balance", {});

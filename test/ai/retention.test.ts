@@ -7,6 +7,7 @@
  * its pending check finds work at exactly the instants the prune has some
  * (pruneHistory is test/jobs.ts's, held to that check).
  */
+import { catalog } from "../../src/catalog";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { loadConfig } from "../../src/config";
@@ -39,6 +40,7 @@ function depsWith(days: number): Deps {
     clock,
     redis: null,
     blobs: null as never,
+    catalog,
   };
 }
 

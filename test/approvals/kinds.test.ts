@@ -7,22 +7,17 @@
  * is not its own domain's. A new approvable type (a survey) plugs in with
  * its own Domain value alone.
  */
+import { buildCatalog } from "../../src/mcp/catalog";
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
-import { domains } from "../../src/domains/index";
-import {
-  approvalKind,
-  approvalKindTypes,
-  approvalSupport,
-  stagedTarget,
-  toolByName,
-} from "../../src/domains/approvals/registry";
+import { catalog } from "../../src/catalog";
 import type { ApprovalKind } from "../../src/domains/approvals/kinds";
 import { STAGED_SCOPES } from "../../src/domains/approvals/staging";
 import { defineTool, type Domain } from "../../src/mcp/define";
 import { buildRegistry, RegistryError } from "../../src/mcp/registry";
 import { openTestStore } from "../db";
 
+const { domains } = catalog;
 const tools = domains.flatMap((d) => d.tools);
 const SPEC_TYPES = ["post", "pitch_deck", "email_campaign", "block_template", "survey", "booking_page"];
 
@@ -35,14 +30,14 @@ describe("approval kinds come from the domains", () => {
     const declared = domains.flatMap((d) => d.approvalKinds ?? []);
     for (const t of gated) {
       expect(SPEC_TYPES).toContain(t.approval!);
-      const k = approvalKind(t.approval!);
+      const k = catalog.approvalKinds.get(t.approval!);
       expect(k, `${t.name} gates on ${t.approval} which has no kind`).toBeDefined();
       expect(declared).toContain(k!);
       expect(typeof k!.preview).toBe("function");
       expect(typeof k!.approve).toBe("function");
       expect(typeof k!.reject).toBe("function");
     }
-    expect(approvalKindTypes().sort()).toEqual(declared.map((k) => k.entityType).sort());
+    expect([...catalog.approvalKinds.keys()].sort()).toEqual(declared.map((k) => k.entityType).sort());
     expect(domains.find((d) => d.name === "cms")!.approvalKinds!.map((k) => k.entityType)).toEqual([
       "post",
       "block_template",
@@ -59,8 +54,8 @@ describe("approval kinds come from the domains", () => {
           expect(t!.readOnly).toBe(false);
           expect(seen.has(name)).toBe(false);
           seen.add(name);
-          expect(stagedTarget(name)).toBe(target);
-          expect(toolByName(name)).toBe(t);
+          expect(catalog.stagedTargets.get(name)).toBe(target);
+          expect(catalog.tools.get(name)).toBe(t);
         }
     // Every update/delete/move of an existing record has a target, so approval can detect it moved on.
     const needing = tools.filter(
@@ -84,7 +79,7 @@ describe("approval kinds come from the domains", () => {
     expect(owners("previewCss")).toEqual(expect.arrayContaining(["branding", "cms"]));
     const store = await openTestStore();
     try {
-      const css = await approvalSupport().previewCss(store.db, null);
+      const css = await catalog.approvalSupport.previewCss(store.db, null);
       expect(css).toContain(".pb-"); // the cms: styles of rendered blocks
       expect(css).toContain(".ap-content .pb-button-primary{background:#2563eb"); // branding: defaults without a profile
       expect(css).toContain(".bk .bk-slot{"); // bookings: the public booking page's own stylesheet
@@ -125,21 +120,23 @@ describe("the registry checks the declarations at load", () => {
   });
 
   test("a new approvable type plugs in with its own Domain value alone", () => {
-    const r = buildRegistry([...others, email()]);
+    const r = buildRegistry(buildCatalog([...others, email()]));
     expect(r.byName.get("email_campaigns_create")?.def.approval).toBe("email_campaign");
   });
 
   test("a gated tool without a kind, a kind declared twice, a target naming another domain's tool: refused, named", () => {
-    expect(() => buildRegistry([...others, email({ approvalKinds: [] })])).toThrow(RegistryError);
-    expect(() => buildRegistry([...others, email({ approvalKinds: [] })])).toThrow(
+    expect(() => buildRegistry(buildCatalog([...others, email({ approvalKinds: [] })]))).toThrow(RegistryError);
+    expect(() => buildRegistry(buildCatalog([...others, email({ approvalKinds: [] })]))).toThrow(
       /email_campaigns_create: gates on email_campaign, but no domain declares an approval kind/,
     );
-    expect(() => buildRegistry([...others, email({ approvalKinds: [kind("email_campaign"), kind("post")] })])).toThrow(
-      /approval kind post: declared twice/,
-    );
+    expect(() =>
+      buildRegistry(buildCatalog([...others, email({ approvalKinds: [kind("email_campaign"), kind("post")] })])),
+    ).toThrow(/approval kind post: declared twice/);
     const stray = email({
       stagedTargets: [{ entityType: "email_campaign", tools: ["posts_delete"], current: async () => null }],
     });
-    expect(() => buildRegistry([...others, stray])).toThrow(/names posts_delete, which is not a tool of domain email/);
+    expect(() => buildRegistry(buildCatalog([...others, stray]))).toThrow(
+      /names posts_delete, which is not a tool of domain email/,
+    );
   });
 });

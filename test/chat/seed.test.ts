@@ -4,6 +4,7 @@
  * every status with notes and labels, the snoozed one reopened by the job
  * when its time comes, and a new visitor getting the next free number.
  */
+import { catalog } from "../../src/catalog";
 import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -32,7 +33,15 @@ test("every demo site has an inbox; conversations in every status; the snooze jo
   dirs.push(dataDir);
   const config = { ...loadConfig({ "data-dir": dataDir }, {}), ...(await testMediaConfig(store.engine === "pg")) };
   const clock = new ManualClock(new Date("2026-03-04T15:00:00Z"));
-  const deps: Deps = { store, db: store.db, config, clock, redis: null, blobs: openBlobStore({ config, store }) };
+  const deps: Deps = {
+    store,
+    db: store.db,
+    config,
+    clock,
+    redis: null,
+    blobs: openBlobStore({ config, store }),
+    catalog,
+  };
   await seedDemo(deps);
   const demo = (await deps.db.select().from(users).where(eq(users.email, "demo@plinth.dev")))[0]!;
   const ctxFor = async (name: string): Promise<ActorContext> => {

@@ -1,4 +1,5 @@
 /** What domains contribute besides tools is checked when the registry is built. */
+import { buildCatalog } from "../../src/mcp/catalog";
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -22,26 +23,34 @@ const job = { name: "widget.sweep", description: "Sweeps.", everyMs: 60_000, run
 const pages = (prefix: string) => ({ prefix, routes: () => new Hono() });
 
 test("an event listed on two domains is refused", () => {
-  expect(() => buildRegistry([base({ events: [made] }), base({ name: "other", events: [made] })])).toThrow(
-    "event widget.made: listed twice",
-  );
+  expect(() =>
+    buildRegistry(buildCatalog([base({ events: [made] }), base({ name: "other", events: [made] })])),
+  ).toThrow("event widget.made: listed twice");
 });
 
 test("two jobs or two subscribers of one name are refused", () => {
-  expect(() => buildRegistry([base({ jobs: [job] }), base({ name: "other", jobs: [job] })])).toThrow(
+  expect(() => buildRegistry(buildCatalog([base({ jobs: [job] }), base({ name: "other", jobs: [job] })]))).toThrow(
     "job widget.sweep: declared twice",
   );
   const sub = { name: "widget.watch", types: "*" as const, handle: async () => {} };
-  expect(() => buildRegistry([base({ subscribers: [sub, sub] })])).toThrow("subscriber widget.watch: declared twice");
+  expect(() => buildRegistry(buildCatalog([base({ subscribers: [sub, sub] })]))).toThrow(
+    "subscriber widget.watch: declared twice",
+  );
 });
 
 test("public pages need a single free path segment", () => {
-  expect(() => buildRegistry([base({ publicPages: [pages("/approve")] })])).toThrow("prefix that is already taken");
+  expect(() => buildRegistry(buildCatalog([base({ publicPages: [pages("/approve")] })]))).toThrow(
+    "prefix that is already taken",
+  );
   expect(() =>
-    buildRegistry([base({ publicPages: [pages("/w")] }), base({ name: "other", publicPages: [pages("/w")] })]),
+    buildRegistry(
+      buildCatalog([base({ publicPages: [pages("/w")] }), base({ name: "other", publicPages: [pages("/w")] })]),
+    ),
   ).toThrow("already taken");
-  expect(() => buildRegistry([base({ publicPages: [pages("/w/x")] })])).toThrow("one lower-case path segment");
-  expect(() => buildRegistry([base({ publicPages: [pages("/w")] })])).not.toThrow();
+  expect(() => buildRegistry(buildCatalog([base({ publicPages: [pages("/w/x")] })]))).toThrow(
+    "one lower-case path segment",
+  );
+  expect(() => buildRegistry(buildCatalog([base({ publicPages: [pages("/w")] })]))).not.toThrow();
 });
 
 test("docs/events.md is up to date (regenerate with `make docs`)", () => {

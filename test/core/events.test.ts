@@ -3,6 +3,8 @@
  * (make test: SQLite; make test-pg: PostgreSQL, where two stores on one
  * database stand for two instances).
  */
+import { buildCatalog } from "../../src/mcp/catalog";
+import { catalog } from "../../src/catalog";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import * as v from "valibot";
@@ -33,13 +35,15 @@ const thingUnlisted = defineEvent({
   payload: v.object({}),
 });
 // The registry lists what domains declare; emit refuses the rest from then on.
-buildRegistry([
-  ...domains,
-  { name: "things", title: "Things", description: "Fixture.", tools: [], events: [thingMade] },
-]);
+buildRegistry(
+  buildCatalog([
+    ...domains,
+    { name: "things", title: "Things", description: "Fixture.", tools: [], events: [thingMade] },
+  ]),
+);
 
 function depsOf(store: Store, clock: ManualClock): Deps {
-  return { store, db: store.db, config: loadConfig({}, {}), clock, redis: null, blobs: null as never };
+  return { store, db: store.db, config: loadConfig({}, {}), clock, redis: null, blobs: null as never, catalog };
 }
 
 let store: Store;

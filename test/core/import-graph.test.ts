@@ -22,12 +22,20 @@
  *   domain      plug into: they import it (links, kinds, staging), it
  *               imports none of them. What it needs from them comes through
  *               the Domain values they declare (approvalKinds,
- *               stagedTargets, approvalSupport), read from the domain list
- *               src/domains/index.ts, the one file under src/domains it may
- *               import besides its own.
+ *               stagedTargets, approvalSupport), collected into the catalog
+ *               and handed down in Deps.catalog.
+ *   the list    src/domains/index.ts, the domain list, is imported by one
+ *               file only: src/catalog.ts, which builds the catalog every
+ *               other part reads. The plug-in contract (src/mcp/define.ts)
+ *               and the catalog builder (src/mcp/catalog.ts) import no
+ *               domain: what they name is declared by domains.
  *   adapters    src/rest, src/mcp, src/portal, src/oauth, src/approvals,
- *               src/ops, src/cli, app.ts, server.ts, main.ts: may import
- *               anything inside.
+ *               src/ops, src/cli, app.ts, server.ts, main.ts, catalog.ts:
+ *               may import anything inside.
+ *
+ * And nowhere in src is there a circle of imports, counting every kind
+ * (static, type-only, import() and require()): a module is never read
+ * before the modules it needs exist.
  *
  * Imports are read with a regular expression (comments stripped first) and
  * relative specifiers resolved against the importing file; packages are
@@ -54,12 +62,12 @@ function files(dir: string): string[] {
 }
 
 const IMPORT_RE =
-  /(?:^|[\s;])(?:import|export)\s[^'"`;]*?\sfrom\s*["']([^"']+)["']|(?:^|[\s;(=])import\s*\(\s*["']([^"']+)["']\s*\)|(?:^|[\s;])import\s+["']([^"']+)["']/g;
+  /(?:^|[\s;])(?:import|export)\s[^'"`;]*?\sfrom\s*["']([^"']+)["']|(?:^|[\s;(=])import\s*\(\s*["']([^"']+)["']\s*\)|(?:^|[\s;])import\s+["']([^"']+)["']|(?:^|[^\w.$])require\s*\(\s*["']([^"']+)["']\s*\)/g;
 
-/** Import specifiers of a source text; comments do not count. */
+/** Import specifiers of a source text (static, type-only, `import()` and `require()`); comments do not count. */
 export function specifiers(source: string): string[] {
   const code = source.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
-  return [...code.matchAll(IMPORT_RE)].map((m) => (m[1] ?? m[2] ?? m[3])!);
+  return [...code.matchAll(IMPORT_RE)].map((m) => (m[1] ?? m[2] ?? m[3] ?? m[4])!);
 }
 
 export function edgesOf(src: string): Edge[] {
@@ -75,7 +83,12 @@ export function edgesOf(src: string): Edge[] {
 }
 
 const CORE = /^(core\/|config$|version$)/;
-const ADAPTERS = /^(rest\/|mcp\/|portal\/|oauth\/|approvals\/|ops\/|cli\/|app$|server$|main$)/;
+const ADAPTERS = /^(rest\/|mcp\/|portal\/|oauth\/|approvals\/|ops\/|cli\/|app$|server$|main$|catalog$)/;
+/** The domain list, imported as "./domains" or "./domains/index". */
+const LIST = /^domains(\/index)?$/;
+const LIST_IMPORTER = "catalog.ts";
+/** The plug-in contract and the catalog builder: they name no domain. */
+const CONTRACT_FILES = new Set(["mcp/define.ts", "mcp/catalog.ts"]);
 const MCP_CONTRACT = "mcp/define";
 /** Domains' portal pages (Domain.portal) build on this one file of the portal. */
 const PORTAL_CONTRACT = "portal/kit";
@@ -95,14 +108,73 @@ export function violations(edges: readonly Edge[]): string[] {
       out.push(
         `${from} → ${to}: a domain imports no web adapter (only ${MCP_CONTRACT}, the tool declaration contract, and ${PORTAL_CONTRACT} for its portal pages)`,
       );
+    if (LIST.test(to) && from !== LIST_IMPORTER)
+      out.push(
+        `${from} → ${to}: only ${LIST_IMPORTER} imports the domain list; take the catalog (Deps.catalog) instead`,
+      );
+    if (CONTRACT_FILES.has(from) && domainOf(to) !== null)
+      out.push(`${from} → ${to}: the plug-in contract imports no domain; let the domain declare it on its Domain`);
     if (fromDomain === "approvals") {
       const toDomain = domainOf(to);
       if (toDomain !== null && toDomain !== "approvals")
         out.push(
-          `${from} → ${to}: the approvals domain imports no other domain (it reads their Domain values from domains/index)`,
+          `${from} → ${to}: the approvals domain imports no other domain (it reads their Domain values from Deps.catalog)`,
         );
     }
   }
+  return out;
+}
+
+/** A module's name: its path without extension; a folder import means its index. */
+function moduleOf(p: string): string {
+  const m = p.replace(/\.(tsx?|json)$/, "");
+  return m === "domains" ? "domains/index" : m;
+}
+
+/**
+ * Every circle of imports (strongly connected set of two or more modules,
+ * or one importing itself), each as its sorted members: Tarjan's algorithm
+ * over the edges inside src.
+ */
+export function circles(edges: readonly Edge[]): string[][] {
+  const next = new Map<string, Set<string>>();
+  for (const { from, to } of edges) {
+    if (!insideSrc(to)) continue;
+    const a = moduleOf(from);
+    const b = moduleOf(to);
+    if (!next.has(a)) next.set(a, new Set());
+    if (!next.has(b)) next.set(b, new Set());
+    next.get(a)!.add(b);
+  }
+  let counter = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const out: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, counter);
+    low.set(v, counter++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of next.get(v)!) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const members: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        members.push(w);
+      } while (w !== v);
+      if (members.length > 1 || next.get(v)!.has(v)) out.push(members.sort());
+    }
+  };
+  for (const v of [...next.keys()].sort()) if (!index.has(v)) visit(v);
   return out;
 }
 
@@ -112,7 +184,8 @@ describe("import graph of src", () => {
   test("the reader sees the imports (the check is not vacuous)", () => {
     expect(edges.length).toBeGreaterThan(300);
     expect(edges).toContainEqual({ from: "domains/cms/posts.ts", to: "domains/approvals/links" });
-    expect(edges).toContainEqual({ from: "domains/index.ts", to: "domains/approvals/registry" });
+    expect(edges).toContainEqual({ from: "catalog.ts", to: "domains" });
+    expect(edges).toContainEqual({ from: "domains/index.ts", to: "domains/approvals/tools" });
   });
 
   test("core → domains or adapters, domains → adapters, approvals → other domains: none", () => {
@@ -127,9 +200,19 @@ describe("import graph of src", () => {
       { from: "domains/cms/tools.ts", to: "mcp/registry" },
       { from: "domains/approvals/preview.ts", to: "domains/branding/tables" },
       { from: "domains/chat/portal.tsx", to: "portal/layout" },
+      { from: "domains/notifications/types.ts", to: "domains/index" },
+      { from: "app.ts", to: "domains" },
+      { from: "mcp/define.ts", to: "domains/approvals/kinds" },
     ];
     const found = violations(bad);
-    expect(found).toHaveLength(6);
+    expect(found).toHaveLength(9);
+    expect(found[6]).toBe(
+      "domains/notifications/types.ts → domains/index: only catalog.ts imports the domain list; take the catalog (Deps.catalog) instead",
+    );
+    expect(found[7]).toStartWith("app.ts → domains: only catalog.ts imports the domain list");
+    expect(found[8]).toBe(
+      "mcp/define.ts → domains/approvals/kinds: the plug-in contract imports no domain; let the domain declare it on its Domain",
+    );
     expect(found[0]).toStartWith("core/audit.ts → domains/accounts/tables");
     expect(found[2]).toContain("domains/accounts/credentials.ts → oauth/tables");
     expect(found[4]).toContain("approvals domain imports no other domain");
@@ -139,11 +222,32 @@ describe("import graph of src", () => {
         { from: "domains/cms/tools.ts", to: "mcp/define" },
         { from: "domains/chat/portal.tsx", to: "portal/kit" },
         { from: "domains/cms/posts.ts", to: "domains/approvals/links" },
-        { from: "domains/approvals/registry.ts", to: "domains/index" },
+        { from: "catalog.ts", to: "domains" },
+        { from: "mcp/catalog.ts", to: "mcp/define" },
         { from: "core/db.ts", to: "../db/migrations/index" },
         { from: "rest/routes.ts", to: "domains/cms/public-reads" },
       ]),
     ).toEqual([]);
+  });
+
+  test("no circle of imports anywhere in src", () => {
+    expect(circles(edges)).toEqual([]);
+  });
+
+  test("a circle is found and named, through require() and import() too", () => {
+    const planted: Edge[] = [
+      { from: "domains/notifications/types.ts", to: "domains" },
+      { from: "domains/index.ts", to: "domains/notifications/tools" },
+      { from: "domains/notifications/tools.ts", to: "domains/notifications/types" },
+      { from: "core/a.ts", to: "core/b" },
+    ];
+    expect(circles(planted)).toEqual([["domains/index", "domains/notifications/tools", "domains/notifications/types"]]);
+    expect(circles(planted.slice(1))).toEqual([]);
+    expect(specifiers('const { domains } = require("../index") as X;\nawait import("./y");')).toEqual([
+      "../index",
+      "./y",
+    ]);
+    expect(specifiers('foo.require("./not-an-import");')).toEqual([]);
   });
 
   test("comments and strings that look like imports are not imports", () => {

@@ -4,6 +4,7 @@
  * duplicate that can still be undone, tasks, views, scores, and tickets on
  * a contact's timeline.
  */
+import { catalog } from "../../src/catalog";
 import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -35,6 +36,7 @@ test("both CRMs: every stage of every pipeline holds a deal; histories, merge, t
     clock: new ManualClock(new Date("2031-03-17T16:00:00Z")),
     redis: null,
     blobs: openBlobStore({ config, store }),
+    catalog,
   };
   await seedDemo(deps);
   const demo = (await deps.db.select().from(users).where(eq(users.email, "demo@plinth.dev")))[0]!;

@@ -8,6 +8,7 @@
  * (with that same Message-ID, which receivers use to drop the copy; SMTP
  * cannot tell a client whether its "250" arrived).
  */
+import { catalog } from "../../src/catalog";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -53,7 +54,7 @@ function depsFor(store: Store): Deps {
     mailFrom: "News <news@acme.test>",
     publicUrl: "http://localhost:1",
   };
-  return { store, db: store.db, config, clock: systemClock, redis: null, blobs: dbBlobStore(store) };
+  return { store, db: store.db, config, clock: systemClock, redis: null, blobs: dbBlobStore(store), catalog };
 }
 
 // The campaign's messages only: the server also mails its owner (notifications, digests) from other domains.

@@ -4,6 +4,7 @@
  * per-subscriber history, the pro segment, and a draft that cannot be sent
  * before approval.
  */
+import { catalog } from "../../src/catalog";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -36,6 +37,7 @@ beforeAll(async () => {
     clock: new ManualClock(new Date("2031-03-15T12:00:00Z")),
     redis: null,
     blobs: openBlobStore({ config, store }),
+    catalog,
   };
   await seedDemo(deps);
   const harbor = (await deps.db.select().from(companies).where(eq(companies.name, "Harbor Coffee Roasters")))[0]!;

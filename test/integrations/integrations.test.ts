@@ -11,8 +11,6 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { queueMail } from "../../src/core/mail";
 import { mailOutbox } from "../../src/core/tables";
-import { domains } from "../../src/domains";
-import { forgetSources } from "../../src/domains/integrations/verbs";
 import type { IntegrationSource } from "../../src/domains/integrations/sources";
 import { eq } from "drizzle-orm";
 import { addMember, callTool, createCompany, createUser, mcpClient, mintMcpKey } from "../fixtures/accounts";
@@ -307,8 +305,9 @@ describe("contribution point", () => {
         return { effect: "disabled" };
       },
     };
-    domains.push({ name: "hooks_test", title: "t", description: "t", tools: [], integrations: [source] });
-    forgetSources();
+    // A domain contributing a source is one more entry in the catalog's map (buildCatalog collects exactly these).
+    const sources = s.deps.catalog.integrations as Map<string, IntegrationSource>;
+    sources.set(source.kind, source);
     try {
       const hook = (await ok(admin, "integrations_list", { kind: "crm_sync" })).items[0];
       expect(hook).toMatchObject({
@@ -320,8 +319,7 @@ describe("contribution point", () => {
       expect((await ok(admin, "integrations_revoke", { id: hook.id })).effect).toBe("disabled");
       expect(revoked).toEqual(["7"]);
     } finally {
-      domains.pop();
-      forgetSources();
+      sources.delete(source.kind);
     }
   });
 });

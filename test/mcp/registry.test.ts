@@ -13,6 +13,7 @@
  *  - site-scoped tools: another company's siteId is refused, leaks nothing and changes nothing;
  *  - read tools: a valid call never fails with a protocol or internal error.
  */
+import { buildCatalog } from "../../src/mcp/catalog";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { Hono } from "hono";
@@ -92,8 +93,8 @@ describe("load-time rules", () => {
   ];
   for (const [label, tools, msg] of cases)
     test(label, () => {
-      expect(() => buildRegistry([domain(...tools)])).toThrow(RegistryError);
-      expect(() => buildRegistry([domain(...tools)])).toThrow(msg);
+      expect(() => buildRegistry(buildCatalog([domain(...tools)]))).toThrow(RegistryError);
+      expect(() => buildRegistry(buildCatalog([domain(...tools)]))).toThrow(msg);
     });
 
   test("duplicate resource URIs", () => {
@@ -105,13 +106,15 @@ describe("load-time rules", () => {
       scope: null,
       read: () => "",
     };
-    expect(() => buildRegistry([{ ...domain(), resources: [r, r] }])).toThrow(/declared twice/);
+    expect(() => buildRegistry(buildCatalog([{ ...domain(), resources: [r, r] }]))).toThrow(/declared twice/);
   });
 
   test("a well-formed test-only domain builds, with schemas computed once", () => {
-    const r = buildRegistry([
-      domain(tool({}), tool({ name: "things_create", scope: "crm:write", readOnly: false, destructive: true })),
-    ]);
+    const r = buildRegistry(
+      buildCatalog([
+        domain(tool({}), tool({ name: "things_create", scope: "crm:write", readOnly: false, destructive: true })),
+      ]),
+    );
     // Every registry also holds its own discovery tools.
     expect(r.tools.map((t) => t.def.name)).toEqual(["things_create", "things_list", "tools_search", "toolsets_list"]);
     const create = r.byName.get("things_create")!;
@@ -133,7 +136,7 @@ describe("the real registry", () => {
   });
 
   test("building twice gives byte-identical tools/list entries (deterministic)", () => {
-    const again = buildRegistry(domains);
+    const again = buildRegistry(buildCatalog(domains));
     expect(JSON.stringify(again.tools.map((t) => t.entryMulti))).toBe(JSON.stringify(all.map((t) => t.entryMulti)));
   });
 
@@ -248,7 +251,7 @@ describe("generic wire suite over every tool", () => {
   let siteA: number;
   let siteB: number;
 
-  const suiteReg = buildRegistry([...domains, fixtureDomain]);
+  const suiteReg = buildRegistry(buildCatalog([...domains, fixtureDomain]));
   const tools = suiteReg.tools;
   const companyTools = tools.filter((t) => !t.def.companyFree);
   const writeTools = tools.filter((t) => !t.def.readOnly);
@@ -306,7 +309,7 @@ describe("generic wire suite over every tool", () => {
     s = await startTestServer({ seed: false, config: { mcpRateLimit: 1_000_000 } });
     extra = serve(suiteReg);
     url = `http://127.0.0.1:${extra.port}`;
-    leakyServer = serve(buildRegistry([{ ...fixtureDomain, tools: [leaky] }]));
+    leakyServer = serve(buildRegistry(buildCatalog([{ ...fixtureDomain, tools: [leaky] }])));
     const u = await createUser(s.deps, { email: "suite@plinth.test" });
     const stranger = await createUser(s.deps, { email: "stranger@plinth.test" });
     A = await createCompany(s.deps, { name: "Suite Owner Co", ownerUserId: u.id });
@@ -452,7 +455,7 @@ describe("generic wire suite over every tool", () => {
 
   test("the site check catches a tool that skips the tenancy check", async () => {
     const failures = await siteFailures(
-      buildRegistry([{ ...fixtureDomain, tools: [leaky] }]).tools,
+      buildRegistry(buildCatalog([{ ...fixtureDomain, tools: [leaky] }])).tools,
       `http://127.0.0.1:${leakyServer.port}`,
     );
     expect(failures.join("\n")).toContain("fixture_sites_leak");

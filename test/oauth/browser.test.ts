@@ -85,8 +85,8 @@ test("sign in, consent to one company with one area narrowed, and the token has 
   await Promise.all([page.waitForURL((u) => u.pathname === "/oauth/authorize"), page.click("button[type=submit]")]);
   expect(await page.textContent("h1")).toBe("Connect Browser Test App to Plinth?");
 
-  // What it asks for, in words: one line per area, each pre-set to what was asked.
-  expect(await page.locator("p.summary").textContent()).toContain("asks to read and change Services and Branding");
+  // What it asks for, in words: one line per area (in the order the domains are listed), each pre-set to what was asked.
+  expect(await page.locator("p.summary").textContent()).toContain("asks to read and change Branding and Services");
   expect(await page.locator("fieldset.area").count()).toBe(2);
   const branding = page.getByRole("group", { name: "Branding" });
   expect(await branding.getByRole("radio", { name: "Read and change" }).isChecked()).toBe(true);

@@ -7,8 +7,12 @@
 import { expect, test } from "bun:test";
 import { Glob } from "bun";
 import { join } from "node:path";
-import "../../src/domains";
-import { notificationTypes, typeDefaults, typeLabel } from "../../src/domains/notifications/types";
+import { catalog } from "../../src/catalog";
+import type { Deps } from "../../src/core/context";
+import { typeDefaults, typeLabel } from "../../src/domains/notifications/types";
+
+const deps = { catalog } as Deps;
+const notificationTypes = () => [...catalog.notificationTypes.values()];
 
 const SRC = join(import.meta.dir, "../../src");
 
@@ -41,9 +45,9 @@ test("every type passed to notify() is declared by some domain, once", async () 
 });
 
 test("a declared type carries its label and defaults; an undeclared one falls back to in-app only", () => {
-  expect(typeLabel("chat.conversation_assigned")).toBe("A chat was assigned to you");
-  expect(typeDefaults("chat.conversation_assigned")).toEqual({ inApp: true, email: true });
-  expect(typeDefaults("invitation.accepted")).toEqual({ inApp: true, email: false });
-  expect(typeLabel("agent.report_ready")).toBe("agent.report_ready");
-  expect(typeDefaults("agent.report_ready")).toEqual({ inApp: true, email: false });
+  expect(typeLabel(deps, "chat.conversation_assigned")).toBe("A chat was assigned to you");
+  expect(typeDefaults(deps, "chat.conversation_assigned")).toEqual({ inApp: true, email: true });
+  expect(typeDefaults(deps, "invitation.accepted")).toEqual({ inApp: true, email: false });
+  expect(typeLabel(deps, "agent.report_ready")).toBe("agent.report_ready");
+  expect(typeDefaults(deps, "agent.report_ready")).toEqual({ inApp: true, email: false });
 });

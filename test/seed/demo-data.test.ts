@@ -6,6 +6,7 @@ import { row, rows, testMediaConfig } from "../harness";
  * hashes are what is stored. Seeds a fresh in-memory store (real migrations)
  * with a temporary data dir for the files.
  */
+import { catalog } from "../../src/catalog";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -43,6 +44,7 @@ async function freshDeps(): Promise<Deps> {
     clock: new ManualClock(NOW),
     redis: null,
     blobs: openBlobStore({ config, store }),
+    catalog,
   };
 }
 

@@ -5,6 +5,7 @@
  * the MCP adapter would call them.
  */
 // The domain list first: verbs that hold changes for approval read it (src/domains/approvals/registry.ts).
+import { catalog } from "../../src/catalog";
 import "../../src/domains";
 import { ManualClock } from "../../src/core/clock";
 import type { ActorContext, Deps } from "../../src/core/context";
@@ -45,6 +46,7 @@ export async function makeWorld(): Promise<World> {
     clock,
     redis: null,
     blobs: dbBlobStore(store),
+    catalog,
   };
   const db = store.db;
   const user = (await db.insert(users).values({ email: "owner@example.test", name: "Owner" }).returning())[0];

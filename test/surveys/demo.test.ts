@@ -4,6 +4,7 @@
  * figures counted by hand from db/seed/demo-surveys.ts), its paths agree
  * with the skip logic, and its public page is served.
  */
+import { catalog } from "../../src/catalog";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -38,6 +39,7 @@ beforeAll(async () => {
     clock: new ManualClock(new Date("2031-03-15T12:00:00Z")),
     redis: null,
     blobs: openBlobStore({ config, store }),
+    catalog,
   };
   await seedDemo(deps);
   const harbor = (await deps.db.select().from(companies).where(eq(companies.name, "Harbor Coffee Roasters")))[0]!;

@@ -4,6 +4,7 @@
  * duplicate, and exactly one breached ticket at seed time, whatever the
  * weekday and hour the demo is seeded (three instants, one a weekend night).
  */
+import { catalog } from "../../src/catalog";
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -36,6 +37,7 @@ async function seeded(now: string) {
     clock: new ManualClock(new Date(now)),
     redis: null,
     blobs: openBlobStore({ config, store }),
+    catalog,
   };
   await seedDemo(deps);
   const demo = (await deps.db.select().from(users).where(eq(users.email, "demo@plinth.dev")))[0]!;

@@ -118,6 +118,7 @@ export const aiCreditsUsage = defineTool({
 });
 
 export const aiDomain: Domain = {
+  scopes: [{ area: "ai", title: "AI history", words: { "ai:read": "read AI conversations and the credit balance" } }],
   name: "ai",
   title: "AI history and credits",
   description: "What AI agents did (tool calls grouped into conversations) and the company's AI credits.",

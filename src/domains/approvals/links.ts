@@ -18,6 +18,7 @@ import { and, desc, eq, lte, ne } from "drizzle-orm";
 import { DAY_MS, iso } from "../../core/clock";
 import type { ActorContext, Deps } from "../../core/context";
 import type { Db } from "../../core/db";
+import type { ApprovalLink } from "../../mcp/define";
 import { randomHex, sha256Hex } from "../../core/secrets";
 import { auditLog } from "../../core/tables";
 import { emit } from "../../core/events";
@@ -25,6 +26,9 @@ import { approvalRequested } from "./events";
 import { approvalLinks } from "./tables";
 
 export type LinkRow = typeof approvalLinks.$inferSelect;
+/** A row is what the contract hands domains' kinds (ApprovalLink); this fails to compile when the table drifts from it. */
+export type LinkRowFitsContract = Fits<LinkRow, ApprovalLink>;
+type Fits<A extends B, B> = A;
 export type LinkType = "entity" | "pending_change";
 export const LINK_STATUSES = ["pending", "approved", "rejected", "expired", "superseded", "withdrawn"] as const;
 export type LinkStatus = (typeof LINK_STATUSES)[number];
@@ -232,7 +236,7 @@ export async function latestLinkFor(
 }
 
 /** The compact approval state shown inside entity reads (no token: it is shown only once). */
-export function approvalState(link: LinkRow | null, now: Date) {
+export function approvalState(link: ApprovalLink | null, now: Date) {
   if (!link) return null;
   return {
     id: link.id,

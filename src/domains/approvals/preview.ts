@@ -12,10 +12,10 @@
  * Decided links are described as they were proposed, with their outcome
  * ("A new blog post — approved and published on … by …"): see `summarize`.
  */
+import type { ApprovalLink } from "../../mcp/define";
 import type { Deps } from "../../core/context";
 import type { ApprovalPreview, ChangeRow } from "./kinds";
 import { effectiveStatus, type LinkRow } from "./links";
-import { approvalKind, approvalSupport, stagedTarget, toolByName } from "./registry";
 import type { StagedPayload } from "./staging";
 
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
@@ -94,7 +94,7 @@ export interface OutcomeWords {
  *   superseded  "… — replaced by a newer request on …, the one to decide."
  *   withdrawn   "… — withdrawn on …: the item it was about was deleted."
  */
-export function summarize(link: LinkRow, now: Date, w: OutcomeWords): string {
+export function summarize(link: ApprovalLink, now: Date, w: OutcomeWords): string {
   const by = link.decidedBy ? ` by ${link.decidedBy}` : "";
   const kept = w.kept ?? "nothing was changed";
   switch (effectiveStatus(link, now)) {
@@ -114,12 +114,12 @@ export function summarize(link: LinkRow, now: Date, w: OutcomeWords): string {
 }
 
 /** The preview of a held call (staged or live content), built from its arguments and its target's presentation. */
-async function stagedPreview(deps: Deps, link: LinkRow): Promise<ApprovalPreview> {
+async function stagedPreview(deps: Deps, link: ApprovalLink): Promise<ApprovalPreview> {
   const payload = (link.payload ?? {}) as unknown as StagedPayload;
   const input = payload.input ?? {};
-  const tool = toolByName(payload.tool);
+  const tool = deps.catalog.tools.get(payload.tool);
   const before = payload.before ?? null;
-  const target = stagedTarget(payload.tool);
+  const target = deps.catalog.stagedTargets.get(payload.tool);
   const shown = target?.present ? await target.present(deps, { tool: payload.tool, input, before, link }) : {};
   const handled = new Set(shown.handled ?? []);
   const changes: ChangeRow[] = [...(shown.rows ?? [])];
@@ -140,7 +140,7 @@ async function stagedPreview(deps: Deps, link: LinkRow): Promise<ApprovalPreview
   const facts = [{ label: "Operation", value: humanTool(payload.tool ?? "unknown") }];
   if (tool) facts.push({ label: "What it does", value: tool.description.split(/(?<=\.)\s/)[0] ?? tool.description });
   if (link.siteId !== null) {
-    const site = await approvalSupport().site(deps.db, link.companyId, link.siteId);
+    const site = await deps.catalog.approvalSupport.site(deps.db, link.companyId, link.siteId);
     if (site) facts.push({ label: "Site", value: site.name });
   }
   facts.push(...(shown.facts ?? []));
@@ -160,9 +160,9 @@ async function stagedPreview(deps: Deps, link: LinkRow): Promise<ApprovalPreview
 }
 
 /** The proposal of a link, from its kind (entity links) or its staged arguments. Null when the entity is gone. */
-export async function approvalPreview(deps: Deps, link: LinkRow): Promise<ApprovalPreview | null> {
+export async function approvalPreview(deps: Deps, link: ApprovalLink): Promise<ApprovalPreview | null> {
   if (link.linkType === "pending_change") return await stagedPreview(deps, link);
-  const kind = approvalKind(link.entityType);
+  const kind = deps.catalog.approvalKinds.get(link.entityType);
   if (!kind) return null;
   return kind.preview(deps, link);
 }
@@ -184,7 +184,7 @@ function changesTable(rows: ChangeRow[], hasBefore: boolean, pending: boolean): 
  * The proposal as an HTML fragment, safe to embed in any page whose CSP
  * forbids scripts. Pair it with previewCss() for the site's branding.
  */
-export async function renderApprovalPreview(deps: Deps, link: LinkRow): Promise<string> {
+export async function renderApprovalPreview(deps: Deps, link: ApprovalLink): Promise<string> {
   const p = await approvalPreview(deps, link);
   if (!p)
     return `<section class="ap-preview"><p class="ap-summary">The item this request was about no longer exists.</p></section>`;
@@ -223,5 +223,5 @@ const BASE_CSS = ".ap-content{border:1px solid #e5e7eb;border-radius:.5rem;paddi
  * fonts and radius, each value checked against a strict pattern first).
  */
 export async function previewCss(deps: Deps, siteId: number | null): Promise<string> {
-  return `${BASE_CSS}\n${await approvalSupport().previewCss(deps.db, siteId)}`;
+  return `${BASE_CSS}\n${await deps.catalog.approvalSupport.previewCss(deps.db, siteId)}`;
 }

@@ -22,6 +22,7 @@
  * applying, whoever calls it, and applying re-runs the tool with
  * isApprovedRun true, so the verb then does what was approved.
  */
+import type { ApprovalLink } from "../../mcp/define";
 import { and, eq } from "drizzle-orm";
 import * as v from "valibot";
 import type { ActorContext, Deps } from "../../core/context";
@@ -30,7 +31,6 @@ import { conflict } from "../../core/errors";
 import { companies, memberships } from "../../core/tables";
 import type { ToolDef } from "../../mcp/define";
 import { mintLink, type ApprovalEnvelope, type LinkRow, type Tx } from "./links";
-import { approvalSupport, stagedTarget, toolByName } from "./registry";
 
 /** Mutations of these scopes are staged for a credential with require_cms_approval. */
 export const STAGED_SCOPES: ReadonlySet<string> = new Set(["sites:write", "media:write"]);
@@ -112,7 +112,7 @@ function stagedTitle(tool: ToolDef, input: Record<string, unknown>): string {
 export async function stageToolCall(ctx: ActorContext, tool: ToolDef, input: unknown): Promise<unknown> {
   const args = (input ?? {}) as Record<string, unknown>;
   await dryRun(ctx, tool, args);
-  const target = stagedTarget(tool.name);
+  const target = ctx.deps.catalog.stagedTargets.get(tool.name);
   const before = target ? await target.current(ctx, args) : null;
   const id = typeof args.id === "number" ? args.id : null;
   const payload: StagedPayload = { tool: tool.name, input: args, scopes: [...ctx.principal.scopes], before };
@@ -155,7 +155,7 @@ export async function holdForApproval(
   call: { tool: string; input: Record<string, unknown>; entityId: number; siteId: number; title: string },
 ): Promise<ApprovalEnvelope> {
   const input = Object.fromEntries(Object.entries(call.input).filter(([, x]) => x !== undefined));
-  const target = stagedTarget(call.tool);
+  const target = ctx.deps.catalog.stagedTargets.get(call.tool);
   const before = target ? await target.current(ctx, input) : null;
   const payload: StagedPayload = {
     tool: call.tool,
@@ -166,7 +166,7 @@ export async function holdForApproval(
   };
   return await mintLink(ctx.deps.db, ctx, {
     linkType: "pending_change",
-    entityType: target?.entityType ?? toolByName(call.tool)?.toolset ?? "change",
+    entityType: target?.entityType ?? ctx.deps.catalog.tools.get(call.tool)?.toolset ?? "change",
     entityId: call.entityId,
     siteId: call.siteId,
     title: call.title,
@@ -202,7 +202,7 @@ function comparedFields(input: Record<string, unknown>, before: Record<string, u
  * when they left the company, or when the API key they used was revoked
  * (a revoked key's queued changes must not go live).
  */
-export async function actorFromLink(tx: Tx, deps: Deps, link: LinkRow, scopes: string[]): Promise<ActorContext> {
+export async function actorFromLink(tx: Tx, deps: Deps, link: ApprovalLink, scopes: string[]): Promise<ActorContext> {
   const company = (await tx.select().from(companies).where(eq(companies.id, link.companyId)).limit(1))[0];
   const member =
     link.requestedByUserId === null
@@ -221,7 +221,7 @@ export async function actorFromLink(tx: Tx, deps: Deps, link: LinkRow, scopes: s
   if (
     link.credentialKind !== null &&
     link.credentialId !== null &&
-    (await approvalSupport().credentialRevoked(tx, link.credentialKind, link.credentialId))
+    (await deps.catalog.approvalSupport.credentialRevoked(tx, link.credentialKind, link.credentialId))
   )
     throw conflict("The API key that requested this change has been revoked, so it cannot be applied.");
   const access = { id: company.id, name: company.name, role: member.role };
@@ -248,9 +248,13 @@ export async function actorFromLink(tx: Tx, deps: Deps, link: LinkRow, scopes: s
  * the arguments, checks its target did not change since it was staged, and
  * re-runs the tool as the requester. Throws AppError when it no longer fits.
  */
-export async function applyStagedCall(tx: Tx, deps: Deps, link: LinkRow): Promise<{ tool: ToolDef; result: unknown }> {
+export async function applyStagedCall(
+  tx: Tx,
+  deps: Deps,
+  link: ApprovalLink,
+): Promise<{ tool: ToolDef; result: unknown }> {
   const payload = link.payload as unknown as StagedPayload | null;
-  const tool = payload ? toolByName(payload.tool) : undefined;
+  const tool = payload ? deps.catalog.tools.get(payload.tool) : undefined;
   if (!payload || !tool)
     throw conflict("This change refers to an operation that no longer exists, so it cannot be applied.");
   const parsed = v.safeParse(tool.input, payload.input);
@@ -258,7 +262,7 @@ export async function applyStagedCall(tx: Tx, deps: Deps, link: LinkRow): Promis
     throw conflict(`This change is no longer valid: ${parsed.issues[0]?.message ?? "invalid arguments"}.`);
   const ctx = await actorFromLink(tx, deps, link, payload.scopes);
   approvedDeps.set(ctx.deps, link.id);
-  const target = stagedTarget(tool.name);
+  const target = deps.catalog.stagedTargets.get(tool.name);
   if (target && payload.before) {
     const before = payload.before;
     const now = await target.current(ctx, parsed.output as Record<string, unknown>);

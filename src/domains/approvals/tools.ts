@@ -86,6 +86,17 @@ const approvalsReject = defineTool({
 export const approvalsTools = [approvalsList, approvalsGet, approvalsApprove, approvalsReject];
 
 export const approvalsDomain: Domain = {
+  scopes: [
+    {
+      area: "approvals",
+      title: "Approvals",
+      words: {
+        "approvals:read": "read what agents proposed and is waiting for approval",
+        "approvals:manage": "approve or reject it",
+      },
+      includes: { "approvals:manage": ["approvals:read"] },
+    },
+  ],
   name: "approvals",
   title: "Approvals",
   description:

@@ -8,6 +8,7 @@
  * Deciding is one-way and idempotent: a decided link is never changed again,
  * and asking again reports what already happened.
  */
+import type { ApprovalLink } from "../../mcp/define";
 import { and, count, desc, eq, inArray } from "drizzle-orm";
 import { iso } from "../../core/clock";
 import type { ActorContext, CredentialKind, Deps, Principal } from "../../core/context";
@@ -20,7 +21,6 @@ import { auditLog, users } from "../../core/tables";
 import type { Decision } from "./kinds";
 import { effectiveStatus, linkByToken, sweepExpired, type LinkRow, type LinkStatus, type Tx } from "./links";
 import { approvalPreview, previewCss, renderApprovalPreview } from "./preview";
-import { approvalKind, approvalSupport } from "./registry";
 import { applyStagedCall, type StagedPayload } from "./staging";
 import { approvalDecided } from "./events";
 import { approvalLinks } from "./tables";
@@ -59,7 +59,7 @@ async function userName(db: Tx, userId: number | null): Promise<string | null> {
   return u ? (u.name ?? u.email) : null;
 }
 
-export async function toView(deps: Deps, link: LinkRow): Promise<ApprovalView> {
+export async function toView(deps: Deps, link: ApprovalLink): Promise<ApprovalView> {
   const now = deps.clock.now();
   const result = link.result ?? null;
   const lastError = result && typeof result.error === "string" && link.status === "pending" ? result.error : null;
@@ -103,7 +103,7 @@ export async function listApprovals(ctx: ActorContext, input: ListApprovalsInput
   if (input.linkType) conds.push(eq(approvalLinks.linkType, input.linkType));
   if (input.siteId !== undefined) {
     // A site of another company answers exactly like one that does not exist.
-    const site = await approvalSupport().site(db, ctx.company.id, input.siteId);
+    const site = await ctx.deps.catalog.approvalSupport.site(db, ctx.company.id, input.siteId);
     if (!site) throw notFound(`Site ${input.siteId} not found in ${ctx.company.name}.`);
     conds.push(eq(approvalLinks.siteId, site.id));
   }
@@ -168,7 +168,7 @@ export type DecisionOutcome =
 export type DecisionTarget = { token: string } | { ctx: ActorContext; id: number };
 
 function notPendingMessage(
-  link: LinkRow,
+  link: ApprovalLink,
   status: LinkStatus,
 ): { reason: Exclude<DecisionOutcome, { ok: true }>["reason"]; message: string } {
   const when = link.decidedAt ? ` on ${iso(link.decidedAt)}` : "";
@@ -203,7 +203,7 @@ function notPendingMessage(
 export async function decideInTx(
   tx: Tx,
   deps: Deps,
-  link: LinkRow,
+  link: ApprovalLink,
   decision: DecisionKind,
   d: Decision,
   actor: { kind: string; id: number } | null,
@@ -235,7 +235,7 @@ export async function decideInTx(
       };
     }
   } else if (link.linkType === "entity") {
-    const kind = approvalKind(link.entityType);
+    const kind = deps.catalog.approvalKinds.get(link.entityType);
     await kind?.reject(tx, deps, link, d);
   }
   const next = decision === "approve" ? "approved" : "rejected";
@@ -284,7 +284,7 @@ export async function decideInTx(
       comment,
     },
   );
-  const updated: LinkRow = { ...link, status: next, decidedAt: d.now, decidedBy: d.decidedBy, comment, result };
+  const updated: ApprovalLink = { ...link, status: next, decidedAt: d.now, decidedBy: d.decidedBy, comment, result };
   return {
     ok: true,
     decision,
@@ -293,9 +293,9 @@ export async function decideInTx(
   };
 }
 
-async function applyApproval(tx: Tx, deps: Deps, link: LinkRow, d: Decision): Promise<Record<string, unknown>> {
+async function applyApproval(tx: Tx, deps: Deps, link: ApprovalLink, d: Decision): Promise<Record<string, unknown>> {
   if (link.linkType === "entity") {
-    const kind = approvalKind(link.entityType);
+    const kind = deps.catalog.approvalKinds.get(link.entityType);
     if (!kind) throw new AppError("conflict", `No approval handler for ${link.entityType}.`);
     return await kind.approve(tx, deps, link, d);
   }
@@ -340,7 +340,7 @@ export async function decideApproval(
   decision: DecisionKind,
   opts: { comment?: string | null; decidedBy: string },
 ): Promise<DecisionOutcome> {
-  let link: LinkRow | null;
+  let link: ApprovalLink | null;
   let actor: { kind: string; id: number } | null = null;
   let userId: number | null = null;
   if ("token" in target) {

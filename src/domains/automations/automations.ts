@@ -15,8 +15,6 @@ import { page } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
 import { randomHex } from "../../core/secrets";
 import { events } from "../../core/tables";
-import { toolByName } from "../approvals/registry";
-import { eventDef } from "./catalog";
 import {
   allHold,
   assertValid,
@@ -440,8 +438,9 @@ export async function testAutomation(
       data: input.sample.data ?? input.sample,
       at: ctx.deps.clock.now().toISOString(),
     };
-    if (eventType && eventDef(eventType)) {
-      const r = v.safeParse(eventDef(eventType)!.payload, trigger.data);
+    const def = eventType ? ctx.deps.catalog.events.get(eventType) : undefined;
+    if (def) {
+      const r = v.safeParse(def.payload, trigger.data);
       if (!r.success)
         trigger.sampleWarning = `sample.data does not match ${eventType}: ${v.summarize(r.issues).replace(/\n/g, "; ").slice(0, 300)}`;
     }
@@ -476,7 +475,7 @@ export async function testAutomation(
             ? chat.tool
             : null;
     if (toolName !== null) {
-      const tool = typeof toolName === "string" ? toolByName(toolName) : undefined;
+      const tool = typeof toolName === "string" ? ctx.deps.catalog.tools.get(toolName) : undefined;
       if (!tool) problems.push(`no tool "${String(toolName)}"`);
       else {
         const r = v.safeParse(

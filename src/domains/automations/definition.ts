@@ -13,8 +13,6 @@ import * as v from "valibot";
 import type { ActorContext } from "../../core/context";
 import { invalid } from "../../core/errors";
 import { covers } from "../../core/scopes";
-import { toolByName } from "../approvals/registry";
-import { eventDef, knownEventTypes } from "./catalog";
 import type { AutomationAction, AutomationDefinition, AutomationTrigger, Condition } from "./tables";
 
 export const MAX_ACTIONS = 20;
@@ -76,10 +74,10 @@ export const actionSchema = v.strictObject({
 const CHAT_KEYS = new Set(["conversationId", "text", "internal", "status"]);
 
 /** Whether events of `eventType` (a pattern may end in .*) name a chat conversation, so the action can default to it. */
-export function chatTrigger(eventType: string | null | undefined): boolean {
+export function chatTrigger(ctx: ActorContext, eventType: string | null | undefined): boolean {
   if (!eventType) return false;
   if (eventType.endsWith(".*")) return eventType === "chat.*";
-  return eventDef(eventType)?.entity === "chat_conversation";
+  return ctx.deps.catalog.events.get(eventType)?.entity === "chat_conversation";
 }
 
 /**
@@ -214,7 +212,9 @@ export function checkDefinition(
   const warnings: string[] = [];
   const t = d.trigger;
   const knownType = (x: string) =>
-    x.endsWith(".*") ? [...knownEventTypes()].some((k) => k.startsWith(x.slice(0, -1))) : !!eventDef(x);
+    x.endsWith(".*")
+      ? [...ctx.deps.catalog.events.keys()].some((k) => k.startsWith(x.slice(0, -1)))
+      : ctx.deps.catalog.events.has(x);
   if (t.type === "event" && !knownType(t.eventType))
     problems.push(
       `trigger.eventType "${t.eventType.slice(0, 80)}" is not an event any domain emits (see docs/events.md).`,
@@ -258,7 +258,7 @@ export function checkDefinition(
         problems.push(`${at}: with.internal must be true or false.`);
       if (w.internal === true && w.status !== undefined)
         problems.push(`${at}: with.status applies to replies, not internal notes.`);
-      if (w.conversationId === undefined && !(t.type === "event" && chatTrigger(t.eventType)))
+      if (w.conversationId === undefined && !(t.type === "event" && chatTrigger(ctx, t.eventType)))
         problems.push(
           `${at}: give with.conversationId (a conversation number, e.g. {{trigger.data.conversationNumber}}); only chat events name one by themselves.`,
         );
@@ -266,7 +266,7 @@ export function checkDefinition(
         w,
         t.type === "event" && w.conversationId === undefined ? { entity: { type: "chat_conversation", id: 1 } } : null,
       );
-      const tool = toolByName(chatTool);
+      const tool = ctx.deps.catalog.tools.get(chatTool);
       if (!tool) return problems.push(`${at}: the chat toolset is not available.`);
       if (tool.scope && !covers(ctx.principal.scopes, tool.scope))
         problems.push(
@@ -290,7 +290,7 @@ export function checkDefinition(
     if (a.type === "call_tool" || ACTION_TOOL[a.type]) {
       if (typeof toolName !== "string")
         return problems.push(`${at}: with.tool must name a Plinth tool (e.g. cards_create).`);
-      const tool = toolByName(toolName);
+      const tool = ctx.deps.catalog.tools.get(toolName);
       if (!tool) return problems.push(`${at}: there is no tool "${String(toolName).slice(0, 80)}".`);
       if (BLOCKED_TOOLSETS.has(tool.toolset) && !tool.readOnly)
         return problems.push(`${at}: automations cannot change automations or webhooks (${tool.name}).`);

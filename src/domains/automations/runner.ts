@@ -36,7 +36,6 @@ import { authorize } from "../../core/scopes";
 import { companies, memberships } from "../../core/tables";
 import { mcpKeys } from "../accounts/tables";
 import { meter } from "../ai/meter";
-import { toolByName } from "../approvals/registry";
 import { shouldStage, stageToolCall } from "../approvals/staging";
 import { notifyDetailed } from "../notifications/notify";
 import { allHold, BLOCKED_TOOLSETS, chatCall, nextRun, render } from "./definition";
@@ -238,7 +237,7 @@ function clip(x: unknown): unknown {
 
 /** Calls a registered tool as `ctx`, the way the MCP endpoint would after authentication. */
 export async function callToolAs(ctx: ActorContext, name: string, args: unknown): Promise<unknown> {
-  const tool = toolByName(name);
+  const tool = ctx.deps.catalog.tools.get(name);
   if (!tool) throw new AppError("validation", `There is no tool "${name}".`);
   if (BLOCKED_TOOLSETS.has(tool.toolset) && !tool.readOnly)
     throw new AppError("forbidden", `Automations cannot change automations or webhooks (${tool.name}).`);

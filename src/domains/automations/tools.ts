@@ -276,6 +276,16 @@ const deliveriesRedeliver = defineTool({
 });
 
 export const automationsDomain: Domain = {
+  scopes: [
+    {
+      area: "automations",
+      title: "Automations",
+      words: {
+        "automations:read": "read automations",
+        "automations:write": "create, change, delete and switch them on or off",
+      },
+    },
+  ],
   name: "automations",
   title: "Automations",
   description:

@@ -30,7 +30,6 @@ import { page } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
 import { memberships } from "../../core/tables";
 import { notify } from "../notifications/notify";
-import { knownEventTypes } from "./catalog";
 import { checkTargetUrl, newSigningSecret, sendSigned, type SendOutcome } from "./outbound";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "./tables";
 
@@ -50,15 +49,15 @@ type Delivery = typeof webhookDeliveries.$inferSelect;
 // Event types an endpoint subscribes to
 
 /** `post.published`, `post.*` or `*`, each known to some domain. */
-export function checkEventTypes(types: string[]): string[] {
-  const known = knownEventTypes();
+export function checkEventTypes(ctx: ActorContext, types: string[]): string[] {
+  const known = ctx.deps.catalog.events;
   const out = [...new Set(types.map((t) => t.trim()))];
   if (out.length === 0)
     throw invalid('eventTypes is empty: give event types (post.published), prefixes (post.*) or "*".');
   for (const t of out) {
     if (t === "*") continue;
     const prefix = /^([a-z][a-z0-9_]*)\.\*$/.exec(t);
-    if (prefix ? ![...known].some((k) => k.startsWith(`${prefix[1]}.`)) : !known.has(t))
+    if (prefix ? ![...known.keys()].some((k) => k.startsWith(`${prefix[1]}.`)) : !known.has(t))
       throw invalid(
         `Unknown event type "${t.slice(0, 80)}". See docs/events.md; e.g. post.published, order.created, card.*.`,
       );
@@ -163,7 +162,7 @@ export async function createWebhook(
 ) {
   authorize(ctx, "automations:write", { write: true });
   const url = checkTargetUrl(ctx.deps, input.url);
-  const eventTypes = checkEventTypes(input.eventTypes);
+  const eventTypes = checkEventTypes(ctx, input.eventTypes);
   const now = ctx.deps.clock.now();
   return await ctx.deps.db.transaction(async (tx) => {
     const [n] = await tx
@@ -207,7 +206,7 @@ export async function updateWebhook(
   authorize(ctx, "automations:write", { write: true });
   const set: Partial<Endpoint> = {};
   if (input.url !== undefined) set.url = checkTargetUrl(ctx.deps, input.url);
-  if (input.eventTypes !== undefined) set.eventTypes = checkEventTypes(input.eventTypes);
+  if (input.eventTypes !== undefined) set.eventTypes = checkEventTypes(ctx, input.eventTypes);
   if (input.description !== undefined) set.description = input.description?.trim() || null;
   if (input.enabled !== undefined) set.status = input.enabled ? "enabled" : "disabled";
   const fields = Object.keys(set);

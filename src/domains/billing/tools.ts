@@ -28,6 +28,7 @@ const number = v.pipe(v.string(), v.minLength(1), v.maxLength(40));
 const date = v.pipe(v.string(), v.maxLength(10));
 
 export const billingDomain: Domain = {
+  scopes: [{ area: "billing", title: "Billing", words: { "billing:read": "read invoices and subscriptions" } }],
   name: T,
   title: "Billing",
   description: "The agency's subscriptions and invoices for the company (read only; people bill in the portal).",

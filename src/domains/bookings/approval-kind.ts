@@ -14,8 +14,8 @@ import { eq } from "drizzle-orm";
 import type { Deps } from "../../core/context";
 import { conflict } from "../../core/errors";
 import { emit } from "../../core/events";
-import type { ApprovalKind, ApprovalSupport, ChangeRow } from "../approvals/kinds";
-import { effectiveStatus, type LinkRow } from "../approvals/links";
+import type { ApprovalKind, ApprovalLink, ApprovalSupport, ChangeRow } from "../approvals/kinds";
+import { effectiveStatus } from "../approvals/links";
 import { summarize } from "../approvals/preview";
 import { pageSlots } from "./availability-load";
 import { remindersOf, type PageConfig } from "./config";
@@ -32,12 +32,12 @@ interface Recorded {
   before?: PageConfig;
 }
 
-async function pageOf(db: Deps["db"], link: LinkRow): Promise<PageRow | undefined> {
+async function pageOf(db: Deps["db"], link: ApprovalLink): Promise<PageRow | undefined> {
   if (link.entityId === null) return undefined;
   return (await db.select().from(bookingPages).where(eq(bookingPages.id, link.entityId)).limit(1))[0];
 }
 
-function recorded(link: LinkRow, p: PageRow): Recorded {
+function recorded(link: ApprovalLink, p: PageRow): Recorded {
   const r = link.payload as Partial<Recorded> | null;
   if (r?.config) return r as Recorded;
   return {

@@ -350,6 +350,16 @@ export const bookingsMarkNoShow = defineTool({
 });
 
 export const bookingsDomain: Domain = {
+  scopes: [
+    {
+      area: "bookings",
+      title: "Bookings",
+      words: {
+        "bookings:read": "read booking pages, bookings and availability",
+        "bookings:write": "change booking pages and change or cancel bookings",
+      },
+    },
+  ],
   name: "bookings",
   title: "Bookings",
   description:

@@ -334,6 +334,17 @@ const heldTools = allTools
   .map((t) => t.name);
 
 export const brainDomain: Domain = {
+  scopes: [
+    {
+      area: "brain",
+      title: "Knowledge base",
+      words: {
+        "brain:read": "search notes, meetings, people, tasks and documents",
+        "brain:write": "add, change and delete them",
+        "brain:approve": "approve review items",
+      },
+    },
+  ],
   name: "brain",
   title: "Brain",
   description:

@@ -177,6 +177,16 @@ const brandDefault = defineResource({
 });
 
 export const brandingDomain: Domain = {
+  scopes: [
+    {
+      area: "branding",
+      title: "Branding",
+      words: {
+        "branding:read": "read brand profiles and messaging and run contrast checks",
+        "branding:write": "create, change and delete them",
+      },
+    },
+  ],
   name: "branding",
   title: "Branding",
   description:

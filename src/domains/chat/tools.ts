@@ -199,6 +199,13 @@ const tools = [
 ];
 
 export const chatDomain: Domain = {
+  scopes: [
+    {
+      area: "chat",
+      title: "Live chat",
+      words: { "chat:read": "read conversations and messages", "chat:write": "send messages and manage conversations" },
+    },
+  ],
   name: "chat",
   title: "Live chat",
   description:

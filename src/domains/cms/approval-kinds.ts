@@ -18,8 +18,8 @@ import { iso } from "../../core/clock";
 import { conflict } from "../../core/errors";
 import { escapeHtml, renderBlocksHtml } from "../blocks/render";
 import { safeUrl } from "../blocks/urls";
-import type { ApprovalKind, ApprovalPreview, ChangeRow } from "../approvals/kinds";
-import type { LinkRow, Tx } from "../approvals/links";
+import type { ApprovalKind, ApprovalLink, ApprovalPreview, ChangeRow } from "../approvals/kinds";
+import type { Tx } from "../approvals/links";
 import { blocksDiff, displayValue, summarize } from "../approvals/preview";
 import { effectiveStatus } from "../approvals/links";
 import { sites } from "../sites/tables";
@@ -103,13 +103,13 @@ function coverHtml(url: string | null | undefined): string {
   return src ? `<figure class="ap-cover"><img alt="Cover image" src="${escapeHtml(src)}"></figure>` : "";
 }
 
-async function pendingRevisionOf(db: Tx, link: LinkRow) {
+async function pendingRevisionOf(db: Tx, link: ApprovalLink) {
   const revisionId = (link.payload as { revisionId?: unknown } | null)?.revisionId;
   if (typeof revisionId !== "number") return null;
   return (await db.select().from(postRevisions).where(eq(postRevisions.id, revisionId)).limit(1))[0] ?? null;
 }
 
-async function postOf(db: Tx, link: LinkRow): Promise<PostRow | undefined> {
+async function postOf(db: Tx, link: ApprovalLink): Promise<PostRow | undefined> {
   if (link.entityId === null) return undefined;
   return (await db.select().from(posts).where(eq(posts.id, link.entityId)).limit(1))[0];
 }
@@ -119,7 +119,7 @@ async function postOf(db: Tx, link: LinkRow): Promise<PostRow | undefined> {
  * inferred (a revision link names its revision; a post first published by
  * this very approval, or never published, was new).
  */
-function proposalOf(link: LinkRow, post: PostRow, hasRevision: boolean): PostProposal {
+function proposalOf(link: ApprovalLink, post: PostRow, hasRevision: boolean): PostProposal {
   const recorded = link.payload as Partial<PostProposal> | null;
   if (recorded?.proposal === "revision" && recorded.before && typeof recorded.beforeBlocks === "number")
     return recorded as PostProposal;
@@ -137,7 +137,7 @@ export const postApprovalKind: ApprovalKind = {
   entityType: "post",
   label: "Post",
 
-  async preview(deps: Deps, link: LinkRow): Promise<ApprovalPreview | null> {
+  async preview(deps: Deps, link: ApprovalLink): Promise<ApprovalPreview | null> {
     const db = deps.db;
     const post = await postOf(db, link);
     if (!post) return null;
@@ -330,7 +330,7 @@ export const postApprovalKind: ApprovalKind = {
   },
 };
 
-async function templateOf(db: Tx, link: LinkRow) {
+async function templateOf(db: Tx, link: ApprovalLink) {
   if (link.entityId === null) return undefined;
   return (await db.select().from(blockTemplates).where(eq(blockTemplates.id, link.entityId)).limit(1))[0];
 }

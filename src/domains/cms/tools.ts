@@ -565,6 +565,22 @@ export const cmsTools = [
 ];
 
 export const cmsDomain: Domain = {
+  scopes: [
+    {
+      area: "sites",
+      title: "Sites & content",
+      words: {
+        "sites:read": "read sites, posts, pages, navigation, templates and categories",
+        "sites:write": "create, change and delete them",
+      },
+      includes: { "sites:read": ["media:read"] },
+    },
+    {
+      area: "media",
+      title: "Media",
+      words: { "media:read": "read the media library", "media:write": "upload and delete files" },
+    },
+  ],
   name: "cms",
   title: "CMS",
   description:

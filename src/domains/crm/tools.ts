@@ -420,6 +420,16 @@ const tools = [
 ];
 
 export const crmDomain: Domain = {
+  scopes: [
+    {
+      area: "crm",
+      title: "CRM",
+      words: {
+        "crm:read": "read contacts, companies, deals and pipelines",
+        "crm:write": "create and change them and move deals between stages",
+      },
+    },
+  ],
   name: "crm",
   title: "CRM",
   description:

@@ -10,8 +10,15 @@ import { and, eq } from "drizzle-orm";
 import type { ActorContext, Deps } from "../../core/context";
 import { conflict } from "../../core/errors";
 import { emit } from "../../core/events";
-import type { ApprovalKind, ApprovalPreview, ApprovalSupport, ChangeRow, StagedTarget } from "../approvals/kinds";
-import { effectiveStatus, type LinkRow, type Tx } from "../approvals/links";
+import type {
+  ApprovalKind,
+  ApprovalLink,
+  ApprovalPreview,
+  ApprovalSupport,
+  ChangeRow,
+  StagedTarget,
+} from "../approvals/kinds";
+import { effectiveStatus, type Tx } from "../approvals/links";
 import { summarize } from "../approvals/preview";
 import { sites } from "../sites/tables";
 import { deckUrl, versionRenderSlides } from "./common";
@@ -21,7 +28,7 @@ import { slideTitle, type VersionSlide } from "./layouts";
 import { DECK_CSS, renderDeck } from "./render";
 import { decks, deckVersions, type DeckRow, type VersionRow } from "./tables";
 
-async function deckOf(db: Tx, link: LinkRow): Promise<DeckRow | undefined> {
+async function deckOf(db: Tx, link: ApprovalLink): Promise<DeckRow | undefined> {
   if (link.entityId === null) return undefined;
   return (
     await db
@@ -43,7 +50,7 @@ async function versionOf(db: Tx, deckId: number, id: number | null | undefined):
   )[0];
 }
 
-const proposalOf = (link: LinkRow) => (link.payload ?? {}) as Partial<DeckProposal>;
+const proposalOf = (link: ApprovalLink) => (link.payload ?? {}) as Partial<DeckProposal>;
 
 /** Slide by slide, what the proposed version changes against the live one. */
 function slideChanges(before: VersionSlide[], after: VersionSlide[]): ChangeRow[] {
@@ -76,7 +83,7 @@ export const pitchDeckKind: ApprovalKind = {
   entityType: "pitch_deck",
   label: "Pitch deck",
 
-  async preview(deps: Deps, link: LinkRow): Promise<ApprovalPreview | null> {
+  async preview(deps: Deps, link: ApprovalLink): Promise<ApprovalPreview | null> {
     const db = deps.db;
     const deck = await deckOf(db, link);
     if (!deck) return null;

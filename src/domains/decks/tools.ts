@@ -291,6 +291,13 @@ const slideTools = [
 ];
 
 export const decksDomain: Domain = {
+  scopes: [
+    {
+      area: "decks",
+      title: "Pitch decks",
+      words: { "decks:read": "read pitch decks", "decks:write": "create, change, delete and publish them" },
+    },
+  ],
   name: "decks",
   title: "Decks",
   description:

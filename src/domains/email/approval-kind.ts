@@ -12,8 +12,8 @@ import { eq, inArray } from "drizzle-orm";
 import { emit } from "../../core/events";
 import { conflict } from "../../core/errors";
 import { escapeHtml } from "../../core/public-page";
-import type { ApprovalKind, ApprovalSupport } from "../approvals/kinds";
-import { effectiveStatus, type LinkRow, type Tx } from "../approvals/links";
+import type { ApprovalKind, ApprovalLink, ApprovalSupport } from "../approvals/kinds";
+import { effectiveStatus, type Tx } from "../approvals/links";
 import { summarize } from "../approvals/preview";
 import { audienceOf } from "./campaigns";
 import { publicBase, type CampaignRow } from "./common";
@@ -21,12 +21,12 @@ import { campaignApproved, campaignRejected } from "./events";
 import { bodyOf, renderCampaignMessage } from "./render";
 import { emailLists, emailCampaigns, emailSegments } from "./tables";
 
-async function campaignOf(db: Tx, link: LinkRow): Promise<CampaignRow | undefined> {
+async function campaignOf(db: Tx, link: ApprovalLink): Promise<CampaignRow | undefined> {
   if (link.entityId === null) return undefined;
   return (await db.select().from(emailCampaigns).where(eq(emailCampaigns.id, link.entityId)).limit(1))[0];
 }
 
-const proposalOf = (link: LinkRow): "new" | "changes" =>
+const proposalOf = (link: ApprovalLink): "new" | "changes" =>
   (link.payload as { proposal?: string } | null)?.proposal === "changes" ? "changes" : "new";
 
 export const EMAIL_PREVIEW_CSS = [

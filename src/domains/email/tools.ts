@@ -547,6 +547,17 @@ const fbList = defineTool({
 });
 
 export const emailDomain: Domain = {
+  scopes: [
+    {
+      area: "email",
+      title: "Email",
+      words: {
+        "email:read": "read campaigns, lists, subscribers and templates",
+        "email:write": "create, change and delete them",
+        "email:send": "send and schedule campaigns",
+      },
+    },
+  ],
   name: "email",
   title: "Email marketing",
   description:

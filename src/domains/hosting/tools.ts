@@ -16,6 +16,7 @@ const ref = { id: v.optional(idSchema), hostname: v.optional(hostname) };
 const stamp = v.pipe(v.string(), v.maxLength(40));
 
 export const hostingDomain: Domain = {
+  scopes: [{ area: "hosting", title: "Hosting", words: { "hosting:read": "read hosting and domain status" } }],
   name: T,
   title: "Hosting",
   description: "DNS, TLS certificates and uptime of every site domain, checked in the background; incidents.",

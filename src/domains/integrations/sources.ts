@@ -3,10 +3,10 @@
  *
  * A domain that owns connections of its own (webhook subscriptions, a
  * future CRM sync) contributes them with `integrations: [source]` on its
- * Domain; this domain collects them from the domain list, as the approvals
- * workflow collects approval kinds. The built-in sources are below: AI
- * clients connected over OAuth, SMTP, object storage and the embeddings
- * endpoint.
+ * Domain (the shape is declared by the contract, src/mcp/define.ts); the
+ * catalog collects them (Deps.catalog.integrations). This domain declares
+ * the built-in sources below the same way: AI clients connected over OAuth,
+ * SMTP, object storage and the embeddings endpoint.
  *
  * @example
  * export const webhookIntegrations: IntegrationSource = {
@@ -20,49 +20,14 @@
  * };
  */
 import { and, desc, eq, gt, inArray, isNull, isNotNull, max } from "drizzle-orm";
-import type { ActorContext, Deps } from "../../core/context";
+import type { Deps } from "../../core/context";
+import type { IntegrationItem, IntegrationSource } from "../../mcp/define";
 import { mailOutbox } from "../../core/tables";
 import { oauthClients, oauthRefreshTokens, oauthTokens } from "../accounts/tables";
 import { callHealth } from "../ai/conversations";
 import { integrationHealth } from "./tables";
 
-export type IntegrationStatus = "active" | "failing" | "expired" | "disabled" | "configured" | "not_configured";
-
-export interface IntegrationHealth {
-  lastSuccessAt: Date | null;
-  lastErrorAt: Date | null;
-  lastError: string | null;
-  /** When its credential stops working (an OAuth connection's refresh token), if it does. */
-  expiresAt: Date | null;
-}
-
-export interface IntegrationItem {
-  /** The owner's key for it, stable for its life (an OAuth token family, a subscription id, `server`). */
-  ref: string;
-  name: string;
-  status: IntegrationStatus;
-  connectedAt: Date | null;
-  health: IntegrationHealth;
-  /** Can integrations_revoke end it? (Server configuration cannot be changed over MCP.) */
-  revocable: boolean;
-  /** Safe facts to show (never secrets): scopes, host, bucket… */
-  detail?: Record<string, unknown>;
-}
-
-export interface IntegrationSource {
-  /** snake_case, unique across domains. */
-  kind: string;
-  title: string;
-  /** Everything of this kind connected to the company now. */
-  list(deps: Deps, companyId: number): Promise<IntegrationItem[]>;
-  /**
-   * Ends it for the acting company, inside the caller's transaction; returns
-   * what became of it. Absent when nothing of this kind can be revoked.
-   */
-  revoke?(ctx: ActorContext, ref: string): Promise<{ effect: string }>;
-  /** Why it cannot be revoked, said to the caller (for sources without revoke). */
-  notRevocable?: string;
-}
+export type { IntegrationHealth, IntegrationItem, IntegrationSource, IntegrationStatus } from "../../mcp/define";
 
 function hostOf(url: string | null): string | null {
   if (!url) return null;

@@ -2,6 +2,7 @@
 import * as v from "valibot";
 import { pageInput } from "../../core/pagination";
 import { defineTool, type Domain } from "../../mcp/define";
+import { BUILT_IN_SOURCES } from "./sources";
 import { checkObjectStorage } from "./sources";
 import { getIntegration, integrationRevoked, listIntegrations, revokeIntegration } from "./verbs";
 
@@ -48,6 +49,14 @@ export const integrationsRevoke = defineTool({
 });
 
 export const integrationsDomain: Domain = {
+  integrations: BUILT_IN_SOURCES,
+  scopes: [
+    {
+      area: "integrations",
+      title: "Integrations",
+      words: { "integrations:read": "read connected integrations", "integrations:write": "disconnect them" },
+    },
+  ],
   name: "integrations",
   title: "Integrations",
   description: "Connected AI clients, SMTP, storage, embeddings and webhooks: health and revoke.",

@@ -14,8 +14,7 @@ import { invalid, notFound } from "../../core/errors";
 import { defineEvent, emit } from "../../core/events";
 import { page } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
-import type { Domain } from "../../mcp/define";
-import { BUILT_IN_SOURCES, type IntegrationItem, type IntegrationSource, type IntegrationStatus } from "./sources";
+import type { IntegrationItem, IntegrationSource, IntegrationStatus } from "./sources";
 import { integrations } from "./tables";
 
 export const integrationRevoked = defineEvent({
@@ -32,20 +31,6 @@ export const integrationRevoked = defineEvent({
     revokedByUserId: v.number(),
   }),
 });
-
-let sourcesCache: Map<string, IntegrationSource> | null = null;
-
-/** Built-in sources plus every domain's contributed ones, collected on first use (the domain list imports this module). */
-export async function sources(): Promise<Map<string, IntegrationSource>> {
-  if (sourcesCache) return sourcesCache;
-  const { domains } = (await import("../index")) as { domains: Domain[] };
-  const m = new Map<string, IntegrationSource>();
-  for (const s of [...BUILT_IN_SOURCES, ...domains.flatMap((d) => d.integrations ?? [])]) {
-    if (m.has(s.kind)) throw new Error(`two integration sources of kind ${s.kind}`);
-    m.set(s.kind, s);
-  }
-  return (sourcesCache = m);
-}
 
 interface Listed {
   id: number;
@@ -76,7 +61,7 @@ function out(x: Listed) {
 
 /** Everything connected now, each with its id (rows made for new ones). */
 async function collect(ctx: ActorContext, kind?: string): Promise<Listed[]> {
-  const all = await sources();
+  const all = ctx.deps.catalog.integrations;
   const chosen = kind ? [all.get(kind)].filter((s): s is IntegrationSource => !!s) : [...all.values()];
   const found: { source: IntegrationSource; item: IntegrationItem }[] = [];
   for (const source of chosen)
@@ -141,8 +126,10 @@ export async function listIntegrations(
   f: { kind?: string; status?: IntegrationStatus; limit: number; offset: number },
 ) {
   authorize(ctx, "integrations:read", { write: false });
-  if (f.kind && !(await sources()).has(f.kind))
-    throw invalid(`Unknown kind "${f.kind.slice(0, 40)}"; kinds: ${[...(await sources()).keys()].join(", ")}.`);
+  if (f.kind && !ctx.deps.catalog.integrations.has(f.kind))
+    throw invalid(
+      `Unknown kind "${f.kind.slice(0, 40)}"; kinds: ${[...ctx.deps.catalog.integrations.keys()].join(", ")}.`,
+    );
   let items = await collect(ctx, f.kind);
   if (f.status) items = items.filter((x) => x.item.status === f.status);
   items.sort((a, b) => STATUS_ORDER[a.item.status] - STATUS_ORDER[b.item.status] || a.id - b.id);
@@ -158,7 +145,7 @@ async function byId(ctx: ActorContext, id: number) {
       .limit(1)
   )[0];
   if (!row) throw notFound(`Integration ${id} not found in ${ctx.company.name}. List them with integrations_list.`);
-  const source = (await sources()).get(row.kind);
+  const source = ctx.deps.catalog.integrations.get(row.kind);
   const live = source ? (await collect(ctx, row.kind)).find((x) => x.id === row.id) : undefined;
   return { row, source, live };
 }
@@ -219,9 +206,4 @@ export async function revokeIntegration(ctx: ActorContext, id: number) {
     );
     return { id: row.id, kind: row.kind, name: live.item.name, status: "revoked", effect };
   });
-}
-
-/** Tests that add a domain to the list: collect the sources again on next use. */
-export function forgetSources(): void {
-  sourcesCache = null;
 }

@@ -9,7 +9,7 @@ import type { Deps } from "../../core/context";
 import { invalid } from "../../core/errors";
 import { auditLog } from "../../core/tables";
 import { notificationPreferences } from "./tables";
-import { notificationTypes, TYPE_RE, typeDefaults, typeLabel } from "./types";
+import { TYPE_RE, typeDefaults, typeLabel } from "./types";
 
 export interface Preference {
   inApp: boolean;
@@ -33,7 +33,7 @@ export async function preferencesFor(deps: Deps, userIds: number[], type: string
     .select()
     .from(notificationPreferences)
     .where(and(inArray(notificationPreferences.userId, userIds), inArray(notificationPreferences.type, [type, "*"])));
-  const fallback = typeDefaults(type);
+  const fallback = typeDefaults(deps, type);
   for (const u of userIds) {
     const own =
       rows.find((r) => r.userId === u && r.type === type) ?? rows.find((r) => r.userId === u && r.type === "*");
@@ -53,14 +53,14 @@ export async function readPreferences(deps: Deps, userId: number): Promise<Prefe
   const rows = await deps.db.select().from(notificationPreferences).where(eq(notificationPreferences.userId, userId));
   const star = rows.find((r) => r.type === "*");
   const names = [
-    ...new Set([...notificationTypes().map((t) => t.type), ...rows.map((r) => r.type).filter((t) => t !== "*")]),
+    ...new Set([...deps.catalog.notificationTypes.keys(), ...rows.map((r) => r.type).filter((t) => t !== "*")]),
   ];
   return {
     allTypes: star ? { inApp: star.inApp, email: star.email } : null,
     types: names.map((type) => {
       const own = rows.find((r) => r.type === type);
-      const p = own ?? star ?? typeDefaults(type);
-      return { type, label: typeLabel(type), inApp: p.inApp, email: p.email, own: !!own };
+      const p = own ?? star ?? typeDefaults(deps, type);
+      return { type, label: typeLabel(deps, type), inApp: p.inApp, email: p.email, own: !!own };
     }),
   };
 }

@@ -157,6 +157,13 @@ export const notificationPreferencesUpdate = defineTool({
 });
 
 export const notificationsDomain: Domain = {
+  scopes: [
+    {
+      area: "notifications",
+      title: "Notifications",
+      words: { "notifications:read": "read notifications", "notifications:write": "create and manage them" },
+    },
+  ],
   name: "notifications",
   title: "Notifications",
   description: "Your notifications (list, read, snooze, archive), notifying members, and notification preferences.",

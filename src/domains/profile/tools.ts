@@ -55,6 +55,13 @@ export const profileUpdate = defineTool({
 });
 
 export const profileDomain: Domain = {
+  scopes: [
+    {
+      area: "profile",
+      title: "Profile",
+      words: { "profile:read": "read your portal profile", "profile:write": "update it" },
+    },
+  ],
   name: "profile",
   title: "Profile",
   description: "Your own profile: name, title, time zone, working hours and notification preferences.",

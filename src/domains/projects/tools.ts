@@ -676,6 +676,16 @@ const sprintTools = [
 ];
 
 export const projectsDomain: Domain = {
+  scopes: [
+    {
+      area: "projects",
+      title: "Projects",
+      words: {
+        "projects:read": "read projects, boards, cards, sprints and labels",
+        "projects:write": "create, change and delete them and log time",
+      },
+    },
+  ],
   name: "projects",
   title: "Projects",
   description: "Client projects: members, labels, milestones, time logs and timesheets.",

@@ -77,6 +77,16 @@ export const catalogResource = defineResource({
 });
 
 export const servicesDomain: Domain = {
+  scopes: [
+    {
+      area: "services",
+      title: "Services",
+      words: {
+        "services:read": "read the service catalogue and your requests",
+        "services:write": "submit service requests",
+      },
+    },
+  ],
   name: "services",
   title: "Services",
   description: "The agency's service catalogue and the requests a company submits against it.",

@@ -593,6 +593,16 @@ const messagesReopen = defineTool({
 });
 
 export const storeDomain: Domain = {
+  scopes: [
+    {
+      area: "store",
+      title: "Store",
+      words: {
+        "store:read": "read products, orders, customers, discounts, reviews and messages",
+        "store:write": "change them, moderate reviews and answer customers",
+      },
+    },
+  ],
   name: "store",
   title: "Store",
   description:

@@ -10,8 +10,8 @@ import { eq, sql } from "drizzle-orm";
 import { iso } from "../../core/clock";
 import { emit } from "../../core/events";
 import { conflict } from "../../core/errors";
-import type { ApprovalKind, ApprovalSupport, ChangeRow } from "../approvals/kinds";
-import { effectiveStatus, type LinkRow, type Tx } from "../approvals/links";
+import type { ApprovalKind, ApprovalLink, ApprovalSupport, ChangeRow } from "../approvals/kinds";
+import { effectiveStatus, type Tx } from "../approvals/links";
 import { summarize } from "../approvals/preview";
 import { acceptance, publicSurveyUrl, slugTaken, type SurveyRow } from "./common";
 import { allQuestions, textKeys, type Definition, type Question } from "./definition";
@@ -19,12 +19,12 @@ import { renderPreview, SURVEY_CSS, ruleWords } from "./render";
 import { surveyApproved, surveyRejected } from "./events";
 import { surveys } from "./tables";
 
-async function surveyOf(db: Tx, link: LinkRow): Promise<SurveyRow | undefined> {
+async function surveyOf(db: Tx, link: ApprovalLink): Promise<SurveyRow | undefined> {
   if (link.entityId === null) return undefined;
   return (await db.select().from(surveys).where(eq(surveys.id, link.entityId)).limit(1))[0];
 }
 
-const proposalOf = (link: LinkRow): "new" | "changes" =>
+const proposalOf = (link: ApprovalLink): "new" | "changes" =>
   (link.payload as { proposal?: string } | null)?.proposal === "changes" ? "changes" : "new";
 
 function questionLine(q: Question): string {

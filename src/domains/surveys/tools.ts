@@ -332,6 +332,13 @@ const responsesSummarize = defineTool({
 });
 
 export const surveysDomain: Domain = {
+  scopes: [
+    {
+      area: "surveys",
+      title: "Surveys",
+      words: { "surveys:read": "read surveys and their responses", "surveys:write": "create, change and copy surveys" },
+    },
+  ],
   name: "surveys",
   title: "Surveys",
   description: "Surveys drafted by agents, opened at /s/<slug> once a person approves, and their responses.",

@@ -128,6 +128,16 @@ export const teamInvitationsRevoke = defineTool({
 });
 
 export const teamDomain: Domain = {
+  scopes: [
+    {
+      area: "team",
+      title: "Team",
+      words: {
+        "team:read": "read members and their roles",
+        "team:write": "invite and remove members and change roles",
+      },
+    },
+  ],
   name: "team",
   title: "Team",
   description: "Members and roles of a company, and invitations by email.",

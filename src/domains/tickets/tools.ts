@@ -187,6 +187,13 @@ const slaPolicyUpdate = defineTool({
 });
 
 export const ticketsDomain: Domain = {
+  scopes: [
+    {
+      area: "tickets",
+      title: "Tickets",
+      words: { "tickets:read": "read tickets", "tickets:write": "open tickets, reply and change their status" },
+    },
+  ],
   name: "tickets",
   title: "Tickets",
   description:
