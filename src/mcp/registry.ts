@@ -356,7 +356,7 @@ const MAX_CACHED_LISTS = 2000;
 export function buildRegistry(domainList: readonly Domain[]): Registry {
   // The registry's own domain: the discovery tools, which read this very registry.
   let self: Registry;
-  const domains = [...domainList, discoveryDomain(() => self)];
+  const domains = [...domainList, discoveryDomain(() => self, domainList)];
   const byName = new Map<string, RegisteredTool>();
   const resources: ResourceDef[] = [];
   const uris = new Set<string>();
