@@ -15,14 +15,19 @@
  * words asked, so the index stays the tools' own words and "lead" in the
  * CRM does not drag in every tool that mentions a contact.
  *
+ * Each word asked is a slot a tool may fill, by the word itself (any of its
+ * prefixes or near misses) or by a vocabulary key containing it; a tool's
+ * score is the sum over the slots it fills times how many it fills, so a
+ * tool answering more of the request ranks above one echoing one word, and
+ * a key never counts twice for the same word.
+ *
  * Built once per registry (src/mcp/discovery.ts keeps it); a search reads
  * only memory. Which tools a caller may see is the caller's business
  * (`keep`), decided before anything is ranked out.
  */
 import MiniSearch, { type SearchOptions } from "minisearch";
 import { stemmer } from "stemmer";
-import type { Domain } from "./define";
-import type { ToolDef } from "./define";
+import type { Domain, ToolDef } from "./define";
 import type { RegisteredTool, ToolsetInfo } from "./registry";
 
 /**
