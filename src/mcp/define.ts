@@ -176,6 +176,15 @@ export interface Domain {
    * the seed's one transaction.
    */
   demo?: DemoPart;
+  /**
+   * Words people say for what this domain's tools call otherwise, for
+   * tools_search (src/mcp/tool-search.ts): each key (a word or a phrase, any
+   * word form) maps to words the tools use ("newsletter": ["campaign"],
+   * "hours worked": ["time", "log"]). A query containing a key also searches
+   * its words, among this domain's tools only and at a lower weight than
+   * the words asked; the keys also lead to the domain when no tool matches.
+   */
+  vocabulary?: Record<string, string[]>;
 }
 
 /** One area of scopes (`crm`), as a person reads it. */

@@ -5,59 +5,76 @@
  * and these two tools; the model finds what it needs with tools_search,
  * which returns full definitions (schema and annotations), and calls it by
  * name: every tool the credential's scopes allow stays callable. Stateless:
- * nothing is remembered between requests.
+ * nothing is remembered between requests (the search index is the
+ * registry's, built once).
+ *
+ * tools_search ranks tools for requests as people say them ("who is free
+ * for a meeting"), with each domain's vocabulary (src/mcp/tool-search.ts),
+ * among the tools the caller may call; when nothing matches it says so and
+ * suggests the closest toolsets rather than answering an empty list.
  */
 import * as v from "valibot";
 import { covers } from "../core/scopes";
 import type { Principal } from "../core/context";
 import { defineTool, type Domain } from "./define";
 import type { Registry, ToolEntry } from "./registry-types";
+import { buildToolSearch, terms, type ToolSearch } from "./tool-search";
 
 export const DISCOVERY_LISTED: ReadonlySet<string> = new Set(["whoami", "tools_search", "toolsets_list"]);
 /** Listed only in discovery mode: the full listing already shows every tool. */
 export const DISCOVERY_ONLY: ReadonlySet<string> = new Set(["tools_search", "toolsets_list"]);
 
-const words = (s: string) =>
-  s
-    .toLowerCase()
-    .split(/[^a-z0-9:]+/)
-    .filter((w) => w.length > 1);
-
 function allowed(reg: Registry, p: Principal) {
   return reg.tools.filter((t) => covers(p.scopes, t.def.scope) && !DISCOVERY_LISTED.has(t.def.name));
 }
 
-const singular = (w: string) => w.replace(/ies$/, "y").replace(/s$/, "");
-
-/**
- * Ranks tools for a query: every word must appear in the name, toolset,
- * scope or description. A whole name part counts most ("post" is posts),
- * the start of one less ("prod" finds products_list), the description
- * least; name parts the query did not ask for count a little against, so
- * "create post" ranks posts_create above post_types_create.
- */
-function score(
-  q: string[],
-  t: { name: string; toolset: string; scope: string | null; description: string },
-): number | null {
-  let total = 0;
-  const parts = t.name.split("_").map(singular);
-  const used = new Set<number>();
-  const hay = `${t.toolset} ${t.scope ?? ""} ${t.description}`.toLowerCase();
-  for (const w of q) {
-    const sw = singular(w);
-    const exact = parts.indexOf(sw);
-    const prefix = exact >= 0 ? exact : parts.findIndex((p) => p.startsWith(sw));
-    if (exact >= 0) total += 4;
-    else if (prefix >= 0) total += 2;
-    else if (hay.includes(sw)) total += 1;
-    else return null;
-    if (prefix >= 0) used.add(prefix);
-  }
-  return total - 0.5 * (parts.length - used.size);
+/** How many tools of each toolset the caller may call. */
+function toolsetCounts(reg: Registry, p: Principal) {
+  const counts = new Map<string, number>();
+  for (const t of allowed(reg, p)) counts.set(t.def.toolset, (counts.get(t.def.toolset) ?? 0) + 1);
+  return counts;
 }
 
-export function discoveryDomain(registry: () => Registry): Domain {
+/** How many toolsets a search that found nothing suggests. */
+const SUGGESTED_TOOLSETS = 5;
+
+/**
+ * `domains` are the registry's own (their vocabularies feed the ranking);
+ * the index is built on the first search and kept as long as the registry.
+ */
+export function discoveryDomain(registry: () => Registry, domains: readonly Domain[] = []): Domain {
+  let index: ToolSearch | undefined;
+  const searchIndex = (reg: Registry) =>
+    (index ??= buildToolSearch(
+      reg.tools.filter((t) => !DISCOVERY_LISTED.has(t.def.name)),
+      reg.toolsets,
+      domains,
+    ));
+
+  /**
+   * What a search that found nothing answers instead of nothing: the
+   * toolsets closest to the query (the same ranking, over their names,
+   * titles, descriptions and vocabulary) among those the caller can use, or
+   * all of them when none is close, and how to list one's tools.
+   */
+  function nothingFound(reg: Registry, p: Principal, query: string) {
+    const counts = toolsetCounts(reg, p);
+    const asked = terms(query).length > 0;
+    const closest = asked
+      ? searchIndex(reg)
+          .toolsets(query, (name) => counts.has(name))
+          .slice(0, SUGGESTED_TOOLSETS)
+      : [];
+    const names = closest.length ? closest : reg.toolsets.map((ts) => ts.name).filter((name) => counts.has(name));
+    const what = asked ? `"${query}"` : "these filters";
+    return {
+      note: `${closest.length ? `No tool matches ${what}; the closest toolsets follow.` : `No tool or toolset matches ${what}; these are the toolsets this connection can use.`} List one's tools with tools_search {"toolset": "<name>"}.`,
+      suggestions: reg.toolsets
+        .filter((ts) => names.includes(ts.name))
+        .sort((a, b) => names.indexOf(a.name) - names.indexOf(b.name))
+        .map((ts) => ({ name: ts.name, description: ts.description || ts.title, tools: counts.get(ts.name)! })),
+    };
+  }
   const search = defineTool({
     name: "tools_search",
     toolset: "discovery",
@@ -76,17 +93,22 @@ export function discoveryDomain(registry: () => Registry): Domain {
     }),
     run: async (ctx, input) => {
       const reg = registry();
-      const q = words(input.query ?? "");
+      const query = input.query ?? "";
       const multi = ctx.principal.companies.length > 1;
-      const hits = allowed(reg, ctx.principal)
+      const pool = allowed(reg, ctx.principal)
         .filter(
           (t) => (!input.toolset || t.def.toolset === input.toolset) && (!input.scope || t.def.scope === input.scope),
         )
-        .filter((t) => input.readOnly === undefined || t.def.readOnly === input.readOnly)
-        .map((t) => ({ t, s: q.length ? score(q, { ...t.def, description: t.def.description }) : 1 }))
-        .filter((x): x is { t: (typeof x)["t"]; s: number } => x.s !== null)
-        .sort((a, b) => b.s - a.s || (a.t.def.name < b.t.def.name ? -1 : 1));
-      const tools: ToolEntry[] = hits.slice(0, input.limit).map((x) => (multi ? x.t.entryMulti : x.t.entrySingle));
+        .filter((t) => input.readOnly === undefined || t.def.readOnly === input.readOnly);
+      // Without a word to search by (no query, or only words like "please show me"), every tool the filters keep, by name.
+      const names = new Set(pool.map((t) => t.def.name));
+      const hits = terms(query).length
+        ? searchIndex(reg)
+            .tools(query, (name) => names.has(name))
+            .map((h) => reg.byName.get(h.name)!)
+        : pool;
+      const tools: ToolEntry[] = hits.slice(0, input.limit).map((t) => (multi ? t.entryMulti : t.entrySingle));
+      if (!hits.length) return { total: 0, tools, ...nothingFound(reg, ctx.principal, query) };
       return {
         total: hits.length,
         tools,
@@ -106,8 +128,7 @@ export function discoveryDomain(registry: () => Registry): Domain {
     input: v.strictObject({}),
     run: async (ctx) => {
       const reg = registry();
-      const counts = new Map<string, number>();
-      for (const t of allowed(reg, ctx.principal)) counts.set(t.def.toolset, (counts.get(t.def.toolset) ?? 0) + 1);
+      const counts = toolsetCounts(reg, ctx.principal);
       return {
         toolsets: reg.toolsets
           .filter((ts) => counts.has(ts.name))

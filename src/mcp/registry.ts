@@ -176,7 +176,7 @@ const MAX_CACHED_LISTS = 2000;
 export function buildRegistry(catalog: DomainCatalog): Registry {
   // The registry's own domain: the discovery tools, which read this very registry.
   let self: Registry;
-  const domains = [...catalog.domains, discoveryDomain(() => self)];
+  const domains = [...catalog.domains, discoveryDomain(() => self, catalog.domains)];
   const byName = new Map<string, RegisteredTool>();
   const resources: ResourceDef[] = [];
   const uris = new Set<string>();

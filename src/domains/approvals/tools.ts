@@ -101,6 +101,17 @@ export const approvalsDomain: Domain = {
   title: "Approvals",
   description:
     "Human approval of what agents draft: list approval links, inspect what they propose, approve or reject them.",
+  vocabulary: {
+    "sign-off": ["approval", "pending"],
+    "sign off": ["approval", "pending"],
+    waiting: ["pending"],
+    review: ["approval"],
+    "turn down": ["reject"],
+    decline: ["reject"],
+    refuse: ["reject"],
+    accept: ["approve"],
+    ok: ["approve"],
+  },
   tools: approvalsTools,
   events: approvalEvents,
 };

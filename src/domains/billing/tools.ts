@@ -33,6 +33,20 @@ export const billingDomain: Domain = {
   title: "Billing",
   description: "The agency's subscriptions and invoices for the company (read only; people bill in the portal).",
   portal: { routes: billingRoutes, nav: [{ href: BILLING_PATH, label: "Billing" }] },
+  vocabulary: {
+    owe: ["outstanding", "summary"],
+    due: ["outstanding", "invoice"],
+    balance: ["outstanding", "summary"],
+    unpaid: ["outstanding", "invoice"],
+    overdue: ["invoice"],
+    bill: ["invoice"],
+    pay: ["invoice"],
+    plan: ["subscription"],
+    package: ["subscription"],
+    tier: ["subscription"],
+    receipt: ["invoice"],
+    statement: ["invoice"],
+  },
   tools: [
     defineTool({
       name: "subscriptions_list",

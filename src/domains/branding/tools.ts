@@ -191,6 +191,23 @@ export const brandingDomain: Domain = {
   title: "Branding",
   description:
     "Brand profiles per site (colours, fonts, logos, nav and button styling, typography, dark mode) served by the storefront API with cssVars, brand messaging, WCAG contrast checks and a brand audit.",
+  vocabulary: {
+    color: ["colour"],
+    colours: ["colour"],
+    font: ["typography"],
+    readable: ["contrast"],
+    legible: ["contrast"],
+    accessibility: ["contrast", "audit"],
+    accessible: ["contrast", "audit"],
+    tagline: ["messaging"],
+    slogan: ["messaging"],
+    tone: ["messaging"],
+    voice: ["messaging"],
+    logo: ["profile"],
+    style: ["profile"],
+    look: ["profile"],
+    theme: ["profile"],
+  },
   tools: [
     brandingGetProfile,
     brandingUpdateProfile,

@@ -20,6 +20,18 @@ export const hostingDomain: Domain = {
   name: T,
   title: "Hosting",
   description: "DNS, TLS certificates and uptime of every site domain, checked in the background; incidents.",
+  vocabulary: {
+    down: ["uptime", "incident"],
+    outage: ["incident"],
+    offline: ["uptime", "incident"],
+    online: ["uptime"],
+    ssl: ["tls", "certificate"],
+    https: ["tls", "certificate"],
+    cert: ["certificate"],
+    expire: ["certificate"],
+    nameserver: ["dns"],
+    slow: ["uptime", "checks"],
+  },
   tools: [
     defineTool({
       name: "hosting_domains_list",

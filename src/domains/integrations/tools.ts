@@ -60,6 +60,17 @@ export const integrationsDomain: Domain = {
   name: "integrations",
   title: "Integrations",
   description: "Connected AI clients, SMTP, storage, embeddings and webhooks: health and revoke.",
+  vocabulary: {
+    app: ["integration"],
+    connection: ["integration"],
+    connected: ["integration"],
+    disconnect: ["revoke"],
+    unlink: ["revoke"],
+    "mail server": ["smtp"],
+    working: ["health"],
+    broken: ["health"],
+    claude: ["integration"],
+  },
   tools: [integrationsList, integrationsGet, integrationsRevoke],
   events: [integrationRevoked],
   jobs: [

@@ -65,5 +65,11 @@ export const profileDomain: Domain = {
   name: "profile",
   title: "Profile",
   description: "Your own profile: name, title, time zone, working hours and notification preferences.",
+  vocabulary: {
+    "job title": ["profile", "title"],
+    timezone: ["time", "zone"],
+    "my name": ["profile"],
+    "about me": ["profile"],
+  },
   tools: [profileGet, profileUpdate],
 };

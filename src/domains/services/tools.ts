@@ -90,6 +90,15 @@ export const servicesDomain: Domain = {
   name: "services",
   title: "Services",
   description: "The agency's service catalogue and the requests a company submits against it.",
+  vocabulary: {
+    offer: ["catalog", "service"],
+    offering: ["catalog"],
+    package: ["catalog", "service"],
+    order: ["request"],
+    hire: ["request"],
+    asked: ["request"],
+    agency: ["service"],
+  },
   tools: [serviceCatalogList, serviceCatalogGet, serviceRequestsList, serviceRequestsCreate],
   resources: [catalogResource],
 };
