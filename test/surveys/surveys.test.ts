@@ -570,6 +570,22 @@ describe("responses", () => {
       for (const c of r) expect(c).not.toMatch(/^[=+@\t\r]|^-[^\d]/);
   });
 
+  test("CSV export: a cell starting with -, +, a tab or a carriage return is a formula too", async () => {
+    const cells = ["-2+3*cmd|' /C calc'!A0", "+1+cmd", "\t=1+1", "\r=1+1", "-", "+"];
+    const q = await createApproved(w, {
+      title: "Formula starts",
+      hiddenFields: ["source"],
+      pages: [{ questions: [{ id: "a", type: "short_text", title: "Anything?" }] }],
+    });
+    for (const [i, c] of cells.entries())
+      await submit(w.deps, q.id, tok(), "page-1", { "q.a": `answer ${i}` }, { hidden: { source: c } });
+    const out = await ok("survey_responses_export", { surveyId: q.id });
+    const [head, ...rows] = Papa.parse<string[]>(out.csv, { skipEmptyLines: true }).data as string[][];
+    const source = head!.indexOf("hidden: source");
+    // Newest first; each kept whole behind the quote.
+    expect(rows.map((r) => r[source]).reverse()).toEqual(cells.map((c) => `'${c}`));
+  });
+
   test("CSV headers are neutralised too (question titles and choice labels come from the survey)", async () => {
     const q = await createApproved(w, {
       title: "Formula titles",
