@@ -598,6 +598,26 @@ describe("hosts", () => {
     ).toMatchObject({ status: "accepted" });
   });
 
+  test("a meeting booked on another page keeps that page's buffers in this page's free times", async () => {
+    // Booked on a page with 30 minutes after each meeting: the host is busy 10:00–11:30.
+    const intro = await w.livePage({ title: "Intro", minNotice: 0, durations: [60], bufferAfter: 30 });
+    await w.tool("bookings_create", { pageId: intro.id, startsAt: "2030-03-04T10:00:00Z", ...ada });
+    const free = async (args: Record<string, unknown>) => {
+      const p = await w.livePage({ minNotice: 0, durations: [30], ...args });
+      const r = await w.tool("booking_availability_get", {
+        pageId: p.id,
+        from: "2030-03-04T09:00:00Z",
+        to: "2030-03-04T12:30:00Z",
+      });
+      return r.slots.map((x: any) => x.startsAt.slice(11, 16));
+    };
+    // No buffers of its own: 09:30 ends as the meeting starts; 11:00 falls in the meeting's 30-minute after-buffer.
+    expect(await free({ title: "Quick" })).toEqual(["09:00", "09:30", "11:30", "12:00"]);
+    // 15 minutes before: the same, since buffers may overlap buffers (not meetings). Were this page's buffers
+    // put on the other meeting (busy 09:45–11:00), 09:30 would go.
+    expect(await free({ title: "Prepared", bufferBefore: 15 })).toEqual(["09:00", "09:30", "11:30", "12:00"]);
+  });
+
   test("time off and a date override close times that were free", async () => {
     const p = await w.livePage({ title: "Call", minNotice: 0 });
     await w.tool("booking_time_off_create", { member: w.ownerId, startDate: "2030-03-05", endDate: "2030-03-05" });
