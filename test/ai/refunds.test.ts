@@ -13,7 +13,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/client";
 import { closeMailTransport } from "../../src/core/mail";
-import { debitCredits, grantCredits, setBudget } from "../../src/domains/ai/credits";
+import { debitCredits, grantCredits, refundCredits, setBudget } from "../../src/domains/ai/credits";
 import { decideApproval } from "../../src/domains/approvals/verbs";
 import { and, eq } from "drizzle-orm";
 import { queueNextBatch, refundUnsent } from "../../src/domains/email/delivery";
@@ -410,6 +410,28 @@ describe("a refund in a later month", () => {
     expect((await ok(c, "ai_credits_balance")).budget).toMatchObject({ spent: 2 });
     await setBudget(s.deps, { companyId: co, monthlyLimit: 100, hard: true });
     expect((await ok(c, "ai_credits_balance")).budget).toMatchObject({ spent: 2 });
+    await replays(co);
+  });
+});
+
+describe("refundCredits, the verb", () => {
+  test("is capped at what was paid under the ref: owed 50 of a 5-credit debit gives back 5, once; another ref or reason gets nothing", async () => {
+    const { id: co, c } = await company("Cap Co", 20);
+    const refund = (owed: number, reason = "pdf.export", ref = "deck:1:draft") =>
+      s.deps.db.transaction(async (tx) => refundCredits(tx, s.deps, co, reason, ref, owed));
+    await s.deps.db.transaction(async (tx) => debitCredits(tx, s.deps, co, 5, "pdf.export", "deck:1:draft"));
+    expect((await ok(c, "ai_credits_balance")).balance).toBe(15);
+    expect(await refund(50)).toMatchObject({ credits: 5, balanceAfter: 20 });
+    expect(await refund(50)).toBeNull();
+    expect(await refund(5, "pdf.export", "deck:2:draft")).toBeNull();
+    expect(await refund(5, "email.send", "deck:1:draft")).toBeNull();
+    expect((await ok(c, "ai_credits_balance")).balance).toBe(20);
+    const refunds = await rows(
+      s.deps,
+      "SELECT amount, ref FROM ai_credit_ledger WHERE company_id = ? AND kind = 'refund'",
+      co,
+    );
+    expect(refunds.map((r) => [Number(r.amount), r.ref])).toEqual([[5, "deck:1:draft"]]);
     await replays(co);
   });
 });

@@ -18,6 +18,7 @@ let w: World;
 let sameUserOtherKey: Client;
 let sameUserOauth: Client;
 let colleague: Client;
+let colleagueGated: Client;
 let _viewer: Client;
 
 async function oauthClient(userId: number, companyIds: number[]): Promise<Client> {
@@ -49,6 +50,17 @@ beforeAll(async () => {
   colleague = await mcpClient(
     s.url,
     (await mintMcpKey(s.deps, { userId: other.id, scopes: ["*"], companyIds: [w.A.id] })).key,
+  );
+  colleagueGated = await mcpClient(
+    s.url,
+    (
+      await mintMcpKey(s.deps, {
+        userId: other.id,
+        scopes: ["*"],
+        companyIds: [w.A.id],
+        requireCmsApproval: true,
+      })
+    ).key,
   );
 });
 afterAll(async () => {
@@ -92,5 +104,15 @@ describe("the requester's own agent credentials cannot decide", () => {
     expect((await callTool(colleague, "approvals_reject", { id: id2, comment: "not now" })).data.status).toBe(
       "rejected",
     );
+  });
+  test("another member's require_cms_approval credential cannot approve someone else's request either", async () => {
+    for (const id of [await draft("Gated colleague, entity"), await staged("Gated colleague, staged")]) {
+      const r = await callTool(colleagueGated, "approvals_approve", { id });
+      expect(r.isError).toBe(true);
+      expect(r.text).toContain("own changes need approval, so it cannot approve requests");
+      expect((await w.ok(w.owner, "approvals_get", { id })).status).toBe("pending");
+      // The same member's ordinary key may: the refusal is the credential's, not the person's.
+      expect((await callTool(colleague, "approvals_approve", { id })).data.status).toBe("approved");
+    }
   });
 });

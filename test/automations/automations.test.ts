@@ -12,7 +12,7 @@ import { ManualClock } from "../../src/core/clock";
 import { mcpKeys } from "../../src/domains/accounts/tables";
 import { decideApproval } from "../../src/domains/approvals/verbs";
 import { pruneRuns, runQueued, runSchedules, sendDueMail } from "../jobs";
-import { pruneRunsJob, RUN_RETENTION_DAYS } from "../../src/domains/automations/runner";
+import { MAX_CHAIN, pruneRunsJob, RUN_RETENTION_DAYS } from "../../src/domains/automations/runner";
 import { automationRuns, automations } from "../../src/domains/automations/tables";
 import { auditLog, memberships } from "../../src/core/tables";
 import { notifications } from "../../src/domains/notifications/tables";
@@ -257,6 +257,39 @@ describe("failure, retry and loops", () => {
     expect(await w.err(w.owner, "automations_get", { id: a.id })).toContain("not found");
   });
 
+  test(`loop protection at exactly the limit: ${MAX_CHAIN} different automations chain; the next one in the chain is skipped`, async () => {
+    // Relay 1 starts on a person's card; relay k+1 starts on relay k's card: a chain of different automations.
+    const relays = [];
+    for (let k = 1; k <= MAX_CHAIN + 2; k++)
+      relays.push(
+        await w.ok(w.owner, "automations_create", {
+          name: `Relay ${k}`,
+          trigger: { type: "event", eventType: "card.created" },
+          conditions: [
+            { path: "trigger.data.title", op: "eq", value: k === 1 ? "Relay start" : `Relay ${k - 1} done` },
+          ],
+          actions: [{ type: "create_card", with: { projectId: "WEB", title: `Relay ${k} done` } }],
+          enabled: true,
+        }),
+      );
+    await w.ok(w.owner, "cards_create", { projectId: "WEB", title: "Relay start" });
+    for (let i = 0; i < MAX_CHAIN + 3; i++) await settle();
+    // Each relay also sees the other cards: those runs are skipped (conditions not met, or its own card).
+    const runsOf = async (a: { id: number }) =>
+      (await w.ok(w.owner, "automation_runs_list", { automationId: a.id })).items as any[];
+    const succeeded = [];
+    for (const a of relays) succeeded.push((await runsOf(a)).filter((r) => r.status === "succeeded").length);
+    expect(succeeded).toEqual([...Array.from({ length: MAX_CHAIN }, () => 1), 0, 0]);
+    const stopped = (await runsOf(relays[MAX_CHAIN]!)).filter((r) => r.error?.includes("automations in a row"));
+    expect(stopped).toHaveLength(1);
+    expect(stopped[0].status).toBe("skipped");
+    expect(stopped[0].error).toContain(`${MAX_CHAIN} automations in a row led to this event`);
+    const titles = (await w.ok(w.owner, "cards_list", { search: "Relay" })).items.map((c: any) => c.title);
+    expect(titles).toContain(`Relay ${MAX_CHAIN} done`);
+    expect(titles).not.toContain(`Relay ${MAX_CHAIN + 1} done`);
+    for (const a of relays) await w.ok(w.owner, "automations_toggle", { id: a.id, enabled: false });
+  });
+
   test("call_tool: an approval-gated tool returns its approval; nothing goes live; the creator's role is read at run time", async () => {
     const a = await w.ok(w.colleague, "automations_create", {
       name: "Draft a recap",
@@ -441,6 +474,20 @@ describe("schedules and incoming webhooks", () => {
     expect(run.status).toBe("succeeded");
     expect(run.steps[0].output.title).toBe("Lead: Ada <script>");
     expect((await w.ok(w.owner, "automation_runs_list", { automationId: a.id })).total).toBe(1);
+    // Disabled: a correctly signed, fresh message starts nothing (409), and nothing is queued for later.
+    await w.ok(w.owner, "automations_toggle", { id: a.id, enabled: false });
+    r = await post(sign("msg_7"));
+    expect(r.status).toBe(409);
+    expect(await r.json()).toEqual({ error: "automation is disabled" });
+    await runQueued(s.deps);
+    expect((await w.ok(w.owner, "automation_runs_list", { automationId: a.id })).total).toBe(1);
+    // Enabled again, the same kind of message runs: it was the switch, not the signature.
+    await w.ok(w.owner, "automations_toggle", { id: a.id, enabled: true });
+    expect((await post(sign("msg_8"))).status).toBe(202);
+    expect((await w.ok(w.owner, "automation_runs_list", { automationId: a.id })).total).toBe(2);
+    // Run it and pass its card's event now, so nothing of this test is left for later ones to trip on.
+    await settle();
+    await w.ok(w.owner, "automations_toggle", { id: a.id, enabled: false });
   });
 });
 

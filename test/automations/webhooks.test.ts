@@ -345,6 +345,61 @@ describe("SSRF guard", () => {
       "http://127.0.0.1:9/x",
     );
   });
+  test("a 3xx is never followed (here to a loopback 'metadata' address): the attempt fails with its status and is retried", async () => {
+    let trapped = 0;
+    const trap = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch() {
+        trapped++;
+        return new Response("metadata");
+      },
+    });
+    let code = 302;
+    const redirector = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: () =>
+        new Response("moved", {
+          status: code,
+          headers: { location: `http://127.0.0.1:${trap.port}/latest/meta-data` },
+        }),
+    });
+    try {
+      const hook = await w.ok(w.owner, "webhooks_create", {
+        url: `http://127.0.0.1:${redirector.port}/hook`,
+        eventTypes: ["post.created"],
+      });
+      const codes = [301, 302, 303, 307, 308];
+      for (const c of codes) {
+        code = c;
+        await w.ok(w.owner, "posts_create", { siteId: w.siteA, title: `Moved ${c}` });
+        await pump();
+      }
+      expect(trapped).toBe(0);
+      const list = await w.ok(w.owner, "webhook_deliveries_list", { webhookId: hook.id });
+      expect(list.total).toBe(codes.length);
+      const seen = [];
+      for (const d of list.items) {
+        // Failed attempts, not successes: pending with a retry scheduled on the usual backoff.
+        expect(d).toMatchObject({
+          status: "pending",
+          attempts: 1,
+          lastError: `redirect (${d.lastStatusCode}) not followed`,
+        });
+        expect(Date.parse(d.nextAttemptAt)).toBe(s.clock.ms() + RETRY_DELAYS_MS[0]!);
+        const detail = await w.ok(w.owner, "webhook_deliveries_get", { id: d.id });
+        expect(detail.attemptLog).toHaveLength(1);
+        expect(detail.attemptLog[0].error).toBe(`redirect (${detail.attemptLog[0].statusCode}) not followed`);
+        seen.push(detail.attemptLog[0].statusCode);
+      }
+      expect(seen.sort()).toEqual(codes);
+      await w.ok(w.owner, "webhooks_delete", { id: hook.id });
+    } finally {
+      trap.stop(true);
+      redirector.stop(true);
+    }
+  });
   test("a name resolving to loopback is refused at send time", async () => {
     const { sendSigned } = await import("../../src/domains/automations/outbound");
     const o = await sendSigned(

@@ -245,6 +245,20 @@ describe("bookings, buffers, notice, window", () => {
     ]);
   });
 
+  test("an existing meeting keeps its own buffers when they differ from the page's", () => {
+    // Booked elsewhere with 0 before / 30 after: busy 10:00–11:30. The page: 30 minutes every 15, 15 before / 0 after.
+    // 09:30–10:00 ends as the meeting starts (no after-buffer of ours, none before theirs): ok. 09:45 overlaps it.
+    // 11:15 starts inside its 30-minute after-buffer; 11:30 is free (our before-buffer may overlap their buffer).
+    const r = rules({ durationMin: 30, intervalMin: 15, bufferBeforeMin: 15, bufferAfterMin: 0 });
+    const h = utc({ busy: [busy("2026-03-23T10:00:00Z", "2026-03-23T11:00:00Z", 0, 30, false)] });
+    expect(day(r, [h], "2026-03-23").slice(0, 6)).toEqual(["09:00Z", "09:15Z", "09:30Z", "11:30Z", "11:45Z", "12:00Z"]);
+    // The other way round: the meeting has 30 before / 0 after (busy 09:30–11:00); the page 0 before / 15 after.
+    // 09:00–09:30 touches its before-buffer: ok; 09:15 runs into it. 11:00 starts as it ends: ok.
+    const r2 = rules({ durationMin: 30, intervalMin: 15, bufferBeforeMin: 0, bufferAfterMin: 15 });
+    const h2 = utc({ busy: [busy("2026-03-23T10:00:00Z", "2026-03-23T11:00:00Z", 30, 0, false)] });
+    expect(day(r2, [h2], "2026-03-23").slice(0, 3)).toEqual(["09:00Z", "11:00Z", "11:15Z"]);
+  });
+
   test("buffers may reach outside working hours: the first slot is at the opening time", () => {
     expect(day(rules({ bufferBeforeMin: 30, bufferAfterMin: 30 }), [utc()], "2026-03-23")[0]).toBe("09:00Z");
   });

@@ -329,10 +329,29 @@ describe("after booking", () => {
     expect(
       (await errorOf(() => w.tool("bookings_reschedule", { id: other.id, startsAt: "2030-03-05T14:00:00Z" }))).code,
     ).toBe("conflict");
-    // Moving within its own time (30 minutes later, overlapping itself) is fine: it does not block itself.
+    // Moving right after its own time (touching itself) is fine: it does not block itself.
     expect(await w.tool("bookings_reschedule", { id: other.id, startsAt: "2030-03-04T10:30:00Z" })).toMatchObject({
       sequence: 1,
     });
+  });
+
+  test("rescheduling into a time that overlaps the booking's own old slot (not only touching it)", async () => {
+    // An hour on a half-hour grid, 10:00–11:00, with 15-minute buffers: 10:30–11:30 overlaps the old slot by half an hour.
+    const { p, r } = await booked({ durations: [60], slotInterval: 30, bufferBefore: 15, bufferAfter: 15 });
+    const m = await w.tool("bookings_reschedule", { id: r.id, startsAt: "2030-03-04T10:30:00Z" });
+    expect(m).toMatchObject({ startsAt: "2030-03-04T10:30:00.000Z", endsAt: "2030-03-04T11:30:00.000Z", sequence: 1 });
+    // And back 30 minutes earlier than that, overlapping again.
+    expect(await w.tool("bookings_reschedule", { id: r.id, startsAt: "2030-03-04T10:00:00Z" })).toMatchObject({
+      startsAt: "2030-03-04T10:00:00.000Z",
+      sequence: 2,
+    });
+    // It holds exactly one time: 10:00 is taken for anyone else, 11:30 (after the old 10:30–11:30) is free again.
+    const free = await w.tool("booking_availability_get", {
+      pageId: p.id,
+      from: "2030-03-04T09:00:00Z",
+      to: "2030-03-04T13:00:00Z",
+    });
+    expect(free.slots.map((x: any) => x.startsAt.slice(11, 16))).toEqual(["11:30", "12:00", "12:30"]);
   });
 
   test("cancel with a reason frees the time; the invite becomes METHOD:CANCEL with a higher SEQUENCE", async () => {
@@ -596,6 +615,26 @@ describe("hosts", () => {
         email: "cy@example.test",
       }),
     ).toMatchObject({ status: "accepted" });
+  });
+
+  test("a meeting booked on another page keeps that page's buffers in this page's free times", async () => {
+    // Booked on a page with 30 minutes after each meeting: the host is busy 10:00–11:30.
+    const intro = await w.livePage({ title: "Intro", minNotice: 0, durations: [60], bufferAfter: 30 });
+    await w.tool("bookings_create", { pageId: intro.id, startsAt: "2030-03-04T10:00:00Z", ...ada });
+    const free = async (args: Record<string, unknown>) => {
+      const p = await w.livePage({ minNotice: 0, durations: [30], ...args });
+      const r = await w.tool("booking_availability_get", {
+        pageId: p.id,
+        from: "2030-03-04T09:00:00Z",
+        to: "2030-03-04T12:30:00Z",
+      });
+      return r.slots.map((x: any) => x.startsAt.slice(11, 16));
+    };
+    // No buffers of its own: 09:30 ends as the meeting starts; 11:00 falls in the meeting's 30-minute after-buffer.
+    expect(await free({ title: "Quick" })).toEqual(["09:00", "09:30", "11:30", "12:00"]);
+    // 15 minutes before: the same, since buffers may overlap buffers (not meetings). Were this page's buffers
+    // put on the other meeting (busy 09:45–11:00), 09:30 would go.
+    expect(await free({ title: "Prepared", bufferBefore: 15 })).toEqual(["09:00", "09:30", "11:30", "12:00"]);
   });
 
   test("time off and a date override close times that were free", async () => {

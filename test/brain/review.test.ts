@@ -134,6 +134,16 @@ describe("per-credential review", () => {
     const self = await w.err("brain_reviews_approve", { id }, w.ctx({ key: "main", as: w.users.priya }));
     expect(self.code).toBe("forbidden");
     expect(self.message).toContain("You asked for this change yourself");
+    // An OAuth token is an agent credential too, not only an MCP key; rejecting is refused the same way.
+    for (const [tool, args] of [
+      ["brain_reviews_approve", { id }],
+      ["brain_reviews_reject", { id, reason: "no" }],
+    ] as const) {
+      const viaOauth = await w.err(tool, args, w.ctx({ key: "oauth", as: w.users.priya }));
+      expect(viaOauth.code).toBe("forbidden");
+      expect(viaOauth.message).toContain("You asked for this change yourself");
+    }
+    expect((await w.call("brain_reviews_get", { id })).status).toBe("pending");
     // A credential under review cannot approve anything.
     await w.call("brain_review_policy_set", { credentialKind: "mcp_key", credentialId: 999, review: true }, ada());
     expect((await w.call("brain_review_policy_get", {}, ada())).credentials).toContainEqual({

@@ -36,7 +36,7 @@ export interface World extends Pick<Tenants<keyof typeof PEOPLE>, "deps" | "stor
     scopes?: string[];
     company?: "mine" | "other";
     as?: number;
-    key?: "main" | "agent" | "session";
+    key?: "main" | "agent" | "session" | "oauth";
   }): ActorContext;
   /** Priya's key ("agent key"), for per-credential review settings. */
   agentKeyId: number;
@@ -101,7 +101,9 @@ export async function makeWorld(opts: { start?: Date; store?: Store; config?: Pa
         ? t.ctx("priya", { role, scopes, as, credential: { id: agentKey.id, name: "agent key" } })
         : key === "session"
           ? t.ctx("owner", { role, scopes, as, kind: "session", credential: { id: 0, name: "portal" } })
-          : t.ctx("owner", { role, scopes, as });
+          : key === "oauth"
+            ? t.ctx("owner", { role, scopes, as, kind: "oauth", credential: { id: 1, name: "Claude (OAuth)" } })
+            : t.ctx("owner", { role, scopes, as });
   return {
     ...t,
     companyId: t.mine.id,

@@ -207,6 +207,12 @@ describe("visitors and conversations", () => {
     await w.visit("still there?", { token: v.token });
     expect((await w.call("chat_conversations_get", { id: 1 })).status).toBe("open");
     await w.call("chat_conversations_set_status", { id: 1, status: "resolved" });
+    // At exactly 24 hours the window is still open: the message reopens this conversation.
+    w.clock.advance(REOPEN_WINDOW_MS);
+    expect((await w.visit("just in time", { token: v.token })).conversation).toBe(1);
+    expect((await w.call("chat_conversations_get", { id: 1 })).status).toBe("open");
+    await w.call("chat_conversations_set_status", { id: 1, status: "resolved" });
+    // One millisecond past it, a new conversation.
     w.clock.advance(REOPEN_WINDOW_MS + 1);
     const later = await w.visit("new question", { token: v.token });
     expect(later.conversation).toBe(2);

@@ -227,6 +227,14 @@ describe("lead scoring", () => {
       .filter((e) => e.entityId === c.id)
       .map((e) => `${e.data.from}>${e.data.to}`);
     expect(changes).toEqual(["0>20", "20>35", "35>40", "40>47", "47>57", "57>54", "54>24", "24>17"]);
+    // Past its window the meeting counts nothing, never less: 25 days on (15 past the 10-day window) the score
+    // is still 17, the breakdown shows no negative meeting points, and no change event is written.
+    w.clock.advance(15 * DAY_MS);
+    await w.runJob("crm.score_decay");
+    const late = await w.call("contacts_get", { id: c.id });
+    expect(late.score).toBe(17);
+    expect(late.scoreBreakdown.filter((b: any) => b.ruleId === meeting.id && b.points !== 0)).toEqual([]);
+    expect((await w.events("contact.score_changed")).filter((e) => e.entityId === c.id)).toHaveLength(changes.length);
     // Rule changes rescore; recompute is idempotent.
     await w.call("scoring_rules_update", { id: meeting.id, points: 50, decayDays: null });
     expect((await w.call("contacts_get", { id: c.id })).score).toBe(67);

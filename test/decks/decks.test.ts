@@ -527,6 +527,20 @@ describe("taking a deck down", () => {
     expect((await w.t("decks_get", { id: d.id })).status).toBe("archived");
   });
 
+  test("a deck unpublished while an update waits for approval cannot go live again through that approval", async () => {
+    const d = await w.t("decks_create", { title: "Taken down", slides: everyLayout(w).slice(0, 1) });
+    await w.approve((await w.t("decks_publish", { id: d.id })).approval);
+    await w.t("slides_update", { deckId: d.id, id: d.slides[0].id, content: { title: "Version two" } });
+    const update = await w.t("decks_publish", { id: d.id });
+    expect(update.message).toContain("live version stays online");
+    await w.approve((await w.t("decks_unpublish", { id: d.id })).approval);
+    expect((await w.t("decks_get", { id: d.id })).status).toBe("archived");
+    // The old update's link is the way back to live no longer: it fails, and the deck stays down.
+    await expect(w.approve(update.approval)).rejects.toThrow("withdrawn");
+    expect(await w.t("decks_get", { id: d.id })).toMatchObject({ status: "archived", url: null, published: null });
+    expect((await w.events("deck.published")).filter((e) => e.entityId === d.id)).toHaveLength(1);
+  });
+
   test("unpublishing a pending deck withdraws the request at once", async () => {
     const d = await w.t("decks_create", { title: "Pending", slides: everyLayout(w).slice(0, 1) });
     const p = await w.t("decks_publish", { id: d.id });

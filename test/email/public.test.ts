@@ -119,6 +119,54 @@ describe("unsubscribe", () => {
     expect(await status(r.list.id, r.email)).toBe("unsubscribed");
   });
 
+  test("list names are escaped on the page and the answer; 'every other list' unsubscribes from all of them", async () => {
+    const r = await sentCampaign();
+    const hostile = ['<img src=x onerror="alert(1)">', "</label><script>alert(2)</script>", 'Q&A "weekly"'];
+    await w.ok(w.owner, "email_lists_update", { id: r.list.id, name: hostile[0] });
+    const others = [];
+    for (const name of hostile.slice(1)) {
+      const l = await w.ok(w.owner, "email_lists_create", { name, optIn: "single" });
+      await w.ok(w.owner, "email_subscribers_add", { email: r.email, listIds: [l.id] });
+      others.push(l.id);
+    }
+    const page = await fetch(`${s.url}/e/u/${r.token}`);
+    const html = await page.text();
+    for (const raw of ["<img", "<script", "</label><script", 'Q&A "weekly"']) expect(html).not.toContain(raw);
+    expect(html).toContain("&lt;img src=x onerror=&quot;alert(1)&quot;&gt;");
+    expect(html).toContain("&lt;/label&gt;&lt;script&gt;alert(2)&lt;/script&gt;");
+    expect(html).toContain("Q&amp;A &quot;weekly&quot;");
+    const cookie = page.headers.get("set-cookie")!.split(";")[0]!;
+    const csrf = /name="csrf" value="([0-9a-f]+)"/.exec(html)![1]!;
+    const done = await fetch(`${s.url}/e/u/${r.token}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: cookie, Origin: s.url },
+      body: `csrf=${csrf}&all=1`,
+    });
+    expect(done.status).toBe(200);
+    const answer = await done.text();
+    expect(answer).toContain("You are unsubscribed");
+    expect(answer).not.toContain("<img");
+    expect(answer).not.toContain("<script");
+    // All three lists, not only the campaign's.
+    for (const id of [r.list.id, ...others]) expect(await status(id, r.email)).toBe("unsubscribed");
+  });
+
+  test("without 'every other list' only the campaign's lists are left", async () => {
+    const r = await sentCampaign();
+    const other = await w.ok(w.owner, "email_lists_create", { name: "Kept", optIn: "single" });
+    await w.ok(w.owner, "email_subscribers_add", { email: r.email, listIds: [other.id] });
+    const page = await fetch(`${s.url}/e/u/${r.token}`);
+    const cookie = page.headers.get("set-cookie")!.split(";")[0]!;
+    const csrf = /name="csrf" value="([0-9a-f]+)"/.exec(await page.text())![1]!;
+    await fetch(`${s.url}/e/u/${r.token}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: cookie, Origin: s.url },
+      body: `csrf=${csrf}`,
+    });
+    expect(await status(r.list.id, r.email)).toBe("unsubscribed");
+    expect(await status(other.id, r.email)).toBe("subscribed");
+  });
+
   test("unknown or malformed tokens are a 404 page that changes nothing", async () => {
     for (const t of ["0".repeat(48), "nope", "../../etc", "preview"]) {
       const res = await fetch(`${s.url}/e/u/${encodeURIComponent(t)}`);

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { DISCOVERY_LISTED } from "../../src/mcp/discovery";
 import { registry } from "../../src/mcp/routes";
 import { makeWorld, type World } from "../cms/world";
-import { addMember, createCompany, createUser, mintMcpKey, rawMcp } from "../fixtures/accounts";
+import { addMember, createCompany, createUser, mcpClient, mintMcpKey, rawMcp, toolOk } from "../fixtures/accounts";
 import { startTestServer, type TestServer } from "../harness";
 
 const reg = registry();
@@ -55,6 +55,7 @@ describe("the listing fits a client's context", () => {
 let s: TestServer;
 let w: World;
 let multiKey: string;
+let companies: { one: number; two: number };
 beforeAll(async () => {
   s = await startTestServer({ seed: false });
   w = await makeWorld(s);
@@ -63,6 +64,7 @@ beforeAll(async () => {
   const two = await createCompany(s.deps, { name: "Two Co", ownerUserId: u.id });
   await addMember(s.deps, two.id, u.id, "owner");
   multiKey = (await mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [one.id, two.id] })).key;
+  companies = { one: one.id, two: two.id };
 });
 afterAll(async () => {
   await s?.stop();
@@ -212,5 +214,21 @@ describe("retried creates do not make silent duplicates", () => {
     expect(out.every((r) => !r.isError)).toBe(true);
     expect(new Set(out.map((r) => r.data.id)).size).toBe(1);
     expect((await w.ok(w.owner, "categories_list", { siteId: w.siteA, search: "Raced once" })).total).toBe(1);
+  });
+
+  test("a key replayed in another company is a new call there: it never answers with the first company's row", async () => {
+    const c = await mcpClient(s.url, multiKey);
+    const args = { firstName: "Replay", lastName: "Across", idempotencyKey: "cross-company-1" };
+    const inOne = await toolOk(c, "contacts_create", { ...args, clientId: companies.one });
+    expect(await toolOk(c, "contacts_create", { ...args, clientId: companies.one })).toMatchObject({
+      id: inOne.id,
+      replayed: true,
+    });
+    const inTwo = await toolOk(c, "contacts_create", { ...args, clientId: companies.two });
+    expect(inTwo.id).not.toBe(inOne.id);
+    expect(inTwo.replayed).toBeUndefined();
+    const listed = await toolOk(c, "contacts_list", { q: "Replay", clientId: companies.two });
+    expect(listed.items.map((x: any) => x.id)).toEqual([inTwo.id]);
+    await c.close();
   });
 });

@@ -205,11 +205,15 @@ describe("tenancy and roles in the verbs", () => {
       { projectId: "SEC", name: "Hidden" },
       w.ctx({ company: "other" }),
     );
-    await w.call("cards_create", { projectId: "SEC", title: "Secret plan" }, w.ctx({ company: "other" }));
+    const card = await w.call("cards_create", { projectId: "SEC", title: "Secret plan" }, w.ctx({ company: "other" }));
+    expect(card.id).toBeGreaterThan(0);
     for (const [name, args, msg] of [
       ["projects_get", { id: theirs.id }, `Project ${theirs.id} not found.`],
       ["projects_get", { id: "SEC" }, "Project SEC not found."],
       ["cards_get", { id: "SEC-1" }, "Card SEC-1 not found."],
+      // By numeric id, not only by key: the company is checked inside that lookup too.
+      ["cards_get", { id: card.id }, `Card ${card.id} not found.`],
+      ["cards_update", { id: card.id, title: "Mine now" }, `Card ${card.id} not found.`],
       ["project_labels_update", { id: label.id, name: "x" }, `Label ${label.id} not found.`],
       ["projects_delete", { id: theirs.id, force: true }, `Project ${theirs.id} not found.`],
     ] as const) {

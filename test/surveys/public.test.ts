@@ -352,3 +352,46 @@ describe("drafting over MCP (real SDK client)", () => {
     ).toContain("filter.where[0].op");
   });
 });
+
+describe("the quota under concurrent submits", () => {
+  test("many visitors finishing at once over HTTP: exactly maxResponses are accepted, the rest see the closed page", async () => {
+    const max = 5;
+    const visitors = 24;
+    const r = await w.ok(w.owner, "surveys_create", { ...FEEDBACK, title: "Quota race", maxResponses: max });
+    await approve(s.deps, r.approval.token);
+    // A fresh allowance for this address (the limiter runs on the test clock), then everyone on the last page.
+    s.clock.advance(61_000);
+    const onLast: Form[] = [];
+    for (let i = 0; i < visitors; i++) {
+      const f = await open(`/s/${r.slug}`);
+      const p1 = await post(f, { page: "p1", "q.nps": "10", "q.visits": "daily" }, { at: r.slug });
+      expect(p1.next.fields.page).toBe("p3");
+      onLast.push(p1.next);
+    }
+    s.clock.advance(61_000);
+    const outs = await Promise.all(
+      onLast.map((f) =>
+        post(
+          f,
+          [
+            ["page", "p3"],
+            ["q.pastry", "5"],
+          ],
+          { at: r.slug },
+        ),
+      ),
+    );
+    const accepted = outs.filter((o) => o.status === 200 && o.html.includes("We read every answer."));
+    const refused = outs.filter((o) => o.status === 410);
+    expect({ accepted: accepted.length, refused: refused.length }).toEqual({ accepted: max, refused: visitors - max });
+    const finished = (await s.deps.db.select().from(surveyResponses).where(eq(surveyResponses.surveyId, r.id))).filter(
+      (x) => x.finished,
+    );
+    expect(finished).toHaveLength(max);
+    expect(await w.ok(w.owner, "surveys_get", { id: r.id })).toMatchObject({
+      responseCount: max,
+      status: "closed",
+      closedReason: "quota",
+    });
+  }, 60_000);
+});

@@ -10,6 +10,7 @@
  */
 import { Cron } from "croner";
 import * as v from "valibot";
+import { jsonBounds, jsonObject } from "../../core/json-value";
 import type { ActorContext } from "../../core/context";
 import { invalid } from "../../core/errors";
 import { covers } from "../../core/scopes";
@@ -32,7 +33,7 @@ const path = v.pipe(
 export const conditionSchema = v.strictObject({
   path,
   op: v.picklist(["eq", "neq", "in", "contains", "exists", "gt", "lt"]),
-  value: v.optional(v.unknown()),
+  value: v.optional(v.pipe(v.unknown(), jsonBounds())),
 });
 /** One flat object (not a union) keeps the published schema short; checkDefinition enforces what each type needs. */
 export const triggerSchema = v.strictObject({
@@ -65,7 +66,7 @@ export function triggerOf(t: v.InferOutput<typeof triggerSchema>): AutomationTri
 }
 export const actionSchema = v.strictObject({
   type: v.picklist(["create_card", "send_email", "notify", "post_chat_message", "call_webhook", "call_tool"]),
-  with: v.record(v.string(), v.unknown()),
+  with: jsonObject(),
 });
 
 // ---------------------------------------------------------------------------

@@ -7,6 +7,7 @@
  * integrations toolset lists them among connected integrations.
  */
 import * as v from "valibot";
+import { jsonObject } from "../../core/json-value";
 import { pageInput } from "../../core/pagination";
 import { webhookIntegrations } from "./integration";
 import { defineTool, type Domain } from "../../mcp/define";
@@ -132,7 +133,7 @@ const automationsTest = defineTool({
   name: "automations_test",
   description:
     "Dry run with a sample trigger (sample.data shaped like the event) or a recent eventId: filters, conditions, each step's filled input and problems. Writes and sends nothing.",
-  input: v.object({ id, eventId: v.optional(id), sample: v.optional(v.record(v.string(), v.unknown())) }),
+  input: v.object({ id, eventId: v.optional(id), sample: v.optional(jsonObject("sample")) }),
   run: (ctx, i) => testAutomation(ctx, i),
 });
 

@@ -5,6 +5,7 @@
  * definitions, stages of the pipeline) live in the verbs.
  */
 import * as v from "valibot";
+import { jsonObject } from "../../core/json-value";
 import { pageInput } from "../../core/pagination";
 import { ACTIVITY_KINDS, COMPANY_SIZES, FIELD_TYPES, LIFECYCLE_STAGES, OBJECTS, STAGE_KINDS } from "./tables";
 
@@ -97,7 +98,7 @@ const customOk = (x: unknown) =>
   (Array.isArray(x) && x.length <= 50 && x.every((y) => typeof y === "string" && y.length <= 200));
 /** Custom field values by key; null removes a value. Published as a plain object; checked here and against the definitions by the verb. */
 const custom = v.pipe(
-  v.record(v.string(), v.unknown()),
+  jsonObject("custom"),
   v.check(
     (o) => Object.keys(o).length <= 100 && Object.keys(o).every((k) => k.length <= 40),
     "At most 100 custom values, keys up to 40 characters.",
@@ -401,13 +402,13 @@ export const fieldListInput = v.strictObject({ object: v.optional(v.picklist(OBJ
 export const viewCreateInput = v.strictObject({
   object: v.picklist(OBJECTS, "object is contact, company or deal."),
   name: line("name", 100),
-  filters: v.optional(v.record(v.string(), v.unknown())),
+  filters: v.optional(jsonObject("filters")),
   columns: v.optional(v.pipe(v.array(line("columns[]", 60)), v.maxLength(40))),
 });
 export const viewUpdateInput = v.strictObject({
   id: positive("id"),
   name: v.optional(line("name", 100)),
-  filters: v.optional(v.record(v.string(), v.unknown())),
+  filters: v.optional(jsonObject("filters")),
   columns: v.optional(v.pipe(v.array(line("columns[]", 60)), v.maxLength(40))),
 });
 export const viewListInput = fieldListInput;

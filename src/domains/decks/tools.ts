@@ -10,6 +10,7 @@
  * validate them with paths (`slides[2].content.plans[0].price`).
  */
 import * as v from "valibot";
+import { jsonObject } from "../../core/json-value";
 import { pageInput } from "../../core/pagination";
 import { defineTool, type Domain } from "../../mcp/define";
 import { idSchema, line, slugSchema, textBlock } from "../cms/common";
@@ -35,7 +36,7 @@ import { DECK_STATUSES } from "./tables";
 const T = "decks";
 const deckId = idSchema;
 const position = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_SLIDES + 1));
-const content = v.record(v.string(), v.unknown());
+const content = jsonObject();
 const notes = v.optional(v.nullable(textBlock(MAX_NOTES)));
 const slide = v.object({ layout: v.picklist(LAYOUTS), content: v.optional(content), notes });
 const slides = (min: number) =>

@@ -5,6 +5,7 @@
  * every verb re-checks scope and role and keeps to the caller's company.
  */
 import * as v from "valibot";
+import { jsonObject } from "../../core/json-value";
 import { pageInput as paging } from "../../core/pagination";
 import { defineTool, type Domain } from "../../mcp/define";
 import { idSchema } from "../cms/common";
@@ -67,7 +68,7 @@ const search = line(200);
 const email = v.pipe(v.string(), v.minLength(3), v.maxLength(254));
 const ids = v.pipe(v.array(idSchema), v.maxLength(50));
 // Published loosely (short listing); checkAttributes validates names and values in the verb.
-const attrs = v.record(v.string(), v.unknown());
+const attrs = jsonObject("attributes");
 const html = v.pipe(v.string(), v.minLength(1), v.maxLength(TEMPLATE_LIMITS.html));
 const text = v.pipe(v.string(), v.maxLength(TEMPLATE_LIMITS.text));
 const who = { id: v.optional(idSchema), email: v.optional(email) };
@@ -181,7 +182,7 @@ const subsImport = defineTool({
         v.object({
           email: v.pipe(v.string(), v.maxLength(1000)),
           name: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(1000)))),
-          attributes: v.optional(attrs),
+          attributes: v.optional(jsonObject()),
         }),
       ),
       v.minLength(1),
@@ -256,7 +257,7 @@ const segGet = defineTool({
   input: v.object({ id: idSchema }),
   run: getSegment,
 });
-const rules = v.record(v.string(), v.unknown());
+const rules = jsonObject("rules");
 const segCreate = defineTool({
   ...W,
   name: "email_segments_create",
@@ -349,7 +350,7 @@ const tplRender = defineTool({
     name: v.optional(name),
     email: v.optional(email),
     attributes: v.optional(attrs),
-    data: v.optional(attrs),
+    data: v.optional(jsonObject("data")),
   }),
   run: renderTemplate,
 });

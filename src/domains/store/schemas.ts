@@ -5,6 +5,7 @@
  * schemes, option/variant consistency) live in the verbs.
  */
 import * as v from "valibot";
+import { jsonBounds } from "../../core/json-value";
 import { pageInput } from "../../core/pagination";
 import { MAX_SLUG } from "../../core/slug";
 import { PRODUCT_STATUSES } from "./tables";
@@ -171,7 +172,7 @@ const productFields = {
   seoTitle: v.optional(v.nullable(text("seoTitle", 200))),
   seoDescription: v.optional(v.nullable(text("seoDescription", 500))),
   tags: v.optional(v.nullable(v.pipe(v.array(line("tag", 60)), v.maxLength(MAX_TAGS, `At most ${MAX_TAGS} tags.`)))),
-  metadata: v.optional(v.unknown()),
+  metadata: v.optional(v.pipe(v.unknown(), jsonBounds("metadata"))),
   categoryId: v.optional(v.nullable(entityId("categoryId"))),
   images: v.optional(
     v.pipe(v.array(imageInput), v.maxLength(MAX_IMAGES, `A product has at most ${MAX_IMAGES} images.`)),

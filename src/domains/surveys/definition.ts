@@ -21,6 +21,7 @@
  */
 import * as v from "valibot";
 import { invalid } from "../../core/errors";
+import { jsonBounds } from "../../core/json-value";
 import { urlProblem } from "../blocks/urls";
 
 export const QUESTION_TYPES = [
@@ -158,7 +159,7 @@ export const langSchema = v.pipe(
 
 /** A choice, matrix row or column: checked item by item in the verb, so the listing only says "array". */
 export const optionInput = v.strictObject({ id: key, label: line(300) });
-const options = (max: number) => v.optional(v.pipe(v.array(v.unknown()), v.maxLength(max)));
+const options = (max: number) => v.optional(v.pipe(v.array(v.unknown()), v.maxLength(max), jsonBounds()));
 
 export const questionInput = v.strictObject({
   id: key,
@@ -173,8 +174,8 @@ export const questionInput = v.strictObject({
   columns: options(20),
   scale: v.optional(v.pipe(v.number(), v.integer())),
   /** number or YYYY-MM-DD by type: checked in the verb. */
-  min: v.optional(v.unknown()),
-  max: v.optional(v.unknown()),
+  min: v.optional(v.pipe(v.unknown(), jsonBounds())),
+  max: v.optional(v.pipe(v.unknown(), jsonBounds())),
   minLabel: v.optional(line(100)),
   maxLabel: v.optional(line(100)),
   integer: v.optional(v.boolean()),
@@ -185,7 +186,7 @@ export const conditionInput = v.strictObject({
   field: key,
   op: v.picklist(CONDITION_OPS),
   /** text, a number, or a list of texts, by the field's type: checked in the verb. */
-  value: v.optional(v.unknown()),
+  value: v.optional(v.pipe(v.unknown(), jsonBounds())),
 });
 export type ConditionInput = v.InferOutput<typeof conditionInput>;
 
@@ -200,7 +201,7 @@ export const pageInput = v.strictObject({
   title: v.optional(line(300)),
   questions: v.pipe(v.array(questionInput), v.minLength(1), v.maxLength(100)),
   /** Rules [{if: [{field, op, value?}], match?, goTo}], checked one by one in the verb (the listing says "array"). */
-  logic: v.optional(v.pipe(v.array(v.unknown()), v.maxLength(50))),
+  logic: v.optional(v.pipe(v.array(v.unknown()), v.maxLength(50), jsonBounds())),
 });
 export type PageInput = v.InferOutput<typeof pageInput>;
 

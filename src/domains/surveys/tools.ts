@@ -5,6 +5,7 @@
  * and role and keeps to the caller's company.
  */
 import * as v from "valibot";
+import { jsonBounds, jsonObject } from "../../core/json-value";
 import { pageInput as paging } from "../../core/pagination";
 import { defineTool, type Domain } from "../../mcp/define";
 import { idSchema, slugSchema } from "../cms/common";
@@ -213,11 +214,11 @@ export const responseFilter = v.strictObject({
   from: v.optional(v.pipe(v.string(), v.isoTimestamp("must be an ISO 8601 date-time"))),
   to: v.optional(v.pipe(v.string(), v.isoTimestamp("must be an ISO 8601 date-time"))),
   tag: v.optional(tag),
-  where: v.optional(v.pipe(v.array(v.unknown()), v.maxLength(20))),
+  where: v.optional(v.pipe(v.array(v.unknown()), v.maxLength(20), jsonBounds("where"))),
   search: v.optional(title),
 });
 const target = { surveyId: v.optional(idSchema), surveySlug: v.optional(slugSchema) };
-const looseFilter = v.optional(v.record(v.string(), v.unknown()));
+const looseFilter = v.optional(jsonObject("filter"));
 const withFilter =
   <T extends { filter?: unknown }>(run: (ctx: any, input: any) => unknown) =>
   (ctx: any, input: T) =>
