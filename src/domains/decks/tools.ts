@@ -13,7 +13,7 @@ import * as v from "valibot";
 import { pageInput } from "../../core/pagination";
 import { defineTool, type Domain } from "../../mcp/define";
 import { idSchema, line, slugSchema, textBlock } from "../cms/common";
-import { deckApprovalSupport, deckStagedTarget, pitchDeckKind } from "./approval";
+import { deckApprovalSupport, deckStagedTarget, pitchDeckKind } from "./approval-kinds";
 import {
   createDeck,
   deleteDeck,

@@ -8,7 +8,7 @@ import * as v from "valibot";
 import { pageInput as paging } from "../../core/pagination";
 import { defineTool, type Domain } from "../../mcp/define";
 import { idSchema } from "../cms/common";
-import { emailApprovalKind, emailApprovalSupport } from "./approval-kind";
+import { emailApprovalKind, emailApprovalSupport } from "./approval-kinds";
 import {
   campaignRecipients,
   campaignStats,
