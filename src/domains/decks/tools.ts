@@ -28,7 +28,7 @@ import {
 } from "./decks";
 import { deckEvents } from "./events";
 import { LAYOUTS, layoutReference, MAX_NOTES, MAX_SLIDES } from "./layouts";
-import { deckPublicPages } from "./public-page";
+import { deckPublicPages } from "./public-pages";
 import { addSlides, deleteSlide, duplicateSlide, getSlide, moveSlide, reorderSlides, updateSlide } from "./slides";
 import { DECK_STATUSES } from "./tables";
 
