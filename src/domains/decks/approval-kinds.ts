@@ -14,7 +14,7 @@ import type { ApprovalKind, ApprovalPreview, ApprovalSupport, ChangeRow, StagedT
 import { effectiveStatus, type LinkRow, type Tx } from "../approvals/links";
 import { summarize } from "../approvals/preview";
 import { sites } from "../sites/tables";
-import { deckUrl, versionRenderSlides } from "./common";
+import { deckUrl, versionRenderSlides } from "./access";
 import type { DeckProposal } from "./decks";
 import { deckPublished, deckPublishRejected } from "./events";
 import { slideTitle, type VersionSlide } from "./layouts";

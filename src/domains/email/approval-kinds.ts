@@ -16,7 +16,7 @@ import type { ApprovalKind, ApprovalSupport } from "../approvals/kinds";
 import { effectiveStatus, type LinkRow, type Tx } from "../approvals/links";
 import { summarize } from "../approvals/preview";
 import { audienceOf } from "./campaigns";
-import { publicBase, type CampaignRow } from "./common";
+import { publicBase, type CampaignRow } from "./access";
 import { campaignApproved, campaignRejected } from "./events";
 import { bodyOf, renderCampaignMessage } from "./render";
 import { emailLists, emailCampaigns, emailSegments } from "./tables";

@@ -24,7 +24,7 @@ import {
   testCampaign,
   updateCampaign,
 } from "./campaigns";
-import { CAMPAIGN_STATUSES, MEMBER_STATUSES } from "./common";
+import { CAMPAIGN_STATUSES, MEMBER_STATUSES } from "./access";
 import { deliverJob } from "./delivery";
 import { foldJob } from "./audience";
 import { emailEvents } from "./events";
