@@ -48,7 +48,7 @@ async function measure(): Promise<{ engine: string; rows: Row[]; seedMs: number;
   const v = await import("valibot");
   const { loadConfig } = await import("../src/config");
   const { ManualClock } = await import("../src/core/clock");
-  const { openStore } = await import("../src/core/db");
+  const { openStore } = await import("../src/core/open");
   const { engine } = await import("../src/core/engine");
   const { companies, memberships, users } = await import("../src/core/tables");
   const { brainRecords } = await import("../src/domains/brain/tables");

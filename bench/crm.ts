@@ -27,7 +27,7 @@ const CONTACTS = 50_000;
 async function measure(): Promise<Measured> {
   const { loadConfig } = await import("../src/config");
   const { ManualClock } = await import("../src/core/clock");
-  const { openStore } = await import("../src/core/db");
+  const { openStore } = await import("../src/core/open");
   const { engine } = await import("../src/core/engine");
   const { companies, memberships, users } = await import("../src/core/tables");
   const t = await import("../src/domains/crm/tables");

@@ -7,9 +7,9 @@
 import { Hono } from "hono";
 import { approvalRoutes } from "./approvals/routes";
 import type { Deps } from "./core/context";
-import { AppError, httpStatus } from "./core/errors";
 import { mediaFileRoutes } from "./domains/cms/media-files";
 import { mcpRoutes, registryOf, withMcpFastPath } from "./mcp/routes";
+import { rootErrorAnswer } from "./ops/errors";
 import { healthRoutes } from "./ops/health";
 import { metricsRoutes } from "./ops/metrics-routes";
 import { Telemetry, type AccessRecord } from "./ops/telemetry";
@@ -17,7 +17,6 @@ import { rateLimiter } from "./core/limits";
 import { oauthRoutes } from "./oauth/routes";
 import { portalRoutes } from "./portal/routes";
 import { restRoutes, withRestFastPath } from "./rest/routes";
-import { mapDbError } from "./core/db";
 
 export function createApp(deps: Deps, telemetry = new Telemetry({ log: null, trustProxy: false })) {
   const app = new Hono<{ Variables: { requestId: string; access: AccessRecord } }>();
@@ -38,17 +37,10 @@ export function createApp(deps: Deps, telemetry = new Telemetry({ log: null, tru
   app.route("/", portalRoutes(deps));
 
   // The last line of defence: sub-apps map their own errors to their wire
-  // format; anything that reaches here still leaves as a clean response.
+  // format; anything that reaches here still leaves as a clean response (src/ops/errors.ts).
   app.onError((e, c) => {
-    const err = mapDbError(e);
-    if (err instanceof AppError) {
-      return c.json({ success: false, message: err.message }, httpStatus[err.code]);
-    }
-    if (err instanceof Error && "getResponse" in err && typeof (err as any).getResponse === "function") {
-      return (err as any).getResponse();
-    }
-    console.error(`[${c.get("requestId")}] unhandled error:`, err instanceof Error ? err.stack : err);
-    return c.json({ success: false, message: "Internal server error" }, 500);
+    const a = rootErrorAnswer(e, c.get("requestId"));
+    return "response" in a ? a.response : c.json(a.body, a.status);
   });
   app.notFound((c) => c.json({ success: false, message: "Not found" }, 404));
   return withMcpFastPath(withRestFastPath(app, rest, telemetry), mcp, telemetry);

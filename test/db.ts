@@ -7,7 +7,8 @@
  * with an en-US collation.
  */
 import postgres from "postgres";
-import { openStore, type Store } from "../src/core/db";
+import type { Store } from "../src/core/db";
+import { openStore } from "../src/core/open";
 import { engine } from "../src/core/engine";
 
 export const ON_PG = engine() === "pg";

@@ -35,10 +35,8 @@ import { scoreDecayJob } from "../src/domains/crm/scoring";
 import { deliver as deliverStep, deliverJob as emailJob } from "../src/domains/email/delivery";
 import { hostingJob, runHostingChecks as runHostingChecksStep } from "../src/domains/hosting/checks";
 import { billingJobs } from "../src/domains/billing/jobs";
-import {
-  invoiceDueSubscriptions as invoiceDueSubscriptionsStep,
-  markOverdue as markOverdueStep,
-} from "../src/domains/billing/verbs";
+import { markOverdue as markOverdueStep } from "../src/domains/billing/invoices";
+import { invoiceDueSubscriptions as invoiceDueSubscriptionsStep } from "../src/domains/billing/subscriptions";
 import { expireJob, expireUnconfirmed as expireUnconfirmedStep } from "../src/domains/bookings/bookings";
 import { reminderJob, sendReminders as sendRemindersStep } from "../src/domains/bookings/delivery";
 import { chatJobs, reopenSnoozed as reopenSnoozedStep } from "../src/domains/chat/conversations";

@@ -11,16 +11,9 @@
 import type { ActorContext } from "../../src/core/context";
 import { companies } from "../../src/core/tables";
 import { eq } from "drizzle-orm";
-import {
-  createInvoice,
-  createSubscription,
-  invoiceDueSubscriptions,
-  issueInvoice,
-  listInvoices,
-  markOverdue,
-  markPaid,
-  saveSettings,
-} from "../../src/domains/billing/verbs";
+import { createInvoice, issueInvoice, listInvoices, markOverdue, markPaid } from "../../src/domains/billing/invoices";
+import { saveSettings } from "../../src/domains/billing/settings";
+import { createSubscription, invoiceDueSubscriptions } from "../../src/domains/billing/subscriptions";
 import { serviceCatalog, serviceRequests } from "../../src/domains/services/tables";
 import type { DemoPart } from "./parts";
 

@@ -46,7 +46,8 @@ import { bodyBytes, openBlobStore, type BlobStore } from "../core/blobs";
 import { dbBlobStore } from "../core/blobs-db";
 import { localBlobStore } from "../core/blobs-local";
 import { mediaBlobs } from "../core/tables";
-import { openStore, type Store } from "../core/db";
+import type { Store } from "../core/db";
+import { openStore } from "../core/open";
 import { MIME_BY_EXT } from "../domains/cms/media-sniff";
 import { needFlag, UsageError, type Command } from "./command";
 

@@ -1,7 +1,6 @@
 /** serve (the default), migrate, seed --demo. */
 import { catalog } from "../catalog";
-import { openDeps } from "../core/open";
-import { openStore } from "../core/db";
+import { openDeps, openStore } from "../core/open";
 import { seedDemo, isEmpty, type DemoCredentials } from "../../db/seed/demo";
 import { isWildcardHost, type Config } from "../config";
 import { startServer, type RunningServer } from "../server";

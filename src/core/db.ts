@@ -1,21 +1,11 @@
 /**
- * Opening the store, on either engine (src/core/engine.ts):
+ * The store's shape and what its two openers share (src/core/engine.ts
+ * picks the engine; src/core/open.ts opens the configured one):
  *
- *   SQLite (default): one file in the data dir, WAL, foreign keys on. Two
- *   connections: a writer that only transactions use, one at a time (an
- *   async mutex; SQLite has a single writer anyway), and a query-only reader
- *   for everything else. Verbs await between statements, so without the
- *   split a read from another request could see a transaction's uncommitted
- *   rows, and a rolled-back write could leak into a cached response.
- *
- *   PostgreSQL: a postgres.js pool. Write transactions run SERIALIZABLE and
- *   are retried on serialization failures, so every check-then-write that
- *   SQLite's single writer made safe (unique slugs, stock, approval
- *   decisions, single-use codes, token rotation) stays safe across
- *   instances without per-verb locking. A hot path whose writers each touch
- *   their own row can opt out (`isolation: "read committed"`) and lock that
- *   row itself (`forUpdate`, src/core/sql.ts): SERIALIZABLE tracks reads by
- *   btree page, so writers of different rows on one page abort each other.
+ *   db-sqlite.ts  SQLite: one file in the data dir, a writer connection
+ *                 that only transactions use and a query-only reader.
+ *   db-pg.ts      PostgreSQL: a postgres.js pool, SERIALIZABLE write
+ *                 transactions retried on serialization failures.
  *
  * On both, `store.db` follows the transaction open in the current async
  * context (AsyncLocalStorage): a helper called inside a verb's transaction
@@ -23,24 +13,21 @@
  * `transaction()` becomes a savepoint instead of waiting for itself.
  * Tables written in a transaction are reported to the change feed after
  * commit (src/core/changes.ts), which is how in-memory caches on every
- * instance learn that a key was revoked or a site's content changed.
+ * instance learn that a key was revoked or a site's content changed. That
+ * machinery (the tracking and routing proxies, the in-flight set, the
+ * after-commit hooks) is here, once, with the engine errors mapped to
+ * AppError.
  *
  * Migrations are embedded in the binary (db/migrations/index.ts) and applied
  * by the same code in tests and in production.
  */
-import { Database } from "bun:sqlite";
-import { AsyncLocalStorage } from "node:async_hooks";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import type { Database } from "bun:sqlite";
+import type { AsyncLocalStorage } from "node:async_hooks";
 import { getTableName, is, Table } from "drizzle-orm";
-import { drizzle as drizzleSqlite, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
-import { drizzle as drizzlePg } from "drizzle-orm/postgres-js";
-import postgres from "postgres";
-import { migrations } from "../../db/migrations/index";
-import { ChangeFeed } from "./changes";
-import { mapWalIndex } from "./wal-index";
-import { engine, type Engine } from "./engine";
+import type { BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+import type postgres from "postgres";
+import type { ChangeFeed } from "./changes";
+import type { Engine } from "./engine";
 import { AppError, conflict, invalid } from "./errors";
 
 /**
@@ -139,7 +126,7 @@ export interface Store {
 }
 
 /** What the current async context knows about its open transaction. */
-interface TxState {
+export interface TxState {
   tx: Tx;
   /** drizzle's own transaction object (PostgreSQL), for savepoints. */
   raw: unknown;
@@ -152,7 +139,7 @@ interface TxState {
 const MUTATORS = new Set(["insert", "update", "delete"]);
 
 /** A view of `target` that records which tables its insert/update/delete builders touch. */
-function tracking(target: Db, state: () => TxState | undefined, transaction: Store["transaction"]): Db {
+export function tracking(target: Db, state: () => TxState | undefined, transaction: Store["transaction"]): Db {
   return new Proxy(target, {
     get(t, prop) {
       if (prop === "transaction") return transaction;
@@ -205,7 +192,7 @@ function deferredWrite(start: (tx: Tx) => unknown, transaction: Store["transacti
  * context; otherwise reads go to `base` and writes each get a transaction.
  * `transaction` on it is the store's.
  */
-function routed(base: Db, als: AsyncLocalStorage<TxState>, transaction: Store["transaction"]): Db {
+export function routed(base: Db, als: AsyncLocalStorage<TxState>, transaction: Store["transaction"]): Db {
   return new Proxy(base, {
     get(t, prop) {
       if (prop === "transaction") return transaction;
@@ -231,26 +218,13 @@ export function dollarParams(sql: string): string {
   }
   return out;
 }
-
-/** `$n` texts of the fixed-shape statements queries mark `prepare` (a handful, each up to a few KB). */
-const preparedTexts = new Map<string, string>();
-function preparedText(sql: string): string {
-  let t = preparedTexts.get(sql);
-  if (t === undefined) {
-    // A fixed set by contract (QueryOptions.prepare); the bound only guards against misuse.
-    if (preparedTexts.size >= 256) preparedTexts.clear();
-    preparedTexts.set(sql, (t = dollarParams(sql)));
-  }
-  return t;
-}
-
 // ---------------------------------------------------------------------------
 // Errors the engines raise for bad input, as the one AppError type.
 
-const PG_RETRYABLE = new Set(["40001", "40P01"]);
+export const PG_RETRYABLE = new Set(["40001", "40P01"]);
 
 /** The SQLSTATE of a PostgreSQL error, also when drizzle wrapped it ("Failed query: …", the driver's error as cause). */
-function sqlState(e: unknown): string | undefined {
+export function sqlState(e: unknown): string | undefined {
   for (let x = e, i = 0; x && typeof x === "object" && i < 4; x = (x as { cause?: unknown }).cause, i++) {
     const code = (x as { code?: unknown }).code;
     if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return code;
@@ -292,7 +266,7 @@ export function mapDbError(e: unknown): unknown {
 }
 
 /** Transactions under way, so close() can let them finish first. */
-class InFlight {
+export class InFlight {
   closed = false;
   private running = new Set<Promise<unknown>>();
   run<T>(p: () => Promise<T>): Promise<T> {
@@ -311,11 +285,8 @@ class InFlight {
   }
 }
 
-// ---------------------------------------------------------------------------
-// SQLite
-
-/** A FIFO async mutex: the writer connection serves one transaction at a time. */
-class Mutex {
+/** A FIFO async mutex: SQLite's writer connection serves one transaction at a time; PostgreSQL's retries take turns. */
+export class Mutex {
   private tail: Promise<void> = Promise.resolve();
   lock(): Promise<() => void> {
     let release!: () => void;
@@ -326,392 +297,8 @@ class Mutex {
   }
 }
 
-/**
- * drizzle prepares a fresh statement for every query it runs; bun:sqlite's
- * `query()` keeps compiled statements by SQL text. Handing drizzle a client
- * whose `prepare` is `query` lets every repeated query skip SQLite's compile
- * step (a third of a simple query's cost). drizzle only runs statements to
- * completion (all/get/run/values), so one shared statement per SQL text is safe.
- */
-function withStatementCache(sqlite: Database): Database {
-  return new Proxy(sqlite, {
-    get(target, prop) {
-      if (prop === "prepare") return (sql: string) => target.query(sql);
-      const value = Reflect.get(target, prop, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-}
-
-function openConnection(path: string, readonly: boolean): Database {
-  const c = new Database(path, { create: true, strict: true });
-  c.exec("PRAGMA busy_timeout = 5000");
-  c.exec("PRAGMA foreign_keys = ON");
-  c.exec("PRAGMA synchronous = NORMAL");
-  if (readonly) c.exec("PRAGMA query_only = ON");
-  return c;
-}
-
-function openSqlite(opts: StoreOptions): Store {
-  let dir = opts.dataDir;
-  let throwaway: string | null = null;
-  if (dir === ":memory:") dir = throwaway = mkdtempSync(join(tmpdir(), "plinth-mem-"));
-  mkdirSync(dir, { recursive: true });
-  const path = join(dir, "plinth.sqlite");
-  // Before any connection here opens the WAL: see wal-index.ts for why the order matters.
-  const walIndex = mapWalIndex(path);
-  const writer = openConnection(path, false);
-  writer.exec("PRAGMA journal_mode = WAL");
-  const reader = openConnection(path, true);
-  const writerDb = drizzleSqlite({ client: withStatementCache(writer) }) as Db;
-  const readerDb = drizzleSqlite({ client: withStatementCache(reader) }) as Db;
-  const als = new AsyncLocalStorage<TxState>();
-  const mutex = new Mutex();
-  const changes = new ChangeFeed();
-  const inflight = new InFlight();
-  // Another process's commit (a CLI beside the server) moves the writer's
-  // data_version, and this process's own commits do not (SQLite counts only
-  // other connections' commits): those reach the change feed with the tables
-  // they wrote, so a write here drops only the caches built from those tables,
-  // and a silent one (last-used times) none. Caches check it on every use.
-  // Read on every check unless the WAL-index header, mapped before SQLite
-  // opened it, shows no commit since the last reading (src/core/wal-index.ts).
-  const dataVersion = writer.prepare<{ data_version: number }, []>("PRAGMA data_version");
-  const readDataVersion = () => {
-    changes.exactReads++;
-    return dataVersion.get()!.data_version;
-  };
-  changes.setPoll(walIndex ? walIndex.poll(readDataVersion, () => inflight.closed) : readDataVersion);
-  let savepoints = 0;
-
-  async function transaction<T>(fn: (tx: Tx) => Promise<T>, opts?: TxOptions): Promise<T> {
-    const outer = als.getStore();
-    if (outer && outer.open) {
-      const name = `sp${++savepoints}`;
-      writer.exec(`SAVEPOINT ${name}`);
-      // After-commit hooks registered inside a savepoint run only if it is kept.
-      const inner: TxState = { ...outer, depth: outer.depth + 1, after: [] };
-      try {
-        const r = await als.run(inner, () => fn(outer.tx));
-        writer.exec(`RELEASE ${name}`);
-        outer.after.push(...inner.after);
-        return r;
-      } catch (e) {
-        writer.exec(`ROLLBACK TO ${name}`);
-        writer.exec(`RELEASE ${name}`);
-        throw mapDbError(e);
-      }
-    }
-    return inflight.run(() => topLevel(fn, opts));
-  }
-
-  async function topLevel<T>(fn: (tx: Tx) => Promise<T>, opts?: TxOptions): Promise<T> {
-    const release = await mutex.lock();
-    const state: TxState = {
-      tx: undefined as unknown as Tx,
-      raw: null,
-      tables: new Set(),
-      after: [],
-      depth: 0,
-      open: true,
-    };
-    state.tx = tracking(writerDb, () => state, transaction);
-    try {
-      writer.exec("BEGIN IMMEDIATE");
-      let result: T;
-      try {
-        result = await als.run(state, () => fn(state.tx));
-        writer.exec("COMMIT");
-      } catch (e) {
-        if (writer.inTransaction) writer.exec("ROLLBACK");
-        throw mapDbError(e);
-      } finally {
-        state.open = false;
-      }
-      if (opts?.silent) state.tables.clear();
-      committed(state, changes);
-      return result;
-    } finally {
-      release();
-    }
-  }
-
-  const store: Store = {
-    engine: "sqlite",
-    db: routed(readerDb, als, transaction),
-    live: readerDb,
-    transaction,
-    inTransaction: () => !!als.getStore()?.open,
-    afterCommit(fn) {
-      const s = als.getStore();
-      if (s && s.open) s.after.push(fn);
-      else fn();
-    },
-    async query<T>(sql: string, params: unknown[] = [], opts?: QueryOptions) {
-      const s = als.getStore();
-      const read = /^\s*(select|pragma|with)\b/i.test(sql);
-      const writes = opts?.writes;
-      // Raw SQL names no table the feed could report: unless told which, a write drops every cache once it commits.
-      const flush = () => changes.remote(null);
-      if (s && s.open) {
-        if (!read) {
-          if (writes) for (const t of writes) s.tables.add(t);
-          else s.after.push(flush);
-        }
-        return writer.query(sql).all(...(params as [])) as T[];
-      }
-      if (read) return reader.query(sql).all(...(params as [])) as T[];
-      if (writes)
-        return transaction(async () => {
-          for (const t of writes) als.getStore()!.tables.add(t);
-          return writer.query(sql).all(...(params as [])) as T[];
-        });
-      const rows = await transaction(async () => writer.query(sql).all(...(params as [])) as T[]);
-      flush();
-      return rows;
-    },
-    changes,
-    async migrate() {
-      const release = await mutex.lock();
-      try {
-        return migrateSqlite(writer);
-      } finally {
-        release();
-      }
-    },
-    get closed() {
-      return inflight.closed;
-    },
-    async close() {
-      if (inflight.closed) return;
-      await inflight.drain();
-      const release = await mutex.lock();
-      try {
-        reader.close();
-        // Fold the WAL back into the database file so the file alone is a complete copy.
-        try {
-          writer.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-        } catch {}
-        writer.close();
-      } finally {
-        release();
-        if (throwaway) rmSync(throwaway, { recursive: true, force: true });
-      }
-    },
-    sqlite: reader,
-  };
-  return store;
-}
-
-function migrateSqlite(sqlite: Database): string[] {
-  sqlite.exec("CREATE TABLE IF NOT EXISTS _migrations (tag TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)");
-  const done = new Set(
-    sqlite
-      .query<{ tag: string }, []>("SELECT tag FROM _migrations")
-      .all()
-      .map((r) => r.tag),
-  );
-  const applied: string[] = [];
-  for (const m of migrations.sqlite) {
-    if (done.has(m.tag)) continue;
-    sqlite.transaction(() => {
-      for (const stmt of m.sql.split("--> statement-breakpoint")) if (stmt.trim()) sqlite.exec(stmt);
-      sqlite.query("INSERT INTO _migrations (tag, applied_at) VALUES (?, ?)").run(m.tag, Date.now());
-    })();
-    applied.push(m.tag);
-  }
-  return applied;
-}
-
-// ---------------------------------------------------------------------------
-// PostgreSQL
-
-/** A PostgreSQL client that reads bigint and numeric as JS numbers (ids, cents and counts fit in 2^53). */
-export function pgClient(url: string, max = 10): postgres.Sql {
-  const asNumber = { to: 0, from: [20, 1700], serialize: (x: unknown) => String(x), parse: (x: string) => Number(x) };
-  return postgres(url, {
-    max,
-    onnotice: () => {},
-    types: { number: asNumber } as unknown as Record<string, postgres.PostgresType>,
-    connection: { application_name: "plinth" },
-  });
-}
-
-const MAX_ATTEMPTS = 20;
-/** Unique violations are retried a few times too: a check-then-insert that raced another instance sees the winner on the next attempt and answers with its own clear conflict. */
-const MAX_UNIQUE_RETRIES = 3;
-
-function openPg(opts: StoreOptions): Store {
-  const client = pgClient(opts.databaseUrl!, opts.poolSize ?? 10);
-  const base = drizzlePg({ client }) as unknown as Db;
-  // store.live: its own connections, opened on first use, so a latency-path read never waits behind queued transactions.
-  const liveClient = pgClient(opts.databaseUrl!, 2);
-  const live = drizzlePg({ client: liveClient }) as unknown as LiveDb;
-  const als = new AsyncLocalStorage<TxState>();
-  const changes = new ChangeFeed();
-  const inflight = new InFlight();
-
-  async function transaction<T>(fn: (tx: Tx) => Promise<T>, opts?: TxOptions): Promise<T> {
-    const outer = als.getStore();
-    if (outer && outer.open) {
-      type Savepointer = { transaction(f: (inner: unknown) => Promise<T>): Promise<T> };
-      const after: (() => void)[] = [];
-      try {
-        const r = await (outer.raw as Savepointer).transaction((inner) => {
-          const state: TxState = { ...outer, raw: inner, depth: outer.depth + 1 };
-          state.tx = tracking(inner as Db, () => state, transaction);
-          // What a savepoint wrote is reported once, at the top (conservatively, even when it was rolled back);
-          // its after-commit hooks run only if it is kept.
-          state.tables = outer.tables;
-          state.after = after;
-          return als.run(state, () => fn(state.tx));
-        });
-        outer.after.push(...after);
-        return r;
-      } catch (e) {
-        throw mapDbError(e);
-      }
-    }
-    return inflight.run(() => topLevel(fn, opts));
-  }
-
-  // A transaction that lost a serialization race retries one at a time in
-  // this instance (first attempts stay concurrent): N writers racing for one
-  // hot row (a product's stock, a generated slug, a site's content version)
-  // would otherwise keep colliding with each other on every retry and run out
-  // of attempts. The lane is held for an attempt only, never across the
-  // backoff sleep before it: a transaction that keeps losing to first
-  // attempts would otherwise stall every other retry behind its sleeps.
-  // Waiters hold no open transaction, so the lane cannot deadlock.
-  const retryLane = new Mutex();
-
-  async function topLevel<T>(fn: (tx: Tx) => Promise<T>, opts?: TxOptions): Promise<T> {
-    let uniqueRetries = 0;
-    for (let attempt = 1; ; attempt++) {
-      const release = attempt > 1 ? await retryLane.lock() : null;
-      try {
-        return await once(fn, opts);
-      } catch (e) {
-        const code = sqlState(e);
-        const retry =
-          (code !== undefined && PG_RETRYABLE.has(code)) || (code === "23505" && uniqueRetries++ < MAX_UNIQUE_RETRIES);
-        if (!retry || attempt >= MAX_ATTEMPTS) throw mapDbError(e);
-      } finally {
-        release?.();
-      }
-      // Full jitter, doubling from 10 ms to 200 ms: racing transactions spread out instead of colliding again.
-      await Bun.sleep(Math.random() * Math.min(200, 5 * 2 ** attempt));
-    }
-  }
-
-  async function once<T>(fn: (tx: Tx) => Promise<T>, opts: TxOptions | undefined): Promise<T> {
-    const state: TxState = {
-      tx: undefined as unknown as Tx,
-      raw: null,
-      tables: new Set(),
-      after: [],
-      depth: 0,
-      open: true,
-    };
-    try {
-      type Begin = { transaction(f: (tx: unknown) => Promise<T>, c?: { isolationLevel: "serializable" }): Promise<T> };
-      let notified: Promise<unknown> | null = null;
-      const result = await (base as unknown as Begin).transaction(
-        async (raw) => {
-          state.raw = raw;
-          state.tx = tracking(raw as Db, () => state, transaction);
-          const r = await als.run(state, () => fn(state.tx));
-          if (opts?.silent) state.tables.clear();
-          // Delivered to every instance's listener only if and when this commits. Not awaited here: the
-          // driver pipelines it with the COMMIT that follows (one round trip, not two). Should it fail,
-          // PostgreSQL has aborted the transaction and answers that COMMIT by rolling back; the await
-          // below then throws, and the transaction counts as failed, as it is.
-          if (state.tables.size) {
-            // then() once: drizzle's query runs again on every then(), and once this has committed a second run would wait for ever.
-            notified = (raw as { execute(q: unknown): Promise<unknown> })
-              .execute(changes.notifySql(state.tables))
-              .then(() => undefined);
-            notified.catch(() => {});
-          }
-          return r;
-        },
-        // Read committed is PostgreSQL's default: a plain BEGIN, one round trip fewer.
-        opts?.isolation === "read committed" ? undefined : { isolationLevel: "serializable" },
-      );
-      if (notified) await notified;
-      state.open = false;
-      committed(state, changes);
-      return result;
-    } finally {
-      state.open = false;
-    }
-  }
-
-  const store: Store = {
-    engine: "pg",
-    db: routed(base, als, transaction),
-    live,
-    transaction,
-    inTransaction: () => !!als.getStore()?.open,
-    afterCommit(fn) {
-      const s = als.getStore();
-      if (s && s.open) s.after.push(fn);
-      else fn();
-    },
-    async query<T>(sql: string, params: unknown[] = [], opts?: QueryOptions) {
-      const s = als.getStore();
-      // Named tables join the transaction's NOTIFY like a builder's writes (a raw write outside one notifies nothing).
-      if (s && s.open && opts?.writes) for (const t of opts.writes) s.tables.add(t);
-      const run = s && s.open ? (s.raw as { session: { client: postgres.Sql } }).session.client : client;
-      try {
-        // drizzle hands timestamps to the driver as text; do the same for raw Dates.
-        const values = params.map((p) => (p instanceof Date ? p.toISOString() : p));
-        const text = opts?.prepare ? preparedText(sql) : dollarParams(sql);
-        return (await run.unsafe(text, values as postgres.ParameterOrJSON<never>[], {
-          prepare: opts?.prepare === true,
-        })) as unknown as T[];
-      } catch (e) {
-        throw mapDbError(e);
-      }
-    },
-    changes,
-    async migrate() {
-      return migratePg(client);
-    },
-    get closed() {
-      return inflight.closed;
-    },
-    async close() {
-      if (inflight.closed) return;
-      await inflight.drain();
-      await changes.stop();
-      await Promise.all([client.end({ timeout: 5 }), liveClient.end({ timeout: 5 })]);
-    },
-    pg: client,
-  };
-  return store;
-}
-
-/** Serialised across instances by an advisory lock: two instances starting at once migrate once. */
-async function migratePg(sql: postgres.Sql): Promise<string[]> {
-  return sql.begin(async (tx) => {
-    await tx`SELECT pg_advisory_xact_lock(8675309)`;
-    await tx`CREATE TABLE IF NOT EXISTS _migrations (tag text PRIMARY KEY, applied_at bigint NOT NULL)`;
-    const done = new Set((await tx<{ tag: string }[]>`SELECT tag FROM _migrations`).map((r) => r.tag));
-    const applied: string[] = [];
-    for (const m of migrations.pg) {
-      if (done.has(m.tag)) continue;
-      for (const stmt of m.sql.split("--> statement-breakpoint")) if (stmt.trim()) await tx.unsafe(stmt);
-      await tx`INSERT INTO _migrations (tag, applied_at) VALUES (${m.tag}, ${Date.now()})`;
-      applied.push(m.tag);
-    }
-    return applied;
-  }) as Promise<string[]>;
-}
-
-// ---------------------------------------------------------------------------
-
-function committed(state: TxState, changes: ChangeFeed) {
+/** After a commit: the written tables to the change feed, then the after-commit hooks (one failing does not stop the rest). */
+export function committed(state: TxState, changes: ChangeFeed) {
   if (state.tables.size) changes.local(state.tables);
   for (const fn of state.after) {
     try {
@@ -720,16 +307,4 @@ function committed(state: TxState, changes: ChangeFeed) {
       console.error("after-commit hook failed:", e);
     }
   }
-}
-
-export function openStore(opts: StoreOptions | string): Store {
-  const o = typeof opts === "string" ? { dataDir: opts } : opts;
-  const wants = o.databaseUrl ? "pg" : "sqlite";
-  if (o.databaseUrl && !/^postgres(ql)?:\/\//i.test(o.databaseUrl))
-    throw new Error(`database URL must start with postgres:// or postgresql://`);
-  if (wants !== engine())
-    throw new Error(
-      `this process's tables are built for ${engine()}, but the store asked for is ${wants} (set PLINTH_DATABASE_URL before start)`,
-    );
-  return wants === "pg" ? openPg(o) : openSqlite(o);
 }

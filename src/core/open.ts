@@ -3,7 +3,8 @@
  * the configured engine (migrated), Redis when configured, the change feed
  * wired to whatever carries changes between instances, and the catalog the
  * caller built from the domains (src/catalog.ts). Used by the server, the
- * CLI and the tests alike.
+ * CLI and the tests alike. `openStore` is where the engine's opener is
+ * chosen (db-sqlite.ts, db-pg.ts; what they share is db.ts).
  */
 import Redis from "ioredis";
 import type { Config } from "../config";
@@ -11,7 +12,23 @@ import { redisChangeBus } from "./bus-redis";
 import { systemClock, type Clock } from "./clock";
 import type { Catalog, Deps } from "./context";
 import { openBlobStore } from "./blobs";
-import { openStore } from "./db";
+import type { Store, StoreOptions } from "./db";
+import { openPg } from "./db-pg";
+import { openSqlite } from "./db-sqlite";
+import { engine } from "./engine";
+
+/** The store on the engine `opts` asks for, which must be the one this process's tables were built for. */
+export function openStore(opts: StoreOptions | string): Store {
+  const o = typeof opts === "string" ? { dataDir: opts } : opts;
+  const wants = o.databaseUrl ? "pg" : "sqlite";
+  if (o.databaseUrl && !/^postgres(ql)?:\/\//i.test(o.databaseUrl))
+    throw new Error(`database URL must start with postgres:// or postgresql://`);
+  if (wants !== engine())
+    throw new Error(
+      `this process's tables are built for ${engine()}, but the store asked for is ${wants} (set PLINTH_DATABASE_URL before start)`,
+    );
+  return wants === "pg" ? openPg(o) : openSqlite(o);
+}
 
 export interface OpenedDeps extends Deps {
   close(): Promise<void>;

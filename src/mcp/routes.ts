@@ -21,8 +21,7 @@ import { parseNarrowing } from "./narrowing";
 import { buildRegistry, type Registry } from "./registry";
 import { dispatch } from "./server";
 import { observeMcp, type AccessRecord, type PeerSource, type Telemetry } from "../ops/telemetry";
-import { AppError, httpStatus } from "../core/errors";
-import { mapDbError } from "../core/db";
+import { rootErrorAnswer } from "../ops/errors";
 
 /** JSON-RPC items per batch; more is refused as a whole. */
 export const MAX_BATCH = 100;
@@ -370,15 +369,9 @@ export function withMcpFastPath<
   return root;
 }
 
-/** What the root app's onError answers (src/app.ts), for a throw on the fast path. */
+/** What the root app's onError answers (src/app.ts), for a throw on the fast path: the same mapping (src/ops/errors.ts). */
 function rootError(e: unknown, requestId: string): Response {
-  const err = mapDbError(e);
-  const json = (status: number, message: string) =>
-    new Response(JSON.stringify({ success: false, message }), {
-      status,
-      headers: { "content-type": "application/json" },
-    });
-  if (err instanceof AppError) return json(httpStatus[err.code], err.message);
-  console.error(`[${requestId}] unhandled error:`, err instanceof Error ? err.stack : err);
-  return json(500, "Internal server error");
+  const a = rootErrorAnswer(e, requestId);
+  if ("response" in a) return a.response;
+  return new Response(JSON.stringify(a.body), { status: a.status, headers: { "content-type": "application/json" } });
 }

@@ -11,16 +11,9 @@ import { extractText, getDocumentProxy } from "unpdf";
 import { events } from "../../src/core/tables";
 import { billingDomain } from "../../src/domains/billing/tools";
 import { addMonths, divRoundHalfUp, periodOf, taxOf, timeAmount, totals } from "../../src/domains/billing/money";
-import {
-  cancelSubscription,
-  createInvoice,
-  createSubscription,
-  deleteDraft,
-  issueInvoice,
-  markPaid,
-  saveSettings,
-  voidInvoice,
-} from "../../src/domains/billing/verbs";
+import { createInvoice, deleteDraft, issueInvoice, markPaid, voidInvoice } from "../../src/domains/billing/invoices";
+import { saveSettings } from "../../src/domains/billing/settings";
+import { cancelSubscription, createSubscription } from "../../src/domains/billing/subscriptions";
 import { notifications } from "../../src/domains/notifications/tables";
 import { invoiceDueSubscriptions, markOverdue } from "../jobs";
 import { workDomains } from "../../src/domains/projects/tools";

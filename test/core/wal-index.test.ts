@@ -11,7 +11,8 @@ import { Database } from "bun:sqlite";
 import { mkdtempSync, readFileSync, rmSync, statSync, unlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openStore, type Store } from "../../src/core/db";
+import type { Store } from "../../src/core/db";
+import { openStore } from "../../src/core/open";
 import { ON_PG } from "../db";
 
 const ON_LINUX = process.platform === "linux";

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config";
 import { startServer, type RunningServer } from "../../src/server";
-import { openStore } from "../../src/core/db";
+import { openStore } from "../../src/core/open";
 import { callTool, mcpClient, rawMcp } from "../fixtures/accounts";
 import { dropDatabase, freshDatabaseUrl, ON_PG } from "../db";
 import { afterForeignWrite, rows, storeEnv } from "../harness";

@@ -4,7 +4,8 @@
  * period once), and open invoices past their due instant marked overdue.
  */
 import type { JobDef } from "../../core/jobs";
-import { invoiceDueSubscriptions, markOverdue, overduePending, subscriptionInvoicesPending } from "./verbs";
+import { markOverdue, overduePending } from "./invoices";
+import { invoiceDueSubscriptions, subscriptionInvoicesPending } from "./subscriptions";
 
 export const billingJobs: JobDef[] = [
   {

@@ -6,7 +6,7 @@
  */
 import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFPage } from "pdf-lib";
 import { formatMoney, hoursText } from "./money";
-import type { invoiceDocument } from "./verbs";
+import type { invoiceDocument } from "./invoices";
 
 type Doc = Awaited<ReturnType<typeof invoiceDocument>>;
 

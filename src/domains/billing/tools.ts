@@ -11,17 +11,11 @@ import { idSchema } from "../cms/common";
 import { billingJobs } from "./jobs";
 import { BILLING_PATH, billingRoutes } from "./portal";
 import { invoicePdf } from "./pdf";
-import {
-  billingEvents,
-  billingSummary,
-  getInvoice,
-  getSubscription,
-  INVOICE_STATUSES,
-  invoiceDocument,
-  listInvoices,
-  listSubscriptions,
-  pdfUrl,
-} from "./verbs";
+import { INVOICE_STATUSES } from "./access";
+import { billingEvents } from "./events";
+import { getInvoice, invoiceDocument, listInvoices, pdfUrl } from "./invoices";
+import { getSubscription, listSubscriptions } from "./subscriptions";
+import { billingSummary } from "./summary";
 
 const T = "billing";
 const number = v.pipe(v.string(), v.minLength(1), v.maxLength(40));

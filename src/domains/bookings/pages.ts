@@ -1,6 +1,6 @@
 /**
  * Booking pages (Cal.com's event types): drafted by agents, approved by a
- * person (approval kind `booking_page`, approval-kind.ts), then public at
+ * person (approval kind `booking_page`, approval-kinds.ts), then public at
  * /b/<slug>.
  *
  *   pending  — never approved; its config is the proposal; /b/<slug> is 404

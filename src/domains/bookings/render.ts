@@ -1,6 +1,6 @@
 /**
  * The HTML a booking page is made of, shared by the public page
- * (public-pages.ts) and the approval page's preview (approval-kind.ts), so
+ * (public-pages.ts) and the approval page's preview (approval-kinds.ts), so
  * the reviewer approves exactly what visitors will see. Every value an agent
  * or a visitor wrote goes through escapeHtml; nothing here emits a script
  * or an inline event handler.

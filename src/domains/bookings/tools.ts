@@ -7,7 +7,7 @@
 import * as v from "valibot";
 import { pageInput } from "../../core/pagination";
 import { defineTool, type Domain } from "../../mcp/define";
-import { bookingPageApprovalKind, bookingsApprovalSupport } from "./approval-kind";
+import { bookingPageApprovalKind, bookingsApprovalSupport } from "./approval-kinds";
 import {
   cancelBooking,
   confirmBooking,

@@ -10,7 +10,7 @@ import { notFound } from "../../core/errors";
 import { authorize } from "../../core/scopes";
 import { defineResource, defineTool, type Domain } from "../../mcp/define";
 import { sites } from "../sites/tables";
-import { brandingApprovalSupport } from "./approval-preview";
+import { brandingApprovalSupport } from "./approval-support";
 import { auditBranding } from "./brand-audit";
 import { contrast, nearestFix, normalizeHex, THRESHOLDS, type ContrastFix } from "./contrast";
 import { getMessaging, messagingRow, messagingView, updateMessaging } from "./messaging";

@@ -46,7 +46,7 @@ import {
   type CheckedSlide,
   type SlideInput,
   type Tx,
-} from "./common";
+} from "./access";
 import {
   deckCreated,
   deckDeleted,

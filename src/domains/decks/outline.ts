@@ -15,7 +15,7 @@
  * slides instead, or added afterwards with slides_add.
  */
 import { invalid } from "../../core/errors";
-import type { SlideInput } from "./common";
+import type { SlideInput } from "./access";
 
 const HEADING = /^#{1,3}\s+(.+?)\s*#*\s*$/;
 const BULLET = /^\s*(?:[-*•]|\d+[.)])\s+(.+)$/;

@@ -3,7 +3,7 @@
  * reorder, duplicate, delete. They edit the deck's draft; a published
  * deck's audience sees the change only once it is published and approved.
  *
- * Each write starts with lockDeck (common.ts): concurrent writers to one
+ * Each write starts with lockDeck (access.ts): concurrent writers to one
  * deck queue, and positions stay exactly 1..n.
  */
 import { eq } from "drizzle-orm";
@@ -26,7 +26,7 @@ import {
   write,
   type SlideInput,
   type Tx,
-} from "./common";
+} from "./access";
 import { slideAdded, slideDeleted, slideMoved, slidesReordered, slideUpdated } from "./events";
 import { imageRefs, LAYOUT_SCHEMAS, type Layout } from "./layouts";
 import { deckSlides, type DeckRow, type SlideRow } from "./tables";

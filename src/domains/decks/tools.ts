@@ -14,7 +14,7 @@ import { jsonObject } from "../../core/json-value";
 import { pageInput } from "../../core/pagination";
 import { defineTool, type Domain } from "../../mcp/define";
 import { idSchema, line, slugSchema, textBlock } from "../cms/common";
-import { deckApprovalSupport, deckStagedTarget, pitchDeckKind } from "./approval";
+import { deckApprovalSupport, deckStagedTarget, pitchDeckKind } from "./approval-kinds";
 import {
   createDeck,
   deleteDeck,
@@ -29,7 +29,7 @@ import {
 } from "./decks";
 import { deckEvents } from "./events";
 import { LAYOUTS, layoutReference, MAX_NOTES, MAX_SLIDES } from "./layouts";
-import { deckPublicPages } from "./public-page";
+import { deckPublicPages } from "./public-pages";
 import { addSlides, deleteSlide, duplicateSlide, getSlide, moveSlide, reorderSlides, updateSlide } from "./slides";
 import { DECK_STATUSES } from "./tables";
 

@@ -38,7 +38,7 @@ import {
   type CampaignRow,
   type CampaignStatus,
   type Tx,
-} from "./common";
+} from "./access";
 import { meter } from "../ai/meter";
 import { DEFAULT_RATE_PER_MINUTE, inFlight, payForRecipients, queueSend, refundUnsent, segmentRules } from "./delivery";
 import { campaignCreated, campaignDeleted, campaignStatusChanged, campaignUpdated, testSent } from "./events";

@@ -33,7 +33,7 @@ import { meteredBalance, meter, meteredSoFar, PRICES } from "../ai/meter";
 import { notify } from "../notifications/notify";
 import { memberships } from "../../core/tables";
 import { audienceBatch } from "./audience";
-import { fromHeader, publicBase, smtpReady, type CampaignRow, type Tx } from "./common";
+import { fromHeader, publicBase, smtpReady, type CampaignRow, type Tx } from "./access";
 import { campaignSent, campaignStatusChanged, membershipChanged } from "./events";
 import { renderCampaignMessage } from "./render";
 import { checkRules, rulesSchema, type Rules } from "./segment-rules";

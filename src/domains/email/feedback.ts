@@ -33,7 +33,7 @@ import { emit } from "../../core/events";
 import { page } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
 import { safeEqual, sha256Hex } from "../../core/secrets";
-import { normalEmail, publicBase, type Tx } from "./common";
+import { normalEmail, publicBase, type Tx } from "./access";
 import { feedbackReceived, feedbackSecretSet, membershipChanged } from "./events";
 import { emailFeedback, emailFeedbackKeys, emailLists, emailMemberships, emailSends, emailSubscribers } from "./tables";
 

@@ -8,7 +8,7 @@ import { conflict } from "../../core/errors";
 import { page } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
 import { containsText } from "../../core/sql";
-import { listIn, MEMBER_STATUSES, type ListRow, type Tx } from "./common";
+import { listIn, MEMBER_STATUSES, type ListRow, type Tx } from "./access";
 import { listCreated, listDeleted, listUpdated } from "./events";
 import { emailCampaigns, emailLists, emailMemberships } from "./tables";
 

@@ -10,7 +10,7 @@ import { page } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
 import { containsText } from "../../core/sql";
 import { segmentMembers } from "./audience";
-import { listsIn, segmentIn, type SegmentRow, type Tx } from "./common";
+import { listsIn, segmentIn, type SegmentRow, type Tx } from "./access";
 import { segmentCreated, segmentDeleted, segmentUpdated } from "./events";
 import { customFieldTypes } from "../crm/facts";
 import { checkRules, rulesSchema, usesCrm, type Rules } from "./segment-rules";

@@ -31,7 +31,7 @@ import {
   type MemberStatus,
   type SubscriberRow,
   type Tx,
-} from "./common";
+} from "./access";
 import { queueSend } from "./delivery";
 import { foldSubscriber } from "./segment-rules";
 import { membershipChanged, subscriberAdded, subscriberDeleted, subscriberUpdated } from "./events";

@@ -13,7 +13,7 @@ import { conflict, invalid } from "../../core/errors";
 import { page } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
 import { containsText } from "../../core/sql";
-import { templateIn, type TemplateRow, type Tx } from "./common";
+import { templateIn, type TemplateRow, type Tx } from "./access";
 import { checkAttributes } from "./subscribers";
 import { templateCreated, templateDeleted, templateUpdated } from "./events";
 import { htmlToText, renderTransactional, sanitizeTemplate, unknownVariables } from "./render";

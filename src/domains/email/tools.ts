@@ -9,7 +9,7 @@ import { jsonObject } from "../../core/json-value";
 import { pageInput as paging } from "../../core/pagination";
 import { defineTool, type Domain } from "../../mcp/define";
 import { idSchema } from "../cms/common";
-import { emailApprovalKind, emailApprovalSupport } from "./approval-kind";
+import { emailApprovalKind, emailApprovalSupport } from "./approval-kinds";
 import {
   campaignRecipients,
   campaignStats,
@@ -25,7 +25,7 @@ import {
   testCampaign,
   updateCampaign,
 } from "./campaigns";
-import { CAMPAIGN_STATUSES, MEMBER_STATUSES } from "./common";
+import { CAMPAIGN_STATUSES, MEMBER_STATUSES } from "./access";
 import { deliverJob } from "./delivery";
 import { foldJob } from "./audience";
 import { emailEvents } from "./events";

@@ -12,7 +12,7 @@ import type { ActorContext } from "../../core/context";
 import { emit } from "../../core/events";
 import { conflict } from "../../core/errors";
 import { authorize } from "../../core/scopes";
-import { NO_SMTP, normalEmail, smtpReady, templateIn } from "./common";
+import { NO_SMTP, normalEmail, smtpReady, templateIn } from "./access";
 import { meter } from "../ai/meter";
 import { queueSend } from "./delivery";
 import { transactionalQueued } from "./events";

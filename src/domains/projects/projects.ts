@@ -1,5 +1,6 @@
 /**
- * Projects, their members, labels and milestones. A project's key prefixes
+ * Projects (their members: members.ts; labels: labels.ts; milestones:
+ * milestones.ts). A project's key prefixes
  * its card keys (WEB-42); renaming the key keeps the old one resolvable.
  * A new project gets one board with the usual workflow unless columns are
  * given. Deleting a project that still holds work answers with what depends
@@ -10,37 +11,23 @@ import type * as v from "valibot";
 import { audit } from "../../core/audit";
 import { iso } from "../../core/clock";
 import type { ActorContext } from "../../core/context";
-import { conflict, invalid, notFound } from "../../core/errors";
+import { conflict, invalid } from "../../core/errors";
 import { emit } from "../../core/events";
 import { page } from "../../core/pagination";
 import { asciiLower, byText, containsText, countTrue } from "../../core/sql";
 import { users } from "../../core/tables";
 import { checkTimeZone, peopleFor, personFor, projectFor, readAccess, write, type ProjectRow, type Q } from "./access";
-import {
-  labelChanged,
-  milestoneChanged,
-  projectArchived,
-  projectCreated,
-  projectDeleted,
-  projectMembersChanged,
-  projectUpdated,
-} from "./events";
+import { projectArchived, projectCreated, projectDeleted, projectUpdated } from "./events";
 import type {
-  labelCreateInput,
-  labelUpdateInput,
-  milestoneCreateInput,
-  milestoneUpdateInput,
   projectArchiveInput,
   projectCreateInput,
   projectDeleteInput,
   projectListInput,
-  projectMembersInput,
   projectUpdateInput,
 } from "./schemas";
 import {
   boardColumns,
   boards,
-  cardLabels,
   cardRecurrences,
   cards,
   milestones,
@@ -60,8 +47,6 @@ export const DEFAULT_COLUMNS: { name: string; stateGroup: StateGroup; wipLimit?:
   { name: "Done", stateGroup: "done" },
   { name: "Cancelled", stateGroup: "cancelled" },
 ];
-
-const LABEL_COLOURS = ["#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2", "#ca8a04", "#db2777"];
 
 /** WEB from "Website relaunch", NW from "Northwind Website": initials of the words, else the first letters. */
 export function keyFromName(name: string): string {
@@ -524,284 +509,4 @@ export async function getProject(ctx: ActorContext, input: { id: number | string
     timeLogged: { minutes: time.minutes, billableMinutes: time.billable },
     createdAt: iso(p.createdAt),
   };
-}
-
-export async function addProjectMembers(ctx: ActorContext, input: v.InferOutput<typeof projectMembersInput>) {
-  return write(ctx, async (tx) => {
-    const at = ctx.deps.clock.now();
-    const p = await projectFor(tx, ctx, input.projectId);
-    const people = await peopleFor(tx, ctx, input.users);
-    const have = (
-      await tx.select({ u: projectMembers.userId }).from(projectMembers).where(eq(projectMembers.projectId, p.id))
-    ).map((r) => r.u);
-    const added = people.filter((x) => !have.includes(x.id));
-    if (added.length)
-      await tx.insert(projectMembers).values(added.map((x) => ({ projectId: p.id, userId: x.id, createdAt: at })));
-    if (added.length) {
-      await audit(tx, ctx, "projects.members_add", {
-        type: "project",
-        id: p.id,
-        detail: { userIds: added.map((x) => x.id) },
-      });
-      await emit(
-        tx,
-        ctx,
-        projectMembersChanged,
-        { id: p.id },
-        { key: p.key, name: p.name, addedUserIds: added.map((x) => x.id), removedUserIds: [] },
-      );
-    }
-    return { projectId: p.id, key: p.key, added: added.map((x) => x.email), members: have.length + added.length };
-  });
-}
-
-export async function removeProjectMembers(ctx: ActorContext, input: v.InferOutput<typeof projectMembersInput>) {
-  return write(ctx, async (tx) => {
-    const p = await projectFor(tx, ctx, input.projectId);
-    const people = await peopleFor(tx, ctx, input.users);
-    const ids = people.map((x) => x.id);
-    const removed = (
-      await tx
-        .delete(projectMembers)
-        .where(and(eq(projectMembers.projectId, p.id), inArray(projectMembers.userId, ids)))
-        .returning({ u: projectMembers.userId })
-    ).map((r) => r.u);
-    if (removed.length) {
-      await audit(tx, ctx, "projects.members_remove", { type: "project", id: p.id, detail: { userIds: removed } });
-      await emit(
-        tx,
-        ctx,
-        projectMembersChanged,
-        { id: p.id },
-        { key: p.key, name: p.name, addedUserIds: [], removedUserIds: removed },
-      );
-    }
-    return { projectId: p.id, key: p.key, removed: people.filter((x) => removed.includes(x.id)).map((x) => x.email) };
-  });
-}
-
-// ---------------------------------------------------------------------------
-// Labels
-
-async function labelFor(q: Q, ctx: ActorContext, id: number) {
-  const row = (
-    await q
-      .select({ label: projectLabels, project: projects })
-      .from(projectLabels)
-      .innerJoin(projects, eq(projects.id, projectLabels.projectId))
-      .where(and(eq(projectLabels.id, id), eq(projects.companyId, ctx.company.id)))
-      .limit(1)
-  )[0];
-  if (!row) throw notFound(`Label ${id} not found.`);
-  return row;
-}
-
-async function labelNameFree(q: Q, projectId: number, name: string, except?: number) {
-  const dup = (
-    await q
-      .select({ id: projectLabels.id, name: projectLabels.name })
-      .from(projectLabels)
-      .where(and(eq(projectLabels.projectId, projectId), eq(projectLabels.nameKey, asciiLower(name))))
-      .limit(1)
-  )[0];
-  if (dup && dup.id !== except) throw conflict(`This project already has a label "${dup.name}" (label ${dup.id}).`);
-}
-
-export async function listLabels(ctx: ActorContext, input: { projectId: number | string }) {
-  readAccess(ctx);
-  const db = ctx.deps.db;
-  const p = await projectFor(db, ctx, input.projectId);
-  const rows = await db
-    .select({
-      id: projectLabels.id,
-      name: projectLabels.name,
-      color: projectLabels.color,
-      description: projectLabels.description,
-    })
-    .from(projectLabels)
-    .where(eq(projectLabels.projectId, p.id))
-    .orderBy(asc(byText(projectLabels.nameKey)));
-  return { projectId: p.id, key: p.key, labels: rows };
-}
-
-export async function createLabel(ctx: ActorContext, input: v.InferOutput<typeof labelCreateInput>) {
-  return write(ctx, async (tx) => {
-    const at = ctx.deps.clock.now();
-    const p = await projectFor(tx, ctx, input.projectId);
-    const name = input.name.trim();
-    await labelNameFree(tx, p.id, name);
-    const count = (
-      await tx
-        .select({ n: sql<number>`count(*)`.mapWith(Number) })
-        .from(projectLabels)
-        .where(eq(projectLabels.projectId, p.id))
-        .limit(1)
-    )[0]!.n;
-    const color = (input.color ?? LABEL_COLOURS[count % LABEL_COLOURS.length]!).toLowerCase();
-    const l = (
-      await tx
-        .insert(projectLabels)
-        .values({
-          projectId: p.id,
-          name,
-          nameKey: asciiLower(name),
-          color,
-          description: input.description ?? null,
-          createdAt: at,
-        })
-        .returning()
-    )[0]!;
-    await audit(tx, ctx, "labels.create", { type: "label", id: l.id, detail: { projectId: p.id, name } });
-    await emit(tx, ctx, labelChanged, { id: l.id }, { projectId: p.id, action: "created", name, color });
-    return { id: l.id, name, color, projectKey: p.key };
-  });
-}
-
-export async function updateLabel(ctx: ActorContext, input: v.InferOutput<typeof labelUpdateInput>) {
-  return write(ctx, async (tx) => {
-    const { label, project } = await labelFor(tx, ctx, input.id);
-    const set: Partial<typeof projectLabels.$inferInsert> = {};
-    if (input.name !== undefined) {
-      const name = input.name.trim();
-      await labelNameFree(tx, project.id, name, label.id);
-      set.name = name;
-      set.nameKey = asciiLower(name);
-    }
-    if (input.color !== undefined) set.color = input.color.toLowerCase();
-    if (input.description !== undefined) set.description = input.description;
-    const l = Object.keys(set).length
-      ? (await tx.update(projectLabels).set(set).where(eq(projectLabels.id, label.id)).returning())[0]!
-      : label;
-    await audit(tx, ctx, "labels.update", { type: "label", id: l.id, detail: { fields: Object.keys(set) } });
-    await emit(
-      tx,
-      ctx,
-      labelChanged,
-      { id: l.id },
-      { projectId: project.id, action: "updated", name: l.name, color: l.color },
-    );
-    return { id: l.id, name: l.name, color: l.color };
-  });
-}
-
-export async function deleteLabel(ctx: ActorContext, input: { id: number }) {
-  return write(ctx, async (tx) => {
-    const { label, project } = await labelFor(tx, ctx, input.id);
-    const on = (
-      await tx
-        .select({ n: sql<number>`count(*)`.mapWith(Number) })
-        .from(cardLabels)
-        .where(eq(cardLabels.labelId, label.id))
-        .limit(1)
-    )[0]!.n;
-    await tx.delete(projectLabels).where(eq(projectLabels.id, label.id));
-    await audit(tx, ctx, "labels.delete", { type: "label", id: label.id, detail: { name: label.name, cards: on } });
-    await emit(
-      tx,
-      ctx,
-      labelChanged,
-      { id: label.id },
-      { projectId: project.id, action: "deleted", name: label.name, color: label.color },
-    );
-    return { id: label.id, name: label.name, status: "deleted", removedFromCards: on };
-  });
-}
-
-// ---------------------------------------------------------------------------
-// Milestones
-
-async function milestoneFor(q: Q, ctx: ActorContext, id: number) {
-  const row = (
-    await q
-      .select({ milestone: milestones, project: projects })
-      .from(milestones)
-      .innerJoin(projects, eq(projects.id, milestones.projectId))
-      .where(and(eq(milestones.id, id), eq(projects.companyId, ctx.company.id)))
-      .limit(1)
-  )[0];
-  if (!row) throw notFound(`Milestone ${id} not found.`);
-  return row;
-}
-
-export async function createMilestone(ctx: ActorContext, input: v.InferOutput<typeof milestoneCreateInput>) {
-  return write(ctx, async (tx) => {
-    const at = ctx.deps.clock.now();
-    const p = await projectFor(tx, ctx, input.projectId);
-    const m = (
-      await tx
-        .insert(milestones)
-        .values({
-          projectId: p.id,
-          name: input.name.trim(),
-          description: input.description ?? null,
-          targetDate: input.targetDate ?? null,
-          createdAt: at,
-          updatedAt: at,
-        })
-        .returning()
-    )[0]!;
-    await audit(tx, ctx, "milestones.create", { type: "milestone", id: m.id, detail: { projectId: p.id } });
-    await emit(
-      tx,
-      ctx,
-      milestoneChanged,
-      { id: m.id },
-      { projectId: p.id, action: "created", name: m.name, targetDate: m.targetDate },
-    );
-    return { id: m.id, name: m.name, targetDate: m.targetDate, projectKey: p.key };
-  });
-}
-
-export async function updateMilestone(ctx: ActorContext, input: v.InferOutput<typeof milestoneUpdateInput>) {
-  return write(ctx, async (tx) => {
-    const at = ctx.deps.clock.now();
-    const { milestone, project } = await milestoneFor(tx, ctx, input.id);
-    const set: Partial<typeof milestones.$inferInsert> = {};
-    if (input.name !== undefined) set.name = input.name.trim();
-    if (input.description !== undefined) set.description = input.description;
-    if (input.targetDate !== undefined) set.targetDate = input.targetDate;
-    const m = (
-      await tx
-        .update(milestones)
-        .set({ ...set, updatedAt: at })
-        .where(eq(milestones.id, milestone.id))
-        .returning()
-    )[0]!;
-    await audit(tx, ctx, "milestones.update", { type: "milestone", id: m.id, detail: { fields: Object.keys(set) } });
-    await emit(
-      tx,
-      ctx,
-      milestoneChanged,
-      { id: m.id },
-      { projectId: project.id, action: "updated", name: m.name, targetDate: m.targetDate },
-    );
-    return { id: m.id, name: m.name, targetDate: m.targetDate };
-  });
-}
-
-export async function deleteMilestone(ctx: ActorContext, input: { id: number }) {
-  return write(ctx, async (tx) => {
-    const { milestone, project } = await milestoneFor(tx, ctx, input.id);
-    const on = (
-      await tx
-        .select({ n: sql<number>`count(*)`.mapWith(Number) })
-        .from(cards)
-        .where(eq(cards.milestoneId, milestone.id))
-        .limit(1)
-    )[0]!.n;
-    await tx.delete(milestones).where(eq(milestones.id, milestone.id));
-    await audit(tx, ctx, "milestones.delete", {
-      type: "milestone",
-      id: milestone.id,
-      detail: { name: milestone.name, cards: on },
-    });
-    await emit(
-      tx,
-      ctx,
-      milestoneChanged,
-      { id: milestone.id },
-      { projectId: project.id, action: "deleted", name: milestone.name, targetDate: milestone.targetDate },
-    );
-    return { id: milestone.id, status: "deleted", ...(on ? { cardsDetached: on } : {}) };
-  });
 }

@@ -34,23 +34,10 @@ import {
 import { createCard, deleteCard, getCard, listCards, updateCard } from "./cards";
 import { projectEvents } from "./events";
 import { bulkUpdateCards, moveCard } from "./moves";
-import {
-  addProjectMembers,
-  archiveProject,
-  createLabel,
-  createMilestone,
-  createProject,
-  deleteLabel,
-  deleteMilestone,
-  deleteProject,
-  getProject,
-  listLabels,
-  listProjects,
-  removeProjectMembers,
-  updateLabel,
-  updateMilestone,
-  updateProject,
-} from "./projects";
+import { createLabel, deleteLabel, listLabels, updateLabel } from "./labels";
+import { addProjectMembers, removeProjectMembers } from "./members";
+import { createMilestone, deleteMilestone, updateMilestone } from "./milestones";
+import { archiveProject, createProject, deleteProject, getProject, listProjects, updateProject } from "./projects";
 import { createRecurrence, deleteRecurrence, listRecurrences, recurrenceJob, updateRecurrence } from "./recurrences";
 import * as s from "./schemas";
 import {

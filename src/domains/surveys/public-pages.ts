@@ -40,7 +40,7 @@ import { rateLimiter } from "../../core/limits";
 import { randomHex, sha256Hex } from "../../core/secrets";
 import { brandProfiles } from "../branding/tables";
 import { cleanText } from "./answers";
-import { acceptance, type SurveyRow } from "./common";
+import { acceptance, type SurveyRow } from "./access";
 import type { Definition } from "./definition";
 import { translator } from "./definition";
 import { brandVars, languageLinks, PAGE_CSS, renderEnding, renderFormPage, renderMessage, SURVEY_CSS } from "./render";

@@ -22,7 +22,7 @@ import { authorize } from "../../core/scopes";
 import { greatest, jsonContains } from "../../core/sql";
 import { users } from "../../core/tables";
 import { answerText } from "./answers";
-import { surveyRef, type SurveyRow, type Tx } from "./common";
+import { surveyRef, type SurveyRow, type Tx } from "./access";
 import {
   allQuestions,
   checkFilterCondition,

@@ -35,7 +35,7 @@ import {
   surveyRef,
   type SurveyRow,
   type Tx,
-} from "./common";
+} from "./access";
 import {
   allQuestions,
   keepTranslations,

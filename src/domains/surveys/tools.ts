@@ -9,7 +9,7 @@ import { jsonBounds, jsonObject } from "../../core/json-value";
 import { pageInput as paging } from "../../core/pagination";
 import { defineTool, type Domain } from "../../mcp/define";
 import { idSchema, slugSchema } from "../cms/common";
-import { surveyApprovalKind, surveysApprovalSupport } from "./approval-kind";
+import { surveyApprovalKind, surveysApprovalSupport } from "./approval-kinds";
 import { definitionFields, langSchema, pageInput, parseAt } from "./definition";
 import { surveyEvents } from "./events";
 import { closeDueJob } from "./jobs";

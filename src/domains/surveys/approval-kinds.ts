@@ -13,7 +13,7 @@ import { conflict } from "../../core/errors";
 import type { ApprovalKind, ApprovalLink, ApprovalSupport, ChangeRow } from "../approvals/kinds";
 import { effectiveStatus, type Tx } from "../approvals/links";
 import { summarize } from "../approvals/preview";
-import { acceptance, publicSurveyUrl, slugTaken, type SurveyRow } from "./common";
+import { acceptance, publicSurveyUrl, slugTaken, type SurveyRow } from "./access";
 import { allQuestions, textKeys, type Definition, type Question } from "./definition";
 import { renderPreview, SURVEY_CSS, ruleWords } from "./render";
 import { surveyApproved, surveyRejected } from "./events";

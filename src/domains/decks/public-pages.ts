@@ -26,7 +26,7 @@ import { clientAddress, escapeHtml, newNonce, publicPage, securityHeaders } from
 import { randomHex } from "../../core/secrets";
 import { isSlug } from "../../core/slug";
 import type { PublicPages } from "../../mcp/define";
-import { versionRenderSlides } from "./common";
+import { versionRenderSlides } from "./access";
 import { deckPdf } from "./pdf";
 import { DECK_CSS, renderDeck } from "./render";
 import { decks, deckVersions, type VersionRow } from "./tables";

@@ -21,7 +21,7 @@ import type {
 import { effectiveStatus, type Tx } from "../approvals/links";
 import { summarize } from "../approvals/preview";
 import { sites } from "../sites/tables";
-import { deckUrl, versionRenderSlides } from "./common";
+import { deckUrl, versionRenderSlides } from "./access";
 import type { DeckProposal } from "./decks";
 import { deckPublished, deckPublishRejected } from "./events";
 import { slideTitle, type VersionSlide } from "./layouts";

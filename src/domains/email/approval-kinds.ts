@@ -16,7 +16,7 @@ import type { ApprovalKind, ApprovalLink, ApprovalSupport } from "../approvals/k
 import { effectiveStatus, type Tx } from "../approvals/links";
 import { summarize } from "../approvals/preview";
 import { audienceOf } from "./campaigns";
-import { publicBase, type CampaignRow } from "./common";
+import { publicBase, type CampaignRow } from "./access";
 import { campaignApproved, campaignRejected } from "./events";
 import { bodyOf, renderCampaignMessage } from "./render";
 import { emailLists, emailCampaigns, emailSegments } from "./tables";
