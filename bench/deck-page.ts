@@ -15,7 +15,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { median, waitFor, wrk, type WrkResult } from "./wrk";
-import { DEMO_DECK_SLUG } from "../db/seed/demo-decks";
+import { DEMO_DECK_SLUG } from "../src/domains/decks/demo";
 
 const DURATION = process.env.BENCH_DURATION ?? "10s";
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);

@@ -89,7 +89,7 @@ import {
   type DemoProduct,
 } from "./demo-store";
 import { mapSeq } from "../../src/core/maybe";
-import { DEMO_PARTS, type DemoWorld } from "./parts";
+import type { DemoWorld } from "../../src/mcp/define";
 
 export interface DemoCredentials {
   siteId: number;
@@ -369,7 +369,7 @@ export async function seedDemo(deps: Deps): Promise<DemoCredentials> {
       createdAt: at(0),
     });
 
-    // --- the other domains' parts (db/seed/parts.ts) ---
+    // --- every domain's own part (Domain.demo, in its folder), in the order the domains are listed ---
     const world: DemoWorld = {
       deps,
       tx,
@@ -379,7 +379,7 @@ export async function seedDemo(deps: Deps): Promise<DemoCredentials> {
       users: { demo: demoUser.id, viewer: viewer.id, maya: maya.id, priya: priya.id, leo: leo.id },
       sites: { harbor: harborSite, northwind: northwindSite, retired: retiredSite, events: eventsSite },
     };
-    for (const part of DEMO_PARTS) await part(world);
+    for (const part of deps.catalog.demoParts) await part(world);
 
     // Last, so a refused or failed seed writes no files; a failed write rolls the rows back.
     await writeDemoFiles(deps, placed);

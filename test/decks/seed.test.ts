@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { extractText, getDocumentProxy } from "unpdf";
-import { DEMO_DECK_SLUG } from "../../db/seed/demo-decks";
+import { DEMO_DECK_SLUG } from "../../src/domains/decks/demo";
 import { validateContent } from "../../src/domains/decks/layouts";
 import { decks, deckVersions } from "../../src/domains/decks/tables";
 import { mcpClient, mintMcpKey, callTool } from "../fixtures/accounts";

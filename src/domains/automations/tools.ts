@@ -6,6 +6,7 @@
  * an automation whose only action is "POST this event there"; the
  * integrations toolset lists them among connected integrations.
  */
+import { demoAutomations } from "./demo";
 import * as v from "valibot";
 import { jsonObject } from "../../core/json-value";
 import { pageInput } from "../../core/pagination";
@@ -277,6 +278,7 @@ const deliveriesRedeliver = defineTool({
 });
 
 export const automationsDomain: Domain = {
+  demo: demoAutomations,
   scopes: [
     {
       area: "automations",

@@ -4,6 +4,7 @@
  * written by people in the portal (/billing) and by the jobs below, never
  * by agents.
  */
+import { demoBilling } from "./demo";
 import * as v from "valibot";
 import { pageInput } from "../../core/pagination";
 import { defineTool, type Domain } from "../../mcp/define";
@@ -22,6 +23,7 @@ const number = v.pipe(v.string(), v.minLength(1), v.maxLength(40));
 const date = v.pipe(v.string(), v.maxLength(10));
 
 export const billingDomain: Domain = {
+  demo: demoBilling,
   scopes: [{ area: "billing", title: "Billing", words: { "billing:read": "read invoices and subscriptions" } }],
   name: T,
   title: "Billing",

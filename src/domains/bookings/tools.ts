@@ -4,6 +4,7 @@
  * bookings. Thin declarations over the verbs of this folder, which check
  * scope, role and tenancy themselves.
  */
+import { demoBookings } from "./demo";
 import * as v from "valibot";
 import { pageInput } from "../../core/pagination";
 import { defineTool, type Domain } from "../../mcp/define";
@@ -350,6 +351,7 @@ export const bookingsMarkNoShow = defineTool({
 });
 
 export const bookingsDomain: Domain = {
+  demo: demoBookings,
   scopes: [
     {
       area: "bookings",

@@ -5,6 +5,7 @@
  * record with its relations both ways and backlinks (brain_records_get),
  * per-kind create/update tools, history and restore, review.
  */
+import { demoBrain } from "./demo";
 import { defineTool, type Domain, type ToolDef } from "../../mcp/define";
 import { readAccess } from "./access";
 import { embeddingStatus, embedJob, queueChunks } from "./embeddings";
@@ -334,6 +335,7 @@ const heldTools = allTools
   .map((t) => t.name);
 
 export const brainDomain: Domain = {
+  demo: demoBrain,
   scopes: [
     {
       area: "brain",

@@ -4,6 +4,7 @@
  * declarations over the verbs of this folder; every verb re-checks scope
  * and role and looks records up within the acting company only.
  */
+import { demoChat } from "./demo";
 import { defineTool, type Domain } from "../../mcp/define";
 import { createCanned, deleteCanned, listCanned, updateCanned } from "./canned";
 import {
@@ -199,6 +200,7 @@ const tools = [
 ];
 
 export const chatDomain: Domain = {
+  demo: demoChat,
   scopes: [
     {
       area: "chat",

@@ -4,6 +4,7 @@
  * and CSV import. Thin declarations over the verbs of this folder; every
  * verb re-checks scope and role and reads within the acting company only.
  */
+import { demoCrm } from "./demo";
 import { defineTool, type Domain } from "../../mcp/define";
 import { createActivity, deleteActivity, listActivities, search, timeline, updateActivity } from "./activities";
 import { createCompany, deleteCompany, getCompany, listCompanies, updateCompany } from "./companies";
@@ -420,6 +421,7 @@ const tools = [
 ];
 
 export const crmDomain: Domain = {
+  demo: demoCrm,
   scopes: [
     {
       area: "crm",

@@ -9,6 +9,7 @@
  * small); deck_layouts_list gives each layout's fields, and the verbs
  * validate them with paths (`slides[2].content.plans[0].price`).
  */
+import { demoDecks } from "./demo";
 import * as v from "valibot";
 import { jsonObject } from "../../core/json-value";
 import { pageInput } from "../../core/pagination";
@@ -292,6 +293,7 @@ const slideTools = [
 ];
 
 export const decksDomain: Domain = {
+  demo: demoDecks,
   scopes: [
     {
       area: "decks",

@@ -4,6 +4,7 @@
  * transactional mail. Thin declarations over the verbs of this folder;
  * every verb re-checks scope and role and keeps to the caller's company.
  */
+import { demoEmail } from "./demo";
 import * as v from "valibot";
 import { jsonObject } from "../../core/json-value";
 import { pageInput as paging } from "../../core/pagination";
@@ -548,6 +549,7 @@ const fbList = defineTool({
 });
 
 export const emailDomain: Domain = {
+  demo: demoEmail,
   scopes: [
     {
       area: "email",

@@ -1,4 +1,5 @@
 /** The notifications toolset: your inbox in the company a call acts for, and what you want to hear about. */
+import { demoNotifications } from "./demo";
 import * as v from "valibot";
 import { pageInput } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
@@ -157,6 +158,7 @@ export const notificationPreferencesUpdate = defineTool({
 });
 
 export const notificationsDomain: Domain = {
+  demo: demoNotifications,
   scopes: [
     {
       area: "notifications",

@@ -1,4 +1,5 @@
 /** The profile toolset: the caller's own name, title, time zone, working hours and notification preferences. */
+import { demoProfiles } from "./demo";
 import * as v from "valibot";
 import { defineTool, type Domain } from "../../mcp/define";
 import { getProfile, updateProfile } from "./verbs";
@@ -55,6 +56,7 @@ export const profileUpdate = defineTool({
 });
 
 export const profileDomain: Domain = {
+  demo: demoProfiles,
   scopes: [
     {
       area: "profile",

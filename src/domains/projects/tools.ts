@@ -7,6 +7,7 @@
  * state group. Descriptions stay short: the listing is read into every
  * client's context.
  */
+import { seedProjects } from "./demo";
 import { projectNotices } from "./notices";
 import { defineTool, type Domain } from "../../mcp/define";
 import {
@@ -663,6 +664,7 @@ const sprintTools = [
 ];
 
 export const projectsDomain: Domain = {
+  demo: seedProjects,
   scopes: [
     {
       area: "projects",

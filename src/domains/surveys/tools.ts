@@ -4,6 +4,7 @@
  * declarations over the verbs of this folder; every verb re-checks scope
  * and role and keeps to the caller's company.
  */
+import { demoSurveys } from "./demo";
 import * as v from "valibot";
 import { jsonBounds, jsonObject } from "../../core/json-value";
 import { pageInput as paging } from "../../core/pagination";
@@ -333,6 +334,7 @@ const responsesSummarize = defineTool({
 });
 
 export const surveysDomain: Domain = {
+  demo: demoSurveys,
   scopes: [
     {
       area: "surveys",

@@ -1,4 +1,5 @@
 /** The team toolset: members and roles, invitations by email. The portal's team page calls the same verbs. */
+import { demoTeam } from "./demo";
 import * as v from "valibot";
 import { pageInput } from "../../core/pagination";
 import { ROLES } from "../../core/roles";
@@ -128,6 +129,7 @@ export const teamInvitationsRevoke = defineTool({
 });
 
 export const teamDomain: Domain = {
+  demo: demoTeam,
   scopes: [
     {
       area: "team",

@@ -4,6 +4,7 @@
  * declarations over the verbs of this folder; every verb re-checks scope
  * and role and looks tickets up within the acting company only.
  */
+import { demoTickets } from "./demo";
 import { defineTool, type Domain } from "../../mcp/define";
 import { ticketDelivery } from "./delivery";
 import { ticketEvents } from "./events";
@@ -187,6 +188,7 @@ const slaPolicyUpdate = defineTool({
 });
 
 export const ticketsDomain: Domain = {
+  demo: demoTickets,
   scopes: [
     {
       area: "tickets",

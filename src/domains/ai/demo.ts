@@ -8,21 +8,15 @@
  * health (an OAuth AI client per company, the object storage check).
  * The OAuth tokens are hashes of secrets nobody holds.
  */
-import { randomHex, sha256Hex } from "../../src/core/secrets";
+import { randomHex, sha256Hex } from "../../core/secrets";
 import { desc, eq } from "drizzle-orm";
-import { oauthClients, oauthRefreshTokens, oauthTokens } from "../../src/domains/accounts/tables";
-import { approvalLinks } from "../../src/domains/approvals/tables";
-import { summariseArgs } from "../../src/domains/ai/redact";
-import {
-  aiConversations,
-  aiCreditAccounts,
-  aiCreditBudgets,
-  aiCreditLedger,
-  aiToolCalls,
-} from "../../src/domains/ai/tables";
-import { monthStart } from "../../src/domains/ai/credits";
-import { integrationHealth } from "../../src/domains/integrations/tables";
-import type { DemoPart, DemoWorld } from "./parts";
+import { oauthClients, oauthRefreshTokens, oauthTokens } from "../accounts/tables";
+import { approvalLinks } from "../approvals/tables";
+import { summariseArgs } from "./redact";
+import { aiConversations, aiCreditAccounts, aiCreditBudgets, aiCreditLedger, aiToolCalls } from "./tables";
+import { monthStart } from "./credits";
+import { integrationHealth } from "../integrations/tables";
+import type { DemoPart, DemoWorld } from "../../mcp/define";
 
 type Call = {
   tool: string;

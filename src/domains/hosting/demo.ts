@@ -8,9 +8,9 @@
  * .example names for real and reports what it finds.)
  */
 import { inArray } from "drizzle-orm";
-import { hostingChecks, hostingDomainState, hostingIncidents } from "../../src/domains/hosting/tables";
-import { siteDomains } from "../../src/domains/sites/tables";
-import type { DemoPart } from "./parts";
+import { hostingChecks, hostingDomainState, hostingIncidents } from "./tables";
+import { siteDomains } from "../sites/tables";
+import type { DemoPart } from "../../mcp/define";
 
 const TARGET = "sites.plinth.example";
 const STEP = 10 * 60_000;

@@ -11,7 +11,7 @@
  * answered in time, are paused (pending, solved), or are recent enough.
  */
 import { sql } from "drizzle-orm";
-import { DEFAULT_POLICY, dueTimes, slaView, type Policy, type TicketRow } from "../../src/domains/tickets/sla";
+import { DEFAULT_POLICY, dueTimes, slaView, type Policy, type TicketRow } from "./sla";
 import {
   ticketCounters,
   ticketMessages,
@@ -20,8 +20,8 @@ import {
   ticketTags,
   type TicketPriority,
   type TicketStatus,
-} from "../../src/domains/tickets/tables";
-import type { DemoPart, DemoWorld } from "./parts";
+} from "./tables";
+import type { DemoPart, DemoWorld } from "../../mcp/define";
 
 type Who = "requester" | { agent: number } | { note: number };
 

@@ -6,12 +6,12 @@
  * summaries and filters read exactly as live data would.
  */
 import { eq } from "drizzle-orm";
-import { randomHex, sha256Hex } from "../../src/core/secrets";
-import { approvalLinks } from "../../src/domains/approvals/tables";
-import { answersOnPath, walk } from "../../src/domains/surveys/logic";
-import { normalizeDefinition, type AnswerValue, type Definition } from "../../src/domains/surveys/definition";
-import { surveyResponses, surveys } from "../../src/domains/surveys/tables";
-import type { DemoPart, DemoWorld } from "./parts";
+import { randomHex, sha256Hex } from "../../core/secrets";
+import { approvalLinks } from "../approvals/tables";
+import { answersOnPath, walk } from "./logic";
+import { normalizeDefinition, type AnswerValue, type Definition } from "./definition";
+import { surveyResponses, surveys } from "./tables";
+import type { DemoPart, DemoWorld } from "../../mcp/define";
 
 const HARBOR_SURVEY = {
   title: "How was your visit to Harbor Coffee?",

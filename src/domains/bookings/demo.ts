@@ -7,17 +7,11 @@
  * ones computed as if "now" were weeks ago), so every seeded booking sits
  * on the grid, inside hours, with buffers respected, like a real one.
  */
-import { pageSlots } from "../../src/domains/bookings/availability-load";
-import { DEFAULTS, type PageConfig } from "../../src/domains/bookings/config";
-import {
-  bookingHosts,
-  bookingPages,
-  bookings,
-  bookingSchedules,
-  bookingTimeOff,
-} from "../../src/domains/bookings/tables";
-import { DAY } from "../../src/domains/bookings/zoned";
-import type { DemoPart } from "./parts";
+import { pageSlots } from "./availability-load";
+import { DEFAULTS, type PageConfig } from "./config";
+import { bookingHosts, bookingPages, bookings, bookingSchedules, bookingTimeOff } from "./tables";
+import { DAY } from "./zoned";
+import type { DemoPart } from "../../mcp/define";
 
 const WEEKDAYS = (h: string[]) => ({ "1": h, "2": h, "3": h, "4": h, "5": h });
 

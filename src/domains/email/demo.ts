@@ -9,7 +9,7 @@
  * unsubscribed through it (9.52 %). A second campaign, the holiday gift
  * guide, is an unapproved draft.
  */
-import { randomHex } from "../../src/core/secrets";
+import { randomHex } from "../../core/secrets";
 import {
   emailCampaigns,
   emailFeedback,
@@ -19,10 +19,10 @@ import {
   emailSends,
   emailSubscribers,
   emailTemplates,
-} from "../../src/domains/email/tables";
-import { htmlToText, sanitizeTemplate } from "../../src/domains/email/render";
-import { foldSubscriber } from "../../src/domains/email/segment-rules";
-import type { DemoPart } from "./parts";
+} from "./tables";
+import { htmlToText, sanitizeTemplate } from "./render";
+import { foldSubscriber } from "./segment-rules";
+import type { DemoPart } from "../../mcp/define";
 
 const PEOPLE: [string, string, string, Record<string, string | number>][] = [
   // name, email, status on the newsletter, attributes

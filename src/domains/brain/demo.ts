@@ -7,12 +7,9 @@
  * Coffee's roastery knowledge (sourcing, wholesale, subscriptions).
  */
 import * as v from "valibot";
-import { ManualClock } from "../../src/core/clock";
-import type { ActorContext } from "../../src/core/context";
-import { brainDomain } from "../../src/domains/brain/tools";
-import type { DemoPart, DemoWorld } from "./parts";
-
-const tools = new Map(brainDomain.tools.map((t) => [t.name, t]));
+import { ManualClock } from "../../core/clock";
+import type { ActorContext } from "../../core/context";
+import type { DemoPart, DemoWorld } from "../../mcp/define";
 
 function caller(world: DemoWorld, companyId: number, name: string) {
   const sim = new ManualClock(world.at(30));
@@ -31,7 +28,8 @@ function caller(world: DemoWorld, companyId: number, name: string) {
     requestId: "demo-seed",
   });
   const call = async (tool: string, args: Record<string, unknown>, userId = world.users.demo): Promise<any> => {
-    const t = tools.get(tool)!;
+    // The domain's own tools, from the catalog: importing tools.ts (which declares this part) would be a circle.
+    const t = world.deps.catalog.tools.get(tool)!;
     return t.run(ctx(userId), v.parse(t.input, args));
   };
   const on = (daysAgo: number, hour = 0) => sim.set(new Date(world.at(daysAgo).getTime() + hour * 3_600_000));

@@ -8,16 +8,14 @@
  * limit and a weekly recurring status card.
  */
 import * as v from "valibot";
-import { ManualClock } from "../../src/core/clock";
-import type { ActorContext } from "../../src/core/context";
+import { ManualClock } from "../../core/clock";
+import type { ActorContext } from "../../core/context";
 import { eq } from "drizzle-orm";
-import { media } from "../../src/domains/cms/tables";
-import { dateIn, dayStart } from "../../src/domains/projects/access";
-import { workDomains } from "../../src/domains/projects/tools";
-import type { DemoPart } from "./parts";
+import { media } from "../cms/tables";
+import { dateIn, dayStart } from "./access";
+import type { DemoPart } from "../../mcp/define";
 
 const TZ = "Europe/London";
-const tools = new Map(workDomains.flatMap((d) => d.tools).map((t) => [t.name, t]));
 
 export const seedProjects: DemoPart = async (world) => {
   const sim = new ManualClock(world.at(40));
@@ -37,7 +35,8 @@ export const seedProjects: DemoPart = async (world) => {
     requestId: "demo-seed",
   });
   const call = async (name: string, args: Record<string, unknown>, userId = demo): Promise<any> => {
-    const t = tools.get(name)!;
+    // The domains' own tools (projects, kanban, sprints), from the catalog: importing tools.ts would be a circle.
+    const t = world.deps.catalog.tools.get(name)!;
     return t.run(as(userId), v.parse(t.input, args));
   };
   const day = (daysAgo: number) => dateIn(TZ, world.at(daysAgo));

@@ -11,7 +11,7 @@
  * stored, like every secret of the seed): the demo's visitors cannot be
  * impersonated from the seed. Widget keys are public and derived.
  */
-import { randomHex, sha256Hex } from "../../src/core/secrets";
+import { randomHex, sha256Hex } from "../../core/secrets";
 import {
   chatCannedResponses,
   chatConversations,
@@ -23,8 +23,8 @@ import {
   type ChatPriority,
   type ChatStatus,
   type InboxHours,
-} from "../../src/domains/chat/tables";
-import type { DemoPart, DemoWorld } from "./parts";
+} from "./tables";
+import type { DemoPart, DemoWorld } from "../../mcp/define";
 
 type Who = "visitor" | { agent: number } | { note: number };
 

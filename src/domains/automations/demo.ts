@@ -10,7 +10,7 @@
  * disabled automation greets new chat visitors (post_chat_message).
  */
 import { eq } from "drizzle-orm";
-import { posts } from "../../src/domains/cms/tables";
+import { posts } from "../cms/tables";
 import {
   automationRuns,
   automations,
@@ -19,9 +19,9 @@ import {
   webhookDeliveries,
   webhookEndpoints,
   type AutomationDefinition,
-} from "../../src/domains/automations/tables";
-import { MAX_ATTEMPTS } from "../../src/domains/automations/webhooks";
-import type { DemoPart, DemoWorld } from "./parts";
+} from "./tables";
+import { MAX_ATTEMPTS } from "./webhooks";
+import type { DemoPart, DemoWorld } from "../../mcp/define";
 
 interface Company {
   id: number;

@@ -5,13 +5,13 @@
  * and a draft filled from it for a prospect, with one placeholder still open.
  */
 import { and, eq, inArray } from "drizzle-orm";
-import { sha256Hex, randomHex } from "../../src/core/secrets";
-import { approvalLinks } from "../../src/domains/approvals/tables";
-import { media } from "../../src/domains/cms/tables";
-import type { VersionSlide } from "../../src/domains/decks/layouts";
-import { decks, deckSlides, deckVersions } from "../../src/domains/decks/tables";
-import { themeForSite } from "../../src/domains/decks/theme";
-import type { DemoPart } from "./parts";
+import { sha256Hex, randomHex } from "../../core/secrets";
+import { approvalLinks } from "../approvals/tables";
+import { media } from "../cms/tables";
+import type { VersionSlide } from "./layouts";
+import { decks, deckSlides, deckVersions } from "./tables";
+import { themeForSite } from "./theme";
+import type { DemoPart } from "../../mcp/define";
 
 type Slide = { layout: VersionSlide["layout"]; content: Record<string, unknown>; notes?: string };
 

@@ -12,12 +12,9 @@
  *   "Wholesale" pipeline with deals in every stage.
  */
 import * as v from "valibot";
-import { ManualClock } from "../../src/core/clock";
-import type { ActorContext } from "../../src/core/context";
-import { crmDomain } from "../../src/domains/crm/tools";
-import type { DemoPart, DemoWorld } from "./parts";
-
-const tools = new Map(crmDomain.tools.map((t) => [t.name, t]));
+import { ManualClock } from "../../core/clock";
+import type { ActorContext } from "../../core/context";
+import type { DemoPart, DemoWorld } from "../../mcp/define";
 
 function actor(world: DemoWorld, sim: ManualClock, companyId: number, name: string) {
   const deps = { ...world.deps, clock: sim };
@@ -48,7 +45,7 @@ async function northwind(world: DemoWorld) {
   const as = actor(world, sim, world.companies.northwind, "Northwind Studio");
   const { demo, priya, leo } = world.users;
   const call = async (name: string, args: Record<string, unknown>, userId = demo): Promise<any> => {
-    const t = tools.get(name)!;
+    const t = world.deps.catalog.tools.get(name)!;
     return t.run(as(userId), v.parse(t.input, args));
   };
   const on = (daysAgo: number, hour = 0) => sim.set(new Date(world.at(daysAgo).getTime() + hour * 3_600_000));
@@ -427,7 +424,7 @@ async function harbor(world: DemoWorld) {
   const as = actor(world, sim, world.companies.harbor, "Harbor Coffee");
   const { maya, demo } = world.users;
   const call = async (name: string, args: Record<string, unknown>, userId = maya): Promise<any> => {
-    const t = tools.get(name)!;
+    const t = world.deps.catalog.tools.get(name)!;
     return t.run(as(userId), v.parse(t.input, args));
   };
   const on = (daysAgo: number) => sim.set(world.at(daysAgo));

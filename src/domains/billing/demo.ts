@@ -8,14 +8,14 @@
  * (overdue) and the third (open), and has a one-off invoice issued today
  * and a draft; Northwind paid all but its newest.
  */
-import type { ActorContext } from "../../src/core/context";
-import { companies } from "../../src/core/tables";
+import type { ActorContext } from "../../core/context";
+import { companies } from "../../core/tables";
 import { eq } from "drizzle-orm";
-import { createInvoice, issueInvoice, listInvoices, markOverdue, markPaid } from "../../src/domains/billing/invoices";
-import { saveSettings } from "../../src/domains/billing/settings";
-import { createSubscription, invoiceDueSubscriptions } from "../../src/domains/billing/subscriptions";
-import { serviceCatalog, serviceRequests } from "../../src/domains/services/tables";
-import type { DemoPart } from "./parts";
+import { createInvoice, issueInvoice, listInvoices, markOverdue, markPaid } from "./invoices";
+import { saveSettings } from "./settings";
+import { createSubscription, invoiceDueSubscriptions } from "./subscriptions";
+import { serviceCatalog, serviceRequests } from "../services/tables";
+import type { DemoPart } from "../../mcp/define";
 
 export const demoBilling: DemoPart = async ({ deps, tx, at, companies: co, users }) => {
   const actor = async (companyId: number, role: "owner" | "admin"): Promise<ActorContext> => {
