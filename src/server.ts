@@ -9,6 +9,7 @@
  * database file), Redis is disconnected and the access log flushed.
  */
 import { catalog } from "./catalog";
+import type { DomainCatalog } from "./mcp/define";
 import { createApp } from "./app";
 import type { Config } from "./config";
 import type { Clock } from "./core/clock";
@@ -56,9 +57,10 @@ export function listenUrl(host: string, port: number): string {
 
 export async function startServer(
   config: Config,
-  opts: { clock?: Clock; seed?: boolean; accessLog?: Sink } = {},
+  opts: { clock?: Clock; seed?: boolean; accessLog?: Sink; catalog?: DomainCatalog } = {},
 ): Promise<RunningServer> {
-  const deps = await openDeps(config, catalog, { clock: opts.clock });
+  // A test may serve a catalog of its own (a domain added in the test); the build's otherwise.
+  const deps = await openDeps(config, opts.catalog ?? catalog, { clock: opts.clock });
   let demo: DemoCredentials | null = null;
   if (opts.seed !== false && (await isEmpty(deps))) {
     // Instances started together on one empty database race to seed it: one wins, the others find it seeded.

@@ -3,6 +3,7 @@
  * on a free loopback port, with a clock the test controls. Tests talk HTTP to
  * `url`; `deps` is there to seed fixtures through the same verbs production uses.
  */
+import type { DomainCatalog } from "../src/mcp/define";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,7 +22,7 @@ export interface TestServer extends RunningServer {
 }
 
 export async function startTestServer(
-  opts: { seed?: boolean; config?: Partial<Config>; clock?: ManualClock; accessLog?: Sink } = {},
+  opts: { seed?: boolean; config?: Partial<Config>; clock?: ManualClock; accessLog?: Sink; catalog?: DomainCatalog } = {},
 ): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), "plinth-test-"));
   const databaseUrl = ON_PG ? await freshDatabaseUrl() : null;
@@ -38,7 +39,7 @@ export async function startTestServer(
   } as Config;
   if (!opts.config?.publicUrl) config.publicUrl = "http://localhost:0";
   const clock = opts.clock ?? new ManualClock(Date.now());
-  const s = await startServer(config, { clock, seed: opts.seed, accessLog: opts.accessLog });
+  const s = await startServer(config, { clock, seed: opts.seed, accessLog: opts.accessLog, catalog: opts.catalog });
   return {
     ...s,
     clock,

@@ -55,6 +55,7 @@ const domain = (...tools: ToolDef[]): Domain => ({
   title: "Things",
   description: "Test things.",
   tools,
+  scopes: [{ area: "crm", title: "CRM", words: { "crm:read": "read things", "crm:write": "change things" } }],
 });
 
 describe("load-time rules", () => {
@@ -86,7 +87,7 @@ describe("load-time rules", () => {
     ["cached by no table", [tool({ cachedBy: [] })], /cachedBy names the tables/],
     ["trivial description", [tool({ description: "Lists." })], /description/],
     ["unscoped tool other than whoami", [tool({ scope: null })], /unscoped/],
-    ["unknown scope", [tool({ scope: "things:read" })], /not a scope/],
+    ["unknown scope", [tool({ scope: "things:read" })], /scope things:read is not declared by any domain/],
     ["declares clientId itself", [tool({ input: v.object({ clientId: v.number() }) })], /clientId/],
     ["non-object input", [tool({ input: v.string() as any })], /object schema/],
     ["bad toolset", [tool({ toolset: "Things!" })], /toolset/],
