@@ -10,9 +10,12 @@ import type { Hono } from "hono";
 import type { Deps } from "../core/context";
 import { AppError, invalid, isAppError } from "../core/errors";
 import { listMcpKeys, mintMcpKey, revokeMcpKey } from "../domains/accounts/verbs";
-import type { Form } from "./forms";
+import type { Form } from "../ui/form-data";
 import { signedIn, type PortalEnv } from "./guard";
-import { Csrf, DangerButton, Layout, Notice, render, when } from "./layout";
+import { Csrf, DangerButton } from "../ui/forms";
+import { Layout, render } from "../ui/layout";
+import { Notice } from "../ui/notice";
+import { when } from "../ui/format";
 import { emptyChoice, grantedScopes, offerAll, readScopeChoice, ScopeChooser, type ScopeChoice } from "./scope-picker";
 import type { Session } from "./session";
 
@@ -83,7 +86,7 @@ const KeysPage = (p: {
     p.draft.companyIds.length ? p.draft.companyIds : p.session.active ? [p.session.active.id] : [],
   );
   return (
-    <Layout title="API keys" session={p.session} path={PATH}>
+    <Layout title="API keys" viewer={p.session} path={PATH}>
       <h1>API keys</h1>
       <p class="lead">
         Keys for MCP clients that cannot sign in with a browser. They act as you, with the scopes you choose, in the
@@ -143,7 +146,7 @@ const KeysPage = (p: {
                     </td>
                     <td>
                       {s.label === "active" && (
-                        <DangerButton session={p.session} action={`${PATH}/${k.id}/revoke`} label="Revoke" />
+                        <DangerButton viewer={p.session} action={`${PATH}/${k.id}/revoke`} label="Revoke" />
                       )}
                     </td>
                   </tr>
@@ -156,7 +159,7 @@ const KeysPage = (p: {
       <h2 id="create">Create a key</h2>
       {p.error && <Notice kind="error">{p.error}</Notice>}
       <form class="card" method="post" action={PATH}>
-        <Csrf session={p.session} />
+        <Csrf viewer={p.session} />
         <label for="key-name">Name</label>
         <input
           id="key-name"

@@ -8,7 +8,10 @@ import type { Deps } from "../core/context";
 import { AppError } from "../core/errors";
 import { disconnect, listConnections } from "../oauth/grants";
 import { signedIn, type PortalEnv } from "./guard";
-import { DangerButton, Layout, Notice, render, when } from "./layout";
+import { DangerButton } from "../ui/forms";
+import { Layout, render } from "../ui/layout";
+import { Notice } from "../ui/notice";
+import { when } from "../ui/format";
 
 const PATH = "/settings/connections";
 
@@ -19,7 +22,7 @@ export function connectionRoutes(app: Hono<PortalEnv>, deps: Deps) {
     const companyName = new Map(session.companies.map((m) => [m.id, m.name]));
     return render(
       c,
-      <Layout title="Connected apps" session={session} path={PATH}>
+      <Layout title="Connected apps" viewer={session} path={PATH}>
         <h1>Connected apps</h1>
         <p class="lead">Applications you allowed to use Plinth on your behalf through the browser consent screen.</p>
         {c.req.query("disconnected") === "1" && <Notice kind="ok">Disconnected. Its tokens no longer work.</Notice>}
@@ -57,7 +60,7 @@ export function connectionRoutes(app: Hono<PortalEnv>, deps: Deps) {
                     <td class="hide-sm small">{when(a.connectedAt)}</td>
                     <td class="small">{a.lastUsedAt ? when(a.lastUsedAt) : "never"}</td>
                     <td>
-                      <DangerButton session={session} action={`${PATH}/${a.familyId}/disconnect`} label="Disconnect" />
+                      <DangerButton viewer={session} action={`${PATH}/${a.familyId}/disconnect`} label="Disconnect" />
                     </td>
                   </tr>
                 ))}

@@ -6,7 +6,8 @@ import { countPending } from "../domains/approvals/verbs";
 import { listConnections } from "../oauth/grants";
 import { portalActor } from "./actor";
 import { signedIn, type PortalEnv } from "./guard";
-import { Layout, Notice, render } from "./layout";
+import { Layout, render } from "../ui/layout";
+import { Notice } from "../ui/notice";
 
 export function dashboardRoutes(app: Hono<PortalEnv>, deps: Deps) {
   app.get("/", signedIn(deps), async (c) => {
@@ -19,7 +20,7 @@ export function dashboardRoutes(app: Hono<PortalEnv>, deps: Deps) {
     const pending = session.active ? await countPending(portalActor(deps, c, session)) : 0;
     return render(
       c,
-      <Layout title="Overview" session={session} path="/">
+      <Layout title="Overview" viewer={session} path="/">
         <h1>Hello{session.user.name ? `, ${session.user.name}` : ""}</h1>
         {!session.active && (
           <Notice kind="warn">

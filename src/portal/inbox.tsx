@@ -23,7 +23,10 @@ import {
 } from "../domains/notifications/verbs";
 import { signedIn, type PortalEnv } from "./guard";
 import { setActiveCompany } from "./session";
-import { Csrf, Layout, Notice, render, when } from "./layout";
+import { Csrf } from "../ui/forms";
+import { Layout, render } from "../ui/layout";
+import { Notice } from "../ui/notice";
+import { when } from "../ui/format";
 import type { Session } from "./session";
 
 const PATH = "/inbox";
@@ -61,7 +64,7 @@ const Item = (p: { n: NotificationItem; session: Session; back: string; several:
   const { n } = p;
   const post = (action: string, label: string, cls = "secondary", extra?: any) => (
     <form class="inline" method="post" action={`${PATH}/${n.id}/${action}`}>
-      <Csrf session={p.session} />
+      <Csrf viewer={p.session} />
       <input type="hidden" name="back" value={p.back} />
       {extra}
       <button class={cls} type="submit">
@@ -85,7 +88,7 @@ const Item = (p: { n: NotificationItem; session: Session; back: string; several:
         {n.read ? post("unread", "Mark unread") : post("read", "Mark read")}
         {n.state !== "archived" && (
           <form class="inline switcher" method="post" action={`${PATH}/${n.id}/snooze`}>
-            <Csrf session={p.session} />
+            <Csrf viewer={p.session} />
             <input type="hidden" name="back" value={p.back} />
             <select name="for" aria-label={`Snooze “${n.title}” for`}>
               {Object.entries(SNOOZES).map(([k, [label]]) => (
@@ -115,7 +118,7 @@ export function inboxRoutes(app: Hono<PortalEnv>, deps: Deps) {
     const done = c.req.query("done");
     return render(
       c,
-      <Layout title={session.unread ? `Inbox (${session.unread})` : "Inbox"} session={session} path={PATH}>
+      <Layout title={session.unread ? `Inbox (${session.unread})` : "Inbox"} viewer={session} path={PATH}>
         <h1>Inbox</h1>
         <p class="lead">
           {list.unreadCount === 0 ? "Nothing unread." : `${list.unreadCount} unread.`}{" "}
@@ -131,7 +134,7 @@ export function inboxRoutes(app: Hono<PortalEnv>, deps: Deps) {
         </nav>
         {list.unreadCount > 0 && view !== "archived" && view !== "snoozed" && (
           <form class="inline" method="post" action={`${PATH}/read-all`}>
-            <Csrf session={session} />
+            <Csrf viewer={session} />
             <input type="hidden" name="back" value={back} />
             <button class="secondary" type="submit">
               Mark all read

@@ -11,7 +11,9 @@ import { readPreferences, type PreferenceUpdate } from "../domains/notifications
 import { WEEKDAYS, type WorkingHours } from "../domains/profile/hours";
 import { getProfile, updateProfile } from "../domains/profile/verbs";
 import { signedIn, type PortalEnv } from "./guard";
-import { Csrf, Layout, Notice, render } from "./layout";
+import { Csrf } from "../ui/forms";
+import { Layout, render } from "../ui/layout";
+import { Notice } from "../ui/notice";
 import type { Session } from "./session";
 
 const PATH = "/settings/profile";
@@ -70,12 +72,12 @@ function parseHours(form: { text(n: string, o: { label: string; max: number }): 
 const ProfilePage = (p: { session: Session; profile: Profile; error?: string; notice?: string }) => {
   const pr = p.profile;
   return (
-    <Layout title="Profile" session={p.session} path={PATH}>
+    <Layout title="Profile" viewer={p.session} path={PATH}>
       <h1>Your profile</h1>
       {p.notice && <Notice kind="ok">{p.notice}</Notice>}
       {p.error && <Notice kind="error">{p.error}</Notice>}
       <form method="post" action={PATH}>
-        <Csrf session={p.session} />
+        <Csrf viewer={p.session} />
         <div class="card">
           <label for="p-name">Name</label>
           <input id="p-name" name="name" maxlength={100} value={pr.name ?? ""} autocomplete="name" />

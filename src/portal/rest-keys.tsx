@@ -11,10 +11,14 @@ import { AppError, invalid, isAppError } from "../core/errors";
 import { siteForActor } from "../domains/sites/access";
 import { createRestKey, listRestKeys, revokeRestKey, type RestKeyInfo } from "../domains/sites/rest-keys";
 import { sites } from "../domains/sites/tables";
-import { canManage, portalActor, requireManager } from "./actor";
+import { canManage } from "../ui/signed-in";
+import { portalActor, requireManager } from "./actor";
 import { EXPIRY_CHOICES } from "./api-keys";
 import { signedIn, type PortalEnv } from "./guard";
-import { Csrf, DangerButton, Layout, Notice, render, when } from "./layout";
+import { Csrf, DangerButton } from "../ui/forms";
+import { Layout, render } from "../ui/layout";
+import { Notice } from "../ui/notice";
+import { when } from "../ui/format";
 import type { Session } from "./session";
 
 const PATH = "/settings/rest-keys";
@@ -42,7 +46,7 @@ const RestKeysPage = (p: {
 }) => {
   const manage = canManage(p.session);
   return (
-    <Layout title="REST keys" session={p.session} path={PATH}>
+    <Layout title="REST keys" viewer={p.session} path={PATH}>
       <h1>REST keys</h1>
       <p class="lead">
         Read keys for a site's headless front end (the REST API at /api/v1). Each key works for one site only.
@@ -117,7 +121,7 @@ const RestKeysPage = (p: {
                         {manage && (
                           <td>
                             {state[0] === "active" && (
-                              <DangerButton session={p.session} action={`${PATH}/${k.id}/revoke`} label="Revoke">
+                              <DangerButton viewer={p.session} action={`${PATH}/${k.id}/revoke`} label="Revoke">
                                 <input type="hidden" name="site_id" value={String(p.site!.id)} />
                               </DangerButton>
                             )}
@@ -135,7 +139,7 @@ const RestKeysPage = (p: {
               <h2>Create a key</h2>
               {p.error && <Notice kind="error">{p.error}</Notice>}
               <form class="card" method="post" action={PATH}>
-                <Csrf session={p.session} />
+                <Csrf viewer={p.session} />
                 <input type="hidden" name="site_id" value={String(p.site.id)} />
                 <label for="rest-name">Name</label>
                 <input

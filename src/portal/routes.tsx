@@ -15,17 +15,18 @@ import { connectionRoutes } from "./connections";
 import { dashboardRoutes } from "./dashboard";
 import { portalErrorResponse } from "./errors";
 import { consentRoutes } from "../oauth/consent";
-import { formGuard, safeNext, signedIn, type PortalEnv } from "./guard";
+import { formGuard, pageRoutes, safeNext, signedIn, type PortalEnv } from "./guard";
 import { loginRoutes } from "./login";
 import { restKeyRoutes } from "./rest-keys";
 import { setActiveCompany } from "./session";
-import { PORTAL_CSS, PORTAL_CSS_PATH } from "./style";
+import { PORTAL_CSS, PORTAL_CSS_PATH } from "../ui/style";
 import { teamRoutes } from "./team";
 import { inboxRoutes } from "./inbox";
 import { inviteRoutes } from "./invite";
 import { profileRoutes } from "./profile";
 import { domains } from "../domains";
-import { setDomainNav } from "./layout";
+import { setNavigation } from "../ui/layout";
+import { navFor, setDomainNav } from "./nav";
 
 export function portalRoutes(deps: Deps) {
   const app = new Hono<PortalEnv>();
@@ -49,9 +50,10 @@ export function portalRoutes(deps: Deps) {
   profileRoutes(app, deps);
   approvalRoutes(app, deps);
   consentRoutes(app, deps);
-  // Pages domains bring (Domain.portal): chat, AI credits…; their posts pass formGuard like every other.
-  for (const d of domains) d.portal?.routes(app, deps);
+  // Pages domains bring (Domain.portal): chat, AI credits…; every route behind signedIn, posts past formGuard like every other.
+  for (const d of domains) if (d.portal) pageRoutes(app, deps, (pages) => d.portal!.routes(pages, deps));
   setDomainNav(domains.flatMap((d) => d.portal?.nav ?? []));
+  setNavigation(navFor);
 
   app.post("/company", signedIn(deps), async (c) => {
     const form = c.get("form");

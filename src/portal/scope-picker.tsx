@@ -18,7 +18,7 @@ import type { FC } from "hono/jsx";
 import { invalid } from "../core/errors";
 import { covers, SCOPES } from "../core/scopes";
 import { registry } from "../mcp/routes";
-import type { Form } from "./forms";
+import type { Form } from "../ui/form-data";
 
 export type Level = "none" | "read" | "write";
 

@@ -19,9 +19,13 @@ import {
   type HandOver,
   type MemberItem,
 } from "../domains/team/members";
-import { canManage, portalActor } from "./actor";
+import { canManage } from "../ui/signed-in";
+import { portalActor } from "./actor";
 import { signedIn, type PortalEnv } from "./guard";
-import { Csrf, DangerButton, Layout, Notice, render, when } from "./layout";
+import { Csrf, DangerButton } from "../ui/forms";
+import { Layout, render } from "../ui/layout";
+import { Notice } from "../ui/notice";
+import { when } from "../ui/format";
 import type { Session } from "./session";
 
 const PATH = "/team";
@@ -42,7 +46,7 @@ const TeamPage = (p: {
   const manage = canManage(p.session);
   const company = p.session.active!;
   return (
-    <Layout title="Team" session={p.session} path={PATH}>
+    <Layout title="Team" viewer={p.session} path={PATH}>
       <h1>Team of {company.name}</h1>
       <p class="lead">Owners and admins manage the team and can write; viewers can read.</p>
       {p.notice && <Notice kind="ok">{p.notice}</Notice>}
@@ -55,7 +59,7 @@ const TeamPage = (p: {
       {p.error && <Notice kind="error">{p.error}</Notice>}
       {p.handOver && (
         <form class="card" method="post" action={p.handOver.action}>
-          <Csrf session={p.session} />
+          <Csrf viewer={p.session} />
           <input type="hidden" name="handover" value="1" />
           <label for="reassignTo">Hand the open work to</label>
           <select id="reassignTo" name="reassignTo">
@@ -93,7 +97,7 @@ const TeamPage = (p: {
                 <td>
                   {manage ? (
                     <form class="inline switcher" method="post" action={`${PATH}/${m.userId}/role`}>
-                      <Csrf session={p.session} />
+                      <Csrf viewer={p.session} />
                       <select name="role" aria-label={`Role of ${m.email}`}>
                         {ROLES.map((r) => (
                           <option value={r} selected={r === m.role}>
@@ -122,9 +126,9 @@ const TeamPage = (p: {
                 <td class="hide-sm small">{when(new Date(m.joinedAt))}</td>
                 <td>
                   {m.userId === p.session.user.id ? (
-                    <DangerButton session={p.session} action={`${PATH}/leave`} label="Leave" />
+                    <DangerButton viewer={p.session} action={`${PATH}/leave`} label="Leave" />
                   ) : (
-                    manage && <DangerButton session={p.session} action={`${PATH}/${m.userId}/remove`} label="Remove" />
+                    manage && <DangerButton viewer={p.session} action={`${PATH}/${m.userId}/remove`} label="Remove" />
                   )}
                 </td>
               </tr>
@@ -164,12 +168,12 @@ const TeamPage = (p: {
                   {manage && (
                     <td>
                       <form class="inline" method="post" action={`${PATH}/invitations/${i.id}/resend`}>
-                        <Csrf session={p.session} />
+                        <Csrf viewer={p.session} />
                         <button class="secondary" type="submit">
                           Resend
                         </button>
                       </form>{" "}
-                      <DangerButton session={p.session} action={`${PATH}/invitations/${i.id}/revoke`} label="Revoke" />
+                      <DangerButton viewer={p.session} action={`${PATH}/invitations/${i.id}/revoke`} label="Revoke" />
                     </td>
                   )}
                 </tr>
@@ -182,7 +186,7 @@ const TeamPage = (p: {
         <>
           <h2>Invite someone</h2>
           <form class="card" method="post" action={`${PATH}/invitations`}>
-            <Csrf session={p.session} />
+            <Csrf viewer={p.session} />
             <label for="invite-email">Email</label>
             <input id="invite-email" type="email" name="email" maxlength={254} required value={p.form?.email ?? ""} />
             <label for="invite-role">Role</label>
@@ -330,7 +334,7 @@ export function teamRoutes(app: Hono<PortalEnv>, deps: Deps) {
     }
     return render(
       c,
-      <Layout title="Left" session={null} path={PATH} narrow>
+      <Layout title="Left" viewer={null} path={PATH} narrow>
         <h1>You left {company}</h1>
         <p>Your keys and connected apps no longer reach it.</p>
         <p>

@@ -23,20 +23,13 @@ import type { Context, Hono } from "hono";
 import type { ActorContext, Deps } from "../../core/context";
 import { AppError, invalid, isAppError } from "../../core/errors";
 import { newNonce } from "../../core/public-page";
-import {
-  canManage,
-  portalActor,
-  signedIn,
-  Csrf,
-  Layout,
-  Notice,
-  Pager,
-  render,
-  when,
-  type Form,
-  type PortalEnv,
-  type Session,
-} from "../../portal/kit";
+import type { Form } from "../../ui/form-data";
+import { when } from "../../ui/format";
+import { Csrf } from "../../ui/forms";
+import { Layout, render } from "../../ui/layout";
+import { Notice } from "../../ui/notice";
+import { Pager } from "../../ui/pager";
+import { actorOf, viewerOf, canManage, type PageEnv, type Viewer } from "../../ui/signed-in";
 import { events } from "../../core/tables";
 import { memberships, users } from "../accounts/tables";
 import { chatRead, conversationByNumber } from "./access";
@@ -266,7 +259,7 @@ const Script = (p: { nonce: string; js: string }) => (
 type ListData = Awaited<ReturnType<typeof listConversations>>;
 
 const ListPage = (p: {
-  session: Session;
+  viewer: Viewer;
   data: ListData;
   f: Filters;
   inboxes: { id: number; name: string }[];
@@ -278,12 +271,12 @@ const ListPage = (p: {
   const { f } = p;
   const pages = Math.max(1, Math.ceil(p.data.total / PER_PAGE));
   return (
-    <Layout title="Chat" session={p.session} path={CHAT_PATH}>
-      <h1>Chat of {p.session.active!.name}</h1>
+    <Layout title="Chat" viewer={p.viewer} path={CHAT_PATH}>
+      <h1>Chat of {p.viewer.active!.name}</h1>
       <p class="lead">
         {p.data.total} conversation{p.data.total === 1 ? "" : "s"}
         {f.status === null ? " open or pending" : f.status === "all" ? "" : ` ${f.status}`}.
-        {!canManage(p.session) && " You can read them; owners and admins answer."}
+        {!canManage(p.viewer) && " You can read them; owners and admins answer."}
       </p>
       <form class="card" method="get" action={CHAT_PATH} aria-label="Filter conversations">
         <label for="f-q">Search (text, visitor name or email, #number)</label>
@@ -425,7 +418,7 @@ interface ConvExtra {
 
 const ConversationPage = (
   p: {
-    session: Session;
+    viewer: Viewer;
     conv: Conversation;
     canned: { id: number; shortCode: string; content: string }[];
     agents: Agent[];
@@ -435,7 +428,7 @@ const ConversationPage = (
   } & ConvExtra,
 ) => {
   const c = p.conv;
-  const manage = canManage(p.session);
+  const manage = canManage(p.viewer);
   const visitor = visitorName(c.visitor);
   const msgs = c.messages;
   const lastId = msgs.items.length ? msgs.items[msgs.items.length - 1]!.id : 0;
@@ -450,7 +443,7 @@ const ConversationPage = (
     cls = "secondary",
   ) => (
     <form class="inline" id={id} hidden={!shown} method="post" action={`${CHAT_PATH}/${c.id}/${path}`}>
-      <Csrf session={p.session} />
+      <Csrf viewer={p.viewer} />
       {Object.entries(fields).map(([k, v]) => (
         <input type="hidden" name={k} value={v} />
       ))}
@@ -460,7 +453,7 @@ const ConversationPage = (
     </form>
   );
   return (
-    <Layout title={`Chat ${c.ref}`} session={p.session} path={`${CHAT_PATH}/${c.id}`}>
+    <Layout title={`Chat ${c.ref}`} viewer={p.viewer} path={`${CHAT_PATH}/${c.id}`}>
       <p class="small">
         <a href={CHAT_PATH}>← Conversations</a>
       </p>
@@ -525,7 +518,7 @@ const ConversationPage = (
         <>
           <h2 id="composer">Reply to {visitor}</h2>
           <form class="card" method="post" action={`${CHAT_PATH}/${c.id}/reply`}>
-            <Csrf session={p.session} />
+            <Csrf viewer={p.viewer} />
             {err("reply")}
             <label for="reply-body">Message (the visitor sees it at once)</label>
             <textarea id="reply-body" name="body" rows={4} maxlength={LIMITS.body}>
@@ -557,7 +550,7 @@ const ConversationPage = (
 
           <h2>Internal note</h2>
           <form class="card" method="post" action={`${CHAT_PATH}/${c.id}/note`}>
-            <Csrf session={p.session} />
+            <Csrf viewer={p.viewer} />
             {err("note")}
             <label for="note-body">Note for the team (never shown or sent to the visitor)</label>
             <textarea id="note-body" name="body" rows={2} maxlength={LIMITS.body}>
@@ -584,7 +577,7 @@ const ConversationPage = (
               })}
             </div>
             <form class="switcher actions" method="post" action={`${CHAT_PATH}/${c.id}/assign`}>
-              <Csrf session={p.session} />
+              <Csrf viewer={p.viewer} />
               <label class="inline" for="assign-to">
                 Assign to
               </label>
@@ -601,7 +594,7 @@ const ConversationPage = (
               </button>
             </form>
             <form class="switcher actions" method="post" action={`${CHAT_PATH}/${c.id}/update`}>
-              <Csrf session={p.session} />
+              <Csrf viewer={p.viewer} />
               <input type="hidden" id="labels-was" name="was" value={c.labels.join(", ")} />
               <label class="inline" for="update-priority">
                 Priority
@@ -635,7 +628,7 @@ const ConversationPage = (
               method="post"
               action={`${CHAT_PATH}/${c.id}/snooze`}
             >
-              <Csrf session={p.session} />
+              <Csrf viewer={p.viewer} />
               <label class="inline" for="snooze-for">
                 Snooze for
               </label>
@@ -660,7 +653,7 @@ const ConversationPage = (
               </button>
             </form>
             <form class="switcher actions" method="post" action={`${CHAT_PATH}/${c.id}/transcript`}>
-              <Csrf session={p.session} />
+              <Csrf viewer={p.viewer} />
               <label class="inline" for="transcript-to">
                 Email the transcript (never notes) to
               </label>
@@ -679,7 +672,7 @@ const ConversationPage = (
           </div>
         </>
       ) : (
-        <p class="muted">You can read this conversation; owners and admins of {p.session.active!.name} answer chats.</p>
+        <p class="muted">You can read this conversation; owners and admins of {p.viewer.active!.name} answer chats.</p>
       )}
       <Script nonce={p.nonce} js={THREAD_JS} />
     </Layout>
@@ -736,11 +729,9 @@ function resumeAt(c: Context): { after: number | null; changes: number | null } 
   };
 }
 
-export function chatPortalRoutes(app: Hono<PortalEnv>, deps: Deps) {
-  const actor = (c: Context<PortalEnv>) => portalActor(deps, c, c.get("session"));
-
-  app.get(CHAT_PATH, signedIn(deps), async (c) => {
-    const ctx = actor(c);
+export function chatPortalRoutes(app: Hono<PageEnv>, deps: Deps) {
+  app.get(CHAT_PATH, async (c) => {
+    const ctx = actorOf(c);
     const f = filtersOf(c);
     // Read before the list: a change committed after it comes down the stream (a repeat only shows the same state again).
     const changes = await changeCursor(ctx);
@@ -762,7 +753,7 @@ export function chatPortalRoutes(app: Hono<PortalEnv>, deps: Deps) {
     return render(
       c,
       <ListPage
-        session={c.get("session")}
+        viewer={viewerOf(c)}
         data={data}
         f={f}
         inboxes={inboxes}
@@ -778,8 +769,8 @@ export function chatPortalRoutes(app: Hono<PortalEnv>, deps: Deps) {
   });
 
   // Before /chat/:number: "live" is not a number.
-  app.get(`${CHAT_PATH}/live`, signedIn(deps), async (c) => {
-    const ctx = actor(c);
+  app.get(`${CHAT_PATH}/live`, async (c) => {
+    const ctx = actorOf(c);
     chatRead(ctx);
     const at = resumeAt(c);
     return messageStream(ctx, c.req.raw.signal, {
@@ -789,25 +780,25 @@ export function chatPortalRoutes(app: Hono<PortalEnv>, deps: Deps) {
     });
   });
 
-  const page = async (c: Context<PortalEnv>, number: number, extra: ConvExtra = {}) => {
-    const ctx = actor(c);
+  const page = async (c: Context<PageEnv>, number: number, extra: ConvExtra = {}) => {
+    const ctx = actorOf(c);
     const offRaw = c.req.query("offset");
     const offset = offRaw && /^\d{1,9}$/.test(offRaw) ? Number(offRaw) : undefined;
     const changes = await changeCursor(ctx);
     const conv = await getConversation(ctx, { id: number, limit: THREAD, offset });
-    const manage = canManage(c.get("session"));
+    const manage = canManage(viewerOf(c));
     const canned = manage ? (await listCanned(ctx, { limit: 100, offset: 0 })).items : [];
     const nonce = newNonce();
     return {
       nonce,
       page: (
         <ConversationPage
-          session={c.get("session")}
+          viewer={viewerOf(c)}
           conv={conv}
           canned={canned}
           agents={manage ? await agentsOf(ctx) : []}
           nonce={nonce}
-          me={c.get("session").user.id}
+          me={viewerOf(c).user.id}
           changes={changes}
           {...extra}
         />
@@ -815,13 +806,13 @@ export function chatPortalRoutes(app: Hono<PortalEnv>, deps: Deps) {
     };
   };
 
-  app.get(`${CHAT_PATH}/:number{[0-9]+}`, signedIn(deps), async (c) => {
+  app.get(`${CHAT_PATH}/:number{[0-9]+}`, async (c) => {
     const p = await page(c, numberOf(c.req.param("number")), { notice: NOTICES[c.req.query("done") ?? ""] });
     return render(c, p.page, { scriptNonce: p.nonce });
   });
 
-  app.get(`${CHAT_PATH}/:number{[0-9]+}/stream`, signedIn(deps), async (c) => {
-    const ctx = actor(c);
+  app.get(`${CHAT_PATH}/:number{[0-9]+}/stream`, async (c) => {
+    const ctx = actorOf(c);
     chatRead(ctx);
     const conv = await conversationByNumber(deps.db, ctx, numberOf(c.req.param("number")));
     const at = resumeAt(c);
@@ -841,13 +832,13 @@ export function chatPortalRoutes(app: Hono<PortalEnv>, deps: Deps) {
     fn: (ctx: ActorContext, id: number, f: Form) => Promise<unknown>,
     done: string,
   ) =>
-    app.post(`${CHAT_PATH}/:number{[0-9]+}/${name}`, signedIn(deps), async (c) => {
+    app.post(`${CHAT_PATH}/:number{[0-9]+}/${name}`, async (c) => {
       const id = numberOf(c.req.param("number"));
       const f = c.get("form");
       // Another company's (or no) conversation is a plain 404, like a page view; a missing canned response below is the form's error.
-      await conversationByNumber(deps.db, actor(c), id);
+      await conversationByNumber(deps.db, actorOf(c), id);
       try {
-        await fn(actor(c), id, f);
+        await fn(actorOf(c), id, f);
         return c.redirect(
           `${CHAT_PATH}/${id}?done=${done}${form === "reply" || form === "note" ? "#composer" : ""}`,
           303,
