@@ -14,7 +14,10 @@ import type { Form } from "../ui/form-data";
 import { signedIn, type PortalEnv } from "./guard";
 import { Csrf, DangerButton } from "../ui/forms";
 import { Layout, render } from "../ui/layout";
+import { StatusBadge, type Tone } from "../ui/badge";
 import { Notice } from "../ui/notice";
+import { PageHeader } from "../ui/page-header";
+import { DataTable, EmptyState } from "../ui/table";
 import { when } from "../ui/format";
 import { emptyChoice, grantedScopes, offerAll, readScopeChoice, ScopeChooser, type ScopeChoice } from "./scope-picker";
 import type { Session } from "./session";
@@ -57,10 +60,10 @@ export function readKeyDraft(form: Form, session: Session): KeyDraft {
 
 type KeyRow = Awaited<ReturnType<typeof listMcpKeys>>[number];
 
-function status(k: KeyRow, now: number): { label: string; kind: string } {
-  if (k.revokedAt) return { label: "revoked", kind: "danger" };
-  if (k.expiresAt && k.expiresAt.getTime() <= now) return { label: "expired", kind: "warn" };
-  return { label: "active", kind: "ok" };
+function status(k: KeyRow, now: number): { label: string; tone: Tone } {
+  if (k.revokedAt) return { label: "revoked", tone: "danger" };
+  if (k.expiresAt && k.expiresAt.getTime() <= now) return { label: "expired", tone: "warn" };
+  return { label: "active", tone: "ok" };
 }
 
 const EMPTY: KeyDraft = {
@@ -87,11 +90,10 @@ const KeysPage = (p: {
   );
   return (
     <Layout title="API keys" viewer={p.session} path={PATH}>
-      <h1>API keys</h1>
-      <p class="lead">
-        Keys for MCP clients that cannot sign in with a browser. They act as you, with the scopes you choose, in the
-        companies you choose.
-      </p>
+      <PageHeader
+        title="API keys"
+        lead="Keys for MCP clients that cannot sign in with a browser. They act as you, with the scopes you choose, in the companies you choose."
+      />
       {p.notice && <Notice kind="ok">{p.notice}</Notice>}
       {p.created && (
         <div class="notice ok" role="status">
@@ -106,55 +108,48 @@ const KeysPage = (p: {
       )}
       <h2>Your keys</h2>
       {p.keys.length === 0 ? (
-        <p class="muted">No keys yet.</p>
+        <EmptyState>No keys yet.</EmptyState>
       ) : (
-        <div class="card scroll">
-          <table>
-            <thead>
+        <DataTable
+          columns={[
+            "Name",
+            "Scopes",
+            { label: "Companies", hideSm: true },
+            { label: "Created", hideSm: true },
+            "Last used",
+            { label: "Expires", hideSm: true },
+            "Status",
+            "",
+          ]}
+        >
+          {p.keys.map((k) => {
+            const s = status(k, p.now);
+            return (
               <tr>
-                <th>Name</th>
-                <th>Scopes</th>
-                <th class="hide-sm">Companies</th>
-                <th class="hide-sm">Created</th>
-                <th>Last used</th>
-                <th class="hide-sm">Expires</th>
-                <th>Status</th>
-                <th></th>
+                <td>
+                  {k.name}
+                  <div class="muted small">
+                    <code>{k.hint}…</code>
+                    {k.requireCmsApproval && <StatusBadge tone="warn">changes need approval</StatusBadge>}
+                  </div>
+                </td>
+                <td class="small">{k.scopes.join(" ")}</td>
+                <td class="hide-sm small">{k.companyIds.map((id) => companyName.get(id) ?? `#${id}`).join(", ")}</td>
+                <td class="hide-sm small">{when(k.createdAt)}</td>
+                <td class="small">{k.lastUsedAt ? when(k.lastUsedAt) : "never"}</td>
+                <td class="hide-sm small">{k.expiresAt ? when(k.expiresAt) : "never"}</td>
+                <td>
+                  <StatusBadge tone={s.tone}>{s.label}</StatusBadge>
+                </td>
+                <td>
+                  {s.label === "active" && (
+                    <DangerButton viewer={p.session} action={`${PATH}/${k.id}/revoke`} label="Revoke" />
+                  )}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {p.keys.map((k) => {
-                const s = status(k, p.now);
-                return (
-                  <tr>
-                    <td>
-                      {k.name}
-                      <div class="muted small">
-                        <code>{k.hint}…</code>
-                        {k.requireCmsApproval && <span class="badge warn">changes need approval</span>}
-                      </div>
-                    </td>
-                    <td class="small">{k.scopes.join(" ")}</td>
-                    <td class="hide-sm small">
-                      {k.companyIds.map((id) => companyName.get(id) ?? `#${id}`).join(", ")}
-                    </td>
-                    <td class="hide-sm small">{when(k.createdAt)}</td>
-                    <td class="small">{k.lastUsedAt ? when(k.lastUsedAt) : "never"}</td>
-                    <td class="hide-sm small">{k.expiresAt ? when(k.expiresAt) : "never"}</td>
-                    <td>
-                      <span class={`badge ${s.kind}`}>{s.label}</span>
-                    </td>
-                    <td>
-                      {s.label === "active" && (
-                        <DangerButton viewer={p.session} action={`${PATH}/${k.id}/revoke`} label="Revoke" />
-                      )}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+            );
+          })}
+        </DataTable>
       )}
       <h2 id="create">Create a key</h2>
       {p.error && <Notice kind="error">{p.error}</Notice>}
@@ -175,7 +170,7 @@ const KeysPage = (p: {
           {p.session.companies.map((m) => (
             <label class="inline">
               <input type="checkbox" name="company" value={String(m.id)} checked={checkedCompanies.has(m.id)} />{" "}
-              {m.name} <span class="badge">{m.role}</span>
+              {m.name} <StatusBadge>{m.role}</StatusBadge>
             </label>
           ))}
         </fieldset>

@@ -8,6 +8,7 @@ import { portalActor } from "./actor";
 import { signedIn, type PortalEnv } from "./guard";
 import { Layout, render } from "../ui/layout";
 import { Notice } from "../ui/notice";
+import { StatusBadge } from "../ui/badge";
 
 export function dashboardRoutes(app: Hono<PortalEnv>, deps: Deps) {
   app.get("/", signedIn(deps), async (c) => {
@@ -31,7 +32,7 @@ export function dashboardRoutes(app: Hono<PortalEnv>, deps: Deps) {
           <div class="card">
             <h2>{session.active.name}</h2>
             <p class="muted">
-              Your role: <span class="badge">{session.active.role}</span>
+              Your role: <StatusBadge>{session.active.role}</StatusBadge>
             </p>
             <p>
               <a href="/approvals">

@@ -28,6 +28,7 @@ import { Layout, render } from "../ui/layout";
 import { Notice } from "../ui/notice";
 import { when } from "../ui/format";
 import type { Session } from "./session";
+import { StatusBadge } from "../ui/badge";
 
 const PATH = "/inbox";
 const PER_PAGE = 20;
@@ -75,10 +76,10 @@ const Item = (p: { n: NotificationItem; session: Session; back: string; several:
   return (
     <li class={`note${n.read ? "" : " new"}`} id={`n${n.id}`}>
       <p class="note-title">
-        {!n.read && <span class="badge unread">new</span>} {n.title}
+        {!n.read && <StatusBadge tone="unread">new</StatusBadge>} {n.title}
       </p>
       <p class="muted small">
-        {p.several && <span class="badge">{n.company}</span>} {n.actor?.name && <>{n.actor.name} · </>}
+        {p.several && <StatusBadge>{n.company}</StatusBadge>} {n.actor?.name && <>{n.actor.name} · </>}
         {when(new Date(n.createdAt))}
         {n.snoozedUntil && <> · snoozed until {when(new Date(n.snoozedUntil))}</>}
       </p>

@@ -35,6 +35,7 @@ import { Csrf, DangerButton } from "../../ui/forms";
 import { Layout, render } from "../../ui/layout";
 import { Notice } from "../../ui/notice";
 import { actorOf, viewerOf, canManage, type PageEnv, type Viewer } from "../../ui/signed-in";
+import { StatusBadge } from "../../ui/badge";
 
 export const BILLING_PATH = "/billing";
 const PATH = BILLING_PATH;
@@ -110,7 +111,7 @@ const BillingPage = (p: { viewer: Viewer; data: Data; error?: string; notice?: s
                     <a href={`${PATH}/invoices/${i.id}/pdf`}>{i.number ?? `Draft ${i.id}`}</a>
                   </td>
                   <td>
-                    <span class="badge">{i.status}</span>
+                    <StatusBadge>{i.status}</StatusBadge>
                   </td>
                   <td>{formatMoney(i.totalCents, i.currency)}</td>
                   <td class="hide-sm">{i.issuedAt ? when(new Date(i.issuedAt)) : "—"}</td>
@@ -174,7 +175,7 @@ const BillingPage = (p: { viewer: Viewer; data: Data; error?: string; notice?: s
                     {x.intervalCount > 1 ? `${x.intervalCount} ${x.interval}s` : x.interval}
                   </td>
                   <td>
-                    <span class="badge">{x.status}</span>
+                    <StatusBadge>{x.status}</StatusBadge>
                   </td>
                   <td class="hide-sm">{x.nextInvoiceAt ? when(new Date(x.nextInvoiceAt)) : "—"}</td>
                   <td>
