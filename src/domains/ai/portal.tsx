@@ -19,6 +19,8 @@ import { Csrf, DangerButton } from "../../ui/forms";
 import { Layout, render } from "../../ui/layout";
 import { Notice } from "../../ui/notice";
 import { Pager } from "../../ui/pager";
+import { StatusBadge } from "../../ui/badge";
+import { DataTable } from "../../ui/table";
 import { actorOf, viewerOf, canManage, type PageEnv, type Viewer } from "../../ui/signed-in";
 import { users } from "../accounts/tables";
 import { creditBalance, creditLedger, DEFAULT_THRESHOLDS, grantCreditsAs, MAX_AMOUNT, setBudgetAs } from "./credits";
@@ -184,41 +186,26 @@ const Page = (p: { viewer: Viewer; bal: Balance; ledger: Ledger; names: Map<numb
           </a>
         ))}
       </nav>
-      <div class="card scroll">
-        {p.ledger.items.length === 0 ? (
-          <p class="muted">No entries{p.view.kind ? ` of this kind` : ""} yet.</p>
-        ) : (
-          <table id="ledger">
-            <thead>
-              <tr>
-                <th>When</th>
-                <th>Entry</th>
-                <th>Credits</th>
-                <th>Balance after</th>
-                <th class="hide-sm">Note</th>
-              </tr>
-            </thead>
-            <tbody>
-              {p.ledger.items.map((e) => (
-                <tr id={`entry-${e.id}`}>
-                  <td>{when(e.at ? new Date(e.at) : null)}</td>
-                  <td>
-                    <span class={e.kind === "refund" ? "badge ok" : "badge"}>{e.kind}</span>{" "}
-                    {e.kind !== "grant" && <>{e.reason}</>}
-                    {e.ref && <span class="muted small"> {e.ref}</span>}
-                    {e.userId !== null && (
-                      <span class="muted small"> · {p.names.get(e.userId) ?? `user ${e.userId}`}</span>
-                    )}
-                  </td>
-                  <td>{e.amount > 0 ? `+${fmt(e.amount)}` : `−${fmt(-e.amount)}`}</td>
-                  <td>{fmt(e.balanceAfter)}</td>
-                  <td class="hide-sm">{e.note ?? ""}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </div>
+      <DataTable
+        id="ledger"
+        columns={["When", "Entry", "Credits", "Balance after", { label: "Note", hideSm: true }]}
+        empty={p.ledger.items.length === 0 && <>No entries{p.view.kind ? ` of this kind` : ""} yet.</>}
+      >
+        {p.ledger.items.map((e) => (
+          <tr id={`entry-${e.id}`}>
+            <td>{when(e.at ? new Date(e.at) : null)}</td>
+            <td>
+              <StatusBadge tone={e.kind === "refund" ? "ok" : "neutral"}>{e.kind}</StatusBadge>{" "}
+              {e.kind !== "grant" && <>{e.reason}</>}
+              {e.ref && <span class="muted small"> {e.ref}</span>}
+              {e.userId !== null && <span class="muted small"> · {p.names.get(e.userId) ?? `user ${e.userId}`}</span>}
+            </td>
+            <td>{e.amount > 0 ? `+${fmt(e.amount)}` : `−${fmt(-e.amount)}`}</td>
+            <td>{fmt(e.balanceAfter)}</td>
+            <td class="hide-sm">{e.note ?? ""}</td>
+          </tr>
+        ))}
+      </DataTable>
       <Pager pageNo={p.view.pageNo} pages={pages} href={(n) => here(p.view, n)} />
     </Layout>
   );

@@ -36,6 +36,8 @@ import { Layout, render } from "../../ui/layout";
 import { Notice } from "../../ui/notice";
 import { actorOf, viewerOf, canManage, type PageEnv, type Viewer } from "../../ui/signed-in";
 import { StatusBadge } from "../../ui/badge";
+import { PageHeader } from "../../ui/page-header";
+import { DataTable } from "../../ui/table";
 
 export const BILLING_PATH = "/billing";
 const PATH = BILLING_PATH;
@@ -79,116 +81,87 @@ const BillingPage = (p: { viewer: Viewer; data: Data; error?: string; notice?: s
   );
   return (
     <Layout title="Billing" viewer={p.viewer} path={PATH}>
-      <h1>Billing of {p.viewer.active!.name}</h1>
-      <p class="lead">
-        Outstanding {money(s.outstandingCents)} · overdue {money(s.overdueCents)} · recurring{" "}
-        {money(s.monthlyRecurringCents)} a month
-        {s.nextInvoiceAt && <> · next invoice {when(new Date(s.nextInvoiceAt))}</>}
-      </p>
+      <PageHeader
+        title={`Billing of ${p.viewer.active!.name}`}
+        lead={
+          <>
+            Outstanding {money(s.outstandingCents)} · overdue {money(s.overdueCents)} · recurring{" "}
+            {money(s.monthlyRecurringCents)} a month
+            {s.nextInvoiceAt && <> · next invoice {when(new Date(s.nextInvoiceAt))}</>}
+          </>
+        }
+      />
       {p.notice && <Notice kind="ok">{p.notice}</Notice>}
       {p.error && <Notice kind="error">{p.error}</Notice>}
 
       <h2>Invoices</h2>
-      <div class="card scroll">
-        {p.data.invoices.length === 0 ? (
-          <p class="muted">No invoices yet.</p>
-        ) : (
-          <table>
-            <thead>
-              <tr>
-                <th>Invoice</th>
-                <th>Status</th>
-                <th>Total</th>
-                <th class="hide-sm">Issued</th>
-                <th class="hide-sm">Due</th>
-                <th></th>
-              </tr>
-            </thead>
-            <tbody>
-              {p.data.invoices.map((i) => (
-                <tr id={`invoice-${i.id}`}>
-                  <td>
-                    <a href={`${PATH}/invoices/${i.id}/pdf`}>{i.number ?? `Draft ${i.id}`}</a>
-                  </td>
-                  <td>
-                    <StatusBadge>{i.status}</StatusBadge>
-                  </td>
-                  <td>{formatMoney(i.totalCents, i.currency)}</td>
-                  <td class="hide-sm">{i.issuedAt ? when(new Date(i.issuedAt)) : "—"}</td>
-                  <td class="hide-sm">{i.dueAt ? when(new Date(i.dueAt)) : "—"}</td>
-                  <td>
-                    {manage && i.status === "draft" && (
-                      <>
-                        {action(`invoices/${i.id}/issue`, "Issue", "")}
-                        <DangerButton
-                          viewer={p.viewer}
-                          action={`${PATH}/invoices/${i.id}/delete`}
-                          label="Delete draft"
-                        />
-                      </>
-                    )}
-                    {manage && (i.status === "open" || i.status === "overdue") && (
-                      <>
-                        {action(
-                          `invoices/${i.id}/paid`,
-                          "Mark paid",
-                          "",
-                          <input
-                            name="reference"
-                            maxlength={200}
-                            placeholder="Payment reference"
-                            aria-label={`Payment reference for ${i.number}`}
-                          />,
-                        )}
-                        <DangerButton viewer={p.viewer} action={`${PATH}/invoices/${i.id}/void`} label="Void" />
-                      </>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </div>
+      <DataTable
+        columns={["Invoice", "Status", "Total", { label: "Issued", hideSm: true }, { label: "Due", hideSm: true }, ""]}
+        empty={p.data.invoices.length === 0 && "No invoices yet."}
+      >
+        {p.data.invoices.map((i) => (
+          <tr id={`invoice-${i.id}`}>
+            <td>
+              <a href={`${PATH}/invoices/${i.id}/pdf`}>{i.number ?? `Draft ${i.id}`}</a>
+            </td>
+            <td>
+              <StatusBadge>{i.status}</StatusBadge>
+            </td>
+            <td>{formatMoney(i.totalCents, i.currency)}</td>
+            <td class="hide-sm">{i.issuedAt ? when(new Date(i.issuedAt)) : "—"}</td>
+            <td class="hide-sm">{i.dueAt ? when(new Date(i.dueAt)) : "—"}</td>
+            <td>
+              {manage && i.status === "draft" && (
+                <>
+                  {action(`invoices/${i.id}/issue`, "Issue", "")}
+                  <DangerButton viewer={p.viewer} action={`${PATH}/invoices/${i.id}/delete`} label="Delete draft" />
+                </>
+              )}
+              {manage && (i.status === "open" || i.status === "overdue") && (
+                <>
+                  {action(
+                    `invoices/${i.id}/paid`,
+                    "Mark paid",
+                    "",
+                    <input
+                      name="reference"
+                      maxlength={200}
+                      placeholder="Payment reference"
+                      aria-label={`Payment reference for ${i.number}`}
+                    />,
+                  )}
+                  <DangerButton viewer={p.viewer} action={`${PATH}/invoices/${i.id}/void`} label="Void" />
+                </>
+              )}
+            </td>
+          </tr>
+        ))}
+      </DataTable>
 
       <h2>Subscriptions</h2>
-      <div class="card scroll">
-        {p.data.subs.length === 0 ? (
-          <p class="muted">No subscriptions.</p>
-        ) : (
-          <table>
-            <thead>
-              <tr>
-                <th>Plan</th>
-                <th>Amount</th>
-                <th>Status</th>
-                <th class="hide-sm">Next invoice</th>
-                <th></th>
-              </tr>
-            </thead>
-            <tbody>
-              {p.data.subs.map((x) => (
-                <tr>
-                  <td>{x.planName}</td>
-                  <td>
-                    {formatMoney(x.amountCents, x.currency)} every{" "}
-                    {x.intervalCount > 1 ? `${x.intervalCount} ${x.interval}s` : x.interval}
-                  </td>
-                  <td>
-                    <StatusBadge>{x.status}</StatusBadge>
-                  </td>
-                  <td class="hide-sm">{x.nextInvoiceAt ? when(new Date(x.nextInvoiceAt)) : "—"}</td>
-                  <td>
-                    {manage && x.status === "active" && (
-                      <DangerButton viewer={p.viewer} action={`${PATH}/subscriptions/${x.id}/cancel`} label="Cancel" />
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </div>
+      <DataTable
+        columns={["Plan", "Amount", "Status", { label: "Next invoice", hideSm: true }, ""]}
+        empty={p.data.subs.length === 0 && "No subscriptions."}
+      >
+        {p.data.subs.map((x) => (
+          <tr>
+            <td>{x.planName}</td>
+            <td>
+              {formatMoney(x.amountCents, x.currency)} every{" "}
+              {x.intervalCount > 1 ? `${x.intervalCount} ${x.interval}s` : x.interval}
+            </td>
+            <td>
+              <StatusBadge>{x.status}</StatusBadge>
+            </td>
+            <td class="hide-sm">{x.nextInvoiceAt ? when(new Date(x.nextInvoiceAt)) : "—"}</td>
+            <td>
+              {manage && x.status === "active" && (
+                <DangerButton viewer={p.viewer} action={`${PATH}/subscriptions/${x.id}/cancel`} label="Cancel" />
+              )}
+            </td>
+          </tr>
+        ))}
+      </DataTable>
 
       {manage && (
         <>

@@ -28,7 +28,9 @@ import { when } from "../../ui/format";
 import { Csrf } from "../../ui/forms";
 import { Layout, render } from "../../ui/layout";
 import { Notice } from "../../ui/notice";
+import { PageHeader } from "../../ui/page-header";
 import { Pager } from "../../ui/pager";
+import { DataTable } from "../../ui/table";
 import { actorOf, viewerOf, canManage, type PageEnv, type Viewer } from "../../ui/signed-in";
 import { events } from "../../core/tables";
 import { memberships, users } from "../accounts/tables";
@@ -272,12 +274,16 @@ const ListPage = (p: {
   const pages = Math.max(1, Math.ceil(p.data.total / PER_PAGE));
   return (
     <Layout title="Chat" viewer={p.viewer} path={CHAT_PATH}>
-      <h1>Chat of {p.viewer.active!.name}</h1>
-      <p class="lead">
-        {p.data.total} conversation{p.data.total === 1 ? "" : "s"}
-        {f.status === null ? " open or pending" : f.status === "all" ? "" : ` ${f.status}`}.
-        {!canManage(p.viewer) && " You can read them; owners and admins answer."}
-      </p>
+      <PageHeader
+        title={`Chat of ${p.viewer.active!.name}`}
+        lead={
+          <>
+            {p.data.total} conversation{p.data.total === 1 ? "" : "s"}
+            {f.status === null ? " open or pending" : f.status === "all" ? "" : ` ${f.status}`}.
+            {!canManage(p.viewer) && " You can read them; owners and admins answer."}
+          </>
+        }
+      />
       <form class="card" method="get" action={CHAT_PATH} aria-label="Filter conversations">
         <label for="f-q">Search (text, visitor name or email, #number)</label>
         <input type="text" id="f-q" name="q" maxlength={200} value={f.q} />
@@ -342,54 +348,45 @@ const ListPage = (p: {
         data-after={String(p.cursor)}
         data-changes={String(p.changes)}
       ></div>
-      <div class="card scroll">
-        {p.data.items.length === 0 ? (
-          <p class="muted">No conversations match.</p>
-        ) : (
-          <table id="conversations">
-            <thead>
-              <tr>
-                <th>#</th>
-                <th>Visitor</th>
-                <th>Status</th>
-                <th class="hide-sm">Inbox</th>
-                <th class="hide-sm">Assignee</th>
-                <th>Last message</th>
-              </tr>
-            </thead>
-            <tbody>
-              {p.data.items.map((c) => (
-                <tr id={`c${c.id}`}>
-                  <td>
-                    <a href={`${CHAT_PATH}/${c.id}`}>{c.ref}</a>
-                  </td>
-                  <td>
-                    <a href={`${CHAT_PATH}/${c.id}`}>{visitorName(c.visitor)}</a>
-                    {c.waitingSince && <span class="badge warn"> waiting</span>}
-                    <span class={c.priority !== "none" ? "badge warn prio" : "prio"}>
-                      {c.priority !== "none" ? ` ${c.priority}` : ""}
-                    </span>
-                    <span class="labels">
-                      {c.labels.map((l) => (
-                        <span class="badge"> {l}</span>
-                      ))}
-                    </span>
-                  </td>
-                  <td class="status">
-                    <span class={STATUS_BADGE[c.status]}>{STATUS_LABEL[c.status]}</span>
-                    <span class="muted small snz">
-                      {c.snoozedUntil ? ` until ${when(new Date(c.snoozedUntil))}` : ""}
-                    </span>
-                  </td>
-                  <td class="hide-sm">{c.inbox.name}</td>
-                  <td class="hide-sm assignee">{c.assignee ? (c.assignee.name ?? c.assignee.email) : "—"}</td>
-                  <td class="last">{when(new Date(c.lastMessageAt))}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </div>
+      <DataTable
+        id="conversations"
+        columns={[
+          "#",
+          "Visitor",
+          "Status",
+          { label: "Inbox", hideSm: true },
+          { label: "Assignee", hideSm: true },
+          "Last message",
+        ]}
+        empty={p.data.items.length === 0 && "No conversations match."}
+      >
+        {p.data.items.map((c) => (
+          <tr id={`c${c.id}`}>
+            <td>
+              <a href={`${CHAT_PATH}/${c.id}`}>{c.ref}</a>
+            </td>
+            <td>
+              <a href={`${CHAT_PATH}/${c.id}`}>{visitorName(c.visitor)}</a>
+              {c.waitingSince && <span class="badge warn"> waiting</span>}
+              <span class={c.priority !== "none" ? "badge warn prio" : "prio"}>
+                {c.priority !== "none" ? ` ${c.priority}` : ""}
+              </span>
+              <span class="labels">
+                {c.labels.map((l) => (
+                  <span class="badge"> {l}</span>
+                ))}
+              </span>
+            </td>
+            <td class="status">
+              <span class={STATUS_BADGE[c.status]}>{STATUS_LABEL[c.status]}</span>
+              <span class="muted small snz">{c.snoozedUntil ? ` until ${when(new Date(c.snoozedUntil))}` : ""}</span>
+            </td>
+            <td class="hide-sm">{c.inbox.name}</td>
+            <td class="hide-sm assignee">{c.assignee ? (c.assignee.name ?? c.assignee.email) : "—"}</td>
+            <td class="last">{when(new Date(c.lastMessageAt))}</td>
+          </tr>
+        ))}
+      </DataTable>
       <Pager pageNo={f.pageNo} pages={pages} href={(n) => listHref(f, n)} />
       <Script nonce={p.nonce} js={LIST_JS} />
     </Layout>
