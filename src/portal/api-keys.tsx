@@ -12,7 +12,7 @@ import { AppError, invalid, isAppError } from "../core/errors";
 import { listMcpKeys, mintMcpKey, revokeMcpKey } from "../domains/accounts/verbs";
 import type { Form } from "../ui/form-data";
 import { signedIn, type PortalEnv } from "./guard";
-import { Csrf, DangerButton } from "../ui/forms";
+import { Csrf, DangerButton, Field } from "../ui/forms";
 import { Layout, render } from "../ui/layout";
 import { StatusBadge, type Tone } from "../ui/badge";
 import { Notice } from "../ui/notice";
@@ -155,16 +155,17 @@ const KeysPage = (p: {
       {p.error && <Notice kind="error">{p.error}</Notice>}
       <form class="card" method="post" action={PATH}>
         <Csrf viewer={p.session} />
-        <label for="key-name">Name</label>
-        <input
-          id="key-name"
-          type="text"
-          name="name"
-          maxlength={100}
-          required
-          value={p.draft.name}
-          placeholder="e.g. Claude on my laptop"
-        />
+        <Field id="key-name" label="Name">
+          <input
+            id="key-name"
+            type="text"
+            name="name"
+            maxlength={100}
+            required
+            value={p.draft.name}
+            placeholder="e.g. Claude on my laptop"
+          />
+        </Field>
         <fieldset>
           <legend>Companies it may reach</legend>
           {p.session.companies.map((m) => (
@@ -182,14 +183,15 @@ const KeysPage = (p: {
           <input type="checkbox" name="require_cms_approval" checked={p.draft.requireCmsApproval} /> Content and media
           changes made with this key wait for a person's approval
         </label>
-        <label for="key-expiry">Expires</label>
-        <select id="key-expiry" name="expiry">
-          {EXPIRY_CHOICES.map((e) => (
-            <option value={e.value} selected={p.draft.expiry === e.value}>
-              {e.label}
-            </option>
-          ))}
-        </select>
+        <Field id="key-expiry" label="Expires">
+          <select id="key-expiry" name="expiry">
+            {EXPIRY_CHOICES.map((e) => (
+              <option value={e.value} selected={p.draft.expiry === e.value}>
+                {e.label}
+              </option>
+            ))}
+          </select>
+        </Field>
         <div class="actions">
           <button type="submit">Create key</button>
         </div>

@@ -15,6 +15,8 @@ import { signedIn, type PortalEnv } from "./guard";
 import { Csrf } from "../ui/forms";
 import { Layout, render } from "../ui/layout";
 import { Notice } from "../ui/notice";
+import { PageHeader } from "../ui/page-header";
+import { EmptyState } from "../ui/table";
 import { when } from "../ui/format";
 import { mapSeq } from "../core/maybe";
 
@@ -91,11 +93,11 @@ export function approvalRoutes(app: Hono<PortalEnv>, deps: Deps) {
     return render(
       c,
       <Layout title="Approvals" viewer={session} path={PATH}>
-        <h1>Approvals</h1>
-        <p class="lead">
-          Changes agents drafted or staged for {session.active!.name}, waiting for a person. {list.total} pending.
-        </p>
-        {details.length === 0 && <p class="muted">Nothing is waiting for approval.</p>}
+        <PageHeader
+          title="Approvals"
+          lead={`Changes agents drafted or staged for ${session.active!.name}, waiting for a person. ${list.total} pending.`}
+        />
+        {details.length === 0 && <EmptyState>Nothing is waiting for approval.</EmptyState>}
         {details.map((a) => (
           <article class="card">
             <h2>

@@ -29,6 +29,7 @@ import { Notice } from "../ui/notice";
 import { when } from "../ui/format";
 import type { Session } from "./session";
 import { StatusBadge } from "../ui/badge";
+import { PageHeader } from "../ui/page-header";
 
 const PATH = "/inbox";
 const PER_PAGE = 20;
@@ -120,11 +121,15 @@ export function inboxRoutes(app: Hono<PortalEnv>, deps: Deps) {
     return render(
       c,
       <Layout title={session.unread ? `Inbox (${session.unread})` : "Inbox"} viewer={session} path={PATH}>
-        <h1>Inbox</h1>
-        <p class="lead">
-          {list.unreadCount === 0 ? "Nothing unread." : `${list.unreadCount} unread.`}{" "}
-          <a href="/settings/profile#notifications">Choose what you are notified about</a>
-        </p>
+        <PageHeader
+          title="Inbox"
+          lead={
+            <>
+              {list.unreadCount === 0 ? "Nothing unread." : `${list.unreadCount} unread.`}{" "}
+              <a href="/settings/profile#notifications">Choose what you are notified about</a>
+            </>
+          }
+        />
         {done === "all" && <Notice kind="ok">Everything is marked read.</Notice>}
         <nav class="tabs" aria-label="Inbox views">
           {TABS.map((t) => (
