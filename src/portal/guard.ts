@@ -102,7 +102,9 @@ export function signedIn(deps: Deps): MiddlewareHandler<PortalEnv> {
     if (!session) return loginRedirect(c);
     if (!SAFE_METHODS.has(c.req.method)) checkedForm(c);
     c.set("session", session);
-    c.set("viewer", session);
+    // What a page may know of the person (src/ui/signed-in.ts): not the session itself.
+    const { csrfToken, user, companies, active, unread } = session;
+    c.set("viewer", { csrfToken, user, companies, active, unread });
     c.set("actor", () => portalActor(deps, c, session));
     await next();
   };
@@ -112,8 +114,9 @@ export function signedIn(deps: Deps): MiddlewareHandler<PortalEnv> {
  * Mounts pages that must not see the session (a domain's, Domain.portal):
  * `register` adds its routes to a fresh app, and each route is added to the
  * portal app behind `signedIn`, so every one of them requires sign-in and
- * receives the viewer, the actor and the checked form — a page cannot
- * forget the guard, and none can reach the session or the guard itself.
+ * receives the viewer, the actor and the checked form (PageEnv, which has
+ * no session): a page cannot forget the guard, and needs neither the
+ * session nor the guard itself.
  */
 export function pageRoutes(app: Hono<PortalEnv>, deps: Deps, register: (pages: Hono<PageEnv>) => void): void {
   const pages = new Hono<PageEnv>();
