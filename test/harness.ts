@@ -22,7 +22,13 @@ export interface TestServer extends RunningServer {
 }
 
 export async function startTestServer(
-  opts: { seed?: boolean; config?: Partial<Config>; clock?: ManualClock; accessLog?: Sink; catalog?: DomainCatalog } = {},
+  opts: {
+    seed?: boolean;
+    config?: Partial<Config>;
+    clock?: ManualClock;
+    accessLog?: Sink;
+    catalog?: DomainCatalog;
+  } = {},
 ): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), "plinth-test-"));
   const databaseUrl = ON_PG ? await freshDatabaseUrl() : null;

@@ -205,7 +205,7 @@ export interface ScopeArea {
 
 /** A domain's part of the portal: routes on the portal app, and navigation entries. */
 export interface PortalPages {
-  /** Registers routes on the portal app (a `Hono<PortalEnv>` from src/portal/guard.ts); paths must not collide with the core's. */
+  /** Registers routes on a `Hono<PageEnv>` (src/ui/signed-in.ts) that the portal mounts behind sign-in; paths must not collide with the core's. */
   routes(app: Hono<any>, deps: Deps): void;
   /** Shown in the navigation to members whose role in the active company is at least `minRole` (default viewer). */
   nav?: { href: string; label: string; minRole?: Role }[];

@@ -16,9 +16,11 @@ import { randomHex, sha256Hex } from "../core/secrets";
 import type { Context, Hono } from "hono";
 import type { Deps } from "../core/context";
 import { AppError, isAppError } from "../core/errors";
-import { readForm } from "../portal/forms";
+import { readForm } from "../ui/form-data";
 import { checkedForm, loginRedirect, type PortalEnv } from "../portal/guard";
-import { Csrf, Layout, Notice, render } from "../portal/layout";
+import { Csrf } from "../ui/forms";
+import { Layout, render } from "../ui/layout";
+import { Notice } from "../ui/notice";
 import {
   askedChoice,
   askedSummary,
@@ -89,7 +91,7 @@ const ConsentPage = (p: {
   const hasCompanies = p.session.companies.length > 0;
   const grantable = p.offer.areas.length > 0 || p.offer.fullAccess;
   return (
-    <Layout title={`Connect ${name}`} session={p.session} path={PATHS.authorize} narrow focused>
+    <Layout title={`Connect ${name}`} viewer={p.session} path={PATHS.authorize} narrow focused>
       <h1>Connect {name} to Plinth?</h1>
       {p.error && <Notice kind="error">{p.error}</Notice>}
       <div class="card client">
@@ -118,7 +120,7 @@ const ConsentPage = (p: {
         Signed in as <strong>{p.session.user.email}</strong>. Not you? Sign out first.
       </p>
       <form method="post" action={PATHS.authorize}>
-        <Csrf session={p.session} />
+        <Csrf viewer={p.session} />
         {REQUEST_PARAMS.filter((k) => p.request.params[k] !== undefined).map((k) => (
           <input type="hidden" name={k} value={p.request.params[k]} />
         ))}
@@ -168,7 +170,7 @@ const ConsentPage = (p: {
 };
 
 const ErrorPage = (p: { session: Session | null; message: string }) => (
-  <Layout title="Cannot connect" session={p.session} path={PATHS.authorize} narrow>
+  <Layout title="Cannot connect" viewer={p.session} path={PATHS.authorize} narrow>
     <h1>This connection request cannot be used</h1>
     <Notice kind="error">{p.message}</Notice>
     <p class="muted">Go back to the application and start connecting again. If it keeps failing, tell its publisher.</p>

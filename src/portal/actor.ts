@@ -7,6 +7,7 @@
 import type { Context } from "hono";
 import type { ActorContext, Deps } from "../core/context";
 import { AppError } from "../core/errors";
+import { canManage } from "../ui/signed-in";
 import type { Session } from "./session";
 
 export function portalActor(deps: Deps, c: Context, session: Session): ActorContext {
@@ -27,11 +28,6 @@ export function portalActor(deps: Deps, c: Context, session: Session): ActorCont
     company: session.active,
     requestId: c.get("requestId") ?? "",
   };
-}
-
-/** Owners and admins manage; viewers see. */
-export function canManage(session: Session): boolean {
-  return session.active?.role === "owner" || session.active?.role === "admin";
 }
 
 export function requireManager(session: Session, what: string): void {

@@ -10,9 +10,15 @@ import type { Hono } from "hono";
 import type { Deps } from "../core/context";
 import { AppError, invalid, isAppError } from "../core/errors";
 import { listMcpKeys, mintMcpKey, revokeMcpKey } from "../domains/accounts/verbs";
-import type { Form } from "./forms";
+import type { Form } from "../ui/form-data";
 import { signedIn, type PortalEnv } from "./guard";
-import { Csrf, DangerButton, Layout, Notice, render, when } from "./layout";
+import { Csrf, DangerButton, Field } from "../ui/forms";
+import { Layout, render } from "../ui/layout";
+import { StatusBadge, type Tone } from "../ui/badge";
+import { Notice } from "../ui/notice";
+import { PageHeader } from "../ui/page-header";
+import { DataTable, EmptyState } from "../ui/table";
+import { when } from "../ui/format";
 import { emptyChoice, grantedScopes, offerAll, readScopeChoice, ScopeChooser, type ScopeChoice } from "./scope-picker";
 import type { Session } from "./session";
 
@@ -54,10 +60,10 @@ export function readKeyDraft(form: Form, session: Session): KeyDraft {
 
 type KeyRow = Awaited<ReturnType<typeof listMcpKeys>>[number];
 
-function status(k: KeyRow, now: number): { label: string; kind: string } {
-  if (k.revokedAt) return { label: "revoked", kind: "danger" };
-  if (k.expiresAt && k.expiresAt.getTime() <= now) return { label: "expired", kind: "warn" };
-  return { label: "active", kind: "ok" };
+function status(k: KeyRow, now: number): { label: string; tone: Tone } {
+  if (k.revokedAt) return { label: "revoked", tone: "danger" };
+  if (k.expiresAt && k.expiresAt.getTime() <= now) return { label: "expired", tone: "warn" };
+  return { label: "active", tone: "ok" };
 }
 
 const EMPTY: KeyDraft = {
@@ -83,12 +89,11 @@ const KeysPage = (p: {
     p.draft.companyIds.length ? p.draft.companyIds : p.session.active ? [p.session.active.id] : [],
   );
   return (
-    <Layout title="API keys" session={p.session} path={PATH}>
-      <h1>API keys</h1>
-      <p class="lead">
-        Keys for MCP clients that cannot sign in with a browser. They act as you, with the scopes you choose, in the
-        companies you choose.
-      </p>
+    <Layout title="API keys" viewer={p.session} path={PATH}>
+      <PageHeader
+        title="API keys"
+        lead="Keys for MCP clients that cannot sign in with a browser. They act as you, with the scopes you choose, in the companies you choose."
+      />
       {p.notice && <Notice kind="ok">{p.notice}</Notice>}
       {p.created && (
         <div class="notice ok" role="status">
@@ -103,76 +108,70 @@ const KeysPage = (p: {
       )}
       <h2>Your keys</h2>
       {p.keys.length === 0 ? (
-        <p class="muted">No keys yet.</p>
+        <EmptyState>No keys yet.</EmptyState>
       ) : (
-        <div class="card scroll">
-          <table>
-            <thead>
+        <DataTable
+          columns={[
+            "Name",
+            "Scopes",
+            { label: "Companies", hideSm: true },
+            { label: "Created", hideSm: true },
+            "Last used",
+            { label: "Expires", hideSm: true },
+            "Status",
+            "",
+          ]}
+        >
+          {p.keys.map((k) => {
+            const s = status(k, p.now);
+            return (
               <tr>
-                <th>Name</th>
-                <th>Scopes</th>
-                <th class="hide-sm">Companies</th>
-                <th class="hide-sm">Created</th>
-                <th>Last used</th>
-                <th class="hide-sm">Expires</th>
-                <th>Status</th>
-                <th></th>
+                <td>
+                  {k.name}
+                  <div class="muted small">
+                    <code>{k.hint}…</code>
+                    {k.requireCmsApproval && <StatusBadge tone="warn">changes need approval</StatusBadge>}
+                  </div>
+                </td>
+                <td class="small">{k.scopes.join(" ")}</td>
+                <td class="hide-sm small">{k.companyIds.map((id) => companyName.get(id) ?? `#${id}`).join(", ")}</td>
+                <td class="hide-sm small">{when(k.createdAt)}</td>
+                <td class="small">{k.lastUsedAt ? when(k.lastUsedAt) : "never"}</td>
+                <td class="hide-sm small">{k.expiresAt ? when(k.expiresAt) : "never"}</td>
+                <td>
+                  <StatusBadge tone={s.tone}>{s.label}</StatusBadge>
+                </td>
+                <td>
+                  {s.label === "active" && (
+                    <DangerButton viewer={p.session} action={`${PATH}/${k.id}/revoke`} label="Revoke" />
+                  )}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {p.keys.map((k) => {
-                const s = status(k, p.now);
-                return (
-                  <tr>
-                    <td>
-                      {k.name}
-                      <div class="muted small">
-                        <code>{k.hint}…</code>
-                        {k.requireCmsApproval && <span class="badge warn">changes need approval</span>}
-                      </div>
-                    </td>
-                    <td class="small">{k.scopes.join(" ")}</td>
-                    <td class="hide-sm small">
-                      {k.companyIds.map((id) => companyName.get(id) ?? `#${id}`).join(", ")}
-                    </td>
-                    <td class="hide-sm small">{when(k.createdAt)}</td>
-                    <td class="small">{k.lastUsedAt ? when(k.lastUsedAt) : "never"}</td>
-                    <td class="hide-sm small">{k.expiresAt ? when(k.expiresAt) : "never"}</td>
-                    <td>
-                      <span class={`badge ${s.kind}`}>{s.label}</span>
-                    </td>
-                    <td>
-                      {s.label === "active" && (
-                        <DangerButton session={p.session} action={`${PATH}/${k.id}/revoke`} label="Revoke" />
-                      )}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+            );
+          })}
+        </DataTable>
       )}
       <h2 id="create">Create a key</h2>
       {p.error && <Notice kind="error">{p.error}</Notice>}
       <form class="card" method="post" action={PATH}>
-        <Csrf session={p.session} />
-        <label for="key-name">Name</label>
-        <input
-          id="key-name"
-          type="text"
-          name="name"
-          maxlength={100}
-          required
-          value={p.draft.name}
-          placeholder="e.g. Claude on my laptop"
-        />
+        <Csrf viewer={p.session} />
+        <Field id="key-name" label="Name">
+          <input
+            id="key-name"
+            type="text"
+            name="name"
+            maxlength={100}
+            required
+            value={p.draft.name}
+            placeholder="e.g. Claude on my laptop"
+          />
+        </Field>
         <fieldset>
           <legend>Companies it may reach</legend>
           {p.session.companies.map((m) => (
             <label class="inline">
               <input type="checkbox" name="company" value={String(m.id)} checked={checkedCompanies.has(m.id)} />{" "}
-              {m.name} <span class="badge">{m.role}</span>
+              {m.name} <StatusBadge>{m.role}</StatusBadge>
             </label>
           ))}
         </fieldset>
@@ -184,14 +183,15 @@ const KeysPage = (p: {
           <input type="checkbox" name="require_cms_approval" checked={p.draft.requireCmsApproval} /> Content and media
           changes made with this key wait for a person's approval
         </label>
-        <label for="key-expiry">Expires</label>
-        <select id="key-expiry" name="expiry">
-          {EXPIRY_CHOICES.map((e) => (
-            <option value={e.value} selected={p.draft.expiry === e.value}>
-              {e.label}
-            </option>
-          ))}
-        </select>
+        <Field id="key-expiry" label="Expires">
+          <select id="key-expiry" name="expiry">
+            {EXPIRY_CHOICES.map((e) => (
+              <option value={e.value} selected={p.draft.expiry === e.value}>
+                {e.label}
+              </option>
+            ))}
+          </select>
+        </Field>
         <div class="actions">
           <button type="submit">Create key</button>
         </div>

@@ -9,9 +9,15 @@ import type { Hono } from "hono";
 import type { Deps } from "../core/context";
 import { AppError } from "../core/errors";
 import { decideApproval, getApproval, listApprovals, previewCss, type ApprovalView } from "../domains/approvals/verbs";
-import { canManage, portalActor, requireManager } from "./actor";
+import { canManage } from "../ui/signed-in";
+import { portalActor, requireManager } from "./actor";
 import { signedIn, type PortalEnv } from "./guard";
-import { Csrf, Layout, Notice, render, when } from "./layout";
+import { Csrf } from "../ui/forms";
+import { Layout, render } from "../ui/layout";
+import { Notice } from "../ui/notice";
+import { PageHeader } from "../ui/page-header";
+import { EmptyState } from "../ui/table";
+import { when } from "../ui/format";
 import { mapSeq } from "../core/maybe";
 
 const PATH = "/approvals";
@@ -86,12 +92,12 @@ export function approvalRoutes(app: Hono<PortalEnv>, deps: Deps) {
     const details = await mapSeq(list.items, async (a) => await getApproval(ctx, a.id));
     return render(
       c,
-      <Layout title="Approvals" session={session} path={PATH}>
-        <h1>Approvals</h1>
-        <p class="lead">
-          Changes agents drafted or staged for {session.active!.name}, waiting for a person. {list.total} pending.
-        </p>
-        {details.length === 0 && <p class="muted">Nothing is waiting for approval.</p>}
+      <Layout title="Approvals" viewer={session} path={PATH}>
+        <PageHeader
+          title="Approvals"
+          lead={`Changes agents drafted or staged for ${session.active!.name}, waiting for a person. ${list.total} pending.`}
+        />
+        {details.length === 0 && <EmptyState>Nothing is waiting for approval.</EmptyState>}
         {details.map((a) => (
           <article class="card">
             <h2>
@@ -140,7 +146,7 @@ export function approvalRoutes(app: Hono<PortalEnv>, deps: Deps) {
     const outcome = c.req.query("outcome");
     return render(
       c,
-      <Layout title={`Approval #${a.id}`} session={session} path={PATH}>
+      <Layout title={`Approval #${a.id}`} viewer={session} path={PATH}>
         <p>
           <a href={PATH}>← All approvals</a>
         </p>
@@ -163,7 +169,7 @@ export function approvalRoutes(app: Hono<PortalEnv>, deps: Deps) {
         {a.status === "pending" &&
           (canManage(session) ? (
             <form class="card" method="post" action={`${PATH}/${a.id}/decide`}>
-              <Csrf session={session} />
+              <Csrf viewer={session} />
               <label for="comment">Comment (optional)</label>
               <input id="comment" type="text" name="comment" maxlength={2000} />
               <div class="actions">

@@ -8,7 +8,12 @@ import type { Deps } from "../core/context";
 import { AppError } from "../core/errors";
 import { disconnect, listConnections } from "../oauth/grants";
 import { signedIn, type PortalEnv } from "./guard";
-import { DangerButton, Layout, Notice, render, when } from "./layout";
+import { DangerButton } from "../ui/forms";
+import { Layout, render } from "../ui/layout";
+import { Notice } from "../ui/notice";
+import { PageHeader } from "../ui/page-header";
+import { DataTable, EmptyState } from "../ui/table";
+import { when } from "../ui/format";
 
 const PATH = "/settings/connections";
 
@@ -19,51 +24,48 @@ export function connectionRoutes(app: Hono<PortalEnv>, deps: Deps) {
     const companyName = new Map(session.companies.map((m) => [m.id, m.name]));
     return render(
       c,
-      <Layout title="Connected apps" session={session} path={PATH}>
-        <h1>Connected apps</h1>
-        <p class="lead">Applications you allowed to use Plinth on your behalf through the browser consent screen.</p>
+      <Layout title="Connected apps" viewer={session} path={PATH}>
+        <PageHeader
+          title="Connected apps"
+          lead="Applications you allowed to use Plinth on your behalf through the browser consent screen."
+        />
         {c.req.query("disconnected") === "1" && <Notice kind="ok">Disconnected. Its tokens no longer work.</Notice>}
         {apps.length === 0 ? (
-          <p class="muted">No connected apps.</p>
+          <EmptyState>No connected apps.</EmptyState>
         ) : (
-          <div class="card scroll">
-            <table>
-              <thead>
-                <tr>
-                  <th>Application</th>
-                  <th>Scopes</th>
-                  <th class="hide-sm">Companies</th>
-                  <th class="hide-sm">Connected</th>
-                  <th>Last used</th>
-                  <th></th>
-                </tr>
-              </thead>
-              <tbody>
-                {apps.map((a) => (
-                  <tr>
-                    <td>
-                      {a.clientName ?? "Unnamed application"}
-                      <div class="muted small">
-                        <code>{a.clientId}</code>
-                      </div>
-                    </td>
-                    <td class="small">{a.scopes.join(" ")}</td>
-                    <td class="hide-sm small">
-                      {a.companyIds
-                        .map((id) => companyName.get(id))
-                        .filter(Boolean)
-                        .join(", ") || <span class="muted">none you still belong to</span>}
-                    </td>
-                    <td class="hide-sm small">{when(a.connectedAt)}</td>
-                    <td class="small">{a.lastUsedAt ? when(a.lastUsedAt) : "never"}</td>
-                    <td>
-                      <DangerButton session={session} action={`${PATH}/${a.familyId}/disconnect`} label="Disconnect" />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            columns={[
+              "Application",
+              "Scopes",
+              { label: "Companies", hideSm: true },
+              { label: "Connected", hideSm: true },
+              "Last used",
+              "",
+            ]}
+          >
+            {apps.map((a) => (
+              <tr>
+                <td>
+                  {a.clientName ?? "Unnamed application"}
+                  <div class="muted small">
+                    <code>{a.clientId}</code>
+                  </div>
+                </td>
+                <td class="small">{a.scopes.join(" ")}</td>
+                <td class="hide-sm small">
+                  {a.companyIds
+                    .map((id) => companyName.get(id))
+                    .filter(Boolean)
+                    .join(", ") || <span class="muted">none you still belong to</span>}
+                </td>
+                <td class="hide-sm small">{when(a.connectedAt)}</td>
+                <td class="small">{a.lastUsedAt ? when(a.lastUsedAt) : "never"}</td>
+                <td>
+                  <DangerButton viewer={session} action={`${PATH}/${a.familyId}/disconnect`} label="Disconnect" />
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         )}
       </Layout>,
     );

@@ -6,7 +6,9 @@ import { countPending } from "../domains/approvals/verbs";
 import { listConnections } from "../oauth/grants";
 import { portalActor } from "./actor";
 import { signedIn, type PortalEnv } from "./guard";
-import { Layout, Notice, render } from "./layout";
+import { Layout, render } from "../ui/layout";
+import { Notice } from "../ui/notice";
+import { StatusBadge } from "../ui/badge";
 
 export function dashboardRoutes(app: Hono<PortalEnv>, deps: Deps) {
   app.get("/", signedIn(deps), async (c) => {
@@ -19,7 +21,7 @@ export function dashboardRoutes(app: Hono<PortalEnv>, deps: Deps) {
     const pending = session.active ? await countPending(portalActor(deps, c, session)) : 0;
     return render(
       c,
-      <Layout title="Overview" session={session} path="/">
+      <Layout title="Overview" viewer={session} path="/">
         <h1>Hello{session.user.name ? `, ${session.user.name}` : ""}</h1>
         {!session.active && (
           <Notice kind="warn">
@@ -30,7 +32,7 @@ export function dashboardRoutes(app: Hono<PortalEnv>, deps: Deps) {
           <div class="card">
             <h2>{session.active.name}</h2>
             <p class="muted">
-              Your role: <span class="badge">{session.active.role}</span>
+              Your role: <StatusBadge>{session.active.role}</StatusBadge>
             </p>
             <p>
               <a href="/approvals">

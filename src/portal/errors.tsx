@@ -8,7 +8,8 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { Deps } from "../core/context";
 import { httpStatus, isAppError } from "../core/errors";
-import { Layout, Notice, render, type RenderOptions } from "./layout";
+import { Layout, render, type RenderOptions } from "../ui/layout";
+import { Notice } from "../ui/notice";
 import { readSession } from "./session";
 import { mapDbError } from "../core/db";
 
@@ -50,7 +51,7 @@ export async function portalErrorResponse(deps: Deps, c: Context, e: unknown): P
   const title = TITLES[status] ?? "Error";
   return render(
     c,
-    <Layout title={title} session={session} path={c.req.path} narrow>
+    <Layout title={title} viewer={session} path={c.req.path} narrow>
       <h1>{title}</h1>
       <Notice kind="error">{message}</Notice>
       <p>

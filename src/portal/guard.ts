@@ -14,15 +14,21 @@
  *   2. the session's CSRF token in the `_csrf` field, whenever a session
  *      exists (sign-in, which has none yet, relies on check 1 alone).
  *
- * `signedIn` then requires a session on the routes that need one.
+ * `signedIn` then requires a session on the routes that need one, and
+ * hands the page what src/ui/signed-in.ts says a signed-in page receives
+ * (the viewer, the actor, the checked form). `pageRoutes` mounts a domain's
+ * pages behind it, so those pages never see the session at all.
  */
-import type { Context, MiddlewareHandler } from "hono";
+import { Hono, type Context, type MiddlewareHandler } from "hono";
 import type { Deps } from "../core/context";
 import { AppError } from "../core/errors";
-import { readForm, type Form } from "./forms";
+import { readForm, type Form } from "../ui/form-data";
+import type { PageEnv } from "../ui/signed-in";
+import { portalActor } from "./actor";
 import { csrfValid, readSession, type Session } from "./session";
 
-export type PortalEnv = { Variables: { session: Session; form: Form; requestId: string } };
+/** A signed-in page's variables (src/ui/signed-in.ts), plus the session itself for the portal's own pages. */
+export type PortalEnv = { Variables: PageEnv["Variables"] & { session: Session } };
 
 /** Methods that change nothing; every other method passes formGuard's checks. */
 const SAFE_METHODS = new Set(["GET", "HEAD"]);
@@ -96,8 +102,31 @@ export function signedIn(deps: Deps): MiddlewareHandler<PortalEnv> {
     if (!session) return loginRedirect(c);
     if (!SAFE_METHODS.has(c.req.method)) checkedForm(c);
     c.set("session", session);
+    // What a page may know of the person (src/ui/signed-in.ts): not the session itself.
+    const { csrfToken, user, companies, active, unread } = session;
+    c.set("viewer", { csrfToken, user, companies, active, unread });
+    c.set("actor", () => portalActor(deps, c, session));
     await next();
   };
+}
+
+/**
+ * Mounts pages that must not see the session (a domain's, Domain.portal):
+ * `register` adds its routes to a fresh app, and each route is added to the
+ * portal app behind `signedIn`, so every one of them requires sign-in and
+ * receives the viewer, the actor and the checked form (PageEnv, which has
+ * no session): a page cannot forget the guard, and needs neither the
+ * session nor the guard itself.
+ */
+export function pageRoutes(app: Hono<PortalEnv>, deps: Deps, register: (pages: Hono<PageEnv>) => void): void {
+  const pages = new Hono<PageEnv>();
+  register(pages);
+  // Middleware on every path would run the guard before sign-in itself: refused when the portal starts.
+  const everywhere = pages.routes.find((r) => r.path === "/*" || r.path === "*");
+  if (everywhere)
+    throw new Error(`a page set may not install middleware on every path (${everywhere.method} ${everywhere.path})`);
+  const guard = signedIn(deps);
+  for (const r of pages.routes) app.on(r.method, r.path, guard, r.handler as MiddlewareHandler<PortalEnv>);
 }
 
 /** `next` targets after sign-in: a path on this site, never another origin. */

@@ -23,8 +23,13 @@ import {
 } from "../domains/notifications/verbs";
 import { signedIn, type PortalEnv } from "./guard";
 import { setActiveCompany } from "./session";
-import { Csrf, Layout, Notice, render, when } from "./layout";
+import { Csrf } from "../ui/forms";
+import { Layout, render } from "../ui/layout";
+import { Notice } from "../ui/notice";
+import { when } from "../ui/format";
 import type { Session } from "./session";
+import { StatusBadge } from "../ui/badge";
+import { PageHeader } from "../ui/page-header";
 
 const PATH = "/inbox";
 const PER_PAGE = 20;
@@ -61,7 +66,7 @@ const Item = (p: { n: NotificationItem; session: Session; back: string; several:
   const { n } = p;
   const post = (action: string, label: string, cls = "secondary", extra?: any) => (
     <form class="inline" method="post" action={`${PATH}/${n.id}/${action}`}>
-      <Csrf session={p.session} />
+      <Csrf viewer={p.session} />
       <input type="hidden" name="back" value={p.back} />
       {extra}
       <button class={cls} type="submit">
@@ -72,10 +77,10 @@ const Item = (p: { n: NotificationItem; session: Session; back: string; several:
   return (
     <li class={`note${n.read ? "" : " new"}`} id={`n${n.id}`}>
       <p class="note-title">
-        {!n.read && <span class="badge unread">new</span>} {n.title}
+        {!n.read && <StatusBadge tone="unread">new</StatusBadge>} {n.title}
       </p>
       <p class="muted small">
-        {p.several && <span class="badge">{n.company}</span>} {n.actor?.name && <>{n.actor.name} · </>}
+        {p.several && <StatusBadge>{n.company}</StatusBadge>} {n.actor?.name && <>{n.actor.name} · </>}
         {when(new Date(n.createdAt))}
         {n.snoozedUntil && <> · snoozed until {when(new Date(n.snoozedUntil))}</>}
       </p>
@@ -85,7 +90,7 @@ const Item = (p: { n: NotificationItem; session: Session; back: string; several:
         {n.read ? post("unread", "Mark unread") : post("read", "Mark read")}
         {n.state !== "archived" && (
           <form class="inline switcher" method="post" action={`${PATH}/${n.id}/snooze`}>
-            <Csrf session={p.session} />
+            <Csrf viewer={p.session} />
             <input type="hidden" name="back" value={p.back} />
             <select name="for" aria-label={`Snooze “${n.title}” for`}>
               {Object.entries(SNOOZES).map(([k, [label]]) => (
@@ -115,12 +120,16 @@ export function inboxRoutes(app: Hono<PortalEnv>, deps: Deps) {
     const done = c.req.query("done");
     return render(
       c,
-      <Layout title={session.unread ? `Inbox (${session.unread})` : "Inbox"} session={session} path={PATH}>
-        <h1>Inbox</h1>
-        <p class="lead">
-          {list.unreadCount === 0 ? "Nothing unread." : `${list.unreadCount} unread.`}{" "}
-          <a href="/settings/profile#notifications">Choose what you are notified about</a>
-        </p>
+      <Layout title={session.unread ? `Inbox (${session.unread})` : "Inbox"} viewer={session} path={PATH}>
+        <PageHeader
+          title="Inbox"
+          lead={
+            <>
+              {list.unreadCount === 0 ? "Nothing unread." : `${list.unreadCount} unread.`}{" "}
+              <a href="/settings/profile#notifications">Choose what you are notified about</a>
+            </>
+          }
+        />
         {done === "all" && <Notice kind="ok">Everything is marked read.</Notice>}
         <nav class="tabs" aria-label="Inbox views">
           {TABS.map((t) => (
@@ -131,7 +140,7 @@ export function inboxRoutes(app: Hono<PortalEnv>, deps: Deps) {
         </nav>
         {list.unreadCount > 0 && view !== "archived" && view !== "snoozed" && (
           <form class="inline" method="post" action={`${PATH}/read-all`}>
-            <Csrf session={session} />
+            <Csrf viewer={session} />
             <input type="hidden" name="back" value={back} />
             <button class="secondary" type="submit">
               Mark all read

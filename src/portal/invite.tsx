@@ -21,8 +21,11 @@ import { rateLimiter } from "../core/limits";
 import { clientAddress } from "../core/public-page";
 import { acceptInvitation, invitationByToken, refusal, type InvitationView } from "../domains/team/invitations";
 import type { PortalEnv } from "./guard";
-import { readForm, type Form } from "./forms";
-import { Csrf, Layout, Notice, render, when } from "./layout";
+import { readForm, type Form } from "../ui/form-data";
+import { Csrf } from "../ui/forms";
+import { Layout, render } from "../ui/layout";
+import { Notice } from "../ui/notice";
+import { when } from "../ui/format";
 import { readSession, startSession, type Session } from "./session";
 import { sessions } from "./tables";
 
@@ -39,7 +42,7 @@ const InvitePage = (p: {
   const action = `/invite/${p.token}`;
   const role = v.role === "viewer" ? "a viewer" : `an ${v.role}`;
   return (
-    <Layout title={`Join ${v.company}`} session={session} path={action} narrow focused>
+    <Layout title={`Join ${v.company}`} viewer={session} path={action} narrow focused>
       <h1>Join {v.company}</h1>
       <p class="lead">
         {v.invitedBy ?? "Someone"} invited <strong>{v.email}</strong> to join {v.company} on Plinth as {role}.
@@ -49,7 +52,7 @@ const InvitePage = (p: {
       {p.error && <Notice kind="error">{p.error}</Notice>}
       {session && session.user.email === v.email && (
         <form method="post" action={action}>
-          <Csrf session={session} />
+          <Csrf viewer={session} />
           <div class="actions">
             <button type="submit">Join {v.company}</button>
           </div>
@@ -62,7 +65,7 @@ const InvitePage = (p: {
             link again and sign in as {v.email}.
           </Notice>
           <form method="post" action="/logout">
-            <Csrf session={session} />
+            <Csrf viewer={session} />
             <button class="secondary" type="submit">
               Sign out
             </button>
@@ -111,7 +114,7 @@ const InvitePage = (p: {
 };
 
 const GonePage = (p: { session: Session | null; message: string; path: string }) => (
-  <Layout title="Invitation" session={p.session} path={p.path} narrow focused>
+  <Layout title="Invitation" viewer={p.session} path={p.path} narrow focused>
     <h1>This invitation cannot be used</h1>
     <Notice kind="error">{p.message}</Notice>
     <p>

@@ -7,9 +7,10 @@ import type { Hono } from "hono";
 import type { Deps } from "../core/context";
 import { AppError } from "../core/errors";
 import { verifyPassword } from "../domains/accounts/verbs";
-import { readForm } from "./forms";
+import { readForm } from "../ui/form-data";
 import { safeNext, signedIn, type PortalEnv } from "./guard";
-import { Layout, Notice, render } from "./layout";
+import { Layout, render } from "../ui/layout";
+import { Notice } from "../ui/notice";
 import { dropSession, endSession, readSession, startSession } from "./session";
 import { attemptCounter } from "../core/limits";
 import { clientAddress } from "./throttle";
@@ -19,7 +20,7 @@ export const FAILURES_PER_ADDRESS = 30;
 export const THROTTLE_WINDOW_MS = 15 * 60 * 1000;
 
 const LoginPage = (p: { next: string; email?: string; error?: string; info?: string }) => (
-  <Layout title="Sign in" session={null} path="/login" narrow>
+  <Layout title="Sign in" viewer={null} path="/login" narrow>
     <h1>Sign in to Plinth</h1>
     {p.info && <Notice>{p.info}</Notice>}
     {p.error && <Notice kind="error">{p.error}</Notice>}

@@ -11,7 +11,10 @@ import { readPreferences, type PreferenceUpdate } from "../domains/notifications
 import { WEEKDAYS, type WorkingHours } from "../domains/profile/hours";
 import { getProfile, updateProfile } from "../domains/profile/verbs";
 import { signedIn, type PortalEnv } from "./guard";
-import { Csrf, Layout, Notice, render } from "./layout";
+import { Csrf, Field } from "../ui/forms";
+import { DataTable } from "../ui/table";
+import { Layout, render } from "../ui/layout";
+import { Notice } from "../ui/notice";
 import type { Session } from "./session";
 
 const PATH = "/settings/profile";
@@ -70,34 +73,37 @@ function parseHours(form: { text(n: string, o: { label: string; max: number }): 
 const ProfilePage = (p: { session: Session; profile: Profile; error?: string; notice?: string }) => {
   const pr = p.profile;
   return (
-    <Layout title="Profile" session={p.session} path={PATH}>
+    <Layout title="Profile" viewer={p.session} path={PATH}>
       <h1>Your profile</h1>
       {p.notice && <Notice kind="ok">{p.notice}</Notice>}
       {p.error && <Notice kind="error">{p.error}</Notice>}
       <form method="post" action={PATH}>
-        <Csrf session={p.session} />
+        <Csrf viewer={p.session} />
         <div class="card">
-          <label for="p-name">Name</label>
-          <input id="p-name" name="name" maxlength={100} value={pr.name ?? ""} autocomplete="name" />
-          <label for="p-title">Title</label>
-          <input
-            id="p-title"
-            name="title"
-            maxlength={100}
-            value={pr.title ?? ""}
-            placeholder="Designer, Account manager…"
-          />
-          <label for="p-tz">Time zone</label>
-          <select id="p-tz" name="time_zone">
-            <option value="" selected={!pr.timeZone}>
-              Not set
-            </option>
-            {ZONES.map((z) => (
-              <option value={z} selected={z === pr.timeZone}>
-                {z}
+          <Field id="p-name" label="Name">
+            <input id="p-name" name="name" maxlength={100} value={pr.name ?? ""} autocomplete="name" />
+          </Field>
+          <Field id="p-title" label="Title">
+            <input
+              id="p-title"
+              name="title"
+              maxlength={100}
+              value={pr.title ?? ""}
+              placeholder="Designer, Account manager…"
+            />
+          </Field>
+          <Field id="p-tz" label="Time zone">
+            <select id="p-tz" name="time_zone">
+              <option value="" selected={!pr.timeZone}>
+                Not set
               </option>
-            ))}
-          </select>
+              {ZONES.map((z) => (
+                <option value={z} selected={z === pr.timeZone}>
+                  {z}
+                </option>
+              ))}
+            </select>
+          </Field>
           {pr.localTime && (
             <p class="muted small">
               Your local time now: {pr.localTime}
@@ -113,8 +119,9 @@ const ProfilePage = (p: { session: Session; profile: Profile; error?: string; no
         <div class="card">
           {WEEKDAYS.map((d) => (
             <>
-              <label for={`p-${d}`}>{DAY_NAMES[d]}</label>
-              <input id={`p-${d}`} name={`hours_${d}`} maxlength={100} value={hoursText(pr.workingHours, d)} />
+              <Field id={`p-${d}`} label={DAY_NAMES[d]}>
+                <input id={`p-${d}`} name={`hours_${d}`} maxlength={100} value={hoursText(pr.workingHours, d)} />
+              </Field>
             </>
           ))}
         </div>
@@ -122,43 +129,27 @@ const ProfilePage = (p: { session: Session; profile: Profile; error?: string; no
         <p class="muted small">
           Email comes as one digest a few minutes after the first notification, leaving out what you already read.
         </p>
-        <div class="card scroll">
-          <table>
-            <thead>
-              <tr>
-                <th>About</th>
-                <th>Inbox</th>
-                <th>Email</th>
-              </tr>
-            </thead>
-            <tbody>
-              {pr.notificationPreferences.types.map((t) => (
-                <tr>
-                  <td>
-                    {t.label}
-                    <input type="hidden" name="types" value={t.type} />
-                  </td>
-                  <td>
-                    <input
-                      type="checkbox"
-                      name={`inapp_${t.type}`}
-                      aria-label={`${t.label}: in the inbox`}
-                      checked={t.inApp}
-                    />
-                  </td>
-                  <td>
-                    <input
-                      type="checkbox"
-                      name={`email_${t.type}`}
-                      aria-label={`${t.label}: by email`}
-                      checked={t.email}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable columns={["About", "Inbox", "Email"]}>
+          {pr.notificationPreferences.types.map((t) => (
+            <tr>
+              <td>
+                {t.label}
+                <input type="hidden" name="types" value={t.type} />
+              </td>
+              <td>
+                <input
+                  type="checkbox"
+                  name={`inapp_${t.type}`}
+                  aria-label={`${t.label}: in the inbox`}
+                  checked={t.inApp}
+                />
+              </td>
+              <td>
+                <input type="checkbox" name={`email_${t.type}`} aria-label={`${t.label}: by email`} checked={t.email} />
+              </td>
+            </tr>
+          ))}
+        </DataTable>
         <div class="actions">
           <button type="submit">Save</button>
         </div>

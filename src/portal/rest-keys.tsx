@@ -11,11 +11,18 @@ import { AppError, invalid, isAppError } from "../core/errors";
 import { siteForActor } from "../domains/sites/access";
 import { createRestKey, listRestKeys, revokeRestKey, type RestKeyInfo } from "../domains/sites/rest-keys";
 import { sites } from "../domains/sites/tables";
-import { canManage, portalActor, requireManager } from "./actor";
+import { canManage } from "../ui/signed-in";
+import { portalActor, requireManager } from "./actor";
 import { EXPIRY_CHOICES } from "./api-keys";
 import { signedIn, type PortalEnv } from "./guard";
-import { Csrf, DangerButton, Layout, Notice, render, when } from "./layout";
+import { Csrf, DangerButton } from "../ui/forms";
+import { Layout, render } from "../ui/layout";
+import { Notice } from "../ui/notice";
+import { when } from "../ui/format";
 import type { Session } from "./session";
+import { StatusBadge, type Tone } from "../ui/badge";
+import { PageHeader } from "../ui/page-header";
+import { DataTable, EmptyState } from "../ui/table";
 
 const PATH = "/settings/rest-keys";
 
@@ -42,11 +49,11 @@ const RestKeysPage = (p: {
 }) => {
   const manage = canManage(p.session);
   return (
-    <Layout title="REST keys" session={p.session} path={PATH}>
-      <h1>REST keys</h1>
-      <p class="lead">
-        Read keys for a site's headless front end (the REST API at /api/v1). Each key works for one site only.
-      </p>
+    <Layout title="REST keys" viewer={p.session} path={PATH}>
+      <PageHeader
+        title="REST keys"
+        lead="Read keys for a site's headless front end (the REST API at /api/v1). Each key works for one site only."
+      />
       {p.sites.length === 0 && <p class="muted">{p.session.active?.name} has no sites yet.</p>}
       {p.sites.length > 1 && (
         <form class="card switcher" method="get" action={PATH}>
@@ -78,64 +85,59 @@ const RestKeysPage = (p: {
         <>
           <h2>Keys for {p.site.name}</h2>
           {p.keys.length === 0 ? (
-            <p class="muted">No keys yet.</p>
+            <EmptyState>No keys yet.</EmptyState>
           ) : (
-            <div class="card scroll">
-              <table>
-                <thead>
+            <DataTable
+              columns={[
+                "Name",
+                { label: "Created", hideSm: true },
+                "Last used",
+                { label: "Expires", hideSm: true },
+                "Status",
+                ...(manage ? [""] : []),
+              ]}
+            >
+              {p.keys.map((k) => {
+                const expired = k.expiresAt !== null && Date.parse(k.expiresAt) <= p.now;
+                const state: [string, Tone] = k.revokedAt
+                  ? ["revoked", "danger"]
+                  : expired
+                    ? ["expired", "warn"]
+                    : ["active", "ok"];
+                return (
                   <tr>
-                    <th>Name</th>
-                    <th class="hide-sm">Created</th>
-                    <th>Last used</th>
-                    <th class="hide-sm">Expires</th>
-                    <th>Status</th>
-                    {manage && <th></th>}
-                  </tr>
-                </thead>
-                <tbody>
-                  {p.keys.map((k) => {
-                    const expired = k.expiresAt !== null && Date.parse(k.expiresAt) <= p.now;
-                    const state = k.revokedAt
-                      ? ["revoked", "danger"]
-                      : expired
-                        ? ["expired", "warn"]
-                        : ["active", "ok"];
-                    return (
-                      <tr>
-                        <td>
-                          {k.name}
-                          <div class="muted small">
-                            <code>{k.hint}…</code>
-                          </div>
-                        </td>
-                        <td class="hide-sm small">{at(k.createdAt)}</td>
-                        <td class="small">{at(k.lastUsedAt) ?? "never"}</td>
-                        <td class="hide-sm small">{at(k.expiresAt) ?? "never"}</td>
-                        <td>
-                          <span class={`badge ${state[1]}`}>{state[0]}</span>
-                        </td>
-                        {manage && (
-                          <td>
-                            {state[0] === "active" && (
-                              <DangerButton session={p.session} action={`${PATH}/${k.id}/revoke`} label="Revoke">
-                                <input type="hidden" name="site_id" value={String(p.site!.id)} />
-                              </DangerButton>
-                            )}
-                          </td>
+                    <td>
+                      {k.name}
+                      <div class="muted small">
+                        <code>{k.hint}…</code>
+                      </div>
+                    </td>
+                    <td class="hide-sm small">{at(k.createdAt)}</td>
+                    <td class="small">{at(k.lastUsedAt) ?? "never"}</td>
+                    <td class="hide-sm small">{at(k.expiresAt) ?? "never"}</td>
+                    <td>
+                      <StatusBadge tone={state[1]}>{state[0]}</StatusBadge>
+                    </td>
+                    {manage && (
+                      <td>
+                        {state[0] === "active" && (
+                          <DangerButton viewer={p.session} action={`${PATH}/${k.id}/revoke`} label="Revoke">
+                            <input type="hidden" name="site_id" value={String(p.site!.id)} />
+                          </DangerButton>
                         )}
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
-            </div>
+                      </td>
+                    )}
+                  </tr>
+                );
+              })}
+            </DataTable>
           )}
           {manage ? (
             <>
               <h2>Create a key</h2>
               {p.error && <Notice kind="error">{p.error}</Notice>}
               <form class="card" method="post" action={PATH}>
-                <Csrf session={p.session} />
+                <Csrf viewer={p.session} />
                 <input type="hidden" name="site_id" value={String(p.site.id)} />
                 <label for="rest-name">Name</label>
                 <input

@@ -15,16 +15,17 @@ import { connectionRoutes } from "./connections";
 import { dashboardRoutes } from "./dashboard";
 import { portalErrorResponse } from "./errors";
 import { consentRoutes } from "../oauth/consent";
-import { formGuard, safeNext, signedIn, type PortalEnv } from "./guard";
+import { formGuard, pageRoutes, safeNext, signedIn, type PortalEnv } from "./guard";
 import { loginRoutes } from "./login";
 import { restKeyRoutes } from "./rest-keys";
 import { setActiveCompany } from "./session";
-import { PORTAL_CSS, PORTAL_CSS_PATH } from "./style";
+import { PORTAL_CSS, PORTAL_CSS_PATH } from "../ui/style";
 import { teamRoutes } from "./team";
 import { inboxRoutes } from "./inbox";
 import { inviteRoutes } from "./invite";
 import { profileRoutes } from "./profile";
-import { setDomainNav } from "./layout";
+import { setNavigation } from "../ui/layout";
+import { navFor, setDomainNav } from "./nav";
 
 export function portalRoutes(deps: Deps) {
   const app = new Hono<PortalEnv>();
@@ -48,9 +49,10 @@ export function portalRoutes(deps: Deps) {
   profileRoutes(app, deps);
   approvalRoutes(app, deps);
   consentRoutes(app, deps);
-  // Pages domains bring (Domain.portal): chat, AI credits…; their posts pass formGuard like every other.
-  for (const p of deps.catalog.portal) p.routes(app, deps);
+  // Pages domains bring (Domain.portal): chat, AI credits…; every route behind signedIn, posts past formGuard like every other.
+  for (const p of deps.catalog.portal) pageRoutes(app, deps, (pages) => p.routes(pages, deps));
   setDomainNav(deps.catalog.portal.flatMap((p) => p.nav ?? []));
+  setNavigation(navFor);
 
   app.post("/company", signedIn(deps), async (c) => {
     const form = c.get("form");

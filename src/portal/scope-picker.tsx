@@ -20,7 +20,7 @@ import { invalid } from "../core/errors";
 import { covers, SCOPES } from "../core/scopes";
 import { catalog } from "../catalog";
 import { registry } from "../mcp/routes";
-import type { Form } from "./forms";
+import type { Form } from "../ui/form-data";
 
 export type Level = "none" | "read" | "write";
 

@@ -19,10 +19,17 @@ import {
   type HandOver,
   type MemberItem,
 } from "../domains/team/members";
-import { canManage, portalActor } from "./actor";
+import { canManage } from "../ui/signed-in";
+import { portalActor } from "./actor";
 import { signedIn, type PortalEnv } from "./guard";
-import { Csrf, DangerButton, Layout, Notice, render, when } from "./layout";
+import { Csrf, DangerButton, Field } from "../ui/forms";
+import { Layout, render } from "../ui/layout";
+import { Notice } from "../ui/notice";
+import { when } from "../ui/format";
 import type { Session } from "./session";
+import { StatusBadge } from "../ui/badge";
+import { PageHeader } from "../ui/page-header";
+import { DataTable, EmptyState } from "../ui/table";
 
 const PATH = "/team";
 type Invitation = Awaited<ReturnType<typeof listInvitations>>["items"][number];
@@ -42,9 +49,11 @@ const TeamPage = (p: {
   const manage = canManage(p.session);
   const company = p.session.active!;
   return (
-    <Layout title="Team" session={p.session} path={PATH}>
-      <h1>Team of {company.name}</h1>
-      <p class="lead">Owners and admins manage the team and can write; viewers can read.</p>
+    <Layout title="Team" viewer={p.session} path={PATH}>
+      <PageHeader
+        title={`Team of ${company.name}`}
+        lead="Owners and admins manage the team and can write; viewers can read."
+      />
       {p.notice && <Notice kind="ok">{p.notice}</Notice>}
       {p.link && (
         <Notice kind="warn">
@@ -55,7 +64,7 @@ const TeamPage = (p: {
       {p.error && <Notice kind="error">{p.error}</Notice>}
       {p.handOver && (
         <form class="card" method="post" action={p.handOver.action}>
-          <Csrf session={p.session} />
+          <Csrf viewer={p.session} />
           <input type="hidden" name="handover" value="1" />
           <label for="reassignTo">Hand the open work to</label>
           <select id="reassignTo" name="reassignTo">
@@ -69,142 +78,133 @@ const TeamPage = (p: {
           </button>
         </form>
       )}
-      <div class="card scroll">
-        <table>
-          <thead>
-            <tr>
-              <th>Member</th>
-              <th>Role</th>
-              <th class="hide-sm">Local time</th>
-              <th class="hide-sm">Since</th>
-              <th></th>
-            </tr>
-          </thead>
-          <tbody>
-            {p.members.map((m) => (
-              <tr>
-                <td>
-                  {m.name ?? m.email}
-                  {m.userId === p.session.user.id && <span class="badge">you</span>}
-                  {(m.name || m.title) && (
-                    <div class="muted small">{[m.title, m.name ? m.email : null].filter(Boolean).join(" · ")}</div>
-                  )}
-                </td>
-                <td>
-                  {manage ? (
-                    <form class="inline switcher" method="post" action={`${PATH}/${m.userId}/role`}>
-                      <Csrf session={p.session} />
-                      <select name="role" aria-label={`Role of ${m.email}`}>
-                        {ROLES.map((r) => (
-                          <option value={r} selected={r === m.role}>
-                            {r}
-                          </option>
-                        ))}
-                      </select>
-                      <button class="secondary" type="submit">
-                        Save
-                      </button>
-                    </form>
-                  ) : (
-                    <span class="badge">{m.role}</span>
-                  )}
-                </td>
-                <td class="hide-sm small">
-                  {m.localTime ? (
-                    <>
-                      {m.localTime} <span class="muted">{m.timeZone}</span>
-                      {m.workingNow === false && <span class="muted"> · off</span>}
-                    </>
-                  ) : (
-                    "—"
-                  )}
-                </td>
-                <td class="hide-sm small">{when(new Date(m.joinedAt))}</td>
-                <td>
-                  {m.userId === p.session.user.id ? (
-                    <DangerButton session={p.session} action={`${PATH}/leave`} label="Leave" />
-                  ) : (
-                    manage && <DangerButton session={p.session} action={`${PATH}/${m.userId}/remove`} label="Remove" />
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {p.total > p.members.length && (
-          <p class="muted small">
-            Showing {p.members.length} of {p.total} members.
-          </p>
-        )}
-      </div>
+      <DataTable
+        columns={["Member", "Role", { label: "Local time", hideSm: true }, { label: "Since", hideSm: true }, ""]}
+        footer={
+          p.total > p.members.length && (
+            <p class="muted small">
+              Showing {p.members.length} of {p.total} members.
+            </p>
+          )
+        }
+      >
+        {p.members.map((m) => (
+          <tr>
+            <td>
+              {m.name ?? m.email}
+              {m.userId === p.session.user.id && <StatusBadge>you</StatusBadge>}
+              {(m.name || m.title) && (
+                <div class="muted small">{[m.title, m.name ? m.email : null].filter(Boolean).join(" · ")}</div>
+              )}
+            </td>
+            <td>
+              {manage ? (
+                <form class="inline switcher" method="post" action={`${PATH}/${m.userId}/role`}>
+                  <Csrf viewer={p.session} />
+                  <select name="role" aria-label={`Role of ${m.email}`}>
+                    {ROLES.map((r) => (
+                      <option value={r} selected={r === m.role}>
+                        {r}
+                      </option>
+                    ))}
+                  </select>
+                  <button class="secondary" type="submit">
+                    Save
+                  </button>
+                </form>
+              ) : (
+                <StatusBadge>{m.role}</StatusBadge>
+              )}
+            </td>
+            <td class="hide-sm small">
+              {m.localTime ? (
+                <>
+                  {m.localTime} <span class="muted">{m.timeZone}</span>
+                  {m.workingNow === false && <span class="muted"> · off</span>}
+                </>
+              ) : (
+                "—"
+              )}
+            </td>
+            <td class="hide-sm small">{when(new Date(m.joinedAt))}</td>
+            <td>
+              {m.userId === p.session.user.id ? (
+                <DangerButton viewer={p.session} action={`${PATH}/leave`} label="Leave" />
+              ) : (
+                manage && <DangerButton viewer={p.session} action={`${PATH}/${m.userId}/remove`} label="Remove" />
+              )}
+            </td>
+          </tr>
+        ))}
+      </DataTable>
       <h2>Pending invitations</h2>
       {p.invitations.length === 0 ? (
-        <p class="muted">No pending invitations.</p>
+        <EmptyState>No pending invitations.</EmptyState>
       ) : (
-        <div class="card scroll">
-          <table aria-label="Pending invitations">
-            <thead>
-              <tr>
-                <th>Email</th>
-                <th>Role</th>
-                <th class="hide-sm">Expires</th>
-                <th class="hide-sm">Invited by</th>
-                {manage && <th></th>}
-              </tr>
-            </thead>
-            <tbody>
-              {p.invitations.map((i) => (
-                <tr>
-                  <td>{i.email}</td>
-                  <td>
-                    <span class="badge">{i.role}</span>
-                  </td>
-                  <td class="hide-sm small">{when(new Date(i.expiresAt))}</td>
-                  <td class="hide-sm small">{i.invitedBy ?? "—"}</td>
-                  {manage && (
-                    <td>
-                      <form class="inline" method="post" action={`${PATH}/invitations/${i.id}/resend`}>
-                        <Csrf session={p.session} />
-                        <button class="secondary" type="submit">
-                          Resend
-                        </button>
-                      </form>{" "}
-                      <DangerButton session={p.session} action={`${PATH}/invitations/${i.id}/revoke`} label="Revoke" />
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          label="Pending invitations"
+          columns={[
+            "Email",
+            "Role",
+            { label: "Expires", hideSm: true },
+            { label: "Invited by", hideSm: true },
+            ...(manage ? [""] : []),
+          ]}
+        >
+          {p.invitations.map((i) => (
+            <tr>
+              <td>{i.email}</td>
+              <td>
+                <StatusBadge>{i.role}</StatusBadge>
+              </td>
+              <td class="hide-sm small">{when(new Date(i.expiresAt))}</td>
+              <td class="hide-sm small">{i.invitedBy ?? "—"}</td>
+              {manage && (
+                <td>
+                  <form class="inline" method="post" action={`${PATH}/invitations/${i.id}/resend`}>
+                    <Csrf viewer={p.session} />
+                    <button class="secondary" type="submit">
+                      Resend
+                    </button>
+                  </form>{" "}
+                  <DangerButton viewer={p.session} action={`${PATH}/invitations/${i.id}/revoke`} label="Revoke" />
+                </td>
+              )}
+            </tr>
+          ))}
+        </DataTable>
       )}
       {manage && (
         <>
           <h2>Invite someone</h2>
           <form class="card" method="post" action={`${PATH}/invitations`}>
-            <Csrf session={p.session} />
-            <label for="invite-email">Email</label>
-            <input id="invite-email" type="email" name="email" maxlength={254} required value={p.form?.email ?? ""} />
-            <label for="invite-role">Role</label>
-            <select id="invite-role" name="role">
-              {ROLES.filter((r) => r !== "owner" || company.role === "owner").map((r) => (
-                <option value={r} selected={r === (p.form?.role || "viewer")}>
-                  {r}
-                </option>
-              ))}
-            </select>
-            <label for="invite-days">Link works for</label>
-            <select id="invite-days" name="days">
-              {[1, 3, 7, 14, 30].map((d) => (
-                <option value={String(d)} selected={d === 7}>
-                  {d} day{d === 1 ? "" : "s"}
-                </option>
-              ))}
-            </select>
-            <label for="invite-message">Message (optional, quoted in the email)</label>
-            <textarea id="invite-message" name="message" maxlength={1000} rows={3}>
-              {p.form?.message ?? ""}
-            </textarea>
+            <Csrf viewer={p.session} />
+            <Field id="invite-email" label="Email">
+              <input id="invite-email" type="email" name="email" maxlength={254} required value={p.form?.email ?? ""} />
+            </Field>
+            <Field id="invite-role" label="Role">
+              <select id="invite-role" name="role">
+                {ROLES.filter((r) => r !== "owner" || company.role === "owner").map((r) => (
+                  <option value={r} selected={r === (p.form?.role || "viewer")}>
+                    {r}
+                  </option>
+                ))}
+              </select>
+            </Field>
+            <Field id="invite-days" label="Link works for">
+              <select id="invite-days" name="days">
+                {[1, 3, 7, 14, 30].map((d) => (
+                  <option value={String(d)} selected={d === 7}>
+                    {d} day{d === 1 ? "" : "s"}
+                  </option>
+                ))}
+              </select>
+            </Field>
+            <Field id="invite-message" label="Message (optional, quoted in the email)">
+              <textarea id="invite-message" name="message" maxlength={1000} rows={3}>
+                {p.form?.message ?? ""}
+              </textarea>
+            </Field>
             <div class="actions">
               <button type="submit">Send invitation</button>
             </div>
@@ -330,7 +330,7 @@ export function teamRoutes(app: Hono<PortalEnv>, deps: Deps) {
     }
     return render(
       c,
-      <Layout title="Left" session={null} path={PATH} narrow>
+      <Layout title="Left" viewer={null} path={PATH} narrow>
         <h1>You left {company}</h1>
         <p>Your keys and connected apps no longer reach it.</p>
         <p>

@@ -12,11 +12,11 @@
  *   domains     src/domains/<name>/: tables, verbs, tools, approval kinds.
  *               May import core, other domains, and the one file of the MCP
  *               layer that is the declaration contract every tools.ts uses,
- *               src/mcp/define.ts, and the one file of the portal that
- *               domains' signed-in pages use, src/portal/kit.ts. Never a
- *               web adapter: not src/rest, src/mcp (but define.ts),
- *               src/portal (but kit.ts), src/oauth,
- *               src/approvals, src/ops, src/cli, app.ts, server.ts, main.ts.
+ *               src/mcp/define.ts, and the UI kit (src/ui) for their
+ *               signed-in pages. Never a web adapter: not src/rest,
+ *               src/mcp (but define.ts), src/portal (nothing of it: not
+ *               its routing, session or guard), src/oauth, src/approvals,
+ *               src/ops, src/cli, app.ts, server.ts, main.ts.
  *               Verbs are what adapters call, whichever adapter it is.
  *   approvals   src/domains/approvals is the generic workflow other domains
  *   domain      plug into: they import it (links, kinds, staging), it
@@ -29,6 +29,10 @@
  *               other part reads. The plug-in contract (src/mcp/define.ts)
  *               and the catalog builder (src/mcp/catalog.ts) import no
  *               domain: what they name is declared by domains.
+ *   ui          src/ui/*: the UI kit, the frame and components signed-in
+ *               pages render with, the portal's and the domains' alike.
+ *               Imports only the core (and itself): no domain, no adapter,
+ *               so a domain using it drags in nothing of the portal.
  *   adapters    src/rest, src/mcp, src/portal, src/oauth, src/approvals,
  *               src/ops, src/cli, app.ts, server.ts, main.ts, catalog.ts:
  *               may import anything inside.
@@ -90,8 +94,6 @@ const LIST_IMPORTER = "catalog.ts";
 /** The plug-in contract and the catalog builder: they name no domain. */
 const CONTRACT_FILES = new Set(["mcp/define.ts", "mcp/catalog.ts"]);
 const MCP_CONTRACT = "mcp/define";
-/** Domains' portal pages (Domain.portal) build on this one file of the portal. */
-const PORTAL_CONTRACT = "portal/kit";
 
 const isCore = (p: string) => CORE.test(p);
 const domainOf = (p: string) => /^domains\/([^/]+)\//.exec(p)?.[1] ?? null;
@@ -104,9 +106,9 @@ export function violations(edges: readonly Edge[]): string[] {
     if (!insideSrc(to)) continue;
     if (isCore(from) && !isCore(to)) out.push(`${from} → ${to}: the core imports only the core`);
     const fromDomain = domainOf(from) ?? (from === "domains/index.ts" ? "(list)" : null);
-    if (fromDomain !== null && ADAPTERS.test(to) && to !== MCP_CONTRACT && to !== PORTAL_CONTRACT)
+    if (fromDomain !== null && ADAPTERS.test(to) && to !== MCP_CONTRACT && !isPortal(to))
       out.push(
-        `${from} → ${to}: a domain imports no web adapter (only ${MCP_CONTRACT}, the tool declaration contract, and ${PORTAL_CONTRACT} for its portal pages)`,
+        `${from} → ${to}: a domain imports no web adapter (only ${MCP_CONTRACT}, the tool declaration contract)`,
       );
     if (LIST.test(to) && from !== LIST_IMPORTER)
       out.push(
@@ -121,6 +123,7 @@ export function violations(edges: readonly Edge[]): string[] {
           `${from} → ${to}: the approvals domain imports no other domain (it reads their Domain values from Deps.catalog)`,
         );
     }
+    out.push(...uiViolations(from, to, fromDomain));
   }
   return out;
 }
@@ -178,6 +181,26 @@ export function circles(edges: readonly Edge[]): string[][] {
   return out;
 }
 
+// ── The UI-kit layer (src/ui) and domains' pages ─────────────────────────────
+// Rules of issue 28 item 3, kept in this block of their own.
+
+const UI = /^ui\//;
+const isPortal = (p: string) => /^portal\//.test(p);
+
+/** An edge's breaks of the UI-kit rules: the kit imports only the core and itself; a domain imports nothing of src/portal (its pages use the kit). */
+function uiViolations(from: string, to: string, fromDomain: string | null): string[] {
+  const out: string[] = [];
+  if (UI.test(from) && !isCore(to) && !UI.test(to))
+    out.push(`${from} → ${to}: the UI kit imports only the core (and itself), never a domain or an adapter`);
+  if (fromDomain !== null && isPortal(to))
+    out.push(
+      `${from} → ${to}: a domain imports nothing of the portal (not its routing, session or guard); its pages use the UI kit, src/ui`,
+    );
+  return out;
+}
+
+// ── end of the UI-kit block ──────────────────────────────────────────────────
+
 describe("import graph of src", () => {
   const edges = edgesOf(SRC);
 
@@ -220,7 +243,6 @@ describe("import graph of src", () => {
     expect(
       violations([
         { from: "domains/cms/tools.ts", to: "mcp/define" },
-        { from: "domains/chat/portal.tsx", to: "portal/kit" },
         { from: "domains/cms/posts.ts", to: "domains/approvals/links" },
         { from: "catalog.ts", to: "domains" },
         { from: "mcp/catalog.ts", to: "mcp/define" },
@@ -248,6 +270,43 @@ describe("import graph of src", () => {
       "./y",
     ]);
     expect(specifiers('foo.require("./not-an-import");')).toEqual([]);
+  });
+
+  // ── UI-kit rules (issue 28 item 3) ──
+  test("the UI kit imports only the core; a domain imports nothing of the portal, but may use the kit", () => {
+    const bad: Edge[] = [
+      { from: "ui/layout.tsx", to: "domains/accounts/tables" },
+      { from: "ui/forms.tsx", to: "portal/session" },
+      { from: "ui/table.tsx", to: "mcp/define" },
+      { from: "domains/chat/portal.tsx", to: "portal/guard" },
+      { from: "domains/billing/portal.tsx", to: "portal/kit" },
+      { from: "domains/ai/portal.tsx", to: "portal/layout" },
+    ];
+    const found = violations(bad);
+    expect(found).toEqual([
+      "ui/layout.tsx → domains/accounts/tables: the UI kit imports only the core (and itself), never a domain or an adapter",
+      "ui/forms.tsx → portal/session: the UI kit imports only the core (and itself), never a domain or an adapter",
+      "ui/table.tsx → mcp/define: the UI kit imports only the core (and itself), never a domain or an adapter",
+      "domains/chat/portal.tsx → portal/guard: a domain imports nothing of the portal (not its routing, session or guard); its pages use the UI kit, src/ui",
+      "domains/billing/portal.tsx → portal/kit: a domain imports nothing of the portal (not its routing, session or guard); its pages use the UI kit, src/ui",
+      "domains/ai/portal.tsx → portal/layout: a domain imports nothing of the portal (not its routing, session or guard); its pages use the UI kit, src/ui",
+    ]);
+    // What the rules allow: the kit on the core and on itself; domains and the portal on the kit.
+    expect(
+      violations([
+        { from: "ui/layout.tsx", to: "core/context" },
+        { from: "ui/layout.tsx", to: "ui/forms" },
+        { from: "domains/chat/portal.tsx", to: "ui/layout" },
+        { from: "domains/chat/portal.tsx", to: "ui/signed-in" },
+        { from: "portal/team.tsx", to: "ui/table" },
+      ]),
+    ).toEqual([]);
+  });
+
+  test("the kit is really there and really used (the UI-kit rules are not vacuous)", () => {
+    expect(edges.some((e) => e.from.startsWith("ui/") && e.to.startsWith("core/"))).toBe(true);
+    expect(edges).toContainEqual({ from: "domains/chat/portal.tsx", to: "ui/layout" });
+    expect(edges).toContainEqual({ from: "portal/routes.tsx", to: "ui/layout" });
   });
 
   test("comments and strings that look like imports are not imports", () => {

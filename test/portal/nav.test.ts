@@ -4,7 +4,7 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { domains } from "../../src/domains";
-import { navFor, setDomainNav } from "../../src/portal/layout";
+import { navFor, setDomainNav } from "../../src/portal/nav";
 import type { Session } from "../../src/portal/session";
 
 const session = (role: "owner" | "admin" | "viewer"): Session => ({

@@ -13,21 +13,15 @@ import { inArray } from "drizzle-orm";
 import type { Context, Hono } from "hono";
 import type { Deps } from "../../core/context";
 import { invalid, isAppError } from "../../core/errors";
-import {
-  canManage,
-  portalActor,
-  signedIn,
-  Csrf,
-  DangerButton,
-  Layout,
-  Notice,
-  Pager,
-  render,
-  when,
-  type Form,
-  type PortalEnv,
-  type Session,
-} from "../../portal/kit";
+import type { Form } from "../../ui/form-data";
+import { when } from "../../ui/format";
+import { Csrf, DangerButton } from "../../ui/forms";
+import { Layout, render } from "../../ui/layout";
+import { Notice } from "../../ui/notice";
+import { Pager } from "../../ui/pager";
+import { StatusBadge } from "../../ui/badge";
+import { DataTable } from "../../ui/table";
+import { actorOf, viewerOf, canManage, type PageEnv, type Viewer } from "../../ui/signed-in";
 import { users } from "../accounts/tables";
 import { creditBalance, creditLedger, DEFAULT_THRESHOLDS, grantCreditsAs, MAX_AMOUNT, setBudgetAs } from "./credits";
 
@@ -89,17 +83,15 @@ const NOTICES: Record<string, string> = {
 type Balance = Awaited<ReturnType<typeof creditBalance>>;
 type Ledger = Awaited<ReturnType<typeof creditLedger>>;
 
-const Page = (
-  p: { session: Session; bal: Balance; ledger: Ledger; names: Map<number, string>; view: View } & Extra,
-) => {
-  const manage = canManage(p.session);
+const Page = (p: { viewer: Viewer; bal: Balance; ledger: Ledger; names: Map<number, string>; view: View } & Extra) => {
+  const manage = canManage(p.viewer);
   const b = p.bal.budget;
   const val = (k: string, dflt = "") => p.values?.[k] ?? dflt;
   const err = (f: Which) => p.error?.form === f && <Notice kind="error">{p.error.message}</Notice>;
   const pages = Math.max(1, Math.ceil(p.ledger.total / PER_PAGE));
   return (
-    <Layout title="AI credits" session={p.session} path={CREDITS_PATH}>
-      <h1>AI credits of {p.session.active!.name}</h1>
+    <Layout title="AI credits" viewer={p.viewer} path={CREDITS_PATH}>
+      <h1>AI credits of {p.viewer.active!.name}</h1>
       <p class="lead" id="balance">
         Balance <strong>{fmt(p.bal.balance)}</strong> credits
         {b && (
@@ -133,7 +125,7 @@ const Page = (
         {manage && (
           <>
             <form method="post" action={`${CREDITS_PATH}/budget`}>
-              <Csrf session={p.session} />
+              <Csrf viewer={p.viewer} />
               {err("budget")}
               <label for="budget-limit">Credits per month</label>
               <input
@@ -164,7 +156,7 @@ const Page = (
                 <button type="submit">{b ? "Save budget" : "Set budget"}</button>
               </div>
             </form>
-            {b && <DangerButton session={p.session} action={`${CREDITS_PATH}/budget/remove`} label="Remove budget" />}
+            {b && <DangerButton viewer={p.viewer} action={`${CREDITS_PATH}/budget/remove`} label="Remove budget" />}
           </>
         )}
       </div>
@@ -173,7 +165,7 @@ const Page = (
         <>
           <h2>Grant credits</h2>
           <form class="card" method="post" action={`${CREDITS_PATH}/grant`} id="grant">
-            <Csrf session={p.session} />
+            <Csrf viewer={p.viewer} />
             {err("grant")}
             <label for="grant-amount">Credits</label>
             <input id="grant-amount" name="amount" inputmode="numeric" maxlength={20} required value={val("amount")} />
@@ -194,41 +186,26 @@ const Page = (
           </a>
         ))}
       </nav>
-      <div class="card scroll">
-        {p.ledger.items.length === 0 ? (
-          <p class="muted">No entries{p.view.kind ? ` of this kind` : ""} yet.</p>
-        ) : (
-          <table id="ledger">
-            <thead>
-              <tr>
-                <th>When</th>
-                <th>Entry</th>
-                <th>Credits</th>
-                <th>Balance after</th>
-                <th class="hide-sm">Note</th>
-              </tr>
-            </thead>
-            <tbody>
-              {p.ledger.items.map((e) => (
-                <tr id={`entry-${e.id}`}>
-                  <td>{when(e.at ? new Date(e.at) : null)}</td>
-                  <td>
-                    <span class={e.kind === "refund" ? "badge ok" : "badge"}>{e.kind}</span>{" "}
-                    {e.kind !== "grant" && <>{e.reason}</>}
-                    {e.ref && <span class="muted small"> {e.ref}</span>}
-                    {e.userId !== null && (
-                      <span class="muted small"> · {p.names.get(e.userId) ?? `user ${e.userId}`}</span>
-                    )}
-                  </td>
-                  <td>{e.amount > 0 ? `+${fmt(e.amount)}` : `−${fmt(-e.amount)}`}</td>
-                  <td>{fmt(e.balanceAfter)}</td>
-                  <td class="hide-sm">{e.note ?? ""}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </div>
+      <DataTable
+        id="ledger"
+        columns={["When", "Entry", "Credits", "Balance after", { label: "Note", hideSm: true }]}
+        empty={p.ledger.items.length === 0 && <>No entries{p.view.kind ? ` of this kind` : ""} yet.</>}
+      >
+        {p.ledger.items.map((e) => (
+          <tr id={`entry-${e.id}`}>
+            <td>{when(e.at ? new Date(e.at) : null)}</td>
+            <td>
+              <StatusBadge tone={e.kind === "refund" ? "ok" : "neutral"}>{e.kind}</StatusBadge>{" "}
+              {e.kind !== "grant" && <>{e.reason}</>}
+              {e.ref && <span class="muted small"> {e.ref}</span>}
+              {e.userId !== null && <span class="muted small"> · {p.names.get(e.userId) ?? `user ${e.userId}`}</span>}
+            </td>
+            <td>{e.amount > 0 ? `+${fmt(e.amount)}` : `−${fmt(-e.amount)}`}</td>
+            <td>{fmt(e.balanceAfter)}</td>
+            <td class="hide-sm">{e.note ?? ""}</td>
+          </tr>
+        ))}
+      </DataTable>
       <Pager pageNo={p.view.pageNo} pages={pages} href={(n) => here(p.view, n)} />
     </Layout>
   );
@@ -243,10 +220,10 @@ function viewOf(c: Context): View {
   };
 }
 
-export function creditRoutes(app: Hono<PortalEnv>, deps: Deps) {
-  const page = async (c: Context<PortalEnv>, extra: Extra = {}, view: View = viewOf(c)) => {
-    const session = c.get("session");
-    const ctx = portalActor(deps, c, session);
+export function creditRoutes(app: Hono<PageEnv>, deps: Deps) {
+  const page = async (c: Context<PageEnv>, extra: Extra = {}, view: View = viewOf(c)) => {
+    const viewer = viewerOf(c);
+    const ctx = actorOf(c);
     const bal = await creditBalance(ctx);
     const ledger = await creditLedger(ctx, {
       kind: view.kind ?? undefined,
@@ -263,12 +240,12 @@ export function creditRoutes(app: Hono<PortalEnv>, deps: Deps) {
         : []
       ).map((u) => [u.id, u.name ?? u.email]),
     );
-    return <Page session={session} bal={bal} ledger={ledger} names={names} view={view} {...extra} />;
+    return <Page viewer={viewer} bal={bal} ledger={ledger} names={names} view={view} {...extra} />;
   };
 
   /** Runs a form's verb; a refusal re-shows the page with the reason beside that form and what was typed. */
   const attempt = async (
-    c: Context<PortalEnv>,
+    c: Context<PageEnv>,
     which: Which,
     fields: string[],
     fn: (f: Form) => Promise<unknown>,
@@ -290,18 +267,16 @@ export function creditRoutes(app: Hono<PortalEnv>, deps: Deps) {
     }
   };
 
-  app.get(CREDITS_PATH, signedIn(deps), async (c) =>
-    render(c, await page(c, { notice: NOTICES[c.req.query("done") ?? ""] })),
-  );
+  app.get(CREDITS_PATH, async (c) => render(c, await page(c, { notice: NOTICES[c.req.query("done") ?? ""] })));
 
-  app.post(`${CREDITS_PATH}/grant`, signedIn(deps), async (c) =>
+  app.post(`${CREDITS_PATH}/grant`, async (c) =>
     attempt(
       c,
       "grant",
       ["amount", "note"],
       async (f) => {
         const amount = creditsOf(f.text("amount", { label: "Credits", max: 40 }), "Credits");
-        await grantCreditsAs(portalActor(deps, c, c.get("session")), {
+        await grantCreditsAs(actorOf(c), {
           amount,
           note: f.text("note", { label: "Note", max: 500 }) || null,
         });
@@ -310,7 +285,7 @@ export function creditRoutes(app: Hono<PortalEnv>, deps: Deps) {
     ),
   );
 
-  app.post(`${CREDITS_PATH}/budget`, signedIn(deps), async (c) =>
+  app.post(`${CREDITS_PATH}/budget`, async (c) =>
     attempt(
       c,
       "budget",
@@ -321,19 +296,13 @@ export function creditRoutes(app: Hono<PortalEnv>, deps: Deps) {
           "Credits per month",
         );
         const thresholds = thresholdsOf(f.text("thresholds", { label: "Alert thresholds", max: 60 }));
-        await setBudgetAs(portalActor(deps, c, c.get("session")), { monthlyLimit, thresholds, hard: f.bool("hard") });
+        await setBudgetAs(actorOf(c), { monthlyLimit, thresholds, hard: f.bool("hard") });
       },
       "budget",
     ),
   );
 
-  app.post(`${CREDITS_PATH}/budget/remove`, signedIn(deps), async (c) =>
-    attempt(
-      c,
-      "budget",
-      [],
-      async () => setBudgetAs(portalActor(deps, c, c.get("session")), { monthlyLimit: null }),
-      "removed",
-    ),
+  app.post(`${CREDITS_PATH}/budget/remove`, async (c) =>
+    attempt(c, "budget", [], async () => setBudgetAs(actorOf(c), { monthlyLimit: null }), "removed"),
   );
 }

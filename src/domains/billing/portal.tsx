@@ -9,7 +9,7 @@
  * without floating point.
  */
 import type { Context, Hono } from "hono";
-import type { ActorContext, Deps } from "../../core/context";
+import type { Deps } from "../../core/context";
 import { AppError, invalid, isAppError } from "../../core/errors";
 import { formatMoney } from "./money";
 import { invoicePdf } from "./pdf";
@@ -29,20 +29,15 @@ import {
   settingsOf,
   voidInvoice,
 } from "./verbs";
-import {
-  canManage,
-  Csrf,
-  DangerButton,
-  Layout,
-  Notice,
-  portalActor,
-  render,
-  signedIn,
-  when,
-  type Form,
-  type PortalEnv,
-  type Session,
-} from "../../portal/kit";
+import type { Form } from "../../ui/form-data";
+import { when } from "../../ui/format";
+import { Csrf, DangerButton } from "../../ui/forms";
+import { Layout, render } from "../../ui/layout";
+import { Notice } from "../../ui/notice";
+import { actorOf, viewerOf, canManage, type PageEnv, type Viewer } from "../../ui/signed-in";
+import { StatusBadge } from "../../ui/badge";
+import { PageHeader } from "../../ui/page-header";
+import { DataTable } from "../../ui/table";
 
 export const BILLING_PATH = "/billing";
 const PATH = BILLING_PATH;
@@ -71,13 +66,13 @@ type Data = {
   settings: Awaited<ReturnType<typeof settingsOf>>;
 };
 
-const BillingPage = (p: { session: Session; data: Data; error?: string; notice?: string }) => {
-  const manage = canManage(p.session);
+const BillingPage = (p: { viewer: Viewer; data: Data; error?: string; notice?: string }) => {
+  const manage = canManage(p.viewer);
   const { summary: s, settings } = p.data;
   const money = (c: number) => formatMoney(c, s.currency);
   const action = (path: string, label: string, cls = "secondary", extra?: any) => (
     <form class="inline" method="post" action={`${PATH}/${path}`}>
-      <Csrf session={p.session} />
+      <Csrf viewer={p.viewer} />
       {extra}
       <button class={cls} type="submit">
         {label}
@@ -85,127 +80,94 @@ const BillingPage = (p: { session: Session; data: Data; error?: string; notice?:
     </form>
   );
   return (
-    <Layout title="Billing" session={p.session} path={PATH}>
-      <h1>Billing of {p.session.active!.name}</h1>
-      <p class="lead">
-        Outstanding {money(s.outstandingCents)} · overdue {money(s.overdueCents)} · recurring{" "}
-        {money(s.monthlyRecurringCents)} a month
-        {s.nextInvoiceAt && <> · next invoice {when(new Date(s.nextInvoiceAt))}</>}
-      </p>
+    <Layout title="Billing" viewer={p.viewer} path={PATH}>
+      <PageHeader
+        title={`Billing of ${p.viewer.active!.name}`}
+        lead={
+          <>
+            Outstanding {money(s.outstandingCents)} · overdue {money(s.overdueCents)} · recurring{" "}
+            {money(s.monthlyRecurringCents)} a month
+            {s.nextInvoiceAt && <> · next invoice {when(new Date(s.nextInvoiceAt))}</>}
+          </>
+        }
+      />
       {p.notice && <Notice kind="ok">{p.notice}</Notice>}
       {p.error && <Notice kind="error">{p.error}</Notice>}
 
       <h2>Invoices</h2>
-      <div class="card scroll">
-        {p.data.invoices.length === 0 ? (
-          <p class="muted">No invoices yet.</p>
-        ) : (
-          <table>
-            <thead>
-              <tr>
-                <th>Invoice</th>
-                <th>Status</th>
-                <th>Total</th>
-                <th class="hide-sm">Issued</th>
-                <th class="hide-sm">Due</th>
-                <th></th>
-              </tr>
-            </thead>
-            <tbody>
-              {p.data.invoices.map((i) => (
-                <tr id={`invoice-${i.id}`}>
-                  <td>
-                    <a href={`${PATH}/invoices/${i.id}/pdf`}>{i.number ?? `Draft ${i.id}`}</a>
-                  </td>
-                  <td>
-                    <span class="badge">{i.status}</span>
-                  </td>
-                  <td>{formatMoney(i.totalCents, i.currency)}</td>
-                  <td class="hide-sm">{i.issuedAt ? when(new Date(i.issuedAt)) : "—"}</td>
-                  <td class="hide-sm">{i.dueAt ? when(new Date(i.dueAt)) : "—"}</td>
-                  <td>
-                    {manage && i.status === "draft" && (
-                      <>
-                        {action(`invoices/${i.id}/issue`, "Issue", "")}
-                        <DangerButton
-                          session={p.session}
-                          action={`${PATH}/invoices/${i.id}/delete`}
-                          label="Delete draft"
-                        />
-                      </>
-                    )}
-                    {manage && (i.status === "open" || i.status === "overdue") && (
-                      <>
-                        {action(
-                          `invoices/${i.id}/paid`,
-                          "Mark paid",
-                          "",
-                          <input
-                            name="reference"
-                            maxlength={200}
-                            placeholder="Payment reference"
-                            aria-label={`Payment reference for ${i.number}`}
-                          />,
-                        )}
-                        <DangerButton session={p.session} action={`${PATH}/invoices/${i.id}/void`} label="Void" />
-                      </>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </div>
+      <DataTable
+        columns={["Invoice", "Status", "Total", { label: "Issued", hideSm: true }, { label: "Due", hideSm: true }, ""]}
+        empty={p.data.invoices.length === 0 && "No invoices yet."}
+      >
+        {p.data.invoices.map((i) => (
+          <tr id={`invoice-${i.id}`}>
+            <td>
+              <a href={`${PATH}/invoices/${i.id}/pdf`}>{i.number ?? `Draft ${i.id}`}</a>
+            </td>
+            <td>
+              <StatusBadge>{i.status}</StatusBadge>
+            </td>
+            <td>{formatMoney(i.totalCents, i.currency)}</td>
+            <td class="hide-sm">{i.issuedAt ? when(new Date(i.issuedAt)) : "—"}</td>
+            <td class="hide-sm">{i.dueAt ? when(new Date(i.dueAt)) : "—"}</td>
+            <td>
+              {manage && i.status === "draft" && (
+                <>
+                  {action(`invoices/${i.id}/issue`, "Issue", "")}
+                  <DangerButton viewer={p.viewer} action={`${PATH}/invoices/${i.id}/delete`} label="Delete draft" />
+                </>
+              )}
+              {manage && (i.status === "open" || i.status === "overdue") && (
+                <>
+                  {action(
+                    `invoices/${i.id}/paid`,
+                    "Mark paid",
+                    "",
+                    <input
+                      name="reference"
+                      maxlength={200}
+                      placeholder="Payment reference"
+                      aria-label={`Payment reference for ${i.number}`}
+                    />,
+                  )}
+                  <DangerButton viewer={p.viewer} action={`${PATH}/invoices/${i.id}/void`} label="Void" />
+                </>
+              )}
+            </td>
+          </tr>
+        ))}
+      </DataTable>
 
       <h2>Subscriptions</h2>
-      <div class="card scroll">
-        {p.data.subs.length === 0 ? (
-          <p class="muted">No subscriptions.</p>
-        ) : (
-          <table>
-            <thead>
-              <tr>
-                <th>Plan</th>
-                <th>Amount</th>
-                <th>Status</th>
-                <th class="hide-sm">Next invoice</th>
-                <th></th>
-              </tr>
-            </thead>
-            <tbody>
-              {p.data.subs.map((x) => (
-                <tr>
-                  <td>{x.planName}</td>
-                  <td>
-                    {formatMoney(x.amountCents, x.currency)} every{" "}
-                    {x.intervalCount > 1 ? `${x.intervalCount} ${x.interval}s` : x.interval}
-                  </td>
-                  <td>
-                    <span class="badge">{x.status}</span>
-                  </td>
-                  <td class="hide-sm">{x.nextInvoiceAt ? when(new Date(x.nextInvoiceAt)) : "—"}</td>
-                  <td>
-                    {manage && x.status === "active" && (
-                      <DangerButton
-                        session={p.session}
-                        action={`${PATH}/subscriptions/${x.id}/cancel`}
-                        label="Cancel"
-                      />
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </div>
+      <DataTable
+        columns={["Plan", "Amount", "Status", { label: "Next invoice", hideSm: true }, ""]}
+        empty={p.data.subs.length === 0 && "No subscriptions."}
+      >
+        {p.data.subs.map((x) => (
+          <tr>
+            <td>{x.planName}</td>
+            <td>
+              {formatMoney(x.amountCents, x.currency)} every{" "}
+              {x.intervalCount > 1 ? `${x.intervalCount} ${x.interval}s` : x.interval}
+            </td>
+            <td>
+              <StatusBadge>{x.status}</StatusBadge>
+            </td>
+            <td class="hide-sm">{x.nextInvoiceAt ? when(new Date(x.nextInvoiceAt)) : "—"}</td>
+            <td>
+              {manage && x.status === "active" && (
+                <DangerButton viewer={p.viewer} action={`${PATH}/subscriptions/${x.id}/cancel`} label="Cancel" />
+              )}
+            </td>
+          </tr>
+        ))}
+      </DataTable>
 
       {manage && (
         <>
           <h2>New invoice</h2>
           <form class="card" method="post" action={`${PATH}/invoices`}>
-            <Csrf session={p.session} />
+            <Csrf viewer={p.viewer} />
             <p class="muted small">
               A draft: unbilled billable time (at the hourly rate) and done service requests up to the day, plus the
               line below. Issue it to number it.
@@ -230,7 +192,7 @@ const BillingPage = (p: { session: Session; data: Data; error?: string; notice?:
 
           <h2>New subscription</h2>
           <form class="card" method="post" action={`${PATH}/subscriptions`}>
-            <Csrf session={p.session} />
+            <Csrf viewer={p.viewer} />
             <label for="sub-plan">Plan</label>
             <input id="sub-plan" name="plan" maxlength={200} required />
             <label for="sub-price">Price per period ({s.currency})</label>
@@ -255,7 +217,7 @@ const BillingPage = (p: { session: Session; data: Data; error?: string; notice?:
 
           <h2>Settings</h2>
           <form class="card" method="post" action={`${PATH}/settings`}>
-            <Csrf session={p.session} />
+            <Csrf viewer={p.viewer} />
             <label for="set-currency">Currency</label>
             <select id="set-currency" name="currency">
               {CURRENCIES.map((c) => (
@@ -324,19 +286,18 @@ function wholeOf(form: Form, name: string, label: string, dflt: number): number 
   return Number(raw);
 }
 
-export function billingRoutes(app: Hono<PortalEnv>, deps: Deps) {
-  const actor = (c: Context<PortalEnv>): ActorContext => portalActor(deps, c, c.get("session"));
-  const page = async (c: Context<PortalEnv>, extra: { error?: string; notice?: string } = {}) => {
-    const ctx = actor(c);
+export function billingRoutes(app: Hono<PageEnv>, deps: Deps) {
+  const page = async (c: Context<PageEnv>, extra: { error?: string; notice?: string } = {}) => {
+    const ctx = actorOf(c);
     const data: Data = {
       summary: await billingSummary(ctx),
       invoices: (await listInvoices(ctx, { limit: 100, offset: 0 })).items,
       subs: (await listSubscriptions(ctx, { limit: 100, offset: 0 })).items,
       settings: await settingsOf(deps.db, ctx.company.id),
     };
-    return <BillingPage session={c.get("session")} data={data} {...extra} />;
+    return <BillingPage viewer={viewerOf(c)} data={data} {...extra} />;
   };
-  const attempt = async (c: Context<PortalEnv>, fn: () => Promise<unknown>, done: string) => {
+  const attempt = async (c: Context<PageEnv>, fn: () => Promise<unknown>, done: string) => {
     try {
       await fn();
       return c.redirect(`${PATH}?done=${done}`, 303);
@@ -347,10 +308,10 @@ export function billingRoutes(app: Hono<PortalEnv>, deps: Deps) {
     }
   };
 
-  app.get(PATH, signedIn(deps), async (c) => render(c, await page(c, { notice: NOTICES[c.req.query("done") ?? ""] })));
+  app.get(PATH, async (c) => render(c, await page(c, { notice: NOTICES[c.req.query("done") ?? ""] })));
 
-  app.get(`${PATH}/invoices/:id/pdf`, signedIn(deps), async (c) => {
-    const doc = await invoiceDocument(actor(c), { id: idOf(c.req.param("id")) });
+  app.get(`${PATH}/invoices/:id/pdf`, async (c) => {
+    const doc = await invoiceDocument(actorOf(c), { id: idOf(c.req.param("id")) });
     const bytes = await invoicePdf(doc);
     const name = `${doc.invoice.number ?? `draft-${doc.invoice.id}`}.pdf`;
     return new Response(bytes as Uint8Array<ArrayBuffer>, {
@@ -364,7 +325,7 @@ export function billingRoutes(app: Hono<PortalEnv>, deps: Deps) {
     });
   });
 
-  app.post(`${PATH}/invoices`, signedIn(deps), async (c) =>
+  app.post(`${PATH}/invoices`, async (c) =>
     attempt(
       c,
       async () => {
@@ -381,7 +342,7 @@ export function billingRoutes(app: Hono<PortalEnv>, deps: Deps) {
             ]
           : [];
         const upTo = f.text("usage_up_to", { label: "Up to", max: 10 });
-        await createInvoice(actor(c), {
+        await createInvoice(actorOf(c), {
           lines,
           includeUsage: f.bool("include_usage"),
           usageUpTo: upTo || undefined,
@@ -397,15 +358,15 @@ export function billingRoutes(app: Hono<PortalEnv>, deps: Deps) {
     ["delete", deleteDraft, "deleted"],
     ["void", voidInvoice, "voided"],
   ] as const)
-    app.post(`${PATH}/invoices/:id/${verb}`, signedIn(deps), async (c) =>
-      attempt(c, () => fn(actor(c), { id: idOf(c.req.param("id")) }), done),
+    app.post(`${PATH}/invoices/:id/${verb}`, async (c) =>
+      attempt(c, () => fn(actorOf(c), { id: idOf(c.req.param("id")) }), done),
     );
 
-  app.post(`${PATH}/invoices/:id/paid`, signedIn(deps), async (c) =>
+  app.post(`${PATH}/invoices/:id/paid`, async (c) =>
     attempt(
       c,
       () =>
-        markPaid(actor(c), {
+        markPaid(actorOf(c), {
           id: idOf(c.req.param("id")),
           reference: c.get("form").text("reference", { label: "Payment reference", max: 200 }) || undefined,
         }),
@@ -413,12 +374,12 @@ export function billingRoutes(app: Hono<PortalEnv>, deps: Deps) {
     ),
   );
 
-  app.post(`${PATH}/subscriptions`, signedIn(deps), async (c) =>
+  app.post(`${PATH}/subscriptions`, async (c) =>
     attempt(
       c,
       async () => {
         const f = c.get("form");
-        await createSubscription(actor(c), {
+        await createSubscription(actorOf(c), {
           planName: f.text("plan", { label: "Plan", max: 200, required: true }),
           unitAmountCents: centsOf(f.text("price", { label: "Price", max: 16, required: true }), "Price"),
           quantity: wholeOf(f, "quantity", "Quantity", 1),
@@ -431,17 +392,17 @@ export function billingRoutes(app: Hono<PortalEnv>, deps: Deps) {
     ),
   );
 
-  app.post(`${PATH}/subscriptions/:id/cancel`, signedIn(deps), async (c) =>
-    attempt(c, () => cancelSubscription(actor(c), { id: idOf(c.req.param("id")) }), "canceled"),
+  app.post(`${PATH}/subscriptions/:id/cancel`, async (c) =>
+    attempt(c, () => cancelSubscription(actorOf(c), { id: idOf(c.req.param("id")) }), "canceled"),
   );
 
-  app.post(`${PATH}/settings`, signedIn(deps), async (c) =>
+  app.post(`${PATH}/settings`, async (c) =>
     attempt(
       c,
       async () => {
         const f = c.get("form");
         const rate = f.text("hourly_rate", { label: "Hourly rate", max: 16 });
-        await saveSettings(actor(c), {
+        await saveSettings(actorOf(c), {
           currency: f.text("currency", { label: "Currency", max: 3, required: true }) as "USD",
           hourlyRateCents: rate ? centsOf(rate, "Hourly rate") : null,
           taxName: f.text("tax_name", { label: "Tax name", max: 60 }) || null,

@@ -23,20 +23,15 @@ import type { Context, Hono } from "hono";
 import type { ActorContext, Deps } from "../../core/context";
 import { AppError, invalid, isAppError } from "../../core/errors";
 import { newNonce } from "../../core/public-page";
-import {
-  canManage,
-  portalActor,
-  signedIn,
-  Csrf,
-  Layout,
-  Notice,
-  Pager,
-  render,
-  when,
-  type Form,
-  type PortalEnv,
-  type Session,
-} from "../../portal/kit";
+import type { Form } from "../../ui/form-data";
+import { when } from "../../ui/format";
+import { Csrf } from "../../ui/forms";
+import { Layout, render } from "../../ui/layout";
+import { Notice } from "../../ui/notice";
+import { PageHeader } from "../../ui/page-header";
+import { Pager } from "../../ui/pager";
+import { DataTable } from "../../ui/table";
+import { actorOf, viewerOf, canManage, type PageEnv, type Viewer } from "../../ui/signed-in";
 import { events } from "../../core/tables";
 import { memberships, users } from "../accounts/tables";
 import { chatRead, conversationByNumber } from "./access";
@@ -266,7 +261,7 @@ const Script = (p: { nonce: string; js: string }) => (
 type ListData = Awaited<ReturnType<typeof listConversations>>;
 
 const ListPage = (p: {
-  session: Session;
+  viewer: Viewer;
   data: ListData;
   f: Filters;
   inboxes: { id: number; name: string }[];
@@ -278,13 +273,17 @@ const ListPage = (p: {
   const { f } = p;
   const pages = Math.max(1, Math.ceil(p.data.total / PER_PAGE));
   return (
-    <Layout title="Chat" session={p.session} path={CHAT_PATH}>
-      <h1>Chat of {p.session.active!.name}</h1>
-      <p class="lead">
-        {p.data.total} conversation{p.data.total === 1 ? "" : "s"}
-        {f.status === null ? " open or pending" : f.status === "all" ? "" : ` ${f.status}`}.
-        {!canManage(p.session) && " You can read them; owners and admins answer."}
-      </p>
+    <Layout title="Chat" viewer={p.viewer} path={CHAT_PATH}>
+      <PageHeader
+        title={`Chat of ${p.viewer.active!.name}`}
+        lead={
+          <>
+            {p.data.total} conversation{p.data.total === 1 ? "" : "s"}
+            {f.status === null ? " open or pending" : f.status === "all" ? "" : ` ${f.status}`}.
+            {!canManage(p.viewer) && " You can read them; owners and admins answer."}
+          </>
+        }
+      />
       <form class="card" method="get" action={CHAT_PATH} aria-label="Filter conversations">
         <label for="f-q">Search (text, visitor name or email, #number)</label>
         <input type="text" id="f-q" name="q" maxlength={200} value={f.q} />
@@ -349,54 +348,45 @@ const ListPage = (p: {
         data-after={String(p.cursor)}
         data-changes={String(p.changes)}
       ></div>
-      <div class="card scroll">
-        {p.data.items.length === 0 ? (
-          <p class="muted">No conversations match.</p>
-        ) : (
-          <table id="conversations">
-            <thead>
-              <tr>
-                <th>#</th>
-                <th>Visitor</th>
-                <th>Status</th>
-                <th class="hide-sm">Inbox</th>
-                <th class="hide-sm">Assignee</th>
-                <th>Last message</th>
-              </tr>
-            </thead>
-            <tbody>
-              {p.data.items.map((c) => (
-                <tr id={`c${c.id}`}>
-                  <td>
-                    <a href={`${CHAT_PATH}/${c.id}`}>{c.ref}</a>
-                  </td>
-                  <td>
-                    <a href={`${CHAT_PATH}/${c.id}`}>{visitorName(c.visitor)}</a>
-                    {c.waitingSince && <span class="badge warn"> waiting</span>}
-                    <span class={c.priority !== "none" ? "badge warn prio" : "prio"}>
-                      {c.priority !== "none" ? ` ${c.priority}` : ""}
-                    </span>
-                    <span class="labels">
-                      {c.labels.map((l) => (
-                        <span class="badge"> {l}</span>
-                      ))}
-                    </span>
-                  </td>
-                  <td class="status">
-                    <span class={STATUS_BADGE[c.status]}>{STATUS_LABEL[c.status]}</span>
-                    <span class="muted small snz">
-                      {c.snoozedUntil ? ` until ${when(new Date(c.snoozedUntil))}` : ""}
-                    </span>
-                  </td>
-                  <td class="hide-sm">{c.inbox.name}</td>
-                  <td class="hide-sm assignee">{c.assignee ? (c.assignee.name ?? c.assignee.email) : "—"}</td>
-                  <td class="last">{when(new Date(c.lastMessageAt))}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </div>
+      <DataTable
+        id="conversations"
+        columns={[
+          "#",
+          "Visitor",
+          "Status",
+          { label: "Inbox", hideSm: true },
+          { label: "Assignee", hideSm: true },
+          "Last message",
+        ]}
+        empty={p.data.items.length === 0 && "No conversations match."}
+      >
+        {p.data.items.map((c) => (
+          <tr id={`c${c.id}`}>
+            <td>
+              <a href={`${CHAT_PATH}/${c.id}`}>{c.ref}</a>
+            </td>
+            <td>
+              <a href={`${CHAT_PATH}/${c.id}`}>{visitorName(c.visitor)}</a>
+              {c.waitingSince && <span class="badge warn"> waiting</span>}
+              <span class={c.priority !== "none" ? "badge warn prio" : "prio"}>
+                {c.priority !== "none" ? ` ${c.priority}` : ""}
+              </span>
+              <span class="labels">
+                {c.labels.map((l) => (
+                  <span class="badge"> {l}</span>
+                ))}
+              </span>
+            </td>
+            <td class="status">
+              <span class={STATUS_BADGE[c.status]}>{STATUS_LABEL[c.status]}</span>
+              <span class="muted small snz">{c.snoozedUntil ? ` until ${when(new Date(c.snoozedUntil))}` : ""}</span>
+            </td>
+            <td class="hide-sm">{c.inbox.name}</td>
+            <td class="hide-sm assignee">{c.assignee ? (c.assignee.name ?? c.assignee.email) : "—"}</td>
+            <td class="last">{when(new Date(c.lastMessageAt))}</td>
+          </tr>
+        ))}
+      </DataTable>
       <Pager pageNo={f.pageNo} pages={pages} href={(n) => listHref(f, n)} />
       <Script nonce={p.nonce} js={LIST_JS} />
     </Layout>
@@ -425,7 +415,7 @@ interface ConvExtra {
 
 const ConversationPage = (
   p: {
-    session: Session;
+    viewer: Viewer;
     conv: Conversation;
     canned: { id: number; shortCode: string; content: string }[];
     agents: Agent[];
@@ -435,7 +425,7 @@ const ConversationPage = (
   } & ConvExtra,
 ) => {
   const c = p.conv;
-  const manage = canManage(p.session);
+  const manage = canManage(p.viewer);
   const visitor = visitorName(c.visitor);
   const msgs = c.messages;
   const lastId = msgs.items.length ? msgs.items[msgs.items.length - 1]!.id : 0;
@@ -450,7 +440,7 @@ const ConversationPage = (
     cls = "secondary",
   ) => (
     <form class="inline" id={id} hidden={!shown} method="post" action={`${CHAT_PATH}/${c.id}/${path}`}>
-      <Csrf session={p.session} />
+      <Csrf viewer={p.viewer} />
       {Object.entries(fields).map(([k, v]) => (
         <input type="hidden" name={k} value={v} />
       ))}
@@ -460,7 +450,7 @@ const ConversationPage = (
     </form>
   );
   return (
-    <Layout title={`Chat ${c.ref}`} session={p.session} path={`${CHAT_PATH}/${c.id}`}>
+    <Layout title={`Chat ${c.ref}`} viewer={p.viewer} path={`${CHAT_PATH}/${c.id}`}>
       <p class="small">
         <a href={CHAT_PATH}>← Conversations</a>
       </p>
@@ -525,7 +515,7 @@ const ConversationPage = (
         <>
           <h2 id="composer">Reply to {visitor}</h2>
           <form class="card" method="post" action={`${CHAT_PATH}/${c.id}/reply`}>
-            <Csrf session={p.session} />
+            <Csrf viewer={p.viewer} />
             {err("reply")}
             <label for="reply-body">Message (the visitor sees it at once)</label>
             <textarea id="reply-body" name="body" rows={4} maxlength={LIMITS.body}>
@@ -557,7 +547,7 @@ const ConversationPage = (
 
           <h2>Internal note</h2>
           <form class="card" method="post" action={`${CHAT_PATH}/${c.id}/note`}>
-            <Csrf session={p.session} />
+            <Csrf viewer={p.viewer} />
             {err("note")}
             <label for="note-body">Note for the team (never shown or sent to the visitor)</label>
             <textarea id="note-body" name="body" rows={2} maxlength={LIMITS.body}>
@@ -584,7 +574,7 @@ const ConversationPage = (
               })}
             </div>
             <form class="switcher actions" method="post" action={`${CHAT_PATH}/${c.id}/assign`}>
-              <Csrf session={p.session} />
+              <Csrf viewer={p.viewer} />
               <label class="inline" for="assign-to">
                 Assign to
               </label>
@@ -601,7 +591,7 @@ const ConversationPage = (
               </button>
             </form>
             <form class="switcher actions" method="post" action={`${CHAT_PATH}/${c.id}/update`}>
-              <Csrf session={p.session} />
+              <Csrf viewer={p.viewer} />
               <input type="hidden" id="labels-was" name="was" value={c.labels.join(", ")} />
               <label class="inline" for="update-priority">
                 Priority
@@ -635,7 +625,7 @@ const ConversationPage = (
               method="post"
               action={`${CHAT_PATH}/${c.id}/snooze`}
             >
-              <Csrf session={p.session} />
+              <Csrf viewer={p.viewer} />
               <label class="inline" for="snooze-for">
                 Snooze for
               </label>
@@ -660,7 +650,7 @@ const ConversationPage = (
               </button>
             </form>
             <form class="switcher actions" method="post" action={`${CHAT_PATH}/${c.id}/transcript`}>
-              <Csrf session={p.session} />
+              <Csrf viewer={p.viewer} />
               <label class="inline" for="transcript-to">
                 Email the transcript (never notes) to
               </label>
@@ -679,7 +669,7 @@ const ConversationPage = (
           </div>
         </>
       ) : (
-        <p class="muted">You can read this conversation; owners and admins of {p.session.active!.name} answer chats.</p>
+        <p class="muted">You can read this conversation; owners and admins of {p.viewer.active!.name} answer chats.</p>
       )}
       <Script nonce={p.nonce} js={THREAD_JS} />
     </Layout>
@@ -736,11 +726,9 @@ function resumeAt(c: Context): { after: number | null; changes: number | null } 
   };
 }
 
-export function chatPortalRoutes(app: Hono<PortalEnv>, deps: Deps) {
-  const actor = (c: Context<PortalEnv>) => portalActor(deps, c, c.get("session"));
-
-  app.get(CHAT_PATH, signedIn(deps), async (c) => {
-    const ctx = actor(c);
+export function chatPortalRoutes(app: Hono<PageEnv>, deps: Deps) {
+  app.get(CHAT_PATH, async (c) => {
+    const ctx = actorOf(c);
     const f = filtersOf(c);
     // Read before the list: a change committed after it comes down the stream (a repeat only shows the same state again).
     const changes = await changeCursor(ctx);
@@ -762,7 +750,7 @@ export function chatPortalRoutes(app: Hono<PortalEnv>, deps: Deps) {
     return render(
       c,
       <ListPage
-        session={c.get("session")}
+        viewer={viewerOf(c)}
         data={data}
         f={f}
         inboxes={inboxes}
@@ -778,8 +766,8 @@ export function chatPortalRoutes(app: Hono<PortalEnv>, deps: Deps) {
   });
 
   // Before /chat/:number: "live" is not a number.
-  app.get(`${CHAT_PATH}/live`, signedIn(deps), async (c) => {
-    const ctx = actor(c);
+  app.get(`${CHAT_PATH}/live`, async (c) => {
+    const ctx = actorOf(c);
     chatRead(ctx);
     const at = resumeAt(c);
     return messageStream(ctx, c.req.raw.signal, {
@@ -789,25 +777,25 @@ export function chatPortalRoutes(app: Hono<PortalEnv>, deps: Deps) {
     });
   });
 
-  const page = async (c: Context<PortalEnv>, number: number, extra: ConvExtra = {}) => {
-    const ctx = actor(c);
+  const page = async (c: Context<PageEnv>, number: number, extra: ConvExtra = {}) => {
+    const ctx = actorOf(c);
     const offRaw = c.req.query("offset");
     const offset = offRaw && /^\d{1,9}$/.test(offRaw) ? Number(offRaw) : undefined;
     const changes = await changeCursor(ctx);
     const conv = await getConversation(ctx, { id: number, limit: THREAD, offset });
-    const manage = canManage(c.get("session"));
+    const manage = canManage(viewerOf(c));
     const canned = manage ? (await listCanned(ctx, { limit: 100, offset: 0 })).items : [];
     const nonce = newNonce();
     return {
       nonce,
       page: (
         <ConversationPage
-          session={c.get("session")}
+          viewer={viewerOf(c)}
           conv={conv}
           canned={canned}
           agents={manage ? await agentsOf(ctx) : []}
           nonce={nonce}
-          me={c.get("session").user.id}
+          me={viewerOf(c).user.id}
           changes={changes}
           {...extra}
         />
@@ -815,13 +803,13 @@ export function chatPortalRoutes(app: Hono<PortalEnv>, deps: Deps) {
     };
   };
 
-  app.get(`${CHAT_PATH}/:number{[0-9]+}`, signedIn(deps), async (c) => {
+  app.get(`${CHAT_PATH}/:number{[0-9]+}`, async (c) => {
     const p = await page(c, numberOf(c.req.param("number")), { notice: NOTICES[c.req.query("done") ?? ""] });
     return render(c, p.page, { scriptNonce: p.nonce });
   });
 
-  app.get(`${CHAT_PATH}/:number{[0-9]+}/stream`, signedIn(deps), async (c) => {
-    const ctx = actor(c);
+  app.get(`${CHAT_PATH}/:number{[0-9]+}/stream`, async (c) => {
+    const ctx = actorOf(c);
     chatRead(ctx);
     const conv = await conversationByNumber(deps.db, ctx, numberOf(c.req.param("number")));
     const at = resumeAt(c);
@@ -841,13 +829,13 @@ export function chatPortalRoutes(app: Hono<PortalEnv>, deps: Deps) {
     fn: (ctx: ActorContext, id: number, f: Form) => Promise<unknown>,
     done: string,
   ) =>
-    app.post(`${CHAT_PATH}/:number{[0-9]+}/${name}`, signedIn(deps), async (c) => {
+    app.post(`${CHAT_PATH}/:number{[0-9]+}/${name}`, async (c) => {
       const id = numberOf(c.req.param("number"));
       const f = c.get("form");
       // Another company's (or no) conversation is a plain 404, like a page view; a missing canned response below is the form's error.
-      await conversationByNumber(deps.db, actor(c), id);
+      await conversationByNumber(deps.db, actorOf(c), id);
       try {
-        await fn(actor(c), id, f);
+        await fn(actorOf(c), id, f);
         return c.redirect(
           `${CHAT_PATH}/${id}?done=${done}${form === "reply" || form === "note" ? "#composer" : ""}`,
           303,

@@ -1,8 +1,10 @@
 /**
- * Reading portal form posts. Every portal form is urlencoded (the browser
- * default), bounded in size, and read through `Form`, whose getters turn
- * missing, oversized or mistyped fields into AppError validation errors with
- * a message fit to show next to the form: a 4xx, never a 500.
+ * Reading the form posts of signed-in pages (the portal's and the domains').
+ * Every such form is urlencoded (the browser default), bounded in size, and
+ * read through `Form`, whose getters turn missing, oversized or mistyped
+ * fields into AppError validation errors with a message fit to show next to
+ * the form: a 4xx, never a 500. The portal's formGuard reads the form once,
+ * checks its CSRF token, and hands it to the page (see signed-in.ts).
  */
 import type { Context } from "hono";
 import { AppError, invalid } from "../core/errors";

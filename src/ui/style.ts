@@ -1,7 +1,10 @@
 /**
- * The portal's one stylesheet, kept as a string so `bun build --compile`
- * carries it inside the binary. Served at /assets/portal.css with a
- * content hash in the link, so browsers cache it for good.
+ * The one stylesheet of every signed-in page (the portal's and the
+ * domains'), kept as a string so `bun build --compile` carries it inside
+ * the binary. The portal serves it at /assets/portal.css with a content
+ * hash in the link, so browsers cache it for good. The UI kit's components
+ * (src/ui) are named after the classes here; new pages use those
+ * components rather than new classes, so every page keeps one look.
  */
 import { createHash } from "node:crypto";
 
