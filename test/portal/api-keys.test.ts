@@ -91,7 +91,7 @@ describe("a key's life", () => {
     // Stored hashed: the secret appears nowhere in the database.
     const stored = (await row(s.deps, "SELECT * FROM mcp_keys WHERE name = 'Claude on laptop'")) as any;
     expect(JSON.stringify(stored)).not.toContain(key);
-    expect(jsonValue(stored.scopes)).toEqual(["services:read", "branding:read", "branding:write"]);
+    expect(jsonValue(stored.scopes)).toEqual(["branding:read", "branding:write", "services:read"]);
     expect(jsonValue(stored.company_ids)).toEqual([acme.id, globex.id].sort((x, y) => x - y));
     expect(Boolean(stored.require_cms_approval)).toBe(true);
     expect(new Date(stored.expires_at).getTime()).toBe(s.clock.ms() + 30 * 86_400_000);
