@@ -1,8 +1,10 @@
 /**
  * Configuration from flags (`--port 9000`) or environment (PLINTH_PORT).
  * Flags win. A bad value stops start-up with one line naming the setting.
- * SETTINGS lists every setting once (flag, variable, help): loadConfig reads
- * through it, and the command line's parser and help texts are made from it.
+ * SETTINGS lists every setting of the core once (flag, variable, help);
+ * domains declare theirs on their Domain (settings), and allSettings() is
+ * both: loadConfig reads through them, and the command line's parser and
+ * help texts are made from them.
  */
 export interface Config {
   port: number;
@@ -61,27 +63,6 @@ export interface Config {
   smtpUrl: string | null;
   /** The From of every message Plinth sends, `Name <address>` or an address; required with smtpUrl. */
   mailFrom: string | null;
-  /**
-   * Hosting checks of site domains (src/domains/hosting): the DNS servers
-   * asked (host[:port]; empty: the system's), what a domain must point at
-   * (a hostname for CNAMEs and/or IP addresses), the HTTPS port probed, an
-   * extra CA file trusted besides the system's, and the uptime interval.
-   */
-  hosting: { dnsServers: string[]; target: string[]; httpsPort: number; caFile: string | null; intervalSec: number };
-  /**
-   * OpenAI-compatible embeddings endpoint for the brain's hybrid search
-   * (POST <url>/v1/embeddings, or the URL itself when it ends in /embeddings);
-   * null: brain search is full text only.
-   */
-  embeddingsUrl: string | null;
-  /** Bearer key sent to embeddingsUrl, if it needs one. */
-  embeddingsKey: string | null;
-  /** Model name sent with each embeddings request. */
-  embeddingsModel: string;
-  /** Let outgoing webhooks and automation calls reach loopback and private addresses (off: SSRF guard). */
-  webhooksAllowPrivate: boolean;
-  /** Days of AI history (MCP calls and their conversations) kept; 0 keeps it all (src/domains/ai/retention.ts). */
-  aiHistoryDays: number;
 }
 
 /**
@@ -264,81 +245,11 @@ export const SETTINGS: readonly Setting[] = [
     help: "send mail through smtp://user:pass@host:587 (STARTTLS) or smtps://…:465; unset: mail is only recorded",
   },
   {
-    flag: "webhooks-allow-private",
-    env: "PLINTH_WEBHOOKS_ALLOW_PRIVATE",
-    value: "1|0",
-    group: "server",
-    help: "let outgoing webhooks reach loopback and private addresses (default 0)",
-  },
-  {
     flag: "mail-from",
     env: "PLINTH_MAIL_FROM",
     value: "<from>",
     group: "server",
     help: 'From of outgoing mail, e.g. "Plinth <plinth@example.com>" (required with PLINTH_SMTP_URL)',
-  },
-  {
-    flag: "hosting-dns",
-    env: "PLINTH_HOSTING_DNS",
-    value: "<a,b>",
-    group: "server",
-    help: "DNS servers (host[:port]) the hosting checks ask (default: the system's)",
-  },
-  {
-    flag: "hosting-target",
-    env: "PLINTH_HOSTING_TARGET",
-    value: "<a,b>",
-    group: "server",
-    help: "what site domains must point at: a CNAME target host and/or IP addresses",
-  },
-  {
-    flag: "hosting-port",
-    env: "PLINTH_HOSTING_PORT",
-    value: "<n>",
-    group: "server",
-    help: "HTTPS port the uptime and certificate checks connect to (default 443)",
-  },
-  {
-    flag: "hosting-ca-file",
-    env: "PLINTH_HOSTING_CA_FILE",
-    value: "<path>",
-    group: "server",
-    help: "PEM file of extra CAs the certificate and uptime checks trust",
-  },
-  {
-    flag: "hosting-interval",
-    env: "PLINTH_HOSTING_INTERVAL",
-    value: "<s>",
-    group: "server",
-    help: "seconds between uptime checks of each site domain (default 60)",
-  },
-  {
-    flag: null,
-    env: "PLINTH_EMBEDDINGS_URL",
-    value: "<url>",
-    group: "server",
-    help: "OpenAI-compatible embeddings endpoint (…/v1/embeddings) for the brain's hybrid search; unset: full text only",
-  },
-  {
-    flag: null,
-    env: "PLINTH_EMBEDDINGS_KEY",
-    value: "<key>",
-    group: "server",
-    help: "bearer key for PLINTH_EMBEDDINGS_URL",
-  },
-  {
-    flag: null,
-    env: "PLINTH_EMBEDDINGS_MODEL",
-    value: "<name>",
-    group: "server",
-    help: "embeddings model name (default text-embedding-3-small)",
-  },
-  {
-    flag: "ai-history-days",
-    env: "PLINTH_AI_HISTORY_DAYS",
-    value: "<days>",
-    group: "server",
-    help: "days of AI history (MCP calls, conversations) kept (default 90; 0: all)",
   },
   {
     flag: "shutdown-grace-ms",
@@ -348,6 +259,42 @@ export const SETTINGS: readonly Setting[] = [
     help: "on SIGTERM/SIGINT, how long requests in flight may finish (default 10000)",
   },
 ];
+
+/**
+ * Settings a domain declares (Domain.settings), with the Config field they
+ * fill. The domain adds that field to Config itself (declaration merging:
+ * `declare module "../../config" { interface Config { … } }` in its
+ * settings file), so this file names no domain's setting.
+ */
+export interface DomainSettings {
+  /** The Config field the settings fill, e.g. "hosting". */
+  key: string;
+  settings: Setting[];
+  /** The field's value from each setting's raw text (by environment variable name; undefined when not given). Throws ConfigError naming a bad one. */
+  read(raw: (env: string) => string | undefined): unknown;
+}
+
+const DECLARED: DomainSettings[] = [];
+
+/**
+ * Called when the catalog is built (src/mcp/catalog.ts) with every domain's
+ * settings, before any configuration is read (the entry builds the catalog
+ * when it loads); declaring the same group again changes nothing.
+ */
+export function declareSettings(groups: readonly DomainSettings[]): void {
+  for (const g of groups) {
+    if (DECLARED.some((d) => d.key === g.key)) continue;
+    for (const s of g.settings)
+      if (allSettings().some((x) => x.env === s.env || (s.flag && x.flag === s.flag)))
+        throw new Error(`setting ${s.env} of ${g.key} is declared twice`);
+    DECLARED.push(g);
+  }
+}
+
+/** Every setting, the core's and the domains' (the command line's parser and help are made from these). */
+export function allSettings(): Setting[] {
+  return [...SETTINGS, ...DECLARED.flatMap((g) => g.settings)];
+}
 
 const BY_FLAG = new Map(SETTINGS.filter((s) => s.flag).map((s) => [s.flag!, s]));
 const BY_ENV = new Map(SETTINGS.map((s) => [s.env, s]));
@@ -367,14 +314,16 @@ export class ConfigError extends Error {}
 
 type Source = Record<string, string | undefined>;
 
-function int(name: string, raw: string, min: number, max: number): number {
+/** A whole number between min and max, or a ConfigError naming the setting. */
+export function int(name: string, raw: string, min: number, max: number): number {
   if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
   const n = Number(raw);
   if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
   return n;
 }
 
-function list(raw: string | undefined): string[] {
+/** A comma-separated list, trimmed and lower-cased, empty items dropped. */
+export function list(raw: string | undefined): string[] {
   return (raw ?? "")
     .split(",")
     .map((s) => s.trim().toLowerCase())
@@ -507,33 +456,7 @@ export function loadConfig(flags: Record<string, string | true> = {}, env: Sourc
     throw new ConfigError(`PLINTH_MAIL_FROM must be an address or "Name <address>", got "${mailFrom.slice(0, 200)}"`);
   if (smtpUrl !== null && mailFrom === null)
     throw new ConfigError("PLINTH_SMTP_URL needs PLINTH_MAIL_FROM (the From of outgoing mail)");
-  const hostingPortRaw = get("hosting-port", "PLINTH_HOSTING_PORT");
-  const hostingIntervalRaw = get("hosting-interval", "PLINTH_HOSTING_INTERVAL");
-  const hosting = {
-    dnsServers: list(get("hosting-dns", "PLINTH_HOSTING_DNS")),
-    target: list(get("hosting-target", "PLINTH_HOSTING_TARGET")),
-    httpsPort:
-      hostingPortRaw === undefined || hostingPortRaw === ""
-        ? 443
-        : int("PLINTH_HOSTING_PORT", hostingPortRaw, 1, 65535),
-    caFile: get("hosting-ca-file", "PLINTH_HOSTING_CA_FILE") || null,
-    intervalSec:
-      hostingIntervalRaw === undefined || hostingIntervalRaw === ""
-        ? 60
-        : int("PLINTH_HOSTING_INTERVAL", hostingIntervalRaw, 10, 86_400),
-  };
-  const aiDaysRaw = get("ai-history-days", "PLINTH_AI_HISTORY_DAYS");
-  const aiHistoryDays =
-    aiDaysRaw === undefined || aiDaysRaw === "" ? 90 : int("PLINTH_AI_HISTORY_DAYS", aiDaysRaw, 0, 36_500);
-  const embeddingsUrl = secret("PLINTH_EMBEDDINGS_URL") ?? null;
-  if (embeddingsUrl !== null && !/^https?:\/\/\S+$/i.test(embeddingsUrl))
-    throw new ConfigError("PLINTH_EMBEDDINGS_URL must be an http:// or https:// URL");
-  return {
-    aiHistoryDays,
-    hosting,
-    embeddingsUrl,
-    embeddingsKey: secret("PLINTH_EMBEDDINGS_KEY") ?? null,
-    embeddingsModel: secret("PLINTH_EMBEDDINGS_MODEL") || "text-embedding-3-small",
+  const config: Config = {
     smtpUrl,
     mailFrom,
     memorySoftLimitMb,
@@ -558,6 +481,18 @@ export function loadConfig(flags: Record<string, string | true> = {}, env: Sourc
     allowedOrigins: list(get("allowed-origins", "PLINTH_ALLOWED_ORIGINS")),
     maxUploadBytes,
     oauthDevLoopbackClientIds: get("oauth-dev-loopback-client-ids", "PLINTH_OAUTH_DEV_LOOPBACK_CLIENT_IDS") === "1",
-    webhooksAllowPrivate: get("webhooks-allow-private", "PLINTH_WEBHOOKS_ALLOW_PRIVATE") === "1",
-  };
+  } as Config;
+  // What the domains declare (Domain.settings), each group read into its own field.
+  for (const group of DECLARED) {
+    const raw = (envName: string): string | undefined => {
+      const s = group.settings.find((x) => x.env === envName);
+      if (!s) throw new Error(`setting ${envName} is not among ${group.key}'s settings`);
+      if (!s.flag) return env[envName] || undefined;
+      const f = flags[s.flag];
+      if (f === true) throw new ConfigError(`--${s.flag} needs a value`);
+      return f ?? env[envName];
+    };
+    (config as unknown as Record<string, unknown>)[group.key] = group.read(raw);
+  }
+  return config;
 }

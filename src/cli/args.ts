@@ -1,6 +1,6 @@
 /**
  * The command line, read strictly: every command declares its flags
- * (src/cli/command.ts), settings flags come from src/config.ts SETTINGS,
+ * (src/cli/command.ts), settings flags come from src/config.ts allSettings() (the core's and the domains'),
  * and anything else is an error that names the closest known spelling:
  *
  *   plinth --dta-dir ./x      → unknown flag --dta-dir; did you mean --data-dir?   (exit 2)
@@ -12,7 +12,7 @@
  * `help [command]`, `--version` and `version` need no configuration.
  * Help texts are made here from the declarations and fit 100 columns.
  */
-import { SETTINGS, type Setting } from "../config";
+import { allSettings, type Setting } from "../config";
 import type { Command, Flag } from "./command";
 
 export const WIDTH = 100;
@@ -62,7 +62,7 @@ export function ownFlags(cmd: Command): Flag[] {
 
 function settingsOf(cmd: Command): Setting[] {
   const groups = cmd.settings ?? ["store"];
-  return SETTINGS.filter((s) => groups.includes(s.group));
+  return allSettings().filter((s) => groups.includes(s.group));
 }
 
 /** Every flag the command accepts: its own, its settings', and --help. */
@@ -80,7 +80,7 @@ function arities(commands: Command[]): Map<string, boolean> {
     ["help", false],
     ["version", false],
   ]);
-  for (const s of SETTINGS) if (s.flag) m.set(s.flag, true);
+  for (const s of allSettings()) if (s.flag) m.set(s.flag, true);
   for (const c of commands) for (const f of ownFlags(c)) m.set(f.name, f.value !== undefined);
   return m;
 }

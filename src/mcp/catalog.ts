@@ -16,6 +16,7 @@
  * scope, annotations). Its JSON Schema is the MCP registry's to check
  * (src/mcp/registry.ts). A failure names what broke.
  */
+import { declareSettings } from "../config";
 import { listEvents, type EventDef } from "../core/events";
 import { ROLES } from "../core/roles";
 import { declareScopes, isScope } from "../core/scopes";
@@ -240,8 +241,11 @@ export function buildCatalog(domains: readonly Domain[]): DomainCatalog {
   );
 
   // The core's own registers of what is declared: emit() refuses unlisted event types, covers() reads the scopes.
+  const settings = [...each(domains, (d) => d.settings)].map(([g]) => g);
   listEvents(events.keys());
   declareScopes(scope.areas);
+  // Before any configuration is read: the entry builds the catalog as it loads.
+  declareSettings(settings);
 
   return {
     domains,
@@ -260,5 +264,6 @@ export function buildCatalog(domains: readonly Domain[]): DomainCatalog {
     scopeAreas: scope.areas,
     scopes: scope.scopes,
     demoParts: domains.flatMap((d) => (d.demo ? [d.demo] : [])),
+    settings,
   };
 }

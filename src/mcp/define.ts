@@ -14,6 +14,7 @@
 import type { Table } from "drizzle-orm";
 import type * as v from "valibot";
 import type { Hono } from "hono";
+import type { DomainSettings } from "../config";
 import type { ActorContext, Deps } from "../core/context";
 import type { Clock } from "../core/clock";
 import type { Db } from "../core/db";
@@ -176,6 +177,12 @@ export interface Domain {
    * the seed's one transaction.
    */
   demo?: DemoPart;
+  /**
+   * Settings this domain reads (flag, environment variable, help, and how
+   * the value is read into its Config field): `plinth help serve`, the
+   * command line's parser and the README's settings table include them.
+   */
+  settings?: DomainSettings[];
   /**
    * Words people say for what this domain's tools call otherwise, for
    * tools_search (src/mcp/tool-search.ts): each key (a word or a phrase, any
@@ -489,6 +496,7 @@ export interface DomainCatalog {
   scopeAreas: readonly ScopeArea[];
   scopes: readonly string[];
   demoParts: readonly DemoPart[];
+  settings: readonly DomainSettings[];
 }
 
 declare module "../core/context" {

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import "../../src/catalog"; // the domains declare their settings (and scopes) when the catalog is built
 import { ConfigError, loadConfig, parseFlags } from "../../src/config";
 
 describe("config", () => {

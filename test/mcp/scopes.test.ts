@@ -1,4 +1,5 @@
 /** The scope grammar of interface.md 5.3 as src/core/scopes.ts decides it, and the metadata that advertises it. */
+import "../../src/catalog"; // the domains declare their settings (and scopes) when the catalog is built
 import { expect, test } from "bun:test";
 import { loadConfig } from "../../src/config";
 import { covers, isGrantable, roleAllows, SCOPES } from "../../src/core/scopes";

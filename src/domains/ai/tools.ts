@@ -1,4 +1,5 @@
 /** The ai toolset: AI history (every MCP tool call, grouped into conversations) and AI credits. */
+import { aiSettings } from "./settings";
 import { demoAi } from "./demo";
 import * as v from "valibot";
 import { pageInput } from "../../core/pagination";
@@ -119,6 +120,7 @@ export const aiCreditsUsage = defineTool({
 });
 
 export const aiDomain: Domain = {
+  settings: [aiSettings],
   demo: demoAi,
   scopes: [{ area: "ai", title: "AI history", words: { "ai:read": "read AI conversations and the credit balance" } }],
   name: "ai",

@@ -6,6 +6,7 @@
  * an automation whose only action is "POST this event there"; the
  * integrations toolset lists them among connected integrations.
  */
+import { webhookSettings } from "./settings";
 import { demoAutomations } from "./demo";
 import * as v from "valibot";
 import { jsonObject } from "../../core/json-value";
@@ -339,6 +340,7 @@ export const automationsDomain: Domain = {
 };
 
 export const webhooksDomain: Domain = {
+  settings: [webhookSettings],
   name: "webhooks",
   title: "Webhooks",
   description:

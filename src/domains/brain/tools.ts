@@ -5,6 +5,7 @@
  * record with its relations both ways and backlinks (brain_records_get),
  * per-kind create/update tools, history and restore, review.
  */
+import { brainSettings } from "./settings";
 import { demoBrain } from "./demo";
 import { defineTool, type Domain, type ToolDef } from "../../mcp/define";
 import { readAccess } from "./access";
@@ -335,6 +336,7 @@ const heldTools = allTools
   .map((t) => t.name);
 
 export const brainDomain: Domain = {
+  settings: brainSettings,
   demo: demoBrain,
   scopes: [
     {

@@ -3,6 +3,7 @@
  * domain — DNS, TLS certificate, uptime — and incidents, as the background
  * job (checks.ts) recorded them. Agents read; only the job writes.
  */
+import { hostingSettings } from "./settings";
 import { demoHosting } from "./demo";
 import * as v from "valibot";
 import { pageInput } from "../../core/pagination";
@@ -17,6 +18,7 @@ const ref = { id: v.optional(idSchema), hostname: v.optional(hostname) };
 const stamp = v.pipe(v.string(), v.maxLength(40));
 
 export const hostingDomain: Domain = {
+  settings: [hostingSettings],
   demo: demoHosting,
   scopes: [{ area: "hosting", title: "Hosting", words: { "hosting:read": "read hosting and domain status" } }],
   name: T,
