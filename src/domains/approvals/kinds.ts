@@ -26,8 +26,16 @@ export interface Decision {
   now: Date;
   decidedBy: string;
   comment: string | null;
-  /** The deciding portal user when known; null for the public link page. */
+  /** The deciding user when known (a member, over MCP, in the portal or signed in on the page); null otherwise. */
   userId: number | null;
+  /**
+   * How the decider proved who they are (reviewers.ts): member, a listed
+   * reviewer with a one-time code, or anyone with the link. Omitted: member
+   * when userId is set, else link.
+   */
+  via?: "member" | "reviewer" | "link";
+  /** The verified reviewer's address, for via = reviewer. */
+  email?: string | null;
 }
 
 /** One line of "what changes": plain text, the page escapes it. */
