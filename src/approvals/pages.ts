@@ -150,7 +150,7 @@ export function decisionForm(action: string, csrf: string, mode: FormMode): stri
   else if (mode.kind === "link")
     who = `<p class="ap-who">${e(mode.company)} lets anyone with this link decide, including the agent that asked. Your decision is recorded as made by a link holder, and the company's owners and admins are told.</p>`;
   else {
-    who = `<p class="ap-who">Deciding as <strong>${e(mode.email)}</strong>, a reviewer listed by the company.</p>`;
+    who = `<p class="ap-who">Deciding as <strong>${e(mode.email)}</strong>, with the code mailed to that address.</p>`;
     proof = `<input type="hidden" name="email" value="${e(mode.email)}">
 <label for="ap-code">Code from the email</label>
 <input id="ap-code" class="ap-code" type="text" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{8}" maxlength="8" required>`;
