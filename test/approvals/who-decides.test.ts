@@ -49,7 +49,7 @@ beforeAll(async () => {
   );
   await setApprovalPolicy(s.deps, w.A.id, "person", [RITA]);
   await setApprovalPolicy(s.deps, w.B.id, "person", [BOB]);
-});
+}, 30_000);
 afterAll(async () => {
   await s?.stop();
 });
