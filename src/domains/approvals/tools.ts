@@ -127,4 +127,13 @@ export const approvalsDomain: Domain = {
     "Human approval of what agents draft: list approval links, inspect what they propose, approve or reject them.",
   tools: approvalsTools,
   events: approvalEvents,
+  notificationTypes: [
+    {
+      type: "approval.link_decided",
+      label:
+        "Someone with an approval link decided it without signing in (the company lets anyone with the link decide)",
+      inApp: true,
+      email: true,
+    },
+  ],
 };
