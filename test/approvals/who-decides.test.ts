@@ -164,6 +164,19 @@ describe("person (the default): holding the link is not enough", () => {
     expect((await linkRow(d.approvalId)).status).toBe("pending");
   });
 
+  test("an owner of another company signed in cannot decide this company's link", async () => {
+    const rival = await createUser(s.deps, { email: "rival@who.test", name: "Rival Owner", password: PASSWORD });
+    await addMember(s.deps, w.B.id, rival.id, "owner");
+    const d = await drafted("Not your company");
+    const b = await signedIn("rival@who.test");
+    const page = await open(b, d.path);
+    expect(page.body).toContain("You are not a member of the company this request belongs to.");
+    expect(page.body).not.toContain('name="decision"');
+    const r = await send(b, d.path, { csrf: page.csrf, decision: "approve" });
+    expect(r.status).toBe(403);
+    expect((await linkRow(d.approvalId)).status).toBe("pending");
+  });
+
   test("another member signed in decides: recorded as that member, and the post is live", async () => {
     const d = await drafted("Maya approves");
     const b = await signedIn("maya@who.test");
