@@ -89,6 +89,7 @@ const approvalsSettingsGet = defineTool({
   toolset: "approvals",
   scope: "approvals:read",
   readOnly: true,
+  minRole: "admin",
   title: "Get who may decide approvals",
   description:
     "Owners and admins: the company's approval policy and listed reviewers. policy person (default): a signed-in owner or admin other than the requester, or a listed reviewer with an emailed one-time code, decides on the approval page; link: anyone with the link decides, including the agent that asked.",
