@@ -19,6 +19,7 @@ import type { Deps } from "../../src/core/context";
 import { conflict } from "../../src/core/errors";
 import { KEY_PREFIX, mintSecret, randomHex } from "../../src/core/secrets";
 import { companies, memberships, mcpKeys, users } from "../../src/domains/accounts/tables";
+import { approvalSettings } from "../../src/domains/approvals/tables";
 import { assertValidContent } from "../../src/domains/blocks/validate";
 import { brandMessaging, brandProfiles } from "../../src/domains/branding/tables";
 import {
@@ -109,6 +110,8 @@ export interface DemoCredentials {
 
 export const DEMO_EMAIL = "demo@plinth.dev";
 export const VIEWER_EMAIL = "viewer@plinth.dev";
+/** Harbor's listed approval reviewer (no portal password): decides by a one-time code. */
+export const DEMO_REVIEWER = "maya@harborcoffee.example";
 
 /** No user, company or site yet: an install where people have started work (even without a site) is never seeded over. */
 export async function isEmpty(deps: Deps): Promise<boolean> {
@@ -367,6 +370,17 @@ export async function seedDemo(deps: Deps): Promise<DemoCredentials> {
       scopes: ["*"],
       companyIds: [harbor.id, northwind.id],
       createdAt: at(0),
+    });
+
+    // Who decides Harbor's approval links: a person (the default), and Maya,
+    // Harbor's owner without a portal password, as a reviewer by email, so a
+    // first run shows the one-time-code flow (docs/approvals.md).
+    await tx.insert(approvalSettings).values({
+      companyId: harbor.id,
+      policy: "person",
+      reviewers: [DEMO_REVIEWER],
+      updatedByUserId: demoUser.id,
+      updatedAt: at(30),
     });
 
     // --- every domain's own part (Domain.demo, in its folder), in the order the domains are listed ---

@@ -32,7 +32,14 @@ details.ap-live{margin-top:1rem}
 .ap-notice.warn{border-color:#f5d49a;background:#fffaeb}
 .ap-notice.bad{border-color:#f4b8b3;background:#fef3f2}
 form.ap-decide label{display:block;font-weight:600;margin:.6rem 0 .25rem}
-form.ap-decide input[type=text],form.ap-decide textarea{width:100%;padding:.5rem;border:1px solid #c5ccd6;border-radius:6px;font:inherit}
+form.ap-decide input[type=text],form.ap-decide input[type=email],form.ap-decide textarea{width:100%;padding:.5rem;border:1px solid #c5ccd6;border-radius:6px;font:inherit}
+form.ap-decide input.ap-code{max-width:12rem;font-size:1.2rem;letter-spacing:.2em;font-variant-numeric:tabular-nums}
+.ap-who{margin:.2rem 0 .4rem}
+.ap-ways{display:grid;gap:1rem;grid-template-columns:repeat(auto-fit,minmax(16rem,1fr));margin-top:.6rem}
+.ap-way{border:1px solid #dde1e7;border-radius:8px;padding:.8rem 1rem}
+.ap-way h3{font-size:1rem;margin:0 0 .4rem}
+a.ap-button{display:inline-block;font-weight:600;padding:.6rem 1.4rem;border-radius:8px;background:#1c2330;color:#fff;text-decoration:none}
+button.send{background:#1c2330;color:#fff}
 .ap-actions{display:flex;gap:.75rem;margin-top:1rem;flex-wrap:wrap}
 button{font:inherit;font-weight:600;padding:.6rem 1.4rem;border-radius:8px;border:1px solid transparent;cursor:pointer}
 button.approve{background:#067647;color:#fff}
@@ -119,20 +126,76 @@ export function decidedNotice(a: ApprovalView, fresh: boolean): string {
   return notice("warn", "This request was withdrawn: the item it was about was deleted.");
 }
 
-export function decisionForm(action: string, csrf: string): string {
-  return `<form class="ap-card ap-decide" method="post" action="${e(action)}">
-<input type="hidden" name="csrf" value="${e(csrf)}">
-<h2 class="ap-h">Your decision</h2>
-<label for="ap-name">Your name (optional)</label>
-<input id="ap-name" type="text" name="name" maxlength="100" autocomplete="name">
-<label for="ap-comment">Comment for the author (optional)</label>
-<textarea id="ap-comment" name="comment" rows="3" maxlength="2000"></textarea>
-<div class="ap-actions">
+/** Who is deciding, as the decision form says it (plain text; escaped here). */
+export type FormMode =
+  | { kind: "member"; name: string; email: string; role: string; company: string }
+  | { kind: "link"; company: string }
+  | { kind: "code"; email: string };
+
+const buttons = `<div class="ap-actions">
 <button class="approve" type="submit" name="decision" value="approve">Approve</button>
 <button class="reject" type="submit" name="decision" value="reject">Reject</button>
 </div>
-<p class="ap-small">Approving publishes exactly what is shown above. Either decision is final.</p>
+<p class="ap-small">Approving publishes exactly what is shown above. Either decision is final.</p>`;
+
+const commentField = `<label for="ap-comment">Comment for the author (optional)</label>
+<textarea id="ap-comment" name="comment" rows="3" maxlength="2000"></textarea>`;
+
+/** The decision form, for someone the page already knows may decide (or, with a code, is about to prove it). */
+export function decisionForm(action: string, csrf: string, mode: FormMode): string {
+  let who: string;
+  let proof = "";
+  if (mode.kind === "member")
+    who = `<p class="ap-who">Signed in as <strong>${e(mode.name)}</strong> (${e(mode.email)}), ${e(mode.role)} of ${e(mode.company)}.</p>`;
+  else if (mode.kind === "link")
+    who = `<p class="ap-who">${e(mode.company)} lets anyone with this link decide, including the agent that asked. Your decision is recorded as made by a link holder, and the company's owners and admins are told.</p>`;
+  else {
+    who = `<p class="ap-who">Deciding as <strong>${e(mode.email)}</strong>, with the code mailed to that address.</p>`;
+    proof = `<input type="hidden" name="email" value="${e(mode.email)}">
+<label for="ap-code">Code from the email</label>
+<input id="ap-code" class="ap-code" type="text" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{8}" maxlength="8" required>`;
+  }
+  return `<form class="ap-card ap-decide" method="post" action="${e(action)}">
+<input type="hidden" name="csrf" value="${e(csrf)}">
+<h2 class="ap-h">Your decision</h2>
+${who}
+${proof}
+${commentField}
+${buttons}
 </form>`;
+}
+
+/** Under `person` with nobody the page knows: sign in, or (when the company lists reviewers) get a code by email. */
+export function waysToDecide(o: {
+  action: string;
+  csrf: string;
+  loginUrl: string;
+  reviewers: boolean;
+  signedInAs?: { name: string; why: string } | null;
+}): string {
+  const signedIn = o.signedInAs
+    ? `<p class="ap-who">Signed in as <strong>${e(o.signedInAs.name)}</strong>. ${e(o.signedInAs.why)}</p>`
+    : "";
+  const code = o.reviewers
+    ? `<div class="ap-way"><h3>Get a code by email</h3>
+<form class="ap-decide" method="post" action="${e(`${o.action}/code`)}">
+<input type="hidden" name="csrf" value="${e(o.csrf)}">
+<label for="ap-email">Your email address</label>
+<input id="ap-email" type="email" name="email" maxlength="254" autocomplete="email" required>
+<div class="ap-actions"><button class="send" type="submit">Send code</button></div>
+<p class="ap-small">For reviewers the company lists. The code works once, for 10 minutes.</p>
+</form></div>`
+    : "";
+  return `<section class="ap-card">
+<h2 class="ap-h">Your decision</h2>
+${signedIn}
+<p>A person other than the one who asked decides this request.</p>
+<div class="ap-ways">
+<div class="ap-way"><h3>Members</h3><p>Owners and admins of the company decide after signing in.</p>
+<a class="ap-button" href="${e(o.loginUrl)}">Sign in to decide</a></div>
+${code}
+</div>
+</section>`;
 }
 
 export function unknownPage(nonce: string): string {

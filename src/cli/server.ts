@@ -1,7 +1,9 @@
 /** serve (the default), migrate, seed --demo. */
+import { join } from "node:path";
 import { catalog } from "../catalog";
 import { openDeps, openStore } from "../core/open";
-import { seedDemo, isEmpty, type DemoCredentials } from "../../db/seed/demo";
+import { CODE_MAIL_TAG } from "../domains/approvals/reviewers";
+import { DEMO_REVIEWER, seedDemo, isEmpty, type DemoCredentials } from "../../db/seed/demo";
 import { isWildcardHost, type Config } from "../config";
 import { startServer, type RunningServer } from "../server";
 import { UsageError, type Command } from "./command";
@@ -23,7 +25,16 @@ function banner(config: Config, s: RunningServer): string[] {
   return lines;
 }
 
-function demoLines(base: string, d: DemoCredentials): string[] {
+/** A command that prints the newest one-time approval code kept in the mail outbox (no SMTP configured). */
+function outboxQuery(config: Config): string {
+  const sql = `SELECT "to", text FROM mail_outbox WHERE tag = '${CODE_MAIL_TAG}' ORDER BY id DESC LIMIT 1`;
+  return config.databaseUrl
+    ? `psql "$PLINTH_DATABASE_URL" -c "${sql.replace(/"/g, '\\"')}"`
+    : `sqlite3 ${join(config.dataDir, "plinth.sqlite")} "${sql.replace(/"/g, '\\"')}"`;
+}
+
+function demoLines(config: Config, d: DemoCredentials): string[] {
+  const base = config.publicUrl;
   const mcpCall = (name: string, args: string) =>
     `  curl -X POST ${base}/api/mcp -H "Authorization: Bearer ${d.mcpKey}" -H "Content-Type: application/json" -H "Accept: application/json, text/event-stream" -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"${name}","arguments":${args}}}'`;
   const others = d.companies.filter((c) => c.id !== d.defaultCompany.id);
@@ -37,6 +48,12 @@ function demoLines(base: string, d: DemoCredentials): string[] {
         ? `; it also reaches ${others.map((c) => `${c.id} "${c.name}"`).join(", ")}: pass clientId on every tool call`
         : ""),
     `  Portal sign-in:         ${base}/login  ${d.email} / ${d.password}`,
+    "",
+    "Approval links (the url in a write tool's result) need a person other than the one who asked:",
+    `  signed in as ${d.email} you decide links others asked for (Approvals in the portal);`,
+    `  links your MCP key asked for: on the link's page, "Get a code by email" for ${DEMO_REVIEWER} (Harbor's listed reviewer).`,
+    `  Without SMTP the code is not sent but kept in the mail outbox:`,
+    `  ${outboxQuery(config)}`,
     "",
     "Try:",
     `  curl -H "Authorization: Bearer ${d.restKey}" ${base}/api/v1/sites/${d.siteId}/posts?limit=3`,
@@ -85,7 +102,7 @@ export const serverCommands: Command[] = [
     async run({ config }) {
       const s = await startServer(config);
       const lines = banner(config, s);
-      if (s.demo) lines.push(...demoLines(config.publicUrl, s.demo));
+      if (s.demo) lines.push(...demoLines(config, s.demo));
       else {
         const base = config.publicUrl;
         lines.push(

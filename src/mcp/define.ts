@@ -274,7 +274,13 @@ export interface ApprovalLink {
   credentialName: string | null;
   expiresAt: Date;
   decidedAt: Date | null;
+  /** Who decided, for display ("Maya Ortiz (member)"), derived from the three fields below. */
   decidedBy: string | null;
+  /** How the decider proved who they are: a member, a listed reviewer with a code, or anyone with the link. */
+  decidedVia: "member" | "reviewer" | "link" | null;
+  decidedByUserId: number | null;
+  /** The verified reviewer's address, for decidedVia = reviewer. */
+  decidedByEmail: string | null;
   comment: string | null;
   result: Record<string, unknown> | null;
   createdAt: Date;
@@ -288,8 +294,16 @@ export interface Decision {
   now: Date;
   decidedBy: string;
   comment: string | null;
-  /** The deciding portal user when known; null for the public link page. */
+  /** The deciding user when known (a member, over MCP, in the portal or signed in on the page); null otherwise. */
   userId: number | null;
+  /**
+   * How the decider proved who they are (src/domains/approvals/reviewers.ts):
+   * member, a listed reviewer with a one-time code, or anyone with the link.
+   * Omitted: member when userId is set, else link.
+   */
+  via?: "member" | "reviewer" | "link";
+  /** The verified reviewer's address, for via = reviewer. */
+  email?: string | null;
 }
 
 /** One line of "what changes": plain text, the page escapes it. */

@@ -3,13 +3,26 @@
  * with its preview (summary, facts, what changes), and a page per link with
  * the full rendered proposal where owners and admins approve or reject.
  * Listing, previews and decisions all go through the approvals verbs, with
- * the signed-in person as the actor.
+ * the signed-in person as the actor. Under the company's `person` policy the
+ * person who asked does not decide their own request here either.
+ *
+ * Owners and admins also set here who may decide on the public approval
+ * pages (the policy and the listed reviewers, reviewers.ts): a plain form,
+ * no script, guarded like every portal form.
  */
 import type { Hono } from "hono";
 import type { Deps } from "../core/context";
 import { AppError } from "../core/errors";
-import { decideApproval, getApproval, listApprovals, previewCss, type ApprovalView } from "../domains/approvals/verbs";
-import { canManage } from "../ui/signed-in";
+import { getApprovalSettings, MAX_REVIEWERS, settingsOf, updateApprovalSettings } from "../domains/approvals/reviewers";
+import {
+  decideApproval,
+  getApproval,
+  listApprovals,
+  MEMBER_REFUSALS,
+  previewCss,
+  type ApprovalView,
+} from "../domains/approvals/verbs";
+import { canManage, type Viewer } from "../ui/signed-in";
 import { portalActor, requireManager } from "./actor";
 import { signedIn, type PortalEnv } from "./guard";
 import { Csrf } from "../ui/forms";
@@ -77,6 +90,35 @@ const Meta = (p: { a: ApprovalView }) => (
   </p>
 );
 
+/** Who may decide on the approval pages: the policy and the reviewer list, for owners and admins. */
+const Settings = (p: { viewer: Viewer; policy: "person" | "link"; reviewers: string[]; saved: boolean }) => (
+  <form class="card" method="post" action={`${PATH}/settings`}>
+    <Csrf viewer={p.viewer} />
+    <h2 id="who-decides">Who may decide on approval pages</h2>
+    {p.saved && <Notice kind="ok">Saved.</Notice>}
+    <p class="muted small">
+      Agents get the approval link too, so holding it should not be enough. The preview stays visible to anyone with the
+      link either way.
+    </p>
+    <label>
+      <input type="radio" name="policy" value="person" checked={p.policy === "person"} /> A person: a signed-in owner or
+      admin who did not ask for the change, or a reviewer listed below who enters a code sent to their address
+      (recommended)
+    </label>
+    <label>
+      <input type="radio" name="policy" value="link" checked={p.policy === "link"} /> Anyone with the link, including
+      the agent that asked (owners and admins are notified of each such decision)
+    </label>
+    <label for="reviewers">Reviewers by email, one per line (no portal account needed; at most {MAX_REVIEWERS})</label>
+    <textarea id="reviewers" name="reviewers" rows={4} maxlength={MAX_REVIEWERS * 255}>
+      {p.reviewers.join("\n")}
+    </textarea>
+    <div class="actions">
+      <button type="submit">Save</button>
+    </div>
+  </form>
+);
+
 export function approvalRoutes(app: Hono<PortalEnv>, deps: Deps) {
   const idParam = (raw: string) => {
     if (!/^\d{1,15}$/.test(raw)) throw new AppError("not_found", "No such approval.");
@@ -90,6 +132,7 @@ export function approvalRoutes(app: Hono<PortalEnv>, deps: Deps) {
     const offset = /^\d{1,9}$/.test(rawOffset) ? Number(rawOffset) : 0;
     const list = await listApprovals(ctx, { status: "pending", limit: PAGE_SIZE, offset });
     const details = await mapSeq(list.items, async (a) => await getApproval(ctx, a.id));
+    const settings = canManage(session) ? await getApprovalSettings(ctx) : null;
     return render(
       c,
       <Layout title="Approvals" viewer={session} path={PATH}>
@@ -127,6 +170,14 @@ export function approvalRoutes(app: Hono<PortalEnv>, deps: Deps) {
             </a>
           )}
         </div>
+        {settings && (
+          <Settings
+            viewer={session}
+            policy={settings.policy}
+            reviewers={settings.reviewers}
+            saved={c.req.query("saved") === "1"}
+          />
+        )}
       </Layout>,
     );
   });
@@ -144,6 +195,8 @@ export function approvalRoutes(app: Hono<PortalEnv>, deps: Deps) {
     const ctx = portalActor(deps, c, session);
     const a = await getApproval(ctx, idParam(c.req.param("id")), { html: true });
     const outcome = c.req.query("outcome");
+    const ownRequest =
+      a.requestedBy.userId === session.user.id && (await settingsOf(deps.db, ctx.company.id)).policy === "person";
     return render(
       c,
       <Layout title={`Approval #${a.id}`} viewer={session} path={PATH}>
@@ -166,7 +219,9 @@ export function approvalRoutes(app: Hono<PortalEnv>, deps: Deps) {
         <link rel="stylesheet" href={`${PATH}/${a.id}/preview.css`} />
         {/* The approvals domain renders the fragment with every content string escaped (src/domains/approvals/preview.ts). */}
         <div class="preview card" dangerouslySetInnerHTML={{ __html: a.html ?? "" }} />
+        {a.status === "pending" && ownRequest && <p class="muted small">{MEMBER_REFUSALS.requester}</p>}
         {a.status === "pending" &&
+          !ownRequest &&
           (canManage(session) ? (
             <form class="card" method="post" action={`${PATH}/${a.id}/decide`}>
               <Csrf viewer={session} />
@@ -197,8 +252,23 @@ export function approvalRoutes(app: Hono<PortalEnv>, deps: Deps) {
     const decision = form.text("decision", { max: 10 });
     if (decision !== "approve" && decision !== "reject") throw new AppError("validation", "Choose Approve or Reject.");
     const comment = form.text("comment", { label: "Comment", max: 2000 }) || null;
-    const outcome = await decideApproval(deps, { ctx, id }, decision, { comment, decidedBy: session.user.email });
+    const outcome = await decideApproval(deps, { ctx, id }, decision, {
+      comment,
+      decidedBy: `${session.user.name ?? session.user.email} (member)`,
+    });
     if (!outcome.ok) throw new AppError("conflict", outcome.message);
     return c.redirect(`${PATH}/${id}?outcome=${decision}`, 303);
+  });
+
+  app.post(`${PATH}/settings`, signedIn(deps), async (c) => {
+    const session = c.get("session");
+    const ctx = portalActor(deps, c, session);
+    requireManager(session, "change who may decide approvals");
+    const form = c.get("form");
+    const policy = form.text("policy", { label: "Who may decide", max: 10, required: true });
+    if (policy !== "person" && policy !== "link") throw new AppError("validation", "Choose who may decide.");
+    const reviewers = form.text("reviewers", { label: "Reviewers", max: MAX_REVIEWERS * 255 }).split(/\r?\n|,/);
+    await updateApprovalSettings(ctx, { policy, reviewers });
+    return c.redirect(`${PATH}?saved=1#who-decides`, 303);
   });
 }

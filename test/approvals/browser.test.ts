@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { chromium, type BrowserContext, type Locator, type Page } from "playwright-core";
 import { mintRestKey } from "../fixtures/rest";
 import { startTestServer, type TestServer } from "../harness";
+import { anyoneWithLink } from "../fixtures/approvals";
 import { makeWorld, SAMPLE_BLOCKS, type World } from "../cms/world";
 
 const T = 30_000;
@@ -26,6 +27,8 @@ let restKey: string;
 beforeAll(async () => {
   s = await startTestServer({ seed: false });
   w = await makeWorld(s);
+  // Anyone with the link decides here: these pages are under test, not who decides (test/approvals/who-decides*.test.ts).
+  await anyoneWithLink(s.deps, w.A.id);
   restKey = (await mintRestKey(s.deps, w.siteA)).key;
   profile = mkdtempSync(join(tmpdir(), "plinth-chromium-"));
   context = await chromium.launchPersistentContext(profile, {
@@ -107,7 +110,6 @@ describe("entity links (posts_create)", () => {
       await page.screenshot({ path: shot, fullPage: true });
       expect(statSync(shot).size).toBeGreaterThan(5_000);
 
-      await page.fill("#ap-name", "Rita Reviewer");
       await page.fill("#ap-comment", "Looks great");
       await page.click("button.approve");
       expect(await text(page, ".ap-notice.ok")).toContain("Approved. The change is live.");
@@ -126,7 +128,7 @@ describe("entity links (posts_create)", () => {
       expect(a).toMatchObject({
         status: "approved",
         comment: "Looks great",
-        decidedBy: "Rita Reviewer (approval link)",
+        decidedBy: "link holder",
       });
       const post = await w.ok(w.owner, "posts_get", { siteId: w.siteA, id: created.id });
       expect(post).toMatchObject({ status: "published", published: true, approval: { status: "approved" } });

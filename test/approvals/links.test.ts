@@ -11,6 +11,7 @@ import { DAY_MS } from "../../src/core/clock";
 import { brandProfiles } from "../../src/domains/branding/tables";
 import { addMember, createUser } from "../fixtures/accounts";
 import { row, startTestServer, type TestServer } from "../harness";
+import { anyoneWithLink } from "../fixtures/approvals";
 import { makeWorld, SAMPLE_BLOCKS, toolNames, type World } from "../cms/world";
 import { Browser, pageText, readForms } from "../oauth/helpers";
 
@@ -20,6 +21,8 @@ let w: World;
 beforeAll(async () => {
   s = await startTestServer({ seed: false });
   w = await makeWorld(s);
+  // These tests are about the page's mechanics and what deciding does; who may decide is who-decides.test.ts.
+  await anyoneWithLink(s.deps, w.A.id);
 });
 afterAll(async () => {
   await s?.stop();

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { encode as encodePng } from "fast-png";
 import { addMember, removeMember, revokeMcpKey, mintMcpKey, mcpClient, createUser } from "../fixtures/accounts";
 import { row, rows, startTestServer, type TestServer } from "../harness";
+import { anyoneWithLink } from "../fixtures/approvals";
 import { makeWorld, SAMPLE_BLOCKS, toolNames, type World } from "../cms/world";
 
 let s: TestServer;
@@ -15,6 +16,8 @@ let w: World;
 beforeAll(async () => {
   s = await startTestServer({ seed: false });
   w = await makeWorld(s);
+  // These tests are about the page's mechanics and what deciding does; who may decide is who-decides.test.ts.
+  await anyoneWithLink(s.deps, w.A.id);
 });
 afterAll(async () => {
   await s?.stop();

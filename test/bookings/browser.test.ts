@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { ManualClock } from "../../src/core/clock";
 import { startTestServer, type TestServer } from "../harness";
+import { anyoneWithLink } from "../fixtures/approvals";
 import { makeWorld, type World } from "../cms/world";
 
 const T = 60_000;
@@ -28,6 +29,8 @@ beforeAll(async () => {
   // Monday 4 March 2030, 08:00 UTC: Berlin on CET (UTC+1), New York still on EST (UTC−5; DST starts 10 March).
   s = await startTestServer({ seed: false, clock: new ManualClock(Date.UTC(2030, 2, 4, 8, 0, 0)) });
   w = await makeWorld(s);
+  // Anyone with the link decides here: these pages are under test, not who decides (test/approvals/who-decides*.test.ts).
+  await anyoneWithLink(s.deps, w.A.id);
   browser = await chromium.launch({
     executablePath: "/usr/bin/chromium",
     headless: true,

@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { extractText, getDocumentProxy, getResolvedPDFJS } from "unpdf";
 import { startTestServer, type TestServer } from "../harness";
+import { anyoneWithLink } from "../fixtures/approvals";
 import { makeWorld, type World } from "../cms/world";
 import { everyLayout, JPEG_8, PNG_8 } from "./world";
 
@@ -33,6 +34,8 @@ let foreign: number;
 beforeAll(async () => {
   s = await startTestServer({ seed: false });
   w = await makeWorld(s);
+  // Anyone with the link decides here: these pages are under test, not who decides (test/approvals/who-decides*.test.ts).
+  await anyoneWithLink(s.deps, w.A.id);
   await w.ok(w.owner, "branding_update_profile", {
     siteId: w.siteA,
     branding: { primaryColor: "#1f3a5f", accentColor: "#f2a541", headingFont: "Georgia", logoText: "Northwind Studio" },
@@ -164,7 +167,6 @@ describe("an agent's deck, approved and presented", () => {
       );
       expect(await page.evaluate(() => document.scripts.length)).toBe(0);
       await page.screenshot({ path: join(ARTIFACTS, "deck-approval.png"), fullPage: true });
-      await page.fill("#ap-name", "Maya Chen");
       await page.click("button.approve");
       expect(await page.locator(".ap-notice.ok").innerText()).toContain("Approved");
       expect(dialogs).toEqual([]);
@@ -299,7 +301,7 @@ describe("an agent's deck, approved and presented", () => {
       const a = await w.ok(w.owner, "approvals_get", {
         id: (await w.ok(w.owner, "approvals_list", { entityType: "pitch_deck" })).items[0].id,
       });
-      expect(a).toMatchObject({ status: "approved", decidedBy: "Maya Chen (approval link)", entityType: "pitch_deck" });
+      expect(a).toMatchObject({ status: "approved", decidedBy: "link holder", entityType: "pitch_deck" });
       const pdf = await w.ok(w.owner, "decks_export_pdf", { id: deck.id, version: "published" });
       expect(pdf).toMatchObject({ pages: 9, mimeType: "application/pdf", filename: `${deck.slug}-v1.pdf` });
       expect(

@@ -14,6 +14,7 @@ import { closeMailTransport } from "../../src/core/mail";
 import { deliver } from "../jobs";
 import { startTestServer, type TestServer } from "../harness";
 import { startSmtp, type TestSmtp } from "../infra/smtp";
+import { anyoneWithLink } from "../fixtures/approvals";
 import { makeWorld, type World } from "../cms/world";
 
 const T = 120_000;
@@ -31,6 +32,8 @@ beforeAll(async () => {
   closeMailTransport();
   s = await startTestServer({ seed: false, config: { smtpUrl: smtp.url(), mailFrom: "Acme <news@acme.test>" } });
   w = await makeWorld(s);
+  // Anyone with the link decides here: these pages are under test, not who decides (test/approvals/who-decides*.test.ts).
+  await anyoneWithLink(s.deps, w.A.id);
   browser = await chromium.launch({
     executablePath: "/usr/bin/chromium",
     headless: true,

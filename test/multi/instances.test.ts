@@ -14,6 +14,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
+import { DEMO_REVIEWER } from "../../db/seed/demo";
 import { dropDatabase, freshDatabaseUrl, ON_PG } from "../db";
 import { FOREIGN_WRITE_DELAY_MS } from "../harness";
 import { collectLines } from "../ops/child";
@@ -178,18 +179,43 @@ async function companyOfSite(base: string, c: Cluster): Promise<number> {
   throw new Error(`no company of the demo key reaches site ${c.siteId}`);
 }
 
-/** Approves a link through the public approval page of `base`, as a browser would. */
-async function approveOn(base: string, linkUrl: string) {
+/**
+ * Approves a link as the demo's listed reviewer would, across the two
+ * instances: the code is asked for on `codeBase`, read where unsent mail is
+ * kept (the outbox; no SMTP here), and entered on `base`'s page.
+ */
+async function approveOn(base: string, linkUrl: string, c: Cluster, codeBase: string) {
   const path = new URL(linkUrl).pathname;
-  const page = await fetch(`${base}${path}`);
-  const html = await page.text();
-  const cookie = (page.headers.get("set-cookie") ?? "").split(";")[0]!;
-  const csrf = /name="csrf" value="([0-9a-f]+)"/.exec(html)?.[1] ?? "";
-  return fetch(`${base}${path}`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: cookie, Origin: base },
-    body: new URLSearchParams({ csrf, decision: "approve", comment: "from the other instance" }).toString(),
+  const form = async (at: string) => {
+    const page = await fetch(`${at}${path}`);
+    const html = await page.text();
+    return {
+      cookie: (page.headers.get("set-cookie") ?? "").split(";")[0]!,
+      csrf: /name="csrf" value="([0-9a-f]+)"/.exec(html)?.[1] ?? "",
+    };
+  };
+  const post = (at: string, f: { cookie: string }, suffix: string, body: Record<string, string>) =>
+    fetch(`${at}${path}${suffix}`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: f.cookie, Origin: at },
+      body: new URLSearchParams(body).toString(),
+    });
+  const asked = await form(codeBase);
+  expect((await post(codeBase, asked, "/code", { csrf: asked.csrf, email: DEMO_REVIEWER })).status).toBe(200);
+  const sql = postgres(c.db, { max: 1, onnotice: () => {} });
+  const mail = await sql<
+    { text: string }[]
+  >`SELECT text FROM mail_outbox WHERE tag = 'approvals.code' ORDER BY id DESC LIMIT 1`;
+  await sql.end();
+  const code = /Your code: ([0-9]{8})/.exec(mail[0]?.text ?? "")?.[1] ?? "";
+  const there = await form(base);
+  return post(base, there, "", {
+    csrf: there.csrf,
+    email: DEMO_REVIEWER,
+    code,
+    decision: "approve",
+    comment: "from the other instance",
   });
 }
 
@@ -223,9 +249,11 @@ for (const withRedis of [true, false]) {
         title: `Two instances ${withRedis}`,
         blocks: [{ type: "paragraph", props: { text: "Served by both." } }],
       });
-      // Minted on A, decided on B.
-      const decided = await approveOn(c.b.url, created.approval.url);
+      // Minted on A, a reviewer's code asked for on A, the decision made with it on B.
+      const decided = await approveOn(c.b.url, created.approval.url, c, c.a.url);
       expect(decided.status).toBe(303);
+      const link = await mcp(c.a.url, c.mcpKey, "approvals_get", { clientId, id: created.approval.id });
+      expect(link).toMatchObject({ status: "approved", decidedBy: `${DEMO_REVIEWER} (verified reviewer)` });
       for (const inst of [c.a, c.b]) {
         const after = await within(
           FOREIGN_WRITE_DELAY_MS + 2000,

@@ -21,6 +21,7 @@ import { sites } from "../../src/domains/sites/tables";
 import { ON_PG } from "../db";
 import { createCompany, createUser, mintMcpKey, rawMcp } from "../fixtures/accounts";
 import { afterForeignWrite, row, rows, startTestServer, type TestServer } from "../harness";
+import { anyoneWithLink } from "../fixtures/approvals";
 import { authorizeCode, Browser, register, tokenRequest } from "../oauth/helpers";
 
 const N = 20;
@@ -59,6 +60,8 @@ beforeAll(async () => {
   const u = await createUser(a.deps, { email: "racer@race.test", password: PASSWORD, name: "Rae Racer" });
   companyId = (await createCompany(a.deps, { name: "Race Co", ownerUserId: u.id })).id;
   key = (await mintMcpKey(a.deps, { userId: u.id, scopes: ["*"], companyIds: [companyId], name: "Race key" })).key;
+  // The races are about two clicks at once, not who may click: anyone with the link decides here.
+  await anyoneWithLink(a.deps, companyId);
 }, 60_000);
 
 afterAll(async () => {

@@ -15,6 +15,7 @@ import { notificationPreferences, notifications } from "../../src/domains/notifi
 import { DIGEST_DELAY_MS, digestJob } from "../../src/domains/notifications/digest";
 import { sites } from "../../src/domains/sites/tables";
 import { sendDigests } from "../jobs";
+import { setApprovalPolicy } from "../fixtures/approvals";
 import { makePeople, type People } from "./world";
 
 let w: People;
@@ -376,6 +377,8 @@ describe("approval decisions notify the requester", () => {
   test("approved or rejected on the public page: the requester is told; deciding one's own request tells nobody", async () => {
     const site = (await w.s.deps.db.insert(sites).values({ companyId: w.A.id, name: "Acme Coffee" }).returning())[0]!
       .id;
+    // Anyone with the link decides here (the company's `link` policy), so the owner may decide their own draft.
+    await setApprovalPolicy(w.s.deps, w.A.id, "link");
     const drafted = await w.ok(w.owner, "posts_create", { siteId: site, title: "Spring menu launch" });
     const token = drafted.approval.token as string;
     await w.settle();
@@ -402,7 +405,10 @@ describe("approval decisions notify the requester", () => {
       (await w.s.deps.db.select().from(approvalLinks).where(eq(approvalLinks.id, drafted.approval.id)))[0]!.status,
     ).toBe("rejected");
     await w.settle();
-    const n = (await w.ok(w.owner, "notifications_list")).items[0];
+    const listed = (await w.ok(w.owner, "notifications_list")).items;
+    // Under `link` owners and admins also hear that a link holder decided.
+    expect(listed.map((i: any) => i.type).sort()).toEqual(["approval.decided", "approval.link_decided"]);
+    const n = listed.find((i: any) => i.type === "approval.decided");
     expect(n).toMatchObject({
       type: "approval.decided",
       title: "Rejected: Spring menu launch",
@@ -419,9 +425,11 @@ describe("approval decisions notify the requester", () => {
     });
     expect(approve.status).toBeLessThan(400);
     await w.settle();
-    expect((await w.ok(w.owner, "notifications_list")).items.map((i: any) => i.title)).toEqual([
-      "Rejected: Spring menu launch",
-    ]);
+    expect(
+      (await w.ok(w.owner, "notifications_list")).items
+        .filter((i: any) => i.type === "approval.decided")
+        .map((i: any) => i.title),
+    ).toEqual(["Rejected: Spring menu launch"]);
     const ev = await w.s.deps.db.select().from(events).where(eq(events.type, "approval.decided"));
     expect(ev.map((e) => [e.data.decision, e.data.requestedByUserId, e.userId])).toEqual([
       ["rejected", w.owner.id, null],

@@ -262,7 +262,14 @@ const ROUTES: Record<string, Route> = {
   },
   "POST /approvals/:id/decide": {
     prepare: async () => {
-      const mcp = await mcpClient(s.url, s.demo!.mcpKey);
+      // Priya's agent asks: the signed-in demo user may decide only what someone else asked for.
+      const priya = (
+        (await row(s.deps, "SELECT id FROM users WHERE email = ?", "priya@northwind.example")) as { id: number }
+      ).id;
+      const mcp = await mcpClient(
+        s.url,
+        (await mintMcpKey(s.deps, { userId: priya, scopes: ["*"], companyIds: [northwind] })).key,
+      );
       const r = await callTool(mcp, "posts_create", { clientId: northwind, siteId: site, title: "Forged approval" });
       await mcp.close();
       expect(r.data.approval.status).toBe("pending");

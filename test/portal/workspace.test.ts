@@ -8,7 +8,7 @@ import { eq } from "drizzle-orm";
 import { DEMO_EMAIL, VIEWER_EMAIL } from "../../db/seed/demo";
 import { companies } from "../../src/domains/accounts/tables";
 import { sites } from "../../src/domains/sites/tables";
-import { callTool, mcpClient } from "../fixtures/accounts";
+import { callTool, mcpClient, mintMcpKey } from "../fixtures/accounts";
 import { row, startTestServer, type TestServer } from "../harness";
 import { Browser, pageText, readForms } from "../oauth/helpers";
 
@@ -331,7 +331,14 @@ describe("approvals inbox", () => {
   const title = `<script>alert("post")</script> Spring menu`;
 
   test("pending links are listed with their previews, hostile titles escaped", async () => {
-    const mcp = await mcpClient(s.url, s.demo!.mcpKey);
+    // Priya's agent asks, so the demo user (an owner, not the requester) may decide it in the inbox.
+    const priya = (
+      (await row(s.deps, "SELECT id FROM users WHERE email = ?", "priya@northwind.example")) as { id: number }
+    ).id;
+    const mcp = await mcpClient(
+      s.url,
+      (await mintMcpKey(s.deps, { userId: priya, scopes: ["*"], companyIds: [northwind] })).key,
+    );
     const r = await callTool(mcp, "posts_create", { clientId: northwind, siteId: northwindSite, title });
     await mcp.close();
     expect(r.isError).toBe(false);
@@ -369,7 +376,7 @@ describe("approvals inbox", () => {
     expect(res.status).toBe(303);
     const t = await text(owner, res.headers.get("location")!);
     expect(t).toContain("Approved: the change is live.");
-    expect(t).toContain(`decided by ${DEMO_EMAIL}`);
+    expect(t).toContain("decided by Demo User (member)");
     const again = await owner.post(`/approvals/${approvalId}/decide`, { _csrf: csrf, decision: "reject" });
     expect(again.status).toBe(409);
   });

@@ -13,6 +13,7 @@ import { mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { startTestServer, type TestServer } from "../harness";
+import { anyoneWithLink } from "../fixtures/approvals";
 import { makeWorld, type World } from "../cms/world";
 import { FEEDBACK } from "./fixtures";
 
@@ -29,6 +30,8 @@ let noJs: BrowserContext;
 beforeAll(async () => {
   s = await startTestServer({ seed: false });
   w = await makeWorld(s);
+  // Anyone with the link decides here: these pages are under test, not who decides (test/approvals/who-decides*.test.ts).
+  await anyoneWithLink(s.deps, w.A.id);
   browser = await chromium.launch({
     executablePath: "/usr/bin/chromium",
     headless: true,

@@ -88,7 +88,7 @@ export interface OutcomeWords {
  * One line describing a link's proposal and its outcome, the same way on
  * the approval page and in approvals_get, whatever the state:
  *   pending     the kind's own sentence
- *   approved    "A new blog post — approved and published on 2026-12-06 03:01 UTC by Ana (approval link)."
+ *   approved    "A new blog post — approved and published on 2026-12-06 03:01 UTC by ana@client.example (verified reviewer)."
  *   rejected    "… — rejected on … by …: nothing was published."
  *   expired     "… — expired on … without a decision: nothing was published."
  *   superseded  "… — replaced by a newer request on …, the one to decide."

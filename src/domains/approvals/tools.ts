@@ -1,4 +1,4 @@
-/** MCP tools of the approvals domain: read the state of approval links, and decide them. */
+/** MCP tools of the approvals domain: read the state of approval links, decide them, and set who may decide on the page. */
 import * as v from "valibot";
 import type { ActorContext } from "../../core/context";
 import { AppError, conflict } from "../../core/errors";
@@ -6,6 +6,7 @@ import { pageInput } from "../../core/pagination";
 import { defineTool, type Domain } from "../../mcp/define";
 import { approvalEvents } from "./events";
 import { LINK_STATUSES } from "./links";
+import { APPROVAL_POLICIES, getApprovalSettings, MAX_REVIEWERS, updateApprovalSettings } from "./reviewers";
 import { decideApproval, getApproval, listApprovals, type DecisionKind } from "./verbs";
 
 const idSchema = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(Number.MAX_SAFE_INTEGER));
@@ -83,7 +84,42 @@ const approvalsReject = defineTool({
   run: async (ctx, input) => await decide(ctx, input, "reject"),
 });
 
-export const approvalsTools = [approvalsList, approvalsGet, approvalsApprove, approvalsReject];
+const approvalsSettingsGet = defineTool({
+  name: "approvals_settings_get",
+  toolset: "approvals",
+  scope: "approvals:read",
+  readOnly: true,
+  minRole: "admin",
+  title: "Get who may decide approvals",
+  description:
+    "Owners and admins: the company's approval policy and listed reviewers. policy person (default): a signed-in owner or admin other than the requester, or a listed reviewer with an emailed one-time code, decides on the approval page; link: anyone with the link decides, including the agent that asked.",
+  input: v.object({}),
+  run: async (ctx) => await getApprovalSettings(ctx),
+});
+
+const approvalsSettingsUpdate = defineTool({
+  name: "approvals_settings_update",
+  toolset: "approvals",
+  scope: "approvals:manage",
+  readOnly: false,
+  title: "Set who may decide approvals",
+  description:
+    "Owners and admins: set the approval policy (person or link) and/or replace the list of reviewer email addresses (people without a portal account who may decide with a one-time code). Only what is given changes. Returns the settings.",
+  input: v.object({
+    policy: v.optional(v.picklist(APPROVAL_POLICIES)),
+    reviewers: v.optional(v.pipe(v.array(v.pipe(v.string(), v.maxLength(254))), v.maxLength(MAX_REVIEWERS))),
+  }),
+  run: async (ctx, input) => await updateApprovalSettings(ctx, input),
+});
+
+export const approvalsTools = [
+  approvalsList,
+  approvalsGet,
+  approvalsApprove,
+  approvalsReject,
+  approvalsSettingsGet,
+  approvalsSettingsUpdate,
+];
 
 export const approvalsDomain: Domain = {
   scopes: [
@@ -114,4 +150,13 @@ export const approvalsDomain: Domain = {
   },
   tools: approvalsTools,
   events: approvalEvents,
+  notificationTypes: [
+    {
+      type: "approval.link_decided",
+      label:
+        "Someone with an approval link decided it without signing in (the company lets anyone with the link decide)",
+      inApp: true,
+      email: true,
+    },
+  ],
 };

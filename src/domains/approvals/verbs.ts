@@ -21,6 +21,7 @@ import { auditLog, users } from "../../core/tables";
 import type { Decision } from "./kinds";
 import { effectiveStatus, linkByToken, sweepExpired, type LinkRow, type LinkStatus, type Tx } from "./links";
 import { approvalPreview, previewCss, renderApprovalPreview } from "./preview";
+import { decidedByText, memberMayDecide, settingsOf, type Decider } from "./reviewers";
 import { applyStagedCall, type StagedPayload } from "./staging";
 import { approvalDecided } from "./events";
 import { approvalLinks } from "./tables";
@@ -240,9 +241,14 @@ export async function decideInTx(
   }
   const next = decision === "approve" ? "approved" : "rejected";
   const comment = d.comment?.trim() ? d.comment.trim().slice(0, 2000) : null;
+  const how = {
+    decidedVia: d.via ?? (d.userId !== null ? "member" : "link"),
+    decidedByUserId: d.userId,
+    decidedByEmail: d.via === "reviewer" ? (d.email ?? null) : null,
+  } as const;
   await tx
     .update(approvalLinks)
-    .set({ status: next, decidedAt: d.now, decidedBy: d.decidedBy.slice(0, 200), comment, result })
+    .set({ status: next, decidedAt: d.now, decidedBy: d.decidedBy.slice(0, 200), ...how, comment, result })
     .where(and(eq(approvalLinks.id, link.id), eq(approvalLinks.status, "pending")));
   await tx.insert(auditLog).values({
     companyId: link.companyId,
@@ -253,7 +259,14 @@ export async function decideInTx(
     action: decision === "approve" ? "approvals.approve" : "approvals.reject",
     entityType: link.entityType,
     entityId: link.entityId,
-    detail: { approvalId: link.id, linkType: link.linkType, decidedBy: d.decidedBy, ...(comment ? { comment } : {}) },
+    detail: {
+      approvalId: link.id,
+      linkType: link.linkType,
+      decidedBy: d.decidedBy,
+      decidedVia: how.decidedVia,
+      ...(how.decidedByEmail ? { reviewer: how.decidedByEmail } : {}),
+      ...(comment ? { comment } : {}),
+    },
     createdAt: d.now,
   });
   // The decider, when a person signed in or an agent decided; a visitor on the public page is nobody in particular.
@@ -284,7 +297,15 @@ export async function decideInTx(
       comment,
     },
   );
-  const updated: ApprovalLink = { ...link, status: next, decidedAt: d.now, decidedBy: d.decidedBy, comment, result };
+  const updated: ApprovalLink = {
+    ...link,
+    status: next,
+    decidedAt: d.now,
+    decidedBy: d.decidedBy,
+    ...how,
+    comment,
+    result,
+  };
   return {
     ok: true,
     decision,
@@ -330,22 +351,35 @@ async function applyApproval(tx: Tx, deps: Deps, link: ApprovalLink, d: Decision
  * Approve or reject a link, by its token (the public page) or by id for an
  * actor (the approvals tools and the portal inbox).
  *
+ * By token, `decider` says who the page established is deciding
+ * (reviewers.ts: a member signed in, a reviewer who redeemed a code, or a
+ * link holder, the default); the page applies the company's policy before
+ * calling, and a member is checked again here. `decidedBy`, the line
+ * people read, is derived from the decider unless given.
+ *
  * @example
- *   decideApproval(deps, { token }, "approve", { decidedBy: "Ana (approval link)" })
- *   decideApproval(deps, { ctx, id: 7 }, "reject", { comment: "Wrong tone", decidedBy: "ana@example.com" })
+ *   decideApproval(deps, { token }, "approve", { decider: { via: "reviewer", email: "ana@client.example" } })
+ *   decideApproval(deps, { ctx, id: 7 }, "reject", { comment: "Wrong tone", decidedBy: "Ana Ruiz (member)" })
  */
 export async function decideApproval(
   deps: Deps,
   target: DecisionTarget,
   decision: DecisionKind,
-  opts: { comment?: string | null; decidedBy: string },
+  opts: { comment?: string | null; decidedBy?: string; decider?: Decider },
 ): Promise<DecisionOutcome> {
   let link: ApprovalLink | null;
   let actor: { kind: string; id: number } | null = null;
   let userId: number | null = null;
+  let decider: Decider = opts.decider ?? { via: "link" };
   if ("token" in target) {
     link = await linkByToken(deps.db, target.token);
     if (!link) throw notFound("This approval link is not valid.");
+    if (decider.via === "member") {
+      const check = await memberMayDecide(deps.db, link, decider.userId);
+      if (!check.ok) throw forbidden(MEMBER_REFUSALS[check.reason]);
+      actor = { kind: "session", id: 0 };
+      userId = decider.userId;
+    }
   } else {
     const { ctx } = target;
     authorize(ctx, "approvals:manage", { write: true });
@@ -360,19 +394,43 @@ export async function decideApproval(
         `You asked for this change yourself, so you cannot ${decision} it over MCP: a person decides it on the approval page ` +
           `(the link's url) or in the portal's Approvals inbox, or another member with approvals:manage decides it here.`,
       );
+    // Signed in, the person who asked still does not decide their own
+    // request while the company's policy is `person` (issue 30).
+    if (
+      !AGENT_CREDENTIALS.has(ctx.principal.credential.kind) &&
+      link.requestedByUserId === ctx.principal.userId &&
+      (await settingsOf(deps.db, link.companyId)).policy === "person"
+    )
+      throw forbidden(MEMBER_REFUSALS.requester);
     if (decision === "approve" && ctx.principal.requireCmsApproval)
       throw forbidden("This credential's own changes need approval, so it cannot approve requests.");
     actor = { kind: ctx.principal.credential.kind, id: ctx.principal.credential.id };
     userId = ctx.principal.userId;
+    decider = { via: "member", userId: ctx.principal.userId, name: "" };
   }
   const found = link;
-  const d: Decision = { now: deps.clock.now(), decidedBy: opts.decidedBy, comment: opts.comment ?? null, userId };
+  const d: Decision = {
+    now: deps.clock.now(),
+    decidedBy: opts.decidedBy ?? decidedByText(decider),
+    comment: opts.comment ?? null,
+    userId,
+    via: decider.via,
+    email: decider.via === "reviewer" ? decider.email : null,
+  };
   return deps.db.transaction(async (tx) => {
     // Re-read inside the transaction: two clicks must not both see "pending".
     const fresh = (await tx.select().from(approvalLinks).where(eq(approvalLinks.id, found.id)).limit(1))[0]!;
     return await decideInTx(tx as unknown as Tx, deps, fresh, decision, d, actor);
   });
 }
+
+/** Why a member may not decide a link, as the page and the inbox say it. */
+export const MEMBER_REFUSALS = {
+  requester:
+    "You asked for this change yourself, so another person decides it: another owner or admin, or a reviewer your company lists.",
+  role: "Only owners and admins of this company can approve or reject its requests.",
+  not_member: "You are not a member of the company this request belongs to.",
+} as const;
 
 /** Credentials an agent acts through; a portal session is the person themself. */
 const AGENT_CREDENTIALS: ReadonlySet<string> = new Set(["mcp_key", "oauth"]);
