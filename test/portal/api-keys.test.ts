@@ -104,7 +104,7 @@ describe("a key's life", () => {
 
     const mcp = await mcpClient(s.url, key);
     const who = await callTool(mcp, "whoami");
-    expect(who.data.scopes).toEqual(["services:read", "branding:read", "branding:write"]);
+    expect(who.data.scopes).toEqual(["branding:read", "branding:write", "services:read"]);
     expect(who.data.clients.map((c: any) => c.id)).toEqual([acme.id, globex.id]);
     await mcp.close();
     // Listed with its created and last-used times (the clock stands still, so both are "now").
