@@ -7,7 +7,6 @@
 import * as v from "valibot";
 import { pageInput } from "../../core/pagination";
 import { defineTool, type Domain } from "../../mcp/define";
-import { idSchema } from "../cms/common";
 import { billingJobs } from "./jobs";
 import { BILLING_PATH, billingRoutes } from "./portal";
 import { invoicePdf } from "./pdf";
@@ -22,6 +21,7 @@ import {
   listSubscriptions,
   pdfUrl,
 } from "./verbs";
+import { idSchema } from "../../core/fields";
 
 const T = "billing";
 const number = v.pipe(v.string(), v.minLength(1), v.maxLength(40));

@@ -19,7 +19,7 @@ import { conflict } from "../../core/errors";
 import { escapeHtml, renderBlocksHtml } from "../blocks/render";
 import { safeUrl } from "../blocks/urls";
 import type { ApprovalKind, ApprovalPreview, ChangeRow } from "../approvals/kinds";
-import type { LinkRow, Tx } from "../approvals/links";
+import type { LinkRow } from "../approvals/links";
 import { blocksDiff, displayValue, summarize } from "../approvals/preview";
 import { effectiveStatus } from "../approvals/links";
 import { sites } from "../sites/tables";
@@ -35,6 +35,7 @@ import {
   tags,
   type BlockContent,
 } from "./tables";
+import type { Tx } from "../../core/db";
 
 const RENDER = { embeds: "link" } as const;
 

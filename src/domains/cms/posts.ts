@@ -24,16 +24,7 @@ import { renderBlocksHtml } from "../blocks/render";
 import { approvalState, latestLinkFor, mintLink, withdrawLinks, type ApprovalEnvelope } from "../approvals/links";
 import { approvedLinkId, holdForApproval, isApprovedRun } from "../approvals/staging";
 import { siteForActor } from "../sites/access";
-import {
-  checkUrl,
-  contentFrom,
-  contentWarnings,
-  uniqueIds,
-  write,
-  type BlocksInput,
-  type Include,
-  type Tx,
-} from "./common";
+import { checkUrl, contentFrom, contentWarnings, type BlocksInput, type Include } from "./common";
 import { ensurePostType, postTypeBySlug } from "./post-types";
 import { linksToSlug } from "./references";
 import {
@@ -49,6 +40,8 @@ import {
 import { containsText, jsonContains } from "../../core/sql";
 import { byText } from "../../core/sql";
 import { preparedRead } from "../../core/prepared";
+import { uniqueIds, write } from "../../core/fields";
+import type { Tx } from "../../core/db";
 
 export type PostRow = typeof posts.$inferSelect;
 

@@ -20,9 +20,9 @@ import { and, asc, eq, ne, or } from "drizzle-orm";
 import { jsonContains } from "../../core/sql";
 import { brandProfiles } from "../branding/tables";
 import { productCategories, productImages, products, productVariants } from "../store/tables";
-import type { Tx } from "./common";
 import { postsReferencing } from "./posts";
 import { blockTemplates, navItems, posts, type BlockContent } from "./tables";
+import type { Tx } from "../../core/db";
 
 /** Most lines one answer lists; the last says how many more there were. */
 const MAX_LINES = 12;

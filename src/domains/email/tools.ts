@@ -7,7 +7,6 @@
 import * as v from "valibot";
 import { pageInput as paging } from "../../core/pagination";
 import { defineTool, type Domain } from "../../mcp/define";
-import { idSchema } from "../cms/common";
 import { emailApprovalKind, emailApprovalSupport } from "./approval-kind";
 import {
   campaignRecipients,
@@ -54,6 +53,7 @@ import {
   updateTemplate,
 } from "./templates";
 import { sendTransactional } from "./transactional";
+import { idSchema } from "../../core/fields";
 
 const line = (max: number) =>
   v.pipe(

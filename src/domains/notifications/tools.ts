@@ -18,8 +18,8 @@ import {
   snooze,
   VIEWS,
 } from "./verbs";
+import { idSchema as id } from "../../core/fields";
 
-const id = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(Number.MAX_SAFE_INTEGER));
 const ids = v.pipe(v.array(id), v.minLength(1), v.maxLength(100));
 const when = v.pipe(v.string(), v.isoTimestamp("an ISO date-time such as 2026-12-01T09:00:00Z"));
 const type = v.pipe(v.string(), v.maxLength(100));

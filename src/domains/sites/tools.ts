@@ -2,7 +2,6 @@
 import * as v from "valibot";
 import { pageInput } from "../../core/pagination";
 import { defineTool } from "../../mcp/define";
-import { idSchema } from "../cms/common";
 import { media, posts } from "../cms/tables";
 import { siteDomains, sites } from "./tables";
 import {
@@ -18,6 +17,7 @@ import {
   updateDomain,
   ENV_KEY_RE,
 } from "./verbs";
+import { idSchema } from "../../core/fields";
 
 const siteId = idSchema;
 const envKey = v.pipe(

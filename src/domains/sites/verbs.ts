@@ -20,12 +20,13 @@ import { bumpContentVersion } from "./content-version";
 import { conflict, invalid, notFound } from "../../core/errors";
 import { page } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
-import { write, type Tx } from "../cms/common";
 import { media, posts } from "../cms/tables";
 import { siteForActor, type SiteRow } from "./access";
 import { siteDomains, siteEnvVars, sites } from "./tables";
 import { byText } from "../../core/sql";
 import { preparedRead } from "../../core/prepared";
+import { write } from "../../core/fields";
+import type { Tx } from "../../core/db";
 
 export const MAX_DOMAINS_PER_SITE = 20;
 export const MAX_ENV_VARS_PER_SITE = 200;

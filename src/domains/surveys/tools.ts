@@ -7,7 +7,6 @@
 import * as v from "valibot";
 import { pageInput as paging } from "../../core/pagination";
 import { defineTool, type Domain } from "../../mcp/define";
-import { idSchema, slugSchema } from "../cms/common";
 import { surveyApprovalKind, surveysApprovalSupport } from "./approval-kind";
 import { definitionFields, langSchema, pageInput, parseAt } from "./definition";
 import { surveyEvents } from "./events";
@@ -36,6 +35,7 @@ import {
   setTranslations,
   updateSurvey,
 } from "./surveys";
+import { idSchema, slugSchema } from "../../core/fields";
 
 const title = v.pipe(
   v.string(),
