@@ -11,7 +11,6 @@ import type { ActorContext } from "../../core/context";
 import type { Db } from "../../core/db";
 import { invalid, notFound } from "../../core/errors";
 import { authorize } from "../../core/scopes";
-import { memberships, users } from "../accounts/tables";
 import {
   contactEmails,
   contacts,
@@ -24,6 +23,8 @@ import {
   type CustomValues,
   type Phone,
 } from "./tables";
+import { users } from "../../core/tables";
+import { memberOfCompany } from "../../core/members";
 
 export type Q = Pick<Db, "select">;
 export type ContactRow = typeof contacts.$inferSelect;
@@ -100,21 +101,7 @@ export const FREE_MAIL = new Set([
 
 /** A member of the company, as an owner: id, email or "me". Viewers may own records (they are who sells). */
 export async function memberOf(q: Q, ctx: ActorContext, who: number | string, what = "ownerId"): Promise<number> {
-  const byEmail = typeof who === "string" && who !== "me";
-  const userId = who === "me" ? ctx.principal.userId : typeof who === "number" ? who : null;
-  const row = (
-    await q
-      .select({ id: users.id })
-      .from(memberships)
-      .innerJoin(users, eq(users.id, memberships.userId))
-      .where(
-        and(
-          eq(memberships.companyId, ctx.company.id),
-          byEmail ? eq(users.email, (who as string).toLowerCase()) : eq(users.id, userId!),
-        ),
-      )
-      .limit(1)
-  )[0];
+  const row = await memberOfCompany(q, ctx, who);
   if (!row) throw invalid(`${what} ${JSON.stringify(who)} is not a member of ${ctx.company.name}.`);
   return row.id;
 }
