@@ -384,27 +384,3 @@ export async function deleteContact(ctx: ActorContext, input: { id: number | str
     return { id: c.id, status: "deleted", name: fullName(c) };
   });
 }
-
-/**
- * For other domains (email segments, automations): the live contact with
- * this address in the company, or null. Reads only; the caller has
- * checked its own scope and tenancy.
- */
-export async function contactByEmail(q: Q, companyId: number, email: string) {
-  const hit = await contactByEmails(q, companyId, [email.trim().toLowerCase()]);
-  if (!hit) return null;
-  const c = (await q.select().from(contacts).where(eq(contacts.id, hit.contactId)).limit(1))[0];
-  return c
-    ? {
-        id: c.id,
-        name: fullName(c),
-        emails: c.emails,
-        lifecycleStage: c.lifecycleStage,
-        tags: c.tags,
-        score: c.score,
-        ownerId: c.ownerId,
-        companyId: c.crmCompanyId,
-        custom: c.custom,
-      }
-    : null;
-}

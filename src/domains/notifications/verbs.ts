@@ -195,20 +195,6 @@ async function change(box: Inbox, ids: number[], set: Partial<Row>): Promise<{ u
   });
 }
 
-/** The portal link of one of this inbox's notifications (the portal's "Open" button). */
-export async function linkOf(box: Inbox, id: number): Promise<string | null> {
-  await own(box, [id]);
-  return (
-    (
-      await box.deps.db
-        .select({ link: notifications.link })
-        .from(notifications)
-        .where(eq(notifications.id, id))
-        .limit(1)
-    )[0]?.link ?? null
-  );
-}
-
 /** Where opening a notification leads: its link and the company it is about (a portal link such as /chat/57 means that company's #57). */
 export async function targetOf(box: Inbox, id: number): Promise<{ link: string | null; companyId: number } | null> {
   await own(box, [id]);
