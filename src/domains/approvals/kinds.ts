@@ -19,7 +19,8 @@
  * registry.ts collects all three from the domain list (src/domains/index.ts).
  */
 import type { ActorContext, Deps } from "../../core/context";
-import type { LinkRow, Tx } from "./links";
+import type { LinkRow } from "./links";
+import type { Tx } from "../../core/db";
 
 /** Who decided, when, and why; passed to a kind's approve/reject. */
 export interface Decision {

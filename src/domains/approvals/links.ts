@@ -17,7 +17,7 @@
 import { and, desc, eq, lte, ne } from "drizzle-orm";
 import { DAY_MS, iso } from "../../core/clock";
 import type { ActorContext, Deps } from "../../core/context";
-import type { Db } from "../../core/db";
+import type { Tx } from "../../core/db";
 import { randomHex, sha256Hex } from "../../core/secrets";
 import { auditLog } from "../../core/tables";
 import { emit } from "../../core/events";
@@ -29,8 +29,8 @@ export type LinkType = "entity" | "pending_change";
 export const LINK_STATUSES = ["pending", "approved", "rejected", "expired", "superseded", "withdrawn"] as const;
 export type LinkStatus = (typeof LINK_STATUSES)[number];
 
-/** A write transaction or the database itself; verbs pass whichever they hold. */
-export type Tx = Db;
+/** The core's transaction type (a write transaction or the database itself), re-exported for registry.ts. */
+export type { Tx };
 
 /** Exactly what a minted token looks like; anything else is refused before any lookup. */
 export const TOKEN_RE = /^[0-9a-f]{64}$/;

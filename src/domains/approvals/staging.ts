@@ -25,11 +25,11 @@
 import { and, eq } from "drizzle-orm";
 import * as v from "valibot";
 import type { ActorContext, Deps } from "../../core/context";
-import type { Db } from "../../core/db";
+import type { Db, Tx } from "../../core/db";
 import { conflict } from "../../core/errors";
 import { companies, memberships } from "../../core/tables";
 import type { ToolDef } from "../../mcp/define";
-import { mintLink, type ApprovalEnvelope, type LinkRow, type Tx } from "./links";
+import { mintLink, type ApprovalEnvelope, type LinkRow } from "./links";
 import { approvalSupport, stagedTarget, toolByName } from "./registry";
 
 /** Mutations of these scopes are staged for a credential with require_cms_approval. */

@@ -18,12 +18,13 @@ import { page, type Page } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
 import { auditLog, users } from "../../core/tables";
 import type { Decision } from "./kinds";
-import { effectiveStatus, linkByToken, sweepExpired, type LinkRow, type LinkStatus, type Tx } from "./links";
+import { effectiveStatus, linkByToken, sweepExpired, type LinkRow, type LinkStatus } from "./links";
 import { approvalPreview, previewCss, renderApprovalPreview } from "./preview";
 import { approvalKind, approvalSupport } from "./registry";
 import { applyStagedCall, type StagedPayload } from "./staging";
 import { approvalDecided } from "./events";
 import { approvalLinks } from "./tables";
+import type { Tx } from "../../core/db";
 
 export { renderApprovalPreview, previewCss };
 

@@ -17,7 +17,7 @@ import * as v from "valibot";
 import { audit } from "../../core/audit";
 import { DAY_MS, iso } from "../../core/clock";
 import type { ActorContext, Deps } from "../../core/context";
-import type { Db } from "../../core/db";
+import type { Db, Tx } from "../../core/db";
 import { conflict, forbidden, invalid, notFound } from "../../core/errors";
 import { defineEvent, emit, type EventActor } from "../../core/events";
 import { anyRow } from "../../core/jobs";
@@ -37,7 +37,6 @@ import {
   billingSubscriptions,
 } from "./tables";
 
-type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 type Invoice = typeof billingInvoices.$inferSelect;
 type Line = typeof billingInvoiceLines.$inferSelect;
 type Sub = typeof billingSubscriptions.$inferSelect;

@@ -11,7 +11,7 @@ import type { ActorContext, Deps } from "../../core/context";
 import { conflict } from "../../core/errors";
 import { emit } from "../../core/events";
 import type { ApprovalKind, ApprovalPreview, ApprovalSupport, ChangeRow, StagedTarget } from "../approvals/kinds";
-import { effectiveStatus, type LinkRow, type Tx } from "../approvals/links";
+import { effectiveStatus, type LinkRow } from "../approvals/links";
 import { summarize } from "../approvals/preview";
 import { sites } from "../sites/tables";
 import { deckUrl, versionRenderSlides } from "./common";
@@ -20,6 +20,7 @@ import { deckPublished, deckPublishRejected } from "./events";
 import { slideTitle, type VersionSlide } from "./layouts";
 import { DECK_CSS, renderDeck } from "./render";
 import { decks, deckVersions, type DeckRow, type VersionRow } from "./tables";
+import type { Tx } from "../../core/db";
 
 async function deckOf(db: Tx, link: LinkRow): Promise<DeckRow | undefined> {
   if (link.entityId === null) return undefined;

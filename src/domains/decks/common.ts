@@ -13,7 +13,7 @@
  */
 import { and, asc, eq, inArray, ne, sql } from "drizzle-orm";
 import type { ActorContext, Deps } from "../../core/context";
-import type { Db } from "../../core/db";
+import type { Tx } from "../../core/db";
 import { conflict, invalid, notFound } from "../../core/errors";
 import { randomHex } from "../../core/secrets";
 import { slugify } from "../../core/slug";
@@ -35,8 +35,6 @@ import {
 import type { RenderSlide } from "./render";
 import { themeForSite } from "./theme";
 import { decks, deckSlides, deckVersions, type DeckRow, type SlideRow } from "./tables";
-
-export type Tx = Db;
 
 /** Runs `fn` in one transaction (a savepoint inside an approval's or an idempotent call's). */
 export function write<T>(ctx: { deps: Deps }, fn: (tx: Tx) => Promise<T>): Promise<T> {
@@ -87,26 +85,6 @@ export async function slideInDeck(tx: Tx, deck: DeckRow, id: number): Promise<Sl
   )[0];
   if (!s) throw notFound(`Slide ${id} not found in deck ${deck.id}.`);
   return s;
-}
-
-/**
- * Gives the slides `ids` the positions 1..ids.length in that order (other
- * slides of the deck must already be gone or placed after). Rows whose
- * place changes first go to negative positions, so the unique index never
- * sees two slides on one place mid-way.
- */
-export async function placeSlides(
-  tx: Tx,
-  deckId: number,
-  ids: number[],
-  current: Map<number, number>,
-  now: Date,
-  offset = 0,
-) {
-  const moving = ids.map((id, i) => ({ id, to: i + 1 + offset })).filter((m) => current.get(m.id) !== m.to);
-  for (const m of moving) await tx.update(deckSlides).set({ position: -m.to }).where(eq(deckSlides.id, m.id));
-  for (const m of moving)
-    await tx.update(deckSlides).set({ position: m.to, updatedAt: now }).where(eq(deckSlides.id, m.id));
 }
 
 /** A slide as an agent gives it (slides_add, decks_create). */

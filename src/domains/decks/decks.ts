@@ -45,7 +45,6 @@ import {
   write,
   type CheckedSlide,
   type SlideInput,
-  type Tx,
 } from "./common";
 import {
   deckCreated,
@@ -70,6 +69,7 @@ import {
   type VersionRow,
 } from "./tables";
 import { themeForSite } from "./theme";
+import type { Tx } from "../../core/db";
 
 const PITCH_DECK = "pitch_deck";
 

@@ -12,7 +12,6 @@
 import * as v from "valibot";
 import { pageInput } from "../../core/pagination";
 import { defineTool, type Domain } from "../../mcp/define";
-import { idSchema, line, slugSchema, textBlock } from "../cms/common";
 import { deckApprovalSupport, deckStagedTarget, pitchDeckKind } from "./approval";
 import {
   createDeck,
@@ -31,6 +30,7 @@ import { LAYOUTS, layoutReference, MAX_NOTES, MAX_SLIDES } from "./layouts";
 import { deckPublicPages } from "./public-page";
 import { addSlides, deleteSlide, duplicateSlide, getSlide, moveSlide, reorderSlides, updateSlide } from "./slides";
 import { DECK_STATUSES } from "./tables";
+import { idSchema, line, slugSchema, textBlock } from "../../core/fields";
 
 const T = "decks";
 const deckId = idSchema;

@@ -13,13 +13,14 @@ import { emit } from "../../core/events";
 import { conflict } from "../../core/errors";
 import { escapeHtml } from "../../core/public-page";
 import type { ApprovalKind, ApprovalSupport } from "../approvals/kinds";
-import { effectiveStatus, type LinkRow, type Tx } from "../approvals/links";
+import { effectiveStatus, type LinkRow } from "../approvals/links";
 import { summarize } from "../approvals/preview";
 import { audienceOf } from "./campaigns";
 import { publicBase, type CampaignRow } from "./common";
 import { campaignApproved, campaignRejected } from "./events";
 import { bodyOf, renderCampaignMessage } from "./render";
 import { emailLists, emailCampaigns, emailSegments } from "./tables";
+import type { Tx } from "../../core/db";
 
 async function campaignOf(db: Tx, link: LinkRow): Promise<CampaignRow | undefined> {
   if (link.entityId === null) return undefined;
