@@ -3,10 +3,9 @@ import * as v from "valibot";
 import { pageInput } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
 import { defineTool, type Domain } from "../../mcp/define";
-import { preferenceUpdates } from "../profile/tools";
 import { digestJob } from "./digest";
 import { notificationCreated } from "./notify";
-import { readPreferences, writePreferences } from "./preferences";
+import { preferenceUpdates, readPreferences, writePreferences } from "./preferences";
 import { notificationSubscriber } from "./subscribers";
 import {
   archive,
