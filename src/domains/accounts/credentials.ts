@@ -12,6 +12,9 @@
  * change notice reaches each instance), and the last-used write is coalesced
  * (at most one per credential per second). Revocation and expiry are checked
  * on every use.
+ *
+ * @public Serves chat (its agent stream resolves the bearer credential the
+ * same way the MCP endpoint does).
  */
 import { asc, eq } from "drizzle-orm";
 import type { CompanyAccess, CredentialKind, Deps, Principal } from "../../core/context";
@@ -193,4 +196,24 @@ export async function resolveBearer(deps: Deps, token: string): Promise<Principa
     companies: hit.companies,
     requireCmsApproval: Boolean(row.requireCmsApproval),
   };
+}
+
+/**
+ * A portal API key's scopes and revocation, by id, or null when there is no
+ * such key: for automations, which act later with the credential they were
+ * created with and must stop when it is revoked.
+ */
+export async function mcpKeyState(
+  q: Pick<Deps["db"], "select">,
+  keyId: number,
+): Promise<{ scopes: string[]; revokedAt: Date | null } | null> {
+  return (
+    (
+      await q
+        .select({ scopes: mcpKeys.scopes, revokedAt: mcpKeys.revokedAt })
+        .from(mcpKeys)
+        .where(eq(mcpKeys.id, keyId))
+        .limit(1)
+    )[0] ?? null
+  );
 }

@@ -22,7 +22,7 @@ import type { ApprovalKind, ApprovalPreview, ChangeRow } from "../approvals/kind
 import type { LinkRow } from "../approvals/links";
 import { blocksDiff, displayValue, summarize } from "../approvals/preview";
 import { effectiveStatus } from "../approvals/links";
-import { sites } from "../sites/tables";
+import { siteName as nameOfSite } from "../sites/facts";
 import { applyPostChanges, assertSlugFree, type PostChanges, type PostProposal, type PostRow } from "./posts";
 import {
   blockTemplates,
@@ -40,8 +40,7 @@ import type { Tx } from "../../core/db";
 const RENDER = { embeds: "link" } as const;
 
 async function siteName(db: Tx, siteId: number | null): Promise<string | null> {
-  if (siteId === null) return null;
-  return (await db.select({ name: sites.name }).from(sites).where(eq(sites.id, siteId)).limit(1))[0]?.name ?? null;
+  return siteId === null ? null : await nameOfSite(db, siteId);
 }
 
 async function names(db: Tx, table: typeof categories | typeof tags, ids: number[]): Promise<string> {

@@ -24,7 +24,7 @@ import { createTerm, deleteTerm, getTerm, listTerms, updateTerm } from "./taxono
 import { cmsStagedTargets } from "./staged-targets";
 import { cmsEvents } from "./events";
 import { POST_STATUSES, postCategories, postRevisions, posts, postTags, postTypes } from "./tables";
-import { sites } from "../sites/tables";
+import { siteTables } from "../sites/facts";
 import { colorSchema, idSchema, line, slugSchema, textBlock, urlSchema } from "../../core/fields";
 
 const siteId = idSchema;
@@ -70,7 +70,7 @@ const postTools = [
       search,
       ...pageInput,
     }),
-    cachedBy: [sites, posts, postTypes, postRevisions, postCategories, postTags],
+    cachedBy: [...siteTables, posts, postTypes, postRevisions, postCategories, postTags],
     run: async (ctx, input) => await listPosts(ctx, input),
   }),
   defineTool({

@@ -13,7 +13,7 @@ import { emit } from "../../core/events";
 import type { ApprovalKind, ApprovalPreview, ApprovalSupport, ChangeRow, StagedTarget } from "../approvals/kinds";
 import { effectiveStatus, type LinkRow } from "../approvals/links";
 import { summarize } from "../approvals/preview";
-import { sites } from "../sites/tables";
+import { siteName } from "../sites/facts";
 import { deckUrl, versionRenderSlides } from "./common";
 import type { DeckProposal } from "./decks";
 import { deckPublished, deckPublishRejected } from "./events";
@@ -85,10 +85,10 @@ export const pitchDeckKind: ApprovalKind = {
     const version = await versionOf(db, deck.id, p.versionId);
     if (!version) return null;
     const live = p.liveVersionId ? await versionOf(db, deck.id, p.liveVersionId) : undefined;
-    const site = (await db.select({ name: sites.name }).from(sites).where(eq(sites.id, deck.siteId)).limit(1))[0];
+    const site = await siteName(db, deck.siteId);
     const pending = effectiveStatus(link, deps.clock.now()) === "pending";
     const facts = [
-      ...(site ? [{ label: "Site (brand and pictures)", value: site.name }] : []),
+      ...(site !== null ? [{ label: "Site (brand and pictures)", value: site }] : []),
       { label: "Public address", value: deckUrl(deps, deck.slug) },
       { label: "Slides", value: String(version.slides.length) },
       { label: "Version", value: String(version.number) },

@@ -11,14 +11,13 @@
  * agents moving slides at once each see the other's result, never a
  * half-applied order.
  */
-import { and, asc, eq, inArray, ne, sql } from "drizzle-orm";
+import { and, asc, eq, ne, sql } from "drizzle-orm";
 import type { ActorContext, Deps } from "../../core/context";
 import type { Tx } from "../../core/db";
 import { conflict, invalid, notFound } from "../../core/errors";
 import { randomHex } from "../../core/secrets";
 import { slugify } from "../../core/slug";
-import { media } from "../cms/tables";
-import { sites } from "../sites/tables";
+import { mediaOfCompany } from "../cms/media-facts";
 import {
   imageRefs,
   isLayout,
@@ -139,19 +138,7 @@ export async function resolveImages(
   const out = new Map<number, ResolvedImage>();
   const ids = [...new Set(refs.map((r) => r.id))];
   if (ids.length === 0) return out;
-  const rows = await tx
-    .select({
-      id: media.id,
-      url: media.url,
-      alt: media.alt,
-      width: media.width,
-      height: media.height,
-      mimeType: media.mimeType,
-      storageKey: media.storageKey,
-    })
-    .from(media)
-    .innerJoin(sites, eq(sites.id, media.siteId))
-    .where(and(inArray(media.id, ids), eq(sites.companyId, ctx.company.id)));
+  const rows = await mediaOfCompany(tx, ctx.company.id, ids);
   for (const r of rows)
     out.set(r.id, {
       url: r.url,
@@ -183,19 +170,7 @@ export async function imagesFor(
   const out: Record<string, ResolvedImage> = {};
   if (!refs.length) return out;
   // A media item deleted since the slide was written renders as "not available" rather than failing the read.
-  const rows = await tx
-    .select({
-      id: media.id,
-      url: media.url,
-      alt: media.alt,
-      width: media.width,
-      height: media.height,
-      mimeType: media.mimeType,
-      storageKey: media.storageKey,
-    })
-    .from(media)
-    .innerJoin(sites, eq(sites.id, media.siteId))
-    .where(and(inArray(media.id, [...new Set(refs.map((r) => r.id))]), eq(sites.companyId, ctx.company.id)));
+  const rows = await mediaOfCompany(tx, ctx.company.id, [...new Set(refs.map((r) => r.id))]);
   for (const r of rows)
     if (r.mimeType.startsWith("image/"))
       out[String(r.id)] = {
