@@ -13,6 +13,9 @@
  * transaction: when the balance (or a hard budget) is short it throws
  * InsufficientCredits and changes nothing, and the caller's transaction
  * rolls back with it.
+ *
+ * @public Serves email and brain (they refund or refuse on
+ * InsufficientCredits).
  */
 import { and, asc, count, desc, eq, gte, inArray, lt, sql, sum, type SQL } from "drizzle-orm";
 import { iso } from "../../core/clock";

@@ -17,6 +17,9 @@
  *    needs (a site's name, the preview's styles, a revoked credential).
  *
  * registry.ts collects all three from the domain list (src/domains/index.ts).
+ *
+ * @public Serves every domain that declares approval kinds, staged targets or
+ * approval support.
  */
 import type { ActorContext, Deps } from "../../core/context";
 import type { LinkRow } from "./links";

@@ -13,6 +13,9 @@
  *   expired    past expiresAt without a decision (persisted lazily, on first read after expiry)
  *   superseded a newer link for the same entity replaced it (the author updated the draft)
  *   withdrawn  the entity it was about was deleted
+ *
+ * @public Serves every domain whose drafts wait for approval (cms, decks,
+ * email, surveys, store, bookings, brain).
  */
 import { and, desc, eq, lte, ne } from "drizzle-orm";
 import { DAY_MS, iso } from "../../core/clock";

@@ -21,6 +21,9 @@
  * active product): the verb itself calls holdForApproval instead of
  * applying, whoever calls it, and applying re-runs the tool with
  * isApprovedRun true, so the verb then does what was approved.
+ *
+ * @public Serves the domains whose writes may be held for approval (cms,
+ * decks, store, bookings, brain, automations).
  */
 import { and, eq } from "drizzle-orm";
 import * as v from "valibot";

@@ -7,6 +7,8 @@
  * savepoint, and the link's new state and the audit row are written with it.
  * Deciding is one-way and idempotent: a decided link is never changed again,
  * and asking again reports what already happened.
+ *
+ * @public Serves brain (its review queue decides links with the same verbs).
  */
 import { and, count, desc, eq, inArray } from "drizzle-orm";
 import { iso } from "../../core/clock";

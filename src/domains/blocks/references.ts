@@ -7,6 +7,8 @@
  * agent that mistyped a slug learns it at once.
  *
  * Content reaching here has been validated: props are the catalog's shapes.
+ *
+ * @public Serves cms (warnings on content that names missing products).
  */
 import { and, eq, inArray } from "drizzle-orm";
 import type { Db } from "../../core/db";

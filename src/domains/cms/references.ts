@@ -15,6 +15,9 @@
  *
  * Candidates are narrowed in SQL by a substring of the stored JSON text
  * (engine-neutral jsonContains), then judged exactly in JS over the blocks.
+ *
+ * @public Serves store (where a product is shown, before it is unpublished or
+ * deleted).
  */
 import { and, asc, eq, ne, or } from "drizzle-orm";
 import { jsonContains } from "../../core/sql";

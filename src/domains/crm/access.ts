@@ -3,6 +3,9 @@
  * acting company (another company's record answers exactly like one that
  * does not exist), owners checked as members, custom values checked
  * against their definitions, the folded search text, output shapes.
+ *
+ * @public Serves brain (CRM records it links to knowledge, read with the
+ * CRM's own tenancy).
  */
 import { and, eq, inArray, isNull, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { jsonContains, jsonFieldText } from "../../core/sql";

@@ -6,6 +6,9 @@
  * crm_contact_emails under a unique (company, email) key, written in the
  * same transaction. That key is what makes a racing second create of the
  * same address answer with the first contact instead of duplicating it.
+ *
+ * @public Serves brain (its CRM lookups list and read contacts with the CRM's
+ * verbs).
  */
 import { and, asc, count, desc, eq, inArray, isNull, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import type * as v from "valibot";

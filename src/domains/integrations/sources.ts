@@ -18,6 +18,9 @@
  *   })),
  *   revoke: async (ctx, ref) => { await disableSubscription(ctx, Number(ref)); return "disabled"; },
  * };
+ *
+ * @public Serves every domain that contributes connections (automations'
+ * webhooks).
  */
 import { and, desc, eq, gt, inArray, isNull, isNotNull, max } from "drizzle-orm";
 import type { ActorContext, Deps } from "../../core/context";

@@ -3,6 +3,9 @@
  * belong to), per type, in-app and email. Read by notify() for each
  * recipient and set by the person themself (profile_update,
  * notification_preferences_update, the portal's profile page).
+ *
+ * @public Serves profile (a person's notification preferences on their
+ * profile).
  */
 import { and, eq, inArray } from "drizzle-orm";
 import * as v from "valibot";

@@ -8,6 +8,9 @@
  * notification id answers like one that does not exist. Changing one's own
  * read state writes no audit row (it is nobody else's business and would
  * drown the log); notifications_create does.
+ *
+ * @public Serves billing and hosting (they notify through the same verb
+ * agents call).
  */
 import { and, count, desc, eq, gt, gte, inArray, isNotNull, isNull, lte, or, sql, type SQL } from "drizzle-orm";
 import { audit } from "../../core/audit";

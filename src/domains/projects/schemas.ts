@@ -7,6 +7,8 @@
  *
  * Wherever a card is named, its key (WEB-42) works as well as its id; a
  * project takes its key (WEB); a person takes a user id, an email or "me".
+ *
+ * @public Serves brain (its project lookups take the cards list input).
  */
 import * as v from "valibot";
 import { pageInput } from "../../core/pagination";
