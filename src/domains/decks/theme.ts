@@ -1,3 +1,13 @@
+/**
+ * A deck's theme, from the brand profile of its site (the branding
+ * domain's public read and contrast maths, imported, not restated): colours,
+ * fonts, corner radius and logo. Only values matching strict patterns get
+ * through, since they end up in a style attribute; text colours are moved
+ * to the nearest shade that reads (WCAG AA) when the brand's pair does not.
+ *
+ * A version freezes the theme it was approved with: a later brand change
+ * reaches the audience when the deck is published again, not silently.
+ */
 import type { Deps } from "../../core/context";
 import { safeUrl } from "../blocks/urls";
 import { BRANDING_DEFAULTS } from "../branding/profiles";
