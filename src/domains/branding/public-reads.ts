@@ -6,9 +6,10 @@
  *
  * @public Serves sites, decks and chat (branding as public pages show it).
  */
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Deps } from "../../core/context";
 import type { Db } from "../../core/db";
+import { jsonContains } from "../../core/sql";
 import { brandProfiles } from "./tables";
 
 type Str = string;
@@ -204,4 +205,16 @@ export async function storedBranding(
   return (
     await q.select({ data: brandProfiles.data }).from(brandProfiles).where(eq(brandProfiles.siteId, siteId)).limit(1)
   )[0]?.data;
+}
+
+/** Whether the site's stored brand profile mentions `url` anywhere (cms' "still in use" answer for a media item). */
+export async function brandingMentions(q: Pick<Db, "select">, siteId: number, url: string): Promise<boolean> {
+  const row = (
+    await q
+      .select({ siteId: brandProfiles.siteId })
+      .from(brandProfiles)
+      .where(and(eq(brandProfiles.siteId, siteId), jsonContains(brandProfiles.data, url)))
+      .limit(1)
+  )[0];
+  return row !== undefined;
 }
