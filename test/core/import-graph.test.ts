@@ -159,7 +159,6 @@ export const NOT_YET_PUBLIC: readonly string[] = [
   "domains/automations/runner.ts → domains/approvals/registry",
   "domains/hosting/checks.ts → domains/sites/tables",
   "domains/hosting/verbs.ts → domains/sites/tables",
-  "domains/integrations/sources.ts → domains/accounts/tables",
 ];
 
 /** Every cross-domain edge to a file not tagged @public (tables → tables aside), as "from → to: why". */
