@@ -127,18 +127,26 @@ export function moduleComment(source: string): string {
   return /^\s*\/\*[\s\S]*?\*\//.exec(source)?.[0] ?? "";
 }
 
-/** Whether the module at `to` (relative to src, no extension) is tagged @public. */
+const publicFiles = new Map<string, boolean>();
+
+/** Whether the module at `to` (relative to src, no extension) is tagged @public. Each file is read once. */
 export function isPublicFile(to: string, src = SRC): boolean {
+  const key = join(src, to);
+  const known = publicFiles.get(key);
+  if (known !== undefined) return known;
+  let tagged = false;
   for (const ext of [".ts", ".tsx"]) {
     let text: string;
     try {
-      text = readFileSync(join(src, to + ext), "utf8");
+      text = readFileSync(key + ext, "utf8");
     } catch {
       continue;
     }
-    return /(^|\s)@public\b/.test(moduleComment(text));
+    tagged = /(^|\s)@public\b/.test(moduleComment(text));
+    break;
   }
-  return false;
+  publicFiles.set(key, tagged);
+  return tagged;
 }
 
 const isTables = (p: string) => /^domains\/[^/]+\/tables(\.ts)?$/.test(p);
