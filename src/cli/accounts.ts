@@ -10,7 +10,7 @@ import type { Deps } from "../core/context";
 import { openDeps } from "../core/open";
 import { isGrantable } from "../core/scopes";
 import type { Config } from "../config";
-import { ROLES } from "../domains/accounts/tables";
+import { ROLES } from "../core/roles";
 import {
   addMember,
   createCompany,

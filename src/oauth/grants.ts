@@ -6,13 +6,11 @@
  */
 import { and, desc, eq, gt, isNull, lt } from "drizzle-orm";
 import type { Deps } from "../core/context";
-import type { Db } from "../core/db";
+import type { Db, Tx } from "../core/db";
 import { KEY_PREFIX, mintSecret } from "../core/secrets";
 import { ACCESS_TOKEN_TTL_MS, REFRESH_TOKEN_TTL_MS } from "./metadata";
 import { oauthClients, oauthCodes, oauthRefreshTokens, oauthTokens } from "../domains/accounts/tables";
 import { mapSeq } from "../core/maybe";
-
-type Tx = Pick<Db, "insert" | "update" | "select" | "delete">;
 
 export interface Grant {
   familyId: string;

@@ -41,6 +41,12 @@
  * (static, type-only, import() and require()): a module is never read
  * before the modules it needs exist.
  *
+ * Between domains (the block "Public faces between domains" below): a
+ * domain imports another domain only through a file that carries `@public`
+ * in its opening comment (saying whom it serves); everything else in a
+ * domain folder is private to it. The one exception is tables.ts importing
+ * another domain's tables.ts, for foreign-key references.
+ *
  * Imports are read with a regular expression (comments stripped first) and
  * relative specifiers resolved against the importing file; packages are
  * not layers and are ignored. A failure names each offending edge.
@@ -200,6 +206,104 @@ function uiViolations(from: string, to: string, fromDomain: string | null): stri
 }
 
 // ── end of the UI-kit block ──────────────────────────────────────────────────
+// ---------------------------------------------------------------------------
+// Public faces between domains (issue 28).
+//
+// A file another domain may import says so: `@public` in its opening module
+// comment, with a sentence saying whom it serves. Everything else in a domain
+// folder is private to it, so a domain's insides can change without a search
+// over 25 other folders. A tables.ts may import another domain's tables.ts
+// (foreign keys); a verb that wants another domain's rows asks the owning
+// domain's public file (sites/facts.ts, cms/media-facts.ts, crm/facts.ts…).
+
+/** The opening comment of a module (before its first import), "" when it has none. */
+export function moduleComment(source: string): string {
+  return /^\s*\/\*[\s\S]*?\*\//.exec(source)?.[0] ?? "";
+}
+
+const publicFiles = new Map<string, boolean>();
+
+/** Whether the module at `to` (relative to src, no extension) is tagged @public. Each file is read once. */
+export function isPublicFile(to: string, src = SRC): boolean {
+  const key = join(src, to);
+  const known = publicFiles.get(key);
+  if (known !== undefined) return known;
+  let tagged = false;
+  for (const ext of [".ts", ".tsx"]) {
+    let text: string;
+    try {
+      text = readFileSync(key + ext, "utf8");
+    } catch {
+      continue;
+    }
+    tagged = /(^|\s)@public\b/.test(moduleComment(text));
+    break;
+  }
+  publicFiles.set(key, tagged);
+  return tagged;
+}
+
+const isTables = (p: string) => /^domains\/[^/]+\/tables(\.ts)?$/.test(p);
+/**
+ * A domain's demo part (demo.ts) writes the rows its story needs in the
+ * seed's one transaction, other domains' rows included (a deck's approval
+ * link, a card's media): like a tables.ts's foreign keys, it may name
+ * another domain's tables. It runs once, on an empty data dir.
+ */
+const isDemo = (p: string) => /^domains\/[^/]+\/demo\.ts$/.test(p);
+
+/**
+ * Cross-domain edges that still reach a private file, each to be removed
+ * from here when it is fixed (the test below fails on an entry that no
+ * longer exists, so this list only shrinks). Not fixed on the faces branch:
+ * the portal pages and approvals/registry.ts are being changed on other
+ * branches (the portal pages then take users and memberships from
+ * core/tables; registry.ts needs its @public tag), and hosting joins sites'
+ * domains with its own check state in one statement (its scheduler's due
+ * queries too), which wants a read model of sites' domains designed for it.
+ */
+export const NOT_YET_PUBLIC: readonly string[] = [
+  "domains/hosting/checks.ts → domains/sites/tables",
+  "domains/hosting/verbs.ts → domains/sites/tables",
+];
+
+/** Every cross-domain edge to a file not tagged @public (tables → tables aside), as "from → to: why". */
+export function faceViolations(
+  edges: readonly Edge[],
+  isPublic: (to: string) => boolean = (to) => isPublicFile(to),
+): string[] {
+  const out: string[] = [];
+  for (const { from, to } of edges) {
+    const a = domainOf(from);
+    const b = domainOf(to);
+    if (a === null || b === null || a === b) continue;
+    if ((isTables(from) || isDemo(from)) && isTables(to)) continue;
+    if (isPublic(to)) continue;
+    out.push(
+      isTables(to)
+        ? `${from} → ${to}: another domain's tables are private to it (only a tables.ts may import them, for foreign keys); call a read model in a @public file of ${b}, or add one there`
+        : `${from} → ${to}: ${to} is private to ${b}; import a file of ${b} tagged @public, or tag this one (@public in its opening comment, saying whom it serves)`,
+    );
+  }
+  return out;
+}
+
+/** Cross-domain imports, how many reach tables.ts, and how many reach an untagged file (tables → tables aside). */
+export function faceCounts(edges: readonly Edge[]) {
+  const cross = edges.filter((e) => {
+    const a = domainOf(e.from);
+    const b = domainOf(e.to);
+    return a !== null && b !== null && a !== b;
+  });
+  return {
+    crossDomain: cross.length,
+    toTables: cross.filter((e) => isTables(e.to)).length,
+    tablesToTables: cross.filter((e) => isTables(e.from) && isTables(e.to)).length,
+    toPrivate: faceViolations(cross).length,
+  };
+}
+
+// ---------------------------------------------------------------------------
 
 describe("import graph of src", () => {
   const edges = edgesOf(SRC);
@@ -250,6 +354,47 @@ describe("import graph of src", () => {
         { from: "rest/routes.ts", to: "domains/cms/public-reads" },
       ]),
     ).toEqual([]);
+    // Public faces: a verb reading another domain's tables, a file importing another domain's untagged file.
+    const tagged = new Set(["domains/crm/facts", "domains/sites/facts"]);
+    const faces = faceViolations(
+      [
+        { from: "domains/chat/conversations.ts", to: "domains/sites/tables" },
+        { from: "domains/notifications/tools.ts", to: "domains/profile/tools" },
+        { from: "domains/email/segments.ts", to: "domains/crm/facts" },
+        { from: "domains/decks/theme.ts", to: "domains/sites/facts" },
+        { from: "domains/cms/tables.ts", to: "domains/sites/tables" },
+        { from: "domains/cms/posts.ts", to: "domains/cms/common" },
+        { from: "domains/cms/posts.ts", to: "core/fields" },
+      ],
+      (to) => tagged.has(to),
+    );
+    expect(faces).toHaveLength(2);
+    expect(faces[0]).toStartWith("domains/chat/conversations.ts → domains/sites/tables: another domain's tables");
+    expect(faces[0]).toContain("read model in a @public file of sites");
+    expect(faces[1]).toStartWith(
+      "domains/notifications/tools.ts → domains/profile/tools: domains/profile/tools is private",
+    );
+    expect(faces[1]).toContain("tag this one (@public");
+  });
+
+  test("a domain imports another only through a file tagged @public (tables → tables aside)", () => {
+    const known = new Set(NOT_YET_PUBLIC);
+    const found = faceViolations(edges);
+    expect(found.filter((v) => !known.has(v.slice(0, v.indexOf(":"))))).toEqual([]);
+    // The list of edges not yet fixed only shrinks: a fixed edge leaves it.
+    const edgeNames = new Set(found.map((v) => v.slice(0, v.indexOf(":"))));
+    expect(NOT_YET_PUBLIC.filter((e) => !edgeNames.has(e))).toEqual([]);
+    expect(faceCounts(edges).toPrivate).toBe(NOT_YET_PUBLIC.length);
+  });
+
+  test("@public is read from the opening comment only, and from real files", () => {
+    expect(moduleComment("/**\n * @public Serves email.\n */\nimport x;")).toContain("@public");
+    expect(moduleComment('import { x } from "./y";\n/** @public */')).toBe("");
+    expect(isPublicFile("domains/crm/facts")).toBe(true);
+    expect(isPublicFile("domains/sites/access")).toBe(true);
+    expect(isPublicFile("domains/cms/common")).toBe(false);
+    expect(isPublicFile("domains/profile/tools")).toBe(false);
+    expect(isPublicFile("domains/nowhere/missing")).toBe(false);
   });
 
   test("no circle of imports anywhere in src", () => {

@@ -12,12 +12,15 @@
  * change notice reaches each instance), and the last-used write is coalesced
  * (at most one per credential per second). Revocation and expiry are checked
  * on every use.
+ *
+ * @public Serves chat (its agent stream resolves the bearer credential the
+ * same way the MCP endpoint does).
  */
-import { asc, eq } from "drizzle-orm";
+import { and, asc, desc, eq, gt, isNull } from "drizzle-orm";
 import type { CompanyAccess, CredentialKind, Deps, Principal } from "../../core/context";
 import type { ChangeWatch } from "../../core/changes";
 import { hasShape, KEY_PREFIX, safeEqual, sha256Hex } from "../../core/secrets";
-import { companies, mcpKeys, memberships, oauthTokens } from "./tables";
+import { companies, mcpKeys, memberships, oauthClients, oauthRefreshTokens, oauthTokens } from "./tables";
 
 const keyColumns = {
   id: mcpKeys.id,
@@ -193,4 +196,92 @@ export async function resolveBearer(deps: Deps, token: string): Promise<Principa
     companies: hit.companies,
     requireCmsApproval: Boolean(row.requireCmsApproval),
   };
+}
+
+/**
+ * A portal API key's scopes and revocation, by id, or null when there is no
+ * such key: for automations, which act later with the credential they were
+ * created with and must stop when it is revoked.
+ */
+export async function mcpKeyState(
+  q: Pick<Deps["db"], "select">,
+  keyId: number,
+): Promise<{ scopes: string[]; revokedAt: Date | null } | null> {
+  return (
+    (
+      await q
+        .select({ scopes: mcpKeys.scopes, revokedAt: mcpKeys.revokedAt })
+        .from(mcpKeys)
+        .where(eq(mcpKeys.id, keyId))
+        .limit(1)
+    )[0] ?? null
+  );
+}
+
+/**
+ * The OAuth connections (token families) reaching a company: one per live
+ * refresh token (unused, unrevoked, unexpired) whose companies include it,
+ * newest first, with its client's name: for the integrations list.
+ */
+export async function liveOAuthFamilies(q: Pick<Deps["db"], "select">, companyId: number, now: Date) {
+  const live = await q
+    .select({ r: oauthRefreshTokens, clientName: oauthClients.name })
+    .from(oauthRefreshTokens)
+    .leftJoin(oauthClients, eq(oauthClients.clientId, oauthRefreshTokens.clientId))
+    .where(
+      and(
+        isNull(oauthRefreshTokens.usedAt),
+        isNull(oauthRefreshTokens.revokedAt),
+        gt(oauthRefreshTokens.expiresAt, now),
+      ),
+    )
+    .orderBy(desc(oauthRefreshTokens.id));
+  return live.filter((x) => x.r.companyIds.includes(companyId));
+}
+
+/** The access tokens of one OAuth connection (id, last use, creation): for its health in the integrations list. */
+export async function oauthFamilyTokens(q: Pick<Deps["db"], "select">, familyId: string) {
+  return await q
+    .select({ id: oauthTokens.id, lastUsedAt: oauthTokens.lastUsedAt, createdAt: oauthTokens.createdAt })
+    .from(oauthTokens)
+    .where(eq(oauthTokens.familyId, familyId));
+}
+
+/**
+ * Ends one OAuth connection for a company (integrations' revoke): when it
+ * reaches only that company every token of the family is revoked at once;
+ * when it also reaches companies the caller does not govern, only this
+ * company is taken out of each token's list.
+ */
+export async function revokeOAuthFamilyFor(
+  db: Deps["db"],
+  familyId: string,
+  companyId: number,
+  now: Date,
+): Promise<"revoked" | "company_removed"> {
+  const fam = await db.select().from(oauthRefreshTokens).where(eq(oauthRefreshTokens.familyId, familyId));
+  const others = new Set(fam.flatMap((r) => r.companyIds).filter((c) => c !== companyId));
+  if (others.size === 0) {
+    // Only this company: end every token of the connection at once.
+    await db
+      .update(oauthTokens)
+      .set({ revokedAt: now })
+      .where(and(eq(oauthTokens.familyId, familyId), isNull(oauthTokens.revokedAt)));
+    await db
+      .update(oauthRefreshTokens)
+      .set({ revokedAt: now })
+      .where(and(eq(oauthRefreshTokens.familyId, familyId), isNull(oauthRefreshTokens.revokedAt)));
+    return "revoked";
+  }
+  // The connection also reaches companies this admin does not govern: take only this company out of it.
+  for (const t of [oauthTokens, oauthRefreshTokens] as const) {
+    const rows = await db.select({ id: t.id, companyIds: t.companyIds }).from(t).where(eq(t.familyId, familyId));
+    for (const row of rows)
+      if (row.companyIds.includes(companyId))
+        await db
+          .update(t)
+          .set({ companyIds: row.companyIds.filter((c) => c !== companyId) })
+          .where(eq(t.id, row.id));
+  }
+  return "company_removed";
 }

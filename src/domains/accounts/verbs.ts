@@ -3,6 +3,8 @@
  * portal and the test fixtures share. These run as the operator (CLI) or
  * the signed-in user (portal), not through a tool call, so they take Deps,
  * not an ActorContext; the caller decides who may run them.
+ *
+ * @public Serves team (invitations normalise email addresses as accounts does).
  */
 import { and, asc, eq, inArray, isNull } from "drizzle-orm";
 import type { Deps } from "../../core/context";

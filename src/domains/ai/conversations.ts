@@ -4,6 +4,9 @@
  * Owners and admins see every conversation in the company; a viewer sees
  * only those of their own credentials (another person's agent session is
  * theirs to share).
+ *
+ * @public Serves integrations (the AI clients source reports a connection's
+ * call health).
  */
 import { and, count, countDistinct, desc, eq, gt, gte, inArray, lte, max, or, type SQL } from "drizzle-orm";
 import { iso } from "../../core/clock";

@@ -13,11 +13,14 @@
  * transaction: when the balance (or a hard budget) is short it throws
  * InsufficientCredits and changes nothing, and the caller's transaction
  * rolls back with it.
+ *
+ * @public Serves email and brain (they refund or refuse on
+ * InsufficientCredits).
  */
 import { and, asc, count, desc, eq, gte, inArray, lt, sql, sum, type SQL } from "drizzle-orm";
 import { iso } from "../../core/clock";
 import type { ActorContext, Deps } from "../../core/context";
-import type { Db } from "../../core/db";
+import type { Tx } from "../../core/db";
 import { AppError, forbidden, invalid } from "../../core/errors";
 import { emit } from "../../core/events";
 import { page } from "../../core/pagination";
@@ -66,8 +69,6 @@ export function monthStart(d: Date): Date {
 function nextMonth(d: Date): Date {
   return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1));
 }
-
-type Tx = Pick<Db, "insert" | "update" | "select" | "transaction">;
 
 /**
  * Spends `amount` credits of `companyId` for `reason` (`email.send`,

@@ -6,6 +6,9 @@
  * agency granted it credits at least once. A company without one is not
  * metered at all: meter() does nothing and refuses nothing, so an agency
  * that never uses credits sees no change in behaviour.
+ *
+ * @public Serves every domain that pays for an operation (decks, email,
+ * brain, automations).
  */
 import { and, eq, lt, sum } from "drizzle-orm";
 import type { Deps } from "../../core/context";

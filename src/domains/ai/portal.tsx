@@ -22,7 +22,7 @@ import { Pager } from "../../ui/pager";
 import { StatusBadge } from "../../ui/badge";
 import { DataTable } from "../../ui/table";
 import { actorOf, viewerOf, canManage, type PageEnv, type Viewer } from "../../ui/signed-in";
-import { users } from "../accounts/tables";
+import { users } from "../../core/tables";
 import { creditBalance, creditLedger, DEFAULT_THRESHOLDS, grantCreditsAs, MAX_AMOUNT, setBudgetAs } from "./credits";
 
 export const CREDITS_PATH = "/ai/credits";

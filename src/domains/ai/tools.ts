@@ -10,8 +10,8 @@ import { creditBalance, creditLedger, creditUsage } from "./credits";
 import { AI_EVENTS } from "./events";
 import { flushToolCalls, observeToolCall } from "./recorder";
 import { historyPruneJob } from "./retention";
+import { idSchema as id } from "../../core/fields";
 
-const id = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(Number.MAX_SAFE_INTEGER));
 const date = v.pipe(v.string(), v.maxLength(40));
 
 export const aiConversationsList = defineTool({

@@ -3,6 +3,8 @@
  * (someone is waiting for a person's decision) and a link was decided.
  * Receivers (the requester's notification, an automation, a webhook) get
  * who asked, what about and what was decided without reading the link.
+ *
+ * @public Serves notifications (the requester hears of a decision).
  */
 import * as v from "valibot";
 import { defineEvent } from "../../core/events";

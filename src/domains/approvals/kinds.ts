@@ -20,6 +20,9 @@
  * imports no domain; the catalog (src/mcp/catalog.ts) collects all three
  * and checks them. They are re-exported here because this is where a
  * domain implementing a kind looks for them.
+ *
+ * @public Serves every domain that declares approval kinds, staged targets or
+ * approval support.
  */
 export type {
   ApprovalKind,

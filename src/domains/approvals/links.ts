@@ -13,11 +13,14 @@
  *   expired    past expiresAt without a decision (persisted lazily, on first read after expiry)
  *   superseded a newer link for the same entity replaced it (the author updated the draft)
  *   withdrawn  the entity it was about was deleted
+ *
+ * @public Serves every domain whose drafts wait for approval (cms, decks,
+ * email, surveys, store, bookings, brain).
  */
-import { and, desc, eq, lte, ne } from "drizzle-orm";
+import { and, count, desc, eq, lte, ne } from "drizzle-orm";
 import { DAY_MS, iso } from "../../core/clock";
 import type { ActorContext, Deps } from "../../core/context";
-import type { Db } from "../../core/db";
+import type { Db, Tx } from "../../core/db";
 import type { ApprovalLink } from "../../mcp/define";
 import { randomHex, sha256Hex } from "../../core/secrets";
 import { auditLog } from "../../core/tables";
@@ -33,8 +36,8 @@ export type LinkType = "entity" | "pending_change";
 export const LINK_STATUSES = ["pending", "approved", "rejected", "expired", "superseded", "withdrawn"] as const;
 export type LinkStatus = (typeof LINK_STATUSES)[number];
 
-/** A write transaction or the database itself; verbs pass whichever they hold. */
-export type Tx = Db;
+/** The core's transaction type (a write transaction or the database itself), re-exported for registry.ts. */
+export type { Tx };
 
 /** Exactly what a minted token looks like; anything else is refused before any lookup. */
 export const TOKEN_RE = /^[0-9a-f]{64}$/;
@@ -245,4 +248,56 @@ export function approvalState(link: ApprovalLink | null, now: Date) {
     decidedAt: iso(link.decidedAt),
     comment: link.comment,
   };
+}
+
+/**
+ * One link of an entity type in a company by id, or null (another
+ * company's link, or one of another type, answers like a missing one): for
+ * a domain that lists its own approvals (brain's reviews).
+ */
+export async function linkOfType(db: Tx, companyId: number, entityType: string, id: number): Promise<LinkRow | null> {
+  return (
+    (
+      await db
+        .select()
+        .from(approvalLinks)
+        .where(
+          and(
+            eq(approvalLinks.id, id),
+            eq(approvalLinks.companyId, companyId),
+            eq(approvalLinks.entityType, entityType),
+          ),
+        )
+        .limit(1)
+    )[0] ?? null
+  );
+}
+
+/** A link by id as it is now (re-read inside the caller's transaction before deciding it), or null. */
+export async function linkById(db: Tx, id: number): Promise<LinkRow | null> {
+  return (await db.select().from(approvalLinks).where(eq(approvalLinks.id, id)).limit(1))[0] ?? null;
+}
+
+/** A page of a company's links of one entity type, newest first, optionally by status and entity, with the total. */
+export async function linksOfType(
+  db: Tx,
+  companyId: number,
+  entityType: string,
+  filter: { status?: LinkRow["status"]; entityId?: number; limit: number; offset: number },
+): Promise<{ rows: LinkRow[]; total: number }> {
+  const where = and(
+    eq(approvalLinks.companyId, companyId),
+    eq(approvalLinks.entityType, entityType),
+    filter.status ? eq(approvalLinks.status, filter.status) : undefined,
+    filter.entityId !== undefined ? eq(approvalLinks.entityId, filter.entityId) : undefined,
+  );
+  const total = (await db.select({ n: count() }).from(approvalLinks).where(where))[0]?.n ?? 0;
+  const rows = await db
+    .select()
+    .from(approvalLinks)
+    .where(where)
+    .orderBy(desc(approvalLinks.id))
+    .limit(filter.limit)
+    .offset(filter.offset);
+  return { rows, total: Number(total) };
 }

@@ -11,6 +11,9 @@
  *
  * Decided links are described as they were proposed, with their outcome
  * ("A new blog post — approved and published on … by …"): see `summarize`.
+ *
+ * @public Serves the domains' approval kinds, which render their proposals
+ * with it.
  */
 import type { ApprovalLink } from "../../mcp/define";
 import type { Deps } from "../../core/context";

@@ -21,16 +21,19 @@
  * active product): the verb itself calls holdForApproval instead of
  * applying, whoever calls it, and applying re-runs the tool with
  * isApprovedRun true, so the verb then does what was approved.
+ *
+ * @public Serves the domains whose writes may be held for approval (cms,
+ * decks, store, bookings, brain, automations).
  */
 import type { ApprovalLink } from "../../mcp/define";
 import { and, eq } from "drizzle-orm";
 import * as v from "valibot";
 import type { ActorContext, Deps } from "../../core/context";
-import type { Db } from "../../core/db";
+import type { Db, Tx } from "../../core/db";
 import { conflict } from "../../core/errors";
 import { companies, memberships } from "../../core/tables";
 import type { ToolDef } from "../../mcp/define";
-import { mintLink, type ApprovalEnvelope, type LinkRow, type Tx } from "./links";
+import { mintLink, type ApprovalEnvelope, type LinkRow } from "./links";
 
 /** Mutations of these scopes are staged for a credential with require_cms_approval. */
 export const STAGED_SCOPES: ReadonlySet<string> = new Set(["sites:write", "media:write"]);

@@ -8,8 +8,8 @@ import { approvalEvents } from "./events";
 import { LINK_STATUSES } from "./links";
 import { APPROVAL_POLICIES, getApprovalSettings, MAX_REVIEWERS, updateApprovalSettings } from "./reviewers";
 import { decideApproval, getApproval, listApprovals, type DecisionKind } from "./verbs";
+import { idSchema } from "../../core/fields";
 
-const idSchema = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(Number.MAX_SAFE_INTEGER));
 const comment = v.optional(v.pipe(v.string(), v.maxLength(2000)));
 
 const approvalsList = defineTool({

@@ -7,6 +7,8 @@
  * savepoint, and the link's new state and the audit row are written with it.
  * Deciding is one-way and idempotent: a decided link is never changed again,
  * and asking again reports what already happened.
+ *
+ * @public Serves brain (its review queue decides links with the same verbs).
  */
 import type { ApprovalLink } from "../../mcp/define";
 import { and, count, desc, eq, inArray } from "drizzle-orm";
@@ -19,12 +21,13 @@ import { page, type Page } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
 import { auditLog, users } from "../../core/tables";
 import type { Decision } from "./kinds";
-import { effectiveStatus, linkByToken, sweepExpired, type LinkRow, type LinkStatus, type Tx } from "./links";
+import { effectiveStatus, linkByToken, sweepExpired, type LinkRow, type LinkStatus } from "./links";
 import { approvalPreview, previewCss, renderApprovalPreview } from "./preview";
 import { decidedByText, memberMayDecide, settingsOf, type Decider } from "./reviewers";
 import { applyStagedCall, type StagedPayload } from "./staging";
 import { approvalDecided } from "./events";
 import { approvalLinks } from "./tables";
+import type { Tx } from "../../core/db";
 
 export { renderApprovalPreview, previewCss };
 

@@ -35,7 +35,7 @@ import {
   type AutomationDefinition,
   type RunStatus,
 } from "./tables";
-import type { Tx } from "../approvals/links";
+import type { Tx } from "../../core/db";
 
 type Automation = typeof automations.$inferSelect;
 

@@ -34,7 +34,7 @@ import { anyRow, type JobDef } from "../../core/jobs";
 import { queueMail } from "../../core/mail";
 import { authorize } from "../../core/scopes";
 import { companies, memberships } from "../../core/tables";
-import { mcpKeys } from "../accounts/tables";
+import { mcpKeyState } from "../accounts/credentials";
 import { meter } from "../ai/meter";
 import { shouldStage, stageToolCall } from "../approvals/staging";
 import { notifyDetailed } from "../notifications/notify";
@@ -207,13 +207,7 @@ async function actorFor(deps: Deps, a: Automation, runId: number): Promise<Actor
     return "The person who created this automation is no longer a member of the company; it cannot act for them.";
   let scopes = a.scopes;
   if (a.credentialKind === "mcp_key") {
-    const key = (
-      await deps.db
-        .select({ scopes: mcpKeys.scopes, revokedAt: mcpKeys.revokedAt })
-        .from(mcpKeys)
-        .where(eq(mcpKeys.id, a.credentialId))
-        .limit(1)
-    )[0];
+    const key = await mcpKeyState(deps.db, a.credentialId);
     if (!key || key.revokedAt)
       return "The API key this automation was created with has been revoked; recreate the automation with a live credential.";
     scopes = key.scopes;

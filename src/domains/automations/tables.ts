@@ -25,7 +25,7 @@ import {
   uniqueIndex,
   updatedAt,
 } from "../../core/columns";
-import { companies, users } from "../accounts/tables";
+import { companies, users } from "../../core/tables";
 
 export const webhookEndpoints = table(
   "webhook_endpoints",

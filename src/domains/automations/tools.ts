@@ -48,6 +48,11 @@ import {
   webhookFanout,
 } from "./webhooks";
 
+/**
+ * The one id schema without its maximum (core/fields idSchema has it): these
+ * tools have published `{"minimum": 1}` alone since they shipped, and tools/list
+ * and docs/tools.md stay byte-identical. Ids past 2^53 are simply not found.
+ */
 const id = v.pipe(v.number(), v.integer(), v.minValue(1));
 const name = v.pipe(v.string(), v.minLength(1), v.maxLength(120));
 const description = v.nullable(v.pipe(v.string(), v.maxLength(2000)));

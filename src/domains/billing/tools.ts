@@ -8,7 +8,6 @@ import { demoBilling } from "./demo";
 import * as v from "valibot";
 import { pageInput } from "../../core/pagination";
 import { defineTool, type Domain } from "../../mcp/define";
-import { idSchema } from "../cms/common";
 import { billingJobs } from "./jobs";
 import { BILLING_PATH, billingRoutes } from "./portal";
 import { invoicePdf } from "./pdf";
@@ -17,6 +16,7 @@ import { billingEvents } from "./events";
 import { getInvoice, invoiceDocument, listInvoices, pdfUrl } from "./invoices";
 import { getSubscription, listSubscriptions } from "./subscriptions";
 import { billingSummary } from "./summary";
+import { idSchema } from "../../core/fields";
 
 const T = "billing";
 const number = v.pipe(v.string(), v.minLength(1), v.maxLength(40));

@@ -11,6 +11,8 @@
  *   content = { "blocks": Block[], "version": "1" }
  *   Block   = { "id"?: string, "type": string, "props": {...}, "children"?: Block[] }
  * `children` exists only on layout blocks that declare a slot.
+ *
+ * @public Serves cms (post and template content).
  */
 
 /** The inner content-format version carried in `content.version` (interface.md section 9). */

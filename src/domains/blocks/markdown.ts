@@ -3,6 +3,8 @@
  * from the catalog so it cannot drift from what the validator accepts. A
  * model is told to read it before posts_create / posts_update, so it says
  * exactly what the validator checks, with examples that pass it.
+ *
+ * @public Serves accounts (the blocks://schema resource).
  */
 import {
   BLOCK_CATALOG,

@@ -7,10 +7,11 @@
  * agent that mistyped a slug learns it at once.
  *
  * Content reaching here has been validated: props are the catalog's shapes.
+ *
+ * @public Serves cms (warnings on content that names missing products).
  */
-import { and, eq, inArray } from "drizzle-orm";
 import type { Db } from "../../core/db";
-import { products } from "../store/tables";
+import { productSlugsOfSite } from "../store/facts";
 import type { Block } from "./catalog";
 
 /** Validated content (the cms tables type blocks loosely). */
@@ -20,8 +21,6 @@ type Q = Pick<Db, "select">;
 
 /** At most this many warnings are listed; the last line says how many more there were. */
 export const MAX_REFERENCE_WARNINGS = 20;
-/** Slugs looked up per query (well under either engine's bound-parameter limit). */
-const CHUNK = 500;
 
 interface Ref {
   path: string;
@@ -53,14 +52,7 @@ export async function productReferenceWarnings(q: Q, siteId: number, content: Co
   collect(content.blocks as Block[], "blocks", refs);
   if (refs.length === 0) return [];
   const wanted = [...new Set(refs.map((r) => r.slug))];
-  const found = new Set<string>();
-  for (let i = 0; i < wanted.length; i += CHUNK) {
-    const rows = await q
-      .select({ slug: products.slug })
-      .from(products)
-      .where(and(eq(products.siteId, siteId), inArray(products.slug, wanted.slice(i, i + CHUNK))));
-    for (const r of rows) found.add(r.slug);
-  }
+  const found = await productSlugsOfSite(q, siteId, wanted);
   const missing = refs.filter((r) => !found.has(r.slug));
   const lines = missing.slice(0, MAX_REFERENCE_WARNINGS).map((r) => `${r.path}: no product "${r.slug}" on this site`);
   if (missing.length > MAX_REFERENCE_WARNINGS)

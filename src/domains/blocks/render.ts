@@ -12,6 +12,8 @@
  *   class or style attribute;
  * - nesting and block count are capped like the validator's.
  * No dependency: escaping five characters does not need a library.
+ *
+ * @public Serves cms (previews and rendered HTML of posts and templates).
  */
 import { BLOCK_CATALOG, MAX_BLOCKS, MAX_DEPTH, type EnumInput } from "./catalog";
 import { safeUrl } from "./urls";

@@ -9,6 +9,9 @@
  * the `/\host` / `\host` forms browsers treat the same way, and any
  * whitespace or control character, because browsers silently strip those
  * (`java\tscript:` becomes `javascript:`).
+ *
+ * @public Serves every domain that stores a URL someone will open (cms,
+ * decks, branding, store, surveys, bookings).
  */
 import { MAX_URL } from "./catalog";
 

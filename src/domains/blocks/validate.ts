@@ -14,6 +14,8 @@
  * The returned value is a fresh, normalised copy: `props` always present,
  * `null` optional inputs dropped, `children` present (possibly empty) exactly
  * on blocks that have a slot, `version` filled in when omitted.
+ *
+ * @public Serves cms (content written by posts and block templates).
  */
 import { invalid } from "../../core/errors";
 import { isSlug, MAX_SLUG } from "../../core/slug";

@@ -15,7 +15,7 @@ import { emit } from "../../core/events";
 import { page } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
 import { byText } from "../../core/sql";
-import { memberships, users } from "../accounts/tables";
+import { memberships, users } from "../../core/tables";
 import { parseRanges, WEEKDAY_KEYS } from "./config";
 import { bookingScheduleUpdated } from "./events";
 import { bookingSchedules, bookingTimeOff } from "./tables";

@@ -26,7 +26,7 @@ import {
   uniqueIndex,
   updatedAt,
 } from "../../core/columns";
-import { companies, users } from "../accounts/tables";
+import { companies, users } from "../../core/tables";
 import type { PageConfig, StoredAnswer, StoredLocation } from "./config";
 
 export const bookingPages = table(

@@ -37,8 +37,8 @@ import { freeSlots } from "./free-slots";
 import { createPage, deletePage, getPage, listPages, updatePage } from "./pages";
 import { bookingPublicRoutes } from "./public-pages";
 import { addTimeOff, deleteTimeOff, getSchedule, listSchedules, setOverride, setSchedule } from "./schedules";
+import { idSchema as id } from "../../core/fields";
 
-const id = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(Number.MAX_SAFE_INTEGER));
 const uid = v.pipe(
   v.string(),
   v.check((s) => /^[0-9a-f]{32}$/.test(s), "must be the booking's 32-hex uid"),

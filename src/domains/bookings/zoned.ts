@@ -16,6 +16,8 @@
  *
  * A wall time that happens twice (fall-back) is taken at its first
  * occurrence by both, so a start is offered once, never twice.
+ *
+ * @public Serves email (scheduled campaigns in a time zone).
  */
 
 export const MINUTE = 60_000;

@@ -15,17 +15,25 @@
  * brain_reviews_* tools are the same decisions behind brain:approve.
  */
 import { createTwoFilesPatch } from "diff";
-import { and, count, desc, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import { audit } from "../../core/audit";
 import type { ActorContext } from "../../core/context";
 import { forbidden, invalid, notFound } from "../../core/errors";
 import { emit } from "../../core/events";
 import { page } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
-import { effectiveStatus, mintLink, sweepExpired, type ApprovalEnvelope, type LinkRow } from "../approvals/links";
+import {
+  effectiveStatus,
+  linkById,
+  linkOfType,
+  linksOfType,
+  mintLink,
+  sweepExpired,
+  type ApprovalEnvelope,
+  type LinkRow,
+} from "../approvals/links";
 import type { StagedTarget } from "../approvals/kinds";
 import { approvedLinkId, isApprovedRun, stableJson, type StagedPayload } from "../approvals/staging";
-import { approvalLinks } from "../approvals/tables";
 import { decideInTx, toView } from "../approvals/verbs";
 import type { Q, RecordRow } from "./access";
 import { edgeIds } from "./links";
@@ -221,19 +229,7 @@ function approveAccess(ctx: ActorContext) {
 }
 
 async function reviewLink(ctx: ActorContext, id: number): Promise<LinkRow> {
-  const link = (
-    await ctx.deps.db
-      .select()
-      .from(approvalLinks)
-      .where(
-        and(
-          eq(approvalLinks.id, id),
-          eq(approvalLinks.companyId, ctx.company.id),
-          eq(approvalLinks.entityType, REVIEW_ENTITY),
-        ),
-      )
-      .limit(1)
-  )[0];
+  const link = await linkOfType(ctx.deps.db, ctx.company.id, REVIEW_ENTITY, id);
   if (!link) throw notFound(`Review ${id} not found.`);
   return link;
 }
@@ -244,20 +240,12 @@ export async function listReviews(
 ) {
   authorize(ctx, "brain:read", { write: false });
   await sweepExpired(ctx.deps.db, ctx.deps.clock.now(), ctx.company.id);
-  const where = and(
-    eq(approvalLinks.companyId, ctx.company.id),
-    eq(approvalLinks.entityType, REVIEW_ENTITY),
-    input.status ? eq(approvalLinks.status, input.status as LinkRow["status"]) : undefined,
-    input.recordId !== undefined ? eq(approvalLinks.entityId, input.recordId) : undefined,
-  );
-  const total = (await ctx.deps.db.select({ n: count() }).from(approvalLinks).where(where))[0]?.n ?? 0;
-  const rows = await ctx.deps.db
-    .select()
-    .from(approvalLinks)
-    .where(where)
-    .orderBy(desc(approvalLinks.id))
-    .limit(input.limit)
-    .offset(input.offset);
+  const { rows, total } = await linksOfType(ctx.deps.db, ctx.company.id, REVIEW_ENTITY, {
+    status: input.status ? (input.status as LinkRow["status"]) : undefined,
+    entityId: input.recordId,
+    limit: input.limit,
+    offset: input.offset,
+  });
   const items: ReviewItem[] = [];
   for (const r of rows) items.push(await item(ctx, r));
   return page(items, Number(total), input.limit, input.offset);
@@ -342,7 +330,7 @@ export async function decideReview(
     userId: ctx.principal.userId,
   };
   const outcome = await ctx.deps.db.transaction(async (tx) => {
-    const fresh = (await tx.select().from(approvalLinks).where(eq(approvalLinks.id, link.id)).limit(1))[0]!;
+    const fresh = (await linkById(tx, link.id))!;
     return await decideInTx(tx, ctx.deps, fresh, decision, d, {
       kind: ctx.principal.credential.kind,
       id: ctx.principal.credential.id,

@@ -9,12 +9,13 @@ import { pageInput } from "../../core/pagination";
 import { GOAL_STATUSES, TASK_STATUSES, dateSchema } from "./kinds";
 import { RELATION_NAMES } from "./links";
 import { RECORD_KINDS } from "./tables";
+import { idSchema } from "../../core/fields";
 
 const MAX_ID = Number.MAX_SAFE_INTEGER;
 const SINGLE_LINE = /^[^\u0000-\u001f\u007f]*$/;
 const MULTI_LINE = /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$/;
 
-export const id = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_ID));
+export const id = idSchema;
 const anyId = v.pipe(v.number(), v.integer(), v.maxValue(MAX_ID));
 const line = (max: number) =>
   v.pipe(

@@ -7,6 +7,8 @@
  *
  * @example
  * contrast("#777777", "#ffffff") // { ratio: 4.48, aa: { normal: false, large: true }, aaa: { normal: false, large: false } }
+ *
+ * @public Serves decks (a theme's readable text colour).
  */
 
 export const HEX_RE = /^#([0-9a-fA-F]{3}){1,2}$/; // #rgb or #rrggbb (short: tools/list publishes it per colour)

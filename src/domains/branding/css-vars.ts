@@ -27,6 +27,9 @@
  * A value that could break out of a declaration (`;`, `{`, `}`, `<`, `>`,
  * control characters) is left out, so injecting the map verbatim is safe
  * even if a stored value slipped past the writer's validation.
+ *
+ * @public Serves sites and chat (the CSS variables of public pages and the
+ * widget).
  */
 import type { Branding } from "./public-reads";
 

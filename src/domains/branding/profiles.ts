@@ -10,6 +10,8 @@
  * field by field, and buttonPresets are upserted by id: a preset with an id
  * patches that preset, one without gets a fresh uuid that never changes.
  * Colours are stored normalised (#rrggbb, lower case).
+ *
+ * @public Serves decks (the brand defaults of a theme).
  */
 import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";

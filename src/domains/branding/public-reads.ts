@@ -3,9 +3,13 @@
  * that are set, each of the type the spec names. The stored profile is
  * projected onto that shape, so an internal or malformed field never
  * reaches a renderer.
+ *
+ * @public Serves sites, decks and chat (branding as public pages show it).
  */
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Deps } from "../../core/context";
+import type { Db } from "../../core/db";
+import { jsonContains } from "../../core/sql";
 import { brandProfiles } from "./tables";
 
 type Str = string;
@@ -187,4 +191,30 @@ export async function getPublicBranding(deps: Deps, siteId: number): Promise<Bra
       .limit(1)
   )[0];
   return toPublicBranding(row?.data);
+}
+
+/**
+ * The site's stored brand profile as it is kept (only the fields that are
+ * set), or undefined when the site has none: for renderers that derive
+ * their own styles from it (survey pages).
+ */
+export async function storedBranding(
+  q: Pick<Db, "select">,
+  siteId: number,
+): Promise<(typeof brandProfiles.$inferSelect)["data"] | undefined> {
+  return (
+    await q.select({ data: brandProfiles.data }).from(brandProfiles).where(eq(brandProfiles.siteId, siteId)).limit(1)
+  )[0]?.data;
+}
+
+/** Whether the site's stored brand profile mentions `url` anywhere (cms' "still in use" answer for a media item). */
+export async function brandingMentions(q: Pick<Db, "select">, siteId: number, url: string): Promise<boolean> {
+  const row = (
+    await q
+      .select({ siteId: brandProfiles.siteId })
+      .from(brandProfiles)
+      .where(and(eq(brandProfiles.siteId, siteId), jsonContains(brandProfiles.data, url)))
+      .limit(1)
+  )[0];
+  return row !== undefined;
 }

@@ -4,12 +4,11 @@
  * brand://default resource for single-company connections.
  */
 import { brandingEvents } from "./events";
-import { and, asc, eq } from "drizzle-orm";
 import type { ActorContext } from "../../core/context";
 import { notFound } from "../../core/errors";
 import { authorize } from "../../core/scopes";
 import { defineResource, defineTool, type Domain } from "../../mcp/define";
-import { sites } from "../sites/tables";
+import { primarySiteId } from "../sites/facts";
 import { brandingApprovalSupport } from "./approval-support";
 import { auditBranding } from "./brand-audit";
 import { contrast, nearestFix, normalizeHex, THRESHOLDS, type ContrastFix } from "./contrast";
@@ -19,14 +18,8 @@ import * as s from "./schemas";
 
 /** The company's primary site: its first active site (lowest id). */
 async function primarySite(ctx: ActorContext) {
-  return (
-    await ctx.deps.db
-      .select({ id: sites.id })
-      .from(sites)
-      .where(and(eq(sites.companyId, ctx.company.id), eq(sites.active, true)))
-      .orderBy(asc(sites.id))
-      .limit(1)
-  )[0];
+  const id = await primarySiteId(ctx.deps.db, ctx.company.id);
+  return id === null ? undefined : { id };
 }
 
 /** The site a read acts on: the one named, else the company's primary site (what brand://default shows). */

@@ -10,7 +10,6 @@ import type { Db } from "../../core/db";
 import { invalid, notFound } from "../../core/errors";
 import { authorize } from "../../core/scopes";
 import { forUpdate } from "../../core/sql";
-import { memberships, users } from "../accounts/tables";
 import { DAYS, isTimeZone, parseWeekHours } from "../tickets/business-time";
 import {
   chatConversations,
@@ -21,6 +20,8 @@ import {
   chatVisitors,
   type InboxHours,
 } from "./tables";
+import { users } from "../../core/tables";
+import { memberOfCompany } from "../../core/members";
 
 export type Q = Pick<Db, "select">;
 export type InboxRow = typeof chatInboxes.$inferSelect;
@@ -113,21 +114,7 @@ export async function assigneeOf(
   ctx: ActorContext,
   who: number | string,
 ): Promise<{ id: number; name: string | null; email: string }> {
-  const byEmail = typeof who === "string" && who !== "me";
-  const userId = who === "me" ? ctx.principal.userId : typeof who === "number" ? who : null;
-  const row = (
-    await q
-      .select({ id: users.id, name: users.name, email: users.email, role: memberships.role })
-      .from(memberships)
-      .innerJoin(users, eq(users.id, memberships.userId))
-      .where(
-        and(
-          eq(memberships.companyId, ctx.company.id),
-          byEmail ? eq(users.email, (who as string).toLowerCase()) : eq(users.id, userId!),
-        ),
-      )
-      .limit(1)
-  )[0];
+  const row = await memberOfCompany(q, ctx, who);
   if (!row)
     throw invalid(
       `assigneeId ${JSON.stringify(who)} is not a member of ${ctx.company.name}; assign one of its owners or admins.`,

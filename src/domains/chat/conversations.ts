@@ -22,7 +22,7 @@ import { queueMail } from "../../core/mail";
 import { page } from "../../core/pagination";
 import { containsText } from "../../core/sql";
 import { notify } from "../notifications/notify";
-import { sites } from "../sites/tables";
+import { siteName } from "../sites/facts";
 import {
   assigneeOf,
   chatRead,
@@ -463,15 +463,10 @@ export async function sendTranscript(
   actor: ActorContext | null,
 ) {
   // The site's name is who the visitor talked to ("Harbor Coffee Roasters"), not the inbox's internal name.
-  const company =
-    (
-      await tx
-        .select({ name: sites.name })
-        .from(chatInboxes)
-        .innerJoin(sites, eq(sites.id, chatInboxes.siteId))
-        .where(eq(chatInboxes.id, c.inboxId))
-        .limit(1)
-    )[0]?.name ?? "us";
+  const inbox = (
+    await tx.select({ siteId: chatInboxes.siteId }).from(chatInboxes).where(eq(chatInboxes.id, c.inboxId)).limit(1)
+  )[0];
+  const company = (inbox ? await siteName(tx, inbox.siteId) : null) ?? "us";
   const t = await transcriptMail(tx, c, company);
   if (t.count === 0) throw conflict(`Conversation ${ref(c.number)} has no messages to send.`);
   await queueMail(tx, deps, {

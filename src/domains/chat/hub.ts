@@ -35,7 +35,7 @@ import type { ChangeWatch } from "../../core/changes";
 import type { Deps } from "../../core/context";
 import type { Store } from "../../core/db";
 import { events } from "../../core/tables";
-import { users } from "../accounts/tables";
+import { users } from "../../core/tables";
 import { chatConversations, chatMessages, type ChatMessageKind, type ChatStatus } from "./tables";
 
 export const TICK_MS = 20;

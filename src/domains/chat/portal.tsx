@@ -33,7 +33,7 @@ import { Pager } from "../../ui/pager";
 import { DataTable } from "../../ui/table";
 import { actorOf, viewerOf, canManage, type PageEnv, type Viewer } from "../../ui/signed-in";
 import { events } from "../../core/tables";
-import { memberships, users } from "../accounts/tables";
+import { memberships, users } from "../../core/tables";
 import { chatRead, conversationByNumber } from "./access";
 import { messageStream } from "./agent-stream";
 import { listCanned } from "./canned";

@@ -26,7 +26,7 @@ import { httpStatus, isAppError } from "../../core/errors";
 import { rateLimiter } from "../../core/limits";
 import { clientAddress, escapeHtml, newNonce, publicPage, sameOrigin } from "../../core/public-page";
 import { getPublicBranding } from "../branding/public-reads";
-import { siteDomains, sites } from "../sites/tables";
+import { siteHostnames, siteName } from "../sites/facts";
 import { availability, type InboxRow } from "./access";
 import { hubFor, type HubRow, type HubStatus } from "./hub";
 import { chatInboxes } from "./tables";
@@ -66,13 +66,7 @@ async function inboxByKey(deps: Deps, key: string): Promise<InboxRow | null> {
 /** Origins that may frame the widget: the inbox's list, else the site's domains over https. */
 export async function frameOrigins(deps: Deps, inbox: InboxRow): Promise<string[]> {
   if (inbox.allowedOrigins.length) return inbox.allowedOrigins;
-  const site = (
-    await deps.db.select({ domain: sites.domain }).from(sites).where(eq(sites.id, inbox.siteId)).limit(1)
-  )[0];
-  const hosts = (
-    await deps.db.select({ h: siteDomains.hostname }).from(siteDomains).where(eq(siteDomains.siteId, inbox.siteId))
-  ).map((r) => r.h);
-  if (site?.domain) hosts.push(site.domain);
+  const hosts = await siteHostnames(deps.db, inbox.siteId);
   const out = new Set<string>();
   for (const h of hosts) {
     try {
@@ -161,7 +155,7 @@ export function chatPublicRoutes(deps: Deps): Hono {
       if (from && !origins.includes(from) && from !== new URL(deps.config.publicUrl).origin)
         return refuse(403, "This chat is not enabled on this site.");
     }
-    const site = (await deps.db.select({ name: sites.name }).from(sites).where(eq(sites.id, inbox.siteId)).limit(1))[0];
+    const siteTitle = await siteName(deps.db, inbox.siteId);
     const branding = await getPublicBranding(deps, inbox.siteId);
     const now = deps.clock.now().getTime();
     const av = availability(inbox.businessHours, now);
@@ -191,7 +185,7 @@ export function chatPublicRoutes(deps: Deps): Hono {
       frameHtml(
         {
           key: inbox.widgetKey,
-          title: branding.logoText ?? site?.name ?? inbox.name,
+          title: branding.logoText ?? siteTitle ?? inbox.name,
           greeting: inbox.greeting,
           away,
           page,

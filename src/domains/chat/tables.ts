@@ -19,7 +19,7 @@ import {
   uniqueIndex,
   updatedAt,
 } from "../../core/columns";
-import { companies, users } from "../accounts/tables";
+import { companies, users } from "../../core/tables";
 import { sites } from "../sites/tables";
 
 export const CHAT_STATUSES = ["open", "pending", "snoozed", "resolved"] as const;

@@ -19,10 +19,9 @@ import { conflict } from "../../core/errors";
 import { escapeHtml, renderBlocksHtml } from "../blocks/render";
 import { safeUrl } from "../blocks/urls";
 import type { ApprovalKind, ApprovalLink, ApprovalPreview, ChangeRow } from "../approvals/kinds";
-import type { Tx } from "../approvals/links";
 import { blocksDiff, displayValue, summarize } from "../approvals/preview";
 import { effectiveStatus } from "../approvals/links";
-import { sites } from "../sites/tables";
+import { siteName as nameOfSite } from "../sites/facts";
 import { applyPostChanges, assertSlugFree, type PostChanges, type PostProposal, type PostRow } from "./posts";
 import {
   blockTemplates,
@@ -35,12 +34,12 @@ import {
   tags,
   type BlockContent,
 } from "./tables";
+import type { Tx } from "../../core/db";
 
 const RENDER = { embeds: "link" } as const;
 
 async function siteName(db: Tx, siteId: number | null): Promise<string | null> {
-  if (siteId === null) return null;
-  return (await db.select({ name: sites.name }).from(sites).where(eq(sites.id, siteId)).limit(1))[0]?.name ?? null;
+  return siteId === null ? null : await nameOfSite(db, siteId);
 }
 
 async function names(db: Tx, table: typeof categories | typeof tags, ids: number[]): Promise<string> {

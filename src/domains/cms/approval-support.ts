@@ -4,22 +4,11 @@
  * tenancy of approvals_list's siteId filter), and the styles of rendered
  * blocks, which its kinds and staged targets put in every preview.
  */
-import { and, eq } from "drizzle-orm";
 import type { ApprovalSupport } from "../approvals/kinds";
 import { BLOCKS_PREVIEW_CSS } from "../blocks/render";
-import { sites } from "../sites/tables";
+import { siteOfCompany } from "../sites/facts";
 
 export const cmsApprovalSupport: ApprovalSupport = {
-  async site(db, companyId, siteId) {
-    return (
-      (
-        await db
-          .select({ id: sites.id, name: sites.name })
-          .from(sites)
-          .where(and(eq(sites.id, siteId), eq(sites.companyId, companyId)))
-          .limit(1)
-      )[0] ?? null
-    );
-  },
+  site: async (db, companyId, siteId) => await siteOfCompany(db, companyId, siteId),
   previewCss: async () => BLOCKS_PREVIEW_CSS,
 };

@@ -17,10 +17,12 @@ import { renderBlocksHtml } from "../blocks/render";
 import { approvalState, latestLinkFor, mintLink, withdrawLinks } from "../approvals/links";
 import { approvedLinkId } from "../approvals/staging";
 import { siteForActor } from "../sites/access";
-import { contentFrom, contentWarnings, write, type BlocksInput, type Include, type Tx } from "./common";
+import { contentFrom, contentWarnings, type BlocksInput, type Include } from "./common";
 import { blockTemplates, type BlockContent } from "./tables";
 import { containsText } from "../../core/sql";
 import { byText } from "../../core/sql";
+import { write } from "../../core/fields";
+import type { Tx } from "../../core/db";
 
 export type TemplateRow = typeof blockTemplates.$inferSelect;
 

@@ -1,53 +1,17 @@
 /**
- * Pieces every CMS verb shares: input schemas (valibot, convertible to JSON
- * Schema, so only pipes the converter understands), URL and colour checks
- * with messages a model can act on, block content validation, and the
- * one-transaction write helper.
+ * Pieces every CMS verb shares: the content schemas (valibot, convertible to
+ * JSON Schema, so only pipes the converter understands), URL checks with
+ * messages a model can act on, block content validation and its warnings.
+ * The generic field schemas and the write helper (ids, text, slugs,
+ * colours, URLs) are the core's, src/core/fields.ts.
  */
 import * as v from "valibot";
-import type { ActorContext } from "../../core/context";
-import type { Db } from "../../core/db";
+import type { Tx } from "../../core/db";
 import { invalid } from "../../core/errors";
-import { MAX_SLUG } from "../../core/slug";
 import { CONTENT_VERSION, type BlockContent } from "../blocks/catalog";
 import { urlProblem } from "../blocks/urls";
 import { referenceWarnings } from "../blocks/references";
 import { assertValidContent } from "../blocks/validate";
-import type { Tx } from "../approvals/links";
-
-export type { Tx };
-
-export const idSchema = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(Number.MAX_SAFE_INTEGER));
-
-// No C0 control characters (and DEL) in single-line text; multi-line text may hold tab, LF, CR.
-const SINGLE_LINE_RE = /^[^\u0000-\u001f\u007f]*$/;
-const MULTI_LINE_RE = /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$/;
-
-/** Single-line plain text, 1..max characters. */
-export const line = (max: number, min = 1) =>
-  v.pipe(
-    v.string(),
-    v.minLength(min),
-    v.maxLength(max),
-    v.regex(SINGLE_LINE_RE, "must not contain control characters or line breaks"),
-  );
-/** Multi-line plain text, 0..max characters. */
-export const textBlock = (max: number) =>
-  v.pipe(v.string(), v.maxLength(max), v.regex(MULTI_LINE_RE, "must not contain control characters"));
-
-export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
-export const slugSchema = v.pipe(
-  v.string(),
-  v.minLength(1),
-  v.maxLength(MAX_SLUG),
-  v.regex(SLUG_PATTERN, "must be lower-case letters, digits and single hyphens, like my-first-post"),
-);
-
-export const COLOR_PATTERN = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
-export const colorSchema = v.pipe(v.string(), v.regex(COLOR_PATTERN, "must be a hex colour like #2563eb or #fff"));
-
-/** URLs are checked in the verbs (urlProblem) so the message can name the field; the schema only bounds them. */
-export const urlSchema = v.pipe(v.string(), v.minLength(1), v.maxLength(2048));
 
 /** Heavy fields come back only when asked for. */
 export const includeSchema = v.optional(v.array(v.picklist(["blocks", "html"])), []);
@@ -131,28 +95,4 @@ export async function contentWarnings(
     ...((await referenceWarnings(tx, siteId, content)).warnings ?? []),
   ];
   return warnings.length ? { warnings } : {};
-}
-
-export function normalColor(c: string | null | undefined): string | null | undefined {
-  return typeof c === "string" ? c.toLowerCase() : c;
-}
-
-/** Runs `fn` in one transaction (a savepoint when the caller already holds one: approval apply, dry runs). */
-export function write<T>(ctx: ActorContext, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  return (ctx.deps.db as Db).transaction((tx) => fn(tx as unknown as Tx));
-}
-
-/** Keys of an update input that carry a change (present, not undefined), minus addressing keys. */
-export function changedKeys(
-  input: Record<string, unknown>,
-  skip: readonly string[] = ["siteId", "id", "include"],
-): string[] {
-  return Object.keys(input).filter((k) => input[k] !== undefined && !skip.includes(k));
-}
-
-/** A list of ids given by the caller, each unique. */
-export function uniqueIds(field: string, ids: number[]): number[] {
-  const set = new Set(ids);
-  if (set.size !== ids.length) throw invalid(`${field} lists the same id more than once.`, { path: field });
-  return [...set];
 }

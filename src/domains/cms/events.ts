@@ -10,8 +10,8 @@ import { eq } from "drizzle-orm";
 import * as v from "valibot";
 import { defineEvent } from "../../core/events";
 import { cacheTags } from "../sites/cache-tags";
-import type { Tx } from "./common";
 import { postTypes, type posts } from "./tables";
+import type { Tx } from "../../core/db";
 
 const post = {
   postId: v.number(),

@@ -21,12 +21,14 @@ import { authorize } from "../../core/scopes";
 import { randomHex } from "../../core/secrets";
 import { isDryRun } from "../approvals/staging";
 import { siteForActor } from "../sites/access";
-import { checkUrl, write, type Tx } from "./common";
+import { checkUrl } from "./common";
 import { dimensions, makeThumbnail, THUMB_MAX } from "./media-image";
 import { decideType, MEDIA_TYPES, MIME_BY_EXT, normaliseMime } from "./media-sniff";
 import { mediaHolders } from "./references";
 import { media } from "./tables";
 import { containsText, startsWithText } from "../../core/sql";
+import { write } from "../../core/fields";
+import type { Tx } from "../../core/db";
 
 export type MediaRow = typeof media.$inferSelect;
 

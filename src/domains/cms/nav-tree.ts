@@ -4,8 +4,12 @@
  * missing (a half-deleted submenu never surfaces at the top level), while the
  * nav_items_list tool lifts them to the root so an editor can still see and
  * fix them.
+ *
+ * @public Serves sites (the navigation of the public site config).
  */
-import type { navItems } from "./tables";
+import { asc, eq } from "drizzle-orm";
+import type { Db } from "../../core/db";
+import { navItems } from "./tables";
 
 type NavRow = typeof navItems.$inferSelect;
 
@@ -22,6 +26,15 @@ export interface NavigationItem {
   featuredImage: string | null;
   columnGroup: number | null;
   children: NavigationItem[];
+}
+
+/** A site's navigation rows, siblings in order (sortOrder, then id): what buildNavTree takes. */
+export async function navRowsOfSite(q: Pick<Db, "select">, siteId: number): Promise<NavRow[]> {
+  return await q
+    .select()
+    .from(navItems)
+    .where(eq(navItems.siteId, siteId))
+    .orderBy(asc(navItems.sortOrder), asc(navItems.id));
 }
 
 /** `rows` must be sorted by sortOrder then id; every sibling list keeps that order. */

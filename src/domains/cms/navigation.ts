@@ -14,9 +14,11 @@ import { bumpContentVersion } from "../sites/content-version";
 import { conflict, invalid, notFound } from "../../core/errors";
 import { authorize } from "../../core/scopes";
 import { siteForActor } from "../sites/access";
-import { checkUrl, uniqueIds, write, type Tx } from "./common";
+import { checkUrl } from "./common";
 import { navItems } from "./tables";
 import { mapSeq } from "../../core/maybe";
+import { uniqueIds, write } from "../../core/fields";
+import type { Tx } from "../../core/db";
 
 export const MAX_NAV_ITEMS = 500;
 export const MAX_NAV_DEPTH = 3;

@@ -13,10 +13,11 @@ import { page } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
 import { slugify } from "../../core/slug";
 import { siteForActor } from "../sites/access";
-import { write, type Tx } from "./common";
 import { posts, postTypes } from "./tables";
 import { mapSeq } from "../../core/maybe";
 import { byText } from "../../core/sql";
+import { write } from "../../core/fields";
+import type { Tx } from "../../core/db";
 
 export const BUILT_IN_POST_TYPES: Record<string, { name: string; description: string }> = {
   blog: { name: "Blog post", description: "Articles and news, listed newest first." },

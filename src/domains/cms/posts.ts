@@ -24,16 +24,7 @@ import { renderBlocksHtml } from "../blocks/render";
 import { approvalState, latestLinkFor, mintLink, withdrawLinks, type ApprovalEnvelope } from "../approvals/links";
 import { approvedLinkId, holdForApproval, isApprovedRun } from "../approvals/staging";
 import { siteForActor } from "../sites/access";
-import {
-  checkUrl,
-  contentFrom,
-  contentWarnings,
-  uniqueIds,
-  write,
-  type BlocksInput,
-  type Include,
-  type Tx,
-} from "./common";
+import { checkUrl, contentFrom, contentWarnings, type BlocksInput, type Include } from "./common";
 import { ensurePostType, postTypeBySlug } from "./post-types";
 import { linksToSlug } from "./references";
 import {
@@ -49,6 +40,8 @@ import {
 import { containsText, jsonContains } from "../../core/sql";
 import { byText } from "../../core/sql";
 import { preparedRead } from "../../core/prepared";
+import { uniqueIds, write } from "../../core/fields";
+import type { Tx } from "../../core/db";
 
 export type PostRow = typeof posts.$inferSelect;
 
@@ -761,18 +754,4 @@ export async function getPost(
   if (rev && include.includes("blocks") && rev.changes.content)
     (out.pendingRevision as Record<string, unknown>).blocks = (rev.changes.content as BlockContent).blocks;
   return out;
-}
-
-/** Posts whose content, cover or OG image mentions `url`: what holds a media item. */
-export async function postsReferencing(tx: Tx, siteId: number, url: string, limit = 6) {
-  return await tx
-    .select({ id: posts.id, title: posts.title })
-    .from(posts)
-    .where(
-      and(
-        eq(posts.siteId, siteId),
-        or(eq(posts.coverImage, url), eq(posts.ogImage, url), jsonContains(posts.content, url)),
-      ),
-    )
-    .limit(limit);
 }

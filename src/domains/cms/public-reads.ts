@@ -7,6 +7,9 @@
  *   posts, pages  newest published first (publishedAt desc, a null publishedAt last), then id desc
  *   categories, tags  by name, human alphabetical (case- and accent-insensitive, digits numeric), then id
  *   media         newest first (createdAt desc), then id desc
+ *
+ * @public Serves store (the same folded name search and ordering in public
+ * reads).
  */
 import { and, count, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { iso } from "../../core/clock";

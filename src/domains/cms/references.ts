@@ -15,14 +15,30 @@
  *
  * Candidates are narrowed in SQL by a substring of the stored JSON text
  * (engine-neutral jsonContains), then judged exactly in JS over the blocks.
+ *
+ * @public Serves store (where a product is shown, before it is unpublished or
+ * deleted).
  */
 import { and, asc, eq, ne, or } from "drizzle-orm";
 import { jsonContains } from "../../core/sql";
-import { brandProfiles } from "../branding/tables";
-import { productCategories, productImages, products, productVariants } from "../store/tables";
-import type { Tx } from "./common";
-import { postsReferencing } from "./posts";
+import { brandingMentions } from "../branding/public-reads";
+import { productCategory, storePicturesAt } from "../store/facts";
 import { blockTemplates, navItems, posts, type BlockContent } from "./tables";
+import type { Tx } from "../../core/db";
+
+/** Posts whose content, cover or OG image mentions `url`: what holds a media item. */
+export async function postsReferencing(tx: Tx, siteId: number, url: string, limit = 6) {
+  return await tx
+    .select({ id: posts.id, title: posts.title })
+    .from(posts)
+    .where(
+      and(
+        eq(posts.siteId, siteId),
+        or(eq(posts.coverImage, url), eq(posts.ogImage, url), jsonContains(posts.content, url)),
+      ),
+    )
+    .limit(limit);
+}
 
 /** Most lines one answer lists; the last says how many more there were. */
 const MAX_LINES = 12;
@@ -60,34 +76,12 @@ export async function mediaHolders(tx: Tx, siteId: number, url: string): Promise
     .limit(3))
     out.push(`block template ${t.id} ("${t.name}")`);
   // The store refers to pictures by URL too: product and variant images, category images.
-  for (const pr of await tx
-    .select({ id: products.id, name: products.name })
-    .from(productImages)
-    .innerJoin(products, eq(products.id, productImages.productId))
-    .where(and(eq(products.siteId, siteId), eq(productImages.url, url)))
-    .limit(3))
+  const store = await storePicturesAt(tx, siteId, url, 3);
+  for (const pr of store.products)
     if (!out.includes(`product ${pr.id} (${name(pr.name)})`)) out.push(`product ${pr.id} (${name(pr.name)})`);
-  for (const va of await tx
-    .select({ id: productVariants.id, name: productVariants.name, productId: productVariants.productId })
-    .from(productVariants)
-    .innerJoin(products, eq(products.id, productVariants.productId))
-    .where(and(eq(products.siteId, siteId), eq(productVariants.image, url)))
-    .limit(3))
-    out.push(`variant ${va.id} (${name(va.name)}) of product ${va.productId}`);
-  for (const pc of await tx
-    .select({ id: productCategories.id, name: productCategories.name })
-    .from(productCategories)
-    .where(and(eq(productCategories.siteId, siteId), eq(productCategories.image, url)))
-    .limit(3))
-    out.push(`product category ${pc.id} (${name(pc.name)})`);
-  const brand = (
-    await tx
-      .select({ siteId: brandProfiles.siteId })
-      .from(brandProfiles)
-      .where(and(eq(brandProfiles.siteId, siteId), jsonContains(brandProfiles.data, url)))
-      .limit(1)
-  )[0];
-  if (brand) out.push("the site's branding");
+  for (const va of store.variants) out.push(`variant ${va.id} (${name(va.name)}) of product ${va.productId}`);
+  for (const pc of store.categories) out.push(`product category ${pc.id} (${name(pc.name)})`);
+  if (await brandingMentions(tx, siteId, url)) out.push("the site's branding");
   return out;
 }
 
@@ -227,13 +221,7 @@ export async function productShownAt(
   const out: string[] = [];
   let categorySlug: string | null = null;
   if (product.categoryId !== null) {
-    const c = (
-      await tx
-        .select({ id: productCategories.id, name: productCategories.name, slug: productCategories.slug })
-        .from(productCategories)
-        .where(eq(productCategories.id, product.categoryId))
-        .limit(1)
-    )[0];
+    const c = await productCategory(tx, product.categoryId);
     if (c) {
       categorySlug = c.slug;
       out.push(`product category ${c.id} (${name(c.name)}) lists it`);

@@ -13,7 +13,7 @@ import {
   uniqueIndex,
   updatedAt,
 } from "../../core/columns";
-import { users } from "../accounts/tables";
+import { users } from "../../core/tables";
 import { sites } from "../sites/tables";
 
 /** Block content as stored; REST serves it JSON-encoded in PostDetail.content. */

@@ -12,11 +12,12 @@ import { page } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
 import { slugify, slugNote, uniqueSlug } from "../../core/slug";
 import { siteForActor } from "../sites/access";
-import { normalColor, write, type Tx } from "./common";
 import { categories, postCategories, posts, postTags, tags } from "./tables";
 import { mapSeq } from "../../core/maybe";
 import { containsText } from "../../core/sql";
 import { byText } from "../../core/sql";
+import { normalColor, write } from "../../core/fields";
+import type { Tx } from "../../core/db";
 
 export type TaxonomyKind = "category" | "tag";
 

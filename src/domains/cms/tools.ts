@@ -15,7 +15,7 @@ import { siteTools } from "../sites/tools";
 import { cmsApprovalSupport } from "./approval-support";
 import { blockTemplateApprovalKind, postApprovalKind } from "./approval-kinds";
 import { createTemplate, deleteTemplate, getTemplate, listTemplates, updateTemplate } from "./block-templates";
-import { blocksSchema, colorSchema, idSchema, includeSchema, line, slugSchema, textBlock, urlSchema } from "./common";
+import { blocksSchema, includeSchema } from "./common";
 import { deleteMedia, getMedia, listMedia, registerMedia, updateMedia, uploadMedia } from "./media";
 import { createNavItem, deleteNavItem, listNav, moveNavItem, reorderNav, updateNavItem } from "./navigation";
 import { createPostType, deletePostType, listPostTypes, updatePostType } from "./post-types";
@@ -24,7 +24,8 @@ import { createTerm, deleteTerm, getTerm, listTerms, updateTerm } from "./taxono
 import { cmsStagedTargets } from "./staged-targets";
 import { cmsEvents } from "./events";
 import { POST_STATUSES, postCategories, postRevisions, posts, postTags, postTypes } from "./tables";
-import { sites } from "../sites/tables";
+import { siteTables } from "../sites/facts";
+import { colorSchema, idSchema, line, slugSchema, textBlock, urlSchema } from "../../core/fields";
 
 const siteId = idSchema;
 const search = v.optional(v.pipe(v.string(), v.maxLength(200)));
@@ -69,7 +70,7 @@ const postTools = [
       search,
       ...pageInput,
     }),
-    cachedBy: [sites, posts, postTypes, postRevisions, postCategories, postTags],
+    cachedBy: [...siteTables, posts, postTypes, postRevisions, postCategories, postTags],
     run: async (ctx, input) => await listPosts(ctx, input),
   }),
   defineTool({

@@ -3,6 +3,9 @@
  * acting company (another company's record answers exactly like one that
  * does not exist), owners checked as members, custom values checked
  * against their definitions, the folded search text, output shapes.
+ *
+ * @public Serves brain (CRM records it links to knowledge, read with the
+ * CRM's own tenancy).
  */
 import { and, eq, inArray, isNull, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { jsonContains, jsonFieldText } from "../../core/sql";
@@ -11,7 +14,6 @@ import type { ActorContext } from "../../core/context";
 import type { Db } from "../../core/db";
 import { invalid, notFound } from "../../core/errors";
 import { authorize } from "../../core/scopes";
-import { memberships, users } from "../accounts/tables";
 import {
   contactEmails,
   contacts,
@@ -24,6 +26,8 @@ import {
   type CustomValues,
   type Phone,
 } from "./tables";
+import { users } from "../../core/tables";
+import { memberOfCompany } from "../../core/members";
 
 export type Q = Pick<Db, "select">;
 export type ContactRow = typeof contacts.$inferSelect;
@@ -100,21 +104,7 @@ export const FREE_MAIL = new Set([
 
 /** A member of the company, as an owner: id, email or "me". Viewers may own records (they are who sells). */
 export async function memberOf(q: Q, ctx: ActorContext, who: number | string, what = "ownerId"): Promise<number> {
-  const byEmail = typeof who === "string" && who !== "me";
-  const userId = who === "me" ? ctx.principal.userId : typeof who === "number" ? who : null;
-  const row = (
-    await q
-      .select({ id: users.id })
-      .from(memberships)
-      .innerJoin(users, eq(users.id, memberships.userId))
-      .where(
-        and(
-          eq(memberships.companyId, ctx.company.id),
-          byEmail ? eq(users.email, (who as string).toLowerCase()) : eq(users.id, userId!),
-        ),
-      )
-      .limit(1)
-  )[0];
+  const row = await memberOfCompany(q, ctx, who);
   if (!row) throw invalid(`${what} ${JSON.stringify(who)} is not a member of ${ctx.company.name}.`);
   return row.id;
 }

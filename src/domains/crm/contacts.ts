@@ -6,6 +6,9 @@
  * crm_contact_emails under a unique (company, email) key, written in the
  * same transaction. That key is what makes a racing second create of the
  * same address answer with the first contact instead of duplicating it.
+ *
+ * @public Serves brain (its CRM lookups list and read contacts with the CRM's
+ * verbs).
  */
 import { and, asc, count, desc, eq, inArray, isNull, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import type * as v from "valibot";
@@ -383,28 +386,4 @@ export async function deleteContact(ctx: ActorContext, input: { id: number | str
     await emit(tx, ctx, contactDeleted, { id: c.id }, { name: fullName(c), emails: c.emails });
     return { id: c.id, status: "deleted", name: fullName(c) };
   });
-}
-
-/**
- * For other domains (email segments, automations): the live contact with
- * this address in the company, or null. Reads only; the caller has
- * checked its own scope and tenancy.
- */
-export async function contactByEmail(q: Q, companyId: number, email: string) {
-  const hit = await contactByEmails(q, companyId, [email.trim().toLowerCase()]);
-  if (!hit) return null;
-  const c = (await q.select().from(contacts).where(eq(contacts.id, hit.contactId)).limit(1))[0];
-  return c
-    ? {
-        id: c.id,
-        name: fullName(c),
-        emails: c.emails,
-        lifecycleStage: c.lifecycleStage,
-        tags: c.tags,
-        score: c.score,
-        ownerId: c.ownerId,
-        companyId: c.crmCompanyId,
-        custom: c.custom,
-      }
-    : null;
 }

@@ -7,6 +7,8 @@
  * and cleared when a deal is reopened. `fromStage` on a move makes it
  * conditional: two people moving the same deal at once cannot silently
  * undo each other.
+ *
+ * @public Serves brain (its CRM lookups list deals with the CRM's verbs).
  */
 import { and, asc, count, desc, eq, gte, inArray, lte, sql, type SQL } from "drizzle-orm";
 import type * as v from "valibot";

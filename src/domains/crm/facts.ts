@@ -19,6 +19,8 @@
  *
  * One query per batch of addresses (the subscribers' emails of an audience
  * page), never one per subscriber.
+ *
+ * @public Serves email (segment conditions on CRM fields).
  */
 import { aliasedTable, and, eq, gt, inArray, isNull, lt, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { jsonAsText, jsonFieldText, jsonPathBool, jsonPathNumber, numberParam } from "../../core/sql";

@@ -25,8 +25,7 @@ import { bodyBytes } from "../../core/blobs-common";
 import type { ActorContext } from "../../core/context";
 import type { Db } from "../../core/db";
 import { AppError, invalid, isAppError, notFound } from "../../core/errors";
-import { media } from "../cms/tables";
-import { sites } from "../sites/tables";
+import { mediaOfCompany } from "../cms/media-facts";
 import { crmWrite, fold, normaliseDomain } from "./access";
 import { createCompany } from "./companies";
 import { contactByEmails, insertContact, updateContact } from "./contacts";
@@ -114,20 +113,14 @@ async function csvText(ctx: ActorContext, input: v.InferOutput<typeof importInpu
   if ((input.csv === undefined) === (input.mediaId === undefined))
     throw invalid("Give csv (the text) or mediaId (an uploaded .csv), one of them.");
   if (input.csv !== undefined) return input.csv;
-  const m = (
-    await ctx.deps.db
-      .select({ key: media.storageKey, size: media.sizeBytes, filename: media.filename })
-      .from(media)
-      .innerJoin(sites, eq(sites.id, media.siteId))
-      .where(and(eq(media.id, input.mediaId!), eq(sites.companyId, ctx.company.id)))
-      .limit(1)
-  )[0];
-  if (!m || !m.key)
+  const m = (await mediaOfCompany(ctx.deps.db, ctx.company.id, [input.mediaId!]))[0];
+  if (!m || !m.storageKey)
     throw notFound(
       `Media ${input.mediaId} not found in ${ctx.company.name}'s sites (upload the CSV with media_upload first).`,
     );
-  if ((m.size ?? 0) > 20 * 1024 * 1024) throw new AppError("payload_too_large", "The CSV is over 20 MB; split it.");
-  const body = await ctx.deps.blobs.read(m.key);
+  if ((m.sizeBytes ?? 0) > 20 * 1024 * 1024)
+    throw new AppError("payload_too_large", "The CSV is over 20 MB; split it.");
+  const body = await ctx.deps.blobs.read(m.storageKey);
   if (!body) throw notFound(`Media ${input.mediaId}'s file is missing from storage.`);
   const bytes = await bodyBytes(body);
   // Not fatal: undecodable bytes become U+FFFD and refuse only their line.

@@ -3,6 +3,8 @@
  * by one of its email addresses, a CRM company by its domain, a stage by id
  * or name. Rules that need the database (owners are members, custom field
  * definitions, stages of the pipeline) live in the verbs.
+ *
+ * @public Serves brain (its CRM lookups take the CRM's list inputs).
  */
 import * as v from "valibot";
 import { jsonObject } from "../../core/json-value";

@@ -11,14 +11,13 @@
  * agents moving slides at once each see the other's result, never a
  * half-applied order.
  */
-import { and, asc, eq, inArray, ne, sql } from "drizzle-orm";
+import { and, asc, eq, ne, sql } from "drizzle-orm";
 import type { ActorContext, Deps } from "../../core/context";
-import type { Db } from "../../core/db";
+import type { Tx } from "../../core/db";
 import { conflict, invalid, notFound } from "../../core/errors";
 import { randomHex } from "../../core/secrets";
 import { slugify } from "../../core/slug";
-import { media } from "../cms/tables";
-import { sites } from "../sites/tables";
+import { mediaOfCompany } from "../cms/media-facts";
 import {
   imageRefs,
   isLayout,
@@ -35,8 +34,6 @@ import {
 import type { RenderSlide } from "./render";
 import { themeForSite } from "./theme";
 import { decks, deckSlides, deckVersions, type DeckRow, type SlideRow } from "./tables";
-
-export type Tx = Db;
 
 /** Runs `fn` in one transaction (a savepoint inside an approval's or an idempotent call's). */
 export function write<T>(ctx: { deps: Deps }, fn: (tx: Tx) => Promise<T>): Promise<T> {
@@ -87,26 +84,6 @@ export async function slideInDeck(tx: Tx, deck: DeckRow, id: number): Promise<Sl
   )[0];
   if (!s) throw notFound(`Slide ${id} not found in deck ${deck.id}.`);
   return s;
-}
-
-/**
- * Gives the slides `ids` the positions 1..ids.length in that order (other
- * slides of the deck must already be gone or placed after). Rows whose
- * place changes first go to negative positions, so the unique index never
- * sees two slides on one place mid-way.
- */
-export async function placeSlides(
-  tx: Tx,
-  deckId: number,
-  ids: number[],
-  current: Map<number, number>,
-  now: Date,
-  offset = 0,
-) {
-  const moving = ids.map((id, i) => ({ id, to: i + 1 + offset })).filter((m) => current.get(m.id) !== m.to);
-  for (const m of moving) await tx.update(deckSlides).set({ position: -m.to }).where(eq(deckSlides.id, m.id));
-  for (const m of moving)
-    await tx.update(deckSlides).set({ position: m.to, updatedAt: now }).where(eq(deckSlides.id, m.id));
 }
 
 /** A slide as an agent gives it (slides_add, decks_create). */
@@ -161,19 +138,7 @@ export async function resolveImages(
   const out = new Map<number, ResolvedImage>();
   const ids = [...new Set(refs.map((r) => r.id))];
   if (ids.length === 0) return out;
-  const rows = await tx
-    .select({
-      id: media.id,
-      url: media.url,
-      alt: media.alt,
-      width: media.width,
-      height: media.height,
-      mimeType: media.mimeType,
-      storageKey: media.storageKey,
-    })
-    .from(media)
-    .innerJoin(sites, eq(sites.id, media.siteId))
-    .where(and(inArray(media.id, ids), eq(sites.companyId, ctx.company.id)));
+  const rows = await mediaOfCompany(tx, ctx.company.id, ids);
   for (const r of rows)
     out.set(r.id, {
       url: r.url,
@@ -205,19 +170,7 @@ export async function imagesFor(
   const out: Record<string, ResolvedImage> = {};
   if (!refs.length) return out;
   // A media item deleted since the slide was written renders as "not available" rather than failing the read.
-  const rows = await tx
-    .select({
-      id: media.id,
-      url: media.url,
-      alt: media.alt,
-      width: media.width,
-      height: media.height,
-      mimeType: media.mimeType,
-      storageKey: media.storageKey,
-    })
-    .from(media)
-    .innerJoin(sites, eq(sites.id, media.siteId))
-    .where(and(inArray(media.id, [...new Set(refs.map((r) => r.id))]), eq(sites.companyId, ctx.company.id)));
+  const rows = await mediaOfCompany(tx, ctx.company.id, [...new Set(refs.map((r) => r.id))]);
   for (const r of rows)
     if (r.mimeType.startsWith("image/"))
       out[String(r.id)] = {

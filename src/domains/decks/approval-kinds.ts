@@ -18,15 +18,16 @@ import type {
   ChangeRow,
   StagedTarget,
 } from "../approvals/kinds";
-import { effectiveStatus, type Tx } from "../approvals/links";
+import { effectiveStatus } from "../approvals/links";
 import { summarize } from "../approvals/preview";
-import { sites } from "../sites/tables";
+import { siteName } from "../sites/facts";
 import { deckUrl, versionRenderSlides } from "./access";
 import type { DeckProposal } from "./decks";
 import { deckPublished, deckPublishRejected } from "./events";
 import { slideTitle, type VersionSlide } from "./layouts";
 import { DECK_CSS, renderDeck } from "./render";
 import { decks, deckVersions, type DeckRow, type VersionRow } from "./tables";
+import type { Tx } from "../../core/db";
 
 async function deckOf(db: Tx, link: ApprovalLink): Promise<DeckRow | undefined> {
   if (link.entityId === null) return undefined;
@@ -91,10 +92,10 @@ export const pitchDeckKind: ApprovalKind = {
     const version = await versionOf(db, deck.id, p.versionId);
     if (!version) return null;
     const live = p.liveVersionId ? await versionOf(db, deck.id, p.liveVersionId) : undefined;
-    const site = (await db.select({ name: sites.name }).from(sites).where(eq(sites.id, deck.siteId)).limit(1))[0];
+    const site = await siteName(db, deck.siteId);
     const pending = effectiveStatus(link, deps.clock.now()) === "pending";
     const facts = [
-      ...(site ? [{ label: "Site (brand and pictures)", value: site.name }] : []),
+      ...(site !== null ? [{ label: "Site (brand and pictures)", value: site }] : []),
       { label: "Public address", value: deckUrl(deps, deck.slug) },
       { label: "Slides", value: String(version.slides.length) },
       { label: "Version", value: String(version.number) },

@@ -24,7 +24,7 @@ import { containsText } from "../../core/sql";
 import { approvalState, latestLinkFor, mintLink, withdrawLinks } from "../approvals/links";
 import { approvedLinkId, holdForApproval, isApprovedRun } from "../approvals/staging";
 import { siteForActor } from "../sites/access";
-import { sites } from "../sites/tables";
+import { primarySiteId as firstActiveSite } from "../sites/facts";
 import {
   assertSlugFree,
   checkSlide,
@@ -45,7 +45,6 @@ import {
   write,
   type CheckedSlide,
   type SlideInput,
-  type Tx,
 } from "./access";
 import {
   deckCreated,
@@ -70,24 +69,18 @@ import {
   type VersionRow,
 } from "./tables";
 import { themeForSite } from "./theme";
+import type { Tx } from "../../core/db";
 
 const PITCH_DECK = "pitch_deck";
 
 /** The company's primary site (its first active site): where a deck lives when the call names none. */
 async function primarySiteId(ctx: ActorContext): Promise<number> {
-  const s = (
-    await ctx.deps.db
-      .select({ id: sites.id })
-      .from(sites)
-      .where(and(eq(sites.companyId, ctx.company.id), eq(sites.active, true)))
-      .orderBy(sites.id)
-      .limit(1)
-  )[0];
-  if (!s)
+  const s = await firstActiveSite(ctx.deps.db, ctx.company.id);
+  if (s === null)
     throw notFound(
       `${ctx.company.name} has no active site; a deck takes its brand and pictures from one. Pass siteId.`,
     );
-  return s.id;
+  return s;
 }
 
 async function insertDeck(

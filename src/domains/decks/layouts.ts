@@ -14,7 +14,7 @@ import { toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
 import { invalid } from "../../core/errors";
 import { urlProblem } from "../blocks/urls";
-import { idSchema, line, textBlock } from "../cms/common";
+import { idSchema, line, textBlock } from "../../core/fields";
 
 export const LAYOUTS = [
   "title",

@@ -25,11 +25,11 @@ import {
   slideWarnings,
   write,
   type SlideInput,
-  type Tx,
 } from "./access";
 import { slideAdded, slideDeleted, slideMoved, slidesReordered, slideUpdated } from "./events";
 import { imageRefs, LAYOUT_SCHEMAS, type Layout } from "./layouts";
 import { deckSlides, type DeckRow, type SlideRow } from "./tables";
+import type { Tx } from "../../core/db";
 
 /** Moves slides to the given positions without two ever sharing one (the unique index): through negative places first. */
 async function reposition(tx: Tx, moves: { id: number; from: number; to: number }[], now: Date) {

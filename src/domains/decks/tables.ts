@@ -18,7 +18,7 @@ import {
   uniqueIndex,
   updatedAt,
 } from "../../core/columns";
-import { companies, users } from "../accounts/tables";
+import { companies, users } from "../../core/tables";
 import { sites } from "../sites/tables";
 import type { DeckTheme, VersionSlide } from "./layouts";
 

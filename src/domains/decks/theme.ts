@@ -8,14 +8,13 @@
  * A version freezes the theme it was approved with: a later brand change
  * reaches the audience when the deck is published again, not silently.
  */
-import { and, eq } from "drizzle-orm";
 import type { Deps } from "../../core/context";
 import { safeUrl } from "../blocks/urls";
 import { BRANDING_DEFAULTS } from "../branding/profiles";
 import { contrastRatio, HEX_RE, nearestPassing, normalizeHex } from "../branding/contrast";
 import { getPublicBranding } from "../branding/public-reads";
-import { media } from "../cms/tables";
-import { sites } from "../sites/tables";
+import { mediaAtUrl } from "../cms/media-facts";
+import { siteName } from "../sites/facts";
 import type { DeckTheme } from "./layouts";
 
 /** Font family lists: names, commas, quotes, spaces and hyphens only. */
@@ -28,7 +27,7 @@ const font = (x: unknown) => (typeof x === "string" && FONT_RE.test(x) ? x : nul
 /** The theme from the site's brand profile now (defaults where the brand sets nothing). */
 export async function themeForSite(deps: Deps, siteId: number): Promise<DeckTheme> {
   const b = await getPublicBranding(deps, siteId);
-  const site = (await deps.db.select({ name: sites.name }).from(sites).where(eq(sites.id, siteId)).limit(1))[0];
+  const site = await siteName(deps.db, siteId);
   const background = hex(b.backgroundColor, BRANDING_DEFAULTS.backgroundColor);
   const primary = hex(b.primaryColor, BRANDING_DEFAULTS.primaryColor);
   let text = hex(b.textColor, BRANDING_DEFAULTS.textColor);
@@ -39,16 +38,10 @@ export async function themeForSite(deps: Deps, siteId: number): Promise<DeckThem
   let logo: DeckTheme["logo"] = null;
   if (logoUrl) {
     // A logo from the site's own media library can go into the PDF too (PNG and JPEG).
-    const m = (
-      await deps.db
-        .select({ mimeType: media.mimeType, storageKey: media.storageKey })
-        .from(media)
-        .where(and(eq(media.siteId, siteId), eq(media.url, logoUrl)))
-        .limit(1)
-    )[0];
+    const m = await mediaAtUrl(deps.db, siteId, logoUrl);
     logo = {
       url: logoUrl,
-      alt: b.logoAlt ?? b.logoText ?? site?.name ?? "Logo",
+      alt: b.logoAlt ?? b.logoText ?? site ?? "Logo",
       mimeType: m?.mimeType ?? null,
       storageKey: m?.storageKey ?? null,
     };
@@ -63,7 +56,7 @@ export async function themeForSite(deps: Deps, siteId: number): Promise<DeckThem
     headingFont: font(b.headingFont),
     bodyFont: font(b.bodyFont),
     radius: typeof b.borderRadius === "string" && RADIUS_RE.test(b.borderRadius) ? b.borderRadius : "12px",
-    name: (b.logoText ?? site?.name ?? "").slice(0, 100),
+    name: (b.logoText ?? site ?? "").slice(0, 100),
     logo,
   };
 }

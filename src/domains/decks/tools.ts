@@ -14,7 +14,6 @@ import * as v from "valibot";
 import { jsonObject } from "../../core/json-value";
 import { pageInput } from "../../core/pagination";
 import { defineTool, type Domain } from "../../mcp/define";
-import { idSchema, line, slugSchema, textBlock } from "../cms/common";
 import { deckApprovalSupport, deckStagedTarget, pitchDeckKind } from "./approval-kinds";
 import {
   createDeck,
@@ -33,6 +32,7 @@ import { LAYOUTS, layoutReference, MAX_NOTES, MAX_SLIDES } from "./layouts";
 import { deckPublicPages } from "./public-pages";
 import { addSlides, deleteSlide, duplicateSlide, getSlide, moveSlide, reorderSlides, updateSlide } from "./slides";
 import { DECK_STATUSES } from "./tables";
+import { idSchema, line, slugSchema, textBlock } from "../../core/fields";
 
 const T = "decks";
 const deckId = idSchema;

@@ -5,7 +5,6 @@ import type { Db } from "../../core/db";
 import { invalid, notFound } from "../../core/errors";
 import { emailCampaigns, emailLists, emailSegments, emailSubscribers, emailTemplates } from "./tables";
 
-export type Tx = Db;
 export type ListRow = typeof emailLists.$inferSelect;
 export type SubscriberRow = typeof emailSubscribers.$inferSelect;
 export type CampaignRow = typeof emailCampaigns.$inferSelect;

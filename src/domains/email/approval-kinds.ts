@@ -13,13 +13,14 @@ import { emit } from "../../core/events";
 import { conflict } from "../../core/errors";
 import { escapeHtml } from "../../core/public-page";
 import type { ApprovalKind, ApprovalLink, ApprovalSupport } from "../approvals/kinds";
-import { effectiveStatus, type Tx } from "../approvals/links";
+import { effectiveStatus } from "../approvals/links";
 import { summarize } from "../approvals/preview";
 import { audienceOf } from "./campaigns";
 import { publicBase, type CampaignRow } from "./access";
 import { campaignApproved, campaignRejected } from "./events";
 import { bodyOf, renderCampaignMessage } from "./render";
 import { emailLists, emailCampaigns, emailSegments } from "./tables";
+import type { Tx } from "../../core/db";
 
 async function campaignOf(db: Tx, link: ApprovalLink): Promise<CampaignRow | undefined> {
   if (link.entityId === null) return undefined;

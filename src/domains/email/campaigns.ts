@@ -37,7 +37,6 @@ import {
   templateIn,
   type CampaignRow,
   type CampaignStatus,
-  type Tx,
 } from "./access";
 import { meter } from "../ai/meter";
 import { DEFAULT_RATE_PER_MINUTE, inFlight, payForRecipients, queueSend, refundUnsent, segmentRules } from "./delivery";
@@ -46,6 +45,7 @@ import { renderCampaignMessage } from "./render";
 import { checkAttributes } from "./subscribers";
 import { cleanContent, templateText } from "./templates";
 import { emailCampaigns, emailFeedback, emailSends, emailSubscribers } from "./tables";
+import type { Tx } from "../../core/db";
 
 export interface CampaignFields {
   name?: string;

@@ -33,12 +33,13 @@ import { meteredBalance, meter, meteredSoFar, PRICES } from "../ai/meter";
 import { notify } from "../notifications/notify";
 import { memberships } from "../../core/tables";
 import { audienceBatch } from "./audience";
-import { fromHeader, publicBase, smtpReady, type CampaignRow, type Tx } from "./access";
+import { fromHeader, publicBase, smtpReady, type CampaignRow } from "./access";
 import { campaignSent, campaignStatusChanged, membershipChanged } from "./events";
 import { renderCampaignMessage } from "./render";
 import { checkRules, rulesSchema, type Rules } from "./segment-rules";
 import { emailCampaigns, emailLists, emailMemberships, emailSegments, emailSends, emailSubscribers } from "./tables";
 import * as v from "valibot";
+import type { Tx } from "../../core/db";
 
 /** Delays before the 2nd … 7th attempt; after the 7th a message is failed. */
 export const SEND_RETRY_MS = [60_000, 5 * 60_000, 15 * 60_000, 3600_000, 3 * 3600_000, 6 * 3600_000] as const;

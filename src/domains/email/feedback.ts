@@ -33,9 +33,10 @@ import { emit } from "../../core/events";
 import { page } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
 import { safeEqual, sha256Hex } from "../../core/secrets";
-import { normalEmail, publicBase, type Tx } from "./access";
+import { normalEmail, publicBase } from "./access";
 import { feedbackReceived, feedbackSecretSet, membershipChanged } from "./events";
 import { emailFeedback, emailFeedbackKeys, emailLists, emailMemberships, emailSends, emailSubscribers } from "./tables";
+import type { Tx } from "../../core/db";
 
 export type FeedbackKind = "hard_bounce" | "soft_bounce" | "complaint";
 export type FeedbackFormat = "dsn" | "arf" | "ses" | "postmark";

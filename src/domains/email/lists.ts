@@ -8,9 +8,10 @@ import { conflict } from "../../core/errors";
 import { page } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
 import { containsText } from "../../core/sql";
-import { listIn, MEMBER_STATUSES, type ListRow, type Tx } from "./access";
+import { listIn, MEMBER_STATUSES, type ListRow } from "./access";
 import { listCreated, listDeleted, listUpdated } from "./events";
 import { emailCampaigns, emailLists, emailMemberships } from "./tables";
+import type { Tx } from "../../core/db";
 
 async function countsOf(db: Tx, ids: number[]): Promise<Map<number, Record<string, number>>> {
   const out = new Map<number, Record<string, number>>();

@@ -10,11 +10,12 @@ import { page } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
 import { containsText } from "../../core/sql";
 import { segmentMembers } from "./audience";
-import { listsIn, segmentIn, type SegmentRow, type Tx } from "./access";
+import { listsIn, segmentIn, type SegmentRow } from "./access";
 import { segmentCreated, segmentDeleted, segmentUpdated } from "./events";
 import { customFieldTypes } from "../crm/facts";
 import { checkRules, rulesSchema, usesCrm, type Rules } from "./segment-rules";
 import { emailCampaigns, emailSegments } from "./tables";
+import type { Tx } from "../../core/db";
 
 const shape = (s: SegmentRow) => ({
   id: s.id,

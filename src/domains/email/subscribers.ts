@@ -30,12 +30,12 @@ import {
   type ListRow,
   type MemberStatus,
   type SubscriberRow,
-  type Tx,
 } from "./access";
 import { queueSend } from "./delivery";
 import { foldSubscriber } from "./segment-rules";
 import { membershipChanged, subscriberAdded, subscriberDeleted, subscriberUpdated } from "./events";
 import { emailCampaigns, emailLists, emailMemberships, emailSends, emailSubscribers, type Attributes } from "./tables";
+import type { Tx } from "../../core/db";
 
 export const ATTRIBUTE_LIMITS = { keys: 50, value: 1000 } as const;
 

@@ -23,7 +23,7 @@ import {
   uniqueIndex,
   updatedAt,
 } from "../../core/columns";
-import { companies } from "../accounts/tables";
+import { companies } from "../../core/tables";
 
 export const emailLists = table(
   "email_lists",

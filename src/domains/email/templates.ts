@@ -13,11 +13,12 @@ import { conflict, invalid } from "../../core/errors";
 import { page } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
 import { containsText } from "../../core/sql";
-import { templateIn, type TemplateRow, type Tx } from "./access";
+import { templateIn, type TemplateRow } from "./access";
 import { checkAttributes } from "./subscribers";
 import { templateCreated, templateDeleted, templateUpdated } from "./events";
 import { htmlToText, renderTransactional, sanitizeTemplate, unknownVariables } from "./render";
 import { emailCampaigns, emailTemplates } from "./tables";
+import type { Tx } from "../../core/db";
 
 export function templateText(t: Pick<TemplateRow, "html" | "text">): string {
   return t.text ?? htmlToText(t.html);

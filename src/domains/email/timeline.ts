@@ -4,6 +4,8 @@
  * opened, clicked, bounced (at SMTP time or by a later report), complained,
  * soft-bounced, unsubscribed. Read from the send rows and feedback reports
  * the email domain owns; the CRM keeps no copy. Test sends are left out.
+ *
+ * @public Serves crm (the email part of a contact's timeline).
  */
 import { and, desc, eq, inArray, ne } from "drizzle-orm";
 import { iso } from "../../core/clock";

@@ -9,7 +9,6 @@ import * as v from "valibot";
 import { jsonObject } from "../../core/json-value";
 import { pageInput as paging } from "../../core/pagination";
 import { defineTool, type Domain } from "../../mcp/define";
-import { idSchema } from "../cms/common";
 import { emailApprovalKind, emailApprovalSupport } from "./approval-kinds";
 import {
   campaignRecipients,
@@ -56,6 +55,7 @@ import {
   updateTemplate,
 } from "./templates";
 import { sendTransactional } from "./transactional";
+import { idSchema } from "../../core/fields";
 
 const line = (max: number) =>
   v.pipe(

@@ -8,9 +8,9 @@ import { demoHosting } from "./demo";
 import * as v from "valibot";
 import { pageInput } from "../../core/pagination";
 import { defineTool, type Domain } from "../../mcp/define";
-import { idSchema } from "../cms/common";
 import { hostingEvents, hostingJob } from "./checks";
 import { getHostingDomain, getUptime, listChecks, listHostingDomains, listIncidents, OVERALL } from "./verbs";
+import { idSchema } from "../../core/fields";
 
 const T = "hosting";
 const hostname = v.pipe(v.string(), v.minLength(1), v.maxLength(253));

@@ -18,12 +18,15 @@
  *   })),
  *   revoke: async (ctx, ref) => { await disableSubscription(ctx, Number(ref)); return "disabled"; },
  * };
+ *
+ * @public Serves every domain that contributes connections (automations'
+ * webhooks).
  */
-import { and, desc, eq, gt, inArray, isNull, isNotNull, max } from "drizzle-orm";
-import type { Deps } from "../../core/context";
+import { and, desc, eq, inArray, isNotNull, max } from "drizzle-orm";
+import type { ActorContext, Deps } from "../../core/context";
 import type { IntegrationItem, IntegrationSource } from "../../mcp/define";
 import { mailOutbox } from "../../core/tables";
-import { oauthClients, oauthRefreshTokens, oauthTokens } from "../accounts/tables";
+import { liveOAuthFamilies, oauthFamilyTokens, revokeOAuthFamilyFor } from "../accounts/credentials";
 import { callHealth } from "../ai/conversations";
 import { integrationHealth } from "./tables";
 
@@ -44,26 +47,10 @@ export const oauthClientSource: IntegrationSource = {
   kind: "oauth_client",
   title: "AI client (OAuth)",
   async list(deps, companyId) {
-    const now = deps.clock.now();
-    const live = await deps.db
-      .select({ r: oauthRefreshTokens, clientName: oauthClients.name })
-      .from(oauthRefreshTokens)
-      .leftJoin(oauthClients, eq(oauthClients.clientId, oauthRefreshTokens.clientId))
-      .where(
-        and(
-          isNull(oauthRefreshTokens.usedAt),
-          isNull(oauthRefreshTokens.revokedAt),
-          gt(oauthRefreshTokens.expiresAt, now),
-        ),
-      )
-      .orderBy(desc(oauthRefreshTokens.id));
-    const mine = live.filter((x) => x.r.companyIds.includes(companyId));
+    const mine = await liveOAuthFamilies(deps.db, companyId, deps.clock.now());
     const out: IntegrationItem[] = [];
     for (const { r, clientName } of mine) {
-      const tokens = await deps.db
-        .select({ id: oauthTokens.id, lastUsedAt: oauthTokens.lastUsedAt, createdAt: oauthTokens.createdAt })
-        .from(oauthTokens)
-        .where(eq(oauthTokens.familyId, r.familyId));
+      const tokens = await oauthFamilyTokens(deps.db, r.familyId);
       const used = tokens.map((t) => t.lastUsedAt?.getTime() ?? 0).reduce((a, b) => Math.max(a, b), 0);
       const first = tokens.map((t) => t.createdAt.getTime()).reduce((a, b) => Math.min(a, b), r.createdAt.getTime());
       // Success and failure from AI history (every tool call is recorded); the token's last use when history has none.
@@ -94,33 +81,7 @@ export const oauthClientSource: IntegrationSource = {
     return out;
   },
   async revoke(ctx, familyId) {
-    const db = ctx.deps.db;
-    const now = ctx.deps.clock.now();
-    const fam = await db.select().from(oauthRefreshTokens).where(eq(oauthRefreshTokens.familyId, familyId));
-    const others = new Set(fam.flatMap((r) => r.companyIds).filter((c) => c !== ctx.company.id));
-    if (others.size === 0) {
-      // Only this company: end every token of the connection at once.
-      await db
-        .update(oauthTokens)
-        .set({ revokedAt: now })
-        .where(and(eq(oauthTokens.familyId, familyId), isNull(oauthTokens.revokedAt)));
-      await db
-        .update(oauthRefreshTokens)
-        .set({ revokedAt: now })
-        .where(and(eq(oauthRefreshTokens.familyId, familyId), isNull(oauthRefreshTokens.revokedAt)));
-      return { effect: "revoked" };
-    }
-    // The connection also reaches companies this admin does not govern: take only this company out of it.
-    for (const t of [oauthTokens, oauthRefreshTokens] as const) {
-      const rows = await db.select({ id: t.id, companyIds: t.companyIds }).from(t).where(eq(t.familyId, familyId));
-      for (const row of rows)
-        if (row.companyIds.includes(ctx.company.id))
-          await db
-            .update(t)
-            .set({ companyIds: row.companyIds.filter((c) => c !== ctx.company.id) })
-            .where(eq(t.id, row.id));
-    }
-    return { effect: "company_removed" };
+    return { effect: await revokeOAuthFamilyFor(ctx.deps.db, familyId, ctx.company.id, ctx.deps.clock.now()) };
   },
 };
 

@@ -5,8 +5,7 @@ import { defineTool, type Domain } from "../../mcp/define";
 import { BUILT_IN_SOURCES } from "./sources";
 import { checkObjectStorage } from "./sources";
 import { getIntegration, integrationRevoked, listIntegrations, revokeIntegration } from "./verbs";
-
-const id = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(Number.MAX_SAFE_INTEGER));
+import { idSchema as id } from "../../core/fields";
 
 export const integrationsList = defineTool({
   name: "integrations_list",

@@ -15,6 +15,8 @@
  * removed member), and users whose preferences turn the type off both in
  * the inbox and by email. A type wanted by email only is stored out of the
  * inbox (archived) so the email digest can still carry it.
+ *
+ * @public Serves every domain that tells people something happened.
  */
 import { and, eq, inArray } from "drizzle-orm";
 import * as v from "valibot";

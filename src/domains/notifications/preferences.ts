@@ -3,8 +3,12 @@
  * belong to), per type, in-app and email. Read by notify() for each
  * recipient and set by the person themself (profile_update,
  * notification_preferences_update, the portal's profile page).
+ *
+ * @public Serves profile (a person's notification preferences on their
+ * profile).
  */
 import { and, eq, inArray } from "drizzle-orm";
+import * as v from "valibot";
 import type { Deps } from "../../core/context";
 import { invalid } from "../../core/errors";
 import { auditLog } from "../../core/tables";
@@ -15,6 +19,19 @@ export interface Preference {
   inApp: boolean;
   email: boolean;
 }
+
+/** The input schema of a list of PreferenceUpdate (profile_update, notification_preferences_update). */
+export const preferenceUpdates = v.pipe(
+  v.array(
+    v.object({
+      type: v.pipe(v.string(), v.maxLength(100)),
+      inApp: v.optional(v.boolean()),
+      email: v.optional(v.boolean()),
+      reset: v.optional(v.boolean()),
+    }),
+  ),
+  v.maxLength(50),
+);
 
 export interface PreferenceUpdate {
   /** A notification type, or "*" for every type without a setting of its own. */

@@ -4,10 +4,9 @@ import * as v from "valibot";
 import { pageInput } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
 import { defineTool, type Domain } from "../../mcp/define";
-import { preferenceUpdates } from "../profile/tools";
 import { digestJob } from "./digest";
 import { notificationCreated } from "./notify";
-import { readPreferences, writePreferences } from "./preferences";
+import { preferenceUpdates, readPreferences, writePreferences } from "./preferences";
 import { notificationSubscriber } from "./subscribers";
 import {
   archive,
@@ -19,8 +18,8 @@ import {
   snooze,
   VIEWS,
 } from "./verbs";
+import { idSchema as id } from "../../core/fields";
 
-const id = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(Number.MAX_SAFE_INTEGER));
 const ids = v.pipe(v.array(id), v.minLength(1), v.maxLength(100));
 const when = v.pipe(v.string(), v.isoTimestamp("an ISO date-time such as 2026-12-01T09:00:00Z"));
 const type = v.pipe(v.string(), v.maxLength(100));

@@ -8,6 +8,9 @@
  * notification id answers like one that does not exist. Changing one's own
  * read state writes no audit row (it is nobody else's business and would
  * drown the log); notifications_create does.
+ *
+ * @public Serves billing and hosting (they notify through the same verb
+ * agents call).
  */
 import { and, count, desc, eq, gt, gte, inArray, isNotNull, isNull, lte, or, sql, type SQL } from "drizzle-orm";
 import { audit } from "../../core/audit";
@@ -193,20 +196,6 @@ async function change(box: Inbox, ids: number[], set: Partial<Row>): Promise<{ u
       .returning({ id: notifications.id });
     return { updated: rows.length, unreadCount: await unreadCount(box) };
   });
-}
-
-/** The portal link of one of this inbox's notifications (the portal's "Open" button). */
-export async function linkOf(box: Inbox, id: number): Promise<string | null> {
-  await own(box, [id]);
-  return (
-    (
-      await box.deps.db
-        .select({ link: notifications.link })
-        .from(notifications)
-        .where(eq(notifications.id, id))
-        .limit(1)
-    )[0]?.link ?? null
-  );
 }
 
 /** Where opening a notification leads: its link and the company it is about (a portal link such as /chat/57 means that company's #57). */

@@ -2,6 +2,8 @@
  * Time zones and working hours: validation, and "is it working time for
  * this person now?" (the notification digest waits for it; the team list
  * shows each member's local time).
+ *
+ * @public Serves notifications (the digest waits for working time).
  */
 import { invalid } from "../../core/errors";
 

@@ -3,21 +3,10 @@ import { demoProfiles } from "./demo";
 import * as v from "valibot";
 import { defineTool, type Domain } from "../../mcp/define";
 import { getProfile, updateProfile } from "./verbs";
+import { preferenceUpdates } from "../notifications/preferences";
 
 const line = (max: number) => v.nullable(v.pipe(v.string(), v.maxLength(max)));
 const hhmm = v.pipe(v.string(), v.regex(/^\d\d:\d\d$/, "times are HH:MM"));
-
-export const preferenceUpdates = v.pipe(
-  v.array(
-    v.object({
-      type: v.pipe(v.string(), v.maxLength(100)),
-      inApp: v.optional(v.boolean()),
-      email: v.optional(v.boolean()),
-      reset: v.optional(v.boolean()),
-    }),
-  ),
-  v.maxLength(50),
-);
 
 export const profileGet = defineTool({
   name: "profile_get",

@@ -3,6 +3,8 @@
  * notification preferences. A person's profile is theirs, not a company's:
  * the same in every company, changed only by them (every member may, a
  * viewer included), and audited with no company.
+ *
+ * @public Serves team and notifications (members' local time and profiles).
  */
 import { eq, inArray } from "drizzle-orm";
 import type { ActorContext, Deps } from "../../core/context";

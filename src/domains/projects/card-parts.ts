@@ -15,8 +15,7 @@ import type { ActorContext } from "../../core/context";
 import { conflict, forbidden, invalid, notFound } from "../../core/errors";
 import { emit } from "../../core/events";
 import { memberships, users } from "../../core/tables";
-import { media } from "../cms/tables";
-import { sites } from "../sites/tables";
+import { mediaByIds, mediaOfCompany as companyMedia } from "../cms/media-facts";
 import { cardFor, write, type CardRow, type Q } from "./access";
 import { logActivity } from "./activity";
 import { assigneeIds, cardFacts, columnOf } from "./cards";
@@ -486,14 +485,7 @@ export async function deleteComment(ctx: ActorContext, input: { id: number }) {
 // Attachments
 
 async function mediaOfCompany(tx: Q, ctx: ActorContext, mediaId: number) {
-  const m = (
-    await tx
-      .select({ id: media.id, filename: media.filename, url: media.url, mimeType: media.mimeType })
-      .from(media)
-      .innerJoin(sites, eq(sites.id, media.siteId))
-      .where(and(eq(media.id, mediaId), eq(sites.companyId, ctx.company.id)))
-      .limit(1)
-  )[0];
+  const m = (await companyMedia(tx, ctx.company.id, [mediaId]))[0];
   if (!m)
     throw notFound(`Media ${mediaId} not found in ${ctx.company.name}'s sites (upload it with media_upload first).`);
   return m;
@@ -533,15 +525,16 @@ export async function removeAttachment(ctx: ActorContext, input: v.InferOutput<t
   return write(ctx, async (tx) => {
     const at = ctx.deps.clock.now();
     const { card, project, key } = await cardFor(tx, ctx, input.cardId);
-    const row = (
+    const attached = (
       await tx
-        .select({ id: cardAttachments.id, filename: media.filename })
+        .select({ id: cardAttachments.id })
         .from(cardAttachments)
-        .innerJoin(media, eq(media.id, cardAttachments.mediaId))
         .where(and(eq(cardAttachments.cardId, card.id), eq(cardAttachments.mediaId, input.mediaId)))
         .limit(1)
     )[0];
-    if (!row) throw notFound(`Media ${input.mediaId} is not attached to ${key}.`);
+    const file = attached && (await mediaByIds(tx, [input.mediaId])).get(input.mediaId);
+    if (!attached || !file) throw notFound(`Media ${input.mediaId} is not attached to ${key}.`);
+    const row = { id: attached.id, filename: file.filename };
     await tx.delete(cardAttachments).where(eq(cardAttachments.id, row.id));
     await touch(tx, card, at);
     await activity(tx, ctx, card, at, "attachment", { removed: row.filename, mediaId: input.mediaId });

@@ -5,6 +5,9 @@
  * verb: assignees are members of the company, labels belong to the card's
  * project, a parent is a card of the same project (and no cycle), a sprint
  * holds only cards of its project, a milestone is the project's.
+ *
+ * @public Serves brain (its project lookups list cards with the projects'
+ * verbs).
  */
 import { and, asc, desc, eq, exists, gte, inArray, isNull, lte, not, or, sql, type SQL } from "drizzle-orm";
 import type * as v from "valibot";
@@ -16,7 +19,7 @@ import { emit } from "../../core/events";
 import { page } from "../../core/pagination";
 import { asciiLower, byText, containsText } from "../../core/sql";
 import { users } from "../../core/tables";
-import { media } from "../cms/tables";
+import { mediaByIds } from "../cms/media-facts";
 import {
   boardFor,
   cardFor,
@@ -635,18 +638,20 @@ export async function getCard(ctx: ActorContext, input: v.InferOutput<typeof car
     .where(eq(cards.parentId, card.id))
     .orderBy(asc(cards.number));
   const relations = await relationsOf(db, card.id);
-  const attachments = await db
-    .select({
-      mediaId: media.id,
-      filename: media.filename,
-      mimeType: media.mimeType,
-      url: media.url,
-      addedAt: cardAttachments.createdAt,
-    })
+  const attachedRows = await db
+    .select({ mediaId: cardAttachments.mediaId, addedAt: cardAttachments.createdAt })
     .from(cardAttachments)
-    .innerJoin(media, eq(media.id, cardAttachments.mediaId))
     .where(eq(cardAttachments.cardId, card.id))
     .orderBy(asc(cardAttachments.id));
+  // Media rows live in cms (its public media-facts); an attachment whose media is gone is left out, as the join did.
+  const files = await mediaByIds(
+    db,
+    attachedRows.map((a) => a.mediaId),
+  );
+  const attachments = attachedRows.flatMap((a) => {
+    const m = files.get(a.mediaId);
+    return m ? [{ mediaId: m.id, filename: m.filename, mimeType: m.mimeType, url: m.url, addedAt: a.addedAt }] : [];
+  });
   const time = (
     await db
       .select({

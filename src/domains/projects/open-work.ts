@@ -5,6 +5,8 @@
  * the removal performs when told to whom (or to nobody), through the same
  * card changes cards_update makes (activity, card.assigned / unassigned
  * events, so the new assignee is notified) and a project.updated per lead.
+ *
+ * @public Serves team (a member's removal and the hand-over of their cards).
  */
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { audit } from "../../core/audit";

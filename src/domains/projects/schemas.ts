@@ -7,10 +7,13 @@
  *
  * Wherever a card is named, its key (WEB-42) works as well as its id; a
  * project takes its key (WEB); a person takes a user id, an email or "me".
+ *
+ * @public Serves brain (its project lookups take the cards list input).
  */
 import * as v from "valibot";
 import { pageInput } from "../../core/pagination";
 import { PROJECT_HEALTH, PROJECT_STATUSES, SPRINT_STATUSES, STATE_GROUPS } from "./tables";
+import { idSchema } from "../../core/fields";
 
 const MAX_ID = Number.MAX_SAFE_INTEGER;
 export const MAX_BULK = 100;
@@ -23,7 +26,7 @@ export const MAX_MINUTES = 24 * 60;
 const SINGLE_LINE = /^[^\u0000-\u001f\u007f]*$/;
 const MULTI_LINE = /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$/;
 
-export const id = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_ID));
+export const id = idSchema;
 /** Inside a union the id's lower bound is left to the lookup (0 is simply not found), so the published alternative stays {"type":"integer"}. */
 const anyId = v.pipe(v.number(), v.integer(), v.maxValue(MAX_ID));
 

@@ -8,6 +8,8 @@
  * `workedOn` is the calendar day of the work; omitted, it is today in the
  * project's time zone. Anyone who may write may log time for any member
  * (a lead fills in for the team); the log says who logged it.
+ *
+ * @public Serves billing (time logs on invoices).
  */
 import { and, asc, desc, eq, gte, lte, sql } from "drizzle-orm";
 import type * as v from "valibot";

@@ -1,6 +1,6 @@
 /** The agency's service catalogue per company, and requests made against it. */
 import { bool, createdAt, id, index, integer, table, text } from "../../core/columns";
-import { companies } from "../accounts/tables";
+import { companies } from "../../core/tables";
 
 export const serviceCatalog = table(
   "service_catalog",

@@ -4,8 +4,7 @@ import { notFound } from "../../core/errors";
 import { pageInput } from "../../core/pagination";
 import { defineResource, defineTool, type Domain } from "../../mcp/define";
 import { createServiceRequest, getService, listServiceRequests, listServices } from "./verbs";
-
-const id = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(Number.MAX_SAFE_INTEGER));
+import { idSchema as id } from "../../core/fields";
 
 export const serviceCatalogList = defineTool({
   name: "service_catalog_list",

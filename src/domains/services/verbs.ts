@@ -3,6 +3,8 @@
  * Every verb that acts for someone re-checks scope and role itself
  * (`authorize`) and filters by the acting company: a service of another
  * company answers exactly like one that does not exist.
+ *
+ * @public Serves billing (service requests and services on invoices).
  */
 import { and, asc, count, desc, eq } from "drizzle-orm";
 import { audit } from "../../core/audit";

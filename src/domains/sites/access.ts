@@ -8,6 +8,9 @@
  * REST keeps its site state (src/rest/hot-lookups.ts): a site row holds
  * nothing that expires with time. Inside a transaction the row is read from
  * that transaction and never cached.
+ *
+ * @public Serves every site-scoped domain (cms, store, branding, decks, chat,
+ * hosting, surveys).
  */
 import { eq, sql } from "drizzle-orm";
 import type { ChangeWatch } from "../../core/changes";

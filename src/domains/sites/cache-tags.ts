@@ -8,6 +8,9 @@
  *   site:<siteId>:<kind>s            lists of that kind (index pages, feeds, sitemaps)
  *   site:<siteId>:<kind>:<id>        one record by id
  *   site:<siteId>:<kind>/<slug>      one record by slug (old and new slug on a rename)
+ *
+ * @public Serves every domain whose content events carry cache tags (cms,
+ * store).
  */
 export function cacheTags(
   siteId: number,

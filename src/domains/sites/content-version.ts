@@ -6,6 +6,9 @@
  *
  * It lives with the sites table it bumps; every domain whose writes show
  * on a site (cms, store, branding) calls it.
+ *
+ * @public Serves every domain whose writes show on a site (cms, store,
+ * branding).
  */
 import { eq, sql } from "drizzle-orm";
 import type { Db } from "../../core/db";

@@ -3,13 +3,12 @@
  * version), its configuration bundle and its navigation tree. Used by REST
  * v1; callers decide visibility from `publicSiteState` first.
  */
-import { buildNavTree, type NavigationItem } from "../cms/nav-tree";
-import { asc, eq } from "drizzle-orm";
+import { buildNavTree, navRowsOfSite, type NavigationItem } from "../cms/nav-tree";
+import { eq } from "drizzle-orm";
 import type { Deps } from "../../core/context";
 import type { MaybePromise } from "../../core/maybe";
 import { cssVarsFor, type CssVars } from "../branding/css-vars";
 import { getPublicBranding, type Branding } from "../branding/public-reads";
-import { navItems } from "../cms/tables";
 import { sites } from "./tables";
 
 export interface PublicSiteState {
@@ -82,12 +81,7 @@ export type { NavigationItem };
  * promoted, so a half-deleted submenu never surfaces at the top level.
  */
 export async function getNavigationTree(deps: Deps, siteId: number): Promise<NavigationItem[]> {
-  const rows = await deps.db
-    .select()
-    .from(navItems)
-    .where(eq(navItems.siteId, siteId))
-    .orderBy(asc(navItems.sortOrder), asc(navItems.id));
-  return buildNavTree(rows, "drop");
+  return buildNavTree(await navRowsOfSite(deps.db, siteId), "drop");
 }
 
 export interface SiteConfig {

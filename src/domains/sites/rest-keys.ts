@@ -14,13 +14,14 @@ import { conflict, invalid, notFound } from "../../core/errors";
 import { then, type MaybePromise } from "../../core/maybe";
 import { hasShape, KEY_PREFIX, mintSecret, safeEqual, sha256Hex } from "../../core/secrets";
 import { restKeys, sites } from "./tables";
+import { idSchema } from "../../core/fields";
 
 export const MAX_KEY_NAME = 100;
 /** last_used_at is written at most this often per key: a busy key costs one write a second, not one per request. */
 export const LAST_USED_RESOLUTION_MS = 1000;
 
 const CreateInput = v.object({
-  siteId: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(Number.MAX_SAFE_INTEGER)),
+  siteId: idSchema,
   name: v.optional(
     v.pipe(
       v.string(),

@@ -1,4 +1,9 @@
-/** Staged-change targets for site settings (see approvals/kinds.ts StagedTarget). */
+/**
+ * Staged-change targets for site settings (see approvals/kinds.ts StagedTarget).
+ *
+ * @public Serves cms (its toolset publishes the site tools and their staged
+ * targets).
+ */
 import { and, eq } from "drizzle-orm";
 import type { ActorContext } from "../../core/context";
 import type { StagedTarget } from "../approvals/kinds";

@@ -12,7 +12,7 @@ import {
   uniqueIndex,
   updatedAt,
 } from "../../core/columns";
-import { companies } from "../accounts/tables";
+import { companies } from "../../core/tables";
 
 export const sites = table(
   "sites",

@@ -1,9 +1,12 @@
-/** MCP tools for sites, their domains and environment variables (toolset cms; scopes sites:read / sites:write). */
+/**
+ * MCP tools for sites, their domains and environment variables (toolset cms; scopes sites:read / sites:write).
+ *
+ * @public Serves cms (its toolset publishes the site tools).
+ */
 import * as v from "valibot";
 import { pageInput } from "../../core/pagination";
 import { defineTool } from "../../mcp/define";
-import { idSchema } from "../cms/common";
-import { media, posts } from "../cms/tables";
+import { contentTables } from "../cms/media-facts";
 import { siteDomains, sites } from "./tables";
 import {
   addDomain,
@@ -18,6 +21,7 @@ import {
   updateDomain,
   ENV_KEY_RE,
 } from "./verbs";
+import { idSchema } from "../../core/fields";
 
 const siteId = idSchema;
 const envKey = v.pipe(
@@ -46,7 +50,7 @@ export const siteTools = [
     title: "Get a site",
     description: "Get one site with its domains and counts of posts, published posts and media.",
     input: v.object({ siteId }),
-    cachedBy: [sites, siteDomains, posts, media],
+    cachedBy: [sites, siteDomains, ...contentTables],
     run: async (ctx, input) => await getSite(ctx, input),
   }),
   defineTool({

@@ -10,6 +10,9 @@
  *
  * Environment variables are configuration for the site's renderer. Values
  * marked secret are never returned by any tool after they are set.
+ *
+ * @public Serves hosting and accounts (canonical host names, a company's
+ * sites).
  */
 import { and, asc, count, eq, ne, sql } from "drizzle-orm";
 import { audit } from "../../core/audit";
@@ -20,12 +23,13 @@ import { bumpContentVersion } from "./content-version";
 import { conflict, invalid, notFound } from "../../core/errors";
 import { page } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
-import { write, type Tx } from "../cms/common";
-import { media, posts } from "../cms/tables";
+import { siteContentCounts } from "../cms/media-facts";
 import { siteForActor, type SiteRow } from "./access";
 import { siteDomains, siteEnvVars, sites } from "./tables";
 import { byText } from "../../core/sql";
 import { preparedRead } from "../../core/prepared";
+import { write } from "../../core/fields";
+import type { Tx } from "../../core/db";
 
 export const MAX_DOMAINS_PER_SITE = 20;
 export const MAX_ENV_VARS_PER_SITE = 200;
@@ -153,25 +157,12 @@ export async function getSite(ctx: ActorContext, input: { siteId: number }) {
   authorize(ctx, "sites:read", { write: false });
   const s = await siteForActor(ctx, input.siteId);
   const db = ctx.deps.db;
-  const n = (q: { n: number } | undefined) => q?.n ?? 0;
   return {
     ...siteView(s),
     domains: (await db.select().from(siteDomains).where(eq(siteDomains.siteId, s.id)).orderBy(asc(siteDomains.id))).map(
       domainView,
     ),
-    counts: {
-      posts: n((await db.select({ n: count() }).from(posts).where(eq(posts.siteId, s.id)).limit(1))[0]),
-      publishedPosts: n(
-        (
-          await db
-            .select({ n: count() })
-            .from(posts)
-            .where(and(eq(posts.siteId, s.id), eq(posts.published, true)))
-            .limit(1)
-        )[0],
-      ),
-      media: n((await db.select({ n: count() }).from(media).where(eq(media.siteId, s.id)).limit(1))[0]),
-    },
+    counts: await siteContentCounts(db, s.id),
   };
 }
 

@@ -5,14 +5,13 @@
  */
 import type { ActorContext } from "../../core/context";
 import { bumpContentVersion } from "../sites/content-version";
-import type { Db } from "../../core/db";
+import type { Db, Tx } from "../../core/db";
 import { invalid } from "../../core/errors";
 import { authorize } from "../../core/scopes";
 import { siteForActor, type SiteRow } from "../sites/access";
 import { urlProblem } from "../blocks/urls";
 
-/** What a transaction callback receives; verbs' helpers accept it or the Db itself. */
-export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+/** The database or a transaction (the core's Tx); verbs' helpers accept either. */
 export type Q = Db | Tx;
 
 export async function storeRead(ctx: ActorContext, siteId: number): Promise<SiteRow> {

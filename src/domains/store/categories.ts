@@ -15,7 +15,7 @@ import { iso } from "../../core/clock";
 import type { ActorContext } from "../../core/context";
 import { conflict, invalid, notFound } from "../../core/errors";
 import { slugify, slugNote, uniqueSlug } from "../../core/slug";
-import { checkImageUrl, clean, mutate, storeRead, storeWrite, type Q, type Tx } from "./access";
+import { checkImageUrl, clean, mutate, storeRead, storeWrite, type Q } from "./access";
 import type {
   categoryCreateInput,
   categoryListInput,
@@ -27,6 +27,7 @@ import type {
 import { productCategories, products } from "./tables";
 import { mapSeq } from "../../core/maybe";
 import { byText } from "../../core/sql";
+import type { Tx } from "../../core/db";
 
 export const MAX_CATEGORY_DEPTH = 6;
 /** Categories per site: the list tool returns the whole tree in one answer. */

@@ -6,10 +6,11 @@ import { iso } from "../../core/clock";
 import type { ActorContext } from "../../core/context";
 import { conflict, notFound } from "../../core/errors";
 import { page } from "../../core/pagination";
-import { clean, mutate, storeRead, storeWrite, type Q, type Tx } from "./access";
+import { clean, mutate, storeRead, storeWrite, type Q } from "./access";
 import type { customerCreateInput, customerListInput, customerRef, customerUpdateInput } from "./schemas";
 import { customers, orders } from "./tables";
 import { containsText } from "../../core/sql";
+import type { Tx } from "../../core/db";
 
 type CustomerRow = typeof customers.$inferSelect;
 

@@ -12,12 +12,13 @@ import { iso } from "../../core/clock";
 import type { ActorContext } from "../../core/context";
 import { conflict, invalid, notFound } from "../../core/errors";
 import { page } from "../../core/pagination";
-import { mutate, storeRead, storeWrite, type Q, type Tx } from "./access";
+import { mutate, storeRead, storeWrite, type Q } from "./access";
 import { MAX_BASIS_POINTS, MAX_CENTS } from "./money";
 import type { DiscountTerms } from "./pricing";
 import type { discountCreateInput, discountListInput, discountRef, discountUpdateInput } from "./schemas";
 import { discounts, orders } from "./tables";
 import { greatest } from "../../core/sql";
+import type { Tx } from "../../core/db";
 
 type DiscountRow = typeof discounts.$inferSelect;
 

@@ -32,7 +32,7 @@ import { iso } from "../../core/clock";
 import type { ActorContext } from "../../core/context";
 import { conflict, invalid, notFound } from "../../core/errors";
 import { page } from "../../core/pagination";
-import { clean, mutate, storeRead, storeWrite, type Q, type Tx } from "./access";
+import { clean, mutate, storeRead, storeWrite, type Q } from "./access";
 import { emit } from "../../core/events";
 import { orderCacheTags, orderCreated, orderDeleted, orderStatusChanged } from "./events";
 import { optionTree, productInSite, type ProductRow, type VariantRow } from "./catalog";
@@ -59,6 +59,7 @@ import {
   type OrderBulkRule,
 } from "./tables";
 import { mapSeq } from "../../core/maybe";
+import type { Tx } from "../../core/db";
 
 export const ORDER_TRANSITIONS: Record<OrderStatus, readonly OrderStatus[]> = {
   pending: ["paid", "cancelled"],

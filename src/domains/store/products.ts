@@ -21,7 +21,7 @@ import { slugify, slugNote, uniqueSlug } from "../../core/slug";
 import { withdrawLinks } from "../approvals/links";
 import { approvedLinkId, holdForApproval, isApprovedRun } from "../approvals/staging";
 import { productShownAt } from "../cms/references";
-import { checkImageUrl, clean, mutate, storeRead, storeWrite, type Q, type Tx } from "./access";
+import { checkImageUrl, clean, mutate, storeRead, storeWrite, type Q } from "./access";
 import { emit } from "../../core/events";
 import { productCreated, productDeleted, productEventData, productStatusChanged, productUpdated } from "./events";
 import { productDetail, productInSite, type ProductRow } from "./catalog";
@@ -49,6 +49,7 @@ import {
 import { mapSeq } from "../../core/maybe";
 import { containsText } from "../../core/sql";
 import { countTrue } from "../../core/sql";
+import type { Tx } from "../../core/db";
 
 export const STATUS_TRANSITIONS: Record<ProductStatus, readonly ProductStatus[]> = {
   draft: ["active", "inactive"],

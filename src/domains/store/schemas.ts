@@ -477,7 +477,6 @@ export const reviewModerateInput = v.strictObject({
   id: entityId("id"),
   action: v.picklist(["approve", "hide"], "action must be approve or hide."),
 });
-export const reviewRef = v.strictObject({ siteId, id: entityId("id") });
 export const reviewListInput = v.strictObject({
   siteId,
   productId: v.optional(entityId("productId")),

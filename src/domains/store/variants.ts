@@ -10,7 +10,7 @@ import type * as v from "valibot";
 import { audit } from "../../core/audit";
 import type { ActorContext } from "../../core/context";
 import { conflict, invalid } from "../../core/errors";
-import { mutate, checkImageUrl, clean, storeWrite, type Q, type Tx } from "./access";
+import { mutate, checkImageUrl, clean, storeWrite, type Q } from "./access";
 import {
   comboKey,
   comboProblem,
@@ -40,6 +40,7 @@ import {
 } from "./schemas";
 import { bulkPricingRules, orderItems, productOptions, productOptionValues, products, productVariants } from "./tables";
 import { mapSeq } from "../../core/maybe";
+import type { Tx } from "../../core/db";
 
 type OptionsInput = v.InferOutput<typeof optionsInput>;
 type VariantInput = v.InferOutput<typeof variantInput>;

@@ -3,14 +3,12 @@ import { and, eq, ne } from "drizzle-orm";
 import type { ActorContext, Deps } from "../../core/context";
 import type { Db } from "../../core/db";
 import { conflict, invalid, notFound } from "../../core/errors";
-import type { Tx } from "../approvals/links";
 import { answerText } from "./answers";
 import type { AnswerValue, Definition } from "./definition";
 import { allQuestions } from "./definition";
 import { surveys } from "./tables";
 
 export type SurveyRow = typeof surveys.$inferSelect;
-export type { Tx };
 
 export function publicSurveyUrl(deps: Pick<Deps, "config">, slug: string): string {
   return `${deps.config.publicUrl}/s/${slug}`;

@@ -11,13 +11,14 @@ import { iso } from "../../core/clock";
 import { emit } from "../../core/events";
 import { conflict } from "../../core/errors";
 import type { ApprovalKind, ApprovalLink, ApprovalSupport, ChangeRow } from "../approvals/kinds";
-import { effectiveStatus, type Tx } from "../approvals/links";
+import { effectiveStatus } from "../approvals/links";
 import { summarize } from "../approvals/preview";
 import { acceptance, publicSurveyUrl, slugTaken, type SurveyRow } from "./access";
 import { allQuestions, textKeys, type Definition, type Question } from "./definition";
 import { renderPreview, SURVEY_CSS, ruleWords } from "./render";
 import { surveyApproved, surveyRejected } from "./events";
 import { surveys } from "./tables";
+import type { Tx } from "../../core/db";
 
 async function surveyOf(db: Tx, link: ApprovalLink): Promise<SurveyRow | undefined> {
   if (link.entityId === null) return undefined;

@@ -254,7 +254,6 @@ const RESERVED_PARAMS = new Set(["lang"]);
 
 const CHOICE_TYPES = new Set<QuestionType>(["single_choice", "multiple_choice", "ranking"]);
 const NUMERIC_TYPES = new Set<QuestionType>(["rating", "nps", "scale", "number"]);
-export const isNumericType = (t: QuestionType) => NUMERIC_TYPES.has(t);
 
 const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
 export function isDate(s: string): boolean {

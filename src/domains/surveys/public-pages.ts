@@ -38,7 +38,7 @@ import {
 } from "../../core/public-page";
 import { rateLimiter } from "../../core/limits";
 import { randomHex, sha256Hex } from "../../core/secrets";
-import { brandProfiles } from "../branding/tables";
+import { storedBranding } from "../branding/public-reads";
 import { cleanText } from "./answers";
 import { acceptance, type SurveyRow } from "./access";
 import type { Definition } from "./definition";
@@ -158,13 +158,7 @@ export function surveyPublicRoutes(deps: Deps) {
     if (siteId === null) return "";
     const hit = brands.get(siteId);
     if (hit !== undefined) return hit;
-    const data = (
-      await deps.db
-        .select({ data: brandProfiles.data })
-        .from(brandProfiles)
-        .where(eq(brandProfiles.siteId, siteId))
-        .limit(1)
-    )[0]?.data;
+    const data = await storedBranding(deps.db, siteId);
     const css = brandVars(data);
     if (brands.size > 2000) brands.clear();
     brands.set(siteId, css);

@@ -22,7 +22,7 @@ import { authorize } from "../../core/scopes";
 import { greatest, jsonContains } from "../../core/sql";
 import { users } from "../../core/tables";
 import { answerText } from "./answers";
-import { surveyRef, type SurveyRow, type Tx } from "./access";
+import { surveyRef, type SurveyRow } from "./access";
 import {
   allQuestions,
   checkFilterCondition,
@@ -36,6 +36,7 @@ import { responseAnnotated, responseDeleted, responseTagged } from "./events";
 import { conditionHolds } from "./logic";
 import { summarize } from "./summary";
 import { surveyResponses, surveys, type ResponseNote } from "./tables";
+import type { Tx } from "../../core/db";
 
 export const SCAN_LIMIT = 50_000;
 export const EXPORT_MAX = 5000;

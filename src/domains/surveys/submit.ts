@@ -23,11 +23,12 @@ import { and, eq, sql } from "drizzle-orm";
 import type { Deps } from "../../core/context";
 import { emit } from "../../core/events";
 import { fieldsFor, readPage, type FieldError } from "./answers";
-import { acceptance, answersAsText, type SurveyRow, type Tx } from "./access";
+import { acceptance, answersAsText, type SurveyRow } from "./access";
 import type { AnswerValue, Definition } from "./definition";
 import { responseCreated, responseFinished, surveyClosed } from "./events";
 import { answersOnPath, nextStep, pageIndex } from "./logic";
 import { surveyResponses, surveys } from "./tables";
+import type { Tx } from "../../core/db";
 
 export interface SubmitInput {
   surveyId: number;

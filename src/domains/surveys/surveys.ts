@@ -34,7 +34,6 @@ import {
   surveyInCompany,
   surveyRef,
   type SurveyRow,
-  type Tx,
 } from "./access";
 import {
   allQuestions,
@@ -47,6 +46,7 @@ import {
 } from "./definition";
 import { surveyClosed, surveyCreated, surveyDeleted, surveyReopened, surveyUpdated } from "./events";
 import { surveyResponses, surveys } from "./tables";
+import type { Tx } from "../../core/db";
 
 export interface SurveyFields extends DefinitionInput {
   siteId?: number | null;

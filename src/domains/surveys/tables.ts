@@ -28,7 +28,7 @@ import {
   uniqueIndex,
   updatedAt,
 } from "../../core/columns";
-import { companies } from "../accounts/tables";
+import { companies } from "../../core/tables";
 import { sites } from "../sites/tables";
 import type { AnswerValue, Definition } from "./definition";
 

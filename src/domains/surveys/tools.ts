@@ -9,7 +9,6 @@ import * as v from "valibot";
 import { jsonBounds, jsonObject } from "../../core/json-value";
 import { pageInput as paging } from "../../core/pagination";
 import { defineTool, type Domain } from "../../mcp/define";
-import { idSchema, slugSchema } from "../cms/common";
 import { surveyApprovalKind, surveysApprovalSupport } from "./approval-kinds";
 import { definitionFields, langSchema, pageInput, parseAt } from "./definition";
 import { surveyEvents } from "./events";
@@ -38,6 +37,7 @@ import {
   setTranslations,
   updateSurvey,
 } from "./surveys";
+import { idSchema, slugSchema } from "../../core/fields";
 
 const title = v.pipe(
   v.string(),

@@ -1,4 +1,8 @@
-/** What the team domain tells the rest of Plinth (notifications, automations, webhooks). */
+/**
+ * What the team domain tells the rest of Plinth (notifications, automations, webhooks).
+ *
+ * @public Serves notifications (an accepted invitation is announced).
+ */
 import * as v from "valibot";
 import { defineEvent } from "../../core/events";
 

@@ -20,7 +20,7 @@ import { audit } from "../../core/audit";
 import { DAY_MS, iso } from "../../core/clock";
 import type { ActorContext, Deps, Principal } from "../../core/context";
 import { emit } from "../../core/events";
-import { AppError, conflict, forbidden, invalid, notFound } from "../../core/errors";
+import { conflict, forbidden, invalid, notFound } from "../../core/errors";
 import { queueMail } from "../../core/mail";
 import { page } from "../../core/pagination";
 import { escapeHtml } from "../../core/public-page";
@@ -499,9 +499,4 @@ export async function acceptInvitation(
     );
     return { companyId: r.companyId, userId, newAccount, role };
   });
-}
-
-/** Is this AppError one of the accept page's own refusals (shown on the page, not as an error page)? */
-export function isRefusal(e: unknown): e is AppError {
-  return e instanceof AppError && (e.code === "conflict" || e.code === "forbidden" || e.code === "not_found");
 }

@@ -7,8 +7,8 @@ import { defineTool, type Domain } from "../../mcp/define";
 import { teamEvents } from "./events";
 import { inviteMember, listInvitations, resendInvitation, revokeInvitation } from "./invitations";
 import { changeRole, leaveTeam, listMembers, removeMember } from "./members";
+import { idSchema as id } from "../../core/fields";
 
-const id = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(Number.MAX_SAFE_INTEGER));
 const role = v.picklist(ROLES);
 const email = v.pipe(v.string(), v.maxLength(254));
 /** A member by user id or email. */

@@ -9,9 +9,10 @@ import type { ActorContext } from "../../core/context";
 import type { Db } from "../../core/db";
 import { conflict, invalid, notFound } from "../../core/errors";
 import { authorize } from "../../core/scopes";
-import { memberships, users } from "../accounts/tables";
 import { breachedTargets, slaView, type TicketRow } from "./sla";
 import { type ticketMessages, tickets, ticketTags, type TicketStatus } from "./tables";
+import { users } from "../../core/tables";
+import { memberOfCompany } from "../../core/members";
 
 export type Q = Pick<Db, "select">;
 
@@ -56,21 +57,7 @@ export async function assigneeOf(
   ctx: ActorContext,
   who: number | string,
 ): Promise<{ id: number; name: string | null; email: string }> {
-  const byEmail = typeof who === "string" && who !== "me";
-  const userId = who === "me" ? ctx.principal.userId : typeof who === "number" ? who : null;
-  const row = (
-    await q
-      .select({ id: users.id, name: users.name, email: users.email, role: memberships.role })
-      .from(memberships)
-      .innerJoin(users, eq(users.id, memberships.userId))
-      .where(
-        and(
-          eq(memberships.companyId, ctx.company.id),
-          byEmail ? eq(users.email, (who as string).toLowerCase()) : eq(users.id, userId!),
-        ),
-      )
-      .limit(1)
-  )[0];
+  const row = await memberOfCompany(q, ctx, who);
   if (!row)
     throw invalid(
       `assigneeId ${JSON.stringify(who)} is not a member of ${ctx.company.name}; assign one of its owners or admins.`,

@@ -9,6 +9,8 @@
  * "compatible" disambiguation (as browsers' Date does): 02:30 on a
  * spring-forward night is 03:30, and 01:30 on a fall-back night is the first
  * of the two.
+ *
+ * @public Serves chat (inbox business hours use the tickets' week hours).
  */
 import { invalid } from "../../core/errors";
 import type { WeekHours } from "./tables";

@@ -4,6 +4,8 @@
  * when it is told to whom (or to nobody). The hand-over runs in the
  * removal's transaction, with an audit row and a `ticket.assigned` event
  * per ticket, so the new assignee is notified like any assignment.
+ *
+ * @public Serves team (a member's removal and the hand-over of their tickets).
  */
 import { and, asc, eq, inArray } from "drizzle-orm";
 import { audit } from "../../core/audit";

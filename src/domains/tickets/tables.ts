@@ -20,7 +20,7 @@ import {
   uniqueIndex,
   updatedAt,
 } from "../../core/columns";
-import { companies, users } from "../accounts/tables";
+import { companies, users } from "../../core/tables";
 
 export const TICKET_STATUSES = ["new", "open", "pending", "solved", "closed"] as const;
 export type TicketStatus = (typeof TICKET_STATUSES)[number];

@@ -1,6 +1,8 @@
 /**
  * Tickets: create, read, list (the views people use), update, assign,
  * change status, delete; the queue summary and the tags in use.
+ *
+ * @public Serves crm (the tickets part of a contact's timeline).
  */
 import { and, asc, count, desc, eq, inArray, isNotNull, isNull, lte, not, or, sql, type SQL } from "drizzle-orm";
 import type * as v from "valibot";
