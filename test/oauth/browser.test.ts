@@ -115,7 +115,7 @@ test("sign in, consent to one company with one area narrowed, and the token has 
     client_id: reg.body.client_id,
   });
   expect(t.status).toBe(200);
-  expect(t.body.scope).toBe("services:read services:write branding:read");
+  expect(t.body.scope).toBe("branding:read services:read services:write");
 
   const mcp = await mcpClient(s.url, t.body.access_token);
   const who = await callTool(mcp, "whoami");
