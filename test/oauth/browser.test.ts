@@ -120,7 +120,7 @@ test("sign in, consent to one company with one area narrowed, and the token has 
   const mcp = await mcpClient(s.url, t.body.access_token);
   const who = await callTool(mcp, "whoami");
   expect(who.data.clients).toEqual([{ id: acme.id, company: "Acme", role: "owner", sites: expect.any(Array) }]);
-  expect(who.data.scopes).toEqual(["services:read", "services:write", "branding:read"]);
+  expect(who.data.scopes).toEqual(["branding:read", "services:read", "services:write"]);
   expect((await callTool(mcp, "service_catalog_list", { clientId: acme.id })).isError).toBe(false);
   const other = await callTool(mcp, "service_catalog_list", { clientId: globex.id });
   expect(other.isError).toBe(true);
