@@ -1,16 +1,25 @@
-/** Writes docs/tools.md from the tool registry and docs/events.md from the domains' events (`make docs`). */
-import { writeFileSync } from "node:fs";
+/**
+ * Writes docs/tools.md from the tool registry, docs/events.md from the
+ * domains' events and the README's settings table from every setting
+ * (`make docs`).
+ */
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { renderEventsDoc } from "../src/core/events-doc";
-import { domains } from "../src/domains";
+import { catalog } from "../src/catalog";
+import { withSettingsTable } from "../src/cli/settings-doc";
 import { registry } from "../src/mcp/routes";
 import { renderToolsDoc } from "../src/mcp/tools-doc";
 
 for (const [file, text] of [
   ["tools.md", renderToolsDoc(registry())],
-  ["events.md", renderEventsDoc(domains)],
+  ["events.md", renderEventsDoc(catalog.domains)],
 ] as const) {
   const path = join(import.meta.dir, "..", "docs", file);
   writeFileSync(path, text);
   console.log(`wrote ${path}`);
 }
+
+const readme = join(import.meta.dir, "..", "README.md");
+writeFileSync(readme, withSettingsTable(readFileSync(readme, "utf8")));
+console.log(`wrote ${readme} (settings table)`);

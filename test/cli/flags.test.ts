@@ -6,6 +6,7 @@
  * environment variables, in at most 100 columns; settings flags are taken
  * by the commands that use configuration, before or after the command.
  */
+import { renderSettingsTable, withSettingsTable } from "../../src/cli/settings-doc";
 import "../../src/catalog"; // the domains declare their settings when the catalog is built
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -160,11 +161,19 @@ describe("help", () => {
     expect(keys).not.toContain("PLINTH_PORT"); // keys create takes only the settings that open the data
   });
 
+  test("the README's settings table is the one made from every setting, the domains' included (regenerate with `make docs`)", async () => {
+    const readme = await Bun.file(join(ROOT, "README.md")).text();
+    expect(readme).toContain(renderSettingsTable());
+    // A domain's setting is in it: the table is made from allSettings(), not the core's list alone.
+    expect(renderSettingsTable()).toContain("| `--hosting-interval <s>` | `PLINTH_HOSTING_INTERVAL` |");
+    expect(withSettingsTable(readme)).toBe(readme);
+  });
+
   test("the README's settings table names every setting: its flag and its environment variable", async () => {
     const readme = await Bun.file(join(ROOT, "README.md")).text();
-    const table = readme.slice(readme.indexOf("| Flag | Environment | Default |"));
+    const table = readme.slice(readme.indexOf("| Flag | Environment | What it sets |"));
     const missing = allSettings().flatMap((s) =>
-      [s.flag && `\`--${s.flag}\``, `\`${s.env}\``].filter((x): x is string => !!x && !table.includes(x)),
+      [s.flag && `\`--${s.flag} `, `\`${s.env}\``].filter((x): x is string => !!x && !table.includes(x)),
     );
     expect(missing).toEqual([]);
   });
