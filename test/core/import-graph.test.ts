@@ -252,21 +252,6 @@ const isTables = (p: string) => /^domains\/[^/]+\/tables(\.ts)?$/.test(p);
  */
 const isDemo = (p: string) => /^domains\/[^/]+\/demo\.ts$/.test(p);
 
-/**
- * Cross-domain edges that still reach a private file, each to be removed
- * from here when it is fixed (the test below fails on an entry that no
- * longer exists, so this list only shrinks). Not fixed on the faces branch:
- * the portal pages and approvals/registry.ts are being changed on other
- * branches (the portal pages then take users and memberships from
- * core/tables; registry.ts needs its @public tag), and hosting joins sites'
- * domains with its own check state in one statement (its scheduler's due
- * queries too), which wants a read model of sites' domains designed for it.
- */
-export const NOT_YET_PUBLIC: readonly string[] = [
-  "domains/hosting/checks.ts → domains/sites/tables",
-  "domains/hosting/verbs.ts → domains/sites/tables",
-];
-
 /** Every cross-domain edge to a file not tagged @public (tables → tables aside), as "from → to: why". */
 export function faceViolations(
   edges: readonly Edge[],
@@ -378,13 +363,8 @@ describe("import graph of src", () => {
   });
 
   test("a domain imports another only through a file tagged @public (tables → tables aside)", () => {
-    const known = new Set(NOT_YET_PUBLIC);
-    const found = faceViolations(edges);
-    expect(found.filter((v) => !known.has(v.slice(0, v.indexOf(":"))))).toEqual([]);
-    // The list of edges not yet fixed only shrinks: a fixed edge leaves it.
-    const edgeNames = new Set(found.map((v) => v.slice(0, v.indexOf(":"))));
-    expect(NOT_YET_PUBLIC.filter((e) => !edgeNames.has(e))).toEqual([]);
-    expect(faceCounts(edges).toPrivate).toBe(NOT_YET_PUBLIC.length);
+    expect(faceViolations(edges)).toEqual([]);
+    expect(faceCounts(edges).toPrivate).toBe(0);
   });
 
   test("@public is read from the opening comment only, and from real files", () => {

@@ -18,7 +18,7 @@ import { defineEvent, emit } from "../../core/events";
 import { anyRow, type JobDef } from "../../core/jobs";
 import { memberships } from "../../core/tables";
 import { notify } from "../notifications/verbs";
-import { siteDomains, sites } from "../sites/tables";
+import { inActiveSites, siteDomainRows } from "../sites/facts";
 import { checkDns, checkHttp, checkTls, type DnsResult, type HttpResult, type TlsResult } from "./probes";
 import { hostingChecks, hostingDomainState, hostingIncidents } from "./tables";
 
@@ -100,24 +100,21 @@ export const hostingEvents = [incidentOpened, incidentResolved, healthChanged];
 type State = typeof hostingDomainState.$inferSelect;
 
 /** A probeable domain of an active site whose uptime (or DNS/TLS) check is due. */
-const httpDue = (now: Date) => and(eq(sites.active, true), probeable(), lte(hostingDomainState.nextUptimeAt, now));
-const certDue = (now: Date) => and(eq(sites.active, true), probeable(), lte(hostingDomainState.nextCertAt, now));
+const httpDue = (deps: Deps, now: Date) =>
+  and(inActiveSites(hostingDomainState.siteId, deps.db), probeable(), lte(hostingDomainState.nextUptimeAt, now));
+const certDue = (deps: Deps, now: Date) =>
+  and(inActiveSites(hostingDomainState.siteId, deps.db), probeable(), lte(hostingDomainState.nextCertAt, now));
 /** Check history past its retention. */
 const expired = (now: Date) => lt(hostingChecks.checkedAt, new Date(now.getTime() - RETENTION_DAYS * 86_400_000));
 
 /** Domains of active sites that have no check state yet. */
 function unadopted(deps: Deps, limit: number) {
+  const sd = siteDomainRows(deps.db);
   return deps.db
-    .select({
-      id: siteDomains.id,
-      siteId: siteDomains.siteId,
-      hostname: siteDomains.hostname,
-      companyId: sites.companyId,
-    })
-    .from(siteDomains)
-    .innerJoin(sites, eq(sites.id, siteDomains.siteId))
-    .leftJoin(hostingDomainState, eq(hostingDomainState.domainId, siteDomains.id))
-    .where(and(eq(sites.active, true), isNull(hostingDomainState.id)))
+    .select({ id: sd.id, siteId: sd.siteId, hostname: sd.hostname, companyId: sd.companyId })
+    .from(sd)
+    .leftJoin(hostingDomainState, eq(hostingDomainState.domainId, sd.id))
+    .where(and(eq(sd.siteActive, true), isNull(hostingDomainState.id)))
     .limit(limit);
 }
 
@@ -363,8 +360,7 @@ export async function runHostingChecks(deps: Deps): Promise<{ http: number; cert
   const dueHttp = await deps.db
     .select({ s: hostingDomainState })
     .from(hostingDomainState)
-    .innerJoin(sites, eq(sites.id, hostingDomainState.siteId))
-    .where(httpDue(now))
+    .where(httpDue(deps, now))
     .orderBy(asc(hostingDomainState.nextUptimeAt), asc(hostingDomainState.id))
     .limit(BATCH);
   await pool(dueHttp, async ({ s }) => {
@@ -375,8 +371,7 @@ export async function runHostingChecks(deps: Deps): Promise<{ http: number; cert
   const dueCert = await deps.db
     .select({ s: hostingDomainState })
     .from(hostingDomainState)
-    .innerJoin(sites, eq(sites.id, hostingDomainState.siteId))
-    .where(certDue(now))
+    .where(certDue(deps, now))
     .orderBy(asc(hostingDomainState.nextCertAt), asc(hostingDomainState.id))
     .limit(BATCH);
   await pool(dueCert, async ({ s }) => {
@@ -408,8 +403,7 @@ export const hostingJob: JobDef = {
         deps.db
           .select({ id: hostingDomainState.id })
           .from(hostingDomainState)
-          .innerJoin(sites, eq(sites.id, hostingDomainState.siteId))
-          .where(or(httpDue(now), certDue(now)))
+          .where(or(httpDue(deps, now), certDue(deps, now)))
           .limit(1),
       )) ||
       (await anyRow(deps.db.select({ id: hostingChecks.id }).from(hostingChecks).where(expired(now)).limit(1)))

@@ -12,7 +12,7 @@ import { page } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
 import { siteForActor } from "../sites/access";
 import { canonicalHostname } from "../sites/verbs";
-import { siteDomains, sites } from "../sites/tables";
+import { siteDomainRows } from "../sites/facts";
 import { FAILURES_TO_OPEN } from "./checks";
 import { hostingChecks, hostingDomainState, hostingIncidents } from "./tables";
 
@@ -29,6 +29,18 @@ type DomainRow = {
 type State = typeof hostingDomainState.$inferSelect;
 
 /** One of the company's site domains, by id or hostname. */
+/** What a domain row of the answers holds, from sites' subquery of site domains. */
+function domainColumns(sd: ReturnType<typeof siteDomainRows>) {
+  return {
+    id: sd.id,
+    hostname: sd.hostname,
+    siteId: sd.siteId,
+    siteName: sd.siteName,
+    isPrimary: sd.isPrimary,
+    siteActive: sd.siteActive,
+  };
+}
+
 async function domainFor(ctx: ActorContext, ref: { id?: number; hostname?: string }): Promise<DomainRow> {
   if (ref.id === undefined && ref.hostname === undefined)
     throw invalid("Give the domain's id or hostname (hosting_domains_list).");
@@ -39,20 +51,13 @@ async function domainFor(ctx: ActorContext, ref: { id?: number; hostname?: strin
     );
   // Not a hostname at all: cannot be one of ours.
   if (ref.id === undefined && host === null) throw missing();
-  const cond = ref.id !== undefined ? eq(siteDomains.id, ref.id) : eq(siteDomains.hostname, host!);
+  const sd = siteDomainRows(ctx.deps.db);
+  const cond = ref.id !== undefined ? eq(sd.id, ref.id) : eq(sd.hostname, host!);
   const r = (
     await ctx.deps.db
-      .select({
-        id: siteDomains.id,
-        hostname: siteDomains.hostname,
-        siteId: siteDomains.siteId,
-        siteName: sites.name,
-        isPrimary: siteDomains.isPrimary,
-        siteActive: sites.active,
-      })
-      .from(siteDomains)
-      .innerJoin(sites, eq(sites.id, siteDomains.siteId))
-      .where(and(cond, eq(sites.companyId, ctx.company.id)))
+      .select(domainColumns(sd))
+      .from(sd)
+      .where(and(cond, eq(sd.companyId, ctx.company.id)))
       .limit(1)
   )[0];
   if (!r) throw missing();
@@ -107,25 +112,16 @@ export async function listHostingDomains(
   input: { siteId?: number; status?: (typeof OVERALL)[number]; limit: number; offset: number },
 ) {
   read(ctx);
-  const conds: SQL[] = [eq(sites.companyId, ctx.company.id)];
-  if (input.siteId !== undefined) conds.push(eq(sites.id, (await siteForActor(ctx, input.siteId)).id));
+  const sd = siteDomainRows(ctx.deps.db);
+  const conds: SQL[] = [eq(sd.companyId, ctx.company.id)];
+  if (input.siteId !== undefined) conds.push(eq(sd.siteId, (await siteForActor(ctx, input.siteId)).id));
   const rows = await ctx.deps.db
-    .select({
-      id: siteDomains.id,
-      hostname: siteDomains.hostname,
-      siteId: siteDomains.siteId,
-      siteName: sites.name,
-      isPrimary: siteDomains.isPrimary,
-      siteActive: sites.active,
-      s: hostingDomainState,
-      inc: hostingIncidents.id,
-    })
-    .from(siteDomains)
-    .innerJoin(sites, eq(sites.id, siteDomains.siteId))
-    .leftJoin(hostingDomainState, eq(hostingDomainState.domainId, siteDomains.id))
-    .leftJoin(hostingIncidents, eq(hostingIncidents.openKey, siteDomains.id))
+    .select({ ...domainColumns(sd), s: hostingDomainState, inc: hostingIncidents.id })
+    .from(sd)
+    .leftJoin(hostingDomainState, eq(hostingDomainState.domainId, sd.id))
+    .leftJoin(hostingIncidents, eq(hostingIncidents.openKey, sd.id))
     .where(and(...conds))
-    .orderBy(asc(siteDomains.hostname), asc(siteDomains.id));
+    .orderBy(asc(sd.hostname), asc(sd.id));
   // A company has at most a few hundred domains (20 per site): filtering on the computed status in memory is fine.
   let items = rows.map((r) => summary(r, r.s ?? undefined, r.inc ?? null));
   if (input.status) items = items.filter((i) => i.status === input.status);
@@ -379,21 +375,14 @@ export async function getUptime(
   let doms: DomainRow[];
   if (input.id !== undefined || input.hostname !== undefined) doms = [await domainFor(ctx, input)];
   else {
-    const conds: SQL[] = [eq(sites.companyId, ctx.company.id)];
-    if (input.siteId !== undefined) conds.push(eq(sites.id, (await siteForActor(ctx, input.siteId)).id));
+    const sd = siteDomainRows(ctx.deps.db);
+    const conds: SQL[] = [eq(sd.companyId, ctx.company.id)];
+    if (input.siteId !== undefined) conds.push(eq(sd.siteId, (await siteForActor(ctx, input.siteId)).id));
     doms = await ctx.deps.db
-      .select({
-        id: siteDomains.id,
-        hostname: siteDomains.hostname,
-        siteId: siteDomains.siteId,
-        siteName: sites.name,
-        isPrimary: siteDomains.isPrimary,
-        siteActive: sites.active,
-      })
-      .from(siteDomains)
-      .innerJoin(sites, eq(sites.id, siteDomains.siteId))
+      .select(domainColumns(sd))
+      .from(sd)
       .where(and(...conds))
-      .orderBy(asc(siteDomains.hostname))
+      .orderBy(asc(sd.hostname))
       .limit(200);
   }
   const items = [];

@@ -2,8 +2,9 @@
  * @public What other domains may read about sites without reaching into
  * sites' tables: a site's name and host names, whether a site is one of a
  * company's, a company's primary site, and a condition that keeps a query
- * to a company's sites. Served to cms, decks, chat, branding and the media
- * lookups of cms/media-facts.ts.
+ * to a company's sites, and the site domains as a subquery to join. Served
+ * to cms, decks, chat, branding, hosting and the media lookups of
+ * cms/media-facts.ts.
  *
  * Reads only, taking the caller's transaction or database (`q`), so a
  * query stays inside the transaction it was in. Tenancy: functions that
@@ -27,6 +28,33 @@ export const siteTables = [sites] as const;
  */
 export function inCompanySites(siteIdColumn: SQLWrapper, q: Q, companyId: number): SQL {
   return inArray(siteIdColumn, q.select({ id: sites.id }).from(sites).where(eq(sites.companyId, companyId)));
+}
+
+/** `column IN (the ids of active sites)`: keeps a query over rows that hang from a site to the sites that are live. */
+export function inActiveSites(siteIdColumn: SQLWrapper, q: Q): SQL {
+  return inArray(siteIdColumn, q.select({ id: sites.id }).from(sites).where(eq(sites.active, true)));
+}
+
+/**
+ * Every site domain with what a reader needs of its site (name, company,
+ * whether it is active), as a subquery a domain joins its own per-domain
+ * rows to in one statement (hosting's check state and incidents). Filter
+ * it by `companyId` for a company's domains.
+ */
+export function siteDomainRows(q: Q) {
+  return q
+    .select({
+      id: siteDomains.id,
+      hostname: siteDomains.hostname,
+      siteId: siteDomains.siteId,
+      isPrimary: siteDomains.isPrimary,
+      siteName: sites.name,
+      siteActive: sites.active,
+      companyId: sites.companyId,
+    })
+    .from(siteDomains)
+    .innerJoin(sites, eq(sites.id, siteDomains.siteId))
+    .as("site_domain_rows");
 }
 
 /** The site `siteId` when it belongs to `companyId`, else null (another company's site answers like a missing one). */
