@@ -14,8 +14,9 @@
  * portal password are random and shown once; only their hashes are stored.
  */
 import { eq } from "drizzle-orm";
+import * as v from "valibot";
 import { DAY_MS, type Clock } from "../../src/core/clock";
-import type { Deps } from "../../src/core/context";
+import type { ActorContext, Deps } from "../../src/core/context";
 import { conflict } from "../../src/core/errors";
 import { KEY_PREFIX, mintSecret, randomHex } from "../../src/core/secrets";
 import { companies, memberships, mcpKeys, users } from "../../src/domains/accounts/tables";
@@ -392,6 +393,24 @@ export async function seedDemo(deps: Deps): Promise<DemoCredentials> {
       companies: { harbor: harbor.id, northwind: northwind.id },
       users: { demo: demoUser.id, viewer: viewer.id, maya: maya.id, priya: priya.id, leo: leo.id },
       sites: { harbor: harborSite, northwind: northwindSite, retired: retiredSite, events: eventsSite },
+      async runTool(tool, args, as) {
+        const t = deps.catalog.tools.get(tool);
+        if (!t) throw new Error(`demo seed: no tool ${tool}`);
+        const company = { ...as.company, role: as.role ?? ("owner" as const) };
+        const ctx: ActorContext = {
+          deps: { ...deps, clock: as.clock },
+          principal: {
+            userId: as.userId,
+            credential: { kind: "cli", id: 0, name: "demo seed" },
+            scopes: ["*"],
+            companies: [company],
+            requireCmsApproval: false,
+          },
+          company,
+          requestId: "demo-seed",
+        };
+        return t.run(ctx, v.parse(t.input, args));
+      },
     };
     for (const part of deps.catalog.demoParts) await part(world);
 

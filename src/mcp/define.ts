@@ -476,6 +476,16 @@ export interface DemoWorld {
    */
   users: { demo: number; viewer: number; maya: number; priya: number; leo: number };
   sites: { harbor: number; northwind: number; retired: number; events: number };
+  /**
+   * Runs a tool of the catalog as a person of a company (the demo seed
+   * acting for them, with every scope) on `clock`, its arguments parsed as a
+   * call's are: for parts that tell their story through their own verbs.
+   */
+  runTool(
+    tool: string,
+    args: Record<string, unknown>,
+    as: { userId: number; company: { id: number; name: string }; role?: Role; clock: Clock },
+  ): Promise<any>;
 }
 
 export type DemoPart = (world: DemoWorld) => Promise<void>;

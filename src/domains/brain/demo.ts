@@ -6,32 +6,14 @@
  * weekly Harbor reviews whose action items became tasks, goals) and Harbor
  * Coffee's roastery knowledge (sourcing, wholesale, subscriptions).
  */
-import * as v from "valibot";
 import { ManualClock } from "../../core/clock";
-import type { ActorContext } from "../../core/context";
 import type { DemoPart, DemoWorld } from "../../mcp/define";
 
 function caller(world: DemoWorld, companyId: number, name: string) {
   const sim = new ManualClock(world.at(30));
-  const deps = { ...world.deps, clock: sim };
-  const company = { id: companyId, name, role: "owner" as const };
-  const ctx = (userId: number): ActorContext => ({
-    deps,
-    principal: {
-      userId,
-      credential: { kind: "cli", id: 0, name: "demo seed" },
-      scopes: ["*"],
-      companies: [company],
-      requireCmsApproval: false,
-    },
-    company,
-    requestId: "demo-seed",
-  });
-  const call = async (tool: string, args: Record<string, unknown>, userId = world.users.demo): Promise<any> => {
-    // The domain's own tools, from the catalog: importing tools.ts (which declares this part) would be a circle.
-    const t = world.deps.catalog.tools.get(tool)!;
-    return t.run(ctx(userId), v.parse(t.input, args));
-  };
+  const company = { id: companyId, name };
+  const call = (tool: string, args: Record<string, unknown>, userId = world.users.demo) =>
+    world.runTool(tool, args, { userId, company, clock: sim });
   const on = (daysAgo: number, hour = 0) => sim.set(new Date(world.at(daysAgo).getTime() + hour * 3_600_000));
   return {
     call,

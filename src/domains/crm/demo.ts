@@ -11,29 +11,8 @@
  * - Harbor Coffee: wholesale accounts (cafés, offices, a hotel) in a
  *   "Wholesale" pipeline with deals in every stage.
  */
-import * as v from "valibot";
 import { ManualClock } from "../../core/clock";
-import type { ActorContext } from "../../core/context";
 import type { DemoPart, DemoWorld } from "../../mcp/define";
-
-function actor(world: DemoWorld, sim: ManualClock, companyId: number, name: string) {
-  const deps = { ...world.deps, clock: sim };
-  return (userId: number): ActorContext => {
-    const company = { id: companyId, name, role: "owner" as const };
-    return {
-      deps,
-      principal: {
-        userId,
-        credential: { kind: "cli", id: 0, name: "demo seed" },
-        scopes: ["*"],
-        companies: [company],
-        requireCmsApproval: false,
-      },
-      company,
-      requestId: "demo-seed",
-    };
-  };
-}
 
 export const demoCrm: DemoPart = async (world) => {
   await northwind(world);
@@ -42,12 +21,10 @@ export const demoCrm: DemoPart = async (world) => {
 
 async function northwind(world: DemoWorld) {
   const sim = new ManualClock(world.at(49));
-  const as = actor(world, sim, world.companies.northwind, "Northwind Studio");
+  const company = { id: world.companies.northwind, name: "Northwind Studio" };
   const { demo, priya, leo } = world.users;
-  const call = async (name: string, args: Record<string, unknown>, userId = demo): Promise<any> => {
-    const t = world.deps.catalog.tools.get(name)!;
-    return t.run(as(userId), v.parse(t.input, args));
-  };
+  const call = (name: string, args: Record<string, unknown>, userId = demo) =>
+    world.runTool(name, args, { userId, company, clock: sim });
   const on = (daysAgo: number, hour = 0) => sim.set(new Date(world.at(daysAgo).getTime() + hour * 3_600_000));
 
   on(49);
@@ -421,12 +398,10 @@ async function northwind(world: DemoWorld) {
 
 async function harbor(world: DemoWorld) {
   const sim = new ManualClock(world.at(35));
-  const as = actor(world, sim, world.companies.harbor, "Harbor Coffee");
+  const company = { id: world.companies.harbor, name: "Harbor Coffee" };
   const { maya, demo } = world.users;
-  const call = async (name: string, args: Record<string, unknown>, userId = maya): Promise<any> => {
-    const t = world.deps.catalog.tools.get(name)!;
-    return t.run(as(userId), v.parse(t.input, args));
-  };
+  const call = (name: string, args: Record<string, unknown>, userId = maya) =>
+    world.runTool(name, args, { userId, company, clock: sim });
   const on = (daysAgo: number) => sim.set(world.at(daysAgo));
   const p = await call("pipelines_create", {
     name: "Wholesale",

@@ -7,9 +7,7 @@
  * attachment) and an internal brand refresh run as a plain kanban with a WIP
  * limit and a weekly recurring status card.
  */
-import * as v from "valibot";
 import { ManualClock } from "../../core/clock";
-import type { ActorContext } from "../../core/context";
 import { eq } from "drizzle-orm";
 import { media } from "../cms/tables";
 import { dateIn, dayStart } from "./access";
@@ -19,26 +17,10 @@ const TZ = "Europe/London";
 
 export const seedProjects: DemoPart = async (world) => {
   const sim = new ManualClock(world.at(40));
-  const deps = { ...world.deps, clock: sim };
-  const company = { id: world.companies.northwind, name: "Northwind Studio", role: "owner" as const };
+  const company = { id: world.companies.northwind, name: "Northwind Studio" };
   const { demo, priya, leo } = world.users;
-  const as = (userId: number): ActorContext => ({
-    deps,
-    principal: {
-      userId,
-      credential: { kind: "cli", id: 0, name: "demo seed" },
-      scopes: ["*"],
-      companies: [company],
-      requireCmsApproval: false,
-    },
-    company: { ...company, role: userId === demo ? "owner" : "admin" },
-    requestId: "demo-seed",
-  });
-  const call = async (name: string, args: Record<string, unknown>, userId = demo): Promise<any> => {
-    // The domains' own tools (projects, kanban, sprints), from the catalog: importing tools.ts would be a circle.
-    const t = world.deps.catalog.tools.get(name)!;
-    return t.run(as(userId), v.parse(t.input, args));
-  };
+  const call = (name: string, args: Record<string, unknown>, userId = demo) =>
+    world.runTool(name, args, { userId, company, role: userId === demo ? "owner" : "admin", clock: sim });
   const day = (daysAgo: number) => dateIn(TZ, world.at(daysAgo));
   /**
    * Moves the simulated clock to `hour` hours into the working day (from
