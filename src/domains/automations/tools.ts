@@ -6,6 +6,7 @@
  * an automation whose only action is "POST this event there"; the
  * integrations toolset lists them among connected integrations.
  */
+import { idSchema } from "../../core/fields";
 import { webhookSettings } from "./settings";
 import { demoAutomations } from "./demo";
 import * as v from "valibot";
@@ -48,12 +49,7 @@ import {
   webhookFanout,
 } from "./webhooks";
 
-/**
- * The one id schema without its maximum (core/fields idSchema has it): these
- * tools have published `{"minimum": 1}` alone since they shipped, and tools/list
- * and docs/tools.md stay byte-identical. Ids past 2^53 are simply not found.
- */
-const id = v.pipe(v.number(), v.integer(), v.minValue(1));
+const id = idSchema;
 const name = v.pipe(v.string(), v.minLength(1), v.maxLength(120));
 const description = v.nullable(v.pipe(v.string(), v.maxLength(2000)));
 const conditions = v.pipe(v.array(conditionSchema), v.maxLength(20));
