@@ -24,7 +24,7 @@ export interface Command {
   /** Positional arguments as help shows them ("<key-id>"); none are accepted when absent. */
   args?: string;
   /**
-   * Which groups of settings (src/config.ts SETTINGS) the command accepts:
+   * Which groups of settings (src/config.ts allSettings(): the core's and the domains') the command accepts:
    * "store" for every command that opens the data, plus "server" for serve.
    * Default ["store"].
    */
