@@ -3,6 +3,7 @@
  * `mcp-keys create` prints only the new key on stdout, so
  * `KEY=$(plinth mcp-keys create …)` works; notes go to stderr. No command
  * prints a stored secret: `mcp-keys list` shows the hint only.
+ * `mcp-keys create --help` lists the scopes this build grants.
  */
 import { catalog } from "../catalog";
 import { iso, systemClock } from "../core/clock";
@@ -23,6 +24,7 @@ import {
   revokeMcpKey,
   userByEmail,
 } from "../domains/accounts/verbs";
+import { wrap } from "./args";
 import { needFlag, UsageError, type Command } from "./command";
 import { parseExpiry } from "./rest-keys";
 
@@ -141,6 +143,11 @@ export const accountCommands: Command[] = [
       { name: "name", value: "<text>", help: "a label shown in lists" },
     ],
     summary: "Issue an MCP API key (svc_mcp_…); prints only the key (shown once, stored hashed).",
+    // The scopes this build grants, one line per area, from the domains' declarations (the catalog).
+    notes: () => [
+      'Scopes (also "<area>:*" for a whole area, "*" for every scope):',
+      ...catalog.scopeAreas.flatMap((a) => wrap(Object.keys(a.words).join(" "), `  ${a.area.padEnd(14)} `, 17)),
+    ],
     async run({ flags, config }) {
       const email = needFlag(flags, "email");
       const scopes = needFlag(flags, "scopes")

@@ -261,6 +261,7 @@ export function commandHelp(cmd: Command): string {
   for (const f of ownFlags(cmd))
     lines.push(...entry(flagTerm(f), (f.required ? "required: " : "") + (f.help || "see the usage line")));
   lines.push(...entry(flagTerm(HELP_FLAG), HELP_FLAG.help));
+  if (cmd.notes) lines.push("", ...cmd.notes());
   lines.push(...settingsHelp(cmd));
   return lines.join("\n");
 }

@@ -35,6 +35,8 @@ export interface Command {
    * none), and positional arguments are left to the command to check.
    */
   usage?: string;
+  /** Lines help shows after the flags (e.g. the scopes a key may be given); each fits the help's width. */
+  notes?: () => string[];
   run(args: { flags: Record<string, string | true>; rest: string[]; config: Config }): Promise<number | void>;
 }
 

@@ -5,6 +5,7 @@
  *
  *   unknown argument "sort"; accepted: siteId, status, search, limit, offset
  *   missing siteId (did you mean site_id → siteId?)
+ *   unknown argument "text" and missing items; accepted: cardId, items
  *   productId must be a number, got "blue-mug" (id takes a number; give the slug as slug)
  *
  * Paths use one notation everywhere: rules[0].priceType.
@@ -43,7 +44,7 @@ function objectShapes(s: Schema): Schema[] {
 }
 
 /**
- * The first unknown or missing argument, as a message; null when the keys
+ * The first unknown or missing argument (both, when one of each), as a message; null when the keys
  * are right (types and values are the tool's own schema's to judge).
  */
 export function argumentProblem(schema: Schema, value: unknown, path = ""): string | null {
@@ -68,18 +69,25 @@ export function argumentProblem(schema: Schema, value: unknown, path = ""): stri
   const props = shape.properties!;
   const unknown = shape.additionalProperties === false ? keys.filter((k) => !(k in props)) : [];
   const missing = shape.required?.length ? shape.required.filter((k) => value[k] === undefined) : [];
-  for (const m of missing) {
-    const meant = unknown.find((u) => loose(u) === loose(m));
-    const where = joinPath(path, m);
-    return meant ? `missing ${where} (did you mean ${joinPath(path, meant)} → ${where}?)` : `missing ${where}`;
+  const accepted = Object.keys(props);
+  const unknownLabel = (u: string) => (path ? `property "${joinPath(path, u)}"` : `argument "${u}"`);
+  const first = missing[0];
+  if (first !== undefined) {
+    const meant = unknown.find((u) => loose(u) === loose(first));
+    const where = joinPath(path, first);
+    if (meant) return `missing ${where} (did you mean ${joinPath(path, meant)} → ${where}?)`;
+    // An unknown name beside a missing one is most often the same thing misnamed (text for items): say both.
+    if (unknown.length)
+      return `unknown ${unknownLabel(unknown[0]!)} and missing ${missing
+        .map((m) => joinPath(path, m))
+        .join(", ")}; accepted: ${accepted.join(", ")}`;
+    return `missing ${where}`;
   }
   if (unknown.length) {
-    const accepted = Object.keys(props);
     const u = unknown[0]!;
     const close = accepted.find((a) => loose(a) === loose(u));
     const hint = close ? ` (did you mean ${close}?)` : "";
-    const label = path ? `property "${joinPath(path, u)}"` : `argument "${u}"`;
-    return `unknown ${label}${hint}; accepted: ${accepted.join(", ")}`;
+    return `unknown ${unknownLabel(u)}${hint}; accepted: ${accepted.join(", ")}`;
   }
   for (const k of keys) {
     const x = value[k];

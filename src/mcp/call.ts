@@ -8,7 +8,7 @@ import { ProtocolError, ResourceNotFoundError } from "@modelcontextprotocol/serv
 import * as v from "valibot";
 import type { ActorContext, CompanyAccess, Deps, Principal } from "../core/context";
 import { authorize, covers } from "../core/scopes";
-import type { ResourceDef, ToolCallObserver, ToolCallRecord } from "./define";
+import type { ResourceDef, ToolCallObserver, ToolCallRecord, ToolDef } from "./define";
 import { argumentProblem, closest, issuesMessage } from "./arguments";
 import { takesIdempotencyKey, withIdempotency } from "./idempotency";
 import { INVALID_PARAMS, mapToolError, toolError, toolOk, type ToolResult } from "./errors";
@@ -179,10 +179,25 @@ function tell(
   }
 }
 
+/**
+ * A tool that exists but the credential's scopes do not cover: the way out
+ * is a credential with that scope, so the answer names it (scope names are
+ * public: docs/mcp.md, toolsets_list, `plinth mcp-keys create --help`).
+ */
+export function missingScope(tool: ToolDef): ProtocolError {
+  return new ProtocolError(
+    INVALID_PARAMS,
+    `${tool.name} needs the ${tool.scope} scope, which this credential does not have. Ask for a key with it (plinth mcp-keys create … --scopes "${tool.scope}") or reconnect and grant it.`,
+  );
+}
+
 async function runTool(env: McpEnv, name: string, args: unknown, settled?: Settled): Promise<ToolResult> {
   const reg = env.registry.byName.get(name);
-  // A tool the caller may not see answers exactly like one that does not exist.
-  if (!reg || !env.registry.isCallable(reg.def, env.principal, env.filter)) throw unknownTool(name, env);
+  if (!reg) throw unknownTool(name, env);
+  // Scopes first: a tool the credential lacks the scope for says which one it needs, narrowed or not.
+  if (!covers(env.principal.scopes, reg.def.scope)) throw missingScope(reg.def);
+  // A tool the client's own narrowing (toolsets, read-only) hides answers like one that does not exist.
+  if (!env.registry.isCallable(reg.def, env.principal, env.filter)) throw unknownTool(name, env);
   const tool = reg.def;
   if (args !== undefined && !isPlainObject(args))
     return toolError("Invalid arguments: arguments must be a JSON object.");

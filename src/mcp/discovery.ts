@@ -12,6 +12,8 @@
  * for a meeting"), with each domain's vocabulary (src/mcp/tool-search.ts),
  * among the tools the caller may call; when nothing matches it says so and
  * suggests the closest toolsets rather than answering an empty list.
+ * toolsets_list names each toolset's scopes, so a model that lacks one
+ * learns what to ask for.
  */
 import * as v from "valibot";
 import { covers } from "../core/scopes";
@@ -132,7 +134,13 @@ export function discoveryDomain(registry: () => Registry, domains: readonly Doma
       return {
         toolsets: reg.toolsets
           .filter((ts) => counts.has(ts.name))
-          .map((ts) => ({ name: ts.name, description: ts.description || ts.title, tools: counts.get(ts.name)! })),
+          .map((ts) => ({
+            name: ts.name,
+            description: ts.description || ts.title,
+            tools: counts.get(ts.name)!,
+            // Every scope the toolset's tools need, held or not: how a model learns which one to ask for.
+            scopes: ts.scopes,
+          })),
       };
     },
   });

@@ -47,6 +47,8 @@ export interface ToolsetInfo {
   title: string;
   description: string;
   tools: number;
+  /** Every scope its tools need, in the domains' declared order (brain:read, brain:write, brain:approve). */
+  scopes: string[];
 }
 
 export interface Registry {

@@ -7,8 +7,9 @@
  *
  * What a caller sees is decided here and nowhere else (the "filter"): a tool
  * is visible when the credential's scopes cover its scope and the optional
- * narrowing (toolsets, read-only) keeps it. A hidden tool is not registered
- * for that caller at all: tools/call answers it like an unknown name.
+ * narrowing (toolsets, read-only) keeps it. A hidden tool is not listed for
+ * that caller at all; tools/call answers one the narrowing hides like an
+ * unknown name, and one the scopes hide with the scope it needs (call.ts).
  */
 import { toJsonSchema } from "@valibot/to-json-schema";
 import type { Principal } from "../core/context";
@@ -181,6 +182,7 @@ export function buildRegistry(catalog: DomainCatalog): Registry {
   const resources: ResourceDef[] = [];
   const uris = new Set<string>();
   const toolsetCounts = new Map<string, number>();
+  const toolsetScopes = new Map<string, Set<string>>();
 
   for (const d of domains) {
     for (const t of d.tools) {
@@ -195,6 +197,7 @@ export function buildRegistry(catalog: DomainCatalog): Registry {
       const multi = t.companyFree ? single : withClientId(single);
       byName.set(t.name, { def: t, schema: full, entrySingle: entry(t, single), entryMulti: entry(t, multi) });
       toolsetCounts.set(t.toolset, (toolsetCounts.get(t.toolset) ?? 0) + 1);
+      if (t.scope !== null) toolsetScopes.set(t.toolset, (toolsetScopes.get(t.toolset) ?? new Set()).add(t.scope));
     }
     for (const r of d.resources ?? []) {
       if (uris.has(r.uri)) fail(`resource ${r.uri}`, "declared twice");
@@ -211,11 +214,19 @@ export function buildRegistry(catalog: DomainCatalog): Registry {
   resources.sort((a, b) => (a.uri < b.uri ? -1 : 1));
 
   const domainInfo = new Map(domains.map((d) => [d.name, d]));
+  // Scopes in the order the domains declare them (read before write before approve), any other after, by name.
+  const scopeOrder = (x: string) => {
+    const i = catalog.scopes.indexOf(x);
+    return i < 0 ? catalog.scopes.length : i;
+  };
   const toolsets: ToolsetInfo[] = [...toolsetCounts.entries()]
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([name, n]) => {
       const d = domainInfo.get(name);
-      return { name, title: d?.title ?? name, description: d?.description ?? "", tools: n };
+      const scopes = [...(toolsetScopes.get(name) ?? [])].sort(
+        (a, b) => scopeOrder(a) - scopeOrder(b) || (a < b ? -1 : 1),
+      );
+      return { name, title: d?.title ?? name, description: d?.description ?? "", tools: n, scopes };
     });
 
   function isCallable(t: ToolDef, p: Principal, f: ToolFilter): boolean {

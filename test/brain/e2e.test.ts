@@ -105,7 +105,7 @@ describe("an agent keeps the brain after a meeting", () => {
       expect((await tool("brain_search", { query: "bundle" })).total).toBe(0);
       // Hidden from a key without brain:approve (and refused by the verb if called anyway).
       await expect(callTool(sup, "brain_reviews_approve", { id: held.review.id })).rejects.toThrow(
-        "Unknown tool: brain_reviews_approve",
+        "brain_reviews_approve needs the brain:approve scope",
       );
       const got = await tool("brain_reviews_get", { id: held.review.id }, app);
       expect(got.changes.map((c: { field: string }) => c.field)).toEqual(["title", "body"]);
@@ -124,7 +124,7 @@ describe("an agent keeps the brain after a meeting", () => {
         expect((await tool("brain_search", { query: "northwind" }, c)).total).toBeGreaterThan(0);
         if (key === keys.readOnly)
           await expect(callTool(c, "brain_notes_create", { title: "Nope" })).rejects.toThrow(
-            "Unknown tool: brain_notes_create",
+            "brain_notes_create needs the brain:write scope",
           );
         else {
           const r = await callTool(c, "brain_notes_create", { title: "Nope" });

@@ -150,7 +150,7 @@ describe("roles, scopes and tenancy", () => {
     expect(await fails(viewer, "contacts_create", { firstName: "V" })).toContain("Forbidden");
     expect(commits(s.deps)).toBe(before);
     await expect(reader.callTool({ name: "contacts_create", arguments: { firstName: "R" } })).rejects.toThrow(
-      /Unknown tool/,
+      "contacts_create needs the crm:write scope",
     );
   });
 

@@ -32,6 +32,7 @@ type Outcome =
   | "ok"
   | "unauthorized"
   | "unknown"
+  | "needs-scope"
   | "forbidden"
   | "needs-client"
   | "no-company"
@@ -53,6 +54,8 @@ async function outcome(
   if (status === 401) return { o: "unauthorized", text: "", data: null };
   if (body.error) {
     if (body.error.message.startsWith("Unknown tool")) return { o: "unknown", text: body.error.message, data: null };
+    if (body.error.code === -32602 && body.error.message.startsWith(`${name} needs the `))
+      return { o: "needs-scope", text: body.error.message, data: null };
     throw new Error(`unexpected protocol error ${JSON.stringify(body.error)}`);
   }
   const text: string = body.result.content[0].text;
@@ -173,7 +176,7 @@ describe("credential states", () => {
     ]);
     expect(who.data.scopes).toEqual(["services:read"]);
     expect((await outcome(token, READ, { clientId: co.B.id })).data.services[0].name).toBe("Service of Bravo");
-    expect((await outcome(token, WRITE, { clientId: co.B.id, serviceId: svc.B })).o).toBe("unknown");
+    expect((await outcome(token, WRITE, { clientId: co.B.id, serviceId: svc.B })).o).toBe("needs-scope");
     const row = (await s.deps.db.select().from(oauthTokens).where(eq(oauthTokens.id, id)).limit(1))[0]!;
     expect(row.lastUsedAt?.getTime()).toBe(s.clock.ms());
   });
@@ -231,11 +234,11 @@ describe("scope set × role (one company per key)", () => {
         expect(names.includes(WRITE)).toBe(set.write);
 
         const read = await outcome(key, READ, {});
-        expect(read.o).toBe(set.read ? "ok" : "unknown");
+        expect(read.o).toBe(set.read ? "ok" : "needs-scope");
         if (set.read) expect(read.data.services.map((x: any) => x.id)).toEqual([svc[r.company]]);
 
         const write = await outcome(key, WRITE, { serviceId: svc[r.company], details: "matrix" });
-        const expected: Outcome = !set.write ? "unknown" : r.canWrite ? "ok" : "forbidden";
+        const expected: Outcome = !set.write ? "needs-scope" : r.canWrite ? "ok" : "forbidden";
         expect(write.o).toBe(expected);
         if (expected === "forbidden") expect(write.text).toContain(`Your role in ${c.name} is viewer`);
         if (expected === "ok")
@@ -245,7 +248,7 @@ describe("scope set × role (one company per key)", () => {
   test("an OAuth token with no scopes at all sees only whoami", async () => {
     const { token } = await insertOauth({ scopes: [], companyIds: [co.A.id] });
     expect(await listed(token)).toEqual(["whoami"]);
-    expect((await outcome(token, READ, {})).o).toBe("unknown");
+    expect((await outcome(token, READ, {})).o).toBe("needs-scope");
     expect((await outcome(token, "whoami", {})).o).toBe("ok");
   });
 });

@@ -167,11 +167,14 @@ describe("discovery mode", () => {
       "service_requests_list",
     ]);
     const sets = JSON.parse((await call(reader, "toolsets_list", {})).result.content[0].text);
-    expect(sets.toolsets).toEqual([{ name: "services", description: expect.any(String), tools: 3 }]);
-    // A tool outside the scopes stays unknown, discovery or not.
+    // The scopes are every one the toolset's tools need, held or not: the way to ask for more.
+    expect(sets.toolsets).toEqual([
+      { name: "services", description: expect.any(String), tools: 3, scopes: ["services:read", "services:write"] },
+    ]);
+    // A tool outside the scopes stays uncallable, discovery or not, and says which scope it needs.
     expect(
       (await call(reader, "posts_list", { siteId: w.siteA }, { "X-MCP-Discovery": "1" })).error.message,
-    ).toStartWith("Unknown tool: posts_list.");
+    ).toStartWith("posts_list needs the sites:read scope,");
   });
 });
 

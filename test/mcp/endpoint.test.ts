@@ -167,15 +167,18 @@ describe("HTTP surface", () => {
     expect(near.error.message).toBe("Unknown tool: service_request_create. Did you mean service_requests_create?");
   });
 
-  test("a tool the scopes hide answers exactly like an unknown tool", async () => {
+  test("a tool the scopes hide names the scope it needs; an unknown one stays unknown", async () => {
     const u = await createUser(s.deps, { email: "reader@acme.test" });
     await addMember(s.deps, acme.id, u.id, "admin");
     const readKey = (await mintMcpKey(s.deps, { userId: u.id, scopes: ["services:read"], companyIds: [acme.id] })).key;
     const hidden = await (await rawMcp(s.url, readKey, call("service_requests_create", { serviceId: 1 }, 5))).json();
     const unknown = await (await rawMcp(s.url, readKey, call("service_requests_createx", { serviceId: 1 }, 5))).json();
-    expect(hidden.error.code).toBe(unknown.error.code);
+    expect(hidden.error.code).toBe(-32602);
+    expect(unknown.error.code).toBe(-32602);
+    expect(hidden.error.message).toBe(
+      'service_requests_create needs the services:write scope, which this credential does not have. Ask for a key with it (plinth mcp-keys create … --scopes "services:write") or reconnect and grant it.',
+    );
     // Suggestions come from the tools this key can call only: the hidden create is never named.
-    expect(hidden.error.message).toBe("Unknown tool: service_requests_create. Did you mean service_requests_list?");
     expect(unknown.error.message).toBe("Unknown tool: service_requests_createx.");
   });
 

@@ -431,15 +431,12 @@ describe("generic wire suite over every tool", () => {
     expect(changes()).toBe(before);
   });
 
-  test("every write tool is unknown to a read-only credential, and changes nothing", async () => {
+  test("every write tool is refused to a read-only credential, naming the scope it needs, and changes nothing", async () => {
     const before = changes();
     const failures: string[] = [];
     for (const t of writeTools) {
       const j = await call(readKey, t.def.name, validArgs(t));
-      if (
-        !j.error?.message.startsWith(`Unknown tool: ${t.def.name}.`) ||
-        j.error.message.includes(`mean ${t.def.name}`)
-      )
+      if (j.error?.code !== -32602 || !j.error.message.startsWith(`${t.def.name} needs the ${t.def.scope} scope,`))
         failures.push(`${t.def.name}: ${JSON.stringify(j).slice(0, 300)}`);
     }
     expect(failures).toEqual([]);

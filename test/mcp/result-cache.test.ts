@@ -185,7 +185,7 @@ test("who may call is decided on every call, whatever is cached", async () => {
   try {
     const r = await callTool(c, "sites_list", {}).catch((e) => ({ isError: true, data: null, text: String(e) }));
     expect(r.isError).toBe(true);
-    expect(r.text).toContain("Unknown tool: sites_list");
+    expect(r.text).toContain("sites_list needs the sites:read scope");
   } finally {
     await c.close();
   }

@@ -151,7 +151,7 @@ describe("who may do what", () => {
         params: { name: "cards_move", arguments: { id: "CP-1", columnId: "done" } },
       })
     ).json();
-    expect(r.error.message).toStartWith("Unknown tool: cards_move.");
+    expect(r.error.message).toStartWith("cards_move needs the projects:write scope,");
   });
 
   test("several companies need clientId; toolsets narrow the listing", async () => {

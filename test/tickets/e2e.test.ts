@@ -189,7 +189,7 @@ describe("roles, scopes and tenancy", () => {
     expect(await fails(viewer, "tickets_reply", { id: 1001, body: "hi" })).toContain("Forbidden");
     expect(commits(s.deps)).toBe(before);
     await expect(reader.callTool({ name: "tickets_reply", arguments: { id: 1001, body: "hi" } })).rejects.toThrow(
-      /Unknown tool/,
+      "tickets_reply needs the tickets:write scope",
     );
   });
 
