@@ -214,6 +214,7 @@ const recordTools = [
   defineTool({
     name: "brain_work_items_list",
     ...R,
+    alsoNeeds: ["projects:read"],
     title: "Project cards, read-only",
     description: "Project cards, read live from the projects domain (needs projects:read).",
     input: s.workItemsInput,
@@ -222,6 +223,7 @@ const recordTools = [
   defineTool({
     name: "brain_contacts_list",
     ...R,
+    alsoNeeds: ["crm:read"],
     title: "CRM contacts, read-only",
     description: "CRM contacts read live from the CRM (needs crm:read), with the linked brain person.",
     input: s.contactsInput,
@@ -230,6 +232,7 @@ const recordTools = [
   defineTool({
     name: "brain_deals_list",
     ...R,
+    alsoNeeds: ["crm:read"],
     title: "CRM deals, read-only",
     description: "CRM deals read live from the CRM (needs crm:read); contact: id or email.",
     input: s.dealsInput,
@@ -347,6 +350,8 @@ export const brainDomain: Domain = {
         "brain:write": "add, change and delete them",
         "brain:approve": "approve review items",
       },
+      // Deciding a review means reading it, and the records it changes (as approvals:manage includes approvals:read).
+      includes: { "brain:approve": ["brain:read"] },
     },
   ],
   name: "brain",

@@ -75,7 +75,14 @@ const text = v.pipe(v.string(), v.maxLength(TEMPLATE_LIMITS.text));
 const who = { id: v.optional(idSchema), email: v.optional(email) };
 const W = { toolset: "email", scope: "email:write", readOnly: false } as const;
 const R = { toolset: "email", scope: "email:read", readOnly: true } as const;
-const S = { toolset: "email", scope: "email:send", readOnly: false, openWorld: true } as const;
+// Every sending verb checks email:write as well (sendAuth): a key with email:send alone is not shown them.
+const S = {
+  toolset: "email",
+  scope: "email:send",
+  alsoNeeds: ["email:write"],
+  readOnly: false,
+  openWorld: true,
+} as const;
 
 // Lists
 
