@@ -107,7 +107,7 @@ const deckTools = [
     approval: "pitch_deck",
     title: "Update a deck",
     description:
-      "Change a deck's title, slug, description, site (theme) or template flag. No changes = send the draft for approval again (fresh link).",
+      "Change a deck's title, slug, description, site (theme) or template flag. Values equal to the current ones change nothing (unchanged: true). No fields = send the draft for approval again (fresh link; the same version if the draft did not change).",
     input: v.object({
       id: deckId,
       title: v.optional(line(200)),
