@@ -30,6 +30,7 @@ import { brainContacts, brainDeals, brainWorkItems } from "./others";
 import { brainContext, searchBrain } from "./search";
 import { brainRecords, type RecordKind } from "./tables";
 import { and, eq } from "drizzle-orm";
+import { PRICES } from "../ai/meter";
 import { authorize } from "../../core/scopes";
 
 const B = { toolset: "brain" } as const;
@@ -307,7 +308,7 @@ const embeddingTools = [
     ...W,
     idempotent: true,
     title: "Re-embed records",
-    description: "Queue every record for embedding again (new model, failures).",
+    description: `Queue every record for embedding again (new model, failures). Embedding costs ${PRICES.embedding} AI credit per chunk when the company is metered, paid as the queue runs.`,
     input: s.emptyInput,
     run: async (ctx) => {
       authorize(ctx, "brain:write", { write: true });

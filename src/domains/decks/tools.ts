@@ -32,6 +32,7 @@ import { LAYOUTS, layoutReference, MAX_NOTES, MAX_SLIDES } from "./layouts";
 import { deckPublicPages } from "./public-pages";
 import { addSlides, deleteSlide, duplicateSlide, getSlide, moveSlide, reorderSlides, updateSlide } from "./slides";
 import { DECK_STATUSES } from "./tables";
+import { PRICES } from "../ai/meter";
 import { idSchema, line, slugSchema, textBlock } from "../../core/fields";
 
 const T = "decks";
@@ -189,7 +190,7 @@ const deckTools = [
     scope: "decks:read",
     readOnly: true,
     title: "Export a deck as PDF",
-    description: "The deck as PDF (one page per slide) in dataBase64. version: draft (default) or published.",
+    description: `The deck as PDF (one page per slide) in dataBase64. version: draft (default) or published. Costs ${PRICES["pdf.export"]} AI credits when the company is metered (result: credits, creditBalance).`,
     input: v.object({ id: deckId, version }),
     run: (ctx, input) => exportDeckPdf(ctx, input),
   }),
