@@ -26,7 +26,10 @@ export const DISCOVERY_ONLY: ReadonlySet<string> = new Set(["tools_search", "too
 
 /** The credential covers the tool's scope and every scope its verb also checks (ToolDef.alsoNeeds): listed only then. */
 export function coversTool(granted: readonly string[], t: ToolDef): boolean {
-  return covers(granted, t.scope) && (t.alsoNeeds ?? []).every((s) => covers(granted, s));
+  if (!covers(granted, t.scope)) return false;
+  // Checked for every tool of every listing: no array is made for the many tools that declare none.
+  if (t.alsoNeeds) for (const s of t.alsoNeeds) if (!covers(granted, s)) return false;
+  return true;
 }
 
 function allowed(reg: Registry, p: Principal) {
