@@ -86,6 +86,8 @@ function checkTool(t: ToolDef, known: ReadonlySet<string>) {
           : `a write tool cannot use the read scope ${t.scope}`,
       );
   }
+  for (const s of t.alsoNeeds ?? [])
+    if (!known.has(s) && !isScope(s)) fail(w, `alsoNeeds ${s}, which no domain declares (Domain.scopes)`);
   if (t.destructive && t.readOnly) fail(w, "a destructive tool cannot be read-only");
   if (t.approval && t.readOnly) fail(w, "only write tools use the approval workflow");
   if (t.idempotent && t.readOnly) fail(w, "idempotent describes write tools; read-only tools are idempotent by nature");

@@ -37,6 +37,12 @@ export interface ToolDef<I extends v.GenericSchema = v.GenericSchema, _O = unkno
   toolset: string;
   /** Required scope; null only for the unscoped whoami. */
   scope: string | null;
+  /**
+   * Scopes the verb checks besides `scope` (brain_contacts_list reads the
+   * CRM: crm:read; a campaign send needs email:write with email:send). The
+   * tool is listed and callable only when the credential covers all of them.
+   */
+  alsoNeeds?: readonly string[];
   /** Reads nothing but reads: must match a `:read` scope. */
   readOnly: boolean;
   /** Deletes or irreversibly changes data. Never true for read-only tools. */

@@ -18,7 +18,7 @@
 import * as v from "valibot";
 import { covers } from "../core/scopes";
 import type { Principal } from "../core/context";
-import { defineTool, type Domain } from "./define";
+import { defineTool, type Domain, type ToolDef } from "./define";
 import type { Registry, ToolEntry } from "./registry-types";
 import { buildToolSearch, terms, type ToolSearch } from "./tool-search";
 
@@ -26,8 +26,16 @@ export const DISCOVERY_LISTED: ReadonlySet<string> = new Set(["whoami", "tools_s
 /** Listed only in discovery mode: the full listing already shows every tool. */
 export const DISCOVERY_ONLY: ReadonlySet<string> = new Set(["tools_search", "toolsets_list"]);
 
+/** The credential covers the tool's scope and every scope its verb also checks (ToolDef.alsoNeeds): listed only then. */
+export function coversTool(granted: readonly string[], t: ToolDef): boolean {
+  if (!covers(granted, t.scope)) return false;
+  // Checked for every tool of every listing: no array is made for the many tools that declare none.
+  if (t.alsoNeeds) for (const s of t.alsoNeeds) if (!covers(granted, s)) return false;
+  return true;
+}
+
 function allowed(reg: Registry, p: Principal) {
-  return reg.tools.filter((t) => covers(p.scopes, t.def.scope) && !DISCOVERY_LISTED.has(t.def.name));
+  return reg.tools.filter((t) => coversTool(p.scopes, t.def) && !DISCOVERY_LISTED.has(t.def.name));
 }
 
 /** How many tools of each toolset the caller may call. */

@@ -16,7 +16,7 @@ import type { Principal } from "../core/context";
 import { covers, isScope } from "../core/scopes";
 import { RegistryError } from "./catalog";
 import type { DomainCatalog, ResourceDef, ToolCallObserver, ToolDef } from "./define";
-import { discoveryDomain, DISCOVERY_LISTED, DISCOVERY_ONLY } from "./discovery";
+import { coversTool, discoveryDomain, DISCOVERY_LISTED, DISCOVERY_ONLY } from "./discovery";
 import type { JsonSchema, Registry, RegisteredTool, ToolEntry, ToolFilter, ToolsetInfo } from "./registry-types";
 import { takesIdempotencyKey } from "./idempotency";
 
@@ -230,7 +230,7 @@ export function buildRegistry(catalog: DomainCatalog): Registry {
     });
 
   function isCallable(t: ToolDef, p: Principal, f: ToolFilter): boolean {
-    if (!covers(p.scopes, t.scope)) return false;
+    if (!coversTool(p.scopes, t)) return false;
     // whoami and the discovery tools are never narrowed away: they are how a client learns what it can do.
     if (DISCOVERY_LISTED.has(t.name)) return true;
     if (f.readOnly && !t.readOnly) return false;

@@ -73,6 +73,7 @@ export function renderToolsDoc(reg: Registry): string {
       const d = t.def;
       const facts = [
         `scope ${d.scope ? `\`${d.scope}\`` : "none"}`,
+        ...(d.alsoNeeds?.length ? [`also ${d.alsoNeeds.map((x) => `\`${x}\``).join(", ")}`] : []),
         d.readOnly ? "read-only" : "write",
         ...(d.destructive ? ["destructive"] : []),
         ...(d.idempotent ? ["idempotent"] : []),

@@ -146,6 +146,24 @@ async function flush() {
 const NOT_ENOUGH = (op: string, needed: number, have: number) =>
   `Not enough AI credits: ${op} needs ${needed} and the company has ${have}. Nothing was done; ask the agency to grant more credits.`;
 
+describe("costs said up front", () => {
+  test("every tool that debits credits says what it costs in its description", async () => {
+    const { tools } = await metered.listTools();
+    const said = (name: string) => tools.find((t) => t.name === name)?.description ?? "";
+    const costs: [string, string][] = [
+      ["decks_export_pdf", `Costs ${PRICES["pdf.export"]} AI credits`],
+      ["email_campaigns_send", `Costs ${PRICES["email.send"]} AI credit per recipient`],
+      ["email_campaigns_schedule", `Costs ${PRICES["email.send"]} AI credit per recipient`],
+      ["email_campaigns_test", `Costs ${PRICES["email.send"]} AI credit per recipient`],
+      ["email_transactional_send", `Costs ${PRICES["email.send"]} AI credit per recipient`],
+      ["automations_create", `send_email action costs ${PRICES["email.send"]} AI credit per recipient`],
+      ["brain_embeddings_reindex", `Embedding costs ${PRICES.embedding} AI credit per chunk`],
+    ];
+    for (const [name, text] of costs)
+      expect({ name, description: said(name) }).toEqual({ name, description: expect.stringContaining(text) });
+  });
+});
+
 describe("campaign sends, per recipient", () => {
   test("one credit short is refused clearly and changes nothing; the exact balance sends to everyone", async () => {
     const c = await campaign(metered, ["a1@x.test", "a2@x.test", "a3@x.test"]);
@@ -257,9 +275,11 @@ describe("tests, transactional mail, automation emails", () => {
     expect(refused.text).toContain(NOT_ENOUGH("email.send", 2, 1));
     expect(await count("SELECT count(*) AS n FROM email_sends WHERE campaign_id = ? AND kind = 'test'", c.id)).toBe(0);
     await debitTo(2);
+    // The result says what was charged, and the balance went down by exactly that.
     expect(
       await ok(metered, "email_campaigns_test", { id: c.id, to: ["olivia@agency.test", "qa@x.test"] }),
-    ).toMatchObject({ queued: 2 });
+    ).toMatchObject({ queued: 2, credits: 2, creditBalance: 0 });
+    expect(await balance()).toBe(0);
     expect((await ledger("email.send")).at(-1)).toEqual({
       amount: -2,
       balanceAfter: 0,
@@ -289,6 +309,8 @@ describe("tests, transactional mail, automation emails", () => {
       subject: "Your receipt",
       data: { order: "#42" },
     });
+    expect(sent).toMatchObject({ status: "queued", credits: 1, creditBalance: 0 });
+    expect(await balance()).toBe(0);
     expect((await ledger("email.send")).at(-1)).toEqual({
       amount: -1,
       balanceAfter: 0,
@@ -371,7 +393,10 @@ describe("tests, transactional mail, automation emails", () => {
     await debitTo(2);
     await ok(metered, "automation_runs_retry", { id: r1 });
     await runQueued(s.deps);
-    expect((await ok(metered, "automation_runs_get", { id: r1 })).status).toBe("succeeded");
+    const done = await ok(metered, "automation_runs_get", { id: r1 });
+    expect(done.status).toBe("succeeded");
+    expect(done.steps[0].output).toMatchObject({ to: ["x@x.test", "y@x.test"], credits: 2 });
+    expect(await balance()).toBe(0);
     expect((await ledger("email.send")).at(-1)).toEqual({
       amount: -2,
       balanceAfter: 0,
@@ -552,8 +577,12 @@ describe("a company the agency never granted credits is not metered", () => {
     const sent = await ok(free, "email_campaigns_send", { id: c.id });
     expect(sent).toMatchObject({ status: "sending", audience: 2 });
     expect(sent).not.toHaveProperty("credits");
-    await ok(free, "email_campaigns_test", { id: c.id, to: ["olivia@agency.test"] });
-    await ok(free, "email_transactional_send", { to: "z@x.test", templateId: c.templateId, subject: "Hi" });
+    expect(await ok(free, "email_campaigns_test", { id: c.id, to: ["olivia@agency.test"] })).not.toHaveProperty(
+      "credits",
+    );
+    expect(
+      await ok(free, "email_transactional_send", { to: "z@x.test", templateId: c.templateId, subject: "Hi" }),
+    ).not.toHaveProperty("credits");
     const d = await ok(free, "decks_create", {
       title: "Free deck",
       slides: [{ layout: "title", content: { title: "Hi" } }],

@@ -5,7 +5,7 @@
  * order, racing publications and slug claims do not tear.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { startTestServer, type TestServer } from "../harness";
+import { row, startTestServer, type TestServer } from "../harness";
 import { makeWorld, type World } from "../cms/world";
 import { mcpClient, mintMcpKey } from "../fixtures/accounts";
 
@@ -101,7 +101,7 @@ test("two decks racing for one chosen slug: exactly one gets it", async () => {
     expect(r.text).toContain("The address /d/the-one-address is already taken");
 }, 60_000);
 
-test("racing publications of one deck: one version each, only the newest link can be approved", async () => {
+test("racing publications of one unchanged deck: one version frozen, asked about again; only the newest link can be approved", async () => {
   const d = await w.ok(w.owner, "decks_create", {
     title: "Publish race",
     slides: [{ layout: "title", content: { title: "x" } }],
@@ -109,7 +109,11 @@ test("racing publications of one deck: one version each, only the newest link ca
   const results = await Promise.all(Array.from({ length: 6 }, () => w.call(w.owner, "decks_publish", { id: d.id })));
   for (const r of results) expect(r.isError).toBe(false);
   const versions = results.map((r) => r.data.version).sort((a: number, b: number) => a - b);
-  expect(versions).toEqual([1, 2, 3, 4, 5, 6]);
+  // The draft never changes between them: each asks about version 1 again rather than freezing a copy.
+  expect(versions).toEqual([1, 1, 1, 1, 1, 1]);
+  expect(
+    Number((await row<{ n: number }>(s.deps, "SELECT count(*) AS n FROM deck_versions WHERE deck_id = ?", d.id))!.n),
+  ).toBe(1);
   const pending = (await w.ok(w.owner, "approvals_list", { entityType: "pitch_deck", status: "pending" })).items.filter(
     (a: any) => a.entityId === d.id,
   );

@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { decks, deckSlides, deckVersions } from "../../src/domains/decks/tables";
-import { commits } from "../harness";
+import { commits, row } from "../harness";
 import { errorOf, everyLayout, makeDeckWorld, type DeckWorld } from "./world";
 
 let w: DeckWorld;
@@ -374,14 +374,57 @@ describe("decks_update", () => {
 
   test("with no changes it sends the draft for approval again, with a fresh link (after expiry)", async () => {
     const d = await w.t("decks_create", { title: "Again", slides: everyLayout(w).slice(0, 1) });
+    const versionsBefore = Number((await row<{ n: number }>(w.deps, "SELECT count(*) AS n FROM deck_versions"))!.n);
     const first = await w.t("decks_publish", { id: d.id });
     w.clock.advance(15 * 24 * 3600 * 1000);
     expect((await w.t("decks_get", { id: d.id })).approval.status).toBe("expired");
     const again = await w.t("decks_update", { id: d.id });
     expect(again.status).toBe("pending");
     expect(again.approval.token).not.toBe(first.approval.token);
-    expect(again.version).toBe(2);
-    expect((await w.approve(again.approval)).version).toBe(2);
+    // The draft did not change since version 1: the fresh link asks about version 1 again, nothing is frozen anew.
+    expect(again.version).toBe(1);
+    expect((await w.approve(again.approval)).version).toBe(1);
+    expect(Number((await row<{ n: number }>(w.deps, "SELECT count(*) AS n FROM deck_versions"))!.n)).toBe(
+      versionsBefore + 1,
+    );
+  });
+
+  test("fields equal to the current ones change nothing: no revision, no event, no version when published again", async () => {
+    const d = await w.t("decks_create", {
+      title: "Same",
+      description: "Kept",
+      siteId: w.site2Id,
+      slides: everyLayout(w).slice(0, 1),
+    });
+    await w.approve((await w.t("decks_publish", { id: d.id })).approval);
+    const live = await w.t("decks_get", { id: d.id });
+    const events = (await w.events("deck.updated")).length;
+    const u = await w.t("decks_update", {
+      id: d.id,
+      title: "Same",
+      slug: d.slug,
+      description: "Kept",
+      siteId: w.site2Id,
+      isTemplate: false,
+    });
+    expect(u).toEqual({
+      id: d.id,
+      slug: d.slug,
+      status: "published",
+      revision: live.revision,
+      fields: [],
+      unchanged: true,
+    });
+    expect((await w.t("decks_get", { id: d.id })).revision).toBe(live.revision);
+    expect((await w.events("deck.updated")).length).toBe(events);
+    const p = await w.t("decks_publish", { id: d.id });
+    expect(p.message).toContain("Nothing to publish");
+    expect(p.approval).toBeUndefined();
+    // One field that does differ is a change as before.
+    expect(await w.t("decks_update", { id: d.id, title: "Same", description: null })).toMatchObject({
+      revision: live.revision + 1,
+      fields: ["title", "description"],
+    });
   });
 });
 

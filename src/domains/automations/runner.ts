@@ -292,14 +292,23 @@ export async function runAction(
       if (text.length > 100_000) throw new AppError("validation", "The email text is longer than 100,000 characters.");
       return await deps.store.transaction(async (tx) => {
         // Metered per recipient like any email send; a refusal fails the step with nothing queued.
-        await meter(tx, deps, a.companyId, "email.send", to.length, `automation_run:${runId}`, ctx.principal.userId);
+        const paid = await meter(
+          tx,
+          deps,
+          a.companyId,
+          "email.send",
+          to.length,
+          `automation_run:${runId}`,
+          ctx.principal.userId,
+        );
         const m = await queueMail(tx, deps, { companyId: a.companyId, to, subject, text, tag: `automation.${a.id}` });
         await audit(tx, ctx, "automations.send_email", {
           type: "automation",
           id: a.id,
           detail: { runId, to, subject },
         });
-        return { mailId: m.id, to, subject };
+        // The step's output says what it cost a metered company, as a paid tool's result does.
+        return { mailId: m.id, to, subject, ...(paid ? { credits: paid.credits } : {}) };
       });
     }
     case "notify": {

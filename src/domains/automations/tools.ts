@@ -12,6 +12,7 @@ import { demoAutomations } from "./demo";
 import * as v from "valibot";
 import { jsonObject } from "../../core/json-value";
 import { pageInput } from "../../core/pagination";
+import { PRICES } from "../ai/meter";
 import { webhookIntegrations } from "./integration";
 import { defineTool, type Domain } from "../../mcp/define";
 import {
@@ -86,7 +87,8 @@ const automationsCreate = defineTool({
   name: "automations_create",
   description:
     "Create an automation (disabled unless enabled: true). trigger.type event (eventType, filters) | schedule (cron, timeZone) | webhook. " +
-    "Strings in actions[].with may use {{trigger.data.x}}, {{steps.0.output.x}}. Actions run with your rights. Guide: docs/automations.md.",
+    "Strings in actions[].with may use {{trigger.data.x}}, {{steps.0.output.x}}. Actions run with your rights. Guide: docs/automations.md. " +
+    `A send_email action costs ${PRICES["email.send"]} AI credit per recipient each run when the company is metered (the step's output: credits).`,
   input: v.object({
     name,
     description: v.optional(description, null),

@@ -30,6 +30,7 @@ import { brainContacts, brainDeals, brainWorkItems } from "./others";
 import { brainContext, searchBrain } from "./search";
 import { brainRecords, type RecordKind } from "./tables";
 import { and, eq } from "drizzle-orm";
+import { PRICES } from "../ai/meter";
 import { authorize } from "../../core/scopes";
 
 const B = { toolset: "brain" } as const;
@@ -214,6 +215,7 @@ const recordTools = [
   defineTool({
     name: "brain_work_items_list",
     ...R,
+    alsoNeeds: ["projects:read"],
     title: "Project cards, read-only",
     description: "Project cards, read live from the projects domain (needs projects:read).",
     input: s.workItemsInput,
@@ -222,6 +224,7 @@ const recordTools = [
   defineTool({
     name: "brain_contacts_list",
     ...R,
+    alsoNeeds: ["crm:read"],
     title: "CRM contacts, read-only",
     description: "CRM contacts read live from the CRM (needs crm:read), with the linked brain person.",
     input: s.contactsInput,
@@ -230,6 +233,7 @@ const recordTools = [
   defineTool({
     name: "brain_deals_list",
     ...R,
+    alsoNeeds: ["crm:read"],
     title: "CRM deals, read-only",
     description: "CRM deals read live from the CRM (needs crm:read); contact: id or email.",
     input: s.dealsInput,
@@ -304,7 +308,7 @@ const embeddingTools = [
     ...W,
     idempotent: true,
     title: "Re-embed records",
-    description: "Queue every record for embedding again (new model, failures).",
+    description: `Queue every record for embedding again (new model, failures). Embedding costs ${PRICES.embedding} AI credit per chunk when the company is metered, paid as the queue runs.`,
     input: s.emptyInput,
     run: async (ctx) => {
       authorize(ctx, "brain:write", { write: true });
@@ -347,6 +351,8 @@ export const brainDomain: Domain = {
         "brain:write": "add, change and delete them",
         "brain:approve": "approve review items",
       },
+      // Deciding a review means reading it, and the records it changes (as approvals:manage includes approvals:read).
+      includes: { "brain:approve": ["brain:read"] },
     },
   ],
   name: "brain",

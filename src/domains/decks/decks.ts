@@ -21,7 +21,7 @@ import { emit } from "../../core/events";
 import { page } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
 import { containsText } from "../../core/sql";
-import { approvalState, latestLinkFor, mintLink, withdrawLinks } from "../approvals/links";
+import { approvalState, effectiveStatus, latestLinkFor, mintLink, withdrawLinks } from "../approvals/links";
 import { approvedLinkId, holdForApproval, isApprovedRun } from "../approvals/staging";
 import { siteForActor } from "../sites/access";
 import { primarySiteId as firstActiveSite } from "../sites/facts";
@@ -232,6 +232,17 @@ export async function updateDeck(ctx: ActorContext, input: UpdateDeckInput) {
         `Deck ${before.id} is ${before.status}: a template is never published. Unpublish it first, or fill a copy and make that the template.`,
         { path: "isTemplate" },
       );
+    // Every field equal to what the deck has: nothing to change, so no new revision (which would make the
+    // next publish freeze a version identical to the last), no event, no audit line.
+    if (fields.every((k) => (k === "siteId" ? siteId : input[k]) === before[k]))
+      return {
+        id: before.id,
+        slug: before.slug,
+        status: before.status,
+        revision: before.revision,
+        fields: [],
+        unchanged: true,
+      };
     const deck = await lockDeck(tx, ctx, before.id);
     const set: Partial<DeckRow> = {};
     if (input.title !== undefined) set.title = input.title;
@@ -267,6 +278,20 @@ async function versionById(tx: Tx, id: number | null): Promise<VersionRow | null
   return (await tx.select().from(deckVersions).where(eq(deckVersions.id, id)).limit(1))[0] ?? null;
 }
 
+/**
+ * The version the deck's latest request proposed, when the draft has not
+ * changed since it was frozen and no person decided it (the link is pending,
+ * expired or withdrawn): asking again (a fresh link after expiry, decks_update
+ * with no changes) asks about that version rather than freezing a copy of it.
+ * A rejected or approved version is never asked about again.
+ */
+async function undecidedSameDraft(tx: Tx, ctx: ActorContext, deck: DeckRow): Promise<VersionRow | null> {
+  const link = await latestLinkFor(tx, ctx.company.id, PITCH_DECK, deck.id);
+  if (!link || !["pending", "expired", "withdrawn"].includes(effectiveStatus(link, ctx.deps.clock.now()))) return null;
+  const asked = await versionById(tx, (link.payload as Partial<DeckProposal> | null)?.versionId ?? null);
+  return asked && asked.deckId === deck.id && asked.revision === deck.revision ? asked : null;
+}
+
 export async function publishDeck(ctx: ActorContext, input: { id: number }) {
   authorize(ctx, "decks:write", { write: true });
   return write(ctx, async (tx) => {
@@ -297,7 +322,7 @@ export async function publishDeck(ctx: ActorContext, input: { id: number }) {
         url: deckUrl(ctx.deps, deck.slug),
         message: "Nothing to publish: the live version is this draft already.",
       };
-    const version = await snapshot(tx, ctx, deck, rows);
+    const version = (await undecidedSameDraft(tx, ctx, deck)) ?? (await snapshot(tx, ctx, deck, rows));
     const status: DeckStatus = deck.status === "published" ? "published" : "pending";
     if (status !== deck.status) await tx.update(decks).set({ status }).where(eq(decks.id, deck.id));
     const proposal: DeckProposal = {

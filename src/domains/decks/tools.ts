@@ -32,6 +32,7 @@ import { LAYOUTS, layoutReference, MAX_NOTES, MAX_SLIDES } from "./layouts";
 import { deckPublicPages } from "./public-pages";
 import { addSlides, deleteSlide, duplicateSlide, getSlide, moveSlide, reorderSlides, updateSlide } from "./slides";
 import { DECK_STATUSES } from "./tables";
+import { PRICES } from "../ai/meter";
 import { idSchema, line, slugSchema, textBlock } from "../../core/fields";
 
 const T = "decks";
@@ -107,7 +108,7 @@ const deckTools = [
     approval: "pitch_deck",
     title: "Update a deck",
     description:
-      "Change a deck's title, slug, description, site (theme) or template flag. No changes = send the draft for approval again (fresh link).",
+      "Change a deck's title, slug, description, site (theme) or template flag. Values equal to the current ones change nothing (unchanged: true). No fields = send the draft for approval again (fresh link; the same version if the draft did not change).",
     input: v.object({
       id: deckId,
       title: v.optional(line(200)),
@@ -189,7 +190,7 @@ const deckTools = [
     scope: "decks:read",
     readOnly: true,
     title: "Export a deck as PDF",
-    description: "The deck as PDF (one page per slide) in dataBase64. version: draft (default) or published.",
+    description: `The deck as PDF (one page per slide) in dataBase64. version: draft (default) or published. Costs ${PRICES["pdf.export"]} AI credits when the company is metered (result: credits, creditBalance).`,
     input: v.object({ id: deckId, version }),
     run: (ctx, input) => exportDeckPdf(ctx, input),
   }),

@@ -624,7 +624,7 @@ export async function testCampaign(
       });
       queued.push(r.id);
     }
-    await meter(
+    const paid = await meter(
       tx,
       ctx.deps,
       ctx.company.id,
@@ -635,7 +635,12 @@ export async function testCampaign(
     );
     await audit(tx, ctx, "email.campaigns.test", { type: "email_campaign", id: c.id, detail: { to } });
     await emit(tx, ctx, testSent, { id: c.id }, { name: c.name, subject: c.subject, to, userId: ctx.principal.userId });
-    return { id: c.id, to, queued: queued.length };
+    return {
+      id: c.id,
+      to,
+      queued: queued.length,
+      ...(paid ? { credits: paid.credits, creditBalance: paid.balanceAfter } : {}),
+    };
   });
 }
 

@@ -55,6 +55,7 @@ import {
   updateTemplate,
 } from "./templates";
 import { sendTransactional } from "./transactional";
+import { PRICES } from "../ai/meter";
 import { idSchema } from "../../core/fields";
 
 const line = (max: number) =>
@@ -75,7 +76,16 @@ const text = v.pipe(v.string(), v.maxLength(TEMPLATE_LIMITS.text));
 const who = { id: v.optional(idSchema), email: v.optional(email) };
 const W = { toolset: "email", scope: "email:write", readOnly: false } as const;
 const R = { toolset: "email", scope: "email:read", readOnly: true } as const;
-const S = { toolset: "email", scope: "email:send", readOnly: false, openWorld: true } as const;
+/** What every send says up front: metered companies pay per recipient, and the result says what was paid. */
+const COST = `Costs ${PRICES["email.send"]} AI credit per recipient when the company is metered (result: credits, creditBalance).`;
+// Every sending verb checks email:write as well (sendAuth): a key with email:send alone is not shown them.
+const S = {
+  toolset: "email",
+  scope: "email:send",
+  alsoNeeds: ["email:write"],
+  readOnly: false,
+  openWorld: true,
+} as const;
 
 // Lists
 
@@ -423,7 +433,7 @@ const cSend = defineTool({
   ...S,
   name: "email_campaigns_send",
   title: "Send a campaign",
-  description: "Start sending an approved campaign now (refused without SMTP).",
+  description: `Start sending an approved campaign now (refused without SMTP). ${COST}`,
   input: v.object({ id: idSchema }),
   run: sendCampaign,
 });
@@ -432,8 +442,7 @@ const cSchedule = defineTool({
   idempotent: true,
   name: "email_campaigns_schedule",
   title: "Schedule a campaign",
-  description:
-    "Send an approved campaign later. at: ISO with Z/offset, or local YYYY-MM-DDTHH:MM with timeZone (IANA).",
+  description: `Send an approved campaign later. at: ISO with Z/offset, or local YYYY-MM-DDTHH:MM with timeZone (IANA). ${COST} Paid when scheduled.`,
   input: v.object({
     id: idSchema,
     at: v.pipe(v.string(), v.minLength(1), v.maxLength(40)),
@@ -471,7 +480,7 @@ const cTest = defineTool({
   ...S,
   name: "email_campaigns_test",
   title: "Send a test",
-  description: "Send a [Test] copy to up to 5 addresses (company members only until approved); not in stats.",
+  description: `Send a [Test] copy to up to 5 addresses (company members only until approved); not in stats. ${COST}`,
   input: v.object({
     id: idSchema,
     to: v.pipe(v.array(email), v.minLength(1), v.maxLength(5)),
@@ -508,8 +517,7 @@ const txSend = defineTool({
   idempotencyKey: true,
   name: "email_transactional_send",
   title: "Send a transactional email",
-  description:
-    "One message to one address from a template, data for {{ data.key }}. Pass idempotencyKey: a retry never sends twice.",
+  description: `One message to one address from a template, data for {{ data.key }}. Pass idempotencyKey: a retry never sends twice. ${COST}`,
   input: v.object({
     to: email,
     templateId: idSchema,

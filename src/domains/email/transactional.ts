@@ -64,7 +64,7 @@ export async function sendTransactional(
       replyTo,
       tag: "email.transactional",
     });
-    await meter(tx, ctx.deps, ctx.company.id, "email.send", 1, `email_send:${r.id}`, ctx.principal.userId);
+    const paid = await meter(tx, ctx.deps, ctx.company.id, "email.send", 1, `email_send:${r.id}`, ctx.principal.userId);
     await audit(tx, ctx, "email.transactional.send", {
       type: "email_send",
       id: r.id,
@@ -77,6 +77,14 @@ export async function sendTransactional(
       { id: r.id },
       { to, subject: parts.subject, templateId: t.id, templateName: t.name, userId: ctx.principal.userId },
     );
-    return { id: r.id, to, subject: parts.subject, status: "queued" as const, messageId: r.messageId };
+    return {
+      id: r.id,
+      to,
+      subject: parts.subject,
+      status: "queued" as const,
+      messageId: r.messageId,
+      // What a metered company paid, as every paid operation says (nothing for an unmetered one).
+      ...(paid ? { credits: paid.credits, creditBalance: paid.balanceAfter } : {}),
+    };
   });
 }
