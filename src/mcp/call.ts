@@ -184,18 +184,26 @@ function tell(
  * is a credential with that scope, so the answer names it (scope names are
  * public: docs/mcp.md, toolsets_list, `plinth mcp-keys create --help`).
  */
-export function missingScope(tool: ToolDef): ProtocolError {
+export function missingScope(tool: ToolDef, scope: string): ProtocolError {
   return new ProtocolError(
     INVALID_PARAMS,
-    `${tool.name} needs the ${tool.scope} scope, which this credential does not have. Ask for a key with it (plinth mcp-keys create … --scopes "${tool.scope}") or reconnect and grant it.`,
+    `${tool.name} needs the ${scope} scope, which this credential does not have. Ask for a key with it (plinth mcp-keys create … --scopes "${scope}") or reconnect and grant it.`,
   );
+}
+
+/** The first scope the tool needs (its own, then what its verb also checks: alsoNeeds) that `granted` does not cover. */
+function uncoveredScope(granted: readonly string[], tool: ToolDef): string | null {
+  if (!covers(granted, tool.scope)) return tool.scope;
+  if (tool.alsoNeeds) for (const s of tool.alsoNeeds) if (!covers(granted, s)) return s;
+  return null;
 }
 
 async function runTool(env: McpEnv, name: string, args: unknown, settled?: Settled): Promise<ToolResult> {
   const reg = env.registry.byName.get(name);
   if (!reg) throw unknownTool(name, env);
   // Scopes first: a tool the credential lacks the scope for says which one it needs, narrowed or not.
-  if (!covers(env.principal.scopes, reg.def.scope)) throw missingScope(reg.def);
+  const lacking = uncoveredScope(env.principal.scopes, reg.def);
+  if (lacking !== null) throw missingScope(reg.def, lacking);
   // A tool the client's own narrowing (toolsets, read-only) hides answers like one that does not exist.
   if (!env.registry.isCallable(reg.def, env.principal, env.filter)) throw unknownTool(name, env);
   const tool = reg.def;

@@ -81,11 +81,13 @@ describe("an agent keeps the brain after a meeting", () => {
     const cards = await tool("brain_work_items_list", { project: "NW" });
     expect(cards.source).toBe("projects");
     expect(cards.items.map((c: { key: string }) => c.key)).toEqual(["NW-1"]);
-    // brain:read alone does not cover the projects:read the verb checks: the tool is hidden, and refused as unknown.
+    // brain:read alone does not cover the projects:read the verb checks: the tool is hidden, and a call says which scope it needs.
     const ro = await mcpClient(s.url, keys.readOnly);
     try {
       expect((await ro.listTools()).tools.map((t) => t.name)).not.toContain("brain_work_items_list");
-      await expect(callTool(ro, "brain_work_items_list", {})).rejects.toThrow("Unknown tool: brain_work_items_list");
+      await expect(callTool(ro, "brain_work_items_list", {})).rejects.toThrow(
+        "brain_work_items_list needs the projects:read scope",
+      );
     } finally {
       await ro.close();
     }
