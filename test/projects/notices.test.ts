@@ -7,6 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/client";
+import { sql } from "drizzle-orm";
+import { eventCursors, events } from "../../src/core/tables";
 import { startTestServer, type TestServer } from "../harness";
 import { addMember, createCompany, createUser, mcpClient, mintMcpKey, toolOk } from "../fixtures/accounts";
 
@@ -37,9 +39,29 @@ afterAll(async () => {
 });
 
 const tool = toolOk;
+/**
+ * Drains until every subscriber has passed every event. One drain is not
+ * always enough on PostgreSQL: an event is read only once every older
+ * transaction has finished (src/core/dispatcher.ts), and a job of the server
+ * may hold one open for a moment, so the drain finds nothing yet.
+ */
+async function caughtUp() {
+  for (let i = 0; i < 250; i++) {
+    await s.dispatcher.drain();
+    const behind = await s.deps.db
+      .select({ id: events.id })
+      .from(events)
+      .innerJoin(eventCursors, sql`(${events.tx}, ${events.id}) > (${eventCursors.lastTx}, ${eventCursors.lastId})`)
+      .limit(1);
+    if (!behind.length) return;
+    await Bun.sleep(20);
+  }
+  throw new Error("the dispatcher did not catch up within 5 s");
+}
+
 /** The caller's card and mention notices, oldest first, after the dispatcher caught up. */
 async function inbox(c: Client) {
-  await s.dispatcher.drain();
+  await caughtUp();
   const r = await tool(c, "notifications_list", { view: "all", limit: 100 });
   return r.items
     .filter((n: any) => n.type === "card.assigned" || n.type === "comment.mentioned")
