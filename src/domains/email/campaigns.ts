@@ -701,10 +701,16 @@ export async function campaignStats(ctx: ActorContext, i: { id: number }) {
     openRate: c.trackOpens ? rate(opened) : null,
     clickRate: c.trackClicks ? rate(clicked) : null,
     unsubscribeRate: rate(unsubscribed),
+    // Opens are counted from image loads: clients that block images are missed, and some (Apple Mail's privacy
+    // protection) load every image unread. Clicks, deliveries and unsubscribes are counted exactly.
+    estimated: c.trackOpens ? ESTIMATED_FIGURES : [],
     startedAt: iso(c.startedAt),
     finishedAt: iso(c.finishedAt),
   };
 }
+
+/** The stats' figures that are estimates (the open pixel), named in every stats result. */
+const ESTIMATED_FIGURES = ["opened", "totalOpens", "openRate"];
 
 export async function campaignRecipients(
   ctx: ActorContext,

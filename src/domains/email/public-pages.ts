@@ -243,12 +243,7 @@ ${!active.length ? `<input type="hidden" name="all" value="1">` : ""}
         .update(emailSends)
         .set({ clickedAt: now })
         .where(and(eq(emailSends.id, row.send.id), isNull(emailSends.clickedAt)));
-      // A click proves the message was opened, even with images blocked.
-      if (row.trackOpens)
-        await tx
-          .update(emailSends)
-          .set({ openedAt: now })
-          .where(and(eq(emailSends.id, row.send.id), isNull(emailSends.openedAt)));
+      // Opens count only the pixel: a click is not turned into an open, so opened and clicked are two measurements.
     });
     return c.redirect(target, 302);
   });

@@ -164,27 +164,48 @@ export interface Links {
   clickUrl?: (n: number) => string;
 }
 
-/** The n-th http(s) link of a rendered HTML part, in document order (what a tracked click redirects to). */
-export function linkAt(html: string, n: number): string | null {
+const HTTP_LINK = /(<a\b[^>]*?\bhref=")(https?:[^"]*)(")/gi;
+
+function unescapeAttr(v: string): string {
+  return v
+    .replace(/&amp;/g, "&")
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">");
+}
+
+/**
+ * Whether click tracking may rewrite a link. The unsubscribe link never is:
+ * it must work for every recipient as mailed (a tracked copy would have to be
+ * found again by re-rendering the message, and the one-click and page flows
+ * key on its own token), and mail clients and filters distrust an
+ * unsubscribe link that goes through a redirect.
+ */
+function trackable(url: string, unsubscribeUrl: string | null): boolean {
+  return !unsubscribeUrl || url !== unsubscribeUrl;
+}
+
+/**
+ * The n-th tracked link of a rendered HTML part, in document order (what a
+ * tracked click redirects to). Counted exactly as trackClicks numbers them:
+ * http(s) links other than the unsubscribe link.
+ */
+export function linkAt(html: string, n: number, unsubscribeUrl: string | null = null): string | null {
   let i = 0;
-  for (const m of html.matchAll(/<a\b[^>]*?\bhref="(https?:[^"]*)"/gi)) {
-    if (i === n)
-      return m[1]!
-        .replace(/&amp;/g, "&")
-        .replace(/&quot;/g, '"')
-        .replace(/&#39;/g, "'")
-        .replace(/&lt;/g, "<")
-        .replace(/&gt;/g, ">");
+  for (const m of html.matchAll(HTTP_LINK)) {
+    const url = unescapeAttr(m[2]!);
+    if (!trackable(url, unsubscribeUrl)) continue;
+    if (i === n) return url;
     i++;
   }
   return null;
 }
 
-function trackClicks(html: string, clickUrl: (n: number) => string): string {
+function trackClicks(html: string, clickUrl: (n: number) => string, unsubscribeUrl: string): string {
   let i = 0;
-  return html.replace(
-    /(<a\b[^>]*?\bhref=")(https?:[^"]*)(")/gi,
-    (_all, a: string, _url: string, b: string) => `${a}${escapeHtml(clickUrl(i++))}${b}`,
+  return html.replace(HTTP_LINK, (all, a: string, url: string, b: string) =>
+    trackable(unescapeAttr(url), unsubscribeUrl) ? `${a}${escapeHtml(clickUrl(i++))}${b}` : all,
   );
 }
 
@@ -212,7 +233,7 @@ export function renderCampaignMessage(
   const placed = /\{\{\s*unsubscribe_url\b/.test(c.html);
   if (!placed)
     body += `<p style="margin-top:32px;font-size:12px;color:#6b7280">${escapeHtml(footerWords)} <a href="${escapeHtml(links.unsubscribeUrl)}">Unsubscribe</a></p>`;
-  if (c.trackClicks && links.clickUrl) body = trackClicks(body, links.clickUrl);
+  if (c.trackClicks && links.clickUrl) body = trackClicks(body, links.clickUrl, links.unsubscribeUrl);
   if (c.trackOpens && links.openUrl)
     body += `<img src="${escapeHtml(links.openUrl)}" width="1" height="1" alt="" style="display:block;border:0">`;
   let text = fillText(c.text, { ...v, subject });
