@@ -274,7 +274,8 @@ describe("forecast", () => {
     await mk("H", 1_000_000, "Proposal", "2025-09-01"); // 50% → 500,000, outside the window
     const fc = await w.call("pipelines_forecast", { id: p.id, from: "2025-01", months: 3 });
     expect(fc.from).toBe("2025-01");
-    expect(fc.to).toBe("2025-04");
+    expect(fc.to).toBe("2025-03");
+    expect(fc.toExclusive).toBe("2025-04");
     const [eur, usd] = fc.currencies;
     expect(usd.stages.map((s: any) => [s.stage, s.deals, s.amountCents, s.weightedCents])).toEqual([
       ["Lead", 1, 100_000, 10_000],

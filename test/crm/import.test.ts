@@ -66,6 +66,8 @@ describe("CSV import", () => {
     });
     const by = Object.fromEntries(dry.report.map((l: any) => [l.line, l]));
     expect(by[2].action).toBe("create");
+    // Nothing was written: created lines carry no id (an update names the contact that exists).
+    expect(dry.report.filter((l: any) => l.action === "create" && "id" in l)).toEqual([]);
     expect(by[3].action).toBe("create");
     expect(by[3].warnings.length).toBe(2);
     expect(by[3].warnings[0]).toContain("formula");
@@ -74,6 +76,7 @@ describe("CSV import", () => {
     expect(by[5].action).toBe("create");
     expect(by[6]).toMatchObject({ action: "refuse", reason: "ada@engine.example is also on line 2 of this file." });
     expect(by[7]).toMatchObject({ action: "update", email: "known@x.example" });
+    expect(by[7].id).toBeNumber();
     expect(by[8].reason).toContain("2001 characters");
     expect(by[9].reason).toContain("bad encoding");
     expect(by[10].reason).toContain("phone");
@@ -85,7 +88,7 @@ describe("CSV import", () => {
     expect((await w.call("crm_companies_list", {})).total).toBe(0);
   });
 
-  test("the real run does what the dry run said; formulas are stored inert", async () => {
+  test("the real run does what the dry run said; formula-looking text is stored as written", async () => {
     const real = await w.call("contacts_import", { csv: CSV, dryRun: false });
     const strip = (r: any) => ({
       ...r,
@@ -106,8 +109,8 @@ describe("CSV import", () => {
     // One company for both lines naming it.
     expect((await w.call("contacts_get", { id: "grace@navy.example" })).company.id).toBe(ada.company.id);
     const evil = await w.call("contacts_get", { id: "evil@x.example" });
-    expect(evil.firstName).toBe(`'=HYPERLINK("http://evil.example","x")`);
-    expect(evil.company.name).toBe("'@SUM(1+1)");
+    expect(evil.firstName).toBe(`=HYPERLINK("http://evil.example","x")`);
+    expect(evil.company.name).toBe("@SUM(1+1)");
     expect((await w.call("contacts_get", { id: "multi@x.example" })).firstName).toBe("Multi\nline");
     const eve = await w.call("contacts_get", { id: "known@x.example" });
     expect(eve).toMatchObject({ firstName: "Eve", lastName: "Existing", tags: ["newtag"] });
@@ -117,6 +120,21 @@ describe("CSV import", () => {
     // Again: everyone exists now; skip leaves them be.
     const again = await w.call("contacts_import", { csv: CSV, dryRun: false, onDuplicate: "skip" });
     expect(again).toMatchObject({ created: 0, skipped: 5, refused: 6 });
+  });
+
+  test("a full-name cell is split at its last space, unless it starts like a formula: then it is kept whole, as written", async () => {
+    const r = await w.call("contacts_import", {
+      csv: 'Name,Email\n"=HYPERLINK(""http://e.example"", ""Click me"")",whole@x.example\nAda King Lovelace,split@x.example',
+      dryRun: false,
+    });
+    expect(r).toMatchObject({ created: 2, refused: 0 });
+    expect(r.report[0].warnings).toEqual([
+      "Name: starts like a spreadsheet formula; stored as written, neutralised in CSV exports.",
+    ]);
+    const whole = await w.call("contacts_get", { id: "whole@x.example" });
+    expect([whole.firstName, whole.lastName]).toEqual(['=HYPERLINK("http://e.example", "Click me")', null]);
+    const split = await w.call("contacts_get", { id: "split@x.example" });
+    expect([split.firstName, split.lastName]).toEqual(["Ada King", "Lovelace"]);
   });
 
   test("mapping overrides headers; unknown targets and files without a name or email column are refused", async () => {

@@ -9,9 +9,12 @@
  * a refused line changes nothing and the others still land.
  *
  * Hostile cells: a cell starting with = + - @ (or a tab or carriage
- * return) is a spreadsheet formula waiting to run when someone exports the
- * CRM and opens it; text cells get a leading apostrophe and a warning,
- * phones and emails must match their shape anyway. Cells over 2,000
+ * return) is a spreadsheet formula waiting to run when someone exports it
+ * and opens the file. It is stored as written (the CRM keeps what people
+ * typed: a name is not rewritten) with a warning, and neutralised where it
+ * could run, in CSV exports; a name cell that looks like one is kept whole
+ * rather than split at its spaces. Phones and emails must match their shape
+ * anyway. Cells over 2,000
  * characters, NUL characters and undecodable bytes (U+FFFD after decoding)
  * refuse their line. Existing contacts (same email) are updated by filling
  * empty fields and adding phones and tags (onDuplicate "update"), or left
@@ -196,6 +199,8 @@ export async function importContacts(ctx: ActorContext, input: v.InferOutput<typ
   } catch (e) {
     if (!(e instanceof Rollback)) throw e;
   }
+  // A dry run wrote nothing: the ids its created lines got were rolled back and would be someone else's later.
+  if (input.dryRun) for (const l of report) if (l.action === "create") delete l.id;
   const shown = report
     .filter((l) => l.action === "refuse" || l.warnings)
     .concat(report.filter((l) => l.action !== "refuse" && !l.warnings));
@@ -245,11 +250,12 @@ async function oneLine(
       return { line, action: "refuse", reason: `${header[c]}: ${cell.length} characters, at most ${MAX_CELL}.` };
     cell = cell.trim();
     if (!cell) continue;
+    let formula = false;
     if (/^[=+\-@\t\r]/.test(cell) && (TEXT_TARGETS.has(target) || target.startsWith("custom."))) {
       if (!(target.startsWith("custom.") && /^-?\d/.test(cell))) {
-        cell = `'${cell}`;
+        formula = true;
         warnings.push(
-          `${header[c]}: starts like a spreadsheet formula; stored as ${JSON.stringify(cell.slice(0, 40))}.`,
+          `${header[c]}: starts like a spreadsheet formula; stored as written, neutralised in CSV exports.`,
         );
       }
     }
@@ -264,6 +270,7 @@ async function oneLine(
     else if (target === "tags") tags.push(...split(cell).map((t) => t.toLowerCase()));
     else if (target === "company") company = cell;
     else if (target === "companyDomain") companyDomain = normaliseDomain(cell);
+    else if (target === "name" && formula) data.firstName = cell;
     else if (target === "name") {
       const parts = cell.split(/\s+/);
       data.lastName = parts.length > 1 ? parts.pop() : undefined;

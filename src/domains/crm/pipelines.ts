@@ -238,7 +238,7 @@ export async function forecast(ctx: ActorContext, input: v.InferOutput<typeof fo
   const list = await stagesOf(db, p.id);
   const from = input.from ?? monthOf(ctx.deps.clock.now());
   const months = Array.from({ length: input.months }, (_, i) => addMonths(from, i));
-  const to = addMonths(from, input.months);
+  const toExclusive = addMonths(from, input.months);
   const rows = await db
     .select({
       amountCents: deals.amountCents,
@@ -315,8 +315,10 @@ export async function forecast(ctx: ActorContext, input: v.InferOutput<typeof fo
   return {
     pipelineId: p.id,
     pipeline: p.name,
+    // Both ends named for what they are: `to` is the last month counted, `toExclusive` the first one after.
     from,
-    to,
+    to: months.at(-1)!,
+    toExclusive,
     currencies: [...out.values()].sort((a, b) => (a.currency < b.currency ? -1 : 1)),
   };
 }
