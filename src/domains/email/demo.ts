@@ -87,6 +87,8 @@ export const demoEmail: DemoPart = async ({ tx, at, companies, users }) => {
         name: DEMO_EMAIL.listName,
         description: "Monthly roasts, brewing guides and café news.",
         optIn: "double",
+        // The café's newsletter has its public signup form on (/e/s/<key>, shown by email_lists_get).
+        signupKey: randomHex(24),
         createdAt: at(120),
         updatedAt: at(120),
       })

@@ -40,7 +40,7 @@ export const subscriberAdded = defineEvent({
     name: v.nullable(v.string()),
     created: v.boolean(),
     lists: v.array(listState),
-    source: v.picklist(["tool", "import"]),
+    source: v.picklist(["tool", "import", "signup_form"]),
   }),
 });
 export const subscriberUpdated = defineEvent({

@@ -12,6 +12,9 @@ import { listIn, MEMBER_STATUSES, type ListRow } from "./access";
 import { listCreated, listDeleted, listUpdated } from "./events";
 import { emailCampaigns, emailLists, emailMemberships } from "./tables";
 import type { Tx } from "../../core/db";
+import type { Deps } from "../../core/context";
+import { randomHex } from "../../core/secrets";
+import { SIGNUP_KEY_BYTES, signupUrl } from "./signup";
 
 async function countsOf(db: Tx, ids: number[]): Promise<Map<number, Record<string, number>>> {
   const out = new Map<number, Record<string, number>>();
@@ -26,12 +29,13 @@ async function countsOf(db: Tx, ids: number[]): Promise<Map<number, Record<strin
   return out;
 }
 
-function shape(l: ListRow, counts?: Record<string, number>) {
+function shape(deps: Deps, l: ListRow, counts?: Record<string, number>) {
   return {
     id: l.id,
     name: l.name,
     description: l.description,
     optIn: l.optIn,
+    signupUrl: l.signupKey ? signupUrl(deps, l.signupKey) : null,
     ...(counts ? { counts } : {}),
     createdAt: iso(l.createdAt),
   };
@@ -69,7 +73,7 @@ export async function listLists(ctx: ActorContext, i: { search?: string; limit: 
     rows.map((r) => r.id),
   );
   return page(
-    rows.map((r) => shape(r, counts.get(r.id))),
+    rows.map((r) => shape(ctx.deps, r, counts.get(r.id))),
     total,
     i.limit,
     i.offset,
@@ -79,12 +83,12 @@ export async function listLists(ctx: ActorContext, i: { search?: string; limit: 
 export async function getList(ctx: ActorContext, i: { id: number }) {
   authorize(ctx, "email:read", { write: false });
   const l = await listIn(ctx.deps.db, ctx, i.id);
-  return shape(l, (await countsOf(ctx.deps.db, [l.id])).get(l.id));
+  return shape(ctx.deps, l, (await countsOf(ctx.deps.db, [l.id])).get(l.id));
 }
 
 export async function createList(
   ctx: ActorContext,
-  i: { name: string; description?: string; optIn?: "single" | "double" },
+  i: { name: string; description?: string; optIn?: "single" | "double"; publicSignup?: boolean },
 ) {
   authorize(ctx, "email:write", { write: true });
   return ctx.deps.db.transaction(async (tx) => {
@@ -98,6 +102,7 @@ export async function createList(
           name: i.name,
           description: i.description ?? null,
           optIn: i.optIn ?? "double",
+          signupKey: i.publicSignup ? randomHex(SIGNUP_KEY_BYTES) : null,
           createdAt: now,
           updatedAt: now,
         })
@@ -106,16 +111,22 @@ export async function createList(
     await audit(tx, ctx, "email.lists.create", {
       type: "email_list",
       id: l.id,
-      detail: { name: l.name, optIn: l.optIn },
+      detail: { name: l.name, optIn: l.optIn, publicSignup: l.signupKey !== null },
     });
     await emit(tx, ctx, listCreated, { id: l.id }, { name: l.name, optIn: l.optIn as "single" });
-    return shape(l);
+    return shape(ctx.deps, l);
   });
 }
 
 export async function updateList(
   ctx: ActorContext,
-  i: { id: number; name?: string; description?: string | null; optIn?: "single" | "double" },
+  i: {
+    id: number;
+    name?: string;
+    description?: string | null;
+    optIn?: "single" | "double";
+    publicSignup?: boolean;
+  },
 ) {
   authorize(ctx, "email:write", { write: true });
   return ctx.deps.db.transaction(async (tx) => {
@@ -127,7 +138,8 @@ export async function updateList(
     }
     if (i.description !== undefined && i.description !== l.description) fields.push("description");
     if (i.optIn !== undefined && i.optIn !== l.optIn) fields.push("optIn");
-    if (fields.length === 0) return { ...shape(l), changed: [] };
+    if (i.publicSignup !== undefined && i.publicSignup !== (l.signupKey !== null)) fields.push("publicSignup");
+    if (fields.length === 0) return { ...shape(ctx.deps, l), changed: [] };
     const next = (
       await tx
         .update(emailLists)
@@ -135,6 +147,12 @@ export async function updateList(
           name: i.name ?? l.name,
           description: i.description === undefined ? l.description : i.description,
           optIn: i.optIn ?? l.optIn,
+          // Turning the form off and on again mints a new key: a copied form of the old one stops working.
+          signupKey: fields.includes("publicSignup")
+            ? i.publicSignup
+              ? randomHex(SIGNUP_KEY_BYTES)
+              : null
+            : l.signupKey,
           updatedAt: ctx.deps.clock.now(),
         })
         .where(eq(emailLists.id, l.id))
@@ -142,7 +160,7 @@ export async function updateList(
     )[0]!;
     await audit(tx, ctx, "email.lists.update", { type: "email_list", id: l.id, detail: { fields } });
     await emit(tx, ctx, listUpdated, { id: l.id }, { name: next.name, optIn: next.optIn as "single", fields });
-    return { ...shape(next), changed: fields };
+    return { ...shape(ctx.deps, next), changed: fields };
   });
 }
 

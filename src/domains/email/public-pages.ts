@@ -9,6 +9,10 @@
  *                        their own servers — the unguessable token is the
  *                        authority), unsubscribes;
  *  - /e/confirm/<token>  double opt-in: GET shows a button, POST confirms;
+ *  - /e/s/<key>          a list's public signup form (signup.ts): GET shows
+ *                        it, POST (from that page or the same form embedded
+ *                        on any site) mails a confirmation; the answer is
+ *                        the same whatever the address's state;
  *  - /e/o/<token>        open pixel, /e/c/<token>/<n> tracked click — both
  *                        record only for campaigns with tracking enabled,
  *                        and a click redirects only to the n-th link of
@@ -36,6 +40,8 @@ import {
   securityHeaders,
 } from "../../core/public-page";
 import type { PublicPages } from "../../mcp/define";
+import { isAppError } from "../../core/errors";
+import { signupByForm, signupList } from "./signup";
 import { confirmationFor, confirmByToken, unsubscribeByToken, unsubscribeTarget } from "./subscribers";
 import {
   applyReports,
@@ -57,7 +63,10 @@ export const FEEDBACK_PER_MINUTE = 600;
 const CSS = `body{font:16px/1.5 system-ui,sans-serif;color:#111827;background:#f9fafb;margin:0}
 main{max-width:32rem;margin:10vh auto;background:#fff;border:1px solid #e5e7eb;border-radius:.75rem;padding:2rem}
 h1{font-size:1.35rem;margin:0 0 1rem}button{font:inherit;padding:.6rem 1.2rem;border-radius:.5rem;border:0;background:#111827;color:#fff;cursor:pointer}
-label{display:block;margin:1rem 0}.muted{color:#6b7280;font-size:.9rem}`;
+label{display:block;margin:1rem 0}.muted{color:#6b7280;font-size:.9rem}
+input[type=email],input[type=text]{display:block;box-sizing:border-box;width:100%;margin-top:.35rem;font:inherit;padding:.55rem .7rem;border:1px solid #d1d5db;border-radius:.5rem}
+input:focus-visible,button:focus-visible{outline:3px solid #2563eb;outline-offset:2px}.error{color:#b91c1c}
+@media (max-width:34rem){main{margin:1rem;padding:1.5rem}}`;
 
 function page(c: Context, status: number, title: string, body: string) {
   const nonce = newNonce();
@@ -176,6 +185,58 @@ ${!active.length ? `<input type="hidden" name="all" value="1">` : ""}
     const r = await confirmByToken(deps, token);
     if (!r) return message(c, 404, "Link not recognised", "This confirmation link is not valid or was already used.");
     return message(c, 200, "Subscription confirmed", `${r.email} is on “${r.listName}”. Thank you!`);
+  });
+
+  // A list's public signup form. No CSRF cookie: the same form embedded on the client's own site posts here
+  // from another origin, and double opt-in is what protects the address (signup.ts).
+  const signupForm = (key: string, listName: string, description: string | null, company: string, err?: string) =>
+    `<h1>Subscribe to ${esc(listName)}</h1><p class="muted">From ${esc(company)}</p>${description ? `<p>${esc(description)}</p>` : ""}
+${err ? `<p class="error" role="alert">${esc(err)}</p>` : ""}<form method="post" action="/e/s/${key}">${honeypotHtml()}
+<label>Email address<input type="email" name="email" required maxlength="254" autocomplete="email"></label>
+<label>Name (optional)<input type="text" name="name" maxlength="200" autocomplete="name"></label>
+<button type="submit">Subscribe</button></form><p class="muted">We will email you a link to confirm. You can unsubscribe from any message.</p>`;
+
+  app.get("/s/:key", async (c) => {
+    const hit = await signupList(deps, c.req.param("key"));
+    if (!hit) return gone(c);
+    return page(
+      c,
+      200,
+      `Subscribe to ${hit.list.name}`,
+      signupForm(c.req.param("key"), hit.list.name, hit.list.description, hit.companyName),
+    );
+  });
+
+  app.post("/s/:key", async (c) => {
+    const key = c.req.param("key");
+    const form = await readForm(c, 16 * 1024);
+    if (form === "too_large") return message(c, 413, "Too large", "The request was too large.");
+    if (form === "bad_type") return message(c, 415, "Unsupported", "Send the form from the signup page.");
+    const over = await limited(c);
+    if (over) return over;
+    const hit = await signupList(deps, key);
+    if (!hit) return gone(c);
+    const done = () =>
+      message(
+        c,
+        200,
+        "Check your inbox",
+        `If the address can receive “${hit.list.name}”, a message with a confirmation link is on its way. Click it to finish.`,
+      );
+    if (honeypotFilled(form)) return done();
+    try {
+      const r = await signupByForm(deps, key, { email: form.get("email") ?? "", name: form.get("name") });
+      if (r === null) return gone(c);
+    } catch (e) {
+      if (!isAppError(e) || e.code !== "validation") throw e;
+      return page(
+        c,
+        400,
+        `Subscribe to ${hit.list.name}`,
+        signupForm(key, hit.list.name, hit.list.description, hit.companyName, "Please enter a valid email address."),
+      );
+    }
+    return done();
   });
 
   async function trackedSend(token: string) {

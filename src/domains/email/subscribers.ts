@@ -100,7 +100,7 @@ function shape(s: SubscriberRow, lists: Awaited<ReturnType<typeof membershipsOf>
 }
 
 /** Queues the double opt-in message for one membership; returns the token's hash to store. */
-async function queueConfirmation(
+export async function queueConfirmation(
   tx: Tx,
   deps: Deps,
   company: { id: number; name: string },

@@ -36,10 +36,12 @@ export const emailLists = table(
     description: text("description"),
     /** single | double */
     optIn: text("opt_in").notNull(),
+    /** The public signup form's key (/e/s/<key>); null while the list has no public form. */
+    signupKey: text("signup_key"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [uniqueIndex("email_lists_name").on(t.companyId, t.name)],
+  (t) => [uniqueIndex("email_lists_name").on(t.companyId, t.name), uniqueIndex("email_lists_signup").on(t.signupKey)],
 );
 
 export type Attributes = Record<string, string | number | boolean | null>;

@@ -111,8 +111,13 @@ const listsCreate = defineTool({
   name: "email_lists_create",
   title: "Create a list",
   description:
-    "Create a mailing list. optIn double (default): new addresses get a confirmation mail and stay unconfirmed until they click.",
-  input: v.object({ name, description: v.optional(v.pipe(v.string(), v.maxLength(2000))), optIn: v.optional(optIn) }),
+    "Create a mailing list. optIn double (default): new addresses get a confirmation mail and stay unconfirmed until they click. publicSignup: a public signup form (signupUrl; always double opt-in).",
+  input: v.object({
+    name,
+    description: v.optional(v.pipe(v.string(), v.maxLength(2000))),
+    optIn: v.optional(optIn),
+    publicSignup: v.optional(v.boolean()),
+  }),
   run: createList,
 });
 const listsUpdate = defineTool({
@@ -120,12 +125,14 @@ const listsUpdate = defineTool({
   idempotent: true,
   name: "email_lists_update",
   title: "Change a list",
-  description: "Rename a list, change its description or opt-in (applies to addresses added later).",
+  description:
+    "Rename a list, change its description or opt-in (applies to addresses added later), or turn its public signup form on or off (off then on gives a new signupUrl).",
   input: v.object({
     id: idSchema,
     name: v.optional(name),
     description: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(2000)))),
     optIn: v.optional(optIn),
+    publicSignup: v.optional(v.boolean()),
   }),
   run: updateList,
 });
