@@ -49,6 +49,8 @@ export interface Config {
   trustProxy: boolean;
   /** Serve GET /metrics on the public listener to `Authorization: Bearer <token>`; null: not there. */
   metricsToken: string | null;
+  /** PLINTH_SECRET_KEY: the 32-byte key that seals stored secrets (src/core/sealed.ts); null: the data dir's key file. */
+  secretKey: Uint8Array | null;
   /** Serve GET /metrics on 127.0.0.1:<port> without a token; null: no such listener (0 picks a free port). */
   metricsPort: number | null;
   /** How long SIGTERM/SIGINT waits for requests in flight before cutting them off. */
@@ -252,6 +254,13 @@ export const SETTINGS: readonly Setting[] = [
     help: 'From of outgoing mail, e.g. "Plinth <plinth@example.com>" (required with PLINTH_SMTP_URL)',
   },
   {
+    flag: null,
+    env: "PLINTH_SECRET_KEY",
+    value: "<key>",
+    group: "server",
+    help: "key that seals stored secrets Plinth reads back (64 hex characters; unset: <data-dir>/secret.key, made on first use; every instance sharing a database needs the same)",
+  },
+  {
     flag: "shutdown-grace-ms",
     env: "PLINTH_SHUTDOWN_GRACE_MS",
     value: "<ms>",
@@ -426,6 +435,10 @@ export function loadConfig(flags: Record<string, string | true> = {}, env: Sourc
     throw new ConfigError(
       "PLINTH_METRICS_TOKEN must be at least 16 characters without spaces (e.g. `openssl rand -hex 32`)",
     );
+  const secretKeyRaw = secret("PLINTH_SECRET_KEY")?.trim();
+  if (secretKeyRaw !== undefined && !/^[0-9a-fA-F]{64}$/.test(secretKeyRaw))
+    throw new ConfigError("PLINTH_SECRET_KEY must be 64 hex characters (32 bytes, e.g. `openssl rand -hex 32`)");
+  const secretKey = secretKeyRaw === undefined ? null : Uint8Array.from(Buffer.from(secretKeyRaw, "hex"));
   const mpRaw = get("metrics-port", "PLINTH_METRICS_PORT");
   const metricsPort = mpRaw === undefined || mpRaw === "" ? null : int("PLINTH_METRICS_PORT", mpRaw, 0, 65535);
   const graceRaw = get("shutdown-grace-ms", "PLINTH_SHUTDOWN_GRACE_MS");
@@ -463,6 +476,7 @@ export function loadConfig(flags: Record<string, string | true> = {}, env: Sourc
     log,
     trustProxy: trustRaw === "1",
     metricsToken,
+    secretKey,
     metricsPort,
     shutdownGraceMs,
     databaseUrl,
