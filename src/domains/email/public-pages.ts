@@ -54,10 +54,17 @@ export const POSTS_PER_MINUTE = 30;
 /** Relays post in bursts after a big campaign; a bad secret costs a slot too. */
 export const FEEDBACK_PER_MINUTE = 600;
 
-const CSS = `body{font:16px/1.5 system-ui,sans-serif;color:#111827;background:#f9fafb;margin:0}
-main{max-width:32rem;margin:10vh auto;background:#fff;border:1px solid #e5e7eb;border-radius:.75rem;padding:2rem}
-h1{font-size:1.35rem;margin:0 0 1rem}button{font:inherit;padding:.6rem 1.2rem;border-radius:.5rem;border:0;background:#111827;color:#fff;cursor:pointer}
-label{display:block;margin:1rem 0}.muted{color:#6b7280;font-size:.9rem}`;
+/** The approval pages' look (src/approvals/pages.ts): one card, their type and button, a focus ring; a margin on a phone. */
+const CSS = `:root{color-scheme:light}
+body{font:16px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1c2330;background:#f4f5f7;margin:0}
+main{max-width:32rem;margin:10vh auto 2rem;background:#fff;border:1px solid #dde1e7;border-radius:10px;padding:1.75rem 2rem}
+@media (max-width:36rem){main{margin:1rem;padding:1.25rem}}
+h1{font-size:1.4rem;line-height:1.25;margin:0 0 1rem}p{overflow-wrap:anywhere}
+button{font:inherit;font-weight:600;padding:.6rem 1.4rem;border-radius:8px;border:1px solid transparent;background:#1c2330;color:#fff;cursor:pointer}
+button:hover{background:#323d52}
+button:focus-visible,input:focus-visible,a:focus-visible{outline:3px solid #93b4f5;outline-offset:2px}
+label{display:flex;gap:.5rem;align-items:flex-start;margin:1rem 0}label input{margin:.3rem 0 0;flex:none}
+.muted{color:#5b6576;font-size:.9rem}`;
 
 function page(c: Context, status: number, title: string, body: string) {
   const nonce = newNonce();
