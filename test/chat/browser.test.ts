@@ -265,6 +265,7 @@ describe("the widget on a customer's site", () => {
       siteId: site.id,
       branding: { primaryColor: "#0b6e4f", bodyFont: "Inter" },
     });
+    let inboxKey = "";
     const shop = Bun.serve({
       port: 0,
       hostname: "127.0.0.1",
@@ -274,7 +275,7 @@ describe("the widget on a customer's site", () => {
           { headers: { "Content-Type": "text/html" } },
         ),
     });
-    const inboxKey = (
+    inboxKey = (
       await tool("chat_inboxes_create", {
         siteId: site.id,
         name: "Bakery chat",
