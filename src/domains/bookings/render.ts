@@ -26,7 +26,7 @@ export const CSS = `
 .bk .bk-meta li{margin:.15rem 0}
 .bk .bk-desc{white-space:pre-line;margin:1rem 0}
 .bk .bk-days{display:grid;grid-template-columns:repeat(auto-fill,minmax(9rem,1fr));gap:.75rem;align-items:start;margin:1rem 0;padding:0;list-style:none}
-@media (min-width:50rem){.bk .bk-days{grid-template-columns:repeat(7,minmax(0,1fr));gap:.5rem}.bk .bk-day{padding:.6rem .45rem}}
+@media (min-width:50rem){.bk .bk-days{grid-template-columns:repeat(7,minmax(0,1fr));gap:.5rem}.bk .bk-day{padding:.6rem .35rem}.bk .bk-day h3{font-size:.82rem;white-space:nowrap;text-align:center}}
 .bk .bk-day{background:#fff;border:1px solid #dde1e7;border-radius:10px;padding:.7rem .75rem}
 .bk .bk-day h3{font-size:.95rem;margin:0 0 .45rem}
 .bk .bk-day ul{list-style:none;margin:0;padding:0}
