@@ -7,6 +7,7 @@
 import { Hono } from "hono";
 import { approvalRoutes } from "./approvals/routes";
 import type { Deps } from "./core/context";
+import { faviconRoutes } from "./core/favicon";
 import { mediaFileRoutes } from "./domains/cms/media-files";
 import { mcpRoutes, registryOf, withMcpFastPath } from "./mcp/routes";
 import { rootErrorAnswer } from "./ops/errors";
@@ -26,6 +27,8 @@ export function createApp(deps: Deps, telemetry = new Telemetry({ log: null, tru
   const rest = restRoutes(deps, { limiter: limiter("rest", deps.config.rateLimit) });
   app.route("/api/v1", rest);
   app.route("/", healthRoutes(deps));
+  // The service's icon, which browsers ask for on every page (the public ones above all).
+  app.route("/", faviconRoutes());
   app.route("/", metricsRoutes(deps, telemetry));
   const mcp = mcpRoutes(deps, registryOf(deps.catalog), { limiter: limiter("mcp", deps.config.mcpRateLimit) });
   app.route("/", mcp);

@@ -77,6 +77,15 @@ export interface PublicPageOptions {
   script?: string;
   /** Search engines may index it (a published deck); default noindex. */
   indexable?: boolean;
+  /** The site's own icon (its branding faviconUrl); default the service's /favicon.ico (src/core/favicon.ts). */
+  icon?: string | null;
+}
+
+/** The icon links of a public page: the site's icon when it has one, else the service's own. */
+export function iconLinks(siteIcon?: string | null): string {
+  return siteIcon
+    ? `<link rel="icon" href="${escapeHtml(siteIcon)}">`
+    : `<link rel="icon" href="/favicon.ico" sizes="32x32"><link rel="icon" href="/favicon.svg" type="image/svg+xml">`;
 }
 
 export function publicPage(o: PublicPageOptions): string {
@@ -84,6 +93,7 @@ export function publicPage(o: PublicPageOptions): string {
 <html lang="${escapeHtml(o.lang ?? "en")}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="referrer" content="same-origin">
+${iconLinks(o.icon)}
 ${o.indexable ? "" : `<meta name="robots" content="noindex,nofollow">\n`}<title>${escapeHtml(o.title)}</title>
 ${o.css ? `<style nonce="${escapeHtml(o.nonce)}">${o.css}</style>` : ""}
 </head><body>

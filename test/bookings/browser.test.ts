@@ -113,12 +113,14 @@ describe("booking page: agent drafts, person approves, visitors book", () => {
   test(
     "with JavaScript, the browser's zone is picked up; a visitor books a slot, gets the confirmation and the invite",
     async () => {
-      const ctx = await browser.newContext({ timezoneId: "America/New_York" });
+      const ctx = await browser.newContext({ timezoneId: "America/New_York", locale: "en-US" });
       const { page, dialogs } = await open(ctx, `${s.url}/b/${slug}`);
       await page.waitForURL(/tz=America%2FNew_York/);
       expect(await page.locator("#tz").inputValue()).toBe("America/New_York");
+      // An en-US visitor's weeks start on Sunday (3 March, past: no times); Monday comes next.
+      expect(squash(await page.locator(".bk-day h3").first().innerText())).toBe("Sun 3 Mar");
       // 10:00 Berlin (CET) = 04:00 New York (EST).
-      const slot = page.locator(".bk-day").first().locator("a.bk-slot").first();
+      const slot = page.locator(".bk-day").nth(1).locator("a.bk-slot").first();
       expect(squash(await slot.innerText())).toBe("04:00");
       await page.screenshot({ path: join(ARTIFACTS, "booking-page.png"), fullPage: true });
       await slot.click();
@@ -211,4 +213,80 @@ describe("booking page: agent drafts, person approves, visitors book", () => {
     },
     T,
   );
+});
+
+/** Laid out without sideways scrolling: nothing is wider than the viewport. */
+const overflow = (page: Page) =>
+  page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+
+describe("booking page: looks finished at desktop and phone width", () => {
+  let slug = "";
+
+  beforeAll(async () => {
+    const p = await w.ok(w.owner, "booking_pages_create", {
+      title: "Planning session",
+      slug: "planning-session",
+      description: "Ninety minutes to plan the quarter.",
+      durations: [30, 60],
+      minNotice: 0,
+      maxAdvanceDays: 200,
+      timeZone: "Europe/Berlin",
+      questions: [{ id: "topic", label: "Topic", type: "short_text" }],
+    });
+    await w.ok(w.colleague, "approvals_approve", { id: p.approval.id });
+    slug = p.slug;
+  }, T);
+
+  for (const width of [1280, 390])
+    test(
+      `at ${width} px: weeks start on Monday with a human date, the month picker reaches July (4 months ahead) in one submit, no sideways scrolling; screenshots of slots, form and confirmation`,
+      async () => {
+        const ctx = await browser.newContext({
+          viewport: { width, height: 900 },
+          locale: "en-GB",
+          timezoneId: "Europe/Berlin",
+        });
+        // Thursday 7 March 2030 lies in the week of Monday 4 March.
+        const { page, dialogs } = await open(ctx, `${s.url}/b/${slug}?tz=Europe/Berlin&week=2030-03-07`);
+        expect(squash(await page.locator("main h2").first().innerText())).toBe("Free times, week of Mon 4 Mar 2030");
+        expect(squash(await page.locator(".bk-day h3").first().innerText())).toBe("Mon 4 Mar");
+        expect(squash(await page.locator(".bk-day h3").last().innerText())).toBe("Sun 10 Mar");
+        expect(await page.locator("link[rel=icon]").first().getAttribute("href")).toBe("/favicon.ico");
+        expect(await overflow(page)).toBeLessThanOrEqual(0);
+        // The zone select is styled like the other controls (not the browser's bare default).
+        const tzStyle = await page
+          .locator("#tz")
+          .evaluate((e) => [getComputedStyle(e).borderRadius, getComputedStyle(e).paddingLeft]);
+        expect(tzStyle).toEqual(["6px", "9.6px"]);
+        await page.screenshot({ path: join(ARTIFACTS, `booking-slots-${width}.png`), fullPage: true });
+
+        await page.selectOption("#bk-month", "2030-07");
+        await page.click(".bk-month button");
+        await page.waitForURL(/month=2030-07/);
+        expect(squash(await page.locator("main h2").first().innerText())).toBe("Free times, week of Mon 1 Jul 2030");
+        expect(await page.locator("#bk-month").inputValue()).toBe("2030-07");
+        expect(await page.locator("#tz").inputValue()).toBe("Europe/Berlin");
+        const slot = page.locator("a.bk-slot").first();
+        expect(await slot.locator("time").getAttribute("datetime")).toMatch(/^2030-07-01T/);
+        // Earlier and later still step a week at a time from there.
+        await page.click("text=← Earlier");
+        expect(squash(await page.locator("main h2").first().innerText())).toBe("Free times, week of Mon 24 Jun 2030");
+        expect(await overflow(page)).toBeLessThanOrEqual(0);
+
+        await page.locator("a.bk-slot").first().click();
+        await page.waitForURL(/\/book\?/);
+        expect(await overflow(page)).toBeLessThanOrEqual(0);
+        await page.screenshot({ path: join(ARTIFACTS, `booking-form-${width}.png`), fullPage: true });
+        await page.fill("#name", `Width ${width}`);
+        await page.fill("#email", `w${width}@example.test`);
+        await page.click("button[type=submit]");
+        await page.waitForURL(/\/booking\/[0-9a-f]{32}/);
+        expect(await page.locator(".bk-ok").innerText()).toContain("Thank you!");
+        expect(await overflow(page)).toBeLessThanOrEqual(0);
+        await page.screenshot({ path: join(ARTIFACTS, `booking-confirmation-${width}.png`), fullPage: true });
+        expect(dialogs).toEqual([]);
+        await ctx.close();
+      },
+      T,
+    );
 });

@@ -222,3 +222,88 @@ describe("the public page", () => {
     expect(rows).toHaveLength(1);
   });
 });
+
+describe("weeks and months", () => {
+  const heading = (html: string) =>
+    /<h2>Free times, week of <time datetime="([\d-]+)">([^<]+)<\/time><\/h2>/.exec(html);
+  const days = (html: string) => [...html.matchAll(/<li class="bk-day"><h3>([^<]+)<\/h3>/g)].map((m) => m[1]);
+
+  test("a week starts on Monday (ISO) and is named as people read it; a date inside it shows that week", async () => {
+    // Thursday 7 March 2030: the week of Monday 4 March.
+    const html = await (await fetch(`${s.url}/b/${slug}?tz=UTC&week=2030-03-07`)).text();
+    expect(heading(html)?.slice(1)).toEqual(["2030-03-04", "Mon 4 Mar 2030"]);
+    expect(days(html)).toEqual([
+      "Mon 4 Mar",
+      "Tue 5 Mar",
+      "Wed 6 Mar",
+      "Thu 7 Mar",
+      "Fri 8 Mar",
+      "Sat 9 Mar",
+      "Sun 10 Mar",
+    ]);
+    // Later steps a whole week, to the next Monday.
+    expect(html).toContain(`href="/b/${slug}?tz=UTC&amp;duration=30&amp;week=2030-03-11"`);
+    // A British or German browser sees the same; an American one starts on Sunday.
+    for (const lang of ["en-GB,en;q=0.8", "de-DE", ""])
+      expect(
+        heading(
+          await (
+            await fetch(`${s.url}/b/${slug}?tz=UTC&week=2030-03-14`, { headers: { "Accept-Language": lang } })
+          ).text(),
+        )?.[2],
+      ).toBe("Mon 11 Mar 2030");
+    const us = await (
+      await fetch(`${s.url}/b/${slug}?tz=UTC&week=2030-03-14`, { headers: { "Accept-Language": "en-US,en;q=0.9" } })
+    ).text();
+    expect(heading(us)?.[2]).toBe("Sun 10 Mar 2030");
+    expect(days(us)[0]).toBe("Sun 10 Mar");
+    // A nonsense language tag is the default, not an error.
+    const odd = await fetch(`${s.url}/b/${slug}?tz=UTC`, { headers: { "Accept-Language": "x-<script>;;" } });
+    expect(odd.status).toBe(200);
+    expect(heading(await odd.text())?.[2]).toBe("Mon 4 Mar 2030");
+  });
+
+  test("the month picker lists the months of the booking horizon, and ?month= shows the week holding its 1st", async () => {
+    const html = await (await fetch(`${s.url}/b/${slug}?tz=UTC`)).text();
+    // The default horizon is 60 days from 4 March 2030: to 3 May.
+    const months = [...html.matchAll(/<option value="(\d{4}-\d{2})"( selected)?>([^<]+)<\/option>/g)].map((m) => [
+      m[1],
+      m[3],
+      !!m[2],
+    ]);
+    expect(months).toEqual([
+      ["2030-03", "March 2030", true],
+      ["2030-04", "April 2030", false],
+      ["2030-05", "May 2030", false],
+    ]);
+    // 1 May 2030 is a Wednesday: its week starts Monday 29 April, and May is the month shown.
+    const may = await (await fetch(`${s.url}/b/${slug}?tz=UTC&month=2030-05`)).text();
+    expect(heading(may)?.[2]).toBe("Mon 29 Apr 2030");
+    expect(may).toContain(`<option value="2030-05" selected>May 2030</option>`);
+    // Beyond the horizon: its last week; a month already begun: this week; nonsense: this week.
+    expect(heading(await (await fetch(`${s.url}/b/${slug}?tz=UTC&month=2031-01`)).text())?.[2]).toBe("Mon 29 Apr 2030");
+    for (const m of ["2030-03", "2029-12", "2030-13", "<x>"])
+      expect(heading(await (await fetch(`${s.url}/b/${slug}?tz=UTC&month=${encodeURIComponent(m)}`)).text())?.[2]).toBe(
+        "Mon 4 Mar 2030",
+      );
+  });
+});
+
+describe("the approval page says how several hosts share a page", () => {
+  test("round robin: hosts take turns; collective: all hosts together; one host: one host", async () => {
+    const me = (await w.ok(w.owner, "whoami", {})).userId;
+    const other = (await w.ok(w.colleague, "whoami", {})).userId;
+    const said = async (args: Record<string, unknown>) => {
+      const p = await w.ok(w.owner, "booking_pages_create", { title: `Hosts ${args.hostMode}`, ...args });
+      const html = await (await fetch(w.local(p.approval.url))).text();
+      return /<dt>Host mode<\/dt><dd>([^<]*)<\/dd>/.exec(html)?.[1];
+    };
+    expect(await said({ hosts: [me, other], hostMode: "round_robin" })).toBe(
+      "hosts take turns (round robin: whoever is free, least recently booked first)",
+    );
+    expect(await said({ hosts: [me, other], hostMode: "collective" })).toBe(
+      "all hosts together (a time is free only when every host is)",
+    );
+    expect(await said({ hosts: [me], hostMode: "single" })).toBe("one host");
+  });
+});

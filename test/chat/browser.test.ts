@@ -5,7 +5,10 @@
  * message and replies; the reply appears in the widget at once, styled from
  * the site's branding; the internal note never does; planted script never
  * runs; the page makes no request to any third host; a reload keeps the
- * thread; a site that is not allowed cannot show the widget. When an agent
+ * thread; a site that is not allowed cannot show the widget. The launcher is
+ * an SVG icon with an accessible name (no emoji, which renders as an empty
+ * box without an emoji font), and the frame's text is sans-serif whatever
+ * the brand's font; screenshots closed and open at 1280 and 390 px. When an agent
  * resolves the conversation the widget says so (and what writing again
  * does, by the server's 24-hour rule) until the visitor writes or an agent
  * reopens it.
@@ -28,6 +31,7 @@ let agent: Client;
 let host: ReturnType<typeof Bun.serve>;
 let stranger: ReturnType<typeof Bun.serve>;
 let key = "";
+let companyId = 0;
 
 function sitePage(title: string) {
   return (req: Request) =>
@@ -45,6 +49,7 @@ beforeAll(async () => {
   s = await startTestServer({ seed: false, config: { rateLimit: 100_000 } });
   const u = await createUser(s.deps, { email: "agent@agency.test", name: "Alex Agent" });
   const co = await createCompany(s.deps, { name: "Agency", ownerUserId: u.id });
+  companyId = co.id;
   const site = (await s.deps.db.insert(sites).values({ companyId: co.id, name: "Brew & Co" }).returning())[0]!;
   agent = await mcpClient(
     s.url,
@@ -253,4 +258,74 @@ describe("the widget on a customer's site", () => {
     expect(await page.frameLocator('iframe[title="Chat"]').locator("#launch").count()).toBe(0);
     await ctx.close();
   }, 30_000);
+
+  test("the launcher is an SVG icon named 'Open chat', no emoji; a brand font that is not installed falls back to sans-serif, not serif; closed and open at 1280 and 390 px", async () => {
+    const site = (await s.deps.db.insert(sites).values({ companyId, name: "Plain Bakery" }).returning())[0]!;
+    await tool("branding_update_profile", {
+      siteId: site.id,
+      branding: { primaryColor: "#0b6e4f", bodyFont: "Inter" },
+    });
+    let inboxKey = "";
+    const shop = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: () =>
+        new Response(
+          `<!doctype html><html><head><meta name="viewport" content="width=device-width,initial-scale=1"><title>Plain Bakery</title></head><body style="font-family:sans-serif"><h1>Plain Bakery</h1><p>Bread every morning.</p><script src="${s.url}/chat/widget.js" data-inbox="${inboxKey}" async></script></body></html>`,
+          { headers: { "Content-Type": "text/html" } },
+        ),
+    });
+    inboxKey = (
+      await tool("chat_inboxes_create", {
+        siteId: site.id,
+        name: "Bakery chat",
+        greeting: "Hello! Ask about today's bread.",
+        allowedOrigins: [`http://127.0.0.1:${shop.port}`],
+      })
+    ).widgetKey;
+    try {
+      for (const width of [1280, 390]) {
+        const ctx = await browser.newContext({ viewport: { width, height: 760 } });
+        const page = await ctx.newPage();
+        await page.goto(`http://127.0.0.1:${shop.port}/`);
+        const frame = page.frameLocator('iframe[title="Chat"]');
+        const launch = frame.getByRole("button", { name: "Open chat" });
+        await launch.waitFor();
+        expect(await launch.locator("svg").count()).toBe(1);
+        expect(await launch.locator("svg").isVisible()).toBe(true);
+        expect(await launch.innerText()).not.toMatch(/\p{Extended_Pictographic}/u);
+        expect(await launch.evaluate((b) => b.textContent?.trim())).toBe("");
+        const family = await frame.locator("body").evaluate((b) => getComputedStyle(b).fontFamily);
+        expect(family).toStartWith("Inter");
+        expect(family).toContain("system-ui");
+        expect(family).toEndWith("sans-serif");
+        await page.screenshot({ path: join(ARTIFACTS, `chat-widget-closed-${width}.png`) });
+        await launch.click();
+        const close = frame.getByRole("button", { name: "Close chat" });
+        await close.waitFor();
+        expect(await close.evaluate((b) => b.textContent?.trim())).toBe("");
+        // The panel and its controls are sans-serif too (textarea and buttons inherit).
+        for (const sel of ["h1", "#body", "button[type=submit]"])
+          expect(
+            await frame
+              .locator(sel)
+              .first()
+              .evaluate((e) => getComputedStyle(e).fontFamily),
+          ).toBe(family);
+        const box = (await page.locator('iframe[title="Chat"]').boundingBox())!;
+        expect(box.x).toBeGreaterThanOrEqual(0);
+        expect(box.x + box.width).toBeLessThanOrEqual(width);
+        expect(
+          await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth),
+        ).toBeLessThanOrEqual(0);
+        await frame.locator("#body").fill("Is the rye out of the oven yet?");
+        await page.screenshot({ path: join(ARTIFACTS, `chat-widget-open-${width}.png`) });
+        await close.click();
+        await launch.waitFor();
+        await ctx.close();
+      }
+    } finally {
+      shop.stop(true);
+    }
+  }, 60_000);
 });

@@ -246,6 +246,32 @@ describe("an agent's deck, approved and presented", () => {
   );
 
   test(
+    "at 1280 and 390 px, with and without JavaScript: no sideways scrolling, the slide fits the width, the icon is linked",
+    async () => {
+      for (const width of [1280, 390])
+        for (const javaScriptEnabled of [true, false]) {
+          const ctx = await browser.newContext({
+            viewport: { width, height: width === 390 ? 844 : 720 },
+            javaScriptEnabled,
+          });
+          const { page } = await open(ctx, publicUrl);
+          expect(
+            await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth),
+          ).toBeLessThanOrEqual(0);
+          const slide = (await page.locator(".dk-slide").first().boundingBox())!;
+          expect(slide.x).toBeGreaterThanOrEqual(0);
+          expect(slide.x + slide.width).toBeLessThanOrEqual(width);
+          expect(await page.locator("link[rel=icon]").first().getAttribute("href")).toBe("/favicon.ico");
+          await page.screenshot({
+            path: join(ARTIFACTS, `deck-public-${javaScriptEnabled ? "js" : "nojs"}-${width}.png`),
+          });
+          await ctx.close();
+        }
+    },
+    T,
+  );
+
+  test(
     "the PDF has one page per slide with its text; repeated downloads revalidate",
     async () => {
       const r = await fetch(`${publicUrl}.pdf`);

@@ -167,4 +167,69 @@ describe("unsubscribe in the browser", () => {
     },
     T,
   );
+
+  test(
+    "unsubscribe and double opt-in pages at 1280 and 390 px: one card, no sideways scrolling, the icon linked and served",
+    async () => {
+      const { c } = await draft("lk");
+      const approval = await openPage(w.local(c.approval.url));
+      await approval.page.click("button.approve");
+      expect(await approval.page.locator(".ap-notice.ok").innerText()).toContain("Approved");
+      await approval.page.close();
+      await w.ok(w.owner, "email_campaigns_send", { id: c.id });
+      const double = await w.ok(w.owner, "email_lists_create", { name: "Double opt-in", optIn: "double" });
+      await w.ok(w.owner, "email_subscribers_add", { email: "wide@example.com", listIds: [double.id] });
+      await w.ok(w.owner, "email_subscribers_add", { email: "narrow@example.com", listIds: [double.id] });
+      const before = smtp.messages.length;
+      for (let i = 0; i < 5; i++) {
+        await deliver(s.deps);
+        s.clock.advance(1000);
+      }
+      const sent = smtp.messages.slice(before);
+      const link = (to: string, re: RegExp) =>
+        re.exec(sent.find((m) => m.envelope.to[0] === to)!.raw.replace(/=\r\n/g, ""))![0];
+      const cases = [
+        {
+          width: 1280,
+          unsub: link("lk0@example.com", /\/e\/u\/[0-9a-f]{48}/),
+          confirm: link("wide@example.com", /\/e\/confirm\/[0-9a-f]{48}/),
+        },
+        {
+          width: 390,
+          unsub: link("lk2@example.com", /\/e\/u\/[0-9a-f]{48}/),
+          confirm: link("narrow@example.com", /\/e\/confirm\/[0-9a-f]{48}/),
+        },
+      ];
+      for (const { width, unsub, confirm } of cases) {
+        const vctx = await browser.newContext({ viewport: { width, height: 720 } });
+        const page = await vctx.newPage();
+        const looksFinished = async (name: string) => {
+          expect(
+            await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth),
+          ).toBeLessThanOrEqual(0);
+          const card = (await page.locator("main").boundingBox())!;
+          // A card with room around it at either width.
+          expect(card.x).toBeGreaterThanOrEqual(12);
+          expect(card.x + card.width).toBeLessThanOrEqual(width - 12);
+          expect(await page.locator("link[rel=icon]").first().getAttribute("href")).toBe("/favicon.ico");
+          await page.screenshot({ path: join(ARTIFACTS, `email-${name}-${width}.png`), fullPage: true });
+        };
+        await page.goto(`${s.url}${unsub}`);
+        expect(await page.locator("h1").innerText()).toBe("Unsubscribe");
+        await looksFinished("unsubscribe");
+        await page.click("button[type=submit]");
+        expect(await page.locator("h1").innerText()).toBe("You are unsubscribed");
+        await looksFinished("unsubscribed");
+        await page.goto(`${s.url}${confirm}`);
+        expect(await page.locator("button[type=submit]").innerText()).toBe("Yes, subscribe me");
+        await looksFinished("confirm");
+        await page.click("button[type=submit]");
+        expect(await page.locator("h1").innerText()).toBe("Subscription confirmed");
+        await looksFinished("confirmed");
+        expect((await vctx.request.get(`${s.url}/favicon.ico`)).headers()["content-type"]).toBe("image/x-icon");
+        await vctx.close();
+      }
+    },
+    T,
+  );
 });

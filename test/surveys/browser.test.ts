@@ -316,3 +316,61 @@ test(
   },
   2 * T,
 );
+
+test(
+  "the NPS scale: 0–10 on one row at 1280 px, two even rows at 390 px, end labels, a keyboard-operable radio group with a legend; no sideways scrolling",
+  async () => {
+    const r = await w.ok(w.owner, "surveys_create", {
+      title: "How did we do?",
+      description: "Two questions, one minute.",
+      pages: [
+        {
+          questions: [
+            { id: "np", type: "nps", title: "How likely are you to recommend us to a friend?", required: true },
+            { id: "why", type: "long_text", title: "What is the main reason for your score?" },
+          ],
+        },
+      ],
+    });
+    const approval = await openPage(withJs, w.local(r.approval.url));
+    await approval.page.click("button.approve");
+    expect(await text(approval.page, ".ap-notice.ok")).toContain("Approved");
+    await approval.page.close();
+    for (const width of [1280, 390]) {
+      const ctx = await browser.newContext({ viewport: { width, height: 800 } });
+      const { page, dialogs } = await openPage(ctx, `${s.url}/s/${r.slug}`);
+      // Each cell's top on the page (a label's offsetTop is measured within its relatively positioned cell: always 0).
+      const tops = await page.$$eval(".sv-nps .sv-point label", (ls) =>
+        ls.map((l) => Math.round(l.getBoundingClientRect().top + window.scrollY)),
+      );
+      expect(tops).toHaveLength(11);
+      const rows = [...new Set(tops)];
+      if (width === 1280) expect(rows).toHaveLength(1);
+      else {
+        expect(rows).toHaveLength(2);
+        expect(tops.filter((t) => t === rows[0])).toHaveLength(6);
+      }
+      // Every cell is the same width, wide enough to tap.
+      const widths = await page.$$eval(".sv-nps .sv-point label", (ls) =>
+        ls.map((l) => Math.round(l.getBoundingClientRect().width)),
+      );
+      expect(Math.max(...widths) - Math.min(...widths)).toBeLessThanOrEqual(1);
+      expect(Math.min(...widths)).toBeGreaterThanOrEqual(40);
+      expect(await text(page, ".sv-ends")).toBe("Not at all likely Extremely likely");
+      expect(await text(page, "fieldset:has(.sv-nps) > legend")).toContain("How likely are you to recommend us");
+      expect(
+        await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth),
+      ).toBeLessThanOrEqual(0);
+      expect(await page.locator("link[rel=icon]").first().getAttribute("href")).toBe("/favicon.ico");
+      expect((await ctx.request.get(`${s.url}/favicon.ico`)).status()).toBe(200);
+      // The keyboard: the group is one tab stop, arrows move the choice.
+      await page.locator('[id="q:np:v:7"]').focus();
+      await page.keyboard.press("ArrowRight");
+      expect(await page.locator('[id="q:np:v:8"]').isChecked()).toBe(true);
+      await page.screenshot({ path: join(ARTIFACTS, `survey-nps-${width}.png`), fullPage: true });
+      expect(dialogs).toEqual([]);
+      await ctx.close();
+    }
+  },
+  T,
+);

@@ -395,3 +395,22 @@ describe("the quota under concurrent submits", () => {
     });
   }, 60_000);
 });
+
+describe("the tab icon", () => {
+  test("a survey of a site whose branding names a favicon links that icon; one without links the service's", async () => {
+    const r = await w.ok(w.owner, "surveys_create", { ...FEEDBACK, title: "Branded", siteId: w.siteA2 });
+    await approve(s.deps, r.approval.token);
+    const plain = await (await fetch(`${s.url}/s/public-feedback`)).text();
+    expect(plain).toContain('<link rel="icon" href="/favicon.ico" sizes="32x32">');
+    const branded = () => fetch(`${s.url}/s/${r.slug}`).then((x) => x.text());
+    expect(await branded()).toContain('<link rel="icon" href="/favicon.ico" sizes="32x32">');
+    await w.ok(w.owner, "branding_update_profile", {
+      siteId: w.siteA2,
+      branding: { faviconUrl: "https://cdn.example.test/icon.png?v=1&size=32" },
+    });
+    // A brand change reaches the kept first page at once; the URL is escaped.
+    const html = await branded();
+    expect(html).toContain('<link rel="icon" href="https://cdn.example.test/icon.png?v=1&amp;size=32">');
+    expect(html).not.toContain("/favicon.ico");
+  });
+});

@@ -61,7 +61,7 @@ const LABELS: Partial<Record<keyof PageConfig, string>> = {
   dailyLimit: "Daily limit per host",
   weeklyLimit: "Weekly limit per host",
   maxAdvanceDays: "Bookable ahead",
-  hostMode: "Hosts take turns",
+  hostMode: "Host mode",
   hostUserIds: "Hosts",
   requiresConfirmation: "Host confirms each booking",
   cancelCutoff: "Attendees may cancel until",
@@ -71,10 +71,11 @@ const LABELS: Partial<Record<keyof PageConfig, string>> = {
 };
 
 const minutes = (m: number) => (m === 0 ? "none" : durationText(m));
+/** Said per mode: round robin hosts take turns, collective hosts all meet the visitor together. */
 const MODE: Record<string, string> = {
   single: "one host",
-  round_robin: "round robin (whoever is free, least recently booked first)",
-  collective: "all hosts together",
+  round_robin: "hosts take turns (round robin: whoever is free, least recently booked first)",
+  collective: "all hosts together (a time is free only when every host is)",
 };
 
 function valueText(k: keyof PageConfig, c: PageConfig, names: Map<number, string>, deps: Deps): string | null {

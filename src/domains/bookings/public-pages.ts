@@ -3,11 +3,17 @@
  *
  *   GET  /b/<slug>                     free times of a week in the visitor's zone
  *        ?tz=Europe/Paris&week=2026-03-23&duration=30[&reschedule=<uid>]
+ *        ?month=2027-03                     jumps to the week holding that month's 1st
  *   GET  /b/<slug>/book?start=…        the form for one time (name, email, questions)
  *   POST /b/<slug>/book                books it (or moves a booking: reschedule=<uid>)
  *   GET  /b/<slug>/booking/<uid>       the attendee's page: details, invite, reschedule, cancel
  *   GET  /b/<slug>/booking/<uid>/invite.ics
  *   POST /b/<slug>/booking/<uid>/cancel
+ *
+ * Weeks run Monday to Sunday (ISO), or Sunday to Saturday when the
+ * visitor's first Accept-Language locale starts its weeks on Sunday (en-US,
+ * ja, pt-BR…); a `week` date shows the week holding it. A month picker (a
+ * GET form) reaches any month of the page's booking horizon in one step.
  *
  * Works without JavaScript: the zone is a select in a GET form. When
  * scripts run, a small nonce'd script fills in the browser's zone on the
@@ -16,7 +22,7 @@
  * per address. Everything a visitor or an agent wrote is escaped.
  *
  * The week listing is served from memory: the bytes are cached per (slug,
- * zone, week, length, minute), dropped as soon as any table they are made
+ * zone, week, length, week start, minute), dropped as soon as any table they are made
  * from changes (src/core/changes.ts; another instance's writes included),
  * and the per-response nonce is put into the cached bytes at the one place
  * it goes. The minute in the key lets slots leave the list as their notice
@@ -46,7 +52,17 @@ import { pageSlots } from "./availability-load";
 import { book, bookingByUid, cancel, inviteOf, reschedule, type Actor, type BookingRow } from "./bookings";
 import type { PageConfig } from "./config";
 import type { PageRow } from "./pages";
-import { CSS, detailsHtml, durationText, formFieldsHtml, slotsHtml, whenLabel } from "./render";
+import {
+  CSS,
+  detailsHtml,
+  durationText,
+  formFieldsHtml,
+  monthLabel,
+  PAGE_CSS,
+  slotsHtml,
+  weekLabel,
+  whenLabel,
+} from "./render";
 import { membersById, type Member } from "./schedules";
 import { bookingPages } from "./tables";
 import {
@@ -99,7 +115,7 @@ function page(c: Context, status: number, title: string, body: string, o: { scri
     publicPage({
       title,
       nonce,
-      css: CSS,
+      css: CSS + PAGE_CSS,
       body: `<main class="bk">${body}</main>`,
       script: o.script ? SCRIPT : undefined,
     }),
@@ -121,24 +137,59 @@ async function livePage(deps: Deps, slug: string): Promise<PageRow | null> {
   return p && (p.status === "live" || p.status === "paused") ? p : null;
 }
 
+/** 1 (Monday, ISO) or 7 (Sunday): the first day of a listed week. */
+type WeekStart = 1 | 7;
+
+/**
+ * The week start the visitor expects, from their first Accept-Language tag:
+ * Sunday where that locale's weeks start on Sunday, else Monday. Other
+ * first days (Saturday) fall back to the ISO Monday.
+ */
+function weekStartOf(c: Context): WeekStart {
+  const tag = (c.req.header("accept-language") ?? "").split(",")[0]!.split(";")[0]!.trim();
+  if (!tag || tag === "*" || tag.length > 35) return 1;
+  try {
+    const loc = new Intl.Locale(tag) as Intl.Locale & {
+      getWeekInfo?: () => { firstDay: number };
+      weekInfo?: { firstDay: number };
+    };
+    return (loc.getWeekInfo?.() ?? loc.weekInfo)?.firstDay === 7 ? 7 : 1;
+  } catch {
+    return 1;
+  }
+}
+
+/** The first day of the week holding `date`. */
+function weekOf(date: string, start: WeekStart): string {
+  const d = plainDate(date);
+  return d.subtract({ days: (d.dayOfWeek - start + 7) % 7 }).toString();
+}
+
 interface ListParams {
   tz: string;
+  /** The first day of the listed week (a Monday or a Sunday, by weekStart). */
   week: string;
+  weekStart: WeekStart;
   duration: number;
   reschedule: string | null;
 }
+
+/** The last day a visitor may book, in their zone (null: no limit). */
+const lastDayOf = (cfg: PageConfig, now: number, tz: string) =>
+  cfg.maxAdvanceDays === null ? null : instantToLocal(now + cfg.maxAdvanceDays * DAY, tz).date;
 
 function paramsOf(c: Context, cfg: PageConfig, now: number): ListParams {
   const tzq = c.req.query("tz") ?? "";
   const tz = isTimeZone(tzq) ? canonicalZone(tzq) : cfg.timeZone;
   const today = instantToLocal(now, tz).date;
-  const wq = c.req.query("week") ?? "";
+  const mq = c.req.query("month") ?? "";
+  // A month from the picker stands for its 1st (its week); a month already begun, for today.
+  const wq = /^\d{4}-(0[1-9]|1[0-2])$/.test(mq) ? `${mq}-01` : (c.req.query("week") ?? "");
   let week = today;
   if (/^\d{4}-\d{2}-\d{2}$/.test(wq)) {
     try {
       const d = Temporal.PlainDate.from(wq, { overflow: "reject" }).toString();
-      const limit =
-        cfg.maxAdvanceDays === null ? "9999-12-31" : instantToLocal(now + cfg.maxAdvanceDays * DAY, tz).date;
+      const limit = lastDayOf(cfg, now, tz) ?? "9999-12-31";
       week = d < today ? today : d > limit ? limit : d;
     } catch {
       /* today */
@@ -147,7 +198,8 @@ function paramsOf(c: Context, cfg: PageConfig, now: number): ListParams {
   const dq = Number(c.req.query("duration"));
   const duration = cfg.durations.includes(dq) ? dq : cfg.durations[0]!;
   const rq = c.req.query("reschedule") ?? "";
-  return { tz, week, duration, reschedule: /^[0-9a-f]{32}$/.test(rq) ? rq : null };
+  const weekStart = weekStartOf(c);
+  return { tz, week: weekOf(week, weekStart), weekStart, duration, reschedule: /^[0-9a-f]{32}$/.test(rq) ? rq : null };
 }
 
 function qs(o: Record<string, string | number | null | undefined>): string {
@@ -164,6 +216,34 @@ function zoneSelect(tz: string): string {
     ? ZONE_OPTIONS.replace(own, `<option selected>${tz}</option>`)
     : `<option selected>${tz}</option>${ZONE_OPTIONS}`;
   return `<select id="tz" name="tz">${list}</select>`;
+}
+
+/**
+ * The month picker: every month from this one to the last bookable day's
+ * (a year ahead when the page sets no limit), the listed week's marked.
+ */
+function monthForm(
+  base: string,
+  q: ListParams,
+  today: string,
+  lastDay: string | null,
+  keep: Record<string, string>,
+): string {
+  const first = plainDate(today).toPlainYearMonth();
+  const last = lastDay === null ? first.add({ months: 11 }) : plainDate(lastDay).toPlainYearMonth();
+  if (Temporal.PlainYearMonth.compare(first, last) === 0) return "";
+  // The month most of the listed week is in (its Thursday's, or Wednesday's for a Sunday start), not before today's.
+  const mid = plainDate(q.week).add({ days: 3 }).toPlainYearMonth();
+  const shown = Temporal.PlainYearMonth.compare(mid, first) < 0 ? first : mid;
+  const options: string[] = [];
+  for (let m = first; Temporal.PlainYearMonth.compare(m, last) <= 0; m = m.add({ months: 1 })) {
+    const v = m.toString();
+    options.push(`<option value="${v}"${m.equals(shown) ? " selected" : ""}>${escapeHtml(monthLabel(v))}</option>`);
+  }
+  const hidden = Object.entries(keep)
+    .map(([k, v]) => `<input type="hidden" name="${k}" value="${escapeHtml(v)}">`)
+    .join("");
+  return `<form method="get" action="${escapeHtml(base)}" class="bk-month"><label for="bk-month">Jump to month</label><div class="bk-row"><select id="bk-month" name="month">${options.join("")}</select>${hidden}<button type="submit" class="bk-secondary">Go</button></div></form>`;
 }
 
 /** The week listing's body (everything escaped), for a live page. */
@@ -197,12 +277,17 @@ async function listingBody(
   const prev = first.subtract({ days: 7 }).toString();
   const today = instantToLocal(now, q.tz).date;
   const next = first.add({ days: 7 }).toString();
-  const lastDay = cfg.maxAdvanceDays === null ? null : instantToLocal(now + cfg.maxAdvanceDays * DAY, q.tz).date;
-  const nav = `<nav class="bk-nav">${q.week > today ? `<a href="${escapeHtml(`${base}?${qs({ ...keep, week: prev < today ? today : prev })}`)}">← Earlier</a>` : "<span></span>"}${
+  const lastDay = lastDayOf(cfg, now, q.tz);
+  const nav = `<nav class="bk-nav" aria-label="Weeks">${q.week > today ? `<a class="bk-button bk-secondary" href="${escapeHtml(`${base}?${qs({ ...keep, week: prev })}`)}">← Earlier</a>` : "<span></span>"}${
     lastDay === null || next <= lastDay
-      ? `<a href="${escapeHtml(`${base}?${qs({ ...keep, week: next })}`)}">Later →</a>`
+      ? `<a class="bk-button bk-secondary" href="${escapeHtml(`${base}?${qs({ ...keep, week: next })}`)}">Later →</a>`
       : "<span></span>"
   }</nav>`;
+  const picker = monthForm(base, q, today, lastDay, {
+    tz: q.tz,
+    ...(q.duration !== cfg.durations[0] ? { duration: String(q.duration) } : {}),
+    ...(q.reschedule ? { reschedule: q.reschedule } : {}),
+  });
   const durations =
     cfg.durations.length > 1
       ? `<p>Length: ${cfg.durations
@@ -213,14 +298,14 @@ async function listingBody(
           )
           .join(" · ")}</p>`
       : "";
-  const tzForm = `<form method="get" action="${escapeHtml(base)}" class="bk-tz"><div><label for="tz">Your time zone</label>${zoneSelect(q.tz)}</div>${
+  const tzForm = `<form method="get" action="${escapeHtml(base)}" class="bk-tz"><label for="tz">Your time zone</label><div class="bk-row">${zoneSelect(q.tz)}${
     q.duration !== cfg.durations[0] ? `<input type="hidden" name="duration" value="${q.duration}">` : ""
-  }${q.reschedule ? `<input type="hidden" name="reschedule" value="${q.reschedule}">` : ""}<input type="hidden" name="week" value="${escapeHtml(q.week)}"><button type="submit" class="bk-secondary">Show times</button></form>`;
+  }${q.reschedule ? `<input type="hidden" name="reschedule" value="${q.reschedule}">` : ""}<input type="hidden" name="week" value="${escapeHtml(q.week)}"><button type="submit" class="bk-secondary">Show times</button></div></form>`;
   const paused = p.status === "paused" ? `<p class="bk-error">This page is not taking bookings at the moment.</p>` : "";
   const resch = rescheduling
     ? `<p class="bk-ok">Choose a new time for your booking of ${escapeHtml(whenLabel(rescheduling.startsAt.getTime(), q.tz))}.</p>`
     : "";
-  return `${detailsHtml(cfg, hosts)}${note ? `<p class="bk-error" role="alert">${escapeHtml(note)}</p>` : ""}${paused}${resch}${tzForm}${durations}<h2>Free times, week of ${escapeHtml(q.week)}</h2>${slotsHtml(slots, q.tz, href, days)}${nav}`;
+  return `${detailsHtml(cfg, hosts)}${note ? `<p class="bk-error" role="alert">${escapeHtml(note)}</p>` : ""}${paused}${resch}<div class="bk-controls">${tzForm}${picker}</div>${durations}<h2>Free times, week of <time datetime="${escapeHtml(q.week)}">${escapeHtml(weekLabel(q.week))}</time></h2>${slotsHtml(slots, q.tz, href, days)}${nav}`;
 }
 
 export function bookingPublicRoutes(deps: Deps): Hono {
@@ -278,7 +363,7 @@ export function bookingPublicRoutes(deps: Deps): Hono {
     // The cache key is made from the raw query (bounded), so a hit reads no row.
     const raw = new URL(c.req.url).search;
     if (watch.changed()) cache.clear();
-    const key = raw.length <= 300 && !raw.includes("reschedule") ? `${slug}|${raw}|${minute}` : null;
+    const key = raw.length <= 300 && !raw.includes("reschedule") ? `${slug}|${raw}|${weekStartOf(c)}|${minute}` : null;
     const hit = key ? cache.get(key) : undefined;
     if (hit) {
       const nonce = newNonce();
@@ -303,7 +388,7 @@ export function bookingPublicRoutes(deps: Deps): Hono {
     const html = publicPage({
       title: p.config.title,
       nonce: NONCE_MARK,
-      css: CSS,
+      css: CSS + PAGE_CSS,
       body: `<main class="bk">${body}</main>`,
       script: SCRIPT,
     });
@@ -402,9 +487,11 @@ export function bookingPublicRoutes(deps: Deps): Hono {
     const df = Number(form.get("duration"));
     const duration = p.config.durations.includes(df) ? df : p.config.durations[0]!;
     const rf = form.get("reschedule") ?? "";
+    const weekStart = weekStartOf(c);
     const q: ListParams = {
       tz,
-      week: instantToLocal(now, tz).date,
+      week: weekOf(instantToLocal(now, tz).date, weekStart),
+      weekStart,
       duration,
       reschedule: /^[0-9a-f]{32}$/.test(rf) ? rf : null,
     };

@@ -11,31 +11,54 @@ import type { PageConfig, Question } from "./config";
 import type { Member } from "./schedules";
 import { DAY, offsetMinutes } from "./zoned";
 
+/**
+ * The page's own look, scoped to .bk so the approval page can show the same
+ * preview inside its frame: the approval pages' type, cards and controls
+ * (src/approvals/pages.ts), a visible focus ring on everything a keyboard
+ * reaches, and no fixed widths that would scroll sideways on a phone.
+ */
 export const CSS = `
-.bk{max-width:46rem;margin:0 auto;font:16px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:#111827}
-.bk h1{font-size:1.6rem;margin:.2em 0}
-.bk .bk-meta{color:#4b5563;margin:.25rem 0;padding:0;list-style:none}
+.bk{max-width:52rem;margin:0 auto;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1c2330}
+.bk h1{font-size:1.6rem;line-height:1.25;margin:.2em 0 .4rem}
+.bk h2{font-size:1.15rem;margin:1.5rem 0 .5rem}
+.bk a{color:#1d4ed8}
+.bk .bk-meta{color:#5b6576;margin:.25rem 0;padding:0;list-style:none}
 .bk .bk-meta li{margin:.15rem 0}
 .bk .bk-desc{white-space:pre-line;margin:1rem 0}
-.bk .bk-days{display:grid;grid-template-columns:repeat(auto-fill,minmax(9.5rem,1fr));gap:.75rem;margin:1rem 0;padding:0;list-style:none}
-.bk .bk-day h3{font-size:.95rem;margin:0 0 .35rem}
+.bk .bk-days{display:grid;grid-template-columns:repeat(auto-fill,minmax(9rem,1fr));gap:.75rem;align-items:start;margin:1rem 0;padding:0;list-style:none}
+@media (min-width:50rem){.bk .bk-days{grid-template-columns:repeat(7,minmax(0,1fr));gap:.5rem}.bk .bk-day{padding:.6rem .35rem}.bk .bk-day h3{font-size:.82rem;white-space:nowrap;text-align:center}}
+.bk .bk-day{background:#fff;border:1px solid #dde1e7;border-radius:10px;padding:.7rem .75rem}
+.bk .bk-day h3{font-size:.95rem;margin:0 0 .45rem}
 .bk .bk-day ul{list-style:none;margin:0;padding:0}
-.bk .bk-day li{margin:.2rem 0}
-.bk .bk-slot{display:block;padding:.35rem .5rem;border:1px solid #2563eb;border-radius:.375rem;color:#1d4ed8;text-decoration:none;text-align:center}
+.bk .bk-day li{margin:.3rem 0}
+.bk .bk-day .bk-none{margin:0;font-size:.9rem}
+.bk .bk-slot{display:block;padding:.4rem .5rem;border:1px solid #2563eb;border-radius:8px;color:#1d4ed8;background:#fff;text-decoration:none;text-align:center;font-variant-numeric:tabular-nums}
 .bk a.bk-slot:hover,.bk a.bk-slot:focus{background:#2563eb;color:#fff}
-.bk .bk-none{color:#6b7280}
-.bk form.bk-form label{display:block;margin:.6rem 0 .15rem;font-weight:600}
-.bk form.bk-form input[type=text],.bk form.bk-form input[type=email],.bk form.bk-form input[type=tel],.bk form.bk-form input[type=number],.bk form.bk-form textarea,.bk form.bk-form select{width:100%;padding:.45rem;border:1px solid #d1d5db;border-radius:.375rem;font:inherit;box-sizing:border-box}
+.bk .bk-none{color:#5b6576}
+.bk label{font-weight:600}
+.bk form.bk-form label{display:block;margin:.8rem 0 .25rem}
+.bk select,.bk input[type=text],.bk input[type=email],.bk input[type=tel],.bk input[type=number],.bk textarea{width:100%;min-width:0;padding:.5rem .6rem;border:1px solid #c5ccd6;border-radius:6px;background:#fff;color:inherit;font:inherit;box-sizing:border-box}
+.bk select{min-height:2.6rem}
 .bk .bk-check label{display:inline;font-weight:400}
-.bk button,.bk .bk-button{display:inline-block;margin-top:1rem;padding:.55rem 1.1rem;background:#2563eb;color:#fff;border:0;border-radius:.375rem;font:inherit;text-decoration:none;cursor:pointer}
+.bk button,.bk .bk-button{display:inline-block;margin-top:1rem;padding:.6rem 1.2rem;background:#2563eb;color:#fff;border:1px solid #2563eb;border-radius:8px;font:inherit;font-weight:600;line-height:1.3;text-decoration:none;cursor:pointer;box-sizing:border-box}
 .bk .bk-secondary{background:#fff;color:#1d4ed8;border:1px solid #2563eb}
-.bk .bk-error{background:#fef2f2;border:1px solid #fca5a5;color:#991b1b;padding:.6rem .8rem;border-radius:.375rem}
-.bk .bk-ok{background:#f0fdf4;border:1px solid #86efac;color:#14532d;padding:.6rem .8rem;border-radius:.375rem}
+.bk button:hover,.bk .bk-button:hover{background:#1d4ed8;color:#fff}
+.bk a:focus-visible,.bk button:focus-visible,.bk select:focus-visible,.bk input:focus-visible,.bk textarea:focus-visible{outline:3px solid #93b4f5;outline-offset:2px}
+.bk .bk-error{background:#fef3f2;border:1px solid #f4b8b3;color:#912018;padding:.7rem .9rem;border-radius:8px}
+.bk .bk-ok{background:#ecfdf3;border:1px solid #a6e0c2;color:#054f31;padding:.7rem .9rem;border-radius:8px}
 .bk .bk-nav{display:flex;justify-content:space-between;gap:1rem;margin:1rem 0}
-.bk .bk-tz{display:flex;gap:.5rem;align-items:end;flex-wrap:wrap}
-.bk .bk-tz select{max-width:20rem}
-.bk .bk-req{color:#b91c1c}
+.bk .bk-nav .bk-button{margin-top:0}
+.bk .bk-controls{display:grid;grid-template-columns:repeat(auto-fit,minmax(16rem,1fr));gap:.75rem 1rem;margin:1.25rem 0 .5rem}
+.bk .bk-tz label,.bk .bk-month label{display:block;margin:0 0 .25rem}
+.bk .bk-row{display:flex;gap:.5rem;align-items:stretch}
+.bk .bk-row select{flex:1}
+.bk .bk-row button{margin-top:0;white-space:nowrap}
+.bk .bk-req{color:#b42318}
+.bk dl{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem}.bk dt{color:#5b6576}.bk dd{margin:0;overflow-wrap:anywhere}
 `;
+
+/** The public page around .bk (not the approval preview, which sits in the approval page's own frame). */
+export const PAGE_CSS = `:root{color-scheme:light}body{margin:0;background:#f4f5f7}main.bk{padding:1.5rem 1rem 4rem}`;
 
 const LOCATION_LABEL: Record<string, string> = { in_person: "In person", phone: "Phone call", video: "Video call" };
 
@@ -79,6 +102,14 @@ function fmt(tz: string, o: Intl.DateTimeFormatOptions, key: string): Intl.DateT
 }
 export const dayLabel = (ms: number, tz: string) =>
   fmt(tz, { weekday: "short", day: "numeric", month: "short" }, "day").format(ms);
+/** A listed week's first day as people read it: "Mon 30 Nov 2026". */
+export const weekLabel = (date: string) =>
+  fmt("UTC", { weekday: "short", day: "numeric", month: "short", year: "numeric" }, "week")
+    .format(Date.parse(`${date}T12:00:00Z`))
+    .replace(",", "");
+/** A month of the month picker: "March 2027". */
+export const monthLabel = (month: string) =>
+  fmt("UTC", { month: "long", year: "numeric" }, "month").format(Date.parse(`${month}-15T12:00:00Z`));
 
 /**
  * The zone's offset at an instant, from a per-(zone, UTC day) memo: a day

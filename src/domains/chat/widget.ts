@@ -98,12 +98,25 @@ function themeCss(b: Branding): string {
     .join(";")}}`;
 }
 
-const BASE_CSS = `*{box-sizing:border-box}html,body{margin:0;height:100%;background:transparent;font:14px/1.45 var(--font,system-ui,-apple-system,"Segoe UI",sans-serif);color:var(--fg,#1f2328)}
-#launch{position:absolute;right:6px;bottom:6px;width:60px;height:60px;border-radius:50%;border:0;background:var(--p,#2f6fed);color:var(--pt,#fff);font-size:26px;cursor:pointer;box-shadow:0 4px 14px rgba(0,0,0,.25)}
+/**
+ * The system sans-serif stack comes after the brand's font in every case: a
+ * brand font that is not installed (or a --font left unset, which would make
+ * the whole declaration invalid and fall back to the browser's serif) still
+ * lands on a sans-serif face.
+ */
+const SANS = `system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,"Noto Sans","Liberation Sans",sans-serif`;
+
+/** The launcher's and the close button's icons: inline SVG in currentColor, so no emoji font is needed. */
+const CHAT_ICON = `<svg viewBox="0 0 24 24" width="28" height="28" aria-hidden="true" focusable="false"><path fill="currentColor" d="M4 3h16a2 2 0 0 1 2 2v11a2 2 0 0 1-2 2H9.5L5 21.6a.6.6 0 0 1-1-.5V18a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2zm3 6.2a1.3 1.3 0 1 0 0 2.6 1.3 1.3 0 0 0 0-2.6zm5 0a1.3 1.3 0 1 0 0 2.6 1.3 1.3 0 0 0 0-2.6zm5 0a1.3 1.3 0 1 0 0 2.6 1.3 1.3 0 0 0 0-2.6z"/></svg>`;
+const CLOSE_ICON = `<svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" focusable="false"><path fill="none" stroke="currentColor" stroke-width="2.2" stroke-linecap="round" d="M6 6l12 12M18 6L6 18"/></svg>`;
+
+const BASE_CSS = `*{box-sizing:border-box}html,body{margin:0;height:100%;background:transparent;font-size:14px;line-height:1.45;font-family:var(--font,${SANS}),${SANS};color:var(--fg,#1f2328)}
+#launch{position:absolute;right:6px;bottom:6px;width:60px;height:60px;padding:0;display:flex;align-items:center;justify-content:center;border-radius:50%;border:0;background:var(--p,#2f6fed);color:var(--pt,#fff);cursor:pointer;box-shadow:0 4px 14px rgba(0,0,0,.25)}
+button:focus-visible,textarea:focus-visible,input:focus-visible{outline:3px solid #93b4f5;outline-offset:2px}
 #panel{display:none;position:absolute;inset:0;flex-direction:column;background:var(--bg,#fff);border-radius:var(--r,12px);overflow:hidden;box-shadow:0 8px 30px rgba(0,0,0,.25)}
 .open #panel{display:flex}.open #launch{display:none}
 header{background:var(--p,#2f6fed);color:var(--pt,#fff);padding:12px 14px;display:flex;align-items:flex-start;gap:8px}header>div{flex:1}header h1{font-size:16px;margin:0}header p{margin:4px 0 0;font-size:13px;opacity:.92}
-#close{background:none;border:0;color:inherit;font-size:20px;cursor:pointer;line-height:1}
+#close{background:none;border:0;color:inherit;padding:2px;cursor:pointer;line-height:0;border-radius:6px}
 #msgs{list-style:none;margin:0;padding:12px;flex:1;overflow-y:auto;display:flex;flex-direction:column;gap:8px}
 .m{max-width:82%;padding:8px 10px;border-radius:12px;white-space:pre-wrap;overflow-wrap:anywhere}.m p{margin:0}.m b{display:block;font-size:11px;opacity:.7}
 .me{align-self:flex-end;background:var(--p,#2f6fed);color:var(--pt,#fff)}.them{align-self:flex-start;background:rgba(127,127,127,.14)}
@@ -120,9 +133,9 @@ export function frameHtml(v: FrameView, nonce: string): string {
 <title>${escapeHtml(v.title)}</title>
 <style nonce="${nonce}">${themeCss(v.branding)}${BASE_CSS}</style></head><body>
 <div id="w">
-<button id="launch" type="button" aria-label="Open chat">&#128172;</button>
+<button id="launch" type="button" aria-label="Open chat">${CHAT_ICON}</button>
 <section id="panel" aria-label="Chat">
-<header><div><h1>${escapeHtml(v.title)}</h1><p id="intro">${escapeHtml(intro)}</p></div><button id="close" type="button" aria-label="Close chat">&times;</button></header>
+<header><div><h1>${escapeHtml(v.title)}</h1><p id="intro">${escapeHtml(intro)}</p></div><button id="close" type="button" aria-label="Close chat">${CLOSE_ICON}</button></header>
 <ol id="msgs" aria-live="polite"></ol>
 <p id="state" role="status" hidden></p>
 <p id="err" role="status"></p>

@@ -60,13 +60,19 @@ export const POSTS_PER_MINUTE = 30;
 /** Relays post in bursts after a big campaign; a bad secret costs a slot too. */
 export const FEEDBACK_PER_MINUTE = 600;
 
-const CSS = `body{font:16px/1.5 system-ui,sans-serif;color:#111827;background:#f9fafb;margin:0}
-main{max-width:32rem;margin:10vh auto;background:#fff;border:1px solid #e5e7eb;border-radius:.75rem;padding:2rem}
-h1{font-size:1.35rem;margin:0 0 1rem}button{font:inherit;padding:.6rem 1.2rem;border-radius:.5rem;border:0;background:#111827;color:#fff;cursor:pointer}
-label{display:block;margin:1rem 0}.muted{color:#6b7280;font-size:.9rem}
-input[type=email],input[type=text]{display:block;box-sizing:border-box;width:100%;margin-top:.35rem;font:inherit;padding:.55rem .7rem;border:1px solid #d1d5db;border-radius:.5rem}
-input:focus-visible,button:focus-visible{outline:3px solid #2563eb;outline-offset:2px}.error{color:#b91c1c}
-@media (max-width:34rem){main{margin:1rem;padding:1.5rem}}`;
+/** The approval pages' look (src/approvals/pages.ts): one card, their type and button, a focus ring; a margin on a phone. */
+const CSS = `:root{color-scheme:light}
+body{font:16px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1c2330;background:#f4f5f7;margin:0}
+main{max-width:32rem;margin:10vh auto 2rem;background:#fff;border:1px solid #dde1e7;border-radius:10px;padding:1.75rem 2rem}
+@media (max-width:36rem){main{margin:1rem;padding:1.25rem}}
+h1{font-size:1.4rem;line-height:1.25;margin:0 0 1rem}p{overflow-wrap:anywhere}
+button{font:inherit;font-weight:600;padding:.6rem 1.4rem;border-radius:8px;border:1px solid transparent;background:#1c2330;color:#fff;cursor:pointer}
+button:hover{background:#323d52}
+button:focus-visible,input:focus-visible,a:focus-visible{outline:3px solid #93b4f5;outline-offset:2px}
+label{display:flex;gap:.5rem;align-items:flex-start;margin:1rem 0}label input{margin:.3rem 0 0;flex:none}
+.muted{color:#5b6576;font-size:.9rem}
+label.field{display:block}label.field input{display:block;box-sizing:border-box;width:100%;margin:.35rem 0 0;font:inherit;padding:.55rem .7rem;border:1px solid #c5ccd6;border-radius:8px}
+.error{color:#b91c1c}`;
 
 function page(c: Context, status: number, title: string, body: string) {
   const nonce = newNonce();
@@ -192,8 +198,8 @@ ${!active.length ? `<input type="hidden" name="all" value="1">` : ""}
   const signupForm = (key: string, listName: string, description: string | null, company: string, err?: string) =>
     `<h1>Subscribe to ${esc(listName)}</h1><p class="muted">From ${esc(company)}</p>${description ? `<p>${esc(description)}</p>` : ""}
 ${err ? `<p class="error" role="alert">${esc(err)}</p>` : ""}<form method="post" action="/e/s/${key}">${honeypotHtml()}
-<label>Email address<input type="email" name="email" required maxlength="254" autocomplete="email"></label>
-<label>Name (optional)<input type="text" name="name" maxlength="200" autocomplete="name"></label>
+<label class="field">Email address<input type="email" name="email" required maxlength="254" autocomplete="email"></label>
+<label class="field">Name (optional)<input type="text" name="name" maxlength="200" autocomplete="name"></label>
 <button type="submit">Subscribe</button></form><p class="muted">We will email you a link to confirm. You can unsubscribe from any message.</p>`;
 
   app.get("/s/:key", async (c) => {

@@ -72,6 +72,14 @@ const PAGE_HEADERS: [string, string][] = (() => {
   return out;
 })();
 
+/** What a survey page takes from its site's brand profile. */
+interface Brand {
+  css: string;
+  /** The site's faviconUrl (checked as an http(s) URL or a path when stored), or null for the service's icon. */
+  icon: string | null;
+}
+const NO_BRAND: Brand = { css: "", icon: null };
+
 interface KeptPage {
   /** Alternating text and hole names: [text, name, text, name, text…]. */
   parts: string[];
@@ -128,7 +136,7 @@ export function surveyPublicRoutes(deps: Deps) {
   const limiter = rateLimiter(deps, "survey-submit", SUBMITS_PER_MINUTE);
   const bySlug = new Bounded<string, SurveyRow | null>(2000);
   const keptPages = new Bounded<string, KeptPage>(500);
-  const brands = new Map<number, string>();
+  const brands = new Map<number, Brand>();
   // One watch over what the kept rows and pages are built from: a survey row, a brand profile.
   const changed = deps.store.changes.watch(["surveys", "brand_profiles"]);
 
@@ -154,15 +162,16 @@ export function surveyPublicRoutes(deps: Deps) {
       });
   }
 
-  async function brandCss(siteId: number | null): Promise<string> {
-    if (siteId === null) return "";
+  /** The site's colours and font as CSS, and its favicon (the tab shows the site's icon, not the service's). */
+  async function brandOf(siteId: number | null): Promise<Brand> {
+    if (siteId === null) return NO_BRAND;
     const hit = brands.get(siteId);
     if (hit !== undefined) return hit;
     const data = await storedBranding(deps.db, siteId);
-    const css = brandVars(data);
+    const brand = { css: brandVars(data), icon: typeof data?.faviconUrl === "string" ? data.faviconUrl : null };
     if (brands.size > 2000) brands.clear();
-    brands.set(siteId, css);
-    return css;
+    brands.set(siteId, brand);
+    return brand;
   }
 
   function send(
@@ -219,8 +228,16 @@ export function surveyPublicRoutes(deps: Deps) {
     return out;
   }
 
-  function pageHtml(s: SurveyRow, lang: string, nonce: string, css: string, body: string, title: string): string {
-    return publicPage({ title, nonce, lang, css: SURVEY_CSS + PAGE_CSS + css, body, script: SCRIPT });
+  function pageHtml(s: SurveyRow, lang: string, nonce: string, brand: Brand, body: string, title: string): string {
+    return publicPage({
+      title,
+      nonce,
+      lang,
+      css: SURVEY_CSS + PAGE_CSS + brand.css,
+      icon: brand.icon,
+      body,
+      script: SCRIPT,
+    });
   }
 
   /** The kept first page (synchronous on a hit), or a promise of it rendered. */
@@ -230,7 +247,7 @@ export function surveyPublicRoutes(deps: Deps) {
 
   async function renderFirstPage(s: SurveyRow, lang: string): Promise<KeptPage> {
     const key = `${s.id}:${s.version}:${lang}`;
-    const css = await brandCss(s.siteId);
+    const brand = await brandOf(s.siteId);
     const def = s.definition;
     const t = translator(def, lang);
     const body = renderFormPage({
@@ -246,7 +263,7 @@ export function surveyPublicRoutes(deps: Deps) {
       languageLinks: HOLE.langs,
       honeypot: honeypotHtml(),
     });
-    const html = pageHtml(s, lang, HOLE.nonce, css, body, t("title", def.title));
+    const html = pageHtml(s, lang, HOLE.nonce, brand, body, t("title", def.title));
     const parts = html.split(HOLE_RE);
     const page = { parts, links: languageLinks(def, lang, (l) => `/s/${s.slug}?lang=${l}`) };
     keptPages.set(key, page);
@@ -313,7 +330,7 @@ export function surveyPublicRoutes(deps: Deps) {
       return messagePage(c, lang, "tooMany", "tooManyBody", 429, { n: decision.retryAfterSec });
     }
     const t = translator(def, lang);
-    const css = await brandCss(s.siteId);
+    const brand = await brandOf(s.siteId);
     const nonce = newNonce();
     if (honeypotFilled(form)) {
       // Thank the bot as if it had succeeded, and store nothing: it learns nothing to adapt to.
@@ -321,7 +338,7 @@ export function surveyPublicRoutes(deps: Deps) {
       return send(
         c,
         nonce,
-        pageHtml(s, lang, nonce, css, renderEnding(def, ending, t, lang), t(`${ending.id}.title`, ending.title)),
+        pageHtml(s, lang, nonce, brand, renderEnding(def, ending, t, lang), t(`${ending.id}.title`, ending.title)),
       );
     }
     const token = form.get("token") ?? "";
@@ -352,7 +369,7 @@ export function surveyPublicRoutes(deps: Deps) {
             s,
             lang,
             nonce,
-            css,
+            brand,
             renderEnding(outcome.def, ending, tt, lang),
             tt(`${ending.id}.title`, ending.title),
           ),
@@ -374,7 +391,7 @@ export function surveyPublicRoutes(deps: Deps) {
           honeypot: honeypotHtml(),
         });
         const status = Object.keys(outcome.errors).length ? 400 : 200;
-        return send(c, nonce, pageHtml(s, lang, nonce, css, body, tt("title", outcome.def.title)), status, true);
+        return send(c, nonce, pageHtml(s, lang, nonce, brand, body, tt("title", outcome.def.title)), status, true);
       }
     }
   });

@@ -161,7 +161,11 @@ export function renderQuestion(q: Question, t: T, lang: string, st: QuestionStat
       minLabel || maxLabel
         ? `<div class="sv-ends"><span>${esc(minLabel)}</span><span>${esc(maxLabel)}</span></div>`
         : "";
-    body = `<div class="sv-points sv-${q.type}">${cells.join("")}</div>${ends}`;
+    // Numbered scales are a grid of equal cells on one row (0–10 fits a 40rem column), two even rows on a phone.
+    const points = hi - lo + 1;
+    const grid = q.type === "rating" ? "" : ` sv-grid${points > 6 ? " sv-wide" : ""}`;
+    const cols = q.type === "rating" ? "" : ` style="--sv-n:${points}"`;
+    body = `<div class="sv-points sv-${q.type}${grid}"${cols}>${cells.join("")}</div>${ends}`;
   } else if (q.type === "matrix") {
     const head = q
       .columns!.map(
@@ -456,7 +460,11 @@ main.sv{max-width:42rem;margin:0 auto;padding:1.5rem 1rem 3rem}
 .sv-point label{display:inline-block;min-width:2.4rem;text-align:center;padding:.45rem .5rem;border:2px solid #6b7280;border-radius:.25rem;background:#fff}
 .sv-point input:checked+label{background:var(--sv-primary);border-color:var(--sv-primary);color:#fff}
 .sv-point input:focus+label{outline:3px solid #fd0;box-shadow:0 0 0 2px #0b0c0c}
-.sv-ends{display:flex;justify-content:space-between;color:var(--sv-muted);font-size:.9rem;max-width:32rem;margin-top:.25rem}
+.sv-points.sv-grid{display:grid;grid-template-columns:repeat(var(--sv-n),minmax(0,1fr));max-width:40rem}
+.sv-grid .sv-point label{display:block;min-width:0;padding:.55rem 0;box-sizing:border-box;font-variant-numeric:tabular-nums}
+.sv-grid+.sv-ends{max-width:40rem}
+@media (max-width:30rem){.sv-points.sv-grid.sv-wide{grid-template-columns:repeat(6,minmax(0,1fr))}}
+.sv-ends{display:flex;justify-content:space-between;gap:1rem;color:var(--sv-muted);font-size:.9rem;max-width:32rem;margin-top:.35rem}
 .sv-matrix-wrap{overflow-x:auto}.sv-matrix{border-collapse:collapse}.sv-matrix th,.sv-matrix td{padding:.4rem .6rem;text-align:center;border-bottom:1px solid #e5e7eb}.sv-matrix th[scope=row]{text-align:left;font-weight:400}
 .sv-matrix input{width:1.3rem;height:1.3rem}
 .sv-rank{display:flex;align-items:center;gap:.6rem;margin:.35rem 0}.sv-rank select{font:inherit;padding:.3rem}
