@@ -60,14 +60,14 @@ test("REST: distinct URLs and bad keys keep the parsed URLs and the key lookups 
     limiter: memoryRateLimiter({ limitPerMinute: 1_000_000_000, clock: server.clock }),
   });
   // Distinct URLs, each parsed and kept (401: no key; a refused one is kept as well).
-  for (let i = 0; i < 6000; i++) {
+  for (let i = 0; i < 3000; i++) {
     const r = await app.fetch(
       new Request(`http://t/api/v1/sites/${1 + (i % 7)}/posts?search=q${i}&limit=${1 + (i % 50)}`),
     );
     expect(r.status).toBe(401);
   }
   // Distinct well-formed keys that match nothing: each hashed and remembered as unknown.
-  for (let i = 0; i < 6000; i++) {
+  for (let i = 0; i < 2000; i++) {
     const r = await app.fetch(
       new Request("http://t/api/v1/sites/1/posts", { headers: { Authorization: `Bearer svc_live_${hex64(i)}` } }),
     );
@@ -82,7 +82,7 @@ test("REST: distinct URLs and bad keys keep the parsed URLs and the key lookups 
 }, 120_000);
 
 test("MCP keys and OAuth tokens that match nothing keep the credential caches within their budget", async () => {
-  for (let i = 0; i < 5000; i++) {
+  for (let i = 0; i < 2000; i++) {
     expect(await resolveBearer(server.deps, `svc_mcp_${hex64(i)}`)).toBeNull();
     expect(await resolveBearer(server.deps, `svc_oauth_${hex64(i)}`)).toBeNull();
   }
