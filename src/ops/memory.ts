@@ -37,7 +37,9 @@
  * own, and JIT code dropped, to be compiled again as requests come), so it
  * runs once per flood: on the first tick after a collection that freed
  * FLOOD_FREED_BYTES at which RSS holds steady (the flood is over) and still
- * above the limit. Measured (test/ops/memory-hostile.test.ts' sequence):
+ * above the limit, and at most once a minute (under steady heavy load the
+ * same signs can recur, and compiled code dropped every few seconds would
+ * cost more than the pages are worth). Measured (test/ops/memory-hostile.test.ts' sequence):
  * RSS 10 s after the flood 204 MB without it, 189 MB with it.
  */
 const MAX_SHARE = 0.01;
@@ -46,6 +48,7 @@ const MIN_FREED_BYTES = 1024 * 1024;
 const REGROW_BYTES = 32 * 1024 * 1024;
 const FLOOD_FREED_BYTES = 16 * 1024 * 1024;
 const STEADY_BYTES = 2 * 1024 * 1024;
+const SHRINK_EVERY_MS = 60_000;
 
 export class MemoryGuard {
   private backoff = 1;
@@ -61,6 +64,7 @@ export class MemoryGuard {
   private lastRss = 0;
   /** A collection freed a flood's worth since the last shrink. */
   private flooded = false;
+  private lastShrink = -Infinity;
 
   constructor(
     private readonly limitBytes: number,
@@ -82,10 +86,11 @@ export class MemoryGuard {
       if (this.skip > 0) this.skip--;
       return false;
     }
-    if (this.flooded && steady) {
+    if (this.flooded && steady && this.now() - this.lastShrink >= SHRINK_EVERY_MS) {
       this.flooded = false;
       this.shrinks++;
       this.shrink();
+      this.lastShrink = this.now();
       return true;
     }
     if (this.skip > 0 && before < this.after + REGROW_BYTES) {

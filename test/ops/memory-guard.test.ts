@@ -103,6 +103,7 @@ test("under steady load collections keep to 1 % of the time; a flood still colle
 
 test("once a flood is over (a collection freed 16 MB or more, then RSS holds steady) it shrinks, once", () => {
   let shrinks = 0;
+  let clock = 0;
   const w = { rss: 300 * MB, garbage: 60 * MB }; // the flood's garbage
   const guard = new MemoryGuard(
     160 * MB,
@@ -111,7 +112,7 @@ test("once a flood is over (a collection freed 16 MB or more, then RSS holds ste
       w.rss -= w.garbage;
       w.garbage = 0;
     },
-    () => 0,
+    () => clock,
     () => {
       shrinks++;
       w.rss -= 20 * MB; // pages the allocators kept
@@ -125,6 +126,20 @@ test("once a flood is over (a collection freed 16 MB or more, then RSS holds ste
   // Not again until another flood's collection.
   for (let i = 0; i < 40; i++) guard.tick();
   expect(shrinks).toBe(1);
+  // Another flood within the minute: collected, not shrunk; after the minute, shrunk.
+  const flood = () => {
+    w.rss += 60 * MB;
+    w.garbage = 60 * MB;
+    clock += 10_000;
+    guard.tick();
+    clock += 500;
+    guard.tick();
+  };
+  flood();
+  expect(shrinks).toBe(1);
+  clock += 60_000;
+  flood();
+  expect(shrinks).toBe(2);
   // A collection that frees little (steady churn) is no flood.
   const v = { rss: 300 * MB, n: 0 };
   const calm = new MemoryGuard(
