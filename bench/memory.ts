@@ -57,9 +57,11 @@ try {
   });
   console.log(`peak under the sequence ${f(peakMb)} MB`);
   await heap("after the sequence");
-  for (const wait of [2000, 4000, 10_000]) {
-    await Bun.sleep(wait);
-    console.log(`  +${wait / 1000} s: ${f(s.rssMb())} MB`);
+  let waited = 0;
+  for (const at of [2, 4, 10, 30]) {
+    await Bun.sleep((at - waited) * 1000);
+    waited = at;
+    console.log(`  +${at} s: ${f(s.rssMb())} MB`);
   }
   if (heapOut) console.log(readFileSync(heapOut, "utf8"));
 } finally {

@@ -37,7 +37,7 @@
  * own, and JIT code dropped, to be compiled again as requests come), so it
  * runs once per flood: on the first tick after a collection that freed
  * FLOOD_FREED_BYTES at which RSS holds steady (the flood is over) and still
- * above the limit, and at most once a minute (under steady heavy load the
+ * above the limit, and at most once in 20 s (under steady heavy load the
  * same signs can recur, and compiled code dropped every few seconds would
  * cost more than the pages are worth). Measured (test/ops/memory-hostile.test.ts' sequence):
  * RSS 10 s after the flood 204 MB without it, 189 MB with it.
@@ -48,7 +48,7 @@ const MIN_FREED_BYTES = 1024 * 1024;
 const REGROW_BYTES = 32 * 1024 * 1024;
 const FLOOD_FREED_BYTES = 16 * 1024 * 1024;
 const STEADY_BYTES = 2 * 1024 * 1024;
-const SHRINK_EVERY_MS = 60_000;
+const SHRINK_EVERY_MS = 20_000;
 
 export class MemoryGuard {
   private backoff = 1;
