@@ -18,7 +18,7 @@ export interface BoundedMapOptions<K, V> {
 
 export class BoundedMap<K, V> {
   private readonly map = new Map<K, V>();
-  private bytes = 0;
+  private held = 0;
   private readonly maxEntries: number;
   private readonly maxEntryBytes: number;
 
@@ -37,8 +37,8 @@ export class BoundedMap<K, V> {
     if (size > this.maxEntryBytes) return false;
     this.delete(key);
     this.map.set(key, value);
-    this.bytes += size;
-    while (this.map.size > this.maxEntries || this.bytes > this.opts.maxBytes)
+    this.held += size;
+    while (this.map.size > this.maxEntries || this.held > this.opts.maxBytes)
       this.delete(this.map.keys().next().value as K);
     return true;
   }
@@ -47,11 +47,25 @@ export class BoundedMap<K, V> {
     const v = this.map.get(key);
     if (v === undefined) return false;
     this.map.delete(key);
-    this.bytes -= this.opts.sizeOf(key, v);
+    this.held -= this.opts.sizeOf(key, v);
     return true;
+  }
+
+  has(key: K): boolean {
+    return this.map.has(key);
+  }
+
+  clear(): void {
+    this.map.clear();
+    this.held = 0;
   }
 
   get size(): number {
     return this.map.size;
+  }
+
+  /** The bytes held, as `sizeOf` counts them: never above `maxBytes`. */
+  get bytes(): number {
+    return this.held;
   }
 }

@@ -6,14 +6,24 @@
  */
 import { WindowCounter, type AttemptCounter } from "./attempts";
 import type { Deps } from "./context";
+import { BUDGET } from "./memory-budget";
 import { memoryRateLimiter, type RateLimiter } from "./rate-limit";
 import { redisRateLimiter, redisWindowCounter } from "./rate-limit-redis";
 
-/** A token bucket per caller; `name` keeps different limits' buckets apart in Redis. */
+/**
+ * A token bucket per caller; `name` keeps different limits' buckets apart in
+ * Redis. In memory each limiter holds at most its share of the budget
+ * (src/core/memory-budget.ts): the REST and MCP limits, which every API
+ * request takes from, BUDGET.rateLimitMain; the others BUDGET.rateLimitOther.
+ */
 export function rateLimiter(deps: Pick<Deps, "redis" | "clock">, name: string, limitPerMinute: number): RateLimiter {
   return deps.redis
     ? redisRateLimiter({ redis: deps.redis, clock: deps.clock, limitPerMinute, prefix: `plinth:rate:${name}:` })
-    : memoryRateLimiter({ limitPerMinute, clock: deps.clock });
+    : memoryRateLimiter({
+        limitPerMinute,
+        clock: deps.clock,
+        maxBytes: name === "rest" || name === "mcp" ? BUDGET.rateLimitMain : BUDGET.rateLimitOther,
+      });
 }
 
 /** Attempts per key in fixed windows (sign-in failures, client registrations). */

@@ -18,18 +18,17 @@
  * scopes, the company (and its name) and the caller's role there, and the arguments as
  * validated. Authorization runs before the lookup on every call, so a key
  * that lost a scope or a membership is refused exactly as without a cache.
- * Bounded like every cache here: MAX_ENTRIES answers and MAX_BYTES of text,
- * oldest out first.
+ * Bounded like every cache here: BUDGET.mcpResults bytes of keys and text
+ * (src/core/memory-budget.ts), oldest out first.
  */
 import { getTableName } from "drizzle-orm";
 import { BoundedMap } from "../core/bounded-map";
 import type { ActorContext } from "../core/context";
 import { MAX_AGE_MS, type ChangeFeed, type ChangeWatch } from "../core/changes";
+import { BUDGET, ENTRY_OVERHEAD, stringBytes } from "../core/memory-budget";
 import type { ToolDef } from "./define";
 import { RESULT_JSON, toolOk, type ToolResult } from "./errors";
 
-const MAX_ENTRIES = 2000;
-const MAX_BYTES = 8 * 1024 * 1024;
 /** Larger answers (with their key) are not kept: one page of a long list must not push out a hundred small ones. */
 const MAX_ENTRY_BYTES = 256 * 1024;
 /** Calls with longer keys (long search strings) are answered but not kept. */
@@ -46,10 +45,9 @@ interface Entry {
 class ResultCache {
   // Strings are UTF-16 in memory: two bytes a character (key, text and its JSON form).
   private readonly map = new BoundedMap<string, Entry>({
-    maxEntries: MAX_ENTRIES,
-    maxBytes: MAX_BYTES,
+    maxBytes: BUDGET.mcpResults,
     maxEntryBytes: MAX_ENTRY_BYTES,
-    sizeOf: (key, e) => 2 * (key.length + e.text.length + e.json.length),
+    sizeOf: (key, e) => stringBytes(key) + stringBytes(e.text) + stringBytes(e.json) + ENTRY_OVERHEAD,
   });
   private readonly watches = new Map<string, ChangeWatch>();
   hits = 0;
@@ -77,6 +75,10 @@ class ResultCache {
 
   get size() {
     return this.map.size;
+  }
+
+  get bytes() {
+    return this.map.bytes;
   }
 }
 
@@ -115,7 +117,7 @@ export async function cachedAnswer(
 }
 
 /** Entries held, hits and misses for this store's change feed (tests). */
-export function resultCacheStats(feed: ChangeFeed): { entries: number; hits: number; misses: number } {
+export function resultCacheStats(feed: ChangeFeed): { entries: number; bytes: number; hits: number; misses: number } {
   const c = caches.get(feed);
-  return { entries: c?.size ?? 0, hits: c?.hits ?? 0, misses: c?.misses ?? 0 };
+  return { entries: c?.size ?? 0, bytes: c?.bytes ?? 0, hits: c?.hits ?? 0, misses: c?.misses ?? 0 };
 }

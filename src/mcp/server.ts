@@ -30,6 +30,7 @@ import {
   type McpRequestContext,
 } from "@modelcontextprotocol/server";
 import { BoundedMap } from "../core/bounded-map";
+import { BUDGET, ENTRY_OVERHEAD, stringBytes } from "../core/memory-budget";
 import { resultJson } from "./errors";
 import { callTool, readResource, type McpEnv } from "./call";
 import { VERSION } from "../version";
@@ -121,13 +122,20 @@ async function viaSdk(request: Request, message: unknown, env: McpEnv): Promise<
 
 /**
  * tools/list bodies are large (hundreds of tools) and depend only on the
- * caller's list key, the request headers the SDK reads, and the page asked
- * for (`cursor`): never on `_meta` or the id. So the SDK's own answer is
- * memoised as bytes, split where the id goes: a repeat costs a
- * concatenation, and every protocol decision (era, version, validation) is
- * still the SDK's, made once. The memo is bounded in bytes, and requests
- * whose key would be long (a huge cursor) are answered but not memoised, so
- * no sequence of requests can grow it past MAX_LIST_BYTES.
+ * caller's list key and the request headers the SDK reads: never on
+ * `_meta`, the id or the `cursor` (the list is one page: the handler above
+ * never reads the request, so every cursor gets that page). So the SDK's
+ * own answer is memoised as bytes, split where the id goes: a repeat costs
+ * a concatenation, and every protocol decision (era, version, validation)
+ * is still the SDK's, made once. The memo is bounded in bytes, and requests
+ * whose key would be long (huge header values) are answered but not
+ * memoised, so no sequence of requests can grow it past MAX_LIST_BYTES.
+ *
+ * The cursor used to be part of the key: a flood of distinct cursors then
+ * had the SDK build, serialise and encode the whole list (~0.5 MB of
+ * garbage each) on every request, and that churn, not anything kept, is
+ * what took the server to ~180 MB in test/mcp/memory.test.ts and to
+ * 420–480 MB at 16 such requests in flight (bench/README.md, issue 30).
  */
 interface ListTemplate {
   status: number;
@@ -139,9 +147,10 @@ interface ListTemplate {
 }
 type ListMemo = BoundedMap<string, ListTemplate>;
 const listMemos = new WeakMap<object, ListMemo>();
-export const MAX_LIST_BYTES = 16 * 1024 * 1024;
+export const MAX_LIST_BYTES = BUDGET.mcpLists;
 const MAX_LIST_KEY = 1024;
 const SENTINEL = `plinth-list-id-${crypto.randomUUID()}`;
+const UTF8 = new TextEncoder();
 const KEY_HEADERS = ["accept", "content-type", "mcp-protocol-version", "mcp-method", "mcp-name"];
 
 async function listTools(request: Request, message: Record<string, unknown>, env: McpEnv): Promise<Response> {
@@ -152,18 +161,25 @@ async function listTools(request: Request, message: Record<string, unknown>, env
       (memo = new BoundedMap({
         maxBytes: MAX_LIST_BYTES,
         maxEntryBytes: MAX_LIST_BYTES / 4,
-        sizeOf: (_, t) => t.bytes,
+        sizeOf: (_, t) => t.bytes + ENTRY_OVERHEAD,
       })),
     );
-  const params = message.params as Record<string, unknown> | undefined;
   const key = [
     env.registry.listKey(env.principal, env.filter),
     ...KEY_HEADERS.map((h) => (request.headers.get(h) ?? "").slice(0, 200)),
     String(message.jsonrpc),
-    typeof params?.cursor === "string" ? params.cursor : "",
   ].join("\n");
-  const respond = (t: ListTemplate) =>
-    new Response(new Blob([t.before, JSON.stringify(message.id), t.after]), { status: t.status, headers: t.headers });
+  const respond = (t: ListTemplate) => {
+    // One typed array, not a Blob of the parts: an ArrayBuffer's bytes count towards the collector's
+    // pacing, a Blob's do not, and at several hundred KB an answer a flood of lists otherwise piles up
+    // native memory until the memory guard's next turn (issue 30).
+    const id = UTF8.encode(JSON.stringify(message.id));
+    const body = new Uint8Array(t.before.byteLength + id.byteLength + t.after.byteLength);
+    body.set(t.before);
+    body.set(id, t.before.byteLength);
+    body.set(t.after, t.before.byteLength + id.byteLength);
+    return new Response(body, { status: t.status, headers: t.headers });
+  };
   const hit = memo.get(key);
   if (hit) return respond(hit);
   const res = await viaSdk(request, { ...message, id: SENTINEL }, env);
@@ -174,15 +190,14 @@ async function listTools(request: Request, message: Record<string, unknown>, env
   if (at < 0 || text.indexOf(marker, at + 1) >= 0)
     // Not an answer to this id (should not happen): pass it on, uncached, with the real id.
     return new Response(text.split(marker).join(JSON.stringify(message.id)), { status: res.status, headers });
-  const utf8 = new TextEncoder();
-  const before = utf8.encode(text.slice(0, at));
-  const after = utf8.encode(text.slice(at + marker.length));
+  const before = UTF8.encode(text.slice(0, at));
+  const after = UTF8.encode(text.slice(at + marker.length));
   const t: ListTemplate = {
     status: res.status,
     headers,
     before,
     after,
-    bytes: before.byteLength + after.byteLength + key.length * 2,
+    bytes: before.byteLength + after.byteLength + stringBytes(key),
   };
   if (res.status === 200 && key.length <= MAX_LIST_KEY) memo.set(key, t);
   return respond(t);

@@ -5,9 +5,11 @@
  * A hit touches no database and, on SQLite, makes no promise; a miss reads
  * once. Key expiry is time, not data: it is evaluated on every use.
  */
+import { BoundedMap } from "../core/bounded-map";
 import type { ChangeWatch } from "../core/changes";
 import type { Deps } from "../core/context";
 import { then, type MaybePromise } from "../core/maybe";
+import { BUDGET, ENTRY_OVERHEAD, stringBytes } from "../core/memory-budget";
 import {
   findRestKeyByHash,
   restKeyHash,
@@ -20,21 +22,30 @@ import { presentedKey, type Caller } from "./auth";
 
 const ANONYMOUS: Caller = Object.freeze({ presented: false, key: null, bucket: null });
 const INVALID: Caller = Object.freeze({ presented: true, key: null, bucket: null });
-/** Bounds memory against floods of distinct keys or site ids; a full cache simply starts over. */
-const MAX_ENTRIES = 10_000;
+/**
+ * Bounds memory against floods of distinct keys or site ids: each of the
+ * four maps below holds at most a quarter of BUDGET.restLookups
+ * (src/core/memory-budget.ts), oldest out first. A key's row and caller
+ * answer, or a site's state, are small fixed objects: counted at ROW_BYTES.
+ */
+const PART = BUDGET.restLookups / 4;
+const ROW_BYTES = 768;
+const bounded = <K, V>(sizeOf: (k: K, v: V) => number) => new BoundedMap<K, V>({ maxBytes: PART, sizeOf });
 
 export class HotLookups {
   /** By secret hash: the row, and the caller answer built from it once. */
-  private keys = new Map<string, { record: RestKeyRecord; caller: Caller }>();
+  private keys = bounded<string, { record: RestKeyRecord; caller: Caller }>(
+    (hash) => stringBytes(hash) + ENTRY_OVERHEAD + ROW_BYTES,
+  );
   /**
    * Hashes of well-formed tokens that match no key: refused from memory like
    * a known key is accepted, so a client (or a flood) repeating a wrong or
    * deleted key reads the database once per change of rest_keys, not per request.
    */
-  private unknown = new Set<string>();
+  private unknown = bounded<string, true>((hash) => stringBytes(hash) + ENTRY_OVERHEAD);
   /** Presented token → its SHA-256, so a busy key is hashed once, not per request. Never written anywhere. */
-  private hashes = new Map<string, string>();
-  private sites = new Map<number, PublicSiteState>();
+  private hashes = bounded<string, string>((token, hash) => stringBytes(token) + stringBytes(hash) + ENTRY_OVERHEAD);
+  private sites = bounded<number, PublicSiteState>(() => ENTRY_OVERHEAD + ROW_BYTES);
   private readonly watch: ChangeWatch;
 
   constructor(private readonly deps: Deps) {
@@ -60,7 +71,6 @@ export class HotLookups {
       hash = restKeyHash(token);
       if (!hash) return INVALID;
       // Only well-formed tokens are remembered, so junk cannot fill the map.
-      if (this.hashes.size >= MAX_ENTRIES) this.hashes.clear();
       this.hashes.set(token, hash);
     }
     const k = this.keys.get(hash);
@@ -69,11 +79,9 @@ export class HotLookups {
     const h = hash;
     return then(findRestKeyByHash(this.deps, h), (found) => {
       if (!found) {
-        if (this.unknown.size >= MAX_ENTRIES) this.unknown.clear();
-        this.unknown.add(h);
+        this.unknown.set(h, true);
         return INVALID;
       }
-      if (this.keys.size >= MAX_ENTRIES) this.keys.clear();
       const entry = {
         record: found,
         caller: { presented: true, key: { id: found.id, siteId: found.siteId }, bucket: `key:${found.id}` },
@@ -91,12 +99,16 @@ export class HotLookups {
     return touched ? touched.then(() => k.caller) : k.caller;
   }
 
+  /** The bytes the four maps hold, as the budget counts them (tests). */
+  get bytes(): number {
+    return this.keys.bytes + this.unknown.bytes + this.hashes.bytes + this.sites.bytes;
+  }
+
   site(siteId: number): MaybePromise<PublicSiteState | null> {
     const cached = this.sites.get(siteId);
     if (cached) return cached;
     return then(publicSiteState(this.deps, siteId), (s) => {
       if (s) {
-        if (this.sites.size >= MAX_ENTRIES) this.sites.clear();
         this.sites.set(siteId, s);
       }
       return s;

@@ -25,9 +25,11 @@
  * is the path `make bench` holds to half the speed of a static Bun.serve.
  */
 import { Hono } from "hono";
+import { BoundedMap } from "../core/bounded-map";
 import type { Deps } from "../core/context";
 import { AppError, httpStatus, invalid, notFound, unauthorized } from "../core/errors";
 import { rateLimiter } from "../core/limits";
+import { BUDGET, ENTRY_OVERHEAD, stringBytes } from "../core/memory-budget";
 import type { RateLimitDecision, RateLimiter } from "../core/rate-limit";
 import type { PublicSiteState } from "../domains/sites/public-reads";
 import { MSG_INVALID_KEY, MSG_KEY_REQUIRED, WWW_AUTHENTICATE, type Caller } from "./auth";
@@ -218,9 +220,22 @@ interface ParsedUrl {
   /** Response headers for that ETag (okTemplate); rebuilt when the ETag, policy or caller's limit differs. */
   headers: OkTemplate | null;
 }
-/** At most 5,000 URLs of at most 512 characters, each with its two header templates (about 1.1 KB together, measured): under 10 MB in all. */
-const MAX_PARSED = 5000;
+/**
+ * URLs of at most 512 characters are kept, within BUDGET.restUrls
+ * (src/core/memory-budget.ts), oldest out first. An entry costs its URL,
+ * the ParsedUrl with its query values (~0.4 KB) and its two header
+ * templates (~1.1 KB, measured), and ~1 KB more for a kept AppError (a
+ * refused query or slug) with its captured stack.
+ */
 const MAX_PARSED_URL = 512;
+const PARSED_URL_BYTES = 1536;
+const PARSED_ERROR_BYTES = 1024;
+const parsedUrlBytes = (url: string, p: ParsedUrl) =>
+  stringBytes(url) +
+  ENTRY_OVERHEAD +
+  PARSED_URL_BYTES +
+  (p.query instanceof AppError ? PARSED_ERROR_BYTES : 0) +
+  (p.slug instanceof AppError ? PARSED_ERROR_BYTES : 0);
 const NO_QUERY: ParsedQuery = { values: {}, canonical: "" };
 
 function parseUrl(route: Route, rawSiteId: string, rawSlug: string, search: string): ParsedUrl {
@@ -251,7 +266,7 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
   const limiter = opts.limiter ?? rateLimiter(deps, "rest", deps.config.rateLimit);
   const cache = opts.cache ?? new ResponseCache();
   const lookups = new HotLookups(deps);
-  const parsedUrls = new Map<string, ParsedUrl>();
+  const parsedUrls = new BoundedMap<string, ParsedUrl>({ maxBytes: BUDGET.restUrls, sizeOf: parsedUrlBytes });
 
   // /sites/{siteId}/<resource> and /sites/{siteId}/<resource>/{slug}, by resource.
   const lists = new Map<string, Route>();
@@ -346,10 +361,7 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
       if (!r) throw notFound();
       parsed = parseUrl(r, parts[1]!, parts[3] ?? "", q === -1 ? "" : pathAndQuery.slice(q));
       // Long URLs are not kept: renderers' URLs are short, and a flood of long ones must not hold memory.
-      if (pathAndQuery.length <= MAX_PARSED_URL) {
-        if (parsedUrls.size >= MAX_PARSED) parsedUrls.clear();
-        parsedUrls.set(pathAndQuery, parsed);
-      }
+      if (pathAndQuery.length <= MAX_PARSED_URL) parsedUrls.set(pathAndQuery, parsed);
     }
     if (c.note) c.note.route = parsed.route.template;
     return serve(c, x, caller, parsed);
@@ -463,6 +475,7 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
   app.all("*", (c) =>
     handleRest({ raw: c.req.raw, server: c.env, requestId: c.get("requestId"), note: c.get("access") }),
   );
+  cacheStats.set(app, () => ({ urls: parsedUrls.bytes, bodies: cache.bytes, lookups: lookups.bytes }));
   fastPaths.set(app, (raw, server, note) => {
     const res = handleRest({ raw, server, requestId: note?.id, note });
     // Hono answered HEAD for us on the mounted route; here it is ours to strip the body.
@@ -471,6 +484,21 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
     return res instanceof Promise ? res.then(strip) : strip(res);
   });
   return app;
+}
+
+/** What a restRoutes app's caches hold, in bytes as their budgets count them (src/core/memory-budget.ts). */
+export interface RestCacheBytes {
+  urls: number;
+  bodies: number;
+  lookups: number;
+}
+const cacheStats = new WeakMap<object, () => RestCacheBytes>();
+
+/** The bytes held by the caches of the app restRoutes returned (tests). */
+export function restCacheBytes(app: Hono<any>): RestCacheBytes {
+  const stats = cacheStats.get(app);
+  if (!stats) throw new Error("restCacheBytes needs the app restRoutes returned");
+  return stats();
 }
 
 type FetchLike = (req: Request, server: Server, note?: AccessRecord) => Response | Promise<Response>;

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eq, getTableName } from "drizzle-orm";
 import * as v from "valibot";
 import { ChangeFeed } from "../../src/core/changes";
+import { BUDGET } from "../../src/core/memory-budget";
 import type { ActorContext, Deps } from "../../src/core/context";
 import type { Store } from "../../src/core/db";
 import { openStore } from "../../src/core/open";
@@ -259,15 +260,20 @@ test("a write committing while an answer is read leaves that answer stale", asyn
   expect(await cachedAnswer(fakeCtx(feed), failing, {}, async () => "fine")).toBe("fine");
 });
 
-test("the cache is bounded in entries and bytes, and skips oversized answers", async () => {
+test("the cache is bounded in bytes under distinct arguments, and skips oversized answers", async () => {
   const feed = new ChangeFeed();
   const tool = fakeTool("bounded_list");
-  for (let i = 0; i < 2100; i++) await cachedAnswer(fakeCtx(feed), tool, { offset: i }, async () => ({ i }));
-  expect(resultCacheStats(feed).entries).toBe(2000);
+  // Small answers under distinct arguments (~0.6 KB an entry as counted): far more than the budget holds.
+  const n = 30_000;
+  for (let i = 0; i < n; i++) await cachedAnswer(fakeCtx(feed), tool, { offset: i }, async () => ({ i }));
+  const { entries, bytes } = resultCacheStats(feed);
+  expect(bytes).toBeLessThanOrEqual(BUDGET.mcpResults);
+  expect(bytes).toBeGreaterThan(BUDGET.mcpResults * 0.9);
+  expect(entries).toBeLessThan(n);
   // The oldest went first: offset 0 is read again, the newest is still a hit.
   let ran = 0;
   await cachedAnswer(fakeCtx(feed), tool, { offset: 0 }, async () => (ran++, { i: 0 }));
-  await cachedAnswer(fakeCtx(feed), tool, { offset: 2099 }, async () => (ran++, { i: 2099 }));
+  await cachedAnswer(fakeCtx(feed), tool, { offset: n - 1 }, async () => (ran++, { i: n - 1 }));
   expect(ran).toBe(1);
 
   const big = new ChangeFeed();

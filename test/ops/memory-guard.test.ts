@@ -100,3 +100,74 @@ test("under steady load collections keep to 1 % of the time; a flood still colle
   expect(guard.tick()).toBe(true);
   expect(guard.collections).toBe(4);
 });
+
+test("once a flood is over (a collection freed 16 MB or more, then RSS holds steady) it shrinks, once", () => {
+  let shrinks = 0;
+  let clock = 0;
+  const w = { rss: 300 * MB, garbage: 60 * MB }; // the flood's garbage
+  const guard = new MemoryGuard(
+    160 * MB,
+    () => w.rss,
+    () => {
+      w.rss -= w.garbage;
+      w.garbage = 0;
+    },
+    () => clock,
+    () => {
+      shrinks++;
+      w.rss -= 20 * MB; // pages the allocators kept
+    },
+  );
+  expect(guard.tick()).toBe(true); // collects: 300 → 240
+  expect(shrinks).toBe(0);
+  w.rss += 1 * MB; // steady: the flood is over
+  expect(guard.tick()).toBe(true);
+  expect(shrinks).toBe(1);
+  // Not again until another flood's collection.
+  for (let i = 0; i < 40; i++) guard.tick();
+  expect(shrinks).toBe(1);
+  // Another flood within 20 s: collected, not shrunk; after them, shrunk.
+  const flood = () => {
+    w.rss += 60 * MB;
+    w.garbage = 60 * MB;
+    clock += 5000;
+    guard.tick();
+    clock += 500;
+    guard.tick();
+  };
+  flood();
+  expect(shrinks).toBe(1);
+  clock += 20_000;
+  flood();
+  expect(shrinks).toBe(2);
+  // A collection that frees little (steady churn) is no flood.
+  const v = { rss: 300 * MB, n: 0 };
+  const calm = new MemoryGuard(
+    160 * MB,
+    () => v.rss,
+    () => {
+      v.rss -= 8 * MB;
+    },
+    () => 0,
+    () => v.n++,
+  );
+  for (let i = 0; i < 10; i++) {
+    v.rss += 8 * MB;
+    calm.tick();
+  }
+  expect(v.n).toBe(0);
+  // Nor is one that ends under the limit: nothing is left to hand back.
+  const u = { rss: 200 * MB, n: 0 };
+  const low = new MemoryGuard(
+    160 * MB,
+    () => u.rss,
+    () => {
+      u.rss = 150 * MB;
+    },
+    () => 0,
+    () => u.n++,
+  );
+  low.tick();
+  low.tick();
+  expect(u.n).toBe(0);
+});

@@ -18,7 +18,9 @@
  */
 import { and, asc, desc, eq, gt, isNull } from "drizzle-orm";
 import type { CompanyAccess, CredentialKind, Deps, Principal } from "../../core/context";
+import { BoundedMap } from "../../core/bounded-map";
 import type { ChangeWatch } from "../../core/changes";
+import { BUDGET, ENTRY_OVERHEAD, stringBytes } from "../../core/memory-budget";
 import { hasShape, KEY_PREFIX, safeEqual, sha256Hex } from "../../core/secrets";
 import { companies, mcpKeys, memberships, oauthClients, oauthRefreshTokens, oauthTokens } from "./tables";
 
@@ -46,7 +48,7 @@ const oauthColumns = {
 };
 
 /** Last write per credential, per store: MCP key id, or minus the OAuth token id → epoch ms. */
-const lastTouched = new WeakMap<object, Map<number, number>>();
+const lastTouched = new WeakMap<object, BoundedMap<number, number>>();
 const TOUCH_EVERY_MS = 1000;
 
 /**
@@ -56,13 +58,12 @@ const TOUCH_EVERY_MS = 1000;
  */
 function touch(deps: Deps, kind: CredentialKind, id: number): Promise<void> | undefined {
   let m = lastTouched.get(deps.store);
-  if (!m) lastTouched.set(deps.store, (m = new Map()));
+  if (!m) lastTouched.set(deps.store, (m = new BoundedMap({ maxBytes: PART, sizeOf: () => ENTRY_OVERHEAD })));
   const k = kind === "mcp_key" ? id : -id;
   const now = deps.clock.ms();
   const prev = m.get(k);
   // The common case, decided without a promise: written less than a second ago.
   if (prev !== undefined && now - prev < TOUCH_EVERY_MS && now >= prev) return undefined;
-  if (m.size >= MAX_CACHED) m.clear();
   m.set(k, now);
   const at = new Date(now);
   if (deps.store.closed) return undefined;
@@ -94,17 +95,41 @@ interface Resolved {
   companies: CompanyAccess[];
 }
 
-/** Bounds memory against floods of distinct tokens; a full cache simply starts over. */
-const MAX_CACHED = 10_000;
+/**
+ * Bounds memory against floods of distinct tokens: the three maps here
+ * (token shapes, resolved credentials, last-used writes) each hold at most
+ * a third of BUDGET.credentials (src/core/memory-budget.ts), oldest out
+ * first. A resolved credential costs its row (~0.5 KB with its scopes) and
+ * ~0.25 KB per company it reaches.
+ */
+const PART = BUDGET.credentials / 3;
+const resolvedBytes = (hash: string, r: Resolved) =>
+  stringBytes(hash) +
+  ENTRY_OVERHEAD +
+  512 +
+  r.row.scopes.reduce((n, s) => n + stringBytes(s), 0) +
+  256 * r.companies.length;
 /** What resolution reads: a change to any of these drops the cache (on every instance). */
 const CREDENTIAL_TABLES = ["mcp_keys", "oauth_tokens", "memberships", "companies", "users"];
-const caches = new WeakMap<object, { watch: ChangeWatch; byHash: Map<string, Resolved> }>();
+const caches = new WeakMap<object, { watch: ChangeWatch; byHash: BoundedMap<string, Resolved> }>();
 
 function cacheFor(deps: Deps) {
   let c = caches.get(deps.store);
-  if (!c) caches.set(deps.store, (c = { watch: deps.store.changes.watch(CREDENTIAL_TABLES), byHash: new Map() }));
+  if (!c)
+    caches.set(
+      deps.store,
+      (c = {
+        watch: deps.store.changes.watch(CREDENTIAL_TABLES),
+        byHash: new BoundedMap({ maxBytes: PART, sizeOf: resolvedBytes }),
+      }),
+    );
   if (c.watch.changed()) c.byHash.clear();
   return c;
+}
+
+/** Bytes held by the credential caches of this store and the shared token shapes, as the budget counts them (tests). */
+export function credentialCacheBytes(deps: Pick<Deps, "store">): number {
+  return shapes.bytes + (caches.get(deps.store)?.byHash.bytes ?? 0) + (lastTouched.get(deps.store)?.bytes ?? 0);
 }
 
 /**
@@ -113,7 +138,10 @@ function cacheFor(deps: Deps) {
  * well-formed tokens are kept; neither goes stale, so this is never
  * invalidated, only bounded.
  */
-const shapes = new Map<string, { kind: CredentialKind; hash: string }>();
+const shapes = new BoundedMap<string, { kind: CredentialKind; hash: string }>({
+  maxBytes: PART,
+  sizeOf: (token, s) => stringBytes(token) + stringBytes(s.hash) + ENTRY_OVERHEAD,
+});
 /** The token's kind and hash, or null when it has neither credential's shape (those are not remembered). */
 function shapeOf(token: string): { kind: CredentialKind; hash: string } | null {
   let s = shapes.get(token);
@@ -122,7 +150,6 @@ function shapeOf(token: string): { kind: CredentialKind; hash: string } | null {
     if (hasShape(token, KEY_PREFIX.mcp)) kind = "mcp_key";
     else if (hasShape(token, KEY_PREFIX.oauth)) kind = "oauth";
     else return null;
-    if (shapes.size >= MAX_CACHED) shapes.clear();
     shapes.set(token, (s = { kind, hash: sha256Hex(token) }));
   }
   return s;
@@ -177,7 +204,6 @@ export async function resolveBearer(deps: Deps, token: string): Promise<Principa
     // Kept only if nothing it is built from changed while it was read (PostgreSQL reads are asynchronous):
     // a revocation committed mid-read must not be cached over.
     if (cache.watch.current() === before) {
-      if (cache.byHash.size >= MAX_CACHED) cache.byHash.clear();
       cache.byHash.set(hash, hit);
     }
   }
