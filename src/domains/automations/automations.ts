@@ -8,25 +8,17 @@ import * as v from "valibot";
 import { audit } from "../../core/audit";
 import { iso } from "../../core/clock";
 import type { ActorContext } from "../../core/context";
-import { conflict, invalid, notFound } from "../../core/errors";
+import { AppError, conflict, invalid, notFound } from "../../core/errors";
 import { emit } from "../../core/events";
 import { automationCreated, automationDeleted, automationUpdated } from "./events";
 import { page } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
 import { randomHex } from "../../core/secrets";
 import { events } from "../../core/tables";
-import {
-  allHold,
-  assertValid,
-  chatCall,
-  checkDefinition,
-  conditionHolds,
-  nextRun,
-  render,
-  triggerOf,
-} from "./definition";
+import { allHold, assertValid, checkDefinition, conditionHolds, nextRun, render, triggerOf } from "./definition";
 import { newSigningSecret } from "./outbound";
-import { eventTrigger } from "./runner";
+import { issuesText, prepareAction } from "./actions";
+import { actorFor, eventTrigger, webhookFor } from "./runner";
 import {
   automationRuns,
   automations,
@@ -391,9 +383,12 @@ export async function listVersions(ctx: ActorContext, input: { id: number; limit
 
 /**
  * The dry run: what the automation would do with a sample trigger, with
- * nothing written and nothing sent. Filters and conditions are evaluated,
- * each action's arguments are filled and checked against its tool's schema
- * and the creator's scopes. Later steps see `steps.N.output` as null.
+ * nothing written and nothing sent. Filters and conditions are evaluated;
+ * each action's arguments are filled and checked by prepareAction as the
+ * creator, the very check the runner makes before acting (and a
+ * call_webhook's webhook is looked up), so a step the dry run passes is
+ * refused live only for what changes in between. Later steps see
+ * `steps.N.output` as null.
  */
 export async function testAutomation(
   ctx: ActorContext,
@@ -442,7 +437,7 @@ export async function testAutomation(
     if (def) {
       const r = v.safeParse(def.payload, trigger.data);
       if (!r.success)
-        trigger.sampleWarning = `sample.data does not match ${eventType}: ${v.summarize(r.issues).replace(/\n/g, "; ").slice(0, 300)}`;
+        trigger.sampleWarning = `sample.data does not match ${eventType}: ${issuesText(r.issues, "data.")}.`;
     }
   } else
     throw invalid(
@@ -462,33 +457,23 @@ export async function testAutomation(
   const filterResults = filters.map((c) => ({ ...c, holds: conditionHolds(c, scope) }));
   const conditionResults = a.conditions.map((c) => ({ ...c, holds: conditionHolds(c, scope) }));
   const wouldRun = typeMatches && allHold(filters, scope) && allHold(a.conditions, scope);
-  const steps = a.actions.map((action, i) => {
+  // The checks the runner makes before each step, as the creator now (their role, their key's scopes).
+  const creator = await actorFor(ctx.deps, a, 0);
+  const as = typeof creator === "string" ? ctx : creator;
+  const steps: { index: number; type: string; input: Record<string, unknown>; ok: boolean; problems: string[] }[] = [];
+  for (const [i, action] of a.actions.entries()) {
     const filled = render(action.with, scope) as Record<string, unknown>;
     const problems: string[] = [];
-    const chat = action.type === "post_chat_message" ? chatCall(filled, trigger) : null;
-    const toolName =
-      action.type === "call_tool"
-        ? filled.tool
-        : action.type === "create_card"
-          ? "cards_create"
-          : chat
-            ? chat.tool
-            : null;
-    if (toolName !== null) {
-      const tool = typeof toolName === "string" ? ctx.deps.catalog.tools.get(toolName) : undefined;
-      if (!tool) problems.push(`no tool "${String(toolName)}"`);
-      else {
-        const r = v.safeParse(
-          tool.input,
-          action.type === "call_tool" ? (filled.arguments ?? {}) : chat ? chat.args : filled,
-        );
-        if (!r.success)
-          problems.push(`${tool.name} would refuse: ${v.summarize(r.issues).replace(/\n/g, "; ").slice(0, 300)}`);
-      }
+    try {
+      const p = prepareAction(as, action.type, filled, trigger);
+      if (p.kind === "call_webhook") await webhookFor(ctx.deps, a.companyId, p.webhookId);
+    } catch (e) {
+      if (!(e instanceof AppError)) throw e;
+      problems.push(e.message);
     }
     (scope.steps as unknown[]).push({ output: null });
-    return { index: i, type: action.type, input: filled, ok: problems.length === 0, problems };
-  });
+    steps.push({ index: i, type: action.type, input: filled, ok: problems.length === 0, problems });
+  }
   return {
     automationId: a.id,
     version: a.version,
@@ -497,6 +482,7 @@ export async function testAutomation(
     filters: filterResults,
     conditions: conditionResults,
     wouldRun,
+    ...(typeof creator === "string" ? { creatorProblem: creator } : {}),
     steps,
     note: "Dry run: nothing was written or sent.",
   };

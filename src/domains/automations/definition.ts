@@ -14,6 +14,7 @@ import { jsonBounds, jsonObject } from "../../core/json-value";
 import type { ActorContext } from "../../core/context";
 import { invalid } from "../../core/errors";
 import { covers } from "../../core/scopes";
+import { ACTIONS, issuesText } from "./actions";
 import type { AutomationAction, AutomationDefinition, AutomationTrigger, Condition } from "./tables";
 
 export const MAX_ACTIONS = 20;
@@ -71,8 +72,6 @@ export const actionSchema = v.strictObject({
 
 // ---------------------------------------------------------------------------
 // post_chat_message: a reply to the visitor or an internal note, through the chat tools
-
-const CHAT_KEYS = new Set(["conversationId", "text", "internal", "status"]);
 
 /** Whether events of `eventType` (a pattern may end in .*) name a chat conversation, so the action can default to it. */
 export function chatTrigger(ctx: ActorContext, eventType: string | null | undefined): boolean {
@@ -218,7 +217,7 @@ export function checkDefinition(
       : ctx.deps.catalog.events.has(x);
   if (t.type === "event" && !knownType(t.eventType))
     problems.push(
-      `trigger.eventType "${t.eventType.slice(0, 80)}" is not an event any domain emits (see docs/events.md).`,
+      `trigger.eventType "${t.eventType.slice(0, 80)}" is not an event any domain emits (the resource automations://events lists them).`,
     );
   if (t.type === "schedule") {
     const p = checkSchedule(t.cron, t.timeZone);
@@ -241,22 +240,17 @@ export function checkDefinition(
   d.actions.forEach((a, i) => {
     const at = `actions[${i}] (${a.type})`;
     const w = a.with;
-    const need = (k: string) => {
-      if (w[k] === undefined || w[k] === null || w[k] === "") problems.push(`${at}: with.${k} is required.`);
-    };
-    if (a.type === "send_email") ["to", "subject", "text"].forEach(need);
-    if (a.type === "notify") {
-      ["title"].forEach(need);
-      if (w.userIds === undefined && w.roles === undefined)
-        problems.push(`${at}: give with.userIds (member ids) or with.roles (e.g. ["owner","admin"]).`);
+    const before = problems.length;
+    // The fields of `with` that hold no template are checked now, by the schema the runner checks them with when the step runs.
+    if (a.type !== "create_card") {
+      const r = v.safeParse(ACTIONS[a.type].with, w);
+      const now = (r.issues ?? []).filter((x) => {
+        const k = x.path?.[0]?.key;
+        return typeof k !== "string" || !hasTemplate(w[k]);
+      });
+      if (now.length) problems.push(`${at}: ${issuesText(now, "with.")}.`);
     }
     if (a.type === "post_chat_message") {
-      need("text");
-      for (const k of Object.keys(w))
-        if (!CHAT_KEYS.has(k))
-          problems.push(`${at}: with.${k.slice(0, 40)} is not known (conversationId, text, internal, status).`);
-      if (w.internal !== undefined && typeof w.internal !== "boolean")
-        problems.push(`${at}: with.internal must be true or false.`);
       if (w.internal === true && w.status !== undefined)
         problems.push(`${at}: with.status applies to replies, not internal notes.`);
       if (w.conversationId === undefined && !(t.type === "event" && chatTrigger(ctx, t.eventType)))
@@ -275,22 +269,18 @@ export function checkDefinition(
         );
       if (args.id !== undefined && !hasTemplate(args)) {
         const r = v.safeParse(tool.input, args);
-        if (!r.success)
-          problems.push(
-            `${at}: ${tool.name} would refuse these arguments: ${v.summarize(r.issues).replace(/\n/g, "; ").slice(0, 300)}`,
-          );
+        if (!r.success) problems.push(`${at}: ${tool.name} would refuse these arguments: ${issuesText(r.issues)}`);
       }
       return;
     }
-    if (a.type === "call_webhook") {
-      need("webhookId");
-      if (typeof w.webhookId === "number" && !webhookIds.has(w.webhookId))
-        problems.push(`${at}: webhook ${w.webhookId} not found.`);
-    }
+    if (a.type === "call_webhook" && typeof w.webhookId === "number" && !webhookIds.has(w.webhookId))
+      problems.push(`${at}: webhook ${w.webhookId} not found.`);
     const toolName = a.type === "call_tool" ? w.tool : ACTION_TOOL[a.type];
     if (a.type === "call_tool" || ACTION_TOOL[a.type]) {
-      if (typeof toolName !== "string")
-        return problems.push(`${at}: with.tool must name a Plinth tool (e.g. cards_create).`);
+      if (typeof toolName !== "string") {
+        if (problems.length === before) problems.push(`${at}: with.tool must name a Plinth tool (e.g. cards_create).`);
+        return;
+      }
       const tool = ctx.deps.catalog.tools.get(toolName);
       if (!tool) return problems.push(`${at}: there is no tool "${String(toolName).slice(0, 80)}".`);
       if (BLOCKED_TOOLSETS.has(tool.toolset) && !tool.readOnly)
@@ -300,14 +290,13 @@ export function checkDefinition(
           `${at}: ${tool.name} needs the ${tool.scope} scope, which the credential creating this automation lacks.`,
         );
       const args = a.type === "call_tool" ? (w.arguments ?? {}) : w;
-      if (!args || typeof args !== "object" || Array.isArray(args))
-        return problems.push(`${at}: with.arguments must be an object.`);
+      if (!args || typeof args !== "object" || Array.isArray(args)) {
+        if (problems.length === before) problems.push(`${at}: with.arguments must be an object.`);
+        return;
+      }
       if (!hasTemplate(args)) {
         const r = v.safeParse(tool.input, args);
-        if (!r.success)
-          problems.push(
-            `${at}: ${tool.name} would refuse these arguments: ${v.summarize(r.issues).replace(/\n/g, "; ").slice(0, 300)}`,
-          );
+        if (!r.success) problems.push(`${at}: ${tool.name} would refuse these arguments: ${issuesText(r.issues)}`);
       } else warnings.push(`${at}: arguments with templates are checked against ${tool.name} when the action runs.`);
       if (tool.approval)
         warnings.push(
