@@ -1,9 +1,10 @@
 /**
  * Automation verbs: create, update (a new version each time), delete,
  * toggle (validated again on enabling), versions and rollback, the dry run,
- * and the run history with retry from the failed step.
+ * and the run history with retry from the failed step and replay on the
+ * current version.
  */
-import { and, asc, count, desc, eq } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray } from "drizzle-orm";
 import * as v from "valibot";
 import { audit } from "../../core/audit";
 import { iso } from "../../core/clock";
@@ -493,7 +494,10 @@ export async function testAutomation(
 
 type RunRow = typeof automationRuns.$inferSelect;
 
-function runView(r: RunRow, full: boolean) {
+/** The dedupe key of a run's replay: the unique (automation, key) index lets a run be replayed once. */
+const replayKey = (runId: number) => `replay:${runId}`;
+
+function runView(r: RunRow, full: boolean, replayedBy: number | null) {
   return {
     id: r.id,
     automationId: r.automationId,
@@ -507,10 +511,31 @@ function runView(r: RunRow, full: boolean) {
     ...(full
       ? { steps: r.steps, chain: r.chain, resumeAtStep: r.status === "failed" ? r.startStep : null }
       : { steps: r.steps.length }),
+    replayOf: r.replayOf,
+    replayedBy,
     createdAt: iso(r.createdAt),
     startedAt: iso(r.startedAt),
     finishedAt: iso(r.finishedAt),
   };
+}
+
+/** The runs replaying `rows`, by the id of the run each replays (one query, on the dedupe index). */
+async function replaysOf(ctx: ActorContext, rows: RunRow[]): Promise<Map<number, number>> {
+  if (!rows.length) return new Map();
+  const found = await ctx.deps.db
+    .select({ id: automationRuns.id, replayOf: automationRuns.replayOf })
+    .from(automationRuns)
+    .where(
+      and(
+        eq(automationRuns.companyId, ctx.company.id),
+        inArray(automationRuns.automationId, [...new Set(rows.map((r) => r.automationId))]),
+        inArray(
+          automationRuns.dedupeKey,
+          rows.map((r) => replayKey(r.id)),
+        ),
+      ),
+    );
+  return new Map(found.map((f) => [f.replayOf!, f.id]));
 }
 
 export async function listRuns(
@@ -534,8 +559,9 @@ export async function listRuns(
       .offset(input.offset),
     ctx.deps.db.select({ n: count() }).from(automationRuns).where(where),
   ]);
+  const replays = await replaysOf(ctx, rows);
   return page(
-    rows.map((r) => runView(r, false)),
+    rows.map((r) => runView(r, false, replays.get(r.id) ?? null)),
     total!.n,
     input.limit,
     input.offset,
@@ -556,7 +582,8 @@ async function runFor(ctx: ActorContext, id: number): Promise<RunRow> {
 
 export async function getRun(ctx: ActorContext, input: { id: number }) {
   authorize(ctx, "automations:read", { write: false });
-  return runView(await runFor(ctx, input.id), true);
+  const r = await runFor(ctx, input.id);
+  return runView(r, true, (await replaysOf(ctx, [r])).get(r.id) ?? null);
 }
 
 export async function retryRun(ctx: ActorContext, input: { id: number }) {
@@ -567,7 +594,7 @@ export async function retryRun(ctx: ActorContext, input: { id: number }) {
     const a = await automationFor(ctx, r.automationId);
     if (a.version !== r.version)
       throw conflict(
-        `Automation ${a.id} is at version ${a.version} now, and this run used version ${r.version}; steps may differ, so it is not resumed. Test the new version instead.`,
+        `Automation ${a.id} is at version ${a.version} now, and this run used version ${r.version}; steps may differ, so it is not resumed. Replay it on the current version instead (automation_runs_replay).`,
       );
     // The status guard makes racing retries queue the run once (the loser's update finds it queued already).
     const moved = await tx
@@ -583,4 +610,71 @@ export async function retryRun(ctx: ActorContext, input: { id: number }) {
     });
     return { id: r.id, status: "queued", resumeAtStep: r.startStep };
   });
+}
+
+/**
+ * Replay: a new run of a failed or skipped run's automation, at the
+ * automation's current version, with the run's original trigger (the event
+ * data as it was then), from the first step. A person asks for it, so the
+ * loop-protection chain starts afresh. Each run is replayed at most once
+ * (the unique dedupe key decides between racing calls); a replay that fails
+ * in turn is replayed itself. Succeeded runs are not replayed: their actions
+ * would happen twice.
+ */
+export async function replayRun(ctx: ActorContext, input: { id: number }) {
+  authorize(ctx, "automations:write", { write: true });
+  const r = await runFor(ctx, input.id);
+  if (r.status === "queued" || r.status === "running")
+    throw conflict(`Run ${r.id} is ${r.status}; replay it once it has finished.`);
+  if (r.status === "succeeded")
+    throw conflict(
+      `Run ${r.id} succeeded; replaying it would do its actions again. Only failed or skipped runs are replayed.`,
+    );
+  // A deleted automation took its runs with it (runFor says so); a disabled one would not run its replay either.
+  const a = await automationFor(ctx, r.automationId);
+  if (!a.enabled)
+    throw conflict(`Automation ${a.id} is disabled; enable it (automations_toggle) before replaying its runs.`);
+  const taken = async () =>
+    (
+      await ctx.deps.db
+        .select({ id: automationRuns.id })
+        .from(automationRuns)
+        .where(and(eq(automationRuns.automationId, a.id), eq(automationRuns.dedupeKey, replayKey(r.id))))
+        .limit(1)
+    )[0];
+  const already = (id: number) =>
+    conflict(`Run ${r.id} was already replayed as run ${id}; if that one failed too, replay run ${id}.`);
+  const before = await taken();
+  if (before) throw already(before.id);
+  const now = ctx.deps.clock.now();
+  const made = await ctx.deps.db.transaction(async (tx) => {
+    const row = (
+      await tx
+        .insert(automationRuns)
+        .values({
+          automationId: a.id,
+          companyId: a.companyId,
+          version: a.version,
+          status: "queued",
+          trigger: r.trigger,
+          chain: [],
+          steps: [],
+          dedupeKey: replayKey(r.id),
+          replayOf: r.id,
+          createdAt: now,
+        })
+        .onConflictDoNothing()
+        .returning({ id: automationRuns.id })
+    )[0];
+    if (!row) return null;
+    await tx.update(automations).set({ lastRunAt: now }).where(eq(automations.id, a.id));
+    await audit(tx, ctx, "automation_runs.replay", {
+      type: "automation_run",
+      id: row.id,
+      detail: { replayOf: r.id, automationId: a.id, version: a.version, replayedVersion: r.version },
+    });
+    return row.id;
+  });
+  if (made === null) throw already((await taken())?.id ?? 0);
+  return { id: made, automationId: a.id, version: a.version, status: "queued", replayOf: r.id };
 }

@@ -402,7 +402,7 @@ export async function executeRun(deps: Deps, run: Run): Promise<void> {
           userIds: [a.createdByUserId],
           type: "automation.failed",
           title: `Automation “${a.name.slice(0, 200)}” failed at step ${i} (${action.type})`,
-          body: `${error}\nRetry it from that step with automation_runs_retry (run ${run.id}).`,
+          body: `${error}\nRetry it from that step with automation_runs_retry (run ${run.id}), or replay it on the automation's current version with automation_runs_replay.`,
           link: `/automations/${a.id}/runs/${run.id}`,
           entity: { type: "automation_run", id: run.id },
         });

@@ -27,6 +27,7 @@ import {
   listAutomations,
   listRuns,
   listVersions,
+  replayRun,
   retryRun,
   rollbackAutomation,
   testAutomation,
@@ -230,6 +231,16 @@ const runsRetry = defineTool({
   run: (ctx, i) => retryRun(ctx, i),
 });
 
+const runsReplay = defineTool({
+  ...W,
+  name: "automation_runs_replay",
+  description:
+    "Start a new run of a failed or skipped run's automation on its current version, with the run's original trigger data, from the first step. " +
+    "Once per run: the new run shows replayOf, the old one replayedBy. The automation must be enabled.",
+  input: v.object({ id }),
+  run: (ctx, i) => replayRun(ctx, i),
+});
+
 const WR = { toolset: "webhooks", scope: "automations:read", readOnly: true } as const;
 const WW = { toolset: "webhooks", scope: "automations:write", readOnly: false } as const;
 
@@ -380,6 +391,7 @@ export const automationsDomain: Domain = {
     runsList,
     runsGet,
     runsRetry,
+    runsReplay,
   ],
   resources: [guide, eventsResource, actionsResource],
   events: automationEvents,
