@@ -142,7 +142,8 @@ const automationsTest = defineTool({
   ...R,
   name: "automations_test",
   description:
-    "Dry run with a sample trigger (sample.data shaped like the event) or a recent eventId: filters, conditions, each step's filled input and problems. Writes and sends nothing.",
+    "Dry run with a sample trigger (sample.data shaped like the event) or a recent eventId: filters, conditions, each step's filled input and problems, " +
+    "checked as the live run checks them (same messages). Writes and sends nothing.",
   input: v.object({ id, eventId: v.optional(id), sample: v.optional(jsonObject("sample")) }),
   run: (ctx, i) => testAutomation(ctx, i),
 });
@@ -189,7 +190,7 @@ const runsList = defineTool({
 const runsGet = defineTool({
   ...R,
   name: "automation_runs_get",
-  description: "One run: trigger data and each step's input, output and error.",
+  description: "One run: trigger data, each step's input, output and error; replayOf and replayedBy link replays.",
   input: v.object({ id }),
   run: (ctx, i) => getRun(ctx, i),
 });
