@@ -311,7 +311,7 @@ describe("replay a failed run on the current version", () => {
     const audits = await s.deps.db
       .select()
       .from(auditLog)
-      .where(and(eq(auditLog.action, "automation_runs.replay"), eq(auditLog.entityId, String(r.id))));
+      .where(and(eq(auditLog.action, "automation_runs.replay"), eq(auditLog.entityId, r.id)));
     expect(audits).toHaveLength(1);
   });
 
