@@ -148,6 +148,8 @@ describe("guides and shapes an agent can read", () => {
     );
     expect(post.events[0].data.properties).toBeDefined();
     expect(post.actions.map((a: any) => a.type)).toEqual(["send_email"]);
+    const every = await w.ok(w.owner, "automation_catalog_get", { eventType: "*" });
+    expect(every.events).toHaveLength(s.deps.catalog.events.size);
     const one = await w.ok(w.owner, "automation_catalog_get", { eventType: "order.created" });
     expect(one.events.map((e: any) => e.type)).toEqual(["order.created"]);
     expect(await w.err(w.owner, "automation_catalog_get", { eventType: "post.exploded" })).toContain(
@@ -344,7 +346,9 @@ describe("replay a failed run on the current version", () => {
     const before = w.changes();
     await w.ok(w.owner, "automations_delete", { id: b.id });
     expect(w.changes()).toBeGreaterThan(before);
-    expect(await w.err(w.owner, "automation_runs_replay", { id: bad.id })).toContain(`Run ${bad.id} not found`);
+    expect(await w.err(w.owner, "automation_runs_replay", { id: bad.id })).toContain(
+      `Run ${bad.id} not found (a run goes with its automation when that is deleted`,
+    );
   });
 
   test("racing replays of one run make one new run; the other call is told which", async () => {

@@ -576,7 +576,8 @@ async function runFor(ctx: ActorContext, id: number): Promise<RunRow> {
       .where(and(eq(automationRuns.id, id), eq(automationRuns.companyId, ctx.company.id)))
       .limit(1)
   )[0];
-  if (!r) throw notFound(`Run ${id} not found.`);
+  if (!r)
+    throw notFound(`Run ${id} not found (a run goes with its automation when that is deleted, and after 90 days).`);
   return r;
 }
 

@@ -63,10 +63,17 @@ const TRIGGER_FIELDS = {
   at: "when it happened (ISO 8601)",
 };
 
-export function eventShapes(deps: Deps, only?: string) {
-  const defs = [...deps.catalog.events.values()].filter((e) => !only || e.type === only);
-  if (only && !defs.length)
-    throw notFound(`No event type "${only.slice(0, 100)}". automation_catalog_get without eventType lists them all.`);
+/** Per catalog: the schemas do not change while a process runs, and 177 event types take milliseconds to convert. */
+const eventCache = new WeakMap<object, ReturnType<typeof makeEventShapes>>();
+
+export function eventShapes(deps: Deps) {
+  let shapes = eventCache.get(deps.catalog);
+  if (!shapes) eventCache.set(deps.catalog, (shapes = makeEventShapes(deps)));
+  return shapes;
+}
+
+function makeEventShapes(deps: Deps) {
+  const defs = [...deps.catalog.events.values()];
   return {
     templates: "Templates read {{trigger.<field>}}; an event's data is {{trigger.data.<field>}}.",
     trigger: TRIGGER_FIELDS,
@@ -116,9 +123,10 @@ export function catalogOf(deps: Deps, i: { eventType?: string; actionType?: stri
       note: "Give eventType (a type or a prefix such as post.*) for data fields and an example.",
     };
   }
-  const prefix = i.eventType.endsWith(".*") ? i.eventType.slice(0, -1) : null;
+  // "*" (every event, as webhooks_create accepts it) or a prefix such as post.*.
+  const prefix = i.eventType === "*" ? "" : i.eventType.endsWith(".*") ? i.eventType.slice(0, -1) : null;
   const shapes = eventShapes(deps);
-  const events = shapes.events.filter((e) => (prefix ? e.type.startsWith(prefix) : e.type === i.eventType));
+  const events = shapes.events.filter((e) => (prefix !== null ? e.type.startsWith(prefix) : e.type === i.eventType));
   if (!events.length)
     throw notFound(
       `No event type matches "${i.eventType.slice(0, 100)}"; call automation_catalog_get without eventType for the list.`,

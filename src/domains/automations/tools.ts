@@ -154,7 +154,7 @@ const catalogGet = defineTool({
   companyFree: true,
   name: "automation_catalog_get",
   description:
-    "What automations can use: each action's with fields (required, types, example) and, for eventType (post.published or post.*), " +
+    "What automations can use: each action's with fields (required, types, example) and, for eventType (post.published, post.* or *), " +
     "each event's data fields and an example; without eventType only the event types. The checks runs and automations_test make.",
   input: v.object({
     eventType: v.optional(v.pipe(v.string(), v.maxLength(100))),
