@@ -30,6 +30,12 @@ export function emailList(x: unknown): string[] {
   return (Array.isArray(x) ? x : String(x ?? "").split(",")).map((s) => String(s).trim()).filter(Boolean);
 }
 
+/** A refused value as the message quotes it: whole, or its size when too long to quote (never cut mid-word). */
+function shown(x: unknown): string {
+  const s = JSON.stringify(x) ?? String(x);
+  return s.length <= 200 ? s : `a value of ${s.length} characters`;
+}
+
 /** Text from a template may arrive as a number or a boolean (`{{trigger.data.total}}`); it is written as text. */
 const textLike = (message: string) => v.union([v.string(), v.number(), v.boolean()], message);
 const integer = (message: string) => v.pipe(v.number(message), v.integer(message), v.minValue(1, message));
@@ -43,7 +49,7 @@ const sendEmail = v.object({
         const to = emailList(x);
         return to.length >= 1 && to.length <= 20 && to.every((a) => EMAIL_RE.test(a));
       },
-      (i) => `must be 1 to 20 email addresses; got ${JSON.stringify(i.input)}`,
+      (i) => `must be 1 to 20 email addresses; got ${shown(i.input)}`,
     ),
   ),
   subject: v.pipe(
