@@ -14,7 +14,7 @@ import { Webhook } from "standardwebhooks";
 import * as v from "valibot";
 import { auditLog } from "../../src/core/tables";
 import { automationRuns } from "../../src/domains/automations/tables";
-import { linkGuides } from "../../src/mcp/guides";
+import { linkGuides } from "../../src/mcp/define";
 import { runQueued } from "../jobs";
 import { startSmtp, type TestSmtp } from "../infra/smtp";
 import { startTestServer, type TestServer } from "../harness";

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { imageSize } from "image-size";
 import pkg from "../../package.json" with { type: "json" };
-import { linkGuides } from "../../src/mcp/guides";
+import { linkGuides } from "../../src/mcp/define";
 import { mcpClient } from "../fixtures/accounts";
 
 const root = new URL("../..", import.meta.url).pathname;

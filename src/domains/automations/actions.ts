@@ -18,10 +18,31 @@ import { AppError } from "../../core/errors";
 import { ROLES } from "../../core/roles";
 import { authorize } from "../../core/scopes";
 import type { ToolDef } from "../../mcp/define";
-import { BLOCKED_TOOLSETS, chatCall } from "./definition";
 import type { AutomationAction } from "./tables";
 
 type ActionType = AutomationAction["type"];
+
+/** Toolsets whose writes no automation may call: no automation edits automations or webhooks. */
+export const BLOCKED_TOOLSETS = new Set(["automations", "webhooks"]);
+
+/**
+ * The chat tool call a post_chat_message action makes: chat_conversations_reply
+ * (the visitor sees it live) or, with internal: true, chat_conversations_add_note.
+ * The conversation is with.conversationId (its number), else the trigger's
+ * conversation when the trigger is a chat event.
+ */
+export function chatCall(
+  w: Record<string, unknown>,
+  trigger: Record<string, unknown> | null,
+): { tool: string; args: Record<string, unknown> } {
+  const entity = trigger?.entity as { type?: unknown; id?: unknown } | null | undefined;
+  const fromEvent = entity && entity.type === "chat_conversation" ? entity.id : undefined;
+  const id = w.conversationId ?? fromEvent;
+  const internal = w.internal === true;
+  const args: Record<string, unknown> = { id, body: w.text };
+  if (!internal && w.status !== undefined && w.status !== null && w.status !== "") args.status = w.status;
+  return { tool: internal ? "chat_conversations_add_note" : "chat_conversations_reply", args };
+}
 
 const EMAIL_RE = /^[^\s@<>,;]+@[^\s@<>,;]+\.[^\s@<>,;]+$/;
 

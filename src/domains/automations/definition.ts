@@ -14,11 +14,10 @@ import { jsonBounds, jsonObject } from "../../core/json-value";
 import type { ActorContext } from "../../core/context";
 import { invalid } from "../../core/errors";
 import { covers } from "../../core/scopes";
-import { ACTIONS, issuesText } from "./actions";
+import { ACTIONS, BLOCKED_TOOLSETS, chatCall, issuesText } from "./actions";
 import type { AutomationAction, AutomationDefinition, AutomationTrigger, Condition } from "./tables";
 
 export const MAX_ACTIONS = 20;
-export const BLOCKED_TOOLSETS = new Set(["automations", "webhooks"]);
 const PATH_RE = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$/;
 const TEMPLATE_RE = /\{\{\s*([^{}]*?)\s*\}\}/g;
 const ACTION_TOOL: Partial<Record<AutomationAction["type"], string>> = { create_card: "cards_create" };
@@ -78,25 +77,6 @@ export function chatTrigger(ctx: ActorContext, eventType: string | null | undefi
   if (!eventType) return false;
   if (eventType.endsWith(".*")) return eventType === "chat.*";
   return ctx.deps.catalog.events.get(eventType)?.entity === "chat_conversation";
-}
-
-/**
- * The chat tool call a post_chat_message action makes: chat_conversations_reply
- * (the visitor sees it live) or, with internal: true, chat_conversations_add_note.
- * The conversation is with.conversationId (its number), else the trigger's
- * conversation when the trigger is a chat event.
- */
-export function chatCall(
-  w: Record<string, unknown>,
-  trigger: Record<string, unknown> | null,
-): { tool: string; args: Record<string, unknown> } {
-  const entity = trigger?.entity as { type?: unknown; id?: unknown } | null | undefined;
-  const fromEvent = entity && entity.type === "chat_conversation" ? entity.id : undefined;
-  const id = w.conversationId ?? fromEvent;
-  const internal = w.internal === true;
-  const args: Record<string, unknown> = { id, body: w.text };
-  if (!internal && w.status !== undefined && w.status !== null && w.status !== "") args.status = w.status;
-  return { tool: internal ? "chat_conversations_add_note" : "chat_conversations_reply", args };
 }
 
 // ---------------------------------------------------------------------------
