@@ -30,7 +30,7 @@ test-pg: install chromium
 
 build: dist/plinth
 
-dist/plinth: install $(shell find src db -type f 2>/dev/null) package.json
+dist/plinth: install $(shell find src db docs -type f 2>/dev/null) package.json
 	$(BUN) build --compile --minify --sourcemap src/main.ts --outfile dist/plinth
 
 bench: install build

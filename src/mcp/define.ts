@@ -104,6 +104,45 @@ export function defineResource(def: ResourceDef): ResourceDef {
   return def;
 }
 
+// ---------------------------------------------------------------------------
+// Guides: the docs/*.md files that tool descriptions point to, served as
+// docs://<name> (text/markdown) instead of file paths an agent cannot open.
+// The owning domain imports the Markdown as text (`with { type: "text" }`),
+// so the compiled binary carries it and the resource is always the file in
+// the repository. Links between served guides are rewritten to their URIs.
+
+/** Names of the guides served as docs://<name>; a link `(name.md)` in a guide becomes `(docs://name)`. */
+const SERVED = new Set<string>();
+
+export function guideUri(name: string): string {
+  return `docs://${name}`;
+}
+
+/** Rewrites links to other served guides (`[x](events.md#y)`) to their resource URIs. */
+export function linkGuides(markdown: string): string {
+  return markdown.replace(/\]\(([a-z][a-z0-9-]*)\.md(#[^)]*)?\)/g, (whole, name: string, anchor?: string) =>
+    SERVED.has(name) ? `](${guideUri(name)}${anchor ?? ""})` : whole,
+  );
+}
+
+export function guideResource(o: {
+  name: string;
+  title: string;
+  description: string;
+  scope: string | null;
+  markdown: string;
+}): ResourceDef {
+  SERVED.add(o.name);
+  return defineResource({
+    uri: guideUri(o.name),
+    name: o.title,
+    description: o.description,
+    mimeType: "text/markdown",
+    scope: o.scope,
+    read: () => linkGuides(o.markdown),
+  });
+}
+
 /**
  * One domain folder's contribution: its tools and resources for the
  * registry, and what it adds to the approval workflow. Everything a domain

@@ -209,7 +209,10 @@ describe("post_chat_message", () => {
     ]);
     const bad = await tool(agent, "automations_test", { id: a.id, sample: { note: "x" } });
     expect(bad.steps[0].ok).toBe(false);
-    expect(bad.steps[0].problems[0]).toContain("chat_conversations_reply would refuse");
+    // The dry run refuses with the live run's own message (the sample names no conversation).
+    expect(bad.steps[0].problems).toEqual([
+      "No conversation: give with.conversationId (a conversation number) or trigger on a chat event.",
+    ]);
     expect(await messageCount()).toBe(n);
     expect(
       Number((await rows(s.deps, "SELECT count(*) AS n FROM automation_runs WHERE automation_id = ?", a.id))[0]!.n),

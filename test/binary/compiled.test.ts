@@ -4,11 +4,13 @@
  * public endpoint. Proves migrations, seed and assets are embedded.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { imageSize } from "image-size";
 import pkg from "../../package.json" with { type: "json" };
+import { linkGuides } from "../../src/mcp/define";
+import { mcpClient } from "../fixtures/accounts";
 
 const root = new URL("../..", import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), "plinth-bin-"));
@@ -94,6 +96,19 @@ describe("compiled binary", () => {
     expect(typo.stderr.toString()).toStartWith("plinth: unknown flag --dta-dir; did you mean --data-dir?");
     const help = Bun.spawnSync([bin, "keys", "create", "--help"], { cwd: join(dir, "run"), env, stdout: "pipe" });
     expect(help.stdout.toString()).toStartWith("Usage: plinth keys create --site <id>");
+  });
+
+  test("carries the guides it serves as MCP resources (docs://automations is docs/automations.md)", async () => {
+    const [, key] = /MCP key \(demo user\):\s+(svc_mcp_[0-9a-f]{64})/.exec(banner)!;
+    const c = await mcpClient(base, key!);
+    try {
+      const r = await c.readResource({ uri: "docs://automations" });
+      expect((r.contents[0] as { text: string }).text).toBe(
+        linkGuides(readFileSync(join(root, "docs/automations.md"), "utf8")),
+      );
+    } finally {
+      await c.close();
+    }
   });
 
   test("serves a public endpoint without a key", async () => {

@@ -331,7 +331,14 @@ describe("company cases", () => {
       expect((await outcome(key, WRITE, { serviceId: svc.C })).o).toBe("no-company");
       expect((await outcome(key, READ, { clientId: co.C.id })).o).toBe("no-company");
       const res = await rpc(key, "resources/list");
-      expect(res.body.result.resources.map((r: any) => r.uri)).toEqual(["blocks://schema"]);
+      expect(res.body.result.resources.map((r: any) => r.uri)).toEqual([
+        // Company-free: the guides and the automation shapes come from the code, not from a company's data.
+        "automations://actions",
+        "automations://events",
+        "blocks://schema",
+        "docs://automations",
+        "docs://webhooks",
+      ]);
     } finally {
       await addMember(s.deps, co.C.id, userId, "viewer");
     }

@@ -70,6 +70,39 @@ afterAll(async () => {
   await s?.stop();
 });
 
+describe("descriptions point to what an agent can open", () => {
+  // A path in the repository is a 404 over MCP; guides are resources (docs://automations).
+  const FILE_PATH = /\b(docs|src|test|db)\/|\.(md|ts)\b/;
+
+  test("no tool description or argument description names a file path; guides are named by their resource URI", () => {
+    const bad: string[] = [];
+    const walk = (n: unknown, where: string) => {
+      if (Array.isArray(n)) return n.forEach((x, i) => walk(x, `${where}[${i}]`));
+      if (!n || typeof n !== "object") return;
+      for (const [k, x] of Object.entries(n as Record<string, unknown>)) {
+        if (k === "description" && typeof x === "string" && FILE_PATH.test(x)) bad.push(`${where}: ${x}`);
+        else walk(x, `${where}.${k}`);
+      }
+    };
+    for (const t of reg.tools) {
+      if (FILE_PATH.test(t.def.description)) bad.push(`${t.def.name}: ${t.def.description}`);
+      walk(t.entryMulti, t.def.name);
+    }
+    for (const r of reg.resources) if (FILE_PATH.test(r.description)) bad.push(`${r.uri}: ${r.description}`);
+    expect(bad).toEqual([]);
+    // The check itself catches the old form.
+    expect(FILE_PATH.test("Guide: docs/automations.md.")).toBe(true);
+    expect(FILE_PATH.test("Guide: resource docs://automations.")).toBe(false);
+  });
+
+  test("every docs:// URI a description names is a resource the registry serves", () => {
+    const uris = new Set(reg.resources.map((r) => r.uri));
+    const named = reg.tools.flatMap((t) => [...t.def.description.matchAll(/\bdocs:\/\/[a-z-]+/g)].map((m) => m[0]));
+    expect(named.length).toBeGreaterThan(0);
+    expect(named.filter((u) => !uris.has(u))).toEqual([]);
+  });
+});
+
 describe("errors a model can act on", () => {
   test("an unknown argument is refused, naming what is accepted", async () => {
     expect(await w.err(w.owner, "posts_list", { siteId: w.siteA, sort: "title" })).toBe(

@@ -420,7 +420,14 @@ describe("2025-era clients (raw initialize) and the SDK client in both eras", ()
     const c = await mcpClient(s.url, multiKey);
     try {
       const res = (await c.listResources()).resources.map((r) => r.uri);
-      expect(res).toEqual(["blocks://schema"]);
+      expect(res).toEqual([
+        // Company-free: the guides and the automation shapes come from the code, not from a company's data.
+        "automations://actions",
+        "automations://events",
+        "blocks://schema",
+        "docs://automations",
+        "docs://webhooks",
+      ]);
       await expect(c.readResource({ uri: "catalog://services" })).rejects.toThrow();
       const list = (await c.listTools()).tools.find((t) => t.name === "service_catalog_list")!;
       expect((list.inputSchema as any).properties.clientId.type).toBe("integer");

@@ -242,4 +242,7 @@ export const SEARCH_QUERIES: SearchQuery[] = [
   { q: "notify our server when an order is paid", want: ["webhooks_create"] },
   { q: "resend the failed webhook", want: ["webhook_deliveries_redeliver"] },
   { q: "the webhook signing secret leaked", want: ["webhooks_rotate_secret"] },
+  { q: "run the automation again with the original event", want: ["automation_runs_replay"] },
+  { q: "what data does a post.published event carry", want: ["automation_catalog_get"] },
+  { q: "which fields does the send email action take", want: ["automation_catalog_get"] },
 ];

@@ -1,32 +1,25 @@
 /**
  * Automation verbs: create, update (a new version each time), delete,
  * toggle (validated again on enabling), versions and rollback, the dry run,
- * and the run history with retry from the failed step.
+ * and the run history with retry from the failed step and replay on the
+ * current version.
  */
-import { and, asc, count, desc, eq } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray } from "drizzle-orm";
 import * as v from "valibot";
 import { audit } from "../../core/audit";
 import { iso } from "../../core/clock";
 import type { ActorContext } from "../../core/context";
-import { conflict, invalid, notFound } from "../../core/errors";
+import { AppError, conflict, invalid, notFound } from "../../core/errors";
 import { emit } from "../../core/events";
 import { automationCreated, automationDeleted, automationUpdated } from "./events";
 import { page } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
 import { randomHex } from "../../core/secrets";
 import { events } from "../../core/tables";
-import {
-  allHold,
-  assertValid,
-  chatCall,
-  checkDefinition,
-  conditionHolds,
-  nextRun,
-  render,
-  triggerOf,
-} from "./definition";
+import { allHold, assertValid, checkDefinition, conditionHolds, nextRun, render, triggerOf } from "./definition";
 import { newSigningSecret } from "./outbound";
-import { eventTrigger } from "./runner";
+import { issuesText, prepareAction } from "./actions";
+import { actorFor, eventTrigger, webhookFor } from "./runner";
 import {
   automationRuns,
   automations,
@@ -391,9 +384,12 @@ export async function listVersions(ctx: ActorContext, input: { id: number; limit
 
 /**
  * The dry run: what the automation would do with a sample trigger, with
- * nothing written and nothing sent. Filters and conditions are evaluated,
- * each action's arguments are filled and checked against its tool's schema
- * and the creator's scopes. Later steps see `steps.N.output` as null.
+ * nothing written and nothing sent. Filters and conditions are evaluated;
+ * each action's arguments are filled and checked by prepareAction as the
+ * creator, the very check the runner makes before acting (and a
+ * call_webhook's webhook is looked up), so a step the dry run passes is
+ * refused live only for what changes in between. Later steps see
+ * `steps.N.output` as null.
  */
 export async function testAutomation(
   ctx: ActorContext,
@@ -442,7 +438,7 @@ export async function testAutomation(
     if (def) {
       const r = v.safeParse(def.payload, trigger.data);
       if (!r.success)
-        trigger.sampleWarning = `sample.data does not match ${eventType}: ${v.summarize(r.issues).replace(/\n/g, "; ").slice(0, 300)}`;
+        trigger.sampleWarning = `sample.data does not match ${eventType}: ${issuesText(r.issues, "data.")}.`;
     }
   } else
     throw invalid(
@@ -462,33 +458,23 @@ export async function testAutomation(
   const filterResults = filters.map((c) => ({ ...c, holds: conditionHolds(c, scope) }));
   const conditionResults = a.conditions.map((c) => ({ ...c, holds: conditionHolds(c, scope) }));
   const wouldRun = typeMatches && allHold(filters, scope) && allHold(a.conditions, scope);
-  const steps = a.actions.map((action, i) => {
+  // The checks the runner makes before each step, as the creator now (their role, their key's scopes).
+  const creator = await actorFor(ctx.deps, a, 0);
+  const as = typeof creator === "string" ? ctx : creator;
+  const steps: { index: number; type: string; input: Record<string, unknown>; ok: boolean; problems: string[] }[] = [];
+  for (const [i, action] of a.actions.entries()) {
     const filled = render(action.with, scope) as Record<string, unknown>;
     const problems: string[] = [];
-    const chat = action.type === "post_chat_message" ? chatCall(filled, trigger) : null;
-    const toolName =
-      action.type === "call_tool"
-        ? filled.tool
-        : action.type === "create_card"
-          ? "cards_create"
-          : chat
-            ? chat.tool
-            : null;
-    if (toolName !== null) {
-      const tool = typeof toolName === "string" ? ctx.deps.catalog.tools.get(toolName) : undefined;
-      if (!tool) problems.push(`no tool "${String(toolName)}"`);
-      else {
-        const r = v.safeParse(
-          tool.input,
-          action.type === "call_tool" ? (filled.arguments ?? {}) : chat ? chat.args : filled,
-        );
-        if (!r.success)
-          problems.push(`${tool.name} would refuse: ${v.summarize(r.issues).replace(/\n/g, "; ").slice(0, 300)}`);
-      }
+    try {
+      const p = prepareAction(as, action.type, filled, trigger);
+      if (p.kind === "call_webhook") await webhookFor(ctx.deps, a.companyId, p.webhookId);
+    } catch (e) {
+      if (!(e instanceof AppError)) throw e;
+      problems.push(e.message);
     }
     (scope.steps as unknown[]).push({ output: null });
-    return { index: i, type: action.type, input: filled, ok: problems.length === 0, problems };
-  });
+    steps.push({ index: i, type: action.type, input: filled, ok: problems.length === 0, problems });
+  }
   return {
     automationId: a.id,
     version: a.version,
@@ -497,6 +483,7 @@ export async function testAutomation(
     filters: filterResults,
     conditions: conditionResults,
     wouldRun,
+    ...(typeof creator === "string" ? { creatorProblem: creator } : {}),
     steps,
     note: "Dry run: nothing was written or sent.",
   };
@@ -507,7 +494,10 @@ export async function testAutomation(
 
 type RunRow = typeof automationRuns.$inferSelect;
 
-function runView(r: RunRow, full: boolean) {
+/** The dedupe key of a run's replay: the unique (automation, key) index lets a run be replayed once. */
+const replayKey = (runId: number) => `replay:${runId}`;
+
+function runView(r: RunRow, full: boolean, replayedBy: number | null) {
   return {
     id: r.id,
     automationId: r.automationId,
@@ -521,10 +511,31 @@ function runView(r: RunRow, full: boolean) {
     ...(full
       ? { steps: r.steps, chain: r.chain, resumeAtStep: r.status === "failed" ? r.startStep : null }
       : { steps: r.steps.length }),
+    replayOf: r.replayOf,
+    replayedBy,
     createdAt: iso(r.createdAt),
     startedAt: iso(r.startedAt),
     finishedAt: iso(r.finishedAt),
   };
+}
+
+/** The runs replaying `rows`, by the id of the run each replays (one query, on the dedupe index). */
+async function replaysOf(ctx: ActorContext, rows: RunRow[]): Promise<Map<number, number>> {
+  if (!rows.length) return new Map();
+  const found = await ctx.deps.db
+    .select({ id: automationRuns.id, replayOf: automationRuns.replayOf })
+    .from(automationRuns)
+    .where(
+      and(
+        eq(automationRuns.companyId, ctx.company.id),
+        inArray(automationRuns.automationId, [...new Set(rows.map((r) => r.automationId))]),
+        inArray(
+          automationRuns.dedupeKey,
+          rows.map((r) => replayKey(r.id)),
+        ),
+      ),
+    );
+  return new Map(found.map((f) => [f.replayOf!, f.id]));
 }
 
 export async function listRuns(
@@ -548,8 +559,9 @@ export async function listRuns(
       .offset(input.offset),
     ctx.deps.db.select({ n: count() }).from(automationRuns).where(where),
   ]);
+  const replays = await replaysOf(ctx, rows);
   return page(
-    rows.map((r) => runView(r, false)),
+    rows.map((r) => runView(r, false, replays.get(r.id) ?? null)),
     total!.n,
     input.limit,
     input.offset,
@@ -564,13 +576,15 @@ async function runFor(ctx: ActorContext, id: number): Promise<RunRow> {
       .where(and(eq(automationRuns.id, id), eq(automationRuns.companyId, ctx.company.id)))
       .limit(1)
   )[0];
-  if (!r) throw notFound(`Run ${id} not found.`);
+  if (!r)
+    throw notFound(`Run ${id} not found (a run goes with its automation when that is deleted, and after 90 days).`);
   return r;
 }
 
 export async function getRun(ctx: ActorContext, input: { id: number }) {
   authorize(ctx, "automations:read", { write: false });
-  return runView(await runFor(ctx, input.id), true);
+  const r = await runFor(ctx, input.id);
+  return runView(r, true, (await replaysOf(ctx, [r])).get(r.id) ?? null);
 }
 
 export async function retryRun(ctx: ActorContext, input: { id: number }) {
@@ -581,7 +595,7 @@ export async function retryRun(ctx: ActorContext, input: { id: number }) {
     const a = await automationFor(ctx, r.automationId);
     if (a.version !== r.version)
       throw conflict(
-        `Automation ${a.id} is at version ${a.version} now, and this run used version ${r.version}; steps may differ, so it is not resumed. Test the new version instead.`,
+        `Automation ${a.id} is at version ${a.version} now, and this run used version ${r.version}; steps may differ, so it is not resumed. Replay it on the current version instead (automation_runs_replay).`,
       );
     // The status guard makes racing retries queue the run once (the loser's update finds it queued already).
     const moved = await tx
@@ -597,4 +611,71 @@ export async function retryRun(ctx: ActorContext, input: { id: number }) {
     });
     return { id: r.id, status: "queued", resumeAtStep: r.startStep };
   });
+}
+
+/**
+ * Replay: a new run of a failed or skipped run's automation, at the
+ * automation's current version, with the run's original trigger (the event
+ * data as it was then), from the first step. A person asks for it, so the
+ * loop-protection chain starts afresh. Each run is replayed at most once
+ * (the unique dedupe key decides between racing calls); a replay that fails
+ * in turn is replayed itself. Succeeded runs are not replayed: their actions
+ * would happen twice.
+ */
+export async function replayRun(ctx: ActorContext, input: { id: number }) {
+  authorize(ctx, "automations:write", { write: true });
+  const r = await runFor(ctx, input.id);
+  if (r.status === "queued" || r.status === "running")
+    throw conflict(`Run ${r.id} is ${r.status}; replay it once it has finished.`);
+  if (r.status === "succeeded")
+    throw conflict(
+      `Run ${r.id} succeeded; replaying it would do its actions again. Only failed or skipped runs are replayed.`,
+    );
+  // A deleted automation took its runs with it (runFor says so); a disabled one would not run its replay either.
+  const a = await automationFor(ctx, r.automationId);
+  if (!a.enabled)
+    throw conflict(`Automation ${a.id} is disabled; enable it (automations_toggle) before replaying its runs.`);
+  const taken = async () =>
+    (
+      await ctx.deps.db
+        .select({ id: automationRuns.id })
+        .from(automationRuns)
+        .where(and(eq(automationRuns.automationId, a.id), eq(automationRuns.dedupeKey, replayKey(r.id))))
+        .limit(1)
+    )[0];
+  const already = (id: number) =>
+    conflict(`Run ${r.id} was already replayed as run ${id}; if that one failed too, replay run ${id}.`);
+  const before = await taken();
+  if (before) throw already(before.id);
+  const now = ctx.deps.clock.now();
+  const made = await ctx.deps.db.transaction(async (tx) => {
+    const row = (
+      await tx
+        .insert(automationRuns)
+        .values({
+          automationId: a.id,
+          companyId: a.companyId,
+          version: a.version,
+          status: "queued",
+          trigger: r.trigger,
+          chain: [],
+          steps: [],
+          dedupeKey: replayKey(r.id),
+          replayOf: r.id,
+          createdAt: now,
+        })
+        .onConflictDoNothing()
+        .returning({ id: automationRuns.id })
+    )[0];
+    if (!row) return null;
+    await tx.update(automations).set({ lastRunAt: now }).where(eq(automations.id, a.id));
+    await audit(tx, ctx, "automation_runs.replay", {
+      type: "automation_run",
+      id: row.id,
+      detail: { replayOf: r.id, automationId: a.id, version: a.version, replayedVersion: r.version },
+    });
+    return row.id;
+  });
+  if (made === null) throw already((await taken())?.id ?? 0);
+  return { id: made, automationId: a.id, version: a.version, status: "queued", replayOf: r.id };
 }

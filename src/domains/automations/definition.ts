@@ -14,10 +14,10 @@ import { jsonBounds, jsonObject } from "../../core/json-value";
 import type { ActorContext } from "../../core/context";
 import { invalid } from "../../core/errors";
 import { covers } from "../../core/scopes";
+import { ACTIONS, BLOCKED_TOOLSETS, chatCall, issuesText } from "./actions";
 import type { AutomationAction, AutomationDefinition, AutomationTrigger, Condition } from "./tables";
 
 export const MAX_ACTIONS = 20;
-export const BLOCKED_TOOLSETS = new Set(["automations", "webhooks"]);
 const PATH_RE = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$/;
 const TEMPLATE_RE = /\{\{\s*([^{}]*?)\s*\}\}/g;
 const ACTION_TOOL: Partial<Record<AutomationAction["type"], string>> = { create_card: "cards_create" };
@@ -72,32 +72,11 @@ export const actionSchema = v.strictObject({
 // ---------------------------------------------------------------------------
 // post_chat_message: a reply to the visitor or an internal note, through the chat tools
 
-const CHAT_KEYS = new Set(["conversationId", "text", "internal", "status"]);
-
 /** Whether events of `eventType` (a pattern may end in .*) name a chat conversation, so the action can default to it. */
 export function chatTrigger(ctx: ActorContext, eventType: string | null | undefined): boolean {
   if (!eventType) return false;
   if (eventType.endsWith(".*")) return eventType === "chat.*";
   return ctx.deps.catalog.events.get(eventType)?.entity === "chat_conversation";
-}
-
-/**
- * The chat tool call a post_chat_message action makes: chat_conversations_reply
- * (the visitor sees it live) or, with internal: true, chat_conversations_add_note.
- * The conversation is with.conversationId (its number), else the trigger's
- * conversation when the trigger is a chat event.
- */
-export function chatCall(
-  w: Record<string, unknown>,
-  trigger: Record<string, unknown> | null,
-): { tool: string; args: Record<string, unknown> } {
-  const entity = trigger?.entity as { type?: unknown; id?: unknown } | null | undefined;
-  const fromEvent = entity && entity.type === "chat_conversation" ? entity.id : undefined;
-  const id = w.conversationId ?? fromEvent;
-  const internal = w.internal === true;
-  const args: Record<string, unknown> = { id, body: w.text };
-  if (!internal && w.status !== undefined && w.status !== null && w.status !== "") args.status = w.status;
-  return { tool: internal ? "chat_conversations_add_note" : "chat_conversations_reply", args };
 }
 
 // ---------------------------------------------------------------------------
@@ -218,7 +197,7 @@ export function checkDefinition(
       : ctx.deps.catalog.events.has(x);
   if (t.type === "event" && !knownType(t.eventType))
     problems.push(
-      `trigger.eventType "${t.eventType.slice(0, 80)}" is not an event any domain emits (see docs/events.md).`,
+      `trigger.eventType "${t.eventType.slice(0, 80)}" is not an event any domain emits (the resource automations://events lists them).`,
     );
   if (t.type === "schedule") {
     const p = checkSchedule(t.cron, t.timeZone);
@@ -241,22 +220,17 @@ export function checkDefinition(
   d.actions.forEach((a, i) => {
     const at = `actions[${i}] (${a.type})`;
     const w = a.with;
-    const need = (k: string) => {
-      if (w[k] === undefined || w[k] === null || w[k] === "") problems.push(`${at}: with.${k} is required.`);
-    };
-    if (a.type === "send_email") ["to", "subject", "text"].forEach(need);
-    if (a.type === "notify") {
-      ["title"].forEach(need);
-      if (w.userIds === undefined && w.roles === undefined)
-        problems.push(`${at}: give with.userIds (member ids) or with.roles (e.g. ["owner","admin"]).`);
+    const before = problems.length;
+    // The fields of `with` that hold no template are checked now, by the schema the runner checks them with when the step runs.
+    if (a.type !== "create_card") {
+      const r = v.safeParse(ACTIONS[a.type].with, w);
+      const now = (r.issues ?? []).filter((x) => {
+        const k = x.path?.[0]?.key;
+        return typeof k !== "string" || !hasTemplate(w[k]);
+      });
+      if (now.length) problems.push(`${at}: ${issuesText(now, "with.")}.`);
     }
     if (a.type === "post_chat_message") {
-      need("text");
-      for (const k of Object.keys(w))
-        if (!CHAT_KEYS.has(k))
-          problems.push(`${at}: with.${k.slice(0, 40)} is not known (conversationId, text, internal, status).`);
-      if (w.internal !== undefined && typeof w.internal !== "boolean")
-        problems.push(`${at}: with.internal must be true or false.`);
       if (w.internal === true && w.status !== undefined)
         problems.push(`${at}: with.status applies to replies, not internal notes.`);
       if (w.conversationId === undefined && !(t.type === "event" && chatTrigger(ctx, t.eventType)))
@@ -275,22 +249,18 @@ export function checkDefinition(
         );
       if (args.id !== undefined && !hasTemplate(args)) {
         const r = v.safeParse(tool.input, args);
-        if (!r.success)
-          problems.push(
-            `${at}: ${tool.name} would refuse these arguments: ${v.summarize(r.issues).replace(/\n/g, "; ").slice(0, 300)}`,
-          );
+        if (!r.success) problems.push(`${at}: ${tool.name} would refuse these arguments: ${issuesText(r.issues)}`);
       }
       return;
     }
-    if (a.type === "call_webhook") {
-      need("webhookId");
-      if (typeof w.webhookId === "number" && !webhookIds.has(w.webhookId))
-        problems.push(`${at}: webhook ${w.webhookId} not found.`);
-    }
+    if (a.type === "call_webhook" && typeof w.webhookId === "number" && !webhookIds.has(w.webhookId))
+      problems.push(`${at}: webhook ${w.webhookId} not found.`);
     const toolName = a.type === "call_tool" ? w.tool : ACTION_TOOL[a.type];
     if (a.type === "call_tool" || ACTION_TOOL[a.type]) {
-      if (typeof toolName !== "string")
-        return problems.push(`${at}: with.tool must name a Plinth tool (e.g. cards_create).`);
+      if (typeof toolName !== "string") {
+        if (problems.length === before) problems.push(`${at}: with.tool must name a Plinth tool (e.g. cards_create).`);
+        return;
+      }
       const tool = ctx.deps.catalog.tools.get(toolName);
       if (!tool) return problems.push(`${at}: there is no tool "${String(toolName).slice(0, 80)}".`);
       if (BLOCKED_TOOLSETS.has(tool.toolset) && !tool.readOnly)
@@ -300,14 +270,13 @@ export function checkDefinition(
           `${at}: ${tool.name} needs the ${tool.scope} scope, which the credential creating this automation lacks.`,
         );
       const args = a.type === "call_tool" ? (w.arguments ?? {}) : w;
-      if (!args || typeof args !== "object" || Array.isArray(args))
-        return problems.push(`${at}: with.arguments must be an object.`);
+      if (!args || typeof args !== "object" || Array.isArray(args)) {
+        if (problems.length === before) problems.push(`${at}: with.arguments must be an object.`);
+        return;
+      }
       if (!hasTemplate(args)) {
         const r = v.safeParse(tool.input, args);
-        if (!r.success)
-          problems.push(
-            `${at}: ${tool.name} would refuse these arguments: ${v.summarize(r.issues).replace(/\n/g, "; ").slice(0, 300)}`,
-          );
+        if (!r.success) problems.push(`${at}: ${tool.name} would refuse these arguments: ${issuesText(r.issues)}`);
       } else warnings.push(`${at}: arguments with templates are checked against ${tool.name} when the action runs.`);
       if (tool.approval)
         warnings.push(

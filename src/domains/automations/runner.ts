@@ -24,7 +24,6 @@
  *   run saying why.
  */
 import { and, asc, eq, inArray, isNotNull, lt, lte, or, sql } from "drizzle-orm";
-import * as v from "valibot";
 import { audit } from "../../core/audit";
 import type { ActorContext, CompanyAccess, Deps, Principal } from "../../core/context";
 import { AppError } from "../../core/errors";
@@ -32,13 +31,15 @@ import { emit, type EventRecord, type Subscriber } from "../../core/events";
 import { automationRunFailed } from "./events";
 import { anyRow, type JobDef } from "../../core/jobs";
 import { queueMail } from "../../core/mail";
-import { authorize } from "../../core/scopes";
+import type { Role } from "../../core/roles";
 import { companies, memberships } from "../../core/tables";
 import { mcpKeyState } from "../accounts/credentials";
 import { meter } from "../ai/meter";
+import type { ToolDef } from "../../mcp/define";
 import { shouldStage, stageToolCall } from "../approvals/staging";
 import { notifyDetailed } from "../notifications/notify";
-import { allHold, BLOCKED_TOOLSETS, chatCall, nextRun, render } from "./definition";
+import { allHold, nextRun, render } from "./definition";
+import { prepareAction, toolCall } from "./actions";
 import { sendSigned } from "./outbound";
 import { automationRuns, automations, webhookEndpoints, type AutomationAction, type StepRecord } from "./tables";
 
@@ -187,8 +188,8 @@ export async function runSchedules(deps: Deps): Promise<number> {
 // ---------------------------------------------------------------------------
 // Acting for the creator
 
-/** The creator as an actor now, or the reason the automation cannot act. */
-async function actorFor(deps: Deps, a: Automation, runId: number): Promise<ActorContext | string> {
+/** The creator as an actor now, or the reason the automation cannot act (the dry run asks it too). */
+export async function actorFor(deps: Deps, a: Automation, runId: number): Promise<ActorContext | string> {
   const company = (
     await deps.db
       .select({ id: companies.id, name: companies.name })
@@ -231,24 +232,29 @@ function clip(x: unknown): unknown {
 
 /** Calls a registered tool as `ctx`, the way the MCP endpoint would after authentication. */
 export async function callToolAs(ctx: ActorContext, name: string, args: unknown): Promise<unknown> {
-  const tool = ctx.deps.catalog.tools.get(name);
-  if (!tool) throw new AppError("validation", `There is no tool "${name}".`);
-  if (BLOCKED_TOOLSETS.has(tool.toolset) && !tool.readOnly)
-    throw new AppError("forbidden", `Automations cannot change automations or webhooks (${tool.name}).`);
-  const parsed = v.safeParse(tool.input, args ?? {});
-  if (!parsed.success)
-    throw new AppError(
-      "validation",
-      `Invalid arguments for ${name}: ${v.summarize(parsed.issues).replace(/\n/g, "; ")}`,
-    );
-  authorize(ctx, tool.scope, { write: !tool.readOnly, minRole: tool.minRole });
-  if (shouldStage(ctx, tool)) return await stageToolCall(ctx, tool, parsed.output);
-  return await tool.run(ctx, parsed.output as never);
+  return await runPrepared(ctx, toolCall(ctx, name, args));
 }
 
-const EMAIL_RE = /^[^\s@<>,;]+@[^\s@<>,;]+\.[^\s@<>,;]+$/;
+async function runPrepared(ctx: ActorContext, p: { tool: ToolDef; input: unknown }): Promise<unknown> {
+  if (shouldStage(ctx, p.tool)) return await stageToolCall(ctx, p.tool, p.input);
+  return await p.tool.run(ctx, p.input as never);
+}
 
-/** One action: its input (templates filled) and output. Throws on failure. */
+/** The company's webhook a call_webhook action posts to, or why it cannot (the runner and the dry run ask alike). */
+export async function webhookFor(deps: Deps, companyId: number, id: number) {
+  const e = (
+    await deps.db
+      .select()
+      .from(webhookEndpoints)
+      .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.companyId, companyId)))
+      .limit(1)
+  )[0];
+  if (!e) throw new AppError("not_found", `Webhook ${id} not found.`);
+  if (e.status !== "enabled") throw new AppError("conflict", `Webhook ${id} is disabled.`);
+  return e;
+}
+
+/** One action: its input (templates filled) checked by prepareAction, then done. Throws on failure. */
 export async function runAction(
   ctx: ActorContext,
   a: Automation,
@@ -258,38 +264,12 @@ export async function runAction(
   trigger: Record<string, unknown> | null = null,
 ): Promise<unknown> {
   const deps = ctx.deps;
-  switch (action.type) {
-    case "create_card":
-      return await callToolAs(ctx, "cards_create", input);
-    case "post_chat_message": {
-      // Through the chat tools, as the creator: chat:write checked now, the visitor's stream woken like any agent reply.
-      const c = chatCall(input, trigger);
-      if (c.args.id === undefined || c.args.id === null)
-        throw new AppError(
-          "validation",
-          "No conversation: give with.conversationId (a conversation number) or trigger on a chat event.",
-        );
-      return await callToolAs(ctx, c.tool, c.args);
-    }
-    case "call_tool":
-      return await callToolAs(ctx, String(input.tool), input.arguments ?? {});
+  const p = prepareAction(ctx, action.type, input, trigger);
+  switch (p.kind) {
+    case "tool":
+      return await runPrepared(ctx, p);
     case "send_email": {
-      authorize(ctx, "automations:write", { write: true });
-      const to = (Array.isArray(input.to) ? input.to : String(input.to ?? "").split(","))
-        .map((x) => String(x).trim())
-        .filter(Boolean);
-      if (!to.length || to.length > 20 || to.some((x) => !EMAIL_RE.test(x)))
-        throw new AppError(
-          "validation",
-          `with.to must be 1 to 20 email addresses; got "${String(input.to).slice(0, 200)}".`,
-        );
-      const subject = String(input.subject ?? "")
-        .replace(/[\r\n]+/g, " ")
-        .trim()
-        .slice(0, 300);
-      const text = String(input.text ?? "");
-      if (!subject || !text.trim()) throw new AppError("validation", "An email needs a subject and a text.");
-      if (text.length > 100_000) throw new AppError("validation", "The email text is longer than 100,000 characters.");
+      const { to, subject, text } = p;
       return await deps.store.transaction(async (tx) => {
         // Metered per recipient like any email send; a refusal fails the step with nothing queued.
         const paid = await meter(
@@ -312,19 +292,12 @@ export async function runAction(
       });
     }
     case "notify": {
-      authorize(ctx, "automations:write", { write: true });
-      let userIds = Array.isArray(input.userIds) ? input.userIds.map(Number) : [];
-      if (Array.isArray(input.roles) && input.roles.length) {
-        const roles = input.roles.map(String).filter((r) => ["owner", "admin", "member", "viewer"].includes(r)) as (
-          | "owner"
-          | "admin"
-        )[];
-        const rows = roles.length
-          ? await deps.db
-              .select({ u: memberships.userId })
-              .from(memberships)
-              .where(and(eq(memberships.companyId, a.companyId), inArray(memberships.role, roles)))
-          : [];
+      let userIds = p.userIds;
+      if (p.roles.length) {
+        const rows = await deps.db
+          .select({ u: memberships.userId })
+          .from(memberships)
+          .where(and(eq(memberships.companyId, a.companyId), inArray(memberships.role, p.roles as Role[])));
         userIds = [...userIds, ...rows.map((r) => r.u)];
       }
       const r = await deps.store.transaction(() =>
@@ -332,33 +305,23 @@ export async function runAction(
           companyId: a.companyId,
           userIds,
           type: "automation.message",
-          title: String(input.title ?? ""),
-          body: input.body === undefined || input.body === null ? null : String(input.body),
-          link: typeof input.link === "string" && input.link ? input.link : null,
+          title: p.title,
+          body: p.body,
+          link: p.link,
           entity: { type: "automation", id: a.id },
         }),
       );
       return { notified: r.userIds, skipped: r.skipped };
     }
     case "call_webhook": {
-      authorize(ctx, "automations:write", { write: true });
-      const id = Number(input.webhookId);
-      const e = (
-        await deps.db
-          .select()
-          .from(webhookEndpoints)
-          .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.companyId, a.companyId)))
-          .limit(1)
-      )[0];
-      if (!e) throw new AppError("not_found", `Webhook ${id} not found.`);
-      if (e.status !== "enabled") throw new AppError("conflict", `Webhook ${id} is disabled.`);
+      const e = await webhookFor(deps, a.companyId, p.webhookId);
       const body = JSON.stringify({
         id: `run_${runId}_${a.id}`,
         type: "automation.call",
         timestamp: deps.clock.now().toISOString(),
         automationId: a.id,
         runId,
-        data: input.body ?? null,
+        data: p.body,
       });
       const o = await sendSigned(deps, { url: e.url, secret: e.secret }, `run_${runId}`, body);
       if (!o.ok) throw new AppError("conflict", `The webhook answered ${o.error ?? "with an error"}.`);
@@ -439,7 +402,7 @@ export async function executeRun(deps: Deps, run: Run): Promise<void> {
           userIds: [a.createdByUserId],
           type: "automation.failed",
           title: `Automation “${a.name.slice(0, 200)}” failed at step ${i} (${action.type})`,
-          body: `${error}\nRetry it from that step with automation_runs_retry (run ${run.id}).`,
+          body: `${error}\nRetry it from that step with automation_runs_retry (run ${run.id}), or replay it on the automation's current version with automation_runs_replay.`,
           link: `/automations/${a.id}/runs/${run.id}`,
           entity: { type: "automation_run", id: run.id },
         });

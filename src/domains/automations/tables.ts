@@ -214,8 +214,13 @@ export const automationRuns = table(
     steps: json<StepRecord[]>("steps").notNull(),
     /** The step the next attempt starts at (a retry starts at the failed one). */
     startStep: integer("start_step").notNull().default(0),
-    /** Incoming webhook runs: `hook:<webhook-id>`, so a sender's retry makes no second run. */
+    /**
+     * Incoming webhook runs: `hook:<webhook-id>`, so a sender's retry makes no second run.
+     * Replays: `replay:<run id>`, so a run is replayed once however many calls race.
+     */
     dedupeKey: text("dedupe_key"),
+    /** The run this one replays (automation_runs_replay): its trigger, on the automation's current version. */
+    replayOf: integer("replay_of"),
     error: text("error"),
     attempts: integer("attempts").notNull().default(0),
     leaseUntil: time("lease_until"),

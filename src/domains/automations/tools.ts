@@ -14,7 +14,10 @@ import { jsonObject } from "../../core/json-value";
 import { pageInput } from "../../core/pagination";
 import { PRICES } from "../ai/meter";
 import { webhookIntegrations } from "./integration";
-import { defineTool, type Domain } from "../../mcp/define";
+import { defineResource, defineTool, guideResource, type Domain } from "../../mcp/define";
+import automationsGuide from "../../../docs/automations.md" with { type: "text" };
+import webhooksGuide from "../../../docs/webhooks.md" with { type: "text" };
+import { actionShapes, catalogOf, eventShapes } from "./shapes";
 import {
   createAutomation,
   deleteAutomation,
@@ -23,6 +26,7 @@ import {
   listAutomations,
   listRuns,
   listVersions,
+  replayRun,
   retryRun,
   rollbackAutomation,
   testAutomation,
@@ -87,7 +91,7 @@ const automationsCreate = defineTool({
   name: "automations_create",
   description:
     "Create an automation (disabled unless enabled: true). trigger.type event (eventType, filters) | schedule (cron, timeZone) | webhook. " +
-    "Strings in actions[].with may use {{trigger.data.x}}, {{steps.0.output.x}}. Actions run with your rights. Guide: docs/automations.md. " +
+    "Strings in actions[].with may use {{trigger.data.x}}, {{steps.0.output.x}}. Actions run with your rights. Fields: automation_catalog_get. Guide: resource docs://automations. " +
     `A send_email action costs ${PRICES["email.send"]} AI credit per recipient each run when the company is metered (the step's output: credits).`,
   input: v.object({
     name,
@@ -137,9 +141,25 @@ const automationsTest = defineTool({
   ...R,
   name: "automations_test",
   description:
-    "Dry run with a sample trigger (sample.data shaped like the event) or a recent eventId: filters, conditions, each step's filled input and problems. Writes and sends nothing.",
+    "Dry run with a sample trigger (sample.data shaped like the event) or a recent eventId: filters, conditions, each step's filled input and problems, " +
+    "checked as the live run checks them (same messages). Writes and sends nothing.",
   input: v.object({ id, eventId: v.optional(id), sample: v.optional(jsonObject("sample")) }),
   run: (ctx, i) => testAutomation(ctx, i),
+});
+
+const catalogGet = defineTool({
+  ...R,
+  // Reads the code's schemas, no company data: no clientId.
+  companyFree: true,
+  name: "automation_catalog_get",
+  description:
+    "What automations can use: each action's with fields (required, types, example) and, for eventType (post.published, post.* or *), " +
+    "each event's data fields and an example; without eventType only the event types. The checks runs and automations_test make.",
+  input: v.object({
+    eventType: v.optional(v.pipe(v.string(), v.maxLength(100))),
+    actionType: v.optional(actionSchema.entries.type),
+  }),
+  run: (ctx, i) => catalogOf(ctx.deps, i),
 });
 
 const automationsVersions = defineTool({
@@ -169,9 +189,38 @@ const runsList = defineTool({
 const runsGet = defineTool({
   ...R,
   name: "automation_runs_get",
-  description: "One run: trigger data and each step's input, output and error.",
+  description: "One run: trigger data, each step's input, output and error; replayOf and replayedBy link replays.",
   input: v.object({ id }),
   run: (ctx, i) => getRun(ctx, i),
+});
+
+const guide = guideResource({
+  name: "automations",
+  title: "Automations guide",
+  description:
+    "How automations work: triggers, conditions, actions and templates, whose rights they use, runs, retry and replay, the dry run.",
+  scope: "automations:read",
+  markdown: automationsGuide,
+});
+
+const eventsResource = defineResource({
+  uri: "automations://events",
+  name: "Event data shapes",
+  description:
+    "Every event type an automation or webhook can subscribe to, with its data fields as JSON Schema and an example, as JSON.",
+  mimeType: "application/json",
+  scope: "automations:read",
+  read: ({ deps }) => JSON.stringify(eventShapes(deps)),
+});
+
+const actionsResource = defineResource({
+  uri: "automations://actions",
+  name: "Automation action fields",
+  description:
+    "Each automation action type with its with fields as JSON Schema (required, types, what a value accepts) and an example, as JSON.",
+  mimeType: "application/json",
+  scope: "automations:read",
+  read: ({ deps }) => JSON.stringify(actionShapes(deps)),
 });
 
 const runsRetry = defineTool({
@@ -180,6 +229,16 @@ const runsRetry = defineTool({
   description: "Queue a failed run again from its failed step (earlier steps are not repeated).",
   input: v.object({ id }),
   run: (ctx, i) => retryRun(ctx, i),
+});
+
+const runsReplay = defineTool({
+  ...W,
+  name: "automation_runs_replay",
+  description:
+    "Start a new run of a failed or skipped run's automation on its current version, with the run's original trigger data, from the first step. " +
+    "Once per run: the new run shows replayOf, the old one replayedBy. The automation must be enabled.",
+  input: v.object({ id }),
+  run: (ctx, i) => replayRun(ctx, i),
 });
 
 const WR = { toolset: "webhooks", scope: "automations:read", readOnly: true } as const;
@@ -326,12 +385,15 @@ export const automationsDomain: Domain = {
     automationsDelete,
     automationsToggle,
     automationsTest,
+    catalogGet,
     automationsVersions,
     automationsRollback,
     runsList,
     runsGet,
     runsRetry,
+    runsReplay,
   ],
+  resources: [guide, eventsResource, actionsResource],
   events: automationEvents,
   subscribers: [automationTrigger],
   jobs: [runJob, scheduleJob, pruneRunsJob],
@@ -370,6 +432,16 @@ export const webhooksDomain: Domain = {
     deliveriesList,
     deliveriesGet,
     deliveriesRedeliver,
+  ],
+  resources: [
+    guideResource({
+      name: "webhooks",
+      title: "Outgoing webhooks guide",
+      description:
+        "Outgoing webhooks: what is sent, signatures and how to verify them, retries, ordering, disabling and redelivery.",
+      scope: "automations:read",
+      markdown: webhooksGuide,
+    }),
   ],
   subscribers: [webhookFanout],
   jobs: [deliverJob, pruneDeliveriesJob],

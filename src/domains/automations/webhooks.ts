@@ -59,7 +59,7 @@ export function checkEventTypes(ctx: ActorContext, types: string[]): string[] {
     const prefix = /^([a-z][a-z0-9_]*)\.\*$/.exec(t);
     if (prefix ? ![...known.keys()].some((k) => k.startsWith(`${prefix[1]}.`)) : !known.has(t))
       throw invalid(
-        `Unknown event type "${t.slice(0, 80)}". See docs/events.md; e.g. post.published, order.created, card.*.`,
+        `Unknown event type "${t.slice(0, 80)}". The resource automations://events lists them; e.g. post.published, order.created, card.*.`,
       );
   }
   return out;

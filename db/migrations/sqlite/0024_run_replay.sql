@@ -1,0 +1,1 @@
+ALTER TABLE `automation_runs` ADD `replay_of` integer;
