@@ -43,7 +43,7 @@ beforeAll(async () => {
   rival = await createCompany(s.deps, { name: "Rival", ownerUserId: u.id });
   owner = await client(u.id, ["branding:*"], [newco.id]);
   multi = await client(u.id, ["*"], [newco.id, rival.id]);
-});
+}, 30_000);
 afterAll(async () => {
   for (const c of clients) await c.close();
   await s.stop();
@@ -156,7 +156,7 @@ describe("a new site starts from the company default", () => {
     expect((await toolOk(owner, "branding_get_profile", { siteId: next.id })).branding.primaryColor).toBe("#7c3aed");
     const bare = await createCompany(s.deps, { name: "Bare", ownerUserId: ownerId });
     expect((await createSite(s.deps, { companyId: bare.id, name: "Bare Site" })).brandFields).toEqual([]);
-  });
+  }, 60_000);
 
   test("createSite refuses a bad name or an unknown company", async () => {
     await expect(createSite(s.deps, { companyId: newco.id, name: "  " })).rejects.toThrow("1 to 200 characters");

@@ -43,7 +43,7 @@ beforeAll(async () => {
   owner = await client(lead.id, ["projects:*"], [co.id]);
   rival = await client(them.id, ["projects:*"], [other.id]);
   await toolOk(rival, "projects_create", { name: "Secret", key: "SEC" });
-});
+}, 30_000);
 afterAll(async () => {
   for (const c of clients) await c.close();
   await s.stop();
