@@ -24,6 +24,7 @@ import sqlite21 from "./sqlite/0021_posts_list_order.sql" with { type: "text" };
 import sqlite22 from "./sqlite/0022_approval_policy.sql" with { type: "text" };
 import sqlite23 from "./sqlite/0023_email_signup.sql" with { type: "text" };
 import sqlite24 from "./sqlite/0024_run_replay.sql" with { type: "text" };
+import sqlite25 from "./sqlite/0025_booking_notes_brand_defaults.sql" with { type: "text" };
 import pg0 from "./pg/0000_init.sql" with { type: "text" };
 import pg1 from "./pg/0001_media_blobs.sql" with { type: "text" };
 import pg2 from "./pg/0002_idempotency_keys.sql" with { type: "text" };
@@ -49,6 +50,7 @@ import pg21 from "./pg/0021_posts_list_order.sql" with { type: "text" };
 import pg22 from "./pg/0022_approval_policy.sql" with { type: "text" };
 import pg23 from "./pg/0023_email_signup.sql" with { type: "text" };
 import pg24 from "./pg/0024_run_replay.sql" with { type: "text" };
+import pg25 from "./pg/0025_booking_notes_brand_defaults.sql" with { type: "text" };
 
 export interface Migration {
   tag: string;
@@ -82,6 +84,7 @@ export const migrations: Record<"sqlite" | "pg", Migration[]> = {
     { tag: "0022_approval_policy", sql: sqlite22 },
     { tag: "0023_email_signup", sql: sqlite23 },
     { tag: "0024_run_replay", sql: sqlite24 },
+    { tag: "0025_booking_notes_brand_defaults", sql: sqlite25 },
   ],
   pg: [
     { tag: "0000_init", sql: pg0 },
@@ -109,5 +112,6 @@ export const migrations: Record<"sqlite" | "pg", Migration[]> = {
     { tag: "0022_approval_policy", sql: pg22 },
     { tag: "0023_email_signup", sql: pg23 },
     { tag: "0024_run_replay", sql: pg24 },
+    { tag: "0025_booking_notes_brand_defaults", sql: pg25 },
   ],
 };

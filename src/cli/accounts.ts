@@ -1,5 +1,6 @@
 /**
- * Accounts for self-hosters: users, companies, memberships and MCP API keys.
+ * Accounts for self-hosters: users, companies, memberships, sites and MCP
+ * API keys. A new site's brand profile starts from its company's default.
  * `mcp-keys create` prints only the new key on stdout, so
  * `KEY=$(plinth mcp-keys create …)` works; notes go to stderr. No command
  * prints a stored secret: `mcp-keys list` shows the hint only.
@@ -24,6 +25,7 @@ import {
   revokeMcpKey,
   userByEmail,
 } from "../domains/accounts/verbs";
+import { createSite } from "../domains/sites/verbs";
 import { wrap } from "./args";
 import { needFlag, UsageError, type Command } from "./command";
 import { parseExpiry } from "./rest-keys";
@@ -80,6 +82,24 @@ export const accountCommands: Command[] = [
         async (deps) => await createCompany(deps, { name, ownerUserId: (await userByEmail(deps, owner)).id }),
       );
       console.log(`created company ${c.id} "${c.name}" owned by ${owner.trim().toLowerCase()}`);
+    },
+  },
+  {
+    name: "sites create",
+    flags: [
+      { name: "company", value: "<id>", required: true, help: "the company the site belongs to" },
+      { name: "name", value: "<text>", required: true, help: "the site's name" },
+      { name: "description", value: "<text>", help: "a line about the site" },
+    ],
+    summary: "Create a site; its brand profile starts from the company's default profile.",
+    async run({ flags, config }) {
+      const companyId = positiveId(needFlag(flags, "company"), "--company");
+      const name = needFlag(flags, "name");
+      const description = flags.description === undefined ? undefined : needFlag(flags, "description");
+      const s = await withDeps(config, async (deps) => await createSite(deps, { companyId, name, description }));
+      console.log(
+        `created site ${s.id} "${s.name}" of company ${s.companyId}${s.brandFields.length ? `, branded from the company default (${s.brandFields.join(", ")})` : ""}`,
+      );
     },
   },
   {

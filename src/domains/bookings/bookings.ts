@@ -1,6 +1,8 @@
 /**
  * Bookings: made on the public page or over MCP by the same `book`,
- * rescheduled, cancelled, confirmed or declined, marked no-show, expired.
+ * rescheduled, cancelled, confirmed or declined, marked no-show, expired;
+ * their attendee details, answers, notes and host changed by a member
+ * (`updateBooking`).
  *
  * Booking a slot, on both engines, without check-then-insert races:
  *  1. the transaction first bumps the hosts' schedule rows (an UPDATE: a row
@@ -36,6 +38,7 @@ import {
   bookingExpired,
   bookingNoShowMarked,
   bookingRescheduled,
+  bookingUpdated,
   type BookingFacts,
 } from "./events";
 import { bookingInvite, inviteMethod } from "./ics";
@@ -163,6 +166,7 @@ export async function bookingOut(deps: Deps, b: BookingRow, o: { ics?: boolean }
     answers: b.answers,
     noShow: b.noShow,
     reason: b.reason,
+    notes: b.notes,
     cancelledBy: b.cancelledBy,
     sequence: b.sequence,
     history: b.history,
@@ -772,6 +776,177 @@ export function confirmBooking(ctx: ActorContext, input: { id?: number; uid?: st
 }
 export function declineBooking(ctx: ActorContext, input: { id?: number; uid?: string; reason?: string }) {
   return decide(ctx, input, false, input.reason?.trim() || null);
+}
+
+type AnswerValue = string | number | boolean;
+
+/**
+ * A member corrects a booking: the attendee's name, email, phone and
+ * answers (checked against the page's questions as when booking), the
+ * team's own notes, or its host. Notes can change at any time; the
+ * attendee's details while the booking stands (pending or accepted) and has
+ * not ended; the host while it stands and has not started.
+ *
+ * A new host must be one of the page's hosts and be offered this very start
+ * by the page's own slot rules (pageSlots, as if the page were theirs
+ * alone): working hours, time off, other bookings with their buffers, daily
+ * and weekly limits. Notice and booking window do not apply: the attendee
+ * is not booking a new time. Their schedules are locked first, as when
+ * booking, and the booking_hosts row's unique key holds against a race.
+ *
+ * Any change the attendee can see raises SEQUENCE, so the emailed invite
+ * replaces the one in their calendar; notes alone change nothing they see.
+ */
+export async function updateBooking(
+  ctx: ActorContext,
+  input: {
+    id?: number;
+    uid?: string;
+    name?: string;
+    email?: string;
+    phone?: string | null;
+    answers?: Record<string, AnswerValue | null>;
+    notes?: string | null;
+    host?: number | string;
+  },
+) {
+  authorize(ctx, "bookings:write", { write: true });
+  const a = actorOf(ctx);
+  const deps = ctx.deps;
+  const attendee = input.name !== undefined || input.email !== undefined;
+  const details = attendee || input.phone !== undefined || input.answers !== undefined;
+  if (!details && input.notes === undefined && input.host === undefined)
+    throw invalid("Give at least one of name, email, phone, answers, notes or host to change.");
+  const name = input.name !== undefined ? checkName(input.name) : undefined;
+  const email = input.email !== undefined ? checkEmail(input.email) : undefined;
+  const notes = input.notes === undefined ? undefined : input.notes?.trim() || null;
+  if (notes && (notes.length > 5000 || !MULTI.test(notes)))
+    throw invalid("notes must be at most 5000 characters.", { path: "notes" });
+  return await deps.db.transaction(async (tx) => {
+    const now = deps.clock.now();
+    const b = await bookingByRef(tx, ctx.company.id, input);
+    if ((details || input.host !== undefined) && !HOLDS_SLOT.includes(b.status))
+      throw conflict(
+        `This booking is ${b.status}; only a pending or accepted booking's attendee details and host can be changed (its notes can).`,
+      );
+    if (details && b.endsAt <= now)
+      throw conflict("This booking is over; its attendee details can no longer be changed (its notes can).");
+    if (input.host !== undefined && b.startsAt <= now)
+      throw conflict("This booking has already started; its host can no longer be changed.");
+    const p = await liveConfig(tx, b);
+    const gone = "The booking page of this booking was deleted";
+
+    let answers = b.answers;
+    let location = b.location;
+    if (input.answers !== undefined || input.phone !== undefined) {
+      if (!p) throw conflict(`${gone}, so its questions are gone: answers and phone cannot be changed.`);
+      const qs = p.config.questions;
+      const phoneQ = qs.find((q) => q.type === "phone");
+      // The stored answers to questions the page still asks, then the changes (null clears one).
+      const raw: Record<string, unknown> = Object.fromEntries(
+        b.answers.filter((x) => qs.some((q) => q.id === x.id)).map((x) => [x.id, x.value]),
+      );
+      Object.assign(raw, input.answers ?? {});
+      if (input.phone !== undefined) {
+        if (!phoneQ)
+          throw invalid(
+            `Page "${p.title}" asks no phone number${qs.length ? ` (its questions: ${qs.map((q) => q.id).join(", ")})` : ""}; change answers instead.`,
+            { path: "phone" },
+          );
+        if (input.answers && phoneQ.id in input.answers)
+          throw invalid(`Give the phone number once: as phone or as answers.${phoneQ.id}.`, { path: "phone" });
+        raw[phoneQ.id] = input.phone;
+      }
+      answers = checkAnswers(qs, raw);
+      // A phone call placed on the attendee's number follows the number (as locationOf chose it when booking).
+      const phoneOf = (list: StoredAnswer[]) => (phoneQ ? list.find((x) => x.id === phoneQ.id)?.value : undefined);
+      if (b.location.kind === "phone" && p.config.location.kind === "phone" && !p.config.location.value) {
+        const next = phoneOf(answers);
+        if (next !== phoneOf(b.answers)) location = { kind: "phone", value: next === undefined ? null : String(next) };
+      }
+    }
+
+    let hostIds = b.hostUserIds;
+    if (input.host !== undefined) {
+      const m = await resolveMember(tx, ctx.company, input.host);
+      if (!p) throw conflict(`${gone}, so it has no hosts to hand this booking to.`);
+      const cfg = p.config;
+      if (!cfg.hostUserIds.includes(m.userId)) {
+        const allowed = await membersById(tx, ctx.company.id, cfg.hostUserIds);
+        throw invalid(
+          `${m.name ?? m.email} is not a host of page "${p.title}" (its hosts: ${allowed.map((h) => h.email).join(", ")}); add them to the page's hosts first (booking_pages_update).`,
+          { path: "host" },
+        );
+      }
+      if (b.hostUserIds.length > 1)
+        throw conflict(
+          `This booking is with all of page "${p.title}"'s hosts together; one of them cannot be handed over. Change the page's hosts for new bookings, or cancel and book again.`,
+          { path: "host" },
+        );
+      if (b.hostUserIds[0] !== m.userId) {
+        await lockHosts(tx, ctx.company.id, [...b.hostUserIds, m.userId], now);
+        const start = b.startsAt.getTime();
+        const { slots } = await pageSlots(
+          tx,
+          ctx.company.id,
+          {
+            id: p.id,
+            config: { ...cfg, hostUserIds: [m.userId], hostMode: "single", minNotice: 0, maxAdvanceDays: null },
+          },
+          { from: start, to: start + 1, now: now.getTime(), durationMin: b.durationMin, excludeBookingId: b.id },
+        );
+        if (!slots.some((x) => x.start === start))
+          throw conflict(
+            `${m.name ?? m.email} is not free at ${iso(b.startsAt)} (working hours, time off, another booking or a daily limit); pick another host, or reschedule first.`,
+            { path: "host" },
+          );
+        hostIds = [m.userId];
+      }
+    }
+
+    const fields: string[] = [];
+    if (name !== undefined && name !== b.attendeeName) fields.push("name");
+    if (email !== undefined && email !== b.attendeeEmail) fields.push("email");
+    if (JSON.stringify(answers) !== JSON.stringify(b.answers)) fields.push("answers");
+    if (hostIds !== b.hostUserIds) fields.push("host");
+    if (notes !== undefined && notes !== b.notes) fields.push("notes");
+    if (!fields.length) return { ...short(b), sequence: b.sequence, changed: [] as string[] };
+    const seen = fields.some((f) => f !== "notes");
+    const row = (
+      await tx
+        .update(bookings)
+        .set({
+          attendeeName: name ?? b.attendeeName,
+          attendeeEmail: email ?? b.attendeeEmail,
+          answers,
+          location,
+          hostUserIds: hostIds,
+          notes: notes === undefined ? b.notes : notes,
+          sequence: seen ? b.sequence + 1 : b.sequence,
+          updatedAt: now,
+        })
+        .where(eq(bookings.id, b.id))
+        .returning()
+    )[0]!;
+    if (hostIds !== b.hostUserIds) {
+      await tx.delete(bookingHosts).where(eq(bookingHosts.bookingId, b.id));
+      await insertHosts(tx, row, p!.id, p!.config);
+    }
+    await writeAudit(tx, a, "bookings.update", b.id, {
+      fields,
+      ...(hostIds !== b.hostUserIds ? { hostUserIds: [b.hostUserIds, hostIds] } : {}),
+    });
+    const before = await membersById(tx, ctx.company.id, b.hostUserIds);
+    await emitFor(tx, a, bookingUpdated, b.id, {
+      ...(await factsOf({ ...deps, db: tx }, row)),
+      fields,
+      previous: {
+        attendee: { name: b.attendeeName, email: b.attendeeEmail },
+        hosts: before.map((h) => ({ userId: h.userId, name: h.name, email: h.email })),
+      },
+    });
+    return { ...short(row), sequence: row.sequence, changed: fields };
+  });
 }
 
 export async function markNoShow(

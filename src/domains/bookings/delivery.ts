@@ -2,7 +2,8 @@
  * What a booking's events do outside the bookings tables: the attendee gets
  * an email with the invite (.ics, METHOD REQUEST or CANCEL, the booking's
  * stable UID and its SEQUENCE) and the links of their booking's page
- * (reschedule, cancel); the hosts get a notification. A subscriber over the
+ * (reschedule, cancel); the hosts get a notification, and on a change of
+ * host (bookings_update) the hosts it left are told too. A subscriber over the
  * booking events, so the email and the notice are written in one
  * transaction with the subscriber's cursor (once per event), and the mail
  * outbox sends the email (src/core/mail.ts).
@@ -31,6 +32,7 @@ import {
   bookingDeclined,
   bookingExpired,
   bookingRescheduled,
+  bookingUpdated,
   type BookingFacts,
 } from "./events";
 import { bookingInvite } from "./ics";
@@ -39,18 +41,37 @@ import { schedulesOf } from "./schedules";
 import { bookingPages, bookingReminders, bookings } from "./tables";
 import { MINUTE } from "./zoned";
 
-type Kind = "created" | "confirmed" | "rescheduled" | "cancelled" | "declined" | "expired" | "reminder";
+type Kind = "created" | "confirmed" | "rescheduled" | "updated" | "cancelled" | "declined" | "expired" | "reminder";
 
 const KIND_OF: Record<string, Kind> = {
   [bookingCreated.type]: "created",
   [bookingConfirmed.type]: "confirmed",
   [bookingRescheduled.type]: "rescheduled",
+  [bookingUpdated.type]: "updated",
   [bookingCancelled.type]: "cancelled",
   [bookingDeclined.type]: "declined",
   [bookingExpired.type]: "expired",
 };
 
-type Facts = BookingFacts & { reason?: string | null; cancelledBy?: string; previousStartsAt?: string; by?: string };
+type Facts = BookingFacts & {
+  reason?: string | null;
+  cancelledBy?: string;
+  previousStartsAt?: string;
+  by?: string;
+  /** booking.updated: what changed and what it was. */
+  fields?: string[];
+  previous?: {
+    attendee: { name: string; email: string };
+    hosts: { userId: number; name: string | null; email: string }[];
+  };
+};
+
+/** What booking.updated changed, in words (notes are the team's own: never named to the attendee). */
+const changedWords = (f: Facts) =>
+  (f.fields ?? [])
+    .filter((x) => x !== "notes")
+    .map((x) => ({ name: "name", email: "email", answers: "answers", host: "host" })[x] ?? x)
+    .join(", ");
 
 function whereText(loc: BookingFacts["location"], status: string): string {
   if (loc.kind === "video")
@@ -91,6 +112,11 @@ function wording(kind: Kind, f: Facts, when: string, offsetMin?: number): { subj
       return {
         subject: `Rescheduled: ${t}, now on ${when}`,
         lead: `Your booking was moved${f.by === "host" ? " by the host" : ""}. The attached invite updates the meeting already in your calendar.`,
+      };
+    case "updated":
+      return {
+        subject: `Updated: ${t} on ${when}`,
+        lead: `${f.fields?.includes("host") ? `Your booking is now with ${f.hosts.map((h) => h.name ?? h.email).join(", ")}.` : `The details of your booking were updated (${changedWords(f)}).`} The attached invite updates the meeting already in your calendar.`,
       };
     case "cancelled":
       return {
@@ -210,8 +236,14 @@ async function attendeeMail(
 }
 
 /** Each host is told in their own zone (their booking schedule's); the one who acted is not told. */
-async function notifyHosts(deps: Deps, e: EventRecord, kind: "created" | "rescheduled" | "cancelled", f: Facts) {
+async function notifyHosts(
+  deps: Deps,
+  e: EventRecord,
+  kind: "created" | "rescheduled" | "updated" | "cancelled",
+  f: Facts,
+) {
   const ids = f.hosts.map((h) => h.userId);
+  if (kind === "updated") await notifyFormerHosts(deps, e, f);
   if (!ids.length) return;
   const zones = new Map((await schedulesOf(deps.db, e.companyId, ids)).map((s) => [s.userId, s.timeZone]));
   const who = `${f.attendee.name} <${f.attendee.email}>`;
@@ -223,13 +255,17 @@ async function notifyHosts(deps: Deps, e: EventRecord, kind: "created" | "resche
         ? `${f.status === "pending" ? "Booking request" : "New booking"}: ${f.pageTitle} with ${f.attendee.name}`
         : kind === "rescheduled"
           ? `Rescheduled: ${f.pageTitle} with ${f.attendee.name}`
-          : `Cancelled: ${f.pageTitle} with ${f.attendee.name}`;
+          : kind === "updated"
+            ? `${f.fields?.includes("host") ? "Handed to you" : "Updated"}: ${f.pageTitle} with ${f.attendee.name}`
+            : `Cancelled: ${f.pageTitle} with ${f.attendee.name}`;
     const body =
       kind === "created"
         ? `${when}, ${durationText(f.durationMin)}. ${who}.${f.status === "pending" ? " Confirm or decline it (bookings_confirm, bookings_decline)." : ""}`
         : kind === "rescheduled"
           ? `Now ${when} (was ${whenLabel(Date.parse(f.previousStartsAt!), tz)}). ${who}.`
-          : `Was ${when}. ${f.cancelledBy === "host" ? "Cancelled by a host" : `Cancelled by ${f.attendee.name}`}${f.reason ? `: ${f.reason}` : "."}`;
+          : kind === "updated"
+            ? `${when}, ${durationText(f.durationMin)}. ${who}. Changed: ${(f.fields ?? []).join(", ")}.`
+            : `Was ${when}. ${f.cancelledBy === "host" ? "Cancelled by a host" : `Cancelled by ${f.attendee.name}`}${f.reason ? `: ${f.reason}` : "."}`;
     await notify(deps, {
       companyId: e.companyId,
       userIds: [userId],
@@ -242,14 +278,44 @@ async function notifyHosts(deps: Deps, e: EventRecord, kind: "created" | "resche
   }
 }
 
+/** The hosts a booking was taken from (bookings_update host), each told in their own zone who has it now. */
+async function notifyFormerHosts(deps: Deps, e: EventRecord, f: Facts) {
+  const now = new Set(f.hosts.map((h) => h.userId));
+  const gone = (f.previous?.hosts ?? []).filter((h) => !now.has(h.userId));
+  if (!gone.length) return;
+  const zones = new Map(
+    (
+      await schedulesOf(
+        deps.db,
+        e.companyId,
+        gone.map((h) => h.userId),
+      )
+    ).map((s) => [s.userId, s.timeZone]),
+  );
+  const to = f.hosts.map((h) => h.name ?? h.email).join(", ");
+  for (const h of gone)
+    await notify(deps, {
+      companyId: e.companyId,
+      userIds: [h.userId],
+      type: "booking.updated",
+      title: `Handed over: ${f.pageTitle} with ${f.attendee.name}`,
+      body: `${whenLabel(Date.parse(f.startsAt), zones.get(h.userId) ?? f.timeZone)} is now with ${to}; it is off your calendar.`,
+      entity: { type: "booking", id: e.entity.id },
+      actorUserId: e.actor?.userId ?? null,
+    });
+}
+
 export const bookingDelivery: Subscriber = {
   name: "bookings.delivery",
   types: Object.keys(KIND_OF),
   async handle(deps, e) {
     const kind = KIND_OF[e.type]!;
     const f = e.data as Facts;
+    // Notes are the team's own: a change of notes alone reaches no one.
+    if (kind === "updated" && !changedWords(f)) return;
     await queueMail(deps.db, deps, await attendeeMail(deps, e.companyId, kind, f, e.createdAt));
-    if (kind === "created" || kind === "rescheduled" || kind === "cancelled") await notifyHosts(deps, e, kind, f);
+    if (kind === "created" || kind === "rescheduled" || kind === "updated" || kind === "cancelled")
+      await notifyHosts(deps, e, kind, f);
   },
 };
 

@@ -88,6 +88,22 @@ export const bookingExpired = defineEvent({
   payload: v.object(bookingFacts),
 });
 
+export const bookingUpdated = defineEvent({
+  type: "booking.updated",
+  entity: "booking",
+  description:
+    "A host changed a booking's attendee details, answers, notes or host (bookings_update); fields names what changed, previous what it was.",
+  payload: v.object({
+    ...bookingFacts,
+    /** Of name, email, answers, host, notes. */
+    fields: v.array(v.string()),
+    previous: v.object({
+      attendee: v.object({ name: v.string(), email: v.string() }),
+      hosts: v.array(person),
+    }),
+  }),
+});
+
 export const bookingNoShowMarked = defineEvent({
   type: "booking.no_show_marked",
   entity: "booking",
@@ -154,6 +170,7 @@ export const bookingEvents = [
   bookingConfirmed,
   bookingDeclined,
   bookingExpired,
+  bookingUpdated,
   bookingNoShowMarked,
   bookingPageCreated,
   bookingPageUpdated,

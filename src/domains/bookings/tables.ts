@@ -132,6 +132,8 @@ export const bookings = table(
     noShow: text("no_show"),
     /** public (the booking page) | mcp */
     source: text("source").notNull(),
+    /** The team's own notes on the booking (bookings_update): never shown or sent to the attendee. */
+    notes: text("notes"),
     /** Earlier times of a rescheduled booking: [{ startsAt, endsAt, at, by }]. */
     history: json<{ startsAt: string; endsAt: string; at: string; by: string }[]>("history").notNull(),
     createdAt: createdAt(),

@@ -19,6 +19,7 @@ import {
   listBookings,
   markNoShow,
   rescheduleBooking,
+  updateBooking,
 } from "./bookings";
 import {
   BOOKING_STATUSES,
@@ -338,6 +339,29 @@ export const bookingsDecline = defineTool({
   run: declineBooking,
 });
 
+const answerValue = v.union([v.string(), v.number(), v.boolean()]);
+
+export const bookingsUpdate = defineTool({
+  ...TS,
+  name: "bookings_update",
+  scope: "bookings:write",
+  readOnly: false,
+  idempotent: true,
+  title: "Update a booking",
+  description:
+    "Change attendee name/email/phone, answers ({questionId: value|null}), private notes, or host (a page host free then). Attendee is emailed.",
+  input: v.object({
+    ...bookingRef,
+    name: v.optional(v.pipe(v.string(), v.maxLength(200))),
+    email: v.optional(v.pipe(v.string(), v.maxLength(254))),
+    phone: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(40)))),
+    answers: v.optional(v.record(v.pipe(v.string(), v.maxLength(50)), v.nullable(answerValue))),
+    notes: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(5000)))),
+    host: v.optional(memberRef),
+  }),
+  run: updateBooking,
+});
+
 export const bookingsMarkNoShow = defineTool({
   ...TS,
   name: "bookings_mark_no_show",
@@ -376,6 +400,9 @@ export const bookingsDomain: Domain = {
     demo: ["booking", "page"],
     move: ["reschedule"],
     postpone: ["reschedule"],
+    reassign: ["update", "host"],
+    "hand over": ["update", "host"],
+    typo: ["update"],
     holiday: ["time", "off"],
     vacation: ["time", "off"],
     away: ["time", "off"],
@@ -410,6 +437,7 @@ export const bookingsDomain: Domain = {
     bookingsCancel,
     bookingsConfirm,
     bookingsDecline,
+    bookingsUpdate,
     bookingsMarkNoShow,
   ],
   approvalKinds: [bookingPageApprovalKind],
@@ -422,5 +450,6 @@ export const bookingsDomain: Domain = {
     { type: "booking.created", label: "Someone booked time with you", inApp: true, email: true },
     { type: "booking.rescheduled", label: "A booking with you was moved", inApp: true, email: true },
     { type: "booking.cancelled", label: "A booking with you was cancelled", inApp: true, email: true },
+    { type: "booking.updated", label: "A booking with you was changed or handed over", inApp: true, email: true },
   ],
 };

@@ -1,6 +1,6 @@
 /**
  * What branding tells the rest of Plinth: a site's brand profile or
- * messaging changed. A renderer revalidates the whole site (brand colours
+ * messaging changed, or the company's default profile did. A renderer revalidates the whole site (brand colours
  * and fonts show on every page), so cacheTags is the site's tag.
  */
 import * as v from "valibot";
@@ -26,4 +26,12 @@ export const brandMessagingUpdated = defineEvent({
   payload: v.object({ siteId: v.number(), fields: v.array(v.string()), cacheTags: v.array(v.string()) }),
 });
 
-export const brandingEvents = [brandingUpdated, brandMessagingUpdated];
+export const brandDefaultUpdated = defineEvent({
+  type: "brand_default.updated",
+  entity: "company",
+  description:
+    "A company's default brand profile (what new sites start from) was updated (fields changed); no site changes with it.",
+  payload: v.object({ fields: v.array(v.string()) }),
+});
+
+export const brandingEvents = [brandingUpdated, brandMessagingUpdated, brandDefaultUpdated];

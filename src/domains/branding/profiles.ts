@@ -11,13 +11,17 @@
  * patches that preset, one without gets a fresh uuid that never changes.
  * Colours are stored normalised (#rrggbb, lower case).
  *
+ * The company's default profile (company-default.ts) is read and written
+ * here too, by the same verbs with siteId null, under the same rules: it is
+ * a Branding object like a site's, only without a site.
+ *
  * @public Serves decks (the brand defaults of a theme).
  */
 import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
 import type * as v from "valibot";
 import { emit } from "../../core/events";
-import { brandingUpdated } from "./events";
+import { brandDefaultUpdated, brandingUpdated } from "./events";
 import { audit } from "../../core/audit";
 import { iso } from "../../core/clock";
 import { bumpContentVersion } from "../sites/content-version";
@@ -26,6 +30,8 @@ import { invalid, notFound } from "../../core/errors";
 import { authorize } from "../../core/scopes";
 import { urlProblem } from "../blocks/urls";
 import { siteForActor } from "../sites/access";
+import { primarySiteId } from "../sites/facts";
+import { companyDefaultRow } from "./company-default";
 import { contrastWarnings } from "./brand-audit";
 import { HEX_RE, normalizeHex } from "./contrast";
 import { cssVarsFor } from "./css-vars";
@@ -44,7 +50,7 @@ import {
   type siteOnly,
   type updateProfileInput,
 } from "./schemas";
-import { brandProfiles } from "./tables";
+import { brandDefaults, brandProfiles } from "./tables";
 import * as val from "valibot";
 
 import { BRANDING_DEFAULTS } from "./defaults";
@@ -197,7 +203,12 @@ function stored(data: unknown): BrandingData {
   return r.success ? (r.output as BrandingData) : toPublicBranding(data);
 }
 
-export function profileView(siteId: number, siteName: string, data: BrandingData, updatedAt: Date | null) {
+export function profileView(
+  siteId: number | null,
+  siteName: string | null,
+  data: BrandingData,
+  updatedAt: Date | null,
+) {
   return {
     siteId,
     siteName,
@@ -224,6 +235,62 @@ export async function getProfile(ctx: ActorContext, input: v.InferOutput<typeof 
   const site = await brandingRead(ctx, input.siteId);
   const row = await profileRow(ctx, site.id);
   return profileView(site.id, site.name, stored(row?.data ?? {}), row?.updatedAt ?? null);
+}
+
+/** The company's default profile, in a site profile's shape with siteId null (new sites start from it). */
+export async function getCompanyDefault(ctx: ActorContext) {
+  authorize(ctx, "branding:read", { write: false });
+  const row = await companyDefaultRow(ctx.deps.db, ctx.company.id);
+  return { ...profileView(null, null, stored(row?.data ?? {}), row?.updatedAt ?? null), companyDefault: true };
+}
+
+/** Writes the company default: an empty profile removes the row (new sites then start on the built-in defaults). */
+async function saveDefault(ctx: ActorContext, next: BrandingData, fields: string[], warnings: string[]) {
+  const now = ctx.deps.clock.now();
+  const companyId = ctx.company.id;
+  await ctx.deps.db.transaction(async (tx) => {
+    if (Object.keys(next).length === 0) await tx.delete(brandDefaults).where(eq(brandDefaults.companyId, companyId));
+    else
+      await tx
+        .insert(brandDefaults)
+        .values({ companyId, data: next as Obj, createdAt: now, updatedAt: now })
+        .onConflictDoUpdate({ target: brandDefaults.companyId, set: { data: next as Obj, updatedAt: now } });
+    await audit(tx, ctx, "branding.update", { type: "brand_default", id: companyId, detail: { fields } });
+    await emit(tx, ctx, brandDefaultUpdated, { id: companyId }, { fields });
+  });
+  return {
+    siteId: null,
+    companyDefault: true,
+    status: Object.keys(next).length ? "saved" : "defaults",
+    fields: Object.keys(next),
+    buttonPresets: (next.buttonPresets ?? []).map((p) => ({ id: p.id, name: p.name })),
+    updatedAt: iso(now),
+    ...(warnings.length ? { warnings } : {}),
+  };
+}
+
+/**
+ * branding_update_profile without a site: siteId null always means the
+ * company default; an omitted siteId means it only while the company has
+ * no active site (what brand://default then shows). With a site, omitting
+ * siteId is refused rather than guessed: a write to a live site's brand
+ * should be named.
+ */
+async function updateCompanyDefault(ctx: ActorContext, siteId: null | undefined, patch: BrandingPatchData) {
+  authorize(ctx, "branding:write", { write: true });
+  if (siteId === undefined) {
+    const primary = await primarySiteId(ctx.deps.db, ctx.company.id);
+    if (primary !== null)
+      throw invalid(
+        `${ctx.company.name} has sites: give siteId (site ${primary} is its primary site), or siteId null for the company default that new sites start from.`,
+        { path: "siteId" },
+      );
+  }
+  const fields = Object.keys(patch).filter((k) => (patch as Obj)[k] !== undefined);
+  if (fields.length === 0) throw invalid("branding is empty: give at least one field to set (or null to clear).");
+  const current = stored((await companyDefaultRow(ctx.deps.db, ctx.company.id))?.data ?? {});
+  const next = applyPatch(current, patch);
+  return await saveDefault(ctx, next, fields, contrastWarnings(current, next));
 }
 
 async function save(
@@ -270,6 +337,8 @@ async function save(
 }
 
 export async function updateProfile(ctx: ActorContext, input: v.InferOutput<typeof updateProfileInput>) {
+  if (input.siteId === null || input.siteId === undefined)
+    return await updateCompanyDefault(ctx, input.siteId, input.branding);
   const site = await brandingWrite(ctx, input.siteId);
   const fields = Object.keys(input.branding).filter((k) => (input.branding as Obj)[k] !== undefined);
   if (fields.length === 0) throw invalid("branding is empty: give at least one field to set (or null to clear).");

@@ -155,9 +155,14 @@ const siteId = v.pipe(
 );
 
 export const siteOnly = v.strictObject({ siteId });
-/** Reads that default to the company's primary site, as brand://default does. */
-export const siteOptional = v.strictObject({ siteId: v.optional(siteId) });
-export const updateProfileInput = v.strictObject({ siteId, branding: BrandingPatch });
+/**
+ * Reads that default to the company's primary site, as brand://default does
+ * (the company default without an active site); siteId null: the company
+ * default itself.
+ */
+export const siteOptional = v.strictObject({ siteId: v.optional(v.nullable(siteId)) });
+/** siteId null (or omitted while the company has no active site): the company default profile. */
+export const updateProfileInput = v.strictObject({ siteId: v.optional(v.nullable(siteId)), branding: BrandingPatch });
 export const clearFieldsInput = v.strictObject({
   siteId,
   fields: v.pipe(

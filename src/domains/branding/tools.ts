@@ -1,7 +1,8 @@
 /**
  * The branding toolset: brand profiles (the spec's Branding object per
- * site), brand messaging, WCAG contrast checks and a brand audit, plus the
- * brand://default resource for single-company connections.
+ * site, and a company default that a company without a site has and a new
+ * site starts from), brand messaging, WCAG contrast checks and a brand
+ * audit, plus the brand://default resource for single-company connections.
  */
 import { brandingEvents } from "./events";
 import type { ActorContext } from "../../core/context";
@@ -13,7 +14,7 @@ import { brandingApprovalSupport } from "./approval-support";
 import { auditBranding } from "./brand-audit";
 import { contrast, nearestFix, normalizeHex, THRESHOLDS, type ContrastFix } from "./contrast";
 import { getMessaging, messagingRow, messagingView, updateMessaging } from "./messaging";
-import { clearFields, deleteProfile, getProfile, updateProfile } from "./profiles";
+import { clearFields, deleteProfile, getCompanyDefault, getProfile, updateProfile } from "./profiles";
 import * as s from "./schemas";
 
 /** The company's primary site: its first active site (lowest id). */
@@ -22,12 +23,20 @@ async function primarySite(ctx: ActorContext) {
   return id === null ? undefined : { id };
 }
 
-/** The site a read acts on: the one named, else the company's primary site (what brand://default shows). */
-async function siteOrPrimary(ctx: ActorContext, siteId: number | undefined): Promise<number> {
+/**
+ * The site a read acts on: the one named, else the company's primary site
+ * (what brand://default shows); null for the company default profile
+ * (named with siteId null, or a company without an active site).
+ */
+async function siteOrPrimary(ctx: ActorContext, siteId: number | null | undefined): Promise<number | null> {
   if (siteId !== undefined) return siteId;
-  const site = await primarySite(ctx);
-  if (!site) throw notFound(`${ctx.company.name} has no active site, so it has no brand profile yet.`);
-  return site.id;
+  return (await primarySite(ctx))?.id ?? null;
+}
+
+/** A profile read: a site's, or the company default's. */
+async function readProfile(ctx: ActorContext, siteId: number | null | undefined) {
+  const id = await siteOrPrimary(ctx, siteId);
+  return id === null ? await getCompanyDefault(ctx) : await getProfile(ctx, { siteId: id });
 }
 
 const brandingGetProfile = defineTool({
@@ -37,9 +46,9 @@ const brandingGetProfile = defineTool({
   readOnly: true,
   title: "Get a brand profile",
   description:
-    "A site's brand profile: the fields set, the defaults, the effective colours and the storefront's cssVars. Without siteId: the company's primary site.",
+    "A site's brand profile: the fields set, the defaults, the effective colours and the storefront's cssVars. Without siteId: the primary site, else the company default; siteId null: the company default.",
   input: s.siteOptional,
-  run: async (ctx, input) => await getProfile(ctx, { siteId: await siteOrPrimary(ctx, input.siteId) }),
+  run: async (ctx, input) => await readProfile(ctx, input.siteId),
 });
 
 const brandingUpdateProfile = defineTool({
@@ -50,7 +59,7 @@ const brandingUpdateProfile = defineTool({
   idempotent: true,
   title: "Update a brand profile",
   description:
-    'Merge a partial Branding object into a site\'s brand, e.g. {"primaryColor":"#0f766e","typography":{"h1":{"size":"3rem"}}}. null resets a field; buttonStyle, darkMode and typography merge per field; buttonPresets with an id change that preset, without one add one. Live at once; warnings list changed colours failing WCAG AA.',
+    'Merge a partial Branding object into a site\'s brand, e.g. {"primaryColor":"#0f766e","typography":{"h1":{"size":"3rem"}}}. null resets a field; buttonStyle, darkMode and typography merge per field; buttonPresets with an id change that preset, without one add one. Live at once; warnings list changed colours failing WCAG AA. siteId null: the company default new sites start from.',
   input: s.updateProfileInput,
   run: updateProfile,
 });
@@ -146,10 +155,15 @@ const brandMessagingUpdate = defineTool({
   run: updateMessaging,
 });
 
-/** brand://default as JSON: the primary site's profile, audit-free, with its messaging. */
+/**
+ * brand://default as JSON: the primary site's profile, audit-free, with its
+ * messaging; a company without an active site gets its default profile
+ * (messaging is a site's: null).
+ */
 export async function readDefaultBrand(ctx: ActorContext): Promise<string> {
   authorize(ctx, "branding:read", { write: false });
   const siteId = await siteOrPrimary(ctx, undefined);
+  if (siteId === null) return JSON.stringify({ ...(await getCompanyDefault(ctx)), messaging: null });
   const profile = await getProfile(ctx, { siteId });
   return JSON.stringify({ ...profile, messaging: messagingView(siteId, await messagingRow(ctx, siteId)) });
 }
@@ -158,7 +172,7 @@ const brandDefault = defineResource({
   uri: "brand://default",
   name: "Default brand profile",
   description:
-    "The brand profile of this company's primary site (its first active site) as JSON: branding fields that are set, defaults, effective colours, cssVars and brand messaging. " +
+    "The brand profile of this company's primary site (its first active site) as JSON: branding fields that are set, defaults, effective colours, cssVars and brand messaging; without an active site, the company default that new sites start from. " +
     "Offered only to connections that reach exactly one company; others call branding_get_profile with clientId and siteId.",
   mimeType: "application/json",
   scope: "branding:read",

@@ -8,12 +8,13 @@
  * in it, unless the call says where the cards go (moveCardsToColumnId); a
  * project keeps at least one board and a board at least one column.
  */
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, count, eq, inArray, sql } from "drizzle-orm";
 import type * as v from "valibot";
 import { audit } from "../../core/audit";
 import type { ActorContext } from "../../core/context";
 import { conflict, invalid, notFound } from "../../core/errors";
 import { emit } from "../../core/events";
+import { page } from "../../core/pagination";
 import { asciiLower } from "../../core/sql";
 import { users } from "../../core/tables";
 import { boardFor, columnFor, projectFor, readAccess, write, type ColumnRow, type ProjectRow, type Q } from "./access";
@@ -27,6 +28,7 @@ import type {
   boardCreateInput,
   boardDeleteInput,
   boardGetInput,
+  boardListInput,
   boardUpdateInput,
   columnCreateInput,
   columnDeleteInput,
@@ -34,6 +36,69 @@ import type {
   columnUpdateInput,
 } from "./schemas";
 import { boardColumns, boards, cardAssignees, cardRecurrences, cards, type RecurrenceTemplate } from "./tables";
+
+/**
+ * A project's boards in board order, each with its columns in order (WIP
+ * limit, card count, points): what an agent needs to pick a board or a
+ * column without fetching every board's cards (boards_get does that).
+ * Paged by board; a project has few, but nothing caps how many.
+ */
+export async function listBoards(ctx: ActorContext, input: v.InferOutput<typeof boardListInput>) {
+  readAccess(ctx);
+  const db = ctx.deps.db;
+  const project = await projectFor(db, ctx, input.projectId);
+  const total = (await db.select({ n: count() }).from(boards).where(eq(boards.projectId, project.id)))[0]?.n ?? 0;
+  const bs = await db
+    .select()
+    .from(boards)
+    .where(eq(boards.projectId, project.id))
+    .orderBy(asc(boards.position), asc(boards.id))
+    .limit(input.limit)
+    .offset(input.offset);
+  const ids = bs.map((b) => b.id);
+  const cols = ids.length
+    ? await db
+        .select()
+        .from(boardColumns)
+        .where(inArray(boardColumns.boardId, ids))
+        .orderBy(asc(boardColumns.position), asc(boardColumns.id))
+    : [];
+  const totals = ids.length
+    ? await db
+        .select({
+          columnId: cards.columnId,
+          n: sql<number>`count(*)`.mapWith(Number),
+          points: sql<number>`coalesce(sum(${cards.estimate}), 0)`.mapWith(Number),
+        })
+        .from(cards)
+        .where(inArray(cards.boardId, ids))
+        .groupBy(cards.columnId)
+    : [];
+  const items = bs.map((b) => {
+    const columns = cols
+      .filter((c) => c.boardId === b.id)
+      .map((c) => {
+        const t = totals.find((x) => x.columnId === c.id);
+        const n = t?.n ?? 0;
+        return {
+          id: c.id,
+          name: c.name,
+          stateGroup: c.stateGroup,
+          wipLimit: c.wipLimit,
+          cardCount: n,
+          points: t?.points ?? 0,
+          ...(c.wipLimit !== null && n >= c.wipLimit ? { atWipLimit: true } : {}),
+        };
+      });
+    return {
+      id: b.id,
+      name: b.name,
+      cardCount: columns.reduce((s, c) => s + c.cardCount, 0),
+      columns,
+    };
+  });
+  return { projectId: project.id, projectKey: project.key, ...page(items, total, input.limit, input.offset) };
+}
 
 export async function getBoard(ctx: ActorContext, input: v.InferOutput<typeof boardGetInput>) {
   readAccess(ctx);

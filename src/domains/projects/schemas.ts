@@ -181,6 +181,7 @@ export const milestoneUpdateInput = v.strictObject({
 // ---------------------------------------------------------------------------
 // Boards and columns
 
+export const boardListInput = v.strictObject({ projectId: projectRef, ...pageInput });
 export const boardGetInput = v.strictObject({
   id,
   cardsPerColumn: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(50)), 10),

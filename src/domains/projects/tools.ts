@@ -16,6 +16,7 @@ import {
   deleteBoard,
   deleteColumn,
   getBoard,
+  listBoards,
   reorderColumns,
   updateBoard,
   updateColumn,
@@ -264,6 +265,15 @@ const projectTools = [
 // --- kanban -----------------------------------------------------------------
 
 const kanbanTools = [
+  defineTool({
+    name: "boards_list",
+    ...K,
+    ...R,
+    title: "List a project's boards",
+    description: "A project's boards (id or key WEB) with their columns in order: WIP limits, card counts, points.",
+    input: s.boardListInput,
+    run: listBoards,
+  }),
   defineTool({
     name: "boards_get",
     ...K,

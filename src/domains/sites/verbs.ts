@@ -1,6 +1,7 @@
 /**
  * Site verbs for agents: read sites, manage their domains and environment
- * variables. (Creating sites and REST keys belongs to the portal and CLI.)
+ * variables. (Creating sites and REST keys belongs to the portal and CLI:
+ * `createSite` here, `plinth sites create`.)
  *
  * Domains: hostnames are unique across the whole service (one hostname can
  * only point at one site), so a taken hostname is a conflict that names no
@@ -23,9 +24,11 @@ import { bumpContentVersion } from "./content-version";
 import { conflict, invalid, notFound } from "../../core/errors";
 import { page } from "../../core/pagination";
 import { authorize } from "../../core/scopes";
+import { startSiteBrand } from "../branding/company-default";
 import { siteContentCounts } from "../cms/media-facts";
 import { siteForActor, type SiteRow } from "./access";
 import { siteDomains, siteEnvVars, sites } from "./tables";
+import { companies } from "../../core/tables";
 import { byText } from "../../core/sql";
 import { preparedRead } from "../../core/prepared";
 import { write } from "../../core/fields";
@@ -143,6 +146,39 @@ const siteCount = preparedRead<{ companyId: number }, { n: number }[]>("sites_co
     .from(sites)
     .where(eq(sites.companyId, sql.placeholder("companyId"))),
 );
+
+/**
+ * A new site of a company, for the CLI (no agent tool creates sites:
+ * interface.md 5.3 gives sites:write no such verb). Its brand profile
+ * starts as a copy of the company's default profile, in the same
+ * transaction, so the site is never seen without it.
+ */
+export async function createSite(
+  deps: Deps,
+  input: { companyId: number; name: string; description?: string | null },
+): Promise<ReturnType<typeof siteView> & { companyId: number; brandFields: string[] }> {
+  const name = input.name.trim();
+  if (!name || name.length > 200 || /[\u0000-\u001f\u007f]/.test(name))
+    throw invalid("A site's name must be 1 to 200 characters on one line.", { path: "name" });
+  const description = input.description?.trim() || null;
+  if (description && description.length > 2000)
+    throw invalid("A site's description must be at most 2000 characters.", { path: "description" });
+  return await deps.db.transaction(async (tx) => {
+    const company = (
+      await tx.select({ id: companies.id }).from(companies).where(eq(companies.id, input.companyId)).limit(1)
+    )[0];
+    if (!company) throw notFound(`Company ${input.companyId} not found.`);
+    const now = deps.clock.now();
+    const site = (
+      await tx
+        .insert(sites)
+        .values({ companyId: company.id, name, description, createdAt: now, updatedAt: now })
+        .returning()
+    )[0]!;
+    const brandFields = await startSiteBrand(tx, company.id, site.id, now);
+    return { ...siteView(site), companyId: company.id, brandFields };
+  });
+}
 
 export async function listSites(ctx: ActorContext, input: { limit: number; offset: number }) {
   authorize(ctx, "sites:read", { write: false });
