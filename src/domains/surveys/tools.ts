@@ -6,7 +6,7 @@
  */
 import { demoSurveys } from "./demo";
 import * as v from "valibot";
-import { jsonBounds, jsonObject } from "../../core/json-value";
+import { jsonBounds, jsonObject, publishedAs } from "../../core/json-value";
 import { pageInput as paging } from "../../core/pagination";
 import { defineTool, type Domain } from "../../mcp/define";
 import { surveyApprovalKind, surveysApprovalSupport } from "./approval-kinds";
@@ -117,8 +117,8 @@ const surveysUpdate = defineTool({
     slug: v.optional(slugSchema),
     siteId: v.optional(v.nullable(idSchema)),
     ...definitionFields,
-    pages: v.optional(v.array(v.unknown())),
-    endings: v.optional(v.array(v.unknown())),
+    pages: v.optional(v.array(publishedAs(v.unknown(), "object"))),
+    endings: v.optional(v.array(publishedAs(v.unknown(), "object"))),
   }),
   run: (ctx, i) =>
     updateSurvey(ctx, {
@@ -215,7 +215,7 @@ export const responseFilter = v.strictObject({
   from: v.optional(v.pipe(v.string(), v.isoTimestamp("must be an ISO 8601 date-time"))),
   to: v.optional(v.pipe(v.string(), v.isoTimestamp("must be an ISO 8601 date-time"))),
   tag: v.optional(tag),
-  where: v.optional(v.pipe(v.array(v.unknown()), v.maxLength(20), jsonBounds("where"))),
+  where: v.optional(v.pipe(v.array(publishedAs(v.unknown(), "object")), v.maxLength(20), jsonBounds("where"))),
   search: v.optional(title),
 });
 const target = { surveyId: v.optional(idSchema), surveySlug: v.optional(slugSchema) };
