@@ -203,7 +203,7 @@ export const restoreInput = v.strictObject({ id, version: id });
 export const mergeInput = v.strictObject({ id: ref, mergeIds: v.pipe(v.array(id), v.minLength(1), v.maxLength(20)) });
 
 export const relationInput = v.strictObject({ fromId: ref, type: v.picklist(RELATION_NAMES), toId: ref });
-export const relationListInput = v.strictObject({ id: ref, type: opt(line(40)) });
+export const relationListInput = v.strictObject({ id: ref, type: opt(v.picklist(RELATION_NAMES)) });
 
 export const orgTreeInput = v.strictObject({ root: opt(ref) });
 export const glossaryLookupInput = v.strictObject({ term: line(200) });

@@ -166,7 +166,8 @@ const recordTools = [
     ...W,
     idempotent: true,
     title: "Relate two records",
-    description: "fromId <type> toId: person works_in unit, initiative serves goal, doc supersedes doc…",
+    description:
+      "fromId <type> toId, named from either end: person works_in unit = unit has_member person; meeting attendee person…",
     input: s.relationInput,
     run: (ctx, i) => changeRelation(ctx, i, "added"),
   }),
