@@ -27,7 +27,7 @@ export const described = <S extends v.GenericSchema>(schema: S, words: string) =
 
 /** How every domain says a person given by id or by words, alike. */
 export const USER_REF_WORDS = 'user id, email or "me"';
-export const MEMBER_REF_WORDS = "user id or the email they sign in with";
+export const MEMBER_REF_WORDS = "user id or email";
 
 /** A row id: a positive integer a JavaScript number holds exactly. The one id schema of every tool. */
 export const idSchema = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(Number.MAX_SAFE_INTEGER));

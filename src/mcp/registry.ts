@@ -38,10 +38,12 @@ function fail(what: string, msg: string): never {
 }
 
 /**
- * The published form of a schema: what a model needs, in fewer bytes
+ * The compact form of a schema: what a model needs, in fewer bytes
  * (tools/list is read into every client's context, 450 tools of it):
- *  - every object refuses unknown properties (`additionalProperties: false`),
- *    as tools/call does;
+ *  - every object refuses unknown properties (`additionalProperties: false`):
+ *    tools/call checks against this form (RegisteredTool.callSchema), and
+ *    the listing leaves the refusal out (`listingForm`; docs/mcp.md says it
+ *    once: unknown arguments are refused at every depth, naming the accepted ones);
  *  - a nullable `anyOf [X, null]` becomes `type: [X's type, "null"]`, and an
  *    `anyOf` of bare types (an id or a key, nullable or not) one `type` list:
  *    `{"type":["integer","string"],"description":"…"}`, its words kept;
@@ -137,14 +139,20 @@ function bareTypes(any: unknown): string[] | undefined {
   return [...new Set(out)];
 }
 
-/** An enum of strings says its type; the `type: "string"` beside it is dropped (after the nullable merge, which reads it). */
-function dropEnumTypes(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(dropEnumTypes);
+/**
+ * The listed form of a compact schema: without `additionalProperties: false`
+ * (tools/call refuses unknown properties at every depth all the same), and
+ * an enum of strings without the `type: "string"` beside it (the values say
+ * it; dropped after the nullable merge, which reads it).
+ */
+function listingForm(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(listingForm);
   if (!node || typeof node !== "object") return node;
   const s: JsonSchema = {};
   for (const [k, v] of Object.entries(node))
-    s[k] = k === "properties" ? mapValues(v as JsonSchema, dropEnumTypes) : dropEnumTypes(v);
+    s[k] = k === "properties" ? mapValues(v as JsonSchema, listingForm) : listingForm(v);
   if (s.type === "string" && Array.isArray(s.enum) && s.enum.every((x) => typeof x === "string")) delete s.type;
+  if (s.additionalProperties === false) delete s.additionalProperties;
   return s;
 }
 
@@ -237,9 +245,16 @@ export function buildRegistry(catalog: DomainCatalog): Registry {
           fail(`tool ${t.name}`, `must not declare ${reserved} itself; the adapter adds and strips it`);
       checkArguments(t, full);
       if (takesIdempotencyKey(t)) (full.properties as Record<string, unknown>).idempotencyKey = IDEMPOTENCY_KEY_SCHEMA;
-      const single = dropEnumTypes(compactSchema(full)) as JsonSchema;
+      const callSchema = compactSchema(full) as JsonSchema;
+      const single = listingForm(callSchema) as JsonSchema;
       const multi = t.companyFree ? single : withClientId(single);
-      byName.set(t.name, { def: t, schema: full, entrySingle: entry(t, single), entryMulti: entry(t, multi) });
+      byName.set(t.name, {
+        def: t,
+        schema: full,
+        callSchema,
+        entrySingle: entry(t, single),
+        entryMulti: entry(t, multi),
+      });
       toolsetCounts.set(t.toolset, (toolsetCounts.get(t.toolset) ?? 0) + 1);
       if (t.scope !== null) toolsetScopes.set(t.toolset, (toolsetScopes.get(t.toolset) ?? new Set()).add(t.scope));
     }

@@ -31,7 +31,7 @@ describe("the listing fits a client's context", () => {
     expect(multi).toBeLessThanOrEqual(700);
   });
 
-  test("every object in every published schema refuses unknown properties; every tool keeps its required list and enums", () => {
+  test("every object of every schema the call checks refuses unknown properties, which the listing does not repeat; every tool keeps its required list and enums", () => {
     const bad: string[] = [];
     const walk = (n: unknown, where: string) => {
       if (Array.isArray(n)) return n.forEach((x, i) => walk(x, `${where}[${i}]`));
@@ -41,7 +41,8 @@ describe("the listing fits a client's context", () => {
       for (const [k, v] of Object.entries(o)) walk(v, `${where}.${k}`);
     };
     for (const t of reg.tools) {
-      walk(t.entryMulti.inputSchema, t.def.name);
+      walk(t.callSchema, t.def.name);
+      expect(JSON.stringify(t.entryMulti.inputSchema)).not.toContain('"additionalProperties":false');
       // Compaction drops bytes, never meaning: required arguments and enums survive it.
       expect(t.entrySingle.inputSchema.required ?? []).toEqual((t.schema.required as string[] | undefined) ?? []);
       expect(JSON.stringify(t.entrySingle.inputSchema).match(/"enum"/g)?.length ?? 0).toBe(
@@ -100,6 +101,14 @@ describe("errors a model can act on", () => {
       extra: { a: 1 },
     });
     expect(msg).toStartWith('Invalid arguments: unknown argument "extra"');
+    // Deeper down too, though the listing does not say additionalProperties: false on every object.
+    expect(
+      await w.err(w.owner, "posts_create", {
+        siteId: w.siteA,
+        title: "Nested",
+        blocks: { blocks: [], version: "1", colour: "red" },
+      }),
+    ).toContain('unknown property "blocks.colour"');
   });
 
   test("whoami ignores a stray clientId rather than refusing the first call a client makes", async () => {

@@ -37,9 +37,9 @@ const isRef = (x: unknown) =>
  * words saying what the string names, kept short: they are in every brain
  * tool's listing.
  */
-const RECORD = "record id, #id or title";
-const PERSON = "person record id, #id, name or email";
-const TOPIC = "topic record id, #id or name";
+const RECORD = "id, #id or title";
+const PERSON = "person id, #id, name or email";
+const TOPIC = "topic id, #id or name";
 const refOf = (words: string) =>
   v.pipe(
     v.unknown(),

@@ -49,7 +49,7 @@ export const emailAddr = (what: string) =>
 const contactRef = (what: string) =>
   described(
     v.union([positive(what), emailAddr(what)], `${what} is a contact id or one of its email addresses.`),
-    "contact id or one of its emails",
+    "contact id or email",
   );
 
 /** A CRM company: its id or its domain (acme.com). */
@@ -63,7 +63,7 @@ const domainRef = (what: string) =>
       `${what} is a company id or its domain (acme.com).`,
     ),
   );
-const COMPANY_REF_WORDS = "CRM company id or its domain (acme.com), not its name";
+const COMPANY_REF_WORDS = "company id or domain (acme.com), not name";
 const crmCompanyRef = (what: string) =>
   described(
     v.union([positive(what), domainRef(what)], `${what} is a company id or its domain (acme.com).`),
