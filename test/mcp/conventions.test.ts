@@ -25,10 +25,11 @@ function listingBytes() {
 }
 
 describe("the listing fits a client's context", () => {
-  test("at most 600 bytes per tool on average (one company); several companies add clientId: at most 700", () => {
+  // ~499 and ~588 measured (issue 29 item 3 asks for 450; typed and described arguments cost ~25 of it back).
+  test("at most 505 bytes per tool on average (one company); several companies add clientId: at most 595", () => {
     const { single, multi } = listingBytes();
-    expect(single).toBeLessThanOrEqual(600);
-    expect(multi).toBeLessThanOrEqual(700);
+    expect(single).toBeLessThanOrEqual(505);
+    expect(multi).toBeLessThanOrEqual(595);
   });
 
   test("every object of every schema the call checks refuses unknown properties, which the listing does not repeat; every tool keeps its required list and enums", () => {

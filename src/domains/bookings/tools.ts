@@ -111,7 +111,7 @@ export const bookingPagesCreate = defineTool({
   approval: "booking_page",
   title: "Create a booking page",
   description:
-    "Draft a booking page; it opens at url once a person approves (approval.url). Times in minutes. hosts: member ids or emails (default you).",
+    "Draft a booking page; it opens at url once a person approves (approval.url). Times in minutes. hosts default to you.",
   input: v.object({ title, ...opt(rest) }),
   run: createPage,
 });

@@ -236,7 +236,7 @@ const recordTools = [
     ...R,
     alsoNeeds: ["crm:read"],
     title: "CRM deals, read-only",
-    description: "CRM deals read live from the CRM (needs crm:read); contact: id or email.",
+    description: "CRM deals read live from the CRM (needs crm:read).",
     input: s.dealsInput,
     run: brainDeals,
   }),

@@ -52,7 +52,7 @@ export const teamMembersRemove = defineTool({
   destructive: true,
   title: "Remove a member",
   description:
-    "Remove a member (by userId or email); their keys stop working at once. If they own open cards, projects or tickets, the error lists them: pass reassignTo (member id/email) or force (leave unassigned). Last owner stays.",
+    "Remove a member (userId or email); their keys stop at once. If they own open cards, projects or tickets, the error lists them: pass reassignTo or force (leave unassigned). The last owner stays.",
   input: v.object({ ...who, ...handOver }),
   run: async (ctx, { reassignTo, force, ...ref }) => await removeMember(ctx, ref, { reassignTo, force }),
 });

@@ -24,7 +24,17 @@ const positive = (what: string) =>
 export const ticketNumber = (what: string) => {
   const msg = `${what} is a ticket number: 1042 or "#1042".`;
   return v.pipe(
-    v.union([positive(what), v.pipe(v.string(msg), v.regex(/^#?[1-9]\d{0,14}$/, msg))], msg),
+    // The form is checked, not published as a pattern: the description says it in words.
+    v.union(
+      [
+        positive(what),
+        v.pipe(
+          v.string(msg),
+          v.check((x) => /^#?[1-9]\d{0,14}$/.test(x), msg),
+        ),
+      ],
+      msg,
+    ),
     v.description('ticket number: 1042 or "#1042"'),
     v.transform((x): number => (typeof x === "number" ? x : Number(x.replace("#", "")))),
   );
