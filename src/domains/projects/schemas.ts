@@ -12,7 +12,7 @@
  */
 import * as v from "valibot";
 import { pageInput } from "../../core/pagination";
-import { PROJECT_HEALTH, PROJECT_STATUSES, SPRINT_STATUSES, STATE_GROUPS } from "./tables";
+import { PRIORITY_NAMES, PROJECT_HEALTH, PROJECT_STATUSES, SPRINT_STATUSES, STATE_GROUPS } from "./tables";
 import { described, idSchema, USER_REF_WORDS } from "../../core/fields";
 
 const MAX_ID = Number.MAX_SAFE_INTEGER;
@@ -101,7 +101,15 @@ export const date = v.pipe(
 );
 
 const list = <T extends v.GenericSchema>(item: T, max = MAX_BULK) => v.pipe(v.array(item), v.maxLength(max));
-const priority = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(4));
+/** A priority as cards show it, number or priorityName ("high"), stored as the number. */
+const priority = v.pipe(
+  v.union(
+    [v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(4)), v.picklist(PRIORITY_NAMES)],
+    `must be 0 to 4 or one of ${PRIORITY_NAMES.join(", ")}`,
+  ),
+  v.description("0 none, 1 urgent, 2 high, 3 medium, 4 low, or the name"),
+  v.transform((p): number => (typeof p === "number" ? p : PRIORITY_NAMES.indexOf(p))),
+);
 const points = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(MAX_POINTS));
 const color = v.pipe(v.string(), v.regex(/^#[0-9a-fA-F]{6}$/, "must be a colour like #2563eb"));
 const stateGroup = v.picklist(STATE_GROUPS);
