@@ -15,6 +15,20 @@ import type { Db, Tx } from "./db";
 import { invalid } from "./errors";
 import { MAX_SLUG } from "./slug";
 
+/**
+ * A schema with the words a model needs beside its type, published as its
+ * JSON Schema `description`: what the string form of an id-or-name union
+ * accepts ("integer id, or the company's domain such as acme.com"), or how
+ * the values a field accepts depend on another field. Give the words once,
+ * on the shared field schema (companyRef, memberRef…), not on every tool;
+ * test/mcp/schemas.test.ts fails on an id-or-string union without them.
+ */
+export const described = <S extends v.GenericSchema>(schema: S, words: string) => v.pipe(schema, v.description(words));
+
+/** How every domain says a person given by id or by words, alike. */
+export const USER_REF_WORDS = 'user id, email or "me"';
+export const MEMBER_REF_WORDS = "user id or email";
+
 /** A row id: a positive integer a JavaScript number holds exactly. The one id schema of every tool. */
 export const idSchema = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(Number.MAX_SAFE_INTEGER));
 

@@ -14,6 +14,8 @@
  *    bound, so measuring hostile input costs at most JSON_MAX_NODES steps.
  *
  * Both keep the published JSON Schema as it was (checks are not published).
+ * `publishedAs` gives such a value its JSON type in the listing (a list of
+ * blocks says its items are objects) while the verb keeps checking it.
  */
 import * as v from "valibot";
 
@@ -69,4 +71,15 @@ export function jsonObject<T extends v.GenericSchema = v.UnknownSchema>(name?: s
     },
   });
   return v.pipe(objectOnly, jsonBounds<v.InferOutput<ObjectSchema<T>>>(name));
+}
+
+/**
+ * A free-form value published with its JSON type(s), still checked by its
+ * verb: `v.array(publishedAs(v.unknown(), "object"))` lists its items as
+ * objects instead of `{}` (test/mcp/schemas.test.ts refuses an untyped
+ * argument). Where the type lists a string beside another, give words too
+ * (`described` in src/core/fields.ts) saying when which.
+ */
+export function publishedAs<S extends v.GenericSchema>(schema: S, type: string | string[]) {
+  return v.pipe(schema, v.metadata({ type }));
 }

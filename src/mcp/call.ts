@@ -227,7 +227,7 @@ async function runTool(env: McpEnv, name: string, args: unknown, settled?: Settl
     // Who may call comes before what was passed: a viewer is told it may not
     // write, not how to fix arguments it cannot use. executeTool checks again.
     authorize(ctx, tool.scope, { write: !tool.readOnly, minRole: tool.minRole });
-    const schema = reg.entrySingle.inputSchema;
+    const schema = reg.callSchema;
     const problem = argumentProblem(schema, rest);
     if (problem) return toolError(`Invalid arguments: ${problem}`);
     const parsed = v.safeParse(tool.input, rest);

@@ -27,6 +27,12 @@ export interface RegisteredTool {
   def: ToolDef;
   /** The complete JSON Schema, every bound and pattern included (docs/tools.md); clients get the compact entries. */
   schema: JsonSchema;
+  /**
+   * The compact schema tools/call checks arguments against before valibot
+   * does (src/mcp/arguments.ts): every object refuses unknown properties
+   * (`additionalProperties: false`), which the listing does not repeat.
+   */
+  callSchema: JsonSchema;
   /** Entry for connections reaching at most one company: no clientId (it is implied). */
   entrySingle: ToolEntry;
   /** Entry for connections reaching several companies: an optional clientId, required on the call when several remain. */

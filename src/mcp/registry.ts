@@ -38,11 +38,17 @@ function fail(what: string, msg: string): never {
 }
 
 /**
- * The published form of a schema: what a model needs, in fewer bytes
+ * The compact form of a schema: what a model needs, in fewer bytes
  * (tools/list is read into every client's context, 450 tools of it):
- *  - every object refuses unknown properties (`additionalProperties: false`),
- *    as tools/call does;
- *  - a nullable `anyOf [X, null]` becomes `type: [X's type, "null"]`;
+ *  - every object refuses unknown properties (`additionalProperties: false`):
+ *    tools/call checks against this form (RegisteredTool.callSchema), and
+ *    the listing leaves the refusal out (`listingForm`; docs/mcp.md says it
+ *    once: unknown arguments are refused at every depth, naming the accepted ones);
+ *  - a nullable `anyOf [X, null]` becomes `type: [X's type, "null"]`, and an
+ *    `anyOf` of bare types (an id or a key, nullable or not) one `type` list:
+ *    `{"type":["integer","string"],"description":"…"}`, its words kept;
+ *  - `propertyNames: {type: "string"}` (every JSON key is a string) and the
+ *    `type: "string"` beside an enum of strings (the values say it) go;
  *  - dropped, because they cost more bytes than they teach (every one is
  *    still checked on the call, with a message naming the argument):
  *    string lengths and list sizes, bounds no real value comes near (2^53, 10^10 cents),
@@ -77,6 +83,8 @@ export function compactSchema(node: unknown): unknown {
   delete s.maxItems;
   delete s.maxProperties;
   if (Array.isArray(s.required) && s.required.length === 0) delete s.required;
+  const names = s.propertyNames as JsonSchema | undefined;
+  if (names && Object.keys(names).length === 1 && names.type === "string") delete s.propertyNames;
   if (s.type === "object" && s.properties) {
     if (s.additionalProperties === undefined) s.additionalProperties = false;
     // Ids are positive integers, always: said once in docs/mcp.md, not on every id.
@@ -92,6 +100,13 @@ export function compactSchema(node: unknown): unknown {
       if (/Ids$/.test(k) && items?.type === "integer" && items.minimum === 1) delete items.minimum;
     }
   }
+  const types = bareTypes(s.anyOf);
+  if (types) {
+    // The words of a described branch (a nullable described union) stay with the whole.
+    const words = (s.anyOf as JsonSchema[]).find((b) => b.description)?.description;
+    delete s.anyOf;
+    return { type: types, ...(words ? { description: words } : {}), ...s };
+  }
   const any = s.anyOf as JsonSchema[] | undefined;
   if (any?.length === 2) {
     const i = any.findIndex((x) => x.type === "null" && Object.keys(x).length === 1);
@@ -101,6 +116,43 @@ export function compactSchema(node: unknown): unknown {
       return { ...other, type: [other.type, "null"], ...s };
     }
   }
+  return s;
+}
+
+/**
+ * The types of an `anyOf` whose branches say nothing but a type (nested
+ * bare `anyOf`s included, one of them at most with a description), in
+ * order; undefined when any branch says more (a pattern, properties).
+ */
+function bareTypes(any: unknown): string[] | undefined {
+  if (!Array.isArray(any) || any.length < 2) return undefined;
+  const out: string[] = [];
+  let described = 0;
+  for (const b of any as JsonSchema[]) {
+    const keys = Object.keys(b).filter((k) => k !== "description");
+    if (b.description !== undefined && ++described > 1) return undefined;
+    if (keys.length !== 1) return undefined;
+    if (typeof b.type === "string") out.push(b.type);
+    else if (Array.isArray(b.type)) out.push(...(b.type as string[]));
+    else return undefined;
+  }
+  return [...new Set(out)];
+}
+
+/**
+ * The listed form of a compact schema: without `additionalProperties: false`
+ * (tools/call refuses unknown properties at every depth all the same), and
+ * an enum of strings without the `type: "string"` beside it (the values say
+ * it; dropped after the nullable merge, which reads it).
+ */
+function listingForm(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(listingForm);
+  if (!node || typeof node !== "object") return node;
+  const s: JsonSchema = {};
+  for (const [k, v] of Object.entries(node))
+    s[k] = k === "properties" ? mapValues(v as JsonSchema, listingForm) : listingForm(v);
+  if (s.type === "string" && Array.isArray(s.enum) && s.enum.every((x) => typeof x === "string")) delete s.type;
+  if (s.additionalProperties === false) delete s.additionalProperties;
   return s;
 }
 
@@ -193,9 +245,16 @@ export function buildRegistry(catalog: DomainCatalog): Registry {
           fail(`tool ${t.name}`, `must not declare ${reserved} itself; the adapter adds and strips it`);
       checkArguments(t, full);
       if (takesIdempotencyKey(t)) (full.properties as Record<string, unknown>).idempotencyKey = IDEMPOTENCY_KEY_SCHEMA;
-      const single = compactSchema(full) as JsonSchema;
+      const callSchema = compactSchema(full) as JsonSchema;
+      const single = listingForm(callSchema) as JsonSchema;
       const multi = t.companyFree ? single : withClientId(single);
-      byName.set(t.name, { def: t, schema: full, entrySingle: entry(t, single), entryMulti: entry(t, multi) });
+      byName.set(t.name, {
+        def: t,
+        schema: full,
+        callSchema,
+        entrySingle: entry(t, single),
+        entryMulti: entry(t, multi),
+      });
       toolsetCounts.set(t.toolset, (toolsetCounts.get(t.toolset) ?? 0) + 1);
       if (t.scope !== null) toolsetScopes.set(t.toolset, (toolsetScopes.get(t.toolset) ?? new Set()).add(t.scope));
     }

@@ -4,11 +4,13 @@
  * project cards through the projects domain; an agent under review gets a
  * review link that the owner approves in the same server; a viewer and a
  * read-only key are held back; a hostile query is a tool error a model can read.
+ * Relation names read back as written: what a record shows can be written again.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/client";
 import { startTestServer, type TestServer } from "../harness";
 import { addMember, callTool, createCompany, createUser, mcpClient, mintMcpKey, toolOk } from "../fixtures/accounts";
+import { RELATION_NAMES } from "../../src/domains/brain/links";
 
 let s: TestServer;
 let agent: Client;
@@ -137,5 +139,58 @@ describe("an agent keeps the brain after a meeting", () => {
         await c.close();
       }
     }
+  });
+});
+
+describe("relation names read back as they are written", () => {
+  type Shown = { type: string; direction: string; record: { id: number } };
+  const shown = async (id: number) =>
+    ((await tool("brain_relations_list", { id })).relations as Shown[]).map((r) => [r.type, r.record.id]);
+
+  test("a meeting's attendee and action_item, as the meeting shows them, are written back by those names", async () => {
+    const m = await tool("brain_meetings_create", {
+      title: "Read-back review",
+      at: "2026-03-03T10:00:00Z",
+      attendees: ["ruth@readback.test"],
+      actionItems: [{ text: "Send the minutes" }],
+    });
+    const before = await shown(m.id);
+    expect(before.map(([type]) => type).sort()).toEqual(["action_item", "attendee"]);
+    // Each relation as the meeting shows it: removed and added back under the name it is shown by.
+    for (const [type, other] of before) {
+      expect(await tool("brain_relations_remove", { fromId: m.id, type, toId: other })).toMatchObject({
+        type,
+        changed: true,
+      });
+      expect(await shown(m.id)).not.toContainEqual([type, other]);
+      expect(await tool("brain_relations_add", { fromId: m.id, type, toId: other })).toEqual({
+        fromId: m.id,
+        type,
+        toId: other,
+        status: "related",
+        changed: true,
+      });
+    }
+    expect((await shown(m.id)).sort()).toEqual([...before].sort());
+    // The other end reads the forward name; the old names still write the same relation.
+    const [, person] = before.find(([type]) => type === "attendee")!;
+    expect(await shown(person as number)).toEqual([["attended", m.id]]);
+    expect((await tool("brain_relations_add", { fromId: person, type: "attended", toId: m.id })).changed).toBe(false);
+  });
+
+  test("every accepted name, written from one record to another, is read back from the first under that name", async () => {
+    const a = await tool("brain_notes_create", { title: "Read-back A" });
+    const b = await tool("brain_notes_create", { title: "Read-back B" });
+    for (const type of RELATION_NAMES) {
+      await tool("brain_relations_add", { fromId: a.id, type, toId: b.id });
+      const r = (await tool("brain_relations_list", { id: a.id, type })).relations as Shown[];
+      expect([type, r.map((x) => x.record.id)]).toEqual([type, [b.id]]);
+      await tool("brain_relations_remove", { fromId: a.id, type, toId: b.id });
+      expect(await shown(a.id)).toEqual([]);
+    }
+    // A name no record shows is refused, naming the argument.
+    const bad = await callTool(agent, "brain_relations_list", { id: a.id, type: "attends" });
+    expect(bad.isError).toBe(true);
+    expect(bad.text).toContain("type");
   });
 });

@@ -125,7 +125,6 @@ describe("the documented content object is accepted wherever blocks are", () => 
     expect(blocks.anyOf[1]).toMatchObject({
       properties: { blocks: { type: "array" }, version: { type: "string" } },
       required: ["blocks"],
-      additionalProperties: false,
     });
   });
 });

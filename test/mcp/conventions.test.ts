@@ -25,13 +25,14 @@ function listingBytes() {
 }
 
 describe("the listing fits a client's context", () => {
-  test("at most 600 bytes per tool on average (one company); several companies add clientId: at most 700", () => {
+  // ~499 and ~588 measured (issue 29 item 3 asks for 450; typed and described arguments cost ~25 of it back).
+  test("at most 505 bytes per tool on average (one company); several companies add clientId: at most 595", () => {
     const { single, multi } = listingBytes();
-    expect(single).toBeLessThanOrEqual(600);
-    expect(multi).toBeLessThanOrEqual(700);
+    expect(single).toBeLessThanOrEqual(505);
+    expect(multi).toBeLessThanOrEqual(595);
   });
 
-  test("every object in every published schema refuses unknown properties; every tool keeps its required list and enums", () => {
+  test("every object of every schema the call checks refuses unknown properties, which the listing does not repeat; every tool keeps its required list and enums", () => {
     const bad: string[] = [];
     const walk = (n: unknown, where: string) => {
       if (Array.isArray(n)) return n.forEach((x, i) => walk(x, `${where}[${i}]`));
@@ -41,7 +42,8 @@ describe("the listing fits a client's context", () => {
       for (const [k, v] of Object.entries(o)) walk(v, `${where}.${k}`);
     };
     for (const t of reg.tools) {
-      walk(t.entryMulti.inputSchema, t.def.name);
+      walk(t.callSchema, t.def.name);
+      expect(JSON.stringify(t.entryMulti.inputSchema)).not.toContain('"additionalProperties":false');
       // Compaction drops bytes, never meaning: required arguments and enums survive it.
       expect(t.entrySingle.inputSchema.required ?? []).toEqual((t.schema.required as string[] | undefined) ?? []);
       expect(JSON.stringify(t.entrySingle.inputSchema).match(/"enum"/g)?.length ?? 0).toBe(
@@ -133,6 +135,14 @@ describe("errors a model can act on", () => {
       extra: { a: 1 },
     });
     expect(msg).toStartWith('Invalid arguments: unknown argument "extra"');
+    // Deeper down too, though the listing does not say additionalProperties: false on every object.
+    expect(
+      await w.err(w.owner, "posts_create", {
+        siteId: w.siteA,
+        title: "Nested",
+        blocks: { blocks: [], version: "1", colour: "red" },
+      }),
+    ).toContain('unknown property "blocks.colour"');
   });
 
   test("whoami ignores a stray clientId rather than refusing the first call a client makes", async () => {

@@ -150,7 +150,8 @@ describe("the real registry", () => {
         expect(e.annotations.readOnlyHint ?? false).toBe(d.readOnly);
         expect(e.annotations.openWorldHint).toBe(d.openWorld ?? false);
         expect(e.annotations.idempotentHint ?? false).toBe(d.idempotent ?? false);
-        expect(e.inputSchema.additionalProperties).toBe(false);
+        expect(e.inputSchema.additionalProperties).toBeUndefined();
+        expect(t.callSchema.additionalProperties).toBe(false);
         if (d.readOnly) expect(e.annotations.destructiveHint).toBeUndefined();
         else expect(e.annotations.destructiveHint).toBe(d.destructive ?? false);
       }

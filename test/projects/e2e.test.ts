@@ -123,6 +123,30 @@ describe("an agent runs a sprint over MCP", () => {
   });
 });
 
+describe("priority names read back as written", () => {
+  test("a card shows priority and priorityName; either is accepted on create, update and the list filter", async () => {
+    const c = await tool("cards_create", { projectId: "CP", title: "Named priority", priority: "high" });
+    const shown = async () => {
+      const g = await tool("cards_get", { id: c.key });
+      return [g.priority, g.priorityName];
+    };
+    expect(await shown()).toEqual([2, "high"]);
+    await tool("cards_update", { id: c.key, priority: "urgent" });
+    const [, name] = await shown();
+    expect(name).toBe("urgent");
+    // What the card shows, written back, leaves it as it was; the number still works.
+    await tool("cards_update", { id: c.key, priority: name });
+    expect(await shown()).toEqual([1, "urgent"]);
+    await tool("cards_update", { id: c.key, priority: 1 });
+    expect(await shown()).toEqual([1, "urgent"]);
+    const listed = await tool("cards_list", { projectId: "CP", priorities: ["urgent"], search: "Named priority" });
+    expect(listed.items.map((x: { key: string }) => x.key)).toEqual([c.key]);
+    const bad = await callTool(agent, "cards_update", { id: c.key, priority: "highest" });
+    expect(bad.isError).toBe(true);
+    expect(bad.text).toContain("priority");
+  });
+});
+
 describe("who may do what", () => {
   test("a viewer reads the board but every write is Forbidden", async () => {
     const viewer = await mcpClient(s.url, keys.viewer);

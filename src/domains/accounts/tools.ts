@@ -32,7 +32,7 @@ export const whoami = defineTool({
   companyFree: true,
   title: "Who am I",
   description:
-    "Who this connection acts as: user id, the companies (clients) it can act for with your role and sites in each, the default company, and the scopes. Call it first; with several clients pass clientId on other calls.",
+    "Who this connection acts as: user id, the companies (clients) it may act for with your role and sites, the default company, the scopes. Call it first; with several clients pass clientId on other calls.",
   input: v.object({}),
   run: async (ctx) => {
     const p = ctx.principal;

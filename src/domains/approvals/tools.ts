@@ -19,7 +19,7 @@ const approvalsList = defineTool({
   readOnly: true,
   title: "List approval requests",
   description:
-    "List the company's approval links, newest first: pending drafts and past decisions. Filter by status, entityType, linkType (entity, pending_change) or siteId. Tokens are never shown again.",
+    "The company's approval links, newest first: pending drafts and past decisions. Filter by status, entityType, linkType (entity, pending_change) or siteId. Tokens are never shown again.",
   input: v.object({
     status: v.optional(v.picklist(LINK_STATUSES)),
     entityType: v.optional(v.pipe(v.string(), v.maxLength(64))),
@@ -66,7 +66,7 @@ const approvalsApprove = defineTool({
   readOnly: false,
   title: "Approve a request",
   description:
-    "Approve a pending approval link by id, as a person other than the one who asked for it: the draft goes live or the staged change is applied. The requester's own credentials cannot approve it.",
+    "Approve a pending approval link by id, as a person other than the requester: the draft goes live or the staged change applies. The requester's own credentials cannot approve it.",
   input: v.object({ id: idSchema, comment }),
   run: async (ctx, input) => await decide(ctx, input, "approve"),
 });
@@ -92,7 +92,7 @@ const approvalsSettingsGet = defineTool({
   minRole: "admin",
   title: "Get who may decide approvals",
   description:
-    "Owners and admins: the company's approval policy and listed reviewers. policy person (default): a signed-in owner or admin other than the requester, or a listed reviewer with an emailed one-time code, decides on the approval page; link: anyone with the link decides, including the agent that asked.",
+    "Owners and admins: the approval policy and listed reviewers. person (default): a signed-in owner or admin other than the requester, or a listed reviewer with an emailed one-time code, decides; link: anyone with the link decides, the asking agent included.",
   input: v.object({}),
   run: async (ctx) => await getApprovalSettings(ctx),
 });
@@ -104,7 +104,7 @@ const approvalsSettingsUpdate = defineTool({
   readOnly: false,
   title: "Set who may decide approvals",
   description:
-    "Owners and admins: set the approval policy (person or link) and/or replace the list of reviewer email addresses (people without a portal account who may decide with a one-time code). Only what is given changes. Returns the settings.",
+    "Owners and admins: set the approval policy (person or link) and/or replace the reviewer emails (people without a portal account who decide with a one-time code). Only what is given changes.",
   input: v.object({
     policy: v.optional(v.picklist(APPROVAL_POLICIES)),
     reviewers: v.optional(v.pipe(v.array(v.pipe(v.string(), v.maxLength(254))), v.maxLength(MAX_REVIEWERS))),

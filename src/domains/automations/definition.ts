@@ -10,7 +10,8 @@
  */
 import { Cron } from "croner";
 import * as v from "valibot";
-import { jsonBounds, jsonObject } from "../../core/json-value";
+import { described } from "../../core/fields";
+import { jsonBounds, jsonObject, publishedAs } from "../../core/json-value";
 import type { ActorContext } from "../../core/context";
 import { invalid } from "../../core/errors";
 import { covers } from "../../core/scopes";
@@ -33,7 +34,12 @@ const path = v.pipe(
 export const conditionSchema = v.strictObject({
   path,
   op: v.picklist(["eq", "neq", "in", "contains", "exists", "gt", "lt"]),
-  value: v.optional(v.pipe(v.unknown(), jsonBounds())),
+  value: v.optional(
+    described(
+      publishedAs(v.pipe(v.unknown(), jsonBounds()), ["string", "number", "boolean", "array"]),
+      "what path's value is compared with: a list for in; false with exists means absent",
+    ),
+  ),
 });
 /** One flat object (not a union) keeps the published schema short; checkDefinition enforces what each type needs. */
 export const triggerSchema = v.strictObject({

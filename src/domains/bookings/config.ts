@@ -6,6 +6,7 @@
  */
 import * as v from "valibot";
 import { invalid } from "../../core/errors";
+import { described, MEMBER_REF_WORDS } from "../../core/fields";
 import { MAX_SLUG } from "../../core/slug";
 import { urlProblem } from "../blocks/urls";
 import { isTimeZone, parseRange } from "./zoned";
@@ -99,15 +100,18 @@ export const timeZoneInput = v.pipe(
   v.check(isTimeZone, "must be an IANA time zone such as Europe/Berlin or America/New_York"),
 );
 /** A member: user id, or the email they sign in with. */
-export const memberRef = v.union([
-  int(1, Number.MAX_SAFE_INTEGER),
-  v.pipe(
-    v.string(),
-    v.minLength(3),
-    v.maxLength(254),
-    v.check((s) => /^[^\s@]+@[^\s@]+$/.test(s), "must be a user id or an email"),
-  ),
-]);
+export const memberRef = described(
+  v.union([
+    int(1, Number.MAX_SAFE_INTEGER),
+    v.pipe(
+      v.string(),
+      v.minLength(3),
+      v.maxLength(254),
+      v.check((s) => /^[^\s@]+@[^\s@]+$/.test(s), "must be a user id or an email"),
+    ),
+  ]),
+  MEMBER_REF_WORDS,
+);
 
 const questionInput = v.object({
   id: v.pipe(
@@ -135,8 +139,13 @@ export const pageFields = {
     v.check((a) => a.length >= 1 && a.length <= 6, "must list 1 to 6 lengths"),
   ),
   location: v.picklist(LOCATION_KINDS),
-  /** The address, the number to call, or the https meeting URL. */
-  where: lineOf(500),
+  /** The address, the number to call, or the https meeting URL: which one, location says (checked in checkPageConfig). */
+  where: v.pipe(
+    lineOf(500),
+    v.description(
+      "by location: in_person the address (required); phone the number to call, or omit it and ask a required phone question; video an https meeting URL",
+    ),
+  ),
   questions: v.pipe(v.array(questionInput), v.maxLength(20)),
   minNotice: int(0, 525_600),
   bufferBefore: int(0, 720),

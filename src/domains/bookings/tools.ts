@@ -38,7 +38,7 @@ import { freeSlots } from "./free-slots";
 import { createPage, deletePage, getPage, listPages, updatePage } from "./pages";
 import { bookingPublicRoutes } from "./public-pages";
 import { addTimeOff, deleteTimeOff, getSchedule, listSchedules, setOverride, setSchedule } from "./schedules";
-import { idSchema as id } from "../../core/fields";
+import { described, idSchema as id } from "../../core/fields";
 
 const uid = v.pipe(
   v.string(),
@@ -112,7 +112,7 @@ export const bookingPagesCreate = defineTool({
   approval: "booking_page",
   title: "Create a booking page",
   description:
-    "Draft a booking page; it opens at url once a person approves (approval.url). Times in minutes. hosts: member ids or emails (default you).",
+    "Draft a booking page; it opens at url once a person approves (approval.url). Times in minutes. hosts default to you.",
   input: v.object({ title, ...opt(rest) }),
   run: createPage,
 });
@@ -283,7 +283,15 @@ export const bookingsCreate = defineTool({
     timeZone: v.optional(timeZoneInput),
     name: v.pipe(v.string(), v.maxLength(200)),
     email: v.pipe(v.string(), v.maxLength(254)),
-    answers: v.optional(v.record(v.string(), v.union([v.string(), v.number(), v.boolean()]))),
+    answers: v.optional(
+      v.record(
+        v.string(),
+        described(
+          v.union([v.string(), v.number(), v.boolean()]),
+          "by the question's type: number a number, checkbox true, select one of its options, else text",
+        ),
+      ),
+    ),
   }),
   run: createBooking,
 });

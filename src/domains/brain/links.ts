@@ -26,7 +26,31 @@ export const RELATION_TYPES = {
   references: "referenced_by",
 } as const;
 export type RelationType = keyof typeof RELATION_TYPES;
-export const RELATION_NAMES = Object.keys(RELATION_TYPES) as RelationType[];
+/**
+ * Every name a relation is shown by, from one end or the other: what
+ * brain_relations_add/remove/list accept is what records show ("Review
+ * attendee Ana" is "Ana attended Review", "Design has_member Ana" is "Ana
+ * works_in Design"), so a name read back can be written again.
+ */
+export type RelationName = RelationType | (typeof RELATION_TYPES)[RelationType];
+export const RELATION_NAMES = [
+  ...new Set([...Object.keys(RELATION_TYPES), ...Object.values(RELATION_TYPES)]),
+] as RelationName[];
+const STORED_AS = new Map<string, RelationType>(
+  (Object.entries(RELATION_TYPES) as [RelationType, string][]).map(([type, inverse]) => [inverse, type]),
+);
+
+/**
+ * How a relation named from `fromId`'s end is stored: its type, and whether
+ * the stored edge runs the other way (an inverse name: "attendee" from a
+ * meeting is the person's "attended").
+ */
+export function storedRelation(name: RelationName): { type: RelationType; reversed: boolean } {
+  if (name in RELATION_TYPES) return { type: name as RelationType, reversed: false };
+  const type = STORED_AS.get(name);
+  if (!type) throw new Error(`unknown relation name ${name}`);
+  return { type, reversed: true };
+}
 
 // ---------------------------------------------------------------------------
 // [[links]] and @mentions in markdown

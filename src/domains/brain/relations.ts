@@ -6,13 +6,13 @@ import { invalid } from "../../core/errors";
 import { emit } from "../../core/events";
 import { readAccess, recordFor, writeAccess, type RecordRef } from "./access";
 import { relationChanged } from "./events";
-import { addEdge, relationsOf, type RelationType } from "./links";
+import { addEdge, relationsOf, storedRelation, type RelationName } from "./links";
 import { holdIfNeeded } from "./review";
 import { brainRelations } from "./tables";
 
 export async function changeRelation(
   ctx: ActorContext,
-  input: { fromId: RecordRef; type: RelationType; toId: RecordRef },
+  input: { fromId: RecordRef; type: RelationName; toId: RecordRef },
   action: "added" | "removed",
 ) {
   writeAccess(ctx);
@@ -28,36 +28,34 @@ export async function changeRelation(
       title: `${action === "added" ? "Relate" : "Unrelate"}: ${from.title} ${input.type} ${to.title}`,
     });
     if (held) return held;
+    // Named from either end; stored once, in the direction of its forward type.
+    const { type, reversed } = storedRelation(input.type);
+    const [src, dst] = reversed ? [to, from] : [from, to];
     const at = ctx.deps.clock.now();
     let changed: boolean;
-    if (action === "added")
-      changed = await addEdge(tx, ctx.company.id, from.id, to.id, input.type, ctx.principal.userId, at);
+    if (action === "added") changed = await addEdge(tx, ctx.company.id, src.id, dst.id, type, ctx.principal.userId, at);
     else
       changed =
         (
           await tx
             .delete(brainRelations)
             .where(
-              and(
-                eq(brainRelations.fromId, from.id),
-                eq(brainRelations.toId, to.id),
-                eq(brainRelations.type, input.type),
-              ),
+              and(eq(brainRelations.fromId, src.id), eq(brainRelations.toId, dst.id), eq(brainRelations.type, type)),
             )
             .returning({ id: brainRelations.id })
         ).length > 0;
     if (changed) {
       await audit(tx, ctx, `brain.relation.${action === "added" ? "add" : "remove"}`, {
         type: "brain_record",
-        id: from.id,
-        detail: { type: input.type, toId: to.id },
+        id: src.id,
+        detail: { type, toId: dst.id },
       });
       await emit(
         tx,
         ctx,
         relationChanged,
-        { id: from.id },
-        { action, type: input.type, fromId: from.id, toId: to.id, fromTitle: from.title, toTitle: to.title },
+        { id: src.id },
+        { action, type, fromId: src.id, toId: dst.id, fromTitle: src.title, toTitle: dst.title },
       );
     }
     return {
@@ -70,7 +68,7 @@ export async function changeRelation(
   });
 }
 
-export async function listRelations(ctx: ActorContext, input: { id: RecordRef; type?: string }) {
+export async function listRelations(ctx: ActorContext, input: { id: RecordRef; type?: RelationName }) {
   readAccess(ctx);
   const row = await recordFor(ctx.deps.db, ctx, input.id);
   return { id: row.id, title: row.title, relations: await relationsOf(ctx.deps.db, row, input.type) };

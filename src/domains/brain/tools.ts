@@ -166,7 +166,8 @@ const recordTools = [
     ...W,
     idempotent: true,
     title: "Relate two records",
-    description: "fromId <type> toId: person works_in unit, initiative serves goal, doc supersedes doc…",
+    description:
+      "fromId <type> toId, named from either end: person works_in unit = unit has_member person; meeting attendee person…",
     input: s.relationInput,
     run: (ctx, i) => changeRelation(ctx, i, "added"),
   }),
@@ -235,7 +236,7 @@ const recordTools = [
     ...R,
     alsoNeeds: ["crm:read"],
     title: "CRM deals, read-only",
-    description: "CRM deals read live from the CRM (needs crm:read); contact: id or email.",
+    description: "CRM deals read live from the CRM (needs crm:read).",
     input: s.dealsInput,
     run: brainDeals,
   }),

@@ -122,7 +122,7 @@ const brandingAudit = defineTool({
   readOnly: true,
   title: "Audit a brand profile",
   description:
-    "Check every colour pair a site's branding implies, light and dark (text, links, primary, nav, buttons, presets at 4.5:1; accent at 3:1), with the nearest passing foreground and background per failure; also missing brand assets.",
+    "Check every colour pair a site's branding implies, light and dark (text, links, primary, nav, buttons, presets at 4.5:1; accent 3:1), with the nearest passing foreground and background per failure; missing brand assets too.",
   input: s.siteOnly,
   run: async (ctx, input) => {
     const profile = await getProfile(ctx, input);

@@ -5,6 +5,7 @@
  * is a member, the site is the company's) live in the verbs.
  */
 import * as v from "valibot";
+import { described, USER_REF_WORDS } from "../../core/fields";
 import { pageInput } from "../../core/pagination";
 import { CHAT_PRIORITIES, CHAT_STATUSES } from "./tables";
 
@@ -56,9 +57,12 @@ const labels = v.pipe(
 );
 
 /** An assignee: user id, email or "me". */
-const who = v.union(
-  [positive("assigneeId"), v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(254))],
-  'assigneeId is a user id, an email or "me".',
+const who = described(
+  v.union(
+    [positive("assigneeId"), v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(254))],
+    'assigneeId is a user id, an email or "me".',
+  ),
+  USER_REF_WORDS,
 );
 
 const origin = v.pipe(
@@ -126,7 +130,9 @@ export const conversationGetInput = v.object({
 export const replyInput = v.object({
   id: convNumber("id"),
   body: v.optional(messageBody("body")),
-  cannedId: v.optional(v.union([positive("cannedId"), line("cannedId", LIMITS.shortCode)])),
+  cannedId: v.optional(
+    described(v.union([positive("cannedId"), line("cannedId", LIMITS.shortCode)]), "canned reply id or shortCode"),
+  ),
   status: v.optional(v.picklist(["open", "pending", "resolved"])),
 });
 export const noteInput = v.object({ id: convNumber("id"), body: messageBody("body") });

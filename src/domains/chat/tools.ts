@@ -79,7 +79,7 @@ const tools = [
     name: "chat_conversations_list",
     title: "List chat conversations",
     description:
-      "Newest first. status (default open+pending; all), assigneeId (id, email, me, none), q searches text, visitor, #57. waitingSince: unanswered visitor.",
+      "Newest first. status (default open+pending; all), assigneeId (also none), q searches text, visitor, #57. waitingSince: unanswered visitor.",
     input: s.conversationListInput,
     run: listConversations,
   }),

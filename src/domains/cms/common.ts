@@ -8,6 +8,7 @@
 import * as v from "valibot";
 import type { Tx } from "../../core/db";
 import { invalid } from "../../core/errors";
+import { publishedAs } from "../../core/json-value";
 import { CONTENT_VERSION, type BlockContent } from "../blocks/catalog";
 import { urlProblem } from "../blocks/urls";
 import { referenceWarnings } from "../blocks/references";
@@ -24,8 +25,9 @@ export type Include = ("blocks" | "html")[];
  * refused by contentFrom). The blocks themselves are validated against the
  * catalog by the verb, which reports the path of each offending block.
  */
+const block = publishedAs(v.unknown(), "object");
 export const blocksSchema = v.union(
-  [v.array(v.unknown()), v.strictObject({ blocks: v.array(v.unknown()), version: v.optional(v.string()) })],
+  [v.array(block), v.strictObject({ blocks: v.array(block), version: v.optional(v.string()) })],
   'must be an array of blocks, or {"blocks": [...], "version": "1"} (see blocks://schema)',
 );
 export type BlocksInput = v.InferOutput<typeof blocksSchema>;

@@ -92,7 +92,7 @@ const postTools = [
     approval: "post",
     title: "Create a post",
     description:
-      "Draft a post (postType blog by default; page for standalone pages). slug is made from the title when omitted. The title is the page's h1: headings start at level 2. blocks: see blocks://schema; a bad block is refused with its path (blocks[3].props.level). Returns {id, slug, status, approval}: nothing goes live until a person approves at approval.url (links last 14 days).",
+      "Draft a post (postType blog by default; page for standalone pages); slug from the title when omitted. The title is the h1: headings start at level 2. blocks: see blocks://schema; a bad block is refused with its path. Returns {id, slug, status, approval}: nothing goes live until a person approves at approval.url (14 days).",
     input: v.object({ siteId, title: line(300), ...postFields }),
     run: async (ctx, input) => await createPost(ctx, input),
   }),
@@ -104,7 +104,7 @@ const postTools = [
     approval: "post",
     title: "Update a post",
     description:
-      "Change a post: give only the fields to change (null clears). A published post stays live; the change waits for approval, and successive updates accumulate. No changes = re-send the proposal with a fresh link (for an expired one). blocks: see blocks://schema. Returns {id, slug, status, approval}: a person approves at approval.url.",
+      "Change a post: only the fields given (null clears). A published post stays live; the change waits for approval, successive updates accumulate. No changes = a fresh link for the proposal. blocks: see blocks://schema. Returns {id, slug, status, approval}.",
     input: v.object({ siteId, id: idSchema, title: v.optional(line(300)), ...postFields }),
     run: async (ctx, input) => await updatePost(ctx, input),
   }),
@@ -226,7 +226,7 @@ const templateTools = [
     approval: "block_template",
     title: "Create a block template",
     description:
-      "Draft a reusable block template. blocks: see blocks://schema; a bad block is refused with its path. Returns {id, slug, status, approval}: nothing is usable until a person approves at approval.url.",
+      "Draft a reusable block template. blocks: see blocks://schema; a bad block is refused with its path. Returns {id, slug, status, approval}: usable once a person approves at approval.url.",
     input: v.object({
       siteId,
       name: line(200),
@@ -245,7 +245,7 @@ const templateTools = [
     approval: "block_template",
     title: "Update a block template",
     description:
-      "Change a block template. New blocks for an approved template wait for approval (the approved version stays in use); name, slug and description change at once. No changes = re-send the proposal with a fresh link. blocks: see blocks://schema.",
+      "Change a block template. New blocks for an approved template wait for approval (the approved version stays in use); name, slug, description change at once. No changes = a fresh link. blocks: see blocks://schema.",
     input: v.object({
       siteId,
       id: idSchema,
@@ -500,7 +500,7 @@ const mediaTools = [
     readOnly: false,
     title: "Upload a file",
     description:
-      "Upload a file as base64 (dataBase64, or a data: URL). The type is read from the bytes (images, svg, pdf, video, audio, fonts, zip; txt/csv/md/json by mimeType); HTML is refused. Images get width, height and thumbnailUrl. Returns the item with its stable url for blocks.",
+      "Upload a file as base64 (dataBase64 or a data: URL). Type read from the bytes (images, svg, pdf, video, audio, fonts, zip; txt/csv/md/json by mimeType); HTML refused. Images get width, height, thumbnailUrl. Returns the item with its stable url.",
     input: v.object({
       siteId,
       filename: line(255),

@@ -32,7 +32,7 @@ import { mediaOfCompany } from "../cms/media-facts";
 import { crmWrite, fold, normaliseDomain } from "./access";
 import { createCompany } from "./companies";
 import { contactByEmails, insertContact, updateContact } from "./contacts";
-import { contactCreateInput, contactUpdateInput, type importInput } from "./schemas";
+import { contactCreateInput, contactUpdateInput, IMPORT_TARGETS, type importInput } from "./schemas";
 import { contacts, crmCompanies, fieldDefs } from "./tables";
 
 export const MAX_IMPORT_ROWS = 10_000;
@@ -87,20 +87,7 @@ const ALIASES: Record<string, string> = {
   owner: "ownerId",
   owneremail: "ownerId",
 };
-const TARGETS = new Set([
-  "firstName",
-  "lastName",
-  "name",
-  "emails",
-  "phones",
-  "jobTitle",
-  "company",
-  "companyDomain",
-  "tags",
-  "lifecycleStage",
-  "ownerId",
-  "ignore",
-]);
+const TARGETS: ReadonlySet<string> = new Set(IMPORT_TARGETS);
 const TEXT_TARGETS = new Set(["firstName", "lastName", "name", "jobTitle", "company"]);
 
 type Line = {

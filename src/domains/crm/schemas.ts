@@ -7,6 +7,7 @@
  * @public Serves brain (its CRM lookups take the CRM's list inputs).
  */
 import * as v from "valibot";
+import { described, USER_REF_WORDS } from "../../core/fields";
 import { jsonObject } from "../../core/json-value";
 import { pageInput } from "../../core/pagination";
 import { ACTIVITY_KINDS, COMPANY_SIZES, FIELD_TYPES, LIFECYCLE_STAGES, OBJECTS, STAGE_KINDS } from "./tables";
@@ -46,7 +47,10 @@ export const emailAddr = (what: string) =>
 
 /** A contact: its id or one of its email addresses. */
 const contactRef = (what: string) =>
-  v.union([positive(what), emailAddr(what)], `${what} is a contact id or one of its email addresses.`);
+  described(
+    v.union([positive(what), emailAddr(what)], `${what} is a contact id or one of its email addresses.`),
+    "contact id or email",
+  );
 
 /** A CRM company: its id or its domain (acme.com). */
 const domainRef = (what: string) =>
@@ -59,11 +63,18 @@ const domainRef = (what: string) =>
       `${what} is a company id or its domain (acme.com).`,
     ),
   );
+const COMPANY_REF_WORDS = "company id or domain (acme.com), not name";
 const crmCompanyRef = (what: string) =>
-  v.union([positive(what), domainRef(what)], `${what} is a company id or its domain (acme.com).`);
+  described(
+    v.union([positive(what), domainRef(what)], `${what} is a company id or its domain (acme.com).`),
+    COMPANY_REF_WORDS,
+  );
 /** The same or null (unlink), as one flat union: a nested one costs listing bytes. */
 const crmCompanyRefOrNull = (what: string) =>
-  v.union([positive(what), domainRef(what), v.null()], `${what} is a company id, its domain, or null.`);
+  described(
+    v.union([positive(what), domainRef(what), v.null()], `${what} is a company id, its domain, or null.`),
+    COMPANY_REF_WORDS,
+  );
 
 /** A member of the tenant: user id, email or "me". */
 const userStr = (msg: string) =>
@@ -74,14 +85,20 @@ const userStr = (msg: string) =>
     v.check((s) => s === "me" || isEmail(s), msg),
   );
 const userRef = (what: string) =>
-  v.union(
-    [positive(what), userStr(`${what} is a user id, an email or "me".`)],
-    `${what} is a user id, an email or "me".`,
+  described(
+    v.union(
+      [positive(what), userStr(`${what} is a user id, an email or "me".`)],
+      `${what} is a user id, an email or "me".`,
+    ),
+    USER_REF_WORDS,
   );
 const userRefOrNull = (what: string) =>
-  v.union(
-    [positive(what), userStr(`${what} is a user id, an email, "me" or null.`), v.null()],
-    `${what} is a user id, an email, "me" or null.`,
+  described(
+    v.union(
+      [positive(what), userStr(`${what} is a user id, an email, "me" or null.`), v.null()],
+      `${what} is a user id, an email, "me" or null.`,
+    ),
+    USER_REF_WORDS,
   );
 
 const tag = v.pipe(
@@ -149,7 +166,10 @@ const currency = v.pipe(
   v.toUpperCase(),
   v.regex(/^[A-Z]{3}$/, "currency is an ISO 4217 code like EUR."),
 );
-const stageRef = v.union([positive("stage"), line("stage", 80)], "stage is a stage id or name.");
+const stageRef = described(
+  v.union([positive("stage"), line("stage", 80)], "stage is a stage id or name."),
+  "stage id or name",
+);
 
 export const idInput = v.strictObject({ id: positive("id") });
 export const contactRefInput = v.strictObject({ id: contactRef("id") });
@@ -420,7 +440,12 @@ export const ruleCreateInput = v.strictObject({
   points: intIn("points", -1000, 1000),
   field: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(60))),
   op: v.optional(v.picklist(["eq", "neq", "contains", "exists", "gt", "lt"])),
-  value: v.optional(v.union([v.pipe(v.string(), v.maxLength(200)), v.number(), v.boolean()])),
+  value: v.optional(
+    described(
+      v.union([v.pipe(v.string(), v.maxLength(200)), v.number(), v.boolean()]),
+      "what op compares field with: text, a number or true/false",
+    ),
+  ),
   activityKind: v.optional(v.picklist(ACTIVITY_KINDS)),
   decayDays: v.optional(v.nullable(intIn("decayDays", 1, 3650))),
 });
@@ -433,6 +458,22 @@ export const ruleUpdateInput = v.strictObject({
 
 export const mergeListInput = v.strictObject({ object: v.optional(v.picklist(["contact", "company"])), ...pageInput });
 
+/** The contact fields a CSV column may fill (mapping's values); "ignore" leaves the column out. */
+export const IMPORT_TARGETS = [
+  "firstName",
+  "lastName",
+  "name",
+  "emails",
+  "phones",
+  "jobTitle",
+  "company",
+  "companyDomain",
+  "tags",
+  "lifecycleStage",
+  "ownerId",
+  "ignore",
+] as const;
+
 export const MAX_IMPORT_BYTES = 5 * 1024 * 1024;
 export const importInput = v.strictObject({
   csv: v.optional(
@@ -444,6 +485,7 @@ export const importInput = v.strictObject({
     v.pipe(
       v.record(v.string(), v.string()),
       v.check((o) => Object.keys(o).length <= 200, "At most 200 mapped columns."),
+      v.description(`CSV header → ${IMPORT_TARGETS.join(", ")} or custom.<key>`),
     ),
   ),
   onDuplicate: v.optional(v.picklist(["update", "skip"]), "update"),

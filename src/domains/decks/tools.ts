@@ -88,7 +88,7 @@ const deckTools = [
     readOnly: false,
     title: "Create a deck",
     description:
-      "Create a draft deck in one call from slides [{layout, content, notes}] (fields: deck_layouts_list) or a Markdown outline (## heading per slide, - bullets, > quote). Themed by the site's brand (default: primary site).",
+      "Create a draft deck from slides [{layout, content, notes}] (fields: deck_layouts_list) or a Markdown outline (## heading per slide, - bullets, > quote), themed by the site's brand (default: primary site).",
     input: v.object({
       title: line(200),
       siteId: v.optional(idSchema),
@@ -108,7 +108,7 @@ const deckTools = [
     approval: "pitch_deck",
     title: "Update a deck",
     description:
-      "Change a deck's title, slug, description, site (theme) or template flag. Values equal to the current ones change nothing (unchanged: true). No fields = send the draft for approval again (fresh link; the same version if the draft did not change).",
+      "Change a deck's title, slug, description, site (theme) or template flag; equal values change nothing (unchanged: true). No fields = send the draft for approval again (fresh link; same version if unchanged).",
     input: v.object({
       id: deckId,
       title: v.optional(line(200)),

@@ -64,10 +64,11 @@ import {
   projects,
   sprints,
   timeLogs,
+  PRIORITY_NAMES,
   type StateGroup,
 } from "./tables";
 
-export const PRIORITY_NAMES = ["none", "urgent", "high", "medium", "low"] as const;
+export { PRIORITY_NAMES };
 
 /** What a card event says about the card (events.ts `card`). */
 export const cardFacts = (project: ProjectRow, card: CardRow) => ({

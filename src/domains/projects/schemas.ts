@@ -12,8 +12,8 @@
  */
 import * as v from "valibot";
 import { pageInput } from "../../core/pagination";
-import { PROJECT_HEALTH, PROJECT_STATUSES, SPRINT_STATUSES, STATE_GROUPS } from "./tables";
-import { idSchema } from "../../core/fields";
+import { PRIORITY_NAMES, PROJECT_HEALTH, PROJECT_STATUSES, SPRINT_STATUSES, STATE_GROUPS } from "./tables";
+import { described, idSchema, USER_REF_WORDS } from "../../core/fields";
 
 const MAX_ID = Number.MAX_SAFE_INTEGER;
 export const MAX_BULK = 100;
@@ -48,40 +48,46 @@ export const CARD_KEY = /^[A-Za-z][A-Za-z0-9]{1,9}-[0-9]{1,9}$/;
 export const PROJECT_KEY = /^[A-Za-z][A-Za-z0-9]{1,9}$/;
 
 // Key forms are checked with v.check, which stays out of the published schema: descriptions say "WEB-42" in fewer bytes.
-export const cardRef = v.union(
-  [
-    anyId,
-    v.pipe(
-      v.string(),
-      v.check((s) => CARD_KEY.test(s), "must be a card key like WEB-42"),
-    ),
-  ],
-  "must be a card id (42) or key (WEB-42)",
+export const cardRef = described(
+  v.union(
+    [
+      anyId,
+      v.pipe(
+        v.string(),
+        v.check((s) => CARD_KEY.test(s), "must be a card key like WEB-42"),
+      ),
+    ],
+    "must be a card id (42) or key (WEB-42)",
+  ),
+  "card id or key (WEB-42)",
 );
 export type CardRef = v.InferOutput<typeof cardRef>;
-export const projectRef = v.union(
-  [
-    anyId,
-    v.pipe(
-      v.string(),
-      v.check((s) => PROJECT_KEY.test(s), "must be a project key like WEB"),
-    ),
-  ],
-  "must be a project id or key (WEB)",
+export const projectRef = described(
+  v.union(
+    [
+      anyId,
+      v.pipe(
+        v.string(),
+        v.check((s) => PROJECT_KEY.test(s), "must be a project key like WEB"),
+      ),
+    ],
+    "must be a project id or key (WEB)",
+  ),
+  "project id or key (WEB)",
 );
 export type ProjectRef = v.InferOutput<typeof projectRef>;
 /** A person: user id, email, or "me". */
-export const userRef = v.union(
-  [anyId, v.pipe(v.string(), v.minLength(1), v.maxLength(254))],
-  'must be a user id, an email or "me"',
+export const userRef = described(
+  v.union([anyId, v.pipe(v.string(), v.minLength(1), v.maxLength(254))], 'must be a user id, an email or "me"'),
+  USER_REF_WORDS,
 );
 export type UserRef = v.InferOutput<typeof userRef>;
 /** A label of the card's project, by name (case-insensitive). */
 const labelRef = v.pipe(v.string(), v.minLength(1), v.maxLength(60));
 /** A column of the card's board: id, name ("In Review") or state group ("done"). */
-const columnRef = v.union(
-  [anyId, v.pipe(v.string(), v.minLength(1), v.maxLength(60))],
-  "must be a column id, name or state group",
+const columnRef = described(
+  v.union([anyId, v.pipe(v.string(), v.minLength(1), v.maxLength(60))], "must be a column id, name or state group"),
+  "column id, name or state group (done)",
 );
 
 const isRealDate = (s: string) => {
@@ -95,7 +101,15 @@ export const date = v.pipe(
 );
 
 const list = <T extends v.GenericSchema>(item: T, max = MAX_BULK) => v.pipe(v.array(item), v.maxLength(max));
-const priority = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(4));
+/** A priority as cards show it, number or priorityName ("high"), stored as the number. */
+const priority = v.pipe(
+  v.union(
+    [v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(4)), v.picklist(PRIORITY_NAMES)],
+    `must be 0 to 4 or one of ${PRIORITY_NAMES.join(", ")}`,
+  ),
+  v.description("0 none, 1 urgent, 2 high, 3 medium, 4 low, or the name"),
+  v.transform((p): number => (typeof p === "number" ? p : PRIORITY_NAMES.indexOf(p))),
+);
 const points = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(MAX_POINTS));
 const color = v.pipe(v.string(), v.regex(/^#[0-9a-fA-F]{6}$/, "must be a colour like #2563eb"));
 const stateGroup = v.picklist(STATE_GROUPS);

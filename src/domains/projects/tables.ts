@@ -118,6 +118,9 @@ export const milestones = table(
   (t) => [index("milestones_project").on(t.projectId)],
 );
 
+/** A card's priority by number (0…4) and the name its priorityName shows; either is accepted on input. */
+export const PRIORITY_NAMES = ["none", "urgent", "high", "medium", "low"] as const;
+
 export const STATE_GROUPS = ["backlog", "unstarted", "started", "done", "cancelled"] as const;
 export type StateGroup = (typeof STATE_GROUPS)[number];
 

@@ -71,7 +71,7 @@ export const siteTools = [
     readOnly: false,
     title: "Add a site domain",
     description:
-      "Add a custom domain (hostname only, like www.example.com) to a site. The first domain becomes primary; pass primary: true to make a later one primary. A hostname can belong to one site only.",
+      "Add a custom domain (hostname only, like www.example.com) to a site. The first becomes primary; primary: true makes a later one primary. A hostname belongs to one site only.",
     input: v.object({
       siteId,
       hostname: v.pipe(v.string(), v.minLength(1), v.maxLength(253)),

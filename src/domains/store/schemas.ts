@@ -5,7 +5,8 @@
  * schemes, option/variant consistency) live in the verbs.
  */
 import * as v from "valibot";
-import { jsonBounds } from "../../core/json-value";
+import { described } from "../../core/fields";
+import { jsonObject } from "../../core/json-value";
 import { pageInput } from "../../core/pagination";
 import { MAX_SLUG } from "../../core/slug";
 import { PRODUCT_STATUSES } from "./tables";
@@ -73,12 +74,15 @@ const imageInput = v.strictObject({
   alt: v.optional(v.nullable(text("alt", 300))),
 });
 
-const optionValueInput = v.union(
-  [
-    line("value", 100),
-    v.strictObject({ value: line("value", 100), label: v.optional(v.nullable(text("label", 100))) }),
-  ],
-  "Each option value is a string or { value, label }.",
+const optionValueInput = described(
+  v.union(
+    [
+      line("value", 100),
+      v.strictObject({ value: line("value", 100), label: v.optional(v.nullable(text("label", 100))) }),
+    ],
+    "Each option value is a string or { value, label }.",
+  ),
+  "the value (M), or {value, label} to show another label",
 );
 
 export const optionsInput = v.pipe(
@@ -172,7 +176,8 @@ const productFields = {
   seoTitle: v.optional(v.nullable(text("seoTitle", 200))),
   seoDescription: v.optional(v.nullable(text("seoDescription", 500))),
   tags: v.optional(v.nullable(v.pipe(v.array(line("tag", 60)), v.maxLength(MAX_TAGS, `At most ${MAX_TAGS} tags.`)))),
-  metadata: v.optional(v.pipe(v.unknown(), jsonBounds("metadata"))),
+  /** Your own JSON object; null clears it. */
+  metadata: v.optional(v.nullable(jsonObject("metadata"))),
   categoryId: v.optional(v.nullable(entityId("categoryId"))),
   images: v.optional(
     v.pipe(v.array(imageInput), v.maxLength(MAX_IMAGES, `A product has at most ${MAX_IMAGES} images.`)),

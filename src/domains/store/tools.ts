@@ -186,7 +186,7 @@ const bulkPricingSet = defineTool({
   idempotent: true,
   title: "Set bulk pricing",
   description:
-    "Replace a product's quantity pricing rules ([] removes them): minQuantity, maxQuantity?, priceType fixed (amount = unit price, cents) or percent_off (basis points, 1000 = 10 %), optional variantId or variantOptions (beats a product-wide rule). Ranges must not overlap.",
+    "Replace a product's quantity pricing rules ([] removes them): minQuantity, maxQuantity?, priceType fixed (amount = unit price, cents) or percent_off (basis points, 1000 = 10 %), optional variantId or variantOptions (beats a product-wide rule). No overlapping ranges.",
   input: s.bulkPricingSetInput,
   run: setBulkPricing,
 });

@@ -21,7 +21,8 @@
  */
 import * as v from "valibot";
 import { invalid } from "../../core/errors";
-import { jsonBounds } from "../../core/json-value";
+import { described } from "../../core/fields";
+import { jsonBounds, publishedAs } from "../../core/json-value";
 import { urlProblem } from "../blocks/urls";
 
 export const QUESTION_TYPES = [
@@ -159,7 +160,14 @@ export const langSchema = v.pipe(
 
 /** A choice, matrix row or column: checked item by item in the verb, so the listing only says "array". */
 export const optionInput = v.strictObject({ id: key, label: line(300) });
-const options = (max: number) => v.optional(v.pipe(v.array(v.unknown()), v.maxLength(max), jsonBounds()));
+const options = (max: number) =>
+  v.optional(v.pipe(v.array(publishedAs(v.unknown(), "object")), v.maxLength(max), jsonBounds()));
+
+/** min and max read by the question's type: checked in the verb. */
+const bound = described(
+  publishedAs(v.pipe(v.unknown(), jsonBounds()), ["number", "string"]),
+  "by type: multiple_choice picks, text length, scale 0|1 to 10, number value, date YYYY-MM-DD",
+);
 
 export const questionInput = v.strictObject({
   id: key,
@@ -174,8 +182,8 @@ export const questionInput = v.strictObject({
   columns: options(20),
   scale: v.optional(v.pipe(v.number(), v.integer())),
   /** number or YYYY-MM-DD by type: checked in the verb. */
-  min: v.optional(v.pipe(v.unknown(), jsonBounds())),
-  max: v.optional(v.pipe(v.unknown(), jsonBounds())),
+  min: v.optional(bound),
+  max: v.optional(bound),
   minLabel: v.optional(line(100)),
   maxLabel: v.optional(line(100)),
   integer: v.optional(v.boolean()),
@@ -201,7 +209,7 @@ export const pageInput = v.strictObject({
   title: v.optional(line(300)),
   questions: v.pipe(v.array(questionInput), v.minLength(1), v.maxLength(100)),
   /** Rules [{if: [{field, op, value?}], match?, goTo}], checked one by one in the verb (the listing says "array"). */
-  logic: v.optional(v.pipe(v.array(v.unknown()), v.maxLength(50), jsonBounds())),
+  logic: v.optional(v.pipe(v.array(publishedAs(v.unknown(), "object")), v.maxLength(50), jsonBounds())),
 });
 export type PageInput = v.InferOutput<typeof pageInput>;
 

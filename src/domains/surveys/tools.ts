@@ -6,7 +6,7 @@
  */
 import { demoSurveys } from "./demo";
 import * as v from "valibot";
-import { jsonBounds, jsonObject } from "../../core/json-value";
+import { jsonBounds, jsonObject, publishedAs } from "../../core/json-value";
 import { pageInput as paging } from "../../core/pagination";
 import { defineTool, type Domain } from "../../mcp/define";
 import { surveyApprovalKind, surveysApprovalSupport } from "./approval-kinds";
@@ -81,7 +81,7 @@ const surveysGet = defineTool({
 });
 
 const CREATE_HELP =
-  "logic: [{if: [{field, op, value?}], match?: all|any, goTo}], op: equals, notEquals, lessThan, lessOrEqual, greaterThan, greaterOrEqual, contains, notContains, answered, skipped; the first rule that holds jumps to a later page or an ending. choices [{id,label}] for single_choice, multiple_choice (min/max picks) and ranking; matrix rows and columns [{id,label}]; rating scale 3-10; scale min 0|1, max <=10; number, date (YYYY-MM-DD), text: min/max. A person approves (approval.url) before /s/<slug> opens.";
+  "choices [{id,label}] for single_choice, multiple_choice, ranking; matrix rows and columns [{id,label}]; rating scale 3-10. logic: [{if: [{field, op, value?}], match?: all|any, goTo}], op equals, notEquals, lessThan, lessOrEqual, greaterThan, greaterOrEqual, contains, notContains, answered, skipped: the first rule that holds jumps to a later page or ending. A person approves (approval.url) before /s/<slug> opens.";
 
 const surveysCreate = defineTool({
   name: "surveys_create",
@@ -117,8 +117,8 @@ const surveysUpdate = defineTool({
     slug: v.optional(slugSchema),
     siteId: v.optional(v.nullable(idSchema)),
     ...definitionFields,
-    pages: v.optional(v.array(v.unknown())),
-    endings: v.optional(v.array(v.unknown())),
+    pages: v.optional(v.array(publishedAs(v.unknown(), "object"))),
+    endings: v.optional(v.array(publishedAs(v.unknown(), "object"))),
   }),
   run: (ctx, i) =>
     updateSurvey(ctx, {
@@ -215,7 +215,7 @@ export const responseFilter = v.strictObject({
   from: v.optional(v.pipe(v.string(), v.isoTimestamp("must be an ISO 8601 date-time"))),
   to: v.optional(v.pipe(v.string(), v.isoTimestamp("must be an ISO 8601 date-time"))),
   tag: v.optional(tag),
-  where: v.optional(v.pipe(v.array(v.unknown()), v.maxLength(20), jsonBounds("where"))),
+  where: v.optional(v.pipe(v.array(publishedAs(v.unknown(), "object")), v.maxLength(20), jsonBounds("where"))),
   search: v.optional(title),
 });
 const target = { surveyId: v.optional(idSchema), surveySlug: v.optional(slugSchema) };

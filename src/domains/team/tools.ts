@@ -7,14 +7,17 @@ import { defineTool, type Domain } from "../../mcp/define";
 import { teamEvents } from "./events";
 import { inviteMember, listInvitations, resendInvitation, revokeInvitation } from "./invitations";
 import { changeRole, leaveTeam, listMembers, removeMember } from "./members";
-import { idSchema as id } from "../../core/fields";
+import { described, idSchema as id, MEMBER_REF_WORDS } from "../../core/fields";
 
 const role = v.picklist(ROLES);
 const email = v.pipe(v.string(), v.maxLength(254));
 /** A member by user id or email. */
 const who = { userId: v.optional(id), email: v.optional(email) };
 /** Who takes over a departing member's open work, or force: leave it unassigned. */
-const handOver = { reassignTo: v.optional(v.union([id, email])), force: v.optional(v.boolean()) };
+const handOver = {
+  reassignTo: v.optional(described(v.union([id, email]), MEMBER_REF_WORDS)),
+  force: v.optional(v.boolean()),
+};
 
 export const teamMembersList = defineTool({
   name: "team_members_list",
@@ -49,7 +52,7 @@ export const teamMembersRemove = defineTool({
   destructive: true,
   title: "Remove a member",
   description:
-    "Remove a member (by userId or email); their keys stop working at once. If they own open cards, projects or tickets, the error lists them: pass reassignTo (member id/email) or force (leave unassigned). Last owner stays.",
+    "Remove a member (userId or email); their keys stop at once. If they own open cards, projects or tickets, the error lists them: pass reassignTo or force (leave unassigned). The last owner stays.",
   input: v.object({ ...who, ...handOver }),
   run: async (ctx, { reassignTo, force, ...ref }) => await removeMember(ctx, ref, { reassignTo, force }),
 });

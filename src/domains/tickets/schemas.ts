@@ -5,6 +5,7 @@
  * the verbs.
  */
 import * as v from "valibot";
+import { described, USER_REF_WORDS } from "../../core/fields";
 import { pageInput } from "../../core/pagination";
 import { TICKET_PRIORITIES, TICKET_STATUSES } from "./tables";
 
@@ -23,7 +24,18 @@ const positive = (what: string) =>
 export const ticketNumber = (what: string) => {
   const msg = `${what} is a ticket number: 1042 or "#1042".`;
   return v.pipe(
-    v.union([positive(what), v.pipe(v.string(msg), v.regex(/^#?[1-9]\d{0,14}$/, msg))], msg),
+    // The form is checked, not published as a pattern: the description says it in words.
+    v.union(
+      [
+        positive(what),
+        v.pipe(
+          v.string(msg),
+          v.check((x) => /^#?[1-9]\d{0,14}$/.test(x), msg),
+        ),
+      ],
+      msg,
+    ),
+    v.description('ticket number: 1042 or "#1042"'),
     v.transform((x): number => (typeof x === "number" ? x : Number(x.replace("#", "")))),
   );
 };
@@ -70,17 +82,20 @@ const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 /** A user: their id, their email, or "me" (the caller); `extra` words too ("none"). Published as integer | string. */
 const userRef = (what: string, extra: string[] = []) => {
   const msg = `${what} is a user id, an email or ${["me", ...extra].map((x) => `"${x}"`).join(" or ")}.`;
-  return v.union(
-    [
-      positive(what),
-      v.pipe(
-        v.string(msg),
-        v.trim(),
-        v.maxLength(254, msg),
-        v.check((s) => s === "me" || extra.includes(s) || EMAIL_RE.test(s), msg),
-      ),
-    ],
-    msg,
+  return described(
+    v.union(
+      [
+        positive(what),
+        v.pipe(
+          v.string(msg),
+          v.trim(),
+          v.maxLength(254, msg),
+          v.check((s) => s === "me" || extra.includes(s) || EMAIL_RE.test(s), msg),
+        ),
+      ],
+      msg,
+    ),
+    [USER_REF_WORDS, ...extra.map((x) => `"${x}"`)].join(" or "),
   );
 };
 
