@@ -268,6 +268,12 @@ export const bookingsGet = defineTool({
   run: getBooking,
 });
 
+/** An answer to a booking page question, by the question's type. */
+const answerValue = described(
+  v.union([v.string(), v.number(), v.boolean()]),
+  "by the question's type: number a number, checkbox true, select one of its options, else text",
+);
+
 export const bookingsCreate = defineTool({
   ...TS,
   name: "bookings_create",
@@ -283,15 +289,7 @@ export const bookingsCreate = defineTool({
     timeZone: v.optional(timeZoneInput),
     name: v.pipe(v.string(), v.maxLength(200)),
     email: v.pipe(v.string(), v.maxLength(254)),
-    answers: v.optional(
-      v.record(
-        v.string(),
-        described(
-          v.union([v.string(), v.number(), v.boolean()]),
-          "by the question's type: number a number, checkbox true, select one of its options, else text",
-        ),
-      ),
-    ),
+    answers: v.optional(v.record(v.string(), answerValue)),
   }),
   run: createBooking,
 });
@@ -346,8 +344,6 @@ export const bookingsDecline = defineTool({
   input: v.object({ ...bookingRef, reason: v.optional(reason) }),
   run: declineBooking,
 });
-
-const answerValue = v.union([v.string(), v.number(), v.boolean()]);
 
 export const bookingsUpdate = defineTool({
   ...TS,
