@@ -22,6 +22,7 @@ import sqlite19 from "./sqlite/0019_email_feedback.sql" with { type: "text" };
 import sqlite20 from "./sqlite/0020_email_segments_sql.sql" with { type: "text" };
 import sqlite21 from "./sqlite/0021_posts_list_order.sql" with { type: "text" };
 import sqlite22 from "./sqlite/0022_approval_policy.sql" with { type: "text" };
+import sqlite23 from "./sqlite/0023_listing_mode.sql" with { type: "text" };
 import pg0 from "./pg/0000_init.sql" with { type: "text" };
 import pg1 from "./pg/0001_media_blobs.sql" with { type: "text" };
 import pg2 from "./pg/0002_idempotency_keys.sql" with { type: "text" };
@@ -45,6 +46,7 @@ import pg19 from "./pg/0019_email_feedback.sql" with { type: "text" };
 import pg20 from "./pg/0020_email_segments_sql.sql" with { type: "text" };
 import pg21 from "./pg/0021_posts_list_order.sql" with { type: "text" };
 import pg22 from "./pg/0022_approval_policy.sql" with { type: "text" };
+import pg23 from "./pg/0023_listing_mode.sql" with { type: "text" };
 
 export interface Migration {
   tag: string;
@@ -76,6 +78,7 @@ export const migrations: Record<"sqlite" | "pg", Migration[]> = {
     { tag: "0020_email_segments_sql", sql: sqlite20 },
     { tag: "0021_posts_list_order", sql: sqlite21 },
     { tag: "0022_approval_policy", sql: sqlite22 },
+    { tag: "0023_listing_mode", sql: sqlite23 },
   ],
   pg: [
     { tag: "0000_init", sql: pg0 },
@@ -101,5 +104,6 @@ export const migrations: Record<"sqlite" | "pg", Migration[]> = {
     { tag: "0020_email_segments_sql", sql: pg20 },
     { tag: "0021_posts_list_order", sql: pg21 },
     { tag: "0022_approval_policy", sql: pg22 },
+    { tag: "0023_listing_mode", sql: pg23 },
   ],
 };

@@ -30,6 +30,7 @@ const keyColumns = {
   scopes: mcpKeys.scopes,
   companyIds: mcpKeys.companyIds,
   requireCmsApproval: mcpKeys.requireCmsApproval,
+  listingMode: mcpKeys.listingMode,
   expiresAt: mcpKeys.expiresAt,
   revokedAt: mcpKeys.revokedAt,
 };
@@ -41,6 +42,7 @@ const oauthColumns = {
   scopes: oauthTokens.scopes,
   companyIds: oauthTokens.companyIds,
   resource: oauthTokens.resource,
+  listingMode: oauthTokens.listingMode,
   expiresAt: oauthTokens.expiresAt,
   revokedAt: oauthTokens.revokedAt,
 };
@@ -90,6 +92,7 @@ interface Resolved {
     revokedAt: Date | null;
     resource?: string | null;
     requireCmsApproval?: boolean;
+    listingMode: string | null;
   };
   companies: CompanyAccess[];
 }
@@ -195,6 +198,7 @@ export async function resolveBearer(deps: Deps, token: string): Promise<Principa
     scopes: row.scopes,
     companies: hit.companies,
     requireCmsApproval: Boolean(row.requireCmsApproval),
+    listingMode: row.listingMode,
   };
 }
 
