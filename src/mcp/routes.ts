@@ -18,6 +18,7 @@ import { authenticate, protectedResourceMetadata, unauthorizedResponse } from ".
 import type { McpEnv } from "./call";
 import { INVALID_PARAMS } from "./errors";
 import { parseNarrowing } from "./narrowing";
+import { resolveListing } from "./listing";
 import { buildRegistry, type Registry } from "./registry";
 import { dispatch } from "./server";
 import { observeMcp, type AccessRecord, type PeerSource, type Telemetry } from "../ops/telemetry";
@@ -235,8 +236,11 @@ export function mcpRoutes(deps: Deps, reg: Registry = registry(), opts: { limite
     if (!principal) return unauthorizedResponse(config);
     rec?.credential(principal.credential.kind, principal.credential.id);
 
-    const filter = parseNarrowing(req, req.url, reg);
-    if (typeof filter === "string") return rpcError(400, INVALID_PARAMS, filter);
+    const requested = parseNarrowing(req, req.url, reg);
+    if (typeof requested === "string") return rpcError(400, INVALID_PARAMS, requested);
+    // The request's switches win; else the credential's stored listing mode, else automatic (src/mcp/listing.ts).
+    const { filter, listing } = resolveListing(reg, principal, requested);
+    principal.listing = listing;
 
     if (!/^application\/json\s*(;|$)/i.test(req.headers.get("content-type") ?? ""))
       return rpcError(415, -32000, "Unsupported Media Type: Content-Type must be application/json");

@@ -39,8 +39,13 @@ type Outcome =
   | "refused-client"
   | "not-found";
 
-async function rpc(token: string, method: string, params: Record<string, unknown> = {}) {
-  const r = await rawMcp(s.url, token, { jsonrpc: "2.0", id: 1, method, params });
+async function rpc(
+  token: string,
+  method: string,
+  params: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+) {
+  const r = await rawMcp(s.url, token, { jsonrpc: "2.0", id: 1, method, params }, headers);
   const text = await r.text();
   return { status: r.status, body: text ? JSON.parse(text) : null };
 }
@@ -68,8 +73,9 @@ async function outcome(
   throw new Error(`unexpected tool error: ${text}`);
 }
 
+/** The full listing, asked for per request: what the scopes allow (listing modes: test/mcp/listing.test.ts). */
 async function listed(token: string): Promise<string[] | "unauthorized"> {
-  const { status, body } = await rpc(token, "tools/list");
+  const { status, body } = await rpc(token, "tools/list", {}, { "X-MCP-Discovery": "false" });
   if (status === 401) return "unauthorized";
   return body.result.tools.map((t: any) => t.name);
 }
@@ -326,7 +332,14 @@ describe("company cases", () => {
     await removeMember(s.deps, co.C.id, userId);
     try {
       const who = await outcome(key, "whoami", {});
-      expect(who.data).toEqual({ userId, client: null, defaultClientId: null, clients: [], scopes: ["*"] });
+      expect(who.data).toEqual({
+        userId,
+        client: null,
+        defaultClientId: null,
+        clients: [],
+        scopes: ["*"],
+        listing: expect.objectContaining({ mode: "discovery", source: "automatic" }),
+      });
       expect((await outcome(key, READ, {})).o).toBe("no-company");
       expect((await outcome(key, WRITE, { serviceId: svc.C })).o).toBe("no-company");
       expect((await outcome(key, READ, { clientId: co.C.id })).o).toBe("no-company");

@@ -31,8 +31,11 @@ beforeAll(async () => {
   await addMember(s.deps, beta.id, u.id, "viewer");
   await addCatalogService(s.deps, { companyId: acme.id, name: "SEO audit", priceCents: 50000, unit: "project" });
   await addCatalogService(s.deps, { companyId: beta.id, name: "Beta logo", priceCents: 1000 });
-  key = (await mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [acme.id] })).key;
-  multiKey = (await mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [acme.id, beta.id] })).key;
+  // The full listing (a "*" key would otherwise start in discovery mode: test/mcp/listing.test.ts).
+  key = (await mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [acme.id], listingMode: "full" })).key;
+  multiKey = (
+    await mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [acme.id, beta.id], listingMode: "full" })
+  ).key;
 });
 afterAll(() => s.stop());
 
@@ -399,6 +402,8 @@ describe("2025-era clients (raw initialize) and the SDK client in both eras", ()
           // Beyond the spec: each company's sites, for a credential that may use site-scoped tools.
           clients: [{ id: acme.id, company: "Acme", role: "owner", sites: expect.any(Array) }],
           scopes: ["*"],
+          // Beyond the spec: the tool listing in use (src/mcp/listing.ts).
+          listing: { mode: "full", source: "credential", listedTools: tools.length },
         });
 
         const res = (await c.listResources()).resources.map((r) => r.uri);

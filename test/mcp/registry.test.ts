@@ -26,7 +26,7 @@ import { domains } from "../../src/domains";
 import { siteForActor } from "../../src/domains/sites/access";
 import { sites } from "../../src/domains/sites/tables";
 import { defineTool, type Domain, type ToolDef } from "../../src/mcp/define";
-import { DISCOVERY_ONLY } from "../../src/mcp/discovery";
+import { DISCOVERY_ONLY, ROUTERS } from "../../src/mcp/discovery";
 import { buildRegistry, RegistryError, type RegisteredTool, type Registry } from "../../src/mcp/registry";
 import { mcpRoutes, registry } from "../../src/mcp/routes";
 import { renderToolsDoc } from "../../src/mcp/tools-doc";
@@ -117,7 +117,15 @@ describe("load-time rules", () => {
       ]),
     );
     // Every registry also holds its own discovery tools.
-    expect(r.tools.map((t) => t.def.name)).toEqual(["things_create", "things_list", "tools_search", "toolsets_list"]);
+    expect(r.tools.map((t) => t.def.name)).toEqual([
+      "things_create",
+      "things_list",
+      "tools_call_destructive",
+      "tools_call_read",
+      "tools_call_write",
+      "tools_search",
+      "toolsets_list",
+    ]);
     const create = r.byName.get("things_create")!;
     expect(create.entryMulti.inputSchema.required).toBeUndefined();
     expect((create.entryMulti.inputSchema.properties as any).clientId.type).toBe("integer");
@@ -253,7 +261,8 @@ describe("generic wire suite over every tool", () => {
   let siteB: number;
 
   const suiteReg = buildRegistry(buildCatalog([...domains, fixtureDomain]));
-  const tools = suiteReg.tools;
+  // The routers run other tools (test/mcp/listing.test.ts); the suite calls each tool itself.
+  const tools = suiteReg.tools.filter((t) => !ROUTERS.has(t.def.name));
   const companyTools = tools.filter((t) => !t.def.companyFree);
   const writeTools = tools.filter((t) => !t.def.readOnly);
   // Self-service writes (minRole "viewer": one's own notifications, profile, leaving) are every member's to make.
@@ -327,10 +336,16 @@ describe("generic wire suite over every tool", () => {
     siteA = await site(A.id, "Suite Site A");
     siteB = await site(B.id, "Foreign Secret Site");
     await site(C.id, "Suite Site C");
-    ownerKey = (await mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [A.id] })).key;
+    // The full listing: the suite checks every tool is listed (a "*" key would otherwise start in discovery mode).
+    ownerKey = (await mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [A.id], listingMode: "full" })).key;
     viewerKey = (await mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [C.id] })).key;
     readKey = (
-      await mintMcpKey(s.deps, { userId: u.id, scopes: SCOPES.filter((x) => x.endsWith(":read")), companyIds: [A.id] })
+      await mintMcpKey(s.deps, {
+        userId: u.id,
+        scopes: SCOPES.filter((x) => x.endsWith(":read")),
+        companyIds: [A.id],
+        listingMode: "full",
+      })
     ).key;
     multiKey = (await mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [A.id, C.id] })).key;
     // Touch every key once so last-used writes do not count as changes below.
