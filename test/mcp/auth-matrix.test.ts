@@ -39,13 +39,8 @@ type Outcome =
   | "refused-client"
   | "not-found";
 
-async function rpc(
-  token: string,
-  method: string,
-  params: Record<string, unknown> = {},
-  headers: Record<string, string> = {},
-) {
-  const r = await rawMcp(s.url, token, { jsonrpc: "2.0", id: 1, method, params }, headers);
+async function rpc(token: string, method: string, params: Record<string, unknown> = {}) {
+  const r = await rawMcp(s.url, token, { jsonrpc: "2.0", id: 1, method, params });
   const text = await r.text();
   return { status: r.status, body: text ? JSON.parse(text) : null };
 }
@@ -73,9 +68,8 @@ async function outcome(
   throw new Error(`unexpected tool error: ${text}`);
 }
 
-/** The full listing, asked for per request: what the scopes allow (listing modes: test/mcp/listing.test.ts). */
 async function listed(token: string): Promise<string[] | "unauthorized"> {
-  const { status, body } = await rpc(token, "tools/list", {}, { "X-MCP-Discovery": "false" });
+  const { status, body } = await rpc(token, "tools/list");
   if (status === 401) return "unauthorized";
   return body.result.tools.map((t: any) => t.name);
 }
@@ -100,6 +94,8 @@ async function insertOauth(opts: {
         scopes: opts.scopes,
         companyIds: opts.companyIds,
         resource: opts.resource === undefined ? `${s.config.publicUrl}/api/mcp` : opts.resource,
+        // The full listing, as the fixture's keys have (listing modes: test/mcp/listing.test.ts).
+        listingMode: "full",
         expiresAt: new Date(now.getTime() + (opts.expiresInMs ?? 3600_000)),
         revokedAt: opts.revoked ? now : null,
         createdAt: now,
@@ -338,7 +334,7 @@ describe("company cases", () => {
         defaultClientId: null,
         clients: [],
         scopes: ["*"],
-        listing: expect.objectContaining({ mode: "discovery", source: "automatic" }),
+        listing: expect.objectContaining({ mode: "full", source: "credential" }),
       });
       expect((await outcome(key, READ, {})).o).toBe("no-company");
       expect((await outcome(key, WRITE, { serviceId: svc.C })).o).toBe("no-company");

@@ -63,9 +63,7 @@ beforeAll(async () => {
   const one = await createCompany(s.deps, { name: "One Co", ownerUserId: u.id });
   const two = await createCompany(s.deps, { name: "Two Co", ownerUserId: u.id });
   await addMember(s.deps, two.id, u.id, "owner");
-  multiKey = (
-    await mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [one.id, two.id], listingMode: "full" })
-  ).key;
+  multiKey = (await mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [one.id, two.id] })).key;
   companies = { one: one.id, two: two.id };
 });
 afterAll(async () => {

@@ -31,11 +31,8 @@ beforeAll(async () => {
   await addMember(s.deps, beta.id, u.id, "viewer");
   await addCatalogService(s.deps, { companyId: acme.id, name: "SEO audit", priceCents: 50000, unit: "project" });
   await addCatalogService(s.deps, { companyId: beta.id, name: "Beta logo", priceCents: 1000 });
-  // The full listing (a "*" key would otherwise start in discovery mode: test/mcp/listing.test.ts).
-  key = (await mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [acme.id], listingMode: "full" })).key;
-  multiKey = (
-    await mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [acme.id, beta.id], listingMode: "full" })
-  ).key;
+  key = (await mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [acme.id] })).key;
+  multiKey = (await mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [acme.id, beta.id] })).key;
 });
 afterAll(() => s.stop());
 

@@ -41,7 +41,8 @@ async function keyClient(
     userId: w.ownerUserId,
     scopes: opts.scopes ?? ["*"],
     companyIds: [w.A.id],
-    listingMode: opts.listingMode,
+    // Automatic unless the test names a mode (the fixture's own default is full).
+    listingMode: opts.listingMode ?? null,
     requireCmsApproval: opts.requireCmsApproval,
   });
   const c = await mcpClient(s.url, key, { headers });

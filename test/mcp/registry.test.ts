@@ -336,16 +336,10 @@ describe("generic wire suite over every tool", () => {
     siteA = await site(A.id, "Suite Site A");
     siteB = await site(B.id, "Foreign Secret Site");
     await site(C.id, "Suite Site C");
-    // The full listing: the suite checks every tool is listed (a "*" key would otherwise start in discovery mode).
-    ownerKey = (await mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [A.id], listingMode: "full" })).key;
+    ownerKey = (await mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [A.id] })).key;
     viewerKey = (await mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [C.id] })).key;
     readKey = (
-      await mintMcpKey(s.deps, {
-        userId: u.id,
-        scopes: SCOPES.filter((x) => x.endsWith(":read")),
-        companyIds: [A.id],
-        listingMode: "full",
-      })
+      await mintMcpKey(s.deps, { userId: u.id, scopes: SCOPES.filter((x) => x.endsWith(":read")), companyIds: [A.id] })
     ).key;
     multiKey = (await mintMcpKey(s.deps, { userId: u.id, scopes: ["*"], companyIds: [A.id, C.id] })).key;
     // Touch every key once so last-used writes do not count as changes below.
