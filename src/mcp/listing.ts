@@ -16,6 +16,7 @@
  */
 import type { ListingInUse, Principal } from "../core/context";
 import { invalid } from "../core/errors";
+import { coversTool } from "./discovery";
 import { isCompact, NO_FILTER, type Registry, type ToolFilter } from "./registry";
 
 /** What the common clients accept, smallest cap first; past the last, only clients without a cap. */
@@ -23,7 +24,7 @@ export const CLIENT_CAPS = [
   { max: 40, clients: "every client, Cursor included" },
   { max: 128, clients: "Claude Desktop, VS Code and JetBrains Copilot, Copilot CLI (not Cursor)" },
 ] as const;
-export const NO_CAP_CLIENTS = "only clients without a tool cap (Claude Code, the MCP SDKs)";
+export const NO_CAP_CLIENTS = "only clients without a tool cap";
 
 /** Automatic mode lists everything up to this many tools, else switches to discovery. */
 export const AUTOMATIC_MAX = 128;
@@ -142,7 +143,11 @@ export function clientsAccepting(n: number): string {
   return NO_CAP_CLIENTS;
 }
 
-/** The toolsets a person may choose for the chosen-toolsets mode (the discovery tools are always listed). */
-export function choosableToolsets(registry: Registry) {
-  return registry.toolsets.filter((t) => t.name !== "discovery");
+/**
+ * The toolsets a person may choose for the chosen-toolsets mode: those with
+ * a tool these scopes allow (the discovery tools are always listed).
+ */
+export function choosableToolsets(registry: Registry, scopes: readonly string[]) {
+  const usable = new Set(registry.tools.filter((t) => coversTool(scopes, t.def)).map((t) => t.def.toolset));
+  return registry.toolsets.filter((t) => t.name !== "discovery" && usable.has(t.name));
 }

@@ -35,8 +35,12 @@ describe("the create form", () => {
   test("offers full access and one choice per area with tools (none ticked), and only the person's companies", async () => {
     const html = await (await ana.get("/settings/api-keys")).text();
     const form = (await readForms(html)).find((f) => f.action === "/settings/api-keys")!;
-    const groups = [...new Set(form.fields.filter((f) => f.type === "radio").map((f) => f.name))];
+    // The areas' radios; the tool listing's own group is test/portal/listing-browser.test.ts's.
+    const groups = [
+      ...new Set(form.fields.filter((f) => f.type === "radio" && f.name !== "listing").map((f) => f.name)),
+    ];
     expect(groups).toEqual(areasWithTools().map((d) => `access_${d}`));
+    expect(form.fields.find((f) => f.name === "listing" && f.checked)?.value).toBe("auto");
     for (const g of groups) {
       // Areas with no write scope (hosting, billing: interface.md 5.3) offer only none and read.
       const writable = gatingScopes().some(
