@@ -62,9 +62,25 @@ export function parseListingMode(raw: string | null | undefined, registry: Regis
   throw invalid(`Listing must be auto, full, discovery or toolsets:<name>,<name>; got "${r.slice(0, 40)}".`);
 }
 
+/** Stored modes already read, per registry: read on every request, parsed once. */
+const readModes = new WeakMap<Registry, Map<string, ToolFilter | null>>();
+const MAX_READ_MODES = 1000;
+
 /** A stored mode read back from the database; an unreadable one (a toolset since removed) falls back to automatic. */
 function storedFilter(stored: string | null | undefined, registry: Registry): ToolFilter | null {
   if (!stored) return null;
+  let memo = readModes.get(registry);
+  if (!memo) readModes.set(registry, (memo = new Map()));
+  let f = memo.get(stored);
+  if (f === undefined) {
+    f = readStored(stored, registry);
+    if (memo.size >= MAX_READ_MODES) memo.clear();
+    memo.set(stored, f);
+  }
+  return f;
+}
+
+function readStored(stored: string, registry: Registry): ToolFilter | null {
   let mode: StoredMode | null;
   try {
     mode = parseListingMode(stored, registry);
@@ -91,6 +107,7 @@ export function resolveListing(
 ): { filter: ToolFilter; listing: ListingInUse } {
   let filter: ToolFilter;
   let source: ListingInUse["source"];
+  let full: number | undefined;
   if (requested !== NO_FILTER) {
     filter = requested;
     source = "request";
@@ -100,7 +117,8 @@ export function resolveListing(
       filter = stored;
       source = "credential";
     } else {
-      filter = registry.listResult(principal, NO_FILTER).tools.length > AUTOMATIC_MAX ? AUTO_DISCOVERY : NO_FILTER;
+      full = registry.listResult(principal, NO_FILTER).tools.length;
+      filter = full > AUTOMATIC_MAX ? AUTO_DISCOVERY : NO_FILTER;
       source = "automatic";
     }
   }
@@ -108,7 +126,7 @@ export function resolveListing(
     mode: filter.discovery ? "discovery" : filter.listed || filter.toolsets ? "toolsets" : "full",
     source,
     compact: isCompact(filter),
-    tools: registry.listResult(principal, filter).tools.length,
+    tools: filter === NO_FILTER && full !== undefined ? full : registry.listResult(principal, filter).tools.length,
   };
   const sets = filter.listed ?? filter.toolsets;
   if (sets && !filter.discovery) listing.toolsets = [...sets].sort();

@@ -19,6 +19,7 @@ import type { McpEnv } from "./call";
 import { INVALID_PARAMS } from "./errors";
 import { parseNarrowing } from "./narrowing";
 import { resolveListing } from "./listing";
+import { ROUTERS } from "./discovery";
 import { buildRegistry, type Registry } from "./registry";
 import { dispatch } from "./server";
 import { observeMcp, type AccessRecord, type PeerSource, type Telemetry } from "../ops/telemetry";
@@ -104,7 +105,12 @@ function batchClientId(m: Record<string, unknown>): { counts: boolean; value: un
   if (m.method !== "tools/call") return { counts: false, value: undefined };
   const p = m.params as Record<string, unknown> | undefined;
   if (p?.name === "whoami") return { counts: false, value: undefined };
-  const args = p?.arguments as Record<string, unknown> | undefined;
+  let args = p?.arguments as Record<string, unknown> | undefined;
+  // A router call (tools_call_*) acts for the company its named tool's arguments say.
+  if (typeof p?.name === "string" && ROUTERS.has(p.name) && args && typeof args === "object") {
+    if (args.name === "whoami") return { counts: false, value: undefined };
+    args = args.arguments as Record<string, unknown> | undefined;
+  }
   return { counts: true, value: args && typeof args === "object" ? args.clientId : undefined };
 }
 

@@ -16,7 +16,7 @@ import { AUTOMATIC_MAX, listingCounts, parseListingMode, resolveListing } from "
 import { parseNarrowing } from "../../src/mcp/narrowing";
 import { NO_FILTER } from "../../src/mcp/registry";
 import { registry } from "../../src/mcp/routes";
-import { callTool, mcpClient, mintMcpKey } from "../fixtures/accounts";
+import { callTool, createCompany, mcpClient, mintMcpKey, rawMcp } from "../fixtures/accounts";
 import { rows, startTestServer, type TestServer } from "../harness";
 import { makeWorld, type World } from "../cms/world";
 
@@ -271,6 +271,28 @@ describe("over the wire, as a model that calls only listed tools", () => {
       arguments: { id: co.data.id },
     });
     expect(gone.isError).toBe(false);
+  });
+
+  test("a batch of router calls keeps to one company, read from the named tool's arguments", async () => {
+    const other = await createCompany(s.deps, { name: "Second", ownerUserId: w.ownerUserId });
+    const { key } = await mintMcpKey(s.deps, {
+      userId: w.ownerUserId,
+      scopes: ["*"],
+      companyIds: [w.A.id, other.id],
+      listingMode: null,
+    });
+    const routed = (id: number, clientId: number) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "tools_call_read", arguments: { name: "sites_list", arguments: { clientId } } },
+    });
+    const mixed = await rawMcp(s.url, key, [routed(1, w.A.id), routed(2, other.id)]);
+    expect(mixed.status).toBe(400);
+    expect(((await mixed.json()) as any).error.message).toContain("one company per batch");
+    const same = await rawMcp(s.url, key, [routed(1, w.A.id), routed(2, w.A.id)]);
+    expect(same.status).toBe(200);
+    expect(((await same.json()) as any[]).map((a) => a.result.isError ?? false)).toEqual([false, false]);
   });
 
   test("chosen toolsets list those toolsets and the way in; the routers reach the rest", async () => {
