@@ -10,12 +10,14 @@ let acme: { id: number };
 let globex: { id: number };
 let elsewhere: { id: number };
 let zedId: number;
+let anaId: number;
 
 beforeAll(async () => {
   s = await startTestServer({ seed: false });
   const a = await createUser(s.deps, { email: "ana@example.test", password: "correct horse battery" });
   const z = await createUser(s.deps, { email: "zed@example.test", password: "zed's long password" });
   zedId = z.id;
+  anaId = a.id;
   acme = await createCompany(s.deps, { name: "Acme", ownerUserId: a.id });
   globex = await createCompany(s.deps, { name: "Globex" });
   await addMember(s.deps, globex.id, a.id, "viewer");
@@ -144,6 +146,32 @@ describe("a key's life", () => {
     );
     for (const id of ["abc", "-1", "1e3", "99999999999999999999"])
       expect((await ana.post(`/settings/api-keys/${id}/revoke`, { _csrf: csrf })).status).toBe(404);
+  });
+
+  test("someone else's key's listing cannot be changed (404); a bad listing is a 400 naming it", async () => {
+    const theirs = await mintMcpKey(s.deps, {
+      userId: zedId,
+      name: "Zed's other key",
+      scopes: ["*"],
+      companyIds: [elsewhere.id],
+    });
+    const csrf = await ana.csrf();
+    const res = await ana.post(`/settings/api-keys/${theirs.id}/listing`, { _csrf: csrf, listing: "discovery" });
+    expect(res.status).toBe(404);
+    const listed = async (k: string) =>
+      ((await (await rawMcp(s.url, k, { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} })).json()) as any)
+        .result.tools.length;
+    expect(await listed(theirs.key)).toBeGreaterThan(128); // still the full listing it was minted with
+    const mine = await mintMcpKey(s.deps, { userId: anaId, scopes: ["*"], companyIds: [acme.id] });
+    for (const bad of [
+      { listing: "everything" },
+      { listing: "toolsets" },
+      { listing: "toolsets", listing_toolset: "x" },
+    ]) {
+      const r = await ana.post(`/settings/api-keys/${mine.id}/listing`, { _csrf: csrf, ...bad });
+      expect(r.status).toBe(400);
+    }
+    expect(await listed(mine.key)).toBeGreaterThan(128);
   });
 });
 
