@@ -74,7 +74,7 @@ export const ListingChooser: FC<{ scopes: readonly string[]; mode: string | null
   const { choice, toolsets } = split(mode);
   const counts = listingCounts(registry(), scopes, toolsets);
   const radio = (value: Choice, label: string, detail: unknown) => (
-    <label class="inline block">
+    <label class="inline">
       <input type="radio" name={`${prefix}listing`} value={value} checked={choice === value} /> {label}{" "}
       <span class="small">— {detail}</span>
     </label>
