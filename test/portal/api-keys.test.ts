@@ -163,11 +163,12 @@ describe("a key's life", () => {
         .result.tools.length;
     expect(await listed(theirs.key)).toBeGreaterThan(128); // still the full listing it was minted with
     const mine = await mintMcpKey(s.deps, { userId: anaId, scopes: ["*"], companyIds: [acme.id] });
-    for (const bad of [
+    const bads: Record<string, string>[] = [
       { listing: "everything" },
       { listing: "toolsets" },
       { listing: "toolsets", listing_toolset: "x" },
-    ]) {
+    ];
+    for (const bad of bads) {
       const r = await ana.post(`/settings/api-keys/${mine.id}/listing`, { _csrf: csrf, ...bad });
       expect(r.status).toBe(400);
     }
