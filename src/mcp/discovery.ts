@@ -1,10 +1,12 @@
 /**
  * Discovery mode, for clients that cannot hold 450 tool definitions (some
- * cap at 40 or 128 tools and silently drop the rest). With
- * `X-MCP-Discovery: true` (or `?discovery=1`) tools/list shows only whoami
- * and these two tools; the model finds what it needs with tools_search,
- * which returns full definitions (schema and annotations), and calls it by
- * name: every tool the credential's scopes allow stays callable. Stateless:
+ * cap at 40 or 128 tools and silently drop the rest). In discovery mode (the
+ * credential's listing mode, src/mcp/listing.ts, or `X-MCP-Discovery: true`)
+ * tools/list shows only whoami, these two tools and the three routers; the
+ * model finds what it needs with tools_search, which returns full
+ * definitions (schema and annotations) and the router that runs each, and
+ * calls it through that router (or by name): every tool the credential's
+ * scopes allow stays callable. Stateless:
  * nothing is remembered between requests (the search index is the
  * registry's, built once).
  *
