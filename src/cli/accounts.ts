@@ -29,6 +29,7 @@ import { createSite } from "../domains/sites/verbs";
 import { wrap } from "./args";
 import { needFlag, UsageError, type Command } from "./command";
 import { parseExpiry } from "./rest-keys";
+import { parseListingMode } from "../mcp/listing";
 
 function positiveId(raw: string, what: string): number {
   if (!/^[1-9]\d{0,15}$/.test(raw) || !Number.isSafeInteger(Number(raw)))
@@ -161,6 +162,11 @@ export const accountCommands: Command[] = [
         help: "ISO 8601 date or date-time with offset (2030-01-31, 2030-01-31T12:00:00Z); default never",
       },
       { name: "name", value: "<text>", help: "a label shown in lists" },
+      {
+        name: "listing",
+        value: "<mode>",
+        help: "tools/list mode: auto (default: full up to 128 tools, else discovery), full, discovery, toolsets:<a>,<b>",
+      },
     ],
     summary: "Issue an MCP API key (svc_mcp_…); prints only the key (shown once, stored hashed).",
     // The scopes this build grants, one line per area, from the domains' declarations (the catalog).
@@ -185,6 +191,15 @@ export const accountCommands: Command[] = [
       const name = flags.name === undefined ? undefined : needFlag(flags, "name");
       if (flags["require-cms-approval"] !== undefined && flags["require-cms-approval"] !== true)
         throw new UsageError("--require-cms-approval takes no value");
+      let listingMode: string | null = null;
+      if (flags.listing !== undefined)
+        try {
+          // Loaded only when asked for: the registry is the whole catalog of tools.
+          const { registry } = await import("../mcp/routes");
+          listingMode = parseListingMode(needFlag(flags, "listing"), registry());
+        } catch (e) {
+          throw new UsageError(`--listing: ${(e as Error).message}`);
+        }
       const created = await withDeps(config, async (deps) => {
         const user = await userByEmail(deps, email);
         const companyIds = companies ?? (await membershipsOf(deps, user.id)).map((m) => m.id);
@@ -193,6 +208,7 @@ export const accountCommands: Command[] = [
           scopes,
           companyIds,
           requireCmsApproval: flags["require-cms-approval"] === true,
+          listingMode,
           expiresAt,
           name,
         });
@@ -202,7 +218,7 @@ export const accountCommands: Command[] = [
       console.error(
         `Key ${created.id} for ${email.trim().toLowerCase()}: scopes ${scopes.join(" ")}; companies ${
           created.companyIds.join(", ") || "(none)"
-        }${expiresAt ? `; expires ${iso(expiresAt)}` : ""}. Store it now: only its hash is kept.`,
+        }${listingMode ? `; listing ${listingMode}` : ""}${expiresAt ? `; expires ${iso(expiresAt)}` : ""}. Store it now: only its hash is kept.`,
       );
     },
   },
@@ -248,6 +264,7 @@ export const accountCommands: Command[] = [
             `scopes=${k.scopes.join(" ")}`,
             `companies=${k.companyIds.join(",") || "-"}`,
             k.requireCmsApproval ? "cms-approval" : "",
+            `listing=${k.listingMode ?? "auto"}`,
             state,
             `last-used=${iso(k.lastUsedAt) ?? "never"}`,
           ]

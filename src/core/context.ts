@@ -60,6 +60,23 @@ export interface Principal {
   companies: CompanyAccess[];
   /** Stage every sites:write / media:write mutation as a pending change. */
   requireCmsApproval: boolean;
+  /** The credential's stored MCP listing mode ("full", "discovery", "toolsets:cms,store"); null or absent: automatic. */
+  listingMode?: string | null;
+  /** The MCP listing in use on this request (set by the MCP route; src/mcp/listing.ts): whoami reports it. */
+  listing?: ListingInUse;
+}
+
+/** Which tools a connection lists on this request, and why (src/mcp/listing.ts). */
+export interface ListingInUse {
+  mode: "full" | "discovery" | "toolsets";
+  /** request: X-MCP-* headers or query; credential: the mode stored on the key or grant; automatic: chosen by size. */
+  source: "request" | "credential" | "automatic";
+  /** Lists only part of what it can call: tools outside the listing run through the routers. */
+  compact: boolean;
+  /** The toolsets listed (mode toolsets). */
+  toolsets?: string[];
+  /** tools/list length on this request. */
+  tools: number;
 }
 
 export interface ActorContext {

@@ -13,8 +13,9 @@ import { argumentProblem, closest, issuesMessage } from "./arguments";
 import { takesIdempotencyKey, withIdempotency } from "./idempotency";
 import { INVALID_PARAMS, mapToolError, toolError, toolOk, type ToolResult } from "./errors";
 import { executeTool } from "./execute";
+import { DISCOVERY_LISTED, ROUTER_OF, ROUTERS, toolClass } from "./discovery";
 import { cachedAnswer } from "./result-cache";
-import type { Registry, ToolFilter } from "./registry";
+import { isCompact, type Registry, type ToolFilter } from "./registry";
 import type { ToolOutcome } from "../ops/metrics";
 
 /** Everything a request's handlers need; built once per HTTP request. */
@@ -94,8 +95,16 @@ function isPlainObject(x: unknown): x is Record<string, unknown> {
  */
 export function unknownTool(name: unknown, env?: McpEnv): ProtocolError {
   const shown = String(name).slice(0, 200);
+  // In a compact listing mode every callable tool is reachable (through a router), so any of them may be meant.
+  const compact = env ? isCompact(env.filter) : false;
   const names = env
-    ? env.registry.tools.filter((t) => env.registry.isVisible(t.def, env.principal, env.filter)).map((t) => t.def.name)
+    ? env.registry.tools
+        .filter((t) =>
+          compact
+            ? !DISCOVERY_LISTED.has(t.def.name) && env.registry.isCallable(t.def, env.principal, env.filter)
+            : env.registry.isVisible(t.def, env.principal, env.filter),
+        )
+        .map((t) => t.def.name)
     : [];
   const near = typeof name === "string" ? closest(name, names) : [];
   const hint = near.length
@@ -106,8 +115,57 @@ export function unknownTool(name: unknown, env?: McpEnv): ProtocolError {
   return new ProtocolError(INVALID_PARAMS, `Unknown tool: ${shown}.${hint}`);
 }
 
+/**
+ * A router call (tools_call_read / _write / _destructive, src/mcp/discovery.ts)
+ * as the call of the tool it names: the name and arguments it carries, or
+ * the answer when it cannot run that tool (a tool of another class names the
+ * router that runs it). What follows is the named tool's own call, so
+ * scopes, role, approval staging, audit, idempotency and the result are
+ * exactly a direct call's.
+ */
+function unwrapRouter(env: McpEnv, router: string, args: unknown): { name: string; args: unknown } | ToolResult {
+  if (args !== undefined && !isPlainObject(args))
+    return toolError("Invalid arguments: arguments must be a JSON object.");
+  const { name, arguments: inner, ...extra } = (args ?? {}) as Record<string, unknown>;
+  const stray = Object.keys(extra);
+  if (stray.length)
+    return toolError(
+      `Invalid arguments: ${router} takes only name and arguments; put ${stray
+        .slice(0, 5)
+        .map((k) => k.slice(0, 40))
+        .join(", ")} inside arguments.`,
+    );
+  if (typeof name !== "string" || !name) return toolError(`Invalid arguments: name is required (the tool to run).`);
+  if (inner !== undefined && !isPlainObject(inner))
+    return toolError("Invalid arguments: arguments must be a JSON object (the named tool's arguments).");
+  const target = env.registry.byName.get(name);
+  if (!target) throw unknownTool(name, env);
+  if (ROUTERS.has(name)) return toolError(`Invalid arguments: ${name} is a router itself; call it directly.`);
+  const cls = toolClass(target.def);
+  if (cls !== ROUTERS.get(router))
+    return toolError(
+      `${name} is ${cls === "read" ? "read-only" : cls === "destructive" ? "destructive" : "a non-destructive write"}: run it with ${ROUTER_OF[cls]}, not ${router}.`,
+    );
+  return { name, args: inner ?? {} };
+}
+
 /** `meta`: the request's params._meta, passed on to toolCallObservers. */
 export async function callTool(env: McpEnv, name: string, args: unknown, meta?: unknown): Promise<ToolResult> {
+  if (ROUTERS.has(name)) {
+    let routed: ReturnType<typeof unwrapRouter>;
+    try {
+      routed = unwrapRouter(env, name, args);
+    } catch (e) {
+      env.observe?.("protocol_error");
+      throw e;
+    }
+    if ("content" in routed) {
+      env.observe?.("tool_error");
+      return routed;
+    }
+    name = routed.name;
+    args = routed.args;
+  }
   const observers = env.registry.observers;
   if (!env.observe && observers.length === 0) return runTool(env, name, args);
   const settled: Settled = { company: null };

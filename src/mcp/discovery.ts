@@ -1,10 +1,12 @@
 /**
  * Discovery mode, for clients that cannot hold 450 tool definitions (some
- * cap at 40 or 128 tools and silently drop the rest). With
- * `X-MCP-Discovery: true` (or `?discovery=1`) tools/list shows only whoami
- * and these two tools; the model finds what it needs with tools_search,
- * which returns full definitions (schema and annotations), and calls it by
- * name: every tool the credential's scopes allow stays callable. Stateless:
+ * cap at 40 or 128 tools and silently drop the rest). In discovery mode (the
+ * credential's listing mode, src/mcp/listing.ts, or `X-MCP-Discovery: true`)
+ * tools/list shows only whoami, these two tools and the three routers; the
+ * model finds what it needs with tools_search, which returns full
+ * definitions (schema and annotations) and the router that runs each, and
+ * calls it through that router (or by name): every tool the credential's
+ * scopes allow stays callable. Stateless:
  * nothing is remembered between requests (the search index is the
  * registry's, built once).
  *
@@ -19,12 +21,38 @@ import * as v from "valibot";
 import { covers } from "../core/scopes";
 import type { Principal } from "../core/context";
 import { defineTool, type Domain, type ToolDef } from "./define";
-import type { Registry, ToolEntry } from "./registry-types";
+import type { Registry, RegisteredTool, ToolEntry } from "./registry-types";
 import { buildToolSearch, terms, type ToolSearch } from "./tool-search";
 
-export const DISCOVERY_LISTED: ReadonlySet<string> = new Set(["whoami", "tools_search", "toolsets_list"]);
-/** Listed only in discovery mode: the full listing already shows every tool. */
-export const DISCOVERY_ONLY: ReadonlySet<string> = new Set(["tools_search", "toolsets_list"]);
+/**
+ * The routers: how a model whose client only calls listed tools (Claude,
+ * Copilot, Cursor) runs a tool it found. One per class, so each router's
+ * annotations stay true of everything it runs. src/mcp/call.ts unwraps a
+ * router call into the named tool's own call (same checks, approval, audit,
+ * result); a tool of another class is refused with the right router's name.
+ */
+export type ToolClass = "read" | "write" | "destructive";
+export const ROUTERS: ReadonlyMap<string, ToolClass> = new Map([
+  ["tools_call_read", "read"],
+  ["tools_call_write", "write"],
+  ["tools_call_destructive", "destructive"],
+]);
+export const ROUTER_OF: Readonly<Record<ToolClass, string>> = {
+  read: "tools_call_read",
+  write: "tools_call_write",
+  destructive: "tools_call_destructive",
+};
+export const toolClass = (t: ToolDef): ToolClass => (t.readOnly ? "read" : t.destructive ? "destructive" : "write");
+
+/** The way in: never narrowed away, never a search result, listed in discovery and chosen-toolsets modes. */
+export const DISCOVERY_LISTED: ReadonlySet<string> = new Set([
+  "whoami",
+  "tools_search",
+  "toolsets_list",
+  ...ROUTERS.keys(),
+]);
+/** Listed only in the compact modes: the full listing already shows every tool. */
+export const DISCOVERY_ONLY: ReadonlySet<string> = new Set(["tools_search", "toolsets_list", ...ROUTERS.keys()]);
 
 /** The credential covers the tool's scope and every scope its verb also checks (ToolDef.alsoNeeds): listed only then. */
 export function coversTool(granted: readonly string[], t: ToolDef): boolean {
@@ -93,7 +121,7 @@ export function discoveryDomain(registry: () => Registry, domains: readonly Doma
     companyFree: true,
     title: "Search tools",
     description:
-      'Find tools by words ("create post", "refund order"), toolset or scope; returns their definitions (schema, annotations). Any tool found can be called by name.',
+      'Find tools by words ("create post", "refund order"), toolset or scope; returns their definitions (schema, annotations). A result with `call` runs through that router: {name, arguments}.',
     input: v.strictObject({
       query: v.optional(v.pipe(v.string(), v.maxLength(200))),
       toolset: v.optional(v.pipe(v.string(), v.maxLength(40))),
@@ -117,7 +145,15 @@ export function discoveryDomain(registry: () => Registry, domains: readonly Doma
             .tools(query, (name) => names.has(name))
             .map((h) => reg.byName.get(h.name)!)
         : pool;
-      const tools: ToolEntry[] = hits.slice(0, input.limit).map((t) => (multi ? t.entryMulti : t.entrySingle));
+      const listing = ctx.principal.listing;
+      // In a compact mode, each tool the listing does not show says which router runs it.
+      const shown = (t: RegisteredTool) =>
+        !listing?.compact || listing.toolsets?.includes(t.def.toolset) ? null : { call: ROUTER_OF[toolClass(t.def)] };
+      const tools: ToolEntry[] = hits.slice(0, input.limit).map((t) => {
+        const e = multi ? t.entryMulti : t.entrySingle;
+        const how = shown(t);
+        return how ? { ...e, ...how } : e;
+      });
       if (!hits.length) return { total: 0, tools, ...nothingFound(reg, ctx.principal, query) };
       return {
         total: hits.length,
@@ -155,7 +191,57 @@ export function discoveryDomain(registry: () => Registry, domains: readonly Doma
   return {
     name: "discovery",
     title: "Discovery",
-    description: "Find the tools this connection can call.",
-    tools: [search, toolsets],
+    description: "Find the tools this connection can call, and call them.",
+    tools: [search, toolsets, ...routers()],
   };
+}
+
+/** The three routers' definitions; their calls never reach `run` (src/mcp/call.ts unwraps them). */
+function routers(): ToolDef[] {
+  const input = v.strictObject({
+    name: v.pipe(v.string(), v.maxLength(128)),
+    arguments: v.optional(v.record(v.string(), v.unknown())),
+  });
+  const unreachable = async (): Promise<never> => {
+    throw new Error("a router call is unwrapped in src/mcp/call.ts before it runs");
+  };
+  // The named tool's own role and scope decide (src/mcp/call.ts); the router adds no rule of its own.
+  const common = {
+    toolset: "discovery",
+    scope: null,
+    companyFree: true,
+    minRole: "viewer",
+    input,
+    run: unreachable,
+  } as const;
+  return [
+    defineTool({
+      ...common,
+      name: "tools_call_read",
+      readOnly: true,
+      title: "Run a read-only tool",
+      description:
+        "Run a read-only tool found with tools_search: {name, arguments} (clientId inside arguments). Same result as calling it directly.",
+    }),
+    defineTool({
+      ...common,
+      name: "tools_call_write",
+      readOnly: false,
+      destructive: false,
+      openWorld: true,
+      title: "Run a write tool",
+      description:
+        "Run a non-destructive write tool found with tools_search: {name, arguments} (clientId, idempotencyKey inside arguments). Same result as calling it directly.",
+    }),
+    defineTool({
+      ...common,
+      name: "tools_call_destructive",
+      readOnly: false,
+      destructive: true,
+      openWorld: true,
+      title: "Run a destructive tool",
+      description:
+        "Run a destructive tool (deletes or irreversibly changes) found with tools_search: {name, arguments}. Same result as calling it directly.",
+    }),
+  ];
 }

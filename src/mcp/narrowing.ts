@@ -4,9 +4,11 @@
  * keeps only those toolsets; `X-MCP-Readonly: true` (or `?readonly=1`) keeps
  * only read-only tools. whoami always stays. Narrowed-away tools are not
  * registered for the request: calling one answers like an unknown tool.
- * `X-MCP-Discovery: true` (or `?discovery=1`) lists only whoami,
- * tools_search and toolsets_list but leaves every allowed tool callable
- * (src/mcp/discovery.ts).
+ * `X-MCP-Discovery: true` (or `?discovery=1`) lists only the way in
+ * (whoami, tools_search, toolsets_list, the tools_call_* routers) but leaves
+ * every allowed tool callable (src/mcp/discovery.ts). A request that sends
+ * any of these switches gets what they say, whatever listing mode its
+ * credential carries (src/mcp/listing.ts).
  */
 import { NO_FILTER, type Registry, type ToolFilter } from "./registry";
 

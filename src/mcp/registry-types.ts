@@ -39,14 +39,27 @@ export interface RegisteredTool {
   entryMulti: ToolEntry;
 }
 
-/** Optional narrowing a client asks for (X-MCP-Toolsets, X-MCP-Readonly, X-MCP-Discovery). */
+/**
+ * What a connection lists and may call: the narrowing a client asks for per
+ * request (X-MCP-Toolsets, X-MCP-Readonly, X-MCP-Discovery), or else the
+ * listing mode its credential carries (src/mcp/listing.ts).
+ */
 export interface ToolFilter {
+  /** Hard narrowing (X-MCP-Toolsets): only these toolsets are listed or callable. */
   toolsets: ReadonlySet<string> | null;
   readOnly: boolean;
-  /** tools/list shows only whoami, tools_search and toolsets_list; every allowed tool stays callable. */
+  /** tools/list shows only the way in (whoami, tools_search, toolsets_list, the routers); every allowed tool stays callable. */
   discovery: boolean;
+  /**
+   * Chosen-toolsets mode (a credential's "toolsets:cms,store"): these toolsets are listed with the way in;
+   * every other allowed tool stays callable (through a router). Absent: not in that mode.
+   */
+  listed?: ReadonlySet<string> | null;
 }
 export const NO_FILTER: ToolFilter = { toolsets: null, readOnly: false, discovery: false };
+
+/** Lists only part of what it can call (discovery or chosen toolsets): the routers are listed, and searches say how to call. */
+export const isCompact = (f: ToolFilter): boolean => f.discovery || !!f.listed;
 
 export interface ToolsetInfo {
   name: string;

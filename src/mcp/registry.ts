@@ -16,15 +16,23 @@ import type { Principal } from "../core/context";
 import { covers, isScope } from "../core/scopes";
 import { RegistryError } from "./catalog";
 import type { DomainCatalog, ResourceDef, ToolCallObserver, ToolDef } from "./define";
-import { coversTool, discoveryDomain, DISCOVERY_LISTED, DISCOVERY_ONLY } from "./discovery";
-import type { JsonSchema, Registry, RegisteredTool, ToolEntry, ToolFilter, ToolsetInfo } from "./registry-types";
+import { coversTool, discoveryDomain, DISCOVERY_LISTED, DISCOVERY_ONLY, ROUTERS, toolClass } from "./discovery";
+import {
+  isCompact,
+  type JsonSchema,
+  type Registry,
+  type RegisteredTool,
+  type ToolEntry,
+  type ToolFilter,
+  type ToolsetInfo,
+} from "./registry-types";
 import { takesIdempotencyKey } from "./idempotency";
 
 /** Added to every create tool's schema; the adapter strips it before the tool sees its arguments. */
 const IDEMPOTENCY_KEY_SCHEMA = { type: "string", minLength: 1, maxLength: 200 };
 
 export type { JsonSchema, Registry, RegisteredTool, ToolEntry, ToolFilter, ToolsetInfo } from "./registry-types";
-export { NO_FILTER } from "./registry-types";
+export { isCompact, NO_FILTER } from "./registry-types";
 
 /** One short sentence, once per tool; only connections that reach several companies see clientId at all. */
 export const CLIENT_ID_DESCRIPTION = "Company id from whoami; needed with several.";
@@ -297,16 +305,36 @@ export function buildRegistry(catalog: DomainCatalog): Registry {
     return true;
   }
 
+  /** A router is listed only when it could run something: some tool of its class is callable here. */
+  const routerUseful = new Map<string, boolean>();
+  function routerUsable(router: string, p: Principal, f: ToolFilter): boolean {
+    const key = `${router}|${listKey(p, f)}`;
+    let useful = routerUseful.get(key);
+    if (useful === undefined) {
+      const cls = ROUTERS.get(router)!;
+      useful = tools.some(
+        (x) => !DISCOVERY_LISTED.has(x.def.name) && toolClass(x.def) === cls && isCallable(x.def, p, f),
+      );
+      if (routerUseful.size >= MAX_CACHED_LISTS) routerUseful.clear();
+      routerUseful.set(key, useful);
+    }
+    return useful;
+  }
+
   function isVisible(t: ToolDef, p: Principal, f: ToolFilter): boolean {
-    // Discovery mode lists only the way in; the full listing leaves out the search tools it makes redundant.
-    if (f.discovery ? !DISCOVERY_LISTED.has(t.name) : DISCOVERY_ONLY.has(t.name)) return false;
+    // The compact modes list the way in (and, chosen toolsets, those toolsets); the full listing leaves out the
+    // search tools and routers it makes redundant.
+    if (isCompact(f)) {
+      if (!DISCOVERY_LISTED.has(t.name) && !(f.listed && f.listed.has(t.toolset))) return false;
+      if (ROUTERS.has(t.name) && !routerUsable(t.name, p, f)) return false;
+    } else if (DISCOVERY_ONLY.has(t.name)) return false;
     return isCallable(t, p, f);
   }
 
   function listKey(p: Principal, f: ToolFilter) {
     return `${[...p.scopes].sort().join(" ")}|${p.companies.length > 1 ? "m" : "s"}|${f.readOnly ? "r" : "w"}|${
       f.toolsets ? [...f.toolsets].sort().join(",") : "*"
-    }|${f.discovery ? "d" : "f"}`;
+    }|${f.discovery ? "d" : "f"}${f.listed ? `|${[...f.listed].sort().join(",")}` : ""}`;
   }
 
   const listCache = new Map<string, { tools: ToolEntry[] }>();

@@ -18,6 +18,8 @@ import { authenticate, protectedResourceMetadata, unauthorizedResponse } from ".
 import type { McpEnv } from "./call";
 import { INVALID_PARAMS } from "./errors";
 import { parseNarrowing } from "./narrowing";
+import { resolveListing } from "./listing";
+import { ROUTERS } from "./discovery";
 import { buildRegistry, type Registry } from "./registry";
 import { dispatch } from "./server";
 import { observeMcp, type AccessRecord, type PeerSource, type Telemetry } from "../ops/telemetry";
@@ -103,7 +105,12 @@ function batchClientId(m: Record<string, unknown>): { counts: boolean; value: un
   if (m.method !== "tools/call") return { counts: false, value: undefined };
   const p = m.params as Record<string, unknown> | undefined;
   if (p?.name === "whoami") return { counts: false, value: undefined };
-  const args = p?.arguments as Record<string, unknown> | undefined;
+  let args = p?.arguments as Record<string, unknown> | undefined;
+  // A router call (tools_call_*) acts for the company its named tool's arguments say.
+  if (typeof p?.name === "string" && ROUTERS.has(p.name) && args && typeof args === "object") {
+    if (args.name === "whoami") return { counts: false, value: undefined };
+    args = args.arguments as Record<string, unknown> | undefined;
+  }
   return { counts: true, value: args && typeof args === "object" ? args.clientId : undefined };
 }
 
@@ -235,8 +242,11 @@ export function mcpRoutes(deps: Deps, reg: Registry = registry(), opts: { limite
     if (!principal) return unauthorizedResponse(config);
     rec?.credential(principal.credential.kind, principal.credential.id);
 
-    const filter = parseNarrowing(req, req.url, reg);
-    if (typeof filter === "string") return rpcError(400, INVALID_PARAMS, filter);
+    const requested = parseNarrowing(req, req.url, reg);
+    if (typeof requested === "string") return rpcError(400, INVALID_PARAMS, requested);
+    // The request's switches win; else the credential's stored listing mode, else automatic (src/mcp/listing.ts).
+    const { filter, listing } = resolveListing(reg, principal, requested);
+    principal.listing = listing;
 
     if (!/^application\/json\s*(;|$)/i.test(req.headers.get("content-type") ?? ""))
       return rpcError(415, -32000, "Unsupported Media Type: Content-Type must be application/json");

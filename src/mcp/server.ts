@@ -33,6 +33,7 @@ import { BoundedMap } from "../core/bounded-map";
 import { BUDGET, ENTRY_OVERHEAD, stringBytes } from "../core/memory-budget";
 import { resultJson } from "./errors";
 import { callTool, readResource, type McpEnv } from "./call";
+import { isCompact } from "./registry";
 import { VERSION } from "../version";
 
 export const SERVER_INFO = { name: "plinth", title: "Plinth", version: VERSION };
@@ -41,6 +42,14 @@ const INSTRUCTIONS =
   "Plinth: content, commerce and portal tools. Call whoami first: it lists the companies (clients) this " +
   "credential can act for and its scopes. When it can act for more than one company, pass clientId on every " +
   "other tool call. Read the blocks://schema resource before writing post content.";
+
+/** The compact modes (discovery, chosen toolsets): how to find and run what is not listed (src/mcp/listing.ts). */
+const COMPACT_INSTRUCTIONS =
+  "Plinth: content, commerce and portal tools. This connection lists only some of the tools it can use. Call " +
+  "whoami first (companies, scopes, listing mode). Find any other tool with tools_search (words, toolset or " +
+  "scope; toolsets_list names the toolsets), then run it through the router its result names: " +
+  'tools_call_read, tools_call_write or tools_call_destructive with {"name": <tool>, "arguments": {...}}. With ' +
+  "several companies pass clientId inside arguments. Read the blocks://schema resource before writing post content.";
 
 function envOf(auth: AuthInfo | undefined): McpEnv {
   const env = auth?.extra?.plinth as McpEnv | undefined;
@@ -54,7 +63,7 @@ function envOf(auth: AuthInfo | undefined): McpEnv {
 export function makeServer(env: McpEnv): Server {
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
-    instructions: INSTRUCTIONS,
+    instructions: isCompact(env.filter) ? COMPACT_INSTRUCTIONS : INSTRUCTIONS,
   });
   server.setRequestHandler("tools/list", () => env.registry.listResult(env.principal, env.filter) as never);
   server.setRequestHandler(

@@ -3,7 +3,10 @@
  * be sent), a sentence saying what it asks for, what it may do (one line per
  * area with no access / read / read and change, pre-set to what was asked,
  * and `*` as a separate full-access box), and which companies the
- * connection may reach (one checkbox per membership). What is granted is the
+ * connection may reach (one checkbox per membership), and its tool listing
+ * (how many tools each mode lists for what is granted and which clients take
+ * that: src/portal/listing-picker.tsx; Preview recounts without granting).
+ * What is granted is the
  * person's choice, never more than asked (src/portal/scope-picker.tsx). The
  * connection is limited to the companies ticked here, intersected on every
  * request with the person's live membership; joining a company later means
@@ -32,6 +35,7 @@ import {
   type ScopeOffer,
 } from "../portal/scope-picker";
 import { readSession, type Membership, type Session } from "../portal/session";
+import { ListingChooser, readListing } from "../portal/listing-picker";
 import { parseAuthorizeRequest, REQUEST_PARAMS, type AuthorizeRequest } from "./authorize";
 import { CODE_TTL_MS, PATHS } from "./metadata";
 import { buildRedirect } from "./redirect";
@@ -85,6 +89,7 @@ const ConsentPage = (p: {
   offer: ScopeOffer;
   choice: ScopeChoice;
   companies: ReadonlySet<number>;
+  listingMode: string | null;
   error?: string;
 }) => {
   const { name, detail } = clientLabel(p.request);
@@ -152,12 +157,24 @@ const ConsentPage = (p: {
             <div class="card">
               <ScopeChooser offer={p.offer} choice={p.choice} />
             </div>
+            <div class="card">
+              <ListingChooser scopes={grantedScopes(p.offer, p.choice)} mode={p.listingMode} />
+              <p class="muted small">
+                Counts for the access chosen above as the page opened; Preview recounts. You can change the listing
+                later under Settings → Connections.
+              </p>
+            </div>
           </>
         )}
         <div class="actions">
           {hasCompanies && grantable && (
             <button type="submit" name="decision" value="approve">
               Allow access
+            </button>
+          )}
+          {hasCompanies && grantable && (
+            <button class="secondary" type="submit" name="decision" value="preview">
+              Preview tool counts
             </button>
           )}
           <button class="secondary" type="submit" name="decision" value="deny">
@@ -184,6 +201,7 @@ async function issueCode(
   userId: number,
   scopes: string[],
   companyIds: number[],
+  listingMode: string | null,
 ): Promise<string> {
   const code = randomHex(32);
   const now = deps.clock.ms();
@@ -196,6 +214,7 @@ async function issueCode(
     codeChallenge: r.codeChallenge,
     scopes,
     companyIds,
+    listingMode,
     resource: r.resource,
     expiresAt: new Date(now + CODE_TTL_MS),
     createdAt: new Date(now),
@@ -222,6 +241,7 @@ export function consentRoutes(app: Hono<PortalEnv>, deps: Deps) {
         offer={offer}
         choice={askedChoice(offer, r.scopes)}
         companies={defaultCompanies(session.companies)}
+        listingMode={null}
       />,
       { formAction: [formActionSource(r.redirectUri)] },
     );
@@ -251,14 +271,16 @@ export function consentRoutes(app: Hono<PortalEnv>, deps: Deps) {
         }),
         303,
       );
-    if (decision !== "approve") throw new AppError("validation", "Choose Allow access or Deny.");
+    if (decision !== "approve" && decision !== "preview")
+      throw new AppError("validation", "Choose Allow access or Deny.");
 
     const offer = offerFor(r.scopes);
     const mine = new Set(session.companies.map((m) => m.id));
     const companyIds = [...new Set(form.ids("grant_company", "Companies"))]
       .filter((id) => mine.has(id))
       .sort((a, b) => a - b);
-    const again = (error: string, choice: ScopeChoice) =>
+    let listingMode: string | null = null;
+    const again = (error: string | undefined, choice: ScopeChoice) =>
       render(
         c,
         <ConsentPage
@@ -267,9 +289,10 @@ export function consentRoutes(app: Hono<PortalEnv>, deps: Deps) {
           offer={offer}
           choice={choice}
           companies={new Set(companyIds)}
+          listingMode={listingMode}
           error={error}
         />,
-        { status: 400, formAction: [formActionSource(r.redirectUri)] },
+        { status: error ? 400 : 200, formAction: [formActionSource(r.redirectUri)] },
       );
     let choice: ScopeChoice;
     try {
@@ -278,11 +301,19 @@ export function consentRoutes(app: Hono<PortalEnv>, deps: Deps) {
       if (!isAppError(e) || e.code !== "validation") throw e;
       return again(e.message, askedChoice(offer, r.scopes));
     }
+    try {
+      listingMode = readListing(form);
+    } catch (e) {
+      if (!isAppError(e) || e.code !== "validation") throw e;
+      return again(e.message, choice);
+    }
+    // Preview: the same page, counted for what is now chosen; nothing granted.
+    if (decision === "preview") return again(undefined, choice);
     if (companyIds.length === 0) return again("Tick at least one company the application may act for.", choice);
     const scopes = grantedScopes(offer, choice);
     if (scopes.length === 0)
       return again("Choose Read or Read and change for at least one area, or choose Deny.", choice);
-    const code = await issueCode(deps, r, session.user.id, scopes, companyIds);
+    const code = await issueCode(deps, r, session.user.id, scopes, companyIds, listingMode);
     return c.redirect(buildRedirect(deps, r.redirectUri, { code, state: r.state }), 303);
   });
 }

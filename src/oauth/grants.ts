@@ -22,6 +22,8 @@ export interface Grant {
   refreshScopes: string[];
   companyIds: number[];
   resource: string | null;
+  /** The MCP listing mode chosen at consent (src/mcp/listing.ts); null = automatic. */
+  listingMode: string | null;
 }
 
 export interface TokenResponse {
@@ -43,6 +45,7 @@ export async function issueTokens(tx: Tx, deps: Deps, g: Grant): Promise<TokenRe
     userId: g.userId,
     companyIds: g.companyIds,
     resource: g.resource,
+    listingMode: g.listingMode,
     createdAt: new Date(now),
   };
   await tx
@@ -96,6 +99,7 @@ export interface Connection {
   clientName: string | null;
   scopes: string[];
   companyIds: number[];
+  listingMode: string | null;
   connectedAt: Date;
   lastUsedAt: Date | null;
   expiresAt: Date;
@@ -140,11 +144,38 @@ export async function listConnections(deps: Deps, userId: number): Promise<Conne
       clientName,
       scopes: r.scopes,
       companyIds: r.companyIds,
+      listingMode: r.listingMode,
       connectedAt: first?.createdAt ?? r.createdAt,
       lastUsedAt: used?.lastUsedAt ?? null,
       expiresAt: r.expiresAt,
     };
   });
+}
+
+/**
+ * Changes the listing mode of one of the user's connections: every token of
+ * the family, so the next request and every refresh use it. False when the
+ * connection is not theirs.
+ */
+export async function setConnectionListing(
+  deps: Deps,
+  userId: number,
+  familyId: string,
+  listingMode: string | null,
+): Promise<boolean> {
+  const owned = (
+    await deps.db
+      .select({ id: oauthRefreshTokens.id })
+      .from(oauthRefreshTokens)
+      .where(and(eq(oauthRefreshTokens.familyId, familyId), eq(oauthRefreshTokens.userId, userId)))
+      .limit(1)
+  )[0];
+  if (!owned) return false;
+  await deps.db.transaction(async (tx) => {
+    await tx.update(oauthTokens).set({ listingMode }).where(eq(oauthTokens.familyId, familyId));
+    await tx.update(oauthRefreshTokens).set({ listingMode }).where(eq(oauthRefreshTokens.familyId, familyId));
+  });
+  return true;
 }
 
 /** Ends one of the user's connections; false when it is not theirs (or does not exist). */

@@ -75,6 +75,7 @@ async function exchangeCode(deps: Deps, client: OAuthClient, form: URLSearchPara
       refreshScopes: row.scopes,
       companyIds: row.companyIds,
       resource: row.resource,
+      listingMode: row.listingMode,
     });
   });
   if (!issued) {
@@ -125,6 +126,7 @@ async function refresh(deps: Deps, client: OAuthClient, form: URLSearchParams): 
       refreshScopes: row.scopes,
       companyIds: row.companyIds,
       resource: row.resource,
+      listingMode: row.listingMode,
     });
   });
   if (!issued) {

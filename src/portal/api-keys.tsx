@@ -2,14 +2,16 @@
  * Settings → API keys: a person's own MCP keys (svc_mcp_…). Create one with
  * a name, what it may do (per area: no access / read / read and change, or
  * full access: the same chooser as the OAuth consent screen), the companies
- * it may reach, whether its content changes need approval, and an expiry;
- * the secret is shown once, on the page that answers the create form, and
- * never again. List with created / last used; revoke.
+ * it may reach, whether its content changes need approval, its tool
+ * listing (src/portal/listing-picker.tsx: how many tools each mode lists and
+ * which clients take that; changeable later per key), and an expiry; the
+ * secret is shown once, on the page that answers the create form, and never
+ * again. List with created / last used; revoke.
  */
 import type { Hono } from "hono";
 import type { Deps } from "../core/context";
 import { AppError, invalid, isAppError } from "../core/errors";
-import { listMcpKeys, mintMcpKey, revokeMcpKey } from "../domains/accounts/verbs";
+import { listMcpKeys, mintMcpKey, revokeMcpKey, setMcpKeyListing } from "../domains/accounts/verbs";
 import type { Form } from "../ui/form-data";
 import { signedIn, type PortalEnv } from "./guard";
 import { Csrf, DangerButton, Field } from "../ui/forms";
@@ -21,6 +23,7 @@ import { DataTable, EmptyState } from "../ui/table";
 import { when } from "../ui/format";
 import { emptyChoice, grantedScopes, offerAll, readScopeChoice, ScopeChooser, type ScopeChoice } from "./scope-picker";
 import type { Session } from "./session";
+import { ListingChooser, listingSummary, readListing } from "./listing-picker";
 
 const PATH = "/settings/api-keys";
 export const EXPIRY_CHOICES = [
@@ -38,6 +41,8 @@ export interface KeyDraft {
   scopes: string[];
   companyIds: number[];
   requireCmsApproval: boolean;
+  /** The tool listing chosen (null: automatic). */
+  listingMode: string | null;
   expiry: string;
 }
 
@@ -55,7 +60,16 @@ export function readKeyDraft(form: Form, session: Session): KeyDraft {
   if (companyIds.some((id) => !mine.has(id))) throw invalid("You can only choose companies you belong to.");
   const expiry = form.text("expiry", { label: "Expiry", max: 5 });
   if (!EXPIRY_CHOICES.some((e) => e.value === expiry)) throw invalid("Choose an expiry from the list.");
-  return { name, choice, scopes, companyIds, requireCmsApproval: form.bool("require_cms_approval"), expiry };
+  const listingMode = readListing(form);
+  return {
+    name,
+    choice,
+    scopes,
+    companyIds,
+    requireCmsApproval: form.bool("require_cms_approval"),
+    listingMode,
+    expiry,
+  };
 }
 
 type KeyRow = Awaited<ReturnType<typeof listMcpKeys>>[number];
@@ -72,6 +86,7 @@ const EMPTY: KeyDraft = {
   scopes: [],
   companyIds: [],
   requireCmsApproval: false,
+  listingMode: null,
   expiry: "",
 };
 
@@ -114,6 +129,7 @@ const KeysPage = (p: {
           columns={[
             "Name",
             "Scopes",
+            "Tool listing",
             { label: "Companies", hideSm: true },
             { label: "Created", hideSm: true },
             "Last used",
@@ -134,6 +150,19 @@ const KeysPage = (p: {
                   </div>
                 </td>
                 <td class="small">{k.scopes.join(" ")}</td>
+                <td class="small">
+                  <span class="listing-summary">{listingSummary(k.listingMode, k.scopes)}</span>
+                  {s.label === "active" && (
+                    <details>
+                      <summary>Change</summary>
+                      <form method="post" action={`${PATH}/${k.id}/listing`}>
+                        <Csrf viewer={p.session} />
+                        <ListingChooser scopes={k.scopes} mode={k.listingMode} id={`listing-${k.id}`} />
+                        <button type="submit">Save listing</button>
+                      </form>
+                    </details>
+                  )}
+                </td>
                 <td class="hide-sm small">{k.companyIds.map((id) => companyName.get(id) ?? `#${id}`).join(", ")}</td>
                 <td class="hide-sm small">{when(k.createdAt)}</td>
                 <td class="small">{k.lastUsedAt ? when(k.lastUsedAt) : "never"}</td>
@@ -183,6 +212,11 @@ const KeysPage = (p: {
           <input type="checkbox" name="require_cms_approval" checked={p.draft.requireCmsApproval} /> Content and media
           changes made with this key wait for a person's approval
         </label>
+        <ListingChooser scopes={p.draft.scopes.length ? p.draft.scopes : ["*"]} mode={p.draft.listingMode} />
+        <p class="muted small">
+          {p.draft.scopes.length ? "Counts for the scopes chosen above." : "Counts for full access;"} Preview recounts
+          for what you chose.
+        </p>
         <Field id="key-expiry" label="Expires">
           <select id="key-expiry" name="expiry">
             {EXPIRY_CHOICES.map((e) => (
@@ -194,6 +228,9 @@ const KeysPage = (p: {
         </Field>
         <div class="actions">
           <button type="submit">Create key</button>
+          <button class="secondary" type="submit" name="preview" value="1">
+            Preview tool counts
+          </button>
         </div>
       </form>
     </Layout>
@@ -217,7 +254,15 @@ export function apiKeyRoutes(app: Hono<PortalEnv>, deps: Deps) {
     const key = Number.isSafeInteger(revoked)
       ? (await listMcpKeys(deps, session.user.id)).find((k) => k.id === revoked)
       : undefined;
-    const notice = key?.revokedAt ? `Key “${key.name}” revoked. Clients using it are refused from now on.` : undefined;
+    const listed = Number(c.req.query("listed"));
+    const changed = Number.isSafeInteger(listed)
+      ? (await listMcpKeys(deps, session.user.id)).find((k) => k.id === listed)
+      : undefined;
+    const notice = key?.revokedAt
+      ? `Key “${key.name}” revoked. Clients using it are refused from now on.`
+      : changed
+        ? `Tool listing of “${changed.name}” changed to ${listingSummary(changed.listingMode, changed.scopes)}, from its next request.`
+        : undefined;
     return render(c, await page(session, { notice }));
   });
 
@@ -226,6 +271,8 @@ export function apiKeyRoutes(app: Hono<PortalEnv>, deps: Deps) {
     let draft = EMPTY;
     try {
       draft = readKeyDraft(c.get("form"), session);
+      // Preview: the same page with the counts for what was chosen, nothing created.
+      if (c.get("form").bool("preview")) return render(c, await page(session, { draft }));
       const days = draft.expiry ? Number(draft.expiry) : null;
       const { key } = await mintMcpKey(deps, {
         userId: session.user.id,
@@ -233,6 +280,7 @@ export function apiKeyRoutes(app: Hono<PortalEnv>, deps: Deps) {
         scopes: draft.scopes,
         companyIds: draft.companyIds,
         requireCmsApproval: draft.requireCmsApproval,
+        listingMode: draft.listingMode,
         expiresAt: days ? new Date(deps.clock.ms() + days * 86_400_000) : undefined,
       });
       return render(c, await page(session, { created: { name: draft.name, key } }));
@@ -250,6 +298,24 @@ export function apiKeyRoutes(app: Hono<PortalEnv>, deps: Deps) {
         status: 400,
       });
     }
+  });
+
+  app.post(`${PATH}/:id/listing`, signedIn(deps), async (c) => {
+    const session = c.get("session");
+    const raw = c.req.param("id");
+    const id = /^\d{1,15}$/.test(raw) ? Number(raw) : NaN;
+    // Only your own keys: someone else's id answers like a key that does not exist.
+    const key = (await listMcpKeys(deps, session.user.id)).find((k) => k.id === id);
+    if (!key) throw new AppError("not_found", "No such key among yours.");
+    let mode: string | null;
+    try {
+      mode = readListing(c.get("form"));
+    } catch (e) {
+      if (!isAppError(e) || e.code !== "validation") throw e;
+      return render(c, await page(session, { error: `Key “${key.name}”: ${e.message}` }), { status: 400 });
+    }
+    await setMcpKeyListing(deps, id, mode);
+    return c.redirect(`${PATH}?listed=${id}`, 303);
   });
 
   app.post(`${PATH}/:id/revoke`, signedIn(deps), async (c) => {

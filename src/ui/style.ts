@@ -67,6 +67,9 @@ fieldset{border:0;padding:0;margin:.7rem 0 0;min-width:0}
 fieldset.card{border:1px solid var(--line);padding:1rem 1.1rem;margin:0 0 1rem}
 legend{font-weight:600;padding:0;margin:0 0 .25rem}
 fieldset.card>legend{float:left;width:100%;font-size:1.1rem}
+fieldset.listing>label.inline{display:flex;margin:.2rem 0}
+fieldset.listing .toolsets label.inline{display:inline-flex}
+td details[open]>form{min-width:24rem}
 p.summary{font-size:1.05rem}
 .scopes{display:grid;grid-template-columns:1fr;gap:.1rem}
 .scopes .row{display:flex;flex-wrap:wrap;align-items:baseline;gap:.1rem .6rem;padding:.45rem 0;margin:0;border-bottom:1px solid var(--line)}

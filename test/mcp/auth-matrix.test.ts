@@ -94,6 +94,8 @@ async function insertOauth(opts: {
         scopes: opts.scopes,
         companyIds: opts.companyIds,
         resource: opts.resource === undefined ? `${s.config.publicUrl}/api/mcp` : opts.resource,
+        // The full listing, as the fixture's keys have (listing modes: test/mcp/listing.test.ts).
+        listingMode: "full",
         expiresAt: new Date(now.getTime() + (opts.expiresInMs ?? 3600_000)),
         revokedAt: opts.revoked ? now : null,
         createdAt: now,
@@ -326,7 +328,14 @@ describe("company cases", () => {
     await removeMember(s.deps, co.C.id, userId);
     try {
       const who = await outcome(key, "whoami", {});
-      expect(who.data).toEqual({ userId, client: null, defaultClientId: null, clients: [], scopes: ["*"] });
+      expect(who.data).toEqual({
+        userId,
+        client: null,
+        defaultClientId: null,
+        clients: [],
+        scopes: ["*"],
+        listing: expect.objectContaining({ mode: "full", source: "credential" }),
+      });
       expect((await outcome(key, READ, {})).o).toBe("no-company");
       expect((await outcome(key, WRITE, { serviceId: svc.C })).o).toBe("no-company");
       expect((await outcome(key, READ, { clientId: co.C.id })).o).toBe("no-company");

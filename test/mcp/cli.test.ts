@@ -83,8 +83,13 @@ test("users, companies, members and MCP keys from the command line", async () =>
     "--require-cms-approval",
     "--expires",
     "2999-01-01",
+    "--listing",
+    "toolsets:Services",
   );
   expect(multi.out).toMatch(/^svc_mcp_[0-9a-f]{64}$/);
+  const badListing = plinth("mcp-keys", "create", "--email", "ada@example.test", "--scopes", "*", "--listing", "some");
+  expect(badListing.code).toBe(2);
+  expect(badListing.err).toContain("--listing: Listing must be auto, full, discovery or toolsets:");
   const badDate = plinth("mcp-keys", "create", "--email", "ada@example.test", "--scopes", "*", "--expires", "tomorrow");
   expect(badDate.code).toBe(2);
 
@@ -95,6 +100,8 @@ test("users, companies, members and MCP keys from the command line", async () =>
   expect(listed.out).toContain('"laptop"');
   expect(listed.out).toContain("companies=1,2"); // defaults to all memberships
   expect(listed.out).toContain("cms-approval");
+  expect(listed.out).toContain("listing=auto");
+  expect(listed.out).toContain("listing=toolsets:services");
 
   // The key works against a server on the same data dir.
   const config = { ...loadConfig({}, {}), port: 0, dataDir, databaseUrl, log: "off" as const };
@@ -108,6 +115,11 @@ test("users, companies, members and MCP keys from the command line", async () =>
     ]);
     expect(who.data.scopes).toEqual(["services:read"]);
     await client.close();
+    // The stored listing applies: the services toolset and the way in.
+    const sets = await rawMcp(server.url, multi.out, { jsonrpc: "2.0", id: 1, method: "tools/list" });
+    const names: string[] = (await sets.json()).result.tools.map((t: any) => t.name);
+    expect(names.filter((n) => !/^(service|tools_|toolsets_|whoami)/.test(n))).toEqual([]);
+    expect(names).toContain("tools_call_write");
 
     expect(plinth("members", "remove", "--company", "2", "--email", "ada@example.test").code).toBe(0);
     expect(plinth("members", "remove", "--company", "2", "--email", "ada@example.test").code).toBe(1);
@@ -132,7 +144,7 @@ test("users, companies, members and MCP keys from the command line", async () =>
   } finally {
     await server.stop();
   }
-}, 60_000); // about twenty real process starts
+}, 90_000); // about twenty real process starts
 
 test("passwords are stored as argon2id, never in clear", async () => {
   const store = openStore({ dataDir, databaseUrl });

@@ -399,6 +399,8 @@ describe("2025-era clients (raw initialize) and the SDK client in both eras", ()
           // Beyond the spec: each company's sites, for a credential that may use site-scoped tools.
           clients: [{ id: acme.id, company: "Acme", role: "owner", sites: expect.any(Array) }],
           scopes: ["*"],
+          // Beyond the spec: the tool listing in use (src/mcp/listing.ts).
+          listing: { mode: "full", source: "credential", listedTools: tools.length },
         });
 
         const res = (await c.listResources()).resources.map((r) => r.uri);

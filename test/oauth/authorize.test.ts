@@ -154,7 +154,8 @@ describe("the consent screen", () => {
     expect((await readForms(html)).some((f) => f.action === "/company")).toBe(false);
     const form = (await readForms(html)).find((f) => f.action === "/oauth/authorize")!;
     // One choice per area the request covers, pre-set to what was asked; nothing else offered.
-    const radios = form.fields.filter((f) => f.type === "radio");
+    // The areas' radios (the tool listing's own radio group: test/oauth/listing-flow.test.ts).
+    const radios = form.fields.filter((f) => f.type === "radio" && f.name.startsWith("access_"));
     const level = (area: string) => radios.filter((f) => f.name === `access_${area}`).map((f) => [f.value, f.checked]);
     expect(level("sites")).toEqual([
       ["none", false],

@@ -161,7 +161,10 @@ describe("an SDK-like request for every scope", () => {
     expect(lines.length).toBeLessThan(SCOPES.length);
     // One radio group per area, each pre-set to read and change (what `*` asked for), or to
     // read where the area has no write scope (ai, hosting, billing are read-only areas).
-    const groups = [...new Set(form.fields.filter((f) => f.type === "radio").map((f) => f.name))];
+    // (The tool listing's radio is its own group: test/oauth/listing-flow.test.ts.)
+    const groups = [
+      ...new Set(form.fields.filter((f) => f.type === "radio" && f.name !== "listing").map((f) => f.name)),
+    ];
     expect(groups).toEqual(areas().map((d) => `access_${d}`));
     for (const g of groups) {
       const _area = g.slice("access_".length);
@@ -178,7 +181,8 @@ describe("an SDK-like request for every scope", () => {
     expect(text).toContain("Full access to everything this account can do (includes future tools)");
     expect(text).toContain("Warning: this grants every tool Plinth has, and every tool added later");
     // Checkboxes left: full access and the companies; nothing per scope.
-    const boxes = form.fields.filter((f) => f.type === "checkbox").map((f) => f.name);
+    // (The tool listing's toolset boxes are per toolset, for its chosen-toolsets mode.)
+    const boxes = form.fields.filter((f) => f.type === "checkbox" && f.name !== "listing_toolset").map((f) => f.name);
     expect(boxes.sort()).toEqual(["full_access", "grant_company", "grant_company", "grant_company"]);
     expect(form.fields.some((f) => f.name === "grant_scope")).toBe(false);
     // Areas without tools are named once, as not granted, and offer no choice.

@@ -201,7 +201,10 @@ export interface ConsentChoice {
   fullAccess?: boolean;
   /** Company ids to tick; default: whatever the page pre-ticked. */
   companies?: number[];
-  decision?: "approve" | "deny";
+  /** The tool listing radio (auto, full, discovery, toolsets) and its toolsets; default: as the page has it (auto). */
+  listing?: string;
+  listingToolsets?: string[];
+  decision?: "approve" | "deny" | "preview";
 }
 
 /** The level a list of scopes asks for in one area. */
@@ -222,7 +225,11 @@ export function consentFields(form: HtmlForm, choice: ConsentChoice = {}): URLSe
   }
   for (const f of form.fields) {
     if (f.type === "hidden") p.append(f.name, f.value);
-    else if (f.type === "radio" && wanted.get(f.name) === f.value) p.append(f.name, f.value);
+    else if (f.name === "listing") {
+      if (choice.listing ? choice.listing === f.value : f.checked) p.append(f.name, f.value);
+    } else if (f.name === "listing_toolset") {
+      if (choice.listingToolsets ? choice.listingToolsets.includes(f.value) : f.checked) p.append(f.name, f.value);
+    } else if (f.type === "radio" && wanted.get(f.name) === f.value) p.append(f.name, f.value);
     else if (f.name === "full_access") {
       const on = choice.fullAccess ?? (choice.scopes ? choice.scopes.includes("*") : f.checked);
       if (on) p.append(f.name, f.value);

@@ -10,12 +10,14 @@ let acme: { id: number };
 let globex: { id: number };
 let elsewhere: { id: number };
 let zedId: number;
+let anaId: number;
 
 beforeAll(async () => {
   s = await startTestServer({ seed: false });
   const a = await createUser(s.deps, { email: "ana@example.test", password: "correct horse battery" });
   const z = await createUser(s.deps, { email: "zed@example.test", password: "zed's long password" });
   zedId = z.id;
+  anaId = a.id;
   acme = await createCompany(s.deps, { name: "Acme", ownerUserId: a.id });
   globex = await createCompany(s.deps, { name: "Globex" });
   await addMember(s.deps, globex.id, a.id, "viewer");
@@ -35,8 +37,12 @@ describe("the create form", () => {
   test("offers full access and one choice per area with tools (none ticked), and only the person's companies", async () => {
     const html = await (await ana.get("/settings/api-keys")).text();
     const form = (await readForms(html)).find((f) => f.action === "/settings/api-keys")!;
-    const groups = [...new Set(form.fields.filter((f) => f.type === "radio").map((f) => f.name))];
+    // The areas' radios; the tool listing's own group is test/portal/listing-browser.test.ts's.
+    const groups = [
+      ...new Set(form.fields.filter((f) => f.type === "radio" && f.name !== "listing").map((f) => f.name)),
+    ];
     expect(groups).toEqual(areasWithTools().map((d) => `access_${d}`));
+    expect(form.fields.find((f) => f.name === "listing" && f.checked)?.value).toBe("auto");
     for (const g of groups) {
       // Areas with no write scope (hosting, billing: interface.md 5.3) offer only none and read.
       const writable = gatingScopes().some(
@@ -140,6 +146,33 @@ describe("a key's life", () => {
     );
     for (const id of ["abc", "-1", "1e3", "99999999999999999999"])
       expect((await ana.post(`/settings/api-keys/${id}/revoke`, { _csrf: csrf })).status).toBe(404);
+  });
+
+  test("someone else's key's listing cannot be changed (404); a bad listing is a 400 naming it", async () => {
+    const theirs = await mintMcpKey(s.deps, {
+      userId: zedId,
+      name: "Zed's other key",
+      scopes: ["*"],
+      companyIds: [elsewhere.id],
+    });
+    const csrf = await ana.csrf();
+    const res = await ana.post(`/settings/api-keys/${theirs.id}/listing`, { _csrf: csrf, listing: "discovery" });
+    expect(res.status).toBe(404);
+    const listed = async (k: string) =>
+      ((await (await rawMcp(s.url, k, { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} })).json()) as any)
+        .result.tools.length;
+    expect(await listed(theirs.key)).toBeGreaterThan(128); // still the full listing it was minted with
+    const mine = await mintMcpKey(s.deps, { userId: anaId, scopes: ["*"], companyIds: [acme.id] });
+    const bads: Record<string, string>[] = [
+      { listing: "everything" },
+      { listing: "toolsets" },
+      { listing: "toolsets", listing_toolset: "x" },
+    ];
+    for (const bad of bads) {
+      const r = await ana.post(`/settings/api-keys/${mine.id}/listing`, { _csrf: csrf, ...bad });
+      expect(r.status).toBe(400);
+    }
+    expect(await listed(mine.key)).toBeGreaterThan(128);
   });
 });
 

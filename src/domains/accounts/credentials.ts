@@ -32,6 +32,7 @@ const keyColumns = {
   scopes: mcpKeys.scopes,
   companyIds: mcpKeys.companyIds,
   requireCmsApproval: mcpKeys.requireCmsApproval,
+  listingMode: mcpKeys.listingMode,
   expiresAt: mcpKeys.expiresAt,
   revokedAt: mcpKeys.revokedAt,
 };
@@ -43,6 +44,7 @@ const oauthColumns = {
   scopes: oauthTokens.scopes,
   companyIds: oauthTokens.companyIds,
   resource: oauthTokens.resource,
+  listingMode: oauthTokens.listingMode,
   expiresAt: oauthTokens.expiresAt,
   revokedAt: oauthTokens.revokedAt,
 };
@@ -91,6 +93,7 @@ interface Resolved {
     revokedAt: Date | null;
     resource?: string | null;
     requireCmsApproval?: boolean;
+    listingMode: string | null;
   };
   companies: CompanyAccess[];
 }
@@ -221,6 +224,7 @@ export async function resolveBearer(deps: Deps, token: string): Promise<Principa
     scopes: row.scopes,
     companies: hit.companies,
     requireCmsApproval: Boolean(row.requireCmsApproval),
+    listingMode: row.listingMode,
   };
 }
 

@@ -28,6 +28,8 @@ export const mcpKeys = table(
     scopes: json<string[]>("scopes").notNull(),
     companyIds: json<number[]>("company_ids").notNull(),
     requireCmsApproval: bool("require_cms_approval").notNull().default(false),
+    /** MCP listing mode (src/mcp/listing.ts): "full", "discovery", "toolsets:cms,store"; null = automatic. */
+    listingMode: text("listing_mode"),
     expiresAt: time("expires_at"),
     revokedAt: time("revoked_at"),
     lastUsedAt: time("last_used_at"),
@@ -66,6 +68,8 @@ export const oauthCodes = table(
     codeChallenge: text("code_challenge").notNull(),
     scopes: json<string[]>("scopes").notNull(),
     companyIds: json<number[]>("company_ids").notNull(),
+    /** MCP listing mode chosen at consent, carried to every token of the family; null = automatic. */
+    listingMode: text("listing_mode"),
     resource: text("resource"),
     expiresAt: time("expires_at").notNull(),
     usedAt: time("used_at"),
@@ -87,6 +91,8 @@ export const oauthTokens = table(
       .references(() => users.id, { onDelete: "cascade" }),
     scopes: json<string[]>("scopes").notNull(),
     companyIds: json<number[]>("company_ids").notNull(),
+    /** MCP listing mode chosen at consent, carried to every token of the family; null = automatic. */
+    listingMode: text("listing_mode"),
     resource: text("resource"),
     expiresAt: time("expires_at").notNull(),
     revokedAt: time("revoked_at"),
@@ -108,6 +114,8 @@ export const oauthRefreshTokens = table(
       .references(() => users.id, { onDelete: "cascade" }),
     scopes: json<string[]>("scopes").notNull(),
     companyIds: json<number[]>("company_ids").notNull(),
+    /** MCP listing mode chosen at consent, carried to every token of the family; null = automatic. */
+    listingMode: text("listing_mode"),
     resource: text("resource"),
     expiresAt: time("expires_at").notNull(),
     usedAt: time("used_at"),

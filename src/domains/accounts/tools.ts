@@ -32,7 +32,7 @@ export const whoami = defineTool({
   companyFree: true,
   title: "Who am I",
   description:
-    "Who this connection acts as: user id, the companies (clients) it may act for with your role and sites, the default company, the scopes. Call it first; with several clients pass clientId on other calls.",
+    "Who this connection acts as: user id, the companies (clients) it may act for with your role and sites, the default company, the scopes and the listing mode. Call it first; with several clients pass clientId on other calls.",
   input: v.object({}),
   run: async (ctx) => {
     const p = ctx.principal;
@@ -55,6 +55,23 @@ export const whoami = defineTool({
         ...(bySite ? { sites: bySite.get(c.id) ?? [] } : {}),
       })),
       scopes: p.scopes,
+      // The MCP listing in use (src/mcp/listing.ts); compact modes run unlisted tools through tools_call_*.
+      ...(p.listing
+        ? {
+            listing: {
+              mode: p.listing.mode,
+              source: p.listing.source,
+              listedTools: p.listing.tools,
+              ...(p.listing.toolsets ? { toolsets: p.listing.toolsets } : {}),
+              ...(p.listing.compact
+                ? {
+                    unlisted:
+                      "find with tools_search, run with tools_call_read / tools_call_write / tools_call_destructive",
+                  }
+                : {}),
+            },
+          }
+        : {}),
     };
   },
 });

@@ -138,6 +138,8 @@ export interface MintKeyInput {
   /** Companies the key may reach; must be companies the user belongs to now. */
   companyIds: number[];
   requireCmsApproval?: boolean;
+  /** MCP listing mode, already checked by the caller (parseListingMode, src/mcp/listing.ts); absent: automatic. */
+  listingMode?: string | null;
   expiresAt?: Date;
   name?: string;
 }
@@ -176,6 +178,7 @@ export async function mintMcpKey(deps: Deps, input: MintKeyInput): Promise<{ id:
         scopes,
         companyIds,
         requireCmsApproval: input.requireCmsApproval ?? false,
+        listingMode: input.listingMode ?? null,
         expiresAt: input.expiresAt ?? null,
         createdAt: deps.clock.now(),
       })
@@ -195,6 +198,11 @@ export async function revokeMcpKey(deps: Deps, id: number): Promise<boolean> {
   return true;
 }
 
+/** Changes a key's MCP listing mode (already checked by the caller); its next request uses it. */
+export async function setMcpKeyListing(deps: Deps, id: number, listingMode: string | null): Promise<void> {
+  await deps.db.update(mcpKeys).set({ listingMode }).where(eq(mcpKeys.id, id));
+}
+
 /** Keys of a user, without secrets (only the stored hint). */
 export async function listMcpKeys(deps: Deps, userId: number) {
   return await deps.db
@@ -205,6 +213,7 @@ export async function listMcpKeys(deps: Deps, userId: number) {
       scopes: mcpKeys.scopes,
       companyIds: mcpKeys.companyIds,
       requireCmsApproval: mcpKeys.requireCmsApproval,
+      listingMode: mcpKeys.listingMode,
       expiresAt: mcpKeys.expiresAt,
       revokedAt: mcpKeys.revokedAt,
       lastUsedAt: mcpKeys.lastUsedAt,
