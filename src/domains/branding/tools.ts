@@ -15,6 +15,7 @@ import { contrast, nearestFix, normalizeHex, THRESHOLDS, type ContrastFix } from
 import { getMessaging, messagingRow, messagingView, updateMessaging } from "./messaging";
 import { clearFields, deleteProfile, getProfile, updateProfile } from "./profiles";
 import * as s from "./schemas";
+import { brandingStagedTargets } from "./staged-targets";
 
 /** The company's primary site: its first active site (lowest id). */
 async function primarySite(ctx: ActorContext) {
@@ -47,6 +48,7 @@ const brandingUpdateProfile = defineTool({
   toolset: "branding",
   scope: "branding:write",
   readOnly: false,
+  supervised: "staged",
   idempotent: true,
   title: "Update a brand profile",
   description:
@@ -60,6 +62,7 @@ const brandingClearFields = defineTool({
   toolset: "branding",
   scope: "branding:write",
   readOnly: false,
+  supervised: "staged",
   idempotent: true,
   title: "Clear brand fields",
   description:
@@ -73,6 +76,7 @@ const brandingDeleteProfile = defineTool({
   toolset: "branding",
   scope: "branding:write",
   readOnly: false,
+  supervised: "staged",
   destructive: true,
   title: "Delete a brand profile",
   description: "Delete a site's brand profile so it falls back to the default branding; brand messaging is kept.",
@@ -138,6 +142,7 @@ const brandMessagingUpdate = defineTool({
   toolset: "branding",
   scope: "branding:write",
   readOnly: false,
+  supervised: "staged",
   idempotent: true,
   title: "Update brand messaging",
   description:
@@ -213,5 +218,6 @@ export const brandingDomain: Domain = {
   ],
   resources: [brandDefault],
   approvalSupport: brandingApprovalSupport,
+  stagedTargets: brandingStagedTargets,
   events: brandingEvents,
 };

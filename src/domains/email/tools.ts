@@ -57,6 +57,7 @@ import {
 import { sendTransactional } from "./transactional";
 import { PRICES } from "../ai/meter";
 import { idSchema } from "../../core/fields";
+import { campaignStagedTarget } from "./staged-targets";
 
 const line = (max: number) =>
   v.pipe(
@@ -431,6 +432,7 @@ const cDelete = defineTool({
 });
 const cSend = defineTool({
   ...S,
+  supervised: "staged",
   name: "email_campaigns_send",
   title: "Send a campaign",
   description: `Start sending an approved campaign now (refused without SMTP). ${COST}`,
@@ -439,6 +441,7 @@ const cSend = defineTool({
 });
 const cSchedule = defineTool({
   ...S,
+  supervised: "staged",
   idempotent: true,
   name: "email_campaigns_schedule",
   title: "Schedule a campaign",
@@ -461,6 +464,7 @@ const cPause = defineTool({
 });
 const cResume = defineTool({
   ...S,
+  supervised: "staged",
   name: "email_campaigns_resume",
   title: "Resume a campaign",
   description: "Resume a paused campaign where it stopped.",
@@ -478,6 +482,7 @@ const cCancel = defineTool({
 });
 const cTest = defineTool({
   ...S,
+  supervised: "staged",
   name: "email_campaigns_test",
   title: "Send a test",
   description: `Send a [Test] copy to up to 5 addresses (company members only until approved); not in stats. ${COST}`,
@@ -514,6 +519,7 @@ const cRecipients = defineTool({
 
 const txSend = defineTool({
   ...S,
+  supervised: "staged",
   idempotencyKey: true,
   name: "email_transactional_send",
   title: "Send a transactional email",
@@ -653,6 +659,7 @@ export const emailDomain: Domain = {
     fbList,
   ],
   approvalKinds: [emailApprovalKind],
+  stagedTargets: [campaignStagedTarget],
   approvalSupport: emailApprovalSupport,
   events: emailEvents,
   jobs: [deliverJob, foldJob],
