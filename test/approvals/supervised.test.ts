@@ -203,6 +203,10 @@ describe("a require_cms_approval key's public-facing writes wait for a person", 
       { field: "primaryColor", before: "#111111", after: "#0f766e" },
       { field: "headingFont", before: null, after: "Inter" },
     ]);
+    // The approval page shows the same, escaped, beside what is live.
+    const page = await (await fetch(w.local(staged.approval.url))).text();
+    expect(page).toContain("Live now");
+    expect(page).toMatch(/<th scope="row">primaryColor<\/th><td>#111111<\/td><td>#0f766e<\/td>/);
     // The supervised key cannot wave its own change through.
     expect(await w.err(w.gated, "approvals_approve", { id: staged.approval.id })).toStartWith("Forbidden");
     expect(await w.ok(w.colleague, "approvals_approve", { id: staged.approval.id })).toMatchObject({

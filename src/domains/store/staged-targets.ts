@@ -54,7 +54,12 @@ async function onSite(
   }
 }
 
-/** A product of the site as the product tools name its fields. */
+/**
+ * A product of the site as the product tools name its fields. Not its
+ * stock: sales move it, and a sale is no reason to refuse a takedown or a
+ * rename a person approved (a variant's snapshot has its stock: setting
+ * stock is what that reviewer approves).
+ */
 async function productSnapshot(ctx: ActorContext, siteId: number, id: number): Promise<Snapshot | null> {
   const p = (
     await ctx.deps.db
@@ -70,8 +75,6 @@ async function productSnapshot(ctx: ActorContext, siteId: number, id: number): P
     status: p.status,
     price: p.price,
     compareAtPrice: p.compareAtPrice,
-    quantity: p.quantity,
-    trackInventory: p.trackInventory,
     sku: p.sku,
     description: p.description,
     shortDescription: p.shortDescription,
