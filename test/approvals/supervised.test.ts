@@ -112,18 +112,13 @@ describe("the registry says how every public-facing write is supervised", () => 
       "product_variants_delete",
       "store_settings_update",
       "surveys_close",
+      "booking_pages_update",
       "email_campaigns_send",
       "email_campaigns_schedule",
       "media_upload",
     ])
       expect([n, of(n)]).toEqual([n, "staged"]);
-    for (const n of [
-      "decks_publish",
-      "decks_unpublish",
-      "surveys_create",
-      "booking_pages_update",
-      "email_campaigns_create",
-    ])
+    for (const n of ["decks_publish", "decks_unpublish", "surveys_create", "email_campaigns_create"])
       expect([n, of(n)]).toEqual([n, "gated"]);
     for (const n of ["branding_get_profile", "contacts_create", "orders_create", "decks_create"])
       expect(of(n)).toBeNull();
@@ -137,8 +132,9 @@ describe("the registry says how every public-facing write is supervised", () => 
 
   test("docs/approvals.md lists the staged and gated tools as the registry declares them (regenerate with `make docs`)", () => {
     const doc = readFileSync(join(import.meta.dir, "../../docs/approvals.md"), "utf8");
-    expect(doc).toContain(renderSupervisedList(catalog.tools.values()));
-    expect(withSupervisedList(doc, catalog.tools.values())).toBe(doc);
+    const stale = "docs/approvals.md is stale: run `make docs`";
+    expect(doc.includes(renderSupervisedList(catalog.tools.values())), stale).toBe(true);
+    expect(withSupervisedList(doc, catalog.tools.values()) === doc, stale).toBe(true);
     for (const t of writes) {
       const s = supervision(t);
       if (s) expect(doc).toContain(`\`${t.name}\``);
@@ -348,6 +344,32 @@ describe("a require_cms_approval key's public-facing writes wait for a person", 
     expect(await timeOff()).toEqual([]);
     await w.ok(w.colleague, "approvals_approve", { id: staged.approval.id });
     expect(await timeOff()).toEqual([expect.objectContaining({ startDate: args.startDate, endDate: args.endDate })]);
+  });
+
+  test("bookings: pausing a live page, or changing it, is held; one approval applies a change (no second review)", async () => {
+    const created = await w.ok(w.owner, "booking_pages_create", { title: "Tasting", hosts: [w.ownerUserId] });
+    await w.ok(w.colleague, "approvals_approve", { id: created.approval.id });
+    const page = async () => {
+      const r = await fetch(`${s.url}/b/${created.slug}`);
+      return { status: r.status, html: await r.text() };
+    };
+    expect((await page()).html).not.toContain("not taking bookings");
+
+    const pause = await w.ok(w.gated, "booking_pages_update", { id: created.id, paused: true });
+    expectStaged(pause, "booking_pages_update");
+    expect((await page()).html).not.toContain("not taking bookings");
+    const preview = await w.ok(w.owner, "approvals_get", { id: pause.approval.id });
+    expect(preview).toMatchObject({ entityType: "booking_page" });
+    expect(preview.proposal.changes).toEqual([{ field: "paused", before: "false", after: "true" }]);
+    await w.ok(w.colleague, "approvals_approve", { id: pause.approval.id });
+    expect((await page()).html).toContain("not taking bookings");
+
+    const renamed = await w.ok(w.gated, "booking_pages_update", { id: created.id, title: "Evening tasting" });
+    expectStaged(renamed, "booking_pages_update");
+    await w.ok(w.colleague, "approvals_approve", { id: renamed.approval.id });
+    const got = await w.ok(w.owner, "booking_pages_get", { id: created.id });
+    expect(got.title).toBe("Evening tasting");
+    expect((await page()).html).toContain("Evening tasting");
   });
 
   test("email: sending an approved campaign waits for a person; the subscribers get nothing until then", async () => {

@@ -1,9 +1,11 @@
 /**
  * Held booking calls (approvals/kinds.ts StagedTarget): a
  * require_cms_approval credential's changes to what the public booking
- * pages offer (deleting a page, members' hours, overrides and time off,
- * which decide the free slots /b/<slug> shows) wait for a person. Snapshots
- * are read within the actor's company only.
+ * pages offer (changing or pausing a page, deleting one, members' hours,
+ * overrides and time off, which decide the free slots /b/<slug> shows)
+ * wait for a person. A page's change approved this way still makes its own
+ * approval link, approved with it (one review). Snapshots are read within
+ * the actor's company only.
  */
 import { and, eq } from "drizzle-orm";
 import type { StagedTarget } from "../approvals/kinds";
@@ -12,21 +14,41 @@ import { bookingPages, bookingTimeOff } from "./tables";
 export const bookingStagedTargets: StagedTarget[] = [
   {
     entityType: "booking_page",
-    tools: ["booking_pages_delete"],
+    tools: ["booking_pages_update", "booking_pages_delete"],
     async current(ctx, input) {
       if (typeof input.id !== "number") return null;
       const p = (
         await ctx.deps.db
-          .select({ title: bookingPages.title, slug: bookingPages.slug, status: bookingPages.status })
+          .select()
           .from(bookingPages)
           .where(and(eq(bookingPages.id, input.id), eq(bookingPages.companyId, ctx.company.id)))
           .limit(1)
       )[0];
-      return p ?? null;
+      if (!p) return null;
+      // The live settings, keyed like booking_pages_update's arguments.
+      const { location, hostUserIds, ...config } = p.config;
+      return {
+        ...config,
+        title: p.title,
+        slug: p.slug,
+        status: p.status,
+        paused: p.status === "paused",
+        location: location.kind,
+        where: location.value,
+        hosts: hostUserIds,
+      };
     },
     async present(_deps, call) {
       const b = call.before;
       if (!b) return {};
+      if (call.tool === "booking_pages_update")
+        return {
+          proposal:
+            call.input.paused === true
+              ? `Pausing the booking page “${String(b.title)}”: /b/${String(b.slug)} stops taking bookings`
+              : `A change to the ${String(b.status)} booking page “${String(b.title)}”`,
+          handled: ["id"],
+        };
       return {
         proposal: `Deleting the ${String(b.status)} booking page “${String(b.title)}”`,
         applied: "deleted",

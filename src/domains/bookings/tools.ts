@@ -122,6 +122,7 @@ export const bookingPagesUpdate = defineTool({
   name: "booking_pages_update",
   scope: "bookings:write",
   readOnly: false,
+  supervised: "staged",
   approval: "booking_page",
   title: "Update a booking page",
   description:
