@@ -135,5 +135,24 @@ describe("the registry checks the declarations at load", () => {
     expect(() => buildRegistry(buildCatalog([...others, stray]))).toThrow(
       /names posts_delete, which is not a tool of domain email/,
     );
+    // Supervision is for writes: a read that says it is staged is a mistake, named.
+    const reading = email({
+      tools: [
+        campaignTool,
+        defineTool({
+          name: "email_campaigns_peek",
+          toolset: "email",
+          scope: "email:read",
+          readOnly: true,
+          supervised: "staged",
+          description: "Reads a campaign; declared staged by mistake.",
+          input: v.object({}),
+          run: () => ({}),
+        }),
+      ],
+    });
+    expect(() => buildCatalog([...others, reading])).toThrow(
+      /tool email_campaigns_peek: only write tools are supervised/,
+    );
   });
 });
