@@ -285,6 +285,13 @@ describe("a require_cms_approval key's public-facing writes wait for a person", 
       price: 2000,
     });
     expectStaged(added, "product_variants_create");
+    expect((await w.ok(w.owner, "approvals_get", { id: stock.approval.id })).proposal.changes).toEqual([
+      { field: "quantity", before: "5", after: "0" },
+    ]);
+    expect((await w.ok(w.owner, "approvals_get", { id: added.approval.id })).proposal.changes).toEqual([
+      { field: "price", before: null, after: "2000" },
+      { field: "options", before: null, after: '{"Size":"M"}' },
+    ]);
     let detail = (await rest("/products/blue-mug")).body.data;
     expect(detail.variants.map((v: any) => [v.quantity, v.price])).toEqual([[5, 1800]]);
     await w.ok(w.colleague, "approvals_approve", { id: stock.approval.id });

@@ -59,6 +59,8 @@ export const bookingStagedTargets: StagedTarget[] = [
   },
   {
     entityType: "booking_time_off",
+    // The id is the subject (its dates are in the snapshot), not a change.
+    present: async (_deps, call) => (call.before ? { handled: ["id"] } : {}),
     tools: ["booking_time_off_delete"],
     async current(ctx, input) {
       if (typeof input.id !== "number") return null;

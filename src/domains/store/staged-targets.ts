@@ -33,6 +33,13 @@ type Input = Record<string, unknown>;
 type Snapshot = Record<string, unknown>;
 
 /**
+ * The record's ids are the subject, named by its snapshot (product, name),
+ * not a change: the page leaves them out of "live → proposed".
+ */
+const idsAreNoChange: StagedTarget["present"] = async (_deps, call) =>
+  call.before ? { handled: ["id", "productId"] } : {};
+
+/**
  * Runs `read` for the input's site (the actor's, or null) and the number
  * in `key`; null when either is missing, not the actor's, or not found.
  * Tenancy: every read below filters by the site this returns.
@@ -114,14 +121,9 @@ async function productParts(ctx: ActorContext, siteId: number, productId: number
     .from(bulkPricingRules)
     .where(eq(bulkPricingRules.productId, productId))
     .orderBy(asc(bulkPricingRules.minQuantity), asc(bulkPricingRules.id));
-  const variants = await db
-    .select({ id: productVariants.id })
-    .from(productVariants)
-    .where(eq(productVariants.productId, productId));
   return {
     product: p.name,
     status: p.status,
-    price: p.price,
     options: opts.map((o) => ({ name: o.name, values: values.filter((x) => x.optionId === o.id).map((x) => x.value) })),
     rules: rules.map((r) => ({
       minQuantity: r.minQuantity,
@@ -130,7 +132,6 @@ async function productParts(ctx: ActorContext, siteId: number, productId: number
       amount: r.amount,
       ...(r.variantId !== null ? { variantId: r.variantId } : {}),
     })),
-    variants: variants.length,
   };
 }
 
@@ -183,13 +184,26 @@ const productTarget: StagedTarget = {
 export const storeStagedTargets: StagedTarget[] = [
   productTarget,
   {
-    // Calls naming the product by productId: what they replace or add to.
+    // Calls replacing a product's options or bulk pricing: the lists they replace.
     entityType: "product",
-    tools: ["product_options_set", "product_bulk_pricing_set", "product_variants_create", "product_variants_generate"],
+    present: idsAreNoChange,
+    tools: ["product_options_set", "product_bulk_pricing_set"],
     current: async (ctx, input) => await onSite(ctx, input, "productId", (siteId, id) => productParts(ctx, siteId, id)),
   },
   {
+    // Calls adding variants: the product they are added to (its price is not the variants', so it is not shown as theirs).
+    entityType: "product",
+    present: idsAreNoChange,
+    tools: ["product_variants_create", "product_variants_generate"],
+    current: async (ctx, input) =>
+      await onSite(ctx, input, "productId", async (siteId, id) => {
+        const p = await productSnapshot(ctx, siteId, id);
+        return p && { product: p.name, status: p.status };
+      }),
+  },
+  {
     entityType: "product_variant",
+    present: idsAreNoChange,
     tools: ["product_variants_update", "product_variants_delete"],
     current: async (ctx, input) =>
       await onSite(ctx, input, "id", async (siteId, id) => {
@@ -218,6 +232,7 @@ export const storeStagedTargets: StagedTarget[] = [
   },
   {
     entityType: "product_category",
+    present: idsAreNoChange,
     tools: ["product_categories_update", "product_categories_move", "product_categories_delete"],
     current: async (ctx, input) =>
       await onSite(ctx, input, "id", async (siteId, id) => {
@@ -243,6 +258,7 @@ export const storeStagedTargets: StagedTarget[] = [
   },
   {
     entityType: "product_category",
+    present: idsAreNoChange,
     tools: ["product_categories_reorder"],
     current: async (ctx, input) =>
       await onSite(ctx, input, null, async (siteId) => {
@@ -264,6 +280,7 @@ export const storeStagedTargets: StagedTarget[] = [
   },
   {
     entityType: "discount",
+    present: idsAreNoChange,
     tools: ["discounts_update", "discounts_delete"],
     current: async (ctx, input) =>
       await onSite(ctx, input, "id", async (siteId, id) => {
@@ -290,6 +307,7 @@ export const storeStagedTargets: StagedTarget[] = [
   },
   {
     entityType: "review",
+    present: idsAreNoChange,
     tools: ["reviews_moderate"],
     current: async (ctx, input) =>
       await onSite(ctx, input, "id", async (siteId, id) => {
