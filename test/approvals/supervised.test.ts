@@ -415,6 +415,24 @@ describe("a require_cms_approval key's public-facing writes wait for a person", 
     expect(await status()).not.toBe("draft");
   });
 
+  test("a supervised call that would fail fails now, with the usual error, and mints nothing; other companies' records stay unseen", async () => {
+    const links = async () => Number((await row<{ n: number }>(s.deps, "SELECT count(*) AS n FROM approval_links"))!.n);
+    const before = await links();
+    expect(
+      await w.err(w.gated, "branding_update_profile", { siteId: w.siteA, branding: { primaryColor: "red; x" } }),
+    ).toContain("primaryColor");
+    expect(
+      await w.err(w.gated, "branding_update_profile", { siteId: w.siteB, branding: { primaryColor: "#000000" } }),
+    ).toStartWith("Not found");
+    expect(await w.err(w.gated, "store_settings_update", { siteId: w.siteB, enabled: false })).toStartWith("Not found");
+    const theirs = await w.ok(w.stranger, "products_create", { siteId: w.siteB, name: "Their mug", price: 100 });
+    expect(
+      await w.err(w.gated, "products_set_status", { siteId: w.siteA, id: theirs.id, status: "active" }),
+    ).toStartWith("Not found");
+    expect(await w.err(w.gated, "surveys_close", { id: 999_999 })).toStartWith("Not found");
+    expect(await links()).toBe(before);
+  });
+
   test("gated tools are not staged as well: a deck's draft is made at once, publishing asks a person once", async () => {
     const deck = await w.ok(w.gated, "decks_create", {
       title: "Supervised deck",
