@@ -155,7 +155,10 @@ export const accountCommands: Command[] = [
         value: "<id,id>",
         help: "companies the key may reach (default: all the user's memberships)",
       },
-      { name: "require-cms-approval", help: "stage every sites:write / media:write change for approval" },
+      {
+        name: "require-cms-approval",
+        help: "stage every change the public would see for approval (docs/approvals.md)",
+      },
       {
         name: "expires",
         value: "<date>",

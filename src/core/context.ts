@@ -58,7 +58,7 @@ export interface Principal {
   scopes: string[];
   /** Companies the credential selected, intersected with live membership, ordered by id. */
   companies: CompanyAccess[];
-  /** Stage every sites:write / media:write mutation as a pending change. */
+  /** Stage every write the public would see as a pending change (approvals/staging.ts `supervision`). */
   requireCmsApproval: boolean;
   /** The credential's stored MCP listing mode ("full", "discovery", "toolsets:cms,store"); null or absent: automatic. */
   listingMode?: string | null;

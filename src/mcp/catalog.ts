@@ -90,6 +90,7 @@ function checkTool(t: ToolDef, known: ReadonlySet<string>) {
     if (!known.has(s) && !isScope(s)) fail(w, `alsoNeeds ${s}, which no domain declares (Domain.scopes)`);
   if (t.destructive && t.readOnly) fail(w, "a destructive tool cannot be read-only");
   if (t.approval && t.readOnly) fail(w, "only write tools use the approval workflow");
+  if (t.supervised && t.readOnly) fail(w, "only write tools are supervised (staged or gated)");
   if (t.idempotent && t.readOnly) fail(w, "idempotent describes write tools; read-only tools are idempotent by nature");
   if (t.cachedBy && !t.readOnly) fail(w, "only read-only tools may be cached (cachedBy)");
   if (t.cachedBy && t.cachedBy.length === 0)

@@ -56,6 +56,16 @@ export interface ToolDef<I extends v.GenericSchema = v.GenericSchema, _O = unkno
   /** Write tools that draft an entity and return an approval envelope. */
   approval?: ApprovalEntityType;
   /**
+   * Write tools that change what the public sees (REST, a public page, a
+   * recipient's inbox): how a person stays in the loop. "staged": a
+   * require_cms_approval credential's call is held as a pending change until
+   * a person approves it; "gated": the verb asks a person's approval whoever
+   * calls it, so it is not staged as well. Omitted: sites:write and
+   * media:write writes are staged, other tools with `approval` are gated
+   * (src/domains/approvals/staging.ts `supervision`, listed in docs/approvals.md).
+   */
+  supervised?: "staged" | "gated";
+  /**
    * Role needed beyond the default (viewer for reads, admin for writes).
    * `"viewer"` on a write tool: a self-service write every member may make,
    * because it changes only the caller's own records (their notifications,

@@ -209,8 +209,8 @@ const KeysPage = (p: {
           <ScopeChooser offer={offerAll()} choice={p.draft.choice} />
         </fieldset>
         <label class="inline">
-          <input type="checkbox" name="require_cms_approval" checked={p.draft.requireCmsApproval} /> Content and media
-          changes made with this key wait for a person's approval
+          <input type="checkbox" name="require_cms_approval" checked={p.draft.requireCmsApproval} /> Changes the public
+          would see (content, media, branding, the store, sends) made with this key wait for a person's approval
         </label>
         <ListingChooser scopes={p.draft.scopes.length ? p.draft.scopes : ["*"]} mode={p.draft.listingMode} />
         <p class="muted small">

@@ -2,7 +2,9 @@
  * The approval workflow end to end, as people and agents meet it: an agent
  * drafts over MCP (real SDK client), a reviewer opens the link in real
  * headless Chromium (playwright-core), sees the rendered preview, decides,
- * and the REST API serves exactly what was approved (and nothing else).
+ * and the REST API serves exactly what was approved (and nothing else):
+ * entity links, and a require_cms_approval key's staged changes (content,
+ * branding, a product going on sale).
  * A screenshot of the approval page is kept in test-artifacts/.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -305,6 +307,47 @@ describe("pending changes (require_cms_approval)", () => {
       const served = await rest("/posts/staged-story");
       expect(served.status).toBe(200);
       expect(served.body.data.title).toBe("Staged story");
+    },
+    T,
+  );
+
+  test(
+    "a staged branding change reads field by field, live → proposed; approved in the browser, REST serves the colour",
+    async () => {
+      await w.ok(w.owner, "branding_update_profile", { siteId: w.siteA, branding: { primaryColor: "#222222" } });
+      const staged = await w.ok(w.gated, "branding_update_profile", {
+        siteId: w.siteA,
+        branding: { primaryColor: "#0f766e" },
+      });
+      expect(staged.approval.linkType).toBe("pending_change");
+      expect((await rest("/branding")).body.data.primaryColor).toBe("#222222");
+      const { page } = await openPage(staged.approval.url);
+      const row = await text(page, "table.ap-changes tr:has(th:text-is('primaryColor'))");
+      expect(row).toBe("primaryColor #222222 #0f766e");
+      expect(await text(page, "table.ap-changes")).toContain("Live now");
+      await page.click("button.approve");
+      await page.locator(".ap-notice.ok").first().waitFor();
+      await page.close();
+      expect((await rest("/branding")).body.data.primaryColor).toBe("#0f766e");
+    },
+    T,
+  );
+
+  test(
+    "a staged product activation says what appears; approved in the browser, the storefront lists it",
+    async () => {
+      await w.ok(w.owner, "store_settings_update", { siteId: w.siteA, enabled: true });
+      const p = await w.ok(w.owner, "products_create", { siteId: w.siteA, name: "Staged Beans", price: 1400 });
+      const staged = await w.ok(w.gated, "products_set_status", { siteId: w.siteA, id: p.id, status: "active" });
+      expect(staged.approval.linkType).toBe("pending_change");
+      expect((await rest("/products")).body.data.map((x: any) => x.slug)).not.toContain("staged-beans");
+      const { page } = await openPage(staged.approval.url);
+      expect(await text(page, ".ap-summary")).toContain("Putting the product “Staged Beans” on sale");
+      expect(await text(page, "table.ap-changes")).toContain("draft");
+      await page.click("button.approve");
+      await page.locator(".ap-notice.ok").first().waitFor();
+      await page.close();
+      expect((await rest("/products")).body.data.map((x: any) => x.slug)).toContain("staged-beans");
     },
     T,
   );

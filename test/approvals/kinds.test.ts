@@ -12,7 +12,7 @@ import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { catalog } from "../../src/catalog";
 import type { ApprovalKind } from "../../src/domains/approvals/kinds";
-import { STAGED_SCOPES } from "../../src/domains/approvals/staging";
+import { supervision } from "../../src/domains/approvals/staging";
 import { defineTool, type Domain } from "../../src/mcp/define";
 import { buildRegistry, RegistryError } from "../../src/mcp/registry";
 import { openTestStore } from "../db";
@@ -44,7 +44,7 @@ describe("approval kinds come from the domains", () => {
     ]);
   });
 
-  test("staged targets name write tools of their own domain, each once; every update/delete of the staged scopes has one", () => {
+  test("staged targets name write tools of their own domain, each once; every staged update/delete has one", () => {
     const seen = new Set<string>();
     for (const d of domains)
       for (const target of d.stagedTargets ?? [])
@@ -59,10 +59,7 @@ describe("approval kinds come from the domains", () => {
         }
     // Every update/delete/move of an existing record has a target, so approval can detect it moved on.
     const needing = tools.filter(
-      (t) =>
-        !t.readOnly &&
-        STAGED_SCOPES.has(t.scope ?? "") &&
-        /_(update|delete|remove|move|reorder|unpublish)$/.test(t.name),
+      (t) => supervision(t) === "staged" && /_(update|delete|remove|move|reorder|unpublish)$/.test(t.name),
     );
     expect(needing.map((t) => t.name).filter((n) => !seen.has(n))).toEqual([]);
     // Taking live content down is held for approval: those tools have targets too.
@@ -137,6 +134,25 @@ describe("the registry checks the declarations at load", () => {
     });
     expect(() => buildRegistry(buildCatalog([...others, stray]))).toThrow(
       /names posts_delete, which is not a tool of domain email/,
+    );
+    // Supervision is for writes: a read that says it is staged is a mistake, named.
+    const reading = email({
+      tools: [
+        campaignTool,
+        defineTool({
+          name: "email_campaigns_peek",
+          toolset: "email",
+          scope: "email:read",
+          readOnly: true,
+          supervised: "staged",
+          description: "Reads a campaign; declared staged by mistake.",
+          input: v.object({}),
+          run: () => ({}),
+        }),
+      ],
+    });
+    expect(() => buildCatalog([...others, reading])).toThrow(
+      /tool email_campaigns_peek: only write tools are supervised/,
     );
   });
 });

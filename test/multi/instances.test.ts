@@ -3,8 +3,9 @@
  * (deploy/haproxy.cfg), with and without Redis: what one instance writes,
  * the other serves; a key revoked on one is refused by the other; a REST key
  * limited to N a minute gets N across both (with Redis); an approval link
- * minted on one is decided on the other; killing one instance mid-load
- * loses no acknowledged write and the balancer keeps answering.
+ * minted on one is decided on the other (a post, and a supervised key's
+ * staged branding change); killing one instance mid-load loses no
+ * acknowledged write and the balancer keeps answering.
  *
  * PostgreSQL-only by nature: it runs in `make test-pg`, on the server that
  * target started (PLINTH_TEST_PG_URL).
@@ -273,6 +274,57 @@ for (const withRedis of [true, false]) {
         expect(items.find((p) => p.slug === created.slug)?.status).toBe("published");
       }
     });
+
+    test("a supervised key's branding change, staged on A and approved by another member on B, is served by A", async () => {
+      const cli = (...args: string[]) =>
+        Bun.spawnSync([process.execPath, MAIN, ...args], { cwd: ROOT, env: c.env, stdout: "pipe", stderr: "pipe" });
+      // The demo user's agent with require_cms_approval; Maya, Harbor's owner, is the other member who decides.
+      const supervised = cli(
+        "mcp-keys",
+        "create",
+        "--email",
+        "demo@plinth.dev",
+        "--scopes",
+        "*",
+        "--require-cms-approval",
+        "--name",
+        "supervised agent",
+      )
+        .stdout.toString()
+        .trim();
+      const member = cli("mcp-keys", "create", "--email", DEMO_REVIEWER, "--scopes", "*", "--name", "Maya's agent")
+        .stdout.toString()
+        .trim();
+      const clientId = await companyOfSite(c.a.url, c);
+      const colour = withRedis ? "#0f766e" : "#7c3aed";
+      const served = async (base: string) =>
+        (
+          (await (await rest(base, `/sites/${c.siteId}/branding`, c.restKey)).json()) as {
+            data: { primaryColor?: string };
+          }
+        ).data.primaryColor;
+      // Read on both first, so a cached answer would show if the change did not reach it.
+      const before = await served(c.a.url);
+      expect(await served(c.b.url)).toBe(before);
+      expect(before).not.toBe(colour);
+      const staged = await mcp(c.a.url, supervised, "branding_update_profile", {
+        clientId,
+        siteId: c.siteId,
+        branding: { primaryColor: colour },
+      });
+      expect(staged).toMatchObject({ status: "staged", approval: { linkType: "pending_change", status: "pending" } });
+      expect(await served(c.a.url)).toBe(before);
+      const decided = await mcp(c.b.url, member, "approvals_approve", { id: staged.approval.id });
+      expect(decided).toMatchObject({ status: "approved", result: { applied: "branding_update_profile" } });
+      for (const inst of [c.a, c.b])
+        expect(
+          await within(
+            FOREIGN_WRITE_DELAY_MS + 2000,
+            () => served(inst.url),
+            (v) => v === colour,
+          ),
+        ).toBe(colour);
+    }, 30_000);
 
     test("a REST key revoked by the CLI, and an MCP key revoked on A, are refused by both", async () => {
       const cli = (...args: string[]) =>

@@ -1,6 +1,9 @@
 /**
- * require_cms_approval: a credential with that flag has every sites:write /
- * media:write mutation staged as a pending change instead of applied.
+ * require_cms_approval: a credential with that flag has every write the
+ * public would see staged as a pending change instead of applied: the
+ * tools whose `supervision` is "staged" (every sites:write / media:write
+ * write, and those that declare `supervised: "staged"`: branding, the
+ * store's catalogue and settings, survey and booking availability, sends).
  *
  * Staging a call:
  *  1. dry-runs the tool inside a transaction that is always rolled back, so
@@ -35,12 +38,27 @@ import { companies, memberships } from "../../core/tables";
 import type { ToolDef } from "../../mcp/define";
 import { mintLink, type ApprovalEnvelope, type LinkRow } from "./links";
 
-/** Mutations of these scopes are staged for a credential with require_cms_approval. */
+/** Writes of these scopes are staged unless the tool says otherwise (ToolDef.supervised). */
 export const STAGED_SCOPES: ReadonlySet<string> = new Set(["sites:write", "media:write"]);
+
+/**
+ * How a person stays in the loop for this tool: "staged" (a
+ * require_cms_approval credential's call waits for approval), "gated" (the
+ * verb asks for approval whoever calls), or null (read-only, or nothing the
+ * public sees). The tool's own `supervised` first; else sites:write and
+ * media:write writes are staged, and tools drafting for approval are gated.
+ * The one rule: shouldStage, docs/approvals.md and the registry test read it.
+ */
+export function supervision(tool: ToolDef): "staged" | "gated" | null {
+  if (tool.readOnly) return null;
+  if (tool.supervised) return tool.supervised;
+  if (tool.scope !== null && STAGED_SCOPES.has(tool.scope)) return "staged";
+  return tool.approval ? "gated" : null;
+}
 
 /** True when this call must be staged rather than run. */
 export function shouldStage(ctx: ActorContext, tool: ToolDef): boolean {
-  return ctx.principal.requireCmsApproval && !tool.readOnly && tool.scope !== null && STAGED_SCOPES.has(tool.scope);
+  return ctx.principal.requireCmsApproval && supervision(tool) === "staged";
 }
 
 /** What a staged link stores in its payload. */

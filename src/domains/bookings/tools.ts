@@ -39,6 +39,7 @@ import { createPage, deletePage, getPage, listPages, updatePage } from "./pages"
 import { bookingPublicRoutes } from "./public-pages";
 import { addTimeOff, deleteTimeOff, getSchedule, listSchedules, setOverride, setSchedule } from "./schedules";
 import { described, idSchema as id } from "../../core/fields";
+import { bookingStagedTargets } from "./staged-targets";
 
 const uid = v.pipe(
   v.string(),
@@ -122,6 +123,7 @@ export const bookingPagesUpdate = defineTool({
   name: "booking_pages_update",
   scope: "bookings:write",
   readOnly: false,
+  supervised: "staged",
   approval: "booking_page",
   title: "Update a booking page",
   description:
@@ -135,6 +137,7 @@ export const bookingPagesDelete = defineTool({
   name: "booking_pages_delete",
   scope: "bookings:write",
   readOnly: false,
+  supervised: "staged",
   destructive: true,
   title: "Delete a booking page",
   description: "Delete a booking page with no upcoming bookings (else cancel them or pause it).",
@@ -188,6 +191,7 @@ export const bookingSchedulesSet = defineTool({
   name: "booking_schedules_set",
   scope: "bookings:write",
   readOnly: false,
+  supervised: "staged",
   idempotent: true,
   title: "Set a schedule",
   description:
@@ -201,6 +205,7 @@ export const bookingOverridesSet = defineTool({
   name: "booking_overrides_set",
   scope: "bookings:write",
   readOnly: false,
+  supervised: "staged",
   idempotent: true,
   title: "Set a date's hours",
   description:
@@ -214,6 +219,7 @@ export const bookingTimeOffCreate = defineTool({
   name: "booking_time_off_create",
   scope: "bookings:write",
   readOnly: false,
+  supervised: "staged",
   title: "Add time off",
   description: "Out of office for whole local days, startDate..endDate inclusive.",
   input: v.object({
@@ -230,6 +236,7 @@ export const bookingTimeOffDelete = defineTool({
   name: "booking_time_off_delete",
   scope: "bookings:write",
   readOnly: false,
+  supervised: "staged",
   destructive: true,
   title: "Remove time off",
   description: "Remove time off by id (from booking_schedules_get).",
@@ -445,6 +452,7 @@ export const bookingsDomain: Domain = {
     bookingsMarkNoShow,
   ],
   approvalKinds: [bookingPageApprovalKind],
+  stagedTargets: bookingStagedTargets,
   approvalSupport: bookingsApprovalSupport,
   events: bookingEvents,
   subscribers: [bookingDelivery],

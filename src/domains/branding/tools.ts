@@ -16,6 +16,7 @@ import { contrast, nearestFix, normalizeHex, THRESHOLDS, type ContrastFix } from
 import { getMessaging, messagingRow, messagingView, updateMessaging } from "./messaging";
 import { clearFields, deleteProfile, getCompanyDefault, getProfile, updateProfile } from "./profiles";
 import * as s from "./schemas";
+import { brandingStagedTargets } from "./staged-targets";
 
 /** The company's primary site: its first active site (lowest id). */
 async function primarySite(ctx: ActorContext) {
@@ -56,6 +57,7 @@ const brandingUpdateProfile = defineTool({
   toolset: "branding",
   scope: "branding:write",
   readOnly: false,
+  supervised: "staged",
   idempotent: true,
   title: "Update a brand profile",
   description:
@@ -69,6 +71,7 @@ const brandingClearFields = defineTool({
   toolset: "branding",
   scope: "branding:write",
   readOnly: false,
+  supervised: "staged",
   idempotent: true,
   title: "Clear brand fields",
   description:
@@ -82,6 +85,7 @@ const brandingDeleteProfile = defineTool({
   toolset: "branding",
   scope: "branding:write",
   readOnly: false,
+  supervised: "staged",
   destructive: true,
   title: "Delete a brand profile",
   description: "Delete a site's brand profile so it falls back to the default branding; brand messaging is kept.",
@@ -147,6 +151,7 @@ const brandMessagingUpdate = defineTool({
   toolset: "branding",
   scope: "branding:write",
   readOnly: false,
+  supervised: "staged",
   idempotent: true,
   title: "Update brand messaging",
   description:
@@ -227,5 +232,6 @@ export const brandingDomain: Domain = {
   ],
   resources: [brandDefault],
   approvalSupport: brandingApprovalSupport,
+  stagedTargets: brandingStagedTargets,
   events: brandingEvents,
 };

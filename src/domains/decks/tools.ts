@@ -124,6 +124,7 @@ const deckTools = [
     toolset: T,
     scope: "decks:write",
     readOnly: false,
+    supervised: "gated",
     destructive: true,
     title: "Delete a deck",
     description: "Delete a deck and its slides; a published one only once a person approves at approval.url.",
@@ -147,6 +148,7 @@ const deckTools = [
     toolset: T,
     scope: "decks:write",
     readOnly: false,
+    supervised: "gated",
     destructive: true,
     title: "Unpublish a deck",
     description:

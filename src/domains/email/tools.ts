@@ -57,6 +57,7 @@ import {
 import { sendTransactional } from "./transactional";
 import { PRICES } from "../ai/meter";
 import { idSchema } from "../../core/fields";
+import { campaignStagedTarget } from "./staged-targets";
 
 const line = (max: number) =>
   v.pipe(
@@ -438,6 +439,7 @@ const cDelete = defineTool({
 });
 const cSend = defineTool({
   ...S,
+  supervised: "staged",
   name: "email_campaigns_send",
   title: "Send a campaign",
   description: `Start sending an approved campaign now (refused without SMTP). ${COST}`,
@@ -446,6 +448,7 @@ const cSend = defineTool({
 });
 const cSchedule = defineTool({
   ...S,
+  supervised: "staged",
   idempotent: true,
   name: "email_campaigns_schedule",
   title: "Schedule a campaign",
@@ -468,6 +471,7 @@ const cPause = defineTool({
 });
 const cResume = defineTool({
   ...S,
+  supervised: "staged",
   name: "email_campaigns_resume",
   title: "Resume a campaign",
   description: "Resume a paused campaign where it stopped.",
@@ -485,6 +489,7 @@ const cCancel = defineTool({
 });
 const cTest = defineTool({
   ...S,
+  supervised: "staged",
   name: "email_campaigns_test",
   title: "Send a test",
   description: `Send a [Test] copy to up to 5 addresses (company members only until approved); not in stats. ${COST}`,
@@ -521,6 +526,7 @@ const cRecipients = defineTool({
 
 const txSend = defineTool({
   ...S,
+  supervised: "staged",
   idempotencyKey: true,
   name: "email_transactional_send",
   title: "Send a transactional email",
@@ -660,6 +666,7 @@ export const emailDomain: Domain = {
     fbList,
   ],
   approvalKinds: [emailApprovalKind],
+  stagedTargets: [campaignStagedTarget],
   approvalSupport: emailApprovalSupport,
   events: emailEvents,
   jobs: [deliverJob, foldJob],

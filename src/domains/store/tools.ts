@@ -66,6 +66,7 @@ const productsCreate = defineTool({
   toolset: "store",
   scope: "store:write",
   readOnly: false,
+  supervised: "staged",
   title: "Create a product",
   description:
     'Create a product (draft unless status says; only active ones are sold) with images, options ([{"name":"Size","values":["S","M"]}]), variants ({"options":{"Size":"M"}}) and/or generateVariants: true (all missing combinations), optionPrices ({"Size":{"L":300}}: cents added per value) and bulkPricing. Cents.',
@@ -78,6 +79,7 @@ const productsUpdate = defineTool({
   toolset: "store",
   scope: "store:write",
   readOnly: false,
+  supervised: "staged",
   idempotent: true,
   title: "Update a product",
   description:
@@ -91,6 +93,7 @@ const productsSetStatus = defineTool({
   toolset: "store",
   scope: "store:write",
   readOnly: false,
+  supervised: "staged",
   idempotent: true,
   title: "Change a product's status",
   description:
@@ -104,6 +107,7 @@ const productsDelete = defineTool({
   toolset: "store",
   scope: "store:write",
   readOnly: false,
+  supervised: "gated",
   destructive: true,
   title: "Delete a product",
   description:
@@ -117,6 +121,7 @@ const productOptionsSet = defineTool({
   toolset: "store",
   scope: "store:write",
   readOnly: false,
+  supervised: "staged",
   destructive: true,
   idempotent: true,
   title: "Set a product's options",
@@ -131,6 +136,7 @@ const variantsCreate = defineTool({
   toolset: "store",
   scope: "store:write",
   readOnly: false,
+  supervised: "staged",
   title: "Create a variant",
   description:
     'Add a variant to a product: options names one value per option ({"Size":"M"}), with its own price (cents), stock, SKU and image. Each combination exists once.',
@@ -143,6 +149,7 @@ const variantsUpdate = defineTool({
   toolset: "store",
   scope: "store:write",
   readOnly: false,
+  supervised: "staged",
   idempotent: true,
   title: "Update a variant",
   description:
@@ -156,6 +163,7 @@ const variantsDelete = defineTool({
   toolset: "store",
   scope: "store:write",
   readOnly: false,
+  supervised: "staged",
   destructive: true,
   title: "Delete a variant",
   description:
@@ -169,6 +177,7 @@ const variantsGenerate = defineTool({
   toolset: "store",
   scope: "store:write",
   readOnly: false,
+  supervised: "staged",
   idempotent: true,
   title: "Generate all variants",
   description:
@@ -182,6 +191,7 @@ const bulkPricingSet = defineTool({
   toolset: "store",
   scope: "store:write",
   readOnly: false,
+  supervised: "staged",
   destructive: true,
   idempotent: true,
   title: "Set bulk pricing",
@@ -210,6 +220,7 @@ const categoriesCreate = defineTool({
   toolset: "store",
   scope: "store:write",
   readOnly: false,
+  supervised: "staged",
   title: "Create a product category",
   description:
     "Create a product category, optionally under a parent, with slug, description, image, position and active flag.",
@@ -222,6 +233,7 @@ const categoriesUpdate = defineTool({
   toolset: "store",
   scope: "store:write",
   readOnly: false,
+  supervised: "staged",
   idempotent: true,
   title: "Update a product category",
   description:
@@ -235,6 +247,7 @@ const categoriesMove = defineTool({
   toolset: "store",
   scope: "store:write",
   readOnly: false,
+  supervised: "staged",
   idempotent: true,
   title: "Move a product category",
   description:
@@ -248,6 +261,7 @@ const categoriesReorder = defineTool({
   toolset: "store",
   scope: "store:write",
   readOnly: false,
+  supervised: "staged",
   idempotent: true,
   title: "Reorder product categories",
   description:
@@ -261,6 +275,7 @@ const categoriesDelete = defineTool({
   toolset: "store",
   scope: "store:write",
   readOnly: false,
+  supervised: "staged",
   destructive: true,
   title: "Delete a product category",
   description:
@@ -288,6 +303,7 @@ const settingsUpdate = defineTool({
   toolset: "store",
   scope: "store:write",
   readOnly: false,
+  supervised: "staged",
   idempotent: true,
   title: "Update store settings",
   description:
@@ -449,6 +465,7 @@ const discountsCreate = defineTool({
   toolset: "store",
   scope: "store:write",
   readOnly: false,
+  supervised: "staged",
   title: "Create a discount code",
   description:
     "Create a discount code: percent (basis points, 1000 = 10 %) or fixed (cents) off the subtotal, optional minSubtotal, startsAt/endsAt (ISO 8601), usageLimit. Case-insensitive, unique per site.",
@@ -461,6 +478,7 @@ const discountsUpdate = defineTool({
   toolset: "store",
   scope: "store:write",
   readOnly: false,
+  supervised: "staged",
   idempotent: true,
   title: "Update a discount code",
   description:
@@ -474,6 +492,7 @@ const discountsDelete = defineTool({
   toolset: "store",
   scope: "store:write",
   readOnly: false,
+  supervised: "staged",
   destructive: true,
   title: "Delete a discount code",
   description: "Delete a discount code no order used; a used one is refused (deactivate it with discounts_update).",
@@ -512,6 +531,7 @@ const reviewsModerate = defineTool({
   toolset: "store",
   scope: "store:write",
   readOnly: false,
+  supervised: "staged",
   idempotent: true,
   title: "Moderate a review",
   description: "Approve (show) or hide a review; either can be undone. Returns {id, status, previousStatus}.",

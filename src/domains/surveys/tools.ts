@@ -38,6 +38,7 @@ import {
   updateSurvey,
 } from "./surveys";
 import { idSchema, slugSchema } from "../../core/fields";
+import { surveyStagedTarget } from "./staged-targets";
 
 const title = v.pipe(
   v.string(),
@@ -147,6 +148,7 @@ const surveysClose = defineTool({
   toolset: "surveys",
   scope: "surveys:write",
   readOnly: false,
+  supervised: "staged",
   idempotent: true,
   title: "Close a survey",
   description: "Stop accepting responses now.",
@@ -159,6 +161,7 @@ const surveysReopen = defineTool({
   toolset: "surveys",
   scope: "surveys:write",
   readOnly: false,
+  supervised: "staged",
   idempotent: true,
   title: "Reopen a survey",
   description: "Accept responses again after surveys_close (not past its close date or quota).",
@@ -395,6 +398,7 @@ export const surveysDomain: Domain = {
     responsesSummarize,
   ],
   approvalKinds: [surveyApprovalKind],
+  stagedTargets: [surveyStagedTarget],
   approvalSupport: surveysApprovalSupport,
   events: surveyEvents,
   jobs: [closeDueJob],
