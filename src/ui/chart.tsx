@@ -43,6 +43,7 @@ const HEIGHT = 220;
 /** Mid-tone hues that hold on light and dark cards; never the only difference between series. */
 const PALETTE = ["#3b6fe0", "#d9822b", "#2e9e6b", "#a34fc4"];
 const SHAPES = ["circle", "square", "triangle-up", "diamond"];
+const OPACITIES = [0.12, 1, 0.45, 0.75];
 const DASHES = [
   [1, 0],
   [6, 4],
@@ -69,10 +70,15 @@ function liteSpec(c: ChartSpec) {
     type: "ordinal" as const,
     sort: c.categories,
     title: c.xLabel,
-    axis: { labelAngle: c.categories.length > 7 ? -40 : 0, labelLimit: 110 },
+    axis: { labelAngle: c.categories.length > 7 ? -40 : 0, labelLimit: c.categories.length > 7 ? 110 : 200 },
   };
   const y = { field: "value", type: "quantitative" as const, title: c.yLabel };
   const legend = { orient: "bottom" as const, title: null, direction: "horizontal" as const };
+  // The legend's swatches take the bars' fill opacity too (hollow vs solid), so they differ without colour.
+  const barLegend = {
+    ...legend,
+    encode: { symbols: { update: { fillOpacity: { scale: "fillOpacity", field: "value" } } } },
+  };
   const layer =
     c.kind === "line"
       ? [
@@ -94,9 +100,9 @@ function liteSpec(c: ChartSpec) {
               x,
               xOffset: { field: "series", sort: names },
               y,
-              stroke: { field: "series", scale: seriesScale(PALETTE), legend },
-              fill: { field: "series", scale: seriesScale(PALETTE), legend },
-              fillOpacity: { field: "series", sort: names, scale: seriesScale([0.12, 1, 0.5, 0.75]), legend },
+              stroke: { field: "series", scale: seriesScale(PALETTE), legend: barLegend },
+              fill: { field: "series", scale: seriesScale(PALETTE), legend: barLegend },
+              fillOpacity: { field: "series", sort: names, scale: seriesScale(OPACITIES), legend: barLegend },
             },
           },
           {
@@ -130,7 +136,13 @@ function liteSpec(c: ChartSpec) {
         titleFontSize: 12,
         titleFontWeight: 600,
       },
-      legend: { labelColor: "currentColor", labelFontSize: 12, symbolStrokeWidth: 2 },
+      legend: {
+        labelColor: "currentColor",
+        labelFontSize: 12,
+        symbolStrokeWidth: 2,
+        symbolFillColor: "currentColor",
+        symbolStrokeColor: "currentColor",
+      },
     },
   };
 }

@@ -95,7 +95,7 @@ th[scope=row]{text-transform:none;letter-spacing:0;font-size:inherit;color:var(-
 .crumbs{margin:0 0 .3rem;color:var(--muted)}
 .crumbs a{color:var(--muted)}
 .board{display:flex;gap:.8rem;overflow-x:auto;align-items:flex-start;padding:.2rem 0 .8rem}
-.column{flex:1 0 15rem;max-width:21rem;background:var(--code);border:1px solid var(--line);border-radius:10px;padding:.65rem}
+.column{flex:1 0 12.5rem;max-width:21rem;background:var(--code);border:1px solid var(--line);border-radius:10px;padding:.65rem}
 .column.over{border:2px solid var(--danger)}
 .column-head{display:flex;align-items:center;justify-content:space-between;gap:.5rem}
 .column-head h2{margin:0;font-size:.95rem}
@@ -132,7 +132,11 @@ dl.facts dd{margin:0;overflow-wrap:anywhere}
 .stat-n{display:block;font-size:1.5rem;font-weight:700;line-height:1.2}
 figure.chart{margin:0 0 1rem;background:var(--card);border:1px solid var(--line);border-radius:10px;padding:1rem}
 figure.chart figcaption{font-weight:600;margin-bottom:.6rem}
-.chart-body{display:grid;grid-template-columns:minmax(0,1fr) minmax(12rem,17rem);gap:1rem;align-items:start}
+.chart-body{display:grid;grid-template-columns:minmax(0,1fr) max-content;gap:1rem;align-items:start}
+.chart-table{font-size:.87rem;max-height:22rem;overflow:auto}
+.chart-table th,.chart-table td{padding:.35rem .5rem}
+.chart-table td,.chart-table thead th{white-space:nowrap}
+.chart-table th[scope=row]{min-width:6.5rem;max-width:13rem;overflow-wrap:anywhere}
 .chart-svg svg{width:100%;height:auto;display:block}
 .chart-body .card{margin:0;padding:.2rem .5rem}
 .weeknav{display:flex;gap:1rem;flex-wrap:wrap;margin:0 0 1rem}

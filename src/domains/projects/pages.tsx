@@ -520,7 +520,7 @@ async function cardPage(
           <section class="card" aria-labelledby="h-comments" id="comments">
             <h2 id="h-comments">Comments</h2>
             {comments.length ? (
-              <ol class="plain">
+              <ul class="plain">
                 {comments.map((m) => (
                   <li class="note">
                     <p class="who small muted">
@@ -529,7 +529,7 @@ async function cardPage(
                     <p class="prose">{m.body}</p>
                   </li>
                 ))}
-              </ol>
+              </ul>
             ) : (
               <p class="muted">No comments yet.</p>
             )}
