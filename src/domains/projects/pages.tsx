@@ -18,7 +18,7 @@
  */
 import type { Context, Hono } from "hono";
 import * as v from "valibot";
-import type { Deps } from "../../core/context";
+import type { ActorContext, Deps } from "../../core/context";
 import { invalid, isAppError, notFound } from "../../core/errors";
 import { MAX_PAGE } from "../../core/pagination";
 import { type Tone, StatusBadge } from "../../ui/badge";
@@ -224,15 +224,18 @@ async function projectsPage(c: Context<PageEnv>) {
 // ---------------------------------------------------------------------------
 // The board
 
-/** Every card of a board in board order, a page of the verb at a time (a board is bounded by its WIP and its people). */
-export async function boardCards(c: Context<PageEnv> | { actor: ReturnType<typeof actorOf> }, boardId: number) {
-  const actor = "actor" in c ? c.actor : actorOf(c);
-  const out: CardItem[] = [];
-  for (let offset = 0; ; offset += MAX_PAGE) {
-    const page = await listCards(actor, { boardId, orderBy: "board", limit: MAX_PAGE, offset });
-    out.push(...page.items);
-    if (page.items.length < MAX_PAGE || out.length >= 5000) return out;
-  }
+/**
+ * Every card of a board in board order, through the list verb a page (100)
+ * at a time: the first page says how many there are, the rest are asked for
+ * together (on PostgreSQL they run side by side on the pool). Capped at
+ * 5,000 cards, far past any board a person reads.
+ */
+export async function boardCards(actor: ActorContext, boardId: number): Promise<CardItem[]> {
+  const pageAt = (offset: number) => listCards(actor, { boardId, orderBy: "board", limit: MAX_PAGE, offset });
+  const first = await pageAt(0);
+  const rest = [];
+  for (let offset = MAX_PAGE; offset < Math.min(first.total, 5000); offset += MAX_PAGE) rest.push(pageAt(offset));
+  return [first, ...(await Promise.all(rest))].flatMap((p) => p.items);
 }
 
 function wipState(col: Board["columns"][number]): { text: string; tone: Tone; label: string } {
@@ -285,9 +288,11 @@ async function boardPage(c: Context<PageEnv>, extra: { error?: string; values?: 
   const wanted = Number(c.req.query("board") ?? "0");
   const boardRef = boardsOf.find((b) => b.id === wanted) ?? boardsOf[0];
   if (!boardRef) throw notFound(`Project ${project.key} has no board.`);
-  const board = await getBoard(actor, { id: boardRef.id, cardsPerColumn: 0 });
-  const cards = await boardCards(c, board.id);
-  const sprints = await listSprints(actor, { projectId: project.id, limit: 6, offset: 0 });
+  const [board, cards, sprints] = await Promise.all([
+    getBoard(actor, { id: boardRef.id, cardsPerColumn: 0 }),
+    boardCards(actor, boardRef.id),
+    listSprints(actor, { projectId: project.id, limit: 6, offset: 0 }),
+  ]);
   const manage = canManage(viewer);
   const notice = NOTICES[c.req.query("done") ?? ""];
   const val = (k: string) => extra.values?.[k] ?? "";
@@ -711,12 +716,14 @@ async function sprintPage(c: Context<PageEnv>) {
   const actor = actorOf(c);
   const key = keyOf(c);
   const id = numberOf(c, "id", "Sprint");
-  const sprint = await getSprint(actor, { id });
-  // The sprint is looked up in the company; the path's project must be its own, or the page does not exist.
-  const project = await getProject(actor, { id: key });
-  if (sprint.projectKey !== project.key) throw notFound(`Sprint ${id} not found.`);
-  const burn = await sprintBurndown(actor, { id });
-  const velocity = await sprintVelocity(actor, { projectId: project.id, count: 6 });
+  // Each verb looks its record up in the company; the path's project must also be the sprint's, or the page does not exist.
+  const [sprint, burn, velocity] = await Promise.all([
+    getSprint(actor, { id }),
+    sprintBurndown(actor, { id }),
+    sprintVelocity(actor, { projectId: key, count: 6 }),
+  ]);
+  if (sprint.projectKey !== velocity.projectKey) throw notFound(`Sprint ${id} not found.`);
+  const project = { key: velocity.projectKey };
   const past = [...velocity.sprints].reverse();
   let burnChart: RenderedChart | null = null;
   if (burn.points.length)
