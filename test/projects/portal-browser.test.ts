@@ -269,6 +269,7 @@ describe("projects pages", () => {
       "/projects/RIV",
       "/projects/RIV/cards/1",
       `/projects/WEB/sprints/${w.sprints.rival}`,
+      `/projects/INT/sprints/${w.sprints.running}`,
       "/projects/WEB/cards/999",
     ])
       expect({ path, status: (await olga.page.goto(`${w.s.url}${path}`))!.status() }).toEqual({ path, status: 404 });

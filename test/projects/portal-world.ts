@@ -158,6 +158,8 @@ export async function projectsWorld(): Promise<ProjectsWorld> {
   await call("card_comments_create", { cardId: hostile.key, body: `<script>alert(5)</script> **not markup**` });
   clock.set(new Date(now));
 
+  // A second Acme project: a sprint of WEB under its path is not a page.
+  await call("projects_create", { name: "Internal", key: "INT" });
   await call("projects_create", { name: "Rival secret", key: "RIV" }, r);
   await call("cards_create", { projectId: "RIV", title: "Rival card" }, r);
   const rivalSprint = (
