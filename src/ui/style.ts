@@ -140,6 +140,8 @@ figure.chart figcaption{font-weight:600;margin-bottom:.6rem}
 .chart-svg svg{width:100%;height:auto;display:block}
 .chart-body .card{margin:0;padding:.2rem .5rem}
 .weeknav{display:flex;gap:1rem;flex-wrap:wrap;margin:0 0 1rem}
+table.sheet thead th:not(:first-child){text-align:right}
+table.sheet th .small{font-weight:400}
 tr.totals th,tr.totals td{border-top:2px solid var(--line);border-bottom:0}
 @media (max-width:800px){.card-layout,.chart-body{grid-template-columns:1fr}}
 @media (max-width:600px){.chart-table th,.chart-table td{padding:.3rem .35rem}.chart-table th[scope=row]{min-width:0;overflow-wrap:normal}.board{flex-direction:column;overflow-x:visible;align-items:stretch}.column{flex:auto;max-width:none}}
