@@ -137,6 +137,14 @@ describe("projects pages", () => {
     const { ctx, page } = await signIn("vic@acme.test");
     await page.goto(`${w.s.url}/projects/WEB`);
     expect(await page.locator(".kcard").count()).toBe(12);
+    // The board's own read gives the cards in the order cards_list gives them, with the same labels and people.
+    const listed = (await toolOk(w.olga, "cards_list", { projectId: "WEB", limit: 100 })).items;
+    expect(await page.locator(".kcard").evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.card))).toEqual(
+      listed.map((c: { key: string }) => c.key),
+    );
+    const seven = page.locator('li.kcard[data-card="WEB-7"] .kcard-meta');
+    expect(await seven.locator(".label").allInnerTexts()).toEqual(["design", "frontend"]);
+    expect(await seven.locator(".assignee").innerText()).toBe("Sam Designer");
     expect(await page.locator("main form").count()).toBe(0);
     expect(await page.locator("main").innerText()).toContain("owners and admins move and create cards");
     await page.goto(`${w.s.url}/projects/WEB/cards/2`);

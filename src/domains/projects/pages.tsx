@@ -4,7 +4,7 @@
  * the velocity of past sprints, and the timesheet per person and week.
  *
  * Every page reads and every form acts through the same verbs as the MCP
- * tools (listProjects, getBoard, listCards, moveCard, createCard, getCard,
+ * tools (listProjects, getBoard and its boardCardItems, moveCard, createCard, getCard,
  * createComment, updateChecklistItem, createTimeLog, getSprint,
  * sprintBurndown, sprintVelocity, getTimesheet), called as the signed-in
  * person (actorOf): their role, the company's tenancy and the WIP limits are
@@ -18,9 +18,8 @@
  */
 import type { Context, Hono } from "hono";
 import * as v from "valibot";
-import type { ActorContext, Deps } from "../../core/context";
+import type { Deps } from "../../core/context";
 import { invalid, isAppError, notFound } from "../../core/errors";
-import { MAX_PAGE } from "../../core/pagination";
 import { type Tone, StatusBadge } from "../../ui/badge";
 import { Chart, type RenderedChart, renderChart } from "../../ui/chart";
 import type { Form } from "../../ui/form-data";
@@ -33,9 +32,9 @@ import { Pager } from "../../ui/pager";
 import { actorOf, canManage, type PageEnv, type Viewer, viewerOf } from "../../ui/signed-in";
 import { DataTable } from "../../ui/table";
 import { addDays, writeAccess } from "./access";
-import { getBoard } from "./boards";
+import { boardCardItems, getBoard } from "./boards";
 import { createComment, updateChecklistItem } from "./card-parts";
-import { createCard, getCard, listCards } from "./cards";
+import { createCard, getCard } from "./cards";
 import { moveCard } from "./moves";
 import { getProject, listProjects } from "./projects";
 import { cardCreateInput, commentCreateInput, MAX_MINUTES, timeLogCreateInput } from "./schemas";
@@ -49,7 +48,7 @@ const KEY = /^[A-Za-z][A-Za-z0-9]{1,9}$/;
 
 type Project = Awaited<ReturnType<typeof getProject>>;
 type Board = Awaited<ReturnType<typeof getBoard>>;
-type CardItem = Awaited<ReturnType<typeof listCards>>["items"][number];
+type CardItem = Awaited<ReturnType<typeof boardCardItems>>[number];
 /** What getCard answers (it builds a record), as these pages read it. */
 interface CardFull {
   id: number;
@@ -224,20 +223,6 @@ async function projectsPage(c: Context<PageEnv>) {
 // ---------------------------------------------------------------------------
 // The board
 
-/**
- * Every card of a board in board order, through the list verb a page (100)
- * at a time: the first page says how many there are, the rest are asked for
- * together (on PostgreSQL they run side by side on the pool). Capped at
- * 5,000 cards, far past any board a person reads.
- */
-export async function boardCards(actor: ActorContext, boardId: number): Promise<CardItem[]> {
-  const pageAt = (offset: number) => listCards(actor, { boardId, orderBy: "board", limit: MAX_PAGE, offset });
-  const first = await pageAt(0);
-  const rest = [];
-  for (let offset = MAX_PAGE; offset < Math.min(first.total, 5000); offset += MAX_PAGE) rest.push(pageAt(offset));
-  return [first, ...(await Promise.all(rest))].flatMap((p) => p.items);
-}
-
 function wipState(col: Board["columns"][number]): { text: string; tone: Tone; label: string } {
   if (col.wipLimit === null) return { text: String(col.cardCount), tone: "neutral", label: `${col.cardCount} cards` };
   const text = `${col.cardCount} / ${col.wipLimit}`;
@@ -290,7 +275,7 @@ async function boardPage(c: Context<PageEnv>, extra: { error?: string; values?: 
   if (!boardRef) throw notFound(`Project ${project.key} has no board.`);
   const [board, cards, sprints] = await Promise.all([
     getBoard(actor, { id: boardRef.id, cardsPerColumn: 0 }),
-    boardCards(actor, boardRef.id),
+    boardCardItems(actor, boardRef.id),
     listSprints(actor, { projectId: project.id, limit: 6, offset: 0 }),
   ]);
   const manage = canManage(viewer);
