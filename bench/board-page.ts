@@ -144,5 +144,7 @@ try {
     ].join("\n"),
   );
 } finally {
-  await s.stop();
+  // Once on PostgreSQL the stop waited on the throw-away database after the figures were printed: give it 10 s.
+  await Promise.race([s.stop(), Bun.sleep(10_000)]);
 }
+process.exit(0);
