@@ -90,9 +90,19 @@ const Header: FC<{ viewer: Viewer | null; path: string; focused?: boolean }> = (
   </header>
 );
 
-/** A whole page: `path` marks the current navigation entry; `narrow` for forms that read better in one column (sign-in). */
+/**
+ * A whole page: `path` marks the current navigation entry; `narrow` for forms that read better in one column (sign-in);
+ * `wide` for pages laid out in columns side by side (a kanban board).
+ */
 export const Layout: FC<
-  PropsWithChildren<{ title: string; viewer: Viewer | null; path: string; narrow?: boolean; focused?: boolean }>
+  PropsWithChildren<{
+    title: string;
+    viewer: Viewer | null;
+    path: string;
+    narrow?: boolean;
+    wide?: boolean;
+    focused?: boolean;
+  }>
 > = (p) => (
   <html lang="en">
     <head>
@@ -104,7 +114,7 @@ export const Layout: FC<
     </head>
     <body>
       <Header viewer={p.viewer} path={p.path} focused={p.focused} />
-      <main class={p.narrow ? "narrow" : undefined}>{p.children}</main>
+      <main class={p.narrow ? "narrow" : p.wide ? "wide" : undefined}>{p.children}</main>
     </body>
   </html>
 );

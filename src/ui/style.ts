@@ -92,6 +92,62 @@ ol.thread{list-style:none;padding:0;margin:0;display:flex;flex-direction:column;
 .msg p.body{margin:.2rem 0 0;white-space:pre-wrap;overflow-wrap:anywhere}
 tr.fresh td{font-weight:600}
 .live{min-height:1.2rem}
+main.wide{max-width:1320px}
+th[scope=row]{text-transform:none;letter-spacing:0;font-size:inherit;color:var(--text);font-weight:600}
+.num{text-align:right;font-variant-numeric:tabular-nums}
+.crumbs{margin:0 0 .3rem;color:var(--muted)}
+.crumbs a{color:var(--muted)}
+.board{display:flex;gap:.8rem;overflow-x:auto;align-items:flex-start;padding:.2rem 0 .8rem}
+.column{flex:1 0 12.5rem;max-width:21rem;background:var(--code);border:1px solid var(--line);border-radius:10px;padding:.65rem}
+.column.over{border:2px solid var(--danger)}
+.column-head{display:flex;align-items:center;justify-content:space-between;gap:.5rem}
+.column-head h2{margin:0;font-size:.95rem}
+.column-points{margin:.1rem 0 0}
+.column .empty{margin:.6rem 0 .2rem}
+ol.cards{list-style:none;padding:0;margin:.6rem 0 0;display:flex;flex-direction:column;gap:.5rem}
+.kcard{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:.55rem .65rem;box-shadow:0 1px 2px #0000000f}
+.kcard p{margin:0}
+.kcard-top{display:flex;justify-content:space-between;align-items:center;gap:.4rem;font-size:.82rem}
+.kcard-key{font-weight:600;text-decoration:none}
+p.kcard-title{margin:.2rem 0;overflow-wrap:anywhere;font-weight:500;line-height:1.35}
+.kcard-meta{display:flex;flex-wrap:wrap;gap:.25rem .35rem;align-items:center;color:var(--muted)}
+.assignee{margin-left:auto}
+form.move{display:flex;gap:.35rem;margin-top:.45rem}
+form.move select{padding:.25rem .35rem;font-size:.85rem;flex:1;min-width:0;width:auto}
+form.move button{padding:.25rem .6rem;font-size:.85rem}
+details.card>summary{cursor:pointer;font-weight:600}
+.grid-form{display:grid;grid-template-columns:repeat(auto-fit,minmax(12rem,1fr));gap:0 1rem}
+.grid-form .wide-field{grid-column:1/-1}
+.card-layout{display:grid;grid-template-columns:minmax(0,1fr) 17rem;gap:1rem;align-items:start}
+.card-layout h2{margin-top:0}
+.card-side h2.small-h{font-size:.8rem;text-transform:uppercase;letter-spacing:.03em;color:var(--muted);margin:1.1rem 0 .4rem}
+dl.facts{display:grid;grid-template-columns:auto 1fr;gap:.35rem .8rem;margin:0}
+dl.facts dt{color:var(--muted);font-size:.87rem}
+dl.facts dd{margin:0;overflow-wrap:anywhere}
+.prose{white-space:pre-wrap;overflow-wrap:anywhere;margin:.2rem 0}
+.checklist li{padding:.2rem 0}
+.checklist li.done .item-text{text-decoration:line-through;color:var(--muted)}
+.inline-row{display:flex;gap:.5rem;align-items:baseline}
+.inline-row button.link{text-decoration:none;font-size:1.1rem;line-height:1}
+.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+.stats{display:grid;grid-template-columns:repeat(auto-fit,minmax(9rem,1fr));gap:.8rem;margin:0 0 1rem}
+.stat{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:.7rem .9rem;margin:0}
+.stat-n{display:block;font-size:1.5rem;font-weight:700;line-height:1.2}
+figure.chart{margin:0 0 1rem;background:var(--card);border:1px solid var(--line);border-radius:10px;padding:1rem}
+figure.chart figcaption{font-weight:600;margin-bottom:.6rem}
+.chart-body{display:grid;grid-template-columns:minmax(0,1fr) max-content;gap:1rem;align-items:start}
+.chart-table{font-size:.87rem;max-height:22rem;overflow:auto}
+.chart-table th,.chart-table td{padding:.35rem .5rem}
+.chart-table td,.chart-table thead th{white-space:nowrap}
+.chart-table th[scope=row]{min-width:6.5rem;max-width:13rem;overflow-wrap:anywhere}
+.chart-svg svg{width:100%;height:auto;display:block}
+.chart-body .card{margin:0;padding:.2rem .5rem}
+.weeknav{display:flex;gap:1rem;flex-wrap:wrap;margin:0 0 1rem}
+table.sheet thead th:not(:first-child){text-align:right}
+table.sheet th .small{font-weight:400}
+tr.totals th,tr.totals td{border-top:2px solid var(--line);border-bottom:0}
+@media (max-width:800px){.card-layout,.chart-body{grid-template-columns:1fr}}
+@media (max-width:600px){.chart-table th,.chart-table td{padding:.3rem .35rem}.chart-table th[scope=row]{min-width:0;overflow-wrap:normal}.board{flex-direction:column;overflow-x:visible;align-items:stretch}.column{flex:auto;max-width:none}}
 @media (max-width:600px){body{font-size:16px}th.hide-sm,td.hide-sm{display:none}main{margin-top:.8rem}}
 `;
 

@@ -11,6 +11,7 @@ import { imageSize } from "image-size";
 import pkg from "../../package.json" with { type: "json" };
 import { linkGuides } from "../../src/mcp/define";
 import { mcpClient } from "../fixtures/accounts";
+import { Browser } from "../oauth/helpers";
 
 const root = new URL("../..", import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), "plinth-bin-"));
@@ -110,6 +111,21 @@ describe("compiled binary", () => {
       await c.close();
     }
   });
+  test("draws the portal's charts (Vega, loaded on first use) inside the binary", async () => {
+    const [, email, password] = /Portal sign-in:\s+\S+\s+(\S+) \/ (\S+)/.exec(banner)!;
+    const b = new Browser(base);
+    expect((await b.signIn(email!, password!)).status).toBe(303);
+    // The demo's projects are Northwind's; the person lands in their first company.
+    const home = await (await b.get("/")).text();
+    const northwind = /<option value="(\d+)"[^>]*>Northwind Studio/.exec(home)![1]!;
+    await b.post("/company", { _csrf: await b.csrf("/"), company_id: northwind, next: "/projects/HCW" });
+    const board = await (await b.get("/projects/HCW")).text();
+    const res = await b.get(/href="(\/projects\/HCW\/sprints\/\d+)"/.exec(board)![1]!);
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain('<figure class="chart" id="velocity">');
+    expect(html).toMatch(/<svg[^>]*class="marks"/);
+  }, 30_000);
 
   test("serves a public endpoint without a key", async () => {
     const [, siteId] = /REST key \(site (\d+)\)/.exec(banner)!;

@@ -7,6 +7,7 @@
  * state group. Descriptions stay short: the listing is read into every
  * client's context.
  */
+import { PROJECTS_PATH, projectPages } from "./pages";
 import { seedProjects } from "./demo";
 import { projectNotices } from "./notices";
 import { defineTool, type Domain } from "../../mcp/define";
@@ -709,6 +710,7 @@ export const projectsDomain: Domain = {
   events: projectEvents,
   subscribers: [projectNotices],
   jobs: [recurrenceJob],
+  portal: { routes: projectPages, nav: [{ href: PROJECTS_PATH, label: "Projects" }] },
 };
 
 export const kanbanDomain: Domain = {
