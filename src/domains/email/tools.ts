@@ -55,6 +55,13 @@ import {
   updateTemplate,
 } from "./templates";
 import { sendTransactional } from "./transactional";
+import {
+  addSendingDomain,
+  checkSendingDomain,
+  deleteSendingDomain,
+  getSendingDomain,
+  listSendingDomains,
+} from "./sending-domains";
 import { PRICES } from "../ai/meter";
 import { idSchema } from "../../core/fields";
 
@@ -563,6 +570,54 @@ const fbList = defineTool({
   run: listFeedback,
 });
 
+// Sending domains (DKIM keys and the DNS check)
+
+const domainName = v.pipe(v.string(), v.minLength(1), v.maxLength(260));
+const domainRef = { id: v.optional(idSchema), domain: v.optional(domainName) };
+const dAdd = defineTool({
+  ...W,
+  name: "email_domains_add",
+  title: "Add a sending domain",
+  description:
+    "Make a DKIM key for a domain you send from (its mail is signed from now on); returns the DNS records to publish.",
+  input: v.object({ domain: domainName }),
+  run: addSendingDomain,
+});
+const dList = defineTool({
+  ...R,
+  name: "email_domains_list",
+  title: "List sending domains",
+  description: "Sending domains with their DKIM selector and last check.",
+  input: v.object({ ...paging }),
+  run: listSendingDomains,
+});
+const dGet = defineTool({
+  ...R,
+  name: "email_domains_get",
+  title: "Get a sending domain",
+  description: "One sending domain by id or domain: records to publish and the last check.",
+  input: v.object(domainRef),
+  run: getSendingDomain,
+});
+const dCheck = defineTool({
+  ...W,
+  openWorld: true,
+  name: "email_domains_check",
+  title: "Check a sending domain",
+  description: "Look up SPF, DKIM, DMARC and MX in DNS now: ok, missing or mismatch per record, with what to do.",
+  input: v.object(domainRef),
+  run: checkSendingDomain,
+});
+const dDelete = defineTool({
+  ...W,
+  destructive: true,
+  name: "email_domains_delete",
+  title: "Delete a sending domain",
+  description: "Delete a domain's DKIM key: its mail goes out unsigned.",
+  input: v.object(domainRef),
+  run: deleteSendingDomain,
+});
+
 export const emailDomain: Domain = {
   demo: demoEmail,
   scopes: [
@@ -615,6 +670,11 @@ export const emailDomain: Domain = {
     someone: ["subscriber"],
     person: ["subscriber"],
     people: ["subscriber"],
+    dkim: ["domain"],
+    spf: ["domain", "check"],
+    dmarc: ["domain", "check"],
+    deliverability: ["domain", "check"],
+    sender: ["domain"],
   },
   tools: [
     listsList,
@@ -658,6 +718,11 @@ export const emailDomain: Domain = {
     txSend,
     fbSetup,
     fbList,
+    dAdd,
+    dList,
+    dGet,
+    dCheck,
+    dDelete,
   ],
   approvalKinds: [emailApprovalKind],
   approvalSupport: emailApprovalSupport,
