@@ -604,7 +604,8 @@ const dCheck = defineTool({
   openWorld: true,
   name: "email_domains_check",
   title: "Check a sending domain",
-  description: "Look up SPF, DKIM, DMARC and MX in DNS now: ok, missing or mismatch per record, with what to do.",
+  description:
+    "Look up a sending domain's (id or domain) SPF, DKIM, DMARC and MX in DNS now: ok, missing or mismatch each, with what to do.",
   input: v.object(domainRef),
   run: checkSendingDomain,
 });
@@ -613,7 +614,7 @@ const dDelete = defineTool({
   destructive: true,
   name: "email_domains_delete",
   title: "Delete a sending domain",
-  description: "Delete a domain's DKIM key: its mail goes out unsigned.",
+  description: "Delete a sending domain (id or domain) and its DKIM key: its mail goes out unsigned.",
   input: v.object(domainRef),
   run: deleteSendingDomain,
 });
