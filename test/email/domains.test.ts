@@ -382,6 +382,47 @@ describe("campaign warnings", () => {
   });
 });
 
+describe("rotating the key", () => {
+  /** Sends one campaign from the signed domain and returns what the verifier says of it. */
+  async function sendAndVerify(to: string) {
+    const c = await approvedCampaign(to, `news@${SIGNED}`);
+    await approve(c);
+    const before = smtp.messages.length;
+    await w.ok(w.owner, "email_campaigns_send", { id: c.id });
+    const [m] = await deliverNew(before);
+    return verify(m!.raw);
+  }
+
+  test("others cannot rotate; a rotation keeps signing with the current key until its record is published, then moves", async () => {
+    expect(await w.err(w.stranger, "email_domains_rotate", { id: added.id })).toContain("not found");
+    expect(await w.err(w.viewer, "email_domains_rotate", { id: added.id })).toContain("viewer");
+    const r = await w.ok(w.owner, "email_domains_rotate", { domain: SIGNED });
+    expect(r.selector).toBe(added.selector);
+    expect(r.rotation.selector).toMatch(/^plinth\d{6}-[0-9a-f]{4}$/);
+    expect(r.rotation.selector).not.toBe(added.selector);
+    expect(r.rotation.record.name).toBe(`${r.rotation.selector}._domainkey.${SIGNED}`);
+    expect(r.rotation.record.value).not.toBe(added.records[0].value);
+    expect(JSON.stringify(r)).not.toContain("PRIVATE KEY");
+    // Not published yet: mail is still signed with the current key, and the check says the rotation waits.
+    expect(await sendAndVerify("lou@example.com")).toEqual([{ d: SIGNED, s: added.selector, result: "pass" }]);
+    const waiting = await w.ok(w.owner, "email_domains_check", { id: added.id });
+    expect(waiting).toMatchObject({ ok: true, selector: added.selector, rotation: { status: "missing" } });
+    expect(waiting.rotated).toBeUndefined();
+    // Published: the check makes the next key current; mail is signed with it and verifies.
+    zones.set(r.rotation.record.name, { TXT: [r.rotation.record.value] });
+    const done = await w.ok(w.owner, "email_domains_check", { id: added.id });
+    expect(done).toMatchObject({
+      ok: true,
+      selector: r.rotation.selector,
+      rotated: { from: added.selector, to: r.rotation.selector, removeRecord: added.records[0].name },
+    });
+    const got = await w.ok(w.owner, "email_domains_get", { id: added.id });
+    expect(got.rotation).toBeUndefined();
+    expect(got.records[0]).toMatchObject({ name: r.rotation.record.name, value: r.rotation.record.value });
+    expect(await sendAndVerify("max@example.com")).toEqual([{ d: SIGNED, s: r.rotation.selector, result: "pass" }]);
+  });
+});
+
 describe("deleting", () => {
   test("after delete the domain's mail goes out unsigned and its key row is gone", async () => {
     const gone = await w.ok(w.owner, "email_domains_delete", { domain: SIGNED });

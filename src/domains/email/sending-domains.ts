@@ -17,8 +17,13 @@
  *
  * Selectors are `plinth<yyyymm>-<4 hex>`: two companies (or one, after a
  * delete and add) sending from one domain never need the same DNS name.
+ *
+ * Rotation (email_domains_rotate) never breaks signatures: the next key is
+ * kept beside the current one, mail stays signed with the current key, and
+ * the check that first finds the next key's record published makes it the
+ * current one (the old record can then be removed).
  */
-import { and, asc, count, eq } from "drizzle-orm";
+import { and, asc, count, eq, isNull } from "drizzle-orm";
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { audit } from "../../core/audit";
 import { iso } from "../../core/clock";
@@ -73,6 +78,7 @@ export function domainOfFrom(from: string | null | undefined): string | undefine
 }
 
 export const dkimContext = (id: number) => `email_domain:${id}:dkim`;
+const nextContext = (id: number) => `email_domain:${id}:dkim:next`;
 export const dkimName = (r: Pick<DomainRow, "selector" | "domain">) => `${r.selector}._domainkey.${r.domain}`;
 export const dkimValue = (publicKey: string) => `v=DKIM1; k=rsa; p=${publicKey}`;
 
@@ -109,8 +115,16 @@ function recordsToPublish(r: DomainRow) {
   ];
 }
 
+/** The rotation under way, with the record to publish for the next key; null without one. */
+function rotationOf(r: DomainRow) {
+  if (!r.nextSelector || !r.nextPublicKey) return null;
+  const name = dkimName({ selector: r.nextSelector, domain: r.domain });
+  return { selector: r.nextSelector, record: { type: "TXT", name, value: dkimValue(r.nextPublicKey) } };
+}
+
 function shape(r: DomainRow, full = false) {
   const last = (r.lastCheck as DomainCheck | null) ?? null;
+  const rotation = rotationOf(r);
   return {
     id: r.id,
     domain: r.domain,
@@ -118,6 +132,7 @@ function shape(r: DomainRow, full = false) {
     signing: true,
     lastCheck: last ? (full ? last : { ok: last.ok, checkedAt: last.checkedAt }) : null,
     ...(full ? { records: recordsToPublish(r) } : {}),
+    ...(rotation ? { rotation: full ? rotation : { selector: rotation.selector } } : {}),
     createdAt: iso(r.createdAt),
   };
 }
@@ -218,6 +233,35 @@ export async function listSendingDomains(ctx: ActorContext, i: { limit: number; 
 export async function getSendingDomain(ctx: ActorContext, i: { id?: number; domain?: string }) {
   authorize(ctx, "email:read", { write: false });
   return shape(await domainIn(ctx.deps.db, ctx, i), true);
+}
+
+/** email_domains_rotate: a next key beside the current one; a later check that finds it published makes it current. */
+export async function rotateSendingDomain(ctx: ActorContext, i: { id?: number; domain?: string }) {
+  authorize(ctx, "email:write", { write: true });
+  const deps = ctx.deps;
+  const k = newKey(deps.clock.now());
+  return deps.db.transaction(async (tx) => {
+    const r = await domainIn(tx, ctx, i);
+    const now = deps.clock.now();
+    const next = {
+      nextSelector: k.selector,
+      nextPrivateKeySealed: seal(deps.config, k.privatePem, nextContext(r.id)),
+      nextPublicKey: k.publicKey,
+      updatedAt: now,
+    };
+    await tx.update(emailSendingDomains).set(next).where(eq(emailSendingDomains.id, r.id));
+    await audit(tx, ctx, "email.domain.rotate", {
+      type: "email_sending_domain",
+      id: r.id,
+      detail: { domain: r.domain, from: r.selector, to: k.selector, replacedPending: r.nextSelector },
+    });
+    const row = { ...r, ...next };
+    return {
+      ...shape(row, true),
+      ...(r.nextSelector ? { replacedPending: r.nextSelector } : {}),
+      next: `Publish the rotation's record (keep the current one), then run email_domains_check: once it finds the record, mail is signed with the new key and ${dkimName(r)} can be removed. Until then mail stays signed with the current key.`,
+    };
+  });
 }
 
 export async function deleteSendingDomain(ctx: ActorContext, i: { id?: number; domain?: string }) {
@@ -395,15 +439,78 @@ export async function checkSendingDomain(ctx: ActorContext, i: { id?: number; do
     checkDmarc(deps, row.domain),
     checkMx(deps, row.domain),
   ]);
+  // A rotation under way: when the next key's record is published, the next key becomes the current one.
+  let rotated: { from: string; to: string; removeRecord: string } | null = null;
+  let rotation: { selector: string; status: RecordStatus; next: string | null } | null = null;
+  if (row.nextSelector && row.nextPublicKey && row.nextPrivateKeySealed) {
+    const nextRow = { ...row, selector: row.nextSelector, publicKey: row.nextPublicKey };
+    const n = await checkDkim(deps, nextRow);
+    if (n.status === "ok") {
+      rotated = { from: row.selector, to: row.nextSelector, removeRecord: dkimName(row) };
+      records[1] = n;
+    } else rotation = { selector: row.nextSelector, status: n.status, next: n.next };
+  }
   const now = deps.clock.now();
   const result: DomainCheck = { ok: records.every((r) => r.status === "ok"), checkedAt: iso(now)!, records };
-  await deps.db.transaction(async (tx) => {
-    await tx
+  const promoted = await deps.db.transaction(async (tx) => {
+    const set: Partial<DomainRow> = {
+      lastCheck: result as unknown as Record<string, unknown>,
+      lastCheckedAt: now,
+      updatedAt: now,
+    };
+    if (rotated)
+      Object.assign(set, {
+        selector: row.nextSelector!,
+        publicKey: row.nextPublicKey!,
+        privateKeySealed: seal(
+          deps.config,
+          unseal(deps.config, row.nextPrivateKeySealed!, nextContext(row.id)),
+          dkimContext(row.id),
+        ),
+        nextSelector: null,
+        nextPublicKey: null,
+        nextPrivateKeySealed: null,
+      });
+    // Conditional on the rotation checked: a rotate that ran meanwhile is not overwritten by a stale promotion.
+    const won = await tx
       .update(emailSendingDomains)
-      .set({ lastCheck: result as unknown as Record<string, unknown>, lastCheckedAt: now, updatedAt: now })
-      .where(and(eq(emailSendingDomains.id, row.id), eq(emailSendingDomains.companyId, ctx.company.id)));
+      .set(set)
+      .where(
+        and(
+          eq(emailSendingDomains.id, row.id),
+          eq(emailSendingDomains.companyId, ctx.company.id),
+          row.nextSelector
+            ? eq(emailSendingDomains.nextSelector, row.nextSelector)
+            : isNull(emailSendingDomains.nextSelector),
+        ),
+      )
+      .returning({ id: emailSendingDomains.id });
+    if (rotated && won.length === 0) return false;
+    if (rotated)
+      await audit(tx, ctx, "email.domain.rotated", {
+        type: "email_sending_domain",
+        id: row.id,
+        detail: { domain: row.domain, ...rotated },
+      });
+    return true;
   });
-  return { id: row.id, domain: row.domain, selector: row.selector, ...result };
+  if (rotated && !promoted)
+    throw conflict("The sending domain was rotated again while it was checked; run email_domains_check again.");
+  return {
+    id: row.id,
+    domain: row.domain,
+    selector: rotated ? rotated.to : row.selector,
+    ...result,
+    ...(rotated
+      ? {
+          rotated: {
+            ...rotated,
+            next: `Mail is signed with the new key now; remove the old record ${rotated.removeRecord}.`,
+          },
+        }
+      : {}),
+    ...(rotation ? { rotation } : {}),
+  };
 }
 
 // ---------------------------------------------------------------- signing

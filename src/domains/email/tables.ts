@@ -313,6 +313,15 @@ export const emailSendingDomains = table(
     privateKeySealed: text("private_key_sealed").notNull(),
     /** The SPKI DER in base64: the DKIM record's p= value. */
     publicKey: text("public_key").notNull(),
+    /**
+     * A rotation under way (email_domains_rotate): the next key, sealed under
+     * `email_domain:<id>:dkim:next`, and its selector. Mail stays signed with
+     * the current key until a check finds the next one published, which
+     * makes it current.
+     */
+    nextSelector: text("next_selector"),
+    nextPrivateKeySealed: text("next_private_key_sealed"),
+    nextPublicKey: text("next_public_key"),
     /** The last email_domains_check: { ok, records: [{ record, status, found, next }] }. */
     lastCheck: json("last_check").$type<Record<string, unknown>>(),
     lastCheckedAt: time("last_checked_at"),

@@ -61,6 +61,7 @@ import {
   deleteSendingDomain,
   getSendingDomain,
   listSendingDomains,
+  rotateSendingDomain,
 } from "./sending-domains";
 import { PRICES } from "../ai/meter";
 import { idSchema } from "../../core/fields";
@@ -609,6 +610,15 @@ const dCheck = defineTool({
   input: v.object(domainRef),
   run: checkSendingDomain,
 });
+const dRotate = defineTool({
+  ...W,
+  name: "email_domains_rotate",
+  title: "Rotate a DKIM key",
+  description:
+    "Make a next DKIM key (id or domain): signing moves to it once email_domains_check finds its record published.",
+  input: v.object(domainRef),
+  run: rotateSendingDomain,
+});
 const dDelete = defineTool({
   ...W,
   destructive: true,
@@ -723,6 +733,7 @@ export const emailDomain: Domain = {
     dList,
     dGet,
     dCheck,
+    dRotate,
     dDelete,
   ],
   approvalKinds: [emailApprovalKind],
