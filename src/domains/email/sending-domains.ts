@@ -278,7 +278,7 @@ export async function deleteSendingDomain(ctx: ActorContext, i: { id?: number; d
       deleted: true,
       id: r.id,
       domain: r.domain,
-      next: `Mail from @${r.domain} goes out unsigned now; remove the TXT record ${dkimName(r)} from DNS.`,
+      next: `Mail from @${r.domain} goes out unsigned now; remove the TXT record ${dkimName(r)}${r.nextSelector ? ` and ${dkimName({ selector: r.nextSelector, domain: r.domain })}` : ""} from DNS.`,
     };
   });
 }
