@@ -1,14 +1,15 @@
 /**
  * The demo's newsletter, seeded into a fresh store: Harbor's list, its
  * October campaign's stats as counted by hand in db/seed/demo-email.ts,
- * per-subscriber history, the pro segment, and a draft that cannot be sent
- * before approval.
+ * per-subscriber history, the pro segment, a draft that cannot be sent
+ * before approval, and the signed sending domain harbor.example.
  */
 import { catalog } from "../../src/catalog";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createPublicKey, createSign, createVerify } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { loadConfig } from "../../src/config";
 import { openBlobStore } from "../../src/core/blobs";
@@ -17,6 +18,7 @@ import type { ActorContext, Deps } from "../../src/core/context";
 import { companies, users } from "../../src/core/tables";
 import { seedDemo } from "../../db/seed/demo";
 import { emailDomain } from "../../src/domains/email/tools";
+import { dkimFor } from "../../src/domains/email/sending-domains";
 import { openTestStore } from "../db";
 import { testMediaConfig } from "../harness";
 import { call, errorOf } from "../store/world";
@@ -107,4 +109,24 @@ test("the pro segment holds the seven pro customers on the list; the draft needs
   deps.config.smtpUrl = "smtp://127.0.0.1:9/";
   deps.config.mailFrom = "Harbor <hello@harbor.example>";
   expect((await errorOf(() => t("email_campaigns_send", { id: draft.id }))).message).toContain("not approved");
+});
+
+test("Harbor's sending domain is signed: a key that opens and matches its DNS record, and a last check that passed", async () => {
+  const list = await t("email_domains_list", {});
+  expect(list.items.map((d: any) => [d.domain, d.signing, d.lastCheck?.ok])).toEqual([["harbor.example", true, true]]);
+  const d = await t("email_domains_get", { domain: "harbor.example" });
+  expect(d.lastCheck.records.map((r: any) => [r.record, r.status])).toEqual([
+    ["spf", "ok"],
+    ["dkim", "ok"],
+    ["dmarc", "ok"],
+    ["mx", "ok"],
+  ]);
+  expect(JSON.stringify(d)).not.toContain("PRIVATE KEY");
+  // The sealed key opens with this instance's key and is the private half of the published record.
+  const key = await dkimFor(deps, ctx.company.id, "Harbor <hello@harbor.example>");
+  expect(key).toMatchObject({ domainName: "harbor.example", keySelector: d.selector });
+  const p = d.records.find((r: any) => r.record === "dkim").value.split("p=")[1];
+  const pub = createPublicKey({ key: Buffer.from(p, "base64"), format: "der", type: "spki" });
+  const sig = createSign("sha256").update("roast").sign(key!.privateKey);
+  expect(createVerify("sha256").update("roast").verify(pub, sig)).toBe(true);
 });

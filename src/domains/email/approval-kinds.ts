@@ -2,8 +2,9 @@
  * `email_campaign` as an approvable kind: the reviewer sees the message as
  * the first recipient would get it (variables filled from a real
  * subscriber, or a sample), at desktop width and at phone width, with the
- * subject, preheader, sender, lists, segments and how many people it would
- * reach now. Approving makes the campaign sendable (status draft,
+ * subject, preheader, sender (with a warning when its domain has no DKIM
+ * key or failed its last check), lists, segments and how many people it
+ * would reach now. Approving makes the campaign sendable (status draft,
  * approved); rejecting leaves it an unsendable draft. Nothing is sent or
  * scheduled by the decision itself: that is email_campaigns_send/_schedule,
  * which need email:send.
@@ -19,6 +20,7 @@ import { audienceOf } from "./campaigns";
 import { publicBase, type CampaignRow } from "./access";
 import { campaignApproved, campaignRejected } from "./events";
 import { bodyOf, renderCampaignMessage } from "./render";
+import { sendingWarnings } from "./sending-domains";
 import { emailLists, emailCampaigns, emailSegments } from "./tables";
 import type { Tx } from "../../core/db";
 
@@ -73,10 +75,12 @@ export const emailApprovalKind: ApprovalKind = {
       `<section class="em-frame ${cls}" aria-label="${label}"><h3>${label}</h3>${head}<div class="em-body">${body}</div></section>`;
     const html = `<div class="em-prev">${frame("em-desktop", "Desktop (640 px)")}${frame("em-narrow", "Phone (360 px)")}</div><details><summary>Plain-text part</summary><pre class="em-text">${escapeHtml(parts.text)}</pre></details>`;
     const pending = effectiveStatus(link, deps.clock.now()) === "pending";
+    const senderWarnings = await sendingWarnings(deps.db, deps, c.companyId, c.fromEmail);
     const what = proposalOf(link);
     const facts = [
       { label: "Subject", value: c.subject },
       { label: "From", value: from },
+      ...(senderWarnings.length ? [{ label: "Sending domain", value: senderWarnings.join(" ") }] : []),
       ...(c.replyTo ? [{ label: "Reply-To", value: c.replyTo }] : []),
       { label: "Audience now", value: `${count} subscriber(s)` },
       { label: "Lists", value: lists.map((l) => l.name).join(", ") || "none" },

@@ -26,6 +26,7 @@ import { memberships, users } from "../../core/tables";
 import { approvalState, latestLinkFor, mintLink, withdrawLinks, type ApprovalEnvelope } from "../approvals/links";
 import { isTimeZone, wallToInstant } from "../bookings/zoned";
 import { audienceSize } from "./audience";
+import { sendingWarnings } from "./sending-domains";
 import {
   campaignIn,
   listsIn,
@@ -438,7 +439,13 @@ export async function sendCampaign(ctx: ActorContext, i: { id: number }) {
     // Metered companies pay per recipient now (a scheduled campaign paid when scheduled): a refusal leaves it unsent.
     const paid = await payForRecipients(tx, ctx.deps, c, audience, ctx.principal.userId);
     const next = await transition(tx, ctx, c, "sending", { startedAt: ctx.deps.clock.now(), scheduledAt: null });
-    return compact(next, { audience, ...(paid ? { credits: paid.credits, creditBalance: paid.balanceAfter } : {}) });
+    // The sending domain's state is said, never enforced: the decision to send stays the sender's.
+    const warnings = await sendingWarnings(tx, ctx.deps, c.companyId, c.fromEmail);
+    return compact(next, {
+      audience,
+      ...(paid ? { credits: paid.credits, creditBalance: paid.balanceAfter } : {}),
+      ...(warnings.length ? { warnings } : {}),
+    });
   });
 }
 
@@ -483,10 +490,12 @@ export async function scheduleCampaign(ctx: ActorContext, i: { id: number; at: s
     // Paid when scheduled, so a want of credits shows now rather than at the send time; growth is paid as recipients are queued.
     const paid = await payForRecipients(tx, ctx.deps, c, (await audienceOf(tx, c)).count, ctx.principal.userId);
     const next = await transition(tx, ctx, c, "scheduled", { scheduledAt: when, timeZone: i.timeZone ?? null });
+    const warnings = await sendingWarnings(tx, ctx.deps, c.companyId, c.fromEmail);
     return compact(next, {
       scheduledAt: iso(when),
       timeZone: next.timeZone,
       ...(paid ? { credits: paid.credits, creditBalance: paid.balanceAfter } : {}),
+      ...(warnings.length ? { warnings } : {}),
     });
   });
 }

@@ -17,6 +17,9 @@
  * that row is retried after its claim lapses (90 s), with the same
  * Message-ID so receivers drop the copy. SMTP offers no way to close it.
  *
+ * Every message from an address at a domain the company has a DKIM key
+ * for is signed with it (sending-domains.ts); the rest go out unsigned.
+ *
  * Rate: each campaign sends at most `ratePerMinute` in any 60 s window
  * (counted from the rows' last attempts, so it holds across restarts), in
  * slices of a second so the flow is even. Test sends, transactional mail
@@ -36,6 +39,7 @@ import { audienceBatch } from "./audience";
 import { fromHeader, publicBase, smtpReady, type CampaignRow } from "./access";
 import { campaignSent, campaignStatusChanged, membershipChanged } from "./events";
 import { renderCampaignMessage } from "./render";
+import { dkimFor } from "./sending-domains";
 import { checkRules, rulesSchema, type Rules } from "./segment-rules";
 import { emailCampaigns, emailLists, emailMemberships, emailSegments, emailSends, emailSubscribers } from "./tables";
 import * as v from "valibot";
@@ -546,6 +550,8 @@ async function sendOne(deps: Deps, row: SendRow, cache: CampaignCache = new Map(
         smtpResponse: "Not sent: unsubscribed, blocklisted or deleted after the campaign was queued.",
       };
     } else {
+      // Signed when the company has a key for the From domain (sending-domains.ts): nodemailer's dkim option.
+      const dkim = await dkimFor(deps, row.companyId, r.from);
       const info = await transport.sendMail({
         from: r.from,
         to: row.email,
@@ -556,6 +562,7 @@ async function sendOne(deps: Deps, row: SendRow, cache: CampaignCache = new Map(
         messageId: row.messageId,
         date: row.createdAt,
         headers: r.headers,
+        ...(dkim ? { dkim } : {}),
       });
       if ((info.rejected ?? []).length > 0) {
         bounced = true;

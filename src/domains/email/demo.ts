@@ -7,21 +7,28 @@
  * but the unconfirmed address and the one that complained later), 21
  * delivered, 1 bounced, 14 opened (66.67 %), 6 clicked (28.57 %), 2
  * unsubscribed through it (9.52 %). A second campaign, the holiday gift
- * guide, is an unapproved draft.
+ * guide, is an unapproved draft. Its sending domain, harbor.example, has a
+ * DKIM key (made fresh for each seed, sealed like any other) and a last
+ * check that passed: SPF, DKIM, DMARC (p=quarantine) and MX all ok.
  */
+import { eq } from "drizzle-orm";
+import { iso } from "../../core/clock";
 import { randomHex } from "../../core/secrets";
+import { seal } from "../../core/sealed";
 import {
   emailCampaigns,
   emailFeedback,
   emailLists,
   emailMemberships,
   emailSegments,
+  emailSendingDomains,
   emailSends,
   emailSubscribers,
   emailTemplates,
 } from "./tables";
 import { htmlToText, sanitizeTemplate } from "./render";
 import { foldSubscriber } from "./segment-rules";
+import { dkimContext, dkimName, dkimValue, newKey, type DomainCheck } from "./sending-domains";
 import type { DemoPart } from "../../mcp/define";
 
 const PEOPLE: [string, string, string, Record<string, string | number>][] = [
@@ -65,6 +72,7 @@ export const DEMO_EMAIL = {
   opened: OPENED.length,
   clicked: CLICKED.length,
   unsubscribed: 2,
+  sendingDomain: "harbor.example",
 } as const;
 
 const TEMPLATE = `<table role="presentation" width="100%" cellpadding="0" cellspacing="0">
@@ -77,8 +85,9 @@ const TEMPLATE = `<table role="presentation" width="100%" cellpadding="0" cellsp
 <p style="font-size:12px;color:#6b7280">Harbor Coffee Roasters · 12 Pier Street, Portland · <a href="{{ unsubscribe_url }}">Unsubscribe</a></p>
 </td></tr></table>`;
 
-export const demoEmail: DemoPart = async ({ tx, at, companies, users }) => {
+export const demoEmail: DemoPart = async ({ deps, tx, at, companies, users }) => {
   const company = companies.harbor;
+  await demoSendingDomain(deps.config, tx, company, at);
   const list = (
     await tx
       .insert(emailLists)
@@ -246,3 +255,57 @@ export const demoEmail: DemoPart = async ({ tx, at, companies, users }) => {
     updatedAt: at(1),
   });
 };
+
+/** harbor.example with a DKIM key and a last check (two days ago) that found every record right. */
+async function demoSendingDomain(
+  config: Parameters<typeof seal>[0],
+  tx: Parameters<DemoPart>[0]["tx"],
+  company: number,
+  at: (daysAgo: number, hoursAgo?: number) => Date,
+) {
+  const domain = DEMO_EMAIL.sendingDomain;
+  const made = at(30);
+  const k = newKey(made);
+  const row = (
+    await tx
+      .insert(emailSendingDomains)
+      .values({
+        companyId: company,
+        domain,
+        selector: k.selector,
+        privateKeySealed: "",
+        publicKey: k.publicKey,
+        createdAt: made,
+        updatedAt: made,
+      })
+      .returning({ id: emailSendingDomains.id })
+  )[0]!;
+  const checkedAt = at(2);
+  const ok = (record: DomainCheck["records"][number]["record"], name: string, found: string, note: string | null) => ({
+    record,
+    name,
+    status: "ok" as const,
+    found: [found],
+    note,
+    next: null,
+  });
+  const lastCheck: DomainCheck = {
+    ok: true,
+    checkedAt: iso(checkedAt)!,
+    records: [
+      ok("spf", domain, "v=spf1 mx a include:_spf.mailrelay.example ~all", "soft fail (~all)"),
+      ok("dkim", dkimName({ selector: k.selector, domain }), dkimValue(k.publicKey), null),
+      ok("dmarc", `_dmarc.${domain}`, `v=DMARC1; p=quarantine; rua=mailto:dmarc@${domain}`, "policy quarantine"),
+      ok("mx", domain, "10 mx1.harbor.example", null),
+    ],
+  };
+  await tx
+    .update(emailSendingDomains)
+    .set({
+      privateKeySealed: seal(config, k.privatePem, dkimContext(row.id)),
+      lastCheck: lastCheck as unknown as Record<string, unknown>,
+      lastCheckedAt: checkedAt,
+      updatedAt: checkedAt,
+    })
+    .where(eq(emailSendingDomains.id, row.id));
+}

@@ -291,3 +291,42 @@ export const emailFeedback = table(
     index("email_feedback_campaign").on(t.campaignId, t.kind),
   ],
 );
+
+/**
+ * A domain a company sends mail from, with the DKIM key its mail is signed
+ * with (docs/email.md, "Sending domains"): the private key sealed
+ * (src/core/sealed.ts, context `email_domain:<id>:dkim`) and never shown,
+ * the public key as published in DNS at `<selector>._domainkey.<domain>`,
+ * and what the last check of its SPF, DKIM, DMARC and MX records found.
+ */
+export const emailSendingDomains = table(
+  "email_sending_domains",
+  {
+    id: id(),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
+    /** Lower-case, no trailing dot. */
+    domain: text("domain").notNull(),
+    selector: text("selector").notNull(),
+    /** PKCS#8 PEM, sealed. */
+    privateKeySealed: text("private_key_sealed").notNull(),
+    /** The SPKI DER in base64: the DKIM record's p= value. */
+    publicKey: text("public_key").notNull(),
+    /**
+     * A rotation under way (email_domains_rotate): the next key, sealed under
+     * `email_domain:<id>:dkim:next`, and its selector. Mail stays signed with
+     * the current key until a check finds the next one published, which
+     * makes it current.
+     */
+    nextSelector: text("next_selector"),
+    nextPrivateKeySealed: text("next_private_key_sealed"),
+    nextPublicKey: text("next_public_key"),
+    /** The last email_domains_check: { ok, records: [{ record, status, found, next }] }. */
+    lastCheck: json("last_check").$type<Record<string, unknown>>(),
+    lastCheckedAt: time("last_checked_at"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex("email_sending_domains_company_domain").on(t.companyId, t.domain)],
+);

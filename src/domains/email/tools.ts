@@ -55,6 +55,14 @@ import {
   updateTemplate,
 } from "./templates";
 import { sendTransactional } from "./transactional";
+import {
+  addSendingDomain,
+  checkSendingDomain,
+  deleteSendingDomain,
+  getSendingDomain,
+  listSendingDomains,
+  rotateSendingDomain,
+} from "./sending-domains";
 import { PRICES } from "../ai/meter";
 import { idSchema } from "../../core/fields";
 import { campaignStagedTarget } from "./staged-targets";
@@ -569,6 +577,64 @@ const fbList = defineTool({
   run: listFeedback,
 });
 
+// Sending domains (DKIM keys and the DNS check)
+
+const domainName = v.pipe(v.string(), v.minLength(1), v.maxLength(260));
+const domainRef = { id: v.optional(idSchema), domain: v.optional(domainName) };
+const dAdd = defineTool({
+  ...W,
+  name: "email_domains_add",
+  title: "Add a sending domain",
+  description:
+    "Make a DKIM key for a domain you send from (its mail is signed from now on); returns the DNS records to publish.",
+  input: v.object({ domain: domainName }),
+  run: addSendingDomain,
+});
+const dList = defineTool({
+  ...R,
+  name: "email_domains_list",
+  title: "List sending domains",
+  description: "Sending domains with their DKIM selector and last check.",
+  input: v.object({ ...paging }),
+  run: listSendingDomains,
+});
+const dGet = defineTool({
+  ...R,
+  name: "email_domains_get",
+  title: "Get a sending domain",
+  description: "One sending domain by id or domain: records to publish and the last check.",
+  input: v.object(domainRef),
+  run: getSendingDomain,
+});
+const dCheck = defineTool({
+  ...W,
+  openWorld: true,
+  name: "email_domains_check",
+  title: "Check a sending domain",
+  description:
+    "Look up a sending domain's (id or domain) SPF, DKIM, DMARC and MX in DNS now: ok, missing or mismatch each, with what to do.",
+  input: v.object(domainRef),
+  run: checkSendingDomain,
+});
+const dRotate = defineTool({
+  ...W,
+  name: "email_domains_rotate",
+  title: "Rotate a DKIM key",
+  description:
+    "Make a next DKIM key (id or domain): signing moves to it once email_domains_check finds its record published.",
+  input: v.object(domainRef),
+  run: rotateSendingDomain,
+});
+const dDelete = defineTool({
+  ...W,
+  destructive: true,
+  name: "email_domains_delete",
+  title: "Delete a sending domain",
+  description: "Delete a sending domain (id or domain) and its DKIM key: its mail goes out unsigned.",
+  input: v.object(domainRef),
+  run: deleteSendingDomain,
+});
+
 export const emailDomain: Domain = {
   demo: demoEmail,
   scopes: [
@@ -621,6 +687,11 @@ export const emailDomain: Domain = {
     someone: ["subscriber"],
     person: ["subscriber"],
     people: ["subscriber"],
+    dkim: ["domain"],
+    spf: ["domain", "check"],
+    dmarc: ["domain", "check"],
+    deliverability: ["domain", "check"],
+    sender: ["domain"],
   },
   tools: [
     listsList,
@@ -664,6 +735,12 @@ export const emailDomain: Domain = {
     txSend,
     fbSetup,
     fbList,
+    dAdd,
+    dList,
+    dGet,
+    dCheck,
+    dRotate,
+    dDelete,
   ],
   approvalKinds: [emailApprovalKind],
   stagedTargets: [campaignStagedTarget],

@@ -10,26 +10,17 @@
  * at a loopback DNS server. TLS and HTTP send the domain as SNI and Host.
  */
 import { readFileSync } from "node:fs";
-import { Resolver } from "node:dns/promises";
 import { isIP } from "node:net";
 import tls from "node:tls";
 import type { Config } from "../../config";
+import { dnsResolver as resolver, NO_RECORD } from "./resolver";
 import type { DnsRecord } from "./tables";
 
 export type HostingConfig = Config["hosting"];
 
-const DNS_TIMEOUT_MS = 3000;
 const CONNECT_TIMEOUT_MS = 10_000;
 /** A certificate expiring within this many days is reported as expiring. */
 export const EXPIRING_DAYS = 14;
-
-const NO_RECORD = new Set(["ENODATA", "ENOTFOUND", "NXDOMAIN", "ENONAME"]);
-
-function resolver(cfg: HostingConfig): Resolver {
-  const r = new Resolver({ timeout: DNS_TIMEOUT_MS, tries: 2 });
-  if (cfg.dnsServers.length) r.setServers(cfg.dnsServers);
-  return r;
-}
 
 const caCache = new Map<string, string>();
 function extraCa(cfg: HostingConfig): string[] | undefined {
