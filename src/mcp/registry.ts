@@ -164,6 +164,27 @@ function listingForm(node: unknown): unknown {
   return s;
 }
 
+/**
+ * The shared page arguments (pageInput) as listed: `limit` keeps its type and
+ * its maximum (100), `offset` its type. Their minimums (1, 0) and defaults
+ * (20, 0) are what any model assumes of a page, every answer echoes `limit`,
+ * `offset` and `nextOffset`, and the call still checks and applies them; on
+ * ~80 list tools they cost ~49 bytes each.
+ */
+function listedPage(schema: JsonSchema): JsonSchema {
+  const props = schema.properties as Record<string, JsonSchema> | undefined;
+  const limit = props?.limit;
+  const offset = props?.offset;
+  if (!props || !isPageArg(limit, 1, 20) || !isPageArg(offset, 0, 0)) return schema;
+  const { minimum: _l, default: _ld, ...listedLimit } = limit;
+  const { minimum: _o, default: _od, ...listedOffset } = offset;
+  return { ...schema, properties: { ...props, limit: listedLimit, offset: listedOffset } };
+}
+
+function isPageArg(p: JsonSchema | undefined, minimum: number, dflt: number): p is JsonSchema {
+  return p?.type === "integer" && p.minimum === minimum && p.default === dflt;
+}
+
 function mapValues(o: JsonSchema, f: (v: unknown) => unknown): JsonSchema {
   return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, f(v)]));
 }
@@ -254,7 +275,7 @@ export function buildRegistry(catalog: DomainCatalog): Registry {
       checkArguments(t, full);
       if (takesIdempotencyKey(t)) (full.properties as Record<string, unknown>).idempotencyKey = IDEMPOTENCY_KEY_SCHEMA;
       const callSchema = compactSchema(full) as JsonSchema;
-      const single = listingForm(callSchema) as JsonSchema;
+      const single = listedPage(listingForm(callSchema) as JsonSchema);
       const multi = t.companyFree ? single : withClientId(single);
       byName.set(t.name, {
         def: t,
