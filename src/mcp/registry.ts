@@ -149,9 +149,10 @@ function bareTypes(any: unknown): string[] | undefined {
 
 /**
  * The listed form of a compact schema: without `additionalProperties: false`
- * (tools/call refuses unknown properties at every depth all the same), and
- * an enum of strings without the `type: "string"` beside it (the values say
- * it; dropped after the nullable merge, which reads it).
+ * (tools/call refuses unknown properties at every depth all the same), an
+ * enum of strings without the `type: "string"` beside it (the values say
+ * it; dropped after the nullable merge, which reads it), and without bounds
+ * that only say "not negative" (checked on the call all the same).
  */
 function listingForm(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(listingForm);
@@ -161,6 +162,10 @@ function listingForm(node: unknown): unknown {
     s[k] = k === "properties" ? mapValues(v as JsonSchema, listingForm) : listingForm(v);
   if (s.type === "string" && Array.isArray(s.enum) && s.enum.every((x) => typeof x === "string")) delete s.type;
   if (s.additionalProperties === false) delete s.additionalProperties;
+  // A lone `minimum: 0` (a price, a quantity, a size) says what no model would doubt; a range (0..4) stays whole.
+  if (s.minimum === 0 && s.maximum === undefined && s.exclusiveMaximum === undefined) delete s.minimum;
+  // Nor does a floor no real value comes near (-10^10 cents).
+  if (typeof s.minimum === "number" && s.minimum <= -MAX_PUBLISHED_BOUND) delete s.minimum;
   return s;
 }
 
@@ -275,7 +280,7 @@ export function buildRegistry(catalog: DomainCatalog): Registry {
       checkArguments(t, full);
       if (takesIdempotencyKey(t)) (full.properties as Record<string, unknown>).idempotencyKey = IDEMPOTENCY_KEY_SCHEMA;
       const callSchema = compactSchema(full) as JsonSchema;
-      const single = listedPage(listingForm(callSchema) as JsonSchema);
+      const single = listingForm(listedPage(callSchema)) as JsonSchema;
       const multi = t.companyFree ? single : withClientId(single);
       byName.set(t.name, {
         def: t,
