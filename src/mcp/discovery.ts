@@ -170,7 +170,7 @@ export function discoveryDomain(registry: () => Registry, domains: readonly Doma
     companyFree: true,
     title: "List toolsets",
     description:
-      "The toolsets (domains) this connection can use, each with a one-line description and how many tools it has; search one with tools_search {toolset}.",
+      "The toolsets (domains) this connection can use, with a line and a tool count each; search one with tools_search {toolset}.",
     input: v.strictObject({}),
     run: async (ctx) => {
       const reg = registry();

@@ -153,8 +153,8 @@ const catalogGet = defineTool({
   companyFree: true,
   name: "automation_catalog_get",
   description:
-    "What automations can use: each action's with fields (required, types, example) and, for eventType (post.published, post.* or *), " +
-    "each event's data fields and an example; without eventType only the event types. The checks runs and automations_test make.",
+    "What automations can use: each action's with fields and, for eventType (post.published, post.* or *), " +
+    "each event's data fields, with examples; without eventType only the event types.",
   input: v.object({
     eventType: v.optional(v.pipe(v.string(), v.maxLength(100))),
     actionType: v.optional(actionSchema.entries.type),
@@ -207,7 +207,7 @@ const eventsResource = defineResource({
   uri: "automations://events",
   name: "Event data shapes",
   description:
-    "Every event type an automation or webhook can subscribe to, with its data fields as JSON Schema and an example, as JSON.",
+    "Every event type automations and webhooks can subscribe to, with its data fields (JSON Schema) and an example.",
   mimeType: "application/json",
   scope: "automations:read",
   read: ({ deps }) => JSON.stringify(eventShapes(deps)),
@@ -216,8 +216,7 @@ const eventsResource = defineResource({
 const actionsResource = defineResource({
   uri: "automations://actions",
   name: "Automation action fields",
-  description:
-    "Each automation action type with its with fields as JSON Schema (required, types, what a value accepts) and an example, as JSON.",
+  description: "Each automation action type with its with fields (JSON Schema) and an example.",
   mimeType: "application/json",
   scope: "automations:read",
   read: ({ deps }) => JSON.stringify(actionShapes(deps)),

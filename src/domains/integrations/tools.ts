@@ -14,7 +14,7 @@ export const integrationsList = defineTool({
   readOnly: true,
   title: "List integrations",
   description:
-    "What this company connected (OAuth AI clients, SMTP, storage, embeddings, webhooks) with health: last success/error, token expiry. Failing first.",
+    "What this company connected (OAuth AI clients, SMTP, storage, embeddings, webhooks) with health; failing first.",
   input: v.object({
     kind: v.optional(v.pipe(v.string(), v.maxLength(40))),
     status: v.optional(v.picklist(["active", "failing", "expired", "disabled", "configured", "not_configured"])),

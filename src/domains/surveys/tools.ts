@@ -75,7 +75,7 @@ const surveysGet = defineTool({
   readOnly: true,
   title: "Get a survey",
   description:
-    "One survey by id or slug: its definition (pages, questions, logic, endings), state, approval, and any proposed changes.",
+    "One survey by id or slug: definition (pages, questions, logic, endings), state, approval, proposed changes.",
   input: v.object({ id: v.optional(idSchema), slug: v.optional(slugSchema) }),
   run: getSurvey,
 });
@@ -110,7 +110,7 @@ const surveysUpdate = defineTool({
   approval: "survey",
   title: "Change a survey",
   description:
-    "Propose changes; each part given (shaped as in surveys_create) replaces the old. A live survey stays as approved until the new link is approved. No changes: a fresh link.",
+    "Propose changes; each part given (as in surveys_create) replaces the old. A live survey stays as approved until the new link is. No changes: a fresh link.",
   input: v.object({
     id: idSchema,
     title: v.optional(title),
