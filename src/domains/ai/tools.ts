@@ -43,7 +43,7 @@ export const aiConversationsGet = defineTool({
   readOnly: true,
   title: "Get an AI conversation",
   description:
-    "One AI conversation and its tool calls in order: tool, redacted arguments, status, error, duration, approval.",
+    "One AI conversation and its tool calls in order (arguments redacted), with status, error, duration, approval.",
   input: v.object({ id, status: v.optional(v.picklist(["ok", "error"])), ...pageInput }),
   run: async (ctx, input) => {
     await flushToolCalls(ctx.deps);

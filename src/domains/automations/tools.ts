@@ -141,8 +141,8 @@ const automationsTest = defineTool({
   ...R,
   name: "automations_test",
   description:
-    "Dry run with a sample trigger (sample.data shaped like the event) or a recent eventId: filters, conditions, each step's filled input and problems, " +
-    "checked as the live run checks them (same messages). Writes and sends nothing.",
+    "Dry run with a sample trigger (sample.data shaped like the event) or a recent eventId: filters, conditions, each step's filled input and " +
+    "problems, checked as a live run would. Writes and sends nothing.",
   input: v.object({ id, eventId: v.optional(id), sample: v.optional(jsonObject("sample")) }),
   run: (ctx, i) => testAutomation(ctx, i),
 });
@@ -234,8 +234,8 @@ const runsReplay = defineTool({
   ...W,
   name: "automation_runs_replay",
   description:
-    "Start a new run of a failed or skipped run's automation on its current version, with the run's original trigger data, from the first step. " +
-    "Once per run: the new run shows replayOf, the old one replayedBy. The automation must be enabled.",
+    "Run a failed or skipped run's (enabled) automation again, current version, same trigger data, from the first step. " +
+    "Once per run (replayOf, replayedBy link them).",
   input: v.object({ id }),
   run: (ctx, i) => replayRun(ctx, i),
 });
@@ -272,7 +272,7 @@ const webhooksCreate = defineTool({
 const webhooksUpdate = defineTool({
   ...WW,
   name: "webhooks_update",
-  description: "Change url, eventTypes, description; enabled: true re-enables a disabled one and resends what waited.",
+  description: "Change a webhook; enabled: true re-enables a disabled one and resends what waited.",
   input: v.object({
     id,
     url: v.optional(url),

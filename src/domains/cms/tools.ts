@@ -115,7 +115,7 @@ const postTools = [
     destructive: true,
     title: "Unpublish a post",
     description:
-      "Take a published post offline (archived) once a person approves at approval.url; served until then. linkedFrom: what links to it.",
+      "Take a published post offline (archived) once a person approves at approval.url. linkedFrom: what links to it.",
     input: v.object({ siteId, id: idSchema }),
     run: async (ctx, input) => await unpublishPost(ctx, input),
   }),
@@ -507,7 +507,7 @@ const mediaTools = [
     readOnly: false,
     title: "Register a file by URL",
     description:
-      "Add a file hosted elsewhere to the media library by its absolute http(s) URL, without copying it (the server never fetches it). " +
+      "Add a file hosted elsewhere to the media library by its http(s) URL, never fetched or copied. " +
       "Give its mimeType and, for images, width and height if known.",
     input: v.object({
       siteId,

@@ -216,7 +216,7 @@ const subsUpdate = defineTool({
   idempotent: true,
   name: "email_subscribers_update",
   title: "Change a subscriber",
-  description: "Change newEmail, name, attributes (merged; null removes), blocklisted, or set list statuses by hand.",
+  description: "Change a subscriber (attributes merge; null removes one) or set list statuses by hand.",
   input: v.object({
     ...who,
     newEmail: v.optional(email),
@@ -449,7 +449,7 @@ const cSchedule = defineTool({
   idempotent: true,
   name: "email_campaigns_schedule",
   title: "Schedule a campaign",
-  description: `Send an approved campaign later. at: ISO with offset, or local YYYY-MM-DDTHH:MM with timeZone. ${COST} Paid when scheduled.`,
+  description: `Send an approved campaign later. at: ISO with offset, or local with timeZone. ${COST} Paid when scheduled.`,
   input: v.object({
     id: idSchema,
     at: v.pipe(v.string(), v.minLength(1), v.maxLength(40)),

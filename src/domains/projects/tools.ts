@@ -316,8 +316,7 @@ const kanbanTools = [
     ...K,
     ...W,
     title: "Add a column",
-    description:
-      "Add a column (stateGroup backlog/unstarted/started/done/cancelled, optional wipLimit) after afterColumnId or at the end.",
+    description: "Add a board column after afterColumnId or at the end.",
     input: s.columnCreateInput,
     run: createColumn,
   }),

@@ -76,7 +76,7 @@ export const teamInvitationsList = defineTool({
   scope: "team:read",
   readOnly: true,
   title: "List invitations",
-  description: "Invitations of the company, newest first; status pending (default), accepted, revoked, expired or all.",
+  description: "The company's invitations, newest first (default: pending).",
   input: v.object({
     status: v.optional(v.picklist(["pending", "accepted", "revoked", "expired", "all"])),
     ...pageInput,

@@ -171,7 +171,7 @@ const slaPolicyGet = defineTool({
   name: "ticket_sla_policy_get",
   title: "Get the SLA policy",
   description:
-    "SLA policy: time zone, business hours, holidays, first-response/resolution minutes per priority, autoCloseDays.",
+    "SLA policy: time zone, business hours, holidays, response/resolution minutes per priority, autoCloseDays.",
   input: s.summaryInput,
   run: (ctx) => getSlaPolicy(ctx),
 });
