@@ -91,8 +91,8 @@ const automationsCreate = defineTool({
   name: "automations_create",
   description:
     "Create an automation (disabled unless enabled: true). trigger.type event (eventType, filters) | schedule (cron, timeZone) | webhook. " +
-    "Strings in actions[].with may use {{trigger.data.x}}, {{steps.0.output.x}}. Actions run with your rights. Fields: automation_catalog_get. Guide: resource docs://automations. " +
-    `A send_email action costs ${PRICES["email.send"]} AI credit per recipient each run when the company is metered (the step's output: credits).`,
+    "actions[].with strings may use {{trigger.data.x}}, {{steps.0.output.x}}; fields: automation_catalog_get; guide: docs://automations. Actions run with your rights. " +
+    `A send_email action costs ${PRICES["email.send"]} AI credit per recipient each run on a metered company (step output: credits).`,
   input: v.object({
     name,
     description: v.optional(description, null),

@@ -81,7 +81,7 @@ const surveysGet = defineTool({
 });
 
 const CREATE_HELP =
-  "choices [{id,label}] for single_choice, multiple_choice, ranking; matrix rows and columns [{id,label}]; rating scale 3-10. logic: [{if: [{field, op, value?}], match?: all|any, goTo}], op equals, notEquals, lessThan, lessOrEqual, greaterThan, greaterOrEqual, contains, notContains, answered, skipped: the first rule that holds jumps to a later page or ending. A person approves (approval.url) before /s/<slug> opens.";
+  "choices [{id,label}] for single_choice, multiple_choice, ranking; matrix rows, columns [{id,label}]; rating scale 3-10. logic [{if: [{field, op, value?}], match?: all|any, goTo}]: the first that holds jumps to a later page or ending; op equals notEquals lessThan lessOrEqual greaterThan greaterOrEqual contains notContains answered skipped. Opens at /s/<slug> once a person approves (approval.url).";
 
 const surveysCreate = defineTool({
   name: "surveys_create",
