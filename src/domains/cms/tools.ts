@@ -393,7 +393,7 @@ const navTools = [
     readOnly: true,
     title: "Get the navigation tree",
     description:
-      "A site's navigation as a tree (children nested, in order), as REST getNavigation serves it. At most 500 items.",
+      "A site's navigation as a tree (children nested, in order), as REST getNavigation serves it (≤ 500 items).",
     input: v.object({ siteId }),
     run: async (ctx, input) => await listNav(ctx, input),
   }),

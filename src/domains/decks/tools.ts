@@ -148,8 +148,7 @@ const deckTools = [
     readOnly: false,
     destructive: true,
     title: "Unpublish a deck",
-    description:
-      "Take a published deck offline once a person approves at approval.url; a pending request is withdrawn at once.",
+    description: "Take a published deck offline once a person approves at approval.url (withdraws a pending request).",
     input: v.object({ id: deckId }),
     run: (ctx, input) => unpublishDeck(ctx, input),
   }),

@@ -42,7 +42,7 @@ export const integrationsRevoke = defineTool({
   destructive: true,
   title: "Revoke an integration",
   description:
-    "Disconnect an integration: an OAuth AI client's tokens stop at once (or lose this company if they reach others). Server settings cannot be revoked.",
+    "Disconnect an integration: an OAuth AI client's tokens stop at once (or lose this company if they reach others); server settings stay.",
   input: v.object({ id }),
   run: async (ctx, input) => await revokeIntegration(ctx, input.id),
 });

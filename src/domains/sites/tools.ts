@@ -58,7 +58,7 @@ export const siteTools = [
     scope: "sites:read",
     readOnly: true,
     title: "List site domains",
-    description: "List the custom domains of a site; the primary one is what the REST site config reports as `domain`.",
+    description: "A site's custom domains; the primary one is the REST site config's `domain`.",
     input: v.object({ siteId }),
     cachedBy: [sites, siteDomains],
     run: async (ctx, input) => await listDomains(ctx, input),

@@ -56,7 +56,7 @@ const productsGet = defineTool({
   readOnly: true,
   title: "Get a product",
   description:
-    "One product by id or slug: images, options, variants (inactive flagged), bulk pricing, SEO, tags, metadata, category. Cents.",
+    "One product by id or slug with images, options, variants (inactive flagged), bulk pricing, SEO, category. Cents.",
   input: s.productGetInput,
   run: getProduct,
 });

@@ -37,8 +37,7 @@ export const teamMembersUpdate = defineTool({
   readOnly: false,
   idempotent: true,
   title: "Change a member's role",
-  description:
-    "Set a member's role (by userId or email). Only owners grant or change owner; the last owner cannot be demoted.",
+  description: "Set a member's role (userId or email). Only owners grant or change owner; the last owner stays.",
   input: v.object({ ...who, role }),
   run: async (ctx, input) => await changeRole(ctx, { userId: input.userId, email: input.email }, input.role),
 });
