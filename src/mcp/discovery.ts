@@ -170,7 +170,7 @@ export function discoveryDomain(registry: () => Registry, domains: readonly Doma
     companyFree: true,
     title: "List toolsets",
     description:
-      "The toolsets (domains) this connection can use, each with a one-line description and how many tools it has; search one with tools_search {toolset}.",
+      "The toolsets (domains) this connection can use, with a line and a tool count each; search one with tools_search {toolset}.",
     input: v.strictObject({}),
     run: async (ctx) => {
       const reg = registry();
@@ -221,7 +221,7 @@ function routers(): ToolDef[] {
       readOnly: true,
       title: "Run a read-only tool",
       description:
-        "Run a read-only tool found with tools_search: {name, arguments} (clientId inside arguments). Same result as calling it directly.",
+        "Run a read-only tool found with tools_search: {name, arguments} (clientId inside arguments), as if called directly.",
     }),
     defineTool({
       ...common,
@@ -231,7 +231,7 @@ function routers(): ToolDef[] {
       openWorld: true,
       title: "Run a write tool",
       description:
-        "Run a non-destructive write tool found with tools_search: {name, arguments} (clientId, idempotencyKey inside arguments). Same result as calling it directly.",
+        "Run a non-destructive write tool found with tools_search: {name, arguments} (clientId, idempotencyKey inside arguments), as if called directly.",
     }),
     defineTool({
       ...common,
@@ -241,7 +241,7 @@ function routers(): ToolDef[] {
       openWorld: true,
       title: "Run a destructive tool",
       description:
-        "Run a destructive tool (deletes or irreversibly changes) found with tools_search: {name, arguments}. Same result as calling it directly.",
+        "Run a destructive tool (deletes or irreversibly changes) found with tools_search: {name, arguments}, as if called directly.",
     }),
   ];
 }

@@ -149,9 +149,10 @@ function bareTypes(any: unknown): string[] | undefined {
 
 /**
  * The listed form of a compact schema: without `additionalProperties: false`
- * (tools/call refuses unknown properties at every depth all the same), and
- * an enum of strings without the `type: "string"` beside it (the values say
- * it; dropped after the nullable merge, which reads it).
+ * (tools/call refuses unknown properties at every depth all the same), an
+ * enum of strings without the `type: "string"` beside it (the values say
+ * it; dropped after the nullable merge, which reads it), and without bounds
+ * that only say "not negative" (checked on the call all the same).
  */
 function listingForm(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(listingForm);
@@ -161,7 +162,32 @@ function listingForm(node: unknown): unknown {
     s[k] = k === "properties" ? mapValues(v as JsonSchema, listingForm) : listingForm(v);
   if (s.type === "string" && Array.isArray(s.enum) && s.enum.every((x) => typeof x === "string")) delete s.type;
   if (s.additionalProperties === false) delete s.additionalProperties;
+  // A lone `minimum: 0` (a price, a quantity, a size) says what no model would doubt; a range (0..4) stays whole.
+  if (s.minimum === 0 && s.maximum === undefined && s.exclusiveMaximum === undefined) delete s.minimum;
+  // Nor does a floor no real value comes near (-10^10 cents).
+  if (typeof s.minimum === "number" && s.minimum <= -MAX_PUBLISHED_BOUND) delete s.minimum;
   return s;
+}
+
+/**
+ * The shared page arguments (pageInput) as listed: `limit` keeps its type and
+ * its maximum (100), `offset` its type. Their minimums (1, 0) and defaults
+ * (20, 0) are what any model assumes of a page, every answer echoes `limit`,
+ * `offset` and `nextOffset`, and the call still checks and applies them; on
+ * ~80 list tools they cost ~49 bytes each.
+ */
+function listedPage(schema: JsonSchema): JsonSchema {
+  const props = schema.properties as Record<string, JsonSchema> | undefined;
+  const limit = props?.limit;
+  const offset = props?.offset;
+  if (!props || !isPageArg(limit, 1, 20) || !isPageArg(offset, 0, 0)) return schema;
+  const { minimum: _l, default: _ld, ...listedLimit } = limit;
+  const { minimum: _o, default: _od, ...listedOffset } = offset;
+  return { ...schema, properties: { ...props, limit: listedLimit, offset: listedOffset } };
+}
+
+function isPageArg(p: JsonSchema | undefined, minimum: number, dflt: number): p is JsonSchema {
+  return p?.type === "integer" && p.minimum === minimum && p.default === dflt;
 }
 
 function mapValues(o: JsonSchema, f: (v: unknown) => unknown): JsonSchema {
@@ -254,7 +280,7 @@ export function buildRegistry(catalog: DomainCatalog): Registry {
       checkArguments(t, full);
       if (takesIdempotencyKey(t)) (full.properties as Record<string, unknown>).idempotencyKey = IDEMPOTENCY_KEY_SCHEMA;
       const callSchema = compactSchema(full) as JsonSchema;
-      const single = listingForm(callSchema) as JsonSchema;
+      const single = listingForm(listedPage(callSchema)) as JsonSchema;
       const multi = t.companyFree ? single : withClientId(single);
       byName.set(t.name, {
         def: t,

@@ -32,7 +32,7 @@ export const whoami = defineTool({
   companyFree: true,
   title: "Who am I",
   description:
-    "Who this connection acts as: user id, the companies (clients) it may act for with your role and sites, the default company, the scopes and the listing mode. Call it first; with several clients pass clientId on other calls.",
+    "Who this connection acts as: user, the companies (clients) it may act for with your role and sites, the default, scopes, listing mode. Call it first; with several pass clientId.",
   input: v.object({}),
   run: async (ctx) => {
     const p = ctx.principal;

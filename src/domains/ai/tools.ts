@@ -20,8 +20,7 @@ export const aiConversationsList = defineTool({
   scope: "ai:read",
   readOnly: true,
   title: "List AI conversations",
-  description:
-    "AI agent sessions, newest first: person, credential, call/error/approval counts, tools. Filter by email, tool, time, errors.",
+  description: "AI agent sessions, newest first: person, credential, call/error/approval counts, tools.",
   input: v.object({
     email: v.optional(v.pipe(v.string(), v.maxLength(320))),
     tool: v.optional(v.pipe(v.string(), v.maxLength(128))),
@@ -44,7 +43,7 @@ export const aiConversationsGet = defineTool({
   readOnly: true,
   title: "Get an AI conversation",
   description:
-    "One AI conversation and its tool calls in order: tool, redacted arguments, status, error, duration, approval.",
+    "One AI conversation and its tool calls in order (arguments redacted), with status, error, duration, approval.",
   input: v.object({ id, status: v.optional(v.picklist(["ok", "error"])), ...pageInput }),
   run: async (ctx, input) => {
     await flushToolCalls(ctx.deps);
@@ -90,8 +89,7 @@ export const aiCreditsLedger = defineTool({
   scope: "ai:read",
   readOnly: true,
   title: "AI credit ledger",
-  description:
-    "Credit grants, debits and refunds, newest first, with the balance after each. Filter by kind, reason, ref, time.",
+  description: "Credit grants, debits and refunds, newest first, with the balance after each.",
   input: v.object({
     kind: v.optional(v.picklist(["grant", "debit", "refund"])),
     reason: v.optional(v.pipe(v.string(), v.maxLength(64))),
@@ -109,8 +107,7 @@ export const aiCreditsUsage = defineTool({
   scope: "ai:read",
   readOnly: true,
   title: "AI credit usage",
-  description:
-    "Credits spent net of refunds from..to (default: this UTC month), grouped by reason or day; totals debited, refunded, granted.",
+  description: "Credits spent net of refunds from..to (default this UTC month) by reason or day, with totals.",
   input: v.object({
     from: v.optional(date),
     to: v.optional(date),

@@ -19,7 +19,7 @@ const approvalsList = defineTool({
   readOnly: true,
   title: "List approval requests",
   description:
-    "The company's approval links, newest first: pending drafts and past decisions. Filter by status, entityType, linkType (entity, pending_change) or siteId. Tokens are never shown again.",
+    "The company's approval links, newest first: pending drafts and past decisions (tokens are never shown again).",
   input: v.object({
     status: v.optional(v.picklist(LINK_STATUSES)),
     entityType: v.optional(v.pipe(v.string(), v.maxLength(64))),
@@ -66,7 +66,7 @@ const approvalsApprove = defineTool({
   readOnly: false,
   title: "Approve a request",
   description:
-    "Approve a pending approval link by id, as a person other than the requester: the draft goes live or the staged change applies. The requester's own credentials cannot approve it.",
+    "Approve a pending approval link, as a person other than the requester (never with their credentials): the draft goes live or the change applies.",
   input: v.object({ id: idSchema, comment }),
   run: async (ctx, input) => await decide(ctx, input, "approve"),
 });
@@ -79,7 +79,7 @@ const approvalsReject = defineTool({
   destructive: true,
   title: "Reject a request",
   description:
-    "Reject a pending approval link by id with an optional comment, as a person other than the requester: nothing goes live.",
+    "Reject a pending approval link (optional comment), as a person other than the requester: nothing goes live.",
   input: v.object({ id: idSchema, comment }),
   run: async (ctx, input) => await decide(ctx, input, "reject"),
 });
@@ -92,7 +92,7 @@ const approvalsSettingsGet = defineTool({
   minRole: "admin",
   title: "Get who may decide approvals",
   description:
-    "Owners and admins: the approval policy and listed reviewers. person (default): a signed-in owner or admin other than the requester, or a listed reviewer with an emailed one-time code, decides; link: anyone with the link decides, the asking agent included.",
+    "Owners and admins: the approval policy and reviewers. person (default): an owner or admin other than the requester, or a listed reviewer (emailed code), decides; link: anyone with the link, the agent included.",
   input: v.object({}),
   run: async (ctx) => await getApprovalSettings(ctx),
 });
@@ -104,7 +104,7 @@ const approvalsSettingsUpdate = defineTool({
   readOnly: false,
   title: "Set who may decide approvals",
   description:
-    "Owners and admins: set the approval policy (person or link) and/or replace the reviewer emails (people without a portal account who decide with a one-time code). Only what is given changes.",
+    "Owners and admins: set the approval policy (person or link) and/or replace the reviewer emails (people without an account, deciding with a one-time code).",
   input: v.object({
     policy: v.optional(v.picklist(APPROVAL_POLICIES)),
     reviewers: v.optional(v.pipe(v.array(v.pipe(v.string(), v.maxLength(254))), v.maxLength(MAX_REVIEWERS))),

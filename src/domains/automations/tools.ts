@@ -91,8 +91,8 @@ const automationsCreate = defineTool({
   name: "automations_create",
   description:
     "Create an automation (disabled unless enabled: true). trigger.type event (eventType, filters) | schedule (cron, timeZone) | webhook. " +
-    "Strings in actions[].with may use {{trigger.data.x}}, {{steps.0.output.x}}. Actions run with your rights. Fields: automation_catalog_get. Guide: resource docs://automations. " +
-    `A send_email action costs ${PRICES["email.send"]} AI credit per recipient each run when the company is metered (the step's output: credits).`,
+    "actions[].with strings may use {{trigger.data.x}}, {{steps.0.output.x}}; fields: automation_catalog_get; guide: docs://automations. Actions run with your rights. " +
+    `A send_email action costs ${PRICES["email.send"]} AI credit per recipient each run on a metered company (step output: credits).`,
   input: v.object({
     name,
     description: v.optional(description, null),
@@ -141,8 +141,8 @@ const automationsTest = defineTool({
   ...R,
   name: "automations_test",
   description:
-    "Dry run with a sample trigger (sample.data shaped like the event) or a recent eventId: filters, conditions, each step's filled input and problems, " +
-    "checked as the live run checks them (same messages). Writes and sends nothing.",
+    "Dry run with a sample trigger (sample.data shaped like the event) or a recent eventId: filters, conditions, each step's filled input and " +
+    "problems, checked as a live run would. Writes and sends nothing.",
   input: v.object({ id, eventId: v.optional(id), sample: v.optional(jsonObject("sample")) }),
   run: (ctx, i) => testAutomation(ctx, i),
 });
@@ -153,8 +153,8 @@ const catalogGet = defineTool({
   companyFree: true,
   name: "automation_catalog_get",
   description:
-    "What automations can use: each action's with fields (required, types, example) and, for eventType (post.published, post.* or *), " +
-    "each event's data fields and an example; without eventType only the event types. The checks runs and automations_test make.",
+    "What automations can use: each action's with fields and, for eventType (post.published, post.* or *), " +
+    "each event's data fields, with examples; without eventType only the event types.",
   input: v.object({
     eventType: v.optional(v.pipe(v.string(), v.maxLength(100))),
     actionType: v.optional(actionSchema.entries.type),
@@ -207,7 +207,7 @@ const eventsResource = defineResource({
   uri: "automations://events",
   name: "Event data shapes",
   description:
-    "Every event type an automation or webhook can subscribe to, with its data fields as JSON Schema and an example, as JSON.",
+    "Every event type automations and webhooks can subscribe to, with its data fields (JSON Schema) and an example.",
   mimeType: "application/json",
   scope: "automations:read",
   read: ({ deps }) => JSON.stringify(eventShapes(deps)),
@@ -216,8 +216,7 @@ const eventsResource = defineResource({
 const actionsResource = defineResource({
   uri: "automations://actions",
   name: "Automation action fields",
-  description:
-    "Each automation action type with its with fields as JSON Schema (required, types, what a value accepts) and an example, as JSON.",
+  description: "Each automation action type with its with fields (JSON Schema) and an example.",
   mimeType: "application/json",
   scope: "automations:read",
   read: ({ deps }) => JSON.stringify(actionShapes(deps)),
@@ -235,8 +234,8 @@ const runsReplay = defineTool({
   ...W,
   name: "automation_runs_replay",
   description:
-    "Start a new run of a failed or skipped run's automation on its current version, with the run's original trigger data, from the first step. " +
-    "Once per run: the new run shows replayOf, the old one replayedBy. The automation must be enabled.",
+    "Run a failed or skipped run's (enabled) automation again, current version, same trigger data, from the first step. " +
+    "Once per run (replayOf, replayedBy link them).",
   input: v.object({ id }),
   run: (ctx, i) => replayRun(ctx, i),
 });
@@ -273,7 +272,7 @@ const webhooksCreate = defineTool({
 const webhooksUpdate = defineTool({
   ...WW,
   name: "webhooks_update",
-  description: "Change url, eventTypes, description; enabled: true re-enables a disabled one and resends what waited.",
+  description: "Change a webhook; enabled: true re-enables a disabled one and resends what waited.",
   input: v.object({
     id,
     url: v.optional(url),

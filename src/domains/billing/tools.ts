@@ -51,7 +51,7 @@ export const billingDomain: Domain = {
       readOnly: true,
       title: "List subscriptions",
       description:
-        "The company's subscriptions, newest first: plan, amount in cents, interval, current period, next invoice date, status.",
+        "The company's subscriptions, newest first: plan, cents, interval, period, next invoice date, status.",
       input: v.object({ status: v.optional(v.picklist(["active", "canceled"])), ...pageInput }),
       run: listSubscriptions,
     }),
@@ -71,8 +71,7 @@ export const billingDomain: Domain = {
       scope: "billing:read",
       readOnly: true,
       title: "List invoices",
-      description:
-        "Invoices, newest first: number, status (draft, open, paid, void, overdue), totals in cents, due date. from/to: issue dates YYYY-MM-DD.",
+      description: "Invoices, newest first: number, status, totals in cents, due date. from/to: issue dates.",
       input: v.object({
         status: v.optional(v.picklist(INVOICE_STATUSES)),
         subscriptionId: v.optional(idSchema),
@@ -128,7 +127,7 @@ export const billingDomain: Domain = {
       readOnly: true,
       title: "Billing summary",
       description:
-        "Currency, tax rate, terms, active subscriptions, monthly recurring cents, next invoice date, outstanding/overdue/paid-30-day cents, counts per status.",
+        "Billing summary: currency, tax rate, terms, subscriptions, monthly recurring, next invoice, outstanding/overdue/paid-30-day cents.",
       input: v.object({}),
       run: (ctx) => billingSummary(ctx),
     }),

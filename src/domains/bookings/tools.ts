@@ -127,7 +127,7 @@ export const bookingPagesUpdate = defineTool({
   approval: "booking_page",
   title: "Update a booking page",
   description:
-    "Change a page; omitted fields stay, null clears. A live page's change waits for approval while it keeps taking bookings. paused applies at once.",
+    "Change a page (null clears). A live page's change waits for approval while it keeps taking bookings; paused applies at once.",
   input: v.object({ id, title: v.optional(title), ...clearable, paused: v.optional(v.boolean()) }),
   run: updatePage,
 });
@@ -152,7 +152,7 @@ export const bookingAvailabilityGet = defineTool({
   readOnly: true,
   title: "Free times of a booking page",
   description:
-    "Free start times of a page (default next 7 days, max 93): days in timeZone, slots[].startsAt for bookings_create. proposed: with pending changes.",
+    "Free start times of a page (default next 7 days, max 93) in timeZone; slots[].startsAt for bookings_create. proposed: with pending changes.",
   input: v.object({
     ...pageRef,
     from: v.optional(isoTime),
@@ -195,7 +195,7 @@ export const bookingSchedulesSet = defineTool({
   idempotent: true,
   title: "Set a schedule",
   description:
-    'Set a member\'s IANA time zone and/or weekly hours, e.g. {"mon":["09:00-12:00","13:00-17:00"]} (a day left out is off; replaces all days). Hours are in that zone.',
+    'Set a member\'s time zone and/or weekly hours in it, e.g. {"mon":["09:00-12:00","13:00-17:00"]} (replaces all days; one left out is off).',
   input: v.object({ member: memberRef, timeZone: v.optional(timeZoneInput), weeklyHours: v.optional(weeklyInput) }),
   run: setSchedule,
 });
@@ -360,7 +360,7 @@ export const bookingsUpdate = defineTool({
   idempotent: true,
   title: "Update a booking",
   description:
-    "Change attendee name/email/phone, answers ({questionId: value|null}), private notes, or host (a page host free then). Attendee is emailed.",
+    "Change attendee details, answers ({questionId: value|null}), private notes, or host (a page host free then). Attendee is emailed.",
   input: v.object({
     ...bookingRef,
     name: v.optional(v.pipe(v.string(), v.maxLength(200))),

@@ -47,7 +47,7 @@ const brandingGetProfile = defineTool({
   readOnly: true,
   title: "Get a brand profile",
   description:
-    "A site's brand profile: the fields set, the defaults, the effective colours and the storefront's cssVars. Without siteId: the primary site, else the company default; siteId null: the company default.",
+    "A site's brand profile: fields set, defaults, effective colours, cssVars. No siteId: the primary site, else the company default; siteId null: the company default.",
   input: s.siteOptional,
   run: async (ctx, input) => await readProfile(ctx, input.siteId),
 });
@@ -61,7 +61,7 @@ const brandingUpdateProfile = defineTool({
   idempotent: true,
   title: "Update a brand profile",
   description:
-    'Merge a partial Branding object into a site\'s brand, e.g. {"primaryColor":"#0f766e","typography":{"h1":{"size":"3rem"}}}. null resets a field; buttonStyle, darkMode and typography merge per field; buttonPresets with an id change that preset, without one add one. Live at once; warnings list changed colours failing WCAG AA. siteId null: the company default new sites start from.',
+    'Merge partial branding into a site\'s brand, e.g. {"primaryColor":"#0f766e","typography":{"h1":{"size":"3rem"}}}; null resets a field; objects merge per field; buttonPresets with an id change it, else add. Live at once; warnings: colours failing WCAG AA. siteId null: the company default.',
   input: s.updateProfileInput,
   run: updateProfile,
 });
@@ -74,8 +74,7 @@ const brandingClearFields = defineTool({
   supervised: "staged",
   idempotent: true,
   title: "Clear brand fields",
-  description:
-    'Reset the named branding fields of a site to their defaults (e.g. ["accentColor","typography"]). Unknown names are refused. Live at once.',
+  description: 'Reset named branding fields to their defaults (e.g. ["accentColor","typography"]). Live at once.',
   input: s.clearFieldsInput,
   run: clearFields,
 });
@@ -102,7 +101,7 @@ const brandingCheckContrast = defineTool({
   companyFree: true,
   title: "Check colour contrast",
   description:
-    "Contrast ratio of two hex colours and whether it passes WCAG AA/AAA for normal and large text; per failed level the nearest passing foreground and background. No site data is read.",
+    "Contrast ratio of two hex colours, WCAG AA/AAA pass for normal and large text, and per failed level the nearest passing foreground and background.",
   input: s.contrastInput,
   run: (ctx, input) => {
     authorize(ctx, "branding:read", { write: false });
@@ -126,7 +125,7 @@ const brandingAudit = defineTool({
   readOnly: true,
   title: "Audit a brand profile",
   description:
-    "Check every colour pair a site's branding implies, light and dark (text, links, primary, nav, buttons, presets at 4.5:1; accent 3:1), with the nearest passing foreground and background per failure; missing brand assets too.",
+    "Check a site's branding colour pairs, light and dark (4.5:1; accent 3:1), with the nearest passing colours per failure, and missing brand assets.",
   input: s.siteOnly,
   run: async (ctx, input) => {
     const profile = await getProfile(ctx, input);
@@ -141,7 +140,7 @@ const brandMessagingGet = defineTool({
   readOnly: true,
   title: "Get brand messaging",
   description:
-    "Get a site's brand messaging: tagline, tone of voice, elevator pitch, key messages and words to avoid. Read it before writing copy for the brand.",
+    "A site's brand messaging: tagline, tone of voice, pitch, key messages, words to avoid. Read it before writing copy.",
   input: s.siteOnly,
   run: getMessaging,
 });
@@ -154,8 +153,7 @@ const brandMessagingUpdate = defineTool({
   supervised: "staged",
   idempotent: true,
   title: "Update brand messaging",
-  description:
-    "Change a site's brand messaging: omitted fields stay, null clears one; keyMessages (\u2264 20) and wordsToAvoid (\u2264 100) replace the whole list.",
+  description: "Change a site's brand messaging (null clears; keyMessages and wordsToAvoid replace the list).",
   input: s.messagingUpdateInput,
   run: updateMessaging,
 });

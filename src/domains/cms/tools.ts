@@ -59,8 +59,7 @@ const postTools = [
     scope: "sites:read",
     readOnly: true,
     title: "List posts",
-    description:
-      "List a site's posts (all states), newest first. Filter by postType, status, categoryId, tagId or search (title). Get one with posts_get.",
+    description: "A site's posts (all states), newest first; search matches titles.",
     input: v.object({
       siteId,
       postType: v.optional(slugSchema),
@@ -80,7 +79,7 @@ const postTools = [
     readOnly: true,
     title: "Get a post",
     description:
-      "One post by id or slug with its fields, categories, tags and pending revision. Heavy fields (blocks, html) only with include.",
+      "One post by id or slug: fields, categories, tags, pending revision; blocks and html only with include.",
     input: v.object({ siteId, id: v.optional(idSchema), slug: v.optional(slugSchema), include: includeSchema }),
     run: async (ctx, input) => await getPost(ctx, input),
   }),
@@ -92,7 +91,7 @@ const postTools = [
     approval: "post",
     title: "Create a post",
     description:
-      "Draft a post (postType blog by default; page for standalone pages); slug from the title when omitted. The title is the h1: headings start at level 2. blocks: see blocks://schema; a bad block is refused with its path. Returns {id, slug, status, approval}: nothing goes live until a person approves at approval.url (14 days).",
+      "Draft a post (postType blog by default, page for standalone pages). The title is the h1: headings start at level 2. blocks: see blocks://schema. Goes live once a person approves at approval.url (14 days).",
     input: v.object({ siteId, title: line(300), ...postFields }),
     run: async (ctx, input) => await createPost(ctx, input),
   }),
@@ -104,7 +103,7 @@ const postTools = [
     approval: "post",
     title: "Update a post",
     description:
-      "Change a post: only the fields given (null clears). A published post stays live; the change waits for approval, successive updates accumulate. No changes = a fresh link for the proposal. blocks: see blocks://schema. Returns {id, slug, status, approval}.",
+      "Change a post (null clears). A published post stays live while the change waits for approval (updates accumulate); no changes = a fresh link. blocks: see blocks://schema.",
     input: v.object({ siteId, id: idSchema, title: v.optional(line(300)), ...postFields }),
     run: async (ctx, input) => await updatePost(ctx, input),
   }),
@@ -116,7 +115,7 @@ const postTools = [
     destructive: true,
     title: "Unpublish a post",
     description:
-      "Take a published post offline (archived) once a person approves at approval.url; served until then. linkedFrom: what links to it.",
+      "Take a published post offline (archived) once a person approves at approval.url. linkedFrom: what links to it.",
     input: v.object({ siteId, id: idSchema }),
     run: async (ctx, input) => await unpublishPost(ctx, input),
   }),
@@ -143,8 +142,7 @@ const postTypeTools = [
     scope: "sites:read",
     readOnly: true,
     title: "List post types",
-    description:
-      "List a site's post types with their post counts. The built-in types blog and page exist as soon as a post uses them.",
+    description: "A site's post types with post counts (blog and page exist once a post uses them).",
     input: v.object({ siteId, ...pageInput }),
     run: async (ctx, input) => await listPostTypes(ctx, input),
   }),
@@ -154,8 +152,7 @@ const postTypeTools = [
     scope: "sites:write",
     readOnly: false,
     title: "Create a post type",
-    description:
-      "Create a post type such as case-study (slug generated from the name when omitted). Posts name it in postType.",
+    description: "Create a post type such as case-study; posts name it in postType.",
     input: v.object({ siteId, name: line(100), slug: v.optional(slugSchema), description: nullable(textBlock(500)) }),
     run: async (ctx, input) => await createPostType(ctx, input),
   }),
@@ -165,7 +162,7 @@ const postTypeTools = [
     scope: "sites:write",
     readOnly: false,
     title: "Update a post type",
-    description: "Rename a post type or change its slug or description. REST reports posts under the new slug at once.",
+    description: "Rename a post type or change its slug or description (REST follows the new slug at once).",
     input: v.object({
       siteId,
       id: idSchema,
@@ -197,8 +194,7 @@ const templateTools = [
     scope: "sites:read",
     readOnly: true,
     title: "List block templates",
-    description:
-      "List a site's reusable block templates (name, slug, status, block count). Approved templates have status published.",
+    description: "A site's reusable block templates with block counts (approved ones: status published).",
     input: v.object({
       siteId,
       status: v.optional(v.picklist(["pending", "published", "rejected"])),
@@ -213,8 +209,7 @@ const templateTools = [
     scope: "sites:read",
     readOnly: true,
     title: "Get a block template",
-    description:
-      'Get a block template by id or slug. Set include to ["blocks"] to get its blocks (to copy into posts_create) or ["html"].',
+    description: 'A block template by id or slug; include ["blocks"] (to copy into posts_create) or ["html"].',
     input: v.object({ siteId, id: v.optional(idSchema), slug: v.optional(slugSchema), include: includeSchema }),
     run: async (ctx, input) => await getTemplate(ctx, input),
   }),
@@ -226,7 +221,7 @@ const templateTools = [
     approval: "block_template",
     title: "Create a block template",
     description:
-      "Draft a reusable block template. blocks: see blocks://schema; a bad block is refused with its path. Returns {id, slug, status, approval}: usable once a person approves at approval.url.",
+      "Draft a reusable block template (blocks: see blocks://schema); usable once a person approves at approval.url.",
     input: v.object({
       siteId,
       name: line(200),
@@ -245,7 +240,7 @@ const templateTools = [
     approval: "block_template",
     title: "Update a block template",
     description:
-      "Change a block template. New blocks for an approved template wait for approval (the approved version stays in use); name, slug, description change at once. No changes = a fresh link. blocks: see blocks://schema.",
+      "Change a block template. New blocks of an approved one wait for approval (the old stay in use); other fields change at once. No changes = a fresh link.",
     input: v.object({
       siteId,
       id: idSchema,
@@ -265,7 +260,7 @@ const templateTools = [
     destructive: true,
     title: "Delete a block template",
     description:
-      "Delete a block template; open approval links for it are withdrawn. Posts built from it keep their own copy of the blocks.",
+      "Delete a block template (its open approval links are withdrawn); posts keep their copy of its blocks.",
     input: v.object({ siteId, id: idSchema }),
     run: async (ctx, input) => await deleteTemplate(ctx, input),
   }),
@@ -302,8 +297,7 @@ const taxonomyTools = [
     scope: "sites:write",
     readOnly: false,
     title: "Create a category",
-    description:
-      "Create a post category with an optional description and hex colour (#rgb or #rrggbb). Assign it with posts_update categoryIds.",
+    description: "Create a post category (colour #rgb or #rrggbb); assign it with posts_update categoryIds.",
     input: v.object({ siteId, name: line(100), slug: v.optional(slugSchema), ...categoryFields }),
     run: async (ctx, input) => await createTerm(ctx, "category", input),
   }),
@@ -313,7 +307,7 @@ const taxonomyTools = [
     scope: "sites:write",
     readOnly: false,
     title: "Update a category",
-    description: "Change a category's name, slug, description or colour (null clears description or colour).",
+    description: "Change a post category (null clears description or colour).",
     input: v.object({
       siteId,
       id: idSchema,
@@ -350,7 +344,7 @@ const taxonomyTools = [
     scope: "sites:write",
     readOnly: false,
     title: "Create a tag",
-    description: "Create a tag (slug generated from the name when omitted). Assign it with posts_update tagIds.",
+    description: "Create a tag; assign it with posts_update tagIds.",
     input: v.object({ siteId, name: line(100), slug: v.optional(slugSchema) }),
     run: async (ctx, input) => await createTerm(ctx, "tag", input),
   }),
@@ -399,7 +393,7 @@ const navTools = [
     readOnly: true,
     title: "Get the navigation tree",
     description:
-      "Get a site's navigation as a tree (children nested, siblings in order), exactly as REST getNavigation serves it. At most 500 items.",
+      "A site's navigation as a tree (children nested, in order), as REST getNavigation serves it (≤ 500 items).",
     input: v.object({ siteId }),
     run: async (ctx, input) => await listNav(ctx, input),
   }),
@@ -409,8 +403,7 @@ const navTools = [
     scope: "sites:write",
     readOnly: false,
     title: "Add a navigation item",
-    description:
-      "Add a navigation item (label, href) at the top level or under parentId, at an optional position; optional button style, new tab, description, icon, image and column group.",
+    description: "Add a navigation item at the top level or under parentId.",
     input: v.object({
       siteId,
       label: line(100),
@@ -427,7 +420,7 @@ const navTools = [
     scope: "sites:write",
     readOnly: false,
     title: "Update a navigation item",
-    description: "Change a navigation item's label, link or display options. Use nav_items_move to change its place.",
+    description: "Change a navigation item (nav_items_move changes its place).",
     input: v.object({ siteId, id: idSchema, label: v.optional(line(100)), href: v.optional(urlSchema), ...navFields }),
     run: async (ctx, input) => await updateNavItem(ctx, input),
   }),
@@ -437,8 +430,7 @@ const navTools = [
     scope: "sites:write",
     readOnly: false,
     title: "Move a navigation item",
-    description:
-      "Move a navigation item under another parent (null = top level) at an optional position. Cycles are refused.",
+    description: "Move a navigation item under another parent (null = top level); cycles are refused.",
     input: v.object({ siteId, id: idSchema, parentId: v.nullable(idSchema), position }),
     run: async (ctx, input) => await moveNavItem(ctx, input),
   }),
@@ -448,8 +440,7 @@ const navTools = [
     scope: "sites:write",
     readOnly: false,
     title: "Reorder navigation items",
-    description:
-      "Set the order of the children of one parent (parentId, null for the root): ids must list exactly those children, in the new order.",
+    description: "Reorder one parent's children (parentId null = root): ids lists exactly those children.",
     input: v.object({ siteId, parentId: v.nullable(idSchema), ids: v.pipe(v.array(idSchema), v.maxLength(500)) }),
     run: async (ctx, input) => await reorderNav(ctx, input),
   }),
@@ -460,8 +451,7 @@ const navTools = [
     readOnly: false,
     destructive: true,
     title: "Delete a navigation item",
-    description:
-      "Delete a navigation item. An item with children is refused unless withChildren: true, which deletes the whole branch.",
+    description: "Delete a navigation item; one with children only with withChildren: true (the whole branch).",
     input: v.object({ siteId, id: idSchema, withChildren: v.optional(v.boolean()) }),
     run: async (ctx, input) => await deleteNavItem(ctx, input),
   }),
@@ -479,7 +469,7 @@ const mediaTools = [
     readOnly: true,
     title: "List media",
     description:
-      "List a site's media library, newest first. mimeType filters by prefix (image matches image/png and image/jpeg); search matches file names.",
+      "A site's media library, newest first. mimeType is a prefix (image matches image/png); search matches file names.",
     input: v.object({ siteId, mimeType: v.optional(v.pipe(v.string(), v.maxLength(100))), search, ...pageInput }),
     run: async (ctx, input) => await listMedia(ctx, input),
   }),
@@ -500,7 +490,7 @@ const mediaTools = [
     readOnly: false,
     title: "Upload a file",
     description:
-      "Upload a file as base64 (dataBase64 or a data: URL). Type read from the bytes (images, svg, pdf, video, audio, fonts, zip; txt/csv/md/json by mimeType); HTML refused. Images get width, height, thumbnailUrl. Returns the item with its stable url.",
+      "Upload a file as base64 (dataBase64 or a data: URL); type read from the bytes (txt/csv/md/json by mimeType), HTML refused. Returns the item with its stable url.",
     input: v.object({
       siteId,
       filename: line(255),
@@ -517,7 +507,7 @@ const mediaTools = [
     readOnly: false,
     title: "Register a file by URL",
     description:
-      "Add a file hosted elsewhere to the media library by its absolute http(s) URL, without copying it (the server never fetches it). " +
+      "Add a file hosted elsewhere to the media library by its http(s) URL, never fetched or copied. " +
       "Give its mimeType and, for images, width and height if known.",
     input: v.object({
       siteId,
@@ -549,7 +539,7 @@ const mediaTools = [
     destructive: true,
     title: "Delete a media item",
     description:
-      "Delete a media item and its stored file. Refused while a post, navigation item, block template or the branding uses its URL; the error names them.",
+      "Delete a media item and its file; refused while a post, nav item, block template or the branding uses it (the error names them).",
     input: v.object({ siteId, id: idSchema }),
     run: async (ctx, input) => await deleteMedia(ctx, input),
   }),

@@ -81,7 +81,7 @@ const tools = [
     name: "crm_duplicates_find",
     title: "Find likely duplicates",
     description:
-      "Likely duplicate contacts (or companies): same phone, same or similar name, same mailbox name; ranked pairs with reasons. Only records with id if given.",
+      "Likely duplicate contacts (or companies): ranked pairs with reasons (phone, similar name, mailbox). id: only that record's.",
     input: s.duplicatesInput,
     run: findDuplicates,
   }),

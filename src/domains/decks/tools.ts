@@ -54,8 +54,7 @@ const deckTools = [
     scope: "decks:read",
     readOnly: true,
     title: "List decks",
-    description:
-      "List the company's pitch decks, newest change first. Filter by siteId, status, template, search (title).",
+    description: "The company's pitch decks, newest change first; search matches titles.",
     input: v.object({
       siteId: v.optional(idSchema),
       status: v.optional(v.picklist(DECK_STATUSES)),
@@ -72,7 +71,7 @@ const deckTools = [
     readOnly: true,
     title: "Get a deck",
     description:
-      'A deck by id or slug: status, public url, approval, unfilled {{placeholders}}, slide list. include ["slides"] for fields and notes, ["html"] rendered; version "published" reads the live one.',
+      'A deck by id or slug: status, url, approval, unfilled {{placeholders}}, slides. include ["slides"] (fields, notes) or ["html"]; version "published": the live one.',
     input: v.object({
       id: v.optional(deckId),
       slug: v.optional(slugSchema),
@@ -88,7 +87,7 @@ const deckTools = [
     readOnly: false,
     title: "Create a deck",
     description:
-      "Create a draft deck from slides [{layout, content, notes}] (fields: deck_layouts_list) or a Markdown outline (## heading per slide, - bullets, > quote), themed by the site's brand (default: primary site).",
+      "Draft a deck from slides [{layout, content, notes}] (deck_layouts_list) or a Markdown outline (## per slide, - bullets, > quote), in the site's brand (default primary).",
     input: v.object({
       title: line(200),
       siteId: v.optional(idSchema),
@@ -108,7 +107,7 @@ const deckTools = [
     approval: "pitch_deck",
     title: "Update a deck",
     description:
-      "Change a deck's title, slug, description, site (theme) or template flag; equal values change nothing (unchanged: true). No fields = send the draft for approval again (fresh link; same version if unchanged).",
+      "Change a deck's title, slug, description, site (theme) or template flag. No fields = ask approval again (fresh link).",
     input: v.object({
       id: deckId,
       title: v.optional(line(200)),
@@ -139,7 +138,7 @@ const deckTools = [
     approval: "pitch_deck",
     title: "Publish a deck",
     description:
-      "Freeze the draft as a version and ask a person to approve it (approval.url shows every slide). Once approved it is live at url. Refused with {{placeholders}} left.",
+      "Freeze the draft as a version for a person to approve (approval.url); then live at url. Refused with {{placeholders}} left.",
     input: v.object({ id: deckId }),
     run: (ctx, input) => publishDeck(ctx, input),
   }),
@@ -151,8 +150,7 @@ const deckTools = [
     supervised: "gated",
     destructive: true,
     title: "Unpublish a deck",
-    description:
-      "Take a published deck offline once a person approves at approval.url; a pending request is withdrawn at once.",
+    description: "Take a published deck offline once a person approves at approval.url (withdraws a pending request).",
     input: v.object({ id: deckId }),
     run: (ctx, input) => unpublishDeck(ctx, input),
   }),
@@ -182,7 +180,7 @@ const deckTools = [
     readOnly: false,
     title: "Replace text in a deck",
     description:
-      "Replace every occurrence of find in a deck's title, slides and notes (matchCase default true). Returns the count and slide numbers.",
+      "Replace find in a deck's title, slides and notes (matchCase default true); returns count and slide numbers.",
     input: v.object({ id: deckId, find: line(200), replace: textBlock(2000), matchCase: v.optional(v.boolean()) }),
     run: (ctx, input) => replaceText(ctx, input),
   }),
@@ -228,8 +226,7 @@ const slideTools = [
     readOnly: false,
     idempotencyKey: true,
     title: "Add slides",
-    description:
-      "Insert slides [{layout, content, notes}] at position (1-based; default the end); later slides move down.",
+    description: "Insert slides [{layout, content, notes}] at position (1-based; default the end).",
     input: v.object({ deckId, slides: slides(1), position: v.optional(position) }),
     run: (ctx, input) => addSlides(ctx, input),
   }),

@@ -86,7 +86,7 @@ const who = { id: v.optional(idSchema), email: v.optional(email) };
 const W = { toolset: "email", scope: "email:write", readOnly: false } as const;
 const R = { toolset: "email", scope: "email:read", readOnly: true } as const;
 /** What every send says up front: metered companies pay per recipient, and the result says what was paid. */
-const COST = `Costs ${PRICES["email.send"]} AI credit per recipient when the company is metered (result: credits, creditBalance).`;
+const COST = `Costs ${PRICES["email.send"]} AI credit per recipient on a metered company (result: credits, creditBalance).`;
 // Every sending verb checks email:write as well (sendAuth): a key with email:send alone is not shown them.
 const S = {
   toolset: "email",
@@ -120,7 +120,7 @@ const listsCreate = defineTool({
   name: "email_lists_create",
   title: "Create a list",
   description:
-    "Create a mailing list. optIn double (default): new addresses get a confirmation mail and stay unconfirmed until they click. publicSignup: a public signup form (signupUrl; always double opt-in).",
+    "Create a mailing list. optIn double (default): new addresses stay unconfirmed until they click a confirmation mail. publicSignup: a signup form (signupUrl; double opt-in).",
   input: v.object({
     name,
     description: v.optional(v.pipe(v.string(), v.maxLength(2000))),
@@ -135,7 +135,7 @@ const listsUpdate = defineTool({
   name: "email_lists_update",
   title: "Change a list",
   description:
-    "Rename a list, change its description or opt-in (applies to addresses added later), or turn its public signup form on or off (off then on gives a new signupUrl).",
+    "Change a list; opt-in applies to addresses added later; publicSignup off then on gives a new signupUrl.",
   input: v.object({
     id: idSchema,
     name: v.optional(name),
@@ -162,7 +162,7 @@ const subsList = defineTool({
   ...R,
   name: "email_subscribers_list",
   title: "List subscribers",
-  description: "Subscribers, newest first, with their status per list. Filter by listId and status, search email/name.",
+  description: "Subscribers, newest first, with their status per list; search matches email and name.",
   input: v.object({
     listId: v.optional(idSchema),
     status: v.optional(memberStatus),
@@ -186,7 +186,7 @@ const subsAdd = defineTool({
   name: "email_subscribers_add",
   title: "Add a subscriber",
   description:
-    "Add an address (or find it) to lists: subscribed on single opt-in, unconfirmed plus a confirmation mail on double. Keeps unsubscribed/bounced/complained. preconfirmed: consent given elsewhere.",
+    "Add an address to lists: subscribed on single opt-in, unconfirmed plus a confirmation mail on double; unsubscribed/bounced/complained stay. preconfirmed: consent given elsewhere.",
   input: v.object({
     email,
     name: v.optional(v.nullable(name)),
@@ -225,7 +225,7 @@ const subsUpdate = defineTool({
   idempotent: true,
   name: "email_subscribers_update",
   title: "Change a subscriber",
-  description: "Change newEmail, name, attributes (merged; null removes), blocklisted, or set list statuses by hand.",
+  description: "Change a subscriber (attributes merge; null removes one) or set list statuses by hand.",
   input: v.object({
     ...who,
     newEmail: v.optional(email),
@@ -259,7 +259,7 @@ const subsHistory = defineTool({
   name: "email_subscribers_history",
   title: "Subscriber history",
   description:
-    "What one subscriber was sent (campaigns, transactional, confirmations) with delivery, opens, clicks, unsubscribes; newest first.",
+    "What one subscriber was sent (campaigns, transactional, confirmations), newest first, with delivery, opens, clicks.",
   input: v.object({ ...who, ...paging }),
   run: subscriberHistory,
 });
@@ -421,7 +421,7 @@ const cCreate = defineTool({
   name: "email_campaigns_create",
   title: "Draft a campaign",
   description:
-    "Draft a campaign from templateId or html; audience: subscribed members of listIds, narrowed to segmentIds. A person approves (approval.url) before it can be sent.",
+    "Draft a campaign from templateId or html to listIds' subscribed members, narrowed to segmentIds. Sendable once a person approves (approval.url).",
   input: v.object({ ...content, name, subject: line(900), listIds: v.pipe(ids, v.minLength(1)) }),
   run: createCampaign,
 });
@@ -432,7 +432,7 @@ const cUpdate = defineTool({
   name: "email_campaigns_update",
   title: "Change a campaign",
   description:
-    "Change a draft, pending or scheduled campaign (as in create); needs approval again, drops a schedule. No changes: a fresh link.",
+    "Change a draft, pending or scheduled campaign; needs approval again, drops a schedule. No changes: a fresh link.",
   input: v.object({ id: idSchema, name: v.optional(name), ...content }),
   run: updateCampaign,
 });
@@ -460,7 +460,7 @@ const cSchedule = defineTool({
   idempotent: true,
   name: "email_campaigns_schedule",
   title: "Schedule a campaign",
-  description: `Send an approved campaign later. at: ISO with Z/offset, or local YYYY-MM-DDTHH:MM with timeZone (IANA). ${COST} Paid when scheduled.`,
+  description: `Send an approved campaign later. at: ISO with offset, or local with timeZone. ${COST} Paid when scheduled.`,
   input: v.object({
     id: idSchema,
     at: v.pipe(v.string(), v.minLength(1), v.maxLength(40)),
@@ -538,7 +538,7 @@ const txSend = defineTool({
   idempotencyKey: true,
   name: "email_transactional_send",
   title: "Send a transactional email",
-  description: `One message to one address from a template, data for {{ data.key }}. Pass idempotencyKey: a retry never sends twice. ${COST}`,
+  description: `One message to one address from a template (data fills {{ data.key }}); with idempotencyKey a retry never sends twice. ${COST}`,
   input: v.object({
     to: email,
     templateId: idSchema,
@@ -558,8 +558,7 @@ const fbSetup = defineTool({
   ...W,
   name: "email_feedback_setup",
   title: "Set up bounce feedback",
-  description:
-    "Make (or replace) the secret URL where DSN/ARF reports and SES/Postmark webhooks are posted; shown once.",
+  description: "Make (or replace) the secret URL for DSN/ARF reports and SES/Postmark webhooks; shown once.",
   input: v.object({}),
   run: setupFeedback,
 });

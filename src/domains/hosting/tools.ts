@@ -43,8 +43,7 @@ export const hostingDomain: Domain = {
       scope: "hosting:read",
       readOnly: true,
       title: "List domain health",
-      description:
-        "Every site domain with status (ok, degraded, down, pending, paused), uptime, dns, tls, cert expiry, open incident; counts per status.",
+      description: "Every site domain with status, uptime, dns, tls, cert expiry, open incident; counts per status.",
       input: v.object({ siteId: v.optional(idSchema), status: v.optional(v.picklist(OVERALL)), ...pageInput }),
       run: listHostingDomains,
     }),
@@ -55,7 +54,7 @@ export const hostingDomain: Domain = {
       readOnly: true,
       title: "Get domain health",
       description:
-        "One domain by id or hostname: DNS records required vs found, certificate issuer/expiry, last uptime check, last 24 h, open incident.",
+        "One domain by id or hostname: DNS records required vs found, certificate, last check, last 24 h, open incident.",
       input: v.object(ref),
       run: getHostingDomain,
     }),
@@ -65,8 +64,7 @@ export const hostingDomain: Domain = {
       scope: "hosting:read",
       readOnly: true,
       title: "List check history",
-      description:
-        "A domain's checks, newest first: kind http|dns|tls, ok, status, HTTP code, response ms, error. since/until are ISO times.",
+      description: "A domain's checks (http, dns, tls), newest first: ok, status, HTTP code, response ms, error.",
       input: v.object({
         ...ref,
         kind: v.optional(v.picklist(["http", "dns", "tls"])),
@@ -83,8 +81,7 @@ export const hostingDomain: Domain = {
       scope: "hosting:read",
       readOnly: true,
       title: "List uptime incidents",
-      description:
-        "Downtime incidents, newest first: hostname, start, end, duration, cause. Filter by status, site or domain.",
+      description: "Downtime incidents, newest first: hostname, start, end, duration, cause.",
       input: v.object({
         status: v.optional(v.picklist(["open", "resolved"])),
         siteId: v.optional(idSchema),
@@ -101,7 +98,7 @@ export const hostingDomain: Domain = {
       readOnly: true,
       title: "Get uptime",
       description:
-        "Uptime % over the last `days` (default 30) per domain (one, a site's, or all): checks, failures, avg/p95 ms, incidents, downtime.",
+        "Uptime % over the last `days` (default 30) per domain (one, a site's, or all), with failures, avg/p95 ms, incidents, downtime.",
       input: v.object({
         ...ref,
         siteId: v.optional(idSchema),

@@ -14,7 +14,7 @@ export const integrationsList = defineTool({
   readOnly: true,
   title: "List integrations",
   description:
-    "What this company connected (OAuth AI clients, SMTP, storage, embeddings, webhooks) with health: last success/error, token expiry. Failing first.",
+    "What this company connected (OAuth AI clients, SMTP, storage, embeddings, webhooks) with health; failing first.",
   input: v.object({
     kind: v.optional(v.pipe(v.string(), v.maxLength(40))),
     status: v.optional(v.picklist(["active", "failing", "expired", "disabled", "configured", "not_configured"])),
@@ -42,7 +42,7 @@ export const integrationsRevoke = defineTool({
   destructive: true,
   title: "Revoke an integration",
   description:
-    "Disconnect an integration: an OAuth AI client's tokens stop at once (or lose this company if they reach others). Server settings cannot be revoked.",
+    "Disconnect an integration: an OAuth AI client's tokens stop at once (or lose this company if they reach others); server settings stay.",
   input: v.object({ id }),
   run: async (ctx, input) => await revokeIntegration(ctx, input.id),
 });

@@ -30,8 +30,7 @@ export const notificationsList = defineTool({
   scope: "notifications:read",
   readOnly: true,
   title: "List my notifications",
-  description:
-    "Your notifications here, unread first then newest; with unreadCount. view: inbox (default), unread, snoozed, archived, all. type may be a prefix like card.*.",
+  description: "Your notifications here, unread first then newest, with unreadCount. type may be a prefix like card.*.",
   input: v.object({
     view: v.optional(v.picklist(VIEWS)),
     type: v.optional(type),
@@ -74,8 +73,7 @@ export const notificationsMarkAllRead = defineTool({
   ...selfService,
   name: "notifications_mark_all_read",
   title: "Mark all read",
-  description:
-    "Mark every unread notification in your inbox here read, optionally only of one type or created before a time.",
+  description: "Mark every unread notification in your inbox read, optionally of one type or before a time.",
   input: v.object({ type: v.optional(type), before: v.optional(when) }),
   run: async (ctx, input) =>
     await markAllRead(inboxOf(ctx, true), {
@@ -109,7 +107,7 @@ export const notificationsCreate = defineTool({
   readOnly: false,
   title: "Notify members",
   description:
-    "Notify company members (userIds and/or emails) with a title, optional body and portal link (/path). type defaults to message. You are not notified yourself.",
+    "Notify company members (userIds and/or emails) with a title, optional body and portal link (/path); not yourself.",
   input: v.object({
     userIds: v.optional(v.pipe(v.array(id), v.maxLength(100))),
     emails: v.optional(v.pipe(v.array(v.pipe(v.string(), v.maxLength(254))), v.maxLength(100))),

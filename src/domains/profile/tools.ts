@@ -15,8 +15,7 @@ export const profileGet = defineTool({
   readOnly: true,
   companyFree: true,
   title: "Get my profile",
-  description:
-    "Your own profile: name, email, title, time zone, working hours, local time now, and notification preferences per type.",
+  description: "Your own profile: name, email, title, time zone, working hours, local time, notification preferences.",
   input: v.object({}),
   run: async (ctx) => await getProfile(ctx),
 });
@@ -31,7 +30,7 @@ export const profileUpdate = defineTool({
   minRole: "viewer",
   title: "Update my profile",
   description:
-    'Change your own profile; omitted fields stay, null clears. timeZone is IANA (Europe/Lisbon). workingHours: {"mon":[{"start":"09:00","end":"17:30"}],…}, days left out are off. notificationPreferences: [{type ("*" = all), inApp?, email?, reset?}].',
+    'Change your own profile (null clears). timeZone: IANA (Europe/Lisbon). workingHours {"mon":[{"start":"09:00","end":"17:30"}],…}, days left out off. notificationPreferences [{type ("*" = all), inApp?, email?, reset?}].',
   input: v.object({
     name: v.optional(line(100)),
     title: v.optional(line(100)),

@@ -83,7 +83,7 @@ const projectTools = [
     ...R,
     title: "Get a project",
     description:
-      "A project by id or key (WEB): members, labels, milestones with progress, boards and columns with card counts, active sprint, time logged.",
+      "A project by id or key (WEB): members, labels, milestones, boards and columns with card counts, active sprint, time logged.",
     input: s.projectRefInput,
     run: getProject,
   }),
@@ -92,8 +92,7 @@ const projectTools = [
     ...P,
     ...W,
     title: "Create a project",
-    description:
-      "Create a project with a board (Backlog, To do, In progress, In review, Done, Cancelled). key (WEB) prefixes card keys; derived from name if omitted.",
+    description: "Create a project with a default board. key (WEB) prefixes card keys; derived from name if omitted.",
     input: s.projectCreateInput,
     run: createProject,
   }),
@@ -318,8 +317,7 @@ const kanbanTools = [
     ...K,
     ...W,
     title: "Add a column",
-    description:
-      "Add a column (stateGroup backlog/unstarted/started/done/cancelled, optional wipLimit) after afterColumnId or at the end.",
+    description: "Add a board column after afterColumnId or at the end.",
     input: s.columnCreateInput,
     run: createColumn,
   }),
@@ -359,7 +357,7 @@ const kanbanTools = [
     ...R,
     title: "List or search cards",
     description:
-      'Find cards: filter by project, board, column, stateGroups, assignee (or "me"/"none"), labels (any), priorities, sprintId (id/active/none), due dates, search text or key.',
+      'Find cards by project, board, column, state, assignee ("me"/"none"), labels (any), priorities, sprint, due dates, text or key.',
     input: s.cardListInput,
     run: listCards,
   }),
@@ -409,8 +407,7 @@ const kanbanTools = [
     ...K,
     ...W,
     title: "Change many cards",
-    description:
-      "Move and/or change up to 100 cards at once (all or nothing): column, sprint, priority, estimate, due date, add/remove labels and assignees.",
+    description: "Move and/or change up to 100 cards at once (all or nothing).",
     input: s.cardBulkInput,
     run: bulkUpdateCards,
   }),
@@ -538,7 +535,7 @@ const kanbanTools = [
     ...W,
     title: "Create a recurrence",
     description:
-      "Make a card on a schedule. rule: RRULE subset, e.g. FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,TH, FREQ=MONTHLY;BYMONTHDAY=-1 or BYDAY=2TU. time HH:MM in timeZone; {date} in title; catchUp all|latest.",
+      "Make a card on a schedule. rule: RRULE subset, e.g. FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,TH or FREQ=MONTHLY;BYMONTHDAY=-1. time HH:MM in timeZone; {date} in title.",
     input: s.recurrenceCreateInput,
     run: createRecurrence,
   }),
@@ -658,8 +655,7 @@ const sprintTools = [
     ...S,
     ...R,
     title: "Sprint burndown",
-    description:
-      "Per day of a sprint (project time zone): scope, completed and remaining points, and the ideal line; from card history.",
+    description: "A sprint's burndown per day: scope, completed and remaining points, the ideal line.",
     input: s.refInput,
     run: sprintBurndown,
   }),

@@ -13,7 +13,7 @@ export const serviceCatalogList = defineTool({
   readOnly: true,
   title: "List services",
   description:
-    "The services the agency offers this company (name, description, price in cents, billing unit). Use it to find serviceId for service_requests_create.",
+    "The services the agency offers this company (price in cents, billing unit): serviceId for service_requests_create.",
   input: v.object({
     includeInactive: v.optional(v.boolean(), false),
   }),
@@ -52,7 +52,7 @@ export const serviceRequestsCreate = defineTool({
   readOnly: false,
   title: "Request a service",
   description:
-    "Request one of the agency's active services (serviceId from service_catalog_list) for this company, with free-text details. Returns {id, status}.",
+    "Request one of the agency's active services (serviceId from service_catalog_list), with free-text details.",
   input: v.object({
     serviceId: id,
     details: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(5000))),

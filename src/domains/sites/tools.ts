@@ -36,8 +36,7 @@ export const siteTools = [
     scope: "sites:read",
     readOnly: true,
     title: "List sites",
-    description:
-      "List the company's sites (id, name, primary domain, subdomain, active). Every other CMS tool takes a siteId from here.",
+    description: "The company's sites (id, name, primary domain, subdomain, active): the siteId other CMS tools take.",
     input: v.object({ ...pageInput }),
     cachedBy: [sites],
     run: async (ctx, input) => await listSites(ctx, input),
@@ -59,7 +58,7 @@ export const siteTools = [
     scope: "sites:read",
     readOnly: true,
     title: "List site domains",
-    description: "List the custom domains of a site; the primary one is what the REST site config reports as `domain`.",
+    description: "A site's custom domains; the primary one is the REST site config's `domain`.",
     input: v.object({ siteId }),
     cachedBy: [sites, siteDomains],
     run: async (ctx, input) => await listDomains(ctx, input),
@@ -71,7 +70,7 @@ export const siteTools = [
     readOnly: false,
     title: "Add a site domain",
     description:
-      "Add a custom domain (hostname only, like www.example.com) to a site. The first becomes primary; primary: true makes a later one primary. A hostname belongs to one site only.",
+      "Add a custom domain (hostname like www.example.com, one site only) to a site. The first becomes primary; primary: true makes a later one primary.",
     input: v.object({
       siteId,
       hostname: v.pipe(v.string(), v.minLength(1), v.maxLength(253)),
@@ -85,8 +84,7 @@ export const siteTools = [
     scope: "sites:write",
     readOnly: false,
     title: "Set the primary domain",
-    description:
-      "Make a domain the site's primary domain (primary: true) or leave the site without one (primary: false on the current primary).",
+    description: "Make a domain the site's primary (primary: true), or leave none (false on the current primary).",
     input: v.object({ siteId, id: idSchema, primary: v.boolean() }),
     run: async (ctx, input) => await updateDomain(ctx, input),
   }),
@@ -118,7 +116,7 @@ export const siteTools = [
     readOnly: false,
     title: "Set an environment variable",
     description:
-      "Create or replace a site environment variable. Mark API keys and passwords secret: true; a secret stays secret and its value is never returned again.",
+      "Create or replace a site environment variable. secret: true for keys and passwords (never returned again, stays secret).",
     input: v.object({
       siteId,
       key: envKey,

@@ -44,7 +44,7 @@ const productsList = defineTool({
   readOnly: true,
   title: "List products",
   description:
-    "List a site's products (any status), newest first, with price, stock and variant counts. Filter by status, categoryId, featured, search (name or SKU).",
+    "A site's products (any status), newest first, with price, stock and variant counts. search: name or SKU.",
   input: s.productListInput,
   run: listProducts,
 });
@@ -56,7 +56,7 @@ const productsGet = defineTool({
   readOnly: true,
   title: "Get a product",
   description:
-    "One product by id or slug: images, options, variants (inactive ones flagged), bulk pricing, SEO fields, tags, metadata, category. Cents.",
+    "One product by id or slug with images, options, variants (inactive flagged), bulk pricing, SEO, category. Cents.",
   input: s.productGetInput,
   run: getProduct,
 });
@@ -69,7 +69,7 @@ const productsCreate = defineTool({
   supervised: "staged",
   title: "Create a product",
   description:
-    'Create a product (draft unless status says; only active ones are sold) with images, options ([{"name":"Size","values":["S","M"]}]), variants ({"options":{"Size":"M"}}) and/or generateVariants: true (all missing combinations), optionPrices ({"Size":{"L":300}}: cents added per value) and bulkPricing. Cents.',
+    'Create a product (draft unless status says; only active ones sell). options [{"name":"Size","values":["S","M"]}], variants [{"options":{"Size":"M"}}] and/or generateVariants (all combinations), optionPrices {"Size":{"L":300}} (cents added). Cents.',
   input: s.productCreateInput,
   run: createProduct,
 });
@@ -83,7 +83,7 @@ const productsUpdate = defineTool({
   idempotent: true,
   title: "Update a product",
   description:
-    "Change a product's fields; omitted stay, null clears; images replaces the list. Status, options, variants and bulk pricing have their own tools.",
+    "Change a product's fields (omitted stay, null clears, images replaces the list). Status, options, variants, bulk pricing: own tools.",
   input: s.productUpdateInput,
   run: updateProduct,
 });
@@ -97,7 +97,7 @@ const productsSetStatus = defineTool({
   idempotent: true,
   title: "Change a product's status",
   description:
-    "Move a product: draft \u2192 active/inactive, inactive \u2192 active/draft, active \u2192 inactive. With options it needs an active variant to be active. Only active products are sold. Taking an active one off sale waits for a person's approval (approval.url).",
+    "Move a product: draft \u2192 active/inactive, inactive \u2192 active/draft, active \u2192 inactive. Active needs an active variant if it has options. Taking one off sale waits for a person's approval (approval.url).",
   input: s.productSetStatusInput,
   run: setProductStatus,
 });
@@ -111,7 +111,7 @@ const productsDelete = defineTool({
   destructive: true,
   title: "Delete a product",
   description:
-    "Delete a product with its images, options, variants and bulk pricing. Orders keep their lines. An active one waits for a person's approval (approval.url).",
+    "Delete a product with its images, options, variants, bulk pricing (orders keep their lines). An active one waits for a person's approval (approval.url).",
   input: s.productRef,
   run: deleteProduct,
 });
@@ -126,7 +126,7 @@ const productOptionsSet = defineTool({
   idempotent: true,
   title: "Set a product's options",
   description:
-    'Replace a product\'s options, e.g. [{"name":"Size","values":["S","M"]}]; surviving names and values keep their ids. Refused when variants would stop matching, unless deleteInvalidVariants.',
+    'Replace a product\'s options, e.g. [{"name":"Size","values":["S","M"]}]; kept names/values keep their ids. Refused if variants would stop matching, unless deleteInvalidVariants.',
   input: s.productOptionsSetInput,
   run: setProductOptions,
 });
@@ -139,7 +139,7 @@ const variantsCreate = defineTool({
   supervised: "staged",
   title: "Create a variant",
   description:
-    'Add a variant to a product: options names one value per option ({"Size":"M"}), with its own price (cents), stock, SKU and image. Each combination exists once.',
+    'Add a variant: options has one value per option ({"Size":"M"}); own price (cents), stock, SKU, image. Each combination exists once.',
   input: s.variantCreateInput,
   run: createVariant,
 });
@@ -152,8 +152,7 @@ const variantsUpdate = defineTool({
   supervised: "staged",
   idempotent: true,
   title: "Update a variant",
-  description:
-    "Change a variant's price, stock, SKU, image, active flag or option values (the combination must stay unique).",
+  description: "Change a variant's price, stock, SKU, image, active flag or options (the combination stays unique).",
   input: s.variantUpdateInput,
   run: updateVariant,
 });
@@ -167,7 +166,7 @@ const variantsDelete = defineTool({
   destructive: true,
   title: "Delete a variant",
   description:
-    "Delete a variant (and its own bulk pricing rules). Set active: false with product_variants_update to hide it without deleting.",
+    "Delete a variant and its bulk pricing rules. To hide it instead: product_variants_update active: false.",
   input: s.variantRef,
   run: deleteVariant,
 });
@@ -181,7 +180,7 @@ const variantsGenerate = defineTool({
   idempotent: true,
   title: "Generate all variants",
   description:
-    'Create the missing combinations of a product\'s options as variants (100 at most in all) at price (default the product\'s) plus optionPrices ({"Size":{"L":300}}: cents per value).',
+    'Create the missing option combinations as variants (100 at most in all) at price (default the product\'s) plus optionPrices ({"Size":{"L":300}}: cents).',
   input: s.variantsGenerateInput,
   run: generateVariants,
 });
@@ -196,7 +195,7 @@ const bulkPricingSet = defineTool({
   idempotent: true,
   title: "Set bulk pricing",
   description:
-    "Replace a product's quantity pricing rules ([] removes them): minQuantity, maxQuantity?, priceType fixed (amount = unit price, cents) or percent_off (basis points, 1000 = 10 %), optional variantId or variantOptions (beats a product-wide rule). No overlapping ranges.",
+    "Replace a product's quantity pricing rules ([] removes): priceType fixed (amount = unit price, cents) or percent_off (basis points, 1000 = 10 %); a variantId/variantOptions rule beats a product-wide one. Ranges must not overlap.",
   input: s.bulkPricingSetInput,
   run: setBulkPricing,
 });
@@ -209,8 +208,7 @@ const categoriesList = defineTool({
   scope: "store:read",
   readOnly: true,
   title: "List product categories",
-  description:
-    "A site's product categories as a tree (parentId), ordered by position then name, with live counts of active products.",
+  description: "A site's product categories as a tree (parentId), by position then name, with active product counts.",
   input: s.categoryListInput,
   run: listCategories,
 });
@@ -222,8 +220,7 @@ const categoriesCreate = defineTool({
   readOnly: false,
   supervised: "staged",
   title: "Create a product category",
-  description:
-    "Create a product category, optionally under a parent, with slug, description, image, position and active flag.",
+  description: "Create a product category, optionally under a parent.",
   input: s.categoryCreateInput,
   run: createCategory,
 });
@@ -237,7 +234,7 @@ const categoriesUpdate = defineTool({
   idempotent: true,
   title: "Update a product category",
   description:
-    "Change a category's name, slug, description, image or active flag. Deactivating hides its subtree from the storefront; activating needs an active parent.",
+    "Change a category. Deactivating hides its subtree from the storefront; activating needs an active parent.",
   input: s.categoryUpdateInput,
   run: updateCategory,
 });
@@ -251,7 +248,7 @@ const categoriesMove = defineTool({
   idempotent: true,
   title: "Move a product category",
   description:
-    "Move a category under another parent (null = top level), optionally at a position among its new siblings; never under itself or a descendant.",
+    "Move a category under another parent (null = top level), optionally at a position; never under itself or a descendant.",
   input: s.categoryMoveInput,
   run: moveCategory,
 });
@@ -264,8 +261,7 @@ const categoriesReorder = defineTool({
   supervised: "staged",
   idempotent: true,
   title: "Reorder product categories",
-  description:
-    "Set the order of parentId's children (null = top level): orderedIds lists each of them exactly once, in the new order.",
+  description: "Reorder parentId's children (null = top level): orderedIds lists each exactly once.",
   input: s.categoryReorderInput,
   run: reorderCategories,
 });
@@ -278,8 +274,7 @@ const categoriesDelete = defineTool({
   supervised: "staged",
   destructive: true,
   title: "Delete a product category",
-  description:
-    "Delete a category without subcategories (move or delete those first); its products become uncategorized (count returned).",
+  description: "Delete a category without subcategories; its products become uncategorized (count returned).",
   input: s.categoryRef,
   run: deleteCategory,
 });
@@ -293,7 +288,7 @@ const settingsGet = defineTool({
   readOnly: true,
   title: "Get store settings",
   description:
-    "Whether the site's store exists and is enabled (REST serves products only then), its currency (ISO 4217) and whether prices include tax.",
+    "Whether the site's store is enabled (REST serves products only then), its currency and whether prices include tax.",
   input: s.siteOnly,
   run: getStoreSettings,
 });
@@ -307,7 +302,7 @@ const settingsUpdate = defineTool({
   idempotent: true,
   title: "Update store settings",
   description:
-    "Enable or disable a site's store (created on first use), set its ISO 4217 currency (new orders use it) and whether catalog prices include tax.",
+    "Enable or disable a site's store (created on first use); set its ISO 4217 currency (for new orders) and whether prices include tax.",
   input: s.storeSettingsUpdateInput,
   run: updateStoreSettings,
 });
@@ -378,8 +373,7 @@ const ordersGet = defineTool({
   scope: "store:read",
   readOnly: true,
   title: "Get an order",
-  description:
-    "One order: lines (listPrice, bulkRule applied, unitPrice, lineTotal), subtotal, discount {code, kind, amount, discountTotal}, total.",
+  description: "One order: lines (listPrice, bulkRule, unitPrice, lineTotal), subtotal, discount, total.",
   input: s.orderRef,
   run: getOrder,
 });
@@ -391,7 +385,7 @@ const ordersCreate = defineTool({
   readOnly: false,
   title: "Create an order",
   description:
-    "Place a pending order: items [{productId, variantId if the product has options, quantity}], optional customerId or customer {email, name}, discountCode. Prices, bulk tiers and stock come from the catalog; never send prices. Needs an enabled store.",
+    "Place a pending order: items [{productId, variantId if it has options, quantity}], customerId or customer {email, name}. Prices, tiers and stock come from the catalog. Needs an enabled store.",
   input: s.orderCreateInput,
   run: createOrder,
 });
@@ -403,8 +397,7 @@ const ordersUpdate = defineTool({
   readOnly: false,
   idempotent: true,
   title: "Update an order",
-  description:
-    "Change a pending order's notes or customer (customerId, null for none, or customer {email, name}). Other statuses are refused.",
+  description: "Change a pending order's notes or customer (customerId, null for none, or customer {email, name}).",
   input: s.orderUpdateInput,
   run: updateOrder,
 });
@@ -417,7 +410,7 @@ const ordersDelete = defineTool({
   destructive: true,
   title: "Delete an order",
   description:
-    "Delete a pending order (its tracked stock and code use are given back) or a cancelled one. Paid, fulfilled and refunded orders are kept: refund instead.",
+    "Delete a pending (stock and code use given back) or cancelled order. Paid, fulfilled, refunded ones stay: refund instead.",
   input: s.orderRef,
   run: deleteOrder,
 });
@@ -430,7 +423,7 @@ const ordersUpdateStatus = defineTool({
   idempotent: true,
   title: "Change an order's status",
   description:
-    "Move an order: pending \u2192 paid/cancelled, paid \u2192 fulfilled/refunded, fulfilled \u2192 refunded (cancelled and refunded are final). Cancelling or refunding before fulfilment returns tracked stock.",
+    "Move an order: pending \u2192 paid/cancelled, paid \u2192 fulfilled/refunded, fulfilled \u2192 refunded. Cancelling or refunding before fulfilment returns stock.",
   input: s.orderStatusInput,
   run: updateOrderStatus,
 });
@@ -443,8 +436,7 @@ const discountsList = defineTool({
   scope: "store:read",
   readOnly: true,
   title: "List discounts",
-  description:
-    "List a site's discount codes with their terms, usage (usedCount of usageLimit) and whether each is usable now.",
+  description: "A site's discount codes with terms, usage (usedCount of usageLimit) and whether each is usable now.",
   input: s.discountListInput,
   run: listDiscounts,
 });
@@ -468,7 +460,7 @@ const discountsCreate = defineTool({
   supervised: "staged",
   title: "Create a discount code",
   description:
-    "Create a discount code: percent (basis points, 1000 = 10 %) or fixed (cents) off the subtotal, optional minSubtotal, startsAt/endsAt (ISO 8601), usageLimit. Case-insensitive, unique per site.",
+    "Create a discount code: percent (basis points, 1000 = 10 %) or fixed (cents) off the subtotal. Codes are case-insensitive, unique per site.",
   input: s.discountCreateInput,
   run: createDiscount,
 });
@@ -481,8 +473,7 @@ const discountsUpdate = defineTool({
   supervised: "staged",
   idempotent: true,
   title: "Update a discount code",
-  description:
-    "Change a discount's amount, minSubtotal, validity window, usageLimit or active flag; code and kind are fixed.",
+  description: "Change a discount's terms or active flag; code and kind are fixed.",
   input: s.discountUpdateInput,
   run: updateDiscount,
 });
@@ -508,8 +499,7 @@ const reviewsList = defineTool({
   scope: "store:read",
   readOnly: true,
   title: "List reviews",
-  description:
-    "List a site's product reviews, newest first, by productId or status (pending, approved, hidden), with the matches' average rating.",
+  description: "A site's product reviews, newest first, with the matches' average rating.",
   input: s.reviewListInput,
   run: listReviews,
 });
@@ -520,8 +510,7 @@ const reviewsCreate = defineTool({
   scope: "store:write",
   readOnly: false,
   title: "Record a review",
-  description:
-    "Record a customer's review of a product (rating 1-5, optional title and body); pending until approved with reviews_moderate.",
+  description: "Record a customer's product review (rating 1-5); pending until approved with reviews_moderate.",
   input: s.reviewCreateInput,
   run: createReview,
 });
@@ -547,8 +536,7 @@ const messagesList = defineTool({
   scope: "store:read",
   readOnly: true,
   title: "List customer messages",
-  description:
-    "List customer message threads, most recently active first, by status (open, closed); awaitingReply marks open threads whose last message is the customer's.",
+  description: "Customer message threads, latest activity first; awaitingReply: open, last message from the customer.",
   input: s.messageListInput,
   run: listMessages,
 });
@@ -571,7 +559,7 @@ const messagesCreate = defineTool({
   readOnly: false,
   title: "Record a customer message",
   description:
-    "Record a message a customer sent (email, form, phone) as a new open thread, linked to the customer with that email if any.",
+    "Record a customer's message (email, form, phone) as a new open thread, linked to the customer with that email if any.",
   input: s.messageCreateInput,
   run: createMessage,
 });
@@ -582,8 +570,7 @@ const messagesReply = defineTool({
   scope: "store:write",
   readOnly: false,
   title: "Reply to a customer message",
-  description:
-    "Add a staff reply to an open thread; a closed one must be reopened with customer_messages_reopen first.",
+  description: "Add a staff reply to an open thread (reopen a closed one with customer_messages_reopen).",
   input: s.messageReplyInput,
   run: replyToMessage,
 });

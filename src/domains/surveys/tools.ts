@@ -76,13 +76,13 @@ const surveysGet = defineTool({
   readOnly: true,
   title: "Get a survey",
   description:
-    "One survey by id or slug: its definition (pages, questions, logic, endings), state, approval, and any proposed changes.",
+    "One survey by id or slug: definition (pages, questions, logic, endings), state, approval, proposed changes.",
   input: v.object({ id: v.optional(idSchema), slug: v.optional(slugSchema) }),
   run: getSurvey,
 });
 
 const CREATE_HELP =
-  "choices [{id,label}] for single_choice, multiple_choice, ranking; matrix rows and columns [{id,label}]; rating scale 3-10. logic: [{if: [{field, op, value?}], match?: all|any, goTo}], op equals, notEquals, lessThan, lessOrEqual, greaterThan, greaterOrEqual, contains, notContains, answered, skipped: the first rule that holds jumps to a later page or ending. A person approves (approval.url) before /s/<slug> opens.";
+  "choices [{id,label}] for single_choice, multiple_choice, ranking; matrix rows, columns [{id,label}]; rating scale 3-10. logic [{if: [{field, op, value?}], match?: all|any, goTo}]: the first that holds jumps to a later page or ending; op equals notEquals lessThan lessOrEqual greaterThan greaterOrEqual contains notContains answered skipped. Opens at /s/<slug> once a person approves (approval.url).";
 
 const surveysCreate = defineTool({
   name: "surveys_create",
@@ -111,7 +111,7 @@ const surveysUpdate = defineTool({
   approval: "survey",
   title: "Change a survey",
   description:
-    "Propose changes; each part given (shaped as in surveys_create) replaces the old. A live survey stays as approved until the new link is approved. No changes: a fresh link.",
+    "Propose changes; each part given (as in surveys_create) replaces the old. A live survey stays as approved until the new link is. No changes: a fresh link.",
   input: v.object({
     id: idSchema,
     title: v.optional(title),

@@ -25,8 +25,7 @@ export const teamMembersList = defineTool({
   scope: "team:read",
   readOnly: true,
   title: "List team members",
-  description:
-    "Members of the company with role, title, time zone and local time now (workingNow). Filter by role or search name/email.",
+  description: "Company members with role, title, time zone and local time (workingNow); search: name or email.",
   input: v.object({ role: v.optional(role), search: v.optional(v.pipe(v.string(), v.maxLength(200))), ...pageInput }),
   run: async (ctx, input) => await listMembers(ctx, input),
 });
@@ -38,8 +37,7 @@ export const teamMembersUpdate = defineTool({
   readOnly: false,
   idempotent: true,
   title: "Change a member's role",
-  description:
-    "Set a member's role (by userId or email). Only owners grant or change owner; the last owner cannot be demoted.",
+  description: "Set a member's role (userId or email). Only owners grant or change owner; the last owner stays.",
   input: v.object({ ...who, role }),
   run: async (ctx, input) => await changeRole(ctx, { userId: input.userId, email: input.email }, input.role),
 });
@@ -52,7 +50,7 @@ export const teamMembersRemove = defineTool({
   destructive: true,
   title: "Remove a member",
   description:
-    "Remove a member (userId or email); their keys stop at once. If they own open cards, projects or tickets, the error lists them: pass reassignTo or force (leave unassigned). The last owner stays.",
+    "Remove a member (userId or email); their keys stop at once. Open work they own (listed in the error) needs reassignTo or force (unassigned). The last owner stays.",
   input: v.object({ ...who, ...handOver }),
   run: async (ctx, { reassignTo, force, ...ref }) => await removeMember(ctx, ref, { reassignTo, force }),
 });
@@ -77,7 +75,7 @@ export const teamInvitationsList = defineTool({
   scope: "team:read",
   readOnly: true,
   title: "List invitations",
-  description: "Invitations of the company, newest first; status pending (default), accepted, revoked, expired or all.",
+  description: "The company's invitations, newest first (default: pending).",
   input: v.object({
     status: v.optional(v.picklist(["pending", "accepted", "revoked", "expired", "all"])),
     ...pageInput,
@@ -95,8 +93,7 @@ export const teamInvitationsCreate = defineTool({
   // kept result could hold the accept link in clear when no SMTP server is configured.
   idempotencyKey: false,
   title: "Invite by email",
-  description:
-    "Email someone a link to join with a role (owner only by an owner). Expires after expiresInDays (default 7). message is quoted in the email.",
+  description: "Email someone a link to join with a role (owner only by an owner), valid expiresInDays (default 7).",
   input: v.object({
     email,
     role,

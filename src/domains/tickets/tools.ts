@@ -34,7 +34,7 @@ const ticketsList = defineTool({
   name: "tickets_list",
   title: "List tickets",
   description:
-    'Tickets, newest activity first. Filter: status, assigneeId (id, email, "me", "none"), priority, tag, requester, breached (SLA), q (text, #number). sort: updated|created|due|priority.',
+    'Tickets, newest activity first. assigneeId: id, email, "me" or "none"; breached: SLA; q: text or #number.',
   input: s.ticketListInput,
   run: listTickets,
 });
@@ -54,7 +54,7 @@ const ticketsCreate = defineTool({
   name: "tickets_create",
   title: "Open a ticket",
   description:
-    "Open a ticket for a requester's message (body). Status new, or open with an assignee (owner/admin). Returns number and SLA due times.",
+    "Open a ticket for a requester's message (body): new, or open with an assignee. Returns number and SLA due times.",
   input: s.ticketCreateInput,
   run: (ctx, input) => createTicket(ctx, input),
 });
@@ -171,7 +171,7 @@ const slaPolicyGet = defineTool({
   name: "ticket_sla_policy_get",
   title: "Get the SLA policy",
   description:
-    "SLA policy: time zone, business hours, holidays, first-response/resolution minutes per priority, autoCloseDays.",
+    "SLA policy: time zone, business hours, holidays, response/resolution minutes per priority, autoCloseDays.",
   input: s.summaryInput,
   run: (ctx) => getSlaPolicy(ctx),
 });
@@ -182,7 +182,7 @@ const slaPolicyUpdate = defineTool({
   idempotent: true,
   title: "Update the SLA policy",
   description:
-    'Change parts of the SLA policy: timeZone (IANA), businessHours {"mon":["09:00-17:00"]}, holidays, targets per priority (minutes; businessHours false = 24/7), autoCloseDays. Affects due times computed from now on.',
+    'Change the SLA policy: businessHours {"mon":["09:00-17:00"]}, targets per priority (minutes; businessHours false = 24/7). Affects due times computed from now on.',
   input: s.slaPolicyUpdateInput,
   run: updateSlaPolicy,
 });
