@@ -35,7 +35,7 @@ export type { JsonSchema, Registry, RegisteredTool, ToolEntry, ToolFilter, Tools
 export { isCompact, NO_FILTER } from "./registry-types";
 
 /** One short sentence, once per tool; only connections that reach several companies see clientId at all. */
-export const CLIENT_ID_DESCRIPTION = "Company id from whoami; needed with several.";
+export const CLIENT_ID_DESCRIPTION = "Company id (whoami).";
 
 const MIN_DESCRIPTION = 20;
 
