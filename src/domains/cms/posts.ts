@@ -4,6 +4,7 @@
  * States of a post (our names; `published` is the flag REST reads):
  *   pending    drafted or edited, waiting for approval (never served)
  *   published  approved and served by REST
+ *   (scheduled  shown for an approved post whose publishedAt is ahead: see schedule.ts)
  *   rejected   a reviewer rejected the draft (never served); updating it proposes again
  *   archived   taken offline with posts_unpublish; updating it proposes it again
  * A published post that is updated stays published and served as it is: the
@@ -692,11 +693,21 @@ export async function listPosts(
       .offset(input.offset);
   }
   return page(
-    rows.map((r) => ({ ...r, publishedAt: iso(r.publishedAt), updatedAt: iso(r.updatedAt) })),
+    rows.map((r) => ({
+      ...r,
+      status: shownStatus(r, ctx.deps.clock.now()),
+      publishedAt: iso(r.publishedAt),
+      updatedAt: iso(r.updatedAt),
+    })),
     total,
     input.limit,
     input.offset,
   );
+}
+
+/** The status tools show: `scheduled` for an approved post whose publishedAt is still ahead (cms/schedule.ts). */
+function shownStatus(p: { status: string; published: boolean; publishedAt: Date | null }, now: Date): string {
+  return p.published && p.publishedAt !== null && p.publishedAt.getTime() > now.getTime() ? "scheduled" : p.status;
 }
 
 export async function getPost(
@@ -729,9 +740,10 @@ export async function getPost(
     title: post.title,
     slug: post.slug,
     postType: type?.slug ?? null,
-    status: post.status,
+    status: shownStatus(post, ctx.deps.clock.now()),
     published: post.published,
     publishedAt: iso(post.publishedAt),
+    ...(post.unpublishAt ? { unpublishAt: iso(post.unpublishAt) } : {}),
     excerpt: post.excerpt,
     coverImage: post.coverImage,
     ogImage: post.ogImage,
