@@ -580,6 +580,7 @@ const postListFields = {
   status: posts.status,
   published: posts.published,
   publishedAt: posts.publishedAt,
+  awaitingGoLive: posts.awaitingGoLive,
   updatedAt: posts.updatedAt,
   excerpt: posts.excerpt,
   hasPendingRevision:
@@ -595,6 +596,7 @@ type PostListRow = {
   status: PostRow["status"];
   published: boolean;
   publishedAt: Date | null;
+  awaitingGoLive: boolean;
   updatedAt: Date;
   excerpt: string | null;
   hasPendingRevision: boolean;
@@ -693,9 +695,9 @@ export async function listPosts(
       .offset(input.offset);
   }
   return page(
-    rows.map((r) => ({
+    rows.map(({ awaitingGoLive, ...r }) => ({
       ...r,
-      status: shownStatus(r, ctx.deps.clock.now()),
+      status: shownStatus({ status: r.status, awaitingGoLive }),
       publishedAt: iso(r.publishedAt),
       updatedAt: iso(r.updatedAt),
     })),
@@ -705,9 +707,13 @@ export async function listPosts(
   );
 }
 
-/** The status tools show: `scheduled` for an approved post whose publishedAt is still ahead (cms/schedule.ts). */
-function shownStatus(p: { status: string; published: boolean; publishedAt: Date | null }, now: Date): string {
-  return p.published && p.publishedAt !== null && p.publishedAt.getTime() > now.getTime() ? "scheduled" : p.status;
+/**
+ * The status tools show: `scheduled` for an approved post still waiting for
+ * its publishedAt (schedule.ts). Read from the row, not the clock: posts_list
+ * is cached by its tables, and the cms.go_live job's write at the instant moves it.
+ */
+function shownStatus(p: { status: string; awaitingGoLive: boolean }): string {
+  return p.awaitingGoLive ? "scheduled" : p.status;
 }
 
 export async function getPost(
@@ -740,7 +746,7 @@ export async function getPost(
     title: post.title,
     slug: post.slug,
     postType: type?.slug ?? null,
-    status: shownStatus(post, ctx.deps.clock.now()),
+    status: shownStatus(post),
     published: post.published,
     publishedAt: iso(post.publishedAt),
     ...(post.unpublishAt ? { unpublishAt: iso(post.unpublishAt) } : {}),
