@@ -77,6 +77,10 @@ describe("scheduled go-live", () => {
     await approve(p.approval.token);
     const got = await w.ok(w.owner, "posts_get", { siteId: w.siteA, id: p.id });
     expect(got.status).toBe("scheduled");
+    const slugsBy = async (status: string) =>
+      (await w.ok(w.owner, "posts_list", { siteId: w.siteA, status, limit: 100 })).items.map((x: any) => x.slug);
+    expect(await slugsBy("scheduled")).toEqual(["monday-launch"]);
+    expect(await slugsBy("published")).not.toContain("monday-launch");
 
     // Warm the cache before the instant: the body and ETag of "not there".
     const before = await rest("/posts");
@@ -109,6 +113,8 @@ describe("scheduled go-live", () => {
     expect(pub[0]!.data).toMatchObject({ postId: p.id, published: true, approvedBy: "Rita Reviewer", proposal: "new" });
     expect((pub[0]!.data as any).cacheTags).toContain(`site:${w.siteA}:post:${p.id}`);
     expect((await w.ok(w.owner, "posts_get", { siteId: w.siteA, id: p.id })).status).toBe("published");
+    expect(await slugsBy("published")).toContain("monday-launch");
+    expect(await slugsBy("scheduled")).toEqual([]);
     // After the job the version moved on: answers are cached and revalidate again.
     const after = await rest("/posts");
     expect((await rest("/posts", { "If-None-Match": after.etag! })).status).toBe(304);

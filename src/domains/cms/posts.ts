@@ -665,7 +665,12 @@ export async function listPosts(
       if (!t) return page([], 0, input.limit, input.offset);
       conds.push(eq(posts.postTypeId, t.id));
     }
-    if (input.status) conds.push(eq(posts.status, input.status as PostRow["status"]));
+    // "scheduled" is shown for approved posts waiting for their instant; "published" is then what is served.
+    if (input.status === "scheduled") conds.push(eq(posts.awaitingGoLive, true));
+    else if (input.status) {
+      conds.push(eq(posts.status, input.status as PostRow["status"]));
+      if (input.status === "published") conds.push(eq(posts.awaitingGoLive, false));
+    }
     if (input.search) {
       conds.push(containsText(posts.title, input.search));
     }

@@ -65,7 +65,7 @@ const postTools = [
     input: v.object({
       siteId,
       postType: v.optional(slugSchema),
-      status: v.optional(v.picklist(POST_STATUSES)),
+      status: v.optional(v.picklist([...POST_STATUSES, "scheduled"])),
       categoryId: v.optional(idSchema),
       tagId: v.optional(idSchema),
       search,
