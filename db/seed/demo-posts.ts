@@ -48,7 +48,7 @@ export interface DemoPost {
   title: string;
   slug: string;
   excerpt: string | null;
-  /** Days before the seed that it was published; null for a draft. */
+  /** Days before the seed that it was published; null for a draft; negative: scheduled that many days ahead. */
   publishedDaysAgo: number | null;
   /** Media file name used as cover (and og) image. */
   cover?: string;
@@ -918,6 +918,20 @@ export const HARBOR_POSTS: DemoPost[] = [
     publishedDaysAgo: null,
     categories: ["wholesale"],
     blocks: [p("Draft: Quayside started with retail bags on a shelf and added an espresso machine in the spring.")],
+  },
+  // Scheduled: approved, goes live in two days (posts_schedule); REST does not serve it until then.
+  {
+    type: "blog",
+    title: "Winter blend: first roast next week",
+    slug: "winter-blend-first-roast",
+    excerpt: "Our winter blend returns, with a new Colombian component. Scheduled, not yet live.",
+    publishedDaysAgo: -2,
+    blocks: [
+      lead("The winter blend is back: dark chocolate, orange peel and a long, sweet finish."),
+      p(
+        "This year a washed Colombian from Huila replaces the Sumatra, for a cleaner cup that still stands up to milk.",
+      ),
+    ],
   },
 ];
 

@@ -80,6 +80,7 @@ import {
   type DemoCategory,
   type DemoPost,
 } from "./demo-posts";
+import { refreshNextScheduled } from "../../src/domains/cms/schedule";
 import {
   CUSTOMERS,
   DISCOUNTS,
@@ -566,6 +567,7 @@ async function insertContent(
           status: published ? "published" : "draft",
           published,
           publishedAt,
+          awaitingGoLive: published && post.publishedDaysAgo! < 0,
           seoTitle: post.seoTitle ?? null,
           seoDescription: post.seoDescription ?? null,
           canonicalUrl: post.canonicalUrl ?? null,
@@ -575,7 +577,9 @@ async function insertContent(
           parentPostId: post.parent ? postIds.get(post.parent)! : null,
           authorUserId: authorId,
           createdAt,
-          updatedAt: published ? new Date(publishedAt!.getTime() + (i % 3) * DAY_MS) : createdAt,
+          updatedAt: published
+            ? new Date(Math.min(publishedAt!.getTime() + (i % 3) * DAY_MS, at(0).getTime()))
+            : createdAt,
         })
         .returning({ id: posts.id })
     )[0].id;
@@ -585,6 +589,8 @@ async function insertContent(
   });
   if (catLinks.length) await tx.insert(postCategories).values(catLinks);
   if (tagLinks.length) await tx.insert(postTags).values(tagLinks);
+  // A scheduled post's instant bounds REST's cached bodies (cms/schedule.ts).
+  await refreshNextScheduled(tx, siteId, at(0));
 }
 
 function must<T>(m: Map<string, T>, key: string, what: string): T {

@@ -166,7 +166,13 @@ function okResponse(template: Headers, x: Ctx, body: Uint8Array<ArrayBuffer> | n
 }
 
 /** listBlocks never looks its site up; its ETag basis has no content version. */
-const CATALOG_SITE: PublicSiteState = Object.freeze({ id: 0, active: true, contentVersion: 0, storeEnabled: false });
+const CATALOG_SITE: PublicSiteState = Object.freeze({
+  id: 0,
+  active: true,
+  contentVersion: 0,
+  storeEnabled: false,
+  nextScheduledAt: null,
+});
 
 function errorResponse(x: Ctx, status: number, message: string, extra?: Record<string, string>): Response {
   const headers = baseHeaders(x);
@@ -418,8 +424,11 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
       p.etag = etagFor(p.basis);
       p.version = site.contentVersion;
     }
-    const basis = p.basis;
-    const etag = p.etag;
+    // Past a scheduled instant the job has not announced yet (it bumps the version), the
+    // bodies of the version are stale: this one is neither reused nor kept (cms/schedule.ts).
+    const due = site.nextScheduledAt !== null && deps.clock.ms() >= site.nextScheduledAt;
+    const basis = due ? `${p.basis}|@${deps.clock.ms()}` : p.basis;
+    const etag = due ? etagFor(basis) : p.etag;
     const cacheControl = caller.key ? CACHE_KEYED : CACHE_PUBLIC;
     const limit = x.rate!.limit;
     const held = p.headers;
@@ -433,14 +442,14 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
     const ok = (body: Uint8Array<ArrayBuffer>) =>
       // "*" matches only a representation that exists, so it is answered after the read.
       isStar(inm) ? okResponse(t.notModified, x, null, 304) : okResponse(t.ok, x, body, 200);
-    const cached = cache.get(basis);
+    const cached = due ? undefined : cache.get(basis);
     if (cached !== undefined) return ok(cached);
     return op.run(deps, site, query.values, slug).then((result) => {
       if (!result) throw notFound();
       const body = new TextEncoder().encode(
         JSON.stringify({ success: true, ...absoluteMediaUrls(result, deps.config.publicUrl) }),
       );
-      cache.set(basis, body);
+      if (!due) cache.set(basis, body);
       return ok(body);
     });
   }

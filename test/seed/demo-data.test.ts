@@ -160,7 +160,9 @@ describe("demo seed: content", () => {
     for (const { post } of rows) {
       if (post.published) {
         expect(post.status).toBe("published");
-        expect(post.publishedAt!.getTime()).toBeLessThan(NOW.getTime());
+        // Served since a past instant, or scheduled: approved and waiting for a future one.
+        if (post.awaitingGoLive) expect(post.publishedAt!.getTime()).toBeGreaterThan(NOW.getTime());
+        else expect(post.publishedAt!.getTime()).toBeLessThan(NOW.getTime());
       } else {
         expect(post.status).toBe("draft");
         expect(post.publishedAt).toBeNull();
@@ -170,6 +172,11 @@ describe("demo seed: content", () => {
       store.filter((r) => r.post.publishedAt).map((r) => Math.floor(r.post.publishedAt!.getTime() / 86_400_000)),
     );
     expect(days.size).toBeGreaterThan(15);
+    // One scheduled post, and its site's next instant is the one it waits for.
+    const scheduled = store.filter((r) => r.post.awaitingGoLive);
+    expect(scheduled.map((r) => r.post.slug)).toEqual(["winter-blend-first-roast"]);
+    const site = (await deps.db.select().from(t.sites).where(eq(t.sites.id, ids.store!)))[0]!;
+    expect(site.nextScheduledAt?.getTime()).toBe(scheduled[0]!.post.publishedAt!.getTime());
     const times = store.filter((r) => r.post.publishedAt).map((r) => r.post.publishedAt!.getTime());
     expect(new Set(times).size).toBe(times.length);
     // A child page, SEO fields, noIndex and a title with a LIKE wildcard character.

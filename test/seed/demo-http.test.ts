@@ -38,7 +38,8 @@ describe("demo over REST", () => {
     const published = await s.deps.db
       .select()
       .from(t.posts)
-      .where(and(eq(t.posts.siteId, ids.store!), eq(t.posts.published, true)));
+      // Served: published and not waiting for a future publishedAt (the demo's scheduled post).
+      .where(and(eq(t.posts.siteId, ids.store!), eq(t.posts.published, true), eq(t.posts.awaitingGoLive, false)));
     const r = await api.keyed(v1(ids.store, "/posts"), key);
     expect(r.status).toBe(200);
     expect(r.body.pagination).toEqual({ limit: 20, offset: 0, total: published.length });

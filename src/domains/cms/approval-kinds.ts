@@ -35,6 +35,7 @@ import {
   type BlockContent,
 } from "./tables";
 import type { Tx } from "../../core/db";
+import { instantText, refreshNextScheduled } from "./schedule";
 
 const RENDER = { embeds: "link" } as const;
 
@@ -222,6 +223,10 @@ export const postApprovalKind: ApprovalKind = {
               applied: "published",
               kept: "nothing was published",
             };
+    if (!rev && proposed.publishedAt instanceof Date && proposed.publishedAt.getTime() > deps.clock.now().getTime())
+      facts.unshift({ label: "Schedule", value: `Goes live ${instantText(proposed.publishedAt)}` });
+    if (proposed.unpublishAt instanceof Date)
+      facts.push({ label: "Goes offline", value: instantText(proposed.unpublishAt) });
     const changedSince = !pending && post.updatedAt.getTime() > (link.decidedAt ?? link.expiresAt).getTime();
     if (changedSince)
       facts.push({
@@ -281,15 +286,26 @@ export const postApprovalKind: ApprovalKind = {
     } else {
       if (post.status !== "pending")
         throw conflict(`The post is ${post.status} now, so this request no longer applies.`);
+      // A future publishedAt schedules it: published, served from that instant, announced then (schedule.ts).
+      const publishedAt = post.publishedAt ?? d.now;
       await tx
         .update(posts)
-        .set({ status: "published", published: true, publishedAt: post.publishedAt ?? d.now, updatedAt: d.now })
+        .set({
+          status: "published",
+          published: true,
+          publishedAt,
+          awaitingGoLive: publishedAt.getTime() > d.now.getTime(),
+          updatedAt: d.now,
+        })
         .where(eq(posts.id, post.id));
     }
     await bumpContentVersion(tx, post.siteId);
+    await refreshNextScheduled(tx, post.siteId, d.now);
     const after = (await tx.select().from(posts).where(eq(posts.id, post.id)).limit(1))[0]!;
     const now = { slug: after.slug, status: after.status };
     const previousSlug = after.slug !== post.slug ? post.slug : null;
+    if (after.awaitingGoLive)
+      return { postId: post.id, slug: now.slug, status: "scheduled", publishedAt: iso(after.publishedAt) };
     await emit(
       tx,
       { deps, company: { id: link.companyId } },

@@ -4,6 +4,7 @@
  * States of a post (our names; `published` is the flag REST reads):
  *   pending    drafted or edited, waiting for approval (never served)
  *   published  approved and served by REST
+ *   (scheduled  shown for an approved post whose publishedAt is ahead: see schedule.ts)
  *   rejected   a reviewer rejected the draft (never served); updating it proposes again
  *   archived   taken offline with posts_unpublish; updating it proposes it again
  * A published post that is updated stays published and served as it is: the
@@ -579,6 +580,7 @@ const postListFields = {
   status: posts.status,
   published: posts.published,
   publishedAt: posts.publishedAt,
+  awaitingGoLive: posts.awaitingGoLive,
   updatedAt: posts.updatedAt,
   excerpt: posts.excerpt,
   hasPendingRevision:
@@ -594,6 +596,7 @@ type PostListRow = {
   status: PostRow["status"];
   published: boolean;
   publishedAt: Date | null;
+  awaitingGoLive: boolean;
   updatedAt: Date;
   excerpt: string | null;
   hasPendingRevision: boolean;
@@ -662,7 +665,12 @@ export async function listPosts(
       if (!t) return page([], 0, input.limit, input.offset);
       conds.push(eq(posts.postTypeId, t.id));
     }
-    if (input.status) conds.push(eq(posts.status, input.status as PostRow["status"]));
+    // "scheduled" is shown for approved posts waiting for their instant; "published" is then what is served.
+    if (input.status === "scheduled") conds.push(eq(posts.awaitingGoLive, true));
+    else if (input.status) {
+      conds.push(eq(posts.status, input.status as PostRow["status"]));
+      if (input.status === "published") conds.push(eq(posts.awaitingGoLive, false));
+    }
     if (input.search) {
       conds.push(containsText(posts.title, input.search));
     }
@@ -692,11 +700,25 @@ export async function listPosts(
       .offset(input.offset);
   }
   return page(
-    rows.map((r) => ({ ...r, publishedAt: iso(r.publishedAt), updatedAt: iso(r.updatedAt) })),
+    rows.map(({ awaitingGoLive, ...r }) => ({
+      ...r,
+      status: shownStatus({ status: r.status, awaitingGoLive }),
+      publishedAt: iso(r.publishedAt),
+      updatedAt: iso(r.updatedAt),
+    })),
     total,
     input.limit,
     input.offset,
   );
+}
+
+/**
+ * The status tools show: `scheduled` for an approved post still waiting for
+ * its publishedAt (schedule.ts). Read from the row, not the clock: posts_list
+ * is cached by its tables, and the cms.go_live job's write at the instant moves it.
+ */
+function shownStatus(p: { status: string; awaitingGoLive: boolean }): string {
+  return p.awaitingGoLive ? "scheduled" : p.status;
 }
 
 export async function getPost(
@@ -729,9 +751,10 @@ export async function getPost(
     title: post.title,
     slug: post.slug,
     postType: type?.slug ?? null,
-    status: post.status,
+    status: shownStatus(post),
     published: post.published,
     publishedAt: iso(post.publishedAt),
+    ...(post.unpublishAt ? { unpublishAt: iso(post.unpublishAt) } : {}),
     excerpt: post.excerpt,
     coverImage: post.coverImage,
     ogImage: post.ogImage,

@@ -11,7 +11,7 @@
  * @public Serves store (the same folded name search and ordering in public
  * reads).
  */
-import { and, count, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, gt, inArray, isNull, lte, or, sql, type SQL } from "drizzle-orm";
 import { iso } from "../../core/clock";
 import type { Deps } from "../../core/context";
 import { categories, media, postCategories, posts, postTags, postTypes, tags } from "./tables";
@@ -76,8 +76,21 @@ function toSummary(r: {
   };
 }
 
-function postFilters(siteId: number, q: PostListQuery): SQL {
-  const conds: SQL[] = [eq(posts.siteId, siteId), eq(posts.published, true)];
+/**
+ * Served now: published, its publishedAt reached and its unpublishAt not
+ * (scheduled publishing, schedule.ts). Compared with the clock on every read,
+ * so a post appears and disappears at its instant without waiting for a job.
+ */
+function servedAt(now: Date): SQL {
+  return and(
+    eq(posts.published, true),
+    or(isNull(posts.publishedAt), lte(posts.publishedAt, now)),
+    or(isNull(posts.unpublishAt), gt(posts.unpublishAt, now)),
+  )!;
+}
+
+function postFilters(siteId: number, q: PostListQuery, now: Date): SQL {
+  const conds: SQL[] = [eq(posts.siteId, siteId), servedAt(now)];
   if (q.postType !== undefined) conds.push(eq(postTypes.slug, q.postType));
   if (q.category !== undefined)
     conds.push(
@@ -103,7 +116,7 @@ export async function listPublishedPosts(
   siteId: number,
   q: PostListQuery,
 ): Promise<{ items: PostSummary[]; total: number }> {
-  const where = postFilters(siteId, q);
+  const where = postFilters(siteId, q, deps.clock.now());
   if (q.search !== undefined) {
     const needle = fold(q.search);
     const candidates = await deps.db
@@ -188,7 +201,7 @@ export async function getPublishedPostBySlug(deps: Deps, siteId: number, slug: s
       .select({ post: posts, postType: postTypes.slug })
       .from(posts)
       .innerJoin(postTypes, eq(postTypes.id, posts.postTypeId))
-      .where(and(eq(posts.siteId, siteId), eq(posts.slug, slug), eq(posts.published, true)))
+      .where(and(eq(posts.siteId, siteId), eq(posts.slug, slug), servedAt(deps.clock.now())))
       .limit(1)
   )[0];
   if (!r) return null;

@@ -59,7 +59,16 @@ export const posts = table(
     /** Workflow state; `published` is the public flag the REST API reads. */
     status: text("status").$type<PostStatus>().notNull().default("draft"),
     published: bool("published").notNull().default(false),
+    /**
+     * When the post is served from. An approved post whose publishedAt is
+     * still ahead is scheduled: published but not served until that instant
+     * (REST reads compare it with now; the cms.go_live job announces it).
+     */
     publishedAt: time("published_at"),
+    /** When a served post stops being served (scheduled unpublishing); null = no end. */
+    unpublishAt: time("unpublish_at"),
+    /** Approved for a future publishedAt and not yet announced (post.published) by the cms.go_live job. */
+    awaitingGoLive: bool("awaiting_go_live").notNull().default(false),
     seoTitle: text("seo_title"),
     seoDescription: text("seo_description"),
     canonicalUrl: text("canonical_url"),

@@ -23,6 +23,7 @@ import { createPost, deletePost, getPost, listPosts, unpublishPost, updatePost }
 import { createTerm, deleteTerm, getTerm, listTerms, updateTerm } from "./taxonomies";
 import { cmsStagedTargets } from "./staged-targets";
 import { cmsEvents } from "./events";
+import { goLiveJob, schedulePost, unschedulePost } from "./schedule";
 import { POST_STATUSES, postCategories, postRevisions, posts, postTags, postTypes } from "./tables";
 import { siteTables } from "../sites/facts";
 import { colorSchema, idSchema, line, slugSchema, textBlock, urlSchema } from "../../core/fields";
@@ -63,7 +64,7 @@ const postTools = [
     input: v.object({
       siteId,
       postType: v.optional(slugSchema),
-      status: v.optional(v.picklist(POST_STATUSES)),
+      status: v.optional(v.picklist([...POST_STATUSES, "scheduled"])),
       categoryId: v.optional(idSchema),
       tagId: v.optional(idSchema),
       search,
@@ -130,6 +131,46 @@ const postTools = [
       "Delete a post for good; a published one once a person approves at approval.url (linkedFrom: what links to it). Refused for a parent.",
     input: v.object({ siteId, id: idSchema }),
     run: async (ctx, input) => await deletePost(ctx, input),
+  }),
+  defineTool({
+    name: "posts_schedule",
+    toolset: "cms",
+    scope: "sites:write",
+    readOnly: false,
+    destructive: false,
+    title: "Schedule a post",
+    description:
+      "Set when a post goes live (at) and/or offline (unpublishAt, null clears). Not yet approved: approving publishes it at `at`. Already approved: held for approval.url.",
+    input: v.object({
+      siteId,
+      id: idSchema,
+      at: v.optional(
+        v.pipe(
+          v.string(),
+          v.maxLength(40),
+          v.description("When the post goes live: a future ISO 8601 instant, e.g. 2026-11-30T09:00:00Z"),
+        ),
+      ),
+      unpublishAt: v.optional(
+        v.pipe(
+          v.nullable(v.pipe(v.string(), v.maxLength(40))),
+          v.description("When the post goes offline: a future ISO 8601 instant; null clears it"),
+        ),
+      ),
+    }),
+    run: async (ctx, input) => await schedulePost(ctx, input),
+  }),
+  defineTool({
+    name: "posts_unschedule",
+    toolset: "cms",
+    scope: "sites:write",
+    readOnly: false,
+    destructive: false,
+    title: "Cancel a post's schedule",
+    description:
+      "Cancel a scheduled go-live (the post returns to draft) or a scheduled unpublishing (of a live post: once a person approves at approval.url).",
+    input: v.object({ siteId, id: idSchema }),
+    run: async (ctx, input) => await unschedulePost(ctx, input),
   }),
 ];
 
@@ -600,4 +641,5 @@ export const cmsDomain: Domain = {
   stagedTargets: [...cmsStagedTargets, ...siteStagedTargets],
   approvalSupport: cmsApprovalSupport,
   events: cmsEvents,
+  jobs: [goLiveJob],
 };

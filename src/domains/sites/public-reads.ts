@@ -18,9 +18,17 @@ export interface PublicSiteState {
   contentVersion: number;
   /** A store row exists and is enabled. */
   storeEnabled: boolean;
+  /** Epoch ms of the next scheduled post instant (cms/schedule.ts), or null: REST bodies are not reused past it. */
+  nextScheduledAt: number | null;
 }
 
-type StateRow = { id: number; active: number | boolean; content_version: number; store_enabled: number | boolean };
+type StateRow = {
+  id: number;
+  active: number | boolean;
+  content_version: number;
+  store_enabled: number | boolean;
+  next_scheduled_at: number | string | Date | null;
+};
 const stateStatements = new WeakMap<object, (siteId: number) => MaybePromise<StateRow | undefined>>();
 
 /**
@@ -35,7 +43,7 @@ function stateLookup(deps: Deps) {
   if (lookup) return lookup;
   if (store.sqlite) {
     const stmt = store.sqlite.prepare<StateRow, [number]>(
-      `SELECT id, active, content_version, coalesce((SELECT enabled FROM stores WHERE site_id = sites.id), 0) AS store_enabled
+      `SELECT id, active, content_version, next_scheduled_at, coalesce((SELECT enabled FROM stores WHERE site_id = sites.id), 0) AS store_enabled
          FROM sites WHERE id = ?`,
     );
     lookup = (siteId) => stmt.get(siteId) ?? undefined;
@@ -43,7 +51,7 @@ function stateLookup(deps: Deps) {
     const pg = store.pg!;
     lookup = async (siteId) =>
       (
-        await pg<StateRow[]>`SELECT id, active, content_version,
+        await pg<StateRow[]>`SELECT id, active, content_version, next_scheduled_at,
             coalesce((SELECT enabled FROM stores WHERE site_id = sites.id), false) AS store_enabled
           FROM sites WHERE id = ${siteId}`
       )[0];
@@ -59,6 +67,7 @@ function toState(r: StateRow | undefined): PublicSiteState | null {
     active: r.active === 1 || r.active === true,
     contentVersion: r.content_version,
     storeEnabled: r.store_enabled === 1 || r.store_enabled === true,
+    nextScheduledAt: r.next_scheduled_at == null ? null : new Date(r.next_scheduled_at).getTime(),
   };
 }
 

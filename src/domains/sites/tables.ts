@@ -29,6 +29,12 @@ export const sites = table(
     active: bool("active").notNull().default(true),
     /** Bumped by every write that changes what the REST API serves; drives ETags. */
     contentVersion: integer("content_version").notNull().default(1),
+    /**
+     * The next instant a scheduled post goes live or offline (cms/schedule.ts):
+     * REST keys its cached bodies by it, so no body from before the instant is
+     * served after it, even before the cms.go_live job bumps the version.
+     */
+    nextScheduledAt: time("next_scheduled_at"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
