@@ -50,6 +50,8 @@ export const tickets = table(
     mergedIntoId: integer("merged_into_id"),
     /** A follow-up opened for a requester who wrote again after the ticket was closed. */
     followUpOfId: integer("follow_up_of_id"),
+    /** The chat conversation (its number in the company) this ticket was opened from, by chat_conversations_to_ticket. */
+    sourceChatNumber: integer("source_chat_number"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     lastMessageAt: time("last_message_at").notNull(),
