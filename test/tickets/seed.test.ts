@@ -94,6 +94,11 @@ for (const now of ["2031-03-15T03:00:00Z", "2031-03-17T16:00:00Z", "2031-03-19T2
         });
         expect(next.id).toBe(1001 + all.total);
       }
+      // Jamie's chat #1 became a ticket (the chat part runs chat_conversations_to_ticket after this part).
+      const fromChat = (await w.call(w.harbor, "tickets_list", { requester: "jamie.ortiz@example.com" })).items;
+      expect(fromChat.map((t: any) => [t.subject, t.sourceChatId])).toEqual([
+        ["Order #10482 shows delivered, not received", 1],
+      ]);
       const harborBreached = await w.call(w.harbor, "tickets_list", { breached: true });
       expect(harborBreached.items.map((t: any) => [t.subject, t.breached])).toEqual([
         ["Grinder in my Barista Pro makes a clicking noise", ["first_response"]],
