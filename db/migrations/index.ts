@@ -26,6 +26,7 @@ import sqlite23 from "./sqlite/0023_email_signup.sql" with { type: "text" };
 import sqlite24 from "./sqlite/0024_run_replay.sql" with { type: "text" };
 import sqlite25 from "./sqlite/0025_booking_notes_brand_defaults.sql" with { type: "text" };
 import sqlite26 from "./sqlite/0026_chat_to_ticket.sql" with { type: "text" };
+import sqlite27 from "./sqlite/0027_ticket_macros.sql" with { type: "text" };
 import pg0 from "./pg/0000_init.sql" with { type: "text" };
 import pg1 from "./pg/0001_media_blobs.sql" with { type: "text" };
 import pg2 from "./pg/0002_idempotency_keys.sql" with { type: "text" };
@@ -53,6 +54,7 @@ import pg23 from "./pg/0023_email_signup.sql" with { type: "text" };
 import pg24 from "./pg/0024_run_replay.sql" with { type: "text" };
 import pg25 from "./pg/0025_booking_notes_brand_defaults.sql" with { type: "text" };
 import pg26 from "./pg/0026_chat_to_ticket.sql" with { type: "text" };
+import pg27 from "./pg/0027_ticket_macros.sql" with { type: "text" };
 
 export interface Migration {
   tag: string;
@@ -88,6 +90,7 @@ export const migrations: Record<"sqlite" | "pg", Migration[]> = {
     { tag: "0024_run_replay", sql: sqlite24 },
     { tag: "0025_booking_notes_brand_defaults", sql: sqlite25 },
     { tag: "0026_chat_to_ticket", sql: sqlite26 },
+    { tag: "0027_ticket_macros", sql: sqlite27 },
   ],
   pg: [
     { tag: "0000_init", sql: pg0 },
@@ -117,5 +120,6 @@ export const migrations: Record<"sqlite" | "pg", Migration[]> = {
     { tag: "0024_run_replay", sql: pg24 },
     { tag: "0025_booking_notes_brand_defaults", sql: pg25 },
     { tag: "0026_chat_to_ticket", sql: pg26 },
+    { tag: "0027_ticket_macros", sql: pg27 },
   ],
 };
