@@ -85,6 +85,8 @@ test("every demo site has an inbox; conversations in every status; the snooze jo
     [4, "resolved"],
   ]);
   expect(all.items[0].waitingSince).not.toBeNull();
+  // Jamie's chat became a ticket (chat_conversations_to_ticket, run by the seed); the others did not.
+  expect(all.items.map((c: any) => c.ticketId ?? null)).toEqual([expect.any(Number), null, null, null, null]);
   const pending = await call(harbor, "chat_conversations_get", { id: 2 });
   expect(pending.messages.items.map((m: any) => m.kind)).toEqual(["visitor", "agent", "note"]);
   const nw = await call(northwind, "chat_conversations_list", { status: "all" });

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/client";
 import { addMember, callTool, createCompany, createUser, mcpClient, mintMcpKey, toolOk } from "../fixtures/accounts";
-import { commits, rows, startTestServer, type TestServer } from "../harness";
+import { commits, jsonValue, rows, startTestServer, type TestServer } from "../harness";
 
 let s: TestServer;
 let owner: Client;
@@ -50,14 +50,15 @@ const fails = async (c: Client, name: string, args: Record<string, unknown>) => 
 };
 
 describe("an agent works the queue", () => {
-  test("tools are listed by scope: read-only keys see the six read tools", async () => {
+  test("tools are listed by scope: read-only keys see the seven read tools", async () => {
     const all = (await owner.listTools()).tools.map((t) => t.name).filter((n) => n.startsWith("ticket"));
-    expect(all.length).toBe(16);
+    expect(all.length).toBe(21);
     const ro = (await reader.listTools()).tools
       .map((t) => t.name)
       .filter((n) => n.startsWith("ticket"))
       .sort();
     expect(ro).toEqual([
+      "ticket_macros_list",
       "ticket_messages_list",
       "ticket_sla_policy_get",
       "ticket_tags_list",
@@ -256,5 +257,35 @@ describe("hostile and malformed input", () => {
     expect((await tool(owner, "tickets_list", { q: "'; DROP" })).items.map((i: any) => i.id)).toEqual([t.id]);
     expect((await tool(owner, "tickets_list", { requester: "' or 1=1 --" })).total).toBe(0);
     expect((await tool(owner, "tickets_list", {})).total).toBeGreaterThan(1); // the table is still there
+  });
+});
+
+describe("merging over the wire", () => {
+  test("a duplicate's unanswered message reopens the pending target and its resolution clock", async () => {
+    const target = await tool(owner, "tickets_create", {
+      subject: "Refund missing",
+      requesterEmail: "ria@shop.test",
+      body: "Where is my refund?",
+    });
+    await tool(admin, "tickets_reply", { id: target.id, body: "It is on its way.", status: "pending" });
+    expect((await tool(owner, "tickets_get", { id: target.id })).sla.resolution.state).toBe("paused");
+    s.clock.advance(30 * 60_000);
+    const dup = await tool(owner, "tickets_create", {
+      subject: "Refund???",
+      requesterEmail: "ria@shop.test",
+      body: "Still nothing.",
+    });
+    const merged = await tool(admin, "tickets_merge", { id: dup.id, targetId: target.id });
+    expect(merged).toMatchObject({ id: dup.id, status: "closed", mergedIntoId: target.id, targetStatus: "open" });
+    const got = await tool(owner, "tickets_get", { id: target.id });
+    expect([got.status, got.sla.resolution.state]).toEqual(["open", "running"]);
+    expect(got.messages.at(-2)).toMatchObject({ author: "requester", body: "Still nothing.", mergedFromId: dup.id });
+    const changes = await rows(
+      s.deps,
+      "SELECT data FROM events WHERE type = ? AND entity_id = ? ORDER BY id",
+      "ticket.status_changed",
+      target.id,
+    );
+    expect(jsonValue(changes.at(-1)!.data)).toMatchObject({ from: "pending", to: "open", reason: "merge" });
   });
 });

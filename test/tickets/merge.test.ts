@@ -1,7 +1,8 @@
 /**
  * Merging: what moves (replies and notes, staying what they were), what the
  * source becomes (closed, pointing at the target), pointers kept one hop,
- * a requester writing to a merged ticket, and every refusal.
+ * a requester writing to a merged ticket, a waiting target reopened by a
+ * merged-in unanswered customer message, and every refusal.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { makeTicketWorld, errorOf, type TWorld } from "./world";
@@ -80,6 +81,55 @@ describe("merge", () => {
     expect((await w.call("tickets_get", { id: b })).mergedTicketIds).toEqual([c, a]);
     const moved = (await w.call("tickets_get", { id: b })).messages.filter((m: any) => m.mergedFromId === c);
     expect(moved.length).toBeGreaterThan(0); // C's messages kept their origin through two merges
+  });
+
+  test("an unanswered customer message merged in reopens a pending target, and its resolution clock runs", async () => {
+    const b = await create("Invoice wrong");
+    await w.call("tickets_reply", { id: b, body: "Could you send the invoice number?", status: "pending" });
+    expect((await w.call("tickets_get", { id: b })).sla.resolution.state).toBe("paused");
+    w.clock.advance(3_600_000);
+    const a = await create("Invoice (again)"); // the customer wrote again, on a new thread
+    w.clock.advance(60_000);
+    const r = await w.call("tickets_merge", { id: a, targetId: b });
+    expect(r).toMatchObject({ id: a, status: "closed", mergedIntoId: b, targetStatus: "open" });
+    const dst = await w.call("tickets_get", { id: b });
+    expect(dst.status).toBe("open");
+    expect(dst.sla.resolution.state).toBe("running");
+    expect(dst.sla.resolution.dueAt).not.toBeNull();
+    const changes = (await w.events("ticket.status_changed")).slice(-2).map((e) => e.data);
+    expect(changes).toMatchObject([
+      { number: b, from: "pending", to: "open", reason: "merge" },
+      { number: a, to: "closed", reason: "merge" },
+    ]);
+  });
+
+  test("a solved target reopens too; a merged-in message already answered leaves the target as it was", async () => {
+    const solved = await create("Export broken");
+    await w.call("tickets_set_status", { id: solved, status: "solved" });
+    w.clock.advance(60_000);
+    const dup = await create("Export still broken");
+    expect(await w.call("tickets_merge", { id: dup, targetId: solved })).toMatchObject({ targetStatus: "open" });
+    expect((await w.call("tickets_get", { id: solved })).status).toBe("open");
+
+    // Answered on the source itself: the agent's reply moves along and is the newest.
+    const waiting = await create("Password reset");
+    await w.call("tickets_reply", { id: waiting, body: "Reset link sent.", status: "pending" });
+    const answered = await create("Reset mail missing");
+    w.clock.advance(60_000);
+    await w.call("tickets_reply", { id: answered, body: "Check spam, please." });
+    const r = await w.call("tickets_merge", { id: answered, targetId: waiting });
+    expect(r.targetStatus).toBeUndefined();
+    const kept = await w.call("tickets_get", { id: waiting });
+    expect([kept.status, kept.sla.resolution.state]).toEqual(["pending", "paused"]);
+
+    // Older than the target's last agent reply: already answered there.
+    const old = await create("Old duplicate");
+    w.clock.advance(60_000);
+    const later = await create("Newer thread");
+    w.clock.advance(60_000);
+    await w.call("tickets_reply", { id: later, body: "Answered both.", status: "pending" });
+    await w.call("tickets_merge", { id: old, targetId: later });
+    expect((await w.call("tickets_get", { id: later })).status).toBe("pending");
   });
 
   test("different requesters: allowed, with a warning", async () => {

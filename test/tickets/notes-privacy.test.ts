@@ -70,6 +70,7 @@ const READ_CALLS: Record<string, Record<string, unknown>[]> = {
   tickets_summary: [{}],
   ticket_tags_list: [{}],
   ticket_sla_policy_get: [{}],
+  ticket_macros_list: [{}, { q: SECRET }],
 };
 
 test("every read tool shows note text only inside messages marked internal", async () => {

@@ -94,6 +94,21 @@ for (const now of ["2031-03-15T03:00:00Z", "2031-03-17T16:00:00Z", "2031-03-19T2
         });
         expect(next.id).toBe(1001 + all.total);
       }
+      expect((await w.call(w.harbor, "ticket_macros_list", {})).items.map((m: any) => m.name)).toEqual([
+        "Refund issued",
+        "Where is my order",
+      ]);
+      // Jamie's chat #1 became a ticket (the chat part runs chat_conversations_to_ticket after this part).
+      const fromChat = (await w.call(w.harbor, "tickets_list", { requester: "jamie.ortiz@example.com" })).items;
+      expect(fromChat.map((t: any) => [t.subject, t.sourceChatId])).toEqual([
+        ["Order #10482 shows delivered, not received", 1],
+      ]);
+      // The seeded macro works on it: its reply is filled and the ticket waits on the courier.
+      const where = (await w.call(w.harbor, "ticket_macros_list", { q: "order" })).items[0];
+      const applied = await w.call(w.harbor, "tickets_apply_macro", { ticketId: fromChat[0].id, macroId: where.id });
+      expect(applied).toMatchObject({ status: "pending", tags: ["shipping"] });
+      const thread = (await w.call(w.harbor, "tickets_get", { id: fromChat[0].id })).messages;
+      expect(thread.at(-1).body).toStartWith("Hi Jamie, I've asked the courier about Order #10482");
       const harborBreached = await w.call(w.harbor, "tickets_list", { breached: true });
       expect(harborBreached.items.map((t: any) => [t.subject, t.breached])).toEqual([
         ["Grinder in my Barista Pro makes a clicking noise", ["first_response"]],

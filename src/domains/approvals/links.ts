@@ -238,6 +238,29 @@ export async function latestLinkFor(
   );
 }
 
+/** The link about an entity decided most recently with this outcome (who approved what went live), or null. */
+export async function latestDecidedLink(
+  db: Tx,
+  companyId: number,
+  entityType: string,
+  entityId: number,
+  status: "approved" | "rejected",
+): Promise<Pick<LinkRow, "id" | "decidedBy" | "decidedAt"> | null> {
+  const links = await db
+    .select({ id: approvalLinks.id, decidedBy: approvalLinks.decidedBy, decidedAt: approvalLinks.decidedAt })
+    .from(approvalLinks)
+    .where(
+      and(
+        eq(approvalLinks.companyId, companyId),
+        eq(approvalLinks.entityType, entityType),
+        eq(approvalLinks.entityId, entityId),
+        eq(approvalLinks.status, status),
+      ),
+    );
+  links.sort((a, b) => (b.decidedAt?.getTime() ?? 0) - (a.decidedAt?.getTime() ?? 0) || b.id - a.id);
+  return links[0] ?? null;
+}
+
 /** The compact approval state shown inside entity reads (no token: it is shown only once). */
 export function approvalState(link: ApprovalLink | null, now: Date) {
   if (!link) return null;

@@ -249,6 +249,8 @@ export function conversationOut(c: ConversationRow, x: ConvExtras) {
     createdAt: iso(c.createdAt)!,
     lastMessageAt: iso(c.lastMessageAt)!,
     resolvedAt: iso(c.resolvedAt),
+    // Only on a conversation turned into a ticket (chat_conversations_to_ticket): others read as before.
+    ...(c.ticketNumber !== null && { ticketId: c.ticketNumber }),
   };
 }
 

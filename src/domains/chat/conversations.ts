@@ -183,7 +183,7 @@ interface ConvTx {
  * and visitor names, a canned response, an assignee's membership) are
  * committed data, as a moment earlier they would have been anyway.
  */
-async function onConversation<T>(ctx: ActorContext, number: number, fn: (c: ConvTx) => Promise<T>): Promise<T> {
+export async function onConversation<T>(ctx: ActorContext, number: number, fn: (c: ConvTx) => Promise<T>): Promise<T> {
   return ctx.deps.db.transaction(
     async (tx) => {
       const l = await lockConversation(tx, ctx, number);

@@ -5,7 +5,10 @@
  * coffee shops and web studios get asked, and conversations in every
  * status: open and waiting, answered and pending, snoozed until tomorrow,
  * resolved with a transcript-worthy thread; internal notes, labels,
- * priorities, assignees and each company's canned responses.
+ * priorities, assignees and each company's canned responses. Jamie's
+ * missing parcel waits on the courier, days away, so that chat became a
+ * ticket (chat_conversations_to_ticket, run as the tool runs: the tickets
+ * part has seeded its tickets by then, so the ticket takes the next number).
  *
  * Visitors' tokens are random and thrown away (only their hashes are
  * stored, like every secret of the seed): the demo's visitors cannot be
@@ -369,4 +372,10 @@ export const demoChat: DemoPart = async (w) => {
       updatedAt: now,
     },
   ]);
+
+  await w.runTool(
+    "chat_conversations_to_ticket",
+    { conversationId: 1, subject: "Order #10482 shows delivered, not received" },
+    { userId: demo, company: { id: harbor, name: "Harbor Coffee Roasters" }, role: "admin", clock: w.clock },
+  );
 };

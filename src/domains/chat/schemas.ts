@@ -7,6 +7,7 @@
 import * as v from "valibot";
 import { described, USER_REF_WORDS } from "../../core/fields";
 import { pageInput } from "../../core/pagination";
+import { TICKET_PRIORITIES } from "../tickets/intake";
 import { CHAT_PRIORITIES, CHAT_STATUSES } from "./tables";
 
 export const LIMITS = {
@@ -152,6 +153,17 @@ export const statusInput = v.object({ id: convNumber("id"), status: v.picklist([
 export const transcriptInput = v.object({
   id: convNumber("id"),
   to: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(254), v.email("to must be an email address."))),
+});
+export const toTicketInput = v.object({
+  conversationId: convNumber("conversationId"),
+  subject: v.optional(described(line("subject", 300), "default: Chat #57: the visitor's first words")),
+  priority: v.optional(
+    described(
+      v.picklist(TICKET_PRIORITIES, `priority must be one of ${TICKET_PRIORITIES.join(", ")}.`),
+      "ticket priority; default from the chat's",
+    ),
+  ),
+  assigneeId: v.optional(described(who, `${USER_REF_WORDS}; default the chat's assignee`)),
 });
 export const waitInput = v.object({
   after: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER))),

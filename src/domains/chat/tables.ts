@@ -111,6 +111,12 @@ export const chatConversations = table(
     lastVisitorMessageAt: time("last_visitor_message_at"),
     lastAgentMessageAt: time("last_agent_message_at"),
     resolvedAt: time("resolved_at"),
+    /**
+     * The ticket (its number in the company) chat_conversations_to_ticket
+     * opened from it. A number, not a foreign key: tickets never reuse
+     * numbers, and a deleted ticket reads as none (tickets/intake.ts).
+     */
+    ticketNumber: integer("ticket_number"),
   },
   (t) => [
     uniqueIndex("chat_conversations_company_number").on(t.companyId, t.number),

@@ -23,6 +23,7 @@ import { chatEvents } from "./events";
 import { createInbox, deleteInbox, getInbox, listInboxes, updateInbox } from "./inboxes";
 import { waitMessages } from "./live";
 import { chatPublicRoutes } from "./public-pages";
+import { conversationToTicket } from "./to-ticket";
 import { CHAT_PATH, chatPortalRoutes } from "./portal";
 import * as s from "./schemas";
 
@@ -153,6 +154,20 @@ const tools = [
     description: "Email visitor and agent messages (never notes) to the visitor's email or `to`.",
     input: s.transcriptInput,
     run: emailTranscript,
+  }),
+  defineTool({
+    ...T,
+    // It opens a ticket (tickets:write) from what it reads of the chat (chat:read).
+    scope: "tickets:write",
+    alsoNeeds: ["chat:read"],
+    readOnly: false,
+    idempotent: true,
+    name: "chat_conversations_to_ticket",
+    title: "Turn a chat into a ticket",
+    description:
+      "Open a ticket from a conversation: visitor (needs email) as requester, transcript as first message. Once: again returns it.",
+    input: s.toTicketInput,
+    run: conversationToTicket,
   }),
   defineTool({
     ...read,

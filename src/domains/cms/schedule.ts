@@ -29,12 +29,12 @@ import { emit } from "../../core/events";
 import { write } from "../../core/fields";
 import { anyRow, type JobDef } from "../../core/jobs";
 import { authorize } from "../../core/scopes";
-import { approvalLinks } from "../approvals/tables";
+import { latestDecidedLink } from "../approvals/links";
 import { latestLinkFor, mintLink } from "../approvals/links";
 import { holdForApproval, isApprovedRun } from "../approvals/staging";
 import { siteForActor } from "../sites/access";
-import { bumpContentVersion } from "../sites/content-version";
-import { sites } from "../sites/tables";
+import { bumpContentVersion, setNextScheduledAt } from "../sites/content-version";
+import { companyOfSite } from "../sites/facts";
 import { postEventData, postPublished, postUnpublished } from "./events";
 import { postInSite, type PostRow } from "./posts";
 import { posts } from "./tables";
@@ -73,7 +73,7 @@ export async function refreshNextScheduled(tx: Tx, siteId: number, now: Date): P
   )[0]?.at;
   const ms = [up, down].filter((x): x is Date => !!x).map((x) => new Date(x).getTime());
   const next = ms.length ? new Date(Math.min(...ms)) : null;
-  await tx.update(sites).set({ nextScheduledAt: next }).where(eq(sites.id, siteId));
+  await setNextScheduledAt(tx, siteId, next);
 }
 
 /** Parses an ISO 8601 instant argument; a clear error otherwise. */
@@ -253,22 +253,6 @@ const dueLive = (now: Date) =>
   and(eq(posts.awaitingGoLive, true), eq(posts.published, true), lte(posts.publishedAt, now));
 const dueOff = (now: Date) => and(eq(posts.published, true), isNotNull(posts.unpublishAt), lte(posts.unpublishAt, now));
 
-/** Who approved a post's go-live: its latest approved link. */
-async function approvalOf(tx: Tx, postId: number) {
-  const links = await tx
-    .select({ id: approvalLinks.id, decidedBy: approvalLinks.decidedBy, decidedAt: approvalLinks.decidedAt })
-    .from(approvalLinks)
-    .where(
-      and(
-        eq(approvalLinks.entityType, "post"),
-        eq(approvalLinks.entityId, postId),
-        eq(approvalLinks.status, "approved"),
-      ),
-    );
-  links.sort((a, b) => (b.decidedAt?.getTime() ?? 0) - (a.decidedAt?.getTime() ?? 0) || b.id - a.id);
-  return links[0] ?? null;
-}
-
 /**
  * Announces every instant passed: each post is claimed by a conditional
  * update (a second instance, or a second run, finds it claimed), then its
@@ -286,7 +270,7 @@ export async function announceDue(deps: Deps): Promise<number> {
     await deps.db.transaction(async (tx) => {
       const ctx = {
         deps,
-        company: { id: (await tx.select({ c: sites.companyId }).from(sites).where(eq(sites.id, p.siteId)))[0]!.c },
+        company: { id: (await companyOfSite(tx, p.siteId))! },
       };
       if (p.unpublishAt && p.unpublishAt.getTime() <= now.getTime()) {
         const row = (
@@ -307,7 +291,7 @@ export async function announceDue(deps: Deps): Promise<number> {
             .returning()
         )[0];
         if (!row) return;
-        const link = await approvalOf(tx, p.id);
+        const link = await latestDecidedLink(tx, ctx.company.id, "post", p.id, "approved");
         await emit(
           tx,
           ctx,

@@ -75,6 +75,11 @@ export async function siteOfCompany(
 }
 
 /** A site's name, or null when there is no such site. */
+/** The company a site belongs to (for a job holding a site id from a row of its own), or null. */
+export async function companyOfSite(q: Q, siteId: number): Promise<number | null> {
+  return (await q.select({ c: sites.companyId }).from(sites).where(eq(sites.id, siteId)).limit(1))[0]?.c ?? null;
+}
+
 export async function siteName(q: Q, siteId: number): Promise<string | null> {
   return (await q.select({ name: sites.name }).from(sites).where(eq(sites.id, siteId)).limit(1))[0]?.name ?? null;
 }

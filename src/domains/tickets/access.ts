@@ -151,6 +151,8 @@ export function ticketOut(t: TicketRow, x: Extras, now: Date) {
     sla: slaView(t, now),
     mergedIntoId: t.mergedIntoId === null ? null : (x.numbers.get(t.mergedIntoId) ?? null),
     followUpOfId: t.followUpOfId === null ? null : (x.numbers.get(t.followUpOfId) ?? null),
+    // Only on tickets opened from a chat (chat_conversations_to_ticket): other tickets read as before.
+    ...(t.sourceChatNumber !== null && { sourceChatId: t.sourceChatNumber }),
     createdAt: iso(t.createdAt)!,
     updatedAt: iso(t.updatedAt)!,
     lastMessageAt: iso(t.lastMessageAt)!,

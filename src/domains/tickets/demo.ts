@@ -4,7 +4,8 @@
  * clients writing to the agency (London hours, UK bank holidays). Tickets in
  * every status, public replies, internal notes, a merged duplicate, a
  * follow-up-worthy closed ticket, and one ticket whose first reply is
- * overdue (its breach recorded, as the job would have).
+ * overdue (its breach recorded, as the job would have). Each desk has
+ * macros for what it answers most.
  *
  * Times are relative to the seed's clock, and chosen so that at seed time
  * exactly that one ticket is breached whatever the weekday: the rest were
@@ -14,6 +15,7 @@ import { sql } from "drizzle-orm";
 import { DEFAULT_POLICY, dueTimes, slaView, type Policy, type TicketRow } from "./sla";
 import {
   ticketCounters,
+  ticketMacros,
   ticketMessages,
   tickets,
   ticketSlaPolicies,
@@ -480,4 +482,32 @@ async function seedCompany(w: DemoWorld, companyId: number, policy: Policy, spec
 export const demoTickets: DemoPart = async (w) => {
   await seedCompany(w, w.companies.harbor, HARBOR_POLICY, harborTickets(w.users));
   await seedCompany(w, w.companies.northwind, NORTHWIND_POLICY, northwindTickets(w.users));
+  const at = w.at(30);
+  const macro = (companyId: number, m: Partial<typeof ticketMacros.$inferInsert> & { name: string }) => ({
+    companyId,
+    body: null,
+    status: null,
+    addTags: [],
+    removeTags: [],
+    assigneeId: null,
+    createdAt: at,
+    updatedAt: at,
+    ...m,
+  });
+  await w.tx.insert(ticketMacros).values([
+    macro(w.companies.harbor, {
+      name: "Where is my order",
+      body: "Hi {{ticket.requester.first_name}}, I've asked the courier about {{ticket.subject}} and will write again as soon as they answer.\n\n{{agent.name}}, Harbor Coffee",
+      status: "pending",
+      addTags: ["shipping"],
+    }),
+    macro(w.companies.harbor, {
+      name: "Refund issued",
+      body: "Hi {{ticket.requester.first_name}}, your refund is on its way; it shows on your statement within 5 business days.",
+      status: "solved",
+      addTags: ["refund"],
+      removeTags: ["shipping"],
+    }),
+    macro(w.companies.northwind, { name: "Hand to Priya (hosting)", addTags: ["hosting"], assigneeId: w.users.priya }),
+  ]);
 };

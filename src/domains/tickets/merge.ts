@@ -6,12 +6,17 @@
  * pointing at the target. Tickets merged into the source earlier are
  * repointed at the target, so a pointer is always one hop.
  *
+ * When the source brings a customer message nobody has answered yet (a
+ * requester reply newer than the last agent reply in the combined thread),
+ * a pending or solved target reopens (reason "merge") and its resolution
+ * clock runs again: the customer is waiting, whichever ticket they wrote on.
+ *
  * Refused: merging a ticket into itself, a ticket already merged, into a
  * ticket that was itself merged (the answer names where to merge instead),
  * a closed ticket either way (closed is final), and another company's
  * ticket (not found, as if it did not exist).
  */
-import { eq, sql } from "drizzle-orm";
+import { and, eq, max, sql } from "drizzle-orm";
 import type * as v from "valibot";
 import { audit } from "../../core/audit";
 import type { ActorContext } from "../../core/context";
@@ -19,9 +24,9 @@ import { conflict, invalid } from "../../core/errors";
 import { emit } from "../../core/events";
 import { ticketByNumber, ticketsWrite } from "./access";
 import { ticketMerged } from "./events";
-import { moveStatus, onTicket } from "./lifecycle";
+import { moveStatus, onTicket, type TicketTx } from "./lifecycle";
 import type { ticketMergeInput } from "./schemas";
-import { recordBreaches } from "./sla";
+import { recordBreaches, type TicketRow } from "./sla";
 import { ticketMessages, tickets, ticketTags } from "./tables";
 
 export async function mergeTickets(ctx: ActorContext, input: v.InferOutput<typeof ticketMergeInput>) {
@@ -46,6 +51,7 @@ export async function mergeTickets(ctx: ActorContext, input: v.InferOutput<typeo
     if (target.status === "closed")
       throw conflict(`Ticket #${target.number} is closed, and closed tickets are final; merge into an open ticket.`);
     target = await recordBreaches(c.tx, ctx, target, c.now);
+    const customerAt = await lastReply(c, source.id, "requester");
 
     const moved = await c.tx
       .update(ticketMessages)
@@ -77,13 +83,14 @@ export async function mergeTickets(ctx: ActorContext, input: v.InferOutput<typeo
       createdAt: c.now,
     });
     await c.tx.update(tickets).set({ mergedIntoId: target.id }).where(eq(tickets.mergedIntoId, source.id));
+    const reopened = await reopenIfUnanswered(c, ctx, target, customerAt);
     await c.tx.update(tickets).set({ updatedAt: c.now, lastMessageAt: c.now }).where(eq(tickets.id, target.id));
     await moveStatus(c, ctx, "closed", "merge", { mergedIntoId: target.id });
 
     await audit(c.tx, ctx, "tickets.merge", {
       type: "ticket",
       id: source.number,
-      detail: { into: target.number, movedMessages: moved.length },
+      detail: { into: target.number, movedMessages: moved.length, ...(reopened && { reopenedTarget: true }) },
     });
     await emit(
       c.tx,
@@ -117,7 +124,34 @@ export async function mergeTickets(ctx: ActorContext, input: v.InferOutput<typeo
       status: "closed" as const,
       mergedIntoId: target.number,
       movedMessages: moved.length,
+      ...(reopened && { targetStatus: "open" as const }),
       ...(warnings.length && { warnings }),
     };
   });
+}
+
+/** The newest public reply by `author` on ticket row `ticketId` (null: none). */
+async function lastReply(c: TicketTx, ticketId: number, author: "agent" | "requester"): Promise<number | null> {
+  const at = (
+    await c.tx
+      .select({ at: max(ticketMessages.createdAt) })
+      .from(ticketMessages)
+      .where(
+        and(eq(ticketMessages.ticketId, ticketId), eq(ticketMessages.kind, "reply"), eq(ticketMessages.author, author)),
+      )
+  )[0]?.at;
+  return at == null ? null : new Date(at).getTime();
+}
+
+/**
+ * Reopens a pending or solved target when the source's newest customer
+ * message (`customerAt`, read before the move) is newer than every agent
+ * reply now on the target. Returns whether it reopened.
+ */
+async function reopenIfUnanswered(c: TicketTx, ctx: ActorContext, target: TicketRow, customerAt: number | null) {
+  if (customerAt === null || (target.status !== "pending" && target.status !== "solved")) return false;
+  const agentAt = await lastReply(c, target.id, "agent");
+  if (agentAt !== null && agentAt >= customerAt) return false;
+  await moveStatus({ tx: c.tx, row: target, policy: c.policy, now: c.now }, ctx, "open", "merge");
+  return true;
 }

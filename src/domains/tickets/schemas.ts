@@ -206,3 +206,26 @@ export const slaPolicyUpdateInput = v.strictObject({
 
 export const tagListInput = v.strictObject({ ...pageInput });
 export const summaryInput = v.strictObject({});
+
+// Macros: every part optional (a macro has at least one, checked by the verb); null clears a part on update.
+const macroId = (what: string) => described(positive(what), "macro id (ticket_macros_list)");
+const macroStatus = v.picklist(["open", "pending", "solved"], "status of a macro is open, pending or solved.");
+const macroFields = {
+  body: v.optional(v.nullable(described(body("body"), "reply; {{ticket.requester.name}} etc. are filled in"))),
+  status: v.optional(v.nullable(described(macroStatus, "status after the reply"))),
+  addTags: v.optional(tags),
+  removeTags: v.optional(tags),
+  assigneeId: v.optional(v.nullable(userRef("assigneeId"))),
+};
+export const macroListInput = v.strictObject({
+  q: v.optional(v.pipe(v.string("q must be a string."), v.trim(), v.minLength(1), v.maxLength(200))),
+  ...pageInput,
+});
+export const macroCreateInput = v.strictObject({ name: line("name", 120), ...macroFields });
+export const macroUpdateInput = v.strictObject({
+  id: macroId("id"),
+  name: v.optional(line("name", 120)),
+  ...macroFields,
+});
+export const macroRef = v.strictObject({ id: macroId("id") });
+export const applyMacroInput = v.strictObject({ ticketId: ticketNumber("ticketId"), macroId: macroId("macroId") });

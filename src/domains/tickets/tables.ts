@@ -50,6 +50,8 @@ export const tickets = table(
     mergedIntoId: integer("merged_into_id"),
     /** A follow-up opened for a requester who wrote again after the ticket was closed. */
     followUpOfId: integer("follow_up_of_id"),
+    /** The chat conversation (its number in the company) this ticket was opened from, by chat_conversations_to_ticket. */
+    sourceChatNumber: integer("source_chat_number"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     lastMessageAt: time("last_message_at").notNull(),
@@ -113,6 +115,33 @@ export const ticketTags = table(
     tag: text("tag").notNull(),
   },
   (t) => [primaryKey({ columns: [t.ticketId, t.tag] }), index("ticket_tags_tag").on(t.tag)],
+);
+
+/**
+ * A macro: what an agent does to a ticket often, saved once and applied in
+ * one call (tickets_apply_macro): a public reply (with {{ticket.…}}
+ * variables), a status, tags to add and remove, an assignee. Every part is
+ * optional; a macro has at least one.
+ */
+export const ticketMacros = table(
+  "ticket_macros",
+  {
+    id: id(),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    /** The reply's text, variables unfilled; null: no reply. */
+    body: text("body"),
+    /** Status to set after the reply; null: leave it. */
+    status: text("status").$type<"open" | "pending" | "solved">(),
+    addTags: json<string[]>("add_tags").notNull(),
+    removeTags: json<string[]>("remove_tags").notNull(),
+    assigneeId: integer("assignee_id").references(() => users.id, { onDelete: "set null" }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex("ticket_macros_company_name").on(t.companyId, t.name)],
 );
 
 /** The last ticket number handed out per company (an atomic upsert hands out the next). */

@@ -2,7 +2,8 @@
  * Tickets: create, read, list (the views people use), update, assign,
  * change status, delete; the queue summary and the tags in use.
  *
- * @public Serves crm (the tickets part of a contact's timeline).
+ * @public Serves crm (the tickets part of a contact's timeline) and, through
+ * intake.ts, chat (a conversation turned into a ticket).
  */
 import { and, asc, count, desc, eq, inArray, isNotNull, isNull, lte, not, or, sql, type SQL } from "drizzle-orm";
 import type * as v from "valibot";
@@ -51,7 +52,7 @@ async function setTags(tx: Db, ticketId: number, tags: string[]) {
 export async function createTicket(
   ctx: ActorContext,
   input: v.InferOutput<typeof ticketCreateInput>,
-  opts: { followUpOf?: TicketRow } = {},
+  opts: { followUpOf?: TicketRow; sourceChatNumber?: number } = {},
 ) {
   ticketsWrite(ctx);
   return ctx.deps.db.transaction(async (tx) => {
@@ -73,6 +74,7 @@ export async function createTicket(
           requesterName: input.requesterName ?? null,
           assigneeId: assignee?.id ?? null,
           followUpOfId: opts.followUpOf?.id ?? null,
+          sourceChatNumber: opts.sourceChatNumber ?? null,
           updatedAt: now,
           lastMessageAt: now,
           ...base,
@@ -147,6 +149,7 @@ export async function createTicket(
       firstResponseDueAt: iso(row.firstResponseDueAt),
       resolutionDueAt: iso(row.resolutionDueAt),
       ...(opts.followUpOf && { followUpOfId: opts.followUpOf.number }),
+      ...(opts.sourceChatNumber !== undefined && { sourceChatId: opts.sourceChatNumber }),
     };
   });
 }

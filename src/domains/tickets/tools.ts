@@ -8,6 +8,7 @@ import { demoTickets } from "./demo";
 import { defineTool, type Domain } from "../../mcp/define";
 import { ticketDelivery } from "./delivery";
 import { ticketEvents } from "./events";
+import { applyMacro, createMacro, deleteMacro, listMacros, updateMacro } from "./macros";
 import { mergeTickets } from "./merge";
 import { addNote, addRequesterReply, listMessages, replyToTicket } from "./messages";
 import { getSlaPolicy, updateSlaPolicy } from "./policy";
@@ -187,6 +188,55 @@ const slaPolicyUpdate = defineTool({
   run: updateSlaPolicy,
 });
 
+const macrosList = defineTool({
+  ...read,
+  name: "ticket_macros_list",
+  title: "List ticket macros",
+  description: "Saved macros (reply, status, tags, assignee) by name; q searches names.",
+  input: s.macroListInput,
+  run: listMacros,
+});
+
+const macrosCreate = defineTool({
+  ...write,
+  name: "ticket_macros_create",
+  title: "Create a ticket macro",
+  description:
+    "Save a macro: body (reply; {{ticket.requester.name}}, {{ticket.number}}, {{agent.name}}…), status, addTags, removeTags, assigneeId.",
+  input: s.macroCreateInput,
+  run: (ctx, input) => createMacro(ctx, input),
+});
+
+const macrosUpdate = defineTool({
+  ...write,
+  name: "ticket_macros_update",
+  idempotent: true,
+  title: "Update a ticket macro",
+  description: "Change a macro's parts; null clears one.",
+  input: s.macroUpdateInput,
+  run: updateMacro,
+});
+
+const macrosDelete = defineTool({
+  ...write,
+  name: "ticket_macros_delete",
+  destructive: true,
+  title: "Delete a ticket macro",
+  description: "Delete a macro; tickets it was applied to keep what it did.",
+  input: s.macroRef,
+  run: deleteMacro,
+});
+
+const ticketsApplyMacro = defineTool({
+  ...write,
+  name: "tickets_apply_macro",
+  title: "Apply a macro",
+  description:
+    "Apply a macro's reply, tags, assignee and status to a ticket at once; a part that cannot apply refuses all.",
+  input: s.applyMacroInput,
+  run: applyMacro,
+});
+
 export const ticketsDomain: Domain = {
   demo: demoTickets,
   scopes: [
@@ -226,6 +276,9 @@ export const ticketsDomain: Domain = {
     solved: ["status"],
     resolved: ["status", "solved"],
     close: ["status"],
+    "canned reply": ["macro"],
+    "saved reply": ["macro"],
+    template: ["macro"],
   },
   tools: [
     ticketsList,
@@ -244,6 +297,11 @@ export const ticketsDomain: Domain = {
     ticketTagsList,
     slaPolicyGet,
     slaPolicyUpdate,
+    macrosList,
+    macrosCreate,
+    macrosUpdate,
+    macrosDelete,
+    ticketsApplyMacro,
   ],
   events: ticketEvents,
   jobs: ticketJobs,
