@@ -23,6 +23,7 @@ import sqlite20 from "./sqlite/0020_email_segments_sql.sql" with { type: "text" 
 import sqlite21 from "./sqlite/0021_posts_list_order.sql" with { type: "text" };
 import sqlite22 from "./sqlite/0022_approval_policy.sql" with { type: "text" };
 import sqlite23 from "./sqlite/0023_email_signup.sql" with { type: "text" };
+import sqlite24 from "./sqlite/0024_ticket_mailboxes.sql" with { type: "text" };
 import pg0 from "./pg/0000_init.sql" with { type: "text" };
 import pg1 from "./pg/0001_media_blobs.sql" with { type: "text" };
 import pg2 from "./pg/0002_idempotency_keys.sql" with { type: "text" };
@@ -47,6 +48,7 @@ import pg20 from "./pg/0020_email_segments_sql.sql" with { type: "text" };
 import pg21 from "./pg/0021_posts_list_order.sql" with { type: "text" };
 import pg22 from "./pg/0022_approval_policy.sql" with { type: "text" };
 import pg23 from "./pg/0023_email_signup.sql" with { type: "text" };
+import pg24 from "./pg/0024_ticket_mailboxes.sql" with { type: "text" };
 
 export interface Migration {
   tag: string;
@@ -79,6 +81,7 @@ export const migrations: Record<"sqlite" | "pg", Migration[]> = {
     { tag: "0021_posts_list_order", sql: sqlite21 },
     { tag: "0022_approval_policy", sql: sqlite22 },
     { tag: "0023_email_signup", sql: sqlite23 },
+    { tag: "0024_ticket_mailboxes", sql: sqlite24 },
   ],
   pg: [
     { tag: "0000_init", sql: pg0 },
@@ -105,5 +108,6 @@ export const migrations: Record<"sqlite" | "pg", Migration[]> = {
     { tag: "0021_posts_list_order", sql: pg21 },
     { tag: "0022_approval_policy", sql: pg22 },
     { tag: "0023_email_signup", sql: pg23 },
+    { tag: "0024_ticket_mailboxes", sql: pg24 },
   ],
 };

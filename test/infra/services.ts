@@ -792,6 +792,9 @@ export async function startDovecot(): Promise<DovecotServer> {
           "ssl = no",
           "disable_plaintext_auth = no",
           "auth_mechanisms = plain login",
+          // No growing delay after failed logins from loopback (the tests try wrong passwords on purpose).
+          "login_trusted_networks = 127.0.0.0/8",
+          "auth_failure_delay = 0",
           `default_internal_user = ${owner}`,
           `default_login_user = ${root ? "dovenull" : owner}`,
           "first_valid_uid = 1",
