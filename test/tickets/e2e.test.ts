@@ -52,7 +52,7 @@ const fails = async (c: Client, name: string, args: Record<string, unknown>) => 
 describe("an agent works the queue", () => {
   test("tools are listed by scope: read-only keys see the eight read tools", async () => {
     const all = (await owner.listTools()).tools.map((t) => t.name).filter((n) => n.startsWith("ticket"));
-    expect(all.length).toBe(22);
+    expect(all.length).toBe(23);
     const ro = (await reader.listTools()).tools
       .map((t) => t.name)
       .filter((n) => n.startsWith("ticket"))

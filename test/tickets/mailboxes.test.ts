@@ -376,3 +376,55 @@ suite("tenancy, failures and the password", () => {
     expect(await ticketCount()).toBe(before);
   });
 });
+
+suite("the inbound-mail webhook", () => {
+  let url: string;
+  const post = (to: string, body: string | Uint8Array, type = "message/rfc822") =>
+    fetch(to, { method: "POST", headers: { "content-type": type }, body });
+
+  test("the secret URL is shown once; a raw message POSTed to it opens a ticket, a retry imports nothing", async () => {
+    const r = await ok("ticket_mail_webhook_rotate");
+    url = r.url;
+    expect(url).toMatch(/\/inbound-mail\/[A-Za-z0-9_-]{32}$/);
+    const secret = url.split("/").at(-1)!;
+    expect(JSON.stringify(await rows(s.deps, "SELECT * FROM ticket_mail_hooks"))).not.toContain(secret);
+    const before = await ticketCount();
+    const raw = mail({ id: "<pushed@customer.test>", from: "Bo <bo@customer.test>", subject: "Pushed in" });
+    const res = await post(url, raw);
+    expect(res.status).toBe(200);
+    const out = await res.json();
+    expect(out.outcome).toBe("opened");
+    expect((await ok("tickets_get", { id: out.ticket })).requester.email).toBe("bo@customer.test");
+    expect(await (await post(url, raw)).json()).toEqual({ outcome: "duplicate" });
+    expect(await ticketCount()).toBe(before + 1);
+  });
+
+  test('JSON {"raw"} works too, and threads a reply onto the ticket', async () => {
+    const res = await post(
+      url,
+      JSON.stringify({
+        raw: mail({ from: "bo@customer.test", subject: "Re: x", headers: { "In-Reply-To": "<pushed@customer.test>" } }),
+      }),
+      "application/json",
+    );
+    expect(res.status).toBe(200);
+    expect((await res.json()).outcome).toBe("replied");
+    const bad = await post(url, "{not json", "application/json");
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).error).toContain("not JSON");
+  });
+
+  test("a wrong secret is 401, an oversized message 413, and rotating retires the old URL", async () => {
+    const before = await ticketCount();
+    const wrong = await post(url.replace(/[^/]{32}$/, "x".repeat(32)), mail({}));
+    expect(wrong.status).toBe(401);
+    const big = await post(url, mail({ body: "y".repeat(10 * 1024 * 1024 + 8192) }));
+    expect(big.status).toBe(413);
+    const next = (await ok("ticket_mail_webhook_rotate")).url;
+    expect(next).not.toBe(url);
+    expect((await post(url, mail({}))).status).toBe(401);
+    expect(await ticketCount()).toBe(before);
+    const v = await tool(viewer, "ticket_mail_webhook_rotate");
+    expect(v.isError).toBe(true);
+  });
+});

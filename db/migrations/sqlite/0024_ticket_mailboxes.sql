@@ -1,3 +1,13 @@
+CREATE TABLE `ticket_mail_hooks` (
+	`company_id` integer PRIMARY KEY NOT NULL,
+	`secret_hash` text NOT NULL,
+	`created_by` integer,
+	`created_at` integer NOT NULL,
+	FOREIGN KEY (`company_id`) REFERENCES `companies`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`created_by`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE set null
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `ticket_mail_hooks_secret` ON `ticket_mail_hooks` (`secret_hash`);--> statement-breakpoint
 CREATE TABLE `ticket_mail_imports` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`company_id` integer NOT NULL,

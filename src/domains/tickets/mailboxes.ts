@@ -404,6 +404,7 @@ export type ImportOutcome =
  * Imports one raw mail for a company from `source` (a mailbox id): the
  * ledger row and the ticket write in one transaction; a mail already in the
  * ledger changes nothing. `fallbackKey` names a mail without a Message-ID.
+ * The webhook (mail-hook.ts) calls it with id 0 and no username.
  */
 export async function importMail(
   deps: Deps,
@@ -416,7 +417,7 @@ export async function importMail(
   const key = messageId
     ? `mid:${createHash("sha256").update(messageId).digest("hex")}`
     : `uid:${createHash("sha256").update(fallbackKey).digest("hex")}`;
-  const ours = [mailbox.username.toLowerCase()];
+  const ours = mailbox.username ? [mailbox.username.toLowerCase()] : [];
   const mailFrom = deps.config.mailFrom?.match(/<([^>]+)>/)?.[1] ?? deps.config.mailFrom;
   if (mailFrom) ours.push(mailFrom.trim().toLowerCase());
   const reason = ignoredBecause(p, raw, ours);

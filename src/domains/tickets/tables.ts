@@ -203,7 +203,7 @@ export const ticketMailImports = table(
     companyId: integer("company_id")
       .notNull()
       .references(() => companies.id, { onDelete: "cascade" }),
-    /** The mailbox row id (kept after a disconnect, so a reconnected mailbox still skips what it imported). */
+    /** The mailbox row id (kept after a disconnect), or 0 for the inbound-mail webhook. */
     source: integer("source").notNull(),
     key: text("key").notNull(),
     /** The mail's Message-ID as written (<…>), for threading the replies to it. */
@@ -217,4 +217,22 @@ export const ticketMailImports = table(
     uniqueIndex("ticket_mail_imports_key").on(t.companyId, t.source, t.key),
     index("ticket_mail_imports_message").on(t.companyId, t.messageId),
   ],
+);
+
+/**
+ * The company's inbound-mail webhook (mail-hook.ts): providers that push
+ * mail POST it to /inbound-mail/<secret>. Only the secret's SHA-256 is
+ * kept: the secret is shown once, when made or rotated.
+ */
+export const ticketMailHooks = table(
+  "ticket_mail_hooks",
+  {
+    companyId: integer("company_id")
+      .primaryKey()
+      .references(() => companies.id, { onDelete: "cascade" }),
+    secretHash: text("secret_hash").notNull(),
+    createdBy: integer("created_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("ticket_mail_hooks_secret").on(t.secretHash)],
 );

@@ -17,6 +17,7 @@ import {
   pollMailboxNow,
   updateMailbox,
 } from "./mailboxes";
+import { MAIL_HOOK_PREFIX, mailHookRoutes, rotateMailHook } from "./mail-hook";
 import { mergeTickets } from "./merge";
 import { addNote, addRequesterReply, listMessages, replyToTicket } from "./messages";
 import { getSlaPolicy, updateSlaPolicy } from "./policy";
@@ -258,6 +259,16 @@ const mailboxesPoll = defineTool({
   run: pollMailboxNow,
 });
 
+const mailWebhookRotate = defineTool({
+  ...admin,
+  name: "ticket_mail_webhook_rotate",
+  title: "Make the inbound-mail webhook URL",
+  description:
+    "For providers that push mail: a secret URL taking POSTed raw messages; each opens or continues a ticket. Shown once; calling again replaces it.",
+  input: s.summaryInput,
+  run: (ctx) => rotateMailHook(ctx),
+});
+
 export const ticketsDomain: Domain = {
   demo: demoTickets,
   scopes: [
@@ -321,7 +332,9 @@ export const ticketsDomain: Domain = {
     mailboxesUpdate,
     mailboxesDisconnect,
     mailboxesPoll,
+    mailWebhookRotate,
   ],
+  publicPages: [{ prefix: MAIL_HOOK_PREFIX, routes: mailHookRoutes }],
   events: ticketEvents,
   jobs: [...ticketJobs, ...mailboxJobs],
   subscribers: [ticketDelivery],
