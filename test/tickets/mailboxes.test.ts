@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/client";
 import { ImapFlow } from "imapflow";
 import { pollHooks, pollMailbox } from "../../src/domains/tickets/mailboxes";
-import { addMember, callTool, createCompany, createUser, mcpClient, mintMcpKey, toolOk } from "../fixtures/accounts";
+import { addMember, callTool, createCompany, createUser, mcpClient, mintMcpKey } from "../fixtures/accounts";
 import { rows, startTestServer, type TestServer } from "../harness";
 import {
   type DovecotServer,
@@ -379,7 +379,7 @@ suite("tenancy, failures and the password", () => {
 
 suite("the inbound-mail webhook", () => {
   let url: string;
-  const post = (to: string, body: string | Uint8Array, type = "message/rfc822") =>
+  const post = (to: string, body: string, type = "message/rfc822") =>
     fetch(to, { method: "POST", headers: { "content-type": type }, body });
 
   test("the secret URL is shown once; a raw message POSTed to it opens a ticket, a retry imports nothing", async () => {
