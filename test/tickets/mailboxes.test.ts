@@ -362,6 +362,11 @@ suite("tenancy, failures and the password", () => {
     const r = await tool(owner, "ticket_mailboxes_poll", { id: mailboxId });
     expect(r.isError).toBe(true);
     expect(r.text).toContain("paused");
+    // A new password (tried first) keeps it paused; resuming polls again.
+    expect((await ok("ticket_mailboxes_update", { id: mailboxId, password: PASSWORD })).state).toBe("paused");
+    expect((await ok("ticket_mailboxes_update", { id: mailboxId, paused: false })).state).toBe("active");
+    expect(await poll()).toMatchObject({ polled: true });
+    await ok("ticket_mailboxes_update", { id: mailboxId, paused: true });
     const audit = await rows(s.deps, "SELECT * FROM audit_log");
     const events = await rows(s.deps, "SELECT * FROM events");
     const all = [...seen, JSON.stringify(audit), JSON.stringify(events)].join("\n");

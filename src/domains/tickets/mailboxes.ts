@@ -257,11 +257,14 @@ export async function updateMailbox(ctx: ActorContext, input: v.InferOutput<type
         }),
         // Another account or folder starts from what is in it now, as a new connection does.
         ...(start && (account.host !== m.host || account.username !== m.username || folder !== m.folder) && start),
-        ...(input.paused !== undefined && { state: input.paused ? "paused" : "active" }),
-        ...((changed || input.paused === false) && {
-          lastError: null,
-          ...(input.paused !== true && { state: "active" }),
-        }),
+        // paused says so; a login that now works clears an error but does not resume a paused mailbox.
+        state:
+          input.paused === true
+            ? "paused"
+            : input.paused === false || (changed && m.state === "error")
+              ? "active"
+              : m.state,
+        lastError: changed || input.paused === false ? null : m.lastError,
         updatedAt: now,
       })
       .where(and(eq(ticketMailboxes.id, m.id), eq(ticketMailboxes.companyId, ctx.company.id)))
