@@ -28,7 +28,7 @@
  */
 import { createHash } from "node:crypto";
 import { and, asc, eq, inArray, isNotNull, isNull, lt, or } from "drizzle-orm";
-import { ImapFlow } from "imapflow";
+import type { ImapFlow } from "imapflow";
 import { type ParsedMail, simpleParser } from "mailparser";
 import type * as v from "valibot";
 import { audit } from "../../core/audit";
@@ -99,7 +99,9 @@ interface Account {
   password: string;
 }
 
-function client(a: Account): ImapFlow {
+/** imapflow is loaded on first use: it costs every process start (CLI included) most of a second otherwise. */
+async function client(a: Account): Promise<ImapFlow> {
+  const { ImapFlow } = await import("imapflow");
   return new ImapFlow({
     host: a.host,
     port: a.port,
@@ -126,7 +128,7 @@ function imapError(e: unknown): string {
  * already there is not imported: only what arrives after connecting).
  */
 async function tryLogin(a: Account, folder: string): Promise<{ uidValidity: string; lastUid: string }> {
-  const c = client(a);
+  const c = await client(a);
   c.on("error", () => {});
   try {
     await c.connect();
@@ -516,7 +518,7 @@ export async function pollMailbox(deps: Deps, mailboxId: number): Promise<PollRe
   const m = claimed;
   let lastUid = Number(m.lastUid ?? 0);
   let uidValidity = m.uidValidity;
-  const c = client({
+  const c = await client({
     host: m.host,
     port: m.port,
     tls: m.tls,
