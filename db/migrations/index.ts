@@ -29,6 +29,7 @@ import sqlite26 from "./sqlite/0026_listing_mode.sql" with { type: "text" };
 import sqlite27 from "./sqlite/0027_email_domains.sql" with { type: "text" };
 import sqlite28 from "./sqlite/0028_cms_schedule.sql" with { type: "text" };
 import sqlite29 from "./sqlite/0029_chat_to_ticket_macros.sql" with { type: "text" };
+import sqlite30 from "./sqlite/0030_ticket_mailboxes.sql" with { type: "text" };
 import pg0 from "./pg/0000_init.sql" with { type: "text" };
 import pg1 from "./pg/0001_media_blobs.sql" with { type: "text" };
 import pg2 from "./pg/0002_idempotency_keys.sql" with { type: "text" };
@@ -59,6 +60,7 @@ import pg26 from "./pg/0026_listing_mode.sql" with { type: "text" };
 import pg27 from "./pg/0027_email_domains.sql" with { type: "text" };
 import pg28 from "./pg/0028_cms_schedule.sql" with { type: "text" };
 import pg29 from "./pg/0029_chat_to_ticket_macros.sql" with { type: "text" };
+import pg30 from "./pg/0030_ticket_mailboxes.sql" with { type: "text" };
 
 export interface Migration {
   tag: string;
@@ -97,6 +99,7 @@ export const migrations: Record<"sqlite" | "pg", Migration[]> = {
     { tag: "0027_email_domains", sql: sqlite27 },
     { tag: "0028_cms_schedule", sql: sqlite28 },
     { tag: "0029_chat_to_ticket_macros", sql: sqlite29 },
+    { tag: "0030_ticket_mailboxes", sql: sqlite30 },
   ],
   pg: [
     { tag: "0000_init", sql: pg0 },
@@ -129,5 +132,6 @@ export const migrations: Record<"sqlite" | "pg", Migration[]> = {
     { tag: "0027_email_domains", sql: pg27 },
     { tag: "0028_cms_schedule", sql: pg28 },
     { tag: "0029_chat_to_ticket_macros", sql: pg29 },
+    { tag: "0030_ticket_mailboxes", sql: pg30 },
   ],
 };

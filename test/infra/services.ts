@@ -26,6 +26,8 @@
  * (scripts/with-postgres.ts lets the test command finish first).
  */
 import {
+  appendFileSync,
+  chmodSync,
   closeSync,
   existsSync,
   mkdtempSync,
@@ -57,6 +59,7 @@ export const SERVICE_PACKAGES = {
   postgres: { bin: "initdb", pkg: "postgresql" },
   redis: { bin: "redis-server", pkg: "redis-server" },
   haproxy: { bin: "haproxy", pkg: "haproxy" },
+  dovecot: { bin: "dovecot", pkg: "dovecot-imapd" },
 } satisfies Record<string, DebianPackage>;
 
 /** Thrown when missing packages cannot be installed; tests may skip on it. */
@@ -743,4 +746,99 @@ export async function startHaproxy(backends: Backend[], opts: HaproxyOptions = {
     rmSync(dir, { recursive: true, force: true });
     throw e;
   }
+}
+
+// ---------------------------------------------------------------- dovecot
+
+export interface DovecotServer {
+  host: string;
+  port: number;
+  dir: string;
+  pid: number;
+  /** Adds a mailbox user (plain password in the temp dir's passwd-file; read at each login). */
+  addUser(user: string, password: string): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * Debian's Dovecot as a plain-text IMAP server on 127.0.0.1:<free port>, in
+ * the foreground (`-F`) as a child process, with a config generated in a
+ * temp dir: passwd-file logins, Maildir under the temp dir, no TLS, no
+ * other protocol. Dovecot refuses mail access as root, so when the tests run
+ * as root the mail files belong to `nobody` (the dir is world-writable,
+ * and removed at stop). Ready once it answers with its IMAP greeting.
+ */
+export async function startDovecot(): Promise<DovecotServer> {
+  const bin = findBinary("dovecot");
+  if (!bin) throw new Error("dovecot not found: run ensureDebianPackages([SERVICE_PACKAGES.dovecot])");
+  const dir = mkdtempSync(join(tmpdir(), "plinth-dovecot-"));
+  chmodSync(dir, 0o777);
+  const passwd = join(dir, "passwd");
+  writeFileSync(passwd, "");
+  const root = process.getuid?.() === 0;
+  const me = root ? { uid: 65534, gid: 65534 } : { uid: process.getuid!(), gid: process.getgid!() };
+  const owner = root ? "dovecot" : (process.env.USER ?? String(me.uid));
+  try {
+    return await withFreePort(async (port) => {
+      const conf = join(dir, "dovecot.conf");
+      writeFileSync(
+        conf,
+        [
+          `base_dir = ${dir}/run`,
+          `state_dir = ${dir}/state`,
+          `log_path = ${dir}/dovecot.log`,
+          "protocols = imap",
+          "listen = 127.0.0.1",
+          "ssl = no",
+          "disable_plaintext_auth = no",
+          "auth_mechanisms = plain login",
+          // No growing delay after failed logins from loopback (the tests try wrong passwords on purpose).
+          "login_trusted_networks = 127.0.0.0/8",
+          "auth_failure_delay = 0",
+          `default_internal_user = ${owner}`,
+          `default_login_user = ${root ? "dovenull" : owner}`,
+          "first_valid_uid = 1",
+          `passdb {\n  driver = passwd-file\n  args = scheme=PLAIN username_format=%u ${passwd}\n}`,
+          `userdb {\n  driver = static\n  args = uid=${me.uid} gid=${me.gid} home=${dir}/home/%u\n}`,
+          "mail_location = maildir:~/Maildir",
+          `service imap-login {\n  inet_listener imap {\n    address = 127.0.0.1\n    port = ${port}\n  }\n  inet_listener imaps {\n    port = 0\n  }\n}`,
+          `service anvil {\n  chroot =\n}`,
+          `service imap-login {\n  chroot =\n}`,
+          "",
+        ].join("\n"),
+      );
+      const m = spawnServer({
+        name: "dovecot",
+        cmd: [bin, "-F", "-c", conf],
+        signal: "SIGTERM",
+        dir,
+        logPath: join(dir, "dovecot.out"),
+      });
+      await waitUntil(m, "greeting on IMAP", 15_000, () => imapGreets(port));
+      return {
+        host: "127.0.0.1",
+        port,
+        dir,
+        pid: m.proc.pid,
+        addUser: (user, password) => appendFileSync(passwd, `${user}:{PLAIN}${password}\n`),
+        stop: () => stopServer(m),
+      };
+    });
+  } catch (e) {
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
+}
+
+function imapGreets(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createConnection({ host: "127.0.0.1", port });
+    const done = (ok: boolean) => {
+      s.destroy();
+      resolve(ok);
+    };
+    s.setTimeout(1000, () => done(false));
+    s.once("data", (d) => done(d.toString().startsWith("* OK")));
+    s.once("error", () => done(false));
+  });
 }

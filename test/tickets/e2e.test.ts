@@ -50,15 +50,17 @@ const fails = async (c: Client, name: string, args: Record<string, unknown>) => 
 };
 
 describe("an agent works the queue", () => {
-  test("tools are listed by scope: read-only keys see the seven read tools", async () => {
+  test("tools are listed by scope: read-only keys see the nine read tools", async () => {
     const all = (await owner.listTools()).tools.map((t) => t.name).filter((n) => n.startsWith("ticket"));
-    expect(all.length).toBe(21);
+    expect(all.length).toBe(28);
     const ro = (await reader.listTools()).tools
       .map((t) => t.name)
       .filter((n) => n.startsWith("ticket"))
       .sort();
     expect(ro).toEqual([
       "ticket_macros_list",
+      "ticket_mailboxes_get",
+      "ticket_mailboxes_list",
       "ticket_messages_list",
       "ticket_sla_policy_get",
       "ticket_tags_list",

@@ -71,6 +71,9 @@ const READ_CALLS: Record<string, Record<string, unknown>[]> = {
   ticket_tags_list: [{}],
   ticket_sla_policy_get: [{}],
   ticket_macros_list: [{}, { q: SECRET }],
+  ticket_mailboxes_list: [{}],
+  // Needs a connected mailbox (test/tickets/mailboxes.test.ts); it shows outcomes and ticket numbers, no message text.
+  ticket_mailboxes_get: [],
 };
 
 test("every read tool shows note text only inside messages marked internal", async () => {

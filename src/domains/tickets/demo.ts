@@ -5,17 +5,22 @@
  * every status, public replies, internal notes, a merged duplicate, a
  * follow-up-worthy closed ticket, and one ticket whose first reply is
  * overdue (its breach recorded, as the job would have). Each desk has
- * macros for what it answers most.
+ * macros for what it answers most. Harbor Coffee has its support mailbox
+ * connected (paused: the demo's server does not exist) and Jo's torn-bag
+ * ticket came in through it (its ledger row).
  *
  * Times are relative to the seed's clock, and chosen so that at seed time
  * exactly that one ticket is breached whatever the weekday: the rest were
  * answered in time, are paused (pending, solved), or are recent enough.
  */
 import { sql } from "drizzle-orm";
+import { seal } from "../../core/sealed";
 import { DEFAULT_POLICY, dueTimes, slaView, type Policy, type TicketRow } from "./sla";
 import {
   ticketCounters,
   ticketMacros,
+  ticketMailboxes,
+  ticketMailImports,
   ticketMessages,
   tickets,
   ticketSlaPolicies,
@@ -477,10 +482,49 @@ async function seedCompany(w: DemoWorld, companyId: number, policy: Policy, spec
     });
   }
   await tx.insert(ticketCounters).values({ companyId, lastNumber: number });
+  return rows;
+}
+
+/** Harbor's support mailbox, paused (nothing answers at the demo host), and the mail that opened Jo's ticket. */
+async function seedMailbox(w: DemoWorld, companyId: number, ticketId: number) {
+  const created = w.at(30);
+  const box = (
+    await w.tx
+      .insert(ticketMailboxes)
+      .values({
+        companyId,
+        host: "imap.harborcoffee.example",
+        port: 993,
+        tls: "tls",
+        username: "support@harborcoffee.example",
+        passwordSealed: seal(w.deps.config, "demo-mailbox-password", `ticket-mailbox:${companyId}`),
+        folder: "INBOX",
+        uidValidity: "1",
+        lastUid: "1",
+        state: "paused",
+        lastError: "Demo mailbox: paused, as imap.harborcoffee.example does not exist. Connect a real one to try it.",
+        lastPolledAt: w.at(0, 2),
+        createdBy: w.users.maya,
+        createdAt: created,
+        updatedAt: created,
+      })
+      .returning({ id: ticketMailboxes.id })
+  )[0]!;
+  await w.tx.insert(ticketMailImports).values({
+    companyId,
+    source: box.id,
+    key: "demo:jo-torn-bag",
+    messageId: "<torn-bag.4821@mail.example.com>",
+    ticketId,
+    outcome: "opened",
+    reason: null,
+    createdAt: w.at(12),
+  });
 }
 
 export const demoTickets: DemoPart = async (w) => {
-  await seedCompany(w, w.companies.harbor, HARBOR_POLICY, harborTickets(w.users));
+  const harbor = await seedCompany(w, w.companies.harbor, HARBOR_POLICY, harborTickets(w.users));
+  await seedMailbox(w, w.companies.harbor, harbor[0]!.id);
   await seedCompany(w, w.companies.northwind, NORTHWIND_POLICY, northwindTickets(w.users));
   const at = w.at(30);
   const macro = (companyId: number, m: Partial<typeof ticketMacros.$inferInsert> & { name: string }) => ({

@@ -7,7 +7,7 @@
 import * as v from "valibot";
 import { described, USER_REF_WORDS } from "../../core/fields";
 import { pageInput } from "../../core/pagination";
-import { TICKET_PRIORITIES, TICKET_STATUSES } from "./tables";
+import { MAILBOX_TLS, TICKET_PRIORITIES, TICKET_STATUSES } from "./tables";
 
 export const MAX_BODY = 64 * 1024;
 export const MAX_TAGS = 20;
@@ -229,3 +229,44 @@ export const macroUpdateInput = v.strictObject({
 });
 export const macroRef = v.strictObject({ id: macroId("id") });
 export const applyMacroInput = v.strictObject({ ticketId: ticketNumber("ticketId"), macroId: macroId("macroId") });
+// Support mailboxes (mailboxes.ts). The password is write-only: no output carries it.
+const hostName = v.pipe(
+  v.string("host must be a string."),
+  v.trim(),
+  v.regex(/^[A-Za-z0-9.-]{1,253}$|^\[[0-9A-Fa-f:.]+\]$/, "host is a host name or IP address, e.g. imap.example.com."),
+);
+const port = v.pipe(
+  v.number("port must be a number."),
+  v.integer("port must be an integer."),
+  v.minValue(1),
+  v.maxValue(65535),
+);
+const tls = v.picklist(MAILBOX_TLS, `tls must be one of ${MAILBOX_TLS.join(", ")}.`);
+const secret = v.pipe(
+  v.string("password must be a string."),
+  v.minLength(1, "password must not be empty."),
+  v.maxLength(1000),
+);
+const folder = v.pipe(v.string("folder must be a string."), v.trim(), v.minLength(1), v.maxLength(200));
+
+export const mailboxConnectInput = v.strictObject({
+  host: hostName,
+  port: v.optional(port),
+  tls: v.optional(tls, "tls"),
+  username: line("username", 254),
+  password: secret,
+  folder: v.optional(folder, "INBOX"),
+});
+
+export const mailboxRef = v.strictObject({ id: positive("id") });
+
+export const mailboxUpdateInput = v.strictObject({
+  id: positive("id"),
+  host: v.optional(hostName),
+  port: v.optional(port),
+  tls: v.optional(tls),
+  username: v.optional(line("username", 254)),
+  password: v.optional(secret),
+  folder: v.optional(folder),
+  paused: v.optional(v.boolean("paused must be true or false.")),
+});

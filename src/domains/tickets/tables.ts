@@ -176,3 +176,92 @@ export const ticketSlaPolicies = table("ticket_sla_policies", {
   autoCloseDays: integer("auto_close_days"),
   updatedAt: updatedAt(),
 });
+
+export const MAILBOX_TLS = ["tls", "starttls", "none"] as const;
+export type MailboxTls = (typeof MAILBOX_TLS)[number];
+
+/**
+ * A company's support mailbox, polled over IMAP (mailboxes.ts): each new
+ * mail opens a ticket or continues one. The password is sealed
+ * (core/sealed.ts, context "ticket-mailbox:<id>") and never read back out.
+ * UIDs are kept as text: IMAP's are 32-bit unsigned, past PostgreSQL's
+ * integer. lastUid moves only after the mails up to it are committed.
+ */
+export const ticketMailboxes = table(
+  "ticket_mailboxes",
+  {
+    id: id(),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
+    host: text("host").notNull(),
+    port: integer("port").notNull(),
+    tls: text("tls").$type<MailboxTls>().notNull(),
+    username: text("username").notNull(),
+    passwordSealed: text("password_sealed").notNull(),
+    folder: text("folder").notNull(),
+    uidValidity: text("uid_validity"),
+    lastUid: text("last_uid"),
+    /** active: polled; error: polled, the last poll failed (lastError); paused: not polled. */
+    state: text("state").$type<"active" | "error" | "paused">().notNull(),
+    lastError: text("last_error"),
+    lastPolledAt: time("last_polled_at"),
+    /** A poll in progress holds the mailbox until then, so two instances never poll it at once. */
+    pollUntil: time("poll_until"),
+    createdBy: integer("created_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index("ticket_mailboxes_company").on(t.companyId),
+    uniqueIndex("ticket_mailboxes_account").on(t.companyId, t.host, t.username, t.folder),
+  ],
+);
+
+/**
+ * Every mail a mailbox delivered, once: the key is the Message-ID, or a hash of UIDVALIDITY+UID
+ * for a mail without one. The row is inserted in the transaction that
+ * writes the ticket, and the unique index makes a second import of the same
+ * mail (a restart mid-poll, two pollers) fail and roll back. Ignored mails
+ * (auto-replies, bounces, loops) get a row with the reason and no ticket.
+ */
+export const ticketMailImports = table(
+  "ticket_mail_imports",
+  {
+    id: id(),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
+    /** The mailbox row id (kept after a disconnect), or 0 for the inbound-mail webhook. */
+    source: integer("source").notNull(),
+    key: text("key").notNull(),
+    /** The mail's Message-ID as written (<…>), for threading the replies to it. */
+    messageId: text("message_id"),
+    ticketId: integer("ticket_id").references(() => tickets.id, { onDelete: "set null" }),
+    outcome: text("outcome").$type<"opened" | "replied" | "ignored">().notNull(),
+    reason: text("reason"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("ticket_mail_imports_key").on(t.companyId, t.source, t.key),
+    index("ticket_mail_imports_message").on(t.companyId, t.messageId),
+  ],
+);
+
+/**
+ * The company's inbound-mail webhook (mail-hook.ts): providers that push
+ * mail POST it to /inbound-mail/<secret>. Only the secret's SHA-256 is
+ * kept: the secret is shown once, when made or rotated.
+ */
+export const ticketMailHooks = table(
+  "ticket_mail_hooks",
+  {
+    companyId: integer("company_id")
+      .primaryKey()
+      .references(() => companies.id, { onDelete: "cascade" }),
+    secretHash: text("secret_hash").notNull(),
+    createdBy: integer("created_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("ticket_mail_hooks_secret").on(t.secretHash)],
+);

@@ -9,6 +9,16 @@ import { defineTool, type Domain } from "../../mcp/define";
 import { ticketDelivery } from "./delivery";
 import { ticketEvents } from "./events";
 import { applyMacro, createMacro, deleteMacro, listMacros, updateMacro } from "./macros";
+import {
+  connectMailbox,
+  disconnectMailbox,
+  getMailbox,
+  listMailboxes,
+  mailboxJobs,
+  pollMailboxNow,
+  updateMailbox,
+} from "./mailboxes";
+import { MAIL_HOOK_PREFIX, mailHookRoutes, rotateMailHook } from "./mail-hook";
 import { mergeTickets } from "./merge";
 import { addNote, addRequesterReply, listMessages, replyToTicket } from "./messages";
 import { getSlaPolicy, updateSlaPolicy } from "./policy";
@@ -237,6 +247,78 @@ const ticketsApplyMacro = defineTool({
   run: applyMacro,
 });
 
+// Support mailboxes: company settings, so owners and admins only (as the SLA policy); the password is write-only.
+const admin = { ...write, minRole: "admin" } as const;
+
+const mailboxesConnect = defineTool({
+  ...admin,
+  name: "ticket_mailboxes_connect",
+  title: "Connect a support mailbox",
+  description:
+    "Connect an IMAP mailbox (tls: tls|starttls|none; folder INBOX): new mail opens tickets, replies continue them. Tests the login first; the password is stored sealed and never shown.",
+  input: s.mailboxConnectInput,
+  run: connectMailbox,
+});
+
+const mailboxesList = defineTool({
+  ...read,
+  minRole: "admin",
+  name: "ticket_mailboxes_list",
+  title: "List support mailboxes",
+  description: "Connected support mailboxes with state and last error.",
+  input: s.summaryInput,
+  run: (ctx) => listMailboxes(ctx),
+});
+
+const mailboxesGet = defineTool({
+  ...read,
+  minRole: "admin",
+  name: "ticket_mailboxes_get",
+  title: "Get a support mailbox",
+  description: "One mailbox and its recent mails: the ticket each opened or continued, or why it was ignored.",
+  input: s.mailboxRef,
+  run: getMailbox,
+});
+
+const mailboxesUpdate = defineTool({
+  ...admin,
+  idempotent: true,
+  name: "ticket_mailboxes_update",
+  title: "Update a support mailbox",
+  description: "Change server, login, password or folder (login tested again), or pause/resume polling.",
+  input: s.mailboxUpdateInput,
+  run: updateMailbox,
+});
+
+const mailboxesDisconnect = defineTool({
+  ...admin,
+  destructive: true,
+  name: "ticket_mailboxes_disconnect",
+  title: "Disconnect a support mailbox",
+  description: "Stop polling and forget the mailbox and its password; its tickets stay.",
+  input: s.mailboxRef,
+  run: disconnectMailbox,
+});
+
+const mailboxesPoll = defineTool({
+  ...admin,
+  name: "ticket_mailboxes_poll",
+  title: "Poll a support mailbox now",
+  description: "Fetch new mail now instead of waiting for the minute's poll; counts opened, replied, ignored.",
+  input: s.mailboxRef,
+  run: pollMailboxNow,
+});
+
+const mailWebhookRotate = defineTool({
+  ...admin,
+  name: "ticket_mail_webhook_rotate",
+  title: "Make the inbound-mail webhook URL",
+  description:
+    "For providers that push mail: a secret URL taking POSTed raw messages; each opens or continues a ticket. Shown once; calling again replaces it.",
+  input: s.summaryInput,
+  run: (ctx) => rotateMailHook(ctx),
+});
+
 export const ticketsDomain: Domain = {
   demo: demoTickets,
   scopes: [
@@ -302,9 +384,17 @@ export const ticketsDomain: Domain = {
     macrosUpdate,
     macrosDelete,
     ticketsApplyMacro,
+    mailboxesConnect,
+    mailboxesList,
+    mailboxesGet,
+    mailboxesUpdate,
+    mailboxesDisconnect,
+    mailboxesPoll,
+    mailWebhookRotate,
   ],
+  publicPages: [{ prefix: MAIL_HOOK_PREFIX, routes: mailHookRoutes }],
   events: ticketEvents,
-  jobs: ticketJobs,
+  jobs: [...ticketJobs, ...mailboxJobs],
   subscribers: [ticketDelivery],
   notificationTypes: [
     { type: "ticket.assigned", label: "A ticket was assigned to you", inApp: true, email: true },
