@@ -207,7 +207,17 @@ export interface DeckTheme {
   radius: string;
   /** The brand's name (logoText or the site name), shown when there is no logo. */
   name: string;
-  logo: { url: string; alt: string; mimeType: string | null; storageKey: string | null } | null;
+  logo: {
+    url: string;
+    alt: string;
+    mimeType: string | null;
+    storageKey: string | null;
+    /**
+     * The logo's measured ink (logo.ts): a colour, null for an opaque image,
+     * "" when it could not be measured; absent in versions frozen before it was.
+     */
+    ink?: string | null;
+  } | null;
 }
 
 /** A slide as a version holds it: its fields, notes and the images they name. */
@@ -344,6 +354,21 @@ export function mapStrings<T>(x: T, fn: (s: string, path: string) => string, pat
     return out as T;
   }
   return x;
+}
+
+const OPEN_Q = `"“”„«»'‘’‹›`;
+const WRAPPED = new RegExp(`^[${OPEN_Q}]+\\s*([\\s\\S]*?)\\s*[${OPEN_Q}]+([.!?…]?)$`);
+
+/**
+ * A quote without the quotation marks it was typed with ("…", “…”, «…»,
+ * '…'): every renderer sets its own opening mark, so typed ones would show
+ * twice. Only a pair around the whole text goes; quotes inside stay.
+ */
+export function bareQuote(s: string): string {
+  const t = s.trim();
+  const m = WRAPPED.exec(t);
+  // `"Yes" and "no"` is two quotes, not one wrapped pair.
+  return m?.[1] && !/["“”«»]/.test(m[1]) ? `${m[1]}${m[2] ?? ""}` : t;
 }
 
 /** The text a slide shows, joined (for the too-much-text warning and summaries). */

@@ -9,6 +9,9 @@
  *   - Checkout is slow on phones         ← bullets
  *   > Our orders doubled. — Maya Chen, Owner   ← a quote slide
  *
+ * A quote may be typed with its quotation marks (> "…" — Ana) or without:
+ * the slide shows one pair either way.
+ *
  * The first slide is a title slide when it is only a heading and a line or
  * two; a slide of only a quote is a quote slide; the rest are title_body.
  * Anything richer (metrics, pricing, team, images) is given as structured
@@ -16,6 +19,7 @@
  */
 import { invalid } from "../../core/errors";
 import type { SlideInput } from "./access";
+import { bareQuote } from "./layouts";
 
 const HEADING = /^#{1,3}\s+(.+?)\s*#*\s*$/;
 const BULLET = /^\s*(?:[-*•]|\d+[.)])\s+(.+)$/;
@@ -63,11 +67,11 @@ export function slidesFromOutline(outline: string): SlideInput[] {
         layout: "quote",
         content: m
           ? {
-              quote: clip(m[1]!, 600),
+              quote: clip(bareQuote(m[1]!), 600),
               author: clip(m[2]!.trim(), 120),
               ...(m[3] ? { role: clip(m[3].trim(), 120) } : {}),
             }
-          : { quote: clip(all, 600) },
+          : { quote: clip(bareQuote(all), 600) },
       });
       continue;
     }

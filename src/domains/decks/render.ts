@@ -13,7 +13,8 @@
  */
 import { escapeHtml } from "../../core/public-page";
 import { safeUrl } from "../blocks/urls";
-import type { DeckTheme, Layout, ResolvedImage } from "./layouts";
+import { bareQuote, type DeckTheme, type Layout, type ResolvedImage } from "./layouts";
+import { logoMark } from "./logo";
 import { themeStyle } from "./theme";
 
 export interface RenderSlide {
@@ -71,10 +72,12 @@ function img(images: Record<string, ResolvedImage>, id: unknown, alt: unknown, c
   return `<img class="${cls}" src="${e(src)}" alt="${e(str(alt) ?? m.alt ?? "")}"${dims} loading="lazy" decoding="async">`;
 }
 
+/** The mark logoMark chose (the PDF and PowerPoint draw the same one); the colour is a checked hex. */
 function logo(t: DeckTheme): string {
-  const src = t.logo ? safeUrl(t.logo.url) : null;
-  if (src) return `<img class="dk-logo" src="${e(src)}" alt="${e(t.logo!.alt)}">`;
-  return t.name ? `<span class="dk-brand">${e(t.name)}</span>` : "";
+  const m = logoMark(t);
+  if (!m) return "";
+  if (m.kind === "image") return `<img class="dk-logo" src="${e(m.url)}" alt="${e(m.alt)}">`;
+  return `<span class="dk-brand" style="color:${e(m.color)}">${e(m.text)}</span>`;
 }
 
 /** "$12,000" / "€450.50" / "¥1,234,568" from integer cents (hundredths of the unit, as everywhere in Plinth); an unknown currency code shows the code. */
@@ -127,7 +130,7 @@ function body(layout: Layout, c: C, images: Record<string, ResolvedImage>, t: De
       }</figure>`;
     case "quote": {
       const who = [c.author, c.role].filter(str).map((x) => e(x));
-      return `<figure class="dk-quote">${c.imageId ? img(images, c.imageId, c.author, "dk-portrait") : ""}<blockquote>${paras(c.quote, "dk-q")}</blockquote>${
+      return `<figure class="dk-quote">${c.imageId ? img(images, c.imageId, c.author, "dk-portrait") : ""}<blockquote>${paras(typeof c.quote === "string" ? bareQuote(c.quote) : null, "dk-q")}</blockquote>${
         who.length
           ? `<figcaption>${who.map((w, i) => (i === 0 ? `<strong>${w}</strong>` : w)).join(", ")}</figcaption>`
           : ""
