@@ -26,6 +26,7 @@ export const LAYOUTS = [
   "pricing",
   "team",
   "closing",
+  "image_text",
 ] as const;
 export type Layout = (typeof LAYOUTS)[number];
 
@@ -85,6 +86,16 @@ export const LAYOUT_SCHEMAS = {
     alt: opt(line(300)),
     fit: opt(v.picklist(["cover", "contain"])),
   }),
+  image_text: v.strictObject({
+    title: opt(heading),
+    imageId: idSchema,
+    /** Defaults to the media item's alt text. */
+    alt: opt(line(300)),
+    body: opt(textBlock(800)),
+    bullets: opt(bullets),
+    /** Where the picture goes; the text takes the other half. */
+    side: opt(v.picklist(["left", "right"])),
+  }),
   quote: v.strictObject({
     quote: textBlock(600),
     author: opt(line(120)),
@@ -142,6 +153,15 @@ export const LAYOUT_INFO: Record<Layout, { use: string; example: Record<string, 
   image: {
     use: "One picture from the media library (imageId), with caption.",
     example: { title: "The new home page", imageId: 12, caption: "Desktop and phone", fit: "contain" },
+  },
+  image_text: {
+    use: "A picture from the media library (imageId) beside a paragraph and/or bullets; side left (default) or right.",
+    example: {
+      title: "Ordering from a phone",
+      imageId: 12,
+      bullets: ["Reorder in two taps", "Invoices in the account"],
+      side: "left",
+    },
   },
   quote: {
     use: "A testimonial or key statement.",
@@ -375,7 +395,7 @@ export function bareQuote(s: string): string {
 export function slideText(content: Record<string, unknown>): string {
   const parts: string[] = [];
   mapStrings(content, (s, path) => {
-    if (!/(^|\.)(url|ctaUrl|website|email|fit|currency)$/.test(path)) parts.push(s);
+    if (!/(^|\.)(url|ctaUrl|website|email|fit|currency|side)$/.test(path)) parts.push(s);
     return s;
   });
   return parts.join(" ");

@@ -309,6 +309,18 @@ export async function deckPdf(
         if (caption) p.text(c.caption, { x: MX, y: H - 40 - caption + 8, width, size: 14, align: "center" });
         break;
       }
+      case "image_text": {
+        // The web page's grid: two halves 48 pt (5%) apart, the picture fitted in its half.
+        const y0 = heading();
+        const cw = (width - 48) / 2;
+        const right = c.side === "right";
+        const m = img(c.imageId);
+        p.image(await load(m), right ? MX + cw + 48 : MX, y0, cw, H - y0 - 40, (c.alt as string) ?? m?.alt ?? "Image");
+        const x = right ? MX : MX + cw + 48;
+        const y = p.text(c.body, { x, y: y0, width: cw, size: 18, gap: 10 });
+        p.bullets(c.bullets, { x, y, width: cw, size: 18 });
+        break;
+      }
       case "quote": {
         const m = img(c.imageId);
         const x = m ? MX + 190 : MX;

@@ -255,6 +255,18 @@ export async function deckPptx(
         if (caption) text(c.caption, MX, H - 40 - caption + 8, width, 26, { size: 14, align: "center" });
         break;
       }
+      case "image_text": {
+        const y0 = heading();
+        const cw = (width - 48) / 2;
+        const right = c.side === "right";
+        const m = img(c.imageId);
+        await picture(m, right ? MX + cw + 48 : MX, y0, cw, H - y0 - 40, (c.alt as string) ?? m?.alt ?? "Image");
+        const x = right ? MX : MX + cw + 48;
+        const hasBody = typeof c.body === "string" && c.body !== "";
+        text(c.body, x, y0, cw, hasBody && Array.isArray(c.bullets) ? 130 : H - y0 - 40, { size: 18 });
+        bullets(c.bullets, x, hasBody ? y0 + 140 : y0, cw, H - (hasBody ? y0 + 140 : y0) - 40, 18);
+        break;
+      }
       case "quote": {
         const m = img(c.imageId);
         const x = m ? MX + 190 : MX;

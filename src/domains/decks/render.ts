@@ -128,6 +128,8 @@ function body(layout: Layout, c: C, images: Record<string, ResolvedImage>, t: De
       return `${h("h2", c.title)}<figure class="dk-figure dk-fit-${c.fit === "cover" ? "cover" : "contain"}">${img(images, c.imageId, c.alt, "dk-img")}${
         str(c.caption) ? `<figcaption>${e(c.caption)}</figcaption>` : ""
       }</figure>`;
+    case "image_text":
+      return `${h("h2", c.title)}<div class="dk-imgtext${c.side === "right" ? " dk-side-right" : ""}"><div class="dk-imgbox">${img(images, c.imageId, c.alt, "dk-img")}</div><div class="dk-body">${paras(c.body)}${list(c.bullets)}</div></div>`;
     case "quote": {
       const who = [c.author, c.role].filter(str).map((x) => e(x));
       return `<figure class="dk-quote">${c.imageId ? img(images, c.imageId, c.author, "dk-portrait") : ""}<blockquote>${paras(typeof c.quote === "string" ? bareQuote(c.quote) : null, "dk-q")}</blockquote>${
@@ -194,6 +196,7 @@ const LAYOUT_NAMES: Record<Layout, string> = {
   title_body: "Title and body",
   two_columns: "Two columns",
   image: "Image",
+  image_text: "Image and text",
   quote: "Quote",
   metrics: "Metrics",
   pricing: "Pricing",
@@ -252,6 +255,10 @@ export const DECK_CSS = `.dk-deck{display:flex;flex-direction:column;align-items
 .dk-img{flex:1;min-height:0;width:100%;height:100%;object-fit:contain;border-radius:calc(var(--dk-radius) / 2)}
 .dk-fit-cover .dk-img{object-fit:cover}
 .dk-figure figcaption{font-size:1.8cqw;opacity:.8;text-align:center}
+.dk-imgtext{flex:1;min-height:0;display:grid;grid-template-columns:1fr 1fr;gap:5cqw}
+.dk-side-right .dk-imgbox{order:2}
+.dk-imgbox{min-height:0;display:flex}
+.dk-imgbox .dk-img{border-radius:calc(var(--dk-radius) / 2)}
 .dk-missing{flex:1;background:repeating-linear-gradient(45deg,rgba(0,0,0,.06) 0 10px,transparent 10px 20px)}
 .dk-quote{margin:auto 0;display:grid;grid-template-columns:auto 1fr;gap:0 4cqw;align-items:center}
 .dk-quote blockquote{grid-column:-2;margin:0;font-family:var(--dk-head);font-size:3.6cqw;line-height:1.3}
