@@ -319,6 +319,7 @@ describe("reading", () => {
       "pricing",
       "team",
       "closing",
+      "image_text",
     ]);
     const pricing = ref.find((l: any) => l.layout === "pricing");
     expect(pricing.fields.required).toEqual(["plans"]);

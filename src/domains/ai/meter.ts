@@ -19,12 +19,14 @@ import { aiCreditAccounts, aiCreditBudgets, aiCreditLedger } from "./tables";
 /**
  * Credits per unit, the only place prices live. A unit is one recipient of
  * an email (campaign, test, transactional, automation), one embedded chunk
- * of the knowledge base (up to 1,200 characters), one deck PDF.
+ * of the knowledge base (up to 1,200 characters), one deck PDF, one deck
+ * PowerPoint file.
  */
 export const PRICES = {
   "email.send": 1,
   embedding: 1,
   "pdf.export": 5,
+  "pptx.export": 5,
 } as const;
 
 export type MeteredOperation = keyof typeof PRICES;

@@ -57,6 +57,7 @@ import {
 import { imageRefs, mapStrings, slideTitle, type Layout } from "./layouts";
 import { slidesFromOutline } from "./outline";
 import { deckPdf } from "./pdf";
+import { deckPptx } from "./pptx";
 import { assertAffordable, meter } from "../ai/meter";
 import { renderDeck } from "./render";
 import {
@@ -856,6 +857,42 @@ export async function exportDeckPdf(ctx: ActorContext, input: { id: number; vers
     filename: `${d.deck.slug}${d.version ? `-v${d.version}` : "-draft"}.pdf`,
     mimeType: "application/pdf",
     pages: d.slides.length,
+    bytes: bytes.length,
+    dataBase64: Buffer.from(bytes).toString("base64"),
+  };
+}
+
+/** A .pptx file's media type. */
+export const PPTX_MIME = "application/vnd.openxmlformats-officedocument.presentationml.presentation";
+
+/** The deck as PowerPoint, on the PDF's terms: same slides, same credit policy (its own price, pptx.export), same size cap. */
+export async function exportDeckPptx(ctx: ActorContext, input: { id: number; version?: "draft" | "published" }) {
+  authorize(ctx, "decks:read", { write: false });
+  const d = await deckForExport(ctx, input);
+  await assertAffordable(ctx.deps.db, ctx.deps, ctx.company.id, "pptx.export");
+  const bytes = await deckPptx(ctx.deps, { title: d.title, slides: d.slides, theme: d.theme });
+  if (bytes.length > MAX_PDF_RESULT)
+    throw new AppError(
+      "payload_too_large",
+      `The PowerPoint file is ${bytes.length} bytes, too large for a tool result (at most ${MAX_PDF_RESULT}); use smaller pictures, or publish the deck and download ${deckUrl(ctx.deps, d.deck.slug)}.pdf.`,
+    );
+  const paid = await ctx.deps.db.transaction((tx) =>
+    meter(
+      tx,
+      ctx.deps,
+      ctx.company.id,
+      "pptx.export",
+      1,
+      `deck:${d.deck.id}:${d.version ? `v${d.version}` : "draft"}`,
+      ctx.principal.userId,
+    ),
+  );
+  return {
+    ...(paid ? { credits: paid.credits, creditBalance: paid.balanceAfter } : {}),
+    id: d.deck.id,
+    filename: `${d.deck.slug}${d.version ? `-v${d.version}` : "-draft"}.pptx`,
+    mimeType: PPTX_MIME,
+    slides: d.slides.length,
     bytes: bytes.length,
     dataBase64: Buffer.from(bytes).toString("base64"),
   };

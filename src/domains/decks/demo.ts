@@ -67,12 +67,13 @@ function pitch(img: { caseStudy: number; portal: number }): Slide[] {
       },
     },
     {
-      layout: "image",
+      layout: "image_text",
       content: {
         title: "A portal we run for Tidewater Co-op",
         imageId: img.portal,
-        caption: "Member ordering for 140 shops, live since last autumn",
-        fit: "contain",
+        body: "Member ordering for 140 shops, live since last autumn.",
+        bullets: ["Each shop's own price list", "Standing orders every Monday", "Invoices paid by card"],
+        side: "right",
       },
     },
     {

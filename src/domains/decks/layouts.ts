@@ -26,6 +26,7 @@ export const LAYOUTS = [
   "pricing",
   "team",
   "closing",
+  "image_text",
 ] as const;
 export type Layout = (typeof LAYOUTS)[number];
 
@@ -85,6 +86,16 @@ export const LAYOUT_SCHEMAS = {
     alt: opt(line(300)),
     fit: opt(v.picklist(["cover", "contain"])),
   }),
+  image_text: v.strictObject({
+    title: opt(heading),
+    imageId: idSchema,
+    /** Defaults to the media item's alt text. */
+    alt: opt(line(300)),
+    body: opt(textBlock(800)),
+    bullets: opt(bullets),
+    /** Where the picture goes; the text takes the other half. */
+    side: opt(v.picklist(["left", "right"])),
+  }),
   quote: v.strictObject({
     quote: textBlock(600),
     author: opt(line(120)),
@@ -142,6 +153,15 @@ export const LAYOUT_INFO: Record<Layout, { use: string; example: Record<string, 
   image: {
     use: "One picture from the media library (imageId), with caption.",
     example: { title: "The new home page", imageId: 12, caption: "Desktop and phone", fit: "contain" },
+  },
+  image_text: {
+    use: "A picture from the media library (imageId) beside a paragraph and/or bullets; side left (default) or right.",
+    example: {
+      title: "Ordering from a phone",
+      imageId: 12,
+      bullets: ["Reorder in two taps", "Invoices in the account"],
+      side: "left",
+    },
   },
   quote: {
     use: "A testimonial or key statement.",
@@ -207,7 +227,17 @@ export interface DeckTheme {
   radius: string;
   /** The brand's name (logoText or the site name), shown when there is no logo. */
   name: string;
-  logo: { url: string; alt: string; mimeType: string | null; storageKey: string | null } | null;
+  logo: {
+    url: string;
+    alt: string;
+    mimeType: string | null;
+    storageKey: string | null;
+    /**
+     * The logo's measured ink (logo.ts): a colour, null for an opaque image,
+     * "" when it could not be measured; absent in versions frozen before it was.
+     */
+    ink?: string | null;
+  } | null;
 }
 
 /** A slide as a version holds it: its fields, notes and the images they name. */
@@ -346,11 +376,26 @@ export function mapStrings<T>(x: T, fn: (s: string, path: string) => string, pat
   return x;
 }
 
+const OPEN_Q = `"“”„«»'‘’‹›`;
+const WRAPPED = new RegExp(`^[${OPEN_Q}]+\\s*([\\s\\S]*?)\\s*[${OPEN_Q}]+([.!?…]?)$`);
+
+/**
+ * A quote without the quotation marks it was typed with ("…", “…”, «…»,
+ * '…'): every renderer sets its own opening mark, so typed ones would show
+ * twice. Only a pair around the whole text goes; quotes inside stay.
+ */
+export function bareQuote(s: string): string {
+  const t = s.trim();
+  const m = WRAPPED.exec(t);
+  // `"Yes" and "no"` is two quotes, not one wrapped pair.
+  return m?.[1] && !/["“”«»]/.test(m[1]) ? `${m[1]}${m[2] ?? ""}` : t;
+}
+
 /** The text a slide shows, joined (for the too-much-text warning and summaries). */
 export function slideText(content: Record<string, unknown>): string {
   const parts: string[] = [];
   mapStrings(content, (s, path) => {
-    if (!/(^|\.)(url|ctaUrl|website|email|fit|currency)$/.test(path)) parts.push(s);
+    if (!/(^|\.)(url|ctaUrl|website|email|fit|currency|side)$/.test(path)) parts.push(s);
     return s;
   });
   return parts.join(" ");

@@ -9,17 +9,26 @@
  *   - Checkout is slow on phones         ← bullets
  *   > Our orders doubled. — Maya Chen, Owner   ← a quote slide
  *
+ * A quote may be typed with its quotation marks (> "…" — Ana) or without:
+ * the slide shows one pair either way.
+ *
  * The first slide is a title slide when it is only a heading and a line or
  * two; a slide of only a quote is a quote slide; the rest are title_body.
- * Anything richer (metrics, pricing, team, images) is given as structured
+ * A line `![alt](media:42)` puts a picture of the company's media library on
+ * its slide: alone (under its heading) it is an image slide; beside a
+ * paragraph or bullets, an image_text slide (picture left).
+ * Anything richer (metrics, pricing, team) is given as structured
  * slides instead, or added afterwards with slides_add.
  */
 import { invalid } from "../../core/errors";
 import type { SlideInput } from "./access";
+import { bareQuote } from "./layouts";
 
 const HEADING = /^#{1,3}\s+(.+?)\s*#*\s*$/;
 const BULLET = /^\s*(?:[-*•]|\d+[.)])\s+(.+)$/;
 const QUOTE = /^>\s?(.*)$/;
+/** A picture from the deck's company's media library: `![alt](media:42)`. */
+const IMAGE = /^\s*!\[([^\]]*)\]\(media:(\d{1,15})\)\s*$/;
 const RULE = /^\s*(?:-{3,}|\*{3,}|_{3,})\s*$/;
 
 function clip(s: string, n: number) {
@@ -44,7 +53,15 @@ export function slidesFromOutline(outline: string): SlideInput[] {
     const bullets: string[] = [];
     const quote: string[] = [];
     const paras: string[][] = [[]];
+    let image: { imageId: number; alt?: string } | null = null;
     for (const l of lines) {
+      const pic = IMAGE.exec(l);
+      if (pic) {
+        if (image)
+          throw invalid(`outline: a slide takes one picture (![alt](media:id)); "${clip(l.trim(), 60)}" is a second.`);
+        image = { imageId: Number(pic[2]), ...(pic[1]!.trim() ? { alt: clip(pic[1]!.trim(), 300) } : {}) };
+        continue;
+      }
       const h = HEADING.exec(l);
       const b = BULLET.exec(l);
       const q = QUOTE.exec(l);
@@ -55,6 +72,27 @@ export function slidesFromOutline(outline: string): SlideInput[] {
       else paras[paras.length - 1]!.push(l.trim());
     }
     const text = paras.filter((p) => p.length).map((p) => p.join("\n"));
+    if (image) {
+      // A picture alone (under its heading) fills the slide; with text it takes half.
+      const head = title === null ? {} : { title: clip(title, 160) };
+      const body = [...text, ...(quote.length ? [quote.join("\n")] : [])].join("\n\n");
+      if (bullets.length > 8)
+        throw invalid(`outline: a slide takes at most 8 bullets (this one has ${bullets.length}).`);
+      slides.push(
+        body || bullets.length
+          ? {
+              layout: "image_text",
+              content: {
+                ...head,
+                ...image,
+                ...(body ? { body: clip(body, 800) } : {}),
+                ...(bullets.length ? { bullets: bullets.map((x) => clip(x, 200)) } : {}),
+              },
+            }
+          : { layout: "image", content: { ...head, ...image } },
+      );
+      continue;
+    }
     if (quote.length && !bullets.length && !text.length) {
       // "> The quote. — Author, Role"
       const all = quote.join("\n").trim();
@@ -63,11 +101,11 @@ export function slidesFromOutline(outline: string): SlideInput[] {
         layout: "quote",
         content: m
           ? {
-              quote: clip(m[1]!, 600),
+              quote: clip(bareQuote(m[1]!), 600),
               author: clip(m[2]!.trim(), 120),
               ...(m[3] ? { role: clip(m[3].trim(), 120) } : {}),
             }
-          : { quote: clip(all, 600) },
+          : { quote: clip(bareQuote(all), 600) },
       });
       continue;
     }

@@ -17,7 +17,8 @@
 import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFImage, type PDFPage, type RGB } from "pdf-lib";
 import type { Deps } from "../../core/context";
 import { bodyBytes } from "../../core/blobs";
-import type { DeckTheme, ResolvedImage } from "./layouts";
+import { bareQuote, type DeckTheme, type ResolvedImage } from "./layouts";
+import { logoMark } from "./logo";
 import { money, type RenderSlide } from "./render";
 
 const W = 960;
@@ -234,7 +235,9 @@ export async function deckPdf(
   const clean = encodable(fonts.regular);
   const t = o.theme;
   const load = imageLoader(deps, doc);
-  const logo = await load(t.logo);
+  // The same mark as the web page (logoMark decides for both).
+  const mark = logoMark(t);
+  const logo = mark?.kind === "image" ? await load(mark) : null;
   for (const [i, s] of o.slides.entries()) {
     const page = doc.addPage([W, H]);
     const c = s.content as C;
@@ -257,7 +260,15 @@ export async function deckPdf(
       case "title":
       case "closing": {
         if (logo) p.image(logo, MX, 36, 200, 44, "");
-        else if (t.name) p.text(t.name.toUpperCase(), { x: MX, y: 44, width: 400, size: 14, font: "bold" });
+        else if (mark?.kind === "text")
+          p.text(mark.text.toUpperCase(), {
+            x: MX,
+            y: 44,
+            width: 400,
+            size: 14,
+            font: "bold",
+            color: color(mark.color),
+          });
         let y = p.text(c.title, { x: MX, y: 190, width, size: 44, font: "bold", gap: 12, bottom: 420 });
         y = p.text(c.subtitle, { x: MX, y, width, size: 22, gap: 12, bottom: 450 });
         if (s.layout === "closing" && typeof c.ctaLabel === "string" && typeof c.ctaUrl === "string") {
@@ -298,12 +309,32 @@ export async function deckPdf(
         if (caption) p.text(c.caption, { x: MX, y: H - 40 - caption + 8, width, size: 14, align: "center" });
         break;
       }
+      case "image_text": {
+        // The web page's grid: two halves 48 pt (5%) apart, the picture fitted in its half.
+        const y0 = heading();
+        const cw = (width - 48) / 2;
+        const right = c.side === "right";
+        const m = img(c.imageId);
+        p.image(await load(m), right ? MX + cw + 48 : MX, y0, cw, H - y0 - 40, (c.alt as string) ?? m?.alt ?? "Image");
+        const x = right ? MX : MX + cw + 48;
+        const y = p.text(c.body, { x, y: y0, width: cw, size: 18, gap: 10 });
+        p.bullets(c.bullets, { x, y, width: cw, size: 18 });
+        break;
+      }
       case "quote": {
         const m = img(c.imageId);
         const x = m ? MX + 190 : MX;
         if (m) p.image(await load(m), MX, 150, 160, 160, (c.author as string) ?? "");
         page.drawText("\u201C", { x, y: H - 150, size: 90, font: fonts.bold, color: accent });
-        let y = p.text(c.quote, { x, y: 150, width: W - x - MX, size: 26, font: "italic", gap: 16, bottom: 440 });
+        let y = p.text(typeof c.quote === "string" ? bareQuote(c.quote) : null, {
+          x,
+          y: 150,
+          width: W - x - MX,
+          size: 26,
+          font: "italic",
+          gap: 16,
+          bottom: 440,
+        });
         y = p.text(c.author, { x, y, width: W - x - MX, size: 18, font: "bold", gap: 2 });
         p.text(c.role, { x, y, width: W - x - MX, size: 16 });
         break;

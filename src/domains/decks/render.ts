@@ -13,7 +13,8 @@
  */
 import { escapeHtml } from "../../core/public-page";
 import { safeUrl } from "../blocks/urls";
-import type { DeckTheme, Layout, ResolvedImage } from "./layouts";
+import { bareQuote, type DeckTheme, type Layout, type ResolvedImage } from "./layouts";
+import { logoMark } from "./logo";
 import { themeStyle } from "./theme";
 
 export interface RenderSlide {
@@ -71,10 +72,12 @@ function img(images: Record<string, ResolvedImage>, id: unknown, alt: unknown, c
   return `<img class="${cls}" src="${e(src)}" alt="${e(str(alt) ?? m.alt ?? "")}"${dims} loading="lazy" decoding="async">`;
 }
 
+/** The mark logoMark chose (the PDF and PowerPoint draw the same one); the colour is a checked hex. */
 function logo(t: DeckTheme): string {
-  const src = t.logo ? safeUrl(t.logo.url) : null;
-  if (src) return `<img class="dk-logo" src="${e(src)}" alt="${e(t.logo!.alt)}">`;
-  return t.name ? `<span class="dk-brand">${e(t.name)}</span>` : "";
+  const m = logoMark(t);
+  if (!m) return "";
+  if (m.kind === "image") return `<img class="dk-logo" src="${e(m.url)}" alt="${e(m.alt)}">`;
+  return `<span class="dk-brand" style="color:${e(m.color)}">${e(m.text)}</span>`;
 }
 
 /** "$12,000" / "€450.50" / "¥1,234,568" from integer cents (hundredths of the unit, as everywhere in Plinth); an unknown currency code shows the code. */
@@ -125,9 +128,11 @@ function body(layout: Layout, c: C, images: Record<string, ResolvedImage>, t: De
       return `${h("h2", c.title)}<figure class="dk-figure dk-fit-${c.fit === "cover" ? "cover" : "contain"}">${img(images, c.imageId, c.alt, "dk-img")}${
         str(c.caption) ? `<figcaption>${e(c.caption)}</figcaption>` : ""
       }</figure>`;
+    case "image_text":
+      return `${h("h2", c.title)}<div class="dk-imgtext${c.side === "right" ? " dk-side-right" : ""}"><div class="dk-imgbox">${img(images, c.imageId, c.alt, "dk-img")}</div><div class="dk-body">${paras(c.body)}${list(c.bullets)}</div></div>`;
     case "quote": {
       const who = [c.author, c.role].filter(str).map((x) => e(x));
-      return `<figure class="dk-quote">${c.imageId ? img(images, c.imageId, c.author, "dk-portrait") : ""}<blockquote>${paras(c.quote, "dk-q")}</blockquote>${
+      return `<figure class="dk-quote">${c.imageId ? img(images, c.imageId, c.author, "dk-portrait") : ""}<blockquote>${paras(typeof c.quote === "string" ? bareQuote(c.quote) : null, "dk-q")}</blockquote>${
         who.length
           ? `<figcaption>${who.map((w, i) => (i === 0 ? `<strong>${w}</strong>` : w)).join(", ")}</figcaption>`
           : ""
@@ -191,6 +196,7 @@ const LAYOUT_NAMES: Record<Layout, string> = {
   title_body: "Title and body",
   two_columns: "Two columns",
   image: "Image",
+  image_text: "Image and text",
   quote: "Quote",
   metrics: "Metrics",
   pricing: "Pricing",
@@ -249,6 +255,10 @@ export const DECK_CSS = `.dk-deck{display:flex;flex-direction:column;align-items
 .dk-img{flex:1;min-height:0;width:100%;height:100%;object-fit:contain;border-radius:calc(var(--dk-radius) / 2)}
 .dk-fit-cover .dk-img{object-fit:cover}
 .dk-figure figcaption{font-size:1.8cqw;opacity:.8;text-align:center}
+.dk-imgtext{flex:1;min-height:0;display:grid;grid-template-columns:1fr 1fr;gap:5cqw}
+.dk-side-right .dk-imgbox{order:2}
+.dk-imgbox{min-height:0;display:flex}
+.dk-imgbox .dk-img{border-radius:calc(var(--dk-radius) / 2)}
 .dk-missing{flex:1;background:repeating-linear-gradient(45deg,rgba(0,0,0,.06) 0 10px,transparent 10px 20px)}
 .dk-quote{margin:auto 0;display:grid;grid-template-columns:auto 1fr;gap:0 4cqw;align-items:center}
 .dk-quote blockquote{grid-column:-2;margin:0;font-family:var(--dk-head);font-size:3.6cqw;line-height:1.3}

@@ -16,6 +16,7 @@ import { getPublicBranding } from "../branding/public-reads";
 import { mediaAtUrl } from "../cms/media-facts";
 import { siteName } from "../sites/facts";
 import type { DeckTheme } from "./layouts";
+import { logoInk, logoReads } from "./logo";
 
 /** Font family lists: names, commas, quotes, spaces and hyphens only. */
 const FONT_RE = /^[A-Za-z0-9 ,'"-]{1,100}$/;
@@ -34,17 +35,26 @@ export async function themeForSite(deps: Deps, siteId: number): Promise<DeckThem
   if (contrastRatio(text, background) < 4.5)
     text = nearestPassing(text, background, 4.5) ?? BRANDING_DEFAULTS.textColor;
   const onPrimary = contrastRatio("#ffffff", primary) >= contrastRatio(text, primary) ? "#ffffff" : text;
-  const logoUrl = safeUrl(b.logoUrl ?? b.logoRectUrl ?? null);
+  // The first logo variant that reads on the title slide (logo.ts), else the main one (shown as a text wordmark).
+  const urls = [...new Set([b.logoUrl, b.logoRectUrl, b.logoSquareUrl, b.logoIconUrl].map((u) => safeUrl(u ?? null)))];
   let logo: DeckTheme["logo"] = null;
-  if (logoUrl) {
+  for (const url of urls) {
+    if (!url) continue;
     // A logo from the site's own media library can go into the PDF too (PNG and JPEG).
-    const m = await mediaAtUrl(deps.db, siteId, logoUrl);
-    logo = {
-      url: logoUrl,
+    const m = await mediaAtUrl(deps.db, siteId, url);
+    const ink = m ? await logoInk(deps, m) : undefined;
+    const candidate = {
+      url,
       alt: b.logoAlt ?? b.logoText ?? site ?? "Logo",
       mimeType: m?.mimeType ?? null,
       storageKey: m?.storageKey ?? null,
+      ink: ink === undefined ? "" : ink,
     };
+    logo ??= candidate;
+    if (logoReads(candidate, primary)) {
+      logo = candidate;
+      break;
+    }
   }
   return {
     primary,

@@ -19,6 +19,7 @@ import {
   createDeck,
   deleteDeck,
   exportDeckPdf,
+  exportDeckPptx,
   fillTemplate,
   getDeck,
   listDecks,
@@ -195,6 +196,16 @@ const deckTools = [
     run: (ctx, input) => exportDeckPdf(ctx, input),
   }),
   defineTool({
+    name: "decks_export_pptx",
+    toolset: T,
+    scope: "decks:read",
+    readOnly: true,
+    title: "Export a deck as PowerPoint",
+    description: `The deck as an editable PowerPoint file (.pptx) in dataBase64. version: draft (default) or published. Costs ${PRICES["pptx.export"]} AI credits when the company is metered (result: credits, creditBalance).`,
+    input: v.object({ id: deckId, version }),
+    run: (ctx, input) => exportDeckPptx(ctx, input),
+  }),
+  defineTool({
     name: "deck_layouts_list",
     toolset: T,
     scope: "decks:read",
@@ -304,7 +315,7 @@ export const decksDomain: Domain = {
   name: "decks",
   title: "Decks",
   description:
-    "Pitch decks: typed slides in the brand's theme, templates, publishing through approval at /d/<slug>, PDF export.",
+    "Pitch decks: typed slides in the brand's theme, templates, publishing through approval at /d/<slug>, PDF and PowerPoint export.",
   vocabulary: {
     presentation: ["deck"],
     slideshow: ["deck"],
