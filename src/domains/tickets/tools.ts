@@ -9,6 +9,7 @@ import { defineTool, type Domain } from "../../mcp/define";
 import { ticketDelivery } from "./delivery";
 import { ticketEvents } from "./events";
 import { mergeTickets } from "./merge";
+import { TICKETS_PATH, ticketPages } from "./pages";
 import { addNote, addRequesterReply, listMessages, replyToTicket } from "./messages";
 import { getSlaPolicy, updateSlaPolicy } from "./policy";
 import * as s from "./schemas";
@@ -248,6 +249,7 @@ export const ticketsDomain: Domain = {
   events: ticketEvents,
   jobs: ticketJobs,
   subscribers: [ticketDelivery],
+  portal: { routes: ticketPages, nav: [{ href: TICKETS_PATH, label: "Tickets" }] },
   notificationTypes: [
     { type: "ticket.assigned", label: "A ticket was assigned to you", inApp: true, email: true },
     { type: "ticket.sla_breached", label: "A ticket you own breached its SLA", inApp: true, email: true },
