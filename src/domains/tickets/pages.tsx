@@ -292,7 +292,7 @@ async function queuePage(c: Context<PageEnv>) {
       />
       <form class="card grid-form" method="get" action={TICKETS_PATH} id="filters" aria-label="Filter tickets">
         {select("status", "Status", [
-          ["unsolved", "Unsolved (new, open, pending)"],
+          ["unsolved", "Unsolved"],
           ["any", "Any status"],
           ...TICKET_STATUSES.map((s): [string, string] => [s, s]),
         ])}
@@ -380,8 +380,8 @@ async function queuePage(c: Context<PageEnv>) {
 // ---------------------------------------------------------------------------
 // One ticket
 
-const Msg = ({ m }: { m: Message }) => {
-  const who = m.user?.name ?? (m.author === "requester" ? "Requester" : m.author === "system" ? "System" : "Agent");
+const Msg = ({ m, requester }: { m: Message; requester: string }) => {
+  const who = m.user?.name ?? (m.author === "requester" ? requester : m.author === "system" ? "System" : "Agent");
   const role = m.internal
     ? "Internal note"
     : m.author === "requester"
@@ -480,7 +480,7 @@ async function ticketPage(
             {thread.items.length ? (
               <ol class="thread">
                 {thread.items.map((m) => (
-                  <Msg m={m} />
+                  <Msg m={m} requester={t.requester.name ?? t.requester.email} />
                 ))}
               </ol>
             ) : (
