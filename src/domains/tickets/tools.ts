@@ -20,6 +20,7 @@ import {
 } from "./mailboxes";
 import { MAIL_HOOK_PREFIX, mailHookRoutes, rotateMailHook } from "./mail-hook";
 import { mergeTickets } from "./merge";
+import { TICKETS_PATH, ticketPages } from "./pages";
 import { addNote, addRequesterReply, listMessages, replyToTicket } from "./messages";
 import { getSlaPolicy, updateSlaPolicy } from "./policy";
 import * as s from "./schemas";
@@ -396,6 +397,7 @@ export const ticketsDomain: Domain = {
   events: ticketEvents,
   jobs: [...ticketJobs, ...mailboxJobs],
   subscribers: [ticketDelivery],
+  portal: { routes: ticketPages, nav: [{ href: TICKETS_PATH, label: "Tickets" }] },
   notificationTypes: [
     { type: "ticket.assigned", label: "A ticket was assigned to you", inApp: true, email: true },
     { type: "ticket.sla_breached", label: "A ticket you own breached its SLA", inApp: true, email: true },
