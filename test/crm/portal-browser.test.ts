@@ -348,6 +348,14 @@ describe("crm pages", () => {
       expect({ pipe, status: r.status() }).toEqual({ pipe, status: 404 });
     }
     expect((await toolOk(w.rita, "deals_get", { id: w.rival.deal })).stage).toBe("Lead");
+    // Acme's own deal through Acme's other pipeline's path is not on that board: 404, not a move.
+    const renewalStage = (await toolOk(w.olga, "pipelines_get", { id: w.renewals })).stages[1].id;
+    const other = await post(olga.page, `/crm/pipeline/${w.renewals}/move`, {
+      deal: String(w.deals.usd),
+      stage: String(renewalStage),
+    });
+    expect(other.status()).toBe(404);
+    expect(await stageOf(w.deals.usd)).toBe("Qualified");
     await rita.ctx.close();
     await olga.ctx.close();
   }, 30_000);

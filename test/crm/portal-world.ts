@@ -18,6 +18,8 @@ export interface CrmWorld {
   olga: Client;
   rita: Client;
   pipeline: number;
+  /** A second Acme pipeline: a deal of the first is not on its board. */
+  renewals: number;
   deals: { big: number; small: number; hostile: number; usd: number };
   contacts: { anna: number; hostile: number };
   companies: { lumen: number; hostile: number };
@@ -45,6 +47,7 @@ export async function crmWorld(): Promise<CrmWorld> {
   };
 
   const pipeline = (await call("pipelines_create", { name: "New business" })).id as number;
+  const renewals = (await call("pipelines_create", { name: "Renewals" })).id as number;
   const lumen = (
     await call("crm_companies_create", {
       name: "Lumen Bakery",
@@ -109,6 +112,7 @@ export async function crmWorld(): Promise<CrmWorld> {
     olga: o,
     rita: r,
     pipeline,
+    renewals,
     deals: { big, small, hostile: hostileDeal, usd },
     contacts: { anna, hostile },
     companies: { lumen, hostile: hostileCo },

@@ -145,7 +145,7 @@ const ListFilter = (p: {
   <form method="get" action={p.action} class="grid-form">
     <div>
       <label for="q">Search {p.what}</label>
-      <input id="q" type="search" name="q" value={p.q} maxlength={200} />
+      <input id="q" type="text" name="q" value={p.q} maxlength={200} />
     </div>
     {p.views.length > 0 && (
       <div>
@@ -288,11 +288,11 @@ const Timeline = (p: { items: Awaited<ReturnType<typeof timeline>> }) => (
     <h2 id="h-timeline">Timeline</h2>
     {p.items.note && <p class="muted small">{p.items.note}</p>}
     {p.items.items.length ? (
-      <ol class="plain timeline">
+      <ul class="plain timeline">
         {p.items.items.map((item) => (
           <TimelineItem item={item} />
         ))}
-      </ol>
+      </ul>
     ) : (
       <p class="muted">Nothing has happened yet.</p>
     )}
