@@ -254,7 +254,12 @@ describe("crm pages", () => {
     expect(await stale.text()).toContain("someone moved it");
     expect(await stageOf(w.deals.small)).toBe("Lost");
     // Bad input is a 400 with a reason, never a 500.
-    for (const form of [{ deal: "x", stage: "1" }, { deal: String(w.deals.small), stage: "999999" }, { stage: "1" }]) {
+    const badForms: Record<string, string>[] = [
+      { deal: "x", stage: "1" },
+      { deal: String(w.deals.small), stage: "999999" },
+      { stage: "1" },
+    ];
+    for (const form of badForms) {
       const r = await post(page, `/crm/pipeline/${w.pipeline}/move`, form);
       expect({ form, status: r.status() }).toEqual({ form, status: 400 });
     }

@@ -22,7 +22,16 @@ describe("domain navigation", () => {
   test("the domains' entries follow Approvals, in the order of the domain list", () => {
     setDomainNav(domains.flatMap((d) => d.portal?.nav ?? []));
     const hrefs = navFor(session("viewer")).map((n) => n.href);
-    expect(hrefs.slice(0, 7)).toEqual(["/", "/inbox", "/approvals", "/projects", "/billing", "/chat", "/ai/credits"]);
+    expect(hrefs.slice(0, 8)).toEqual([
+      "/",
+      "/inbox",
+      "/approvals",
+      "/crm",
+      "/projects",
+      "/billing",
+      "/chat",
+      "/ai/credits",
+    ]);
     expect(hrefs).toContain("/settings/profile");
   });
 
