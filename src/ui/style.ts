@@ -115,6 +115,8 @@ p.kcard-title{margin:.2rem 0;overflow-wrap:anywhere;font-weight:500;line-height:
 form.move{display:flex;gap:.35rem;margin-top:.45rem}
 form.move select{padding:.25rem .35rem;font-size:.85rem;flex:1;min-width:0;width:auto}
 form.move button{padding:.25rem .6rem;font-size:.85rem}
+form.deal-move{flex-wrap:wrap}
+form.deal-move input{flex:1 1 100%;order:1;padding:.25rem .35rem;font-size:.85rem}
 details.card>summary{cursor:pointer;font-weight:600}
 .grid-form{display:grid;grid-template-columns:repeat(auto-fit,minmax(12rem,1fr));gap:0 1rem}
 .grid-form .wide-field{grid-column:1/-1}

@@ -17,6 +17,7 @@ import { importContacts } from "./import";
 import { listMerges, mergeCompanies, mergeContacts, undoMerge } from "./merges";
 import { createPipeline, deletePipeline, forecast, getPipeline, listPipelines, updatePipeline } from "./pipelines";
 import * as s from "./schemas";
+import { CRM_PATH, crmPages } from "./pages";
 import { createRule, deleteRule, listRules, recomputeScores, scoreDecayJob, updateRule } from "./scoring";
 import { createView, deleteView, listViews, updateView } from "./views";
 
@@ -479,4 +480,5 @@ export const crmDomain: Domain = {
   tools,
   events: crmEvents,
   jobs: [scoreDecayJob],
+  portal: { routes: crmPages, nav: [{ href: CRM_PATH, label: "CRM" }] },
 };
