@@ -19,7 +19,7 @@
  * Format: `s1.<iv>.<ciphertext+tag>` (base64url), 12-byte random IV.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../config";
 import { AppError } from "./errors";
@@ -41,13 +41,18 @@ function keyFile(dataDir: string): Uint8Array {
   } catch (e: any) {
     if (e?.code !== "ENOENT") throw e;
     mkdirSync(dataDir, { recursive: true });
-    const fresh = randomBytes(32).toString("hex");
-    // wx: two processes starting together never overwrite each other's key; the loser reads the winner's.
+    // Written whole to a file of its own, then linked into place: link() fails when the name exists, so two
+    // processes starting together never overwrite each other's key, and neither can read a half-written one
+    // (a plain exclusive create let the loser read the winner's file before its bytes were in).
+    const tmp = `${path}.${process.pid}.${randomBytes(4).toString("hex")}`;
+    writeFileSync(tmp, `${randomBytes(32).toString("hex")}\n`, { mode: 0o600, flag: "wx" });
+    chmodSync(tmp, 0o600);
     try {
-      writeFileSync(path, `${fresh}\n`, { mode: 0o600, flag: "wx" });
-      chmodSync(path, 0o600);
+      linkSync(tmp, path);
     } catch (w: any) {
       if (w?.code !== "EEXIST") throw w;
+    } finally {
+      unlinkSync(tmp);
     }
     key = Uint8Array.from(Buffer.from(readFileSync(path, "utf8").trim(), "hex"));
   }

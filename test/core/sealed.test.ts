@@ -5,7 +5,7 @@
  * together agree on one key, and PLINTH_SECRET_KEY is checked when read.
  */
 import { afterAll, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConfigError, loadConfig } from "../../src/config";
@@ -65,10 +65,17 @@ test("without PLINTH_SECRET_KEY: one key file per data dir, mode 0600, made once
 test("two processes sealing at once in a new data dir agree on one key", async () => {
   const d = dir();
   const script = `import { seal } from ${JSON.stringify(join(import.meta.dir, "../../src/core/sealed.ts"))}; console.log(seal({ secretKey: null, dataDir: ${JSON.stringify(d)} }, "x", "race"));`;
-  const run = () => Bun.spawn([process.execPath, "-e", script], { stdout: "pipe" });
-  const [p1, p2] = [run(), run()];
-  const out = await Promise.all([new Response(p1.stdout).text(), new Response(p2.stdout).text()]);
-  for (const o of out) expect(unseal({ secretKey: null, dataDir: d }, o.trim(), "race")).toBe("x");
+  // Four at once, a few rounds: a loser that could read the winner's file before its bytes were in failed here.
+  for (let round = 0; round < 3; round++) {
+    const d2 = round === 0 ? d : dir();
+    const s2 = script.replace(JSON.stringify(d), JSON.stringify(d2));
+    const procs = Array.from({ length: 4 }, () =>
+      Bun.spawn([process.execPath, "-e", s2], { stdout: "pipe", stderr: "pipe" }),
+    );
+    const out = await Promise.all(procs.map((p) => new Response(p.stdout).text()));
+    for (const o of out) expect(unseal({ secretKey: null, dataDir: d2 }, o.trim(), "race")).toBe("x");
+    expect(readdirSync(d2)).toEqual(["secret.key"]);
+  }
 });
 
 test("PLINTH_SECRET_KEY is 64 hex characters, or the start is refused naming the variable", () => {
