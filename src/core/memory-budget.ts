@@ -6,7 +6,7 @@
  * limit (src/ops/memory.ts), and the process itself (runtime, code, the
  * tool registry and its search index) is 165–200 MB of RSS after warm-up,
  * ~60 MB of it live heap (bench/README.md "Memory"), so what caches may
- * add is kept small: 50 MiB in all. Each cache counts its entries' bytes
+ * add is kept small: about 50 MiB in all. Each cache counts its entries' bytes
  * (BoundedMap's sizeOf, or an entry's fixed cost × its entry bound where
  * the entries are of bounded size) and drops its oldest entries past its
  * budget; README "Memory" lists them.
@@ -45,7 +45,7 @@ export const BUDGET = {
 } as const;
 
 /** Rate limiters besides REST and MCP (src/core/limits.ts callers): counted here, checked by the test. */
-export const OTHER_RATE_LIMITERS = 12;
+export const OTHER_RATE_LIMITERS = 13;
 
 /** The sum of every budget above: what caches can hold at most, whatever the requests. */
 export const TOTAL_CACHE_BYTES =
