@@ -15,24 +15,17 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { ARTIFACTS, axe, DOCS_IMG, launchChromium, overflow, signInAs } from "../fixtures/portal-browser";
 import { toolOk } from "../fixtures/accounts";
 import { type CrmWorld, crmWorld, PASSWORD, XSS_NAME } from "./portal-world";
-
-const ARTIFACTS = join(import.meta.dir, "../../test-artifacts");
-const DOCS_IMG = join(import.meta.dir, "../../docs/img");
-const AXE = join(import.meta.dir, "../../node_modules/axe-core/axe.min.js");
 
 let w: CrmWorld;
 let browser: Browser;
 
 beforeAll(async () => {
   w = await crmWorld();
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-  });
+  browser = await launchChromium();
   mkdirSync(ARTIFACTS, { recursive: true });
 }, 60_000);
 
@@ -41,41 +34,7 @@ afterAll(async () => {
   await w?.s.stop();
 });
 
-interface Seen {
-  dialogs: string[];
-  errors: string[];
-  csp: string[];
-}
-
-/** Signs in; bypassCSP only so axe-core can be injected (the CSP itself is checked on the response). */
-async function signIn(email: string, width = 1280): Promise<{ ctx: BrowserContext; page: Page; seen: Seen }> {
-  const ctx = await browser.newContext({ viewport: { width, height: 900 }, bypassCSP: true });
-  const page = await ctx.newPage();
-  const seen: Seen = { dialogs: [], errors: [], csp: [] };
-  page.on("dialog", (d) => {
-    seen.dialogs.push(d.message());
-    void d.dismiss();
-  });
-  page.on("pageerror", (e) => seen.errors.push(String(e)));
-  page.on("console", (m) => m.text().includes("Content Security Policy") && seen.csp.push(m.text()));
-  await page.goto(`${w.s.url}/login`);
-  await page.fill('input[name="email"]', email);
-  await page.fill('input[name="password"]', PASSWORD);
-  await Promise.all([page.waitForURL(`${w.s.url}/`), page.click('button[type="submit"]')]);
-  return { ctx, page, seen };
-}
-
-/** axe-core on the open page: the serious and critical violations, as "rule: target" lines. */
-async function axe(page: Page): Promise<string[]> {
-  await page.addScriptTag({ path: AXE });
-  const r = await page.evaluate(async () => (window as any).axe.run(document, { resultTypes: ["violations"] }));
-  return (r.violations as { id: string; impact: string; nodes: { target: string[] }[] }[])
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .flatMap((v) => v.nodes.map((n) => `${v.id}: ${n.target.join(" ")}`));
-}
-
-const overflow = (page: Page) =>
-  page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+const signIn = (email: string, width = 1280) => signInAs(browser, w.s.url, email, PASSWORD, width);
 
 /** A hand-made post from a signed-in page, with its token and origin unless told otherwise. */
 async function post(page: Page, path: string, form: Record<string, string>, origin = w.s.url) {
