@@ -7,8 +7,15 @@
  * Time comes from the injected Clock so tests move it instead of sleeping.
  */
 
-/** Above this many tracked keys, finished windows are swept before adding more. */
-const MAX_KEYS = 50_000;
+import { createHash } from "node:crypto";
+import { BUDGET, ENTRY_OVERHEAD, stringBytes } from "./memory-budget";
+
+/** Longer keys (an address or an email a client chose) are kept as their hash, so an entry's size is bounded. */
+const MAX_KEY_CHARS = 64;
+const keyOf = (key: string): string =>
+  key.length <= MAX_KEY_CHARS ? key : `#${createHash("sha256").update(key).digest("base64url")}`;
+/** The window object and its two numbers. */
+const WINDOW_BYTES = 48;
 
 /**
  * Failed attempts per key in fixed windows. WindowCounter answers from
@@ -28,25 +35,36 @@ export interface AttemptCounter {
 
 export class WindowCounter implements AttemptCounter {
   private windows = new Map<string, { start: number; count: number }>();
+  private held = 0;
   constructor(
     readonly limit: number,
     readonly windowMs: number,
+    /** What the windows may hold; past it finished windows are swept, then the oldest go (BUDGET.attempts). */
+    private readonly maxBytes: number = BUDGET.attempts,
   ) {}
+
+  /** The bytes the windows hold, as counted against maxBytes. */
+  get bytes(): number {
+    return this.held;
+  }
 
   /** Milliseconds until `key` may try again, or 0 when it is under the limit. */
   blockedFor(key: string, now: number): number {
-    const w = this.windows.get(key);
+    const w = this.windows.get(keyOf(key));
     if (!w || now - w.start >= this.windowMs) return 0;
     return w.count >= this.limit ? w.start + this.windowMs - now : 0;
   }
 
   /** Counts one attempt. */
   add(key: string, now: number) {
-    let w = this.windows.get(key);
+    const k = keyOf(key);
+    let w = this.windows.get(k);
     if (!w || now - w.start >= this.windowMs) {
-      if (this.windows.size >= MAX_KEYS) this.sweep(now);
+      const size = ENTRY_OVERHEAD + WINDOW_BYTES + stringBytes(k);
+      if (!w && this.held + size > this.maxBytes) this.sweep(now, this.maxBytes - size);
+      if (!w) this.held += size;
       w = { start: now, count: 0 };
-      this.windows.set(key, w);
+      this.windows.set(k, w);
     }
     w.count++;
   }
@@ -60,12 +78,16 @@ export class WindowCounter implements AttemptCounter {
   }
 
   clear(key: string) {
-    this.windows.delete(key);
+    this.forget(keyOf(key));
   }
 
-  private sweep(now: number) {
-    for (const [k, w] of this.windows) if (now - w.start >= this.windowMs) this.windows.delete(k);
-    // Still full of live windows: forget the oldest rather than grow without bound.
-    if (this.windows.size >= MAX_KEYS) this.windows.delete(this.windows.keys().next().value!);
+  private forget(k: string) {
+    if (this.windows.delete(k)) this.held -= ENTRY_OVERHEAD + WINDOW_BYTES + stringBytes(k);
+  }
+
+  /** Down to `room` bytes: finished windows first, then (still full of live ones) the oldest, rather than grow without bound. */
+  private sweep(now: number, room: number) {
+    for (const [k, w] of this.windows) if (now - w.start >= this.windowMs) this.forget(k);
+    while (this.held > room && this.windows.size > 0) this.forget(this.windows.keys().next().value!);
   }
 }

@@ -8,7 +8,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { BUDGET, OTHER_RATE_LIMITERS, TOTAL_CACHE_BYTES } from "../../src/core/memory-budget";
+import { WindowCounter } from "../../src/core/attempts";
+import { ATTEMPT_COUNTERS, BUDGET, OTHER_RATE_LIMITERS, TOTAL_CACHE_BYTES } from "../../src/core/memory-budget";
 import { memoryRateLimiter } from "../../src/core/rate-limit";
 import { credentialCacheBytes, resolveBearer } from "../../src/domains/accounts/credentials";
 import { ResponseCache } from "../../src/rest/cache";
@@ -27,22 +28,46 @@ afterAll(async () => {
 
 const hex64 = (i: number) => i.toString(16).padStart(64, "0");
 
-test("the budgets add up to 64 MiB at most, and every rate limiter is counted", () => {
-  expect(TOTAL_CACHE_BYTES).toBeLessThanOrEqual(64 * MiB);
+test("the budgets add up to 48 MiB at most, and every rate limiter and attempt counter is counted", () => {
+  // The process is ~150 MB after warm-up (README "Memory"): with every cache full it stays under 200.
+  expect(TOTAL_CACHE_BYTES).toBeLessThanOrEqual(48 * MiB);
   // rateLimiter(deps, "<name>", …) calls in src, besides the REST and MCP limits: each holds BUDGET.rateLimitOther.
   const names = new Set<string>();
+  const counters = new Set<string>();
   const walk = (dir: string) => {
     for (const e of readdirSync(dir, { withFileTypes: true })) {
       const p = join(dir, e.name);
       if (e.isDirectory()) walk(p);
-      else if (/\.tsx?$/.test(e.name))
-        for (const m of readFileSync(p, "utf8").matchAll(/\brateLimiter\(deps, "([^"]+)"/g)) names.add(m[1]!);
+      else if (/\.tsx?$/.test(e.name)) {
+        const text = readFileSync(p, "utf8");
+        for (const m of text.matchAll(/\brateLimiter\(deps, "([^"]+)"/g)) names.add(m[1]!);
+        for (const m of text.matchAll(/\battemptCounter\(deps, "([^"]+)"/g)) counters.add(m[1]!);
+      }
     }
   };
   walk(join(import.meta.dir, "../../src"));
   names.delete("rest");
   names.delete("mcp");
   expect(names.size).toBe(OTHER_RATE_LIMITERS);
+  expect(counters.size).toBe(ATTEMPT_COUNTERS);
+});
+
+test("attempt counters: distinct long keys fill the budget, not past it; the newest windows stay, a long key is its own", () => {
+  const c = new WindowCounter(3, 60_000, 64 * 1024);
+  const long = (i: number) => `${"x".repeat(300)}${i}@example.com`;
+  for (let i = 0; i < 5000; i++) c.add(long(i), 1000);
+  expect(c.bytes).toBeLessThanOrEqual(64 * 1024);
+  expect(c.bytes).toBeGreaterThan(60 * 1024);
+  // Three failures of the newest key lock it; its neighbour sharing 300 characters is not locked.
+  c.add(long(4999), 1000);
+  c.add(long(4999), 1000);
+  expect(c.blockedFor(long(4999), 2000)).toBe(59_000);
+  expect(c.blockedFor(long(4998), 2000)).toBe(0);
+  // The oldest were forgotten to make room, finished windows first.
+  expect(c.blockedFor(long(0), 2000)).toBe(0);
+  c.clear(long(4999));
+  expect(c.blockedFor(long(4999), 2000)).toBe(0);
+  expect(c.bytes).toBeLessThanOrEqual(64 * 1024);
 });
 
 test("REST bodies: distinct bases fill the cache to its budget, not past it", () => {

@@ -16,8 +16,8 @@ import { dropDatabase, freshDatabaseUrl, ON_PG } from "../db";
 import { runSequence, serve, type Served } from "../fixtures/hostile";
 
 const SETTLED_MB = 200;
-/** Measured on a loaded 2-core machine (load average 25): 250–335 MB, both engines (bench/README.md "Memory"); a gross-regression bound. */
-const PEAK_MB = 350;
+/** Measured on a loaded 2-core machine (load average 20): 215–250 MB on SQLite (bench/README.md "Memory"); a gross-regression bound. */
+const PEAK_MB = 300;
 
 let s: Served;
 let databaseUrl: string | null = null;

@@ -12,6 +12,8 @@
  *     items, objects to 20 keys and 4 levels;
  *   - the whole summary is cut to 1,000 characters of JSON.
  */
+import { BoundedMap } from "../../core/bounded-map";
+import { BUDGET, ENTRY_OVERHEAD, stringBytes } from "../../core/memory-budget";
 
 const SECRET_KEY =
   /pass(word|phrase)?|secret|token|api_?key|authori[sz]ation|cookie|credential|private_?key|signature|otp|pin$|cvc|cvv|card_?number|iban|idempotencykey/i;
@@ -69,14 +71,15 @@ interface KeyKind {
  * is classified once; bounded against a client inventing names, and only
  * short names are kept.
  */
-const keyKinds = new Map<string, KeyKind>();
-const MAX_KEY_KINDS = 2000;
+const keyKinds = new BoundedMap<string, KeyKind>({
+  maxBytes: BUDGET.redactKeys,
+  sizeOf: (k, r) => ENTRY_OVERHEAD + stringBytes(k) + stringBytes(r.shown),
+});
 function keyKind(k: string): KeyKind {
   let r = keyKinds.get(k);
   if (r === undefined) {
     r = { shown: cut(k), kind: SECRET_KEY.test(k) ? 1 : BODY_KEY.test(k) ? 2 : 0 };
     if (k.length <= 64) {
-      if (keyKinds.size >= MAX_KEY_KINDS) keyKinds.clear();
       keyKinds.set(k, r);
     }
   }

@@ -12,7 +12,6 @@ import type { Context, Hono } from "hono";
 import type { Deps } from "../../core/context";
 import { AppError, invalid, isAppError } from "../../core/errors";
 import { formatMoney } from "./money";
-import { invoicePdf } from "./pdf";
 import {
   billingSummary,
   cancelSubscription,
@@ -312,6 +311,7 @@ export function billingRoutes(app: Hono<PageEnv>, deps: Deps) {
 
   app.get(`${PATH}/invoices/:id/pdf`, async (c) => {
     const doc = await invoiceDocument(actorOf(c), { id: idOf(c.req.param("id")) });
+    const { invoicePdf } = await import("./pdf"); // pdf-lib loads on the first invoice PDF
     const bytes = await invoicePdf(doc);
     const name = `${doc.invoice.number ?? `draft-${doc.invoice.id}`}.pdf`;
     return new Response(bytes as Uint8Array<ArrayBuffer>, {

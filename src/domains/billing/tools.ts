@@ -10,7 +10,6 @@ import { pageInput } from "../../core/pagination";
 import { defineTool, type Domain } from "../../mcp/define";
 import { billingJobs } from "./jobs";
 import { BILLING_PATH, billingRoutes } from "./portal";
-import { invoicePdf } from "./pdf";
 import { INVOICE_STATUSES } from "./access";
 import { billingEvents } from "./events";
 import { getInvoice, invoiceDocument, listInvoices, pdfUrl } from "./invoices";
@@ -116,6 +115,7 @@ export const billingDomain: Domain = {
           url: pdfUrl(ctx.deps, doc.invoice.id),
         };
         if (!input.includeData) return out;
+        const { invoicePdf } = await import("./pdf"); // pdf-lib loads on the first invoice PDF
         const bytes = await invoicePdf(doc);
         return { ...out, bytes: bytes.length, dataBase64: Buffer.from(bytes).toString("base64") };
       },

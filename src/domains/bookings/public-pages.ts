@@ -30,9 +30,11 @@
  */
 import { eq } from "drizzle-orm";
 import { Hono, type Context } from "hono";
+import { BoundedMap } from "../../core/bounded-map";
 import type { Deps } from "../../core/context";
 import { isAppError } from "../../core/errors";
 import { rateLimiter } from "../../core/limits";
+import { BUDGET, partsBytes, stringBytes } from "../../core/memory-budget";
 import {
   clientAddress,
   csrfMatches,
@@ -79,7 +81,6 @@ import {
 const CSRF_COOKIE = "bk_csrf";
 const NONCE_MARK = "\u0001NONCE\u0001";
 const MAX_FORM = 32 * 1024;
-const CACHE_MAX = 2000;
 const WATCHED = [
   "booking_pages",
   "booking_schedules",
@@ -314,7 +315,10 @@ export function bookingPublicRoutes(deps: Deps): Hono {
   const reads = rateLimiter(deps, "bookings-public-read", 240);
   const watch = deps.store.changes.watch(WATCHED);
   /** Encoded page bytes split where the nonce goes: a hit copies bytes, it encodes no text. */
-  const cache = new Map<string, Uint8Array[]>();
+  const cache = new BoundedMap<string, Uint8Array[]>({
+    maxBytes: BUDGET.bookingPages,
+    sizeOf: (key, parts) => stringBytes(key) + partsBytes(parts),
+  });
   const enc = new TextEncoder();
   const joinNonce = (parts: Uint8Array[], nonce: string) => {
     const n = enc.encode(nonce);
@@ -393,7 +397,6 @@ export function bookingPublicRoutes(deps: Deps): Hono {
       script: SCRIPT,
     });
     if (key && !rescheduling) {
-      if (cache.size >= CACHE_MAX) cache.clear();
       cache.set(
         key,
         html.split(NONCE_MARK).map((part) => enc.encode(part)),

@@ -125,7 +125,7 @@ function offsetAt(ms: number, tz: string): number {
   if (o === undefined) {
     const a = offsetMinutes(day * DAY, tz);
     o = a === offsetMinutes((day + 1) * DAY - 1, tz) ? a : null;
-    if (dayOffsets.size > 50_000) dayOffsets.clear();
+    if (dayOffsets.size > 10_000) dayOffsets.clear(); // ~3 MB at most (key and entry)
     dayOffsets.set(key, o);
   }
   return o ?? offsetMinutes(ms, tz);

@@ -56,8 +56,6 @@ import {
 } from "./events";
 import { imageRefs, mapStrings, slideTitle, type Layout } from "./layouts";
 import { slidesFromOutline } from "./outline";
-import { deckPdf } from "./pdf";
-import { deckPptx } from "./pptx";
 import { assertAffordable, meter } from "../ai/meter";
 import { renderDeck } from "./render";
 import {
@@ -834,6 +832,8 @@ export async function exportDeckPdf(ctx: ActorContext, input: { id: number; vers
   const d = await deckForExport(ctx, input);
   // Metered companies pay per export: balance and hard budget checked before rendering (no work for a company that cannot pay), debited after it.
   await assertAffordable(ctx.deps.db, ctx.deps, ctx.company.id, "pdf.export");
+  // The PDF and PowerPoint writers (pdf-lib, pptxgenjs: ~35 MB of RSS) load on the first export.
+  const { deckPdf } = await import("./pdf");
   const bytes = await deckPdf(ctx.deps, { title: d.title, slides: d.slides, theme: d.theme });
   if (bytes.length > MAX_PDF_RESULT)
     throw new AppError(
@@ -870,6 +870,7 @@ export async function exportDeckPptx(ctx: ActorContext, input: { id: number; ver
   authorize(ctx, "decks:read", { write: false });
   const d = await deckForExport(ctx, input);
   await assertAffordable(ctx.deps.db, ctx.deps, ctx.company.id, "pptx.export");
+  const { deckPptx } = await import("./pptx");
   const bytes = await deckPptx(ctx.deps, { title: d.title, slides: d.slides, theme: d.theme });
   if (bytes.length > MAX_PDF_RESULT)
     throw new AppError(

@@ -19,15 +19,16 @@
  */
 import { and, eq } from "drizzle-orm";
 import { Hono, type Context } from "hono";
+import { BoundedMap } from "../../core/bounded-map";
 import type { Deps } from "../../core/context";
 import { rateLimiter } from "../../core/limits";
 import type { MaybePromise } from "../../core/maybe";
+import { BUDGET, ENTRY_OVERHEAD, partsBytes, stringBytes } from "../../core/memory-budget";
 import { clientAddress, escapeHtml, newNonce, publicPage, securityHeaders } from "../../core/public-page";
 import { randomHex } from "../../core/secrets";
 import { isSlug } from "../../core/slug";
 import type { PublicPages } from "../../mcp/define";
 import { versionRenderSlides } from "./access";
-import { deckPdf } from "./pdf";
 import { DECK_CSS, renderDeck } from "./render";
 import { decks, deckVersions, type VersionRow } from "./tables";
 
@@ -79,14 +80,8 @@ interface Live {
   versionId: number;
 }
 
-const MAX_SLUGS = 5000;
-const MAX_PAGES = 200;
-const MAX_PDFS = 20;
-
-function bounded<K, V>(m: Map<K, V>, max: number, k: K, v: V) {
-  if (m.size >= max) m.delete(m.keys().next().value as K);
-  m.set(k, v);
-}
+/** Of the deck pages' budget, what slugs (any a visitor types, found or not) may hold. */
+const SLUG_BYTES = BUDGET.deckPages / 8;
 
 const UTF8 = new TextEncoder();
 
@@ -146,9 +141,18 @@ function notFoundPage(c: Context) {
 export function deckRoutes(deps: Deps) {
   const app = new Hono();
   const watch = deps.store.changes.watch(["decks"]);
-  const bySlug = new Map<string, Live | null>();
-  const pages = new Map<number, Uint8Array[]>();
-  const pdfs = new Map<number, Uint8Array>();
+  const bySlug = new BoundedMap<string, Live | null>({
+    maxBytes: SLUG_BYTES,
+    sizeOf: (slug) => ENTRY_OVERHEAD + stringBytes(slug),
+  });
+  const pages = new BoundedMap<number, Uint8Array[]>({
+    maxBytes: BUDGET.deckPages - SLUG_BYTES,
+    sizeOf: (_, parts) => partsBytes(parts),
+  });
+  const pdfs = new BoundedMap<number, Uint8Array>({
+    maxBytes: BUDGET.deckPdfs,
+    sizeOf: (_, bytes) => ENTRY_OVERHEAD + bytes.byteLength,
+  });
   const pdfLimit = rateLimiter(deps, "deck-pdf", 30);
 
   /** The live version a slug serves, from memory until the decks table changes. */
@@ -165,7 +169,7 @@ export function deckRoutes(deps: Deps) {
           .limit(1)
       )[0];
       const found = row?.versionId ? { versionId: row.versionId } : null;
-      bounded(bySlug, MAX_SLUGS, slug, found);
+      bySlug.set(slug, found);
       return found;
     })();
   }
@@ -180,7 +184,7 @@ export function deckRoutes(deps: Deps) {
       const v = await version(l.versionId);
       if (!v) return notFoundPage(c);
       parts = deckPageParts(v, slug).map((p) => UTF8.encode(p));
-      bounded(pages, MAX_PAGES, l.versionId, parts);
+      pages.set(l.versionId, parts);
     }
     const nonce = newNonce();
     return new Response(joinBytes(parts, UTF8.encode(nonce)), {
@@ -207,8 +211,9 @@ export function deckRoutes(deps: Deps) {
         });
       const v = await version(l.versionId);
       if (!v) return notFoundPage(c);
+      const { deckPdf } = await import("./pdf"); // pdf-lib loads on the first download
       bytes = await deckPdf(deps, { title: v.title, slides: versionRenderSlides(v.slides), theme: v.theme });
-      bounded(pdfs, MAX_PDFS, l.versionId, bytes);
+      pdfs.set(l.versionId, bytes);
     }
     return new Response(bytes as Uint8Array<ArrayBuffer>, {
       headers: {

@@ -24,7 +24,7 @@
  * `reportKey` hashes what it says, under a unique index.
  */
 import { and, count, desc, eq, inArray } from "drizzle-orm";
-import { simpleParser } from "mailparser";
+import type { simpleParser as SimpleParser } from "mailparser";
 import { randomBytes } from "node:crypto";
 import { audit } from "../../core/audit";
 import { iso } from "../../core/clock";
@@ -134,6 +134,8 @@ export async function parseRawReport(raw: string | Buffer): Promise<Parsed> {
   const bytes = typeof raw === "string" ? Buffer.from(raw) : raw;
   if (bytes.length === 0) throw new ReportError("The message is empty.");
   if (bytes.length > MAX_REPORT_BYTES) throw new ReportError(`The message is larger than ${MAX_REPORT_BYTES} bytes.`);
+  // mailparser (~35 MB of RSS with its dependencies) loads with the first report.
+  const { simpleParser }: { simpleParser: typeof SimpleParser } = await import("mailparser");
   let mail;
   try {
     mail = await simpleParser(bytes, {

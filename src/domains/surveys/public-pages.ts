@@ -22,6 +22,7 @@
  */
 import { Hono, type Context } from "hono";
 import { eq } from "drizzle-orm";
+import { BoundedMap } from "../../core/bounded-map";
 import type { Deps } from "../../core/context";
 import {
   clientAddress,
@@ -37,6 +38,7 @@ import {
   securityHeaders,
 } from "../../core/public-page";
 import { rateLimiter } from "../../core/limits";
+import { BUDGET, ENTRY_OVERHEAD, stringBytes } from "../../core/memory-budget";
 import { randomHex, sha256Hex } from "../../core/secrets";
 import { storedBranding } from "../branding/public-reads";
 import { cleanText } from "./answers";
@@ -87,22 +89,6 @@ interface KeptPage {
   links: string;
 }
 
-/** Bounded maps that start over when full: cheap, and a miss only costs one render. */
-class Bounded<K, V> {
-  private m = new Map<K, V>();
-  constructor(private readonly max: number) {}
-  get(k: K) {
-    return this.m.get(k);
-  }
-  set(k: K, v: V) {
-    if (this.m.size >= this.max) this.m.clear();
-    this.m.set(k, v);
-  }
-  clear() {
-    this.m.clear();
-  }
-}
-
 function pickLanguage(def: Definition, wanted: string | undefined, acceptLanguage: string | undefined): string {
   if (wanted && def.languages.includes(wanted)) return wanted;
   if (acceptLanguage) {
@@ -134,9 +120,20 @@ function pickLanguage(def: Definition, wanted: string | undefined, acceptLanguag
 export function surveyPublicRoutes(deps: Deps) {
   const app = new Hono();
   const limiter = rateLimiter(deps, "survey-submit", SUBMITS_PER_MINUTE);
-  const bySlug = new Bounded<string, SurveyRow | null>(2000);
-  const keptPages = new Bounded<string, KeptPage>(500);
-  const brands = new Map<number, Brand>();
+  // Byte-bounded (BUDGET.surveyPages): a survey row carries its whole definition, a page its HTML.
+  const bySlug = new BoundedMap<string, SurveyRow | null>({
+    maxBytes: BUDGET.surveyPages / 2,
+    sizeOf: (slug, row) => ENTRY_OVERHEAD + stringBytes(slug) + (row ? stringBytes(JSON.stringify(row)) : 0),
+  });
+  const keptPages = new BoundedMap<string, KeptPage>({
+    maxBytes: (BUDGET.surveyPages * 3) / 8,
+    sizeOf: (key, page) =>
+      ENTRY_OVERHEAD + stringBytes(key) + stringBytes(page.links) + page.parts.reduce((n, p) => n + stringBytes(p), 0),
+  });
+  const brands = new BoundedMap<number, Brand>({
+    maxBytes: BUDGET.surveyPages / 8,
+    sizeOf: (_, b) => ENTRY_OVERHEAD + stringBytes(b.css) + stringBytes(b.icon ?? ""),
+  });
   // One watch over what the kept rows and pages are built from: a survey row, a brand profile.
   const changed = deps.store.changes.watch(["surveys", "brand_profiles"]);
 
@@ -169,7 +166,6 @@ export function surveyPublicRoutes(deps: Deps) {
     if (hit !== undefined) return hit;
     const data = await storedBranding(deps.db, siteId);
     const brand = { css: brandVars(data), icon: typeof data?.faviconUrl === "string" ? data.faviconUrl : null };
-    if (brands.size > 2000) brands.clear();
     brands.set(siteId, brand);
     return brand;
   }

@@ -29,7 +29,7 @@
 import { createHash } from "node:crypto";
 import { and, asc, eq, inArray, isNotNull, isNull, lt, or } from "drizzle-orm";
 import type { ImapFlow } from "imapflow";
-import { type ParsedMail, simpleParser } from "mailparser";
+import type { ParsedMail } from "mailparser";
 import type * as v from "valibot";
 import { audit } from "../../core/audit";
 import { iso } from "../../core/clock";
@@ -417,6 +417,8 @@ export async function importMail(
   raw: Buffer,
   fallbackKey: string,
 ): Promise<ImportOutcome> {
+  // mailparser (~35 MB of RSS with its dependencies) loads with the first mail.
+  const { simpleParser } = await import("mailparser");
   const p = await simpleParser(raw.length > MAX_MAIL_BYTES ? raw.subarray(0, 64 * 1024) : raw);
   const messageId = p.messageId?.trim() || null;
   const key = messageId
