@@ -43,7 +43,7 @@ const productsList = defineTool({
   scope: "store:read",
   readOnly: true,
   title: "List products",
-  description: "A site's products, newest first; search: name or SKU.",
+  description: "A site's products, newest first, with price and stock; search: name or SKU.",
   input: s.productListInput,
   run: listProducts,
 });
@@ -529,7 +529,7 @@ const messagesGet = defineTool({
   scope: "store:read",
   readOnly: true,
   title: "Read a customer message",
-  description: "A customer message thread with all its messages.",
+  description: "A thread with all its messages in order.",
   input: s.messageRef,
   run: getMessage,
 });
@@ -540,7 +540,7 @@ const messagesCreate = defineTool({
   scope: "store:write",
   readOnly: false,
   title: "Record a customer message",
-  description: "Record a customer's message as a new open thread, linked to the customer by email.",
+  description: "Record a customer's message (email, form, phone) as a new open thread.",
   input: s.messageCreateInput,
   run: createMessage,
 });
@@ -551,7 +551,7 @@ const messagesReply = defineTool({
   scope: "store:write",
   readOnly: false,
   title: "Reply to a customer message",
-  description: "Add a staff reply to an open thread.",
+  description: "Add a staff reply to an open customer thread.",
   input: s.messageReplyInput,
   run: replyToMessage,
 });
@@ -563,7 +563,7 @@ const messagesClose = defineTool({
   readOnly: false,
   idempotent: true,
   title: "Close a customer message",
-  description: "Close a customer message thread.",
+  description: "Close a thread once it is resolved.",
   input: s.messageRef,
   run: closeMessage,
 });
@@ -575,7 +575,7 @@ const messagesReopen = defineTool({
   readOnly: false,
   idempotent: true,
   title: "Reopen a customer message",
-  description: "Reopen a closed customer message thread.",
+  description: "Reopen a closed thread so it can be replied to.",
   input: s.messageRef,
   run: reopenMessage,
 });
