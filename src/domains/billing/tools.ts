@@ -50,8 +50,7 @@ export const billingDomain: Domain = {
       scope: "billing:read",
       readOnly: true,
       title: "List subscriptions",
-      description:
-        "The company's subscriptions, newest first: plan, cents, interval, period, next invoice date, status.",
+      description: "The company's subscriptions, newest first, with plan, amount (cents), status.",
       input: v.object({ status: v.optional(v.picklist(["active", "canceled"])), ...pageInput }),
       run: listSubscriptions,
     }),
@@ -61,7 +60,7 @@ export const billingDomain: Domain = {
       scope: "billing:read",
       readOnly: true,
       title: "Get a subscription",
-      description: "One subscription with its period and its 12 most recent invoices.",
+      description: "A subscription with its period and 12 most recent invoices.",
       input: v.object({ id: idSchema }),
       run: getSubscription,
     }),
@@ -71,7 +70,7 @@ export const billingDomain: Domain = {
       scope: "billing:read",
       readOnly: true,
       title: "List invoices",
-      description: "Invoices, newest first: number, status, totals in cents, due date. from/to: issue dates.",
+      description: "Invoices, newest first, with totals in cents; from/to: issue dates.",
       input: v.object({
         status: v.optional(v.picklist(INVOICE_STATUSES)),
         subscriptionId: v.optional(idSchema),
@@ -87,8 +86,7 @@ export const billingDomain: Domain = {
       scope: "billing:read",
       readOnly: true,
       title: "Get an invoice",
-      description:
-        "One invoice by id or number (INV-000123): lines, subtotal, tax, total in cents, dates, payment, pdfUrl.",
+      description: "An invoice by id or number (INV-000123) with lines and totals in cents.",
       input: v.object({ id: v.optional(idSchema), number: v.optional(number) }),
       run: getInvoice,
     }),
@@ -98,8 +96,7 @@ export const billingDomain: Domain = {
       scope: "billing:read",
       readOnly: true,
       title: "Invoice PDF",
-      description:
-        "An invoice's PDF: its portal url (people signed in), and the file in dataBase64 when includeData is true.",
+      description: "An invoice's PDF url, and the file in dataBase64 with includeData.",
       input: v.object({
         id: v.optional(idSchema),
         number: v.optional(number),
@@ -126,8 +123,7 @@ export const billingDomain: Domain = {
       scope: "billing:read",
       readOnly: true,
       title: "Billing summary",
-      description:
-        "Billing summary: currency, tax rate, terms, subscriptions, monthly recurring, next invoice, outstanding/overdue/paid-30-day cents.",
+      description: "Billing: subscriptions, recurring revenue, next invoice, outstanding and overdue cents.",
       input: v.object({}),
       run: (ctx) => billingSummary(ctx),
     }),
