@@ -169,7 +169,7 @@ export function discoveryDomain(registry: () => Registry, domains: readonly Doma
     readOnly: true,
     companyFree: true,
     title: "List toolsets",
-    description: "The toolsets this connection can use, with tool counts; search one with tools_search.",
+    description: "The toolsets this connection can use, with tool counts.",
     input: v.strictObject({}),
     run: async (ctx) => {
       const reg = registry();
@@ -219,7 +219,7 @@ function routers(): ToolDef[] {
       name: "tools_call_read",
       readOnly: true,
       title: "Run a read-only tool",
-      description: "Run a read-only tool found with tools_search: {name, arguments}, as if called directly.",
+      description: "Run a read-only tool found with tools_search, as if called directly.",
     }),
     defineTool({
       ...common,
@@ -228,7 +228,7 @@ function routers(): ToolDef[] {
       destructive: false,
       openWorld: true,
       title: "Run a write tool",
-      description: "Run a write tool found with tools_search: {name, arguments}, as if called directly.",
+      description: "Run a write tool found with tools_search, as if called directly.",
     }),
     defineTool({
       ...common,
@@ -237,7 +237,7 @@ function routers(): ToolDef[] {
       destructive: true,
       openWorld: true,
       title: "Run a destructive tool",
-      description: "Run a destructive tool found with tools_search: {name, arguments}, as if called directly.",
+      description: "Run a destructive tool found with tools_search, as if called directly.",
     }),
   ];
 }

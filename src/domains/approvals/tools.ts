@@ -35,7 +35,7 @@ const approvalsGet = defineTool({
   scope: "approvals:read",
   readOnly: true,
   title: "Get an approval request",
-  description: "An approval link: what it proposes, its state, who asked and who decided.",
+  description: "An approval link: what it proposes, its state, who decided.",
   input: v.object({ id: idSchema, include: v.optional(v.array(v.picklist(["html"]))) }),
   run: async (ctx, input) => await getApproval(ctx, input.id, { html: input.include?.includes("html") }),
 });
@@ -63,7 +63,7 @@ const approvalsApprove = defineTool({
   scope: "approvals:manage",
   readOnly: false,
   title: "Approve a request",
-  description: "Approve a pending approval link as a person other than the requester.",
+  description: "Approve a pending approval link (not as its requester).",
   input: v.object({ id: idSchema, comment }),
   run: async (ctx, input) => await decide(ctx, input, "approve"),
 });
@@ -75,7 +75,7 @@ const approvalsReject = defineTool({
   readOnly: false,
   destructive: true,
   title: "Reject a request",
-  description: "Reject a pending approval link as a person other than the requester.",
+  description: "Reject a pending approval link (not as its requester).",
   input: v.object({ id: idSchema, comment }),
   run: async (ctx, input) => await decide(ctx, input, "reject"),
 });
@@ -87,7 +87,7 @@ const approvalsSettingsGet = defineTool({
   readOnly: true,
   minRole: "admin",
   title: "Get who may decide approvals",
-  description: "Owners and admins: who may decide approvals (person or link) and the reviewers.",
+  description: "Owners and admins: the approval policy and reviewers.",
   input: v.object({}),
   run: async (ctx) => await getApprovalSettings(ctx),
 });
@@ -98,7 +98,7 @@ const approvalsSettingsUpdate = defineTool({
   scope: "approvals:manage",
   readOnly: false,
   title: "Set who may decide approvals",
-  description: "Owners and admins: set the approval policy (person or link) or reviewer emails.",
+  description: "Owners and admins: set the approval policy or reviewer emails.",
   input: v.object({
     policy: v.optional(v.picklist(APPROVAL_POLICIES)),
     reviewers: v.optional(v.pipe(v.array(v.pipe(v.string(), v.maxLength(254))), v.maxLength(MAX_REVIEWERS))),

@@ -81,7 +81,7 @@ const automationsList = defineTool({
 const automationsGet = defineTool({
   ...R,
   name: "automations_get",
-  description: "An automation: trigger, conditions, actions, version, hookUrl or nextRunAt.",
+  description: "An automation with trigger, conditions, actions and version.",
   input: v.object({ id }),
   run: (ctx, i) => getAutomation(ctx, i),
 });
@@ -231,7 +231,7 @@ const runsRetry = defineTool({
 const runsReplay = defineTool({
   ...W,
   name: "automation_runs_replay",
-  description: "Run a failed or skipped run again on the automation's current version, same trigger data; once.",
+  description: "Run a failed or skipped run again on the current version; once.",
   input: v.object({ id }),
   run: (ctx, i) => replayRun(ctx, i),
 });
@@ -259,7 +259,7 @@ const webhooksCreate = defineTool({
   ...WW,
   openWorld: true,
   name: "webhooks_create",
-  description: "Create a webhook: an https URL gets event types (post.*, *); the signing secret is shown once.",
+  description: "Create a webhook: an https URL gets event types; secret shown once.",
   input: v.object({ url, eventTypes, description: v.optional(description) }),
   run: (ctx, i) => createWebhook(ctx, i),
 });

@@ -99,7 +99,7 @@ export const bookingPagesGet = defineTool({
   scope: "bookings:read",
   readOnly: true,
   title: "Get a booking page",
-  description: "A booking page by id or slug: settings, hosts, url, pending changes.",
+  description: "A booking page by id or slug with hosts, url, pending changes.",
   input: v.object({ id: v.optional(id), slug: v.optional(slugInput) }),
   run: getPage,
 });
@@ -111,7 +111,7 @@ export const bookingPagesCreate = defineTool({
   readOnly: false,
   approval: "booking_page",
   title: "Create a booking page",
-  description: "Draft a booking page, open once approved (approval.url); times in minutes.",
+  description: "Draft a booking page, open once approved; times in minutes.",
   input: v.object({ title, ...opt(rest) }),
   run: createPage,
 });
@@ -124,7 +124,7 @@ export const bookingPagesUpdate = defineTool({
   supervised: "staged",
   approval: "booking_page",
   title: "Update a booking page",
-  description: "Change a booking page (null clears); a live page's change needs approval.",
+  description: "Change a booking page (null clears); live: needs approval.",
   input: v.object({ id, title: v.optional(title), ...clearable, paused: v.optional(v.boolean()) }),
   run: updatePage,
 });
@@ -148,7 +148,7 @@ export const bookingAvailabilityGet = defineTool({
   scope: "bookings:read",
   readOnly: true,
   title: "Free times of a booking page",
-  description: "Free start times of a booking page (default next 7 days) for bookings_create.",
+  description: "Free start times of a booking page (default next 7 days).",
   input: v.object({
     ...pageRef,
     from: v.optional(isoTime),
@@ -190,7 +190,7 @@ export const bookingSchedulesSet = defineTool({
   supervised: "staged",
   idempotent: true,
   title: "Set a schedule",
-  description: 'Set a member\'s time zone and weekly hours ({mon: ["09:00-17:00"]}; days left out are off).',
+  description: 'Set a member\'s time zone and weekly hours ({mon: ["09:00-17:00"]}).',
   input: v.object({ member: memberRef, timeZone: v.optional(timeZoneInput), weeklyHours: v.optional(weeklyInput) }),
   run: setSchedule,
 });
@@ -203,7 +203,7 @@ export const bookingOverridesSet = defineTool({
   supervised: "staged",
   idempotent: true,
   title: "Set a date's hours",
-  description: 'One date\'s hours instead of the weekly ones (["10:00-14:00"], [] away, null removes).',
+  description: "One date's hours instead of the weekly ones ([] away, null removes).",
   input: v.object({ member: memberRef, date, hours: v.nullable(dayHoursInput) }),
   run: setOverride,
 });
@@ -244,7 +244,7 @@ export const bookingsList = defineTool({
   scope: "bookings:read",
   readOnly: true,
   title: "List bookings",
-  description: "Bookings by start time, filtered by page, status, host, attendee, dates.",
+  description: "Bookings by start time; filter by page, status, host, dates.",
   input: v.object({
     ...pageRef,
     status: v.optional(v.array(v.picklist(BOOKING_STATUSES))),
@@ -264,7 +264,7 @@ export const bookingsGet = defineTool({
   scope: "bookings:read",
   readOnly: true,
   title: "Get a booking",
-  description: "A booking by id or uid with attendee, answers, history; include ics.",
+  description: "A booking by id or uid with attendee, answers, history.",
   input: v.object({ ...bookingRef, include: v.optional(v.array(v.picklist(["ics"]))) }),
   run: getBooking,
 });
@@ -352,7 +352,7 @@ export const bookingsUpdate = defineTool({
   readOnly: false,
   idempotent: true,
   title: "Update a booking",
-  description: "Change a booking's attendee details, answers, notes or host; the attendee is emailed.",
+  description: "Change a booking's attendee, answers, notes or host (emailed).",
   input: v.object({
     ...bookingRef,
     name: v.optional(v.pipe(v.string(), v.maxLength(200))),

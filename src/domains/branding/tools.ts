@@ -87,7 +87,7 @@ const brandingDeleteProfile = defineTool({
   supervised: "staged",
   destructive: true,
   title: "Delete a brand profile",
-  description: "Delete a site's brand profile (it falls back to the default); messaging stays.",
+  description: "Delete a site's brand profile (back to default); messaging stays.",
   input: s.siteOnly,
   run: deleteProfile,
 });
@@ -100,7 +100,7 @@ const brandingCheckContrast = defineTool({
   // Touches no company data: no clientId.
   companyFree: true,
   title: "Check colour contrast",
-  description: "Contrast ratio of two hex colours, WCAG AA/AAA results and nearest passing colours.",
+  description: "Contrast of two hex colours against WCAG AA/AAA, with fixes.",
   input: s.contrastInput,
   run: (ctx, input) => {
     authorize(ctx, "branding:read", { write: false });
@@ -123,7 +123,7 @@ const brandingAudit = defineTool({
   scope: "branding:read",
   readOnly: true,
   title: "Audit a brand profile",
-  description: "Check a site's brand colour pairs for contrast, with passing alternatives, and missing assets.",
+  description: "Check a site's brand colours for contrast, and missing assets.",
   input: s.siteOnly,
   run: async (ctx, input) => {
     const profile = await getProfile(ctx, input);
@@ -137,7 +137,7 @@ const brandMessagingGet = defineTool({
   scope: "branding:read",
   readOnly: true,
   title: "Get brand messaging",
-  description: "A site's tagline, tone of voice, pitch, key messages and words to avoid.",
+  description: "A site's tagline, tone of voice, key messages, words to avoid.",
   input: s.siteOnly,
   run: getMessaging,
 });

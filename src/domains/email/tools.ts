@@ -119,7 +119,7 @@ const listsCreate = defineTool({
   ...W,
   name: "email_lists_create",
   title: "Create a list",
-  description: "Create a mailing list; optIn double (default) mails a confirmation. publicSignup: a signup form.",
+  description: "Create a mailing list (double opt-in by default); publicSignup: a form.",
   input: v.object({
     name,
     description: v.optional(v.pipe(v.string(), v.maxLength(2000))),
@@ -160,7 +160,7 @@ const subsList = defineTool({
   ...R,
   name: "email_subscribers_list",
   title: "List subscribers",
-  description: "Subscribers, newest first, with status per list; search: email or name.",
+  description: "Subscribers with status per list; search: email or name.",
   input: v.object({
     listId: v.optional(idSchema),
     status: v.optional(memberStatus),
@@ -222,7 +222,7 @@ const subsUpdate = defineTool({
   idempotent: true,
   name: "email_subscribers_update",
   title: "Change a subscriber",
-  description: "Change a subscriber (attributes merge, null removes) or set list statuses.",
+  description: "Change a subscriber (attributes merge) or set list statuses.",
   input: v.object({
     ...who,
     newEmail: v.optional(email),
@@ -255,7 +255,7 @@ const subsHistory = defineTool({
   ...R,
   name: "email_subscribers_history",
   title: "Subscriber history",
-  description: "What a subscriber was sent, newest first, with delivery, opens, clicks.",
+  description: "What a subscriber was sent, with delivery, opens, clicks.",
   input: v.object({ ...who, ...paging }),
   run: subscriberHistory,
 });
@@ -311,7 +311,7 @@ const segCount = defineTool({
   ...R,
   name: "email_segments_count",
   title: "Count a segment",
-  description: "How many mailable subscribers a segment (id) or rules hold now, with 10 of them.",
+  description: "How many subscribers a segment or rules hold now, with 10 of them.",
   input: v.object({ id: v.optional(idSchema), rules: v.optional(rules) }),
   run: (ctx, i) => countSegment(ctx, { id: i.id, rules: i.rules === undefined ? undefined : parseRules(i.rules) }),
 });
@@ -349,7 +349,7 @@ const tplUpdate = defineTool({
   idempotent: true,
   name: "email_templates_update",
   title: "Change a template",
-  description: "Change a template (text null: generated); campaigns keep their copy.",
+  description: "Change a template; campaigns keep their copy.",
   input: v.object({ id: idSchema, name: v.optional(name), html: v.optional(html), text: v.optional(v.nullable(text)) }),
   run: updateTemplate,
 });
@@ -399,7 +399,7 @@ const cList = defineTool({
   ...R,
   name: "email_campaigns_list",
   title: "List campaigns",
-  description: "Campaigns, newest first, with status, approval, schedule, recipients.",
+  description: "Campaigns, newest first, with status, schedule, recipients.",
   input: v.object({ status: v.optional(v.picklist(CAMPAIGN_STATUSES)), search: v.optional(search), ...paging }),
   run: listCampaigns,
 });
@@ -416,7 +416,7 @@ const cCreate = defineTool({
   approval: "email_campaign",
   name: "email_campaigns_create",
   title: "Draft a campaign",
-  description: "Draft a campaign to listIds, narrowed by segmentIds; sendable once approved (approval.url).",
+  description: "Draft a campaign to lists, narrowed by segments; sent once approved.",
   input: v.object({ ...content, name, subject: line(900), listIds: v.pipe(ids, v.minLength(1)) }),
   run: createCampaign,
 });
@@ -426,7 +426,7 @@ const cUpdate = defineTool({
   approval: "email_campaign",
   name: "email_campaigns_update",
   title: "Change a campaign",
-  description: "Change an unsent campaign; it needs approval again and loses its schedule.",
+  description: "Change an unsent campaign; it needs approval again.",
   input: v.object({ id: idSchema, name: v.optional(name), ...content }),
   run: updateCampaign,
 });
@@ -435,7 +435,7 @@ const cDelete = defineTool({
   destructive: true,
   name: "email_campaigns_delete",
   title: "Delete a campaign",
-  description: "Delete a campaign that reached nobody and is not scheduled or sending.",
+  description: "Delete a campaign that reached nobody and is not sending.",
   input: v.object({ id: idSchema }),
   run: deleteCampaign,
 });
@@ -485,7 +485,7 @@ const cCancel = defineTool({
   destructive: true,
   name: "email_campaigns_cancel",
   title: "Cancel a campaign",
-  description: "Cancel a scheduled, sending or paused campaign; unsent messages are dropped.",
+  description: "Cancel a scheduled, sending or paused campaign.",
   input: v.object({ id: idSchema }),
   run: cancelCampaign,
 });
@@ -507,7 +507,7 @@ const cStats = defineTool({
   ...R,
   name: "email_campaigns_stats",
   title: "Campaign stats",
-  description: "A campaign's delivery, bounce, open, click and unsubscribe counts and rates.",
+  description: "A campaign's delivery, open, click, bounce and unsubscribe stats.",
   input: v.object({ id: idSchema }),
   run: campaignStats,
 });
@@ -551,7 +551,7 @@ const fbSetup = defineTool({
   ...W,
   name: "email_feedback_setup",
   title: "Set up bounce feedback",
-  description: "Make (or replace) the secret URL for bounce reports and ESP webhooks; shown once.",
+  description: "Make (or replace) the secret URL for bounce reports; shown once.",
   input: v.object({}),
   run: setupFeedback,
 });
@@ -577,7 +577,7 @@ const dAdd = defineTool({
   ...W,
   name: "email_domains_add",
   title: "Add a sending domain",
-  description: "Make a DKIM key for a sending domain; returns the DNS records to publish.",
+  description: "Make a DKIM key for a sending domain; returns DNS records.",
   input: v.object({ domain: domainName }),
   run: addSendingDomain,
 });
@@ -602,7 +602,7 @@ const dCheck = defineTool({
   openWorld: true,
   name: "email_domains_check",
   title: "Check a sending domain",
-  description: "Check a sending domain's SPF, DKIM, DMARC and MX in DNS now, with what to fix.",
+  description: "Check a sending domain's SPF, DKIM, DMARC and MX in DNS now.",
   input: v.object(domainRef),
   run: checkSendingDomain,
 });
@@ -610,7 +610,7 @@ const dRotate = defineTool({
   ...W,
   name: "email_domains_rotate",
   title: "Rotate a DKIM key",
-  description: "Make a next DKIM key; signing moves to it once its record is published.",
+  description: "Make a next DKIM key, used once its record is published.",
   input: v.object(domainRef),
   run: rotateSendingDomain,
 });
@@ -619,7 +619,7 @@ const dDelete = defineTool({
   destructive: true,
   name: "email_domains_delete",
   title: "Delete a sending domain",
-  description: "Delete a sending domain and its DKIM key (mail goes out unsigned).",
+  description: "Delete a sending domain and its DKIM key (mail goes unsigned).",
   input: v.object(domainRef),
   run: deleteSendingDomain,
 });

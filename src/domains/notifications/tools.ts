@@ -30,7 +30,7 @@ export const notificationsList = defineTool({
   scope: "notifications:read",
   readOnly: true,
   title: "List my notifications",
-  description: "Your notifications, unread first, then newest; type may be a prefix (card.*).",
+  description: "Your notifications, unread first; type may be a prefix (card.*).",
   input: v.object({
     view: v.optional(v.picklist(VIEWS)),
     type: v.optional(type),
@@ -73,7 +73,7 @@ export const notificationsMarkAllRead = defineTool({
   ...selfService,
   name: "notifications_mark_all_read",
   title: "Mark all read",
-  description: "Mark all your unread notifications read, optionally by type or time.",
+  description: "Mark all your unread notifications read.",
   input: v.object({ type: v.optional(type), before: v.optional(when) }),
   run: async (ctx, input) =>
     await markAllRead(inboxOf(ctx, true), {
@@ -86,7 +86,7 @@ export const notificationsSnooze = defineTool({
   ...selfService,
   name: "notifications_snooze",
   title: "Snooze notifications",
-  description: "Hide your notifications until a time (≤ 90 days); they return unread.",
+  description: "Hide your notifications until a time (≤ 90 days).",
   input: v.object({ ids, until: when }),
   run: async (ctx, input) => await snooze(inboxOf(ctx, true), input.ids, new Date(input.until)),
 });
@@ -106,7 +106,7 @@ export const notificationsCreate = defineTool({
   scope: "notifications:write",
   readOnly: false,
   title: "Notify members",
-  description: "Notify company members (not yourself) with a title and optional portal link.",
+  description: "Notify company members (not yourself), optional portal link.",
   input: v.object({
     userIds: v.optional(v.pipe(v.array(id), v.maxLength(100))),
     emails: v.optional(v.pipe(v.array(v.pipe(v.string(), v.maxLength(254))), v.maxLength(100))),
@@ -142,7 +142,7 @@ export const notificationPreferencesUpdate = defineTool({
   companyFree: true,
   minRole: "viewer",
   title: "Set notification preferences",
-  description: "Turn your notification types (* = all) on or off, in-app and by email.",
+  description: "Turn your notification types (* = all) on or off, in-app or email.",
   input: v.object({ changes: preferenceUpdates }),
   run: async (ctx, input) => {
     authorize(ctx, "notifications:write", { write: true, minRole: "viewer" });

@@ -12,7 +12,7 @@ export const serviceCatalogList = defineTool({
   scope: "services:read",
   readOnly: true,
   title: "List services",
-  description: "The services the agency offers this company, with price (cents) and unit.",
+  description: "The services the agency offers this company, in cents.",
   input: v.object({
     includeInactive: v.optional(v.boolean(), false),
   }),
@@ -25,7 +25,7 @@ export const serviceCatalogGet = defineTool({
   scope: "services:read",
   readOnly: true,
   title: "Get a service",
-  description: "A service of the company's catalogue, with price (cents) and billing unit.",
+  description: "A service of the company's catalogue, with price (cents).",
   input: v.object({ serviceId: id }),
   run: async (ctx, input) => await getService(ctx, input.serviceId),
 });
@@ -50,7 +50,7 @@ export const serviceRequestsCreate = defineTool({
   scope: "services:write",
   readOnly: false,
   title: "Request a service",
-  description: "Request one of the agency's active services, with free-text details.",
+  description: "Request one of the agency's active services.",
   input: v.object({
     serviceId: id,
     details: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(5000))),

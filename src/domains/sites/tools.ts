@@ -69,7 +69,7 @@ export const siteTools = [
     scope: "sites:write",
     readOnly: false,
     title: "Add a site domain",
-    description: "Add a custom domain (www.example.com) to a site; the first becomes primary.",
+    description: "Add a custom domain to a site; the first becomes primary.",
     input: v.object({
       siteId,
       hostname: v.pipe(v.string(), v.minLength(1), v.maxLength(253)),
@@ -114,7 +114,7 @@ export const siteTools = [
     scope: "sites:write",
     readOnly: false,
     title: "Set an environment variable",
-    description: "Create or replace a site environment variable; secret: never shown again.",
+    description: "Create or replace a site environment variable (secret: hidden).",
     input: v.object({
       siteId,
       key: envKey,

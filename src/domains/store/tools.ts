@@ -43,7 +43,7 @@ const productsList = defineTool({
   scope: "store:read",
   readOnly: true,
   title: "List products",
-  description: "A site's products, newest first, with price and stock; search: name or SKU.",
+  description: "A site's products with price and stock; search: name or SKU.",
   input: s.productListInput,
   run: listProducts,
 });
@@ -79,7 +79,7 @@ const productsUpdate = defineTool({
   supervised: "staged",
   idempotent: true,
   title: "Update a product",
-  description: "Change a product's fields (null clears; images replaces the list); cents.",
+  description: "Change a product (null clears; images replaces); cents.",
   input: s.productUpdateInput,
   run: updateProduct,
 });
@@ -105,7 +105,7 @@ const productsDelete = defineTool({
   supervised: "gated",
   destructive: true,
   title: "Delete a product",
-  description: "Delete a product with its variants; orders keep their lines. An active one needs approval.",
+  description: "Delete a product and its variants; an active one needs approval.",
   input: s.productRef,
   run: deleteProduct,
 });
@@ -119,7 +119,7 @@ const productOptionsSet = defineTool({
   destructive: true,
   idempotent: true,
   title: "Set a product's options",
-  description: "Replace a product's options; refused if variants stop matching, unless deleteInvalidVariants.",
+  description: "Replace a product's options (see deleteInvalidVariants).",
   input: s.productOptionsSetInput,
   run: setProductOptions,
 });
@@ -131,7 +131,7 @@ const variantsCreate = defineTool({
   readOnly: false,
   supervised: "staged",
   title: "Create a variant",
-  description: "Add a variant with one value per option ({Size: M}); price in cents.",
+  description: "Add a variant, one value per option ({Size: M}); cents.",
   input: s.variantCreateInput,
   run: createVariant,
 });
@@ -144,7 +144,7 @@ const variantsUpdate = defineTool({
   supervised: "staged",
   idempotent: true,
   title: "Update a variant",
-  description: "Change a variant's price, stock, SKU, image, active flag or options.",
+  description: "Change a variant's price, stock, SKU, image or options.",
   input: s.variantUpdateInput,
   run: updateVariant,
 });
@@ -170,7 +170,7 @@ const variantsGenerate = defineTool({
   supervised: "staged",
   idempotent: true,
   title: "Generate all variants",
-  description: "Create the missing option combinations as variants (100 at most); optionPrices add cents.",
+  description: "Create the missing option combinations as variants (≤ 100).",
   input: s.variantsGenerateInput,
   run: generateVariants,
 });
@@ -262,7 +262,7 @@ const categoriesDelete = defineTool({
   supervised: "staged",
   destructive: true,
   title: "Delete a product category",
-  description: "Delete a category without subcategories; its products become uncategorized.",
+  description: "Delete a category without subcategories.",
   input: s.categoryRef,
   run: deleteCategory,
 });
@@ -288,7 +288,7 @@ const settingsUpdate = defineTool({
   supervised: "staged",
   idempotent: true,
   title: "Update store settings",
-  description: "Enable a site's store; set its ISO 4217 currency and whether prices include tax.",
+  description: "Enable a site's store; set its ISO 4217 currency and tax mode.",
   input: s.storeSettingsUpdateInput,
   run: updateStoreSettings,
 });
@@ -370,7 +370,7 @@ const ordersCreate = defineTool({
   scope: "store:write",
   readOnly: false,
   title: "Create an order",
-  description: "Place a pending order; prices and stock come from the catalog. Needs an enabled store.",
+  description: "Place a pending order at catalog prices; needs an enabled store.",
   input: s.orderCreateInput,
   run: createOrder,
 });
@@ -406,7 +406,7 @@ const ordersUpdateStatus = defineTool({
   readOnly: false,
   idempotent: true,
   title: "Change an order's status",
-  description: "Move an order: pending → paid/cancelled, paid → fulfilled/refunded, fulfilled → refunded.",
+  description: "Move an order: pending → paid|cancelled; paid → fulfilled|refunded; fulfilled → refunded.",
   input: s.orderStatusInput,
   run: updateOrderStatus,
 });
@@ -442,7 +442,7 @@ const discountsCreate = defineTool({
   readOnly: false,
   supervised: "staged",
   title: "Create a discount code",
-  description: "Create a discount code: percent (basis points, 1000 = 10 %) or fixed (cents).",
+  description: "Create a discount code: percent (basis points) or fixed (cents).",
   input: s.discountCreateInput,
   run: createDiscount,
 });
@@ -455,7 +455,7 @@ const discountsUpdate = defineTool({
   supervised: "staged",
   idempotent: true,
   title: "Update a discount code",
-  description: "Change a discount's terms or active flag; code and kind are fixed.",
+  description: "Change a discount's terms; code and kind are fixed.",
   input: s.discountUpdateInput,
   run: updateDiscount,
 });
@@ -518,7 +518,7 @@ const messagesList = defineTool({
   scope: "store:read",
   readOnly: true,
   title: "List customer messages",
-  description: "Customer message threads, latest first; awaitingReply: the customer spoke last.",
+  description: "Customer message threads; awaitingReply: customer spoke last.",
   input: s.messageListInput,
   run: listMessages,
 });
@@ -540,7 +540,7 @@ const messagesCreate = defineTool({
   scope: "store:write",
   readOnly: false,
   title: "Record a customer message",
-  description: "Record a customer's message (email, form, phone) as a new open thread.",
+  description: "Record a customer's message (email, form, phone) as a thread.",
   input: s.messageCreateInput,
   run: createMessage,
 });

@@ -75,7 +75,7 @@ const surveysGet = defineTool({
   scope: "surveys:read",
   readOnly: true,
   title: "Get a survey",
-  description: "A survey by id or slug: pages, questions, logic, state, proposed changes.",
+  description: "A survey by id or slug: pages, questions, logic, state.",
   input: v.object({ id: v.optional(idSchema), slug: v.optional(slugSchema) }),
   run: getSurvey,
 });
@@ -109,7 +109,7 @@ const surveysUpdate = defineTool({
   idempotent: true,
   approval: "survey",
   title: "Change a survey",
-  description: "Propose changes; each part given replaces the old; live stays as approved until then.",
+  description: "Propose changes (parts given replace); live stays until approved.",
   input: v.object({
     id: idSchema,
     title: v.optional(title),
@@ -173,7 +173,7 @@ const surveysDelete = defineTool({
   readOnly: false,
   destructive: true,
   title: "Delete a survey",
-  description: "Delete a survey that is not open (with responses: deleteResponses).",
+  description: "Delete a survey that is not open (responses: deleteResponses).",
   input: v.object({ id: idSchema, deleteResponses: v.optional(v.boolean()) }),
   run: deleteSurvey,
 });
@@ -231,7 +231,7 @@ const responsesList = defineTool({
   scope: "surveys:read",
   readOnly: true,
   title: "List responses",
-  description: "A survey's responses, newest first; filter.where as in skip logic.",
+  description: "A survey's responses, newest first; filter.where as in logic.",
   input: v.object({ ...target, filter: v.optional(responseFilter), ...paging }),
   run: withFilter(listResponses),
 });
@@ -311,7 +311,7 @@ const responsesExport = defineTool({
   scope: "surveys:read",
   readOnly: true,
   title: "Export responses as CSV",
-  description: `A survey's responses as CSV, a column per question (limit ≤ ${EXPORT_MAX}).`,
+  description: `A survey's responses as CSV, a column per question (≤ ${EXPORT_MAX}).`,
   input: v.object({
     ...target,
     filter: looseFilter,

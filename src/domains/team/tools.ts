@@ -37,7 +37,7 @@ export const teamMembersUpdate = defineTool({
   readOnly: false,
   idempotent: true,
   title: "Change a member's role",
-  description: "Set a member's role; only owners grant owner; the last owner stays.",
+  description: "Set a member's role; only owners grant owner.",
   input: v.object({ ...who, role }),
   run: async (ctx, input) => await changeRole(ctx, { userId: input.userId, email: input.email }, input.role),
 });
@@ -49,7 +49,7 @@ export const teamMembersRemove = defineTool({
   readOnly: false,
   destructive: true,
   title: "Remove a member",
-  description: "Remove a member (their keys stop); open work needs reassignTo or force.",
+  description: "Remove a member; open work needs reassignTo or force.",
   input: v.object({ ...who, ...handOver }),
   run: async (ctx, { reassignTo, force, ...ref }) => await removeMember(ctx, ref, { reassignTo, force }),
 });
@@ -62,7 +62,7 @@ export const teamLeave = defineTool({
   destructive: true,
   minRole: "viewer",
   title: "Leave the company",
-  description: "Leave this company (not the last owner); open work needs reassignTo or force.",
+  description: "Leave this company; open work needs reassignTo or force.",
   input: v.object(handOver),
   run: async (ctx, input) => await leaveTeam(ctx, input),
 });
@@ -91,7 +91,7 @@ export const teamInvitationsCreate = defineTool({
   // kept result could hold the accept link in clear when no SMTP server is configured.
   idempotencyKey: false,
   title: "Invite by email",
-  description: "Invite someone by email to join the company with a role (default 7 days).",
+  description: "Invite someone by email to join the company with a role.",
   input: v.object({
     email,
     role,
@@ -108,7 +108,7 @@ export const teamInvitationsResend = defineTool({
   readOnly: false,
   openWorld: true,
   title: "Resend an invitation",
-  description: "Email an invitation again with a new link; the old link stops working.",
+  description: "Email an invitation again; the old link stops working.",
   input: v.object({ id }),
   run: async (ctx, input) => await resendInvitation(ctx, input.id),
 });

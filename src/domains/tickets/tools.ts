@@ -45,7 +45,7 @@ const ticketsList = defineTool({
   ...read,
   name: "tickets_list",
   title: "List tickets",
-  description: "Tickets, newest activity first; breached: SLA; q: text or #number.",
+  description: "Tickets, newest activity first; q: text or #number.",
   input: s.ticketListInput,
   run: listTickets,
 });
@@ -63,7 +63,7 @@ const ticketsCreate = defineTool({
   ...write,
   name: "tickets_create",
   title: "Open a ticket",
-  description: "Open a ticket for a requester's message; returns number and SLA due times.",
+  description: "Open a ticket for a requester's message, with SLA due times.",
   input: s.ticketCreateInput,
   run: (ctx, input) => createTicket(ctx, input),
 });
@@ -93,7 +93,7 @@ const ticketsSetStatus = defineTool({
   name: "tickets_set_status",
   idempotent: true,
   title: "Change a ticket's status",
-  description: "Change status: new, open, pending → open|pending|solved; solved → open|closed; closed is final.",
+  description: "Change status; solved → open|closed; closed is final.",
   input: s.ticketStatusInput,
   run: setTicketStatus,
 });
@@ -102,7 +102,7 @@ const ticketsReply = defineTool({
   ...write,
   name: "tickets_reply",
   title: "Reply to the requester",
-  description: "Reply to the requester by email (meets the first-response SLA); status optional.",
+  description: "Reply to the requester by email; status optional.",
   input: s.ticketReplyInput,
   run: replyToTicket,
 });
@@ -120,7 +120,7 @@ const ticketsAddRequesterReply = defineTool({
   ...write,
   name: "tickets_add_requester_reply",
   title: "Record a requester's message",
-  description: "Record a message the requester sent; reopens the ticket (closed: a follow-up).",
+  description: "Record a message the requester sent; reopens the ticket.",
   input: s.ticketNoteInput,
   run: addRequesterReply,
 });
@@ -129,7 +129,7 @@ const ticketsMerge = defineTool({
   ...write,
   name: "tickets_merge",
   title: "Merge tickets",
-  description: "Merge ticket id into targetId, which gets its messages and tags; id closes.",
+  description: "Merge ticket id into targetId, which gets its messages.",
   input: s.ticketMergeInput,
   run: mergeTickets,
 });
@@ -157,7 +157,7 @@ const ticketsSummary = defineTool({
   ...read,
   name: "tickets_summary",
   title: "Ticket queue summary",
-  description: "Ticket counts per status, unassigned, mine, SLA breached, due soon, urgent.",
+  description: "Ticket counts per status, unassigned, mine, SLA breached.",
   input: s.summaryInput,
   run: (ctx) => ticketSummary(ctx),
 });
@@ -175,7 +175,7 @@ const slaPolicyGet = defineTool({
   ...read,
   name: "ticket_sla_policy_get",
   title: "Get the SLA policy",
-  description: "The SLA policy: business hours, holidays, targets per priority, autoCloseDays.",
+  description: "The SLA policy: business hours, holidays, targets per priority.",
   input: s.summaryInput,
   run: (ctx) => getSlaPolicy(ctx),
 });
@@ -185,7 +185,7 @@ const slaPolicyUpdate = defineTool({
   name: "ticket_sla_policy_update",
   idempotent: true,
   title: "Update the SLA policy",
-  description: 'Change the SLA policy: businessHours {mon: ["09:00-17:00"]}, targets in minutes.',
+  description: "Change the SLA policy; targets in minutes.",
   input: s.slaPolicyUpdateInput,
   run: updateSlaPolicy,
 });
@@ -203,7 +203,7 @@ const macrosCreate = defineTool({
   ...write,
   name: "ticket_macros_create",
   title: "Create a ticket macro",
-  description: "Save a macro: reply body with {{ticket.number}}-style fields, status, tags, assignee.",
+  description: "Save a macro: reply ({{ticket.number}} etc.), status, tags, assignee.",
   input: s.macroCreateInput,
   run: (ctx, input) => createMacro(ctx, input),
 });
@@ -232,7 +232,7 @@ const ticketsApplyMacro = defineTool({
   ...write,
   name: "tickets_apply_macro",
   title: "Apply a macro",
-  description: "Apply a macro's reply, tags, assignee and status at once, or nothing.",
+  description: "Apply a macro's reply, tags, assignee and status, or nothing.",
   input: s.applyMacroInput,
   run: applyMacro,
 });
@@ -244,7 +244,7 @@ const mailboxesConnect = defineTool({
   ...admin,
   name: "ticket_mailboxes_connect",
   title: "Connect a support mailbox",
-  description: "Connect an IMAP mailbox: new mail opens tickets. Tests the login; password sealed.",
+  description: "Connect an IMAP mailbox whose new mail opens tickets.",
   input: s.mailboxConnectInput,
   run: connectMailbox,
 });
@@ -264,7 +264,7 @@ const mailboxesGet = defineTool({
   minRole: "admin",
   name: "ticket_mailboxes_get",
   title: "Get a support mailbox",
-  description: "A mailbox and its recent mails, with the ticket each opened or why ignored.",
+  description: "A mailbox and its recent mails, with the ticket of each.",
   input: s.mailboxRef,
   run: getMailbox,
 });
@@ -302,7 +302,7 @@ const mailWebhookRotate = defineTool({
   ...admin,
   name: "ticket_mail_webhook_rotate",
   title: "Make the inbound-mail webhook URL",
-  description: "Make a secret URL that takes POSTed raw mail as tickets; shown once, replaces the old.",
+  description: "Make a secret URL that turns POSTed raw mail into tickets.",
   input: s.summaryInput,
   run: (ctx) => rotateMailHook(ctx),
 });
