@@ -140,16 +140,12 @@ const postTools = [
       siteId,
       id: idSchema,
       at: v.optional(
-        v.pipe(
-          v.string(),
-          v.maxLength(40),
-          v.description("When the post goes live: a future ISO 8601 instant, e.g. 2026-11-30T09:00:00Z"),
-        ),
+        v.pipe(v.string(), v.maxLength(40), v.description("a future ISO 8601 instant, e.g. 2026-11-30T09:00:00Z")),
       ),
       unpublishAt: v.optional(
         v.pipe(
           v.nullable(v.pipe(v.string(), v.maxLength(40))),
-          v.description("When the post goes offline: a future ISO 8601 instant; null clears it"),
+          v.description("a future ISO 8601 instant; null clears it"),
         ),
       ),
     }),
