@@ -219,7 +219,7 @@ function routers(): ToolDef[] {
       name: "tools_call_read",
       readOnly: true,
       title: "Run a read-only tool",
-      description: "Run a read-only tool found with tools_search, as if called directly.",
+      description: "Run a read-only tool found with tools_search as if called directly (clientId in arguments).",
     }),
     defineTool({
       ...common,
@@ -228,7 +228,7 @@ function routers(): ToolDef[] {
       destructive: false,
       openWorld: true,
       title: "Run a write tool",
-      description: "Run a write tool found with tools_search, as if called directly.",
+      description: "Run a non-destructive write tool found with tools_search (clientId, idempotencyKey in arguments).",
     }),
     defineTool({
       ...common,
@@ -237,7 +237,7 @@ function routers(): ToolDef[] {
       destructive: true,
       openWorld: true,
       title: "Run a destructive tool",
-      description: "Run a destructive tool found with tools_search, as if called directly.",
+      description: "Run a destructive tool found with tools_search as if called directly (clientId in arguments).",
     }),
   ];
 }

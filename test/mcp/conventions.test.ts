@@ -26,7 +26,7 @@ function listingBytes() {
 
 describe("the listing fits a client's context", () => {
   // Issue 29 item 3's budget. ~443 and ~508 measured after the descriptions were cut to what a model cannot guess
-  // (~57 characters on average; bench/README.md): the room left is for tools added beside these, whose
+  // (~58 characters on average; bench/README.md): the room left is for tools added beside these, whose
   // descriptions stay under 70 characters.
   test("at most 450 bytes per tool on average (one company); several companies add clientId: at most 540", () => {
     const { single, multi } = listingBytes();

@@ -135,7 +135,7 @@ const postTools = [
     readOnly: false,
     destructive: false,
     title: "Schedule a post",
-    description: "Set when a post goes live or offline; live: needs approval.",
+    description: "Set when a post goes live or offline; an approved post's change needs approval.",
     input: v.object({
       siteId,
       id: idSchema,
@@ -158,7 +158,7 @@ const postTools = [
     readOnly: false,
     destructive: false,
     title: "Cancel a post's schedule",
-    description: "Cancel a scheduled go-live or unpublishing.",
+    description: "Cancel a scheduled go-live or unpublishing (a live post's needs approval).",
     input: v.object({ siteId, id: idSchema }),
     run: async (ctx, input) => await unschedulePost(ctx, input),
   }),

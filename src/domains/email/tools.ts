@@ -426,7 +426,7 @@ const cUpdate = defineTool({
   approval: "email_campaign",
   name: "email_campaigns_update",
   title: "Change a campaign",
-  description: "Change an unsent campaign; it needs approval again.",
+  description: "Change an unsent campaign; it needs approval again and is unscheduled.",
   input: v.object({ id: idSchema, name: v.optional(name), ...content }),
   run: updateCampaign,
 });
