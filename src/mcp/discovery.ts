@@ -121,7 +121,7 @@ export function discoveryDomain(registry: () => Registry, domains: readonly Doma
     companyFree: true,
     title: "Search tools",
     description:
-      'Find tools by words ("create post", "refund order"), toolset or scope; returns their definitions (schema, annotations). A result with `call` runs through that router: {name, arguments}.',
+      'Find tools by words ("refund order"), toolset or scope, with their definitions; run one with its `call`.',
     input: v.strictObject({
       query: v.optional(v.pipe(v.string(), v.maxLength(200))),
       toolset: v.optional(v.pipe(v.string(), v.maxLength(40))),
@@ -169,8 +169,7 @@ export function discoveryDomain(registry: () => Registry, domains: readonly Doma
     readOnly: true,
     companyFree: true,
     title: "List toolsets",
-    description:
-      "The toolsets (domains) this connection can use, with a line and a tool count each; search one with tools_search {toolset}.",
+    description: "The toolsets this connection can use, with tool counts.",
     input: v.strictObject({}),
     run: async (ctx) => {
       const reg = registry();
@@ -220,8 +219,7 @@ function routers(): ToolDef[] {
       name: "tools_call_read",
       readOnly: true,
       title: "Run a read-only tool",
-      description:
-        "Run a read-only tool found with tools_search: {name, arguments} (clientId inside arguments), as if called directly.",
+      description: "Run a read-only tool found with tools_search as if called directly (clientId in arguments).",
     }),
     defineTool({
       ...common,
@@ -230,8 +228,7 @@ function routers(): ToolDef[] {
       destructive: false,
       openWorld: true,
       title: "Run a write tool",
-      description:
-        "Run a non-destructive write tool found with tools_search: {name, arguments} (clientId, idempotencyKey inside arguments), as if called directly.",
+      description: "Run a non-destructive write tool found with tools_search (clientId, idempotencyKey in arguments).",
     }),
     defineTool({
       ...common,
@@ -240,8 +237,7 @@ function routers(): ToolDef[] {
       destructive: true,
       openWorld: true,
       title: "Run a destructive tool",
-      description:
-        "Run a destructive tool (deletes or irreversibly changes) found with tools_search: {name, arguments}, as if called directly.",
+      description: "Run a destructive tool found with tools_search as if called directly (clientId in arguments).",
     }),
   ];
 }

@@ -32,7 +32,7 @@ export const whoami = defineTool({
   companyFree: true,
   title: "Who am I",
   description:
-    "Who this connection acts as: user, the companies (clients) it may act for with your role and sites, the default, scopes, listing mode. Call it first; with several pass clientId.",
+    "Who this connection acts as: user, companies (clients) with role and sites, scopes, listing mode. Call it first.",
   input: v.object({}),
   run: async (ctx) => {
     const p = ctx.principal;

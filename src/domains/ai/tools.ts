@@ -20,7 +20,7 @@ export const aiConversationsList = defineTool({
   scope: "ai:read",
   readOnly: true,
   title: "List AI conversations",
-  description: "AI agent sessions, newest first: person, credential, call/error/approval counts, tools.",
+  description: "AI agent sessions, newest first, with person and counts.",
   input: v.object({
     email: v.optional(v.pipe(v.string(), v.maxLength(320))),
     tool: v.optional(v.pipe(v.string(), v.maxLength(128))),
@@ -42,8 +42,7 @@ export const aiConversationsGet = defineTool({
   scope: "ai:read",
   readOnly: true,
   title: "Get an AI conversation",
-  description:
-    "One AI conversation and its tool calls in order (arguments redacted), with status, error, duration, approval.",
+  description: "An AI conversation's tool calls in order (arguments redacted).",
   input: v.object({ id, status: v.optional(v.picklist(["ok", "error"])), ...pageInput }),
   run: async (ctx, input) => {
     await flushToolCalls(ctx.deps);
@@ -57,8 +56,7 @@ export const aiConversationsSearch = defineTool({
   scope: "ai:read",
   readOnly: true,
   title: "Search AI history",
-  description:
-    "Find AI conversations whose calls mention a tool name, argument value or error text; newest match first.",
+  description: "AI conversations mentioning a tool, argument value or error.",
   input: v.object({
     query: v.pipe(v.string(), v.maxLength(200)),
     since: v.optional(date),
@@ -77,8 +75,7 @@ export const aiCreditsBalance = defineTool({
   scope: "ai:read",
   readOnly: true,
   title: "AI credit balance",
-  description:
-    "This company's AI credit balance, its monthly budget (spent, remaining, thresholds) and the last ledger entry.",
+  description: "The company's AI credit balance and monthly budget.",
   input: v.object({}),
   run: async (ctx) => await creditBalance(ctx),
 });
@@ -89,7 +86,7 @@ export const aiCreditsLedger = defineTool({
   scope: "ai:read",
   readOnly: true,
   title: "AI credit ledger",
-  description: "Credit grants, debits and refunds, newest first, with the balance after each.",
+  description: "AI credit grants, debits and refunds, newest first.",
   input: v.object({
     kind: v.optional(v.picklist(["grant", "debit", "refund"])),
     reason: v.optional(v.pipe(v.string(), v.maxLength(64))),
@@ -107,7 +104,7 @@ export const aiCreditsUsage = defineTool({
   scope: "ai:read",
   readOnly: true,
   title: "AI credit usage",
-  description: "Credits spent net of refunds from..to (default this UTC month) by reason or day, with totals.",
+  description: "AI credits spent (default this UTC month) by reason or day.",
   input: v.object({
     from: v.optional(date),
     to: v.optional(date),

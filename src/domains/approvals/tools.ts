@@ -18,8 +18,7 @@ const approvalsList = defineTool({
   scope: "approvals:read",
   readOnly: true,
   title: "List approval requests",
-  description:
-    "The company's approval links, newest first: pending drafts and past decisions (tokens are never shown again).",
+  description: "The company's approval links, newest first: pending and decided.",
   input: v.object({
     status: v.optional(v.picklist(LINK_STATUSES)),
     entityType: v.optional(v.pipe(v.string(), v.maxLength(64))),
@@ -36,8 +35,7 @@ const approvalsGet = defineTool({
   scope: "approvals:read",
   readOnly: true,
   title: "Get an approval request",
-  description:
-    "One approval link by id: what it proposes (preview facts and changes), its state, who asked and who decided.",
+  description: "An approval link: what it proposes, its state, who decided.",
   input: v.object({ id: idSchema, include: v.optional(v.array(v.picklist(["html"]))) }),
   run: async (ctx, input) => await getApproval(ctx, input.id, { html: input.include?.includes("html") }),
 });
@@ -65,8 +63,7 @@ const approvalsApprove = defineTool({
   scope: "approvals:manage",
   readOnly: false,
   title: "Approve a request",
-  description:
-    "Approve a pending approval link, as a person other than the requester (never with their credentials): the draft goes live or the change applies.",
+  description: "Approve a pending approval link (not as its requester).",
   input: v.object({ id: idSchema, comment }),
   run: async (ctx, input) => await decide(ctx, input, "approve"),
 });
@@ -78,8 +75,7 @@ const approvalsReject = defineTool({
   readOnly: false,
   destructive: true,
   title: "Reject a request",
-  description:
-    "Reject a pending approval link (optional comment), as a person other than the requester: nothing goes live.",
+  description: "Reject a pending approval link (not as its requester).",
   input: v.object({ id: idSchema, comment }),
   run: async (ctx, input) => await decide(ctx, input, "reject"),
 });
@@ -91,8 +87,7 @@ const approvalsSettingsGet = defineTool({
   readOnly: true,
   minRole: "admin",
   title: "Get who may decide approvals",
-  description:
-    "Owners and admins: the approval policy and reviewers. person (default): an owner or admin other than the requester, or a listed reviewer (emailed code), decides; link: anyone with the link, the agent included.",
+  description: "Owners and admins: the approval policy and reviewers.",
   input: v.object({}),
   run: async (ctx) => await getApprovalSettings(ctx),
 });
@@ -103,8 +98,7 @@ const approvalsSettingsUpdate = defineTool({
   scope: "approvals:manage",
   readOnly: false,
   title: "Set who may decide approvals",
-  description:
-    "Owners and admins: set the approval policy (person or link) and/or replace the reviewer emails (people without an account, deciding with a one-time code).",
+  description: "Owners and admins: set the approval policy or reviewer emails.",
   input: v.object({
     policy: v.optional(v.picklist(APPROVAL_POLICIES)),
     reviewers: v.optional(v.pipe(v.array(v.pipe(v.string(), v.maxLength(254))), v.maxLength(MAX_REVIEWERS))),

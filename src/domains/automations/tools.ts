@@ -68,7 +68,7 @@ const W = { toolset: "automations", scope: "automations:write", readOnly: false 
 const automationsList = defineTool({
   ...R,
   name: "automations_list",
-  description: "List automations; filter by enabled, triggerType, eventType.",
+  description: "List automations by enabled, trigger type or event type.",
   input: v.object({
     enabled: v.optional(v.boolean()),
     triggerType: v.optional(v.picklist(["event", "schedule", "webhook"])),
@@ -81,7 +81,7 @@ const automationsList = defineTool({
 const automationsGet = defineTool({
   ...R,
   name: "automations_get",
-  description: "One automation: trigger, conditions, actions, version, hookUrl or nextRunAt, run counts.",
+  description: "An automation with trigger, conditions, actions and version.",
   input: v.object({ id }),
   run: (ctx, i) => getAutomation(ctx, i),
 });
@@ -90,9 +90,9 @@ const automationsCreate = defineTool({
   ...W,
   name: "automations_create",
   description:
-    "Create an automation (disabled unless enabled: true). trigger.type event (eventType, filters) | schedule (cron, timeZone) | webhook. " +
-    "actions[].with strings may use {{trigger.data.x}}, {{steps.0.output.x}}; fields: automation_catalog_get; guide: docs://automations. Actions run with your rights. " +
-    `A send_email action costs ${PRICES["email.send"]} AI credit per recipient each run on a metered company (step output: credits).`,
+    "Create an automation (disabled unless enabled). trigger.type event | schedule | webhook; with strings take {{trigger.data.x}}, " +
+    "{{steps.0.output.x}}; fields: automation_catalog_get; guide: docs://automations. Runs with your rights. " +
+    `A send_email action costs ${PRICES["email.send"]} AI credit per recipient.`,
   input: v.object({
     name,
     description: v.optional(description, null),
@@ -107,7 +107,7 @@ const automationsCreate = defineTool({
 const automationsUpdate = defineTool({
   ...W,
   name: "automations_update",
-  description: "Change name, description, trigger, conditions or actions; saves a new version (validated).",
+  description: "Change an automation; saves a new, validated version.",
   input: v.object({
     id,
     name: v.optional(name),
@@ -132,7 +132,7 @@ const automationsToggle = defineTool({
   ...W,
   idempotent: true,
   name: "automations_toggle",
-  description: "Enable or disable. Enabling re-validates and fails with the problems listed.",
+  description: "Enable or disable an automation; enabling re-validates it.",
   input: v.object({ id, enabled: v.boolean() }),
   run: (ctx, i) => toggleAutomation(ctx, i),
 });
@@ -141,8 +141,7 @@ const automationsTest = defineTool({
   ...R,
   name: "automations_test",
   description:
-    "Dry run with a sample trigger (sample.data shaped like the event) or a recent eventId: filters, conditions, each step's filled input and " +
-    "problems, checked as a live run would. Writes and sends nothing.",
+    "Dry run with sample trigger data or a recent eventId, checked as a live run would; writes and sends nothing.",
   input: v.object({ id, eventId: v.optional(id), sample: v.optional(jsonObject("sample")) }),
   run: (ctx, i) => testAutomation(ctx, i),
 });
@@ -153,8 +152,7 @@ const catalogGet = defineTool({
   companyFree: true,
   name: "automation_catalog_get",
   description:
-    "What automations can use: each action's with fields and, for eventType (post.published, post.* or *), " +
-    "each event's data fields, with examples; without eventType only the event types.",
+    "Each action's with fields and the event types; eventType (post.published, post.*) adds its data fields.",
   input: v.object({
     eventType: v.optional(v.pipe(v.string(), v.maxLength(100))),
     actionType: v.optional(actionSchema.entries.type),
@@ -165,7 +163,7 @@ const catalogGet = defineTool({
 const automationsVersions = defineTool({
   ...R,
   name: "automation_versions_list",
-  description: "Saved versions of an automation, newest first, with their definitions.",
+  description: "Saved versions of an automation, newest first.",
   input: v.object({ id, ...pageInput }),
   run: (ctx, i) => listVersions(ctx, i),
 });
@@ -181,7 +179,7 @@ const automationsRollback = defineTool({
 const runsList = defineTool({
   ...R,
   name: "automation_runs_list",
-  description: "Run history, newest first; filter by automationId, status.",
+  description: "Run history, newest first.",
   input: v.object({ automationId: v.optional(id), status: v.optional(v.picklist(RUN_STATUSES)), ...pageInput }),
   run: (ctx, i) => listRuns(ctx, i),
 });
@@ -189,7 +187,7 @@ const runsList = defineTool({
 const runsGet = defineTool({
   ...R,
   name: "automation_runs_get",
-  description: "One run: trigger data, each step's input, output and error; replayOf and replayedBy link replays.",
+  description: "A run: trigger data and each step's input, output and error.",
   input: v.object({ id }),
   run: (ctx, i) => getRun(ctx, i),
 });
@@ -225,7 +223,7 @@ const actionsResource = defineResource({
 const runsRetry = defineTool({
   ...W,
   name: "automation_runs_retry",
-  description: "Queue a failed run again from its failed step (earlier steps are not repeated).",
+  description: "Queue a failed run again from its failed step.",
   input: v.object({ id }),
   run: (ctx, i) => retryRun(ctx, i),
 });
@@ -233,9 +231,7 @@ const runsRetry = defineTool({
 const runsReplay = defineTool({
   ...W,
   name: "automation_runs_replay",
-  description:
-    "Run a failed or skipped run's (enabled) automation again, current version, same trigger data, from the first step. " +
-    "Once per run (replayOf, replayedBy link them).",
+  description: "Run a failed or skipped run again on the current version; once.",
   input: v.object({ id }),
   run: (ctx, i) => replayRun(ctx, i),
 });
@@ -246,7 +242,7 @@ const WW = { toolset: "webhooks", scope: "automations:write", readOnly: false } 
 const webhooksList = defineTool({
   ...WR,
   name: "webhooks_list",
-  description: "Outgoing webhooks of the company; filter by status.",
+  description: "The company's outgoing webhooks.",
   input: v.object({ status: v.optional(v.picklist(["enabled", "disabled"])), ...pageInput }),
   run: (ctx, i) => listWebhooks(ctx, i),
 });
@@ -254,7 +250,7 @@ const webhooksList = defineTool({
 const webhooksGet = defineTool({
   ...WR,
   name: "webhooks_get",
-  description: "One webhook with health (failure streak, last success/failure) and delivery counts.",
+  description: "A webhook with its health and delivery counts.",
   input: v.object({ id }),
   run: (ctx, i) => getWebhook(ctx, i),
 });
@@ -263,8 +259,7 @@ const webhooksCreate = defineTool({
   ...WW,
   openWorld: true,
   name: "webhooks_create",
-  description:
-    'Subscribe a public https URL to event types (post.published, post.*, "*"). Returns the signing secret once (Standard Webhooks).',
+  description: "Create a webhook: an https URL gets event types; secret shown once.",
   input: v.object({ url, eventTypes, description: v.optional(description) }),
   run: (ctx, i) => createWebhook(ctx, i),
 });
@@ -272,7 +267,7 @@ const webhooksCreate = defineTool({
 const webhooksUpdate = defineTool({
   ...WW,
   name: "webhooks_update",
-  description: "Change a webhook; enabled: true re-enables a disabled one and resends what waited.",
+  description: "Change a webhook; enabled: true resends what waited.",
   input: v.object({
     id,
     url: v.optional(url),
@@ -304,7 +299,7 @@ const webhooksTest = defineTool({
   ...WW,
   openWorld: true,
   name: "webhooks_test",
-  description: "Send a signed webhook.test payload now; returns ok, statusCode, error, durationMs, response.",
+  description: "Send a signed webhook.test payload now and report the answer.",
   input: v.object({ id }),
   run: (ctx, i) => testWebhook(ctx, i),
 });
@@ -312,7 +307,7 @@ const webhooksTest = defineTool({
 const deliveriesList = defineTool({
   ...WR,
   name: "webhook_deliveries_list",
-  description: "Delivery log, newest first; filter by webhookId, status, eventType.",
+  description: "Webhook delivery log, newest first.",
   input: v.object({
     webhookId: v.optional(id),
     status: v.optional(v.picklist(["pending", "succeeded", "failed"])),
@@ -325,7 +320,7 @@ const deliveriesList = defineTool({
 const deliveriesGet = defineTool({
   ...WR,
   name: "webhook_deliveries_get",
-  description: "One delivery: payload and every attempt (status code, error, response, duration).",
+  description: "A webhook delivery: payload and every attempt.",
   input: v.object({ id }),
   run: (ctx, i) => getDelivery(ctx, i),
 });

@@ -49,8 +49,7 @@ export const billingDomain: Domain = {
       scope: "billing:read",
       readOnly: true,
       title: "List subscriptions",
-      description:
-        "The company's subscriptions, newest first: plan, cents, interval, period, next invoice date, status.",
+      description: "The company's subscriptions with plan, amount (cents), status.",
       input: v.object({ status: v.optional(v.picklist(["active", "canceled"])), ...pageInput }),
       run: listSubscriptions,
     }),
@@ -60,7 +59,7 @@ export const billingDomain: Domain = {
       scope: "billing:read",
       readOnly: true,
       title: "Get a subscription",
-      description: "One subscription with its period and its 12 most recent invoices.",
+      description: "A subscription with its period and 12 most recent invoices.",
       input: v.object({ id: idSchema }),
       run: getSubscription,
     }),
@@ -70,7 +69,7 @@ export const billingDomain: Domain = {
       scope: "billing:read",
       readOnly: true,
       title: "List invoices",
-      description: "Invoices, newest first: number, status, totals in cents, due date. from/to: issue dates.",
+      description: "Invoices, newest first, in cents; from/to: issue dates.",
       input: v.object({
         status: v.optional(v.picklist(INVOICE_STATUSES)),
         subscriptionId: v.optional(idSchema),
@@ -86,8 +85,7 @@ export const billingDomain: Domain = {
       scope: "billing:read",
       readOnly: true,
       title: "Get an invoice",
-      description:
-        "One invoice by id or number (INV-000123): lines, subtotal, tax, total in cents, dates, payment, pdfUrl.",
+      description: "An invoice by id or number (INV-000123) with lines, in cents.",
       input: v.object({ id: v.optional(idSchema), number: v.optional(number) }),
       run: getInvoice,
     }),
@@ -97,8 +95,7 @@ export const billingDomain: Domain = {
       scope: "billing:read",
       readOnly: true,
       title: "Invoice PDF",
-      description:
-        "An invoice's PDF: its portal url (people signed in), and the file in dataBase64 when includeData is true.",
+      description: "An invoice's PDF url; includeData adds the file in base64.",
       input: v.object({
         id: v.optional(idSchema),
         number: v.optional(number),
@@ -126,8 +123,7 @@ export const billingDomain: Domain = {
       scope: "billing:read",
       readOnly: true,
       title: "Billing summary",
-      description:
-        "Billing summary: currency, tax rate, terms, subscriptions, monthly recurring, next invoice, outstanding/overdue/paid-30-day cents.",
+      description: "Billing: subscriptions, next invoice, outstanding and overdue cents.",
       input: v.object({}),
       run: (ctx) => billingSummary(ctx),
     }),

@@ -83,8 +83,7 @@ export const bookingPagesList = defineTool({
   scope: "bookings:read",
   readOnly: true,
   title: "List booking pages",
-  description:
-    "Booking pages with status, lengths, hosts, upcoming bookings. Filter: status, host (id or email), search.",
+  description: "Booking pages with status, lengths, hosts and upcoming bookings.",
   input: v.object({
     status: v.optional(v.picklist(PAGE_STATUSES)),
     host: v.optional(memberRef),
@@ -100,7 +99,7 @@ export const bookingPagesGet = defineTool({
   scope: "bookings:read",
   readOnly: true,
   title: "Get a booking page",
-  description: "One booking page by id or slug: settings, hosts, url, pending changes, approval.",
+  description: "A booking page by id or slug with hosts, url, pending changes.",
   input: v.object({ id: v.optional(id), slug: v.optional(slugInput) }),
   run: getPage,
 });
@@ -112,8 +111,7 @@ export const bookingPagesCreate = defineTool({
   readOnly: false,
   approval: "booking_page",
   title: "Create a booking page",
-  description:
-    "Draft a booking page; it opens at url once a person approves (approval.url). Times in minutes. hosts default to you.",
+  description: "Draft a booking page, open once approved; times in minutes.",
   input: v.object({ title, ...opt(rest) }),
   run: createPage,
 });
@@ -126,8 +124,7 @@ export const bookingPagesUpdate = defineTool({
   supervised: "staged",
   approval: "booking_page",
   title: "Update a booking page",
-  description:
-    "Change a page (null clears). A live page's change waits for approval while it keeps taking bookings; paused applies at once.",
+  description: "Change a booking page (null clears); live: needs approval.",
   input: v.object({ id, title: v.optional(title), ...clearable, paused: v.optional(v.boolean()) }),
   run: updatePage,
 });
@@ -140,7 +137,7 @@ export const bookingPagesDelete = defineTool({
   supervised: "staged",
   destructive: true,
   title: "Delete a booking page",
-  description: "Delete a booking page with no upcoming bookings (else cancel them or pause it).",
+  description: "Delete a booking page with no upcoming bookings.",
   input: v.object({ id }),
   run: deletePage,
 });
@@ -151,8 +148,7 @@ export const bookingAvailabilityGet = defineTool({
   scope: "bookings:read",
   readOnly: true,
   title: "Free times of a booking page",
-  description:
-    "Free start times of a page (default next 7 days, max 93) in timeZone; slots[].startsAt for bookings_create. proposed: with pending changes.",
+  description: "Free start times of a booking page (default next 7 days).",
   input: v.object({
     ...pageRef,
     from: v.optional(isoTime),
@@ -170,7 +166,7 @@ export const bookingSchedulesList = defineTool({
   scope: "bookings:read",
   readOnly: true,
   title: "List schedules",
-  description: "Members with their booking time zone and weekly hours (null: none yet).",
+  description: "Members with their booking time zone and weekly hours.",
   input: v.object({ ...pageInput }),
   run: listSchedules,
 });
@@ -181,7 +177,7 @@ export const bookingSchedulesGet = defineTool({
   scope: "bookings:read",
   readOnly: true,
   title: "Get a schedule",
-  description: "A member's schedule: zone, weekly hours, upcoming overrides and time off.",
+  description: "A member's time zone, weekly hours, overrides and time off.",
   input: v.object({ member: memberRef }),
   run: getSchedule,
 });
@@ -194,8 +190,7 @@ export const bookingSchedulesSet = defineTool({
   supervised: "staged",
   idempotent: true,
   title: "Set a schedule",
-  description:
-    'Set a member\'s time zone and/or weekly hours in it, e.g. {"mon":["09:00-12:00","13:00-17:00"]} (replaces all days; one left out is off).',
+  description: 'Set a member\'s time zone and weekly hours ({mon: ["09:00-17:00"]}).',
   input: v.object({ member: memberRef, timeZone: v.optional(timeZoneInput), weeklyHours: v.optional(weeklyInput) }),
   run: setSchedule,
 });
@@ -208,8 +203,7 @@ export const bookingOverridesSet = defineTool({
   supervised: "staged",
   idempotent: true,
   title: "Set a date's hours",
-  description:
-    'Hours of one local date instead of the weekly ones: ["10:00-14:00"]; [] = away that day; null removes the override.',
+  description: "One date's hours instead of the weekly ones ([] away, null removes).",
   input: v.object({ member: memberRef, date, hours: v.nullable(dayHoursInput) }),
   run: setOverride,
 });
@@ -239,7 +233,7 @@ export const bookingTimeOffDelete = defineTool({
   supervised: "staged",
   destructive: true,
   title: "Remove time off",
-  description: "Remove time off by id (from booking_schedules_get).",
+  description: "Remove time off (ids from booking_schedules_get).",
   input: v.object({ id }),
   run: deleteTimeOff,
 });
@@ -250,7 +244,7 @@ export const bookingsList = defineTool({
   scope: "bookings:read",
   readOnly: true,
   title: "List bookings",
-  description: "Bookings by start. Filter: page, status, host, attendeeEmail, from/to. order desc: newest first.",
+  description: "Bookings by start time; filter by page, status, host, dates.",
   input: v.object({
     ...pageRef,
     status: v.optional(v.array(v.picklist(BOOKING_STATUSES))),
@@ -270,7 +264,7 @@ export const bookingsGet = defineTool({
   scope: "bookings:read",
   readOnly: true,
   title: "Get a booking",
-  description: 'A booking by id or uid: times, attendee, hosts, answers, history. include ["ics"]: its invite.',
+  description: "A booking by id or uid with attendee, answers, history.",
   input: v.object({ ...bookingRef, include: v.optional(v.array(v.picklist(["ics"]))) }),
   run: getBooking,
 });
@@ -287,8 +281,7 @@ export const bookingsCreate = defineTool({
   scope: "bookings:write",
   readOnly: false,
   title: "Book a time",
-  description:
-    "Book a free startsAt (booking_availability_get) on a live page. answers: {questionId: value}. Conflict: time taken.",
+  description: "Book a free startsAt (booking_availability_get) on a live page.",
   input: v.object({
     ...pageRef,
     startsAt: isoTime,
@@ -307,7 +300,7 @@ export const bookingsReschedule = defineTool({
   scope: "bookings:write",
   readOnly: false,
   title: "Reschedule a booking",
-  description: "Move a booking to another free time (same uid, SEQUENCE+1). Cutoff applies unless ignoreCutoff.",
+  description: "Move a booking to another free time; cutoff applies.",
   input: v.object({
     ...bookingRef,
     startsAt: isoTime,
@@ -324,7 +317,7 @@ export const bookingsCancel = defineTool({
   readOnly: false,
   destructive: true,
   title: "Cancel a booking",
-  description: "Cancel a booking, with a reason for the attendee. Cutoff applies unless ignoreCutoff.",
+  description: "Cancel a booking, with a reason for the attendee; cutoff applies.",
   input: v.object({ ...bookingRef, reason: v.optional(reason), ignoreCutoff: v.optional(v.boolean()) }),
   run: cancelBooking,
 });
@@ -359,8 +352,7 @@ export const bookingsUpdate = defineTool({
   readOnly: false,
   idempotent: true,
   title: "Update a booking",
-  description:
-    "Change attendee details, answers ({questionId: value|null}), private notes, or host (a page host free then). Attendee is emailed.",
+  description: "Change a booking's attendee, answers, notes or host (emailed).",
   input: v.object({
     ...bookingRef,
     name: v.optional(v.pipe(v.string(), v.maxLength(200))),
@@ -380,7 +372,7 @@ export const bookingsMarkNoShow = defineTool({
   readOnly: false,
   idempotent: true,
   title: "Mark a no-show",
-  description: 'After the start: who did not show, "attendee" or "host"; null clears.',
+  description: "After the start: who did not show, attendee or host; null clears.",
   input: v.object({ ...bookingRef, noShow: v.nullable(v.picklist(["attendee", "host"])) }),
   run: markNoShow,
 });

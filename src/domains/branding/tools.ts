@@ -47,7 +47,7 @@ const brandingGetProfile = defineTool({
   readOnly: true,
   title: "Get a brand profile",
   description:
-    "A site's brand profile: fields set, defaults, effective colours, cssVars. No siteId: the primary site, else the company default; siteId null: the company default.",
+    "A brand profile with effective colours and cssVars; no siteId: primary site, null: the company default.",
   input: s.siteOptional,
   run: async (ctx, input) => await readProfile(ctx, input.siteId),
 });
@@ -61,7 +61,7 @@ const brandingUpdateProfile = defineTool({
   idempotent: true,
   title: "Update a brand profile",
   description:
-    'Merge partial branding into a site\'s brand, e.g. {"primaryColor":"#0f766e","typography":{"h1":{"size":"3rem"}}}; null resets a field; objects merge per field; buttonPresets with an id change it, else add. Live at once; warnings: colours failing WCAG AA. siteId null: the company default.',
+    "Merge partial branding (null resets a field); live at once, warns on WCAG AA failures. siteId null: the company default.",
   input: s.updateProfileInput,
   run: updateProfile,
 });
@@ -74,7 +74,7 @@ const brandingClearFields = defineTool({
   supervised: "staged",
   idempotent: true,
   title: "Clear brand fields",
-  description: 'Reset named branding fields to their defaults (e.g. ["accentColor","typography"]). Live at once.',
+  description: "Reset named branding fields to their defaults; live at once.",
   input: s.clearFieldsInput,
   run: clearFields,
 });
@@ -87,7 +87,7 @@ const brandingDeleteProfile = defineTool({
   supervised: "staged",
   destructive: true,
   title: "Delete a brand profile",
-  description: "Delete a site's brand profile so it falls back to the default branding; brand messaging is kept.",
+  description: "Delete a site's brand profile (back to default); messaging stays.",
   input: s.siteOnly,
   run: deleteProfile,
 });
@@ -100,8 +100,7 @@ const brandingCheckContrast = defineTool({
   // Touches no company data: no clientId.
   companyFree: true,
   title: "Check colour contrast",
-  description:
-    "Contrast ratio of two hex colours, WCAG AA/AAA pass for normal and large text, and per failed level the nearest passing foreground and background.",
+  description: "Contrast of two hex colours against WCAG AA/AAA, with fixes.",
   input: s.contrastInput,
   run: (ctx, input) => {
     authorize(ctx, "branding:read", { write: false });
@@ -124,8 +123,7 @@ const brandingAudit = defineTool({
   scope: "branding:read",
   readOnly: true,
   title: "Audit a brand profile",
-  description:
-    "Check a site's branding colour pairs, light and dark (4.5:1; accent 3:1), with the nearest passing colours per failure, and missing brand assets.",
+  description: "Check a site's brand colours for contrast, and missing assets.",
   input: s.siteOnly,
   run: async (ctx, input) => {
     const profile = await getProfile(ctx, input);
@@ -139,8 +137,7 @@ const brandMessagingGet = defineTool({
   scope: "branding:read",
   readOnly: true,
   title: "Get brand messaging",
-  description:
-    "A site's brand messaging: tagline, tone of voice, pitch, key messages, words to avoid. Read it before writing copy.",
+  description: "A site's tagline, tone of voice, key messages, words to avoid.",
   input: s.siteOnly,
   run: getMessaging,
 });
@@ -153,7 +150,7 @@ const brandMessagingUpdate = defineTool({
   supervised: "staged",
   idempotent: true,
   title: "Update brand messaging",
-  description: "Change a site's brand messaging (null clears; keyMessages and wordsToAvoid replace the list).",
+  description: "Change a site's brand messaging (null clears; lists replace).",
   input: s.messagingUpdateInput,
   run: updateMessaging,
 });

@@ -85,8 +85,8 @@ const text = v.pipe(v.string(), v.maxLength(TEMPLATE_LIMITS.text));
 const who = { id: v.optional(idSchema), email: v.optional(email) };
 const W = { toolset: "email", scope: "email:write", readOnly: false } as const;
 const R = { toolset: "email", scope: "email:read", readOnly: true } as const;
-/** What every send says up front: metered companies pay per recipient, and the result says what was paid. */
-const COST = `Costs ${PRICES["email.send"]} AI credit per recipient on a metered company (result: credits, creditBalance).`;
+/** What every send says up front: metered companies pay per recipient (the result says what was paid). */
+const COST = `Costs ${PRICES["email.send"]} AI credit per recipient.`;
 // Every sending verb checks email:write as well (sendAuth): a key with email:send alone is not shown them.
 const S = {
   toolset: "email",
@@ -110,7 +110,7 @@ const listsGet = defineTool({
   ...R,
   name: "email_lists_get",
   title: "Get a list",
-  description: "One mailing list with counts per status.",
+  description: "A mailing list with counts per status.",
   input: v.object({ id: idSchema }),
   run: getList,
 });
@@ -119,8 +119,7 @@ const listsCreate = defineTool({
   ...W,
   name: "email_lists_create",
   title: "Create a list",
-  description:
-    "Create a mailing list. optIn double (default): new addresses stay unconfirmed until they click a confirmation mail. publicSignup: a signup form (signupUrl; double opt-in).",
+  description: "Create a mailing list (double opt-in by default); publicSignup: a form.",
   input: v.object({
     name,
     description: v.optional(v.pipe(v.string(), v.maxLength(2000))),
@@ -134,8 +133,7 @@ const listsUpdate = defineTool({
   idempotent: true,
   name: "email_lists_update",
   title: "Change a list",
-  description:
-    "Change a list; opt-in applies to addresses added later; publicSignup off then on gives a new signupUrl.",
+  description: "Change a list; opt-in applies to addresses added later.",
   input: v.object({
     id: idSchema,
     name: v.optional(name),
@@ -162,7 +160,7 @@ const subsList = defineTool({
   ...R,
   name: "email_subscribers_list",
   title: "List subscribers",
-  description: "Subscribers, newest first, with their status per list; search matches email and name.",
+  description: "Subscribers with status per list; search: email or name.",
   input: v.object({
     listId: v.optional(idSchema),
     status: v.optional(memberStatus),
@@ -176,7 +174,7 @@ const subsGet = defineTool({
   ...R,
   name: "email_subscribers_get",
   title: "Get a subscriber",
-  description: "One subscriber by id or email, with attributes and list statuses.",
+  description: "A subscriber by id or email, with attributes and list statuses.",
   input: v.object(who),
   run: getSubscriber,
 });
@@ -185,8 +183,7 @@ const subsAdd = defineTool({
   idempotencyKey: true,
   name: "email_subscribers_add",
   title: "Add a subscriber",
-  description:
-    "Add an address to lists: subscribed on single opt-in, unconfirmed plus a confirmation mail on double; unsubscribed/bounced/complained stay. preconfirmed: consent given elsewhere.",
+  description: "Add an address to lists (double opt-in mails a confirmation); preconfirmed: consent given elsewhere.",
   input: v.object({
     email,
     name: v.optional(v.nullable(name)),
@@ -201,7 +198,7 @@ const subsImport = defineTool({
   idempotencyKey: true,
   name: "email_subscribers_import",
   title: "Import subscribers",
-  description: `Add up to ${IMPORT_MAX} rows to lists as email_subscribers_add does; reports created, updated and refused rows. dryRun writes nothing.`,
+  description: `Add up to ${IMPORT_MAX} rows as email_subscribers_add does; dryRun writes nothing.`,
   input: v.object({
     listIds: v.pipe(ids, v.minLength(1)),
     rows: v.pipe(
@@ -225,7 +222,7 @@ const subsUpdate = defineTool({
   idempotent: true,
   name: "email_subscribers_update",
   title: "Change a subscriber",
-  description: "Change a subscriber (attributes merge; null removes one) or set list statuses by hand.",
+  description: "Change a subscriber (attributes merge) or set list statuses.",
   input: v.object({
     ...who,
     newEmail: v.optional(email),
@@ -250,7 +247,7 @@ const subsDelete = defineTool({
   destructive: true,
   name: "email_subscribers_delete",
   title: "Delete a subscriber",
-  description: "Delete a subscriber and memberships (send history stays, unlinked).",
+  description: "Delete a subscriber and memberships (send history stays).",
   input: v.object(who),
   run: deleteSubscriber,
 });
@@ -258,8 +255,7 @@ const subsHistory = defineTool({
   ...R,
   name: "email_subscribers_history",
   title: "Subscriber history",
-  description:
-    "What one subscriber was sent (campaigns, transactional, confirmations), newest first, with delivery, opens, clicks.",
+  description: "What a subscriber was sent, with delivery, opens, clicks.",
   input: v.object({ ...who, ...paging }),
   run: subscriberHistory,
 });
@@ -280,7 +276,7 @@ const segGet = defineTool({
   ...R,
   name: "email_segments_get",
   title: "Get a segment",
-  description: "One segment and its rules.",
+  description: "A segment and its rules.",
   input: v.object({ id: idSchema }),
   run: getSegment,
 });
@@ -315,7 +311,7 @@ const segCount = defineTool({
   ...R,
   name: "email_segments_count",
   title: "Count a segment",
-  description: "How many mailable subscribers a saved segment (id) or inline rules hold now, with 10 of them.",
+  description: "How many subscribers a segment or rules hold now, with 10 of them.",
   input: v.object({ id: v.optional(idSchema), rules: v.optional(rules) }),
   run: (ctx, i) => countSegment(ctx, { id: i.id, rules: i.rules === undefined ? undefined : parseRules(i.rules) }),
 });
@@ -323,7 +319,7 @@ const segCount = defineTool({
 // Templates
 
 const VARS =
-  "Variables: {{ name }}, {{ email }}, {{ attributes.key }}, {{ data.key }}, {{ unsubscribe_url }}, fallback {{ name | there }}; values are escaped.";
+  "Variables: {{ name }}, {{ email }}, {{ attributes.key }}, {{ data.key }}, {{ unsubscribe_url }}, fallback {{ name | there }}.";
 const tplList = defineTool({
   ...R,
   name: "email_templates_list",
@@ -336,7 +332,7 @@ const tplGet = defineTool({
   ...R,
   name: "email_templates_get",
   title: "Get a template",
-  description: "One template with HTML and text part.",
+  description: "A template with its HTML and text.",
   input: v.object({ id: idSchema }),
   run: getTemplate,
 });
@@ -344,7 +340,7 @@ const tplCreate = defineTool({
   ...W,
   name: "email_templates_create",
   title: "Create a template",
-  description: `Save HTML (sanitised: inline styles, no scripts) and optional text (generated if omitted). ${VARS}`,
+  description: `Save sanitised HTML and optional text (generated if omitted). ${VARS}`,
   input: v.object({ name, html, text: v.optional(text) }),
   run: createTemplate,
 });
@@ -353,7 +349,7 @@ const tplUpdate = defineTool({
   idempotent: true,
   name: "email_templates_update",
   title: "Change a template",
-  description: "Change name, HTML or text (null: generate). Campaigns keep their approved copy.",
+  description: "Change a template; campaigns keep their copy.",
   input: v.object({ id: idSchema, name: v.optional(name), html: v.optional(html), text: v.optional(v.nullable(text)) }),
   run: updateTemplate,
 });
@@ -403,7 +399,7 @@ const cList = defineTool({
   ...R,
   name: "email_campaigns_list",
   title: "List campaigns",
-  description: "Campaigns, newest first: status, approved, schedule, recipients.",
+  description: "Campaigns, newest first, with status, schedule, recipients.",
   input: v.object({ status: v.optional(v.picklist(CAMPAIGN_STATUSES)), search: v.optional(search), ...paging }),
   run: listCampaigns,
 });
@@ -411,7 +407,7 @@ const cGet = defineTool({
   ...R,
   name: "email_campaigns_get",
   title: "Get a campaign",
-  description: "One campaign: content, audience size now, approval state, schedule.",
+  description: "A campaign: content, audience size now, approval state, schedule.",
   input: v.object({ id: idSchema }),
   run: getCampaign,
 });
@@ -420,8 +416,7 @@ const cCreate = defineTool({
   approval: "email_campaign",
   name: "email_campaigns_create",
   title: "Draft a campaign",
-  description:
-    "Draft a campaign from templateId or html to listIds' subscribed members, narrowed to segmentIds. Sendable once a person approves (approval.url).",
+  description: "Draft a campaign to lists, narrowed by segments; sent once approved.",
   input: v.object({ ...content, name, subject: line(900), listIds: v.pipe(ids, v.minLength(1)) }),
   run: createCampaign,
 });
@@ -431,8 +426,7 @@ const cUpdate = defineTool({
   approval: "email_campaign",
   name: "email_campaigns_update",
   title: "Change a campaign",
-  description:
-    "Change a draft, pending or scheduled campaign; needs approval again, drops a schedule. No changes: a fresh link.",
+  description: "Change an unsent campaign; it needs approval again and is unscheduled.",
   input: v.object({ id: idSchema, name: v.optional(name), ...content }),
   run: updateCampaign,
 });
@@ -441,7 +435,7 @@ const cDelete = defineTool({
   destructive: true,
   name: "email_campaigns_delete",
   title: "Delete a campaign",
-  description: "Delete a campaign that reached nobody and is not scheduled or sending.",
+  description: "Delete a campaign that reached nobody and is not sending.",
   input: v.object({ id: idSchema }),
   run: deleteCampaign,
 });
@@ -450,7 +444,7 @@ const cSend = defineTool({
   supervised: "staged",
   name: "email_campaigns_send",
   title: "Send a campaign",
-  description: `Start sending an approved campaign now (refused without SMTP). ${COST}`,
+  description: `Send an approved campaign now (needs SMTP). ${COST}`,
   input: v.object({ id: idSchema }),
   run: sendCampaign,
 });
@@ -460,7 +454,7 @@ const cSchedule = defineTool({
   idempotent: true,
   name: "email_campaigns_schedule",
   title: "Schedule a campaign",
-  description: `Send an approved campaign later. at: ISO with offset, or local with timeZone. ${COST} Paid when scheduled.`,
+  description: `Send an approved campaign later (at: ISO, or local with timeZone). ${COST}`,
   input: v.object({
     id: idSchema,
     at: v.pipe(v.string(), v.minLength(1), v.maxLength(40)),
@@ -491,7 +485,7 @@ const cCancel = defineTool({
   destructive: true,
   name: "email_campaigns_cancel",
   title: "Cancel a campaign",
-  description: "Cancel a scheduled, sending or paused campaign; unsent messages are dropped.",
+  description: "Cancel a scheduled, sending or paused campaign.",
   input: v.object({ id: idSchema }),
   run: cancelCampaign,
 });
@@ -500,7 +494,7 @@ const cTest = defineTool({
   supervised: "staged",
   name: "email_campaigns_test",
   title: "Send a test",
-  description: `Send a [Test] copy to up to 5 addresses (company members only until approved); not in stats. ${COST}`,
+  description: `Send a [Test] copy to up to 5 addresses (members only until approved). ${COST}`,
   input: v.object({
     id: idSchema,
     to: v.pipe(v.array(email), v.minLength(1), v.maxLength(5)),
@@ -513,8 +507,7 @@ const cStats = defineTool({
   ...R,
   name: "email_campaigns_stats",
   title: "Campaign stats",
-  description:
-    "Recipients, delivered, bounced, failed, opened, clicked (when tracked), unsubscribed, complained, soft bounces, rates.",
+  description: "A campaign's delivery, open, click, bounce and unsubscribe stats.",
   input: v.object({ id: idSchema }),
   run: campaignStats,
 });
@@ -522,7 +515,7 @@ const cRecipients = defineTool({
   ...R,
   name: "email_campaigns_recipients",
   title: "Campaign recipients",
-  description: "Per-recipient delivery of a campaign; filter by status, search email.",
+  description: "Per-recipient delivery of a campaign.",
   input: v.object({
     id: idSchema,
     status: v.optional(v.picklist(["queued", "sent", "failed", "bounced", "cancelled"])),
@@ -538,7 +531,7 @@ const txSend = defineTool({
   idempotencyKey: true,
   name: "email_transactional_send",
   title: "Send a transactional email",
-  description: `One message to one address from a template (data fills {{ data.key }}); with idempotencyKey a retry never sends twice. ${COST}`,
+  description: `Send one message from a template (data fills {{ data.key }}). ${COST}`,
   input: v.object({
     to: email,
     templateId: idSchema,
@@ -558,7 +551,7 @@ const fbSetup = defineTool({
   ...W,
   name: "email_feedback_setup",
   title: "Set up bounce feedback",
-  description: "Make (or replace) the secret URL for DSN/ARF reports and SES/Postmark webhooks; shown once.",
+  description: "Make (or replace) the secret URL for bounce reports; shown once.",
   input: v.object({}),
   run: setupFeedback,
 });
@@ -584,8 +577,7 @@ const dAdd = defineTool({
   ...W,
   name: "email_domains_add",
   title: "Add a sending domain",
-  description:
-    "Make a DKIM key for a domain you send from (its mail is signed from now on); returns the DNS records to publish.",
+  description: "Make a DKIM key for a sending domain; returns DNS records.",
   input: v.object({ domain: domainName }),
   run: addSendingDomain,
 });
@@ -601,7 +593,7 @@ const dGet = defineTool({
   ...R,
   name: "email_domains_get",
   title: "Get a sending domain",
-  description: "One sending domain by id or domain: records to publish and the last check.",
+  description: "A sending domain: records to publish and the last check.",
   input: v.object(domainRef),
   run: getSendingDomain,
 });
@@ -610,8 +602,7 @@ const dCheck = defineTool({
   openWorld: true,
   name: "email_domains_check",
   title: "Check a sending domain",
-  description:
-    "Look up a sending domain's (id or domain) SPF, DKIM, DMARC and MX in DNS now: ok, missing or mismatch each, with what to do.",
+  description: "Check a sending domain's SPF, DKIM, DMARC and MX in DNS now.",
   input: v.object(domainRef),
   run: checkSendingDomain,
 });
@@ -619,8 +610,7 @@ const dRotate = defineTool({
   ...W,
   name: "email_domains_rotate",
   title: "Rotate a DKIM key",
-  description:
-    "Make a next DKIM key (id or domain): signing moves to it once email_domains_check finds its record published.",
+  description: "Make a next DKIM key, used once its record is published.",
   input: v.object(domainRef),
   run: rotateSendingDomain,
 });
@@ -629,7 +619,7 @@ const dDelete = defineTool({
   destructive: true,
   name: "email_domains_delete",
   title: "Delete a sending domain",
-  description: "Delete a sending domain (id or domain) and its DKIM key: its mail goes out unsigned.",
+  description: "Delete a sending domain and its DKIM key (mail goes unsigned).",
   input: v.object(domainRef),
   run: deleteSendingDomain,
 });

@@ -43,7 +43,7 @@ export const hostingDomain: Domain = {
       scope: "hosting:read",
       readOnly: true,
       title: "List domain health",
-      description: "Every site domain with status, uptime, dns, tls, cert expiry, open incident; counts per status.",
+      description: "Every site domain with status, uptime, dns, tls, cert expiry.",
       input: v.object({ siteId: v.optional(idSchema), status: v.optional(v.picklist(OVERALL)), ...pageInput }),
       run: listHostingDomains,
     }),
@@ -53,8 +53,7 @@ export const hostingDomain: Domain = {
       scope: "hosting:read",
       readOnly: true,
       title: "Get domain health",
-      description:
-        "One domain by id or hostname: DNS records required vs found, certificate, last check, last 24 h, open incident.",
+      description: "A domain's DNS records required vs found, certificate, incident.",
       input: v.object(ref),
       run: getHostingDomain,
     }),
@@ -64,7 +63,7 @@ export const hostingDomain: Domain = {
       scope: "hosting:read",
       readOnly: true,
       title: "List check history",
-      description: "A domain's checks (http, dns, tls), newest first: ok, status, HTTP code, response ms, error.",
+      description: "A domain's http, dns and tls checks, newest first.",
       input: v.object({
         ...ref,
         kind: v.optional(v.picklist(["http", "dns", "tls"])),
@@ -81,7 +80,7 @@ export const hostingDomain: Domain = {
       scope: "hosting:read",
       readOnly: true,
       title: "List uptime incidents",
-      description: "Downtime incidents, newest first: hostname, start, end, duration, cause.",
+      description: "Downtime incidents, newest first, with duration and cause.",
       input: v.object({
         status: v.optional(v.picklist(["open", "resolved"])),
         siteId: v.optional(idSchema),
@@ -97,8 +96,7 @@ export const hostingDomain: Domain = {
       scope: "hosting:read",
       readOnly: true,
       title: "Get uptime",
-      description:
-        "Uptime % over the last `days` (default 30) per domain (one, a site's, or all), with failures, avg/p95 ms, incidents, downtime.",
+      description: "Uptime % per domain (default 30 days), with response times.",
       input: v.object({
         ...ref,
         siteId: v.optional(idSchema),

@@ -13,8 +13,7 @@ export const integrationsList = defineTool({
   scope: "integrations:read",
   readOnly: true,
   title: "List integrations",
-  description:
-    "What this company connected (OAuth AI clients, SMTP, storage, embeddings, webhooks) with health; failing first.",
+  description: "What the company connected (OAuth clients, SMTP…) with health.",
   input: v.object({
     kind: v.optional(v.pipe(v.string(), v.maxLength(40))),
     status: v.optional(v.picklist(["active", "failing", "expired", "disabled", "configured", "not_configured"])),
@@ -29,7 +28,7 @@ export const integrationsGet = defineTool({
   scope: "integrations:read",
   readOnly: true,
   title: "Get an integration",
-  description: "One integration by id with its health and details (scopes, host); a revoked one says when and by whom.",
+  description: "An integration with its health and details (revoked: when, by whom).",
   input: v.object({ id }),
   run: async (ctx, input) => await getIntegration(ctx, input.id),
 });
@@ -41,8 +40,7 @@ export const integrationsRevoke = defineTool({
   readOnly: false,
   destructive: true,
   title: "Revoke an integration",
-  description:
-    "Disconnect an integration: an OAuth AI client's tokens stop at once (or lose this company if they reach others); server settings stay.",
+  description: "Disconnect an integration; OAuth client tokens stop at once.",
   input: v.object({ id }),
   run: async (ctx, input) => await revokeIntegration(ctx, input.id),
 });

@@ -30,7 +30,7 @@ export const notificationsList = defineTool({
   scope: "notifications:read",
   readOnly: true,
   title: "List my notifications",
-  description: "Your notifications here, unread first then newest, with unreadCount. type may be a prefix like card.*.",
+  description: "Your notifications, unread first; type may be a prefix (card.*).",
   input: v.object({
     view: v.optional(v.picklist(VIEWS)),
     type: v.optional(type),
@@ -55,7 +55,7 @@ export const notificationsMarkRead = defineTool({
   ...selfService,
   name: "notifications_mark_read",
   title: "Mark notifications read",
-  description: "Mark your notifications read by id (up to 100). Returns updated and the new unreadCount.",
+  description: "Mark your notifications read by id.",
   input: v.object({ ids }),
   run: async (ctx, input) => await markRead(inboxOf(ctx, true), input.ids, true),
 });
@@ -64,7 +64,7 @@ export const notificationsMarkUnread = defineTool({
   ...selfService,
   name: "notifications_mark_unread",
   title: "Mark notifications unread",
-  description: "Mark your notifications unread by id; snoozed or archived ones come back to the inbox.",
+  description: "Mark your notifications unread by id (back to the inbox).",
   input: v.object({ ids }),
   run: async (ctx, input) => await markRead(inboxOf(ctx, true), input.ids, false),
 });
@@ -73,7 +73,7 @@ export const notificationsMarkAllRead = defineTool({
   ...selfService,
   name: "notifications_mark_all_read",
   title: "Mark all read",
-  description: "Mark every unread notification in your inbox read, optionally of one type or before a time.",
+  description: "Mark all your unread notifications read.",
   input: v.object({ type: v.optional(type), before: v.optional(when) }),
   run: async (ctx, input) =>
     await markAllRead(inboxOf(ctx, true), {
@@ -86,7 +86,7 @@ export const notificationsSnooze = defineTool({
   ...selfService,
   name: "notifications_snooze",
   title: "Snooze notifications",
-  description: "Hide notifications until a time (at most 90 days ahead); they then return unread at the top.",
+  description: "Hide your notifications until a time (≤ 90 days).",
   input: v.object({ ids, until: when }),
   run: async (ctx, input) => await snooze(inboxOf(ctx, true), input.ids, new Date(input.until)),
 });
@@ -95,7 +95,7 @@ export const notificationsArchive = defineTool({
   ...selfService,
   name: "notifications_archive",
   title: "Archive notifications",
-  description: "Done with them: archive (and mark read) by id. notifications_mark_unread brings one back.",
+  description: "Archive (and mark read) your notifications by id.",
   input: v.object({ ids }),
   run: async (ctx, input) => await archive(inboxOf(ctx, true), input.ids),
 });
@@ -106,8 +106,7 @@ export const notificationsCreate = defineTool({
   scope: "notifications:write",
   readOnly: false,
   title: "Notify members",
-  description:
-    "Notify company members (userIds and/or emails) with a title, optional body and portal link (/path); not yourself.",
+  description: "Notify company members (not yourself), optional portal link.",
   input: v.object({
     userIds: v.optional(v.pipe(v.array(id), v.maxLength(100))),
     emails: v.optional(v.pipe(v.array(v.pipe(v.string(), v.maxLength(254))), v.maxLength(100))),
@@ -126,8 +125,7 @@ export const notificationPreferencesGet = defineTool({
   readOnly: true,
   companyFree: true,
   title: "My notification preferences",
-  description:
-    "Your notification preferences: each type with in-app and email on or off, and your default for all types.",
+  description: "Your notification preferences per type, in-app and email.",
   input: v.object({}),
   run: async (ctx) => {
     authorize(ctx, "notifications:read", { write: false, minRole: "viewer" });
@@ -144,8 +142,7 @@ export const notificationPreferencesUpdate = defineTool({
   companyFree: true,
   minRole: "viewer",
   title: "Set notification preferences",
-  description:
-    'Turn notification types on or off, in-app and by email: [{type ("*" = all), inApp?, email?, reset?}]. Email arrives as one digest.',
+  description: "Turn your notification types (* = all) on or off, in-app or email.",
   input: v.object({ changes: preferenceUpdates }),
   run: async (ctx, input) => {
     authorize(ctx, "notifications:write", { write: true, minRole: "viewer" });

@@ -15,7 +15,7 @@ export const profileGet = defineTool({
   readOnly: true,
   companyFree: true,
   title: "Get my profile",
-  description: "Your own profile: name, email, title, time zone, working hours, local time, notification preferences.",
+  description: "Your own profile: name, email, time zone, working hours.",
   input: v.object({}),
   run: async (ctx) => await getProfile(ctx),
 });
@@ -29,8 +29,7 @@ export const profileUpdate = defineTool({
   companyFree: true,
   minRole: "viewer",
   title: "Update my profile",
-  description:
-    'Change your own profile (null clears). timeZone: IANA (Europe/Lisbon). workingHours {"mon":[{"start":"09:00","end":"17:30"}],…}, days left out off. notificationPreferences [{type ("*" = all), inApp?, email?, reset?}].',
+  description: "Change your profile (null clears); workingHours {mon: [{start, end}]}.",
   input: v.object({
     name: v.optional(line(100)),
     title: v.optional(line(100)),

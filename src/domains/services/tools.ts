@@ -12,8 +12,7 @@ export const serviceCatalogList = defineTool({
   scope: "services:read",
   readOnly: true,
   title: "List services",
-  description:
-    "The services the agency offers this company (price in cents, billing unit): serviceId for service_requests_create.",
+  description: "The services the agency offers this company, in cents.",
   input: v.object({
     includeInactive: v.optional(v.boolean(), false),
   }),
@@ -26,7 +25,7 @@ export const serviceCatalogGet = defineTool({
   scope: "services:read",
   readOnly: true,
   title: "Get a service",
-  description: "Get one service of the company's catalogue by id, with its price in cents and billing unit.",
+  description: "A service of the company's catalogue, with price (cents).",
   input: v.object({ serviceId: id }),
   run: async (ctx, input) => await getService(ctx, input.serviceId),
 });
@@ -37,7 +36,7 @@ export const serviceRequestsList = defineTool({
   scope: "services:read",
   readOnly: true,
   title: "List service requests",
-  description: "List this company's service requests, newest first, filtered by status.",
+  description: "This company's service requests, newest first.",
   input: v.object({
     status: v.optional(v.picklist(["open", "in_progress", "done", "cancelled"])),
     ...pageInput,
@@ -51,8 +50,7 @@ export const serviceRequestsCreate = defineTool({
   scope: "services:write",
   readOnly: false,
   title: "Request a service",
-  description:
-    "Request one of the agency's active services (serviceId from service_catalog_list), with free-text details.",
+  description: "Request one of the agency's active services.",
   input: v.object({
     serviceId: id,
     details: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(5000))),

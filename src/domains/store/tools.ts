@@ -43,8 +43,7 @@ const productsList = defineTool({
   scope: "store:read",
   readOnly: true,
   title: "List products",
-  description:
-    "A site's products (any status), newest first, with price, stock and variant counts. search: name or SKU.",
+  description: "A site's products with price and stock; search: name or SKU.",
   input: s.productListInput,
   run: listProducts,
 });
@@ -55,8 +54,7 @@ const productsGet = defineTool({
   scope: "store:read",
   readOnly: true,
   title: "Get a product",
-  description:
-    "One product by id or slug with images, options, variants (inactive flagged), bulk pricing, SEO, category. Cents.",
+  description: "A product by id or slug with variants, pricing and SEO (cents).",
   input: s.productGetInput,
   run: getProduct,
 });
@@ -68,8 +66,7 @@ const productsCreate = defineTool({
   readOnly: false,
   supervised: "staged",
   title: "Create a product",
-  description:
-    'Create a product (draft unless status says; only active ones sell). options [{"name":"Size","values":["S","M"]}], variants [{"options":{"Size":"M"}}] and/or generateVariants (all combinations), optionPrices {"Size":{"L":300}} (cents added). Cents.',
+  description: "Create a product (draft unless status says); money in cents.",
   input: s.productCreateInput,
   run: createProduct,
 });
@@ -82,8 +79,7 @@ const productsUpdate = defineTool({
   supervised: "staged",
   idempotent: true,
   title: "Update a product",
-  description:
-    "Change a product's fields (omitted stay, null clears, images replaces the list). Status, options, variants, bulk pricing: own tools.",
+  description: "Change a product (null clears; images replaces); cents.",
   input: s.productUpdateInput,
   run: updateProduct,
 });
@@ -96,8 +92,7 @@ const productsSetStatus = defineTool({
   supervised: "staged",
   idempotent: true,
   title: "Change a product's status",
-  description:
-    "Move a product: draft \u2192 active/inactive, inactive \u2192 active/draft, active \u2192 inactive. Active needs an active variant if it has options. Taking one off sale waits for a person's approval (approval.url).",
+  description: "Set a product's status; taking it off sale needs approval.",
   input: s.productSetStatusInput,
   run: setProductStatus,
 });
@@ -110,8 +105,7 @@ const productsDelete = defineTool({
   supervised: "gated",
   destructive: true,
   title: "Delete a product",
-  description:
-    "Delete a product with its images, options, variants, bulk pricing (orders keep their lines). An active one waits for a person's approval (approval.url).",
+  description: "Delete a product and its variants; an active one needs approval.",
   input: s.productRef,
   run: deleteProduct,
 });
@@ -125,8 +119,7 @@ const productOptionsSet = defineTool({
   destructive: true,
   idempotent: true,
   title: "Set a product's options",
-  description:
-    'Replace a product\'s options, e.g. [{"name":"Size","values":["S","M"]}]; kept names/values keep their ids. Refused if variants would stop matching, unless deleteInvalidVariants.',
+  description: "Replace a product's options (see deleteInvalidVariants).",
   input: s.productOptionsSetInput,
   run: setProductOptions,
 });
@@ -138,8 +131,7 @@ const variantsCreate = defineTool({
   readOnly: false,
   supervised: "staged",
   title: "Create a variant",
-  description:
-    'Add a variant: options has one value per option ({"Size":"M"}); own price (cents), stock, SKU, image. Each combination exists once.',
+  description: "Add a variant, one value per option ({Size: M}); cents.",
   input: s.variantCreateInput,
   run: createVariant,
 });
@@ -152,7 +144,7 @@ const variantsUpdate = defineTool({
   supervised: "staged",
   idempotent: true,
   title: "Update a variant",
-  description: "Change a variant's price, stock, SKU, image, active flag or options (the combination stays unique).",
+  description: "Change a variant's price, stock, SKU, image or options.",
   input: s.variantUpdateInput,
   run: updateVariant,
 });
@@ -165,8 +157,7 @@ const variantsDelete = defineTool({
   supervised: "staged",
   destructive: true,
   title: "Delete a variant",
-  description:
-    "Delete a variant and its bulk pricing rules. To hide it instead: product_variants_update active: false.",
+  description: "Delete a variant and its bulk pricing (or set active: false).",
   input: s.variantRef,
   run: deleteVariant,
 });
@@ -179,8 +170,7 @@ const variantsGenerate = defineTool({
   supervised: "staged",
   idempotent: true,
   title: "Generate all variants",
-  description:
-    'Create the missing option combinations as variants (100 at most in all) at price (default the product\'s) plus optionPrices ({"Size":{"L":300}}: cents).',
+  description: "Create the missing option combinations as variants (≤ 100).",
   input: s.variantsGenerateInput,
   run: generateVariants,
 });
@@ -195,7 +185,7 @@ const bulkPricingSet = defineTool({
   idempotent: true,
   title: "Set bulk pricing",
   description:
-    "Replace a product's quantity pricing rules ([] removes): priceType fixed (amount = unit price, cents) or percent_off (basis points, 1000 = 10 %); a variantId/variantOptions rule beats a product-wide one. Ranges must not overlap.",
+    "Replace a product's quantity pricing ([] removes): fixed unit price (cents) or percent_off (basis points).",
   input: s.bulkPricingSetInput,
   run: setBulkPricing,
 });
@@ -208,7 +198,7 @@ const categoriesList = defineTool({
   scope: "store:read",
   readOnly: true,
   title: "List product categories",
-  description: "A site's product categories as a tree (parentId), by position then name, with active product counts.",
+  description: "A site's product categories as a tree, with product counts.",
   input: s.categoryListInput,
   run: listCategories,
 });
@@ -233,8 +223,7 @@ const categoriesUpdate = defineTool({
   supervised: "staged",
   idempotent: true,
   title: "Update a product category",
-  description:
-    "Change a category. Deactivating hides its subtree from the storefront; activating needs an active parent.",
+  description: "Change a category; deactivating hides its subtree.",
   input: s.categoryUpdateInput,
   run: updateCategory,
 });
@@ -247,8 +236,7 @@ const categoriesMove = defineTool({
   supervised: "staged",
   idempotent: true,
   title: "Move a product category",
-  description:
-    "Move a category under another parent (null = top level), optionally at a position; never under itself or a descendant.",
+  description: "Move a category under another parent (null = top level).",
   input: s.categoryMoveInput,
   run: moveCategory,
 });
@@ -261,7 +249,7 @@ const categoriesReorder = defineTool({
   supervised: "staged",
   idempotent: true,
   title: "Reorder product categories",
-  description: "Reorder parentId's children (null = top level): orderedIds lists each exactly once.",
+  description: "Reorder a parent's children: orderedIds lists each once.",
   input: s.categoryReorderInput,
   run: reorderCategories,
 });
@@ -274,7 +262,7 @@ const categoriesDelete = defineTool({
   supervised: "staged",
   destructive: true,
   title: "Delete a product category",
-  description: "Delete a category without subcategories; its products become uncategorized (count returned).",
+  description: "Delete a category without subcategories.",
   input: s.categoryRef,
   run: deleteCategory,
 });
@@ -287,8 +275,7 @@ const settingsGet = defineTool({
   scope: "store:read",
   readOnly: true,
   title: "Get store settings",
-  description:
-    "Whether the site's store is enabled (REST serves products only then), its currency and whether prices include tax.",
+  description: "Whether a site's store is enabled, its currency and tax mode.",
   input: s.siteOnly,
   run: getStoreSettings,
 });
@@ -301,8 +288,7 @@ const settingsUpdate = defineTool({
   supervised: "staged",
   idempotent: true,
   title: "Update store settings",
-  description:
-    "Enable or disable a site's store (created on first use); set its ISO 4217 currency (for new orders) and whether prices include tax.",
+  description: "Enable a site's store; set its ISO 4217 currency and tax mode.",
   input: s.storeSettingsUpdateInput,
   run: updateStoreSettings,
 });
@@ -315,7 +301,7 @@ const customersList = defineTool({
   scope: "store:read",
   readOnly: true,
   title: "List customers",
-  description: "List a site's customers, newest first; search matches email or name.",
+  description: "A site's customers, newest first; search: email or name.",
   input: s.customerListInput,
   run: listCustomers,
 });
@@ -326,7 +312,7 @@ const customersGet = defineTool({
   scope: "store:read",
   readOnly: true,
   title: "Get a customer",
-  description: "One customer with their order count and total spent (cents; paid and fulfilled orders).",
+  description: "A customer with order count and total spent (cents).",
   input: s.customerRef,
   run: getCustomer,
 });
@@ -337,7 +323,7 @@ const customersCreate = defineTool({
   scope: "store:write",
   readOnly: false,
   title: "Create a customer",
-  description: "Add a customer; emails are unique per site (case-insensitive). Returns {id, email}.",
+  description: "Add a customer; emails are unique per site.",
   input: s.customerCreateInput,
   run: createCustomer,
 });
@@ -349,7 +335,7 @@ const customersUpdate = defineTool({
   readOnly: false,
   idempotent: true,
   title: "Update a customer",
-  description: "Change a customer's email, name or phone; null clears name or phone.",
+  description: "Change a customer's email, name or phone; null clears.",
   input: s.customerUpdateInput,
   run: updateCustomer,
 });
@@ -362,7 +348,7 @@ const ordersList = defineTool({
   scope: "store:read",
   readOnly: true,
   title: "List orders",
-  description: `List a site's orders, newest first, filtered by status or customerId, with totals.`,
+  description: "A site's orders, newest first, with totals.",
   input: s.orderListInput,
   run: listOrders,
 });
@@ -373,7 +359,7 @@ const ordersGet = defineTool({
   scope: "store:read",
   readOnly: true,
   title: "Get an order",
-  description: "One order: lines (listPrice, bulkRule, unitPrice, lineTotal), subtotal, discount, total.",
+  description: "An order with its lines, subtotal, discount and total (cents).",
   input: s.orderRef,
   run: getOrder,
 });
@@ -384,8 +370,7 @@ const ordersCreate = defineTool({
   scope: "store:write",
   readOnly: false,
   title: "Create an order",
-  description:
-    "Place a pending order: items [{productId, variantId if it has options, quantity}], customerId or customer {email, name}. Prices, tiers and stock come from the catalog. Needs an enabled store.",
+  description: "Place a pending order at catalog prices; needs an enabled store.",
   input: s.orderCreateInput,
   run: createOrder,
 });
@@ -397,7 +382,7 @@ const ordersUpdate = defineTool({
   readOnly: false,
   idempotent: true,
   title: "Update an order",
-  description: "Change a pending order's notes or customer (customerId, null for none, or customer {email, name}).",
+  description: "Change a pending order's notes or customer.",
   input: s.orderUpdateInput,
   run: updateOrder,
 });
@@ -409,8 +394,7 @@ const ordersDelete = defineTool({
   readOnly: false,
   destructive: true,
   title: "Delete an order",
-  description:
-    "Delete a pending (stock and code use given back) or cancelled order. Paid, fulfilled, refunded ones stay: refund instead.",
+  description: "Delete a pending or cancelled order (refund a paid one instead).",
   input: s.orderRef,
   run: deleteOrder,
 });
@@ -422,8 +406,7 @@ const ordersUpdateStatus = defineTool({
   readOnly: false,
   idempotent: true,
   title: "Change an order's status",
-  description:
-    "Move an order: pending \u2192 paid/cancelled, paid \u2192 fulfilled/refunded, fulfilled \u2192 refunded. Cancelling or refunding before fulfilment returns stock.",
+  description: "Move an order: pending → paid|cancelled; paid → fulfilled|refunded; fulfilled → refunded.",
   input: s.orderStatusInput,
   run: updateOrderStatus,
 });
@@ -436,7 +419,7 @@ const discountsList = defineTool({
   scope: "store:read",
   readOnly: true,
   title: "List discounts",
-  description: "A site's discount codes with terms, usage (usedCount of usageLimit) and whether each is usable now.",
+  description: "A site's discount codes with terms, usage and whether usable now.",
   input: s.discountListInput,
   run: listDiscounts,
 });
@@ -447,7 +430,7 @@ const discountsGet = defineTool({
   scope: "store:read",
   readOnly: true,
   title: "Get a discount",
-  description: "Get one discount code with its terms, usage and whether it is usable now.",
+  description: "A discount code with terms, usage and whether it is usable now.",
   input: s.discountRef,
   run: getDiscount,
 });
@@ -459,8 +442,7 @@ const discountsCreate = defineTool({
   readOnly: false,
   supervised: "staged",
   title: "Create a discount code",
-  description:
-    "Create a discount code: percent (basis points, 1000 = 10 %) or fixed (cents) off the subtotal. Codes are case-insensitive, unique per site.",
+  description: "Create a discount code: percent (basis points) or fixed (cents).",
   input: s.discountCreateInput,
   run: createDiscount,
 });
@@ -473,7 +455,7 @@ const discountsUpdate = defineTool({
   supervised: "staged",
   idempotent: true,
   title: "Update a discount code",
-  description: "Change a discount's terms or active flag; code and kind are fixed.",
+  description: "Change a discount's terms; code and kind are fixed.",
   input: s.discountUpdateInput,
   run: updateDiscount,
 });
@@ -486,7 +468,7 @@ const discountsDelete = defineTool({
   supervised: "staged",
   destructive: true,
   title: "Delete a discount code",
-  description: "Delete a discount code no order used; a used one is refused (deactivate it with discounts_update).",
+  description: "Delete a discount code no order used (deactivate a used one).",
   input: s.discountRef,
   run: deleteDiscount,
 });
@@ -499,7 +481,7 @@ const reviewsList = defineTool({
   scope: "store:read",
   readOnly: true,
   title: "List reviews",
-  description: "A site's product reviews, newest first, with the matches' average rating.",
+  description: "A site's product reviews, newest first, with the average rating.",
   input: s.reviewListInput,
   run: listReviews,
 });
@@ -510,7 +492,7 @@ const reviewsCreate = defineTool({
   scope: "store:write",
   readOnly: false,
   title: "Record a review",
-  description: "Record a customer's product review (rating 1-5); pending until approved with reviews_moderate.",
+  description: "Record a product review (rating 1-5), pending until moderated.",
   input: s.reviewCreateInput,
   run: createReview,
 });
@@ -523,7 +505,7 @@ const reviewsModerate = defineTool({
   supervised: "staged",
   idempotent: true,
   title: "Moderate a review",
-  description: "Approve (show) or hide a review; either can be undone. Returns {id, status, previousStatus}.",
+  description: "Approve (show) or hide a review.",
   input: s.reviewModerateInput,
   run: moderateReview,
 });
@@ -536,7 +518,7 @@ const messagesList = defineTool({
   scope: "store:read",
   readOnly: true,
   title: "List customer messages",
-  description: "Customer message threads, latest activity first; awaitingReply: open, last message from the customer.",
+  description: "Customer message threads; awaitingReply: customer spoke last.",
   input: s.messageListInput,
   run: listMessages,
 });
@@ -547,7 +529,7 @@ const messagesGet = defineTool({
   scope: "store:read",
   readOnly: true,
   title: "Read a customer message",
-  description: "Read one customer message thread with every message in order (author customer or staff).",
+  description: "A thread with all its messages in order.",
   input: s.messageRef,
   run: getMessage,
 });
@@ -558,8 +540,7 @@ const messagesCreate = defineTool({
   scope: "store:write",
   readOnly: false,
   title: "Record a customer message",
-  description:
-    "Record a customer's message (email, form, phone) as a new open thread, linked to the customer with that email if any.",
+  description: "Record a customer's message (email, form, phone) as a thread.",
   input: s.messageCreateInput,
   run: createMessage,
 });
@@ -570,7 +551,7 @@ const messagesReply = defineTool({
   scope: "store:write",
   readOnly: false,
   title: "Reply to a customer message",
-  description: "Add a staff reply to an open thread (reopen a closed one with customer_messages_reopen).",
+  description: "Add a staff reply to an open customer thread.",
   input: s.messageReplyInput,
   run: replyToMessage,
 });
@@ -582,7 +563,7 @@ const messagesClose = defineTool({
   readOnly: false,
   idempotent: true,
   title: "Close a customer message",
-  description: "Close a customer message thread once it is resolved. Returns {id, status, previousStatus}.",
+  description: "Close a thread once it is resolved.",
   input: s.messageRef,
   run: closeMessage,
 });
@@ -594,7 +575,7 @@ const messagesReopen = defineTool({
   readOnly: false,
   idempotent: true,
   title: "Reopen a customer message",
-  description: "Reopen a closed customer message thread so it can be replied to again.",
+  description: "Reopen a closed thread so it can be replied to.",
   input: s.messageRef,
   run: reopenMessage,
 });

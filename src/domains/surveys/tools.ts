@@ -59,7 +59,7 @@ const surveysList = defineTool({
   scope: "surveys:read",
   readOnly: true,
   title: "List surveys",
-  description: "Surveys, newest first, with status, public url, acceptingResponses and responseCount.",
+  description: "Surveys, newest first, with status, url and response count.",
   input: v.object({
     status: v.optional(v.picklist(["pending", "open", "closed", "rejected"])),
     search: v.optional(title),
@@ -75,14 +75,13 @@ const surveysGet = defineTool({
   scope: "surveys:read",
   readOnly: true,
   title: "Get a survey",
-  description:
-    "One survey by id or slug: definition (pages, questions, logic, endings), state, approval, proposed changes.",
+  description: "A survey by id or slug: pages, questions, logic, state.",
   input: v.object({ id: v.optional(idSchema), slug: v.optional(slugSchema) }),
   run: getSurvey,
 });
 
 const CREATE_HELP =
-  "choices [{id,label}] for single_choice, multiple_choice, ranking; matrix rows, columns [{id,label}]; rating scale 3-10. logic [{if: [{field, op, value?}], match?: all|any, goTo}]: the first that holds jumps to a later page or ending; op equals notEquals lessThan lessOrEqual greaterThan greaterOrEqual contains notContains answered skipped. Opens at /s/<slug> once a person approves (approval.url).";
+  "choices [{id,label}] for single_choice, multiple_choice, ranking; matrix rows, columns [{id,label}]; rating scale 3-10. logic [{if: [{field, op, value?}], match?: all|any, goTo}]: the first that holds jumps to a later page or ending; op equals notEquals lessThan lessOrEqual greaterThan greaterOrEqual contains notContains answered skipped. Live at /s/<slug> once approved (approval.url).";
 
 const surveysCreate = defineTool({
   name: "surveys_create",
@@ -110,8 +109,7 @@ const surveysUpdate = defineTool({
   idempotent: true,
   approval: "survey",
   title: "Change a survey",
-  description:
-    "Propose changes; each part given (as in surveys_create) replaces the old. A live survey stays as approved until the new link is. No changes: a fresh link.",
+  description: "Propose changes (parts given replace); live stays until approved.",
   input: v.object({
     id: idSchema,
     title: v.optional(title),
@@ -137,8 +135,7 @@ const surveysFork = defineTool({
   approval: "survey",
   idempotencyKey: true,
   title: "Fork a survey",
-  description:
-    "Copy a survey (its latest proposal, translations included, no responses) into a new draft for approval.",
+  description: "Copy a survey (no responses) into a new draft for approval.",
   input: v.object({ id: idSchema, title: v.optional(title), slug: v.optional(slugSchema) }),
   run: forkSurvey,
 });
@@ -151,7 +148,7 @@ const surveysClose = defineTool({
   supervised: "staged",
   idempotent: true,
   title: "Close a survey",
-  description: "Stop accepting responses now.",
+  description: "Stop a survey accepting responses now.",
   input: v.object({ id: idSchema }),
   run: closeSurvey,
 });
@@ -164,7 +161,7 @@ const surveysReopen = defineTool({
   supervised: "staged",
   idempotent: true,
   title: "Reopen a survey",
-  description: "Accept responses again after surveys_close (not past its close date or quota).",
+  description: "Accept responses again after surveys_close.",
   input: v.object({ id: idSchema }),
   run: reopenSurvey,
 });
@@ -176,7 +173,7 @@ const surveysDelete = defineTool({
   readOnly: false,
   destructive: true,
   title: "Delete a survey",
-  description: "Delete a survey that is not open; with responses only if deleteResponses is true.",
+  description: "Delete a survey that is not open (responses: deleteResponses).",
   input: v.object({ id: idSchema, deleteResponses: v.optional(v.boolean()) }),
   run: deleteSurvey,
 });
@@ -187,7 +184,7 @@ const translationsGet = defineTool({
   scope: "surveys:read",
   readOnly: true,
   title: "Get translations",
-  description: "Every text of a survey by key, with its translations (null: missing).",
+  description: "Every text of a survey by key, with translations (null: missing).",
   input: v.object({ surveyId: idSchema, language: v.optional(langSchema) }),
   run: (ctx, i) => getTranslations(ctx, { id: i.surveyId, language: i.language }),
 });
@@ -200,7 +197,7 @@ const translationsSet = defineTool({
   idempotent: true,
   approval: "survey",
   title: "Translate a survey",
-  description: 'Propose translations {"<key>": "text"} for a language (added if new); needs approval.',
+  description: "Propose a language's translations {key: text}; needs approval.",
   input: v.object({
     surveyId: idSchema,
     language: langSchema,
@@ -234,8 +231,7 @@ const responsesList = defineTool({
   scope: "surveys:read",
   readOnly: true,
   title: "List responses",
-  description:
-    "A survey's responses (surveyId or surveySlug), newest first. filter.where: [{field, op, value}] on answers or hidden fields, as in skip logic (surveys_create).",
+  description: "A survey's responses, newest first; filter.where as in logic.",
   input: v.object({ ...target, filter: v.optional(responseFilter), ...paging }),
   run: withFilter(listResponses),
 });
@@ -246,7 +242,7 @@ const responsesGet = defineTool({
   scope: "surveys:read",
   readOnly: true,
   title: "Get a response",
-  description: "One response: answers as values and text, hidden fields, tags, notes, path.",
+  description: "A survey response: answers, hidden fields, tags, notes.",
   input: v.object({ id: idSchema }),
   run: getResponse,
 });
@@ -257,7 +253,7 @@ const tagsList = defineTool({
   scope: "surveys:read",
   readOnly: true,
   title: "List response tags",
-  description: "Tags used on a survey's responses, with counts, most used first.",
+  description: "Tags on a survey's responses, most used first.",
   input: v.object(target),
   run: listTags,
 });
@@ -269,7 +265,7 @@ const responsesTag = defineTool({
   readOnly: false,
   idempotent: true,
   title: "Tag a response",
-  description: "Add and/or remove tags on a response.",
+  description: "Add or remove tags on a survey response.",
   input: v.object({
     id: idSchema,
     add: v.optional(v.pipe(v.array(tag), v.maxLength(20))),
@@ -284,7 +280,7 @@ const responsesAnnotate = defineTool({
   scope: "surveys:write",
   readOnly: false,
   title: "Annotate a response",
-  description: "Add a note to a response.",
+  description: "Add a note to a survey response.",
   input: v.object({
     id: idSchema,
     note: v.pipe(
@@ -304,7 +300,7 @@ const responsesDelete = defineTool({
   readOnly: false,
   destructive: true,
   title: "Delete a response",
-  description: "Delete a response (spam, or at the respondent's request).",
+  description: "Delete a survey response (spam, or on request).",
   input: v.object({ id: idSchema }),
   run: deleteResponse,
 });
@@ -315,7 +311,7 @@ const responsesExport = defineTool({
   scope: "surveys:read",
   readOnly: true,
   title: "Export responses as CSV",
-  description: `CSV of a survey's responses, a column per question; filter as in survey_responses_list. limit ≤ ${EXPORT_MAX}.`,
+  description: `A survey's responses as CSV, a column per question (≤ ${EXPORT_MAX}).`,
   input: v.object({
     ...target,
     filter: looseFilter,
@@ -331,7 +327,7 @@ const responsesSummarize = defineTool({
   scope: "surveys:read",
   readOnly: true,
   title: "Summarize responses",
-  description: "Per question: counts, percentages, averages, NPS, latest texts; filter as in survey_responses_list.",
+  description: "Per question counts, percentages, averages, NPS and latest texts.",
   input: v.object({ ...target, filter: looseFilter }),
   run: withFilter(summarizeResponses),
 });

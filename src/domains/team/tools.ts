@@ -25,7 +25,7 @@ export const teamMembersList = defineTool({
   scope: "team:read",
   readOnly: true,
   title: "List team members",
-  description: "Company members with role, title, time zone and local time (workingNow); search: name or email.",
+  description: "Company members with role, title, time zone and local time.",
   input: v.object({ role: v.optional(role), search: v.optional(v.pipe(v.string(), v.maxLength(200))), ...pageInput }),
   run: async (ctx, input) => await listMembers(ctx, input),
 });
@@ -37,7 +37,7 @@ export const teamMembersUpdate = defineTool({
   readOnly: false,
   idempotent: true,
   title: "Change a member's role",
-  description: "Set a member's role (userId or email). Only owners grant or change owner; the last owner stays.",
+  description: "Set a member's role; only owners grant owner.",
   input: v.object({ ...who, role }),
   run: async (ctx, input) => await changeRole(ctx, { userId: input.userId, email: input.email }, input.role),
 });
@@ -49,8 +49,7 @@ export const teamMembersRemove = defineTool({
   readOnly: false,
   destructive: true,
   title: "Remove a member",
-  description:
-    "Remove a member (userId or email); their keys stop at once. Open work they own (listed in the error) needs reassignTo or force (unassigned). The last owner stays.",
+  description: "Remove a member; open work needs reassignTo or force.",
   input: v.object({ ...who, ...handOver }),
   run: async (ctx, { reassignTo, force, ...ref }) => await removeMember(ctx, ref, { reassignTo, force }),
 });
@@ -63,8 +62,7 @@ export const teamLeave = defineTool({
   destructive: true,
   minRole: "viewer",
   title: "Leave the company",
-  description:
-    "You leave this company (any role; the last owner cannot). Open work you own: reassignTo or force, as team_members_remove.",
+  description: "Leave this company; open work needs reassignTo or force.",
   input: v.object(handOver),
   run: async (ctx, input) => await leaveTeam(ctx, input),
 });
@@ -93,7 +91,7 @@ export const teamInvitationsCreate = defineTool({
   // kept result could hold the accept link in clear when no SMTP server is configured.
   idempotencyKey: false,
   title: "Invite by email",
-  description: "Email someone a link to join with a role (owner only by an owner), valid expiresInDays (default 7).",
+  description: "Invite someone by email to join the company with a role.",
   input: v.object({
     email,
     role,
@@ -110,8 +108,7 @@ export const teamInvitationsResend = defineTool({
   readOnly: false,
   openWorld: true,
   title: "Resend an invitation",
-  description:
-    "Email a pending or expired invitation again with a new link and a fresh expiry; the old link stops working.",
+  description: "Email an invitation again; the old link stops working.",
   input: v.object({ id }),
   run: async (ctx, input) => await resendInvitation(ctx, input.id),
 });
@@ -123,7 +120,7 @@ export const teamInvitationsRevoke = defineTool({
   readOnly: false,
   destructive: true,
   title: "Revoke an invitation",
-  description: "Withdraw a pending invitation; its link then says it was withdrawn.",
+  description: "Withdraw a pending invitation.",
   input: v.object({ id }),
   run: async (ctx, input) => await revokeInvitation(ctx, input.id),
 });

@@ -45,8 +45,7 @@ const ticketsList = defineTool({
   ...read,
   name: "tickets_list",
   title: "List tickets",
-  description:
-    'Tickets, newest activity first. assigneeId: id, email, "me" or "none"; breached: SLA; q: text or #number.',
+  description: "Tickets, newest activity first; q: text or #number.",
   input: s.ticketListInput,
   run: listTickets,
 });
@@ -55,8 +54,7 @@ const ticketsGet = defineTool({
   ...read,
   name: "tickets_get",
   title: "Get a ticket",
-  description:
-    'One ticket by number (1042 or "#1042") with SLA state and its newest 50 messages; notes say internal: true.',
+  description: "A ticket with SLA state and its newest 50 messages.",
   input: s.ticketRef,
   run: getTicket,
 });
@@ -65,8 +63,7 @@ const ticketsCreate = defineTool({
   ...write,
   name: "tickets_create",
   title: "Open a ticket",
-  description:
-    "Open a ticket for a requester's message (body): new, or open with an assignee. Returns number and SLA due times.",
+  description: "Open a ticket for a requester's message, with SLA due times.",
   input: s.ticketCreateInput,
   run: (ctx, input) => createTicket(ctx, input),
 });
@@ -76,7 +73,7 @@ const ticketsUpdate = defineTool({
   name: "tickets_update",
   idempotent: true,
   title: "Update a ticket",
-  description: "Change subject, priority (recomputes SLA due times), addTags, removeTags.",
+  description: "Change a ticket's subject, priority (recomputes SLA) or tags.",
   input: s.ticketUpdateInput,
   run: updateTicket,
 });
@@ -86,8 +83,7 @@ const ticketsAssign = defineTool({
   name: "tickets_assign",
   idempotent: true,
   title: "Assign a ticket",
-  description:
-    'Assign to an owner/admin of the company (id, email or "me"); null unassigns. Assigning a new ticket opens it.',
+  description: "Assign a ticket to a company owner/admin; null unassigns.",
   input: s.ticketAssignInput,
   run: assignTicket,
 });
@@ -97,8 +93,7 @@ const ticketsSetStatus = defineTool({
   name: "tickets_set_status",
   idempotent: true,
   title: "Change a ticket's status",
-  description:
-    "new→open|pending|solved; open→pending|solved; pending→open|solved; solved→open|closed; closed is final. Pending and solved pause the resolution SLA.",
+  description: "Change status; solved → open|closed; closed is final.",
   input: s.ticketStatusInput,
   run: setTicketStatus,
 });
@@ -107,8 +102,7 @@ const ticketsReply = defineTool({
   ...write,
   name: "tickets_reply",
   title: "Reply to the requester",
-  description:
-    "Public reply, emailed to the requester; meets the first-response SLA; status optionally set with it. Private text: tickets_add_note.",
+  description: "Reply to the requester by email; status optional.",
   input: s.ticketReplyInput,
   run: replyToTicket,
 });
@@ -117,7 +111,7 @@ const ticketsAddNote = defineTool({
   ...write,
   name: "tickets_add_note",
   title: "Add an internal note",
-  description: "Internal note for agents; never sent or shown to the requester.",
+  description: "Add an internal note, never shown to the requester.",
   input: s.ticketNoteInput,
   run: addNote,
 });
@@ -126,8 +120,7 @@ const ticketsAddRequesterReply = defineTool({
   ...write,
   name: "tickets_add_requester_reply",
   title: "Record a requester's message",
-  description:
-    "Record a message the requester sent (email, phone). Reopens pending/solved; a closed ticket gets a follow-up ticket.",
+  description: "Record a message the requester sent; reopens the ticket.",
   input: s.ticketNoteInput,
   run: addRequesterReply,
 });
@@ -136,7 +129,7 @@ const ticketsMerge = defineTool({
   ...write,
   name: "tickets_merge",
   title: "Merge tickets",
-  description: "Merge ticket id into targetId: its messages and tags move to the target, and it closes pointing there.",
+  description: "Merge ticket id into targetId, which gets its messages.",
   input: s.ticketMergeInput,
   run: mergeTickets,
 });
@@ -146,7 +139,7 @@ const ticketsDelete = defineTool({
   name: "tickets_delete",
   destructive: true,
   title: "Delete a ticket",
-  description: "Delete a ticket and its thread (spam, tests). Refused while merged tickets point at it.",
+  description: "Delete a ticket and its thread (spam, tests).",
   input: s.ticketRef,
   run: deleteTicket,
 });
@@ -155,7 +148,7 @@ const ticketMessagesList = defineTool({
   ...read,
   name: "ticket_messages_list",
   title: "List a ticket's messages",
-  description: "A ticket's thread, oldest first; kind reply or note (internal) filters.",
+  description: "A ticket's thread, oldest first; kind: reply or note.",
   input: s.messageListInput,
   run: listMessages,
 });
@@ -164,7 +157,7 @@ const ticketsSummary = defineTool({
   ...read,
   name: "tickets_summary",
   title: "Ticket queue summary",
-  description: "Counts: per status, active, unassigned, mine, SLA breached, due within the hour, urgent.",
+  description: "Ticket counts per status, unassigned, mine, SLA breached.",
   input: s.summaryInput,
   run: (ctx) => ticketSummary(ctx),
 });
@@ -173,7 +166,7 @@ const ticketTagsList = defineTool({
   ...read,
   name: "ticket_tags_list",
   title: "List ticket tags",
-  description: "Tags in use, most used first, with ticket counts. Reuse these rather than new spellings.",
+  description: "Ticket tags in use, most used first; reuse these spellings.",
   input: s.tagListInput,
   run: listTicketTags,
 });
@@ -182,8 +175,7 @@ const slaPolicyGet = defineTool({
   ...read,
   name: "ticket_sla_policy_get",
   title: "Get the SLA policy",
-  description:
-    "SLA policy: time zone, business hours, holidays, response/resolution minutes per priority, autoCloseDays.",
+  description: "The SLA policy: business hours, holidays, targets per priority.",
   input: s.summaryInput,
   run: (ctx) => getSlaPolicy(ctx),
 });
@@ -193,8 +185,7 @@ const slaPolicyUpdate = defineTool({
   name: "ticket_sla_policy_update",
   idempotent: true,
   title: "Update the SLA policy",
-  description:
-    'Change the SLA policy: businessHours {"mon":["09:00-17:00"]}, targets per priority (minutes; businessHours false = 24/7). Affects due times computed from now on.',
+  description: "Change the SLA policy; targets in minutes.",
   input: s.slaPolicyUpdateInput,
   run: updateSlaPolicy,
 });
@@ -203,7 +194,7 @@ const macrosList = defineTool({
   ...read,
   name: "ticket_macros_list",
   title: "List ticket macros",
-  description: "Saved macros (reply, status, tags, assignee) by name; q searches names.",
+  description: "Saved macros by name.",
   input: s.macroListInput,
   run: listMacros,
 });
@@ -212,8 +203,7 @@ const macrosCreate = defineTool({
   ...write,
   name: "ticket_macros_create",
   title: "Create a ticket macro",
-  description:
-    "Save a macro: body (reply; {{ticket.requester.name}}, {{ticket.number}}, {{agent.name}}…), status, addTags, removeTags, assigneeId.",
+  description: "Save a macro: reply ({{ticket.number}} etc.), status, tags, assignee.",
   input: s.macroCreateInput,
   run: (ctx, input) => createMacro(ctx, input),
 });
@@ -233,7 +223,7 @@ const macrosDelete = defineTool({
   name: "ticket_macros_delete",
   destructive: true,
   title: "Delete a ticket macro",
-  description: "Delete a macro; tickets it was applied to keep what it did.",
+  description: "Delete a macro; tickets keep what it did.",
   input: s.macroRef,
   run: deleteMacro,
 });
@@ -242,8 +232,7 @@ const ticketsApplyMacro = defineTool({
   ...write,
   name: "tickets_apply_macro",
   title: "Apply a macro",
-  description:
-    "Apply a macro's reply, tags, assignee and status to a ticket at once; a part that cannot apply refuses all.",
+  description: "Apply a macro's reply, tags, assignee and status, or nothing.",
   input: s.applyMacroInput,
   run: applyMacro,
 });
@@ -255,8 +244,7 @@ const mailboxesConnect = defineTool({
   ...admin,
   name: "ticket_mailboxes_connect",
   title: "Connect a support mailbox",
-  description:
-    "Connect an IMAP mailbox (tls: tls|starttls|none; folder INBOX): new mail opens tickets, replies continue them. Tests the login first; the password is stored sealed and never shown.",
+  description: "Connect an IMAP mailbox whose new mail opens tickets.",
   input: s.mailboxConnectInput,
   run: connectMailbox,
 });
@@ -276,7 +264,7 @@ const mailboxesGet = defineTool({
   minRole: "admin",
   name: "ticket_mailboxes_get",
   title: "Get a support mailbox",
-  description: "One mailbox and its recent mails: the ticket each opened or continued, or why it was ignored.",
+  description: "A mailbox and its recent mails, with the ticket of each.",
   input: s.mailboxRef,
   run: getMailbox,
 });
@@ -286,7 +274,7 @@ const mailboxesUpdate = defineTool({
   idempotent: true,
   name: "ticket_mailboxes_update",
   title: "Update a support mailbox",
-  description: "Change server, login, password or folder (login tested again), or pause/resume polling.",
+  description: "Change a mailbox's server, login or folder, or pause polling.",
   input: s.mailboxUpdateInput,
   run: updateMailbox,
 });
@@ -296,7 +284,7 @@ const mailboxesDisconnect = defineTool({
   destructive: true,
   name: "ticket_mailboxes_disconnect",
   title: "Disconnect a support mailbox",
-  description: "Stop polling and forget the mailbox and its password; its tickets stay.",
+  description: "Stop polling and forget a mailbox; its tickets stay.",
   input: s.mailboxRef,
   run: disconnectMailbox,
 });
@@ -305,7 +293,7 @@ const mailboxesPoll = defineTool({
   ...admin,
   name: "ticket_mailboxes_poll",
   title: "Poll a support mailbox now",
-  description: "Fetch new mail now instead of waiting for the minute's poll; counts opened, replied, ignored.",
+  description: "Fetch a mailbox's new mail now.",
   input: s.mailboxRef,
   run: pollMailboxNow,
 });
@@ -314,8 +302,7 @@ const mailWebhookRotate = defineTool({
   ...admin,
   name: "ticket_mail_webhook_rotate",
   title: "Make the inbound-mail webhook URL",
-  description:
-    "For providers that push mail: a secret URL taking POSTed raw messages; each opens or continues a ticket. Shown once; calling again replaces it.",
+  description: "Make a secret URL that turns POSTed raw mail into tickets.",
   input: s.summaryInput,
   run: (ctx) => rotateMailHook(ctx),
 });
