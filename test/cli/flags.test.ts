@@ -148,7 +148,7 @@ describe("help", () => {
       expect({ c: c.name, out: long.out, err: long.err }).toEqual({ c: c.name, out: help.out, err: "" });
       expect({ c: c.name, out: short.out, err: short.err }).toEqual({ c: c.name, out: help.out, err: "" });
     }
-  }, 90_000);
+  }, 240_000); // ~3 × 40 process starts: minutes on a loaded 2-core machine
 
   test("serve's help lists every setting with its flag and its environment variable", async () => {
     const [r, k] = await Promise.all([plinthAsync("help", "serve"), plinthAsync("keys", "create", "--help")]);
