@@ -42,9 +42,10 @@ test("RSS is back under 200 MB after 20,000 distinct REST queries, 2,000 bad cre
       onPhase: (name, peak, end) => console.log(`${name}: peak ${peak.toFixed(1)} MB, end ${end.toFixed(1)} MB`),
     },
   );
-  // The memory guard looks every 500 ms and shrinks at most once in 20 s (one may have run mid-flood): up to 30 s.
+  // The memory guard looks every 500 ms and shrinks at most once in 20 s (one may have run mid-flood, and
+  // under load the allocators hand pages back over tens of seconds): up to 60 s.
   let settled = s.rssMb();
-  for (let i = 0; i < 120 && settled >= SETTLED_MB - 10; i++) {
+  for (let i = 0; i < 240 && settled >= SETTLED_MB - 10; i++) {
     await Bun.sleep(250);
     settled = s.rssMb();
   }
