@@ -62,6 +62,20 @@ export interface DemoPost {
   noIndex?: boolean;
   customCss?: string;
   blocks: Block[];
+  /**
+   * Earlier approved versions, oldest first, as what differed from the post
+   * as it is now; the post itself is the newest version (post_versions).
+   */
+  history?: DemoVersion[];
+}
+
+/** An earlier approved version of a demo post: when, by whom, and the fields that differed. */
+export interface DemoVersion {
+  daysAgo: number;
+  approvedBy: string;
+  title?: string;
+  excerpt?: string | null;
+  blocks?: Block[];
 }
 
 // ---------------------------------------------------------------------------
@@ -893,6 +907,30 @@ export const HARBOR_POSTS: DemoPost[] = [
       ),
       img("hotel-room-coffee.jpg", "A filter bag steeping in a cup on a hotel room tray"),
       p("Guest reviews mentioning coffee went from mostly negative to mostly positive in one season."),
+    ],
+    // Published, then the excerpt sharpened, then the results added once the season was over.
+    history: [
+      {
+        daysAgo: 210,
+        approvedBy: "Maya Ortiz (member)",
+        excerpt: "In-room coffee for a waterfront hotel.",
+        blocks: [
+          p(
+            "We developed single-serve filter bags with the hotel: one regular, one decaf, both packed in compostable sachets.",
+          ),
+          img("hotel-room-coffee.jpg", "A filter bag steeping in a cup on a hotel room tray"),
+        ],
+      },
+      {
+        daysAgo: 180,
+        approvedBy: "Maya Ortiz (member)",
+        blocks: [
+          p(
+            "We developed single-serve filter bags with the hotel: one regular, one decaf, both packed in compostable sachets.",
+          ),
+          img("hotel-room-coffee.jpg", "A filter bag steeping in a cup on a hotel room tray"),
+        ],
+      },
     ],
   },
   {

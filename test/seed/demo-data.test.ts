@@ -177,6 +177,20 @@ describe("demo seed: content", () => {
     expect(scheduled.map((r) => r.post.slug)).toEqual(["winter-blend-first-roast"]);
     const site = (await deps.db.select().from(t.sites).where(eq(t.sites.id, ids.store!)))[0]!;
     expect(site.nextScheduledAt?.getTime()).toBe(scheduled[0]!.post.publishedAt!.getTime());
+    // A case study with a history of approved versions, the newest equal to the post as it is.
+    const hotel = store.find((r) => r.post.slug === "harbor-lights-hotel")!.post;
+    const versions = await deps.db
+      .select()
+      .from(t.postVersions)
+      .where(eq(t.postVersions.postId, hotel.id))
+      .orderBy(t.postVersions.version);
+    expect(versions.map((v) => v.version)).toEqual([1, 2, 3]);
+    expect(versions.every((v) => v.siteId === hotel.siteId && v.approvedBy)).toBe(true);
+    const newest = versions[2]!.snapshot as { title: string; excerpt: string; content: unknown };
+    expect([newest.title, newest.excerpt]).toEqual([hotel.title, hotel.excerpt!]);
+    expect(newest.content).toEqual(hotel.content);
+    expect((versions[0]!.snapshot as { excerpt: string }).excerpt).not.toBe(hotel.excerpt);
+    expect(versions[0]!.createdAt.getTime()).toBe(hotel.publishedAt!.getTime());
     const times = store.filter((r) => r.post.publishedAt).map((r) => r.post.publishedAt!.getTime());
     expect(new Set(times).size).toBe(times.length);
     // A child page, SEO fields, noIndex and a title with a LIKE wildcard character.

@@ -36,6 +36,7 @@ import {
 } from "./tables";
 import type { Tx } from "../../core/db";
 import { instantText, refreshNextScheduled } from "./schedule";
+import { liveBeforeHistory, recordVersion } from "./versions";
 
 const RENDER = { embeds: "link" } as const;
 
@@ -153,6 +154,9 @@ export const postApprovalKind: ApprovalKind = {
     if (site) facts.push({ label: "Site", value: site });
     facts.push({ label: "Post type", value: await typeName(db, proposed.postTypeId as number) });
     facts.push({ label: "Slug", value: proposed.slug as string });
+    const restoredFrom = (link.payload as { restoredFrom?: unknown } | null)?.restoredFrom;
+    if (typeof restoredFrom === "number")
+      facts.unshift({ label: "Restores", value: `Version ${restoredFrom}: the changes below bring it back` });
     for (const k of [
       "excerpt",
       "categoryIds",
@@ -251,6 +255,8 @@ export const postApprovalKind: ApprovalKind = {
     const post = await postOf(tx, link);
     if (!post) throw conflict("The post no longer exists.");
     const rev = await pendingRevisionOf(tx, link);
+    // A post live since before versions were kept: its live state becomes version 1 before this change lands.
+    const backfill = await liveBeforeHistory(tx, post);
     if (rev) {
       if (rev.status !== "pending") throw conflict(`This revision is ${rev.status}, so it cannot be applied.`);
       const changes = rev.changes as PostChanges;
@@ -301,11 +307,12 @@ export const postApprovalKind: ApprovalKind = {
     }
     await bumpContentVersion(tx, post.siteId);
     await refreshNextScheduled(tx, post.siteId, d.now);
+    const version = await recordVersion(tx, post.id, link.id, d, backfill);
     const after = (await tx.select().from(posts).where(eq(posts.id, post.id)).limit(1))[0]!;
     const now = { slug: after.slug, status: after.status };
     const previousSlug = after.slug !== post.slug ? post.slug : null;
     if (after.awaitingGoLive)
-      return { postId: post.id, slug: now.slug, status: "scheduled", publishedAt: iso(after.publishedAt) };
+      return { postId: post.id, slug: now.slug, status: "scheduled", publishedAt: iso(after.publishedAt), version };
     await emit(
       tx,
       { deps, company: { id: link.companyId } },
@@ -319,7 +326,7 @@ export const postApprovalKind: ApprovalKind = {
         approvedBy: d.decidedBy,
       },
     );
-    return { postId: post.id, slug: now.slug, status: now.status, ...(rev ? { revisionId: rev.id } : {}) };
+    return { postId: post.id, slug: now.slug, status: now.status, ...(rev ? { revisionId: rev.id } : {}), version };
   },
 
   async reject(tx, deps, link, d) {

@@ -227,9 +227,13 @@ function withContent(out: Record<string, unknown>, content: BlockContent | null,
  * that was published and is offline now (`republish`), or a pending
  * revision of a live post (`revision`, with the live values it changes).
  */
-export type PostProposal =
+export type PostProposal = (
   | { proposal: "new" | "republish" }
-  | { proposal: "revision"; revisionId: number; before: Record<string, unknown>; beforeBlocks: number };
+  | { proposal: "revision"; revisionId: number; before: Record<string, unknown>; beforeBlocks: number }
+) & {
+  /** Set when the proposal restores a version (post_versions_restore, versions.ts): its number. */
+  restoredFrom?: number;
+};
 
 const postLink = async (
   ctx: ActorContext,
@@ -332,7 +336,9 @@ export async function createPost(
 export async function updatePost(
   ctx: ActorContext,
   input: PostFields & { siteId: number; id: number; include?: Include },
+  opts: { restoredFrom?: number } = {},
 ): Promise<WriteResult> {
+  const restored = opts.restoredFrom === undefined ? {} : { restoredFrom: opts.restoredFrom };
   authorize(ctx, "sites:write", { write: true });
   const site = await siteForActor(ctx, input.siteId);
   const now = ctx.deps.clock.now();
@@ -377,13 +383,14 @@ export async function updatePost(
           revisionId: rev.id,
           before: await liveValues(tx, post, Object.keys(merged)),
           beforeBlocks: post.content?.blocks.length ?? 0,
+          ...restored,
         },
       );
       await audit(tx, ctx, "posts.update", {
         type: "post",
         id: post.id,
         siteId: site.id,
-        detail: { revisionId: rev.id, fields: Object.keys(merged), approvalId: approval.id },
+        detail: { revisionId: rev.id, fields: Object.keys(merged), approvalId: approval.id, ...restored },
       });
       await emit(
         tx,
@@ -413,12 +420,15 @@ export async function updatePost(
     }
     await applyPostChanges(tx, post, c, now, { status: "pending" });
     const updated = await postInSite(tx, site.id, post.id);
-    const approval = await postLink(ctx, tx, updated, { proposal: post.publishedAt ? "republish" : "new" });
+    const approval = await postLink(ctx, tx, updated, {
+      proposal: post.publishedAt ? "republish" : "new",
+      ...restored,
+    });
     await audit(tx, ctx, "posts.update", {
       type: "post",
       id: post.id,
       siteId: site.id,
-      detail: { fields: Object.keys(c), approvalId: approval.id },
+      detail: { fields: Object.keys(c), approvalId: approval.id, ...restored },
     });
     await emit(
       tx,

@@ -24,6 +24,7 @@ import { createTerm, deleteTerm, getTerm, listTerms, updateTerm } from "./taxono
 import { cmsStagedTargets } from "./staged-targets";
 import { cmsEvents } from "./events";
 import { goLiveJob, schedulePost, unschedulePost } from "./schedule";
+import { diffVersions, getVersion, listVersions, restoreVersion } from "./versions";
 import { POST_STATUSES, postCategories, postRevisions, posts, postTags, postTypes } from "./tables";
 import { siteTables } from "../sites/facts";
 import { colorSchema, idSchema, line, slugSchema, textBlock, urlSchema } from "../../core/fields";
@@ -171,6 +172,54 @@ const postTools = [
       "Cancel a scheduled go-live (the post returns to draft) or a scheduled unpublishing (of a live post: once a person approves at approval.url).",
     input: v.object({ siteId, id: idSchema }),
     run: async (ctx, input) => await unschedulePost(ctx, input),
+  }),
+];
+
+// ----- post versions -----------------------------------------------------------
+
+const versionNumber = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1_000_000));
+
+const versionTools = [
+  defineTool({
+    name: "post_versions_list",
+    toolset: "cms",
+    scope: "sites:read",
+    readOnly: true,
+    title: "List a post's versions",
+    description: "Approved versions of a post, newest first, with approver.",
+    input: v.object({ siteId, postId: idSchema, ...pageInput }),
+    run: async (ctx, input) => await listVersions(ctx, input),
+  }),
+  defineTool({
+    name: "post_versions_get",
+    toolset: "cms",
+    scope: "sites:read",
+    readOnly: true,
+    title: "Get a post version",
+    description: "One approved version of a post; blocks and html with include.",
+    input: v.object({ siteId, postId: idSchema, version: versionNumber, include: includeSchema }),
+    run: async (ctx, input) => await getVersion(ctx, input),
+  }),
+  defineTool({
+    name: "post_versions_diff",
+    toolset: "cms",
+    scope: "sites:read",
+    readOnly: true,
+    title: "Compare post versions",
+    description: "What changed between two versions, or a version and live, by block.",
+    input: v.object({ siteId, postId: idSchema, from: versionNumber, to: v.optional(versionNumber) }),
+    run: async (ctx, input) => await diffVersions(ctx, input),
+  }),
+  defineTool({
+    name: "post_versions_restore",
+    toolset: "cms",
+    scope: "sites:write",
+    readOnly: false,
+    approval: "post",
+    title: "Restore a post version",
+    description: "Propose a version's content again; live once approved.",
+    input: v.object({ siteId, postId: idSchema, version: versionNumber }),
+    run: async (ctx, input) => await restoreVersion(ctx, input),
   }),
 ];
 
@@ -589,6 +638,7 @@ const mediaTools = [
 export const cmsTools = [
   ...siteTools,
   ...postTools,
+  ...versionTools,
   ...postTypeTools,
   ...templateTools,
   ...taxonomyTools,
