@@ -79,6 +79,7 @@ import {
   NORTHWIND_POSTS,
   NORTHWIND_TAGS,
   RETIRED_POSTS,
+  CASE_STUDY_FIELDS,
   type DemoCategory,
   type DemoPost,
 } from "./demo-posts";
@@ -516,7 +517,14 @@ async function insertContent(
       (
         await tx
           .insert(postTypes)
-          .values({ siteId, slug: type, name, description, createdAt: at(500) })
+          .values({
+            siteId,
+            slug: type,
+            name,
+            description,
+            fields: type === "case-study" ? CASE_STUDY_FIELDS : null,
+            createdAt: at(500),
+          })
           .returning({ id: postTypes.id })
       )[0].id,
     );
@@ -577,6 +585,7 @@ async function insertContent(
           customJs: null,
           noIndex: post.noIndex ?? null,
           parentPostId: post.parent ? postIds.get(post.parent)! : null,
+          fields: post.fields ?? null,
           authorUserId: authorId,
           createdAt,
           updatedAt: published
@@ -607,6 +616,7 @@ async function insertContent(
         parentPostId: post.parent ? postIds.get(post.parent)! : null,
         categoryIds: (post.categories ?? []).map((c) => must(catIds, c, "category")).sort((a, b) => a - b),
         tagIds: (post.tags ?? []).map((t) => must(tagIds, t, "tag")).sort((a, b) => a - b),
+        fields: post.fields ?? null,
         status: "published",
         published: true,
         publishedAt: publishedAt!.toISOString(),
@@ -620,6 +630,7 @@ async function insertContent(
           ...(h.title !== undefined ? { title: h.title } : {}),
           ...(h.excerpt !== undefined ? { excerpt: h.excerpt } : {}),
           ...(h.blocks ? { content: assertValidContent({ blocks: refs(h.blocks), version: "1" }) } : {}),
+          ...(h.fields ? { fields: h.fields } : {}),
         },
       }));
       // The current version a month after the last earlier one.

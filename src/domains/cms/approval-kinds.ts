@@ -80,6 +80,7 @@ const LABELS: Record<string, string> = {
   parentPostId: "Parent post",
   categoryIds: "Categories",
   tagIds: "Tags",
+  fields: "Custom fields",
 };
 
 async function typeName(db: Tx, id: number): Promise<string> {
@@ -96,6 +97,15 @@ async function fieldText(db: Tx, key: string, value: unknown): Promise<string | 
   if (key === "categoryIds") return (await names(db, categories, value as number[])) || null;
   if (key === "tagIds") return (await names(db, tags, value as number[])) || null;
   if (key === "noIndex") return value ? "yes" : "no";
+  // Custom fields one per line, "name: value", so the reviewer reads them rather than JSON.
+  if (key === "fields" && typeof value === "object")
+    return (
+      displayValue(
+        Object.entries(value as Record<string, unknown>)
+          .map(([k, x]) => `${k}: ${typeof x === "string" ? x : JSON.stringify(x)}`)
+          .join("\n"),
+      ) || null
+    );
   return displayValue(value);
 }
 
@@ -165,6 +175,7 @@ export const postApprovalKind: ApprovalKind = {
       "seoDescription",
       "canonicalUrl",
       "noIndex",
+      "fields",
     ] as const) {
       const t = await fieldText(db, k, proposed[k]);
       if (t !== null && (k !== "noIndex" || proposed[k])) facts.push({ label: LABELS[k]!, value: t });

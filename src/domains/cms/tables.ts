@@ -32,6 +32,8 @@ export const postTypes = table(
     slug: text("slug").notNull(),
     name: text("name").notNull(),
     description: text("description"),
+    /** Custom field definitions (custom-fields.ts FieldDef[]); null or empty: the type has none. */
+    fields: json<Record<string, unknown>[]>("fields"),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex("post_types_site_slug").on(t.siteId, t.slug)],
@@ -76,6 +78,8 @@ export const posts = table(
     customJs: text("custom_js"),
     noIndex: bool("no_index"),
     parentPostId: integer("parent_post_id"),
+    /** Values of the post type's custom fields, checked on every write (custom-fields.ts); null: none set. */
+    fields: json<Record<string, unknown>>("fields"),
     authorUserId: integer("author_user_id").references(() => users.id, { onDelete: "set null" }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),

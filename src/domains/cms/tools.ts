@@ -18,7 +18,7 @@ import { createTemplate, deleteTemplate, getTemplate, listTemplates, updateTempl
 import { blocksSchema, includeSchema } from "./common";
 import { deleteMedia, getMedia, listMedia, registerMedia, updateMedia, uploadMedia } from "./media";
 import { createNavItem, deleteNavItem, listNav, moveNavItem, reorderNav, updateNavItem } from "./navigation";
-import { createPostType, deletePostType, listPostTypes, updatePostType } from "./post-types";
+import { createPostType, deletePostType, listPostTypes, setPostTypeFields, updatePostType } from "./post-types";
 import { createPost, deletePost, getPost, listPosts, unpublishPost, updatePost } from "./posts";
 import { createTerm, deleteTerm, getTerm, listTerms, updateTerm } from "./taxonomies";
 import { cmsStagedTargets } from "./staged-targets";
@@ -28,6 +28,9 @@ import { diffVersions, getVersion, listVersions, restoreVersion } from "./versio
 import { POST_STATUSES, postCategories, postRevisions, posts, postTags, postTypes } from "./tables";
 import { siteTables } from "../sites/facts";
 import { colorSchema, idSchema, line, slugSchema, textBlock, urlSchema } from "../../core/fields";
+import { jsonObject } from "../../core/json-value";
+import { fieldDefsSchema } from "./custom-fields";
+import { postTypeFieldsResource } from "./field-guide";
 
 const siteId = idSchema;
 const search = v.optional(v.pipe(v.string(), v.maxLength(200)));
@@ -51,6 +54,7 @@ const postFields = {
   parentPostId: nullable(idSchema),
   categoryIds: v.optional(v.pipe(v.array(idSchema), v.maxLength(50))),
   tagIds: v.optional(v.pipe(v.array(idSchema), v.maxLength(100))),
+  fields: nullable(jsonObject("fields")),
   include: includeSchema,
 };
 
@@ -261,6 +265,16 @@ const postTypeTools = [
       description: nullable(textBlock(500)),
     }),
     run: async (ctx, input) => await updatePostType(ctx, input),
+  }),
+  defineTool({
+    name: "post_type_fields_set",
+    toolset: "cms",
+    scope: "sites:write",
+    readOnly: false,
+    title: "Set a post type's custom fields",
+    description: "Replace a post type's custom fields; see cms://post-types/fields.",
+    input: v.object({ siteId, id: idSchema, fields: fieldDefsSchema }),
+    run: async (ctx, input) => await setPostTypeFields(ctx, input),
   }),
   defineTool({
     name: "post_types_delete",
@@ -687,6 +701,7 @@ export const cmsDomain: Domain = {
     hostname: ["domain"],
   },
   tools: cmsTools,
+  resources: [postTypeFieldsResource],
   approvalKinds: [postApprovalKind, blockTemplateApprovalKind],
   stagedTargets: [...cmsStagedTargets, ...siteStagedTargets],
   approvalSupport: cmsApprovalSupport,

@@ -52,6 +52,8 @@ export interface VersionSnapshot {
   parentPostId: number | null;
   categoryIds: number[];
   tagIds: number[];
+  /** Custom field values (absent in versions kept before custom fields existed: none). */
+  fields?: Record<string, unknown> | null;
   status: string;
   published: boolean;
   publishedAt: string | null;
@@ -76,6 +78,7 @@ const RESTORED = [
   "parentPostId",
   "categoryIds",
   "tagIds",
+  "fields",
 ] as const satisfies readonly (keyof VersionSnapshot)[];
 
 /** Fields a diff compares, in the order it lists them (content is compared block by block, after them). */
@@ -116,6 +119,7 @@ export async function snapshotOf(tx: Tx, post: PostRow): Promise<VersionSnapshot
     parentPostId: post.parentPostId,
     categoryIds,
     tagIds,
+    fields: post.fields ?? null,
     status: post.awaitingGoLive ? "scheduled" : post.status,
     published: post.published,
     publishedAt: iso(post.publishedAt),
@@ -463,11 +467,20 @@ export async function diffVersions(
   const to = input.to === undefined ? null : await versionOf(db, post, input.to);
   const a = from.snapshot;
   const b = to ? to.snapshot : await snapshotOf(db, post);
-  const fields = COMPARED.filter((k) => JSON.stringify(a[k] ?? null) !== JSON.stringify(b[k] ?? null)).map((k) => ({
-    field: k,
-    before: shown(a[k]),
-    after: shown(b[k]),
-  }));
+  const fields: { field: string; before: unknown; after: unknown }[] = [];
+  for (const k of COMPARED) {
+    if (JSON.stringify(a[k] ?? null) === JSON.stringify(b[k] ?? null)) continue;
+    if (k !== "fields") {
+      fields.push({ field: k, before: shown(a[k]), after: shown(b[k]) });
+      continue;
+    }
+    // Custom fields one by one, named as a write names them (fields.client).
+    const fa = a.fields ?? {};
+    const fb = b.fields ?? {};
+    for (const name of [...new Set([...Object.keys(fa), ...Object.keys(fb)])].sort())
+      if (JSON.stringify(fa[name] ?? null) !== JSON.stringify(fb[name] ?? null))
+        fields.push({ field: `fields.${name}`, before: shown(fa[name] ?? null), after: shown(fb[name] ?? null) });
+  }
   const blocks = diffBlocks(a.content.blocks, b.content.blocks);
   return {
     postId: post.id,
@@ -497,7 +510,9 @@ export async function restoreVersion(
   const db = ctx.deps.db;
   const v = await versionOf(db, post, input.version);
   const live = await snapshotOf(db, post);
-  const pendingKeys = new Set(await pendingRevisionKeys(db, post.id));
+  const pending = await pendingChanges(db, post.id);
+  const pendingKeys = new Set(Object.keys(pending));
+  const pendingFieldKeys = Object.keys((pending.fields as Record<string, unknown> | null | undefined) ?? {});
   const fields: PostFields = {};
   const set = fields as Record<string, unknown>;
   for (const k of RESTORED) {
@@ -512,6 +527,11 @@ export async function restoreVersion(
     if (k === "postType" && wanted === null) continue;
     set[key] = k === "content" ? (wanted as BlockContent) : (wanted ?? null);
   }
+  // fields given to posts_update merge over the current ones: clear those the version did not have.
+  if (fields.fields) {
+    const cleared = Object.fromEntries([...Object.keys(live.fields ?? {}), ...pendingFieldKeys].map((n) => [n, null]));
+    fields.fields = { ...cleared, ...fields.fields };
+  }
   if (Object.keys(fields).length === 0)
     return {
       id: post.id,
@@ -525,7 +545,7 @@ export async function restoreVersion(
   return { ...out, restoredFrom: v.version, fields: Object.keys(fields) };
 }
 
-async function pendingRevisionKeys(tx: Tx, postId: number): Promise<string[]> {
+async function pendingChanges(tx: Tx, postId: number): Promise<Record<string, unknown>> {
   const rev = (
     await tx
       .select({ changes: postRevisions.changes })
@@ -534,5 +554,5 @@ async function pendingRevisionKeys(tx: Tx, postId: number): Promise<string[]> {
       .orderBy(desc(postRevisions.id))
       .limit(1)
   )[0];
-  return rev ? Object.keys(rev.changes) : [];
+  return rev?.changes ?? {};
 }
