@@ -36,7 +36,7 @@ import {
 } from "./tables";
 import type { Tx } from "../../core/db";
 import { instantText, refreshNextScheduled } from "./schedule";
-import { liveBeforeHistory, recordVersion } from "./versions";
+import { diffBlocks, liveBeforeHistory, recordVersion } from "./versions";
 
 const RENDER = { embeds: "link" } as const;
 
@@ -107,6 +107,31 @@ async function fieldText(db: Tx, key: string, value: unknown): Promise<string | 
       ) || null
     );
   return displayValue(value);
+}
+
+const WORDS = 120;
+const quoted = (t: string | undefined) => `“${t && t.length > WORDS ? `${t.slice(0, WORDS)}…` : (t ?? "")}”`;
+
+/**
+ * How a revision's blocks differ from the live ones, block by block with
+ * the words that change (aligned as post_versions_diff aligns them, so an
+ * inserted block reads as one addition): "2 → 3 blocks: block 1 (paragraph)
+ * added: “A new opening.”; block 3 (paragraph) changed: “Mondays” → “Tuesdays”".
+ * Plain text: the page escapes it. Null when no block changes.
+ */
+function blockChangesText(before: unknown[], after: unknown[]): string | null {
+  const changes = diffBlocks(before, after);
+  if (changes.length === 0) return null;
+  const parts = changes
+    .slice(0, 12)
+    .map((c) =>
+      c.change === "changed"
+        ? `block ${c.position} (${c.type}) changed: ${quoted(c.before)} → ${quoted(c.after)}`
+        : c.change === "added"
+          ? `block ${c.position} (${c.type}) added: ${quoted(c.after)}`
+          : `block ${c.position} (${c.type}) removed: ${quoted(c.before)}`,
+    );
+  return `${before.length} → ${after.length} blocks: ${parts.join("; ")}${changes.length > 12 ? "; …" : ""}`;
 }
 
 function coverHtml(url: string | null | undefined): string {
@@ -192,7 +217,7 @@ export const postApprovalKind: ApprovalKind = {
       for (const k of Object.keys(changes)) {
         if (k === "content") {
           const beforeBlocks = recorded ? recorded.beforeBlocks : (post.content?.blocks.length ?? 0);
-          const diff = recorded ? null : blocksDiff(post.content?.blocks, changes.content?.blocks);
+          const diff = recorded ? null : blockChangesText(post.content?.blocks ?? [], changes.content?.blocks ?? []);
           rows.push({
             field: "Content",
             before: `${beforeBlocks} blocks`,
