@@ -62,6 +62,36 @@ export interface DemoPost {
   noIndex?: boolean;
   customCss?: string;
   blocks: Block[];
+  /**
+   * Earlier approved versions, oldest first, as what differed from the post
+   * as it is now; the post itself is the newest version (post_versions).
+   */
+  history?: DemoVersion[];
+  /** Custom field values (case studies: client, industry, results; see CASE_STUDY_FIELDS). */
+  fields?: Record<string, unknown>;
+}
+
+/** The case-study post type's custom fields (post_type_fields_set), on every demo site that has case studies. */
+export const CASE_STUDY_FIELDS = [
+  { name: "client", label: "Client", type: "text", required: true },
+  {
+    name: "industry",
+    label: "Industry",
+    type: "select",
+    options: ["Hospitality", "Retail", "Food service", "Workspace", "Technology"],
+  },
+  { name: "results", label: "Results", type: "list", of: { type: "text" }, maxItems: 10 },
+  { name: "featured", label: "Featured on the home page", type: "boolean" },
+];
+
+/** An earlier approved version of a demo post: when, by whom, and the fields that differed. */
+export interface DemoVersion {
+  daysAgo: number;
+  approvedBy: string;
+  title?: string;
+  excerpt?: string | null;
+  blocks?: Block[];
+  fields?: Record<string, unknown>;
 }
 
 // ---------------------------------------------------------------------------
@@ -799,6 +829,7 @@ export const HARBOR_POSTS: DemoPost[] = [
     type: "case-study",
     title: "Driftwood Café: a new espresso bar in six weeks",
     slug: "driftwood-cafe",
+    fields: { client: "Driftwood Café", industry: "Food service" },
     excerpt: "From an empty unit to 400 drinks a day, with training and a custom espresso profile.",
     publishedDaysAgo: 20,
     cover: "driftwood-cafe-bar.jpg",
@@ -847,6 +878,7 @@ export const HARBOR_POSTS: DemoPost[] = [
     type: "case-study",
     title: "Saltbox Bakery: a breakfast blend of their own",
     slug: "saltbox-bakery",
+    fields: { client: "Saltbox Bakery", industry: "Food service" },
     excerpt: "A custom filter blend built around their morning pastries.",
     publishedDaysAgo: 75,
     cover: "saltbox-bakery-counter.jpg",
@@ -867,6 +899,7 @@ export const HARBOR_POSTS: DemoPost[] = [
     type: "case-study",
     title: "Northside Coworking: office coffee people actually drink",
     slug: "northside-coworking",
+    fields: { client: "Northside Coworking", industry: "Workspace" },
     excerpt: "Replacing pods with a grinder, a batch brewer and a rota.",
     publishedDaysAgo: 140,
     categories: ["wholesale", "sustainability"],
@@ -882,6 +915,15 @@ export const HARBOR_POSTS: DemoPost[] = [
     type: "case-study",
     title: "Harbor Lights Hotel: in-room coffee without pods",
     slug: "harbor-lights-hotel",
+    fields: {
+      client: "Harbor Lights Hotel",
+      industry: "Hospitality",
+      results: [
+        "64 rooms switched from pods to compostable filter bags",
+        "Coffee complaints in guest reviews down by two thirds in one season",
+      ],
+      featured: true,
+    },
     excerpt: "Compostable filter bags for 64 rooms.",
     publishedDaysAgo: 210,
     cover: "hotel-room-coffee.jpg",
@@ -894,11 +936,38 @@ export const HARBOR_POSTS: DemoPost[] = [
       img("hotel-room-coffee.jpg", "A filter bag steeping in a cup on a hotel room tray"),
       p("Guest reviews mentioning coffee went from mostly negative to mostly positive in one season."),
     ],
+    // Published, then the excerpt sharpened, then the results added once the season was over.
+    history: [
+      {
+        daysAgo: 210,
+        approvedBy: "Maya Ortiz (member)",
+        excerpt: "In-room coffee for a waterfront hotel.",
+        fields: { client: "Harbor Lights Hotel", industry: "Hospitality" },
+        blocks: [
+          p(
+            "We developed single-serve filter bags with the hotel: one regular, one decaf, both packed in compostable sachets.",
+          ),
+          img("hotel-room-coffee.jpg", "A filter bag steeping in a cup on a hotel room tray"),
+        ],
+      },
+      {
+        daysAgo: 180,
+        approvedBy: "Maya Ortiz (member)",
+        fields: { client: "Harbor Lights Hotel", industry: "Hospitality" },
+        blocks: [
+          p(
+            "We developed single-serve filter bags with the hotel: one regular, one decaf, both packed in compostable sachets.",
+          ),
+          img("hotel-room-coffee.jpg", "A filter bag steeping in a cup on a hotel room tray"),
+        ],
+      },
+    ],
   },
   {
     type: "case-study",
     title: "The Tidewater Co-op: bulk bags and zero waste",
     slug: "tidewater-co-op",
+    fields: { client: "Tidewater Co-op", industry: "Retail", results: ["1,800 single-use bags avoided last year"] },
     excerpt: "Refillable 5 kg tubs for a grocery co-op's bulk aisle.",
     publishedDaysAgo: 260,
     categories: ["wholesale", "sustainability"],
@@ -914,6 +983,7 @@ export const HARBOR_POSTS: DemoPost[] = [
     type: "case-study",
     title: "Quayside Deli: espresso and retail bags",
     slug: "quayside-deli",
+    fields: { client: "Quayside Deli", industry: "Food service" },
     excerpt: "Draft case study.",
     publishedDaysAgo: null,
     categories: ["wholesale"],
@@ -1012,6 +1082,7 @@ export const NORTHWIND_POSTS: DemoPost[] = [
     type: "case-study",
     title: "Harbor Coffee Roasters: a shop that sells while the roaster sleeps",
     slug: "harbor-coffee",
+    fields: { client: "Harbor Coffee Roasters", industry: "Retail" },
     excerpt: "A headless storefront with subscriptions, wholesale and a blog the team updates themselves.",
     publishedDaysAgo: 90,
     cover: "northwind-harbor-case-study.png",
@@ -1031,6 +1102,7 @@ export const NORTHWIND_POSTS: DemoPost[] = [
     type: "case-study",
     title: "Tidewater Co-op member portal",
     slug: "tidewater-member-portal",
+    fields: { client: "Tidewater Co-op", industry: "Retail" },
     excerpt: "Member sign-up, shifts and bulk orders in one place.",
     publishedDaysAgo: 160,
     cover: "northwind-tidewater-portal.png",

@@ -31,8 +31,10 @@ import {
   posts,
   postTags,
   postTypes,
+  postVersions,
   tags,
 } from "../../src/domains/cms/tables";
+import type { VersionSnapshot } from "../../src/domains/cms/versions";
 import { serviceCatalog } from "../../src/domains/services/tables";
 import { restKeys, siteDomains, siteEnvVars, sites } from "../../src/domains/sites/tables";
 import { orderTotals, unitPrice, type BulkRule } from "../../src/domains/store/pricing";
@@ -77,6 +79,7 @@ import {
   NORTHWIND_POSTS,
   NORTHWIND_TAGS,
   RETIRED_POSTS,
+  CASE_STUDY_FIELDS,
   type DemoCategory,
   type DemoPost,
 } from "./demo-posts";
@@ -514,7 +517,14 @@ async function insertContent(
       (
         await tx
           .insert(postTypes)
-          .values({ siteId, slug: type, name, description, createdAt: at(500) })
+          .values({
+            siteId,
+            slug: type,
+            name,
+            description,
+            fields: type === "case-study" ? CASE_STUDY_FIELDS : null,
+            createdAt: at(500),
+          })
           .returning({ id: postTypes.id })
       )[0].id,
     );
@@ -575,6 +585,7 @@ async function insertContent(
           customJs: null,
           noIndex: post.noIndex ?? null,
           parentPostId: post.parent ? postIds.get(post.parent)! : null,
+          fields: post.fields ?? null,
           authorUserId: authorId,
           createdAt,
           updatedAt: published
@@ -586,6 +597,58 @@ async function insertContent(
     postIds.set(post.slug, id);
     for (const c of post.categories ?? []) catLinks.push({ postId: id, categoryId: must(catIds, c, "category") });
     for (const t of post.tags ?? []) tagLinks.push({ postId: id, tagId: must(tagIds, t, "tag") });
+    if (post.history) {
+      // The post as it is now is the newest version; earlier ones differ by the fields they name.
+      const now: VersionSnapshot = {
+        title: post.title,
+        slug: post.slug,
+        postType: post.type,
+        excerpt: post.excerpt,
+        content: assertValidContent({ blocks: refs(post.blocks), version: "1" }),
+        coverImage: cover,
+        ogImage: post.seoTitle ? cover : null,
+        seoTitle: post.seoTitle ?? null,
+        seoDescription: post.seoDescription ?? null,
+        canonicalUrl: post.canonicalUrl ?? null,
+        customCss: post.customCss ?? null,
+        customJs: null,
+        noIndex: post.noIndex ?? null,
+        parentPostId: post.parent ? postIds.get(post.parent)! : null,
+        categoryIds: (post.categories ?? []).map((c) => must(catIds, c, "category")).sort((a, b) => a - b),
+        tagIds: (post.tags ?? []).map((t) => must(tagIds, t, "tag")).sort((a, b) => a - b),
+        fields: post.fields ?? null,
+        status: "published",
+        published: true,
+        publishedAt: publishedAt!.toISOString(),
+        unpublishAt: null,
+      };
+      const earlier = post.history.map((h, n) => ({
+        at: n === 0 ? publishedAt! : at(h.daysAgo, 3),
+        by: h.approvedBy,
+        snapshot: {
+          ...now,
+          ...(h.title !== undefined ? { title: h.title } : {}),
+          ...(h.excerpt !== undefined ? { excerpt: h.excerpt } : {}),
+          ...(h.blocks ? { content: assertValidContent({ blocks: refs(h.blocks), version: "1" }) } : {}),
+          ...(h.fields ? { fields: h.fields } : {}),
+        },
+      }));
+      // The current version a month after the last earlier one.
+      const latest = at(Math.max(0, post.history[post.history.length - 1]!.daysAgo - 30), 3);
+      const all = [...earlier, { at: latest, by: "Demo User (member)", snapshot: now }];
+      await tx.insert(postVersions).values(
+        all.map((v, n) => ({
+          postId: id,
+          siteId,
+          version: n + 1,
+          snapshot: v.snapshot as unknown as Record<string, unknown>,
+          source: "approval",
+          approvedBy: v.by,
+          approvedVia: "member",
+          createdAt: v.at,
+        })),
+      );
+    }
   });
   if (catLinks.length) await tx.insert(postCategories).values(catLinks);
   if (tagLinks.length) await tx.insert(postTags).values(tagLinks);

@@ -100,6 +100,10 @@ const schemas: Record<string, Schema> = {
       updatedAt: dt,
       categories: arr(ref("CategoryEmbedded")),
       tags: arr(ref("TagEmbedded")),
+      fields: d(
+        { type: "object" },
+        "The post type's custom fields by name, present only when the type defines some: text, numbers, booleans, dates (YYYY-MM-DD), select values, media items, references ({ type: post | product, … }) or lists of these; unset: null. Each post type's JSON Schema: the MCP resource cms://post-types/fields.",
+      ),
     },
     ["id", "title", "slug", "postType", "published", "websiteId", "createdAt", "updatedAt", "categories", "tags"],
   ),

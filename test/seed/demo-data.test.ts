@@ -26,6 +26,7 @@ import { orderTotals } from "../../src/domains/store/pricing";
 import { fitWithin, THUMB_MAX } from "../../src/domains/cms/media-image";
 import { demoSiteIds, isEmpty, seedDemo, type DemoCredentials } from "../../db/seed/demo";
 import { mapSeq } from "../../src/core/maybe";
+import { checkDefinitions, checkFieldValues, definitionsOf } from "../../src/domains/cms/custom-fields";
 
 const NOW = new Date("2031-03-15T12:00:00Z");
 const dirs: string[] = [];
@@ -177,6 +178,36 @@ describe("demo seed: content", () => {
     expect(scheduled.map((r) => r.post.slug)).toEqual(["winter-blend-first-roast"]);
     const site = (await deps.db.select().from(t.sites).where(eq(t.sites.id, ids.store!)))[0]!;
     expect(site.nextScheduledAt?.getTime()).toBe(scheduled[0]!.post.publishedAt!.getTime());
+    // A case study with a history of approved versions, the newest equal to the post as it is.
+    const hotel = store.find((r) => r.post.slug === "harbor-lights-hotel")!.post;
+    const versions = await deps.db
+      .select()
+      .from(t.postVersions)
+      .where(eq(t.postVersions.postId, hotel.id))
+      .orderBy(t.postVersions.version);
+    expect(versions.map((v) => v.version)).toEqual([1, 2, 3]);
+    expect(versions.every((v) => v.siteId === hotel.siteId && v.approvedBy)).toBe(true);
+    const newest = versions[2]!.snapshot as { title: string; excerpt: string; content: unknown };
+    expect([newest.title, newest.excerpt]).toEqual([hotel.title, hotel.excerpt!]);
+    expect(newest.content).toEqual(hotel.content);
+    expect((versions[0]!.snapshot as { excerpt: string }).excerpt).not.toBe(hotel.excerpt);
+    expect(versions[0]!.createdAt.getTime()).toBe(hotel.publishedAt!.getTime());
+    expect((versions[2]!.snapshot as { fields: unknown }).fields).toEqual(hotel.fields);
+    expect((versions[0]!.snapshot as { fields: { results?: unknown } }).fields.results).toBeUndefined();
+    // Case studies have custom fields (client, industry, results), and every case study's values pass the write checks.
+    for (const siteId of new Set(rows.filter((r) => r.type === "case-study").map((r) => r.post.siteId))) {
+      const type = (
+        await deps.db
+          .select()
+          .from(t.postTypes)
+          .where(and(eq(t.postTypes.siteId, siteId), eq(t.postTypes.slug, "case-study")))
+      )[0]!;
+      const defs = checkDefinitions(definitionsOf(type));
+      expect(defs.map((d) => d.name)).toEqual(["client", "industry", "results", "featured"]);
+      for (const { post } of rows.filter((r) => r.type === "case-study" && r.post.siteId === siteId))
+        expect(await checkFieldValues(deps.db, siteId, "case-study", defs, post.fields ?? {})).toEqual(post.fields!);
+    }
+    expect((hotel.fields as { results: string[] }).results.length).toBeGreaterThan(1);
     const times = store.filter((r) => r.post.publishedAt).map((r) => r.post.publishedAt!.getTime());
     expect(new Set(times).size).toBe(times.length);
     // A child page, SEO fields, noIndex and a title with a LIKE wildcard character.

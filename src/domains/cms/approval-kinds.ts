@@ -36,6 +36,7 @@ import {
 } from "./tables";
 import type { Tx } from "../../core/db";
 import { instantText, refreshNextScheduled } from "./schedule";
+import { diffBlocks, liveBeforeHistory, recordVersion } from "./versions";
 
 const RENDER = { embeds: "link" } as const;
 
@@ -79,6 +80,7 @@ const LABELS: Record<string, string> = {
   parentPostId: "Parent post",
   categoryIds: "Categories",
   tagIds: "Tags",
+  fields: "Custom fields",
 };
 
 async function typeName(db: Tx, id: number): Promise<string> {
@@ -95,7 +97,41 @@ async function fieldText(db: Tx, key: string, value: unknown): Promise<string | 
   if (key === "categoryIds") return (await names(db, categories, value as number[])) || null;
   if (key === "tagIds") return (await names(db, tags, value as number[])) || null;
   if (key === "noIndex") return value ? "yes" : "no";
+  // Custom fields one per line, "name: value", so the reviewer reads them rather than JSON.
+  if (key === "fields" && typeof value === "object")
+    return (
+      displayValue(
+        Object.entries(value as Record<string, unknown>)
+          .map(([k, x]) => `${k}: ${typeof x === "string" ? x : JSON.stringify(x)}`)
+          .join("\n"),
+      ) || null
+    );
   return displayValue(value);
+}
+
+const WORDS = 120;
+const quoted = (t: string | undefined) => `“${t && t.length > WORDS ? `${t.slice(0, WORDS)}…` : (t ?? "")}”`;
+
+/**
+ * How a revision's blocks differ from the live ones, block by block with
+ * the words that change (aligned as post_versions_diff aligns them, so an
+ * inserted block reads as one addition): "2 → 3 blocks: block 1 (paragraph)
+ * added: “A new opening.”; block 3 (paragraph) changed: “Mondays” → “Tuesdays”".
+ * Plain text: the page escapes it. Null when no block changes.
+ */
+function blockChangesText(before: unknown[], after: unknown[]): string | null {
+  const changes = diffBlocks(before, after);
+  if (changes.length === 0) return null;
+  const parts = changes
+    .slice(0, 12)
+    .map((c) =>
+      c.change === "changed"
+        ? `block ${c.position} (${c.type}) changed: ${quoted(c.before)} → ${quoted(c.after)}`
+        : c.change === "added"
+          ? `block ${c.position} (${c.type}) added: ${quoted(c.after)}`
+          : `block ${c.position} (${c.type}) removed: ${quoted(c.before)}`,
+    );
+  return `${before.length} → ${after.length} blocks: ${parts.join("; ")}${changes.length > 12 ? "; …" : ""}`;
 }
 
 function coverHtml(url: string | null | undefined): string {
@@ -153,6 +189,9 @@ export const postApprovalKind: ApprovalKind = {
     if (site) facts.push({ label: "Site", value: site });
     facts.push({ label: "Post type", value: await typeName(db, proposed.postTypeId as number) });
     facts.push({ label: "Slug", value: proposed.slug as string });
+    const restoredFrom = (link.payload as { restoredFrom?: unknown } | null)?.restoredFrom;
+    if (typeof restoredFrom === "number")
+      facts.unshift({ label: "Restores", value: `Version ${restoredFrom}: the changes below bring it back` });
     for (const k of [
       "excerpt",
       "categoryIds",
@@ -161,6 +200,7 @@ export const postApprovalKind: ApprovalKind = {
       "seoDescription",
       "canonicalUrl",
       "noIndex",
+      "fields",
     ] as const) {
       const t = await fieldText(db, k, proposed[k]);
       if (t !== null && (k !== "noIndex" || proposed[k])) facts.push({ label: LABELS[k]!, value: t });
@@ -177,7 +217,7 @@ export const postApprovalKind: ApprovalKind = {
       for (const k of Object.keys(changes)) {
         if (k === "content") {
           const beforeBlocks = recorded ? recorded.beforeBlocks : (post.content?.blocks.length ?? 0);
-          const diff = recorded ? null : blocksDiff(post.content?.blocks, changes.content?.blocks);
+          const diff = recorded ? null : blockChangesText(post.content?.blocks ?? [], changes.content?.blocks ?? []);
           rows.push({
             field: "Content",
             before: `${beforeBlocks} blocks`,
@@ -251,6 +291,8 @@ export const postApprovalKind: ApprovalKind = {
     const post = await postOf(tx, link);
     if (!post) throw conflict("The post no longer exists.");
     const rev = await pendingRevisionOf(tx, link);
+    // A post live since before versions were kept: its live state becomes version 1 before this change lands.
+    const backfill = await liveBeforeHistory(tx, post);
     if (rev) {
       if (rev.status !== "pending") throw conflict(`This revision is ${rev.status}, so it cannot be applied.`);
       const changes = rev.changes as PostChanges;
@@ -301,11 +343,12 @@ export const postApprovalKind: ApprovalKind = {
     }
     await bumpContentVersion(tx, post.siteId);
     await refreshNextScheduled(tx, post.siteId, d.now);
+    const version = await recordVersion(tx, post.id, link.id, d, backfill);
     const after = (await tx.select().from(posts).where(eq(posts.id, post.id)).limit(1))[0]!;
     const now = { slug: after.slug, status: after.status };
     const previousSlug = after.slug !== post.slug ? post.slug : null;
     if (after.awaitingGoLive)
-      return { postId: post.id, slug: now.slug, status: "scheduled", publishedAt: iso(after.publishedAt) };
+      return { postId: post.id, slug: now.slug, status: "scheduled", publishedAt: iso(after.publishedAt), version };
     await emit(
       tx,
       { deps, company: { id: link.companyId } },
@@ -319,7 +362,7 @@ export const postApprovalKind: ApprovalKind = {
         approvedBy: d.decidedBy,
       },
     );
-    return { postId: post.id, slug: now.slug, status: now.status, ...(rev ? { revisionId: rev.id } : {}) };
+    return { postId: post.id, slug: now.slug, status: now.status, ...(rev ? { revisionId: rev.id } : {}), version };
   },
 
   async reject(tx, deps, link, d) {

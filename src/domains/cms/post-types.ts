@@ -18,6 +18,7 @@ import { mapSeq } from "../../core/maybe";
 import { byText } from "../../core/sql";
 import { write } from "../../core/fields";
 import type { Tx } from "../../core/db";
+import { checkDefinitions, definitionsOf, type FieldDef } from "./custom-fields";
 
 export const BUILT_IN_POST_TYPES: Record<string, { name: string; description: string }> = {
   blog: { name: "Blog post", description: "Articles and news, listed newest first." },
@@ -110,6 +111,7 @@ export async function listPostTypes(ctx: ActorContext, input: { siteId: number; 
       description: t.description,
       postCount: await postCount(db, t.id),
       builtIn: t.slug in BUILT_IN_POST_TYPES,
+      ...(definitionsOf(t).length ? { fields: definitionsOf(t) } : {}),
     })),
     total,
     input.limit,
@@ -196,5 +198,31 @@ export async function deletePostType(ctx: ActorContext, input: { siteId: number;
       detail: { slug: t.slug },
     });
     return { id: t.id, slug: t.slug, status: "deleted" };
+  });
+}
+
+/**
+ * Replaces a post type's custom field definitions (an empty list removes
+ * them). Posts keep their stored values: each is checked against the new
+ * definitions at its next write, and REST serves only defined fields, so a
+ * removed field disappears from PostDetail at once (the content version moves).
+ */
+export async function setPostTypeFields(ctx: ActorContext, input: { siteId: number; id: number; fields: FieldDef[] }) {
+  authorize(ctx, "sites:write", { write: true });
+  const site = await siteForActor(ctx, input.siteId);
+  const defs = checkDefinitions(input.fields);
+  return write(ctx, async (tx) => {
+    const t = await typeInSite(tx, site.id, input.id);
+    // Stored without the optional keys left out, so the definitions read back exactly as given.
+    const stored = defs.length ? (JSON.parse(JSON.stringify(defs)) as Record<string, unknown>[]) : null;
+    await tx.update(postTypes).set({ fields: stored }).where(eq(postTypes.id, t.id));
+    await bumpContentVersion(tx, site.id);
+    await audit(tx, ctx, "post_types.fields", {
+      type: "post_type",
+      id: t.id,
+      siteId: site.id,
+      detail: { fields: defs.map((d) => d.name) },
+    });
+    return { id: t.id, slug: t.slug, fields: defs, postCount: await postCount(tx, t.id) };
   });
 }

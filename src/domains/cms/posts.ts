@@ -27,6 +27,7 @@ import { approvedLinkId, holdForApproval, isApprovedRun } from "../approvals/sta
 import { siteForActor } from "../sites/access";
 import { checkUrl, contentFrom, contentWarnings, type BlocksInput, type Include } from "./common";
 import { ensurePostType, postTypeBySlug } from "./post-types";
+import { checkFieldValues, definitionsOfType } from "./custom-fields";
 import { linksToSlug } from "./references";
 import {
   categories,
@@ -64,6 +65,8 @@ export interface PostFields {
   parentPostId?: number | null;
   categoryIds?: number[];
   tagIds?: number[];
+  /** Custom field values by name (custom-fields.ts): merged over the current ones, a null value clears one; null clears all. */
+  fields?: Record<string, unknown> | null;
 }
 
 /** A validated change set, keyed by column (plus the two link lists): the fields, with the post type and blocks resolved. */
@@ -113,12 +116,18 @@ async function assertIdsOnSite(
   if (missing.length) throw notFound(`${field}: ${noun} ${missing.join(", ")} not found on this site.`);
 }
 
-/** Validates caller fields into a change set; `current` is the post being updated (null on create). */
+/**
+ * Validates caller fields into a change set; `current` is the post being
+ * updated (null on create), `pending` the change set of its pending revision
+ * (custom fields given now are merged over the pending ones, and checked
+ * against the pending post type, as the revision will apply them).
+ */
 export async function postChanges(
   tx: Tx,
   siteId: number,
   f: PostFields,
   current: PostRow | null,
+  pending: Record<string, unknown> | null = null,
 ): Promise<PostChanges> {
   const c: PostChanges = {};
   for (const k of COPIED) if (f[k] !== undefined) (c as Record<string, unknown>)[k] = f[k];
@@ -164,6 +173,17 @@ export async function postChanges(
   if (f.tagIds !== undefined) {
     c.tagIds = uniqueIds("tagIds", f.tagIds);
     await assertIdsOnSite(tx, tags, siteId, c.tagIds, "tagIds", "tag");
+  }
+  // Custom fields are checked whenever they or the post type change, and on create (required ones).
+  if (f.fields !== undefined || f.postType !== undefined || current === null) {
+    const typeId = c.postTypeId ?? (pending?.postTypeId as number | undefined) ?? current!.postTypeId;
+    const { slug, defs } = await definitionsOfType(tx, typeId);
+    const base = ((pending && "fields" in pending ? pending.fields : current?.fields) ?? {}) as Record<string, unknown>;
+    const merged = f.fields === null ? {} : { ...base, ...(f.fields ?? {}) };
+    if (defs.length > 0 || Object.keys(merged).length > 0) {
+      const checked = await checkFieldValues(tx, siteId, slug, defs, merged);
+      if (f.fields !== undefined) c.fields = Object.keys(checked).length ? checked : null;
+    } else if (f.fields !== undefined && current?.fields) c.fields = null;
   }
   return c;
 }
@@ -227,9 +247,13 @@ function withContent(out: Record<string, unknown>, content: BlockContent | null,
  * that was published and is offline now (`republish`), or a pending
  * revision of a live post (`revision`, with the live values it changes).
  */
-export type PostProposal =
+export type PostProposal = (
   | { proposal: "new" | "republish" }
-  | { proposal: "revision"; revisionId: number; before: Record<string, unknown>; beforeBlocks: number };
+  | { proposal: "revision"; revisionId: number; before: Record<string, unknown>; beforeBlocks: number }
+) & {
+  /** Set when the proposal restores a version (post_versions_restore, versions.ts): its number. */
+  restoredFrom?: number;
+};
 
 const postLink = async (
   ctx: ActorContext,
@@ -332,17 +356,19 @@ export async function createPost(
 export async function updatePost(
   ctx: ActorContext,
   input: PostFields & { siteId: number; id: number; include?: Include },
+  opts: { restoredFrom?: number } = {},
 ): Promise<WriteResult> {
+  const restored = opts.restoredFrom === undefined ? {} : { restoredFrom: opts.restoredFrom };
   authorize(ctx, "sites:write", { write: true });
   const site = await siteForActor(ctx, input.siteId);
   const now = ctx.deps.clock.now();
   return write(ctx, async (tx) => {
     const post = await postInSite(tx, site.id, input.id);
-    const c = await postChanges(tx, site.id, input, post);
+    const prev = post.published ? await pendingRevision(tx, post.id) : undefined;
+    const c = await postChanges(tx, site.id, input, post, prev?.changes ?? null);
     if (post.published) {
       // Live stays live: the change waits in a revision. Changes accumulate, so
       // re-calling with nothing new re-proposes (and re-mints) the pending ones.
-      const prev = await pendingRevision(tx, post.id);
       const merged = { ...(prev?.changes ?? {}), ...revisionJson(c) };
       if (Object.keys(merged).length === 0)
         return withContent(
@@ -377,13 +403,14 @@ export async function updatePost(
           revisionId: rev.id,
           before: await liveValues(tx, post, Object.keys(merged)),
           beforeBlocks: post.content?.blocks.length ?? 0,
+          ...restored,
         },
       );
       await audit(tx, ctx, "posts.update", {
         type: "post",
         id: post.id,
         siteId: site.id,
-        detail: { revisionId: rev.id, fields: Object.keys(merged), approvalId: approval.id },
+        detail: { revisionId: rev.id, fields: Object.keys(merged), approvalId: approval.id, ...restored },
       });
       await emit(
         tx,
@@ -413,12 +440,15 @@ export async function updatePost(
     }
     await applyPostChanges(tx, post, c, now, { status: "pending" });
     const updated = await postInSite(tx, site.id, post.id);
-    const approval = await postLink(ctx, tx, updated, { proposal: post.publishedAt ? "republish" : "new" });
+    const approval = await postLink(ctx, tx, updated, {
+      proposal: post.publishedAt ? "republish" : "new",
+      ...restored,
+    });
     await audit(tx, ctx, "posts.update", {
       type: "post",
       id: post.id,
       siteId: site.id,
-      detail: { fields: Object.keys(c), approvalId: approval.id },
+      detail: { fields: Object.keys(c), approvalId: approval.id, ...restored },
     });
     await emit(
       tx,
@@ -767,6 +797,7 @@ export async function getPost(
     parentPostId: post.parentPostId,
     categories: cats.map(({ postId: _, ...c }) => c),
     tags: tgs.map(({ postId: _, ...t }) => t),
+    ...(post.fields ? { fields: post.fields } : {}),
     blockCount: post.content?.blocks.length ?? 0,
     createdAt: iso(post.createdAt),
     updatedAt: iso(post.updatedAt),

@@ -14,6 +14,7 @@
 import { and, count, desc, eq, gt, inArray, isNull, lte, or, sql, type SQL } from "drizzle-orm";
 import { iso } from "../../core/clock";
 import type { Deps } from "../../core/context";
+import { definitionsOf, resolveFields } from "./custom-fields";
 import { categories, media, postCategories, posts, postTags, postTypes, tags } from "./tables";
 
 /** Alphabetical as a reader expects it: "apple" before "Banana", "Item 2" before "Item 10". */
@@ -192,13 +193,19 @@ export interface PostDetail {
   updatedAt: string;
   categories: CategoryEmbedded[];
   tags: TagEmbedded[];
+  /**
+   * The post type's custom fields, resolved (custom-fields.ts). Present only
+   * when the type defines fields: the body of any other post stays exactly
+   * what the contract lists, byte for byte, with the same ETag.
+   */
+  fields?: Record<string, unknown>;
 }
 
 /** A published post of the site by slug, with its categories and tags; null when there is none. */
 export async function getPublishedPostBySlug(deps: Deps, siteId: number, slug: string): Promise<PostDetail | null> {
   const r = (
     await deps.db
-      .select({ post: posts, postType: postTypes.slug })
+      .select({ post: posts, postType: postTypes.slug, typeFields: postTypes.fields })
       .from(posts)
       .innerJoin(postTypes, eq(postTypes.id, posts.postTypeId))
       .where(and(eq(posts.siteId, siteId), eq(posts.slug, slug), servedAt(deps.clock.now())))
@@ -222,6 +229,7 @@ export async function getPublishedPostBySlug(deps: Deps, siteId: number, slug: s
       .innerJoin(tags, eq(tags.id, postTags.tagId))
       .where(and(eq(postTags.postId, p.id), eq(tags.siteId, siteId)))
   ).sort((a, b) => byName(a.name, b.name) || a.id - b.id);
+  const defs = definitionsOf({ fields: r.typeFields });
   return {
     id: p.id,
     websiteId: p.siteId,
@@ -247,6 +255,7 @@ export async function getPublishedPostBySlug(deps: Deps, siteId: number, slug: s
     updatedAt: iso(p.updatedAt)!,
     categories: cats,
     tags: tagRows,
+    ...(defs.length ? { fields: await resolveFields(deps.db, siteId, defs, p.fields, deps.clock.now()) } : {}),
   };
 }
 

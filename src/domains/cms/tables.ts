@@ -32,6 +32,8 @@ export const postTypes = table(
     slug: text("slug").notNull(),
     name: text("name").notNull(),
     description: text("description"),
+    /** Custom field definitions (custom-fields.ts FieldDef[]); null or empty: the type has none. */
+    fields: json<Record<string, unknown>[]>("fields"),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex("post_types_site_slug").on(t.siteId, t.slug)],
@@ -76,6 +78,8 @@ export const posts = table(
     customJs: text("custom_js"),
     noIndex: bool("no_index"),
     parentPostId: integer("parent_post_id"),
+    /** Values of the post type's custom fields, checked on every write (custom-fields.ts); null: none set. */
+    fields: json<Record<string, unknown>>("fields"),
     authorUserId: integer("author_user_id").references(() => users.id, { onDelete: "set null" }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -106,6 +110,40 @@ export const postRevisions = table(
     createdAt: createdAt(),
   },
   (t) => [index("post_revisions_post").on(t.postId)],
+);
+
+/**
+ * The history of a post's live content: one row per approval that changed
+ * what the post is (a first publication, a republication, an applied
+ * revision), numbered per post from 1, holding the whole post as it was
+ * right after that approval and who approved it. Never edited; restoring
+ * one proposes its content again through the normal approval path
+ * (versions.ts). Unlike post_revisions (the one pending proposal), these
+ * are what was live.
+ */
+export const postVersions = table(
+  "post_versions",
+  {
+    id: id(),
+    postId: integer("post_id")
+      .notNull()
+      .references(() => posts.id, { onDelete: "cascade" }),
+    siteId: integer("site_id")
+      .notNull()
+      .references(() => sites.id, { onDelete: "cascade" }),
+    version: integer("version").notNull(),
+    snapshot: json<Record<string, unknown>>("snapshot").notNull(),
+    /** "approval" (recorded as a link was approved) or "backfill" (the live post as it was before history began). */
+    source: text("source").notNull().default("approval"),
+    approvalId: integer("approval_id"),
+    /** The decider's display line as the approval recorded it (decidedBy); null for a backfill. */
+    approvedBy: text("approved_by"),
+    approvedByUserId: integer("approved_by_user_id"),
+    /** How the decider proved who they were: member, reviewer or link. */
+    approvedVia: text("approved_via"),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("post_versions_post_version").on(t.postId, t.version), index("post_versions_site").on(t.siteId)],
 );
 
 export const categories = table(

@@ -18,15 +18,19 @@ import { createTemplate, deleteTemplate, getTemplate, listTemplates, updateTempl
 import { blocksSchema, includeSchema } from "./common";
 import { deleteMedia, getMedia, listMedia, registerMedia, updateMedia, uploadMedia } from "./media";
 import { createNavItem, deleteNavItem, listNav, moveNavItem, reorderNav, updateNavItem } from "./navigation";
-import { createPostType, deletePostType, listPostTypes, updatePostType } from "./post-types";
+import { createPostType, deletePostType, listPostTypes, setPostTypeFields, updatePostType } from "./post-types";
 import { createPost, deletePost, getPost, listPosts, unpublishPost, updatePost } from "./posts";
 import { createTerm, deleteTerm, getTerm, listTerms, updateTerm } from "./taxonomies";
 import { cmsStagedTargets } from "./staged-targets";
 import { cmsEvents } from "./events";
 import { goLiveJob, schedulePost, unschedulePost } from "./schedule";
+import { diffVersions, getVersion, listVersions, restoreVersion } from "./versions";
 import { POST_STATUSES, postCategories, postRevisions, posts, postTags, postTypes } from "./tables";
 import { siteTables } from "../sites/facts";
 import { colorSchema, idSchema, line, slugSchema, textBlock, urlSchema } from "../../core/fields";
+import { jsonObject } from "../../core/json-value";
+import { fieldDefsSchema } from "./custom-fields";
+import { postTypeFieldsResource } from "./field-guide";
 
 const siteId = idSchema;
 const search = v.optional(v.pipe(v.string(), v.maxLength(200)));
@@ -50,6 +54,7 @@ const postFields = {
   parentPostId: nullable(idSchema),
   categoryIds: v.optional(v.pipe(v.array(idSchema), v.maxLength(50))),
   tagIds: v.optional(v.pipe(v.array(idSchema), v.maxLength(100))),
+  fields: nullable(jsonObject("fields")),
   include: includeSchema,
 };
 
@@ -164,6 +169,54 @@ const postTools = [
   }),
 ];
 
+// ----- post versions -----------------------------------------------------------
+
+const versionNumber = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1_000_000));
+
+const versionTools = [
+  defineTool({
+    name: "post_versions_list",
+    toolset: "cms",
+    scope: "sites:read",
+    readOnly: true,
+    title: "List a post's versions",
+    description: "Approved versions of a post, newest first, with approver.",
+    input: v.object({ siteId, postId: idSchema, ...pageInput }),
+    run: async (ctx, input) => await listVersions(ctx, input),
+  }),
+  defineTool({
+    name: "post_versions_get",
+    toolset: "cms",
+    scope: "sites:read",
+    readOnly: true,
+    title: "Get a post version",
+    description: "One approved version of a post; blocks and html with include.",
+    input: v.object({ siteId, postId: idSchema, version: versionNumber, include: includeSchema }),
+    run: async (ctx, input) => await getVersion(ctx, input),
+  }),
+  defineTool({
+    name: "post_versions_diff",
+    toolset: "cms",
+    scope: "sites:read",
+    readOnly: true,
+    title: "Compare post versions",
+    description: "What changed between two versions, or a version and live, by block.",
+    input: v.object({ siteId, postId: idSchema, from: versionNumber, to: v.optional(versionNumber) }),
+    run: async (ctx, input) => await diffVersions(ctx, input),
+  }),
+  defineTool({
+    name: "post_versions_restore",
+    toolset: "cms",
+    scope: "sites:write",
+    readOnly: false,
+    approval: "post",
+    title: "Restore a post version",
+    description: "Propose a version's content again; live once approved.",
+    input: v.object({ siteId, postId: idSchema, version: versionNumber }),
+    run: async (ctx, input) => await restoreVersion(ctx, input),
+  }),
+];
+
 // ----- post types ------------------------------------------------------------
 
 const postTypeTools = [
@@ -202,6 +255,16 @@ const postTypeTools = [
       description: nullable(textBlock(500)),
     }),
     run: async (ctx, input) => await updatePostType(ctx, input),
+  }),
+  defineTool({
+    name: "post_type_fields_set",
+    toolset: "cms",
+    scope: "sites:write",
+    readOnly: false,
+    title: "Set a post type's custom fields",
+    description: "Replace a post type's custom fields; see cms://post-types/fields.",
+    input: v.object({ siteId, id: idSchema, fields: fieldDefsSchema }),
+    run: async (ctx, input) => await setPostTypeFields(ctx, input),
   }),
   defineTool({
     name: "post_types_delete",
@@ -570,6 +633,7 @@ const mediaTools = [
 export const cmsTools = [
   ...siteTools,
   ...postTools,
+  ...versionTools,
   ...postTypeTools,
   ...templateTools,
   ...taxonomyTools,
@@ -618,6 +682,7 @@ export const cmsDomain: Domain = {
     hostname: ["domain"],
   },
   tools: cmsTools,
+  resources: [postTypeFieldsResource],
   approvalKinds: [postApprovalKind, blockTemplateApprovalKind],
   stagedTargets: [...cmsStagedTargets, ...siteStagedTargets],
   approvalSupport: cmsApprovalSupport,

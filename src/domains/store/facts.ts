@@ -3,8 +3,9 @@
  * into the store's tables: which product slugs exist (blocks' warnings on
  * content that names a missing product), what shows a picture URL (cms'
  * "still in use" answer before a media item is deleted), and a product
- * category's name and slug (where cms says a product is shown). Served to
- * blocks and cms.
+ * category's name and slug (where cms says a product is shown), and the
+ * products a post's custom reference fields name (cms' custom-fields.ts:
+ * checked on write, resolved for REST). Served to blocks and cms.
  *
  * Reads only, on the caller's transaction or database (`q`), each filtered
  * by the site (or, for a category, by the id the caller's product holds).
@@ -29,6 +30,25 @@ export async function productSlugsOfSite(q: Q, siteId: number, slugs: readonly s
     for (const r of rows) found.add(r.slug);
   }
   return found;
+}
+
+/** The products among `ids` that belong to the site, with what a renderer links them by; `activeOnly`: the ones on sale. */
+export async function productRefsOfSite(q: Q, siteId: number, ids: readonly number[], activeOnly = false) {
+  const out: { id: number; slug: string; name: string }[] = [];
+  for (let i = 0; i < ids.length; i += CHUNK)
+    out.push(
+      ...(await q
+        .select({ id: products.id, slug: products.slug, name: products.name })
+        .from(products)
+        .where(
+          and(
+            eq(products.siteId, siteId),
+            inArray(products.id, ids.slice(i, i + CHUNK)),
+            activeOnly ? eq(products.status, "active") : undefined,
+          ),
+        )),
+    );
+  return out;
 }
 
 /** The site's products, variants and categories that show the picture at `url` (at most `limit` of each). */

@@ -1,0 +1,2 @@
+ALTER TABLE "post_types" ADD COLUMN "fields" json;--> statement-breakpoint
+ALTER TABLE "posts" ADD COLUMN "fields" json;
