@@ -88,7 +88,7 @@ const deckTools = [
     readOnly: false,
     title: "Create a deck",
     description:
-      "Draft a deck from slides [{layout, content, notes}] (deck_layouts_list) or a Markdown outline (## per slide, - bullets, > quote), in the site's brand (default primary).",
+      "Draft a deck from slides [{layout, content, notes}] (deck_layouts_list) or a Markdown outline, in the site's brand (default primary).",
     input: v.object({
       title: line(200),
       siteId: v.optional(idSchema),
@@ -96,7 +96,14 @@ const deckTools = [
       description: v.optional(v.nullable(textBlock(1000))),
       isTemplate: v.optional(v.boolean()),
       slides: v.optional(slides(0)),
-      outline: v.optional(textBlock(50_000)),
+      outline: v.optional(
+        v.pipe(
+          textBlock(50_000),
+          v.description(
+            '## per slide, - bullets, > quote; bullets "**48%** label" metrics, "Week 1: step" timeline, "**Name**, Role" team; ![alt](media:ID "full")',
+          ),
+        ),
+      ),
     }),
     run: (ctx, input) => createDeck(ctx, input),
   }),
