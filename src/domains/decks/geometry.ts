@@ -424,8 +424,9 @@ export function teamSlide(c: Record<string, unknown>) {
 
 /**
  * timeline: a line across the slide with a dot per step, left to right in
- * the order given; each step's date above the line, its label and detail
- * under it, in equal columns (as the web page's grid).
+ * the order given; each step's date above the line (its last line just
+ * above it), its label and detail under it, in equal columns (as the web
+ * page's grid); the whole block centred in the space under the heading.
  */
 export function timelineSlide(c: Record<string, unknown>) {
   const steps = (Array.isArray(c.steps) ? c.steps : []) as Record<string, unknown>[];
@@ -435,24 +436,38 @@ export function timelineSlide(c: Record<string, unknown>) {
   const w = (WIDTH - (n - 1) * gap) / n;
   const size = n > 5 ? 13 : 16;
   const top = h.next + 10;
-  const lineY = top + 2 * size * LEADING + 16;
+  const dates = steps.map((s, k) =>
+    place({ text: s.date, size, face: "bold" }, MX + k * (w + gap), top, w, top + 3 * size * LEADING),
+  );
+  const lineY = top + Math.max(size * LEADING, ...dates.map((d) => d?.h ?? 0)) + 12;
+  const below = steps.map((s, k) =>
+    stack(
+      [
+        { text: s.label, size, face: "bold", gap: 4 },
+        { text: s.detail, size: size - 3 },
+      ],
+      MX + k * (w + gap),
+      lineY + 20,
+      w,
+      H - FOOT,
+    ),
+  );
+  const bottom = Math.max(lineY + 20, ...below.flat().map((p) => (p ? p.y + p.h : 0)));
+  const dy = Math.max(0, (H - FOOT - bottom) / 2);
+  const down = <T extends Box | null>(p: T): T => (p ? { ...p, y: p.y + dy } : p);
+  const line = lineY + dy;
   return {
     heading: h.title,
-    line: { x1: MX, x2: W - MX, y: lineY },
-    steps: steps.map((s, k) => {
-      const x = MX + k * (w + gap);
-      const date = place({ text: s.date, size, face: "bold" }, x, top, w, lineY - 12);
-      const [label, detail] = stack(
-        [
-          { text: s.label, size, face: "bold", gap: 4 },
-          { text: s.detail, size: size - 3 },
-        ],
-        x,
-        lineY + 20,
-        w,
-        H - FOOT,
-      );
-      return { dot: { cx: x + 7, cy: lineY, r: 7 }, date, label, detail };
+    line: { x1: MX, x2: W - MX, y: line },
+    steps: steps.map((_, k) => {
+      const d = dates[k] ?? null;
+      return {
+        dot: { cx: MX + k * (w + gap) + 7, cy: line, r: 7 },
+        // Dates end just above the line, whatever their number of lines.
+        date: d ? { ...d, y: line - 12 - d.h } : null,
+        label: down(below[k]![0]!),
+        detail: down(below[k]![1]!),
+      };
     }),
   };
 }

@@ -295,7 +295,7 @@ export const DECK_CSS = `.dk-deck{display:flex;flex-direction:column;align-items
 .dk-full .dk-img,.dk-full .dk-missing{position:absolute;inset:0;width:100%;height:100%;object-fit:cover;border-radius:0}
 .dk-scrim{position:absolute;left:0;right:0;bottom:0;padding:2.9cqw 10.8cqw 2.9cqw 6.7cqw}
 .dk-scrim h2{font-size:3.6cqw;margin:0 0 .8cqw}.dk-scrim .dk-sub{font-size:2cqw;margin:0;opacity:1}
-.dk-timeline{list-style:none;margin:1cqw 0 0;padding:0;display:grid;grid-template-rows:auto auto auto 1fr;column-gap:2.1cqw;flex:1;font-size:2.2cqw}
+.dk-timeline{list-style:none;margin:1cqw 0 0;padding:0;display:grid;grid-template-rows:repeat(4,auto);align-content:center;column-gap:2.1cqw;flex:1;font-size:2.2cqw}
 .dk-dense{font-size:1.8cqw}
 .dk-step{display:grid;grid-row:span 4;grid-template-rows:subgrid;margin:0;min-width:0;overflow-wrap:anywhere}
 .dk-date{align-self:end;font-weight:700;color:var(--dk-primary);margin:0!important}
