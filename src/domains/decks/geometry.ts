@@ -213,6 +213,18 @@ export function cover(iw: number, ih: number, b: Box): Box {
   return { x: b.x + (b.w - iw * k) / 2, y: b.y + (b.h - ih * k) / 2, w: iw * k, h: ih * k };
 }
 
+/** How far to move a block spanning top..bottom down so it sits in the middle of areaTop..areaBottom (never up). */
+export function centring(top: number, bottom: number, areaTop: number, areaBottom: number): number {
+  return Math.max(0, (areaBottom - areaTop - (bottom - top)) / 2 + areaTop - top);
+}
+
+/** A box (or a placed text) moved down by dy. */
+export function down<T extends Box | null>(b: T, dy: number): T {
+  return b && dy ? { ...b, y: b.y + dy } : b;
+}
+
+const bottomOf = (boxes: (Box | null)[]) => Math.max(...boxes.map((b) => (b ? b.y + b.h : 0)));
+
 /** Columns for n items in a grid: as the web page's .dk-n<count> classes (1–3 in a row, 4 as 2×2, 5–6 in threes). */
 export function gridCols(n: number, max = 3): number {
   return n <= max ? n : n === 4 ? 2 : max;
@@ -334,29 +346,31 @@ export function quoteSlide(c: Record<string, unknown>, quote: string | null, por
   return { portrait: portrait ? { x: MX, y: 150, w: 160, h: 160 } : null, mark: { x, y: 90 }, quote: q, author, role };
 }
 
-/** metrics: 1–6 numbers in the web page's grid; value, label and detail stacked in each cell. */
+/** metrics: 1–6 numbers in the web page's grid, centred under the heading; value, label and detail stacked in each cell. */
 export function metricsSlide(c: Record<string, unknown>) {
   const items = (Array.isArray(c.metrics) ? c.metrics : []) as Record<string, unknown>[];
   const h = heading(c.title);
   const cols = gridCols(items.length);
   const grid = cells(items.length, cols, h.next + 20, 32, items.length > cols ? 150 : 200);
+  const placed = items.map((m, k) => {
+    const b = grid[k]!;
+    const [value, label, detail] = stack(
+      [
+        { text: String(m.value ?? ""), size: 44, face: "bold", gap: 4 },
+        { text: String(m.label ?? ""), size: 16, face: "bold", gap: 2 },
+        { text: m.detail, size: 12 },
+      ],
+      b.x,
+      b.y,
+      b.w,
+      H - 30,
+    );
+    return { value, label, detail };
+  });
+  const dy = centring(h.next + 20, bottomOf(placed.flatMap((m) => [m.value, m.label, m.detail])), h.next, H - FOOT);
   return {
     heading: h.title,
-    items: items.map((m, k) => {
-      const b = grid[k]!;
-      const [value, label, detail] = stack(
-        [
-          { text: String(m.value ?? ""), size: 44, face: "bold", gap: 4 },
-          { text: String(m.label ?? ""), size: 16, face: "bold", gap: 2 },
-          { text: m.detail, size: 12 },
-        ],
-        b.x,
-        b.y,
-        b.w,
-        H - 30,
-      );
-      return { value, label, detail };
-    }),
+    items: placed.map((m) => ({ value: down(m.value, dy), label: down(m.label, dy), detail: down(m.detail, dy) })),
   };
 }
 
@@ -401,24 +415,35 @@ export function teamSlide(c: Record<string, unknown>) {
   const face = rows > 1 ? 56 : 96;
   const rowH = (H - h.next - 30) / Math.max(1, rows);
   const grid = cells(people.length, cols, h.next, 24, rowH);
+  const placed = people.map((m, k) => {
+    const b = grid[k]!;
+    const [name, role, bio] = stack(
+      [
+        { text: String(m.name ?? ""), size: 14, face: "bold", gap: 2 },
+        { text: m.role, size: 12, gap: 2 },
+        { text: m.bio, size: 10 },
+      ],
+      b.x,
+      b.y + face + 10,
+      b.w,
+      b.y + rowH,
+    );
+    return { photo: { x: b.x + (b.w - face) / 2, y: b.y, w: face, h: face }, name, role, bio };
+  });
+  // One row sits in the middle of the space, as the web page's grid does.
+  const dy =
+    rows === 1
+      ? centring(h.next, bottomOf(placed.flatMap((m) => [m.photo, m.name, m.role, m.bio])), h.next, H - FOOT)
+      : 0;
   return {
     heading: h.title,
     face,
-    members: people.map((m, k) => {
-      const b = grid[k]!;
-      const [name, role, bio] = stack(
-        [
-          { text: String(m.name ?? ""), size: 14, face: "bold", gap: 2 },
-          { text: m.role, size: 12, gap: 2 },
-          { text: m.bio, size: 10 },
-        ],
-        b.x,
-        b.y + face + 10,
-        b.w,
-        b.y + rowH,
-      );
-      return { photo: { x: b.x + (b.w - face) / 2, y: b.y, w: face, h: face }, name, role, bio };
-    }),
+    members: placed.map((m) => ({
+      photo: down(m.photo, dy),
+      name: down(m.name, dy),
+      role: down(m.role, dy),
+      bio: down(m.bio, dy),
+    })),
   };
 }
 
@@ -453,8 +478,7 @@ export function timelineSlide(c: Record<string, unknown>) {
     ),
   );
   const bottom = Math.max(lineY + 20, ...below.flat().map((p) => (p ? p.y + p.h : 0)));
-  const dy = Math.max(0, (H - FOOT - bottom) / 2);
-  const down = <T extends Box | null>(p: T): T => (p ? { ...p, y: p.y + dy } : p);
+  const dy = centring(top, bottom, h.next, H - FOOT);
   const line = lineY + dy;
   return {
     heading: h.title,
@@ -465,8 +489,8 @@ export function timelineSlide(c: Record<string, unknown>) {
         dot: { cx: MX + k * (w + gap) + 7, cy: line, r: 7 },
         // Dates end just above the line, whatever their number of lines.
         date: d ? { ...d, y: line - 12 - d.h } : null,
-        label: down(below[k]![0]!),
-        detail: down(below[k]![1]!),
+        label: down(below[k]![0]!, dy),
+        detail: down(below[k]![1]!, dy),
       };
     }),
   };

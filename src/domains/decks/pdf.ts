@@ -14,7 +14,22 @@
  * registered by URL is never fetched (that would let anyone make the
  * server call arbitrary addresses); it gets the same placeholder.
  */
-import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFImage, type PDFPage, type RGB } from "pdf-lib";
+import {
+  appendBezierCurve,
+  clip,
+  closePath,
+  endPath,
+  moveTo,
+  PDFDocument,
+  popGraphicsState,
+  pushGraphicsState,
+  rgb,
+  StandardFonts,
+  type PDFFont,
+  type PDFImage,
+  type PDFPage,
+  type RGB,
+} from "pdf-lib";
 import type { Deps } from "../../core/context";
 import { bodyBytes } from "../../core/blobs";
 import * as G from "./geometry";
@@ -94,6 +109,28 @@ class SlidePainter {
 
   circle(cx: number, cy: number, r: number, fill: RGB) {
     this.page.drawEllipse({ x: cx, y: H - cy, xScale: r, yScale: r, color: fill });
+  }
+
+  /** A photo covering a circle in its (square) box, as the web page's round portraits. */
+  round(img: PDFImage, b: G.Box) {
+    const r = b.w / 2;
+    const cx = b.x + r;
+    const cy = H - b.y - r;
+    const k = r * 0.5523;
+    this.page.pushOperators(
+      pushGraphicsState(),
+      moveTo(cx + r, cy),
+      appendBezierCurve(cx + r, cy + k, cx + k, cy + r, cx, cy + r),
+      appendBezierCurve(cx - k, cy + r, cx - r, cy + k, cx - r, cy),
+      appendBezierCurve(cx - r, cy - k, cx - k, cy - r, cx, cy - r),
+      appendBezierCurve(cx + k, cy - r, cx + r, cy - k, cx + r, cy),
+      closePath(),
+      clip(),
+      endPath(),
+    );
+    const at = G.cover(img.width, img.height, b);
+    this.page.drawImage(img, { x: at.x, y: H - at.y - at.h, width: at.w, height: at.h });
+    this.page.pushOperators(popGraphicsState());
   }
 
   /** A picture fitted whole in its box (or covering it), or a labelled placeholder. */
@@ -256,7 +293,9 @@ export async function deckPdf(
       case "quote": {
         const m = img(c.imageId);
         const g = G.quoteSlide(c, typeof c.quote === "string" ? bareQuote(c.quote) : null, !!m);
-        if (g.portrait) p.image(await load(m), g.portrait, (c.author as string) ?? "");
+        const face = g.portrait ? await load(m) : null;
+        if (g.portrait && face) p.round(face, g.portrait);
+        else if (g.portrait) p.image(null, g.portrait, (c.author as string) ?? "");
         page.drawText("\u201C", { x: g.mark.x, y: H - 150, size: 90, font: fonts.bold, color: accent });
         p.text(g.quote, { size: 26, face: "italic" });
         p.text(g.author, { size: 18, face: "bold" });
@@ -314,7 +353,7 @@ export async function deckPdf(
         for (const [k, m] of g.members.entries()) {
           const person = (c.members as C[])[k]!;
           const pic = await load(img(person.imageId));
-          if (pic) p.image(pic, m.photo, "");
+          if (pic) p.round(pic, m.photo);
           else {
             p.circle(m.photo.x + m.photo.w / 2, m.photo.y + m.photo.h / 2, m.photo.w / 2, primary);
             p.free(

@@ -163,7 +163,7 @@ export async function deckPptx(
       m: ResolvedImage | undefined,
       b: G.Box,
       label: string,
-      fit: "contain" | "cover" = "contain",
+      fit: "contain" | "cover" | "round" = "contain",
     ) => {
       const pic = await load(m);
       if (!pic) {
@@ -187,7 +187,7 @@ export async function deckPptx(
         return;
       }
       const altText = (m?.alt ?? label).slice(0, 300);
-      if (fit === "cover") {
+      if (fit !== "contain") {
         // The picture's own proportions, cropped to the box (a:srcRect): nothing hangs off the slide.
         const at = G.cover(pic.width, pic.height, b);
         slide.addImage({
@@ -197,6 +197,8 @@ export async function deckPptx(
           w: IN(at.w),
           h: IN(at.h),
           sizing: { type: "cover", w: IN(b.w), h: IN(b.h) },
+          // A portrait is round, as on the web page and in the PDF.
+          rounding: fit === "round",
           altText,
         });
         return;
@@ -284,7 +286,7 @@ export async function deckPptx(
         const m = img(c.imageId);
         const quote = typeof c.quote === "string" ? bareQuote(c.quote) : null;
         const g = G.quoteSlide(c, quote, !!m);
-        if (g.portrait) await picture(m, g.portrait, (c.author as string) ?? "");
+        if (g.portrait) await picture(m, g.portrait, (c.author as string) ?? "", "round");
         text("\u201C", { x: g.mark.x, y: g.mark.y, w: 80, h: 80 }, { size: 90, bold: true, color: accent });
         text(quote, g.quote, { size: 26, italic: true, font: head });
         text(c.author, g.author, { size: 18, bold: true });
@@ -358,7 +360,7 @@ export async function deckPptx(
         for (const [k, m] of g.members.entries()) {
           const person = (c.members as C[])[k]!;
           const pic = await load(img(person.imageId));
-          if (pic) await picture(img(person.imageId), m.photo, "");
+          if (pic) await picture(img(person.imageId), m.photo, "", "round");
           else
             slide.addText(initialsOf(person.name), {
               shape: "ellipse",
