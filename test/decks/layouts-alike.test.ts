@@ -239,7 +239,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await s?.stop();
-});
+}, T);
 
 describe("every layout alike on the web, in the PDF and in the .pptx", () => {
   test(
