@@ -552,6 +552,21 @@ describe("the outline makes metrics, timeline, team and full-bleed slides", () =
 });
 
 describe("tenancy and hostile text in the new layouts", () => {
+  test("bad fields get an error naming the path, never a 500", async () => {
+    const step = (k: number) => ({ date: `Week ${k}`, label: "Step" });
+    for (const [content, layout, want] of [
+      [{ steps: [step(1), step(2)] }, "timeline", "slides[0].content.steps: at least 3 steps"],
+      [{ steps: Array.from({ length: 9 }, (_, k) => step(k)) }, "timeline", "slides[0].content.steps: at most 8 steps"],
+      [{ steps: [step(1), step(2), { label: "No date" }] }, "timeline", "slides[0].content.steps[2].date: missing"],
+      [{ imageId: 1, bullets: ["a"] }, "image_full", 'unknown field "bullets"; layout image_full takes title, imageId'],
+      [{ title: "No picture" }, "image_full", "slides[0].content.imageId: missing"],
+    ] as const) {
+      const r = await w.call(w.owner, "decks_create", { siteId: w.siteA, title: "Bad", slides: [{ layout, content }] });
+      expect(r.isError).toBe(true);
+      expect(r.text).toContain(want);
+    }
+  });
+
   test("another company's picture is refused in image_full, in a team photo and in the outline's", async () => {
     for (const args of [
       { slides: [{ layout: "image_full", content: { title: "X", imageId: foreign } }] },
