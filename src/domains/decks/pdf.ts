@@ -8,7 +8,8 @@
  * `plinth` binary on every server, in milliseconds, without a browser
  * installed, a process per export, or a browser's attack surface facing
  * data agents wrote. The price: a second, simpler layout of each slide
- * type (this file) beside the HTML one, the 14 standard PDF fonts (so brand
+ * type beside the HTML one (geometry.ts, which the .pptx shares; this file
+ * only draws what it placed), the 14 standard PDF fonts (so brand
  * fonts fall back to Helvetica, and characters outside Windows-1252 are
  * replaced), and no SVG pictures (a labelled placeholder instead). Media
  * registered by URL is never fetched (that would let anyone make the
