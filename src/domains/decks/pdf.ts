@@ -286,7 +286,7 @@ export async function deckPdf(
         const m = img(c.imageId);
         p.image(await load(m), g.picture, label(m), "cover");
         if (g.scrim) p.rect(g.scrim, { fill: color(scrim.color), opacity: scrim.opacity });
-        ink = color(scrim.text);
+        if (g.scrim) ink = color(scrim.text);
         p.text(g.title, { size: 34, face: "bold", color: ink });
         p.text(g.caption, { size: 18, color: ink });
         break;

@@ -277,7 +277,7 @@ export async function deckPptx(
             fill: { color: hex(scrim.color, "#111827"), transparency: Math.round((1 - scrim.opacity) * 100) },
             line: { type: "none" },
           });
-        ink = hex(scrim.text, "#ffffff");
+        if (g.scrim) ink = hex(scrim.text, "#ffffff");
         text(c.title, g.title, { size: 34, bold: true, font: head });
         text(c.caption, g.caption, { size: 18 });
         break;

@@ -236,7 +236,9 @@ export function renderSlide(s: RenderSlide, n: number, total: number, t: DeckThe
   const title = str((s.content as C).title);
   const label = `Slide ${n} of ${total}${title ? `: ${title}` : ""}`;
   // On a full-bleed picture the slide number sits on the scrim, in its text colour.
-  const ink = s.layout === "image_full" ? ` style="color:${e(scrimFor(t).text)}"` : "";
+  const c = s.content as C;
+  const ink =
+    s.layout === "image_full" && (str(c.title) || str(c.caption)) ? ` style="color:${e(scrimFor(t).text)}"` : "";
   const section = `<section class="dk-slide dk-l-${s.layout}"${o.anchors ? ` id="${n}"` : ""}${ink} role="group" aria-roledescription="slide" aria-label="${e(label)}"><div class="dk-in">${body(
     s.layout,
     s.content as C,
