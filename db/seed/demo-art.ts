@@ -963,6 +963,9 @@ export const SCENES: Record<string, Scene> = {
     sack(p, 0.7, 0.97, 0.26, C.juteDark, C.terracotta);
     p.vignette(0.25);
   },
+  "northwind-priya-shah.jpg": portrait(hex("#99f6e4"), hex("#a8714e"), C.teal, C.espresso, "long"),
+  "northwind-leo-martin.jpg": portrait(C.sky, hex("#e0b591"), C.navy, hex("#6b4a3a"), "short"),
+  "northwind-sam-rivera.jpg": portrait(hex("#f3d9b1"), hex("#8f5e3f"), C.terracotta, C.ink, "bun"),
   "northwind-studio-loft.jpg": (p) => {
     p.vgrad([0, hex("#e7ecef")], [0.6, hex("#cbd3d8")]);
     for (let k = 0; k < 4; k++) windowFrame(p, 0.08 + k * 0.36, 0.06, 0.3, 0.4, hex("#d9ecf2"), C.slate);

@@ -163,4 +163,8 @@ export const NORTHWIND_MEDIA: DemoMedia[] = [
   png("northwind-tidewater-portal.png", "The Tidewater Co-op member portal in a browser window", 3800, 960, 600),
   svg("northwind-logo.svg", "Northwind Studio", 12000, 200, 48),
   jpg("northwind-studio-loft.jpg", "The Northwind team at a long table in the sail loft", 12500),
+  // Team photos for the pitch deck's team slide (decks' demo).
+  jpg("northwind-priya-shah.jpg", "Portrait of Priya Shah", 12600, null, 400, 400),
+  jpg("northwind-leo-martin.jpg", "Portrait of Leo Martin", 12610, null, 400, 400),
+  jpg("northwind-sam-rivera.jpg", "Portrait of Sam Rivera", 12620, null, 400, 400),
 ];

@@ -320,7 +320,11 @@ describe("reading", () => {
       "team",
       "closing",
       "image_text",
+      "image_full",
+      "timeline",
     ]);
+    const timeline = ref.find((l: any) => l.layout === "timeline");
+    expect(timeline.fields.properties.steps).toMatchObject({ minItems: 3, maxItems: 8 });
     const pricing = ref.find((l: any) => l.layout === "pricing");
     expect(pricing.fields.required).toEqual(["plans"]);
     expect(pricing.fields.properties.plans.items.properties.price).toMatchObject({ type: "integer", minimum: 0 });

@@ -1,10 +1,14 @@
 /**
  * The demo's decks: Northwind's published pitch to Harbor Coffee is served
- * with its pictures and PDF, the template and the draft filled from it are
- * there for an agent to work on (the draft still has {{date}} open).
+ * with its pictures (an image, an image beside text, a full-bleed photo,
+ * team photos, all from Northwind's media library), a timeline and
+ * metrics, as a page, a PDF and a .pptx; the template and the draft filled
+ * from it are there for an agent to work on (the draft still has {{date}}
+ * open).
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { extractText, getDocumentProxy } from "unpdf";
+import JSZip from "jszip";
+import { extractText, getDocumentProxy, getResolvedPDFJS } from "unpdf";
 import { DEMO_DECK_SLUG } from "../../src/domains/decks/demo";
 import { validateContent } from "../../src/domains/decks/layouts";
 import { decks, deckVersions } from "../../src/domains/decks/tables";
@@ -29,32 +33,64 @@ test("Northwind has a published pitch, a template and a draft; every stored slid
     ["lakeside-bakery-online-ordering", "draft", false],
   ]);
   const [version] = await s.deps.db.select().from(deckVersions);
-  expect(version!.slides).toHaveLength(10);
+  expect(version!.slides.map((x) => x.layout)).toEqual([
+    "title",
+    "title_body",
+    "image",
+    "two_columns",
+    "image_text",
+    "metrics",
+    "quote",
+    "timeline",
+    "pricing",
+    "image_full",
+    "team",
+    "closing",
+  ]);
   for (const [i, sl] of version!.slides.entries()) validateContent(sl.layout, sl.content, `slide ${i + 1}`);
   expect(version!.theme.primary).toBe("#0f766e");
   expect(Object.values(version!.slides[2]!.images)[0]!.mimeType).toBe("image/png");
+  // The pictures are the demo media library's files, stored here (so the PDF and the .pptx embed them).
+  const images = (n: number) => Object.values(version!.slides[n]!.images);
+  expect(images(9).map((m) => m.mimeType)).toEqual(["image/jpeg"]);
+  expect(images(10)).toHaveLength(3);
+  for (const n of [2, 4, 9, 10]) for (const m of images(n)) expect(m.storageKey).toBeTruthy();
 });
 
-test("the published deck is served with its pictures, and as a PDF of 10 pages", async () => {
+test("the published deck is served with its pictures, as a PDF of 12 pages and as a .pptx", async () => {
   const r = await fetch(`${s.url}/d/${DEMO_DECK_SLUG}`);
   expect(r.status).toBe(200);
   const html = await r.text();
-  expect(html.match(/class="dk-slide /g)).toHaveLength(10);
+  expect(html.match(/class="dk-slide /g)).toHaveLength(12);
   expect(html).toContain("A wholesale portal for Harbor Coffee");
-  const srcs = [...html.matchAll(/<img class="dk-img" src="([^"]+)"/g)].map((m) => new URL(m[1]!, s.url).pathname);
-  expect(srcs).toHaveLength(2);
+  expect(html).toContain("Eight weeks to launch");
+  // The image, the image beside text, the full-bleed photo and three team photos.
+  const srcs = [...html.matchAll(/<img class="dk-(?:img|face)" src="([^"]+)"/g)].map(
+    (m) => new URL(m[1]!, s.url).pathname,
+  );
+  expect(srcs).toHaveLength(6);
   for (const src of srcs) {
     const img = await fetch(`${s.url}${src}`);
     expect(img.status).toBe(200);
-    expect(img.headers.get("content-type")).toBe("image/png");
+    expect(img.headers.get("content-type")).toMatch(/^image\/(png|jpeg)$/);
     await img.arrayBuffer();
   }
   const pdf = await getDocumentProxy(
     new Uint8Array(await (await fetch(`${s.url}/d/${DEMO_DECK_SLUG}.pdf`)).arrayBuffer()),
   );
   const { totalPages, text } = await extractText(pdf, { mergePages: false });
-  expect(totalPages).toBe(10);
-  expect(text[7]).toContain("$18,500");
+  expect(totalPages).toBe(12);
+  expect(text[7]).toContain("Eight weeks to launch");
+  expect(text[8]).toContain("$18,500");
+  expect(text[9]).toContain("Where the work happens");
+  const { OPS } = await getResolvedPDFJS();
+  const painted: number[] = [];
+  for (const n of [3, 5, 10, 11])
+    painted.push(
+      (await (await pdf.getPage(n)).getOperatorList()).fnArray.filter((f: number) => f === OPS.paintImageXObject)
+        .length,
+    );
+  expect(painted).toEqual([1, 1, 1, 3]);
 });
 
 test("an agent of Northwind finds the decks, fills the template and cannot publish the draft with {{date}} open", async () => {
@@ -86,4 +122,12 @@ test("an agent of Northwind finds the decks, fills the template and cannot publi
     })
   ).data;
   expect(filled).toMatchObject({ slideCount: 5, unfilled: [], unknown: [] });
+  // The published pitch as PowerPoint: the same pictures on the same slides.
+  const pitch = list.items.find((d: any) => d.slug === DEMO_DECK_SLUG);
+  const pptx = (await callTool(c, "decks_export_pptx", { id: pitch.id, version: "published" })).data;
+  const zip = await JSZip.loadAsync(Buffer.from(pptx.dataBase64, "base64"));
+  const pics: number[] = [];
+  for (const n of [3, 5, 10, 11])
+    pics.push((await zip.file(`ppt/slides/slide${n}.xml`)!.async("string")).split("<p:pic>").length - 1);
+  expect(pics).toEqual([1, 1, 1, 3]);
 });

@@ -3,12 +3,15 @@
  * Coffee a wholesale ordering portal (published, approved in the agency, served
  * at /d/northwind-harbor-wholesale-portal), the agency's pitch template,
  * and a draft filled from it for a prospect, with one placeholder still open.
+ * The pitch shows pictures of Northwind's media library in every way a
+ * slide can: an image, an image beside text, a full-bleed photo of the
+ * studio, team photos; and metrics and a timeline.
  */
 import { and, eq, inArray } from "drizzle-orm";
 import { sha256Hex, randomHex } from "../../core/secrets";
 import { approvalLinks } from "../approvals/tables";
 import { media } from "../cms/tables";
-import type { VersionSlide } from "./layouts";
+import { imageRefs, type VersionSlide } from "./layouts";
 import { decks, deckSlides, deckVersions } from "./tables";
 import { themeForSite } from "./theme";
 import type { DemoPart } from "../../mcp/define";
@@ -17,7 +20,14 @@ type Slide = { layout: VersionSlide["layout"]; content: Record<string, unknown>;
 
 export const DEMO_DECK_SLUG = "northwind-harbor-wholesale-portal";
 
-function pitch(img: { caseStudy: number; portal: number }): Slide[] {
+function pitch(img: {
+  caseStudy: number;
+  portal: number;
+  loft: number;
+  priya: number;
+  leo: number;
+  sam: number;
+}): Slide[] {
   return [
     {
       layout: "title",
@@ -96,6 +106,20 @@ function pitch(img: { caseStudy: number; portal: number }): Slide[] {
       },
     },
     {
+      layout: "timeline",
+      content: {
+        title: "Eight weeks to launch",
+        steps: [
+          { date: "Week 1", label: "Workshop", detail: "Your wholesale team and ours, one morning" },
+          { date: "Weeks 2–3", label: "Price lists", detail: "Accounts and prices imported" },
+          { date: "Weeks 4–6", label: "Build", detail: "A demo to your team every Friday" },
+          { date: "Week 7", label: "Pilot", detail: "Five cafés order for real" },
+          { date: "Week 8", label: "Launch", detail: "Every account invited" },
+        ],
+      },
+      notes: "The pilot cafés: ask Maya which five she trusts to tell us the truth.",
+    },
+    {
       layout: "pricing",
       content: {
         title: "Two ways to start",
@@ -121,13 +145,31 @@ function pitch(img: { caseStudy: number; portal: number }): Slide[] {
       },
     },
     {
+      layout: "image_full",
+      content: {
+        title: "Where the work happens",
+        imageId: img.loft,
+        caption: "The Northwind studio in the old sail loft, ten minutes from your roastery",
+      },
+    },
+    {
       layout: "team",
       content: {
         title: "Your team",
         members: [
-          { name: "Priya Shah", role: "Lead developer", bio: "Built the Harbor shop and the Tidewater portal." },
-          { name: "Leo Martin", role: "Designer", bio: "Ten years of B2B ordering screens." },
-          { name: "Sam Rivera", role: "Project manager", bio: "Your one contact for the whole project." },
+          {
+            name: "Priya Shah",
+            role: "Lead developer",
+            bio: "Built the Harbor shop and the Tidewater portal.",
+            imageId: img.priya,
+          },
+          { name: "Leo Martin", role: "Designer", bio: "Ten years of B2B ordering screens.", imageId: img.leo },
+          {
+            name: "Sam Rivera",
+            role: "Project manager",
+            bio: "Your one contact for the whole project.",
+            imageId: img.sam,
+          },
         ],
       },
     },
@@ -216,12 +258,18 @@ export const demoDecks: DemoPart = async (world) => {
     .where(
       and(
         eq(media.siteId, site),
-        inArray(media.filename, ["northwind-harbor-case-study.png", "northwind-tidewater-portal.png"]),
+        inArray(media.filename, [
+          "northwind-harbor-case-study.png",
+          "northwind-tidewater-portal.png",
+          "northwind-studio-loft.jpg",
+          "northwind-priya-shah.jpg",
+          "northwind-leo-martin.jpg",
+          "northwind-sam-rivera.jpg",
+        ]),
       ),
     );
   const byName = new Map(pics.map((p) => [p.filename, p]));
-  const caseStudy = byName.get("northwind-harbor-case-study.png")!;
-  const portal = byName.get("northwind-tidewater-portal.png")!;
+  const pic = (file: string) => byName.get(file)!;
 
   const insert = async (o: {
     title: string;
@@ -282,7 +330,14 @@ export const demoDecks: DemoPart = async (world) => {
     by: world.users.priya,
   });
 
-  const slides = pitch({ caseStudy: caseStudy.id, portal: portal.id });
+  const slides = pitch({
+    caseStudy: pic("northwind-harbor-case-study.png").id,
+    portal: pic("northwind-tidewater-portal.png").id,
+    loft: pic("northwind-studio-loft.jpg").id,
+    priya: pic("northwind-priya-shah.jpg").id,
+    leo: pic("northwind-leo-martin.jpg").id,
+    sam: pic("northwind-sam-rivera.jpg").id,
+  });
   const { deck, ids } = await insert({
     title: "A wholesale portal for Harbor Coffee",
     slug: DEMO_DECK_SLUG,
@@ -291,21 +346,17 @@ export const demoDecks: DemoPart = async (world) => {
     daysAgo: 12,
     by: world.users.priya,
   });
-  const resolved = (id: unknown) => {
-    const p = [caseStudy, portal].find((x) => x.id === id);
-    return p
-      ? {
-          [String(p.id)]: {
-            url: p.url,
-            alt: p.alt,
-            width: p.width,
-            height: p.height,
-            mimeType: p.mimeType,
-            storageKey: p.storageKey,
-          },
-        }
-      : {};
-  };
+  // Every picture a slide names (its imageId and its team photos), as a version freezes them.
+  const resolved = (content: Record<string, unknown>) =>
+    Object.fromEntries(
+      imageRefs(content).map(({ id }) => {
+        const p = pics.find((x) => x.id === id)!;
+        return [
+          String(p.id),
+          { url: p.url, alt: p.alt, width: p.width, height: p.height, mimeType: p.mimeType, storageKey: p.storageKey },
+        ];
+      }),
+    );
   const version = (
     await tx
       .insert(deckVersions)
@@ -320,7 +371,7 @@ export const demoDecks: DemoPart = async (world) => {
           layout: s.layout,
           content: s.content,
           notes: s.notes ?? null,
-          images: resolved(s.content.imageId),
+          images: resolved(s.content),
         })),
         theme: await themeForSite(deps, site),
         createdByUserId: world.users.priya,

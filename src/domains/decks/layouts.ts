@@ -27,6 +27,8 @@ export const LAYOUTS = [
   "team",
   "closing",
   "image_text",
+  "image_full",
+  "timeline",
 ] as const;
 export type Layout = (typeof LAYOUTS)[number];
 
@@ -52,6 +54,8 @@ const bullets = v.pipe(v.array(line(200)), v.maxLength(8, "at most 8 bullets"));
 const heading = line(160);
 const column = v.strictObject({ heading: opt(line(120)), body: opt(textBlock(800)), bullets: opt(bullets) });
 const metric = v.strictObject({ value: line(24), label: line(80), detail: opt(line(160)) });
+/** A timeline step: when (free text: "March 2026", "Week 3", "Q2"), what, and a line of detail. */
+const step = v.strictObject({ date: line(40), label: line(80), detail: opt(line(160)) });
 const plan = v.strictObject({
   name: line(60),
   /** Integer cents, as everywhere in Plinth; absent shows priceLabel ("On request"). */
@@ -95,6 +99,18 @@ export const LAYOUT_SCHEMAS = {
     bullets: opt(bullets),
     /** Where the picture goes; the text takes the other half. */
     side: opt(v.picklist(["left", "right"])),
+  }),
+  image_full: v.strictObject({
+    /** Set on a scrim over the picture's lower part (its contrast is checked, scrim.ts). */
+    title: opt(heading),
+    imageId: idSchema,
+    caption: opt(textBlock(300)),
+    /** Defaults to the media item's alt text. */
+    alt: opt(line(300)),
+  }),
+  timeline: v.strictObject({
+    title: opt(heading),
+    steps: v.pipe(v.array(step), v.minLength(3, "at least 3 steps"), v.maxLength(8, "at most 8 steps")),
   }),
   quote: v.strictObject({
     quote: textBlock(600),
@@ -161,6 +177,21 @@ export const LAYOUT_INFO: Record<Layout, { use: string; example: Record<string, 
       imageId: 12,
       bullets: ["Reorder in two taps", "Invoices in the account"],
       side: "left",
+    },
+  },
+  image_full: {
+    use: "A picture covering the slide, title and caption on a scrim.",
+    example: { title: "Where we work", imageId: 12, caption: "The studio in the old sail loft" },
+  },
+  timeline: {
+    use: "3 to 8 dated steps in order, left to right.",
+    example: {
+      title: "Eight weeks to launch",
+      steps: [
+        { date: "Week 1", label: "Workshop", detail: "Your team and ours, one day" },
+        { date: "Weeks 2–6", label: "Build" },
+        { date: "Week 8", label: "Launch" },
+      ],
     },
   },
   quote: {

@@ -15,7 +15,7 @@ import { escapeHtml } from "../../core/public-page";
 import { safeUrl } from "../blocks/urls";
 import { bareQuote, type DeckTheme, type Layout, type ResolvedImage } from "./layouts";
 import { logoMark } from "./logo";
-import { themeStyle } from "./theme";
+import { scrimFor, themeStyle } from "./theme";
 
 export interface RenderSlide {
   layout: Layout;
@@ -130,6 +130,23 @@ function body(layout: Layout, c: C, images: Record<string, ResolvedImage>, t: De
       }</figure>`;
     case "image_text":
       return `${h("h2", c.title)}<div class="dk-imgtext${c.side === "right" ? " dk-side-right" : ""}"><div class="dk-imgbox">${img(images, c.imageId, c.alt, "dk-img")}</div><div class="dk-body">${paras(c.body)}${list(c.bullets)}</div></div>`;
+    case "image_full": {
+      // The picture covers the slide; title and caption on the scrim theme.ts checked (the same band as the PDF's).
+      const sc = scrimFor(t);
+      const text = `${h("h2", c.title)}${paras(c.caption, "dk-sub")}`;
+      return `<figure class="dk-full">${img(images, c.imageId, c.alt, "dk-img")}${
+        text ? `<figcaption class="dk-scrim" style="${e(scrimStyle(sc))}">${text}</figcaption>` : ""
+      }</figure>`;
+    }
+    case "timeline": {
+      const steps = (Array.isArray(c.steps) ? c.steps : []) as C[];
+      return `${h("h2", c.title)}<ol class="dk-timeline${steps.length > 5 ? " dk-dense" : ""}" style="grid-template-columns:repeat(${Math.max(1, Math.min(8, steps.length))},minmax(0,1fr))">${steps
+        .map(
+          (st) =>
+            `<li class="dk-step"><p class="dk-date">${e(String(st.date ?? ""))}</p><span class="dk-dot" aria-hidden="true"></span><p class="dk-label">${e(String(st.label ?? ""))}</p>${str(st.detail) ? `<p class="dk-detail">${e(st.detail)}</p>` : '<p class="dk-detail"></p>'}</li>`,
+        )
+        .join("")}</ol>`;
+    }
     case "quote": {
       const who = [c.author, c.role].filter(str).map((x) => e(x));
       return `<figure class="dk-quote">${c.imageId ? img(images, c.imageId, c.author, "dk-portrait") : ""}<blockquote>${paras(typeof c.quote === "string" ? bareQuote(c.quote) : null, "dk-q")}</blockquote>${
@@ -202,12 +219,27 @@ const LAYOUT_NAMES: Record<Layout, string> = {
   pricing: "Pricing",
   team: "Team",
   closing: "Closing",
+  image_full: "Full-bleed image",
+  timeline: "Timeline",
 };
+
+/** The scrim as CSS from its checked colours (hex only) and opacity (a number): nothing else reaches the attribute. */
+function scrimStyle(sc: { color: string; opacity: number; text: string }): string {
+  const hex = /^#[0-9a-f]{6}$/;
+  const c = hex.test(sc.color) ? sc.color : "#111827";
+  const rgb = [1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16)).join(",");
+  const a = Math.max(0, Math.min(1, Number(sc.opacity) || 1));
+  return `background:rgba(${rgb},${a});color:${hex.test(sc.text) ? sc.text : "#ffffff"}`;
+}
 
 export function renderSlide(s: RenderSlide, n: number, total: number, t: DeckTheme, o: RenderOptions = {}): string {
   const title = str((s.content as C).title);
   const label = `Slide ${n} of ${total}${title ? `: ${title}` : ""}`;
-  const section = `<section class="dk-slide dk-l-${s.layout}"${o.anchors ? ` id="${n}"` : ""} role="group" aria-roledescription="slide" aria-label="${e(label)}"><div class="dk-in">${body(
+  // On a full-bleed picture the slide number sits on the scrim, in its text colour.
+  const c = s.content as C;
+  const ink =
+    s.layout === "image_full" && (str(c.title) || str(c.caption)) ? ` style="color:${e(scrimFor(t).text)}"` : "";
+  const section = `<section class="dk-slide dk-l-${s.layout}"${o.anchors ? ` id="${n}"` : ""}${ink} role="group" aria-roledescription="slide" aria-label="${e(label)}"><div class="dk-in">${body(
     s.layout,
     s.content as C,
     s.images,
@@ -260,6 +292,21 @@ export const DECK_CSS = `.dk-deck{display:flex;flex-direction:column;align-items
 .dk-imgbox{min-height:0;display:flex}
 .dk-imgbox .dk-img{border-radius:calc(var(--dk-radius) / 2)}
 .dk-missing{flex:1;background:repeating-linear-gradient(45deg,rgba(0,0,0,.06) 0 10px,transparent 10px 20px)}
+.dk-l-image_full .dk-in{padding:0}
+.dk-full{position:absolute;inset:0;margin:0}
+.dk-full .dk-img,.dk-full .dk-missing{position:absolute;inset:0;width:100%;height:100%;object-fit:cover;border-radius:0}
+.dk-scrim{position:absolute;left:0;right:0;bottom:0;padding:2.9cqw 10.8cqw 2.9cqw 6.7cqw}
+.dk-scrim h2{font-size:3.6cqw;margin:0 0 .8cqw}.dk-scrim .dk-sub{font-size:2cqw;margin:0;opacity:1}
+.dk-timeline{list-style:none;margin:1cqw 0 0;padding:0;display:grid;grid-template-rows:repeat(4,auto);align-content:center;column-gap:2.1cqw;flex:1;font-size:2.2cqw}
+.dk-dense{font-size:1.8cqw}
+.dk-step{display:grid;grid-row:span 4;grid-template-rows:subgrid;margin:0;min-width:0;overflow-wrap:anywhere}
+.dk-date{align-self:end;font-weight:700;color:var(--dk-primary);margin:0!important}
+.dk-dot{position:relative;display:block;height:1.5cqw;margin:1.2cqw 0 1.8cqw}
+.dk-dot::before{content:"";position:absolute;left:0;top:0;width:1.5cqw;height:1.5cqw;border-radius:50%;background:var(--dk-primary);z-index:1}
+.dk-dot::after{content:"";position:absolute;left:0;right:-2.1cqw;top:.6cqw;height:.25cqw;background:var(--dk-primary);opacity:.35}
+.dk-step:last-child .dk-dot::after{right:0}
+.dk-step .dk-label{font-weight:700;margin:0 0 .6cqw}
+.dk-step .dk-detail{margin:0}
 .dk-quote{margin:auto 0;display:grid;grid-template-columns:auto 1fr;gap:0 4cqw;align-items:center}
 .dk-quote blockquote{grid-column:-2;margin:0;font-family:var(--dk-head);font-size:3.6cqw;line-height:1.3}
 .dk-quote blockquote::before{content:"\\201C";display:block;color:var(--dk-accent);font-size:9cqw;line-height:.6}

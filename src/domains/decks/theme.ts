@@ -91,3 +91,51 @@ export function themeStyle(t: DeckTheme): string {
     `--dk-radius:${RADIUS_RE.test(t.radius) ? t.radius : "12px"}`,
   ].join(";");
 }
+
+/** The band under a full-bleed picture's title and caption (image_full): its colour, opacity and the text on it. */
+export interface Scrim {
+  color: string;
+  /** 0–1. */
+  opacity: number;
+  text: string;
+  /** The text's contrast against the scrim over the worst pixel under it (white or black). */
+  ratio: number;
+}
+
+const mix = (a: string, b: string, k: number) => {
+  const ch = (h: string, i: number) => parseInt(normalizeHex(h).slice(1 + 2 * i, 3 + 2 * i), 16);
+  return `#${[0, 1, 2]
+    .map((i) =>
+      Math.round(ch(a, i) * k + ch(b, i) * (1 - k))
+        .toString(16)
+        .padStart(2, "0"),
+    )
+    .join("")}`;
+};
+
+/** The contrast of `text` on `color` at `opacity` over the worst of a white and a black pixel. */
+export function scrimContrast(color: string, opacity: number, text: string): number {
+  return Math.min(
+    contrastRatio(text, mix(color, "#ffffff", opacity)),
+    contrastRatio(text, mix(color, "#000000", opacity)),
+  );
+}
+
+/**
+ * A picture can be anything under the text, so the scrim is checked against
+ * its worst case: the text must reach 4.5:1 (WCAG AA) on the scrim over a
+ * white pixel and over a black one. The brand colour with its
+ * text-on-primary is tried first, from 60% opaque up; a brand colour that
+ * cannot carry its text (a mid tone) gives way to near-black with white.
+ */
+export function scrimFor(t: DeckTheme): Scrim {
+  const candidates: [string, string][] = [];
+  if (HEX_RE.test(t.primary) && HEX_RE.test(t.onPrimary)) candidates.push([t.primary, t.onPrimary]);
+  candidates.push(["#111827", "#ffffff"]);
+  for (const [color, text] of candidates)
+    for (let o = 60; o <= 100; o += 5) {
+      const ratio = scrimContrast(color, o / 100, text);
+      if (ratio >= 4.5) return { color: normalizeHex(color), opacity: o / 100, text: normalizeHex(text), ratio };
+    }
+  return { color: "#000000", opacity: 1, text: "#ffffff", ratio: 21 };
+}

@@ -94,7 +94,14 @@ const deckTools = [
       description: v.optional(v.nullable(textBlock(1000))),
       isTemplate: v.optional(v.boolean()),
       slides: v.optional(slides(0)),
-      outline: v.optional(textBlock(50_000)),
+      outline: v.optional(
+        v.pipe(
+          textBlock(50_000),
+          v.description(
+            '## per slide, - bullets, > quote; bullets "**48%** label" metrics, "Week 1: step" timeline, "**Name**, Role" team; ![alt](media:ID "full")',
+          ),
+        ),
+      ),
     }),
     run: (ctx, input) => createDeck(ctx, input),
   }),
