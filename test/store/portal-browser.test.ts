@@ -31,10 +31,11 @@ beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
 }, 120_000);
 
+// Closing the server on a busy machine can outlast the default 5 s.
 afterAll(async () => {
   await browser?.close();
   await w?.s.stop();
-});
+}, 30_000);
 
 const signIn = (email: string, width = 1280) => signInAs(browser, w.s.url, email, PASSWORD, width);
 const ids = (page: Page, table: string, key: string) =>
