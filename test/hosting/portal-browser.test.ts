@@ -157,7 +157,12 @@ describe("hosting pages", () => {
       incidents.items.map((i: { id: number }) => i.id),
     );
     expect(await page.locator("#incidents-table").innerText()).toContain("4 h");
-    const checks = await toolOk(w.olga, "hosting_checks_list", { id: w.d.www, limit: 20 });
+    const checks = await toolOk(w.olga, "hosting_checks_list", {
+      id: w.d.www,
+      since: new Date(NOW - 86_400_000).toISOString(),
+      limit: 20,
+    });
+    expect(checks.total).toBe(25); // 24 hourly uptime checks and one DNS check in the last day
     expect(await ids(page, "#checks-table tbody tr", "check")).toEqual(checks.items.map((c: { id: number }) => c.id));
     // DNS and certificate as hosting_domains_get has them.
     await page.goto(`${w.s.url}/hosting/domains/${w.d.old}`);

@@ -7,15 +7,16 @@
  *
  * Every page reads through the same verbs as the MCP tools
  * (listHostingDomains, listIncidents, getHostingDomain, getUptime,
- * listChecks), called as the signed-in person (actorOf), so the scope and
+ * listChecks) and the chart's uptimeByDay, called as the signed-in person (actorOf), so the scope and
  * the company's tenancy are checked where they are for an agent: another
  * company's domain id is "not found" inside the lookup (404). Hosting has
  * no verb that changes anything (the background job in checks.ts is its
  * only writer), so these pages have no forms, for owners and viewers alike.
  *
- * The chart's per-day figures are counts hosting_checks_list gives (all
- * uptime checks of a UTC day, and the failed ones), so the table beside the
- * chart says exactly what an agent would read.
+ * The chart's per-day figures come from uptimeByDay (verbs.ts), one grouped
+ * query over the domain's uptime checks: the same rows hosting_checks_list
+ * counts day by day, so the table beside the chart says what an agent
+ * would read.
  */
 import type { Context, Hono } from "hono";
 import type { Deps } from "../../core/context";
@@ -28,7 +29,15 @@ import { PageHeader } from "../../ui/page-header";
 import { Pager } from "../../ui/pager";
 import { actorOf, type PageEnv, viewerOf } from "../../ui/signed-in";
 import { DataTable } from "../../ui/table";
-import { getHostingDomain, getUptime, listChecks, listHostingDomains, listIncidents, OVERALL } from "./verbs";
+import {
+  getHostingDomain,
+  getUptime,
+  listChecks,
+  listHostingDomains,
+  listIncidents,
+  OVERALL,
+  uptimeByDay,
+} from "./verbs";
 
 export const HOSTING_PATH = "/hosting";
 const DOMAINS_PATH = `${HOSTING_PATH}/domains`;
@@ -264,42 +273,6 @@ async function overviewPage(c: Context<PageEnv>) {
 // ---------------------------------------------------------------------------
 // One domain
 
-/**
- * Uptime per UTC day over the last CHART_DAYS days: checks made and failed,
- * as hosting_checks_list counts them (kind http, since the day's first
- * millisecond, until its last). A day without checks has no percentage.
- */
-async function uptimeByDay(c: Context<PageEnv>, id: number) {
-  const actor = actorOf(c);
-  const now = actor.deps.clock.now().getTime();
-  const today = Math.floor(now / DAY) * DAY;
-  const days = Array.from({ length: CHART_DAYS }, (_, i) => today - (CHART_DAYS - 1 - i) * DAY);
-  const count = async (since: number, ok?: boolean) =>
-    (
-      await listChecks(actor, {
-        id,
-        kind: "http",
-        ...(ok === undefined ? {} : { ok }),
-        since: new Date(since).toISOString(),
-        until: new Date(since + DAY - 1).toISOString(),
-        limit: 1,
-        offset: 0,
-      })
-    ).total;
-  return await Promise.all(
-    days.map(async (day) => {
-      const [checks, failed] = await Promise.all([count(day), count(day, false)]);
-      return {
-        date: new Date(day).toISOString().slice(0, 10),
-        checks,
-        failed,
-        // Two decimals, rounded down, as hosting_uptime_get does: 99.999 % must not read as 100 %.
-        percent: checks ? Math.floor(((checks - failed) * 10_000) / checks) / 100 : null,
-      };
-    }),
-  );
-}
-
 async function domainPage(c: Context<PageEnv>) {
   const viewer = viewerOf(c);
   const actor = actorOf(c);
@@ -309,8 +282,14 @@ async function domainPage(c: Context<PageEnv>) {
   const d = await getHostingDomain(actor, { id });
   const [month, daily, checks, incidents] = await Promise.all([
     getUptime(actor, { id, days: CHART_DAYS }),
-    uptimeByDay(c, id),
-    listChecks(actor, { id, limit: RECENT, offset: 0 }),
+    uptimeByDay(actor, { id, days: CHART_DAYS }),
+    // The last day's checks only: the total listChecks counts then stays a day's rows, not the whole history.
+    listChecks(actor, {
+      id,
+      since: new Date(actor.deps.clock.now().getTime() - DAY).toISOString(),
+      limit: RECENT,
+      offset: 0,
+    }),
     listIncidents(actor, { domainId: id, limit: RECENT, offset: 0 }),
   ]);
   const u = month.items[0]!;
@@ -321,7 +300,7 @@ async function domainPage(c: Context<PageEnv>) {
     categories: daily.map((x) => x.date.slice(5)),
     xLabel: "Day (UTC)",
     yLabel: "Uptime %",
-    series: [{ name: "Uptime %", values: daily.map((x) => x.percent) }],
+    series: [{ name: "Uptime %", values: daily.map((x) => x.uptimePercent) }],
   });
   const cert = d.certificate;
   return render(
@@ -376,12 +355,15 @@ async function domainPage(c: Context<PageEnv>) {
             )}
           </section>
           <section aria-labelledby="h-checks" id="checks">
-            <h2 id="h-checks">Latest checks</h2>
+            <h2 id="h-checks">Latest checks, last 24 hours</h2>
             <DataTable
               id="checks-table"
               label="Latest checks"
               columns={["Check", "Result", "When", { label: "Detail", hideSm: true }]}
-              empty={checks.items.length === 0 && "No checks yet: the first runs within a minute of adding the domain."}
+              empty={
+                checks.items.length === 0 &&
+                "No checks in the last 24 hours: the first runs within a minute of adding the domain."
+              }
             >
               {checks.items.map((k) => (
                 <tr data-check={k.id}>
