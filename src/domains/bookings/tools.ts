@@ -36,6 +36,7 @@ import { bookingDelivery, reminderJob } from "./delivery";
 import { bookingEvents } from "./events";
 import { freeSlots } from "./free-slots";
 import { createPage, deletePage, getPage, listPages, updatePage } from "./pages";
+import { BOOKINGS_PATH, bookingPortalPages } from "./portal";
 import { bookingPublicRoutes } from "./public-pages";
 import { addTimeOff, deleteTimeOff, getSchedule, listSchedules, setOverride, setSchedule } from "./schedules";
 import { described, idSchema as id } from "../../core/fields";
@@ -450,6 +451,7 @@ export const bookingsDomain: Domain = {
   subscribers: [bookingDelivery],
   jobs: [reminderJob, expireJob],
   publicPages: [{ prefix: "/b", routes: bookingPublicRoutes }],
+  portal: { routes: bookingPortalPages, nav: [{ href: BOOKINGS_PATH, label: "Bookings" }] },
   notificationTypes: [
     { type: "booking.created", label: "Someone booked time with you", inApp: true, email: true },
     { type: "booking.rescheduled", label: "A booking with you was moved", inApp: true, email: true },

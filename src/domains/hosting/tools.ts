@@ -9,6 +9,7 @@ import * as v from "valibot";
 import { pageInput } from "../../core/pagination";
 import { defineTool, type Domain } from "../../mcp/define";
 import { hostingEvents, hostingJob } from "./checks";
+import { HOSTING_PATH, hostingPages } from "./pages";
 import { getHostingDomain, getUptime, listChecks, listHostingDomains, listIncidents, OVERALL } from "./verbs";
 import { idSchema } from "../../core/fields";
 
@@ -107,6 +108,7 @@ export const hostingDomain: Domain = {
   ],
   events: hostingEvents,
   jobs: [hostingJob],
+  portal: { routes: hostingPages, nav: [{ href: HOSTING_PATH, label: "Hosting" }] },
   notificationTypes: [
     { type: "hosting.incident_opened", label: "A site domain went down", inApp: true, email: true },
     { type: "hosting.incident_resolved", label: "A site domain is back up", inApp: true, email: true },

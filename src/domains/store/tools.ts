@@ -21,6 +21,7 @@ import { createOrder, deleteOrder, getOrder, listOrders, updateOrder, updateOrde
 import { createProduct, deleteProduct, getProduct, listProducts, setProductStatus, updateProduct } from "./products";
 import { createReview, listReviews, moderateReview } from "./reviews";
 import * as s from "./schemas";
+import { STORE_PATH, storePages } from "./pages";
 import { storeStagedTargets } from "./staged-targets";
 import { storeEvents } from "./events";
 import { getStoreSettings, updateStoreSettings } from "./settings";
@@ -675,4 +676,5 @@ export const storeDomain: Domain = {
   ],
   stagedTargets: storeStagedTargets,
   events: storeEvents,
+  portal: { routes: storePages, nav: [{ href: STORE_PATH, label: "Store" }] },
 };
