@@ -679,7 +679,11 @@ const Changes = ({ rv }: { rv: Review }) => (
         </table>
       </div>
     )}
-    {"bodyDiff" in rv && rv.bodyDiff && <pre class="preview small">{rv.bodyDiff}</pre>}
+    {"bodyDiff" in rv && rv.bodyDiff && (
+      <pre tabindex={0} class="preview prose small">
+        {rv.bodyDiff}
+      </pre>
+    )}
   </>
 );
 
