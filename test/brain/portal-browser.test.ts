@@ -19,7 +19,7 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { callTool, toolOk } from "../fixtures/accounts";
 import { ARTIFACTS, axe, DOCS_IMG, launchChromium, overflow, signInAs } from "../fixtures/portal-browser";
-import { type BrainWorld, brainWorld, PASSWORD, XSS_BODY, XSS_DECISION, XSS_TITLE } from "./portal-world";
+import { type BrainWorld, brainWorld, EDITED_BODY, PASSWORD, XSS_BODY, XSS_DECISION, XSS_TITLE } from "./portal-world";
 
 let w: BrainWorld;
 let browser: Browser;
@@ -207,6 +207,24 @@ describe("brain pages", () => {
     await sam.ctx.close();
   }, 30_000);
 
+  test("a held edit shows brain_reviews_get's body diff as text, and the record says a change awaits review", async () => {
+    const { ctx, page, seen } = await signIn("vic@acme.test");
+    await page.goto(`${w.s.url}/brain/reviews`);
+    const got = await toolOk(w.olga, "brain_reviews_get", { id: w.ids.reviews.edit });
+    const card = page.locator(`#review-${w.ids.reviews.edit}`);
+    expect(await card.locator("pre").innerText()).toBe(got.bodyDiff);
+    expect(await card.locator("pre").innerText()).toContain("+<img src=x onerror=alert(6)>");
+    expect(await card.locator("a").first().getAttribute("href")).toBe(`/brain/records/${w.ids.doc}`);
+    expect(await card.innerText()).toContain("through MCP key");
+    expect(await page.locator("main img").count()).toBe(0);
+    // The record itself is unchanged until someone decides, and points to the queue.
+    await page.goto(`${w.s.url}/brain/records/${w.ids.doc}`);
+    expect(await page.locator("#body .prose").innerText()).not.toContain(EDITED_BODY);
+    expect(await page.locator(".notice").first().innerText()).toContain("A change to this record awaits review");
+    expect(seen.dialogs).toEqual([]);
+    await ctx.close();
+  }, 30_000);
+
   test("an owner approves and rejects; brain_reviews_get over MCP shows each, and the record goes", async () => {
     const { ctx, page, seen } = await signIn("olga@acme.test");
     await page.goto(`${w.s.url}/brain/reviews`);
@@ -235,7 +253,7 @@ describe("brain pages", () => {
     expect((await page.goto(`${w.s.url}/brain/records/${w.ids.held.approve}`))!.status()).toBe(404);
     // Decided ones leave the pending queue and show under their status, with the reason as text.
     await page.goto(`${w.s.url}/brain/reviews`);
-    expect(await shownReviews(page)).toEqual([w.ids.reviews.own]);
+    expect(await shownReviews(page)).toEqual([w.ids.reviews.edit, w.ids.reviews.own]);
     await page.goto(`${w.s.url}/brain/reviews?status=rejected`);
     expect(await page.locator(`#review-${w.ids.reviews.reject} q`).innerText()).toBe(
       "We still need the <b>partner</b> list.",

@@ -3,8 +3,9 @@
  * Vic) whose knowledge base an agent filled over MCP — two people, a
  * kickoff meeting with its decisions and action items (which become
  * tasks), a document that links the meeting, a note with planted markup —
- * and three held writes: one Olga's agent asked for, two Sam's agent asked
- * for (deleting a document is always reviewed). Rival (owner Rita) has a
+ * and four held writes: one Olga's agent asked for, three Sam's agent asked
+ * for (deleting a document is always reviewed; then his agent sends its
+ * own writes to review and edits the brief). Rival (owner Rita) has a
  * document and a review of its own. Everything is made over MCP with real
  * SDK clients, as agents would; people sign in to the portal with passwords.
  */
@@ -16,6 +17,9 @@ export const PASSWORD = "a long passphrase for tests";
 export const XSS_TITLE = `<script>alert(1)</script> "><img src=x onerror=alert(2)>`;
 export const XSS_BODY = `Planted: <img src=x onerror=alert(3)> and <script>alert(4)</script> **not markup**`;
 export const XSS_DECISION = `<b>Bold</b> decision <img src=x onerror=alert(5)>`;
+/** The brief's text as Sam's agent would have it: one line changed, one with planted markup added. */
+export const EDITED_BODY =
+  "# Relaunch\nThe shop goes first, then the blog.\nDesign: @dana@acme.test\n<img src=x onerror=alert(6)>";
 
 export interface BrainWorld {
   s: TestServer;
@@ -29,8 +33,8 @@ export interface BrainWorld {
     tasks: number[];
     doc: number;
     hostile: number;
-    /** Held deletes: Olga's agent asked for `own`; Sam's agent for `approve` and `reject`. */
-    reviews: { own: number; approve: number; reject: number };
+    /** Held deletes: Olga's agent asked for `own`; Sam's agent for `approve` and `reject`; `edit` is his agent's held edit of `doc`. */
+    reviews: { own: number; approve: number; reject: number; edit: number };
     /** The documents those reviews would delete. */
     held: { own: number; approve: number; reject: number };
   };
@@ -97,6 +101,9 @@ export async function brainWorld(): Promise<BrainWorld> {
   const own = await heldDoc("Old pricing sheet", o);
   const approve = await heldDoc("Draft FAQ", sm);
   const reject = await heldDoc("Partner list 2025", sm);
+  // Sam's agent chooses supervision: its next write, an edit of the brief's text, is held with a diff.
+  await call("brain_review_policy_set", { review: true }, sm);
+  const edit = await call("brain_documents_update", { id: doc.id, body: EDITED_BODY }, sm);
 
   const rivalDoc = await call("brain_documents_create", { title: "Rival secret plan", body: "Only Rival." }, r);
   const rivalHeld = await call("brain_records_delete", { id: rivalDoc.id }, r);
@@ -112,7 +119,7 @@ export async function brainWorld(): Promise<BrainWorld> {
       tasks,
       doc: doc.id,
       hostile: hostile.id,
-      reviews: { own: own.review, approve: approve.review, reject: reject.review },
+      reviews: { own: own.review, approve: approve.review, reject: reject.review, edit: edit.review.id },
       held: { own: own.doc, approve: approve.doc, reject: reject.doc },
     },
     rival: { doc: rivalDoc.id, review: rivalHeld.review.id },
