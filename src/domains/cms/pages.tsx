@@ -6,9 +6,10 @@
  * and by type.
  *
  * Every page reads and every form acts through the same verbs as the MCP
- * tools (listSites, listPosts, getPost, unschedulePost), called as the
- * signed-in person (actorOf), so role, scope and tenancy are checked where
- * they are for an agent: a site or post of another company is "not found"
+ * tools (listSites, listPosts, unschedulePost; the approval a post waits
+ * on is read as posts_get reads it), called as the signed-in person
+ * (actorOf), so role, scope and tenancy are checked where they are for an
+ * agent: a site or post of another company is "not found"
  * inside the lookup (404), and a viewer's post is refused by the verb's own
  * role check (403). Owners and admins may cancel a scheduled go-live (the
  * post goes back to a draft, as posts_unschedule does); approving stays on
@@ -24,6 +25,7 @@ import type { Context, Hono } from "hono";
 import type { Deps } from "../../core/context";
 import { invalid, isAppError, notFound } from "../../core/errors";
 import { authorize } from "../../core/scopes";
+import { approvalState, latestLinkFor } from "../approvals/links";
 import { listSites } from "../sites/verbs";
 import { StatusBadge, type Tone } from "../../ui/badge";
 import { when } from "../../ui/format";
@@ -34,7 +36,7 @@ import { PageHeader } from "../../ui/page-header";
 import { Pager } from "../../ui/pager";
 import { actorOf, canManage, type PageEnv, type Viewer, viewerOf } from "../../ui/signed-in";
 import { DataTable, EmptyState } from "../../ui/table";
-import { getPost, listPosts } from "./posts";
+import { listPosts } from "./posts";
 import { unschedulePost } from "./schedule";
 import { POST_STATUSES } from "./tables";
 
@@ -104,13 +106,18 @@ function listHref(siteId: number, f: Filters, pageNo = 1): string {
   return s ? `${siteHref(siteId)}?${s}` : siteHref(siteId);
 }
 
-/** The approval each listed post waits on (its latest link, when still pending), read through getPost. */
-async function approvalsOf(actor: Actor, siteId: number, items: PostItem[]): Promise<Map<number, Approval>> {
+/**
+ * The approval each listed post waits on: its latest link, when still
+ * pending (what posts_get answers as `approval`). Read with one small query
+ * per post that waits, in the company, for posts the verb already listed
+ * from a site it checked is the company's.
+ */
+async function approvalsOf(actor: Actor, items: PostItem[]): Promise<Map<number, Approval>> {
   const out = new Map<number, Approval>();
+  const now = actor.deps.clock.now();
   for (const p of items) {
     if (p.status !== "pending" && !p.hasPendingRevision) continue;
-    const full = await getPost(actor, { siteId, id: p.id });
-    const a = full.approval as Approval | null;
+    const a = approvalState(await latestLinkFor(actor.deps.db, actor.company.id, "post", p.id), now);
     if (a && a.status === "pending") out.set(p.id, a);
   }
   return out;
@@ -167,7 +174,7 @@ async function sitePage(
   const site: Site | undefined = sites.find((s) => s.id === siteId);
   const domain = site?.domain ?? null;
   const [approvals, waiting] = await Promise.all([
-    approvalsOf(actor, siteId, list.items),
+    approvalsOf(actor, list.items),
     listPosts(actor, { siteId, status: "pending", limit: 1, offset: 0 }),
   ]);
   const pages = Math.max(1, Math.ceil(list.total / PER_PAGE));
