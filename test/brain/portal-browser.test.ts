@@ -214,6 +214,8 @@ describe("brain pages", () => {
     const card = page.locator(`#review-${w.ids.reviews.edit}`);
     expect(await card.locator("pre").innerText()).toBe(got.bodyDiff);
     expect(await card.locator("pre").innerText()).toContain("+<img src=x onerror=alert(6)>");
+    // Only the body changes, and it is shown as its diff: no empty field table beside it.
+    expect(await card.locator("table").count()).toBe(0);
     expect(await card.locator("a").first().getAttribute("href")).toBe(`/brain/records/${w.ids.doc}`);
     expect(await card.innerText()).toContain("through MCP key");
     expect(await page.locator("main img").count()).toBe(0);

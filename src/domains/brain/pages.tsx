@@ -645,27 +645,28 @@ const reviewsHref = (status: string, pageNo = 1) => {
 };
 
 /** What a held write would do, as rows "field: now → proposed", the body as a line diff. */
-const Changes = ({ rv }: { rv: Review }) => (
-  <>
-    {"proposal" in rv && rv.proposal && (
-      <p>
-        <strong>Proposed:</strong> {rv.proposal}.
-      </p>
-    )}
-    {rv.changes.length > 0 && (
-      <div class="scroll">
-        <table aria-label="Proposed changes">
-          <thead>
-            <tr>
-              <th>Field</th>
-              <th>Now</th>
-              <th>Proposed</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rv.changes
-              .filter((ch) => ch.field !== "body")
-              .map((ch) => (
+const Changes = ({ rv }: { rv: Review }) => {
+  // The body is shown as its diff below; the table holds the other fields, and is left out when there are none.
+  const fields = rv.changes.filter((ch) => ch.field !== "body");
+  return (
+    <>
+      {"proposal" in rv && rv.proposal && (
+        <p>
+          <strong>Proposed:</strong> {rv.proposal}.
+        </p>
+      )}
+      {fields.length > 0 && (
+        <div class="scroll">
+          <table aria-label="Proposed changes">
+            <thead>
+              <tr>
+                <th>Field</th>
+                <th>Now</th>
+                <th>Proposed</th>
+              </tr>
+            </thead>
+            <tbody>
+              {fields.map((ch) => (
                 <tr>
                   <th scope="row">{words(ch.field)}</th>
                   <td class="prose small">{ch.current ?? "—"}</td>
@@ -675,17 +676,18 @@ const Changes = ({ rv }: { rv: Review }) => (
                   </td>
                 </tr>
               ))}
-          </tbody>
-        </table>
-      </div>
-    )}
-    {"bodyDiff" in rv && rv.bodyDiff && (
-      <pre tabindex={0} class="preview prose small">
-        {rv.bodyDiff}
-      </pre>
-    )}
-  </>
-);
+            </tbody>
+          </table>
+        </div>
+      )}
+      {"bodyDiff" in rv && rv.bodyDiff && (
+        <pre tabindex={0} class="preview prose small">
+          {rv.bodyDiff}
+        </pre>
+      )}
+    </>
+  );
+};
 
 const DecideForms = ({ viewer, rv, errors }: { viewer: Viewer; rv: Review; errors: Record<string, string> }) => (
   <div class="decide grid-form">
