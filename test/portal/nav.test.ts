@@ -22,16 +22,19 @@ describe("domain navigation", () => {
   test("the domains' entries follow Approvals, in the order of the domain list", () => {
     setDomainNav(domains.flatMap((d) => d.portal?.nav ?? []));
     const hrefs = navFor(session("viewer")).map((n) => n.href);
-    expect(hrefs.slice(0, 9)).toEqual([
+    expect(hrefs.slice(0, 12)).toEqual([
       "/",
       "/inbox",
       "/approvals",
+      "/cms",
       "/tickets",
       "/crm",
       "/projects",
       "/billing",
       "/chat",
       "/ai/credits",
+      "/brain",
+      "/automations",
     ]);
     expect(hrefs).toContain("/settings/profile");
   });

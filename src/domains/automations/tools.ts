@@ -6,6 +6,7 @@
  * an automation whose only action is "POST this event there"; the
  * integrations toolset lists them among connected integrations.
  */
+import { AUTOMATIONS_PATH, automationPages } from "./pages";
 import { idSchema } from "../../core/fields";
 import { webhookSettings } from "./settings";
 import { demoAutomations } from "./demo";
@@ -392,6 +393,7 @@ export const automationsDomain: Domain = {
   subscribers: [automationTrigger],
   jobs: [runJob, scheduleJob, pruneRunsJob],
   publicPages: [{ prefix: "/hooks", routes: hookRoutes }],
+  portal: { routes: automationPages, nav: [{ href: AUTOMATIONS_PATH, label: "Automations" }] },
   notificationTypes: [
     { type: "automation.failed", label: "An automation you made failed", inApp: true, email: true },
     { type: "automation.message", label: "Messages from automations", inApp: true, email: false },

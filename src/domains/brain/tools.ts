@@ -27,6 +27,7 @@ import { changeRelation, listRelations } from "./relations";
 import { brainStagedTarget, decideReview, getReview, getReviewPolicies, listReviews, setReviewPolicy } from "./review";
 import * as s from "./schemas";
 import { brainContacts, brainDeals, brainWorkItems } from "./others";
+import { BRAIN_PATH, brainPages } from "./pages";
 import { brainContext, searchBrain } from "./search";
 import { brainRecords, type RecordKind } from "./tables";
 import { and, eq } from "drizzle-orm";
@@ -391,4 +392,5 @@ export const brainDomain: Domain = {
   events: brainEvents,
   jobs: [embedJob],
   stagedTargets: [brainStagedTarget(heldTools)],
+  portal: { routes: brainPages, nav: [{ href: BRAIN_PATH, label: "Brain" }] },
 };

@@ -7,6 +7,7 @@
  * when a link was minted); blocks and rendered html come back only when
  * `include` asks for them.
  */
+import { CMS_PATH, cmsPages } from "./pages";
 import * as v from "valibot";
 import { pageInput } from "../../core/pagination";
 import { defineTool, type Domain } from "../../mcp/define";
@@ -688,4 +689,5 @@ export const cmsDomain: Domain = {
   approvalSupport: cmsApprovalSupport,
   events: cmsEvents,
   jobs: [goLiveJob],
+  portal: { routes: cmsPages, nav: [{ href: CMS_PATH, label: "CMS" }] },
 };
