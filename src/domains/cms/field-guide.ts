@@ -81,7 +81,8 @@ export const postTypeFieldsResource: ResourceDef = {
   name: "Custom fields of post types",
   description:
     "The custom field types and, per site, each post type's fields with the JSON Schema of posts_create's `fields`. " +
-    "Read it before writing a post of a type with fields.",
+    "Read it before writing a post of a type with fields. Offered only to connections that reach exactly one company; " +
+    "others read the definitions in post_types_list.",
   mimeType: "text/markdown",
   scope: "sites:read",
   // The company's own post types: offered to connections that reach one company, as brand://default is.
