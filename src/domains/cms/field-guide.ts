@@ -2,7 +2,8 @@
  * cms://post-types/fields: what an agent reads before writing a post of a
  * type with custom fields, as blocks://schema is for blocks. The field
  * types and how a value is written, then every post type with fields on
- * the sites the connection reaches, each as a table and as the JSON Schema
+ * the company's sites (a connection reaching one company: the resource
+ * is the company's data, like brand://default), each as a table and as the JSON Schema
  * of the `fields` argument of posts_create / posts_update.
  */
 import { asc, isNotNull, and } from "drizzle-orm";
@@ -80,11 +81,14 @@ export const postTypeFieldsResource: ResourceDef = {
   name: "Custom fields of post types",
   description:
     "The custom field types and, per site, each post type's fields with the JSON Schema of posts_create's `fields`. " +
-    "Read it before writing a post of a type with fields.",
+    "Read it before writing a post of a type with fields. Offered only to connections that reach exactly one company; " +
+    "others read the definitions in post_types_list.",
   mimeType: "text/markdown",
   scope: "sites:read",
+  // The company's own post types: offered to connections that reach one company, as brand://default is.
+  singleCompanyOnly: true,
   async read(ctx) {
-    const companies = ctx.company ? [ctx.company] : ctx.principal.companies;
+    const companies = ctx.company ? [ctx.company] : [];
     const out = [
       "# Custom fields of post types",
       "",
