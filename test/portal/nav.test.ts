@@ -22,12 +22,13 @@ describe("domain navigation", () => {
   test("the domains' entries follow Approvals, in the order of the domain list", () => {
     setDomainNav(domains.flatMap((d) => d.portal?.nav ?? []));
     const hrefs = navFor(session("viewer")).map((n) => n.href);
-    expect(hrefs.slice(0, 9)).toEqual([
+    expect(hrefs.slice(0, 10)).toEqual([
       "/",
       "/inbox",
       "/approvals",
       "/tickets",
       "/crm",
+      "/email",
       "/projects",
       "/billing",
       "/chat",
