@@ -22,11 +22,12 @@ describe("domain navigation", () => {
   test("the domains' entries follow Approvals, in the order of the domain list", () => {
     setDomainNav(domains.flatMap((d) => d.portal?.nav ?? []));
     const hrefs = navFor(session("viewer")).map((n) => n.href);
-    expect(hrefs.slice(0, 10)).toEqual([
+    expect(hrefs.slice(0, 11)).toEqual([
       "/",
       "/inbox",
       "/approvals",
       "/tickets",
+      "/surveys",
       "/crm",
       "/email",
       "/projects",
