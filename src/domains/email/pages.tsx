@@ -538,31 +538,29 @@ async function campaignPage(c: Context<PageEnv>, extra: { error?: string } = {})
         </div>
       )}
       {manage && (canPause || canResume || canCancel) && (
-        <>
-          <div class="actions" id="campaign-actions">
-            {canPause && (
-              <form class="inline" method="post" action={`${here}/pause`}>
-                <Csrf viewer={viewer} />
-                <button class="secondary" type="submit">
-                  {k.status === "scheduled" ? "Pause the schedule" : "Pause sending"}
-                </button>
-              </form>
-            )}
-            {canResume && (
-              <form class="inline" method="post" action={`${here}/resume`}>
-                <Csrf viewer={viewer} />
-                <button type="submit">Resume</button>
-              </form>
-            )}
-            {canCancel && (
-              <DangerButton
-                viewer={viewer}
-                action={`${here}/cancel`}
-                label={k.status === "scheduled" ? "Cancel the schedule" : "Cancel the campaign"}
-              />
-            )}
-          </div>
-        </>
+        <div class="actions" id="campaign-actions">
+          {canPause && (
+            <form class="inline" method="post" action={`${here}/pause`}>
+              <Csrf viewer={viewer} />
+              <button class="secondary" type="submit">
+                {k.status === "scheduled" ? "Pause the schedule" : "Pause sending"}
+              </button>
+            </form>
+          )}
+          {canResume && (
+            <form class="inline" method="post" action={`${here}/resume`}>
+              <Csrf viewer={viewer} />
+              <button type="submit">Resume</button>
+            </form>
+          )}
+          {canCancel && (
+            <DangerButton
+              viewer={viewer}
+              action={`${here}/cancel`}
+              label={k.status === "scheduled" ? "Cancel the schedule" : "Cancel the campaign"}
+            />
+          )}
+        </div>
       )}
       {!manage && <p class="muted small">You can read this campaign; owners and admins pause and cancel it.</p>}
       <h2>Results over time</h2>
