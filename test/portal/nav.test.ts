@@ -22,14 +22,19 @@ describe("domain navigation", () => {
   test("the domains' entries follow Approvals, in the order of the domain list", () => {
     setDomainNav(domains.flatMap((d) => d.portal?.nav ?? []));
     const hrefs = navFor(session("viewer")).map((n) => n.href);
-    expect(hrefs.slice(0, 12)).toEqual([
+    expect(hrefs.slice(0, 17)).toEqual([
       "/",
       "/inbox",
       "/approvals",
       "/cms",
+      "/store",
       "/tickets",
+      "/bookings",
+      "/surveys",
       "/crm",
+      "/email",
       "/projects",
+      "/hosting",
       "/billing",
       "/chat",
       "/ai/credits",

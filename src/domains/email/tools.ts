@@ -66,6 +66,7 @@ import {
 import { PRICES } from "../ai/meter";
 import { idSchema } from "../../core/fields";
 import { campaignStagedTarget } from "./staged-targets";
+import { EMAIL_PATH, emailPages } from "./pages";
 
 const line = (max: number) =>
   v.pipe(
@@ -740,4 +741,5 @@ export const emailDomain: Domain = {
     { type: "email.campaign_paused", label: "A campaign paused for want of AI credits", inApp: true, email: true },
   ],
   publicPages: [emailPublicPages],
+  portal: { routes: emailPages, nav: [{ href: EMAIL_PATH, label: "Email" }] },
 };

@@ -14,6 +14,7 @@ import { definitionFields, langSchema, pageInput, parseAt } from "./definition";
 import { surveyEvents } from "./events";
 import { closeDueJob } from "./jobs";
 import { surveyPublicRoutes } from "./public-pages";
+import { SURVEYS_PATH, surveyPages } from "./pages";
 import {
   annotateResponse,
   deleteResponse,
@@ -399,4 +400,5 @@ export const surveysDomain: Domain = {
   events: surveyEvents,
   jobs: [closeDueJob],
   publicPages: [{ prefix: "/s", routes: surveyPublicRoutes }],
+  portal: { routes: surveyPages, nav: [{ href: SURVEYS_PATH, label: "Surveys" }] },
 };
