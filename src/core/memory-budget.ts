@@ -40,6 +40,8 @@ export const BUDGET = {
   mcpLists: 8 * MiB,
   /** The REST and the MCP rate limiters' buckets, each (src/core/rate-limit.ts). */
   rateLimitMain: 2 * MiB,
+  /** Busy times read from members' connected calendars (src/domains/bookings/calendar-busy.ts). */
+  calendarBusy: 2 * MiB,
   /** Every other rate limiter's buckets (public pages' posts and reads, hooks), each. */
   rateLimitOther: 512 * KiB,
 } as const;
@@ -55,5 +57,6 @@ export const TOTAL_CACHE_BYTES =
   BUDGET.credentials +
   BUDGET.mcpResults +
   BUDGET.mcpLists +
+  BUDGET.calendarBusy +
   2 * BUDGET.rateLimitMain +
   OTHER_RATE_LIMITERS * BUDGET.rateLimitOther;

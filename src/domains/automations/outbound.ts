@@ -92,6 +92,9 @@ async function guard(deps: Deps, u: URL): Promise<string | null> {
   return bad ? `refused: ${host} resolves to a loopback or private address (${bad})` : null;
 }
 
+/** The same check for other outgoing reads (bookings' calendar feeds and CalDAV): why `u` is refused, or null. */
+export const refusedTarget = guard;
+
 export function newSigningSecret(): string {
   return `whsec_${randomBytes(32).toString("base64")}`;
 }

@@ -29,6 +29,7 @@ import { authorize } from "../../core/scopes";
 import { randomHex } from "../../core/secrets";
 import { auditLog } from "../../core/tables";
 import { pageSlots } from "./availability-load";
+import { loadCalendars } from "./calendar-busy";
 import type { BOOKING_STATUSES, PageConfig, Question, StoredAnswer, StoredLocation } from "./config";
 import {
   bookingCancelled,
@@ -341,6 +342,12 @@ export async function book(a: Actor, pageId: number, input: BookInput): Promise<
   const email = checkEmail(input.email);
   if (!Number.isFinite(input.startsAt.getTime()))
     throw invalid("startsAt must be an ISO date-time.", { path: "startsAt" });
+  // The hosts' calendars are read first: no network call inside the transaction.
+  const calendars = await loadCalendars(
+    deps,
+    a.companyId,
+    (await pageById(deps.db, a.companyId, pageId)).config.hostUserIds,
+  );
   return await deps.db.transaction(async (tx) => {
     const now = deps.clock.now();
     const p = await pageById(tx, a.companyId, pageId);
@@ -365,6 +372,7 @@ export async function book(a: Actor, pageId: number, input: BookInput): Promise<
       to: start + 1,
       now: now.getTime(),
       durationMin,
+      calendars,
     });
     const slot = slots.find((s) => s.start === start);
     if (!slot) throw unavailable(cfg, start, now.getTime());
@@ -484,6 +492,13 @@ async function liveConfig(tx: Db, b: BookingRow): Promise<PageRow | null> {
     : ((await tx.select().from(bookingPages).where(eq(bookingPages.id, b.pageId)).limit(1))[0] ?? null);
 }
 
+/** The calendars of a booking's hosts and its page's, read before a transaction that may move it or hand it over. */
+async function calendarsOfBooking(deps: Deps, companyId: number, ref: { id?: number; uid?: string }) {
+  const b = await bookingByRef(deps.db, companyId, ref);
+  const p = await liveConfig(deps.db, b);
+  return await loadCalendars(deps, companyId, [...new Set([...b.hostUserIds, ...(p?.config.hostUserIds ?? [])])]);
+}
+
 export async function reschedule(
   a: Actor,
   ref: { id?: number; uid?: string },
@@ -492,6 +507,7 @@ export async function reschedule(
   const deps = a.deps;
   if (!Number.isFinite(input.startsAt.getTime()))
     throw invalid("startsAt must be an ISO date-time.", { path: "startsAt" });
+  const calendars = await calendarsOfBooking(deps, a.companyId, ref);
   return await deps.db.transaction(async (tx) => {
     const now = deps.clock.now();
     const b = await bookingByRef(tx, a.companyId, ref);
@@ -517,6 +533,7 @@ export async function reschedule(
       now: now.getTime(),
       durationMin,
       excludeBookingId: b.id,
+      calendars,
     });
     const slot = slots.find((s) => s.start === start);
     if (!slot) throw unavailable(cfg, start, now.getTime());
@@ -822,6 +839,7 @@ export async function updateBooking(
   const notes = input.notes === undefined ? undefined : input.notes?.trim() || null;
   if (notes && (notes.length > 5000 || !MULTI.test(notes)))
     throw invalid("notes must be at most 5000 characters.", { path: "notes" });
+  const calendars = input.host !== undefined ? await calendarsOfBooking(deps, ctx.company.id, input) : undefined;
   return await deps.db.transaction(async (tx) => {
     const now = deps.clock.now();
     const b = await bookingByRef(tx, ctx.company.id, input);
@@ -893,7 +911,14 @@ export async function updateBooking(
             id: p.id,
             config: { ...cfg, hostUserIds: [m.userId], hostMode: "single", minNotice: 0, maxAdvanceDays: null },
           },
-          { from: start, to: start + 1, now: now.getTime(), durationMin: b.durationMin, excludeBookingId: b.id },
+          {
+            from: start,
+            to: start + 1,
+            now: now.getTime(),
+            durationMin: b.durationMin,
+            excludeBookingId: b.id,
+            calendars,
+          },
         );
         if (!slots.some((x) => x.start === start))
           throw conflict(

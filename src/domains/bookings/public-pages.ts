@@ -49,6 +49,7 @@ import {
 } from "../../core/public-page";
 import type { Slot } from "./availability";
 import { pageSlots } from "./availability-load";
+import { loadCalendars } from "./calendar-busy";
 import { book, bookingByUid, cancel, inviteOf, reschedule, type Actor, type BookingRow } from "./bookings";
 import type { PageConfig } from "./config";
 import type { PageRow } from "./pages";
@@ -82,6 +83,7 @@ const MAX_FORM = 32 * 1024;
 const CACHE_MAX = 2000;
 const WATCHED = [
   "booking_pages",
+  "booking_calendars",
   "booking_schedules",
   "booking_time_off",
   "booking_hosts",
@@ -268,6 +270,7 @@ async function listingBody(
           now,
           durationMin: q.duration,
           excludeBookingId: rescheduling?.id,
+          calendars: await loadCalendars(deps, p.companyId, cfg.hostUserIds),
         })
       : { slots: [] as Slot[] };
   const days = Array.from({ length: 7 }, (_, i) => first.add({ days: i }).toString());
@@ -456,6 +459,7 @@ export function bookingPublicRoutes(deps: Deps): Hono {
             now,
             durationMin: q.duration,
             excludeBookingId: rescheduling?.id,
+            calendars: await loadCalendars(deps, p.companyId, p.config.hostUserIds),
           })
         : { slots: [] };
     if (!slots.some((s) => s.start === start))

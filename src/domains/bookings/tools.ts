@@ -32,6 +32,7 @@ import {
   timeZoneInput,
   weeklyInput,
 } from "./config";
+import { calendarIntegrations, checkCalendar, connectCalendar, disconnectCalendar, listCalendars } from "./calendars";
 import { bookingDelivery, reminderJob } from "./delivery";
 import { bookingEvents } from "./events";
 import { freeSlots } from "./free-slots";
@@ -385,6 +386,58 @@ export const bookingsMarkNoShow = defineTool({
   run: markNoShow,
 });
 
+export const calendarsConnect = defineTool({
+  ...TS,
+  name: "calendars_connect",
+  scope: "bookings:write",
+  readOnly: false,
+  openWorld: true,
+  title: "Connect a calendar",
+  description: "A member's ICS feed URL: its events make them busy on pages.",
+  input: v.object({
+    member: v.optional(memberRef),
+    kind: v.picklist(["ics"]),
+    url: v.pipe(v.string(), v.maxLength(2000)),
+    name: v.optional(v.pipe(v.string(), v.maxLength(200))),
+  }),
+  run: connectCalendar,
+});
+
+export const calendarsList = defineTool({
+  ...TS,
+  name: "calendars_list",
+  scope: "bookings:read",
+  readOnly: true,
+  title: "List connected calendars",
+  description: "Members' connected calendars with last sync and error.",
+  input: v.object({ member: v.optional(memberRef) }),
+  run: listCalendars,
+});
+
+export const calendarsDisconnect = defineTool({
+  ...TS,
+  name: "calendars_disconnect",
+  scope: "bookings:write",
+  readOnly: false,
+  destructive: true,
+  title: "Disconnect a calendar",
+  description: "Stop reading a connected calendar (by id).",
+  input: v.object({ id }),
+  run: disconnectCalendar,
+});
+
+export const calendarsCheck = defineTool({
+  ...TS,
+  name: "calendars_check",
+  scope: "bookings:read",
+  readOnly: true,
+  openWorld: true,
+  title: "Check a calendar",
+  description: "Read a connected calendar now; says its busy times or error.",
+  input: v.object({ id }),
+  run: checkCalendar,
+});
+
 export const bookingsDomain: Domain = {
   demo: demoBookings,
   scopes: [
@@ -450,7 +503,12 @@ export const bookingsDomain: Domain = {
     bookingsDecline,
     bookingsUpdate,
     bookingsMarkNoShow,
+    calendarsConnect,
+    calendarsList,
+    calendarsDisconnect,
+    calendarsCheck,
   ],
+  integrations: [calendarIntegrations],
   approvalKinds: [bookingPageApprovalKind],
   stagedTargets: bookingStagedTargets,
   approvalSupport: bookingsApprovalSupport,

@@ -1,0 +1,21 @@
+CREATE TABLE `booking_calendars` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`company_id` integer NOT NULL,
+	`user_id` integer NOT NULL,
+	`kind` text NOT NULL,
+	`name` text NOT NULL,
+	`url` text NOT NULL,
+	`username` text,
+	`secret` text,
+	`write_url` text,
+	`last_sync_at` integer,
+	`last_ok_at` integer,
+	`last_error` text,
+	`last_error_at` integer,
+	`created_at` integer NOT NULL,
+	`updated_at` integer NOT NULL,
+	FOREIGN KEY (`company_id`) REFERENCES `companies`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `booking_calendars_url` ON `booking_calendars` (`company_id`,`user_id`,`url`);
