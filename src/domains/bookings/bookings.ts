@@ -42,7 +42,7 @@ import {
   bookingUpdated,
   type BookingFacts,
 } from "./events";
-import { bookingInvite, inviteMethod } from "./ics";
+import { bookingInvite, type InviteInput, inviteMethod } from "./ics";
 import { pageById, pageByRef, type PageRow } from "./pages";
 import { membersById, resolveMember, touchSchedules, type Member } from "./schedules";
 import { bookingHosts, bookingPages, bookings } from "./tables";
@@ -117,6 +117,11 @@ export async function factsOf(deps: Deps, b: BookingRow, hosts?: Member[]): Prom
 
 /** The booking's invite (.ics text): the download, bookings_get include ics, and the confirmation email's attachment. */
 export async function inviteOf(deps: Deps, b: BookingRow): Promise<string> {
+  return bookingInvite(await inviteInputOf(deps, b));
+}
+
+/** What an invite or a host's calendar event of the booking says (ics.ts). */
+export async function inviteInputOf(deps: Deps, b: BookingRow): Promise<InviteInput> {
   const hosts = await membersById(deps.db, b.companyId, b.hostUserIds);
   const page =
     b.pageId === null
@@ -129,7 +134,7 @@ export async function inviteOf(deps: Deps, b: BookingRow): Promise<string> {
             .limit(1)
         )[0];
   const description = page?.config.description ?? null;
-  return bookingInvite({
+  return {
     uid: b.uid,
     status: b.status,
     sequence: b.sequence,
@@ -145,7 +150,7 @@ export async function inviteOf(deps: Deps, b: BookingRow): Promise<string> {
     hosts,
     manageUrl: manageUrl(deps, b),
     publicUrl: deps.config.publicUrl,
-  });
+  };
 }
 
 export async function bookingOut(deps: Deps, b: BookingRow, o: { ics?: boolean } = {}) {

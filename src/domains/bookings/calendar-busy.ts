@@ -38,6 +38,7 @@ import { BoundedMap } from "../../core/bounded-map";
 import type { Deps } from "../../core/context";
 import { BUDGET, ENTRY_OVERHEAD } from "../../core/memory-budget";
 import { refusedTarget } from "../automations/outbound";
+import { WRITTEN_MARK } from "./ics";
 import { bookingCalendars } from "./tables";
 import { DAY, isTimeZone, wallToInstant } from "./zoned";
 
@@ -157,6 +158,7 @@ export async function parseBusy(
   text: string,
   from: number,
   to: number,
+  o: { skipMark?: string } = {},
 ): Promise<{ fixed: number[]; floating: number[] }> {
   const ICAL = await ical();
   let root: InstanceType<ICALModule["Component"]>;
@@ -175,6 +177,7 @@ export async function parseBusy(
   const fixed: number[] = [];
   const floating: number[] = [];
   const skipped = (c: InstanceType<ICALModule["Component"]>) =>
+    (o.skipMark !== undefined && c.getFirstPropertyValue(WRITTEN_MARK.toLowerCase()) === o.skipMark) ||
     String(c.getFirstPropertyValue("transp") ?? "").toUpperCase() === "TRANSPARENT" ||
     String(c.getFirstPropertyValue("status") ?? "").toUpperCase() === "CANCELLED";
 
@@ -283,9 +286,16 @@ export async function readCalendar(deps: Deps, c: CalendarRow): Promise<BusyEntr
   const to = at + HORIZON_DAYS * DAY;
   let entry: BusyEntry;
   try {
-    const { readCalendarText } = await import("./calendars");
-    const text = await readCalendarText(deps, c, from, to);
-    const { fixed, floating } = await parseBusy(text, from, to);
+    const { readCalendarTexts } = await import("./calendars");
+    const fixed: number[] = [];
+    const floating: number[] = [];
+    // The company's own bookings written into a CalDAV calendar already block through booking_hosts.
+    const skipMark = `${deps.config.publicUrl}#${c.companyId}`;
+    for (const text of await readCalendarTexts(deps, c, from, to)) {
+      const got = await parseBusy(text, from, to, { skipMark });
+      fixed.push(...got.fixed);
+      floating.push(...got.floating);
+    }
     entry = { at, ok: true, error: null, from, to, fixed: sortedPairs(fixed), floating: sortedPairs(floating) };
   } catch (e) {
     const error =

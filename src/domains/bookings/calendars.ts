@@ -1,7 +1,9 @@
 /**
  * Members' connected calendars (calendars_connect, _list, _disconnect,
- * _check): an ICS feed a member's calendar app publishes (read only), whose
- * events make the member busy on every page they host (calendar-busy.ts).
+ * _check): an ICS feed a member's calendar app publishes (read only), or a
+ * CalDAV account (caldav.ts: read, and bookings written to the calendar the
+ * member chose), whose events make the member busy on every page they host
+ * (calendar-busy.ts). A CalDAV password is sealed and never shown again.
  *
  * A connection is read once when it is made and refused when that read
  * fails, so a mistyped or private feed address is said at once rather than
@@ -19,16 +21,21 @@ import { conflict, invalid, notFound } from "../../core/errors";
 import { authorize } from "../../core/scopes";
 import type { IntegrationItem, IntegrationSource } from "../../mcp/define";
 import { checkTargetUrl } from "../automations/outbound";
-import { type CalendarRow, FeedError, forgetCalendar, guardedGet, readCalendar } from "./calendar-busy";
+import { type CalendarRow, FeedError, forgetCalendar, guardedGet, parseBusy, readCalendar } from "./calendar-busy";
+import { discoverCalendars, type FoundCalendar, sealPassword } from "./caldav";
 import { resolveMember } from "./schedules";
 import { bookingCalendars } from "./tables";
 
 /** Calendars a member may connect: enough for work, home and a team calendar or two. */
 export const MAX_CALENDARS_PER_MEMBER = 10;
 
-/** The text of a calendar over [from, to): an ICS feed's body. */
-export async function readCalendarText(deps: Deps, c: CalendarRow, _from: number, _to: number): Promise<string> {
-  return await guardedGet(deps, c.url);
+/** The iCalendar texts of a calendar over [from, to): an ICS feed's body, or a CalDAV account's events. */
+export async function readCalendarTexts(deps: Deps, c: CalendarRow, from: number, to: number): Promise<string[]> {
+  if (c.kind === "caldav") {
+    const { readCaldavTexts } = await import("./caldav");
+    return await readCaldavTexts(deps, c, from, to);
+  }
+  return [await guardedGet(deps, c.url)];
 }
 
 /** A feed address shown without most of its path, which may be a secret. */
@@ -49,7 +56,8 @@ function calendarOut(c: CalendarRow) {
     userId: c.userId,
     kind: c.kind,
     name: c.name,
-    url: urlHint(c.url),
+    url: c.kind === "caldav" ? c.url : urlHint(c.url),
+    ...(c.kind === "caldav" ? { username: c.username, writeCalendar: c.writeUrl } : {}),
     status: failing ? "failing" : "ok",
     lastSyncAt: c.lastSyncAt ? iso(c.lastSyncAt) : null,
     lastOkAt: c.lastOkAt ? iso(c.lastOkAt) : null,
@@ -72,12 +80,29 @@ async function calendarById(deps: Deps, companyId: number, id: number): Promise<
 
 export async function connectCalendar(
   ctx: ActorContext,
-  input: { member?: number | string; kind: "ics"; url: string; name?: string },
+  input: {
+    member?: number | string;
+    kind: "ics" | "caldav";
+    url: string;
+    name?: string;
+    username?: string;
+    password?: string;
+    writeCalendar?: string;
+  },
 ) {
   authorize(ctx, "bookings:write", { write: true });
   const deps = ctx.deps;
   const raw = input.url.trim().replace(/^webcals?:\/\//i, "https://");
   const url = checkTargetUrl(deps, raw, "url");
+  const caldav = input.kind === "caldav";
+  if (caldav && (!input.username || !input.password))
+    throw invalid("A CalDAV account needs username and password (an app password where the service has them).", {
+      path: input.username ? "password" : "username",
+    });
+  if (!caldav && (input.username || input.password || input.writeCalendar))
+    throw invalid("An ICS feed is read as it is: username, password and writeCalendar are for kind caldav.", {
+      path: input.username ? "username" : input.password ? "password" : "writeCalendar",
+    });
   const m = await resolveMember(deps.db, ctx.company, input.member ?? ctx.principal.userId);
   const mine = await deps.db
     .select({ id: bookingCalendars.id, url: bookingCalendars.url })
@@ -88,34 +113,58 @@ export async function connectCalendar(
   if (mine.length >= MAX_CALENDARS_PER_MEMBER)
     throw conflict(`${m.name ?? m.email} has ${MAX_CALENDARS_PER_MEMBER} calendars connected; disconnect one first.`);
   const now = deps.clock.now();
-  const draft: CalendarRow = {
-    id: 0,
-    companyId: ctx.company.id,
-    userId: m.userId,
-    kind: input.kind,
-    name: (input.name?.trim() || new URL(url).hostname).slice(0, 200),
-    url,
-    username: null,
-    secret: null,
-    writeUrl: null,
-    lastSyncAt: null,
-    lastOkAt: null,
-    lastError: null,
-    lastErrorAt: null,
-    createdAt: now,
-    updatedAt: now,
-  };
-  // Read it once before keeping it: a feed that cannot be read is refused with the reason.
-  try {
-    const { parseBusy } = await import("./calendar-busy");
-    await parseBusy(await readCalendarText(deps, draft, 0, 0), now.getTime(), now.getTime() + 1);
-  } catch (e) {
+  const cant = (e: unknown) => {
     if (e instanceof FeedError)
-      throw invalid(`Could not read the calendar at ${urlHint(url)}: ${e.message}.`, { path: "url" });
-    throw e;
+      return invalid(`Could not read the calendar at ${urlHint(url)}: ${e.message}.`, { path: "url" });
+    return e;
+  };
+  // Read it once before keeping it: a calendar that cannot be read is refused with the reason.
+  let writeUrl: string | null = null;
+  let calendars: FoundCalendar[] = [];
+  try {
+    if (caldav) {
+      calendars = await discoverCalendars(deps, url, input.username!, input.password!);
+      if (calendars.length === 0) throw new FeedError("the account has no calendar for events");
+    } else await parseBusy(await guardedGet(deps, url), now.getTime(), now.getTime() + 1);
+  } catch (e) {
+    throw cant(e);
   }
-  const { id: _omit, ...values } = draft;
-  const row = (await deps.db.insert(bookingCalendars).values(values).returning())[0]!;
+  if (caldav) {
+    const want = input.writeCalendar?.trim();
+    const chosen = want
+      ? calendars.find((c) => c.url === want || c.name === want || c.url.replace(/\/$/, "").endsWith(`/${want}`))
+      : calendars[0];
+    if (!chosen)
+      throw invalid(
+        `writeCalendar "${want!.slice(0, 100)}" is not one of the account's calendars: ${calendars.map((c) => `"${c.name}"`).join(", ")}.`,
+        { path: "writeCalendar" },
+      );
+    writeUrl = chosen.url;
+  }
+  const row = await deps.db.transaction(async (tx) => {
+    const r = (
+      await tx
+        .insert(bookingCalendars)
+        .values({
+          companyId: ctx.company.id,
+          userId: m.userId,
+          kind: input.kind,
+          name: (input.name?.trim() || new URL(url).hostname).slice(0, 200),
+          url,
+          username: caldav ? input.username! : null,
+          secret: null,
+          writeUrl,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning()
+    )[0]!;
+    if (!caldav) return r;
+    // The id is part of the sealing context, so the row is written first and the password sealed under its id.
+    const secret = sealPassword(deps, r.id, input.password!);
+    await tx.update(bookingCalendars).set({ secret }).where(eq(bookingCalendars.id, r.id));
+    return { ...r, secret };
+  });
   await audit(deps.db, ctx, "calendars.connect", {
     type: "booking_calendar",
     id: row.id,
@@ -123,7 +172,11 @@ export async function connectCalendar(
   });
   const entry = await readCalendar(deps, row);
   const fresh = await calendarById(deps, ctx.company.id, row.id);
-  return { ...calendarOut(fresh), busyTimes: entry.fixed.length / 2 + entry.floating.length / 2 };
+  return {
+    ...calendarOut(fresh),
+    busyTimes: entry.fixed.length / 2 + entry.floating.length / 2,
+    ...(caldav ? { calendars: calendars.map((c) => c.name) } : {}),
+  };
 }
 
 export async function listCalendars(ctx: ActorContext, input: { member?: number | string }) {

@@ -236,3 +236,43 @@ export const bookingCalendars = table(
   },
   (t) => [uniqueIndex("booking_calendars_url").on(t.companyId, t.userId, t.url)],
 );
+
+/**
+ * Bookings to write into hosts' CalDAV calendars, one row per (booking,
+ * calendar): what the calendar should show is worked out from the booking
+ * when the row is worked (caldav.ts), so a row says only "bring this
+ * calendar up to date with this booking". The booking events' subscriber
+ * marks it pending (exactly once, in the dispatcher's transaction) and bumps
+ * `version`; the job (one instance at a time, by its lease) PUTs or DELETEs
+ * the event and marks it done only if no newer change came meanwhile, with
+ * retries on a backoff until `failed`.
+ */
+export const bookingCalendarWrites = table(
+  "booking_calendar_writes",
+  {
+    id: id(),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
+    bookingId: integer("booking_id")
+      .notNull()
+      .references(() => bookings.id, { onDelete: "cascade" }),
+    calendarId: integer("calendar_id")
+      .notNull()
+      .references(() => bookingCalendars.id, { onDelete: "cascade" }),
+    /** pending | done | failed */
+    state: text("state").notNull(),
+    version: integer("version").notNull().default(1),
+    attempts: integer("attempts").notNull().default(0),
+    nextAt: time("next_at").notNull(),
+    /** put | delete: what was last done (done rows). */
+    lastAction: text("last_action"),
+    lastError: text("last_error"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("booking_calendar_writes_once").on(t.bookingId, t.calendarId),
+    index("booking_calendar_writes_due").on(t.state, t.nextAt),
+  ],
+);

@@ -32,6 +32,7 @@ import {
   timeZoneInput,
   weeklyInput,
 } from "./config";
+import { calendarWriteJob, calendarWriteSubscriber } from "./caldav";
 import { calendarIntegrations, checkCalendar, connectCalendar, disconnectCalendar, listCalendars } from "./calendars";
 import { bookingDelivery, reminderJob } from "./delivery";
 import { bookingEvents } from "./events";
@@ -393,12 +394,15 @@ export const calendarsConnect = defineTool({
   readOnly: false,
   openWorld: true,
   title: "Connect a calendar",
-  description: "A member's ICS feed URL: its events make them busy on pages.",
+  description: "A member's ICS feed or CalDAV account: busy times, bookings.",
   input: v.object({
     member: v.optional(memberRef),
-    kind: v.picklist(["ics"]),
+    kind: v.picklist(["ics", "caldav"]),
     url: v.pipe(v.string(), v.maxLength(2000)),
     name: v.optional(v.pipe(v.string(), v.maxLength(200))),
+    username: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
+    password: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(500))),
+    writeCalendar: v.optional(v.pipe(v.string(), v.maxLength(2000))),
   }),
   run: connectCalendar,
 });
@@ -513,8 +517,8 @@ export const bookingsDomain: Domain = {
   stagedTargets: bookingStagedTargets,
   approvalSupport: bookingsApprovalSupport,
   events: bookingEvents,
-  subscribers: [bookingDelivery],
-  jobs: [reminderJob, expireJob],
+  subscribers: [bookingDelivery, calendarWriteSubscriber],
+  jobs: [reminderJob, expireJob, calendarWriteJob],
   publicPages: [{ prefix: "/b", routes: bookingPublicRoutes }],
   notificationTypes: [
     { type: "booking.created", label: "Someone booked time with you", inApp: true, email: true },
