@@ -40,6 +40,8 @@ let rad: RadicaleServer;
 let s: TestServer;
 let w: World;
 let slug = "";
+let robin = "";
+let me = 0;
 let calendarId = 0;
 const auth = `Basic ${Buffer.from(`ann:${PASSWORD}`).toString("base64")}`;
 const dav = (path: string, init: RequestInit = {}) =>
@@ -66,15 +68,26 @@ beforeAll(async () => {
   // The test drives the outbox itself; the background runner would race it for the rows.
   await s.jobs.stop();
   w = await makeWorld(s);
-  const me = (await w.ok(w.owner, "whoami", {})).userId;
-  await w.ok(w.owner, "booking_schedules_set", {
-    member: me,
-    timeZone: "UTC",
-    weeklyHours: { mon: WEEK, tue: WEEK, wed: WEEK, thu: WEEK, fri: WEEK },
-  });
+  me = (await w.ok(w.owner, "whoami", {})).userId;
+  const colleague = (await w.ok(w.colleague, "whoami", {})).userId;
+  for (const member of [me, colleague])
+    await w.ok(w.owner, "booking_schedules_set", {
+      member,
+      timeZone: "UTC",
+      weeklyHours: { mon: WEEK, tue: WEEK, wed: WEEK, thu: WEEK, fri: WEEK },
+    });
   const p = await w.ok(w.owner, "booking_pages_create", { title: "CalDAV call", durations: [60], minNotice: 0 });
   await w.ok(w.colleague, "approvals_approve", { id: p.approval.id });
   slug = p.slug;
+  const r = await w.ok(w.owner, "booking_pages_create", {
+    title: "Either of us",
+    durations: [60],
+    minNotice: 0,
+    hosts: [me, colleague],
+    hostMode: "round_robin",
+  });
+  await w.ok(w.colleague, "approvals_approve", { id: r.approval.id });
+  robin = r.slug;
 }, 120_000);
 afterAll(async () => {
   await s?.stop();

@@ -30,7 +30,14 @@ import { randomHex } from "../../core/secrets";
 import { auditLog } from "../../core/tables";
 import { pageSlots } from "./availability-load";
 import { loadCalendars } from "./calendar-busy";
-import type { BOOKING_STATUSES, PageConfig, Question, StoredAnswer, StoredLocation } from "./config";
+import {
+  type BOOKING_STATUSES,
+  type PageConfig,
+  type Question,
+  type StoredAnswer,
+  type StoredLocation,
+  videoLinkFor,
+} from "./config";
 import {
   bookingCancelled,
   bookingConfirmed,
@@ -285,7 +292,10 @@ export function checkAnswers(questions: Question[], raw: Record<string, unknown>
   return out;
 }
 
-function locationOf(cfg: PageConfig, answers: StoredAnswer[]): StoredLocation {
+function locationOf(cfg: PageConfig, answers: StoredAnswer[], uid: string): StoredLocation {
+  // A video page with a link template: this booking's own room, stored on the booking (invite, emails, its page).
+  if (cfg.location.kind === "video" && cfg.videoLink)
+    return { kind: "video", value: videoLinkFor(cfg.videoLink, cfg.slug, uid) };
   if (cfg.location.kind === "phone" && !cfg.location.value) {
     const phone = answers.find((a) => cfg.questions.find((q) => q.id === a.id)?.type === "phone");
     return { kind: "phone", value: phone ? String(phone.value) : null };
@@ -383,6 +393,7 @@ export async function book(a: Actor, pageId: number, input: BookInput): Promise<
     if (!slot) throw unavailable(cfg, start, now.getTime());
     const hostIds =
       cfg.hostMode === "round_robin" ? [await pickRoundRobin(tx, p.id, slot.hostUserIds)] : slot.hostUserIds;
+    const uid = randomHex(16);
     const row = (
       await tx
         .insert(bookings)
@@ -391,7 +402,7 @@ export async function book(a: Actor, pageId: number, input: BookInput): Promise<
           pageId: p.id,
           pageSlug: p.slug,
           pageTitle: p.title,
-          uid: randomHex(16),
+          uid,
           status: cfg.requiresConfirmation ? "pending" : "accepted",
           startsAt: new Date(slot.start),
           endsAt: new Date(slot.end),
@@ -400,7 +411,7 @@ export async function book(a: Actor, pageId: number, input: BookInput): Promise<
           attendeeName: name,
           attendeeEmail: email,
           answers,
-          location: locationOf(cfg, answers),
+          location: locationOf(cfg, answers, uid),
           hostUserIds: hostIds,
           sequence: 0,
           source: input.source,
