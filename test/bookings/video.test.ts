@@ -20,9 +20,7 @@ let w: World;
 let smtp: TestSmtp;
 let me = 0;
 let colleague = 0;
-let colleagueName = "";
 let video = "";
-let robin = "";
 
 beforeAll(async () => {
   smtp = await startSmtp();
@@ -38,16 +36,12 @@ beforeAll(async () => {
   colleague = c.userId;
   for (const member of [me, colleague])
     await w.ok(w.owner, "booking_schedules_set", { member, timeZone: "UTC", weeklyHours: HOURS });
-  colleagueName = (await w.ok(w.owner, "booking_schedules_list", {})).items.find(
-    (x: any) => x.userId === colleague,
-  )?.name;
   const live = async (args: Record<string, unknown>) => {
     const p = await w.ok(w.owner, "booking_pages_create", { durations: [60], minNotice: 0, ...args });
     await w.ok(w.colleague, "approvals_approve", { id: p.approval.id });
     return p.slug as string;
   };
   video = await live({ title: "Video room", location: "video", videoLink: "https://meet.jit.si/{page}-{uid}" });
-  robin = await live({ title: "Either host", hosts: [me, colleague], hostMode: "round_robin" });
 }, 60_000);
 afterAll(async () => {
   await s?.stop();
