@@ -209,6 +209,22 @@ describe("a CalDAV account", () => {
     expect(await written(b.uid)).toContain("DTSTART:20300307T090000Z");
   });
 
+  test("a booking handed to another host leaves the former host's calendar", async () => {
+    const b = await w.ok(w.owner, "bookings_create", {
+      pageSlug: robin,
+      startsAt: "2030-03-07T14:00:00Z",
+      name: "Hedy Lamarr",
+      email: "hedy@example.test",
+    });
+    if (b.hostUserIds[0] !== me) await w.ok(w.owner, "bookings_reassign", { uid: b.uid, host: me });
+    await pump();
+    expect(await written(b.uid)).toContain("DTSTART:20300307T140000Z");
+    const r = await w.ok(w.owner, "bookings_reassign", { uid: b.uid });
+    expect(r.hostUserIds).not.toContain(me);
+    expect(await pump()).toBe(1);
+    expect(await written(b.uid)).toBeNull();
+  });
+
   test("the password is in no tool result, no table in the clear, and not in AI history", async () => {
     for (const name of ["calendars_list", "integrations_list"])
       expect(JSON.stringify(await w.ok(w.owner, name, {}))).not.toContain(PASSWORD);

@@ -21,7 +21,7 @@ import { audit } from "../../core/audit";
 import { iso } from "../../core/clock";
 import type { ActorContext, Deps } from "../../core/context";
 import type { Db } from "../../core/db";
-import { conflict, invalid, notFound } from "../../core/errors";
+import { conflict, invalid, isAppError, notFound } from "../../core/errors";
 import { emit, type EventDef } from "../../core/events";
 import { anyRow, type JobDef } from "../../core/jobs";
 import { page as pageOf } from "../../core/pagination";
@@ -988,6 +988,74 @@ export async function updateBooking(
     });
     return { ...short(row), sequence: row.sequence, changed: fields };
   });
+}
+
+/**
+ * bookings_reassign: hands a one-host booking to another host of its page.
+ * With `host`, that member (a host of the page, free then: bookings_update's
+ * rules); without, the round robin picks among the page's other hosts who
+ * are free at the booking's time (working hours, bookings, calendars), the
+ * least recently booked on the page first. The choice is made before the
+ * handover's transaction, which checks again under the hosts' lock: when
+ * another booking took the chosen host meanwhile, the choice is made again
+ * (twice at most), so two racing calls never give one host two meetings.
+ * The attendee is emailed the new host with the updated invite
+ * (booking.updated), and hosts' CalDAV calendars follow (caldav.ts).
+ */
+export async function reassignBooking(ctx: ActorContext, input: { id?: number; uid?: string; host?: number | string }) {
+  authorize(ctx, "bookings:write", { write: true });
+  if (input.host !== undefined) return await updateBooking(ctx, { id: input.id, uid: input.uid, host: input.host });
+  const deps = ctx.deps;
+  for (let attempt = 1; ; attempt++) {
+    const now = deps.clock.now();
+    const b = await bookingByRef(deps.db, ctx.company.id, input);
+    if (!HOLDS_SLOT.includes(b.status))
+      throw conflict(`This booking is ${b.status}; only a pending or accepted booking can be handed over.`);
+    if (b.startsAt <= now) throw conflict("This booking has already started; its host can no longer be changed.");
+    const p = await liveConfig(deps.db, b);
+    if (!p) throw conflict("The booking page of this booking was deleted, so it has no hosts to hand this booking to.");
+    if (b.hostUserIds.length > 1)
+      throw conflict(
+        `This booking is with all of page "${p.title}"'s hosts together; one of them cannot be handed over.`,
+        { path: "host" },
+      );
+    const others = p.config.hostUserIds.filter((h) => !b.hostUserIds.includes(h));
+    if (others.length === 0)
+      throw conflict(
+        `Page "${p.title}" has no other host to hand this booking to; add hosts to the page (booking_pages_update) or name one with host.`,
+        { path: "host" },
+      );
+    const start = b.startsAt.getTime();
+    const { slots } = await pageSlots(
+      deps.db,
+      ctx.company.id,
+      {
+        id: p.id,
+        config: { ...p.config, hostUserIds: others, hostMode: "round_robin", minNotice: 0, maxAdvanceDays: null },
+      },
+      {
+        from: start,
+        to: start + 1,
+        now: now.getTime(),
+        durationMin: b.durationMin,
+        excludeBookingId: b.id,
+        calendars: await loadCalendars(deps, ctx.company.id, others),
+      },
+    );
+    const slot = slots.find((x) => x.start === start);
+    if (!slot)
+      throw conflict(
+        `None of page "${p.title}"'s other hosts is free at ${iso(b.startsAt)} (working hours, time off, calendars, other bookings); reschedule first, or name a host.`,
+        { path: "host" },
+      );
+    const next = await pickRoundRobin(deps.db, p.id, slot.hostUserIds);
+    try {
+      return await updateBooking(ctx, { id: b.id, host: next });
+    } catch (e) {
+      // Taken by a booking that committed after the choice: choose again.
+      if (attempt >= 3 || !isAppError(e) || e.code !== "conflict") throw e;
+    }
+  }
 }
 
 export async function markNoShow(

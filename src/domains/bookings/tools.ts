@@ -18,6 +18,7 @@ import {
   getBooking,
   listBookings,
   markNoShow,
+  reassignBooking,
   rescheduleBooking,
   updateBooking,
 } from "./bookings";
@@ -375,6 +376,17 @@ export const bookingsUpdate = defineTool({
   run: updateBooking,
 });
 
+export const bookingsReassign = defineTool({
+  ...TS,
+  name: "bookings_reassign",
+  scope: "bookings:write",
+  readOnly: false,
+  title: "Reassign a booking",
+  description: "Hand a booking to a page host; none: next free one by round robin.",
+  input: v.object({ ...bookingRef, host: v.optional(memberRef) }),
+  run: reassignBooking,
+});
+
 export const bookingsMarkNoShow = defineTool({
   ...TS,
   name: "bookings_mark_no_show",
@@ -506,6 +518,7 @@ export const bookingsDomain: Domain = {
     bookingsConfirm,
     bookingsDecline,
     bookingsUpdate,
+    bookingsReassign,
     bookingsMarkNoShow,
     calendarsConnect,
     calendarsList,
