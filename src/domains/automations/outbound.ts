@@ -11,6 +11,9 @@
  * who runs receivers on a private network turns it off with
  * PLINTH_WEBHOOKS_ALLOW_PRIVATE=1. Redirects are not followed (a public
  * URL must not bounce the request inward); a 3xx is a failed attempt.
+ *
+ * @public Serves bookings' connected calendars (ICS feeds and CalDAV), whose
+ * outgoing reads and writes pass the same guard.
  */
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";

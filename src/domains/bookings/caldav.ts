@@ -1,8 +1,9 @@
 /**
- * CalDAV accounts (RFC 4791) for connected calendars, through tsdav: the
- * busy times of every calendar of the account are read like an ICS feed's
- * (calendar-busy.ts), and bookings, their moves and cancellations are
- * written to the one calendar the member chose (`write_url`).
+ * Bookings written into CalDAV calendars (RFC 4791): the busy times of
+ * every calendar of an account are read like an ICS feed's (calendar-fetch.ts
+ * through tsdav, calendar-busy.ts), and here bookings, their moves and
+ * cancellations are written to the one calendar the member chose
+ * (`write_url`).
  *
  * Writes go out through an outbox (booking_calendar_writes): the booking
  * events' subscriber marks (booking, calendar) pending inside the
@@ -18,117 +19,21 @@
  * row is `failed` and the calendar shows the error (calendars_list,
  * integrations_list).
  *
- * Every request passes the webhooks' address guard and follows no redirect.
- * The password is sealed (src/core/sealed.ts, context
- * "booking_calendar:<id>"), opened only to make a request, and never
- * returned, logged or put in an error. tsdav is loaded on first use.
+ * Every request passes the webhooks' address guard and follows no redirect
+ * (calendar-fetch.ts `guardedFetch`); the sealed password is opened only to
+ * make a request and never returned, logged or put in an error.
  */
 import { and, eq, inArray, lte, sql } from "drizzle-orm";
 import type { Deps } from "../../core/context";
 import type { EventRecord, Subscriber } from "../../core/events";
 import { anyRow, type JobDef } from "../../core/jobs";
-import { seal, unseal } from "../../core/sealed";
-import { refusedTarget } from "../automations/outbound";
 import { inviteInputOf } from "./bookings";
-import { type CalendarRow, FeedError } from "./calendar-busy";
+import { type CalendarRow, davError, FeedError, guardedFetch, passwordOf } from "./calendar-fetch";
 import { hostEvent } from "./ics";
 import { bookingCalendars, bookingCalendarWrites, bookings } from "./tables";
 
-const TIMEOUT_MS = 8_000;
 export const RETRY_DELAYS_MS = [10_000, 60_000, 300_000, 1_800_000, 7_200_000];
 const BATCH = 50;
-
-export const sealContext = (id: number) => `booking_calendar:${id}`;
-export const sealPassword = (deps: Deps, id: number, password: string) => seal(deps.config, password, sealContext(id));
-
-/** fetch for tsdav and the writes: the address guard before every request, no redirects, a timeout. */
-function guardedFetch(deps: Deps): typeof fetch {
-  const f = async (input: string | URL | Request, init?: RequestInit) => {
-    const u = new URL(input instanceof Request ? input.url : String(input));
-    const refused = await refusedTarget(deps, u);
-    if (refused) throw new FeedError(refused);
-    const res = await fetch(input, { ...init, redirect: "manual", signal: AbortSignal.timeout(TIMEOUT_MS) });
-    if (res.status >= 300 && res.status < 400)
-      throw new FeedError(`redirect (${res.status}) not followed: give the final address`);
-    return res;
-  };
-  return f as typeof fetch;
-}
-
-type Tsdav = typeof import("tsdav");
-let tsdavModule: Promise<Tsdav> | null = null;
-const tsdav = () => (tsdavModule ??= import("tsdav"));
-
-/** A message for a failed CalDAV request, without anything the server or tsdav put in it that might echo credentials. */
-function davError(e: unknown): FeedError {
-  if (e instanceof FeedError) return e;
-  const msg =
-    e instanceof Error ? (e.name === "TimeoutError" ? `timed out after ${TIMEOUT_MS / 1000} s` : e.message) : String(e);
-  if (/invalid credentials|401/i.test(msg)) return new FeedError("the server refused the username or password (401)");
-  return new FeedError(`CalDAV: ${msg.replace(/Basic\s+\S+/gi, "Basic …").slice(0, 200)}`);
-}
-
-async function client(deps: Deps, url: string, username: string, password: string) {
-  const { createDAVClient } = await tsdav();
-  try {
-    return await createDAVClient({
-      serverUrl: url,
-      credentials: { username, password },
-      authMethod: "Basic",
-      defaultAccountType: "caldav",
-      fetch: guardedFetch(deps),
-    });
-  } catch (e) {
-    throw davError(e);
-  }
-}
-
-export interface FoundCalendar {
-  url: string;
-  name: string;
-}
-
-/** Logs in and lists the account's calendars (those that hold events). */
-export async function discoverCalendars(
-  deps: Deps,
-  url: string,
-  username: string,
-  password: string,
-): Promise<FoundCalendar[]> {
-  const c = await client(deps, url, username, password);
-  try {
-    const cals = await c.fetchCalendars();
-    return cals
-      .filter((k) => !k.components || k.components.includes("VEVENT"))
-      .map((k) => ({ url: k.url, name: typeof k.displayName === "string" ? k.displayName : k.url }));
-  } catch (e) {
-    throw davError(e);
-  }
-}
-
-function passwordOf(deps: Deps, c: CalendarRow): string {
-  if (!c.secret) throw new FeedError("no password stored; connect the calendar again");
-  return unseal(deps.config, c.secret, sealContext(c.id));
-}
-
-/** Every event of the account's calendars over [from, to): one iCalendar text per calendar object. */
-export async function readCaldavTexts(deps: Deps, c: CalendarRow, from: number, to: number): Promise<string[]> {
-  const dav = await client(deps, c.url, c.username ?? "", passwordOf(deps, c));
-  try {
-    const out: string[] = [];
-    for (const cal of await dav.fetchCalendars()) {
-      if (cal.components && !cal.components.includes("VEVENT")) continue;
-      const objs = await dav.fetchCalendarObjects({
-        calendar: cal,
-        timeRange: { start: new Date(from).toISOString(), end: new Date(to).toISOString() },
-      });
-      for (const o of objs) if (typeof o.data === "string" && o.data) out.push(o.data);
-    }
-    return out;
-  } catch (e) {
-    throw davError(e);
-  }
-}
 
 const objectUrl = (writeUrl: string, uid: string) => `${writeUrl.endsWith("/") ? writeUrl : `${writeUrl}/`}${uid}.ics`;
 

@@ -30,14 +30,15 @@
  *    reach private addresses), follow no redirects, time out, and read at
  *    most MAX_FEED_BYTES.
  *
- * ical.js is loaded on first use (`await import`): a process whose members
- * connect no calendar never holds it.
+ * Reading (the guarded fetch, CalDAV) is calendar-fetch.ts. ical.js is
+ * loaded on first use (`await import`): a process whose members connect no
+ * calendar never holds it.
  */
 import { and, eq, inArray } from "drizzle-orm";
 import { BoundedMap } from "../../core/bounded-map";
 import type { Deps } from "../../core/context";
 import { BUDGET, ENTRY_OVERHEAD } from "../../core/memory-budget";
-import { refusedTarget } from "../automations/outbound";
+import { type CalendarRow, FeedError, readCalendarTexts } from "./calendar-fetch";
 import { WRITTEN_MARK } from "./ics";
 import { bookingCalendars } from "./tables";
 import { DAY, isTimeZone, wallToInstant } from "./zoned";
@@ -45,12 +46,8 @@ import { DAY, isTimeZone, wallToInstant } from "./zoned";
 export const REFRESH_MS = 5 * 60_000;
 export const FAILURE_RETRY_MS = 30_000;
 export const HORIZON_DAYS = 400;
-const FETCH_TIMEOUT_MS = 8_000;
-export const MAX_FEED_BYTES = 4 * 1024 * 1024;
 /** Occurrences kept per calendar: a year of a busy person's meetings several times over. */
 const MAX_OCCURRENCES = 20_000;
-
-export type CalendarRow = typeof bookingCalendars.$inferSelect;
 
 /** One calendar's busy times as last read. */
 export interface BusyEntry {
@@ -82,64 +79,6 @@ export const calendarCacheBytes = () => cache.bytes;
 
 export function forgetCalendar(c: Pick<CalendarRow, "id" | "url" | "updatedAt">) {
   cache.delete(keyOf(c));
-}
-
-export class FeedError extends Error {}
-
-/** GET through the webhook address guard; the body as text, or a FeedError saying why not. */
-export async function guardedGet(deps: Deps, url: string, headers: Record<string, string> = {}): Promise<string> {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    throw new FeedError("not a URL");
-  }
-  const refused = await refusedTarget(deps, u);
-  if (refused) throw new FeedError(refused);
-  let res: Response;
-  try {
-    res = await fetch(u, {
-      redirect: "manual",
-      signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
-      headers: { accept: "text/calendar, */*;q=0.5", "user-agent": "Plinth-Calendars/1", ...headers },
-    });
-  } catch (e) {
-    const msg =
-      e instanceof Error
-        ? e.name === "TimeoutError"
-          ? `timed out after ${FETCH_TIMEOUT_MS / 1000} s`
-          : e.message
-        : String(e);
-    throw new FeedError(msg.slice(0, 300));
-  }
-  if (res.status >= 300 && res.status < 400) {
-    await res.body?.cancel();
-    throw new FeedError(`redirect (${res.status}) not followed: give the final address`);
-  }
-  if (!res.ok) {
-    await res.body?.cancel();
-    throw new FeedError(`HTTP ${res.status}`);
-  }
-  const declared = Number(res.headers.get("content-length") ?? 0);
-  if (declared > MAX_FEED_BYTES) {
-    await res.body?.cancel();
-    throw new FeedError(`the feed is larger than ${MAX_FEED_BYTES / 1024 / 1024} MiB`);
-  }
-  const reader = res.body?.getReader();
-  if (!reader) return "";
-  const parts: Uint8Array[] = [];
-  let n = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    n += value.byteLength;
-    if (n > MAX_FEED_BYTES) {
-      await reader.cancel();
-      throw new FeedError(`the feed is larger than ${MAX_FEED_BYTES / 1024 / 1024} MiB`);
-    }
-    parts.push(value);
-  }
-  return new TextDecoder().decode(Buffer.concat(parts));
 }
 
 type ICALModule = typeof import("ical.js").default;
@@ -286,7 +225,6 @@ export async function readCalendar(deps: Deps, c: CalendarRow): Promise<BusyEntr
   const to = at + HORIZON_DAYS * DAY;
   let entry: BusyEntry;
   try {
-    const { readCalendarTexts } = await import("./calendars");
     const fixed: number[] = [];
     const floating: number[] = [];
     // The company's own bookings written into a CalDAV calendar already block through booking_hosts.

@@ -21,22 +21,20 @@ import { conflict, invalid, notFound } from "../../core/errors";
 import { authorize } from "../../core/scopes";
 import type { IntegrationItem, IntegrationSource } from "../../mcp/define";
 import { checkTargetUrl } from "../automations/outbound";
-import { type CalendarRow, FeedError, forgetCalendar, guardedGet, parseBusy, readCalendar } from "./calendar-busy";
-import { discoverCalendars, type FoundCalendar, sealPassword } from "./caldav";
+import { forgetCalendar, parseBusy, readCalendar } from "./calendar-busy";
+import {
+  type CalendarRow,
+  discoverCalendars,
+  FeedError,
+  type FoundCalendar,
+  guardedGet,
+  sealPassword,
+} from "./calendar-fetch";
 import { resolveMember } from "./schedules";
 import { bookingCalendars } from "./tables";
 
 /** Calendars a member may connect: enough for work, home and a team calendar or two. */
 export const MAX_CALENDARS_PER_MEMBER = 10;
-
-/** The iCalendar texts of a calendar over [from, to): an ICS feed's body, or a CalDAV account's events. */
-export async function readCalendarTexts(deps: Deps, c: CalendarRow, from: number, to: number): Promise<string[]> {
-  if (c.kind === "caldav") {
-    const { readCaldavTexts } = await import("./caldav");
-    return await readCaldavTexts(deps, c, from, to);
-  }
-  return [await guardedGet(deps, c.url)];
-}
 
 /** A feed address shown without most of its path, which may be a secret. */
 export function urlHint(url: string): string {
