@@ -92,6 +92,13 @@ DTSTART;TZID=W. Europe Standard Time:20300307T110000
 DTEND;TZID=W. Europe Standard Time:20300307T113000
 END:VEVENT
 BEGIN:VEVENT
+UID:duration@test
+DTSTAMP:20300101T000000Z
+SUMMARY:Call with a length instead of an end
+DTSTART:20300307T140000Z
+DURATION:PT1H
+END:VEVENT
+BEGIN:VEVENT
 UID:free@test
 DTSTAMP:20300101T000000Z
 SUMMARY:Focus (shown as free)
@@ -192,6 +199,7 @@ describe("busy times from an ICS feed", () => {
       "2030-03-05 15:00", // 09:00 New York (EST) = 15:00 Berlin
       ...["09:00", "10:00", "11:00", "12:00", "13:00", "14:00", "15:00", "16:00"].map((t) => `2030-03-06 ${t}`), // all day
       "2030-03-07 11:00", // a zone named by the feed's own VTIMEZONE (Outlook's names are not IANA's)
+      "2030-03-07 15:00", // DTSTART 14:00Z with DURATION PT1H
       "2030-03-08 09:00", // floating 09:00: the host's wall clock
     ]);
   });

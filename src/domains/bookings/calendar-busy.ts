@@ -120,92 +120,121 @@ export async function parseBusy(
     String(c.getFirstPropertyValue("transp") ?? "").toUpperCase() === "TRANSPARENT" ||
     String(c.getFirstPropertyValue("status") ?? "").toUpperCase() === "CANCELLED";
 
-  /** One time of `item`'s `prop` (dtstart or dtend) at wall clock `t`: an instant, or null for floating. */
-  const instantOf = (
-    item: InstanceType<ICALModule["Component"]>,
-    prop: "dtstart" | "dtend",
-    t: InstanceType<ICALModule["Time"]>,
-  ): number | null => {
-    if (t.isDate) return null;
+  type Comp = InstanceType<ICALModule["Component"]>;
+  type Time = InstanceType<ICALModule["Time"]>;
+  type Zone = { utc: true } | { iana: string } | { vtz: InstanceType<ICALModule["Timezone"]> } | null;
+  // Per event component: whether it blocks, and the zone of its start and end (read once, not per occurrence).
+  const facts = new WeakMap<Comp, { skip: boolean; start: Zone; end: Zone }>();
+  const zoneOfProp = (item: Comp, prop: "dtstart" | "dtend"): Zone => {
     const p = item.getFirstProperty(prop) ?? item.getFirstProperty("dtstart");
-    const raw = p?.getFirstValue() as InstanceType<ICALModule["Time"]> | undefined;
+    const raw = p?.getFirstValue() as Time | undefined;
+    if (raw && raw.zone === ICAL.Timezone.utcTimezone) return { utc: true };
     const tzid = p?.getParameter("tzid") as string | undefined;
-    if (raw && raw.zone === ICAL.Timezone.utcTimezone) return wallMs(t);
     if (!tzid) return null;
     const iana = tzid.startsWith("/") ? tzid.split("/").slice(-2).join("/") : tzid;
-    if (isTimeZone(iana)) {
-      const wall = Temporal.PlainDateTime.from({
-        year: t.year,
-        month: t.month,
-        day: t.day,
-        hour: t.hour,
-        minute: t.minute,
-        second: t.second,
-      });
-      return wallToInstant(wall, iana, "boundary");
-    }
+    if (isTimeZone(iana)) return { iana };
     const vtz = zones.get(tzid);
     if (!vtz) throw new FeedError(`unknown time zone ${tzid.slice(0, 60)} (no VTIMEZONE for it)`);
+    return { vtz };
+  };
+  const factsOf = (item: Comp) => {
+    let f = facts.get(item);
+    if (!f) {
+      f = { skip: skipped(item), start: zoneOfProp(item, "dtstart"), end: zoneOfProp(item, "dtend") };
+      facts.set(item, f);
+    }
+    return f;
+  };
+
+  /** An instant of wall clock `t` in zone `z`, or null for floating (all-day, or no zone). */
+  const instantOf = (z: Zone, t: Time): number | null => {
+    if (t.isDate || z === null) return null;
+    if ("utc" in z) return wallMs(t);
+    if ("iana" in z)
+      return wallToInstant(
+        Temporal.PlainDateTime.from({
+          year: t.year,
+          month: t.month,
+          day: t.day,
+          hour: t.hour,
+          minute: t.minute,
+          second: t.second,
+        }),
+        z.iana,
+        "boundary",
+      );
     const c = t.clone();
-    c.zone = vtz;
+    c.zone = z.vtz;
     return c.toUnixTime() * 1000;
   };
 
-  const push = (
-    item: InstanceType<ICALModule["Component"]>,
-    s: InstanceType<ICALModule["Time"]>,
-    e: InstanceType<ICALModule["Time"]>,
-  ) => {
-    if (skipped(item)) return;
-    const a = instantOf(item, "dtstart", s);
-    const b = instantOf(item, "dtend", e);
+  const push = (item: Comp, s: Time, e: Time) => {
+    const f = factsOf(item);
+    if (f.skip) return;
+    const wa = wallMs(s);
+    let wb = wallMs(e);
+    if (s.isDate && wb <= wa) wb = wa + DAY; // DTSTART;VALUE=DATE alone is one day
+    // Zone offsets are under a day: wall times two days outside the range are outside it in every zone.
+    if (wb < from - 2 * DAY || wa > to + 2 * DAY) return;
+    const a = instantOf(f.start, s);
+    const b = instantOf(f.end, e);
     if (a !== null && b !== null) {
       if (b > a && b > from && a < to) fixed.push(a, b);
-    } else {
-      // Floating (all-day, or no zone): compare loosely, a day either side covers every zone.
-      const wa = wallMs(s);
-      let wb = wallMs(e);
-      if (s.isDate && wb <= wa) wb = wa + DAY; // DTSTART;VALUE=DATE alone is one day
-      if (wb > wa && wb > from - DAY && wa < to + DAY) floating.push(wa, wb);
-    }
+    } else if (wb > wa && wb > from - DAY && wa < to + DAY) floating.push(wa, wb);
     if (fixed.length + floating.length > 2 * MAX_OCCURRENCES)
       throw new FeedError(`more than ${MAX_OCCURRENCES} events in the next ${HORIZON_DAYS} days`);
   };
 
+  /** A single event's start and end: DTEND, or DTSTART + DURATION, or one day for a date. */
+  const single = (ve: Comp) => {
+    const start = ve.getFirstPropertyValue("dtstart") as Time | null;
+    if (!start) return;
+    let end = ve.getFirstPropertyValue("dtend") as Time | null;
+    if (!end) {
+      const dur = ve.getFirstPropertyValue("duration") as InstanceType<ICALModule["Duration"]> | null;
+      end = start.clone();
+      if (dur) end.addDuration(dur);
+    }
+    push(ve, start, end);
+  };
+
   const vevents = root.getAllSubcomponents("vevent");
-  const masters = new Map<string, InstanceType<ICALModule["Event"]>>();
-  const exceptions: InstanceType<ICALModule["Component"]>[] = [];
+  const recurring = new Map<string, InstanceType<ICALModule["Event"]>>();
+  const exceptions: Comp[] = [];
   for (const ve of vevents) {
     if (ve.hasProperty("recurrence-id")) exceptions.push(ve);
-    else {
-      const uid = String(ve.getFirstPropertyValue("uid") ?? `#${masters.size}`);
-      masters.set(masters.has(uid) ? `${uid}#${masters.size}` : uid, new ICAL.Event(ve));
-    }
+    else if (ve.hasProperty("rrule") || ve.hasProperty("rdate")) {
+      const uid = String(ve.getFirstPropertyValue("uid") ?? `#${recurring.size}`);
+      recurring.set(recurring.has(uid) ? `${uid}#${recurring.size}` : uid, new ICAL.Event(ve));
+    } else single(ve);
   }
   for (const ex of exceptions) {
-    const m = masters.get(String(ex.getFirstPropertyValue("uid") ?? ""));
-    if (m?.isRecurring()) m.relateException(ex);
-    else {
-      const e = new ICAL.Event(ex);
-      if (e.startDate) push(ex, e.startDate, e.endDate ?? e.startDate);
-    }
+    const m = recurring.get(String(ex.getFirstPropertyValue("uid") ?? ""));
+    if (m) m.relateException(ex);
+    else single(ex);
   }
-  for (const ev of masters.values()) {
+  for (const ev of recurring.values()) {
     if (!ev.startDate) continue;
-    if (!ev.isRecurring()) {
-      push(ev.component, ev.startDate, ev.endDate ?? ev.startDate);
-      continue;
-    }
+    const moved = Object.keys(ev.exceptions).length > 0;
+    const dur = ev.duration;
+    const durMs = dur.toSeconds() * 1000;
     const it = ev.iterator();
     for (let k = 0; ; k++) {
       if (k > 50 * MAX_OCCURRENCES) throw new FeedError("a recurring event repeats too often to read");
       const next = it.next();
       if (!next) break;
-      if (wallMs(next) >= to + DAY) break;
-      const d = ev.getOccurrenceDetails(next);
-      // Occurrences long before the range are passed over cheaply (their end is at most days later).
-      if (wallMs(d.endDate) < from - 2 * DAY) continue;
-      push(d.item.component, d.startDate, d.endDate);
+      const w = wallMs(next);
+      if (w >= to + 2 * DAY) break;
+      // Occurrences long before the range are passed over without building them.
+      if (w + Math.max(durMs, DAY) < from - 2 * DAY) continue;
+      if (moved) {
+        const d = ev.getOccurrenceDetails(next);
+        push(d.item.component, d.startDate, d.endDate);
+      } else {
+        const end = next.clone();
+        end.addDuration(dur);
+        push(ev.component, next, end);
+      }
     }
   }
   return { fixed, floating };
