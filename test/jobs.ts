@@ -39,6 +39,7 @@ import { markOverdue as markOverdueStep } from "../src/domains/billing/invoices"
 import { invoiceDueSubscriptions as invoiceDueSubscriptionsStep } from "../src/domains/billing/subscriptions";
 import { expireJob, expireUnconfirmed as expireUnconfirmedStep } from "../src/domains/bookings/bookings";
 import { reminderJob, sendReminders as sendRemindersStep } from "../src/domains/bookings/delivery";
+import { calendarWriteJob, writeDue as writeCalendarsStep } from "../src/domains/bookings/caldav";
 import { chatJobs, reopenSnoozed as reopenSnoozedStep } from "../src/domains/chat/conversations";
 import { foldJob } from "../src/domains/email/audience";
 import { digestJob, sendDigests as sendDigestsStep } from "../src/domains/notifications/digest";
@@ -71,6 +72,7 @@ const mailJob = named(mailJobs, "mail.send");
 
 export const sendDueMail = (deps: Deps) => checked(deps, mailJob, () => sendDueMailStep(deps));
 export const deliver = (deps: Deps) => checked(deps, emailJob, () => deliverStep(deps));
+export const writeCalendars = (deps: Deps) => checked(deps, calendarWriteJob, () => writeCalendarsStep(deps));
 export const deliverDue = (deps: Deps) => checked(deps, webhooksJob, () => deliverDueStep(deps));
 export const runQueued = (deps: Deps) => checked(deps, runJob, () => runQueuedStep(deps));
 export const runSchedules = (deps: Deps) => checked(deps, scheduleJob, () => runSchedulesStep(deps));

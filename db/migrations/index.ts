@@ -32,6 +32,7 @@ import sqlite29 from "./sqlite/0029_chat_to_ticket_macros.sql" with { type: "tex
 import sqlite30 from "./sqlite/0030_ticket_mailboxes.sql" with { type: "text" };
 import sqlite31 from "./sqlite/0031_post_versions.sql" with { type: "text" };
 import sqlite32 from "./sqlite/0032_custom_fields.sql" with { type: "text" };
+import sqlite33 from "./sqlite/0033_booking_calendars.sql" with { type: "text" };
 import pg0 from "./pg/0000_init.sql" with { type: "text" };
 import pg1 from "./pg/0001_media_blobs.sql" with { type: "text" };
 import pg2 from "./pg/0002_idempotency_keys.sql" with { type: "text" };
@@ -65,6 +66,7 @@ import pg29 from "./pg/0029_chat_to_ticket_macros.sql" with { type: "text" };
 import pg30 from "./pg/0030_ticket_mailboxes.sql" with { type: "text" };
 import pg31 from "./pg/0031_post_versions.sql" with { type: "text" };
 import pg32 from "./pg/0032_custom_fields.sql" with { type: "text" };
+import pg33 from "./pg/0033_booking_calendars.sql" with { type: "text" };
 
 export interface Migration {
   tag: string;
@@ -106,6 +108,7 @@ export const migrations: Record<"sqlite" | "pg", Migration[]> = {
     { tag: "0030_ticket_mailboxes", sql: sqlite30 },
     { tag: "0031_post_versions", sql: sqlite31 },
     { tag: "0032_custom_fields", sql: sqlite32 },
+    { tag: "0033_booking_calendars", sql: sqlite33 },
   ],
   pg: [
     { tag: "0000_init", sql: pg0 },
@@ -141,5 +144,6 @@ export const migrations: Record<"sqlite" | "pg", Migration[]> = {
     { tag: "0030_ticket_mailboxes", sql: pg30 },
     { tag: "0031_post_versions", sql: pg31 },
     { tag: "0032_custom_fields", sql: pg32 },
+    { tag: "0033_booking_calendars", sql: pg33 },
   ],
 };

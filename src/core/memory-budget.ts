@@ -56,6 +56,8 @@ export const BUDGET = {
   attempts: 1 * MiB,
   /** The REST and the MCP rate limiters' buckets, each (src/core/rate-limit.ts). */
   rateLimitMain: 2 * MiB,
+  /** Busy times read from members' connected calendars (src/domains/bookings/calendar-busy.ts). */
+  calendarBusy: 1.5 * MiB,
   /** Every other rate limiter's buckets (public pages' posts and reads, hooks), each. */
   rateLimitOther: 512 * KiB,
 } as const;
@@ -80,5 +82,6 @@ export const TOTAL_CACHE_BYTES =
   BUDGET.bookingPages +
   BUDGET.redactKeys +
   ATTEMPT_COUNTERS * BUDGET.attempts +
+  BUDGET.calendarBusy +
   2 * BUDGET.rateLimitMain +
   OTHER_RATE_LIMITERS * BUDGET.rateLimitOther;

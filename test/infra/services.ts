@@ -60,6 +60,7 @@ export const SERVICE_PACKAGES = {
   redis: { bin: "redis-server", pkg: "redis-server" },
   haproxy: { bin: "haproxy", pkg: "haproxy" },
   dovecot: { bin: "dovecot", pkg: "dovecot-imapd" },
+  radicale: { bin: "radicale", pkg: "radicale" },
 } satisfies Record<string, DebianPackage>;
 
 /** Thrown when missing packages cannot be installed; tests may skip on it. */
@@ -841,4 +842,81 @@ function imapGreets(port: number): Promise<boolean> {
     s.once("data", (d) => done(d.toString().startsWith("* OK")));
     s.once("error", () => done(false));
   });
+}
+
+// ---------------------------------------------------------------- radicale
+
+export interface RadicaleServer {
+  /** http://127.0.0.1:<port>/ */
+  url: string;
+  port: number;
+  dir: string;
+  pid: number;
+  /** Adds a user (plain password in the temp dir's htpasswd file; Radicale reads it at each request). */
+  addUser(user: string, password: string): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * Debian's Radicale as a CalDAV server on 127.0.0.1:<free port>, in the
+ * foreground as a child process, with a config in a temp dir: htpasswd
+ * logins with plain passwords, owner-only rights (a user reads and writes
+ * their own collections), collections stored under the temp dir. Ready once
+ * it answers HTTP.
+ */
+export async function startRadicale(): Promise<RadicaleServer> {
+  const bin = findBinary("radicale");
+  if (!bin) throw new Error("radicale not found: run ensureDebianPackages([SERVICE_PACKAGES.radicale])");
+  const dir = mkdtempSync(join(tmpdir(), "plinth-radicale-"));
+  const users = join(dir, "users");
+  writeFileSync(users, "");
+  try {
+    return await withFreePort(async (port) => {
+      const conf = join(dir, "radicale.conf");
+      writeFileSync(
+        conf,
+        [
+          "[server]",
+          `hosts = 127.0.0.1:${port}`,
+          "[auth]",
+          "type = htpasswd",
+          `htpasswd_filename = ${users}`,
+          "htpasswd_encryption = plain",
+          "delay = 0",
+          "[rights]",
+          "type = owner_only",
+          "[storage]",
+          `filesystem_folder = ${dir}/collections`,
+          "[logging]",
+          "level = warning",
+          "",
+        ].join("\n"),
+      );
+      const m = spawnServer({
+        name: "radicale",
+        cmd: [bin, "--config", conf],
+        signal: "SIGTERM",
+        dir,
+        logPath: join(dir, "radicale.out"),
+      });
+      await waitUntil(m, "answering HTTP", 15_000, async () => {
+        try {
+          return (await fetch(`http://127.0.0.1:${port}/.web/`, { signal: AbortSignal.timeout(1000) })).status > 0;
+        } catch {
+          return false;
+        }
+      });
+      return {
+        url: `http://127.0.0.1:${port}/`,
+        port,
+        dir,
+        pid: m.proc.pid,
+        addUser: (user, password) => appendFileSync(users, `${user}:${password}\n`),
+        stop: () => stopServer(m),
+      };
+    });
+  } catch (e) {
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
 }

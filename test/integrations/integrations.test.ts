@@ -203,7 +203,7 @@ describe("listing with health", () => {
     const r = await callTool(admin, "integrations_list", { kind: "carrier_pigeon" });
     expect(r.isError).toBe(true);
     expect(r.text).toContain(
-      'Unknown kind "carrier_pigeon"; kinds: oauth_client, smtp, embeddings, object_storage, webhook',
+      'Unknown kind "carrier_pigeon"; kinds: booking_calendar, oauth_client, smtp, embeddings, object_storage, webhook',
     );
   });
 });

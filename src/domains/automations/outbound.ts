@@ -11,6 +11,9 @@
  * who runs receivers on a private network turns it off with
  * PLINTH_WEBHOOKS_ALLOW_PRIVATE=1. Redirects are not followed (a public
  * URL must not bounce the request inward); a 3xx is a failed attempt.
+ *
+ * @public Serves bookings' connected calendars (ICS feeds and CalDAV), whose
+ * outgoing reads and writes pass the same guard.
  */
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
@@ -91,6 +94,9 @@ async function guard(deps: Deps, u: URL): Promise<string | null> {
   const bad = addrs.find(isPrivateAddress);
   return bad ? `refused: ${host} resolves to a loopback or private address (${bad})` : null;
 }
+
+/** The same check for other outgoing reads (bookings' calendar feeds and CalDAV): why `u` is refused, or null. */
+export const refusedTarget = guard;
 
 export function newSigningSecret(): string {
   return `whsec_${randomBytes(32).toString("base64")}`;

@@ -17,6 +17,7 @@ import { emit } from "../../core/events";
 import type { ApprovalKind, ApprovalLink, ApprovalSupport, ChangeRow } from "../approvals/kinds";
 import { effectiveStatus } from "../approvals/links";
 import { summarize } from "../approvals/preview";
+import { loadCalendars } from "./calendar-busy";
 import { pageSlots } from "./availability-load";
 import { remindersOf, type PageConfig } from "./config";
 import { bookingPagePublished } from "./events";
@@ -53,6 +54,7 @@ const LABELS: Partial<Record<keyof PageConfig, string>> = {
   description: "Description",
   durations: "Lengths",
   location: "Place",
+  videoLink: "Video link per booking",
   questions: "Questions",
   minNotice: "Minimum notice",
   bufferBefore: "Buffer before",
@@ -131,6 +133,7 @@ const FACT_KEYS: (keyof PageConfig)[] = [
   "hostUserIds",
   "hostMode",
   "location",
+  "videoLink",
   "durations",
   "questions",
   "minNotice",
@@ -161,7 +164,13 @@ async function pageHtml(
     deps.db,
     companyId,
     { id: pageId, config: cfg },
-    { from: now, to: now + 7 * DAY, now, durationMin: cfg.durations[0]! },
+    {
+      from: now,
+      to: now + 7 * DAY,
+      now,
+      durationMin: cfg.durations[0]!,
+      calendars: await loadCalendars(deps, companyId, cfg.hostUserIds),
+    },
   );
   const days = Array.from({ length: 7 }, (_, i) => localDate(now + i * DAY, tz));
   return `<div class="bk">${detailsHtml(cfg, hosts)}<h2>Free times this week (${tz.replace(/_/g, " ")}, ${durationText(cfg.durations[0]!)})</h2>${slotsHtml(slots, tz, null, days)}<h2>Booking form</h2><form class="bk-form">${formFieldsHtml(cfg, {}, true)}</form></div>`;

@@ -4,9 +4,15 @@
  * length: the 3-month window of the benchmark costs the same queries as a
  * day. Both the listings (MCP, public page) and the booking transaction
  * call `pageSlots`, so they cannot disagree.
+ *
+ * Busy times from hosts' connected calendars come in as a snapshot read
+ * before (calendar-busy.ts `loadCalendars`: never a network call inside the
+ * booking transaction); a host whose calendar could not be read is busy
+ * over the whole range.
  */
 import { and, eq, gt, gte, inArray, lt, ne } from "drizzle-orm";
 import type { Db } from "../../core/db";
+import { type CalendarSnapshot, calendarBusy } from "./calendar-busy";
 import { computeSlots, type HostSchedule, type Slot, type SlotRules, type Weekday } from "./availability";
 import type { PageConfig } from "./config";
 import { membersById, schedulesOf, type Member } from "./schedules";
@@ -44,7 +50,15 @@ export async function pageSlots(
   db: Db,
   companyId: number,
   page: { id: number | null; config: PageConfig },
-  o: { from: number; to: number; now: number; durationMin: number; excludeBookingId?: number },
+  o: {
+    from: number;
+    to: number;
+    now: number;
+    durationMin: number;
+    excludeBookingId?: number;
+    /** Hosts' connected calendars (loadCalendars over the page's hosts); none when absent. */
+    calendars?: CalendarSnapshot;
+  },
 ): Promise<PageSlots> {
   const cfg = page.config;
   const members = await membersById(db, companyId, cfg.hostUserIds);
@@ -103,6 +117,15 @@ export async function pageSlots(
     for (const [k, list] of Object.entries(s.weekly)) weekly[Number(k) as Weekday] = ranges(list);
     const overrides: HostSchedule["overrides"] = {};
     for (const [d, list] of Object.entries(s.overrides)) overrides[d] = ranges(list);
+    // Calendar events block like meetings of another page (buffers keep clear of them); unreadable: busy throughout.
+    const external = o.calendars ? calendarBusy(o.calendars, m.userId, s.timeZone, lo.getTime(), hi.getTime()) : [];
+    const fromCalendars = (external ?? [[lo.getTime(), hi.getTime()]]).map(([a, b]) => ({
+      start: a,
+      end: b,
+      busyFrom: a,
+      busyUntil: b,
+      samePage: false,
+    }));
     return {
       userId: m.userId,
       timeZone: s.timeZone,
@@ -117,7 +140,8 @@ export async function pageSlots(
           busyFrom: b.busyFrom.getTime(),
           busyUntil: b.busyUntil.getTime(),
           samePage: page.id !== null && b.pageId === page.id,
-        })),
+        }))
+        .concat(fromCalendars),
     };
   });
   const slots = computeSlots(rulesOf(cfg, o.durationMin), schedulesIn, { from: o.from, to: o.to, now: o.now });

@@ -21,7 +21,7 @@ import { audit } from "../../core/audit";
 import { iso } from "../../core/clock";
 import type { ActorContext, Deps } from "../../core/context";
 import type { Db } from "../../core/db";
-import { conflict, invalid, notFound } from "../../core/errors";
+import { conflict, invalid, isAppError, notFound } from "../../core/errors";
 import { emit, type EventDef } from "../../core/events";
 import { anyRow, type JobDef } from "../../core/jobs";
 import { page as pageOf } from "../../core/pagination";
@@ -29,7 +29,15 @@ import { authorize } from "../../core/scopes";
 import { randomHex } from "../../core/secrets";
 import { auditLog } from "../../core/tables";
 import { pageSlots } from "./availability-load";
-import type { BOOKING_STATUSES, PageConfig, Question, StoredAnswer, StoredLocation } from "./config";
+import { loadCalendars } from "./calendar-busy";
+import {
+  type BOOKING_STATUSES,
+  type PageConfig,
+  type Question,
+  type StoredAnswer,
+  type StoredLocation,
+  videoLinkFor,
+} from "./config";
 import {
   bookingCancelled,
   bookingConfirmed,
@@ -41,7 +49,7 @@ import {
   bookingUpdated,
   type BookingFacts,
 } from "./events";
-import { bookingInvite, inviteMethod } from "./ics";
+import { bookingInvite, type InviteInput, inviteMethod } from "./ics";
 import { pageById, pageByRef, type PageRow } from "./pages";
 import { membersById, resolveMember, touchSchedules, type Member } from "./schedules";
 import { bookingHosts, bookingPages, bookings } from "./tables";
@@ -116,6 +124,11 @@ export async function factsOf(deps: Deps, b: BookingRow, hosts?: Member[]): Prom
 
 /** The booking's invite (.ics text): the download, bookings_get include ics, and the confirmation email's attachment. */
 export async function inviteOf(deps: Deps, b: BookingRow): Promise<string> {
+  return bookingInvite(await inviteInputOf(deps, b));
+}
+
+/** What an invite or a host's calendar event of the booking says (ics.ts). */
+export async function inviteInputOf(deps: Deps, b: BookingRow): Promise<InviteInput> {
   const hosts = await membersById(deps.db, b.companyId, b.hostUserIds);
   const page =
     b.pageId === null
@@ -128,7 +141,7 @@ export async function inviteOf(deps: Deps, b: BookingRow): Promise<string> {
             .limit(1)
         )[0];
   const description = page?.config.description ?? null;
-  return bookingInvite({
+  return {
     uid: b.uid,
     status: b.status,
     sequence: b.sequence,
@@ -144,7 +157,7 @@ export async function inviteOf(deps: Deps, b: BookingRow): Promise<string> {
     hosts,
     manageUrl: manageUrl(deps, b),
     publicUrl: deps.config.publicUrl,
-  });
+  };
 }
 
 export async function bookingOut(deps: Deps, b: BookingRow, o: { ics?: boolean } = {}) {
@@ -279,7 +292,10 @@ export function checkAnswers(questions: Question[], raw: Record<string, unknown>
   return out;
 }
 
-function locationOf(cfg: PageConfig, answers: StoredAnswer[]): StoredLocation {
+function locationOf(cfg: PageConfig, answers: StoredAnswer[], uid: string): StoredLocation {
+  // A video page with a link template: this booking's own room, stored on the booking (invite, emails, its page).
+  if (cfg.location.kind === "video" && cfg.videoLink)
+    return { kind: "video", value: videoLinkFor(cfg.videoLink, cfg.slug, uid) };
   if (cfg.location.kind === "phone" && !cfg.location.value) {
     const phone = answers.find((a) => cfg.questions.find((q) => q.id === a.id)?.type === "phone");
     return { kind: "phone", value: phone ? String(phone.value) : null };
@@ -341,6 +357,12 @@ export async function book(a: Actor, pageId: number, input: BookInput): Promise<
   const email = checkEmail(input.email);
   if (!Number.isFinite(input.startsAt.getTime()))
     throw invalid("startsAt must be an ISO date-time.", { path: "startsAt" });
+  // The hosts' calendars are read first: no network call inside the transaction.
+  const calendars = await loadCalendars(
+    deps,
+    a.companyId,
+    (await pageById(deps.db, a.companyId, pageId)).config.hostUserIds,
+  );
   return await deps.db.transaction(async (tx) => {
     const now = deps.clock.now();
     const p = await pageById(tx, a.companyId, pageId);
@@ -365,11 +387,13 @@ export async function book(a: Actor, pageId: number, input: BookInput): Promise<
       to: start + 1,
       now: now.getTime(),
       durationMin,
+      calendars,
     });
     const slot = slots.find((s) => s.start === start);
     if (!slot) throw unavailable(cfg, start, now.getTime());
     const hostIds =
       cfg.hostMode === "round_robin" ? [await pickRoundRobin(tx, p.id, slot.hostUserIds)] : slot.hostUserIds;
+    const uid = randomHex(16);
     const row = (
       await tx
         .insert(bookings)
@@ -378,7 +402,7 @@ export async function book(a: Actor, pageId: number, input: BookInput): Promise<
           pageId: p.id,
           pageSlug: p.slug,
           pageTitle: p.title,
-          uid: randomHex(16),
+          uid,
           status: cfg.requiresConfirmation ? "pending" : "accepted",
           startsAt: new Date(slot.start),
           endsAt: new Date(slot.end),
@@ -387,7 +411,7 @@ export async function book(a: Actor, pageId: number, input: BookInput): Promise<
           attendeeName: name,
           attendeeEmail: email,
           answers,
-          location: locationOf(cfg, answers),
+          location: locationOf(cfg, answers, uid),
           hostUserIds: hostIds,
           sequence: 0,
           source: input.source,
@@ -484,6 +508,13 @@ async function liveConfig(tx: Db, b: BookingRow): Promise<PageRow | null> {
     : ((await tx.select().from(bookingPages).where(eq(bookingPages.id, b.pageId)).limit(1))[0] ?? null);
 }
 
+/** The calendars of a booking's hosts and its page's, read before a transaction that may move it or hand it over. */
+async function calendarsOfBooking(deps: Deps, companyId: number, ref: { id?: number; uid?: string }) {
+  const b = await bookingByRef(deps.db, companyId, ref);
+  const p = await liveConfig(deps.db, b);
+  return await loadCalendars(deps, companyId, [...new Set([...b.hostUserIds, ...(p?.config.hostUserIds ?? [])])]);
+}
+
 export async function reschedule(
   a: Actor,
   ref: { id?: number; uid?: string },
@@ -492,6 +523,7 @@ export async function reschedule(
   const deps = a.deps;
   if (!Number.isFinite(input.startsAt.getTime()))
     throw invalid("startsAt must be an ISO date-time.", { path: "startsAt" });
+  const calendars = await calendarsOfBooking(deps, a.companyId, ref);
   return await deps.db.transaction(async (tx) => {
     const now = deps.clock.now();
     const b = await bookingByRef(tx, a.companyId, ref);
@@ -517,6 +549,7 @@ export async function reschedule(
       now: now.getTime(),
       durationMin,
       excludeBookingId: b.id,
+      calendars,
     });
     const slot = slots.find((s) => s.start === start);
     if (!slot) throw unavailable(cfg, start, now.getTime());
@@ -822,6 +855,7 @@ export async function updateBooking(
   const notes = input.notes === undefined ? undefined : input.notes?.trim() || null;
   if (notes && (notes.length > 5000 || !MULTI.test(notes)))
     throw invalid("notes must be at most 5000 characters.", { path: "notes" });
+  const calendars = input.host !== undefined ? await calendarsOfBooking(deps, ctx.company.id, input) : undefined;
   return await deps.db.transaction(async (tx) => {
     const now = deps.clock.now();
     const b = await bookingByRef(tx, ctx.company.id, input);
@@ -893,7 +927,14 @@ export async function updateBooking(
             id: p.id,
             config: { ...cfg, hostUserIds: [m.userId], hostMode: "single", minNotice: 0, maxAdvanceDays: null },
           },
-          { from: start, to: start + 1, now: now.getTime(), durationMin: b.durationMin, excludeBookingId: b.id },
+          {
+            from: start,
+            to: start + 1,
+            now: now.getTime(),
+            durationMin: b.durationMin,
+            excludeBookingId: b.id,
+            calendars,
+          },
         );
         if (!slots.some((x) => x.start === start))
           throw conflict(
@@ -947,6 +988,74 @@ export async function updateBooking(
     });
     return { ...short(row), sequence: row.sequence, changed: fields };
   });
+}
+
+/**
+ * bookings_reassign: hands a one-host booking to another host of its page.
+ * With `host`, that member (a host of the page, free then: bookings_update's
+ * rules); without, the round robin picks among the page's other hosts who
+ * are free at the booking's time (working hours, bookings, calendars), the
+ * least recently booked on the page first. The choice is made before the
+ * handover's transaction, which checks again under the hosts' lock: when
+ * another booking took the chosen host meanwhile, the choice is made again
+ * (twice at most), so two racing calls never give one host two meetings.
+ * The attendee is emailed the new host with the updated invite
+ * (booking.updated), and hosts' CalDAV calendars follow (caldav.ts).
+ */
+export async function reassignBooking(ctx: ActorContext, input: { id?: number; uid?: string; host?: number | string }) {
+  authorize(ctx, "bookings:write", { write: true });
+  if (input.host !== undefined) return await updateBooking(ctx, { id: input.id, uid: input.uid, host: input.host });
+  const deps = ctx.deps;
+  for (let attempt = 1; ; attempt++) {
+    const now = deps.clock.now();
+    const b = await bookingByRef(deps.db, ctx.company.id, input);
+    if (!HOLDS_SLOT.includes(b.status))
+      throw conflict(`This booking is ${b.status}; only a pending or accepted booking can be handed over.`);
+    if (b.startsAt <= now) throw conflict("This booking has already started; its host can no longer be changed.");
+    const p = await liveConfig(deps.db, b);
+    if (!p) throw conflict("The booking page of this booking was deleted, so it has no hosts to hand this booking to.");
+    if (b.hostUserIds.length > 1)
+      throw conflict(
+        `This booking is with all of page "${p.title}"'s hosts together; one of them cannot be handed over.`,
+        { path: "host" },
+      );
+    const others = p.config.hostUserIds.filter((h) => !b.hostUserIds.includes(h));
+    if (others.length === 0)
+      throw conflict(
+        `Page "${p.title}" has no other host to hand this booking to; add hosts to the page (booking_pages_update) or name one with host.`,
+        { path: "host" },
+      );
+    const start = b.startsAt.getTime();
+    const { slots } = await pageSlots(
+      deps.db,
+      ctx.company.id,
+      {
+        id: p.id,
+        config: { ...p.config, hostUserIds: others, hostMode: "round_robin", minNotice: 0, maxAdvanceDays: null },
+      },
+      {
+        from: start,
+        to: start + 1,
+        now: now.getTime(),
+        durationMin: b.durationMin,
+        excludeBookingId: b.id,
+        calendars: await loadCalendars(deps, ctx.company.id, others),
+      },
+    );
+    const slot = slots.find((x) => x.start === start);
+    if (!slot)
+      throw conflict(
+        `None of page "${p.title}"'s other hosts is free at ${iso(b.startsAt)} (working hours, time off, calendars, other bookings); reschedule first, or name a host.`,
+        { path: "host" },
+      );
+    const next = await pickRoundRobin(deps.db, p.id, slot.hostUserIds);
+    try {
+      return await updateBooking(ctx, { id: b.id, host: next });
+    } catch (e) {
+      // Taken by a booking that committed after the choice: choose again.
+      if (attempt >= 3 || !isAppError(e) || e.code !== "conflict") throw e;
+    }
+  }
 }
 
 export async function markNoShow(

@@ -54,6 +54,13 @@ export interface PageConfig {
   reminders?: number[];
   /** Default zone of the public page, and the grid of "all together" pages. */
   timeZone: string;
+  /**
+   * Video pages: the meeting link each booking gets, with {page} (the slug)
+   * and {uid} (the booking's unguessable uid) filled in, e.g. a Jitsi room
+   * "https://meet.jit.si/{page}-{uid}", or a fixed personal link. Absent or
+   * null: `location.value` (one link for every booking) or none.
+   */
+  videoLink?: string | null;
 }
 
 export interface StoredAnswer {
@@ -147,6 +154,10 @@ export const pageFields = {
     ),
   ),
   questions: v.pipe(v.array(questionInput), v.maxLength(20)),
+  videoLink: v.pipe(
+    lineOf(500),
+    v.description("video: a link per booking, {page} {uid} filled in: https://meet.jit.si/{page}-{uid}"),
+  ),
   minNotice: int(0, 525_600),
   bufferBefore: int(0, 720),
   bufferAfter: int(0, 720),
@@ -173,6 +184,7 @@ export const pageFields = {
 export const NULLABLE_FIELDS = [
   "description",
   "where",
+  "videoLink",
   "slotInterval",
   "dailyLimit",
   "weeklyLimit",
@@ -210,6 +222,11 @@ export const DEFAULT_REMINDERS = [1440, 60];
 export const remindersOf = (c: Pick<PageConfig, "reminders">) =>
   [...new Set(c.reminders ?? DEFAULT_REMINDERS)].sort((a, b) => b - a);
 
+/** A page's video link template with the booking's values filled in (each URL-encoded). */
+export function videoLinkFor(template: string, slug: string, uid: string): string {
+  return template.replaceAll("{page}", encodeURIComponent(slug)).replaceAll("{uid}", encodeURIComponent(uid));
+}
+
 /** Rules across fields, with messages that name the field. */
 export function checkConfig(c: PageConfig): void {
   if (new Set(c.durations).size !== c.durations.length)
@@ -237,6 +254,22 @@ export function checkConfig(c: PageConfig): void {
     const p = urlProblem(c.location.value, true);
     if (p || !/^https:\/\//i.test(c.location.value))
       throw invalid(`where must be an https meeting URL for a video location${p ? ` (${p})` : ""}.`, { path: "where" });
+  }
+  if (c.videoLink) {
+    if (c.location.kind !== "video") throw invalid('videoLink goes with location "video".', { path: "videoLink" });
+    if (c.location.value)
+      throw invalid("Give where (one link for every booking) or videoLink (a link per booking), not both.", {
+        path: "videoLink",
+      });
+    const unknown = /\{(?!page\}|uid\})[^}]*\}/.exec(c.videoLink);
+    if (unknown)
+      throw invalid(`videoLink may fill in {page} and {uid}; ${unknown[0].slice(0, 40)} is not one of them.`, {
+        path: "videoLink",
+      });
+    const sample = videoLinkFor(c.videoLink, "page", "0".repeat(32));
+    const p = urlProblem(sample, true);
+    if (p || !/^https:\/\//i.test(sample))
+      throw invalid(`videoLink must be an https meeting URL${p ? ` (${p})` : ""}.`, { path: "videoLink" });
   }
   if (c.location.kind === "in_person" && !c.location.value)
     throw invalid("where must give the address for an in-person meeting.", { path: "where" });

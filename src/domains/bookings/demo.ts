@@ -2,13 +2,13 @@
  * Demo bookings: Northwind's team hosts a round-robin "Discovery call"
  * (Priya in London, Leo in New York) and an all-together "Website review
  * workshop" that needs a host's confirmation (the demo user in Berlin with
- * Priya); Harbor Coffee's Maya hosts an in-person tasting in Portland.
+ * Priya; a video room per booking from the page's `videoLink`); Harbor Coffee's Maya hosts an in-person tasting in Portland.
  * Bookings are placed on times the availability maths itself offers (past
  * ones computed as if "now" were weeks ago), so every seeded booking sits
  * on the grid, inside hours, with buffers respected, like a real one.
  */
 import { pageSlots } from "./availability-load";
-import { DEFAULTS, type PageConfig } from "./config";
+import { DEFAULTS, type PageConfig, videoLinkFor } from "./config";
 import { bookingHosts, bookingPages, bookings, bookingSchedules, bookingTimeOff } from "./tables";
 import { DAY } from "./zoned";
 import type { DemoPart } from "../../mcp/define";
@@ -107,7 +107,9 @@ export const demoBookings: DemoPart = async (w) => {
     description:
       "Ninety minutes with two of us going through your current site page by page. We confirm each request within a day.",
     durations: [90],
-    location: { kind: "video", value: "https://meet.northwind.example/workshop" },
+    // A room per booking (the page's video link template), as a Jitsi page would have it.
+    location: { kind: "video", value: null },
+    videoLink: "https://meet.jit.si/{page}-{uid}",
     questions: [{ id: "site", label: "Your website address", type: "short_text", required: true }],
     minNotice: 48 * 60,
     bufferBefore: 15,
@@ -165,6 +167,7 @@ export const demoBookings: DemoPart = async (w) => {
           ? [{ id: "site", label: "Your website address", value: `https://${email.split("@")[1]}` }]
           : [{ id: "guests", label: "Number of guests", value: "2" }];
     const created = new Date(seen - 2 * DAY);
+    const uid = crypto.randomUUID().replace(/-/g, "");
     const b = (
       await tx
         .insert(bookings)
@@ -173,7 +176,7 @@ export const demoBookings: DemoPart = async (w) => {
           pageId: p.id,
           pageSlug: p.slug,
           pageTitle: p.title,
-          uid: crypto.randomUUID().replace(/-/g, ""),
+          uid,
           status,
           startsAt: new Date(slot.start),
           endsAt: new Date(slot.end),
@@ -182,7 +185,9 @@ export const demoBookings: DemoPart = async (w) => {
           attendeeName: name,
           attendeeEmail: email,
           answers,
-          location: p.config.location,
+          location: p.config.videoLink
+            ? { kind: "video", value: videoLinkFor(p.config.videoLink, p.slug, uid) }
+            : p.config.location,
           hostUserIds: hostIds,
           sequence: status === "cancelled" ? 1 : 0,
           reason: extra.reason ?? null,

@@ -7,6 +7,7 @@ import type { ActorContext } from "../../core/context";
 import { invalid } from "../../core/errors";
 import { authorize } from "../../core/scopes";
 import { pageSlots } from "./availability-load";
+import { loadCalendars } from "./calendar-busy";
 import { pageByRef } from "./pages";
 import { localDate, timeLabel } from "./render";
 import { DAY } from "./zoned";
@@ -46,7 +47,7 @@ export async function freeSlots(
     ctx.deps.db,
     ctx.company.id,
     { id: p.id, config: cfg },
-    { from, to, now, durationMin },
+    { from, to, now, durationMin, calendars: await loadCalendars(ctx.deps, ctx.company.id, cfg.hostUserIds) },
   );
   const listed = slots.slice(0, MAX_LISTED);
   const days: Record<string, string[]> = {};

@@ -97,3 +97,45 @@ export function bookingInvite(b: InviteInput): string {
   });
   return cal.toString();
 }
+
+/** The property that marks an event Plinth wrote into a host's calendar (calendar-busy.ts does not count it as busy). */
+export const WRITTEN_MARK = "X-PLINTH-BOOKING";
+
+/**
+ * A booking as the event in a host's own CalDAV calendar: the same UID as
+ * the attendee's invite, but a plain calendar object (RFC 4791: no METHOD)
+ * with no ORGANIZER or ATTENDEE, so a server that schedules implicitly
+ * (iCloud, Google) sends nobody an invitation of its own; Plinth's mail is
+ * the attendee's invite. `WRITTEN_MARK` names the company (`<public url>#<id>`):
+ * when the calendar is read back, the company's own bookings are not counted
+ * twice (they block through booking_hosts already, and a booking being moved
+ * must not block its own new time).
+ */
+export function hostEvent(b: InviteInput & { companyId: number }): string {
+  const host = new URL(b.publicUrl).hostname || "plinth.invalid";
+  const cal = ical({ prodId: { company: "Plinth", product: "Bookings", language: "EN" } });
+  const where =
+    b.location.kind === "phone"
+      ? `Phone${b.location.value ? `: ${b.location.value}` : ""}`
+      : b.location.kind === "video"
+        ? (b.location.value ?? "Video call (link to follow)")
+        : (b.location.value ?? "In person");
+  cal.createEvent({
+    id: `${b.uid}@${host}`,
+    sequence: b.sequence,
+    stamp: b.updatedAt,
+    created: b.createdAt,
+    lastModified: b.updatedAt,
+    start: b.startsAt,
+    end: b.endsAt,
+    summary: `${b.title}: ${b.attendee.name}`,
+    description: [`${b.attendee.name} <${b.attendee.email}>`, b.description ?? "", `Booking: ${b.manageUrl}`]
+      .filter(Boolean)
+      .join("\n\n"),
+    location: where,
+    url: b.location.kind === "video" && b.location.value ? b.location.value : b.manageUrl,
+    status: b.status === "pending" ? ICalEventStatus.TENTATIVE : ICalEventStatus.CONFIRMED,
+    x: [[WRITTEN_MARK, `${b.publicUrl}#${b.companyId}`]],
+  });
+  return cal.toString();
+}

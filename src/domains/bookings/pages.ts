@@ -243,6 +243,8 @@ async function configFrom(
       kind,
       value: where !== undefined ? where : kind === config.location.kind ? config.location.value : null,
     };
+    // A place that is no video call drops the video link (as a new kind drops the old detail).
+    if (kind !== "video" && input.videoLink === undefined && config.videoLink) config.videoLink = null;
   }
   if (input.questions)
     config.questions = input.questions.map((q) => ({

@@ -51,6 +51,7 @@ import {
 } from "../../core/public-page";
 import type { Slot } from "./availability";
 import { pageSlots } from "./availability-load";
+import { loadCalendars } from "./calendar-busy";
 import { book, bookingByUid, cancel, inviteOf, reschedule, type Actor, type BookingRow } from "./bookings";
 import type { PageConfig } from "./config";
 import type { PageRow } from "./pages";
@@ -83,6 +84,7 @@ const NONCE_MARK = "\u0001NONCE\u0001";
 const MAX_FORM = 32 * 1024;
 const WATCHED = [
   "booking_pages",
+  "booking_calendars",
   "booking_schedules",
   "booking_time_off",
   "booking_hosts",
@@ -269,6 +271,7 @@ async function listingBody(
           now,
           durationMin: q.duration,
           excludeBookingId: rescheduling?.id,
+          calendars: await loadCalendars(deps, p.companyId, cfg.hostUserIds),
         })
       : { slots: [] as Slot[] };
   const days = Array.from({ length: 7 }, (_, i) => first.add({ days: i }).toString());
@@ -459,6 +462,7 @@ export function bookingPublicRoutes(deps: Deps): Hono {
             now,
             durationMin: q.duration,
             excludeBookingId: rescheduling?.id,
+            calendars: await loadCalendars(deps, p.companyId, p.config.hostUserIds),
           })
         : { slots: [] };
     if (!slots.some((s) => s.start === start))

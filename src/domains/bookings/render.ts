@@ -69,8 +69,8 @@ export function durationText(min: number): string {
   return m ? `${h} h ${m} min` : `${h} h`;
 }
 
-export function locationText(loc: PageConfig["location"]): string {
-  if (loc.kind === "video") return loc.value ? "Video call (link in your invite)" : "Video call";
+export function locationText(loc: PageConfig["location"], videoLink?: string | null): string {
+  if (loc.kind === "video") return loc.value || videoLink ? "Video call (link in your invite)" : "Video call";
   if (loc.kind === "phone") return loc.value ? `Phone call: ${loc.value}` : "Phone call (we call you)";
   return `In person: ${loc.value ?? ""}`;
 }
@@ -83,7 +83,7 @@ export function detailsHtml(cfg: PageConfig, hosts: Member[]): string {
       ? `<li>With ${escapeHtml(who)}${cfg.hostMode === "round_robin" && hosts.length > 1 ? " (whoever is free)" : ""}</li>`
       : "",
     `<li>${cfg.durations.map(durationText).join(" · ")}</li>`,
-    `<li>${escapeHtml(LOCATION_LABEL[cfg.location.kind] ? locationText(cfg.location) : "")}</li>`,
+    `<li>${escapeHtml(LOCATION_LABEL[cfg.location.kind] ? locationText(cfg.location, cfg.videoLink) : "")}</li>`,
     cfg.requiresConfirmation ? "<li>The host confirms each booking.</li>" : "",
   ].join("");
   return `<h1>${escapeHtml(cfg.title)}</h1><ul class="bk-meta">${items}</ul>${cfg.description ? `<p class="bk-desc">${escapeHtml(cfg.description)}</p>` : ""}`;

@@ -199,3 +199,80 @@ export const bookingReminders = table(
   },
   (t) => [uniqueIndex("booking_reminders_once").on(t.bookingId, t.offsetMin, t.startsAt)],
 );
+
+/**
+ * Calendars a member connected so their pages know when they are busy: an
+ * ICS feed (read only) or a CalDAV account (read, and bookings written to
+ * `write_url`). `secret` is the CalDAV password sealed under the instance's
+ * key (src/core/sealed.ts, context "booking_calendar:<id>"): never shown
+ * again. The last_* columns are the calendar's health, written by every
+ * fetch (calendar-busy.ts) and shown by calendars_list and integrations.
+ */
+export const bookingCalendars = table(
+  "booking_calendars",
+  {
+    id: id(),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    /** ics | caldav */
+    kind: text("kind").notNull(),
+    name: text("name").notNull(),
+    /** The feed, or the CalDAV server's address. */
+    url: text("url").notNull(),
+    username: text("username"),
+    secret: text("secret"),
+    /** CalDAV: the calendar collection bookings are written to; null: none (read only). */
+    writeUrl: text("write_url"),
+    lastSyncAt: time("last_sync_at"),
+    lastOkAt: time("last_ok_at"),
+    lastError: text("last_error"),
+    lastErrorAt: time("last_error_at"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex("booking_calendars_url").on(t.companyId, t.userId, t.url)],
+);
+
+/**
+ * Bookings to write into hosts' CalDAV calendars, one row per (booking,
+ * calendar): what the calendar should show is worked out from the booking
+ * when the row is worked (caldav.ts), so a row says only "bring this
+ * calendar up to date with this booking". The booking events' subscriber
+ * marks it pending (exactly once, in the dispatcher's transaction) and bumps
+ * `version`; the job (one instance at a time, by its lease) PUTs or DELETEs
+ * the event and marks it done only if no newer change came meanwhile, with
+ * retries on a backoff until `failed`.
+ */
+export const bookingCalendarWrites = table(
+  "booking_calendar_writes",
+  {
+    id: id(),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
+    bookingId: integer("booking_id")
+      .notNull()
+      .references(() => bookings.id, { onDelete: "cascade" }),
+    calendarId: integer("calendar_id")
+      .notNull()
+      .references(() => bookingCalendars.id, { onDelete: "cascade" }),
+    /** pending | done | failed */
+    state: text("state").notNull(),
+    version: integer("version").notNull().default(1),
+    attempts: integer("attempts").notNull().default(0),
+    nextAt: time("next_at").notNull(),
+    /** put | delete: what was last done (done rows). */
+    lastAction: text("last_action"),
+    lastError: text("last_error"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("booking_calendar_writes_once").on(t.bookingId, t.calendarId),
+    index("booking_calendar_writes_due").on(t.state, t.nextAt),
+  ],
+);

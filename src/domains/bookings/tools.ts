@@ -18,6 +18,7 @@ import {
   getBooking,
   listBookings,
   markNoShow,
+  reassignBooking,
   rescheduleBooking,
   updateBooking,
 } from "./bookings";
@@ -32,6 +33,8 @@ import {
   timeZoneInput,
   weeklyInput,
 } from "./config";
+import { calendarWriteJob, calendarWriteSubscriber } from "./caldav";
+import { calendarIntegrations, checkCalendar, connectCalendar, disconnectCalendar, listCalendars } from "./calendars";
 import { bookingDelivery, reminderJob } from "./delivery";
 import { bookingEvents } from "./events";
 import { freeSlots } from "./free-slots";
@@ -366,6 +369,17 @@ export const bookingsUpdate = defineTool({
   run: updateBooking,
 });
 
+export const bookingsReassign = defineTool({
+  ...TS,
+  name: "bookings_reassign",
+  scope: "bookings:write",
+  readOnly: false,
+  title: "Reassign a booking",
+  description: "Hand a booking to a page host; none: next free one by round robin.",
+  input: v.object({ ...bookingRef, host: v.optional(memberRef) }),
+  run: reassignBooking,
+});
+
 export const bookingsMarkNoShow = defineTool({
   ...TS,
   name: "bookings_mark_no_show",
@@ -376,6 +390,61 @@ export const bookingsMarkNoShow = defineTool({
   description: "After the start: who did not show, attendee or host; null clears.",
   input: v.object({ ...bookingRef, noShow: v.nullable(v.picklist(["attendee", "host"])) }),
   run: markNoShow,
+});
+
+export const calendarsConnect = defineTool({
+  ...TS,
+  name: "calendars_connect",
+  scope: "bookings:write",
+  readOnly: false,
+  openWorld: true,
+  title: "Connect a calendar",
+  description: "A member's ICS feed or CalDAV account: busy times, bookings.",
+  input: v.object({
+    member: v.optional(memberRef),
+    kind: v.picklist(["ics", "caldav"]),
+    url: v.pipe(v.string(), v.maxLength(2000)),
+    name: v.optional(v.pipe(v.string(), v.maxLength(200))),
+    username: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
+    password: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(500))),
+    writeCalendar: v.optional(v.pipe(v.string(), v.maxLength(2000))),
+  }),
+  run: connectCalendar,
+});
+
+export const calendarsList = defineTool({
+  ...TS,
+  name: "calendars_list",
+  scope: "bookings:read",
+  readOnly: true,
+  title: "List connected calendars",
+  description: "Members' connected calendars with last sync and error.",
+  input: v.object({ member: v.optional(memberRef) }),
+  run: listCalendars,
+});
+
+export const calendarsDisconnect = defineTool({
+  ...TS,
+  name: "calendars_disconnect",
+  scope: "bookings:write",
+  readOnly: false,
+  destructive: true,
+  title: "Disconnect a calendar",
+  description: "Stop reading a connected calendar (by id).",
+  input: v.object({ id }),
+  run: disconnectCalendar,
+});
+
+export const calendarsCheck = defineTool({
+  ...TS,
+  name: "calendars_check",
+  scope: "bookings:read",
+  readOnly: true,
+  openWorld: true,
+  title: "Check a calendar",
+  description: "Read a connected calendar now; says its busy times or error.",
+  input: v.object({ id }),
+  run: checkCalendar,
 });
 
 export const bookingsDomain: Domain = {
@@ -442,14 +511,20 @@ export const bookingsDomain: Domain = {
     bookingsConfirm,
     bookingsDecline,
     bookingsUpdate,
+    bookingsReassign,
     bookingsMarkNoShow,
+    calendarsConnect,
+    calendarsList,
+    calendarsDisconnect,
+    calendarsCheck,
   ],
+  integrations: [calendarIntegrations],
   approvalKinds: [bookingPageApprovalKind],
   stagedTargets: bookingStagedTargets,
   approvalSupport: bookingsApprovalSupport,
   events: bookingEvents,
-  subscribers: [bookingDelivery],
-  jobs: [reminderJob, expireJob],
+  subscribers: [bookingDelivery, calendarWriteSubscriber],
+  jobs: [reminderJob, expireJob, calendarWriteJob],
   publicPages: [{ prefix: "/b", routes: bookingPublicRoutes }],
   portal: { routes: bookingPortalPages, nav: [{ href: BOOKINGS_PATH, label: "Bookings" }] },
   notificationTypes: [
