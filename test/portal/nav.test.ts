@@ -22,13 +22,16 @@ describe("domain navigation", () => {
   test("the domains' entries follow Approvals, in the order of the domain list", () => {
     setDomainNav(domains.flatMap((d) => d.portal?.nav ?? []));
     const hrefs = navFor(session("viewer")).map((n) => n.href);
-    expect(hrefs.slice(0, 9)).toEqual([
+    expect(hrefs.slice(0, 12)).toEqual([
       "/",
       "/inbox",
       "/approvals",
+      "/store",
       "/tickets",
+      "/bookings",
       "/crm",
       "/projects",
+      "/hosting",
       "/billing",
       "/chat",
       "/ai/credits",
