@@ -530,7 +530,7 @@ async function productsPage(c: Context<PageEnv>, extra: { error?: string; siteId
       <DataTable
         id="products"
         label="Products"
-        columns={["Product", "Status", "Price", { label: "Stock", hideSm: true }, ...(manage ? [""] : [])]}
+        columns={["Product", "Status", "Price", { label: "Stock", hideSm: true }]}
         empty={
           list.items.length === 0 &&
           (status ? `No ${PRODUCT_WORDS[status]} products.` : "No products yet. Agents add them with products_create.")
@@ -547,6 +547,27 @@ async function productsPage(c: Context<PageEnv>, extra: { error?: string; siteId
                   {p.sku ? `SKU ${p.sku}` : p.slug}
                   {p.variants > 0 && ` · ${p.activeVariants} of ${p.variants} variants on sale`}
                 </div>
+                {/* Under the name, not in a column of their own: on a phone the row then fits the card. */}
+                {manage && !link && (
+                  <div class="actions">
+                    {STATUS_TRANSITIONS[p.status].map((s) => (
+                      <form method="post" action={`${PRODUCTS_PATH}/${p.id}/status`} class="inline">
+                        <Csrf viewer={viewer} />
+                        <input type="hidden" name="status" value={s} />
+                        <input type="hidden" name="from" value={p.status} />
+                        <input type="hidden" name="back" value={here} />
+                        <button
+                          type="submit"
+                          class="secondary"
+                          data-status={s}
+                          aria-label={`${productAction(p.status, s)}: ${p.name}`}
+                        >
+                          {productAction(p.status, s)}
+                        </button>
+                      </form>
+                    ))}
+                  </div>
+                )}
               </td>
               <td class="status">
                 <StatusBadge tone={PRODUCT_TONE[p.status] ?? "neutral"}>
@@ -577,27 +598,6 @@ async function productsPage(c: Context<PageEnv>, extra: { error?: string; siteId
                   <StatusBadge tone="danger">out of stock</StatusBadge>
                 )}
               </td>
-              {manage && (
-                <td>
-                  {!link &&
-                    STATUS_TRANSITIONS[p.status].map((s) => (
-                      <form method="post" action={`${PRODUCTS_PATH}/${p.id}/status`} class="inline">
-                        <Csrf viewer={viewer} />
-                        <input type="hidden" name="status" value={s} />
-                        <input type="hidden" name="from" value={p.status} />
-                        <input type="hidden" name="back" value={here} />
-                        <button
-                          type="submit"
-                          class="secondary"
-                          data-status={s}
-                          aria-label={`${productAction(p.status, s)}: ${p.name}`}
-                        >
-                          {productAction(p.status, s)}
-                        </button>{" "}
-                      </form>
-                    ))}
-                </td>
-              )}
             </tr>
           );
         })}
