@@ -45,7 +45,7 @@ export const BUDGET = {
   /** Public deck pages: slugs → live version, and rendered pages by version (src/domains/decks/public-pages.ts). */
   deckPages: 2 * MiB,
   /** Public deck PDFs by version (one is tens of KB to a few MB). */
-  deckPdfs: 3 * MiB,
+  deckPdfs: 2 * MiB,
   /** Public survey pages: surveys by slug, rendered first pages, site brands (src/domains/surveys/public-pages.ts). */
   surveyPages: 2 * MiB,
   /** Public booking pages rendered, by page and query (src/domains/bookings/public-pages.ts). */
