@@ -4,6 +4,8 @@
  * declarations over the verbs of this folder; every verb re-checks scope
  * and role and looks tickets up within the acting company only.
  */
+import { attachmentLinkRoutes } from "./attachment-routes";
+import { FILES_PREFIX, getAttachment, listAttachments, setAttachmentLimits } from "./attachments";
 import { demoTickets } from "./demo";
 import { defineTool, type Domain } from "../../mcp/define";
 import { ticketDelivery } from "./delivery";
@@ -320,6 +322,34 @@ const mailWebhookRotate = defineTool({
   run: (ctx) => rotateMailHook(ctx),
 });
 
+const attachmentsList = defineTool({
+  ...read,
+  name: "ticket_attachments_list",
+  title: "List a ticket's files",
+  description: "Files on a ticket's messages: name, sniffed type, size, source.",
+  input: s.attachmentListInput,
+  run: listAttachments,
+});
+
+const attachmentsGet = defineTool({
+  ...read,
+  name: "ticket_attachments_get",
+  title: "Get a ticket file",
+  description: "A file's details, a 15-minute download URL, base64 up to 256 KiB.",
+  input: s.attachmentGetInput,
+  run: getAttachment,
+});
+
+const attachmentLimitsSet = defineTool({
+  ...admin,
+  idempotent: true,
+  name: "ticket_attachment_limits_set",
+  title: "Set the ticket file limits",
+  description: "Largest file and total bytes of the company's ticket files.",
+  input: s.attachmentLimitsInput,
+  run: setAttachmentLimits,
+});
+
 export const ticketsDomain: Domain = {
   demo: demoTickets,
   scopes: [
@@ -392,8 +422,14 @@ export const ticketsDomain: Domain = {
     mailboxesDisconnect,
     mailboxesPoll,
     mailWebhookRotate,
+    attachmentsList,
+    attachmentsGet,
+    attachmentLimitsSet,
   ],
-  publicPages: [{ prefix: MAIL_HOOK_PREFIX, routes: mailHookRoutes }],
+  publicPages: [
+    { prefix: MAIL_HOOK_PREFIX, routes: mailHookRoutes },
+    { prefix: FILES_PREFIX, routes: attachmentLinkRoutes },
+  ],
   events: ticketEvents,
   jobs: [...ticketJobs, ...mailboxJobs],
   subscribers: [ticketDelivery],
