@@ -50,9 +50,9 @@ const fails = async (c: Client, name: string, args: Record<string, unknown>) => 
 };
 
 describe("an agent works the queue", () => {
-  test("tools are listed by scope: read-only keys see the eleven read tools", async () => {
+  test("tools are listed by scope: read-only keys see the twelve read tools", async () => {
     const all = (await owner.listTools()).tools.map((t) => t.name).filter((n) => n.startsWith("ticket"));
-    expect(all.length).toBe(31);
+    expect(all.length).toBe(32);
     const ro = (await reader.listTools()).tools
       .map((t) => t.name)
       .filter((n) => n.startsWith("ticket"))
@@ -68,6 +68,7 @@ describe("an agent works the queue", () => {
       "ticket_tags_list",
       "tickets_get",
       "tickets_list",
+      "tickets_satisfaction_report",
       "tickets_summary",
     ]);
   });

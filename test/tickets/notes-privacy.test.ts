@@ -77,6 +77,7 @@ const READ_CALLS: Record<string, Record<string, unknown>[]> = {
   ticket_attachments_list: [{ ticketId: 0 }, { ticketId: 2 }],
   // Needs a file (test/tickets/attachments.test.ts); it shows a file's metadata and bytes, no message text.
   ticket_attachments_get: [],
+  tickets_satisfaction_report: [{}],
 };
 
 test("every read tool shows note text only inside messages marked internal", async () => {

@@ -16,6 +16,8 @@ import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { ARTIFACTS, axe, DOCS_IMG, launchChromium, overflow, signInAs } from "../fixtures/portal-browser";
 import { toolOk } from "../fixtures/accounts";
+import { rows as dbRows } from "../harness";
+import { ratingLinks } from "../../src/domains/tickets/satisfaction";
 import { PASSWORD, PDF, type TicketsWorld, ticketsWorld, XSS_BODY, XSS_FILE, XSS_SUBJECT } from "./portal-world";
 
 let w: TicketsWorld;
@@ -411,6 +413,42 @@ describe("tickets pages", () => {
     });
     expect(crossSite.status()).toBe(403);
     expect(await toolOk(w.olga, "tickets_get", { id: w.n.breached })).toEqual(before);
+    await ctx.close();
+  }, 30_000);
+
+  test("the ticket page shows the requester's rating and comment, as text", async () => {
+    const t = await toolOk(w.olga, "tickets_create", {
+      subject: "Rated ticket",
+      requesterEmail: "casey@customer.test",
+      body: "Please help.",
+    });
+    await toolOk(w.olga, "tickets_reply", { id: t.id, body: "Fixed.", status: "solved" });
+    await w.s.dispatcher.drain();
+    const survey = (
+      await dbRows(
+        w.s.deps,
+        "SELECT r.id, r.company_id FROM ticket_ratings r JOIN tickets t ON t.id = r.ticket_id WHERE t.number = ? AND t.subject = ?",
+        t.id,
+        "Rated ticket",
+      )
+    )[0]!;
+    const links = ratingLinks(w.s.deps, { id: Number(survey.id), companyId: Number(survey.company_id) });
+    const good = `${w.s.url}${new URL(links.good).pathname}`;
+    const { ctx, page, seen } = await signIn("olga@acme.test");
+    await page.goto(`${w.s.url}/tickets/${t.id}`);
+    expect(await page.locator("#rating").innerText()).toContain("not answered");
+    expect((await fetch(good)).status).toBe(200);
+    await fetch(good.replace(/\/good$/, "/comment"), {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ comment: "<img src=x onerror=alert(7)> very quick" }),
+    });
+    await page.goto(`${w.s.url}/tickets/${t.id}`);
+    const shown = await page.locator("#rating").innerText();
+    expect(shown).toContain("Good");
+    expect(shown).toContain("<img src=x onerror=alert(7)> very quick");
+    expect(await page.locator("#rating img").count()).toBe(0);
+    expect(seen).toEqual({ dialogs: [], errors: [], csp: [] });
     await ctx.close();
   }, 30_000);
 });

@@ -134,6 +134,10 @@ for (const now of ["2031-03-15T03:00:00Z", "2031-03-17T16:00:00Z", "2031-03-19T2
       ]);
       const slip = await w.call(w.harbor, "ticket_attachments_get", { id: files[0].id });
       expect(Buffer.from(slip.dataBase64, "base64").toString("utf8")).toBe(DEMO_SLIP.text);
+      // A rating, answered after the ticket was solved: in the report of the last 30 days.
+      const report = await w.call(w.harbor, "tickets_satisfaction_report", {});
+      expect(report.total).toMatchObject({ good: 1, bad: 0, scorePercent: 100 });
+      expect((await w.call(w.northwind, "tickets_satisfaction_report", {})).total.good).toBe(0);
       expect((await w.call(w.northwind, "ticket_attachments_get", { id: files[0].id }).catch((e) => e)).code).toBe(
         "not_found",
       );

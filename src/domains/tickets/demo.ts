@@ -7,7 +7,8 @@
  * overdue (its breach recorded, as the job would have). Each desk has
  * macros for what it answers most. Harbor Coffee has its support mailbox
  * connected (paused: the demo's server does not exist) and Jo's torn-bag
- * ticket came in through it (its ledger row), with its packing slip attached.
+ * ticket came in through it (its ledger row), with its packing slip attached;
+ * Harbor's first solved ticket was rated good.
  *
  * Times are relative to the seed's clock, and chosen so that at seed time
  * exactly that one ticket is breached whatever the weekday: the rest were
@@ -24,6 +25,7 @@ import {
   ticketMailboxes,
   ticketMailImports,
   ticketMessages,
+  ticketRatings,
   tickets,
   ticketSlaPolicies,
   ticketTags,
@@ -558,10 +560,36 @@ async function seedAttachment(w: DemoWorld, companyId: number, ticketId: number)
   });
 }
 
+/** A rating as the survey would have recorded it: Harbor's first solved ticket, rated good with a comment. */
+async function seedRating(w: DemoWorld, companyId: number) {
+  const t = (
+    await w.tx
+      .select({ id: tickets.id, assigneeId: tickets.assigneeId, solvedAt: tickets.solvedAt })
+      .from(tickets)
+      .where(sql`${tickets.companyId} = ${companyId} and ${tickets.status} in ('solved', 'closed')`)
+      .orderBy(tickets.number)
+      .limit(1)
+  )[0];
+  if (!t) throw new Error("demo seed: Harbor has no solved ticket to rate");
+  const asked = t.solvedAt ?? w.at(3);
+  await w.tx.insert(ticketRatings).values({
+    companyId,
+    ticketId: t.id,
+    agentId: t.assigneeId,
+    askedAt: asked,
+    rating: "good",
+    ratedAt: new Date(asked.getTime() + 2 * 3_600_000),
+    comment: DEMO_RATING_COMMENT,
+  });
+}
+
+export const DEMO_RATING_COMMENT = "Quick and friendly, thank you!";
+
 export const demoTickets: DemoPart = async (w) => {
   const harbor = await seedCompany(w, w.companies.harbor, HARBOR_POLICY, harborTickets(w.users));
   await seedMailbox(w, w.companies.harbor, harbor[0]!.id);
   await seedAttachment(w, w.companies.harbor, harbor[0]!.id);
+  await seedRating(w, w.companies.harbor);
   await seedCompany(w, w.companies.northwind, NORTHWIND_POLICY, northwindTickets(w.users));
   const at = w.at(30);
   const macro = (companyId: number, m: Partial<typeof ticketMacros.$inferInsert> & { name: string }) => ({

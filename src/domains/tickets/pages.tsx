@@ -42,6 +42,7 @@ import { ticketsRead, ticketsWrite } from "./access";
 import { attachmentOf, fileResponse, listAttachments } from "./attachments";
 import { applyMacro, listMacros } from "./macros";
 import { addNote, listMessages, replyToTicket } from "./messages";
+import { ticketRating } from "./satisfaction";
 import {
   applyMacroInput,
   LIST_STATUSES,
@@ -505,6 +506,7 @@ async function ticketPage(
   });
   const files = (await listAttachments(actor, { ticketId: number })).items;
   const filesOf = (messageId: number | null) => files.filter((f) => f.messageId === messageId);
+  const rating = await ticketRating(actor, number);
   const pages = Math.max(1, Math.ceil(thread.total / THREAD_PAGE));
   const manage = canManage(viewer);
   const agents = manage ? await agentsOf(c) : [];
@@ -627,6 +629,23 @@ async function ticketPage(
                   {t.tags.map((tag) => (
                     <span class="badge label">{tag}</span>
                   ))}
+                </dd>
+              </>
+            )}
+            {rating && (
+              <>
+                <dt>Satisfaction</dt>
+                <dd id="rating">
+                  {rating.rating === null ? (
+                    <span class="muted">Asked {when(new Date(rating.askedAt))}, not answered</span>
+                  ) : (
+                    <>
+                      <StatusBadge tone={rating.rating === "good" ? "ok" : "danger"}>
+                        {rating.rating === "good" ? "Good" : "Bad"}
+                      </StatusBadge>
+                      {rating.comment && <p class="small">“{rating.comment}”</p>}
+                    </>
+                  )}
                 </dd>
               </>
             )}

@@ -320,3 +320,17 @@ export const attachmentLimitsInput = v.strictObject({
     ),
   ),
 });
+
+/** A date (2025-01-31, midnight UTC) or an ISO instant (2025-01-31T12:00:00Z). */
+const instant = (what: string) =>
+  v.pipe(
+    v.string(`${what} must be a string.`),
+    v.check(
+      (x) => /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?Z)?$/.test(x) && !Number.isNaN(Date.parse(x)),
+      `${what} is a date (2025-01-31) or an ISO instant (2025-01-31T12:00:00Z).`,
+    ),
+  );
+export const satisfactionReportInput = v.strictObject({
+  from: v.optional(instant("from")),
+  to: v.optional(instant("to")),
+});

@@ -318,3 +318,32 @@ export const ticketAttachmentLimits = table("ticket_attachment_limits", {
   maxTotalBytes: integer("max_total_bytes").notNull(),
   updatedAt: updatedAt(),
 });
+
+/**
+ * The satisfaction survey of a ticket (satisfaction.ts): asked by email the
+ * first time the ticket is solved, answered once with one click (good or
+ * bad) and an optional comment. The agent is the assignee when it was
+ * solved, so the report credits who did the work even after a reassignment.
+ */
+export const ticketRatings = table(
+  "ticket_ratings",
+  {
+    id: id(),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
+    ticketId: integer("ticket_id")
+      .notNull()
+      .references(() => tickets.id, { onDelete: "cascade" }),
+    agentId: integer("agent_id").references(() => users.id, { onDelete: "set null" }),
+    askedAt: time("asked_at").notNull(),
+    /** Null until the requester clicks; set once. */
+    rating: text("rating").$type<"good" | "bad">(),
+    ratedAt: time("rated_at"),
+    comment: text("comment"),
+  },
+  (t) => [
+    uniqueIndex("ticket_ratings_ticket").on(t.ticketId),
+    index("ticket_ratings_company_rated").on(t.companyId, t.ratedAt),
+  ],
+);

@@ -25,6 +25,7 @@ import { mergeTickets } from "./merge";
 import { TICKETS_PATH, ticketPages } from "./pages";
 import { addNote, addRequesterReply, listMessages, replyToTicket } from "./messages";
 import { getSlaPolicy, updateSlaPolicy } from "./policy";
+import { RATING_PREFIX, ratingRoutes, satisfactionReport, satisfactionSurvey } from "./satisfaction";
 import * as s from "./schemas";
 import { ticketJobs } from "./sla";
 import {
@@ -350,6 +351,15 @@ const attachmentLimitsSet = defineTool({
   run: setAttachmentLimits,
 });
 
+const satisfactionReportTool = defineTool({
+  ...read,
+  name: "tickets_satisfaction_report",
+  title: "Satisfaction report",
+  description: "Good/bad ratings per agent in a period (from, to; last 30 days).",
+  input: s.satisfactionReportInput,
+  run: satisfactionReport,
+});
+
 export const ticketsDomain: Domain = {
   demo: demoTickets,
   scopes: [
@@ -392,6 +402,9 @@ export const ticketsDomain: Domain = {
     "canned reply": ["macro"],
     "saved reply": ["macro"],
     template: ["macro"],
+    csat: ["satisfaction"],
+    rating: ["satisfaction"],
+    feedback: ["satisfaction"],
   },
   tools: [
     ticketsList,
@@ -425,14 +438,16 @@ export const ticketsDomain: Domain = {
     attachmentsList,
     attachmentsGet,
     attachmentLimitsSet,
+    satisfactionReportTool,
   ],
   publicPages: [
     { prefix: MAIL_HOOK_PREFIX, routes: mailHookRoutes },
     { prefix: FILES_PREFIX, routes: attachmentLinkRoutes },
+    { prefix: RATING_PREFIX, routes: ratingRoutes },
   ],
   events: ticketEvents,
   jobs: [...ticketJobs, ...mailboxJobs],
-  subscribers: [ticketDelivery],
+  subscribers: [ticketDelivery, satisfactionSurvey],
   portal: { routes: ticketPages, nav: [{ href: TICKETS_PATH, label: "Tickets" }] },
   notificationTypes: [
     { type: "ticket.assigned", label: "A ticket was assigned to you", inApp: true, email: true },
