@@ -415,6 +415,12 @@ export async function seedDemo(deps: Deps): Promise<DemoCredentials> {
         };
         return t.run(ctx, v.parse(t.input, args));
       },
+      storeFile(key, bytes, ext) {
+        placed.push({
+          stored: { url: "", storageKey: key, thumbnailUrl: null, sizeBytes: bytes.length },
+          file: { bytes, ext, thumb: null },
+        });
+      },
     };
     for (const part of deps.catalog.demoParts) await part(world);
 

@@ -50,10 +50,18 @@ export interface OutgoingMail {
   replyTo?: string | null;
   /** Extra headers (List-Unsubscribe, X-Entity-Ref-ID…); the envelope and MIME headers are Plinth's. */
   headers?: Record<string, string>;
-  /** Text attachments (an .ics invitation, a CSV); content is UTF-8 text. */
-  attachments?: { filename: string; contentType: string; content: string }[];
+  /** Attachments: content is UTF-8 text (an .ics invitation, a CSV), or base64 of any bytes with encoding "base64" (a ticket's files). */
+  attachments?: MailAttachment[];
   /** What sent it, for the delivery log: `booking.confirmation`, `team.invitation`. */
   tag?: string | null;
+}
+
+export interface MailAttachment {
+  filename: string;
+  contentType: string;
+  content: string;
+  /** "base64": content is the bytes in base64; absent: content is the text itself. */
+  encoding?: "base64";
 }
 
 export type MailStatus = "queued" | "sent" | "failed" | "no_transport";
@@ -154,6 +162,12 @@ function normalise(mail: OutgoingMail) {
       a.contentType.length > 200
     )
       throw invalid(`Not a content type: "${a.contentType.slice(0, 80)}".`);
+    if (a.encoding === "base64") {
+      if (!/^[A-Za-z0-9+/]*={0,2}$/.test(a.content) || a.content.length % 4 !== 0)
+        throw invalid(`The attachment ${a.filename.slice(0, 80)} is not valid base64.`);
+      bytes += Buffer.byteLength(a.content, "base64");
+      continue;
+    }
     if (a.content.includes("\u0000")) throw invalid("An attachment must not contain the NUL character.");
     bytes += Buffer.byteLength(a.content, "utf8");
   }
@@ -363,6 +377,7 @@ async function sendOne(deps: Deps, row: Row): Promise<void> {
         filename: a.filename,
         contentType: a.contentType,
         content: a.content,
+        ...(a.encoding && { encoding: a.encoding }),
       })),
     });
     const rejected = (info.rejected ?? []).map(String);

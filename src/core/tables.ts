@@ -203,7 +203,7 @@ export const mailOutbox = table(
     html: text("html"),
     replyTo: text("reply_to"),
     headers: json<Record<string, string>>("headers"),
-    attachments: json<{ filename: string; contentType: string; content: string }[]>("attachments"),
+    attachments: json<{ filename: string; contentType: string; content: string; encoding?: "base64" }[]>("attachments"),
     /** What sent it, for the delivery log: booking.confirmation, team.invitation… */
     tag: text("tag"),
     /** Fixed when queued, so a retry after an unclear failure carries the same Message-ID and receivers can drop the duplicate. */

@@ -541,6 +541,12 @@ export interface DemoWorld {
     args: Record<string, unknown>,
     as: { userId: number; company: { id: number; name: string }; role?: Role; clock: Clock },
   ): Promise<any>;
+  /**
+   * Queues bytes for the media store under `key` (a file a part's rows name,
+   * e.g. a ticket's attachment); written with the demo's media files after
+   * every part, so a refused or failed seed leaves no file behind.
+   */
+  storeFile(key: string, bytes: Uint8Array, ext: string): void;
 }
 
 export type DemoPart = (world: DemoWorld) => Promise<void>;

@@ -342,6 +342,11 @@ describe("demo seed: content", () => {
         expectedFiles.add(key);
       }
     }
+    // Besides the media: the ticket files the demo's tickets carry (test/tickets/seed.test.ts reads them).
+    for (const a of await rows(deps, "SELECT storage_key FROM ticket_attachments")) {
+      expect(onDisk.has(a.storage_key)).toBe(true);
+      expectedFiles.add(a.storage_key);
+    }
     // Nothing else was written.
     expect([...onDisk].sort()).toEqual([...expectedFiles].sort());
     expect(items.some((m) => m.thumbnailUrl?.includes(".thumb."))).toBe(true);

@@ -50,14 +50,16 @@ const fails = async (c: Client, name: string, args: Record<string, unknown>) => 
 };
 
 describe("an agent works the queue", () => {
-  test("tools are listed by scope: read-only keys see the nine read tools", async () => {
+  test("tools are listed by scope: read-only keys see the twelve read tools", async () => {
     const all = (await owner.listTools()).tools.map((t) => t.name).filter((n) => n.startsWith("ticket"));
-    expect(all.length).toBe(28);
+    expect(all.length).toBe(32);
     const ro = (await reader.listTools()).tools
       .map((t) => t.name)
       .filter((n) => n.startsWith("ticket"))
       .sort();
     expect(ro).toEqual([
+      "ticket_attachments_get",
+      "ticket_attachments_list",
       "ticket_macros_list",
       "ticket_mailboxes_get",
       "ticket_mailboxes_list",
@@ -66,6 +68,7 @@ describe("an agent works the queue", () => {
       "ticket_tags_list",
       "tickets_get",
       "tickets_list",
+      "tickets_satisfaction_report",
       "tickets_summary",
     ]);
   });

@@ -281,6 +281,49 @@ suite("mail opens and continues tickets", () => {
   });
 });
 
+suite("mail with files", () => {
+  test("a mail's attachment is kept on the ticket; an executable in it is refused and named", async () => {
+    const png = Buffer.concat([Buffer.from("\x89PNG\r\n\x1a\n", "latin1"), Buffer.from("dovecot photo")]);
+    const exe = Buffer.concat([Buffer.from("MZ\x90\x00", "latin1"), Buffer.alloc(40, 7)]);
+    const part = (name: string, type: string, bytes: Buffer) => [
+      "--b1",
+      `Content-Type: ${type}; name="${name}"`,
+      `Content-Disposition: attachment; filename="${name}"`,
+      "Content-Transfer-Encoding: base64",
+      "",
+      bytes.toString("base64"),
+    ];
+    await deliver(
+      [
+        "From: Alice Buyer <alice@customer.test>",
+        `To: ${USER}`,
+        "Subject: Photo of the jam",
+        "Message-ID: <files@customer.test>",
+        "MIME-Version: 1.0",
+        'Content-Type: multipart/mixed; boundary="b1"',
+        "",
+        "--b1",
+        "Content-Type: text/plain; charset=utf-8",
+        "",
+        "See the photo.",
+        ...part("jam.png", "image/png", png),
+        ...part("tool.exe", "application/octet-stream", exe),
+        "--b1--",
+        "",
+      ].join("\n"),
+    );
+    expect(await poll()).toMatchObject({ opened: 1 });
+    const t = (await ok("tickets_list", { q: "Photo of the jam" })).items[0];
+    const files = (await ok("ticket_attachments_list", { ticketId: t.id })).items;
+    expect(files.map((f: any) => [f.filename, f.mimeType, f.source])).toEqual([["jam.png", "image/png", "mail"]]);
+    const got = await ok("ticket_attachments_get", { id: files[0].id });
+    expect(Buffer.from(got.dataBase64, "base64").equals(png)).toBe(true);
+    const body = (await ok("tickets_get", { id: t.id })).messages[0].body;
+    expect(body).toContain('[Attachment "tool.exe" was not kept:');
+    expect((await tool(rival, "ticket_attachments_get", { id: files[0].id })).isError).toBe(true);
+  });
+});
+
 suite("each mail is imported exactly once", () => {
   test("the same mail delivered twice opens one ticket", async () => {
     const before = await ticketCount();

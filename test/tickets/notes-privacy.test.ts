@@ -74,6 +74,10 @@ const READ_CALLS: Record<string, Record<string, unknown>[]> = {
   ticket_mailboxes_list: [{}],
   // Needs a connected mailbox (test/tickets/mailboxes.test.ts); it shows outcomes and ticket numbers, no message text.
   ticket_mailboxes_get: [],
+  ticket_attachments_list: [{ ticketId: 0 }, { ticketId: 2 }],
+  // Needs a file (test/tickets/attachments.test.ts); it shows a file's metadata and bytes, no message text.
+  ticket_attachments_get: [],
+  tickets_satisfaction_report: [{}],
 };
 
 test("every read tool shows note text only inside messages marked internal", async () => {

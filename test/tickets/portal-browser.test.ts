@@ -16,7 +16,9 @@ import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { ARTIFACTS, axe, DOCS_IMG, launchChromium, overflow, signInAs } from "../fixtures/portal-browser";
 import { toolOk } from "../fixtures/accounts";
-import { PASSWORD, type TicketsWorld, ticketsWorld, XSS_BODY, XSS_SUBJECT } from "./portal-world";
+import { rows as dbRows } from "../harness";
+import { ratingLinks } from "../../src/domains/tickets/satisfaction";
+import { PASSWORD, PDF, type TicketsWorld, ticketsWorld, XSS_BODY, XSS_FILE, XSS_SUBJECT } from "./portal-world";
 
 let w: TicketsWorld;
 let browser: Browser;
@@ -286,6 +288,113 @@ describe("tickets pages", () => {
     await olga.ctx.close();
   }, 30_000);
 
+  test("a message's files are listed under it and download signed in, as a download; never across companies", async () => {
+    const { ctx, page, seen } = await signIn("olga@acme.test");
+    await page.goto(`${w.s.url}/tickets/${w.n.ok}`);
+    const link = page.locator("#thread ul.files a");
+    expect(await link.count()).toBe(1);
+    // The planted name is text, in the link and nowhere as markup.
+    expect(await link.innerText()).toBe(XSS_FILE);
+    expect(await page.locator("main img").count()).toBe(0);
+    const href = (await link.getAttribute("href"))!;
+    expect(href).toMatch(new RegExp(`^/tickets/${w.n.ok}/files/\\d+$`));
+    const res = await page.request.get(`${w.s.url}${href}`);
+    expect(res.status()).toBe(200);
+    expect(res.headers()["content-type"]).toBe("application/pdf");
+    expect(res.headers()["content-disposition"]).toStartWith("attachment;");
+    expect(res.headers()["x-content-type-options"]).toBe("nosniff");
+    expect(Buffer.from(await res.body()).equals(PDF)).toBe(true);
+    expect(seen.dialogs).toEqual([]);
+    // A viewer reads the ticket, so they may download its files.
+    const vic = await signIn("vic@acme.test");
+    expect((await vic.page.request.get(`${w.s.url}${href}`)).status()).toBe(200);
+    // Rita: not Acme's file, neither under Acme's number nor under her own ticket's number.
+    const rita = await signIn("rita@rival.test");
+    const id = href.split("/").at(-1);
+    for (const path of [href, `/tickets/${w.rivalTicket}/files/${id}`, `/tickets/${w.n.ok}/files/abc`])
+      expect({ path, status: (await rita.page.request.get(`${w.s.url}${path}`)).status() }).toEqual({
+        path,
+        status: 404,
+      });
+    // Under another of Acme's tickets, the file is not found either.
+    expect((await page.request.get(`${w.s.url}/tickets/${w.n.soon}/files/${id}`)).status()).toBe(404);
+    await Promise.all([ctx.close(), vic.ctx.close(), rita.ctx.close()]);
+  }, 30_000);
+
+  test("Apply macro: the form does what tickets_apply_macro does; a viewer gets no form and a post of theirs is refused", async () => {
+    const macro = await toolOk(w.olga, "ticket_macros_create", {
+      name: "Export help",
+      body: "Hi {{ticket.requester.first_name}}, exports are under Settings → Orders ({{ticket.number}}).",
+      status: "pending",
+      addTags: ["export"],
+      assigneeId: w.ids.sam,
+    });
+    await toolOk(w.olga, "ticket_macros_create", { name: "Close it", status: "solved" });
+    const twin = async () =>
+      (
+        await toolOk(w.olga, "tickets_create", {
+          subject: "Where is the export?",
+          requesterEmail: "casey@customer.test",
+          requesterName: "Casey Customer",
+          body: "I cannot find the CSV export.",
+        })
+      ).id as number;
+    const [byPage, byTool] = [await twin(), await twin()];
+    const { ctx, page, seen } = await signIn("olga@acme.test");
+    await page.goto(`${w.s.url}/tickets/${byPage}`);
+    const options = await page.locator("#macro select option").allInnerTexts();
+    expect(options).toEqual(["Close it (set solved)", "Export help (reply · set pending · tag export · assign)"]);
+    await page.locator("#macro select").selectOption(String(macro.id));
+    await Promise.all([page.waitForURL(/done=macro/), page.locator("#macro button").click()]);
+    expect(await page.locator(".notice").first().innerText()).toContain("Macro applied.");
+    await toolOk(w.olga, "tickets_apply_macro", { ticketId: byTool, macroId: macro.id });
+    // The same result either way, but for the ticket's own number in the filled reply.
+    const shape = async (n: number) => {
+      const t = await toolOk(w.olga, "tickets_get", { id: n });
+      const last = t.messages.at(-1);
+      return {
+        status: t.status,
+        tags: t.tags,
+        assignee: t.assignee?.id,
+        reply: [last.kind, last.author, last.body.replace(`#${n}`, "#N")],
+        messages: t.messages.length,
+      };
+    };
+    const want = await shape(byTool);
+    expect(want).toMatchObject({ status: "pending", tags: ["export"], assignee: w.ids.sam });
+    expect(await shape(byPage)).toEqual(want);
+    // A part that cannot apply refuses the whole macro, and the page says why: solved cannot go to pending.
+    await toolOk(w.olga, "tickets_set_status", { id: byPage, status: "solved" });
+    await page.goto(`${w.s.url}/tickets/${byPage}`);
+    const before = await toolOk(w.olga, "tickets_get", { id: byPage });
+    await page.locator("#macro select").selectOption(String(macro.id));
+    await page.locator("#macro button").click();
+    await page.waitForLoadState();
+    expect(await page.locator("#macro .notice").innerText()).toContain("was not applied");
+    expect(await toolOk(w.olga, "tickets_get", { id: byPage })).toEqual(before);
+    expect(seen).toEqual({ dialogs: [], errors: [], csp: [] });
+    // A viewer sees no macro form, and posting one anyway is refused by the verb.
+    const vic = await signIn("vic@acme.test");
+    await vic.page.goto(`${w.s.url}/tickets/${byTool}`);
+    expect(await vic.page.locator("#macro, #h-macro").count()).toBe(0);
+    const r = await vic.page.request.post(`${w.s.url}/tickets/${byTool}/macro`, {
+      form: { _csrf: await csrfOf(vic.page), macro: String(macro.id) },
+      headers: { Origin: w.s.url },
+      maxRedirects: 0,
+    });
+    expect(r.status()).toBe(403);
+    // Another company's macro id is not found, through Rita's own ticket.
+    const rita = await signIn("rita@rival.test");
+    await rita.page.goto(`${w.s.url}/tickets/${w.rivalTicket}`);
+    const foreign = await rita.page.request.post(`${w.s.url}/tickets/${w.rivalTicket}/macro`, {
+      form: { _csrf: await csrfOf(rita.page), macro: String(macro.id) },
+      headers: { Origin: w.s.url },
+      maxRedirects: 0,
+    });
+    expect(foreign.status()).toBe(404);
+    await Promise.all([ctx.close(), vic.ctx.close(), rita.ctx.close()]);
+  }, 60_000);
+
   test("a post without the CSRF token, or from another site, is refused", async () => {
     const { ctx, page } = await signIn("olga@acme.test");
     await page.goto(`${w.s.url}/tickets/${w.n.breached}`);
@@ -304,6 +413,42 @@ describe("tickets pages", () => {
     });
     expect(crossSite.status()).toBe(403);
     expect(await toolOk(w.olga, "tickets_get", { id: w.n.breached })).toEqual(before);
+    await ctx.close();
+  }, 30_000);
+
+  test("the ticket page shows the requester's rating and comment, as text", async () => {
+    const t = await toolOk(w.olga, "tickets_create", {
+      subject: "Rated ticket",
+      requesterEmail: "casey@customer.test",
+      body: "Please help.",
+    });
+    await toolOk(w.olga, "tickets_reply", { id: t.id, body: "Fixed.", status: "solved" });
+    await w.s.dispatcher.drain();
+    const survey = (
+      await dbRows(
+        w.s.deps,
+        "SELECT r.id, r.company_id FROM ticket_ratings r JOIN tickets t ON t.id = r.ticket_id WHERE t.number = ? AND t.subject = ?",
+        t.id,
+        "Rated ticket",
+      )
+    )[0]!;
+    const links = ratingLinks(w.s.deps, { id: Number(survey.id), companyId: Number(survey.company_id) });
+    const good = `${w.s.url}${new URL(links.good).pathname}`;
+    const { ctx, page, seen } = await signIn("olga@acme.test");
+    await page.goto(`${w.s.url}/tickets/${t.id}`);
+    expect(await page.locator("#rating").innerText()).toContain("not answered");
+    expect((await fetch(good)).status).toBe(200);
+    await fetch(good.replace(/\/good$/, "/comment"), {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ comment: "<img src=x onerror=alert(7)> very quick" }),
+    });
+    await page.goto(`${w.s.url}/tickets/${t.id}`);
+    const shown = await page.locator("#rating").innerText();
+    expect(shown).toContain("Good");
+    expect(shown).toContain("<img src=x onerror=alert(7)> very quick");
+    expect(await page.locator("#rating img").count()).toBe(0);
+    expect(seen).toEqual({ dialogs: [], errors: [], csp: [] });
     await ctx.close();
   }, 30_000);
 });

@@ -13,6 +13,9 @@ import { startTestServer, type TestServer } from "../harness";
 
 export const PASSWORD = "a long passphrase for tests";
 export const XSS_SUBJECT = `<script>alert(1)</script> "><img src=x onerror=alert(2)>`;
+/** A planted file name: markup that must stay text on the page and in the download dialog. */
+export const XSS_FILE = `<img src=x onerror=alert(6)>export-guide.pdf`;
+export const PDF = Buffer.from("%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n");
 export const XSS_BODY = `Planted: <img src=x onerror=alert(3)> and <script>alert(4)</script>`;
 const HOUR = 3_600_000;
 
@@ -75,7 +78,11 @@ export async function ticketsWorld(): Promise<TicketsWorld> {
   const ok = await open("How do I export my data?", "normal", "Is there a CSV export of orders?");
   await call("tickets_assign", { id: ok, assigneeId: sam.id });
   await call("tickets_add_note", { id: ok, body: "They are on the old plan; export is in settings there." });
-  await call("tickets_reply", { id: ok, body: "Yes: Settings → Orders → Export. It mails you a CSV." });
+  await call("tickets_reply", {
+    id: ok,
+    body: "Yes: Settings → Orders → Export. It mails you a CSV.",
+    attachments: [{ filename: XSS_FILE, dataBase64: PDF.toString("base64") }],
+  });
   await call("tickets_add_requester_reply", { id: ok, body: "Found it, but the dates look off by a day." });
   // A low one waiting on the requester: its resolution clock is paused.
   const paused = await open("Feature idea: dark mode", "low", "Would love a dark theme.");

@@ -17,6 +17,7 @@ import { ManualClock } from "../../src/core/clock";
 import type { ActorContext, Deps } from "../../src/core/context";
 import { companies, memberships, users } from "../../src/domains/accounts/tables";
 import { checkBreaches } from "../jobs";
+import { DEMO_SLIP } from "../../src/domains/tickets/demo";
 import { ticketsDomain } from "../../src/domains/tickets/tools";
 import { seedDemo } from "../../db/seed/demo";
 import { openTestStore } from "../db";
@@ -123,6 +124,23 @@ for (const now of ["2031-03-15T03:00:00Z", "2031-03-17T16:00:00Z", "2031-03-19T2
       expect(target.mergedTicketIds).toEqual([dup.id]);
       expect(target.messages.some((m: any) => m.mergedFromId === dup.id && m.author === "requester")).toBe(true);
       expect((await w.call(w.harbor, "ticket_sla_policy_get", {})).timeZone).toBe("America/Los_Angeles");
+      // Jo's mailed-in ticket keeps its packing slip, bytes in the media store.
+      const jo = (await w.call(w.harbor, "tickets_list", { q: "torn bag", limit: 10 })).items.find(
+        (t: any) => t.followUpOfId === null && /4821/.test(t.subject),
+      );
+      const files = (await w.call(w.harbor, "ticket_attachments_list", { ticketId: jo.id })).items;
+      expect(files.map((f: any) => [f.filename, f.mimeType, f.source])).toEqual([
+        [DEMO_SLIP.filename, "text/plain", "mail"],
+      ]);
+      const slip = await w.call(w.harbor, "ticket_attachments_get", { id: files[0].id });
+      expect(Buffer.from(slip.dataBase64, "base64").toString("utf8")).toBe(DEMO_SLIP.text);
+      // A rating, answered after the ticket was solved: in the report of the last 30 days.
+      const report = await w.call(w.harbor, "tickets_satisfaction_report", {});
+      expect(report.total).toMatchObject({ good: 1, bad: 0, scorePercent: 100 });
+      expect((await w.call(w.northwind, "tickets_satisfaction_report", {})).total.good).toBe(0);
+      expect((await w.call(w.northwind, "ticket_attachments_get", { id: files[0].id }).catch((e) => e)).code).toBe(
+        "not_found",
+      );
       await w.deps.store.close();
     });
   });

@@ -7,21 +7,25 @@
  * overdue (its breach recorded, as the job would have). Each desk has
  * macros for what it answers most. Harbor Coffee has its support mailbox
  * connected (paused: the demo's server does not exist) and Jo's torn-bag
- * ticket came in through it (its ledger row).
+ * ticket came in through it (its ledger row), with its packing slip attached;
+ * Harbor's first solved ticket was rated good.
  *
  * Times are relative to the seed's clock, and chosen so that at seed time
  * exactly that one ticket is breached whatever the weekday: the rest were
  * answered in time, are paused (pending, solved), or are recent enough.
  */
+import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { seal } from "../../core/sealed";
 import { DEFAULT_POLICY, dueTimes, slaView, type Policy, type TicketRow } from "./sla";
 import {
+  ticketAttachments,
   ticketCounters,
   ticketMacros,
   ticketMailboxes,
   ticketMailImports,
   ticketMessages,
+  ticketRatings,
   tickets,
   ticketSlaPolicies,
   ticketTags,
@@ -522,9 +526,70 @@ async function seedMailbox(w: DemoWorld, companyId: number, ticketId: number) {
   });
 }
 
+/** The packing slip Jo's mail carried: a ticket file, stored as inbound mail stores one (attachments.ts). */
+export const DEMO_SLIP = {
+  filename: "packing-slip-4821.txt",
+  text: "Harbor Coffee — packing slip\nOrder #4821\n1 × Harbor House Blend, 1 kg, whole bean\nPacked: Oakland fulfilment, batch 0611\n",
+};
+
+async function seedAttachment(w: DemoWorld, companyId: number, ticketId: number) {
+  const bytes = new TextEncoder().encode(DEMO_SLIP.text);
+  const first = (
+    await w.tx
+      .select({ id: ticketMessages.id })
+      .from(ticketMessages)
+      .where(sql`${ticketMessages.ticketId} = ${ticketId}`)
+      .orderBy(ticketMessages.id)
+      .limit(1)
+  )[0]!;
+  // A fixed name, so the seed's rows stay identical from seed to seed; written with the demo's media files.
+  const storageKey = `att/${companyId}/${createHash("sha256").update(`plinth-demo/${DEMO_SLIP.filename}`).digest("hex").slice(0, 24)}.txt`;
+  w.storeFile(storageKey, bytes, "txt");
+  await w.tx.insert(ticketAttachments).values({
+    companyId,
+    ticketId,
+    messageId: first.id,
+    source: "mail",
+    filename: DEMO_SLIP.filename,
+    mimeType: "text/plain",
+    sizeBytes: bytes.length,
+    storageKey,
+    sha256: createHash("sha256").update(bytes).digest("hex"),
+    uploadedBy: null,
+    createdAt: w.at(12),
+  });
+}
+
+/** A rating as the survey would have recorded it: Harbor's first solved ticket, rated good with a comment. */
+async function seedRating(w: DemoWorld, companyId: number) {
+  const t = (
+    await w.tx
+      .select({ id: tickets.id, assigneeId: tickets.assigneeId, solvedAt: tickets.solvedAt })
+      .from(tickets)
+      .where(sql`${tickets.companyId} = ${companyId} and ${tickets.status} in ('solved', 'closed')`)
+      .orderBy(tickets.number)
+      .limit(1)
+  )[0];
+  if (!t) throw new Error("demo seed: Harbor has no solved ticket to rate");
+  const asked = t.solvedAt ?? w.at(3);
+  await w.tx.insert(ticketRatings).values({
+    companyId,
+    ticketId: t.id,
+    agentId: t.assigneeId,
+    askedAt: asked,
+    rating: "good",
+    ratedAt: new Date(asked.getTime() + 2 * 3_600_000),
+    comment: DEMO_RATING_COMMENT,
+  });
+}
+
+export const DEMO_RATING_COMMENT = "Quick and friendly, thank you!";
+
 export const demoTickets: DemoPart = async (w) => {
   const harbor = await seedCompany(w, w.companies.harbor, HARBOR_POLICY, harborTickets(w.users));
   await seedMailbox(w, w.companies.harbor, harbor[0]!.id);
+  await seedAttachment(w, w.companies.harbor, harbor[0]!.id);
+  await seedRating(w, w.companies.harbor);
   await seedCompany(w, w.companies.northwind, NORTHWIND_POLICY, northwindTickets(w.users));
   const at = w.at(30);
   const macro = (companyId: number, m: Partial<typeof ticketMacros.$inferInsert> & { name: string }) => ({

@@ -22,28 +22,42 @@
  * in the ledger as ignored, with the reason, and never open or answer
  * anything.
  *
+ * A mail's files are kept as the ticket message's attachments
+ * (attachments.ts): each checked on its own (type from the bytes, the
+ * company's per-file and total limits), and one that is refused is named
+ * in the message text instead.
+ *
  * The password is sealed (core/sealed.ts) and never leaves this file: no
  * tool returns it, imapflow's logger is off, errors carry the server's
  * words only.
  */
 import { createHash } from "node:crypto";
-import { and, asc, eq, inArray, isNotNull, isNull, lt, or } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNotNull, isNull, lt, or } from "drizzle-orm";
 import type { ImapFlow } from "imapflow";
 import type { ParsedMail } from "mailparser";
 import type * as v from "valibot";
 import { audit } from "../../core/audit";
 import { iso } from "../../core/clock";
 import type { ActorContext, Deps } from "../../core/context";
-import { invalid, notFound } from "../../core/errors";
+import { invalid, isAppError, notFound } from "../../core/errors";
 import { anyRow, type JobDef } from "../../core/jobs";
 import { seal, unseal } from "../../core/sealed";
 import { companies } from "../../core/tables";
 import { authorize } from "../../core/scopes";
+import {
+  discardStored,
+  limitsOf,
+  MAX_FILES_PER_MESSAGE,
+  recordFiles,
+  type StoredFile,
+  storeFiles,
+  usedBytes,
+} from "./attachments";
 import { addRequesterReply } from "./messages";
 import type { mailboxConnectInput, mailboxRef, mailboxUpdateInput } from "./schemas";
 import { MAX_BODY } from "./schemas";
 import { createTicket } from "./tickets";
-import { ticketMailboxes, ticketMailImports, tickets } from "./tables";
+import { ticketMailboxes, ticketMailImports, ticketMessages, tickets } from "./tables";
 
 type MailboxRow = typeof ticketMailboxes.$inferSelect;
 
@@ -53,7 +67,7 @@ export const POLL_EVERY_MS = 60_000;
 const POLL_LEASE_MS = 5 * 60_000;
 /** At most this many mails per poll; the next poll goes on from there. */
 const POLL_BATCH = 200;
-/** Mails larger than this are recorded as ignored (attachments stay in the mailbox). */
+/** Mails larger than this are recorded as ignored (their attachments stay in the mailbox). */
 export const MAX_MAIL_BYTES = 10 * 1024 * 1024;
 
 /** Settings are the company's: admins and owners with tickets:write, as the SLA policy. */
@@ -389,7 +403,7 @@ async function threadOf(deps: Deps, companyId: number, p: ParsedMail, from: stri
   return null;
 }
 
-function bodyOf(p: ParsedMail): string {
+function bodyOf(p: ParsedMail, notes: string[] = []): string {
   let text = (p.text ?? "").trim();
   if (!text && p.html)
     text = p.html
@@ -397,7 +411,38 @@ function bodyOf(p: ParsedMail): string {
       .replace(/\s+/g, " ")
       .trim();
   if (!text) text = "(no text)";
-  return text.length > MAX_BODY ? `${text.slice(0, MAX_BODY - 20)}\n[… shortened]` : text;
+  const tail = notes.length ? `\n\n${notes.join("\n")}`.slice(0, 4000) : "";
+  const room = MAX_BODY - tail.length;
+  return (text.length > room ? `${text.slice(0, room - 20)}\n[… shortened]` : text) + tail;
+}
+
+/**
+ * The mail's files, each checked and stored on its own: one refused file
+ * (an executable, HTML, past the per-file limit) is named in the message
+ * instead of costing the requester the whole mail.
+ */
+async function mailFiles(deps: Deps, companyId: number, p: ParsedMail) {
+  const stored: StoredFile[] = [];
+  const notes: string[] = [];
+  const parts = p.attachments ?? [];
+  for (const [i, a] of parts.entries()) {
+    const name = a.filename?.trim() || `attachment-${i + 1}`;
+    if (i >= MAX_FILES_PER_MESSAGE) {
+      notes.push(`[Attachment "${name.slice(0, 100)}" was not kept: at most ${MAX_FILES_PER_MESSAGE} files a mail.]`);
+      continue;
+    }
+    try {
+      stored.push(
+        ...(await storeFiles(deps, companyId, [{ filename: name, bytes: a.content, declared: a.contentType }])),
+      );
+    } catch (e) {
+      if (!isAppError(e)) throw e;
+      // "Attachment (name) is refused: why" → "why": the note names the file already.
+      const why = e.message.replace(/^Attachment \(.*?\) (is refused: )?/, "");
+      notes.push(`[Attachment "${name.slice(0, 100)}" was not kept: ${why}]`);
+    }
+  }
+  return { stored, notes };
 }
 
 export type ImportOutcome =
@@ -430,6 +475,31 @@ export async function importMail(
   const reason = ignoredBecause(p, raw, ours);
   const from = p.from?.value[0]?.address?.toLowerCase() ?? "";
   const actor = await mailActor(deps, mailbox.companyId, mailbox.createdBy);
+  // Files are stored before the transaction; those it does not record are removed after it.
+  const files = reason ? { stored: [], notes: [] } : await mailFiles(deps, mailbox.companyId, p);
+  const kept = new Set<StoredFile>();
+  try {
+    return await importOne(deps, mailbox, p, { key, messageId, reason, from, actor }, files, kept);
+  } catch (e) {
+    kept.clear(); // rolled back: no row holds them
+    throw e;
+  } finally {
+    await discardStored(
+      deps,
+      files.stored.filter((f) => !kept.has(f)),
+    );
+  }
+}
+
+async function importOne(
+  deps: Deps,
+  mailbox: Pick<MailboxRow, "id" | "companyId" | "username" | "createdBy">,
+  p: ParsedMail,
+  m: { key: string; messageId: string | null; reason: string | null; from: string; actor: ActorContext },
+  files: { stored: StoredFile[]; notes: string[] },
+  kept: Set<StoredFile>,
+): Promise<ImportOutcome> {
+  const { key, messageId, reason, from, actor } = m;
   return deps.store.transaction(async (tx) => {
     const now = deps.clock.now();
     const claimed = await tx
@@ -447,11 +517,24 @@ export async function importMail(
       .returning({ id: ticketMailImports.id });
     if (!claimed[0]) return { outcome: "duplicate" } as const;
     if (reason) return { outcome: "ignored", reason } as const;
+    // The company's total decides which stored files are kept; the others are named in the message.
+    const limits = await limitsOf(tx, mailbox.companyId);
+    let room = limits.maxTotalBytes - (await usedBytes(tx, mailbox.companyId));
+    const keep: StoredFile[] = [];
+    const notes = [...files.notes];
+    for (const f of files.stored) {
+      if (f.sizeBytes <= room) {
+        keep.push(f);
+        room -= f.sizeBytes;
+      } else
+        notes.push(`[Attachment "${f.filename.slice(0, 100)}" was not kept: the company's files are at their limit.]`);
+    }
+    const body = bodyOf(p, notes);
     const existing = await threadOf(deps, mailbox.companyId, p, from);
     let number: number;
     let outcome: "opened" | "replied";
     if (existing !== null) {
-      const r = await addRequesterReply(actor, { id: existing, body: bodyOf(p) });
+      const r = await addRequesterReply(actor, { id: existing, body });
       number = r.id;
       outcome = "replied";
     } else {
@@ -459,7 +542,7 @@ export async function importMail(
         subject: (p.subject ?? "").trim().slice(0, 300) || "(no subject)",
         requesterEmail: from,
         requesterName: p.from?.value[0]?.name?.trim().slice(0, 200) || undefined,
-        body: bodyOf(p),
+        body,
         priority: "normal",
         tags: ["email"],
       });
@@ -474,6 +557,24 @@ export async function importMail(
         .limit(1)
     )[0]!;
     await tx.update(ticketMailImports).set({ ticketId: t.id, outcome }).where(eq(ticketMailImports.id, claimed[0].id));
+    if (keep.length) {
+      // The requester's message just written (a reply, a new ticket's first message or a follow-up's).
+      const msg = (
+        await tx
+          .select({ id: ticketMessages.id })
+          .from(ticketMessages)
+          .where(and(eq(ticketMessages.ticketId, t.id), eq(ticketMessages.author, "requester")))
+          .orderBy(desc(ticketMessages.id))
+          .limit(1)
+      )[0];
+      await recordFiles(
+        tx,
+        deps,
+        { companyId: mailbox.companyId, ticketId: t.id, messageId: msg?.id ?? null, source: "mail", userId: null },
+        keep,
+      );
+      for (const f of keep) kept.add(f);
+    }
     return { outcome, ticket: number };
   });
 }

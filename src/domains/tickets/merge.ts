@@ -27,7 +27,7 @@ import { ticketMerged } from "./events";
 import { moveStatus, onTicket, type TicketTx } from "./lifecycle";
 import type { ticketMergeInput } from "./schemas";
 import { recordBreaches, type TicketRow } from "./sla";
-import { ticketMessages, tickets, ticketTags } from "./tables";
+import { ticketAttachments, ticketMessages, tickets, ticketTags } from "./tables";
 
 export async function mergeTickets(ctx: ActorContext, input: v.InferOutput<typeof ticketMergeInput>) {
   ticketsWrite(ctx);
@@ -61,6 +61,8 @@ export async function mergeTickets(ctx: ActorContext, input: v.InferOutput<typeo
       })
       .where(eq(ticketMessages.ticketId, source.id))
       .returning({ id: ticketMessages.id });
+    // The files go with their messages.
+    await c.tx.update(ticketAttachments).set({ ticketId: target.id }).where(eq(ticketAttachments.ticketId, source.id));
     const sourceTags = await c.tx
       .select({ tag: ticketTags.tag })
       .from(ticketTags)

@@ -14,6 +14,7 @@ import type { ActorContext } from "../../core/context";
 import { emit } from "../../core/events";
 import { page } from "../../core/pagination";
 import { messageOut, ref, refuseClosed, ticketByNumber, ticketsRead, ticketsWrite, usersOf } from "./access";
+import { attachmentOut, discardStored, prepareFiles, recordFiles, type StoredFile } from "./attachments";
 import { ticketNoteAdded, ticketReplied, ticketRequesterReplied } from "./events";
 import { checkTransition, moveStatus, onTicket } from "./lifecycle";
 import type { messageListInput, ticketNoteInput, ticketReplyInput } from "./schemas";
@@ -23,6 +24,17 @@ import { ticketMessages, tickets, ticketTags } from "./tables";
 /** A public reply from an agent; the first one meets the first-response target. */
 export async function replyToTicket(ctx: ActorContext, input: v.InferOutput<typeof ticketReplyInput>) {
   ticketsWrite(ctx);
+  // Files are checked and stored before the transaction, and removed again when it does not commit.
+  const files = await prepareFiles(ctx, input.attachments);
+  try {
+    return await replyWithFiles(ctx, input, files);
+  } catch (e) {
+    await discardStored(ctx.deps, files);
+    throw e;
+  }
+}
+
+async function replyWithFiles(ctx: ActorContext, input: v.InferOutput<typeof ticketReplyInput>, files: StoredFile[]) {
   return onTicket(ctx, input.id, async (c) => {
     const t = c.row;
     refuseClosed(t, "reply");
@@ -43,6 +55,18 @@ export async function replyToTicket(ctx: ActorContext, input: v.InferOutput<type
         })
         .returning()
     )[0]!;
+    const attached = await recordFiles(
+      c.tx,
+      ctx.deps,
+      {
+        companyId: t.companyId,
+        ticketId: t.id,
+        messageId: msg.id,
+        source: "agent",
+        userId: ctx.principal.userId || null,
+      },
+      files,
+    );
     c.row = (
       await c.tx
         .update(tickets)
@@ -70,7 +94,13 @@ export async function replyToTicket(ctx: ActorContext, input: v.InferOutput<type
         assigneeUserId: c.row.assigneeId,
       },
     );
-    return { id: t.number, messageId: msg.id, status: c.row.status, firstResponse: t.firstRespondedAt === null };
+    return {
+      id: t.number,
+      messageId: msg.id,
+      status: c.row.status,
+      firstResponse: t.firstRespondedAt === null,
+      ...(attached.length && { attachments: attached.map(attachmentOut) }),
+    };
   });
 }
 

@@ -1,7 +1,8 @@
 /**
  * Tickets in the portal (issue 31, the third domain page set): the queue
  * with its filters and SLA badges, and one ticket with its thread and the
- * forms an agent works it with (reply, internal note, status, assignment).
+ * forms an agent works it with (reply, internal note, status, assignment,
+ * and "Apply macro": tickets_apply_macro's verb, all parts or none).
  *
  * Every page reads and every form acts through the same verbs as the MCP
  * tools (listTickets, getTicket, listMessages, replyToTicket, addNote,
@@ -11,6 +12,10 @@
  * viewers read, and a post of theirs is refused by the verb's own check
  * (403). A ticket number of another company is "not found" inside the
  * lookup (404).
+ *
+ * A message's files are listed under it and download from
+ * /tickets/<number>/files/<id> (attachments.ts serves them: always a
+ * download, typed by the sniffed type, nosniff).
  *
  * Nothing needs JavaScript: the filters are a GET form, so a view of the
  * queue is a URL to bookmark. An internal note says "Internal note" in
@@ -33,9 +38,19 @@ import { PageHeader } from "../../ui/page-header";
 import { Pager } from "../../ui/pager";
 import { actorOf, canManage, type PageEnv, type Viewer, viewerOf } from "../../ui/signed-in";
 import { DataTable } from "../../ui/table";
-import { ticketsWrite } from "./access";
+import { ticketsRead, ticketsWrite } from "./access";
+import { attachmentOf, fileResponse, listAttachments } from "./attachments";
+import { applyMacro, listMacros } from "./macros";
 import { addNote, listMessages, replyToTicket } from "./messages";
-import { LIST_STATUSES, ticketListInput, ticketNoteInput, ticketReplyInput, ticketStatusInput } from "./schemas";
+import { ticketRating } from "./satisfaction";
+import {
+  applyMacroInput,
+  LIST_STATUSES,
+  ticketListInput,
+  ticketNoteInput,
+  ticketReplyInput,
+  ticketStatusInput,
+} from "./schemas";
 import { TICKET_PRIORITIES, TICKET_STATUSES } from "./tables";
 import { assignTicket, getTicket, listTickets, setTicketStatus } from "./tickets";
 
@@ -148,7 +163,26 @@ const NOTICES: Record<string, string> = {
   noted: "Internal note added.",
   status: "Status changed.",
   assigned: "Assignment changed.",
+  macro: "Macro applied.",
 };
+
+/** What a macro does, in words, for its option in the "Apply macro" list. */
+function macroParts(m: {
+  body: string | null;
+  status: string | null;
+  addTags: string[];
+  removeTags: string[];
+  assigneeId: number | null;
+}): string {
+  const parts = [
+    m.body !== null && "reply",
+    m.status !== null && `set ${m.status}`,
+    m.addTags.length > 0 && `tag ${m.addTags.join(", ")}`,
+    m.removeTags.length > 0 && `untag ${m.removeTags.join(", ")}`,
+    m.assigneeId !== null && "assign",
+  ].filter(Boolean);
+  return parts.join(" · ");
+}
 
 /** Runs a form's verb; a refusal the person can act on re-shows the ticket with the reason and the right status. */
 async function attempt(
@@ -380,7 +414,32 @@ async function queuePage(c: Context<PageEnv>) {
 // ---------------------------------------------------------------------------
 // One ticket
 
-const Msg = ({ m, requester }: { m: Message; requester: string }) => {
+type File = Awaited<ReturnType<typeof listAttachments>>["items"][number];
+
+/** "12 KB": a file's size for people. */
+export function sizeInWords(n: number): string {
+  if (n < 1024) return `${n} bytes`;
+  if (n < 1024 * 1024) return `${Math.round(n / 1024)} KB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
+const Files = ({ files, here }: { files: File[]; here: string }) =>
+  files.length ? (
+    <ul class="files small" aria-label="Attachments">
+      {files.map((f) => (
+        <li data-file={f.id}>
+          <a href={`${here}/files/${f.id}`} download>
+            {f.filename}
+          </a>{" "}
+          <span class="muted">
+            {f.mimeType}, {sizeInWords(f.sizeBytes)}
+          </span>
+        </li>
+      ))}
+    </ul>
+  ) : null;
+
+const Msg = ({ m, requester, files, here }: { m: Message; requester: string; files: File[]; here: string }) => {
   const who = m.user?.name ?? (m.author === "requester" ? requester : m.author === "system" ? "System" : "Agent");
   const role = m.internal
     ? "Internal note"
@@ -402,6 +461,7 @@ const Msg = ({ m, requester }: { m: Message; requester: string }) => {
         {m.mergedFromId !== null && <span class="muted"> · from #{m.mergedFromId}</span>}
       </p>
       <p class="body">{m.body}</p>
+      <Files files={files} here={here} />
     </li>
   );
 };
@@ -444,9 +504,14 @@ async function ticketPage(
     limit: THREAD_PAGE,
     offset: (pageNo - 1) * THREAD_PAGE,
   });
+  const files = (await listAttachments(actor, { ticketId: number })).items;
+  const filesOf = (messageId: number | null) => files.filter((f) => f.messageId === messageId);
+  const rating = await ticketRating(actor, number);
   const pages = Math.max(1, Math.ceil(thread.total / THREAD_PAGE));
   const manage = canManage(viewer);
   const agents = manage ? await agentsOf(c) : [];
+  // The company's macros, for owners and admins only (a viewer sees no form), read by the tool's own verb.
+  const macros = manage && t.status !== "closed" ? (await listMacros(actor, { limit: 100, offset: 0 })).items : [];
   const now = actor.deps.clock.now().getTime();
   const sla = slaBadge(t, now);
   const notice = NOTICES[c.req.query("done") ?? ""];
@@ -480,7 +545,7 @@ async function ticketPage(
             {thread.items.length ? (
               <ol class="thread">
                 {thread.items.map((m) => (
-                  <Msg m={m} requester={t.requester.name ?? t.requester.email} />
+                  <Msg m={m} requester={t.requester.name ?? t.requester.email} files={filesOf(m.id)} here={here} />
                 ))}
               </ol>
             ) : (
@@ -567,6 +632,23 @@ async function ticketPage(
                 </dd>
               </>
             )}
+            {rating && (
+              <>
+                <dt>Satisfaction</dt>
+                <dd id="rating">
+                  {rating.rating === null ? (
+                    <span class="muted">Asked {when(new Date(rating.askedAt))}, not answered</span>
+                  ) : (
+                    <>
+                      <StatusBadge tone={rating.rating === "good" ? "ok" : "danger"}>
+                        {rating.rating === "good" ? "Good" : "Bad"}
+                      </StatusBadge>
+                      {rating.comment && <p class="small">“{rating.comment}”</p>}
+                    </>
+                  )}
+                </dd>
+              </>
+            )}
             <dt>Opened</dt>
             <dd class="small">{when(new Date(t.createdAt))}</dd>
             {t.mergedIntoId !== null && (
@@ -630,6 +712,29 @@ async function ticketPage(
                   </button>
                 </div>
               </form>
+              <h2 class="small-h" id="h-macro">
+                Apply macro
+              </h2>
+              {macros.length ? (
+                <form method="post" action={`${here}/macro`} id="macro">
+                  <Csrf viewer={viewer} />
+                  {err("macro") && <Notice kind="error">{err("macro")}</Notice>}
+                  <select name="macro" aria-labelledby="h-macro" required>
+                    {macros.map((m) => (
+                      <option value={String(m.id)}>
+                        {m.name} ({macroParts(m)})
+                      </option>
+                    ))}
+                  </select>
+                  <div class="actions">
+                    <button class="secondary" type="submit">
+                      Apply macro
+                    </button>
+                  </div>
+                </form>
+              ) : (
+                <p class="muted small">No macros yet: an owner or admin makes them with ticket_macros_create.</p>
+              )}
             </>
           )}
         </aside>
@@ -644,6 +749,14 @@ async function ticketPage(
 export function ticketPages(app: Hono<PageEnv>, _deps: Deps) {
   app.get(TICKETS_PATH, queuePage);
   app.get(`${TICKETS_PATH}/:number`, (c) => ticketPage(c));
+  // A file of the ticket, for the signed-in: tenancy and the ticket are checked in the lookup; always a download.
+  app.get(`${TICKETS_PATH}/:number/files/:id`, async (c) => {
+    const raw = c.req.param("id");
+    if (!/^[1-9]\d{0,14}$/.test(raw)) throw notFound("No such file.");
+    const actor = actorOf(c);
+    ticketsRead(actor);
+    return fileResponse(actor.deps, await attachmentOf(actor.deps.db, actor, Number(raw), numberOf(c)));
+  });
 
   const bodyOf = (f: Form, label: string) => f.text("body", { label, max: MAX_BODY_FORM, required: true });
   const typed = (c: Context<PageEnv>, k: string) => (c.get("form").params.get(k) ?? "").slice(0, MAX_BODY_FORM);
@@ -691,6 +804,21 @@ export function ticketPages(app: Hono<PageEnv>, _deps: Deps) {
         return `${ticketHref(input.id)}?done=status`;
       },
       (error) => ticketPage(c, { error, form: "status" }),
+    ),
+  );
+
+  // The same verb as tickets_apply_macro: every part applies, or none does and the reason is shown.
+  app.post(`${TICKETS_PATH}/:number/macro`, (c) =>
+    attempt(
+      c,
+      async (f) => {
+        const raw = f.text("macro", { label: "Macro", max: 20, required: true });
+        if (!/^[1-9]\d{0,14}$/.test(raw)) throw invalid("Macro must be one of the list.");
+        const input = parsed(applyMacroInput, { ticketId: numberOf(c), macroId: Number(raw) }, { macroId: "Macro" });
+        await applyMacro(actorOf(c), input);
+        return `${ticketHref(input.ticketId)}?done=macro#thread`;
+      },
+      (error) => ticketPage(c, { error, form: "macro" }),
     ),
   );
 

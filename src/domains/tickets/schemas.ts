@@ -145,10 +145,35 @@ export const ticketAssignInput = v.strictObject({
 
 export const ticketStatusInput = v.strictObject({ id: ticketNumber("id"), status });
 
+/** The largest per-file limit a company may set (attachments.ts): the server's request bound has to carry it as base64. */
+export const MAX_FILE_LIMIT = 25 * 1024 * 1024;
+/** Base64 of the largest file a company may allow, with room for a data: prefix. */
+const MAX_BASE64 = Math.ceil((MAX_FILE_LIMIT * 4) / 3) + 200;
+
+/** A file on a reply: an upload (filename and its bytes as base64) or an earlier attachment sent again. */
+export const attachmentArg = v.strictObject({
+  attachmentId: v.optional(positive("attachmentId")),
+  filename: v.optional(
+    v.pipe(v.string("filename must be a string."), v.maxLength(255, "filename must be at most 255 characters.")),
+  ),
+  dataBase64: v.optional(
+    v.pipe(
+      v.string("dataBase64 must be a string."),
+      v.maxLength(MAX_BASE64, "dataBase64 is larger than any file a ticket may carry (25 MiB)."),
+    ),
+  ),
+  mimeType: v.optional(
+    v.pipe(v.string("mimeType must be a string."), v.maxLength(100, "mimeType must be at most 100 characters.")),
+  ),
+});
+
 export const ticketReplyInput = v.strictObject({
   id: ticketNumber("id"),
   body: body("body"),
   status: v.optional(v.picklist(["open", "pending", "solved"], "status after a reply is open, pending or solved.")),
+  attachments: v.optional(
+    v.pipe(v.array(attachmentArg, "attachments must be a list."), v.maxLength(10, "At most 10 attachments.")),
+  ),
 });
 
 export const ticketNoteInput = v.strictObject({ id: ticketNumber("id"), body: body("body") });
@@ -269,4 +294,43 @@ export const mailboxUpdateInput = v.strictObject({
   password: v.optional(secret),
   folder: v.optional(folder),
   paused: v.optional(v.boolean("paused must be true or false.")),
+});
+
+export const attachmentListInput = v.strictObject({
+  ticketId: ticketNumber("ticketId"),
+});
+export const attachmentGetInput = v.strictObject({
+  id: positive("id"),
+});
+export const attachmentLimitsInput = v.strictObject({
+  maxFileBytes: v.optional(
+    v.pipe(
+      v.number("maxFileBytes must be a number."),
+      v.integer("maxFileBytes must be whole."),
+      v.minValue(1024, "maxFileBytes is at least 1024."),
+      v.maxValue(MAX_FILE_LIMIT, `maxFileBytes is at most ${MAX_FILE_LIMIT}.`),
+    ),
+  ),
+  maxTotalBytes: v.optional(
+    v.pipe(
+      v.number("maxTotalBytes must be a number."),
+      v.integer("maxTotalBytes must be whole."),
+      v.minValue(1024, "maxTotalBytes is at least 1024."),
+      v.maxValue(Number.MAX_SAFE_INTEGER, "maxTotalBytes is too large."),
+    ),
+  ),
+});
+
+/** A date (2025-01-31, midnight UTC) or an ISO instant (2025-01-31T12:00:00Z). */
+const instant = (what: string) =>
+  v.pipe(
+    v.string(`${what} must be a string.`),
+    v.check(
+      (x) => /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?Z)?$/.test(x) && !Number.isNaN(Date.parse(x)),
+      `${what} is a date (2025-01-31) or an ISO instant (2025-01-31T12:00:00Z).`,
+    ),
+  );
+export const satisfactionReportInput = v.strictObject({
+  from: v.optional(instant("from")),
+  to: v.optional(instant("to")),
 });

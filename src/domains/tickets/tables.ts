@@ -265,3 +265,85 @@ export const ticketMailHooks = table(
   },
   (t) => [uniqueIndex("ticket_mail_hooks_secret").on(t.secretHash)],
 );
+
+export const ATTACHMENT_SOURCES = ["mail", "agent", "requester"] as const;
+export type AttachmentSource = (typeof ATTACHMENT_SOURCES)[number];
+
+/**
+ * A file on a ticket's message (attachments.ts): received with an inbound
+ * mail, or attached by an agent to a reply (and then mailed with it). The
+ * bytes are in the media store (deps.blobs: data dir, database or S3) under
+ * `att/<company>/<24 hex>.<ext>`, a key no media URL can name; the row holds
+ * the original name for the download dialog and the type sniffed from the
+ * bytes. An agent re-attaching an earlier file gets a new row sharing the
+ * key, so a file is stored once however often it is sent.
+ */
+export const ticketAttachments = table(
+  "ticket_attachments",
+  {
+    id: id(),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
+    ticketId: integer("ticket_id")
+      .notNull()
+      .references(() => tickets.id, { onDelete: "cascade" }),
+    messageId: integer("message_id").references(() => ticketMessages.id, { onDelete: "set null" }),
+    source: text("source").$type<AttachmentSource>().notNull(),
+    filename: text("filename").notNull(),
+    mimeType: text("mime_type").notNull(),
+    sizeBytes: integer("size_bytes").notNull(),
+    storageKey: text("storage_key").notNull(),
+    /** SHA-256 of the bytes (hex): the same file attached twice is recognisable. */
+    sha256: text("sha256").notNull(),
+    uploadedBy: integer("uploaded_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index("ticket_attachments_ticket").on(t.ticketId, t.id),
+    index("ticket_attachments_company").on(t.companyId, t.storageKey),
+  ],
+);
+
+/**
+ * A company's attachment limits; a company without a row has the defaults
+ * (attachments.ts). maxTotalBytes counts every stored file of the company's
+ * tickets once (a shared key counts once).
+ */
+export const ticketAttachmentLimits = table("ticket_attachment_limits", {
+  companyId: integer("company_id")
+    .primaryKey()
+    .references(() => companies.id, { onDelete: "cascade" }),
+  maxFileBytes: integer("max_file_bytes").notNull(),
+  maxTotalBytes: integer("max_total_bytes").notNull(),
+  updatedAt: updatedAt(),
+});
+
+/**
+ * The satisfaction survey of a ticket (satisfaction.ts): asked by email the
+ * first time the ticket is solved, answered once with one click (good or
+ * bad) and an optional comment. The agent is the assignee when it was
+ * solved, so the report credits who did the work even after a reassignment.
+ */
+export const ticketRatings = table(
+  "ticket_ratings",
+  {
+    id: id(),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
+    ticketId: integer("ticket_id")
+      .notNull()
+      .references(() => tickets.id, { onDelete: "cascade" }),
+    agentId: integer("agent_id").references(() => users.id, { onDelete: "set null" }),
+    askedAt: time("asked_at").notNull(),
+    /** Null until the requester clicks; set once. */
+    rating: text("rating").$type<"good" | "bad">(),
+    ratedAt: time("rated_at"),
+    comment: text("comment"),
+  },
+  (t) => [
+    uniqueIndex("ticket_ratings_ticket").on(t.ticketId),
+    index("ticket_ratings_company_rated").on(t.companyId, t.ratedAt),
+  ],
+);

@@ -27,6 +27,7 @@ import {
   userIdOf,
   usersOf,
 } from "./access";
+import { forgetFiles, keysOfTicket } from "./attachments";
 import { ticketAssigned, ticketCreated, ticketDeleted, ticketUpdated } from "./events";
 import { checkTransition, moveStatus, nextNumber, onTicket } from "./lifecycle";
 import type {
@@ -429,7 +430,9 @@ export async function deleteTicket(ctx: ActorContext, input: v.InferOutput<typeo
         },
       );
     await c.tx.update(tickets).set({ followUpOfId: null }).where(eq(tickets.followUpOfId, t.id));
+    const files = await keysOfTicket(c.tx, t.id);
     await c.tx.delete(tickets).where(eq(tickets.id, t.id));
+    await forgetFiles(c.tx, ctx.deps, files);
     await audit(c.tx, ctx, "tickets.delete", {
       type: "ticket",
       id: t.number,

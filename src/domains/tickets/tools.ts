@@ -4,6 +4,8 @@
  * declarations over the verbs of this folder; every verb re-checks scope
  * and role and looks tickets up within the acting company only.
  */
+import { attachmentLinkRoutes } from "./attachment-routes";
+import { FILES_PREFIX, getAttachment, listAttachments, setAttachmentLimits } from "./attachments";
 import { demoTickets } from "./demo";
 import { defineTool, type Domain } from "../../mcp/define";
 import { ticketDelivery } from "./delivery";
@@ -23,6 +25,7 @@ import { mergeTickets } from "./merge";
 import { TICKETS_PATH, ticketPages } from "./pages";
 import { addNote, addRequesterReply, listMessages, replyToTicket } from "./messages";
 import { getSlaPolicy, updateSlaPolicy } from "./policy";
+import { RATING_PREFIX, ratingRoutes, satisfactionReport, satisfactionSurvey } from "./satisfaction";
 import * as s from "./schemas";
 import { ticketJobs } from "./sla";
 import {
@@ -307,6 +310,43 @@ const mailWebhookRotate = defineTool({
   run: (ctx) => rotateMailHook(ctx),
 });
 
+const attachmentsList = defineTool({
+  ...read,
+  name: "ticket_attachments_list",
+  title: "List a ticket's files",
+  description: "Files on a ticket's messages: name, sniffed type, size, source.",
+  input: s.attachmentListInput,
+  run: listAttachments,
+});
+
+const attachmentsGet = defineTool({
+  ...read,
+  name: "ticket_attachments_get",
+  title: "Get a ticket file",
+  description: "A file's details, a 15-minute download URL, base64 up to 256 KiB.",
+  input: s.attachmentGetInput,
+  run: getAttachment,
+});
+
+const attachmentLimitsSet = defineTool({
+  ...admin,
+  idempotent: true,
+  name: "ticket_attachment_limits_set",
+  title: "Set the ticket file limits",
+  description: "Largest file and total bytes of the company's ticket files.",
+  input: s.attachmentLimitsInput,
+  run: setAttachmentLimits,
+});
+
+const satisfactionReportTool = defineTool({
+  ...read,
+  name: "tickets_satisfaction_report",
+  title: "Satisfaction report",
+  description: "Good/bad ratings per agent in a period (from, to; last 30 days).",
+  input: s.satisfactionReportInput,
+  run: satisfactionReport,
+});
+
 export const ticketsDomain: Domain = {
   demo: demoTickets,
   scopes: [
@@ -349,6 +389,9 @@ export const ticketsDomain: Domain = {
     "canned reply": ["macro"],
     "saved reply": ["macro"],
     template: ["macro"],
+    csat: ["satisfaction"],
+    rating: ["satisfaction"],
+    feedback: ["satisfaction"],
   },
   tools: [
     ticketsList,
@@ -379,11 +422,19 @@ export const ticketsDomain: Domain = {
     mailboxesDisconnect,
     mailboxesPoll,
     mailWebhookRotate,
+    attachmentsList,
+    attachmentsGet,
+    attachmentLimitsSet,
+    satisfactionReportTool,
   ],
-  publicPages: [{ prefix: MAIL_HOOK_PREFIX, routes: mailHookRoutes }],
+  publicPages: [
+    { prefix: MAIL_HOOK_PREFIX, routes: mailHookRoutes },
+    { prefix: FILES_PREFIX, routes: attachmentLinkRoutes },
+    { prefix: RATING_PREFIX, routes: ratingRoutes },
+  ],
   events: ticketEvents,
   jobs: [...ticketJobs, ...mailboxJobs],
-  subscribers: [ticketDelivery],
+  subscribers: [ticketDelivery, satisfactionSurvey],
   portal: { routes: ticketPages, nav: [{ href: TICKETS_PATH, label: "Tickets" }] },
   notificationTypes: [
     { type: "ticket.assigned", label: "A ticket was assigned to you", inApp: true, email: true },
