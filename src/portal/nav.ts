@@ -13,11 +13,11 @@ export const NAV = [
   { href: "/", label: "Overview" },
   { href: "/inbox", label: "Inbox" },
   { href: "/approvals", label: "Approvals" },
-  { href: "/settings/api-keys", label: "API keys" },
-  { href: "/settings/rest-keys", label: "REST keys" },
-  { href: "/settings/connections", label: "Connected apps" },
-  { href: "/team", label: "Team" },
-  { href: "/settings/profile", label: "Profile" },
+  { href: "/settings/api-keys", label: "API keys", settings: true },
+  { href: "/settings/rest-keys", label: "REST keys", settings: true },
+  { href: "/settings/connections", label: "Connected apps", settings: true },
+  { href: "/team", label: "Team", settings: true },
+  { href: "/settings/profile", label: "Profile", settings: true },
 ] as const;
 
 export interface NavItem {
@@ -40,6 +40,10 @@ export function navFor(viewer: Viewer): NavLink[] {
   );
   const at = NAV.findIndex((n) => n.href === "/approvals") + 1;
   return [...NAV.slice(0, at), ...extra, ...NAV.slice(at)].map((n) =>
-    n.href === "/inbox" ? { href: n.href, label: n.label, unread: viewer.unread } : { href: n.href, label: n.label },
+    n.href === "/inbox"
+      ? { href: n.href, label: n.label, unread: viewer.unread }
+      : "settings" in n
+        ? { href: n.href, label: n.label, settings: true }
+        : { href: n.href, label: n.label },
   );
 }

@@ -21,6 +21,8 @@ export interface NavLink {
   href: string;
   label: string;
   unread?: number;
+  /** An account or company setting rather than work: drawn after the work entries, set apart. */
+  settings?: boolean;
 }
 
 let navigation: (viewer: Viewer) => NavLink[] = () => [];
@@ -82,9 +84,18 @@ const Header: FC<{ viewer: Viewer | null; path: string; focused?: boolean }> = (
     </div>
     {viewer && !focused && (
       <nav class="main" aria-label="Portal">
-        {navigation(viewer).map((n) => (
-          <NavEntry n={n} path={path} />
-        ))}
+        {navigation(viewer)
+          .filter((n) => !n.settings)
+          .map((n) => (
+            <NavEntry n={n} path={path} />
+          ))}
+        <span class="nav-settings">
+          {navigation(viewer)
+            .filter((n) => n.settings)
+            .map((n) => (
+              <NavEntry n={n} path={path} />
+            ))}
+        </span>
       </nav>
     )}
   </header>

@@ -21,6 +21,8 @@ header.top .bar{max-width:980px;margin:0 auto;padding:.6rem 1rem;display:flex;fl
 nav.main{max-width:980px;margin:0 auto;padding:0 1rem .4rem;display:flex;flex-wrap:wrap;gap:.2rem .9rem}
 nav.main a{text-decoration:none;color:var(--muted);padding:.2rem 0;border-bottom:2px solid transparent}
 nav.main a[aria-current=page]{color:var(--text);border-color:var(--accent)}
+nav.main .nav-settings{display:flex;flex-wrap:wrap;gap:.2rem .9rem;padding-left:.9rem;border-left:1px solid var(--line)}
+nav.main .nav-settings a{font-size:.92em}
 main{max-width:980px;margin:1.2rem auto 3rem;padding:0 1rem}
 main.narrow{max-width:560px}
 h1{font-size:1.45rem;margin:.2rem 0 1rem}
@@ -150,6 +152,7 @@ table.sheet th .small{font-weight:400}
 tr.totals th,tr.totals td{border-top:2px solid var(--line);border-bottom:0}
 @media (max-width:800px){.card-layout,.chart-body{grid-template-columns:1fr}}
 @media (max-width:600px){.chart-table th,.chart-table td{padding:.3rem .35rem}.chart-table th[scope=row]{min-width:0;overflow-wrap:normal}.board{flex-direction:column;overflow-x:visible;align-items:stretch}.column{flex:auto;max-width:none}}
+@media (max-width:600px){nav.main{flex-wrap:nowrap;overflow-x:auto;white-space:nowrap;scrollbar-width:thin;padding-bottom:.5rem}nav.main .nav-settings{flex-wrap:nowrap}.switcher{flex-wrap:wrap;min-width:0;max-width:100%}.switcher select{max-width:calc(100vw - 10rem)}}
 @media (max-width:600px){body{font-size:16px}th.hide-sm,td.hide-sm{display:none}main{margin-top:.8rem}}
 `;
 
