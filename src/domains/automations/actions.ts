@@ -11,9 +11,18 @@
  * post_chat_message) end in that tool's own input schema and scope:
  * `toolCall` resolves the tool and checks the arguments the way the MCP
  * endpoint would.
+ *
+ * Two types are flow, not actions: `if` (conditions in the language of
+ * triggers' filters, then a `then` or an `else` list of steps) and `wait`
+ * (a duration or a time). They live in the same catalogue so saves, the dry
+ * run and automations://actions describe them from the same schemas; the
+ * runner walks them itself (runner.ts) and never hands them to
+ * prepareAction.
  */
 import * as v from "valibot";
 import type { ActorContext } from "../../core/context";
+import { described } from "../../core/fields";
+import { jsonBounds, publishedAs } from "../../core/json-value";
 import { AppError } from "../../core/errors";
 import { ROLES } from "../../core/roles";
 import { authorize } from "../../core/scopes";
@@ -21,6 +30,38 @@ import type { ToolDef } from "../../mcp/define";
 import type { AutomationAction } from "./tables";
 
 type ActionType = AutomationAction["type"];
+
+/** Steps that direct the run rather than act: the runner and the dry run walk them. */
+export const FLOW_TYPES = new Set<ActionType>(["if", "wait"]);
+
+/** How deep `if` steps nest, how many steps an automation holds in all, and how long its waits may add up to. */
+export const MAX_DEPTH = 3;
+export const MAX_STEPS = 50;
+export const MAX_WAIT_DAYS = 90;
+const MAX_WAIT_MS = MAX_WAIT_DAYS * 86_400_000;
+const DURATION_RE = /^(\d{1,4})\s*(m|h|d|w)$/;
+const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 } as const;
+
+/** A wait's `for` in milliseconds ("30m", "12h", "2d", "1w"), or null when it is not a duration of at most MAX_WAIT_DAYS. */
+export function durationMs(x: unknown): number | null {
+  const m = typeof x === "string" ? DURATION_RE.exec(x.trim()) : null;
+  if (!m) return null;
+  const ms = Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS];
+  return ms >= 60_000 && ms <= MAX_WAIT_MS ? ms : null;
+}
+
+const PATH_RE = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$/;
+/** One test on a dotted path: trigger filters, an automation's conditions and `if` steps share it. */
+export const conditionSchema = v.strictObject({
+  path: v.pipe(v.string(), v.maxLength(200), v.regex(PATH_RE, "must be a dotted path such as trigger.data.postType")),
+  op: v.picklist(["eq", "neq", "in", "contains", "exists", "gt", "lt"]),
+  value: v.optional(
+    described(
+      publishedAs(v.pipe(v.unknown(), jsonBounds()), ["string", "number", "boolean", "array"]),
+      "what path's value is compared with: a list for in; false with exists means absent",
+    ),
+  ),
+});
 
 /** Toolsets whose writes no automation may call: no automation edits automations or webhooks. */
 export const BLOCKED_TOOLSETS = new Set(["automations", "webhooks"]);
@@ -168,6 +209,56 @@ const callTool = v.object({
   ),
 });
 
+const steps = (what: string) =>
+  v.pipe(
+    v.array(v.unknown(), `must be a list of steps ({ type, with })`),
+    v.maxLength(MAX_STEPS, `holds at most ${MAX_STEPS} steps`),
+    v.description(what),
+  );
+
+const ifStep = v.strictObject({
+  conditions: v.pipe(
+    v.array(conditionSchema, "must be a list of conditions ({ path, op, value })"),
+    v.minLength(1, "must hold at least one condition"),
+    v.maxLength(20, "holds at most 20 conditions"),
+    v.description("All must hold for then to run (paths read trigger., steps. and automation.)."),
+  ),
+  // biome-ignore lint/suspicious/noThenProperty: the field's name in definitions; a list, never a callable then.
+  then: steps("Steps run when every condition holds."),
+  else: v.optional(steps("Steps run otherwise; default none.")),
+});
+
+const waitStep = v.pipe(
+  v.strictObject({
+    for: v.optional(
+      v.pipe(
+        v.string("must be a duration such as 2d"),
+        v.description(
+          `A duration: minutes, hours, days or weeks ("30m", "12h", "2d", "1w"); at most ${MAX_WAIT_DAYS} days.`,
+        ),
+        v.check(
+          (x) => durationMs(x) !== null,
+          (i) => `must be a duration from 1m to ${MAX_WAIT_DAYS}d such as "2d"; got ${shown(i.input)}`,
+        ),
+      ),
+    ),
+    until: v.optional(
+      v.pipe(
+        v.string("must be an ISO 8601 time or a template"),
+        v.maxLength(200, "is longer than 200 characters"),
+        v.description(
+          "A time (ISO 8601) or a template that gives one ({{trigger.data.startsAt}}); past times do not wait.",
+        ),
+        v.check(
+          (x) => /\{\{/.test(x) || !Number.isNaN(Date.parse(x)),
+          "must be an ISO 8601 time (2026-03-01T09:00:00Z)",
+        ),
+      ),
+    ),
+  }),
+  v.check((x) => (x.for === undefined) !== (x.until === undefined), "give either for (a duration) or until (a time)"),
+);
+
 export interface ActionSpec {
   type: ActionType;
   description: string;
@@ -221,6 +312,23 @@ export const ACTIONS: Record<ActionType, ActionSpec> = {
     description: "Calls any Plinth tool (not one that changes automations or webhooks) with the creator's rights.",
     with: callTool,
     example: { tool: "cards_create", arguments: { projectId: "WEB", title: "{{trigger.data.title}}" } },
+  },
+  if: {
+    type: "if",
+    description: "Runs then when every condition holds, else otherwise; its output is { branch }. Nests up to 3 deep.",
+    with: ifStep,
+    example: {
+      conditions: [{ path: "steps.deal.output.total", op: "gt", value: 0 }],
+      // biome-ignore lint/suspicious/noThenProperty: an example definition; a list, never a callable then.
+      then: [],
+      else: [{ type: "send_email", with: { to: "{{trigger.data.email}}", subject: "Following up", text: "Hello" } }],
+    },
+  },
+  wait: {
+    type: "wait",
+    description: `Pauses the run for a duration or until a time (at most ${MAX_WAIT_DAYS} days in all); survives restarts.`,
+    with: waitStep,
+    example: { for: "2d" },
   },
 };
 
@@ -284,6 +392,7 @@ export function prepareAction(
   trigger: Record<string, unknown> | null,
 ): Prepared {
   const spec = ACTIONS[type];
+  if (FLOW_TYPES.has(type)) throw new AppError("validation", `${type} is a flow step, not an action.`);
   if (type !== "create_card") {
     const r = v.safeParse(spec.with, input);
     if (!r.success) throw new AppError("validation", `${type}: ${issuesText(r.issues, "with.")}.`);
@@ -327,5 +436,7 @@ export function prepareAction(
     case "call_webhook":
       authorize(ctx, "automations:write", { write: true });
       return { kind: "call_webhook", webhookId: Number(input.webhookId), body: input.body ?? null };
+    default:
+      throw new AppError("validation", `${type} is a flow step, not an action.`);
   }
 }

@@ -113,9 +113,15 @@ export interface Condition {
 }
 
 export interface AutomationAction {
-  type: "create_card" | "send_email" | "notify" | "post_chat_message" | "call_webhook" | "call_tool";
+  /**
+   * An action, or a flow step: `if` (with.conditions, with.then, with.else: lists of steps)
+   * and `wait` (with.for: a duration, or with.until: a time).
+   */
+  type: "create_card" | "send_email" | "notify" | "post_chat_message" | "call_webhook" | "call_tool" | "if" | "wait";
   /** Arguments; strings may hold {{path}} templates filled from the trigger and earlier steps. */
   with: Record<string, unknown>;
+  /** A name later steps read this step's output by (`{{steps.<id>.output.x}}`), nested steps included. */
+  id?: string;
 }
 
 export interface AutomationDefinition {
@@ -184,17 +190,26 @@ export const automationVersions = table(
 );
 
 export interface StepRecord {
+  /** The top-level step this is, or is inside of. */
   index: number;
+  /** Nested steps: where the step is (`actions[1].with.then[0]`). */
+  path?: string;
+  id?: string;
   type: string;
-  status: "succeeded" | "failed" | "skipped";
+  status: "succeeded" | "failed" | "skipped" | "waiting";
+  /** An `if` step: the branch that ran. */
+  branch?: "then" | "else";
+  /** A `wait` step: when it was to end (it ended at finishedAt). */
+  waitUntil?: string;
   input: unknown;
   output: unknown;
   error: string | null;
   startedAt: string;
-  finishedAt: string;
+  /** null while a wait step waits. */
+  finishedAt: string | null;
 }
 
-export const RUN_STATUSES = ["queued", "running", "succeeded", "failed", "skipped"] as const;
+export const RUN_STATUSES = ["queued", "running", "waiting", "succeeded", "failed", "skipped"] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 export const automationRuns = table(
@@ -215,6 +230,13 @@ export const automationRuns = table(
     /** The step the next attempt starts at (a retry starts at the failed one). */
     startStep: integer("start_step").notNull().default(0),
     /**
+     * Where inside the steps the next attempt starts, when that is deeper than a top-level step:
+     * a list of indexes and branch names (`[1, "then", 0]`), set by a wait or a failure inside an `if`.
+     */
+    cursor: json<(number | string)[]>("cursor"),
+    /** A waiting run: when the job runner resumes it (the claim moves it to running once). */
+    resumeAt: time("resume_at"),
+    /**
      * Incoming webhook runs: `hook:<webhook-id>`, so a sender's retry makes no second run.
      * Replays: `replay:<run id>`, so a run is replayed once however many calls race.
      */
@@ -232,6 +254,7 @@ export const automationRuns = table(
     index("automation_runs_automation").on(t.automationId, t.id),
     index("automation_runs_status").on(t.status, t.id),
     index("automation_runs_company").on(t.companyId, t.id),
+    index("automation_runs_resume").on(t.status, t.resumeAt),
     uniqueIndex("automation_runs_dedupe").on(t.automationId, t.dedupeKey),
   ],
 );
