@@ -232,9 +232,47 @@ describe("waits", () => {
       'Step actions[0].with.else[0] (wait) failed: with.until must be an ISO 8601 time; got "not a time"',
     );
     expect(bad.resumeAtStep).toBe("actions[0].with.else[0]");
+    // A retry resumes at that nested step: the branch is not recorded twice, the failed record is replaced.
+    expect(await w.ok(w.owner, "automation_runs_retry", { id: bad.id })).toMatchObject({
+      resumeAtStep: "actions[0].with.else[0]",
+    });
+    await runQueued(s.deps);
+    const again = await w.ok(w.owner, "automation_runs_get", { id: bad.id });
+    expect(again.status).toBe("failed");
+    expect(again.attempts).toBe(2);
+    expect(again.steps.map((x: any) => [x.type, x.status])).toEqual([
+      ["if", "succeeded"],
+      ["wait", "failed"],
+    ]);
     s.clock.advance(3 * 3_600_000);
     await runQueued(s.deps);
     expect((await titles("U1")).sort()).toEqual([`U1 after ${new Date(t - DAY).toISOString()}`, "U1 after literal"]);
+  });
+
+  test("a wait inside a branch resumes in that branch; the branch is not chosen again", async () => {
+    // The condition reads the wait's own record: absent when the branch is chosen, present after; re-choosing would flip it.
+    const a = await automation("Stay", [
+      {
+        type: "if",
+        with: {
+          conditions: [{ path: "steps.hold.status", op: "exists", value: false }],
+          [THEN]: [{ id: "hold", type: "wait", with: { for: "1h" } }, note("S1 then {{trigger.data.title}}")],
+          else: [note("S1 else {{trigger.data.title}}")],
+        },
+      },
+    ]);
+    await card(a.key, "kept");
+    await runQueued(s.deps);
+    expect((await runsOf(a.id))[0]).toMatchObject({ status: "waiting", waitingAt: "actions[0].with.then[0]" });
+    s.clock.advance(3_600_000);
+    await runQueued(s.deps);
+    expect(await titles("S1")).toEqual(["S1 then kept"]);
+    const [run] = await runsOf(a.id);
+    expect(run.steps.map((x: any) => [x.type, x.status])).toEqual([
+      ["if", "succeeded"],
+      ["wait", "succeeded"],
+      ["notify", "succeeded"],
+    ]);
   });
 
   test("a restart mid-wait: a fresh store on the same database resumes the run, once", async () => {
