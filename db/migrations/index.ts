@@ -31,6 +31,7 @@ import sqlite28 from "./sqlite/0028_cms_schedule.sql" with { type: "text" };
 import sqlite29 from "./sqlite/0029_chat_to_ticket_macros.sql" with { type: "text" };
 import sqlite30 from "./sqlite/0030_ticket_mailboxes.sql" with { type: "text" };
 import sqlite31 from "./sqlite/0031_automation_waits.sql" with { type: "text" };
+import sqlite32 from "./sqlite/0032_automation_http.sql" with { type: "text" };
 import pg0 from "./pg/0000_init.sql" with { type: "text" };
 import pg1 from "./pg/0001_media_blobs.sql" with { type: "text" };
 import pg2 from "./pg/0002_idempotency_keys.sql" with { type: "text" };
@@ -63,6 +64,7 @@ import pg28 from "./pg/0028_cms_schedule.sql" with { type: "text" };
 import pg29 from "./pg/0029_chat_to_ticket_macros.sql" with { type: "text" };
 import pg30 from "./pg/0030_ticket_mailboxes.sql" with { type: "text" };
 import pg31 from "./pg/0031_automation_waits.sql" with { type: "text" };
+import pg32 from "./pg/0032_automation_http.sql" with { type: "text" };
 
 export interface Migration {
   tag: string;
@@ -103,6 +105,7 @@ export const migrations: Record<"sqlite" | "pg", Migration[]> = {
     { tag: "0029_chat_to_ticket_macros", sql: sqlite29 },
     { tag: "0030_ticket_mailboxes", sql: sqlite30 },
     { tag: "0031_automation_waits", sql: sqlite31 },
+    { tag: "0032_automation_http", sql: sqlite32 },
   ],
   pg: [
     { tag: "0000_init", sql: pg0 },
@@ -137,5 +140,6 @@ export const migrations: Record<"sqlite" | "pg", Migration[]> = {
     { tag: "0029_chat_to_ticket_macros", sql: pg29 },
     { tag: "0030_ticket_mailboxes", sql: pg30 },
     { tag: "0031_automation_waits", sql: pg31 },
+    { tag: "0032_automation_http", sql: pg32 },
   ],
 };

@@ -259,6 +259,38 @@ const waitStep = v.pipe(
   v.check((x) => (x.for === undefined) !== (x.until === undefined), "give either for (a duration) or until (a time)"),
 );
 
+export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+const SECRET_RE = /^[A-Za-z_][A-Za-z0-9_]{0,39}$/;
+export const secretName = SECRET_RE;
+
+const httpStep = v.strictObject({
+  method: v.optional(
+    v.pipe(v.picklist(HTTP_METHODS, `must be one of ${HTTP_METHODS.join(", ")}`), v.description("Default GET.")),
+  ),
+  url: v.pipe(
+    v.string("must be an http(s) URL"),
+    v.maxLength(2000, "is longer than 2,000 characters"),
+    v.description("An http(s) URL on a host the company allows (automation_http_get); redirects are not followed."),
+  ),
+  headers: v.optional(
+    v.pipe(
+      v.record(v.string(), textLike("must be text"), "must be an object of header names and values"),
+      v.check((x) => Object.keys(x).length <= 20, "holds at most 20 headers"),
+      v.description("Values may hold {{secrets.NAME}} (automation_http_set); run history shows •••• instead."),
+    ),
+  ),
+  body: v.optional(v.pipe(v.unknown(), v.description("Any JSON, sent as the body (not with GET)."))),
+  timeout: v.optional(
+    v.pipe(
+      v.number("must be seconds from 1 to 30"),
+      v.integer("must be seconds from 1 to 30"),
+      v.minValue(1, "must be seconds from 1 to 30"),
+      v.maxValue(30, "must be seconds from 1 to 30"),
+      v.description("Seconds, 1–30; default 10."),
+    ),
+  ),
+});
+
 export interface ActionSpec {
   type: ActionType;
   description: string;
@@ -312,6 +344,16 @@ export const ACTIONS: Record<ActionType, ActionSpec> = {
     description: "Calls any Plinth tool (not one that changes automations or webhooks) with the creator's rights.",
     with: callTool,
     example: { tool: "cards_create", arguments: { projectId: "WEB", title: "{{trigger.data.title}}" } },
+  },
+  http: {
+    type: "http",
+    description: "Calls an allowed host through the SSRF guard; output { status, headers, body } (64 KB, JSON parsed).",
+    with: httpStep,
+    example: {
+      method: "GET",
+      url: "https://api.example.com/orders/{{trigger.data.orderId}}",
+      headers: { authorization: "Bearer {{secrets.shop}}" },
+    },
   },
   if: {
     type: "if",
@@ -377,7 +419,15 @@ export type Prepared =
   | { kind: "tool"; tool: ToolDef; input: unknown }
   | { kind: "send_email"; to: string[]; subject: string; text: string }
   | { kind: "notify"; title: string; body: string | null; link: string | null; userIds: number[]; roles: string[] }
-  | { kind: "call_webhook"; webhookId: number; body: unknown };
+  | { kind: "call_webhook"; webhookId: number; body: unknown }
+  | {
+      kind: "http";
+      method: (typeof HTTP_METHODS)[number];
+      url: string;
+      headers: Record<string, string>;
+      body: unknown;
+      timeoutMs: number;
+    };
 
 /**
  * Checks one action's filled input as `ctx` (the creator at run time) and
@@ -436,6 +486,36 @@ export function prepareAction(
     case "call_webhook":
       authorize(ctx, "automations:write", { write: true });
       return { kind: "call_webhook", webhookId: Number(input.webhookId), body: input.body ?? null };
+    case "http": {
+      authorize(ctx, "automations:write", { write: true });
+      const method = (input.method as (typeof HTTP_METHODS)[number] | undefined) ?? "GET";
+      if (method === "GET" && input.body !== undefined && input.body !== null)
+        throw new AppError("validation", "http: with.body is not sent with GET; use POST, PUT or PATCH.");
+      let u: URL;
+      try {
+        u = new URL(String(input.url));
+      } catch {
+        throw new AppError("validation", `http: with.url is not a URL; got ${shown(input.url)}.`);
+      }
+      if (u.protocol !== "https:" && u.protocol !== "http:")
+        throw new AppError("validation", "http: with.url must be an http(s) URL.");
+      if (u.username || u.password)
+        throw new AppError(
+          "validation",
+          "http: with.url must not carry credentials; use headers with {{secrets.NAME}}.",
+        );
+      const headers = Object.fromEntries(
+        Object.entries((input.headers ?? {}) as Record<string, unknown>).map(([k, x]) => [k, String(x)]),
+      );
+      return {
+        kind: "http",
+        method,
+        url: u.toString(),
+        headers,
+        body: input.body ?? null,
+        timeoutMs: (typeof input.timeout === "number" ? input.timeout : 10) * 1000,
+      };
+    }
     default:
       throw new AppError("validation", `${type} is a flow step, not an action.`);
   }

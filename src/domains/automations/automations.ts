@@ -19,7 +19,8 @@ import { events } from "../../core/tables";
 import { allHold, assertValid, checkDefinition, conditionHolds, nextRun, render, triggerOf } from "./definition";
 import { newSigningSecret } from "./outbound";
 import { issuesText, prepareAction } from "./actions";
-import { actorFor, cursorText, eventTrigger, waitEnd, webhookFor } from "./runner";
+import { assertHostAllowed, httpConfig } from "./http";
+import { actorFor, cursorText, eventTrigger, masked, waitEnd, webhookFor } from "./runner";
 import {
   automationRuns,
   automations,
@@ -473,6 +474,7 @@ export async function testAutomation(
     branch?: "then" | "else";
     conditions?: unknown[];
     wouldWaitUntil?: string;
+    wouldCall?: string;
     skipped?: string;
   };
   const steps: DryStep[] = [];
@@ -530,8 +532,14 @@ export async function testAutomation(
         }
       } else
         try {
+          if (step.type === "http") entry.input = masked(step, scope);
           const p = prepareAction(as, step.type, filled, trigger);
           if (p.kind === "call_webhook") await webhookFor(ctx.deps, a.companyId, p.webhookId);
+          if (p.kind === "http") {
+            // Checked as the live step would be, but never called: a dry run sends nothing.
+            entry.wouldCall = `${p.method} ${p.url}`;
+            assertHostAllowed((await httpConfig(ctx.deps, a.companyId)).hosts, p.url);
+          }
         } catch (e) {
           if (!(e instanceof AppError)) throw e;
           problems.push(e.message);

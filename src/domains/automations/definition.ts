@@ -79,6 +79,7 @@ export const actionSchema = v.strictObject({
     "post_chat_message",
     "call_webhook",
     "call_tool",
+    "http",
     "if",
     "wait",
   ]),
@@ -232,12 +233,20 @@ export function checkDefinition(
         ? (a.with.conditions as { path?: unknown }[]).map((c) => String(c?.path ?? ""))
         : [],
     ),
-    ...templatePaths(d.actions),
+    // Each step's own templates (an if step's branches are steps of their own in flat); http headers apart.
+    ...flat.flatMap(({ a }) =>
+      a.type === "if" ? [] : templatePaths(a.type === "http" ? { ...a.with, headers: null } : a.with),
+    ),
   ];
-  for (const p of allPaths) {
+  // Only an http step's headers read secrets, and only as {{secrets.NAME}}: nowhere else could a secret be shown.
+  const headerPaths = flat.flatMap(({ a }) => (a.type === "http" ? templatePaths(a.with.headers ?? null) : []));
+  for (const p of [...allPaths, ...headerPaths]) {
+    const secret = p.split(".")[0] === "secrets";
     if (!PATH_RE.test(p))
       problems.push(`"{{${p.slice(0, 80)}}}" is not a path (letters, digits, _ and dots; e.g. trigger.data.slug).`);
-    else if (!roots.has(p.split(".")[0]!))
+    else if (secret && (!headerPaths.includes(p) || allPaths.includes(p) || p.split(".").length !== 2))
+      problems.push(`"{{${p.slice(0, 80)}}}": secrets are read only in http headers, as {{secrets.NAME}}.`);
+    else if (!secret && !roots.has(p.split(".")[0]!))
       problems.push(`"${p.slice(0, 80)}" must start with trigger., steps. or automation.`);
   }
   flat.forEach(({ a, path }) => {

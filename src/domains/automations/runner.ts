@@ -45,7 +45,8 @@ import { shouldStage, stageToolCall } from "../approvals/staging";
 import { notifyDetailed } from "../notifications/notify";
 import { allHold, conditionHolds, nextRun, render } from "./definition";
 import { durationMs, MAX_WAIT_DAYS, prepareAction, toolCall } from "./actions";
-import { sendSigned } from "./outbound";
+import { assertHostAllowed, httpConfig, MASK } from "./http";
+import { HTTP_BODY_MAX, httpCall, sendSigned } from "./outbound";
 import {
   automationRuns,
   automations,
@@ -237,10 +238,32 @@ export async function actorFor(deps: Deps, a: Automation, runId: number): Promis
   return { deps, principal, company: access, requestId: `automation-run-${runId}` };
 }
 
-function clip(x: unknown): unknown {
+function clip(x: unknown, max = OUTPUT_MAX): unknown {
   const s = JSON.stringify(x ?? null);
-  if (s.length <= OUTPUT_MAX) return x ?? null;
-  return { truncated: true, json: s.slice(0, OUTPUT_MAX) };
+  if (s.length <= max) return x ?? null;
+  return { truncated: true, json: s.slice(0, max) };
+}
+
+/** Any {{secrets.NAME}} reads as MASK: how run history and the dry run show an http step's headers. */
+export function masked(step: AutomationAction, scope: Record<string, unknown>): Record<string, unknown> {
+  return render(step.with, { ...scope, secrets: new Proxy({}, { get: () => MASK }) }) as Record<string, unknown>;
+}
+
+/** An http step's input with its headers' {{secrets.NAME}} filled; a name the company has not stored fails the step. */
+export async function withSecrets(
+  deps: Deps,
+  companyId: number,
+  step: AutomationAction,
+  scope: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const input = render(step.with, scope) as Record<string, unknown>;
+  const headers = step.with.headers;
+  if (!headers || typeof headers !== "object" || !/\{\{\s*secrets\./.test(JSON.stringify(headers))) return input;
+  const { secrets } = await httpConfig(deps, companyId, true);
+  for (const m of JSON.stringify(headers).matchAll(/\{\{\s*secrets\.([A-Za-z0-9_]+)\s*\}\}/g))
+    if (!(m[1]! in secrets))
+      throw new AppError("validation", `http: there is no secret "${m[1]}" (automation_http_set stores it).`);
+  return { ...input, headers: render(headers, { ...scope, secrets }) };
 }
 
 /** Calls a registered tool as `ctx`, the way the MCP endpoint would after authentication. */
@@ -325,6 +348,11 @@ export async function runAction(
         }),
       );
       return { notified: r.userIds, skipped: r.skipped };
+    }
+    case "http": {
+      assertHostAllowed((await httpConfig(deps, a.companyId)).hosts, p.url);
+      const r = await httpCall(deps, p);
+      return { status: r.status, headers: r.headers, body: r.body, truncated: r.truncated, durationMs: r.durationMs };
     }
     case "call_webhook": {
       const e = await webhookFor(deps, a.companyId, p.webhookId);
@@ -553,13 +581,17 @@ export async function executeRun(deps: Deps, run: Run): Promise<void> {
           }
         }
       } else {
-        const input = render(step.with, scope) as Record<string, unknown>;
+        let input = render(step.with, scope) as Record<string, unknown>;
+        // What history keeps: an http step's headers with •••• for its secrets (the filled ones go out only).
+        const shown = step.type === "http" ? masked(step, scope) : input;
         try {
-          const output = clip(await runAction(actor, a, run.id, step, input, run.trigger));
+          if (step.type === "http") input = await withSecrets(deps, a.companyId, step, scope);
+          const raw = await runAction(actor, a, run.id, step, input, run.trigger);
+          const output = step.type === "http" ? clip(raw, HTTP_BODY_MAX + 8000) : clip(raw);
           record({
             ...base,
             status: "succeeded",
-            input: clip(input),
+            input: clip(shown),
             output,
             error: null,
             startedAt,
@@ -569,7 +601,7 @@ export async function executeRun(deps: Deps, run: Run): Promise<void> {
           const r: StepRecord = {
             ...base,
             status: "failed",
-            input: clip(input),
+            input: clip(shown),
             output: null,
             error: errorText(e),
             startedAt,

@@ -8,6 +8,9 @@
  * in event order: a delivery waits while an older one of the same
  * entity_key is still pending.
  *
+ * HTTP steps: per company, the hosts automations may call and the secrets
+ * their headers may use (sealed; only names are ever shown).
+ *
  * Automations: the current definition on the row (and every saved version
  * in automation_versions, for rollback), and one run per trigger with each
  * step's input, output and error.
@@ -117,7 +120,16 @@ export interface AutomationAction {
    * An action, or a flow step: `if` (with.conditions, with.then, with.else: lists of steps)
    * and `wait` (with.for: a duration, or with.until: a time).
    */
-  type: "create_card" | "send_email" | "notify" | "post_chat_message" | "call_webhook" | "call_tool" | "if" | "wait";
+  type:
+    | "create_card"
+    | "send_email"
+    | "notify"
+    | "post_chat_message"
+    | "call_webhook"
+    | "call_tool"
+    | "http"
+    | "if"
+    | "wait";
   /** Arguments; strings may hold {{path}} templates filled from the trigger and earlier steps. */
   with: Record<string, unknown>;
   /** A name later steps read this step's output by (`{{steps.<id>.output.x}}`), nested steps included. */
@@ -257,4 +269,20 @@ export const automationRuns = table(
     index("automation_runs_resume").on(t.status, t.resumeAt),
     uniqueIndex("automation_runs_dedupe").on(t.automationId, t.dedupeKey),
   ],
+);
+
+export const automationHttp = table(
+  "automation_http",
+  {
+    id: id(),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
+    /** Host names http steps may call: `api.example.com`, or `*.example.com` for its subdomains. */
+    hosts: json<string[]>("hosts").notNull(),
+    /** Name → sealed value (src/core/sealed.ts), read as {{secrets.NAME}} in http headers only. */
+    secrets: json<Record<string, string>>("secrets").notNull(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex("automation_http_company").on(t.companyId)],
 );
