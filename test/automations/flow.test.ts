@@ -275,6 +275,59 @@ describe("waits", () => {
     ]);
   });
 
+  test("until a field changes: looked at every 5 minutes; a change ends the wait, else the timeout does", async () => {
+    const watch = {
+      id: "watch",
+      type: "wait",
+      with: {
+        untilChanged: {
+          tool: "cards_get",
+          arguments: { id: "{{trigger.data.key}}" },
+          path: "priority",
+          timeout: "1h",
+        },
+      },
+    };
+    const a = await automation("Watch", [
+      watch,
+      note(
+        "C1 {{trigger.data.title}} {{steps.watch.output.changed}} {{steps.watch.output.from}}>{{steps.watch.output.to}}",
+      ),
+    ]);
+    await card(a.key, "moved", 1);
+    await card(a.key, "still", 1);
+    await runQueued(s.deps);
+    const t = s.clock.now().getTime();
+    let runs = await runsOf(a.id);
+    for (const r of runs) {
+      expect(r).toMatchObject({ status: "waiting", resumeAt: new Date(t + 5 * 60_000).toISOString() });
+      expect(r.steps[0]).toMatchObject({
+        status: "waiting",
+        output: { baseline: 1 },
+        waitUntil: new Date(t + 3_600_000).toISOString(),
+      });
+    }
+    // Nothing changed at the first look: the run waits for the next one.
+    s.clock.advance(5 * 60_000);
+    expect(await runQueued(s.deps)).toBe(2);
+    expect((await runsOf(a.id)).map((r: any) => r.status)).toEqual(["waiting", "waiting"]);
+    await w.ok(w.owner, "cards_update", { id: `${a.key}-1`, priority: 4 });
+    s.clock.advance(5 * 60_000);
+    await runQueued(s.deps);
+    expect(await titles("C1")).toEqual(["C1 moved true 1>4"]);
+    s.clock.advance(3_600_000);
+    await runQueued(s.deps);
+    expect((await titles("C1")).sort()).toEqual(["C1 moved true 1>4", "C1 still false 1>1"]);
+    runs = await runsOf(a.id);
+    expect(runs.map((r: any) => r.status)).toEqual(["succeeded", "succeeded"]);
+    // The dry run checks the reading tool and says how long the watch may last.
+    const dry = await w.ok(w.owner, "automations_test", { id: a.id, sample: { data: { key: "NOPE-1" } } });
+    expect(dry.steps[0]).toMatchObject({
+      ok: true,
+      wouldWaitUntil: new Date(s.clock.now().getTime() + 3_600_000).toISOString(),
+    });
+  });
+
   test("a restart mid-wait: a fresh store on the same database resumes the run, once", async () => {
     const a = await automation("Restart", [
       { type: "wait", with: { for: "1h" } },
@@ -393,7 +446,7 @@ describe("saves refuse hostile definitions, naming the step", () => {
       'actions[0] (wait): with.for must be a duration from 1m to 90d such as "2d"; got "9999d".',
     );
     expect(await save([{ type: "wait", with: { for: "2d", until: "2026-01-01T00:00:00Z" } }])).toContain(
-      "give either for (a duration) or until (a time)",
+      "give one of for (a duration), until (a time) or untilChanged (a field to watch)",
     );
     expect(await save([{ type: "wait", with: { until: "<script>alert(1)</script>" } }])).toContain(
       "with.until must be an ISO 8601 time",
@@ -432,6 +485,17 @@ describe("saves refuse hostile definitions, naming the step", () => {
         },
       ]),
     ).toMatch(/actions\[1\]\.with\.then\[0\]\.id "a" is used by another step.*|"nothing\.x" must start with/);
+    expect(
+      await save([
+        {
+          type: "wait",
+          with: { untilChanged: { tool: "cards_delete", arguments: { id: "X-1" }, path: "title", timeout: "1d" } },
+        },
+      ]),
+    ).toContain("actions[0] (wait): untilChanged reads with a read-only tool; cards_delete writes.");
+    expect(
+      await save([{ type: "wait", with: { untilChanged: { tool: "cards_get", path: "title", timeout: "91d" } } }]),
+    ).toContain('with.untilChanged.timeout must be a duration from 1m to 90d such as "7d"; got "91d"');
     const many = Array.from({ length: 20 }, () => ({
       type: "if",
       with: { conditions: [{ path: "trigger.data.x", op: "eq", value: 1 }], [THEN]: [note("a"), note("b")] },

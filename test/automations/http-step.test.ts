@@ -208,10 +208,14 @@ describe("http step", () => {
         trigger: { type: "event", eventType: "card.created" },
         actions,
       });
+    // Outside an http step's headers, secrets. is no root a template may read.
     expect(await save([{ type: "http", with: { url: "https://a.example.com/?k={{secrets.shop}}" } }])).toContain(
-      '"{{secrets.shop}}": secrets are read only in http headers, as {{secrets.NAME}}.',
+      '"secrets.shop" must start with trigger., steps. or automation.',
     );
-    expect(await save([note("{{secrets.shop}}")])).toContain("secrets are read only in http headers");
+    expect(await save([note("{{secrets.shop}}")])).toContain('"secrets.shop" must start with trigger.');
+    expect(
+      await save([{ type: "http", with: { url: "https://a.example.com/", headers: { a: "{{secrets.shop.x}}" } } }]),
+    ).toContain('"secrets.shop.x" must start with trigger.');
     expect(
       await save([
         {

@@ -38,6 +38,8 @@ export const FLOW_TYPES = new Set<ActionType>(["if", "wait"]);
 export const MAX_DEPTH = 3;
 export const MAX_STEPS = 50;
 export const MAX_WAIT_DAYS = 90;
+/** How often an untilChanged wait reads its field again. */
+export const WATCH_MINUTES = 5;
 const MAX_WAIT_MS = MAX_WAIT_DAYS * 86_400_000;
 const DURATION_RE = /^(\d{1,4})\s*(m|h|d|w)$/;
 const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 } as const;
@@ -255,8 +257,41 @@ const waitStep = v.pipe(
         ),
       ),
     ),
+    untilChanged: v.optional(
+      v.pipe(
+        v.strictObject({
+          tool: v.pipe(
+            v.string("must name a read-only Plinth tool (e.g. deals_get)"),
+            v.description("A read-only tool that reads the record (deals_get)."),
+          ),
+          arguments: v.optional(
+            v.pipe(
+              v.record(v.string(), v.unknown(), "must be an object"),
+              v.description("Its arguments ({ id: {{trigger.entity.id}} })."),
+            ),
+          ),
+          path: v.pipe(
+            v.string("must be a dotted path into the tool's answer"),
+            v.regex(PATH_RE, "must be a dotted path into the tool's answer (stage)"),
+            v.description("The field watched, a dotted path into the tool's answer."),
+          ),
+          timeout: v.pipe(
+            v.string("must be a duration such as 7d"),
+            v.description(`How long to watch at most ("7d"); then the run goes on with changed: false.`),
+            v.check(
+              (x) => durationMs(x) !== null,
+              (i) => `must be a duration from 1m to ${MAX_WAIT_DAYS}d such as "7d"; got ${shown(i.input)}`,
+            ),
+          ),
+        }),
+        v.description(`Until the field changes (checked every ${WATCH_MINUTES} minutes) or the timeout ends.`),
+      ),
+    ),
   }),
-  v.check((x) => (x.for === undefined) !== (x.until === undefined), "give either for (a duration) or until (a time)"),
+  v.check(
+    (x) => [x.for, x.until, x.untilChanged].filter((y) => y !== undefined).length === 1,
+    "give one of for (a duration), until (a time) or untilChanged (a field to watch)",
+  ),
 );
 
 export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
@@ -368,7 +403,7 @@ export const ACTIONS: Record<ActionType, ActionSpec> = {
   },
   wait: {
     type: "wait",
-    description: `Pauses the run for a duration or until a time (at most ${MAX_WAIT_DAYS} days in all); survives restarts.`,
+    description: `Pauses the run for a duration, until a time or until a field changes (at most ${MAX_WAIT_DAYS} days in all); survives restarts.`,
     with: waitStep,
     example: { for: "2d" },
   },

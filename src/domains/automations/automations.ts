@@ -18,7 +18,7 @@ import { randomHex } from "../../core/secrets";
 import { events } from "../../core/tables";
 import { allHold, assertValid, checkDefinition, conditionHolds, nextRun, render, triggerOf } from "./definition";
 import { newSigningSecret } from "./outbound";
-import { issuesText, prepareAction } from "./actions";
+import { issuesText, prepareAction, toolCall } from "./actions";
 import { assertHostAllowed, httpConfig } from "./http";
 import { actorFor, cursorText, eventTrigger, masked, waitEnd, webhookFor } from "./runner";
 import {
@@ -525,6 +525,15 @@ export async function testAutomation(
       }
       if (step.type === "wait") {
         const end = waitEnd(filled, now, started);
+        const watch = filled.untilChanged as { tool?: unknown; arguments?: unknown } | undefined;
+        if (watch)
+          try {
+            // The tool that would read the watched field, checked as the live step would call it.
+            toolCall(as, String(watch.tool), watch.arguments ?? {});
+          } catch (e) {
+            if (!(e instanceof AppError)) throw e;
+            problems.push(`wait: ${e.message}`);
+          }
         if (typeof end === "string") problems.push(`wait: ${end}`);
         else if (end > now) {
           entry.wouldWaitUntil = end.toISOString();

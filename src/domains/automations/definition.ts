@@ -240,16 +240,29 @@ export function checkDefinition(
   ];
   // Only an http step's headers read secrets, and only as {{secrets.NAME}}: nowhere else could a secret be shown.
   const headerPaths = flat.flatMap(({ a }) => (a.type === "http" ? templatePaths(a.with.headers ?? null) : []));
-  for (const p of [...allPaths, ...headerPaths]) {
-    const secret = p.split(".")[0] === "secrets";
+  const secretOk = (p: string) => /^secrets\.[A-Za-z0-9_]+$/.test(p);
+  for (const [p, inHeaders] of [
+    ...allPaths.map((x) => [x, false] as const),
+    ...headerPaths.map((x) => [x, true] as const),
+  ]) {
     if (!PATH_RE.test(p))
       problems.push(`"{{${p.slice(0, 80)}}}" is not a path (letters, digits, _ and dots; e.g. trigger.data.slug).`);
-    else if (secret && (!headerPaths.includes(p) || allPaths.includes(p) || p.split(".").length !== 2))
-      problems.push(`"{{${p.slice(0, 80)}}}": secrets are read only in http headers, as {{secrets.NAME}}.`);
-    else if (!secret && !roots.has(p.split(".")[0]!))
+    else if (!roots.has(p.split(".")[0]!) && !(inHeaders && secretOk(p)))
       problems.push(`"${p.slice(0, 80)}" must start with trigger., steps. or automation.`);
   }
   flat.forEach(({ a, path }) => {
+    const watch = a.type === "wait" ? (a.with.untilChanged as { tool?: unknown } | undefined) : undefined;
+    if (watch && typeof watch.tool === "string") {
+      // The watched record is read with the creator's rights, by a tool that changes nothing.
+      const tool = ctx.deps.catalog.tools.get(watch.tool);
+      if (!tool) problems.push(`${path} (wait): there is no tool "${watch.tool.slice(0, 80)}".`);
+      else if (!tool.readOnly)
+        problems.push(`${path} (wait): untilChanged reads with a read-only tool; ${tool.name} writes.`);
+      else if (tool.scope && !covers(ctx.principal.scopes, tool.scope))
+        problems.push(
+          `${path} (wait): ${tool.name} needs the ${tool.scope} scope, which the credential creating this automation lacks.`,
+        );
+    }
     if (FLOW_TYPES.has(a.type)) return;
     const at = `${path} (${a.type})`;
     const w = a.with;
@@ -354,7 +367,8 @@ function flatSteps(list: AutomationAction[], problems: string[]) {
         const now = checked.issues.filter((x) => !(x.path?.[0]?.key === "until" && hasTemplate(a.with.until)));
         if (now.length) problems.push(`${path} (${a.type}): ${issuesText(now, "with.")}.`);
       }
-      if (a.type === "wait") waited += durationMs(a.with.for) ?? 0;
+      if (a.type === "wait")
+        waited += durationMs(a.with.for ?? (a.with.untilChanged as { timeout?: unknown } | undefined)?.timeout) ?? 0;
       if (a.type !== "if") return;
       if (depth >= MAX_DEPTH) return problems.push(`${path}: if steps nest at most ${MAX_DEPTH} deep.`);
       for (const branch of ["then", "else"] as const)

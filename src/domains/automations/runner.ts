@@ -43,8 +43,8 @@ import { meter } from "../ai/meter";
 import type { ToolDef } from "../../mcp/define";
 import { shouldStage, stageToolCall } from "../approvals/staging";
 import { notifyDetailed } from "../notifications/notify";
-import { allHold, conditionHolds, nextRun, render } from "./definition";
-import { durationMs, MAX_WAIT_DAYS, prepareAction, toolCall } from "./actions";
+import { allHold, conditionHolds, getPath, nextRun, render } from "./definition";
+import { durationMs, MAX_WAIT_DAYS, prepareAction, toolCall, WATCH_MINUTES } from "./actions";
 import { assertHostAllowed, httpConfig, MASK } from "./http";
 import { HTTP_BODY_MAX, httpCall, sendSigned } from "./outbound";
 import {
@@ -413,10 +413,10 @@ async function actionsOf(deps: Deps, a: Automation, run: Run): Promise<Automatio
 
 /** When a wait step ends: `for` from now, or `until` filled from the scope; or why it cannot wait. */
 export function waitEnd(input: Record<string, unknown>, now: Date, started: Date): Date | string {
-  if (input.for !== undefined) {
-    const ms = durationMs(input.for);
+  if (input.for !== undefined || input.untilChanged !== undefined) {
+    const ms = durationMs(input.for ?? (input.untilChanged as { timeout?: unknown }).timeout);
     return ms === null
-      ? `with.for must be a duration such as "2d"; got ${JSON.stringify(input.for)}`
+      ? `with.for must be a duration such as "2d"; got ${JSON.stringify(input.for ?? null)}`
       : new Date(now.getTime() + ms);
   }
   const at = typeof input.until === "string" ? Date.parse(input.until) : Number.NaN;
@@ -529,56 +529,87 @@ export async function executeRun(deps: Deps, run: Run): Promise<void> {
           inner?.length === 0
             ? steps.find((x) => x.status === "waiting" && x.path === base.path && x.index === base.index)
             : undefined;
+        const now = deps.clock.now();
+        const watch = step.with.untilChanged
+          ? (render(step.with.untilChanged, scope) as { tool: string; arguments?: unknown; path: string })
+          : null;
+        // An untilChanged wait reads its field with the creator's rights; null when the answer lacks it.
+        const read = async () =>
+          getPath(await callToolAs(actor, watch!.tool, watch!.arguments ?? {}), watch!.path) ?? null;
+        const park = async (until: Date) => {
+          // Persisted: whichever instance's job claims it once the time has come resumes it here.
+          await deps.db
+            .update(automationRuns)
+            .set({
+              status: "waiting",
+              steps,
+              startStep: at[0] as number,
+              cursor: at,
+              resumeAt: until,
+              leaseUntil: null,
+            })
+            .where(eq(automationRuns.id, run.id));
+          return "stopped" as const;
+        };
+        const failWith = async (r: StepRecord, error: string) => {
+          Object.assign(r, { status: "failed", error, finishedAt: now.toISOString() });
+          await fail(r, at);
+          return "stopped" as const;
+        };
+        const nextLook = (end: number) => new Date(Math.min(now.getTime() + WATCH_MINUTES * 60_000, end));
         if (open) {
+          if (watch) {
+            let value: unknown;
+            try {
+              value = await read();
+            } catch (e) {
+              return await failWith(open, errorText(e));
+            }
+            const baseline = (open.output as { baseline?: unknown } | null)?.baseline ?? null;
+            const changed = JSON.stringify(value) !== JSON.stringify(baseline);
+            const end = Date.parse(open.waitUntil!);
+            if (!changed && now.getTime() < end) return await park(nextLook(end));
+            open.output = {
+              changed,
+              from: baseline,
+              to: value,
+              waitedUntil: open.waitUntil,
+              endedAt: now.toISOString(),
+            };
+          } else open.output = { waitedUntil: open.waitUntil, endedAt: now.toISOString() };
           // The wait this run was resumed for: it ends now.
           open.status = "succeeded";
-          open.finishedAt = deps.clock.now().toISOString();
-          open.output = { waitedUntil: open.waitUntil, endedAt: open.finishedAt };
+          open.finishedAt = now.toISOString();
           scope.steps = stepsScope(steps);
         } else {
           const input = render(step.with, scope) as Record<string, unknown>;
-          const now = deps.clock.now();
           const end = waitEnd(input, now, started);
-          if (typeof end === "string") {
-            const r: StepRecord = {
-              ...base,
-              status: "failed",
-              input: clip(input),
-              output: null,
-              error: end,
-              startedAt,
-              finishedAt: startedAt,
-            };
-            record(r);
-            await fail(r, at);
-            return "stopped";
-          }
           const r: StepRecord = {
             ...base,
-            status: end > now ? "waiting" : "succeeded",
+            status: "waiting",
             input: clip(input),
-            output: end > now ? null : { waitedUntil: end.toISOString(), endedAt: startedAt },
+            output: null,
             error: null,
-            waitUntil: end.toISOString(),
+            ...(typeof end === "string" ? {} : { waitUntil: end.toISOString() }),
             startedAt,
-            finishedAt: end > now ? null : startedAt,
+            finishedAt: null,
           };
           record(r);
-          if (end > now) {
-            // Persisted: whichever instance's job claims it once the time has come resumes it here.
-            await deps.db
-              .update(automationRuns)
-              .set({
-                status: "waiting",
-                steps,
-                startStep: at[0] as number,
-                cursor: at,
-                resumeAt: end,
-                leaseUntil: null,
-              })
-              .where(eq(automationRuns.id, run.id));
-            return "stopped";
+          if (typeof end === "string") return await failWith(r, end);
+          if (watch) {
+            try {
+              r.output = { baseline: await read() };
+            } catch (e) {
+              return await failWith(r, errorText(e));
+            }
+            return await park(nextLook(end.getTime()));
           }
+          if (end > now) return await park(end);
+          Object.assign(r, {
+            status: "succeeded",
+            output: { waitedUntil: end.toISOString(), endedAt: startedAt },
+            finishedAt: startedAt,
+          });
         }
       } else {
         let input = render(step.with, scope) as Record<string, unknown>;
