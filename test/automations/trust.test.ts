@@ -120,10 +120,20 @@ describe("guides and shapes an agent can read", () => {
       "call_tool",
       "call_webhook",
       "create_card",
+      "http",
+      "if",
       "notify",
       "post_chat_message",
       "send_email",
+      "wait",
     ]);
+    // Flow steps are described from the schemas saves check them with.
+    expect(by.if.with.required).toEqual(["conditions", "then"]);
+    expect(by.if.with.properties.conditions.items.properties.op.enum).toContain("gt");
+    expect(by.wait.with.properties.for.description).toContain("2d");
+    expect(by.wait.with.properties.untilChanged.required).toEqual(["tool", "path", "timeout"]);
+    expect(by.http.with.required).toEqual(["url"]);
+    expect(by.http.with.properties.method.enum).toEqual(["GET", "POST", "PUT", "PATCH", "DELETE"]);
     expect(by.send_email.with.required).toEqual(["to", "subject", "text"]);
     expect(by.send_email.with.properties.to.description).toContain("1 to 20 email addresses");
     expect(by.notify.with.properties.roles.items.enum).toEqual(["owner", "admin", "viewer"]);
@@ -137,7 +147,7 @@ describe("guides and shapes an agent can read", () => {
 
   test("automation_catalog_get: event names alone, one type or a prefix with data, an unknown one refused", async () => {
     const all = await w.ok(w.owner, "automation_catalog_get", {});
-    expect(all.actions).toHaveLength(6);
+    expect(all.actions).toHaveLength(9);
     expect(all.events.find((e: any) => e.type === "post.published")).toEqual({
       type: "post.published",
       description: expect.any(String),

@@ -11,9 +11,18 @@
  * post_chat_message) end in that tool's own input schema and scope:
  * `toolCall` resolves the tool and checks the arguments the way the MCP
  * endpoint would.
+ *
+ * Two types are flow, not actions: `if` (conditions in the language of
+ * triggers' filters, then a `then` or an `else` list of steps) and `wait`
+ * (a duration or a time). They live in the same catalogue so saves, the dry
+ * run and automations://actions describe them from the same schemas; the
+ * runner walks them itself (runner.ts) and never hands them to
+ * prepareAction.
  */
 import * as v from "valibot";
 import type { ActorContext } from "../../core/context";
+import { described } from "../../core/fields";
+import { jsonBounds, publishedAs } from "../../core/json-value";
 import { AppError } from "../../core/errors";
 import { ROLES } from "../../core/roles";
 import { authorize } from "../../core/scopes";
@@ -21,6 +30,40 @@ import type { ToolDef } from "../../mcp/define";
 import type { AutomationAction } from "./tables";
 
 type ActionType = AutomationAction["type"];
+
+/** Steps that direct the run rather than act: the runner and the dry run walk them. */
+export const FLOW_TYPES = new Set<ActionType>(["if", "wait"]);
+
+/** How deep `if` steps nest, how many steps an automation holds in all, and how long its waits may add up to. */
+export const MAX_DEPTH = 3;
+export const MAX_STEPS = 50;
+export const MAX_WAIT_DAYS = 90;
+/** How often an untilChanged wait reads its field again. */
+export const WATCH_MINUTES = 5;
+const MAX_WAIT_MS = MAX_WAIT_DAYS * 86_400_000;
+const DURATION_RE = /^(\d{1,4})\s*(m|h|d|w)$/;
+const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 } as const;
+
+/** A wait's `for` in milliseconds ("30m", "12h", "2d", "1w"), or null when it is not a duration of at most MAX_WAIT_DAYS. */
+export function durationMs(x: unknown): number | null {
+  const m = typeof x === "string" ? DURATION_RE.exec(x.trim()) : null;
+  if (!m) return null;
+  const ms = Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS];
+  return ms >= 60_000 && ms <= MAX_WAIT_MS ? ms : null;
+}
+
+const PATH_RE = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$/;
+/** One test on a dotted path: trigger filters, an automation's conditions and `if` steps share it. */
+export const conditionSchema = v.strictObject({
+  path: v.pipe(v.string(), v.maxLength(200), v.regex(PATH_RE, "must be a dotted path such as trigger.data.postType")),
+  op: v.picklist(["eq", "neq", "in", "contains", "exists", "gt", "lt"]),
+  value: v.optional(
+    described(
+      publishedAs(v.pipe(v.unknown(), jsonBounds()), ["string", "number", "boolean", "array"]),
+      "what path's value is compared with: a list for in; false with exists means absent",
+    ),
+  ),
+});
 
 /** Toolsets whose writes no automation may call: no automation edits automations or webhooks. */
 export const BLOCKED_TOOLSETS = new Set(["automations", "webhooks"]);
@@ -168,6 +211,121 @@ const callTool = v.object({
   ),
 });
 
+const steps = (what: string) =>
+  v.pipe(
+    v.array(v.unknown(), `must be a list of steps ({ type, with })`),
+    v.maxLength(MAX_STEPS, `holds at most ${MAX_STEPS} steps`),
+    v.description(what),
+  );
+
+const ifStep = v.strictObject({
+  conditions: v.pipe(
+    v.array(conditionSchema, "must be a list of conditions ({ path, op, value })"),
+    v.minLength(1, "must hold at least one condition"),
+    v.maxLength(20, "holds at most 20 conditions"),
+    v.description("All must hold for then to run (paths read trigger., steps. and automation.)."),
+  ),
+  // biome-ignore lint/suspicious/noThenProperty: the field's name in definitions; a list, never a callable then.
+  then: steps("Steps run when every condition holds."),
+  else: v.optional(steps("Steps run otherwise; default none.")),
+});
+
+const waitStep = v.pipe(
+  v.strictObject({
+    for: v.optional(
+      v.pipe(
+        v.string("must be a duration such as 2d"),
+        v.description(
+          `A duration: minutes, hours, days or weeks ("30m", "12h", "2d", "1w"); at most ${MAX_WAIT_DAYS} days.`,
+        ),
+        v.check(
+          (x) => durationMs(x) !== null,
+          (i) => `must be a duration from 1m to ${MAX_WAIT_DAYS}d such as "2d"; got ${shown(i.input)}`,
+        ),
+      ),
+    ),
+    until: v.optional(
+      v.pipe(
+        v.string("must be an ISO 8601 time or a template"),
+        v.maxLength(200, "is longer than 200 characters"),
+        v.description(
+          "A time (ISO 8601) or a template that gives one ({{trigger.data.startsAt}}); past times do not wait.",
+        ),
+        v.check(
+          (x) => /\{\{/.test(x) || !Number.isNaN(Date.parse(x)),
+          "must be an ISO 8601 time (2026-03-01T09:00:00Z)",
+        ),
+      ),
+    ),
+    untilChanged: v.optional(
+      v.pipe(
+        v.strictObject({
+          tool: v.pipe(
+            v.string("must name a read-only Plinth tool (e.g. deals_get)"),
+            v.description("A read-only tool that reads the record (deals_get)."),
+          ),
+          arguments: v.optional(
+            v.pipe(
+              v.record(v.string(), v.unknown(), "must be an object"),
+              v.description("Its arguments ({ id: {{trigger.entity.id}} })."),
+            ),
+          ),
+          path: v.pipe(
+            v.string("must be a dotted path into the tool's answer"),
+            v.regex(PATH_RE, "must be a dotted path into the tool's answer (stage)"),
+            v.description("The field watched, a dotted path into the tool's answer."),
+          ),
+          timeout: v.pipe(
+            v.string("must be a duration such as 7d"),
+            v.description(`How long to watch at most ("7d"); then the run goes on with changed: false.`),
+            v.check(
+              (x) => durationMs(x) !== null,
+              (i) => `must be a duration from 1m to ${MAX_WAIT_DAYS}d such as "7d"; got ${shown(i.input)}`,
+            ),
+          ),
+        }),
+        v.description(`Until the field changes (checked every ${WATCH_MINUTES} minutes) or the timeout ends.`),
+      ),
+    ),
+  }),
+  v.check(
+    (x) => [x.for, x.until, x.untilChanged].filter((y) => y !== undefined).length === 1,
+    "give one of for (a duration), until (a time) or untilChanged (a field to watch)",
+  ),
+);
+
+export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+const SECRET_RE = /^[A-Za-z_][A-Za-z0-9_]{0,39}$/;
+export const secretName = SECRET_RE;
+
+const httpStep = v.strictObject({
+  method: v.optional(
+    v.pipe(v.picklist(HTTP_METHODS, `must be one of ${HTTP_METHODS.join(", ")}`), v.description("Default GET.")),
+  ),
+  url: v.pipe(
+    v.string("must be an http(s) URL"),
+    v.maxLength(2000, "is longer than 2,000 characters"),
+    v.description("An http(s) URL on a host the company allows (automation_http_get); redirects are not followed."),
+  ),
+  headers: v.optional(
+    v.pipe(
+      v.record(v.string(), textLike("must be text"), "must be an object of header names and values"),
+      v.check((x) => Object.keys(x).length <= 20, "holds at most 20 headers"),
+      v.description("Values may hold {{secrets.NAME}} (automation_http_set); run history shows •••• instead."),
+    ),
+  ),
+  body: v.optional(v.pipe(v.unknown(), v.description("Any JSON, sent as the body (not with GET)."))),
+  timeout: v.optional(
+    v.pipe(
+      v.number("must be seconds from 1 to 30"),
+      v.integer("must be seconds from 1 to 30"),
+      v.minValue(1, "must be seconds from 1 to 30"),
+      v.maxValue(30, "must be seconds from 1 to 30"),
+      v.description("Seconds, 1–30; default 10."),
+    ),
+  ),
+});
+
 export interface ActionSpec {
   type: ActionType;
   description: string;
@@ -222,6 +380,33 @@ export const ACTIONS: Record<ActionType, ActionSpec> = {
     with: callTool,
     example: { tool: "cards_create", arguments: { projectId: "WEB", title: "{{trigger.data.title}}" } },
   },
+  http: {
+    type: "http",
+    description: "Calls an allowed host through the SSRF guard; output { status, headers, body } (64 KB, JSON parsed).",
+    with: httpStep,
+    example: {
+      method: "GET",
+      url: "https://api.example.com/orders/{{trigger.data.orderId}}",
+      headers: { authorization: "Bearer {{secrets.shop}}" },
+    },
+  },
+  if: {
+    type: "if",
+    description: "Runs then when every condition holds, else otherwise; its output is { branch }. Nests up to 3 deep.",
+    with: ifStep,
+    example: {
+      conditions: [{ path: "steps.deal.output.total", op: "gt", value: 0 }],
+      // biome-ignore lint/suspicious/noThenProperty: an example definition; a list, never a callable then.
+      then: [],
+      else: [{ type: "send_email", with: { to: "{{trigger.data.email}}", subject: "Following up", text: "Hello" } }],
+    },
+  },
+  wait: {
+    type: "wait",
+    description: `Pauses the run for a duration, until a time or until a field changes (at most ${MAX_WAIT_DAYS} days in all); survives restarts.`,
+    with: waitStep,
+    example: { for: "2d" },
+  },
 };
 
 // ---------------------------------------------------------------------------
@@ -269,7 +454,15 @@ export type Prepared =
   | { kind: "tool"; tool: ToolDef; input: unknown }
   | { kind: "send_email"; to: string[]; subject: string; text: string }
   | { kind: "notify"; title: string; body: string | null; link: string | null; userIds: number[]; roles: string[] }
-  | { kind: "call_webhook"; webhookId: number; body: unknown };
+  | { kind: "call_webhook"; webhookId: number; body: unknown }
+  | {
+      kind: "http";
+      method: (typeof HTTP_METHODS)[number];
+      url: string;
+      headers: Record<string, string>;
+      body: unknown;
+      timeoutMs: number;
+    };
 
 /**
  * Checks one action's filled input as `ctx` (the creator at run time) and
@@ -284,6 +477,7 @@ export function prepareAction(
   trigger: Record<string, unknown> | null,
 ): Prepared {
   const spec = ACTIONS[type];
+  if (FLOW_TYPES.has(type)) throw new AppError("validation", `${type} is a flow step, not an action.`);
   if (type !== "create_card") {
     const r = v.safeParse(spec.with, input);
     if (!r.success) throw new AppError("validation", `${type}: ${issuesText(r.issues, "with.")}.`);
@@ -327,5 +521,37 @@ export function prepareAction(
     case "call_webhook":
       authorize(ctx, "automations:write", { write: true });
       return { kind: "call_webhook", webhookId: Number(input.webhookId), body: input.body ?? null };
+    case "http": {
+      authorize(ctx, "automations:write", { write: true });
+      const method = (input.method as (typeof HTTP_METHODS)[number] | undefined) ?? "GET";
+      if (method === "GET" && input.body !== undefined && input.body !== null)
+        throw new AppError("validation", "http: with.body is not sent with GET; use POST, PUT or PATCH.");
+      let u: URL;
+      try {
+        u = new URL(String(input.url));
+      } catch {
+        throw new AppError("validation", `http: with.url is not a URL; got ${shown(input.url)}.`);
+      }
+      if (u.protocol !== "https:" && u.protocol !== "http:")
+        throw new AppError("validation", "http: with.url must be an http(s) URL.");
+      if (u.username || u.password)
+        throw new AppError(
+          "validation",
+          "http: with.url must not carry credentials; use headers with {{secrets.NAME}}.",
+        );
+      const headers = Object.fromEntries(
+        Object.entries((input.headers ?? {}) as Record<string, unknown>).map(([k, x]) => [k, String(x)]),
+      );
+      return {
+        kind: "http",
+        method,
+        url: u.toString(),
+        headers,
+        body: input.body ?? null,
+        timeoutMs: (typeof input.timeout === "number" ? input.timeout : 10) * 1000,
+      };
+    }
+    default:
+      throw new AppError("validation", `${type} is a flow step, not an action.`);
   }
 }

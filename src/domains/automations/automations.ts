@@ -18,14 +18,17 @@ import { randomHex } from "../../core/secrets";
 import { events } from "../../core/tables";
 import { allHold, assertValid, checkDefinition, conditionHolds, nextRun, render, triggerOf } from "./definition";
 import { newSigningSecret } from "./outbound";
-import { issuesText, prepareAction } from "./actions";
-import { actorFor, eventTrigger, webhookFor } from "./runner";
+import { issuesText, prepareAction, toolCall } from "./actions";
+import { assertHostAllowed, httpConfig } from "./http";
+import { actorFor, cursorText, eventTrigger, masked, waitEnd, webhookFor } from "./runner";
 import {
   automationRuns,
   automations,
   automationVersions,
   webhookEndpoints,
+  type AutomationAction,
   type AutomationDefinition,
+  type Condition,
   type RunStatus,
 } from "./tables";
 import type { Tx } from "../../core/db";
@@ -461,20 +464,103 @@ export async function testAutomation(
   // The checks the runner makes before each step, as the creator now (their role, their key's scopes).
   const creator = await actorFor(ctx.deps, a, 0);
   const as = typeof creator === "string" ? ctx : creator;
-  const steps: { index: number; type: string; input: Record<string, unknown>; ok: boolean; problems: string[] }[] = [];
-  for (const [i, action] of a.actions.entries()) {
-    const filled = render(action.with, scope) as Record<string, unknown>;
-    const problems: string[] = [];
-    try {
-      const p = prepareAction(as, action.type, filled, trigger);
-      if (p.kind === "call_webhook") await webhookFor(ctx.deps, a.companyId, p.webhookId);
-    } catch (e) {
-      if (!(e instanceof AppError)) throw e;
-      problems.push(e.message);
+  type DryStep = {
+    index: number;
+    path?: string;
+    type: string;
+    input: Record<string, unknown>;
+    ok: boolean;
+    problems: string[];
+    branch?: "then" | "else";
+    conditions?: unknown[];
+    wouldWaitUntil?: string;
+    wouldCall?: string;
+    skipped?: string;
+  };
+  const steps: DryStep[] = [];
+  const records: Record<string, unknown>[] = [];
+  const scopeSteps = () => {
+    const out: unknown[] = [];
+    for (const r of records) {
+      if (r.path === undefined) out[r.index as number] = r;
+      if (typeof r.id === "string") (out as unknown as Record<string, unknown>)[r.id] = r;
     }
-    (scope.steps as unknown[]).push({ output: null });
-    steps.push({ index: i, type: action.type, input: filled, ok: problems.length === 0, problems });
-  }
+    return out;
+  };
+  // Waits move this clock on, so a later wait says when it would end after the earlier ones.
+  let now = ctx.deps.clock.now();
+  const started = now;
+  const walk = async (list: AutomationAction[], prefix: (number | string)[], skipped: string | null) => {
+    for (const [i, step] of list.entries()) {
+      const at = [...prefix, i];
+      const where = {
+        index: at[0] as number,
+        ...(at.length > 1 ? { path: cursorText(at) } : {}),
+      };
+      const filled = render(step.with, scope) as Record<string, unknown>;
+      const problems: string[] = [];
+      const entry: DryStep = { ...where, type: step.type, input: filled, ok: true, problems };
+      let output: unknown = null;
+      if (step.type === "if") {
+        const results = ((step.with.conditions ?? []) as Condition[]).map((c) => ({
+          ...c,
+          holds: conditionHolds(c, scope),
+        }));
+        const branch = results.every((c) => c.holds) ? "then" : "else";
+        Object.assign(entry, { input: {}, conditions: results, branch });
+        output = { branch };
+        if (skipped) entry.skipped = skipped;
+        steps.push(entry);
+        records.push({ ...where, id: step.id, output });
+        scope.steps = scopeSteps();
+        // Both branches, in the order they are written; the one not taken is checked too, and marked skipped.
+        const reason = `${cursorText(at)} would take ${branch}: ${branch === "then" ? "every condition holds" : "a condition does not hold"}.`;
+        for (const b of ["then", "else"] as const)
+          await walk(
+            (step.with[b] ?? []) as AutomationAction[],
+            [...at, b],
+            b === branch ? skipped : (skipped ?? reason),
+          );
+        continue;
+      }
+      if (step.type === "wait") {
+        const end = waitEnd(filled, now, started);
+        const watch = filled.untilChanged as { tool?: unknown; arguments?: unknown } | undefined;
+        if (watch)
+          try {
+            // The tool that would read the watched field, checked as the live step would call it.
+            toolCall(as, String(watch.tool), watch.arguments ?? {});
+          } catch (e) {
+            if (!(e instanceof AppError)) throw e;
+            problems.push(`wait: ${e.message}`);
+          }
+        if (typeof end === "string") problems.push(`wait: ${end}`);
+        else if (end > now) {
+          entry.wouldWaitUntil = end.toISOString();
+          if (!skipped) now = end;
+        }
+      } else
+        try {
+          if (step.type === "http") entry.input = masked(step, scope);
+          const p = prepareAction(as, step.type, filled, trigger);
+          if (p.kind === "call_webhook") await webhookFor(ctx.deps, a.companyId, p.webhookId);
+          if (p.kind === "http") {
+            // Checked as the live step would be, but never called: a dry run sends nothing.
+            entry.wouldCall = `${p.method} ${p.url}`;
+            assertHostAllowed((await httpConfig(ctx.deps, a.companyId)).hosts, p.url);
+          }
+        } catch (e) {
+          if (!(e instanceof AppError)) throw e;
+          problems.push(e.message);
+        }
+      entry.ok = problems.length === 0;
+      if (skipped) entry.skipped = skipped;
+      steps.push(entry);
+      records.push({ ...where, id: step.id, output });
+      scope.steps = scopeSteps();
+    }
+  };
+  await walk(a.actions, [], null);
   return {
     automationId: a.id,
     version: a.version,
@@ -509,8 +595,13 @@ function runView(r: RunRow, full: boolean, replayedBy: number | null) {
     error: r.error,
     attempts: r.attempts,
     ...(full
-      ? { steps: r.steps, chain: r.chain, resumeAtStep: r.status === "failed" ? r.startStep : null }
+      ? {
+          steps: r.steps,
+          chain: r.chain,
+          resumeAtStep: r.status === "failed" ? (r.cursor ? cursorText(r.cursor) : r.startStep) : null,
+        }
       : { steps: r.steps.length }),
+    ...(r.status === "waiting" ? { resumeAt: iso(r.resumeAt), waitingAt: r.cursor ? cursorText(r.cursor) : null } : {}),
     replayOf: r.replayOf,
     replayedBy,
     createdAt: iso(r.createdAt),
@@ -609,7 +700,7 @@ export async function retryRun(ctx: ActorContext, input: { id: number }) {
       id: r.id,
       detail: { fromStep: r.startStep },
     });
-    return { id: r.id, status: "queued", resumeAtStep: r.startStep };
+    return { id: r.id, status: "queued", resumeAtStep: r.cursor ? cursorText(r.cursor) : r.startStep };
   });
 }
 
@@ -625,7 +716,7 @@ export async function retryRun(ctx: ActorContext, input: { id: number }) {
 export async function replayRun(ctx: ActorContext, input: { id: number }) {
   authorize(ctx, "automations:write", { write: true });
   const r = await runFor(ctx, input.id);
-  if (r.status === "queued" || r.status === "running")
+  if (r.status === "queued" || r.status === "running" || r.status === "waiting")
     throw conflict(`Run ${r.id} is ${r.status}; replay it once it has finished.`);
   if (r.status === "succeeded")
     throw conflict(

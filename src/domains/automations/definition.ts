@@ -2,7 +2,10 @@
  * What an automation is made of, and the checks it passes before it may be
  * enabled: a trigger (an event type with filters, a cron schedule in a time
  * zone, or an incoming signed webhook), conditions, and 1–20 ordered
- * actions. Action arguments are JSON in which strings may hold templates,
+ * steps (`actions`): actions, `if` steps whose then/else lists nest up to
+ * MAX_DEPTH deep, and `wait` steps, at most MAX_STEPS in all. A step with an
+ * `id` is read by later steps as `{{steps.<id>.output.x}}` wherever it is
+ * nested; top-level steps also as `{{steps.<index>.output.x}}`. Action arguments are JSON in which strings may hold templates,
  * `{{trigger.data.slug}}` or `{{steps.0.output.key}}`: a string that is
  * exactly one template takes the value as it is (a number stays a number);
  * otherwise values are written into the text. Templates only read paths;
@@ -10,12 +13,24 @@
  */
 import { Cron } from "croner";
 import * as v from "valibot";
-import { described } from "../../core/fields";
-import { jsonBounds, jsonObject, publishedAs } from "../../core/json-value";
+import { jsonObject } from "../../core/json-value";
 import type { ActorContext } from "../../core/context";
 import { invalid } from "../../core/errors";
 import { covers } from "../../core/scopes";
-import { ACTIONS, BLOCKED_TOOLSETS, chatCall, issuesText } from "./actions";
+import {
+  ACTIONS,
+  BLOCKED_TOOLSETS,
+  chatCall,
+  conditionSchema,
+  durationMs,
+  FLOW_TYPES,
+  issuesText,
+  MAX_DEPTH,
+  MAX_STEPS,
+  MAX_WAIT_DAYS,
+} from "./actions";
+
+export { conditionSchema };
 import type { AutomationAction, AutomationDefinition, AutomationTrigger, Condition } from "./tables";
 
 export const MAX_ACTIONS = 20;
@@ -26,21 +41,6 @@ const ACTION_TOOL: Partial<Record<AutomationAction["type"], string>> = { create_
 // ---------------------------------------------------------------------------
 // Schemas (tool inputs)
 
-const path = v.pipe(
-  v.string(),
-  v.maxLength(200),
-  v.regex(PATH_RE, "must be a dotted path such as trigger.data.postType"),
-);
-export const conditionSchema = v.strictObject({
-  path,
-  op: v.picklist(["eq", "neq", "in", "contains", "exists", "gt", "lt"]),
-  value: v.optional(
-    described(
-      publishedAs(v.pipe(v.unknown(), jsonBounds()), ["string", "number", "boolean", "array"]),
-      "what path's value is compared with: a list for in; false with exists means absent",
-    ),
-  ),
-});
 /** One flat object (not a union) keeps the published schema short; checkDefinition enforces what each type needs. */
 export const triggerSchema = v.strictObject({
   type: v.picklist(["event", "schedule", "webhook"]),
@@ -70,9 +70,21 @@ export function triggerOf(t: v.InferOutput<typeof triggerSchema>): AutomationTri
   if (t.cron !== undefined || t.timeZone !== undefined) throw invalid('cron and timeZone belong to type "schedule".');
   return { type: "webhook" };
 }
+const STEP_ID_RE = /^[A-Za-z_][A-Za-z0-9_]{0,39}$/;
 export const actionSchema = v.strictObject({
-  type: v.picklist(["create_card", "send_email", "notify", "post_chat_message", "call_webhook", "call_tool"]),
+  type: v.picklist([
+    "create_card",
+    "send_email",
+    "notify",
+    "post_chat_message",
+    "call_webhook",
+    "call_tool",
+    "http",
+    "if",
+    "wait",
+  ]),
   with: jsonObject(),
+  id: v.optional(v.pipe(v.string(), v.regex(STEP_ID_RE, "must be a name such as deal (letters, digits, _)"))),
 });
 
 // ---------------------------------------------------------------------------
@@ -211,20 +223,48 @@ export function checkDefinition(
   }
   if (d.actions.length === 0) problems.push("actions is empty: give 1 to 20 actions.");
   if (d.actions.length > MAX_ACTIONS) problems.push(`At most ${MAX_ACTIONS} actions.`);
+  const flat = flatSteps(d.actions, problems);
   const roots = new Set(["trigger", "steps", "automation"]);
   const allPaths = [
     ...(t.type === "event" ? (t.filters ?? []).map((c) => c.path) : []),
     ...d.conditions.map((c) => c.path),
-    ...templatePaths(d.actions),
+    ...flat.flatMap(({ a }) =>
+      a.type === "if" && Array.isArray(a.with.conditions)
+        ? (a.with.conditions as { path?: unknown }[]).map((c) => String(c?.path ?? ""))
+        : [],
+    ),
+    // Each step's own templates (an if step's branches are steps of their own in flat); http headers apart.
+    ...flat.flatMap(({ a }) =>
+      a.type === "if" ? [] : templatePaths(a.type === "http" ? { ...a.with, headers: null } : a.with),
+    ),
   ];
-  for (const p of allPaths) {
+  // Only an http step's headers read secrets, and only as {{secrets.NAME}}: nowhere else could a secret be shown.
+  const headerPaths = flat.flatMap(({ a }) => (a.type === "http" ? templatePaths(a.with.headers ?? null) : []));
+  const secretOk = (p: string) => /^secrets\.[A-Za-z0-9_]+$/.test(p);
+  for (const [p, inHeaders] of [
+    ...allPaths.map((x) => [x, false] as const),
+    ...headerPaths.map((x) => [x, true] as const),
+  ]) {
     if (!PATH_RE.test(p))
       problems.push(`"{{${p.slice(0, 80)}}}" is not a path (letters, digits, _ and dots; e.g. trigger.data.slug).`);
-    else if (!roots.has(p.split(".")[0]!))
+    else if (!roots.has(p.split(".")[0]!) && !(inHeaders && secretOk(p)))
       problems.push(`"${p.slice(0, 80)}" must start with trigger., steps. or automation.`);
   }
-  d.actions.forEach((a, i) => {
-    const at = `actions[${i}] (${a.type})`;
+  flat.forEach(({ a, path }) => {
+    const watch = a.type === "wait" ? (a.with.untilChanged as { tool?: unknown } | undefined) : undefined;
+    if (watch && typeof watch.tool === "string") {
+      // The watched record is read with the creator's rights, by a tool that changes nothing.
+      const tool = ctx.deps.catalog.tools.get(watch.tool);
+      if (!tool) problems.push(`${path} (wait): there is no tool "${watch.tool.slice(0, 80)}".`);
+      else if (!tool.readOnly)
+        problems.push(`${path} (wait): untilChanged reads with a read-only tool; ${tool.name} writes.`);
+      else if (tool.scope && !covers(ctx.principal.scopes, tool.scope))
+        problems.push(
+          `${path} (wait): ${tool.name} needs the ${tool.scope} scope, which the credential creating this automation lacks.`,
+        );
+    }
+    if (FLOW_TYPES.has(a.type)) return;
+    const at = `${path} (${a.type})`;
     const w = a.with;
     const before = problems.length;
     // The fields of `with` that hold no template are checked now, by the schema the runner checks them with when the step runs.
@@ -291,6 +331,53 @@ export function checkDefinition(
     }
   });
   return { problems, warnings };
+}
+
+/**
+ * Every step of `list` and of the branches of its `if` steps, depth first,
+ * each with the path that names it in messages (`actions[1].with.then[0]`).
+ * Checks what the tool schema cannot see in nested JSON: each nested step's
+ * shape, `if` and `wait` fields, nesting depth, the number of steps, step
+ * ids (unique), and waits' durations adding up to at most MAX_WAIT_DAYS.
+ */
+function flatSteps(list: AutomationAction[], problems: string[]) {
+  const out: { a: AutomationAction; path: string }[] = [];
+  const ids = new Set<string>();
+  let waited = 0;
+  const walk = (items: unknown[], prefix: string, depth: number) => {
+    items.forEach((item, i) => {
+      const path = `${prefix}[${i}]`;
+      if (out.length >= MAX_STEPS) {
+        if (out.length === MAX_STEPS) problems.push(`${path}: an automation holds at most ${MAX_STEPS} steps in all.`);
+        out.push({ a: { type: "wait", with: {} }, path });
+        return;
+      }
+      const r = v.safeParse(actionSchema, item);
+      if (!r.success) return problems.push(`${path}: ${issuesText(r.issues)}.`);
+      const a = r.output as AutomationAction;
+      out.push({ a, path });
+      if (a.id !== undefined) {
+        if (ids.has(a.id)) problems.push(`${path}.id "${a.id}" is used by another step; ids must be unique.`);
+        ids.add(a.id);
+      }
+      if (!FLOW_TYPES.has(a.type)) return;
+      const checked = v.safeParse(ACTIONS[a.type].with, a.with);
+      if (!checked.success) {
+        // A wait's until holding a template is checked when the step runs; everything else now.
+        const now = checked.issues.filter((x) => !(x.path?.[0]?.key === "until" && hasTemplate(a.with.until)));
+        if (now.length) problems.push(`${path} (${a.type}): ${issuesText(now, "with.")}.`);
+      }
+      if (a.type === "wait")
+        waited += durationMs(a.with.for ?? (a.with.untilChanged as { timeout?: unknown } | undefined)?.timeout) ?? 0;
+      if (a.type !== "if") return;
+      if (depth >= MAX_DEPTH) return problems.push(`${path}: if steps nest at most ${MAX_DEPTH} deep.`);
+      for (const branch of ["then", "else"] as const)
+        if (Array.isArray(a.with[branch])) walk(a.with[branch] as unknown[], `${path}.with.${branch}`, depth + 1);
+    });
+  };
+  walk(list, "actions", 0);
+  if (waited > MAX_WAIT_DAYS * 86_400_000) problems.push(`The waits add up to more than ${MAX_WAIT_DAYS} days.`);
+  return out;
 }
 
 export function assertValid(c: Checked) {

@@ -7,7 +7,10 @@
  * after its retries). Nothing is left pending, so a demo server never
  * calls the example URLs. Automations were made in the portal (credential
  * kind "session"), so no API key's revocation stops them. A second,
- * disabled automation greets new chat visitors (post_chat_message).
+ * disabled automation greets new chat visitors (post_chat_message). A
+ * third, also disabled, shows branches and waits: two days after a new
+ * lead, a follow-up mail unless a deal was made meanwhile, with one
+ * finished run in which the wait ended and the branch chose to send.
  */
 import { eq } from "drizzle-orm";
 import { posts } from "../cms/tables";
@@ -274,6 +277,8 @@ async function seedCompany(world: DemoWorld, c: Company) {
     createdAt: world.at(3),
   });
 
+  await seedFollowUp(world, c);
+
   const [hook] = await tx
     .insert(webhookEndpoints)
     .values({
@@ -358,6 +363,156 @@ async function seedCompany(world: DemoWorld, c: Company) {
       );
     }
   }
+}
+
+/** The follow-up definition: wait two days, look for the lead's deals, mail only when there are none. */
+export function followUpDefinition(c: { editor: string }): AutomationDefinition {
+  return {
+    name: "Follow up new leads",
+    description: "Two days after a lead arrives, mail them unless a deal was created for them meanwhile.",
+    trigger: {
+      type: "event",
+      eventType: "contact.created",
+      filters: [{ path: "trigger.data.lifecycleStage", op: "eq", value: "lead" }],
+    },
+    conditions: [{ path: "trigger.data.emails.0", op: "exists" }],
+    actions: [
+      { id: "pause", type: "wait", with: { for: "2d" } },
+      {
+        id: "deals",
+        type: "call_tool",
+        with: { tool: "deals_list", arguments: { contactId: "{{trigger.entity.id}}", limit: 1 } },
+      },
+      {
+        id: "noDeal",
+        type: "if",
+        with: {
+          conditions: [{ path: "steps.deals.output.total", op: "eq", value: 0 }],
+          // biome-ignore lint/suspicious/noThenProperty: the field's name in definitions; a list, never a callable then.
+          then: [
+            {
+              type: "send_email",
+              with: {
+                to: "{{trigger.data.emails.0}}",
+                subject: "Following up",
+                text:
+                  "Hello {{trigger.data.name}}, thanks for your interest. Shall we find a time to talk? Reply to {{automation.name}} at " +
+                  c.editor +
+                  ".",
+              },
+            },
+          ],
+          else: [],
+        },
+      },
+    ],
+  };
+}
+
+async function seedFollowUp(world: DemoWorld, c: Company) {
+  const { tx } = world;
+  const d = followUpDefinition(c);
+  const [a] = await tx
+    .insert(automations)
+    .values({
+      companyId: c.id,
+      name: d.name,
+      description: d.description,
+      enabled: false,
+      version: 1,
+      trigger: d.trigger,
+      conditions: d.conditions,
+      actions: d.actions,
+      triggerType: "event",
+      eventType: "contact.created",
+      createdByUserId: c.owner,
+      credentialKind: "session",
+      credentialId: 0,
+      scopes: ["*"],
+      lastRunAt: world.at(9),
+      createdAt: world.at(10),
+      updatedAt: world.at(10),
+    })
+    .returning({ id: automations.id });
+  await tx.insert(automationVersions).values({
+    automationId: a!.id,
+    version: 1,
+    definition: d,
+    note: "created",
+    createdByUserId: c.owner,
+    createdAt: world.at(10),
+  });
+  const made = world.at(9);
+  const ended = world.at(7);
+  const lead = { name: "Ada Lovelace", emails: [`ada@${c.host}`] };
+  const after = (ms: number) => new Date(ended.getTime() + ms).toISOString();
+  await tx.insert(automationRuns).values({
+    automationId: a!.id,
+    companyId: c.id,
+    version: 1,
+    status: "succeeded",
+    trigger: {
+      kind: "event",
+      eventType: "contact.created",
+      entity: { type: "contact", id: 0 },
+      data: { ...lead, companyId: null, ownerUserId: null, lifecycleStage: "lead", tags: [], source: "tool" },
+      at: made.toISOString(),
+    },
+    chain: [],
+    attempts: 1,
+    startStep: 3,
+    steps: [
+      {
+        index: 0,
+        id: "pause",
+        type: "wait",
+        status: "succeeded",
+        input: { for: "2d" },
+        output: { waitedUntil: ended.toISOString(), endedAt: ended.toISOString() },
+        error: null,
+        waitUntil: ended.toISOString(),
+        startedAt: made.toISOString(),
+        finishedAt: ended.toISOString(),
+      },
+      {
+        index: 1,
+        id: "deals",
+        type: "call_tool",
+        status: "succeeded",
+        input: { tool: "deals_list", arguments: { contactId: 0, limit: 1 } },
+        output: { items: [], total: 0, limit: 1, offset: 0 },
+        error: null,
+        startedAt: after(20),
+        finishedAt: after(60),
+      },
+      {
+        index: 2,
+        id: "noDeal",
+        type: "if",
+        status: "succeeded",
+        branch: "then",
+        input: { conditions: [{ path: "steps.deals.output.total", op: "eq", value: 0, holds: true }] },
+        output: { branch: "then" },
+        error: null,
+        startedAt: after(60),
+        finishedAt: after(60),
+      },
+      {
+        index: 2,
+        path: "actions[2].with.then[0]",
+        type: "send_email",
+        status: "succeeded",
+        input: { to: lead.emails[0], subject: "Following up" },
+        output: { mailId: 0, to: lead.emails, subject: "Following up" },
+        error: null,
+        startedAt: after(60),
+        finishedAt: after(140),
+      },
+    ],
+    createdAt: made,
+    startedAt: made,
+    finishedAt: new Date(ended.getTime() + 140),
+  });
 }
 
 export const demoAutomations: DemoPart = async (world) => {

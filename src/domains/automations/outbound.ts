@@ -1,6 +1,7 @@
 /**
  * Plinth calling a URL it was given (an outgoing webhook, an automation's
- * call_webhook step): the SSRF guard and the Standard Webhooks signature.
+ * call_webhook or http step): the SSRF guard and the Standard Webhooks
+ * signature.
  *
  * The guard refuses targets that are not public: loopback, private,
  * link-local (cloud metadata at 169.254.169.254), carrier-grade NAT,
@@ -19,7 +20,7 @@ import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import { Webhook } from "standardwebhooks";
 import type { Deps } from "../../core/context";
-import { invalid } from "../../core/errors";
+import { AppError, invalid } from "../../core/errors";
 import { randomBytes } from "node:crypto";
 
 export const MAX_URL = 2000;
@@ -82,7 +83,7 @@ export function checkTargetUrl(deps: Deps, raw: string, field = "url"): string {
 }
 
 /** Before each request: every address the host resolves to must be public (unless allowed). */
-async function guard(deps: Deps, u: URL): Promise<string | null> {
+export async function guard(deps: Deps, u: URL): Promise<string | null> {
   if (deps.config.webhooksAllowPrivate) return null;
   const host = u.hostname.replace(/^\[|\]$/g, "");
   let addrs: string[];
@@ -178,4 +179,87 @@ export async function sendSigned(
         : String(e);
     return done({ ok: false, statusCode: null, error: msg.slice(0, 500), responseBody: null });
   }
+}
+
+/** What an http step keeps of an answer: the first HTTP_BODY_MAX bytes of the body. */
+export const HTTP_BODY_MAX = 64 * 1024;
+const HEADERS_KEPT = 30;
+
+export interface HttpAnswer {
+  status: number;
+  headers: Record<string, string>;
+  /** Parsed when the answer says JSON and came whole; else the text. */
+  body: unknown;
+  truncated: boolean;
+  durationMs: number;
+}
+
+/**
+ * An automation's http step: one request through the guard, no redirects
+ * followed, the body read up to HTTP_BODY_MAX bytes (the rest is not
+ * downloaded). Throws the reason when there is no answer (refused,
+ * unresolvable, timed out); any HTTP status is an answer.
+ */
+export async function httpCall(
+  deps: Deps,
+  r: { method: string; url: string; headers: Record<string, string>; body: unknown; timeoutMs: number },
+): Promise<HttpAnswer> {
+  const started = performance.now();
+  const u = new URL(r.url);
+  const refused = await guard(deps, u);
+  if (refused)
+    throw new AppError("forbidden", `The request was ${refused.startsWith("refused") ? "" : "not sent: "}${refused}.`);
+  const hasBody = r.method !== "GET" && r.body !== null && r.body !== undefined;
+  let res: Response;
+  try {
+    res = await fetch(u, {
+      method: r.method,
+      redirect: "manual",
+      signal: AbortSignal.timeout(r.timeoutMs),
+      headers: {
+        "user-agent": "Plinth-Automations/1",
+        ...(hasBody ? { "content-type": "application/json" } : {}),
+        ...r.headers,
+      },
+      ...(hasBody ? { body: JSON.stringify(r.body) } : {}),
+    });
+  } catch (e) {
+    const msg =
+      e instanceof Error
+        ? e.name === "TimeoutError"
+          ? `timed out after ${r.timeoutMs / 1000} s`
+          : e.message
+        : String(e);
+    throw new AppError("conflict", `No answer from ${u.host}: ${msg.slice(0, 300)}.`);
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let truncated = false;
+  const reader = res.body?.getReader();
+  if (reader) {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (size + value.length > HTTP_BODY_MAX) {
+        chunks.push(value.subarray(0, HTTP_BODY_MAX - size));
+        size = HTTP_BODY_MAX;
+        truncated = true;
+        await reader.cancel().catch(() => {});
+        break;
+      }
+      chunks.push(value);
+      size += value.length;
+    }
+  }
+  const text = new TextDecoder().decode(Buffer.concat(chunks));
+  let body: unknown = text;
+  if (!truncated && /\bjson\b/i.test(res.headers.get("content-type") ?? ""))
+    try {
+      body = JSON.parse(text);
+    } catch {
+      /* kept as text: the answer said JSON but was not */
+    }
+  const headers: Record<string, string> = {};
+  for (const [k, x] of res.headers) if (Object.keys(headers).length < HEADERS_KEPT) headers[k] = x.slice(0, 500);
+  return { status: res.status, headers, body, truncated, durationMs: Math.round(performance.now() - started) };
 }

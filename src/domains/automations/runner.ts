@@ -7,7 +7,12 @@
  *   missed while the server was down fold into one run), and the public
  *   /hooks/<token> endpoint (signed incoming webhooks).
  * - The `automations.run` job executes queued runs: conditions, then each
- *   action in order, recording every step's input, output and error. A
+ *   step in order, recording every step's input, output and error. An `if`
+ *   step records the branch it took and runs that list; a `wait` step
+ *   stores the run as "waiting" with resume_at and a cursor (where in the
+ *   nested steps it stopped), and the same job claims it again once the
+ *   time has come: the claim is a status-guarded update, so of several
+ *   instances exactly one resumes it, and a restart loses nothing. A
  *   failed step stops the run; automation_runs_retry queues it again from
  *   that step, reusing the outputs of the steps before it.
  * - Actions act for the automation's creator with the creator's rights as
@@ -38,10 +43,19 @@ import { meter } from "../ai/meter";
 import type { ToolDef } from "../../mcp/define";
 import { shouldStage, stageToolCall } from "../approvals/staging";
 import { notifyDetailed } from "../notifications/notify";
-import { allHold, nextRun, render } from "./definition";
-import { prepareAction, toolCall } from "./actions";
-import { sendSigned } from "./outbound";
-import { automationRuns, automations, webhookEndpoints, type AutomationAction, type StepRecord } from "./tables";
+import { allHold, conditionHolds, getPath, nextRun, render } from "./definition";
+import { durationMs, MAX_WAIT_DAYS, prepareAction, toolCall, WATCH_MINUTES } from "./actions";
+import { assertHostAllowed, httpConfig, MASK } from "./http";
+import { HTTP_BODY_MAX, httpCall, sendSigned } from "./outbound";
+import {
+  automationRuns,
+  automations,
+  automationVersions,
+  webhookEndpoints,
+  type AutomationAction,
+  type Condition,
+  type StepRecord,
+} from "./tables";
 
 export const MAX_CHAIN = 3;
 const LEASE_MS = 10 * 60_000;
@@ -224,10 +238,32 @@ export async function actorFor(deps: Deps, a: Automation, runId: number): Promis
   return { deps, principal, company: access, requestId: `automation-run-${runId}` };
 }
 
-function clip(x: unknown): unknown {
+function clip(x: unknown, max = OUTPUT_MAX): unknown {
   const s = JSON.stringify(x ?? null);
-  if (s.length <= OUTPUT_MAX) return x ?? null;
-  return { truncated: true, json: s.slice(0, OUTPUT_MAX) };
+  if (s.length <= max) return x ?? null;
+  return { truncated: true, json: s.slice(0, max) };
+}
+
+/** Any {{secrets.NAME}} reads as MASK: how run history and the dry run show an http step's headers. */
+export function masked(step: AutomationAction, scope: Record<string, unknown>): Record<string, unknown> {
+  return render(step.with, { ...scope, secrets: new Proxy({}, { get: () => MASK }) }) as Record<string, unknown>;
+}
+
+/** An http step's input with its headers' {{secrets.NAME}} filled; a name the company has not stored fails the step. */
+export async function withSecrets(
+  deps: Deps,
+  companyId: number,
+  step: AutomationAction,
+  scope: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const input = render(step.with, scope) as Record<string, unknown>;
+  const headers = step.with.headers;
+  if (!headers || typeof headers !== "object" || !/\{\{\s*secrets\./.test(JSON.stringify(headers))) return input;
+  const { secrets } = await httpConfig(deps, companyId, true);
+  for (const m of JSON.stringify(headers).matchAll(/\{\{\s*secrets\.([A-Za-z0-9_]+)\s*\}\}/g))
+    if (!(m[1]! in secrets))
+      throw new AppError("validation", `http: there is no secret "${m[1]}" (automation_http_set stores it).`);
+  return { ...input, headers: render(headers, { ...scope, secrets }) };
 }
 
 /** Calls a registered tool as `ctx`, the way the MCP endpoint would after authentication. */
@@ -313,6 +349,11 @@ export async function runAction(
       );
       return { notified: r.userIds, skipped: r.skipped };
     }
+    case "http": {
+      assertHostAllowed((await httpConfig(deps, a.companyId)).hosts, p.url);
+      const r = await httpCall(deps, p);
+      return { status: r.status, headers: r.headers, body: r.body, truncated: r.truncated, durationMs: r.durationMs };
+    }
     case "call_webhook": {
       const e = await webhookFor(deps, a.companyId, p.webhookId);
       const body = JSON.stringify({
@@ -337,85 +378,290 @@ function errorText(e: unknown): string {
   return (e instanceof Error ? e.message : String(e)).slice(0, 2000);
 }
 
+/** A step's place: top-level index, then branch name and index for each `if` it is inside. */
+type Cursor = (number | string)[];
+
+/** How a cursor is written in run history and messages: `actions[1].with.then[0]`. */
+export function cursorText(c: Cursor): string {
+  let out = "actions";
+  for (const k of c) out += typeof k === "number" ? `[${k}]` : `.with.${k}`;
+  return out;
+}
+
+/** What `{{steps.…}}` reads: top-level steps by index, any step by its id. */
+function stepsScope(records: StepRecord[]): unknown[] {
+  const out: unknown[] = [];
+  for (const r of records) {
+    if (r.path === undefined) out[r.index] = r;
+    if (r.id !== undefined) (out as unknown as Record<string, unknown>)[r.id] = r;
+  }
+  return out;
+}
+
+/** The step definitions of the version a run started with (a waiting run finishes the steps it began). */
+async function actionsOf(deps: Deps, a: Automation, run: Run): Promise<AutomationAction[]> {
+  if (a.version === run.version) return a.actions;
+  const old = (
+    await deps.db
+      .select({ definition: automationVersions.definition })
+      .from(automationVersions)
+      .where(and(eq(automationVersions.automationId, a.id), eq(automationVersions.version, run.version)))
+      .limit(1)
+  )[0];
+  return old?.definition.actions ?? a.actions;
+}
+
+/** When a wait step ends: `for` from now, or `until` filled from the scope; or why it cannot wait. */
+export function waitEnd(input: Record<string, unknown>, now: Date, started: Date): Date | string {
+  if (input.for !== undefined || input.untilChanged !== undefined) {
+    const ms = durationMs(input.for ?? (input.untilChanged as { timeout?: unknown }).timeout);
+    return ms === null
+      ? `with.for must be a duration such as "2d"; got ${JSON.stringify(input.for ?? null)}`
+      : new Date(now.getTime() + ms);
+  }
+  const at = typeof input.until === "string" ? Date.parse(input.until) : Number.NaN;
+  if (Number.isNaN(at))
+    return `with.until must be an ISO 8601 time; got ${JSON.stringify(input.until ?? null)?.slice(0, 200)}`;
+  if (at > started.getTime() + MAX_WAIT_DAYS * 86_400_000)
+    return `with.until is more than ${MAX_WAIT_DAYS} days after the run started (${new Date(at).toISOString()}).`;
+  return new Date(at);
+}
+
 export async function executeRun(deps: Deps, run: Run): Promise<void> {
   const a = (await deps.db.select().from(automations).where(eq(automations.id, run.automationId)).limit(1))[0];
   const finish = async (set: Partial<Run>) => {
     await deps.db
       .update(automationRuns)
-      .set({ leaseUntil: null, finishedAt: deps.clock.now(), ...set })
+      .set({ leaseUntil: null, resumeAt: null, finishedAt: deps.clock.now(), ...set })
       .where(eq(automationRuns.id, run.id));
   };
   if (!a) return;
+  if (run.cursor && !a.enabled)
+    return await finish({ status: "skipped", error: "The automation was disabled while the run waited." });
   const actor = await actorFor(deps, a, run.id);
   if (typeof actor === "string") return await finish({ status: "failed", error: actor });
-  const steps: StepRecord[] = run.steps.slice(0, run.startStep);
+  // A retry drops the failed step's record and does that step again; a resumed wait keeps its record to close it.
+  const steps: StepRecord[] = run.steps.filter((x) => x.status !== "failed");
   const scope: Record<string, unknown> = {
     trigger: run.trigger,
     automation: { id: a.id, name: a.name, runId: run.id },
-    steps,
+    steps: stepsScope(steps),
   };
-  if (run.startStep === 0 && !allHold(a.conditions, scope))
+  if (run.startStep === 0 && !run.cursor && !allHold(a.conditions, scope))
     return await finish({ status: "skipped", error: "Conditions not met.", steps: [] });
-  for (let i = run.startStep; i < a.actions.length; i++) {
-    const action = a.actions[i]!;
-    const startedAt = deps.clock.now().toISOString();
-    const input = render(action.with, scope) as Record<string, unknown>;
-    try {
-      const output = clip(await runAction(actor, a, run.id, action, input, run.trigger));
-      steps.push({
-        index: i,
-        type: action.type,
-        status: "succeeded",
-        input: clip(input),
-        output,
-        error: null,
-        startedAt,
-        finishedAt: deps.clock.now().toISOString(),
+  const actions = await actionsOf(deps, a, run);
+  const started = run.createdAt;
+  const record = (r: StepRecord) => {
+    steps.push(r);
+    scope.steps = stepsScope(steps);
+  };
+  const fail = async (r: StepRecord, at: Cursor) => {
+    const nested = at.length > 1;
+    const where = nested ? cursorText(at) : String(at[0]);
+    const error = r.error!;
+    return await deps.store.transaction(async () => {
+      await finish({
+        status: "failed",
+        steps,
+        startStep: at[0] as number,
+        cursor: nested ? at : null,
+        error: `Step ${where} (${r.type}) failed: ${error}`,
       });
+      await emit(
+        deps.db,
+        { deps, company: { id: a.companyId } },
+        automationRunFailed,
+        { id: a.id },
+        { automationId: a.id, name: a.name, runId: run.id, step: at[0] as number, error },
+      );
+      await notifyDetailed(deps, {
+        companyId: a.companyId,
+        userIds: [a.createdByUserId],
+        type: "automation.failed",
+        title: `Automation “${a.name.slice(0, 200)}” failed at step ${where} (${r.type})`,
+        body: `${error}\nRetry it from that step with automation_runs_retry (run ${run.id}), or replay it on the automation's current version with automation_runs_replay.`,
+        link: `/automations/${a.id}/runs/${run.id}`,
+        entity: { type: "automation_run", id: run.id },
+      });
+    });
+  };
+
+  /** Runs `list` from `resume` (a cursor inside it) or its start; says whether the run goes on. */
+  const walk = async (list: AutomationAction[], prefix: Cursor, resume: Cursor | null): Promise<"done" | "stopped"> => {
+    const first = resume?.length ? (resume[0] as number) : 0;
+    for (let i = first; i < list.length; i++) {
+      const step = list[i]!;
+      const at = [...prefix, i];
+      const inner = i === first && resume ? resume.slice(1) : null;
+      const base = {
+        index: at[0] as number,
+        ...(at.length > 1 ? { path: cursorText(at) } : {}),
+        ...(step.id !== undefined ? { id: step.id } : {}),
+        type: step.type,
+      };
+      const startedAt = deps.clock.now().toISOString();
+      if (step.type === "if") {
+        let branch: "then" | "else";
+        let rest: Cursor | null = null;
+        if (inner && inner.length >= 2) {
+          // Resuming inside a branch: the branch already chosen, not chosen again.
+          branch = inner[0] as "then" | "else";
+          rest = inner.slice(1);
+        } else {
+          const conditions = (step.with.conditions ?? []) as Condition[];
+          const results = conditions.map((c) => ({ ...c, holds: conditionHolds(c, scope) }));
+          branch = results.every((c) => c.holds) ? "then" : "else";
+          record({
+            ...base,
+            status: "succeeded",
+            branch,
+            input: clip({ conditions: results }),
+            output: { branch },
+            error: null,
+            startedAt,
+            finishedAt: startedAt,
+          });
+        }
+        const sub = (step.with[branch] ?? []) as AutomationAction[];
+        if ((await walk(sub, [...at, branch], rest)) === "stopped") return "stopped";
+      } else if (step.type === "wait") {
+        const open =
+          inner?.length === 0
+            ? steps.find((x) => x.status === "waiting" && x.path === base.path && x.index === base.index)
+            : undefined;
+        const now = deps.clock.now();
+        const watch = step.with.untilChanged
+          ? (render(step.with.untilChanged, scope) as { tool: string; arguments?: unknown; path: string })
+          : null;
+        // An untilChanged wait reads its field with the creator's rights; null when the answer lacks it.
+        const read = async () =>
+          getPath(await callToolAs(actor, watch!.tool, watch!.arguments ?? {}), watch!.path) ?? null;
+        const park = async (until: Date) => {
+          // Persisted: whichever instance's job claims it once the time has come resumes it here.
+          await deps.db
+            .update(automationRuns)
+            .set({
+              status: "waiting",
+              steps,
+              startStep: at[0] as number,
+              cursor: at,
+              resumeAt: until,
+              leaseUntil: null,
+            })
+            .where(eq(automationRuns.id, run.id));
+          return "stopped" as const;
+        };
+        const failWith = async (r: StepRecord, error: string) => {
+          Object.assign(r, { status: "failed", error, finishedAt: now.toISOString() });
+          await fail(r, at);
+          return "stopped" as const;
+        };
+        const nextLook = (end: number) => new Date(Math.min(now.getTime() + WATCH_MINUTES * 60_000, end));
+        if (open) {
+          if (watch) {
+            let value: unknown;
+            try {
+              value = await read();
+            } catch (e) {
+              return await failWith(open, errorText(e));
+            }
+            const baseline = (open.output as { baseline?: unknown } | null)?.baseline ?? null;
+            const changed = JSON.stringify(value) !== JSON.stringify(baseline);
+            const end = Date.parse(open.waitUntil!);
+            if (!changed && now.getTime() < end) return await park(nextLook(end));
+            open.output = {
+              changed,
+              from: baseline,
+              to: value,
+              waitedUntil: open.waitUntil,
+              endedAt: now.toISOString(),
+            };
+          } else open.output = { waitedUntil: open.waitUntil, endedAt: now.toISOString() };
+          // The wait this run was resumed for: it ends now.
+          open.status = "succeeded";
+          open.finishedAt = now.toISOString();
+          scope.steps = stepsScope(steps);
+        } else {
+          const input = render(step.with, scope) as Record<string, unknown>;
+          const end = waitEnd(input, now, started);
+          const r: StepRecord = {
+            ...base,
+            status: "waiting",
+            input: clip(input),
+            output: null,
+            error: null,
+            ...(typeof end === "string" ? {} : { waitUntil: end.toISOString() }),
+            startedAt,
+            finishedAt: null,
+          };
+          record(r);
+          if (typeof end === "string") return await failWith(r, end);
+          if (watch) {
+            try {
+              r.output = { baseline: await read() };
+            } catch (e) {
+              return await failWith(r, errorText(e));
+            }
+            return await park(nextLook(end.getTime()));
+          }
+          if (end > now) return await park(end);
+          Object.assign(r, {
+            status: "succeeded",
+            output: { waitedUntil: end.toISOString(), endedAt: startedAt },
+            finishedAt: startedAt,
+          });
+        }
+      } else {
+        let input = render(step.with, scope) as Record<string, unknown>;
+        // What history keeps: an http step's headers with •••• for its secrets (the filled ones go out only).
+        const shown = step.type === "http" ? masked(step, scope) : input;
+        try {
+          if (step.type === "http") input = await withSecrets(deps, a.companyId, step, scope);
+          const raw = await runAction(actor, a, run.id, step, input, run.trigger);
+          const output = step.type === "http" ? clip(raw, HTTP_BODY_MAX + 8000) : clip(raw);
+          record({
+            ...base,
+            status: "succeeded",
+            input: clip(shown),
+            output,
+            error: null,
+            startedAt,
+            finishedAt: deps.clock.now().toISOString(),
+          });
+        } catch (e) {
+          const r: StepRecord = {
+            ...base,
+            status: "failed",
+            input: clip(shown),
+            output: null,
+            error: errorText(e),
+            startedAt,
+            finishedAt: deps.clock.now().toISOString(),
+          };
+          record(r);
+          await fail(r, at);
+          return "stopped";
+        }
+      }
       await deps.db
         .update(automationRuns)
-        .set({ steps, startStep: i + 1 })
+        .set(at.length === 1 ? { steps, startStep: i + 1 } : { steps })
         .where(eq(automationRuns.id, run.id));
-    } catch (e) {
-      const error = errorText(e);
-      steps.push({
-        index: i,
-        type: action.type,
-        status: "failed",
-        input: clip(input),
-        output: null,
-        error,
-        startedAt,
-        finishedAt: deps.clock.now().toISOString(),
-      });
-      return await deps.store.transaction(async () => {
-        await finish({ status: "failed", steps, startStep: i, error: `Step ${i} (${action.type}) failed: ${error}` });
-        await emit(
-          deps.db,
-          { deps, company: { id: a.companyId } },
-          automationRunFailed,
-          { id: a.id },
-          { automationId: a.id, name: a.name, runId: run.id, step: i, error },
-        );
-        await notifyDetailed(deps, {
-          companyId: a.companyId,
-          userIds: [a.createdByUserId],
-          type: "automation.failed",
-          title: `Automation “${a.name.slice(0, 200)}” failed at step ${i} (${action.type})`,
-          body: `${error}\nRetry it from that step with automation_runs_retry (run ${run.id}), or replay it on the automation's current version with automation_runs_replay.`,
-          link: `/automations/${a.id}/runs/${run.id}`,
-          entity: { type: "automation_run", id: run.id },
-        });
-      });
     }
-  }
-  await finish({ status: "succeeded", steps, error: null });
+    return "done";
+  };
+  const resume = run.cursor ?? (run.startStep ? [run.startStep] : null);
+  if ((await walk(actions, [], resume)) === "done")
+    await finish({ status: "succeeded", steps, error: null, cursor: null });
 }
 
 /** Claims and executes queued runs; runs whose instance died mid-way are marked failed (retry resumes them). */
 /** Runs whose instance died mid-run: runQueued marks them failed. */
 const staleRuns = (now: Date) => and(eq(automationRuns.status, "running"), lt(automationRuns.leaseUntil, now));
 const queuedRuns = eq(automationRuns.status, "queued");
+/** Waiting runs whose time has come: the job claims each once (status guard), whichever instance gets there first. */
+const dueWaits = (now: Date) =>
+  and(eq(automationRuns.status, "waiting"), isNotNull(automationRuns.resumeAt), lte(automationRuns.resumeAt, now));
 
 export async function runQueued(deps: Deps): Promise<number> {
   const now = deps.clock.now();
@@ -435,25 +681,33 @@ export async function runQueued(deps: Deps): Promise<number> {
   while (n < RUNS_PER_JOB && !deps.store.closed) {
     const next = (
       await deps.db
-        .select({ id: automationRuns.id })
+        .select({ id: automationRuns.id, status: automationRuns.status })
         .from(automationRuns)
-        .where(queuedRuns)
+        .where(or(queuedRuns, dueWaits(deps.clock.now())))
         .orderBy(asc(automationRuns.id))
         .limit(1)
     )[0];
     if (!next) break;
+    const lease = new Date(deps.clock.now().getTime() + LEASE_MS);
+    // A resumed wait is the same attempt going on: its start time and attempt count stay.
     const claimed = (
-      await deps.db
-        .update(automationRuns)
-        .set({
-          status: "running",
-          attempts: sql`${automationRuns.attempts} + 1`,
-          startedAt: deps.clock.now(),
-          leaseUntil: new Date(deps.clock.now().getTime() + LEASE_MS),
-          error: null,
-        })
-        .where(and(eq(automationRuns.id, next.id), eq(automationRuns.status, "queued")))
-        .returning()
+      next.status === "waiting"
+        ? await deps.db
+            .update(automationRuns)
+            .set({ status: "running", resumeAt: null, leaseUntil: lease })
+            .where(and(eq(automationRuns.id, next.id), dueWaits(deps.clock.now())))
+            .returning()
+        : await deps.db
+            .update(automationRuns)
+            .set({
+              status: "running",
+              attempts: sql`${automationRuns.attempts} + 1`,
+              startedAt: deps.clock.now(),
+              leaseUntil: lease,
+              error: null,
+            })
+            .where(and(eq(automationRuns.id, next.id), eq(automationRuns.status, "queued")))
+            .returning()
     )[0];
     if (!claimed) continue;
     try {
@@ -471,14 +725,14 @@ export async function runQueued(deps: Deps): Promise<number> {
 
 export const runJob: JobDef = {
   name: "automations.run",
-  description: "Executes queued automation runs, step by step, as each automation's creator.",
+  description: "Executes queued automation runs and resumes waits that are over, as each automation's creator.",
   everyMs: 1000,
   pending: (deps) =>
     anyRow(
       deps.db
         .select({ id: automationRuns.id })
         .from(automationRuns)
-        .where(or(queuedRuns, staleRuns(deps.clock.now())))
+        .where(or(queuedRuns, staleRuns(deps.clock.now()), dueWaits(deps.clock.now())))
         .limit(1),
     ),
   run: (deps) => runQueued(deps).then(() => undefined),

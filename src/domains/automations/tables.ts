@@ -8,6 +8,9 @@
  * in event order: a delivery waits while an older one of the same
  * entity_key is still pending.
  *
+ * HTTP steps: per company, the hosts automations may call and the secrets
+ * their headers may use (sealed; only names are ever shown).
+ *
  * Automations: the current definition on the row (and every saved version
  * in automation_versions, for rollback), and one run per trigger with each
  * step's input, output and error.
@@ -113,9 +116,24 @@ export interface Condition {
 }
 
 export interface AutomationAction {
-  type: "create_card" | "send_email" | "notify" | "post_chat_message" | "call_webhook" | "call_tool";
+  /**
+   * An action, or a flow step: `if` (with.conditions, with.then, with.else: lists of steps)
+   * and `wait` (with.for: a duration, or with.until: a time).
+   */
+  type:
+    | "create_card"
+    | "send_email"
+    | "notify"
+    | "post_chat_message"
+    | "call_webhook"
+    | "call_tool"
+    | "http"
+    | "if"
+    | "wait";
   /** Arguments; strings may hold {{path}} templates filled from the trigger and earlier steps. */
   with: Record<string, unknown>;
+  /** A name later steps read this step's output by (`{{steps.<id>.output.x}}`), nested steps included. */
+  id?: string;
 }
 
 export interface AutomationDefinition {
@@ -184,17 +202,26 @@ export const automationVersions = table(
 );
 
 export interface StepRecord {
+  /** The top-level step this is, or is inside of. */
   index: number;
+  /** Nested steps: where the step is (`actions[1].with.then[0]`). */
+  path?: string;
+  id?: string;
   type: string;
-  status: "succeeded" | "failed" | "skipped";
+  status: "succeeded" | "failed" | "skipped" | "waiting";
+  /** An `if` step: the branch that ran. */
+  branch?: "then" | "else";
+  /** A `wait` step: when it was to end (it ended at finishedAt). */
+  waitUntil?: string;
   input: unknown;
   output: unknown;
   error: string | null;
   startedAt: string;
-  finishedAt: string;
+  /** null while a wait step waits. */
+  finishedAt: string | null;
 }
 
-export const RUN_STATUSES = ["queued", "running", "succeeded", "failed", "skipped"] as const;
+export const RUN_STATUSES = ["queued", "running", "waiting", "succeeded", "failed", "skipped"] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 export const automationRuns = table(
@@ -215,6 +242,13 @@ export const automationRuns = table(
     /** The step the next attempt starts at (a retry starts at the failed one). */
     startStep: integer("start_step").notNull().default(0),
     /**
+     * Where inside the steps the next attempt starts, when that is deeper than a top-level step:
+     * a list of indexes and branch names (`[1, "then", 0]`), set by a wait or a failure inside an `if`.
+     */
+    cursor: json<(number | string)[]>("cursor"),
+    /** A waiting run: when the job runner resumes it (the claim moves it to running once). */
+    resumeAt: time("resume_at"),
+    /**
      * Incoming webhook runs: `hook:<webhook-id>`, so a sender's retry makes no second run.
      * Replays: `replay:<run id>`, so a run is replayed once however many calls race.
      */
@@ -232,6 +266,23 @@ export const automationRuns = table(
     index("automation_runs_automation").on(t.automationId, t.id),
     index("automation_runs_status").on(t.status, t.id),
     index("automation_runs_company").on(t.companyId, t.id),
+    index("automation_runs_resume").on(t.status, t.resumeAt),
     uniqueIndex("automation_runs_dedupe").on(t.automationId, t.dedupeKey),
   ],
+);
+
+export const automationHttp = table(
+  "automation_http",
+  {
+    id: id(),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
+    /** Host names http steps may call: `api.example.com`, or `*.example.com` for its subdomains. */
+    hosts: json<string[]>("hosts").notNull(),
+    /** Name → sealed value (src/core/sealed.ts), read as {{secrets.NAME}} in http headers only. */
+    secrets: json<Record<string, string>>("secrets").notNull(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex("automation_http_company").on(t.companyId)],
 );

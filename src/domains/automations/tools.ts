@@ -19,6 +19,7 @@ import { defineResource, defineTool, guideResource, type Domain } from "../../mc
 import automationsGuide from "../../../docs/automations.md" with { type: "text" };
 import webhooksGuide from "../../../docs/webhooks.md" with { type: "text" };
 import { actionShapes, catalogOf, eventShapes } from "./shapes";
+import { getHttpSettings, MAX_HOSTS, setHttpSettings } from "./http";
 import {
   createAutomation,
   deleteAutomation,
@@ -237,6 +238,30 @@ const runsReplay = defineTool({
   run: (ctx, i) => replayRun(ctx, i),
 });
 
+const httpGet = defineTool({
+  ...R,
+  name: "automation_http_get",
+  description: "Hosts http steps may call, and the names of stored secrets.",
+  input: v.object({}),
+  run: (ctx) => getHttpSettings(ctx),
+});
+
+const httpSet = defineTool({
+  ...W,
+  name: "automation_http_set",
+  description: "Set http steps' allowed hosts; store or delete (null) secrets.",
+  input: v.object({
+    hosts: v.optional(v.pipe(v.array(v.pipe(v.string(), v.maxLength(253))), v.maxLength(MAX_HOSTS))),
+    secrets: v.optional(
+      v.pipe(
+        v.record(v.pipe(v.string(), v.maxLength(40)), v.nullable(v.pipe(v.string(), v.maxLength(4000)))),
+        v.description("Name → value, read as {{secrets.NAME}} in http headers; never shown again."),
+      ),
+    ),
+  }),
+  run: (ctx, i) => setHttpSettings(ctx, i),
+});
+
 const WR = { toolset: "webhooks", scope: "automations:read", readOnly: true } as const;
 const WW = { toolset: "webhooks", scope: "automations:write", readOnly: false } as const;
 
@@ -387,6 +412,8 @@ export const automationsDomain: Domain = {
     runsGet,
     runsRetry,
     runsReplay,
+    httpGet,
+    httpSet,
   ],
   resources: [guide, eventsResource, actionsResource],
   events: automationEvents,
