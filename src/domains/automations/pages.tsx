@@ -69,6 +69,7 @@ const runHref = (id: number) => `${RUNS_PATH}/${id}`;
 const RUN_TONE: Record<string, Tone> = {
   queued: "unread",
   running: "warn",
+  waiting: "unread",
   succeeded: "ok",
   failed: "danger",
   skipped: "neutral",
