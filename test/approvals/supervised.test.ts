@@ -73,6 +73,10 @@ const NOT_PUBLIC: Record<string, string> = {
   bookings_reschedule: "a booking's lifecycle",
   bookings_update: "a booking's attendee details, private notes or host (the attendee is told)",
   bookings_mark_no_show: "a staff-only mark after the start",
+  bookings_reassign: "a booking's lifecycle: hands it to another host of its page (the attendee is told)",
+  // A member's own calendars: busy times only narrow what pages offer; a CalDAV password must not wait in a pending change.
+  calendars_connect: "a member's own calendar: its busy times only remove times pages offer",
+  calendars_disconnect: "a member's own calendar connection; pages fall back to the member's schedule",
   // Email: stopping mail. Holding it would keep mail going out while the request waits.
   email_campaigns_pause: "stops sending",
   email_campaigns_cancel: "stops sending",
