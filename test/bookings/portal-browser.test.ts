@@ -179,6 +179,7 @@ describe("bookings pages", () => {
     for (const [action, form] of [
       ["cancel", { reason: "by a viewer" }],
       ["reschedule", { startsAt: "2030-03-05T12:00:00.000Z" }],
+      ["reassign", { host: String(w.ids.sam) }],
     ] as const) {
       const r = await page.request.post(`${w.s.url}/bookings/${w.b.ada}/${action}`, {
         form: { _csrf: csrf, ...form },
@@ -190,6 +191,42 @@ describe("bookings pages", () => {
     expect(await toolOk(w.olga, "bookings_get", { id: w.b.ada })).toEqual(before);
     await ctx.close();
   }, 30_000);
+
+  test("an admin hands a booking over from the page: a member who is not one of the page's hosts is refused with the verb's reason, nothing changes", async () => {
+    const { ctx, page } = await signIn("olga@acme.test");
+    await page.goto(`${w.s.url}/bookings/${w.b.ada}`);
+    expect(await page.locator("#hand select[name=host] option").allInnerTexts()).toEqual([
+      "The next free host (round robin)",
+      "Sam Admin (sam@acme.test)",
+      "Vic Viewer (vic@acme.test)",
+    ]);
+    const before = await toolOk(w.olga, "bookings_get", { id: w.b.ada });
+    await page.selectOption("#hand-host", String(w.ids.sam));
+    const [res] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith("/reassign")),
+      page.click('#hand button[type="submit"]'),
+    ]);
+    expect(res.status()).toBe(400);
+    expect(await page.locator("#hand .notice.error").innerText()).toContain("host");
+    // Round robin on a page with one host: nobody to hand it to, a 409 with the reason.
+    await page.selectOption("#hand-host", "");
+    const [rr] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith("/reassign")),
+      page.click('#hand button[type="submit"]'),
+    ]);
+    expect(rr.status()).toBe(409);
+    expect((await page.locator("#hand .notice.error").innerText()).length).toBeGreaterThan(10);
+    expect(await toolOk(w.olga, "bookings_get", { id: w.b.ada })).toEqual(before);
+    // A malformed host is the page's own refusal, not the verb's.
+    const bad = await page.request.post(`${w.s.url}/bookings/${w.b.ada}/reassign`, {
+      form: { _csrf: await csrfOf(page), host: "1 OR 1=1" },
+      headers: { Origin: w.s.url },
+      maxRedirects: 0,
+    });
+    expect(bad.status()).toBe(400);
+    expect(await bad.text()).toContain("New host must be a person of the list.");
+    await ctx.close();
+  }, 60_000);
 
   test("an admin cancels with a reason; bookings_get over MCP shows it, and the forms are gone", async () => {
     const { ctx, page, seen } = await signIn("sam@acme.test");

@@ -277,10 +277,10 @@ test("the cache is bounded in bytes under distinct arguments, and skips oversize
   expect(ran).toBe(1);
 
   const big = new ChangeFeed();
-  const text = "x".repeat(50_000); // the text and its result JSON, ~200 KB in memory: 8 MiB holds 41
+  const text = "x".repeat(50_000); // the text and its result JSON, ~205 KB as counted: 4 MiB holds 20, 8 MiB 41
   for (let i = 0; i < 60; i++) await cachedAnswer(fakeCtx(big), tool, { i }, async () => text);
-  expect(resultCacheStats(big).entries).toBeLessThanOrEqual(41);
-  expect(resultCacheStats(big).entries).toBeGreaterThanOrEqual(40);
+  expect(resultCacheStats(big).entries).toBeLessThanOrEqual(Math.ceil(BUDGET.mcpResults / 204_000));
+  expect(resultCacheStats(big).entries).toBeGreaterThanOrEqual(Math.floor(BUDGET.mcpResults / 206_000));
   const huge = new ChangeFeed();
   await cachedAnswer(fakeCtx(huge), tool, {}, async () => "y".repeat(200_000));
   expect(resultCacheStats(huge).entries).toBe(0);

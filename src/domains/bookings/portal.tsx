@@ -37,7 +37,7 @@ import { Pager } from "../../ui/pager";
 import { actorOf, canManage, type PageEnv, viewerOf } from "../../ui/signed-in";
 import { DataTable } from "../../ui/table";
 import { profilesOf } from "../profile/verbs";
-import { cancelBooking, getBooking, listBookings, rescheduleBooking } from "./bookings";
+import { cancelBooking, getBooking, listBookings, reassignBooking, rescheduleBooking } from "./bookings";
 import { freeSlots } from "./free-slots";
 import { listPages } from "./pages";
 import { dayLabel, durationText, locationText, timeLabel, zoneName } from "./render";
@@ -294,6 +294,7 @@ async function agendaPage(c: Context<PageEnv>) {
 const NOTICES: Record<string, string> = {
   cancelled: "Booking cancelled; the attendee is emailed.",
   rescheduled: "Booking moved; the attendee gets the new time and an updated invite.",
+  reassigned: "Booking handed over; the attendee is told who their host is now and gets an updated invite.",
 };
 
 const holdsSlot = (b: Booking) => b.status === "pending" || b.status === "accepted";
@@ -335,6 +336,9 @@ async function bookingPage(c: Context<PageEnv>, extra: { error?: string; form?: 
   const end = Date.parse(b.endsAt!);
   const canCancel = manage && holdsSlot(b) && end > now;
   const canMove = manage && holdsSlot(b) && start > now && b.pageId !== null;
+  // One host can be handed over (bookings_reassign); a booking with all of a page's hosts together cannot.
+  const canHand = canMove && b.hosts.length === 1;
+  const members = canHand ? await membersOf(c) : [];
   let free: Awaited<ReturnType<typeof freeTimes>> | null = null;
   let freeError: string | null = null;
   if (canMove)
@@ -445,6 +449,29 @@ async function bookingPage(c: Context<PageEnv>, extra: { error?: string; form?: 
                   </div>
                 </form>
               )}
+            </section>
+          )}
+          {canHand && (
+            <section class="card" aria-labelledby="h-hand" id="hand">
+              <h2 id="h-hand">Hand to another host</h2>
+              <form method="post" action={`${here}/reassign`}>
+                <Csrf viewer={viewer} />
+                {err("hand") && <Notice kind="error">{err("hand")}</Notice>}
+                <label for="hand-host">New host, one of the page's hosts who is free then</label>
+                <select id="hand-host" name="host">
+                  <option value="">The next free host (round robin)</option>
+                  {members
+                    .filter((m) => !b.hosts.some((h) => h.userId === m.id))
+                    .map((m) => (
+                      <option value={String(m.id)}>{m.name ? `${m.name} (${m.email})` : m.email}</option>
+                    ))}
+                </select>
+                <div class="actions">
+                  <button class="secondary" type="submit">
+                    Hand over
+                  </button>
+                </div>
+              </form>
             </section>
           )}
           {canCancel && (
@@ -565,6 +592,20 @@ export function bookingPortalPages(app: Hono<PageEnv>, _deps: Deps) {
           form: "cancel",
           reason: (c.get("form").params.get("reason") ?? "").slice(0, MAX_REASON),
         }),
+    ),
+  );
+
+  app.post(`${BOOKINGS_PATH}/:id/reassign`, (c) =>
+    attempt(
+      c,
+      async (f) => {
+        const id = idOf(c);
+        const host = f.text("host", { label: "New host", max: 20 });
+        if (host && !/^[1-9]\d{0,14}$/.test(host)) throw invalid("New host must be a person of the list.");
+        await reassignBooking(actorOf(c), { id, ...(host ? { host: Number(host) } : {}) });
+        return `${bookingHref(id)}?done=reassigned`;
+      },
+      (error) => bookingPage(c, { error, form: "hand" }),
     ),
   );
 
