@@ -79,7 +79,10 @@ interface View {
   name: ViewName;
   title: string;
   description: string;
-  /** The script that renders a result: a function body given `data` (the parsed result), `el` and `link`. */
+  /**
+   * The script that renders a result: a function body given `data` (the parsed result), `input` (the
+   * call's arguments, when the host sent them), `root`, `el` and `link`.
+   */
   render: string;
 }
 
@@ -96,10 +99,16 @@ if (!a || typeof a.url !== "string") {
 }
 root.append(el("h1", "", "Waiting for approval"));
 const card = el("div", "card");
-const what = data.title ?? data.name ?? data.subject ?? data.slug;
+const what = data.title ?? data.name ?? data.subject ?? input.title ?? input.name ?? input.subject ?? data.slug;
 if (what != null) card.append(el("h2", "", String(what)));
 const dl = el("dl", "facts");
 const fact = (k, v) => { if (v != null && v !== "") dl.append(el("dt", "", k), el("dd", "", String(v))); };
+// What the agent proposed: the call's plain arguments (the host passes them in), long ones cut short.
+for (const [k, v] of Object.entries(input)) {
+  if (k === "clientId" || k === "idempotencyKey" || /Id$/.test(k) || k === "id" || v === what) continue;
+  if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") fact(k, String(v).length > 300 ? String(v).slice(0, 300) + "…" : v);
+  else if (Array.isArray(v)) fact(k, v.length + (v.length === 1 ? " item" : " items"));
+}
 fact("Item", data.id != null ? "#" + data.id : null);
 fact("Slug", data.slug);
 fact("Item status", data.status);
@@ -190,6 +199,7 @@ function dataOf(result) {
   if (!t) return null;
   try { return JSON.parse(t.text); } catch { return t.text; }
 }
+let input = {};
 function show(result) {
   root.replaceChildren();
   if (result && result.isError) {
@@ -206,6 +216,9 @@ window.addEventListener("message", (ev) => {
   if (m.id != null && waiting.has(m.id) && !m.method) {
     const w = waiting.get(m.id); waiting.delete(m.id);
     m.error ? w.reject(m.error) : w.resolve(m.result);
+  } else if (m.method === "ui/notifications/tool-input") {
+    const a = m.params && m.params.arguments;
+    input = a && typeof a === "object" && !Array.isArray(a) ? a : {};
   } else if (m.method === "ui/notifications/tool-result") show(m.params);
   else if (m.method === "ui/resource-teardown" && m.id != null) send({ id: m.id, result: {} });
   else if (m.method === "ping" && m.id != null) send({ id: m.id, result: {} });

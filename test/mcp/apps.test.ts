@@ -5,32 +5,12 @@
  * one without sees today's bytes (tools/list, resources/list), in both eras.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createCompany, createUser, mintMcpKey, mcpClient } from "../fixtures/accounts";
 import { startTestServer, type TestServer } from "../harness";
-
-const EXT = "io.modelcontextprotocol/ui";
-const MIME = "text/html;profile=mcp-app";
+import { appsClient, EXT, MIME } from "./apps-client";
 
 let s: TestServer;
 let key: string;
-
-/** A 2026-07-28 client announcing MCP Apps (or another extension, to prove only ours counts). */
-export async function appsClient(url: string, token: string, mimeTypes = [MIME]): Promise<Client> {
-  const client = new Client(
-    { name: "apps-host", version: "1.0.0" },
-    {
-      versionNegotiation: { mode: { pin: "2026-07-28" } },
-      capabilities: { extensions: { [EXT]: { mimeTypes } } } as never,
-    },
-  );
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL("/api/mcp", url), {
-      requestInit: { headers: { Authorization: `Bearer ${token}` } },
-    }),
-  );
-  return client;
-}
 
 /** The raw bytes of a tools/list or resources/list as a client sends it (the SDK client would re-serialise). */
 async function rawList(method: string, meta?: Record<string, unknown>): Promise<string> {
