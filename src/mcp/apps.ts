@@ -44,11 +44,15 @@ export function requestAnnouncesApps(params: unknown): boolean {
   return isObj(params) && isObj(params._meta) && announcesApps(params._meta[CAPS_KEY]);
 }
 
-export type ViewName = "approval" | "ticket";
+export type ViewName = "approval" | "ticket" | "board" | "pipeline";
 export const viewUri = (name: ViewName) => `ui://plinth/${name}`;
 
 /** The tools whose results a view renders, beyond those returning an approval envelope. */
-const TOOL_VIEWS: Record<string, ViewName> = { tickets_get: "ticket" };
+const TOOL_VIEWS: Record<string, ViewName> = {
+  tickets_get: "ticket",
+  boards_get: "board",
+  pipelines_get: "pipeline",
+};
 
 /** The view a tool's result is shown in, if any: write tools gated on approval return its envelope. */
 export function viewOf(t: RegisteredTool): ViewName | null {
@@ -155,12 +159,73 @@ if (msgs.length) {
   root.append(ol);
 }`,
   },
+  {
+    name: "board",
+    title: "Board",
+    description: "A project board: its columns, WIP limits and top cards.",
+    render: `
+const b = data;
+if (!b || !Array.isArray(b.columns)) { root.append(el("h1", "", "No board in this result")); return; }
+root.append(el("h1", "", String(b.name ?? "Board")));
+if (b.projectKey) root.append(el("p", "lead", "Project " + b.projectKey));
+const cols = lanes("Columns");
+for (const c of b.columns) {
+  const sec = el("section", "card lane");
+  const head = el("h2", "", String(c.name));
+  sec.append(head);
+  const count = c.cardCount + (c.wipLimit != null ? " / " + c.wipLimit : "") + (c.cardCount === 1 ? " card" : " cards") + (c.points ? " · " + c.points + " pts" : "");
+  sec.append(el("p", c.atWipLimit ? "warn" : "muted", count + (c.atWipLimit ? " (at WIP limit)" : "")));
+  const ul = el("ul", "cards");
+  for (const k of Array.isArray(c.cards) ? c.cards : []) {
+    const li = el("li", "");
+    li.append(el("span", "muted", String(k.key ?? "") + " "), el("span", "", String(k.title ?? "")));
+    // Priorities are 0–4 (none, urgent, high, medium, low), as projects name them.
+    const prio = typeof k.priority === "number" ? ["", "urgent", "high", "medium", "low"][k.priority] : k.priority;
+    const extra = [prio, k.estimate != null ? k.estimate + " pts" : null, k.dueDate ? "due " + k.dueDate : null, ...(Array.isArray(k.assignees) ? k.assignees : [])].filter((x) => x != null && x !== "" && x !== "none");
+    if (extra.length) li.append(el("small", "muted", extra.join(" · ")));
+    ul.append(li);
+  }
+  if (c.cards && c.cardCount > c.cards.length) ul.append(el("li", "muted", "and " + (c.cardCount - c.cards.length) + " more"));
+  sec.append(ul);
+  cols.append(sec);
+}
+root.append(cols);`,
+  },
+  {
+    name: "pipeline",
+    title: "Pipeline",
+    description: "A sales pipeline: deals and amounts per stage.",
+    render: `
+const p = data;
+if (!p || !Array.isArray(p.stages)) { root.append(el("h1", "", "No pipeline in this result")); return; }
+root.append(el("h1", "", String(p.name ?? "Pipeline")));
+const row = lanes("Stages");
+for (const st of p.stages) {
+  const sec = el("section", "card lane");
+  sec.append(el("h2", "", String(st.name)));
+  sec.append(el("p", "", (st.deals ?? 0) + (st.deals === 1 ? " deal" : " deals")));
+  const amounts = st.amountCents && typeof st.amountCents === "object" ? Object.entries(st.amountCents) : [];
+  for (const [cur, cents] of amounts) {
+    let shown;
+    try { shown = new Intl.NumberFormat("en", { style: "currency", currency: cur }).format(Number(cents) / 100); }
+    catch { shown = (Number(cents) / 100).toFixed(2) + " " + cur; }
+    sec.append(el("p", "amount", shown));
+  }
+  const meta = [st.probability != null ? st.probability + "%" : null, st.kind && st.kind !== "open" ? st.kind : null].filter(Boolean);
+  if (meta.length) sec.append(el("p", "muted", meta.join(" · ")));
+  row.append(sec);
+}
+root.append(row);`,
+  },
 ];
 
 /** What the views add to the portal stylesheet: a compact frame for a chat column. */
 const VIEW_CSS = `body{background:transparent}main{margin:.6rem auto;padding:0 .6rem}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem .8rem;margin:.4rem 0}dl.facts dt{color:var(--muted)}dl.facts dd{margin:0;overflow-wrap:anywhere}
 p.actions{display:flex;flex-wrap:wrap;gap:.6rem}ol.thread{list-style:none;padding:0}p.body{white-space:pre-wrap;overflow-wrap:anywhere}
+div.lanes{display:flex;gap:.6rem;overflow-x:auto;align-items:flex-start}section.lane{flex:1 1 0;min-width:8rem;margin:0}section.lane h2{margin:0 0 .3rem}
+ul.cards{list-style:none;padding:0;margin:.4rem 0 0}ul.cards li{border-top:1px solid var(--line);padding:.35rem 0;overflow-wrap:anywhere}ul.cards small{display:block}
+p.warn{color:var(--warn)}p.amount{font-weight:600;margin:.2rem 0}
 a.button{display:inline-block;padding:.45rem .9rem;border-radius:8px;background:var(--accent);color:var(--accent-text);text-decoration:none;font-weight:600}`;
 
 /**
@@ -192,6 +257,14 @@ function link(label, url) {
   a.href = safe;
   a.addEventListener("click", (ev) => { ev.preventDefault(); if (safe !== "#") request("ui/open-link", { url: safe }).catch(() => {}); });
   return a;
+}
+/** A row of lanes that may scroll sideways: focusable, so keyboard users can scroll it too. */
+function lanes(label) {
+  const d = el("div", "lanes");
+  d.setAttribute("role", "group");
+  d.setAttribute("aria-label", label);
+  d.tabIndex = 0;
+  return d;
 }
 function dataOf(result) {
   if (result && result.structuredContent && typeof result.structuredContent === "object") return result.structuredContent;

@@ -229,3 +229,92 @@ describe("ticket view", () => {
     T,
   );
 });
+
+describe("board view", () => {
+  test(
+    "renders boards_get's columns, WIP limits and cards, hostile text as text",
+    async () => {
+      await resultOf("projects_create", { name: "Web", key: "WEB" });
+      const board = JSON.parse(
+        (
+          await resultOf("boards_create", {
+            projectId: "WEB",
+            name: `Ops ${HOSTILE}`,
+            columns: [
+              { name: "Queue", stateGroup: "unstarted" },
+              { name: "Doing", stateGroup: "started", wipLimit: 1 },
+              { name: "Shipped", stateGroup: "done" },
+            ],
+          })
+        ).content[0]!.text,
+      );
+      const doing = board.columns.find((c: { name: string }) => c.name === "Doing").id;
+      await resultOf("cards_create", {
+        projectId: "WEB",
+        title: `Fix ${HOSTILE}`,
+        columnId: doing,
+        estimate: 5,
+        priority: "high",
+      });
+      const result = await resultOf("boards_get", { id: board.id });
+      const h = await host(await viewOf("boards_get"), result);
+      const text = await textOf(h.frame);
+      expect(text).toContain(`Ops ${HOSTILE}`);
+      expect(text).toContain("Project WEB");
+      expect(await h.frame.locator("section.lane h2").allInnerTexts()).toEqual(["Queue", "Doing", "Shipped"]);
+      expect(text).toContain(`WEB-1 Fix ${HOSTILE}`);
+      expect(text).toContain("1 / 1 card · 5 pts (at WIP limit)");
+      expect(text).toContain("high · 5 pts");
+      expect(await h.frame.locator("main img, main script, main iframe").count()).toBe(0);
+      expect(h.requests).toEqual([]);
+      expect(h.dialogs).toEqual([]);
+      expect(h.errors).toEqual([]);
+      expect(await axe(h.page)).toEqual([]);
+      await h.page.locator("iframe").screenshot({ path: join(DOCS_IMG, "mcpapps-board.png") });
+      await h.page.context().close();
+    },
+    T,
+  );
+});
+
+describe("pipeline view", () => {
+  test(
+    "renders pipelines_get's stages with deal counts and amounts, hostile text as text",
+    async () => {
+      const p = JSON.parse(
+        (
+          await resultOf("pipelines_create", {
+            name: `Sales ${HOSTILE}`,
+            stages: [
+              { name: "Lead", probability: 10 },
+              { name: "Proposal", probability: 50 },
+              { name: "Won", probability: 100, kind: "won" },
+              { name: "Lost", probability: 0, kind: "lost" },
+            ],
+          })
+        ).content[0]!.text,
+      );
+      await resultOf("deals_create", { name: "Big one", amountCents: 1_250_000, pipelineId: p.id, stage: "Proposal" });
+      await resultOf("deals_create", { name: "Small one", amountCents: 50_000, pipelineId: p.id, stage: "Proposal" });
+      const result = await resultOf("pipelines_get", { id: p.id });
+      const h = await host(await viewOf("pipelines_get"), result);
+      const text = await textOf(h.frame);
+      expect(text).toContain(`Sales ${HOSTILE}`);
+      const lanes = (await h.frame.locator("section.lane").allInnerTexts()).map((t) => t.replace(/\s+/g, " ").trim());
+      expect(lanes).toEqual([
+        "Lead 0 deals 10%",
+        "Proposal 2 deals $13,000.00 50%",
+        "Won 0 deals 100% · won",
+        "Lost 0 deals 0% · lost",
+      ]);
+      expect(await h.frame.locator("main img, main script, main iframe").count()).toBe(0);
+      expect(h.requests).toEqual([]);
+      expect(h.dialogs).toEqual([]);
+      expect(h.errors).toEqual([]);
+      expect(await axe(h.page)).toEqual([]);
+      await h.page.locator("iframe").screenshot({ path: join(DOCS_IMG, "mcpapps-pipeline.png") });
+      await h.page.context().close();
+    },
+    T,
+  );
+});

@@ -60,7 +60,16 @@ describe("a client announcing MCP Apps", () => {
     expect(linked.email_campaigns_create ?? linked.surveys_create).toBe("ui://plinth/approval");
     expect(linked.posts_list).toBeUndefined();
     expect(linked.tickets_list).toBeUndefined();
-    expect(new Set(Object.values(linked))).toEqual(new Set(["ui://plinth/approval", "ui://plinth/ticket"]));
+    expect(linked.boards_get).toBe("ui://plinth/board");
+    expect(linked.pipelines_get).toBe("ui://plinth/pipeline");
+    expect(linked.boards_list).toBeUndefined();
+    // Read tools never carry the approval view, whatever they are about.
+    expect(
+      tools.filter((t) => t.annotations?.readOnlyHint && (t._meta as any)?.ui?.resourceUri === "ui://plinth/approval"),
+    ).toEqual([]);
+    expect(new Set(Object.values(linked))).toEqual(
+      new Set(["ui://plinth/approval", "ui://plinth/ticket", "ui://plinth/board", "ui://plinth/pipeline"]),
+    );
     await c.close();
   });
 
@@ -68,7 +77,12 @@ describe("a client announcing MCP Apps", () => {
     const c = await appsClient(s.url, key);
     const { resources } = await c.listResources();
     const views = resources.filter((r) => r.uri.startsWith("ui://"));
-    expect(views.map((r) => r.uri).sort()).toEqual(["ui://plinth/approval", "ui://plinth/ticket"]);
+    expect(views.map((r) => r.uri).sort()).toEqual([
+      "ui://plinth/approval",
+      "ui://plinth/board",
+      "ui://plinth/pipeline",
+      "ui://plinth/ticket",
+    ]);
     for (const v of views) {
       expect(v.mimeType).toBe(MIME);
       const read = await c.readResource({ uri: v.uri });
