@@ -16,6 +16,7 @@ import type { Client } from "@modelcontextprotocol/client";
 import type { Browser, Frame, Page } from "playwright-core";
 import { axe, DOCS_IMG, launchChromium } from "../fixtures/portal-browser";
 import { mintMcpKey } from "../fixtures/accounts";
+import { ManualClock } from "../../src/core/clock";
 import { startTestServer, type TestServer } from "../harness";
 import { makeWorld, SAMPLE_BLOCKS, type World } from "../cms/world";
 import { appsClient, MIME } from "./apps-client";
@@ -32,7 +33,8 @@ let bridgeJs: string;
 let scratch: string;
 
 beforeAll(async () => {
-  s = await startTestServer({ seed: false });
+  // A fixed clock, so the dates the views show (and the screenshots in docs/img) are the same on every run.
+  s = await startTestServer({ seed: false, clock: new ManualClock(new Date("2026-11-02T09:30:00Z")) });
   w = await makeWorld(s);
   const key = await mintMcpKey(s.deps, { userId: w.ownerUserId, scopes: ["*"], companyIds: [w.A.id] });
   apps = await appsClient(s.url, key.key);
