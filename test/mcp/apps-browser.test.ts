@@ -104,6 +104,8 @@ async function host(html: string, result: unknown, args?: Record<string, unknown
     void d.dismiss();
   });
   page.on("pageerror", (e) => errors.push(String(e)));
+  // A request the view's own CSP stops never reaches the route: the attempt is a console error, and counts too.
+  page.on("console", (m) => m.text().includes("Content Security Policy") && requests.push(m.text()));
   await page.setContent(`<!doctype html><html lang="en"><head><title>Host</title></head><body></body></html>`);
   await page.addScriptTag({ content: bridgeJs });
   await page.evaluate(
