@@ -34,6 +34,7 @@ import { BUDGET, ENTRY_OVERHEAD, stringBytes } from "../core/memory-budget";
 import { resultJson } from "./errors";
 import { callTool, readResource, type McpEnv } from "./call";
 import { isCompact } from "./registry";
+import { announcesApps, readView, requestAnnouncesApps, uiResourceEntries, withViews } from "./apps";
 import { VERSION } from "../version";
 
 export const SERVER_INFO = { name: "plinth", title: "Plinth", version: VERSION };
@@ -65,20 +66,27 @@ export function makeServer(env: McpEnv): Server {
     capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
     instructions: isCompact(env.filter) ? COMPACT_INSTRUCTIONS : INSTRUCTIONS,
   });
-  server.setRequestHandler("tools/list", () => env.registry.listResult(env.principal, env.filter) as never);
+  // MCP Apps (src/mcp/apps.ts): only a client announcing the extension on this request sees the views.
+  const apps = () => announcesApps(server.getClientCapabilities());
+  server.setRequestHandler("tools/list", () => {
+    const list = env.registry.listResult(env.principal, env.filter);
+    return (apps() ? withViews(list, env.registry.byName) : list) as never;
+  });
   server.setRequestHandler(
     "tools/call",
     (req) => callTool(env, req.params.name, req.params.arguments, req.params._meta) as never,
   );
-  server.setRequestHandler("resources/list", () => ({
-    resources: env.registry.visibleResources(env.principal).map((r) => ({
+  server.setRequestHandler("resources/list", () => {
+    const resources = env.registry.visibleResources(env.principal).map((r) => ({
       uri: r.uri,
       name: r.name,
       description: r.description,
       mimeType: r.mimeType,
-    })),
-  }));
-  server.setRequestHandler("resources/read", (req) => readResource(env, req.params.uri));
+    }));
+    return { resources: apps() ? [...resources, ...uiResourceEntries()] : resources };
+  });
+  // A view is static HTML holding no data, so any caller may read it (hosts may read before they list).
+  server.setRequestHandler("resources/read", (req) => readView(req.params.uri) ?? readResource(env, req.params.uri));
   return server;
 }
 
@@ -131,8 +139,9 @@ async function viaSdk(request: Request, message: unknown, env: McpEnv): Promise<
 
 /**
  * tools/list bodies are large (hundreds of tools) and depend only on the
- * caller's list key and the request headers the SDK reads: never on
- * `_meta`, the id or the `cursor` (the list is one page: the handler above
+ * caller's list key, the request headers the SDK reads and whether the
+ * request's `_meta` announces MCP Apps (src/mcp/apps.ts): never on the rest
+ * of `_meta`, the id or the `cursor` (the list is one page: the handler above
  * never reads the request, so every cursor gets that page). So the SDK's
  * own answer is memoised as bytes, split where the id goes: a repeat costs
  * a concatenation, and every protocol decision (era, version, validation)
@@ -177,6 +186,7 @@ async function listTools(request: Request, message: Record<string, unknown>, env
     env.registry.listKey(env.principal, env.filter),
     ...KEY_HEADERS.map((h) => (request.headers.get(h) ?? "").slice(0, 200)),
     String(message.jsonrpc),
+    requestAnnouncesApps(message.params) ? "apps" : "",
   ].join("\n");
   const respond = (t: ListTemplate) => {
     // One typed array, not a Blob of the parts: an ArrayBuffer's bytes count towards the collector's
