@@ -13,6 +13,7 @@ import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import { decideApproval } from "../../src/domains/approvals/verbs";
 import { products } from "../../src/domains/store/tables";
+import { restTemplate } from "../../src/rest/routes";
 import { sites } from "../../src/domains/sites/tables";
 import { makeWorld, type World } from "../cms/world";
 import { mintRestKey } from "../fixtures/rest";
@@ -283,9 +284,12 @@ describe("refused exactly like other site endpoints", () => {
     }
   });
 
-  test("methods other than GET/HEAD are 405; a trailing slash is 404", async () => {
+  test("methods other than GET/HEAD are 405; a trailing slash is 404; logs and metrics name its template", async () => {
     expect((await get(`/sites/${w.siteA}/openapi.json`, bearer(keyA), "POST")).status).toBe(405);
     expect((await get(`/sites/${w.siteA}/openapi.json/`, bearer(keyA))).status).toBe(404);
+    // The template of a request refused before routing (a 405, a 429) is still the document's.
+    expect(restTemplate(`http://h/api/v1/sites/${w.siteA}/openapi.json`)).toBe("/api/v1/sites/{siteId}/openapi.json");
+    expect(restTemplate("http://h/api/v1/sites/1/openapi.json/x")).toBe("unmatched");
   });
 });
 
