@@ -7,9 +7,16 @@
  * the operation declarations in operations.ts and the parameter specs in
  * params.ts, so the document cannot drift from what the routes do. The REST
  * tests validate every response they receive against this document.
+ *
+ * Each site also has its own copy, /api/v1/sites/{siteId}/openapi.json
+ * (buildSiteOpenApiDocument): the same document plus the site's post types,
+ * so a renderer's generated client knows each type's custom fields. The
+ * global document stays what it is for every site.
  */
 import { MAX_SLUG } from "../core/slug";
 import { BLOCK_CATEGORIES } from "../domains/blocks/catalog";
+import { fieldsJsonSchema } from "../domains/cms/field-guide";
+import type { PostTypeFields } from "../domains/cms/public-reads";
 import { OPERATIONS, type Operation } from "./operations";
 import { openApiParameter } from "./params";
 
@@ -557,4 +564,60 @@ export function buildOpenApiDocument(serverUrl: string): Schema {
       },
     },
   };
+}
+
+/** Where a site's own document is served, under /api/v1. */
+export const SITE_OPENAPI_PATH = "/sites/{siteId}/openapi.json";
+
+/**
+ * The document of one site: the global document, plus per post type of the
+ * site a schema PostFields_<slug> (its custom fields as REST serves them,
+ * from the same fieldsJsonSchema as cms://post-types/fields) and
+ * PostDetail_<slug> (PostDetail with that postType, and those fields,
+ * always present, or none for a type without fields), and
+ * getPostBySlug answering one of those, told apart by postType. A post
+ * type's slug is lower-case letters, digits and hyphens, so the names are
+ * valid component names; labels and help texts are data inside the JSON.
+ * A site without post types (no post yet) gets the global document as is.
+ */
+export function buildSiteOpenApiDocument(serverUrl: string, siteId: number, types: readonly PostTypeFields[]): Schema {
+  const doc = buildOpenApiDocument(serverUrl) as any;
+  if (!types.length) return doc;
+  doc.info = {
+    ...doc.info,
+    description: `${doc.info.description} This is site ${siteId}'s copy: getPostBySlug answers PostDetail_<postType> for each of the site's post types, with its custom fields as PostFields_<postType>.`,
+  };
+  const added: Record<string, Schema> = {};
+  const mapping: Record<string, string> = {};
+  for (const t of types) {
+    added[`PostFields_${t.slug}`] = {
+      ...fieldsJsonSchema(t.fields, "served"),
+      description: t.fields.length
+        ? `Custom fields of post type ${t.slug} (${t.name}), as PostDetail.fields serves them: every field present, null when unset (a list: empty).`
+        : `Post type ${t.slug} (${t.name}) defines no custom fields: its posts carry no fields member.`,
+    };
+    // PostDetail's own properties with these two, flat (not allOf): discriminators and client generators read it directly.
+    const base = schemas.PostDetail as { properties: Record<string, Schema>; required: string[] };
+    added[`PostDetail_${t.slug}`] = obj(
+      {
+        ...base.properties,
+        postType: { const: t.slug },
+        // JSON Schema `false`: a post of a type without fields has no fields member.
+        fields: t.fields.length ? ref(`PostFields_${t.slug}`) : (false as unknown as Schema),
+      },
+      t.fields.length ? [...base.required, "fields"] : base.required,
+      `A post of type ${t.slug} (${t.name})${t.fields.length ? ", with its custom fields" : ""}.`,
+    );
+    mapping[t.slug] = `#/components/schemas/PostDetail_${t.slug}`;
+  }
+  doc.components = { ...doc.components, schemas: { ...doc.components.schemas, ...added } };
+  const path = "/sites/{siteId}/posts/{slug}";
+  const get = structuredClone(doc.paths[path].get);
+  get.description += " The post's schema follows its postType (PostDetail_<postType>).";
+  get.responses["200"].content["application/json"].schema.properties.data = {
+    oneOf: types.map((t) => ref(`PostDetail_${t.slug}`)),
+    discriminator: { propertyName: "postType", mapping },
+  };
+  doc.paths = { ...doc.paths, [path]: { get } };
+  return doc;
 }

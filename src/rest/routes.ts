@@ -18,6 +18,11 @@
  *   8. The body comes from the response cache or from the domain read.
  *      → 404 "Not found" for an unknown slug
  *
+ * A site's own OpenAPI document (/sites/{siteId}/openapi.json, with its
+ * post types' custom fields) runs the same steps 1-7 as a required-auth
+ * operation; its ETag comes from the global document and the site's post
+ * types as read on each request (siteDoc).
+ *
  * Every response carries X-Request-Id, X-RateLimit-Limit/-Remaining, CORS
  * and Vary. The whole pipeline is one synchronous,
  * framework-free function (handleRest): mounted as a single Hono route, and
@@ -38,7 +43,8 @@ import { CORS_HEADERS, PREFLIGHT_HEADERS, VARY } from "./cors";
 import { etagFor, ifNoneMatchHits, isStar } from "./etag";
 import { HotLookups } from "./hot-lookups";
 import { absoluteMediaUrls } from "./absolute-urls";
-import { buildOpenApiDocument } from "./openapi";
+import { buildOpenApiDocument, buildSiteOpenApiDocument, SITE_OPENAPI_PATH } from "./openapi";
+import { listPostTypeFields } from "../domains/cms/public-reads";
 import { OPERATIONS, type Operation } from "./operations";
 import { INVALID_SLUG, parseSiteId, parseSlug, queryParser, type ParsedQuery } from "./params";
 import { mapDbError } from "../core/db";
@@ -68,6 +74,28 @@ const CACHE_PUBLIC = "public, max-age=60";
 const CACHE_DOC = "public, max-age=300";
 /** Where app.ts mounts these routes. */
 export const REST_BASE = "/api/v1";
+
+/**
+ * A site's OpenAPI document as an operation of the pipeline: it is checked
+ * like getPostBySlug (site id, a key for this site, an active site) and then
+ * answered by siteDoc, not run (its body is the document, not an envelope).
+ * Not in OPERATIONS: the global document does not list it.
+ */
+const SITE_DOC: Operation = {
+  operationId: "getSiteOpenApi",
+  path: SITE_OPENAPI_PATH,
+  tag: "Site",
+  summary: "The site's OpenAPI document",
+  description: "",
+  auth: "required",
+  siteLookup: true,
+  store: false,
+  slug: false,
+  query: [],
+  data: { ref: "PostDetail" },
+  errors: [400, 401, 404, 429],
+  run: () => Promise.reject(new Error("SITE_DOC is answered by siteDoc")),
+};
 
 /**
  * The rate-limit bucket of an anonymous caller: its address, or for IPv6
@@ -286,6 +314,7 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
       template: REST_BASE + op.path,
     });
   }
+  lists.set("openapi.json", { op: SITE_DOC, parseQuery: null, template: REST_BASE + SITE_DOC.path });
 
   // The document depends only on the public URL; built on first request so start-up config applies.
   let doc: { body: Uint8Array<ArrayBuffer>; etag: string } | null = null;
@@ -415,6 +444,7 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
     site: PublicSiteState,
   ): Response | Promise<Response> {
     const op = p.route.op;
+    if (op === SITE_DOC) return siteDoc(c, x, caller, site);
     const query = p.query as ParsedQuery;
     const slug = p.slug as string;
     if (p.version !== site.contentVersion) {
@@ -452,6 +482,29 @@ export function restRoutes(deps: Deps, opts: { limiter?: RateLimiter; cache?: Re
       if (!due) cache.set(basis, body);
       return ok(body);
     });
+  }
+
+  /**
+   * The site's document, after the pipeline's checks. Its ETag is computed
+   * from what the body is built from (the global document's ETag and the
+   * site's post types with their field definitions), read on every request:
+   * a post type created, renamed, deleted or given other fields changes it
+   * at once, whether or not that write bumped the content version. Bodies
+   * share the response cache, keyed by that ETag.
+   */
+  async function siteDoc(c: Incoming, x: Ctx, caller: Caller, site: PublicSiteState): Promise<Response> {
+    const types = await listPostTypeFields(deps, site.id);
+    const etag = etagFor(`${site.id}|${SITE_DOC.operationId}|${openApi().etag}|${JSON.stringify(types)}`);
+    const t = okTemplate(etag, caller.key ? CACHE_KEYED : CACHE_PUBLIC, x.rate!.limit);
+    const inm = c.raw.headers.get("if-none-match");
+    if (isStar(inm) || ifNoneMatchHits(inm, etag)) return okResponse(t.notModified, x, null, 304);
+    const basis = `openapi|${etag}`;
+    let body = cache.get(basis);
+    if (body === undefined) {
+      body = new TextEncoder().encode(JSON.stringify(buildSiteOpenApiDocument(deps.config.publicUrl, site.id, types)));
+      cache.set(basis, body);
+    }
+    return okResponse(t.ok, x, body, 200);
   }
 
   function fail(c: Incoming, x: Ctx, e: unknown): Response {
@@ -554,6 +607,7 @@ for (const op of OPERATIONS) {
   t[m[2] ? "detail" : "list"] = REST_BASE + op.path;
   TEMPLATES.set(m[1]!, t);
 }
+TEMPLATES.set("openapi.json", { list: REST_BASE + SITE_OPENAPI_PATH });
 
 /** The route template of a REST URL, or "unmatched" for a path that names no operation. */
 export function restTemplate(url: string): string {

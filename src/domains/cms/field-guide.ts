@@ -5,6 +5,11 @@
  * the company's sites (a connection reaching one company: the resource
  * is the company's data, like brand://default), each as a table and as the JSON Schema
  * of the `fields` argument of posts_create / posts_update.
+ *
+ * fieldsJsonSchema is the one source of a post type's JSON Schema: in its
+ * "write" form here, in its "served" form (what REST PostDetail.fields
+ * holds: every field present, resolved media and references, null when
+ * unset) in the site's OpenAPI document (src/rest/openapi.ts).
  */
 import { asc, isNotNull, and } from "drizzle-orm";
 import type { ResourceDef } from "../../mcp/define";
@@ -46,20 +51,83 @@ function itemSchema(item: FieldItem): Record<string, unknown> {
   }
 }
 
-/** The JSON Schema of a post type's `fields` argument. */
-export function fieldsJsonSchema(defs: FieldDef[]): Record<string, unknown> {
+const nstr = { type: ["string", "null"] };
+const nint = { type: ["integer", "null"] };
+const closed = (properties: Record<string, unknown>) => ({
+  type: "object",
+  properties,
+  required: Object.keys(properties),
+  additionalProperties: false,
+});
+/** A media field as REST serves it (custom-fields.ts MediaRef). */
+const MEDIA_REF = closed({
+  id: { type: "integer" },
+  url: { type: "string" },
+  thumbnailUrl: nstr,
+  mimeType: { type: "string" },
+  alt: nstr,
+  caption: nstr,
+  width: nint,
+  height: nint,
+});
+/** A reference as REST serves it (custom-fields.ts Ref). */
+const POST_REF = closed({
+  type: { const: "post" },
+  id: { type: "integer" },
+  slug: { type: "string" },
+  title: { type: "string" },
+  postType: { type: "string" },
+});
+const PRODUCT_REF = closed({
+  type: { const: "product" },
+  id: { type: "integer" },
+  slug: { type: "string" },
+  name: { type: "string" },
+});
+
+/** The JSON Schema of one value as REST PostDetail.fields serves it (resolveFields): never null inside a list. */
+function servedItemSchema(item: FieldItem): Record<string, unknown> {
+  switch (item.type) {
+    case "media":
+      return MEDIA_REF;
+    case "reference":
+      return item.to === "product" ? PRODUCT_REF : POST_REF;
+    default:
+      // The other types are served as written.
+      return itemSchema(item);
+  }
+}
+
+/** A served single value may be null: unset, or a media item or reference that no longer resolves. */
+function orNull(s: Record<string, unknown>): Record<string, unknown> {
+  if (typeof s.type === "string" && s.type !== "object")
+    return { ...s, type: [s.type, "null"], ...(Array.isArray(s.enum) ? { enum: [...s.enum, null] } : {}) };
+  return { anyOf: [s, { type: "null" }] };
+}
+
+/**
+ * The JSON Schema of a post type's custom fields. "write": the `fields`
+ * argument of posts_create / posts_update (ids, only required fields
+ * required). "served": REST PostDetail.fields (custom-fields.ts
+ * resolveFields): every defined field present, media and references
+ * resolved to objects, a single value null when unset, a list [] when empty.
+ */
+export function fieldsJsonSchema(defs: FieldDef[], form: "write" | "served" = "write"): Record<string, unknown> {
+  const item = form === "write" ? itemSchema : servedItemSchema;
   const properties: Record<string, unknown> = {};
   for (const d of defs) {
     const s =
       d.type === "list"
-        ? { type: "array", items: itemSchema(d.of!), maxItems: d.maxItems ?? 100 }
-        : itemSchema(d as FieldItem);
+        ? { type: "array", items: item(d.of!), maxItems: d.maxItems ?? 100 }
+        : form === "write"
+          ? item(d as FieldItem)
+          : orNull(item(d as FieldItem));
     properties[d.name] = { ...s, ...(d.label ? { title: d.label } : {}), ...(d.help ? { description: d.help } : {}) };
   }
   return {
     type: "object",
     properties,
-    required: defs.filter((d) => d.required).map((d) => d.name),
+    required: (form === "write" ? defs.filter((d) => d.required) : defs).map((d) => d.name),
     additionalProperties: false,
   };
 }

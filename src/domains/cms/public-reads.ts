@@ -14,7 +14,7 @@
 import { and, count, desc, eq, gt, inArray, isNull, lte, or, sql, type SQL } from "drizzle-orm";
 import { iso } from "../../core/clock";
 import type { Deps } from "../../core/context";
-import { definitionsOf, resolveFields } from "./custom-fields";
+import { definitionsOf, type FieldDef, resolveFields } from "./custom-fields";
 import { categories, media, postCategories, posts, postTags, postTypes, tags } from "./tables";
 
 /** Alphabetical as a reader expects it: "apple" before "Banana", "Item 2" before "Item 10". */
@@ -294,6 +294,29 @@ export async function listTags(deps: Deps, siteId: number): Promise<Tag[]> {
   return (
     await deps.db.select({ id: tags.id, name: tags.name, slug: tags.slug }).from(tags).where(eq(tags.siteId, siteId))
   ).sort((a, b) => byName(a.name, b.name) || a.id - b.id);
+}
+
+/** A post type of the site with its custom field definitions (empty when it has none). */
+export interface PostTypeFields {
+  slug: string;
+  name: string;
+  fields: FieldDef[];
+}
+
+/**
+ * Every post type of the site with its field definitions, by slug (code
+ * point order, the same on both engines): what the site's OpenAPI document
+ * describes, and what its ETag is computed from.
+ */
+export async function listPostTypeFields(deps: Deps, siteId: number): Promise<PostTypeFields[]> {
+  return (
+    await deps.db
+      .select({ slug: postTypes.slug, name: postTypes.name, fields: postTypes.fields })
+      .from(postTypes)
+      .where(eq(postTypes.siteId, siteId))
+  )
+    .map((t) => ({ slug: t.slug, name: t.name, fields: definitionsOf(t) }))
+    .sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
 }
 
 export interface MediaItem {
