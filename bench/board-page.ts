@@ -11,8 +11,9 @@
  * HTTP; the cards are made through the createCard verb, as an agent's
  * cards_create makes them. Then, one request at a time over loopback (so
  * the time is the server's: no queueing), the page and a bare Bun.serve
- * returning the very same bytes alternate (A B A B …) after a warm-up; we
- * report median and p95 of each and the page's time less the bare one's.
+ * returning the very same bytes alternate (A B A B …) after a warm-up
+ * (bench/page-timing.ts); we report median and p95 of each and the page's
+ * time less the bare one's.
  *
  * Env: BENCH_BOARD_CALLS (default 60 per side), BENCH_BOARD_CARDS (default 500).
  */
@@ -24,6 +25,7 @@ import { addSprintCards, createSprint, startSprint } from "../src/domains/projec
 import { addMember, createCompany, createUser } from "../test/fixtures/accounts";
 import { startTestServer } from "../test/harness";
 import { Browser } from "../test/oauth/helpers";
+import { timePage } from "./page-timing";
 
 const CALLS = Number(process.env.BENCH_BOARD_CALLS ?? 60);
 const CARDS = Number(process.env.BENCH_BOARD_CARDS ?? 500);
@@ -90,40 +92,7 @@ try {
   const signedIn = await b.signIn("owner@bench.test", PASSWORD);
   if (signedIn.status !== 303) throw new Error(`sign-in failed: ${signedIn.status}`);
 
-  const measure = async (path: string) => {
-    const first = await b.get(path);
-    if (first.status !== 200) throw new Error(`${path}: ${first.status}`);
-    const body = new Uint8Array(await first.arrayBuffer());
-    const bare = Bun.serve({
-      port: 0,
-      hostname: "127.0.0.1",
-      fetch: () => new Response(body, { headers: { "Content-Type": "text/html; charset=UTF-8" } }),
-    });
-    const bareUrl = `http://127.0.0.1:${bare.port}/`;
-    const real: number[] = [];
-    const base: number[] = [];
-    for (let i = 0; i < CALLS + 10; i++) {
-      let t = performance.now();
-      const r = await b.get(path);
-      await r.arrayBuffer();
-      if (r.status !== 200) throw new Error(`${path}: ${r.status}`);
-      if (i >= 10) real.push(performance.now() - t);
-      t = performance.now();
-      await (await fetch(bareUrl)).arrayBuffer();
-      if (i >= 10) base.push(performance.now() - t);
-    }
-    bare.stop(true);
-    const q = (xs: number[], p: number) =>
-      [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
-    return {
-      path,
-      bytes: body.length,
-      p50: q(real, 0.5),
-      p95: q(real, 0.95),
-      bare50: q(base, 0.5),
-      bare95: q(base, 0.95),
-    };
-  };
+  const measure = (path: string) => timePage(b, path, { calls: CALLS, warmup: 10 });
 
   const rows = [
     await measure("/projects/WEB"),

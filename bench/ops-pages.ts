@@ -12,7 +12,7 @@
  * as the job writes it (one uptime check a minute, 43,200 rows, and the
  * state row), like the demo's. The owner signs in over HTTP; then one
  * request at a time over loopback, the page and a bare Bun.serve returning
- * the very same bytes alternating after a warm-up; median and p95 of each.
+ * the very same bytes alternating after a warm-up (bench/page-timing.ts); median and p95 of each.
  * The hosting domain page is the one to watch: its chart counts each of
  * its 30 days through hosting_checks_list's verb (60 counts).
  *
@@ -34,6 +34,7 @@ import { updateStoreSettings } from "../src/domains/store/settings";
 import { createCompany, createUser } from "../test/fixtures/accounts";
 import { startTestServer } from "../test/harness";
 import { Browser } from "../test/oauth/helpers";
+import { timePage } from "./page-timing";
 
 const CALLS = Number(process.env.BENCH_OPS_CALLS ?? 40);
 const BOOKINGS = Number(process.env.BENCH_OPS_BOOKINGS ?? 1000);
@@ -145,34 +146,7 @@ try {
   const signedIn = await b.signIn("owner@bench.test", PASSWORD);
   if (signedIn.status !== 303) throw new Error(`sign-in failed: ${signedIn.status}`);
 
-  const measure = async (path: string, marker: RegExp) => {
-    const first = await b.get(path);
-    if (first.status !== 200) throw new Error(`${path}: ${first.status}`);
-    const body = new Uint8Array(await first.arrayBuffer());
-    const shown = (new TextDecoder().decode(body).match(marker) ?? []).length;
-    const bare = Bun.serve({
-      port: 0,
-      hostname: "127.0.0.1",
-      fetch: () => new Response(body, { headers: { "Content-Type": "text/html; charset=UTF-8" } }),
-    });
-    const bareUrl = `http://127.0.0.1:${bare.port}/`;
-    const real: number[] = [];
-    const base: number[] = [];
-    for (let i = 0; i < CALLS + 5; i++) {
-      let t = performance.now();
-      const r = await b.get(path);
-      await r.arrayBuffer();
-      if (r.status !== 200) throw new Error(`${path}: ${r.status}`);
-      if (i >= 5) real.push(performance.now() - t);
-      t = performance.now();
-      await (await fetch(bareUrl)).arrayBuffer();
-      if (i >= 5) base.push(performance.now() - t);
-    }
-    bare.stop(true);
-    const q = (xs: number[], p: number) =>
-      [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
-    return { path, bytes: body.length, shown, p50: q(real, 0.5), p95: q(real, 0.95), bare50: q(base, 0.5) };
-  };
+  const measure = (path: string, marker: RegExp) => timePage(b, path, { calls: CALLS, warmup: 5, marker });
 
   const rows = [
     await measure("/bookings", /data-booking=/g),

@@ -12,7 +12,7 @@
  * soon, the newest ok) over four priorities and six assignees; the owner
  * signs in over HTTP. Then one request at a time over loopback (the time is
  * the server's: no queueing), the page and a bare Bun.serve returning the
- * very same bytes alternating after a warm-up; median and p95 of each.
+ * very same bytes alternating after a warm-up (bench/page-timing.ts); median and p95 of each.
  *
  * Env: BENCH_TICKETS_CALLS (default 60 per side), BENCH_TICKETS (default 5000).
  */
@@ -22,6 +22,7 @@ import { assignTicket, createTicket } from "../src/domains/tickets/tickets";
 import { addMember, createCompany, createUser } from "../test/fixtures/accounts";
 import { startTestServer } from "../test/harness";
 import { Browser } from "../test/oauth/helpers";
+import { timePage } from "./page-timing";
 
 const CALLS = Number(process.env.BENCH_TICKETS_CALLS ?? 60);
 const TICKETS = Number(process.env.BENCH_TICKETS ?? 5000);
@@ -76,34 +77,7 @@ try {
   const signedIn = await b.signIn("owner@bench.test", PASSWORD);
   if (signedIn.status !== 303) throw new Error(`sign-in failed: ${signedIn.status}`);
 
-  const measure = async (path: string) => {
-    const first = await b.get(path);
-    if (first.status !== 200) throw new Error(`${path}: ${first.status}`);
-    const body = new Uint8Array(await first.arrayBuffer());
-    const shown = (new TextDecoder().decode(body).match(/data-ticket=/g) ?? []).length;
-    const bare = Bun.serve({
-      port: 0,
-      hostname: "127.0.0.1",
-      fetch: () => new Response(body, { headers: { "Content-Type": "text/html; charset=UTF-8" } }),
-    });
-    const bareUrl = `http://127.0.0.1:${bare.port}/`;
-    const real: number[] = [];
-    const base: number[] = [];
-    for (let i = 0; i < CALLS + 10; i++) {
-      let t = performance.now();
-      const r = await b.get(path);
-      await r.arrayBuffer();
-      if (r.status !== 200) throw new Error(`${path}: ${r.status}`);
-      if (i >= 10) real.push(performance.now() - t);
-      t = performance.now();
-      await (await fetch(bareUrl)).arrayBuffer();
-      if (i >= 10) base.push(performance.now() - t);
-    }
-    bare.stop(true);
-    const q = (xs: number[], p: number) =>
-      [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
-    return { path, bytes: body.length, shown, p50: q(real, 0.5), p95: q(real, 0.95), bare50: q(base, 0.5) };
-  };
+  const measure = (path: string) => timePage(b, path, { calls: CALLS, warmup: 10, marker: /data-ticket=/g });
 
   const rows = [
     await measure("/tickets"),

@@ -5,8 +5,10 @@
  * fields into AppError validation errors with a message fit to show next to
  * the form: a 4xx, never a 500. The portal's formGuard reads the form once,
  * checks its CSRF token, and hands it to the page (see signed-in.ts).
+ * `parsed` then holds what was read to the verb's own input schema.
  */
 import type { Context } from "hono";
+import * as v from "valibot";
 import { AppError, invalid } from "../core/errors";
 
 export const MAX_FORM_BYTES = 64 * 1024;
@@ -68,4 +70,17 @@ export async function readForm(c: Context): Promise<Form> {
   const text = await c.req.text();
   if (text.length > MAX_FORM_BYTES) throw new AppError("payload_too_large", "The form is too large.");
   return new Form(new URLSearchParams(text));
+}
+
+/** Checks a verb's input against its own schema, so a form gets the tool's rules and a message naming the field. */
+export function parsed<S extends v.GenericSchema>(
+  schema: S,
+  input: unknown,
+  labels: Record<string, string>,
+): v.InferOutput<S> {
+  const r = v.safeParse(schema, input);
+  if (r.success) return r.output;
+  const issue = r.issues[0]!;
+  const path = v.getDotPath(issue) ?? "";
+  throw invalid(`${labels[path.split(".")[0]!] ?? "The form"} ${issue.message.replace(/^Invalid \w+: /, "")}`.trim());
 }

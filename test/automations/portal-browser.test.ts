@@ -15,10 +15,15 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
-import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { toolOk } from "../fixtures/accounts";
-import { ARTIFACTS, axe, DOCS_IMG, launchChromium, overflow, signInAs } from "../fixtures/portal-browser";
+import {
+  ARTIFACTS,
+  checkEveryPage,
+  expectForgedPostsRefused,
+  launchChromium,
+  signInAs,
+} from "../fixtures/portal-browser";
 import { type AutomationsWorld, automationsWorld, PASSWORD, XSS_SUBJECT } from "./portal-world";
 
 let w: AutomationsWorld;
@@ -51,29 +56,14 @@ describe("automations pages", () => {
       ["run", `/automations/runs/${w.ids.failedRun}`],
       ["webhooks", "/automations/webhooks"],
     ];
-    for (const email of ["olga@acme.test", "vic@acme.test"])
-      for (const width of [1280, 390]) {
-        const { ctx, page, seen } = await signIn(email, width);
-        for (const [name, path] of pages) {
-          const res = await page.goto(`${w.s.url}${path}`);
-          expect({ name, status: res!.status() }).toEqual({ name, status: 200 });
-          expect(res!.headers()["content-security-policy"]).toBe(
-            "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-          );
-          expect({ email, name, width, axe: await axe(page) }).toEqual({ email, name, width, axe: [] });
-          if (width === 390)
-            expect({ email, name, overflow: await overflow(page) }).toEqual({ email, name, overflow: 0 });
-          if (email === "olga@acme.test") {
-            await page.screenshot({ path: join(ARTIFACTS, `automations-${name}-${width}.png`), fullPage: true });
-            if (process.env.PLINTH_DOC_SHOTS && width === 1280) {
-              mkdirSync(DOCS_IMG, { recursive: true });
-              await page.screenshot({ path: join(DOCS_IMG, `automations-${name}.png`) });
-            }
-          }
-        }
-        expect(seen).toEqual({ dialogs: [], errors: [], csp: [] });
-        await ctx.close();
-      }
+    await checkEveryPage({
+      browser,
+      base: w.s.url,
+      password: PASSWORD,
+      prefix: "automations",
+      pages,
+      emails: ["olga@acme.test", "vic@acme.test"],
+    });
   }, 180_000);
 
   test("the list shows each automation's state, trigger and last run, as automations_list and runs say", async () => {
@@ -284,16 +274,7 @@ describe("automations pages", () => {
   test("a post without the CSRF token, or from another site, is refused", async () => {
     const { ctx, page } = await signIn("olga@acme.test");
     await page.goto(`${w.s.url}/automations/${w.ids.weekly}`);
-    const csrf = await csrfOf(page);
-    const noToken = await post(page, `/automations/${w.ids.weekly}/toggle`, { enabled: "on" });
-    expect(noToken.status()).toBe(403);
-    const crossSite = await post(
-      page,
-      `/automations/${w.ids.weekly}/toggle`,
-      { _csrf: csrf, enabled: "on" },
-      "https://evil.example",
-    );
-    expect(crossSite.status()).toBe(403);
+    await expectForgedPostsRefused(page, w.s.url, `/automations/${w.ids.weekly}/toggle`, { enabled: "on" });
     expect((await toolOk(w.olga, "automations_get", { id: w.ids.weekly })).enabled).toBe(false);
     await ctx.close();
   }, 30_000);

@@ -14,10 +14,15 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
-import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { toolOk } from "../fixtures/accounts";
-import { ARTIFACTS, axe, DOCS_IMG, launchChromium, overflow, signInAs } from "../fixtures/portal-browser";
+import {
+  ARTIFACTS,
+  checkEveryPage,
+  expectForgedPostsRefused,
+  launchChromium,
+  signInAs,
+} from "../fixtures/portal-browser";
 import {
   type BookingsWorld,
   bookingsWorld,
@@ -61,29 +66,15 @@ describe("bookings pages", () => {
       ["agenda-filtered", `/bookings?host=${w.ids.sam}`],
       ["booking", `/bookings/${w.b.ada}`],
     ];
-    for (const email of ["olga@acme.test", "vic@acme.test"])
-      for (const width of [1280, 390]) {
-        const { ctx, page, seen } = await signIn(email, width);
-        for (const [name, path] of pages) {
-          const res = await page.goto(`${w.s.url}${path}`);
-          expect(res!.status()).toBe(200);
-          expect(res!.headers()["content-security-policy"]).toBe(
-            "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-          );
-          expect({ email, name, width, axe: await axe(page) }).toEqual({ email, name, width, axe: [] });
-          if (width === 390)
-            expect({ email, name, overflow: await overflow(page) }).toEqual({ email, name, overflow: 0 });
-          if (email === "olga@acme.test") {
-            await page.screenshot({ path: join(ARTIFACTS, `bookings-${name}-${width}.png`), fullPage: true });
-            if (process.env.PLINTH_DOC_SHOTS && width === 1280 && name !== "agenda-filtered") {
-              mkdirSync(DOCS_IMG, { recursive: true });
-              await page.screenshot({ path: join(DOCS_IMG, `bookings-${name}.png`) });
-            }
-          }
-        }
-        expect(seen).toEqual({ dialogs: [], errors: [], csp: [] });
-        await ctx.close();
-      }
+    await checkEveryPage({
+      browser,
+      base: w.s.url,
+      password: PASSWORD,
+      prefix: "bookings",
+      pages,
+      emails: ["olga@acme.test", "vic@acme.test"],
+      docShot: (name) => (name === "agenda-filtered" ? undefined : `bookings-${name}.png`),
+    });
   }, 120_000);
 
   test("the agenda lists what bookings_list lists, by day in the viewer's time zone, 25 a page", async () => {
@@ -367,19 +358,7 @@ describe("bookings pages", () => {
     const { ctx, page } = await signIn("olga@acme.test");
     await page.goto(`${w.s.url}/bookings/${w.b.ada}`);
     const before = await toolOk(w.olga, "bookings_get", { id: w.b.ada });
-    const csrf = await csrfOf(page);
-    const noToken = await page.request.post(`${w.s.url}/bookings/${w.b.ada}/cancel`, {
-      form: { reason: "forged" },
-      headers: { Origin: w.s.url },
-      maxRedirects: 0,
-    });
-    expect(noToken.status()).toBe(403);
-    const crossSite = await page.request.post(`${w.s.url}/bookings/${w.b.ada}/cancel`, {
-      form: { _csrf: csrf, reason: "forged" },
-      headers: { Origin: "https://evil.example" },
-      maxRedirects: 0,
-    });
-    expect(crossSite.status()).toBe(403);
+    await expectForgedPostsRefused(page, w.s.url, `/bookings/${w.b.ada}/cancel`, { reason: "forged" });
     expect(await toolOk(w.olga, "bookings_get", { id: w.b.ada })).toEqual(before);
     await ctx.close();
   }, 30_000);

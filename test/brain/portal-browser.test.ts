@@ -15,10 +15,15 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
-import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { callTool, toolOk } from "../fixtures/accounts";
-import { ARTIFACTS, axe, DOCS_IMG, launchChromium, overflow, signInAs } from "../fixtures/portal-browser";
+import {
+  ARTIFACTS,
+  checkEveryPage,
+  expectForgedPostsRefused,
+  launchChromium,
+  signInAs,
+} from "../fixtures/portal-browser";
 import { type BrainWorld, brainWorld, EDITED_BODY, PASSWORD, XSS_BODY, XSS_DECISION, XSS_TITLE } from "./portal-world";
 
 let w: BrainWorld;
@@ -55,32 +60,17 @@ describe("brain pages", () => {
       ["reviews", "/brain/reviews"],
       ["reviews-all", "/brain/reviews?status=any"],
     ];
-    for (const email of ["olga@acme.test", "vic@acme.test"])
-      for (const width of [1280, 390]) {
-        const { ctx, page, seen } = await signIn(email, width);
-        // The viewer's look at the three kinds of page (the owner's covers every page).
-        for (const [name, path] of pages.filter(
-          ([n]) => email === "olga@acme.test" || ["search", "meeting", "reviews"].includes(n),
-        )) {
-          const res = await page.goto(`${w.s.url}${path}`);
-          expect({ name, status: res!.status() }).toEqual({ name, status: 200 });
-          expect(res!.headers()["content-security-policy"]).toBe(
-            "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-          );
-          expect({ email, name, width, axe: await axe(page) }).toEqual({ email, name, width, axe: [] });
-          if (width === 390)
-            expect({ email, name, overflow: await overflow(page) }).toEqual({ email, name, overflow: 0 });
-          if (email === "olga@acme.test") {
-            await page.screenshot({ path: join(ARTIFACTS, `brain-${name}-${width}.png`), fullPage: true });
-            if (process.env.PLINTH_DOC_SHOTS && width === 1280 && ["search", "meeting", "reviews"].includes(name)) {
-              mkdirSync(DOCS_IMG, { recursive: true });
-              await page.screenshot({ path: join(DOCS_IMG, `brain-${name}.png`) });
-            }
-          }
-        }
-        expect(seen).toEqual({ dialogs: [], errors: [], csp: [] });
-        await ctx.close();
-      }
+    await checkEveryPage({
+      browser,
+      base: w.s.url,
+      password: PASSWORD,
+      prefix: "brain",
+      pages,
+      emails: ["olga@acme.test", "vic@acme.test"],
+      // The viewer's look at the three kinds of page (the owner's covers every page).
+      visits: (email, name) => email === "olga@acme.test" || ["search", "meeting", "reviews"].includes(name),
+      docShot: (name) => (["search", "meeting", "reviews"].includes(name) ? `brain-${name}.png` : undefined),
+    });
   }, 180_000);
 
   test("search shows what brain_search finds, grouped by kind in rank order, the matched words marked", async () => {
@@ -319,16 +309,7 @@ describe("brain pages", () => {
   test("a decision without the CSRF token, or from another site, is refused", async () => {
     const { ctx, page } = await signIn("sam@acme.test");
     await page.goto(`${w.s.url}/brain/reviews`);
-    const csrf = await csrfOf(page);
-    const noToken = await post(page, `/brain/reviews/${w.ids.reviews.own}/approve`, {});
-    expect(noToken.status()).toBe(403);
-    const crossSite = await post(
-      page,
-      `/brain/reviews/${w.ids.reviews.own}/approve`,
-      { _csrf: csrf },
-      "https://evil.example",
-    );
-    expect(crossSite.status()).toBe(403);
+    await expectForgedPostsRefused(page, w.s.url, `/brain/reviews/${w.ids.reviews.own}/approve`);
     expect((await toolOk(w.olga, "brain_reviews_get", { id: w.ids.reviews.own })).status).toBe("pending");
     await ctx.close();
   }, 30_000);

@@ -14,9 +14,14 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
-import { join } from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { ARTIFACTS, axe, DOCS_IMG, launchChromium, overflow, signInAs } from "../fixtures/portal-browser";
+import type { Browser, Page } from "playwright-core";
+import {
+  ARTIFACTS,
+  checkEveryPage,
+  expectForgedPostsRefused,
+  launchChromium,
+  signInAs,
+} from "../fixtures/portal-browser";
 import { toolOk } from "../fixtures/accounts";
 import { type CrmWorld, crmWorld, PASSWORD, XSS_NAME } from "./portal-world";
 
@@ -61,26 +66,15 @@ describe("crm pages", () => {
       ["pipeline", "/crm/pipeline"],
       ["forecast", "/crm/forecast"],
     ];
-    for (const width of [1280, 390]) {
-      const { ctx, page, seen } = await signIn("olga@acme.test", width);
-      for (const [name, path] of pages) {
-        const res = await page.goto(`${w.s.url}${path}`);
-        expect({ name, status: res!.status() }).toEqual({ name, status: 200 });
-        expect(res!.headers()["content-security-policy"]).toBe(
-          "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-        );
-        expect(await page.locator('nav.main a[aria-current="page"]').innerText()).toBe("CRM");
-        expect({ name, width, axe: await axe(page) }).toEqual({ name, width, axe: [] });
-        if (width === 390) expect({ name, overflow: await overflow(page) }).toEqual({ name, overflow: 0 });
-        await page.screenshot({ path: join(ARTIFACTS, `crm-${name}-${width}.png`), fullPage: true });
-        if (process.env.PLINTH_DOC_SHOTS && width === 1280) {
-          mkdirSync(DOCS_IMG, { recursive: true });
-          await page.screenshot({ path: join(DOCS_IMG, `crm-${name}.png`) });
-        }
-      }
-      expect(seen).toEqual({ dialogs: [], errors: [], csp: [] });
-      await ctx.close();
-    }
+    await checkEveryPage({
+      browser,
+      base: w.s.url,
+      password: PASSWORD,
+      prefix: "crm",
+      pages,
+      emails: ["olga@acme.test"],
+      also: async (page) => expect(await page.locator('nav.main a[aria-current="page"]').innerText()).toBe("CRM"),
+    });
   }, 120_000);
 
   test("contacts: search, a saved view and pages of 20 give what contacts_list gives", async () => {
@@ -328,13 +322,7 @@ describe("crm pages", () => {
     const { ctx, page } = await signIn("olga@acme.test");
     await page.goto(`${w.s.url}/crm/pipeline`);
     const form = { deal: String(w.deals.usd), stage: String(await stageId("Proposal")) };
-    const noToken = await page.request.post(`${w.s.url}/crm/pipeline/${w.pipeline}/move`, {
-      form,
-      headers: { Origin: w.s.url },
-      maxRedirects: 0,
-    });
-    expect(noToken.status()).toBe(403);
-    expect((await post(page, `/crm/pipeline/${w.pipeline}/move`, form, "https://evil.example")).status()).toBe(403);
+    await expectForgedPostsRefused(page, w.s.url, `/crm/pipeline/${w.pipeline}/move`, form);
     expect(await stageOf(w.deals.usd)).toBe("Qualified");
     await ctx.close();
   }, 30_000);

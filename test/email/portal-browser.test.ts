@@ -14,10 +14,15 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
-import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { toolOk } from "../fixtures/accounts";
-import { ARTIFACTS, axe, DOCS_IMG, launchChromium, overflow, signInAs } from "../fixtures/portal-browser";
+import {
+  ARTIFACTS,
+  checkEveryPage,
+  expectForgedPostsRefused,
+  launchChromium,
+  signInAs,
+} from "../fixtures/portal-browser";
 import { BOUNCER, type EmailPagesWorld, emailPagesWorld, PASSWORD, XSS_CAMPAIGN, XSS_NAME } from "./portal-world";
 
 let w: EmailPagesWorld;
@@ -56,29 +61,15 @@ describe("email pages", () => {
       ["campaign-scheduled", `/email/campaigns/${w.ids.scheduled}`],
       ["campaign-pending", `/email/campaigns/${w.ids.pending}`],
     ];
-    for (const email of ["olga@acme.test", "vic@acme.test"])
-      for (const width of [1280, 390]) {
-        const { ctx, page, seen } = await signIn(email, width);
-        for (const [name, path] of pages) {
-          const res = await page.goto(`${w.s.url}${path}`);
-          expect({ name, status: res!.status() }).toEqual({ name, status: 200 });
-          expect(res!.headers()["content-security-policy"]).toBe(
-            "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-          );
-          expect({ email, name, width, axe: await axe(page) }).toEqual({ email, name, width, axe: [] });
-          if (width === 390)
-            expect({ email, name, overflow: await overflow(page) }).toEqual({ email, name, overflow: 0 });
-          if (email === "olga@acme.test") {
-            await page.screenshot({ path: join(ARTIFACTS, `email-${name}-${width}.png`), fullPage: true });
-            if (process.env.PLINTH_DOC_SHOTS && width === 1280 && ["overview", "list", "campaign"].includes(name)) {
-              mkdirSync(DOCS_IMG, { recursive: true });
-              await page.screenshot({ path: join(DOCS_IMG, `email-${name}.png`) });
-            }
-          }
-        }
-        expect(seen).toEqual({ dialogs: [], errors: [], csp: [] });
-        await ctx.close();
-      }
+    await checkEveryPage({
+      browser,
+      base: w.s.url,
+      password: PASSWORD,
+      prefix: "email",
+      pages,
+      emails: ["olga@acme.test", "vic@acme.test"],
+      docShot: (name) => (["overview", "list", "campaign"].includes(name) ? `email-${name}.png` : undefined),
+    });
   }, 180_000);
 
   test("the overview lists what email_campaigns_list and email_lists_list list, with states and the approval link", async () => {
@@ -329,23 +320,11 @@ describe("email pages", () => {
     const { ctx, page } = await signIn("olga@acme.test");
     const id = w.ids.scheduled2;
     await page.goto(`${w.s.url}/email/campaigns/${id}`);
-    const csrf = await csrfOf(page);
-    const noToken = await page.request.post(`${w.s.url}/email/campaigns/${id}/pause`, {
-      form: {},
-      headers: { Origin: w.s.url },
-      maxRedirects: 0,
-    });
-    expect(noToken.status()).toBe(403);
-    const crossSite = await page.request.post(`${w.s.url}/email/campaigns/${id}/pause`, {
-      form: { _csrf: csrf },
-      headers: { Origin: "https://evil.example" },
-      maxRedirects: 0,
-    });
-    expect(crossSite.status()).toBe(403);
+    await expectForgedPostsRefused(page, w.s.url, `/email/campaigns/${id}/pause`);
     expect((await toolOk(w.olga, "email_campaigns_get", { id })).status).toBe("scheduled");
     // The same post with the token from this site does what it says: the refusals above were the guard's.
     const real = await page.request.post(`${w.s.url}/email/campaigns/${id}/pause`, {
-      form: { _csrf: csrf },
+      form: { _csrf: await csrfOf(page) },
       headers: { Origin: w.s.url },
       maxRedirects: 0,
     });

@@ -12,9 +12,14 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
-import { join } from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { ARTIFACTS, axe, DOCS_IMG, launchChromium, overflow, signInAs } from "../fixtures/portal-browser";
+import type { Browser } from "playwright-core";
+import {
+  ARTIFACTS,
+  checkEveryPage,
+  expectForgedPostsRefused,
+  launchChromium,
+  signInAs,
+} from "../fixtures/portal-browser";
 import { toolOk } from "../fixtures/accounts";
 import { PASSWORD, type ProjectsWorld, projectsWorld, XSS_TITLE } from "./portal-world";
 
@@ -47,25 +52,14 @@ describe("projects pages", () => {
       ["sprint", `/projects/WEB/sprints/${w.sprints.running}`],
       ["timesheet", "/projects-time"],
     ];
-    for (const width of [1280, 390]) {
-      const { ctx, page, seen } = await signIn("olga@acme.test", width);
-      for (const [name, path] of pages) {
-        const res = await page.goto(`${w.s.url}${path}`);
-        expect(res!.status()).toBe(200);
-        expect(res!.headers()["content-security-policy"]).toBe(
-          "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-        );
-        expect({ name, width, axe: await axe(page) }).toEqual({ name, width, axe: [] });
-        if (width === 390) expect({ name, overflow: await overflow(page) }).toEqual({ name, overflow: 0 });
-        await page.screenshot({ path: join(ARTIFACTS, `projects-${name}-${width}.png`), fullPage: true });
-        if (process.env.PLINTH_DOC_SHOTS && width === 1280) {
-          mkdirSync(DOCS_IMG, { recursive: true });
-          await page.screenshot({ path: join(DOCS_IMG, `projects-${name}.png`) });
-        }
-      }
-      expect(seen).toEqual({ dialogs: [], errors: [], csp: [] });
-      await ctx.close();
-    }
+    await checkEveryPage({
+      browser,
+      base: w.s.url,
+      password: PASSWORD,
+      prefix: "projects",
+      pages,
+      emails: ["olga@acme.test"],
+    });
   }, 120_000);
 
   test("the sprint page draws burndown and velocity as SVG, with the numbers beside them", async () => {
@@ -258,19 +252,7 @@ describe("projects pages", () => {
     const { ctx, page } = await signIn("olga@acme.test");
     await page.goto(`${w.s.url}/projects/WEB`);
     const before = (await toolOk(w.olga, "cards_list", { projectId: "WEB", limit: 100 })).total;
-    const csrf = await page.locator('header input[name="_csrf"]').first().inputValue();
-    const noToken = await page.request.post(`${w.s.url}/projects/WEB/cards`, {
-      form: { title: "forged" },
-      headers: { Origin: w.s.url },
-      maxRedirects: 0,
-    });
-    expect(noToken.status()).toBe(403);
-    const crossSite = await page.request.post(`${w.s.url}/projects/WEB/cards`, {
-      form: { _csrf: csrf, title: "forged" },
-      headers: { Origin: "https://evil.example" },
-      maxRedirects: 0,
-    });
-    expect(crossSite.status()).toBe(403);
+    await expectForgedPostsRefused(page, w.s.url, "/projects/WEB/cards", { title: "forged" });
     expect((await toolOk(w.olga, "cards_list", { projectId: "WEB", limit: 100 })).total).toBe(before);
     await ctx.close();
   }, 30_000);

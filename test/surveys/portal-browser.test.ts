@@ -16,10 +16,15 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
-import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { toolOk } from "../fixtures/accounts";
-import { ARTIFACTS, axe, DOCS_IMG, launchChromium, overflow, signInAs } from "../fixtures/portal-browser";
+import {
+  ARTIFACTS,
+  checkEveryPage,
+  expectForgedPostsRefused,
+  launchChromium,
+  signInAs,
+} from "../fixtures/portal-browser";
 import { FORMULA, NPS, PASSWORD, type SurveysWorld, surveysWorld, XSS_ANSWER, XSS_TITLE } from "./portal-world";
 
 let w: SurveysWorld;
@@ -55,29 +60,15 @@ describe("surveys pages", () => {
       ["survey", `/surveys/${w.ids.survey}`],
       ["survey-pending", `/surveys/${w.ids.pending}`],
     ];
-    for (const email of ["olga@acme.test", "vic@acme.test"])
-      for (const width of [1280, 390]) {
-        const { ctx, page, seen } = await signIn(email, width);
-        for (const [name, path] of pages) {
-          const res = await page.goto(`${w.s.url}${path}`);
-          expect({ name, status: res!.status() }).toEqual({ name, status: 200 });
-          expect(res!.headers()["content-security-policy"]).toBe(
-            "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-          );
-          expect({ email, name, width, axe: await axe(page) }).toEqual({ email, name, width, axe: [] });
-          if (width === 390)
-            expect({ email, name, overflow: await overflow(page) }).toEqual({ email, name, overflow: 0 });
-          if (email === "olga@acme.test") {
-            await page.screenshot({ path: join(ARTIFACTS, `surveys-${name}-${width}.png`), fullPage: true });
-            if (process.env.PLINTH_DOC_SHOTS && width === 1280 && name !== "survey-pending") {
-              mkdirSync(DOCS_IMG, { recursive: true });
-              await page.screenshot({ path: join(DOCS_IMG, `surveys-${name}.png`) });
-            }
-          }
-        }
-        expect(seen).toEqual({ dialogs: [], errors: [], csp: [] });
-        await ctx.close();
-      }
+    await checkEveryPage({
+      browser,
+      base: w.s.url,
+      password: PASSWORD,
+      prefix: "surveys",
+      pages,
+      emails: ["olga@acme.test", "vic@acme.test"],
+      docShot: (name) => (name === "survey-pending" ? undefined : `surveys-${name}.png`),
+    });
   }, 180_000);
 
   test("the list is surveys_list's, with state, response counts and the approval link of one waiting", async () => {
@@ -265,19 +256,7 @@ describe("surveys pages", () => {
     const { ctx, page } = await signIn("olga@acme.test");
     const id = w.ids.survey;
     await page.goto(`${w.s.url}/surveys/${id}`);
-    const csrf = await csrfOf(page);
-    const noToken = await page.request.post(`${w.s.url}/surveys/${id}/close`, {
-      form: {},
-      headers: { Origin: w.s.url },
-      maxRedirects: 0,
-    });
-    expect(noToken.status()).toBe(403);
-    const crossSite = await page.request.post(`${w.s.url}/surveys/${id}/close`, {
-      form: { _csrf: csrf },
-      headers: { Origin: "https://evil.example" },
-      maxRedirects: 0,
-    });
-    expect(crossSite.status()).toBe(403);
+    await expectForgedPostsRefused(page, w.s.url, `/surveys/${id}/close`);
     expect((await toolOk(w.olga, "surveys_get", { id })).status).toBe("open");
     await ctx.close();
   }, 30_000);

@@ -12,9 +12,14 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
-import { join } from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { ARTIFACTS, axe, DOCS_IMG, launchChromium, overflow, signInAs } from "../fixtures/portal-browser";
+import type { Browser, Page } from "playwright-core";
+import {
+  ARTIFACTS,
+  checkEveryPage,
+  expectForgedPostsRefused,
+  launchChromium,
+  signInAs,
+} from "../fixtures/portal-browser";
 import { toolOk } from "../fixtures/accounts";
 import { rows as dbRows } from "../harness";
 import { ratingLinks } from "../../src/domains/tickets/satisfaction";
@@ -49,29 +54,15 @@ describe("tickets pages", () => {
       ["queue-filtered", "/tickets?status=any&sla=breached"],
       ["ticket", `/tickets/${w.n.ok}`],
     ];
-    for (const email of ["olga@acme.test", "vic@acme.test"])
-      for (const width of [1280, 390]) {
-        const { ctx, page, seen } = await signIn(email, width);
-        for (const [name, path] of pages) {
-          const res = await page.goto(`${w.s.url}${path}`);
-          expect(res!.status()).toBe(200);
-          expect(res!.headers()["content-security-policy"]).toBe(
-            "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-          );
-          expect({ email, name, width, axe: await axe(page) }).toEqual({ email, name, width, axe: [] });
-          if (width === 390)
-            expect({ email, name, overflow: await overflow(page) }).toEqual({ email, name, overflow: 0 });
-          if (email === "olga@acme.test") {
-            await page.screenshot({ path: join(ARTIFACTS, `tickets-${name}-${width}.png`), fullPage: true });
-            if (process.env.PLINTH_DOC_SHOTS && width === 1280 && name !== "queue-filtered") {
-              mkdirSync(DOCS_IMG, { recursive: true });
-              await page.screenshot({ path: join(DOCS_IMG, `tickets-${name}.png`) });
-            }
-          }
-        }
-        expect(seen).toEqual({ dialogs: [], errors: [], csp: [] });
-        await ctx.close();
-      }
+    await checkEveryPage({
+      browser,
+      base: w.s.url,
+      password: PASSWORD,
+      prefix: "tickets",
+      pages,
+      emails: ["olga@acme.test", "vic@acme.test"],
+      docShot: (name) => (name === "queue-filtered" ? undefined : `tickets-${name}.png`),
+    });
   }, 120_000);
 
   test("the queue lists what tickets_list lists, with the SLA in words and colour", async () => {
@@ -399,19 +390,7 @@ describe("tickets pages", () => {
     const { ctx, page } = await signIn("olga@acme.test");
     await page.goto(`${w.s.url}/tickets/${w.n.breached}`);
     const before = await toolOk(w.olga, "tickets_get", { id: w.n.breached });
-    const csrf = await csrfOf(page);
-    const noToken = await page.request.post(`${w.s.url}/tickets/${w.n.breached}/reply`, {
-      form: { body: "forged" },
-      headers: { Origin: w.s.url },
-      maxRedirects: 0,
-    });
-    expect(noToken.status()).toBe(403);
-    const crossSite = await page.request.post(`${w.s.url}/tickets/${w.n.breached}/reply`, {
-      form: { _csrf: csrf, body: "forged" },
-      headers: { Origin: "https://evil.example" },
-      maxRedirects: 0,
-    });
-    expect(crossSite.status()).toBe(403);
+    await expectForgedPostsRefused(page, w.s.url, `/tickets/${w.n.breached}/reply`, { body: "forged" });
     expect(await toolOk(w.olga, "tickets_get", { id: w.n.breached })).toEqual(before);
     await ctx.close();
   }, 30_000);

@@ -21,15 +21,16 @@
  */
 import type { Context, Hono } from "hono";
 import type { Deps } from "../../core/context";
-import { invalid, isAppError, notFound } from "../../core/errors";
+import { invalid, notFound } from "../../core/errors";
 import { authorize } from "../../core/scopes";
 import { StatusBadge, type Tone } from "../../ui/badge";
+import { answerForm } from "../../ui/form-answer";
 import { when } from "../../ui/format";
 import { Csrf } from "../../ui/forms";
 import { Layout, render } from "../../ui/layout";
 import { Notice } from "../../ui/notice";
 import { PageHeader } from "../../ui/page-header";
-import { Pager } from "../../ui/pager";
+import { Pager, pageNoOf } from "../../ui/pager";
 import { actorOf, canManage, type PageEnv, type Viewer, viewerOf } from "../../ui/signed-in";
 import { DataTable, EmptyState } from "../../ui/table";
 import { getAutomation, getRun, listAutomations, listRuns, retryRun, toggleAutomation } from "./automations";
@@ -82,10 +83,6 @@ function idOf(c: Context<PageEnv>, what: string): number {
   const raw = c.req.param("id") ?? "";
   if (!/^[1-9]\d{0,14}$/.test(raw)) throw notFound(`${what} ${raw.slice(0, 20)} not found.`);
   return Number(raw);
-}
-function pageNoOf(c: Context<PageEnv>): number {
-  const raw = c.req.query("page") ?? "1";
-  return /^\d{1,6}$/.test(raw) && Number(raw) >= 1 ? Number(raw) : 1;
 }
 const withPage = (path: string, n: number) => (n > 1 ? `${path}?page=${n}` : path);
 
@@ -155,13 +152,7 @@ async function attempt(
   again: (error: string) => Promise<Response>,
 ): Promise<Response> {
   authorize(actorOf(c), "automations:write", { write: true });
-  try {
-    return c.redirect(await act(), 303);
-  } catch (e) {
-    if (!isAppError(e) || !["validation", "conflict"].includes(e.code)) throw e;
-    const page = await again(e.message);
-    return new Response(page.body, { status: e.code === "conflict" ? 409 : 400, headers: page.headers });
-  }
+  return answerForm(c, act, again);
 }
 
 // ---------------------------------------------------------------------------

@@ -27,13 +27,15 @@ import { invalid, isAppError, notFound } from "../../core/errors";
 import { authorize } from "../../core/scopes";
 import { memberships, users } from "../../core/tables";
 import { StatusBadge, type Tone } from "../../ui/badge";
+import { FilterSelect } from "../../ui/filters";
+import { answerForm } from "../../ui/form-answer";
 import type { Form } from "../../ui/form-data";
 import { when } from "../../ui/format";
 import { Csrf } from "../../ui/forms";
 import { Layout, render } from "../../ui/layout";
 import { Notice } from "../../ui/notice";
 import { PageHeader } from "../../ui/page-header";
-import { Pager } from "../../ui/pager";
+import { Pager, pageNoOf } from "../../ui/pager";
 import { actorOf, canManage, type PageEnv, viewerOf } from "../../ui/signed-in";
 import { DataTable } from "../../ui/table";
 import { profilesOf } from "../profile/verbs";
@@ -61,10 +63,6 @@ function idOf(c: Context<PageEnv>): number {
   const raw = c.req.param("id") ?? "";
   if (!/^[1-9]\d{0,14}$/.test(raw)) throw notFound(`Booking ${raw.slice(0, 20)} not found.`);
   return Number(raw);
-}
-function pageNoOf(c: Context<PageEnv>): number {
-  const raw = c.req.query("page") ?? "1";
-  return /^\d{1,6}$/.test(raw) && Number(raw) >= 1 ? Number(raw) : 1;
 }
 
 const STATUS_TONE: Record<string, Tone> = {
@@ -205,18 +203,6 @@ async function agendaPage(c: Context<PageEnv>) {
   const pagesTotal = Math.max(1, Math.ceil(list.total / PER_PAGE));
   const filtered = agendaHref(f) !== BOOKINGS_PATH;
   const days = byDay(list.items, zone.tz);
-  const select = (name: keyof Filters, label: string, options: [string, string][]) => (
-    <div>
-      <label for={`f-${name}`}>{label}</label>
-      <select id={`f-${name}`} name={name}>
-        {options.map(([value, text]) => (
-          <option value={value} selected={f[name] === value}>
-            {text}
-          </option>
-        ))}
-      </select>
-    </div>
-  );
   return render(
     c,
     <Layout title="Bookings" viewer={viewer} path={BOOKINGS_PATH}>
@@ -225,21 +211,33 @@ async function agendaPage(c: Context<PageEnv>) {
         lead={`${list.total} ${f.when === "upcoming" ? "upcoming" : "past"} booking${list.total === 1 ? "" : "s"}${filtered ? " match these filters" : ""} · times in ${zone.tz} (${zone.from})`}
       />
       <form class="card grid-form" method="get" action={BOOKINGS_PATH} id="filters" aria-label="Filter bookings">
-        {select("host", "Member", [
-          ["", "Everyone"],
-          ...members.map((m): [string, string] => [
-            String(m.id),
-            `${m.name ?? m.email}${m.id === viewer.user.id ? " (me)" : ""}`,
-          ]),
-        ])}
-        {select("bookingPage", "Booking page", [
-          ["", "Every page"],
-          ...pages.map((p): [string, string] => [String(p.id), p.title]),
-        ])}
-        {select("when", "Show", [
-          ["upcoming", "Upcoming"],
-          ["past", "Past, newest first"],
-        ])}
+        <FilterSelect
+          name="host"
+          label="Member"
+          value={f.host}
+          options={[
+            ["", "Everyone"],
+            ...members.map((m): [string, string] => [
+              String(m.id),
+              `${m.name ?? m.email}${m.id === viewer.user.id ? " (me)" : ""}`,
+            ]),
+          ]}
+        />
+        <FilterSelect
+          name="bookingPage"
+          label="Booking page"
+          value={f.bookingPage}
+          options={[["", "Every page"], ...pages.map((p): [string, string] => [String(p.id), p.title])]}
+        />
+        <FilterSelect
+          name="when"
+          label="Show"
+          value={f.when}
+          options={[
+            ["upcoming", "Upcoming"],
+            ["past", "Past, newest first"],
+          ]}
+        />
         <div class="actions wide-field">
           <button type="submit">Filter</button>
           {filtered && (
@@ -559,13 +557,7 @@ async function attempt(
 ): Promise<Response> {
   // Who may act comes before what was typed: a viewer is refused (403) whatever the form holds.
   authorize(actorOf(c), "bookings:write", { write: true });
-  try {
-    return c.redirect(await act(c.get("form")), 303);
-  } catch (e) {
-    if (!isAppError(e) || !["validation", "conflict"].includes(e.code)) throw e;
-    const page = await again(e.message);
-    return new Response(page.body, { status: e.code === "conflict" ? 409 : 400, headers: page.headers });
-  }
+  return answerForm(c, () => act(c.get("form")), again);
 }
 
 const ISO_START = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?Z$/;

@@ -21,17 +21,17 @@
  */
 import { and, eq, inArray } from "drizzle-orm";
 import type { Context, Hono } from "hono";
-import * as v from "valibot";
 import type { Deps } from "../../core/context";
 import { forbidden, invalid, isAppError, notFound } from "../../core/errors";
 import { authorize } from "../../core/scopes";
 import { StatusBadge, type Tone } from "../../ui/badge";
+import { parsed } from "../../ui/form-data";
 import { when } from "../../ui/format";
 import { Csrf } from "../../ui/forms";
 import { Layout, render } from "../../ui/layout";
 import { Notice } from "../../ui/notice";
 import { PageHeader } from "../../ui/page-header";
-import { Pager } from "../../ui/pager";
+import { Pager, pageNoOf } from "../../ui/pager";
 import { actorOf, canManage, type PageEnv, type Viewer, viewerOf } from "../../ui/signed-in";
 import { DataTable, EmptyState } from "../../ui/table";
 import { KIND_LABEL } from "./access";
@@ -116,23 +116,6 @@ function idOf(c: Context<PageEnv>, what: string): number {
   const raw = c.req.param("id") ?? "";
   if (!/^[1-9]\d{0,14}$/.test(raw)) throw notFound(`${what} ${raw.slice(0, 20)} not found.`);
   return Number(raw);
-}
-function pageNoOf(c: Context<PageEnv>): number {
-  const raw = c.req.query("page") ?? "1";
-  return /^\d{1,6}$/.test(raw) && Number(raw) >= 1 ? Number(raw) : 1;
-}
-
-/** Checks a verb's input against its own schema, so a form gets the tool's rules and a message naming the field. */
-function parsed<S extends v.GenericSchema>(
-  schema: S,
-  input: unknown,
-  labels: Record<string, string>,
-): v.InferOutput<S> {
-  const r = v.safeParse(schema, input);
-  if (r.success) return r.output;
-  const issue = r.issues[0]!;
-  const path = v.getDotPath(issue) ?? "";
-  throw invalid(`${labels[path.split(".")[0]!] ?? "The form"} ${issue.message.replace(/^Invalid \w+: /, "")}`.trim());
 }
 
 /** A search snippet with its «marked» words as <mark>: split on the markers, so the text between stays text. */

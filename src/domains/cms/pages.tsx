@@ -28,12 +28,13 @@ import { authorize } from "../../core/scopes";
 import { approvalState, latestLinkFor } from "../approvals/links";
 import { listSites } from "../sites/verbs";
 import { StatusBadge, type Tone } from "../../ui/badge";
+import { FilterSelect } from "../../ui/filters";
 import { when } from "../../ui/format";
 import { Csrf } from "../../ui/forms";
 import { Layout, render } from "../../ui/layout";
 import { Notice } from "../../ui/notice";
 import { PageHeader } from "../../ui/page-header";
-import { Pager } from "../../ui/pager";
+import { Pager, pageNoOf } from "../../ui/pager";
 import { actorOf, canManage, type PageEnv, type Viewer, viewerOf } from "../../ui/signed-in";
 import { DataTable, EmptyState } from "../../ui/table";
 import { listPosts } from "./posts";
@@ -75,11 +76,6 @@ export function liveUrl(domain: string | null, p: { postType: string; slug: stri
   if (!domain) return null;
   const path = p.postType === "page" ? `/${p.slug}` : `/${p.postType}/${p.slug}`;
   return `https://${domain}${path}`;
-}
-
-function pageNoOf(c: Context<PageEnv>): number {
-  const raw = c.req.query("page") ?? "1";
-  return /^\d{1,6}$/.test(raw) && Number(raw) >= 1 ? Number(raw) : 1;
 }
 
 interface Filters {
@@ -181,18 +177,6 @@ async function sitePage(
   const manage = canManage(viewer);
   const notice = NOTICES[c.req.query("done") ?? ""];
   const filtered = !!(f.status || f.type);
-  const select = (name: keyof Filters, label: string, options: [string, string][]) => (
-    <div>
-      <label for={`f-${name}`}>{label}</label>
-      <select id={`f-${name}`} name={name}>
-        {options.map(([value, text]) => (
-          <option value={value} selected={f[name] === value}>
-            {text}
-          </option>
-        ))}
-      </select>
-    </div>
-  );
   return render(
     c,
     <Layout title={site ? `${site.name} · Content` : "Content"} viewer={viewer} path={CMS_PATH}>
@@ -221,16 +205,23 @@ async function sitePage(
         </p>
       </div>
       <form class="card grid-form" method="get" action={siteHref(siteId)} id="filters" aria-label="Filter posts">
-        {select("status", "Status", [
-          ["", "Any status"],
-          ...STATUSES.map((s): [string, string] => [s, STATUS_WORDS[s] ?? s]),
-        ])}
-        {select("type", "Type", [
-          ["", "Posts and pages"],
-          ["blog", "Blog posts"],
-          ["page", "Pages"],
-          ...(f.type && f.type !== "blog" && f.type !== "page" ? [[f.type, f.type] as [string, string]] : []),
-        ])}
+        <FilterSelect
+          name="status"
+          label="Status"
+          value={f.status}
+          options={[["", "Any status"], ...STATUSES.map((s): [string, string] => [s, STATUS_WORDS[s] ?? s])]}
+        />
+        <FilterSelect
+          name="type"
+          label="Type"
+          value={f.type}
+          options={[
+            ["", "Posts and pages"],
+            ["blog", "Blog posts"],
+            ["page", "Pages"],
+            ...(f.type && f.type !== "blog" && f.type !== "page" ? [[f.type, f.type] as [string, string]] : []),
+          ]}
+        />
         <div class="actions wide-field">
           <button type="submit">Filter</button>
           {filtered && (

@@ -19,15 +19,16 @@
  */
 import type { Context, Hono } from "hono";
 import type { Deps } from "../../core/context";
-import { invalid, isAppError, notFound } from "../../core/errors";
+import { invalid, notFound } from "../../core/errors";
 import { StatusBadge, type Tone } from "../../ui/badge";
 import { Chart, renderChart } from "../../ui/chart";
+import { answerForm } from "../../ui/form-answer";
 import type { Form } from "../../ui/form-data";
 import { Csrf } from "../../ui/forms";
 import { Layout, render } from "../../ui/layout";
 import { Notice } from "../../ui/notice";
 import { PageHeader } from "../../ui/page-header";
-import { Pager } from "../../ui/pager";
+import { Pager, pageNoOf } from "../../ui/pager";
 import { actorOf, canManage, type PageEnv, type Viewer, viewerOf } from "../../ui/signed-in";
 import { DataTable } from "../../ui/table";
 import { crmWrite } from "./access";
@@ -61,10 +62,6 @@ function idOf(c: Context<PageEnv>, what: string): number {
 function queryId(c: Context<PageEnv>, name: string): number | undefined {
   const raw = c.req.query(name) ?? "";
   return /^\d{1,9}$/.test(raw) && Number(raw) >= 1 ? Number(raw) : undefined;
-}
-function pageNoOf(c: Context<PageEnv>): number {
-  const raw = c.req.query("page") ?? "1";
-  return /^\d{1,6}$/.test(raw) && Number(raw) >= 1 ? Number(raw) : 1;
 }
 /** The search box's words, trimmed to what the verb takes; empty is no search. */
 const searchOf = (c: Context<PageEnv>) => (c.req.query("q") ?? "").trim().slice(0, 200);
@@ -125,13 +122,7 @@ async function attempt(
 ): Promise<Response> {
   // Who may act comes before what was typed: a viewer is refused (403) whatever the form holds.
   crmWrite(actorOf(c));
-  try {
-    return c.redirect(await act(c.get("form")), 303);
-  } catch (e) {
-    if (!isAppError(e) || !["validation", "conflict"].includes(e.code)) throw e;
-    const page = await again(e.message);
-    return new Response(page.body, { status: e.code === "conflict" ? 409 : 400, headers: page.headers });
-  }
+  return answerForm(c, () => act(c.get("form")), again);
 }
 
 /** The search box and the saved views of a list (crm_views_list), as a plain GET form. */

@@ -32,12 +32,13 @@ import { invalid, isAppError, notFound } from "../../core/errors";
 import { authorize } from "../../core/scopes";
 import { StatusBadge, type Tone } from "../../ui/badge";
 import { Chart, type RenderedChart, renderChart } from "../../ui/chart";
+import { FilterSelect } from "../../ui/filters";
 import { when } from "../../ui/format";
 import { Csrf, DangerButton } from "../../ui/forms";
 import { Layout, render } from "../../ui/layout";
 import { Notice } from "../../ui/notice";
 import { PageHeader } from "../../ui/page-header";
-import { Pager } from "../../ui/pager";
+import { Pager, pageNoOf } from "../../ui/pager";
 import { actorOf, canManage, type PageEnv, viewerOf } from "../../ui/signed-in";
 import { DataTable } from "../../ui/table";
 import { MEMBER_STATUSES, type MemberStatus } from "./access";
@@ -63,10 +64,6 @@ function idOf(c: Context<PageEnv>, what: string): number {
   const raw = c.req.param("id") ?? "";
   if (!/^[1-9]\d{0,14}$/.test(raw)) throw notFound(`${what} ${raw.slice(0, 20)} not found.`);
   return Number(raw);
-}
-function pageNoOf(c: Context<PageEnv>, key = "page"): number {
-  const raw = c.req.query(key) ?? "1";
-  return /^\d{1,6}$/.test(raw) && Number(raw) >= 1 ? Number(raw) : 1;
 }
 const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
 const num = (n: number) => n.toLocaleString("en-US");
@@ -275,19 +272,12 @@ async function listPage(c: Context<PageEnv>) {
           <label for="f-q">Email or name</label>
           <input id="f-q" type="text" name="q" value={q} maxlength={MAX_SEARCH} />
         </div>
-        <div>
-          <label for="f-status">Status on this list</label>
-          <select id="f-status" name="status">
-            <option value="" selected={!status}>
-              Any status
-            </option>
-            {MEMBER_STATUSES.map((s) => (
-              <option value={s} selected={status === s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </div>
+        <FilterSelect
+          name="status"
+          label="Status on this list"
+          value={status}
+          options={[["", "Any status"], ...MEMBER_STATUSES.map((s): [string, string] => [s, s])]}
+        />
         <div class="actions wide-field">
           <button type="submit">Find</button>
           {filtered && (

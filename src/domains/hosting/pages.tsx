@@ -26,7 +26,7 @@ import { Chart, renderChart } from "../../ui/chart";
 import { when } from "../../ui/format";
 import { Layout, render } from "../../ui/layout";
 import { PageHeader } from "../../ui/page-header";
-import { Pager } from "../../ui/pager";
+import { Pager, pageNoOf } from "../../ui/pager";
 import { actorOf, type PageEnv, viewerOf } from "../../ui/signed-in";
 import { DataTable } from "../../ui/table";
 import {
@@ -52,11 +52,6 @@ type Domain = Awaited<ReturnType<typeof listHostingDomains>>["items"][number];
 type Incident = Awaited<ReturnType<typeof listIncidents>>["items"][number];
 
 const domainHref = (id: number) => `${DOMAINS_PATH}/${id}`;
-
-function pageNoOf(c: Context<PageEnv>): number {
-  const raw = c.req.query("page") ?? "1";
-  return /^\d{1,6}$/.test(raw) && Number(raw) >= 1 ? Number(raw) : 1;
-}
 
 interface Word {
   text: string;

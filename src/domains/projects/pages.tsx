@@ -17,18 +17,18 @@
  * with their figures in a table beside them.
  */
 import type { Context, Hono } from "hono";
-import * as v from "valibot";
 import type { Deps } from "../../core/context";
-import { invalid, isAppError, notFound } from "../../core/errors";
+import { invalid, notFound } from "../../core/errors";
 import { type Tone, StatusBadge } from "../../ui/badge";
 import { Chart, type RenderedChart, renderChart } from "../../ui/chart";
-import type { Form } from "../../ui/form-data";
+import { answerForm } from "../../ui/form-answer";
+import { type Form, parsed } from "../../ui/form-data";
 import { when } from "../../ui/format";
 import { Csrf } from "../../ui/forms";
 import { Layout, render } from "../../ui/layout";
 import { Notice } from "../../ui/notice";
 import { PageHeader } from "../../ui/page-header";
-import { Pager } from "../../ui/pager";
+import { Pager, pageNoOf } from "../../ui/pager";
 import { actorOf, canManage, type PageEnv, type Viewer, viewerOf } from "../../ui/signed-in";
 import { DataTable } from "../../ui/table";
 import { addDays, writeAccess } from "./access";
@@ -92,23 +92,6 @@ function numberOf(c: Context<PageEnv>, name: string, what: string): number {
   if (!/^\d{1,9}$/.test(raw) || Number(raw) < 1) throw notFound(`${what} ${raw.slice(0, 20)} not found.`);
   return Number(raw);
 }
-function pageNoOf(c: Context<PageEnv>): number {
-  const raw = c.req.query("page") ?? "1";
-  return /^\d{1,6}$/.test(raw) && Number(raw) >= 1 ? Number(raw) : 1;
-}
-
-/** Checks a verb's input against its own schema, so a form gets the tool's rules and a message naming the field. */
-function parsed<S extends v.GenericSchema>(
-  schema: S,
-  input: unknown,
-  labels: Record<string, string>,
-): v.InferOutput<S> {
-  const r = v.safeParse(schema, input);
-  if (r.success) return r.output;
-  const issue = r.issues[0]!;
-  const path = v.getDotPath(issue) ?? "";
-  throw invalid(`${labels[path.split(".")[0]!] ?? "The form"} ${issue.message.replace(/^Invalid \w+: /, "")}`.trim());
-}
 
 /** "90", "90m", "1h", "1.5h", "1h 30m" → minutes; anything else is refused with the forms it takes. */
 export function minutesOf(raw: string): number {
@@ -149,13 +132,7 @@ async function attempt(
 ): Promise<Response> {
   // Who may act comes before what was typed: a viewer is refused (403) whatever the form holds.
   writeAccess(actorOf(c));
-  try {
-    return c.redirect(await act(c.get("form")), 303);
-  } catch (e) {
-    if (!isAppError(e) || !["validation", "conflict"].includes(e.code)) throw e;
-    const page = await again(e.message);
-    return new Response(page.body, { status: e.code === "conflict" ? 409 : 400, headers: page.headers });
-  }
+  return answerForm(c, () => act(c.get("form")), again);
 }
 
 // ---------------------------------------------------------------------------

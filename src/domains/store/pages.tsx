@@ -24,16 +24,17 @@
 import { and, eq } from "drizzle-orm";
 import type { Context, Hono } from "hono";
 import type { Deps } from "../../core/context";
-import { conflict, invalid, isAppError, notFound } from "../../core/errors";
+import { conflict, invalid, notFound } from "../../core/errors";
 import { authorize } from "../../core/scopes";
 import { StatusBadge, type Tone } from "../../ui/badge";
+import { answerForm } from "../../ui/form-answer";
 import type { Form } from "../../ui/form-data";
 import { when } from "../../ui/format";
 import { Csrf } from "../../ui/forms";
 import { Layout, render } from "../../ui/layout";
 import { Notice } from "../../ui/notice";
 import { PageHeader } from "../../ui/page-header";
-import { Pager } from "../../ui/pager";
+import { Pager, pageNoOf } from "../../ui/pager";
 import { actorOf, canManage, type PageEnv, type Viewer, viewerOf } from "../../ui/signed-in";
 import { DataTable } from "../../ui/table";
 import { effectiveStatus, type LinkRow, linksOfType } from "../approvals/links";
@@ -66,10 +67,6 @@ function idOf(c: Context<PageEnv>, what: string): number {
   const raw = c.req.param("id") ?? "";
   if (!ID.test(raw)) throw notFound(`${what} ${raw.slice(0, 20)} not found.`);
   return Number(raw);
-}
-function pageNoOf(c: Context<PageEnv>): number {
-  const raw = c.req.query("page") ?? "1";
-  return /^\d{1,6}$/.test(raw) && Number(raw) >= 1 ? Number(raw) : 1;
 }
 
 /** Money as people read it, in the order's or store's currency: "€1,234.50", "US$12.00". */
@@ -194,13 +191,7 @@ async function attempt(
   again: (error: string) => Promise<Response>,
 ): Promise<Response> {
   authorize(actorOf(c), "store:write", { write: true });
-  try {
-    return c.redirect(await act(c.get("form")), 303);
-  } catch (e) {
-    if (!isAppError(e) || !["validation", "conflict"].includes(e.code)) throw e;
-    const page = await again(e.message);
-    return new Response(page.body, { status: e.code === "conflict" ? 409 : 400, headers: page.headers });
-  }
+  return answerForm(c, () => act(c.get("form")), again);
 }
 
 // ---------------------------------------------------------------------------

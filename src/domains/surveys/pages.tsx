@@ -32,7 +32,7 @@ import { Csrf } from "../../ui/forms";
 import { Layout, render } from "../../ui/layout";
 import { Notice } from "../../ui/notice";
 import { PageHeader } from "../../ui/page-header";
-import { Pager } from "../../ui/pager";
+import { Pager, pageNoOf } from "../../ui/pager";
 import { actorOf, canManage, type PageEnv, viewerOf } from "../../ui/signed-in";
 import { DataTable } from "../../ui/table";
 import { answerText } from "./answers";
@@ -57,10 +57,6 @@ function idOf(c: Context<PageEnv>): number {
   const raw = c.req.param("id") ?? "";
   if (!/^[1-9]\d{0,14}$/.test(raw)) throw notFound(`Survey ${raw.slice(0, 20)} not found.`);
   return Number(raw);
-}
-function pageNoOf(c: Context<PageEnv>): number {
-  const raw = c.req.query("page") ?? "1";
-  return /^\d{1,6}$/.test(raw) && Number(raw) >= 1 ? Number(raw) : 1;
 }
 const num = (n: number) => n.toLocaleString("en-US");
 const plural = (n: number, one: string, many = `${one}s`) => `${num(n)} ${n === 1 ? one : many}`;

@@ -24,18 +24,19 @@
  */
 import { and, asc, eq, inArray } from "drizzle-orm";
 import type { Context, Hono } from "hono";
-import * as v from "valibot";
 import type { Deps } from "../../core/context";
-import { invalid, isAppError, notFound } from "../../core/errors";
+import { invalid, notFound } from "../../core/errors";
 import { memberships, users } from "../../core/tables";
 import { StatusBadge, type Tone } from "../../ui/badge";
-import type { Form } from "../../ui/form-data";
+import { FilterSelect } from "../../ui/filters";
+import { answerForm } from "../../ui/form-answer";
+import { type Form, parsed } from "../../ui/form-data";
 import { when } from "../../ui/format";
 import { Csrf } from "../../ui/forms";
 import { Layout, render } from "../../ui/layout";
 import { Notice } from "../../ui/notice";
 import { PageHeader } from "../../ui/page-header";
-import { Pager } from "../../ui/pager";
+import { Pager, pageNoOf } from "../../ui/pager";
 import { actorOf, canManage, type PageEnv, type Viewer, viewerOf } from "../../ui/signed-in";
 import { DataTable } from "../../ui/table";
 import { ticketsRead, ticketsWrite } from "./access";
@@ -75,23 +76,6 @@ function numberOf(c: Context<PageEnv>): number {
   const raw = c.req.param("number") ?? "";
   if (!/^[1-9]\d{0,14}$/.test(raw)) throw notFound(`Ticket ${raw.slice(0, 20)} not found.`);
   return Number(raw);
-}
-function pageNoOf(c: Context<PageEnv>): number {
-  const raw = c.req.query("page") ?? "1";
-  return /^\d{1,6}$/.test(raw) && Number(raw) >= 1 ? Number(raw) : 1;
-}
-
-/** Checks a verb's input against its own schema, so a form gets the tool's rules and a message naming the field. */
-function parsed<S extends v.GenericSchema>(
-  schema: S,
-  input: unknown,
-  labels: Record<string, string>,
-): v.InferOutput<S> {
-  const r = v.safeParse(schema, input);
-  if (r.success) return r.output;
-  const issue = r.issues[0]!;
-  const path = v.getDotPath(issue) ?? "";
-  throw invalid(`${labels[path.split(".")[0]!] ?? "The form"} ${issue.message.replace(/^Invalid \w+: /, "")}`.trim());
 }
 
 const words = (s: string) => s.replace(/_/g, " ");
@@ -192,13 +176,7 @@ async function attempt(
 ): Promise<Response> {
   // Who may act comes before what was typed: a viewer is refused (403) whatever the form holds.
   ticketsWrite(actorOf(c));
-  try {
-    return c.redirect(await act(c.get("form")), 303);
-  } catch (e) {
-    if (!isAppError(e) || !["validation", "conflict"].includes(e.code)) throw e;
-    const page = await again(e.message);
-    return new Response(page.body, { status: e.code === "conflict" ? 409 : 400, headers: page.headers });
-  }
+  return answerForm(c, () => act(c.get("form")), again);
 }
 
 /** Who can be given a ticket: the owners and admins of the active company (the verb checks the pick again). */
@@ -305,18 +283,6 @@ async function queuePage(c: Context<PageEnv>) {
   const now = actorOf(c).deps.clock.now().getTime();
   const pages = Math.max(1, Math.ceil(total / PER_PAGE));
   const filtered = queueHref(f) !== TICKETS_PATH;
-  const select = (name: keyof Filters, label: string, options: [string, string][]) => (
-    <div>
-      <label for={`f-${name}`}>{label}</label>
-      <select id={`f-${name}`} name={name}>
-        {options.map(([value, text]) => (
-          <option value={value} selected={f[name] === value}>
-            {text}
-          </option>
-        ))}
-      </select>
-    </div>
-  );
   return render(
     c,
     <Layout title="Tickets" viewer={viewer} path={TICKETS_PATH}>
@@ -325,33 +291,55 @@ async function queuePage(c: Context<PageEnv>) {
         lead={`${total} ticket${total === 1 ? "" : "s"}${filtered ? " match these filters" : " not yet solved"}`}
       />
       <form class="card grid-form" method="get" action={TICKETS_PATH} id="filters" aria-label="Filter tickets">
-        {select("status", "Status", [
-          ["unsolved", "Unsolved"],
-          ["any", "Any status"],
-          ...TICKET_STATUSES.map((s): [string, string] => [s, s]),
-        ])}
-        {select("assignee", "Assignee", [
-          ["", "Anyone"],
-          ["me", "Me"],
-          ["none", "Unassigned"],
-          ...agents.map((a): [string, string] => [String(a.id), a.name ?? a.email]),
-        ])}
-        {select("priority", "Priority", [
-          ["", "Any priority"],
-          ...TICKET_PRIORITIES.map((p): [string, string] => [p, p]),
-        ])}
-        {select("sla", "SLA", [
-          ["", "Any"],
-          ["breached", "Breached"],
-          ["soon", "Due within 4 hours"],
-          ["ok", "Not breached"],
-        ])}
-        {select("sort", "Order", [
-          ["updated", "Latest activity"],
-          ["due", "Due soonest"],
-          ["priority", "Priority"],
-          ["created", "Newest"],
-        ])}
+        <FilterSelect
+          name="status"
+          label="Status"
+          value={f.status}
+          options={[
+            ["unsolved", "Unsolved"],
+            ["any", "Any status"],
+            ...TICKET_STATUSES.map((s): [string, string] => [s, s]),
+          ]}
+        />
+        <FilterSelect
+          name="assignee"
+          label="Assignee"
+          value={f.assignee}
+          options={[
+            ["", "Anyone"],
+            ["me", "Me"],
+            ["none", "Unassigned"],
+            ...agents.map((a): [string, string] => [String(a.id), a.name ?? a.email]),
+          ]}
+        />
+        <FilterSelect
+          name="priority"
+          label="Priority"
+          value={f.priority}
+          options={[["", "Any priority"], ...TICKET_PRIORITIES.map((p): [string, string] => [p, p])]}
+        />
+        <FilterSelect
+          name="sla"
+          label="SLA"
+          value={f.sla}
+          options={[
+            ["", "Any"],
+            ["breached", "Breached"],
+            ["soon", "Due within 4 hours"],
+            ["ok", "Not breached"],
+          ]}
+        />
+        <FilterSelect
+          name="sort"
+          label="Order"
+          value={f.sort}
+          options={[
+            ["updated", "Latest activity"],
+            ["due", "Due soonest"],
+            ["priority", "Priority"],
+            ["created", "Newest"],
+          ]}
+        />
         <div class="actions wide-field">
           <button type="submit">Filter</button>
           {filtered && (
