@@ -34,6 +34,7 @@ import sqlite31 from "./sqlite/0031_post_versions.sql" with { type: "text" };
 import sqlite32 from "./sqlite/0032_custom_fields.sql" with { type: "text" };
 import sqlite33 from "./sqlite/0033_booking_calendars.sql" with { type: "text" };
 import sqlite34 from "./sqlite/0034_ticket_attachments.sql" with { type: "text" };
+import sqlite35 from "./sqlite/0035_chat_attachments.sql" with { type: "text" };
 import pg0 from "./pg/0000_init.sql" with { type: "text" };
 import pg1 from "./pg/0001_media_blobs.sql" with { type: "text" };
 import pg2 from "./pg/0002_idempotency_keys.sql" with { type: "text" };
@@ -69,6 +70,7 @@ import pg31 from "./pg/0031_post_versions.sql" with { type: "text" };
 import pg32 from "./pg/0032_custom_fields.sql" with { type: "text" };
 import pg33 from "./pg/0033_booking_calendars.sql" with { type: "text" };
 import pg34 from "./pg/0034_ticket_attachments.sql" with { type: "text" };
+import pg35 from "./pg/0035_chat_attachments.sql" with { type: "text" };
 
 export interface Migration {
   tag: string;
@@ -112,6 +114,7 @@ export const migrations: Record<"sqlite" | "pg", Migration[]> = {
     { tag: "0032_custom_fields", sql: sqlite32 },
     { tag: "0033_booking_calendars", sql: sqlite33 },
     { tag: "0034_ticket_attachments", sql: sqlite34 },
+    { tag: "0035_chat_attachments", sql: sqlite35 },
   ],
   pg: [
     { tag: "0000_init", sql: pg0 },
@@ -149,5 +152,6 @@ export const migrations: Record<"sqlite" | "pg", Migration[]> = {
     { tag: "0032_custom_fields", sql: pg32 },
     { tag: "0033_booking_calendars", sql: pg33 },
     { tag: "0034_ticket_attachments", sql: pg34 },
+    { tag: "0035_chat_attachments", sql: pg35 },
   ],
 };
