@@ -62,6 +62,9 @@ export const PUBLIC_LIMITS = {
 const MAX_JSON = 16 * 1024;
 /** What a multipart body may carry besides its files: boundaries, part headers, a caption. */
 const MULTIPART_SLACK = 64 * 1024;
+
+/** A multipart file name as sent: browsers write a quote in it as %22 (the HTML form encoding); the name had a quote. */
+const browserName = (name: string) => name.replace(/%22/g, '"');
 const HEARTBEAT_MS = 5_000;
 
 async function inboxByKey(deps: Deps, key: string): Promise<InboxRow | null> {
@@ -277,7 +280,7 @@ export function chatPublicRoutes(deps: Deps): Hono {
         inbox.companyId,
         await Promise.all(
           picked.map(async (f) => ({
-            filename: f.name,
+            filename: browserName(f.name),
             bytes: new Uint8Array(await f.arrayBuffer()),
             declared: f.type,
           })),
