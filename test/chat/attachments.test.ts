@@ -95,7 +95,7 @@ beforeAll(async () => {
   inbox = await tool(agent, "chat_inboxes_create", { siteId: site.id, name: "Brew chat" });
   rivalInbox = await tool(rival, "chat_inboxes_create", { siteId: rivalSite.id, name: "Rival chat" });
   vera = await say(inbox.widgetKey, "My grinder broke, photo coming.", { email: "vera@example.test" });
-});
+}, 30_000);
 afterAll(async () => {
   for (const c of [agent, rival]) await c?.close();
   await s?.stop();
