@@ -39,7 +39,7 @@ async function upload(
   o: { token?: string; body?: string; headers?: Record<string, string> } = {},
 ) {
   const form = new FormData();
-  for (const f of files) form.append("file", new File([f.bytes], f.name, { type: f.type }));
+  for (const f of files) form.append("file", new File([new Uint8Array(f.bytes)], f.name, { type: f.type }));
   if (o.body !== undefined) form.append("body", o.body);
   const res = await fetch(`${s.url}/chat/api/${key}/files`, {
     method: "POST",

@@ -279,5 +279,10 @@ export const chatDomain: Domain = {
     { type: "chat.conversation_assigned", label: "A chat was assigned to you", inApp: true, email: true },
     { type: "chat.snooze_ended", label: "A chat you snoozed is due again", inApp: true, email: false },
   ],
-  portal: { routes: chatPortalRoutes, nav: [{ href: CHAT_PATH, label: "Chat" }] },
+  portal: {
+    routes: chatPortalRoutes,
+    nav: [{ href: CHAT_PATH, label: "Chat" }],
+    // The reply form attaches files.
+    uploads: [new RegExp(`^${CHAT_PATH}/[0-9]+/reply$`)],
+  },
 };
