@@ -11,6 +11,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/client";
+import { eq } from "drizzle-orm";
+import { chatAttachments } from "../../src/domains/chat/tables";
 import { sites } from "../../src/domains/sites/tables";
 import { callTool, createCompany, createUser, mcpClient, mintMcpKey, toolOk } from "../fixtures/accounts";
 import { startTestServer, type TestServer } from "../harness";
@@ -238,5 +240,25 @@ describe("a chat becomes a ticket", () => {
     const got = await tool(agent, "ticket_attachments_get", { id: png.id });
     expect(Buffer.from(got.dataBase64, "base64").equals(PNG)).toBe(true);
     expect((await tool(agent, "ticket_attachment_limits_set", {})).usedBytes).toBe(used);
+  });
+});
+
+describe("deleting an inbox", () => {
+  test("its conversations' files leave the store", async () => {
+    const theirs = await say(rivalInbox.widgetKey, "one more");
+    const up = await upload(rivalInbox.widgetKey, [{ name: "gone.png", type: "image/png", bytes: PNG }], {
+      token: theirs.token,
+    });
+    expect(up.status).toBe(201);
+    const keys = (
+      await s.deps.db
+        .select({ key: chatAttachments.storageKey })
+        .from(chatAttachments)
+        .where(eq(chatAttachments.id, up.json.message.files[0].id))
+    ).map((r) => r.key);
+    expect(keys).toHaveLength(1);
+    expect(await s.deps.blobs.read(keys[0]!)).not.toBeNull();
+    await tool(rival, "chat_inboxes_delete", { id: rivalInbox.id });
+    expect(await s.deps.blobs.read(keys[0]!)).toBeNull();
   });
 });

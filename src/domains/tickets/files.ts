@@ -8,12 +8,14 @@
  * files over by key (openTicketFromChat's `files`), stored once.
  *
  * @public Serves chat (visitor and agent uploads, the company budget, the
- * download response, files carried over to a ticket).
+ * download response, files carried over to a ticket, removing the bytes of
+ * a deleted inbox's files).
  */
 export {
   checkBudget,
   discardStored,
   fileResponse,
+  forgetFiles,
   INLINE_MAX,
   type IncomingFile,
   LINK_TTL_MS,
