@@ -259,6 +259,12 @@ describe("deleting an inbox", () => {
     expect(keys).toHaveLength(1);
     expect(await s.deps.blobs.read(keys[0]!)).not.toBeNull();
     await tool(rival, "chat_inboxes_delete", { id: rivalInbox.id });
-    expect(await s.deps.blobs.read(keys[0]!)).toBeNull();
+    // Outside the database store the bytes go once the deletion has committed (forgetFiles): wait for it.
+    let gone = false;
+    for (let i = 0; i < 200 && !gone; i++) {
+      gone = (await s.deps.blobs.read(keys[0]!)) === null;
+      if (!gone) await Bun.sleep(10);
+    }
+    expect(gone).toBe(true);
   });
 });
