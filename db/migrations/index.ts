@@ -35,6 +35,7 @@ import sqlite32 from "./sqlite/0032_custom_fields.sql" with { type: "text" };
 import sqlite33 from "./sqlite/0033_booking_calendars.sql" with { type: "text" };
 import sqlite34 from "./sqlite/0034_ticket_attachments.sql" with { type: "text" };
 import sqlite35 from "./sqlite/0035_automation_flow.sql" with { type: "text" };
+import sqlite36 from "./sqlite/0036_chat_attachments.sql" with { type: "text" };
 import pg0 from "./pg/0000_init.sql" with { type: "text" };
 import pg1 from "./pg/0001_media_blobs.sql" with { type: "text" };
 import pg2 from "./pg/0002_idempotency_keys.sql" with { type: "text" };
@@ -71,6 +72,7 @@ import pg32 from "./pg/0032_custom_fields.sql" with { type: "text" };
 import pg33 from "./pg/0033_booking_calendars.sql" with { type: "text" };
 import pg34 from "./pg/0034_ticket_attachments.sql" with { type: "text" };
 import pg35 from "./pg/0035_automation_flow.sql" with { type: "text" };
+import pg36 from "./pg/0036_chat_attachments.sql" with { type: "text" };
 
 export interface Migration {
   tag: string;
@@ -115,6 +117,7 @@ export const migrations: Record<"sqlite" | "pg", Migration[]> = {
     { tag: "0033_booking_calendars", sql: sqlite33 },
     { tag: "0034_ticket_attachments", sql: sqlite34 },
     { tag: "0035_automation_flow", sql: sqlite35 },
+    { tag: "0036_chat_attachments", sql: sqlite36 },
   ],
   pg: [
     { tag: "0000_init", sql: pg0 },
@@ -153,5 +156,6 @@ export const migrations: Record<"sqlite" | "pg", Migration[]> = {
     { tag: "0033_booking_calendars", sql: pg33 },
     { tag: "0034_ticket_attachments", sql: pg34 },
     { tag: "0035_automation_flow", sql: pg35 },
+    { tag: "0036_chat_attachments", sql: pg36 },
   ],
 };

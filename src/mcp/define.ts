@@ -271,6 +271,8 @@ export interface PortalPages {
   routes(app: Hono<any>, deps: Deps): void;
   /** Shown in the navigation to members whose role in the active company is at least `minRole` (default viewer). */
   nav?: { href: string; label: string; minRole?: Role }[];
+  /** Paths whose posts may be multipart/form-data with files (read by the portal's formGuard); others stay urlencoded. */
+  uploads?: RegExp[];
 }
 
 /** One finished tools/call, as toolCallObservers see it. */

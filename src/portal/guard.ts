@@ -64,6 +64,7 @@ export function crossSiteProblem(deps: Deps, c: Context): string | null {
  * `session` and `form` for the handler.
  */
 export function formGuard(deps: Deps): MiddlewareHandler<PortalEnv> {
+  const uploads = deps.catalog.portal.flatMap((p) => p.uploads ?? []);
   return async (c, next) => {
     if (SAFE_METHODS.has(c.req.method)) return await next();
     const problem = crossSiteProblem(deps, c);
@@ -71,7 +72,9 @@ export function formGuard(deps: Deps): MiddlewareHandler<PortalEnv> {
     if (!NO_TOKEN_PATHS.has(c.req.path)) {
       const session = await readSession(deps, c);
       if (session) {
-        const form = await readForm(c);
+        // Multipart only where a domain takes files (PortalPages.uploads); every other form stays urlencoded.
+        const upload = uploads.some((re) => re.test(c.req.path));
+        const form = await readForm(c, upload ? { uploadBytes: deps.config.maxUploadBytes } : {});
         if (!csrfValid(session, form.params.get("_csrf"))) throw new AppError("forbidden", EXPIRED_MESSAGE);
         c.set("session", session);
         c.set("form", form);

@@ -1,6 +1,8 @@
 /**
  * Reading the form posts of signed-in pages (the portal's and the domains').
- * Every such form is urlencoded (the browser default), bounded in size, and
+ * Every such form is urlencoded (the browser default) — but for the upload
+ * paths domains declare (PortalPages.uploads), which may also be multipart
+ * with files — bounded in size, and
  * read through `Form`, whose getters turn missing, oversized or mistyped
  * fields into AppError validation errors with a message fit to show next to
  * the form: a 4xx, never a 500. The portal's formGuard reads the form once,
@@ -14,7 +16,15 @@ import { AppError, invalid } from "../core/errors";
 export const MAX_FORM_BYTES = 64 * 1024;
 
 export class Form {
-  constructor(readonly params: URLSearchParams) {}
+  constructor(
+    readonly params: URLSearchParams,
+    private readonly uploads: Map<string, File[]> = new Map(),
+  ) {}
+
+  /** The files of a file input (multipart forms of upload paths only); an input left empty gives none. */
+  files(name: string): File[] {
+    return this.uploads.get(name) ?? [];
+  }
 
   /** A single text field, trimmed; "" when absent unless required. */
   text(name: string, opts: { label?: string; max?: number; required?: boolean } = {}): string {
@@ -61,8 +71,16 @@ export class Form {
   }
 }
 
-export async function readForm(c: Context): Promise<Form> {
+/**
+ * Reads the form. `uploadBytes` (given for upload paths only, see the
+ * portal's formGuard) also takes multipart/form-data of at most that many
+ * bytes of files besides MAX_FORM_BYTES of fields; the text fields read as
+ * any form's, the files through Form.files.
+ */
+export async function readForm(c: Context, opts: { uploadBytes?: number } = {}): Promise<Form> {
   const type = c.req.header("content-type") ?? "";
+  if (opts.uploadBytes !== undefined && /^multipart\/form-data\b/i.test(type))
+    return readMultipart(c, opts.uploadBytes);
   if (!/^application\/x-www-form-urlencoded\b/i.test(type))
     throw new AppError("validation", "This form must be sent as application/x-www-form-urlencoded.");
   const declared = Number(c.req.header("content-length") ?? "0");
@@ -83,4 +101,35 @@ export function parsed<S extends v.GenericSchema>(
   const issue = r.issues[0]!;
   const path = v.getDotPath(issue) ?? "";
   throw invalid(`${labels[path.split(".")[0]!] ?? "The form"} ${issue.message.replace(/^Invalid \w+: /, "")}`.trim());
+}
+
+async function readMultipart(c: Context, uploadBytes: number): Promise<Form> {
+  const bound = uploadBytes + MAX_FORM_BYTES;
+  const declared = Number(c.req.header("content-length") ?? "0");
+  if (declared > bound)
+    throw new AppError("payload_too_large", `The files are too large (at most ${uploadBytes} bytes).`);
+  let data: FormData;
+  try {
+    data = await c.req.raw.formData();
+  } catch {
+    throw invalid("This form could not be read; send it again.");
+  }
+  const params = new URLSearchParams();
+  const uploads = new Map<string, File[]>();
+  let size = 0;
+  for (const [name, entry] of data.entries()) {
+    if (typeof entry === "string") {
+      size += name.length + entry.length;
+      params.append(name, entry);
+      continue;
+    }
+    const value = entry as unknown as File;
+    // An input left empty sends a part with no file name and no bytes (which may read as a Blob without a name).
+    if (value.size === 0 && !value.name) continue;
+    if (typeof value.name !== "string") throw invalid(`${name.slice(0, 40)}: a file without a name was sent.`);
+    size += value.size;
+    uploads.set(name, [...(uploads.get(name) ?? []), value]);
+  }
+  if (size > bound) throw new AppError("payload_too_large", `The files are too large (at most ${uploadBytes} bytes).`);
+  return new Form(params, uploads);
 }

@@ -1,7 +1,8 @@
 /**
  * The demo's live chat, read through the chat tools as the demo user: an
  * inbox per demo site (the retired site's switched off), conversations in
- * every status with notes and labels, the snoozed one reopened by the job
+ * every status with notes and labels, a visitor's file carried to the
+ * ticket the chat became, the snoozed one reopened by the job
  * when its time comes, and a new visitor getting the next free number.
  */
 import { catalog } from "../../src/catalog";
@@ -19,6 +20,7 @@ import { companies, memberships, users } from "../../src/domains/accounts/tables
 import { reopenSnoozed } from "../jobs";
 import { chatInboxes } from "../../src/domains/chat/tables";
 import { chatDomain } from "../../src/domains/chat/tools";
+import { ticketsDomain } from "../../src/domains/tickets/tools";
 import { visitorPost } from "../../src/domains/chat/visitor";
 import { seedDemo } from "../../db/seed/demo";
 import { openTestStore } from "../db";
@@ -87,6 +89,15 @@ test("every demo site has an inbox; conversations in every status; the snooze jo
   expect(all.items[0].waitingSince).not.toBeNull();
   // Jamie's chat became a ticket (chat_conversations_to_ticket, run by the seed); the others did not.
   expect(all.items.map((c: any) => c.ticketId ?? null)).toEqual([expect.any(Number), null, null, null, null]);
+  // Jamie's order confirmation, sent from the widget, is a file of the chat and went to the ticket with it.
+  const files = await call(harbor, "chat_attachments_get", {
+    id: (await call(harbor, "chat_attachments_list", { conversationId: 1 })).items[0].id,
+  });
+  expect([files.filename, files.source]).toEqual(["order-10482-confirmation.txt", "visitor"]);
+  expect(Buffer.from(files.dataBase64, "base64").toString()).toContain("Order #10482");
+  const listed = ticketsDomain.tools.find((t) => t.name === "ticket_attachments_list")!;
+  const onTicket = await listed.run(harbor, v.parse(listed.input, { ticketId: all.items[0].ticketId }));
+  expect((onTicket as any).items.map((a: any) => a.filename)).toEqual(["order-10482-confirmation.txt"]);
   const pending = await call(harbor, "chat_conversations_get", { id: 2 });
   expect(pending.messages.items.map((m: any) => m.kind)).toEqual(["visitor", "agent", "note"]);
   const nw = await call(northwind, "chat_conversations_list", { status: "all" });
@@ -103,4 +114,4 @@ test("every demo site has an inbox; conversations in every status; the snooze jo
   const r = await visitorPost(deps, shop, null, { body: "Do you sell gift cards?" });
   expect(r.conversation).toBe(6);
   await store.close();
-});
+}, 30_000);

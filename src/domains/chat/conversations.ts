@@ -62,6 +62,8 @@ import type {
 import { chatConversations, chatInboxes, chatLabels, chatMessages, chatVisitors, type ChatStatus } from "./tables";
 import { cannedByRef } from "./canned";
 import { kickHub } from "./hub";
+import { chatAttachmentOut, filesBody, filesOfMessages, recordChatFiles } from "./attachments";
+import { discardStored, type StoredFile } from "../tickets/files";
 
 const DEFAULT_STATUSES: ChatStatus[] = ["open", "pending"];
 
@@ -144,9 +146,16 @@ async function messagesPage(db: Db, c: ConversationRow, limit: number, offset: n
     db,
     rows.map((m) => m.userId),
   );
+  const files = await filesOfMessages(
+    db,
+    rows.map((m) => m.id),
+  );
   return {
     ...page(
-      rows.map((m) => messageOut(m, authors)),
+      rows.map((m) => {
+        const own = files.get(m.id);
+        return own ? { ...messageOut(m, authors), files: own.map(chatAttachmentOut) } : messageOut(m, authors);
+      }),
       total,
       limit,
       off,
@@ -225,13 +234,22 @@ function fill(text: string, visitorName: string | null): string {
   return text.replace(/\{\{\s*name\s*\}\}/g, first);
 }
 
-export async function reply(ctx: ActorContext, input: v.InferOutput<typeof replyInput>) {
+/**
+ * An agent's reply, live to the visitor. `files` (the portal's upload,
+ * stored already by tickets/files.ts) are recorded on the message in the
+ * same transaction, or removed again when it does not commit; with files
+ * the text may be left out (the message then reads as the files' names).
+ */
+export async function reply(ctx: ActorContext, input: v.InferOutput<typeof replyInput>, files: StoredFile[] = []) {
   chatWrite(ctx);
-  if ((input.body === undefined) === (input.cannedId === undefined))
+  const bare = input.body === undefined && input.cannedId === undefined;
+  if (bare ? !files.length : input.body !== undefined && input.cannedId !== undefined)
     throw invalid("Give either body or cannedId (a canned response's id or short code).");
   const out = await onConversation(ctx, input.id, async (c) => {
     const facts = c.facts();
-    const body = input.body ?? fill((await cannedByRef(c.tx, ctx, input.cannedId!)).content, facts.visitorName);
+    const body = bare
+      ? filesBody(files)
+      : (input.body ?? fill((await cannedByRef(c.tx, ctx, input.cannedId!)).content, facts.visitorName));
     // The hot path of a burst of replies: statements that do not depend on each other are sent together
     // (PostgreSQL pipelines them on the transaction's connection: one round trip each pair; SQLite runs
     // them in turn). Same statements, same transaction, fewer waits.
@@ -255,6 +273,18 @@ export async function reply(ctx: ActorContext, input: v.InferOutput<typeof reply
     ]);
     const msg = msgRows[0]!;
     c.row = convRows[0]!;
+    await recordChatFiles(
+      c.tx,
+      ctx.deps,
+      {
+        companyId: ctx.company.id,
+        conversationId: c.row.id,
+        messageId: msg.id,
+        source: "agent",
+        userId: ctx.principal.userId,
+      },
+      files,
+    );
     // Answering a snoozed conversation means someone is on it again.
     const to = input.status ?? (c.row.status === "snoozed" ? "open" : undefined);
     if (to !== undefined && to !== c.row.status) await moveStatus(ctx, c, to);
@@ -276,6 +306,9 @@ export async function reply(ctx: ActorContext, input: v.InferOutput<typeof reply
       ),
     ]);
     return { id: c.row.number, messageId: msg.id, status: c.row.status, body };
+  }).catch(async (e) => {
+    await discardStored(ctx.deps, files);
+    throw e;
   });
   kickHub(ctx.deps);
   return out;

@@ -8,14 +8,17 @@
  * priorities, assignees and each company's canned responses. Jamie's
  * missing parcel waits on the courier, days away, so that chat became a
  * ticket (chat_conversations_to_ticket, run as the tool runs: the tickets
- * part has seeded its tickets by then, so the ticket takes the next number).
+ * part has seeded its tickets by then, so the ticket takes the next number),
+ * and the order confirmation Jamie sent from the widget went with it.
  *
  * Visitors' tokens are random and thrown away (only their hashes are
  * stored, like every secret of the seed): the demo's visitors cannot be
  * impersonated from the seed. Widget keys are public and derived.
  */
+import { createHash } from "node:crypto";
 import { randomHex, sha256Hex } from "../../core/secrets";
 import {
+  chatAttachments,
   chatCannedResponses,
   chatConversations,
   chatCounters,
@@ -43,6 +46,8 @@ interface Conv {
   /** [minutes after start, who, text] */
   thread: [number, Who, string][];
   snoozeHours?: number;
+  /** A text file on the visitor's last message (attachments.ts), stored as the widget's upload stores one. */
+  file?: { filename: string; text: string };
 }
 
 const WEEKDAYS = (h: string) => ({ mon: [h], tue: [h], wed: [h], thu: [h], fri: [h] });
@@ -136,16 +141,39 @@ async function conversations(
         })
         .returning()
     )[0]!;
-    await w.tx.insert(chatMessages).values(
-      c.thread.map(([min, who, body]) => ({
+    const msgs = await w.tx
+      .insert(chatMessages)
+      .values(
+        c.thread.map(([min, who, body]) => ({
+          companyId,
+          conversationId: conv.id,
+          kind: who === "visitor" ? ("visitor" as const) : "agent" in who ? ("agent" as const) : ("note" as const),
+          userId: who === "visitor" ? null : "agent" in who ? who.agent : who.note,
+          body,
+          createdAt: at(min),
+        })),
+      )
+      .returning({ id: chatMessages.id, kind: chatMessages.kind, createdAt: chatMessages.createdAt });
+    if (c.file) {
+      const on = msgs.filter((m) => m.kind === "visitor").at(-1)!;
+      const bytes = new TextEncoder().encode(c.file.text);
+      // A fixed name, so the seed's rows stay identical from seed to seed; written with the demo's media files.
+      const storageKey = `att/${companyId}/${createHash("sha256").update(`plinth-demo/chat/${c.file.filename}`).digest("hex").slice(0, 24)}.txt`;
+      w.storeFile(storageKey, bytes, "txt");
+      await w.tx.insert(chatAttachments).values({
         companyId,
         conversationId: conv.id,
-        kind: who === "visitor" ? ("visitor" as const) : "agent" in who ? ("agent" as const) : ("note" as const),
-        userId: who === "visitor" ? null : "agent" in who ? who.agent : who.note,
-        body,
-        createdAt: at(min),
-      })),
-    );
+        messageId: on.id,
+        source: "visitor",
+        filename: c.file.filename,
+        mimeType: "text/plain",
+        sizeBytes: bytes.length,
+        storageKey,
+        sha256: createHash("sha256").update(bytes).digest("hex"),
+        uploadedBy: null,
+        createdAt: on.createdAt,
+      });
+    }
     if (c.labels.length)
       await w.tx.insert(chatLabels).values(c.labels.map((label) => ({ conversationId: conv.id, label })));
     n++;
@@ -213,6 +241,10 @@ export const demoChat: DemoPart = async (w) => {
           [0, "visitor", "Hi, my order #10482 says delivered but there's nothing on my porch."],
           [2, "visitor", "It was the Ethiopia Guji 1 kg bag."],
         ],
+        file: {
+          filename: "order-10482-confirmation.txt",
+          text: "Harbor Coffee — order confirmation\nOrder #10482\n1 × Ethiopia Guji, 1 kg, whole bean\nStatus: delivered (courier scan)\n",
+        },
       },
       {
         visitor: { name: "Priti Shah", email: null },

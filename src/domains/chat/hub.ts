@@ -36,6 +36,7 @@ import type { Deps } from "../../core/context";
 import type { Store } from "../../core/db";
 import { events } from "../../core/tables";
 import { users } from "../../core/tables";
+import { type ChatAttachmentRow, filesOfMessages } from "./attachments";
 import { chatConversations, chatMessages, type ChatMessageKind, type ChatStatus } from "./tables";
 
 export const TICK_MS = 20;
@@ -56,6 +57,8 @@ export interface HubRow {
   authorName: string | null;
   body: string;
   createdAt: Date;
+  /** The message's files (attachments.ts), read once for every stream; absent when it has none. */
+  files?: ChatAttachmentRow[];
 }
 
 /** A conversation change, from the event outbox: which conversation (by number) of which company. */
@@ -358,6 +361,12 @@ export class ChatHub {
     this.messages.advance(rows.length === BATCH ? rows[rows.length - 1]!.id : null);
     if (rows.length === BATCH) this.again = true;
     if (!fresh.length) return;
+    // Written in the message's transaction, so committed with it: one read for every stream.
+    const files = await filesOfMessages(
+      db,
+      fresh.filter((r) => r.kind !== "note").map((r) => r.id),
+    );
+    for (const r of fresh) if (files.has(r.id)) r.files = files.get(r.id);
     const byVisitor = new Map<number, HubRow[]>();
     const byCompany = new Map<number, HubRow[]>();
     for (const r of fresh) {

@@ -16,7 +16,8 @@ import { siteForActor } from "../sites/access";
 import { chatRead, chatWrite, checkHours, availability, inboxById, type InboxRow } from "./access";
 import { chatInboxCreated, chatInboxDeleted, chatInboxUpdated } from "./events";
 import type { inboxCreateInput, inboxListInput, inboxRef, inboxUpdateInput } from "./schemas";
-import { chatConversations, chatInboxes } from "./tables";
+import { chatAttachments, chatConversations, chatInboxes } from "./tables";
+import { forgetFiles } from "../tickets/files";
 
 export const DEFAULT_GREETING = "Hi! Ask us anything — we usually reply within a few minutes.";
 
@@ -155,7 +156,17 @@ export async function deleteInbox(ctx: ActorContext, input: v.InferOutput<typeof
     const cur = await inboxById(tx, ctx, input.id);
     const n = (await tx.select({ n: count() }).from(chatConversations).where(eq(chatConversations.inboxId, cur.id)))[0]!
       .n;
+    // Their files' bytes go too, unless a ticket (a chat turned into one) still holds them.
+    const keys = (
+      await tx
+        .select({ key: chatAttachments.storageKey })
+        .from(chatAttachments)
+        .innerJoin(chatConversations, eq(chatConversations.id, chatAttachments.conversationId))
+        .where(eq(chatConversations.inboxId, cur.id))
+        .groupBy(chatAttachments.storageKey)
+    ).map((r) => r.key);
     await tx.delete(chatInboxes).where(eq(chatInboxes.id, cur.id));
+    await forgetFiles(tx, ctx.deps, keys);
     await audit(tx, ctx, "chat.inbox_delete", {
       type: "chat_inbox",
       id: cur.id,

@@ -5,7 +5,9 @@
  *   GET  /chat/<number>          one conversation: transcript (notes marked internal), live; forms
  *   GET  /chat/<number>/stream   SSE of that conversation's new messages (session cookie)
  *   GET  /chat/live              SSE of the company's new messages (the list page)
+ *   GET  /chat/<number>/files/<id> a file of the conversation (attachments.ts): always a download
  *   POST /chat/<number>/reply | note | assign | snooze | status
+ *                                (reply is multipart: its file input attaches files for the visitor)
  *
  * Every action goes through the chat domain's verbs (the same tenancy,
  * roles, audit rows and events as the MCP tools): owners and admins
@@ -21,7 +23,7 @@
 import { and, asc, eq, inArray, max } from "drizzle-orm";
 import type { Context, Hono } from "hono";
 import type { ActorContext, Deps } from "../../core/context";
-import { AppError, invalid, isAppError } from "../../core/errors";
+import { AppError, invalid, isAppError, notFound } from "../../core/errors";
 import { newNonce } from "../../core/public-page";
 import type { Form } from "../../ui/form-data";
 import { when } from "../../ui/format";
@@ -34,7 +36,9 @@ import { DataTable } from "../../ui/table";
 import { actorOf, viewerOf, canManage, type PageEnv, type Viewer } from "../../ui/signed-in";
 import { events } from "../../core/tables";
 import { memberships, users } from "../../core/tables";
-import { chatRead, conversationByNumber } from "./access";
+import { chatRead, chatWrite, conversationByNumber } from "./access";
+import { chatFileOf, fileResponse } from "./attachments";
+import { storeFiles } from "../tickets/files";
 import { messageStream } from "./agent-stream";
 import { listCanned } from "./canned";
 import {
@@ -393,7 +397,7 @@ const ListPage = (p: {
   );
 };
 
-const MessageItem = (p: { m: Message; visitor: string }) => {
+const MessageItem = (p: { m: Message; visitor: string; number: number }) => {
   const { m } = p;
   const who = m.kind === "visitor" ? p.visitor : (m.user?.name ?? "Agent");
   return (
@@ -403,6 +407,17 @@ const MessageItem = (p: { m: Message; visitor: string }) => {
         {m.internal && " · Internal note, never shown to the visitor"}
       </p>
       <p class="body">{m.body}</p>
+      {"files" in m &&
+        m.files?.map((f) => (
+          <p class="file">
+            <a href={`${CHAT_PATH}/${p.number}/files/${f.id}`} download="">
+              {f.filename}
+            </a>{" "}
+            <span class="muted small">
+              {f.mimeType}, {f.sizeBytes} bytes
+            </span>
+          </p>
+        ))}
     </li>
   );
 };
@@ -500,7 +515,7 @@ const ConversationPage = (
           data-changes={String(p.changes)}
         >
           {msgs.items.map((m) => (
-            <MessageItem m={m} visitor={visitor} />
+            <MessageItem m={m} visitor={visitor} number={c.id} />
           ))}
         </ol>
         {msgs.items.length === 0 && (
@@ -514,7 +529,7 @@ const ConversationPage = (
       {manage ? (
         <>
           <h2 id="composer">Reply to {visitor}</h2>
-          <form class="card" method="post" action={`${CHAT_PATH}/${c.id}/reply`}>
+          <form class="card" method="post" action={`${CHAT_PATH}/${c.id}/reply`} enctype="multipart/form-data">
             <Csrf viewer={p.viewer} />
             {err("reply")}
             <label for="reply-body">Message (the visitor sees it at once)</label>
@@ -534,6 +549,8 @@ const ConversationPage = (
                 </select>
               </>
             )}
+            <label for="reply-files">Files (the visitor can download them)</label>
+            <input id="reply-files" type="file" name="file" multiple />
             <label for="reply-status">Then</label>
             <select id="reply-status" name="status">
               <option value="">keep the status</option>
@@ -808,6 +825,15 @@ export function chatPortalRoutes(app: Hono<PageEnv>, deps: Deps) {
     return render(c, p.page, { scriptNonce: p.nonce });
   });
 
+  // A file of the conversation, for the signed-in: tenancy and the conversation are checked in the lookup; always a download.
+  app.get(`${CHAT_PATH}/:number{[0-9]+}/files/:id`, async (c) => {
+    const raw = c.req.param("id");
+    if (!/^[1-9]\d{0,14}$/.test(raw)) throw notFound("No such file.");
+    const ctx = actorOf(c);
+    chatRead(ctx);
+    return fileResponse(deps, await chatFileOf(deps.db, ctx, Number(raw), numberOf(c.req.param("number"))));
+  });
+
   app.get(`${CHAT_PATH}/:number{[0-9]+}/stream`, async (c) => {
     const ctx = actorOf(c);
     chatRead(ctx);
@@ -841,7 +867,11 @@ export function chatPortalRoutes(app: Hono<PageEnv>, deps: Deps) {
           303,
         );
       } catch (e) {
-        if (!isAppError(e) || !["validation", "conflict", "forbidden", "not_found"].includes(e.code)) throw e;
+        if (
+          !isAppError(e) ||
+          !["validation", "conflict", "forbidden", "not_found", "payload_too_large"].includes(e.code)
+        )
+          throw e;
         const values = Object.fromEntries(
           keep.map((k) => [
             k === "body" && form === "note" ? "note" : k,
@@ -851,7 +881,8 @@ export function chatPortalRoutes(app: Hono<PageEnv>, deps: Deps) {
         const p = await page(c, id, { error: { form, message: e.message }, values });
         return render(c, p.page, {
           scriptNonce: p.nonce,
-          status: e.code === "forbidden" ? 403 : e.code === "conflict" ? 409 : 400,
+          status:
+            e.code === "forbidden" ? 403 : e.code === "conflict" ? 409 : e.code === "payload_too_large" ? 413 : 400,
         });
       }
     });
@@ -868,14 +899,34 @@ export function chatPortalRoutes(app: Hono<PageEnv>, deps: Deps) {
       if (status && status !== "pending" && status !== "resolved" && status !== "open")
         throw invalid("Choose what happens after the reply from the list.");
       const hasBody = /\S/.test(body);
+      const picked = f.files("file");
       if (hasBody && canned) throw invalid("Write a message or pick a canned response, not both.");
-      if (!hasBody && !canned) throw invalid("Write a message or pick a canned response.");
-      await reply(ctx, {
-        id,
-        body: hasBody ? body : undefined,
-        cannedId: canned || undefined,
-        status: (status || undefined) as "pending" | undefined,
-      });
+      if (!hasBody && !canned && !picked.length)
+        throw invalid("Write a message or pick a canned response. Or attach a file.");
+      // Refused before anything is stored: a viewer's files never reach the store.
+      chatWrite(ctx);
+      const stored = await storeFiles(
+        ctx.deps,
+        ctx.company.id,
+        await Promise.all(
+          picked.map(async (x) => ({
+            filename: x.name.replace(/%22/g, '"'),
+            bytes: new Uint8Array(await x.arrayBuffer()),
+            declared: x.type,
+          })),
+        ),
+        "The file",
+      );
+      await reply(
+        ctx,
+        {
+          id,
+          body: hasBody ? body : undefined,
+          cannedId: canned || undefined,
+          status: (status || undefined) as "pending" | undefined,
+        },
+        stored,
+      );
     },
     "replied",
   );

@@ -7,13 +7,16 @@
  *   POST /chat/api/<key>/messages        {body, name?, email?, pageUrl?}; without a token it makes the visitor and returns the token once
  *   GET  /chat/api/<key>/stream?after=N  Server-Sent Events: the visitor's new messages (agent replies) as they are written;
  *                                        with &status=1 also `event: status` (resolved / open again), the current one first
+ *   POST /chat/api/<key>/files           multipart: file (one or more), body? (a caption); a visitor message with files
  *   POST /chat/api/<key>/profile         {name?, email?}
  *   POST /chat/api/<key>/transcript      emails the newest conversation to the visitor's email
  *   GET  /chat/agent/stream              agents' SSE feed, with a credential (agent-stream.ts)
  *
  * The API answers only the widget's own frame: requests must be
  * same-origin (Sec-Fetch-Site / Origin), posts must be JSON (so a
- * cross-site form cannot post), and everything but the first message needs
+ * cross-site form cannot post; the one multipart post, files, is refused
+ * cross-site by the same-origin check and needs the token to add to a
+ * visitor's thread), and everything but the first message needs
  * the visitor token in Authorization, which no other site can read. Every
  * route is rate limited per address; bodies are size-capped; the frame is
  * shown only inside the inbox's allowed origins (CSP frame-ancestors, and
@@ -44,6 +47,8 @@ import {
 } from "./visitor";
 import { frameHtml, LOADER_JS, WIDGET_KEY_RE } from "./widget";
 import { agentStream } from "./agent-stream";
+import { visitorFiles } from "./attachments";
+import { limitsOf, MAX_FILES_PER_MESSAGE, storeFiles } from "../tickets/files";
 
 /** Per address per minute; mutable so the bench can connect 500 widgets from one address. */
 export const PUBLIC_LIMITS = {
@@ -55,6 +60,11 @@ export const PUBLIC_LIMITS = {
   maxStreams: 20_000,
 };
 const MAX_JSON = 16 * 1024;
+/** What a multipart body may carry besides its files: boundaries, part headers, a caption. */
+const MULTIPART_SLACK = 64 * 1024;
+
+/** A multipart file name as sent: browsers write a quote in it as %22 (the HTML form encoding); the name had a quote. */
+const browserName = (name: string) => name.replace(/%22/g, '"');
 const HEARTBEAT_MS = 5_000;
 
 async function inboxByKey(deps: Deps, key: string): Promise<InboxRow | null> {
@@ -240,6 +250,50 @@ export function chatPublicRoutes(deps: Deps): Hono {
     }
   });
 
+  // Files (attachments.ts): multipart, from the frame's script with the visitor token like every post; the
+  // same-origin check refuses a cross-site form, and a file post counts against the posts limit.
+  app.post("/api/:key/files", async (c) => {
+    const inbox = await gate(c, posts);
+    if (inbox instanceof Response) return inbox;
+    const token = bearer(c);
+    const v = await visitorOf(c, inbox);
+    if (token && !v) return json(c, 401, { error: "Unknown visitor." });
+    if (!/^multipart\/form-data\b/i.test(c.req.header("content-type") ?? ""))
+      return json(c, 400, { error: "Send the file as multipart/form-data." });
+    const limits = await limitsOf(deps.db, inbox.companyId);
+    const bound = Math.min(deps.config.maxUploadBytes, limits.maxFileBytes * MAX_FILES_PER_MESSAGE) + MULTIPART_SLACK;
+    if (Number(c.req.header("content-length") ?? "0") > bound)
+      return json(c, 413, { error: `Too large: a file is at most ${limits.maxFileBytes} bytes.` });
+    let form: Record<string, string | File | (string | File)[]>;
+    try {
+      form = await c.req.parseBody({ all: true });
+    } catch {
+      return json(c, 400, { error: "That is not a readable form upload." });
+    }
+    const field = (k: string) => (Array.isArray(form[k]) ? form[k] : form[k] === undefined ? [] : [form[k]]);
+    const picked = field("file").filter((f): f is File => typeof f !== "string" && (f.size > 0 || f.name !== ""));
+    if (!picked.length) return json(c, 400, { error: "Choose a file first." });
+    const text = field("body").find((x) => typeof x === "string") ?? "";
+    try {
+      const stored = await storeFiles(
+        deps,
+        inbox.companyId,
+        await Promise.all(
+          picked.map(async (f) => ({
+            filename: browserName(f.name),
+            bytes: new Uint8Array(await f.arrayBuffer()),
+            declared: f.type,
+          })),
+        ),
+        "The file",
+      );
+      const r = await visitorPost(deps, inbox, v, { body: text.trim() === "" ? undefined : text }, stored);
+      return json(c, 201, r.token ? r : { ...r, token: undefined });
+    } catch (e) {
+      return fail(c, e);
+    }
+  });
+
   app.post("/api/:key/profile", async (c) => {
     const inbox = await gate(c, posts);
     if (inbox instanceof Response) return inbox;
@@ -354,7 +408,14 @@ function sseStream(
       // Hub rows carry the author's name: 500 streams handed one reply each make no read of their own.
       const deliver = (rows: HubRow[]) => {
         for (const r of rows)
-          if (r.id > after) send(visible(r, new Map(r.userId === null ? [] : [[r.userId, { name: r.authorName }]])));
+          if (r.id > after)
+            send(
+              visible(
+                r,
+                new Map(r.userId === null ? [] : [[r.userId, { name: r.authorName }]]),
+                visitorFiles(deps, r.files),
+              ),
+            );
       };
       const deliverStatus = (list: HubStatus[]) => {
         const now = deps.clock.now();

@@ -185,3 +185,5 @@ export const cannedUpdateInput = v.object({
   content: v.optional(messageBody("content", LIMITS.canned)),
 });
 export const cannedRef = v.object({ id: positive("id") });
+export const attachmentListInput = v.strictObject({ conversationId: convNumber("conversationId") });
+export const attachmentGetInput = v.strictObject({ id: positive("id") });

@@ -185,3 +185,42 @@ export const chatCounters = table("chat_counters", {
     .references(() => companies.id, { onDelete: "cascade" }),
   lastNumber: integer("last_number").notNull(),
 });
+
+export const CHAT_ATTACHMENT_SOURCES = ["visitor", "agent"] as const;
+export type ChatAttachmentSource = (typeof CHAT_ATTACHMENT_SOURCES)[number];
+
+/**
+ * A file on a chat message (attachments.ts), uploaded by the visitor from
+ * the widget or by an agent from the portal. Stored exactly as a ticket's
+ * file (tickets/files.ts): the bytes in the media store under
+ * `att/<company>/<24 hex>.<ext>`, the row holding the cleaned name and the
+ * type sniffed from the bytes; the same company budget counts both. A chat
+ * turned into a ticket gives the ticket rows sharing these keys.
+ */
+export const chatAttachments = table(
+  "chat_attachments",
+  {
+    id: id(),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id, { onDelete: "cascade" }),
+    conversationId: integer("conversation_id")
+      .notNull()
+      .references(() => chatConversations.id, { onDelete: "cascade" }),
+    messageId: integer("message_id")
+      .notNull()
+      .references(() => chatMessages.id, { onDelete: "cascade" }),
+    source: text("source").$type<ChatAttachmentSource>().notNull(),
+    filename: text("filename").notNull(),
+    mimeType: text("mime_type").notNull(),
+    sizeBytes: integer("size_bytes").notNull(),
+    storageKey: text("storage_key").notNull(),
+    sha256: text("sha256").notNull(),
+    uploadedBy: integer("uploaded_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index("chat_attachments_conversation").on(t.conversationId, t.id),
+    index("chat_attachments_company").on(t.companyId, t.storageKey),
+  ],
+);

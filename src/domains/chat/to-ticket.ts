@@ -11,6 +11,10 @@
  * nobody has answered yet. Internal notes are left out, as in the emailed
  * transcript.
  *
+ * The chat's files go with it: recorded on the ticket's first message
+ * (the visitor's as the requester's, the agents' as agents'), sharing the
+ * stored bytes, so they count once against the company's file budget.
+ *
  * Once only: the conversation's row is locked for the whole call
  * (onConversation), so of two racing calls the second waits and finds the
  * ticket the first opened, and returns it. A ticket deleted since reads as
@@ -31,6 +35,7 @@ import {
   ticketSummary,
 } from "../tickets/intake";
 import { chatRead, ref, usersById, type ConversationRow } from "./access";
+import { filesOfConversation } from "./attachments";
 import { onConversation } from "./conversations";
 import type { toTicketInput } from "./schemas";
 import { chatConversations, chatMessages, type ChatPriority } from "./tables";
@@ -104,7 +109,12 @@ export async function conversationToTicket(ctx: ActorContext, input: v.InferOutp
     if (t.firstVisitorLine === null)
       throw conflict(`Conversation ${ref(c.row.number)} has no message from the visitor to open a ticket with.`);
     const words = t.firstVisitorLine.length > 80 ? `${t.firstVisitorLine.slice(0, 79)}…` : t.firstVisitorLine;
+    const files = (await filesOfConversation(c.tx, c.row.id)).map((f) => ({
+      source: f.source === "visitor" ? ("requester" as const) : ("agent" as const),
+      file: { ...f, fresh: false },
+    }));
     const created = await openTicketFromChat(ctx, {
+      files,
       chatNumber: c.row.number,
       subject: input.subject ?? `Chat ${ref(c.row.number)}: ${words}`,
       requesterEmail: facts.visitorEmail,

@@ -24,6 +24,8 @@ import { createInbox, deleteInbox, getInbox, listInboxes, updateInbox } from "./
 import { waitMessages } from "./live";
 import { chatPublicRoutes } from "./public-pages";
 import { conversationToTicket } from "./to-ticket";
+import { CHAT_FILES_PREFIX, getChatAttachment, listChatAttachments } from "./attachments";
+import { chatFileLinkRoutes } from "./file-routes";
 import { CHAT_PATH, chatPortalRoutes } from "./portal";
 import * as s from "./schemas";
 
@@ -166,6 +168,22 @@ const tools = [
   }),
   defineTool({
     ...read,
+    name: "chat_attachments_list",
+    title: "List a chat's files",
+    description: "Files in a conversation: name, sniffed type, size, sender.",
+    input: s.attachmentListInput,
+    run: listChatAttachments,
+  }),
+  defineTool({
+    ...read,
+    name: "chat_attachments_get",
+    title: "Get a chat file",
+    description: "A chat file's details, a 15-minute link, base64 up to 256 KiB.",
+    input: s.attachmentGetInput,
+    run: getChatAttachment,
+  }),
+  defineTool({
+    ...read,
     name: "chat_messages_wait",
     title: "Wait for chat messages",
     description: "Long poll for chat messages after cursor (omit: get cursor).",
@@ -246,7 +264,10 @@ export const chatDomain: Domain = {
   tools,
   events: chatEvents,
   jobs: chatJobs,
-  publicPages: [{ prefix: "/chat", routes: chatPublicRoutes }],
+  publicPages: [
+    { prefix: "/chat", routes: chatPublicRoutes },
+    { prefix: CHAT_FILES_PREFIX, routes: chatFileLinkRoutes },
+  ],
   notificationTypes: [
     {
       type: "chat.conversation_created",
@@ -258,5 +279,10 @@ export const chatDomain: Domain = {
     { type: "chat.conversation_assigned", label: "A chat was assigned to you", inApp: true, email: true },
     { type: "chat.snooze_ended", label: "A chat you snoozed is due again", inApp: true, email: false },
   ],
-  portal: { routes: chatPortalRoutes, nav: [{ href: CHAT_PATH, label: "Chat" }] },
+  portal: {
+    routes: chatPortalRoutes,
+    nav: [{ href: CHAT_PATH, label: "Chat" }],
+    // The reply form attaches files.
+    uploads: [new RegExp(`^${CHAT_PATH}/[0-9]+/reply$`)],
+  },
 };

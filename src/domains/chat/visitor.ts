@@ -38,6 +38,8 @@ import {
   chatVisitorIdentified,
 } from "./events";
 import { kickHub } from "./hub";
+import { discardStored, type StoredFile } from "../tickets/files";
+import { filesBody, filesOfMessages, recordChatFiles, visitorFiles, type VisitorFile } from "./attachments";
 import { chatConversations, chatMessages, chatVisitors, type ChatStatus } from "./tables";
 
 export const REOPEN_WINDOW_MS = 24 * 3600_000;
@@ -123,8 +125,11 @@ export async function visitorPost(
   inbox: InboxRow,
   visitor: VisitorRow | null,
   input: { body: unknown; name?: unknown; email?: unknown; pageUrl?: unknown },
+  /** Files checked and stored already (storeFiles); discarded here when the message does not commit. */
+  files: StoredFile[] = [],
 ): Promise<PostResult> {
-  const body = cleanBody(input.body);
+  const body =
+    files.length && (input.body === undefined || input.body === "") ? filesBody(files) : cleanBody(input.body);
   const profile = cleanProfile(input);
   const pageUrl = cleanPageUrl(input.pageUrl);
   const actor = { deps, company: { id: inbox.companyId } };
@@ -132,144 +137,160 @@ export async function visitorPost(
   // locked first (the visitor's row by its update, then the conversation), and a new conversation's
   // number comes from an upsert of the company's counter row, which waits for a racing one instead of
   // aborting it as SERIALIZABLE would. A first message makes a new visitor: nothing to race with.
-  const out = await deps.db.transaction(
-    async (tx) => {
-      const now = deps.clock.now();
-      let token: string | null = null;
-      let v = visitor;
-      if (!v) {
-        token = `cv_${randomHex(24)}`;
-        v = (
+  const out = await deps.db
+    .transaction(
+      async (tx) => {
+        const now = deps.clock.now();
+        let token: string | null = null;
+        let v = visitor;
+        if (!v) {
+          token = `cv_${randomHex(24)}`;
+          v = (
+            await tx
+              .insert(chatVisitors)
+              .values({
+                companyId: inbox.companyId,
+                inboxId: inbox.id,
+                tokenHash: sha256Hex(token),
+                name: profile.name ?? null,
+                email: profile.email ?? null,
+                createdAt: now,
+                lastSeenAt: now,
+              })
+              .returning()
+          )[0]!;
+        } else {
+          const set: Partial<VisitorRow> = { lastSeenAt: now };
+          if (profile.name) set.name = profile.name;
+          if (profile.email) set.email = profile.email;
+          v = (await tx.update(chatVisitors).set(set).where(eq(chatVisitors.id, v.id)).returning())[0]!;
+        }
+        // Locked: an agent's verb on this conversation (resolve, reply) waits for this one or this for it (read committed, below).
+        let conv: ConversationRow | undefined = (
+          await forUpdate(
+            tx
+              .select()
+              .from(chatConversations)
+              .where(eq(chatConversations.visitorId, v.id))
+              .orderBy(desc(chatConversations.id))
+              .limit(1),
+          )
+        )[0];
+        if (conv && startsNew(conv, now)) conv = undefined;
+        const visitorFacts = { id: v.id, name: v.name, email: v.email };
+        let created = false;
+        if (!conv) {
+          created = true;
+          const number = await nextNumber(tx, inbox.companyId);
+          conv = (
+            await tx
+              .insert(chatConversations)
+              .values({
+                companyId: inbox.companyId,
+                inboxId: inbox.id,
+                visitorId: v.id,
+                number,
+                status: "open",
+                snoozedUntil: null,
+                priority: "none",
+                assigneeId: null,
+                pageUrl,
+                createdAt: now,
+                updatedAt: now,
+                lastMessageAt: now,
+                lastVisitorMessageAt: now,
+              })
+              .returning()
+          )[0]!;
+        }
+        const msg = (
           await tx
-            .insert(chatVisitors)
+            .insert(chatMessages)
             .values({
               companyId: inbox.companyId,
-              inboxId: inbox.id,
-              tokenHash: sha256Hex(token),
-              name: profile.name ?? null,
-              email: profile.email ?? null,
+              conversationId: conv.id,
+              kind: "visitor",
+              userId: null,
+              body,
               createdAt: now,
-              lastSeenAt: now,
             })
             .returning()
         )[0]!;
-      } else {
-        const set: Partial<VisitorRow> = { lastSeenAt: now };
-        if (profile.name) set.name = profile.name;
-        if (profile.email) set.email = profile.email;
-        v = (await tx.update(chatVisitors).set(set).where(eq(chatVisitors.id, v.id)).returning())[0]!;
-      }
-      // Locked: an agent's verb on this conversation (resolve, reply) waits for this one or this for it (read committed, below).
-      let conv: ConversationRow | undefined = (
-        await forUpdate(
-          tx
-            .select()
-            .from(chatConversations)
-            .where(eq(chatConversations.visitorId, v.id))
-            .orderBy(desc(chatConversations.id))
-            .limit(1),
-        )
-      )[0];
-      if (conv && startsNew(conv, now)) conv = undefined;
-      const visitorFacts = { id: v.id, name: v.name, email: v.email };
-      let created = false;
-      if (!conv) {
-        created = true;
-        const number = await nextNumber(tx, inbox.companyId);
+        const attached = await recordChatFiles(
+          tx,
+          deps,
+          { companyId: inbox.companyId, conversationId: conv.id, messageId: msg.id, source: "visitor", userId: null },
+          files,
+        );
+        const from = conv.status;
         conv = (
           await tx
-            .insert(chatConversations)
-            .values({
-              companyId: inbox.companyId,
-              inboxId: inbox.id,
-              visitorId: v.id,
-              number,
+            .update(chatConversations)
+            .set({
               status: "open",
               snoozedUntil: null,
-              priority: "none",
-              assigneeId: null,
-              pageUrl,
-              createdAt: now,
-              updatedAt: now,
+              resolvedAt: null,
               lastMessageAt: now,
               lastVisitorMessageAt: now,
+              updatedAt: now,
             })
+            .where(eq(chatConversations.id, conv.id))
             .returning()
         )[0]!;
-      }
-      const msg = (
-        await tx
-          .insert(chatMessages)
-          .values({
+        const facts = convFacts(conv, inbox, visitorFacts);
+        const entity = { id: conv.number, siteId: inbox.siteId };
+        const who = v.name ?? v.email ?? "A visitor";
+        if (created) {
+          await emit(tx, actor, chatConversationCreated, entity, { ...facts, messageId: msg.id, body, pageUrl });
+          await notify(deps, {
             companyId: inbox.companyId,
-            conversationId: conv.id,
-            kind: "visitor",
-            userId: null,
-            body,
-            createdAt: now,
-          })
-          .returning()
-      )[0]!;
-      const from = conv.status;
-      conv = (
-        await tx
-          .update(chatConversations)
-          .set({
-            status: "open",
+            userIds: await staff(tx, inbox.companyId),
+            type: "chat.conversation_created",
+            title: `${who} started chat ${ref(conv.number)} on ${inbox.name}`,
+            body: body.slice(0, 300),
+            link: `/chat/${conv.number}`,
+            entity: { type: "chat_conversation", id: conv.number },
+          });
+        } else if (from !== "open") {
+          await emit(tx, actor, chatConversationStatusChanged, entity, {
+            ...facts,
+            from,
+            to: "open",
             snoozedUntil: null,
-            resolvedAt: null,
-            lastMessageAt: now,
-            lastVisitorMessageAt: now,
-            updatedAt: now,
-          })
-          .where(eq(chatConversations.id, conv.id))
-          .returning()
-      )[0]!;
-      const facts = convFacts(conv, inbox, visitorFacts);
-      const entity = { id: conv.number, siteId: inbox.siteId };
-      const who = v.name ?? v.email ?? "A visitor";
-      if (created) {
-        await emit(tx, actor, chatConversationCreated, entity, { ...facts, messageId: msg.id, body, pageUrl });
-        await notify(deps, {
-          companyId: inbox.companyId,
-          userIds: await staff(tx, inbox.companyId),
-          type: "chat.conversation_created",
-          title: `${who} started chat ${ref(conv.number)} on ${inbox.name}`,
-          body: body.slice(0, 300),
-          link: `/chat/${conv.number}`,
-          entity: { type: "chat_conversation", id: conv.number },
-        });
-      } else if (from !== "open") {
-        await emit(tx, actor, chatConversationStatusChanged, entity, {
+            reason: "visitor_message",
+          });
+        }
+        await emit(tx, actor, chatMessageCreated, entity, {
           ...facts,
-          from,
-          to: "open",
-          snoozedUntil: null,
-          reason: "visitor_message",
+          messageId: msg.id,
+          author: "visitor",
+          authorUserId: null,
+          body,
+          status: conv.status,
         });
-      }
-      await emit(tx, actor, chatMessageCreated, entity, {
-        ...facts,
-        messageId: msg.id,
-        author: "visitor",
-        authorUserId: null,
-        body,
-        status: conv.status,
-      });
-      if (!created && conv.assigneeId !== null)
-        await notify(deps, {
-          companyId: inbox.companyId,
-          userIds: [conv.assigneeId],
-          type: "chat.message_created",
-          title: `${who} wrote in chat ${ref(conv.number)}`,
-          body: body.slice(0, 300),
-          link: `/chat/${conv.number}`,
-          entity: { type: "chat_conversation", id: conv.number },
-        });
-      return { token, visitorId: v.id, conversation: conv.number, message: visible(msg, new Map()) };
-    },
-    { isolation: "read committed" },
-  );
+        if (!created && conv.assigneeId !== null)
+          await notify(deps, {
+            companyId: inbox.companyId,
+            userIds: [conv.assigneeId],
+            type: "chat.message_created",
+            title: `${who} wrote in chat ${ref(conv.number)}`,
+            body: body.slice(0, 300),
+            link: `/chat/${conv.number}`,
+            entity: { type: "chat_conversation", id: conv.number },
+          });
+        return {
+          token,
+          visitorId: v.id,
+          conversation: conv.number,
+          message: visible(msg, new Map(), visitorFiles(deps, attached)),
+        };
+      },
+      { isolation: "read committed" },
+    )
+    .catch(async (e) => {
+      await discardStored(deps, files);
+      throw e;
+    });
   kickHub(deps);
   return out;
 }
@@ -280,12 +301,15 @@ export interface VisibleMessage {
   author: string | null;
   body: string;
   at: string;
+  /** The message's files with links for this visitor (attachments.ts); absent when none. */
+  files?: VisitorFile[];
 }
 
 /** What the visitor sees of a message: who (the agent's name only), the text, the time. Never a note. */
 export function visible(
   m: { id: number; kind: string; userId: number | null; body: string; createdAt: Date },
   authors: Map<number, { name: string | null }>,
+  files?: VisitorFile[],
 ): VisibleMessage {
   if (m.kind === "note") throw new Error("a note must never reach a visitor");
   return {
@@ -294,6 +318,7 @@ export function visible(
     author: m.kind === "agent" && m.userId !== null ? (authors.get(m.userId)?.name?.split(/\s+/)[0] ?? null) : null,
     body: m.body,
     at: iso(m.createdAt)!,
+    ...(files && { files }),
   };
 }
 
@@ -327,7 +352,11 @@ export async function visitorMessages(
     deps.db,
     rows.map((r) => r.userId),
   );
-  return rows.map((r) => visible(r, authors));
+  const files = await filesOfMessages(
+    deps.db,
+    rows.map((r) => r.id),
+  );
+  return rows.map((r) => visible(r, authors, visitorFiles(deps, files.get(r.id))));
 }
 
 /**

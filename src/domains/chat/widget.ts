@@ -15,7 +15,11 @@
  *
  * The frame's colours, font and corner radius come from the site's branding
  * (src/domains/branding); every message is put on the page with
- * textContent, never as HTML. When an agent resolves the visitor's
+ * textContent, never as HTML. The visitor attaches files with the send
+ * form's file input: the script posts them as multipart with the visitor
+ * token (public-pages.ts /files); a refusal (a type the bytes contradict,
+ * a file over the limit) shows under the thread as the server worded it,
+ * and each file in the thread is a download link named by textContent. When an agent resolves the visitor's
  * conversation the frame says so under the thread (and what writing again
  * does), from the stream's status events.
  */
@@ -44,10 +48,11 @@ if(document.body)go();else document.addEventListener("DOMContentLoaded",go);})()
  */
 const FRAME_JS = `(function(){var d=document,cfg=JSON.parse(d.getElementById("cfg").textContent),K="plinth_chat_"+cfg.key,api="/chat/api/"+cfg.key;
 var tok=null;try{tok=localStorage.getItem(K);}catch(e){}
-var seen={},last=0,cur=0,stT=0,streaming=false,list=d.getElementById("msgs"),st=d.getElementById("state"),form=d.getElementById("send"),ta=d.getElementById("body"),err=d.getElementById("err");
+var seen={},last=0,cur=0,stT=0,streaming=false,list=d.getElementById("msgs"),st=d.getElementById("state"),form=d.getElementById("send"),ta=d.getElementById("body"),fi=d.getElementById("file"),err=d.getElementById("err");
 function hdr(j){var h={};if(j)h["Content-Type"]="application/json";if(tok)h.Authorization="Bearer "+tok;return h;}
 function show(m){if(seen[m.id])return;seen[m.id]=1;if(m.id>last)last=m.id;var li=d.createElement("li");li.className="m "+(m.from==="visitor"?"me":"them");li.setAttribute("data-id",m.id);
 if(m.from!=="visitor"&&m.author){var b=d.createElement("b");b.textContent=m.author;li.appendChild(b);}var p=d.createElement("p");p.textContent=m.body;li.appendChild(p);
+(m.files||[]).forEach(function(f){var a=d.createElement("a");a.className="file";a.href=f.url;a.setAttribute("download","");a.rel="noopener noreferrer";a.textContent=f.name+" ("+(f.size<1024?f.size+" B":Math.ceil(f.size/1024)+" KB")+")";li.appendChild(a);});
 var kids=list.children,i=kids.length;while(i>0&&+kids[i-1].getAttribute("data-id")>m.id)i--;list.insertBefore(li,kids[i]||null);list.scrollTop=list.scrollHeight;}
 function fail(t){err.textContent=t||"";}
 function resolvedLine(isNew){st.textContent="This conversation was marked resolved. Write again to "+(isNew?"start a new one.":"reopen it.");}
@@ -59,9 +64,10 @@ function pump(){return rd.read().then(function(x){if(x.done)throw 0;buf+=dec.dec
 if(dt!==null){try{var o=JSON.parse(dt);if(t==="status")status(o);else if(t==="message")show(o);}catch(e){}}}return pump();});}return pump();})
 .catch(function(){}).then(function(){streaming=false;setTimeout(stream,1500);});}
 function load(){if(!tok)return;fetch(api+"/messages",{headers:hdr(false),cache:"no-store"}).then(function(r){if(r.status===401){tok=null;try{localStorage.removeItem(K);}catch(e){}return null;}return r.json();}).then(function(j){if(j&&j.messages)j.messages.forEach(show);if(j)status(j.status);stream();}).catch(function(){stream();});}
-form.addEventListener("submit",function(e){e.preventDefault();var t=ta.value;if(!t.trim())return;fail("");var btn=form.querySelector("button");btn.disabled=true;
-fetch(api+"/messages",{method:"POST",headers:hdr(true),body:JSON.stringify({body:t,pageUrl:cfg.page})}).then(function(r){return r.json().then(function(j){return[r,j];});}).then(function(x){var r=x[0],j=x[1];
-if(!r.ok){fail(j&&j.error?j.error:"Could not send. Try again.");return;}if(j.token){tok=j.token;try{localStorage.setItem(K,tok);}catch(e){}}ta.value="";show(j.message);status({conversation:j.conversation,status:"open"});stream();})
+form.addEventListener("submit",function(e){e.preventDefault();var t=ta.value,fs=fi.files&&fi.files.length?fi.files:null;if(!t.trim()&&!fs)return;fail("");var btn=form.querySelector("button");btn.disabled=true;var req;
+if(fs){var fd=new FormData();for(var k=0;k<fs.length;k++)fd.append("file",fs[k]);if(t.trim())fd.append("body",t);req=fetch(api+"/files",{method:"POST",headers:hdr(false),body:fd});}
+else req=fetch(api+"/messages",{method:"POST",headers:hdr(true),body:JSON.stringify({body:t,pageUrl:cfg.page})});req.then(function(r){return r.json().then(function(j){return[r,j];});}).then(function(x){var r=x[0],j=x[1];
+if(!r.ok){fail(j&&j.error?j.error:"Could not send. Try again.");return;}if(j.token){tok=j.token;try{localStorage.setItem(K,tok);}catch(e){}}ta.value="";fi.value="";show(j.message);status({conversation:j.conversation,status:"open"});stream();})
 .catch(function(){fail("Could not send. Check your connection.");}).then(function(){btn.disabled=false;ta.focus();});});
 ta.addEventListener("keydown",function(e){if(e.key==="Enter"&&!e.shiftKey){e.preventDefault();form.requestSubmit();}});
 var mail=d.getElementById("mail");mail.addEventListener("submit",function(e){e.preventDefault();var em=d.getElementById("email").value;if(!tok){fail("Send a message first.");return;}
@@ -123,6 +129,7 @@ header{background:var(--p,#2f6fed);color:var(--pt,#fff);padding:12px 14px;displa
 form{display:flex;gap:6px;padding:8px;border-top:1px solid rgba(127,127,127,.25)}textarea,input{flex:1;font:inherit;padding:8px;border:1px solid rgba(127,127,127,.4);border-radius:8px;resize:none;background:transparent;color:inherit}
 button{font:inherit;border:0;border-radius:8px;padding:0 12px;background:var(--p,#2f6fed);color:var(--pt,#fff);cursor:pointer}
 #state{margin:0 10px 6px;padding:6px 8px;font-size:12px;text-align:center;border-radius:8px;background:rgba(127,127,127,.12)}
+#send{flex-wrap:wrap}#send textarea{flex:1 1 100%}#file{flex:1;font-size:12px;padding:4px;border:0;min-width:0}.m a.file{display:block;margin-top:4px;color:inherit;text-decoration:underline;overflow-wrap:anywhere}
 #mail{padding:0 8px 4px;border:0}#mail input,#mail button{font-size:12px;padding:4px 8px}#err{margin:0 10px 6px;font-size:12px;min-height:1em}`;
 
 export function frameHtml(v: FrameView, nonce: string): string {
@@ -139,7 +146,7 @@ export function frameHtml(v: FrameView, nonce: string): string {
 <ol id="msgs" aria-live="polite"></ol>
 <p id="state" role="status" hidden></p>
 <p id="err" role="status"></p>
-<form id="send"><textarea id="body" rows="2" maxlength="4000" placeholder="Write a message…" aria-label="Message"></textarea><button type="submit">Send</button></form>
+<form id="send" enctype="multipart/form-data"><textarea id="body" name="body" rows="2" maxlength="4000" placeholder="Write a message…" aria-label="Message"></textarea><input id="file" name="file" type="file" multiple aria-label="Attach files"><button type="submit">Send</button></form>
 <form id="mail"><input id="email" type="email" maxlength="254" placeholder="Email me the transcript" aria-label="Your email"><button type="submit">Send</button></form>
 </section></div>
 <script id="cfg" type="application/json">${cfg}</script>

@@ -15,7 +15,8 @@
  *
  * Limits per company (ticket_attachment_limits, defaults below): each file
  * at most maxFileBytes (inclusive), and every stored file of the company's
- * tickets together at most maxTotalBytes; checked inside the transaction
+ * tickets and chats (chat/attachments.ts stores through files.ts) together
+ * at most maxTotalBytes; checked inside the transaction
  * that records the file. Two uploads racing can pass the total by at most
  * one file each, the price of not locking the company's rows.
  *
@@ -25,7 +26,7 @@
  * render as a page of our origin.
  */
 import { createHash } from "node:crypto";
-import { and, asc, eq, inArray, max, sum } from "drizzle-orm";
+import { and, asc, eq, inArray, max, notInArray, sum } from "drizzle-orm";
 import type * as v from "valibot";
 import { audit } from "../../core/audit";
 import { bodyBytes } from "../../core/blobs";
@@ -45,6 +46,7 @@ import {
   MEDIA_TYPES,
   normaliseMime,
 } from "../cms/file-rules";
+import { chatFileSizes, chatHeldKeys } from "../chat/file-keys";
 import { ticketByNumber, ticketsRead } from "./access";
 import type { attachmentGetInput, attachmentLimitsInput, attachmentListInput } from "./schemas";
 import { type AttachmentSource, ticketAttachmentLimits, ticketAttachments, tickets } from "./tables";
@@ -98,7 +100,11 @@ export async function limitsOf(q: Q, companyId: number): Promise<Limits> {
   };
 }
 
-/** Bytes the company's ticket files take, each stored key once. */
+/**
+ * Bytes the company's files take, each stored key once: its tickets' files
+ * and its chats' (chat/file-keys.ts), one budget. A chat file carried over
+ * to a ticket shares its key and counts once.
+ */
 export async function usedBytes(q: Q, companyId: number): Promise<number> {
   const perKey = q
     .select({ key: ticketAttachments.storageKey, size: max(ticketAttachments.sizeBytes).as("size") })
@@ -106,8 +112,19 @@ export async function usedBytes(q: Q, companyId: number): Promise<number> {
     .where(eq(ticketAttachments.companyId, companyId))
     .groupBy(ticketAttachments.storageKey)
     .as("per_key");
-  const r = (await q.select({ n: sum(perKey.size) }).from(perKey))[0];
-  return Number(r?.n ?? 0);
+  const ticketKeys = q
+    .select({ key: ticketAttachments.storageKey })
+    .from(ticketAttachments)
+    .where(eq(ticketAttachments.companyId, companyId));
+  const chat = chatFileSizes(q, companyId).as("chat_key");
+  const t = (await q.select({ n: sum(perKey.size) }).from(perKey))[0];
+  const c = (
+    await q
+      .select({ n: sum(chat.size) })
+      .from(chat)
+      .where(notInArray(chat.key, ticketKeys))
+  )[0];
+  return Number(t?.n ?? 0) + Number(c?.n ?? 0);
 }
 
 /** The name the file downloads as: the cleaned original, ending in the sniffed type's extension. */
@@ -132,7 +149,7 @@ export function checkFile(f: IncomingFile, limits: Limits, label: string) {
   if (f.bytes.length > limits.maxFileBytes)
     throw new AppError(
       "payload_too_large",
-      `${label} (${filename}) is ${f.bytes.length} bytes; files on tickets are at most ${limits.maxFileBytes} bytes.`,
+      `${label} (${filename}) is ${f.bytes.length} bytes; a file is at most ${limits.maxFileBytes} bytes.`,
       { maxBytes: limits.maxFileBytes },
     );
   const declared = f.declared === undefined ? undefined : normaliseMime(f.declared);
@@ -209,6 +226,24 @@ export async function reuseFiles(q: Q, ctx: ActorContext, ids: number[]): Promis
 }
 
 /**
+ * Refuses (payload_too_large) when `files` would take the company past its
+ * total; fresh bytes only, a reused key is counted already. Inside the
+ * transaction that records them.
+ */
+export async function checkBudget(q: Q, companyId: number, files: StoredFile[]) {
+  const adding = files.filter((f) => f.fresh).reduce((n, f) => n + f.sizeBytes, 0);
+  if (adding === 0) return;
+  const limits = await limitsOf(q, companyId);
+  const used = await usedBytes(q, companyId);
+  if (used + adding > limits.maxTotalBytes)
+    throw new AppError(
+      "payload_too_large",
+      `The company's files (tickets and chats) would take ${used + adding} bytes; the limit is ${limits.maxTotalBytes} (${used} in use). Nothing was attached.`,
+      { maxBytes: limits.maxTotalBytes, usedBytes: used },
+    );
+}
+
+/**
  * Records stored files on a ticket's message inside the caller's
  * transaction, after checking the company's total (fresh bytes only: a
  * reused key is counted already).
@@ -226,17 +261,7 @@ export async function recordFiles(
   files: StoredFile[],
 ) {
   if (!files.length) return [];
-  const adding = files.filter((f) => f.fresh).reduce((n, f) => n + f.sizeBytes, 0);
-  if (adding > 0) {
-    const limits = await limitsOf(tx, at.companyId);
-    const used = await usedBytes(tx, at.companyId);
-    if (used + adding > limits.maxTotalBytes)
-      throw new AppError(
-        "payload_too_large",
-        `The company's ticket files would take ${used + adding} bytes; the limit is ${limits.maxTotalBytes} (${used} in use). Nothing was attached.`,
-        { maxBytes: limits.maxTotalBytes, usedBytes: used },
-      );
-  }
+  await checkBudget(tx, at.companyId, files);
   const now = deps.clock.now();
   return tx
     .insert(ticketAttachments)
@@ -383,7 +408,10 @@ export async function setAttachmentLimits(ctx: ActorContext, input: v.InferOutpu
 // Serving
 
 /** The response for a stored file: always a download, typed by the sniffed type, never sniffed again. */
-export async function fileResponse(deps: Deps, a: AttachmentRow): Promise<Response> {
+export async function fileResponse(
+  deps: Deps,
+  a: Pick<AttachmentRow, "storageKey" | "mimeType" | "filename" | "sizeBytes">,
+): Promise<Response> {
   const body = await deps.blobs.read(a.storageKey);
   if (!body) return new Response("Not found", { status: 404, headers: { "Content-Type": "text/plain" } });
   const text = a.mimeType.startsWith("text/") || a.mimeType === "application/json";
@@ -474,7 +502,7 @@ export async function keysOfTicket(q: Q, ticketId: number): Promise<string[]> {
 
 /**
  * Removes the bytes of `keys` that no attachment row holds any more (a file
- * sent again on another ticket stays). In the database store the removal
+ * sent again on another ticket, or still on the chat it came from, stays). In the database store the removal
  * is part of the caller's transaction; elsewhere it waits for the commit,
  * so a rollback never leaves a row without its file.
  */
@@ -489,6 +517,7 @@ export async function forgetFiles(q: Q, deps: Deps, keys: string[]) {
         .groupBy(ticketAttachments.storageKey)
     ).map((r) => r.key),
   );
+  for (const k of await chatHeldKeys(q, keys)) held.add(k);
   const gone = keys.filter((k) => !held.has(k));
   if (!gone.length) return;
   if (deps.blobs.kind === "db" || !deps.store.inTransaction()) return deps.blobs.remove(gone);

@@ -11,6 +11,7 @@ import { and, eq } from "drizzle-orm";
 import type { ActorContext } from "../../core/context";
 import type { Db } from "../../core/db";
 import { ref, ticketsWrite } from "./access";
+import type { StoredFile } from "./attachments";
 import { MAX_BODY } from "./schemas";
 import { TICKET_PRIORITIES, type TicketPriority, tickets } from "./tables";
 import { createTicket } from "./tickets";
@@ -48,6 +49,8 @@ export async function openTicketFromChat(
     body: string;
     priority: TicketPriority;
     assigneeId?: number | string;
+    /** The chat's files, already stored: recorded on the ticket's first message, sharing their keys. */
+    files?: { source: "requester" | "agent"; file: StoredFile }[];
   },
 ) {
   return createTicket(
@@ -60,6 +63,6 @@ export async function openTicketFromChat(
       priority: input.priority,
       ...(input.assigneeId !== undefined && { assigneeId: input.assigneeId }),
     },
-    { sourceChatNumber: input.chatNumber },
+    { sourceChatNumber: input.chatNumber, files: input.files ?? [] },
   );
 }

@@ -27,7 +27,7 @@ import {
   userIdOf,
   usersOf,
 } from "./access";
-import { forgetFiles, keysOfTicket } from "./attachments";
+import { forgetFiles, keysOfTicket, recordFiles, type StoredFile } from "./attachments";
 import { ticketAssigned, ticketCreated, ticketDeleted, ticketUpdated } from "./events";
 import { checkTransition, moveStatus, nextNumber, onTicket } from "./lifecycle";
 import type {
@@ -39,7 +39,7 @@ import type {
   ticketUpdateInput,
 } from "./schemas";
 import { dueTimes, policyOf, recordBreaches, type TicketRow } from "./sla";
-import { ticketMessages, tickets, ticketTags, type TicketStatus } from "./tables";
+import { type AttachmentSource, ticketMessages, tickets, ticketTags, type TicketStatus } from "./tables";
 
 export const MESSAGES_IN_GET = 50;
 
@@ -53,7 +53,12 @@ async function setTags(tx: Db, ticketId: number, tags: string[]) {
 export async function createTicket(
   ctx: ActorContext,
   input: v.InferOutput<typeof ticketCreateInput>,
-  opts: { followUpOf?: TicketRow; sourceChatNumber?: number } = {},
+  opts: {
+    followUpOf?: TicketRow;
+    sourceChatNumber?: number;
+    /** Files already stored (a chat's, by key) to record on the first message, each with its source. */
+    files?: { source: AttachmentSource; file: StoredFile }[];
+  } = {},
 ) {
   ticketsWrite(ctx);
   return ctx.deps.db.transaction(async (tx) => {
@@ -96,6 +101,15 @@ export async function createTicket(
         })
         .returning({ id: ticketMessages.id })
     )[0]!;
+    for (const source of ["requester", "agent"] as const) {
+      const files = (opts.files ?? []).filter((f) => f.source === source).map((f) => f.file);
+      await recordFiles(
+        tx,
+        ctx.deps,
+        { companyId: ctx.company.id, ticketId: row.id, messageId: msg.id, source, userId: null },
+        files,
+      );
+    }
     const tags = [...new Set(input.tags ?? [])].sort();
     await setTags(tx, row.id, tags);
     await audit(tx, ctx, "tickets.create", {
