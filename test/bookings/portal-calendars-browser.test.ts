@@ -25,6 +25,7 @@ import {
   launchChromium,
   signInAs,
 } from "../fixtures/portal-browser";
+import { ensureDebianPackages, SERVICE_PACKAGES, startRadicale } from "../infra/services";
 import { type BookingsWorld, bookingsWorld, PASSWORD, XSS_NAME } from "./portal-world";
 
 // Wednesday 6 March 2030, 10:00–11:00Z: busy in the feed, free on Olga's "Intro call" page before.
@@ -231,4 +232,50 @@ describe("your calendars page", () => {
     expect(await publicPage()).toContain(`start=${BUSY}`);
     await ctx.close();
   }, 30_000);
+
+  test("a CalDAV account from the form (Radicale): a wrong password is refused and not echoed; the right one connects, never shown", async () => {
+    const DAV_PASSWORD = "radicale-app-password-0451";
+    await ensureDebianPackages([SERVICE_PACKAGES.radicale]);
+    const rad = await startRadicale();
+    try {
+      rad.addUser("olga", DAV_PASSWORD);
+      const auth = `Basic ${Buffer.from(`olga:${DAV_PASSWORD}`).toString("base64")}`;
+      for (const cal of ["work", "personal"])
+        expect(
+          (await fetch(`${rad.url}olga/${cal}/`, { method: "MKCALENDAR", headers: { authorization: auth } })).status,
+        ).toBe(201);
+      const { ctx, page } = await signIn("olga@acme.test");
+      await page.goto(`${w.s.url}/bookings/calendars`);
+      await page.fill("#caldav-url", rad.url);
+      await page.fill("#caldav-username", "olga");
+      await page.fill("#caldav-password", "not-the-password");
+      const refused = await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith("/bookings/calendars/caldav")),
+        page.click("text=Connect account"),
+      ]);
+      expect(refused[0].status()).toBe(400);
+      expect(await page.locator("#caldav .notice").innerText()).toContain("refused the username or password");
+      expect(await page.inputValue("#caldav-username")).toBe("olga");
+      expect(await page.inputValue("#caldav-url")).toBe(rad.url);
+      expect(await page.inputValue("#caldav-password")).toBe("");
+      expect(await page.content()).not.toContain("not-the-password");
+      await page.fill("#caldav-password", DAV_PASSWORD);
+      await page.fill("#caldav-write", "personal");
+      await Promise.all([page.waitForURL(/done=connected/), page.click("text=Connect account")]);
+      const [c] = (await toolOk(w.olga, "calendars_list", { member: w.ids.olga })).items;
+      expect(c).toMatchObject({
+        kind: "caldav",
+        status: "ok",
+        username: "olga",
+        writeCalendar: `${rad.url}olga/personal/`,
+      });
+      const row = await rowOf(page, c.id).innerText();
+      expect(row).toContain("CalDAV");
+      expect(row).toContain(`bookings written to ${rad.url}olga/personal/`);
+      expect(await page.content()).not.toContain(DAV_PASSWORD);
+      await ctx.close();
+    } finally {
+      await rad.stop();
+    }
+  }, 60_000);
 });

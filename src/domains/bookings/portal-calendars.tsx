@@ -111,6 +111,9 @@ async function calendarsPage(c: Context<PageEnv>, again?: Again) {
                 </div>
                 <div class="muted small prose">{x.url}</div>
                 {x.kind === "caldav" && x.username && <div class="muted small">as {x.username}</div>}
+                {x.kind === "caldav" && x.writeCalendar && (
+                  <div class="muted small prose">bookings written to {x.writeCalendar}</div>
+                )}
               </td>
               <td>
                 <StatusBadge tone={x.status === "ok" ? "ok" : "danger"}>{x.status}</StatusBadge>
