@@ -10,6 +10,7 @@
  */
 import type { Client } from "@modelcontextprotocol/client";
 import { ManualClock } from "../../src/core/clock";
+import type { Config } from "../../src/config";
 import { addMember, createCompany, createUser, mcpClient, mintMcpKey, toolOk } from "../fixtures/accounts";
 import { startTestServer, type TestServer } from "../harness";
 
@@ -33,8 +34,13 @@ export interface BookingsWorld {
   rivalBooking: number;
 }
 
-export async function bookingsWorld(): Promise<BookingsWorld> {
-  const s = await startTestServer({ seed: false, clock: new ManualClock(NOW), config: { rateLimit: 100_000 } });
+/** `config` adds to the server's (the calendars test allows loopback feeds, as test/bookings/calendars.test.ts does). */
+export async function bookingsWorld(config: Partial<Config> = {}): Promise<BookingsWorld> {
+  const s = await startTestServer({
+    seed: false,
+    clock: new ManualClock(NOW),
+    config: { rateLimit: 100_000, ...config },
+  });
   const mk = (email: string, name: string) => createUser(s.deps, { email, name, password: PASSWORD });
   const olga = await mk("olga@acme.test", "Olga Owner");
   const vic = await mk("vic@acme.test", "Vic Viewer");

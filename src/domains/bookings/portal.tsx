@@ -42,6 +42,7 @@ import { profilesOf } from "../profile/verbs";
 import { cancelBooking, getBooking, listBookings, reassignBooking, rescheduleBooking } from "./bookings";
 import { freeSlots } from "./free-slots";
 import { listPages } from "./pages";
+import { bookingCalendarPages, CALENDARS_PATH } from "./portal-calendars";
 import { dayLabel, durationText, locationText, timeLabel, zoneName } from "./render";
 import { schedulesOf } from "./schedules";
 import { DAY, isTimeZone } from "./zoned";
@@ -209,7 +210,11 @@ async function agendaPage(c: Context<PageEnv>) {
       <PageHeader
         title={`Bookings of ${viewer.active!.name}`}
         lead={`${list.total} ${f.when === "upcoming" ? "upcoming" : "past"} booking${list.total === 1 ? "" : "s"}${filtered ? " match these filters" : ""} · times in ${zone.tz} (${zone.from})`}
-      />
+      >
+        <a class="button secondary" href={CALENDARS_PATH}>
+          Your calendars
+        </a>
+      </PageHeader>
       <form class="card grid-form" method="get" action={BOOKINGS_PATH} id="filters" aria-label="Filter bookings">
         <FilterSelect
           name="host"
@@ -567,6 +572,8 @@ const ISO_START = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?Z$/;
 
 export function bookingPortalPages(app: Hono<PageEnv>, _deps: Deps) {
   app.get(BOOKINGS_PATH, agendaPage);
+  // The member's calendars (portal-calendars.tsx) before /bookings/:id, which would take "calendars" as an id.
+  bookingCalendarPages(app);
   app.get(`${BOOKINGS_PATH}/:id`, (c) => bookingPage(c));
 
   app.post(`${BOOKINGS_PATH}/:id/cancel`, (c) =>
