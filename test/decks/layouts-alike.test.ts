@@ -19,6 +19,7 @@ import JSZip from "jszip";
 import { chromium, type Browser } from "playwright-core";
 import { extractText, getDocumentProxy, getResolvedPDFJS } from "unpdf";
 import { contrastRatio } from "../../src/domains/branding/contrast";
+import * as G from "../../src/domains/decks/geometry";
 import { slidesFromOutline } from "../../src/domains/decks/outline";
 import { scrimFor } from "../../src/domains/decks/theme";
 import type { DeckTheme } from "../../src/domains/decks/layouts";
@@ -288,6 +289,18 @@ describe("every layout alike on the web, in the PDF and in the .pptx", () => {
         [...document.querySelectorAll(".dk-slide")].map((el) => ({
           text: (el.querySelector(".dk-in") as HTMLElement).innerText,
           pictures: el.querySelectorAll("img:not(.dk-logo)").length,
+          // two_columns: each pictured column's picture box and its text's top, over the slide's width.
+          columns: [...el.querySelectorAll(".dk-withimg")].map((col) => {
+            const r = (x: Element) => x.getBoundingClientRect();
+            const box = r(col.querySelector(".dk-colimg")!);
+            const text = col.querySelector("h3, p, ul");
+            return {
+              top: box.top,
+              h: box.height / r(el).width,
+              colH: box.height / r(col).height,
+              text: text ? r(text).top : null,
+            };
+          }),
         })),
       );
       await ctx.close();
@@ -325,6 +338,24 @@ describe("every layout alike on the web, in the PDF and in the .pptx", () => {
           );
       }
       expect(problems).toEqual([]);
+
+      // A column's picture sits above its text, as tall as geometry.ts makes it (the PDF's and the .pptx's
+      // COLUMN_PICTURE of the 960-point width); a column of only a picture gives it the whole column.
+      const pictured = want.flatMap((x, i) => (x.layout === "two_columns" && x.pictures ? [web[i]!.columns] : []));
+      expect(pictured.map((cols) => cols.length)).toEqual([2, 1]);
+      for (const col of pictured[0]!) {
+        expect(col.h).toBeCloseTo(G.COLUMN_PICTURE / G.W, 2);
+        expect(col.text!).toBeGreaterThanOrEqual(col.top + col.h);
+      }
+      expect(pictured[1]![0]!).toMatchObject({ text: null, colH: 1 });
+      const g = G.twoColumns(want.find((x) => x.layout === "two_columns" && x.pictures === 2)!.content);
+      for (const col of g.columns) {
+        expect(col.picture!.h).toBe(G.COLUMN_PICTURE);
+        expect(col.heading!.y).toBe(col.picture!.y + G.COLUMN_PICTURE + G.COLUMN_PICTURE_GAP);
+      }
+      const only = G.twoColumns(want.find((x) => x.content.title === "One side pictured")!.content);
+      expect(only.columns[0]!.picture).toBeNull();
+      expect(only.columns[1]!.picture!.h).toBe(G.H - only.columns[1]!.picture!.y - G.FOOT);
     },
     T,
   );
