@@ -19,6 +19,7 @@ import JSZip from "jszip";
 import { chromium, type Browser } from "playwright-core";
 import { extractText, getDocumentProxy, getResolvedPDFJS } from "unpdf";
 import { contrastRatio } from "../../src/domains/branding/contrast";
+import * as G from "../../src/domains/decks/geometry";
 import { slidesFromOutline } from "../../src/domains/decks/outline";
 import { scrimFor } from "../../src/domains/decks/theme";
 import type { DeckTheme } from "../../src/domains/decks/layouts";
@@ -77,6 +78,26 @@ function deckSlides(img: { wide: number; portrait: number }) {
       },
       texts: ["Today and tomorrow", "Today", "Three tools", "With us", "One dashboard."],
       pictures: 0,
+    },
+    {
+      layout: "two_columns",
+      content: {
+        title: "Before and after",
+        left: { image: { imageId: img.wide }, heading: "Before", bullets: ["Orders by email"] },
+        right: { image: { imageId: img.portrait, alt: "Maya" }, heading: "After", body: "Orders online." },
+      },
+      texts: ["Before and after", "Before", "Orders by email", "After", "Orders online."],
+      pictures: 2,
+    },
+    {
+      layout: "two_columns",
+      content: {
+        title: "One side pictured",
+        left: { heading: "The loft", body: "Our studio." },
+        right: { image: { imageId: img.wide } },
+      },
+      texts: ["One side pictured", "The loft", "Our studio."],
+      pictures: 1,
     },
     {
       layout: "image",
@@ -268,6 +289,18 @@ describe("every layout alike on the web, in the PDF and in the .pptx", () => {
         [...document.querySelectorAll(".dk-slide")].map((el) => ({
           text: (el.querySelector(".dk-in") as HTMLElement).innerText,
           pictures: el.querySelectorAll("img:not(.dk-logo)").length,
+          // two_columns: each pictured column's picture box and its text's top, over the slide's width.
+          columns: [...el.querySelectorAll(".dk-withimg")].map((col) => {
+            const r = (x: Element) => x.getBoundingClientRect();
+            const box = r(col.querySelector(".dk-colimg")!);
+            const text = col.querySelector("h3, p, ul");
+            return {
+              top: box.top,
+              h: box.height / r(el).width,
+              colH: box.height / r(col).height,
+              text: text ? r(text).top : null,
+            };
+          }),
         })),
       );
       await ctx.close();
@@ -305,6 +338,24 @@ describe("every layout alike on the web, in the PDF and in the .pptx", () => {
           );
       }
       expect(problems).toEqual([]);
+
+      // A column's picture sits above its text, as tall as geometry.ts makes it (the PDF's and the .pptx's
+      // COLUMN_PICTURE of the 960-point width); a column of only a picture gives it the whole column.
+      const pictured = want.flatMap((x, i) => (x.layout === "two_columns" && x.pictures ? [web[i]!.columns] : []));
+      expect(pictured.map((cols) => cols.length)).toEqual([2, 1]);
+      for (const col of pictured[0]!) {
+        expect(col.h).toBeCloseTo(G.COLUMN_PICTURE / G.W, 2);
+        expect(col.text!).toBeGreaterThanOrEqual(col.top + col.h);
+      }
+      expect(pictured[1]![0]!).toMatchObject({ text: null, colH: 1 });
+      const g = G.twoColumns(want.find((x) => x.layout === "two_columns" && x.pictures === 2)!.content);
+      for (const col of g.columns) {
+        expect(col.picture!.h).toBe(G.COLUMN_PICTURE);
+        expect(col.heading!.y).toBe(col.picture!.y + G.COLUMN_PICTURE + G.COLUMN_PICTURE_GAP);
+      }
+      const only = G.twoColumns(want.find((x) => x.content.title === "One side pictured")!.content);
+      expect(only.columns[0]!.picture).toBeNull();
+      expect(only.columns[1]!.picture!.h).toBe(G.H - only.columns[1]!.picture!.y - G.FOOT);
     },
     T,
   );
@@ -560,6 +611,12 @@ describe("tenancy and hostile text in the new layouts", () => {
       [{ steps: [step(1), step(2), { label: "No date" }] }, "timeline", "slides[0].content.steps[2].date: missing"],
       [{ imageId: 1, bullets: ["a"] }, "image_full", 'unknown field "bullets"; layout image_full takes title, imageId'],
       [{ title: "No picture" }, "image_full", "slides[0].content.imageId: missing"],
+      [
+        { left: { image: { imageId: 1, url: "https://x.example/a.png" } }, right: {} },
+        "two_columns",
+        'slides[0].content.left.image.url: unknown field "url"; slides[0].content.left.image takes imageId, alt',
+      ],
+      [{ left: { image: {} }, right: {} }, "two_columns", "slides[0].content.left.image.imageId: missing"],
     ] as const) {
       const r = await w.call(w.owner, "decks_create", { siteId: w.siteA, title: "Bad", slides: [{ layout, content }] });
       expect(r.isError).toBe(true);
@@ -580,6 +637,100 @@ describe("tenancy and hostile text in the new layouts", () => {
       );
     }
   });
+
+  test("another company's picture in either column of two_columns is refused, naming the column", async () => {
+    for (const side of ["left", "right"] as const) {
+      const r = await w.call(w.owner, "decks_create", {
+        siteId: w.siteA,
+        title: "Refused",
+        slides: [
+          { layout: "title_body", content: { title: "First" } },
+          {
+            layout: "two_columns",
+            content: {
+              left: { heading: "Ours", image: { imageId: wide } },
+              right: { heading: "Theirs" },
+              [side]: { heading: "Theirs", image: { imageId: foreign } },
+            },
+          },
+        ],
+      });
+      expect(r.isError).toBe(true);
+      expect(r.text).toContain(`slides[1].content.${side}.image.imageId: media ${foreign} not found`);
+    }
+    // Added later to a deck of the company's own: the same check.
+    const deck = await w.ok(w.owner, "decks_create", {
+      siteId: w.siteA,
+      title: "Own",
+      slides: [{ layout: "title_body", content: { title: "First" } }],
+    });
+    const r = await w.call(w.owner, "slides_add", {
+      deckId: deck.id,
+      slides: [{ layout: "two_columns", content: { left: { image: { imageId: foreign } }, right: {} } }],
+    });
+    expect(r.isError).toBe(true);
+    expect(r.text).toContain(`left.image.imageId: media ${foreign} not found`);
+  });
+
+  test(
+    "hostile alt text and headings in two_columns stay text on the web page, in the PDF and in the .pptx",
+    async () => {
+      const deck = await w.ok(w.owner, "decks_create", {
+        siteId: w.siteA,
+        title: "Hostile columns",
+        slides: [
+          {
+            layout: "two_columns",
+            content: {
+              title: HOSTILE,
+              left: { image: { imageId: wide, alt: HOSTILE }, heading: HOSTILE, bullets: [HOSTILE] },
+              right: { image: { imageId: portrait, alt: HOSTILE }, body: HOSTILE },
+            },
+          },
+        ],
+      });
+      const pub = await w.ok(w.owner, "decks_publish", { id: deck.id });
+      await w.ok(w.colleague, "approvals_approve", { id: pub.approval.id });
+      const ctx = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+      await ctx.route("http://localhost:0/**", (route) => route.continue({ url: w.local(route.request().url()) }));
+      const page = await ctx.newPage();
+      const dialogs: string[] = [];
+      page.on("dialog", (d) => {
+        dialogs.push(d.message());
+        void d.dismiss();
+      });
+      await page.goto(w.local(pub.url));
+      const seen = await page.evaluate(() => ({
+        text: document.querySelector(".dk-deck")!.textContent,
+        alts: [...document.querySelectorAll(".dk-colimg img")].map((i) => i.getAttribute("alt")),
+        srcs: [...document.querySelectorAll(".dk-deck img")].map((i) => i.getAttribute("src")),
+        scripts: document.querySelectorAll(".dk-deck script").length,
+      }));
+      await ctx.close();
+      expect(dialogs).toEqual([]);
+      expect(seen.scripts).toBe(0);
+      expect(seen.alts).toEqual([HOSTILE, HOSTILE]);
+      expect(seen.srcs.every((src) => src !== "x")).toBe(true);
+      expect(seen.text!.split(HOSTILE).length - 1).toBe(4);
+
+      const pdf = await w.ok(w.owner, "decks_export_pdf", { id: deck.id, version: "published" });
+      const { text } = await extractText(
+        await getDocumentProxy(new Uint8Array(Buffer.from(pdf.dataBase64, "base64"))),
+        { mergePages: true },
+      );
+      expect(norm(text)).toContain("<script>alert(1)</script>");
+
+      const pptx = await w.ok(w.owner, "decks_export_pptx", { id: deck.id, version: "published" });
+      const xml = await (await JSZip.loadAsync(Buffer.from(pptx.dataBase64, "base64")))
+        .file("ppt/slides/slide1.xml")!
+        .async("string");
+      expect(xml).not.toContain("<script>");
+      expect(xml).not.toContain("<img ");
+      expect(xml.split("<p:pic>").length - 1).toBe(2);
+      expect(pptxText(xml)).toContain(HOSTILE);
+    },
+    T,
+  );
 
   test(
     "text that looks like markup stays text on the web page, in the PDF and in the .pptx",

@@ -287,6 +287,29 @@ export function column(
   return { heading: head, body, bullets };
 }
 
+/** Height of a two_columns picture above its column's text (the web page's .dk-colimg: 18.3% of the width). */
+export const COLUMN_PICTURE = 176;
+/** The space between a column's picture and its text (the web page's 1.5cqw). */
+export const COLUMN_PICTURE_GAP = 14;
+
+/**
+ * two_columns: the heading, then each half's picture (when it has one) at
+ * its top, fitted whole, and its heading, paragraph and bullets under it; a
+ * half with a picture and no text gives the picture the whole half.
+ */
+export function twoColumns(c: Record<string, unknown>) {
+  const h = heading(c.title);
+  const columns = halves(h.next).map((b, k) => {
+    const col = [c.left, c.right][k] as { heading?: unknown; body?: unknown; bullets?: unknown; image?: unknown };
+    const hasText =
+      isText(col?.heading) || isText(col?.body) || (Array.isArray(col?.bullets) && col.bullets.some(isText));
+    const picture = col?.image ? { x: b.x, y: b.y, w: b.w, h: hasText ? COLUMN_PICTURE : b.h } : null;
+    const top = picture ? picture.y + picture.h + COLUMN_PICTURE_GAP : b.y;
+    return { picture, ...column(col, { ...b, y: top, h: b.y + b.h - top }, { heading: 20, body: 16, gap: 8 }) };
+  });
+  return { heading: h.title, columns };
+}
+
 /** image: the picture under the heading, the caption under it. */
 export function imageSlide(c: Record<string, unknown>) {
   const h = heading(c.title);

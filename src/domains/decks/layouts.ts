@@ -52,7 +52,18 @@ const email = v.pipe(
 );
 const bullets = v.pipe(v.array(line(200)), v.maxLength(8, "at most 8 bullets"));
 const heading = line(160);
-const column = v.strictObject({ heading: opt(line(120)), body: opt(textBlock(800)), bullets: opt(bullets) });
+/** A column's picture (two_columns): a media id of the company's, shown above the column's text. */
+const columnImage = v.strictObject({
+  imageId: idSchema,
+  /** Defaults to the media item's alt text. */
+  alt: opt(line(300)),
+});
+const column = v.strictObject({
+  heading: opt(line(120)),
+  body: opt(textBlock(800)),
+  bullets: opt(bullets),
+  image: opt(columnImage),
+});
 const metric = v.strictObject({ value: line(24), label: line(80), detail: opt(line(160)) });
 /** A timeline step: when (free text: "March 2026", "Week 3", "Q2"), what, and a line of detail. */
 const step = v.strictObject({ date: line(40), label: line(80), detail: opt(line(160)) });
@@ -159,11 +170,11 @@ export const LAYOUT_INFO: Record<Layout, { use: string; example: Record<string, 
     },
   },
   two_columns: {
-    use: "Compare or pair two things side by side.",
+    use: "Compare or pair two things side by side; each column may show a picture from the media library above its text (image.imageId).",
     example: {
       title: "Today and tomorrow",
-      left: { heading: "Today", bullets: ["3 tools"] },
-      right: { heading: "With Plinth", bullets: ["1 dashboard"] },
+      left: { heading: "Today", bullets: ["3 tools"], image: { imageId: 12, alt: "Three browser tabs" } },
+      right: { heading: "With Plinth", bullets: ["1 dashboard"], image: { imageId: 13 } },
     },
   },
   image: {

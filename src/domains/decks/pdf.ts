@@ -254,10 +254,14 @@ export async function deckPdf(
         break;
       }
       case "two_columns": {
-        const h = G.heading(c.title);
-        heading(h.title);
-        for (const [k, box] of G.halves(h.next).entries()) {
-          const col = G.column([c.left, c.right][k], box, { heading: 20, body: 16, gap: 8 });
+        const g = G.twoColumns(c);
+        heading(g.heading);
+        for (const [k, col] of g.columns.entries()) {
+          const pic = ([c.left, c.right][k] as C | undefined)?.image as C | undefined;
+          if (col.picture) {
+            const m = img(pic?.imageId);
+            p.image(await load(m), col.picture, (pic?.alt as string) ?? m?.alt ?? "Image");
+          }
           p.text(col.heading, { size: 20, face: "bold", color: primary });
           p.text(col.body, { size: 16 });
           p.bullets(col.bullets, { size: 16 });

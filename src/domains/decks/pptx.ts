@@ -236,11 +236,15 @@ export async function deckPptx(
         break;
       }
       case "two_columns": {
-        const h = G.heading(c.title);
-        heading(h.title);
-        for (const [k, box] of G.halves(h.next).entries()) {
+        const two = G.twoColumns(c);
+        heading(two.heading);
+        for (const [k, g] of two.columns.entries()) {
           const col = [c.left, c.right][k];
-          const g = G.column(col, box, { heading: 20, body: 16, gap: 8 });
+          const pic = col?.image as C | undefined;
+          if (g.picture) {
+            const m = img(pic?.imageId);
+            await picture(m, g.picture, (pic?.alt as string) ?? m?.alt ?? "Image");
+          }
           text(col?.heading, g.heading, { size: 20, bold: true, color: primary, font: head });
           text(col?.body, g.body, { size: 16 });
           bullets(col?.bullets, g.bullets, 16);

@@ -120,8 +120,11 @@ function body(layout: Layout, c: C, images: Record<string, ResolvedImage>, t: De
     case "title_body":
       return `${h("h2", c.title)}<div class="dk-body">${paras(c.body)}${list(c.bullets)}</div>`;
     case "two_columns": {
+      // A column's picture sits above its text, as tall as geometry.ts's COLUMN_PICTURE (the whole column without text).
       const col = (x: C | undefined) =>
-        `<div class="dk-col">${h("h3", x?.heading)}${paras(x?.body)}${list(x?.bullets)}</div>`;
+        x?.image
+          ? `<div class="dk-col dk-withimg"><div class="dk-colimg">${img(images, x.image.imageId, x.image.alt, "dk-img")}</div>${h("h3", x.heading)}${paras(x.body)}${list(x.bullets)}</div>`
+          : `<div class="dk-col">${h("h3", x?.heading)}${paras(x?.body)}${list(x?.bullets)}</div>`;
       return `${h("h2", c.title)}<div class="dk-cols">${col(c.left)}${col(c.right)}</div>`;
     }
     case "image":
@@ -283,6 +286,9 @@ export const DECK_CSS = `.dk-deck{display:flex;flex-direction:column;align-items
 .dk-body{flex:1}
 .dk-cols{display:grid;grid-template-columns:1fr 1fr;gap:5cqw;flex:1}
 .dk-col h3{color:var(--dk-primary)}
+.dk-withimg{min-height:0;display:flex;flex-direction:column}
+.dk-colimg{display:flex;flex:0 0 18.3cqw;min-height:0;margin-bottom:1.5cqw}
+.dk-colimg:last-child{flex:1 1 auto;margin-bottom:0}
 .dk-figure{flex:1;min-height:0;margin:0;display:flex;flex-direction:column;gap:1cqw}
 .dk-img{flex:1;min-height:0;width:100%;height:100%;object-fit:contain;border-radius:calc(var(--dk-radius) / 2)}
 .dk-fit-cover .dk-img{object-fit:cover}
