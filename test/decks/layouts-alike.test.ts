@@ -728,6 +728,9 @@ describe("tenancy and hostile text in the new layouts", () => {
       expect(xml).not.toContain("<img ");
       expect(xml.split("<p:pic>").length - 1).toBe(2);
       expect(pptxText(xml)).toContain(HOSTILE);
+      // Each picture's alt text is the slide's, as on the web page and in the PDF (XML-escaped in descr).
+      const esc = HOSTILE.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+      expect([...xml.matchAll(/<p:cNvPr [^>]*descr="([^"]*)"/g)].map((m) => m[1])).toEqual([esc, esc]);
     },
     T,
   );

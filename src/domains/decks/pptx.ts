@@ -186,7 +186,8 @@ export async function deckPptx(
         );
         return;
       }
-      const altText = (m?.alt ?? label).slice(0, 300);
+      // The slide's own alt text first, as on the web page and in the PDF; then the media item's.
+      const altText = (label || m?.alt || "Image").slice(0, 300);
       if (fit !== "contain") {
         // The picture's own proportions, cropped to the box (a:srcRect): nothing hangs off the slide.
         const at = G.cover(pic.width, pic.height, b);
