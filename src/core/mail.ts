@@ -308,6 +308,30 @@ export function redact(text: string, secrets: string[]): string {
   return out.replace(/\s+/g, " ").trim().slice(0, 1000);
 }
 
+/** Connection-level failures with no answer from the server: the pooled connection was closed under us. */
+const DROPPED = new Set(["ECONNECTION", "ESOCKET", "ECONNRESET", "EPIPE"]);
+
+/**
+ * `transport.sendMail`, sent again once at once when the pooled connection
+ * it used was dropped before the server answered (a relay closing an idle
+ * connection, the pool renewing one after maxMessages): the message was not
+ * accepted, and a fresh connection usually takes it, rather than waiting a
+ * whole retry delay (1 minute) in the outbox. Any answer from the server
+ * (4xx/5xx, EAUTH) is final for this attempt, as before.
+ */
+export async function sendMailRetryingDrop(
+  transport: Transport,
+  mail: import("nodemailer").SendMailOptions,
+): Promise<{ rejected?: unknown[]; response?: unknown }> {
+  try {
+    return await transport.sendMail(mail);
+  } catch (err) {
+    const e = err as SmtpError;
+    if (e.responseCode !== undefined || !e.code || !DROPPED.has(e.code)) throw err;
+    return await transport.sendMail(mail);
+  }
+}
+
 export interface SmtpError extends Error {
   code?: string;
   responseCode?: number;
@@ -363,7 +387,7 @@ async function sendOne(deps: Deps, row: Row): Promise<void> {
   const { transport, secrets } = transportFor(deps.config);
   let update: Partial<Row>;
   try {
-    const info = await transport.sendMail({
+    const info = await sendMailRetryingDrop(transport, {
       from: deps.config.mailFrom!,
       to: row.to,
       subject: row.subject,

@@ -29,7 +29,7 @@ import { and, asc, count, eq, exists, gt, inArray, isNotNull, isNull, lte, or, s
 import type { Deps } from "../../core/context";
 import { emit } from "../../core/events";
 import { anyRow, type JobDef } from "../../core/jobs";
-import { describeError, permanent, redact, transportFor, type SmtpError } from "../../core/mail";
+import { describeError, permanent, redact, sendMailRetryingDrop, transportFor, type SmtpError } from "../../core/mail";
 import { randomHex } from "../../core/secrets";
 import { InsufficientCredits, refundCredits } from "../ai/credits";
 import { meteredBalance, meter, meteredSoFar, PRICES } from "../ai/meter";
@@ -552,7 +552,7 @@ async function sendOne(deps: Deps, row: SendRow, cache: CampaignCache = new Map(
     } else {
       // Signed when the company has a key for the From domain (sending-domains.ts): nodemailer's dkim option.
       const dkim = await dkimFor(deps, row.companyId, r.from);
-      const info = await transport.sendMail({
+      const info = await sendMailRetryingDrop(transport, {
         from: r.from,
         to: row.email,
         subject: r.subject,
