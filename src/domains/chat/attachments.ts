@@ -26,7 +26,14 @@ import type { ActorContext, Deps } from "../../core/context";
 import type { Db } from "../../core/db";
 import { notFound } from "../../core/errors";
 import { seal, unseal } from "../../core/sealed";
-import { checkBudget, fileResponse, INLINE_MAX, LINK_TTL_MS, type StoredFile } from "../tickets/files";
+import {
+  checkBudget,
+  fileResponse,
+  INLINE_MAX,
+  LINK_TTL_MS,
+  type StoredFile,
+  storedFileColumns,
+} from "../tickets/files";
 import { chatRead, conversationByNumber, ref } from "./access";
 import type { attachmentGetInput, attachmentListInput } from "./schemas";
 import { type ChatAttachmentSource, chatAttachments, chatConversations } from "./tables";
@@ -64,11 +71,7 @@ export async function recordChatFiles(
         conversationId: at.conversationId,
         messageId: at.messageId,
         source: at.source,
-        filename: f.filename,
-        mimeType: f.mimeType,
-        sizeBytes: f.sizeBytes,
-        storageKey: f.storageKey,
-        sha256: f.sha256,
+        ...storedFileColumns(f),
         uploadedBy: at.userId,
         createdAt: now,
       })),

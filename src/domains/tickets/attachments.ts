@@ -75,6 +75,15 @@ export interface IncomingFile {
 }
 
 /** A file checked and in the store, waiting for its row. */
+/** A stored file's columns, as the ticket and chat attachment tables both keep them. */
+export const storedFileColumns = (f: StoredFile) => ({
+  filename: f.filename,
+  mimeType: f.mimeType,
+  sizeBytes: f.sizeBytes,
+  storageKey: f.storageKey,
+  sha256: f.sha256,
+});
+
 export interface StoredFile {
   filename: string;
   mimeType: string;
@@ -271,11 +280,7 @@ export async function recordFiles(
         ticketId: at.ticketId,
         messageId: at.messageId,
         source: at.source,
-        filename: f.filename,
-        mimeType: f.mimeType,
-        sizeBytes: f.sizeBytes,
-        storageKey: f.storageKey,
-        sha256: f.sha256,
+        ...storedFileColumns(f),
         uploadedBy: at.userId,
         createdAt: now,
       })),

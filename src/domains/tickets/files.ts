@@ -22,5 +22,6 @@ export {
   limitsOf,
   MAX_FILES_PER_MESSAGE,
   type StoredFile,
+  storedFileColumns,
   storeFiles,
 } from "./attachments";
